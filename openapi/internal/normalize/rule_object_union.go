@@ -1,0 +1,251 @@
+package normalize
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/getkin/kin-openapi/openapi3"
+
+	"github.com/transponder-dev/transponder/openapi/internal/walk"
+)
+
+// objectUnion rewrites every anyOf/oneOf that has two or more object variants
+// into what ogen can generate and what is right on the wire:
+//   - a variant that is itself a union of objects is replaced by its variants
+//     (ogen would otherwise write the discriminator twice);
+//   - the objects get an explicit discriminator mapping, read from each
+//     variant's own "type" (or the declared discriminator) property: its const
+//     or enum values; a value claimed by two variants goes to the first;
+//   - inline object variants become components (mapping targets must be refs);
+//   - when primitives (a string, an array) sit beside the objects, the objects
+//     move into a nested oneOf, and the outer union tells them apart by JSON type.
+func objectUnion(d *Doc) error {
+	for _, n := range d.Nodes() {
+		s := n.Schema()
+		variants := union(s)
+		if len(variants) < 2 || len(s.AllOf) > 0 {
+			continue
+		}
+		// Primitives beside a single object source (an object, or one union of
+		// objects that is normalized where it is declared) need nothing: ogen
+		// tells them apart by JSON type.
+		var sources, prims openapi3.SchemaRefs
+		for _, v := range variants {
+			if r := d.Resolve(v); d.isObject(r) || (len(union(r)) > 0 && d.allObjects(union(r))) {
+				sources = append(sources, v)
+			} else {
+				prims = append(prims, v)
+			}
+		}
+		if len(prims) > 0 && len(sources) < 2 {
+			continue
+		}
+		objs, flattened := d.flatten(sources)
+		if len(objs) < 2 {
+			continue
+		}
+		prop := "type"
+		if s.Discriminator != nil && s.Discriminator.PropertyName != "" {
+			prop = s.Discriminator.PropertyName
+		}
+		mapping, shared, ok := d.mapping(n, objs, prop)
+		if !ok {
+			continue
+		}
+		disc := &openapi3.Discriminator{PropertyName: prop, Mapping: mapping}
+		var detail []string
+		if flattened > 0 {
+			detail = append(detail, fmt.Sprintf("flattened %d nested union(s)", flattened))
+		}
+		detail = append(detail, shared...)
+		if len(prims) == 0 {
+			s.AnyOf, s.OneOf, s.Discriminator = nil, objs, disc
+			detail = append([]string{fmt.Sprintf("oneOf by %q: %d values over %d variants", prop, len(mapping), len(objs))}, detail...)
+		} else {
+			nested := &openapi3.Schema{OneOf: objs, Discriminator: disc}
+			s.AnyOf, s.OneOf, s.Discriminator = nil, append(slices.Clone(prims), &openapi3.SchemaRef{Value: nested}), nil
+			detail = append([]string{fmt.Sprintf("%d object variant(s) nested in a oneOf by %q beside %d primitive(s)", len(objs), prop, len(prims))}, detail...)
+		}
+		d.Hit(n, "%s", strings.Join(detail, "; "))
+	}
+	return nil
+}
+
+// flatten replaces variants that are unions of objects only by their variants.
+func (d *Doc) flatten(variants openapi3.SchemaRefs) (openapi3.SchemaRefs, int) {
+	var out openapi3.SchemaRefs
+	n := 0
+	seen := map[*openapi3.Schema]bool{}
+	var add func(r *openapi3.SchemaRef, depth int)
+	add = func(r *openapi3.SchemaRef, depth int) {
+		v := d.Resolve(r)
+		if v == nil {
+			out = append(out, r)
+			return
+		}
+		if u := union(v); len(u) > 0 && depth < 8 && len(v.Properties) == 0 && d.allObjects(u) {
+			n++
+			for _, c := range u {
+				add(c, depth+1)
+			}
+			return
+		}
+		if seen[v] {
+			return
+		}
+		seen[v] = true
+		out = append(out, r)
+	}
+	for _, r := range variants {
+		add(r, 0)
+	}
+	return out, n
+}
+
+func (d *Doc) allObjects(refs openapi3.SchemaRefs) bool {
+	for _, r := range refs {
+		if !d.isObject(d.Resolve(r)) {
+			return false
+		}
+	}
+	return true
+}
+
+// isObject reports whether s is an object schema (not a union of them).
+func (d *Doc) isObject(s *openapi3.Schema) bool {
+	if s == nil || len(s.AnyOf)+len(s.OneOf) > 0 {
+		return false
+	}
+	if s.Type != nil {
+		return s.Type.Is(openapi3.TypeObject)
+	}
+	if len(s.Properties) > 0 {
+		return true
+	}
+	for _, p := range s.AllOf {
+		if d.isObject(d.Resolve(p)) {
+			return true
+		}
+	}
+	return false
+}
+
+// discriminatorValues returns the values a variant's discriminator property
+// may take: its const, or its enum (following refs and allOf parts).
+func (d *Doc) discriminatorValues(s *openapi3.Schema, prop string, depth int) []string {
+	if s == nil || depth > 8 {
+		return nil
+	}
+	if p, ok := s.Properties[prop]; ok {
+		ps := d.Resolve(p)
+		if ps == nil {
+			return nil
+		}
+		var out []string
+		if c, ok := ps.Const.(string); ok {
+			out = append(out, c)
+		}
+		for _, e := range ps.Enum {
+			if e, ok := e.(string); ok && !slices.Contains(out, e) {
+				out = append(out, e)
+			}
+		}
+		return out
+	}
+	for _, part := range s.AllOf {
+		if v := d.discriminatorValues(d.Resolve(part), prop, depth+1); len(v) > 0 {
+			return v
+		}
+	}
+	return nil
+}
+
+// mapping builds the discriminator mapping for objs. It moves inline variants
+// into components (rewriting objs in place) and fails when a variant has no
+// value for prop.
+func (d *Doc) mapping(n Node, objs openapi3.SchemaRefs, prop string) (map[string]openapi3.MappingRef, []string, bool) {
+	values := make([][]string, len(objs))
+	keyed := 0
+	for i, o := range objs {
+		values[i] = d.discriminatorValues(d.Resolve(o), prop, 0)
+		if len(values[i]) > 0 {
+			keyed++
+		}
+	}
+	if keyed == 0 {
+		return nil, nil, false
+	}
+	mapping := map[string]openapi3.MappingRef{}
+	owner := map[string]string{}
+	var shared []string
+	for i, o := range objs {
+		if o.Ref == "" {
+			suffix := "Variant" + strconv.Itoa(i)
+			if len(values[i]) > 0 {
+				suffix = camel(values[i][0])
+			}
+			objs[i] = d.AddComponent(ownerName(n)+suffix, o.Value)
+			o = objs[i]
+		}
+		if len(values[i]) == 0 {
+			shared = append(shared, fmt.Sprintf("%s has an open %q and no key", walk.ComponentName(o.Ref), prop))
+		}
+		for _, v := range values[i] {
+			if first, ok := owner[v]; ok {
+				shared = append(shared, fmt.Sprintf("%q of %s goes to %s", v, walk.ComponentName(o.Ref), first))
+				continue
+			}
+			owner[v] = walk.ComponentName(o.Ref)
+			mapping[v] = openapi3.MappingRef{Ref: o.Ref}
+		}
+	}
+	return mapping, shared, true
+}
+
+// ownerName names a new component after the schema that holds the union.
+func ownerName(n Node) string {
+	if n.Component != "" {
+		name := n.Component
+		rest := strings.TrimPrefix(n.Pointer, "/components/schemas/"+escape(n.Component))
+		for _, seg := range strings.Split(rest, "/") {
+			switch seg {
+			case "", "properties", "items", "oneOf", "anyOf", "allOf", "additionalProperties":
+				continue
+			}
+			if seg[0] >= '0' && seg[0] <= '9' {
+				continue
+			}
+			name += camel(seg)
+		}
+		return name
+	}
+	return "Inline"
+}
+
+// GoName approximates the Go name ogen gives a component schema.
+func GoName(component string) string { return camel(component) }
+
+// camel turns a wire value such as "response.output_text.delta" or
+// "web_search_call" into an identifier part: ResponseOutputTextDelta.
+func camel(s string) string {
+	var b strings.Builder
+	up := true
+	for _, r := range s {
+		switch {
+		case r >= 'a' && r <= 'z':
+			if up {
+				r -= 'a' - 'A'
+			}
+			b.WriteRune(r)
+			up = false
+		case r >= 'A' && r <= 'Z', r >= '0' && r <= '9':
+			b.WriteRune(r)
+			up = false
+		default:
+			up = true
+		}
+	}
+	return b.String()
+}

@@ -1,0 +1,20 @@
+package normalize
+
+// Rules returns the normalizer's rules in the order they apply.
+// The order matters: later rules see the shapes earlier rules produced.
+func Rules() []Rule {
+	return []Rule{
+		{Name: "sse-as-json", Reason: "ogen's typed SSE needs its client (which re-POSTs when a stream ends without [DONE]); events are generated as JSON bodies instead", Apply: sseAsJSON},
+		{Name: "recursive-ref", Reason: "ogen cannot follow $recursiveRef; a plain $ref to the enclosing component means the same here", Apply: recursiveRef},
+		{Name: "ref-siblings", Reason: "keywords beside a $ref (default: null, description) are read by ogen as the target's own and break generation", Apply: refSiblings},
+		{Name: "int-bounds", Reason: "integer bounds beyond int64 (±2^63 as float64) make ogen's validator overflow; int64 already bounds them", Apply: intBounds},
+		{Name: "allof-override", Reason: "ogen cannot merge an allOf whose parts declare one property differently; flattened, the later part wins", Apply: allOfOverride},
+		{Name: "additional-properties", Reason: "beside declared properties, false makes ogen reject newer fields and true/schema makes it encode a Go map in random order", Apply: additionalProps},
+		{Name: "free-form", Reason: "maps and any-JSON unions become jx.Raw: ogen encodes Go maps by ranging over them (key order changes run to run) and cannot generate any-value unions", Apply: freeForm},
+		{Name: "string-union", Reason: "a union whose variants are all strings is one string (ogen: complex anyOf); open enums keep their values as x-known-values", Apply: stringUnion},
+		{Name: "object-union", Reason: "ogen needs an explicit wire-value mapping for unions of objects, one union level, and objects apart from primitives", Apply: objectUnion},
+		{Name: "nullable-component", Reason: "ogen unwraps a component written as anyOf [S, null] and names S after its first user, so the component never becomes a type", Apply: nullableComponent},
+		{Name: "inline-names", Reason: "ogen names inline types Parent+Property, so reasoning.effort and reasoning_effort (or an inline type and a component) collide", Apply: inlineNames},
+		{Name: "defaults-aside", Reason: "ogen fills defaults while decoding (a round trip adds fields the client never sent) and cannot generate object defaults", Apply: defaultsAside},
+	}
+}

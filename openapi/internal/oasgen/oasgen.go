@@ -1,0 +1,91 @@
+// Package oasgen runs ogen in memory on a normalized spec.
+package oasgen
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/ogen-go/ogen"
+	"github.com/ogen-go/ogen/gen"
+	"github.com/ogen-go/ogen/gen/ir"
+
+	"github.com/transponder-dev/transponder/openapi/internal/walk"
+)
+
+// Output is what ogen generated for one spec.
+type Output struct {
+	Files map[string][]byte // file name → Go source
+	// Types maps each component schema name to the Go type ogen made for it.
+	Types map[string]string
+	// Names holds every Go type name ogen made. A component that is a
+	// nullable wrapper (anyOf [X, null]) is generated under its own name
+	// without a reference back to it, so callers match those by name.
+	Names map[string]bool
+}
+
+// NotImplementedError lists what ogen could not generate. The pipeline never
+// ignores these: a spec that needs one is a normalizer rule to write.
+type NotImplementedError struct {
+	Messages []string
+}
+
+func (e *NotImplementedError) Error() string {
+	return fmt.Sprintf("ogen: %d unsupported construct(s):\n  %s", len(e.Messages), strings.Join(e.Messages, "\n  "))
+}
+
+// Generate runs ogen on spec (JSON) with only the type and JSON codec
+// features: no client, no server, no OpenTelemetry.
+func Generate(spec []byte, pkg string) (*Output, error) {
+	parsed, err := ogen.Parse(spec)
+	if err != nil {
+		return nil, fmt.Errorf("ogen: parse: %w", err)
+	}
+	var ni []string
+	opts := gen.Options{}
+	opts.Generator.Features = &gen.FeatureOptions{DisableAll: true}
+	// Collect every unsupported construct instead of stopping at the first,
+	// then fail: nothing may be skipped silently.
+	opts.Generator.IgnoreNotImplemented = []string{"all"}
+	opts.Generator.NotImplementedHook = func(name string, err error) {
+		ni = append(ni, name+": "+err.Error())
+	}
+	g, err := gen.NewGenerator(parsed, opts)
+	if err != nil {
+		return nil, fmt.Errorf("ogen: %w", err)
+	}
+	if len(ni) > 0 {
+		slices.Sort(ni)
+		return nil, &NotImplementedError{Messages: slices.Compact(ni)}
+	}
+	fs := memFS{}
+	if err := g.WriteSource(fs, pkg); err != nil {
+		return nil, fmt.Errorf("ogen: write: %w", err)
+	}
+	out := &Output{Files: fs, Types: map[string]string{}, Names: map[string]bool{}}
+	for name, t := range g.Types() {
+		out.Names[name] = true
+		if t.Schema == nil {
+			continue
+		}
+		comp := walk.ComponentName(t.Schema.Ref.Ptr)
+		if comp == "" || t.Kind == ir.KindPointer {
+			continue
+		}
+		if prev, ok := out.Types[comp]; !ok || name < prev {
+			out.Types[comp] = name
+		}
+	}
+	return out, nil
+}
+
+type memFS map[string][]byte
+
+func (m memFS) WriteFile(name string, src []byte) error {
+	if _, dup := m[name]; dup {
+		return errors.New("ogen wrote " + name + " twice")
+	}
+	m[name] = src
+	return nil
+}

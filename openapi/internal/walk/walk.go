@@ -1,0 +1,190 @@
+// Package walk visits the schemas of a kin-openapi document in a fixed order.
+//
+// Every visitor here iterates maps in sorted key order, so whatever is built from
+// a walk (prune sets, normalizer reports, rewritten specs) is deterministic.
+package walk
+
+import (
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/getkin/kin-openapi/openapi3"
+)
+
+// SchemaPrefix is the JSON pointer prefix of component schema references.
+const SchemaPrefix = "#/components/schemas/"
+
+// ComponentName returns the component schema name a reference points to, or ""
+// for a reference elsewhere (or none).
+func ComponentName(ref string) string {
+	name, ok := strings.CutPrefix(ref, SchemaPrefix)
+	if !ok || strings.Contains(name, "/") {
+		return ""
+	}
+	return name
+}
+
+// SortedKeys returns the keys of m in ascending order.
+func SortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+// Slot is one place a child schema hangs from its parent, e.g. "properties/name"
+// or "oneOf/2". It is what a JSON pointer segment path is built from.
+type Slot = string
+
+// Children calls fn for every direct child schema of s, in a fixed order:
+// combinators, then object, array and conditional keywords.
+// Discriminator mapping targets are not children (they are references by name);
+// see MappingRefs.
+func Children(s *openapi3.Schema, fn func(slot Slot, child *openapi3.SchemaRef)) {
+	if s == nil {
+		return
+	}
+	list := func(kw string, refs openapi3.SchemaRefs) {
+		for i, r := range refs {
+			if r != nil {
+				fn(kw+"/"+strconv.Itoa(i), r)
+			}
+		}
+	}
+	named := func(kw string, m openapi3.Schemas) {
+		for _, k := range SortedKeys(m) {
+			if r := m[k]; r != nil {
+				fn(kw+"/"+escape(k), r)
+			}
+		}
+	}
+	one := func(kw string, r *openapi3.SchemaRef) {
+		if r != nil {
+			fn(kw, r)
+		}
+	}
+	list("allOf", s.AllOf)
+	list("anyOf", s.AnyOf)
+	list("oneOf", s.OneOf)
+	one("not", s.Not)
+	named("properties", s.Properties)
+	one("additionalProperties", s.AdditionalProperties.Schema)
+	named("patternProperties", s.PatternProperties)
+	one("propertyNames", s.PropertyNames)
+	named("dependentSchemas", s.DependentSchemas)
+	one("unevaluatedProperties", s.UnevaluatedProperties.Schema)
+	one("items", s.Items)
+	list("prefixItems", s.PrefixItems)
+	one("contains", s.Contains)
+	one("unevaluatedItems", s.UnevaluatedItems.Schema)
+	one("if", s.If)
+	one("then", s.Then)
+	one("else", s.Else)
+	one("contentSchema", s.ContentSchema)
+	named("$defs", s.Defs)
+}
+
+// MappingRefs returns the references of s's discriminator mapping, sorted by
+// discriminator value.
+func MappingRefs(s *openapi3.Schema) []string {
+	if s == nil || s.Discriminator == nil {
+		return nil
+	}
+	var refs []string
+	for _, k := range SortedKeys(s.Discriminator.Mapping) {
+		refs = append(refs, s.Discriminator.Mapping[k].Ref)
+	}
+	return refs
+}
+
+// Operation is one kept HTTP operation of a document.
+type Operation struct {
+	Method string // upper case, e.g. "POST"
+	Path   string // e.g. "/responses/{response_id}"
+	Op     *openapi3.Operation
+}
+
+// Key is the manifest's spelling of an operation: "POST /responses".
+func (o Operation) Key() string { return o.Method + " " + o.Path }
+
+// Operations returns the operations of doc sorted by path, then method.
+func Operations(doc *openapi3.T) []Operation {
+	var ops []Operation
+	if doc.Paths == nil {
+		return nil
+	}
+	for _, p := range SortedKeys(doc.Paths.Map()) {
+		item := doc.Paths.Value(p)
+		for _, m := range SortedKeys(item.Operations()) {
+			ops = append(ops, Operation{Method: m, Path: p, Op: item.GetOperation(m)})
+		}
+	}
+	return ops
+}
+
+// OperationSchemas calls fn for every schema an operation uses directly:
+// parameters, request body content, and response content and headers.
+// Component references among parameters, bodies and responses are followed
+// (their names are passed to component so a pruner can keep them).
+func OperationSchemas(op *openapi3.Operation, component func(kind, name string), fn func(where string, s *openapi3.SchemaRef)) {
+	for i, p := range op.Parameters {
+		if p == nil {
+			continue
+		}
+		if name, ok := strings.CutPrefix(p.Ref, "#/components/parameters/"); ok {
+			component("parameters", name)
+		}
+		if p.Value != nil && p.Value.Schema != nil {
+			fn("parameters/"+strconv.Itoa(i), p.Value.Schema)
+		}
+		if p.Value != nil {
+			content("parameters/"+strconv.Itoa(i), p.Value.Content, fn)
+		}
+	}
+	if rb := op.RequestBody; rb != nil {
+		if name, ok := strings.CutPrefix(rb.Ref, "#/components/requestBodies/"); ok {
+			component("requestBodies", name)
+		}
+		if rb.Value != nil {
+			content("requestBody", rb.Value.Content, fn)
+		}
+	}
+	if op.Responses != nil {
+		for _, code := range SortedKeys(op.Responses.Map()) {
+			r := op.Responses.Value(code)
+			if name, ok := strings.CutPrefix(r.Ref, "#/components/responses/"); ok {
+				component("responses", name)
+			}
+			if r.Value == nil {
+				continue
+			}
+			content("responses/"+code, r.Value.Content, fn)
+			for _, h := range SortedKeys(r.Value.Headers) {
+				hr := r.Value.Headers[h]
+				if name, ok := strings.CutPrefix(hr.Ref, "#/components/headers/"); ok {
+					component("headers", name)
+				}
+				if hr.Value != nil && hr.Value.Schema != nil {
+					fn("responses/"+code+"/headers/"+h, hr.Value.Schema)
+				}
+			}
+		}
+	}
+}
+
+func content(where string, c openapi3.Content, fn func(string, *openapi3.SchemaRef)) {
+	for _, mt := range SortedKeys(c) {
+		if m := c[mt]; m != nil && m.Schema != nil {
+			fn(where+"/content/"+mt, m.Schema)
+		}
+	}
+}
+
+// escape escapes a JSON pointer segment (RFC 6901).
+func escape(s string) string {
+	s = strings.ReplaceAll(s, "~", "~0")
+	return strings.ReplaceAll(s, "/", "~1")
+}
