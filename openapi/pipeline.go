@@ -85,7 +85,10 @@ type Generated struct {
 	// Holder lists the schemas ogen typed only through the holder schema
 	// (HolderSchema): nothing the kept operations reach names them directly.
 	Holder []string
-	names  map[string]bool
+	// DefaultsUnapplied lists unions with a default variant that ogen did not
+	// generate as a discriminated union of their own (listed in the report).
+	DefaultsUnapplied []string
+	names             map[string]bool
 }
 
 // HolderSchema and HolderPath name the synthetic schema and operation that
@@ -123,7 +126,7 @@ func Generate(s Spec, data []byte) (*Generated, error) {
 	if err != nil {
 		return nil, fmt.Errorf("openapi: %s: %w", s.Name, err)
 	}
-	out, err := oasgen.Generate(spec, s.Package)
+	out, err := oasgen.Generate(spec, s.Package, defaultVariants(p.Doc))
 	if err != nil {
 		return nil, fmt.Errorf("openapi: %s: %w", s.Name, err)
 	}
@@ -137,10 +140,15 @@ func Generate(s Spec, data []byte) (*Generated, error) {
 		if spec, err = p.Doc.MarshalJSON(); err != nil {
 			return nil, fmt.Errorf("openapi: %s: %w", s.Name, err)
 		}
-		if out, err = oasgen.Generate(spec, s.Package); err != nil {
+		if out, err = oasgen.Generate(spec, s.Package, defaultVariants(p.Doc)); err != nil {
 			return nil, fmt.Errorf("openapi: %s: with the schema holder: %w", s.Name, err)
 		}
 		g.Files, g.Types, g.names = out.Files, out.Types, out.Names
+	}
+	for _, comp := range walk.SortedKeys(defaultVariants(p.Doc)) {
+		if !out.Defaults[comp] {
+			g.DefaultsUnapplied = append(g.DefaultsUnapplied, comp)
+		}
 	}
 	if missing := g.Missing(); len(missing) > 0 {
 		return nil, fmt.Errorf("openapi: %s: %d schema(s) have no Go type: %s", s.Name, len(missing), strings.Join(missing, ", "))
@@ -216,3 +224,17 @@ func primitive(s *openapi3.Schema) (string, bool) {
 
 // OutputPath is where a generated file goes, relative to the module root.
 func (g *Generated) OutputPath(file string) string { return path.Join(g.Spec.Output, file) }
+
+// defaultVariants lists the unions that the normalizer gave a default variant.
+func defaultVariants(doc *openapi3.T) map[string]string {
+	out := map[string]string{}
+	for name, ref := range doc.Components.Schemas {
+		if ref.Value == nil {
+			continue
+		}
+		if v, ok := ref.Value.Extensions[normalize.DefaultVariantExt].(string); ok {
+			out[name] = v
+		}
+	}
+	return out
+}

@@ -34,6 +34,13 @@ func (g *Generated) report() []byte {
 		p("Stale rules (matched nothing in this spec; they stay for other specs and updates): %s.\n\n", strings.Join(quoteAll(stale), ", "))
 	}
 
+	if len(g.Holder) > 0 {
+		p("Typed only through the schema holder `%s` (no kept operation names them directly): %s.\n\n", HolderSchema, strings.Join(quoteAll(g.Holder), ", "))
+	}
+	if len(g.DefaultsUnapplied) > 0 {
+		p("Default variants not applied (ogen made no discriminated union of their own): %s.\n\n", strings.Join(quoteAll(g.DefaultsUnapplied), ", "))
+	}
+
 	p("## Overlays\n\n")
 	if len(g.Overlays) == 0 {
 		p("None.\n\n")

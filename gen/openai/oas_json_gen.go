@@ -3997,8 +3997,10 @@ func (s *ChatCompletionFunctions) encodeFields(e *jx.Encoder) {
 		e.Str(s.Name)
 	}
 	{
-		e.FieldStart("parameters")
-		s.Parameters.Encode(e)
+		if len(s.Parameters) != 0 {
+			e.FieldStart("parameters")
+			e.Raw(s.Parameters)
+		}
 	}
 }
 
@@ -4041,7 +4043,9 @@ func (s *ChatCompletionFunctions) Decode(d *jx.Decoder) error {
 			}
 		case "parameters":
 			if err := func() error {
-				if err := s.Parameters.Decode(d); err != nil {
+				v, err := d.RawAppend(nil)
+				s.Parameters = jx.Raw(v)
+				if err != nil {
 					return err
 				}
 				return nil
@@ -7097,8 +7101,10 @@ func (s *ChatCompletionRequestFunctionMessage) Encode(e *jx.Encoder) {
 // encodeFields encodes fields.
 func (s *ChatCompletionRequestFunctionMessage) encodeFields(e *jx.Encoder) {
 	{
-		e.FieldStart("content")
-		s.Content.Encode(e)
+		if s.Content.Set {
+			e.FieldStart("content")
+			s.Content.Encode(e)
+		}
 	}
 	{
 		e.FieldStart("name")
@@ -7126,8 +7132,8 @@ func (s *ChatCompletionRequestFunctionMessage) Decode(d *jx.Decoder) error {
 	if err := d.ObjBytes(func(d *jx.Decoder, k []byte) error {
 		switch string(k) {
 		case "content":
-			requiredBitSet[0] |= 1 << 0
 			if err := func() error {
+				s.Content.Reset()
 				if err := s.Content.Decode(d); err != nil {
 					return err
 				}
@@ -7167,7 +7173,7 @@ func (s *ChatCompletionRequestFunctionMessage) Decode(d *jx.Decoder) error {
 	// Validate required fields.
 	var failures []validate.FieldError
 	for i, mask := range [1]uint8{
-		0b00000111,
+		0b00000110,
 	} {
 		if result := (requiredBitSet[i] & mask) ^ mask; result != 0 {
 			// Mask only required fields and check equality to mask using XOR.
@@ -7370,8 +7376,10 @@ func (s ChatCompletionRequestMessage) encodeFields(e *jx.Encoder) {
 		{
 			s := s.ChatCompletionRequestFunctionMessage
 			{
-				e.FieldStart("content")
-				s.Content.Encode(e)
+				if s.Content.Set {
+					e.FieldStart("content")
+					s.Content.Encode(e)
+				}
 			}
 			{
 				e.FieldStart("name")
@@ -9547,8 +9555,10 @@ func (s *ChatCompletionResponseMessage) encodeFields(e *jx.Encoder) {
 		}
 	}
 	{
-		e.FieldStart("content")
-		s.Content.Encode(e)
+		if s.Content.Set {
+			e.FieldStart("content")
+			s.Content.Encode(e)
+		}
 	}
 	{
 		if s.FunctionCall.Set {
@@ -9569,8 +9579,10 @@ func (s *ChatCompletionResponseMessage) encodeFields(e *jx.Encoder) {
 		}
 	}
 	{
-		e.FieldStart("refusal")
-		s.Refusal.Encode(e)
+		if s.Refusal.Set {
+			e.FieldStart("refusal")
+			s.Refusal.Encode(e)
+		}
 	}
 	{
 		e.FieldStart("role")
@@ -9633,8 +9645,8 @@ func (s *ChatCompletionResponseMessage) Decode(d *jx.Decoder) error {
 				return errors.Wrap(err, "decode field \"audio\"")
 			}
 		case "content":
-			requiredBitSet[0] |= 1 << 2
 			if err := func() error {
+				s.Content.Reset()
 				if err := s.Content.Decode(d); err != nil {
 					return err
 				}
@@ -9673,8 +9685,8 @@ func (s *ChatCompletionResponseMessage) Decode(d *jx.Decoder) error {
 				return errors.Wrap(err, "decode field \"reasoning_content\"")
 			}
 		case "refusal":
-			requiredBitSet[0] |= 1 << 6
 			if err := func() error {
+				s.Refusal.Reset()
 				if err := s.Refusal.Decode(d); err != nil {
 					return err
 				}
@@ -9711,7 +9723,7 @@ func (s *ChatCompletionResponseMessage) Decode(d *jx.Decoder) error {
 	// Validate required fields.
 	var failures []validate.FieldError
 	for i, mask := range [2]uint8{
-		0b11000100,
+		0b10000000,
 		0b00000000,
 	} {
 		if result := (requiredBitSet[i] & mask) ^ mask; result != 0 {
@@ -10742,15 +10754,9 @@ func (s *ChatCompletionTokenLogprob) Encode(e *jx.Encoder) {
 // encodeFields encodes fields.
 func (s *ChatCompletionTokenLogprob) encodeFields(e *jx.Encoder) {
 	{
-		e.FieldStart("bytes")
-		if s.Bytes == nil {
-			e.Null()
-		} else {
-			e.ArrStart()
-			for _, elem := range s.Bytes {
-				e.Int(elem)
-			}
-			e.ArrEnd()
+		if s.Bytes.Set {
+			e.FieldStart("bytes")
+			s.Bytes.Encode(e)
 		}
 	}
 	{
@@ -10788,27 +10794,10 @@ func (s *ChatCompletionTokenLogprob) Decode(d *jx.Decoder) error {
 	if err := d.ObjBytes(func(d *jx.Decoder, k []byte) error {
 		switch string(k) {
 		case "bytes":
-			requiredBitSet[0] |= 1 << 0
 			if err := func() error {
-				switch tt := d.Next(); tt {
-				case jx.Null:
-					if err := d.Skip(); err != nil {
-						return err
-					}
-				default:
-					s.Bytes = make([]int, 0)
-					if err := d.Arr(func(d *jx.Decoder) error {
-						var elem int
-						v, err := d.Int()
-						elem = int(v)
-						if err != nil {
-							return err
-						}
-						s.Bytes = append(s.Bytes, elem)
-						return nil
-					}); err != nil {
-						return err
-					}
+				s.Bytes.Reset()
+				if err := s.Bytes.Decode(d); err != nil {
+					return err
 				}
 				return nil
 			}(); err != nil {
@@ -10866,7 +10855,7 @@ func (s *ChatCompletionTokenLogprob) Decode(d *jx.Decoder) error {
 	// Validate required fields.
 	var failures []validate.FieldError
 	for i, mask := range [1]uint8{
-		0b00001111,
+		0b00001110,
 	} {
 		if result := (requiredBitSet[i] & mask) ^ mask; result != 0 {
 			// Mask only required fields and check equality to mask using XOR.
@@ -10922,15 +10911,9 @@ func (s *ChatCompletionTokenLogprobTopLogprobsItem) Encode(e *jx.Encoder) {
 // encodeFields encodes fields.
 func (s *ChatCompletionTokenLogprobTopLogprobsItem) encodeFields(e *jx.Encoder) {
 	{
-		e.FieldStart("bytes")
-		if s.Bytes == nil {
-			e.Null()
-		} else {
-			e.ArrStart()
-			for _, elem := range s.Bytes {
-				e.Int(elem)
-			}
-			e.ArrEnd()
+		if s.Bytes.Set {
+			e.FieldStart("bytes")
+			s.Bytes.Encode(e)
 		}
 	}
 	{
@@ -10959,27 +10942,10 @@ func (s *ChatCompletionTokenLogprobTopLogprobsItem) Decode(d *jx.Decoder) error 
 	if err := d.ObjBytes(func(d *jx.Decoder, k []byte) error {
 		switch string(k) {
 		case "bytes":
-			requiredBitSet[0] |= 1 << 0
 			if err := func() error {
-				switch tt := d.Next(); tt {
-				case jx.Null:
-					if err := d.Skip(); err != nil {
-						return err
-					}
-				default:
-					s.Bytes = make([]int, 0)
-					if err := d.Arr(func(d *jx.Decoder) error {
-						var elem int
-						v, err := d.Int()
-						elem = int(v)
-						if err != nil {
-							return err
-						}
-						s.Bytes = append(s.Bytes, elem)
-						return nil
-					}); err != nil {
-						return err
-					}
+				s.Bytes.Reset()
+				if err := s.Bytes.Decode(d); err != nil {
+					return err
 				}
 				return nil
 			}(); err != nil {
@@ -11019,7 +10985,7 @@ func (s *ChatCompletionTokenLogprobTopLogprobsItem) Decode(d *jx.Decoder) error 
 	// Validate required fields.
 	var failures []validate.FieldError
 	for i, mask := range [1]uint8{
-		0b00000111,
+		0b00000110,
 	} {
 		if result := (requiredBitSet[i] & mask) ^ mask; result != 0 {
 			// Mask only required fields and check equality to mask using XOR.
@@ -12097,8 +12063,10 @@ func (s *CodeInterpreterToolCall) Encode(e *jx.Encoder) {
 // encodeFields encodes fields.
 func (s *CodeInterpreterToolCall) encodeFields(e *jx.Encoder) {
 	{
-		e.FieldStart("code")
-		s.Code.Encode(e)
+		if s.Code.Set {
+			e.FieldStart("code")
+			s.Code.Encode(e)
+		}
 	}
 	{
 		e.FieldStart("container_id")
@@ -12109,15 +12077,9 @@ func (s *CodeInterpreterToolCall) encodeFields(e *jx.Encoder) {
 		e.Str(s.ID)
 	}
 	{
-		e.FieldStart("outputs")
-		if s.Outputs == nil {
-			e.Null()
-		} else {
-			e.ArrStart()
-			for _, elem := range s.Outputs {
-				elem.Encode(e)
-			}
-			e.ArrEnd()
+		if s.Outputs.Set {
+			e.FieldStart("outputs")
+			s.Outputs.Encode(e)
 		}
 	}
 	{
@@ -12149,8 +12111,8 @@ func (s *CodeInterpreterToolCall) Decode(d *jx.Decoder) error {
 	if err := d.ObjBytes(func(d *jx.Decoder, k []byte) error {
 		switch string(k) {
 		case "code":
-			requiredBitSet[0] |= 1 << 0
 			if err := func() error {
+				s.Code.Reset()
 				if err := s.Code.Decode(d); err != nil {
 					return err
 				}
@@ -12183,25 +12145,10 @@ func (s *CodeInterpreterToolCall) Decode(d *jx.Decoder) error {
 				return errors.Wrap(err, "decode field \"id\"")
 			}
 		case "outputs":
-			requiredBitSet[0] |= 1 << 3
 			if err := func() error {
-				switch tt := d.Next(); tt {
-				case jx.Null:
-					if err := d.Skip(); err != nil {
-						return err
-					}
-				default:
-					s.Outputs = make([]CodeInterpreterToolCallOutputsItem, 0)
-					if err := d.Arr(func(d *jx.Decoder) error {
-						var elem CodeInterpreterToolCallOutputsItem
-						if err := elem.Decode(d); err != nil {
-							return err
-						}
-						s.Outputs = append(s.Outputs, elem)
-						return nil
-					}); err != nil {
-						return err
-					}
+				s.Outputs.Reset()
+				if err := s.Outputs.Decode(d); err != nil {
+					return err
 				}
 				return nil
 			}(); err != nil {
@@ -12237,7 +12184,7 @@ func (s *CodeInterpreterToolCall) Decode(d *jx.Decoder) error {
 	// Validate required fields.
 	var failures []validate.FieldError
 	for i, mask := range [1]uint8{
-		0b00111111,
+		0b00110110,
 	} {
 		if result := (requiredBitSet[i] & mask) ^ mask; result != 0 {
 			// Mask only required fields and check equality to mask using XOR.
@@ -14132,15 +14079,9 @@ func (s ComputerAction) encodeFields(e *jx.Encoder) {
 		{
 			s := s.DoubleClickAction
 			{
-				e.FieldStart("keys")
-				if s.Keys == nil {
-					e.Null()
-				} else {
-					e.ArrStart()
-					for _, elem := range s.Keys {
-						e.Str(elem)
-					}
-					e.ArrEnd()
+				if s.Keys.Set {
+					e.FieldStart("keys")
+					s.Keys.Encode(e)
 				}
 			}
 			{
@@ -17970,8 +17911,10 @@ func (s *CreateChatCompletionRequest) Encode(e *jx.Encoder) {
 // encodeFields encodes fields.
 func (s *CreateChatCompletionRequest) encodeFields(e *jx.Encoder) {
 	{
-		e.FieldStart("metadata")
-		s.Metadata.Encode(e)
+		if len(s.Metadata) != 0 {
+			e.FieldStart("metadata")
+			e.Raw(s.Metadata)
+		}
 	}
 	{
 		if s.PromptCacheKey.Set {
@@ -18250,7 +18193,9 @@ func (s *CreateChatCompletionRequest) Decode(d *jx.Decoder) error {
 		switch string(k) {
 		case "metadata":
 			if err := func() error {
-				if err := s.Metadata.Decode(d); err != nil {
+				v, err := d.RawAppend(nil)
+				s.Metadata = jx.Raw(v)
+				if err != nil {
 					return err
 				}
 				return nil
@@ -19443,8 +19388,10 @@ func (s *CreateChatCompletionResponse) encodeFields(e *jx.Encoder) {
 		e.Str(s.ID)
 	}
 	{
-		e.FieldStart("metadata")
-		s.Metadata.Encode(e)
+		if len(s.Metadata) != 0 {
+			e.FieldStart("metadata")
+			e.Raw(s.Metadata)
+		}
 	}
 	{
 		e.FieldStart("model")
@@ -19546,7 +19493,9 @@ func (s *CreateChatCompletionResponse) Decode(d *jx.Decoder) error {
 			}
 		case "metadata":
 			if err := func() error {
-				if err := s.Metadata.Decode(d); err != nil {
+				v, err := d.RawAppend(nil)
+				s.Metadata = jx.Raw(v)
+				if err != nil {
 					return err
 				}
 				return nil
@@ -19690,8 +19639,10 @@ func (s *CreateChatCompletionResponseChoicesItem) encodeFields(e *jx.Encoder) {
 		e.Int(s.Index)
 	}
 	{
-		e.FieldStart("logprobs")
-		s.Logprobs.Encode(e)
+		if s.Logprobs.Set {
+			e.FieldStart("logprobs")
+			s.Logprobs.Encode(e)
+		}
 	}
 	{
 		e.FieldStart("message")
@@ -19738,8 +19689,8 @@ func (s *CreateChatCompletionResponseChoicesItem) Decode(d *jx.Decoder) error {
 				return errors.Wrap(err, "decode field \"index\"")
 			}
 		case "logprobs":
-			requiredBitSet[0] |= 1 << 2
 			if err := func() error {
+				s.Logprobs.Reset()
 				if err := s.Logprobs.Decode(d); err != nil {
 					return err
 				}
@@ -19767,7 +19718,7 @@ func (s *CreateChatCompletionResponseChoicesItem) Decode(d *jx.Decoder) error {
 	// Validate required fields.
 	var failures []validate.FieldError
 	for i, mask := range [1]uint8{
-		0b00001111,
+		0b00001011,
 	} {
 		if result := (requiredBitSet[i] & mask) ^ mask; result != 0 {
 			// Mask only required fields and check equality to mask using XOR.
@@ -19869,27 +19820,15 @@ func (s *CreateChatCompletionResponseChoicesItemLogprobs) Encode(e *jx.Encoder) 
 // encodeFields encodes fields.
 func (s *CreateChatCompletionResponseChoicesItemLogprobs) encodeFields(e *jx.Encoder) {
 	{
-		e.FieldStart("content")
-		if s.Content == nil {
-			e.Null()
-		} else {
-			e.ArrStart()
-			for _, elem := range s.Content {
-				elem.Encode(e)
-			}
-			e.ArrEnd()
+		if s.Content.Set {
+			e.FieldStart("content")
+			s.Content.Encode(e)
 		}
 	}
 	{
-		e.FieldStart("refusal")
-		if s.Refusal == nil {
-			e.Null()
-		} else {
-			e.ArrStart()
-			for _, elem := range s.Refusal {
-				elem.Encode(e)
-			}
-			e.ArrEnd()
+		if s.Refusal.Set {
+			e.FieldStart("refusal")
+			s.Refusal.Encode(e)
 		}
 	}
 }
@@ -19904,55 +19843,24 @@ func (s *CreateChatCompletionResponseChoicesItemLogprobs) Decode(d *jx.Decoder) 
 	if s == nil {
 		return errors.New("invalid: unable to decode CreateChatCompletionResponseChoicesItemLogprobs to nil")
 	}
-	var requiredBitSet [1]uint8
 
 	if err := d.ObjBytes(func(d *jx.Decoder, k []byte) error {
 		switch string(k) {
 		case "content":
-			requiredBitSet[0] |= 1 << 0
 			if err := func() error {
-				switch tt := d.Next(); tt {
-				case jx.Null:
-					if err := d.Skip(); err != nil {
-						return err
-					}
-				default:
-					s.Content = make([]ChatCompletionTokenLogprob, 0)
-					if err := d.Arr(func(d *jx.Decoder) error {
-						var elem ChatCompletionTokenLogprob
-						if err := elem.Decode(d); err != nil {
-							return err
-						}
-						s.Content = append(s.Content, elem)
-						return nil
-					}); err != nil {
-						return err
-					}
+				s.Content.Reset()
+				if err := s.Content.Decode(d); err != nil {
+					return err
 				}
 				return nil
 			}(); err != nil {
 				return errors.Wrap(err, "decode field \"content\"")
 			}
 		case "refusal":
-			requiredBitSet[0] |= 1 << 1
 			if err := func() error {
-				switch tt := d.Next(); tt {
-				case jx.Null:
-					if err := d.Skip(); err != nil {
-						return err
-					}
-				default:
-					s.Refusal = make([]ChatCompletionTokenLogprob, 0)
-					if err := d.Arr(func(d *jx.Decoder) error {
-						var elem ChatCompletionTokenLogprob
-						if err := elem.Decode(d); err != nil {
-							return err
-						}
-						s.Refusal = append(s.Refusal, elem)
-						return nil
-					}); err != nil {
-						return err
-					}
+				s.Refusal.Reset()
+				if err := s.Refusal.Decode(d); err != nil {
+					return err
 				}
 				return nil
 			}(); err != nil {
@@ -19964,38 +19872,6 @@ func (s *CreateChatCompletionResponseChoicesItemLogprobs) Decode(d *jx.Decoder) 
 		return nil
 	}); err != nil {
 		return errors.Wrap(err, "decode CreateChatCompletionResponseChoicesItemLogprobs")
-	}
-	// Validate required fields.
-	var failures []validate.FieldError
-	for i, mask := range [1]uint8{
-		0b00000011,
-	} {
-		if result := (requiredBitSet[i] & mask) ^ mask; result != 0 {
-			// Mask only required fields and check equality to mask using XOR.
-			//
-			// If XOR result is not zero, result is not equal to expected, so some fields are missed.
-			// Bits of fields which would be set are actually bits of missed fields.
-			missed := bits.OnesCount8(result)
-			for bitN := 0; bitN < missed; bitN++ {
-				bitIdx := bits.TrailingZeros8(result)
-				fieldIdx := i*8 + bitIdx
-				var name string
-				if fieldIdx < len(jsonFieldsNameOfCreateChatCompletionResponseChoicesItemLogprobs) {
-					name = jsonFieldsNameOfCreateChatCompletionResponseChoicesItemLogprobs[fieldIdx]
-				} else {
-					name = strconv.Itoa(fieldIdx)
-				}
-				failures = append(failures, validate.FieldError{
-					Name:  name,
-					Error: validate.ErrFieldRequired,
-				})
-				// Reset bit.
-				result &^= 1 << bitIdx
-			}
-		}
-	}
-	if len(failures) > 0 {
-		return &validate.Error{Fields: failures}
 	}
 
 	return nil
@@ -20702,8 +20578,10 @@ func (s *CreateModelResponseProperties) Encode(e *jx.Encoder) {
 // encodeFields encodes fields.
 func (s *CreateModelResponseProperties) encodeFields(e *jx.Encoder) {
 	{
-		e.FieldStart("metadata")
-		s.Metadata.Encode(e)
+		if len(s.Metadata) != 0 {
+			e.FieldStart("metadata")
+			e.Raw(s.Metadata)
+		}
 	}
 	{
 		if s.PromptCacheKey.Set {
@@ -20777,7 +20655,9 @@ func (s *CreateModelResponseProperties) Decode(d *jx.Decoder) error {
 		switch string(k) {
 		case "metadata":
 			if err := func() error {
-				if err := s.Metadata.Decode(d); err != nil {
+				v, err := d.RawAppend(nil)
+				s.Metadata = jx.Raw(v)
+				if err != nil {
 					return err
 				}
 				return nil
@@ -20938,8 +20818,10 @@ func (s *CreateResponse) Encode(e *jx.Encoder) {
 // encodeFields encodes fields.
 func (s *CreateResponse) encodeFields(e *jx.Encoder) {
 	{
-		e.FieldStart("metadata")
-		s.Metadata.Encode(e)
+		if len(s.Metadata) != 0 {
+			e.FieldStart("metadata")
+			e.Raw(s.Metadata)
+		}
 	}
 	{
 		if s.PromptCacheKey.Set {
@@ -21167,7 +21049,9 @@ func (s *CreateResponse) Decode(d *jx.Decoder) error {
 		switch string(k) {
 		case "metadata":
 			if err := func() error {
-				if err := s.Metadata.Decode(d); err != nil {
+				v, err := d.RawAppend(nil)
+				s.Metadata = jx.Raw(v)
+				if err != nil {
 					return err
 				}
 				return nil
@@ -24358,15 +24242,9 @@ func (s *DoubleClickAction) Encode(e *jx.Encoder) {
 // encodeFields encodes fields.
 func (s *DoubleClickAction) encodeFields(e *jx.Encoder) {
 	{
-		e.FieldStart("keys")
-		if s.Keys == nil {
-			e.Null()
-		} else {
-			e.ArrStart()
-			for _, elem := range s.Keys {
-				e.Str(elem)
-			}
-			e.ArrEnd()
+		if s.Keys.Set {
+			e.FieldStart("keys")
+			s.Keys.Encode(e)
 		}
 	}
 	{
@@ -24400,27 +24278,10 @@ func (s *DoubleClickAction) Decode(d *jx.Decoder) error {
 	if err := d.ObjBytes(func(d *jx.Decoder, k []byte) error {
 		switch string(k) {
 		case "keys":
-			requiredBitSet[0] |= 1 << 0
 			if err := func() error {
-				switch tt := d.Next(); tt {
-				case jx.Null:
-					if err := d.Skip(); err != nil {
-						return err
-					}
-				default:
-					s.Keys = make([]string, 0)
-					if err := d.Arr(func(d *jx.Decoder) error {
-						var elem string
-						v, err := d.Str()
-						elem = string(v)
-						if err != nil {
-							return err
-						}
-						s.Keys = append(s.Keys, elem)
-						return nil
-					}); err != nil {
-						return err
-					}
+				s.Keys.Reset()
+				if err := s.Keys.Decode(d); err != nil {
+					return err
 				}
 				return nil
 			}(); err != nil {
@@ -24470,7 +24331,7 @@ func (s *DoubleClickAction) Decode(d *jx.Decoder) error {
 	// Validate required fields.
 	var failures []validate.FieldError
 	for i, mask := range [1]uint8{
-		0b00001111,
+		0b00001110,
 	} {
 		if result := (requiredBitSet[i] & mask) ^ mask; result != 0 {
 			// Mask only required fields and check equality to mask using XOR.
@@ -25003,48 +24864,6 @@ func (s *EasyInputMessageType) UnmarshalJSON(data []byte) error {
 	return s.Decode(d)
 }
 
-// Encode encodes EmptyModelParam as json.
-func (s EmptyModelParam) Encode(e *jx.Encoder) {
-	unwrapped := jx.Raw(s)
-
-	if len(unwrapped) != 0 {
-		e.Raw(unwrapped)
-	}
-}
-
-// Decode decodes EmptyModelParam from json.
-func (s *EmptyModelParam) Decode(d *jx.Decoder) error {
-	if s == nil {
-		return errors.New("invalid: unable to decode EmptyModelParam to nil")
-	}
-	var unwrapped jx.Raw
-	if err := func() error {
-		v, err := d.RawAppend(nil)
-		unwrapped = jx.Raw(v)
-		if err != nil {
-			return err
-		}
-		return nil
-	}(); err != nil {
-		return errors.Wrap(err, "alias")
-	}
-	*s = EmptyModelParam(unwrapped)
-	return nil
-}
-
-// MarshalJSON implements stdjson.Marshaler.
-func (s EmptyModelParam) MarshalJSON() ([]byte, error) {
-	e := jx.Encoder{}
-	s.Encode(&e)
-	return e.Bytes(), nil
-}
-
-// UnmarshalJSON implements stdjson.Unmarshaler.
-func (s *EmptyModelParam) UnmarshalJSON(data []byte) error {
-	d := jx.DecodeBytes(data)
-	return s.Decode(d)
-}
-
 // Encode implements json.Marshaler.
 func (s *Error) Encode(e *jx.Encoder) {
 	e.ObjStart()
@@ -25055,16 +24874,20 @@ func (s *Error) Encode(e *jx.Encoder) {
 // encodeFields encodes fields.
 func (s *Error) encodeFields(e *jx.Encoder) {
 	{
-		e.FieldStart("code")
-		s.Code.Encode(e)
+		if s.Code.Set {
+			e.FieldStart("code")
+			s.Code.Encode(e)
+		}
 	}
 	{
 		e.FieldStart("message")
 		e.Str(s.Message)
 	}
 	{
-		e.FieldStart("param")
-		s.Param.Encode(e)
+		if s.Param.Set {
+			e.FieldStart("param")
+			s.Param.Encode(e)
+		}
 	}
 	{
 		e.FieldStart("type")
@@ -25089,8 +24912,8 @@ func (s *Error) Decode(d *jx.Decoder) error {
 	if err := d.ObjBytes(func(d *jx.Decoder, k []byte) error {
 		switch string(k) {
 		case "code":
-			requiredBitSet[0] |= 1 << 0
 			if err := func() error {
+				s.Code.Reset()
 				if err := s.Code.Decode(d); err != nil {
 					return err
 				}
@@ -25111,8 +24934,8 @@ func (s *Error) Decode(d *jx.Decoder) error {
 				return errors.Wrap(err, "decode field \"message\"")
 			}
 		case "param":
-			requiredBitSet[0] |= 1 << 2
 			if err := func() error {
+				s.Param.Reset()
 				if err := s.Param.Decode(d); err != nil {
 					return err
 				}
@@ -25142,7 +24965,7 @@ func (s *Error) Decode(d *jx.Decoder) error {
 	// Validate required fields.
 	var failures []validate.FieldError
 	for i, mask := range [1]uint8{
-		0b00001111,
+		0b00001010,
 	} {
 		if result := (requiredBitSet[i] & mask) ^ mask; result != 0 {
 			// Mask only required fields and check equality to mask using XOR.
@@ -26071,8 +25894,10 @@ func (s *FileSearchToolCallResultsItem) Encode(e *jx.Encoder) {
 // encodeFields encodes fields.
 func (s *FileSearchToolCallResultsItem) encodeFields(e *jx.Encoder) {
 	{
-		e.FieldStart("attributes")
-		s.Attributes.Encode(e)
+		if len(s.Attributes) != 0 {
+			e.FieldStart("attributes")
+			e.Raw(s.Attributes)
+		}
 	}
 	{
 		if s.FileID.Set {
@@ -26118,7 +25943,9 @@ func (s *FileSearchToolCallResultsItem) Decode(d *jx.Decoder) error {
 		switch string(k) {
 		case "attributes":
 			if err := func() error {
-				if err := s.Attributes.Decode(d); err != nil {
+				v, err := d.RawAppend(nil)
+				s.Attributes = jx.Raw(v)
+				if err != nil {
 					return err
 				}
 				return nil
@@ -27282,8 +27109,10 @@ func (s *FunctionObject) encodeFields(e *jx.Encoder) {
 		e.Str(s.Name)
 	}
 	{
-		e.FieldStart("parameters")
-		s.Parameters.Encode(e)
+		if len(s.Parameters) != 0 {
+			e.FieldStart("parameters")
+			e.Raw(s.Parameters)
+		}
 	}
 	{
 		if s.Strict.Set {
@@ -27333,7 +27162,9 @@ func (s *FunctionObject) Decode(d *jx.Decoder) error {
 			}
 		case "parameters":
 			if err := func() error {
-				if err := s.Parameters.Decode(d); err != nil {
+				v, err := d.RawAppend(nil)
+				s.Parameters = jx.Raw(v)
+				if err != nil {
 					return err
 				}
 				return nil
@@ -27406,48 +27237,6 @@ func (s *FunctionObject) UnmarshalJSON(data []byte) error {
 	return s.Decode(d)
 }
 
-// Encode encodes FunctionParameters as json.
-func (s FunctionParameters) Encode(e *jx.Encoder) {
-	unwrapped := jx.Raw(s)
-
-	if len(unwrapped) != 0 {
-		e.Raw(unwrapped)
-	}
-}
-
-// Decode decodes FunctionParameters from json.
-func (s *FunctionParameters) Decode(d *jx.Decoder) error {
-	if s == nil {
-		return errors.New("invalid: unable to decode FunctionParameters to nil")
-	}
-	var unwrapped jx.Raw
-	if err := func() error {
-		v, err := d.RawAppend(nil)
-		unwrapped = jx.Raw(v)
-		if err != nil {
-			return err
-		}
-		return nil
-	}(); err != nil {
-		return errors.Wrap(err, "alias")
-	}
-	*s = FunctionParameters(unwrapped)
-	return nil
-}
-
-// MarshalJSON implements stdjson.Marshaler.
-func (s FunctionParameters) MarshalJSON() ([]byte, error) {
-	e := jx.Encoder{}
-	s.Encode(&e)
-	return e.Bytes(), nil
-}
-
-// UnmarshalJSON implements stdjson.Unmarshaler.
-func (s *FunctionParameters) UnmarshalJSON(data []byte) error {
-	d := jx.DecodeBytes(data)
-	return s.Decode(d)
-}
-
 // Encode implements json.Marshaler.
 func (s *FunctionShellAction) Encode(e *jx.Encoder) {
 	e.ObjStart()
@@ -27466,12 +27255,16 @@ func (s *FunctionShellAction) encodeFields(e *jx.Encoder) {
 		e.ArrEnd()
 	}
 	{
-		e.FieldStart("max_output_length")
-		s.MaxOutputLength.Encode(e)
+		if s.MaxOutputLength.Set {
+			e.FieldStart("max_output_length")
+			s.MaxOutputLength.Encode(e)
+		}
 	}
 	{
-		e.FieldStart("timeout_ms")
-		s.TimeoutMs.Encode(e)
+		if s.TimeoutMs.Set {
+			e.FieldStart("timeout_ms")
+			s.TimeoutMs.Encode(e)
+		}
 	}
 }
 
@@ -27511,8 +27304,8 @@ func (s *FunctionShellAction) Decode(d *jx.Decoder) error {
 				return errors.Wrap(err, "decode field \"commands\"")
 			}
 		case "max_output_length":
-			requiredBitSet[0] |= 1 << 1
 			if err := func() error {
+				s.MaxOutputLength.Reset()
 				if err := s.MaxOutputLength.Decode(d); err != nil {
 					return err
 				}
@@ -27521,8 +27314,8 @@ func (s *FunctionShellAction) Decode(d *jx.Decoder) error {
 				return errors.Wrap(err, "decode field \"max_output_length\"")
 			}
 		case "timeout_ms":
-			requiredBitSet[0] |= 1 << 2
 			if err := func() error {
+				s.TimeoutMs.Reset()
 				if err := s.TimeoutMs.Decode(d); err != nil {
 					return err
 				}
@@ -27540,7 +27333,7 @@ func (s *FunctionShellAction) Decode(d *jx.Decoder) error {
 	// Validate required fields.
 	var failures []validate.FieldError
 	for i, mask := range [1]uint8{
-		0b00000111,
+		0b00000001,
 	} {
 		if result := (requiredBitSet[i] & mask) ^ mask; result != 0 {
 			// Mask only required fields and check equality to mask using XOR.
@@ -27758,8 +27551,10 @@ func (s *FunctionShellCall) encodeFields(e *jx.Encoder) {
 		}
 	}
 	{
-		e.FieldStart("environment")
-		s.Environment.Encode(e)
+		if s.Environment.Set {
+			e.FieldStart("environment")
+			s.Environment.Encode(e)
+		}
 	}
 	{
 		e.FieldStart("id")
@@ -27838,8 +27633,8 @@ func (s *FunctionShellCall) Decode(d *jx.Decoder) error {
 				return errors.Wrap(err, "decode field \"created_by\"")
 			}
 		case "environment":
-			requiredBitSet[0] |= 1 << 4
 			if err := func() error {
+				s.Environment.Reset()
 				if err := s.Environment.Decode(d); err != nil {
 					return err
 				}
@@ -27889,7 +27684,7 @@ func (s *FunctionShellCall) Decode(d *jx.Decoder) error {
 	// Validate required fields.
 	var failures []validate.FieldError
 	for i, mask := range [1]uint8{
-		0b11110011,
+		0b11100011,
 	} {
 		if result := (requiredBitSet[i] & mask) ^ mask; result != 0 {
 			// Mask only required fields and check equality to mask using XOR.
@@ -28442,8 +28237,10 @@ func (s *FunctionShellCallOutput) encodeFields(e *jx.Encoder) {
 		e.Str(s.ID)
 	}
 	{
-		e.FieldStart("max_output_length")
-		s.MaxOutputLength.Encode(e)
+		if s.MaxOutputLength.Set {
+			e.FieldStart("max_output_length")
+			s.MaxOutputLength.Encode(e)
+		}
 	}
 	{
 		e.FieldStart("output")
@@ -28528,8 +28325,8 @@ func (s *FunctionShellCallOutput) Decode(d *jx.Decoder) error {
 				return errors.Wrap(err, "decode field \"id\"")
 			}
 		case "max_output_length":
-			requiredBitSet[0] |= 1 << 4
 			if err := func() error {
+				s.MaxOutputLength.Reset()
 				if err := s.MaxOutputLength.Decode(d); err != nil {
 					return err
 				}
@@ -28585,7 +28382,7 @@ func (s *FunctionShellCallOutput) Decode(d *jx.Decoder) error {
 	// Validate required fields.
 	var failures []validate.FieldError
 	for i, mask := range [1]uint8{
-		0b11111001,
+		0b11101001,
 	} {
 		if result := (requiredBitSet[i] & mask) ^ mask; result != 0 {
 			// Mask only required fields and check equality to mask using XOR.
@@ -30423,8 +30220,10 @@ func (s *FunctionTool) encodeFields(e *jx.Encoder) {
 		}
 	}
 	{
-		e.FieldStart("strict")
-		s.Strict.Encode(e)
+		if s.Strict.Set {
+			e.FieldStart("strict")
+			s.Strict.Encode(e)
+		}
 	}
 	{
 		e.FieldStart("type")
@@ -30518,8 +30317,8 @@ func (s *FunctionTool) Decode(d *jx.Decoder) error {
 				return errors.Wrap(err, "decode field \"parameters\"")
 			}
 		case "strict":
-			requiredBitSet[0] |= 1 << 6
 			if err := func() error {
+				s.Strict.Reset()
 				if err := s.Strict.Decode(d); err != nil {
 					return err
 				}
@@ -30547,7 +30346,7 @@ func (s *FunctionTool) Decode(d *jx.Decoder) error {
 	// Validate required fields.
 	var failures []validate.FieldError
 	for i, mask := range [1]uint8{
-		0b11101000,
+		0b10101000,
 	} {
 		if result := (requiredBitSet[i] & mask) ^ mask; result != 0 {
 			// Mask only required fields and check equality to mask using XOR.
@@ -32863,8 +32662,10 @@ func (s *ImageGenToolCall) encodeFields(e *jx.Encoder) {
 		e.Str(s.ID)
 	}
 	{
-		e.FieldStart("result")
-		s.Result.Encode(e)
+		if s.Result.Set {
+			e.FieldStart("result")
+			s.Result.Encode(e)
+		}
 	}
 	{
 		e.FieldStart("status")
@@ -32905,8 +32706,8 @@ func (s *ImageGenToolCall) Decode(d *jx.Decoder) error {
 				return errors.Wrap(err, "decode field \"id\"")
 			}
 		case "result":
-			requiredBitSet[0] |= 1 << 1
 			if err := func() error {
+				s.Result.Reset()
 				if err := s.Result.Decode(d); err != nil {
 					return err
 				}
@@ -32944,7 +32745,7 @@ func (s *ImageGenToolCall) Decode(d *jx.Decoder) error {
 	// Validate required fields.
 	var failures []validate.FieldError
 	for i, mask := range [1]uint8{
-		0b00001111,
+		0b00001101,
 	} {
 		if result := (requiredBitSet[i] & mask) ^ mask; result != 0 {
 			// Mask only required fields and check equality to mask using XOR.
@@ -35123,8 +34924,10 @@ func (s InputItem) encodeFields(e *jx.Encoder) {
 		{
 			s := s.ToolSearchCallItemParam
 			{
-				e.FieldStart("arguments")
-				s.Arguments.Encode(e)
+				if len(s.Arguments) != 0 {
+					e.FieldStart("arguments")
+					e.Raw(s.Arguments)
+				}
 			}
 			{
 				if s.CallID.Set {
@@ -35279,8 +35082,10 @@ func (s InputItem) encodeFields(e *jx.Encoder) {
 				e.Str(s.ID)
 			}
 			{
-				e.FieldStart("result")
-				s.Result.Encode(e)
+				if s.Result.Set {
+					e.FieldStart("result")
+					s.Result.Encode(e)
+				}
 			}
 			{
 				e.FieldStart("status")
@@ -35293,8 +35098,10 @@ func (s InputItem) encodeFields(e *jx.Encoder) {
 		{
 			s := s.CodeInterpreterToolCall
 			{
-				e.FieldStart("code")
-				s.Code.Encode(e)
+				if s.Code.Set {
+					e.FieldStart("code")
+					s.Code.Encode(e)
+				}
 			}
 			{
 				e.FieldStart("container_id")
@@ -35305,15 +35112,9 @@ func (s InputItem) encodeFields(e *jx.Encoder) {
 				e.Str(s.ID)
 			}
 			{
-				e.FieldStart("outputs")
-				if s.Outputs == nil {
-					e.Null()
-				} else {
-					e.ArrStart()
-					for _, elem := range s.Outputs {
-						elem.Encode(e)
-					}
-					e.ArrEnd()
+				if s.Outputs.Set {
+					e.FieldStart("outputs")
+					s.Outputs.Encode(e)
 				}
 			}
 			{
@@ -35879,7 +35680,7 @@ func (s *InputItem) Decode(d *jx.Decoder) error {
 		return errors.Wrap(err, "capture")
 	}
 	if !found {
-		return errors.New("unable to detect sum type variant")
+		s.Type = EasyInputMessageInputItem
 	}
 	switch s.Type {
 	case EasyInputMessageInputItem:
@@ -37508,8 +37309,10 @@ func (s ItemResource) encodeFields(e *jx.Encoder) {
 				}
 			}
 			{
-				e.FieldStart("call_id")
-				s.CallID.Encode(e)
+				if s.CallID.Set {
+					e.FieldStart("call_id")
+					s.CallID.Encode(e)
+				}
 			}
 			{
 				if s.CreatedBy.Set {
@@ -37536,8 +37339,10 @@ func (s ItemResource) encodeFields(e *jx.Encoder) {
 		{
 			s := s.ToolSearchOutput
 			{
-				e.FieldStart("call_id")
-				s.CallID.Encode(e)
+				if s.CallID.Set {
+					e.FieldStart("call_id")
+					s.CallID.Encode(e)
+				}
 			}
 			{
 				if s.CreatedBy.Set {
@@ -37702,8 +37507,10 @@ func (s ItemResource) encodeFields(e *jx.Encoder) {
 				e.Str(s.ID)
 			}
 			{
-				e.FieldStart("result")
-				s.Result.Encode(e)
+				if s.Result.Set {
+					e.FieldStart("result")
+					s.Result.Encode(e)
+				}
 			}
 			{
 				e.FieldStart("status")
@@ -37716,8 +37523,10 @@ func (s ItemResource) encodeFields(e *jx.Encoder) {
 		{
 			s := s.CodeInterpreterToolCall
 			{
-				e.FieldStart("code")
-				s.Code.Encode(e)
+				if s.Code.Set {
+					e.FieldStart("code")
+					s.Code.Encode(e)
+				}
 			}
 			{
 				e.FieldStart("container_id")
@@ -37728,15 +37537,9 @@ func (s ItemResource) encodeFields(e *jx.Encoder) {
 				e.Str(s.ID)
 			}
 			{
-				e.FieldStart("outputs")
-				if s.Outputs == nil {
-					e.Null()
-				} else {
-					e.ArrStart()
-					for _, elem := range s.Outputs {
-						elem.Encode(e)
-					}
-					e.ArrEnd()
+				if s.Outputs.Set {
+					e.FieldStart("outputs")
+					s.Outputs.Encode(e)
 				}
 			}
 			{
@@ -37812,8 +37615,10 @@ func (s ItemResource) encodeFields(e *jx.Encoder) {
 				}
 			}
 			{
-				e.FieldStart("environment")
-				s.Environment.Encode(e)
+				if s.Environment.Set {
+					e.FieldStart("environment")
+					s.Environment.Encode(e)
+				}
 			}
 			{
 				e.FieldStart("id")
@@ -37850,8 +37655,10 @@ func (s ItemResource) encodeFields(e *jx.Encoder) {
 				e.Str(s.ID)
 			}
 			{
-				e.FieldStart("max_output_length")
-				s.MaxOutputLength.Encode(e)
+				if s.MaxOutputLength.Set {
+					e.FieldStart("max_output_length")
+					s.MaxOutputLength.Encode(e)
+				}
 			}
 			{
 				e.FieldStart("output")
@@ -38667,8 +38474,10 @@ func (s ItemSum) encodeFields(e *jx.Encoder) {
 		{
 			s := s.ToolSearchCallItemParam
 			{
-				e.FieldStart("arguments")
-				s.Arguments.Encode(e)
+				if len(s.Arguments) != 0 {
+					e.FieldStart("arguments")
+					e.Raw(s.Arguments)
+				}
 			}
 			{
 				if s.CallID.Set {
@@ -38823,8 +38632,10 @@ func (s ItemSum) encodeFields(e *jx.Encoder) {
 				e.Str(s.ID)
 			}
 			{
-				e.FieldStart("result")
-				s.Result.Encode(e)
+				if s.Result.Set {
+					e.FieldStart("result")
+					s.Result.Encode(e)
+				}
 			}
 			{
 				e.FieldStart("status")
@@ -38837,8 +38648,10 @@ func (s ItemSum) encodeFields(e *jx.Encoder) {
 		{
 			s := s.CodeInterpreterToolCall
 			{
-				e.FieldStart("code")
-				s.Code.Encode(e)
+				if s.Code.Set {
+					e.FieldStart("code")
+					s.Code.Encode(e)
+				}
 			}
 			{
 				e.FieldStart("container_id")
@@ -38849,15 +38662,9 @@ func (s ItemSum) encodeFields(e *jx.Encoder) {
 				e.Str(s.ID)
 			}
 			{
-				e.FieldStart("outputs")
-				if s.Outputs == nil {
-					e.Null()
-				} else {
-					e.ArrStart()
-					for _, elem := range s.Outputs {
-						elem.Encode(e)
-					}
-					e.ArrEnd()
+				if s.Outputs.Set {
+					e.FieldStart("outputs")
+					s.Outputs.Encode(e)
 				}
 			}
 			{
@@ -43564,48 +43371,6 @@ func (s *MessageRole) UnmarshalJSON(data []byte) error {
 	return s.Decode(d)
 }
 
-// Encode encodes Metadata as json.
-func (s Metadata) Encode(e *jx.Encoder) {
-	unwrapped := jx.Raw(s)
-
-	if len(unwrapped) != 0 {
-		e.Raw(unwrapped)
-	}
-}
-
-// Decode decodes Metadata from json.
-func (s *Metadata) Decode(d *jx.Decoder) error {
-	if s == nil {
-		return errors.New("invalid: unable to decode Metadata to nil")
-	}
-	var unwrapped jx.Raw
-	if err := func() error {
-		v, err := d.RawAppend(nil)
-		unwrapped = jx.Raw(v)
-		if err != nil {
-			return err
-		}
-		return nil
-	}(); err != nil {
-		return errors.Wrap(err, "alias")
-	}
-	*s = Metadata(unwrapped)
-	return nil
-}
-
-// MarshalJSON implements stdjson.Marshaler.
-func (s Metadata) MarshalJSON() ([]byte, error) {
-	e := jx.Encoder{}
-	s.Encode(&e)
-	return e.Bytes(), nil
-}
-
-// UnmarshalJSON implements stdjson.Unmarshaler.
-func (s *Metadata) UnmarshalJSON(data []byte) error {
-	d := jx.DecodeBytes(data)
-	return s.Decode(d)
-}
-
 // Encode encodes ModelIdsResponses as json.
 func (s ModelIdsResponses) Encode(e *jx.Encoder) {
 	unwrapped := string(s)
@@ -43696,8 +43461,10 @@ func (s *ModelResponseProperties) Encode(e *jx.Encoder) {
 // encodeFields encodes fields.
 func (s *ModelResponseProperties) encodeFields(e *jx.Encoder) {
 	{
-		e.FieldStart("metadata")
-		s.Metadata.Encode(e)
+		if len(s.Metadata) != 0 {
+			e.FieldStart("metadata")
+			e.Raw(s.Metadata)
+		}
 	}
 	{
 		if s.PromptCacheKey.Set {
@@ -43764,7 +43531,9 @@ func (s *ModelResponseProperties) Decode(d *jx.Decoder) error {
 		switch string(k) {
 		case "metadata":
 			if err := func() error {
-				if err := s.Metadata.Decode(d); err != nil {
+				v, err := d.RawAppend(nil)
+				s.Metadata = jx.Raw(v)
+				if err != nil {
 					return err
 				}
 				return nil
@@ -45564,140 +45333,6 @@ func (s *NamespaceToolParamType) UnmarshalJSON(data []byte) error {
 	return s.Decode(d)
 }
 
-// Encode encodes Annotation as json.
-func (o NilAnnotation) Encode(e *jx.Encoder) {
-	if o.Null {
-		e.Null()
-		return
-	}
-	o.Value.Encode(e)
-}
-
-// Decode decodes Annotation from json.
-func (o *NilAnnotation) Decode(d *jx.Decoder) error {
-	if o == nil {
-		return errors.New("invalid: unable to decode NilAnnotation to nil")
-	}
-	if d.Next() == jx.Null {
-		if err := d.Null(); err != nil {
-			return err
-		}
-
-		var v Annotation
-		o.Value = v
-		o.Null = true
-		return nil
-	}
-	o.Null = false
-	if err := o.Value.Decode(d); err != nil {
-		return err
-	}
-	return nil
-}
-
-// MarshalJSON implements stdjson.Marshaler.
-func (s NilAnnotation) MarshalJSON() ([]byte, error) {
-	e := jx.Encoder{}
-	s.Encode(&e)
-	return e.Bytes(), nil
-}
-
-// UnmarshalJSON implements stdjson.Unmarshaler.
-func (s *NilAnnotation) UnmarshalJSON(data []byte) error {
-	d := jx.DecodeBytes(data)
-	return s.Decode(d)
-}
-
-// Encode encodes bool as json.
-func (o NilBool) Encode(e *jx.Encoder) {
-	if o.Null {
-		e.Null()
-		return
-	}
-	e.Bool(bool(o.Value))
-}
-
-// Decode decodes bool from json.
-func (o *NilBool) Decode(d *jx.Decoder) error {
-	if o == nil {
-		return errors.New("invalid: unable to decode NilBool to nil")
-	}
-	if d.Next() == jx.Null {
-		if err := d.Null(); err != nil {
-			return err
-		}
-
-		var v bool
-		o.Value = v
-		o.Null = true
-		return nil
-	}
-	o.Null = false
-	v, err := d.Bool()
-	if err != nil {
-		return err
-	}
-	o.Value = bool(v)
-	return nil
-}
-
-// MarshalJSON implements stdjson.Marshaler.
-func (s NilBool) MarshalJSON() ([]byte, error) {
-	e := jx.Encoder{}
-	s.Encode(&e)
-	return e.Bytes(), nil
-}
-
-// UnmarshalJSON implements stdjson.Unmarshaler.
-func (s *NilBool) UnmarshalJSON(data []byte) error {
-	d := jx.DecodeBytes(data)
-	return s.Decode(d)
-}
-
-// Encode encodes CreateChatCompletionResponseChoicesItemLogprobs as json.
-func (o NilCreateChatCompletionResponseChoicesItemLogprobs) Encode(e *jx.Encoder) {
-	if o.Null {
-		e.Null()
-		return
-	}
-	o.Value.Encode(e)
-}
-
-// Decode decodes CreateChatCompletionResponseChoicesItemLogprobs from json.
-func (o *NilCreateChatCompletionResponseChoicesItemLogprobs) Decode(d *jx.Decoder) error {
-	if o == nil {
-		return errors.New("invalid: unable to decode NilCreateChatCompletionResponseChoicesItemLogprobs to nil")
-	}
-	if d.Next() == jx.Null {
-		if err := d.Null(); err != nil {
-			return err
-		}
-
-		var v CreateChatCompletionResponseChoicesItemLogprobs
-		o.Value = v
-		o.Null = true
-		return nil
-	}
-	o.Null = false
-	if err := o.Value.Decode(d); err != nil {
-		return err
-	}
-	return nil
-}
-
-// MarshalJSON implements stdjson.Marshaler.
-func (s NilCreateChatCompletionResponseChoicesItemLogprobs) MarshalJSON() ([]byte, error) {
-	e := jx.Encoder{}
-	s.Encode(&e)
-	return e.Bytes(), nil
-}
-
-// UnmarshalJSON implements stdjson.Unmarshaler.
-func (s *NilCreateChatCompletionResponseChoicesItemLogprobs) UnmarshalJSON(data []byte) error {
-	d := jx.DecodeBytes(data)
-	return s.Decode(d)
-}
-
 // Encode encodes CreateChatCompletionStreamResponseChoicesItemFinishReason as json.
 func (o NilCreateChatCompletionStreamResponseChoicesItemFinishReason) Encode(e *jx.Encoder) {
 	if o.Null {
@@ -45784,274 +45419,6 @@ func (s NilFloat64) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON implements stdjson.Unmarshaler.
 func (s *NilFloat64) UnmarshalJSON(data []byte) error {
-	d := jx.DecodeBytes(data)
-	return s.Decode(d)
-}
-
-// Encode encodes FunctionShellCallEnvironment as json.
-func (o NilFunctionShellCallEnvironment) Encode(e *jx.Encoder) {
-	if o.Null {
-		e.Null()
-		return
-	}
-	o.Value.Encode(e)
-}
-
-// Decode decodes FunctionShellCallEnvironment from json.
-func (o *NilFunctionShellCallEnvironment) Decode(d *jx.Decoder) error {
-	if o == nil {
-		return errors.New("invalid: unable to decode NilFunctionShellCallEnvironment to nil")
-	}
-	if d.Next() == jx.Null {
-		if err := d.Null(); err != nil {
-			return err
-		}
-
-		var v FunctionShellCallEnvironment
-		o.Value = v
-		o.Null = true
-		return nil
-	}
-	o.Null = false
-	if err := o.Value.Decode(d); err != nil {
-		return err
-	}
-	return nil
-}
-
-// MarshalJSON implements stdjson.Marshaler.
-func (s NilFunctionShellCallEnvironment) MarshalJSON() ([]byte, error) {
-	e := jx.Encoder{}
-	s.Encode(&e)
-	return e.Bytes(), nil
-}
-
-// UnmarshalJSON implements stdjson.Unmarshaler.
-func (s *NilFunctionShellCallEnvironment) UnmarshalJSON(data []byte) error {
-	d := jx.DecodeBytes(data)
-	return s.Decode(d)
-}
-
-// Encode encodes int as json.
-func (o NilInt) Encode(e *jx.Encoder) {
-	if o.Null {
-		e.Null()
-		return
-	}
-	e.Int(int(o.Value))
-}
-
-// Decode decodes int from json.
-func (o *NilInt) Decode(d *jx.Decoder) error {
-	if o == nil {
-		return errors.New("invalid: unable to decode NilInt to nil")
-	}
-	if d.Next() == jx.Null {
-		if err := d.Null(); err != nil {
-			return err
-		}
-
-		var v int
-		o.Value = v
-		o.Null = true
-		return nil
-	}
-	o.Null = false
-	v, err := d.Int()
-	if err != nil {
-		return err
-	}
-	o.Value = int(v)
-	return nil
-}
-
-// MarshalJSON implements stdjson.Marshaler.
-func (s NilInt) MarshalJSON() ([]byte, error) {
-	e := jx.Encoder{}
-	s.Encode(&e)
-	return e.Bytes(), nil
-}
-
-// UnmarshalJSON implements stdjson.Unmarshaler.
-func (s *NilInt) UnmarshalJSON(data []byte) error {
-	d := jx.DecodeBytes(data)
-	return s.Decode(d)
-}
-
-// Encode encodes ResponseError as json.
-func (o NilResponseError) Encode(e *jx.Encoder) {
-	if o.Null {
-		e.Null()
-		return
-	}
-	o.Value.Encode(e)
-}
-
-// Decode decodes ResponseError from json.
-func (o *NilResponseError) Decode(d *jx.Decoder) error {
-	if o == nil {
-		return errors.New("invalid: unable to decode NilResponseError to nil")
-	}
-	if d.Next() == jx.Null {
-		if err := d.Null(); err != nil {
-			return err
-		}
-
-		var v ResponseError
-		o.Value = v
-		o.Null = true
-		return nil
-	}
-	o.Null = false
-	if err := o.Value.Decode(d); err != nil {
-		return err
-	}
-	return nil
-}
-
-// MarshalJSON implements stdjson.Marshaler.
-func (s NilResponseError) MarshalJSON() ([]byte, error) {
-	e := jx.Encoder{}
-	s.Encode(&e)
-	return e.Bytes(), nil
-}
-
-// UnmarshalJSON implements stdjson.Unmarshaler.
-func (s *NilResponseError) UnmarshalJSON(data []byte) error {
-	d := jx.DecodeBytes(data)
-	return s.Decode(d)
-}
-
-// Encode encodes ResponseIncompleteDetails as json.
-func (o NilResponseIncompleteDetails) Encode(e *jx.Encoder) {
-	if o.Null {
-		e.Null()
-		return
-	}
-	o.Value.Encode(e)
-}
-
-// Decode decodes ResponseIncompleteDetails from json.
-func (o *NilResponseIncompleteDetails) Decode(d *jx.Decoder) error {
-	if o == nil {
-		return errors.New("invalid: unable to decode NilResponseIncompleteDetails to nil")
-	}
-	if d.Next() == jx.Null {
-		if err := d.Null(); err != nil {
-			return err
-		}
-
-		var v ResponseIncompleteDetails
-		o.Value = v
-		o.Null = true
-		return nil
-	}
-	o.Null = false
-	if err := o.Value.Decode(d); err != nil {
-		return err
-	}
-	return nil
-}
-
-// MarshalJSON implements stdjson.Marshaler.
-func (s NilResponseIncompleteDetails) MarshalJSON() ([]byte, error) {
-	e := jx.Encoder{}
-	s.Encode(&e)
-	return e.Bytes(), nil
-}
-
-// UnmarshalJSON implements stdjson.Unmarshaler.
-func (s *NilResponseIncompleteDetails) UnmarshalJSON(data []byte) error {
-	d := jx.DecodeBytes(data)
-	return s.Decode(d)
-}
-
-// Encode encodes ResponseInstructions as json.
-func (o NilResponseInstructions) Encode(e *jx.Encoder) {
-	if o.Null {
-		e.Null()
-		return
-	}
-	o.Value.Encode(e)
-}
-
-// Decode decodes ResponseInstructions from json.
-func (o *NilResponseInstructions) Decode(d *jx.Decoder) error {
-	if o == nil {
-		return errors.New("invalid: unable to decode NilResponseInstructions to nil")
-	}
-	if d.Next() == jx.Null {
-		if err := d.Null(); err != nil {
-			return err
-		}
-
-		var v ResponseInstructions
-		o.Value = v
-		o.Null = true
-		return nil
-	}
-	o.Null = false
-	if err := o.Value.Decode(d); err != nil {
-		return err
-	}
-	return nil
-}
-
-// MarshalJSON implements stdjson.Marshaler.
-func (s NilResponseInstructions) MarshalJSON() ([]byte, error) {
-	e := jx.Encoder{}
-	s.Encode(&e)
-	return e.Bytes(), nil
-}
-
-// UnmarshalJSON implements stdjson.Unmarshaler.
-func (s *NilResponseInstructions) UnmarshalJSON(data []byte) error {
-	d := jx.DecodeBytes(data)
-	return s.Decode(d)
-}
-
-// Encode encodes string as json.
-func (o NilString) Encode(e *jx.Encoder) {
-	if o.Null {
-		e.Null()
-		return
-	}
-	e.Str(string(o.Value))
-}
-
-// Decode decodes string from json.
-func (o *NilString) Decode(d *jx.Decoder) error {
-	if o == nil {
-		return errors.New("invalid: unable to decode NilString to nil")
-	}
-	if d.Next() == jx.Null {
-		if err := d.Null(); err != nil {
-			return err
-		}
-
-		var v string
-		o.Value = v
-		o.Null = true
-		return nil
-	}
-	o.Null = false
-	v, err := d.Str()
-	if err != nil {
-		return err
-	}
-	o.Value = string(v)
-	return nil
-}
-
-// MarshalJSON implements stdjson.Marshaler.
-func (s NilString) MarshalJSON() ([]byte, error) {
-	e := jx.Encoder{}
-	s.Encode(&e)
-	return e.Bytes(), nil
-}
-
-// UnmarshalJSON implements stdjson.Unmarshaler.
-func (s *NilString) UnmarshalJSON(data []byte) error {
 	d := jx.DecodeBytes(data)
 	return s.Decode(d)
 }
@@ -47681,6 +47048,55 @@ func (s *OptModerationInputType2) UnmarshalJSON(data []byte) error {
 	return s.Decode(d)
 }
 
+// Encode encodes Annotation as json.
+func (o OptNilAnnotation) Encode(e *jx.Encoder) {
+	if !o.Set {
+		return
+	}
+	if o.Null {
+		e.Null()
+		return
+	}
+	o.Value.Encode(e)
+}
+
+// Decode decodes Annotation from json.
+func (o *OptNilAnnotation) Decode(d *jx.Decoder) error {
+	if o == nil {
+		return errors.New("invalid: unable to decode OptNilAnnotation to nil")
+	}
+	if d.Next() == jx.Null {
+		if err := d.Null(); err != nil {
+			return err
+		}
+
+		var v Annotation
+		o.Value = v
+		o.Set = true
+		o.Null = true
+		return nil
+	}
+	o.Set = true
+	o.Null = false
+	if err := o.Value.Decode(d); err != nil {
+		return err
+	}
+	return nil
+}
+
+// MarshalJSON implements stdjson.Marshaler.
+func (s OptNilAnnotation) MarshalJSON() ([]byte, error) {
+	e := jx.Encoder{}
+	s.Encode(&e)
+	return e.Bytes(), nil
+}
+
+// UnmarshalJSON implements stdjson.Unmarshaler.
+func (s *OptNilAnnotation) UnmarshalJSON(data []byte) error {
+	d := jx.DecodeBytes(data)
+	return s.Decode(d)
+}
+
 // Encode encodes ApproximateLocation as json.
 func (o OptNilApproximateLocation) Encode(e *jx.Encoder) {
 	if !o.Set {
@@ -48136,6 +47552,128 @@ func (s *OptNilChatCompletionStreamOptions) UnmarshalJSON(data []byte) error {
 	return s.Decode(d)
 }
 
+// Encode encodes []ChatCompletionTokenLogprob as json.
+func (o OptNilChatCompletionTokenLogprobArray) Encode(e *jx.Encoder) {
+	if !o.Set {
+		return
+	}
+	if o.Null {
+		e.Null()
+		return
+	}
+	e.ArrStart()
+	for _, elem := range o.Value {
+		elem.Encode(e)
+	}
+	e.ArrEnd()
+}
+
+// Decode decodes []ChatCompletionTokenLogprob from json.
+func (o *OptNilChatCompletionTokenLogprobArray) Decode(d *jx.Decoder) error {
+	if o == nil {
+		return errors.New("invalid: unable to decode OptNilChatCompletionTokenLogprobArray to nil")
+	}
+	if d.Next() == jx.Null {
+		if err := d.Null(); err != nil {
+			return err
+		}
+
+		var v []ChatCompletionTokenLogprob
+		o.Value = v
+		o.Set = true
+		o.Null = true
+		return nil
+	}
+	o.Set = true
+	o.Null = false
+	o.Value = make([]ChatCompletionTokenLogprob, 0)
+	if err := d.Arr(func(d *jx.Decoder) error {
+		var elem ChatCompletionTokenLogprob
+		if err := elem.Decode(d); err != nil {
+			return err
+		}
+		o.Value = append(o.Value, elem)
+		return nil
+	}); err != nil {
+		return err
+	}
+	return nil
+}
+
+// MarshalJSON implements stdjson.Marshaler.
+func (s OptNilChatCompletionTokenLogprobArray) MarshalJSON() ([]byte, error) {
+	e := jx.Encoder{}
+	s.Encode(&e)
+	return e.Bytes(), nil
+}
+
+// UnmarshalJSON implements stdjson.Unmarshaler.
+func (s *OptNilChatCompletionTokenLogprobArray) UnmarshalJSON(data []byte) error {
+	d := jx.DecodeBytes(data)
+	return s.Decode(d)
+}
+
+// Encode encodes []CodeInterpreterToolCallOutputsItem as json.
+func (o OptNilCodeInterpreterToolCallOutputsItemArray) Encode(e *jx.Encoder) {
+	if !o.Set {
+		return
+	}
+	if o.Null {
+		e.Null()
+		return
+	}
+	e.ArrStart()
+	for _, elem := range o.Value {
+		elem.Encode(e)
+	}
+	e.ArrEnd()
+}
+
+// Decode decodes []CodeInterpreterToolCallOutputsItem from json.
+func (o *OptNilCodeInterpreterToolCallOutputsItemArray) Decode(d *jx.Decoder) error {
+	if o == nil {
+		return errors.New("invalid: unable to decode OptNilCodeInterpreterToolCallOutputsItemArray to nil")
+	}
+	if d.Next() == jx.Null {
+		if err := d.Null(); err != nil {
+			return err
+		}
+
+		var v []CodeInterpreterToolCallOutputsItem
+		o.Value = v
+		o.Set = true
+		o.Null = true
+		return nil
+	}
+	o.Set = true
+	o.Null = false
+	o.Value = make([]CodeInterpreterToolCallOutputsItem, 0)
+	if err := d.Arr(func(d *jx.Decoder) error {
+		var elem CodeInterpreterToolCallOutputsItem
+		if err := elem.Decode(d); err != nil {
+			return err
+		}
+		o.Value = append(o.Value, elem)
+		return nil
+	}); err != nil {
+		return err
+	}
+	return nil
+}
+
+// MarshalJSON implements stdjson.Marshaler.
+func (s OptNilCodeInterpreterToolCallOutputsItemArray) MarshalJSON() ([]byte, error) {
+	e := jx.Encoder{}
+	s.Encode(&e)
+	return e.Bytes(), nil
+}
+
+// UnmarshalJSON implements stdjson.Unmarshaler.
+func (s *OptNilCodeInterpreterToolCallOutputsItemArray) UnmarshalJSON(data []byte) error {
+	d := jx.DecodeBytes(data)
+	return s.Decode(d)
+}
+
 // Encode encodes []ComputerCallSafetyCheckParam as json.
 func (o OptNilComputerCallSafetyCheckParamArray) Encode(e *jx.Encoder) {
 	if !o.Set {
@@ -48499,6 +48037,55 @@ func (s OptNilCreateChatCompletionRequestWebSearchOptionsUserLocation) MarshalJS
 
 // UnmarshalJSON implements stdjson.Unmarshaler.
 func (s *OptNilCreateChatCompletionRequestWebSearchOptionsUserLocation) UnmarshalJSON(data []byte) error {
+	d := jx.DecodeBytes(data)
+	return s.Decode(d)
+}
+
+// Encode encodes CreateChatCompletionResponseChoicesItemLogprobs as json.
+func (o OptNilCreateChatCompletionResponseChoicesItemLogprobs) Encode(e *jx.Encoder) {
+	if !o.Set {
+		return
+	}
+	if o.Null {
+		e.Null()
+		return
+	}
+	o.Value.Encode(e)
+}
+
+// Decode decodes CreateChatCompletionResponseChoicesItemLogprobs from json.
+func (o *OptNilCreateChatCompletionResponseChoicesItemLogprobs) Decode(d *jx.Decoder) error {
+	if o == nil {
+		return errors.New("invalid: unable to decode OptNilCreateChatCompletionResponseChoicesItemLogprobs to nil")
+	}
+	if d.Next() == jx.Null {
+		if err := d.Null(); err != nil {
+			return err
+		}
+
+		var v CreateChatCompletionResponseChoicesItemLogprobs
+		o.Value = v
+		o.Set = true
+		o.Null = true
+		return nil
+	}
+	o.Set = true
+	o.Null = false
+	if err := o.Value.Decode(d); err != nil {
+		return err
+	}
+	return nil
+}
+
+// MarshalJSON implements stdjson.Marshaler.
+func (s OptNilCreateChatCompletionResponseChoicesItemLogprobs) MarshalJSON() ([]byte, error) {
+	e := jx.Encoder{}
+	s.Encode(&e)
+	return e.Bytes(), nil
+}
+
+// UnmarshalJSON implements stdjson.Unmarshaler.
+func (s *OptNilCreateChatCompletionResponseChoicesItemLogprobs) UnmarshalJSON(data []byte) error {
 	d := jx.DecodeBytes(data)
 	return s.Decode(d)
 }
@@ -48958,6 +48545,55 @@ func (s *OptNilFunctionCallItemStatus) UnmarshalJSON(data []byte) error {
 	return s.Decode(d)
 }
 
+// Encode encodes FunctionShellCallEnvironment as json.
+func (o OptNilFunctionShellCallEnvironment) Encode(e *jx.Encoder) {
+	if !o.Set {
+		return
+	}
+	if o.Null {
+		e.Null()
+		return
+	}
+	o.Value.Encode(e)
+}
+
+// Decode decodes FunctionShellCallEnvironment from json.
+func (o *OptNilFunctionShellCallEnvironment) Decode(d *jx.Decoder) error {
+	if o == nil {
+		return errors.New("invalid: unable to decode OptNilFunctionShellCallEnvironment to nil")
+	}
+	if d.Next() == jx.Null {
+		if err := d.Null(); err != nil {
+			return err
+		}
+
+		var v FunctionShellCallEnvironment
+		o.Value = v
+		o.Set = true
+		o.Null = true
+		return nil
+	}
+	o.Set = true
+	o.Null = false
+	if err := o.Value.Decode(d); err != nil {
+		return err
+	}
+	return nil
+}
+
+// MarshalJSON implements stdjson.Marshaler.
+func (s OptNilFunctionShellCallEnvironment) MarshalJSON() ([]byte, error) {
+	e := jx.Encoder{}
+	s.Encode(&e)
+	return e.Bytes(), nil
+}
+
+// UnmarshalJSON implements stdjson.Unmarshaler.
+func (s *OptNilFunctionShellCallEnvironment) UnmarshalJSON(data []byte) error {
+	d := jx.DecodeBytes(data)
+	return s.Decode(d)
+}
+
 // Encode encodes FunctionShellCallItemParamEnvironment as json.
 func (o OptNilFunctionShellCallItemParamEnvironment) Encode(e *jx.Encoder) {
 	if !o.Set {
@@ -49262,6 +48898,69 @@ func (s OptNilInt) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON implements stdjson.Unmarshaler.
 func (s *OptNilInt) UnmarshalJSON(data []byte) error {
+	d := jx.DecodeBytes(data)
+	return s.Decode(d)
+}
+
+// Encode encodes []int as json.
+func (o OptNilIntArray) Encode(e *jx.Encoder) {
+	if !o.Set {
+		return
+	}
+	if o.Null {
+		e.Null()
+		return
+	}
+	e.ArrStart()
+	for _, elem := range o.Value {
+		e.Int(elem)
+	}
+	e.ArrEnd()
+}
+
+// Decode decodes []int from json.
+func (o *OptNilIntArray) Decode(d *jx.Decoder) error {
+	if o == nil {
+		return errors.New("invalid: unable to decode OptNilIntArray to nil")
+	}
+	if d.Next() == jx.Null {
+		if err := d.Null(); err != nil {
+			return err
+		}
+
+		var v []int
+		o.Value = v
+		o.Set = true
+		o.Null = true
+		return nil
+	}
+	o.Set = true
+	o.Null = false
+	o.Value = make([]int, 0)
+	if err := d.Arr(func(d *jx.Decoder) error {
+		var elem int
+		v, err := d.Int()
+		elem = int(v)
+		if err != nil {
+			return err
+		}
+		o.Value = append(o.Value, elem)
+		return nil
+	}); err != nil {
+		return err
+	}
+	return nil
+}
+
+// MarshalJSON implements stdjson.Marshaler.
+func (s OptNilIntArray) MarshalJSON() ([]byte, error) {
+	e := jx.Encoder{}
+	s.Encode(&e)
+	return e.Bytes(), nil
+}
+
+// UnmarshalJSON implements stdjson.Unmarshaler.
+func (s *OptNilIntArray) UnmarshalJSON(data []byte) error {
 	d := jx.DecodeBytes(data)
 	return s.Decode(d)
 }
@@ -50193,6 +49892,153 @@ func (s OptNilResponseConversation) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON implements stdjson.Unmarshaler.
 func (s *OptNilResponseConversation) UnmarshalJSON(data []byte) error {
+	d := jx.DecodeBytes(data)
+	return s.Decode(d)
+}
+
+// Encode encodes ResponseError as json.
+func (o OptNilResponseError) Encode(e *jx.Encoder) {
+	if !o.Set {
+		return
+	}
+	if o.Null {
+		e.Null()
+		return
+	}
+	o.Value.Encode(e)
+}
+
+// Decode decodes ResponseError from json.
+func (o *OptNilResponseError) Decode(d *jx.Decoder) error {
+	if o == nil {
+		return errors.New("invalid: unable to decode OptNilResponseError to nil")
+	}
+	if d.Next() == jx.Null {
+		if err := d.Null(); err != nil {
+			return err
+		}
+
+		var v ResponseError
+		o.Value = v
+		o.Set = true
+		o.Null = true
+		return nil
+	}
+	o.Set = true
+	o.Null = false
+	if err := o.Value.Decode(d); err != nil {
+		return err
+	}
+	return nil
+}
+
+// MarshalJSON implements stdjson.Marshaler.
+func (s OptNilResponseError) MarshalJSON() ([]byte, error) {
+	e := jx.Encoder{}
+	s.Encode(&e)
+	return e.Bytes(), nil
+}
+
+// UnmarshalJSON implements stdjson.Unmarshaler.
+func (s *OptNilResponseError) UnmarshalJSON(data []byte) error {
+	d := jx.DecodeBytes(data)
+	return s.Decode(d)
+}
+
+// Encode encodes ResponseIncompleteDetails as json.
+func (o OptNilResponseIncompleteDetails) Encode(e *jx.Encoder) {
+	if !o.Set {
+		return
+	}
+	if o.Null {
+		e.Null()
+		return
+	}
+	o.Value.Encode(e)
+}
+
+// Decode decodes ResponseIncompleteDetails from json.
+func (o *OptNilResponseIncompleteDetails) Decode(d *jx.Decoder) error {
+	if o == nil {
+		return errors.New("invalid: unable to decode OptNilResponseIncompleteDetails to nil")
+	}
+	if d.Next() == jx.Null {
+		if err := d.Null(); err != nil {
+			return err
+		}
+
+		var v ResponseIncompleteDetails
+		o.Value = v
+		o.Set = true
+		o.Null = true
+		return nil
+	}
+	o.Set = true
+	o.Null = false
+	if err := o.Value.Decode(d); err != nil {
+		return err
+	}
+	return nil
+}
+
+// MarshalJSON implements stdjson.Marshaler.
+func (s OptNilResponseIncompleteDetails) MarshalJSON() ([]byte, error) {
+	e := jx.Encoder{}
+	s.Encode(&e)
+	return e.Bytes(), nil
+}
+
+// UnmarshalJSON implements stdjson.Unmarshaler.
+func (s *OptNilResponseIncompleteDetails) UnmarshalJSON(data []byte) error {
+	d := jx.DecodeBytes(data)
+	return s.Decode(d)
+}
+
+// Encode encodes ResponseInstructions as json.
+func (o OptNilResponseInstructions) Encode(e *jx.Encoder) {
+	if !o.Set {
+		return
+	}
+	if o.Null {
+		e.Null()
+		return
+	}
+	o.Value.Encode(e)
+}
+
+// Decode decodes ResponseInstructions from json.
+func (o *OptNilResponseInstructions) Decode(d *jx.Decoder) error {
+	if o == nil {
+		return errors.New("invalid: unable to decode OptNilResponseInstructions to nil")
+	}
+	if d.Next() == jx.Null {
+		if err := d.Null(); err != nil {
+			return err
+		}
+
+		var v ResponseInstructions
+		o.Value = v
+		o.Set = true
+		o.Null = true
+		return nil
+	}
+	o.Set = true
+	o.Null = false
+	if err := o.Value.Decode(d); err != nil {
+		return err
+	}
+	return nil
+}
+
+// MarshalJSON implements stdjson.Marshaler.
+func (s OptNilResponseInstructions) MarshalJSON() ([]byte, error) {
+	e := jx.Encoder{}
+	s.Encode(&e)
+	return e.Bytes(), nil
+}
+
+// UnmarshalJSON implements stdjson.Unmarshaler.
+func (s *OptNilResponseInstructions) UnmarshalJSON(data []byte) error {
 	d := jx.DecodeBytes(data)
 	return s.Decode(d)
 }
@@ -52329,8 +52175,10 @@ func (s OutputItem) encodeFields(e *jx.Encoder) {
 				}
 			}
 			{
-				e.FieldStart("call_id")
-				s.CallID.Encode(e)
+				if s.CallID.Set {
+					e.FieldStart("call_id")
+					s.CallID.Encode(e)
+				}
 			}
 			{
 				if s.CreatedBy.Set {
@@ -52357,8 +52205,10 @@ func (s OutputItem) encodeFields(e *jx.Encoder) {
 		{
 			s := s.ToolSearchOutput
 			{
-				e.FieldStart("call_id")
-				s.CallID.Encode(e)
+				if s.CallID.Set {
+					e.FieldStart("call_id")
+					s.CallID.Encode(e)
+				}
 			}
 			{
 				if s.CreatedBy.Set {
@@ -52439,8 +52289,10 @@ func (s OutputItem) encodeFields(e *jx.Encoder) {
 				e.Str(s.ID)
 			}
 			{
-				e.FieldStart("result")
-				s.Result.Encode(e)
+				if s.Result.Set {
+					e.FieldStart("result")
+					s.Result.Encode(e)
+				}
 			}
 			{
 				e.FieldStart("status")
@@ -52453,8 +52305,10 @@ func (s OutputItem) encodeFields(e *jx.Encoder) {
 		{
 			s := s.CodeInterpreterToolCall
 			{
-				e.FieldStart("code")
-				s.Code.Encode(e)
+				if s.Code.Set {
+					e.FieldStart("code")
+					s.Code.Encode(e)
+				}
 			}
 			{
 				e.FieldStart("container_id")
@@ -52465,15 +52319,9 @@ func (s OutputItem) encodeFields(e *jx.Encoder) {
 				e.Str(s.ID)
 			}
 			{
-				e.FieldStart("outputs")
-				if s.Outputs == nil {
-					e.Null()
-				} else {
-					e.ArrStart()
-					for _, elem := range s.Outputs {
-						elem.Encode(e)
-					}
-					e.ArrEnd()
+				if s.Outputs.Set {
+					e.FieldStart("outputs")
+					s.Outputs.Encode(e)
 				}
 			}
 			{
@@ -52549,8 +52397,10 @@ func (s OutputItem) encodeFields(e *jx.Encoder) {
 				}
 			}
 			{
-				e.FieldStart("environment")
-				s.Environment.Encode(e)
+				if s.Environment.Set {
+					e.FieldStart("environment")
+					s.Environment.Encode(e)
+				}
 			}
 			{
 				e.FieldStart("id")
@@ -52587,8 +52437,10 @@ func (s OutputItem) encodeFields(e *jx.Encoder) {
 				e.Str(s.ID)
 			}
 			{
-				e.FieldStart("max_output_length")
-				s.MaxOutputLength.Encode(e)
+				if s.MaxOutputLength.Set {
+					e.FieldStart("max_output_length")
+					s.MaxOutputLength.Encode(e)
+				}
 			}
 			{
 				e.FieldStart("output")
@@ -55309,8 +55161,10 @@ func (s *Prompt) encodeFields(e *jx.Encoder) {
 		e.Str(s.ID)
 	}
 	{
-		e.FieldStart("variables")
-		s.Variables.Encode(e)
+		if len(s.Variables) != 0 {
+			e.FieldStart("variables")
+			e.Raw(s.Variables)
+		}
 	}
 	{
 		if s.Version.Set {
@@ -55349,7 +55203,9 @@ func (s *Prompt) Decode(d *jx.Decoder) error {
 			}
 		case "variables":
 			if err := func() error {
-				if err := s.Variables.Decode(d); err != nil {
+				v, err := d.RawAppend(nil)
+				s.Variables = jx.Raw(v)
+				if err != nil {
 					return err
 				}
 				return nil
@@ -57025,8 +56881,10 @@ func (s *Response) Encode(e *jx.Encoder) {
 // encodeFields encodes fields.
 func (s *Response) encodeFields(e *jx.Encoder) {
 	{
-		e.FieldStart("metadata")
-		s.Metadata.Encode(e)
+		if len(s.Metadata) != 0 {
+			e.FieldStart("metadata")
+			e.Raw(s.Metadata)
+		}
 	}
 	{
 		if s.PromptCacheKey.Set {
@@ -57127,20 +56985,26 @@ func (s *Response) encodeFields(e *jx.Encoder) {
 		e.Float64(s.CreatedAt)
 	}
 	{
-		e.FieldStart("error")
-		s.Error.Encode(e)
+		if s.Error.Set {
+			e.FieldStart("error")
+			s.Error.Encode(e)
+		}
 	}
 	{
 		e.FieldStart("id")
 		e.Str(s.ID)
 	}
 	{
-		e.FieldStart("incomplete_details")
-		s.IncompleteDetails.Encode(e)
+		if s.IncompleteDetails.Set {
+			e.FieldStart("incomplete_details")
+			s.IncompleteDetails.Encode(e)
+		}
 	}
 	{
-		e.FieldStart("instructions")
-		s.Instructions.Encode(e)
+		if s.Instructions.Set {
+			e.FieldStart("instructions")
+			s.Instructions.Encode(e)
+		}
 	}
 	{
 		if s.MaxOutputTokens.Set {
@@ -57264,7 +57128,9 @@ func (s *Response) Decode(d *jx.Decoder) error {
 		case "metadata":
 			requiredBitSet[0] |= 1 << 0
 			if err := func() error {
-				if err := s.Metadata.Decode(d); err != nil {
+				v, err := d.RawAppend(nil)
+				s.Metadata = jx.Raw(v)
+				if err != nil {
 					return err
 				}
 				return nil
@@ -57454,8 +57320,8 @@ func (s *Response) Decode(d *jx.Decoder) error {
 				return errors.Wrap(err, "decode field \"created_at\"")
 			}
 		case "error":
-			requiredBitSet[2] |= 1 << 3
 			if err := func() error {
+				s.Error.Reset()
 				if err := s.Error.Decode(d); err != nil {
 					return err
 				}
@@ -57476,8 +57342,8 @@ func (s *Response) Decode(d *jx.Decoder) error {
 				return errors.Wrap(err, "decode field \"id\"")
 			}
 		case "incomplete_details":
-			requiredBitSet[2] |= 1 << 5
 			if err := func() error {
+				s.IncompleteDetails.Reset()
 				if err := s.IncompleteDetails.Decode(d); err != nil {
 					return err
 				}
@@ -57486,8 +57352,8 @@ func (s *Response) Decode(d *jx.Decoder) error {
 				return errors.Wrap(err, "decode field \"incomplete_details\"")
 			}
 		case "instructions":
-			requiredBitSet[2] |= 1 << 6
 			if err := func() error {
+				s.Instructions.Reset()
 				if err := s.Instructions.Decode(d); err != nil {
 					return err
 				}
@@ -57637,7 +57503,7 @@ func (s *Response) Decode(d *jx.Decoder) error {
 	for i, mask := range [5]uint8{
 		0b01010001,
 		0b11000100,
-		0b01111100,
+		0b00010100,
 		0b00010110,
 		0b00000000,
 	} {
@@ -60715,16 +60581,20 @@ func (s *ResponseErrorEvent) Encode(e *jx.Encoder) {
 // encodeFields encodes fields.
 func (s *ResponseErrorEvent) encodeFields(e *jx.Encoder) {
 	{
-		e.FieldStart("code")
-		s.Code.Encode(e)
+		if s.Code.Set {
+			e.FieldStart("code")
+			s.Code.Encode(e)
+		}
 	}
 	{
 		e.FieldStart("message")
 		e.Str(s.Message)
 	}
 	{
-		e.FieldStart("param")
-		s.Param.Encode(e)
+		if s.Param.Set {
+			e.FieldStart("param")
+			s.Param.Encode(e)
+		}
 	}
 	{
 		e.FieldStart("sequence_number")
@@ -60754,8 +60624,8 @@ func (s *ResponseErrorEvent) Decode(d *jx.Decoder) error {
 	if err := d.ObjBytes(func(d *jx.Decoder, k []byte) error {
 		switch string(k) {
 		case "code":
-			requiredBitSet[0] |= 1 << 0
 			if err := func() error {
+				s.Code.Reset()
 				if err := s.Code.Decode(d); err != nil {
 					return err
 				}
@@ -60776,8 +60646,8 @@ func (s *ResponseErrorEvent) Decode(d *jx.Decoder) error {
 				return errors.Wrap(err, "decode field \"message\"")
 			}
 		case "param":
-			requiredBitSet[0] |= 1 << 2
 			if err := func() error {
+				s.Param.Reset()
 				if err := s.Param.Decode(d); err != nil {
 					return err
 				}
@@ -60817,7 +60687,7 @@ func (s *ResponseErrorEvent) Decode(d *jx.Decoder) error {
 	// Validate required fields.
 	var failures []validate.FieldError
 	for i, mask := range [1]uint8{
-		0b00011111,
+		0b00011010,
 	} {
 		if result := (requiredBitSet[i] & mask) ^ mask; result != 0 {
 			// Mask only required fields and check equality to mask using XOR.
@@ -61875,8 +61745,10 @@ func (s *ResponseFormatJsonSchemaJSONSchema) encodeFields(e *jx.Encoder) {
 		e.Str(s.Name)
 	}
 	{
-		e.FieldStart("schema")
-		s.Schema.Encode(e)
+		if len(s.Schema) != 0 {
+			e.FieldStart("schema")
+			e.Raw(s.Schema)
+		}
 	}
 	{
 		if s.Strict.Set {
@@ -61926,7 +61798,9 @@ func (s *ResponseFormatJsonSchemaJSONSchema) Decode(d *jx.Decoder) error {
 			}
 		case "schema":
 			if err := func() error {
-				if err := s.Schema.Decode(d); err != nil {
+				v, err := d.RawAppend(nil)
+				s.Schema = jx.Raw(v)
+				if err != nil {
 					return err
 				}
 				return nil
@@ -61995,48 +61869,6 @@ func (s *ResponseFormatJsonSchemaJSONSchema) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON implements stdjson.Unmarshaler.
 func (s *ResponseFormatJsonSchemaJSONSchema) UnmarshalJSON(data []byte) error {
-	d := jx.DecodeBytes(data)
-	return s.Decode(d)
-}
-
-// Encode encodes ResponseFormatJsonSchemaSchema as json.
-func (s ResponseFormatJsonSchemaSchema) Encode(e *jx.Encoder) {
-	unwrapped := jx.Raw(s)
-
-	if len(unwrapped) != 0 {
-		e.Raw(unwrapped)
-	}
-}
-
-// Decode decodes ResponseFormatJsonSchemaSchema from json.
-func (s *ResponseFormatJsonSchemaSchema) Decode(d *jx.Decoder) error {
-	if s == nil {
-		return errors.New("invalid: unable to decode ResponseFormatJsonSchemaSchema to nil")
-	}
-	var unwrapped jx.Raw
-	if err := func() error {
-		v, err := d.RawAppend(nil)
-		unwrapped = jx.Raw(v)
-		if err != nil {
-			return err
-		}
-		return nil
-	}(); err != nil {
-		return errors.Wrap(err, "alias")
-	}
-	*s = ResponseFormatJsonSchemaSchema(unwrapped)
-	return nil
-}
-
-// MarshalJSON implements stdjson.Marshaler.
-func (s ResponseFormatJsonSchemaSchema) MarshalJSON() ([]byte, error) {
-	e := jx.Encoder{}
-	s.Encode(&e)
-	return e.Bytes(), nil
-}
-
-// UnmarshalJSON implements stdjson.Unmarshaler.
-func (s *ResponseFormatJsonSchemaSchema) UnmarshalJSON(data []byte) error {
 	d := jx.DecodeBytes(data)
 	return s.Decode(d)
 }
@@ -66383,8 +66215,10 @@ func (s *ResponseOutputTextAnnotationAddedEvent) Encode(e *jx.Encoder) {
 // encodeFields encodes fields.
 func (s *ResponseOutputTextAnnotationAddedEvent) encodeFields(e *jx.Encoder) {
 	{
-		e.FieldStart("annotation")
-		s.Annotation.Encode(e)
+		if s.Annotation.Set {
+			e.FieldStart("annotation")
+			s.Annotation.Encode(e)
+		}
 	}
 	{
 		e.FieldStart("annotation_index")
@@ -66432,8 +66266,8 @@ func (s *ResponseOutputTextAnnotationAddedEvent) Decode(d *jx.Decoder) error {
 	if err := d.ObjBytes(func(d *jx.Decoder, k []byte) error {
 		switch string(k) {
 		case "annotation":
-			requiredBitSet[0] |= 1 << 0
 			if err := func() error {
+				s.Annotation.Reset()
 				if err := s.Annotation.Decode(d); err != nil {
 					return err
 				}
@@ -66521,7 +66355,7 @@ func (s *ResponseOutputTextAnnotationAddedEvent) Decode(d *jx.Decoder) error {
 	// Validate required fields.
 	var failures []validate.FieldError
 	for i, mask := range [1]uint8{
-		0b01111111,
+		0b01111110,
 	} {
 		if result := (requiredBitSet[i] & mask) ^ mask; result != 0 {
 			// Mask only required fields and check equality to mask using XOR.
@@ -66641,48 +66475,6 @@ func (s ResponsePromptCacheRetention) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON implements stdjson.Unmarshaler.
 func (s *ResponsePromptCacheRetention) UnmarshalJSON(data []byte) error {
-	d := jx.DecodeBytes(data)
-	return s.Decode(d)
-}
-
-// Encode encodes ResponsePromptVariables as json.
-func (s ResponsePromptVariables) Encode(e *jx.Encoder) {
-	unwrapped := jx.Raw(s)
-
-	if len(unwrapped) != 0 {
-		e.Raw(unwrapped)
-	}
-}
-
-// Decode decodes ResponsePromptVariables from json.
-func (s *ResponsePromptVariables) Decode(d *jx.Decoder) error {
-	if s == nil {
-		return errors.New("invalid: unable to decode ResponsePromptVariables to nil")
-	}
-	var unwrapped jx.Raw
-	if err := func() error {
-		v, err := d.RawAppend(nil)
-		unwrapped = jx.Raw(v)
-		if err != nil {
-			return err
-		}
-		return nil
-	}(); err != nil {
-		return errors.Wrap(err, "alias")
-	}
-	*s = ResponsePromptVariables(unwrapped)
-	return nil
-}
-
-// MarshalJSON implements stdjson.Marshaler.
-func (s ResponsePromptVariables) MarshalJSON() ([]byte, error) {
-	e := jx.Encoder{}
-	s.Encode(&e)
-	return e.Bytes(), nil
-}
-
-// UnmarshalJSON implements stdjson.Unmarshaler.
-func (s *ResponsePromptVariables) UnmarshalJSON(data []byte) error {
 	d := jx.DecodeBytes(data)
 	return s.Decode(d)
 }
@@ -70465,16 +70257,20 @@ func (s ResponseStreamEvent) encodeFields(e *jx.Encoder) {
 		{
 			s := s.ResponseErrorEvent
 			{
-				e.FieldStart("code")
-				s.Code.Encode(e)
+				if s.Code.Set {
+					e.FieldStart("code")
+					s.Code.Encode(e)
+				}
 			}
 			{
 				e.FieldStart("message")
 				e.Str(s.Message)
 			}
 			{
-				e.FieldStart("param")
-				s.Param.Encode(e)
+				if s.Param.Set {
+					e.FieldStart("param")
+					s.Param.Encode(e)
+				}
 			}
 			{
 				e.FieldStart("sequence_number")
@@ -71387,8 +71183,10 @@ func (s ResponseStreamEvent) encodeFields(e *jx.Encoder) {
 		{
 			s := s.ResponseOutputTextAnnotationAddedEvent
 			{
-				e.FieldStart("annotation")
-				s.Annotation.Encode(e)
+				if s.Annotation.Set {
+					e.FieldStart("annotation")
+					s.Annotation.Encode(e)
+				}
 			}
 			{
 				e.FieldStart("annotation_index")
@@ -74941,8 +74739,10 @@ func (s TextResponseFormatConfiguration) encodeFields(e *jx.Encoder) {
 				e.Str(s.Name)
 			}
 			{
-				e.FieldStart("schema")
-				s.Schema.Encode(e)
+				if len(s.Schema) != 0 {
+					e.FieldStart("schema")
+					e.Raw(s.Schema)
+				}
 			}
 			{
 				if s.Strict.Set {
@@ -75054,8 +74854,10 @@ func (s *TextResponseFormatJsonSchema) encodeFields(e *jx.Encoder) {
 		e.Str(s.Name)
 	}
 	{
-		e.FieldStart("schema")
-		s.Schema.Encode(e)
+		if len(s.Schema) != 0 {
+			e.FieldStart("schema")
+			e.Raw(s.Schema)
+		}
 	}
 	{
 		if s.Strict.Set {
@@ -75111,7 +74913,9 @@ func (s *TextResponseFormatJsonSchema) Decode(d *jx.Decoder) error {
 		case "schema":
 			requiredBitSet[0] |= 1 << 2
 			if err := func() error {
-				if err := s.Schema.Decode(d); err != nil {
+				v, err := d.RawAppend(nil)
+				s.Schema = jx.Raw(v)
+				if err != nil {
 					return err
 				}
 				return nil
@@ -75281,8 +75085,10 @@ func (s Tool) encodeFields(e *jx.Encoder) {
 				}
 			}
 			{
-				e.FieldStart("strict")
-				s.Strict.Encode(e)
+				if s.Strict.Set {
+					e.FieldStart("strict")
+					s.Strict.Encode(e)
+				}
 			}
 		}
 	case FileSearchToolTool:
@@ -77218,8 +77024,10 @@ func (s *ToolSearchCall) encodeFields(e *jx.Encoder) {
 		}
 	}
 	{
-		e.FieldStart("call_id")
-		s.CallID.Encode(e)
+		if s.CallID.Set {
+			e.FieldStart("call_id")
+			s.CallID.Encode(e)
+		}
 	}
 	{
 		if s.CreatedBy.Set {
@@ -77277,8 +77085,8 @@ func (s *ToolSearchCall) Decode(d *jx.Decoder) error {
 				return errors.Wrap(err, "decode field \"arguments\"")
 			}
 		case "call_id":
-			requiredBitSet[0] |= 1 << 1
 			if err := func() error {
+				s.CallID.Reset()
 				if err := s.CallID.Decode(d); err != nil {
 					return err
 				}
@@ -77348,7 +77156,7 @@ func (s *ToolSearchCall) Decode(d *jx.Decoder) error {
 	// Validate required fields.
 	var failures []validate.FieldError
 	for i, mask := range [1]uint8{
-		0b01111011,
+		0b01111001,
 	} {
 		if result := (requiredBitSet[i] & mask) ^ mask; result != 0 {
 			// Mask only required fields and check equality to mask using XOR.
@@ -77404,8 +77212,10 @@ func (s *ToolSearchCallItemParam) Encode(e *jx.Encoder) {
 // encodeFields encodes fields.
 func (s *ToolSearchCallItemParam) encodeFields(e *jx.Encoder) {
 	{
-		e.FieldStart("arguments")
-		s.Arguments.Encode(e)
+		if len(s.Arguments) != 0 {
+			e.FieldStart("arguments")
+			e.Raw(s.Arguments)
+		}
 	}
 	{
 		if s.CallID.Set {
@@ -77458,7 +77268,9 @@ func (s *ToolSearchCallItemParam) Decode(d *jx.Decoder) error {
 		case "arguments":
 			requiredBitSet[0] |= 1 << 0
 			if err := func() error {
-				if err := s.Arguments.Decode(d); err != nil {
+				v, err := d.RawAppend(nil)
+				s.Arguments = jx.Raw(v)
+				if err != nil {
 					return err
 				}
 				return nil
@@ -77697,8 +77509,10 @@ func (s *ToolSearchOutput) Encode(e *jx.Encoder) {
 // encodeFields encodes fields.
 func (s *ToolSearchOutput) encodeFields(e *jx.Encoder) {
 	{
-		e.FieldStart("call_id")
-		s.CallID.Encode(e)
+		if s.CallID.Set {
+			e.FieldStart("call_id")
+			s.CallID.Encode(e)
+		}
 	}
 	{
 		if s.CreatedBy.Set {
@@ -77752,8 +77566,8 @@ func (s *ToolSearchOutput) Decode(d *jx.Decoder) error {
 	if err := d.ObjBytes(func(d *jx.Decoder, k []byte) error {
 		switch string(k) {
 		case "call_id":
-			requiredBitSet[0] |= 1 << 0
 			if err := func() error {
+				s.CallID.Reset()
 				if err := s.CallID.Decode(d); err != nil {
 					return err
 				}
@@ -77841,7 +77655,7 @@ func (s *ToolSearchOutput) Decode(d *jx.Decoder) error {
 	// Validate required fields.
 	var failures []validate.FieldError
 	for i, mask := range [1]uint8{
-		0b01111101,
+		0b01111100,
 	} {
 		if result := (requiredBitSet[i] & mask) ^ mask; result != 0 {
 			// Mask only required fields and check equality to mask using XOR.
@@ -79043,48 +78857,6 @@ func (s UrlCitationBodyType) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON implements stdjson.Unmarshaler.
 func (s *UrlCitationBodyType) UnmarshalJSON(data []byte) error {
-	d := jx.DecodeBytes(data)
-	return s.Decode(d)
-}
-
-// Encode encodes VectorStoreFileAttributes as json.
-func (s VectorStoreFileAttributes) Encode(e *jx.Encoder) {
-	unwrapped := jx.Raw(s)
-
-	if len(unwrapped) != 0 {
-		e.Raw(unwrapped)
-	}
-}
-
-// Decode decodes VectorStoreFileAttributes from json.
-func (s *VectorStoreFileAttributes) Decode(d *jx.Decoder) error {
-	if s == nil {
-		return errors.New("invalid: unable to decode VectorStoreFileAttributes to nil")
-	}
-	var unwrapped jx.Raw
-	if err := func() error {
-		v, err := d.RawAppend(nil)
-		unwrapped = jx.Raw(v)
-		if err != nil {
-			return err
-		}
-		return nil
-	}(); err != nil {
-		return errors.Wrap(err, "alias")
-	}
-	*s = VectorStoreFileAttributes(unwrapped)
-	return nil
-}
-
-// MarshalJSON implements stdjson.Marshaler.
-func (s VectorStoreFileAttributes) MarshalJSON() ([]byte, error) {
-	e := jx.Encoder{}
-	s.Encode(&e)
-	return e.Bytes(), nil
-}
-
-// UnmarshalJSON implements stdjson.Unmarshaler.
-func (s *VectorStoreFileAttributes) UnmarshalJSON(data []byte) error {
 	d := jx.DecodeBytes(data)
 	return s.Decode(d)
 }

@@ -943,8 +943,10 @@ func (s AdditionalToolsItemToolsItem) encodeFields(e *jx.Encoder) {
 		{
 			s := s.FilesServerTool
 			{
-				e.FieldStart("parameters")
-				s.Parameters.Encode(e)
+				if len(s.Parameters) != 0 {
+					e.FieldStart("parameters")
+					e.Raw(s.Parameters)
+				}
 			}
 		}
 	case FusionServerToolOpenRouterAdditionalToolsItemToolsItem:
@@ -7536,16 +7538,20 @@ func (s *BaseErrorEvent) Encode(e *jx.Encoder) {
 // encodeFields encodes fields.
 func (s *BaseErrorEvent) encodeFields(e *jx.Encoder) {
 	{
-		e.FieldStart("code")
-		s.Code.Encode(e)
+		if s.Code.Set {
+			e.FieldStart("code")
+			s.Code.Encode(e)
+		}
 	}
 	{
 		e.FieldStart("message")
 		e.Str(s.Message)
 	}
 	{
-		e.FieldStart("param")
-		s.Param.Encode(e)
+		if s.Param.Set {
+			e.FieldStart("param")
+			s.Param.Encode(e)
+		}
 	}
 	{
 		e.FieldStart("sequence_number")
@@ -7575,8 +7581,8 @@ func (s *BaseErrorEvent) Decode(d *jx.Decoder) error {
 	if err := d.ObjBytes(func(d *jx.Decoder, k []byte) error {
 		switch string(k) {
 		case "code":
-			requiredBitSet[0] |= 1 << 0
 			if err := func() error {
+				s.Code.Reset()
 				if err := s.Code.Decode(d); err != nil {
 					return err
 				}
@@ -7597,8 +7603,8 @@ func (s *BaseErrorEvent) Decode(d *jx.Decoder) error {
 				return errors.Wrap(err, "decode field \"message\"")
 			}
 		case "param":
-			requiredBitSet[0] |= 1 << 2
 			if err := func() error {
+				s.Param.Reset()
 				if err := s.Param.Decode(d); err != nil {
 					return err
 				}
@@ -7638,7 +7644,7 @@ func (s *BaseErrorEvent) Decode(d *jx.Decoder) error {
 	// Validate required fields.
 	var failures []validate.FieldError
 	for i, mask := range [1]uint8{
-		0b00011111,
+		0b00011010,
 	} {
 		if result := (requiredBitSet[i] & mask) ^ mask; result != 0 {
 			// Mask only required fields and check equality to mask using XOR.
@@ -8144,9 +8150,9 @@ func (s BaseInputs) Encode(e *jx.Encoder) {
 	switch s.Type {
 	case StringBaseInputs:
 		e.Str(s.String)
-	case BaseInputs1ItemArrayBaseInputs:
+	case BaseInputsItemArrayBaseInputs:
 		e.ArrStart()
-		for _, elem := range s.BaseInputs1ItemArray {
+		for _, elem := range s.BaseInputsItemArray {
 			elem.Encode(e)
 		}
 		e.ArrEnd()
@@ -8164,18 +8170,18 @@ func (s *BaseInputs) Decode(d *jx.Decoder) error {
 	// Sum type type_discriminator.
 	switch t := d.Next(); t {
 	case jx.Array:
-		s.BaseInputs1ItemArray = make([]BaseInputs1Item, 0)
+		s.BaseInputsItemArray = make([]BaseInputsItem, 0)
 		if err := d.Arr(func(d *jx.Decoder) error {
-			var elem BaseInputs1Item
+			var elem BaseInputsItem
 			if err := elem.Decode(d); err != nil {
 				return err
 			}
-			s.BaseInputs1ItemArray = append(s.BaseInputs1ItemArray, elem)
+			s.BaseInputsItemArray = append(s.BaseInputsItemArray, elem)
 			return nil
 		}); err != nil {
 			return err
 		}
-		s.Type = BaseInputs1ItemArrayBaseInputs
+		s.Type = BaseInputsItemArrayBaseInputs
 	case jx.Null:
 		if err := d.Null(); err != nil {
 			return err
@@ -8207,16 +8213,16 @@ func (s *BaseInputs) UnmarshalJSON(data []byte) error {
 	return s.Decode(d)
 }
 
-// Encode encodes BaseInputs1Item as json.
-func (s BaseInputs1Item) Encode(e *jx.Encoder) {
+// Encode encodes BaseInputsItem as json.
+func (s BaseInputsItem) Encode(e *jx.Encoder) {
 	e.ObjStart()
 	s.encodeFields(e)
 	e.ObjEnd()
 }
 
-func (s BaseInputs1Item) encodeFields(e *jx.Encoder) {
+func (s BaseInputsItem) encodeFields(e *jx.Encoder) {
 	switch s.Type {
-	case BaseInputsMessageBaseInputs1Item:
+	case BaseInputsMessageBaseInputsItem:
 		e.FieldStart("type")
 		e.Str("message")
 		{
@@ -8236,7 +8242,7 @@ func (s BaseInputs1Item) encodeFields(e *jx.Encoder) {
 				s.Role.Encode(e)
 			}
 		}
-	case OpenAIResponseInputMessageItemBaseInputs1Item:
+	case OpenAIResponseInputMessageItemBaseInputsItem:
 		e.FieldStart("type")
 		e.Str("OpenAIResponseInputMessageItem")
 		{
@@ -8258,7 +8264,7 @@ func (s BaseInputs1Item) encodeFields(e *jx.Encoder) {
 				s.Role.Encode(e)
 			}
 		}
-	case OpenAIResponseFunctionToolCallOutputBaseInputs1Item:
+	case OpenAIResponseFunctionToolCallOutputBaseInputsItem:
 		e.FieldStart("type")
 		e.Str("function_call_output")
 		{
@@ -8284,7 +8290,7 @@ func (s BaseInputs1Item) encodeFields(e *jx.Encoder) {
 				}
 			}
 		}
-	case OpenAIResponseFunctionToolCallBaseInputs1Item:
+	case OpenAIResponseFunctionToolCallBaseInputsItem:
 		e.FieldStart("type")
 		e.Str("function_call")
 		{
@@ -8336,7 +8342,7 @@ func (s BaseInputs1Item) encodeFields(e *jx.Encoder) {
 				}
 			}
 		}
-	case OutputItemImageGenerationCallBaseInputs1Item:
+	case OutputItemImageGenerationCallBaseInputsItem:
 		e.FieldStart("type")
 		e.Str("image_generation_call")
 		{
@@ -8356,7 +8362,7 @@ func (s BaseInputs1Item) encodeFields(e *jx.Encoder) {
 				s.Status.Encode(e)
 			}
 		}
-	case OutputMessageBaseInputs1Item:
+	case OutputMessageBaseInputsItem:
 		e.FieldStart("type")
 		e.Str("OutputMessage")
 		{
@@ -8390,7 +8396,7 @@ func (s BaseInputs1Item) encodeFields(e *jx.Encoder) {
 				}
 			}
 		}
-	case OpenAIResponseCustomToolCallBaseInputs1Item:
+	case OpenAIResponseCustomToolCallBaseInputsItem:
 		e.FieldStart("type")
 		e.Str("custom_tool_call")
 		{
@@ -8420,7 +8426,7 @@ func (s BaseInputs1Item) encodeFields(e *jx.Encoder) {
 				}
 			}
 		}
-	case OpenAIResponseCustomToolCallOutputBaseInputs1Item:
+	case OpenAIResponseCustomToolCallOutputBaseInputsItem:
 		e.FieldStart("type")
 		e.Str("custom_tool_call_output")
 		{
@@ -8440,7 +8446,7 @@ func (s BaseInputs1Item) encodeFields(e *jx.Encoder) {
 				s.Output.Encode(e)
 			}
 		}
-	case ApplyPatchCallItemBaseInputs1Item:
+	case ApplyPatchCallItemBaseInputsItem:
 		e.FieldStart("type")
 		e.Str("apply_patch_call")
 		{
@@ -8464,7 +8470,7 @@ func (s BaseInputs1Item) encodeFields(e *jx.Encoder) {
 				s.Status.Encode(e)
 			}
 		}
-	case ApplyPatchCallOutputItemBaseInputs1Item:
+	case ApplyPatchCallOutputItemBaseInputsItem:
 		e.FieldStart("type")
 		e.Str("apply_patch_call_output")
 		{
@@ -8493,10 +8499,10 @@ func (s BaseInputs1Item) encodeFields(e *jx.Encoder) {
 	}
 }
 
-// Decode decodes BaseInputs1Item from json.
-func (s *BaseInputs1Item) Decode(d *jx.Decoder) error {
+// Decode decodes BaseInputsItem from json.
+func (s *BaseInputsItem) Decode(d *jx.Decoder) error {
 	if s == nil {
-		return errors.New("invalid: unable to decode BaseInputs1Item to nil")
+		return errors.New("invalid: unable to decode BaseInputsItem to nil")
 	}
 	// Sum type discriminator.
 	if typ := d.Next(); typ != jx.Object {
@@ -8517,34 +8523,34 @@ func (s *BaseInputs1Item) Decode(d *jx.Decoder) error {
 				}
 				switch typ {
 				case "message":
-					s.Type = BaseInputsMessageBaseInputs1Item
+					s.Type = BaseInputsMessageBaseInputsItem
 					found = true
 				case "OpenAIResponseInputMessageItem":
-					s.Type = OpenAIResponseInputMessageItemBaseInputs1Item
+					s.Type = OpenAIResponseInputMessageItemBaseInputsItem
 					found = true
 				case "function_call_output":
-					s.Type = OpenAIResponseFunctionToolCallOutputBaseInputs1Item
+					s.Type = OpenAIResponseFunctionToolCallOutputBaseInputsItem
 					found = true
 				case "function_call":
-					s.Type = OpenAIResponseFunctionToolCallBaseInputs1Item
+					s.Type = OpenAIResponseFunctionToolCallBaseInputsItem
 					found = true
 				case "image_generation_call":
-					s.Type = OutputItemImageGenerationCallBaseInputs1Item
+					s.Type = OutputItemImageGenerationCallBaseInputsItem
 					found = true
 				case "OutputMessage":
-					s.Type = OutputMessageBaseInputs1Item
+					s.Type = OutputMessageBaseInputsItem
 					found = true
 				case "custom_tool_call":
-					s.Type = OpenAIResponseCustomToolCallBaseInputs1Item
+					s.Type = OpenAIResponseCustomToolCallBaseInputsItem
 					found = true
 				case "custom_tool_call_output":
-					s.Type = OpenAIResponseCustomToolCallOutputBaseInputs1Item
+					s.Type = OpenAIResponseCustomToolCallOutputBaseInputsItem
 					found = true
 				case "apply_patch_call":
-					s.Type = ApplyPatchCallItemBaseInputs1Item
+					s.Type = ApplyPatchCallItemBaseInputsItem
 					found = true
 				case "apply_patch_call_output":
-					s.Type = ApplyPatchCallOutputItemBaseInputs1Item
+					s.Type = ApplyPatchCallOutputItemBaseInputsItem
 					found = true
 				default:
 					return errors.Errorf("unknown type %s", typ)
@@ -8557,46 +8563,46 @@ func (s *BaseInputs1Item) Decode(d *jx.Decoder) error {
 		return errors.Wrap(err, "capture")
 	}
 	if !found {
-		return errors.New("unable to detect sum type variant")
+		s.Type = BaseInputsMessageBaseInputsItem
 	}
 	switch s.Type {
-	case BaseInputsMessageBaseInputs1Item:
+	case BaseInputsMessageBaseInputsItem:
 		if err := s.BaseInputsMessage.Decode(d); err != nil {
 			return err
 		}
-	case OpenAIResponseInputMessageItemBaseInputs1Item:
+	case OpenAIResponseInputMessageItemBaseInputsItem:
 		if err := s.OpenAIResponseInputMessageItem.Decode(d); err != nil {
 			return err
 		}
-	case OpenAIResponseFunctionToolCallOutputBaseInputs1Item:
+	case OpenAIResponseFunctionToolCallOutputBaseInputsItem:
 		if err := s.OpenAIResponseFunctionToolCallOutput.Decode(d); err != nil {
 			return err
 		}
-	case OpenAIResponseFunctionToolCallBaseInputs1Item:
+	case OpenAIResponseFunctionToolCallBaseInputsItem:
 		if err := s.OpenAIResponseFunctionToolCall.Decode(d); err != nil {
 			return err
 		}
-	case OutputItemImageGenerationCallBaseInputs1Item:
+	case OutputItemImageGenerationCallBaseInputsItem:
 		if err := s.OutputItemImageGenerationCall.Decode(d); err != nil {
 			return err
 		}
-	case OutputMessageBaseInputs1Item:
+	case OutputMessageBaseInputsItem:
 		if err := s.OutputMessage.Decode(d); err != nil {
 			return err
 		}
-	case OpenAIResponseCustomToolCallBaseInputs1Item:
+	case OpenAIResponseCustomToolCallBaseInputsItem:
 		if err := s.OpenAIResponseCustomToolCall.Decode(d); err != nil {
 			return err
 		}
-	case OpenAIResponseCustomToolCallOutputBaseInputs1Item:
+	case OpenAIResponseCustomToolCallOutputBaseInputsItem:
 		if err := s.OpenAIResponseCustomToolCallOutput.Decode(d); err != nil {
 			return err
 		}
-	case ApplyPatchCallItemBaseInputs1Item:
+	case ApplyPatchCallItemBaseInputsItem:
 		if err := s.ApplyPatchCallItem.Decode(d); err != nil {
 			return err
 		}
-	case ApplyPatchCallOutputItemBaseInputs1Item:
+	case ApplyPatchCallOutputItemBaseInputsItem:
 		if err := s.ApplyPatchCallOutputItem.Decode(d); err != nil {
 			return err
 		}
@@ -8607,14 +8613,14 @@ func (s *BaseInputs1Item) Decode(d *jx.Decoder) error {
 }
 
 // MarshalJSON implements stdjson.Marshaler.
-func (s BaseInputs1Item) MarshalJSON() ([]byte, error) {
+func (s BaseInputsItem) MarshalJSON() ([]byte, error) {
 	e := jx.Encoder{}
 	s.Encode(&e)
 	return e.Bytes(), nil
 }
 
 // UnmarshalJSON implements stdjson.Unmarshaler.
-func (s *BaseInputs1Item) UnmarshalJSON(data []byte) error {
+func (s *BaseInputsItem) UnmarshalJSON(data []byte) error {
 	d := jx.DecodeBytes(data)
 	return s.Decode(d)
 }
@@ -10974,32 +10980,42 @@ func (s *BaseResponsesResult) encodeFields(e *jx.Encoder) {
 		}
 	}
 	{
-		e.FieldStart("completed_at")
-		s.CompletedAt.Encode(e)
+		if s.CompletedAt.Set {
+			e.FieldStart("completed_at")
+			s.CompletedAt.Encode(e)
+		}
 	}
 	{
 		e.FieldStart("created_at")
 		e.Int(s.CreatedAt)
 	}
 	{
-		e.FieldStart("error")
-		s.Error.Encode(e)
+		if s.Error.Set {
+			e.FieldStart("error")
+			s.Error.Encode(e)
+		}
 	}
 	{
-		e.FieldStart("frequency_penalty")
-		s.FrequencyPenalty.Encode(e)
+		if s.FrequencyPenalty.Set {
+			e.FieldStart("frequency_penalty")
+			s.FrequencyPenalty.Encode(e)
+		}
 	}
 	{
 		e.FieldStart("id")
 		e.Str(s.ID)
 	}
 	{
-		e.FieldStart("incomplete_details")
-		s.IncompleteDetails.Encode(e)
+		if s.IncompleteDetails.Set {
+			e.FieldStart("incomplete_details")
+			s.IncompleteDetails.Encode(e)
+		}
 	}
 	{
-		e.FieldStart("instructions")
-		s.Instructions.Encode(e)
+		if s.Instructions.Set {
+			e.FieldStart("instructions")
+			s.Instructions.Encode(e)
+		}
 	}
 	{
 		if s.MaxOutputTokens.Set {
@@ -11014,8 +11030,10 @@ func (s *BaseResponsesResult) encodeFields(e *jx.Encoder) {
 		}
 	}
 	{
-		e.FieldStart("metadata")
-		s.Metadata.Encode(e)
+		if len(s.Metadata) != 0 {
+			e.FieldStart("metadata")
+			e.Raw(s.Metadata)
+		}
 	}
 	{
 		e.FieldStart("model")
@@ -11044,8 +11062,10 @@ func (s *BaseResponsesResult) encodeFields(e *jx.Encoder) {
 		e.Bool(s.ParallelToolCalls)
 	}
 	{
-		e.FieldStart("presence_penalty")
-		s.PresencePenalty.Encode(e)
+		if s.PresencePenalty.Set {
+			e.FieldStart("presence_penalty")
+			s.PresencePenalty.Encode(e)
+		}
 	}
 	{
 		if s.PreviousResponseID.Set {
@@ -11100,8 +11120,10 @@ func (s *BaseResponsesResult) encodeFields(e *jx.Encoder) {
 		}
 	}
 	{
-		e.FieldStart("temperature")
-		s.Temperature.Encode(e)
+		if s.Temperature.Set {
+			e.FieldStart("temperature")
+			s.Temperature.Encode(e)
+		}
 	}
 	{
 		if s.Text.Set {
@@ -11128,8 +11150,10 @@ func (s *BaseResponsesResult) encodeFields(e *jx.Encoder) {
 		}
 	}
 	{
-		e.FieldStart("top_p")
-		s.TopP.Encode(e)
+		if s.TopP.Set {
+			e.FieldStart("top_p")
+			s.TopP.Encode(e)
+		}
 	}
 	{
 		if s.Truncation.Set {
@@ -11209,8 +11233,8 @@ func (s *BaseResponsesResult) Decode(d *jx.Decoder) error {
 				return errors.Wrap(err, "decode field \"background\"")
 			}
 		case "completed_at":
-			requiredBitSet[0] |= 1 << 1
 			if err := func() error {
+				s.CompletedAt.Reset()
 				if err := s.CompletedAt.Decode(d); err != nil {
 					return err
 				}
@@ -11231,8 +11255,8 @@ func (s *BaseResponsesResult) Decode(d *jx.Decoder) error {
 				return errors.Wrap(err, "decode field \"created_at\"")
 			}
 		case "error":
-			requiredBitSet[0] |= 1 << 3
 			if err := func() error {
+				s.Error.Reset()
 				if err := s.Error.Decode(d); err != nil {
 					return err
 				}
@@ -11241,8 +11265,8 @@ func (s *BaseResponsesResult) Decode(d *jx.Decoder) error {
 				return errors.Wrap(err, "decode field \"error\"")
 			}
 		case "frequency_penalty":
-			requiredBitSet[0] |= 1 << 4
 			if err := func() error {
+				s.FrequencyPenalty.Reset()
 				if err := s.FrequencyPenalty.Decode(d); err != nil {
 					return err
 				}
@@ -11263,8 +11287,8 @@ func (s *BaseResponsesResult) Decode(d *jx.Decoder) error {
 				return errors.Wrap(err, "decode field \"id\"")
 			}
 		case "incomplete_details":
-			requiredBitSet[0] |= 1 << 6
 			if err := func() error {
+				s.IncompleteDetails.Reset()
 				if err := s.IncompleteDetails.Decode(d); err != nil {
 					return err
 				}
@@ -11273,8 +11297,8 @@ func (s *BaseResponsesResult) Decode(d *jx.Decoder) error {
 				return errors.Wrap(err, "decode field \"incomplete_details\"")
 			}
 		case "instructions":
-			requiredBitSet[0] |= 1 << 7
 			if err := func() error {
+				s.Instructions.Reset()
 				if err := s.Instructions.Decode(d); err != nil {
 					return err
 				}
@@ -11305,7 +11329,9 @@ func (s *BaseResponsesResult) Decode(d *jx.Decoder) error {
 		case "metadata":
 			requiredBitSet[1] |= 1 << 2
 			if err := func() error {
-				if err := s.Metadata.Decode(d); err != nil {
+				v, err := d.RawAppend(nil)
+				s.Metadata = jx.Raw(v)
+				if err != nil {
 					return err
 				}
 				return nil
@@ -11375,8 +11401,8 @@ func (s *BaseResponsesResult) Decode(d *jx.Decoder) error {
 				return errors.Wrap(err, "decode field \"parallel_tool_calls\"")
 			}
 		case "presence_penalty":
-			requiredBitSet[2] |= 1 << 0
 			if err := func() error {
+				s.PresencePenalty.Reset()
 				if err := s.PresencePenalty.Decode(d); err != nil {
 					return err
 				}
@@ -11475,8 +11501,8 @@ func (s *BaseResponsesResult) Decode(d *jx.Decoder) error {
 				return errors.Wrap(err, "decode field \"store\"")
 			}
 		case "temperature":
-			requiredBitSet[3] |= 1 << 2
 			if err := func() error {
+				s.Temperature.Reset()
 				if err := s.Temperature.Decode(d); err != nil {
 					return err
 				}
@@ -11533,8 +11559,8 @@ func (s *BaseResponsesResult) Decode(d *jx.Decoder) error {
 				return errors.Wrap(err, "decode field \"top_logprobs\"")
 			}
 		case "top_p":
-			requiredBitSet[3] |= 1 << 7
 			if err := func() error {
+				s.TopP.Reset()
 				if err := s.TopP.Decode(d); err != nil {
 					return err
 				}
@@ -11582,10 +11608,10 @@ func (s *BaseResponsesResult) Decode(d *jx.Decoder) error {
 	// Validate required fields.
 	var failures []validate.FieldError
 	for i, mask := range [5]uint8{
-		0b11111110,
+		0b00100100,
 		0b10111100,
-		0b00000001,
-		0b10110101,
+		0b00000000,
+		0b00110001,
 		0b00000000,
 	} {
 		if result := (requiredBitSet[i] & mask) ^ mask; result != 0 {
@@ -14560,8 +14586,10 @@ func (s *ChatChoice) Encode(e *jx.Encoder) {
 // encodeFields encodes fields.
 func (s *ChatChoice) encodeFields(e *jx.Encoder) {
 	{
-		e.FieldStart("finish_reason")
-		s.FinishReason.Encode(e)
+		if s.FinishReason.Set {
+			e.FieldStart("finish_reason")
+			s.FinishReason.Encode(e)
+		}
 	}
 	{
 		e.FieldStart("index")
@@ -14603,8 +14631,8 @@ func (s *ChatChoice) Decode(d *jx.Decoder) error {
 	if err := d.ObjBytes(func(d *jx.Decoder, k []byte) error {
 		switch string(k) {
 		case "finish_reason":
-			requiredBitSet[0] |= 1 << 0
 			if err := func() error {
+				s.FinishReason.Reset()
 				if err := s.FinishReason.Decode(d); err != nil {
 					return err
 				}
@@ -14664,7 +14692,7 @@ func (s *ChatChoice) Decode(d *jx.Decoder) error {
 	// Validate required fields.
 	var failures []validate.FieldError
 	for i, mask := range [1]uint8{
-		0b00001011,
+		0b00001010,
 	} {
 		if result := (requiredBitSet[i] & mask) ^ mask; result != 0 {
 			// Mask only required fields and check equality to mask using XOR.
@@ -17367,8 +17395,10 @@ func (s ChatFunctionTool) encodeFields(e *jx.Encoder) {
 		{
 			s := s.FilesServerTool
 			{
-				e.FieldStart("parameters")
-				s.Parameters.Encode(e)
+				if len(s.Parameters) != 0 {
+					e.FieldStart("parameters")
+					e.Raw(s.Parameters)
+				}
 			}
 		}
 	case FusionServerToolOpenRouterChatFunctionTool:
@@ -19128,8 +19158,10 @@ func (s *ChatRequest) encodeFields(e *jx.Encoder) {
 		}
 	}
 	{
-		e.FieldStart("image_config")
-		s.ImageConfig.Encode(e)
+		if len(s.ImageConfig) != 0 {
+			e.FieldStart("image_config")
+			e.Raw(s.ImageConfig)
+		}
 	}
 	{
 		if len(s.LogitBias) != 0 {
@@ -19461,7 +19493,9 @@ func (s *ChatRequest) Decode(d *jx.Decoder) error {
 			}
 		case "image_config":
 			if err := func() error {
-				if err := s.ImageConfig.Decode(d); err != nil {
+				v, err := d.RawAppend(nil)
+				s.ImageConfig = jx.Raw(v)
+				if err != nil {
 					return err
 				}
 				return nil
@@ -20925,8 +20959,10 @@ func (s *ChatResult) encodeFields(e *jx.Encoder) {
 		}
 	}
 	{
-		e.FieldStart("system_fingerprint")
-		s.SystemFingerprint.Encode(e)
+		if s.SystemFingerprint.Set {
+			e.FieldStart("system_fingerprint")
+			s.SystemFingerprint.Encode(e)
+		}
 	}
 	{
 		if s.Usage.Set {
@@ -21042,8 +21078,8 @@ func (s *ChatResult) Decode(d *jx.Decoder) error {
 				return errors.Wrap(err, "decode field \"service_tier\"")
 			}
 		case "system_fingerprint":
-			requiredBitSet[0] |= 1 << 7
 			if err := func() error {
+				s.SystemFingerprint.Reset()
 				if err := s.SystemFingerprint.Decode(d); err != nil {
 					return err
 				}
@@ -21071,7 +21107,7 @@ func (s *ChatResult) Decode(d *jx.Decoder) error {
 	// Validate required fields.
 	var failures []validate.FieldError
 	for i, mask := range [2]uint8{
-		0b10011111,
+		0b00011111,
 		0b00000000,
 	} {
 		if result := (requiredBitSet[i] & mask) ^ mask; result != 0 {
@@ -21415,8 +21451,10 @@ func (s *ChatStreamChoice) encodeFields(e *jx.Encoder) {
 		s.Delta.Encode(e)
 	}
 	{
-		e.FieldStart("finish_reason")
-		s.FinishReason.Encode(e)
+		if s.FinishReason.Set {
+			e.FieldStart("finish_reason")
+			s.FinishReason.Encode(e)
+		}
 	}
 	{
 		e.FieldStart("index")
@@ -21464,8 +21502,8 @@ func (s *ChatStreamChoice) Decode(d *jx.Decoder) error {
 				return errors.Wrap(err, "decode field \"delta\"")
 			}
 		case "finish_reason":
-			requiredBitSet[0] |= 1 << 1
 			if err := func() error {
+				s.FinishReason.Reset()
 				if err := s.FinishReason.Decode(d); err != nil {
 					return err
 				}
@@ -21515,7 +21553,7 @@ func (s *ChatStreamChoice) Decode(d *jx.Decoder) error {
 	// Validate required fields.
 	var failures []validate.FieldError
 	for i, mask := range [1]uint8{
-		0b00000111,
+		0b00000101,
 	} {
 		if result := (requiredBitSet[i] & mask) ^ mask; result != 0 {
 			// Mask only required fields and check equality to mask using XOR.
@@ -23181,15 +23219,9 @@ func (s *ChatTokenLogprob) Encode(e *jx.Encoder) {
 // encodeFields encodes fields.
 func (s *ChatTokenLogprob) encodeFields(e *jx.Encoder) {
 	{
-		e.FieldStart("bytes")
-		if s.Bytes == nil {
-			e.Null()
-		} else {
-			e.ArrStart()
-			for _, elem := range s.Bytes {
-				e.Int(elem)
-			}
-			e.ArrEnd()
+		if s.Bytes.Set {
+			e.FieldStart("bytes")
+			s.Bytes.Encode(e)
 		}
 	}
 	{
@@ -23227,27 +23259,10 @@ func (s *ChatTokenLogprob) Decode(d *jx.Decoder) error {
 	if err := d.ObjBytes(func(d *jx.Decoder, k []byte) error {
 		switch string(k) {
 		case "bytes":
-			requiredBitSet[0] |= 1 << 0
 			if err := func() error {
-				switch tt := d.Next(); tt {
-				case jx.Null:
-					if err := d.Skip(); err != nil {
-						return err
-					}
-				default:
-					s.Bytes = make([]int, 0)
-					if err := d.Arr(func(d *jx.Decoder) error {
-						var elem int
-						v, err := d.Int()
-						elem = int(v)
-						if err != nil {
-							return err
-						}
-						s.Bytes = append(s.Bytes, elem)
-						return nil
-					}); err != nil {
-						return err
-					}
+				s.Bytes.Reset()
+				if err := s.Bytes.Decode(d); err != nil {
+					return err
 				}
 				return nil
 			}(); err != nil {
@@ -23305,7 +23320,7 @@ func (s *ChatTokenLogprob) Decode(d *jx.Decoder) error {
 	// Validate required fields.
 	var failures []validate.FieldError
 	for i, mask := range [1]uint8{
-		0b00001111,
+		0b00001110,
 	} {
 		if result := (requiredBitSet[i] & mask) ^ mask; result != 0 {
 			// Mask only required fields and check equality to mask using XOR.
@@ -23361,15 +23376,9 @@ func (s *ChatTokenLogprobTopLogprobsItem) Encode(e *jx.Encoder) {
 // encodeFields encodes fields.
 func (s *ChatTokenLogprobTopLogprobsItem) encodeFields(e *jx.Encoder) {
 	{
-		e.FieldStart("bytes")
-		if s.Bytes == nil {
-			e.Null()
-		} else {
-			e.ArrStart()
-			for _, elem := range s.Bytes {
-				e.Int(elem)
-			}
-			e.ArrEnd()
+		if s.Bytes.Set {
+			e.FieldStart("bytes")
+			s.Bytes.Encode(e)
 		}
 	}
 	{
@@ -23398,27 +23407,10 @@ func (s *ChatTokenLogprobTopLogprobsItem) Decode(d *jx.Decoder) error {
 	if err := d.ObjBytes(func(d *jx.Decoder, k []byte) error {
 		switch string(k) {
 		case "bytes":
-			requiredBitSet[0] |= 1 << 0
 			if err := func() error {
-				switch tt := d.Next(); tt {
-				case jx.Null:
-					if err := d.Skip(); err != nil {
-						return err
-					}
-				default:
-					s.Bytes = make([]int, 0)
-					if err := d.Arr(func(d *jx.Decoder) error {
-						var elem int
-						v, err := d.Int()
-						elem = int(v)
-						if err != nil {
-							return err
-						}
-						s.Bytes = append(s.Bytes, elem)
-						return nil
-					}); err != nil {
-						return err
-					}
+				s.Bytes.Reset()
+				if err := s.Bytes.Decode(d); err != nil {
+					return err
 				}
 				return nil
 			}(); err != nil {
@@ -23458,7 +23450,7 @@ func (s *ChatTokenLogprobTopLogprobsItem) Decode(d *jx.Decoder) error {
 	// Validate required fields.
 	var failures []validate.FieldError
 	for i, mask := range [1]uint8{
-		0b00000111,
+		0b00000110,
 	} {
 		if result := (requiredBitSet[i] & mask) ^ mask; result != 0 {
 			// Mask only required fields and check equality to mask using XOR.
@@ -23514,15 +23506,9 @@ func (s *ChatTokenLogprobs) Encode(e *jx.Encoder) {
 // encodeFields encodes fields.
 func (s *ChatTokenLogprobs) encodeFields(e *jx.Encoder) {
 	{
-		e.FieldStart("content")
-		if s.Content == nil {
-			e.Null()
-		} else {
-			e.ArrStart()
-			for _, elem := range s.Content {
-				elem.Encode(e)
-			}
-			e.ArrEnd()
+		if s.Content.Set {
+			e.FieldStart("content")
+			s.Content.Encode(e)
 		}
 	}
 	{
@@ -23543,30 +23529,14 @@ func (s *ChatTokenLogprobs) Decode(d *jx.Decoder) error {
 	if s == nil {
 		return errors.New("invalid: unable to decode ChatTokenLogprobs to nil")
 	}
-	var requiredBitSet [1]uint8
 
 	if err := d.ObjBytes(func(d *jx.Decoder, k []byte) error {
 		switch string(k) {
 		case "content":
-			requiredBitSet[0] |= 1 << 0
 			if err := func() error {
-				switch tt := d.Next(); tt {
-				case jx.Null:
-					if err := d.Skip(); err != nil {
-						return err
-					}
-				default:
-					s.Content = make([]ChatTokenLogprob, 0)
-					if err := d.Arr(func(d *jx.Decoder) error {
-						var elem ChatTokenLogprob
-						if err := elem.Decode(d); err != nil {
-							return err
-						}
-						s.Content = append(s.Content, elem)
-						return nil
-					}); err != nil {
-						return err
-					}
+				s.Content.Reset()
+				if err := s.Content.Decode(d); err != nil {
+					return err
 				}
 				return nil
 			}(); err != nil {
@@ -23588,38 +23558,6 @@ func (s *ChatTokenLogprobs) Decode(d *jx.Decoder) error {
 		return nil
 	}); err != nil {
 		return errors.Wrap(err, "decode ChatTokenLogprobs")
-	}
-	// Validate required fields.
-	var failures []validate.FieldError
-	for i, mask := range [1]uint8{
-		0b00000001,
-	} {
-		if result := (requiredBitSet[i] & mask) ^ mask; result != 0 {
-			// Mask only required fields and check equality to mask using XOR.
-			//
-			// If XOR result is not zero, result is not equal to expected, so some fields are missed.
-			// Bits of fields which would be set are actually bits of missed fields.
-			missed := bits.OnesCount8(result)
-			for bitN := 0; bitN < missed; bitN++ {
-				bitIdx := bits.TrailingZeros8(result)
-				fieldIdx := i*8 + bitIdx
-				var name string
-				if fieldIdx < len(jsonFieldsNameOfChatTokenLogprobs) {
-					name = jsonFieldsNameOfChatTokenLogprobs[fieldIdx]
-				} else {
-					name = strconv.Itoa(fieldIdx)
-				}
-				failures = append(failures, validate.FieldError{
-					Name:  name,
-					Error: validate.ErrFieldRequired,
-				})
-				// Reset bit.
-				result &^= 1 << bitIdx
-			}
-		}
-	}
-	if len(failures) > 0 {
-		return &validate.Error{Fields: failures}
 	}
 
 	return nil
@@ -34019,16 +33957,20 @@ func (s *ErrorEvent) Encode(e *jx.Encoder) {
 // encodeFields encodes fields.
 func (s *ErrorEvent) encodeFields(e *jx.Encoder) {
 	{
-		e.FieldStart("code")
-		s.Code.Encode(e)
+		if s.Code.Set {
+			e.FieldStart("code")
+			s.Code.Encode(e)
+		}
 	}
 	{
 		e.FieldStart("message")
 		e.Str(s.Message)
 	}
 	{
-		e.FieldStart("param")
-		s.Param.Encode(e)
+		if s.Param.Set {
+			e.FieldStart("param")
+			s.Param.Encode(e)
+		}
 	}
 	{
 		e.FieldStart("sequence_number")
@@ -34058,8 +34000,8 @@ func (s *ErrorEvent) Decode(d *jx.Decoder) error {
 	if err := d.ObjBytes(func(d *jx.Decoder, k []byte) error {
 		switch string(k) {
 		case "code":
-			requiredBitSet[0] |= 1 << 0
 			if err := func() error {
+				s.Code.Reset()
 				if err := s.Code.Decode(d); err != nil {
 					return err
 				}
@@ -34080,8 +34022,8 @@ func (s *ErrorEvent) Decode(d *jx.Decoder) error {
 				return errors.Wrap(err, "decode field \"message\"")
 			}
 		case "param":
-			requiredBitSet[0] |= 1 << 2
 			if err := func() error {
+				s.Param.Reset()
 				if err := s.Param.Decode(d); err != nil {
 					return err
 				}
@@ -34121,7 +34063,7 @@ func (s *ErrorEvent) Decode(d *jx.Decoder) error {
 	// Validate required fields.
 	var failures []validate.FieldError
 	for i, mask := range [1]uint8{
-		0b00011111,
+		0b00011010,
 	} {
 		if result := (requiredBitSet[i] & mask) ^ mask; result != 0 {
 			// Mask only required fields and check equality to mask using XOR.
@@ -35726,8 +35668,10 @@ func (s *FilesServerTool) Encode(e *jx.Encoder) {
 // encodeFields encodes fields.
 func (s *FilesServerTool) encodeFields(e *jx.Encoder) {
 	{
-		e.FieldStart("parameters")
-		s.Parameters.Encode(e)
+		if len(s.Parameters) != 0 {
+			e.FieldStart("parameters")
+			e.Raw(s.Parameters)
+		}
 	}
 	{
 		e.FieldStart("type")
@@ -35751,7 +35695,9 @@ func (s *FilesServerTool) Decode(d *jx.Decoder) error {
 		switch string(k) {
 		case "parameters":
 			if err := func() error {
-				if err := s.Parameters.Decode(d); err != nil {
+				v, err := d.RawAppend(nil)
+				s.Parameters = jx.Raw(v)
+				if err != nil {
 					return err
 				}
 				return nil
@@ -35820,48 +35766,6 @@ func (s *FilesServerTool) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON implements stdjson.Unmarshaler.
 func (s *FilesServerTool) UnmarshalJSON(data []byte) error {
-	d := jx.DecodeBytes(data)
-	return s.Decode(d)
-}
-
-// Encode encodes FilesServerToolConfig as json.
-func (s FilesServerToolConfig) Encode(e *jx.Encoder) {
-	unwrapped := jx.Raw(s)
-
-	if len(unwrapped) != 0 {
-		e.Raw(unwrapped)
-	}
-}
-
-// Decode decodes FilesServerToolConfig from json.
-func (s *FilesServerToolConfig) Decode(d *jx.Decoder) error {
-	if s == nil {
-		return errors.New("invalid: unable to decode FilesServerToolConfig to nil")
-	}
-	var unwrapped jx.Raw
-	if err := func() error {
-		v, err := d.RawAppend(nil)
-		unwrapped = jx.Raw(v)
-		if err != nil {
-			return err
-		}
-		return nil
-	}(); err != nil {
-		return errors.Wrap(err, "alias")
-	}
-	*s = FilesServerToolConfig(unwrapped)
-	return nil
-}
-
-// MarshalJSON implements stdjson.Marshaler.
-func (s FilesServerToolConfig) MarshalJSON() ([]byte, error) {
-	e := jx.Encoder{}
-	s.Encode(&e)
-	return e.Bytes(), nil
-}
-
-// UnmarshalJSON implements stdjson.Unmarshaler.
-func (s *FilesServerToolConfig) UnmarshalJSON(data []byte) error {
 	d := jx.DecodeBytes(data)
 	return s.Decode(d)
 }
@@ -42049,48 +41953,6 @@ func (s *FusionSource) UnmarshalJSON(data []byte) error {
 	return s.Decode(d)
 }
 
-// Encode encodes ImageConfig as json.
-func (s ImageConfig) Encode(e *jx.Encoder) {
-	unwrapped := jx.Raw(s)
-
-	if len(unwrapped) != 0 {
-		e.Raw(unwrapped)
-	}
-}
-
-// Decode decodes ImageConfig from json.
-func (s *ImageConfig) Decode(d *jx.Decoder) error {
-	if s == nil {
-		return errors.New("invalid: unable to decode ImageConfig to nil")
-	}
-	var unwrapped jx.Raw
-	if err := func() error {
-		v, err := d.RawAppend(nil)
-		unwrapped = jx.Raw(v)
-		if err != nil {
-			return err
-		}
-		return nil
-	}(); err != nil {
-		return errors.Wrap(err, "alias")
-	}
-	*s = ImageConfig(unwrapped)
-	return nil
-}
-
-// MarshalJSON implements stdjson.Marshaler.
-func (s ImageConfig) MarshalJSON() ([]byte, error) {
-	e := jx.Encoder{}
-	s.Encode(&e)
-	return e.Bytes(), nil
-}
-
-// UnmarshalJSON implements stdjson.Unmarshaler.
-func (s *ImageConfig) UnmarshalJSON(data []byte) error {
-	d := jx.DecodeBytes(data)
-	return s.Decode(d)
-}
-
 // Encode implements json.Marshaler.
 func (s *ImageGenCallCompletedEvent) Encode(e *jx.Encoder) {
 	e.ObjStart()
@@ -45779,9 +45641,9 @@ func (s Inputs) Encode(e *jx.Encoder) {
 	switch s.Type {
 	case StringInputs:
 		e.Str(s.String)
-	case Inputs1ItemArrayInputs:
+	case InputsItemArrayInputs:
 		e.ArrStart()
-		for _, elem := range s.Inputs1ItemArray {
+		for _, elem := range s.InputsItemArray {
 			elem.Encode(e)
 		}
 		e.ArrEnd()
@@ -45796,18 +45658,18 @@ func (s *Inputs) Decode(d *jx.Decoder) error {
 	// Sum type type_discriminator.
 	switch t := d.Next(); t {
 	case jx.Array:
-		s.Inputs1ItemArray = make([]Inputs1Item, 0)
+		s.InputsItemArray = make([]InputsItem, 0)
 		if err := d.Arr(func(d *jx.Decoder) error {
-			var elem Inputs1Item
+			var elem InputsItem
 			if err := elem.Decode(d); err != nil {
 				return err
 			}
-			s.Inputs1ItemArray = append(s.Inputs1ItemArray, elem)
+			s.InputsItemArray = append(s.InputsItemArray, elem)
 			return nil
 		}); err != nil {
 			return err
 		}
-		s.Type = Inputs1ItemArrayInputs
+		s.Type = InputsItemArrayInputs
 	case jx.String:
 		v, err := d.Str()
 		s.String = string(v)
@@ -45834,16 +45696,16 @@ func (s *Inputs) UnmarshalJSON(data []byte) error {
 	return s.Decode(d)
 }
 
-// Encode encodes Inputs1Item as json.
-func (s Inputs1Item) Encode(e *jx.Encoder) {
+// Encode encodes InputsItem as json.
+func (s InputsItem) Encode(e *jx.Encoder) {
 	e.ObjStart()
 	s.encodeFields(e)
 	e.ObjEnd()
 }
 
-func (s Inputs1Item) encodeFields(e *jx.Encoder) {
+func (s InputsItem) encodeFields(e *jx.Encoder) {
 	switch s.Type {
-	case ReasoningItemInputs1Item:
+	case ReasoningItemInputsItem:
 		e.FieldStart("type")
 		e.Str("reasoning")
 		{
@@ -45891,7 +45753,7 @@ func (s Inputs1Item) encodeFields(e *jx.Encoder) {
 				e.ArrEnd()
 			}
 		}
-	case EasyInputMessageInputs1Item:
+	case EasyInputMessageInputsItem:
 		e.FieldStart("type")
 		e.Str("message")
 		{
@@ -45913,7 +45775,7 @@ func (s Inputs1Item) encodeFields(e *jx.Encoder) {
 				s.Role.Encode(e)
 			}
 		}
-	case InputMessageItemInputs1Item:
+	case InputMessageItemInputsItem:
 		e.FieldStart("type")
 		e.Str("InputMessageItem")
 		{
@@ -45935,7 +45797,7 @@ func (s Inputs1Item) encodeFields(e *jx.Encoder) {
 				s.Role.Encode(e)
 			}
 		}
-	case FunctionCallItemInputs1Item:
+	case FunctionCallItemInputsItem:
 		e.FieldStart("type")
 		e.Str("function_call")
 		{
@@ -45987,7 +45849,7 @@ func (s Inputs1Item) encodeFields(e *jx.Encoder) {
 				}
 			}
 		}
-	case FunctionCallOutputItemInputs1Item:
+	case FunctionCallOutputItemInputsItem:
 		e.FieldStart("type")
 		e.Str("function_call_output")
 		{
@@ -46013,7 +45875,7 @@ func (s Inputs1Item) encodeFields(e *jx.Encoder) {
 				}
 			}
 		}
-	case ApplyPatchCallItemInputs1Item:
+	case ApplyPatchCallItemInputsItem:
 		e.FieldStart("type")
 		e.Str("apply_patch_call")
 		{
@@ -46037,7 +45899,7 @@ func (s Inputs1Item) encodeFields(e *jx.Encoder) {
 				s.Status.Encode(e)
 			}
 		}
-	case ApplyPatchCallOutputItemInputs1Item:
+	case ApplyPatchCallOutputItemInputsItem:
 		e.FieldStart("type")
 		e.Str("apply_patch_call_output")
 		{
@@ -46063,7 +45925,7 @@ func (s Inputs1Item) encodeFields(e *jx.Encoder) {
 				s.Status.Encode(e)
 			}
 		}
-	case InputsMessageInputs1Item:
+	case InputsMessageInputsItem:
 		e.FieldStart("type")
 		e.Str("InputsMessage")
 		{
@@ -46093,7 +45955,7 @@ func (s Inputs1Item) encodeFields(e *jx.Encoder) {
 				}
 			}
 		}
-	case InputsReasoningInputs1Item:
+	case InputsReasoningInputsItem:
 		e.FieldStart("type")
 		e.Str("InputsReasoning")
 		{
@@ -46145,7 +46007,7 @@ func (s Inputs1Item) encodeFields(e *jx.Encoder) {
 				}
 			}
 		}
-	case OutputFunctionCallItemInputs1Item:
+	case OutputFunctionCallItemInputsItem:
 		e.FieldStart("type")
 		e.Str("OutputFunctionCallItem")
 		{
@@ -46197,7 +46059,7 @@ func (s Inputs1Item) encodeFields(e *jx.Encoder) {
 				}
 			}
 		}
-	case OutputCustomToolCallItemInputs1Item:
+	case OutputCustomToolCallItemInputsItem:
 		e.FieldStart("type")
 		e.Str("custom_tool_call")
 		{
@@ -46227,7 +46089,7 @@ func (s Inputs1Item) encodeFields(e *jx.Encoder) {
 				}
 			}
 		}
-	case OutputWebSearchCallItemInputs1Item:
+	case OutputWebSearchCallItemInputsItem:
 		e.FieldStart("type")
 		e.Str("web_search_call")
 		{
@@ -46247,7 +46109,7 @@ func (s Inputs1Item) encodeFields(e *jx.Encoder) {
 				s.Status.Encode(e)
 			}
 		}
-	case OutputFileSearchCallItemInputs1Item:
+	case OutputFileSearchCallItemInputsItem:
 		e.FieldStart("type")
 		e.Str("file_search_call")
 		{
@@ -46269,7 +46131,7 @@ func (s Inputs1Item) encodeFields(e *jx.Encoder) {
 				s.Status.Encode(e)
 			}
 		}
-	case OutputImageGenerationCallItemInputs1Item:
+	case OutputImageGenerationCallItemInputsItem:
 		e.FieldStart("type")
 		e.Str("image_generation_call")
 		{
@@ -46295,7 +46157,7 @@ func (s Inputs1Item) encodeFields(e *jx.Encoder) {
 				}
 			}
 		}
-	case OutputCodeInterpreterCallItemInputs1Item:
+	case OutputCodeInterpreterCallItemInputsItem:
 		e.FieldStart("type")
 		e.Str("code_interpreter_call")
 		{
@@ -46327,7 +46189,7 @@ func (s Inputs1Item) encodeFields(e *jx.Encoder) {
 				s.Status.Encode(e)
 			}
 		}
-	case OutputComputerCallItemInputs1Item:
+	case OutputComputerCallItemInputsItem:
 		e.FieldStart("type")
 		e.Str("computer_call")
 		{
@@ -46361,7 +46223,7 @@ func (s Inputs1Item) encodeFields(e *jx.Encoder) {
 				s.Status.Encode(e)
 			}
 		}
-	case OutputDatetimeItemInputs1Item:
+	case OutputDatetimeItemInputsItem:
 		e.FieldStart("type")
 		e.Str("openrouter:datetime")
 		{
@@ -46385,7 +46247,7 @@ func (s Inputs1Item) encodeFields(e *jx.Encoder) {
 				e.Str(s.Timezone)
 			}
 		}
-	case OutputWebSearchServerToolItemInputs1Item:
+	case OutputWebSearchServerToolItemInputsItem:
 		e.FieldStart("type")
 		e.Str("openrouter:web_search")
 		{
@@ -46407,7 +46269,7 @@ func (s Inputs1Item) encodeFields(e *jx.Encoder) {
 				s.Status.Encode(e)
 			}
 		}
-	case OutputCodeInterpreterServerToolItemInputs1Item:
+	case OutputCodeInterpreterServerToolItemInputsItem:
 		e.FieldStart("type")
 		e.Str("openrouter:code_interpreter")
 		{
@@ -46453,7 +46315,7 @@ func (s Inputs1Item) encodeFields(e *jx.Encoder) {
 				}
 			}
 		}
-	case OutputFileSearchServerToolItemInputs1Item:
+	case OutputFileSearchServerToolItemInputsItem:
 		e.FieldStart("type")
 		e.Str("openrouter:file_search")
 		{
@@ -46479,7 +46341,7 @@ func (s Inputs1Item) encodeFields(e *jx.Encoder) {
 				s.Status.Encode(e)
 			}
 		}
-	case OutputImageGenerationServerToolItemInputs1Item:
+	case OutputImageGenerationServerToolItemInputsItem:
 		e.FieldStart("type")
 		e.Str("openrouter:image_generation")
 		{
@@ -46525,7 +46387,7 @@ func (s Inputs1Item) encodeFields(e *jx.Encoder) {
 				s.Status.Encode(e)
 			}
 		}
-	case OutputBrowserUseServerToolItemInputs1Item:
+	case OutputBrowserUseServerToolItemInputsItem:
 		e.FieldStart("type")
 		e.Str("openrouter:browser_use")
 		{
@@ -46553,7 +46415,7 @@ func (s Inputs1Item) encodeFields(e *jx.Encoder) {
 				s.Status.Encode(e)
 			}
 		}
-	case OutputBashServerToolItemInputs1Item:
+	case OutputBashServerToolItemInputsItem:
 		e.FieldStart("type")
 		e.Str("openrouter:bash")
 		{
@@ -46605,7 +46467,7 @@ func (s Inputs1Item) encodeFields(e *jx.Encoder) {
 				}
 			}
 		}
-	case OutputTextEditorServerToolItemInputs1Item:
+	case OutputTextEditorServerToolItemInputsItem:
 		e.FieldStart("type")
 		e.Str("openrouter:text_editor")
 		{
@@ -46633,7 +46495,7 @@ func (s Inputs1Item) encodeFields(e *jx.Encoder) {
 				s.Status.Encode(e)
 			}
 		}
-	case OutputApplyPatchServerToolItemInputs1Item:
+	case OutputApplyPatchServerToolItemInputsItem:
 		e.FieldStart("type")
 		e.Str("openrouter:apply_patch")
 		{
@@ -46661,7 +46523,7 @@ func (s Inputs1Item) encodeFields(e *jx.Encoder) {
 				s.Status.Encode(e)
 			}
 		}
-	case OutputWebFetchServerToolItemInputs1Item:
+	case OutputWebFetchServerToolItemInputsItem:
 		e.FieldStart("type")
 		e.Str("openrouter:web_fetch")
 		{
@@ -46707,7 +46569,7 @@ func (s Inputs1Item) encodeFields(e *jx.Encoder) {
 				}
 			}
 		}
-	case OutputToolSearchServerToolItemInputs1Item:
+	case OutputToolSearchServerToolItemInputsItem:
 		e.FieldStart("type")
 		e.Str("openrouter:tool_search")
 		{
@@ -46729,7 +46591,7 @@ func (s Inputs1Item) encodeFields(e *jx.Encoder) {
 				s.Status.Encode(e)
 			}
 		}
-	case OutputMemoryServerToolItemInputs1Item:
+	case OutputMemoryServerToolItemInputsItem:
 		e.FieldStart("type")
 		e.Str("openrouter:memory")
 		{
@@ -46763,7 +46625,7 @@ func (s Inputs1Item) encodeFields(e *jx.Encoder) {
 				}
 			}
 		}
-	case OutputMcpServerToolItemInputs1Item:
+	case OutputMcpServerToolItemInputsItem:
 		e.FieldStart("type")
 		e.Str("openrouter:mcp")
 		{
@@ -46791,7 +46653,7 @@ func (s Inputs1Item) encodeFields(e *jx.Encoder) {
 				}
 			}
 		}
-	case OutputSearchModelsServerToolItemInputs1Item:
+	case OutputSearchModelsServerToolItemInputsItem:
 		e.FieldStart("type")
 		e.Str("openrouter:experimental__search_models")
 		{
@@ -46819,7 +46681,7 @@ func (s Inputs1Item) encodeFields(e *jx.Encoder) {
 				s.Status.Encode(e)
 			}
 		}
-	case OutputFusionServerToolItemInputs1Item:
+	case OutputFusionServerToolItemInputsItem:
 		e.FieldStart("type")
 		e.Str("openrouter:fusion")
 		{
@@ -46883,7 +46745,7 @@ func (s Inputs1Item) encodeFields(e *jx.Encoder) {
 				s.Status.Encode(e)
 			}
 		}
-	case OutputAdvisorServerToolItemInputs1Item:
+	case OutputAdvisorServerToolItemInputsItem:
 		e.FieldStart("type")
 		e.Str("openrouter:advisor")
 		{
@@ -46929,7 +46791,7 @@ func (s Inputs1Item) encodeFields(e *jx.Encoder) {
 				s.Status.Encode(e)
 			}
 		}
-	case OutputSubagentServerToolItemInputs1Item:
+	case OutputSubagentServerToolItemInputsItem:
 		e.FieldStart("type")
 		e.Str("openrouter:subagent")
 		{
@@ -46993,7 +46855,7 @@ func (s Inputs1Item) encodeFields(e *jx.Encoder) {
 				}
 			}
 		}
-	case OutputFilesServerToolItemInputs1Item:
+	case OutputFilesServerToolItemInputsItem:
 		e.FieldStart("type")
 		e.Str("openrouter:files")
 		{
@@ -47051,7 +46913,7 @@ func (s Inputs1Item) encodeFields(e *jx.Encoder) {
 				s.Status.Encode(e)
 			}
 		}
-	case OutputShellServerToolItemInputs1Item:
+	case OutputShellServerToolItemInputsItem:
 		e.FieldStart("type")
 		e.Str("openrouter:shell")
 		{
@@ -47095,7 +46957,7 @@ func (s Inputs1Item) encodeFields(e *jx.Encoder) {
 				s.Status.Encode(e)
 			}
 		}
-	case LocalShellCallItemInputs1Item:
+	case LocalShellCallItemInputsItem:
 		e.FieldStart("type")
 		e.Str("local_shell_call")
 		{
@@ -47117,7 +46979,7 @@ func (s Inputs1Item) encodeFields(e *jx.Encoder) {
 				s.Status.Encode(e)
 			}
 		}
-	case LocalShellCallOutputItemInputs1Item:
+	case LocalShellCallOutputItemInputsItem:
 		e.FieldStart("type")
 		e.Str("local_shell_call_output")
 		{
@@ -47137,7 +46999,7 @@ func (s Inputs1Item) encodeFields(e *jx.Encoder) {
 				}
 			}
 		}
-	case ShellCallItemInputs1Item:
+	case ShellCallItemInputsItem:
 		e.FieldStart("type")
 		e.Str("shell_call")
 		{
@@ -47175,7 +47037,7 @@ func (s Inputs1Item) encodeFields(e *jx.Encoder) {
 				}
 			}
 		}
-	case ShellCallOutputItemInputs1Item:
+	case ShellCallOutputItemInputsItem:
 		e.FieldStart("type")
 		e.Str("shell_call_output")
 		{
@@ -47211,7 +47073,7 @@ func (s Inputs1Item) encodeFields(e *jx.Encoder) {
 				}
 			}
 		}
-	case McpListToolsItemInputs1Item:
+	case McpListToolsItemInputsItem:
 		e.FieldStart("type")
 		e.Str("mcp_list_tools")
 		{
@@ -47239,7 +47101,7 @@ func (s Inputs1Item) encodeFields(e *jx.Encoder) {
 				e.ArrEnd()
 			}
 		}
-	case McpApprovalRequestItemInputs1Item:
+	case McpApprovalRequestItemInputsItem:
 		e.FieldStart("type")
 		e.Str("mcp_approval_request")
 		{
@@ -47261,7 +47123,7 @@ func (s Inputs1Item) encodeFields(e *jx.Encoder) {
 				e.Str(s.ServerLabel)
 			}
 		}
-	case McpApprovalResponseItemInputs1Item:
+	case McpApprovalResponseItemInputsItem:
 		e.FieldStart("type")
 		e.Str("mcp_approval_response")
 		{
@@ -47287,7 +47149,7 @@ func (s Inputs1Item) encodeFields(e *jx.Encoder) {
 				}
 			}
 		}
-	case McpCallItemInputs1Item:
+	case McpCallItemInputsItem:
 		e.FieldStart("type")
 		e.Str("mcp_call")
 		{
@@ -47321,7 +47183,7 @@ func (s Inputs1Item) encodeFields(e *jx.Encoder) {
 				e.Str(s.ServerLabel)
 			}
 		}
-	case CustomToolCallItemInputs1Item:
+	case CustomToolCallItemInputsItem:
 		e.FieldStart("type")
 		e.Str("CustomToolCallItem")
 		{
@@ -47357,7 +47219,7 @@ func (s Inputs1Item) encodeFields(e *jx.Encoder) {
 				}
 			}
 		}
-	case CustomToolCallOutputItemInputs1Item:
+	case CustomToolCallOutputItemInputsItem:
 		e.FieldStart("type")
 		e.Str("custom_tool_call_output")
 		{
@@ -47377,7 +47239,7 @@ func (s Inputs1Item) encodeFields(e *jx.Encoder) {
 				s.Output.Encode(e)
 			}
 		}
-	case CompactionItemInputs1Item:
+	case CompactionItemInputsItem:
 		e.FieldStart("type")
 		e.Str("compaction")
 		{
@@ -47393,7 +47255,7 @@ func (s Inputs1Item) encodeFields(e *jx.Encoder) {
 				}
 			}
 		}
-	case ContextCompactionItemInputs1Item:
+	case ContextCompactionItemInputsItem:
 		e.FieldStart("type")
 		e.Str("context_compaction")
 		{
@@ -47411,7 +47273,7 @@ func (s Inputs1Item) encodeFields(e *jx.Encoder) {
 				}
 			}
 		}
-	case ItemReferenceItemInputs1Item:
+	case ItemReferenceItemInputsItem:
 		e.FieldStart("type")
 		e.Str("item_reference")
 		{
@@ -47421,7 +47283,7 @@ func (s Inputs1Item) encodeFields(e *jx.Encoder) {
 				e.Str(s.ID)
 			}
 		}
-	case AdditionalToolsItemInputs1Item:
+	case AdditionalToolsItemInputsItem:
 		e.FieldStart("type")
 		e.Str("additional_tools")
 		{
@@ -47445,7 +47307,7 @@ func (s Inputs1Item) encodeFields(e *jx.Encoder) {
 				e.ArrEnd()
 			}
 		}
-	case AgentMessageItemInputs1Item:
+	case AgentMessageItemInputsItem:
 		e.FieldStart("type")
 		e.Str("agent_message")
 		{
@@ -47482,10 +47344,10 @@ func (s Inputs1Item) encodeFields(e *jx.Encoder) {
 	}
 }
 
-// Decode decodes Inputs1Item from json.
-func (s *Inputs1Item) Decode(d *jx.Decoder) error {
+// Decode decodes InputsItem from json.
+func (s *InputsItem) Decode(d *jx.Decoder) error {
 	if s == nil {
-		return errors.New("invalid: unable to decode Inputs1Item to nil")
+		return errors.New("invalid: unable to decode InputsItem to nil")
 	}
 	// Sum type discriminator.
 	if typ := d.Next(); typ != jx.Object {
@@ -47506,154 +47368,154 @@ func (s *Inputs1Item) Decode(d *jx.Decoder) error {
 				}
 				switch typ {
 				case "reasoning":
-					s.Type = ReasoningItemInputs1Item
+					s.Type = ReasoningItemInputsItem
 					found = true
 				case "message":
-					s.Type = EasyInputMessageInputs1Item
+					s.Type = EasyInputMessageInputsItem
 					found = true
 				case "InputMessageItem":
-					s.Type = InputMessageItemInputs1Item
+					s.Type = InputMessageItemInputsItem
 					found = true
 				case "function_call":
-					s.Type = FunctionCallItemInputs1Item
+					s.Type = FunctionCallItemInputsItem
 					found = true
 				case "function_call_output":
-					s.Type = FunctionCallOutputItemInputs1Item
+					s.Type = FunctionCallOutputItemInputsItem
 					found = true
 				case "apply_patch_call":
-					s.Type = ApplyPatchCallItemInputs1Item
+					s.Type = ApplyPatchCallItemInputsItem
 					found = true
 				case "apply_patch_call_output":
-					s.Type = ApplyPatchCallOutputItemInputs1Item
+					s.Type = ApplyPatchCallOutputItemInputsItem
 					found = true
 				case "InputsMessage":
-					s.Type = InputsMessageInputs1Item
+					s.Type = InputsMessageInputsItem
 					found = true
 				case "InputsReasoning":
-					s.Type = InputsReasoningInputs1Item
+					s.Type = InputsReasoningInputsItem
 					found = true
 				case "OutputFunctionCallItem":
-					s.Type = OutputFunctionCallItemInputs1Item
+					s.Type = OutputFunctionCallItemInputsItem
 					found = true
 				case "custom_tool_call":
-					s.Type = OutputCustomToolCallItemInputs1Item
+					s.Type = OutputCustomToolCallItemInputsItem
 					found = true
 				case "web_search_call":
-					s.Type = OutputWebSearchCallItemInputs1Item
+					s.Type = OutputWebSearchCallItemInputsItem
 					found = true
 				case "file_search_call":
-					s.Type = OutputFileSearchCallItemInputs1Item
+					s.Type = OutputFileSearchCallItemInputsItem
 					found = true
 				case "image_generation_call":
-					s.Type = OutputImageGenerationCallItemInputs1Item
+					s.Type = OutputImageGenerationCallItemInputsItem
 					found = true
 				case "code_interpreter_call":
-					s.Type = OutputCodeInterpreterCallItemInputs1Item
+					s.Type = OutputCodeInterpreterCallItemInputsItem
 					found = true
 				case "computer_call":
-					s.Type = OutputComputerCallItemInputs1Item
+					s.Type = OutputComputerCallItemInputsItem
 					found = true
 				case "openrouter:datetime":
-					s.Type = OutputDatetimeItemInputs1Item
+					s.Type = OutputDatetimeItemInputsItem
 					found = true
 				case "openrouter:web_search":
-					s.Type = OutputWebSearchServerToolItemInputs1Item
+					s.Type = OutputWebSearchServerToolItemInputsItem
 					found = true
 				case "openrouter:code_interpreter":
-					s.Type = OutputCodeInterpreterServerToolItemInputs1Item
+					s.Type = OutputCodeInterpreterServerToolItemInputsItem
 					found = true
 				case "openrouter:file_search":
-					s.Type = OutputFileSearchServerToolItemInputs1Item
+					s.Type = OutputFileSearchServerToolItemInputsItem
 					found = true
 				case "openrouter:image_generation":
-					s.Type = OutputImageGenerationServerToolItemInputs1Item
+					s.Type = OutputImageGenerationServerToolItemInputsItem
 					found = true
 				case "openrouter:browser_use":
-					s.Type = OutputBrowserUseServerToolItemInputs1Item
+					s.Type = OutputBrowserUseServerToolItemInputsItem
 					found = true
 				case "openrouter:bash":
-					s.Type = OutputBashServerToolItemInputs1Item
+					s.Type = OutputBashServerToolItemInputsItem
 					found = true
 				case "openrouter:text_editor":
-					s.Type = OutputTextEditorServerToolItemInputs1Item
+					s.Type = OutputTextEditorServerToolItemInputsItem
 					found = true
 				case "openrouter:apply_patch":
-					s.Type = OutputApplyPatchServerToolItemInputs1Item
+					s.Type = OutputApplyPatchServerToolItemInputsItem
 					found = true
 				case "openrouter:web_fetch":
-					s.Type = OutputWebFetchServerToolItemInputs1Item
+					s.Type = OutputWebFetchServerToolItemInputsItem
 					found = true
 				case "openrouter:tool_search":
-					s.Type = OutputToolSearchServerToolItemInputs1Item
+					s.Type = OutputToolSearchServerToolItemInputsItem
 					found = true
 				case "openrouter:memory":
-					s.Type = OutputMemoryServerToolItemInputs1Item
+					s.Type = OutputMemoryServerToolItemInputsItem
 					found = true
 				case "openrouter:mcp":
-					s.Type = OutputMcpServerToolItemInputs1Item
+					s.Type = OutputMcpServerToolItemInputsItem
 					found = true
 				case "openrouter:experimental__search_models":
-					s.Type = OutputSearchModelsServerToolItemInputs1Item
+					s.Type = OutputSearchModelsServerToolItemInputsItem
 					found = true
 				case "openrouter:fusion":
-					s.Type = OutputFusionServerToolItemInputs1Item
+					s.Type = OutputFusionServerToolItemInputsItem
 					found = true
 				case "openrouter:advisor":
-					s.Type = OutputAdvisorServerToolItemInputs1Item
+					s.Type = OutputAdvisorServerToolItemInputsItem
 					found = true
 				case "openrouter:subagent":
-					s.Type = OutputSubagentServerToolItemInputs1Item
+					s.Type = OutputSubagentServerToolItemInputsItem
 					found = true
 				case "openrouter:files":
-					s.Type = OutputFilesServerToolItemInputs1Item
+					s.Type = OutputFilesServerToolItemInputsItem
 					found = true
 				case "openrouter:shell":
-					s.Type = OutputShellServerToolItemInputs1Item
+					s.Type = OutputShellServerToolItemInputsItem
 					found = true
 				case "local_shell_call":
-					s.Type = LocalShellCallItemInputs1Item
+					s.Type = LocalShellCallItemInputsItem
 					found = true
 				case "local_shell_call_output":
-					s.Type = LocalShellCallOutputItemInputs1Item
+					s.Type = LocalShellCallOutputItemInputsItem
 					found = true
 				case "shell_call":
-					s.Type = ShellCallItemInputs1Item
+					s.Type = ShellCallItemInputsItem
 					found = true
 				case "shell_call_output":
-					s.Type = ShellCallOutputItemInputs1Item
+					s.Type = ShellCallOutputItemInputsItem
 					found = true
 				case "mcp_list_tools":
-					s.Type = McpListToolsItemInputs1Item
+					s.Type = McpListToolsItemInputsItem
 					found = true
 				case "mcp_approval_request":
-					s.Type = McpApprovalRequestItemInputs1Item
+					s.Type = McpApprovalRequestItemInputsItem
 					found = true
 				case "mcp_approval_response":
-					s.Type = McpApprovalResponseItemInputs1Item
+					s.Type = McpApprovalResponseItemInputsItem
 					found = true
 				case "mcp_call":
-					s.Type = McpCallItemInputs1Item
+					s.Type = McpCallItemInputsItem
 					found = true
 				case "CustomToolCallItem":
-					s.Type = CustomToolCallItemInputs1Item
+					s.Type = CustomToolCallItemInputsItem
 					found = true
 				case "custom_tool_call_output":
-					s.Type = CustomToolCallOutputItemInputs1Item
+					s.Type = CustomToolCallOutputItemInputsItem
 					found = true
 				case "compaction":
-					s.Type = CompactionItemInputs1Item
+					s.Type = CompactionItemInputsItem
 					found = true
 				case "context_compaction":
-					s.Type = ContextCompactionItemInputs1Item
+					s.Type = ContextCompactionItemInputsItem
 					found = true
 				case "item_reference":
-					s.Type = ItemReferenceItemInputs1Item
+					s.Type = ItemReferenceItemInputsItem
 					found = true
 				case "additional_tools":
-					s.Type = AdditionalToolsItemInputs1Item
+					s.Type = AdditionalToolsItemInputsItem
 					found = true
 				case "agent_message":
-					s.Type = AgentMessageItemInputs1Item
+					s.Type = AgentMessageItemInputsItem
 					found = true
 				default:
 					return errors.Errorf("unknown type %s", typ)
@@ -47666,206 +47528,206 @@ func (s *Inputs1Item) Decode(d *jx.Decoder) error {
 		return errors.Wrap(err, "capture")
 	}
 	if !found {
-		return errors.New("unable to detect sum type variant")
+		s.Type = EasyInputMessageInputsItem
 	}
 	switch s.Type {
-	case ReasoningItemInputs1Item:
+	case ReasoningItemInputsItem:
 		if err := s.ReasoningItem.Decode(d); err != nil {
 			return err
 		}
-	case EasyInputMessageInputs1Item:
+	case EasyInputMessageInputsItem:
 		if err := s.EasyInputMessage.Decode(d); err != nil {
 			return err
 		}
-	case InputMessageItemInputs1Item:
+	case InputMessageItemInputsItem:
 		if err := s.InputMessageItem.Decode(d); err != nil {
 			return err
 		}
-	case FunctionCallItemInputs1Item:
+	case FunctionCallItemInputsItem:
 		if err := s.FunctionCallItem.Decode(d); err != nil {
 			return err
 		}
-	case FunctionCallOutputItemInputs1Item:
+	case FunctionCallOutputItemInputsItem:
 		if err := s.FunctionCallOutputItem.Decode(d); err != nil {
 			return err
 		}
-	case ApplyPatchCallItemInputs1Item:
+	case ApplyPatchCallItemInputsItem:
 		if err := s.ApplyPatchCallItem.Decode(d); err != nil {
 			return err
 		}
-	case ApplyPatchCallOutputItemInputs1Item:
+	case ApplyPatchCallOutputItemInputsItem:
 		if err := s.ApplyPatchCallOutputItem.Decode(d); err != nil {
 			return err
 		}
-	case InputsMessageInputs1Item:
+	case InputsMessageInputsItem:
 		if err := s.InputsMessage.Decode(d); err != nil {
 			return err
 		}
-	case InputsReasoningInputs1Item:
+	case InputsReasoningInputsItem:
 		if err := s.InputsReasoning.Decode(d); err != nil {
 			return err
 		}
-	case OutputFunctionCallItemInputs1Item:
+	case OutputFunctionCallItemInputsItem:
 		if err := s.OutputFunctionCallItem.Decode(d); err != nil {
 			return err
 		}
-	case OutputCustomToolCallItemInputs1Item:
+	case OutputCustomToolCallItemInputsItem:
 		if err := s.OutputCustomToolCallItem.Decode(d); err != nil {
 			return err
 		}
-	case OutputWebSearchCallItemInputs1Item:
+	case OutputWebSearchCallItemInputsItem:
 		if err := s.OutputWebSearchCallItem.Decode(d); err != nil {
 			return err
 		}
-	case OutputFileSearchCallItemInputs1Item:
+	case OutputFileSearchCallItemInputsItem:
 		if err := s.OutputFileSearchCallItem.Decode(d); err != nil {
 			return err
 		}
-	case OutputImageGenerationCallItemInputs1Item:
+	case OutputImageGenerationCallItemInputsItem:
 		if err := s.OutputImageGenerationCallItem.Decode(d); err != nil {
 			return err
 		}
-	case OutputCodeInterpreterCallItemInputs1Item:
+	case OutputCodeInterpreterCallItemInputsItem:
 		if err := s.OutputCodeInterpreterCallItem.Decode(d); err != nil {
 			return err
 		}
-	case OutputComputerCallItemInputs1Item:
+	case OutputComputerCallItemInputsItem:
 		if err := s.OutputComputerCallItem.Decode(d); err != nil {
 			return err
 		}
-	case OutputDatetimeItemInputs1Item:
+	case OutputDatetimeItemInputsItem:
 		if err := s.OutputDatetimeItem.Decode(d); err != nil {
 			return err
 		}
-	case OutputWebSearchServerToolItemInputs1Item:
+	case OutputWebSearchServerToolItemInputsItem:
 		if err := s.OutputWebSearchServerToolItem.Decode(d); err != nil {
 			return err
 		}
-	case OutputCodeInterpreterServerToolItemInputs1Item:
+	case OutputCodeInterpreterServerToolItemInputsItem:
 		if err := s.OutputCodeInterpreterServerToolItem.Decode(d); err != nil {
 			return err
 		}
-	case OutputFileSearchServerToolItemInputs1Item:
+	case OutputFileSearchServerToolItemInputsItem:
 		if err := s.OutputFileSearchServerToolItem.Decode(d); err != nil {
 			return err
 		}
-	case OutputImageGenerationServerToolItemInputs1Item:
+	case OutputImageGenerationServerToolItemInputsItem:
 		if err := s.OutputImageGenerationServerToolItem.Decode(d); err != nil {
 			return err
 		}
-	case OutputBrowserUseServerToolItemInputs1Item:
+	case OutputBrowserUseServerToolItemInputsItem:
 		if err := s.OutputBrowserUseServerToolItem.Decode(d); err != nil {
 			return err
 		}
-	case OutputBashServerToolItemInputs1Item:
+	case OutputBashServerToolItemInputsItem:
 		if err := s.OutputBashServerToolItem.Decode(d); err != nil {
 			return err
 		}
-	case OutputTextEditorServerToolItemInputs1Item:
+	case OutputTextEditorServerToolItemInputsItem:
 		if err := s.OutputTextEditorServerToolItem.Decode(d); err != nil {
 			return err
 		}
-	case OutputApplyPatchServerToolItemInputs1Item:
+	case OutputApplyPatchServerToolItemInputsItem:
 		if err := s.OutputApplyPatchServerToolItem.Decode(d); err != nil {
 			return err
 		}
-	case OutputWebFetchServerToolItemInputs1Item:
+	case OutputWebFetchServerToolItemInputsItem:
 		if err := s.OutputWebFetchServerToolItem.Decode(d); err != nil {
 			return err
 		}
-	case OutputToolSearchServerToolItemInputs1Item:
+	case OutputToolSearchServerToolItemInputsItem:
 		if err := s.OutputToolSearchServerToolItem.Decode(d); err != nil {
 			return err
 		}
-	case OutputMemoryServerToolItemInputs1Item:
+	case OutputMemoryServerToolItemInputsItem:
 		if err := s.OutputMemoryServerToolItem.Decode(d); err != nil {
 			return err
 		}
-	case OutputMcpServerToolItemInputs1Item:
+	case OutputMcpServerToolItemInputsItem:
 		if err := s.OutputMcpServerToolItem.Decode(d); err != nil {
 			return err
 		}
-	case OutputSearchModelsServerToolItemInputs1Item:
+	case OutputSearchModelsServerToolItemInputsItem:
 		if err := s.OutputSearchModelsServerToolItem.Decode(d); err != nil {
 			return err
 		}
-	case OutputFusionServerToolItemInputs1Item:
+	case OutputFusionServerToolItemInputsItem:
 		if err := s.OutputFusionServerToolItem.Decode(d); err != nil {
 			return err
 		}
-	case OutputAdvisorServerToolItemInputs1Item:
+	case OutputAdvisorServerToolItemInputsItem:
 		if err := s.OutputAdvisorServerToolItem.Decode(d); err != nil {
 			return err
 		}
-	case OutputSubagentServerToolItemInputs1Item:
+	case OutputSubagentServerToolItemInputsItem:
 		if err := s.OutputSubagentServerToolItem.Decode(d); err != nil {
 			return err
 		}
-	case OutputFilesServerToolItemInputs1Item:
+	case OutputFilesServerToolItemInputsItem:
 		if err := s.OutputFilesServerToolItem.Decode(d); err != nil {
 			return err
 		}
-	case OutputShellServerToolItemInputs1Item:
+	case OutputShellServerToolItemInputsItem:
 		if err := s.OutputShellServerToolItem.Decode(d); err != nil {
 			return err
 		}
-	case LocalShellCallItemInputs1Item:
+	case LocalShellCallItemInputsItem:
 		if err := s.LocalShellCallItem.Decode(d); err != nil {
 			return err
 		}
-	case LocalShellCallOutputItemInputs1Item:
+	case LocalShellCallOutputItemInputsItem:
 		if err := s.LocalShellCallOutputItem.Decode(d); err != nil {
 			return err
 		}
-	case ShellCallItemInputs1Item:
+	case ShellCallItemInputsItem:
 		if err := s.ShellCallItem.Decode(d); err != nil {
 			return err
 		}
-	case ShellCallOutputItemInputs1Item:
+	case ShellCallOutputItemInputsItem:
 		if err := s.ShellCallOutputItem.Decode(d); err != nil {
 			return err
 		}
-	case McpListToolsItemInputs1Item:
+	case McpListToolsItemInputsItem:
 		if err := s.McpListToolsItem.Decode(d); err != nil {
 			return err
 		}
-	case McpApprovalRequestItemInputs1Item:
+	case McpApprovalRequestItemInputsItem:
 		if err := s.McpApprovalRequestItem.Decode(d); err != nil {
 			return err
 		}
-	case McpApprovalResponseItemInputs1Item:
+	case McpApprovalResponseItemInputsItem:
 		if err := s.McpApprovalResponseItem.Decode(d); err != nil {
 			return err
 		}
-	case McpCallItemInputs1Item:
+	case McpCallItemInputsItem:
 		if err := s.McpCallItem.Decode(d); err != nil {
 			return err
 		}
-	case CustomToolCallItemInputs1Item:
+	case CustomToolCallItemInputsItem:
 		if err := s.CustomToolCallItem.Decode(d); err != nil {
 			return err
 		}
-	case CustomToolCallOutputItemInputs1Item:
+	case CustomToolCallOutputItemInputsItem:
 		if err := s.CustomToolCallOutputItem.Decode(d); err != nil {
 			return err
 		}
-	case CompactionItemInputs1Item:
+	case CompactionItemInputsItem:
 		if err := s.CompactionItem.Decode(d); err != nil {
 			return err
 		}
-	case ContextCompactionItemInputs1Item:
+	case ContextCompactionItemInputsItem:
 		if err := s.ContextCompactionItem.Decode(d); err != nil {
 			return err
 		}
-	case ItemReferenceItemInputs1Item:
+	case ItemReferenceItemInputsItem:
 		if err := s.ItemReferenceItem.Decode(d); err != nil {
 			return err
 		}
-	case AdditionalToolsItemInputs1Item:
+	case AdditionalToolsItemInputsItem:
 		if err := s.AdditionalToolsItem.Decode(d); err != nil {
 			return err
 		}
-	case AgentMessageItemInputs1Item:
+	case AgentMessageItemInputsItem:
 		if err := s.AgentMessageItem.Decode(d); err != nil {
 			return err
 		}
@@ -47876,14 +47738,14 @@ func (s *Inputs1Item) Decode(d *jx.Decoder) error {
 }
 
 // MarshalJSON implements stdjson.Marshaler.
-func (s Inputs1Item) MarshalJSON() ([]byte, error) {
+func (s InputsItem) MarshalJSON() ([]byte, error) {
 	e := jx.Encoder{}
 	s.Encode(&e)
 	return e.Bytes(), nil
 }
 
 // UnmarshalJSON implements stdjson.Unmarshaler.
-func (s *Inputs1Item) UnmarshalJSON(data []byte) error {
+func (s *InputsItem) UnmarshalJSON(data []byte) error {
 	d := jx.DecodeBytes(data)
 	return s.Decode(d)
 }
@@ -52994,276 +52856,6 @@ func (s NamespaceToolType) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON implements stdjson.Unmarshaler.
 func (s *NamespaceToolType) UnmarshalJSON(data []byte) error {
-	d := jx.DecodeBytes(data)
-	return s.Decode(d)
-}
-
-// Encode encodes ChatFinishReasonEnum as json.
-func (o NilChatFinishReasonEnum) Encode(e *jx.Encoder) {
-	if o.Null {
-		e.Null()
-		return
-	}
-	e.Str(string(o.Value))
-}
-
-// Decode decodes ChatFinishReasonEnum from json.
-func (o *NilChatFinishReasonEnum) Decode(d *jx.Decoder) error {
-	if o == nil {
-		return errors.New("invalid: unable to decode NilChatFinishReasonEnum to nil")
-	}
-	if d.Next() == jx.Null {
-		if err := d.Null(); err != nil {
-			return err
-		}
-
-		var v ChatFinishReasonEnum
-		o.Value = v
-		o.Null = true
-		return nil
-	}
-	o.Null = false
-	if err := o.Value.Decode(d); err != nil {
-		return err
-	}
-	return nil
-}
-
-// MarshalJSON implements stdjson.Marshaler.
-func (s NilChatFinishReasonEnum) MarshalJSON() ([]byte, error) {
-	e := jx.Encoder{}
-	s.Encode(&e)
-	return e.Bytes(), nil
-}
-
-// UnmarshalJSON implements stdjson.Unmarshaler.
-func (s *NilChatFinishReasonEnum) UnmarshalJSON(data []byte) error {
-	d := jx.DecodeBytes(data)
-	return s.Decode(d)
-}
-
-// Encode encodes float64 as json.
-func (o NilFloat64) Encode(e *jx.Encoder) {
-	if o.Null {
-		e.Null()
-		return
-	}
-	e.Float64(float64(o.Value))
-}
-
-// Decode decodes float64 from json.
-func (o *NilFloat64) Decode(d *jx.Decoder) error {
-	if o == nil {
-		return errors.New("invalid: unable to decode NilFloat64 to nil")
-	}
-	if d.Next() == jx.Null {
-		if err := d.Null(); err != nil {
-			return err
-		}
-
-		var v float64
-		o.Value = v
-		o.Null = true
-		return nil
-	}
-	o.Null = false
-	v, err := d.Float64()
-	if err != nil {
-		return err
-	}
-	o.Value = float64(v)
-	return nil
-}
-
-// MarshalJSON implements stdjson.Marshaler.
-func (s NilFloat64) MarshalJSON() ([]byte, error) {
-	e := jx.Encoder{}
-	s.Encode(&e)
-	return e.Bytes(), nil
-}
-
-// UnmarshalJSON implements stdjson.Unmarshaler.
-func (s *NilFloat64) UnmarshalJSON(data []byte) error {
-	d := jx.DecodeBytes(data)
-	return s.Decode(d)
-}
-
-// Encode encodes IncompleteDetails as json.
-func (o NilIncompleteDetails) Encode(e *jx.Encoder) {
-	if o.Null {
-		e.Null()
-		return
-	}
-	o.Value.Encode(e)
-}
-
-// Decode decodes IncompleteDetails from json.
-func (o *NilIncompleteDetails) Decode(d *jx.Decoder) error {
-	if o == nil {
-		return errors.New("invalid: unable to decode NilIncompleteDetails to nil")
-	}
-	if d.Next() == jx.Null {
-		if err := d.Null(); err != nil {
-			return err
-		}
-
-		var v IncompleteDetails
-		o.Value = v
-		o.Null = true
-		return nil
-	}
-	o.Null = false
-	if err := o.Value.Decode(d); err != nil {
-		return err
-	}
-	return nil
-}
-
-// MarshalJSON implements stdjson.Marshaler.
-func (s NilIncompleteDetails) MarshalJSON() ([]byte, error) {
-	e := jx.Encoder{}
-	s.Encode(&e)
-	return e.Bytes(), nil
-}
-
-// UnmarshalJSON implements stdjson.Unmarshaler.
-func (s *NilIncompleteDetails) UnmarshalJSON(data []byte) error {
-	d := jx.DecodeBytes(data)
-	return s.Decode(d)
-}
-
-// Encode encodes int as json.
-func (o NilInt) Encode(e *jx.Encoder) {
-	if o.Null {
-		e.Null()
-		return
-	}
-	e.Int(int(o.Value))
-}
-
-// Decode decodes int from json.
-func (o *NilInt) Decode(d *jx.Decoder) error {
-	if o == nil {
-		return errors.New("invalid: unable to decode NilInt to nil")
-	}
-	if d.Next() == jx.Null {
-		if err := d.Null(); err != nil {
-			return err
-		}
-
-		var v int
-		o.Value = v
-		o.Null = true
-		return nil
-	}
-	o.Null = false
-	v, err := d.Int()
-	if err != nil {
-		return err
-	}
-	o.Value = int(v)
-	return nil
-}
-
-// MarshalJSON implements stdjson.Marshaler.
-func (s NilInt) MarshalJSON() ([]byte, error) {
-	e := jx.Encoder{}
-	s.Encode(&e)
-	return e.Bytes(), nil
-}
-
-// UnmarshalJSON implements stdjson.Unmarshaler.
-func (s *NilInt) UnmarshalJSON(data []byte) error {
-	d := jx.DecodeBytes(data)
-	return s.Decode(d)
-}
-
-// Encode encodes ResponsesErrorField as json.
-func (o NilResponsesErrorField) Encode(e *jx.Encoder) {
-	if o.Null {
-		e.Null()
-		return
-	}
-	o.Value.Encode(e)
-}
-
-// Decode decodes ResponsesErrorField from json.
-func (o *NilResponsesErrorField) Decode(d *jx.Decoder) error {
-	if o == nil {
-		return errors.New("invalid: unable to decode NilResponsesErrorField to nil")
-	}
-	if d.Next() == jx.Null {
-		if err := d.Null(); err != nil {
-			return err
-		}
-
-		var v ResponsesErrorField
-		o.Value = v
-		o.Null = true
-		return nil
-	}
-	o.Null = false
-	if err := o.Value.Decode(d); err != nil {
-		return err
-	}
-	return nil
-}
-
-// MarshalJSON implements stdjson.Marshaler.
-func (s NilResponsesErrorField) MarshalJSON() ([]byte, error) {
-	e := jx.Encoder{}
-	s.Encode(&e)
-	return e.Bytes(), nil
-}
-
-// UnmarshalJSON implements stdjson.Unmarshaler.
-func (s *NilResponsesErrorField) UnmarshalJSON(data []byte) error {
-	d := jx.DecodeBytes(data)
-	return s.Decode(d)
-}
-
-// Encode encodes string as json.
-func (o NilString) Encode(e *jx.Encoder) {
-	if o.Null {
-		e.Null()
-		return
-	}
-	e.Str(string(o.Value))
-}
-
-// Decode decodes string from json.
-func (o *NilString) Decode(d *jx.Decoder) error {
-	if o == nil {
-		return errors.New("invalid: unable to decode NilString to nil")
-	}
-	if d.Next() == jx.Null {
-		if err := d.Null(); err != nil {
-			return err
-		}
-
-		var v string
-		o.Value = v
-		o.Null = true
-		return nil
-	}
-	o.Null = false
-	v, err := d.Str()
-	if err != nil {
-		return err
-	}
-	o.Value = string(v)
-	return nil
-}
-
-// MarshalJSON implements stdjson.Marshaler.
-func (s NilString) MarshalJSON() ([]byte, error) {
-	e := jx.Encoder{}
-	s.Encode(&e)
-	return e.Bytes(), nil
-}
-
-// UnmarshalJSON implements stdjson.Unmarshaler.
-func (s *NilString) UnmarshalJSON(data []byte) error {
 	d := jx.DecodeBytes(data)
 	return s.Decode(d)
 }
@@ -59645,16 +59237,20 @@ func (s *OpenResponsesResult) encodeFields(e *jx.Encoder) {
 		}
 	}
 	{
-		e.FieldStart("completed_at")
-		s.CompletedAt.Encode(e)
+		if s.CompletedAt.Set {
+			e.FieldStart("completed_at")
+			s.CompletedAt.Encode(e)
+		}
 	}
 	{
 		e.FieldStart("created_at")
 		e.Int(s.CreatedAt)
 	}
 	{
-		e.FieldStart("error")
-		s.Error.Encode(e)
+		if s.Error.Set {
+			e.FieldStart("error")
+			s.Error.Encode(e)
+		}
 	}
 	{
 		if s.ErrorType.Set {
@@ -59663,20 +59259,26 @@ func (s *OpenResponsesResult) encodeFields(e *jx.Encoder) {
 		}
 	}
 	{
-		e.FieldStart("frequency_penalty")
-		s.FrequencyPenalty.Encode(e)
+		if s.FrequencyPenalty.Set {
+			e.FieldStart("frequency_penalty")
+			s.FrequencyPenalty.Encode(e)
+		}
 	}
 	{
 		e.FieldStart("id")
 		e.Str(s.ID)
 	}
 	{
-		e.FieldStart("incomplete_details")
-		s.IncompleteDetails.Encode(e)
+		if s.IncompleteDetails.Set {
+			e.FieldStart("incomplete_details")
+			s.IncompleteDetails.Encode(e)
+		}
 	}
 	{
-		e.FieldStart("instructions")
-		s.Instructions.Encode(e)
+		if s.Instructions.Set {
+			e.FieldStart("instructions")
+			s.Instructions.Encode(e)
+		}
 	}
 	{
 		if s.MaxOutputTokens.Set {
@@ -59691,8 +59293,10 @@ func (s *OpenResponsesResult) encodeFields(e *jx.Encoder) {
 		}
 	}
 	{
-		e.FieldStart("metadata")
-		s.Metadata.Encode(e)
+		if len(s.Metadata) != 0 {
+			e.FieldStart("metadata")
+			e.Raw(s.Metadata)
+		}
 	}
 	{
 		e.FieldStart("model")
@@ -59727,8 +59331,10 @@ func (s *OpenResponsesResult) encodeFields(e *jx.Encoder) {
 		e.Bool(s.ParallelToolCalls)
 	}
 	{
-		e.FieldStart("presence_penalty")
-		s.PresencePenalty.Encode(e)
+		if s.PresencePenalty.Set {
+			e.FieldStart("presence_penalty")
+			s.PresencePenalty.Encode(e)
+		}
 	}
 	{
 		if s.PreviousResponseID.Set {
@@ -59783,8 +59389,10 @@ func (s *OpenResponsesResult) encodeFields(e *jx.Encoder) {
 		}
 	}
 	{
-		e.FieldStart("temperature")
-		s.Temperature.Encode(e)
+		if s.Temperature.Set {
+			e.FieldStart("temperature")
+			s.Temperature.Encode(e)
+		}
 	}
 	{
 		if s.Text.Set {
@@ -59811,8 +59419,10 @@ func (s *OpenResponsesResult) encodeFields(e *jx.Encoder) {
 		}
 	}
 	{
-		e.FieldStart("top_p")
-		s.TopP.Encode(e)
+		if s.TopP.Set {
+			e.FieldStart("top_p")
+			s.TopP.Encode(e)
+		}
 	}
 	{
 		if s.Truncation.Set {
@@ -59894,8 +59504,8 @@ func (s *OpenResponsesResult) Decode(d *jx.Decoder) error {
 				return errors.Wrap(err, "decode field \"background\"")
 			}
 		case "completed_at":
-			requiredBitSet[0] |= 1 << 1
 			if err := func() error {
+				s.CompletedAt.Reset()
 				if err := s.CompletedAt.Decode(d); err != nil {
 					return err
 				}
@@ -59916,8 +59526,8 @@ func (s *OpenResponsesResult) Decode(d *jx.Decoder) error {
 				return errors.Wrap(err, "decode field \"created_at\"")
 			}
 		case "error":
-			requiredBitSet[0] |= 1 << 3
 			if err := func() error {
+				s.Error.Reset()
 				if err := s.Error.Decode(d); err != nil {
 					return err
 				}
@@ -59936,8 +59546,8 @@ func (s *OpenResponsesResult) Decode(d *jx.Decoder) error {
 				return errors.Wrap(err, "decode field \"error_type\"")
 			}
 		case "frequency_penalty":
-			requiredBitSet[0] |= 1 << 5
 			if err := func() error {
+				s.FrequencyPenalty.Reset()
 				if err := s.FrequencyPenalty.Decode(d); err != nil {
 					return err
 				}
@@ -59958,8 +59568,8 @@ func (s *OpenResponsesResult) Decode(d *jx.Decoder) error {
 				return errors.Wrap(err, "decode field \"id\"")
 			}
 		case "incomplete_details":
-			requiredBitSet[0] |= 1 << 7
 			if err := func() error {
+				s.IncompleteDetails.Reset()
 				if err := s.IncompleteDetails.Decode(d); err != nil {
 					return err
 				}
@@ -59968,8 +59578,8 @@ func (s *OpenResponsesResult) Decode(d *jx.Decoder) error {
 				return errors.Wrap(err, "decode field \"incomplete_details\"")
 			}
 		case "instructions":
-			requiredBitSet[1] |= 1 << 0
 			if err := func() error {
+				s.Instructions.Reset()
 				if err := s.Instructions.Decode(d); err != nil {
 					return err
 				}
@@ -60000,7 +59610,9 @@ func (s *OpenResponsesResult) Decode(d *jx.Decoder) error {
 		case "metadata":
 			requiredBitSet[1] |= 1 << 3
 			if err := func() error {
-				if err := s.Metadata.Decode(d); err != nil {
+				v, err := d.RawAppend(nil)
+				s.Metadata = jx.Raw(v)
+				if err != nil {
 					return err
 				}
 				return nil
@@ -60080,8 +59692,8 @@ func (s *OpenResponsesResult) Decode(d *jx.Decoder) error {
 				return errors.Wrap(err, "decode field \"parallel_tool_calls\"")
 			}
 		case "presence_penalty":
-			requiredBitSet[2] |= 1 << 2
 			if err := func() error {
+				s.PresencePenalty.Reset()
 				if err := s.PresencePenalty.Decode(d); err != nil {
 					return err
 				}
@@ -60180,8 +59792,8 @@ func (s *OpenResponsesResult) Decode(d *jx.Decoder) error {
 				return errors.Wrap(err, "decode field \"store\"")
 			}
 		case "temperature":
-			requiredBitSet[3] |= 1 << 4
 			if err := func() error {
+				s.Temperature.Reset()
 				if err := s.Temperature.Decode(d); err != nil {
 					return err
 				}
@@ -60238,8 +59850,8 @@ func (s *OpenResponsesResult) Decode(d *jx.Decoder) error {
 				return errors.Wrap(err, "decode field \"top_logprobs\"")
 			}
 		case "top_p":
-			requiredBitSet[4] |= 1 << 1
 			if err := func() error {
+				s.TopP.Reset()
 				if err := s.TopP.Decode(d); err != nil {
 					return err
 				}
@@ -60287,11 +59899,11 @@ func (s *OpenResponsesResult) Decode(d *jx.Decoder) error {
 	// Validate required fields.
 	var failures []validate.FieldError
 	for i, mask := range [5]uint8{
-		0b11101110,
-		0b10111001,
-		0b00000110,
-		0b11010100,
+		0b01000100,
+		0b10111000,
 		0b00000010,
+		0b11000100,
+		0b00000000,
 	} {
 		if result := (requiredBitSet[i] & mask) ^ mask; result != 0 {
 			// Mask only required fields and check equality to mask using XOR.
@@ -61163,8 +60775,10 @@ func (s *OpenRouterMetadata) encodeFields(e *jx.Encoder) {
 		}
 	}
 	{
-		e.FieldStart("region")
-		s.Region.Encode(e)
+		if s.Region.Set {
+			e.FieldStart("region")
+			s.Region.Encode(e)
+		}
 	}
 	{
 		e.FieldStart("requested")
@@ -61281,8 +60895,8 @@ func (s *OpenRouterMetadata) Decode(d *jx.Decoder) error {
 				return errors.Wrap(err, "decode field \"pipeline\"")
 			}
 		case "region":
-			requiredBitSet[0] |= 1 << 6
 			if err := func() error {
+				s.Region.Reset()
 				if err := s.Region.Decode(d); err != nil {
 					return err
 				}
@@ -61334,7 +60948,7 @@ func (s *OpenRouterMetadata) Decode(d *jx.Decoder) error {
 	// Validate required fields.
 	var failures []validate.FieldError
 	for i, mask := range [2]uint8{
-		0b11001101,
+		0b10001101,
 		0b00000011,
 	} {
 		if result := (requiredBitSet[i] & mask) ^ mask; result != 0 {
@@ -62153,6 +61767,39 @@ func (s OptBaseFunctionCallArgsDoneEvent) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON implements stdjson.Unmarshaler.
 func (s *OptBaseFunctionCallArgsDoneEvent) UnmarshalJSON(data []byte) error {
+	d := jx.DecodeBytes(data)
+	return s.Decode(d)
+}
+
+// Encode encodes BaseInputs as json.
+func (o OptBaseInputs) Encode(e *jx.Encoder) {
+	if !o.Set {
+		return
+	}
+	o.Value.Encode(e)
+}
+
+// Decode decodes BaseInputs from json.
+func (o *OptBaseInputs) Decode(d *jx.Decoder) error {
+	if o == nil {
+		return errors.New("invalid: unable to decode OptBaseInputs to nil")
+	}
+	o.Set = true
+	if err := o.Value.Decode(d); err != nil {
+		return err
+	}
+	return nil
+}
+
+// MarshalJSON implements stdjson.Marshaler.
+func (s OptBaseInputs) MarshalJSON() ([]byte, error) {
+	e := jx.Encoder{}
+	s.Encode(&e)
+	return e.Bytes(), nil
+}
+
+// UnmarshalJSON implements stdjson.Unmarshaler.
+func (s *OptBaseInputs) UnmarshalJSON(data []byte) error {
 	d := jx.DecodeBytes(data)
 	return s.Decode(d)
 }
@@ -64737,6 +64384,55 @@ func (s *OptNilBool) UnmarshalJSON(data []byte) error {
 	return s.Decode(d)
 }
 
+// Encode encodes ChatFinishReasonEnum as json.
+func (o OptNilChatFinishReasonEnum) Encode(e *jx.Encoder) {
+	if !o.Set {
+		return
+	}
+	if o.Null {
+		e.Null()
+		return
+	}
+	e.Str(string(o.Value))
+}
+
+// Decode decodes ChatFinishReasonEnum from json.
+func (o *OptNilChatFinishReasonEnum) Decode(d *jx.Decoder) error {
+	if o == nil {
+		return errors.New("invalid: unable to decode OptNilChatFinishReasonEnum to nil")
+	}
+	if d.Next() == jx.Null {
+		if err := d.Null(); err != nil {
+			return err
+		}
+
+		var v ChatFinishReasonEnum
+		o.Value = v
+		o.Set = true
+		o.Null = true
+		return nil
+	}
+	o.Set = true
+	o.Null = false
+	if err := o.Value.Decode(d); err != nil {
+		return err
+	}
+	return nil
+}
+
+// MarshalJSON implements stdjson.Marshaler.
+func (s OptNilChatFinishReasonEnum) MarshalJSON() ([]byte, error) {
+	e := jx.Encoder{}
+	s.Encode(&e)
+	return e.Bytes(), nil
+}
+
+// UnmarshalJSON implements stdjson.Unmarshaler.
+func (s *OptNilChatFinishReasonEnum) UnmarshalJSON(data []byte) error {
+	d := jx.DecodeBytes(data)
+	return s.Decode(d)
+}
+
 // Encode encodes ChatReasoningSummaryVerbosityEnum as json.
 func (o OptNilChatReasoningSummaryVerbosityEnum) Encode(e *jx.Encoder) {
 	if !o.Set {
@@ -65596,6 +65292,55 @@ func (s *OptNilImageGenerationServerToolInputFidelity) UnmarshalJSON(data []byte
 	return s.Decode(d)
 }
 
+// Encode encodes IncompleteDetails as json.
+func (o OptNilIncompleteDetails) Encode(e *jx.Encoder) {
+	if !o.Set {
+		return
+	}
+	if o.Null {
+		e.Null()
+		return
+	}
+	o.Value.Encode(e)
+}
+
+// Decode decodes IncompleteDetails from json.
+func (o *OptNilIncompleteDetails) Decode(d *jx.Decoder) error {
+	if o == nil {
+		return errors.New("invalid: unable to decode OptNilIncompleteDetails to nil")
+	}
+	if d.Next() == jx.Null {
+		if err := d.Null(); err != nil {
+			return err
+		}
+
+		var v IncompleteDetails
+		o.Value = v
+		o.Set = true
+		o.Null = true
+		return nil
+	}
+	o.Set = true
+	o.Null = false
+	if err := o.Value.Decode(d); err != nil {
+		return err
+	}
+	return nil
+}
+
+// MarshalJSON implements stdjson.Marshaler.
+func (s OptNilIncompleteDetails) MarshalJSON() ([]byte, error) {
+	e := jx.Encoder{}
+	s.Encode(&e)
+	return e.Bytes(), nil
+}
+
+// UnmarshalJSON implements stdjson.Unmarshaler.
+func (s *OptNilIncompleteDetails) UnmarshalJSON(data []byte) error {
+	d := jx.DecodeBytes(data)
+	return s.Decode(d)
+}
+
 // Encode encodes []InputMessageItemContentItem as json.
 func (o OptNilInputMessageItemContentItemArray) Encode(e *jx.Encoder) {
 	if !o.Set {
@@ -65753,6 +65498,69 @@ func (s OptNilInt) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON implements stdjson.Unmarshaler.
 func (s *OptNilInt) UnmarshalJSON(data []byte) error {
+	d := jx.DecodeBytes(data)
+	return s.Decode(d)
+}
+
+// Encode encodes []int as json.
+func (o OptNilIntArray) Encode(e *jx.Encoder) {
+	if !o.Set {
+		return
+	}
+	if o.Null {
+		e.Null()
+		return
+	}
+	e.ArrStart()
+	for _, elem := range o.Value {
+		e.Int(elem)
+	}
+	e.ArrEnd()
+}
+
+// Decode decodes []int from json.
+func (o *OptNilIntArray) Decode(d *jx.Decoder) error {
+	if o == nil {
+		return errors.New("invalid: unable to decode OptNilIntArray to nil")
+	}
+	if d.Next() == jx.Null {
+		if err := d.Null(); err != nil {
+			return err
+		}
+
+		var v []int
+		o.Value = v
+		o.Set = true
+		o.Null = true
+		return nil
+	}
+	o.Set = true
+	o.Null = false
+	o.Value = make([]int, 0)
+	if err := d.Arr(func(d *jx.Decoder) error {
+		var elem int
+		v, err := d.Int()
+		elem = int(v)
+		if err != nil {
+			return err
+		}
+		o.Value = append(o.Value, elem)
+		return nil
+	}); err != nil {
+		return err
+	}
+	return nil
+}
+
+// MarshalJSON implements stdjson.Marshaler.
+func (s OptNilIntArray) MarshalJSON() ([]byte, error) {
+	e := jx.Encoder{}
+	s.Encode(&e)
+	return e.Bytes(), nil
+}
+
+// UnmarshalJSON implements stdjson.Unmarshaler.
+func (s *OptNilIntArray) UnmarshalJSON(data []byte) error {
 	d := jx.DecodeBytes(data)
 	return s.Decode(d)
 }
@@ -66952,6 +66760,55 @@ func (s OptNilResponseIncludesEnumArray) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON implements stdjson.Unmarshaler.
 func (s *OptNilResponseIncludesEnumArray) UnmarshalJSON(data []byte) error {
+	d := jx.DecodeBytes(data)
+	return s.Decode(d)
+}
+
+// Encode encodes ResponsesErrorField as json.
+func (o OptNilResponsesErrorField) Encode(e *jx.Encoder) {
+	if !o.Set {
+		return
+	}
+	if o.Null {
+		e.Null()
+		return
+	}
+	o.Value.Encode(e)
+}
+
+// Decode decodes ResponsesErrorField from json.
+func (o *OptNilResponsesErrorField) Decode(d *jx.Decoder) error {
+	if o == nil {
+		return errors.New("invalid: unable to decode OptNilResponsesErrorField to nil")
+	}
+	if d.Next() == jx.Null {
+		if err := d.Null(); err != nil {
+			return err
+		}
+
+		var v ResponsesErrorField
+		o.Value = v
+		o.Set = true
+		o.Null = true
+		return nil
+	}
+	o.Set = true
+	o.Null = false
+	if err := o.Value.Decode(d); err != nil {
+		return err
+	}
+	return nil
+}
+
+// MarshalJSON implements stdjson.Marshaler.
+func (s OptNilResponsesErrorField) MarshalJSON() ([]byte, error) {
+	e := jx.Encoder{}
+	s.Encode(&e)
+	return e.Bytes(), nil
+}
+
+// UnmarshalJSON implements stdjson.Unmarshaler.
+func (s *OptNilResponsesErrorField) UnmarshalJSON(data []byte) error {
 	d := jx.DecodeBytes(data)
 	return s.Decode(d)
 }
@@ -69271,6 +69128,39 @@ func (s OptReasoningItemStatus) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON implements stdjson.Unmarshaler.
 func (s *OptReasoningItemStatus) UnmarshalJSON(data []byte) error {
+	d := jx.DecodeBytes(data)
+	return s.Decode(d)
+}
+
+// Encode encodes ResponsesRequestStore as json.
+func (o OptResponsesRequestStore) Encode(e *jx.Encoder) {
+	if !o.Set {
+		return
+	}
+	e.Bool(bool(o.Value))
+}
+
+// Decode decodes ResponsesRequestStore from json.
+func (o *OptResponsesRequestStore) Decode(d *jx.Decoder) error {
+	if o == nil {
+		return errors.New("invalid: unable to decode OptResponsesRequestStore to nil")
+	}
+	o.Set = true
+	if err := o.Value.Decode(d); err != nil {
+		return err
+	}
+	return nil
+}
+
+// MarshalJSON implements stdjson.Marshaler.
+func (s OptResponsesRequestStore) MarshalJSON() ([]byte, error) {
+	e := jx.Encoder{}
+	s.Encode(&e)
+	return e.Bytes(), nil
+}
+
+// UnmarshalJSON implements stdjson.Unmarshaler.
+func (s *OptResponsesRequestStore) UnmarshalJSON(data []byte) error {
 	d := jx.DecodeBytes(data)
 	return s.Decode(d)
 }
@@ -82360,12 +82250,16 @@ func (s *OutputShellCallItemAction) encodeFields(e *jx.Encoder) {
 		e.ArrEnd()
 	}
 	{
-		e.FieldStart("max_output_length")
-		s.MaxOutputLength.Encode(e)
+		if s.MaxOutputLength.Set {
+			e.FieldStart("max_output_length")
+			s.MaxOutputLength.Encode(e)
+		}
 	}
 	{
-		e.FieldStart("timeout_ms")
-		s.TimeoutMs.Encode(e)
+		if s.TimeoutMs.Set {
+			e.FieldStart("timeout_ms")
+			s.TimeoutMs.Encode(e)
+		}
 	}
 }
 
@@ -82405,8 +82299,8 @@ func (s *OutputShellCallItemAction) Decode(d *jx.Decoder) error {
 				return errors.Wrap(err, "decode field \"commands\"")
 			}
 		case "max_output_length":
-			requiredBitSet[0] |= 1 << 1
 			if err := func() error {
+				s.MaxOutputLength.Reset()
 				if err := s.MaxOutputLength.Decode(d); err != nil {
 					return err
 				}
@@ -82415,8 +82309,8 @@ func (s *OutputShellCallItemAction) Decode(d *jx.Decoder) error {
 				return errors.Wrap(err, "decode field \"max_output_length\"")
 			}
 		case "timeout_ms":
-			requiredBitSet[0] |= 1 << 2
 			if err := func() error {
+				s.TimeoutMs.Reset()
 				if err := s.TimeoutMs.Decode(d); err != nil {
 					return err
 				}
@@ -82434,7 +82328,7 @@ func (s *OutputShellCallItemAction) Decode(d *jx.Decoder) error {
 	// Validate required fields.
 	var failures []validate.FieldError
 	for i, mask := range [1]uint8{
-		0b00000111,
+		0b00000001,
 	} {
 		if result := (requiredBitSet[i] & mask) ^ mask; result != 0 {
 			// Mask only required fields and check equality to mask using XOR.
@@ -92796,48 +92690,6 @@ func (s *RefusalDoneEventType) UnmarshalJSON(data []byte) error {
 	return s.Decode(d)
 }
 
-// Encode encodes RequestMetadata as json.
-func (s RequestMetadata) Encode(e *jx.Encoder) {
-	unwrapped := jx.Raw(s)
-
-	if len(unwrapped) != 0 {
-		e.Raw(unwrapped)
-	}
-}
-
-// Decode decodes RequestMetadata from json.
-func (s *RequestMetadata) Decode(d *jx.Decoder) error {
-	if s == nil {
-		return errors.New("invalid: unable to decode RequestMetadata to nil")
-	}
-	var unwrapped jx.Raw
-	if err := func() error {
-		v, err := d.RawAppend(nil)
-		unwrapped = jx.Raw(v)
-		if err != nil {
-			return err
-		}
-		return nil
-	}(); err != nil {
-		return errors.Wrap(err, "alias")
-	}
-	*s = RequestMetadata(unwrapped)
-	return nil
-}
-
-// MarshalJSON implements stdjson.Marshaler.
-func (s RequestMetadata) MarshalJSON() ([]byte, error) {
-	e := jx.Encoder{}
-	s.Encode(&e)
-	return e.Bytes(), nil
-}
-
-// UnmarshalJSON implements stdjson.Unmarshaler.
-func (s *RequestMetadata) UnmarshalJSON(data []byte) error {
-	d := jx.DecodeBytes(data)
-	return s.Decode(d)
-}
-
 // Encode implements json.Marshaler.
 func (s *RequestTimeoutResponse) Encode(e *jx.Encoder) {
 	e.ObjStart()
@@ -94030,8 +93882,10 @@ func (s *ResponsesRequest) encodeFields(e *jx.Encoder) {
 		}
 	}
 	{
-		e.FieldStart("image_config")
-		s.ImageConfig.Encode(e)
+		if len(s.ImageConfig) != 0 {
+			e.FieldStart("image_config")
+			e.Raw(s.ImageConfig)
+		}
 	}
 	{
 		if s.Include.Set {
@@ -94064,8 +93918,10 @@ func (s *ResponsesRequest) encodeFields(e *jx.Encoder) {
 		}
 	}
 	{
-		e.FieldStart("metadata")
-		s.Metadata.Encode(e)
+		if len(s.Metadata) != 0 {
+			e.FieldStart("metadata")
+			e.Raw(s.Metadata)
+		}
 	}
 	{
 		if s.Modalities != nil {
@@ -94182,8 +94038,10 @@ func (s *ResponsesRequest) encodeFields(e *jx.Encoder) {
 		}
 	}
 	{
-		e.FieldStart("store")
-		e.Bool(false)
+		if s.Store.Set {
+			e.FieldStart("store")
+			s.Store.Encode(e)
+		}
 	}
 	{
 		if s.Stream.Set {
@@ -94350,7 +94208,9 @@ func (s *ResponsesRequest) Decode(d *jx.Decoder) error {
 			}
 		case "image_config":
 			if err := func() error {
-				if err := s.ImageConfig.Decode(d); err != nil {
+				v, err := d.RawAppend(nil)
+				s.ImageConfig = jx.Raw(v)
+				if err != nil {
 					return err
 				}
 				return nil
@@ -94409,7 +94269,9 @@ func (s *ResponsesRequest) Decode(d *jx.Decoder) error {
 			}
 		case "metadata":
 			if err := func() error {
-				if err := s.Metadata.Decode(d); err != nil {
+				v, err := d.RawAppend(nil)
+				s.Metadata = jx.Raw(v)
+				if err != nil {
 					return err
 				}
 				return nil
@@ -95277,6 +95139,38 @@ func (s *ResponsesRequestServiceTier) UnmarshalJSON(data []byte) error {
 	return s.Decode(d)
 }
 
+// Encode encodes ResponsesRequestStore as json.
+func (s ResponsesRequestStore) Encode(e *jx.Encoder) {
+	e.Bool(bool(s))
+}
+
+// Decode decodes ResponsesRequestStore from json.
+func (s *ResponsesRequestStore) Decode(d *jx.Decoder) error {
+	if s == nil {
+		return errors.New("invalid: unable to decode ResponsesRequestStore to nil")
+	}
+	v, err := d.Bool()
+	if err != nil {
+		return err
+	}
+	*s = ResponsesRequestStore(v)
+
+	return nil
+}
+
+// MarshalJSON implements stdjson.Marshaler.
+func (s ResponsesRequestStore) MarshalJSON() ([]byte, error) {
+	e := jx.Encoder{}
+	s.Encode(&e)
+	return e.Bytes(), nil
+}
+
+// UnmarshalJSON implements stdjson.Unmarshaler.
+func (s *ResponsesRequestStore) UnmarshalJSON(data []byte) error {
+	d := jx.DecodeBytes(data)
+	return s.Decode(d)
+}
+
 // Encode implements json.Marshaler.
 func (s *ResponsesRequestToolsFunction) Encode(e *jx.Encoder) {
 	e.ObjStart()
@@ -96004,8 +95898,10 @@ func (s ResponsesRequestToolsItem) encodeFields(e *jx.Encoder) {
 		{
 			s := s.FilesServerTool
 			{
-				e.FieldStart("parameters")
-				s.Parameters.Encode(e)
+				if len(s.Parameters) != 0 {
+					e.FieldStart("parameters")
+					e.Raw(s.Parameters)
+				}
 			}
 		}
 	case FusionServerToolOpenRouterResponsesRequestToolsItem:
@@ -100298,16 +100194,20 @@ func (s StreamEvents) encodeFields(e *jx.Encoder) {
 		{
 			s := s.ErrorEvent
 			{
-				e.FieldStart("code")
-				s.Code.Encode(e)
+				if s.Code.Set {
+					e.FieldStart("code")
+					s.Code.Encode(e)
+				}
 			}
 			{
 				e.FieldStart("message")
 				e.Str(s.Message)
 			}
 			{
-				e.FieldStart("param")
-				s.Param.Encode(e)
+				if s.Param.Set {
+					e.FieldStart("param")
+					s.Param.Encode(e)
+				}
 			}
 			{
 				e.FieldStart("sequence_number")

@@ -4435,15 +4435,15 @@ func (s *BaseCustomToolCallInputDoneEventType) UnmarshalText(data []byte) error 
 // Event emitted when an error occurs during streaming.
 // Ref: #/components/schemas/BaseErrorEvent
 type BaseErrorEvent struct {
-	Code           NilString          `json:"code"`
+	Code           OptNilString       `json:"code"`
 	Message        string             `json:"message"`
-	Param          NilString          `json:"param"`
+	Param          OptNilString       `json:"param"`
 	SequenceNumber int                `json:"sequence_number"`
 	Type           BaseErrorEventType `json:"type"`
 }
 
 // GetCode returns the value of Code.
-func (s *BaseErrorEvent) GetCode() NilString {
+func (s *BaseErrorEvent) GetCode() OptNilString {
 	return s.Code
 }
 
@@ -4453,7 +4453,7 @@ func (s *BaseErrorEvent) GetMessage() string {
 }
 
 // GetParam returns the value of Param.
-func (s *BaseErrorEvent) GetParam() NilString {
+func (s *BaseErrorEvent) GetParam() OptNilString {
 	return s.Param
 }
 
@@ -4468,7 +4468,7 @@ func (s *BaseErrorEvent) GetType() BaseErrorEventType {
 }
 
 // SetCode sets the value of Code.
-func (s *BaseErrorEvent) SetCode(val NilString) {
+func (s *BaseErrorEvent) SetCode(val OptNilString) {
 	s.Code = val
 }
 
@@ -4478,7 +4478,7 @@ func (s *BaseErrorEvent) SetMessage(val string) {
 }
 
 // SetParam sets the value of Param.
-func (s *BaseErrorEvent) SetParam(val NilString) {
+func (s *BaseErrorEvent) SetParam(val OptNilString) {
 	s.Param = val
 }
 
@@ -4729,10 +4729,10 @@ func (s *BaseFunctionCallArgsDoneEventType) UnmarshalText(data []byte) error {
 // BaseInputs represents sum type.
 type BaseInputs struct {
 	// Type selects the active sum variant, switch on this field.
-	Type                 BaseInputsType
-	String               string
-	BaseInputs1ItemArray []BaseInputs1Item
-	Null                 struct{}
+	Type                BaseInputsType
+	String              string
+	BaseInputsItemArray []BaseInputsItem
+	Null                struct{}
 }
 
 // BaseInputsType is oneOf type of BaseInputs.
@@ -4740,16 +4740,16 @@ type BaseInputsType string
 
 // Possible values for BaseInputsType.
 const (
-	StringBaseInputs               BaseInputsType = "string"
-	BaseInputs1ItemArrayBaseInputs BaseInputsType = "[]BaseInputs1Item"
-	NullBaseInputs                 BaseInputsType = "struct{}"
+	StringBaseInputs              BaseInputsType = "string"
+	BaseInputsItemArrayBaseInputs BaseInputsType = "[]BaseInputsItem"
+	NullBaseInputs                BaseInputsType = "struct{}"
 )
 
 // IsString reports whether BaseInputs is string.
 func (s BaseInputs) IsString() bool { return s.Type == StringBaseInputs }
 
-// IsBaseInputs1ItemArray reports whether BaseInputs is []BaseInputs1Item.
-func (s BaseInputs) IsBaseInputs1ItemArray() bool { return s.Type == BaseInputs1ItemArrayBaseInputs }
+// IsBaseInputsItemArray reports whether BaseInputs is []BaseInputsItem.
+func (s BaseInputs) IsBaseInputsItemArray() bool { return s.Type == BaseInputsItemArrayBaseInputs }
 
 // IsNull reports whether BaseInputs is struct{}.
 func (s BaseInputs) IsNull() bool { return s.Type == NullBaseInputs }
@@ -4775,24 +4775,24 @@ func NewStringBaseInputs(v string) BaseInputs {
 	return s
 }
 
-// SetBaseInputs1ItemArray sets BaseInputs to []BaseInputs1Item.
-func (s *BaseInputs) SetBaseInputs1ItemArray(v []BaseInputs1Item) {
-	s.Type = BaseInputs1ItemArrayBaseInputs
-	s.BaseInputs1ItemArray = v
+// SetBaseInputsItemArray sets BaseInputs to []BaseInputsItem.
+func (s *BaseInputs) SetBaseInputsItemArray(v []BaseInputsItem) {
+	s.Type = BaseInputsItemArrayBaseInputs
+	s.BaseInputsItemArray = v
 }
 
-// GetBaseInputs1ItemArray returns []BaseInputs1Item and true boolean if BaseInputs is []BaseInputs1Item.
-func (s BaseInputs) GetBaseInputs1ItemArray() (v []BaseInputs1Item, ok bool) {
-	if !s.IsBaseInputs1ItemArray() {
+// GetBaseInputsItemArray returns []BaseInputsItem and true boolean if BaseInputs is []BaseInputsItem.
+func (s BaseInputs) GetBaseInputsItemArray() (v []BaseInputsItem, ok bool) {
+	if !s.IsBaseInputsItemArray() {
 		return v, false
 	}
-	return s.BaseInputs1ItemArray, true
+	return s.BaseInputsItemArray, true
 }
 
-// NewBaseInputs1ItemArrayBaseInputs returns new BaseInputs from []BaseInputs1Item.
-func NewBaseInputs1ItemArrayBaseInputs(v []BaseInputs1Item) BaseInputs {
+// NewBaseInputsItemArrayBaseInputs returns new BaseInputs from []BaseInputsItem.
+func NewBaseInputsItemArrayBaseInputs(v []BaseInputsItem) BaseInputs {
 	var s BaseInputs
-	s.SetBaseInputs1ItemArray(v)
+	s.SetBaseInputsItemArray(v)
 	return s
 }
 
@@ -4817,10 +4817,11 @@ func NewNullBaseInputs(v struct{}) BaseInputs {
 	return s
 }
 
-// BaseInputs1Item represents sum type.
-type BaseInputs1Item struct {
+// Ref: #/components/schemas/BaseInputsItem
+// BaseInputsItem represents sum type.
+type BaseInputsItem struct {
 	// Type selects the active sum variant, switch on this field.
-	Type                                 BaseInputs1ItemType
+	Type                                 BaseInputsItemType
 	BaseInputsMessage                    BaseInputsMessage
 	OpenAIResponseInputMessageItem       OpenAIResponseInputMessageItem
 	OpenAIResponseFunctionToolCallOutput OpenAIResponseFunctionToolCallOutput
@@ -4833,277 +4834,275 @@ type BaseInputs1Item struct {
 	ApplyPatchCallOutputItem             ApplyPatchCallOutputItem
 }
 
-// BaseInputs1ItemType is oneOf type of BaseInputs1Item.
-type BaseInputs1ItemType string
+// BaseInputsItemType is oneOf type of BaseInputsItem.
+type BaseInputsItemType string
 
-// Possible values for BaseInputs1ItemType.
+// Possible values for BaseInputsItemType.
 const (
-	BaseInputsMessageBaseInputs1Item                    BaseInputs1ItemType = "message"
-	OpenAIResponseInputMessageItemBaseInputs1Item       BaseInputs1ItemType = "OpenAIResponseInputMessageItem"
-	OpenAIResponseFunctionToolCallOutputBaseInputs1Item BaseInputs1ItemType = "function_call_output"
-	OpenAIResponseFunctionToolCallBaseInputs1Item       BaseInputs1ItemType = "function_call"
-	OutputItemImageGenerationCallBaseInputs1Item        BaseInputs1ItemType = "image_generation_call"
-	OutputMessageBaseInputs1Item                        BaseInputs1ItemType = "OutputMessage"
-	OpenAIResponseCustomToolCallBaseInputs1Item         BaseInputs1ItemType = "custom_tool_call"
-	OpenAIResponseCustomToolCallOutputBaseInputs1Item   BaseInputs1ItemType = "custom_tool_call_output"
-	ApplyPatchCallItemBaseInputs1Item                   BaseInputs1ItemType = "apply_patch_call"
-	ApplyPatchCallOutputItemBaseInputs1Item             BaseInputs1ItemType = "apply_patch_call_output"
+	BaseInputsMessageBaseInputsItem                    BaseInputsItemType = "message"
+	OpenAIResponseInputMessageItemBaseInputsItem       BaseInputsItemType = "OpenAIResponseInputMessageItem"
+	OpenAIResponseFunctionToolCallOutputBaseInputsItem BaseInputsItemType = "function_call_output"
+	OpenAIResponseFunctionToolCallBaseInputsItem       BaseInputsItemType = "function_call"
+	OutputItemImageGenerationCallBaseInputsItem        BaseInputsItemType = "image_generation_call"
+	OutputMessageBaseInputsItem                        BaseInputsItemType = "OutputMessage"
+	OpenAIResponseCustomToolCallBaseInputsItem         BaseInputsItemType = "custom_tool_call"
+	OpenAIResponseCustomToolCallOutputBaseInputsItem   BaseInputsItemType = "custom_tool_call_output"
+	ApplyPatchCallItemBaseInputsItem                   BaseInputsItemType = "apply_patch_call"
+	ApplyPatchCallOutputItemBaseInputsItem             BaseInputsItemType = "apply_patch_call_output"
 )
 
-// IsBaseInputsMessage reports whether BaseInputs1Item is BaseInputsMessage.
-func (s BaseInputs1Item) IsBaseInputsMessage() bool {
-	return s.Type == BaseInputsMessageBaseInputs1Item
+// IsBaseInputsMessage reports whether BaseInputsItem is BaseInputsMessage.
+func (s BaseInputsItem) IsBaseInputsMessage() bool { return s.Type == BaseInputsMessageBaseInputsItem }
+
+// IsOpenAIResponseInputMessageItem reports whether BaseInputsItem is OpenAIResponseInputMessageItem.
+func (s BaseInputsItem) IsOpenAIResponseInputMessageItem() bool {
+	return s.Type == OpenAIResponseInputMessageItemBaseInputsItem
 }
 
-// IsOpenAIResponseInputMessageItem reports whether BaseInputs1Item is OpenAIResponseInputMessageItem.
-func (s BaseInputs1Item) IsOpenAIResponseInputMessageItem() bool {
-	return s.Type == OpenAIResponseInputMessageItemBaseInputs1Item
+// IsOpenAIResponseFunctionToolCallOutput reports whether BaseInputsItem is OpenAIResponseFunctionToolCallOutput.
+func (s BaseInputsItem) IsOpenAIResponseFunctionToolCallOutput() bool {
+	return s.Type == OpenAIResponseFunctionToolCallOutputBaseInputsItem
 }
 
-// IsOpenAIResponseFunctionToolCallOutput reports whether BaseInputs1Item is OpenAIResponseFunctionToolCallOutput.
-func (s BaseInputs1Item) IsOpenAIResponseFunctionToolCallOutput() bool {
-	return s.Type == OpenAIResponseFunctionToolCallOutputBaseInputs1Item
+// IsOpenAIResponseFunctionToolCall reports whether BaseInputsItem is OpenAIResponseFunctionToolCall.
+func (s BaseInputsItem) IsOpenAIResponseFunctionToolCall() bool {
+	return s.Type == OpenAIResponseFunctionToolCallBaseInputsItem
 }
 
-// IsOpenAIResponseFunctionToolCall reports whether BaseInputs1Item is OpenAIResponseFunctionToolCall.
-func (s BaseInputs1Item) IsOpenAIResponseFunctionToolCall() bool {
-	return s.Type == OpenAIResponseFunctionToolCallBaseInputs1Item
+// IsOutputItemImageGenerationCall reports whether BaseInputsItem is OutputItemImageGenerationCall.
+func (s BaseInputsItem) IsOutputItemImageGenerationCall() bool {
+	return s.Type == OutputItemImageGenerationCallBaseInputsItem
 }
 
-// IsOutputItemImageGenerationCall reports whether BaseInputs1Item is OutputItemImageGenerationCall.
-func (s BaseInputs1Item) IsOutputItemImageGenerationCall() bool {
-	return s.Type == OutputItemImageGenerationCallBaseInputs1Item
+// IsOutputMessage reports whether BaseInputsItem is OutputMessage.
+func (s BaseInputsItem) IsOutputMessage() bool { return s.Type == OutputMessageBaseInputsItem }
+
+// IsOpenAIResponseCustomToolCall reports whether BaseInputsItem is OpenAIResponseCustomToolCall.
+func (s BaseInputsItem) IsOpenAIResponseCustomToolCall() bool {
+	return s.Type == OpenAIResponseCustomToolCallBaseInputsItem
 }
 
-// IsOutputMessage reports whether BaseInputs1Item is OutputMessage.
-func (s BaseInputs1Item) IsOutputMessage() bool { return s.Type == OutputMessageBaseInputs1Item }
-
-// IsOpenAIResponseCustomToolCall reports whether BaseInputs1Item is OpenAIResponseCustomToolCall.
-func (s BaseInputs1Item) IsOpenAIResponseCustomToolCall() bool {
-	return s.Type == OpenAIResponseCustomToolCallBaseInputs1Item
+// IsOpenAIResponseCustomToolCallOutput reports whether BaseInputsItem is OpenAIResponseCustomToolCallOutput.
+func (s BaseInputsItem) IsOpenAIResponseCustomToolCallOutput() bool {
+	return s.Type == OpenAIResponseCustomToolCallOutputBaseInputsItem
 }
 
-// IsOpenAIResponseCustomToolCallOutput reports whether BaseInputs1Item is OpenAIResponseCustomToolCallOutput.
-func (s BaseInputs1Item) IsOpenAIResponseCustomToolCallOutput() bool {
-	return s.Type == OpenAIResponseCustomToolCallOutputBaseInputs1Item
+// IsApplyPatchCallItem reports whether BaseInputsItem is ApplyPatchCallItem.
+func (s BaseInputsItem) IsApplyPatchCallItem() bool {
+	return s.Type == ApplyPatchCallItemBaseInputsItem
 }
 
-// IsApplyPatchCallItem reports whether BaseInputs1Item is ApplyPatchCallItem.
-func (s BaseInputs1Item) IsApplyPatchCallItem() bool {
-	return s.Type == ApplyPatchCallItemBaseInputs1Item
+// IsApplyPatchCallOutputItem reports whether BaseInputsItem is ApplyPatchCallOutputItem.
+func (s BaseInputsItem) IsApplyPatchCallOutputItem() bool {
+	return s.Type == ApplyPatchCallOutputItemBaseInputsItem
 }
 
-// IsApplyPatchCallOutputItem reports whether BaseInputs1Item is ApplyPatchCallOutputItem.
-func (s BaseInputs1Item) IsApplyPatchCallOutputItem() bool {
-	return s.Type == ApplyPatchCallOutputItemBaseInputs1Item
-}
-
-// SetBaseInputsMessage sets BaseInputs1Item to BaseInputsMessage.
-func (s *BaseInputs1Item) SetBaseInputsMessage(v BaseInputsMessage) {
-	s.Type = BaseInputsMessageBaseInputs1Item
+// SetBaseInputsMessage sets BaseInputsItem to BaseInputsMessage.
+func (s *BaseInputsItem) SetBaseInputsMessage(v BaseInputsMessage) {
+	s.Type = BaseInputsMessageBaseInputsItem
 	s.BaseInputsMessage = v
 }
 
-// GetBaseInputsMessage returns BaseInputsMessage and true boolean if BaseInputs1Item is BaseInputsMessage.
-func (s BaseInputs1Item) GetBaseInputsMessage() (v BaseInputsMessage, ok bool) {
+// GetBaseInputsMessage returns BaseInputsMessage and true boolean if BaseInputsItem is BaseInputsMessage.
+func (s BaseInputsItem) GetBaseInputsMessage() (v BaseInputsMessage, ok bool) {
 	if !s.IsBaseInputsMessage() {
 		return v, false
 	}
 	return s.BaseInputsMessage, true
 }
 
-// NewBaseInputsMessageBaseInputs1Item returns new BaseInputs1Item from BaseInputsMessage.
-func NewBaseInputsMessageBaseInputs1Item(v BaseInputsMessage) BaseInputs1Item {
-	var s BaseInputs1Item
+// NewBaseInputsMessageBaseInputsItem returns new BaseInputsItem from BaseInputsMessage.
+func NewBaseInputsMessageBaseInputsItem(v BaseInputsMessage) BaseInputsItem {
+	var s BaseInputsItem
 	s.SetBaseInputsMessage(v)
 	return s
 }
 
-// SetOpenAIResponseInputMessageItem sets BaseInputs1Item to OpenAIResponseInputMessageItem.
-func (s *BaseInputs1Item) SetOpenAIResponseInputMessageItem(v OpenAIResponseInputMessageItem) {
-	s.Type = OpenAIResponseInputMessageItemBaseInputs1Item
+// SetOpenAIResponseInputMessageItem sets BaseInputsItem to OpenAIResponseInputMessageItem.
+func (s *BaseInputsItem) SetOpenAIResponseInputMessageItem(v OpenAIResponseInputMessageItem) {
+	s.Type = OpenAIResponseInputMessageItemBaseInputsItem
 	s.OpenAIResponseInputMessageItem = v
 }
 
-// GetOpenAIResponseInputMessageItem returns OpenAIResponseInputMessageItem and true boolean if BaseInputs1Item is OpenAIResponseInputMessageItem.
-func (s BaseInputs1Item) GetOpenAIResponseInputMessageItem() (v OpenAIResponseInputMessageItem, ok bool) {
+// GetOpenAIResponseInputMessageItem returns OpenAIResponseInputMessageItem and true boolean if BaseInputsItem is OpenAIResponseInputMessageItem.
+func (s BaseInputsItem) GetOpenAIResponseInputMessageItem() (v OpenAIResponseInputMessageItem, ok bool) {
 	if !s.IsOpenAIResponseInputMessageItem() {
 		return v, false
 	}
 	return s.OpenAIResponseInputMessageItem, true
 }
 
-// NewOpenAIResponseInputMessageItemBaseInputs1Item returns new BaseInputs1Item from OpenAIResponseInputMessageItem.
-func NewOpenAIResponseInputMessageItemBaseInputs1Item(v OpenAIResponseInputMessageItem) BaseInputs1Item {
-	var s BaseInputs1Item
+// NewOpenAIResponseInputMessageItemBaseInputsItem returns new BaseInputsItem from OpenAIResponseInputMessageItem.
+func NewOpenAIResponseInputMessageItemBaseInputsItem(v OpenAIResponseInputMessageItem) BaseInputsItem {
+	var s BaseInputsItem
 	s.SetOpenAIResponseInputMessageItem(v)
 	return s
 }
 
-// SetOpenAIResponseFunctionToolCallOutput sets BaseInputs1Item to OpenAIResponseFunctionToolCallOutput.
-func (s *BaseInputs1Item) SetOpenAIResponseFunctionToolCallOutput(v OpenAIResponseFunctionToolCallOutput) {
-	s.Type = OpenAIResponseFunctionToolCallOutputBaseInputs1Item
+// SetOpenAIResponseFunctionToolCallOutput sets BaseInputsItem to OpenAIResponseFunctionToolCallOutput.
+func (s *BaseInputsItem) SetOpenAIResponseFunctionToolCallOutput(v OpenAIResponseFunctionToolCallOutput) {
+	s.Type = OpenAIResponseFunctionToolCallOutputBaseInputsItem
 	s.OpenAIResponseFunctionToolCallOutput = v
 }
 
-// GetOpenAIResponseFunctionToolCallOutput returns OpenAIResponseFunctionToolCallOutput and true boolean if BaseInputs1Item is OpenAIResponseFunctionToolCallOutput.
-func (s BaseInputs1Item) GetOpenAIResponseFunctionToolCallOutput() (v OpenAIResponseFunctionToolCallOutput, ok bool) {
+// GetOpenAIResponseFunctionToolCallOutput returns OpenAIResponseFunctionToolCallOutput and true boolean if BaseInputsItem is OpenAIResponseFunctionToolCallOutput.
+func (s BaseInputsItem) GetOpenAIResponseFunctionToolCallOutput() (v OpenAIResponseFunctionToolCallOutput, ok bool) {
 	if !s.IsOpenAIResponseFunctionToolCallOutput() {
 		return v, false
 	}
 	return s.OpenAIResponseFunctionToolCallOutput, true
 }
 
-// NewOpenAIResponseFunctionToolCallOutputBaseInputs1Item returns new BaseInputs1Item from OpenAIResponseFunctionToolCallOutput.
-func NewOpenAIResponseFunctionToolCallOutputBaseInputs1Item(v OpenAIResponseFunctionToolCallOutput) BaseInputs1Item {
-	var s BaseInputs1Item
+// NewOpenAIResponseFunctionToolCallOutputBaseInputsItem returns new BaseInputsItem from OpenAIResponseFunctionToolCallOutput.
+func NewOpenAIResponseFunctionToolCallOutputBaseInputsItem(v OpenAIResponseFunctionToolCallOutput) BaseInputsItem {
+	var s BaseInputsItem
 	s.SetOpenAIResponseFunctionToolCallOutput(v)
 	return s
 }
 
-// SetOpenAIResponseFunctionToolCall sets BaseInputs1Item to OpenAIResponseFunctionToolCall.
-func (s *BaseInputs1Item) SetOpenAIResponseFunctionToolCall(v OpenAIResponseFunctionToolCall) {
-	s.Type = OpenAIResponseFunctionToolCallBaseInputs1Item
+// SetOpenAIResponseFunctionToolCall sets BaseInputsItem to OpenAIResponseFunctionToolCall.
+func (s *BaseInputsItem) SetOpenAIResponseFunctionToolCall(v OpenAIResponseFunctionToolCall) {
+	s.Type = OpenAIResponseFunctionToolCallBaseInputsItem
 	s.OpenAIResponseFunctionToolCall = v
 }
 
-// GetOpenAIResponseFunctionToolCall returns OpenAIResponseFunctionToolCall and true boolean if BaseInputs1Item is OpenAIResponseFunctionToolCall.
-func (s BaseInputs1Item) GetOpenAIResponseFunctionToolCall() (v OpenAIResponseFunctionToolCall, ok bool) {
+// GetOpenAIResponseFunctionToolCall returns OpenAIResponseFunctionToolCall and true boolean if BaseInputsItem is OpenAIResponseFunctionToolCall.
+func (s BaseInputsItem) GetOpenAIResponseFunctionToolCall() (v OpenAIResponseFunctionToolCall, ok bool) {
 	if !s.IsOpenAIResponseFunctionToolCall() {
 		return v, false
 	}
 	return s.OpenAIResponseFunctionToolCall, true
 }
 
-// NewOpenAIResponseFunctionToolCallBaseInputs1Item returns new BaseInputs1Item from OpenAIResponseFunctionToolCall.
-func NewOpenAIResponseFunctionToolCallBaseInputs1Item(v OpenAIResponseFunctionToolCall) BaseInputs1Item {
-	var s BaseInputs1Item
+// NewOpenAIResponseFunctionToolCallBaseInputsItem returns new BaseInputsItem from OpenAIResponseFunctionToolCall.
+func NewOpenAIResponseFunctionToolCallBaseInputsItem(v OpenAIResponseFunctionToolCall) BaseInputsItem {
+	var s BaseInputsItem
 	s.SetOpenAIResponseFunctionToolCall(v)
 	return s
 }
 
-// SetOutputItemImageGenerationCall sets BaseInputs1Item to OutputItemImageGenerationCall.
-func (s *BaseInputs1Item) SetOutputItemImageGenerationCall(v OutputItemImageGenerationCall) {
-	s.Type = OutputItemImageGenerationCallBaseInputs1Item
+// SetOutputItemImageGenerationCall sets BaseInputsItem to OutputItemImageGenerationCall.
+func (s *BaseInputsItem) SetOutputItemImageGenerationCall(v OutputItemImageGenerationCall) {
+	s.Type = OutputItemImageGenerationCallBaseInputsItem
 	s.OutputItemImageGenerationCall = v
 }
 
-// GetOutputItemImageGenerationCall returns OutputItemImageGenerationCall and true boolean if BaseInputs1Item is OutputItemImageGenerationCall.
-func (s BaseInputs1Item) GetOutputItemImageGenerationCall() (v OutputItemImageGenerationCall, ok bool) {
+// GetOutputItemImageGenerationCall returns OutputItemImageGenerationCall and true boolean if BaseInputsItem is OutputItemImageGenerationCall.
+func (s BaseInputsItem) GetOutputItemImageGenerationCall() (v OutputItemImageGenerationCall, ok bool) {
 	if !s.IsOutputItemImageGenerationCall() {
 		return v, false
 	}
 	return s.OutputItemImageGenerationCall, true
 }
 
-// NewOutputItemImageGenerationCallBaseInputs1Item returns new BaseInputs1Item from OutputItemImageGenerationCall.
-func NewOutputItemImageGenerationCallBaseInputs1Item(v OutputItemImageGenerationCall) BaseInputs1Item {
-	var s BaseInputs1Item
+// NewOutputItemImageGenerationCallBaseInputsItem returns new BaseInputsItem from OutputItemImageGenerationCall.
+func NewOutputItemImageGenerationCallBaseInputsItem(v OutputItemImageGenerationCall) BaseInputsItem {
+	var s BaseInputsItem
 	s.SetOutputItemImageGenerationCall(v)
 	return s
 }
 
-// SetOutputMessage sets BaseInputs1Item to OutputMessage.
-func (s *BaseInputs1Item) SetOutputMessage(v OutputMessage) {
-	s.Type = OutputMessageBaseInputs1Item
+// SetOutputMessage sets BaseInputsItem to OutputMessage.
+func (s *BaseInputsItem) SetOutputMessage(v OutputMessage) {
+	s.Type = OutputMessageBaseInputsItem
 	s.OutputMessage = v
 }
 
-// GetOutputMessage returns OutputMessage and true boolean if BaseInputs1Item is OutputMessage.
-func (s BaseInputs1Item) GetOutputMessage() (v OutputMessage, ok bool) {
+// GetOutputMessage returns OutputMessage and true boolean if BaseInputsItem is OutputMessage.
+func (s BaseInputsItem) GetOutputMessage() (v OutputMessage, ok bool) {
 	if !s.IsOutputMessage() {
 		return v, false
 	}
 	return s.OutputMessage, true
 }
 
-// NewOutputMessageBaseInputs1Item returns new BaseInputs1Item from OutputMessage.
-func NewOutputMessageBaseInputs1Item(v OutputMessage) BaseInputs1Item {
-	var s BaseInputs1Item
+// NewOutputMessageBaseInputsItem returns new BaseInputsItem from OutputMessage.
+func NewOutputMessageBaseInputsItem(v OutputMessage) BaseInputsItem {
+	var s BaseInputsItem
 	s.SetOutputMessage(v)
 	return s
 }
 
-// SetOpenAIResponseCustomToolCall sets BaseInputs1Item to OpenAIResponseCustomToolCall.
-func (s *BaseInputs1Item) SetOpenAIResponseCustomToolCall(v OpenAIResponseCustomToolCall) {
-	s.Type = OpenAIResponseCustomToolCallBaseInputs1Item
+// SetOpenAIResponseCustomToolCall sets BaseInputsItem to OpenAIResponseCustomToolCall.
+func (s *BaseInputsItem) SetOpenAIResponseCustomToolCall(v OpenAIResponseCustomToolCall) {
+	s.Type = OpenAIResponseCustomToolCallBaseInputsItem
 	s.OpenAIResponseCustomToolCall = v
 }
 
-// GetOpenAIResponseCustomToolCall returns OpenAIResponseCustomToolCall and true boolean if BaseInputs1Item is OpenAIResponseCustomToolCall.
-func (s BaseInputs1Item) GetOpenAIResponseCustomToolCall() (v OpenAIResponseCustomToolCall, ok bool) {
+// GetOpenAIResponseCustomToolCall returns OpenAIResponseCustomToolCall and true boolean if BaseInputsItem is OpenAIResponseCustomToolCall.
+func (s BaseInputsItem) GetOpenAIResponseCustomToolCall() (v OpenAIResponseCustomToolCall, ok bool) {
 	if !s.IsOpenAIResponseCustomToolCall() {
 		return v, false
 	}
 	return s.OpenAIResponseCustomToolCall, true
 }
 
-// NewOpenAIResponseCustomToolCallBaseInputs1Item returns new BaseInputs1Item from OpenAIResponseCustomToolCall.
-func NewOpenAIResponseCustomToolCallBaseInputs1Item(v OpenAIResponseCustomToolCall) BaseInputs1Item {
-	var s BaseInputs1Item
+// NewOpenAIResponseCustomToolCallBaseInputsItem returns new BaseInputsItem from OpenAIResponseCustomToolCall.
+func NewOpenAIResponseCustomToolCallBaseInputsItem(v OpenAIResponseCustomToolCall) BaseInputsItem {
+	var s BaseInputsItem
 	s.SetOpenAIResponseCustomToolCall(v)
 	return s
 }
 
-// SetOpenAIResponseCustomToolCallOutput sets BaseInputs1Item to OpenAIResponseCustomToolCallOutput.
-func (s *BaseInputs1Item) SetOpenAIResponseCustomToolCallOutput(v OpenAIResponseCustomToolCallOutput) {
-	s.Type = OpenAIResponseCustomToolCallOutputBaseInputs1Item
+// SetOpenAIResponseCustomToolCallOutput sets BaseInputsItem to OpenAIResponseCustomToolCallOutput.
+func (s *BaseInputsItem) SetOpenAIResponseCustomToolCallOutput(v OpenAIResponseCustomToolCallOutput) {
+	s.Type = OpenAIResponseCustomToolCallOutputBaseInputsItem
 	s.OpenAIResponseCustomToolCallOutput = v
 }
 
-// GetOpenAIResponseCustomToolCallOutput returns OpenAIResponseCustomToolCallOutput and true boolean if BaseInputs1Item is OpenAIResponseCustomToolCallOutput.
-func (s BaseInputs1Item) GetOpenAIResponseCustomToolCallOutput() (v OpenAIResponseCustomToolCallOutput, ok bool) {
+// GetOpenAIResponseCustomToolCallOutput returns OpenAIResponseCustomToolCallOutput and true boolean if BaseInputsItem is OpenAIResponseCustomToolCallOutput.
+func (s BaseInputsItem) GetOpenAIResponseCustomToolCallOutput() (v OpenAIResponseCustomToolCallOutput, ok bool) {
 	if !s.IsOpenAIResponseCustomToolCallOutput() {
 		return v, false
 	}
 	return s.OpenAIResponseCustomToolCallOutput, true
 }
 
-// NewOpenAIResponseCustomToolCallOutputBaseInputs1Item returns new BaseInputs1Item from OpenAIResponseCustomToolCallOutput.
-func NewOpenAIResponseCustomToolCallOutputBaseInputs1Item(v OpenAIResponseCustomToolCallOutput) BaseInputs1Item {
-	var s BaseInputs1Item
+// NewOpenAIResponseCustomToolCallOutputBaseInputsItem returns new BaseInputsItem from OpenAIResponseCustomToolCallOutput.
+func NewOpenAIResponseCustomToolCallOutputBaseInputsItem(v OpenAIResponseCustomToolCallOutput) BaseInputsItem {
+	var s BaseInputsItem
 	s.SetOpenAIResponseCustomToolCallOutput(v)
 	return s
 }
 
-// SetApplyPatchCallItem sets BaseInputs1Item to ApplyPatchCallItem.
-func (s *BaseInputs1Item) SetApplyPatchCallItem(v ApplyPatchCallItem) {
-	s.Type = ApplyPatchCallItemBaseInputs1Item
+// SetApplyPatchCallItem sets BaseInputsItem to ApplyPatchCallItem.
+func (s *BaseInputsItem) SetApplyPatchCallItem(v ApplyPatchCallItem) {
+	s.Type = ApplyPatchCallItemBaseInputsItem
 	s.ApplyPatchCallItem = v
 }
 
-// GetApplyPatchCallItem returns ApplyPatchCallItem and true boolean if BaseInputs1Item is ApplyPatchCallItem.
-func (s BaseInputs1Item) GetApplyPatchCallItem() (v ApplyPatchCallItem, ok bool) {
+// GetApplyPatchCallItem returns ApplyPatchCallItem and true boolean if BaseInputsItem is ApplyPatchCallItem.
+func (s BaseInputsItem) GetApplyPatchCallItem() (v ApplyPatchCallItem, ok bool) {
 	if !s.IsApplyPatchCallItem() {
 		return v, false
 	}
 	return s.ApplyPatchCallItem, true
 }
 
-// NewApplyPatchCallItemBaseInputs1Item returns new BaseInputs1Item from ApplyPatchCallItem.
-func NewApplyPatchCallItemBaseInputs1Item(v ApplyPatchCallItem) BaseInputs1Item {
-	var s BaseInputs1Item
+// NewApplyPatchCallItemBaseInputsItem returns new BaseInputsItem from ApplyPatchCallItem.
+func NewApplyPatchCallItemBaseInputsItem(v ApplyPatchCallItem) BaseInputsItem {
+	var s BaseInputsItem
 	s.SetApplyPatchCallItem(v)
 	return s
 }
 
-// SetApplyPatchCallOutputItem sets BaseInputs1Item to ApplyPatchCallOutputItem.
-func (s *BaseInputs1Item) SetApplyPatchCallOutputItem(v ApplyPatchCallOutputItem) {
-	s.Type = ApplyPatchCallOutputItemBaseInputs1Item
+// SetApplyPatchCallOutputItem sets BaseInputsItem to ApplyPatchCallOutputItem.
+func (s *BaseInputsItem) SetApplyPatchCallOutputItem(v ApplyPatchCallOutputItem) {
+	s.Type = ApplyPatchCallOutputItemBaseInputsItem
 	s.ApplyPatchCallOutputItem = v
 }
 
-// GetApplyPatchCallOutputItem returns ApplyPatchCallOutputItem and true boolean if BaseInputs1Item is ApplyPatchCallOutputItem.
-func (s BaseInputs1Item) GetApplyPatchCallOutputItem() (v ApplyPatchCallOutputItem, ok bool) {
+// GetApplyPatchCallOutputItem returns ApplyPatchCallOutputItem and true boolean if BaseInputsItem is ApplyPatchCallOutputItem.
+func (s BaseInputsItem) GetApplyPatchCallOutputItem() (v ApplyPatchCallOutputItem, ok bool) {
 	if !s.IsApplyPatchCallOutputItem() {
 		return v, false
 	}
 	return s.ApplyPatchCallOutputItem, true
 }
 
-// NewApplyPatchCallOutputItemBaseInputs1Item returns new BaseInputs1Item from ApplyPatchCallOutputItem.
-func NewApplyPatchCallOutputItemBaseInputs1Item(v ApplyPatchCallOutputItem) BaseInputs1Item {
-	var s BaseInputs1Item
+// NewApplyPatchCallOutputItemBaseInputsItem returns new BaseInputsItem from ApplyPatchCallOutputItem.
+func NewApplyPatchCallOutputItemBaseInputsItem(v ApplyPatchCallOutputItem) BaseInputsItem {
+	var s BaseInputsItem
 	s.SetApplyPatchCallOutputItem(v)
 	return s
 }
@@ -6368,23 +6367,25 @@ func (s *BaseRefusalDoneEventType) UnmarshalText(data []byte) error {
 
 // Ref: #/components/schemas/BaseResponsesResult
 type BaseResponsesResult struct {
-	Background         OptNilBool                      `json:"background"`
-	CompletedAt        NilInt                          `json:"completed_at"`
-	CreatedAt          int                             `json:"created_at"`
-	Error              NilResponsesErrorField          `json:"error"`
-	FrequencyPenalty   NilFloat64                      `json:"frequency_penalty"`
-	ID                 string                          `json:"id"`
-	IncompleteDetails  NilIncompleteDetails            `json:"incomplete_details"`
-	Instructions       BaseInputs                      `json:"instructions"`
-	MaxOutputTokens    OptNilInt                       `json:"max_output_tokens"`
-	MaxToolCalls       OptNilInt                       `json:"max_tool_calls"`
-	Metadata           RequestMetadata                 `json:"metadata"`
+	Background        OptNilBool                `json:"background"`
+	CompletedAt       OptNilInt                 `json:"completed_at"`
+	CreatedAt         int                       `json:"created_at"`
+	Error             OptNilResponsesErrorField `json:"error"`
+	FrequencyPenalty  OptNilFloat64             `json:"frequency_penalty"`
+	ID                string                    `json:"id"`
+	IncompleteDetails OptNilIncompleteDetails   `json:"incomplete_details"`
+	Instructions      OptBaseInputs             `json:"instructions"`
+	MaxOutputTokens   OptNilInt                 `json:"max_output_tokens"`
+	MaxToolCalls      OptNilInt                 `json:"max_tool_calls"`
+	// Metadata key-value pairs for the request. Keys must be ≤64 characters and cannot contain brackets.
+	// Values must be ≤512 characters. Maximum 16 pairs allowed.
+	Metadata           jx.Raw                          `json:"metadata"`
 	Model              string                          `json:"model"`
 	Object             BaseResponsesResultObject       `json:"object"`
 	Output             []BaseResponsesResultOutputItem `json:"output"`
 	OutputText         OptString                       `json:"output_text"`
 	ParallelToolCalls  bool                            `json:"parallel_tool_calls"`
-	PresencePenalty    NilFloat64                      `json:"presence_penalty"`
+	PresencePenalty    OptNilFloat64                   `json:"presence_penalty"`
 	PreviousResponseID OptNilString                    `json:"previous_response_id"`
 	Prompt             OptNilStoredPromptTemplate      `json:"prompt"`
 	PromptCacheKey     OptNilString                    `json:"prompt_cache_key"`
@@ -6394,12 +6395,12 @@ type BaseResponsesResult struct {
 	ServiceTier        OptNilServiceTier               `json:"service_tier"`
 	Status             OpenAIResponsesResponseStatus   `json:"status"`
 	Store              OptBool                         `json:"store"`
-	Temperature        NilFloat64                      `json:"temperature"`
+	Temperature        OptNilFloat64                   `json:"temperature"`
 	Text               OptTextConfig                   `json:"text"`
 	ToolChoice         OpenAIResponsesToolChoice       `json:"tool_choice"`
 	Tools              []BaseResponsesResultToolsItem  `json:"tools"`
 	TopLogprobs        OptInt                          `json:"top_logprobs"`
-	TopP               NilFloat64                      `json:"top_p"`
+	TopP               OptNilFloat64                   `json:"top_p"`
 	Truncation         OptNilTruncation                `json:"truncation"`
 	Usage              OptOpenAIResponsesUsage         `json:"usage"`
 	User               OptNilString                    `json:"user"`
@@ -6411,7 +6412,7 @@ func (s *BaseResponsesResult) GetBackground() OptNilBool {
 }
 
 // GetCompletedAt returns the value of CompletedAt.
-func (s *BaseResponsesResult) GetCompletedAt() NilInt {
+func (s *BaseResponsesResult) GetCompletedAt() OptNilInt {
 	return s.CompletedAt
 }
 
@@ -6421,12 +6422,12 @@ func (s *BaseResponsesResult) GetCreatedAt() int {
 }
 
 // GetError returns the value of Error.
-func (s *BaseResponsesResult) GetError() NilResponsesErrorField {
+func (s *BaseResponsesResult) GetError() OptNilResponsesErrorField {
 	return s.Error
 }
 
 // GetFrequencyPenalty returns the value of FrequencyPenalty.
-func (s *BaseResponsesResult) GetFrequencyPenalty() NilFloat64 {
+func (s *BaseResponsesResult) GetFrequencyPenalty() OptNilFloat64 {
 	return s.FrequencyPenalty
 }
 
@@ -6436,12 +6437,12 @@ func (s *BaseResponsesResult) GetID() string {
 }
 
 // GetIncompleteDetails returns the value of IncompleteDetails.
-func (s *BaseResponsesResult) GetIncompleteDetails() NilIncompleteDetails {
+func (s *BaseResponsesResult) GetIncompleteDetails() OptNilIncompleteDetails {
 	return s.IncompleteDetails
 }
 
 // GetInstructions returns the value of Instructions.
-func (s *BaseResponsesResult) GetInstructions() BaseInputs {
+func (s *BaseResponsesResult) GetInstructions() OptBaseInputs {
 	return s.Instructions
 }
 
@@ -6456,7 +6457,7 @@ func (s *BaseResponsesResult) GetMaxToolCalls() OptNilInt {
 }
 
 // GetMetadata returns the value of Metadata.
-func (s *BaseResponsesResult) GetMetadata() RequestMetadata {
+func (s *BaseResponsesResult) GetMetadata() jx.Raw {
 	return s.Metadata
 }
 
@@ -6486,7 +6487,7 @@ func (s *BaseResponsesResult) GetParallelToolCalls() bool {
 }
 
 // GetPresencePenalty returns the value of PresencePenalty.
-func (s *BaseResponsesResult) GetPresencePenalty() NilFloat64 {
+func (s *BaseResponsesResult) GetPresencePenalty() OptNilFloat64 {
 	return s.PresencePenalty
 }
 
@@ -6536,7 +6537,7 @@ func (s *BaseResponsesResult) GetStore() OptBool {
 }
 
 // GetTemperature returns the value of Temperature.
-func (s *BaseResponsesResult) GetTemperature() NilFloat64 {
+func (s *BaseResponsesResult) GetTemperature() OptNilFloat64 {
 	return s.Temperature
 }
 
@@ -6561,7 +6562,7 @@ func (s *BaseResponsesResult) GetTopLogprobs() OptInt {
 }
 
 // GetTopP returns the value of TopP.
-func (s *BaseResponsesResult) GetTopP() NilFloat64 {
+func (s *BaseResponsesResult) GetTopP() OptNilFloat64 {
 	return s.TopP
 }
 
@@ -6586,7 +6587,7 @@ func (s *BaseResponsesResult) SetBackground(val OptNilBool) {
 }
 
 // SetCompletedAt sets the value of CompletedAt.
-func (s *BaseResponsesResult) SetCompletedAt(val NilInt) {
+func (s *BaseResponsesResult) SetCompletedAt(val OptNilInt) {
 	s.CompletedAt = val
 }
 
@@ -6596,12 +6597,12 @@ func (s *BaseResponsesResult) SetCreatedAt(val int) {
 }
 
 // SetError sets the value of Error.
-func (s *BaseResponsesResult) SetError(val NilResponsesErrorField) {
+func (s *BaseResponsesResult) SetError(val OptNilResponsesErrorField) {
 	s.Error = val
 }
 
 // SetFrequencyPenalty sets the value of FrequencyPenalty.
-func (s *BaseResponsesResult) SetFrequencyPenalty(val NilFloat64) {
+func (s *BaseResponsesResult) SetFrequencyPenalty(val OptNilFloat64) {
 	s.FrequencyPenalty = val
 }
 
@@ -6611,12 +6612,12 @@ func (s *BaseResponsesResult) SetID(val string) {
 }
 
 // SetIncompleteDetails sets the value of IncompleteDetails.
-func (s *BaseResponsesResult) SetIncompleteDetails(val NilIncompleteDetails) {
+func (s *BaseResponsesResult) SetIncompleteDetails(val OptNilIncompleteDetails) {
 	s.IncompleteDetails = val
 }
 
 // SetInstructions sets the value of Instructions.
-func (s *BaseResponsesResult) SetInstructions(val BaseInputs) {
+func (s *BaseResponsesResult) SetInstructions(val OptBaseInputs) {
 	s.Instructions = val
 }
 
@@ -6631,7 +6632,7 @@ func (s *BaseResponsesResult) SetMaxToolCalls(val OptNilInt) {
 }
 
 // SetMetadata sets the value of Metadata.
-func (s *BaseResponsesResult) SetMetadata(val RequestMetadata) {
+func (s *BaseResponsesResult) SetMetadata(val jx.Raw) {
 	s.Metadata = val
 }
 
@@ -6661,7 +6662,7 @@ func (s *BaseResponsesResult) SetParallelToolCalls(val bool) {
 }
 
 // SetPresencePenalty sets the value of PresencePenalty.
-func (s *BaseResponsesResult) SetPresencePenalty(val NilFloat64) {
+func (s *BaseResponsesResult) SetPresencePenalty(val OptNilFloat64) {
 	s.PresencePenalty = val
 }
 
@@ -6711,7 +6712,7 @@ func (s *BaseResponsesResult) SetStore(val OptBool) {
 }
 
 // SetTemperature sets the value of Temperature.
-func (s *BaseResponsesResult) SetTemperature(val NilFloat64) {
+func (s *BaseResponsesResult) SetTemperature(val OptNilFloat64) {
 	s.Temperature = val
 }
 
@@ -6736,7 +6737,7 @@ func (s *BaseResponsesResult) SetTopLogprobs(val OptInt) {
 }
 
 // SetTopP sets the value of TopP.
-func (s *BaseResponsesResult) SetTopP(val NilFloat64) {
+func (s *BaseResponsesResult) SetTopP(val OptNilFloat64) {
 	s.TopP = val
 }
 
@@ -8410,7 +8411,7 @@ func (s *ChatAudioOutput) SetTranscript(val OptString) {
 // Chat completion choice.
 // Ref: #/components/schemas/ChatChoice
 type ChatChoice struct {
-	FinishReason NilChatFinishReasonEnum `json:"finish_reason"`
+	FinishReason OptNilChatFinishReasonEnum `json:"finish_reason"`
 	// Choice index.
 	Index    int                     `json:"index"`
 	Logprobs OptNilChatTokenLogprobs `json:"logprobs"`
@@ -8420,7 +8421,7 @@ type ChatChoice struct {
 }
 
 // GetFinishReason returns the value of FinishReason.
-func (s *ChatChoice) GetFinishReason() NilChatFinishReasonEnum {
+func (s *ChatChoice) GetFinishReason() OptNilChatFinishReasonEnum {
 	return s.FinishReason
 }
 
@@ -8445,7 +8446,7 @@ func (s *ChatChoice) GetNativeFinishReason() OptNilString {
 }
 
 // SetFinishReason sets the value of FinishReason.
-func (s *ChatChoice) SetFinishReason(val NilChatFinishReasonEnum) {
+func (s *ChatChoice) SetFinishReason(val OptNilChatFinishReasonEnum) {
 	s.FinishReason = val
 }
 
@@ -10668,7 +10669,9 @@ type ChatRequest struct {
 	Debug        OptChatDebugOptions               `json:"debug"`
 	// Frequency penalty (-2.0 to 2.0).
 	FrequencyPenalty OptNilFloat64 `json:"frequency_penalty"`
-	ImageConfig      ImageConfig   `json:"image_config"`
+	// Provider-specific image configuration options. Keys and values vary by model/provider. See
+	// https://openrouter.ai/docs/guides/overview/multimodal/image-generation for more details.
+	ImageConfig jx.Raw `json:"image_config"`
 	// Token logit bias adjustments.
 	LogitBias jx.Raw `json:"logit_bias"`
 	// Return log probabilities.
@@ -10768,7 +10771,7 @@ func (s *ChatRequest) GetFrequencyPenalty() OptNilFloat64 {
 }
 
 // GetImageConfig returns the value of ImageConfig.
-func (s *ChatRequest) GetImageConfig() ImageConfig {
+func (s *ChatRequest) GetImageConfig() jx.Raw {
 	return s.ImageConfig
 }
 
@@ -10978,7 +10981,7 @@ func (s *ChatRequest) SetFrequencyPenalty(val OptNilFloat64) {
 }
 
 // SetImageConfig sets the value of ImageConfig.
-func (s *ChatRequest) SetImageConfig(val ImageConfig) {
+func (s *ChatRequest) SetImageConfig(val jx.Raw) {
 	s.ImageConfig = val
 }
 
@@ -12027,7 +12030,7 @@ type ChatResult struct {
 	// The service tier used by the upstream provider for this request.
 	ServiceTier OptNilString `json:"service_tier"`
 	// System fingerprint.
-	SystemFingerprint NilString    `json:"system_fingerprint"`
+	SystemFingerprint OptNilString `json:"system_fingerprint"`
 	Usage             OptChatUsage `json:"usage"`
 }
 
@@ -12067,7 +12070,7 @@ func (s *ChatResult) GetServiceTier() OptNilString {
 }
 
 // GetSystemFingerprint returns the value of SystemFingerprint.
-func (s *ChatResult) GetSystemFingerprint() NilString {
+func (s *ChatResult) GetSystemFingerprint() OptNilString {
 	return s.SystemFingerprint
 }
 
@@ -12112,7 +12115,7 @@ func (s *ChatResult) SetServiceTier(val OptNilString) {
 }
 
 // SetSystemFingerprint sets the value of SystemFingerprint.
-func (s *ChatResult) SetSystemFingerprint(val NilString) {
+func (s *ChatResult) SetSystemFingerprint(val OptNilString) {
 	s.SystemFingerprint = val
 }
 
@@ -12240,8 +12243,8 @@ func (s *ChatServerToolChoice) SetType(val string) {
 // Streaming completion choice chunk.
 // Ref: #/components/schemas/ChatStreamChoice
 type ChatStreamChoice struct {
-	Delta        ChatStreamDelta         `json:"delta"`
-	FinishReason NilChatFinishReasonEnum `json:"finish_reason"`
+	Delta        ChatStreamDelta            `json:"delta"`
+	FinishReason OptNilChatFinishReasonEnum `json:"finish_reason"`
 	// Choice index.
 	Index    int                     `json:"index"`
 	Logprobs OptNilChatTokenLogprobs `json:"logprobs"`
@@ -12255,7 +12258,7 @@ func (s *ChatStreamChoice) GetDelta() ChatStreamDelta {
 }
 
 // GetFinishReason returns the value of FinishReason.
-func (s *ChatStreamChoice) GetFinishReason() NilChatFinishReasonEnum {
+func (s *ChatStreamChoice) GetFinishReason() OptNilChatFinishReasonEnum {
 	return s.FinishReason
 }
 
@@ -12280,7 +12283,7 @@ func (s *ChatStreamChoice) SetDelta(val ChatStreamDelta) {
 }
 
 // SetFinishReason sets the value of FinishReason.
-func (s *ChatStreamChoice) SetFinishReason(val NilChatFinishReasonEnum) {
+func (s *ChatStreamChoice) SetFinishReason(val OptNilChatFinishReasonEnum) {
 	s.FinishReason = val
 }
 
@@ -13020,7 +13023,7 @@ func (s *ChatSystemMessageRole) UnmarshalText(data []byte) error {
 // Ref: #/components/schemas/ChatTokenLogprob
 type ChatTokenLogprob struct {
 	// UTF-8 bytes of the token.
-	Bytes []int `json:"bytes"`
+	Bytes OptNilIntArray `json:"bytes"`
 	// Log probability of the token.
 	Logprob float64 `json:"logprob"`
 	// The token.
@@ -13030,7 +13033,7 @@ type ChatTokenLogprob struct {
 }
 
 // GetBytes returns the value of Bytes.
-func (s *ChatTokenLogprob) GetBytes() []int {
+func (s *ChatTokenLogprob) GetBytes() OptNilIntArray {
 	return s.Bytes
 }
 
@@ -13050,7 +13053,7 @@ func (s *ChatTokenLogprob) GetTopLogprobs() []ChatTokenLogprobTopLogprobsItem {
 }
 
 // SetBytes sets the value of Bytes.
-func (s *ChatTokenLogprob) SetBytes(val []int) {
+func (s *ChatTokenLogprob) SetBytes(val OptNilIntArray) {
 	s.Bytes = val
 }
 
@@ -13070,13 +13073,13 @@ func (s *ChatTokenLogprob) SetTopLogprobs(val []ChatTokenLogprobTopLogprobsItem)
 }
 
 type ChatTokenLogprobTopLogprobsItem struct {
-	Bytes   []int   `json:"bytes"`
-	Logprob float64 `json:"logprob"`
-	Token   string  `json:"token"`
+	Bytes   OptNilIntArray `json:"bytes"`
+	Logprob float64        `json:"logprob"`
+	Token   string         `json:"token"`
 }
 
 // GetBytes returns the value of Bytes.
-func (s *ChatTokenLogprobTopLogprobsItem) GetBytes() []int {
+func (s *ChatTokenLogprobTopLogprobsItem) GetBytes() OptNilIntArray {
 	return s.Bytes
 }
 
@@ -13091,7 +13094,7 @@ func (s *ChatTokenLogprobTopLogprobsItem) GetToken() string {
 }
 
 // SetBytes sets the value of Bytes.
-func (s *ChatTokenLogprobTopLogprobsItem) SetBytes(val []int) {
+func (s *ChatTokenLogprobTopLogprobsItem) SetBytes(val OptNilIntArray) {
 	s.Bytes = val
 }
 
@@ -13109,13 +13112,13 @@ func (s *ChatTokenLogprobTopLogprobsItem) SetToken(val string) {
 // Ref: #/components/schemas/ChatTokenLogprobs
 type ChatTokenLogprobs struct {
 	// Log probabilities for content tokens.
-	Content []ChatTokenLogprob `json:"content"`
+	Content OptNilChatTokenLogprobArray `json:"content"`
 	// Log probabilities for refusal tokens.
 	Refusal OptNilChatTokenLogprobArray `json:"refusal"`
 }
 
 // GetContent returns the value of Content.
-func (s *ChatTokenLogprobs) GetContent() []ChatTokenLogprob {
+func (s *ChatTokenLogprobs) GetContent() OptNilChatTokenLogprobArray {
 	return s.Content
 }
 
@@ -13125,7 +13128,7 @@ func (s *ChatTokenLogprobs) GetRefusal() OptNilChatTokenLogprobArray {
 }
 
 // SetContent sets the value of Content.
-func (s *ChatTokenLogprobs) SetContent(val []ChatTokenLogprob) {
+func (s *ChatTokenLogprobs) SetContent(val OptNilChatTokenLogprobArray) {
 	s.Content = val
 }
 
@@ -18584,15 +18587,15 @@ func (s *EndpointsMetadata) SetTotal(val int) {
 // Event emitted when an error occurs during streaming.
 // Ref: #/components/schemas/ErrorEvent
 type ErrorEvent struct {
-	Code           NilString      `json:"code"`
+	Code           OptNilString   `json:"code"`
 	Message        string         `json:"message"`
-	Param          NilString      `json:"param"`
+	Param          OptNilString   `json:"param"`
 	SequenceNumber int            `json:"sequence_number"`
 	Type           ErrorEventType `json:"type"`
 }
 
 // GetCode returns the value of Code.
-func (s *ErrorEvent) GetCode() NilString {
+func (s *ErrorEvent) GetCode() OptNilString {
 	return s.Code
 }
 
@@ -18602,7 +18605,7 @@ func (s *ErrorEvent) GetMessage() string {
 }
 
 // GetParam returns the value of Param.
-func (s *ErrorEvent) GetParam() NilString {
+func (s *ErrorEvent) GetParam() OptNilString {
 	return s.Param
 }
 
@@ -18617,7 +18620,7 @@ func (s *ErrorEvent) GetType() ErrorEventType {
 }
 
 // SetCode sets the value of Code.
-func (s *ErrorEvent) SetCode(val NilString) {
+func (s *ErrorEvent) SetCode(val OptNilString) {
 	s.Code = val
 }
 
@@ -18627,7 +18630,7 @@ func (s *ErrorEvent) SetMessage(val string) {
 }
 
 // SetParam sets the value of Param.
-func (s *ErrorEvent) SetParam(val NilString) {
+func (s *ErrorEvent) SetParam(val OptNilString) {
 	s.Param = val
 }
 
@@ -19628,12 +19631,13 @@ func (s *FileSearchServerToolType) UnmarshalText(data []byte) error {
 // for keys without one).
 // Ref: #/components/schemas/FilesServerTool
 type FilesServerTool struct {
-	Parameters FilesServerToolConfig `json:"parameters"`
-	Type       FilesServerToolType   `json:"type"`
+	// Configuration for the openrouter:files server tool.
+	Parameters jx.Raw              `json:"parameters"`
+	Type       FilesServerToolType `json:"type"`
 }
 
 // GetParameters returns the value of Parameters.
-func (s *FilesServerTool) GetParameters() FilesServerToolConfig {
+func (s *FilesServerTool) GetParameters() jx.Raw {
 	return s.Parameters
 }
 
@@ -19643,7 +19647,7 @@ func (s *FilesServerTool) GetType() FilesServerToolType {
 }
 
 // SetParameters sets the value of Parameters.
-func (s *FilesServerTool) SetParameters(val FilesServerToolConfig) {
+func (s *FilesServerTool) SetParameters(val jx.Raw) {
 	s.Parameters = val
 }
 
@@ -19651,8 +19655,6 @@ func (s *FilesServerTool) SetParameters(val FilesServerToolConfig) {
 func (s *FilesServerTool) SetType(val FilesServerToolType) {
 	s.Type = val
 }
-
-type FilesServerToolConfig jx.Raw
 
 type FilesServerToolType string
 
@@ -22499,8 +22501,6 @@ func (s *FusionSource) SetURL(val string) {
 	s.URL = val
 }
 
-type ImageConfig jx.Raw
-
 // Ref: #/components/schemas/ImageGenCallCompletedEvent
 type ImageGenCallCompletedEvent struct {
 	ItemID         string                         `json:"item_id"`
@@ -24502,9 +24502,9 @@ func (s *InputVideoType) UnmarshalText(data []byte) error {
 // Inputs represents sum type.
 type Inputs struct {
 	// Type selects the active sum variant, switch on this field.
-	Type             InputsType
-	String           string
-	Inputs1ItemArray []Inputs1Item
+	Type            InputsType
+	String          string
+	InputsItemArray []InputsItem
 }
 
 // InputsType is oneOf type of Inputs.
@@ -24512,15 +24512,15 @@ type InputsType string
 
 // Possible values for InputsType.
 const (
-	StringInputs           InputsType = "string"
-	Inputs1ItemArrayInputs InputsType = "[]Inputs1Item"
+	StringInputs          InputsType = "string"
+	InputsItemArrayInputs InputsType = "[]InputsItem"
 )
 
 // IsString reports whether Inputs is string.
 func (s Inputs) IsString() bool { return s.Type == StringInputs }
 
-// IsInputs1ItemArray reports whether Inputs is []Inputs1Item.
-func (s Inputs) IsInputs1ItemArray() bool { return s.Type == Inputs1ItemArrayInputs }
+// IsInputsItemArray reports whether Inputs is []InputsItem.
+func (s Inputs) IsInputsItemArray() bool { return s.Type == InputsItemArrayInputs }
 
 // SetString sets Inputs to string.
 func (s *Inputs) SetString(v string) {
@@ -24543,31 +24543,32 @@ func NewStringInputs(v string) Inputs {
 	return s
 }
 
-// SetInputs1ItemArray sets Inputs to []Inputs1Item.
-func (s *Inputs) SetInputs1ItemArray(v []Inputs1Item) {
-	s.Type = Inputs1ItemArrayInputs
-	s.Inputs1ItemArray = v
+// SetInputsItemArray sets Inputs to []InputsItem.
+func (s *Inputs) SetInputsItemArray(v []InputsItem) {
+	s.Type = InputsItemArrayInputs
+	s.InputsItemArray = v
 }
 
-// GetInputs1ItemArray returns []Inputs1Item and true boolean if Inputs is []Inputs1Item.
-func (s Inputs) GetInputs1ItemArray() (v []Inputs1Item, ok bool) {
-	if !s.IsInputs1ItemArray() {
+// GetInputsItemArray returns []InputsItem and true boolean if Inputs is []InputsItem.
+func (s Inputs) GetInputsItemArray() (v []InputsItem, ok bool) {
+	if !s.IsInputsItemArray() {
 		return v, false
 	}
-	return s.Inputs1ItemArray, true
+	return s.InputsItemArray, true
 }
 
-// NewInputs1ItemArrayInputs returns new Inputs from []Inputs1Item.
-func NewInputs1ItemArrayInputs(v []Inputs1Item) Inputs {
+// NewInputsItemArrayInputs returns new Inputs from []InputsItem.
+func NewInputsItemArrayInputs(v []InputsItem) Inputs {
 	var s Inputs
-	s.SetInputs1ItemArray(v)
+	s.SetInputsItemArray(v)
 	return s
 }
 
-// Inputs1Item represents sum type.
-type Inputs1Item struct {
+// Ref: #/components/schemas/InputsItem
+// InputsItem represents sum type.
+type InputsItem struct {
 	// Type selects the active sum variant, switch on this field.
-	Type                                Inputs1ItemType
+	Type                                InputsItemType
 	ReasoningItem                       ReasoningItem
 	EasyInputMessage                    EasyInputMessage
 	InputMessageItem                    InputMessageItem
@@ -24620,1323 +24621,1321 @@ type Inputs1Item struct {
 	AgentMessageItem                    AgentMessageItem
 }
 
-// Inputs1ItemType is oneOf type of Inputs1Item.
-type Inputs1ItemType string
+// InputsItemType is oneOf type of InputsItem.
+type InputsItemType string
 
-// Possible values for Inputs1ItemType.
+// Possible values for InputsItemType.
 const (
-	ReasoningItemInputs1Item                       Inputs1ItemType = "reasoning"
-	EasyInputMessageInputs1Item                    Inputs1ItemType = "message"
-	InputMessageItemInputs1Item                    Inputs1ItemType = "InputMessageItem"
-	FunctionCallItemInputs1Item                    Inputs1ItemType = "function_call"
-	FunctionCallOutputItemInputs1Item              Inputs1ItemType = "function_call_output"
-	ApplyPatchCallItemInputs1Item                  Inputs1ItemType = "apply_patch_call"
-	ApplyPatchCallOutputItemInputs1Item            Inputs1ItemType = "apply_patch_call_output"
-	InputsMessageInputs1Item                       Inputs1ItemType = "InputsMessage"
-	InputsReasoningInputs1Item                     Inputs1ItemType = "InputsReasoning"
-	OutputFunctionCallItemInputs1Item              Inputs1ItemType = "OutputFunctionCallItem"
-	OutputCustomToolCallItemInputs1Item            Inputs1ItemType = "custom_tool_call"
-	OutputWebSearchCallItemInputs1Item             Inputs1ItemType = "web_search_call"
-	OutputFileSearchCallItemInputs1Item            Inputs1ItemType = "file_search_call"
-	OutputImageGenerationCallItemInputs1Item       Inputs1ItemType = "image_generation_call"
-	OutputCodeInterpreterCallItemInputs1Item       Inputs1ItemType = "code_interpreter_call"
-	OutputComputerCallItemInputs1Item              Inputs1ItemType = "computer_call"
-	OutputDatetimeItemInputs1Item                  Inputs1ItemType = "openrouter:datetime"
-	OutputWebSearchServerToolItemInputs1Item       Inputs1ItemType = "openrouter:web_search"
-	OutputCodeInterpreterServerToolItemInputs1Item Inputs1ItemType = "openrouter:code_interpreter"
-	OutputFileSearchServerToolItemInputs1Item      Inputs1ItemType = "openrouter:file_search"
-	OutputImageGenerationServerToolItemInputs1Item Inputs1ItemType = "openrouter:image_generation"
-	OutputBrowserUseServerToolItemInputs1Item      Inputs1ItemType = "openrouter:browser_use"
-	OutputBashServerToolItemInputs1Item            Inputs1ItemType = "openrouter:bash"
-	OutputTextEditorServerToolItemInputs1Item      Inputs1ItemType = "openrouter:text_editor"
-	OutputApplyPatchServerToolItemInputs1Item      Inputs1ItemType = "openrouter:apply_patch"
-	OutputWebFetchServerToolItemInputs1Item        Inputs1ItemType = "openrouter:web_fetch"
-	OutputToolSearchServerToolItemInputs1Item      Inputs1ItemType = "openrouter:tool_search"
-	OutputMemoryServerToolItemInputs1Item          Inputs1ItemType = "openrouter:memory"
-	OutputMcpServerToolItemInputs1Item             Inputs1ItemType = "openrouter:mcp"
-	OutputSearchModelsServerToolItemInputs1Item    Inputs1ItemType = "openrouter:experimental__search_models"
-	OutputFusionServerToolItemInputs1Item          Inputs1ItemType = "openrouter:fusion"
-	OutputAdvisorServerToolItemInputs1Item         Inputs1ItemType = "openrouter:advisor"
-	OutputSubagentServerToolItemInputs1Item        Inputs1ItemType = "openrouter:subagent"
-	OutputFilesServerToolItemInputs1Item           Inputs1ItemType = "openrouter:files"
-	OutputShellServerToolItemInputs1Item           Inputs1ItemType = "openrouter:shell"
-	LocalShellCallItemInputs1Item                  Inputs1ItemType = "local_shell_call"
-	LocalShellCallOutputItemInputs1Item            Inputs1ItemType = "local_shell_call_output"
-	ShellCallItemInputs1Item                       Inputs1ItemType = "shell_call"
-	ShellCallOutputItemInputs1Item                 Inputs1ItemType = "shell_call_output"
-	McpListToolsItemInputs1Item                    Inputs1ItemType = "mcp_list_tools"
-	McpApprovalRequestItemInputs1Item              Inputs1ItemType = "mcp_approval_request"
-	McpApprovalResponseItemInputs1Item             Inputs1ItemType = "mcp_approval_response"
-	McpCallItemInputs1Item                         Inputs1ItemType = "mcp_call"
-	CustomToolCallItemInputs1Item                  Inputs1ItemType = "CustomToolCallItem"
-	CustomToolCallOutputItemInputs1Item            Inputs1ItemType = "custom_tool_call_output"
-	CompactionItemInputs1Item                      Inputs1ItemType = "compaction"
-	ContextCompactionItemInputs1Item               Inputs1ItemType = "context_compaction"
-	ItemReferenceItemInputs1Item                   Inputs1ItemType = "item_reference"
-	AdditionalToolsItemInputs1Item                 Inputs1ItemType = "additional_tools"
-	AgentMessageItemInputs1Item                    Inputs1ItemType = "agent_message"
+	ReasoningItemInputsItem                       InputsItemType = "reasoning"
+	EasyInputMessageInputsItem                    InputsItemType = "message"
+	InputMessageItemInputsItem                    InputsItemType = "InputMessageItem"
+	FunctionCallItemInputsItem                    InputsItemType = "function_call"
+	FunctionCallOutputItemInputsItem              InputsItemType = "function_call_output"
+	ApplyPatchCallItemInputsItem                  InputsItemType = "apply_patch_call"
+	ApplyPatchCallOutputItemInputsItem            InputsItemType = "apply_patch_call_output"
+	InputsMessageInputsItem                       InputsItemType = "InputsMessage"
+	InputsReasoningInputsItem                     InputsItemType = "InputsReasoning"
+	OutputFunctionCallItemInputsItem              InputsItemType = "OutputFunctionCallItem"
+	OutputCustomToolCallItemInputsItem            InputsItemType = "custom_tool_call"
+	OutputWebSearchCallItemInputsItem             InputsItemType = "web_search_call"
+	OutputFileSearchCallItemInputsItem            InputsItemType = "file_search_call"
+	OutputImageGenerationCallItemInputsItem       InputsItemType = "image_generation_call"
+	OutputCodeInterpreterCallItemInputsItem       InputsItemType = "code_interpreter_call"
+	OutputComputerCallItemInputsItem              InputsItemType = "computer_call"
+	OutputDatetimeItemInputsItem                  InputsItemType = "openrouter:datetime"
+	OutputWebSearchServerToolItemInputsItem       InputsItemType = "openrouter:web_search"
+	OutputCodeInterpreterServerToolItemInputsItem InputsItemType = "openrouter:code_interpreter"
+	OutputFileSearchServerToolItemInputsItem      InputsItemType = "openrouter:file_search"
+	OutputImageGenerationServerToolItemInputsItem InputsItemType = "openrouter:image_generation"
+	OutputBrowserUseServerToolItemInputsItem      InputsItemType = "openrouter:browser_use"
+	OutputBashServerToolItemInputsItem            InputsItemType = "openrouter:bash"
+	OutputTextEditorServerToolItemInputsItem      InputsItemType = "openrouter:text_editor"
+	OutputApplyPatchServerToolItemInputsItem      InputsItemType = "openrouter:apply_patch"
+	OutputWebFetchServerToolItemInputsItem        InputsItemType = "openrouter:web_fetch"
+	OutputToolSearchServerToolItemInputsItem      InputsItemType = "openrouter:tool_search"
+	OutputMemoryServerToolItemInputsItem          InputsItemType = "openrouter:memory"
+	OutputMcpServerToolItemInputsItem             InputsItemType = "openrouter:mcp"
+	OutputSearchModelsServerToolItemInputsItem    InputsItemType = "openrouter:experimental__search_models"
+	OutputFusionServerToolItemInputsItem          InputsItemType = "openrouter:fusion"
+	OutputAdvisorServerToolItemInputsItem         InputsItemType = "openrouter:advisor"
+	OutputSubagentServerToolItemInputsItem        InputsItemType = "openrouter:subagent"
+	OutputFilesServerToolItemInputsItem           InputsItemType = "openrouter:files"
+	OutputShellServerToolItemInputsItem           InputsItemType = "openrouter:shell"
+	LocalShellCallItemInputsItem                  InputsItemType = "local_shell_call"
+	LocalShellCallOutputItemInputsItem            InputsItemType = "local_shell_call_output"
+	ShellCallItemInputsItem                       InputsItemType = "shell_call"
+	ShellCallOutputItemInputsItem                 InputsItemType = "shell_call_output"
+	McpListToolsItemInputsItem                    InputsItemType = "mcp_list_tools"
+	McpApprovalRequestItemInputsItem              InputsItemType = "mcp_approval_request"
+	McpApprovalResponseItemInputsItem             InputsItemType = "mcp_approval_response"
+	McpCallItemInputsItem                         InputsItemType = "mcp_call"
+	CustomToolCallItemInputsItem                  InputsItemType = "CustomToolCallItem"
+	CustomToolCallOutputItemInputsItem            InputsItemType = "custom_tool_call_output"
+	CompactionItemInputsItem                      InputsItemType = "compaction"
+	ContextCompactionItemInputsItem               InputsItemType = "context_compaction"
+	ItemReferenceItemInputsItem                   InputsItemType = "item_reference"
+	AdditionalToolsItemInputsItem                 InputsItemType = "additional_tools"
+	AgentMessageItemInputsItem                    InputsItemType = "agent_message"
 )
 
-// IsReasoningItem reports whether Inputs1Item is ReasoningItem.
-func (s Inputs1Item) IsReasoningItem() bool { return s.Type == ReasoningItemInputs1Item }
+// IsReasoningItem reports whether InputsItem is ReasoningItem.
+func (s InputsItem) IsReasoningItem() bool { return s.Type == ReasoningItemInputsItem }
 
-// IsEasyInputMessage reports whether Inputs1Item is EasyInputMessage.
-func (s Inputs1Item) IsEasyInputMessage() bool { return s.Type == EasyInputMessageInputs1Item }
+// IsEasyInputMessage reports whether InputsItem is EasyInputMessage.
+func (s InputsItem) IsEasyInputMessage() bool { return s.Type == EasyInputMessageInputsItem }
 
-// IsInputMessageItem reports whether Inputs1Item is InputMessageItem.
-func (s Inputs1Item) IsInputMessageItem() bool { return s.Type == InputMessageItemInputs1Item }
+// IsInputMessageItem reports whether InputsItem is InputMessageItem.
+func (s InputsItem) IsInputMessageItem() bool { return s.Type == InputMessageItemInputsItem }
 
-// IsFunctionCallItem reports whether Inputs1Item is FunctionCallItem.
-func (s Inputs1Item) IsFunctionCallItem() bool { return s.Type == FunctionCallItemInputs1Item }
+// IsFunctionCallItem reports whether InputsItem is FunctionCallItem.
+func (s InputsItem) IsFunctionCallItem() bool { return s.Type == FunctionCallItemInputsItem }
 
-// IsFunctionCallOutputItem reports whether Inputs1Item is FunctionCallOutputItem.
-func (s Inputs1Item) IsFunctionCallOutputItem() bool {
-	return s.Type == FunctionCallOutputItemInputs1Item
+// IsFunctionCallOutputItem reports whether InputsItem is FunctionCallOutputItem.
+func (s InputsItem) IsFunctionCallOutputItem() bool {
+	return s.Type == FunctionCallOutputItemInputsItem
 }
 
-// IsApplyPatchCallItem reports whether Inputs1Item is ApplyPatchCallItem.
-func (s Inputs1Item) IsApplyPatchCallItem() bool { return s.Type == ApplyPatchCallItemInputs1Item }
+// IsApplyPatchCallItem reports whether InputsItem is ApplyPatchCallItem.
+func (s InputsItem) IsApplyPatchCallItem() bool { return s.Type == ApplyPatchCallItemInputsItem }
 
-// IsApplyPatchCallOutputItem reports whether Inputs1Item is ApplyPatchCallOutputItem.
-func (s Inputs1Item) IsApplyPatchCallOutputItem() bool {
-	return s.Type == ApplyPatchCallOutputItemInputs1Item
+// IsApplyPatchCallOutputItem reports whether InputsItem is ApplyPatchCallOutputItem.
+func (s InputsItem) IsApplyPatchCallOutputItem() bool {
+	return s.Type == ApplyPatchCallOutputItemInputsItem
 }
 
-// IsInputsMessage reports whether Inputs1Item is InputsMessage.
-func (s Inputs1Item) IsInputsMessage() bool { return s.Type == InputsMessageInputs1Item }
+// IsInputsMessage reports whether InputsItem is InputsMessage.
+func (s InputsItem) IsInputsMessage() bool { return s.Type == InputsMessageInputsItem }
 
-// IsInputsReasoning reports whether Inputs1Item is InputsReasoning.
-func (s Inputs1Item) IsInputsReasoning() bool { return s.Type == InputsReasoningInputs1Item }
+// IsInputsReasoning reports whether InputsItem is InputsReasoning.
+func (s InputsItem) IsInputsReasoning() bool { return s.Type == InputsReasoningInputsItem }
 
-// IsOutputFunctionCallItem reports whether Inputs1Item is OutputFunctionCallItem.
-func (s Inputs1Item) IsOutputFunctionCallItem() bool {
-	return s.Type == OutputFunctionCallItemInputs1Item
+// IsOutputFunctionCallItem reports whether InputsItem is OutputFunctionCallItem.
+func (s InputsItem) IsOutputFunctionCallItem() bool {
+	return s.Type == OutputFunctionCallItemInputsItem
 }
 
-// IsOutputCustomToolCallItem reports whether Inputs1Item is OutputCustomToolCallItem.
-func (s Inputs1Item) IsOutputCustomToolCallItem() bool {
-	return s.Type == OutputCustomToolCallItemInputs1Item
+// IsOutputCustomToolCallItem reports whether InputsItem is OutputCustomToolCallItem.
+func (s InputsItem) IsOutputCustomToolCallItem() bool {
+	return s.Type == OutputCustomToolCallItemInputsItem
 }
 
-// IsOutputWebSearchCallItem reports whether Inputs1Item is OutputWebSearchCallItem.
-func (s Inputs1Item) IsOutputWebSearchCallItem() bool {
-	return s.Type == OutputWebSearchCallItemInputs1Item
+// IsOutputWebSearchCallItem reports whether InputsItem is OutputWebSearchCallItem.
+func (s InputsItem) IsOutputWebSearchCallItem() bool {
+	return s.Type == OutputWebSearchCallItemInputsItem
 }
 
-// IsOutputFileSearchCallItem reports whether Inputs1Item is OutputFileSearchCallItem.
-func (s Inputs1Item) IsOutputFileSearchCallItem() bool {
-	return s.Type == OutputFileSearchCallItemInputs1Item
+// IsOutputFileSearchCallItem reports whether InputsItem is OutputFileSearchCallItem.
+func (s InputsItem) IsOutputFileSearchCallItem() bool {
+	return s.Type == OutputFileSearchCallItemInputsItem
 }
 
-// IsOutputImageGenerationCallItem reports whether Inputs1Item is OutputImageGenerationCallItem.
-func (s Inputs1Item) IsOutputImageGenerationCallItem() bool {
-	return s.Type == OutputImageGenerationCallItemInputs1Item
+// IsOutputImageGenerationCallItem reports whether InputsItem is OutputImageGenerationCallItem.
+func (s InputsItem) IsOutputImageGenerationCallItem() bool {
+	return s.Type == OutputImageGenerationCallItemInputsItem
 }
 
-// IsOutputCodeInterpreterCallItem reports whether Inputs1Item is OutputCodeInterpreterCallItem.
-func (s Inputs1Item) IsOutputCodeInterpreterCallItem() bool {
-	return s.Type == OutputCodeInterpreterCallItemInputs1Item
+// IsOutputCodeInterpreterCallItem reports whether InputsItem is OutputCodeInterpreterCallItem.
+func (s InputsItem) IsOutputCodeInterpreterCallItem() bool {
+	return s.Type == OutputCodeInterpreterCallItemInputsItem
 }
 
-// IsOutputComputerCallItem reports whether Inputs1Item is OutputComputerCallItem.
-func (s Inputs1Item) IsOutputComputerCallItem() bool {
-	return s.Type == OutputComputerCallItemInputs1Item
+// IsOutputComputerCallItem reports whether InputsItem is OutputComputerCallItem.
+func (s InputsItem) IsOutputComputerCallItem() bool {
+	return s.Type == OutputComputerCallItemInputsItem
 }
 
-// IsOutputDatetimeItem reports whether Inputs1Item is OutputDatetimeItem.
-func (s Inputs1Item) IsOutputDatetimeItem() bool { return s.Type == OutputDatetimeItemInputs1Item }
+// IsOutputDatetimeItem reports whether InputsItem is OutputDatetimeItem.
+func (s InputsItem) IsOutputDatetimeItem() bool { return s.Type == OutputDatetimeItemInputsItem }
 
-// IsOutputWebSearchServerToolItem reports whether Inputs1Item is OutputWebSearchServerToolItem.
-func (s Inputs1Item) IsOutputWebSearchServerToolItem() bool {
-	return s.Type == OutputWebSearchServerToolItemInputs1Item
+// IsOutputWebSearchServerToolItem reports whether InputsItem is OutputWebSearchServerToolItem.
+func (s InputsItem) IsOutputWebSearchServerToolItem() bool {
+	return s.Type == OutputWebSearchServerToolItemInputsItem
 }
 
-// IsOutputCodeInterpreterServerToolItem reports whether Inputs1Item is OutputCodeInterpreterServerToolItem.
-func (s Inputs1Item) IsOutputCodeInterpreterServerToolItem() bool {
-	return s.Type == OutputCodeInterpreterServerToolItemInputs1Item
+// IsOutputCodeInterpreterServerToolItem reports whether InputsItem is OutputCodeInterpreterServerToolItem.
+func (s InputsItem) IsOutputCodeInterpreterServerToolItem() bool {
+	return s.Type == OutputCodeInterpreterServerToolItemInputsItem
 }
 
-// IsOutputFileSearchServerToolItem reports whether Inputs1Item is OutputFileSearchServerToolItem.
-func (s Inputs1Item) IsOutputFileSearchServerToolItem() bool {
-	return s.Type == OutputFileSearchServerToolItemInputs1Item
+// IsOutputFileSearchServerToolItem reports whether InputsItem is OutputFileSearchServerToolItem.
+func (s InputsItem) IsOutputFileSearchServerToolItem() bool {
+	return s.Type == OutputFileSearchServerToolItemInputsItem
 }
 
-// IsOutputImageGenerationServerToolItem reports whether Inputs1Item is OutputImageGenerationServerToolItem.
-func (s Inputs1Item) IsOutputImageGenerationServerToolItem() bool {
-	return s.Type == OutputImageGenerationServerToolItemInputs1Item
+// IsOutputImageGenerationServerToolItem reports whether InputsItem is OutputImageGenerationServerToolItem.
+func (s InputsItem) IsOutputImageGenerationServerToolItem() bool {
+	return s.Type == OutputImageGenerationServerToolItemInputsItem
 }
 
-// IsOutputBrowserUseServerToolItem reports whether Inputs1Item is OutputBrowserUseServerToolItem.
-func (s Inputs1Item) IsOutputBrowserUseServerToolItem() bool {
-	return s.Type == OutputBrowserUseServerToolItemInputs1Item
+// IsOutputBrowserUseServerToolItem reports whether InputsItem is OutputBrowserUseServerToolItem.
+func (s InputsItem) IsOutputBrowserUseServerToolItem() bool {
+	return s.Type == OutputBrowserUseServerToolItemInputsItem
 }
 
-// IsOutputBashServerToolItem reports whether Inputs1Item is OutputBashServerToolItem.
-func (s Inputs1Item) IsOutputBashServerToolItem() bool {
-	return s.Type == OutputBashServerToolItemInputs1Item
+// IsOutputBashServerToolItem reports whether InputsItem is OutputBashServerToolItem.
+func (s InputsItem) IsOutputBashServerToolItem() bool {
+	return s.Type == OutputBashServerToolItemInputsItem
 }
 
-// IsOutputTextEditorServerToolItem reports whether Inputs1Item is OutputTextEditorServerToolItem.
-func (s Inputs1Item) IsOutputTextEditorServerToolItem() bool {
-	return s.Type == OutputTextEditorServerToolItemInputs1Item
+// IsOutputTextEditorServerToolItem reports whether InputsItem is OutputTextEditorServerToolItem.
+func (s InputsItem) IsOutputTextEditorServerToolItem() bool {
+	return s.Type == OutputTextEditorServerToolItemInputsItem
 }
 
-// IsOutputApplyPatchServerToolItem reports whether Inputs1Item is OutputApplyPatchServerToolItem.
-func (s Inputs1Item) IsOutputApplyPatchServerToolItem() bool {
-	return s.Type == OutputApplyPatchServerToolItemInputs1Item
+// IsOutputApplyPatchServerToolItem reports whether InputsItem is OutputApplyPatchServerToolItem.
+func (s InputsItem) IsOutputApplyPatchServerToolItem() bool {
+	return s.Type == OutputApplyPatchServerToolItemInputsItem
 }
 
-// IsOutputWebFetchServerToolItem reports whether Inputs1Item is OutputWebFetchServerToolItem.
-func (s Inputs1Item) IsOutputWebFetchServerToolItem() bool {
-	return s.Type == OutputWebFetchServerToolItemInputs1Item
+// IsOutputWebFetchServerToolItem reports whether InputsItem is OutputWebFetchServerToolItem.
+func (s InputsItem) IsOutputWebFetchServerToolItem() bool {
+	return s.Type == OutputWebFetchServerToolItemInputsItem
 }
 
-// IsOutputToolSearchServerToolItem reports whether Inputs1Item is OutputToolSearchServerToolItem.
-func (s Inputs1Item) IsOutputToolSearchServerToolItem() bool {
-	return s.Type == OutputToolSearchServerToolItemInputs1Item
+// IsOutputToolSearchServerToolItem reports whether InputsItem is OutputToolSearchServerToolItem.
+func (s InputsItem) IsOutputToolSearchServerToolItem() bool {
+	return s.Type == OutputToolSearchServerToolItemInputsItem
 }
 
-// IsOutputMemoryServerToolItem reports whether Inputs1Item is OutputMemoryServerToolItem.
-func (s Inputs1Item) IsOutputMemoryServerToolItem() bool {
-	return s.Type == OutputMemoryServerToolItemInputs1Item
+// IsOutputMemoryServerToolItem reports whether InputsItem is OutputMemoryServerToolItem.
+func (s InputsItem) IsOutputMemoryServerToolItem() bool {
+	return s.Type == OutputMemoryServerToolItemInputsItem
 }
 
-// IsOutputMcpServerToolItem reports whether Inputs1Item is OutputMcpServerToolItem.
-func (s Inputs1Item) IsOutputMcpServerToolItem() bool {
-	return s.Type == OutputMcpServerToolItemInputs1Item
+// IsOutputMcpServerToolItem reports whether InputsItem is OutputMcpServerToolItem.
+func (s InputsItem) IsOutputMcpServerToolItem() bool {
+	return s.Type == OutputMcpServerToolItemInputsItem
 }
 
-// IsOutputSearchModelsServerToolItem reports whether Inputs1Item is OutputSearchModelsServerToolItem.
-func (s Inputs1Item) IsOutputSearchModelsServerToolItem() bool {
-	return s.Type == OutputSearchModelsServerToolItemInputs1Item
+// IsOutputSearchModelsServerToolItem reports whether InputsItem is OutputSearchModelsServerToolItem.
+func (s InputsItem) IsOutputSearchModelsServerToolItem() bool {
+	return s.Type == OutputSearchModelsServerToolItemInputsItem
 }
 
-// IsOutputFusionServerToolItem reports whether Inputs1Item is OutputFusionServerToolItem.
-func (s Inputs1Item) IsOutputFusionServerToolItem() bool {
-	return s.Type == OutputFusionServerToolItemInputs1Item
+// IsOutputFusionServerToolItem reports whether InputsItem is OutputFusionServerToolItem.
+func (s InputsItem) IsOutputFusionServerToolItem() bool {
+	return s.Type == OutputFusionServerToolItemInputsItem
 }
 
-// IsOutputAdvisorServerToolItem reports whether Inputs1Item is OutputAdvisorServerToolItem.
-func (s Inputs1Item) IsOutputAdvisorServerToolItem() bool {
-	return s.Type == OutputAdvisorServerToolItemInputs1Item
+// IsOutputAdvisorServerToolItem reports whether InputsItem is OutputAdvisorServerToolItem.
+func (s InputsItem) IsOutputAdvisorServerToolItem() bool {
+	return s.Type == OutputAdvisorServerToolItemInputsItem
 }
 
-// IsOutputSubagentServerToolItem reports whether Inputs1Item is OutputSubagentServerToolItem.
-func (s Inputs1Item) IsOutputSubagentServerToolItem() bool {
-	return s.Type == OutputSubagentServerToolItemInputs1Item
+// IsOutputSubagentServerToolItem reports whether InputsItem is OutputSubagentServerToolItem.
+func (s InputsItem) IsOutputSubagentServerToolItem() bool {
+	return s.Type == OutputSubagentServerToolItemInputsItem
 }
 
-// IsOutputFilesServerToolItem reports whether Inputs1Item is OutputFilesServerToolItem.
-func (s Inputs1Item) IsOutputFilesServerToolItem() bool {
-	return s.Type == OutputFilesServerToolItemInputs1Item
+// IsOutputFilesServerToolItem reports whether InputsItem is OutputFilesServerToolItem.
+func (s InputsItem) IsOutputFilesServerToolItem() bool {
+	return s.Type == OutputFilesServerToolItemInputsItem
 }
 
-// IsOutputShellServerToolItem reports whether Inputs1Item is OutputShellServerToolItem.
-func (s Inputs1Item) IsOutputShellServerToolItem() bool {
-	return s.Type == OutputShellServerToolItemInputs1Item
+// IsOutputShellServerToolItem reports whether InputsItem is OutputShellServerToolItem.
+func (s InputsItem) IsOutputShellServerToolItem() bool {
+	return s.Type == OutputShellServerToolItemInputsItem
 }
 
-// IsLocalShellCallItem reports whether Inputs1Item is LocalShellCallItem.
-func (s Inputs1Item) IsLocalShellCallItem() bool { return s.Type == LocalShellCallItemInputs1Item }
+// IsLocalShellCallItem reports whether InputsItem is LocalShellCallItem.
+func (s InputsItem) IsLocalShellCallItem() bool { return s.Type == LocalShellCallItemInputsItem }
 
-// IsLocalShellCallOutputItem reports whether Inputs1Item is LocalShellCallOutputItem.
-func (s Inputs1Item) IsLocalShellCallOutputItem() bool {
-	return s.Type == LocalShellCallOutputItemInputs1Item
+// IsLocalShellCallOutputItem reports whether InputsItem is LocalShellCallOutputItem.
+func (s InputsItem) IsLocalShellCallOutputItem() bool {
+	return s.Type == LocalShellCallOutputItemInputsItem
 }
 
-// IsShellCallItem reports whether Inputs1Item is ShellCallItem.
-func (s Inputs1Item) IsShellCallItem() bool { return s.Type == ShellCallItemInputs1Item }
+// IsShellCallItem reports whether InputsItem is ShellCallItem.
+func (s InputsItem) IsShellCallItem() bool { return s.Type == ShellCallItemInputsItem }
 
-// IsShellCallOutputItem reports whether Inputs1Item is ShellCallOutputItem.
-func (s Inputs1Item) IsShellCallOutputItem() bool { return s.Type == ShellCallOutputItemInputs1Item }
+// IsShellCallOutputItem reports whether InputsItem is ShellCallOutputItem.
+func (s InputsItem) IsShellCallOutputItem() bool { return s.Type == ShellCallOutputItemInputsItem }
 
-// IsMcpListToolsItem reports whether Inputs1Item is McpListToolsItem.
-func (s Inputs1Item) IsMcpListToolsItem() bool { return s.Type == McpListToolsItemInputs1Item }
+// IsMcpListToolsItem reports whether InputsItem is McpListToolsItem.
+func (s InputsItem) IsMcpListToolsItem() bool { return s.Type == McpListToolsItemInputsItem }
 
-// IsMcpApprovalRequestItem reports whether Inputs1Item is McpApprovalRequestItem.
-func (s Inputs1Item) IsMcpApprovalRequestItem() bool {
-	return s.Type == McpApprovalRequestItemInputs1Item
+// IsMcpApprovalRequestItem reports whether InputsItem is McpApprovalRequestItem.
+func (s InputsItem) IsMcpApprovalRequestItem() bool {
+	return s.Type == McpApprovalRequestItemInputsItem
 }
 
-// IsMcpApprovalResponseItem reports whether Inputs1Item is McpApprovalResponseItem.
-func (s Inputs1Item) IsMcpApprovalResponseItem() bool {
-	return s.Type == McpApprovalResponseItemInputs1Item
+// IsMcpApprovalResponseItem reports whether InputsItem is McpApprovalResponseItem.
+func (s InputsItem) IsMcpApprovalResponseItem() bool {
+	return s.Type == McpApprovalResponseItemInputsItem
 }
 
-// IsMcpCallItem reports whether Inputs1Item is McpCallItem.
-func (s Inputs1Item) IsMcpCallItem() bool { return s.Type == McpCallItemInputs1Item }
+// IsMcpCallItem reports whether InputsItem is McpCallItem.
+func (s InputsItem) IsMcpCallItem() bool { return s.Type == McpCallItemInputsItem }
 
-// IsCustomToolCallItem reports whether Inputs1Item is CustomToolCallItem.
-func (s Inputs1Item) IsCustomToolCallItem() bool { return s.Type == CustomToolCallItemInputs1Item }
+// IsCustomToolCallItem reports whether InputsItem is CustomToolCallItem.
+func (s InputsItem) IsCustomToolCallItem() bool { return s.Type == CustomToolCallItemInputsItem }
 
-// IsCustomToolCallOutputItem reports whether Inputs1Item is CustomToolCallOutputItem.
-func (s Inputs1Item) IsCustomToolCallOutputItem() bool {
-	return s.Type == CustomToolCallOutputItemInputs1Item
+// IsCustomToolCallOutputItem reports whether InputsItem is CustomToolCallOutputItem.
+func (s InputsItem) IsCustomToolCallOutputItem() bool {
+	return s.Type == CustomToolCallOutputItemInputsItem
 }
 
-// IsCompactionItem reports whether Inputs1Item is CompactionItem.
-func (s Inputs1Item) IsCompactionItem() bool { return s.Type == CompactionItemInputs1Item }
+// IsCompactionItem reports whether InputsItem is CompactionItem.
+func (s InputsItem) IsCompactionItem() bool { return s.Type == CompactionItemInputsItem }
 
-// IsContextCompactionItem reports whether Inputs1Item is ContextCompactionItem.
-func (s Inputs1Item) IsContextCompactionItem() bool {
-	return s.Type == ContextCompactionItemInputs1Item
-}
+// IsContextCompactionItem reports whether InputsItem is ContextCompactionItem.
+func (s InputsItem) IsContextCompactionItem() bool { return s.Type == ContextCompactionItemInputsItem }
 
-// IsItemReferenceItem reports whether Inputs1Item is ItemReferenceItem.
-func (s Inputs1Item) IsItemReferenceItem() bool { return s.Type == ItemReferenceItemInputs1Item }
+// IsItemReferenceItem reports whether InputsItem is ItemReferenceItem.
+func (s InputsItem) IsItemReferenceItem() bool { return s.Type == ItemReferenceItemInputsItem }
 
-// IsAdditionalToolsItem reports whether Inputs1Item is AdditionalToolsItem.
-func (s Inputs1Item) IsAdditionalToolsItem() bool { return s.Type == AdditionalToolsItemInputs1Item }
+// IsAdditionalToolsItem reports whether InputsItem is AdditionalToolsItem.
+func (s InputsItem) IsAdditionalToolsItem() bool { return s.Type == AdditionalToolsItemInputsItem }
 
-// IsAgentMessageItem reports whether Inputs1Item is AgentMessageItem.
-func (s Inputs1Item) IsAgentMessageItem() bool { return s.Type == AgentMessageItemInputs1Item }
+// IsAgentMessageItem reports whether InputsItem is AgentMessageItem.
+func (s InputsItem) IsAgentMessageItem() bool { return s.Type == AgentMessageItemInputsItem }
 
-// SetReasoningItem sets Inputs1Item to ReasoningItem.
-func (s *Inputs1Item) SetReasoningItem(v ReasoningItem) {
-	s.Type = ReasoningItemInputs1Item
+// SetReasoningItem sets InputsItem to ReasoningItem.
+func (s *InputsItem) SetReasoningItem(v ReasoningItem) {
+	s.Type = ReasoningItemInputsItem
 	s.ReasoningItem = v
 }
 
-// GetReasoningItem returns ReasoningItem and true boolean if Inputs1Item is ReasoningItem.
-func (s Inputs1Item) GetReasoningItem() (v ReasoningItem, ok bool) {
+// GetReasoningItem returns ReasoningItem and true boolean if InputsItem is ReasoningItem.
+func (s InputsItem) GetReasoningItem() (v ReasoningItem, ok bool) {
 	if !s.IsReasoningItem() {
 		return v, false
 	}
 	return s.ReasoningItem, true
 }
 
-// NewReasoningItemInputs1Item returns new Inputs1Item from ReasoningItem.
-func NewReasoningItemInputs1Item(v ReasoningItem) Inputs1Item {
-	var s Inputs1Item
+// NewReasoningItemInputsItem returns new InputsItem from ReasoningItem.
+func NewReasoningItemInputsItem(v ReasoningItem) InputsItem {
+	var s InputsItem
 	s.SetReasoningItem(v)
 	return s
 }
 
-// SetEasyInputMessage sets Inputs1Item to EasyInputMessage.
-func (s *Inputs1Item) SetEasyInputMessage(v EasyInputMessage) {
-	s.Type = EasyInputMessageInputs1Item
+// SetEasyInputMessage sets InputsItem to EasyInputMessage.
+func (s *InputsItem) SetEasyInputMessage(v EasyInputMessage) {
+	s.Type = EasyInputMessageInputsItem
 	s.EasyInputMessage = v
 }
 
-// GetEasyInputMessage returns EasyInputMessage and true boolean if Inputs1Item is EasyInputMessage.
-func (s Inputs1Item) GetEasyInputMessage() (v EasyInputMessage, ok bool) {
+// GetEasyInputMessage returns EasyInputMessage and true boolean if InputsItem is EasyInputMessage.
+func (s InputsItem) GetEasyInputMessage() (v EasyInputMessage, ok bool) {
 	if !s.IsEasyInputMessage() {
 		return v, false
 	}
 	return s.EasyInputMessage, true
 }
 
-// NewEasyInputMessageInputs1Item returns new Inputs1Item from EasyInputMessage.
-func NewEasyInputMessageInputs1Item(v EasyInputMessage) Inputs1Item {
-	var s Inputs1Item
+// NewEasyInputMessageInputsItem returns new InputsItem from EasyInputMessage.
+func NewEasyInputMessageInputsItem(v EasyInputMessage) InputsItem {
+	var s InputsItem
 	s.SetEasyInputMessage(v)
 	return s
 }
 
-// SetInputMessageItem sets Inputs1Item to InputMessageItem.
-func (s *Inputs1Item) SetInputMessageItem(v InputMessageItem) {
-	s.Type = InputMessageItemInputs1Item
+// SetInputMessageItem sets InputsItem to InputMessageItem.
+func (s *InputsItem) SetInputMessageItem(v InputMessageItem) {
+	s.Type = InputMessageItemInputsItem
 	s.InputMessageItem = v
 }
 
-// GetInputMessageItem returns InputMessageItem and true boolean if Inputs1Item is InputMessageItem.
-func (s Inputs1Item) GetInputMessageItem() (v InputMessageItem, ok bool) {
+// GetInputMessageItem returns InputMessageItem and true boolean if InputsItem is InputMessageItem.
+func (s InputsItem) GetInputMessageItem() (v InputMessageItem, ok bool) {
 	if !s.IsInputMessageItem() {
 		return v, false
 	}
 	return s.InputMessageItem, true
 }
 
-// NewInputMessageItemInputs1Item returns new Inputs1Item from InputMessageItem.
-func NewInputMessageItemInputs1Item(v InputMessageItem) Inputs1Item {
-	var s Inputs1Item
+// NewInputMessageItemInputsItem returns new InputsItem from InputMessageItem.
+func NewInputMessageItemInputsItem(v InputMessageItem) InputsItem {
+	var s InputsItem
 	s.SetInputMessageItem(v)
 	return s
 }
 
-// SetFunctionCallItem sets Inputs1Item to FunctionCallItem.
-func (s *Inputs1Item) SetFunctionCallItem(v FunctionCallItem) {
-	s.Type = FunctionCallItemInputs1Item
+// SetFunctionCallItem sets InputsItem to FunctionCallItem.
+func (s *InputsItem) SetFunctionCallItem(v FunctionCallItem) {
+	s.Type = FunctionCallItemInputsItem
 	s.FunctionCallItem = v
 }
 
-// GetFunctionCallItem returns FunctionCallItem and true boolean if Inputs1Item is FunctionCallItem.
-func (s Inputs1Item) GetFunctionCallItem() (v FunctionCallItem, ok bool) {
+// GetFunctionCallItem returns FunctionCallItem and true boolean if InputsItem is FunctionCallItem.
+func (s InputsItem) GetFunctionCallItem() (v FunctionCallItem, ok bool) {
 	if !s.IsFunctionCallItem() {
 		return v, false
 	}
 	return s.FunctionCallItem, true
 }
 
-// NewFunctionCallItemInputs1Item returns new Inputs1Item from FunctionCallItem.
-func NewFunctionCallItemInputs1Item(v FunctionCallItem) Inputs1Item {
-	var s Inputs1Item
+// NewFunctionCallItemInputsItem returns new InputsItem from FunctionCallItem.
+func NewFunctionCallItemInputsItem(v FunctionCallItem) InputsItem {
+	var s InputsItem
 	s.SetFunctionCallItem(v)
 	return s
 }
 
-// SetFunctionCallOutputItem sets Inputs1Item to FunctionCallOutputItem.
-func (s *Inputs1Item) SetFunctionCallOutputItem(v FunctionCallOutputItem) {
-	s.Type = FunctionCallOutputItemInputs1Item
+// SetFunctionCallOutputItem sets InputsItem to FunctionCallOutputItem.
+func (s *InputsItem) SetFunctionCallOutputItem(v FunctionCallOutputItem) {
+	s.Type = FunctionCallOutputItemInputsItem
 	s.FunctionCallOutputItem = v
 }
 
-// GetFunctionCallOutputItem returns FunctionCallOutputItem and true boolean if Inputs1Item is FunctionCallOutputItem.
-func (s Inputs1Item) GetFunctionCallOutputItem() (v FunctionCallOutputItem, ok bool) {
+// GetFunctionCallOutputItem returns FunctionCallOutputItem and true boolean if InputsItem is FunctionCallOutputItem.
+func (s InputsItem) GetFunctionCallOutputItem() (v FunctionCallOutputItem, ok bool) {
 	if !s.IsFunctionCallOutputItem() {
 		return v, false
 	}
 	return s.FunctionCallOutputItem, true
 }
 
-// NewFunctionCallOutputItemInputs1Item returns new Inputs1Item from FunctionCallOutputItem.
-func NewFunctionCallOutputItemInputs1Item(v FunctionCallOutputItem) Inputs1Item {
-	var s Inputs1Item
+// NewFunctionCallOutputItemInputsItem returns new InputsItem from FunctionCallOutputItem.
+func NewFunctionCallOutputItemInputsItem(v FunctionCallOutputItem) InputsItem {
+	var s InputsItem
 	s.SetFunctionCallOutputItem(v)
 	return s
 }
 
-// SetApplyPatchCallItem sets Inputs1Item to ApplyPatchCallItem.
-func (s *Inputs1Item) SetApplyPatchCallItem(v ApplyPatchCallItem) {
-	s.Type = ApplyPatchCallItemInputs1Item
+// SetApplyPatchCallItem sets InputsItem to ApplyPatchCallItem.
+func (s *InputsItem) SetApplyPatchCallItem(v ApplyPatchCallItem) {
+	s.Type = ApplyPatchCallItemInputsItem
 	s.ApplyPatchCallItem = v
 }
 
-// GetApplyPatchCallItem returns ApplyPatchCallItem and true boolean if Inputs1Item is ApplyPatchCallItem.
-func (s Inputs1Item) GetApplyPatchCallItem() (v ApplyPatchCallItem, ok bool) {
+// GetApplyPatchCallItem returns ApplyPatchCallItem and true boolean if InputsItem is ApplyPatchCallItem.
+func (s InputsItem) GetApplyPatchCallItem() (v ApplyPatchCallItem, ok bool) {
 	if !s.IsApplyPatchCallItem() {
 		return v, false
 	}
 	return s.ApplyPatchCallItem, true
 }
 
-// NewApplyPatchCallItemInputs1Item returns new Inputs1Item from ApplyPatchCallItem.
-func NewApplyPatchCallItemInputs1Item(v ApplyPatchCallItem) Inputs1Item {
-	var s Inputs1Item
+// NewApplyPatchCallItemInputsItem returns new InputsItem from ApplyPatchCallItem.
+func NewApplyPatchCallItemInputsItem(v ApplyPatchCallItem) InputsItem {
+	var s InputsItem
 	s.SetApplyPatchCallItem(v)
 	return s
 }
 
-// SetApplyPatchCallOutputItem sets Inputs1Item to ApplyPatchCallOutputItem.
-func (s *Inputs1Item) SetApplyPatchCallOutputItem(v ApplyPatchCallOutputItem) {
-	s.Type = ApplyPatchCallOutputItemInputs1Item
+// SetApplyPatchCallOutputItem sets InputsItem to ApplyPatchCallOutputItem.
+func (s *InputsItem) SetApplyPatchCallOutputItem(v ApplyPatchCallOutputItem) {
+	s.Type = ApplyPatchCallOutputItemInputsItem
 	s.ApplyPatchCallOutputItem = v
 }
 
-// GetApplyPatchCallOutputItem returns ApplyPatchCallOutputItem and true boolean if Inputs1Item is ApplyPatchCallOutputItem.
-func (s Inputs1Item) GetApplyPatchCallOutputItem() (v ApplyPatchCallOutputItem, ok bool) {
+// GetApplyPatchCallOutputItem returns ApplyPatchCallOutputItem and true boolean if InputsItem is ApplyPatchCallOutputItem.
+func (s InputsItem) GetApplyPatchCallOutputItem() (v ApplyPatchCallOutputItem, ok bool) {
 	if !s.IsApplyPatchCallOutputItem() {
 		return v, false
 	}
 	return s.ApplyPatchCallOutputItem, true
 }
 
-// NewApplyPatchCallOutputItemInputs1Item returns new Inputs1Item from ApplyPatchCallOutputItem.
-func NewApplyPatchCallOutputItemInputs1Item(v ApplyPatchCallOutputItem) Inputs1Item {
-	var s Inputs1Item
+// NewApplyPatchCallOutputItemInputsItem returns new InputsItem from ApplyPatchCallOutputItem.
+func NewApplyPatchCallOutputItemInputsItem(v ApplyPatchCallOutputItem) InputsItem {
+	var s InputsItem
 	s.SetApplyPatchCallOutputItem(v)
 	return s
 }
 
-// SetInputsMessage sets Inputs1Item to InputsMessage.
-func (s *Inputs1Item) SetInputsMessage(v InputsMessage) {
-	s.Type = InputsMessageInputs1Item
+// SetInputsMessage sets InputsItem to InputsMessage.
+func (s *InputsItem) SetInputsMessage(v InputsMessage) {
+	s.Type = InputsMessageInputsItem
 	s.InputsMessage = v
 }
 
-// GetInputsMessage returns InputsMessage and true boolean if Inputs1Item is InputsMessage.
-func (s Inputs1Item) GetInputsMessage() (v InputsMessage, ok bool) {
+// GetInputsMessage returns InputsMessage and true boolean if InputsItem is InputsMessage.
+func (s InputsItem) GetInputsMessage() (v InputsMessage, ok bool) {
 	if !s.IsInputsMessage() {
 		return v, false
 	}
 	return s.InputsMessage, true
 }
 
-// NewInputsMessageInputs1Item returns new Inputs1Item from InputsMessage.
-func NewInputsMessageInputs1Item(v InputsMessage) Inputs1Item {
-	var s Inputs1Item
+// NewInputsMessageInputsItem returns new InputsItem from InputsMessage.
+func NewInputsMessageInputsItem(v InputsMessage) InputsItem {
+	var s InputsItem
 	s.SetInputsMessage(v)
 	return s
 }
 
-// SetInputsReasoning sets Inputs1Item to InputsReasoning.
-func (s *Inputs1Item) SetInputsReasoning(v InputsReasoning) {
-	s.Type = InputsReasoningInputs1Item
+// SetInputsReasoning sets InputsItem to InputsReasoning.
+func (s *InputsItem) SetInputsReasoning(v InputsReasoning) {
+	s.Type = InputsReasoningInputsItem
 	s.InputsReasoning = v
 }
 
-// GetInputsReasoning returns InputsReasoning and true boolean if Inputs1Item is InputsReasoning.
-func (s Inputs1Item) GetInputsReasoning() (v InputsReasoning, ok bool) {
+// GetInputsReasoning returns InputsReasoning and true boolean if InputsItem is InputsReasoning.
+func (s InputsItem) GetInputsReasoning() (v InputsReasoning, ok bool) {
 	if !s.IsInputsReasoning() {
 		return v, false
 	}
 	return s.InputsReasoning, true
 }
 
-// NewInputsReasoningInputs1Item returns new Inputs1Item from InputsReasoning.
-func NewInputsReasoningInputs1Item(v InputsReasoning) Inputs1Item {
-	var s Inputs1Item
+// NewInputsReasoningInputsItem returns new InputsItem from InputsReasoning.
+func NewInputsReasoningInputsItem(v InputsReasoning) InputsItem {
+	var s InputsItem
 	s.SetInputsReasoning(v)
 	return s
 }
 
-// SetOutputFunctionCallItem sets Inputs1Item to OutputFunctionCallItem.
-func (s *Inputs1Item) SetOutputFunctionCallItem(v OutputFunctionCallItem) {
-	s.Type = OutputFunctionCallItemInputs1Item
+// SetOutputFunctionCallItem sets InputsItem to OutputFunctionCallItem.
+func (s *InputsItem) SetOutputFunctionCallItem(v OutputFunctionCallItem) {
+	s.Type = OutputFunctionCallItemInputsItem
 	s.OutputFunctionCallItem = v
 }
 
-// GetOutputFunctionCallItem returns OutputFunctionCallItem and true boolean if Inputs1Item is OutputFunctionCallItem.
-func (s Inputs1Item) GetOutputFunctionCallItem() (v OutputFunctionCallItem, ok bool) {
+// GetOutputFunctionCallItem returns OutputFunctionCallItem and true boolean if InputsItem is OutputFunctionCallItem.
+func (s InputsItem) GetOutputFunctionCallItem() (v OutputFunctionCallItem, ok bool) {
 	if !s.IsOutputFunctionCallItem() {
 		return v, false
 	}
 	return s.OutputFunctionCallItem, true
 }
 
-// NewOutputFunctionCallItemInputs1Item returns new Inputs1Item from OutputFunctionCallItem.
-func NewOutputFunctionCallItemInputs1Item(v OutputFunctionCallItem) Inputs1Item {
-	var s Inputs1Item
+// NewOutputFunctionCallItemInputsItem returns new InputsItem from OutputFunctionCallItem.
+func NewOutputFunctionCallItemInputsItem(v OutputFunctionCallItem) InputsItem {
+	var s InputsItem
 	s.SetOutputFunctionCallItem(v)
 	return s
 }
 
-// SetOutputCustomToolCallItem sets Inputs1Item to OutputCustomToolCallItem.
-func (s *Inputs1Item) SetOutputCustomToolCallItem(v OutputCustomToolCallItem) {
-	s.Type = OutputCustomToolCallItemInputs1Item
+// SetOutputCustomToolCallItem sets InputsItem to OutputCustomToolCallItem.
+func (s *InputsItem) SetOutputCustomToolCallItem(v OutputCustomToolCallItem) {
+	s.Type = OutputCustomToolCallItemInputsItem
 	s.OutputCustomToolCallItem = v
 }
 
-// GetOutputCustomToolCallItem returns OutputCustomToolCallItem and true boolean if Inputs1Item is OutputCustomToolCallItem.
-func (s Inputs1Item) GetOutputCustomToolCallItem() (v OutputCustomToolCallItem, ok bool) {
+// GetOutputCustomToolCallItem returns OutputCustomToolCallItem and true boolean if InputsItem is OutputCustomToolCallItem.
+func (s InputsItem) GetOutputCustomToolCallItem() (v OutputCustomToolCallItem, ok bool) {
 	if !s.IsOutputCustomToolCallItem() {
 		return v, false
 	}
 	return s.OutputCustomToolCallItem, true
 }
 
-// NewOutputCustomToolCallItemInputs1Item returns new Inputs1Item from OutputCustomToolCallItem.
-func NewOutputCustomToolCallItemInputs1Item(v OutputCustomToolCallItem) Inputs1Item {
-	var s Inputs1Item
+// NewOutputCustomToolCallItemInputsItem returns new InputsItem from OutputCustomToolCallItem.
+func NewOutputCustomToolCallItemInputsItem(v OutputCustomToolCallItem) InputsItem {
+	var s InputsItem
 	s.SetOutputCustomToolCallItem(v)
 	return s
 }
 
-// SetOutputWebSearchCallItem sets Inputs1Item to OutputWebSearchCallItem.
-func (s *Inputs1Item) SetOutputWebSearchCallItem(v OutputWebSearchCallItem) {
-	s.Type = OutputWebSearchCallItemInputs1Item
+// SetOutputWebSearchCallItem sets InputsItem to OutputWebSearchCallItem.
+func (s *InputsItem) SetOutputWebSearchCallItem(v OutputWebSearchCallItem) {
+	s.Type = OutputWebSearchCallItemInputsItem
 	s.OutputWebSearchCallItem = v
 }
 
-// GetOutputWebSearchCallItem returns OutputWebSearchCallItem and true boolean if Inputs1Item is OutputWebSearchCallItem.
-func (s Inputs1Item) GetOutputWebSearchCallItem() (v OutputWebSearchCallItem, ok bool) {
+// GetOutputWebSearchCallItem returns OutputWebSearchCallItem and true boolean if InputsItem is OutputWebSearchCallItem.
+func (s InputsItem) GetOutputWebSearchCallItem() (v OutputWebSearchCallItem, ok bool) {
 	if !s.IsOutputWebSearchCallItem() {
 		return v, false
 	}
 	return s.OutputWebSearchCallItem, true
 }
 
-// NewOutputWebSearchCallItemInputs1Item returns new Inputs1Item from OutputWebSearchCallItem.
-func NewOutputWebSearchCallItemInputs1Item(v OutputWebSearchCallItem) Inputs1Item {
-	var s Inputs1Item
+// NewOutputWebSearchCallItemInputsItem returns new InputsItem from OutputWebSearchCallItem.
+func NewOutputWebSearchCallItemInputsItem(v OutputWebSearchCallItem) InputsItem {
+	var s InputsItem
 	s.SetOutputWebSearchCallItem(v)
 	return s
 }
 
-// SetOutputFileSearchCallItem sets Inputs1Item to OutputFileSearchCallItem.
-func (s *Inputs1Item) SetOutputFileSearchCallItem(v OutputFileSearchCallItem) {
-	s.Type = OutputFileSearchCallItemInputs1Item
+// SetOutputFileSearchCallItem sets InputsItem to OutputFileSearchCallItem.
+func (s *InputsItem) SetOutputFileSearchCallItem(v OutputFileSearchCallItem) {
+	s.Type = OutputFileSearchCallItemInputsItem
 	s.OutputFileSearchCallItem = v
 }
 
-// GetOutputFileSearchCallItem returns OutputFileSearchCallItem and true boolean if Inputs1Item is OutputFileSearchCallItem.
-func (s Inputs1Item) GetOutputFileSearchCallItem() (v OutputFileSearchCallItem, ok bool) {
+// GetOutputFileSearchCallItem returns OutputFileSearchCallItem and true boolean if InputsItem is OutputFileSearchCallItem.
+func (s InputsItem) GetOutputFileSearchCallItem() (v OutputFileSearchCallItem, ok bool) {
 	if !s.IsOutputFileSearchCallItem() {
 		return v, false
 	}
 	return s.OutputFileSearchCallItem, true
 }
 
-// NewOutputFileSearchCallItemInputs1Item returns new Inputs1Item from OutputFileSearchCallItem.
-func NewOutputFileSearchCallItemInputs1Item(v OutputFileSearchCallItem) Inputs1Item {
-	var s Inputs1Item
+// NewOutputFileSearchCallItemInputsItem returns new InputsItem from OutputFileSearchCallItem.
+func NewOutputFileSearchCallItemInputsItem(v OutputFileSearchCallItem) InputsItem {
+	var s InputsItem
 	s.SetOutputFileSearchCallItem(v)
 	return s
 }
 
-// SetOutputImageGenerationCallItem sets Inputs1Item to OutputImageGenerationCallItem.
-func (s *Inputs1Item) SetOutputImageGenerationCallItem(v OutputImageGenerationCallItem) {
-	s.Type = OutputImageGenerationCallItemInputs1Item
+// SetOutputImageGenerationCallItem sets InputsItem to OutputImageGenerationCallItem.
+func (s *InputsItem) SetOutputImageGenerationCallItem(v OutputImageGenerationCallItem) {
+	s.Type = OutputImageGenerationCallItemInputsItem
 	s.OutputImageGenerationCallItem = v
 }
 
-// GetOutputImageGenerationCallItem returns OutputImageGenerationCallItem and true boolean if Inputs1Item is OutputImageGenerationCallItem.
-func (s Inputs1Item) GetOutputImageGenerationCallItem() (v OutputImageGenerationCallItem, ok bool) {
+// GetOutputImageGenerationCallItem returns OutputImageGenerationCallItem and true boolean if InputsItem is OutputImageGenerationCallItem.
+func (s InputsItem) GetOutputImageGenerationCallItem() (v OutputImageGenerationCallItem, ok bool) {
 	if !s.IsOutputImageGenerationCallItem() {
 		return v, false
 	}
 	return s.OutputImageGenerationCallItem, true
 }
 
-// NewOutputImageGenerationCallItemInputs1Item returns new Inputs1Item from OutputImageGenerationCallItem.
-func NewOutputImageGenerationCallItemInputs1Item(v OutputImageGenerationCallItem) Inputs1Item {
-	var s Inputs1Item
+// NewOutputImageGenerationCallItemInputsItem returns new InputsItem from OutputImageGenerationCallItem.
+func NewOutputImageGenerationCallItemInputsItem(v OutputImageGenerationCallItem) InputsItem {
+	var s InputsItem
 	s.SetOutputImageGenerationCallItem(v)
 	return s
 }
 
-// SetOutputCodeInterpreterCallItem sets Inputs1Item to OutputCodeInterpreterCallItem.
-func (s *Inputs1Item) SetOutputCodeInterpreterCallItem(v OutputCodeInterpreterCallItem) {
-	s.Type = OutputCodeInterpreterCallItemInputs1Item
+// SetOutputCodeInterpreterCallItem sets InputsItem to OutputCodeInterpreterCallItem.
+func (s *InputsItem) SetOutputCodeInterpreterCallItem(v OutputCodeInterpreterCallItem) {
+	s.Type = OutputCodeInterpreterCallItemInputsItem
 	s.OutputCodeInterpreterCallItem = v
 }
 
-// GetOutputCodeInterpreterCallItem returns OutputCodeInterpreterCallItem and true boolean if Inputs1Item is OutputCodeInterpreterCallItem.
-func (s Inputs1Item) GetOutputCodeInterpreterCallItem() (v OutputCodeInterpreterCallItem, ok bool) {
+// GetOutputCodeInterpreterCallItem returns OutputCodeInterpreterCallItem and true boolean if InputsItem is OutputCodeInterpreterCallItem.
+func (s InputsItem) GetOutputCodeInterpreterCallItem() (v OutputCodeInterpreterCallItem, ok bool) {
 	if !s.IsOutputCodeInterpreterCallItem() {
 		return v, false
 	}
 	return s.OutputCodeInterpreterCallItem, true
 }
 
-// NewOutputCodeInterpreterCallItemInputs1Item returns new Inputs1Item from OutputCodeInterpreterCallItem.
-func NewOutputCodeInterpreterCallItemInputs1Item(v OutputCodeInterpreterCallItem) Inputs1Item {
-	var s Inputs1Item
+// NewOutputCodeInterpreterCallItemInputsItem returns new InputsItem from OutputCodeInterpreterCallItem.
+func NewOutputCodeInterpreterCallItemInputsItem(v OutputCodeInterpreterCallItem) InputsItem {
+	var s InputsItem
 	s.SetOutputCodeInterpreterCallItem(v)
 	return s
 }
 
-// SetOutputComputerCallItem sets Inputs1Item to OutputComputerCallItem.
-func (s *Inputs1Item) SetOutputComputerCallItem(v OutputComputerCallItem) {
-	s.Type = OutputComputerCallItemInputs1Item
+// SetOutputComputerCallItem sets InputsItem to OutputComputerCallItem.
+func (s *InputsItem) SetOutputComputerCallItem(v OutputComputerCallItem) {
+	s.Type = OutputComputerCallItemInputsItem
 	s.OutputComputerCallItem = v
 }
 
-// GetOutputComputerCallItem returns OutputComputerCallItem and true boolean if Inputs1Item is OutputComputerCallItem.
-func (s Inputs1Item) GetOutputComputerCallItem() (v OutputComputerCallItem, ok bool) {
+// GetOutputComputerCallItem returns OutputComputerCallItem and true boolean if InputsItem is OutputComputerCallItem.
+func (s InputsItem) GetOutputComputerCallItem() (v OutputComputerCallItem, ok bool) {
 	if !s.IsOutputComputerCallItem() {
 		return v, false
 	}
 	return s.OutputComputerCallItem, true
 }
 
-// NewOutputComputerCallItemInputs1Item returns new Inputs1Item from OutputComputerCallItem.
-func NewOutputComputerCallItemInputs1Item(v OutputComputerCallItem) Inputs1Item {
-	var s Inputs1Item
+// NewOutputComputerCallItemInputsItem returns new InputsItem from OutputComputerCallItem.
+func NewOutputComputerCallItemInputsItem(v OutputComputerCallItem) InputsItem {
+	var s InputsItem
 	s.SetOutputComputerCallItem(v)
 	return s
 }
 
-// SetOutputDatetimeItem sets Inputs1Item to OutputDatetimeItem.
-func (s *Inputs1Item) SetOutputDatetimeItem(v OutputDatetimeItem) {
-	s.Type = OutputDatetimeItemInputs1Item
+// SetOutputDatetimeItem sets InputsItem to OutputDatetimeItem.
+func (s *InputsItem) SetOutputDatetimeItem(v OutputDatetimeItem) {
+	s.Type = OutputDatetimeItemInputsItem
 	s.OutputDatetimeItem = v
 }
 
-// GetOutputDatetimeItem returns OutputDatetimeItem and true boolean if Inputs1Item is OutputDatetimeItem.
-func (s Inputs1Item) GetOutputDatetimeItem() (v OutputDatetimeItem, ok bool) {
+// GetOutputDatetimeItem returns OutputDatetimeItem and true boolean if InputsItem is OutputDatetimeItem.
+func (s InputsItem) GetOutputDatetimeItem() (v OutputDatetimeItem, ok bool) {
 	if !s.IsOutputDatetimeItem() {
 		return v, false
 	}
 	return s.OutputDatetimeItem, true
 }
 
-// NewOutputDatetimeItemInputs1Item returns new Inputs1Item from OutputDatetimeItem.
-func NewOutputDatetimeItemInputs1Item(v OutputDatetimeItem) Inputs1Item {
-	var s Inputs1Item
+// NewOutputDatetimeItemInputsItem returns new InputsItem from OutputDatetimeItem.
+func NewOutputDatetimeItemInputsItem(v OutputDatetimeItem) InputsItem {
+	var s InputsItem
 	s.SetOutputDatetimeItem(v)
 	return s
 }
 
-// SetOutputWebSearchServerToolItem sets Inputs1Item to OutputWebSearchServerToolItem.
-func (s *Inputs1Item) SetOutputWebSearchServerToolItem(v OutputWebSearchServerToolItem) {
-	s.Type = OutputWebSearchServerToolItemInputs1Item
+// SetOutputWebSearchServerToolItem sets InputsItem to OutputWebSearchServerToolItem.
+func (s *InputsItem) SetOutputWebSearchServerToolItem(v OutputWebSearchServerToolItem) {
+	s.Type = OutputWebSearchServerToolItemInputsItem
 	s.OutputWebSearchServerToolItem = v
 }
 
-// GetOutputWebSearchServerToolItem returns OutputWebSearchServerToolItem and true boolean if Inputs1Item is OutputWebSearchServerToolItem.
-func (s Inputs1Item) GetOutputWebSearchServerToolItem() (v OutputWebSearchServerToolItem, ok bool) {
+// GetOutputWebSearchServerToolItem returns OutputWebSearchServerToolItem and true boolean if InputsItem is OutputWebSearchServerToolItem.
+func (s InputsItem) GetOutputWebSearchServerToolItem() (v OutputWebSearchServerToolItem, ok bool) {
 	if !s.IsOutputWebSearchServerToolItem() {
 		return v, false
 	}
 	return s.OutputWebSearchServerToolItem, true
 }
 
-// NewOutputWebSearchServerToolItemInputs1Item returns new Inputs1Item from OutputWebSearchServerToolItem.
-func NewOutputWebSearchServerToolItemInputs1Item(v OutputWebSearchServerToolItem) Inputs1Item {
-	var s Inputs1Item
+// NewOutputWebSearchServerToolItemInputsItem returns new InputsItem from OutputWebSearchServerToolItem.
+func NewOutputWebSearchServerToolItemInputsItem(v OutputWebSearchServerToolItem) InputsItem {
+	var s InputsItem
 	s.SetOutputWebSearchServerToolItem(v)
 	return s
 }
 
-// SetOutputCodeInterpreterServerToolItem sets Inputs1Item to OutputCodeInterpreterServerToolItem.
-func (s *Inputs1Item) SetOutputCodeInterpreterServerToolItem(v OutputCodeInterpreterServerToolItem) {
-	s.Type = OutputCodeInterpreterServerToolItemInputs1Item
+// SetOutputCodeInterpreterServerToolItem sets InputsItem to OutputCodeInterpreterServerToolItem.
+func (s *InputsItem) SetOutputCodeInterpreterServerToolItem(v OutputCodeInterpreterServerToolItem) {
+	s.Type = OutputCodeInterpreterServerToolItemInputsItem
 	s.OutputCodeInterpreterServerToolItem = v
 }
 
-// GetOutputCodeInterpreterServerToolItem returns OutputCodeInterpreterServerToolItem and true boolean if Inputs1Item is OutputCodeInterpreterServerToolItem.
-func (s Inputs1Item) GetOutputCodeInterpreterServerToolItem() (v OutputCodeInterpreterServerToolItem, ok bool) {
+// GetOutputCodeInterpreterServerToolItem returns OutputCodeInterpreterServerToolItem and true boolean if InputsItem is OutputCodeInterpreterServerToolItem.
+func (s InputsItem) GetOutputCodeInterpreterServerToolItem() (v OutputCodeInterpreterServerToolItem, ok bool) {
 	if !s.IsOutputCodeInterpreterServerToolItem() {
 		return v, false
 	}
 	return s.OutputCodeInterpreterServerToolItem, true
 }
 
-// NewOutputCodeInterpreterServerToolItemInputs1Item returns new Inputs1Item from OutputCodeInterpreterServerToolItem.
-func NewOutputCodeInterpreterServerToolItemInputs1Item(v OutputCodeInterpreterServerToolItem) Inputs1Item {
-	var s Inputs1Item
+// NewOutputCodeInterpreterServerToolItemInputsItem returns new InputsItem from OutputCodeInterpreterServerToolItem.
+func NewOutputCodeInterpreterServerToolItemInputsItem(v OutputCodeInterpreterServerToolItem) InputsItem {
+	var s InputsItem
 	s.SetOutputCodeInterpreterServerToolItem(v)
 	return s
 }
 
-// SetOutputFileSearchServerToolItem sets Inputs1Item to OutputFileSearchServerToolItem.
-func (s *Inputs1Item) SetOutputFileSearchServerToolItem(v OutputFileSearchServerToolItem) {
-	s.Type = OutputFileSearchServerToolItemInputs1Item
+// SetOutputFileSearchServerToolItem sets InputsItem to OutputFileSearchServerToolItem.
+func (s *InputsItem) SetOutputFileSearchServerToolItem(v OutputFileSearchServerToolItem) {
+	s.Type = OutputFileSearchServerToolItemInputsItem
 	s.OutputFileSearchServerToolItem = v
 }
 
-// GetOutputFileSearchServerToolItem returns OutputFileSearchServerToolItem and true boolean if Inputs1Item is OutputFileSearchServerToolItem.
-func (s Inputs1Item) GetOutputFileSearchServerToolItem() (v OutputFileSearchServerToolItem, ok bool) {
+// GetOutputFileSearchServerToolItem returns OutputFileSearchServerToolItem and true boolean if InputsItem is OutputFileSearchServerToolItem.
+func (s InputsItem) GetOutputFileSearchServerToolItem() (v OutputFileSearchServerToolItem, ok bool) {
 	if !s.IsOutputFileSearchServerToolItem() {
 		return v, false
 	}
 	return s.OutputFileSearchServerToolItem, true
 }
 
-// NewOutputFileSearchServerToolItemInputs1Item returns new Inputs1Item from OutputFileSearchServerToolItem.
-func NewOutputFileSearchServerToolItemInputs1Item(v OutputFileSearchServerToolItem) Inputs1Item {
-	var s Inputs1Item
+// NewOutputFileSearchServerToolItemInputsItem returns new InputsItem from OutputFileSearchServerToolItem.
+func NewOutputFileSearchServerToolItemInputsItem(v OutputFileSearchServerToolItem) InputsItem {
+	var s InputsItem
 	s.SetOutputFileSearchServerToolItem(v)
 	return s
 }
 
-// SetOutputImageGenerationServerToolItem sets Inputs1Item to OutputImageGenerationServerToolItem.
-func (s *Inputs1Item) SetOutputImageGenerationServerToolItem(v OutputImageGenerationServerToolItem) {
-	s.Type = OutputImageGenerationServerToolItemInputs1Item
+// SetOutputImageGenerationServerToolItem sets InputsItem to OutputImageGenerationServerToolItem.
+func (s *InputsItem) SetOutputImageGenerationServerToolItem(v OutputImageGenerationServerToolItem) {
+	s.Type = OutputImageGenerationServerToolItemInputsItem
 	s.OutputImageGenerationServerToolItem = v
 }
 
-// GetOutputImageGenerationServerToolItem returns OutputImageGenerationServerToolItem and true boolean if Inputs1Item is OutputImageGenerationServerToolItem.
-func (s Inputs1Item) GetOutputImageGenerationServerToolItem() (v OutputImageGenerationServerToolItem, ok bool) {
+// GetOutputImageGenerationServerToolItem returns OutputImageGenerationServerToolItem and true boolean if InputsItem is OutputImageGenerationServerToolItem.
+func (s InputsItem) GetOutputImageGenerationServerToolItem() (v OutputImageGenerationServerToolItem, ok bool) {
 	if !s.IsOutputImageGenerationServerToolItem() {
 		return v, false
 	}
 	return s.OutputImageGenerationServerToolItem, true
 }
 
-// NewOutputImageGenerationServerToolItemInputs1Item returns new Inputs1Item from OutputImageGenerationServerToolItem.
-func NewOutputImageGenerationServerToolItemInputs1Item(v OutputImageGenerationServerToolItem) Inputs1Item {
-	var s Inputs1Item
+// NewOutputImageGenerationServerToolItemInputsItem returns new InputsItem from OutputImageGenerationServerToolItem.
+func NewOutputImageGenerationServerToolItemInputsItem(v OutputImageGenerationServerToolItem) InputsItem {
+	var s InputsItem
 	s.SetOutputImageGenerationServerToolItem(v)
 	return s
 }
 
-// SetOutputBrowserUseServerToolItem sets Inputs1Item to OutputBrowserUseServerToolItem.
-func (s *Inputs1Item) SetOutputBrowserUseServerToolItem(v OutputBrowserUseServerToolItem) {
-	s.Type = OutputBrowserUseServerToolItemInputs1Item
+// SetOutputBrowserUseServerToolItem sets InputsItem to OutputBrowserUseServerToolItem.
+func (s *InputsItem) SetOutputBrowserUseServerToolItem(v OutputBrowserUseServerToolItem) {
+	s.Type = OutputBrowserUseServerToolItemInputsItem
 	s.OutputBrowserUseServerToolItem = v
 }
 
-// GetOutputBrowserUseServerToolItem returns OutputBrowserUseServerToolItem and true boolean if Inputs1Item is OutputBrowserUseServerToolItem.
-func (s Inputs1Item) GetOutputBrowserUseServerToolItem() (v OutputBrowserUseServerToolItem, ok bool) {
+// GetOutputBrowserUseServerToolItem returns OutputBrowserUseServerToolItem and true boolean if InputsItem is OutputBrowserUseServerToolItem.
+func (s InputsItem) GetOutputBrowserUseServerToolItem() (v OutputBrowserUseServerToolItem, ok bool) {
 	if !s.IsOutputBrowserUseServerToolItem() {
 		return v, false
 	}
 	return s.OutputBrowserUseServerToolItem, true
 }
 
-// NewOutputBrowserUseServerToolItemInputs1Item returns new Inputs1Item from OutputBrowserUseServerToolItem.
-func NewOutputBrowserUseServerToolItemInputs1Item(v OutputBrowserUseServerToolItem) Inputs1Item {
-	var s Inputs1Item
+// NewOutputBrowserUseServerToolItemInputsItem returns new InputsItem from OutputBrowserUseServerToolItem.
+func NewOutputBrowserUseServerToolItemInputsItem(v OutputBrowserUseServerToolItem) InputsItem {
+	var s InputsItem
 	s.SetOutputBrowserUseServerToolItem(v)
 	return s
 }
 
-// SetOutputBashServerToolItem sets Inputs1Item to OutputBashServerToolItem.
-func (s *Inputs1Item) SetOutputBashServerToolItem(v OutputBashServerToolItem) {
-	s.Type = OutputBashServerToolItemInputs1Item
+// SetOutputBashServerToolItem sets InputsItem to OutputBashServerToolItem.
+func (s *InputsItem) SetOutputBashServerToolItem(v OutputBashServerToolItem) {
+	s.Type = OutputBashServerToolItemInputsItem
 	s.OutputBashServerToolItem = v
 }
 
-// GetOutputBashServerToolItem returns OutputBashServerToolItem and true boolean if Inputs1Item is OutputBashServerToolItem.
-func (s Inputs1Item) GetOutputBashServerToolItem() (v OutputBashServerToolItem, ok bool) {
+// GetOutputBashServerToolItem returns OutputBashServerToolItem and true boolean if InputsItem is OutputBashServerToolItem.
+func (s InputsItem) GetOutputBashServerToolItem() (v OutputBashServerToolItem, ok bool) {
 	if !s.IsOutputBashServerToolItem() {
 		return v, false
 	}
 	return s.OutputBashServerToolItem, true
 }
 
-// NewOutputBashServerToolItemInputs1Item returns new Inputs1Item from OutputBashServerToolItem.
-func NewOutputBashServerToolItemInputs1Item(v OutputBashServerToolItem) Inputs1Item {
-	var s Inputs1Item
+// NewOutputBashServerToolItemInputsItem returns new InputsItem from OutputBashServerToolItem.
+func NewOutputBashServerToolItemInputsItem(v OutputBashServerToolItem) InputsItem {
+	var s InputsItem
 	s.SetOutputBashServerToolItem(v)
 	return s
 }
 
-// SetOutputTextEditorServerToolItem sets Inputs1Item to OutputTextEditorServerToolItem.
-func (s *Inputs1Item) SetOutputTextEditorServerToolItem(v OutputTextEditorServerToolItem) {
-	s.Type = OutputTextEditorServerToolItemInputs1Item
+// SetOutputTextEditorServerToolItem sets InputsItem to OutputTextEditorServerToolItem.
+func (s *InputsItem) SetOutputTextEditorServerToolItem(v OutputTextEditorServerToolItem) {
+	s.Type = OutputTextEditorServerToolItemInputsItem
 	s.OutputTextEditorServerToolItem = v
 }
 
-// GetOutputTextEditorServerToolItem returns OutputTextEditorServerToolItem and true boolean if Inputs1Item is OutputTextEditorServerToolItem.
-func (s Inputs1Item) GetOutputTextEditorServerToolItem() (v OutputTextEditorServerToolItem, ok bool) {
+// GetOutputTextEditorServerToolItem returns OutputTextEditorServerToolItem and true boolean if InputsItem is OutputTextEditorServerToolItem.
+func (s InputsItem) GetOutputTextEditorServerToolItem() (v OutputTextEditorServerToolItem, ok bool) {
 	if !s.IsOutputTextEditorServerToolItem() {
 		return v, false
 	}
 	return s.OutputTextEditorServerToolItem, true
 }
 
-// NewOutputTextEditorServerToolItemInputs1Item returns new Inputs1Item from OutputTextEditorServerToolItem.
-func NewOutputTextEditorServerToolItemInputs1Item(v OutputTextEditorServerToolItem) Inputs1Item {
-	var s Inputs1Item
+// NewOutputTextEditorServerToolItemInputsItem returns new InputsItem from OutputTextEditorServerToolItem.
+func NewOutputTextEditorServerToolItemInputsItem(v OutputTextEditorServerToolItem) InputsItem {
+	var s InputsItem
 	s.SetOutputTextEditorServerToolItem(v)
 	return s
 }
 
-// SetOutputApplyPatchServerToolItem sets Inputs1Item to OutputApplyPatchServerToolItem.
-func (s *Inputs1Item) SetOutputApplyPatchServerToolItem(v OutputApplyPatchServerToolItem) {
-	s.Type = OutputApplyPatchServerToolItemInputs1Item
+// SetOutputApplyPatchServerToolItem sets InputsItem to OutputApplyPatchServerToolItem.
+func (s *InputsItem) SetOutputApplyPatchServerToolItem(v OutputApplyPatchServerToolItem) {
+	s.Type = OutputApplyPatchServerToolItemInputsItem
 	s.OutputApplyPatchServerToolItem = v
 }
 
-// GetOutputApplyPatchServerToolItem returns OutputApplyPatchServerToolItem and true boolean if Inputs1Item is OutputApplyPatchServerToolItem.
-func (s Inputs1Item) GetOutputApplyPatchServerToolItem() (v OutputApplyPatchServerToolItem, ok bool) {
+// GetOutputApplyPatchServerToolItem returns OutputApplyPatchServerToolItem and true boolean if InputsItem is OutputApplyPatchServerToolItem.
+func (s InputsItem) GetOutputApplyPatchServerToolItem() (v OutputApplyPatchServerToolItem, ok bool) {
 	if !s.IsOutputApplyPatchServerToolItem() {
 		return v, false
 	}
 	return s.OutputApplyPatchServerToolItem, true
 }
 
-// NewOutputApplyPatchServerToolItemInputs1Item returns new Inputs1Item from OutputApplyPatchServerToolItem.
-func NewOutputApplyPatchServerToolItemInputs1Item(v OutputApplyPatchServerToolItem) Inputs1Item {
-	var s Inputs1Item
+// NewOutputApplyPatchServerToolItemInputsItem returns new InputsItem from OutputApplyPatchServerToolItem.
+func NewOutputApplyPatchServerToolItemInputsItem(v OutputApplyPatchServerToolItem) InputsItem {
+	var s InputsItem
 	s.SetOutputApplyPatchServerToolItem(v)
 	return s
 }
 
-// SetOutputWebFetchServerToolItem sets Inputs1Item to OutputWebFetchServerToolItem.
-func (s *Inputs1Item) SetOutputWebFetchServerToolItem(v OutputWebFetchServerToolItem) {
-	s.Type = OutputWebFetchServerToolItemInputs1Item
+// SetOutputWebFetchServerToolItem sets InputsItem to OutputWebFetchServerToolItem.
+func (s *InputsItem) SetOutputWebFetchServerToolItem(v OutputWebFetchServerToolItem) {
+	s.Type = OutputWebFetchServerToolItemInputsItem
 	s.OutputWebFetchServerToolItem = v
 }
 
-// GetOutputWebFetchServerToolItem returns OutputWebFetchServerToolItem and true boolean if Inputs1Item is OutputWebFetchServerToolItem.
-func (s Inputs1Item) GetOutputWebFetchServerToolItem() (v OutputWebFetchServerToolItem, ok bool) {
+// GetOutputWebFetchServerToolItem returns OutputWebFetchServerToolItem and true boolean if InputsItem is OutputWebFetchServerToolItem.
+func (s InputsItem) GetOutputWebFetchServerToolItem() (v OutputWebFetchServerToolItem, ok bool) {
 	if !s.IsOutputWebFetchServerToolItem() {
 		return v, false
 	}
 	return s.OutputWebFetchServerToolItem, true
 }
 
-// NewOutputWebFetchServerToolItemInputs1Item returns new Inputs1Item from OutputWebFetchServerToolItem.
-func NewOutputWebFetchServerToolItemInputs1Item(v OutputWebFetchServerToolItem) Inputs1Item {
-	var s Inputs1Item
+// NewOutputWebFetchServerToolItemInputsItem returns new InputsItem from OutputWebFetchServerToolItem.
+func NewOutputWebFetchServerToolItemInputsItem(v OutputWebFetchServerToolItem) InputsItem {
+	var s InputsItem
 	s.SetOutputWebFetchServerToolItem(v)
 	return s
 }
 
-// SetOutputToolSearchServerToolItem sets Inputs1Item to OutputToolSearchServerToolItem.
-func (s *Inputs1Item) SetOutputToolSearchServerToolItem(v OutputToolSearchServerToolItem) {
-	s.Type = OutputToolSearchServerToolItemInputs1Item
+// SetOutputToolSearchServerToolItem sets InputsItem to OutputToolSearchServerToolItem.
+func (s *InputsItem) SetOutputToolSearchServerToolItem(v OutputToolSearchServerToolItem) {
+	s.Type = OutputToolSearchServerToolItemInputsItem
 	s.OutputToolSearchServerToolItem = v
 }
 
-// GetOutputToolSearchServerToolItem returns OutputToolSearchServerToolItem and true boolean if Inputs1Item is OutputToolSearchServerToolItem.
-func (s Inputs1Item) GetOutputToolSearchServerToolItem() (v OutputToolSearchServerToolItem, ok bool) {
+// GetOutputToolSearchServerToolItem returns OutputToolSearchServerToolItem and true boolean if InputsItem is OutputToolSearchServerToolItem.
+func (s InputsItem) GetOutputToolSearchServerToolItem() (v OutputToolSearchServerToolItem, ok bool) {
 	if !s.IsOutputToolSearchServerToolItem() {
 		return v, false
 	}
 	return s.OutputToolSearchServerToolItem, true
 }
 
-// NewOutputToolSearchServerToolItemInputs1Item returns new Inputs1Item from OutputToolSearchServerToolItem.
-func NewOutputToolSearchServerToolItemInputs1Item(v OutputToolSearchServerToolItem) Inputs1Item {
-	var s Inputs1Item
+// NewOutputToolSearchServerToolItemInputsItem returns new InputsItem from OutputToolSearchServerToolItem.
+func NewOutputToolSearchServerToolItemInputsItem(v OutputToolSearchServerToolItem) InputsItem {
+	var s InputsItem
 	s.SetOutputToolSearchServerToolItem(v)
 	return s
 }
 
-// SetOutputMemoryServerToolItem sets Inputs1Item to OutputMemoryServerToolItem.
-func (s *Inputs1Item) SetOutputMemoryServerToolItem(v OutputMemoryServerToolItem) {
-	s.Type = OutputMemoryServerToolItemInputs1Item
+// SetOutputMemoryServerToolItem sets InputsItem to OutputMemoryServerToolItem.
+func (s *InputsItem) SetOutputMemoryServerToolItem(v OutputMemoryServerToolItem) {
+	s.Type = OutputMemoryServerToolItemInputsItem
 	s.OutputMemoryServerToolItem = v
 }
 
-// GetOutputMemoryServerToolItem returns OutputMemoryServerToolItem and true boolean if Inputs1Item is OutputMemoryServerToolItem.
-func (s Inputs1Item) GetOutputMemoryServerToolItem() (v OutputMemoryServerToolItem, ok bool) {
+// GetOutputMemoryServerToolItem returns OutputMemoryServerToolItem and true boolean if InputsItem is OutputMemoryServerToolItem.
+func (s InputsItem) GetOutputMemoryServerToolItem() (v OutputMemoryServerToolItem, ok bool) {
 	if !s.IsOutputMemoryServerToolItem() {
 		return v, false
 	}
 	return s.OutputMemoryServerToolItem, true
 }
 
-// NewOutputMemoryServerToolItemInputs1Item returns new Inputs1Item from OutputMemoryServerToolItem.
-func NewOutputMemoryServerToolItemInputs1Item(v OutputMemoryServerToolItem) Inputs1Item {
-	var s Inputs1Item
+// NewOutputMemoryServerToolItemInputsItem returns new InputsItem from OutputMemoryServerToolItem.
+func NewOutputMemoryServerToolItemInputsItem(v OutputMemoryServerToolItem) InputsItem {
+	var s InputsItem
 	s.SetOutputMemoryServerToolItem(v)
 	return s
 }
 
-// SetOutputMcpServerToolItem sets Inputs1Item to OutputMcpServerToolItem.
-func (s *Inputs1Item) SetOutputMcpServerToolItem(v OutputMcpServerToolItem) {
-	s.Type = OutputMcpServerToolItemInputs1Item
+// SetOutputMcpServerToolItem sets InputsItem to OutputMcpServerToolItem.
+func (s *InputsItem) SetOutputMcpServerToolItem(v OutputMcpServerToolItem) {
+	s.Type = OutputMcpServerToolItemInputsItem
 	s.OutputMcpServerToolItem = v
 }
 
-// GetOutputMcpServerToolItem returns OutputMcpServerToolItem and true boolean if Inputs1Item is OutputMcpServerToolItem.
-func (s Inputs1Item) GetOutputMcpServerToolItem() (v OutputMcpServerToolItem, ok bool) {
+// GetOutputMcpServerToolItem returns OutputMcpServerToolItem and true boolean if InputsItem is OutputMcpServerToolItem.
+func (s InputsItem) GetOutputMcpServerToolItem() (v OutputMcpServerToolItem, ok bool) {
 	if !s.IsOutputMcpServerToolItem() {
 		return v, false
 	}
 	return s.OutputMcpServerToolItem, true
 }
 
-// NewOutputMcpServerToolItemInputs1Item returns new Inputs1Item from OutputMcpServerToolItem.
-func NewOutputMcpServerToolItemInputs1Item(v OutputMcpServerToolItem) Inputs1Item {
-	var s Inputs1Item
+// NewOutputMcpServerToolItemInputsItem returns new InputsItem from OutputMcpServerToolItem.
+func NewOutputMcpServerToolItemInputsItem(v OutputMcpServerToolItem) InputsItem {
+	var s InputsItem
 	s.SetOutputMcpServerToolItem(v)
 	return s
 }
 
-// SetOutputSearchModelsServerToolItem sets Inputs1Item to OutputSearchModelsServerToolItem.
-func (s *Inputs1Item) SetOutputSearchModelsServerToolItem(v OutputSearchModelsServerToolItem) {
-	s.Type = OutputSearchModelsServerToolItemInputs1Item
+// SetOutputSearchModelsServerToolItem sets InputsItem to OutputSearchModelsServerToolItem.
+func (s *InputsItem) SetOutputSearchModelsServerToolItem(v OutputSearchModelsServerToolItem) {
+	s.Type = OutputSearchModelsServerToolItemInputsItem
 	s.OutputSearchModelsServerToolItem = v
 }
 
-// GetOutputSearchModelsServerToolItem returns OutputSearchModelsServerToolItem and true boolean if Inputs1Item is OutputSearchModelsServerToolItem.
-func (s Inputs1Item) GetOutputSearchModelsServerToolItem() (v OutputSearchModelsServerToolItem, ok bool) {
+// GetOutputSearchModelsServerToolItem returns OutputSearchModelsServerToolItem and true boolean if InputsItem is OutputSearchModelsServerToolItem.
+func (s InputsItem) GetOutputSearchModelsServerToolItem() (v OutputSearchModelsServerToolItem, ok bool) {
 	if !s.IsOutputSearchModelsServerToolItem() {
 		return v, false
 	}
 	return s.OutputSearchModelsServerToolItem, true
 }
 
-// NewOutputSearchModelsServerToolItemInputs1Item returns new Inputs1Item from OutputSearchModelsServerToolItem.
-func NewOutputSearchModelsServerToolItemInputs1Item(v OutputSearchModelsServerToolItem) Inputs1Item {
-	var s Inputs1Item
+// NewOutputSearchModelsServerToolItemInputsItem returns new InputsItem from OutputSearchModelsServerToolItem.
+func NewOutputSearchModelsServerToolItemInputsItem(v OutputSearchModelsServerToolItem) InputsItem {
+	var s InputsItem
 	s.SetOutputSearchModelsServerToolItem(v)
 	return s
 }
 
-// SetOutputFusionServerToolItem sets Inputs1Item to OutputFusionServerToolItem.
-func (s *Inputs1Item) SetOutputFusionServerToolItem(v OutputFusionServerToolItem) {
-	s.Type = OutputFusionServerToolItemInputs1Item
+// SetOutputFusionServerToolItem sets InputsItem to OutputFusionServerToolItem.
+func (s *InputsItem) SetOutputFusionServerToolItem(v OutputFusionServerToolItem) {
+	s.Type = OutputFusionServerToolItemInputsItem
 	s.OutputFusionServerToolItem = v
 }
 
-// GetOutputFusionServerToolItem returns OutputFusionServerToolItem and true boolean if Inputs1Item is OutputFusionServerToolItem.
-func (s Inputs1Item) GetOutputFusionServerToolItem() (v OutputFusionServerToolItem, ok bool) {
+// GetOutputFusionServerToolItem returns OutputFusionServerToolItem and true boolean if InputsItem is OutputFusionServerToolItem.
+func (s InputsItem) GetOutputFusionServerToolItem() (v OutputFusionServerToolItem, ok bool) {
 	if !s.IsOutputFusionServerToolItem() {
 		return v, false
 	}
 	return s.OutputFusionServerToolItem, true
 }
 
-// NewOutputFusionServerToolItemInputs1Item returns new Inputs1Item from OutputFusionServerToolItem.
-func NewOutputFusionServerToolItemInputs1Item(v OutputFusionServerToolItem) Inputs1Item {
-	var s Inputs1Item
+// NewOutputFusionServerToolItemInputsItem returns new InputsItem from OutputFusionServerToolItem.
+func NewOutputFusionServerToolItemInputsItem(v OutputFusionServerToolItem) InputsItem {
+	var s InputsItem
 	s.SetOutputFusionServerToolItem(v)
 	return s
 }
 
-// SetOutputAdvisorServerToolItem sets Inputs1Item to OutputAdvisorServerToolItem.
-func (s *Inputs1Item) SetOutputAdvisorServerToolItem(v OutputAdvisorServerToolItem) {
-	s.Type = OutputAdvisorServerToolItemInputs1Item
+// SetOutputAdvisorServerToolItem sets InputsItem to OutputAdvisorServerToolItem.
+func (s *InputsItem) SetOutputAdvisorServerToolItem(v OutputAdvisorServerToolItem) {
+	s.Type = OutputAdvisorServerToolItemInputsItem
 	s.OutputAdvisorServerToolItem = v
 }
 
-// GetOutputAdvisorServerToolItem returns OutputAdvisorServerToolItem and true boolean if Inputs1Item is OutputAdvisorServerToolItem.
-func (s Inputs1Item) GetOutputAdvisorServerToolItem() (v OutputAdvisorServerToolItem, ok bool) {
+// GetOutputAdvisorServerToolItem returns OutputAdvisorServerToolItem and true boolean if InputsItem is OutputAdvisorServerToolItem.
+func (s InputsItem) GetOutputAdvisorServerToolItem() (v OutputAdvisorServerToolItem, ok bool) {
 	if !s.IsOutputAdvisorServerToolItem() {
 		return v, false
 	}
 	return s.OutputAdvisorServerToolItem, true
 }
 
-// NewOutputAdvisorServerToolItemInputs1Item returns new Inputs1Item from OutputAdvisorServerToolItem.
-func NewOutputAdvisorServerToolItemInputs1Item(v OutputAdvisorServerToolItem) Inputs1Item {
-	var s Inputs1Item
+// NewOutputAdvisorServerToolItemInputsItem returns new InputsItem from OutputAdvisorServerToolItem.
+func NewOutputAdvisorServerToolItemInputsItem(v OutputAdvisorServerToolItem) InputsItem {
+	var s InputsItem
 	s.SetOutputAdvisorServerToolItem(v)
 	return s
 }
 
-// SetOutputSubagentServerToolItem sets Inputs1Item to OutputSubagentServerToolItem.
-func (s *Inputs1Item) SetOutputSubagentServerToolItem(v OutputSubagentServerToolItem) {
-	s.Type = OutputSubagentServerToolItemInputs1Item
+// SetOutputSubagentServerToolItem sets InputsItem to OutputSubagentServerToolItem.
+func (s *InputsItem) SetOutputSubagentServerToolItem(v OutputSubagentServerToolItem) {
+	s.Type = OutputSubagentServerToolItemInputsItem
 	s.OutputSubagentServerToolItem = v
 }
 
-// GetOutputSubagentServerToolItem returns OutputSubagentServerToolItem and true boolean if Inputs1Item is OutputSubagentServerToolItem.
-func (s Inputs1Item) GetOutputSubagentServerToolItem() (v OutputSubagentServerToolItem, ok bool) {
+// GetOutputSubagentServerToolItem returns OutputSubagentServerToolItem and true boolean if InputsItem is OutputSubagentServerToolItem.
+func (s InputsItem) GetOutputSubagentServerToolItem() (v OutputSubagentServerToolItem, ok bool) {
 	if !s.IsOutputSubagentServerToolItem() {
 		return v, false
 	}
 	return s.OutputSubagentServerToolItem, true
 }
 
-// NewOutputSubagentServerToolItemInputs1Item returns new Inputs1Item from OutputSubagentServerToolItem.
-func NewOutputSubagentServerToolItemInputs1Item(v OutputSubagentServerToolItem) Inputs1Item {
-	var s Inputs1Item
+// NewOutputSubagentServerToolItemInputsItem returns new InputsItem from OutputSubagentServerToolItem.
+func NewOutputSubagentServerToolItemInputsItem(v OutputSubagentServerToolItem) InputsItem {
+	var s InputsItem
 	s.SetOutputSubagentServerToolItem(v)
 	return s
 }
 
-// SetOutputFilesServerToolItem sets Inputs1Item to OutputFilesServerToolItem.
-func (s *Inputs1Item) SetOutputFilesServerToolItem(v OutputFilesServerToolItem) {
-	s.Type = OutputFilesServerToolItemInputs1Item
+// SetOutputFilesServerToolItem sets InputsItem to OutputFilesServerToolItem.
+func (s *InputsItem) SetOutputFilesServerToolItem(v OutputFilesServerToolItem) {
+	s.Type = OutputFilesServerToolItemInputsItem
 	s.OutputFilesServerToolItem = v
 }
 
-// GetOutputFilesServerToolItem returns OutputFilesServerToolItem and true boolean if Inputs1Item is OutputFilesServerToolItem.
-func (s Inputs1Item) GetOutputFilesServerToolItem() (v OutputFilesServerToolItem, ok bool) {
+// GetOutputFilesServerToolItem returns OutputFilesServerToolItem and true boolean if InputsItem is OutputFilesServerToolItem.
+func (s InputsItem) GetOutputFilesServerToolItem() (v OutputFilesServerToolItem, ok bool) {
 	if !s.IsOutputFilesServerToolItem() {
 		return v, false
 	}
 	return s.OutputFilesServerToolItem, true
 }
 
-// NewOutputFilesServerToolItemInputs1Item returns new Inputs1Item from OutputFilesServerToolItem.
-func NewOutputFilesServerToolItemInputs1Item(v OutputFilesServerToolItem) Inputs1Item {
-	var s Inputs1Item
+// NewOutputFilesServerToolItemInputsItem returns new InputsItem from OutputFilesServerToolItem.
+func NewOutputFilesServerToolItemInputsItem(v OutputFilesServerToolItem) InputsItem {
+	var s InputsItem
 	s.SetOutputFilesServerToolItem(v)
 	return s
 }
 
-// SetOutputShellServerToolItem sets Inputs1Item to OutputShellServerToolItem.
-func (s *Inputs1Item) SetOutputShellServerToolItem(v OutputShellServerToolItem) {
-	s.Type = OutputShellServerToolItemInputs1Item
+// SetOutputShellServerToolItem sets InputsItem to OutputShellServerToolItem.
+func (s *InputsItem) SetOutputShellServerToolItem(v OutputShellServerToolItem) {
+	s.Type = OutputShellServerToolItemInputsItem
 	s.OutputShellServerToolItem = v
 }
 
-// GetOutputShellServerToolItem returns OutputShellServerToolItem and true boolean if Inputs1Item is OutputShellServerToolItem.
-func (s Inputs1Item) GetOutputShellServerToolItem() (v OutputShellServerToolItem, ok bool) {
+// GetOutputShellServerToolItem returns OutputShellServerToolItem and true boolean if InputsItem is OutputShellServerToolItem.
+func (s InputsItem) GetOutputShellServerToolItem() (v OutputShellServerToolItem, ok bool) {
 	if !s.IsOutputShellServerToolItem() {
 		return v, false
 	}
 	return s.OutputShellServerToolItem, true
 }
 
-// NewOutputShellServerToolItemInputs1Item returns new Inputs1Item from OutputShellServerToolItem.
-func NewOutputShellServerToolItemInputs1Item(v OutputShellServerToolItem) Inputs1Item {
-	var s Inputs1Item
+// NewOutputShellServerToolItemInputsItem returns new InputsItem from OutputShellServerToolItem.
+func NewOutputShellServerToolItemInputsItem(v OutputShellServerToolItem) InputsItem {
+	var s InputsItem
 	s.SetOutputShellServerToolItem(v)
 	return s
 }
 
-// SetLocalShellCallItem sets Inputs1Item to LocalShellCallItem.
-func (s *Inputs1Item) SetLocalShellCallItem(v LocalShellCallItem) {
-	s.Type = LocalShellCallItemInputs1Item
+// SetLocalShellCallItem sets InputsItem to LocalShellCallItem.
+func (s *InputsItem) SetLocalShellCallItem(v LocalShellCallItem) {
+	s.Type = LocalShellCallItemInputsItem
 	s.LocalShellCallItem = v
 }
 
-// GetLocalShellCallItem returns LocalShellCallItem and true boolean if Inputs1Item is LocalShellCallItem.
-func (s Inputs1Item) GetLocalShellCallItem() (v LocalShellCallItem, ok bool) {
+// GetLocalShellCallItem returns LocalShellCallItem and true boolean if InputsItem is LocalShellCallItem.
+func (s InputsItem) GetLocalShellCallItem() (v LocalShellCallItem, ok bool) {
 	if !s.IsLocalShellCallItem() {
 		return v, false
 	}
 	return s.LocalShellCallItem, true
 }
 
-// NewLocalShellCallItemInputs1Item returns new Inputs1Item from LocalShellCallItem.
-func NewLocalShellCallItemInputs1Item(v LocalShellCallItem) Inputs1Item {
-	var s Inputs1Item
+// NewLocalShellCallItemInputsItem returns new InputsItem from LocalShellCallItem.
+func NewLocalShellCallItemInputsItem(v LocalShellCallItem) InputsItem {
+	var s InputsItem
 	s.SetLocalShellCallItem(v)
 	return s
 }
 
-// SetLocalShellCallOutputItem sets Inputs1Item to LocalShellCallOutputItem.
-func (s *Inputs1Item) SetLocalShellCallOutputItem(v LocalShellCallOutputItem) {
-	s.Type = LocalShellCallOutputItemInputs1Item
+// SetLocalShellCallOutputItem sets InputsItem to LocalShellCallOutputItem.
+func (s *InputsItem) SetLocalShellCallOutputItem(v LocalShellCallOutputItem) {
+	s.Type = LocalShellCallOutputItemInputsItem
 	s.LocalShellCallOutputItem = v
 }
 
-// GetLocalShellCallOutputItem returns LocalShellCallOutputItem and true boolean if Inputs1Item is LocalShellCallOutputItem.
-func (s Inputs1Item) GetLocalShellCallOutputItem() (v LocalShellCallOutputItem, ok bool) {
+// GetLocalShellCallOutputItem returns LocalShellCallOutputItem and true boolean if InputsItem is LocalShellCallOutputItem.
+func (s InputsItem) GetLocalShellCallOutputItem() (v LocalShellCallOutputItem, ok bool) {
 	if !s.IsLocalShellCallOutputItem() {
 		return v, false
 	}
 	return s.LocalShellCallOutputItem, true
 }
 
-// NewLocalShellCallOutputItemInputs1Item returns new Inputs1Item from LocalShellCallOutputItem.
-func NewLocalShellCallOutputItemInputs1Item(v LocalShellCallOutputItem) Inputs1Item {
-	var s Inputs1Item
+// NewLocalShellCallOutputItemInputsItem returns new InputsItem from LocalShellCallOutputItem.
+func NewLocalShellCallOutputItemInputsItem(v LocalShellCallOutputItem) InputsItem {
+	var s InputsItem
 	s.SetLocalShellCallOutputItem(v)
 	return s
 }
 
-// SetShellCallItem sets Inputs1Item to ShellCallItem.
-func (s *Inputs1Item) SetShellCallItem(v ShellCallItem) {
-	s.Type = ShellCallItemInputs1Item
+// SetShellCallItem sets InputsItem to ShellCallItem.
+func (s *InputsItem) SetShellCallItem(v ShellCallItem) {
+	s.Type = ShellCallItemInputsItem
 	s.ShellCallItem = v
 }
 
-// GetShellCallItem returns ShellCallItem and true boolean if Inputs1Item is ShellCallItem.
-func (s Inputs1Item) GetShellCallItem() (v ShellCallItem, ok bool) {
+// GetShellCallItem returns ShellCallItem and true boolean if InputsItem is ShellCallItem.
+func (s InputsItem) GetShellCallItem() (v ShellCallItem, ok bool) {
 	if !s.IsShellCallItem() {
 		return v, false
 	}
 	return s.ShellCallItem, true
 }
 
-// NewShellCallItemInputs1Item returns new Inputs1Item from ShellCallItem.
-func NewShellCallItemInputs1Item(v ShellCallItem) Inputs1Item {
-	var s Inputs1Item
+// NewShellCallItemInputsItem returns new InputsItem from ShellCallItem.
+func NewShellCallItemInputsItem(v ShellCallItem) InputsItem {
+	var s InputsItem
 	s.SetShellCallItem(v)
 	return s
 }
 
-// SetShellCallOutputItem sets Inputs1Item to ShellCallOutputItem.
-func (s *Inputs1Item) SetShellCallOutputItem(v ShellCallOutputItem) {
-	s.Type = ShellCallOutputItemInputs1Item
+// SetShellCallOutputItem sets InputsItem to ShellCallOutputItem.
+func (s *InputsItem) SetShellCallOutputItem(v ShellCallOutputItem) {
+	s.Type = ShellCallOutputItemInputsItem
 	s.ShellCallOutputItem = v
 }
 
-// GetShellCallOutputItem returns ShellCallOutputItem and true boolean if Inputs1Item is ShellCallOutputItem.
-func (s Inputs1Item) GetShellCallOutputItem() (v ShellCallOutputItem, ok bool) {
+// GetShellCallOutputItem returns ShellCallOutputItem and true boolean if InputsItem is ShellCallOutputItem.
+func (s InputsItem) GetShellCallOutputItem() (v ShellCallOutputItem, ok bool) {
 	if !s.IsShellCallOutputItem() {
 		return v, false
 	}
 	return s.ShellCallOutputItem, true
 }
 
-// NewShellCallOutputItemInputs1Item returns new Inputs1Item from ShellCallOutputItem.
-func NewShellCallOutputItemInputs1Item(v ShellCallOutputItem) Inputs1Item {
-	var s Inputs1Item
+// NewShellCallOutputItemInputsItem returns new InputsItem from ShellCallOutputItem.
+func NewShellCallOutputItemInputsItem(v ShellCallOutputItem) InputsItem {
+	var s InputsItem
 	s.SetShellCallOutputItem(v)
 	return s
 }
 
-// SetMcpListToolsItem sets Inputs1Item to McpListToolsItem.
-func (s *Inputs1Item) SetMcpListToolsItem(v McpListToolsItem) {
-	s.Type = McpListToolsItemInputs1Item
+// SetMcpListToolsItem sets InputsItem to McpListToolsItem.
+func (s *InputsItem) SetMcpListToolsItem(v McpListToolsItem) {
+	s.Type = McpListToolsItemInputsItem
 	s.McpListToolsItem = v
 }
 
-// GetMcpListToolsItem returns McpListToolsItem and true boolean if Inputs1Item is McpListToolsItem.
-func (s Inputs1Item) GetMcpListToolsItem() (v McpListToolsItem, ok bool) {
+// GetMcpListToolsItem returns McpListToolsItem and true boolean if InputsItem is McpListToolsItem.
+func (s InputsItem) GetMcpListToolsItem() (v McpListToolsItem, ok bool) {
 	if !s.IsMcpListToolsItem() {
 		return v, false
 	}
 	return s.McpListToolsItem, true
 }
 
-// NewMcpListToolsItemInputs1Item returns new Inputs1Item from McpListToolsItem.
-func NewMcpListToolsItemInputs1Item(v McpListToolsItem) Inputs1Item {
-	var s Inputs1Item
+// NewMcpListToolsItemInputsItem returns new InputsItem from McpListToolsItem.
+func NewMcpListToolsItemInputsItem(v McpListToolsItem) InputsItem {
+	var s InputsItem
 	s.SetMcpListToolsItem(v)
 	return s
 }
 
-// SetMcpApprovalRequestItem sets Inputs1Item to McpApprovalRequestItem.
-func (s *Inputs1Item) SetMcpApprovalRequestItem(v McpApprovalRequestItem) {
-	s.Type = McpApprovalRequestItemInputs1Item
+// SetMcpApprovalRequestItem sets InputsItem to McpApprovalRequestItem.
+func (s *InputsItem) SetMcpApprovalRequestItem(v McpApprovalRequestItem) {
+	s.Type = McpApprovalRequestItemInputsItem
 	s.McpApprovalRequestItem = v
 }
 
-// GetMcpApprovalRequestItem returns McpApprovalRequestItem and true boolean if Inputs1Item is McpApprovalRequestItem.
-func (s Inputs1Item) GetMcpApprovalRequestItem() (v McpApprovalRequestItem, ok bool) {
+// GetMcpApprovalRequestItem returns McpApprovalRequestItem and true boolean if InputsItem is McpApprovalRequestItem.
+func (s InputsItem) GetMcpApprovalRequestItem() (v McpApprovalRequestItem, ok bool) {
 	if !s.IsMcpApprovalRequestItem() {
 		return v, false
 	}
 	return s.McpApprovalRequestItem, true
 }
 
-// NewMcpApprovalRequestItemInputs1Item returns new Inputs1Item from McpApprovalRequestItem.
-func NewMcpApprovalRequestItemInputs1Item(v McpApprovalRequestItem) Inputs1Item {
-	var s Inputs1Item
+// NewMcpApprovalRequestItemInputsItem returns new InputsItem from McpApprovalRequestItem.
+func NewMcpApprovalRequestItemInputsItem(v McpApprovalRequestItem) InputsItem {
+	var s InputsItem
 	s.SetMcpApprovalRequestItem(v)
 	return s
 }
 
-// SetMcpApprovalResponseItem sets Inputs1Item to McpApprovalResponseItem.
-func (s *Inputs1Item) SetMcpApprovalResponseItem(v McpApprovalResponseItem) {
-	s.Type = McpApprovalResponseItemInputs1Item
+// SetMcpApprovalResponseItem sets InputsItem to McpApprovalResponseItem.
+func (s *InputsItem) SetMcpApprovalResponseItem(v McpApprovalResponseItem) {
+	s.Type = McpApprovalResponseItemInputsItem
 	s.McpApprovalResponseItem = v
 }
 
-// GetMcpApprovalResponseItem returns McpApprovalResponseItem and true boolean if Inputs1Item is McpApprovalResponseItem.
-func (s Inputs1Item) GetMcpApprovalResponseItem() (v McpApprovalResponseItem, ok bool) {
+// GetMcpApprovalResponseItem returns McpApprovalResponseItem and true boolean if InputsItem is McpApprovalResponseItem.
+func (s InputsItem) GetMcpApprovalResponseItem() (v McpApprovalResponseItem, ok bool) {
 	if !s.IsMcpApprovalResponseItem() {
 		return v, false
 	}
 	return s.McpApprovalResponseItem, true
 }
 
-// NewMcpApprovalResponseItemInputs1Item returns new Inputs1Item from McpApprovalResponseItem.
-func NewMcpApprovalResponseItemInputs1Item(v McpApprovalResponseItem) Inputs1Item {
-	var s Inputs1Item
+// NewMcpApprovalResponseItemInputsItem returns new InputsItem from McpApprovalResponseItem.
+func NewMcpApprovalResponseItemInputsItem(v McpApprovalResponseItem) InputsItem {
+	var s InputsItem
 	s.SetMcpApprovalResponseItem(v)
 	return s
 }
 
-// SetMcpCallItem sets Inputs1Item to McpCallItem.
-func (s *Inputs1Item) SetMcpCallItem(v McpCallItem) {
-	s.Type = McpCallItemInputs1Item
+// SetMcpCallItem sets InputsItem to McpCallItem.
+func (s *InputsItem) SetMcpCallItem(v McpCallItem) {
+	s.Type = McpCallItemInputsItem
 	s.McpCallItem = v
 }
 
-// GetMcpCallItem returns McpCallItem and true boolean if Inputs1Item is McpCallItem.
-func (s Inputs1Item) GetMcpCallItem() (v McpCallItem, ok bool) {
+// GetMcpCallItem returns McpCallItem and true boolean if InputsItem is McpCallItem.
+func (s InputsItem) GetMcpCallItem() (v McpCallItem, ok bool) {
 	if !s.IsMcpCallItem() {
 		return v, false
 	}
 	return s.McpCallItem, true
 }
 
-// NewMcpCallItemInputs1Item returns new Inputs1Item from McpCallItem.
-func NewMcpCallItemInputs1Item(v McpCallItem) Inputs1Item {
-	var s Inputs1Item
+// NewMcpCallItemInputsItem returns new InputsItem from McpCallItem.
+func NewMcpCallItemInputsItem(v McpCallItem) InputsItem {
+	var s InputsItem
 	s.SetMcpCallItem(v)
 	return s
 }
 
-// SetCustomToolCallItem sets Inputs1Item to CustomToolCallItem.
-func (s *Inputs1Item) SetCustomToolCallItem(v CustomToolCallItem) {
-	s.Type = CustomToolCallItemInputs1Item
+// SetCustomToolCallItem sets InputsItem to CustomToolCallItem.
+func (s *InputsItem) SetCustomToolCallItem(v CustomToolCallItem) {
+	s.Type = CustomToolCallItemInputsItem
 	s.CustomToolCallItem = v
 }
 
-// GetCustomToolCallItem returns CustomToolCallItem and true boolean if Inputs1Item is CustomToolCallItem.
-func (s Inputs1Item) GetCustomToolCallItem() (v CustomToolCallItem, ok bool) {
+// GetCustomToolCallItem returns CustomToolCallItem and true boolean if InputsItem is CustomToolCallItem.
+func (s InputsItem) GetCustomToolCallItem() (v CustomToolCallItem, ok bool) {
 	if !s.IsCustomToolCallItem() {
 		return v, false
 	}
 	return s.CustomToolCallItem, true
 }
 
-// NewCustomToolCallItemInputs1Item returns new Inputs1Item from CustomToolCallItem.
-func NewCustomToolCallItemInputs1Item(v CustomToolCallItem) Inputs1Item {
-	var s Inputs1Item
+// NewCustomToolCallItemInputsItem returns new InputsItem from CustomToolCallItem.
+func NewCustomToolCallItemInputsItem(v CustomToolCallItem) InputsItem {
+	var s InputsItem
 	s.SetCustomToolCallItem(v)
 	return s
 }
 
-// SetCustomToolCallOutputItem sets Inputs1Item to CustomToolCallOutputItem.
-func (s *Inputs1Item) SetCustomToolCallOutputItem(v CustomToolCallOutputItem) {
-	s.Type = CustomToolCallOutputItemInputs1Item
+// SetCustomToolCallOutputItem sets InputsItem to CustomToolCallOutputItem.
+func (s *InputsItem) SetCustomToolCallOutputItem(v CustomToolCallOutputItem) {
+	s.Type = CustomToolCallOutputItemInputsItem
 	s.CustomToolCallOutputItem = v
 }
 
-// GetCustomToolCallOutputItem returns CustomToolCallOutputItem and true boolean if Inputs1Item is CustomToolCallOutputItem.
-func (s Inputs1Item) GetCustomToolCallOutputItem() (v CustomToolCallOutputItem, ok bool) {
+// GetCustomToolCallOutputItem returns CustomToolCallOutputItem and true boolean if InputsItem is CustomToolCallOutputItem.
+func (s InputsItem) GetCustomToolCallOutputItem() (v CustomToolCallOutputItem, ok bool) {
 	if !s.IsCustomToolCallOutputItem() {
 		return v, false
 	}
 	return s.CustomToolCallOutputItem, true
 }
 
-// NewCustomToolCallOutputItemInputs1Item returns new Inputs1Item from CustomToolCallOutputItem.
-func NewCustomToolCallOutputItemInputs1Item(v CustomToolCallOutputItem) Inputs1Item {
-	var s Inputs1Item
+// NewCustomToolCallOutputItemInputsItem returns new InputsItem from CustomToolCallOutputItem.
+func NewCustomToolCallOutputItemInputsItem(v CustomToolCallOutputItem) InputsItem {
+	var s InputsItem
 	s.SetCustomToolCallOutputItem(v)
 	return s
 }
 
-// SetCompactionItem sets Inputs1Item to CompactionItem.
-func (s *Inputs1Item) SetCompactionItem(v CompactionItem) {
-	s.Type = CompactionItemInputs1Item
+// SetCompactionItem sets InputsItem to CompactionItem.
+func (s *InputsItem) SetCompactionItem(v CompactionItem) {
+	s.Type = CompactionItemInputsItem
 	s.CompactionItem = v
 }
 
-// GetCompactionItem returns CompactionItem and true boolean if Inputs1Item is CompactionItem.
-func (s Inputs1Item) GetCompactionItem() (v CompactionItem, ok bool) {
+// GetCompactionItem returns CompactionItem and true boolean if InputsItem is CompactionItem.
+func (s InputsItem) GetCompactionItem() (v CompactionItem, ok bool) {
 	if !s.IsCompactionItem() {
 		return v, false
 	}
 	return s.CompactionItem, true
 }
 
-// NewCompactionItemInputs1Item returns new Inputs1Item from CompactionItem.
-func NewCompactionItemInputs1Item(v CompactionItem) Inputs1Item {
-	var s Inputs1Item
+// NewCompactionItemInputsItem returns new InputsItem from CompactionItem.
+func NewCompactionItemInputsItem(v CompactionItem) InputsItem {
+	var s InputsItem
 	s.SetCompactionItem(v)
 	return s
 }
 
-// SetContextCompactionItem sets Inputs1Item to ContextCompactionItem.
-func (s *Inputs1Item) SetContextCompactionItem(v ContextCompactionItem) {
-	s.Type = ContextCompactionItemInputs1Item
+// SetContextCompactionItem sets InputsItem to ContextCompactionItem.
+func (s *InputsItem) SetContextCompactionItem(v ContextCompactionItem) {
+	s.Type = ContextCompactionItemInputsItem
 	s.ContextCompactionItem = v
 }
 
-// GetContextCompactionItem returns ContextCompactionItem and true boolean if Inputs1Item is ContextCompactionItem.
-func (s Inputs1Item) GetContextCompactionItem() (v ContextCompactionItem, ok bool) {
+// GetContextCompactionItem returns ContextCompactionItem and true boolean if InputsItem is ContextCompactionItem.
+func (s InputsItem) GetContextCompactionItem() (v ContextCompactionItem, ok bool) {
 	if !s.IsContextCompactionItem() {
 		return v, false
 	}
 	return s.ContextCompactionItem, true
 }
 
-// NewContextCompactionItemInputs1Item returns new Inputs1Item from ContextCompactionItem.
-func NewContextCompactionItemInputs1Item(v ContextCompactionItem) Inputs1Item {
-	var s Inputs1Item
+// NewContextCompactionItemInputsItem returns new InputsItem from ContextCompactionItem.
+func NewContextCompactionItemInputsItem(v ContextCompactionItem) InputsItem {
+	var s InputsItem
 	s.SetContextCompactionItem(v)
 	return s
 }
 
-// SetItemReferenceItem sets Inputs1Item to ItemReferenceItem.
-func (s *Inputs1Item) SetItemReferenceItem(v ItemReferenceItem) {
-	s.Type = ItemReferenceItemInputs1Item
+// SetItemReferenceItem sets InputsItem to ItemReferenceItem.
+func (s *InputsItem) SetItemReferenceItem(v ItemReferenceItem) {
+	s.Type = ItemReferenceItemInputsItem
 	s.ItemReferenceItem = v
 }
 
-// GetItemReferenceItem returns ItemReferenceItem and true boolean if Inputs1Item is ItemReferenceItem.
-func (s Inputs1Item) GetItemReferenceItem() (v ItemReferenceItem, ok bool) {
+// GetItemReferenceItem returns ItemReferenceItem and true boolean if InputsItem is ItemReferenceItem.
+func (s InputsItem) GetItemReferenceItem() (v ItemReferenceItem, ok bool) {
 	if !s.IsItemReferenceItem() {
 		return v, false
 	}
 	return s.ItemReferenceItem, true
 }
 
-// NewItemReferenceItemInputs1Item returns new Inputs1Item from ItemReferenceItem.
-func NewItemReferenceItemInputs1Item(v ItemReferenceItem) Inputs1Item {
-	var s Inputs1Item
+// NewItemReferenceItemInputsItem returns new InputsItem from ItemReferenceItem.
+func NewItemReferenceItemInputsItem(v ItemReferenceItem) InputsItem {
+	var s InputsItem
 	s.SetItemReferenceItem(v)
 	return s
 }
 
-// SetAdditionalToolsItem sets Inputs1Item to AdditionalToolsItem.
-func (s *Inputs1Item) SetAdditionalToolsItem(v AdditionalToolsItem) {
-	s.Type = AdditionalToolsItemInputs1Item
+// SetAdditionalToolsItem sets InputsItem to AdditionalToolsItem.
+func (s *InputsItem) SetAdditionalToolsItem(v AdditionalToolsItem) {
+	s.Type = AdditionalToolsItemInputsItem
 	s.AdditionalToolsItem = v
 }
 
-// GetAdditionalToolsItem returns AdditionalToolsItem and true boolean if Inputs1Item is AdditionalToolsItem.
-func (s Inputs1Item) GetAdditionalToolsItem() (v AdditionalToolsItem, ok bool) {
+// GetAdditionalToolsItem returns AdditionalToolsItem and true boolean if InputsItem is AdditionalToolsItem.
+func (s InputsItem) GetAdditionalToolsItem() (v AdditionalToolsItem, ok bool) {
 	if !s.IsAdditionalToolsItem() {
 		return v, false
 	}
 	return s.AdditionalToolsItem, true
 }
 
-// NewAdditionalToolsItemInputs1Item returns new Inputs1Item from AdditionalToolsItem.
-func NewAdditionalToolsItemInputs1Item(v AdditionalToolsItem) Inputs1Item {
-	var s Inputs1Item
+// NewAdditionalToolsItemInputsItem returns new InputsItem from AdditionalToolsItem.
+func NewAdditionalToolsItemInputsItem(v AdditionalToolsItem) InputsItem {
+	var s InputsItem
 	s.SetAdditionalToolsItem(v)
 	return s
 }
 
-// SetAgentMessageItem sets Inputs1Item to AgentMessageItem.
-func (s *Inputs1Item) SetAgentMessageItem(v AgentMessageItem) {
-	s.Type = AgentMessageItemInputs1Item
+// SetAgentMessageItem sets InputsItem to AgentMessageItem.
+func (s *InputsItem) SetAgentMessageItem(v AgentMessageItem) {
+	s.Type = AgentMessageItemInputsItem
 	s.AgentMessageItem = v
 }
 
-// GetAgentMessageItem returns AgentMessageItem and true boolean if Inputs1Item is AgentMessageItem.
-func (s Inputs1Item) GetAgentMessageItem() (v AgentMessageItem, ok bool) {
+// GetAgentMessageItem returns AgentMessageItem and true boolean if InputsItem is AgentMessageItem.
+func (s InputsItem) GetAgentMessageItem() (v AgentMessageItem, ok bool) {
 	if !s.IsAgentMessageItem() {
 		return v, false
 	}
 	return s.AgentMessageItem, true
 }
 
-// NewAgentMessageItemInputs1Item returns new Inputs1Item from AgentMessageItem.
-func NewAgentMessageItemInputs1Item(v AgentMessageItem) Inputs1Item {
-	var s Inputs1Item
+// NewAgentMessageItemInputsItem returns new InputsItem from AgentMessageItem.
+func NewAgentMessageItemInputsItem(v AgentMessageItem) InputsItem {
+	var s InputsItem
 	s.SetAgentMessageItem(v)
 	return s
 }
@@ -28606,276 +28605,6 @@ func (s *NamespaceToolType) UnmarshalText(data []byte) error {
 	default:
 		return errors.Errorf("invalid value: %q", data)
 	}
-}
-
-// NewNilChatFinishReasonEnum returns new NilChatFinishReasonEnum with value set to v.
-func NewNilChatFinishReasonEnum(v ChatFinishReasonEnum) NilChatFinishReasonEnum {
-	return NilChatFinishReasonEnum{
-		Value: v,
-	}
-}
-
-// NilChatFinishReasonEnum is nullable ChatFinishReasonEnum.
-type NilChatFinishReasonEnum struct {
-	Value ChatFinishReasonEnum
-	Null  bool
-}
-
-// SetTo sets value to v.
-func (o *NilChatFinishReasonEnum) SetTo(v ChatFinishReasonEnum) {
-	o.Null = false
-	o.Value = v
-}
-
-// IsNull returns true if value is Null.
-func (o NilChatFinishReasonEnum) IsNull() bool { return o.Null }
-
-// SetToNull sets value to null.
-func (o *NilChatFinishReasonEnum) SetToNull() {
-	o.Null = true
-	var v ChatFinishReasonEnum
-	o.Value = v
-}
-
-// Get returns value and boolean that denotes whether value was set.
-func (o NilChatFinishReasonEnum) Get() (v ChatFinishReasonEnum, ok bool) {
-	if o.Null {
-		return v, false
-	}
-	return o.Value, true
-}
-
-// Or returns value if set, or given parameter if does not.
-func (o NilChatFinishReasonEnum) Or(d ChatFinishReasonEnum) ChatFinishReasonEnum {
-	if v, ok := o.Get(); ok {
-		return v
-	}
-	return d
-}
-
-// NewNilFloat64 returns new NilFloat64 with value set to v.
-func NewNilFloat64(v float64) NilFloat64 {
-	return NilFloat64{
-		Value: v,
-	}
-}
-
-// NilFloat64 is nullable float64.
-type NilFloat64 struct {
-	Value float64
-	Null  bool
-}
-
-// SetTo sets value to v.
-func (o *NilFloat64) SetTo(v float64) {
-	o.Null = false
-	o.Value = v
-}
-
-// IsNull returns true if value is Null.
-func (o NilFloat64) IsNull() bool { return o.Null }
-
-// SetToNull sets value to null.
-func (o *NilFloat64) SetToNull() {
-	o.Null = true
-	var v float64
-	o.Value = v
-}
-
-// Get returns value and boolean that denotes whether value was set.
-func (o NilFloat64) Get() (v float64, ok bool) {
-	if o.Null {
-		return v, false
-	}
-	return o.Value, true
-}
-
-// Or returns value if set, or given parameter if does not.
-func (o NilFloat64) Or(d float64) float64 {
-	if v, ok := o.Get(); ok {
-		return v
-	}
-	return d
-}
-
-// NewNilIncompleteDetails returns new NilIncompleteDetails with value set to v.
-func NewNilIncompleteDetails(v IncompleteDetails) NilIncompleteDetails {
-	return NilIncompleteDetails{
-		Value: v,
-	}
-}
-
-// NilIncompleteDetails is nullable IncompleteDetails.
-type NilIncompleteDetails struct {
-	Value IncompleteDetails
-	Null  bool
-}
-
-// SetTo sets value to v.
-func (o *NilIncompleteDetails) SetTo(v IncompleteDetails) {
-	o.Null = false
-	o.Value = v
-}
-
-// IsNull returns true if value is Null.
-func (o NilIncompleteDetails) IsNull() bool { return o.Null }
-
-// SetToNull sets value to null.
-func (o *NilIncompleteDetails) SetToNull() {
-	o.Null = true
-	var v IncompleteDetails
-	o.Value = v
-}
-
-// Get returns value and boolean that denotes whether value was set.
-func (o NilIncompleteDetails) Get() (v IncompleteDetails, ok bool) {
-	if o.Null {
-		return v, false
-	}
-	return o.Value, true
-}
-
-// Or returns value if set, or given parameter if does not.
-func (o NilIncompleteDetails) Or(d IncompleteDetails) IncompleteDetails {
-	if v, ok := o.Get(); ok {
-		return v
-	}
-	return d
-}
-
-// NewNilInt returns new NilInt with value set to v.
-func NewNilInt(v int) NilInt {
-	return NilInt{
-		Value: v,
-	}
-}
-
-// NilInt is nullable int.
-type NilInt struct {
-	Value int
-	Null  bool
-}
-
-// SetTo sets value to v.
-func (o *NilInt) SetTo(v int) {
-	o.Null = false
-	o.Value = v
-}
-
-// IsNull returns true if value is Null.
-func (o NilInt) IsNull() bool { return o.Null }
-
-// SetToNull sets value to null.
-func (o *NilInt) SetToNull() {
-	o.Null = true
-	var v int
-	o.Value = v
-}
-
-// Get returns value and boolean that denotes whether value was set.
-func (o NilInt) Get() (v int, ok bool) {
-	if o.Null {
-		return v, false
-	}
-	return o.Value, true
-}
-
-// Or returns value if set, or given parameter if does not.
-func (o NilInt) Or(d int) int {
-	if v, ok := o.Get(); ok {
-		return v
-	}
-	return d
-}
-
-// NewNilResponsesErrorField returns new NilResponsesErrorField with value set to v.
-func NewNilResponsesErrorField(v ResponsesErrorField) NilResponsesErrorField {
-	return NilResponsesErrorField{
-		Value: v,
-	}
-}
-
-// NilResponsesErrorField is nullable ResponsesErrorField.
-type NilResponsesErrorField struct {
-	Value ResponsesErrorField
-	Null  bool
-}
-
-// SetTo sets value to v.
-func (o *NilResponsesErrorField) SetTo(v ResponsesErrorField) {
-	o.Null = false
-	o.Value = v
-}
-
-// IsNull returns true if value is Null.
-func (o NilResponsesErrorField) IsNull() bool { return o.Null }
-
-// SetToNull sets value to null.
-func (o *NilResponsesErrorField) SetToNull() {
-	o.Null = true
-	var v ResponsesErrorField
-	o.Value = v
-}
-
-// Get returns value and boolean that denotes whether value was set.
-func (o NilResponsesErrorField) Get() (v ResponsesErrorField, ok bool) {
-	if o.Null {
-		return v, false
-	}
-	return o.Value, true
-}
-
-// Or returns value if set, or given parameter if does not.
-func (o NilResponsesErrorField) Or(d ResponsesErrorField) ResponsesErrorField {
-	if v, ok := o.Get(); ok {
-		return v
-	}
-	return d
-}
-
-// NewNilString returns new NilString with value set to v.
-func NewNilString(v string) NilString {
-	return NilString{
-		Value: v,
-	}
-}
-
-// NilString is nullable string.
-type NilString struct {
-	Value string
-	Null  bool
-}
-
-// SetTo sets value to v.
-func (o *NilString) SetTo(v string) {
-	o.Null = false
-	o.Value = v
-}
-
-// IsNull returns true if value is Null.
-func (o NilString) IsNull() bool { return o.Null }
-
-// SetToNull sets value to null.
-func (o *NilString) SetToNull() {
-	o.Null = true
-	var v string
-	o.Value = v
-}
-
-// Get returns value and boolean that denotes whether value was set.
-func (o NilString) Get() (v string, ok bool) {
-	if o.Null {
-		return v, false
-	}
-	return o.Value, true
-}
-
-// Or returns value if set, or given parameter if does not.
-func (o NilString) Or(d string) string {
-	if v, ok := o.Get(); ok {
-		return v
-	}
-	return d
 }
 
 // Not Found - Resource does not exist.
@@ -32079,25 +31808,27 @@ func (s *OpenResponsesLogProbs) SetTopLogprobs(val []OpenResponsesTopLogprobs) {
 // Complete non-streaming response from the Responses API.
 // Ref: #/components/schemas/OpenResponsesResult
 type OpenResponsesResult struct {
-	Background         OptNilBool                     `json:"background"`
-	CompletedAt        NilInt                         `json:"completed_at"`
-	CreatedAt          int                            `json:"created_at"`
-	Error              NilResponsesErrorField         `json:"error"`
-	ErrorType          OptApiErrorType                `json:"error_type"`
-	FrequencyPenalty   NilFloat64                     `json:"frequency_penalty"`
-	ID                 string                         `json:"id"`
-	IncompleteDetails  NilIncompleteDetails           `json:"incomplete_details"`
-	Instructions       BaseInputs                     `json:"instructions"`
-	MaxOutputTokens    OptNilInt                      `json:"max_output_tokens"`
-	MaxToolCalls       OptNilInt                      `json:"max_tool_calls"`
-	Metadata           RequestMetadata                `json:"metadata"`
+	Background        OptNilBool                `json:"background"`
+	CompletedAt       OptNilInt                 `json:"completed_at"`
+	CreatedAt         int                       `json:"created_at"`
+	Error             OptNilResponsesErrorField `json:"error"`
+	ErrorType         OptApiErrorType           `json:"error_type"`
+	FrequencyPenalty  OptNilFloat64             `json:"frequency_penalty"`
+	ID                string                    `json:"id"`
+	IncompleteDetails OptNilIncompleteDetails   `json:"incomplete_details"`
+	Instructions      OptBaseInputs             `json:"instructions"`
+	MaxOutputTokens   OptNilInt                 `json:"max_output_tokens"`
+	MaxToolCalls      OptNilInt                 `json:"max_tool_calls"`
+	// Metadata key-value pairs for the request. Keys must be ≤64 characters and cannot contain brackets.
+	// Values must be ≤512 characters. Maximum 16 pairs allowed.
+	Metadata           jx.Raw                         `json:"metadata"`
 	Model              string                         `json:"model"`
 	Object             OpenResponsesResultObject      `json:"object"`
 	OpenrouterMetadata OptOpenRouterMetadata          `json:"openrouter_metadata"`
 	Output             []OutputItems                  `json:"output"`
 	OutputText         OptString                      `json:"output_text"`
 	ParallelToolCalls  bool                           `json:"parallel_tool_calls"`
-	PresencePenalty    NilFloat64                     `json:"presence_penalty"`
+	PresencePenalty    OptNilFloat64                  `json:"presence_penalty"`
 	PreviousResponseID OptNilString                   `json:"previous_response_id"`
 	Prompt             OptNilStoredPromptTemplate     `json:"prompt"`
 	PromptCacheKey     OptNilString                   `json:"prompt_cache_key"`
@@ -32107,12 +31838,12 @@ type OpenResponsesResult struct {
 	ServiceTier        OptNilString                   `json:"service_tier"`
 	Status             OpenAIResponsesResponseStatus  `json:"status"`
 	Store              OptBool                        `json:"store"`
-	Temperature        NilFloat64                     `json:"temperature"`
+	Temperature        OptNilFloat64                  `json:"temperature"`
 	Text               OptTextExtendedConfig          `json:"text"`
 	ToolChoice         OpenAIResponsesToolChoice      `json:"tool_choice"`
 	Tools              []OpenResponsesResultToolsItem `json:"tools"`
 	TopLogprobs        OptInt                         `json:"top_logprobs"`
-	TopP               NilFloat64                     `json:"top_p"`
+	TopP               OptNilFloat64                  `json:"top_p"`
 	Truncation         OptNilTruncation               `json:"truncation"`
 	Usage              OptNilUsage                    `json:"usage"`
 	User               OptNilString                   `json:"user"`
@@ -32124,7 +31855,7 @@ func (s *OpenResponsesResult) GetBackground() OptNilBool {
 }
 
 // GetCompletedAt returns the value of CompletedAt.
-func (s *OpenResponsesResult) GetCompletedAt() NilInt {
+func (s *OpenResponsesResult) GetCompletedAt() OptNilInt {
 	return s.CompletedAt
 }
 
@@ -32134,7 +31865,7 @@ func (s *OpenResponsesResult) GetCreatedAt() int {
 }
 
 // GetError returns the value of Error.
-func (s *OpenResponsesResult) GetError() NilResponsesErrorField {
+func (s *OpenResponsesResult) GetError() OptNilResponsesErrorField {
 	return s.Error
 }
 
@@ -32144,7 +31875,7 @@ func (s *OpenResponsesResult) GetErrorType() OptApiErrorType {
 }
 
 // GetFrequencyPenalty returns the value of FrequencyPenalty.
-func (s *OpenResponsesResult) GetFrequencyPenalty() NilFloat64 {
+func (s *OpenResponsesResult) GetFrequencyPenalty() OptNilFloat64 {
 	return s.FrequencyPenalty
 }
 
@@ -32154,12 +31885,12 @@ func (s *OpenResponsesResult) GetID() string {
 }
 
 // GetIncompleteDetails returns the value of IncompleteDetails.
-func (s *OpenResponsesResult) GetIncompleteDetails() NilIncompleteDetails {
+func (s *OpenResponsesResult) GetIncompleteDetails() OptNilIncompleteDetails {
 	return s.IncompleteDetails
 }
 
 // GetInstructions returns the value of Instructions.
-func (s *OpenResponsesResult) GetInstructions() BaseInputs {
+func (s *OpenResponsesResult) GetInstructions() OptBaseInputs {
 	return s.Instructions
 }
 
@@ -32174,7 +31905,7 @@ func (s *OpenResponsesResult) GetMaxToolCalls() OptNilInt {
 }
 
 // GetMetadata returns the value of Metadata.
-func (s *OpenResponsesResult) GetMetadata() RequestMetadata {
+func (s *OpenResponsesResult) GetMetadata() jx.Raw {
 	return s.Metadata
 }
 
@@ -32209,7 +31940,7 @@ func (s *OpenResponsesResult) GetParallelToolCalls() bool {
 }
 
 // GetPresencePenalty returns the value of PresencePenalty.
-func (s *OpenResponsesResult) GetPresencePenalty() NilFloat64 {
+func (s *OpenResponsesResult) GetPresencePenalty() OptNilFloat64 {
 	return s.PresencePenalty
 }
 
@@ -32259,7 +31990,7 @@ func (s *OpenResponsesResult) GetStore() OptBool {
 }
 
 // GetTemperature returns the value of Temperature.
-func (s *OpenResponsesResult) GetTemperature() NilFloat64 {
+func (s *OpenResponsesResult) GetTemperature() OptNilFloat64 {
 	return s.Temperature
 }
 
@@ -32284,7 +32015,7 @@ func (s *OpenResponsesResult) GetTopLogprobs() OptInt {
 }
 
 // GetTopP returns the value of TopP.
-func (s *OpenResponsesResult) GetTopP() NilFloat64 {
+func (s *OpenResponsesResult) GetTopP() OptNilFloat64 {
 	return s.TopP
 }
 
@@ -32309,7 +32040,7 @@ func (s *OpenResponsesResult) SetBackground(val OptNilBool) {
 }
 
 // SetCompletedAt sets the value of CompletedAt.
-func (s *OpenResponsesResult) SetCompletedAt(val NilInt) {
+func (s *OpenResponsesResult) SetCompletedAt(val OptNilInt) {
 	s.CompletedAt = val
 }
 
@@ -32319,7 +32050,7 @@ func (s *OpenResponsesResult) SetCreatedAt(val int) {
 }
 
 // SetError sets the value of Error.
-func (s *OpenResponsesResult) SetError(val NilResponsesErrorField) {
+func (s *OpenResponsesResult) SetError(val OptNilResponsesErrorField) {
 	s.Error = val
 }
 
@@ -32329,7 +32060,7 @@ func (s *OpenResponsesResult) SetErrorType(val OptApiErrorType) {
 }
 
 // SetFrequencyPenalty sets the value of FrequencyPenalty.
-func (s *OpenResponsesResult) SetFrequencyPenalty(val NilFloat64) {
+func (s *OpenResponsesResult) SetFrequencyPenalty(val OptNilFloat64) {
 	s.FrequencyPenalty = val
 }
 
@@ -32339,12 +32070,12 @@ func (s *OpenResponsesResult) SetID(val string) {
 }
 
 // SetIncompleteDetails sets the value of IncompleteDetails.
-func (s *OpenResponsesResult) SetIncompleteDetails(val NilIncompleteDetails) {
+func (s *OpenResponsesResult) SetIncompleteDetails(val OptNilIncompleteDetails) {
 	s.IncompleteDetails = val
 }
 
 // SetInstructions sets the value of Instructions.
-func (s *OpenResponsesResult) SetInstructions(val BaseInputs) {
+func (s *OpenResponsesResult) SetInstructions(val OptBaseInputs) {
 	s.Instructions = val
 }
 
@@ -32359,7 +32090,7 @@ func (s *OpenResponsesResult) SetMaxToolCalls(val OptNilInt) {
 }
 
 // SetMetadata sets the value of Metadata.
-func (s *OpenResponsesResult) SetMetadata(val RequestMetadata) {
+func (s *OpenResponsesResult) SetMetadata(val jx.Raw) {
 	s.Metadata = val
 }
 
@@ -32394,7 +32125,7 @@ func (s *OpenResponsesResult) SetParallelToolCalls(val bool) {
 }
 
 // SetPresencePenalty sets the value of PresencePenalty.
-func (s *OpenResponsesResult) SetPresencePenalty(val NilFloat64) {
+func (s *OpenResponsesResult) SetPresencePenalty(val OptNilFloat64) {
 	s.PresencePenalty = val
 }
 
@@ -32444,7 +32175,7 @@ func (s *OpenResponsesResult) SetStore(val OptBool) {
 }
 
 // SetTemperature sets the value of Temperature.
-func (s *OpenResponsesResult) SetTemperature(val NilFloat64) {
+func (s *OpenResponsesResult) SetTemperature(val OptNilFloat64) {
 	s.Temperature = val
 }
 
@@ -32469,7 +32200,7 @@ func (s *OpenResponsesResult) SetTopLogprobs(val OptInt) {
 }
 
 // SetTopP sets the value of TopP.
-func (s *OpenResponsesResult) SetTopP(val NilFloat64) {
+func (s *OpenResponsesResult) SetTopP(val OptNilFloat64) {
 	s.TopP = val
 }
 
@@ -33003,7 +32734,7 @@ type OpenRouterMetadata struct {
 	IsByok    bool              `json:"is_byok"`
 	Params    OptRouterParams   `json:"params"`
 	Pipeline  []PipelineStage   `json:"pipeline"`
-	Region    NilString         `json:"region"`
+	Region    OptNilString      `json:"region"`
 	Requested string            `json:"requested"`
 	Strategy  RoutingStrategy   `json:"strategy"`
 	Summary   string            `json:"summary"`
@@ -33040,7 +32771,7 @@ func (s *OpenRouterMetadata) GetPipeline() []PipelineStage {
 }
 
 // GetRegion returns the value of Region.
-func (s *OpenRouterMetadata) GetRegion() NilString {
+func (s *OpenRouterMetadata) GetRegion() OptNilString {
 	return s.Region
 }
 
@@ -33090,7 +32821,7 @@ func (s *OpenRouterMetadata) SetPipeline(val []PipelineStage) {
 }
 
 // SetRegion sets the value of Region.
-func (s *OpenRouterMetadata) SetRegion(val NilString) {
+func (s *OpenRouterMetadata) SetRegion(val OptNilString) {
 	s.Region = val
 }
 
@@ -34038,6 +33769,52 @@ func (o OptBaseFunctionCallArgsDoneEvent) Get() (v BaseFunctionCallArgsDoneEvent
 
 // Or returns value if set, or given parameter if does not.
 func (o OptBaseFunctionCallArgsDoneEvent) Or(d BaseFunctionCallArgsDoneEvent) BaseFunctionCallArgsDoneEvent {
+	if v, ok := o.Get(); ok {
+		return v
+	}
+	return d
+}
+
+// NewOptBaseInputs returns new OptBaseInputs with value set to v.
+func NewOptBaseInputs(v BaseInputs) OptBaseInputs {
+	return OptBaseInputs{
+		Value: v,
+		Set:   true,
+	}
+}
+
+// OptBaseInputs is optional BaseInputs.
+type OptBaseInputs struct {
+	Value BaseInputs
+	Set   bool
+}
+
+// IsSet returns true if OptBaseInputs was set.
+func (o OptBaseInputs) IsSet() bool { return o.Set }
+
+// Reset unsets value.
+func (o *OptBaseInputs) Reset() {
+	var v BaseInputs
+	o.Value = v
+	o.Set = false
+}
+
+// SetTo sets value to v.
+func (o *OptBaseInputs) SetTo(v BaseInputs) {
+	o.Set = true
+	o.Value = v
+}
+
+// Get returns value and boolean that denotes whether value was set.
+func (o OptBaseInputs) Get() (v BaseInputs, ok bool) {
+	if !o.Set {
+		return v, false
+	}
+	return o.Value, true
+}
+
+// Or returns value if set, or given parameter if does not.
+func (o OptBaseInputs) Or(d BaseInputs) BaseInputs {
 	if v, ok := o.Get(); ok {
 		return v
 	}
@@ -37674,6 +37451,74 @@ func (o OptNilBool) Or(d bool) bool {
 	return d
 }
 
+// NewOptNilChatFinishReasonEnum returns new OptNilChatFinishReasonEnum with value set to v.
+func NewOptNilChatFinishReasonEnum(v ChatFinishReasonEnum) OptNilChatFinishReasonEnum {
+	return OptNilChatFinishReasonEnum{
+		Value: v,
+		Set:   true,
+	}
+}
+
+// OptNilChatFinishReasonEnum is optional nullable ChatFinishReasonEnum.
+type OptNilChatFinishReasonEnum struct {
+	Value ChatFinishReasonEnum
+	Set   bool
+	Null  bool
+}
+
+// IsSet returns true if OptNilChatFinishReasonEnum was set.
+func (o OptNilChatFinishReasonEnum) IsSet() bool { return o.Set }
+
+// Reset unsets value.
+func (o *OptNilChatFinishReasonEnum) Reset() {
+	var v ChatFinishReasonEnum
+	o.Value = v
+	o.Set = false
+	o.Null = false
+}
+
+// SetTo sets value to v.
+func (o *OptNilChatFinishReasonEnum) SetTo(v ChatFinishReasonEnum) {
+	o.Set = true
+	o.Null = false
+	o.Value = v
+}
+
+// IsNull returns true if value is Null.
+func (o OptNilChatFinishReasonEnum) IsNull() bool { return o.Null }
+
+// SetToNull sets value to null.
+func (o *OptNilChatFinishReasonEnum) SetToNull() {
+	o.Set = true
+	o.Null = true
+	var v ChatFinishReasonEnum
+	o.Value = v
+}
+
+// IsEmpty returns true if the field was omitted from the payload (not Set and not Null).
+func (o OptNilChatFinishReasonEnum) IsEmpty() bool {
+	return !o.Set && !o.Null
+}
+
+// Get returns value and boolean that denotes whether value was set.
+func (o OptNilChatFinishReasonEnum) Get() (v ChatFinishReasonEnum, ok bool) {
+	if o.Null {
+		return v, false
+	}
+	if !o.Set {
+		return v, false
+	}
+	return o.Value, true
+}
+
+// Or returns value if set, or given parameter if does not.
+func (o OptNilChatFinishReasonEnum) Or(d ChatFinishReasonEnum) ChatFinishReasonEnum {
+	if v, ok := o.Get(); ok {
+		return v
+	}
+	return d
+}
+
 // NewOptNilChatReasoningSummaryVerbosityEnum returns new OptNilChatReasoningSummaryVerbosityEnum with value set to v.
 func NewOptNilChatReasoningSummaryVerbosityEnum(v ChatReasoningSummaryVerbosityEnum) OptNilChatReasoningSummaryVerbosityEnum {
 	return OptNilChatReasoningSummaryVerbosityEnum{
@@ -38830,6 +38675,74 @@ func (o OptNilImageGenerationServerToolInputFidelity) Or(d ImageGenerationServer
 	return d
 }
 
+// NewOptNilIncompleteDetails returns new OptNilIncompleteDetails with value set to v.
+func NewOptNilIncompleteDetails(v IncompleteDetails) OptNilIncompleteDetails {
+	return OptNilIncompleteDetails{
+		Value: v,
+		Set:   true,
+	}
+}
+
+// OptNilIncompleteDetails is optional nullable IncompleteDetails.
+type OptNilIncompleteDetails struct {
+	Value IncompleteDetails
+	Set   bool
+	Null  bool
+}
+
+// IsSet returns true if OptNilIncompleteDetails was set.
+func (o OptNilIncompleteDetails) IsSet() bool { return o.Set }
+
+// Reset unsets value.
+func (o *OptNilIncompleteDetails) Reset() {
+	var v IncompleteDetails
+	o.Value = v
+	o.Set = false
+	o.Null = false
+}
+
+// SetTo sets value to v.
+func (o *OptNilIncompleteDetails) SetTo(v IncompleteDetails) {
+	o.Set = true
+	o.Null = false
+	o.Value = v
+}
+
+// IsNull returns true if value is Null.
+func (o OptNilIncompleteDetails) IsNull() bool { return o.Null }
+
+// SetToNull sets value to null.
+func (o *OptNilIncompleteDetails) SetToNull() {
+	o.Set = true
+	o.Null = true
+	var v IncompleteDetails
+	o.Value = v
+}
+
+// IsEmpty returns true if the field was omitted from the payload (not Set and not Null).
+func (o OptNilIncompleteDetails) IsEmpty() bool {
+	return !o.Set && !o.Null
+}
+
+// Get returns value and boolean that denotes whether value was set.
+func (o OptNilIncompleteDetails) Get() (v IncompleteDetails, ok bool) {
+	if o.Null {
+		return v, false
+	}
+	if !o.Set {
+		return v, false
+	}
+	return o.Value, true
+}
+
+// Or returns value if set, or given parameter if does not.
+func (o OptNilIncompleteDetails) Or(d IncompleteDetails) IncompleteDetails {
+	if v, ok := o.Get(); ok {
+		return v
+	}
+	return d
+}
+
 // NewOptNilInputMessageItemContentItemArray returns new OptNilInputMessageItemContentItemArray with value set to v.
 func NewOptNilInputMessageItemContentItemArray(v []InputMessageItemContentItem) OptNilInputMessageItemContentItemArray {
 	return OptNilInputMessageItemContentItemArray{
@@ -39028,6 +38941,74 @@ func (o OptNilInt) Get() (v int, ok bool) {
 
 // Or returns value if set, or given parameter if does not.
 func (o OptNilInt) Or(d int) int {
+	if v, ok := o.Get(); ok {
+		return v
+	}
+	return d
+}
+
+// NewOptNilIntArray returns new OptNilIntArray with value set to v.
+func NewOptNilIntArray(v []int) OptNilIntArray {
+	return OptNilIntArray{
+		Value: v,
+		Set:   true,
+	}
+}
+
+// OptNilIntArray is optional nullable []int.
+type OptNilIntArray struct {
+	Value []int
+	Set   bool
+	Null  bool
+}
+
+// IsSet returns true if OptNilIntArray was set.
+func (o OptNilIntArray) IsSet() bool { return o.Set }
+
+// Reset unsets value.
+func (o *OptNilIntArray) Reset() {
+	var v []int
+	o.Value = v
+	o.Set = false
+	o.Null = false
+}
+
+// SetTo sets value to v.
+func (o *OptNilIntArray) SetTo(v []int) {
+	o.Set = true
+	o.Null = false
+	o.Value = v
+}
+
+// IsNull returns true if value is Null.
+func (o OptNilIntArray) IsNull() bool { return o.Null }
+
+// SetToNull sets value to null.
+func (o *OptNilIntArray) SetToNull() {
+	o.Set = true
+	o.Null = true
+	var v []int
+	o.Value = v
+}
+
+// IsEmpty returns true if the field was omitted from the payload (not Set and not Null).
+func (o OptNilIntArray) IsEmpty() bool {
+	return !o.Set && !o.Null
+}
+
+// Get returns value and boolean that denotes whether value was set.
+func (o OptNilIntArray) Get() (v []int, ok bool) {
+	if o.Null {
+		return v, false
+	}
+	if !o.Set {
+		return v, false
+	}
+	return o.Value, true
+}
+
+// Or returns value if set, or given parameter if does not.
+func (o OptNilIntArray) Or(d []int) []int {
 	if v, ok := o.Get(); ok {
 		return v
 	}
@@ -40592,6 +40573,74 @@ func (o OptNilResponseIncludesEnumArray) Get() (v []ResponseIncludesEnum, ok boo
 
 // Or returns value if set, or given parameter if does not.
 func (o OptNilResponseIncludesEnumArray) Or(d []ResponseIncludesEnum) []ResponseIncludesEnum {
+	if v, ok := o.Get(); ok {
+		return v
+	}
+	return d
+}
+
+// NewOptNilResponsesErrorField returns new OptNilResponsesErrorField with value set to v.
+func NewOptNilResponsesErrorField(v ResponsesErrorField) OptNilResponsesErrorField {
+	return OptNilResponsesErrorField{
+		Value: v,
+		Set:   true,
+	}
+}
+
+// OptNilResponsesErrorField is optional nullable ResponsesErrorField.
+type OptNilResponsesErrorField struct {
+	Value ResponsesErrorField
+	Set   bool
+	Null  bool
+}
+
+// IsSet returns true if OptNilResponsesErrorField was set.
+func (o OptNilResponsesErrorField) IsSet() bool { return o.Set }
+
+// Reset unsets value.
+func (o *OptNilResponsesErrorField) Reset() {
+	var v ResponsesErrorField
+	o.Value = v
+	o.Set = false
+	o.Null = false
+}
+
+// SetTo sets value to v.
+func (o *OptNilResponsesErrorField) SetTo(v ResponsesErrorField) {
+	o.Set = true
+	o.Null = false
+	o.Value = v
+}
+
+// IsNull returns true if value is Null.
+func (o OptNilResponsesErrorField) IsNull() bool { return o.Null }
+
+// SetToNull sets value to null.
+func (o *OptNilResponsesErrorField) SetToNull() {
+	o.Set = true
+	o.Null = true
+	var v ResponsesErrorField
+	o.Value = v
+}
+
+// IsEmpty returns true if the field was omitted from the payload (not Set and not Null).
+func (o OptNilResponsesErrorField) IsEmpty() bool {
+	return !o.Set && !o.Null
+}
+
+// Get returns value and boolean that denotes whether value was set.
+func (o OptNilResponsesErrorField) Get() (v ResponsesErrorField, ok bool) {
+	if o.Null {
+		return v, false
+	}
+	if !o.Set {
+		return v, false
+	}
+	return o.Value, true
+}
+
+// Or returns value if set, or given parameter if does not.
+func (o OptNilResponsesErrorField) Or(d ResponsesErrorField) ResponsesErrorField {
 	if v, ok := o.Get(); ok {
 		return v
 	}
@@ -43798,6 +43847,52 @@ func (o OptReasoningItemStatus) Get() (v ReasoningItemStatus, ok bool) {
 
 // Or returns value if set, or given parameter if does not.
 func (o OptReasoningItemStatus) Or(d ReasoningItemStatus) ReasoningItemStatus {
+	if v, ok := o.Get(); ok {
+		return v
+	}
+	return d
+}
+
+// NewOptResponsesRequestStore returns new OptResponsesRequestStore with value set to v.
+func NewOptResponsesRequestStore(v ResponsesRequestStore) OptResponsesRequestStore {
+	return OptResponsesRequestStore{
+		Value: v,
+		Set:   true,
+	}
+}
+
+// OptResponsesRequestStore is optional ResponsesRequestStore.
+type OptResponsesRequestStore struct {
+	Value ResponsesRequestStore
+	Set   bool
+}
+
+// IsSet returns true if OptResponsesRequestStore was set.
+func (o OptResponsesRequestStore) IsSet() bool { return o.Set }
+
+// Reset unsets value.
+func (o *OptResponsesRequestStore) Reset() {
+	var v ResponsesRequestStore
+	o.Value = v
+	o.Set = false
+}
+
+// SetTo sets value to v.
+func (o *OptResponsesRequestStore) SetTo(v ResponsesRequestStore) {
+	o.Set = true
+	o.Value = v
+}
+
+// Get returns value and boolean that denotes whether value was set.
+func (o OptResponsesRequestStore) Get() (v ResponsesRequestStore, ok bool) {
+	if !o.Set {
+		return v, false
+	}
+	return o.Value, true
+}
+
+// Or returns value if set, or given parameter if does not.
+func (o OptResponsesRequestStore) Or(d ResponsesRequestStore) ResponsesRequestStore {
 	if v, ok := o.Get(); ok {
 		return v
 	}
@@ -51702,9 +51797,9 @@ func (s *OutputShellCallItem) SetType(val OutputShellCallItemType) {
 }
 
 type OutputShellCallItemAction struct {
-	Commands        []string `json:"commands"`
-	MaxOutputLength NilInt   `json:"max_output_length"`
-	TimeoutMs       NilInt   `json:"timeout_ms"`
+	Commands        []string  `json:"commands"`
+	MaxOutputLength OptNilInt `json:"max_output_length"`
+	TimeoutMs       OptNilInt `json:"timeout_ms"`
 }
 
 // GetCommands returns the value of Commands.
@@ -51713,12 +51808,12 @@ func (s *OutputShellCallItemAction) GetCommands() []string {
 }
 
 // GetMaxOutputLength returns the value of MaxOutputLength.
-func (s *OutputShellCallItemAction) GetMaxOutputLength() NilInt {
+func (s *OutputShellCallItemAction) GetMaxOutputLength() OptNilInt {
 	return s.MaxOutputLength
 }
 
 // GetTimeoutMs returns the value of TimeoutMs.
-func (s *OutputShellCallItemAction) GetTimeoutMs() NilInt {
+func (s *OutputShellCallItemAction) GetTimeoutMs() OptNilInt {
 	return s.TimeoutMs
 }
 
@@ -51728,12 +51823,12 @@ func (s *OutputShellCallItemAction) SetCommands(val []string) {
 }
 
 // SetMaxOutputLength sets the value of MaxOutputLength.
-func (s *OutputShellCallItemAction) SetMaxOutputLength(val NilInt) {
+func (s *OutputShellCallItemAction) SetMaxOutputLength(val OptNilInt) {
 	s.MaxOutputLength = val
 }
 
 // SetTimeoutMs sets the value of TimeoutMs.
-func (s *OutputShellCallItemAction) SetTimeoutMs(val NilInt) {
+func (s *OutputShellCallItemAction) SetTimeoutMs(val OptNilInt) {
 	s.TimeoutMs = val
 }
 
@@ -58056,8 +58151,6 @@ func (s *RefusalDoneEventType) UnmarshalText(data []byte) error {
 	}
 }
 
-type RequestMetadata jx.Raw
-
 // Request Timeout - Operation exceeded time limit.
 // Ref: #/components/schemas/RequestTimeoutResponse
 type RequestTimeoutResponse struct {
@@ -58627,15 +58720,19 @@ type ResponsesRequest struct {
 	CacheControl     OptAnthropicCacheControlDirective `json:"cache_control"`
 	Debug            OptChatDebugOptions               `json:"debug"`
 	FrequencyPenalty OptNilFloat64                     `json:"frequency_penalty"`
-	ImageConfig      ImageConfig                       `json:"image_config"`
-	Include          OptNilResponseIncludesEnumArray   `json:"include"`
-	Input            OptInputs                         `json:"input"`
-	Instructions     OptNilString                      `json:"instructions"`
-	MaxOutputTokens  OptNilInt                         `json:"max_output_tokens"`
+	// Provider-specific image configuration options. Keys and values vary by model/provider. See
+	// https://openrouter.ai/docs/guides/overview/multimodal/image-generation for more details.
+	ImageConfig     jx.Raw                          `json:"image_config"`
+	Include         OptNilResponseIncludesEnumArray `json:"include"`
+	Input           OptInputs                       `json:"input"`
+	Instructions    OptNilString                    `json:"instructions"`
+	MaxOutputTokens OptNilInt                       `json:"max_output_tokens"`
 	// Maximum number of server-tool (e.g. `openrouter:web_search`) agent steps the model may take during a
 	// request. Defaults to 30, which is also the maximum. Ignored when `stop_server_tools_when` is set.
-	MaxToolCalls OptNilInt       `json:"max_tool_calls"`
-	Metadata     RequestMetadata `json:"metadata"`
+	MaxToolCalls OptNilInt `json:"max_tool_calls"`
+	// Metadata key-value pairs for the request. Keys must be ≤64 characters and cannot contain brackets.
+	// Values must be ≤512 characters. Maximum 16 pairs allowed.
+	Metadata jx.Raw `json:"metadata"`
 	// Output modalities for the response. Supported values are "text" and "image".
 	Modalities        []OutputModalityEnum `json:"modalities"`
 	Model             OptString            `json:"model"`
@@ -58669,7 +58766,7 @@ type ResponsesRequest struct {
 	// characters.
 	SessionID           OptString                       `json:"session_id"`
 	StopServerToolsWhen StopServerToolsWhen             `json:"stop_server_tools_when"`
-	Store               OptBool                         `json:"store"`
+	Store               OptResponsesRequestStore        `json:"store"`
 	Stream              OptBool                         `json:"stream"`
 	Temperature         OptNilFloat64                   `json:"temperature"`
 	Text                OptTextExtendedConfig           `json:"text"`
@@ -58707,7 +58804,7 @@ func (s *ResponsesRequest) GetFrequencyPenalty() OptNilFloat64 {
 }
 
 // GetImageConfig returns the value of ImageConfig.
-func (s *ResponsesRequest) GetImageConfig() ImageConfig {
+func (s *ResponsesRequest) GetImageConfig() jx.Raw {
 	return s.ImageConfig
 }
 
@@ -58737,7 +58834,7 @@ func (s *ResponsesRequest) GetMaxToolCalls() OptNilInt {
 }
 
 // GetMetadata returns the value of Metadata.
-func (s *ResponsesRequest) GetMetadata() RequestMetadata {
+func (s *ResponsesRequest) GetMetadata() jx.Raw {
 	return s.Metadata
 }
 
@@ -58827,7 +58924,7 @@ func (s *ResponsesRequest) GetStopServerToolsWhen() StopServerToolsWhen {
 }
 
 // GetStore returns the value of Store.
-func (s *ResponsesRequest) GetStore() OptBool {
+func (s *ResponsesRequest) GetStore() OptResponsesRequestStore {
 	return s.Store
 }
 
@@ -58907,7 +59004,7 @@ func (s *ResponsesRequest) SetFrequencyPenalty(val OptNilFloat64) {
 }
 
 // SetImageConfig sets the value of ImageConfig.
-func (s *ResponsesRequest) SetImageConfig(val ImageConfig) {
+func (s *ResponsesRequest) SetImageConfig(val jx.Raw) {
 	s.ImageConfig = val
 }
 
@@ -58937,7 +59034,7 @@ func (s *ResponsesRequest) SetMaxToolCalls(val OptNilInt) {
 }
 
 // SetMetadata sets the value of Metadata.
-func (s *ResponsesRequest) SetMetadata(val RequestMetadata) {
+func (s *ResponsesRequest) SetMetadata(val jx.Raw) {
 	s.Metadata = val
 }
 
@@ -59027,7 +59124,7 @@ func (s *ResponsesRequest) SetStopServerToolsWhen(val StopServerToolsWhen) {
 }
 
 // SetStore sets the value of Store.
-func (s *ResponsesRequest) SetStore(val OptBool) {
+func (s *ResponsesRequest) SetStore(val OptResponsesRequestStore) {
 	s.Store = val
 }
 
@@ -59446,6 +59543,19 @@ func (s *ResponsesRequestServiceTier) UnmarshalText(data []byte) error {
 		return nil
 	default:
 		return errors.Errorf("invalid value: %q", data)
+	}
+}
+
+type ResponsesRequestStore bool
+
+const (
+	ResponsesRequestStoreFalse ResponsesRequestStore = false
+)
+
+// AllValues returns all ResponsesRequestStore values.
+func (ResponsesRequestStore) AllValues() []ResponsesRequestStore {
+	return []ResponsesRequestStore{
+		ResponsesRequestStoreFalse,
 	}
 }
 

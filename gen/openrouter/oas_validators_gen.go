@@ -1935,12 +1935,12 @@ func (s BaseInputs) Validate() error {
 	switch s.Type {
 	case StringBaseInputs:
 		return nil // no validation needed
-	case BaseInputs1ItemArrayBaseInputs:
-		if s.BaseInputs1ItemArray == nil {
+	case BaseInputsItemArrayBaseInputs:
+		if s.BaseInputsItemArray == nil {
 			return errors.New("nil is invalid value")
 		}
 		var failures []validate.FieldError
-		for i, elem := range s.BaseInputs1ItemArray {
+		for i, elem := range s.BaseInputsItemArray {
 			if err := func() error {
 				if err := elem.Validate(); err != nil {
 					return err
@@ -1964,54 +1964,54 @@ func (s BaseInputs) Validate() error {
 	}
 }
 
-func (s BaseInputs1Item) Validate() error {
+func (s BaseInputsItem) Validate() error {
 	switch s.Type {
-	case BaseInputsMessageBaseInputs1Item:
+	case BaseInputsMessageBaseInputsItem:
 		if err := s.BaseInputsMessage.Validate(); err != nil {
 			return err
 		}
 		return nil
-	case OpenAIResponseInputMessageItemBaseInputs1Item:
+	case OpenAIResponseInputMessageItemBaseInputsItem:
 		if err := s.OpenAIResponseInputMessageItem.Validate(); err != nil {
 			return err
 		}
 		return nil
-	case OpenAIResponseFunctionToolCallOutputBaseInputs1Item:
+	case OpenAIResponseFunctionToolCallOutputBaseInputsItem:
 		if err := s.OpenAIResponseFunctionToolCallOutput.Validate(); err != nil {
 			return err
 		}
 		return nil
-	case OpenAIResponseFunctionToolCallBaseInputs1Item:
+	case OpenAIResponseFunctionToolCallBaseInputsItem:
 		if err := s.OpenAIResponseFunctionToolCall.Validate(); err != nil {
 			return err
 		}
 		return nil
-	case OutputItemImageGenerationCallBaseInputs1Item:
+	case OutputItemImageGenerationCallBaseInputsItem:
 		if err := s.OutputItemImageGenerationCall.Validate(); err != nil {
 			return err
 		}
 		return nil
-	case OutputMessageBaseInputs1Item:
+	case OutputMessageBaseInputsItem:
 		if err := s.OutputMessage.Validate(); err != nil {
 			return err
 		}
 		return nil
-	case OpenAIResponseCustomToolCallBaseInputs1Item:
+	case OpenAIResponseCustomToolCallBaseInputsItem:
 		if err := s.OpenAIResponseCustomToolCall.Validate(); err != nil {
 			return err
 		}
 		return nil
-	case OpenAIResponseCustomToolCallOutputBaseInputs1Item:
+	case OpenAIResponseCustomToolCallOutputBaseInputsItem:
 		if err := s.OpenAIResponseCustomToolCallOutput.Validate(); err != nil {
 			return err
 		}
 		return nil
-	case ApplyPatchCallItemBaseInputs1Item:
+	case ApplyPatchCallItemBaseInputsItem:
 		if err := s.ApplyPatchCallItem.Validate(); err != nil {
 			return err
 		}
 		return nil
-	case ApplyPatchCallOutputItemBaseInputs1Item:
+	case ApplyPatchCallOutputItemBaseInputsItem:
 		if err := s.ApplyPatchCallOutputItem.Validate(); err != nil {
 			return err
 		}
@@ -2607,8 +2607,15 @@ func (s *BaseResponsesResult) Validate() error {
 		})
 	}
 	if err := func() error {
-		if err := s.Instructions.Validate(); err != nil {
-			return err
+		if value, ok := s.Instructions.Get(); ok {
+			if err := func() error {
+				if err := value.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return err
+			}
 		}
 		return nil
 	}(); err != nil {
@@ -5754,6 +5761,24 @@ func (s *ChatTokenLogprob) Validate() error {
 
 	var failures []validate.FieldError
 	if err := func() error {
+		if value, ok := s.Bytes.Get(); ok {
+			if err := func() error {
+				if value == nil {
+					return errors.New("nil is invalid value")
+				}
+				return nil
+			}(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "bytes",
+			Error: err,
+		})
+	}
+	if err := func() error {
 		if err := (validate.Float{}).Validate(float64(s.Logprob)); err != nil {
 			return errors.Wrap(err, "float")
 		}
@@ -5805,6 +5830,24 @@ func (s *ChatTokenLogprobTopLogprobsItem) Validate() error {
 
 	var failures []validate.FieldError
 	if err := func() error {
+		if value, ok := s.Bytes.Get(); ok {
+			if err := func() error {
+				if value == nil {
+					return errors.New("nil is invalid value")
+				}
+				return nil
+			}(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "bytes",
+			Error: err,
+		})
+	}
+	if err := func() error {
 		if err := (validate.Float{}).Validate(float64(s.Logprob)); err != nil {
 			return errors.Wrap(err, "float")
 		}
@@ -5828,22 +5871,32 @@ func (s *ChatTokenLogprobs) Validate() error {
 
 	var failures []validate.FieldError
 	if err := func() error {
-		var failures []validate.FieldError
-		for i, elem := range s.Content {
+		if value, ok := s.Content.Get(); ok {
 			if err := func() error {
-				if err := elem.Validate(); err != nil {
-					return err
+				if value == nil {
+					return errors.New("nil is invalid value")
+				}
+				var failures []validate.FieldError
+				for i, elem := range value {
+					if err := func() error {
+						if err := elem.Validate(); err != nil {
+							return err
+						}
+						return nil
+					}(); err != nil {
+						failures = append(failures, validate.FieldError{
+							Name:  fmt.Sprintf("[%d]", i),
+							Error: err,
+						})
+					}
+				}
+				if len(failures) > 0 {
+					return &validate.Error{Fields: failures}
 				}
 				return nil
 			}(); err != nil {
-				failures = append(failures, validate.FieldError{
-					Name:  fmt.Sprintf("[%d]", i),
-					Error: err,
-				})
+				return err
 			}
-		}
-		if len(failures) > 0 {
-			return &validate.Error{Fields: failures}
 		}
 		return nil
 	}(); err != nil {
@@ -10904,12 +10957,12 @@ func (s Inputs) Validate() error {
 	switch s.Type {
 	case StringInputs:
 		return nil // no validation needed
-	case Inputs1ItemArrayInputs:
-		if s.Inputs1ItemArray == nil {
+	case InputsItemArrayInputs:
+		if s.InputsItemArray == nil {
 			return errors.New("nil is invalid value")
 		}
 		var failures []validate.FieldError
-		for i, elem := range s.Inputs1ItemArray {
+		for i, elem := range s.InputsItemArray {
 			if err := func() error {
 				if err := elem.Validate(); err != nil {
 					return err
@@ -10931,254 +10984,254 @@ func (s Inputs) Validate() error {
 	}
 }
 
-func (s Inputs1Item) Validate() error {
+func (s InputsItem) Validate() error {
 	switch s.Type {
-	case ReasoningItemInputs1Item:
+	case ReasoningItemInputsItem:
 		if err := s.ReasoningItem.Validate(); err != nil {
 			return err
 		}
 		return nil
-	case EasyInputMessageInputs1Item:
+	case EasyInputMessageInputsItem:
 		if err := s.EasyInputMessage.Validate(); err != nil {
 			return err
 		}
 		return nil
-	case InputMessageItemInputs1Item:
+	case InputMessageItemInputsItem:
 		if err := s.InputMessageItem.Validate(); err != nil {
 			return err
 		}
 		return nil
-	case FunctionCallItemInputs1Item:
+	case FunctionCallItemInputsItem:
 		if err := s.FunctionCallItem.Validate(); err != nil {
 			return err
 		}
 		return nil
-	case FunctionCallOutputItemInputs1Item:
+	case FunctionCallOutputItemInputsItem:
 		if err := s.FunctionCallOutputItem.Validate(); err != nil {
 			return err
 		}
 		return nil
-	case ApplyPatchCallItemInputs1Item:
+	case ApplyPatchCallItemInputsItem:
 		if err := s.ApplyPatchCallItem.Validate(); err != nil {
 			return err
 		}
 		return nil
-	case ApplyPatchCallOutputItemInputs1Item:
+	case ApplyPatchCallOutputItemInputsItem:
 		if err := s.ApplyPatchCallOutputItem.Validate(); err != nil {
 			return err
 		}
 		return nil
-	case InputsMessageInputs1Item:
+	case InputsMessageInputsItem:
 		if err := s.InputsMessage.Validate(); err != nil {
 			return err
 		}
 		return nil
-	case InputsReasoningInputs1Item:
+	case InputsReasoningInputsItem:
 		if err := s.InputsReasoning.Validate(); err != nil {
 			return err
 		}
 		return nil
-	case OutputFunctionCallItemInputs1Item:
+	case OutputFunctionCallItemInputsItem:
 		if err := s.OutputFunctionCallItem.Validate(); err != nil {
 			return err
 		}
 		return nil
-	case OutputCustomToolCallItemInputs1Item:
+	case OutputCustomToolCallItemInputsItem:
 		if err := s.OutputCustomToolCallItem.Validate(); err != nil {
 			return err
 		}
 		return nil
-	case OutputWebSearchCallItemInputs1Item:
+	case OutputWebSearchCallItemInputsItem:
 		if err := s.OutputWebSearchCallItem.Validate(); err != nil {
 			return err
 		}
 		return nil
-	case OutputFileSearchCallItemInputs1Item:
+	case OutputFileSearchCallItemInputsItem:
 		if err := s.OutputFileSearchCallItem.Validate(); err != nil {
 			return err
 		}
 		return nil
-	case OutputImageGenerationCallItemInputs1Item:
+	case OutputImageGenerationCallItemInputsItem:
 		if err := s.OutputImageGenerationCallItem.Validate(); err != nil {
 			return err
 		}
 		return nil
-	case OutputCodeInterpreterCallItemInputs1Item:
+	case OutputCodeInterpreterCallItemInputsItem:
 		if err := s.OutputCodeInterpreterCallItem.Validate(); err != nil {
 			return err
 		}
 		return nil
-	case OutputComputerCallItemInputs1Item:
+	case OutputComputerCallItemInputsItem:
 		if err := s.OutputComputerCallItem.Validate(); err != nil {
 			return err
 		}
 		return nil
-	case OutputDatetimeItemInputs1Item:
+	case OutputDatetimeItemInputsItem:
 		if err := s.OutputDatetimeItem.Validate(); err != nil {
 			return err
 		}
 		return nil
-	case OutputWebSearchServerToolItemInputs1Item:
+	case OutputWebSearchServerToolItemInputsItem:
 		if err := s.OutputWebSearchServerToolItem.Validate(); err != nil {
 			return err
 		}
 		return nil
-	case OutputCodeInterpreterServerToolItemInputs1Item:
+	case OutputCodeInterpreterServerToolItemInputsItem:
 		if err := s.OutputCodeInterpreterServerToolItem.Validate(); err != nil {
 			return err
 		}
 		return nil
-	case OutputFileSearchServerToolItemInputs1Item:
+	case OutputFileSearchServerToolItemInputsItem:
 		if err := s.OutputFileSearchServerToolItem.Validate(); err != nil {
 			return err
 		}
 		return nil
-	case OutputImageGenerationServerToolItemInputs1Item:
+	case OutputImageGenerationServerToolItemInputsItem:
 		if err := s.OutputImageGenerationServerToolItem.Validate(); err != nil {
 			return err
 		}
 		return nil
-	case OutputBrowserUseServerToolItemInputs1Item:
+	case OutputBrowserUseServerToolItemInputsItem:
 		if err := s.OutputBrowserUseServerToolItem.Validate(); err != nil {
 			return err
 		}
 		return nil
-	case OutputBashServerToolItemInputs1Item:
+	case OutputBashServerToolItemInputsItem:
 		if err := s.OutputBashServerToolItem.Validate(); err != nil {
 			return err
 		}
 		return nil
-	case OutputTextEditorServerToolItemInputs1Item:
+	case OutputTextEditorServerToolItemInputsItem:
 		if err := s.OutputTextEditorServerToolItem.Validate(); err != nil {
 			return err
 		}
 		return nil
-	case OutputApplyPatchServerToolItemInputs1Item:
+	case OutputApplyPatchServerToolItemInputsItem:
 		if err := s.OutputApplyPatchServerToolItem.Validate(); err != nil {
 			return err
 		}
 		return nil
-	case OutputWebFetchServerToolItemInputs1Item:
+	case OutputWebFetchServerToolItemInputsItem:
 		if err := s.OutputWebFetchServerToolItem.Validate(); err != nil {
 			return err
 		}
 		return nil
-	case OutputToolSearchServerToolItemInputs1Item:
+	case OutputToolSearchServerToolItemInputsItem:
 		if err := s.OutputToolSearchServerToolItem.Validate(); err != nil {
 			return err
 		}
 		return nil
-	case OutputMemoryServerToolItemInputs1Item:
+	case OutputMemoryServerToolItemInputsItem:
 		if err := s.OutputMemoryServerToolItem.Validate(); err != nil {
 			return err
 		}
 		return nil
-	case OutputMcpServerToolItemInputs1Item:
+	case OutputMcpServerToolItemInputsItem:
 		if err := s.OutputMcpServerToolItem.Validate(); err != nil {
 			return err
 		}
 		return nil
-	case OutputSearchModelsServerToolItemInputs1Item:
+	case OutputSearchModelsServerToolItemInputsItem:
 		if err := s.OutputSearchModelsServerToolItem.Validate(); err != nil {
 			return err
 		}
 		return nil
-	case OutputFusionServerToolItemInputs1Item:
+	case OutputFusionServerToolItemInputsItem:
 		if err := s.OutputFusionServerToolItem.Validate(); err != nil {
 			return err
 		}
 		return nil
-	case OutputAdvisorServerToolItemInputs1Item:
+	case OutputAdvisorServerToolItemInputsItem:
 		if err := s.OutputAdvisorServerToolItem.Validate(); err != nil {
 			return err
 		}
 		return nil
-	case OutputSubagentServerToolItemInputs1Item:
+	case OutputSubagentServerToolItemInputsItem:
 		if err := s.OutputSubagentServerToolItem.Validate(); err != nil {
 			return err
 		}
 		return nil
-	case OutputFilesServerToolItemInputs1Item:
+	case OutputFilesServerToolItemInputsItem:
 		if err := s.OutputFilesServerToolItem.Validate(); err != nil {
 			return err
 		}
 		return nil
-	case OutputShellServerToolItemInputs1Item:
+	case OutputShellServerToolItemInputsItem:
 		if err := s.OutputShellServerToolItem.Validate(); err != nil {
 			return err
 		}
 		return nil
-	case LocalShellCallItemInputs1Item:
+	case LocalShellCallItemInputsItem:
 		if err := s.LocalShellCallItem.Validate(); err != nil {
 			return err
 		}
 		return nil
-	case LocalShellCallOutputItemInputs1Item:
+	case LocalShellCallOutputItemInputsItem:
 		if err := s.LocalShellCallOutputItem.Validate(); err != nil {
 			return err
 		}
 		return nil
-	case ShellCallItemInputs1Item:
+	case ShellCallItemInputsItem:
 		if err := s.ShellCallItem.Validate(); err != nil {
 			return err
 		}
 		return nil
-	case ShellCallOutputItemInputs1Item:
+	case ShellCallOutputItemInputsItem:
 		if err := s.ShellCallOutputItem.Validate(); err != nil {
 			return err
 		}
 		return nil
-	case McpListToolsItemInputs1Item:
+	case McpListToolsItemInputsItem:
 		if err := s.McpListToolsItem.Validate(); err != nil {
 			return err
 		}
 		return nil
-	case McpApprovalRequestItemInputs1Item:
+	case McpApprovalRequestItemInputsItem:
 		if err := s.McpApprovalRequestItem.Validate(); err != nil {
 			return err
 		}
 		return nil
-	case McpApprovalResponseItemInputs1Item:
+	case McpApprovalResponseItemInputsItem:
 		if err := s.McpApprovalResponseItem.Validate(); err != nil {
 			return err
 		}
 		return nil
-	case McpCallItemInputs1Item:
+	case McpCallItemInputsItem:
 		if err := s.McpCallItem.Validate(); err != nil {
 			return err
 		}
 		return nil
-	case CustomToolCallItemInputs1Item:
+	case CustomToolCallItemInputsItem:
 		if err := s.CustomToolCallItem.Validate(); err != nil {
 			return err
 		}
 		return nil
-	case CustomToolCallOutputItemInputs1Item:
+	case CustomToolCallOutputItemInputsItem:
 		if err := s.CustomToolCallOutputItem.Validate(); err != nil {
 			return err
 		}
 		return nil
-	case CompactionItemInputs1Item:
+	case CompactionItemInputsItem:
 		if err := s.CompactionItem.Validate(); err != nil {
 			return err
 		}
 		return nil
-	case ContextCompactionItemInputs1Item:
+	case ContextCompactionItemInputsItem:
 		if err := s.ContextCompactionItem.Validate(); err != nil {
 			return err
 		}
 		return nil
-	case ItemReferenceItemInputs1Item:
+	case ItemReferenceItemInputsItem:
 		if err := s.ItemReferenceItem.Validate(); err != nil {
 			return err
 		}
 		return nil
-	case AdditionalToolsItemInputs1Item:
+	case AdditionalToolsItemInputsItem:
 		if err := s.AdditionalToolsItem.Validate(); err != nil {
 			return err
 		}
 		return nil
-	case AgentMessageItemInputs1Item:
+	case AgentMessageItemInputsItem:
 		if err := s.AgentMessageItem.Validate(); err != nil {
 			return err
 		}
@@ -13639,8 +13692,15 @@ func (s *OpenResponsesResult) Validate() error {
 		})
 	}
 	if err := func() error {
-		if err := s.Instructions.Validate(); err != nil {
-			return err
+		if value, ok := s.Instructions.Get(); ok {
+			if err := func() error {
+				if err := value.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return err
+			}
 		}
 		return nil
 	}(); err != nil {
@@ -20333,6 +20393,24 @@ func (s *ResponsesRequest) Validate() error {
 		})
 	}
 	if err := func() error {
+		if value, ok := s.Store.Get(); ok {
+			if err := func() error {
+				if err := value.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "store",
+			Error: err,
+		})
+	}
+	if err := func() error {
 		if value, ok := s.Temperature.Get(); ok {
 			if err := func() error {
 				if err := (validate.Float{}).Validate(float64(value)); err != nil {
@@ -20553,6 +20631,15 @@ func (s ResponsesRequestServiceTier) Validate() error {
 	case "priority":
 		return nil
 	case "scale":
+		return nil
+	default:
+		return errors.Errorf("invalid value: %v", s)
+	}
+}
+
+func (s ResponsesRequestStore) Validate() error {
+	switch s {
+	case false:
 		return nil
 	default:
 		return errors.Errorf("invalid value: %v", s)

@@ -2,6 +2,8 @@ package normalize
 
 import (
 	"github.com/getkin/kin-openapi/openapi3"
+
+	"github.com/transponder-dev/transponder/openapi/internal/walk"
 )
 
 // FreeFormExt marks a schema the free-form rule turned into "any JSON value".
@@ -41,6 +43,21 @@ func freeForm(d *Doc) error {
 			}
 			changed = true
 		}
+	}
+	// A reference to a free-form component becomes an inline any-value: ogen
+	// writes an optional field of a named jx.Raw type even when it is absent
+	// ({"metadata":} — invalid JSON), while a plain jx.Raw field is checked.
+	for _, n := range d.RefNodes() {
+		name := walk.ComponentName(n.Ref.Ref)
+		target := d.T.Components.Schemas[name]
+		if name == "" || target == nil || !isAny(target.Value) {
+			continue
+		}
+		*n.Ref = openapi3.SchemaRef{Value: &openapi3.Schema{
+			Description: target.Value.Description,
+			Extensions:  map[string]any{FreeFormExt: name},
+		}}
+		d.Hit(n, "$ref %s inlined as any JSON value", name)
 	}
 	return nil
 }

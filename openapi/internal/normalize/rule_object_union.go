@@ -56,6 +56,10 @@ func objectUnion(d *Doc) error {
 		}
 		disc := &openapi3.Discriminator{PropertyName: prop, Mapping: mapping}
 		var detail []string
+		def := d.defaultVariant(objs, prop)
+		if def != "" {
+			detail = append(detail, fmt.Sprintf("without %q: %s", prop, def))
+		}
 		if flattened > 0 {
 			detail = append(detail, fmt.Sprintf("flattened %d nested union(s)", flattened))
 		}
@@ -63,14 +67,62 @@ func objectUnion(d *Doc) error {
 		if len(prims) == 0 {
 			s.AnyOf, s.OneOf, s.Discriminator = nil, objs, disc
 			detail = append([]string{fmt.Sprintf("oneOf by %q: %d values over %d variants", prop, len(mapping), len(objs))}, detail...)
+			if def != "" {
+				s.Extensions = withExt(s.Extensions, DefaultVariantExt, def)
+				if n.Ref != d.T.Components.Schemas[n.Component] {
+					// Only a component's union can be found again in ogen's IR.
+					ref := d.AddComponent(ownerName(n)+"Item", &openapi3.Schema{})
+					*ref.Value = *s
+					*n.Ref = *ref
+					detail = append(detail, "moved to component "+walk.ComponentName(ref.Ref))
+				}
+			}
 		} else {
 			nested := &openapi3.Schema{OneOf: objs, Discriminator: disc}
-			s.AnyOf, s.OneOf, s.Discriminator = nil, append(slices.Clone(prims), &openapi3.SchemaRef{Value: nested}), nil
+			nestedRef := &openapi3.SchemaRef{Value: nested}
+			if def != "" {
+				nested.Extensions = map[string]any{DefaultVariantExt: def}
+				nestedRef = d.AddComponent(ownerName(n)+"Item", nested)
+				detail = append(detail, "nested union is component "+walk.ComponentName(nestedRef.Ref))
+			}
+			s.AnyOf, s.OneOf, s.Discriminator = nil, append(slices.Clone(prims), nestedRef), nil
 			detail = append([]string{fmt.Sprintf("%d object variant(s) nested in a oneOf by %q beside %d primitive(s)", len(objs), prop, len(prims))}, detail...)
 		}
 		d.Hit(n, "%s", strings.Join(detail, "; "))
 	}
 	return nil
+}
+
+// DefaultVariantExt names the variant of a union that an object without the
+// discriminator property is (EasyInputMessage: {"role":"user","content":"hi"}).
+const DefaultVariantExt = "x-default-variant"
+
+// defaultVariant returns the first variant (a component) whose discriminator
+// property is optional: by the spec, an object without the property is that
+// variant.
+func (d *Doc) defaultVariant(objs openapi3.SchemaRefs, prop string) string {
+	for _, o := range objs {
+		v := d.Resolve(o)
+		if len(d.discriminatorValues(v, prop, 0)) > 0 && !d.requires(v, prop, 0) {
+			return walk.ComponentName(o.Ref)
+		}
+	}
+	return ""
+}
+
+func (d *Doc) requires(s *openapi3.Schema, prop string, depth int) bool {
+	if s == nil || depth > 8 {
+		return false
+	}
+	if slices.Contains(s.Required, prop) {
+		return true
+	}
+	for _, p := range s.AllOf {
+		if d.requires(d.Resolve(p), prop, depth+1) {
+			return true
+		}
+	}
+	return false
 }
 
 // flatten replaces variants that are unions of objects only by their variants.

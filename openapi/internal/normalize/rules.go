@@ -15,6 +15,8 @@ func Rules() []Rule {
 		{Name: "object-union", Reason: "ogen needs an explicit wire-value mapping for unions of objects, one union level, and objects apart from primitives", Apply: objectUnion},
 		{Name: "nullable-component", Reason: "ogen unwraps a component written as anyOf [S, null] and names S after its first user, so the component never becomes a type", Apply: nullableComponent},
 		{Name: "inline-names", Reason: "ogen names inline types Parent+Property, so reasoning.effort and reasoning_effort (or an inline type and a component) collide", Apply: inlineNames},
+		{Name: "optional-const", Reason: "ogen writes a const property on every encode, adding fields the client never sent; an optional const becomes a one-value enum", Apply: optionalConst},
+		{Name: "nullable-required", Reason: "real clients omit required-but-nullable fields (FunctionTool.strict); ogen would reject the request", Apply: nullableRequired},
 		{Name: "defaults-aside", Reason: "ogen fills defaults while decoding (a round trip adds fields the client never sent) and cannot generate object defaults", Apply: defaultsAside},
 	}
 }

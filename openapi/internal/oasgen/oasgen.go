@@ -23,6 +23,8 @@ type Output struct {
 	// nullable wrapper (anyOf [X, null]) is generated under its own name
 	// without a reference back to it, so callers match those by name.
 	Names map[string]bool
+	// Defaults holds the union components whose default variant was set.
+	Defaults map[string]bool
 }
 
 // NotImplementedError lists what ogen could not generate. The pipeline never
@@ -37,7 +39,11 @@ func (e *NotImplementedError) Error() string {
 
 // Generate runs ogen on spec (JSON) with only the type and JSON codec
 // features: no client, no server, no OpenTelemetry.
-func Generate(spec []byte, pkg string) (*Output, error) {
+//
+// defaults maps union components to the variant component an object without
+// the discriminator property decodes as; ogen has no spec syntax for it, so it
+// is set on ogen's IR before the code is written.
+func Generate(spec []byte, pkg string, defaults map[string]string) (*Output, error) {
 	parsed, err := ogen.Parse(spec)
 	if err != nil {
 		return nil, fmt.Errorf("ogen: parse: %w", err)
@@ -59,11 +65,15 @@ func Generate(spec []byte, pkg string) (*Output, error) {
 		slices.Sort(ni)
 		return nil, &NotImplementedError{Messages: slices.Compact(ni)}
 	}
+	applied := map[string]bool{}
+	if err := setDefaults(g, defaults, applied); err != nil {
+		return nil, err
+	}
 	fs := memFS{}
 	if err := g.WriteSource(fs, pkg); err != nil {
 		return nil, fmt.Errorf("ogen: write: %w", err)
 	}
-	out := &Output{Files: fs, Types: map[string]string{}, Names: map[string]bool{}}
+	out := &Output{Files: fs, Types: map[string]string{}, Names: map[string]bool{}, Defaults: applied}
 	for name, t := range g.Types() {
 		out.Names[name] = true
 		if t.Schema == nil {
@@ -88,4 +98,61 @@ func (m memFS) WriteFile(name string, src []byte) error {
 	}
 	m[name] = src
 	return nil
+}
+
+func setDefaults(g *gen.Generator, defaults map[string]string, done map[string]bool) error {
+	types := g.Types()
+	names := make([]string, 0, len(types))
+	for name := range types {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	for _, name := range names {
+		t := types[name]
+		if t.Kind != ir.KindSum || t.Schema == nil || t.SumSpec.Discriminator == "" {
+			continue
+		}
+		comp := walk.ComponentName(t.Schema.Ref.Ptr)
+		variant, ok := defaults[comp]
+		if !ok {
+			continue
+		}
+		// The template writes s.Type = <DefaultMapping><Sum>, the constant
+		// of that variant; a build of the output proves the name.
+		var variantType string
+		for _, m := range t.SumSpec.Mapping {
+			if m.Type == nil {
+				continue
+			}
+			if (m.Type.Schema != nil && walk.ComponentName(m.Type.Schema.Ref.Ptr) == variant) || m.Type.Name == goName(variant) {
+				variantType = m.Type.Name
+				break
+			}
+		}
+		if variantType == "" {
+			return fmt.Errorf("ogen: default variant %s of %s: not among the mapped variants", variant, comp)
+		}
+		t.SumSpec.DefaultMapping = variantType
+		done[comp] = true
+	}
+	return nil
+}
+
+// goName is the name ogen gives a component schema's type: the component
+// name with its first letter upper-cased and separators removed.
+func goName(component string) string {
+	var b strings.Builder
+	up := true
+	for _, r := range component {
+		if r == '_' || r == '-' || r == '.' || r == ' ' {
+			up = true
+			continue
+		}
+		if up && r >= 'a' && r <= 'z' {
+			r -= 'a' - 'A'
+		}
+		up = false
+		b.WriteRune(r)
+	}
+	return b.String()
 }

@@ -1,0 +1,34 @@
+# Transponder. `make run` shows the pipeline; `make test` is what CI runs.
+SPECS_DIR ?= $(if $(wildcard .specs/*.yaml),.specs,../shared/specs)
+export SPECS_DIR
+
+.PHONY: run test generate check-generated specs vet build-gen
+
+# The main job (for now): regenerate the Go types from the pinned specs and
+# show what the pipeline did.
+run:
+	go run ./cmd/transponder generate
+	@grep -h -A6 '^| | schemas' gen/openai/normalize_report.md gen/openrouter/normalize_report.md
+
+# All tests, vet, and the freshness check of the generated code.
+test: vet
+	go test -count=1 ./...
+	go run ./cmd/transponder generate -check
+
+vet:
+	go vet $$(go list ./... | grep -v '/gen/')
+
+# prune → overlay → normalize → ogen, into gen/.
+generate:
+	go generate ./...
+
+# CI: regenerate and fail on any diff.
+check-generated: generate
+	git diff --exit-code -- gen/ && test -z "$$(git status --porcelain -- gen/)"
+
+# Download the pinned specs into .specs/ and verify their checksums.
+specs:
+	go run ./cmd/transponder specs -dir .specs
+
+build-gen:
+	go build ./gen/...

@@ -1,0 +1,3 @@
+// Package mapping will hold the declarative Responses ↔ Chat Completions
+// mapping (YAML) and the converters generated from it.
+package mapping

@@ -1,0 +1,908 @@
+package normalize
+
+import (
+	"encoding/json"
+	"reflect"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/getkin/kin-openapi/openapi3"
+)
+
+// ---------------------------------------------------------------------------
+// Helpers
+
+// schemasDoc wraps component schemas (a JSON object) into a minimal OpenAPI
+// 3.1 document without operations.
+func schemasDoc(schemas string) string {
+	return `{"openapi": "3.1.0", "info": {"title": "t", "version": "1"}, "paths": {},
+		"components": {"schemas": ` + schemas + `}}`
+}
+
+func load(t *testing.T, src string) *openapi3.T {
+	t.Helper()
+	l := openapi3.NewLoader()
+	l.IsExternalRefsAllowed = false
+	doc, err := l.LoadFromData([]byte(src))
+	if err != nil {
+		t.Fatalf("load: %v\n%s", err, src)
+	}
+	return doc
+}
+
+func ruleByName(t *testing.T, name string) Rule {
+	t.Helper()
+	for _, r := range Rules() {
+		if r.Name == name {
+			return r
+		}
+	}
+	t.Fatalf("no rule %q in Rules()", name)
+	return Rule{}
+}
+
+// applyRule runs only the named rule on doc and returns its hits.
+func applyRule(t *testing.T, doc *openapi3.T, name string) []Hit {
+	t.Helper()
+	rep, err := Normalize(doc, []Rule{ruleByName(t, name)})
+	if err != nil {
+		t.Fatalf("Normalize: %v", err)
+	}
+	if len(rep.Rules) != 1 || rep.Rules[0].Name != name {
+		t.Fatalf("report: want one entry for %s, got %+v", name, rep.Rules)
+	}
+	for _, h := range rep.Rules[0].Hits {
+		if h.Rule != name {
+			t.Errorf("hit %+v: Rule = %q, want %q", h, h.Rule, name)
+		}
+	}
+	return rep.Rules[0].Hits
+}
+
+// generic returns the document as plain JSON values (maps, slices, …).
+func generic(t *testing.T, doc *openapi3.T) any {
+	t.Helper()
+	raw, err := doc.MarshalJSON()
+	if err != nil {
+		t.Fatalf("marshal: %v", err)
+	}
+	var v any
+	if err := json.Unmarshal(raw, &v); err != nil {
+		t.Fatalf("unmarshal: %v", err)
+	}
+	return v
+}
+
+// lookup resolves a JSON pointer (RFC 6901) in a plain JSON value.
+func lookup(v any, ptr string) (any, bool) {
+	if ptr == "" {
+		return v, true
+	}
+	for _, seg := range strings.Split(strings.TrimPrefix(ptr, "/"), "/") {
+		seg = strings.ReplaceAll(strings.ReplaceAll(seg, "~1", "/"), "~0", "~")
+		switch x := v.(type) {
+		case map[string]any:
+			var ok bool
+			if v, ok = x[seg]; !ok {
+				return nil, false
+			}
+		case []any:
+			i, err := strconv.Atoi(seg)
+			if err != nil || i < 0 || i >= len(x) {
+				return nil, false
+			}
+			v = x[i]
+		default:
+			return nil, false
+		}
+	}
+	return v, true
+}
+
+func indent(v any) string {
+	b, _ := json.MarshalIndent(v, "", "  ")
+	return string(b)
+}
+
+// assertAt checks that the value at ptr in the document equals want (JSON),
+// compared semantically.
+func assertAt(t *testing.T, doc any, ptr, want string) {
+	t.Helper()
+	got, ok := lookup(doc, ptr)
+	if !ok {
+		t.Errorf("%s: missing", ptr)
+		return
+	}
+	var w any
+	if err := json.Unmarshal([]byte(want), &w); err != nil {
+		t.Fatalf("%s: bad expected JSON: %v", ptr, err)
+	}
+	if !reflect.DeepEqual(got, w) {
+		t.Errorf("%s:\n got %s\nwant %s", ptr, indent(got), indent(w))
+	}
+}
+
+// wantHit is an expected hit. Detail, when set, must be a substring of the
+// hit's detail.
+type wantHit struct {
+	Schema  string
+	Pointer string
+	Detail  string
+}
+
+func assertHits(t *testing.T, got []Hit, want []wantHit) {
+	t.Helper()
+	if len(got) != len(want) {
+		t.Errorf("got %d hits, want %d:\n%s", len(got), len(want), indent(got))
+		return
+	}
+	for i, w := range want {
+		g := got[i]
+		if g.Schema != w.Schema || g.Pointer != w.Pointer || !strings.Contains(g.Detail, w.Detail) {
+			t.Errorf("hit %d:\n got {Schema:%q Pointer:%q Detail:%q}\nwant {Schema:%q Pointer:%q Detail:~%q}",
+				i, g.Schema, g.Pointer, g.Detail, w.Schema, w.Pointer, w.Detail)
+		}
+	}
+}
+
+// ruleCase is a document a rule must rewrite.
+type ruleCase struct {
+	name   string
+	doc    string
+	hits   []wantHit
+	want   map[string]string // JSON pointer → expected JSON value after the rule
+	absent []string          // JSON pointers that must not exist after the rule
+}
+
+func runRuleCases(t *testing.T, rule string, cases []ruleCase) {
+	t.Helper()
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			doc := load(t, tc.doc)
+			hits := applyRule(t, doc, rule)
+			assertHits(t, hits, tc.hits)
+			out := generic(t, doc)
+			for _, ptr := range slices.Sorted(func(yield func(string) bool) {
+				for k := range tc.want {
+					if !yield(k) {
+						return
+					}
+				}
+			}) {
+				assertAt(t, out, ptr, tc.want[ptr])
+			}
+			for _, ptr := range tc.absent {
+				if v, ok := lookup(out, ptr); ok {
+					t.Errorf("%s: want absent, got %s", ptr, indent(v))
+				}
+			}
+		})
+	}
+}
+
+// runUntouched checks that the rule neither records a hit nor changes any of
+// the documents.
+func runUntouched(t *testing.T, rule string, docs map[string]string) {
+	t.Helper()
+	for _, name := range slices.Sorted(func(yield func(string) bool) {
+		for k := range docs {
+			if !yield(k) {
+				return
+			}
+		}
+	}) {
+		t.Run("untouched/"+name, func(t *testing.T) {
+			doc := load(t, docs[name])
+			before := generic(t, doc)
+			if hits := applyRule(t, doc, rule); len(hits) != 0 {
+				t.Errorf("want no hits, got %s", indent(hits))
+			}
+			if after := generic(t, doc); !reflect.DeepEqual(before, after) {
+				t.Errorf("document changed:\nbefore %s\nafter  %s", indent(before), indent(after))
+			}
+		})
+	}
+}
+
+// ---------------------------------------------------------------------------
+// The rule list and the report
+
+func TestEveryRuleHasNameAndReason(t *testing.T) {
+	want := []string{
+		"sse-as-json", "recursive-ref", "ref-siblings", "int-bounds", "allof-override",
+		"additional-properties", "free-form", "string-union", "object-union",
+		"nullable-component", "inline-names", "optional-const", "nullable-required", "defaults-aside",
+	}
+	var names []string
+	seen := map[string]bool{}
+	kebab := regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
+	for i, r := range Rules() {
+		names = append(names, r.Name)
+		if !kebab.MatchString(r.Name) {
+			t.Errorf("rule %d: name %q is not kebab-case", i, r.Name)
+		}
+		if seen[r.Name] {
+			t.Errorf("rule %d: duplicate name %q", i, r.Name)
+		}
+		seen[r.Name] = true
+		if strings.TrimSpace(r.Reason) == "" {
+			t.Errorf("rule %s: empty reason", r.Name)
+		}
+		if strings.ContainsAny(r.Reason, "\r\n") {
+			t.Errorf("rule %s: reason is not one line: %q", r.Name, r.Reason)
+		}
+		if r.Reason != strings.TrimSpace(r.Reason) {
+			t.Errorf("rule %s: reason has surrounding space: %q", r.Name, r.Reason)
+		}
+		if r.Apply == nil {
+			t.Errorf("rule %s: nil Apply", r.Name)
+		}
+	}
+	// Every rule has a TestRule… in this file; a new rule needs one too.
+	if !slices.Equal(names, want) {
+		t.Errorf("Rules() names (a new rule needs a test here):\n got %v\nwant %v", names, want)
+	}
+}
+
+func TestStaleRulesReported(t *testing.T) {
+	var all []string
+	for _, r := range Rules() {
+		all = append(all, r.Name)
+	}
+	tests := []struct {
+		name    string
+		doc     string
+		matched string // the one rule that must not be stale, "" for none
+	}{
+		{
+			name: "nothing matches",
+			doc:  schemasDoc(`{"Pet": {"type": "object", "properties": {"name": {"type": "string"}}}}`),
+		},
+		{
+			name:    "a default",
+			doc:     schemasDoc(`{"Pet": {"type": "object", "properties": {"name": {"type": "string", "default": "rex"}}}}`),
+			matched: "defaults-aside",
+		},
+		{
+			name:    "an out-of-range integer bound",
+			doc:     schemasDoc(`{"Pet": {"type": "object", "properties": {"age": {"type": "integer", "maximum": 9223372036854775807}}}}`),
+			matched: "int-bounds",
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			rep, err := Normalize(load(t, tc.doc), Rules())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(rep.Rules) != len(all) {
+				t.Fatalf("report has %d rules, want %d", len(rep.Rules), len(all))
+			}
+			for i, rr := range rep.Rules {
+				if rr.Name != all[i] || rr.Reason != Rules()[i].Reason {
+					t.Errorf("report rule %d = %q, want %q in Rules() order with its reason", i, rr.Name, all[i])
+				}
+				if rr.Stale() != (rr.Name != tc.matched) {
+					t.Errorf("rule %s: Stale() = %v, hits %s", rr.Name, rr.Stale(), indent(rr.Hits))
+				}
+			}
+			want := slices.DeleteFunc(slices.Clone(all), func(n string) bool { return n == tc.matched })
+			if got := rep.StaleRules(); !slices.Equal(got, want) {
+				t.Errorf("StaleRules():\n got %v\nwant %v", got, want)
+			}
+		})
+	}
+}
+
+// ---------------------------------------------------------------------------
+// One test per rule
+
+func TestRuleSSEAsJSON(t *testing.T) {
+	const rule = "sse-as-json"
+	runRuleCases(t, rule, []ruleCase{{
+		name: "event stream response",
+		doc: `{"openapi": "3.1.0", "info": {"title": "t", "version": "1"},
+			"paths": {"/responses": {"post": {"responses": {
+				"200": {"description": "ok", "content": {"text/event-stream": {"schema": {"$ref": "#/components/schemas/Event"}}}},
+				"400": {"description": "bad", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Event"}}}}
+			}}}},
+			"components": {"schemas": {"Event": {"type": "object", "properties": {"type": {"type": "string"}}}}}}`,
+		hits: []wantHit{{Schema: "", Pointer: "/paths/~1responses/post/responses/200/content/text~1event-stream", Detail: StreamMediaType}},
+		want: map[string]string{
+			"/paths/~1responses/post/responses/200/content": `{"application/x-sse-event+json": {"schema": {"$ref": "#/components/schemas/Event"}}}`,
+			"/paths/~1responses/post/responses/400/content": `{"application/json": {"schema": {"$ref": "#/components/schemas/Event"}}}`,
+		},
+	}})
+	runUntouched(t, rule, map[string]string{
+		"json only": `{"openapi": "3.1.0", "info": {"title": "t", "version": "1"},
+			"paths": {"/responses": {"post": {"responses": {
+				"200": {"description": "ok", "content": {"application/json": {"schema": {"type": "object"}}}}
+			}}}}}`,
+	})
+}
+
+func TestRuleRecursiveRef(t *testing.T) {
+	const rule = "recursive-ref"
+	runRuleCases(t, rule, []ruleCase{{
+		name: "recursive anchor on the component root",
+		doc: schemasDoc(`{"Node": {"$recursiveAnchor": true, "type": "object", "properties": {
+			"children": {"type": "array", "items": {"$recursiveRef": "#"}}}}}`),
+		hits: []wantHit{
+			{Schema: "Node", Pointer: "/components/schemas/Node", Detail: "dropped $recursiveAnchor"},
+			{Schema: "Node", Pointer: "/components/schemas/Node/properties/children/items", Detail: "$recursiveRef # -> $ref Node"},
+		},
+		want: map[string]string{
+			"/components/schemas/Node": `{"type": "object", "properties": {
+				"children": {"type": "array", "items": {"$ref": "#/components/schemas/Node"}}}}`,
+		},
+	}})
+	runUntouched(t, rule, map[string]string{
+		"plain self reference": schemasDoc(`{"Tree": {"type": "object", "properties": {"next": {"$ref": "#/components/schemas/Tree"}}}}`),
+		"unknown target":       schemasDoc(`{"Tree": {"type": "object", "properties": {"next": {"$recursiveRef": "#/$defs/node"}}}}`),
+		"under an operation": `{"openapi": "3.1.0", "info": {"title": "t", "version": "1"},
+			"paths": {"/x": {"get": {"responses": {"200": {"description": "ok",
+				"content": {"application/json": {"schema": {"type": "array", "items": {"$recursiveRef": "#"}}}}}}}}},
+			"components": {"schemas": {}}}`,
+	})
+}
+
+func TestRuleRefSiblings(t *testing.T) {
+	const rule = "ref-siblings"
+	runRuleCases(t, rule, []ruleCase{{
+		name: "default and description beside $ref",
+		doc: `{"openapi": "3.1.0", "info": {"title": "t", "version": "1"},
+			"paths": {"/x": {"get": {"responses": {"200": {"description": "ok",
+				"content": {"application/json": {"schema": {"$ref": "#/components/schemas/B", "description": "the response"}}}}}}}},
+			"components": {"schemas": {
+				"A": {"type": "object", "properties": {
+					"b": {"$ref": "#/components/schemas/B", "description": "the b", "default": null, "x-keep": true},
+					"plain": {"$ref": "#/components/schemas/B"}}},
+				"B": {"type": "object", "description": "B's own", "properties": {"x": {"type": "string"}}}}}}`,
+		hits: []wantHit{
+			{Schema: "A", Pointer: "/components/schemas/A/properties/b", Detail: "dropped default, description beside $ref"},
+			{Schema: "", Pointer: "/paths/~1x/get/responses/200/content/application/json", Detail: "dropped description beside $ref"},
+		},
+		want: map[string]string{
+			"/components/schemas/A": `{"type": "object", "properties": {
+				"b": {"$ref": "#/components/schemas/B", "x-keep": true},
+				"plain": {"$ref": "#/components/schemas/B"}}}`,
+			"/components/schemas/B": `{"type": "object", "description": "B's own", "properties": {"x": {"type": "string"}}}`,
+			"/paths/~1x/get/responses/200/content/application~1json/schema": `{"$ref": "#/components/schemas/B"}`,
+		},
+	}})
+	runUntouched(t, rule, map[string]string{
+		"bare refs and extensions": schemasDoc(`{
+			"A": {"type": "object", "properties": {
+				"b": {"$ref": "#/components/schemas/B"},
+				"c": {"$ref": "#/components/schemas/B", "x-note": "kept"}}},
+			"B": {"type": "object", "description": "B", "default": {}}}`),
+	})
+}
+
+func TestRuleIntBounds(t *testing.T) {
+	const rule = "int-bounds"
+	runRuleCases(t, rule, []ruleCase{{
+		name: "int64 extremes",
+		doc: schemasDoc(`{
+			"Big": {"type": "integer", "format": "int64", "minimum": -9223372036854775808, "maximum": 9223372036854775807},
+			"Limits": {"type": "object", "properties": {"n": {"type": ["integer", "null"], "minimum": 0, "maximum": 9223372036854775807}}}}`),
+		hits: []wantHit{
+			{Schema: "Big", Pointer: "/components/schemas/Big", Detail: "dropped minimum"},
+			{Schema: "Big", Pointer: "/components/schemas/Big", Detail: "dropped maximum"},
+			{Schema: "Limits", Pointer: "/components/schemas/Limits/properties/n", Detail: "dropped maximum"},
+		},
+		want: map[string]string{
+			"/components/schemas/Big":    `{"type": "integer", "format": "int64"}`,
+			"/components/schemas/Limits": `{"type": "object", "properties": {"n": {"type": ["integer", "null"], "minimum": 0}}}`,
+		},
+	}})
+	runUntouched(t, rule, map[string]string{
+		"bounds in range": schemasDoc(`{"N": {"type": "integer", "minimum": -100, "maximum": 9007199254740991}}`),
+		"not an integer":  schemasDoc(`{"N": {"type": "number", "minimum": -9223372036854775808, "maximum": 9223372036854775807}}`),
+	})
+}
+
+func TestRuleAllOfOverride(t *testing.T) {
+	const rule = "allof-override"
+	runRuleCases(t, rule, []ruleCase{{
+		name: "later part restates a property",
+		doc: schemasDoc(`{
+			"Base": {"type": "object", "required": ["id"], "properties": {
+				"id": {"type": "string"}, "kind": {"type": "string"}}},
+			"Derived": {"description": "derived", "allOf": [
+				{"$ref": "#/components/schemas/Base"},
+				{"type": "object", "required": ["kind", "id"], "properties": {
+					"kind": {"type": "string", "enum": ["a"]}, "extra": {"type": "integer"}}}]}}`),
+		hits: []wantHit{{Schema: "Derived", Pointer: "/components/schemas/Derived", Detail: "later part wins for [kind]"}},
+		want: map[string]string{
+			"/components/schemas/Derived": `{"type": "object", "description": "derived", "required": ["id", "kind"], "properties": {
+				"id": {"type": "string"}, "kind": {"type": "string", "enum": ["a"]}, "extra": {"type": "integer"}}}`,
+			"/components/schemas/Base": `{"type": "object", "required": ["id"], "properties": {
+				"id": {"type": "string"}, "kind": {"type": "string"}}}`,
+		},
+	}})
+	runUntouched(t, rule, map[string]string{
+		"disjoint parts": schemasDoc(`{
+			"Base": {"type": "object", "properties": {"id": {"type": "string"}}},
+			"Derived": {"allOf": [{"$ref": "#/components/schemas/Base"}, {"type": "object", "properties": {"name": {"type": "string"}}}]}}`),
+		"same ref restated": schemasDoc(`{
+			"Meta": {"type": "object", "properties": {"k": {"type": "string"}}},
+			"Base": {"type": "object", "properties": {"meta": {"$ref": "#/components/schemas/Meta"}}},
+			"Derived": {"allOf": [{"$ref": "#/components/schemas/Base"}, {"type": "object", "properties": {"meta": {"$ref": "#/components/schemas/Meta"}}}]}}`),
+		"a part is a union": schemasDoc(`{
+			"Derived": {"allOf": [
+				{"type": "object", "properties": {"id": {"type": "string"}}},
+				{"oneOf": [{"type": "object", "properties": {"id": {"type": "integer"}}}]}]}}`),
+	})
+}
+
+func TestRuleAdditionalProperties(t *testing.T) {
+	const rule = "additional-properties"
+	runRuleCases(t, rule, []ruleCase{{
+		name: "false, true and a schema beside properties",
+		doc: schemasDoc(`{
+			"Closed": {"type": "object", "properties": {"a": {"type": "string"}}, "additionalProperties": false},
+			"Open": {"type": "object", "properties": {"a": {"type": "string"}}, "additionalProperties": true},
+			"Typed": {"type": "object", "properties": {"a": {"type": "string"}}, "additionalProperties": {"type": "string"}}}`),
+		hits: []wantHit{
+			{Schema: "Closed", Pointer: "/components/schemas/Closed", Detail: "dropped additionalProperties: false"},
+			{Schema: "Open", Pointer: "/components/schemas/Open", Detail: "dropped additionalProperties beside declared properties"},
+			{Schema: "Typed", Pointer: "/components/schemas/Typed", Detail: "dropped additionalProperties beside declared properties"},
+		},
+		want: map[string]string{
+			"/components/schemas/Closed": `{"type": "object", "properties": {"a": {"type": "string"}}}`,
+			"/components/schemas/Open":   `{"type": "object", "properties": {"a": {"type": "string"}}}`,
+			"/components/schemas/Typed":  `{"type": "object", "properties": {"a": {"type": "string"}}}`,
+		},
+	}})
+	runUntouched(t, rule, map[string]string{
+		"map without properties": schemasDoc(`{"M": {"type": "object", "additionalProperties": {"type": "string"}}}`),
+		"closed empty object":    schemasDoc(`{"M": {"type": "object", "additionalProperties": false}}`),
+		"properties only":        schemasDoc(`{"M": {"type": "object", "properties": {"a": {"type": "string"}}}}`),
+	})
+}
+
+func TestRuleFreeForm(t *testing.T) {
+	const rule = "free-form"
+	runRuleCases(t, rule, []ruleCase{
+		{
+			name: "map",
+			doc: schemasDoc(`{
+				"Meta": {"type": "object", "description": "metadata", "additionalProperties": {"type": "string"}},
+				"Holder": {"type": "object", "properties": {
+					"params": {"type": "object"}, "name": {"type": "string"}, "metadata": {"$ref": "#/components/schemas/Meta"}}}}`),
+			hits: []wantHit{
+				{Schema: "Holder", Pointer: "/components/schemas/Holder/properties/metadata", Detail: "$ref Meta inlined as any JSON value"},
+				{Schema: "Holder", Pointer: "/components/schemas/Holder/properties/params", Detail: "map -> any JSON value"},
+				{Schema: "Meta", Pointer: "/components/schemas/Meta", Detail: "map -> any JSON value"},
+			},
+			want: map[string]string{
+				"/components/schemas/Meta": `{"description": "metadata", "x-free-form": true}`,
+				"/components/schemas/Holder": `{"type": "object", "properties": {
+					"params": {"x-free-form": true}, "name": {"type": "string"},
+					"metadata": {"description": "metadata", "x-free-form": "Meta"}}}`,
+			},
+		},
+		{
+			name: "union with a map",
+			doc: schemasDoc(`{
+				"Value": {"description": "any", "anyOf": [{"type": "string"}, {"type": "number"}, {"type": "object", "additionalProperties": true}]},
+				"Either": {"oneOf": [{"type": "string"}, {"$ref": "#/components/schemas/Dict"}]},
+				"Dict": {"type": "object", "additionalProperties": {"type": "integer"}}}`),
+			hits: []wantHit{
+				{Schema: "Dict", Pointer: "/components/schemas/Dict", Detail: "map -> any JSON value"},
+				{Schema: "Either", Pointer: "/components/schemas/Either", Detail: "union with an any-JSON variant"},
+				{Schema: "Value", Pointer: "/components/schemas/Value", Detail: "union with an any-JSON variant"},
+				// The map variant is visited after its union collapsed; the
+				// rule still records it.
+				{Schema: "Value", Pointer: "/components/schemas/Value/anyOf/2", Detail: "map -> any JSON value"},
+			},
+			want: map[string]string{
+				"/components/schemas/Value":  `{"description": "any", "x-free-form": true}`,
+				"/components/schemas/Either": `{"x-free-form": true}`,
+				"/components/schemas/Dict":   `{"x-free-form": true}`,
+			},
+		},
+	})
+	runUntouched(t, rule, map[string]string{
+		"object with properties": schemasDoc(`{"O": {"type": "object", "properties": {"a": {"type": "string"}}}}`),
+		"closed empty object":    schemasDoc(`{"O": {"type": "object", "additionalProperties": false}}`),
+		"primitive union":        schemasDoc(`{"U": {"anyOf": [{"type": "string"}, {"type": "integer"}]}}`),
+		"already any":            schemasDoc(`{"A": {"description": "anything"}}`),
+	})
+}
+
+func TestRuleStringUnion(t *testing.T) {
+	const rule = "string-union"
+	runRuleCases(t, rule, []ruleCase{
+		{
+			name: "open vs closed",
+			doc: schemasDoc(`{
+				"Model": {"anyOf": [{"type": "string"}, {"type": "string", "enum": ["gpt-4o", "gpt-5"]}]},
+				"ChatModel": {"anyOf": [{"$ref": "#/components/schemas/Model"}, {"type": "string", "enum": ["o3"]}]},
+				"Voice": {"description": "voice", "oneOf": [
+					{"type": "string", "enum": ["alloy", "echo"]}, {"type": "string", "const": "fable"}, {"type": "string", "enum": ["echo"]}]},
+				"Tier": {"anyOf": [{"type": "string", "enum": ["auto"]}, {"type": "string", "enum": ["flex"]}, {"type": "null"}]}}`),
+			hits: []wantHit{
+				{Schema: "ChatModel", Pointer: "/components/schemas/ChatModel", Detail: "open string, 3 known values"},
+				{Schema: "Model", Pointer: "/components/schemas/Model", Detail: "open string, 2 known values"},
+				{Schema: "Tier", Pointer: "/components/schemas/Tier", Detail: "closed enum of 2 values"},
+				{Schema: "Voice", Pointer: "/components/schemas/Voice", Detail: "closed enum of 3 values"},
+			},
+			want: map[string]string{
+				"/components/schemas/Model":     `{"type": "string", "x-known-values": ["gpt-4o", "gpt-5"]}`,
+				"/components/schemas/ChatModel": `{"type": "string", "x-known-values": ["gpt-4o", "gpt-5", "o3"]}`,
+				"/components/schemas/Voice":     `{"description": "voice", "type": "string", "enum": ["alloy", "echo", "fable"]}`,
+				"/components/schemas/Tier":      `{"type": ["string", "null"], "enum": ["auto", "flex"]}`,
+			},
+		},
+		{
+			name: "strings merged in a mixed union",
+			doc: schemasDoc(`{"ToolChoice": {"anyOf": [
+				{"type": "string", "enum": ["none"]},
+				{"type": "string", "enum": ["auto", "required"]},
+				{"type": "object", "properties": {"type": {"type": "string", "const": "function"}}}]}}`),
+			hits: []wantHit{{Schema: "ToolChoice", Pointer: "/components/schemas/ToolChoice", Detail: "2 string variants merged: closed enum of 3 values"}},
+			want: map[string]string{
+				"/components/schemas/ToolChoice": `{"anyOf": [
+					{"type": "string", "enum": ["none", "auto", "required"]},
+					{"type": "object", "properties": {"type": {"type": "string", "const": "function"}}}]}`,
+			},
+		},
+	})
+	runUntouched(t, rule, map[string]string{
+		"nullable string":      schemasDoc(`{"S": {"anyOf": [{"type": "string"}, {"type": "null"}]}}`),
+		"one string beside":    schemasDoc(`{"S": {"anyOf": [{"type": "string"}, {"type": "object", "properties": {"a": {"type": "string"}}}]}}`),
+		"string and integer":   schemasDoc(`{"S": {"oneOf": [{"type": "string"}, {"type": "integer"}]}}`),
+		"plain enum, no union": schemasDoc(`{"S": {"type": "string", "enum": ["a", "b"]}}`),
+	})
+}
+
+// objectUnionSchemas are variants shared by the object-union cases.
+const objectUnionSchemas = `
+	"Message": {"type": "object", "required": ["type"], "properties": {"type": {"type": "string", "const": "message"}}},
+	"FunctionCall": {"type": "object", "required": ["type"], "properties": {"type": {"type": "string", "enum": ["function_call"]}}},
+	"WebSearchCall": {"type": "object", "required": ["type"], "properties": {"type": {"type": "string", "const": "web_search_call"}}}`
+
+func TestRuleObjectUnion(t *testing.T) {
+	const rule = "object-union"
+	const (
+		msg = `{"$ref": "#/components/schemas/Message"}`
+		fn  = `{"$ref": "#/components/schemas/FunctionCall"}`
+		web = `{"$ref": "#/components/schemas/WebSearchCall"}`
+	)
+	runRuleCases(t, rule, []ruleCase{
+		{
+			name: "nested union flattened",
+			doc: schemasDoc(`{` + objectUnionSchemas + `,
+				"Item": {"oneOf": [` + msg + `, {"$ref": "#/components/schemas/ToolCall"}]},
+				"ToolCall": {"anyOf": [` + fn + `, ` + web + `]}}`),
+			hits: []wantHit{
+				{Schema: "Item", Pointer: "/components/schemas/Item", Detail: `oneOf by "type": 3 values over 3 variants; flattened 1 nested union(s)`},
+				{Schema: "ToolCall", Pointer: "/components/schemas/ToolCall", Detail: `oneOf by "type": 2 values over 2 variants`},
+			},
+			want: map[string]string{
+				"/components/schemas/Item": `{"oneOf": [` + msg + `, ` + fn + `, ` + web + `], "discriminator": {"propertyName": "type", "mapping": {
+					"message": "#/components/schemas/Message",
+					"function_call": "#/components/schemas/FunctionCall",
+					"web_search_call": "#/components/schemas/WebSearchCall"}}}`,
+				"/components/schemas/ToolCall": `{"oneOf": [` + fn + `, ` + web + `], "discriminator": {"propertyName": "type", "mapping": {
+					"function_call": "#/components/schemas/FunctionCall",
+					"web_search_call": "#/components/schemas/WebSearchCall"}}}`,
+			},
+		},
+		{
+			name: "inline variants become components",
+			doc: schemasDoc(`{` + objectUnionSchemas + `,
+				"Event": {"oneOf": [
+					{"type": "object", "required": ["type"], "properties": {"type": {"type": "string", "const": "response.created"}, "id": {"type": "string"}}},
+					` + msg + `]},
+				"Holder": {"type": "object", "properties": {"content": {"anyOf": [
+					{"type": "object", "required": ["type"], "properties": {"type": {"const": "input_text"}}},
+					{"type": "object", "required": ["type"], "properties": {"type": {"const": "input_image"}}}]}}}}`),
+			hits: []wantHit{
+				{Schema: "Event", Pointer: "/components/schemas/Event", Detail: `oneOf by "type": 2 values over 2 variants`},
+				{Schema: "Holder", Pointer: "/components/schemas/Holder/properties/content", Detail: `oneOf by "type": 2 values over 2 variants`},
+			},
+			want: map[string]string{
+				"/components/schemas/Event": `{"oneOf": [{"$ref": "#/components/schemas/EventResponseCreated"}, ` + msg + `],
+					"discriminator": {"propertyName": "type", "mapping": {
+						"response.created": "#/components/schemas/EventResponseCreated",
+						"message": "#/components/schemas/Message"}}}`,
+				"/components/schemas/EventResponseCreated": `{"type": "object", "required": ["type"], "properties": {
+					"type": {"type": "string", "const": "response.created"}, "id": {"type": "string"}}}`,
+				"/components/schemas/Holder/properties/content": `{"oneOf": [
+					{"$ref": "#/components/schemas/HolderContentInputText"}, {"$ref": "#/components/schemas/HolderContentInputImage"}],
+					"discriminator": {"propertyName": "type", "mapping": {
+						"input_text": "#/components/schemas/HolderContentInputText",
+						"input_image": "#/components/schemas/HolderContentInputImage"}}}`,
+				"/components/schemas/HolderContentInputText":  `{"type": "object", "required": ["type"], "properties": {"type": {"const": "input_text"}}}`,
+				"/components/schemas/HolderContentInputImage": `{"type": "object", "required": ["type"], "properties": {"type": {"const": "input_image"}}}`,
+			},
+		},
+		{
+			name: "shared value goes to the first variant",
+			doc: schemasDoc(`{
+				"A": {"type": "object", "required": ["type"], "properties": {"type": {"type": "string", "enum": ["message"]}}},
+				"B": {"type": "object", "required": ["type"], "properties": {"type": {"type": "string", "enum": ["message", "reasoning"]}}},
+				"Union": {"oneOf": [{"$ref": "#/components/schemas/A"}, {"$ref": "#/components/schemas/B"}]}}`),
+			hits: []wantHit{{Schema: "Union", Pointer: "/components/schemas/Union", Detail: `2 values over 2 variants; "message" of B goes to A`}},
+			want: map[string]string{
+				"/components/schemas/Union": `{"oneOf": [{"$ref": "#/components/schemas/A"}, {"$ref": "#/components/schemas/B"}],
+					"discriminator": {"propertyName": "type", "mapping": {
+						"message": "#/components/schemas/A", "reasoning": "#/components/schemas/B"}}}`,
+			},
+		},
+		{
+			name: "open type variant has no key",
+			doc: schemasDoc(`{` + objectUnionSchemas + `,
+				"Open": {"type": "object", "properties": {"type": {"type": "string"}}},
+				"Union": {"anyOf": [` + msg + `, {"$ref": "#/components/schemas/Open"}]}}`),
+			hits: []wantHit{{Schema: "Union", Pointer: "/components/schemas/Union", Detail: `1 values over 2 variants; Open has an open "type" and no key`}},
+			want: map[string]string{
+				"/components/schemas/Union": `{"oneOf": [` + msg + `, {"$ref": "#/components/schemas/Open"}],
+					"discriminator": {"propertyName": "type", "mapping": {"message": "#/components/schemas/Message"}}}`,
+			},
+		},
+		{
+			name: "primitives beside objects",
+			doc: schemasDoc(`{` + objectUnionSchemas + `,
+				"Input": {"anyOf": [{"type": "string"}, {"type": "array", "items": {"type": "string"}}, ` + msg + `, ` + fn + `]}}`),
+			hits: []wantHit{{Schema: "Input", Pointer: "/components/schemas/Input", Detail: `2 object variant(s) nested in a oneOf by "type" beside 2 primitive(s)`}},
+			want: map[string]string{
+				"/components/schemas/Input": `{"oneOf": [
+					{"type": "string"},
+					{"type": "array", "items": {"type": "string"}},
+					{"oneOf": [` + msg + `, ` + fn + `], "discriminator": {"propertyName": "type", "mapping": {
+						"message": "#/components/schemas/Message", "function_call": "#/components/schemas/FunctionCall"}}}]}`,
+			},
+		},
+		{
+			name: "declared discriminator property and allOf variants",
+			doc: schemasDoc(`{
+				"Base": {"type": "object", "properties": {"id": {"type": "string"}}},
+				"Cat": {"allOf": [{"$ref": "#/components/schemas/Base"}, {"type": "object", "required": ["kind"], "properties": {"kind": {"const": "cat"}}}]},
+				"Dog": {"type": "object", "required": ["kind"], "properties": {"kind": {"type": "string", "enum": ["dog"]}}},
+				"Pet": {"oneOf": [{"$ref": "#/components/schemas/Cat"}, {"$ref": "#/components/schemas/Dog"}], "discriminator": {"propertyName": "kind"}}}`),
+			hits: []wantHit{{Schema: "Pet", Pointer: "/components/schemas/Pet", Detail: `oneOf by "kind"`}},
+			want: map[string]string{
+				"/components/schemas/Pet": `{"oneOf": [{"$ref": "#/components/schemas/Cat"}, {"$ref": "#/components/schemas/Dog"}],
+					"discriminator": {"propertyName": "kind", "mapping": {"cat": "#/components/schemas/Cat", "dog": "#/components/schemas/Dog"}}}`,
+			},
+		},
+		{
+			name: "optional key marks the default variant",
+			doc: schemasDoc(`{` + objectUnionSchemas + `,
+				"EasyMessage": {"type": "object", "properties": {"type": {"type": "string", "enum": ["message"]}, "role": {"type": "string"}}},
+				"Input": {"oneOf": [` + fn + `, {"$ref": "#/components/schemas/EasyMessage"}]}}`),
+			hits: []wantHit{{Schema: "Input", Pointer: "/components/schemas/Input", Detail: `oneOf by "type": 2 values over 2 variants; without "type": EasyMessage`}},
+			want: map[string]string{
+				"/components/schemas/Input": `{"oneOf": [` + fn + `, {"$ref": "#/components/schemas/EasyMessage"}],
+					"discriminator": {"propertyName": "type", "mapping": {
+						"function_call": "#/components/schemas/FunctionCall", "message": "#/components/schemas/EasyMessage"}},
+					"x-default-variant": "EasyMessage"}`,
+			},
+		},
+		{
+			name: "inline union with a default variant becomes a component",
+			doc: schemasDoc(`{` + objectUnionSchemas + `,
+				"EasyMessage": {"type": "object", "properties": {"type": {"type": "string", "enum": ["message"]}, "role": {"type": "string"}}},
+				"Request": {"type": "object", "properties": {"input": {"oneOf": [` + fn + `, {"$ref": "#/components/schemas/EasyMessage"}]}}}}`),
+			hits: []wantHit{{
+				Schema:  "Request",
+				Pointer: "/components/schemas/Request/properties/input",
+				Detail:  `without "type": EasyMessage; moved to component RequestInputItem`,
+			}},
+			want: map[string]string{
+				"/components/schemas/Request/properties/input": `{"$ref": "#/components/schemas/RequestInputItem"}`,
+				"/components/schemas/RequestInputItem": `{"oneOf": [` + fn + `, {"$ref": "#/components/schemas/EasyMessage"}],
+					"discriminator": {"propertyName": "type", "mapping": {
+						"function_call": "#/components/schemas/FunctionCall", "message": "#/components/schemas/EasyMessage"}},
+					"x-default-variant": "EasyMessage"}`,
+			},
+		},
+	})
+	runUntouched(t, rule, map[string]string{
+		"primitive beside one object": schemasDoc(`{` + objectUnionSchemas + `,
+			"U": {"anyOf": [{"type": "string"}, ` + msg + `]}}`),
+		"objects without a key": schemasDoc(`{
+			"P": {"type": "object", "properties": {"a": {"type": "string"}}},
+			"Q": {"type": "object", "properties": {"b": {"type": "string"}}},
+			"U": {"oneOf": [{"$ref": "#/components/schemas/P"}, {"$ref": "#/components/schemas/Q"}]}}`),
+		"primitives only": schemasDoc(`{"U": {"oneOf": [{"type": "string"}, {"type": "integer"}]}}`),
+		"union beside allOf": schemasDoc(`{` + objectUnionSchemas + `,
+			"U": {"allOf": [{"type": "object"}], "oneOf": [` + msg + `, ` + fn + `]}}`),
+	})
+}
+
+func TestRuleNullableComponent(t *testing.T) {
+	const rule = "nullable-component"
+	runRuleCases(t, rule, []ruleCase{{
+		name: "enum and allOf object",
+		doc: schemasDoc(`{
+			"Verbosity": {"description": "how verbose", "anyOf": [{"type": "string", "enum": ["low", "medium", "high"]}, {"type": "null"}]},
+			"PromptBase": {"type": "object", "properties": {"id": {"type": "string"}}},
+			"Prompt": {"x-note": "kept", "oneOf": [
+				{"allOf": [{"$ref": "#/components/schemas/PromptBase"}, {"type": "object", "properties": {"version": {"type": "string"}}}]},
+				{"type": "null"}]}}`),
+		hits: []wantHit{
+			{Schema: "Prompt", Pointer: "/components/schemas/Prompt", Detail: "nullable object"},
+			{Schema: "Verbosity", Pointer: "/components/schemas/Verbosity", Detail: "nullable string"},
+		},
+		want: map[string]string{
+			"/components/schemas/Verbosity": `{"description": "how verbose", "type": ["string", "null"], "enum": ["low", "medium", "high"]}`,
+			"/components/schemas/Prompt": `{"x-note": "kept", "type": ["object", "null"], "allOf": [
+				{"$ref": "#/components/schemas/PromptBase"}, {"type": "object", "properties": {"version": {"type": "string"}}}]}`,
+		},
+	}})
+	runUntouched(t, rule, map[string]string{
+		"ref variant": schemasDoc(`{
+			"E": {"type": "string", "enum": ["a"]},
+			"N": {"anyOf": [{"$ref": "#/components/schemas/E"}, {"type": "null"}]}}`),
+		"two variants and null": schemasDoc(`{"N": {"anyOf": [{"type": "string"}, {"type": "integer"}, {"type": "null"}]}}`),
+		"no null":               schemasDoc(`{"N": {"anyOf": [{"type": "string", "enum": ["a"]}]}}`),
+		"inline, not a component": schemasDoc(`{"H": {"type": "object", "properties": {
+			"n": {"anyOf": [{"type": "string", "enum": ["a"]}, {"type": "null"}]}}}}`),
+		"inner union": schemasDoc(`{"N": {"anyOf": [{"oneOf": [{"type": "string"}, {"type": "integer"}]}, {"type": "null"}]}}`),
+	})
+}
+
+func TestRuleInlineNames(t *testing.T) {
+	const rule = "inline-names"
+	runRuleCases(t, rule, []ruleCase{
+		{
+			name: "reasoning.effort vs reasoning_effort",
+			doc: schemasDoc(`{"Chat": {"type": "object", "properties": {
+				"reasoning": {"type": "object", "properties": {"effort": {"type": "string", "enum": ["low", "high"]}}},
+				"reasoning_effort": {"type": "string", "enum": ["low", "high"]}}}}`),
+			hits: []wantHit{{
+				Schema:  "Chat",
+				Pointer: "/components/schemas/Chat/properties/reasoning/properties/effort",
+				Detail:  "named ChatReasoningEffort2 (ogen would name it ChatReasoningEffort",
+			}},
+			want: map[string]string{
+				"/components/schemas/Chat": `{"type": "object", "properties": {
+					"reasoning": {"type": "object", "properties": {
+						"effort": {"type": "string", "enum": ["low", "high"], "x-ogen-name": "ChatReasoningEffort2"}}},
+					"reasoning_effort": {"type": "string", "enum": ["low", "high"]}}}`,
+			},
+		},
+		{
+			name: "inline type named like a component",
+			doc: schemasDoc(`{
+				"Chat": {"type": "object", "properties": {"tool": {"type": "object", "properties": {"name": {"type": "string"}}}}},
+				"ChatTool": {"type": "object", "properties": {"id": {"type": "string"}}}}`),
+			hits: []wantHit{{Schema: "Chat", Pointer: "/components/schemas/Chat/properties/tool", Detail: "named ChatTool2"}},
+			want: map[string]string{
+				"/components/schemas/Chat/properties/tool": `{"type": "object", "properties": {"name": {"type": "string"}}, "x-ogen-name": "ChatTool2"}`,
+				"/components/schemas/ChatTool":             `{"type": "object", "properties": {"id": {"type": "string"}}}`,
+			},
+		},
+		{
+			name: "component named like an inline sum type's kind",
+			doc: schemasDoc(`{
+				"Moderation": {"type": "object", "properties": {"input": {"oneOf": [
+					{"type": "string"}, {"type": "array", "items": {"type": "string"}}]}}},
+				"ModerationInputType": {"type": "string", "enum": ["text", "image"]}}`),
+			hits: []wantHit{{
+				Schema:  "ModerationInputType",
+				Pointer: "/components/schemas/ModerationInputType",
+				Detail:  "named ModerationInputType2 (ogen names the kind of sum type ModerationInput ModerationInputType)",
+			}},
+			want: map[string]string{
+				"/components/schemas/ModerationInputType": `{"type": "string", "enum": ["text", "image"], "x-ogen-name": "ModerationInputType2"}`,
+				"/components/schemas/Moderation": `{"type": "object", "properties": {"input": {"oneOf": [
+					{"type": "string"}, {"type": "array", "items": {"type": "string"}}]}}}`,
+			},
+		},
+		{
+			name: "component named like a component sum type's kind",
+			doc: schemasDoc(`{
+				"Foo": {"oneOf": [{"type": "string"}, {"type": "integer"}]},
+				"FooType": {"type": "string", "enum": ["a"]}}`),
+			hits: []wantHit{{Schema: "FooType", Pointer: "/components/schemas/FooType", Detail: "named FooType2"}},
+			want: map[string]string{
+				"/components/schemas/FooType": `{"type": "string", "enum": ["a"], "x-ogen-name": "FooType2"}`,
+			},
+		},
+	})
+	runUntouched(t, rule, map[string]string{
+		"primitives collide": schemasDoc(`{"Chat": {"type": "object", "properties": {
+			"reasoning": {"type": "object", "properties": {"effort": {"type": "string"}}},
+			"reasoning_effort": {"type": "string"}}}}`),
+		"distinct names": schemasDoc(`{"Chat": {"type": "object", "properties": {
+			"reasoning": {"type": "object", "properties": {"effort": {"type": "string", "enum": ["low"]}}},
+			"effort": {"type": "string", "enum": ["low"]}}}}`),
+		"FooType beside an object Foo": schemasDoc(`{
+			"Foo": {"type": "object", "properties": {"a": {"type": "string"}}},
+			"FooType": {"type": "string", "enum": ["a"]}}`),
+	})
+}
+
+func TestRuleOptionalConst(t *testing.T) {
+	const rule = "optional-const"
+	runRuleCases(t, rule, []ruleCase{{
+		name: "optional const property",
+		doc: schemasDoc(`{"Req": {"type": "object", "required": ["type"], "properties": {
+			"type": {"type": "string", "const": "message"},
+			"store": {"type": "boolean", "const": false},
+			"nested": {"type": "object", "properties": {"mode": {"const": "auto"}}}}}}`),
+		hits: []wantHit{
+			{Schema: "Req", Pointer: "/components/schemas/Req/properties/nested/properties/mode", Detail: "const of optional property mode -> one-value enum"},
+			{Schema: "Req", Pointer: "/components/schemas/Req/properties/store", Detail: "const of optional property store -> one-value enum"},
+		},
+		want: map[string]string{
+			"/components/schemas/Req": `{"type": "object", "required": ["type"], "properties": {
+				"type": {"type": "string", "const": "message"},
+				"store": {"type": "boolean", "enum": [false]},
+				"nested": {"type": "object", "properties": {"mode": {"enum": ["auto"]}}}}}`,
+		},
+	}})
+	runUntouched(t, rule, map[string]string{
+		"required const": schemasDoc(`{"Req": {"type": "object", "required": ["type"], "properties": {"type": {"const": "message"}}}}`),
+		"const component by ref": schemasDoc(`{
+			"Kind": {"type": "string", "const": "message"},
+			"Req": {"type": "object", "properties": {"type": {"$ref": "#/components/schemas/Kind"}}}}`),
+		"no const": schemasDoc(`{"Req": {"type": "object", "properties": {"type": {"type": "string", "enum": ["message"]}}}}`),
+	})
+}
+
+func TestRuleNullableRequired(t *testing.T) {
+	const rule = "nullable-required"
+	runRuleCases(t, rule, []ruleCase{{
+		name: "required properties that allow null",
+		doc: schemasDoc(`{
+			"MaybeInt": {"type": ["integer", "null"]},
+			"Tool": {"type": "object", "required": ["name", "strict", "limit", "desc", "ghost"], "properties": {
+				"name": {"type": "string"},
+				"strict": {"type": ["boolean", "null"]},
+				"limit": {"$ref": "#/components/schemas/MaybeInt"},
+				"desc": {"anyOf": [{"type": "string"}, {"type": "null"}]}}}}`),
+		hits: []wantHit{{Schema: "Tool", Pointer: "/components/schemas/Tool", Detail: "nullable [strict limit desc] no longer required"}},
+		want: map[string]string{
+			"/components/schemas/Tool": `{"type": "object", "required": ["name", "ghost"], "properties": {
+				"name": {"type": "string"},
+				"strict": {"type": ["boolean", "null"]},
+				"limit": {"$ref": "#/components/schemas/MaybeInt"},
+				"desc": {"anyOf": [{"type": "string"}, {"type": "null"}]}}}`,
+		},
+	}})
+	runUntouched(t, rule, map[string]string{
+		"required, not nullable": schemasDoc(`{"Tool": {"type": "object", "required": ["name"], "properties": {"name": {"type": "string"}}}}`),
+		"nullable, not required": schemasDoc(`{"Tool": {"type": "object", "properties": {"strict": {"type": ["boolean", "null"]}}}}`),
+	})
+}
+
+func TestRuleDefaultsAside(t *testing.T) {
+	const rule = "defaults-aside"
+	runRuleCases(t, rule, []ruleCase{{
+		name: "scalar and object defaults",
+		doc: `{"openapi": "3.1.0", "info": {"title": "t", "version": "1"},
+			"paths": {"/items": {"get": {
+				"parameters": [{"name": "limit", "in": "query", "schema": {"type": "integer", "default": 20}}],
+				"responses": {"200": {"description": "ok"}}}}},
+			"components": {"schemas": {"Req": {"type": "object", "properties": {
+				"n": {"type": "integer", "default": 1},
+				"store": {"type": "boolean", "default": false},
+				"opts": {"type": "object", "properties": {"a": {"type": "string"}}, "default": {"a": "x"}}}}}}}`,
+		hits: []wantHit{
+			{Schema: "Req", Pointer: "/components/schemas/Req/properties/n", Detail: "default moved aside"},
+			{Schema: "Req", Pointer: "/components/schemas/Req/properties/opts", Detail: "default moved aside"},
+			{Schema: "Req", Pointer: "/components/schemas/Req/properties/store", Detail: "default moved aside"},
+			{Schema: "", Pointer: "/paths/~1items/get/parameters/0", Detail: "default moved aside"},
+		},
+		want: map[string]string{
+			"/components/schemas/Req": `{"type": "object", "properties": {
+				"n": {"type": "integer", "x-spec-default": 1},
+				"store": {"type": "boolean", "x-spec-default": false},
+				"opts": {"type": "object", "properties": {"a": {"type": "string"}}, "x-spec-default": {"a": "x"}}}}`,
+			"/paths/~1items/get/parameters/0/schema": `{"type": "integer", "x-spec-default": 20}`,
+		},
+	}})
+	runUntouched(t, rule, map[string]string{
+		"no defaults": schemasDoc(`{"Req": {"type": "object", "properties": {"n": {"type": "integer", "minimum": 1}}}}`),
+	})
+}

@@ -1,0 +1,139 @@
+package openapi_test
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/transponder-dev/transponder/openapi"
+)
+
+func specsDir(t *testing.T) string {
+	t.Helper()
+	dir, err := openapi.SpecsDir("..")
+	if err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatal(err)
+		}
+		t.Skip(err)
+	}
+	return dir
+}
+
+func generateAll(t *testing.T) []*openapi.Generated {
+	t.Helper()
+	m, err := openapi.LoadManifest()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := specsDir(t)
+	var out []*openapi.Generated
+	for _, s := range m.Specs {
+		data, err := s.Read(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		g, err := openapi.Generate(s, data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, g)
+	}
+	return out
+}
+
+// The committed gen/ equals a fresh run, every schema has a Go type, and
+// a rule no spec needs any more is reported (it stays harmless, but the test
+// says it can go).
+func TestPipeline(t *testing.T) {
+	gens := generateAll(t)
+	stale := map[string]int{}
+	for _, g := range gens {
+		if diff, err := openapi.Stale("..", g); err != nil {
+			t.Fatal(err)
+		} else if len(diff) > 0 {
+			t.Errorf("%s: generated files are stale (run make generate):\n%s", g.Spec.Name, strings.Join(diff, "\n"))
+		}
+		if m := g.Missing(); len(m) > 0 {
+			t.Errorf("%s: schemas without a Go type: %v", g.Spec.Name, m)
+		}
+		for _, r := range g.Rules.StaleRules() {
+			stale[r]++
+		}
+		for _, o := range g.Overlays {
+			if o.Stale != "" {
+				t.Errorf("%s: overlay %s is stale: %s", g.Spec.Name, o.Target, o.Stale)
+			}
+		}
+		if !strings.Contains(string(g.Files[openapi.ReportFile]), "DO NOT EDIT") {
+			t.Errorf("%s: report lacks its generated header", g.Spec.Name)
+		}
+	}
+	for r, n := range stale {
+		if n == len(gens) {
+			t.Errorf("rule %s matches nothing in any spec: remove it or explain why it stays", r)
+		}
+	}
+}
+
+// Generation is deterministic: two runs give the same bytes.
+func TestDeterministic(t *testing.T) {
+	m, _ := openapi.LoadManifest()
+	s, _ := m.Lookup("openrouter")
+	data, err := s.Read(specsDir(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := openapi.Generate(s, data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := openapi.Generate(s, data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name := range a.Files {
+		if string(a.Files[name]) != string(b.Files[name]) {
+			t.Errorf("%s differs between two runs", name)
+		}
+	}
+}
+
+func TestChecksumMismatch(t *testing.T) {
+	m, _ := openapi.LoadManifest()
+	s, _ := m.Lookup("openai")
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, s.File), []byte("openapi: 3.1.0\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := s.Read(dir)
+	var ce *openapi.ChecksumError
+	if !errors.As(err, &ce) {
+		t.Fatalf("want a ChecksumError, got %v", err)
+	}
+	if ce.Want != s.SHA256 || ce.Got == s.SHA256 || !strings.Contains(err.Error(), ce.Got) || !strings.Contains(err.Error(), ce.Want) {
+		t.Errorf("error does not show both hashes: %v", err)
+	}
+}
+
+func TestManifest(t *testing.T) {
+	m, err := openapi.LoadManifest()
+	if err != nil {
+		t.Fatal(err)
+	}
+	oa, ok := m.Lookup("openai")
+	if !ok {
+		t.Fatal("no openai spec")
+	}
+	for _, op := range []string{"POST /responses", "GET /responses/{response_id}", "DELETE /responses/{response_id}", "GET /responses/{response_id}/input_items", "POST /chat/completions"} {
+		if !slices.Contains(oa.Operations, op) {
+			t.Errorf("openai: %s not kept", op)
+		}
+	}
+	if _, err := openapi.ParseManifest([]byte("specs:\n  - name: x\n")); err == nil {
+		t.Error("incomplete manifest accepted")
+	}
+}
