@@ -1,5 +1,7 @@
 # Transponder. `make run` shows the pipeline; `make test` is what CI runs.
 SPECS_DIR ?= $(if $(wildcard .specs/*.yaml),.specs,../shared/specs)
+# Absolute: tests run in their package's directory.
+override SPECS_DIR := $(abspath $(SPECS_DIR))
 export SPECS_DIR
 
 .PHONY: run test generate check-generated specs vet build-gen
