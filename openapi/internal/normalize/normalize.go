@@ -72,6 +72,12 @@ func (d *Doc) RefNodes() []Node {
 }
 
 func (d *Doc) walk() (out, refs []Node) {
+	if d.T.Components == nil {
+		d.T.Components = &openapi3.Components{}
+	}
+	if d.T.Components.Schemas == nil {
+		d.T.Components.Schemas = openapi3.Schemas{}
+	}
 	seen := map[*openapi3.Schema]bool{}
 	var visit func(n Node)
 	visit = func(n Node) {

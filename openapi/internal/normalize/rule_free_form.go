@@ -22,7 +22,9 @@ const FreeFormExt = "x-free-form"
 func freeForm(d *Doc) error {
 	for changed := true; changed; {
 		changed = false
-		for _, n := range d.Nodes() {
+		nodes := d.Nodes()
+		for i := len(nodes) - 1; i >= 0; i-- { // children before their parents
+			n := nodes[i]
 			s := n.Schema()
 			if isAny(s) {
 				continue

@@ -22,6 +22,41 @@ import (
 //   - when primitives (a string, an array) sit beside the objects, the objects
 //     move into a nested oneOf, and the outer union tells them apart by JSON type.
 func objectUnion(d *Doc) error {
+	// First, inline object variants with a discriminator value become
+	// components named after the union that declares them, replaced in place:
+	// a union flattened into another then carries references, so the same
+	// object never becomes two components.
+	for _, n := range d.Nodes() {
+		s := n.Schema()
+		if len(s.AllOf) > 0 {
+			continue
+		}
+		prop := "type"
+		if s.Discriminator != nil && s.Discriminator.PropertyName != "" {
+			prop = s.Discriminator.PropertyName
+		}
+		objects := 0
+		for _, v := range union(s) {
+			if d.isObject(d.Resolve(v)) {
+				objects++
+			}
+		}
+		if objects < 2 {
+			continue
+		}
+		for _, v := range union(s) {
+			if v.Ref != "" || !d.isObject(v.Value) {
+				continue
+			}
+			values := d.discriminatorValues(v.Value, prop, 0)
+			if len(values) == 0 {
+				continue
+			}
+			ref := d.AddComponent(ownerName(n)+camel(values[0]), v.Value)
+			*v = *ref
+			d.Hit(n, "inline variant %q moved to component %s", values[0], walk.ComponentName(ref.Ref))
+		}
+	}
 	for _, n := range d.Nodes() {
 		s := n.Schema()
 		variants := union(s)

@@ -363,7 +363,7 @@ func TestRuleRefSiblings(t *testing.T) {
 				"B": {"type": "object", "description": "B's own", "properties": {"x": {"type": "string"}}}}}}`,
 		hits: []wantHit{
 			{Schema: "A", Pointer: "/components/schemas/A/properties/b", Detail: "dropped default, description beside $ref"},
-			{Schema: "", Pointer: "/paths/~1x/get/responses/200/content/application/json", Detail: "dropped description beside $ref"},
+			{Schema: "", Pointer: "/paths/~1x/get/responses/200/content/application~1json/schema", Detail: "dropped description beside $ref"},
 		},
 		want: map[string]string{
 			"/components/schemas/A": `{"type": "object", "properties": {
@@ -604,7 +604,10 @@ func TestRuleObjectUnion(t *testing.T) {
 					{"type": "object", "required": ["type"], "properties": {"type": {"const": "input_text"}}},
 					{"type": "object", "required": ["type"], "properties": {"type": {"const": "input_image"}}}]}}}}`),
 			hits: []wantHit{
+				{Schema: "Event", Pointer: "/components/schemas/Event", Detail: `inline variant "response.created" moved to component EventResponseCreated`},
 				{Schema: "Event", Pointer: "/components/schemas/Event", Detail: `oneOf by "type": 2 values over 2 variants`},
+				{Schema: "Holder", Pointer: "/components/schemas/Holder/properties/content", Detail: `inline variant "input_text" moved to component HolderContentInputText`},
+				{Schema: "Holder", Pointer: "/components/schemas/Holder/properties/content", Detail: `inline variant "input_image" moved to component HolderContentInputImage`},
 				{Schema: "Holder", Pointer: "/components/schemas/Holder/properties/content", Detail: `oneOf by "type": 2 values over 2 variants`},
 			},
 			want: map[string]string{
@@ -892,7 +895,7 @@ func TestRuleDefaultsAside(t *testing.T) {
 			{Schema: "Req", Pointer: "/components/schemas/Req/properties/n", Detail: "default moved aside"},
 			{Schema: "Req", Pointer: "/components/schemas/Req/properties/opts", Detail: "default moved aside"},
 			{Schema: "Req", Pointer: "/components/schemas/Req/properties/store", Detail: "default moved aside"},
-			{Schema: "", Pointer: "/paths/~1items/get/parameters/0", Detail: "default moved aside"},
+			{Schema: "", Pointer: "/paths/~1items/get/parameters/0/schema", Detail: "default moved aside"},
 		},
 		want: map[string]string{
 			"/components/schemas/Req": `{"type": "object", "properties": {
@@ -905,4 +908,60 @@ func TestRuleDefaultsAside(t *testing.T) {
 	runUntouched(t, rule, map[string]string{
 		"no defaults": schemasDoc(`{"Req": {"type": "object", "properties": {"n": {"type": "integer", "minimum": 1}}}}`),
 	})
+}
+
+// Regression: flattening a nested union whose variants were inline made each
+// variant a component twice (ItemA and ItemA2, or ItemA and ToolCallA), and
+// which one won depended on how component names sorted.
+func TestObjectUnionFlattenMovesInlineVariantsOnce(t *testing.T) {
+	variants := `{"type":"object","required":["type"],"properties":{"type":{"const":"a"}}},
+		{"type":"object","required":["type"],"properties":{"type":{"const":"b"}}}`
+	msg := `"Message": {"type":"object","required":["type"],"properties":{"type":{"const":"message"}}}`
+	for _, tc := range []struct{ name, owner, doc string }{
+		{"nested inline", "Item", schemasDoc(`{` + msg + `,
+			"Item": {"oneOf":[{"$ref":"#/components/schemas/Message"}, {"anyOf":[` + variants + `]}]}}`)},
+		{"nested component sorted after", "ToolCall", schemasDoc(`{` + msg + `,
+			"ToolCall": {"anyOf":[` + variants + `]},
+			"Item": {"oneOf":[{"$ref":"#/components/schemas/Message"}, {"$ref":"#/components/schemas/ToolCall"}]}}`)},
+		{"nested component sorted before", "AToolCall", schemasDoc(`{` + msg + `,
+			"AToolCall": {"anyOf":[` + variants + `]},
+			"Item": {"oneOf":[{"$ref":"#/components/schemas/Message"}, {"$ref":"#/components/schemas/AToolCall"}]}}`)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			doc := load(t, tc.doc)
+			before := len(doc.Components.Schemas)
+			applyRule(t, doc, "object-union")
+			// One component per wire object, whatever the names.
+			seen := map[*openapi3.Schema]string{}
+			for name, ref := range doc.Components.Schemas {
+				if prev, dup := seen[ref.Value]; dup && ref.Ref == "" {
+					t.Errorf("one schema is two components: %s and %s", prev, name)
+				}
+				seen[ref.Value] = name
+			}
+			if n := len(doc.Components.Schemas); n != before+2 {
+				t.Errorf("got %d components, want %d (a and b added once): %v", n, before+2, keys(doc.Components.Schemas))
+			}
+			item := doc.Components.Schemas["Item"].Value
+			if item.Discriminator == nil || len(item.Discriminator.Mapping) != 3 {
+				t.Fatalf("Item not mapped by type: %+v", item.Discriminator)
+			}
+			for _, v := range []string{"a", "b"} {
+				// Named after the union that declares the variant, whatever
+				// the order in which the rule met the unions.
+				want := "#/components/schemas/" + tc.owner + strings.ToUpper(v)
+				if ref := item.Discriminator.Mapping[v].Ref; ref != want {
+					t.Errorf("mapping %q -> %s, want %s", v, ref, want)
+				}
+			}
+		})
+	}
+}
+
+func keys[V any](m map[string]V) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
 }

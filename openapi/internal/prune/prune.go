@@ -27,6 +27,9 @@ type Result struct {
 // A listed operation that the document does not have is an error: it means the
 // upstream renamed or removed it, which a spec update must surface.
 func Prune(doc *openapi3.T, keep []string) (Result, error) {
+	if doc.Components == nil {
+		doc.Components = &openapi3.Components{}
+	}
 	want := make(map[string]bool, len(keep))
 	for _, k := range keep {
 		method, path, ok := strings.Cut(k, " ")
@@ -104,6 +107,10 @@ func Prune(doc *openapi3.T, keep []string) (Result, error) {
 	keepMap(c.components["responses"], old.Responses, &doc.Components.Responses)
 	keepMap(c.components["headers"], old.Headers, &doc.Components.Headers)
 	keepMap(c.components["securitySchemes"], old.SecuritySchemes, &doc.Components.SecuritySchemes)
+	keepMap(c.components["examples"], old.Examples, &doc.Components.Examples)
+	keepMap(c.components["links"], old.Links, &doc.Components.Links)
+	// Callbacks and path items are not followed: a kept operation that uses
+	// them would fail the reload after pruning, naming the reference.
 	doc.Webhooks = nil
 	doc.Tags = pruneTags(doc.Tags, newPaths)
 
@@ -204,6 +211,14 @@ func (c *closure) component(kind, name string) {
 		if _, ok := comps.SecuritySchemes[name]; !ok {
 			c.missing = append(c.missing, "#/components/securitySchemes/"+name)
 		}
+	case "examples":
+		if _, ok := comps.Examples[name]; !ok {
+			c.missing = append(c.missing, "#/components/examples/"+name)
+		}
+	case "links":
+		if _, ok := comps.Links[name]; !ok {
+			c.missing = append(c.missing, "#/components/links/"+name)
+		}
 	}
 }
 
@@ -233,7 +248,7 @@ func (c *closure) ref(ref string) {
 	if ref == "" {
 		return
 	}
-	name := walk.ComponentName(ref)
+	name := walk.ComponentName(walk.MappingRef(ref))
 	if name == "" {
 		c.missing = append(c.missing, ref)
 		return

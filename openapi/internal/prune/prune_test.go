@@ -438,3 +438,58 @@ func TestPruneNoDanglingRefs(t *testing.T) {
 		})
 	}
 }
+
+// Regressions found in review: a spec without components, a discriminator
+// mapping to a bare schema name, and component examples named by a kept
+// operation.
+func TestPruneEdgeCases(t *testing.T) {
+	load := func(t *testing.T, src string) *openapi3.T {
+		t.Helper()
+		doc, err := openapi3.NewLoader().LoadFromData([]byte(src))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return doc
+	}
+	t.Run("no components", func(t *testing.T) {
+		doc := load(t, `{"openapi":"3.1.0","info":{"title":"t","version":"1"},"paths":{"/x":{"get":{"responses":{"200":{"description":"ok"}}}}}}`)
+		if _, err := Prune(doc, []string{"GET /x"}); err != nil {
+			t.Fatal(err)
+		}
+	})
+	t.Run("bare mapping name", func(t *testing.T) {
+		doc := load(t, `{"openapi":"3.1.0","info":{"title":"t","version":"1"},
+			"paths":{"/x":{"get":{"responses":{"200":{"description":"ok","content":{"application/json":{"schema":{"$ref":"#/components/schemas/U"}}}}}}}},
+			"components":{"schemas":{
+				"U":{"oneOf":[{"$ref":"#/components/schemas/A"}],"discriminator":{"propertyName":"type","mapping":{"a":"A","b":"B"}}},
+				"A":{"type":"object","properties":{"type":{"const":"a"}}},
+				"B":{"type":"object","properties":{"type":{"const":"b"}}},
+				"Unused":{"type":"string"}}}}`)
+		res, err := Prune(doc, []string{"GET /x"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := []string{"A", "B", "U"}; !slices.Equal(res.Schemas, want) {
+			t.Errorf("kept %v, want %v", res.Schemas, want)
+		}
+	})
+	t.Run("component examples", func(t *testing.T) {
+		doc := load(t, `{"openapi":"3.1.0","info":{"title":"t","version":"1"},
+			"paths":{"/x":{"get":{"responses":{"200":{"description":"ok","content":{"application/json":{
+				"schema":{"type":"string"},"examples":{"ok":{"$ref":"#/components/examples/Ok"}}}}}}}}},
+			"components":{"examples":{"Ok":{"value":"x"},"Other":{"value":"y"}}}}`)
+		if _, err := Prune(doc, []string{"GET /x"}); err != nil {
+			t.Fatal(err)
+		}
+		if _, ok := doc.Components.Examples["Ok"]; !ok || len(doc.Components.Examples) != 1 {
+			t.Errorf("examples kept: %v", doc.Components.Examples)
+		}
+		data, err := doc.MarshalJSON()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := openapi3.NewLoader().LoadFromData(data); err != nil {
+			t.Errorf("pruned document does not reload: %v", err)
+		}
+	})
+}

@@ -25,6 +25,15 @@ func ComponentName(ref string) string {
 	return name
 }
 
+// MappingRef returns the reference a discriminator mapping value denotes:
+// OpenAPI allows a bare schema name ("Cat") as well as a reference.
+func MappingRef(value string) string {
+	if value != "" && !strings.ContainsAny(value, "#/.") {
+		return SchemaPrefix + value
+	}
+	return value
+}
+
 // SortedKeys returns the keys of m in ascending order.
 func SortedKeys[V any](m map[string]V) []string {
 	keys := make([]string, 0, len(m))
@@ -95,7 +104,7 @@ func MappingRefs(s *openapi3.Schema) []string {
 	}
 	var refs []string
 	for _, k := range SortedKeys(s.Discriminator.Mapping) {
-		refs = append(refs, s.Discriminator.Mapping[k].Ref)
+		refs = append(refs, MappingRef(s.Discriminator.Mapping[k].Ref))
 	}
 	return refs
 }
@@ -125,7 +134,9 @@ func Operations(doc *openapi3.T) []Operation {
 	return ops
 }
 
-// OperationSchemas calls fn for every schema an operation uses directly:
+// OperationSchemas calls fn for every schema an operation uses directly, with
+// its JSON pointer relative to the operation ("responses/200/content/
+// application~1json/schema"):
 // parameters, request body content, and response content and headers.
 // Component references among parameters, bodies and responses are followed
 // (their names are passed to component so a pruner can keep them).
@@ -138,13 +149,16 @@ func OperationSchemas(op *openapi3.Operation, component func(kind, name string),
 			component("parameters", name)
 		}
 		if p.Value != nil && p.Value.Schema != nil {
-			fn("parameters/"+strconv.Itoa(i), p.Value.Schema)
+			fn("parameters/"+strconv.Itoa(i)+"/schema", p.Value.Schema)
 		}
 		if p.Value != nil {
 			content("parameters/"+strconv.Itoa(i), p.Value.Content, fn)
 		}
 	}
 	if rb := op.RequestBody; rb != nil {
+		if rb.Value != nil {
+			examples(rb.Value.Content, component)
+		}
 		if name, ok := strings.CutPrefix(rb.Ref, "#/components/requestBodies/"); ok {
 			component("requestBodies", name)
 		}
@@ -162,13 +176,32 @@ func OperationSchemas(op *openapi3.Operation, component func(kind, name string),
 				continue
 			}
 			content("responses/"+code, r.Value.Content, fn)
+			examples(r.Value.Content, component)
+			for _, l := range SortedKeys(r.Value.Links) {
+				if name, ok := strings.CutPrefix(r.Value.Links[l].Ref, "#/components/links/"); ok {
+					component("links", name)
+				}
+			}
 			for _, h := range SortedKeys(r.Value.Headers) {
 				hr := r.Value.Headers[h]
 				if name, ok := strings.CutPrefix(hr.Ref, "#/components/headers/"); ok {
 					component("headers", name)
 				}
 				if hr.Value != nil && hr.Value.Schema != nil {
-					fn("responses/"+code+"/headers/"+h, hr.Value.Schema)
+					fn("responses/"+code+"/headers/"+escape(h)+"/schema", hr.Value.Schema)
+				}
+			}
+		}
+	}
+}
+
+// examples reports the component examples that media types name.
+func examples(c openapi3.Content, component func(kind, name string)) {
+	for _, mt := range SortedKeys(c) {
+		if m := c[mt]; m != nil {
+			for _, k := range SortedKeys(m.Examples) {
+				if name, ok := strings.CutPrefix(m.Examples[k].Ref, "#/components/examples/"); ok {
+					component("examples", name)
 				}
 			}
 		}
@@ -178,7 +211,7 @@ func OperationSchemas(op *openapi3.Operation, component func(kind, name string),
 func content(where string, c openapi3.Content, fn func(string, *openapi3.SchemaRef)) {
 	for _, mt := range SortedKeys(c) {
 		if m := c[mt]; m != nil && m.Schema != nil {
-			fn(where+"/content/"+mt, m.Schema)
+			fn(where+"/content/"+escape(mt)+"/schema", m.Schema)
 		}
 	}
 }
