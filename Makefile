@@ -10,7 +10,10 @@ export SPECS_DIR
 # show what the pipeline did.
 run:
 	go run ./cmd/transponder generate
-	@grep -h -A6 '^| | schemas' gen/openai/normalize_report.md gen/openrouter/normalize_report.md
+	@for f in gen/openai/normalize_report.md gen/openrouter/normalize_report.md; do \
+		echo "== $$f"; sed -n '/^| | schemas/,/^$$/p;/^Stale rules/p' $$f; done
+	@echo "== a Responses request decoded and re-encoded with the generated types"
+	go run ./internal/cmd/demo
 
 # All tests, vet, and the freshness check of the generated code.
 test: vet
