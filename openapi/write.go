@@ -22,7 +22,7 @@ func SpecsDir(root string) (string, error) {
 		return d, nil
 	}
 	for _, d := range []string{filepath.Join(root, ".specs"), filepath.Join(root, "..", "shared", "specs")} {
-		if st, err := os.Stat(d); err == nil && st.IsDir() {
+		if yaml, _ := filepath.Glob(filepath.Join(d, "*.yaml")); len(yaml) > 0 {
 			return d, nil
 		}
 	}

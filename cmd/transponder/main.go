@@ -1,6 +1,6 @@
 // Command transponder is the Transponder CLI.
 //
-//	transponder generate [-root DIR] [-check] [spec ...]   regenerate gen/ from the pinned specs
+//	transponder generate [-root DIR] [-check] [-dump DIR] [spec ...]   regenerate gen/ from the pinned specs
 //	transponder specs [-dir DIR] [spec ...]                download the pinned specs and verify their checksums
 //
 // Specs are read from $SPECS_DIR, else .specs/, else ../shared/specs.
@@ -32,8 +32,9 @@ func main() {
 		fs := flag.NewFlagSet("generate", flag.ExitOnError)
 		root := fs.String("root", ".", "module root")
 		check := fs.Bool("check", false, "only list stale generated files; exit 1 if any")
+		dump := fs.String("dump", "", "also write the normalized specs into this directory")
 		_ = fs.Parse(os.Args[2:])
-		err = specgen.Run(os.Stderr, *root, *check, fs.Args())
+		err = specgen.Run(os.Stderr, specgen.Options{Root: *root, Check: *check, Dump: *dump, Names: fs.Args()})
 	case "specs":
 		fs := flag.NewFlagSet("specs", flag.ExitOnError)
 		dir := fs.String("dir", ".specs", "where to download the specs")
@@ -67,6 +68,6 @@ func fetch(dir string, names []string) error {
 }
 
 func usage() {
-	fmt.Fprintln(os.Stderr, "usage: transponder generate [-root DIR] [-check] [spec ...] | transponder specs [-dir DIR] [spec ...]")
+	fmt.Fprintln(os.Stderr, "usage: transponder generate [-root DIR] [-check] [-dump DIR] [spec ...] | transponder specs [-dir DIR] [spec ...]")
 	os.Exit(2)
 }

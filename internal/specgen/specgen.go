@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"slices"
 	"time"
 
@@ -15,9 +17,17 @@ import (
 // ErrStale is returned by a check that found generated files out of date.
 var ErrStale = errors.New("generated files are stale: run `make generate`")
 
-// Run regenerates the named specs (all when names is empty) under root.
-// With check, nothing is written; stale files are listed on w.
-func Run(w io.Writer, root string, check bool, names []string) error {
+// Options says what Run does.
+type Options struct {
+	Root  string   // module root
+	Check bool     // write nothing; list stale files and return ErrStale if any
+	Dump  string   // if set, also write each normalized spec here as <name>.json
+	Names []string // specs to run; all when empty
+}
+
+// Run regenerates the specs under o.Root, reporting progress on w.
+func Run(w io.Writer, o Options) error {
+	root, check, names := o.Root, o.Check, o.Names
 	m, err := openapi.LoadManifest()
 	if err != nil {
 		return err
@@ -39,6 +49,20 @@ func Run(w io.Writer, root string, check bool, names []string) error {
 		g, err := openapi.Generate(s, data)
 		if err != nil {
 			return err
+		}
+		if o.Dump != "" {
+			spec, err := g.Doc.MarshalJSON()
+			if err != nil {
+				return err
+			}
+			if err := os.MkdirAll(o.Dump, 0o755); err != nil {
+				return err
+			}
+			path := filepath.Join(o.Dump, s.Name+".json")
+			if err := os.WriteFile(path, spec, 0o644); err != nil {
+				return err
+			}
+			fmt.Fprintf(w, "%s: normalized spec → %s (go tool ogen can read it)\n", s.Name, path)
 		}
 		if check {
 			diff, err := openapi.Stale(root, g)

@@ -5,7 +5,7 @@
 //
 // Usage (from gen/, as go:generate runs it):
 //
-//	go run ../internal/cmd/specgen [-root ..] [-check] [spec ...]
+//	go run ../internal/cmd/specgen [-root ..] [-check] [-dump DIR] [spec ...]
 //
 // Specs are read from $SPECS_DIR, else .specs/ (`make specs`), else
 // ../shared/specs.
@@ -24,8 +24,9 @@ func main() {
 	log.SetPrefix("specgen: ")
 	root := flag.String("root", "..", "module root")
 	check := flag.Bool("check", false, "only report generated files that are stale; exit 1 if any")
+	dump := flag.String("dump", "", "also write the normalized specs into this directory")
 	flag.Parse()
-	if err := specgen.Run(os.Stderr, *root, *check, flag.Args()); err != nil {
+	if err := specgen.Run(os.Stderr, specgen.Options{Root: *root, Check: *check, Dump: *dump, Names: flag.Args()}); err != nil {
 		log.Fatal(err)
 	}
 }
