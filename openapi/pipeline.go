@@ -166,7 +166,7 @@ func (g *Generated) goType(name string, depth int) (string, bool) {
 	if t, ok := g.Types[name]; ok {
 		return t, true
 	}
-	if t := normalize.GoName(name); g.names[t] {
+	if t := walk.GoName(name); g.names[t] {
 		return t, true
 	}
 	ref := g.Doc.Components.Schemas[name]

@@ -185,7 +185,4 @@ func Normalize(doc *openapi3.T, rules []Rule) (Report, error) {
 	return rep, nil
 }
 
-func escape(s string) string {
-	s = strings.ReplaceAll(s, "~", "~0")
-	return strings.ReplaceAll(s, "/", "~1")
-}
+func escape(s string) string { return walk.Escape(s) }

@@ -311,28 +311,4 @@ func ownerName(n Node) string {
 	return "Inline"
 }
 
-// GoName approximates the Go name ogen gives a component schema.
-func GoName(component string) string { return camel(component) }
-
-// camel turns a wire value such as "response.output_text.delta" or
-// "web_search_call" into an identifier part: ResponseOutputTextDelta.
-func camel(s string) string {
-	var b strings.Builder
-	up := true
-	for _, r := range s {
-		switch {
-		case r >= 'a' && r <= 'z':
-			if up {
-				r -= 'a' - 'A'
-			}
-			b.WriteRune(r)
-			up = false
-		case r >= 'A' && r <= 'Z', r >= '0' && r <= '9':
-			b.WriteRune(r)
-			up = false
-		default:
-			up = true
-		}
-	}
-	return b.String()
-}
+func camel(s string) string { return walk.GoName(s) }

@@ -124,7 +124,7 @@ func setDefaults(g *gen.Generator, defaults map[string]string, done map[string]b
 			if m.Type == nil {
 				continue
 			}
-			if (m.Type.Schema != nil && walk.ComponentName(m.Type.Schema.Ref.Ptr) == variant) || m.Type.Name == goName(variant) {
+			if (m.Type.Schema != nil && walk.ComponentName(m.Type.Schema.Ref.Ptr) == variant) || m.Type.Name == walk.GoName(variant) {
 				variantType = m.Type.Name
 				break
 			}
@@ -136,23 +136,4 @@ func setDefaults(g *gen.Generator, defaults map[string]string, done map[string]b
 		done[comp] = true
 	}
 	return nil
-}
-
-// goName is the name ogen gives a component schema's type: the component
-// name with its first letter upper-cased and separators removed.
-func goName(component string) string {
-	var b strings.Builder
-	up := true
-	for _, r := range component {
-		if r == '_' || r == '-' || r == '.' || r == ' ' {
-			up = true
-			continue
-		}
-		if up && r >= 'a' && r <= 'z' {
-			r -= 'a' - 'A'
-		}
-		up = false
-		b.WriteRune(r)
-	}
-	return b.String()
 }

@@ -66,7 +66,7 @@ func Children(s *openapi3.Schema, fn func(slot Slot, child *openapi3.SchemaRef))
 	named := func(kw string, m openapi3.Schemas) {
 		for _, k := range SortedKeys(m) {
 			if r := m[k]; r != nil {
-				fn(kw+"/"+escape(k), r)
+				fn(kw+"/"+Escape(k), r)
 			}
 		}
 	}
@@ -188,7 +188,7 @@ func OperationSchemas(op *openapi3.Operation, component func(kind, name string),
 					component("headers", name)
 				}
 				if hr.Value != nil && hr.Value.Schema != nil {
-					fn("responses/"+code+"/headers/"+escape(h)+"/schema", hr.Value.Schema)
+					fn("responses/"+code+"/headers/"+Escape(h)+"/schema", hr.Value.Schema)
 				}
 			}
 		}
@@ -211,13 +211,37 @@ func examples(c openapi3.Content, component func(kind, name string)) {
 func content(where string, c openapi3.Content, fn func(string, *openapi3.SchemaRef)) {
 	for _, mt := range SortedKeys(c) {
 		if m := c[mt]; m != nil && m.Schema != nil {
-			fn(where+"/content/"+escape(mt)+"/schema", m.Schema)
+			fn(where+"/content/"+Escape(mt)+"/schema", m.Schema)
 		}
 	}
 }
 
-// escape escapes a JSON pointer segment (RFC 6901).
-func escape(s string) string {
+// Escape escapes a JSON pointer segment (RFC 6901).
+func Escape(s string) string {
 	s = strings.ReplaceAll(s, "~", "~0")
 	return strings.ReplaceAll(s, "/", "~1")
+}
+
+// GoName turns a schema name or wire value ("response.output_text.delta",
+// "web_search_call") into an identifier part the way ogen does for
+// separators: ResponseOutputTextDelta, WebSearchCall.
+func GoName(s string) string {
+	var b strings.Builder
+	up := true
+	for _, r := range s {
+		switch {
+		case r >= 'a' && r <= 'z':
+			if up {
+				r -= 'a' - 'A'
+			}
+			b.WriteRune(r)
+			up = false
+		case r >= 'A' && r <= 'Z', r >= '0' && r <= '9':
+			b.WriteRune(r)
+			up = false
+		default:
+			up = true
+		}
+	}
+	return b.String()
 }
