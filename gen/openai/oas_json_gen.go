@@ -34662,58 +34662,6 @@ func (s InputItem) encodeFields(e *jx.Encoder) {
 				s.Role.Encode(e)
 			}
 		}
-	case InputMessageInputItem:
-		e.FieldStart("type")
-		e.Str("InputMessage")
-		{
-			s := s.InputMessage
-			{
-				e.FieldStart("content")
-				s.Content.Encode(e)
-			}
-			{
-				e.FieldStart("role")
-				s.Role.Encode(e)
-			}
-			{
-				if s.Status.Set {
-					e.FieldStart("status")
-					s.Status.Encode(e)
-				}
-			}
-		}
-	case OutputMessageInputItem:
-		e.FieldStart("type")
-		e.Str("OutputMessage")
-		{
-			s := s.OutputMessage
-			{
-				e.FieldStart("content")
-				e.ArrStart()
-				for _, elem := range s.Content {
-					elem.Encode(e)
-				}
-				e.ArrEnd()
-			}
-			{
-				e.FieldStart("id")
-				e.Str(s.ID)
-			}
-			{
-				if s.Phase.Set {
-					e.FieldStart("phase")
-					s.Phase.Encode(e)
-				}
-			}
-			{
-				e.FieldStart("role")
-				s.Role.Encode(e)
-			}
-			{
-				e.FieldStart("status")
-				s.Status.Encode(e)
-			}
-		}
 	case FileSearchToolCallInputItem:
 		e.FieldStart("type")
 		e.Str("file_search_call")
@@ -35493,16 +35441,6 @@ func (s InputItem) encodeFields(e *jx.Encoder) {
 	case CompactionTriggerItemParamInputItem:
 		e.FieldStart("type")
 		e.Str("compaction_trigger")
-	case ItemReferenceParamInputItem:
-		e.FieldStart("type")
-		e.Str("ItemReferenceParam")
-		{
-			s := s.ItemReferenceParam
-			{
-				e.FieldStart("id")
-				e.Str(s.ID)
-			}
-		}
 	case ProgramItemParamInputItem:
 		e.FieldStart("type")
 		e.Str("program")
@@ -35575,12 +35513,6 @@ func (s *InputItem) Decode(d *jx.Decoder) error {
 				switch typ {
 				case "message":
 					s.Type = EasyInputMessageInputItem
-					found = true
-				case "InputMessage":
-					s.Type = InputMessageInputItem
-					found = true
-				case "OutputMessage":
-					s.Type = OutputMessageInputItem
 					found = true
 				case "file_search_call":
 					s.Type = FileSearchToolCallInputItem
@@ -35660,9 +35592,6 @@ func (s *InputItem) Decode(d *jx.Decoder) error {
 				case "compaction_trigger":
 					s.Type = CompactionTriggerItemParamInputItem
 					found = true
-				case "ItemReferenceParam":
-					s.Type = ItemReferenceParamInputItem
-					found = true
 				case "program":
 					s.Type = ProgramItemParamInputItem
 					found = true
@@ -35685,14 +35614,6 @@ func (s *InputItem) Decode(d *jx.Decoder) error {
 	switch s.Type {
 	case EasyInputMessageInputItem:
 		if err := s.EasyInputMessage.Decode(d); err != nil {
-			return err
-		}
-	case InputMessageInputItem:
-		if err := s.InputMessage.Decode(d); err != nil {
-			return err
-		}
-	case OutputMessageInputItem:
-		if err := s.OutputMessage.Decode(d); err != nil {
 			return err
 		}
 	case FileSearchToolCallInputItem:
@@ -35797,10 +35718,6 @@ func (s *InputItem) Decode(d *jx.Decoder) error {
 		}
 	case CompactionTriggerItemParamInputItem:
 		if err := s.CompactionTriggerItemParam.Decode(d); err != nil {
-			return err
-		}
-	case ItemReferenceParamInputItem:
-		if err := s.ItemReferenceParam.Decode(d); err != nil {
 			return err
 		}
 	case ProgramItemParamInputItem:
@@ -37051,38 +36968,6 @@ func (s ItemResource) encodeFields(e *jx.Encoder) {
 				e.Str(s.ID)
 			}
 		}
-	case OutputMessageItemResource:
-		e.FieldStart("type")
-		e.Str("OutputMessage")
-		{
-			s := s.OutputMessage
-			{
-				e.FieldStart("content")
-				e.ArrStart()
-				for _, elem := range s.Content {
-					elem.Encode(e)
-				}
-				e.ArrEnd()
-			}
-			{
-				e.FieldStart("id")
-				e.Str(s.ID)
-			}
-			{
-				if s.Phase.Set {
-					e.FieldStart("phase")
-					s.Phase.Encode(e)
-				}
-			}
-			{
-				e.FieldStart("role")
-				s.Role.Encode(e)
-			}
-			{
-				e.FieldStart("status")
-				s.Status.Encode(e)
-			}
-		}
 	case FileSearchToolCallItemResource:
 		e.FieldStart("type")
 		e.Str("file_search_call")
@@ -37970,9 +37855,6 @@ func (s *ItemResource) Decode(d *jx.Decoder) error {
 				case "message":
 					s.Type = InputMessageResourceItemResource
 					found = true
-				case "OutputMessage":
-					s.Type = OutputMessageItemResource
-					found = true
 				case "file_search_call":
 					s.Type = FileSearchToolCallItemResource
 					found = true
@@ -38070,10 +37952,6 @@ func (s *ItemResource) Decode(d *jx.Decoder) error {
 	switch s.Type {
 	case InputMessageResourceItemResource:
 		if err := s.InputMessageResource.Decode(d); err != nil {
-			return err
-		}
-	case OutputMessageItemResource:
-		if err := s.OutputMessage.Decode(d); err != nil {
 			return err
 		}
 	case FileSearchToolCallItemResource:
@@ -38230,38 +38108,6 @@ func (s ItemSum) encodeFields(e *jx.Encoder) {
 					e.FieldStart("status")
 					s.Status.Encode(e)
 				}
-			}
-		}
-	case OutputMessageItemSum:
-		e.FieldStart("type")
-		e.Str("OutputMessage")
-		{
-			s := s.OutputMessage
-			{
-				e.FieldStart("content")
-				e.ArrStart()
-				for _, elem := range s.Content {
-					elem.Encode(e)
-				}
-				e.ArrEnd()
-			}
-			{
-				e.FieldStart("id")
-				e.Str(s.ID)
-			}
-			{
-				if s.Phase.Set {
-					e.FieldStart("phase")
-					s.Phase.Encode(e)
-				}
-			}
-			{
-				e.FieldStart("role")
-				s.Role.Encode(e)
-			}
-			{
-				e.FieldStart("status")
-				s.Status.Encode(e)
 			}
 		}
 	case FileSearchToolCallItemSum:
@@ -39069,9 +38915,6 @@ func (s *ItemSum) Decode(d *jx.Decoder) error {
 				case "message":
 					s.Type = InputMessageItemSum
 					found = true
-				case "OutputMessage":
-					s.Type = OutputMessageItemSum
-					found = true
 				case "file_search_call":
 					s.Type = FileSearchToolCallItemSum
 					found = true
@@ -39163,10 +39006,6 @@ func (s *ItemSum) Decode(d *jx.Decoder) error {
 	switch s.Type {
 	case InputMessageItemSum:
 		if err := s.InputMessage.Decode(d); err != nil {
-			return err
-		}
-	case OutputMessageItemSum:
-		if err := s.OutputMessage.Decode(d); err != nil {
 			return err
 		}
 	case FileSearchToolCallItemSum:
@@ -46650,6 +46489,39 @@ func (s *OptImageGenToolQuality) UnmarshalJSON(data []byte) error {
 	return s.Decode(d)
 }
 
+// Encode encodes InputMessage as json.
+func (o OptInputMessage) Encode(e *jx.Encoder) {
+	if !o.Set {
+		return
+	}
+	o.Value.Encode(e)
+}
+
+// Decode decodes InputMessage from json.
+func (o *OptInputMessage) Decode(d *jx.Decoder) error {
+	if o == nil {
+		return errors.New("invalid: unable to decode OptInputMessage to nil")
+	}
+	o.Set = true
+	if err := o.Value.Decode(d); err != nil {
+		return err
+	}
+	return nil
+}
+
+// MarshalJSON implements stdjson.Marshaler.
+func (s OptInputMessage) MarshalJSON() ([]byte, error) {
+	e := jx.Encoder{}
+	s.Encode(&e)
+	return e.Bytes(), nil
+}
+
+// UnmarshalJSON implements stdjson.Unmarshaler.
+func (s *OptInputMessage) UnmarshalJSON(data []byte) error {
+	d := jx.DecodeBytes(data)
+	return s.Decode(d)
+}
+
 // Encode encodes InputMessageResourceStatus as json.
 func (o OptInputMessageResourceStatus) Encode(e *jx.Encoder) {
 	if !o.Set {
@@ -46846,6 +46718,39 @@ func (s OptItem) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON implements stdjson.Unmarshaler.
 func (s *OptItem) UnmarshalJSON(data []byte) error {
+	d := jx.DecodeBytes(data)
+	return s.Decode(d)
+}
+
+// Encode encodes ItemReferenceParam as json.
+func (o OptItemReferenceParam) Encode(e *jx.Encoder) {
+	if !o.Set {
+		return
+	}
+	o.Value.Encode(e)
+}
+
+// Decode decodes ItemReferenceParam from json.
+func (o *OptItemReferenceParam) Decode(d *jx.Decoder) error {
+	if o == nil {
+		return errors.New("invalid: unable to decode OptItemReferenceParam to nil")
+	}
+	o.Set = true
+	if err := o.Value.Decode(d); err != nil {
+		return err
+	}
+	return nil
+}
+
+// MarshalJSON implements stdjson.Marshaler.
+func (s OptItemReferenceParam) MarshalJSON() ([]byte, error) {
+	e := jx.Encoder{}
+	s.Encode(&e)
+	return e.Bytes(), nil
+}
+
+// UnmarshalJSON implements stdjson.Unmarshaler.
+func (s *OptItemReferenceParam) UnmarshalJSON(data []byte) error {
 	d := jx.DecodeBytes(data)
 	return s.Decode(d)
 }
@@ -78375,9 +78280,21 @@ func (s *TransponderSchemaHolder) encodeFields(e *jx.Encoder) {
 		}
 	}
 	{
+		if s.InputMessage.Set {
+			e.FieldStart("InputMessage")
+			s.InputMessage.Encode(e)
+		}
+	}
+	{
 		if s.Item.Set {
 			e.FieldStart("Item")
 			s.Item.Encode(e)
+		}
+	}
+	{
+		if s.ItemReferenceParam.Set {
+			e.FieldStart("ItemReferenceParam")
+			s.ItemReferenceParam.Encode(e)
 		}
 	}
 	{
@@ -78400,14 +78317,16 @@ func (s *TransponderSchemaHolder) encodeFields(e *jx.Encoder) {
 	}
 }
 
-var jsonFieldsNameOfTransponderSchemaHolder = [7]string{
+var jsonFieldsNameOfTransponderSchemaHolder = [9]string{
 	0: "ComputerToolCallOutput",
 	1: "CreateModelResponseProperties",
 	2: "FunctionToolCallOutput",
-	3: "Item",
-	4: "ModelResponseProperties",
-	5: "ModerationInputType",
-	6: "ResponseProperties",
+	3: "InputMessage",
+	4: "Item",
+	5: "ItemReferenceParam",
+	6: "ModelResponseProperties",
+	7: "ModerationInputType",
+	8: "ResponseProperties",
 }
 
 // Decode decodes TransponderSchemaHolder from json.
@@ -78448,6 +78367,16 @@ func (s *TransponderSchemaHolder) Decode(d *jx.Decoder) error {
 			}(); err != nil {
 				return errors.Wrap(err, "decode field \"FunctionToolCallOutput\"")
 			}
+		case "InputMessage":
+			if err := func() error {
+				s.InputMessage.Reset()
+				if err := s.InputMessage.Decode(d); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"InputMessage\"")
+			}
 		case "Item":
 			if err := func() error {
 				s.Item.Reset()
@@ -78457,6 +78386,16 @@ func (s *TransponderSchemaHolder) Decode(d *jx.Decoder) error {
 				return nil
 			}(); err != nil {
 				return errors.Wrap(err, "decode field \"Item\"")
+			}
+		case "ItemReferenceParam":
+			if err := func() error {
+				s.ItemReferenceParam.Reset()
+				if err := s.ItemReferenceParam.Decode(d); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"ItemReferenceParam\"")
 			}
 		case "ModelResponseProperties":
 			if err := func() error {

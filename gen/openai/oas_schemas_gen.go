@@ -19407,8 +19407,6 @@ type InputItem struct {
 	// Type selects the active sum variant, switch on this field.
 	Type                              InputItemType
 	EasyInputMessage                  EasyInputMessage
-	InputMessage                      InputMessage
-	OutputMessage                     OutputMessage
 	FileSearchToolCall                FileSearchToolCall
 	ComputerToolCall                  ComputerToolCall
 	ComputerCallOutputItemParam       ComputerCallOutputItemParam
@@ -19435,7 +19433,6 @@ type InputItem struct {
 	CustomToolCallOutput              CustomToolCallOutput
 	CustomToolCall                    CustomToolCall
 	CompactionTriggerItemParam        CompactionTriggerItemParam
-	ItemReferenceParam                ItemReferenceParam
 	ProgramItemParam                  ProgramItemParam
 	ProgramOutputItemParam            ProgramOutputItemParam
 }
@@ -19446,8 +19443,6 @@ type InputItemType string
 // Possible values for InputItemType.
 const (
 	EasyInputMessageInputItem                  InputItemType = "message"
-	InputMessageInputItem                      InputItemType = "InputMessage"
-	OutputMessageInputItem                     InputItemType = "OutputMessage"
 	FileSearchToolCallInputItem                InputItemType = "file_search_call"
 	ComputerToolCallInputItem                  InputItemType = "computer_call"
 	ComputerCallOutputItemParamInputItem       InputItemType = "computer_call_output"
@@ -19474,19 +19469,12 @@ const (
 	CustomToolCallOutputInputItem              InputItemType = "custom_tool_call_output"
 	CustomToolCallInputItem                    InputItemType = "custom_tool_call"
 	CompactionTriggerItemParamInputItem        InputItemType = "compaction_trigger"
-	ItemReferenceParamInputItem                InputItemType = "ItemReferenceParam"
 	ProgramItemParamInputItem                  InputItemType = "program"
 	ProgramOutputItemParamInputItem            InputItemType = "program_output"
 )
 
 // IsEasyInputMessage reports whether InputItem is EasyInputMessage.
 func (s InputItem) IsEasyInputMessage() bool { return s.Type == EasyInputMessageInputItem }
-
-// IsInputMessage reports whether InputItem is InputMessage.
-func (s InputItem) IsInputMessage() bool { return s.Type == InputMessageInputItem }
-
-// IsOutputMessage reports whether InputItem is OutputMessage.
-func (s InputItem) IsOutputMessage() bool { return s.Type == OutputMessageInputItem }
 
 // IsFileSearchToolCall reports whether InputItem is FileSearchToolCall.
 func (s InputItem) IsFileSearchToolCall() bool { return s.Type == FileSearchToolCallInputItem }
@@ -19592,9 +19580,6 @@ func (s InputItem) IsCompactionTriggerItemParam() bool {
 	return s.Type == CompactionTriggerItemParamInputItem
 }
 
-// IsItemReferenceParam reports whether InputItem is ItemReferenceParam.
-func (s InputItem) IsItemReferenceParam() bool { return s.Type == ItemReferenceParamInputItem }
-
 // IsProgramItemParam reports whether InputItem is ProgramItemParam.
 func (s InputItem) IsProgramItemParam() bool { return s.Type == ProgramItemParamInputItem }
 
@@ -19619,48 +19604,6 @@ func (s InputItem) GetEasyInputMessage() (v EasyInputMessage, ok bool) {
 func NewEasyInputMessageInputItem(v EasyInputMessage) InputItem {
 	var s InputItem
 	s.SetEasyInputMessage(v)
-	return s
-}
-
-// SetInputMessage sets InputItem to InputMessage.
-func (s *InputItem) SetInputMessage(v InputMessage) {
-	s.Type = InputMessageInputItem
-	s.InputMessage = v
-}
-
-// GetInputMessage returns InputMessage and true boolean if InputItem is InputMessage.
-func (s InputItem) GetInputMessage() (v InputMessage, ok bool) {
-	if !s.IsInputMessage() {
-		return v, false
-	}
-	return s.InputMessage, true
-}
-
-// NewInputMessageInputItem returns new InputItem from InputMessage.
-func NewInputMessageInputItem(v InputMessage) InputItem {
-	var s InputItem
-	s.SetInputMessage(v)
-	return s
-}
-
-// SetOutputMessage sets InputItem to OutputMessage.
-func (s *InputItem) SetOutputMessage(v OutputMessage) {
-	s.Type = OutputMessageInputItem
-	s.OutputMessage = v
-}
-
-// GetOutputMessage returns OutputMessage and true boolean if InputItem is OutputMessage.
-func (s InputItem) GetOutputMessage() (v OutputMessage, ok bool) {
-	if !s.IsOutputMessage() {
-		return v, false
-	}
-	return s.OutputMessage, true
-}
-
-// NewOutputMessageInputItem returns new InputItem from OutputMessage.
-func NewOutputMessageInputItem(v OutputMessage) InputItem {
-	var s InputItem
-	s.SetOutputMessage(v)
 	return s
 }
 
@@ -20207,27 +20150,6 @@ func (s InputItem) GetCompactionTriggerItemParam() (v CompactionTriggerItemParam
 func NewCompactionTriggerItemParamInputItem(v CompactionTriggerItemParam) InputItem {
 	var s InputItem
 	s.SetCompactionTriggerItemParam(v)
-	return s
-}
-
-// SetItemReferenceParam sets InputItem to ItemReferenceParam.
-func (s *InputItem) SetItemReferenceParam(v ItemReferenceParam) {
-	s.Type = ItemReferenceParamInputItem
-	s.ItemReferenceParam = v
-}
-
-// GetItemReferenceParam returns ItemReferenceParam and true boolean if InputItem is ItemReferenceParam.
-func (s InputItem) GetItemReferenceParam() (v ItemReferenceParam, ok bool) {
-	if !s.IsItemReferenceParam() {
-		return v, false
-	}
-	return s.ItemReferenceParam, true
-}
-
-// NewItemReferenceParamInputItem returns new InputItem from ItemReferenceParam.
-func NewItemReferenceParamInputItem(v ItemReferenceParam) InputItem {
-	var s InputItem
-	s.SetItemReferenceParam(v)
 	return s
 }
 
@@ -20980,7 +20902,6 @@ type ItemResource struct {
 	// Type selects the active sum variant, switch on this field.
 	Type                           ItemResourceType
 	InputMessageResource           InputMessageResource
-	OutputMessage                  OutputMessage
 	FileSearchToolCall             FileSearchToolCall
 	ComputerToolCall               ComputerToolCall
 	ComputerToolCallOutputResource ComputerToolCallOutputResource
@@ -21016,7 +20937,6 @@ type ItemResourceType string
 // Possible values for ItemResourceType.
 const (
 	InputMessageResourceItemResource           ItemResourceType = "message"
-	OutputMessageItemResource                  ItemResourceType = "OutputMessage"
 	FileSearchToolCallItemResource             ItemResourceType = "file_search_call"
 	ComputerToolCallItemResource               ItemResourceType = "computer_call"
 	ComputerToolCallOutputResourceItemResource ItemResourceType = "computer_call_output"
@@ -21050,9 +20970,6 @@ const (
 func (s ItemResource) IsInputMessageResource() bool {
 	return s.Type == InputMessageResourceItemResource
 }
-
-// IsOutputMessage reports whether ItemResource is OutputMessage.
-func (s ItemResource) IsOutputMessage() bool { return s.Type == OutputMessageItemResource }
 
 // IsFileSearchToolCall reports whether ItemResource is FileSearchToolCall.
 func (s ItemResource) IsFileSearchToolCall() bool { return s.Type == FileSearchToolCallItemResource }
@@ -21173,27 +21090,6 @@ func (s ItemResource) GetInputMessageResource() (v InputMessageResource, ok bool
 func NewInputMessageResourceItemResource(v InputMessageResource) ItemResource {
 	var s ItemResource
 	s.SetInputMessageResource(v)
-	return s
-}
-
-// SetOutputMessage sets ItemResource to OutputMessage.
-func (s *ItemResource) SetOutputMessage(v OutputMessage) {
-	s.Type = OutputMessageItemResource
-	s.OutputMessage = v
-}
-
-// GetOutputMessage returns OutputMessage and true boolean if ItemResource is OutputMessage.
-func (s ItemResource) GetOutputMessage() (v OutputMessage, ok bool) {
-	if !s.IsOutputMessage() {
-		return v, false
-	}
-	return s.OutputMessage, true
-}
-
-// NewOutputMessageItemResource returns new ItemResource from OutputMessage.
-func NewOutputMessageItemResource(v OutputMessage) ItemResource {
-	var s ItemResource
-	s.SetOutputMessage(v)
 	return s
 }
 
@@ -21769,7 +21665,6 @@ type ItemSum struct {
 	// Type selects the active sum variant, switch on this field.
 	Type                              ItemSumType
 	InputMessage                      InputMessage
-	OutputMessage                     OutputMessage
 	FileSearchToolCall                FileSearchToolCall
 	ComputerToolCall                  ComputerToolCall
 	ComputerCallOutputItemParam       ComputerCallOutputItemParam
@@ -21803,7 +21698,6 @@ type ItemSumType string
 // Possible values for ItemSumType.
 const (
 	InputMessageItemSum                      ItemSumType = "message"
-	OutputMessageItemSum                     ItemSumType = "OutputMessage"
 	FileSearchToolCallItemSum                ItemSumType = "file_search_call"
 	ComputerToolCallItemSum                  ItemSumType = "computer_call"
 	ComputerCallOutputItemParamItemSum       ItemSumType = "computer_call_output"
@@ -21833,9 +21727,6 @@ const (
 
 // IsInputMessage reports whether ItemSum is InputMessage.
 func (s ItemSum) IsInputMessage() bool { return s.Type == InputMessageItemSum }
-
-// IsOutputMessage reports whether ItemSum is OutputMessage.
-func (s ItemSum) IsOutputMessage() bool { return s.Type == OutputMessageItemSum }
 
 // IsFileSearchToolCall reports whether ItemSum is FileSearchToolCall.
 func (s ItemSum) IsFileSearchToolCall() bool { return s.Type == FileSearchToolCallItemSum }
@@ -21946,27 +21837,6 @@ func (s ItemSum) GetInputMessage() (v InputMessage, ok bool) {
 func NewInputMessageItemSum(v InputMessage) ItemSum {
 	var s ItemSum
 	s.SetInputMessage(v)
-	return s
-}
-
-// SetOutputMessage sets ItemSum to OutputMessage.
-func (s *ItemSum) SetOutputMessage(v OutputMessage) {
-	s.Type = OutputMessageItemSum
-	s.OutputMessage = v
-}
-
-// GetOutputMessage returns OutputMessage and true boolean if ItemSum is OutputMessage.
-func (s ItemSum) GetOutputMessage() (v OutputMessage, ok bool) {
-	if !s.IsOutputMessage() {
-		return v, false
-	}
-	return s.OutputMessage, true
-}
-
-// NewOutputMessageItemSum returns new ItemSum from OutputMessage.
-func NewOutputMessageItemSum(v OutputMessage) ItemSum {
-	var s ItemSum
-	s.SetOutputMessage(v)
 	return s
 }
 
@@ -27511,6 +27381,52 @@ func (o OptImageGenToolQuality) Or(d ImageGenToolQuality) ImageGenToolQuality {
 	return d
 }
 
+// NewOptInputMessage returns new OptInputMessage with value set to v.
+func NewOptInputMessage(v InputMessage) OptInputMessage {
+	return OptInputMessage{
+		Value: v,
+		Set:   true,
+	}
+}
+
+// OptInputMessage is optional InputMessage.
+type OptInputMessage struct {
+	Value InputMessage
+	Set   bool
+}
+
+// IsSet returns true if OptInputMessage was set.
+func (o OptInputMessage) IsSet() bool { return o.Set }
+
+// Reset unsets value.
+func (o *OptInputMessage) Reset() {
+	var v InputMessage
+	o.Value = v
+	o.Set = false
+}
+
+// SetTo sets value to v.
+func (o *OptInputMessage) SetTo(v InputMessage) {
+	o.Set = true
+	o.Value = v
+}
+
+// Get returns value and boolean that denotes whether value was set.
+func (o OptInputMessage) Get() (v InputMessage, ok bool) {
+	if !o.Set {
+		return v, false
+	}
+	return o.Value, true
+}
+
+// Or returns value if set, or given parameter if does not.
+func (o OptInputMessage) Or(d InputMessage) InputMessage {
+	if v, ok := o.Get(); ok {
+		return v
+	}
+	return d
+}
+
 // NewOptInputMessageResourceStatus returns new OptInputMessageResourceStatus with value set to v.
 func NewOptInputMessageResourceStatus(v InputMessageResourceStatus) OptInputMessageResourceStatus {
 	return OptInputMessageResourceStatus{
@@ -27781,6 +27697,52 @@ func (o OptItem) Get() (v Item, ok bool) {
 
 // Or returns value if set, or given parameter if does not.
 func (o OptItem) Or(d Item) Item {
+	if v, ok := o.Get(); ok {
+		return v
+	}
+	return d
+}
+
+// NewOptItemReferenceParam returns new OptItemReferenceParam with value set to v.
+func NewOptItemReferenceParam(v ItemReferenceParam) OptItemReferenceParam {
+	return OptItemReferenceParam{
+		Value: v,
+		Set:   true,
+	}
+}
+
+// OptItemReferenceParam is optional ItemReferenceParam.
+type OptItemReferenceParam struct {
+	Value ItemReferenceParam
+	Set   bool
+}
+
+// IsSet returns true if OptItemReferenceParam was set.
+func (o OptItemReferenceParam) IsSet() bool { return o.Set }
+
+// Reset unsets value.
+func (o *OptItemReferenceParam) Reset() {
+	var v ItemReferenceParam
+	o.Value = v
+	o.Set = false
+}
+
+// SetTo sets value to v.
+func (o *OptItemReferenceParam) SetTo(v ItemReferenceParam) {
+	o.Set = true
+	o.Value = v
+}
+
+// Get returns value and boolean that denotes whether value was set.
+func (o OptItemReferenceParam) Get() (v ItemReferenceParam, ok bool) {
+	if !o.Set {
+		return v, false
+	}
+	return o.Value, true
+}
+
+// Or returns value if set, or given parameter if does not.
+func (o OptItemReferenceParam) Or(d ItemReferenceParam) ItemReferenceParam {
 	if v, ok := o.Get(); ok {
 		return v
 	}
@@ -49659,7 +49621,9 @@ type TransponderSchemaHolder struct {
 	ComputerToolCallOutput        OptComputerToolCallOutput        `json:"ComputerToolCallOutput"`
 	CreateModelResponseProperties OptCreateModelResponseProperties `json:"CreateModelResponseProperties"`
 	FunctionToolCallOutput        OptFunctionToolCallOutput        `json:"FunctionToolCallOutput"`
+	InputMessage                  OptInputMessage                  `json:"InputMessage"`
 	Item                          OptItem                          `json:"Item"`
+	ItemReferenceParam            OptItemReferenceParam            `json:"ItemReferenceParam"`
 	ModelResponseProperties       OptModelResponseProperties       `json:"ModelResponseProperties"`
 	ModerationInputType           OptModerationInputType2          `json:"ModerationInputType"`
 	ResponseProperties            OptResponseProperties            `json:"ResponseProperties"`
@@ -49680,9 +49644,19 @@ func (s *TransponderSchemaHolder) GetFunctionToolCallOutput() OptFunctionToolCal
 	return s.FunctionToolCallOutput
 }
 
+// GetInputMessage returns the value of InputMessage.
+func (s *TransponderSchemaHolder) GetInputMessage() OptInputMessage {
+	return s.InputMessage
+}
+
 // GetItem returns the value of Item.
 func (s *TransponderSchemaHolder) GetItem() OptItem {
 	return s.Item
+}
+
+// GetItemReferenceParam returns the value of ItemReferenceParam.
+func (s *TransponderSchemaHolder) GetItemReferenceParam() OptItemReferenceParam {
+	return s.ItemReferenceParam
 }
 
 // GetModelResponseProperties returns the value of ModelResponseProperties.
@@ -49715,9 +49689,19 @@ func (s *TransponderSchemaHolder) SetFunctionToolCallOutput(val OptFunctionToolC
 	s.FunctionToolCallOutput = val
 }
 
+// SetInputMessage sets the value of InputMessage.
+func (s *TransponderSchemaHolder) SetInputMessage(val OptInputMessage) {
+	s.InputMessage = val
+}
+
 // SetItem sets the value of Item.
 func (s *TransponderSchemaHolder) SetItem(val OptItem) {
 	s.Item = val
+}
+
+// SetItemReferenceParam sets the value of ItemReferenceParam.
+func (s *TransponderSchemaHolder) SetItemReferenceParam(val OptItemReferenceParam) {
+	s.ItemReferenceParam = val
 }
 
 // SetModelResponseProperties sets the value of ModelResponseProperties.

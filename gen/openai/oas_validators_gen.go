@@ -10298,16 +10298,6 @@ func (s InputItem) Validate() error {
 			return err
 		}
 		return nil
-	case InputMessageInputItem:
-		if err := s.InputMessage.Validate(); err != nil {
-			return err
-		}
-		return nil
-	case OutputMessageInputItem:
-		if err := s.OutputMessage.Validate(); err != nil {
-			return err
-		}
-		return nil
 	case FileSearchToolCallInputItem:
 		if err := s.FileSearchToolCall.Validate(); err != nil {
 			return err
@@ -10435,11 +10425,6 @@ func (s InputItem) Validate() error {
 		return nil
 	case CompactionTriggerItemParamInputItem:
 		if err := s.CompactionTriggerItemParam.Validate(); err != nil {
-			return err
-		}
-		return nil
-	case ItemReferenceParamInputItem:
-		if err := s.ItemReferenceParam.Validate(); err != nil {
 			return err
 		}
 		return nil
@@ -10909,11 +10894,6 @@ func (s ItemResource) Validate() error {
 			return err
 		}
 		return nil
-	case OutputMessageItemResource:
-		if err := s.OutputMessage.Validate(); err != nil {
-			return err
-		}
-		return nil
 	case FileSearchToolCallItemResource:
 		if err := s.FileSearchToolCall.Validate(); err != nil {
 			return err
@@ -11058,11 +11038,6 @@ func (s ItemSum) Validate() error {
 	switch s.Type {
 	case InputMessageItemSum:
 		if err := s.InputMessage.Validate(); err != nil {
-			return err
-		}
-		return nil
-	case OutputMessageItemSum:
-		if err := s.OutputMessage.Validate(); err != nil {
 			return err
 		}
 		return nil
@@ -19035,6 +19010,24 @@ func (s *TransponderSchemaHolder) Validate() error {
 		})
 	}
 	if err := func() error {
+		if value, ok := s.InputMessage.Get(); ok {
+			if err := func() error {
+				if err := value.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "InputMessage",
+			Error: err,
+		})
+	}
+	if err := func() error {
 		if value, ok := s.Item.Get(); ok {
 			if err := func() error {
 				if err := value.Validate(); err != nil {
@@ -19049,6 +19042,24 @@ func (s *TransponderSchemaHolder) Validate() error {
 	}(); err != nil {
 		failures = append(failures, validate.FieldError{
 			Name:  "Item",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		if value, ok := s.ItemReferenceParam.Get(); ok {
+			if err := func() error {
+				if err := value.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "ItemReferenceParam",
 			Error: err,
 		})
 	}

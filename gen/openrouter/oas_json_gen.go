@@ -1057,9 +1057,6 @@ func (s AdditionalToolsItemToolsItem) encodeFields(e *jx.Encoder) {
 				}
 			}
 		}
-	case AdditionalToolsItemToolsVariant28AdditionalToolsItemToolsItem:
-		e.FieldStart("type")
-		e.Str("AdditionalToolsItemToolsVariant28")
 	}
 }
 
@@ -1169,9 +1166,6 @@ func (s *AdditionalToolsItemToolsItem) Decode(d *jx.Decoder) error {
 					found = true
 				case "openrouter:tool_search":
 					s.Type = ToolSearchServerToolAdditionalToolsItemToolsItem
-					found = true
-				case "AdditionalToolsItemToolsVariant28":
-					s.Type = AdditionalToolsItemToolsVariant28AdditionalToolsItemToolsItem
 					found = true
 				default:
 					return errors.Errorf("unknown type %s", typ)
@@ -1297,10 +1291,6 @@ func (s *AdditionalToolsItemToolsItem) Decode(d *jx.Decoder) error {
 		}
 	case ToolSearchServerToolAdditionalToolsItemToolsItem:
 		if err := s.ToolSearchServerTool.Decode(d); err != nil {
-			return err
-		}
-	case AdditionalToolsItemToolsVariant28AdditionalToolsItemToolsItem:
-		if err := s.AdditionalToolsItemToolsVariant28.Decode(d); err != nil {
 			return err
 		}
 	default:
@@ -8242,28 +8232,6 @@ func (s BaseInputsItem) encodeFields(e *jx.Encoder) {
 				s.Role.Encode(e)
 			}
 		}
-	case OpenAIResponseInputMessageItemBaseInputsItem:
-		e.FieldStart("type")
-		e.Str("OpenAIResponseInputMessageItem")
-		{
-			s := s.OpenAIResponseInputMessageItem
-			{
-				e.FieldStart("content")
-				e.ArrStart()
-				for _, elem := range s.Content {
-					elem.Encode(e)
-				}
-				e.ArrEnd()
-			}
-			{
-				e.FieldStart("id")
-				e.Str(s.ID)
-			}
-			{
-				e.FieldStart("role")
-				s.Role.Encode(e)
-			}
-		}
 	case OpenAIResponseFunctionToolCallOutputBaseInputsItem:
 		e.FieldStart("type")
 		e.Str("function_call_output")
@@ -8360,40 +8328,6 @@ func (s BaseInputsItem) encodeFields(e *jx.Encoder) {
 			{
 				e.FieldStart("status")
 				s.Status.Encode(e)
-			}
-		}
-	case OutputMessageBaseInputsItem:
-		e.FieldStart("type")
-		e.Str("OutputMessage")
-		{
-			s := s.OutputMessage
-			{
-				e.FieldStart("content")
-				e.ArrStart()
-				for _, elem := range s.Content {
-					elem.Encode(e)
-				}
-				e.ArrEnd()
-			}
-			{
-				e.FieldStart("id")
-				e.Str(s.ID)
-			}
-			{
-				if s.Phase.Set {
-					e.FieldStart("phase")
-					s.Phase.Encode(e)
-				}
-			}
-			{
-				e.FieldStart("role")
-				s.Role.Encode(e)
-			}
-			{
-				if s.Status.Set {
-					e.FieldStart("status")
-					s.Status.Encode(e)
-				}
 			}
 		}
 	case OpenAIResponseCustomToolCallBaseInputsItem:
@@ -8525,9 +8459,6 @@ func (s *BaseInputsItem) Decode(d *jx.Decoder) error {
 				case "message":
 					s.Type = BaseInputsMessageBaseInputsItem
 					found = true
-				case "OpenAIResponseInputMessageItem":
-					s.Type = OpenAIResponseInputMessageItemBaseInputsItem
-					found = true
 				case "function_call_output":
 					s.Type = OpenAIResponseFunctionToolCallOutputBaseInputsItem
 					found = true
@@ -8536,9 +8467,6 @@ func (s *BaseInputsItem) Decode(d *jx.Decoder) error {
 					found = true
 				case "image_generation_call":
 					s.Type = OutputItemImageGenerationCallBaseInputsItem
-					found = true
-				case "OutputMessage":
-					s.Type = OutputMessageBaseInputsItem
 					found = true
 				case "custom_tool_call":
 					s.Type = OpenAIResponseCustomToolCallBaseInputsItem
@@ -8570,10 +8498,6 @@ func (s *BaseInputsItem) Decode(d *jx.Decoder) error {
 		if err := s.BaseInputsMessage.Decode(d); err != nil {
 			return err
 		}
-	case OpenAIResponseInputMessageItemBaseInputsItem:
-		if err := s.OpenAIResponseInputMessageItem.Decode(d); err != nil {
-			return err
-		}
 	case OpenAIResponseFunctionToolCallOutputBaseInputsItem:
 		if err := s.OpenAIResponseFunctionToolCallOutput.Decode(d); err != nil {
 			return err
@@ -8584,10 +8508,6 @@ func (s *BaseInputsItem) Decode(d *jx.Decoder) error {
 		}
 	case OutputItemImageGenerationCallBaseInputsItem:
 		if err := s.OutputItemImageGenerationCall.Decode(d); err != nil {
-			return err
-		}
-	case OutputMessageBaseInputsItem:
-		if err := s.OutputMessage.Decode(d); err != nil {
 			return err
 		}
 	case OpenAIResponseCustomToolCallBaseInputsItem:
@@ -23960,9 +23880,6 @@ func (s ChatToolChoice1) encodeFields(e *jx.Encoder) {
 				s.Function.Encode(e)
 			}
 		}
-	case ChatServerToolChoiceChatToolChoice1:
-		e.FieldStart("type")
-		e.Str("ChatServerToolChoice")
 	}
 }
 
@@ -23992,9 +23909,6 @@ func (s *ChatToolChoice1) Decode(d *jx.Decoder) error {
 				case "function":
 					s.Type = ChatNamedToolChoiceChatToolChoice1
 					found = true
-				case "ChatServerToolChoice":
-					s.Type = ChatServerToolChoiceChatToolChoice1
-					found = true
 				default:
 					return errors.Errorf("unknown type %s", typ)
 				}
@@ -24011,10 +23925,6 @@ func (s *ChatToolChoice1) Decode(d *jx.Decoder) error {
 	switch s.Type {
 	case ChatNamedToolChoiceChatToolChoice1:
 		if err := s.ChatNamedToolChoice.Decode(d); err != nil {
-			return err
-		}
-	case ChatServerToolChoiceChatToolChoice1:
-		if err := s.ChatServerToolChoice.Decode(d); err != nil {
 			return err
 		}
 	default:
@@ -45775,28 +45685,6 @@ func (s InputsItem) encodeFields(e *jx.Encoder) {
 				s.Role.Encode(e)
 			}
 		}
-	case InputMessageItemInputsItem:
-		e.FieldStart("type")
-		e.Str("InputMessageItem")
-		{
-			s := s.InputMessageItem
-			{
-				if s.Content.Set {
-					e.FieldStart("content")
-					s.Content.Encode(e)
-				}
-			}
-			{
-				if s.ID.Set {
-					e.FieldStart("id")
-					s.ID.Encode(e)
-				}
-			}
-			{
-				e.FieldStart("role")
-				s.Role.Encode(e)
-			}
-		}
 	case FunctionCallItemInputsItem:
 		e.FieldStart("type")
 		e.Str("function_call")
@@ -45923,140 +45811,6 @@ func (s InputsItem) encodeFields(e *jx.Encoder) {
 			{
 				e.FieldStart("status")
 				s.Status.Encode(e)
-			}
-		}
-	case InputsMessageInputsItem:
-		e.FieldStart("type")
-		e.Str("InputsMessage")
-		{
-			s := s.InputsMessage
-			{
-				e.FieldStart("content")
-				s.Content.Encode(e)
-			}
-			{
-				e.FieldStart("id")
-				e.Str(s.ID)
-			}
-			{
-				if s.Phase.Set {
-					e.FieldStart("phase")
-					s.Phase.Encode(e)
-				}
-			}
-			{
-				e.FieldStart("role")
-				s.Role.Encode(e)
-			}
-			{
-				if s.Status.Set {
-					e.FieldStart("status")
-					s.Status.Encode(e)
-				}
-			}
-		}
-	case InputsReasoningInputsItem:
-		e.FieldStart("type")
-		e.Str("InputsReasoning")
-		{
-			s := s.InputsReasoning
-			{
-				if s.Content.Set {
-					e.FieldStart("content")
-					s.Content.Encode(e)
-				}
-			}
-			{
-				if s.EncryptedContent.Set {
-					e.FieldStart("encrypted_content")
-					s.EncryptedContent.Encode(e)
-				}
-			}
-			{
-				if s.Format.Set {
-					e.FieldStart("format")
-					s.Format.Encode(e)
-				}
-			}
-			{
-				e.FieldStart("id")
-				e.Str(s.ID)
-			}
-			{
-				if s.Signature.Set {
-					e.FieldStart("signature")
-					s.Signature.Encode(e)
-				}
-			}
-			{
-				if s.Status.Set {
-					e.FieldStart("status")
-					s.Status.Encode(e)
-				}
-			}
-			{
-				e.FieldStart("summary")
-				if s.Summary == nil {
-					e.Null()
-				} else {
-					e.ArrStart()
-					for _, elem := range s.Summary {
-						elem.Encode(e)
-					}
-					e.ArrEnd()
-				}
-			}
-		}
-	case OutputFunctionCallItemInputsItem:
-		e.FieldStart("type")
-		e.Str("OutputFunctionCallItem")
-		{
-			s := s.OutputFunctionCallItem
-			{
-				e.FieldStart("arguments")
-				e.Str(s.Arguments)
-			}
-			{
-				e.FieldStart("call_id")
-				e.Str(s.CallID)
-			}
-			{
-				if s.ID.Set {
-					e.FieldStart("id")
-					s.ID.Encode(e)
-				}
-			}
-			{
-				e.FieldStart("name")
-				e.Str(s.Name)
-			}
-			{
-				if s.Namespace.Set {
-					e.FieldStart("namespace")
-					s.Namespace.Encode(e)
-				}
-			}
-			{
-				if s.Status.Set {
-					e.FieldStart("status")
-					s.Status.Encode(e)
-				}
-			}
-			{
-				if s.SubagentID.Set {
-					e.FieldStart("subagent_id")
-					s.SubagentID.Encode(e)
-				}
-			}
-			{
-				if s.SubagentItems != nil {
-					e.FieldStart("subagent_items")
-					e.ArrStart()
-					for _, elem := range s.SubagentItems {
-						elem.Encode(e)
-					}
-					e.ArrEnd()
-				}
 			}
 		}
 	case OutputCustomToolCallItemInputsItem:
@@ -47183,42 +46937,6 @@ func (s InputsItem) encodeFields(e *jx.Encoder) {
 				e.Str(s.ServerLabel)
 			}
 		}
-	case CustomToolCallItemInputsItem:
-		e.FieldStart("type")
-		e.Str("CustomToolCallItem")
-		{
-			s := s.CustomToolCallItem
-			{
-				e.FieldStart("call_id")
-				e.Str(s.CallID)
-			}
-			{
-				if s.ID.Set {
-					e.FieldStart("id")
-					s.ID.Encode(e)
-				}
-			}
-			{
-				e.FieldStart("input")
-				e.Str(s.Input)
-			}
-			{
-				e.FieldStart("name")
-				e.Str(s.Name)
-			}
-			{
-				if s.Namespace.Set {
-					e.FieldStart("namespace")
-					s.Namespace.Encode(e)
-				}
-			}
-			{
-				if s.Status.Set {
-					e.FieldStart("status")
-					s.Status.Encode(e)
-				}
-			}
-		}
 	case CustomToolCallOutputItemInputsItem:
 		e.FieldStart("type")
 		e.Str("custom_tool_call_output")
@@ -47373,9 +47091,6 @@ func (s *InputsItem) Decode(d *jx.Decoder) error {
 				case "message":
 					s.Type = EasyInputMessageInputsItem
 					found = true
-				case "InputMessageItem":
-					s.Type = InputMessageItemInputsItem
-					found = true
 				case "function_call":
 					s.Type = FunctionCallItemInputsItem
 					found = true
@@ -47387,15 +47102,6 @@ func (s *InputsItem) Decode(d *jx.Decoder) error {
 					found = true
 				case "apply_patch_call_output":
 					s.Type = ApplyPatchCallOutputItemInputsItem
-					found = true
-				case "InputsMessage":
-					s.Type = InputsMessageInputsItem
-					found = true
-				case "InputsReasoning":
-					s.Type = InputsReasoningInputsItem
-					found = true
-				case "OutputFunctionCallItem":
-					s.Type = OutputFunctionCallItemInputsItem
 					found = true
 				case "custom_tool_call":
 					s.Type = OutputCustomToolCallItemInputsItem
@@ -47496,9 +47202,6 @@ func (s *InputsItem) Decode(d *jx.Decoder) error {
 				case "mcp_call":
 					s.Type = McpCallItemInputsItem
 					found = true
-				case "CustomToolCallItem":
-					s.Type = CustomToolCallItemInputsItem
-					found = true
 				case "custom_tool_call_output":
 					s.Type = CustomToolCallOutputItemInputsItem
 					found = true
@@ -47539,10 +47242,6 @@ func (s *InputsItem) Decode(d *jx.Decoder) error {
 		if err := s.EasyInputMessage.Decode(d); err != nil {
 			return err
 		}
-	case InputMessageItemInputsItem:
-		if err := s.InputMessageItem.Decode(d); err != nil {
-			return err
-		}
 	case FunctionCallItemInputsItem:
 		if err := s.FunctionCallItem.Decode(d); err != nil {
 			return err
@@ -47557,18 +47256,6 @@ func (s *InputsItem) Decode(d *jx.Decoder) error {
 		}
 	case ApplyPatchCallOutputItemInputsItem:
 		if err := s.ApplyPatchCallOutputItem.Decode(d); err != nil {
-			return err
-		}
-	case InputsMessageInputsItem:
-		if err := s.InputsMessage.Decode(d); err != nil {
-			return err
-		}
-	case InputsReasoningInputsItem:
-		if err := s.InputsReasoning.Decode(d); err != nil {
-			return err
-		}
-	case OutputFunctionCallItemInputsItem:
-		if err := s.OutputFunctionCallItem.Decode(d); err != nil {
 			return err
 		}
 	case OutputCustomToolCallItemInputsItem:
@@ -47701,10 +47388,6 @@ func (s *InputsItem) Decode(d *jx.Decoder) error {
 		}
 	case McpCallItemInputsItem:
 		if err := s.McpCallItem.Decode(d); err != nil {
-			return err
-		}
-	case CustomToolCallItemInputsItem:
-		if err := s.CustomToolCallItem.Decode(d); err != nil {
 			return err
 		}
 	case CustomToolCallOutputItemInputsItem:
@@ -61144,6 +60827,39 @@ func (s *OpenRouterWebSearchServerToolType) UnmarshalJSON(data []byte) error {
 	return s.Decode(d)
 }
 
+// Encode encodes AdditionalToolsItemToolsVariant28 as json.
+func (o OptAdditionalToolsItemToolsVariant28) Encode(e *jx.Encoder) {
+	if !o.Set {
+		return
+	}
+	o.Value.Encode(e)
+}
+
+// Decode decodes AdditionalToolsItemToolsVariant28 from json.
+func (o *OptAdditionalToolsItemToolsVariant28) Decode(d *jx.Decoder) error {
+	if o == nil {
+		return errors.New("invalid: unable to decode OptAdditionalToolsItemToolsVariant28 to nil")
+	}
+	o.Set = true
+	if err := o.Value.Decode(d); err != nil {
+		return err
+	}
+	return nil
+}
+
+// MarshalJSON implements stdjson.Marshaler.
+func (s OptAdditionalToolsItemToolsVariant28) MarshalJSON() ([]byte, error) {
+	e := jx.Encoder{}
+	s.Encode(&e)
+	return e.Bytes(), nil
+}
+
+// UnmarshalJSON implements stdjson.Unmarshaler.
+func (s *OptAdditionalToolsItemToolsVariant28) UnmarshalJSON(data []byte) error {
+	d := jx.DecodeBytes(data)
+	return s.Decode(d)
+}
+
 // Encode encodes AdvisorReasoning as json.
 func (o OptAdvisorReasoning) Encode(e *jx.Encoder) {
 	if !o.Set {
@@ -62598,6 +62314,39 @@ func (s *OptChatRequestStop) UnmarshalJSON(data []byte) error {
 	return s.Decode(d)
 }
 
+// Encode encodes ChatServerToolChoice as json.
+func (o OptChatServerToolChoice) Encode(e *jx.Encoder) {
+	if !o.Set {
+		return
+	}
+	o.Value.Encode(e)
+}
+
+// Decode decodes ChatServerToolChoice from json.
+func (o *OptChatServerToolChoice) Decode(d *jx.Decoder) error {
+	if o == nil {
+		return errors.New("invalid: unable to decode OptChatServerToolChoice to nil")
+	}
+	o.Set = true
+	if err := o.Value.Decode(d); err != nil {
+		return err
+	}
+	return nil
+}
+
+// MarshalJSON implements stdjson.Marshaler.
+func (s OptChatServerToolChoice) MarshalJSON() ([]byte, error) {
+	e := jx.Encoder{}
+	s.Encode(&e)
+	return e.Bytes(), nil
+}
+
+// UnmarshalJSON implements stdjson.Unmarshaler.
+func (s *OptChatServerToolChoice) UnmarshalJSON(data []byte) error {
+	d := jx.DecodeBytes(data)
+	return s.Decode(d)
+}
+
 // Encode encodes ChatStreamChunkError as json.
 func (o OptChatStreamChunkError) Encode(e *jx.Encoder) {
 	if !o.Set {
@@ -62990,6 +62739,39 @@ func (s OptCreatedEvent) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON implements stdjson.Unmarshaler.
 func (s *OptCreatedEvent) UnmarshalJSON(data []byte) error {
+	d := jx.DecodeBytes(data)
+	return s.Decode(d)
+}
+
+// Encode encodes CustomToolCallItem as json.
+func (o OptCustomToolCallItem) Encode(e *jx.Encoder) {
+	if !o.Set {
+		return
+	}
+	o.Value.Encode(e)
+}
+
+// Decode decodes CustomToolCallItem from json.
+func (o *OptCustomToolCallItem) Decode(d *jx.Decoder) error {
+	if o == nil {
+		return errors.New("invalid: unable to decode OptCustomToolCallItem to nil")
+	}
+	o.Set = true
+	if err := o.Value.Decode(d); err != nil {
+		return err
+	}
+	return nil
+}
+
+// MarshalJSON implements stdjson.Marshaler.
+func (s OptCustomToolCallItem) MarshalJSON() ([]byte, error) {
+	e := jx.Encoder{}
+	s.Encode(&e)
+	return e.Bytes(), nil
+}
+
+// UnmarshalJSON implements stdjson.Unmarshaler.
+func (s *OptCustomToolCallItem) UnmarshalJSON(data []byte) error {
 	d := jx.DecodeBytes(data)
 	return s.Decode(d)
 }
@@ -63821,6 +63603,72 @@ func (s *OptIncompleteEvent) UnmarshalJSON(data []byte) error {
 	return s.Decode(d)
 }
 
+// Encode encodes InputMessageItem as json.
+func (o OptInputMessageItem) Encode(e *jx.Encoder) {
+	if !o.Set {
+		return
+	}
+	o.Value.Encode(e)
+}
+
+// Decode decodes InputMessageItem from json.
+func (o *OptInputMessageItem) Decode(d *jx.Decoder) error {
+	if o == nil {
+		return errors.New("invalid: unable to decode OptInputMessageItem to nil")
+	}
+	o.Set = true
+	if err := o.Value.Decode(d); err != nil {
+		return err
+	}
+	return nil
+}
+
+// MarshalJSON implements stdjson.Marshaler.
+func (s OptInputMessageItem) MarshalJSON() ([]byte, error) {
+	e := jx.Encoder{}
+	s.Encode(&e)
+	return e.Bytes(), nil
+}
+
+// UnmarshalJSON implements stdjson.Unmarshaler.
+func (s *OptInputMessageItem) UnmarshalJSON(data []byte) error {
+	d := jx.DecodeBytes(data)
+	return s.Decode(d)
+}
+
+// Encode encodes InputMessageItemContentInputImage as json.
+func (o OptInputMessageItemContentInputImage) Encode(e *jx.Encoder) {
+	if !o.Set {
+		return
+	}
+	o.Value.Encode(e)
+}
+
+// Decode decodes InputMessageItemContentInputImage from json.
+func (o *OptInputMessageItemContentInputImage) Decode(d *jx.Decoder) error {
+	if o == nil {
+		return errors.New("invalid: unable to decode OptInputMessageItemContentInputImage to nil")
+	}
+	o.Set = true
+	if err := o.Value.Decode(d); err != nil {
+		return err
+	}
+	return nil
+}
+
+// MarshalJSON implements stdjson.Marshaler.
+func (s OptInputMessageItemContentInputImage) MarshalJSON() ([]byte, error) {
+	e := jx.Encoder{}
+	s.Encode(&e)
+	return e.Bytes(), nil
+}
+
+// UnmarshalJSON implements stdjson.Unmarshaler.
+func (s *OptInputMessageItemContentInputImage) UnmarshalJSON(data []byte) error {
+	d := jx.DecodeBytes(data)
+	return s.Decode(d)
+}
+
 // Encode encodes InputMessageItemType as json.
 func (o OptInputMessageItemType) Encode(e *jx.Encoder) {
 	if !o.Set {
@@ -63887,6 +63735,39 @@ func (s *OptInputs) UnmarshalJSON(data []byte) error {
 	return s.Decode(d)
 }
 
+// Encode encodes InputsMessage as json.
+func (o OptInputsMessage) Encode(e *jx.Encoder) {
+	if !o.Set {
+		return
+	}
+	o.Value.Encode(e)
+}
+
+// Decode decodes InputsMessage from json.
+func (o *OptInputsMessage) Decode(d *jx.Decoder) error {
+	if o == nil {
+		return errors.New("invalid: unable to decode OptInputsMessage to nil")
+	}
+	o.Set = true
+	if err := o.Value.Decode(d); err != nil {
+		return err
+	}
+	return nil
+}
+
+// MarshalJSON implements stdjson.Marshaler.
+func (s OptInputsMessage) MarshalJSON() ([]byte, error) {
+	e := jx.Encoder{}
+	s.Encode(&e)
+	return e.Bytes(), nil
+}
+
+// UnmarshalJSON implements stdjson.Unmarshaler.
+func (s *OptInputsMessage) UnmarshalJSON(data []byte) error {
+	d := jx.DecodeBytes(data)
+	return s.Decode(d)
+}
+
 // Encode encodes InputsMessageStatus as json.
 func (o OptInputsMessageStatus) Encode(e *jx.Encoder) {
 	if !o.Set {
@@ -63916,6 +63797,39 @@ func (s OptInputsMessageStatus) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON implements stdjson.Unmarshaler.
 func (s *OptInputsMessageStatus) UnmarshalJSON(data []byte) error {
+	d := jx.DecodeBytes(data)
+	return s.Decode(d)
+}
+
+// Encode encodes InputsReasoning as json.
+func (o OptInputsReasoning) Encode(e *jx.Encoder) {
+	if !o.Set {
+		return
+	}
+	o.Value.Encode(e)
+}
+
+// Decode decodes InputsReasoning from json.
+func (o *OptInputsReasoning) Decode(d *jx.Decoder) error {
+	if o == nil {
+		return errors.New("invalid: unable to decode OptInputsReasoning to nil")
+	}
+	o.Set = true
+	if err := o.Value.Decode(d); err != nil {
+		return err
+	}
+	return nil
+}
+
+// MarshalJSON implements stdjson.Marshaler.
+func (s OptInputsReasoning) MarshalJSON() ([]byte, error) {
+	e := jx.Encoder{}
+	s.Encode(&e)
+	return e.Bytes(), nil
+}
+
+// UnmarshalJSON implements stdjson.Unmarshaler.
+func (s *OptInputsReasoning) UnmarshalJSON(data []byte) error {
 	d := jx.DecodeBytes(data)
 	return s.Decode(d)
 }
@@ -67515,6 +67429,39 @@ func (s *OptNilWebSearchUserLocation) UnmarshalJSON(data []byte) error {
 	return s.Decode(d)
 }
 
+// Encode encodes OpenAIResponseInputMessageItem as json.
+func (o OptOpenAIResponseInputMessageItem) Encode(e *jx.Encoder) {
+	if !o.Set {
+		return
+	}
+	o.Value.Encode(e)
+}
+
+// Decode decodes OpenAIResponseInputMessageItem from json.
+func (o *OptOpenAIResponseInputMessageItem) Decode(d *jx.Decoder) error {
+	if o == nil {
+		return errors.New("invalid: unable to decode OptOpenAIResponseInputMessageItem to nil")
+	}
+	o.Set = true
+	if err := o.Value.Decode(d); err != nil {
+		return err
+	}
+	return nil
+}
+
+// MarshalJSON implements stdjson.Marshaler.
+func (s OptOpenAIResponseInputMessageItem) MarshalJSON() ([]byte, error) {
+	e := jx.Encoder{}
+	s.Encode(&e)
+	return e.Bytes(), nil
+}
+
+// UnmarshalJSON implements stdjson.Unmarshaler.
+func (s *OptOpenAIResponseInputMessageItem) UnmarshalJSON(data []byte) error {
+	d := jx.DecodeBytes(data)
+	return s.Decode(d)
+}
+
 // Encode encodes OpenAIResponseInputMessageItemType as json.
 func (o OptOpenAIResponseInputMessageItemType) Encode(e *jx.Encoder) {
 	if !o.Set {
@@ -68567,6 +68514,39 @@ func (s OptOutputMemoryServerToolItemAction) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON implements stdjson.Unmarshaler.
 func (s *OptOutputMemoryServerToolItemAction) UnmarshalJSON(data []byte) error {
+	d := jx.DecodeBytes(data)
+	return s.Decode(d)
+}
+
+// Encode encodes OutputMessage as json.
+func (o OptOutputMessage) Encode(e *jx.Encoder) {
+	if !o.Set {
+		return
+	}
+	o.Value.Encode(e)
+}
+
+// Decode decodes OutputMessage from json.
+func (o *OptOutputMessage) Decode(d *jx.Decoder) error {
+	if o == nil {
+		return errors.New("invalid: unable to decode OptOutputMessage to nil")
+	}
+	o.Set = true
+	if err := o.Value.Decode(d); err != nil {
+		return err
+	}
+	return nil
+}
+
+// MarshalJSON implements stdjson.Marshaler.
+func (s OptOutputMessage) MarshalJSON() ([]byte, error) {
+	e := jx.Encoder{}
+	s.Encode(&e)
+	return e.Bytes(), nil
+}
+
+// UnmarshalJSON implements stdjson.Unmarshaler.
+func (s *OptOutputMessage) UnmarshalJSON(data []byte) error {
 	d := jx.DecodeBytes(data)
 	return s.Decode(d)
 }
@@ -104985,6 +104965,12 @@ func (s *TransponderSchemaHolder) Encode(e *jx.Encoder) {
 // encodeFields encodes fields.
 func (s *TransponderSchemaHolder) encodeFields(e *jx.Encoder) {
 	{
+		if s.AdditionalToolsItemToolsVariant28.Set {
+			e.FieldStart("AdditionalToolsItemToolsVariant28")
+			s.AdditionalToolsItemToolsVariant28.Encode(e)
+		}
+	}
+	{
 		if s.BaseAnnotationAddedEvent.Set {
 			e.FieldStart("BaseAnnotationAddedEvent")
 			s.BaseAnnotationAddedEvent.Encode(e)
@@ -105099,6 +105085,12 @@ func (s *TransponderSchemaHolder) encodeFields(e *jx.Encoder) {
 		}
 	}
 	{
+		if s.ChatServerToolChoice.Set {
+			e.FieldStart("ChatServerToolChoice")
+			s.ChatServerToolChoice.Encode(e)
+		}
+	}
+	{
 		if s.CodeInterpreterCallItem.Set {
 			e.FieldStart("CodeInterpreterCallItem")
 			s.CodeInterpreterCallItem.Encode(e)
@@ -105114,6 +105106,12 @@ func (s *TransponderSchemaHolder) encodeFields(e *jx.Encoder) {
 		if s.CreatedEvent.Set {
 			e.FieldStart("CreatedEvent")
 			s.CreatedEvent.Encode(e)
+		}
+	}
+	{
+		if s.CustomToolCallItem.Set {
+			e.FieldStart("CustomToolCallItem")
+			s.CustomToolCallItem.Encode(e)
 		}
 	}
 	{
@@ -105138,6 +105136,36 @@ func (s *TransponderSchemaHolder) encodeFields(e *jx.Encoder) {
 		if s.IncompleteEvent.Set {
 			e.FieldStart("IncompleteEvent")
 			s.IncompleteEvent.Encode(e)
+		}
+	}
+	{
+		if s.InputMessageItem.Set {
+			e.FieldStart("InputMessageItem")
+			s.InputMessageItem.Encode(e)
+		}
+	}
+	{
+		if s.InputMessageItemContentInputImage.Set {
+			e.FieldStart("InputMessageItemContentInputImage")
+			s.InputMessageItemContentInputImage.Encode(e)
+		}
+	}
+	{
+		if s.InputsMessage.Set {
+			e.FieldStart("InputsMessage")
+			s.InputsMessage.Encode(e)
+		}
+	}
+	{
+		if s.InputsReasoning.Set {
+			e.FieldStart("InputsReasoning")
+			s.InputsReasoning.Encode(e)
+		}
+	}
+	{
+		if s.OpenAIResponseInputMessageItem.Set {
+			e.FieldStart("OpenAIResponseInputMessageItem")
+			s.OpenAIResponseInputMessageItem.Encode(e)
 		}
 	}
 	{
@@ -105285,6 +105313,12 @@ func (s *TransponderSchemaHolder) encodeFields(e *jx.Encoder) {
 		}
 	}
 	{
+		if s.OutputMessage.Set {
+			e.FieldStart("OutputMessage")
+			s.OutputMessage.Encode(e)
+		}
+	}
+	{
 		if s.ProviderName.Set {
 			e.FieldStart("ProviderName")
 			s.ProviderName.Encode(e)
@@ -105304,60 +105338,69 @@ func (s *TransponderSchemaHolder) encodeFields(e *jx.Encoder) {
 	}
 }
 
-var jsonFieldsNameOfTransponderSchemaHolder = [53]string{
-	0:  "BaseAnnotationAddedEvent",
-	1:  "BaseContentPartAddedEvent",
-	2:  "BaseContentPartDoneEvent",
-	3:  "BaseCustomToolCallInputDeltaEvent",
-	4:  "BaseCustomToolCallInputDoneEvent",
-	5:  "BaseErrorEvent",
-	6:  "BaseFunctionCallArgsDeltaEvent",
-	7:  "BaseFunctionCallArgsDoneEvent",
-	8:  "BaseReasoningDeltaEvent",
-	9:  "BaseReasoningDoneEvent",
-	10: "BaseReasoningSummaryPartAddedEvent",
-	11: "BaseReasoningSummaryPartDoneEvent",
-	12: "BaseReasoningSummaryTextDeltaEvent",
-	13: "BaseReasoningSummaryTextDoneEvent",
-	14: "BaseRefusalDeltaEvent",
-	15: "BaseRefusalDoneEvent",
-	16: "BaseResponsesResult",
-	17: "BaseTextDeltaEvent",
-	18: "BaseTextDoneEvent",
-	19: "CodeInterpreterCallItem",
-	20: "CompletedEvent",
-	21: "CreatedEvent",
-	22: "FailedEvent",
-	23: "FunctionTool",
-	24: "InProgressEvent",
-	25: "IncompleteEvent",
-	26: "OpenAIResponsesCodeInterpreterCallCodeDelta",
-	27: "OpenAIResponsesCodeInterpreterCallCodeDone",
-	28: "OpenAIResponsesCodeInterpreterCallCompleted",
-	29: "OpenAIResponsesCodeInterpreterCallInProgress",
-	30: "OpenAIResponsesCodeInterpreterCallInterpreting",
-	31: "OpenAIResponsesImageGenCallCompleted",
-	32: "OpenAIResponsesImageGenCallGenerating",
-	33: "OpenAIResponsesImageGenCallInProgress",
-	34: "OpenAIResponsesImageGenCallPartialImage",
-	35: "OpenAIResponsesSearchCompleted",
-	36: "OpenAIResponsesUsage",
-	37: "OpenAIResponsesWebSearchCallInProgress",
-	38: "OpenAIResponsesWebSearchCallSearching",
-	39: "OpenResponsesLogProbs",
-	40: "OpenResponsesTopLogprobs",
-	41: "OutputItemAddedEvent",
-	42: "OutputItemApplyPatchCall",
-	43: "OutputItemCodeInterpreterCall",
-	44: "OutputItemCustomToolCall",
-	45: "OutputItemDoneEvent",
-	46: "OutputItemFileSearchCall",
-	47: "OutputItemFunctionCall",
-	48: "OutputItemReasoning",
-	49: "OutputItemWebSearchCall",
-	50: "ProviderName",
-	51: "ServiceTier",
-	52: "TextConfig",
+var jsonFieldsNameOfTransponderSchemaHolder = [62]string{
+	0:  "AdditionalToolsItemToolsVariant28",
+	1:  "BaseAnnotationAddedEvent",
+	2:  "BaseContentPartAddedEvent",
+	3:  "BaseContentPartDoneEvent",
+	4:  "BaseCustomToolCallInputDeltaEvent",
+	5:  "BaseCustomToolCallInputDoneEvent",
+	6:  "BaseErrorEvent",
+	7:  "BaseFunctionCallArgsDeltaEvent",
+	8:  "BaseFunctionCallArgsDoneEvent",
+	9:  "BaseReasoningDeltaEvent",
+	10: "BaseReasoningDoneEvent",
+	11: "BaseReasoningSummaryPartAddedEvent",
+	12: "BaseReasoningSummaryPartDoneEvent",
+	13: "BaseReasoningSummaryTextDeltaEvent",
+	14: "BaseReasoningSummaryTextDoneEvent",
+	15: "BaseRefusalDeltaEvent",
+	16: "BaseRefusalDoneEvent",
+	17: "BaseResponsesResult",
+	18: "BaseTextDeltaEvent",
+	19: "BaseTextDoneEvent",
+	20: "ChatServerToolChoice",
+	21: "CodeInterpreterCallItem",
+	22: "CompletedEvent",
+	23: "CreatedEvent",
+	24: "CustomToolCallItem",
+	25: "FailedEvent",
+	26: "FunctionTool",
+	27: "InProgressEvent",
+	28: "IncompleteEvent",
+	29: "InputMessageItem",
+	30: "InputMessageItemContentInputImage",
+	31: "InputsMessage",
+	32: "InputsReasoning",
+	33: "OpenAIResponseInputMessageItem",
+	34: "OpenAIResponsesCodeInterpreterCallCodeDelta",
+	35: "OpenAIResponsesCodeInterpreterCallCodeDone",
+	36: "OpenAIResponsesCodeInterpreterCallCompleted",
+	37: "OpenAIResponsesCodeInterpreterCallInProgress",
+	38: "OpenAIResponsesCodeInterpreterCallInterpreting",
+	39: "OpenAIResponsesImageGenCallCompleted",
+	40: "OpenAIResponsesImageGenCallGenerating",
+	41: "OpenAIResponsesImageGenCallInProgress",
+	42: "OpenAIResponsesImageGenCallPartialImage",
+	43: "OpenAIResponsesSearchCompleted",
+	44: "OpenAIResponsesUsage",
+	45: "OpenAIResponsesWebSearchCallInProgress",
+	46: "OpenAIResponsesWebSearchCallSearching",
+	47: "OpenResponsesLogProbs",
+	48: "OpenResponsesTopLogprobs",
+	49: "OutputItemAddedEvent",
+	50: "OutputItemApplyPatchCall",
+	51: "OutputItemCodeInterpreterCall",
+	52: "OutputItemCustomToolCall",
+	53: "OutputItemDoneEvent",
+	54: "OutputItemFileSearchCall",
+	55: "OutputItemFunctionCall",
+	56: "OutputItemReasoning",
+	57: "OutputItemWebSearchCall",
+	58: "OutputMessage",
+	59: "ProviderName",
+	60: "ServiceTier",
+	61: "TextConfig",
 }
 
 // Decode decodes TransponderSchemaHolder from json.
@@ -105368,6 +105411,16 @@ func (s *TransponderSchemaHolder) Decode(d *jx.Decoder) error {
 
 	if err := d.ObjBytes(func(d *jx.Decoder, k []byte) error {
 		switch string(k) {
+		case "AdditionalToolsItemToolsVariant28":
+			if err := func() error {
+				s.AdditionalToolsItemToolsVariant28.Reset()
+				if err := s.AdditionalToolsItemToolsVariant28.Decode(d); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"AdditionalToolsItemToolsVariant28\"")
+			}
 		case "BaseAnnotationAddedEvent":
 			if err := func() error {
 				s.BaseAnnotationAddedEvent.Reset()
@@ -105558,6 +105611,16 @@ func (s *TransponderSchemaHolder) Decode(d *jx.Decoder) error {
 			}(); err != nil {
 				return errors.Wrap(err, "decode field \"BaseTextDoneEvent\"")
 			}
+		case "ChatServerToolChoice":
+			if err := func() error {
+				s.ChatServerToolChoice.Reset()
+				if err := s.ChatServerToolChoice.Decode(d); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"ChatServerToolChoice\"")
+			}
 		case "CodeInterpreterCallItem":
 			if err := func() error {
 				s.CodeInterpreterCallItem.Reset()
@@ -105587,6 +105650,16 @@ func (s *TransponderSchemaHolder) Decode(d *jx.Decoder) error {
 				return nil
 			}(); err != nil {
 				return errors.Wrap(err, "decode field \"CreatedEvent\"")
+			}
+		case "CustomToolCallItem":
+			if err := func() error {
+				s.CustomToolCallItem.Reset()
+				if err := s.CustomToolCallItem.Decode(d); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"CustomToolCallItem\"")
 			}
 		case "FailedEvent":
 			if err := func() error {
@@ -105627,6 +105700,56 @@ func (s *TransponderSchemaHolder) Decode(d *jx.Decoder) error {
 				return nil
 			}(); err != nil {
 				return errors.Wrap(err, "decode field \"IncompleteEvent\"")
+			}
+		case "InputMessageItem":
+			if err := func() error {
+				s.InputMessageItem.Reset()
+				if err := s.InputMessageItem.Decode(d); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"InputMessageItem\"")
+			}
+		case "InputMessageItemContentInputImage":
+			if err := func() error {
+				s.InputMessageItemContentInputImage.Reset()
+				if err := s.InputMessageItemContentInputImage.Decode(d); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"InputMessageItemContentInputImage\"")
+			}
+		case "InputsMessage":
+			if err := func() error {
+				s.InputsMessage.Reset()
+				if err := s.InputsMessage.Decode(d); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"InputsMessage\"")
+			}
+		case "InputsReasoning":
+			if err := func() error {
+				s.InputsReasoning.Reset()
+				if err := s.InputsReasoning.Decode(d); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"InputsReasoning\"")
+			}
+		case "OpenAIResponseInputMessageItem":
+			if err := func() error {
+				s.OpenAIResponseInputMessageItem.Reset()
+				if err := s.OpenAIResponseInputMessageItem.Decode(d); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"OpenAIResponseInputMessageItem\"")
 			}
 		case "OpenAIResponsesCodeInterpreterCallCodeDelta":
 			if err := func() error {
@@ -105867,6 +105990,16 @@ func (s *TransponderSchemaHolder) Decode(d *jx.Decoder) error {
 				return nil
 			}(); err != nil {
 				return errors.Wrap(err, "decode field \"OutputItemWebSearchCall\"")
+			}
+		case "OutputMessage":
+			if err := func() error {
+				s.OutputMessage.Reset()
+				if err := s.OutputMessage.Decode(d); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"OutputMessage\"")
 			}
 		case "ProviderName":
 			if err := func() error {

@@ -280,7 +280,6 @@ type AdditionalToolsItemToolsItem struct {
 	BashServerTool                      BashServerTool
 	ShellServerToolOpenRouter           ShellServerToolOpenRouter
 	ToolSearchServerTool                ToolSearchServerTool
-	AdditionalToolsItemToolsVariant28   AdditionalToolsItemToolsVariant28
 }
 
 // AdditionalToolsItemToolsItemType is oneOf type of AdditionalToolsItemToolsItem.
@@ -316,7 +315,6 @@ const (
 	BashServerToolAdditionalToolsItemToolsItem                      AdditionalToolsItemToolsItemType = "openrouter:bash"
 	ShellServerToolOpenRouterAdditionalToolsItemToolsItem           AdditionalToolsItemToolsItemType = "openrouter:shell"
 	ToolSearchServerToolAdditionalToolsItemToolsItem                AdditionalToolsItemToolsItemType = "openrouter:tool_search"
-	AdditionalToolsItemToolsVariant28AdditionalToolsItemToolsItem   AdditionalToolsItemToolsItemType = "AdditionalToolsItemToolsVariant28"
 )
 
 // IsAdditionalToolsItemToolsFunction reports whether AdditionalToolsItemToolsItem is AdditionalToolsItemToolsFunction.
@@ -457,11 +455,6 @@ func (s AdditionalToolsItemToolsItem) IsShellServerToolOpenRouter() bool {
 // IsToolSearchServerTool reports whether AdditionalToolsItemToolsItem is ToolSearchServerTool.
 func (s AdditionalToolsItemToolsItem) IsToolSearchServerTool() bool {
 	return s.Type == ToolSearchServerToolAdditionalToolsItemToolsItem
-}
-
-// IsAdditionalToolsItemToolsVariant28 reports whether AdditionalToolsItemToolsItem is AdditionalToolsItemToolsVariant28.
-func (s AdditionalToolsItemToolsItem) IsAdditionalToolsItemToolsVariant28() bool {
-	return s.Type == AdditionalToolsItemToolsVariant28AdditionalToolsItemToolsItem
 }
 
 // SetAdditionalToolsItemToolsFunction sets AdditionalToolsItemToolsItem to AdditionalToolsItemToolsFunction.
@@ -1049,27 +1042,6 @@ func (s AdditionalToolsItemToolsItem) GetToolSearchServerTool() (v ToolSearchSer
 func NewToolSearchServerToolAdditionalToolsItemToolsItem(v ToolSearchServerTool) AdditionalToolsItemToolsItem {
 	var s AdditionalToolsItemToolsItem
 	s.SetToolSearchServerTool(v)
-	return s
-}
-
-// SetAdditionalToolsItemToolsVariant28 sets AdditionalToolsItemToolsItem to AdditionalToolsItemToolsVariant28.
-func (s *AdditionalToolsItemToolsItem) SetAdditionalToolsItemToolsVariant28(v AdditionalToolsItemToolsVariant28) {
-	s.Type = AdditionalToolsItemToolsVariant28AdditionalToolsItemToolsItem
-	s.AdditionalToolsItemToolsVariant28 = v
-}
-
-// GetAdditionalToolsItemToolsVariant28 returns AdditionalToolsItemToolsVariant28 and true boolean if AdditionalToolsItemToolsItem is AdditionalToolsItemToolsVariant28.
-func (s AdditionalToolsItemToolsItem) GetAdditionalToolsItemToolsVariant28() (v AdditionalToolsItemToolsVariant28, ok bool) {
-	if !s.IsAdditionalToolsItemToolsVariant28() {
-		return v, false
-	}
-	return s.AdditionalToolsItemToolsVariant28, true
-}
-
-// NewAdditionalToolsItemToolsVariant28AdditionalToolsItemToolsItem returns new AdditionalToolsItemToolsItem from AdditionalToolsItemToolsVariant28.
-func NewAdditionalToolsItemToolsVariant28AdditionalToolsItemToolsItem(v AdditionalToolsItemToolsVariant28) AdditionalToolsItemToolsItem {
-	var s AdditionalToolsItemToolsItem
-	s.SetAdditionalToolsItemToolsVariant28(v)
 	return s
 }
 
@@ -4823,11 +4795,9 @@ type BaseInputsItem struct {
 	// Type selects the active sum variant, switch on this field.
 	Type                                 BaseInputsItemType
 	BaseInputsMessage                    BaseInputsMessage
-	OpenAIResponseInputMessageItem       OpenAIResponseInputMessageItem
 	OpenAIResponseFunctionToolCallOutput OpenAIResponseFunctionToolCallOutput
 	OpenAIResponseFunctionToolCall       OpenAIResponseFunctionToolCall
 	OutputItemImageGenerationCall        OutputItemImageGenerationCall
-	OutputMessage                        OutputMessage
 	OpenAIResponseCustomToolCall         OpenAIResponseCustomToolCall
 	OpenAIResponseCustomToolCallOutput   OpenAIResponseCustomToolCallOutput
 	ApplyPatchCallItem                   ApplyPatchCallItem
@@ -4840,11 +4810,9 @@ type BaseInputsItemType string
 // Possible values for BaseInputsItemType.
 const (
 	BaseInputsMessageBaseInputsItem                    BaseInputsItemType = "message"
-	OpenAIResponseInputMessageItemBaseInputsItem       BaseInputsItemType = "OpenAIResponseInputMessageItem"
 	OpenAIResponseFunctionToolCallOutputBaseInputsItem BaseInputsItemType = "function_call_output"
 	OpenAIResponseFunctionToolCallBaseInputsItem       BaseInputsItemType = "function_call"
 	OutputItemImageGenerationCallBaseInputsItem        BaseInputsItemType = "image_generation_call"
-	OutputMessageBaseInputsItem                        BaseInputsItemType = "OutputMessage"
 	OpenAIResponseCustomToolCallBaseInputsItem         BaseInputsItemType = "custom_tool_call"
 	OpenAIResponseCustomToolCallOutputBaseInputsItem   BaseInputsItemType = "custom_tool_call_output"
 	ApplyPatchCallItemBaseInputsItem                   BaseInputsItemType = "apply_patch_call"
@@ -4853,11 +4821,6 @@ const (
 
 // IsBaseInputsMessage reports whether BaseInputsItem is BaseInputsMessage.
 func (s BaseInputsItem) IsBaseInputsMessage() bool { return s.Type == BaseInputsMessageBaseInputsItem }
-
-// IsOpenAIResponseInputMessageItem reports whether BaseInputsItem is OpenAIResponseInputMessageItem.
-func (s BaseInputsItem) IsOpenAIResponseInputMessageItem() bool {
-	return s.Type == OpenAIResponseInputMessageItemBaseInputsItem
-}
 
 // IsOpenAIResponseFunctionToolCallOutput reports whether BaseInputsItem is OpenAIResponseFunctionToolCallOutput.
 func (s BaseInputsItem) IsOpenAIResponseFunctionToolCallOutput() bool {
@@ -4873,9 +4836,6 @@ func (s BaseInputsItem) IsOpenAIResponseFunctionToolCall() bool {
 func (s BaseInputsItem) IsOutputItemImageGenerationCall() bool {
 	return s.Type == OutputItemImageGenerationCallBaseInputsItem
 }
-
-// IsOutputMessage reports whether BaseInputsItem is OutputMessage.
-func (s BaseInputsItem) IsOutputMessage() bool { return s.Type == OutputMessageBaseInputsItem }
 
 // IsOpenAIResponseCustomToolCall reports whether BaseInputsItem is OpenAIResponseCustomToolCall.
 func (s BaseInputsItem) IsOpenAIResponseCustomToolCall() bool {
@@ -4915,27 +4875,6 @@ func (s BaseInputsItem) GetBaseInputsMessage() (v BaseInputsMessage, ok bool) {
 func NewBaseInputsMessageBaseInputsItem(v BaseInputsMessage) BaseInputsItem {
 	var s BaseInputsItem
 	s.SetBaseInputsMessage(v)
-	return s
-}
-
-// SetOpenAIResponseInputMessageItem sets BaseInputsItem to OpenAIResponseInputMessageItem.
-func (s *BaseInputsItem) SetOpenAIResponseInputMessageItem(v OpenAIResponseInputMessageItem) {
-	s.Type = OpenAIResponseInputMessageItemBaseInputsItem
-	s.OpenAIResponseInputMessageItem = v
-}
-
-// GetOpenAIResponseInputMessageItem returns OpenAIResponseInputMessageItem and true boolean if BaseInputsItem is OpenAIResponseInputMessageItem.
-func (s BaseInputsItem) GetOpenAIResponseInputMessageItem() (v OpenAIResponseInputMessageItem, ok bool) {
-	if !s.IsOpenAIResponseInputMessageItem() {
-		return v, false
-	}
-	return s.OpenAIResponseInputMessageItem, true
-}
-
-// NewOpenAIResponseInputMessageItemBaseInputsItem returns new BaseInputsItem from OpenAIResponseInputMessageItem.
-func NewOpenAIResponseInputMessageItemBaseInputsItem(v OpenAIResponseInputMessageItem) BaseInputsItem {
-	var s BaseInputsItem
-	s.SetOpenAIResponseInputMessageItem(v)
 	return s
 }
 
@@ -4999,27 +4938,6 @@ func (s BaseInputsItem) GetOutputItemImageGenerationCall() (v OutputItemImageGen
 func NewOutputItemImageGenerationCallBaseInputsItem(v OutputItemImageGenerationCall) BaseInputsItem {
 	var s BaseInputsItem
 	s.SetOutputItemImageGenerationCall(v)
-	return s
-}
-
-// SetOutputMessage sets BaseInputsItem to OutputMessage.
-func (s *BaseInputsItem) SetOutputMessage(v OutputMessage) {
-	s.Type = OutputMessageBaseInputsItem
-	s.OutputMessage = v
-}
-
-// GetOutputMessage returns OutputMessage and true boolean if BaseInputsItem is OutputMessage.
-func (s BaseInputsItem) GetOutputMessage() (v OutputMessage, ok bool) {
-	if !s.IsOutputMessage() {
-		return v, false
-	}
-	return s.OutputMessage, true
-}
-
-// NewOutputMessageBaseInputsItem returns new BaseInputsItem from OutputMessage.
-func NewOutputMessageBaseInputsItem(v OutputMessage) BaseInputsItem {
-	var s BaseInputsItem
-	s.SetOutputMessage(v)
 	return s
 }
 
@@ -13355,9 +13273,8 @@ func (s *ChatToolChoice0) UnmarshalText(data []byte) error {
 // ChatToolChoice1 represents sum type.
 type ChatToolChoice1 struct {
 	// Type selects the active sum variant, switch on this field.
-	Type                 ChatToolChoice1Type
-	ChatNamedToolChoice  ChatNamedToolChoice
-	ChatServerToolChoice ChatServerToolChoice
+	Type                ChatToolChoice1Type
+	ChatNamedToolChoice ChatNamedToolChoice
 }
 
 // ChatToolChoice1Type is oneOf type of ChatToolChoice1.
@@ -13365,18 +13282,12 @@ type ChatToolChoice1Type string
 
 // Possible values for ChatToolChoice1Type.
 const (
-	ChatNamedToolChoiceChatToolChoice1  ChatToolChoice1Type = "function"
-	ChatServerToolChoiceChatToolChoice1 ChatToolChoice1Type = "ChatServerToolChoice"
+	ChatNamedToolChoiceChatToolChoice1 ChatToolChoice1Type = "function"
 )
 
 // IsChatNamedToolChoice reports whether ChatToolChoice1 is ChatNamedToolChoice.
 func (s ChatToolChoice1) IsChatNamedToolChoice() bool {
 	return s.Type == ChatNamedToolChoiceChatToolChoice1
-}
-
-// IsChatServerToolChoice reports whether ChatToolChoice1 is ChatServerToolChoice.
-func (s ChatToolChoice1) IsChatServerToolChoice() bool {
-	return s.Type == ChatServerToolChoiceChatToolChoice1
 }
 
 // SetChatNamedToolChoice sets ChatToolChoice1 to ChatNamedToolChoice.
@@ -13397,27 +13308,6 @@ func (s ChatToolChoice1) GetChatNamedToolChoice() (v ChatNamedToolChoice, ok boo
 func NewChatNamedToolChoiceChatToolChoice1(v ChatNamedToolChoice) ChatToolChoice1 {
 	var s ChatToolChoice1
 	s.SetChatNamedToolChoice(v)
-	return s
-}
-
-// SetChatServerToolChoice sets ChatToolChoice1 to ChatServerToolChoice.
-func (s *ChatToolChoice1) SetChatServerToolChoice(v ChatServerToolChoice) {
-	s.Type = ChatServerToolChoiceChatToolChoice1
-	s.ChatServerToolChoice = v
-}
-
-// GetChatServerToolChoice returns ChatServerToolChoice and true boolean if ChatToolChoice1 is ChatServerToolChoice.
-func (s ChatToolChoice1) GetChatServerToolChoice() (v ChatServerToolChoice, ok bool) {
-	if !s.IsChatServerToolChoice() {
-		return v, false
-	}
-	return s.ChatServerToolChoice, true
-}
-
-// NewChatServerToolChoiceChatToolChoice1 returns new ChatToolChoice1 from ChatServerToolChoice.
-func NewChatServerToolChoiceChatToolChoice1(v ChatServerToolChoice) ChatToolChoice1 {
-	var s ChatToolChoice1
-	s.SetChatServerToolChoice(v)
 	return s
 }
 
@@ -24571,14 +24461,10 @@ type InputsItem struct {
 	Type                                InputsItemType
 	ReasoningItem                       ReasoningItem
 	EasyInputMessage                    EasyInputMessage
-	InputMessageItem                    InputMessageItem
 	FunctionCallItem                    FunctionCallItem
 	FunctionCallOutputItem              FunctionCallOutputItem
 	ApplyPatchCallItem                  ApplyPatchCallItem
 	ApplyPatchCallOutputItem            ApplyPatchCallOutputItem
-	InputsMessage                       InputsMessage
-	InputsReasoning                     InputsReasoning
-	OutputFunctionCallItem              OutputFunctionCallItem
 	OutputCustomToolCallItem            OutputCustomToolCallItem
 	OutputWebSearchCallItem             OutputWebSearchCallItem
 	OutputFileSearchCallItem            OutputFileSearchCallItem
@@ -24612,7 +24498,6 @@ type InputsItem struct {
 	McpApprovalRequestItem              McpApprovalRequestItem
 	McpApprovalResponseItem             McpApprovalResponseItem
 	McpCallItem                         McpCallItem
-	CustomToolCallItem                  CustomToolCallItem
 	CustomToolCallOutputItem            CustomToolCallOutputItem
 	CompactionItem                      CompactionItem
 	ContextCompactionItem               ContextCompactionItem
@@ -24628,14 +24513,10 @@ type InputsItemType string
 const (
 	ReasoningItemInputsItem                       InputsItemType = "reasoning"
 	EasyInputMessageInputsItem                    InputsItemType = "message"
-	InputMessageItemInputsItem                    InputsItemType = "InputMessageItem"
 	FunctionCallItemInputsItem                    InputsItemType = "function_call"
 	FunctionCallOutputItemInputsItem              InputsItemType = "function_call_output"
 	ApplyPatchCallItemInputsItem                  InputsItemType = "apply_patch_call"
 	ApplyPatchCallOutputItemInputsItem            InputsItemType = "apply_patch_call_output"
-	InputsMessageInputsItem                       InputsItemType = "InputsMessage"
-	InputsReasoningInputsItem                     InputsItemType = "InputsReasoning"
-	OutputFunctionCallItemInputsItem              InputsItemType = "OutputFunctionCallItem"
 	OutputCustomToolCallItemInputsItem            InputsItemType = "custom_tool_call"
 	OutputWebSearchCallItemInputsItem             InputsItemType = "web_search_call"
 	OutputFileSearchCallItemInputsItem            InputsItemType = "file_search_call"
@@ -24669,7 +24550,6 @@ const (
 	McpApprovalRequestItemInputsItem              InputsItemType = "mcp_approval_request"
 	McpApprovalResponseItemInputsItem             InputsItemType = "mcp_approval_response"
 	McpCallItemInputsItem                         InputsItemType = "mcp_call"
-	CustomToolCallItemInputsItem                  InputsItemType = "CustomToolCallItem"
 	CustomToolCallOutputItemInputsItem            InputsItemType = "custom_tool_call_output"
 	CompactionItemInputsItem                      InputsItemType = "compaction"
 	ContextCompactionItemInputsItem               InputsItemType = "context_compaction"
@@ -24683,9 +24563,6 @@ func (s InputsItem) IsReasoningItem() bool { return s.Type == ReasoningItemInput
 
 // IsEasyInputMessage reports whether InputsItem is EasyInputMessage.
 func (s InputsItem) IsEasyInputMessage() bool { return s.Type == EasyInputMessageInputsItem }
-
-// IsInputMessageItem reports whether InputsItem is InputMessageItem.
-func (s InputsItem) IsInputMessageItem() bool { return s.Type == InputMessageItemInputsItem }
 
 // IsFunctionCallItem reports whether InputsItem is FunctionCallItem.
 func (s InputsItem) IsFunctionCallItem() bool { return s.Type == FunctionCallItemInputsItem }
@@ -24701,17 +24578,6 @@ func (s InputsItem) IsApplyPatchCallItem() bool { return s.Type == ApplyPatchCal
 // IsApplyPatchCallOutputItem reports whether InputsItem is ApplyPatchCallOutputItem.
 func (s InputsItem) IsApplyPatchCallOutputItem() bool {
 	return s.Type == ApplyPatchCallOutputItemInputsItem
-}
-
-// IsInputsMessage reports whether InputsItem is InputsMessage.
-func (s InputsItem) IsInputsMessage() bool { return s.Type == InputsMessageInputsItem }
-
-// IsInputsReasoning reports whether InputsItem is InputsReasoning.
-func (s InputsItem) IsInputsReasoning() bool { return s.Type == InputsReasoningInputsItem }
-
-// IsOutputFunctionCallItem reports whether InputsItem is OutputFunctionCallItem.
-func (s InputsItem) IsOutputFunctionCallItem() bool {
-	return s.Type == OutputFunctionCallItemInputsItem
 }
 
 // IsOutputCustomToolCallItem reports whether InputsItem is OutputCustomToolCallItem.
@@ -24867,9 +24733,6 @@ func (s InputsItem) IsMcpApprovalResponseItem() bool {
 // IsMcpCallItem reports whether InputsItem is McpCallItem.
 func (s InputsItem) IsMcpCallItem() bool { return s.Type == McpCallItemInputsItem }
 
-// IsCustomToolCallItem reports whether InputsItem is CustomToolCallItem.
-func (s InputsItem) IsCustomToolCallItem() bool { return s.Type == CustomToolCallItemInputsItem }
-
 // IsCustomToolCallOutputItem reports whether InputsItem is CustomToolCallOutputItem.
 func (s InputsItem) IsCustomToolCallOutputItem() bool {
 	return s.Type == CustomToolCallOutputItemInputsItem
@@ -24929,27 +24792,6 @@ func (s InputsItem) GetEasyInputMessage() (v EasyInputMessage, ok bool) {
 func NewEasyInputMessageInputsItem(v EasyInputMessage) InputsItem {
 	var s InputsItem
 	s.SetEasyInputMessage(v)
-	return s
-}
-
-// SetInputMessageItem sets InputsItem to InputMessageItem.
-func (s *InputsItem) SetInputMessageItem(v InputMessageItem) {
-	s.Type = InputMessageItemInputsItem
-	s.InputMessageItem = v
-}
-
-// GetInputMessageItem returns InputMessageItem and true boolean if InputsItem is InputMessageItem.
-func (s InputsItem) GetInputMessageItem() (v InputMessageItem, ok bool) {
-	if !s.IsInputMessageItem() {
-		return v, false
-	}
-	return s.InputMessageItem, true
-}
-
-// NewInputMessageItemInputsItem returns new InputsItem from InputMessageItem.
-func NewInputMessageItemInputsItem(v InputMessageItem) InputsItem {
-	var s InputsItem
-	s.SetInputMessageItem(v)
 	return s
 }
 
@@ -25034,69 +24876,6 @@ func (s InputsItem) GetApplyPatchCallOutputItem() (v ApplyPatchCallOutputItem, o
 func NewApplyPatchCallOutputItemInputsItem(v ApplyPatchCallOutputItem) InputsItem {
 	var s InputsItem
 	s.SetApplyPatchCallOutputItem(v)
-	return s
-}
-
-// SetInputsMessage sets InputsItem to InputsMessage.
-func (s *InputsItem) SetInputsMessage(v InputsMessage) {
-	s.Type = InputsMessageInputsItem
-	s.InputsMessage = v
-}
-
-// GetInputsMessage returns InputsMessage and true boolean if InputsItem is InputsMessage.
-func (s InputsItem) GetInputsMessage() (v InputsMessage, ok bool) {
-	if !s.IsInputsMessage() {
-		return v, false
-	}
-	return s.InputsMessage, true
-}
-
-// NewInputsMessageInputsItem returns new InputsItem from InputsMessage.
-func NewInputsMessageInputsItem(v InputsMessage) InputsItem {
-	var s InputsItem
-	s.SetInputsMessage(v)
-	return s
-}
-
-// SetInputsReasoning sets InputsItem to InputsReasoning.
-func (s *InputsItem) SetInputsReasoning(v InputsReasoning) {
-	s.Type = InputsReasoningInputsItem
-	s.InputsReasoning = v
-}
-
-// GetInputsReasoning returns InputsReasoning and true boolean if InputsItem is InputsReasoning.
-func (s InputsItem) GetInputsReasoning() (v InputsReasoning, ok bool) {
-	if !s.IsInputsReasoning() {
-		return v, false
-	}
-	return s.InputsReasoning, true
-}
-
-// NewInputsReasoningInputsItem returns new InputsItem from InputsReasoning.
-func NewInputsReasoningInputsItem(v InputsReasoning) InputsItem {
-	var s InputsItem
-	s.SetInputsReasoning(v)
-	return s
-}
-
-// SetOutputFunctionCallItem sets InputsItem to OutputFunctionCallItem.
-func (s *InputsItem) SetOutputFunctionCallItem(v OutputFunctionCallItem) {
-	s.Type = OutputFunctionCallItemInputsItem
-	s.OutputFunctionCallItem = v
-}
-
-// GetOutputFunctionCallItem returns OutputFunctionCallItem and true boolean if InputsItem is OutputFunctionCallItem.
-func (s InputsItem) GetOutputFunctionCallItem() (v OutputFunctionCallItem, ok bool) {
-	if !s.IsOutputFunctionCallItem() {
-		return v, false
-	}
-	return s.OutputFunctionCallItem, true
-}
-
-// NewOutputFunctionCallItemInputsItem returns new InputsItem from OutputFunctionCallItem.
-func NewOutputFunctionCallItemInputsItem(v OutputFunctionCallItem) InputsItem {
-	var s InputsItem
-	s.SetOutputFunctionCallItem(v)
 	return s
 }
 
@@ -25790,27 +25569,6 @@ func (s InputsItem) GetMcpCallItem() (v McpCallItem, ok bool) {
 func NewMcpCallItemInputsItem(v McpCallItem) InputsItem {
 	var s InputsItem
 	s.SetMcpCallItem(v)
-	return s
-}
-
-// SetCustomToolCallItem sets InputsItem to CustomToolCallItem.
-func (s *InputsItem) SetCustomToolCallItem(v CustomToolCallItem) {
-	s.Type = CustomToolCallItemInputsItem
-	s.CustomToolCallItem = v
-}
-
-// GetCustomToolCallItem returns CustomToolCallItem and true boolean if InputsItem is CustomToolCallItem.
-func (s InputsItem) GetCustomToolCallItem() (v CustomToolCallItem, ok bool) {
-	if !s.IsCustomToolCallItem() {
-		return v, false
-	}
-	return s.CustomToolCallItem, true
-}
-
-// NewCustomToolCallItemInputsItem returns new InputsItem from CustomToolCallItem.
-func NewCustomToolCallItemInputsItem(v CustomToolCallItem) InputsItem {
-	var s InputsItem
-	s.SetCustomToolCallItem(v)
 	return s
 }
 
@@ -32901,6 +32659,52 @@ func (s *OpenRouterWebSearchServerToolType) UnmarshalText(data []byte) error {
 	}
 }
 
+// NewOptAdditionalToolsItemToolsVariant28 returns new OptAdditionalToolsItemToolsVariant28 with value set to v.
+func NewOptAdditionalToolsItemToolsVariant28(v AdditionalToolsItemToolsVariant28) OptAdditionalToolsItemToolsVariant28 {
+	return OptAdditionalToolsItemToolsVariant28{
+		Value: v,
+		Set:   true,
+	}
+}
+
+// OptAdditionalToolsItemToolsVariant28 is optional AdditionalToolsItemToolsVariant28.
+type OptAdditionalToolsItemToolsVariant28 struct {
+	Value AdditionalToolsItemToolsVariant28
+	Set   bool
+}
+
+// IsSet returns true if OptAdditionalToolsItemToolsVariant28 was set.
+func (o OptAdditionalToolsItemToolsVariant28) IsSet() bool { return o.Set }
+
+// Reset unsets value.
+func (o *OptAdditionalToolsItemToolsVariant28) Reset() {
+	var v AdditionalToolsItemToolsVariant28
+	o.Value = v
+	o.Set = false
+}
+
+// SetTo sets value to v.
+func (o *OptAdditionalToolsItemToolsVariant28) SetTo(v AdditionalToolsItemToolsVariant28) {
+	o.Set = true
+	o.Value = v
+}
+
+// Get returns value and boolean that denotes whether value was set.
+func (o OptAdditionalToolsItemToolsVariant28) Get() (v AdditionalToolsItemToolsVariant28, ok bool) {
+	if !o.Set {
+		return v, false
+	}
+	return o.Value, true
+}
+
+// Or returns value if set, or given parameter if does not.
+func (o OptAdditionalToolsItemToolsVariant28) Or(d AdditionalToolsItemToolsVariant28) AdditionalToolsItemToolsVariant28 {
+	if v, ok := o.Get(); ok {
+		return v
+	}
+	return d
+}
+
 // NewOptAdvisorReasoning returns new OptAdvisorReasoning with value set to v.
 func NewOptAdvisorReasoning(v AdvisorReasoning) OptAdvisorReasoning {
 	return OptAdvisorReasoning{
@@ -34925,6 +34729,52 @@ func (o OptChatRequestStop) Or(d ChatRequestStop) ChatRequestStop {
 	return d
 }
 
+// NewOptChatServerToolChoice returns new OptChatServerToolChoice with value set to v.
+func NewOptChatServerToolChoice(v ChatServerToolChoice) OptChatServerToolChoice {
+	return OptChatServerToolChoice{
+		Value: v,
+		Set:   true,
+	}
+}
+
+// OptChatServerToolChoice is optional ChatServerToolChoice.
+type OptChatServerToolChoice struct {
+	Value ChatServerToolChoice
+	Set   bool
+}
+
+// IsSet returns true if OptChatServerToolChoice was set.
+func (o OptChatServerToolChoice) IsSet() bool { return o.Set }
+
+// Reset unsets value.
+func (o *OptChatServerToolChoice) Reset() {
+	var v ChatServerToolChoice
+	o.Value = v
+	o.Set = false
+}
+
+// SetTo sets value to v.
+func (o *OptChatServerToolChoice) SetTo(v ChatServerToolChoice) {
+	o.Set = true
+	o.Value = v
+}
+
+// Get returns value and boolean that denotes whether value was set.
+func (o OptChatServerToolChoice) Get() (v ChatServerToolChoice, ok bool) {
+	if !o.Set {
+		return v, false
+	}
+	return o.Value, true
+}
+
+// Or returns value if set, or given parameter if does not.
+func (o OptChatServerToolChoice) Or(d ChatServerToolChoice) ChatServerToolChoice {
+	if v, ok := o.Get(); ok {
+		return v
+	}
+	return d
+}
+
 // NewOptChatStreamChunkError returns new OptChatStreamChunkError with value set to v.
 func NewOptChatStreamChunkError(v ChatStreamChunkError) OptChatStreamChunkError {
 	return OptChatStreamChunkError{
@@ -35471,6 +35321,52 @@ func (o OptCreatedEvent) Get() (v CreatedEvent, ok bool) {
 
 // Or returns value if set, or given parameter if does not.
 func (o OptCreatedEvent) Or(d CreatedEvent) CreatedEvent {
+	if v, ok := o.Get(); ok {
+		return v
+	}
+	return d
+}
+
+// NewOptCustomToolCallItem returns new OptCustomToolCallItem with value set to v.
+func NewOptCustomToolCallItem(v CustomToolCallItem) OptCustomToolCallItem {
+	return OptCustomToolCallItem{
+		Value: v,
+		Set:   true,
+	}
+}
+
+// OptCustomToolCallItem is optional CustomToolCallItem.
+type OptCustomToolCallItem struct {
+	Value CustomToolCallItem
+	Set   bool
+}
+
+// IsSet returns true if OptCustomToolCallItem was set.
+func (o OptCustomToolCallItem) IsSet() bool { return o.Set }
+
+// Reset unsets value.
+func (o *OptCustomToolCallItem) Reset() {
+	var v CustomToolCallItem
+	o.Value = v
+	o.Set = false
+}
+
+// SetTo sets value to v.
+func (o *OptCustomToolCallItem) SetTo(v CustomToolCallItem) {
+	o.Set = true
+	o.Value = v
+}
+
+// Get returns value and boolean that denotes whether value was set.
+func (o OptCustomToolCallItem) Get() (v CustomToolCallItem, ok bool) {
+	if !o.Set {
+		return v, false
+	}
+	return o.Value, true
+}
+
+// Or returns value if set, or given parameter if does not.
+func (o OptCustomToolCallItem) Or(d CustomToolCallItem) CustomToolCallItem {
 	if v, ok := o.Get(); ok {
 		return v
 	}
@@ -36627,6 +36523,98 @@ func (o OptIncompleteEvent) Or(d IncompleteEvent) IncompleteEvent {
 	return d
 }
 
+// NewOptInputMessageItem returns new OptInputMessageItem with value set to v.
+func NewOptInputMessageItem(v InputMessageItem) OptInputMessageItem {
+	return OptInputMessageItem{
+		Value: v,
+		Set:   true,
+	}
+}
+
+// OptInputMessageItem is optional InputMessageItem.
+type OptInputMessageItem struct {
+	Value InputMessageItem
+	Set   bool
+}
+
+// IsSet returns true if OptInputMessageItem was set.
+func (o OptInputMessageItem) IsSet() bool { return o.Set }
+
+// Reset unsets value.
+func (o *OptInputMessageItem) Reset() {
+	var v InputMessageItem
+	o.Value = v
+	o.Set = false
+}
+
+// SetTo sets value to v.
+func (o *OptInputMessageItem) SetTo(v InputMessageItem) {
+	o.Set = true
+	o.Value = v
+}
+
+// Get returns value and boolean that denotes whether value was set.
+func (o OptInputMessageItem) Get() (v InputMessageItem, ok bool) {
+	if !o.Set {
+		return v, false
+	}
+	return o.Value, true
+}
+
+// Or returns value if set, or given parameter if does not.
+func (o OptInputMessageItem) Or(d InputMessageItem) InputMessageItem {
+	if v, ok := o.Get(); ok {
+		return v
+	}
+	return d
+}
+
+// NewOptInputMessageItemContentInputImage returns new OptInputMessageItemContentInputImage with value set to v.
+func NewOptInputMessageItemContentInputImage(v InputMessageItemContentInputImage) OptInputMessageItemContentInputImage {
+	return OptInputMessageItemContentInputImage{
+		Value: v,
+		Set:   true,
+	}
+}
+
+// OptInputMessageItemContentInputImage is optional InputMessageItemContentInputImage.
+type OptInputMessageItemContentInputImage struct {
+	Value InputMessageItemContentInputImage
+	Set   bool
+}
+
+// IsSet returns true if OptInputMessageItemContentInputImage was set.
+func (o OptInputMessageItemContentInputImage) IsSet() bool { return o.Set }
+
+// Reset unsets value.
+func (o *OptInputMessageItemContentInputImage) Reset() {
+	var v InputMessageItemContentInputImage
+	o.Value = v
+	o.Set = false
+}
+
+// SetTo sets value to v.
+func (o *OptInputMessageItemContentInputImage) SetTo(v InputMessageItemContentInputImage) {
+	o.Set = true
+	o.Value = v
+}
+
+// Get returns value and boolean that denotes whether value was set.
+func (o OptInputMessageItemContentInputImage) Get() (v InputMessageItemContentInputImage, ok bool) {
+	if !o.Set {
+		return v, false
+	}
+	return o.Value, true
+}
+
+// Or returns value if set, or given parameter if does not.
+func (o OptInputMessageItemContentInputImage) Or(d InputMessageItemContentInputImage) InputMessageItemContentInputImage {
+	if v, ok := o.Get(); ok {
+		return v
+	}
+	return d
+}
+
 // NewOptInputMessageItemType returns new OptInputMessageItemType with value set to v.
 func NewOptInputMessageItemType(v InputMessageItemType) OptInputMessageItemType {
 	return OptInputMessageItemType{
@@ -36719,6 +36707,52 @@ func (o OptInputs) Or(d Inputs) Inputs {
 	return d
 }
 
+// NewOptInputsMessage returns new OptInputsMessage with value set to v.
+func NewOptInputsMessage(v InputsMessage) OptInputsMessage {
+	return OptInputsMessage{
+		Value: v,
+		Set:   true,
+	}
+}
+
+// OptInputsMessage is optional InputsMessage.
+type OptInputsMessage struct {
+	Value InputsMessage
+	Set   bool
+}
+
+// IsSet returns true if OptInputsMessage was set.
+func (o OptInputsMessage) IsSet() bool { return o.Set }
+
+// Reset unsets value.
+func (o *OptInputsMessage) Reset() {
+	var v InputsMessage
+	o.Value = v
+	o.Set = false
+}
+
+// SetTo sets value to v.
+func (o *OptInputsMessage) SetTo(v InputsMessage) {
+	o.Set = true
+	o.Value = v
+}
+
+// Get returns value and boolean that denotes whether value was set.
+func (o OptInputsMessage) Get() (v InputsMessage, ok bool) {
+	if !o.Set {
+		return v, false
+	}
+	return o.Value, true
+}
+
+// Or returns value if set, or given parameter if does not.
+func (o OptInputsMessage) Or(d InputsMessage) InputsMessage {
+	if v, ok := o.Get(); ok {
+		return v
+	}
+	return d
+}
+
 // NewOptInputsMessageStatus returns new OptInputsMessageStatus with value set to v.
 func NewOptInputsMessageStatus(v InputsMessageStatus) OptInputsMessageStatus {
 	return OptInputsMessageStatus{
@@ -36759,6 +36793,52 @@ func (o OptInputsMessageStatus) Get() (v InputsMessageStatus, ok bool) {
 
 // Or returns value if set, or given parameter if does not.
 func (o OptInputsMessageStatus) Or(d InputsMessageStatus) InputsMessageStatus {
+	if v, ok := o.Get(); ok {
+		return v
+	}
+	return d
+}
+
+// NewOptInputsReasoning returns new OptInputsReasoning with value set to v.
+func NewOptInputsReasoning(v InputsReasoning) OptInputsReasoning {
+	return OptInputsReasoning{
+		Value: v,
+		Set:   true,
+	}
+}
+
+// OptInputsReasoning is optional InputsReasoning.
+type OptInputsReasoning struct {
+	Value InputsReasoning
+	Set   bool
+}
+
+// IsSet returns true if OptInputsReasoning was set.
+func (o OptInputsReasoning) IsSet() bool { return o.Set }
+
+// Reset unsets value.
+func (o *OptInputsReasoning) Reset() {
+	var v InputsReasoning
+	o.Value = v
+	o.Set = false
+}
+
+// SetTo sets value to v.
+func (o *OptInputsReasoning) SetTo(v InputsReasoning) {
+	o.Set = true
+	o.Value = v
+}
+
+// Get returns value and boolean that denotes whether value was set.
+func (o OptInputsReasoning) Get() (v InputsReasoning, ok bool) {
+	if !o.Set {
+		return v, false
+	}
+	return o.Value, true
+}
+
+// Or returns value if set, or given parameter if does not.
+func (o OptInputsReasoning) Or(d InputsReasoning) InputsReasoning {
 	if v, ok := o.Get(); ok {
 		return v
 	}
@@ -41599,6 +41679,52 @@ func (o OptNilWebSearchUserLocation) Or(d WebSearchUserLocation) WebSearchUserLo
 	return d
 }
 
+// NewOptOpenAIResponseInputMessageItem returns new OptOpenAIResponseInputMessageItem with value set to v.
+func NewOptOpenAIResponseInputMessageItem(v OpenAIResponseInputMessageItem) OptOpenAIResponseInputMessageItem {
+	return OptOpenAIResponseInputMessageItem{
+		Value: v,
+		Set:   true,
+	}
+}
+
+// OptOpenAIResponseInputMessageItem is optional OpenAIResponseInputMessageItem.
+type OptOpenAIResponseInputMessageItem struct {
+	Value OpenAIResponseInputMessageItem
+	Set   bool
+}
+
+// IsSet returns true if OptOpenAIResponseInputMessageItem was set.
+func (o OptOpenAIResponseInputMessageItem) IsSet() bool { return o.Set }
+
+// Reset unsets value.
+func (o *OptOpenAIResponseInputMessageItem) Reset() {
+	var v OpenAIResponseInputMessageItem
+	o.Value = v
+	o.Set = false
+}
+
+// SetTo sets value to v.
+func (o *OptOpenAIResponseInputMessageItem) SetTo(v OpenAIResponseInputMessageItem) {
+	o.Set = true
+	o.Value = v
+}
+
+// Get returns value and boolean that denotes whether value was set.
+func (o OptOpenAIResponseInputMessageItem) Get() (v OpenAIResponseInputMessageItem, ok bool) {
+	if !o.Set {
+		return v, false
+	}
+	return o.Value, true
+}
+
+// Or returns value if set, or given parameter if does not.
+func (o OptOpenAIResponseInputMessageItem) Or(d OpenAIResponseInputMessageItem) OpenAIResponseInputMessageItem {
+	if v, ok := o.Get(); ok {
+		return v
+	}
+	return d
+}
+
 // NewOptOpenAIResponseInputMessageItemType returns new OptOpenAIResponseInputMessageItemType with value set to v.
 func NewOptOpenAIResponseInputMessageItemType(v OpenAIResponseInputMessageItemType) OptOpenAIResponseInputMessageItemType {
 	return OptOpenAIResponseInputMessageItemType{
@@ -43065,6 +43191,52 @@ func (o OptOutputMemoryServerToolItemAction) Get() (v OutputMemoryServerToolItem
 
 // Or returns value if set, or given parameter if does not.
 func (o OptOutputMemoryServerToolItemAction) Or(d OutputMemoryServerToolItemAction) OutputMemoryServerToolItemAction {
+	if v, ok := o.Get(); ok {
+		return v
+	}
+	return d
+}
+
+// NewOptOutputMessage returns new OptOutputMessage with value set to v.
+func NewOptOutputMessage(v OutputMessage) OptOutputMessage {
+	return OptOutputMessage{
+		Value: v,
+		Set:   true,
+	}
+}
+
+// OptOutputMessage is optional OutputMessage.
+type OptOutputMessage struct {
+	Value OutputMessage
+	Set   bool
+}
+
+// IsSet returns true if OptOutputMessage was set.
+func (o OptOutputMessage) IsSet() bool { return o.Set }
+
+// Reset unsets value.
+func (o *OptOutputMessage) Reset() {
+	var v OutputMessage
+	o.Value = v
+	o.Set = false
+}
+
+// SetTo sets value to v.
+func (o *OptOutputMessage) SetTo(v OutputMessage) {
+	o.Set = true
+	o.Value = v
+}
+
+// Get returns value and boolean that denotes whether value was set.
+func (o OptOutputMessage) Get() (v OutputMessage, ok bool) {
+	if !o.Set {
+		return v, false
+	}
+	return o.Value, true
+}
+
+// Or returns value if set, or given parameter if does not.
+func (o OptOutputMessage) Or(d OutputMessage) OutputMessage {
 	if v, ok := o.Get(); ok {
 		return v
 	}
@@ -65257,6 +65429,7 @@ func (s *TraceConfig) SetTraceName(val OptString) {
 // Not an API object: references the schemas no kept operation names directly, so each has a Go type.
 // Ref: #/components/schemas/TransponderSchemaHolder
 type TransponderSchemaHolder struct {
+	AdditionalToolsItemToolsVariant28              OptAdditionalToolsItemToolsVariant28              `json:"AdditionalToolsItemToolsVariant28"`
 	BaseAnnotationAddedEvent                       OptBaseAnnotationAddedEvent                       `json:"BaseAnnotationAddedEvent"`
 	BaseContentPartAddedEvent                      OptBaseContentPartAddedEvent                      `json:"BaseContentPartAddedEvent"`
 	BaseContentPartDoneEvent                       OptBaseContentPartDoneEvent                       `json:"BaseContentPartDoneEvent"`
@@ -65276,13 +65449,20 @@ type TransponderSchemaHolder struct {
 	BaseResponsesResult                            OptBaseResponsesResult                            `json:"BaseResponsesResult"`
 	BaseTextDeltaEvent                             OptBaseTextDeltaEvent                             `json:"BaseTextDeltaEvent"`
 	BaseTextDoneEvent                              OptBaseTextDoneEvent                              `json:"BaseTextDoneEvent"`
+	ChatServerToolChoice                           OptChatServerToolChoice                           `json:"ChatServerToolChoice"`
 	CodeInterpreterCallItem                        OptCodeInterpreterCallItem                        `json:"CodeInterpreterCallItem"`
 	CompletedEvent                                 OptCompletedEvent                                 `json:"CompletedEvent"`
 	CreatedEvent                                   OptCreatedEvent                                   `json:"CreatedEvent"`
+	CustomToolCallItem                             OptCustomToolCallItem                             `json:"CustomToolCallItem"`
 	FailedEvent                                    OptFailedEvent                                    `json:"FailedEvent"`
 	FunctionTool                                   OptFunctionTool                                   `json:"FunctionTool"`
 	InProgressEvent                                OptInProgressEvent                                `json:"InProgressEvent"`
 	IncompleteEvent                                OptIncompleteEvent                                `json:"IncompleteEvent"`
+	InputMessageItem                               OptInputMessageItem                               `json:"InputMessageItem"`
+	InputMessageItemContentInputImage              OptInputMessageItemContentInputImage              `json:"InputMessageItemContentInputImage"`
+	InputsMessage                                  OptInputsMessage                                  `json:"InputsMessage"`
+	InputsReasoning                                OptInputsReasoning                                `json:"InputsReasoning"`
+	OpenAIResponseInputMessageItem                 OptOpenAIResponseInputMessageItem                 `json:"OpenAIResponseInputMessageItem"`
 	OpenAIResponsesCodeInterpreterCallCodeDelta    OptOpenAIResponsesCodeInterpreterCallCodeDelta    `json:"OpenAIResponsesCodeInterpreterCallCodeDelta"`
 	OpenAIResponsesCodeInterpreterCallCodeDone     OptOpenAIResponsesCodeInterpreterCallCodeDone     `json:"OpenAIResponsesCodeInterpreterCallCodeDone"`
 	OpenAIResponsesCodeInterpreterCallCompleted    OptOpenAIResponsesCodeInterpreterCallCompleted    `json:"OpenAIResponsesCodeInterpreterCallCompleted"`
@@ -65307,9 +65487,15 @@ type TransponderSchemaHolder struct {
 	OutputItemFunctionCall                         OptOutputItemFunctionCall                         `json:"OutputItemFunctionCall"`
 	OutputItemReasoning                            OptOutputItemReasoning                            `json:"OutputItemReasoning"`
 	OutputItemWebSearchCall                        OptOutputItemWebSearchCall                        `json:"OutputItemWebSearchCall"`
+	OutputMessage                                  OptOutputMessage                                  `json:"OutputMessage"`
 	ProviderName                                   OptProviderName                                   `json:"ProviderName"`
 	ServiceTier                                    OptNilServiceTier                                 `json:"ServiceTier"`
 	TextConfig                                     OptTextConfig                                     `json:"TextConfig"`
+}
+
+// GetAdditionalToolsItemToolsVariant28 returns the value of AdditionalToolsItemToolsVariant28.
+func (s *TransponderSchemaHolder) GetAdditionalToolsItemToolsVariant28() OptAdditionalToolsItemToolsVariant28 {
+	return s.AdditionalToolsItemToolsVariant28
 }
 
 // GetBaseAnnotationAddedEvent returns the value of BaseAnnotationAddedEvent.
@@ -65407,6 +65593,11 @@ func (s *TransponderSchemaHolder) GetBaseTextDoneEvent() OptBaseTextDoneEvent {
 	return s.BaseTextDoneEvent
 }
 
+// GetChatServerToolChoice returns the value of ChatServerToolChoice.
+func (s *TransponderSchemaHolder) GetChatServerToolChoice() OptChatServerToolChoice {
+	return s.ChatServerToolChoice
+}
+
 // GetCodeInterpreterCallItem returns the value of CodeInterpreterCallItem.
 func (s *TransponderSchemaHolder) GetCodeInterpreterCallItem() OptCodeInterpreterCallItem {
 	return s.CodeInterpreterCallItem
@@ -65420,6 +65611,11 @@ func (s *TransponderSchemaHolder) GetCompletedEvent() OptCompletedEvent {
 // GetCreatedEvent returns the value of CreatedEvent.
 func (s *TransponderSchemaHolder) GetCreatedEvent() OptCreatedEvent {
 	return s.CreatedEvent
+}
+
+// GetCustomToolCallItem returns the value of CustomToolCallItem.
+func (s *TransponderSchemaHolder) GetCustomToolCallItem() OptCustomToolCallItem {
+	return s.CustomToolCallItem
 }
 
 // GetFailedEvent returns the value of FailedEvent.
@@ -65440,6 +65636,31 @@ func (s *TransponderSchemaHolder) GetInProgressEvent() OptInProgressEvent {
 // GetIncompleteEvent returns the value of IncompleteEvent.
 func (s *TransponderSchemaHolder) GetIncompleteEvent() OptIncompleteEvent {
 	return s.IncompleteEvent
+}
+
+// GetInputMessageItem returns the value of InputMessageItem.
+func (s *TransponderSchemaHolder) GetInputMessageItem() OptInputMessageItem {
+	return s.InputMessageItem
+}
+
+// GetInputMessageItemContentInputImage returns the value of InputMessageItemContentInputImage.
+func (s *TransponderSchemaHolder) GetInputMessageItemContentInputImage() OptInputMessageItemContentInputImage {
+	return s.InputMessageItemContentInputImage
+}
+
+// GetInputsMessage returns the value of InputsMessage.
+func (s *TransponderSchemaHolder) GetInputsMessage() OptInputsMessage {
+	return s.InputsMessage
+}
+
+// GetInputsReasoning returns the value of InputsReasoning.
+func (s *TransponderSchemaHolder) GetInputsReasoning() OptInputsReasoning {
+	return s.InputsReasoning
+}
+
+// GetOpenAIResponseInputMessageItem returns the value of OpenAIResponseInputMessageItem.
+func (s *TransponderSchemaHolder) GetOpenAIResponseInputMessageItem() OptOpenAIResponseInputMessageItem {
+	return s.OpenAIResponseInputMessageItem
 }
 
 // GetOpenAIResponsesCodeInterpreterCallCodeDelta returns the value of OpenAIResponsesCodeInterpreterCallCodeDelta.
@@ -65562,6 +65783,11 @@ func (s *TransponderSchemaHolder) GetOutputItemWebSearchCall() OptOutputItemWebS
 	return s.OutputItemWebSearchCall
 }
 
+// GetOutputMessage returns the value of OutputMessage.
+func (s *TransponderSchemaHolder) GetOutputMessage() OptOutputMessage {
+	return s.OutputMessage
+}
+
 // GetProviderName returns the value of ProviderName.
 func (s *TransponderSchemaHolder) GetProviderName() OptProviderName {
 	return s.ProviderName
@@ -65575,6 +65801,11 @@ func (s *TransponderSchemaHolder) GetServiceTier() OptNilServiceTier {
 // GetTextConfig returns the value of TextConfig.
 func (s *TransponderSchemaHolder) GetTextConfig() OptTextConfig {
 	return s.TextConfig
+}
+
+// SetAdditionalToolsItemToolsVariant28 sets the value of AdditionalToolsItemToolsVariant28.
+func (s *TransponderSchemaHolder) SetAdditionalToolsItemToolsVariant28(val OptAdditionalToolsItemToolsVariant28) {
+	s.AdditionalToolsItemToolsVariant28 = val
 }
 
 // SetBaseAnnotationAddedEvent sets the value of BaseAnnotationAddedEvent.
@@ -65672,6 +65903,11 @@ func (s *TransponderSchemaHolder) SetBaseTextDoneEvent(val OptBaseTextDoneEvent)
 	s.BaseTextDoneEvent = val
 }
 
+// SetChatServerToolChoice sets the value of ChatServerToolChoice.
+func (s *TransponderSchemaHolder) SetChatServerToolChoice(val OptChatServerToolChoice) {
+	s.ChatServerToolChoice = val
+}
+
 // SetCodeInterpreterCallItem sets the value of CodeInterpreterCallItem.
 func (s *TransponderSchemaHolder) SetCodeInterpreterCallItem(val OptCodeInterpreterCallItem) {
 	s.CodeInterpreterCallItem = val
@@ -65685,6 +65921,11 @@ func (s *TransponderSchemaHolder) SetCompletedEvent(val OptCompletedEvent) {
 // SetCreatedEvent sets the value of CreatedEvent.
 func (s *TransponderSchemaHolder) SetCreatedEvent(val OptCreatedEvent) {
 	s.CreatedEvent = val
+}
+
+// SetCustomToolCallItem sets the value of CustomToolCallItem.
+func (s *TransponderSchemaHolder) SetCustomToolCallItem(val OptCustomToolCallItem) {
+	s.CustomToolCallItem = val
 }
 
 // SetFailedEvent sets the value of FailedEvent.
@@ -65705,6 +65946,31 @@ func (s *TransponderSchemaHolder) SetInProgressEvent(val OptInProgressEvent) {
 // SetIncompleteEvent sets the value of IncompleteEvent.
 func (s *TransponderSchemaHolder) SetIncompleteEvent(val OptIncompleteEvent) {
 	s.IncompleteEvent = val
+}
+
+// SetInputMessageItem sets the value of InputMessageItem.
+func (s *TransponderSchemaHolder) SetInputMessageItem(val OptInputMessageItem) {
+	s.InputMessageItem = val
+}
+
+// SetInputMessageItemContentInputImage sets the value of InputMessageItemContentInputImage.
+func (s *TransponderSchemaHolder) SetInputMessageItemContentInputImage(val OptInputMessageItemContentInputImage) {
+	s.InputMessageItemContentInputImage = val
+}
+
+// SetInputsMessage sets the value of InputsMessage.
+func (s *TransponderSchemaHolder) SetInputsMessage(val OptInputsMessage) {
+	s.InputsMessage = val
+}
+
+// SetInputsReasoning sets the value of InputsReasoning.
+func (s *TransponderSchemaHolder) SetInputsReasoning(val OptInputsReasoning) {
+	s.InputsReasoning = val
+}
+
+// SetOpenAIResponseInputMessageItem sets the value of OpenAIResponseInputMessageItem.
+func (s *TransponderSchemaHolder) SetOpenAIResponseInputMessageItem(val OptOpenAIResponseInputMessageItem) {
+	s.OpenAIResponseInputMessageItem = val
 }
 
 // SetOpenAIResponsesCodeInterpreterCallCodeDelta sets the value of OpenAIResponsesCodeInterpreterCallCodeDelta.
@@ -65825,6 +66091,11 @@ func (s *TransponderSchemaHolder) SetOutputItemReasoning(val OptOutputItemReason
 // SetOutputItemWebSearchCall sets the value of OutputItemWebSearchCall.
 func (s *TransponderSchemaHolder) SetOutputItemWebSearchCall(val OptOutputItemWebSearchCall) {
 	s.OutputItemWebSearchCall = val
+}
+
+// SetOutputMessage sets the value of OutputMessage.
+func (s *TransponderSchemaHolder) SetOutputMessage(val OptOutputMessage) {
+	s.OutputMessage = val
 }
 
 // SetProviderName sets the value of ProviderName.

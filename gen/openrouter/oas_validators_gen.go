@@ -268,8 +268,6 @@ func (s AdditionalToolsItemToolsItem) Validate() error {
 			return err
 		}
 		return nil
-	case AdditionalToolsItemToolsVariant28AdditionalToolsItemToolsItem:
-		return nil // no validation needed
 	default:
 		return errors.Errorf("invalid type %q", s.Type)
 	}
@@ -1971,11 +1969,6 @@ func (s BaseInputsItem) Validate() error {
 			return err
 		}
 		return nil
-	case OpenAIResponseInputMessageItemBaseInputsItem:
-		if err := s.OpenAIResponseInputMessageItem.Validate(); err != nil {
-			return err
-		}
-		return nil
 	case OpenAIResponseFunctionToolCallOutputBaseInputsItem:
 		if err := s.OpenAIResponseFunctionToolCallOutput.Validate(); err != nil {
 			return err
@@ -1988,11 +1981,6 @@ func (s BaseInputsItem) Validate() error {
 		return nil
 	case OutputItemImageGenerationCallBaseInputsItem:
 		if err := s.OutputItemImageGenerationCall.Validate(); err != nil {
-			return err
-		}
-		return nil
-	case OutputMessageBaseInputsItem:
-		if err := s.OutputMessage.Validate(); err != nil {
 			return err
 		}
 		return nil
@@ -6015,8 +6003,6 @@ func (s ChatToolChoice1) Validate() error {
 			return err
 		}
 		return nil
-	case ChatServerToolChoiceChatToolChoice1:
-		return nil // no validation needed
 	default:
 		return errors.Errorf("invalid type %q", s.Type)
 	}
@@ -10996,11 +10982,6 @@ func (s InputsItem) Validate() error {
 			return err
 		}
 		return nil
-	case InputMessageItemInputsItem:
-		if err := s.InputMessageItem.Validate(); err != nil {
-			return err
-		}
-		return nil
 	case FunctionCallItemInputsItem:
 		if err := s.FunctionCallItem.Validate(); err != nil {
 			return err
@@ -11018,21 +10999,6 @@ func (s InputsItem) Validate() error {
 		return nil
 	case ApplyPatchCallOutputItemInputsItem:
 		if err := s.ApplyPatchCallOutputItem.Validate(); err != nil {
-			return err
-		}
-		return nil
-	case InputsMessageInputsItem:
-		if err := s.InputsMessage.Validate(); err != nil {
-			return err
-		}
-		return nil
-	case InputsReasoningInputsItem:
-		if err := s.InputsReasoning.Validate(); err != nil {
-			return err
-		}
-		return nil
-	case OutputFunctionCallItemInputsItem:
-		if err := s.OutputFunctionCallItem.Validate(); err != nil {
 			return err
 		}
 		return nil
@@ -11198,11 +11164,6 @@ func (s InputsItem) Validate() error {
 		return nil
 	case McpCallItemInputsItem:
 		if err := s.McpCallItem.Validate(); err != nil {
-			return err
-		}
-		return nil
-	case CustomToolCallItemInputsItem:
-		if err := s.CustomToolCallItem.Validate(); err != nil {
 			return err
 		}
 		return nil
@@ -23263,6 +23224,24 @@ func (s *TransponderSchemaHolder) Validate() error {
 		})
 	}
 	if err := func() error {
+		if value, ok := s.CustomToolCallItem.Get(); ok {
+			if err := func() error {
+				if err := value.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "CustomToolCallItem",
+			Error: err,
+		})
+	}
+	if err := func() error {
 		if value, ok := s.FailedEvent.Get(); ok {
 			if err := func() error {
 				if err := value.Validate(); err != nil {
@@ -23331,6 +23310,96 @@ func (s *TransponderSchemaHolder) Validate() error {
 	}(); err != nil {
 		failures = append(failures, validate.FieldError{
 			Name:  "IncompleteEvent",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		if value, ok := s.InputMessageItem.Get(); ok {
+			if err := func() error {
+				if err := value.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "InputMessageItem",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		if value, ok := s.InputMessageItemContentInputImage.Get(); ok {
+			if err := func() error {
+				if err := value.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "InputMessageItemContentInputImage",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		if value, ok := s.InputsMessage.Get(); ok {
+			if err := func() error {
+				if err := value.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "InputsMessage",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		if value, ok := s.InputsReasoning.Get(); ok {
+			if err := func() error {
+				if err := value.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "InputsReasoning",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		if value, ok := s.OpenAIResponseInputMessageItem.Get(); ok {
+			if err := func() error {
+				if err := value.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "OpenAIResponseInputMessageItem",
 			Error: err,
 		})
 	}
@@ -23745,6 +23814,24 @@ func (s *TransponderSchemaHolder) Validate() error {
 	}(); err != nil {
 		failures = append(failures, validate.FieldError{
 			Name:  "OutputItemWebSearchCall",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		if value, ok := s.OutputMessage.Get(); ok {
+			if err := func() error {
+				if err := value.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "OutputMessage",
 			Error: err,
 		})
 	}

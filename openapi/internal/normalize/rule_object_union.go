@@ -89,6 +89,19 @@ func objectUnion(d *Doc) error {
 		if !ok {
 			continue
 		}
+		// A variant with no key of its own (its value went to an earlier
+		// variant, or its type is open) leaves the union: ogen would key it by
+		// its schema name and write that name on the wire ("type":
+		// "InputMessage"). It stays a Go type of its own.
+		objs = slices.DeleteFunc(objs, func(o *openapi3.SchemaRef) bool {
+			for _, m := range mapping {
+				if m.Ref == o.Ref {
+					return false
+				}
+			}
+			shared = append(shared, walk.ComponentName(o.Ref)+" left the union (no key of its own)")
+			return true
+		})
 		disc := &openapi3.Discriminator{PropertyName: prop, Mapping: mapping}
 		var detail []string
 		def := d.defaultVariant(objs, prop)
