@@ -21,9 +21,9 @@ func Example() {
 	items, _ := req.Input.Value.GetInputItemArray()
 	msg, ok := items[0].GetEasyInputMessage()
 	fmt.Println("model:", req.Model.Value)
-	fmt.Println("item 0:", items[0].Type, ok, msg.Role)
-	fn, _ := req.Tools[0].GetFunctionTool()
-	fmt.Println("tool:", fn.Name, string(fn.Parameters))
+	fmt.Println("item 0:", items[0].Type, ok, msg.Role.Value)
+	fn, _ := req.Tools.Value[0].GetFunctionTool()
+	fmt.Println("tool:", fn.Name.Value, string(fn.Parameters))
 	// Output:
 	// model: gpt-4.1-mini
 	// item 0: message true user

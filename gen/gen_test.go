@@ -118,8 +118,6 @@ func sharedDir(t *testing.T) string {
 // The forward-compatible JSON layer (next issue) takes all of them; this list
 // pins today's state, so a spec or normalizer change that moves it is seen.
 var knownCorpusFailures = map[string]string{
-	// Codex replays reasoning items with "content": null; the spec says array.
-	"codex-0.169.0-gpt-5.1-fallback-turn2-after-exec_command.json as openai.CreateResponse": `decode ReasoningItem: callback: decode field "content"`,
 	// OpenRouter's pinned spec has no tool_search tool; ogen fails on unknown union values.
 	"codex-0.169.0-gpt-5.5-turn1.json as openrouter.ResponsesRequest": "unknown type tool_search",
 }

@@ -39,15 +39,15 @@ func main() {
 	if items, ok := req.Input.Value.GetInputItemArray(); ok {
 		for i, it := range items {
 			if m, ok := it.GetEasyInputMessage(); ok {
-				fmt.Printf("input[%d] %s: %s message\n", i, it.Type, m.Role)
+				fmt.Printf("input[%d] %s: %s message\n", i, it.Type, m.Role.Value)
 				continue
 			}
 			fmt.Printf("input[%d] %s\n", i, it.Type)
 		}
 	}
-	for i, t := range req.Tools {
+	for i, t := range req.Tools.Value {
 		if fn, ok := t.GetFunctionTool(); ok {
-			fmt.Printf("tools[%d] function %s, parameters carried as %d bytes: %s\n", i, fn.Name, len(fn.Parameters), fn.Parameters)
+			fmt.Printf("tools[%d] function %s, parameters carried as %d bytes: %s\n", i, fn.Name.Value, len(fn.Parameters), fn.Parameters)
 			continue
 		}
 		fmt.Printf("tools[%d] %s\n", i, t.Type)

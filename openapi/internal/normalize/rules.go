@@ -16,7 +16,8 @@ func Rules() []Rule {
 		{Name: "nullable-component", Reason: "ogen unwraps a component written as anyOf [S, null] and names S after its first user, so the component never becomes a type", Apply: nullableComponent},
 		{Name: "inline-names", Reason: "ogen names inline types Parent+Property, so reasoning.effort and reasoning_effort (or an inline type and a component) collide", Apply: inlineNames},
 		{Name: "optional-const", Reason: "ogen writes a const property on every encode, adding fields the client never sent; an optional const becomes a one-value enum", Apply: optionalConst},
-		{Name: "nullable-required", Reason: "real clients omit required-but-nullable fields (FunctionTool.strict); ogen would reject the request", Apply: nullableRequired},
+		{Name: "relax-required", Reason: "ogen rejects objects that lack a required field and real traffic lacks them (strict, sequence_number, name); the list is kept in x-spec-required", Apply: relaxRequired},
+		{Name: "optional-nullable", Reason: "servers send null for optional fields the spec types as objects or strings (\"usage\": null); ogen rejects the payload", Apply: optionalNullable},
 		{Name: "defaults-aside", Reason: "ogen fills defaults while decoding (a round trip adds fields the client never sent) and cannot generate object defaults", Apply: defaultsAside},
 	}
 }

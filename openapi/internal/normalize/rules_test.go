@@ -214,7 +214,7 @@ func TestEveryRuleHasNameAndReason(t *testing.T) {
 	want := []string{
 		"sse-as-json", "recursive-ref", "ref-siblings", "int-bounds", "allof-override",
 		"additional-properties", "free-form", "string-union", "object-union",
-		"nullable-component", "inline-names", "optional-const", "nullable-required", "defaults-aside",
+		"nullable-component", "inline-names", "optional-const", "relax-required", "optional-nullable", "defaults-aside",
 	}
 	var names []string
 	seen := map[string]bool{}
@@ -259,16 +259,16 @@ func TestStaleRulesReported(t *testing.T) {
 	}{
 		{
 			name: "nothing matches",
-			doc:  schemasDoc(`{"Pet": {"type": "object", "properties": {"name": {"type": "string"}}}}`),
+			doc:  schemasDoc(`{"Pet": {"type": "object", "properties": {"name": {"type": ["string", "null"]}}}}`),
 		},
 		{
 			name:    "a default",
-			doc:     schemasDoc(`{"Pet": {"type": "object", "properties": {"name": {"type": "string", "default": "rex"}}}}`),
+			doc:     schemasDoc(`{"Pet": {"type": "object", "properties": {"name": {"type": ["string", "null"], "default": "rex"}}}}`),
 			matched: "defaults-aside",
 		},
 		{
 			name:    "an out-of-range integer bound",
-			doc:     schemasDoc(`{"Pet": {"type": "object", "properties": {"age": {"type": "integer", "maximum": 9223372036854775807}}}}`),
+			doc:     schemasDoc(`{"Pet": {"type": "object", "properties": {"age": {"type": ["integer", "null"], "maximum": 9223372036854775807}}}}`),
 			matched: "int-bounds",
 		},
 	}
@@ -855,29 +855,64 @@ func TestRuleOptionalConst(t *testing.T) {
 	})
 }
 
-func TestRuleNullableRequired(t *testing.T) {
-	const rule = "nullable-required"
+func TestRuleRelaxRequired(t *testing.T) {
+	const rule = "relax-required"
 	runRuleCases(t, rule, []ruleCase{{
-		name: "required properties that allow null",
+		name: "required lists kept aside",
 		doc: schemasDoc(`{
-			"MaybeInt": {"type": ["integer", "null"]},
-			"Tool": {"type": "object", "required": ["name", "strict", "limit", "desc", "ghost"], "properties": {
+			"Tool": {"type": "object", "required": ["name", "strict"], "properties": {
 				"name": {"type": "string"},
 				"strict": {"type": ["boolean", "null"]},
-				"limit": {"$ref": "#/components/schemas/MaybeInt"},
-				"desc": {"anyOf": [{"type": "string"}, {"type": "null"}]}}}}`),
-		hits: []wantHit{{Schema: "Tool", Pointer: "/components/schemas/Tool", Detail: "nullable [strict limit desc] no longer required"}},
+				"fn": {"type": "object", "required": ["x"], "properties": {"x": {"type": "string"}}}}}}`),
+		hits: []wantHit{
+			{Schema: "Tool", Pointer: "/components/schemas/Tool", Detail: "required [name strict] relaxed"},
+			{Schema: "Tool", Pointer: "/components/schemas/Tool/properties/fn", Detail: "required [x] relaxed"},
+		},
 		want: map[string]string{
-			"/components/schemas/Tool": `{"type": "object", "required": ["name", "ghost"], "properties": {
+			"/components/schemas/Tool": `{"type": "object", "x-spec-required": ["name", "strict"], "properties": {
 				"name": {"type": "string"},
 				"strict": {"type": ["boolean", "null"]},
-				"limit": {"$ref": "#/components/schemas/MaybeInt"},
-				"desc": {"anyOf": [{"type": "string"}, {"type": "null"}]}}}`,
+				"fn": {"type": "object", "x-spec-required": ["x"], "properties": {"x": {"type": "string"}}}}}`,
 		},
 	}})
 	runUntouched(t, rule, map[string]string{
-		"required, not nullable": schemasDoc(`{"Tool": {"type": "object", "required": ["name"], "properties": {"name": {"type": "string"}}}}`),
-		"nullable, not required": schemasDoc(`{"Tool": {"type": "object", "properties": {"strict": {"type": ["boolean", "null"]}}}}`),
+		"nothing required": schemasDoc(`{"Tool": {"type": "object", "properties": {"strict": {"type": ["boolean", "null"]}}}}`),
+	})
+}
+
+func TestRuleOptionalNullable(t *testing.T) {
+	const rule = "optional-nullable"
+	runRuleCases(t, rule, []ruleCase{{
+		name: "optional properties accept null",
+		doc: schemasDoc(`{
+			"Usage": {"type": "object", "properties": {"n": {"type": ["integer", "null"]}}},
+			"Kind": {"oneOf": [{"$ref": "#/components/schemas/A"}], "discriminator": {"propertyName": "type"}},
+			"A": {"type": "object", "properties": {"type": {"type": ["string", "null"]}}},
+			"Chunk": {"type": "object", "required": ["id"], "properties": {
+				"id": {"type": "string"},
+				"user": {"type": "string"},
+				"usage": {"$ref": "#/components/schemas/Usage"},
+				"mode": {"anyOf": [{"type": "string"}, {"type": "integer"}]},
+				"kind": {"$ref": "#/components/schemas/Kind"},
+				"raw": {},
+				"object": {"const": "chunk"},
+				"done": {"type": ["boolean", "null"]}}}}`),
+		hits: []wantHit{{Schema: "Chunk", Pointer: "/components/schemas/Chunk", Detail: "optional [kind mode usage user] may be null"}},
+		want: map[string]string{
+			"/components/schemas/Chunk/properties/id":     `{"type": "string"}`,
+			"/components/schemas/Chunk/properties/user":   `{"type": ["string", "null"]}`,
+			"/components/schemas/Chunk/properties/usage":  `{"anyOf": [{"$ref": "#/components/schemas/Usage"}, {"type": "null"}]}`,
+			"/components/schemas/Chunk/properties/mode":   `{"anyOf": [{"type": "string"}, {"type": "integer"}, {"type": "null"}]}`,
+			"/components/schemas/Chunk/properties/raw":    `{}`,
+			"/components/schemas/Chunk/properties/object": `{"const": "chunk"}`,
+			"/components/schemas/Chunk/properties/done":   `{"type": ["boolean", "null"]}`,
+		},
+	}})
+	runUntouched(t, rule, map[string]string{
+		"required or already nullable": schemasDoc(`{"Chunk": {"type": "object", "required": ["id"], "properties": {
+			"id": {"type": "string"}, "n": {"type": ["integer", "null"]}}}}`),
+		"a discriminated union (ogen cannot merge null into it)": schemasDoc(`{"Chunk": {"type": "object", "properties": {
+			"item": {"oneOf": [{"type": "object", "properties": {"type": {"type": ["string", "null"]}}}], "discriminator": {"propertyName": "type"}}}}}`),
 	})
 }
 
