@@ -16226,6 +16226,45 @@ func (s *CreateChatCompletionRequestFunctionCall0) UnmarshalJSON(data []byte) er
 	return s.Decode(d)
 }
 
+// Encode encodes CreateChatCompletionRequestPrediction as json.
+func (s CreateChatCompletionRequestPrediction) Encode(e *jx.Encoder) {
+	switch s.Type {
+	case PredictionContentCreateChatCompletionRequestPrediction:
+		s.PredictionContent.Encode(e)
+	}
+}
+
+// Decode decodes CreateChatCompletionRequestPrediction from json.
+func (s *CreateChatCompletionRequestPrediction) Decode(d *jx.Decoder) error {
+	if s == nil {
+		return errors.New("invalid: unable to decode CreateChatCompletionRequestPrediction to nil")
+	}
+	// Sum type type_discriminator.
+	switch t := d.Next(); t {
+	case jx.Object:
+		if err := s.PredictionContent.Decode(d); err != nil {
+			return err
+		}
+		s.Type = PredictionContentCreateChatCompletionRequestPrediction
+	default:
+		return errors.Errorf("unexpected json type %q", t)
+	}
+	return nil
+}
+
+// MarshalJSON implements stdjson.Marshaler.
+func (s CreateChatCompletionRequestPrediction) MarshalJSON() ([]byte, error) {
+	e := jx.Encoder{}
+	s.Encode(&e)
+	return e.Bytes(), nil
+}
+
+// UnmarshalJSON implements stdjson.Unmarshaler.
+func (s *CreateChatCompletionRequestPrediction) UnmarshalJSON(data []byte) error {
+	d := jx.DecodeBytes(data)
+	return s.Decode(d)
+}
+
 // Encode encodes CreateChatCompletionRequestPromptCacheRetention as json.
 func (s CreateChatCompletionRequestPromptCacheRetention) Encode(e *jx.Encoder) {
 	e.Str(string(s))
@@ -30967,6 +31006,18 @@ func (s InputItem) encodeFields(e *jx.Encoder) {
 	case CompactionTriggerItemParamInputItem:
 		e.FieldStart("type")
 		e.Str("compaction_trigger")
+	case ItemReferenceParamInputItem:
+		e.FieldStart("type")
+		e.Str("item_reference")
+		{
+			s := s.ItemReferenceParam
+			{
+				if s.ID.Set {
+					e.FieldStart("id")
+					s.ID.Encode(e)
+				}
+			}
+		}
 	case ProgramItemParamInputItem:
 		e.FieldStart("type")
 		e.Str("program")
@@ -31134,6 +31185,9 @@ func (s *InputItem) Decode(d *jx.Decoder) error {
 				case "compaction_trigger":
 					s.Type = CompactionTriggerItemParamInputItem
 					found = true
+				case "item_reference":
+					s.Type = ItemReferenceParamInputItem
+					found = true
 				case "program":
 					s.Type = ProgramItemParamInputItem
 					found = true
@@ -31260,6 +31314,10 @@ func (s *InputItem) Decode(d *jx.Decoder) error {
 		}
 	case CompactionTriggerItemParamInputItem:
 		if err := s.CompactionTriggerItemParam.Decode(d); err != nil {
+			return err
+		}
+	case ItemReferenceParamInputItem:
+		if err := s.ItemReferenceParam.Decode(d); err != nil {
 			return err
 		}
 	case ProgramItemParamInputItem:
@@ -40855,39 +40913,6 @@ func (s *OptItem) UnmarshalJSON(data []byte) error {
 	return s.Decode(d)
 }
 
-// Encode encodes ItemReferenceParam as json.
-func (o OptItemReferenceParam) Encode(e *jx.Encoder) {
-	if !o.Set {
-		return
-	}
-	o.Value.Encode(e)
-}
-
-// Decode decodes ItemReferenceParam from json.
-func (o *OptItemReferenceParam) Decode(d *jx.Decoder) error {
-	if o == nil {
-		return errors.New("invalid: unable to decode OptItemReferenceParam to nil")
-	}
-	o.Set = true
-	if err := o.Value.Decode(d); err != nil {
-		return err
-	}
-	return nil
-}
-
-// MarshalJSON implements stdjson.Marshaler.
-func (s OptItemReferenceParam) MarshalJSON() ([]byte, error) {
-	e := jx.Encoder{}
-	s.Encode(&e)
-	return e.Bytes(), nil
-}
-
-// UnmarshalJSON implements stdjson.Unmarshaler.
-func (s *OptItemReferenceParam) UnmarshalJSON(data []byte) error {
-	d := jx.DecodeBytes(data)
-	return s.Decode(d)
-}
-
 // Encode encodes ModelResponseProperties as json.
 func (o OptModelResponseProperties) Encode(e *jx.Encoder) {
 	if !o.Set {
@@ -47437,6 +47462,55 @@ func (s OptNilCreateChatCompletionRequestAudioFormat) MarshalJSON() ([]byte, err
 
 // UnmarshalJSON implements stdjson.Unmarshaler.
 func (s *OptNilCreateChatCompletionRequestAudioFormat) UnmarshalJSON(data []byte) error {
+	d := jx.DecodeBytes(data)
+	return s.Decode(d)
+}
+
+// Encode encodes CreateChatCompletionRequestPrediction as json.
+func (o OptNilCreateChatCompletionRequestPrediction) Encode(e *jx.Encoder) {
+	if !o.Set {
+		return
+	}
+	if o.Null {
+		e.Null()
+		return
+	}
+	o.Value.Encode(e)
+}
+
+// Decode decodes CreateChatCompletionRequestPrediction from json.
+func (o *OptNilCreateChatCompletionRequestPrediction) Decode(d *jx.Decoder) error {
+	if o == nil {
+		return errors.New("invalid: unable to decode OptNilCreateChatCompletionRequestPrediction to nil")
+	}
+	if d.Next() == jx.Null {
+		if err := d.Null(); err != nil {
+			return err
+		}
+
+		var v CreateChatCompletionRequestPrediction
+		o.Value = v
+		o.Set = true
+		o.Null = true
+		return nil
+	}
+	o.Set = true
+	o.Null = false
+	if err := o.Value.Decode(d); err != nil {
+		return err
+	}
+	return nil
+}
+
+// MarshalJSON implements stdjson.Marshaler.
+func (s OptNilCreateChatCompletionRequestPrediction) MarshalJSON() ([]byte, error) {
+	e := jx.Encoder{}
+	s.Encode(&e)
+	return e.Bytes(), nil
+}
+
+// UnmarshalJSON implements stdjson.Unmarshaler.
+func (s *OptNilCreateChatCompletionRequestPrediction) UnmarshalJSON(data []byte) error {
 	d := jx.DecodeBytes(data)
 	return s.Decode(d)
 }
@@ -55967,55 +56041,6 @@ func (s OptNilParallelToolCalls) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON implements stdjson.Unmarshaler.
 func (s *OptNilParallelToolCalls) UnmarshalJSON(data []byte) error {
-	d := jx.DecodeBytes(data)
-	return s.Decode(d)
-}
-
-// Encode encodes PredictionContent as json.
-func (o OptNilPredictionContent) Encode(e *jx.Encoder) {
-	if !o.Set {
-		return
-	}
-	if o.Null {
-		e.Null()
-		return
-	}
-	o.Value.Encode(e)
-}
-
-// Decode decodes PredictionContent from json.
-func (o *OptNilPredictionContent) Decode(d *jx.Decoder) error {
-	if o == nil {
-		return errors.New("invalid: unable to decode OptNilPredictionContent to nil")
-	}
-	if d.Next() == jx.Null {
-		if err := d.Null(); err != nil {
-			return err
-		}
-
-		var v PredictionContent
-		o.Value = v
-		o.Set = true
-		o.Null = true
-		return nil
-	}
-	o.Set = true
-	o.Null = false
-	if err := o.Value.Decode(d); err != nil {
-		return err
-	}
-	return nil
-}
-
-// MarshalJSON implements stdjson.Marshaler.
-func (s OptNilPredictionContent) MarshalJSON() ([]byte, error) {
-	e := jx.Encoder{}
-	s.Encode(&e)
-	return e.Bytes(), nil
-}
-
-// UnmarshalJSON implements stdjson.Unmarshaler.
-func (s *OptNilPredictionContent) UnmarshalJSON(data []byte) error {
 	d := jx.DecodeBytes(data)
 	return s.Decode(d)
 }
@@ -88658,12 +88683,6 @@ func (s *TransponderSchemaHolder) encodeFields(e *jx.Encoder) {
 		}
 	}
 	{
-		if s.ItemReferenceParam.Set {
-			e.FieldStart("ItemReferenceParam")
-			s.ItemReferenceParam.Encode(e)
-		}
-	}
-	{
 		if s.ModelResponseProperties.Set {
 			e.FieldStart("ModelResponseProperties")
 			s.ModelResponseProperties.Encode(e)
@@ -88683,16 +88702,15 @@ func (s *TransponderSchemaHolder) encodeFields(e *jx.Encoder) {
 	}
 }
 
-var jsonFieldsNameOfTransponderSchemaHolder = [9]string{
+var jsonFieldsNameOfTransponderSchemaHolder = [8]string{
 	0: "ComputerToolCallOutput",
 	1: "CreateModelResponseProperties",
 	2: "FunctionToolCallOutput",
 	3: "InputMessage",
 	4: "Item",
-	5: "ItemReferenceParam",
-	6: "ModelResponseProperties",
-	7: "ModerationInputType",
-	8: "ResponseProperties",
+	5: "ModelResponseProperties",
+	6: "ModerationInputType",
+	7: "ResponseProperties",
 }
 
 // Decode decodes TransponderSchemaHolder from json.
@@ -88752,16 +88770,6 @@ func (s *TransponderSchemaHolder) Decode(d *jx.Decoder) error {
 				return nil
 			}(); err != nil {
 				return errors.Wrap(err, "decode field \"Item\"")
-			}
-		case "ItemReferenceParam":
-			if err := func() error {
-				s.ItemReferenceParam.Reset()
-				if err := s.ItemReferenceParam.Decode(d); err != nil {
-					return err
-				}
-				return nil
-			}(); err != nil {
-				return errors.Wrap(err, "decode field \"ItemReferenceParam\"")
 			}
 		case "ModelResponseProperties":
 			if err := func() error {

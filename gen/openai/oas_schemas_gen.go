@@ -9808,7 +9808,7 @@ type CreateChatCompletionRequest struct {
 	// with only minor changes to most of the content.
 	//
 	// [Predicted Output]: /docs/guides/predicted-outputs
-	Prediction OptNilPredictionContent `json:"prediction"`
+	Prediction OptNilCreateChatCompletionRequestPrediction `json:"prediction"`
 	// Number between -2.0 and 2.0. Positive values penalize new tokens based on whether they appear in the
 	// text so far, increasing the model's likelihood to talk about new topics.
 	PresencePenalty OptNilFloat64         `json:"presence_penalty"`
@@ -9979,7 +9979,7 @@ func (s *CreateChatCompletionRequest) GetParallelToolCalls() OptNilParallelToolC
 }
 
 // GetPrediction returns the value of Prediction.
-func (s *CreateChatCompletionRequest) GetPrediction() OptNilPredictionContent {
+func (s *CreateChatCompletionRequest) GetPrediction() OptNilCreateChatCompletionRequestPrediction {
 	return s.Prediction
 }
 
@@ -10164,7 +10164,7 @@ func (s *CreateChatCompletionRequest) SetParallelToolCalls(val OptNilParallelToo
 }
 
 // SetPrediction sets the value of Prediction.
-func (s *CreateChatCompletionRequest) SetPrediction(val OptNilPredictionContent) {
+func (s *CreateChatCompletionRequest) SetPrediction(val OptNilCreateChatCompletionRequestPrediction) {
 	s.Prediction = val
 }
 
@@ -10485,6 +10485,52 @@ func (s *CreateChatCompletionRequestFunctionCall0) UnmarshalText(data []byte) er
 	default:
 		return errors.Errorf("invalid value: %q", data)
 	}
+}
+
+// Configuration for a [Predicted Output], which can greatly improve response times when large parts of
+// the model response are known ahead of time. This is most common when you are regenerating a file
+// with only minor changes to most of the content.
+//
+// [Predicted Output]: /docs/guides/predicted-outputs
+// CreateChatCompletionRequestPrediction represents sum type.
+type CreateChatCompletionRequestPrediction struct {
+	// Type selects the active sum variant, switch on this field.
+	Type              CreateChatCompletionRequestPredictionType
+	PredictionContent PredictionContent
+}
+
+// CreateChatCompletionRequestPredictionType is oneOf type of CreateChatCompletionRequestPrediction.
+type CreateChatCompletionRequestPredictionType string
+
+// Possible values for CreateChatCompletionRequestPredictionType.
+const (
+	PredictionContentCreateChatCompletionRequestPrediction CreateChatCompletionRequestPredictionType = "PredictionContent"
+)
+
+// IsPredictionContent reports whether CreateChatCompletionRequestPrediction is PredictionContent.
+func (s CreateChatCompletionRequestPrediction) IsPredictionContent() bool {
+	return s.Type == PredictionContentCreateChatCompletionRequestPrediction
+}
+
+// SetPredictionContent sets CreateChatCompletionRequestPrediction to PredictionContent.
+func (s *CreateChatCompletionRequestPrediction) SetPredictionContent(v PredictionContent) {
+	s.Type = PredictionContentCreateChatCompletionRequestPrediction
+	s.PredictionContent = v
+}
+
+// GetPredictionContent returns PredictionContent and true boolean if CreateChatCompletionRequestPrediction is PredictionContent.
+func (s CreateChatCompletionRequestPrediction) GetPredictionContent() (v PredictionContent, ok bool) {
+	if !s.IsPredictionContent() {
+		return v, false
+	}
+	return s.PredictionContent, true
+}
+
+// NewPredictionContentCreateChatCompletionRequestPrediction returns new CreateChatCompletionRequestPrediction from PredictionContent.
+func NewPredictionContentCreateChatCompletionRequestPrediction(v PredictionContent) CreateChatCompletionRequestPrediction {
+	var s CreateChatCompletionRequestPrediction
+	s.SetPredictionContent(v)
+	return s
 }
 
 // Deprecated. Use `prompt_cache_options.ttl` instead.
@@ -19791,6 +19837,7 @@ type InputItem struct {
 	CustomToolCallOutput              CustomToolCallOutput
 	CustomToolCall                    CustomToolCall
 	CompactionTriggerItemParam        CompactionTriggerItemParam
+	ItemReferenceParam                ItemReferenceParam
 	ProgramItemParam                  ProgramItemParam
 	ProgramOutputItemParam            ProgramOutputItemParam
 }
@@ -19827,6 +19874,7 @@ const (
 	CustomToolCallOutputInputItem              InputItemType = "custom_tool_call_output"
 	CustomToolCallInputItem                    InputItemType = "custom_tool_call"
 	CompactionTriggerItemParamInputItem        InputItemType = "compaction_trigger"
+	ItemReferenceParamInputItem                InputItemType = "item_reference"
 	ProgramItemParamInputItem                  InputItemType = "program"
 	ProgramOutputItemParamInputItem            InputItemType = "program_output"
 )
@@ -19937,6 +19985,9 @@ func (s InputItem) IsCustomToolCall() bool { return s.Type == CustomToolCallInpu
 func (s InputItem) IsCompactionTriggerItemParam() bool {
 	return s.Type == CompactionTriggerItemParamInputItem
 }
+
+// IsItemReferenceParam reports whether InputItem is ItemReferenceParam.
+func (s InputItem) IsItemReferenceParam() bool { return s.Type == ItemReferenceParamInputItem }
 
 // IsProgramItemParam reports whether InputItem is ProgramItemParam.
 func (s InputItem) IsProgramItemParam() bool { return s.Type == ProgramItemParamInputItem }
@@ -20508,6 +20559,27 @@ func (s InputItem) GetCompactionTriggerItemParam() (v CompactionTriggerItemParam
 func NewCompactionTriggerItemParamInputItem(v CompactionTriggerItemParam) InputItem {
 	var s InputItem
 	s.SetCompactionTriggerItemParam(v)
+	return s
+}
+
+// SetItemReferenceParam sets InputItem to ItemReferenceParam.
+func (s *InputItem) SetItemReferenceParam(v ItemReferenceParam) {
+	s.Type = ItemReferenceParamInputItem
+	s.ItemReferenceParam = v
+}
+
+// GetItemReferenceParam returns ItemReferenceParam and true boolean if InputItem is ItemReferenceParam.
+func (s InputItem) GetItemReferenceParam() (v ItemReferenceParam, ok bool) {
+	if !s.IsItemReferenceParam() {
+		return v, false
+	}
+	return s.ItemReferenceParam, true
+}
+
+// NewItemReferenceParamInputItem returns new InputItem from ItemReferenceParam.
+func NewItemReferenceParamInputItem(v ItemReferenceParam) InputItem {
+	var s InputItem
+	s.SetItemReferenceParam(v)
 	return s
 }
 
@@ -27275,52 +27347,6 @@ func (o OptItem) Get() (v Item, ok bool) {
 
 // Or returns value if set, or given parameter if does not.
 func (o OptItem) Or(d Item) Item {
-	if v, ok := o.Get(); ok {
-		return v
-	}
-	return d
-}
-
-// NewOptItemReferenceParam returns new OptItemReferenceParam with value set to v.
-func NewOptItemReferenceParam(v ItemReferenceParam) OptItemReferenceParam {
-	return OptItemReferenceParam{
-		Value: v,
-		Set:   true,
-	}
-}
-
-// OptItemReferenceParam is optional ItemReferenceParam.
-type OptItemReferenceParam struct {
-	Value ItemReferenceParam
-	Set   bool
-}
-
-// IsSet returns true if OptItemReferenceParam was set.
-func (o OptItemReferenceParam) IsSet() bool { return o.Set }
-
-// Reset unsets value.
-func (o *OptItemReferenceParam) Reset() {
-	var v ItemReferenceParam
-	o.Value = v
-	o.Set = false
-}
-
-// SetTo sets value to v.
-func (o *OptItemReferenceParam) SetTo(v ItemReferenceParam) {
-	o.Set = true
-	o.Value = v
-}
-
-// Get returns value and boolean that denotes whether value was set.
-func (o OptItemReferenceParam) Get() (v ItemReferenceParam, ok bool) {
-	if !o.Set {
-		return v, false
-	}
-	return o.Value, true
-}
-
-// Or returns value if set, or given parameter if does not.
-func (o OptItemReferenceParam) Or(d ItemReferenceParam) ItemReferenceParam {
 	if v, ok := o.Get(); ok {
 		return v
 	}
@@ -36193,6 +36219,74 @@ func (o OptNilCreateChatCompletionRequestAudioFormat) Get() (v CreateChatComplet
 
 // Or returns value if set, or given parameter if does not.
 func (o OptNilCreateChatCompletionRequestAudioFormat) Or(d CreateChatCompletionRequestAudioFormat) CreateChatCompletionRequestAudioFormat {
+	if v, ok := o.Get(); ok {
+		return v
+	}
+	return d
+}
+
+// NewOptNilCreateChatCompletionRequestPrediction returns new OptNilCreateChatCompletionRequestPrediction with value set to v.
+func NewOptNilCreateChatCompletionRequestPrediction(v CreateChatCompletionRequestPrediction) OptNilCreateChatCompletionRequestPrediction {
+	return OptNilCreateChatCompletionRequestPrediction{
+		Value: v,
+		Set:   true,
+	}
+}
+
+// OptNilCreateChatCompletionRequestPrediction is optional nullable CreateChatCompletionRequestPrediction.
+type OptNilCreateChatCompletionRequestPrediction struct {
+	Value CreateChatCompletionRequestPrediction
+	Set   bool
+	Null  bool
+}
+
+// IsSet returns true if OptNilCreateChatCompletionRequestPrediction was set.
+func (o OptNilCreateChatCompletionRequestPrediction) IsSet() bool { return o.Set }
+
+// Reset unsets value.
+func (o *OptNilCreateChatCompletionRequestPrediction) Reset() {
+	var v CreateChatCompletionRequestPrediction
+	o.Value = v
+	o.Set = false
+	o.Null = false
+}
+
+// SetTo sets value to v.
+func (o *OptNilCreateChatCompletionRequestPrediction) SetTo(v CreateChatCompletionRequestPrediction) {
+	o.Set = true
+	o.Null = false
+	o.Value = v
+}
+
+// IsNull returns true if value is Null.
+func (o OptNilCreateChatCompletionRequestPrediction) IsNull() bool { return o.Null }
+
+// SetToNull sets value to null.
+func (o *OptNilCreateChatCompletionRequestPrediction) SetToNull() {
+	o.Set = true
+	o.Null = true
+	var v CreateChatCompletionRequestPrediction
+	o.Value = v
+}
+
+// IsEmpty returns true if the field was omitted from the payload (not Set and not Null).
+func (o OptNilCreateChatCompletionRequestPrediction) IsEmpty() bool {
+	return !o.Set && !o.Null
+}
+
+// Get returns value and boolean that denotes whether value was set.
+func (o OptNilCreateChatCompletionRequestPrediction) Get() (v CreateChatCompletionRequestPrediction, ok bool) {
+	if o.Null {
+		return v, false
+	}
+	if !o.Set {
+		return v, false
+	}
+	return o.Value, true
+}
+
+// Or returns value if set, or given parameter if does not.
+func (o OptNilCreateChatCompletionRequestPrediction) Or(d CreateChatCompletionRequestPrediction) CreateChatCompletionRequestPrediction {
 	if v, ok := o.Get(); ok {
 		return v
 	}
@@ -47755,74 +47849,6 @@ func (o OptNilParallelToolCalls) Get() (v ParallelToolCalls, ok bool) {
 
 // Or returns value if set, or given parameter if does not.
 func (o OptNilParallelToolCalls) Or(d ParallelToolCalls) ParallelToolCalls {
-	if v, ok := o.Get(); ok {
-		return v
-	}
-	return d
-}
-
-// NewOptNilPredictionContent returns new OptNilPredictionContent with value set to v.
-func NewOptNilPredictionContent(v PredictionContent) OptNilPredictionContent {
-	return OptNilPredictionContent{
-		Value: v,
-		Set:   true,
-	}
-}
-
-// OptNilPredictionContent is optional nullable PredictionContent.
-type OptNilPredictionContent struct {
-	Value PredictionContent
-	Set   bool
-	Null  bool
-}
-
-// IsSet returns true if OptNilPredictionContent was set.
-func (o OptNilPredictionContent) IsSet() bool { return o.Set }
-
-// Reset unsets value.
-func (o *OptNilPredictionContent) Reset() {
-	var v PredictionContent
-	o.Value = v
-	o.Set = false
-	o.Null = false
-}
-
-// SetTo sets value to v.
-func (o *OptNilPredictionContent) SetTo(v PredictionContent) {
-	o.Set = true
-	o.Null = false
-	o.Value = v
-}
-
-// IsNull returns true if value is Null.
-func (o OptNilPredictionContent) IsNull() bool { return o.Null }
-
-// SetToNull sets value to null.
-func (o *OptNilPredictionContent) SetToNull() {
-	o.Set = true
-	o.Null = true
-	var v PredictionContent
-	o.Value = v
-}
-
-// IsEmpty returns true if the field was omitted from the payload (not Set and not Null).
-func (o OptNilPredictionContent) IsEmpty() bool {
-	return !o.Set && !o.Null
-}
-
-// Get returns value and boolean that denotes whether value was set.
-func (o OptNilPredictionContent) Get() (v PredictionContent, ok bool) {
-	if o.Null {
-		return v, false
-	}
-	if !o.Set {
-		return v, false
-	}
-	return o.Value, true
-}
-
-// Or returns value if set, or given parameter if does not.
-func (o OptNilPredictionContent) Or(d PredictionContent) PredictionContent {
 	if v, ok := o.Get(); ok {
 		return v
 	}
@@ -75285,7 +75311,6 @@ type TransponderSchemaHolder struct {
 	FunctionToolCallOutput        OptFunctionToolCallOutput        `json:"FunctionToolCallOutput"`
 	InputMessage                  OptInputMessage                  `json:"InputMessage"`
 	Item                          OptItem                          `json:"Item"`
-	ItemReferenceParam            OptItemReferenceParam            `json:"ItemReferenceParam"`
 	ModelResponseProperties       OptModelResponseProperties       `json:"ModelResponseProperties"`
 	ModerationInputType           OptModerationInputType2          `json:"ModerationInputType"`
 	ResponseProperties            OptResponseProperties            `json:"ResponseProperties"`
@@ -75314,11 +75339,6 @@ func (s *TransponderSchemaHolder) GetInputMessage() OptInputMessage {
 // GetItem returns the value of Item.
 func (s *TransponderSchemaHolder) GetItem() OptItem {
 	return s.Item
-}
-
-// GetItemReferenceParam returns the value of ItemReferenceParam.
-func (s *TransponderSchemaHolder) GetItemReferenceParam() OptItemReferenceParam {
-	return s.ItemReferenceParam
 }
 
 // GetModelResponseProperties returns the value of ModelResponseProperties.
@@ -75359,11 +75379,6 @@ func (s *TransponderSchemaHolder) SetInputMessage(val OptInputMessage) {
 // SetItem sets the value of Item.
 func (s *TransponderSchemaHolder) SetItem(val OptItem) {
 	s.Item = val
-}
-
-// SetItemReferenceParam sets the value of ItemReferenceParam.
-func (s *TransponderSchemaHolder) SetItemReferenceParam(val OptItemReferenceParam) {
-	s.ItemReferenceParam = val
 }
 
 // SetModelResponseProperties sets the value of ModelResponseProperties.

@@ -6079,6 +6079,18 @@ func (s CreateChatCompletionRequestFunctionCall0) Validate() error {
 	}
 }
 
+func (s CreateChatCompletionRequestPrediction) Validate() error {
+	switch s.Type {
+	case PredictionContentCreateChatCompletionRequestPrediction:
+		if err := s.PredictionContent.Validate(); err != nil {
+			return err
+		}
+		return nil
+	default:
+		return errors.Errorf("invalid type %q", s.Type)
+	}
+}
+
 func (s CreateChatCompletionRequestPromptCacheRetention) Validate() error {
 	switch s {
 	case "in_memory":
@@ -12034,6 +12046,11 @@ func (s InputItem) Validate() error {
 		return nil
 	case CompactionTriggerItemParamInputItem:
 		if err := s.CompactionTriggerItemParam.Validate(); err != nil {
+			return err
+		}
+		return nil
+	case ItemReferenceParamInputItem:
+		if err := s.ItemReferenceParam.Validate(); err != nil {
 			return err
 		}
 		return nil
@@ -22090,24 +22107,6 @@ func (s *TransponderSchemaHolder) Validate() error {
 	}(); err != nil {
 		failures = append(failures, validate.FieldError{
 			Name:  "Item",
-			Error: err,
-		})
-	}
-	if err := func() error {
-		if value, ok := s.ItemReferenceParam.Get(); ok {
-			if err := func() error {
-				if err := value.Validate(); err != nil {
-					return err
-				}
-				return nil
-			}(); err != nil {
-				return err
-			}
-		}
-		return nil
-	}(); err != nil {
-		failures = append(failures, validate.FieldError{
-			Name:  "ItemReferenceParam",
 			Error: err,
 		})
 	}

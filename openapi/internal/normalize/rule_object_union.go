@@ -243,6 +243,11 @@ func (d *Doc) discriminatorValues(s *openapi3.Schema, prop string, depth int) []
 		if ps == nil {
 			return nil
 		}
+		// A nullable enum (anyOf [{enum: [item_reference]}, {type: null}])
+		// is read through to its one string variant.
+		if only, null := d.withoutNull(union(ps)); null && len(only) == 1 {
+			ps = d.Resolve(only[0])
+		}
 		var out []string
 		if c, ok := ps.Const.(string); ok {
 			out = append(out, c)

@@ -84,7 +84,7 @@ func (d *Doc) allowsNull(r *openapi3.SchemaRef) bool {
 	if s == nil {
 		return false
 	}
-	if s.Type != nil && s.Type.Includes(openapi3.TypeNull) {
+	if isAny(s) || s.Nullable || (s.Type != nil && s.Type.Includes(openapi3.TypeNull)) {
 		return true
 	}
 	_, null := d.withoutNull(union(s))

@@ -212,7 +212,7 @@ func runUntouched(t *testing.T, rule string, docs map[string]string) {
 
 func TestEveryRuleHasNameAndReason(t *testing.T) {
 	want := []string{
-		"sse-as-json", "recursive-ref", "ref-siblings", "int-bounds", "allof-override",
+		"sse-as-json", "recursive-ref", "ref-siblings", "nullable-keyword", "int-bounds", "allof-override",
 		"additional-properties", "free-form", "string-union", "object-union",
 		"nullable-component", "inline-names", "optional-const", "relax-required", "optional-nullable", "defaults-aside",
 	}
@@ -1001,4 +1001,46 @@ func keys[V any](m map[string]V) []string {
 		out = append(out, k)
 	}
 	return out
+}
+
+func TestRuleNullableKeyword(t *testing.T) {
+	const rule = "nullable-keyword"
+	runRuleCases(t, rule, []ruleCase{{
+		name: "3.0 nullable becomes a null type",
+		doc: schemasDoc(`{
+			"Stop": {"oneOf": [{"type": "string"}, {"type": "array", "items": {"type": "string"}}], "nullable": true},
+			"Req": {"type": "object", "properties": {
+				"n": {"type": "integer", "nullable": true},
+				"either": {"anyOf": [{"type": "string"}, {"type": "integer"}], "nullable": true},
+				"one": {"oneOf": [{"type": "string"}, {"type": "integer"}], "nullable": true}}}}`),
+		hits: []wantHit{
+			{Schema: "Req", Pointer: "/components/schemas/Req/properties/either", Detail: "nullable: true -> null type"},
+			{Schema: "Req", Pointer: "/components/schemas/Req/properties/n", Detail: "nullable: true -> null type"},
+			{Schema: "Req", Pointer: "/components/schemas/Req/properties/one", Detail: "nullable: true -> null type"},
+			{Schema: "Stop", Pointer: "/components/schemas/Stop", Detail: "null is accepted where it is used"},
+		},
+		want: map[string]string{
+			"/components/schemas/Req/properties/n":      `{"type": ["integer", "null"]}`,
+			"/components/schemas/Req/properties/either": `{"anyOf": [{"type": "string"}, {"type": "integer"}, {"type": "null"}]}`,
+			"/components/schemas/Req/properties/one":    `{"anyOf": [{"oneOf": [{"type": "string"}, {"type": "integer"}]}, {"type": "null"}]}`,
+			"/components/schemas/Stop":                  `{"oneOf": [{"type": "string"}, {"type": "array", "items": {"type": "string"}}]}`,
+		},
+	}})
+	runUntouched(t, rule, map[string]string{
+		"3.1 null types": schemasDoc(`{"Req": {"type": "object", "properties": {"n": {"type": ["integer", "null"]}}}}`),
+	})
+}
+
+// Regression: nullable: true beside a $ref was dropped with the other
+// siblings, so OpenAI's chunk usage (null but in the last chunk) failed to
+// decode.
+func TestRefSiblingNullableKept(t *testing.T) {
+	doc := load(t, schemasDoc(`{"Usage": {"type": "object", "properties": {"n": {"type": "integer"}}},
+		"Chunk": {"type": "object", "properties": {"usage": {"$ref": "#/components/schemas/Usage", "nullable": true, "description": "d"}}}}`))
+	hits := applyRule(t, doc, "ref-siblings")
+	if len(hits) != 2 {
+		t.Fatalf("hits: %s", indent(hits))
+	}
+	assertAt(t, generic(t, doc), "/components/schemas/Chunk/properties/usage",
+		`{"anyOf": [{"$ref": "#/components/schemas/Usage"}, {"type": "null"}]}`)
 }

@@ -258,8 +258,11 @@ func (c *closure) ref(ref string) {
 		c.missing = append(c.missing, ref)
 		return
 	}
+	if c.schemas[name] {
+		return
+	}
 	c.schemas[name] = true
-	c.schema(s.Value)
+	c.schemaRef(s) // an alias component ({$ref: B}) keeps B too
 }
 
 func (c *closure) schemaRef(r *openapi3.SchemaRef) {

@@ -493,3 +493,24 @@ func TestPruneEdgeCases(t *testing.T) {
 		}
 	})
 }
+
+// Regression: an alias component ({$ref: B}) kept A but not B.
+func TestPruneFollowsAlias(t *testing.T) {
+	doc, err := openapi3.NewLoader().LoadFromData([]byte(`{"openapi":"3.1.0","info":{"title":"t","version":"1"},
+		"paths":{"/x":{"get":{"responses":{"200":{"description":"ok","content":{"application/json":{"schema":{"$ref":"#/components/schemas/A"}}}}}}}},
+		"components":{"schemas":{"A":{"$ref":"#/components/schemas/B"},"B":{"type":"object","properties":{"c":{"$ref":"#/components/schemas/C"}}},"C":{"type":"string"},"D":{"type":"string"}}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Prune(doc, []string{"GET /x"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"A", "B", "C"}; !slices.Equal(res.Schemas, want) {
+		t.Fatalf("kept %v, want %v", res.Schemas, want)
+	}
+	data, _ := doc.MarshalJSON()
+	if _, err := openapi3.NewLoader().LoadFromData(data); err != nil {
+		t.Errorf("pruned document does not reload: %v", err)
+	}
+}
