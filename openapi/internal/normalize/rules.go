@@ -10,7 +10,7 @@ func Rules() []Rule {
 		{Name: "nullable-keyword", Reason: "ogen reads 3.1 null types, not OpenAPI 3.0's nullable: true, which these specs still use in places", Apply: nullableKeyword},
 		{Name: "int-bounds", Reason: "integer bounds beyond int64 (±2^63 as float64) make ogen's validator overflow; int64 already bounds them", Apply: intBounds},
 		{Name: "allof-override", Reason: "ogen cannot merge an allOf whose parts declare one property differently; flattened, the later part wins", Apply: allOfOverride},
-		{Name: "additional-properties", Reason: "beside declared properties, false makes ogen reject newer fields and true/schema makes it encode a Go map in random order", Apply: additionalProps},
+		{Name: "additional-properties", Reason: "beside declared properties, false makes ogen reject newer fields and true/schema makes it encode a Go map in random order; open objects are marked x-open-object", Apply: additionalProps},
 		{Name: "free-form", Reason: "maps and any-JSON unions become jx.Raw: ogen encodes Go maps by ranging over them (key order changes run to run) and cannot generate any-value unions", Apply: freeForm},
 		{Name: "string-union", Reason: "a union whose variants are all strings is one string (ogen: complex anyOf); open enums keep their values as x-known-values", Apply: stringUnion},
 		{Name: "object-union", Reason: "ogen needs an explicit wire-value mapping for unions of objects, one union level, and objects apart from primitives", Apply: objectUnion},

@@ -449,13 +449,13 @@ func TestRuleAdditionalProperties(t *testing.T) {
 			"Typed": {"type": "object", "properties": {"a": {"type": "string"}}, "additionalProperties": {"type": "string"}}}`),
 		hits: []wantHit{
 			{Schema: "Closed", Pointer: "/components/schemas/Closed", Detail: "dropped additionalProperties: false"},
-			{Schema: "Open", Pointer: "/components/schemas/Open", Detail: "dropped additionalProperties beside declared properties"},
-			{Schema: "Typed", Pointer: "/components/schemas/Typed", Detail: "dropped additionalProperties beside declared properties"},
+			{Schema: "Open", Pointer: "/components/schemas/Open", Detail: "open object: declared properties typed"},
+			{Schema: "Typed", Pointer: "/components/schemas/Typed", Detail: "open object: declared properties typed"},
 		},
 		want: map[string]string{
 			"/components/schemas/Closed": `{"type": "object", "properties": {"a": {"type": "string"}}}`,
-			"/components/schemas/Open":   `{"type": "object", "properties": {"a": {"type": "string"}}}`,
-			"/components/schemas/Typed":  `{"type": "object", "properties": {"a": {"type": "string"}}}`,
+			"/components/schemas/Open":   `{"type": "object", "properties": {"a": {"type": "string"}}, "x-open-object": true}`,
+			"/components/schemas/Typed":  `{"type": "object", "properties": {"a": {"type": "string"}}, "x-open-object": true}`,
 		},
 	}})
 	runUntouched(t, rule, map[string]string{
