@@ -7,7 +7,8 @@ import (
 )
 
 // Decoding a Responses request with the generated types: a message without
-// "type" is an EasyInputMessage (the normalizer's default variant), the tool's
+// "type" is an InputItemMessage (the normalizer's merge of the three message
+// kinds, and the union's default variant), the tool's
 // JSON schema is carried as the bytes it came as, and an open enum (the model)
 // is a plain string.
 func Example() {
@@ -19,7 +20,7 @@ func Example() {
 		return
 	}
 	items, _ := req.Input.Value.GetInputItemArray()
-	msg, ok := items[0].GetEasyInputMessage()
+	msg, ok := items[0].GetInputItemMessage()
 	fmt.Println("model:", req.Model.Value)
 	fmt.Println("item 0:", items[0].Type, ok, msg.Role.Value)
 	fn, _ := req.Tools.Value[0].GetFunctionTool()

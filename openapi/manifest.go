@@ -55,8 +55,8 @@ func ParseManifest(data []byte) (*Manifest, error) {
 		switch {
 		case s.Name == "" || s.File == "" || s.URL == "" || s.Package == "" || s.Output == "":
 			return nil, fmt.Errorf("openapi: manifest: spec %d: name, file, url, package and output are required", i)
-		case len(s.SHA256) != 64:
-			return nil, fmt.Errorf("openapi: manifest: spec %s: sha256 must be 64 hex digits", s.Name)
+		case !isHexSHA256(s.SHA256):
+			return nil, fmt.Errorf("openapi: manifest: spec %s: sha256 must be 64 lower-case hex digits", s.Name)
 		case len(s.Operations) == 0:
 			return nil, fmt.Errorf("openapi: manifest: spec %s: no operations", s.Name)
 		case seen[s.Name]:
@@ -120,4 +120,16 @@ func (s Spec) overlay() ([]byte, error) {
 		return nil, fmt.Errorf("openapi: spec %s: overlay: %w", s.Name, err)
 	}
 	return data, nil
+}
+
+func isHexSHA256(s string) bool {
+	if len(s) != 64 {
+		return false
+	}
+	for _, c := range s {
+		if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			return false
+		}
+	}
+	return true
 }

@@ -79,25 +79,19 @@ func TestPipeline(t *testing.T) {
 	}
 }
 
-// Generation is deterministic: two runs give the same bytes.
+// Generation is deterministic: two runs give the same files, byte for byte.
 func TestDeterministic(t *testing.T) {
-	m, _ := openapi.LoadManifest()
-	s, _ := m.Lookup("openrouter")
-	data, err := s.Read(specsDir(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	a, err := openapi.Generate(s, data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := openapi.Generate(s, data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for name := range a.Files {
-		if string(a.Files[name]) != string(b.Files[name]) {
-			t.Errorf("%s differs between two runs", name)
+	first := generateAll(t)
+	second := generateAll(t)
+	for i := range first {
+		a, b := first[i].Files, second[i].Files
+		if len(a) != len(b) {
+			t.Errorf("%s: %d files, then %d", first[i].Spec.Name, len(a), len(b))
+		}
+		for name := range b {
+			if string(a[name]) != string(b[name]) {
+				t.Errorf("%s: %s differs between two runs", first[i].Spec.Name, name)
+			}
 		}
 	}
 }
@@ -135,5 +129,9 @@ func TestManifest(t *testing.T) {
 	}
 	if _, err := openapi.ParseManifest([]byte("specs:\n  - name: x\n")); err == nil {
 		t.Error("incomplete manifest accepted")
+	}
+	upper := "specs:\n  - {name: x, file: x.yaml, url: u, package: x, output: gen/x, operations: [GET /x], sha256: " + strings.Repeat("A", 64) + "}\n"
+	if _, err := openapi.ParseManifest([]byte(upper)); err == nil || !strings.Contains(err.Error(), "hex") {
+		t.Errorf("upper-case pin accepted: %v", err)
 	}
 }

@@ -30115,15 +30115,21 @@ func (s InputItem) Encode(e *jx.Encoder) {
 
 func (s InputItem) encodeFields(e *jx.Encoder) {
 	switch s.Type {
-	case EasyInputMessageInputItem:
+	case InputItemMessageInputItem:
 		e.FieldStart("type")
 		e.Str("message")
 		{
-			s := s.EasyInputMessage
+			s := s.InputItemMessage
 			{
 				if s.Content.Set {
 					e.FieldStart("content")
 					s.Content.Encode(e)
+				}
+			}
+			{
+				if s.ID.Set {
+					e.FieldStart("id")
+					s.ID.Encode(e)
 				}
 			}
 			{
@@ -30136,6 +30142,12 @@ func (s InputItem) encodeFields(e *jx.Encoder) {
 				if s.Role.Set {
 					e.FieldStart("role")
 					s.Role.Encode(e)
+				}
+			}
+			{
+				if s.Status.Set {
+					e.FieldStart("status")
+					s.Status.Encode(e)
 				}
 			}
 		}
@@ -31105,7 +31117,7 @@ func (s *InputItem) Decode(d *jx.Decoder) error {
 				}
 				switch typ {
 				case "message":
-					s.Type = EasyInputMessageInputItem
+					s.Type = InputItemMessageInputItem
 					found = true
 				case "file_search_call":
 					s.Type = FileSearchToolCallInputItem
@@ -31205,11 +31217,11 @@ func (s *InputItem) Decode(d *jx.Decoder) error {
 		return errors.Wrap(err, "capture")
 	}
 	if !found {
-		s.Type = EasyInputMessageInputItem
+		s.Type = InputItemMessageInputItem
 	}
 	switch s.Type {
-	case EasyInputMessageInputItem:
-		if err := s.EasyInputMessage.Decode(d); err != nil {
+	case InputItemMessageInputItem:
+		if err := s.InputItemMessage.Decode(d); err != nil {
 			return err
 		}
 	case FileSearchToolCallInputItem:
@@ -31343,6 +31355,615 @@ func (s InputItem) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON implements stdjson.Unmarshaler.
 func (s *InputItem) UnmarshalJSON(data []byte) error {
+	d := jx.DecodeBytes(data)
+	return s.Decode(d)
+}
+
+// Encode implements json.Marshaler.
+func (s *InputItemMessage) Encode(e *jx.Encoder) {
+	e.ObjStart()
+	s.encodeFields(e)
+	e.ObjEnd()
+}
+
+// encodeFields encodes fields.
+func (s *InputItemMessage) encodeFields(e *jx.Encoder) {
+	{
+		if s.Content.Set {
+			e.FieldStart("content")
+			s.Content.Encode(e)
+		}
+	}
+	{
+		if s.ID.Set {
+			e.FieldStart("id")
+			s.ID.Encode(e)
+		}
+	}
+	{
+		if s.Phase.Set {
+			e.FieldStart("phase")
+			s.Phase.Encode(e)
+		}
+	}
+	{
+		if s.Role.Set {
+			e.FieldStart("role")
+			s.Role.Encode(e)
+		}
+	}
+	{
+		if s.Status.Set {
+			e.FieldStart("status")
+			s.Status.Encode(e)
+		}
+	}
+	{
+		if s.Type.Set {
+			e.FieldStart("type")
+			s.Type.Encode(e)
+		}
+	}
+}
+
+var jsonFieldsNameOfInputItemMessage = [6]string{
+	0: "content",
+	1: "id",
+	2: "phase",
+	3: "role",
+	4: "status",
+	5: "type",
+}
+
+// Decode decodes InputItemMessage from json.
+func (s *InputItemMessage) Decode(d *jx.Decoder) error {
+	if s == nil {
+		return errors.New("invalid: unable to decode InputItemMessage to nil")
+	}
+
+	if err := d.ObjBytes(func(d *jx.Decoder, k []byte) error {
+		switch string(k) {
+		case "content":
+			if err := func() error {
+				s.Content.Reset()
+				if err := s.Content.Decode(d); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"content\"")
+			}
+		case "id":
+			if err := func() error {
+				s.ID.Reset()
+				if err := s.ID.Decode(d); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"id\"")
+			}
+		case "phase":
+			if err := func() error {
+				s.Phase.Reset()
+				if err := s.Phase.Decode(d); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"phase\"")
+			}
+		case "role":
+			if err := func() error {
+				s.Role.Reset()
+				if err := s.Role.Decode(d); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"role\"")
+			}
+		case "status":
+			if err := func() error {
+				s.Status.Reset()
+				if err := s.Status.Decode(d); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"status\"")
+			}
+		case "type":
+			if err := func() error {
+				s.Type.Reset()
+				if err := s.Type.Decode(d); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"type\"")
+			}
+		default:
+			return d.Skip()
+		}
+		return nil
+	}); err != nil {
+		return errors.Wrap(err, "decode InputItemMessage")
+	}
+
+	return nil
+}
+
+// MarshalJSON implements stdjson.Marshaler.
+func (s *InputItemMessage) MarshalJSON() ([]byte, error) {
+	e := jx.Encoder{}
+	s.Encode(&e)
+	return e.Bytes(), nil
+}
+
+// UnmarshalJSON implements stdjson.Unmarshaler.
+func (s *InputItemMessage) UnmarshalJSON(data []byte) error {
+	d := jx.DecodeBytes(data)
+	return s.Decode(d)
+}
+
+// Encode encodes InputItemMessageContent as json.
+func (s InputItemMessageContent) Encode(e *jx.Encoder) {
+	switch s.Type {
+	case StringInputItemMessageContent:
+		e.Str(s.String)
+	case InputItemMessageContent1ItemArrayInputItemMessageContent:
+		e.ArrStart()
+		for _, elem := range s.InputItemMessageContent1ItemArray {
+			elem.Encode(e)
+		}
+		e.ArrEnd()
+	case NullInputItemMessageContent:
+		_ = s.Null
+		e.Null()
+	}
+}
+
+// Decode decodes InputItemMessageContent from json.
+func (s *InputItemMessageContent) Decode(d *jx.Decoder) error {
+	if s == nil {
+		return errors.New("invalid: unable to decode InputItemMessageContent to nil")
+	}
+	// Sum type type_discriminator.
+	switch t := d.Next(); t {
+	case jx.Array:
+		s.InputItemMessageContent1ItemArray = make([]InputItemMessageContent1Item, 0)
+		if err := d.Arr(func(d *jx.Decoder) error {
+			var elem InputItemMessageContent1Item
+			if err := elem.Decode(d); err != nil {
+				return err
+			}
+			s.InputItemMessageContent1ItemArray = append(s.InputItemMessageContent1ItemArray, elem)
+			return nil
+		}); err != nil {
+			return err
+		}
+		s.Type = InputItemMessageContent1ItemArrayInputItemMessageContent
+	case jx.Null:
+		if err := d.Null(); err != nil {
+			return err
+		}
+		s.Type = NullInputItemMessageContent
+	case jx.String:
+		v, err := d.Str()
+		s.String = string(v)
+		if err != nil {
+			return err
+		}
+		s.Type = StringInputItemMessageContent
+	default:
+		return errors.Errorf("unexpected json type %q", t)
+	}
+	return nil
+}
+
+// MarshalJSON implements stdjson.Marshaler.
+func (s InputItemMessageContent) MarshalJSON() ([]byte, error) {
+	e := jx.Encoder{}
+	s.Encode(&e)
+	return e.Bytes(), nil
+}
+
+// UnmarshalJSON implements stdjson.Unmarshaler.
+func (s *InputItemMessageContent) UnmarshalJSON(data []byte) error {
+	d := jx.DecodeBytes(data)
+	return s.Decode(d)
+}
+
+// Encode encodes InputItemMessageContent1Item as json.
+func (s InputItemMessageContent1Item) Encode(e *jx.Encoder) {
+	e.ObjStart()
+	s.encodeFields(e)
+	e.ObjEnd()
+}
+
+func (s InputItemMessageContent1Item) encodeFields(e *jx.Encoder) {
+	switch s.Type {
+	case InputTextContentInputItemMessageContent1Item:
+		e.FieldStart("type")
+		e.Str("input_text")
+		{
+			s := s.InputTextContent
+			{
+				if s.PromptCacheBreakpoint.Set {
+					e.FieldStart("prompt_cache_breakpoint")
+					s.PromptCacheBreakpoint.Encode(e)
+				}
+			}
+			{
+				if s.Text.Set {
+					e.FieldStart("text")
+					s.Text.Encode(e)
+				}
+			}
+		}
+	case InputImageContentInputItemMessageContent1Item:
+		e.FieldStart("type")
+		e.Str("input_image")
+		{
+			s := s.InputImageContent
+			{
+				if s.Detail.Set {
+					e.FieldStart("detail")
+					s.Detail.Encode(e)
+				}
+			}
+			{
+				if s.FileID.Set {
+					e.FieldStart("file_id")
+					s.FileID.Encode(e)
+				}
+			}
+			{
+				if s.ImageURL.Set {
+					e.FieldStart("image_url")
+					s.ImageURL.Encode(e)
+				}
+			}
+			{
+				if s.PromptCacheBreakpoint.Set {
+					e.FieldStart("prompt_cache_breakpoint")
+					s.PromptCacheBreakpoint.Encode(e)
+				}
+			}
+		}
+	case InputFileContentInputItemMessageContent1Item:
+		e.FieldStart("type")
+		e.Str("input_file")
+		{
+			s := s.InputFileContent
+			{
+				if s.Detail.Set {
+					e.FieldStart("detail")
+					s.Detail.Encode(e)
+				}
+			}
+			{
+				if s.FileData.Set {
+					e.FieldStart("file_data")
+					s.FileData.Encode(e)
+				}
+			}
+			{
+				if s.FileID.Set {
+					e.FieldStart("file_id")
+					s.FileID.Encode(e)
+				}
+			}
+			{
+				if s.FileURL.Set {
+					e.FieldStart("file_url")
+					s.FileURL.Encode(e)
+				}
+			}
+			{
+				if s.Filename.Set {
+					e.FieldStart("filename")
+					s.Filename.Encode(e)
+				}
+			}
+			{
+				if s.PromptCacheBreakpoint.Set {
+					e.FieldStart("prompt_cache_breakpoint")
+					s.PromptCacheBreakpoint.Encode(e)
+				}
+			}
+		}
+	case OutputTextContentInputItemMessageContent1Item:
+		e.FieldStart("type")
+		e.Str("output_text")
+		{
+			s := s.OutputTextContent
+			{
+				if s.Annotations.Set {
+					e.FieldStart("annotations")
+					s.Annotations.Encode(e)
+				}
+			}
+			{
+				if s.Logprobs.Set {
+					e.FieldStart("logprobs")
+					s.Logprobs.Encode(e)
+				}
+			}
+			{
+				if s.Text.Set {
+					e.FieldStart("text")
+					s.Text.Encode(e)
+				}
+			}
+		}
+	case RefusalContentInputItemMessageContent1Item:
+		e.FieldStart("type")
+		e.Str("refusal")
+		{
+			s := s.RefusalContent
+			{
+				if s.Refusal.Set {
+					e.FieldStart("refusal")
+					s.Refusal.Encode(e)
+				}
+			}
+		}
+	}
+}
+
+// Decode decodes InputItemMessageContent1Item from json.
+func (s *InputItemMessageContent1Item) Decode(d *jx.Decoder) error {
+	if s == nil {
+		return errors.New("invalid: unable to decode InputItemMessageContent1Item to nil")
+	}
+	// Sum type discriminator.
+	if typ := d.Next(); typ != jx.Object {
+		return errors.Errorf("unexpected json type %q", typ)
+	}
+
+	var found bool
+	if err := d.Capture(func(d *jx.Decoder) error {
+		return d.ObjBytes(func(d *jx.Decoder, key []byte) error {
+			if found {
+				return d.Skip()
+			}
+			switch string(key) {
+			case "type":
+				typ, err := d.Str()
+				if err != nil {
+					return err
+				}
+				switch typ {
+				case "input_text":
+					s.Type = InputTextContentInputItemMessageContent1Item
+					found = true
+				case "input_image":
+					s.Type = InputImageContentInputItemMessageContent1Item
+					found = true
+				case "input_file":
+					s.Type = InputFileContentInputItemMessageContent1Item
+					found = true
+				case "output_text":
+					s.Type = OutputTextContentInputItemMessageContent1Item
+					found = true
+				case "refusal":
+					s.Type = RefusalContentInputItemMessageContent1Item
+					found = true
+				default:
+					return errors.Errorf("unknown type %s", typ)
+				}
+				return nil
+			}
+			return d.Skip()
+		})
+	}); err != nil {
+		return errors.Wrap(err, "capture")
+	}
+	if !found {
+		return errors.New("unable to detect sum type variant")
+	}
+	switch s.Type {
+	case InputTextContentInputItemMessageContent1Item:
+		if err := s.InputTextContent.Decode(d); err != nil {
+			return err
+		}
+	case InputImageContentInputItemMessageContent1Item:
+		if err := s.InputImageContent.Decode(d); err != nil {
+			return err
+		}
+	case InputFileContentInputItemMessageContent1Item:
+		if err := s.InputFileContent.Decode(d); err != nil {
+			return err
+		}
+	case OutputTextContentInputItemMessageContent1Item:
+		if err := s.OutputTextContent.Decode(d); err != nil {
+			return err
+		}
+	case RefusalContentInputItemMessageContent1Item:
+		if err := s.RefusalContent.Decode(d); err != nil {
+			return err
+		}
+	default:
+		return errors.Errorf("inferred invalid type: %s", s.Type)
+	}
+	return nil
+}
+
+// MarshalJSON implements stdjson.Marshaler.
+func (s InputItemMessageContent1Item) MarshalJSON() ([]byte, error) {
+	e := jx.Encoder{}
+	s.Encode(&e)
+	return e.Bytes(), nil
+}
+
+// UnmarshalJSON implements stdjson.Unmarshaler.
+func (s *InputItemMessageContent1Item) UnmarshalJSON(data []byte) error {
+	d := jx.DecodeBytes(data)
+	return s.Decode(d)
+}
+
+// Encode encodes InputItemMessagePhase as json.
+func (s InputItemMessagePhase) Encode(e *jx.Encoder) {
+	e.Str(string(s))
+}
+
+// Decode decodes InputItemMessagePhase from json.
+func (s *InputItemMessagePhase) Decode(d *jx.Decoder) error {
+	if s == nil {
+		return errors.New("invalid: unable to decode InputItemMessagePhase to nil")
+	}
+	v, err := d.StrBytes()
+	if err != nil {
+		return err
+	}
+	// Try to use constant string.
+	switch InputItemMessagePhase(v) {
+	case InputItemMessagePhaseCommentary:
+		*s = InputItemMessagePhaseCommentary
+	case InputItemMessagePhaseFinalAnswer:
+		*s = InputItemMessagePhaseFinalAnswer
+	default:
+		*s = InputItemMessagePhase(v)
+	}
+
+	return nil
+}
+
+// MarshalJSON implements stdjson.Marshaler.
+func (s InputItemMessagePhase) MarshalJSON() ([]byte, error) {
+	e := jx.Encoder{}
+	s.Encode(&e)
+	return e.Bytes(), nil
+}
+
+// UnmarshalJSON implements stdjson.Unmarshaler.
+func (s *InputItemMessagePhase) UnmarshalJSON(data []byte) error {
+	d := jx.DecodeBytes(data)
+	return s.Decode(d)
+}
+
+// Encode encodes InputItemMessageRole as json.
+func (s InputItemMessageRole) Encode(e *jx.Encoder) {
+	e.Str(string(s))
+}
+
+// Decode decodes InputItemMessageRole from json.
+func (s *InputItemMessageRole) Decode(d *jx.Decoder) error {
+	if s == nil {
+		return errors.New("invalid: unable to decode InputItemMessageRole to nil")
+	}
+	v, err := d.StrBytes()
+	if err != nil {
+		return err
+	}
+	// Try to use constant string.
+	switch InputItemMessageRole(v) {
+	case InputItemMessageRoleUser:
+		*s = InputItemMessageRoleUser
+	case InputItemMessageRoleAssistant:
+		*s = InputItemMessageRoleAssistant
+	case InputItemMessageRoleSystem:
+		*s = InputItemMessageRoleSystem
+	case InputItemMessageRoleDeveloper:
+		*s = InputItemMessageRoleDeveloper
+	default:
+		*s = InputItemMessageRole(v)
+	}
+
+	return nil
+}
+
+// MarshalJSON implements stdjson.Marshaler.
+func (s InputItemMessageRole) MarshalJSON() ([]byte, error) {
+	e := jx.Encoder{}
+	s.Encode(&e)
+	return e.Bytes(), nil
+}
+
+// UnmarshalJSON implements stdjson.Unmarshaler.
+func (s *InputItemMessageRole) UnmarshalJSON(data []byte) error {
+	d := jx.DecodeBytes(data)
+	return s.Decode(d)
+}
+
+// Encode encodes InputItemMessageStatus as json.
+func (s InputItemMessageStatus) Encode(e *jx.Encoder) {
+	e.Str(string(s))
+}
+
+// Decode decodes InputItemMessageStatus from json.
+func (s *InputItemMessageStatus) Decode(d *jx.Decoder) error {
+	if s == nil {
+		return errors.New("invalid: unable to decode InputItemMessageStatus to nil")
+	}
+	v, err := d.StrBytes()
+	if err != nil {
+		return err
+	}
+	// Try to use constant string.
+	switch InputItemMessageStatus(v) {
+	case InputItemMessageStatusInProgress:
+		*s = InputItemMessageStatusInProgress
+	case InputItemMessageStatusCompleted:
+		*s = InputItemMessageStatusCompleted
+	case InputItemMessageStatusIncomplete:
+		*s = InputItemMessageStatusIncomplete
+	default:
+		*s = InputItemMessageStatus(v)
+	}
+
+	return nil
+}
+
+// MarshalJSON implements stdjson.Marshaler.
+func (s InputItemMessageStatus) MarshalJSON() ([]byte, error) {
+	e := jx.Encoder{}
+	s.Encode(&e)
+	return e.Bytes(), nil
+}
+
+// UnmarshalJSON implements stdjson.Unmarshaler.
+func (s *InputItemMessageStatus) UnmarshalJSON(data []byte) error {
+	d := jx.DecodeBytes(data)
+	return s.Decode(d)
+}
+
+// Encode encodes InputItemMessageType as json.
+func (s InputItemMessageType) Encode(e *jx.Encoder) {
+	e.Str(string(s))
+}
+
+// Decode decodes InputItemMessageType from json.
+func (s *InputItemMessageType) Decode(d *jx.Decoder) error {
+	if s == nil {
+		return errors.New("invalid: unable to decode InputItemMessageType to nil")
+	}
+	v, err := d.StrBytes()
+	if err != nil {
+		return err
+	}
+	// Try to use constant string.
+	switch InputItemMessageType(v) {
+	case InputItemMessageTypeMessage:
+		*s = InputItemMessageTypeMessage
+	default:
+		*s = InputItemMessageType(v)
+	}
+
+	return nil
+}
+
+// MarshalJSON implements stdjson.Marshaler.
+func (s InputItemMessageType) MarshalJSON() ([]byte, error) {
+	e := jx.Encoder{}
+	s.Encode(&e)
+	return e.Bytes(), nil
+}
+
+// UnmarshalJSON implements stdjson.Unmarshaler.
+func (s *InputItemMessageType) UnmarshalJSON(data []byte) error {
 	d := jx.DecodeBytes(data)
 	return s.Decode(d)
 }
@@ -32267,6 +32888,507 @@ func (s *Item) UnmarshalJSON(data []byte) error {
 }
 
 // Encode implements json.Marshaler.
+func (s *ItemMessage) Encode(e *jx.Encoder) {
+	e.ObjStart()
+	s.encodeFields(e)
+	e.ObjEnd()
+}
+
+// encodeFields encodes fields.
+func (s *ItemMessage) encodeFields(e *jx.Encoder) {
+	{
+		if s.Content.Set {
+			e.FieldStart("content")
+			s.Content.Encode(e)
+		}
+	}
+	{
+		if s.ID.Set {
+			e.FieldStart("id")
+			s.ID.Encode(e)
+		}
+	}
+	{
+		if s.Phase.Set {
+			e.FieldStart("phase")
+			s.Phase.Encode(e)
+		}
+	}
+	{
+		if s.Role.Set {
+			e.FieldStart("role")
+			s.Role.Encode(e)
+		}
+	}
+	{
+		if s.Status.Set {
+			e.FieldStart("status")
+			s.Status.Encode(e)
+		}
+	}
+	{
+		if s.Type.Set {
+			e.FieldStart("type")
+			s.Type.Encode(e)
+		}
+	}
+}
+
+var jsonFieldsNameOfItemMessage = [6]string{
+	0: "content",
+	1: "id",
+	2: "phase",
+	3: "role",
+	4: "status",
+	5: "type",
+}
+
+// Decode decodes ItemMessage from json.
+func (s *ItemMessage) Decode(d *jx.Decoder) error {
+	if s == nil {
+		return errors.New("invalid: unable to decode ItemMessage to nil")
+	}
+
+	if err := d.ObjBytes(func(d *jx.Decoder, k []byte) error {
+		switch string(k) {
+		case "content":
+			if err := func() error {
+				s.Content.Reset()
+				if err := s.Content.Decode(d); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"content\"")
+			}
+		case "id":
+			if err := func() error {
+				s.ID.Reset()
+				if err := s.ID.Decode(d); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"id\"")
+			}
+		case "phase":
+			if err := func() error {
+				s.Phase.Reset()
+				if err := s.Phase.Decode(d); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"phase\"")
+			}
+		case "role":
+			if err := func() error {
+				s.Role.Reset()
+				if err := s.Role.Decode(d); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"role\"")
+			}
+		case "status":
+			if err := func() error {
+				s.Status.Reset()
+				if err := s.Status.Decode(d); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"status\"")
+			}
+		case "type":
+			if err := func() error {
+				s.Type.Reset()
+				if err := s.Type.Decode(d); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"type\"")
+			}
+		default:
+			return d.Skip()
+		}
+		return nil
+	}); err != nil {
+		return errors.Wrap(err, "decode ItemMessage")
+	}
+
+	return nil
+}
+
+// MarshalJSON implements stdjson.Marshaler.
+func (s *ItemMessage) MarshalJSON() ([]byte, error) {
+	e := jx.Encoder{}
+	s.Encode(&e)
+	return e.Bytes(), nil
+}
+
+// UnmarshalJSON implements stdjson.Unmarshaler.
+func (s *ItemMessage) UnmarshalJSON(data []byte) error {
+	d := jx.DecodeBytes(data)
+	return s.Decode(d)
+}
+
+// Encode encodes ItemMessageContentItem as json.
+func (s ItemMessageContentItem) Encode(e *jx.Encoder) {
+	e.ObjStart()
+	s.encodeFields(e)
+	e.ObjEnd()
+}
+
+func (s ItemMessageContentItem) encodeFields(e *jx.Encoder) {
+	switch s.Type {
+	case InputTextContentItemMessageContentItem:
+		e.FieldStart("type")
+		e.Str("input_text")
+		{
+			s := s.InputTextContent
+			{
+				if s.PromptCacheBreakpoint.Set {
+					e.FieldStart("prompt_cache_breakpoint")
+					s.PromptCacheBreakpoint.Encode(e)
+				}
+			}
+			{
+				if s.Text.Set {
+					e.FieldStart("text")
+					s.Text.Encode(e)
+				}
+			}
+		}
+	case InputImageContentItemMessageContentItem:
+		e.FieldStart("type")
+		e.Str("input_image")
+		{
+			s := s.InputImageContent
+			{
+				if s.Detail.Set {
+					e.FieldStart("detail")
+					s.Detail.Encode(e)
+				}
+			}
+			{
+				if s.FileID.Set {
+					e.FieldStart("file_id")
+					s.FileID.Encode(e)
+				}
+			}
+			{
+				if s.ImageURL.Set {
+					e.FieldStart("image_url")
+					s.ImageURL.Encode(e)
+				}
+			}
+			{
+				if s.PromptCacheBreakpoint.Set {
+					e.FieldStart("prompt_cache_breakpoint")
+					s.PromptCacheBreakpoint.Encode(e)
+				}
+			}
+		}
+	case InputFileContentItemMessageContentItem:
+		e.FieldStart("type")
+		e.Str("input_file")
+		{
+			s := s.InputFileContent
+			{
+				if s.Detail.Set {
+					e.FieldStart("detail")
+					s.Detail.Encode(e)
+				}
+			}
+			{
+				if s.FileData.Set {
+					e.FieldStart("file_data")
+					s.FileData.Encode(e)
+				}
+			}
+			{
+				if s.FileID.Set {
+					e.FieldStart("file_id")
+					s.FileID.Encode(e)
+				}
+			}
+			{
+				if s.FileURL.Set {
+					e.FieldStart("file_url")
+					s.FileURL.Encode(e)
+				}
+			}
+			{
+				if s.Filename.Set {
+					e.FieldStart("filename")
+					s.Filename.Encode(e)
+				}
+			}
+			{
+				if s.PromptCacheBreakpoint.Set {
+					e.FieldStart("prompt_cache_breakpoint")
+					s.PromptCacheBreakpoint.Encode(e)
+				}
+			}
+		}
+	case OutputTextContentItemMessageContentItem:
+		e.FieldStart("type")
+		e.Str("output_text")
+		{
+			s := s.OutputTextContent
+			{
+				if s.Annotations.Set {
+					e.FieldStart("annotations")
+					s.Annotations.Encode(e)
+				}
+			}
+			{
+				if s.Logprobs.Set {
+					e.FieldStart("logprobs")
+					s.Logprobs.Encode(e)
+				}
+			}
+			{
+				if s.Text.Set {
+					e.FieldStart("text")
+					s.Text.Encode(e)
+				}
+			}
+		}
+	case RefusalContentItemMessageContentItem:
+		e.FieldStart("type")
+		e.Str("refusal")
+		{
+			s := s.RefusalContent
+			{
+				if s.Refusal.Set {
+					e.FieldStart("refusal")
+					s.Refusal.Encode(e)
+				}
+			}
+		}
+	}
+}
+
+// Decode decodes ItemMessageContentItem from json.
+func (s *ItemMessageContentItem) Decode(d *jx.Decoder) error {
+	if s == nil {
+		return errors.New("invalid: unable to decode ItemMessageContentItem to nil")
+	}
+	// Sum type discriminator.
+	if typ := d.Next(); typ != jx.Object {
+		return errors.Errorf("unexpected json type %q", typ)
+	}
+
+	var found bool
+	if err := d.Capture(func(d *jx.Decoder) error {
+		return d.ObjBytes(func(d *jx.Decoder, key []byte) error {
+			if found {
+				return d.Skip()
+			}
+			switch string(key) {
+			case "type":
+				typ, err := d.Str()
+				if err != nil {
+					return err
+				}
+				switch typ {
+				case "input_text":
+					s.Type = InputTextContentItemMessageContentItem
+					found = true
+				case "input_image":
+					s.Type = InputImageContentItemMessageContentItem
+					found = true
+				case "input_file":
+					s.Type = InputFileContentItemMessageContentItem
+					found = true
+				case "output_text":
+					s.Type = OutputTextContentItemMessageContentItem
+					found = true
+				case "refusal":
+					s.Type = RefusalContentItemMessageContentItem
+					found = true
+				default:
+					return errors.Errorf("unknown type %s", typ)
+				}
+				return nil
+			}
+			return d.Skip()
+		})
+	}); err != nil {
+		return errors.Wrap(err, "capture")
+	}
+	if !found {
+		return errors.New("unable to detect sum type variant")
+	}
+	switch s.Type {
+	case InputTextContentItemMessageContentItem:
+		if err := s.InputTextContent.Decode(d); err != nil {
+			return err
+		}
+	case InputImageContentItemMessageContentItem:
+		if err := s.InputImageContent.Decode(d); err != nil {
+			return err
+		}
+	case InputFileContentItemMessageContentItem:
+		if err := s.InputFileContent.Decode(d); err != nil {
+			return err
+		}
+	case OutputTextContentItemMessageContentItem:
+		if err := s.OutputTextContent.Decode(d); err != nil {
+			return err
+		}
+	case RefusalContentItemMessageContentItem:
+		if err := s.RefusalContent.Decode(d); err != nil {
+			return err
+		}
+	default:
+		return errors.Errorf("inferred invalid type: %s", s.Type)
+	}
+	return nil
+}
+
+// MarshalJSON implements stdjson.Marshaler.
+func (s ItemMessageContentItem) MarshalJSON() ([]byte, error) {
+	e := jx.Encoder{}
+	s.Encode(&e)
+	return e.Bytes(), nil
+}
+
+// UnmarshalJSON implements stdjson.Unmarshaler.
+func (s *ItemMessageContentItem) UnmarshalJSON(data []byte) error {
+	d := jx.DecodeBytes(data)
+	return s.Decode(d)
+}
+
+// Encode encodes ItemMessageRole as json.
+func (s ItemMessageRole) Encode(e *jx.Encoder) {
+	e.Str(string(s))
+}
+
+// Decode decodes ItemMessageRole from json.
+func (s *ItemMessageRole) Decode(d *jx.Decoder) error {
+	if s == nil {
+		return errors.New("invalid: unable to decode ItemMessageRole to nil")
+	}
+	v, err := d.StrBytes()
+	if err != nil {
+		return err
+	}
+	// Try to use constant string.
+	switch ItemMessageRole(v) {
+	case ItemMessageRoleUser:
+		*s = ItemMessageRoleUser
+	case ItemMessageRoleSystem:
+		*s = ItemMessageRoleSystem
+	case ItemMessageRoleDeveloper:
+		*s = ItemMessageRoleDeveloper
+	case ItemMessageRoleAssistant:
+		*s = ItemMessageRoleAssistant
+	default:
+		*s = ItemMessageRole(v)
+	}
+
+	return nil
+}
+
+// MarshalJSON implements stdjson.Marshaler.
+func (s ItemMessageRole) MarshalJSON() ([]byte, error) {
+	e := jx.Encoder{}
+	s.Encode(&e)
+	return e.Bytes(), nil
+}
+
+// UnmarshalJSON implements stdjson.Unmarshaler.
+func (s *ItemMessageRole) UnmarshalJSON(data []byte) error {
+	d := jx.DecodeBytes(data)
+	return s.Decode(d)
+}
+
+// Encode encodes ItemMessageStatus as json.
+func (s ItemMessageStatus) Encode(e *jx.Encoder) {
+	e.Str(string(s))
+}
+
+// Decode decodes ItemMessageStatus from json.
+func (s *ItemMessageStatus) Decode(d *jx.Decoder) error {
+	if s == nil {
+		return errors.New("invalid: unable to decode ItemMessageStatus to nil")
+	}
+	v, err := d.StrBytes()
+	if err != nil {
+		return err
+	}
+	// Try to use constant string.
+	switch ItemMessageStatus(v) {
+	case ItemMessageStatusInProgress:
+		*s = ItemMessageStatusInProgress
+	case ItemMessageStatusCompleted:
+		*s = ItemMessageStatusCompleted
+	case ItemMessageStatusIncomplete:
+		*s = ItemMessageStatusIncomplete
+	default:
+		*s = ItemMessageStatus(v)
+	}
+
+	return nil
+}
+
+// MarshalJSON implements stdjson.Marshaler.
+func (s ItemMessageStatus) MarshalJSON() ([]byte, error) {
+	e := jx.Encoder{}
+	s.Encode(&e)
+	return e.Bytes(), nil
+}
+
+// UnmarshalJSON implements stdjson.Unmarshaler.
+func (s *ItemMessageStatus) UnmarshalJSON(data []byte) error {
+	d := jx.DecodeBytes(data)
+	return s.Decode(d)
+}
+
+// Encode encodes ItemMessageType as json.
+func (s ItemMessageType) Encode(e *jx.Encoder) {
+	e.Str(string(s))
+}
+
+// Decode decodes ItemMessageType from json.
+func (s *ItemMessageType) Decode(d *jx.Decoder) error {
+	if s == nil {
+		return errors.New("invalid: unable to decode ItemMessageType to nil")
+	}
+	v, err := d.StrBytes()
+	if err != nil {
+		return err
+	}
+	// Try to use constant string.
+	switch ItemMessageType(v) {
+	case ItemMessageTypeMessage:
+		*s = ItemMessageTypeMessage
+	default:
+		*s = ItemMessageType(v)
+	}
+
+	return nil
+}
+
+// MarshalJSON implements stdjson.Marshaler.
+func (s ItemMessageType) MarshalJSON() ([]byte, error) {
+	e := jx.Encoder{}
+	s.Encode(&e)
+	return e.Bytes(), nil
+}
+
+// UnmarshalJSON implements stdjson.Unmarshaler.
+func (s *ItemMessageType) UnmarshalJSON(data []byte) error {
+	d := jx.DecodeBytes(data)
+	return s.Decode(d)
+}
+
+// Encode implements json.Marshaler.
 func (s *ItemReferenceParam) Encode(e *jx.Encoder) {
 	e.ObjStart()
 	s.encodeFields(e)
@@ -32393,15 +33515,27 @@ func (s ItemResource) Encode(e *jx.Encoder) {
 
 func (s ItemResource) encodeFields(e *jx.Encoder) {
 	switch s.Type {
-	case InputMessageResourceItemResource:
+	case ItemResourceMessageItemResource:
 		e.FieldStart("type")
 		e.Str("message")
 		{
-			s := s.InputMessageResource
+			s := s.ItemResourceMessage
 			{
 				if s.Content.Set {
 					e.FieldStart("content")
 					s.Content.Encode(e)
+				}
+			}
+			{
+				if s.ID.Set {
+					e.FieldStart("id")
+					s.ID.Encode(e)
+				}
+			}
+			{
+				if s.Phase.Set {
+					e.FieldStart("phase")
+					s.Phase.Encode(e)
 				}
 			}
 			{
@@ -32414,12 +33548,6 @@ func (s ItemResource) encodeFields(e *jx.Encoder) {
 				if s.Status.Set {
 					e.FieldStart("status")
 					s.Status.Encode(e)
-				}
-			}
-			{
-				if s.ID.Set {
-					e.FieldStart("id")
-					s.ID.Encode(e)
 				}
 			}
 		}
@@ -33458,7 +34586,7 @@ func (s *ItemResource) Decode(d *jx.Decoder) error {
 				}
 				switch typ {
 				case "message":
-					s.Type = InputMessageResourceItemResource
+					s.Type = ItemResourceMessageItemResource
 					found = true
 				case "file_search_call":
 					s.Type = FileSearchToolCallItemResource
@@ -33555,8 +34683,8 @@ func (s *ItemResource) Decode(d *jx.Decoder) error {
 		return errors.New("unable to detect sum type variant")
 	}
 	switch s.Type {
-	case InputMessageResourceItemResource:
-		if err := s.InputMessageResource.Decode(d); err != nil {
+	case ItemResourceMessageItemResource:
+		if err := s.ItemResourceMessage.Decode(d); err != nil {
 			return err
 		}
 	case FileSearchToolCallItemResource:
@@ -33686,6 +34814,507 @@ func (s *ItemResource) UnmarshalJSON(data []byte) error {
 	return s.Decode(d)
 }
 
+// Encode implements json.Marshaler.
+func (s *ItemResourceMessage) Encode(e *jx.Encoder) {
+	e.ObjStart()
+	s.encodeFields(e)
+	e.ObjEnd()
+}
+
+// encodeFields encodes fields.
+func (s *ItemResourceMessage) encodeFields(e *jx.Encoder) {
+	{
+		if s.Content.Set {
+			e.FieldStart("content")
+			s.Content.Encode(e)
+		}
+	}
+	{
+		if s.ID.Set {
+			e.FieldStart("id")
+			s.ID.Encode(e)
+		}
+	}
+	{
+		if s.Phase.Set {
+			e.FieldStart("phase")
+			s.Phase.Encode(e)
+		}
+	}
+	{
+		if s.Role.Set {
+			e.FieldStart("role")
+			s.Role.Encode(e)
+		}
+	}
+	{
+		if s.Status.Set {
+			e.FieldStart("status")
+			s.Status.Encode(e)
+		}
+	}
+	{
+		if s.Type.Set {
+			e.FieldStart("type")
+			s.Type.Encode(e)
+		}
+	}
+}
+
+var jsonFieldsNameOfItemResourceMessage = [6]string{
+	0: "content",
+	1: "id",
+	2: "phase",
+	3: "role",
+	4: "status",
+	5: "type",
+}
+
+// Decode decodes ItemResourceMessage from json.
+func (s *ItemResourceMessage) Decode(d *jx.Decoder) error {
+	if s == nil {
+		return errors.New("invalid: unable to decode ItemResourceMessage to nil")
+	}
+
+	if err := d.ObjBytes(func(d *jx.Decoder, k []byte) error {
+		switch string(k) {
+		case "content":
+			if err := func() error {
+				s.Content.Reset()
+				if err := s.Content.Decode(d); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"content\"")
+			}
+		case "id":
+			if err := func() error {
+				s.ID.Reset()
+				if err := s.ID.Decode(d); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"id\"")
+			}
+		case "phase":
+			if err := func() error {
+				s.Phase.Reset()
+				if err := s.Phase.Decode(d); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"phase\"")
+			}
+		case "role":
+			if err := func() error {
+				s.Role.Reset()
+				if err := s.Role.Decode(d); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"role\"")
+			}
+		case "status":
+			if err := func() error {
+				s.Status.Reset()
+				if err := s.Status.Decode(d); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"status\"")
+			}
+		case "type":
+			if err := func() error {
+				s.Type.Reset()
+				if err := s.Type.Decode(d); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"type\"")
+			}
+		default:
+			return d.Skip()
+		}
+		return nil
+	}); err != nil {
+		return errors.Wrap(err, "decode ItemResourceMessage")
+	}
+
+	return nil
+}
+
+// MarshalJSON implements stdjson.Marshaler.
+func (s *ItemResourceMessage) MarshalJSON() ([]byte, error) {
+	e := jx.Encoder{}
+	s.Encode(&e)
+	return e.Bytes(), nil
+}
+
+// UnmarshalJSON implements stdjson.Unmarshaler.
+func (s *ItemResourceMessage) UnmarshalJSON(data []byte) error {
+	d := jx.DecodeBytes(data)
+	return s.Decode(d)
+}
+
+// Encode encodes ItemResourceMessageContentItem as json.
+func (s ItemResourceMessageContentItem) Encode(e *jx.Encoder) {
+	e.ObjStart()
+	s.encodeFields(e)
+	e.ObjEnd()
+}
+
+func (s ItemResourceMessageContentItem) encodeFields(e *jx.Encoder) {
+	switch s.Type {
+	case InputTextContentItemResourceMessageContentItem:
+		e.FieldStart("type")
+		e.Str("input_text")
+		{
+			s := s.InputTextContent
+			{
+				if s.PromptCacheBreakpoint.Set {
+					e.FieldStart("prompt_cache_breakpoint")
+					s.PromptCacheBreakpoint.Encode(e)
+				}
+			}
+			{
+				if s.Text.Set {
+					e.FieldStart("text")
+					s.Text.Encode(e)
+				}
+			}
+		}
+	case InputImageContentItemResourceMessageContentItem:
+		e.FieldStart("type")
+		e.Str("input_image")
+		{
+			s := s.InputImageContent
+			{
+				if s.Detail.Set {
+					e.FieldStart("detail")
+					s.Detail.Encode(e)
+				}
+			}
+			{
+				if s.FileID.Set {
+					e.FieldStart("file_id")
+					s.FileID.Encode(e)
+				}
+			}
+			{
+				if s.ImageURL.Set {
+					e.FieldStart("image_url")
+					s.ImageURL.Encode(e)
+				}
+			}
+			{
+				if s.PromptCacheBreakpoint.Set {
+					e.FieldStart("prompt_cache_breakpoint")
+					s.PromptCacheBreakpoint.Encode(e)
+				}
+			}
+		}
+	case InputFileContentItemResourceMessageContentItem:
+		e.FieldStart("type")
+		e.Str("input_file")
+		{
+			s := s.InputFileContent
+			{
+				if s.Detail.Set {
+					e.FieldStart("detail")
+					s.Detail.Encode(e)
+				}
+			}
+			{
+				if s.FileData.Set {
+					e.FieldStart("file_data")
+					s.FileData.Encode(e)
+				}
+			}
+			{
+				if s.FileID.Set {
+					e.FieldStart("file_id")
+					s.FileID.Encode(e)
+				}
+			}
+			{
+				if s.FileURL.Set {
+					e.FieldStart("file_url")
+					s.FileURL.Encode(e)
+				}
+			}
+			{
+				if s.Filename.Set {
+					e.FieldStart("filename")
+					s.Filename.Encode(e)
+				}
+			}
+			{
+				if s.PromptCacheBreakpoint.Set {
+					e.FieldStart("prompt_cache_breakpoint")
+					s.PromptCacheBreakpoint.Encode(e)
+				}
+			}
+		}
+	case OutputTextContentItemResourceMessageContentItem:
+		e.FieldStart("type")
+		e.Str("output_text")
+		{
+			s := s.OutputTextContent
+			{
+				if s.Annotations.Set {
+					e.FieldStart("annotations")
+					s.Annotations.Encode(e)
+				}
+			}
+			{
+				if s.Logprobs.Set {
+					e.FieldStart("logprobs")
+					s.Logprobs.Encode(e)
+				}
+			}
+			{
+				if s.Text.Set {
+					e.FieldStart("text")
+					s.Text.Encode(e)
+				}
+			}
+		}
+	case RefusalContentItemResourceMessageContentItem:
+		e.FieldStart("type")
+		e.Str("refusal")
+		{
+			s := s.RefusalContent
+			{
+				if s.Refusal.Set {
+					e.FieldStart("refusal")
+					s.Refusal.Encode(e)
+				}
+			}
+		}
+	}
+}
+
+// Decode decodes ItemResourceMessageContentItem from json.
+func (s *ItemResourceMessageContentItem) Decode(d *jx.Decoder) error {
+	if s == nil {
+		return errors.New("invalid: unable to decode ItemResourceMessageContentItem to nil")
+	}
+	// Sum type discriminator.
+	if typ := d.Next(); typ != jx.Object {
+		return errors.Errorf("unexpected json type %q", typ)
+	}
+
+	var found bool
+	if err := d.Capture(func(d *jx.Decoder) error {
+		return d.ObjBytes(func(d *jx.Decoder, key []byte) error {
+			if found {
+				return d.Skip()
+			}
+			switch string(key) {
+			case "type":
+				typ, err := d.Str()
+				if err != nil {
+					return err
+				}
+				switch typ {
+				case "input_text":
+					s.Type = InputTextContentItemResourceMessageContentItem
+					found = true
+				case "input_image":
+					s.Type = InputImageContentItemResourceMessageContentItem
+					found = true
+				case "input_file":
+					s.Type = InputFileContentItemResourceMessageContentItem
+					found = true
+				case "output_text":
+					s.Type = OutputTextContentItemResourceMessageContentItem
+					found = true
+				case "refusal":
+					s.Type = RefusalContentItemResourceMessageContentItem
+					found = true
+				default:
+					return errors.Errorf("unknown type %s", typ)
+				}
+				return nil
+			}
+			return d.Skip()
+		})
+	}); err != nil {
+		return errors.Wrap(err, "capture")
+	}
+	if !found {
+		return errors.New("unable to detect sum type variant")
+	}
+	switch s.Type {
+	case InputTextContentItemResourceMessageContentItem:
+		if err := s.InputTextContent.Decode(d); err != nil {
+			return err
+		}
+	case InputImageContentItemResourceMessageContentItem:
+		if err := s.InputImageContent.Decode(d); err != nil {
+			return err
+		}
+	case InputFileContentItemResourceMessageContentItem:
+		if err := s.InputFileContent.Decode(d); err != nil {
+			return err
+		}
+	case OutputTextContentItemResourceMessageContentItem:
+		if err := s.OutputTextContent.Decode(d); err != nil {
+			return err
+		}
+	case RefusalContentItemResourceMessageContentItem:
+		if err := s.RefusalContent.Decode(d); err != nil {
+			return err
+		}
+	default:
+		return errors.Errorf("inferred invalid type: %s", s.Type)
+	}
+	return nil
+}
+
+// MarshalJSON implements stdjson.Marshaler.
+func (s ItemResourceMessageContentItem) MarshalJSON() ([]byte, error) {
+	e := jx.Encoder{}
+	s.Encode(&e)
+	return e.Bytes(), nil
+}
+
+// UnmarshalJSON implements stdjson.Unmarshaler.
+func (s *ItemResourceMessageContentItem) UnmarshalJSON(data []byte) error {
+	d := jx.DecodeBytes(data)
+	return s.Decode(d)
+}
+
+// Encode encodes ItemResourceMessageRole as json.
+func (s ItemResourceMessageRole) Encode(e *jx.Encoder) {
+	e.Str(string(s))
+}
+
+// Decode decodes ItemResourceMessageRole from json.
+func (s *ItemResourceMessageRole) Decode(d *jx.Decoder) error {
+	if s == nil {
+		return errors.New("invalid: unable to decode ItemResourceMessageRole to nil")
+	}
+	v, err := d.StrBytes()
+	if err != nil {
+		return err
+	}
+	// Try to use constant string.
+	switch ItemResourceMessageRole(v) {
+	case ItemResourceMessageRoleUser:
+		*s = ItemResourceMessageRoleUser
+	case ItemResourceMessageRoleSystem:
+		*s = ItemResourceMessageRoleSystem
+	case ItemResourceMessageRoleDeveloper:
+		*s = ItemResourceMessageRoleDeveloper
+	case ItemResourceMessageRoleAssistant:
+		*s = ItemResourceMessageRoleAssistant
+	default:
+		*s = ItemResourceMessageRole(v)
+	}
+
+	return nil
+}
+
+// MarshalJSON implements stdjson.Marshaler.
+func (s ItemResourceMessageRole) MarshalJSON() ([]byte, error) {
+	e := jx.Encoder{}
+	s.Encode(&e)
+	return e.Bytes(), nil
+}
+
+// UnmarshalJSON implements stdjson.Unmarshaler.
+func (s *ItemResourceMessageRole) UnmarshalJSON(data []byte) error {
+	d := jx.DecodeBytes(data)
+	return s.Decode(d)
+}
+
+// Encode encodes ItemResourceMessageStatus as json.
+func (s ItemResourceMessageStatus) Encode(e *jx.Encoder) {
+	e.Str(string(s))
+}
+
+// Decode decodes ItemResourceMessageStatus from json.
+func (s *ItemResourceMessageStatus) Decode(d *jx.Decoder) error {
+	if s == nil {
+		return errors.New("invalid: unable to decode ItemResourceMessageStatus to nil")
+	}
+	v, err := d.StrBytes()
+	if err != nil {
+		return err
+	}
+	// Try to use constant string.
+	switch ItemResourceMessageStatus(v) {
+	case ItemResourceMessageStatusInProgress:
+		*s = ItemResourceMessageStatusInProgress
+	case ItemResourceMessageStatusCompleted:
+		*s = ItemResourceMessageStatusCompleted
+	case ItemResourceMessageStatusIncomplete:
+		*s = ItemResourceMessageStatusIncomplete
+	default:
+		*s = ItemResourceMessageStatus(v)
+	}
+
+	return nil
+}
+
+// MarshalJSON implements stdjson.Marshaler.
+func (s ItemResourceMessageStatus) MarshalJSON() ([]byte, error) {
+	e := jx.Encoder{}
+	s.Encode(&e)
+	return e.Bytes(), nil
+}
+
+// UnmarshalJSON implements stdjson.Unmarshaler.
+func (s *ItemResourceMessageStatus) UnmarshalJSON(data []byte) error {
+	d := jx.DecodeBytes(data)
+	return s.Decode(d)
+}
+
+// Encode encodes ItemResourceMessageType as json.
+func (s ItemResourceMessageType) Encode(e *jx.Encoder) {
+	e.Str(string(s))
+}
+
+// Decode decodes ItemResourceMessageType from json.
+func (s *ItemResourceMessageType) Decode(d *jx.Decoder) error {
+	if s == nil {
+		return errors.New("invalid: unable to decode ItemResourceMessageType to nil")
+	}
+	v, err := d.StrBytes()
+	if err != nil {
+		return err
+	}
+	// Try to use constant string.
+	switch ItemResourceMessageType(v) {
+	case ItemResourceMessageTypeMessage:
+		*s = ItemResourceMessageTypeMessage
+	default:
+		*s = ItemResourceMessageType(v)
+	}
+
+	return nil
+}
+
+// MarshalJSON implements stdjson.Marshaler.
+func (s ItemResourceMessageType) MarshalJSON() ([]byte, error) {
+	e := jx.Encoder{}
+	s.Encode(&e)
+	return e.Bytes(), nil
+}
+
+// UnmarshalJSON implements stdjson.Unmarshaler.
+func (s *ItemResourceMessageType) UnmarshalJSON(data []byte) error {
+	d := jx.DecodeBytes(data)
+	return s.Decode(d)
+}
+
 // Encode encodes ItemSum as json.
 func (s ItemSum) Encode(e *jx.Encoder) {
 	e.ObjStart()
@@ -33695,15 +35324,27 @@ func (s ItemSum) Encode(e *jx.Encoder) {
 
 func (s ItemSum) encodeFields(e *jx.Encoder) {
 	switch s.Type {
-	case InputMessageItemSum:
+	case ItemMessageItemSum:
 		e.FieldStart("type")
 		e.Str("message")
 		{
-			s := s.InputMessage
+			s := s.ItemMessage
 			{
 				if s.Content.Set {
 					e.FieldStart("content")
 					s.Content.Encode(e)
+				}
+			}
+			{
+				if s.ID.Set {
+					e.FieldStart("id")
+					s.ID.Encode(e)
+				}
+			}
+			{
+				if s.Phase.Set {
+					e.FieldStart("phase")
+					s.Phase.Encode(e)
 				}
 			}
 			{
@@ -34610,7 +36251,7 @@ func (s *ItemSum) Decode(d *jx.Decoder) error {
 				}
 				switch typ {
 				case "message":
-					s.Type = InputMessageItemSum
+					s.Type = ItemMessageItemSum
 					found = true
 				case "file_search_call":
 					s.Type = FileSearchToolCallItemSum
@@ -34701,8 +36342,8 @@ func (s *ItemSum) Decode(d *jx.Decoder) error {
 		return errors.New("unable to detect sum type variant")
 	}
 	switch s.Type {
-	case InputMessageItemSum:
-		if err := s.InputMessage.Decode(d); err != nil {
+	case ItemMessageItemSum:
+		if err := s.ItemMessage.Decode(d); err != nil {
 			return err
 		}
 	case FileSearchToolCallItemSum:
@@ -40649,6 +42290,39 @@ func (s *OptCustomToolParamFormat) UnmarshalJSON(data []byte) error {
 	return s.Decode(d)
 }
 
+// Encode encodes EasyInputMessage as json.
+func (o OptEasyInputMessage) Encode(e *jx.Encoder) {
+	if !o.Set {
+		return
+	}
+	o.Value.Encode(e)
+}
+
+// Decode decodes EasyInputMessage from json.
+func (o *OptEasyInputMessage) Decode(d *jx.Decoder) error {
+	if o == nil {
+		return errors.New("invalid: unable to decode OptEasyInputMessage to nil")
+	}
+	o.Set = true
+	if err := o.Value.Decode(d); err != nil {
+		return err
+	}
+	return nil
+}
+
+// MarshalJSON implements stdjson.Marshaler.
+func (s OptEasyInputMessage) MarshalJSON() ([]byte, error) {
+	e := jx.Encoder{}
+	s.Encode(&e)
+	return e.Bytes(), nil
+}
+
+// UnmarshalJSON implements stdjson.Unmarshaler.
+func (s *OptEasyInputMessage) UnmarshalJSON(data []byte) error {
+	d := jx.DecodeBytes(data)
+	return s.Decode(d)
+}
+
 // Encode encodes EasyInputMessageContent as json.
 func (o OptEasyInputMessageContent) Encode(e *jx.Encoder) {
 	if !o.Set {
@@ -40847,6 +42521,72 @@ func (s *OptFunctionToolCallOutputResourceOutput) UnmarshalJSON(data []byte) err
 	return s.Decode(d)
 }
 
+// Encode encodes InputContent as json.
+func (o OptInputContent) Encode(e *jx.Encoder) {
+	if !o.Set {
+		return
+	}
+	o.Value.Encode(e)
+}
+
+// Decode decodes InputContent from json.
+func (o *OptInputContent) Decode(d *jx.Decoder) error {
+	if o == nil {
+		return errors.New("invalid: unable to decode OptInputContent to nil")
+	}
+	o.Set = true
+	if err := o.Value.Decode(d); err != nil {
+		return err
+	}
+	return nil
+}
+
+// MarshalJSON implements stdjson.Marshaler.
+func (s OptInputContent) MarshalJSON() ([]byte, error) {
+	e := jx.Encoder{}
+	s.Encode(&e)
+	return e.Bytes(), nil
+}
+
+// UnmarshalJSON implements stdjson.Unmarshaler.
+func (s *OptInputContent) UnmarshalJSON(data []byte) error {
+	d := jx.DecodeBytes(data)
+	return s.Decode(d)
+}
+
+// Encode encodes InputItemMessageContent as json.
+func (o OptInputItemMessageContent) Encode(e *jx.Encoder) {
+	if !o.Set {
+		return
+	}
+	o.Value.Encode(e)
+}
+
+// Decode decodes InputItemMessageContent from json.
+func (o *OptInputItemMessageContent) Decode(d *jx.Decoder) error {
+	if o == nil {
+		return errors.New("invalid: unable to decode OptInputItemMessageContent to nil")
+	}
+	o.Set = true
+	if err := o.Value.Decode(d); err != nil {
+		return err
+	}
+	return nil
+}
+
+// MarshalJSON implements stdjson.Marshaler.
+func (s OptInputItemMessageContent) MarshalJSON() ([]byte, error) {
+	e := jx.Encoder{}
+	s.Encode(&e)
+	return e.Bytes(), nil
+}
+
+// UnmarshalJSON implements stdjson.Unmarshaler.
+func (s *OptInputItemMessageContent) UnmarshalJSON(data []byte) error {
+	d := jx.DecodeBytes(data)
+	return s.Decode(d)
+}
+
 // Encode encodes InputMessage as json.
 func (o OptInputMessage) Encode(e *jx.Encoder) {
 	if !o.Set {
@@ -40880,6 +42620,39 @@ func (s *OptInputMessage) UnmarshalJSON(data []byte) error {
 	return s.Decode(d)
 }
 
+// Encode encodes InputMessageResource as json.
+func (o OptInputMessageResource) Encode(e *jx.Encoder) {
+	if !o.Set {
+		return
+	}
+	o.Value.Encode(e)
+}
+
+// Decode decodes InputMessageResource from json.
+func (o *OptInputMessageResource) Decode(d *jx.Decoder) error {
+	if o == nil {
+		return errors.New("invalid: unable to decode OptInputMessageResource to nil")
+	}
+	o.Set = true
+	if err := o.Value.Decode(d); err != nil {
+		return err
+	}
+	return nil
+}
+
+// MarshalJSON implements stdjson.Marshaler.
+func (s OptInputMessageResource) MarshalJSON() ([]byte, error) {
+	e := jx.Encoder{}
+	s.Encode(&e)
+	return e.Bytes(), nil
+}
+
+// UnmarshalJSON implements stdjson.Unmarshaler.
+func (s *OptInputMessageResource) UnmarshalJSON(data []byte) error {
+	d := jx.DecodeBytes(data)
+	return s.Decode(d)
+}
+
 // Encode encodes Item as json.
 func (o OptItem) Encode(e *jx.Encoder) {
 	if !o.Set {
@@ -40909,6 +42682,39 @@ func (s OptItem) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON implements stdjson.Unmarshaler.
 func (s *OptItem) UnmarshalJSON(data []byte) error {
+	d := jx.DecodeBytes(data)
+	return s.Decode(d)
+}
+
+// Encode encodes ItemMessage as json.
+func (o OptItemMessage) Encode(e *jx.Encoder) {
+	if !o.Set {
+		return
+	}
+	o.Value.Encode(e)
+}
+
+// Decode decodes ItemMessage from json.
+func (o *OptItemMessage) Decode(d *jx.Decoder) error {
+	if o == nil {
+		return errors.New("invalid: unable to decode OptItemMessage to nil")
+	}
+	o.Set = true
+	if err := o.Value.Decode(d); err != nil {
+		return err
+	}
+	return nil
+}
+
+// MarshalJSON implements stdjson.Marshaler.
+func (s OptItemMessage) MarshalJSON() ([]byte, error) {
+	e := jx.Encoder{}
+	s.Encode(&e)
+	return e.Bytes(), nil
+}
+
+// UnmarshalJSON implements stdjson.Unmarshaler.
+func (s *OptItemMessage) UnmarshalJSON(data []byte) error {
 	d := jx.DecodeBytes(data)
 	return s.Decode(d)
 }
@@ -52699,6 +54505,202 @@ func (s *OptNilInputImageContentType) UnmarshalJSON(data []byte) error {
 	return s.Decode(d)
 }
 
+// Encode encodes InputItemMessagePhase as json.
+func (o OptNilInputItemMessagePhase) Encode(e *jx.Encoder) {
+	if !o.Set {
+		return
+	}
+	if o.Null {
+		e.Null()
+		return
+	}
+	e.Str(string(o.Value))
+}
+
+// Decode decodes InputItemMessagePhase from json.
+func (o *OptNilInputItemMessagePhase) Decode(d *jx.Decoder) error {
+	if o == nil {
+		return errors.New("invalid: unable to decode OptNilInputItemMessagePhase to nil")
+	}
+	if d.Next() == jx.Null {
+		if err := d.Null(); err != nil {
+			return err
+		}
+
+		var v InputItemMessagePhase
+		o.Value = v
+		o.Set = true
+		o.Null = true
+		return nil
+	}
+	o.Set = true
+	o.Null = false
+	if err := o.Value.Decode(d); err != nil {
+		return err
+	}
+	return nil
+}
+
+// MarshalJSON implements stdjson.Marshaler.
+func (s OptNilInputItemMessagePhase) MarshalJSON() ([]byte, error) {
+	e := jx.Encoder{}
+	s.Encode(&e)
+	return e.Bytes(), nil
+}
+
+// UnmarshalJSON implements stdjson.Unmarshaler.
+func (s *OptNilInputItemMessagePhase) UnmarshalJSON(data []byte) error {
+	d := jx.DecodeBytes(data)
+	return s.Decode(d)
+}
+
+// Encode encodes InputItemMessageRole as json.
+func (o OptNilInputItemMessageRole) Encode(e *jx.Encoder) {
+	if !o.Set {
+		return
+	}
+	if o.Null {
+		e.Null()
+		return
+	}
+	e.Str(string(o.Value))
+}
+
+// Decode decodes InputItemMessageRole from json.
+func (o *OptNilInputItemMessageRole) Decode(d *jx.Decoder) error {
+	if o == nil {
+		return errors.New("invalid: unable to decode OptNilInputItemMessageRole to nil")
+	}
+	if d.Next() == jx.Null {
+		if err := d.Null(); err != nil {
+			return err
+		}
+
+		var v InputItemMessageRole
+		o.Value = v
+		o.Set = true
+		o.Null = true
+		return nil
+	}
+	o.Set = true
+	o.Null = false
+	if err := o.Value.Decode(d); err != nil {
+		return err
+	}
+	return nil
+}
+
+// MarshalJSON implements stdjson.Marshaler.
+func (s OptNilInputItemMessageRole) MarshalJSON() ([]byte, error) {
+	e := jx.Encoder{}
+	s.Encode(&e)
+	return e.Bytes(), nil
+}
+
+// UnmarshalJSON implements stdjson.Unmarshaler.
+func (s *OptNilInputItemMessageRole) UnmarshalJSON(data []byte) error {
+	d := jx.DecodeBytes(data)
+	return s.Decode(d)
+}
+
+// Encode encodes InputItemMessageStatus as json.
+func (o OptNilInputItemMessageStatus) Encode(e *jx.Encoder) {
+	if !o.Set {
+		return
+	}
+	if o.Null {
+		e.Null()
+		return
+	}
+	e.Str(string(o.Value))
+}
+
+// Decode decodes InputItemMessageStatus from json.
+func (o *OptNilInputItemMessageStatus) Decode(d *jx.Decoder) error {
+	if o == nil {
+		return errors.New("invalid: unable to decode OptNilInputItemMessageStatus to nil")
+	}
+	if d.Next() == jx.Null {
+		if err := d.Null(); err != nil {
+			return err
+		}
+
+		var v InputItemMessageStatus
+		o.Value = v
+		o.Set = true
+		o.Null = true
+		return nil
+	}
+	o.Set = true
+	o.Null = false
+	if err := o.Value.Decode(d); err != nil {
+		return err
+	}
+	return nil
+}
+
+// MarshalJSON implements stdjson.Marshaler.
+func (s OptNilInputItemMessageStatus) MarshalJSON() ([]byte, error) {
+	e := jx.Encoder{}
+	s.Encode(&e)
+	return e.Bytes(), nil
+}
+
+// UnmarshalJSON implements stdjson.Unmarshaler.
+func (s *OptNilInputItemMessageStatus) UnmarshalJSON(data []byte) error {
+	d := jx.DecodeBytes(data)
+	return s.Decode(d)
+}
+
+// Encode encodes InputItemMessageType as json.
+func (o OptNilInputItemMessageType) Encode(e *jx.Encoder) {
+	if !o.Set {
+		return
+	}
+	if o.Null {
+		e.Null()
+		return
+	}
+	e.Str(string(o.Value))
+}
+
+// Decode decodes InputItemMessageType from json.
+func (o *OptNilInputItemMessageType) Decode(d *jx.Decoder) error {
+	if o == nil {
+		return errors.New("invalid: unable to decode OptNilInputItemMessageType to nil")
+	}
+	if d.Next() == jx.Null {
+		if err := d.Null(); err != nil {
+			return err
+		}
+
+		var v InputItemMessageType
+		o.Value = v
+		o.Set = true
+		o.Null = true
+		return nil
+	}
+	o.Set = true
+	o.Null = false
+	if err := o.Value.Decode(d); err != nil {
+		return err
+	}
+	return nil
+}
+
+// MarshalJSON implements stdjson.Marshaler.
+func (s OptNilInputItemMessageType) MarshalJSON() ([]byte, error) {
+	e := jx.Encoder{}
+	s.Encode(&e)
+	return e.Bytes(), nil
+}
+
+// UnmarshalJSON implements stdjson.Unmarshaler.
+func (s *OptNilInputItemMessageType) UnmarshalJSON(data []byte) error {
+	d := jx.DecodeBytes(data)
+	return s.Decode(d)
+}
+
 // Encode encodes InputMessageContentList as json.
 func (o OptNilInputMessageContentList) Encode(e *jx.Encoder) {
 	if !o.Set {
@@ -53303,6 +55305,214 @@ func (s *OptNilIntArray) UnmarshalJSON(data []byte) error {
 	return s.Decode(d)
 }
 
+// Encode encodes []ItemMessageContentItem as json.
+func (o OptNilItemMessageContentItemArray) Encode(e *jx.Encoder) {
+	if !o.Set {
+		return
+	}
+	if o.Null {
+		e.Null()
+		return
+	}
+	e.ArrStart()
+	for _, elem := range o.Value {
+		elem.Encode(e)
+	}
+	e.ArrEnd()
+}
+
+// Decode decodes []ItemMessageContentItem from json.
+func (o *OptNilItemMessageContentItemArray) Decode(d *jx.Decoder) error {
+	if o == nil {
+		return errors.New("invalid: unable to decode OptNilItemMessageContentItemArray to nil")
+	}
+	if d.Next() == jx.Null {
+		if err := d.Null(); err != nil {
+			return err
+		}
+
+		var v []ItemMessageContentItem
+		o.Value = v
+		o.Set = true
+		o.Null = true
+		return nil
+	}
+	o.Set = true
+	o.Null = false
+	o.Value = make([]ItemMessageContentItem, 0)
+	if err := d.Arr(func(d *jx.Decoder) error {
+		var elem ItemMessageContentItem
+		if err := elem.Decode(d); err != nil {
+			return err
+		}
+		o.Value = append(o.Value, elem)
+		return nil
+	}); err != nil {
+		return err
+	}
+	return nil
+}
+
+// MarshalJSON implements stdjson.Marshaler.
+func (s OptNilItemMessageContentItemArray) MarshalJSON() ([]byte, error) {
+	e := jx.Encoder{}
+	s.Encode(&e)
+	return e.Bytes(), nil
+}
+
+// UnmarshalJSON implements stdjson.Unmarshaler.
+func (s *OptNilItemMessageContentItemArray) UnmarshalJSON(data []byte) error {
+	d := jx.DecodeBytes(data)
+	return s.Decode(d)
+}
+
+// Encode encodes ItemMessageRole as json.
+func (o OptNilItemMessageRole) Encode(e *jx.Encoder) {
+	if !o.Set {
+		return
+	}
+	if o.Null {
+		e.Null()
+		return
+	}
+	e.Str(string(o.Value))
+}
+
+// Decode decodes ItemMessageRole from json.
+func (o *OptNilItemMessageRole) Decode(d *jx.Decoder) error {
+	if o == nil {
+		return errors.New("invalid: unable to decode OptNilItemMessageRole to nil")
+	}
+	if d.Next() == jx.Null {
+		if err := d.Null(); err != nil {
+			return err
+		}
+
+		var v ItemMessageRole
+		o.Value = v
+		o.Set = true
+		o.Null = true
+		return nil
+	}
+	o.Set = true
+	o.Null = false
+	if err := o.Value.Decode(d); err != nil {
+		return err
+	}
+	return nil
+}
+
+// MarshalJSON implements stdjson.Marshaler.
+func (s OptNilItemMessageRole) MarshalJSON() ([]byte, error) {
+	e := jx.Encoder{}
+	s.Encode(&e)
+	return e.Bytes(), nil
+}
+
+// UnmarshalJSON implements stdjson.Unmarshaler.
+func (s *OptNilItemMessageRole) UnmarshalJSON(data []byte) error {
+	d := jx.DecodeBytes(data)
+	return s.Decode(d)
+}
+
+// Encode encodes ItemMessageStatus as json.
+func (o OptNilItemMessageStatus) Encode(e *jx.Encoder) {
+	if !o.Set {
+		return
+	}
+	if o.Null {
+		e.Null()
+		return
+	}
+	e.Str(string(o.Value))
+}
+
+// Decode decodes ItemMessageStatus from json.
+func (o *OptNilItemMessageStatus) Decode(d *jx.Decoder) error {
+	if o == nil {
+		return errors.New("invalid: unable to decode OptNilItemMessageStatus to nil")
+	}
+	if d.Next() == jx.Null {
+		if err := d.Null(); err != nil {
+			return err
+		}
+
+		var v ItemMessageStatus
+		o.Value = v
+		o.Set = true
+		o.Null = true
+		return nil
+	}
+	o.Set = true
+	o.Null = false
+	if err := o.Value.Decode(d); err != nil {
+		return err
+	}
+	return nil
+}
+
+// MarshalJSON implements stdjson.Marshaler.
+func (s OptNilItemMessageStatus) MarshalJSON() ([]byte, error) {
+	e := jx.Encoder{}
+	s.Encode(&e)
+	return e.Bytes(), nil
+}
+
+// UnmarshalJSON implements stdjson.Unmarshaler.
+func (s *OptNilItemMessageStatus) UnmarshalJSON(data []byte) error {
+	d := jx.DecodeBytes(data)
+	return s.Decode(d)
+}
+
+// Encode encodes ItemMessageType as json.
+func (o OptNilItemMessageType) Encode(e *jx.Encoder) {
+	if !o.Set {
+		return
+	}
+	if o.Null {
+		e.Null()
+		return
+	}
+	e.Str(string(o.Value))
+}
+
+// Decode decodes ItemMessageType from json.
+func (o *OptNilItemMessageType) Decode(d *jx.Decoder) error {
+	if o == nil {
+		return errors.New("invalid: unable to decode OptNilItemMessageType to nil")
+	}
+	if d.Next() == jx.Null {
+		if err := d.Null(); err != nil {
+			return err
+		}
+
+		var v ItemMessageType
+		o.Value = v
+		o.Set = true
+		o.Null = true
+		return nil
+	}
+	o.Set = true
+	o.Null = false
+	if err := o.Value.Decode(d); err != nil {
+		return err
+	}
+	return nil
+}
+
+// MarshalJSON implements stdjson.Marshaler.
+func (s OptNilItemMessageType) MarshalJSON() ([]byte, error) {
+	e := jx.Encoder{}
+	s.Encode(&e)
+	return e.Bytes(), nil
+}
+
+// UnmarshalJSON implements stdjson.Unmarshaler.
+func (s *OptNilItemMessageType) UnmarshalJSON(data []byte) error {
+	d := jx.DecodeBytes(data)
+	return s.Decode(d)
+}
+
 // Encode encodes ItemReferenceParamType as json.
 func (o OptNilItemReferenceParamType) Encode(e *jx.Encoder) {
 	if !o.Set {
@@ -53409,6 +55619,214 @@ func (s OptNilItemResourceArray) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON implements stdjson.Unmarshaler.
 func (s *OptNilItemResourceArray) UnmarshalJSON(data []byte) error {
+	d := jx.DecodeBytes(data)
+	return s.Decode(d)
+}
+
+// Encode encodes []ItemResourceMessageContentItem as json.
+func (o OptNilItemResourceMessageContentItemArray) Encode(e *jx.Encoder) {
+	if !o.Set {
+		return
+	}
+	if o.Null {
+		e.Null()
+		return
+	}
+	e.ArrStart()
+	for _, elem := range o.Value {
+		elem.Encode(e)
+	}
+	e.ArrEnd()
+}
+
+// Decode decodes []ItemResourceMessageContentItem from json.
+func (o *OptNilItemResourceMessageContentItemArray) Decode(d *jx.Decoder) error {
+	if o == nil {
+		return errors.New("invalid: unable to decode OptNilItemResourceMessageContentItemArray to nil")
+	}
+	if d.Next() == jx.Null {
+		if err := d.Null(); err != nil {
+			return err
+		}
+
+		var v []ItemResourceMessageContentItem
+		o.Value = v
+		o.Set = true
+		o.Null = true
+		return nil
+	}
+	o.Set = true
+	o.Null = false
+	o.Value = make([]ItemResourceMessageContentItem, 0)
+	if err := d.Arr(func(d *jx.Decoder) error {
+		var elem ItemResourceMessageContentItem
+		if err := elem.Decode(d); err != nil {
+			return err
+		}
+		o.Value = append(o.Value, elem)
+		return nil
+	}); err != nil {
+		return err
+	}
+	return nil
+}
+
+// MarshalJSON implements stdjson.Marshaler.
+func (s OptNilItemResourceMessageContentItemArray) MarshalJSON() ([]byte, error) {
+	e := jx.Encoder{}
+	s.Encode(&e)
+	return e.Bytes(), nil
+}
+
+// UnmarshalJSON implements stdjson.Unmarshaler.
+func (s *OptNilItemResourceMessageContentItemArray) UnmarshalJSON(data []byte) error {
+	d := jx.DecodeBytes(data)
+	return s.Decode(d)
+}
+
+// Encode encodes ItemResourceMessageRole as json.
+func (o OptNilItemResourceMessageRole) Encode(e *jx.Encoder) {
+	if !o.Set {
+		return
+	}
+	if o.Null {
+		e.Null()
+		return
+	}
+	e.Str(string(o.Value))
+}
+
+// Decode decodes ItemResourceMessageRole from json.
+func (o *OptNilItemResourceMessageRole) Decode(d *jx.Decoder) error {
+	if o == nil {
+		return errors.New("invalid: unable to decode OptNilItemResourceMessageRole to nil")
+	}
+	if d.Next() == jx.Null {
+		if err := d.Null(); err != nil {
+			return err
+		}
+
+		var v ItemResourceMessageRole
+		o.Value = v
+		o.Set = true
+		o.Null = true
+		return nil
+	}
+	o.Set = true
+	o.Null = false
+	if err := o.Value.Decode(d); err != nil {
+		return err
+	}
+	return nil
+}
+
+// MarshalJSON implements stdjson.Marshaler.
+func (s OptNilItemResourceMessageRole) MarshalJSON() ([]byte, error) {
+	e := jx.Encoder{}
+	s.Encode(&e)
+	return e.Bytes(), nil
+}
+
+// UnmarshalJSON implements stdjson.Unmarshaler.
+func (s *OptNilItemResourceMessageRole) UnmarshalJSON(data []byte) error {
+	d := jx.DecodeBytes(data)
+	return s.Decode(d)
+}
+
+// Encode encodes ItemResourceMessageStatus as json.
+func (o OptNilItemResourceMessageStatus) Encode(e *jx.Encoder) {
+	if !o.Set {
+		return
+	}
+	if o.Null {
+		e.Null()
+		return
+	}
+	e.Str(string(o.Value))
+}
+
+// Decode decodes ItemResourceMessageStatus from json.
+func (o *OptNilItemResourceMessageStatus) Decode(d *jx.Decoder) error {
+	if o == nil {
+		return errors.New("invalid: unable to decode OptNilItemResourceMessageStatus to nil")
+	}
+	if d.Next() == jx.Null {
+		if err := d.Null(); err != nil {
+			return err
+		}
+
+		var v ItemResourceMessageStatus
+		o.Value = v
+		o.Set = true
+		o.Null = true
+		return nil
+	}
+	o.Set = true
+	o.Null = false
+	if err := o.Value.Decode(d); err != nil {
+		return err
+	}
+	return nil
+}
+
+// MarshalJSON implements stdjson.Marshaler.
+func (s OptNilItemResourceMessageStatus) MarshalJSON() ([]byte, error) {
+	e := jx.Encoder{}
+	s.Encode(&e)
+	return e.Bytes(), nil
+}
+
+// UnmarshalJSON implements stdjson.Unmarshaler.
+func (s *OptNilItemResourceMessageStatus) UnmarshalJSON(data []byte) error {
+	d := jx.DecodeBytes(data)
+	return s.Decode(d)
+}
+
+// Encode encodes ItemResourceMessageType as json.
+func (o OptNilItemResourceMessageType) Encode(e *jx.Encoder) {
+	if !o.Set {
+		return
+	}
+	if o.Null {
+		e.Null()
+		return
+	}
+	e.Str(string(o.Value))
+}
+
+// Decode decodes ItemResourceMessageType from json.
+func (o *OptNilItemResourceMessageType) Decode(d *jx.Decoder) error {
+	if o == nil {
+		return errors.New("invalid: unable to decode OptNilItemResourceMessageType to nil")
+	}
+	if d.Next() == jx.Null {
+		if err := d.Null(); err != nil {
+			return err
+		}
+
+		var v ItemResourceMessageType
+		o.Value = v
+		o.Set = true
+		o.Null = true
+		return nil
+	}
+	o.Set = true
+	o.Null = false
+	if err := o.Value.Decode(d); err != nil {
+		return err
+	}
+	return nil
+}
+
+// MarshalJSON implements stdjson.Marshaler.
+func (s OptNilItemResourceMessageType) MarshalJSON() ([]byte, error) {
+	e := jx.Encoder{}
+	s.Encode(&e)
+	return e.Bytes(), nil
+}
+
+// UnmarshalJSON implements stdjson.Unmarshaler.
+func (s *OptNilItemResourceMessageType) UnmarshalJSON(data []byte) error {
 	d := jx.DecodeBytes(data)
 	return s.Decode(d)
 }
@@ -88665,9 +91083,21 @@ func (s *TransponderSchemaHolder) encodeFields(e *jx.Encoder) {
 		}
 	}
 	{
+		if s.EasyInputMessage.Set {
+			e.FieldStart("EasyInputMessage")
+			s.EasyInputMessage.Encode(e)
+		}
+	}
+	{
 		if s.FunctionToolCallOutput.Set {
 			e.FieldStart("FunctionToolCallOutput")
 			s.FunctionToolCallOutput.Encode(e)
+		}
+	}
+	{
+		if s.InputContent.Set {
+			e.FieldStart("InputContent")
+			s.InputContent.Encode(e)
 		}
 	}
 	{
@@ -88677,9 +91107,21 @@ func (s *TransponderSchemaHolder) encodeFields(e *jx.Encoder) {
 		}
 	}
 	{
+		if s.InputMessageResource.Set {
+			e.FieldStart("InputMessageResource")
+			s.InputMessageResource.Encode(e)
+		}
+	}
+	{
 		if s.Item.Set {
 			e.FieldStart("Item")
 			s.Item.Encode(e)
+		}
+	}
+	{
+		if s.ItemMessage.Set {
+			e.FieldStart("ItemMessage")
+			s.ItemMessage.Encode(e)
 		}
 	}
 	{
@@ -88702,15 +91144,19 @@ func (s *TransponderSchemaHolder) encodeFields(e *jx.Encoder) {
 	}
 }
 
-var jsonFieldsNameOfTransponderSchemaHolder = [8]string{
-	0: "ComputerToolCallOutput",
-	1: "CreateModelResponseProperties",
-	2: "FunctionToolCallOutput",
-	3: "InputMessage",
-	4: "Item",
-	5: "ModelResponseProperties",
-	6: "ModerationInputType",
-	7: "ResponseProperties",
+var jsonFieldsNameOfTransponderSchemaHolder = [12]string{
+	0:  "ComputerToolCallOutput",
+	1:  "CreateModelResponseProperties",
+	2:  "EasyInputMessage",
+	3:  "FunctionToolCallOutput",
+	4:  "InputContent",
+	5:  "InputMessage",
+	6:  "InputMessageResource",
+	7:  "Item",
+	8:  "ItemMessage",
+	9:  "ModelResponseProperties",
+	10: "ModerationInputType",
+	11: "ResponseProperties",
 }
 
 // Decode decodes TransponderSchemaHolder from json.
@@ -88741,6 +91187,16 @@ func (s *TransponderSchemaHolder) Decode(d *jx.Decoder) error {
 			}(); err != nil {
 				return errors.Wrap(err, "decode field \"CreateModelResponseProperties\"")
 			}
+		case "EasyInputMessage":
+			if err := func() error {
+				s.EasyInputMessage.Reset()
+				if err := s.EasyInputMessage.Decode(d); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"EasyInputMessage\"")
+			}
 		case "FunctionToolCallOutput":
 			if err := func() error {
 				s.FunctionToolCallOutput.Reset()
@@ -88750,6 +91206,16 @@ func (s *TransponderSchemaHolder) Decode(d *jx.Decoder) error {
 				return nil
 			}(); err != nil {
 				return errors.Wrap(err, "decode field \"FunctionToolCallOutput\"")
+			}
+		case "InputContent":
+			if err := func() error {
+				s.InputContent.Reset()
+				if err := s.InputContent.Decode(d); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"InputContent\"")
 			}
 		case "InputMessage":
 			if err := func() error {
@@ -88761,6 +91227,16 @@ func (s *TransponderSchemaHolder) Decode(d *jx.Decoder) error {
 			}(); err != nil {
 				return errors.Wrap(err, "decode field \"InputMessage\"")
 			}
+		case "InputMessageResource":
+			if err := func() error {
+				s.InputMessageResource.Reset()
+				if err := s.InputMessageResource.Decode(d); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"InputMessageResource\"")
+			}
 		case "Item":
 			if err := func() error {
 				s.Item.Reset()
@@ -88770,6 +91246,16 @@ func (s *TransponderSchemaHolder) Decode(d *jx.Decoder) error {
 				return nil
 			}(); err != nil {
 				return errors.Wrap(err, "decode field \"Item\"")
+			}
+		case "ItemMessage":
+			if err := func() error {
+				s.ItemMessage.Reset()
+				if err := s.ItemMessage.Decode(d); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"ItemMessage\"")
 			}
 		case "ModelResponseProperties":
 			if err := func() error {

@@ -19810,7 +19810,7 @@ func (s *InputImageContentType) UnmarshalText(data []byte) error {
 type InputItem struct {
 	// Type selects the active sum variant, switch on this field.
 	Type                              InputItemType
-	EasyInputMessage                  EasyInputMessage
+	InputItemMessage                  InputItemMessage
 	FileSearchToolCall                FileSearchToolCall
 	ComputerToolCall                  ComputerToolCall
 	ComputerCallOutputItemParam       ComputerCallOutputItemParam
@@ -19847,7 +19847,7 @@ type InputItemType string
 
 // Possible values for InputItemType.
 const (
-	EasyInputMessageInputItem                  InputItemType = "message"
+	InputItemMessageInputItem                  InputItemType = "message"
 	FileSearchToolCallInputItem                InputItemType = "file_search_call"
 	ComputerToolCallInputItem                  InputItemType = "computer_call"
 	ComputerCallOutputItemParamInputItem       InputItemType = "computer_call_output"
@@ -19879,8 +19879,8 @@ const (
 	ProgramOutputItemParamInputItem            InputItemType = "program_output"
 )
 
-// IsEasyInputMessage reports whether InputItem is EasyInputMessage.
-func (s InputItem) IsEasyInputMessage() bool { return s.Type == EasyInputMessageInputItem }
+// IsInputItemMessage reports whether InputItem is InputItemMessage.
+func (s InputItem) IsInputItemMessage() bool { return s.Type == InputItemMessageInputItem }
 
 // IsFileSearchToolCall reports whether InputItem is FileSearchToolCall.
 func (s InputItem) IsFileSearchToolCall() bool { return s.Type == FileSearchToolCallInputItem }
@@ -19995,24 +19995,24 @@ func (s InputItem) IsProgramItemParam() bool { return s.Type == ProgramItemParam
 // IsProgramOutputItemParam reports whether InputItem is ProgramOutputItemParam.
 func (s InputItem) IsProgramOutputItemParam() bool { return s.Type == ProgramOutputItemParamInputItem }
 
-// SetEasyInputMessage sets InputItem to EasyInputMessage.
-func (s *InputItem) SetEasyInputMessage(v EasyInputMessage) {
-	s.Type = EasyInputMessageInputItem
-	s.EasyInputMessage = v
+// SetInputItemMessage sets InputItem to InputItemMessage.
+func (s *InputItem) SetInputItemMessage(v InputItemMessage) {
+	s.Type = InputItemMessageInputItem
+	s.InputItemMessage = v
 }
 
-// GetEasyInputMessage returns EasyInputMessage and true boolean if InputItem is EasyInputMessage.
-func (s InputItem) GetEasyInputMessage() (v EasyInputMessage, ok bool) {
-	if !s.IsEasyInputMessage() {
+// GetInputItemMessage returns InputItemMessage and true boolean if InputItem is InputItemMessage.
+func (s InputItem) GetInputItemMessage() (v InputItemMessage, ok bool) {
+	if !s.IsInputItemMessage() {
 		return v, false
 	}
-	return s.EasyInputMessage, true
+	return s.InputItemMessage, true
 }
 
-// NewEasyInputMessageInputItem returns new InputItem from EasyInputMessage.
-func NewEasyInputMessageInputItem(v EasyInputMessage) InputItem {
+// NewInputItemMessageInputItem returns new InputItem from InputItemMessage.
+func NewInputItemMessageInputItem(v InputItemMessage) InputItem {
 	var s InputItem
-	s.SetEasyInputMessage(v)
+	s.SetInputItemMessage(v)
 	return s
 }
 
@@ -20623,6 +20623,502 @@ func NewProgramOutputItemParamInputItem(v ProgramOutputItemParam) InputItem {
 	var s InputItem
 	s.SetProgramOutputItemParam(v)
 	return s
+}
+
+// Any of [EasyInputMessage InputMessage OutputMessage]: they share type "message".
+// Ref: #/components/schemas/InputItemMessage
+type InputItemMessage struct {
+	Content OptInputItemMessageContent `json:"content"`
+	// The unique ID of the output message.
+	ID     OptNilString                 `json:"id"`
+	Phase  OptNilInputItemMessagePhase  `json:"phase"`
+	Role   OptNilInputItemMessageRole   `json:"role"`
+	Status OptNilInputItemMessageStatus `json:"status"`
+	Type   OptNilInputItemMessageType   `json:"type"`
+}
+
+// GetContent returns the value of Content.
+func (s *InputItemMessage) GetContent() OptInputItemMessageContent {
+	return s.Content
+}
+
+// GetID returns the value of ID.
+func (s *InputItemMessage) GetID() OptNilString {
+	return s.ID
+}
+
+// GetPhase returns the value of Phase.
+func (s *InputItemMessage) GetPhase() OptNilInputItemMessagePhase {
+	return s.Phase
+}
+
+// GetRole returns the value of Role.
+func (s *InputItemMessage) GetRole() OptNilInputItemMessageRole {
+	return s.Role
+}
+
+// GetStatus returns the value of Status.
+func (s *InputItemMessage) GetStatus() OptNilInputItemMessageStatus {
+	return s.Status
+}
+
+// GetType returns the value of Type.
+func (s *InputItemMessage) GetType() OptNilInputItemMessageType {
+	return s.Type
+}
+
+// SetContent sets the value of Content.
+func (s *InputItemMessage) SetContent(val OptInputItemMessageContent) {
+	s.Content = val
+}
+
+// SetID sets the value of ID.
+func (s *InputItemMessage) SetID(val OptNilString) {
+	s.ID = val
+}
+
+// SetPhase sets the value of Phase.
+func (s *InputItemMessage) SetPhase(val OptNilInputItemMessagePhase) {
+	s.Phase = val
+}
+
+// SetRole sets the value of Role.
+func (s *InputItemMessage) SetRole(val OptNilInputItemMessageRole) {
+	s.Role = val
+}
+
+// SetStatus sets the value of Status.
+func (s *InputItemMessage) SetStatus(val OptNilInputItemMessageStatus) {
+	s.Status = val
+}
+
+// SetType sets the value of Type.
+func (s *InputItemMessage) SetType(val OptNilInputItemMessageType) {
+	s.Type = val
+}
+
+// InputItemMessageContent represents sum type.
+type InputItemMessageContent struct {
+	// Type selects the active sum variant, switch on this field.
+	Type                              InputItemMessageContentType
+	String                            string
+	InputItemMessageContent1ItemArray []InputItemMessageContent1Item
+	Null                              struct{}
+}
+
+// InputItemMessageContentType is oneOf type of InputItemMessageContent.
+type InputItemMessageContentType string
+
+// Possible values for InputItemMessageContentType.
+const (
+	StringInputItemMessageContent                            InputItemMessageContentType = "string"
+	InputItemMessageContent1ItemArrayInputItemMessageContent InputItemMessageContentType = "[]InputItemMessageContent1Item"
+	NullInputItemMessageContent                              InputItemMessageContentType = "struct{}"
+)
+
+// IsString reports whether InputItemMessageContent is string.
+func (s InputItemMessageContent) IsString() bool { return s.Type == StringInputItemMessageContent }
+
+// IsInputItemMessageContent1ItemArray reports whether InputItemMessageContent is []InputItemMessageContent1Item.
+func (s InputItemMessageContent) IsInputItemMessageContent1ItemArray() bool {
+	return s.Type == InputItemMessageContent1ItemArrayInputItemMessageContent
+}
+
+// IsNull reports whether InputItemMessageContent is struct{}.
+func (s InputItemMessageContent) IsNull() bool { return s.Type == NullInputItemMessageContent }
+
+// SetString sets InputItemMessageContent to string.
+func (s *InputItemMessageContent) SetString(v string) {
+	s.Type = StringInputItemMessageContent
+	s.String = v
+}
+
+// GetString returns string and true boolean if InputItemMessageContent is string.
+func (s InputItemMessageContent) GetString() (v string, ok bool) {
+	if !s.IsString() {
+		return v, false
+	}
+	return s.String, true
+}
+
+// NewStringInputItemMessageContent returns new InputItemMessageContent from string.
+func NewStringInputItemMessageContent(v string) InputItemMessageContent {
+	var s InputItemMessageContent
+	s.SetString(v)
+	return s
+}
+
+// SetInputItemMessageContent1ItemArray sets InputItemMessageContent to []InputItemMessageContent1Item.
+func (s *InputItemMessageContent) SetInputItemMessageContent1ItemArray(v []InputItemMessageContent1Item) {
+	s.Type = InputItemMessageContent1ItemArrayInputItemMessageContent
+	s.InputItemMessageContent1ItemArray = v
+}
+
+// GetInputItemMessageContent1ItemArray returns []InputItemMessageContent1Item and true boolean if InputItemMessageContent is []InputItemMessageContent1Item.
+func (s InputItemMessageContent) GetInputItemMessageContent1ItemArray() (v []InputItemMessageContent1Item, ok bool) {
+	if !s.IsInputItemMessageContent1ItemArray() {
+		return v, false
+	}
+	return s.InputItemMessageContent1ItemArray, true
+}
+
+// NewInputItemMessageContent1ItemArrayInputItemMessageContent returns new InputItemMessageContent from []InputItemMessageContent1Item.
+func NewInputItemMessageContent1ItemArrayInputItemMessageContent(v []InputItemMessageContent1Item) InputItemMessageContent {
+	var s InputItemMessageContent
+	s.SetInputItemMessageContent1ItemArray(v)
+	return s
+}
+
+// SetNull sets InputItemMessageContent to struct{}.
+func (s *InputItemMessageContent) SetNull(v struct{}) {
+	s.Type = NullInputItemMessageContent
+	s.Null = v
+}
+
+// GetNull returns struct{} and true boolean if InputItemMessageContent is struct{}.
+func (s InputItemMessageContent) GetNull() (v struct{}, ok bool) {
+	if !s.IsNull() {
+		return v, false
+	}
+	return s.Null, true
+}
+
+// NewNullInputItemMessageContent returns new InputItemMessageContent from struct{}.
+func NewNullInputItemMessageContent(v struct{}) InputItemMessageContent {
+	var s InputItemMessageContent
+	s.SetNull(v)
+	return s
+}
+
+// InputItemMessageContent1Item represents sum type.
+type InputItemMessageContent1Item struct {
+	// Type selects the active sum variant, switch on this field.
+	Type              InputItemMessageContent1ItemType
+	InputTextContent  InputTextContent
+	InputImageContent InputImageContent
+	InputFileContent  InputFileContent
+	OutputTextContent OutputTextContent
+	RefusalContent    RefusalContent
+}
+
+// InputItemMessageContent1ItemType is oneOf type of InputItemMessageContent1Item.
+type InputItemMessageContent1ItemType string
+
+// Possible values for InputItemMessageContent1ItemType.
+const (
+	InputTextContentInputItemMessageContent1Item  InputItemMessageContent1ItemType = "input_text"
+	InputImageContentInputItemMessageContent1Item InputItemMessageContent1ItemType = "input_image"
+	InputFileContentInputItemMessageContent1Item  InputItemMessageContent1ItemType = "input_file"
+	OutputTextContentInputItemMessageContent1Item InputItemMessageContent1ItemType = "output_text"
+	RefusalContentInputItemMessageContent1Item    InputItemMessageContent1ItemType = "refusal"
+)
+
+// IsInputTextContent reports whether InputItemMessageContent1Item is InputTextContent.
+func (s InputItemMessageContent1Item) IsInputTextContent() bool {
+	return s.Type == InputTextContentInputItemMessageContent1Item
+}
+
+// IsInputImageContent reports whether InputItemMessageContent1Item is InputImageContent.
+func (s InputItemMessageContent1Item) IsInputImageContent() bool {
+	return s.Type == InputImageContentInputItemMessageContent1Item
+}
+
+// IsInputFileContent reports whether InputItemMessageContent1Item is InputFileContent.
+func (s InputItemMessageContent1Item) IsInputFileContent() bool {
+	return s.Type == InputFileContentInputItemMessageContent1Item
+}
+
+// IsOutputTextContent reports whether InputItemMessageContent1Item is OutputTextContent.
+func (s InputItemMessageContent1Item) IsOutputTextContent() bool {
+	return s.Type == OutputTextContentInputItemMessageContent1Item
+}
+
+// IsRefusalContent reports whether InputItemMessageContent1Item is RefusalContent.
+func (s InputItemMessageContent1Item) IsRefusalContent() bool {
+	return s.Type == RefusalContentInputItemMessageContent1Item
+}
+
+// SetInputTextContent sets InputItemMessageContent1Item to InputTextContent.
+func (s *InputItemMessageContent1Item) SetInputTextContent(v InputTextContent) {
+	s.Type = InputTextContentInputItemMessageContent1Item
+	s.InputTextContent = v
+}
+
+// GetInputTextContent returns InputTextContent and true boolean if InputItemMessageContent1Item is InputTextContent.
+func (s InputItemMessageContent1Item) GetInputTextContent() (v InputTextContent, ok bool) {
+	if !s.IsInputTextContent() {
+		return v, false
+	}
+	return s.InputTextContent, true
+}
+
+// NewInputTextContentInputItemMessageContent1Item returns new InputItemMessageContent1Item from InputTextContent.
+func NewInputTextContentInputItemMessageContent1Item(v InputTextContent) InputItemMessageContent1Item {
+	var s InputItemMessageContent1Item
+	s.SetInputTextContent(v)
+	return s
+}
+
+// SetInputImageContent sets InputItemMessageContent1Item to InputImageContent.
+func (s *InputItemMessageContent1Item) SetInputImageContent(v InputImageContent) {
+	s.Type = InputImageContentInputItemMessageContent1Item
+	s.InputImageContent = v
+}
+
+// GetInputImageContent returns InputImageContent and true boolean if InputItemMessageContent1Item is InputImageContent.
+func (s InputItemMessageContent1Item) GetInputImageContent() (v InputImageContent, ok bool) {
+	if !s.IsInputImageContent() {
+		return v, false
+	}
+	return s.InputImageContent, true
+}
+
+// NewInputImageContentInputItemMessageContent1Item returns new InputItemMessageContent1Item from InputImageContent.
+func NewInputImageContentInputItemMessageContent1Item(v InputImageContent) InputItemMessageContent1Item {
+	var s InputItemMessageContent1Item
+	s.SetInputImageContent(v)
+	return s
+}
+
+// SetInputFileContent sets InputItemMessageContent1Item to InputFileContent.
+func (s *InputItemMessageContent1Item) SetInputFileContent(v InputFileContent) {
+	s.Type = InputFileContentInputItemMessageContent1Item
+	s.InputFileContent = v
+}
+
+// GetInputFileContent returns InputFileContent and true boolean if InputItemMessageContent1Item is InputFileContent.
+func (s InputItemMessageContent1Item) GetInputFileContent() (v InputFileContent, ok bool) {
+	if !s.IsInputFileContent() {
+		return v, false
+	}
+	return s.InputFileContent, true
+}
+
+// NewInputFileContentInputItemMessageContent1Item returns new InputItemMessageContent1Item from InputFileContent.
+func NewInputFileContentInputItemMessageContent1Item(v InputFileContent) InputItemMessageContent1Item {
+	var s InputItemMessageContent1Item
+	s.SetInputFileContent(v)
+	return s
+}
+
+// SetOutputTextContent sets InputItemMessageContent1Item to OutputTextContent.
+func (s *InputItemMessageContent1Item) SetOutputTextContent(v OutputTextContent) {
+	s.Type = OutputTextContentInputItemMessageContent1Item
+	s.OutputTextContent = v
+}
+
+// GetOutputTextContent returns OutputTextContent and true boolean if InputItemMessageContent1Item is OutputTextContent.
+func (s InputItemMessageContent1Item) GetOutputTextContent() (v OutputTextContent, ok bool) {
+	if !s.IsOutputTextContent() {
+		return v, false
+	}
+	return s.OutputTextContent, true
+}
+
+// NewOutputTextContentInputItemMessageContent1Item returns new InputItemMessageContent1Item from OutputTextContent.
+func NewOutputTextContentInputItemMessageContent1Item(v OutputTextContent) InputItemMessageContent1Item {
+	var s InputItemMessageContent1Item
+	s.SetOutputTextContent(v)
+	return s
+}
+
+// SetRefusalContent sets InputItemMessageContent1Item to RefusalContent.
+func (s *InputItemMessageContent1Item) SetRefusalContent(v RefusalContent) {
+	s.Type = RefusalContentInputItemMessageContent1Item
+	s.RefusalContent = v
+}
+
+// GetRefusalContent returns RefusalContent and true boolean if InputItemMessageContent1Item is RefusalContent.
+func (s InputItemMessageContent1Item) GetRefusalContent() (v RefusalContent, ok bool) {
+	if !s.IsRefusalContent() {
+		return v, false
+	}
+	return s.RefusalContent, true
+}
+
+// NewRefusalContentInputItemMessageContent1Item returns new InputItemMessageContent1Item from RefusalContent.
+func NewRefusalContentInputItemMessageContent1Item(v RefusalContent) InputItemMessageContent1Item {
+	var s InputItemMessageContent1Item
+	s.SetRefusalContent(v)
+	return s
+}
+
+type InputItemMessagePhase string
+
+const (
+	InputItemMessagePhaseCommentary  InputItemMessagePhase = "commentary"
+	InputItemMessagePhaseFinalAnswer InputItemMessagePhase = "final_answer"
+)
+
+// AllValues returns all InputItemMessagePhase values.
+func (InputItemMessagePhase) AllValues() []InputItemMessagePhase {
+	return []InputItemMessagePhase{
+		InputItemMessagePhaseCommentary,
+		InputItemMessagePhaseFinalAnswer,
+	}
+}
+
+// MarshalText implements encoding.TextMarshaler.
+func (s InputItemMessagePhase) MarshalText() ([]byte, error) {
+	switch s {
+	case InputItemMessagePhaseCommentary:
+		return []byte(s), nil
+	case InputItemMessagePhaseFinalAnswer:
+		return []byte(s), nil
+	default:
+		return nil, errors.Errorf("invalid value: %q", s)
+	}
+}
+
+// UnmarshalText implements encoding.TextUnmarshaler.
+func (s *InputItemMessagePhase) UnmarshalText(data []byte) error {
+	switch InputItemMessagePhase(data) {
+	case InputItemMessagePhaseCommentary:
+		*s = InputItemMessagePhaseCommentary
+		return nil
+	case InputItemMessagePhaseFinalAnswer:
+		*s = InputItemMessagePhaseFinalAnswer
+		return nil
+	default:
+		return errors.Errorf("invalid value: %q", data)
+	}
+}
+
+type InputItemMessageRole string
+
+const (
+	InputItemMessageRoleUser      InputItemMessageRole = "user"
+	InputItemMessageRoleAssistant InputItemMessageRole = "assistant"
+	InputItemMessageRoleSystem    InputItemMessageRole = "system"
+	InputItemMessageRoleDeveloper InputItemMessageRole = "developer"
+)
+
+// AllValues returns all InputItemMessageRole values.
+func (InputItemMessageRole) AllValues() []InputItemMessageRole {
+	return []InputItemMessageRole{
+		InputItemMessageRoleUser,
+		InputItemMessageRoleAssistant,
+		InputItemMessageRoleSystem,
+		InputItemMessageRoleDeveloper,
+	}
+}
+
+// MarshalText implements encoding.TextMarshaler.
+func (s InputItemMessageRole) MarshalText() ([]byte, error) {
+	switch s {
+	case InputItemMessageRoleUser:
+		return []byte(s), nil
+	case InputItemMessageRoleAssistant:
+		return []byte(s), nil
+	case InputItemMessageRoleSystem:
+		return []byte(s), nil
+	case InputItemMessageRoleDeveloper:
+		return []byte(s), nil
+	default:
+		return nil, errors.Errorf("invalid value: %q", s)
+	}
+}
+
+// UnmarshalText implements encoding.TextUnmarshaler.
+func (s *InputItemMessageRole) UnmarshalText(data []byte) error {
+	switch InputItemMessageRole(data) {
+	case InputItemMessageRoleUser:
+		*s = InputItemMessageRoleUser
+		return nil
+	case InputItemMessageRoleAssistant:
+		*s = InputItemMessageRoleAssistant
+		return nil
+	case InputItemMessageRoleSystem:
+		*s = InputItemMessageRoleSystem
+		return nil
+	case InputItemMessageRoleDeveloper:
+		*s = InputItemMessageRoleDeveloper
+		return nil
+	default:
+		return errors.Errorf("invalid value: %q", data)
+	}
+}
+
+type InputItemMessageStatus string
+
+const (
+	InputItemMessageStatusInProgress InputItemMessageStatus = "in_progress"
+	InputItemMessageStatusCompleted  InputItemMessageStatus = "completed"
+	InputItemMessageStatusIncomplete InputItemMessageStatus = "incomplete"
+)
+
+// AllValues returns all InputItemMessageStatus values.
+func (InputItemMessageStatus) AllValues() []InputItemMessageStatus {
+	return []InputItemMessageStatus{
+		InputItemMessageStatusInProgress,
+		InputItemMessageStatusCompleted,
+		InputItemMessageStatusIncomplete,
+	}
+}
+
+// MarshalText implements encoding.TextMarshaler.
+func (s InputItemMessageStatus) MarshalText() ([]byte, error) {
+	switch s {
+	case InputItemMessageStatusInProgress:
+		return []byte(s), nil
+	case InputItemMessageStatusCompleted:
+		return []byte(s), nil
+	case InputItemMessageStatusIncomplete:
+		return []byte(s), nil
+	default:
+		return nil, errors.Errorf("invalid value: %q", s)
+	}
+}
+
+// UnmarshalText implements encoding.TextUnmarshaler.
+func (s *InputItemMessageStatus) UnmarshalText(data []byte) error {
+	switch InputItemMessageStatus(data) {
+	case InputItemMessageStatusInProgress:
+		*s = InputItemMessageStatusInProgress
+		return nil
+	case InputItemMessageStatusCompleted:
+		*s = InputItemMessageStatusCompleted
+		return nil
+	case InputItemMessageStatusIncomplete:
+		*s = InputItemMessageStatusIncomplete
+		return nil
+	default:
+		return errors.Errorf("invalid value: %q", data)
+	}
+}
+
+type InputItemMessageType string
+
+const (
+	InputItemMessageTypeMessage InputItemMessageType = "message"
+)
+
+// AllValues returns all InputItemMessageType values.
+func (InputItemMessageType) AllValues() []InputItemMessageType {
+	return []InputItemMessageType{
+		InputItemMessageTypeMessage,
+	}
+}
+
+// MarshalText implements encoding.TextMarshaler.
+func (s InputItemMessageType) MarshalText() ([]byte, error) {
+	switch s {
+	case InputItemMessageTypeMessage:
+		return []byte(s), nil
+	default:
+		return nil, errors.Errorf("invalid value: %q", s)
+	}
+}
+
+// UnmarshalText implements encoding.TextUnmarshaler.
+func (s *InputItemMessageType) UnmarshalText(data []byte) error {
+	switch InputItemMessageType(data) {
+	case InputItemMessageTypeMessage:
+		*s = InputItemMessageTypeMessage
+		return nil
+	default:
+		return errors.Errorf("invalid value: %q", data)
+	}
 }
 
 // A message input to the model with a role indicating instruction following hierarchy. Instructions
@@ -21262,6 +21758,368 @@ func (s *Item) SetOneOf(val ItemSum) {
 	s.OneOf = val
 }
 
+// Any of [InputMessage OutputMessage]: they share type "message".
+// Ref: #/components/schemas/ItemMessage
+type ItemMessage struct {
+	Content OptNilItemMessageContentItemArray `json:"content"`
+	// The unique ID of the output message.
+	ID     OptNilString            `json:"id"`
+	Phase  OptNilMessagePhase      `json:"phase"`
+	Role   OptNilItemMessageRole   `json:"role"`
+	Status OptNilItemMessageStatus `json:"status"`
+	Type   OptNilItemMessageType   `json:"type"`
+}
+
+// GetContent returns the value of Content.
+func (s *ItemMessage) GetContent() OptNilItemMessageContentItemArray {
+	return s.Content
+}
+
+// GetID returns the value of ID.
+func (s *ItemMessage) GetID() OptNilString {
+	return s.ID
+}
+
+// GetPhase returns the value of Phase.
+func (s *ItemMessage) GetPhase() OptNilMessagePhase {
+	return s.Phase
+}
+
+// GetRole returns the value of Role.
+func (s *ItemMessage) GetRole() OptNilItemMessageRole {
+	return s.Role
+}
+
+// GetStatus returns the value of Status.
+func (s *ItemMessage) GetStatus() OptNilItemMessageStatus {
+	return s.Status
+}
+
+// GetType returns the value of Type.
+func (s *ItemMessage) GetType() OptNilItemMessageType {
+	return s.Type
+}
+
+// SetContent sets the value of Content.
+func (s *ItemMessage) SetContent(val OptNilItemMessageContentItemArray) {
+	s.Content = val
+}
+
+// SetID sets the value of ID.
+func (s *ItemMessage) SetID(val OptNilString) {
+	s.ID = val
+}
+
+// SetPhase sets the value of Phase.
+func (s *ItemMessage) SetPhase(val OptNilMessagePhase) {
+	s.Phase = val
+}
+
+// SetRole sets the value of Role.
+func (s *ItemMessage) SetRole(val OptNilItemMessageRole) {
+	s.Role = val
+}
+
+// SetStatus sets the value of Status.
+func (s *ItemMessage) SetStatus(val OptNilItemMessageStatus) {
+	s.Status = val
+}
+
+// SetType sets the value of Type.
+func (s *ItemMessage) SetType(val OptNilItemMessageType) {
+	s.Type = val
+}
+
+// ItemMessageContentItem represents sum type.
+type ItemMessageContentItem struct {
+	// Type selects the active sum variant, switch on this field.
+	Type              ItemMessageContentItemType
+	InputTextContent  InputTextContent
+	InputImageContent InputImageContent
+	InputFileContent  InputFileContent
+	OutputTextContent OutputTextContent
+	RefusalContent    RefusalContent
+}
+
+// ItemMessageContentItemType is oneOf type of ItemMessageContentItem.
+type ItemMessageContentItemType string
+
+// Possible values for ItemMessageContentItemType.
+const (
+	InputTextContentItemMessageContentItem  ItemMessageContentItemType = "input_text"
+	InputImageContentItemMessageContentItem ItemMessageContentItemType = "input_image"
+	InputFileContentItemMessageContentItem  ItemMessageContentItemType = "input_file"
+	OutputTextContentItemMessageContentItem ItemMessageContentItemType = "output_text"
+	RefusalContentItemMessageContentItem    ItemMessageContentItemType = "refusal"
+)
+
+// IsInputTextContent reports whether ItemMessageContentItem is InputTextContent.
+func (s ItemMessageContentItem) IsInputTextContent() bool {
+	return s.Type == InputTextContentItemMessageContentItem
+}
+
+// IsInputImageContent reports whether ItemMessageContentItem is InputImageContent.
+func (s ItemMessageContentItem) IsInputImageContent() bool {
+	return s.Type == InputImageContentItemMessageContentItem
+}
+
+// IsInputFileContent reports whether ItemMessageContentItem is InputFileContent.
+func (s ItemMessageContentItem) IsInputFileContent() bool {
+	return s.Type == InputFileContentItemMessageContentItem
+}
+
+// IsOutputTextContent reports whether ItemMessageContentItem is OutputTextContent.
+func (s ItemMessageContentItem) IsOutputTextContent() bool {
+	return s.Type == OutputTextContentItemMessageContentItem
+}
+
+// IsRefusalContent reports whether ItemMessageContentItem is RefusalContent.
+func (s ItemMessageContentItem) IsRefusalContent() bool {
+	return s.Type == RefusalContentItemMessageContentItem
+}
+
+// SetInputTextContent sets ItemMessageContentItem to InputTextContent.
+func (s *ItemMessageContentItem) SetInputTextContent(v InputTextContent) {
+	s.Type = InputTextContentItemMessageContentItem
+	s.InputTextContent = v
+}
+
+// GetInputTextContent returns InputTextContent and true boolean if ItemMessageContentItem is InputTextContent.
+func (s ItemMessageContentItem) GetInputTextContent() (v InputTextContent, ok bool) {
+	if !s.IsInputTextContent() {
+		return v, false
+	}
+	return s.InputTextContent, true
+}
+
+// NewInputTextContentItemMessageContentItem returns new ItemMessageContentItem from InputTextContent.
+func NewInputTextContentItemMessageContentItem(v InputTextContent) ItemMessageContentItem {
+	var s ItemMessageContentItem
+	s.SetInputTextContent(v)
+	return s
+}
+
+// SetInputImageContent sets ItemMessageContentItem to InputImageContent.
+func (s *ItemMessageContentItem) SetInputImageContent(v InputImageContent) {
+	s.Type = InputImageContentItemMessageContentItem
+	s.InputImageContent = v
+}
+
+// GetInputImageContent returns InputImageContent and true boolean if ItemMessageContentItem is InputImageContent.
+func (s ItemMessageContentItem) GetInputImageContent() (v InputImageContent, ok bool) {
+	if !s.IsInputImageContent() {
+		return v, false
+	}
+	return s.InputImageContent, true
+}
+
+// NewInputImageContentItemMessageContentItem returns new ItemMessageContentItem from InputImageContent.
+func NewInputImageContentItemMessageContentItem(v InputImageContent) ItemMessageContentItem {
+	var s ItemMessageContentItem
+	s.SetInputImageContent(v)
+	return s
+}
+
+// SetInputFileContent sets ItemMessageContentItem to InputFileContent.
+func (s *ItemMessageContentItem) SetInputFileContent(v InputFileContent) {
+	s.Type = InputFileContentItemMessageContentItem
+	s.InputFileContent = v
+}
+
+// GetInputFileContent returns InputFileContent and true boolean if ItemMessageContentItem is InputFileContent.
+func (s ItemMessageContentItem) GetInputFileContent() (v InputFileContent, ok bool) {
+	if !s.IsInputFileContent() {
+		return v, false
+	}
+	return s.InputFileContent, true
+}
+
+// NewInputFileContentItemMessageContentItem returns new ItemMessageContentItem from InputFileContent.
+func NewInputFileContentItemMessageContentItem(v InputFileContent) ItemMessageContentItem {
+	var s ItemMessageContentItem
+	s.SetInputFileContent(v)
+	return s
+}
+
+// SetOutputTextContent sets ItemMessageContentItem to OutputTextContent.
+func (s *ItemMessageContentItem) SetOutputTextContent(v OutputTextContent) {
+	s.Type = OutputTextContentItemMessageContentItem
+	s.OutputTextContent = v
+}
+
+// GetOutputTextContent returns OutputTextContent and true boolean if ItemMessageContentItem is OutputTextContent.
+func (s ItemMessageContentItem) GetOutputTextContent() (v OutputTextContent, ok bool) {
+	if !s.IsOutputTextContent() {
+		return v, false
+	}
+	return s.OutputTextContent, true
+}
+
+// NewOutputTextContentItemMessageContentItem returns new ItemMessageContentItem from OutputTextContent.
+func NewOutputTextContentItemMessageContentItem(v OutputTextContent) ItemMessageContentItem {
+	var s ItemMessageContentItem
+	s.SetOutputTextContent(v)
+	return s
+}
+
+// SetRefusalContent sets ItemMessageContentItem to RefusalContent.
+func (s *ItemMessageContentItem) SetRefusalContent(v RefusalContent) {
+	s.Type = RefusalContentItemMessageContentItem
+	s.RefusalContent = v
+}
+
+// GetRefusalContent returns RefusalContent and true boolean if ItemMessageContentItem is RefusalContent.
+func (s ItemMessageContentItem) GetRefusalContent() (v RefusalContent, ok bool) {
+	if !s.IsRefusalContent() {
+		return v, false
+	}
+	return s.RefusalContent, true
+}
+
+// NewRefusalContentItemMessageContentItem returns new ItemMessageContentItem from RefusalContent.
+func NewRefusalContentItemMessageContentItem(v RefusalContent) ItemMessageContentItem {
+	var s ItemMessageContentItem
+	s.SetRefusalContent(v)
+	return s
+}
+
+type ItemMessageRole string
+
+const (
+	ItemMessageRoleUser      ItemMessageRole = "user"
+	ItemMessageRoleSystem    ItemMessageRole = "system"
+	ItemMessageRoleDeveloper ItemMessageRole = "developer"
+	ItemMessageRoleAssistant ItemMessageRole = "assistant"
+)
+
+// AllValues returns all ItemMessageRole values.
+func (ItemMessageRole) AllValues() []ItemMessageRole {
+	return []ItemMessageRole{
+		ItemMessageRoleUser,
+		ItemMessageRoleSystem,
+		ItemMessageRoleDeveloper,
+		ItemMessageRoleAssistant,
+	}
+}
+
+// MarshalText implements encoding.TextMarshaler.
+func (s ItemMessageRole) MarshalText() ([]byte, error) {
+	switch s {
+	case ItemMessageRoleUser:
+		return []byte(s), nil
+	case ItemMessageRoleSystem:
+		return []byte(s), nil
+	case ItemMessageRoleDeveloper:
+		return []byte(s), nil
+	case ItemMessageRoleAssistant:
+		return []byte(s), nil
+	default:
+		return nil, errors.Errorf("invalid value: %q", s)
+	}
+}
+
+// UnmarshalText implements encoding.TextUnmarshaler.
+func (s *ItemMessageRole) UnmarshalText(data []byte) error {
+	switch ItemMessageRole(data) {
+	case ItemMessageRoleUser:
+		*s = ItemMessageRoleUser
+		return nil
+	case ItemMessageRoleSystem:
+		*s = ItemMessageRoleSystem
+		return nil
+	case ItemMessageRoleDeveloper:
+		*s = ItemMessageRoleDeveloper
+		return nil
+	case ItemMessageRoleAssistant:
+		*s = ItemMessageRoleAssistant
+		return nil
+	default:
+		return errors.Errorf("invalid value: %q", data)
+	}
+}
+
+type ItemMessageStatus string
+
+const (
+	ItemMessageStatusInProgress ItemMessageStatus = "in_progress"
+	ItemMessageStatusCompleted  ItemMessageStatus = "completed"
+	ItemMessageStatusIncomplete ItemMessageStatus = "incomplete"
+)
+
+// AllValues returns all ItemMessageStatus values.
+func (ItemMessageStatus) AllValues() []ItemMessageStatus {
+	return []ItemMessageStatus{
+		ItemMessageStatusInProgress,
+		ItemMessageStatusCompleted,
+		ItemMessageStatusIncomplete,
+	}
+}
+
+// MarshalText implements encoding.TextMarshaler.
+func (s ItemMessageStatus) MarshalText() ([]byte, error) {
+	switch s {
+	case ItemMessageStatusInProgress:
+		return []byte(s), nil
+	case ItemMessageStatusCompleted:
+		return []byte(s), nil
+	case ItemMessageStatusIncomplete:
+		return []byte(s), nil
+	default:
+		return nil, errors.Errorf("invalid value: %q", s)
+	}
+}
+
+// UnmarshalText implements encoding.TextUnmarshaler.
+func (s *ItemMessageStatus) UnmarshalText(data []byte) error {
+	switch ItemMessageStatus(data) {
+	case ItemMessageStatusInProgress:
+		*s = ItemMessageStatusInProgress
+		return nil
+	case ItemMessageStatusCompleted:
+		*s = ItemMessageStatusCompleted
+		return nil
+	case ItemMessageStatusIncomplete:
+		*s = ItemMessageStatusIncomplete
+		return nil
+	default:
+		return errors.Errorf("invalid value: %q", data)
+	}
+}
+
+type ItemMessageType string
+
+const (
+	ItemMessageTypeMessage ItemMessageType = "message"
+)
+
+// AllValues returns all ItemMessageType values.
+func (ItemMessageType) AllValues() []ItemMessageType {
+	return []ItemMessageType{
+		ItemMessageTypeMessage,
+	}
+}
+
+// MarshalText implements encoding.TextMarshaler.
+func (s ItemMessageType) MarshalText() ([]byte, error) {
+	switch s {
+	case ItemMessageTypeMessage:
+		return []byte(s), nil
+	default:
+		return nil, errors.Errorf("invalid value: %q", s)
+	}
+}
+
+// UnmarshalText implements encoding.TextUnmarshaler.
+func (s *ItemMessageType) UnmarshalText(data []byte) error {
+	switch ItemMessageType(data) {
+	case ItemMessageTypeMessage:
+		*s = ItemMessageTypeMessage
+		return nil
+	default:
+		return errors.Errorf("invalid value: %q", data)
+	}
+}
+
 // An internal identifier for an item to reference.
 // Ref: #/components/schemas/ItemReferenceParam
 type ItemReferenceParam struct {
@@ -21331,7 +22189,7 @@ func (s *ItemReferenceParamType) UnmarshalText(data []byte) error {
 type ItemResource struct {
 	// Type selects the active sum variant, switch on this field.
 	Type                           ItemResourceType
-	InputMessageResource           InputMessageResource
+	ItemResourceMessage            ItemResourceMessage
 	FileSearchToolCall             FileSearchToolCall
 	ComputerToolCall               ComputerToolCall
 	ComputerToolCallOutputResource ComputerToolCallOutputResource
@@ -21366,7 +22224,7 @@ type ItemResourceType string
 
 // Possible values for ItemResourceType.
 const (
-	InputMessageResourceItemResource           ItemResourceType = "message"
+	ItemResourceMessageItemResource            ItemResourceType = "message"
 	FileSearchToolCallItemResource             ItemResourceType = "file_search_call"
 	ComputerToolCallItemResource               ItemResourceType = "computer_call"
 	ComputerToolCallOutputResourceItemResource ItemResourceType = "computer_call_output"
@@ -21396,10 +22254,8 @@ const (
 	CustomToolCallOutputResourceItemResource   ItemResourceType = "custom_tool_call_output"
 )
 
-// IsInputMessageResource reports whether ItemResource is InputMessageResource.
-func (s ItemResource) IsInputMessageResource() bool {
-	return s.Type == InputMessageResourceItemResource
-}
+// IsItemResourceMessage reports whether ItemResource is ItemResourceMessage.
+func (s ItemResource) IsItemResourceMessage() bool { return s.Type == ItemResourceMessageItemResource }
 
 // IsFileSearchToolCall reports whether ItemResource is FileSearchToolCall.
 func (s ItemResource) IsFileSearchToolCall() bool { return s.Type == FileSearchToolCallItemResource }
@@ -21502,24 +22358,24 @@ func (s ItemResource) IsCustomToolCallOutputResource() bool {
 	return s.Type == CustomToolCallOutputResourceItemResource
 }
 
-// SetInputMessageResource sets ItemResource to InputMessageResource.
-func (s *ItemResource) SetInputMessageResource(v InputMessageResource) {
-	s.Type = InputMessageResourceItemResource
-	s.InputMessageResource = v
+// SetItemResourceMessage sets ItemResource to ItemResourceMessage.
+func (s *ItemResource) SetItemResourceMessage(v ItemResourceMessage) {
+	s.Type = ItemResourceMessageItemResource
+	s.ItemResourceMessage = v
 }
 
-// GetInputMessageResource returns InputMessageResource and true boolean if ItemResource is InputMessageResource.
-func (s ItemResource) GetInputMessageResource() (v InputMessageResource, ok bool) {
-	if !s.IsInputMessageResource() {
+// GetItemResourceMessage returns ItemResourceMessage and true boolean if ItemResource is ItemResourceMessage.
+func (s ItemResource) GetItemResourceMessage() (v ItemResourceMessage, ok bool) {
+	if !s.IsItemResourceMessage() {
 		return v, false
 	}
-	return s.InputMessageResource, true
+	return s.ItemResourceMessage, true
 }
 
-// NewInputMessageResourceItemResource returns new ItemResource from InputMessageResource.
-func NewInputMessageResourceItemResource(v InputMessageResource) ItemResource {
+// NewItemResourceMessageItemResource returns new ItemResource from ItemResourceMessage.
+func NewItemResourceMessageItemResource(v ItemResourceMessage) ItemResource {
 	var s ItemResource
-	s.SetInputMessageResource(v)
+	s.SetItemResourceMessage(v)
 	return s
 }
 
@@ -22090,11 +22946,372 @@ func NewCustomToolCallOutputResourceItemResource(v CustomToolCallOutputResource)
 	return s
 }
 
+// Any of [InputMessageResource OutputMessage]: they share type "message".
+// Ref: #/components/schemas/ItemResourceMessage
+type ItemResourceMessage struct {
+	Content OptNilItemResourceMessageContentItemArray `json:"content"`
+	ID      OptNilString                              `json:"id"`
+	Phase   OptNilMessagePhase                        `json:"phase"`
+	Role    OptNilItemResourceMessageRole             `json:"role"`
+	Status  OptNilItemResourceMessageStatus           `json:"status"`
+	Type    OptNilItemResourceMessageType             `json:"type"`
+}
+
+// GetContent returns the value of Content.
+func (s *ItemResourceMessage) GetContent() OptNilItemResourceMessageContentItemArray {
+	return s.Content
+}
+
+// GetID returns the value of ID.
+func (s *ItemResourceMessage) GetID() OptNilString {
+	return s.ID
+}
+
+// GetPhase returns the value of Phase.
+func (s *ItemResourceMessage) GetPhase() OptNilMessagePhase {
+	return s.Phase
+}
+
+// GetRole returns the value of Role.
+func (s *ItemResourceMessage) GetRole() OptNilItemResourceMessageRole {
+	return s.Role
+}
+
+// GetStatus returns the value of Status.
+func (s *ItemResourceMessage) GetStatus() OptNilItemResourceMessageStatus {
+	return s.Status
+}
+
+// GetType returns the value of Type.
+func (s *ItemResourceMessage) GetType() OptNilItemResourceMessageType {
+	return s.Type
+}
+
+// SetContent sets the value of Content.
+func (s *ItemResourceMessage) SetContent(val OptNilItemResourceMessageContentItemArray) {
+	s.Content = val
+}
+
+// SetID sets the value of ID.
+func (s *ItemResourceMessage) SetID(val OptNilString) {
+	s.ID = val
+}
+
+// SetPhase sets the value of Phase.
+func (s *ItemResourceMessage) SetPhase(val OptNilMessagePhase) {
+	s.Phase = val
+}
+
+// SetRole sets the value of Role.
+func (s *ItemResourceMessage) SetRole(val OptNilItemResourceMessageRole) {
+	s.Role = val
+}
+
+// SetStatus sets the value of Status.
+func (s *ItemResourceMessage) SetStatus(val OptNilItemResourceMessageStatus) {
+	s.Status = val
+}
+
+// SetType sets the value of Type.
+func (s *ItemResourceMessage) SetType(val OptNilItemResourceMessageType) {
+	s.Type = val
+}
+
+// ItemResourceMessageContentItem represents sum type.
+type ItemResourceMessageContentItem struct {
+	// Type selects the active sum variant, switch on this field.
+	Type              ItemResourceMessageContentItemType
+	InputTextContent  InputTextContent
+	InputImageContent InputImageContent
+	InputFileContent  InputFileContent
+	OutputTextContent OutputTextContent
+	RefusalContent    RefusalContent
+}
+
+// ItemResourceMessageContentItemType is oneOf type of ItemResourceMessageContentItem.
+type ItemResourceMessageContentItemType string
+
+// Possible values for ItemResourceMessageContentItemType.
+const (
+	InputTextContentItemResourceMessageContentItem  ItemResourceMessageContentItemType = "input_text"
+	InputImageContentItemResourceMessageContentItem ItemResourceMessageContentItemType = "input_image"
+	InputFileContentItemResourceMessageContentItem  ItemResourceMessageContentItemType = "input_file"
+	OutputTextContentItemResourceMessageContentItem ItemResourceMessageContentItemType = "output_text"
+	RefusalContentItemResourceMessageContentItem    ItemResourceMessageContentItemType = "refusal"
+)
+
+// IsInputTextContent reports whether ItemResourceMessageContentItem is InputTextContent.
+func (s ItemResourceMessageContentItem) IsInputTextContent() bool {
+	return s.Type == InputTextContentItemResourceMessageContentItem
+}
+
+// IsInputImageContent reports whether ItemResourceMessageContentItem is InputImageContent.
+func (s ItemResourceMessageContentItem) IsInputImageContent() bool {
+	return s.Type == InputImageContentItemResourceMessageContentItem
+}
+
+// IsInputFileContent reports whether ItemResourceMessageContentItem is InputFileContent.
+func (s ItemResourceMessageContentItem) IsInputFileContent() bool {
+	return s.Type == InputFileContentItemResourceMessageContentItem
+}
+
+// IsOutputTextContent reports whether ItemResourceMessageContentItem is OutputTextContent.
+func (s ItemResourceMessageContentItem) IsOutputTextContent() bool {
+	return s.Type == OutputTextContentItemResourceMessageContentItem
+}
+
+// IsRefusalContent reports whether ItemResourceMessageContentItem is RefusalContent.
+func (s ItemResourceMessageContentItem) IsRefusalContent() bool {
+	return s.Type == RefusalContentItemResourceMessageContentItem
+}
+
+// SetInputTextContent sets ItemResourceMessageContentItem to InputTextContent.
+func (s *ItemResourceMessageContentItem) SetInputTextContent(v InputTextContent) {
+	s.Type = InputTextContentItemResourceMessageContentItem
+	s.InputTextContent = v
+}
+
+// GetInputTextContent returns InputTextContent and true boolean if ItemResourceMessageContentItem is InputTextContent.
+func (s ItemResourceMessageContentItem) GetInputTextContent() (v InputTextContent, ok bool) {
+	if !s.IsInputTextContent() {
+		return v, false
+	}
+	return s.InputTextContent, true
+}
+
+// NewInputTextContentItemResourceMessageContentItem returns new ItemResourceMessageContentItem from InputTextContent.
+func NewInputTextContentItemResourceMessageContentItem(v InputTextContent) ItemResourceMessageContentItem {
+	var s ItemResourceMessageContentItem
+	s.SetInputTextContent(v)
+	return s
+}
+
+// SetInputImageContent sets ItemResourceMessageContentItem to InputImageContent.
+func (s *ItemResourceMessageContentItem) SetInputImageContent(v InputImageContent) {
+	s.Type = InputImageContentItemResourceMessageContentItem
+	s.InputImageContent = v
+}
+
+// GetInputImageContent returns InputImageContent and true boolean if ItemResourceMessageContentItem is InputImageContent.
+func (s ItemResourceMessageContentItem) GetInputImageContent() (v InputImageContent, ok bool) {
+	if !s.IsInputImageContent() {
+		return v, false
+	}
+	return s.InputImageContent, true
+}
+
+// NewInputImageContentItemResourceMessageContentItem returns new ItemResourceMessageContentItem from InputImageContent.
+func NewInputImageContentItemResourceMessageContentItem(v InputImageContent) ItemResourceMessageContentItem {
+	var s ItemResourceMessageContentItem
+	s.SetInputImageContent(v)
+	return s
+}
+
+// SetInputFileContent sets ItemResourceMessageContentItem to InputFileContent.
+func (s *ItemResourceMessageContentItem) SetInputFileContent(v InputFileContent) {
+	s.Type = InputFileContentItemResourceMessageContentItem
+	s.InputFileContent = v
+}
+
+// GetInputFileContent returns InputFileContent and true boolean if ItemResourceMessageContentItem is InputFileContent.
+func (s ItemResourceMessageContentItem) GetInputFileContent() (v InputFileContent, ok bool) {
+	if !s.IsInputFileContent() {
+		return v, false
+	}
+	return s.InputFileContent, true
+}
+
+// NewInputFileContentItemResourceMessageContentItem returns new ItemResourceMessageContentItem from InputFileContent.
+func NewInputFileContentItemResourceMessageContentItem(v InputFileContent) ItemResourceMessageContentItem {
+	var s ItemResourceMessageContentItem
+	s.SetInputFileContent(v)
+	return s
+}
+
+// SetOutputTextContent sets ItemResourceMessageContentItem to OutputTextContent.
+func (s *ItemResourceMessageContentItem) SetOutputTextContent(v OutputTextContent) {
+	s.Type = OutputTextContentItemResourceMessageContentItem
+	s.OutputTextContent = v
+}
+
+// GetOutputTextContent returns OutputTextContent and true boolean if ItemResourceMessageContentItem is OutputTextContent.
+func (s ItemResourceMessageContentItem) GetOutputTextContent() (v OutputTextContent, ok bool) {
+	if !s.IsOutputTextContent() {
+		return v, false
+	}
+	return s.OutputTextContent, true
+}
+
+// NewOutputTextContentItemResourceMessageContentItem returns new ItemResourceMessageContentItem from OutputTextContent.
+func NewOutputTextContentItemResourceMessageContentItem(v OutputTextContent) ItemResourceMessageContentItem {
+	var s ItemResourceMessageContentItem
+	s.SetOutputTextContent(v)
+	return s
+}
+
+// SetRefusalContent sets ItemResourceMessageContentItem to RefusalContent.
+func (s *ItemResourceMessageContentItem) SetRefusalContent(v RefusalContent) {
+	s.Type = RefusalContentItemResourceMessageContentItem
+	s.RefusalContent = v
+}
+
+// GetRefusalContent returns RefusalContent and true boolean if ItemResourceMessageContentItem is RefusalContent.
+func (s ItemResourceMessageContentItem) GetRefusalContent() (v RefusalContent, ok bool) {
+	if !s.IsRefusalContent() {
+		return v, false
+	}
+	return s.RefusalContent, true
+}
+
+// NewRefusalContentItemResourceMessageContentItem returns new ItemResourceMessageContentItem from RefusalContent.
+func NewRefusalContentItemResourceMessageContentItem(v RefusalContent) ItemResourceMessageContentItem {
+	var s ItemResourceMessageContentItem
+	s.SetRefusalContent(v)
+	return s
+}
+
+type ItemResourceMessageRole string
+
+const (
+	ItemResourceMessageRoleUser      ItemResourceMessageRole = "user"
+	ItemResourceMessageRoleSystem    ItemResourceMessageRole = "system"
+	ItemResourceMessageRoleDeveloper ItemResourceMessageRole = "developer"
+	ItemResourceMessageRoleAssistant ItemResourceMessageRole = "assistant"
+)
+
+// AllValues returns all ItemResourceMessageRole values.
+func (ItemResourceMessageRole) AllValues() []ItemResourceMessageRole {
+	return []ItemResourceMessageRole{
+		ItemResourceMessageRoleUser,
+		ItemResourceMessageRoleSystem,
+		ItemResourceMessageRoleDeveloper,
+		ItemResourceMessageRoleAssistant,
+	}
+}
+
+// MarshalText implements encoding.TextMarshaler.
+func (s ItemResourceMessageRole) MarshalText() ([]byte, error) {
+	switch s {
+	case ItemResourceMessageRoleUser:
+		return []byte(s), nil
+	case ItemResourceMessageRoleSystem:
+		return []byte(s), nil
+	case ItemResourceMessageRoleDeveloper:
+		return []byte(s), nil
+	case ItemResourceMessageRoleAssistant:
+		return []byte(s), nil
+	default:
+		return nil, errors.Errorf("invalid value: %q", s)
+	}
+}
+
+// UnmarshalText implements encoding.TextUnmarshaler.
+func (s *ItemResourceMessageRole) UnmarshalText(data []byte) error {
+	switch ItemResourceMessageRole(data) {
+	case ItemResourceMessageRoleUser:
+		*s = ItemResourceMessageRoleUser
+		return nil
+	case ItemResourceMessageRoleSystem:
+		*s = ItemResourceMessageRoleSystem
+		return nil
+	case ItemResourceMessageRoleDeveloper:
+		*s = ItemResourceMessageRoleDeveloper
+		return nil
+	case ItemResourceMessageRoleAssistant:
+		*s = ItemResourceMessageRoleAssistant
+		return nil
+	default:
+		return errors.Errorf("invalid value: %q", data)
+	}
+}
+
+type ItemResourceMessageStatus string
+
+const (
+	ItemResourceMessageStatusInProgress ItemResourceMessageStatus = "in_progress"
+	ItemResourceMessageStatusCompleted  ItemResourceMessageStatus = "completed"
+	ItemResourceMessageStatusIncomplete ItemResourceMessageStatus = "incomplete"
+)
+
+// AllValues returns all ItemResourceMessageStatus values.
+func (ItemResourceMessageStatus) AllValues() []ItemResourceMessageStatus {
+	return []ItemResourceMessageStatus{
+		ItemResourceMessageStatusInProgress,
+		ItemResourceMessageStatusCompleted,
+		ItemResourceMessageStatusIncomplete,
+	}
+}
+
+// MarshalText implements encoding.TextMarshaler.
+func (s ItemResourceMessageStatus) MarshalText() ([]byte, error) {
+	switch s {
+	case ItemResourceMessageStatusInProgress:
+		return []byte(s), nil
+	case ItemResourceMessageStatusCompleted:
+		return []byte(s), nil
+	case ItemResourceMessageStatusIncomplete:
+		return []byte(s), nil
+	default:
+		return nil, errors.Errorf("invalid value: %q", s)
+	}
+}
+
+// UnmarshalText implements encoding.TextUnmarshaler.
+func (s *ItemResourceMessageStatus) UnmarshalText(data []byte) error {
+	switch ItemResourceMessageStatus(data) {
+	case ItemResourceMessageStatusInProgress:
+		*s = ItemResourceMessageStatusInProgress
+		return nil
+	case ItemResourceMessageStatusCompleted:
+		*s = ItemResourceMessageStatusCompleted
+		return nil
+	case ItemResourceMessageStatusIncomplete:
+		*s = ItemResourceMessageStatusIncomplete
+		return nil
+	default:
+		return errors.Errorf("invalid value: %q", data)
+	}
+}
+
+type ItemResourceMessageType string
+
+const (
+	ItemResourceMessageTypeMessage ItemResourceMessageType = "message"
+)
+
+// AllValues returns all ItemResourceMessageType values.
+func (ItemResourceMessageType) AllValues() []ItemResourceMessageType {
+	return []ItemResourceMessageType{
+		ItemResourceMessageTypeMessage,
+	}
+}
+
+// MarshalText implements encoding.TextMarshaler.
+func (s ItemResourceMessageType) MarshalText() ([]byte, error) {
+	switch s {
+	case ItemResourceMessageTypeMessage:
+		return []byte(s), nil
+	default:
+		return nil, errors.Errorf("invalid value: %q", s)
+	}
+}
+
+// UnmarshalText implements encoding.TextUnmarshaler.
+func (s *ItemResourceMessageType) UnmarshalText(data []byte) error {
+	switch ItemResourceMessageType(data) {
+	case ItemResourceMessageTypeMessage:
+		*s = ItemResourceMessageTypeMessage
+		return nil
+	default:
+		return errors.Errorf("invalid value: %q", data)
+	}
+}
+
 // ItemSum represents sum type.
 type ItemSum struct {
 	// Type selects the active sum variant, switch on this field.
 	Type                              ItemSumType
-	InputMessage                      InputMessage
+	ItemMessage                       ItemMessage
 	FileSearchToolCall                FileSearchToolCall
 	ComputerToolCall                  ComputerToolCall
 	ComputerCallOutputItemParam       ComputerCallOutputItemParam
@@ -22127,7 +23344,7 @@ type ItemSumType string
 
 // Possible values for ItemSumType.
 const (
-	InputMessageItemSum                      ItemSumType = "message"
+	ItemMessageItemSum                       ItemSumType = "message"
 	FileSearchToolCallItemSum                ItemSumType = "file_search_call"
 	ComputerToolCallItemSum                  ItemSumType = "computer_call"
 	ComputerCallOutputItemParamItemSum       ItemSumType = "computer_call_output"
@@ -22155,8 +23372,8 @@ const (
 	CustomToolCallItemSum                    ItemSumType = "custom_tool_call"
 )
 
-// IsInputMessage reports whether ItemSum is InputMessage.
-func (s ItemSum) IsInputMessage() bool { return s.Type == InputMessageItemSum }
+// IsItemMessage reports whether ItemSum is ItemMessage.
+func (s ItemSum) IsItemMessage() bool { return s.Type == ItemMessageItemSum }
 
 // IsFileSearchToolCall reports whether ItemSum is FileSearchToolCall.
 func (s ItemSum) IsFileSearchToolCall() bool { return s.Type == FileSearchToolCallItemSum }
@@ -22249,24 +23466,24 @@ func (s ItemSum) IsCustomToolCallOutput() bool { return s.Type == CustomToolCall
 // IsCustomToolCall reports whether ItemSum is CustomToolCall.
 func (s ItemSum) IsCustomToolCall() bool { return s.Type == CustomToolCallItemSum }
 
-// SetInputMessage sets ItemSum to InputMessage.
-func (s *ItemSum) SetInputMessage(v InputMessage) {
-	s.Type = InputMessageItemSum
-	s.InputMessage = v
+// SetItemMessage sets ItemSum to ItemMessage.
+func (s *ItemSum) SetItemMessage(v ItemMessage) {
+	s.Type = ItemMessageItemSum
+	s.ItemMessage = v
 }
 
-// GetInputMessage returns InputMessage and true boolean if ItemSum is InputMessage.
-func (s ItemSum) GetInputMessage() (v InputMessage, ok bool) {
-	if !s.IsInputMessage() {
+// GetItemMessage returns ItemMessage and true boolean if ItemSum is ItemMessage.
+func (s ItemSum) GetItemMessage() (v ItemMessage, ok bool) {
+	if !s.IsItemMessage() {
 		return v, false
 	}
-	return s.InputMessage, true
+	return s.ItemMessage, true
 }
 
-// NewInputMessageItemSum returns new ItemSum from InputMessage.
-func NewInputMessageItemSum(v InputMessage) ItemSum {
+// NewItemMessageItemSum returns new ItemSum from ItemMessage.
+func NewItemMessageItemSum(v ItemMessage) ItemSum {
 	var s ItemSum
-	s.SetInputMessage(v)
+	s.SetItemMessage(v)
 	return s
 }
 
@@ -26939,6 +28156,52 @@ func (o OptCustomToolParamFormat) Or(d CustomToolParamFormat) CustomToolParamFor
 	return d
 }
 
+// NewOptEasyInputMessage returns new OptEasyInputMessage with value set to v.
+func NewOptEasyInputMessage(v EasyInputMessage) OptEasyInputMessage {
+	return OptEasyInputMessage{
+		Value: v,
+		Set:   true,
+	}
+}
+
+// OptEasyInputMessage is optional EasyInputMessage.
+type OptEasyInputMessage struct {
+	Value EasyInputMessage
+	Set   bool
+}
+
+// IsSet returns true if OptEasyInputMessage was set.
+func (o OptEasyInputMessage) IsSet() bool { return o.Set }
+
+// Reset unsets value.
+func (o *OptEasyInputMessage) Reset() {
+	var v EasyInputMessage
+	o.Value = v
+	o.Set = false
+}
+
+// SetTo sets value to v.
+func (o *OptEasyInputMessage) SetTo(v EasyInputMessage) {
+	o.Set = true
+	o.Value = v
+}
+
+// Get returns value and boolean that denotes whether value was set.
+func (o OptEasyInputMessage) Get() (v EasyInputMessage, ok bool) {
+	if !o.Set {
+		return v, false
+	}
+	return o.Value, true
+}
+
+// Or returns value if set, or given parameter if does not.
+func (o OptEasyInputMessage) Or(d EasyInputMessage) EasyInputMessage {
+	if v, ok := o.Get(); ok {
+		return v
+	}
+	return d
+}
+
 // NewOptEasyInputMessageContent returns new OptEasyInputMessageContent with value set to v.
 func NewOptEasyInputMessageContent(v EasyInputMessageContent) OptEasyInputMessageContent {
 	return OptEasyInputMessageContent{
@@ -27215,6 +28478,98 @@ func (o OptFunctionToolCallOutputResourceOutput) Or(d FunctionToolCallOutputReso
 	return d
 }
 
+// NewOptInputContent returns new OptInputContent with value set to v.
+func NewOptInputContent(v InputContent) OptInputContent {
+	return OptInputContent{
+		Value: v,
+		Set:   true,
+	}
+}
+
+// OptInputContent is optional InputContent.
+type OptInputContent struct {
+	Value InputContent
+	Set   bool
+}
+
+// IsSet returns true if OptInputContent was set.
+func (o OptInputContent) IsSet() bool { return o.Set }
+
+// Reset unsets value.
+func (o *OptInputContent) Reset() {
+	var v InputContent
+	o.Value = v
+	o.Set = false
+}
+
+// SetTo sets value to v.
+func (o *OptInputContent) SetTo(v InputContent) {
+	o.Set = true
+	o.Value = v
+}
+
+// Get returns value and boolean that denotes whether value was set.
+func (o OptInputContent) Get() (v InputContent, ok bool) {
+	if !o.Set {
+		return v, false
+	}
+	return o.Value, true
+}
+
+// Or returns value if set, or given parameter if does not.
+func (o OptInputContent) Or(d InputContent) InputContent {
+	if v, ok := o.Get(); ok {
+		return v
+	}
+	return d
+}
+
+// NewOptInputItemMessageContent returns new OptInputItemMessageContent with value set to v.
+func NewOptInputItemMessageContent(v InputItemMessageContent) OptInputItemMessageContent {
+	return OptInputItemMessageContent{
+		Value: v,
+		Set:   true,
+	}
+}
+
+// OptInputItemMessageContent is optional InputItemMessageContent.
+type OptInputItemMessageContent struct {
+	Value InputItemMessageContent
+	Set   bool
+}
+
+// IsSet returns true if OptInputItemMessageContent was set.
+func (o OptInputItemMessageContent) IsSet() bool { return o.Set }
+
+// Reset unsets value.
+func (o *OptInputItemMessageContent) Reset() {
+	var v InputItemMessageContent
+	o.Value = v
+	o.Set = false
+}
+
+// SetTo sets value to v.
+func (o *OptInputItemMessageContent) SetTo(v InputItemMessageContent) {
+	o.Set = true
+	o.Value = v
+}
+
+// Get returns value and boolean that denotes whether value was set.
+func (o OptInputItemMessageContent) Get() (v InputItemMessageContent, ok bool) {
+	if !o.Set {
+		return v, false
+	}
+	return o.Value, true
+}
+
+// Or returns value if set, or given parameter if does not.
+func (o OptInputItemMessageContent) Or(d InputItemMessageContent) InputItemMessageContent {
+	if v, ok := o.Get(); ok {
+		return v
+	}
+	return d
+}
+
 // NewOptInputMessage returns new OptInputMessage with value set to v.
 func NewOptInputMessage(v InputMessage) OptInputMessage {
 	return OptInputMessage{
@@ -27255,6 +28610,52 @@ func (o OptInputMessage) Get() (v InputMessage, ok bool) {
 
 // Or returns value if set, or given parameter if does not.
 func (o OptInputMessage) Or(d InputMessage) InputMessage {
+	if v, ok := o.Get(); ok {
+		return v
+	}
+	return d
+}
+
+// NewOptInputMessageResource returns new OptInputMessageResource with value set to v.
+func NewOptInputMessageResource(v InputMessageResource) OptInputMessageResource {
+	return OptInputMessageResource{
+		Value: v,
+		Set:   true,
+	}
+}
+
+// OptInputMessageResource is optional InputMessageResource.
+type OptInputMessageResource struct {
+	Value InputMessageResource
+	Set   bool
+}
+
+// IsSet returns true if OptInputMessageResource was set.
+func (o OptInputMessageResource) IsSet() bool { return o.Set }
+
+// Reset unsets value.
+func (o *OptInputMessageResource) Reset() {
+	var v InputMessageResource
+	o.Value = v
+	o.Set = false
+}
+
+// SetTo sets value to v.
+func (o *OptInputMessageResource) SetTo(v InputMessageResource) {
+	o.Set = true
+	o.Value = v
+}
+
+// Get returns value and boolean that denotes whether value was set.
+func (o OptInputMessageResource) Get() (v InputMessageResource, ok bool) {
+	if !o.Set {
+		return v, false
+	}
+	return o.Value, true
+}
+
+// Or returns value if set, or given parameter if does not.
+func (o OptInputMessageResource) Or(d InputMessageResource) InputMessageResource {
 	if v, ok := o.Get(); ok {
 		return v
 	}
@@ -27347,6 +28748,52 @@ func (o OptItem) Get() (v Item, ok bool) {
 
 // Or returns value if set, or given parameter if does not.
 func (o OptItem) Or(d Item) Item {
+	if v, ok := o.Get(); ok {
+		return v
+	}
+	return d
+}
+
+// NewOptItemMessage returns new OptItemMessage with value set to v.
+func NewOptItemMessage(v ItemMessage) OptItemMessage {
+	return OptItemMessage{
+		Value: v,
+		Set:   true,
+	}
+}
+
+// OptItemMessage is optional ItemMessage.
+type OptItemMessage struct {
+	Value ItemMessage
+	Set   bool
+}
+
+// IsSet returns true if OptItemMessage was set.
+func (o OptItemMessage) IsSet() bool { return o.Set }
+
+// Reset unsets value.
+func (o *OptItemMessage) Reset() {
+	var v ItemMessage
+	o.Value = v
+	o.Set = false
+}
+
+// SetTo sets value to v.
+func (o *OptItemMessage) SetTo(v ItemMessage) {
+	o.Set = true
+	o.Value = v
+}
+
+// Get returns value and boolean that denotes whether value was set.
+func (o OptItemMessage) Get() (v ItemMessage, ok bool) {
+	if !o.Set {
+		return v, false
+	}
+	return o.Value, true
+}
+
+// Or returns value if set, or given parameter if does not.
+func (o OptItemMessage) Or(d ItemMessage) ItemMessage {
 	if v, ok := o.Get(); ok {
 		return v
 	}
@@ -43367,6 +44814,278 @@ func (o OptNilInputImageContentType) Or(d InputImageContentType) InputImageConte
 	return d
 }
 
+// NewOptNilInputItemMessagePhase returns new OptNilInputItemMessagePhase with value set to v.
+func NewOptNilInputItemMessagePhase(v InputItemMessagePhase) OptNilInputItemMessagePhase {
+	return OptNilInputItemMessagePhase{
+		Value: v,
+		Set:   true,
+	}
+}
+
+// OptNilInputItemMessagePhase is optional nullable InputItemMessagePhase.
+type OptNilInputItemMessagePhase struct {
+	Value InputItemMessagePhase
+	Set   bool
+	Null  bool
+}
+
+// IsSet returns true if OptNilInputItemMessagePhase was set.
+func (o OptNilInputItemMessagePhase) IsSet() bool { return o.Set }
+
+// Reset unsets value.
+func (o *OptNilInputItemMessagePhase) Reset() {
+	var v InputItemMessagePhase
+	o.Value = v
+	o.Set = false
+	o.Null = false
+}
+
+// SetTo sets value to v.
+func (o *OptNilInputItemMessagePhase) SetTo(v InputItemMessagePhase) {
+	o.Set = true
+	o.Null = false
+	o.Value = v
+}
+
+// IsNull returns true if value is Null.
+func (o OptNilInputItemMessagePhase) IsNull() bool { return o.Null }
+
+// SetToNull sets value to null.
+func (o *OptNilInputItemMessagePhase) SetToNull() {
+	o.Set = true
+	o.Null = true
+	var v InputItemMessagePhase
+	o.Value = v
+}
+
+// IsEmpty returns true if the field was omitted from the payload (not Set and not Null).
+func (o OptNilInputItemMessagePhase) IsEmpty() bool {
+	return !o.Set && !o.Null
+}
+
+// Get returns value and boolean that denotes whether value was set.
+func (o OptNilInputItemMessagePhase) Get() (v InputItemMessagePhase, ok bool) {
+	if o.Null {
+		return v, false
+	}
+	if !o.Set {
+		return v, false
+	}
+	return o.Value, true
+}
+
+// Or returns value if set, or given parameter if does not.
+func (o OptNilInputItemMessagePhase) Or(d InputItemMessagePhase) InputItemMessagePhase {
+	if v, ok := o.Get(); ok {
+		return v
+	}
+	return d
+}
+
+// NewOptNilInputItemMessageRole returns new OptNilInputItemMessageRole with value set to v.
+func NewOptNilInputItemMessageRole(v InputItemMessageRole) OptNilInputItemMessageRole {
+	return OptNilInputItemMessageRole{
+		Value: v,
+		Set:   true,
+	}
+}
+
+// OptNilInputItemMessageRole is optional nullable InputItemMessageRole.
+type OptNilInputItemMessageRole struct {
+	Value InputItemMessageRole
+	Set   bool
+	Null  bool
+}
+
+// IsSet returns true if OptNilInputItemMessageRole was set.
+func (o OptNilInputItemMessageRole) IsSet() bool { return o.Set }
+
+// Reset unsets value.
+func (o *OptNilInputItemMessageRole) Reset() {
+	var v InputItemMessageRole
+	o.Value = v
+	o.Set = false
+	o.Null = false
+}
+
+// SetTo sets value to v.
+func (o *OptNilInputItemMessageRole) SetTo(v InputItemMessageRole) {
+	o.Set = true
+	o.Null = false
+	o.Value = v
+}
+
+// IsNull returns true if value is Null.
+func (o OptNilInputItemMessageRole) IsNull() bool { return o.Null }
+
+// SetToNull sets value to null.
+func (o *OptNilInputItemMessageRole) SetToNull() {
+	o.Set = true
+	o.Null = true
+	var v InputItemMessageRole
+	o.Value = v
+}
+
+// IsEmpty returns true if the field was omitted from the payload (not Set and not Null).
+func (o OptNilInputItemMessageRole) IsEmpty() bool {
+	return !o.Set && !o.Null
+}
+
+// Get returns value and boolean that denotes whether value was set.
+func (o OptNilInputItemMessageRole) Get() (v InputItemMessageRole, ok bool) {
+	if o.Null {
+		return v, false
+	}
+	if !o.Set {
+		return v, false
+	}
+	return o.Value, true
+}
+
+// Or returns value if set, or given parameter if does not.
+func (o OptNilInputItemMessageRole) Or(d InputItemMessageRole) InputItemMessageRole {
+	if v, ok := o.Get(); ok {
+		return v
+	}
+	return d
+}
+
+// NewOptNilInputItemMessageStatus returns new OptNilInputItemMessageStatus with value set to v.
+func NewOptNilInputItemMessageStatus(v InputItemMessageStatus) OptNilInputItemMessageStatus {
+	return OptNilInputItemMessageStatus{
+		Value: v,
+		Set:   true,
+	}
+}
+
+// OptNilInputItemMessageStatus is optional nullable InputItemMessageStatus.
+type OptNilInputItemMessageStatus struct {
+	Value InputItemMessageStatus
+	Set   bool
+	Null  bool
+}
+
+// IsSet returns true if OptNilInputItemMessageStatus was set.
+func (o OptNilInputItemMessageStatus) IsSet() bool { return o.Set }
+
+// Reset unsets value.
+func (o *OptNilInputItemMessageStatus) Reset() {
+	var v InputItemMessageStatus
+	o.Value = v
+	o.Set = false
+	o.Null = false
+}
+
+// SetTo sets value to v.
+func (o *OptNilInputItemMessageStatus) SetTo(v InputItemMessageStatus) {
+	o.Set = true
+	o.Null = false
+	o.Value = v
+}
+
+// IsNull returns true if value is Null.
+func (o OptNilInputItemMessageStatus) IsNull() bool { return o.Null }
+
+// SetToNull sets value to null.
+func (o *OptNilInputItemMessageStatus) SetToNull() {
+	o.Set = true
+	o.Null = true
+	var v InputItemMessageStatus
+	o.Value = v
+}
+
+// IsEmpty returns true if the field was omitted from the payload (not Set and not Null).
+func (o OptNilInputItemMessageStatus) IsEmpty() bool {
+	return !o.Set && !o.Null
+}
+
+// Get returns value and boolean that denotes whether value was set.
+func (o OptNilInputItemMessageStatus) Get() (v InputItemMessageStatus, ok bool) {
+	if o.Null {
+		return v, false
+	}
+	if !o.Set {
+		return v, false
+	}
+	return o.Value, true
+}
+
+// Or returns value if set, or given parameter if does not.
+func (o OptNilInputItemMessageStatus) Or(d InputItemMessageStatus) InputItemMessageStatus {
+	if v, ok := o.Get(); ok {
+		return v
+	}
+	return d
+}
+
+// NewOptNilInputItemMessageType returns new OptNilInputItemMessageType with value set to v.
+func NewOptNilInputItemMessageType(v InputItemMessageType) OptNilInputItemMessageType {
+	return OptNilInputItemMessageType{
+		Value: v,
+		Set:   true,
+	}
+}
+
+// OptNilInputItemMessageType is optional nullable InputItemMessageType.
+type OptNilInputItemMessageType struct {
+	Value InputItemMessageType
+	Set   bool
+	Null  bool
+}
+
+// IsSet returns true if OptNilInputItemMessageType was set.
+func (o OptNilInputItemMessageType) IsSet() bool { return o.Set }
+
+// Reset unsets value.
+func (o *OptNilInputItemMessageType) Reset() {
+	var v InputItemMessageType
+	o.Value = v
+	o.Set = false
+	o.Null = false
+}
+
+// SetTo sets value to v.
+func (o *OptNilInputItemMessageType) SetTo(v InputItemMessageType) {
+	o.Set = true
+	o.Null = false
+	o.Value = v
+}
+
+// IsNull returns true if value is Null.
+func (o OptNilInputItemMessageType) IsNull() bool { return o.Null }
+
+// SetToNull sets value to null.
+func (o *OptNilInputItemMessageType) SetToNull() {
+	o.Set = true
+	o.Null = true
+	var v InputItemMessageType
+	o.Value = v
+}
+
+// IsEmpty returns true if the field was omitted from the payload (not Set and not Null).
+func (o OptNilInputItemMessageType) IsEmpty() bool {
+	return !o.Set && !o.Null
+}
+
+// Get returns value and boolean that denotes whether value was set.
+func (o OptNilInputItemMessageType) Get() (v InputItemMessageType, ok bool) {
+	if o.Null {
+		return v, false
+	}
+	if !o.Set {
+		return v, false
+	}
+	return o.Value, true
+}
+
+// Or returns value if set, or given parameter if does not.
+func (o OptNilInputItemMessageType) Or(d InputItemMessageType) InputItemMessageType {
+	if v, ok := o.Get(); ok {
+		return v
+	}
+	return d
+}
+
 // NewOptNilInputMessageContentList returns new OptNilInputMessageContentList with value set to v.
 func NewOptNilInputMessageContentList(v InputMessageContentList) OptNilInputMessageContentList {
 	return OptNilInputMessageContentList{
@@ -44183,6 +45902,278 @@ func (o OptNilIntArray) Or(d []int) []int {
 	return d
 }
 
+// NewOptNilItemMessageContentItemArray returns new OptNilItemMessageContentItemArray with value set to v.
+func NewOptNilItemMessageContentItemArray(v []ItemMessageContentItem) OptNilItemMessageContentItemArray {
+	return OptNilItemMessageContentItemArray{
+		Value: v,
+		Set:   true,
+	}
+}
+
+// OptNilItemMessageContentItemArray is optional nullable []ItemMessageContentItem.
+type OptNilItemMessageContentItemArray struct {
+	Value []ItemMessageContentItem
+	Set   bool
+	Null  bool
+}
+
+// IsSet returns true if OptNilItemMessageContentItemArray was set.
+func (o OptNilItemMessageContentItemArray) IsSet() bool { return o.Set }
+
+// Reset unsets value.
+func (o *OptNilItemMessageContentItemArray) Reset() {
+	var v []ItemMessageContentItem
+	o.Value = v
+	o.Set = false
+	o.Null = false
+}
+
+// SetTo sets value to v.
+func (o *OptNilItemMessageContentItemArray) SetTo(v []ItemMessageContentItem) {
+	o.Set = true
+	o.Null = false
+	o.Value = v
+}
+
+// IsNull returns true if value is Null.
+func (o OptNilItemMessageContentItemArray) IsNull() bool { return o.Null }
+
+// SetToNull sets value to null.
+func (o *OptNilItemMessageContentItemArray) SetToNull() {
+	o.Set = true
+	o.Null = true
+	var v []ItemMessageContentItem
+	o.Value = v
+}
+
+// IsEmpty returns true if the field was omitted from the payload (not Set and not Null).
+func (o OptNilItemMessageContentItemArray) IsEmpty() bool {
+	return !o.Set && !o.Null
+}
+
+// Get returns value and boolean that denotes whether value was set.
+func (o OptNilItemMessageContentItemArray) Get() (v []ItemMessageContentItem, ok bool) {
+	if o.Null {
+		return v, false
+	}
+	if !o.Set {
+		return v, false
+	}
+	return o.Value, true
+}
+
+// Or returns value if set, or given parameter if does not.
+func (o OptNilItemMessageContentItemArray) Or(d []ItemMessageContentItem) []ItemMessageContentItem {
+	if v, ok := o.Get(); ok {
+		return v
+	}
+	return d
+}
+
+// NewOptNilItemMessageRole returns new OptNilItemMessageRole with value set to v.
+func NewOptNilItemMessageRole(v ItemMessageRole) OptNilItemMessageRole {
+	return OptNilItemMessageRole{
+		Value: v,
+		Set:   true,
+	}
+}
+
+// OptNilItemMessageRole is optional nullable ItemMessageRole.
+type OptNilItemMessageRole struct {
+	Value ItemMessageRole
+	Set   bool
+	Null  bool
+}
+
+// IsSet returns true if OptNilItemMessageRole was set.
+func (o OptNilItemMessageRole) IsSet() bool { return o.Set }
+
+// Reset unsets value.
+func (o *OptNilItemMessageRole) Reset() {
+	var v ItemMessageRole
+	o.Value = v
+	o.Set = false
+	o.Null = false
+}
+
+// SetTo sets value to v.
+func (o *OptNilItemMessageRole) SetTo(v ItemMessageRole) {
+	o.Set = true
+	o.Null = false
+	o.Value = v
+}
+
+// IsNull returns true if value is Null.
+func (o OptNilItemMessageRole) IsNull() bool { return o.Null }
+
+// SetToNull sets value to null.
+func (o *OptNilItemMessageRole) SetToNull() {
+	o.Set = true
+	o.Null = true
+	var v ItemMessageRole
+	o.Value = v
+}
+
+// IsEmpty returns true if the field was omitted from the payload (not Set and not Null).
+func (o OptNilItemMessageRole) IsEmpty() bool {
+	return !o.Set && !o.Null
+}
+
+// Get returns value and boolean that denotes whether value was set.
+func (o OptNilItemMessageRole) Get() (v ItemMessageRole, ok bool) {
+	if o.Null {
+		return v, false
+	}
+	if !o.Set {
+		return v, false
+	}
+	return o.Value, true
+}
+
+// Or returns value if set, or given parameter if does not.
+func (o OptNilItemMessageRole) Or(d ItemMessageRole) ItemMessageRole {
+	if v, ok := o.Get(); ok {
+		return v
+	}
+	return d
+}
+
+// NewOptNilItemMessageStatus returns new OptNilItemMessageStatus with value set to v.
+func NewOptNilItemMessageStatus(v ItemMessageStatus) OptNilItemMessageStatus {
+	return OptNilItemMessageStatus{
+		Value: v,
+		Set:   true,
+	}
+}
+
+// OptNilItemMessageStatus is optional nullable ItemMessageStatus.
+type OptNilItemMessageStatus struct {
+	Value ItemMessageStatus
+	Set   bool
+	Null  bool
+}
+
+// IsSet returns true if OptNilItemMessageStatus was set.
+func (o OptNilItemMessageStatus) IsSet() bool { return o.Set }
+
+// Reset unsets value.
+func (o *OptNilItemMessageStatus) Reset() {
+	var v ItemMessageStatus
+	o.Value = v
+	o.Set = false
+	o.Null = false
+}
+
+// SetTo sets value to v.
+func (o *OptNilItemMessageStatus) SetTo(v ItemMessageStatus) {
+	o.Set = true
+	o.Null = false
+	o.Value = v
+}
+
+// IsNull returns true if value is Null.
+func (o OptNilItemMessageStatus) IsNull() bool { return o.Null }
+
+// SetToNull sets value to null.
+func (o *OptNilItemMessageStatus) SetToNull() {
+	o.Set = true
+	o.Null = true
+	var v ItemMessageStatus
+	o.Value = v
+}
+
+// IsEmpty returns true if the field was omitted from the payload (not Set and not Null).
+func (o OptNilItemMessageStatus) IsEmpty() bool {
+	return !o.Set && !o.Null
+}
+
+// Get returns value and boolean that denotes whether value was set.
+func (o OptNilItemMessageStatus) Get() (v ItemMessageStatus, ok bool) {
+	if o.Null {
+		return v, false
+	}
+	if !o.Set {
+		return v, false
+	}
+	return o.Value, true
+}
+
+// Or returns value if set, or given parameter if does not.
+func (o OptNilItemMessageStatus) Or(d ItemMessageStatus) ItemMessageStatus {
+	if v, ok := o.Get(); ok {
+		return v
+	}
+	return d
+}
+
+// NewOptNilItemMessageType returns new OptNilItemMessageType with value set to v.
+func NewOptNilItemMessageType(v ItemMessageType) OptNilItemMessageType {
+	return OptNilItemMessageType{
+		Value: v,
+		Set:   true,
+	}
+}
+
+// OptNilItemMessageType is optional nullable ItemMessageType.
+type OptNilItemMessageType struct {
+	Value ItemMessageType
+	Set   bool
+	Null  bool
+}
+
+// IsSet returns true if OptNilItemMessageType was set.
+func (o OptNilItemMessageType) IsSet() bool { return o.Set }
+
+// Reset unsets value.
+func (o *OptNilItemMessageType) Reset() {
+	var v ItemMessageType
+	o.Value = v
+	o.Set = false
+	o.Null = false
+}
+
+// SetTo sets value to v.
+func (o *OptNilItemMessageType) SetTo(v ItemMessageType) {
+	o.Set = true
+	o.Null = false
+	o.Value = v
+}
+
+// IsNull returns true if value is Null.
+func (o OptNilItemMessageType) IsNull() bool { return o.Null }
+
+// SetToNull sets value to null.
+func (o *OptNilItemMessageType) SetToNull() {
+	o.Set = true
+	o.Null = true
+	var v ItemMessageType
+	o.Value = v
+}
+
+// IsEmpty returns true if the field was omitted from the payload (not Set and not Null).
+func (o OptNilItemMessageType) IsEmpty() bool {
+	return !o.Set && !o.Null
+}
+
+// Get returns value and boolean that denotes whether value was set.
+func (o OptNilItemMessageType) Get() (v ItemMessageType, ok bool) {
+	if o.Null {
+		return v, false
+	}
+	if !o.Set {
+		return v, false
+	}
+	return o.Value, true
+}
+
+// Or returns value if set, or given parameter if does not.
+func (o OptNilItemMessageType) Or(d ItemMessageType) ItemMessageType {
+	if v, ok := o.Get(); ok {
+		return v
+	}
+	return d
+}
+
 // NewOptNilItemReferenceParamType returns new OptNilItemReferenceParamType with value set to v.
 func NewOptNilItemReferenceParamType(v ItemReferenceParamType) OptNilItemReferenceParamType {
 	return OptNilItemReferenceParamType{
@@ -44313,6 +46304,278 @@ func (o OptNilItemResourceArray) Get() (v []ItemResource, ok bool) {
 
 // Or returns value if set, or given parameter if does not.
 func (o OptNilItemResourceArray) Or(d []ItemResource) []ItemResource {
+	if v, ok := o.Get(); ok {
+		return v
+	}
+	return d
+}
+
+// NewOptNilItemResourceMessageContentItemArray returns new OptNilItemResourceMessageContentItemArray with value set to v.
+func NewOptNilItemResourceMessageContentItemArray(v []ItemResourceMessageContentItem) OptNilItemResourceMessageContentItemArray {
+	return OptNilItemResourceMessageContentItemArray{
+		Value: v,
+		Set:   true,
+	}
+}
+
+// OptNilItemResourceMessageContentItemArray is optional nullable []ItemResourceMessageContentItem.
+type OptNilItemResourceMessageContentItemArray struct {
+	Value []ItemResourceMessageContentItem
+	Set   bool
+	Null  bool
+}
+
+// IsSet returns true if OptNilItemResourceMessageContentItemArray was set.
+func (o OptNilItemResourceMessageContentItemArray) IsSet() bool { return o.Set }
+
+// Reset unsets value.
+func (o *OptNilItemResourceMessageContentItemArray) Reset() {
+	var v []ItemResourceMessageContentItem
+	o.Value = v
+	o.Set = false
+	o.Null = false
+}
+
+// SetTo sets value to v.
+func (o *OptNilItemResourceMessageContentItemArray) SetTo(v []ItemResourceMessageContentItem) {
+	o.Set = true
+	o.Null = false
+	o.Value = v
+}
+
+// IsNull returns true if value is Null.
+func (o OptNilItemResourceMessageContentItemArray) IsNull() bool { return o.Null }
+
+// SetToNull sets value to null.
+func (o *OptNilItemResourceMessageContentItemArray) SetToNull() {
+	o.Set = true
+	o.Null = true
+	var v []ItemResourceMessageContentItem
+	o.Value = v
+}
+
+// IsEmpty returns true if the field was omitted from the payload (not Set and not Null).
+func (o OptNilItemResourceMessageContentItemArray) IsEmpty() bool {
+	return !o.Set && !o.Null
+}
+
+// Get returns value and boolean that denotes whether value was set.
+func (o OptNilItemResourceMessageContentItemArray) Get() (v []ItemResourceMessageContentItem, ok bool) {
+	if o.Null {
+		return v, false
+	}
+	if !o.Set {
+		return v, false
+	}
+	return o.Value, true
+}
+
+// Or returns value if set, or given parameter if does not.
+func (o OptNilItemResourceMessageContentItemArray) Or(d []ItemResourceMessageContentItem) []ItemResourceMessageContentItem {
+	if v, ok := o.Get(); ok {
+		return v
+	}
+	return d
+}
+
+// NewOptNilItemResourceMessageRole returns new OptNilItemResourceMessageRole with value set to v.
+func NewOptNilItemResourceMessageRole(v ItemResourceMessageRole) OptNilItemResourceMessageRole {
+	return OptNilItemResourceMessageRole{
+		Value: v,
+		Set:   true,
+	}
+}
+
+// OptNilItemResourceMessageRole is optional nullable ItemResourceMessageRole.
+type OptNilItemResourceMessageRole struct {
+	Value ItemResourceMessageRole
+	Set   bool
+	Null  bool
+}
+
+// IsSet returns true if OptNilItemResourceMessageRole was set.
+func (o OptNilItemResourceMessageRole) IsSet() bool { return o.Set }
+
+// Reset unsets value.
+func (o *OptNilItemResourceMessageRole) Reset() {
+	var v ItemResourceMessageRole
+	o.Value = v
+	o.Set = false
+	o.Null = false
+}
+
+// SetTo sets value to v.
+func (o *OptNilItemResourceMessageRole) SetTo(v ItemResourceMessageRole) {
+	o.Set = true
+	o.Null = false
+	o.Value = v
+}
+
+// IsNull returns true if value is Null.
+func (o OptNilItemResourceMessageRole) IsNull() bool { return o.Null }
+
+// SetToNull sets value to null.
+func (o *OptNilItemResourceMessageRole) SetToNull() {
+	o.Set = true
+	o.Null = true
+	var v ItemResourceMessageRole
+	o.Value = v
+}
+
+// IsEmpty returns true if the field was omitted from the payload (not Set and not Null).
+func (o OptNilItemResourceMessageRole) IsEmpty() bool {
+	return !o.Set && !o.Null
+}
+
+// Get returns value and boolean that denotes whether value was set.
+func (o OptNilItemResourceMessageRole) Get() (v ItemResourceMessageRole, ok bool) {
+	if o.Null {
+		return v, false
+	}
+	if !o.Set {
+		return v, false
+	}
+	return o.Value, true
+}
+
+// Or returns value if set, or given parameter if does not.
+func (o OptNilItemResourceMessageRole) Or(d ItemResourceMessageRole) ItemResourceMessageRole {
+	if v, ok := o.Get(); ok {
+		return v
+	}
+	return d
+}
+
+// NewOptNilItemResourceMessageStatus returns new OptNilItemResourceMessageStatus with value set to v.
+func NewOptNilItemResourceMessageStatus(v ItemResourceMessageStatus) OptNilItemResourceMessageStatus {
+	return OptNilItemResourceMessageStatus{
+		Value: v,
+		Set:   true,
+	}
+}
+
+// OptNilItemResourceMessageStatus is optional nullable ItemResourceMessageStatus.
+type OptNilItemResourceMessageStatus struct {
+	Value ItemResourceMessageStatus
+	Set   bool
+	Null  bool
+}
+
+// IsSet returns true if OptNilItemResourceMessageStatus was set.
+func (o OptNilItemResourceMessageStatus) IsSet() bool { return o.Set }
+
+// Reset unsets value.
+func (o *OptNilItemResourceMessageStatus) Reset() {
+	var v ItemResourceMessageStatus
+	o.Value = v
+	o.Set = false
+	o.Null = false
+}
+
+// SetTo sets value to v.
+func (o *OptNilItemResourceMessageStatus) SetTo(v ItemResourceMessageStatus) {
+	o.Set = true
+	o.Null = false
+	o.Value = v
+}
+
+// IsNull returns true if value is Null.
+func (o OptNilItemResourceMessageStatus) IsNull() bool { return o.Null }
+
+// SetToNull sets value to null.
+func (o *OptNilItemResourceMessageStatus) SetToNull() {
+	o.Set = true
+	o.Null = true
+	var v ItemResourceMessageStatus
+	o.Value = v
+}
+
+// IsEmpty returns true if the field was omitted from the payload (not Set and not Null).
+func (o OptNilItemResourceMessageStatus) IsEmpty() bool {
+	return !o.Set && !o.Null
+}
+
+// Get returns value and boolean that denotes whether value was set.
+func (o OptNilItemResourceMessageStatus) Get() (v ItemResourceMessageStatus, ok bool) {
+	if o.Null {
+		return v, false
+	}
+	if !o.Set {
+		return v, false
+	}
+	return o.Value, true
+}
+
+// Or returns value if set, or given parameter if does not.
+func (o OptNilItemResourceMessageStatus) Or(d ItemResourceMessageStatus) ItemResourceMessageStatus {
+	if v, ok := o.Get(); ok {
+		return v
+	}
+	return d
+}
+
+// NewOptNilItemResourceMessageType returns new OptNilItemResourceMessageType with value set to v.
+func NewOptNilItemResourceMessageType(v ItemResourceMessageType) OptNilItemResourceMessageType {
+	return OptNilItemResourceMessageType{
+		Value: v,
+		Set:   true,
+	}
+}
+
+// OptNilItemResourceMessageType is optional nullable ItemResourceMessageType.
+type OptNilItemResourceMessageType struct {
+	Value ItemResourceMessageType
+	Set   bool
+	Null  bool
+}
+
+// IsSet returns true if OptNilItemResourceMessageType was set.
+func (o OptNilItemResourceMessageType) IsSet() bool { return o.Set }
+
+// Reset unsets value.
+func (o *OptNilItemResourceMessageType) Reset() {
+	var v ItemResourceMessageType
+	o.Value = v
+	o.Set = false
+	o.Null = false
+}
+
+// SetTo sets value to v.
+func (o *OptNilItemResourceMessageType) SetTo(v ItemResourceMessageType) {
+	o.Set = true
+	o.Null = false
+	o.Value = v
+}
+
+// IsNull returns true if value is Null.
+func (o OptNilItemResourceMessageType) IsNull() bool { return o.Null }
+
+// SetToNull sets value to null.
+func (o *OptNilItemResourceMessageType) SetToNull() {
+	o.Set = true
+	o.Null = true
+	var v ItemResourceMessageType
+	o.Value = v
+}
+
+// IsEmpty returns true if the field was omitted from the payload (not Set and not Null).
+func (o OptNilItemResourceMessageType) IsEmpty() bool {
+	return !o.Set && !o.Null
+}
+
+// Get returns value and boolean that denotes whether value was set.
+func (o OptNilItemResourceMessageType) Get() (v ItemResourceMessageType, ok bool) {
+	if o.Null {
+		return v, false
+	}
+	if !o.Set {
+		return v, false
+	}
+	return o.Value, true
+}
+
+// Or returns value if set, or given parameter if does not.
+func (o OptNilItemResourceMessageType) Or(d ItemResourceMessageType) ItemResourceMessageType {
 	if v, ok := o.Get(); ok {
 		return v
 	}
@@ -75308,9 +77571,13 @@ func (s *TopLogProb) SetToken(val OptNilString) {
 type TransponderSchemaHolder struct {
 	ComputerToolCallOutput        OptComputerToolCallOutput        `json:"ComputerToolCallOutput"`
 	CreateModelResponseProperties OptCreateModelResponseProperties `json:"CreateModelResponseProperties"`
+	EasyInputMessage              OptEasyInputMessage              `json:"EasyInputMessage"`
 	FunctionToolCallOutput        OptFunctionToolCallOutput        `json:"FunctionToolCallOutput"`
+	InputContent                  OptInputContent                  `json:"InputContent"`
 	InputMessage                  OptInputMessage                  `json:"InputMessage"`
+	InputMessageResource          OptInputMessageResource          `json:"InputMessageResource"`
 	Item                          OptItem                          `json:"Item"`
+	ItemMessage                   OptItemMessage                   `json:"ItemMessage"`
 	ModelResponseProperties       OptModelResponseProperties       `json:"ModelResponseProperties"`
 	ModerationInputType           OptModerationInputType2          `json:"ModerationInputType"`
 	ResponseProperties            OptResponseProperties            `json:"ResponseProperties"`
@@ -75326,9 +77593,19 @@ func (s *TransponderSchemaHolder) GetCreateModelResponseProperties() OptCreateMo
 	return s.CreateModelResponseProperties
 }
 
+// GetEasyInputMessage returns the value of EasyInputMessage.
+func (s *TransponderSchemaHolder) GetEasyInputMessage() OptEasyInputMessage {
+	return s.EasyInputMessage
+}
+
 // GetFunctionToolCallOutput returns the value of FunctionToolCallOutput.
 func (s *TransponderSchemaHolder) GetFunctionToolCallOutput() OptFunctionToolCallOutput {
 	return s.FunctionToolCallOutput
+}
+
+// GetInputContent returns the value of InputContent.
+func (s *TransponderSchemaHolder) GetInputContent() OptInputContent {
+	return s.InputContent
 }
 
 // GetInputMessage returns the value of InputMessage.
@@ -75336,9 +77613,19 @@ func (s *TransponderSchemaHolder) GetInputMessage() OptInputMessage {
 	return s.InputMessage
 }
 
+// GetInputMessageResource returns the value of InputMessageResource.
+func (s *TransponderSchemaHolder) GetInputMessageResource() OptInputMessageResource {
+	return s.InputMessageResource
+}
+
 // GetItem returns the value of Item.
 func (s *TransponderSchemaHolder) GetItem() OptItem {
 	return s.Item
+}
+
+// GetItemMessage returns the value of ItemMessage.
+func (s *TransponderSchemaHolder) GetItemMessage() OptItemMessage {
+	return s.ItemMessage
 }
 
 // GetModelResponseProperties returns the value of ModelResponseProperties.
@@ -75366,9 +77653,19 @@ func (s *TransponderSchemaHolder) SetCreateModelResponseProperties(val OptCreate
 	s.CreateModelResponseProperties = val
 }
 
+// SetEasyInputMessage sets the value of EasyInputMessage.
+func (s *TransponderSchemaHolder) SetEasyInputMessage(val OptEasyInputMessage) {
+	s.EasyInputMessage = val
+}
+
 // SetFunctionToolCallOutput sets the value of FunctionToolCallOutput.
 func (s *TransponderSchemaHolder) SetFunctionToolCallOutput(val OptFunctionToolCallOutput) {
 	s.FunctionToolCallOutput = val
+}
+
+// SetInputContent sets the value of InputContent.
+func (s *TransponderSchemaHolder) SetInputContent(val OptInputContent) {
+	s.InputContent = val
 }
 
 // SetInputMessage sets the value of InputMessage.
@@ -75376,9 +77673,19 @@ func (s *TransponderSchemaHolder) SetInputMessage(val OptInputMessage) {
 	s.InputMessage = val
 }
 
+// SetInputMessageResource sets the value of InputMessageResource.
+func (s *TransponderSchemaHolder) SetInputMessageResource(val OptInputMessageResource) {
+	s.InputMessageResource = val
+}
+
 // SetItem sets the value of Item.
 func (s *TransponderSchemaHolder) SetItem(val OptItem) {
 	s.Item = val
+}
+
+// SetItemMessage sets the value of ItemMessage.
+func (s *TransponderSchemaHolder) SetItemMessage(val OptItemMessage) {
+	s.ItemMessage = val
 }
 
 // SetModelResponseProperties sets the value of ModelResponseProperties.

@@ -11914,8 +11914,8 @@ func (s InputImageContentType) Validate() error {
 
 func (s InputItem) Validate() error {
 	switch s.Type {
-	case EasyInputMessageInputItem:
-		if err := s.EasyInputMessage.Validate(); err != nil {
+	case InputItemMessageInputItem:
+		if err := s.InputItemMessage.Validate(); err != nil {
 			return err
 		}
 		return nil
@@ -12066,6 +12066,221 @@ func (s InputItem) Validate() error {
 		return nil
 	default:
 		return errors.Errorf("invalid type %q", s.Type)
+	}
+}
+
+func (s *InputItemMessage) Validate() error {
+	if s == nil {
+		return validate.ErrNilPointer
+	}
+
+	var failures []validate.FieldError
+	if err := func() error {
+		if value, ok := s.Content.Get(); ok {
+			if err := func() error {
+				if err := value.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "content",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		if value, ok := s.Phase.Get(); ok {
+			if err := func() error {
+				if err := value.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "phase",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		if value, ok := s.Role.Get(); ok {
+			if err := func() error {
+				if err := value.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "role",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		if value, ok := s.Status.Get(); ok {
+			if err := func() error {
+				if err := value.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "status",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		if value, ok := s.Type.Get(); ok {
+			if err := func() error {
+				if err := value.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "type",
+			Error: err,
+		})
+	}
+	if len(failures) > 0 {
+		return &validate.Error{Fields: failures}
+	}
+	return nil
+}
+
+func (s InputItemMessageContent) Validate() error {
+	switch s.Type {
+	case StringInputItemMessageContent:
+		return nil // no validation needed
+	case InputItemMessageContent1ItemArrayInputItemMessageContent:
+		if s.InputItemMessageContent1ItemArray == nil {
+			return errors.New("nil is invalid value")
+		}
+		var failures []validate.FieldError
+		for i, elem := range s.InputItemMessageContent1ItemArray {
+			if err := func() error {
+				if err := elem.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				failures = append(failures, validate.FieldError{
+					Name:  fmt.Sprintf("[%d]", i),
+					Error: err,
+				})
+			}
+		}
+		if len(failures) > 0 {
+			return &validate.Error{Fields: failures}
+		}
+		return nil
+	case NullInputItemMessageContent:
+		return nil // no validation needed
+	default:
+		return errors.Errorf("invalid type %q", s.Type)
+	}
+}
+
+func (s InputItemMessageContent1Item) Validate() error {
+	switch s.Type {
+	case InputTextContentInputItemMessageContent1Item:
+		if err := s.InputTextContent.Validate(); err != nil {
+			return err
+		}
+		return nil
+	case InputImageContentInputItemMessageContent1Item:
+		if err := s.InputImageContent.Validate(); err != nil {
+			return err
+		}
+		return nil
+	case InputFileContentInputItemMessageContent1Item:
+		if err := s.InputFileContent.Validate(); err != nil {
+			return err
+		}
+		return nil
+	case OutputTextContentInputItemMessageContent1Item:
+		if err := s.OutputTextContent.Validate(); err != nil {
+			return err
+		}
+		return nil
+	case RefusalContentInputItemMessageContent1Item:
+		if err := s.RefusalContent.Validate(); err != nil {
+			return err
+		}
+		return nil
+	default:
+		return errors.Errorf("invalid type %q", s.Type)
+	}
+}
+
+func (s InputItemMessagePhase) Validate() error {
+	switch s {
+	case "commentary":
+		return nil
+	case "final_answer":
+		return nil
+	default:
+		return errors.Errorf("invalid value: %v", s)
+	}
+}
+
+func (s InputItemMessageRole) Validate() error {
+	switch s {
+	case "user":
+		return nil
+	case "assistant":
+		return nil
+	case "system":
+		return nil
+	case "developer":
+		return nil
+	default:
+		return errors.Errorf("invalid value: %v", s)
+	}
+}
+
+func (s InputItemMessageStatus) Validate() error {
+	switch s {
+	case "in_progress":
+		return nil
+	case "completed":
+		return nil
+	case "incomplete":
+		return nil
+	default:
+		return errors.Errorf("invalid value: %v", s)
+	}
+}
+
+func (s InputItemMessageType) Validate() error {
+	switch s {
+	case "message":
+		return nil
+	default:
+		return errors.Errorf("invalid value: %v", s)
 	}
 }
 
@@ -12530,6 +12745,194 @@ func (s *Item) Validate() error {
 	return nil
 }
 
+func (s *ItemMessage) Validate() error {
+	if s == nil {
+		return validate.ErrNilPointer
+	}
+
+	var failures []validate.FieldError
+	if err := func() error {
+		if value, ok := s.Content.Get(); ok {
+			if err := func() error {
+				if value == nil {
+					return errors.New("nil is invalid value")
+				}
+				var failures []validate.FieldError
+				for i, elem := range value {
+					if err := func() error {
+						if err := elem.Validate(); err != nil {
+							return err
+						}
+						return nil
+					}(); err != nil {
+						failures = append(failures, validate.FieldError{
+							Name:  fmt.Sprintf("[%d]", i),
+							Error: err,
+						})
+					}
+				}
+				if len(failures) > 0 {
+					return &validate.Error{Fields: failures}
+				}
+				return nil
+			}(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "content",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		if value, ok := s.Phase.Get(); ok {
+			if err := func() error {
+				if err := value.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "phase",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		if value, ok := s.Role.Get(); ok {
+			if err := func() error {
+				if err := value.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "role",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		if value, ok := s.Status.Get(); ok {
+			if err := func() error {
+				if err := value.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "status",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		if value, ok := s.Type.Get(); ok {
+			if err := func() error {
+				if err := value.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "type",
+			Error: err,
+		})
+	}
+	if len(failures) > 0 {
+		return &validate.Error{Fields: failures}
+	}
+	return nil
+}
+
+func (s ItemMessageContentItem) Validate() error {
+	switch s.Type {
+	case InputTextContentItemMessageContentItem:
+		if err := s.InputTextContent.Validate(); err != nil {
+			return err
+		}
+		return nil
+	case InputImageContentItemMessageContentItem:
+		if err := s.InputImageContent.Validate(); err != nil {
+			return err
+		}
+		return nil
+	case InputFileContentItemMessageContentItem:
+		if err := s.InputFileContent.Validate(); err != nil {
+			return err
+		}
+		return nil
+	case OutputTextContentItemMessageContentItem:
+		if err := s.OutputTextContent.Validate(); err != nil {
+			return err
+		}
+		return nil
+	case RefusalContentItemMessageContentItem:
+		if err := s.RefusalContent.Validate(); err != nil {
+			return err
+		}
+		return nil
+	default:
+		return errors.Errorf("invalid type %q", s.Type)
+	}
+}
+
+func (s ItemMessageRole) Validate() error {
+	switch s {
+	case "user":
+		return nil
+	case "system":
+		return nil
+	case "developer":
+		return nil
+	case "assistant":
+		return nil
+	default:
+		return errors.Errorf("invalid value: %v", s)
+	}
+}
+
+func (s ItemMessageStatus) Validate() error {
+	switch s {
+	case "in_progress":
+		return nil
+	case "completed":
+		return nil
+	case "incomplete":
+		return nil
+	default:
+		return errors.Errorf("invalid value: %v", s)
+	}
+}
+
+func (s ItemMessageType) Validate() error {
+	switch s {
+	case "message":
+		return nil
+	default:
+		return errors.Errorf("invalid value: %v", s)
+	}
+}
+
 func (s *ItemReferenceParam) Validate() error {
 	if s == nil {
 		return validate.ErrNilPointer
@@ -12571,8 +12974,8 @@ func (s ItemReferenceParamType) Validate() error {
 
 func (s ItemResource) Validate() error {
 	switch s.Type {
-	case InputMessageResourceItemResource:
-		if err := s.InputMessageResource.Validate(); err != nil {
+	case ItemResourceMessageItemResource:
+		if err := s.ItemResourceMessage.Validate(); err != nil {
 			return err
 		}
 		return nil
@@ -12716,10 +13119,198 @@ func (s ItemResource) Validate() error {
 	}
 }
 
+func (s *ItemResourceMessage) Validate() error {
+	if s == nil {
+		return validate.ErrNilPointer
+	}
+
+	var failures []validate.FieldError
+	if err := func() error {
+		if value, ok := s.Content.Get(); ok {
+			if err := func() error {
+				if value == nil {
+					return errors.New("nil is invalid value")
+				}
+				var failures []validate.FieldError
+				for i, elem := range value {
+					if err := func() error {
+						if err := elem.Validate(); err != nil {
+							return err
+						}
+						return nil
+					}(); err != nil {
+						failures = append(failures, validate.FieldError{
+							Name:  fmt.Sprintf("[%d]", i),
+							Error: err,
+						})
+					}
+				}
+				if len(failures) > 0 {
+					return &validate.Error{Fields: failures}
+				}
+				return nil
+			}(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "content",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		if value, ok := s.Phase.Get(); ok {
+			if err := func() error {
+				if err := value.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "phase",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		if value, ok := s.Role.Get(); ok {
+			if err := func() error {
+				if err := value.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "role",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		if value, ok := s.Status.Get(); ok {
+			if err := func() error {
+				if err := value.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "status",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		if value, ok := s.Type.Get(); ok {
+			if err := func() error {
+				if err := value.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "type",
+			Error: err,
+		})
+	}
+	if len(failures) > 0 {
+		return &validate.Error{Fields: failures}
+	}
+	return nil
+}
+
+func (s ItemResourceMessageContentItem) Validate() error {
+	switch s.Type {
+	case InputTextContentItemResourceMessageContentItem:
+		if err := s.InputTextContent.Validate(); err != nil {
+			return err
+		}
+		return nil
+	case InputImageContentItemResourceMessageContentItem:
+		if err := s.InputImageContent.Validate(); err != nil {
+			return err
+		}
+		return nil
+	case InputFileContentItemResourceMessageContentItem:
+		if err := s.InputFileContent.Validate(); err != nil {
+			return err
+		}
+		return nil
+	case OutputTextContentItemResourceMessageContentItem:
+		if err := s.OutputTextContent.Validate(); err != nil {
+			return err
+		}
+		return nil
+	case RefusalContentItemResourceMessageContentItem:
+		if err := s.RefusalContent.Validate(); err != nil {
+			return err
+		}
+		return nil
+	default:
+		return errors.Errorf("invalid type %q", s.Type)
+	}
+}
+
+func (s ItemResourceMessageRole) Validate() error {
+	switch s {
+	case "user":
+		return nil
+	case "system":
+		return nil
+	case "developer":
+		return nil
+	case "assistant":
+		return nil
+	default:
+		return errors.Errorf("invalid value: %v", s)
+	}
+}
+
+func (s ItemResourceMessageStatus) Validate() error {
+	switch s {
+	case "in_progress":
+		return nil
+	case "completed":
+		return nil
+	case "incomplete":
+		return nil
+	default:
+		return errors.Errorf("invalid value: %v", s)
+	}
+}
+
+func (s ItemResourceMessageType) Validate() error {
+	switch s {
+	case "message":
+		return nil
+	default:
+		return errors.Errorf("invalid value: %v", s)
+	}
+}
+
 func (s ItemSum) Validate() error {
 	switch s.Type {
-	case InputMessageItemSum:
-		if err := s.InputMessage.Validate(); err != nil {
+	case ItemMessageItemSum:
+		if err := s.ItemMessage.Validate(); err != nil {
 			return err
 		}
 		return nil
@@ -22057,6 +22648,24 @@ func (s *TransponderSchemaHolder) Validate() error {
 		})
 	}
 	if err := func() error {
+		if value, ok := s.EasyInputMessage.Get(); ok {
+			if err := func() error {
+				if err := value.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "EasyInputMessage",
+			Error: err,
+		})
+	}
+	if err := func() error {
 		if value, ok := s.FunctionToolCallOutput.Get(); ok {
 			if err := func() error {
 				if err := value.Validate(); err != nil {
@@ -22071,6 +22680,24 @@ func (s *TransponderSchemaHolder) Validate() error {
 	}(); err != nil {
 		failures = append(failures, validate.FieldError{
 			Name:  "FunctionToolCallOutput",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		if value, ok := s.InputContent.Get(); ok {
+			if err := func() error {
+				if err := value.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "InputContent",
 			Error: err,
 		})
 	}
@@ -22093,6 +22720,24 @@ func (s *TransponderSchemaHolder) Validate() error {
 		})
 	}
 	if err := func() error {
+		if value, ok := s.InputMessageResource.Get(); ok {
+			if err := func() error {
+				if err := value.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "InputMessageResource",
+			Error: err,
+		})
+	}
+	if err := func() error {
 		if value, ok := s.Item.Get(); ok {
 			if err := func() error {
 				if err := value.Validate(); err != nil {
@@ -22107,6 +22752,24 @@ func (s *TransponderSchemaHolder) Validate() error {
 	}(); err != nil {
 		failures = append(failures, validate.FieldError{
 			Name:  "Item",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		if value, ok := s.ItemMessage.Get(); ok {
+			if err := func() error {
+				if err := value.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "ItemMessage",
 			Error: err,
 		})
 	}

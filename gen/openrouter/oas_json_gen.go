@@ -7156,6 +7156,12 @@ func (s BaseInputsItem) encodeFields(e *jx.Encoder) {
 				}
 			}
 			{
+				if s.ID.Set {
+					e.FieldStart("id")
+					s.ID.Encode(e)
+				}
+			}
+			{
 				if s.Phase.Set {
 					e.FieldStart("phase")
 					s.Phase.Encode(e)
@@ -7165,6 +7171,12 @@ func (s BaseInputsItem) encodeFields(e *jx.Encoder) {
 				if s.Role.Set {
 					e.FieldStart("role")
 					s.Role.Encode(e)
+				}
+			}
+			{
+				if s.Status.Set {
+					e.FieldStart("status")
+					s.Status.Encode(e)
 				}
 			}
 		}
@@ -7527,6 +7539,12 @@ func (s *BaseInputsMessage) encodeFields(e *jx.Encoder) {
 		}
 	}
 	{
+		if s.ID.Set {
+			e.FieldStart("id")
+			s.ID.Encode(e)
+		}
+	}
+	{
 		if s.Phase.Set {
 			e.FieldStart("phase")
 			s.Phase.Encode(e)
@@ -7539,6 +7557,12 @@ func (s *BaseInputsMessage) encodeFields(e *jx.Encoder) {
 		}
 	}
 	{
+		if s.Status.Set {
+			e.FieldStart("status")
+			s.Status.Encode(e)
+		}
+	}
+	{
 		if s.Type.Set {
 			e.FieldStart("type")
 			s.Type.Encode(e)
@@ -7546,11 +7570,13 @@ func (s *BaseInputsMessage) encodeFields(e *jx.Encoder) {
 	}
 }
 
-var jsonFieldsNameOfBaseInputsMessage = [4]string{
+var jsonFieldsNameOfBaseInputsMessage = [6]string{
 	0: "content",
-	1: "phase",
-	2: "role",
-	3: "type",
+	1: "id",
+	2: "phase",
+	3: "role",
+	4: "status",
+	5: "type",
 }
 
 // Decode decodes BaseInputsMessage from json.
@@ -7571,6 +7597,16 @@ func (s *BaseInputsMessage) Decode(d *jx.Decoder) error {
 			}(); err != nil {
 				return errors.Wrap(err, "decode field \"content\"")
 			}
+		case "id":
+			if err := func() error {
+				s.ID.Reset()
+				if err := s.ID.Decode(d); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"id\"")
+			}
 		case "phase":
 			if err := func() error {
 				s.Phase.Reset()
@@ -7590,6 +7626,16 @@ func (s *BaseInputsMessage) Decode(d *jx.Decoder) error {
 				return nil
 			}(); err != nil {
 				return errors.Wrap(err, "decode field \"role\"")
+			}
+		case "status":
+			if err := func() error {
+				s.Status.Reset()
+				if err := s.Status.Decode(d); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"status\"")
 			}
 		case "type":
 			if err := func() error {
@@ -7628,14 +7674,14 @@ func (s *BaseInputsMessage) UnmarshalJSON(data []byte) error {
 // Encode encodes BaseInputsMessageContent as json.
 func (s BaseInputsMessageContent) Encode(e *jx.Encoder) {
 	switch s.Type {
-	case BaseInputsMessageContent0ItemArrayBaseInputsMessageContent:
+	case StringBaseInputsMessageContent:
+		e.Str(s.String)
+	case BaseInputsMessageContent1ItemArrayBaseInputsMessageContent:
 		e.ArrStart()
-		for _, elem := range s.BaseInputsMessageContent0ItemArray {
+		for _, elem := range s.BaseInputsMessageContent1ItemArray {
 			elem.Encode(e)
 		}
 		e.ArrEnd()
-	case StringBaseInputsMessageContent:
-		e.Str(s.String)
 	case NullBaseInputsMessageContent:
 		_ = s.Null
 		e.Null()
@@ -7650,18 +7696,18 @@ func (s *BaseInputsMessageContent) Decode(d *jx.Decoder) error {
 	// Sum type type_discriminator.
 	switch t := d.Next(); t {
 	case jx.Array:
-		s.BaseInputsMessageContent0ItemArray = make([]BaseInputsMessageContent0Item, 0)
+		s.BaseInputsMessageContent1ItemArray = make([]BaseInputsMessageContent1Item, 0)
 		if err := d.Arr(func(d *jx.Decoder) error {
-			var elem BaseInputsMessageContent0Item
+			var elem BaseInputsMessageContent1Item
 			if err := elem.Decode(d); err != nil {
 				return err
 			}
-			s.BaseInputsMessageContent0ItemArray = append(s.BaseInputsMessageContent0ItemArray, elem)
+			s.BaseInputsMessageContent1ItemArray = append(s.BaseInputsMessageContent1ItemArray, elem)
 			return nil
 		}); err != nil {
 			return err
 		}
-		s.Type = BaseInputsMessageContent0ItemArrayBaseInputsMessageContent
+		s.Type = BaseInputsMessageContent1ItemArrayBaseInputsMessageContent
 	case jx.Null:
 		if err := d.Null(); err != nil {
 			return err
@@ -7693,16 +7739,16 @@ func (s *BaseInputsMessageContent) UnmarshalJSON(data []byte) error {
 	return s.Decode(d)
 }
 
-// Encode encodes BaseInputsMessageContent0Item as json.
-func (s BaseInputsMessageContent0Item) Encode(e *jx.Encoder) {
+// Encode encodes BaseInputsMessageContent1Item as json.
+func (s BaseInputsMessageContent1Item) Encode(e *jx.Encoder) {
 	e.ObjStart()
 	s.encodeFields(e)
 	e.ObjEnd()
 }
 
-func (s BaseInputsMessageContent0Item) encodeFields(e *jx.Encoder) {
+func (s BaseInputsMessageContent1Item) encodeFields(e *jx.Encoder) {
 	switch s.Type {
-	case InputTextBaseInputsMessageContent0Item:
+	case InputTextBaseInputsMessageContent1Item:
 		e.FieldStart("type")
 		e.Str("input_text")
 		{
@@ -7720,7 +7766,7 @@ func (s BaseInputsMessageContent0Item) encodeFields(e *jx.Encoder) {
 				}
 			}
 		}
-	case InputImageBaseInputsMessageContent0Item:
+	case InputImageBaseInputsMessageContent1Item:
 		e.FieldStart("type")
 		e.Str("input_image")
 		{
@@ -7738,7 +7784,7 @@ func (s BaseInputsMessageContent0Item) encodeFields(e *jx.Encoder) {
 				}
 			}
 		}
-	case InputFileBaseInputsMessageContent0Item:
+	case InputFileBaseInputsMessageContent1Item:
 		e.FieldStart("type")
 		e.Str("input_file")
 		{
@@ -7768,7 +7814,7 @@ func (s BaseInputsMessageContent0Item) encodeFields(e *jx.Encoder) {
 				}
 			}
 		}
-	case InputAudioBaseInputsMessageContent0Item:
+	case InputAudioBaseInputsMessageContent1Item:
 		e.FieldStart("type")
 		e.Str("input_audio")
 		{
@@ -7780,13 +7826,49 @@ func (s BaseInputsMessageContent0Item) encodeFields(e *jx.Encoder) {
 				}
 			}
 		}
+	case ResponseOutputTextBaseInputsMessageContent1Item:
+		e.FieldStart("type")
+		e.Str("output_text")
+		{
+			s := s.ResponseOutputText
+			{
+				if s.Annotations.Set {
+					e.FieldStart("annotations")
+					s.Annotations.Encode(e)
+				}
+			}
+			{
+				if s.Logprobs.Set {
+					e.FieldStart("logprobs")
+					s.Logprobs.Encode(e)
+				}
+			}
+			{
+				if s.Text.Set {
+					e.FieldStart("text")
+					s.Text.Encode(e)
+				}
+			}
+		}
+	case OpenAIResponsesRefusalContentBaseInputsMessageContent1Item:
+		e.FieldStart("type")
+		e.Str("refusal")
+		{
+			s := s.OpenAIResponsesRefusalContent
+			{
+				if s.Refusal.Set {
+					e.FieldStart("refusal")
+					s.Refusal.Encode(e)
+				}
+			}
+		}
 	}
 }
 
-// Decode decodes BaseInputsMessageContent0Item from json.
-func (s *BaseInputsMessageContent0Item) Decode(d *jx.Decoder) error {
+// Decode decodes BaseInputsMessageContent1Item from json.
+func (s *BaseInputsMessageContent1Item) Decode(d *jx.Decoder) error {
 	if s == nil {
-		return errors.New("invalid: unable to decode BaseInputsMessageContent0Item to nil")
+		return errors.New("invalid: unable to decode BaseInputsMessageContent1Item to nil")
 	}
 	// Sum type discriminator.
 	if typ := d.Next(); typ != jx.Object {
@@ -7807,16 +7889,22 @@ func (s *BaseInputsMessageContent0Item) Decode(d *jx.Decoder) error {
 				}
 				switch typ {
 				case "input_text":
-					s.Type = InputTextBaseInputsMessageContent0Item
+					s.Type = InputTextBaseInputsMessageContent1Item
 					found = true
 				case "input_image":
-					s.Type = InputImageBaseInputsMessageContent0Item
+					s.Type = InputImageBaseInputsMessageContent1Item
 					found = true
 				case "input_file":
-					s.Type = InputFileBaseInputsMessageContent0Item
+					s.Type = InputFileBaseInputsMessageContent1Item
 					found = true
 				case "input_audio":
-					s.Type = InputAudioBaseInputsMessageContent0Item
+					s.Type = InputAudioBaseInputsMessageContent1Item
+					found = true
+				case "output_text":
+					s.Type = ResponseOutputTextBaseInputsMessageContent1Item
+					found = true
+				case "refusal":
+					s.Type = OpenAIResponsesRefusalContentBaseInputsMessageContent1Item
 					found = true
 				default:
 					return errors.Errorf("unknown type %s", typ)
@@ -7832,20 +7920,28 @@ func (s *BaseInputsMessageContent0Item) Decode(d *jx.Decoder) error {
 		return errors.New("unable to detect sum type variant")
 	}
 	switch s.Type {
-	case InputTextBaseInputsMessageContent0Item:
+	case InputTextBaseInputsMessageContent1Item:
 		if err := s.InputText.Decode(d); err != nil {
 			return err
 		}
-	case InputImageBaseInputsMessageContent0Item:
+	case InputImageBaseInputsMessageContent1Item:
 		if err := s.InputImage.Decode(d); err != nil {
 			return err
 		}
-	case InputFileBaseInputsMessageContent0Item:
+	case InputFileBaseInputsMessageContent1Item:
 		if err := s.InputFile.Decode(d); err != nil {
 			return err
 		}
-	case InputAudioBaseInputsMessageContent0Item:
+	case InputAudioBaseInputsMessageContent1Item:
 		if err := s.InputAudio.Decode(d); err != nil {
+			return err
+		}
+	case ResponseOutputTextBaseInputsMessageContent1Item:
+		if err := s.ResponseOutputText.Decode(d); err != nil {
+			return err
+		}
+	case OpenAIResponsesRefusalContentBaseInputsMessageContent1Item:
+		if err := s.OpenAIResponsesRefusalContent.Decode(d); err != nil {
 			return err
 		}
 	default:
@@ -7855,14 +7951,14 @@ func (s *BaseInputsMessageContent0Item) Decode(d *jx.Decoder) error {
 }
 
 // MarshalJSON implements stdjson.Marshaler.
-func (s BaseInputsMessageContent0Item) MarshalJSON() ([]byte, error) {
+func (s BaseInputsMessageContent1Item) MarshalJSON() ([]byte, error) {
 	e := jx.Encoder{}
 	s.Encode(&e)
 	return e.Bytes(), nil
 }
 
 // UnmarshalJSON implements stdjson.Unmarshaler.
-func (s *BaseInputsMessageContent0Item) UnmarshalJSON(data []byte) error {
+func (s *BaseInputsMessageContent1Item) UnmarshalJSON(data []byte) error {
 	d := jx.DecodeBytes(data)
 	return s.Decode(d)
 }
@@ -7947,6 +8043,48 @@ func (s BaseInputsMessageRole) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON implements stdjson.Unmarshaler.
 func (s *BaseInputsMessageRole) UnmarshalJSON(data []byte) error {
+	d := jx.DecodeBytes(data)
+	return s.Decode(d)
+}
+
+// Encode encodes BaseInputsMessageStatus as json.
+func (s BaseInputsMessageStatus) Encode(e *jx.Encoder) {
+	e.Str(string(s))
+}
+
+// Decode decodes BaseInputsMessageStatus from json.
+func (s *BaseInputsMessageStatus) Decode(d *jx.Decoder) error {
+	if s == nil {
+		return errors.New("invalid: unable to decode BaseInputsMessageStatus to nil")
+	}
+	v, err := d.StrBytes()
+	if err != nil {
+		return err
+	}
+	// Try to use constant string.
+	switch BaseInputsMessageStatus(v) {
+	case BaseInputsMessageStatusCompleted:
+		*s = BaseInputsMessageStatusCompleted
+	case BaseInputsMessageStatusIncomplete:
+		*s = BaseInputsMessageStatusIncomplete
+	case BaseInputsMessageStatusInProgress:
+		*s = BaseInputsMessageStatusInProgress
+	default:
+		*s = BaseInputsMessageStatus(v)
+	}
+
+	return nil
+}
+
+// MarshalJSON implements stdjson.Marshaler.
+func (s BaseInputsMessageStatus) MarshalJSON() ([]byte, error) {
+	e := jx.Encoder{}
+	s.Encode(&e)
+	return e.Bytes(), nil
+}
+
+// UnmarshalJSON implements stdjson.Unmarshaler.
+func (s *BaseInputsMessageStatus) UnmarshalJSON(data []byte) error {
 	d := jx.DecodeBytes(data)
 	return s.Decode(d)
 }
@@ -39514,6 +39652,551 @@ func (s *Inputs) UnmarshalJSON(data []byte) error {
 	return s.Decode(d)
 }
 
+// Encode implements json.Marshaler.
+func (s *InputsCustomToolCall) Encode(e *jx.Encoder) {
+	e.ObjStart()
+	s.encodeFields(e)
+	e.ObjEnd()
+}
+
+// encodeFields encodes fields.
+func (s *InputsCustomToolCall) encodeFields(e *jx.Encoder) {
+	{
+		if s.CallID.Set {
+			e.FieldStart("call_id")
+			s.CallID.Encode(e)
+		}
+	}
+	{
+		if s.ID.Set {
+			e.FieldStart("id")
+			s.ID.Encode(e)
+		}
+	}
+	{
+		if s.Input.Set {
+			e.FieldStart("input")
+			s.Input.Encode(e)
+		}
+	}
+	{
+		if s.Name.Set {
+			e.FieldStart("name")
+			s.Name.Encode(e)
+		}
+	}
+	{
+		if s.Namespace.Set {
+			e.FieldStart("namespace")
+			s.Namespace.Encode(e)
+		}
+	}
+	{
+		if s.Status.Set {
+			e.FieldStart("status")
+			s.Status.Encode(e)
+		}
+	}
+	{
+		if s.Type.Set {
+			e.FieldStart("type")
+			s.Type.Encode(e)
+		}
+	}
+}
+
+var jsonFieldsNameOfInputsCustomToolCall = [7]string{
+	0: "call_id",
+	1: "id",
+	2: "input",
+	3: "name",
+	4: "namespace",
+	5: "status",
+	6: "type",
+}
+
+// Decode decodes InputsCustomToolCall from json.
+func (s *InputsCustomToolCall) Decode(d *jx.Decoder) error {
+	if s == nil {
+		return errors.New("invalid: unable to decode InputsCustomToolCall to nil")
+	}
+
+	if err := d.ObjBytes(func(d *jx.Decoder, k []byte) error {
+		switch string(k) {
+		case "call_id":
+			if err := func() error {
+				s.CallID.Reset()
+				if err := s.CallID.Decode(d); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"call_id\"")
+			}
+		case "id":
+			if err := func() error {
+				s.ID.Reset()
+				if err := s.ID.Decode(d); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"id\"")
+			}
+		case "input":
+			if err := func() error {
+				s.Input.Reset()
+				if err := s.Input.Decode(d); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"input\"")
+			}
+		case "name":
+			if err := func() error {
+				s.Name.Reset()
+				if err := s.Name.Decode(d); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"name\"")
+			}
+		case "namespace":
+			if err := func() error {
+				s.Namespace.Reset()
+				if err := s.Namespace.Decode(d); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"namespace\"")
+			}
+		case "status":
+			if err := func() error {
+				s.Status.Reset()
+				if err := s.Status.Decode(d); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"status\"")
+			}
+		case "type":
+			if err := func() error {
+				s.Type.Reset()
+				if err := s.Type.Decode(d); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"type\"")
+			}
+		default:
+			return d.Skip()
+		}
+		return nil
+	}); err != nil {
+		return errors.Wrap(err, "decode InputsCustomToolCall")
+	}
+
+	return nil
+}
+
+// MarshalJSON implements stdjson.Marshaler.
+func (s *InputsCustomToolCall) MarshalJSON() ([]byte, error) {
+	e := jx.Encoder{}
+	s.Encode(&e)
+	return e.Bytes(), nil
+}
+
+// UnmarshalJSON implements stdjson.Unmarshaler.
+func (s *InputsCustomToolCall) UnmarshalJSON(data []byte) error {
+	d := jx.DecodeBytes(data)
+	return s.Decode(d)
+}
+
+// Encode encodes InputsCustomToolCallType as json.
+func (s InputsCustomToolCallType) Encode(e *jx.Encoder) {
+	e.Str(string(s))
+}
+
+// Decode decodes InputsCustomToolCallType from json.
+func (s *InputsCustomToolCallType) Decode(d *jx.Decoder) error {
+	if s == nil {
+		return errors.New("invalid: unable to decode InputsCustomToolCallType to nil")
+	}
+	v, err := d.StrBytes()
+	if err != nil {
+		return err
+	}
+	// Try to use constant string.
+	switch InputsCustomToolCallType(v) {
+	case InputsCustomToolCallTypeCustomToolCall:
+		*s = InputsCustomToolCallTypeCustomToolCall
+	default:
+		*s = InputsCustomToolCallType(v)
+	}
+
+	return nil
+}
+
+// MarshalJSON implements stdjson.Marshaler.
+func (s InputsCustomToolCallType) MarshalJSON() ([]byte, error) {
+	e := jx.Encoder{}
+	s.Encode(&e)
+	return e.Bytes(), nil
+}
+
+// UnmarshalJSON implements stdjson.Unmarshaler.
+func (s *InputsCustomToolCallType) UnmarshalJSON(data []byte) error {
+	d := jx.DecodeBytes(data)
+	return s.Decode(d)
+}
+
+// Encode implements json.Marshaler.
+func (s *InputsFunctionCall) Encode(e *jx.Encoder) {
+	e.ObjStart()
+	s.encodeFields(e)
+	e.ObjEnd()
+}
+
+// encodeFields encodes fields.
+func (s *InputsFunctionCall) encodeFields(e *jx.Encoder) {
+	{
+		if s.Arguments.Set {
+			e.FieldStart("arguments")
+			s.Arguments.Encode(e)
+		}
+	}
+	{
+		if s.CallID.Set {
+			e.FieldStart("call_id")
+			s.CallID.Encode(e)
+		}
+	}
+	{
+		if s.ID.Set {
+			e.FieldStart("id")
+			s.ID.Encode(e)
+		}
+	}
+	{
+		if s.Name.Set {
+			e.FieldStart("name")
+			s.Name.Encode(e)
+		}
+	}
+	{
+		if s.Namespace.Set {
+			e.FieldStart("namespace")
+			s.Namespace.Encode(e)
+		}
+	}
+	{
+		if s.Status.Set {
+			e.FieldStart("status")
+			s.Status.Encode(e)
+		}
+	}
+	{
+		if s.SubagentID.Set {
+			e.FieldStart("subagent_id")
+			s.SubagentID.Encode(e)
+		}
+	}
+	{
+		if s.SubagentItems.Set {
+			e.FieldStart("subagent_items")
+			s.SubagentItems.Encode(e)
+		}
+	}
+	{
+		if s.Type.Set {
+			e.FieldStart("type")
+			s.Type.Encode(e)
+		}
+	}
+}
+
+var jsonFieldsNameOfInputsFunctionCall = [9]string{
+	0: "arguments",
+	1: "call_id",
+	2: "id",
+	3: "name",
+	4: "namespace",
+	5: "status",
+	6: "subagent_id",
+	7: "subagent_items",
+	8: "type",
+}
+
+// Decode decodes InputsFunctionCall from json.
+func (s *InputsFunctionCall) Decode(d *jx.Decoder) error {
+	if s == nil {
+		return errors.New("invalid: unable to decode InputsFunctionCall to nil")
+	}
+
+	if err := d.ObjBytes(func(d *jx.Decoder, k []byte) error {
+		switch string(k) {
+		case "arguments":
+			if err := func() error {
+				s.Arguments.Reset()
+				if err := s.Arguments.Decode(d); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"arguments\"")
+			}
+		case "call_id":
+			if err := func() error {
+				s.CallID.Reset()
+				if err := s.CallID.Decode(d); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"call_id\"")
+			}
+		case "id":
+			if err := func() error {
+				s.ID.Reset()
+				if err := s.ID.Decode(d); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"id\"")
+			}
+		case "name":
+			if err := func() error {
+				s.Name.Reset()
+				if err := s.Name.Decode(d); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"name\"")
+			}
+		case "namespace":
+			if err := func() error {
+				s.Namespace.Reset()
+				if err := s.Namespace.Decode(d); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"namespace\"")
+			}
+		case "status":
+			if err := func() error {
+				s.Status.Reset()
+				if err := s.Status.Decode(d); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"status\"")
+			}
+		case "subagent_id":
+			if err := func() error {
+				s.SubagentID.Reset()
+				if err := s.SubagentID.Decode(d); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"subagent_id\"")
+			}
+		case "subagent_items":
+			if err := func() error {
+				s.SubagentItems.Reset()
+				if err := s.SubagentItems.Decode(d); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"subagent_items\"")
+			}
+		case "type":
+			if err := func() error {
+				s.Type.Reset()
+				if err := s.Type.Decode(d); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"type\"")
+			}
+		default:
+			return d.Skip()
+		}
+		return nil
+	}); err != nil {
+		return errors.Wrap(err, "decode InputsFunctionCall")
+	}
+
+	return nil
+}
+
+// MarshalJSON implements stdjson.Marshaler.
+func (s *InputsFunctionCall) MarshalJSON() ([]byte, error) {
+	e := jx.Encoder{}
+	s.Encode(&e)
+	return e.Bytes(), nil
+}
+
+// UnmarshalJSON implements stdjson.Unmarshaler.
+func (s *InputsFunctionCall) UnmarshalJSON(data []byte) error {
+	d := jx.DecodeBytes(data)
+	return s.Decode(d)
+}
+
+// Encode encodes InputsFunctionCallStatus as json.
+func (s InputsFunctionCallStatus) Encode(e *jx.Encoder) {
+	e.Str(string(s))
+}
+
+// Decode decodes InputsFunctionCallStatus from json.
+func (s *InputsFunctionCallStatus) Decode(d *jx.Decoder) error {
+	if s == nil {
+		return errors.New("invalid: unable to decode InputsFunctionCallStatus to nil")
+	}
+	v, err := d.StrBytes()
+	if err != nil {
+		return err
+	}
+	// Try to use constant string.
+	switch InputsFunctionCallStatus(v) {
+	case InputsFunctionCallStatusInProgress:
+		*s = InputsFunctionCallStatusInProgress
+	case InputsFunctionCallStatusCompleted:
+		*s = InputsFunctionCallStatusCompleted
+	case InputsFunctionCallStatusIncomplete:
+		*s = InputsFunctionCallStatusIncomplete
+	default:
+		*s = InputsFunctionCallStatus(v)
+	}
+
+	return nil
+}
+
+// MarshalJSON implements stdjson.Marshaler.
+func (s InputsFunctionCallStatus) MarshalJSON() ([]byte, error) {
+	e := jx.Encoder{}
+	s.Encode(&e)
+	return e.Bytes(), nil
+}
+
+// UnmarshalJSON implements stdjson.Unmarshaler.
+func (s *InputsFunctionCallStatus) UnmarshalJSON(data []byte) error {
+	d := jx.DecodeBytes(data)
+	return s.Decode(d)
+}
+
+// Encode implements json.Marshaler.
+func (s *InputsFunctionCallSubagentItemsItem) Encode(e *jx.Encoder) {
+	e.ObjStart()
+	s.encodeFields(e)
+	e.ObjEnd()
+}
+
+// encodeFields encodes fields.
+func (s *InputsFunctionCallSubagentItemsItem) encodeFields(e *jx.Encoder) {
+	{
+		if s.Type.Set {
+			e.FieldStart("type")
+			s.Type.Encode(e)
+		}
+	}
+}
+
+var jsonFieldsNameOfInputsFunctionCallSubagentItemsItem = [1]string{
+	0: "type",
+}
+
+// Decode decodes InputsFunctionCallSubagentItemsItem from json.
+func (s *InputsFunctionCallSubagentItemsItem) Decode(d *jx.Decoder) error {
+	if s == nil {
+		return errors.New("invalid: unable to decode InputsFunctionCallSubagentItemsItem to nil")
+	}
+
+	if err := d.ObjBytes(func(d *jx.Decoder, k []byte) error {
+		switch string(k) {
+		case "type":
+			if err := func() error {
+				s.Type.Reset()
+				if err := s.Type.Decode(d); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"type\"")
+			}
+		default:
+			return d.Skip()
+		}
+		return nil
+	}); err != nil {
+		return errors.Wrap(err, "decode InputsFunctionCallSubagentItemsItem")
+	}
+
+	return nil
+}
+
+// MarshalJSON implements stdjson.Marshaler.
+func (s *InputsFunctionCallSubagentItemsItem) MarshalJSON() ([]byte, error) {
+	e := jx.Encoder{}
+	s.Encode(&e)
+	return e.Bytes(), nil
+}
+
+// UnmarshalJSON implements stdjson.Unmarshaler.
+func (s *InputsFunctionCallSubagentItemsItem) UnmarshalJSON(data []byte) error {
+	d := jx.DecodeBytes(data)
+	return s.Decode(d)
+}
+
+// Encode encodes InputsFunctionCallType as json.
+func (s InputsFunctionCallType) Encode(e *jx.Encoder) {
+	e.Str(string(s))
+}
+
+// Decode decodes InputsFunctionCallType from json.
+func (s *InputsFunctionCallType) Decode(d *jx.Decoder) error {
+	if s == nil {
+		return errors.New("invalid: unable to decode InputsFunctionCallType to nil")
+	}
+	v, err := d.StrBytes()
+	if err != nil {
+		return err
+	}
+	// Try to use constant string.
+	switch InputsFunctionCallType(v) {
+	case InputsFunctionCallTypeFunctionCall:
+		*s = InputsFunctionCallTypeFunctionCall
+	default:
+		*s = InputsFunctionCallType(v)
+	}
+
+	return nil
+}
+
+// MarshalJSON implements stdjson.Marshaler.
+func (s InputsFunctionCallType) MarshalJSON() ([]byte, error) {
+	e := jx.Encoder{}
+	s.Encode(&e)
+	return e.Bytes(), nil
+}
+
+// UnmarshalJSON implements stdjson.Unmarshaler.
+func (s *InputsFunctionCallType) UnmarshalJSON(data []byte) error {
+	d := jx.DecodeBytes(data)
+	return s.Decode(d)
+}
+
 // Encode encodes InputsItem as json.
 func (s InputsItem) Encode(e *jx.Encoder) {
 	e.ObjStart()
@@ -39523,11 +40206,11 @@ func (s InputsItem) Encode(e *jx.Encoder) {
 
 func (s InputsItem) encodeFields(e *jx.Encoder) {
 	switch s.Type {
-	case ReasoningItemInputsItem:
+	case InputsReasoningInputsItem:
 		e.FieldStart("type")
 		e.Str("reasoning")
 		{
-			s := s.ReasoningItem
+			s := s.InputsReasoning
 			{
 				if s.Content.Set {
 					e.FieldStart("content")
@@ -39571,15 +40254,21 @@ func (s InputsItem) encodeFields(e *jx.Encoder) {
 				}
 			}
 		}
-	case EasyInputMessageInputsItem:
+	case InputsMessageInputsItem:
 		e.FieldStart("type")
 		e.Str("message")
 		{
-			s := s.EasyInputMessage
+			s := s.InputsMessage
 			{
 				if s.Content.Set {
 					e.FieldStart("content")
 					s.Content.Encode(e)
+				}
+			}
+			{
+				if s.ID.Set {
+					e.FieldStart("id")
+					s.ID.Encode(e)
 				}
 			}
 			{
@@ -39594,12 +40283,18 @@ func (s InputsItem) encodeFields(e *jx.Encoder) {
 					s.Role.Encode(e)
 				}
 			}
+			{
+				if s.Status.Set {
+					e.FieldStart("status")
+					s.Status.Encode(e)
+				}
+			}
 		}
-	case FunctionCallItemInputsItem:
+	case InputsFunctionCallInputsItem:
 		e.FieldStart("type")
 		e.Str("function_call")
 		{
-			s := s.FunctionCallItem
+			s := s.InputsFunctionCall
 			{
 				if s.Arguments.Set {
 					e.FieldStart("arguments")
@@ -39739,11 +40434,11 @@ func (s InputsItem) encodeFields(e *jx.Encoder) {
 				}
 			}
 		}
-	case OutputCustomToolCallItemInputsItem:
+	case InputsCustomToolCallInputsItem:
 		e.FieldStart("type")
 		e.Str("custom_tool_call")
 		{
-			s := s.OutputCustomToolCallItem
+			s := s.InputsCustomToolCall
 			{
 				if s.CallID.Set {
 					e.FieldStart("call_id")
@@ -39772,6 +40467,12 @@ func (s InputsItem) encodeFields(e *jx.Encoder) {
 				if s.Namespace.Set {
 					e.FieldStart("namespace")
 					s.Namespace.Encode(e)
+				}
+			}
+			{
+				if s.Status.Set {
+					e.FieldStart("status")
+					s.Status.Encode(e)
 				}
 			}
 		}
@@ -41104,13 +41805,13 @@ func (s *InputsItem) Decode(d *jx.Decoder) error {
 				}
 				switch typ {
 				case "reasoning":
-					s.Type = ReasoningItemInputsItem
+					s.Type = InputsReasoningInputsItem
 					found = true
 				case "message":
-					s.Type = EasyInputMessageInputsItem
+					s.Type = InputsMessageInputsItem
 					found = true
 				case "function_call":
-					s.Type = FunctionCallItemInputsItem
+					s.Type = InputsFunctionCallInputsItem
 					found = true
 				case "function_call_output":
 					s.Type = FunctionCallOutputItemInputsItem
@@ -41122,7 +41823,7 @@ func (s *InputsItem) Decode(d *jx.Decoder) error {
 					s.Type = ApplyPatchCallOutputItemInputsItem
 					found = true
 				case "custom_tool_call":
-					s.Type = OutputCustomToolCallItemInputsItem
+					s.Type = InputsCustomToolCallInputsItem
 					found = true
 				case "web_search_call":
 					s.Type = OutputWebSearchCallItemInputsItem
@@ -41249,19 +41950,19 @@ func (s *InputsItem) Decode(d *jx.Decoder) error {
 		return errors.Wrap(err, "capture")
 	}
 	if !found {
-		s.Type = EasyInputMessageInputsItem
+		s.Type = InputsMessageInputsItem
 	}
 	switch s.Type {
-	case ReasoningItemInputsItem:
-		if err := s.ReasoningItem.Decode(d); err != nil {
+	case InputsReasoningInputsItem:
+		if err := s.InputsReasoning.Decode(d); err != nil {
 			return err
 		}
-	case EasyInputMessageInputsItem:
-		if err := s.EasyInputMessage.Decode(d); err != nil {
+	case InputsMessageInputsItem:
+		if err := s.InputsMessage.Decode(d); err != nil {
 			return err
 		}
-	case FunctionCallItemInputsItem:
-		if err := s.FunctionCallItem.Decode(d); err != nil {
+	case InputsFunctionCallInputsItem:
+		if err := s.InputsFunctionCall.Decode(d); err != nil {
 			return err
 		}
 	case FunctionCallOutputItemInputsItem:
@@ -41276,8 +41977,8 @@ func (s *InputsItem) Decode(d *jx.Decoder) error {
 		if err := s.ApplyPatchCallOutputItem.Decode(d); err != nil {
 			return err
 		}
-	case OutputCustomToolCallItemInputsItem:
-		if err := s.OutputCustomToolCallItem.Decode(d); err != nil {
+	case InputsCustomToolCallInputsItem:
+		if err := s.InputsCustomToolCall.Decode(d); err != nil {
 			return err
 		}
 	case OutputWebSearchCallItemInputsItem:
@@ -41602,14 +42303,14 @@ func (s *InputsMessage) UnmarshalJSON(data []byte) error {
 // Encode encodes InputsMessageContent as json.
 func (s InputsMessageContent) Encode(e *jx.Encoder) {
 	switch s.Type {
-	case InputsMessageContent0ItemArrayInputsMessageContent:
+	case StringInputsMessageContent:
+		e.Str(s.String)
+	case InputsMessageContent1ItemArrayInputsMessageContent:
 		e.ArrStart()
-		for _, elem := range s.InputsMessageContent0ItemArray {
+		for _, elem := range s.InputsMessageContent1ItemArray {
 			elem.Encode(e)
 		}
 		e.ArrEnd()
-	case StringInputsMessageContent:
-		e.Str(s.String)
 	case NullInputsMessageContent:
 		_ = s.Null
 		e.Null()
@@ -41624,18 +42325,18 @@ func (s *InputsMessageContent) Decode(d *jx.Decoder) error {
 	// Sum type type_discriminator.
 	switch t := d.Next(); t {
 	case jx.Array:
-		s.InputsMessageContent0ItemArray = make([]InputsMessageContent0Item, 0)
+		s.InputsMessageContent1ItemArray = make([]InputsMessageContent1Item, 0)
 		if err := d.Arr(func(d *jx.Decoder) error {
-			var elem InputsMessageContent0Item
+			var elem InputsMessageContent1Item
 			if err := elem.Decode(d); err != nil {
 				return err
 			}
-			s.InputsMessageContent0ItemArray = append(s.InputsMessageContent0ItemArray, elem)
+			s.InputsMessageContent1ItemArray = append(s.InputsMessageContent1ItemArray, elem)
 			return nil
 		}); err != nil {
 			return err
 		}
-		s.Type = InputsMessageContent0ItemArrayInputsMessageContent
+		s.Type = InputsMessageContent1ItemArrayInputsMessageContent
 	case jx.Null:
 		if err := d.Null(); err != nil {
 			return err
@@ -41667,16 +42368,106 @@ func (s *InputsMessageContent) UnmarshalJSON(data []byte) error {
 	return s.Decode(d)
 }
 
-// Encode encodes InputsMessageContent0Item as json.
-func (s InputsMessageContent0Item) Encode(e *jx.Encoder) {
+// Encode encodes InputsMessageContent1Item as json.
+func (s InputsMessageContent1Item) Encode(e *jx.Encoder) {
 	e.ObjStart()
 	s.encodeFields(e)
 	e.ObjEnd()
 }
 
-func (s InputsMessageContent0Item) encodeFields(e *jx.Encoder) {
+func (s InputsMessageContent1Item) encodeFields(e *jx.Encoder) {
 	switch s.Type {
-	case ResponseOutputTextInputsMessageContent0Item:
+	case InputTextInputsMessageContent1Item:
+		e.FieldStart("type")
+		e.Str("input_text")
+		{
+			s := s.InputText
+			{
+				if s.PromptCacheBreakpoint.Set {
+					e.FieldStart("prompt_cache_breakpoint")
+					s.PromptCacheBreakpoint.Encode(e)
+				}
+			}
+			{
+				if s.Text.Set {
+					e.FieldStart("text")
+					s.Text.Encode(e)
+				}
+			}
+		}
+	case EasyInputMessageContentInputImageInputsMessageContent1Item:
+		e.FieldStart("type")
+		e.Str("input_image")
+		{
+			s := s.EasyInputMessageContentInputImage
+			{
+				if s.Detail.Set {
+					e.FieldStart("detail")
+					s.Detail.Encode(e)
+				}
+			}
+			{
+				if s.ImageURL.Set {
+					e.FieldStart("image_url")
+					s.ImageURL.Encode(e)
+				}
+			}
+		}
+	case InputFileInputsMessageContent1Item:
+		e.FieldStart("type")
+		e.Str("input_file")
+		{
+			s := s.InputFile
+			{
+				if s.FileData.Set {
+					e.FieldStart("file_data")
+					s.FileData.Encode(e)
+				}
+			}
+			{
+				if s.FileID.Set {
+					e.FieldStart("file_id")
+					s.FileID.Encode(e)
+				}
+			}
+			{
+				if s.FileURL.Set {
+					e.FieldStart("file_url")
+					s.FileURL.Encode(e)
+				}
+			}
+			{
+				if s.Filename.Set {
+					e.FieldStart("filename")
+					s.Filename.Encode(e)
+				}
+			}
+		}
+	case InputAudioInputsMessageContent1Item:
+		e.FieldStart("type")
+		e.Str("input_audio")
+		{
+			s := s.InputAudio
+			{
+				if s.InputAudio.Set {
+					e.FieldStart("input_audio")
+					s.InputAudio.Encode(e)
+				}
+			}
+		}
+	case InputVideoInputsMessageContent1Item:
+		e.FieldStart("type")
+		e.Str("input_video")
+		{
+			s := s.InputVideo
+			{
+				if s.VideoURL.Set {
+					e.FieldStart("video_url")
+					s.VideoURL.Encode(e)
+				}
+			}
+		}
+	case ResponseOutputTextInputsMessageContent1Item:
 		e.FieldStart("type")
 		e.Str("output_text")
 		{
@@ -41700,7 +42491,7 @@ func (s InputsMessageContent0Item) encodeFields(e *jx.Encoder) {
 				}
 			}
 		}
-	case OpenAIResponsesRefusalContentInputsMessageContent0Item:
+	case OpenAIResponsesRefusalContentInputsMessageContent1Item:
 		e.FieldStart("type")
 		e.Str("refusal")
 		{
@@ -41715,10 +42506,10 @@ func (s InputsMessageContent0Item) encodeFields(e *jx.Encoder) {
 	}
 }
 
-// Decode decodes InputsMessageContent0Item from json.
-func (s *InputsMessageContent0Item) Decode(d *jx.Decoder) error {
+// Decode decodes InputsMessageContent1Item from json.
+func (s *InputsMessageContent1Item) Decode(d *jx.Decoder) error {
 	if s == nil {
-		return errors.New("invalid: unable to decode InputsMessageContent0Item to nil")
+		return errors.New("invalid: unable to decode InputsMessageContent1Item to nil")
 	}
 	// Sum type discriminator.
 	if typ := d.Next(); typ != jx.Object {
@@ -41738,11 +42529,26 @@ func (s *InputsMessageContent0Item) Decode(d *jx.Decoder) error {
 					return err
 				}
 				switch typ {
+				case "input_text":
+					s.Type = InputTextInputsMessageContent1Item
+					found = true
+				case "input_image":
+					s.Type = EasyInputMessageContentInputImageInputsMessageContent1Item
+					found = true
+				case "input_file":
+					s.Type = InputFileInputsMessageContent1Item
+					found = true
+				case "input_audio":
+					s.Type = InputAudioInputsMessageContent1Item
+					found = true
+				case "input_video":
+					s.Type = InputVideoInputsMessageContent1Item
+					found = true
 				case "output_text":
-					s.Type = ResponseOutputTextInputsMessageContent0Item
+					s.Type = ResponseOutputTextInputsMessageContent1Item
 					found = true
 				case "refusal":
-					s.Type = OpenAIResponsesRefusalContentInputsMessageContent0Item
+					s.Type = OpenAIResponsesRefusalContentInputsMessageContent1Item
 					found = true
 				default:
 					return errors.Errorf("unknown type %s", typ)
@@ -41758,11 +42564,31 @@ func (s *InputsMessageContent0Item) Decode(d *jx.Decoder) error {
 		return errors.New("unable to detect sum type variant")
 	}
 	switch s.Type {
-	case ResponseOutputTextInputsMessageContent0Item:
+	case InputTextInputsMessageContent1Item:
+		if err := s.InputText.Decode(d); err != nil {
+			return err
+		}
+	case EasyInputMessageContentInputImageInputsMessageContent1Item:
+		if err := s.EasyInputMessageContentInputImage.Decode(d); err != nil {
+			return err
+		}
+	case InputFileInputsMessageContent1Item:
+		if err := s.InputFile.Decode(d); err != nil {
+			return err
+		}
+	case InputAudioInputsMessageContent1Item:
+		if err := s.InputAudio.Decode(d); err != nil {
+			return err
+		}
+	case InputVideoInputsMessageContent1Item:
+		if err := s.InputVideo.Decode(d); err != nil {
+			return err
+		}
+	case ResponseOutputTextInputsMessageContent1Item:
 		if err := s.ResponseOutputText.Decode(d); err != nil {
 			return err
 		}
-	case OpenAIResponsesRefusalContentInputsMessageContent0Item:
+	case OpenAIResponsesRefusalContentInputsMessageContent1Item:
 		if err := s.OpenAIResponsesRefusalContent.Decode(d); err != nil {
 			return err
 		}
@@ -41773,14 +42599,14 @@ func (s *InputsMessageContent0Item) Decode(d *jx.Decoder) error {
 }
 
 // MarshalJSON implements stdjson.Marshaler.
-func (s InputsMessageContent0Item) MarshalJSON() ([]byte, error) {
+func (s InputsMessageContent1Item) MarshalJSON() ([]byte, error) {
 	e := jx.Encoder{}
 	s.Encode(&e)
 	return e.Bytes(), nil
 }
 
 // UnmarshalJSON implements stdjson.Unmarshaler.
-func (s *InputsMessageContent0Item) UnmarshalJSON(data []byte) error {
+func (s *InputsMessageContent1Item) UnmarshalJSON(data []byte) error {
 	d := jx.DecodeBytes(data)
 	return s.Decode(d)
 }
@@ -41841,8 +42667,14 @@ func (s *InputsMessageRole) Decode(d *jx.Decoder) error {
 	}
 	// Try to use constant string.
 	switch InputsMessageRole(v) {
+	case InputsMessageRoleUser:
+		*s = InputsMessageRoleUser
+	case InputsMessageRoleSystem:
+		*s = InputsMessageRoleSystem
 	case InputsMessageRoleAssistant:
 		*s = InputsMessageRoleAssistant
+	case InputsMessageRoleDeveloper:
+		*s = InputsMessageRoleDeveloper
 	default:
 		*s = InputsMessageRole(v)
 	}
@@ -42163,124 +42995,6 @@ func (s InputsReasoningStatus) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON implements stdjson.Unmarshaler.
 func (s *InputsReasoningStatus) UnmarshalJSON(data []byte) error {
-	d := jx.DecodeBytes(data)
-	return s.Decode(d)
-}
-
-// Encode implements json.Marshaler.
-func (s *InputsReasoningSummaryItem) Encode(e *jx.Encoder) {
-	e.ObjStart()
-	s.encodeFields(e)
-	e.ObjEnd()
-}
-
-// encodeFields encodes fields.
-func (s *InputsReasoningSummaryItem) encodeFields(e *jx.Encoder) {
-	{
-		if s.Text.Set {
-			e.FieldStart("text")
-			s.Text.Encode(e)
-		}
-	}
-	{
-		if s.Type.Set {
-			e.FieldStart("type")
-			s.Type.Encode(e)
-		}
-	}
-}
-
-var jsonFieldsNameOfInputsReasoningSummaryItem = [2]string{
-	0: "text",
-	1: "type",
-}
-
-// Decode decodes InputsReasoningSummaryItem from json.
-func (s *InputsReasoningSummaryItem) Decode(d *jx.Decoder) error {
-	if s == nil {
-		return errors.New("invalid: unable to decode InputsReasoningSummaryItem to nil")
-	}
-
-	if err := d.ObjBytes(func(d *jx.Decoder, k []byte) error {
-		switch string(k) {
-		case "text":
-			if err := func() error {
-				s.Text.Reset()
-				if err := s.Text.Decode(d); err != nil {
-					return err
-				}
-				return nil
-			}(); err != nil {
-				return errors.Wrap(err, "decode field \"text\"")
-			}
-		case "type":
-			if err := func() error {
-				s.Type.Reset()
-				if err := s.Type.Decode(d); err != nil {
-					return err
-				}
-				return nil
-			}(); err != nil {
-				return errors.Wrap(err, "decode field \"type\"")
-			}
-		default:
-			return d.Skip()
-		}
-		return nil
-	}); err != nil {
-		return errors.Wrap(err, "decode InputsReasoningSummaryItem")
-	}
-
-	return nil
-}
-
-// MarshalJSON implements stdjson.Marshaler.
-func (s *InputsReasoningSummaryItem) MarshalJSON() ([]byte, error) {
-	e := jx.Encoder{}
-	s.Encode(&e)
-	return e.Bytes(), nil
-}
-
-// UnmarshalJSON implements stdjson.Unmarshaler.
-func (s *InputsReasoningSummaryItem) UnmarshalJSON(data []byte) error {
-	d := jx.DecodeBytes(data)
-	return s.Decode(d)
-}
-
-// Encode encodes InputsReasoningSummaryItemType as json.
-func (s InputsReasoningSummaryItemType) Encode(e *jx.Encoder) {
-	e.Str(string(s))
-}
-
-// Decode decodes InputsReasoningSummaryItemType from json.
-func (s *InputsReasoningSummaryItemType) Decode(d *jx.Decoder) error {
-	if s == nil {
-		return errors.New("invalid: unable to decode InputsReasoningSummaryItemType to nil")
-	}
-	v, err := d.StrBytes()
-	if err != nil {
-		return err
-	}
-	// Try to use constant string.
-	switch InputsReasoningSummaryItemType(v) {
-	case InputsReasoningSummaryItemTypeSummaryText:
-		*s = InputsReasoningSummaryItemTypeSummaryText
-	default:
-		*s = InputsReasoningSummaryItemType(v)
-	}
-
-	return nil
-}
-
-// MarshalJSON implements stdjson.Marshaler.
-func (s InputsReasoningSummaryItemType) MarshalJSON() ([]byte, error) {
-	e := jx.Encoder{}
-	s.Encode(&e)
-	return e.Bytes(), nil
-}
-
-// UnmarshalJSON implements stdjson.Unmarshaler.
-func (s *InputsReasoningSummaryItemType) UnmarshalJSON(data []byte) error {
 	d := jx.DecodeBytes(data)
 	return s.Decode(d)
 }
@@ -54396,6 +55110,39 @@ func (s *OptCustomToolFormat) UnmarshalJSON(data []byte) error {
 	return s.Decode(d)
 }
 
+// Encode encodes EasyInputMessage as json.
+func (o OptEasyInputMessage) Encode(e *jx.Encoder) {
+	if !o.Set {
+		return
+	}
+	o.Value.Encode(e)
+}
+
+// Decode decodes EasyInputMessage from json.
+func (o *OptEasyInputMessage) Decode(d *jx.Decoder) error {
+	if o == nil {
+		return errors.New("invalid: unable to decode OptEasyInputMessage to nil")
+	}
+	o.Set = true
+	if err := o.Value.Decode(d); err != nil {
+		return err
+	}
+	return nil
+}
+
+// MarshalJSON implements stdjson.Marshaler.
+func (s OptEasyInputMessage) MarshalJSON() ([]byte, error) {
+	e := jx.Encoder{}
+	s.Encode(&e)
+	return e.Bytes(), nil
+}
+
+// UnmarshalJSON implements stdjson.Unmarshaler.
+func (s *OptEasyInputMessage) UnmarshalJSON(data []byte) error {
+	d := jx.DecodeBytes(data)
+	return s.Decode(d)
+}
+
 // Encode encodes EasyInputMessageContent as json.
 func (o OptEasyInputMessageContent) Encode(e *jx.Encoder) {
 	if !o.Set {
@@ -54491,6 +55238,39 @@ func (s OptFileSearchServerToolFiltersEqValue) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON implements stdjson.Unmarshaler.
 func (s *OptFileSearchServerToolFiltersEqValue) UnmarshalJSON(data []byte) error {
+	d := jx.DecodeBytes(data)
+	return s.Decode(d)
+}
+
+// Encode encodes FunctionCallItem as json.
+func (o OptFunctionCallItem) Encode(e *jx.Encoder) {
+	if !o.Set {
+		return
+	}
+	o.Value.Encode(e)
+}
+
+// Decode decodes FunctionCallItem from json.
+func (o *OptFunctionCallItem) Decode(d *jx.Decoder) error {
+	if o == nil {
+		return errors.New("invalid: unable to decode OptFunctionCallItem to nil")
+	}
+	o.Set = true
+	if err := o.Value.Decode(d); err != nil {
+		return err
+	}
+	return nil
+}
+
+// MarshalJSON implements stdjson.Marshaler.
+func (s OptFunctionCallItem) MarshalJSON() ([]byte, error) {
+	e := jx.Encoder{}
+	s.Encode(&e)
+	return e.Bytes(), nil
+}
+
+// UnmarshalJSON implements stdjson.Unmarshaler.
+func (s *OptFunctionCallItem) UnmarshalJSON(data []byte) error {
 	d := jx.DecodeBytes(data)
 	return s.Decode(d)
 }
@@ -54693,18 +55473,18 @@ func (s *OptInputMessageItemContentInputImage) UnmarshalJSON(data []byte) error 
 	return s.Decode(d)
 }
 
-// Encode encodes InputsMessage as json.
-func (o OptInputsMessage) Encode(e *jx.Encoder) {
+// Encode encodes InputsMessageContent as json.
+func (o OptInputsMessageContent) Encode(e *jx.Encoder) {
 	if !o.Set {
 		return
 	}
 	o.Value.Encode(e)
 }
 
-// Decode decodes InputsMessage from json.
-func (o *OptInputsMessage) Decode(d *jx.Decoder) error {
+// Decode decodes InputsMessageContent from json.
+func (o *OptInputsMessageContent) Decode(d *jx.Decoder) error {
 	if o == nil {
-		return errors.New("invalid: unable to decode OptInputsMessage to nil")
+		return errors.New("invalid: unable to decode OptInputsMessageContent to nil")
 	}
 	o.Set = true
 	if err := o.Value.Decode(d); err != nil {
@@ -54714,47 +55494,14 @@ func (o *OptInputsMessage) Decode(d *jx.Decoder) error {
 }
 
 // MarshalJSON implements stdjson.Marshaler.
-func (s OptInputsMessage) MarshalJSON() ([]byte, error) {
+func (s OptInputsMessageContent) MarshalJSON() ([]byte, error) {
 	e := jx.Encoder{}
 	s.Encode(&e)
 	return e.Bytes(), nil
 }
 
 // UnmarshalJSON implements stdjson.Unmarshaler.
-func (s *OptInputsMessage) UnmarshalJSON(data []byte) error {
-	d := jx.DecodeBytes(data)
-	return s.Decode(d)
-}
-
-// Encode encodes InputsReasoning as json.
-func (o OptInputsReasoning) Encode(e *jx.Encoder) {
-	if !o.Set {
-		return
-	}
-	o.Value.Encode(e)
-}
-
-// Decode decodes InputsReasoning from json.
-func (o *OptInputsReasoning) Decode(d *jx.Decoder) error {
-	if o == nil {
-		return errors.New("invalid: unable to decode OptInputsReasoning to nil")
-	}
-	o.Set = true
-	if err := o.Value.Decode(d); err != nil {
-		return err
-	}
-	return nil
-}
-
-// MarshalJSON implements stdjson.Marshaler.
-func (s OptInputsReasoning) MarshalJSON() ([]byte, error) {
-	e := jx.Encoder{}
-	s.Encode(&e)
-	return e.Bytes(), nil
-}
-
-// UnmarshalJSON implements stdjson.Unmarshaler.
-func (s *OptInputsReasoning) UnmarshalJSON(data []byte) error {
+func (s *OptInputsMessageContent) UnmarshalJSON(data []byte) error {
 	d := jx.DecodeBytes(data)
 	return s.Decode(d)
 }
@@ -57311,6 +58058,55 @@ func (s OptNilBaseInputsMessageRole) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON implements stdjson.Unmarshaler.
 func (s *OptNilBaseInputsMessageRole) UnmarshalJSON(data []byte) error {
+	d := jx.DecodeBytes(data)
+	return s.Decode(d)
+}
+
+// Encode encodes BaseInputsMessageStatus as json.
+func (o OptNilBaseInputsMessageStatus) Encode(e *jx.Encoder) {
+	if !o.Set {
+		return
+	}
+	if o.Null {
+		e.Null()
+		return
+	}
+	e.Str(string(o.Value))
+}
+
+// Decode decodes BaseInputsMessageStatus from json.
+func (o *OptNilBaseInputsMessageStatus) Decode(d *jx.Decoder) error {
+	if o == nil {
+		return errors.New("invalid: unable to decode OptNilBaseInputsMessageStatus to nil")
+	}
+	if d.Next() == jx.Null {
+		if err := d.Null(); err != nil {
+			return err
+		}
+
+		var v BaseInputsMessageStatus
+		o.Value = v
+		o.Set = true
+		o.Null = true
+		return nil
+	}
+	o.Set = true
+	o.Null = false
+	if err := o.Value.Decode(d); err != nil {
+		return err
+	}
+	return nil
+}
+
+// MarshalJSON implements stdjson.Marshaler.
+func (s OptNilBaseInputsMessageStatus) MarshalJSON() ([]byte, error) {
+	e := jx.Encoder{}
+	s.Encode(&e)
+	return e.Bytes(), nil
+}
+
+// UnmarshalJSON implements stdjson.Unmarshaler.
+func (s *OptNilBaseInputsMessageStatus) UnmarshalJSON(data []byte) error {
 	d := jx.DecodeBytes(data)
 	return s.Decode(d)
 }
@@ -68877,8 +69673,8 @@ func (s *OptNilInputs) UnmarshalJSON(data []byte) error {
 	return s.Decode(d)
 }
 
-// Encode encodes InputsMessageContent as json.
-func (o OptNilInputsMessageContent) Encode(e *jx.Encoder) {
+// Encode encodes InputsCustomToolCallType as json.
+func (o OptNilInputsCustomToolCallType) Encode(e *jx.Encoder) {
 	if !o.Set {
 		return
 	}
@@ -68886,20 +69682,20 @@ func (o OptNilInputsMessageContent) Encode(e *jx.Encoder) {
 		e.Null()
 		return
 	}
-	o.Value.Encode(e)
+	e.Str(string(o.Value))
 }
 
-// Decode decodes InputsMessageContent from json.
-func (o *OptNilInputsMessageContent) Decode(d *jx.Decoder) error {
+// Decode decodes InputsCustomToolCallType from json.
+func (o *OptNilInputsCustomToolCallType) Decode(d *jx.Decoder) error {
 	if o == nil {
-		return errors.New("invalid: unable to decode OptNilInputsMessageContent to nil")
+		return errors.New("invalid: unable to decode OptNilInputsCustomToolCallType to nil")
 	}
 	if d.Next() == jx.Null {
 		if err := d.Null(); err != nil {
 			return err
 		}
 
-		var v InputsMessageContent
+		var v InputsCustomToolCallType
 		o.Value = v
 		o.Set = true
 		o.Null = true
@@ -68914,14 +69710,173 @@ func (o *OptNilInputsMessageContent) Decode(d *jx.Decoder) error {
 }
 
 // MarshalJSON implements stdjson.Marshaler.
-func (s OptNilInputsMessageContent) MarshalJSON() ([]byte, error) {
+func (s OptNilInputsCustomToolCallType) MarshalJSON() ([]byte, error) {
 	e := jx.Encoder{}
 	s.Encode(&e)
 	return e.Bytes(), nil
 }
 
 // UnmarshalJSON implements stdjson.Unmarshaler.
-func (s *OptNilInputsMessageContent) UnmarshalJSON(data []byte) error {
+func (s *OptNilInputsCustomToolCallType) UnmarshalJSON(data []byte) error {
+	d := jx.DecodeBytes(data)
+	return s.Decode(d)
+}
+
+// Encode encodes InputsFunctionCallStatus as json.
+func (o OptNilInputsFunctionCallStatus) Encode(e *jx.Encoder) {
+	if !o.Set {
+		return
+	}
+	if o.Null {
+		e.Null()
+		return
+	}
+	e.Str(string(o.Value))
+}
+
+// Decode decodes InputsFunctionCallStatus from json.
+func (o *OptNilInputsFunctionCallStatus) Decode(d *jx.Decoder) error {
+	if o == nil {
+		return errors.New("invalid: unable to decode OptNilInputsFunctionCallStatus to nil")
+	}
+	if d.Next() == jx.Null {
+		if err := d.Null(); err != nil {
+			return err
+		}
+
+		var v InputsFunctionCallStatus
+		o.Value = v
+		o.Set = true
+		o.Null = true
+		return nil
+	}
+	o.Set = true
+	o.Null = false
+	if err := o.Value.Decode(d); err != nil {
+		return err
+	}
+	return nil
+}
+
+// MarshalJSON implements stdjson.Marshaler.
+func (s OptNilInputsFunctionCallStatus) MarshalJSON() ([]byte, error) {
+	e := jx.Encoder{}
+	s.Encode(&e)
+	return e.Bytes(), nil
+}
+
+// UnmarshalJSON implements stdjson.Unmarshaler.
+func (s *OptNilInputsFunctionCallStatus) UnmarshalJSON(data []byte) error {
+	d := jx.DecodeBytes(data)
+	return s.Decode(d)
+}
+
+// Encode encodes []InputsFunctionCallSubagentItemsItem as json.
+func (o OptNilInputsFunctionCallSubagentItemsItemArray) Encode(e *jx.Encoder) {
+	if !o.Set {
+		return
+	}
+	if o.Null {
+		e.Null()
+		return
+	}
+	e.ArrStart()
+	for _, elem := range o.Value {
+		elem.Encode(e)
+	}
+	e.ArrEnd()
+}
+
+// Decode decodes []InputsFunctionCallSubagentItemsItem from json.
+func (o *OptNilInputsFunctionCallSubagentItemsItemArray) Decode(d *jx.Decoder) error {
+	if o == nil {
+		return errors.New("invalid: unable to decode OptNilInputsFunctionCallSubagentItemsItemArray to nil")
+	}
+	if d.Next() == jx.Null {
+		if err := d.Null(); err != nil {
+			return err
+		}
+
+		var v []InputsFunctionCallSubagentItemsItem
+		o.Value = v
+		o.Set = true
+		o.Null = true
+		return nil
+	}
+	o.Set = true
+	o.Null = false
+	o.Value = make([]InputsFunctionCallSubagentItemsItem, 0)
+	if err := d.Arr(func(d *jx.Decoder) error {
+		var elem InputsFunctionCallSubagentItemsItem
+		if err := elem.Decode(d); err != nil {
+			return err
+		}
+		o.Value = append(o.Value, elem)
+		return nil
+	}); err != nil {
+		return err
+	}
+	return nil
+}
+
+// MarshalJSON implements stdjson.Marshaler.
+func (s OptNilInputsFunctionCallSubagentItemsItemArray) MarshalJSON() ([]byte, error) {
+	e := jx.Encoder{}
+	s.Encode(&e)
+	return e.Bytes(), nil
+}
+
+// UnmarshalJSON implements stdjson.Unmarshaler.
+func (s *OptNilInputsFunctionCallSubagentItemsItemArray) UnmarshalJSON(data []byte) error {
+	d := jx.DecodeBytes(data)
+	return s.Decode(d)
+}
+
+// Encode encodes InputsFunctionCallType as json.
+func (o OptNilInputsFunctionCallType) Encode(e *jx.Encoder) {
+	if !o.Set {
+		return
+	}
+	if o.Null {
+		e.Null()
+		return
+	}
+	e.Str(string(o.Value))
+}
+
+// Decode decodes InputsFunctionCallType from json.
+func (o *OptNilInputsFunctionCallType) Decode(d *jx.Decoder) error {
+	if o == nil {
+		return errors.New("invalid: unable to decode OptNilInputsFunctionCallType to nil")
+	}
+	if d.Next() == jx.Null {
+		if err := d.Null(); err != nil {
+			return err
+		}
+
+		var v InputsFunctionCallType
+		o.Value = v
+		o.Set = true
+		o.Null = true
+		return nil
+	}
+	o.Set = true
+	o.Null = false
+	if err := o.Value.Decode(d); err != nil {
+		return err
+	}
+	return nil
+}
+
+// MarshalJSON implements stdjson.Marshaler.
+func (s OptNilInputsFunctionCallType) MarshalJSON() ([]byte, error) {
+	e := jx.Encoder{}
+	s.Encode(&e)
+	return e.Bytes(), nil
+}
+
+// UnmarshalJSON implements stdjson.Unmarshaler.
+func (s *OptNilInputsFunctionCallType) UnmarshalJSON(data []byte) error {
 	d := jx.DecodeBytes(data)
 	return s.Decode(d)
 }
@@ -69167,116 +70122,6 @@ func (s OptNilInputsReasoningStatus) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON implements stdjson.Unmarshaler.
 func (s *OptNilInputsReasoningStatus) UnmarshalJSON(data []byte) error {
-	d := jx.DecodeBytes(data)
-	return s.Decode(d)
-}
-
-// Encode encodes []InputsReasoningSummaryItem as json.
-func (o OptNilInputsReasoningSummaryItemArray) Encode(e *jx.Encoder) {
-	if !o.Set {
-		return
-	}
-	if o.Null {
-		e.Null()
-		return
-	}
-	e.ArrStart()
-	for _, elem := range o.Value {
-		elem.Encode(e)
-	}
-	e.ArrEnd()
-}
-
-// Decode decodes []InputsReasoningSummaryItem from json.
-func (o *OptNilInputsReasoningSummaryItemArray) Decode(d *jx.Decoder) error {
-	if o == nil {
-		return errors.New("invalid: unable to decode OptNilInputsReasoningSummaryItemArray to nil")
-	}
-	if d.Next() == jx.Null {
-		if err := d.Null(); err != nil {
-			return err
-		}
-
-		var v []InputsReasoningSummaryItem
-		o.Value = v
-		o.Set = true
-		o.Null = true
-		return nil
-	}
-	o.Set = true
-	o.Null = false
-	o.Value = make([]InputsReasoningSummaryItem, 0)
-	if err := d.Arr(func(d *jx.Decoder) error {
-		var elem InputsReasoningSummaryItem
-		if err := elem.Decode(d); err != nil {
-			return err
-		}
-		o.Value = append(o.Value, elem)
-		return nil
-	}); err != nil {
-		return err
-	}
-	return nil
-}
-
-// MarshalJSON implements stdjson.Marshaler.
-func (s OptNilInputsReasoningSummaryItemArray) MarshalJSON() ([]byte, error) {
-	e := jx.Encoder{}
-	s.Encode(&e)
-	return e.Bytes(), nil
-}
-
-// UnmarshalJSON implements stdjson.Unmarshaler.
-func (s *OptNilInputsReasoningSummaryItemArray) UnmarshalJSON(data []byte) error {
-	d := jx.DecodeBytes(data)
-	return s.Decode(d)
-}
-
-// Encode encodes InputsReasoningSummaryItemType as json.
-func (o OptNilInputsReasoningSummaryItemType) Encode(e *jx.Encoder) {
-	if !o.Set {
-		return
-	}
-	if o.Null {
-		e.Null()
-		return
-	}
-	e.Str(string(o.Value))
-}
-
-// Decode decodes InputsReasoningSummaryItemType from json.
-func (o *OptNilInputsReasoningSummaryItemType) Decode(d *jx.Decoder) error {
-	if o == nil {
-		return errors.New("invalid: unable to decode OptNilInputsReasoningSummaryItemType to nil")
-	}
-	if d.Next() == jx.Null {
-		if err := d.Null(); err != nil {
-			return err
-		}
-
-		var v InputsReasoningSummaryItemType
-		o.Value = v
-		o.Set = true
-		o.Null = true
-		return nil
-	}
-	o.Set = true
-	o.Null = false
-	if err := o.Value.Decode(d); err != nil {
-		return err
-	}
-	return nil
-}
-
-// MarshalJSON implements stdjson.Marshaler.
-func (s OptNilInputsReasoningSummaryItemType) MarshalJSON() ([]byte, error) {
-	e := jx.Encoder{}
-	s.Encode(&e)
-	return e.Bytes(), nil
-}
-
-// UnmarshalJSON implements stdjson.Unmarshaler.
-func (s *OptNilInputsReasoningSummaryItemType) UnmarshalJSON(data []byte) error {
 	d := jx.DecodeBytes(data)
 	return s.Decode(d)
 }
@@ -85881,6 +86726,39 @@ func (s OptProviderPreferencesSort) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON implements stdjson.Unmarshaler.
 func (s *OptProviderPreferencesSort) UnmarshalJSON(data []byte) error {
+	d := jx.DecodeBytes(data)
+	return s.Decode(d)
+}
+
+// Encode encodes ReasoningItem as json.
+func (o OptReasoningItem) Encode(e *jx.Encoder) {
+	if !o.Set {
+		return
+	}
+	o.Value.Encode(e)
+}
+
+// Decode decodes ReasoningItem from json.
+func (o *OptReasoningItem) Decode(d *jx.Decoder) error {
+	if o == nil {
+		return errors.New("invalid: unable to decode OptReasoningItem to nil")
+	}
+	o.Set = true
+	if err := o.Value.Decode(d); err != nil {
+		return err
+	}
+	return nil
+}
+
+// MarshalJSON implements stdjson.Marshaler.
+func (s OptReasoningItem) MarshalJSON() ([]byte, error) {
+	e := jx.Encoder{}
+	s.Encode(&e)
+	return e.Bytes(), nil
+}
+
+// UnmarshalJSON implements stdjson.Unmarshaler.
+func (s *OptReasoningItem) UnmarshalJSON(data []byte) error {
 	d := jx.DecodeBytes(data)
 	return s.Decode(d)
 }
@@ -117266,9 +118144,21 @@ func (s *TransponderSchemaHolder) encodeFields(e *jx.Encoder) {
 		}
 	}
 	{
+		if s.EasyInputMessage.Set {
+			e.FieldStart("EasyInputMessage")
+			s.EasyInputMessage.Encode(e)
+		}
+	}
+	{
 		if s.FailedEvent.Set {
 			e.FieldStart("FailedEvent")
 			s.FailedEvent.Encode(e)
+		}
+	}
+	{
+		if s.FunctionCallItem.Set {
+			e.FieldStart("FunctionCallItem")
+			s.FunctionCallItem.Encode(e)
 		}
 	}
 	{
@@ -117299,18 +118189,6 @@ func (s *TransponderSchemaHolder) encodeFields(e *jx.Encoder) {
 		if s.InputMessageItemContentInputImage.Set {
 			e.FieldStart("InputMessageItemContentInputImage")
 			s.InputMessageItemContentInputImage.Encode(e)
-		}
-	}
-	{
-		if s.InputsMessage.Set {
-			e.FieldStart("InputsMessage")
-			s.InputsMessage.Encode(e)
-		}
-	}
-	{
-		if s.InputsReasoning.Set {
-			e.FieldStart("InputsReasoning")
-			s.InputsReasoning.Encode(e)
 		}
 	}
 	{
@@ -117476,6 +118354,12 @@ func (s *TransponderSchemaHolder) encodeFields(e *jx.Encoder) {
 		}
 	}
 	{
+		if s.ReasoningItem.Set {
+			e.FieldStart("ReasoningItem")
+			s.ReasoningItem.Encode(e)
+		}
+	}
+	{
 		if s.ServiceTier.Set {
 			e.FieldStart("ServiceTier")
 			s.ServiceTier.Encode(e)
@@ -117489,7 +118373,7 @@ func (s *TransponderSchemaHolder) encodeFields(e *jx.Encoder) {
 	}
 }
 
-var jsonFieldsNameOfTransponderSchemaHolder = [62]string{
+var jsonFieldsNameOfTransponderSchemaHolder = [63]string{
 	0:  "AdditionalToolsItemToolsVariant28",
 	1:  "BaseAnnotationAddedEvent",
 	2:  "BaseContentPartAddedEvent",
@@ -117515,14 +118399,14 @@ var jsonFieldsNameOfTransponderSchemaHolder = [62]string{
 	22: "CompletedEvent",
 	23: "CreatedEvent",
 	24: "CustomToolCallItem",
-	25: "FailedEvent",
-	26: "FunctionTool",
-	27: "InProgressEvent",
-	28: "IncompleteEvent",
-	29: "InputMessageItem",
-	30: "InputMessageItemContentInputImage",
-	31: "InputsMessage",
-	32: "InputsReasoning",
+	25: "EasyInputMessage",
+	26: "FailedEvent",
+	27: "FunctionCallItem",
+	28: "FunctionTool",
+	29: "InProgressEvent",
+	30: "IncompleteEvent",
+	31: "InputMessageItem",
+	32: "InputMessageItemContentInputImage",
 	33: "OpenAIResponseInputMessageItem",
 	34: "OpenAIResponsesCodeInterpreterCallCodeDelta",
 	35: "OpenAIResponsesCodeInterpreterCallCodeDone",
@@ -117550,8 +118434,9 @@ var jsonFieldsNameOfTransponderSchemaHolder = [62]string{
 	57: "OutputItemWebSearchCall",
 	58: "OutputMessage",
 	59: "ProviderName",
-	60: "ServiceTier",
-	61: "TextConfig",
+	60: "ReasoningItem",
+	61: "ServiceTier",
+	62: "TextConfig",
 }
 
 // Decode decodes TransponderSchemaHolder from json.
@@ -117812,6 +118697,16 @@ func (s *TransponderSchemaHolder) Decode(d *jx.Decoder) error {
 			}(); err != nil {
 				return errors.Wrap(err, "decode field \"CustomToolCallItem\"")
 			}
+		case "EasyInputMessage":
+			if err := func() error {
+				s.EasyInputMessage.Reset()
+				if err := s.EasyInputMessage.Decode(d); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"EasyInputMessage\"")
+			}
 		case "FailedEvent":
 			if err := func() error {
 				s.FailedEvent.Reset()
@@ -117821,6 +118716,16 @@ func (s *TransponderSchemaHolder) Decode(d *jx.Decoder) error {
 				return nil
 			}(); err != nil {
 				return errors.Wrap(err, "decode field \"FailedEvent\"")
+			}
+		case "FunctionCallItem":
+			if err := func() error {
+				s.FunctionCallItem.Reset()
+				if err := s.FunctionCallItem.Decode(d); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"FunctionCallItem\"")
 			}
 		case "FunctionTool":
 			if err := func() error {
@@ -117871,26 +118776,6 @@ func (s *TransponderSchemaHolder) Decode(d *jx.Decoder) error {
 				return nil
 			}(); err != nil {
 				return errors.Wrap(err, "decode field \"InputMessageItemContentInputImage\"")
-			}
-		case "InputsMessage":
-			if err := func() error {
-				s.InputsMessage.Reset()
-				if err := s.InputsMessage.Decode(d); err != nil {
-					return err
-				}
-				return nil
-			}(); err != nil {
-				return errors.Wrap(err, "decode field \"InputsMessage\"")
-			}
-		case "InputsReasoning":
-			if err := func() error {
-				s.InputsReasoning.Reset()
-				if err := s.InputsReasoning.Decode(d); err != nil {
-					return err
-				}
-				return nil
-			}(); err != nil {
-				return errors.Wrap(err, "decode field \"InputsReasoning\"")
 			}
 		case "OpenAIResponseInputMessageItem":
 			if err := func() error {
@@ -118161,6 +119046,16 @@ func (s *TransponderSchemaHolder) Decode(d *jx.Decoder) error {
 				return nil
 			}(); err != nil {
 				return errors.Wrap(err, "decode field \"ProviderName\"")
+			}
+		case "ReasoningItem":
+			if err := func() error {
+				s.ReasoningItem.Reset()
+				if err := s.ReasoningItem.Decode(d); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"ReasoningItem\"")
 			}
 		case "ServiceTier":
 			if err := func() error {

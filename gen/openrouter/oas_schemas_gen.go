@@ -5025,17 +5025,25 @@ func NewApplyPatchCallOutputItemBaseInputsItem(v ApplyPatchCallOutputItem) BaseI
 	return s
 }
 
+// Any of [(inline) OpenAIResponseInputMessageItem OutputMessage]: they share type "message".
 // Ref: #/components/schemas/BaseInputsMessage
 type BaseInputsMessage struct {
-	Content OptBaseInputsMessageContent  `json:"content"`
-	Phase   OptNilBaseInputsMessagePhase `json:"phase"`
-	Role    OptNilBaseInputsMessageRole  `json:"role"`
-	Type    OptNilBaseInputsMessageType  `json:"type"`
+	Content OptBaseInputsMessageContent   `json:"content"`
+	ID      OptNilString                  `json:"id"`
+	Phase   OptNilBaseInputsMessagePhase  `json:"phase"`
+	Role    OptNilBaseInputsMessageRole   `json:"role"`
+	Status  OptNilBaseInputsMessageStatus `json:"status"`
+	Type    OptNilBaseInputsMessageType   `json:"type"`
 }
 
 // GetContent returns the value of Content.
 func (s *BaseInputsMessage) GetContent() OptBaseInputsMessageContent {
 	return s.Content
+}
+
+// GetID returns the value of ID.
+func (s *BaseInputsMessage) GetID() OptNilString {
+	return s.ID
 }
 
 // GetPhase returns the value of Phase.
@@ -5048,6 +5056,11 @@ func (s *BaseInputsMessage) GetRole() OptNilBaseInputsMessageRole {
 	return s.Role
 }
 
+// GetStatus returns the value of Status.
+func (s *BaseInputsMessage) GetStatus() OptNilBaseInputsMessageStatus {
+	return s.Status
+}
+
 // GetType returns the value of Type.
 func (s *BaseInputsMessage) GetType() OptNilBaseInputsMessageType {
 	return s.Type
@@ -5056,6 +5069,11 @@ func (s *BaseInputsMessage) GetType() OptNilBaseInputsMessageType {
 // SetContent sets the value of Content.
 func (s *BaseInputsMessage) SetContent(val OptBaseInputsMessageContent) {
 	s.Content = val
+}
+
+// SetID sets the value of ID.
+func (s *BaseInputsMessage) SetID(val OptNilString) {
+	s.ID = val
 }
 
 // SetPhase sets the value of Phase.
@@ -5068,6 +5086,11 @@ func (s *BaseInputsMessage) SetRole(val OptNilBaseInputsMessageRole) {
 	s.Role = val
 }
 
+// SetStatus sets the value of Status.
+func (s *BaseInputsMessage) SetStatus(val OptNilBaseInputsMessageStatus) {
+	s.Status = val
+}
+
 // SetType sets the value of Type.
 func (s *BaseInputsMessage) SetType(val OptNilBaseInputsMessageType) {
 	s.Type = val
@@ -5077,8 +5100,8 @@ func (s *BaseInputsMessage) SetType(val OptNilBaseInputsMessageType) {
 type BaseInputsMessageContent struct {
 	// Type selects the active sum variant, switch on this field.
 	Type                               BaseInputsMessageContentType
-	BaseInputsMessageContent0ItemArray []BaseInputsMessageContent0Item
 	String                             string
+	BaseInputsMessageContent1ItemArray []BaseInputsMessageContent1Item
 	Null                               struct{}
 }
 
@@ -5087,42 +5110,21 @@ type BaseInputsMessageContentType string
 
 // Possible values for BaseInputsMessageContentType.
 const (
-	BaseInputsMessageContent0ItemArrayBaseInputsMessageContent BaseInputsMessageContentType = "[]BaseInputsMessageContent0Item"
 	StringBaseInputsMessageContent                             BaseInputsMessageContentType = "string"
+	BaseInputsMessageContent1ItemArrayBaseInputsMessageContent BaseInputsMessageContentType = "[]BaseInputsMessageContent1Item"
 	NullBaseInputsMessageContent                               BaseInputsMessageContentType = "struct{}"
 )
-
-// IsBaseInputsMessageContent0ItemArray reports whether BaseInputsMessageContent is []BaseInputsMessageContent0Item.
-func (s BaseInputsMessageContent) IsBaseInputsMessageContent0ItemArray() bool {
-	return s.Type == BaseInputsMessageContent0ItemArrayBaseInputsMessageContent
-}
 
 // IsString reports whether BaseInputsMessageContent is string.
 func (s BaseInputsMessageContent) IsString() bool { return s.Type == StringBaseInputsMessageContent }
 
+// IsBaseInputsMessageContent1ItemArray reports whether BaseInputsMessageContent is []BaseInputsMessageContent1Item.
+func (s BaseInputsMessageContent) IsBaseInputsMessageContent1ItemArray() bool {
+	return s.Type == BaseInputsMessageContent1ItemArrayBaseInputsMessageContent
+}
+
 // IsNull reports whether BaseInputsMessageContent is struct{}.
 func (s BaseInputsMessageContent) IsNull() bool { return s.Type == NullBaseInputsMessageContent }
-
-// SetBaseInputsMessageContent0ItemArray sets BaseInputsMessageContent to []BaseInputsMessageContent0Item.
-func (s *BaseInputsMessageContent) SetBaseInputsMessageContent0ItemArray(v []BaseInputsMessageContent0Item) {
-	s.Type = BaseInputsMessageContent0ItemArrayBaseInputsMessageContent
-	s.BaseInputsMessageContent0ItemArray = v
-}
-
-// GetBaseInputsMessageContent0ItemArray returns []BaseInputsMessageContent0Item and true boolean if BaseInputsMessageContent is []BaseInputsMessageContent0Item.
-func (s BaseInputsMessageContent) GetBaseInputsMessageContent0ItemArray() (v []BaseInputsMessageContent0Item, ok bool) {
-	if !s.IsBaseInputsMessageContent0ItemArray() {
-		return v, false
-	}
-	return s.BaseInputsMessageContent0ItemArray, true
-}
-
-// NewBaseInputsMessageContent0ItemArrayBaseInputsMessageContent returns new BaseInputsMessageContent from []BaseInputsMessageContent0Item.
-func NewBaseInputsMessageContent0ItemArrayBaseInputsMessageContent(v []BaseInputsMessageContent0Item) BaseInputsMessageContent {
-	var s BaseInputsMessageContent
-	s.SetBaseInputsMessageContent0ItemArray(v)
-	return s
-}
 
 // SetString sets BaseInputsMessageContent to string.
 func (s *BaseInputsMessageContent) SetString(v string) {
@@ -5142,6 +5144,27 @@ func (s BaseInputsMessageContent) GetString() (v string, ok bool) {
 func NewStringBaseInputsMessageContent(v string) BaseInputsMessageContent {
 	var s BaseInputsMessageContent
 	s.SetString(v)
+	return s
+}
+
+// SetBaseInputsMessageContent1ItemArray sets BaseInputsMessageContent to []BaseInputsMessageContent1Item.
+func (s *BaseInputsMessageContent) SetBaseInputsMessageContent1ItemArray(v []BaseInputsMessageContent1Item) {
+	s.Type = BaseInputsMessageContent1ItemArrayBaseInputsMessageContent
+	s.BaseInputsMessageContent1ItemArray = v
+}
+
+// GetBaseInputsMessageContent1ItemArray returns []BaseInputsMessageContent1Item and true boolean if BaseInputsMessageContent is []BaseInputsMessageContent1Item.
+func (s BaseInputsMessageContent) GetBaseInputsMessageContent1ItemArray() (v []BaseInputsMessageContent1Item, ok bool) {
+	if !s.IsBaseInputsMessageContent1ItemArray() {
+		return v, false
+	}
+	return s.BaseInputsMessageContent1ItemArray, true
+}
+
+// NewBaseInputsMessageContent1ItemArrayBaseInputsMessageContent returns new BaseInputsMessageContent from []BaseInputsMessageContent1Item.
+func NewBaseInputsMessageContent1ItemArrayBaseInputsMessageContent(v []BaseInputsMessageContent1Item) BaseInputsMessageContent {
+	var s BaseInputsMessageContent
+	s.SetBaseInputsMessageContent1ItemArray(v)
 	return s
 }
 
@@ -5166,128 +5189,184 @@ func NewNullBaseInputsMessageContent(v struct{}) BaseInputsMessageContent {
 	return s
 }
 
-// BaseInputsMessageContent0Item represents sum type.
-type BaseInputsMessageContent0Item struct {
+// BaseInputsMessageContent1Item represents sum type.
+type BaseInputsMessageContent1Item struct {
 	// Type selects the active sum variant, switch on this field.
-	Type       BaseInputsMessageContent0ItemType
-	InputText  InputText
-	InputImage InputImage
-	InputFile  InputFile
-	InputAudio InputAudio
+	Type                          BaseInputsMessageContent1ItemType
+	InputText                     InputText
+	InputImage                    InputImage
+	InputFile                     InputFile
+	InputAudio                    InputAudio
+	ResponseOutputText            ResponseOutputText
+	OpenAIResponsesRefusalContent OpenAIResponsesRefusalContent
 }
 
-// BaseInputsMessageContent0ItemType is oneOf type of BaseInputsMessageContent0Item.
-type BaseInputsMessageContent0ItemType string
+// BaseInputsMessageContent1ItemType is oneOf type of BaseInputsMessageContent1Item.
+type BaseInputsMessageContent1ItemType string
 
-// Possible values for BaseInputsMessageContent0ItemType.
+// Possible values for BaseInputsMessageContent1ItemType.
 const (
-	InputTextBaseInputsMessageContent0Item  BaseInputsMessageContent0ItemType = "input_text"
-	InputImageBaseInputsMessageContent0Item BaseInputsMessageContent0ItemType = "input_image"
-	InputFileBaseInputsMessageContent0Item  BaseInputsMessageContent0ItemType = "input_file"
-	InputAudioBaseInputsMessageContent0Item BaseInputsMessageContent0ItemType = "input_audio"
+	InputTextBaseInputsMessageContent1Item                     BaseInputsMessageContent1ItemType = "input_text"
+	InputImageBaseInputsMessageContent1Item                    BaseInputsMessageContent1ItemType = "input_image"
+	InputFileBaseInputsMessageContent1Item                     BaseInputsMessageContent1ItemType = "input_file"
+	InputAudioBaseInputsMessageContent1Item                    BaseInputsMessageContent1ItemType = "input_audio"
+	ResponseOutputTextBaseInputsMessageContent1Item            BaseInputsMessageContent1ItemType = "output_text"
+	OpenAIResponsesRefusalContentBaseInputsMessageContent1Item BaseInputsMessageContent1ItemType = "refusal"
 )
 
-// IsInputText reports whether BaseInputsMessageContent0Item is InputText.
-func (s BaseInputsMessageContent0Item) IsInputText() bool {
-	return s.Type == InputTextBaseInputsMessageContent0Item
+// IsInputText reports whether BaseInputsMessageContent1Item is InputText.
+func (s BaseInputsMessageContent1Item) IsInputText() bool {
+	return s.Type == InputTextBaseInputsMessageContent1Item
 }
 
-// IsInputImage reports whether BaseInputsMessageContent0Item is InputImage.
-func (s BaseInputsMessageContent0Item) IsInputImage() bool {
-	return s.Type == InputImageBaseInputsMessageContent0Item
+// IsInputImage reports whether BaseInputsMessageContent1Item is InputImage.
+func (s BaseInputsMessageContent1Item) IsInputImage() bool {
+	return s.Type == InputImageBaseInputsMessageContent1Item
 }
 
-// IsInputFile reports whether BaseInputsMessageContent0Item is InputFile.
-func (s BaseInputsMessageContent0Item) IsInputFile() bool {
-	return s.Type == InputFileBaseInputsMessageContent0Item
+// IsInputFile reports whether BaseInputsMessageContent1Item is InputFile.
+func (s BaseInputsMessageContent1Item) IsInputFile() bool {
+	return s.Type == InputFileBaseInputsMessageContent1Item
 }
 
-// IsInputAudio reports whether BaseInputsMessageContent0Item is InputAudio.
-func (s BaseInputsMessageContent0Item) IsInputAudio() bool {
-	return s.Type == InputAudioBaseInputsMessageContent0Item
+// IsInputAudio reports whether BaseInputsMessageContent1Item is InputAudio.
+func (s BaseInputsMessageContent1Item) IsInputAudio() bool {
+	return s.Type == InputAudioBaseInputsMessageContent1Item
 }
 
-// SetInputText sets BaseInputsMessageContent0Item to InputText.
-func (s *BaseInputsMessageContent0Item) SetInputText(v InputText) {
-	s.Type = InputTextBaseInputsMessageContent0Item
+// IsResponseOutputText reports whether BaseInputsMessageContent1Item is ResponseOutputText.
+func (s BaseInputsMessageContent1Item) IsResponseOutputText() bool {
+	return s.Type == ResponseOutputTextBaseInputsMessageContent1Item
+}
+
+// IsOpenAIResponsesRefusalContent reports whether BaseInputsMessageContent1Item is OpenAIResponsesRefusalContent.
+func (s BaseInputsMessageContent1Item) IsOpenAIResponsesRefusalContent() bool {
+	return s.Type == OpenAIResponsesRefusalContentBaseInputsMessageContent1Item
+}
+
+// SetInputText sets BaseInputsMessageContent1Item to InputText.
+func (s *BaseInputsMessageContent1Item) SetInputText(v InputText) {
+	s.Type = InputTextBaseInputsMessageContent1Item
 	s.InputText = v
 }
 
-// GetInputText returns InputText and true boolean if BaseInputsMessageContent0Item is InputText.
-func (s BaseInputsMessageContent0Item) GetInputText() (v InputText, ok bool) {
+// GetInputText returns InputText and true boolean if BaseInputsMessageContent1Item is InputText.
+func (s BaseInputsMessageContent1Item) GetInputText() (v InputText, ok bool) {
 	if !s.IsInputText() {
 		return v, false
 	}
 	return s.InputText, true
 }
 
-// NewInputTextBaseInputsMessageContent0Item returns new BaseInputsMessageContent0Item from InputText.
-func NewInputTextBaseInputsMessageContent0Item(v InputText) BaseInputsMessageContent0Item {
-	var s BaseInputsMessageContent0Item
+// NewInputTextBaseInputsMessageContent1Item returns new BaseInputsMessageContent1Item from InputText.
+func NewInputTextBaseInputsMessageContent1Item(v InputText) BaseInputsMessageContent1Item {
+	var s BaseInputsMessageContent1Item
 	s.SetInputText(v)
 	return s
 }
 
-// SetInputImage sets BaseInputsMessageContent0Item to InputImage.
-func (s *BaseInputsMessageContent0Item) SetInputImage(v InputImage) {
-	s.Type = InputImageBaseInputsMessageContent0Item
+// SetInputImage sets BaseInputsMessageContent1Item to InputImage.
+func (s *BaseInputsMessageContent1Item) SetInputImage(v InputImage) {
+	s.Type = InputImageBaseInputsMessageContent1Item
 	s.InputImage = v
 }
 
-// GetInputImage returns InputImage and true boolean if BaseInputsMessageContent0Item is InputImage.
-func (s BaseInputsMessageContent0Item) GetInputImage() (v InputImage, ok bool) {
+// GetInputImage returns InputImage and true boolean if BaseInputsMessageContent1Item is InputImage.
+func (s BaseInputsMessageContent1Item) GetInputImage() (v InputImage, ok bool) {
 	if !s.IsInputImage() {
 		return v, false
 	}
 	return s.InputImage, true
 }
 
-// NewInputImageBaseInputsMessageContent0Item returns new BaseInputsMessageContent0Item from InputImage.
-func NewInputImageBaseInputsMessageContent0Item(v InputImage) BaseInputsMessageContent0Item {
-	var s BaseInputsMessageContent0Item
+// NewInputImageBaseInputsMessageContent1Item returns new BaseInputsMessageContent1Item from InputImage.
+func NewInputImageBaseInputsMessageContent1Item(v InputImage) BaseInputsMessageContent1Item {
+	var s BaseInputsMessageContent1Item
 	s.SetInputImage(v)
 	return s
 }
 
-// SetInputFile sets BaseInputsMessageContent0Item to InputFile.
-func (s *BaseInputsMessageContent0Item) SetInputFile(v InputFile) {
-	s.Type = InputFileBaseInputsMessageContent0Item
+// SetInputFile sets BaseInputsMessageContent1Item to InputFile.
+func (s *BaseInputsMessageContent1Item) SetInputFile(v InputFile) {
+	s.Type = InputFileBaseInputsMessageContent1Item
 	s.InputFile = v
 }
 
-// GetInputFile returns InputFile and true boolean if BaseInputsMessageContent0Item is InputFile.
-func (s BaseInputsMessageContent0Item) GetInputFile() (v InputFile, ok bool) {
+// GetInputFile returns InputFile and true boolean if BaseInputsMessageContent1Item is InputFile.
+func (s BaseInputsMessageContent1Item) GetInputFile() (v InputFile, ok bool) {
 	if !s.IsInputFile() {
 		return v, false
 	}
 	return s.InputFile, true
 }
 
-// NewInputFileBaseInputsMessageContent0Item returns new BaseInputsMessageContent0Item from InputFile.
-func NewInputFileBaseInputsMessageContent0Item(v InputFile) BaseInputsMessageContent0Item {
-	var s BaseInputsMessageContent0Item
+// NewInputFileBaseInputsMessageContent1Item returns new BaseInputsMessageContent1Item from InputFile.
+func NewInputFileBaseInputsMessageContent1Item(v InputFile) BaseInputsMessageContent1Item {
+	var s BaseInputsMessageContent1Item
 	s.SetInputFile(v)
 	return s
 }
 
-// SetInputAudio sets BaseInputsMessageContent0Item to InputAudio.
-func (s *BaseInputsMessageContent0Item) SetInputAudio(v InputAudio) {
-	s.Type = InputAudioBaseInputsMessageContent0Item
+// SetInputAudio sets BaseInputsMessageContent1Item to InputAudio.
+func (s *BaseInputsMessageContent1Item) SetInputAudio(v InputAudio) {
+	s.Type = InputAudioBaseInputsMessageContent1Item
 	s.InputAudio = v
 }
 
-// GetInputAudio returns InputAudio and true boolean if BaseInputsMessageContent0Item is InputAudio.
-func (s BaseInputsMessageContent0Item) GetInputAudio() (v InputAudio, ok bool) {
+// GetInputAudio returns InputAudio and true boolean if BaseInputsMessageContent1Item is InputAudio.
+func (s BaseInputsMessageContent1Item) GetInputAudio() (v InputAudio, ok bool) {
 	if !s.IsInputAudio() {
 		return v, false
 	}
 	return s.InputAudio, true
 }
 
-// NewInputAudioBaseInputsMessageContent0Item returns new BaseInputsMessageContent0Item from InputAudio.
-func NewInputAudioBaseInputsMessageContent0Item(v InputAudio) BaseInputsMessageContent0Item {
-	var s BaseInputsMessageContent0Item
+// NewInputAudioBaseInputsMessageContent1Item returns new BaseInputsMessageContent1Item from InputAudio.
+func NewInputAudioBaseInputsMessageContent1Item(v InputAudio) BaseInputsMessageContent1Item {
+	var s BaseInputsMessageContent1Item
 	s.SetInputAudio(v)
+	return s
+}
+
+// SetResponseOutputText sets BaseInputsMessageContent1Item to ResponseOutputText.
+func (s *BaseInputsMessageContent1Item) SetResponseOutputText(v ResponseOutputText) {
+	s.Type = ResponseOutputTextBaseInputsMessageContent1Item
+	s.ResponseOutputText = v
+}
+
+// GetResponseOutputText returns ResponseOutputText and true boolean if BaseInputsMessageContent1Item is ResponseOutputText.
+func (s BaseInputsMessageContent1Item) GetResponseOutputText() (v ResponseOutputText, ok bool) {
+	if !s.IsResponseOutputText() {
+		return v, false
+	}
+	return s.ResponseOutputText, true
+}
+
+// NewResponseOutputTextBaseInputsMessageContent1Item returns new BaseInputsMessageContent1Item from ResponseOutputText.
+func NewResponseOutputTextBaseInputsMessageContent1Item(v ResponseOutputText) BaseInputsMessageContent1Item {
+	var s BaseInputsMessageContent1Item
+	s.SetResponseOutputText(v)
+	return s
+}
+
+// SetOpenAIResponsesRefusalContent sets BaseInputsMessageContent1Item to OpenAIResponsesRefusalContent.
+func (s *BaseInputsMessageContent1Item) SetOpenAIResponsesRefusalContent(v OpenAIResponsesRefusalContent) {
+	s.Type = OpenAIResponsesRefusalContentBaseInputsMessageContent1Item
+	s.OpenAIResponsesRefusalContent = v
+}
+
+// GetOpenAIResponsesRefusalContent returns OpenAIResponsesRefusalContent and true boolean if BaseInputsMessageContent1Item is OpenAIResponsesRefusalContent.
+func (s BaseInputsMessageContent1Item) GetOpenAIResponsesRefusalContent() (v OpenAIResponsesRefusalContent, ok bool) {
+	if !s.IsOpenAIResponsesRefusalContent() {
+		return v, false
+	}
+	return s.OpenAIResponsesRefusalContent, true
+}
+
+// NewOpenAIResponsesRefusalContentBaseInputsMessageContent1Item returns new BaseInputsMessageContent1Item from OpenAIResponsesRefusalContent.
+func NewOpenAIResponsesRefusalContentBaseInputsMessageContent1Item(v OpenAIResponsesRefusalContent) BaseInputsMessageContent1Item {
+	var s BaseInputsMessageContent1Item
+	s.SetOpenAIResponsesRefusalContent(v)
 	return s
 }
 
@@ -5381,6 +5460,54 @@ func (s *BaseInputsMessageRole) UnmarshalText(data []byte) error {
 		return nil
 	case BaseInputsMessageRoleDeveloper:
 		*s = BaseInputsMessageRoleDeveloper
+		return nil
+	default:
+		return errors.Errorf("invalid value: %q", data)
+	}
+}
+
+type BaseInputsMessageStatus string
+
+const (
+	BaseInputsMessageStatusCompleted  BaseInputsMessageStatus = "completed"
+	BaseInputsMessageStatusIncomplete BaseInputsMessageStatus = "incomplete"
+	BaseInputsMessageStatusInProgress BaseInputsMessageStatus = "in_progress"
+)
+
+// AllValues returns all BaseInputsMessageStatus values.
+func (BaseInputsMessageStatus) AllValues() []BaseInputsMessageStatus {
+	return []BaseInputsMessageStatus{
+		BaseInputsMessageStatusCompleted,
+		BaseInputsMessageStatusIncomplete,
+		BaseInputsMessageStatusInProgress,
+	}
+}
+
+// MarshalText implements encoding.TextMarshaler.
+func (s BaseInputsMessageStatus) MarshalText() ([]byte, error) {
+	switch s {
+	case BaseInputsMessageStatusCompleted:
+		return []byte(s), nil
+	case BaseInputsMessageStatusIncomplete:
+		return []byte(s), nil
+	case BaseInputsMessageStatusInProgress:
+		return []byte(s), nil
+	default:
+		return nil, errors.Errorf("invalid value: %q", s)
+	}
+}
+
+// UnmarshalText implements encoding.TextUnmarshaler.
+func (s *BaseInputsMessageStatus) UnmarshalText(data []byte) error {
+	switch BaseInputsMessageStatus(data) {
+	case BaseInputsMessageStatusCompleted:
+		*s = BaseInputsMessageStatusCompleted
+		return nil
+	case BaseInputsMessageStatusIncomplete:
+		*s = BaseInputsMessageStatusIncomplete
+		return nil
+	case BaseInputsMessageStatusInProgress:
+		*s = BaseInputsMessageStatusInProgress
 		return nil
 	default:
 		return errors.Errorf("invalid value: %q", data)
@@ -24696,18 +24823,334 @@ func NewInputsItemArrayInputs(v []InputsItem) Inputs {
 	return s
 }
 
+// Any of [OutputCustomToolCallItem CustomToolCallItem]: they share type "custom_tool_call".
+// Ref: #/components/schemas/InputsCustomToolCall
+type InputsCustomToolCall struct {
+	CallID    OptNilString                   `json:"call_id"`
+	ID        OptNilString                   `json:"id"`
+	Input     OptNilString                   `json:"input"`
+	Name      OptNilString                   `json:"name"`
+	Namespace OptNilString                   `json:"namespace"`
+	Status    OptNilToolCallStatus           `json:"status"`
+	Type      OptNilInputsCustomToolCallType `json:"type"`
+}
+
+// GetCallID returns the value of CallID.
+func (s *InputsCustomToolCall) GetCallID() OptNilString {
+	return s.CallID
+}
+
+// GetID returns the value of ID.
+func (s *InputsCustomToolCall) GetID() OptNilString {
+	return s.ID
+}
+
+// GetInput returns the value of Input.
+func (s *InputsCustomToolCall) GetInput() OptNilString {
+	return s.Input
+}
+
+// GetName returns the value of Name.
+func (s *InputsCustomToolCall) GetName() OptNilString {
+	return s.Name
+}
+
+// GetNamespace returns the value of Namespace.
+func (s *InputsCustomToolCall) GetNamespace() OptNilString {
+	return s.Namespace
+}
+
+// GetStatus returns the value of Status.
+func (s *InputsCustomToolCall) GetStatus() OptNilToolCallStatus {
+	return s.Status
+}
+
+// GetType returns the value of Type.
+func (s *InputsCustomToolCall) GetType() OptNilInputsCustomToolCallType {
+	return s.Type
+}
+
+// SetCallID sets the value of CallID.
+func (s *InputsCustomToolCall) SetCallID(val OptNilString) {
+	s.CallID = val
+}
+
+// SetID sets the value of ID.
+func (s *InputsCustomToolCall) SetID(val OptNilString) {
+	s.ID = val
+}
+
+// SetInput sets the value of Input.
+func (s *InputsCustomToolCall) SetInput(val OptNilString) {
+	s.Input = val
+}
+
+// SetName sets the value of Name.
+func (s *InputsCustomToolCall) SetName(val OptNilString) {
+	s.Name = val
+}
+
+// SetNamespace sets the value of Namespace.
+func (s *InputsCustomToolCall) SetNamespace(val OptNilString) {
+	s.Namespace = val
+}
+
+// SetStatus sets the value of Status.
+func (s *InputsCustomToolCall) SetStatus(val OptNilToolCallStatus) {
+	s.Status = val
+}
+
+// SetType sets the value of Type.
+func (s *InputsCustomToolCall) SetType(val OptNilInputsCustomToolCallType) {
+	s.Type = val
+}
+
+type InputsCustomToolCallType string
+
+const (
+	InputsCustomToolCallTypeCustomToolCall InputsCustomToolCallType = "custom_tool_call"
+)
+
+// AllValues returns all InputsCustomToolCallType values.
+func (InputsCustomToolCallType) AllValues() []InputsCustomToolCallType {
+	return []InputsCustomToolCallType{
+		InputsCustomToolCallTypeCustomToolCall,
+	}
+}
+
+// MarshalText implements encoding.TextMarshaler.
+func (s InputsCustomToolCallType) MarshalText() ([]byte, error) {
+	switch s {
+	case InputsCustomToolCallTypeCustomToolCall:
+		return []byte(s), nil
+	default:
+		return nil, errors.Errorf("invalid value: %q", s)
+	}
+}
+
+// UnmarshalText implements encoding.TextUnmarshaler.
+func (s *InputsCustomToolCallType) UnmarshalText(data []byte) error {
+	switch InputsCustomToolCallType(data) {
+	case InputsCustomToolCallTypeCustomToolCall:
+		*s = InputsCustomToolCallTypeCustomToolCall
+		return nil
+	default:
+		return errors.Errorf("invalid value: %q", data)
+	}
+}
+
+// Any of [FunctionCallItem OutputFunctionCallItem]: they share type "function_call".
+// Ref: #/components/schemas/InputsFunctionCall
+type InputsFunctionCall struct {
+	Arguments     OptNilString                                   `json:"arguments"`
+	CallID        OptNilString                                   `json:"call_id"`
+	ID            OptNilString                                   `json:"id"`
+	Name          OptNilString                                   `json:"name"`
+	Namespace     OptNilString                                   `json:"namespace"`
+	Status        OptNilInputsFunctionCallStatus                 `json:"status"`
+	SubagentID    OptNilString                                   `json:"subagent_id"`
+	SubagentItems OptNilInputsFunctionCallSubagentItemsItemArray `json:"subagent_items"`
+	Type          OptNilInputsFunctionCallType                   `json:"type"`
+}
+
+// GetArguments returns the value of Arguments.
+func (s *InputsFunctionCall) GetArguments() OptNilString {
+	return s.Arguments
+}
+
+// GetCallID returns the value of CallID.
+func (s *InputsFunctionCall) GetCallID() OptNilString {
+	return s.CallID
+}
+
+// GetID returns the value of ID.
+func (s *InputsFunctionCall) GetID() OptNilString {
+	return s.ID
+}
+
+// GetName returns the value of Name.
+func (s *InputsFunctionCall) GetName() OptNilString {
+	return s.Name
+}
+
+// GetNamespace returns the value of Namespace.
+func (s *InputsFunctionCall) GetNamespace() OptNilString {
+	return s.Namespace
+}
+
+// GetStatus returns the value of Status.
+func (s *InputsFunctionCall) GetStatus() OptNilInputsFunctionCallStatus {
+	return s.Status
+}
+
+// GetSubagentID returns the value of SubagentID.
+func (s *InputsFunctionCall) GetSubagentID() OptNilString {
+	return s.SubagentID
+}
+
+// GetSubagentItems returns the value of SubagentItems.
+func (s *InputsFunctionCall) GetSubagentItems() OptNilInputsFunctionCallSubagentItemsItemArray {
+	return s.SubagentItems
+}
+
+// GetType returns the value of Type.
+func (s *InputsFunctionCall) GetType() OptNilInputsFunctionCallType {
+	return s.Type
+}
+
+// SetArguments sets the value of Arguments.
+func (s *InputsFunctionCall) SetArguments(val OptNilString) {
+	s.Arguments = val
+}
+
+// SetCallID sets the value of CallID.
+func (s *InputsFunctionCall) SetCallID(val OptNilString) {
+	s.CallID = val
+}
+
+// SetID sets the value of ID.
+func (s *InputsFunctionCall) SetID(val OptNilString) {
+	s.ID = val
+}
+
+// SetName sets the value of Name.
+func (s *InputsFunctionCall) SetName(val OptNilString) {
+	s.Name = val
+}
+
+// SetNamespace sets the value of Namespace.
+func (s *InputsFunctionCall) SetNamespace(val OptNilString) {
+	s.Namespace = val
+}
+
+// SetStatus sets the value of Status.
+func (s *InputsFunctionCall) SetStatus(val OptNilInputsFunctionCallStatus) {
+	s.Status = val
+}
+
+// SetSubagentID sets the value of SubagentID.
+func (s *InputsFunctionCall) SetSubagentID(val OptNilString) {
+	s.SubagentID = val
+}
+
+// SetSubagentItems sets the value of SubagentItems.
+func (s *InputsFunctionCall) SetSubagentItems(val OptNilInputsFunctionCallSubagentItemsItemArray) {
+	s.SubagentItems = val
+}
+
+// SetType sets the value of Type.
+func (s *InputsFunctionCall) SetType(val OptNilInputsFunctionCallType) {
+	s.Type = val
+}
+
+type InputsFunctionCallStatus string
+
+const (
+	InputsFunctionCallStatusInProgress InputsFunctionCallStatus = "in_progress"
+	InputsFunctionCallStatusCompleted  InputsFunctionCallStatus = "completed"
+	InputsFunctionCallStatusIncomplete InputsFunctionCallStatus = "incomplete"
+)
+
+// AllValues returns all InputsFunctionCallStatus values.
+func (InputsFunctionCallStatus) AllValues() []InputsFunctionCallStatus {
+	return []InputsFunctionCallStatus{
+		InputsFunctionCallStatusInProgress,
+		InputsFunctionCallStatusCompleted,
+		InputsFunctionCallStatusIncomplete,
+	}
+}
+
+// MarshalText implements encoding.TextMarshaler.
+func (s InputsFunctionCallStatus) MarshalText() ([]byte, error) {
+	switch s {
+	case InputsFunctionCallStatusInProgress:
+		return []byte(s), nil
+	case InputsFunctionCallStatusCompleted:
+		return []byte(s), nil
+	case InputsFunctionCallStatusIncomplete:
+		return []byte(s), nil
+	default:
+		return nil, errors.Errorf("invalid value: %q", s)
+	}
+}
+
+// UnmarshalText implements encoding.TextUnmarshaler.
+func (s *InputsFunctionCallStatus) UnmarshalText(data []byte) error {
+	switch InputsFunctionCallStatus(data) {
+	case InputsFunctionCallStatusInProgress:
+		*s = InputsFunctionCallStatusInProgress
+		return nil
+	case InputsFunctionCallStatusCompleted:
+		*s = InputsFunctionCallStatusCompleted
+		return nil
+	case InputsFunctionCallStatusIncomplete:
+		*s = InputsFunctionCallStatusIncomplete
+		return nil
+	default:
+		return errors.Errorf("invalid value: %q", data)
+	}
+}
+
+type InputsFunctionCallSubagentItemsItem struct {
+	Type OptNilString `json:"type"`
+}
+
+// GetType returns the value of Type.
+func (s *InputsFunctionCallSubagentItemsItem) GetType() OptNilString {
+	return s.Type
+}
+
+// SetType sets the value of Type.
+func (s *InputsFunctionCallSubagentItemsItem) SetType(val OptNilString) {
+	s.Type = val
+}
+
+type InputsFunctionCallType string
+
+const (
+	InputsFunctionCallTypeFunctionCall InputsFunctionCallType = "function_call"
+)
+
+// AllValues returns all InputsFunctionCallType values.
+func (InputsFunctionCallType) AllValues() []InputsFunctionCallType {
+	return []InputsFunctionCallType{
+		InputsFunctionCallTypeFunctionCall,
+	}
+}
+
+// MarshalText implements encoding.TextMarshaler.
+func (s InputsFunctionCallType) MarshalText() ([]byte, error) {
+	switch s {
+	case InputsFunctionCallTypeFunctionCall:
+		return []byte(s), nil
+	default:
+		return nil, errors.Errorf("invalid value: %q", s)
+	}
+}
+
+// UnmarshalText implements encoding.TextUnmarshaler.
+func (s *InputsFunctionCallType) UnmarshalText(data []byte) error {
+	switch InputsFunctionCallType(data) {
+	case InputsFunctionCallTypeFunctionCall:
+		*s = InputsFunctionCallTypeFunctionCall
+		return nil
+	default:
+		return errors.Errorf("invalid value: %q", data)
+	}
+}
+
 // Ref: #/components/schemas/InputsItem
 // InputsItem represents sum type.
 type InputsItem struct {
 	// Type selects the active sum variant, switch on this field.
 	Type                                InputsItemType
-	ReasoningItem                       ReasoningItem
-	EasyInputMessage                    EasyInputMessage
-	FunctionCallItem                    FunctionCallItem
+	InputsReasoning                     InputsReasoning
+	InputsMessage                       InputsMessage
+	InputsFunctionCall                  InputsFunctionCall
 	FunctionCallOutputItem              FunctionCallOutputItem
 	ApplyPatchCallItem                  ApplyPatchCallItem
 	ApplyPatchCallOutputItem            ApplyPatchCallOutputItem
-	OutputCustomToolCallItem            OutputCustomToolCallItem
+	InputsCustomToolCall                InputsCustomToolCall
 	OutputWebSearchCallItem             OutputWebSearchCallItem
 	OutputFileSearchCallItem            OutputFileSearchCallItem
 	OutputImageGenerationCallItem       OutputImageGenerationCallItem
@@ -24753,13 +25196,13 @@ type InputsItemType string
 
 // Possible values for InputsItemType.
 const (
-	ReasoningItemInputsItem                       InputsItemType = "reasoning"
-	EasyInputMessageInputsItem                    InputsItemType = "message"
-	FunctionCallItemInputsItem                    InputsItemType = "function_call"
+	InputsReasoningInputsItem                     InputsItemType = "reasoning"
+	InputsMessageInputsItem                       InputsItemType = "message"
+	InputsFunctionCallInputsItem                  InputsItemType = "function_call"
 	FunctionCallOutputItemInputsItem              InputsItemType = "function_call_output"
 	ApplyPatchCallItemInputsItem                  InputsItemType = "apply_patch_call"
 	ApplyPatchCallOutputItemInputsItem            InputsItemType = "apply_patch_call_output"
-	OutputCustomToolCallItemInputsItem            InputsItemType = "custom_tool_call"
+	InputsCustomToolCallInputsItem                InputsItemType = "custom_tool_call"
 	OutputWebSearchCallItemInputsItem             InputsItemType = "web_search_call"
 	OutputFileSearchCallItemInputsItem            InputsItemType = "file_search_call"
 	OutputImageGenerationCallItemInputsItem       InputsItemType = "image_generation_call"
@@ -24800,14 +25243,14 @@ const (
 	AgentMessageItemInputsItem                    InputsItemType = "agent_message"
 )
 
-// IsReasoningItem reports whether InputsItem is ReasoningItem.
-func (s InputsItem) IsReasoningItem() bool { return s.Type == ReasoningItemInputsItem }
+// IsInputsReasoning reports whether InputsItem is InputsReasoning.
+func (s InputsItem) IsInputsReasoning() bool { return s.Type == InputsReasoningInputsItem }
 
-// IsEasyInputMessage reports whether InputsItem is EasyInputMessage.
-func (s InputsItem) IsEasyInputMessage() bool { return s.Type == EasyInputMessageInputsItem }
+// IsInputsMessage reports whether InputsItem is InputsMessage.
+func (s InputsItem) IsInputsMessage() bool { return s.Type == InputsMessageInputsItem }
 
-// IsFunctionCallItem reports whether InputsItem is FunctionCallItem.
-func (s InputsItem) IsFunctionCallItem() bool { return s.Type == FunctionCallItemInputsItem }
+// IsInputsFunctionCall reports whether InputsItem is InputsFunctionCall.
+func (s InputsItem) IsInputsFunctionCall() bool { return s.Type == InputsFunctionCallInputsItem }
 
 // IsFunctionCallOutputItem reports whether InputsItem is FunctionCallOutputItem.
 func (s InputsItem) IsFunctionCallOutputItem() bool {
@@ -24822,10 +25265,8 @@ func (s InputsItem) IsApplyPatchCallOutputItem() bool {
 	return s.Type == ApplyPatchCallOutputItemInputsItem
 }
 
-// IsOutputCustomToolCallItem reports whether InputsItem is OutputCustomToolCallItem.
-func (s InputsItem) IsOutputCustomToolCallItem() bool {
-	return s.Type == OutputCustomToolCallItemInputsItem
-}
+// IsInputsCustomToolCall reports whether InputsItem is InputsCustomToolCall.
+func (s InputsItem) IsInputsCustomToolCall() bool { return s.Type == InputsCustomToolCallInputsItem }
 
 // IsOutputWebSearchCallItem reports whether InputsItem is OutputWebSearchCallItem.
 func (s InputsItem) IsOutputWebSearchCallItem() bool {
@@ -24995,66 +25436,66 @@ func (s InputsItem) IsAdditionalToolsItem() bool { return s.Type == AdditionalTo
 // IsAgentMessageItem reports whether InputsItem is AgentMessageItem.
 func (s InputsItem) IsAgentMessageItem() bool { return s.Type == AgentMessageItemInputsItem }
 
-// SetReasoningItem sets InputsItem to ReasoningItem.
-func (s *InputsItem) SetReasoningItem(v ReasoningItem) {
-	s.Type = ReasoningItemInputsItem
-	s.ReasoningItem = v
+// SetInputsReasoning sets InputsItem to InputsReasoning.
+func (s *InputsItem) SetInputsReasoning(v InputsReasoning) {
+	s.Type = InputsReasoningInputsItem
+	s.InputsReasoning = v
 }
 
-// GetReasoningItem returns ReasoningItem and true boolean if InputsItem is ReasoningItem.
-func (s InputsItem) GetReasoningItem() (v ReasoningItem, ok bool) {
-	if !s.IsReasoningItem() {
+// GetInputsReasoning returns InputsReasoning and true boolean if InputsItem is InputsReasoning.
+func (s InputsItem) GetInputsReasoning() (v InputsReasoning, ok bool) {
+	if !s.IsInputsReasoning() {
 		return v, false
 	}
-	return s.ReasoningItem, true
+	return s.InputsReasoning, true
 }
 
-// NewReasoningItemInputsItem returns new InputsItem from ReasoningItem.
-func NewReasoningItemInputsItem(v ReasoningItem) InputsItem {
+// NewInputsReasoningInputsItem returns new InputsItem from InputsReasoning.
+func NewInputsReasoningInputsItem(v InputsReasoning) InputsItem {
 	var s InputsItem
-	s.SetReasoningItem(v)
+	s.SetInputsReasoning(v)
 	return s
 }
 
-// SetEasyInputMessage sets InputsItem to EasyInputMessage.
-func (s *InputsItem) SetEasyInputMessage(v EasyInputMessage) {
-	s.Type = EasyInputMessageInputsItem
-	s.EasyInputMessage = v
+// SetInputsMessage sets InputsItem to InputsMessage.
+func (s *InputsItem) SetInputsMessage(v InputsMessage) {
+	s.Type = InputsMessageInputsItem
+	s.InputsMessage = v
 }
 
-// GetEasyInputMessage returns EasyInputMessage and true boolean if InputsItem is EasyInputMessage.
-func (s InputsItem) GetEasyInputMessage() (v EasyInputMessage, ok bool) {
-	if !s.IsEasyInputMessage() {
+// GetInputsMessage returns InputsMessage and true boolean if InputsItem is InputsMessage.
+func (s InputsItem) GetInputsMessage() (v InputsMessage, ok bool) {
+	if !s.IsInputsMessage() {
 		return v, false
 	}
-	return s.EasyInputMessage, true
+	return s.InputsMessage, true
 }
 
-// NewEasyInputMessageInputsItem returns new InputsItem from EasyInputMessage.
-func NewEasyInputMessageInputsItem(v EasyInputMessage) InputsItem {
+// NewInputsMessageInputsItem returns new InputsItem from InputsMessage.
+func NewInputsMessageInputsItem(v InputsMessage) InputsItem {
 	var s InputsItem
-	s.SetEasyInputMessage(v)
+	s.SetInputsMessage(v)
 	return s
 }
 
-// SetFunctionCallItem sets InputsItem to FunctionCallItem.
-func (s *InputsItem) SetFunctionCallItem(v FunctionCallItem) {
-	s.Type = FunctionCallItemInputsItem
-	s.FunctionCallItem = v
+// SetInputsFunctionCall sets InputsItem to InputsFunctionCall.
+func (s *InputsItem) SetInputsFunctionCall(v InputsFunctionCall) {
+	s.Type = InputsFunctionCallInputsItem
+	s.InputsFunctionCall = v
 }
 
-// GetFunctionCallItem returns FunctionCallItem and true boolean if InputsItem is FunctionCallItem.
-func (s InputsItem) GetFunctionCallItem() (v FunctionCallItem, ok bool) {
-	if !s.IsFunctionCallItem() {
+// GetInputsFunctionCall returns InputsFunctionCall and true boolean if InputsItem is InputsFunctionCall.
+func (s InputsItem) GetInputsFunctionCall() (v InputsFunctionCall, ok bool) {
+	if !s.IsInputsFunctionCall() {
 		return v, false
 	}
-	return s.FunctionCallItem, true
+	return s.InputsFunctionCall, true
 }
 
-// NewFunctionCallItemInputsItem returns new InputsItem from FunctionCallItem.
-func NewFunctionCallItemInputsItem(v FunctionCallItem) InputsItem {
+// NewInputsFunctionCallInputsItem returns new InputsItem from InputsFunctionCall.
+func NewInputsFunctionCallInputsItem(v InputsFunctionCall) InputsItem {
 	var s InputsItem
-	s.SetFunctionCallItem(v)
+	s.SetInputsFunctionCall(v)
 	return s
 }
 
@@ -25121,24 +25562,24 @@ func NewApplyPatchCallOutputItemInputsItem(v ApplyPatchCallOutputItem) InputsIte
 	return s
 }
 
-// SetOutputCustomToolCallItem sets InputsItem to OutputCustomToolCallItem.
-func (s *InputsItem) SetOutputCustomToolCallItem(v OutputCustomToolCallItem) {
-	s.Type = OutputCustomToolCallItemInputsItem
-	s.OutputCustomToolCallItem = v
+// SetInputsCustomToolCall sets InputsItem to InputsCustomToolCall.
+func (s *InputsItem) SetInputsCustomToolCall(v InputsCustomToolCall) {
+	s.Type = InputsCustomToolCallInputsItem
+	s.InputsCustomToolCall = v
 }
 
-// GetOutputCustomToolCallItem returns OutputCustomToolCallItem and true boolean if InputsItem is OutputCustomToolCallItem.
-func (s InputsItem) GetOutputCustomToolCallItem() (v OutputCustomToolCallItem, ok bool) {
-	if !s.IsOutputCustomToolCallItem() {
+// GetInputsCustomToolCall returns InputsCustomToolCall and true boolean if InputsItem is InputsCustomToolCall.
+func (s InputsItem) GetInputsCustomToolCall() (v InputsCustomToolCall, ok bool) {
+	if !s.IsInputsCustomToolCall() {
 		return v, false
 	}
-	return s.OutputCustomToolCallItem, true
+	return s.InputsCustomToolCall, true
 }
 
-// NewOutputCustomToolCallItemInputsItem returns new InputsItem from OutputCustomToolCallItem.
-func NewOutputCustomToolCallItemInputsItem(v OutputCustomToolCallItem) InputsItem {
+// NewInputsCustomToolCallInputsItem returns new InputsItem from InputsCustomToolCall.
+func NewInputsCustomToolCallInputsItem(v InputsCustomToolCall) InputsItem {
 	var s InputsItem
-	s.SetOutputCustomToolCallItem(v)
+	s.SetInputsCustomToolCall(v)
 	return s
 }
 
@@ -25940,25 +26381,19 @@ func NewAgentMessageItemInputsItem(v AgentMessageItem) InputsItem {
 	return s
 }
 
-// Merged schema.
+// Any of [EasyInputMessage InputMessageItem (inline)]: they share type "message".
 // Ref: #/components/schemas/InputsMessage
 type InputsMessage struct {
-	// Merged property.
-	Content OptNilInputsMessageContent `json:"content"`
-	ID      OptNilString               `json:"id"`
-	// The phase of an assistant message. Use `commentary` for an intermediate assistant message and
-	// `final_answer` for the final assistant message. For follow-up requests with models like
-	// `gpt-5.3-codex` and later, preserve and resend phase on all assistant messages. Omitting it can
-	// degrade performance. Not used for user messages.
-	Phase  OptNilInputsMessagePhase  `json:"phase"`
-	Role   OptNilInputsMessageRole   `json:"role"`
-	Status OptNilInputsMessageStatus `json:"status"`
-	// Merged property.
-	Type OptNilInputsMessageType `json:"type"`
+	Content OptInputsMessageContent   `json:"content"`
+	ID      OptNilString              `json:"id"`
+	Phase   OptNilInputsMessagePhase  `json:"phase"`
+	Role    OptNilInputsMessageRole   `json:"role"`
+	Status  OptNilInputsMessageStatus `json:"status"`
+	Type    OptNilInputsMessageType   `json:"type"`
 }
 
 // GetContent returns the value of Content.
-func (s *InputsMessage) GetContent() OptNilInputsMessageContent {
+func (s *InputsMessage) GetContent() OptInputsMessageContent {
 	return s.Content
 }
 
@@ -25988,7 +26423,7 @@ func (s *InputsMessage) GetType() OptNilInputsMessageType {
 }
 
 // SetContent sets the value of Content.
-func (s *InputsMessage) SetContent(val OptNilInputsMessageContent) {
+func (s *InputsMessage) SetContent(val OptInputsMessageContent) {
 	s.Content = val
 }
 
@@ -26017,13 +26452,12 @@ func (s *InputsMessage) SetType(val OptNilInputsMessageType) {
 	s.Type = val
 }
 
-// Merged schema.
 // InputsMessageContent represents sum type.
 type InputsMessageContent struct {
 	// Type selects the active sum variant, switch on this field.
 	Type                           InputsMessageContentType
-	InputsMessageContent0ItemArray []InputsMessageContent0Item
 	String                         string
+	InputsMessageContent1ItemArray []InputsMessageContent1Item
 	Null                           struct{}
 }
 
@@ -26032,42 +26466,21 @@ type InputsMessageContentType string
 
 // Possible values for InputsMessageContentType.
 const (
-	InputsMessageContent0ItemArrayInputsMessageContent InputsMessageContentType = "[]InputsMessageContent0Item"
 	StringInputsMessageContent                         InputsMessageContentType = "string"
+	InputsMessageContent1ItemArrayInputsMessageContent InputsMessageContentType = "[]InputsMessageContent1Item"
 	NullInputsMessageContent                           InputsMessageContentType = "struct{}"
 )
-
-// IsInputsMessageContent0ItemArray reports whether InputsMessageContent is []InputsMessageContent0Item.
-func (s InputsMessageContent) IsInputsMessageContent0ItemArray() bool {
-	return s.Type == InputsMessageContent0ItemArrayInputsMessageContent
-}
 
 // IsString reports whether InputsMessageContent is string.
 func (s InputsMessageContent) IsString() bool { return s.Type == StringInputsMessageContent }
 
+// IsInputsMessageContent1ItemArray reports whether InputsMessageContent is []InputsMessageContent1Item.
+func (s InputsMessageContent) IsInputsMessageContent1ItemArray() bool {
+	return s.Type == InputsMessageContent1ItemArrayInputsMessageContent
+}
+
 // IsNull reports whether InputsMessageContent is struct{}.
 func (s InputsMessageContent) IsNull() bool { return s.Type == NullInputsMessageContent }
-
-// SetInputsMessageContent0ItemArray sets InputsMessageContent to []InputsMessageContent0Item.
-func (s *InputsMessageContent) SetInputsMessageContent0ItemArray(v []InputsMessageContent0Item) {
-	s.Type = InputsMessageContent0ItemArrayInputsMessageContent
-	s.InputsMessageContent0ItemArray = v
-}
-
-// GetInputsMessageContent0ItemArray returns []InputsMessageContent0Item and true boolean if InputsMessageContent is []InputsMessageContent0Item.
-func (s InputsMessageContent) GetInputsMessageContent0ItemArray() (v []InputsMessageContent0Item, ok bool) {
-	if !s.IsInputsMessageContent0ItemArray() {
-		return v, false
-	}
-	return s.InputsMessageContent0ItemArray, true
-}
-
-// NewInputsMessageContent0ItemArrayInputsMessageContent returns new InputsMessageContent from []InputsMessageContent0Item.
-func NewInputsMessageContent0ItemArrayInputsMessageContent(v []InputsMessageContent0Item) InputsMessageContent {
-	var s InputsMessageContent
-	s.SetInputsMessageContent0ItemArray(v)
-	return s
-}
 
 // SetString sets InputsMessageContent to string.
 func (s *InputsMessageContent) SetString(v string) {
@@ -26087,6 +26500,27 @@ func (s InputsMessageContent) GetString() (v string, ok bool) {
 func NewStringInputsMessageContent(v string) InputsMessageContent {
 	var s InputsMessageContent
 	s.SetString(v)
+	return s
+}
+
+// SetInputsMessageContent1ItemArray sets InputsMessageContent to []InputsMessageContent1Item.
+func (s *InputsMessageContent) SetInputsMessageContent1ItemArray(v []InputsMessageContent1Item) {
+	s.Type = InputsMessageContent1ItemArrayInputsMessageContent
+	s.InputsMessageContent1ItemArray = v
+}
+
+// GetInputsMessageContent1ItemArray returns []InputsMessageContent1Item and true boolean if InputsMessageContent is []InputsMessageContent1Item.
+func (s InputsMessageContent) GetInputsMessageContent1ItemArray() (v []InputsMessageContent1Item, ok bool) {
+	if !s.IsInputsMessageContent1ItemArray() {
+		return v, false
+	}
+	return s.InputsMessageContent1ItemArray, true
+}
+
+// NewInputsMessageContent1ItemArrayInputsMessageContent returns new InputsMessageContent from []InputsMessageContent1Item.
+func NewInputsMessageContent1ItemArrayInputsMessageContent(v []InputsMessageContent1Item) InputsMessageContent {
+	var s InputsMessageContent
+	s.SetInputsMessageContent1ItemArray(v)
 	return s
 }
 
@@ -26111,79 +26545,215 @@ func NewNullInputsMessageContent(v struct{}) InputsMessageContent {
 	return s
 }
 
-// InputsMessageContent0Item represents sum type.
-type InputsMessageContent0Item struct {
+// InputsMessageContent1Item represents sum type.
+type InputsMessageContent1Item struct {
 	// Type selects the active sum variant, switch on this field.
-	Type                          InputsMessageContent0ItemType
-	ResponseOutputText            ResponseOutputText
-	OpenAIResponsesRefusalContent OpenAIResponsesRefusalContent
+	Type                              InputsMessageContent1ItemType
+	InputText                         InputText
+	EasyInputMessageContentInputImage EasyInputMessageContentInputImage
+	InputFile                         InputFile
+	InputAudio                        InputAudio
+	InputVideo                        InputVideo
+	ResponseOutputText                ResponseOutputText
+	OpenAIResponsesRefusalContent     OpenAIResponsesRefusalContent
 }
 
-// InputsMessageContent0ItemType is oneOf type of InputsMessageContent0Item.
-type InputsMessageContent0ItemType string
+// InputsMessageContent1ItemType is oneOf type of InputsMessageContent1Item.
+type InputsMessageContent1ItemType string
 
-// Possible values for InputsMessageContent0ItemType.
+// Possible values for InputsMessageContent1ItemType.
 const (
-	ResponseOutputTextInputsMessageContent0Item            InputsMessageContent0ItemType = "output_text"
-	OpenAIResponsesRefusalContentInputsMessageContent0Item InputsMessageContent0ItemType = "refusal"
+	InputTextInputsMessageContent1Item                         InputsMessageContent1ItemType = "input_text"
+	EasyInputMessageContentInputImageInputsMessageContent1Item InputsMessageContent1ItemType = "input_image"
+	InputFileInputsMessageContent1Item                         InputsMessageContent1ItemType = "input_file"
+	InputAudioInputsMessageContent1Item                        InputsMessageContent1ItemType = "input_audio"
+	InputVideoInputsMessageContent1Item                        InputsMessageContent1ItemType = "input_video"
+	ResponseOutputTextInputsMessageContent1Item                InputsMessageContent1ItemType = "output_text"
+	OpenAIResponsesRefusalContentInputsMessageContent1Item     InputsMessageContent1ItemType = "refusal"
 )
 
-// IsResponseOutputText reports whether InputsMessageContent0Item is ResponseOutputText.
-func (s InputsMessageContent0Item) IsResponseOutputText() bool {
-	return s.Type == ResponseOutputTextInputsMessageContent0Item
+// IsInputText reports whether InputsMessageContent1Item is InputText.
+func (s InputsMessageContent1Item) IsInputText() bool {
+	return s.Type == InputTextInputsMessageContent1Item
 }
 
-// IsOpenAIResponsesRefusalContent reports whether InputsMessageContent0Item is OpenAIResponsesRefusalContent.
-func (s InputsMessageContent0Item) IsOpenAIResponsesRefusalContent() bool {
-	return s.Type == OpenAIResponsesRefusalContentInputsMessageContent0Item
+// IsEasyInputMessageContentInputImage reports whether InputsMessageContent1Item is EasyInputMessageContentInputImage.
+func (s InputsMessageContent1Item) IsEasyInputMessageContentInputImage() bool {
+	return s.Type == EasyInputMessageContentInputImageInputsMessageContent1Item
 }
 
-// SetResponseOutputText sets InputsMessageContent0Item to ResponseOutputText.
-func (s *InputsMessageContent0Item) SetResponseOutputText(v ResponseOutputText) {
-	s.Type = ResponseOutputTextInputsMessageContent0Item
+// IsInputFile reports whether InputsMessageContent1Item is InputFile.
+func (s InputsMessageContent1Item) IsInputFile() bool {
+	return s.Type == InputFileInputsMessageContent1Item
+}
+
+// IsInputAudio reports whether InputsMessageContent1Item is InputAudio.
+func (s InputsMessageContent1Item) IsInputAudio() bool {
+	return s.Type == InputAudioInputsMessageContent1Item
+}
+
+// IsInputVideo reports whether InputsMessageContent1Item is InputVideo.
+func (s InputsMessageContent1Item) IsInputVideo() bool {
+	return s.Type == InputVideoInputsMessageContent1Item
+}
+
+// IsResponseOutputText reports whether InputsMessageContent1Item is ResponseOutputText.
+func (s InputsMessageContent1Item) IsResponseOutputText() bool {
+	return s.Type == ResponseOutputTextInputsMessageContent1Item
+}
+
+// IsOpenAIResponsesRefusalContent reports whether InputsMessageContent1Item is OpenAIResponsesRefusalContent.
+func (s InputsMessageContent1Item) IsOpenAIResponsesRefusalContent() bool {
+	return s.Type == OpenAIResponsesRefusalContentInputsMessageContent1Item
+}
+
+// SetInputText sets InputsMessageContent1Item to InputText.
+func (s *InputsMessageContent1Item) SetInputText(v InputText) {
+	s.Type = InputTextInputsMessageContent1Item
+	s.InputText = v
+}
+
+// GetInputText returns InputText and true boolean if InputsMessageContent1Item is InputText.
+func (s InputsMessageContent1Item) GetInputText() (v InputText, ok bool) {
+	if !s.IsInputText() {
+		return v, false
+	}
+	return s.InputText, true
+}
+
+// NewInputTextInputsMessageContent1Item returns new InputsMessageContent1Item from InputText.
+func NewInputTextInputsMessageContent1Item(v InputText) InputsMessageContent1Item {
+	var s InputsMessageContent1Item
+	s.SetInputText(v)
+	return s
+}
+
+// SetEasyInputMessageContentInputImage sets InputsMessageContent1Item to EasyInputMessageContentInputImage.
+func (s *InputsMessageContent1Item) SetEasyInputMessageContentInputImage(v EasyInputMessageContentInputImage) {
+	s.Type = EasyInputMessageContentInputImageInputsMessageContent1Item
+	s.EasyInputMessageContentInputImage = v
+}
+
+// GetEasyInputMessageContentInputImage returns EasyInputMessageContentInputImage and true boolean if InputsMessageContent1Item is EasyInputMessageContentInputImage.
+func (s InputsMessageContent1Item) GetEasyInputMessageContentInputImage() (v EasyInputMessageContentInputImage, ok bool) {
+	if !s.IsEasyInputMessageContentInputImage() {
+		return v, false
+	}
+	return s.EasyInputMessageContentInputImage, true
+}
+
+// NewEasyInputMessageContentInputImageInputsMessageContent1Item returns new InputsMessageContent1Item from EasyInputMessageContentInputImage.
+func NewEasyInputMessageContentInputImageInputsMessageContent1Item(v EasyInputMessageContentInputImage) InputsMessageContent1Item {
+	var s InputsMessageContent1Item
+	s.SetEasyInputMessageContentInputImage(v)
+	return s
+}
+
+// SetInputFile sets InputsMessageContent1Item to InputFile.
+func (s *InputsMessageContent1Item) SetInputFile(v InputFile) {
+	s.Type = InputFileInputsMessageContent1Item
+	s.InputFile = v
+}
+
+// GetInputFile returns InputFile and true boolean if InputsMessageContent1Item is InputFile.
+func (s InputsMessageContent1Item) GetInputFile() (v InputFile, ok bool) {
+	if !s.IsInputFile() {
+		return v, false
+	}
+	return s.InputFile, true
+}
+
+// NewInputFileInputsMessageContent1Item returns new InputsMessageContent1Item from InputFile.
+func NewInputFileInputsMessageContent1Item(v InputFile) InputsMessageContent1Item {
+	var s InputsMessageContent1Item
+	s.SetInputFile(v)
+	return s
+}
+
+// SetInputAudio sets InputsMessageContent1Item to InputAudio.
+func (s *InputsMessageContent1Item) SetInputAudio(v InputAudio) {
+	s.Type = InputAudioInputsMessageContent1Item
+	s.InputAudio = v
+}
+
+// GetInputAudio returns InputAudio and true boolean if InputsMessageContent1Item is InputAudio.
+func (s InputsMessageContent1Item) GetInputAudio() (v InputAudio, ok bool) {
+	if !s.IsInputAudio() {
+		return v, false
+	}
+	return s.InputAudio, true
+}
+
+// NewInputAudioInputsMessageContent1Item returns new InputsMessageContent1Item from InputAudio.
+func NewInputAudioInputsMessageContent1Item(v InputAudio) InputsMessageContent1Item {
+	var s InputsMessageContent1Item
+	s.SetInputAudio(v)
+	return s
+}
+
+// SetInputVideo sets InputsMessageContent1Item to InputVideo.
+func (s *InputsMessageContent1Item) SetInputVideo(v InputVideo) {
+	s.Type = InputVideoInputsMessageContent1Item
+	s.InputVideo = v
+}
+
+// GetInputVideo returns InputVideo and true boolean if InputsMessageContent1Item is InputVideo.
+func (s InputsMessageContent1Item) GetInputVideo() (v InputVideo, ok bool) {
+	if !s.IsInputVideo() {
+		return v, false
+	}
+	return s.InputVideo, true
+}
+
+// NewInputVideoInputsMessageContent1Item returns new InputsMessageContent1Item from InputVideo.
+func NewInputVideoInputsMessageContent1Item(v InputVideo) InputsMessageContent1Item {
+	var s InputsMessageContent1Item
+	s.SetInputVideo(v)
+	return s
+}
+
+// SetResponseOutputText sets InputsMessageContent1Item to ResponseOutputText.
+func (s *InputsMessageContent1Item) SetResponseOutputText(v ResponseOutputText) {
+	s.Type = ResponseOutputTextInputsMessageContent1Item
 	s.ResponseOutputText = v
 }
 
-// GetResponseOutputText returns ResponseOutputText and true boolean if InputsMessageContent0Item is ResponseOutputText.
-func (s InputsMessageContent0Item) GetResponseOutputText() (v ResponseOutputText, ok bool) {
+// GetResponseOutputText returns ResponseOutputText and true boolean if InputsMessageContent1Item is ResponseOutputText.
+func (s InputsMessageContent1Item) GetResponseOutputText() (v ResponseOutputText, ok bool) {
 	if !s.IsResponseOutputText() {
 		return v, false
 	}
 	return s.ResponseOutputText, true
 }
 
-// NewResponseOutputTextInputsMessageContent0Item returns new InputsMessageContent0Item from ResponseOutputText.
-func NewResponseOutputTextInputsMessageContent0Item(v ResponseOutputText) InputsMessageContent0Item {
-	var s InputsMessageContent0Item
+// NewResponseOutputTextInputsMessageContent1Item returns new InputsMessageContent1Item from ResponseOutputText.
+func NewResponseOutputTextInputsMessageContent1Item(v ResponseOutputText) InputsMessageContent1Item {
+	var s InputsMessageContent1Item
 	s.SetResponseOutputText(v)
 	return s
 }
 
-// SetOpenAIResponsesRefusalContent sets InputsMessageContent0Item to OpenAIResponsesRefusalContent.
-func (s *InputsMessageContent0Item) SetOpenAIResponsesRefusalContent(v OpenAIResponsesRefusalContent) {
-	s.Type = OpenAIResponsesRefusalContentInputsMessageContent0Item
+// SetOpenAIResponsesRefusalContent sets InputsMessageContent1Item to OpenAIResponsesRefusalContent.
+func (s *InputsMessageContent1Item) SetOpenAIResponsesRefusalContent(v OpenAIResponsesRefusalContent) {
+	s.Type = OpenAIResponsesRefusalContentInputsMessageContent1Item
 	s.OpenAIResponsesRefusalContent = v
 }
 
-// GetOpenAIResponsesRefusalContent returns OpenAIResponsesRefusalContent and true boolean if InputsMessageContent0Item is OpenAIResponsesRefusalContent.
-func (s InputsMessageContent0Item) GetOpenAIResponsesRefusalContent() (v OpenAIResponsesRefusalContent, ok bool) {
+// GetOpenAIResponsesRefusalContent returns OpenAIResponsesRefusalContent and true boolean if InputsMessageContent1Item is OpenAIResponsesRefusalContent.
+func (s InputsMessageContent1Item) GetOpenAIResponsesRefusalContent() (v OpenAIResponsesRefusalContent, ok bool) {
 	if !s.IsOpenAIResponsesRefusalContent() {
 		return v, false
 	}
 	return s.OpenAIResponsesRefusalContent, true
 }
 
-// NewOpenAIResponsesRefusalContentInputsMessageContent0Item returns new InputsMessageContent0Item from OpenAIResponsesRefusalContent.
-func NewOpenAIResponsesRefusalContentInputsMessageContent0Item(v OpenAIResponsesRefusalContent) InputsMessageContent0Item {
-	var s InputsMessageContent0Item
+// NewOpenAIResponsesRefusalContentInputsMessageContent1Item returns new InputsMessageContent1Item from OpenAIResponsesRefusalContent.
+func NewOpenAIResponsesRefusalContentInputsMessageContent1Item(v OpenAIResponsesRefusalContent) InputsMessageContent1Item {
+	var s InputsMessageContent1Item
 	s.SetOpenAIResponsesRefusalContent(v)
 	return s
 }
 
-// The phase of an assistant message. Use `commentary` for an intermediate assistant message and
-// `final_answer` for the final assistant message. For follow-up requests with models like
-// `gpt-5.3-codex` and later, preserve and resend phase on all assistant messages. Omitting it can
-// degrade performance. Not used for user messages.
 type InputsMessagePhase string
 
 const (
@@ -26228,20 +26798,32 @@ func (s *InputsMessagePhase) UnmarshalText(data []byte) error {
 type InputsMessageRole string
 
 const (
+	InputsMessageRoleUser      InputsMessageRole = "user"
+	InputsMessageRoleSystem    InputsMessageRole = "system"
 	InputsMessageRoleAssistant InputsMessageRole = "assistant"
+	InputsMessageRoleDeveloper InputsMessageRole = "developer"
 )
 
 // AllValues returns all InputsMessageRole values.
 func (InputsMessageRole) AllValues() []InputsMessageRole {
 	return []InputsMessageRole{
+		InputsMessageRoleUser,
+		InputsMessageRoleSystem,
 		InputsMessageRoleAssistant,
+		InputsMessageRoleDeveloper,
 	}
 }
 
 // MarshalText implements encoding.TextMarshaler.
 func (s InputsMessageRole) MarshalText() ([]byte, error) {
 	switch s {
+	case InputsMessageRoleUser:
+		return []byte(s), nil
+	case InputsMessageRoleSystem:
+		return []byte(s), nil
 	case InputsMessageRoleAssistant:
+		return []byte(s), nil
+	case InputsMessageRoleDeveloper:
 		return []byte(s), nil
 	default:
 		return nil, errors.Errorf("invalid value: %q", s)
@@ -26251,8 +26833,17 @@ func (s InputsMessageRole) MarshalText() ([]byte, error) {
 // UnmarshalText implements encoding.TextUnmarshaler.
 func (s *InputsMessageRole) UnmarshalText(data []byte) error {
 	switch InputsMessageRole(data) {
+	case InputsMessageRoleUser:
+		*s = InputsMessageRoleUser
+		return nil
+	case InputsMessageRoleSystem:
+		*s = InputsMessageRoleSystem
+		return nil
 	case InputsMessageRoleAssistant:
 		*s = InputsMessageRoleAssistant
+		return nil
+	case InputsMessageRoleDeveloper:
+		*s = InputsMessageRoleDeveloper
 		return nil
 	default:
 		return errors.Errorf("invalid value: %q", data)
@@ -26307,7 +26898,6 @@ func (s *InputsMessageStatus) UnmarshalText(data []byte) error {
 	}
 }
 
-// Merged schema.
 type InputsMessageType string
 
 const (
@@ -26342,19 +26932,17 @@ func (s *InputsMessageType) UnmarshalText(data []byte) error {
 	}
 }
 
-// Merged schema.
+// Any of [ReasoningItem (inline)]: they share type "reasoning".
 // Ref: #/components/schemas/InputsReasoning
 type InputsReasoning struct {
 	Content          OptNilReasoningTextContentArray `json:"content"`
 	EncryptedContent OptNilString                    `json:"encrypted_content"`
 	Format           OptNilReasoningFormat           `json:"format"`
 	ID               OptNilString                    `json:"id"`
-	// A signature for the reasoning content, used for verification.
-	Signature OptNilString                `json:"signature"`
-	Status    OptNilInputsReasoningStatus `json:"status"`
-	// Merged property.
-	Summary OptNilInputsReasoningSummaryItemArray `json:"summary"`
-	Type    OptNilInputsReasoningType             `json:"type"`
+	Signature        OptNilString                    `json:"signature"`
+	Status           OptNilInputsReasoningStatus     `json:"status"`
+	Summary          OptNilReasoningSummaryTextArray `json:"summary"`
+	Type             OptNilInputsReasoningType       `json:"type"`
 }
 
 // GetContent returns the value of Content.
@@ -26388,7 +26976,7 @@ func (s *InputsReasoning) GetStatus() OptNilInputsReasoningStatus {
 }
 
 // GetSummary returns the value of Summary.
-func (s *InputsReasoning) GetSummary() OptNilInputsReasoningSummaryItemArray {
+func (s *InputsReasoning) GetSummary() OptNilReasoningSummaryTextArray {
 	return s.Summary
 }
 
@@ -26428,7 +27016,7 @@ func (s *InputsReasoning) SetStatus(val OptNilInputsReasoningStatus) {
 }
 
 // SetSummary sets the value of Summary.
-func (s *InputsReasoning) SetSummary(val OptNilInputsReasoningSummaryItemArray) {
+func (s *InputsReasoning) SetSummary(val OptNilReasoningSummaryTextArray) {
 	s.Summary = val
 }
 
@@ -26479,69 +27067,6 @@ func (s *InputsReasoningStatus) UnmarshalText(data []byte) error {
 		return nil
 	case InputsReasoningStatusInProgress:
 		*s = InputsReasoningStatusInProgress
-		return nil
-	default:
-		return errors.Errorf("invalid value: %q", data)
-	}
-}
-
-// Merged schema.
-type InputsReasoningSummaryItem struct {
-	// Merged property.
-	Text OptNilString `json:"text"`
-	// Merged property.
-	Type OptNilInputsReasoningSummaryItemType `json:"type"`
-}
-
-// GetText returns the value of Text.
-func (s *InputsReasoningSummaryItem) GetText() OptNilString {
-	return s.Text
-}
-
-// GetType returns the value of Type.
-func (s *InputsReasoningSummaryItem) GetType() OptNilInputsReasoningSummaryItemType {
-	return s.Type
-}
-
-// SetText sets the value of Text.
-func (s *InputsReasoningSummaryItem) SetText(val OptNilString) {
-	s.Text = val
-}
-
-// SetType sets the value of Type.
-func (s *InputsReasoningSummaryItem) SetType(val OptNilInputsReasoningSummaryItemType) {
-	s.Type = val
-}
-
-// Merged schema.
-type InputsReasoningSummaryItemType string
-
-const (
-	InputsReasoningSummaryItemTypeSummaryText InputsReasoningSummaryItemType = "summary_text"
-)
-
-// AllValues returns all InputsReasoningSummaryItemType values.
-func (InputsReasoningSummaryItemType) AllValues() []InputsReasoningSummaryItemType {
-	return []InputsReasoningSummaryItemType{
-		InputsReasoningSummaryItemTypeSummaryText,
-	}
-}
-
-// MarshalText implements encoding.TextMarshaler.
-func (s InputsReasoningSummaryItemType) MarshalText() ([]byte, error) {
-	switch s {
-	case InputsReasoningSummaryItemTypeSummaryText:
-		return []byte(s), nil
-	default:
-		return nil, errors.Errorf("invalid value: %q", s)
-	}
-}
-
-// UnmarshalText implements encoding.TextUnmarshaler.
-func (s *InputsReasoningSummaryItemType) UnmarshalText(data []byte) error {
-	switch InputsReasoningSummaryItemType(data) {
-	case InputsReasoningSummaryItemTypeSummaryText:
-		*s = InputsReasoningSummaryItemTypeSummaryText
 		return nil
 	default:
 		return errors.Errorf("invalid value: %q", data)
@@ -34889,6 +35414,52 @@ func (o OptCustomToolFormat) Or(d CustomToolFormat) CustomToolFormat {
 	return d
 }
 
+// NewOptEasyInputMessage returns new OptEasyInputMessage with value set to v.
+func NewOptEasyInputMessage(v EasyInputMessage) OptEasyInputMessage {
+	return OptEasyInputMessage{
+		Value: v,
+		Set:   true,
+	}
+}
+
+// OptEasyInputMessage is optional EasyInputMessage.
+type OptEasyInputMessage struct {
+	Value EasyInputMessage
+	Set   bool
+}
+
+// IsSet returns true if OptEasyInputMessage was set.
+func (o OptEasyInputMessage) IsSet() bool { return o.Set }
+
+// Reset unsets value.
+func (o *OptEasyInputMessage) Reset() {
+	var v EasyInputMessage
+	o.Value = v
+	o.Set = false
+}
+
+// SetTo sets value to v.
+func (o *OptEasyInputMessage) SetTo(v EasyInputMessage) {
+	o.Set = true
+	o.Value = v
+}
+
+// Get returns value and boolean that denotes whether value was set.
+func (o OptEasyInputMessage) Get() (v EasyInputMessage, ok bool) {
+	if !o.Set {
+		return v, false
+	}
+	return o.Value, true
+}
+
+// Or returns value if set, or given parameter if does not.
+func (o OptEasyInputMessage) Or(d EasyInputMessage) EasyInputMessage {
+	if v, ok := o.Get(); ok {
+		return v
+	}
+	return d
+}
+
 // NewOptEasyInputMessageContent returns new OptEasyInputMessageContent with value set to v.
 func NewOptEasyInputMessageContent(v EasyInputMessageContent) OptEasyInputMessageContent {
 	return OptEasyInputMessageContent{
@@ -35021,6 +35592,52 @@ func (o OptFileSearchServerToolFiltersEqValue) Get() (v FileSearchServerToolFilt
 
 // Or returns value if set, or given parameter if does not.
 func (o OptFileSearchServerToolFiltersEqValue) Or(d FileSearchServerToolFiltersEqValue) FileSearchServerToolFiltersEqValue {
+	if v, ok := o.Get(); ok {
+		return v
+	}
+	return d
+}
+
+// NewOptFunctionCallItem returns new OptFunctionCallItem with value set to v.
+func NewOptFunctionCallItem(v FunctionCallItem) OptFunctionCallItem {
+	return OptFunctionCallItem{
+		Value: v,
+		Set:   true,
+	}
+}
+
+// OptFunctionCallItem is optional FunctionCallItem.
+type OptFunctionCallItem struct {
+	Value FunctionCallItem
+	Set   bool
+}
+
+// IsSet returns true if OptFunctionCallItem was set.
+func (o OptFunctionCallItem) IsSet() bool { return o.Set }
+
+// Reset unsets value.
+func (o *OptFunctionCallItem) Reset() {
+	var v FunctionCallItem
+	o.Value = v
+	o.Set = false
+}
+
+// SetTo sets value to v.
+func (o *OptFunctionCallItem) SetTo(v FunctionCallItem) {
+	o.Set = true
+	o.Value = v
+}
+
+// Get returns value and boolean that denotes whether value was set.
+func (o OptFunctionCallItem) Get() (v FunctionCallItem, ok bool) {
+	if !o.Set {
+		return v, false
+	}
+	return o.Value, true
+}
+
+// Or returns value if set, or given parameter if does not.
+func (o OptFunctionCallItem) Or(d FunctionCallItem) FunctionCallItem {
 	if v, ok := o.Get(); ok {
 		return v
 	}
@@ -35303,38 +35920,38 @@ func (o OptInputMessageItemContentInputImage) Or(d InputMessageItemContentInputI
 	return d
 }
 
-// NewOptInputsMessage returns new OptInputsMessage with value set to v.
-func NewOptInputsMessage(v InputsMessage) OptInputsMessage {
-	return OptInputsMessage{
+// NewOptInputsMessageContent returns new OptInputsMessageContent with value set to v.
+func NewOptInputsMessageContent(v InputsMessageContent) OptInputsMessageContent {
+	return OptInputsMessageContent{
 		Value: v,
 		Set:   true,
 	}
 }
 
-// OptInputsMessage is optional InputsMessage.
-type OptInputsMessage struct {
-	Value InputsMessage
+// OptInputsMessageContent is optional InputsMessageContent.
+type OptInputsMessageContent struct {
+	Value InputsMessageContent
 	Set   bool
 }
 
-// IsSet returns true if OptInputsMessage was set.
-func (o OptInputsMessage) IsSet() bool { return o.Set }
+// IsSet returns true if OptInputsMessageContent was set.
+func (o OptInputsMessageContent) IsSet() bool { return o.Set }
 
 // Reset unsets value.
-func (o *OptInputsMessage) Reset() {
-	var v InputsMessage
+func (o *OptInputsMessageContent) Reset() {
+	var v InputsMessageContent
 	o.Value = v
 	o.Set = false
 }
 
 // SetTo sets value to v.
-func (o *OptInputsMessage) SetTo(v InputsMessage) {
+func (o *OptInputsMessageContent) SetTo(v InputsMessageContent) {
 	o.Set = true
 	o.Value = v
 }
 
 // Get returns value and boolean that denotes whether value was set.
-func (o OptInputsMessage) Get() (v InputsMessage, ok bool) {
+func (o OptInputsMessageContent) Get() (v InputsMessageContent, ok bool) {
 	if !o.Set {
 		return v, false
 	}
@@ -35342,53 +35959,7 @@ func (o OptInputsMessage) Get() (v InputsMessage, ok bool) {
 }
 
 // Or returns value if set, or given parameter if does not.
-func (o OptInputsMessage) Or(d InputsMessage) InputsMessage {
-	if v, ok := o.Get(); ok {
-		return v
-	}
-	return d
-}
-
-// NewOptInputsReasoning returns new OptInputsReasoning with value set to v.
-func NewOptInputsReasoning(v InputsReasoning) OptInputsReasoning {
-	return OptInputsReasoning{
-		Value: v,
-		Set:   true,
-	}
-}
-
-// OptInputsReasoning is optional InputsReasoning.
-type OptInputsReasoning struct {
-	Value InputsReasoning
-	Set   bool
-}
-
-// IsSet returns true if OptInputsReasoning was set.
-func (o OptInputsReasoning) IsSet() bool { return o.Set }
-
-// Reset unsets value.
-func (o *OptInputsReasoning) Reset() {
-	var v InputsReasoning
-	o.Value = v
-	o.Set = false
-}
-
-// SetTo sets value to v.
-func (o *OptInputsReasoning) SetTo(v InputsReasoning) {
-	o.Set = true
-	o.Value = v
-}
-
-// Get returns value and boolean that denotes whether value was set.
-func (o OptInputsReasoning) Get() (v InputsReasoning, ok bool) {
-	if !o.Set {
-		return v, false
-	}
-	return o.Value, true
-}
-
-// Or returns value if set, or given parameter if does not.
-func (o OptInputsReasoning) Or(d InputsReasoning) InputsReasoning {
+func (o OptInputsMessageContent) Or(d InputsMessageContent) InputsMessageContent {
 	if v, ok := o.Get(); ok {
 		return v
 	}
@@ -38927,6 +39498,74 @@ func (o OptNilBaseInputsMessageRole) Get() (v BaseInputsMessageRole, ok bool) {
 
 // Or returns value if set, or given parameter if does not.
 func (o OptNilBaseInputsMessageRole) Or(d BaseInputsMessageRole) BaseInputsMessageRole {
+	if v, ok := o.Get(); ok {
+		return v
+	}
+	return d
+}
+
+// NewOptNilBaseInputsMessageStatus returns new OptNilBaseInputsMessageStatus with value set to v.
+func NewOptNilBaseInputsMessageStatus(v BaseInputsMessageStatus) OptNilBaseInputsMessageStatus {
+	return OptNilBaseInputsMessageStatus{
+		Value: v,
+		Set:   true,
+	}
+}
+
+// OptNilBaseInputsMessageStatus is optional nullable BaseInputsMessageStatus.
+type OptNilBaseInputsMessageStatus struct {
+	Value BaseInputsMessageStatus
+	Set   bool
+	Null  bool
+}
+
+// IsSet returns true if OptNilBaseInputsMessageStatus was set.
+func (o OptNilBaseInputsMessageStatus) IsSet() bool { return o.Set }
+
+// Reset unsets value.
+func (o *OptNilBaseInputsMessageStatus) Reset() {
+	var v BaseInputsMessageStatus
+	o.Value = v
+	o.Set = false
+	o.Null = false
+}
+
+// SetTo sets value to v.
+func (o *OptNilBaseInputsMessageStatus) SetTo(v BaseInputsMessageStatus) {
+	o.Set = true
+	o.Null = false
+	o.Value = v
+}
+
+// IsNull returns true if value is Null.
+func (o OptNilBaseInputsMessageStatus) IsNull() bool { return o.Null }
+
+// SetToNull sets value to null.
+func (o *OptNilBaseInputsMessageStatus) SetToNull() {
+	o.Set = true
+	o.Null = true
+	var v BaseInputsMessageStatus
+	o.Value = v
+}
+
+// IsEmpty returns true if the field was omitted from the payload (not Set and not Null).
+func (o OptNilBaseInputsMessageStatus) IsEmpty() bool {
+	return !o.Set && !o.Null
+}
+
+// Get returns value and boolean that denotes whether value was set.
+func (o OptNilBaseInputsMessageStatus) Get() (v BaseInputsMessageStatus, ok bool) {
+	if o.Null {
+		return v, false
+	}
+	if !o.Set {
+		return v, false
+	}
+	return o.Value, true
+}
+
+// Or returns value if set, or given parameter if does not.
+func (o OptNilBaseInputsMessageStatus) Or(d BaseInputsMessageStatus) BaseInputsMessageStatus {
 	if v, ok := o.Get(); ok {
 		return v
 	}
@@ -54573,57 +55212,57 @@ func (o OptNilInputs) Or(d Inputs) Inputs {
 	return d
 }
 
-// NewOptNilInputsMessageContent returns new OptNilInputsMessageContent with value set to v.
-func NewOptNilInputsMessageContent(v InputsMessageContent) OptNilInputsMessageContent {
-	return OptNilInputsMessageContent{
+// NewOptNilInputsCustomToolCallType returns new OptNilInputsCustomToolCallType with value set to v.
+func NewOptNilInputsCustomToolCallType(v InputsCustomToolCallType) OptNilInputsCustomToolCallType {
+	return OptNilInputsCustomToolCallType{
 		Value: v,
 		Set:   true,
 	}
 }
 
-// OptNilInputsMessageContent is optional nullable InputsMessageContent.
-type OptNilInputsMessageContent struct {
-	Value InputsMessageContent
+// OptNilInputsCustomToolCallType is optional nullable InputsCustomToolCallType.
+type OptNilInputsCustomToolCallType struct {
+	Value InputsCustomToolCallType
 	Set   bool
 	Null  bool
 }
 
-// IsSet returns true if OptNilInputsMessageContent was set.
-func (o OptNilInputsMessageContent) IsSet() bool { return o.Set }
+// IsSet returns true if OptNilInputsCustomToolCallType was set.
+func (o OptNilInputsCustomToolCallType) IsSet() bool { return o.Set }
 
 // Reset unsets value.
-func (o *OptNilInputsMessageContent) Reset() {
-	var v InputsMessageContent
+func (o *OptNilInputsCustomToolCallType) Reset() {
+	var v InputsCustomToolCallType
 	o.Value = v
 	o.Set = false
 	o.Null = false
 }
 
 // SetTo sets value to v.
-func (o *OptNilInputsMessageContent) SetTo(v InputsMessageContent) {
+func (o *OptNilInputsCustomToolCallType) SetTo(v InputsCustomToolCallType) {
 	o.Set = true
 	o.Null = false
 	o.Value = v
 }
 
 // IsNull returns true if value is Null.
-func (o OptNilInputsMessageContent) IsNull() bool { return o.Null }
+func (o OptNilInputsCustomToolCallType) IsNull() bool { return o.Null }
 
 // SetToNull sets value to null.
-func (o *OptNilInputsMessageContent) SetToNull() {
+func (o *OptNilInputsCustomToolCallType) SetToNull() {
 	o.Set = true
 	o.Null = true
-	var v InputsMessageContent
+	var v InputsCustomToolCallType
 	o.Value = v
 }
 
 // IsEmpty returns true if the field was omitted from the payload (not Set and not Null).
-func (o OptNilInputsMessageContent) IsEmpty() bool {
+func (o OptNilInputsCustomToolCallType) IsEmpty() bool {
 	return !o.Set && !o.Null
 }
 
 // Get returns value and boolean that denotes whether value was set.
-func (o OptNilInputsMessageContent) Get() (v InputsMessageContent, ok bool) {
+func (o OptNilInputsCustomToolCallType) Get() (v InputsCustomToolCallType, ok bool) {
 	if o.Null {
 		return v, false
 	}
@@ -54634,7 +55273,211 @@ func (o OptNilInputsMessageContent) Get() (v InputsMessageContent, ok bool) {
 }
 
 // Or returns value if set, or given parameter if does not.
-func (o OptNilInputsMessageContent) Or(d InputsMessageContent) InputsMessageContent {
+func (o OptNilInputsCustomToolCallType) Or(d InputsCustomToolCallType) InputsCustomToolCallType {
+	if v, ok := o.Get(); ok {
+		return v
+	}
+	return d
+}
+
+// NewOptNilInputsFunctionCallStatus returns new OptNilInputsFunctionCallStatus with value set to v.
+func NewOptNilInputsFunctionCallStatus(v InputsFunctionCallStatus) OptNilInputsFunctionCallStatus {
+	return OptNilInputsFunctionCallStatus{
+		Value: v,
+		Set:   true,
+	}
+}
+
+// OptNilInputsFunctionCallStatus is optional nullable InputsFunctionCallStatus.
+type OptNilInputsFunctionCallStatus struct {
+	Value InputsFunctionCallStatus
+	Set   bool
+	Null  bool
+}
+
+// IsSet returns true if OptNilInputsFunctionCallStatus was set.
+func (o OptNilInputsFunctionCallStatus) IsSet() bool { return o.Set }
+
+// Reset unsets value.
+func (o *OptNilInputsFunctionCallStatus) Reset() {
+	var v InputsFunctionCallStatus
+	o.Value = v
+	o.Set = false
+	o.Null = false
+}
+
+// SetTo sets value to v.
+func (o *OptNilInputsFunctionCallStatus) SetTo(v InputsFunctionCallStatus) {
+	o.Set = true
+	o.Null = false
+	o.Value = v
+}
+
+// IsNull returns true if value is Null.
+func (o OptNilInputsFunctionCallStatus) IsNull() bool { return o.Null }
+
+// SetToNull sets value to null.
+func (o *OptNilInputsFunctionCallStatus) SetToNull() {
+	o.Set = true
+	o.Null = true
+	var v InputsFunctionCallStatus
+	o.Value = v
+}
+
+// IsEmpty returns true if the field was omitted from the payload (not Set and not Null).
+func (o OptNilInputsFunctionCallStatus) IsEmpty() bool {
+	return !o.Set && !o.Null
+}
+
+// Get returns value and boolean that denotes whether value was set.
+func (o OptNilInputsFunctionCallStatus) Get() (v InputsFunctionCallStatus, ok bool) {
+	if o.Null {
+		return v, false
+	}
+	if !o.Set {
+		return v, false
+	}
+	return o.Value, true
+}
+
+// Or returns value if set, or given parameter if does not.
+func (o OptNilInputsFunctionCallStatus) Or(d InputsFunctionCallStatus) InputsFunctionCallStatus {
+	if v, ok := o.Get(); ok {
+		return v
+	}
+	return d
+}
+
+// NewOptNilInputsFunctionCallSubagentItemsItemArray returns new OptNilInputsFunctionCallSubagentItemsItemArray with value set to v.
+func NewOptNilInputsFunctionCallSubagentItemsItemArray(v []InputsFunctionCallSubagentItemsItem) OptNilInputsFunctionCallSubagentItemsItemArray {
+	return OptNilInputsFunctionCallSubagentItemsItemArray{
+		Value: v,
+		Set:   true,
+	}
+}
+
+// OptNilInputsFunctionCallSubagentItemsItemArray is optional nullable []InputsFunctionCallSubagentItemsItem.
+type OptNilInputsFunctionCallSubagentItemsItemArray struct {
+	Value []InputsFunctionCallSubagentItemsItem
+	Set   bool
+	Null  bool
+}
+
+// IsSet returns true if OptNilInputsFunctionCallSubagentItemsItemArray was set.
+func (o OptNilInputsFunctionCallSubagentItemsItemArray) IsSet() bool { return o.Set }
+
+// Reset unsets value.
+func (o *OptNilInputsFunctionCallSubagentItemsItemArray) Reset() {
+	var v []InputsFunctionCallSubagentItemsItem
+	o.Value = v
+	o.Set = false
+	o.Null = false
+}
+
+// SetTo sets value to v.
+func (o *OptNilInputsFunctionCallSubagentItemsItemArray) SetTo(v []InputsFunctionCallSubagentItemsItem) {
+	o.Set = true
+	o.Null = false
+	o.Value = v
+}
+
+// IsNull returns true if value is Null.
+func (o OptNilInputsFunctionCallSubagentItemsItemArray) IsNull() bool { return o.Null }
+
+// SetToNull sets value to null.
+func (o *OptNilInputsFunctionCallSubagentItemsItemArray) SetToNull() {
+	o.Set = true
+	o.Null = true
+	var v []InputsFunctionCallSubagentItemsItem
+	o.Value = v
+}
+
+// IsEmpty returns true if the field was omitted from the payload (not Set and not Null).
+func (o OptNilInputsFunctionCallSubagentItemsItemArray) IsEmpty() bool {
+	return !o.Set && !o.Null
+}
+
+// Get returns value and boolean that denotes whether value was set.
+func (o OptNilInputsFunctionCallSubagentItemsItemArray) Get() (v []InputsFunctionCallSubagentItemsItem, ok bool) {
+	if o.Null {
+		return v, false
+	}
+	if !o.Set {
+		return v, false
+	}
+	return o.Value, true
+}
+
+// Or returns value if set, or given parameter if does not.
+func (o OptNilInputsFunctionCallSubagentItemsItemArray) Or(d []InputsFunctionCallSubagentItemsItem) []InputsFunctionCallSubagentItemsItem {
+	if v, ok := o.Get(); ok {
+		return v
+	}
+	return d
+}
+
+// NewOptNilInputsFunctionCallType returns new OptNilInputsFunctionCallType with value set to v.
+func NewOptNilInputsFunctionCallType(v InputsFunctionCallType) OptNilInputsFunctionCallType {
+	return OptNilInputsFunctionCallType{
+		Value: v,
+		Set:   true,
+	}
+}
+
+// OptNilInputsFunctionCallType is optional nullable InputsFunctionCallType.
+type OptNilInputsFunctionCallType struct {
+	Value InputsFunctionCallType
+	Set   bool
+	Null  bool
+}
+
+// IsSet returns true if OptNilInputsFunctionCallType was set.
+func (o OptNilInputsFunctionCallType) IsSet() bool { return o.Set }
+
+// Reset unsets value.
+func (o *OptNilInputsFunctionCallType) Reset() {
+	var v InputsFunctionCallType
+	o.Value = v
+	o.Set = false
+	o.Null = false
+}
+
+// SetTo sets value to v.
+func (o *OptNilInputsFunctionCallType) SetTo(v InputsFunctionCallType) {
+	o.Set = true
+	o.Null = false
+	o.Value = v
+}
+
+// IsNull returns true if value is Null.
+func (o OptNilInputsFunctionCallType) IsNull() bool { return o.Null }
+
+// SetToNull sets value to null.
+func (o *OptNilInputsFunctionCallType) SetToNull() {
+	o.Set = true
+	o.Null = true
+	var v InputsFunctionCallType
+	o.Value = v
+}
+
+// IsEmpty returns true if the field was omitted from the payload (not Set and not Null).
+func (o OptNilInputsFunctionCallType) IsEmpty() bool {
+	return !o.Set && !o.Null
+}
+
+// Get returns value and boolean that denotes whether value was set.
+func (o OptNilInputsFunctionCallType) Get() (v InputsFunctionCallType, ok bool) {
+	if o.Null {
+		return v, false
+	}
+	if !o.Set {
+		return v, false
+	}
+	return o.Value, true
+}
+
+// Or returns value if set, or given parameter if does not.
+func (o OptNilInputsFunctionCallType) Or(d InputsFunctionCallType) InputsFunctionCallType {
 	if v, ok := o.Get(); ok {
 		return v
 	}
@@ -54975,142 +55818,6 @@ func (o OptNilInputsReasoningStatus) Get() (v InputsReasoningStatus, ok bool) {
 
 // Or returns value if set, or given parameter if does not.
 func (o OptNilInputsReasoningStatus) Or(d InputsReasoningStatus) InputsReasoningStatus {
-	if v, ok := o.Get(); ok {
-		return v
-	}
-	return d
-}
-
-// NewOptNilInputsReasoningSummaryItemArray returns new OptNilInputsReasoningSummaryItemArray with value set to v.
-func NewOptNilInputsReasoningSummaryItemArray(v []InputsReasoningSummaryItem) OptNilInputsReasoningSummaryItemArray {
-	return OptNilInputsReasoningSummaryItemArray{
-		Value: v,
-		Set:   true,
-	}
-}
-
-// OptNilInputsReasoningSummaryItemArray is optional nullable []InputsReasoningSummaryItem.
-type OptNilInputsReasoningSummaryItemArray struct {
-	Value []InputsReasoningSummaryItem
-	Set   bool
-	Null  bool
-}
-
-// IsSet returns true if OptNilInputsReasoningSummaryItemArray was set.
-func (o OptNilInputsReasoningSummaryItemArray) IsSet() bool { return o.Set }
-
-// Reset unsets value.
-func (o *OptNilInputsReasoningSummaryItemArray) Reset() {
-	var v []InputsReasoningSummaryItem
-	o.Value = v
-	o.Set = false
-	o.Null = false
-}
-
-// SetTo sets value to v.
-func (o *OptNilInputsReasoningSummaryItemArray) SetTo(v []InputsReasoningSummaryItem) {
-	o.Set = true
-	o.Null = false
-	o.Value = v
-}
-
-// IsNull returns true if value is Null.
-func (o OptNilInputsReasoningSummaryItemArray) IsNull() bool { return o.Null }
-
-// SetToNull sets value to null.
-func (o *OptNilInputsReasoningSummaryItemArray) SetToNull() {
-	o.Set = true
-	o.Null = true
-	var v []InputsReasoningSummaryItem
-	o.Value = v
-}
-
-// IsEmpty returns true if the field was omitted from the payload (not Set and not Null).
-func (o OptNilInputsReasoningSummaryItemArray) IsEmpty() bool {
-	return !o.Set && !o.Null
-}
-
-// Get returns value and boolean that denotes whether value was set.
-func (o OptNilInputsReasoningSummaryItemArray) Get() (v []InputsReasoningSummaryItem, ok bool) {
-	if o.Null {
-		return v, false
-	}
-	if !o.Set {
-		return v, false
-	}
-	return o.Value, true
-}
-
-// Or returns value if set, or given parameter if does not.
-func (o OptNilInputsReasoningSummaryItemArray) Or(d []InputsReasoningSummaryItem) []InputsReasoningSummaryItem {
-	if v, ok := o.Get(); ok {
-		return v
-	}
-	return d
-}
-
-// NewOptNilInputsReasoningSummaryItemType returns new OptNilInputsReasoningSummaryItemType with value set to v.
-func NewOptNilInputsReasoningSummaryItemType(v InputsReasoningSummaryItemType) OptNilInputsReasoningSummaryItemType {
-	return OptNilInputsReasoningSummaryItemType{
-		Value: v,
-		Set:   true,
-	}
-}
-
-// OptNilInputsReasoningSummaryItemType is optional nullable InputsReasoningSummaryItemType.
-type OptNilInputsReasoningSummaryItemType struct {
-	Value InputsReasoningSummaryItemType
-	Set   bool
-	Null  bool
-}
-
-// IsSet returns true if OptNilInputsReasoningSummaryItemType was set.
-func (o OptNilInputsReasoningSummaryItemType) IsSet() bool { return o.Set }
-
-// Reset unsets value.
-func (o *OptNilInputsReasoningSummaryItemType) Reset() {
-	var v InputsReasoningSummaryItemType
-	o.Value = v
-	o.Set = false
-	o.Null = false
-}
-
-// SetTo sets value to v.
-func (o *OptNilInputsReasoningSummaryItemType) SetTo(v InputsReasoningSummaryItemType) {
-	o.Set = true
-	o.Null = false
-	o.Value = v
-}
-
-// IsNull returns true if value is Null.
-func (o OptNilInputsReasoningSummaryItemType) IsNull() bool { return o.Null }
-
-// SetToNull sets value to null.
-func (o *OptNilInputsReasoningSummaryItemType) SetToNull() {
-	o.Set = true
-	o.Null = true
-	var v InputsReasoningSummaryItemType
-	o.Value = v
-}
-
-// IsEmpty returns true if the field was omitted from the payload (not Set and not Null).
-func (o OptNilInputsReasoningSummaryItemType) IsEmpty() bool {
-	return !o.Set && !o.Null
-}
-
-// Get returns value and boolean that denotes whether value was set.
-func (o OptNilInputsReasoningSummaryItemType) Get() (v InputsReasoningSummaryItemType, ok bool) {
-	if o.Null {
-		return v, false
-	}
-	if !o.Set {
-		return v, false
-	}
-	return o.Value, true
-}
-
-// Or returns value if set, or given parameter if does not.
-func (o OptNilInputsReasoningSummaryItemType) Or(d InputsReasoningSummaryItemType) InputsReasoningSummaryItemType {
 	if v, ok := o.Get(); ok {
 		return v
 	}
@@ -77537,6 +78244,52 @@ func (o OptProviderPreferencesSort) Or(d ProviderPreferencesSort) ProviderPrefer
 	return d
 }
 
+// NewOptReasoningItem returns new OptReasoningItem with value set to v.
+func NewOptReasoningItem(v ReasoningItem) OptReasoningItem {
+	return OptReasoningItem{
+		Value: v,
+		Set:   true,
+	}
+}
+
+// OptReasoningItem is optional ReasoningItem.
+type OptReasoningItem struct {
+	Value ReasoningItem
+	Set   bool
+}
+
+// IsSet returns true if OptReasoningItem was set.
+func (o OptReasoningItem) IsSet() bool { return o.Set }
+
+// Reset unsets value.
+func (o *OptReasoningItem) Reset() {
+	var v ReasoningItem
+	o.Value = v
+	o.Set = false
+}
+
+// SetTo sets value to v.
+func (o *OptReasoningItem) SetTo(v ReasoningItem) {
+	o.Set = true
+	o.Value = v
+}
+
+// Get returns value and boolean that denotes whether value was set.
+func (o OptReasoningItem) Get() (v ReasoningItem, ok bool) {
+	if !o.Set {
+		return v, false
+	}
+	return o.Value, true
+}
+
+// Or returns value if set, or given parameter if does not.
+func (o OptReasoningItem) Or(d ReasoningItem) ReasoningItem {
+	if v, ok := o.Get(); ok {
+		return v
+	}
+	return d
+}
+
 // NewOptShellCallOutputContentOutcome returns new OptShellCallOutputContentOutcome with value set to v.
 func NewOptShellCallOutputContentOutcome(v ShellCallOutputContentOutcome) OptShellCallOutputContentOutcome {
 	return OptShellCallOutputContentOutcome{
@@ -97750,14 +98503,14 @@ type TransponderSchemaHolder struct {
 	CompletedEvent                                 OptCompletedEvent                                 `json:"CompletedEvent"`
 	CreatedEvent                                   OptCreatedEvent                                   `json:"CreatedEvent"`
 	CustomToolCallItem                             OptCustomToolCallItem                             `json:"CustomToolCallItem"`
+	EasyInputMessage                               OptEasyInputMessage                               `json:"EasyInputMessage"`
 	FailedEvent                                    OptFailedEvent                                    `json:"FailedEvent"`
+	FunctionCallItem                               OptFunctionCallItem                               `json:"FunctionCallItem"`
 	FunctionTool                                   OptFunctionTool                                   `json:"FunctionTool"`
 	InProgressEvent                                OptInProgressEvent                                `json:"InProgressEvent"`
 	IncompleteEvent                                OptIncompleteEvent                                `json:"IncompleteEvent"`
 	InputMessageItem                               OptInputMessageItem                               `json:"InputMessageItem"`
 	InputMessageItemContentInputImage              OptInputMessageItemContentInputImage              `json:"InputMessageItemContentInputImage"`
-	InputsMessage                                  OptInputsMessage                                  `json:"InputsMessage"`
-	InputsReasoning                                OptInputsReasoning                                `json:"InputsReasoning"`
 	OpenAIResponseInputMessageItem                 OptOpenAIResponseInputMessageItem                 `json:"OpenAIResponseInputMessageItem"`
 	OpenAIResponsesCodeInterpreterCallCodeDelta    OptOpenAIResponsesCodeInterpreterCallCodeDelta    `json:"OpenAIResponsesCodeInterpreterCallCodeDelta"`
 	OpenAIResponsesCodeInterpreterCallCodeDone     OptOpenAIResponsesCodeInterpreterCallCodeDone     `json:"OpenAIResponsesCodeInterpreterCallCodeDone"`
@@ -97785,6 +98538,7 @@ type TransponderSchemaHolder struct {
 	OutputItemWebSearchCall                        OptOutputItemWebSearchCall                        `json:"OutputItemWebSearchCall"`
 	OutputMessage                                  OptOutputMessage                                  `json:"OutputMessage"`
 	ProviderName                                   OptProviderName                                   `json:"ProviderName"`
+	ReasoningItem                                  OptReasoningItem                                  `json:"ReasoningItem"`
 	ServiceTier                                    OptNilServiceTier                                 `json:"ServiceTier"`
 	TextConfig                                     OptTextConfig                                     `json:"TextConfig"`
 }
@@ -97914,9 +98668,19 @@ func (s *TransponderSchemaHolder) GetCustomToolCallItem() OptCustomToolCallItem 
 	return s.CustomToolCallItem
 }
 
+// GetEasyInputMessage returns the value of EasyInputMessage.
+func (s *TransponderSchemaHolder) GetEasyInputMessage() OptEasyInputMessage {
+	return s.EasyInputMessage
+}
+
 // GetFailedEvent returns the value of FailedEvent.
 func (s *TransponderSchemaHolder) GetFailedEvent() OptFailedEvent {
 	return s.FailedEvent
+}
+
+// GetFunctionCallItem returns the value of FunctionCallItem.
+func (s *TransponderSchemaHolder) GetFunctionCallItem() OptFunctionCallItem {
+	return s.FunctionCallItem
 }
 
 // GetFunctionTool returns the value of FunctionTool.
@@ -97942,16 +98706,6 @@ func (s *TransponderSchemaHolder) GetInputMessageItem() OptInputMessageItem {
 // GetInputMessageItemContentInputImage returns the value of InputMessageItemContentInputImage.
 func (s *TransponderSchemaHolder) GetInputMessageItemContentInputImage() OptInputMessageItemContentInputImage {
 	return s.InputMessageItemContentInputImage
-}
-
-// GetInputsMessage returns the value of InputsMessage.
-func (s *TransponderSchemaHolder) GetInputsMessage() OptInputsMessage {
-	return s.InputsMessage
-}
-
-// GetInputsReasoning returns the value of InputsReasoning.
-func (s *TransponderSchemaHolder) GetInputsReasoning() OptInputsReasoning {
-	return s.InputsReasoning
 }
 
 // GetOpenAIResponseInputMessageItem returns the value of OpenAIResponseInputMessageItem.
@@ -98089,6 +98843,11 @@ func (s *TransponderSchemaHolder) GetProviderName() OptProviderName {
 	return s.ProviderName
 }
 
+// GetReasoningItem returns the value of ReasoningItem.
+func (s *TransponderSchemaHolder) GetReasoningItem() OptReasoningItem {
+	return s.ReasoningItem
+}
+
 // GetServiceTier returns the value of ServiceTier.
 func (s *TransponderSchemaHolder) GetServiceTier() OptNilServiceTier {
 	return s.ServiceTier
@@ -98224,9 +98983,19 @@ func (s *TransponderSchemaHolder) SetCustomToolCallItem(val OptCustomToolCallIte
 	s.CustomToolCallItem = val
 }
 
+// SetEasyInputMessage sets the value of EasyInputMessage.
+func (s *TransponderSchemaHolder) SetEasyInputMessage(val OptEasyInputMessage) {
+	s.EasyInputMessage = val
+}
+
 // SetFailedEvent sets the value of FailedEvent.
 func (s *TransponderSchemaHolder) SetFailedEvent(val OptFailedEvent) {
 	s.FailedEvent = val
+}
+
+// SetFunctionCallItem sets the value of FunctionCallItem.
+func (s *TransponderSchemaHolder) SetFunctionCallItem(val OptFunctionCallItem) {
+	s.FunctionCallItem = val
 }
 
 // SetFunctionTool sets the value of FunctionTool.
@@ -98252,16 +99021,6 @@ func (s *TransponderSchemaHolder) SetInputMessageItem(val OptInputMessageItem) {
 // SetInputMessageItemContentInputImage sets the value of InputMessageItemContentInputImage.
 func (s *TransponderSchemaHolder) SetInputMessageItemContentInputImage(val OptInputMessageItemContentInputImage) {
 	s.InputMessageItemContentInputImage = val
-}
-
-// SetInputsMessage sets the value of InputsMessage.
-func (s *TransponderSchemaHolder) SetInputsMessage(val OptInputsMessage) {
-	s.InputsMessage = val
-}
-
-// SetInputsReasoning sets the value of InputsReasoning.
-func (s *TransponderSchemaHolder) SetInputsReasoning(val OptInputsReasoning) {
-	s.InputsReasoning = val
 }
 
 // SetOpenAIResponseInputMessageItem sets the value of OpenAIResponseInputMessageItem.
@@ -98397,6 +99156,11 @@ func (s *TransponderSchemaHolder) SetOutputMessage(val OptOutputMessage) {
 // SetProviderName sets the value of ProviderName.
 func (s *TransponderSchemaHolder) SetProviderName(val OptProviderName) {
 	s.ProviderName = val
+}
+
+// SetReasoningItem sets the value of ReasoningItem.
+func (s *TransponderSchemaHolder) SetReasoningItem(val OptReasoningItem) {
+	s.ReasoningItem = val
 }
 
 // SetServiceTier sets the value of ServiceTier.

@@ -2364,6 +2364,24 @@ func (s *BaseInputsMessage) Validate() error {
 		})
 	}
 	if err := func() error {
+		if value, ok := s.Status.Get(); ok {
+			if err := func() error {
+				if err := value.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "status",
+			Error: err,
+		})
+	}
+	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
 				if err := value.Validate(); err != nil {
@@ -2389,12 +2407,14 @@ func (s *BaseInputsMessage) Validate() error {
 
 func (s BaseInputsMessageContent) Validate() error {
 	switch s.Type {
-	case BaseInputsMessageContent0ItemArrayBaseInputsMessageContent:
-		if s.BaseInputsMessageContent0ItemArray == nil {
+	case StringBaseInputsMessageContent:
+		return nil // no validation needed
+	case BaseInputsMessageContent1ItemArrayBaseInputsMessageContent:
+		if s.BaseInputsMessageContent1ItemArray == nil {
 			return errors.New("nil is invalid value")
 		}
 		var failures []validate.FieldError
-		for i, elem := range s.BaseInputsMessageContent0ItemArray {
+		for i, elem := range s.BaseInputsMessageContent1ItemArray {
 			if err := func() error {
 				if err := elem.Validate(); err != nil {
 					return err
@@ -2411,8 +2431,6 @@ func (s BaseInputsMessageContent) Validate() error {
 			return &validate.Error{Fields: failures}
 		}
 		return nil
-	case StringBaseInputsMessageContent:
-		return nil // no validation needed
 	case NullBaseInputsMessageContent:
 		return nil // no validation needed
 	default:
@@ -2420,25 +2438,35 @@ func (s BaseInputsMessageContent) Validate() error {
 	}
 }
 
-func (s BaseInputsMessageContent0Item) Validate() error {
+func (s BaseInputsMessageContent1Item) Validate() error {
 	switch s.Type {
-	case InputTextBaseInputsMessageContent0Item:
+	case InputTextBaseInputsMessageContent1Item:
 		if err := s.InputText.Validate(); err != nil {
 			return err
 		}
 		return nil
-	case InputImageBaseInputsMessageContent0Item:
+	case InputImageBaseInputsMessageContent1Item:
 		if err := s.InputImage.Validate(); err != nil {
 			return err
 		}
 		return nil
-	case InputFileBaseInputsMessageContent0Item:
+	case InputFileBaseInputsMessageContent1Item:
 		if err := s.InputFile.Validate(); err != nil {
 			return err
 		}
 		return nil
-	case InputAudioBaseInputsMessageContent0Item:
+	case InputAudioBaseInputsMessageContent1Item:
 		if err := s.InputAudio.Validate(); err != nil {
+			return err
+		}
+		return nil
+	case ResponseOutputTextBaseInputsMessageContent1Item:
+		if err := s.ResponseOutputText.Validate(); err != nil {
+			return err
+		}
+		return nil
+	case OpenAIResponsesRefusalContentBaseInputsMessageContent1Item:
+		if err := s.OpenAIResponsesRefusalContent.Validate(); err != nil {
 			return err
 		}
 		return nil
@@ -2467,6 +2495,19 @@ func (s BaseInputsMessageRole) Validate() error {
 	case "assistant":
 		return nil
 	case "developer":
+		return nil
+	default:
+		return errors.Errorf("invalid value: %v", s)
+	}
+}
+
+func (s BaseInputsMessageStatus) Validate() error {
+	switch s {
+	case "completed":
+		return nil
+	case "incomplete":
+		return nil
+	case "in_progress":
 		return nil
 	default:
 		return errors.Errorf("invalid value: %v", s)
@@ -12798,20 +12839,165 @@ func (s Inputs) Validate() error {
 	}
 }
 
+func (s *InputsCustomToolCall) Validate() error {
+	if s == nil {
+		return validate.ErrNilPointer
+	}
+
+	var failures []validate.FieldError
+	if err := func() error {
+		if value, ok := s.Status.Get(); ok {
+			if err := func() error {
+				if err := value.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "status",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		if value, ok := s.Type.Get(); ok {
+			if err := func() error {
+				if err := value.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "type",
+			Error: err,
+		})
+	}
+	if len(failures) > 0 {
+		return &validate.Error{Fields: failures}
+	}
+	return nil
+}
+
+func (s InputsCustomToolCallType) Validate() error {
+	switch s {
+	case "custom_tool_call":
+		return nil
+	default:
+		return errors.Errorf("invalid value: %v", s)
+	}
+}
+
+func (s *InputsFunctionCall) Validate() error {
+	if s == nil {
+		return validate.ErrNilPointer
+	}
+
+	var failures []validate.FieldError
+	if err := func() error {
+		if value, ok := s.Status.Get(); ok {
+			if err := func() error {
+				if err := value.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "status",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		if value, ok := s.SubagentItems.Get(); ok {
+			if err := func() error {
+				if value == nil {
+					return errors.New("nil is invalid value")
+				}
+				return nil
+			}(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "subagent_items",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		if value, ok := s.Type.Get(); ok {
+			if err := func() error {
+				if err := value.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "type",
+			Error: err,
+		})
+	}
+	if len(failures) > 0 {
+		return &validate.Error{Fields: failures}
+	}
+	return nil
+}
+
+func (s InputsFunctionCallStatus) Validate() error {
+	switch s {
+	case "in_progress":
+		return nil
+	case "completed":
+		return nil
+	case "incomplete":
+		return nil
+	default:
+		return errors.Errorf("invalid value: %v", s)
+	}
+}
+
+func (s InputsFunctionCallType) Validate() error {
+	switch s {
+	case "function_call":
+		return nil
+	default:
+		return errors.Errorf("invalid value: %v", s)
+	}
+}
+
 func (s InputsItem) Validate() error {
 	switch s.Type {
-	case ReasoningItemInputsItem:
-		if err := s.ReasoningItem.Validate(); err != nil {
+	case InputsReasoningInputsItem:
+		if err := s.InputsReasoning.Validate(); err != nil {
 			return err
 		}
 		return nil
-	case EasyInputMessageInputsItem:
-		if err := s.EasyInputMessage.Validate(); err != nil {
+	case InputsMessageInputsItem:
+		if err := s.InputsMessage.Validate(); err != nil {
 			return err
 		}
 		return nil
-	case FunctionCallItemInputsItem:
-		if err := s.FunctionCallItem.Validate(); err != nil {
+	case InputsFunctionCallInputsItem:
+		if err := s.InputsFunctionCall.Validate(); err != nil {
 			return err
 		}
 		return nil
@@ -12830,8 +13016,8 @@ func (s InputsItem) Validate() error {
 			return err
 		}
 		return nil
-	case OutputCustomToolCallItemInputsItem:
-		if err := s.OutputCustomToolCallItem.Validate(); err != nil {
+	case InputsCustomToolCallInputsItem:
+		if err := s.InputsCustomToolCall.Validate(); err != nil {
 			return err
 		}
 		return nil
@@ -13134,12 +13320,14 @@ func (s *InputsMessage) Validate() error {
 
 func (s InputsMessageContent) Validate() error {
 	switch s.Type {
-	case InputsMessageContent0ItemArrayInputsMessageContent:
-		if s.InputsMessageContent0ItemArray == nil {
+	case StringInputsMessageContent:
+		return nil // no validation needed
+	case InputsMessageContent1ItemArrayInputsMessageContent:
+		if s.InputsMessageContent1ItemArray == nil {
 			return errors.New("nil is invalid value")
 		}
 		var failures []validate.FieldError
-		for i, elem := range s.InputsMessageContent0ItemArray {
+		for i, elem := range s.InputsMessageContent1ItemArray {
 			if err := func() error {
 				if err := elem.Validate(); err != nil {
 					return err
@@ -13156,8 +13344,6 @@ func (s InputsMessageContent) Validate() error {
 			return &validate.Error{Fields: failures}
 		}
 		return nil
-	case StringInputsMessageContent:
-		return nil // no validation needed
 	case NullInputsMessageContent:
 		return nil // no validation needed
 	default:
@@ -13165,14 +13351,39 @@ func (s InputsMessageContent) Validate() error {
 	}
 }
 
-func (s InputsMessageContent0Item) Validate() error {
+func (s InputsMessageContent1Item) Validate() error {
 	switch s.Type {
-	case ResponseOutputTextInputsMessageContent0Item:
+	case InputTextInputsMessageContent1Item:
+		if err := s.InputText.Validate(); err != nil {
+			return err
+		}
+		return nil
+	case EasyInputMessageContentInputImageInputsMessageContent1Item:
+		if err := s.EasyInputMessageContentInputImage.Validate(); err != nil {
+			return err
+		}
+		return nil
+	case InputFileInputsMessageContent1Item:
+		if err := s.InputFile.Validate(); err != nil {
+			return err
+		}
+		return nil
+	case InputAudioInputsMessageContent1Item:
+		if err := s.InputAudio.Validate(); err != nil {
+			return err
+		}
+		return nil
+	case InputVideoInputsMessageContent1Item:
+		if err := s.InputVideo.Validate(); err != nil {
+			return err
+		}
+		return nil
+	case ResponseOutputTextInputsMessageContent1Item:
 		if err := s.ResponseOutputText.Validate(); err != nil {
 			return err
 		}
 		return nil
-	case OpenAIResponsesRefusalContentInputsMessageContent0Item:
+	case OpenAIResponsesRefusalContentInputsMessageContent1Item:
 		if err := s.OpenAIResponsesRefusalContent.Validate(); err != nil {
 			return err
 		}
@@ -13195,7 +13406,13 @@ func (s InputsMessagePhase) Validate() error {
 
 func (s InputsMessageRole) Validate() error {
 	switch s {
+	case "user":
+		return nil
+	case "system":
+		return nil
 	case "assistant":
+		return nil
+	case "developer":
 		return nil
 	default:
 		return errors.Errorf("invalid value: %v", s)
@@ -13367,45 +13584,6 @@ func (s InputsReasoningStatus) Validate() error {
 	case "incomplete":
 		return nil
 	case "in_progress":
-		return nil
-	default:
-		return errors.Errorf("invalid value: %v", s)
-	}
-}
-
-func (s *InputsReasoningSummaryItem) Validate() error {
-	if s == nil {
-		return validate.ErrNilPointer
-	}
-
-	var failures []validate.FieldError
-	if err := func() error {
-		if value, ok := s.Type.Get(); ok {
-			if err := func() error {
-				if err := value.Validate(); err != nil {
-					return err
-				}
-				return nil
-			}(); err != nil {
-				return err
-			}
-		}
-		return nil
-	}(); err != nil {
-		failures = append(failures, validate.FieldError{
-			Name:  "type",
-			Error: err,
-		})
-	}
-	if len(failures) > 0 {
-		return &validate.Error{Fields: failures}
-	}
-	return nil
-}
-
-func (s InputsReasoningSummaryItemType) Validate() error {
-	switch s {
-	case "summary_text":
 		return nil
 	default:
 		return errors.Errorf("invalid value: %v", s)
@@ -27257,6 +27435,24 @@ func (s *TransponderSchemaHolder) Validate() error {
 		})
 	}
 	if err := func() error {
+		if value, ok := s.EasyInputMessage.Get(); ok {
+			if err := func() error {
+				if err := value.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "EasyInputMessage",
+			Error: err,
+		})
+	}
+	if err := func() error {
 		if value, ok := s.FailedEvent.Get(); ok {
 			if err := func() error {
 				if err := value.Validate(); err != nil {
@@ -27271,6 +27467,24 @@ func (s *TransponderSchemaHolder) Validate() error {
 	}(); err != nil {
 		failures = append(failures, validate.FieldError{
 			Name:  "FailedEvent",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		if value, ok := s.FunctionCallItem.Get(); ok {
+			if err := func() error {
+				if err := value.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "FunctionCallItem",
 			Error: err,
 		})
 	}
@@ -27361,42 +27575,6 @@ func (s *TransponderSchemaHolder) Validate() error {
 	}(); err != nil {
 		failures = append(failures, validate.FieldError{
 			Name:  "InputMessageItemContentInputImage",
-			Error: err,
-		})
-	}
-	if err := func() error {
-		if value, ok := s.InputsMessage.Get(); ok {
-			if err := func() error {
-				if err := value.Validate(); err != nil {
-					return err
-				}
-				return nil
-			}(); err != nil {
-				return err
-			}
-		}
-		return nil
-	}(); err != nil {
-		failures = append(failures, validate.FieldError{
-			Name:  "InputsMessage",
-			Error: err,
-		})
-	}
-	if err := func() error {
-		if value, ok := s.InputsReasoning.Get(); ok {
-			if err := func() error {
-				if err := value.Validate(); err != nil {
-					return err
-				}
-				return nil
-			}(); err != nil {
-				return err
-			}
-		}
-		return nil
-	}(); err != nil {
-		failures = append(failures, validate.FieldError{
-			Name:  "InputsReasoning",
 			Error: err,
 		})
 	}
@@ -27865,6 +28043,24 @@ func (s *TransponderSchemaHolder) Validate() error {
 	}(); err != nil {
 		failures = append(failures, validate.FieldError{
 			Name:  "ProviderName",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		if value, ok := s.ReasoningItem.Get(); ok {
+			if err := func() error {
+				if err := value.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "ReasoningItem",
 			Error: err,
 		})
 	}

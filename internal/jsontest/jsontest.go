@@ -10,9 +10,14 @@ import (
 	"math/big"
 	"slices"
 	"strconv"
+	"strings"
 )
 
-// Diff returns "" when a and b are JSON-equal, else the first difference.
+// MaxDiffs bounds how many differences Diff lists.
+const MaxDiffs = 20
+
+// Diff returns "" when a and b are JSON-equal, else every difference (up to
+// MaxDiffs), in path order, separated by "; ".
 func Diff(a, b []byte) (string, error) {
 	va, err := decode(a)
 	if err != nil {
@@ -22,7 +27,9 @@ func Diff(a, b []byte) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("jsontest: second document: %w", err)
 	}
-	return diff("$", va, vb), nil
+	var out []string
+	diff("$", va, vb, &out)
+	return strings.Join(out, "; "), nil
 }
 
 func decode(data []byte) (any, error) {
@@ -38,7 +45,17 @@ func decode(data []byte) (any, error) {
 	return v, nil
 }
 
-func diff(path string, a, b any) string {
+func diff(path string, a, b any, out *[]string) {
+	if len(*out) >= MaxDiffs {
+		return
+	}
+	if d := diffOne(path, a, b, out); d != "" {
+		*out = append(*out, d)
+	}
+}
+
+// diffOne returns the difference at path itself, after recording those below.
+func diffOne(path string, a, b any, out *[]string) string {
 	switch a := a.(type) {
 	case map[string]any:
 		bm, ok := b.(map[string]any)
@@ -61,12 +78,11 @@ func diff(path string, a, b any) string {
 			p := path + "." + k
 			switch {
 			case !inA:
-				return p + ": added"
+				*out = append(*out, p+": added")
 			case !inB:
-				return p + ": missing"
-			}
-			if d := diff(p, va, vb); d != "" {
-				return d
+				*out = append(*out, p+": missing")
+			default:
+				diff(p, va, vb, out)
 			}
 		}
 		return ""
@@ -79,9 +95,7 @@ func diff(path string, a, b any) string {
 			return fmt.Sprintf("%s: %d vs %d elements", path, len(a), len(bs))
 		}
 		for i := range a {
-			if d := diff(path+"["+strconv.Itoa(i)+"]", a[i], bs[i]); d != "" {
-				return d
-			}
+			diff(path+"["+strconv.Itoa(i)+"]", a[i], bs[i], out)
 		}
 		return ""
 	case json.Number:

@@ -38,7 +38,7 @@ func main() {
 	fmt.Println()
 	if items, ok := req.Input.Value.GetInputItemArray(); ok {
 		for i, it := range items {
-			if m, ok := it.GetEasyInputMessage(); ok {
+			if m, ok := it.GetInputItemMessage(); ok {
 				fmt.Printf("input[%d] %s: %s message\n", i, it.Type, m.Role.Value)
 				continue
 			}

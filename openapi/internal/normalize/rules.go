@@ -12,6 +12,7 @@ func Rules() []Rule {
 		{Name: "allof-override", Reason: "ogen cannot merge an allOf whose parts declare one property differently; flattened, the later part wins", Apply: allOfOverride},
 		{Name: "additional-properties", Reason: "beside declared properties, false makes ogen reject newer fields and true/schema makes it encode a Go map in random order; open objects are marked x-open-object", Apply: additionalProps},
 		{Name: "free-form", Reason: "maps and any-JSON unions become jx.Raw: ogen encodes Go maps by ranging over them (key order changes run to run) and cannot generate any-value unions", Apply: freeForm},
+		{Name: "shared-values", Reason: "a discriminated union maps a value to one variant; variants that share one (three kinds of \"message\") are merged so none of their payloads is rejected or loses fields", Apply: sharedValues},
 		{Name: "string-union", Reason: "a union whose variants are all strings is one string (ogen: complex anyOf); open enums keep their values as x-known-values", Apply: stringUnion},
 		{Name: "object-union", Reason: "ogen needs an explicit wire-value mapping for unions of objects, one union level, and objects apart from primitives", Apply: objectUnion},
 		{Name: "nullable-component", Reason: "ogen unwraps a component written as anyOf [S, null] and names S after its first user, so the component never becomes a type", Apply: nullableComponent},

@@ -213,7 +213,7 @@ func runUntouched(t *testing.T, rule string, docs map[string]string) {
 func TestEveryRuleHasNameAndReason(t *testing.T) {
 	want := []string{
 		"sse-as-json", "recursive-ref", "ref-siblings", "nullable-keyword", "int-bounds", "allof-override",
-		"additional-properties", "free-form", "string-union", "object-union",
+		"additional-properties", "free-form", "shared-values", "string-union", "object-union",
 		"nullable-component", "inline-names", "optional-const", "relax-required", "optional-nullable", "defaults-aside",
 	}
 	var names []string
@@ -1043,4 +1043,64 @@ func TestRefSiblingNullableKept(t *testing.T) {
 	}
 	assertAt(t, generic(t, doc), "/components/schemas/Chunk/properties/usage",
 		`{"anyOf": [{"$ref": "#/components/schemas/Usage"}, {"type": "null"}]}`)
+}
+
+func TestRuleSharedValues(t *testing.T) {
+	const rule = "shared-values"
+	doc := load(t, schemasDoc(`{
+		"Easy": {"type": "object", "required": ["role", "content"], "properties": {
+			"type": {"type": "string", "enum": ["message"]},
+			"role": {"type": "string", "enum": ["user", "assistant"]},
+			"content": {"anyOf": [{"type": "string"}, {"type": "array", "items": {"$ref": "#/components/schemas/InPart"}}]}}},
+		"Out": {"type": "object", "required": ["type", "id", "role", "content"], "properties": {
+			"type": {"type": "string", "enum": ["message"]},
+			"id": {"type": "string"},
+			"role": {"type": "string", "enum": ["assistant"]},
+			"n": {"type": ["integer", "null"]},
+			"meta": {"type": "object", "properties": {"a": {"type": "string"}}},
+			"content": {"type": "array", "items": {"$ref": "#/components/schemas/OutPart"}}}},
+		"Other": {"type": "object", "properties": {
+			"type": {"type": "string", "enum": ["message"]},
+			"n": {"type": "integer"},
+			"meta": {"type": "object", "properties": {"b": {"type": "string"}}}}},
+		"Call": {"type": "object", "properties": {"type": {"type": "string", "enum": ["function_call"]}}},
+		"InPart": {"oneOf": [{"type": "object", "properties": {"type": {"const": "input_text"}}}]},
+		"OutPart": {"oneOf": [{"type": "object", "properties": {"type": {"const": "output_text"}}}]},
+		"Item": {"oneOf": [{"$ref": "#/components/schemas/Out"}, {"$ref": "#/components/schemas/Call"}]},
+		"Input": {"oneOf": [{"$ref": "#/components/schemas/Easy"}, {"$ref": "#/components/schemas/Item"}, {"$ref": "#/components/schemas/Other"}]},
+		"Plain": {"oneOf": [{"$ref": "#/components/schemas/Easy"}, {"$ref": "#/components/schemas/Call"}]}}`))
+	hits := applyRule(t, doc, rule)
+	assertHits(t, hits, []wantHit{
+		{Schema: "Input", Pointer: "/components/schemas/Input", Detail: `"message" of [Easy Out Other] merged into InputMessage`},
+	})
+	g := generic(t, doc)
+	// The union: the merged variant where the first member stood, the
+	// members gone, the unshared variant kept.
+	assertAt(t, g, "/components/schemas/Input/oneOf", `[{"$ref": "#/components/schemas/InputMessage"}, {"$ref": "#/components/schemas/Call"}]`)
+	m := "/components/schemas/InputMessage"
+	assertAt(t, g, m+"/x-merged-from", `["Easy", "Out", "Other"]`)
+	// Required: only what every member requires.
+	if _, ok := lookup(g, m+"/required"); ok {
+		t.Errorf("merged variant requires fields not every member requires")
+	}
+	assertAt(t, g, m+"/properties/type", `{"type": "string", "enum": ["message"]}`)
+	assertAt(t, g, m+"/properties/id", `{"type": "string"}`)
+	// Strings merge into one enum; a nullable and a plain integer into one
+	// nullable integer; two object shapes into one object.
+	assertAt(t, g, m+"/properties/role", `{"type": "string", "enum": ["user", "assistant"]}`)
+	assertAt(t, g, m+"/properties/n", `{"anyOf": [{"type": "integer"}, {"type": "null"}]}`)
+	assertAt(t, g, m+"/properties/meta", `{"type": "object", "properties": {"a": {"type": "string"}, "b": {"type": "string"}}}`)
+	// string | list of input parts, and a list of output parts: a string or
+	// one list whose items are either kind of part.
+	assertAt(t, g, m+"/properties/content", `{"anyOf": [{"type": "string"}, {"type": "array", "items": {"anyOf": [
+		{"$ref": "#/components/schemas/InPart"}, {"$ref": "#/components/schemas/OutPart"}]}}]}`)
+	// The members are untouched.
+	assertAt(t, g, "/components/schemas/Easy/properties/role", `{"type": "string", "enum": ["user", "assistant"]}`)
+
+	runUntouched(t, rule, map[string]string{
+		"no shared value": schemasDoc(`{
+			"A": {"type": "object", "properties": {"type": {"enum": ["a"]}}},
+			"B": {"type": "object", "properties": {"type": {"enum": ["b"]}}},
+			"U": {"oneOf": [{"$ref": "#/components/schemas/A"}, {"$ref": "#/components/schemas/B"}]}}`),
+	})
 }
