@@ -98,10 +98,10 @@ func (d *Doc) walk() (out, refs []Node) {
 		})
 	}
 	for _, name := range walk.SortedKeys(d.T.Components.Schemas) {
-		visit(Node{Ref: d.T.Components.Schemas[name], Component: name, Pointer: "/components/schemas/" + escape(name)})
+		visit(Node{Ref: d.T.Components.Schemas[name], Component: name, Pointer: "/components/schemas/" + walk.Escape(name)})
 	}
 	for _, op := range walk.Operations(d.T) {
-		base := "/paths/" + escape(op.Path) + "/" + strings.ToLower(op.Method)
+		base := "/paths/" + walk.Escape(op.Path) + "/" + strings.ToLower(op.Method)
 		walk.OperationSchemas(op.Op, func(string, string) {}, func(where string, s *openapi3.SchemaRef) {
 			visit(Node{Ref: s, Pointer: base + "/" + where})
 		})
@@ -184,5 +184,3 @@ func Normalize(doc *openapi3.T, rules []Rule) (Report, error) {
 	}
 	return rep, nil
 }
-
-func escape(s string) string { return walk.Escape(s) }

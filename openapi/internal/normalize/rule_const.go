@@ -20,7 +20,7 @@ func optionalConst(d *Doc) error {
 			}
 			p.Value.Enum = []any{p.Value.Const}
 			p.Value.Const = nil
-			d.Hit(Node{Ref: p, Component: n.Component, Pointer: n.Pointer + "/properties/" + escape(name)}, "const of optional property %s -> one-value enum", name)
+			d.Hit(Node{Ref: p, Component: n.Component, Pointer: n.Pointer + "/properties/" + walk.Escape(name)}, "const of optional property %s -> one-value enum", name)
 		}
 	}
 	return nil

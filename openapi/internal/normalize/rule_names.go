@@ -31,7 +31,7 @@ func inlineNames(d *Doc) error {
 	sums := map[string]bool{} // names of sum types: ogen adds <name>Type for each
 	taken := map[string]bool{}
 	for _, c := range walk.SortedKeys(d.T.Components.Schemas) {
-		taken[camel(c)] = true
+		taken[walk.GoName(c)] = true
 	}
 	var visit func(r *openapi3.SchemaRef, pointer, component, name string, depth int)
 	visit = func(r *openapi3.SchemaRef, pointer, component, name string, depth int) {
@@ -47,14 +47,14 @@ func inlineNames(d *Doc) error {
 		}
 		for _, p := range walk.SortedKeys(s.Properties) {
 			child := s.Properties[p]
-			childName := name + camel(p)
+			childName := name + walk.GoName(p)
 			if child.Ref == "" && child.Value != nil && namesType(child.Value) {
 				byName[childName] = append(byName[childName], named{
-					n:      Node{Ref: child, Component: component, Pointer: pointer + "/properties/" + escape(p)},
+					n:      Node{Ref: child, Component: component, Pointer: pointer + "/properties/" + walk.Escape(p)},
 					parent: name, prop: p, depth: depth + 1,
 				})
 			}
-			visit(child, pointer+"/properties/"+escape(p), component, childName, depth+1)
+			visit(child, pointer+"/properties/"+walk.Escape(p), component, childName, depth+1)
 		}
 		visit(s.Items, pointer+"/items", component, name+"Item", depth+1)
 		for i, part := range s.AllOf {
@@ -62,12 +62,12 @@ func inlineNames(d *Doc) error {
 		}
 	}
 	for _, c := range walk.SortedKeys(d.T.Components.Schemas) {
-		visit(d.T.Components.Schemas[c], "/components/schemas/"+escape(c), c, camel(c), 0)
+		visit(d.T.Components.Schemas[c], "/components/schemas/"+walk.Escape(c), c, walk.GoName(c), 0)
 	}
 	// A component named like a sum type's kind type (ModerationInputType
 	// beside the inline union ModerationInput) is renamed.
 	for _, c := range walk.SortedKeys(d.T.Components.Schemas) {
-		goName := camel(c)
+		goName := walk.GoName(c)
 		base, ok := strings.CutSuffix(goName, "Type")
 		ref := d.T.Components.Schemas[c]
 		if !ok || !sums[base] || ref.Ref != "" || ref.Value == nil {
@@ -79,7 +79,7 @@ func inlineNames(d *Doc) error {
 		}
 		taken[alt] = true
 		ref.Value.Extensions = withExt(ref.Value.Extensions, OgenNameExt, alt)
-		d.Hit(Node{Ref: ref, Component: c, Pointer: "/components/schemas/" + escape(c)},
+		d.Hit(Node{Ref: ref, Component: c, Pointer: "/components/schemas/" + walk.Escape(c)},
 			"named %s (ogen names the kind of sum type %s %s)", alt, base, goName)
 	}
 	for _, name := range walk.SortedKeys(byName) {

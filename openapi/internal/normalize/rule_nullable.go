@@ -12,7 +12,7 @@ import (
 // component itself never became a Go type; folded, it is one, under its own
 // name (Verbosity, ServiceTier, Prompt).
 func nullableComponent(d *Doc) error {
-	for _, name := range sortedComponents(d) {
+	for _, name := range walk.SortedKeys(d.T.Components.Schemas) {
 		ref := d.T.Components.Schemas[name]
 		if ref.Ref != "" || ref.Value == nil {
 			continue
@@ -46,9 +46,7 @@ func nullableComponent(d *Doc) error {
 			merged.Extensions = withExt(merged.Extensions, k, v)
 		}
 		*s = merged
-		d.Hit(Node{Ref: ref, Component: name, Pointer: "/components/schemas/" + escape(name)}, "nullable %s", kind)
+		d.Hit(Node{Ref: ref, Component: name, Pointer: "/components/schemas/" + walk.Escape(name)}, "nullable %s", kind)
 	}
 	return nil
 }
-
-func sortedComponents(d *Doc) []string { return walk.SortedKeys(d.T.Components.Schemas) }

@@ -52,7 +52,7 @@ func objectUnion(d *Doc) error {
 			if len(values) == 0 {
 				continue
 			}
-			ref := d.AddComponent(ownerName(n)+camel(values[0]), v.Value)
+			ref := d.AddComponent(ownerName(n)+walk.GoName(values[0]), v.Value)
 			*v = *ref
 			d.Hit(n, "inline variant %q moved to component %s", values[0], walk.ComponentName(ref.Ref))
 		}
@@ -289,7 +289,7 @@ func (d *Doc) mapping(n Node, objs openapi3.SchemaRefs, prop string) (map[string
 		if o.Ref == "" {
 			suffix := "Variant" + strconv.Itoa(i)
 			if len(values[i]) > 0 {
-				suffix = camel(values[i][0])
+				suffix = walk.GoName(values[i][0])
 			}
 			objs[i] = d.AddComponent(ownerName(n)+suffix, o.Value)
 			o = objs[i]
@@ -313,7 +313,7 @@ func (d *Doc) mapping(n Node, objs openapi3.SchemaRefs, prop string) (map[string
 func ownerName(n Node) string {
 	if n.Component != "" {
 		name := n.Component
-		rest := strings.TrimPrefix(n.Pointer, "/components/schemas/"+escape(n.Component))
+		rest := strings.TrimPrefix(n.Pointer, "/components/schemas/"+walk.Escape(n.Component))
 		for _, seg := range strings.Split(rest, "/") {
 			switch seg {
 			case "", "properties", "items", "oneOf", "anyOf", "allOf", "additionalProperties":
@@ -322,11 +322,9 @@ func ownerName(n Node) string {
 			if seg[0] >= '0' && seg[0] <= '9' {
 				continue
 			}
-			name += camel(seg)
+			name += walk.GoName(seg)
 		}
 		return name
 	}
 	return "Inline"
 }
-
-func camel(s string) string { return walk.GoName(s) }

@@ -74,7 +74,7 @@ func sharedValues(d *Doc) error {
 			m := d.mergeObjects(schemas, prop, v, 0)
 			m.Description = fmt.Sprintf("Any of %v: they share %s %q.", names, prop, v)
 			m.Extensions = map[string]any{MergedFromExt: names}
-			ref := d.AddComponent(ownerName(n)+camel(v), m)
+			ref := d.AddComponent(ownerName(n)+walk.GoName(v), m)
 			merged[members[0]] = ref
 			for _, i := range members {
 				// A member keeps its place only for values it does not share.

@@ -30,7 +30,7 @@ func sseAsJSON(d *Doc) error {
 			}
 			delete(r.Value.Content, "text/event-stream")
 			r.Value.Content[StreamMediaType] = m
-			ptr := "/paths/" + escape(op.Path) + "/" + strings.ToLower(op.Method) + "/responses/" + code + "/content/text~1event-stream"
+			ptr := "/paths/" + walk.Escape(op.Path) + "/" + strings.ToLower(op.Method) + "/responses/" + code + "/content/text~1event-stream"
 			d.Hit(Node{Pointer: ptr}, "event stream read as JSON events (%s)", StreamMediaType)
 		}
 	}
