@@ -4,7 +4,7 @@ SPECS_DIR ?= $(if $(wildcard .specs/*.yaml),.specs,../shared/specs)
 override SPECS_DIR := $(abspath $(SPECS_DIR))
 export SPECS_DIR
 
-.PHONY: run test generate check-generated specs vet build-gen
+.PHONY: run test generate check-generated specs vet lint build-gen
 
 # The main job (for now): regenerate the Go types from the pinned specs and
 # show what the pipeline did.
@@ -15,10 +15,14 @@ run:
 	@echo "== a Responses request decoded and re-encoded with the generated types"
 	go run ./internal/cmd/demo
 
-# All tests and vet. (openapi's TestPipeline checks that gen/ equals a fresh
-# run; CI also regenerates and diffs.)
-test: vet
+# All tests, vet, gofmt and staticcheck. (openapi's TestPipeline checks that
+# gen/ equals a fresh run; CI also regenerates and diffs.)
+test: vet lint
 	go test -count=1 ./...
+
+# staticcheck (pinned in go.mod's tool directives) on everything but gen/.
+lint:
+	go tool staticcheck $$(go list ./... | grep -v '/gen/')
 
 vet:
 	go vet $$(go list ./... | grep -v '/gen/')

@@ -1,5 +1,6 @@
-// Package specgen is the body of `transponder generate` and of the
-// go:generate tool: read the pinned specs, run the pipeline, write or check.
+// Package specgen is the body of `transponder generate` and of the tool that
+// `go generate ./gen` runs: read the pinned specs, run the pipeline, write or
+// check.
 package specgen
 
 import (
