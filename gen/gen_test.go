@@ -32,6 +32,12 @@ func roundTrip[T any, P codec[T]](data []byte) ([]byte, error) {
 	return P(&v).MarshalJSON()
 }
 
+// requestTargets are the two generated types a Responses request decodes as.
+var requestTargets = []target{
+	{"openai.CreateResponse", roundTrip[openai.CreateResponse]},
+	{"openrouter.ResponsesRequest", roundTrip[openrouter.ResponsesRequest]},
+}
+
 // The three payloads of the spec-pipeline issue: a function tool with a JSON
 // schema, a function_call_output with content parts after a
 // previous_response_id, and text.format json_schema with reasoning and an
@@ -59,13 +65,7 @@ func TestMessagesReplayed(t *testing.T) {
 		`{"type":"message","id":"msg_1","role":"user","content":[{"type":"input_text","text":"hi"}]},` +
 		`{"type":"message","id":"msg_2","status":"completed","role":"assistant","phase":"final_answer","content":[{"type":"output_text","text":"hello","annotations":[]},{"type":"refusal","refusal":"no"}]},` +
 		`{"type":"item_reference","id":"msg_0"}]}`
-	for _, c := range []struct {
-		name string
-		rt   func([]byte) ([]byte, error)
-	}{
-		{"openai.CreateResponse", roundTrip[openai.CreateResponse]},
-		{"openrouter.ResponsesRequest", roundTrip[openrouter.ResponsesRequest]},
-	} {
+	for _, c := range requestTargets {
 		out, err := c.rt([]byte(body))
 		if err != nil {
 			t.Errorf("%s: %v", c.name, err)
@@ -93,13 +93,7 @@ func TestMessagesReplayed(t *testing.T) {
 
 func TestPayloadsRoundTrip(t *testing.T) {
 	for i, p := range payloads {
-		for _, c := range []struct {
-			name string
-			rt   func([]byte) ([]byte, error)
-		}{
-			{"openai.CreateResponse", roundTrip[openai.CreateResponse]},
-			{"openrouter.ResponsesRequest", roundTrip[openrouter.ResponsesRequest]},
-		} {
+		for _, c := range requestTargets {
 			out, err := c.rt([]byte(p))
 			if err != nil {
 				t.Errorf("payload %d as %s: %v", i+1, c.name, err)
@@ -189,13 +183,7 @@ func TestCorpusRequests(t *testing.T) {
 		if err := json.Unmarshal(raw, &rec); err != nil || len(rec.Body) == 0 {
 			t.Fatalf("%s: no body: %v", f, err)
 		}
-		for _, c := range []struct {
-			name string
-			rt   func([]byte) ([]byte, error)
-		}{
-			{"openai.CreateResponse", roundTrip[openai.CreateResponse]},
-			{"openrouter.ResponsesRequest", roundTrip[openrouter.ResponsesRequest]},
-		} {
+		for _, c := range requestTargets {
 			key := filepath.Base(f) + " as " + c.name
 			out, err := c.rt(rec.Body)
 			if err != nil {

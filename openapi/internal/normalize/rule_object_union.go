@@ -31,10 +31,7 @@ func objectUnion(d *Doc) error {
 		if len(s.AllOf) > 0 {
 			continue
 		}
-		prop := "type"
-		if s.Discriminator != nil && s.Discriminator.PropertyName != "" {
-			prop = s.Discriminator.PropertyName
-		}
+		prop := discriminatorProp(s)
 		objects := 0
 		for _, v := range union(s) {
 			if d.isObject(d.Resolve(v)) {
@@ -66,14 +63,7 @@ func objectUnion(d *Doc) error {
 		// Primitives beside a single object source (an object, or one union of
 		// objects that is normalized where it is declared) need nothing: ogen
 		// tells them apart by JSON type.
-		var sources, prims openapi3.SchemaRefs
-		for _, v := range variants {
-			if r := d.Resolve(v); d.isObject(r) || (len(union(r)) > 0 && d.allObjects(union(r))) {
-				sources = append(sources, v)
-			} else {
-				prims = append(prims, v)
-			}
-		}
+		sources, prims := d.splitVariants(variants)
 		if len(prims) > 0 && len(sources) < 2 {
 			continue
 		}
@@ -81,10 +71,7 @@ func objectUnion(d *Doc) error {
 		if len(objs) < 2 {
 			continue
 		}
-		prop := "type"
-		if s.Discriminator != nil && s.Discriminator.PropertyName != "" {
-			prop = s.Discriminator.PropertyName
-		}
+		prop := discriminatorProp(s)
 		mapping, shared, ok := d.mapping(n, objs, prop)
 		if !ok {
 			continue
@@ -171,6 +158,28 @@ func (d *Doc) requires(s *openapi3.Schema, prop string, depth int) bool {
 		}
 	}
 	return false
+}
+
+// splitVariants separates a union's object sources (objects, and unions of
+// objects) from its other variants (strings, arrays, null…).
+func (d *Doc) splitVariants(variants openapi3.SchemaRefs) (sources, prims openapi3.SchemaRefs) {
+	for _, v := range variants {
+		if r := d.Resolve(v); d.isObject(r) || (len(union(r)) > 0 && d.allObjects(union(r))) {
+			sources = append(sources, v)
+		} else {
+			prims = append(prims, v)
+		}
+	}
+	return sources, prims
+}
+
+// discriminatorProp is the property a union's variants are told apart by:
+// the declared discriminator's, else "type".
+func discriminatorProp(s *openapi3.Schema) string {
+	if s.Discriminator != nil && s.Discriminator.PropertyName != "" {
+		return s.Discriminator.PropertyName
+	}
+	return "type"
 }
 
 // flatten replaces variants that are unions of objects only by their variants.

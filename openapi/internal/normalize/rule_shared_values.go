@@ -29,22 +29,12 @@ func sharedValues(d *Doc) error {
 		if len(variants) < 2 || len(s.AllOf) > 0 {
 			continue
 		}
-		var sources, prims openapi3.SchemaRefs
-		for _, v := range variants {
-			if r := d.Resolve(v); d.isObject(r) || (len(union(r)) > 0 && d.allObjects(union(r))) {
-				sources = append(sources, v)
-			} else {
-				prims = append(prims, v)
-			}
-		}
+		sources, prims := d.splitVariants(variants)
 		if len(sources) < 2 && !(len(sources) == 1 && len(prims) == 0) {
 			continue
 		}
 		objs, _ := d.flatten(sources)
-		prop := "type"
-		if s.Discriminator != nil && s.Discriminator.PropertyName != "" {
-			prop = s.Discriminator.PropertyName
-		}
+		prop := discriminatorProp(s)
 		values := make([][]string, len(objs))
 		claims := map[string][]int{}
 		var order []string
