@@ -4,7 +4,7 @@ SPECS_DIR ?= $(if $(wildcard .specs/*.yaml),.specs,../shared/specs)
 override SPECS_DIR := $(abspath $(SPECS_DIR))
 export SPECS_DIR
 
-.PHONY: run test generate check-generated specs vet lint build-gen
+.PHONY: run test generate check-generated specs vet lint bench build-gen
 
 # The main job (for now): regenerate the Go types from the pinned specs and
 # show what the pipeline did.
@@ -19,6 +19,7 @@ run:
 # gen/ equals a fresh run; CI also regenerates and diffs.)
 test: vet lint
 	go test -count=1 ./...
+	go test -run '^$$' -bench . -benchtime 1x ./codec/... > /dev/null
 
 # staticcheck (pinned in go.mod's tool directives) on everything but gen/.
 lint:
@@ -42,3 +43,9 @@ specs:
 
 build-gen:
 	go build ./gen/...
+
+# Benchmarks as ratios to a same-run baseline (jsontext tokenize + copy):
+# benchstat prints every implementation beside impl=baseline.
+bench:
+	go test -run '^$$' -bench . -benchmem -count 6 ./codec/... | tee bench.txt
+	go tool benchstat -col /impl bench.txt

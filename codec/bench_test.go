@@ -1,0 +1,169 @@
+package codec_test
+
+// Benchmarks of the JSON layer, measured as ratios to a same-run baseline:
+// one pass of jsontext reading every token of the input plus copying its
+// bytes (../shared/bench/README.md). Sub-benchmarks are named
+// fixture=…/impl=…, so
+//
+//	make bench && go tool benchstat -col /impl bench.txt
+//
+// prints each implementation beside the baseline. impl=ogen is the plain
+// generated codec, the reference the codec of issue 3 is to beat.
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/transponder-dev/transponder/codec/sse"
+	"github.com/transponder-dev/transponder/gen/openai"
+	"github.com/transponder-dev/transponder/gen/openrouter"
+)
+
+type fixture struct {
+	name   string
+	data   []byte
+	stream bool                                             // SSE: the payloads are the events' data
+	ogen   func(payload []byte, out []byte) ([]byte, error) // decode + re-encode one payload
+}
+
+func sharedDir(b *testing.B) string {
+	if d := os.Getenv("SHARED_DIR"); d != "" {
+		return d
+	}
+	d := filepath.Join("..", "..", "shared")
+	if _, err := os.Stat(d); err != nil {
+		b.Skipf("no shared fixtures at %s (set SHARED_DIR)", d)
+	}
+	return d
+}
+
+func read(b *testing.B, path string) []byte {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return data
+}
+
+func responsesRequest(p, out []byte) ([]byte, error) {
+	var v openai.CreateResponse
+	if err := v.UnmarshalJSON(p); err != nil {
+		return nil, err
+	}
+	enc, err := v.MarshalJSON()
+	return append(out, enc...), err
+}
+
+func chatChunk(p, out []byte) ([]byte, error) {
+	var v openrouter.ChatStreamChunk
+	if err := v.UnmarshalJSON(p); err != nil {
+		return nil, err
+	}
+	enc, err := v.MarshalJSON()
+	return append(out, enc...), err
+}
+
+func responsesEvent(p, out []byte) ([]byte, error) {
+	var v openai.ResponseStreamEvent
+	if err := v.UnmarshalJSON(p); err != nil {
+		return nil, err
+	}
+	enc, err := v.MarshalJSON()
+	return append(out, enc...), err
+}
+
+func fixtures(b *testing.B) []fixture {
+	dir := sharedDir(b)
+	fs := []fixture{
+		{name: "a_small_request", data: read(b, filepath.Join(dir, "bench", "a_small_request.json")), ogen: responsesRequest},
+		{name: "b_large_request", data: read(b, filepath.Join(dir, "bench", "b_large_request.json")), ogen: responsesRequest},
+		{name: "d_chat_stream", data: read(b, filepath.Join(dir, "bench", "d_chat_stream.sse")), stream: true, ogen: chatChunk},
+		{name: "f_responses_stream", data: read(b, filepath.Join(dir, "bench", "f_responses_stream.sse")), stream: true, ogen: responsesEvent},
+	}
+	reqs, _ := filepath.Glob(filepath.Join(dir, "corpus", "requests", "*.json"))
+	for _, f := range reqs {
+		var rec struct {
+			Body json.RawMessage `json:"body"`
+		}
+		if err := json.Unmarshal(read(b, f), &rec); err != nil {
+			b.Fatal(err)
+		}
+		fs = append(fs, fixture{name: filepath.Base(f), data: rec.Body, ogen: responsesRequest})
+	}
+	return fs
+}
+
+// payloads calls fn with each JSON payload of the fixture: the body, or each
+// event's data ([DONE] skipped).
+func payloads(f fixture, fn func([]byte) error) error {
+	if !f.stream {
+		return fn(f.data)
+	}
+	r := sse.NewReader(bytes.NewReader(f.data))
+	for r.Next() {
+		if e := r.Event(); !e.Done() {
+			if err := fn(e.Data); err != nil {
+				return err
+			}
+		}
+	}
+	return r.Err()
+}
+
+// baseline reads every token of every payload and copies the input bytes.
+func baseline(f fixture, out []byte) ([]byte, error) {
+	var dec jsontext.Decoder
+	err := payloads(f, func(p []byte) error {
+		dec.Reset(bytes.NewReader(p))
+		for {
+			if _, err := dec.ReadToken(); err != nil {
+				if errors.Is(err, io.EOF) {
+					return nil
+				}
+				return err
+			}
+		}
+	})
+	return append(out, f.data...), err
+}
+
+func BenchmarkRoundTrip(b *testing.B) {
+	for _, f := range fixtures(b) {
+		impls := []struct {
+			name string
+			run  func([]byte) ([]byte, error)
+		}{
+			{"baseline", func(out []byte) ([]byte, error) { return baseline(f, out) }},
+			{"ogen", func(out []byte) ([]byte, error) {
+				err := payloads(f, func(p []byte) error {
+					var err error
+					out, err = f.ogen(p, out)
+					return err
+				})
+				return out, err
+			}},
+		}
+		for _, impl := range impls {
+			b.Run("fixture="+f.name+"/impl="+impl.name, func(b *testing.B) {
+				out, err := impl.run(nil)
+				if err != nil {
+					b.Skipf("%s cannot take this fixture: %v", impl.name, err)
+				}
+				b.SetBytes(int64(len(f.data)))
+				b.ReportAllocs()
+				for b.Loop() {
+					if out, err = impl.run(out[:0]); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+	}
+}
