@@ -141,6 +141,14 @@ func BenchmarkRoundTrip(b *testing.B) {
 			run  func([]byte) ([]byte, error)
 		}{
 			{"baseline", func(out []byte) ([]byte, error) { return baseline(f, out) }},
+			{"jxindex", func(out []byte) ([]byte, error) {
+				err := payloads(f, func(p []byte) error {
+					var err error
+					out, err = jxIndex(p, out)
+					return err
+				})
+				return out, err
+			}},
 			{"ogen", func(out []byte) ([]byte, error) {
 				err := payloads(f, func(p []byte) error {
 					var err error
