@@ -217,7 +217,15 @@ func primitive(s *openapi3.Schema) (string, bool) {
 	case openapi3.TypeNumber:
 		return "float64", true
 	case openapi3.TypeArray:
-		return "[]…", true
+		if s.Items != nil && s.Items.Ref != "" {
+			return "[]" + walk.GoName(walk.ComponentName(s.Items.Ref)), true
+		}
+		if s.Items != nil && s.Items.Value != nil {
+			if t, ok := primitive(s.Items.Value); ok {
+				return "[]" + t, true
+			}
+		}
+		return "[]jx.Raw", true
 	}
 	return "", false
 }

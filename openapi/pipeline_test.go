@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/transponder-dev/transponder/openapi"
@@ -21,6 +22,22 @@ func specsDir(t *testing.T) string {
 		t.Skip(err)
 	}
 	return dir
+}
+
+// generated is one run of the whole pipeline, shared by the tests that only
+// read it.
+var generated struct {
+	sync.Once
+	gens []*openapi.Generated
+}
+
+func generateOnce(t *testing.T) []*openapi.Generated {
+	t.Helper()
+	generated.Do(func() { generated.gens = generateAll(t) })
+	if generated.gens == nil {
+		t.Fatal("the shared pipeline run failed")
+	}
+	return generated.gens
 }
 
 func generateAll(t *testing.T) []*openapi.Generated {
@@ -49,7 +66,7 @@ func generateAll(t *testing.T) []*openapi.Generated {
 // a rule no spec needs any more is reported (it stays harmless, but the test
 // says it can go).
 func TestPipeline(t *testing.T) {
-	gens := generateAll(t)
+	gens := generateOnce(t)
 	stale := map[string]int{}
 	for _, g := range gens {
 		if diff, err := openapi.Stale("..", g); err != nil {
@@ -81,7 +98,7 @@ func TestPipeline(t *testing.T) {
 
 // Generation is deterministic: two runs give the same files, byte for byte.
 func TestDeterministic(t *testing.T) {
-	first := generateAll(t)
+	first := generateOnce(t)
 	second := generateAll(t)
 	for i := range first {
 		a, b := first[i].Files, second[i].Files
