@@ -33,6 +33,11 @@ func Run(w io.Writer, o Options) error {
 	if err != nil {
 		return err
 	}
+	for _, n := range names {
+		if _, ok := m.Lookup(n); !ok {
+			return fmt.Errorf("no spec %q in the manifest", n)
+		}
+	}
 	dir, err := openapi.SpecsDir(root)
 	if err != nil {
 		return err
@@ -81,11 +86,6 @@ func Run(w io.Writer, o Options) error {
 		}
 		fmt.Fprintf(w, "%s: %d operations, %d schemas → %s (%d files, %s)\n", s.Name, len(g.Pruned.Operations),
 			len(g.Doc.Components.Schemas), s.Output, len(g.Files), time.Since(start).Round(10*time.Millisecond))
-	}
-	for _, n := range names {
-		if _, ok := m.Lookup(n); !ok {
-			return fmt.Errorf("no spec %q in the manifest", n)
-		}
 	}
 	if stale {
 		return ErrStale
