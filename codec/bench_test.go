@@ -24,6 +24,7 @@ import (
 	"github.com/transponder-dev/transponder/codec/sse"
 	"github.com/transponder-dev/transponder/gen/openai"
 	"github.com/transponder-dev/transponder/gen/openrouter"
+	"github.com/transponder-dev/transponder/internal/fixtures"
 )
 
 type fixture struct {
@@ -79,7 +80,7 @@ func responsesEvent(p, out []byte) ([]byte, error) {
 	return append(out, enc...), err
 }
 
-func fixtures(b *testing.B) []fixture {
+func benchFixtures(b *testing.B) []fixture {
 	dir := sharedDir(b)
 	fs := []fixture{
 		{name: "a_small_request", data: read(b, filepath.Join(dir, "bench", "a_small_request.json")), ogen: responsesRequest},
@@ -87,6 +88,11 @@ func fixtures(b *testing.B) []fixture {
 		{name: "d_chat_stream", data: read(b, filepath.Join(dir, "bench", "d_chat_stream.sse")), stream: true, ogen: chatChunk},
 		{name: "f_responses_stream", data: read(b, filepath.Join(dir, "bench", "f_responses_stream.sse")), stream: true, ogen: responsesEvent},
 	}
+	large, err := fixtures.CodexLarge(dir)
+	if err != nil {
+		b.Fatal(err)
+	}
+	fs = append(fs, fixture{name: "codex_assembled", data: large, ogen: responsesRequest})
 	reqs, _ := filepath.Glob(filepath.Join(dir, "corpus", "requests", "*.json"))
 	for _, f := range reqs {
 		var rec struct {
@@ -135,7 +141,7 @@ func baseline(f fixture, out []byte) ([]byte, error) {
 }
 
 func BenchmarkRoundTrip(b *testing.B) {
-	for _, f := range fixtures(b) {
+	for _, f := range benchFixtures(b) {
 		impls := []struct {
 			name string
 			run  func([]byte) ([]byte, error)
