@@ -53,32 +53,29 @@ func read(b *testing.B, path string) []byte {
 	return data
 }
 
-func responsesRequest(p, out []byte) ([]byte, error) {
-	var v openai.CreateResponse
-	if err := v.UnmarshalJSON(p); err != nil {
+// ogenCodec is what ogen generates for every schema type.
+type ogenCodec[T any] interface {
+	*T
+	UnmarshalJSON([]byte) error
+	MarshalJSON() ([]byte, error)
+}
+
+// viaOgen decodes a payload into a T with ogen's codec and appends its
+// re-encoding to out.
+func viaOgen[T any, P ogenCodec[T]](p, out []byte) ([]byte, error) {
+	var v T
+	if err := P(&v).UnmarshalJSON(p); err != nil {
 		return nil, err
 	}
-	enc, err := v.MarshalJSON()
+	enc, err := P(&v).MarshalJSON()
 	return append(out, enc...), err
 }
 
-func chatChunk(p, out []byte) ([]byte, error) {
-	var v openrouter.ChatStreamChunk
-	if err := v.UnmarshalJSON(p); err != nil {
-		return nil, err
-	}
-	enc, err := v.MarshalJSON()
-	return append(out, enc...), err
-}
-
-func responsesEvent(p, out []byte) ([]byte, error) {
-	var v openai.ResponseStreamEvent
-	if err := v.UnmarshalJSON(p); err != nil {
-		return nil, err
-	}
-	enc, err := v.MarshalJSON()
-	return append(out, enc...), err
-}
+var (
+	responsesRequest = viaOgen[openai.CreateResponse]
+	chatChunk        = viaOgen[openrouter.ChatStreamChunk]
+	responsesEvent   = viaOgen[openai.ResponseStreamEvent]
+)
 
 func benchFixtures(b *testing.B) []fixture {
 	dir := sharedDir(b)

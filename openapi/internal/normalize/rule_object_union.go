@@ -17,8 +17,10 @@ import (
 //     (ogen would otherwise write the discriminator twice);
 //   - the objects get an explicit discriminator mapping, read from each
 //     variant's own "type" (or the declared discriminator) property: its const
-//     or enum values; a value claimed by two variants goes to the first;
-//   - inline object variants become components (mapping targets must be refs);
+//     or enum values (variants that share a value were merged by
+//     shared-values; a value still claimed twice goes to the first);
+//   - inline object variants become components (mapping targets must be refs),
+//     and a variant left with no key leaves the union (reported);
 //   - when primitives (a string, an array) sit beside the objects, the objects
 //     move into a nested oneOf, and the outer union tells them apart by JSON type.
 func objectUnion(d *Doc) error {
@@ -276,8 +278,9 @@ func (d *Doc) discriminatorValues(s *openapi3.Schema, prop string, depth int) []
 	return nil
 }
 
-// mapping builds the discriminator mapping for objs. It moves inline variants
-// into components (rewriting objs in place) and fails when a variant has no
+// mapping builds the discriminator mapping for objs. It moves the inline
+// variants still left (those with no value: the pre-pass moved the others)
+// into components, rewriting objs in place, and fails when no variant has a
 // value for prop.
 func (d *Doc) mapping(n Node, objs openapi3.SchemaRefs, prop string) (map[string]openapi3.MappingRef, []string, bool) {
 	values := make([][]string, len(objs))
@@ -296,11 +299,7 @@ func (d *Doc) mapping(n Node, objs openapi3.SchemaRefs, prop string) (map[string
 	var shared []string
 	for i, o := range objs {
 		if o.Ref == "" {
-			suffix := "Variant" + strconv.Itoa(i)
-			if len(values[i]) > 0 {
-				suffix = walk.GoName(values[i][0])
-			}
-			objs[i] = d.AddComponent(ownerName(n)+suffix, o.Value)
+			objs[i] = d.AddComponent(ownerName(n)+"Variant"+strconv.Itoa(i), o.Value)
 			o = objs[i]
 		}
 		if len(values[i]) == 0 {

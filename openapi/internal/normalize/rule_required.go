@@ -54,18 +54,17 @@ func optionalNullable(d *Doc) error {
 			switch {
 			case p.Ref != "":
 				s.Properties[name] = &openapi3.SchemaRef{Value: &openapi3.Schema{
-					AnyOf: openapi3.SchemaRefs{p, {Value: &openapi3.Schema{Type: &openapi3.Types{openapi3.TypeNull}}}},
+					AnyOf: openapi3.SchemaRefs{p, nullSchema()},
 				}}
 			case target.Type != nil && len(target.Type.Slice()) == 1 && len(union(target)) == 0:
 				target.Type = &openapi3.Types{target.Type.Slice()[0], openapi3.TypeNull}
 			case len(union(target)) > 0 && len(target.AllOf) == 0 && target.Discriminator == nil:
 				// (ogen cannot merge null into a discriminated union; those
 				// stay as the spec says.)
-				null := &openapi3.SchemaRef{Value: &openapi3.Schema{Type: &openapi3.Types{openapi3.TypeNull}}}
 				if len(target.AnyOf) > 0 {
-					target.AnyOf = append(target.AnyOf, null)
+					target.AnyOf = append(target.AnyOf, nullSchema())
 				} else {
-					target.OneOf = append(target.OneOf, null)
+					target.OneOf = append(target.OneOf, nullSchema())
 				}
 			default:
 				continue

@@ -187,6 +187,7 @@ func (c *closure) component(kind, name string) {
 			for _, mt := range walk.SortedKeys(rb.Value.Content) {
 				c.schemaRef(rb.Value.Content[mt].Schema)
 			}
+			walk.Examples(rb.Value.Content, c.component)
 		} else {
 			c.missing = append(c.missing, "#/components/requestBodies/"+name)
 		}
@@ -195,6 +196,7 @@ func (c *closure) component(kind, name string) {
 			for _, mt := range walk.SortedKeys(r.Value.Content) {
 				c.schemaRef(r.Value.Content[mt].Schema)
 			}
+			walk.Examples(r.Value.Content, c.component)
 			for _, h := range walk.SortedKeys(r.Value.Headers) {
 				c.header(r.Value.Headers[h])
 			}

@@ -514,3 +514,25 @@ func TestPruneFollowsAlias(t *testing.T) {
 		t.Errorf("pruned document does not reload: %v", err)
 	}
 }
+
+// Examples named by a component response (not the operation itself) are kept.
+func TestPruneComponentResponseExamples(t *testing.T) {
+	doc, err := openapi3.NewLoader().LoadFromData([]byte(`{"openapi":"3.1.0","info":{"title":"t","version":"1"},
+		"paths":{"/x":{"get":{"responses":{"200":{"$ref":"#/components/responses/Ok"}}}}},
+		"components":{"responses":{"Ok":{"description":"ok","content":{"application/json":{"schema":{"type":"string"},
+			"examples":{"a":{"$ref":"#/components/examples/A"}}}}}},
+		"examples":{"A":{"value":"x"},"B":{"value":"y"}}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Prune(doc, []string{"GET /x"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := doc.Components.Examples["A"]; !ok || len(doc.Components.Examples) != 1 {
+		t.Errorf("examples kept: %v", doc.Components.Examples)
+	}
+	data, _ := doc.MarshalJSON()
+	if _, err := openapi3.NewLoader().LoadFromData(data); err != nil {
+		t.Errorf("pruned document does not reload: %v", err)
+	}
+}

@@ -157,7 +157,7 @@ func OperationSchemas(op *openapi3.Operation, component func(kind, name string),
 	}
 	if rb := op.RequestBody; rb != nil {
 		if rb.Value != nil {
-			examples(rb.Value.Content, component)
+			Examples(rb.Value.Content, component)
 		}
 		if name, ok := strings.CutPrefix(rb.Ref, "#/components/requestBodies/"); ok {
 			component("requestBodies", name)
@@ -176,7 +176,7 @@ func OperationSchemas(op *openapi3.Operation, component func(kind, name string),
 				continue
 			}
 			content("responses/"+code, r.Value.Content, fn)
-			examples(r.Value.Content, component)
+			Examples(r.Value.Content, component)
 			for _, l := range SortedKeys(r.Value.Links) {
 				if name, ok := strings.CutPrefix(r.Value.Links[l].Ref, "#/components/links/"); ok {
 					component("links", name)
@@ -195,8 +195,8 @@ func OperationSchemas(op *openapi3.Operation, component func(kind, name string),
 	}
 }
 
-// examples reports the component examples that media types name.
-func examples(c openapi3.Content, component func(kind, name string)) {
+// Examples reports the component examples that media types name.
+func Examples(c openapi3.Content, component func(kind, name string)) {
 	for _, mt := range SortedKeys(c) {
 		if m := c[mt]; m != nil {
 			for _, k := range SortedKeys(m.Examples) {
