@@ -14,6 +14,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -21,6 +22,7 @@ import (
 
 	"github.com/go-json-experiment/json/jsontext"
 
+	"github.com/transponder-dev/transponder/codec"
 	"github.com/transponder-dev/transponder/codec/sse"
 	"github.com/transponder-dev/transponder/gen/openai"
 	"github.com/transponder-dev/transponder/gen/openrouter"
@@ -32,7 +34,24 @@ type fixture struct {
 	data   []byte
 	stream bool                                             // SSE: the payloads are the events' data
 	ogen   func(payload []byte, out []byte) ([]byte, error) // decode + re-encode one payload
+	root   codec.Root                                       // what the codec decodes a payload as
 }
+
+func root(d *codec.Dialect, p codec.Payload) codec.Root {
+	r, ok := d.Payload(p)
+	if !ok {
+		panic(fmt.Sprintf("%s has no %s", d.Name(), p))
+	}
+	return r
+}
+
+var (
+	oaRequest  = root(codec.OpenAI, codec.ResponsesRequest)
+	oaEvent    = root(codec.OpenAI, codec.ResponsesEvent)
+	orChunk    = root(codec.OpenRouter, codec.ChatChunk)
+	oaResponse = root(codec.OpenAI, codec.ResponsesBody)
+	orChatBody = root(codec.OpenRouter, codec.ChatBody)
+)
 
 func sharedDir(b *testing.B) string {
 	if d := os.Getenv("SHARED_DIR"); d != "" {
@@ -80,16 +99,16 @@ var (
 func benchFixtures(b *testing.B) []fixture {
 	dir := sharedDir(b)
 	fs := []fixture{
-		{name: "a_small_request", data: read(b, filepath.Join(dir, "bench", "a_small_request.json")), ogen: responsesRequest},
-		{name: "b_large_request", data: read(b, filepath.Join(dir, "bench", "b_large_request.json")), ogen: responsesRequest},
-		{name: "d_chat_stream", data: read(b, filepath.Join(dir, "bench", "d_chat_stream.sse")), stream: true, ogen: chatChunk},
-		{name: "f_responses_stream", data: read(b, filepath.Join(dir, "bench", "f_responses_stream.sse")), stream: true, ogen: responsesEvent},
+		{name: "a_small_request", data: read(b, filepath.Join(dir, "bench", "a_small_request.json")), ogen: responsesRequest, root: oaRequest},
+		{name: "b_large_request", data: read(b, filepath.Join(dir, "bench", "b_large_request.json")), ogen: responsesRequest, root: oaRequest},
+		{name: "d_chat_stream", data: read(b, filepath.Join(dir, "bench", "d_chat_stream.sse")), stream: true, ogen: chatChunk, root: orChunk},
+		{name: "f_responses_stream", data: read(b, filepath.Join(dir, "bench", "f_responses_stream.sse")), stream: true, ogen: responsesEvent, root: oaEvent},
 	}
 	large, err := fixtures.CodexLarge(dir)
 	if err != nil {
 		b.Fatal(err)
 	}
-	fs = append(fs, fixture{name: "codex_assembled", data: large, ogen: responsesRequest})
+	fs = append(fs, fixture{name: "codex_assembled", data: large, ogen: responsesRequest, root: oaRequest})
 	reqs, _ := filepath.Glob(filepath.Join(dir, "corpus", "requests", "*.json"))
 	for _, f := range reqs {
 		var rec struct {
@@ -98,7 +117,7 @@ func benchFixtures(b *testing.B) []fixture {
 		if err := json.Unmarshal(read(b, f), &rec); err != nil {
 			b.Fatal(err)
 		}
-		fs = append(fs, fixture{name: filepath.Base(f), data: rec.Body, ogen: responsesRequest})
+		fs = append(fs, fixture{name: filepath.Base(f), data: rec.Body, ogen: responsesRequest, root: oaRequest})
 	}
 	return fs
 }
@@ -138,12 +157,23 @@ func baseline(f fixture, out []byte) ([]byte, error) {
 }
 
 func BenchmarkRoundTrip(b *testing.B) {
+	var doc codec.Doc
 	for _, f := range benchFixtures(b) {
 		impls := []struct {
 			name string
 			run  func([]byte) ([]byte, error)
 		}{
 			{"baseline", func(out []byte) ([]byte, error) { return baseline(f, out) }},
+			{"codec", func(out []byte) ([]byte, error) {
+				err := payloads(f, func(p []byte) error {
+					if err := doc.Decode(f.root, p); err != nil {
+						return err
+					}
+					out = doc.AppendJSON(out)
+					return nil
+				})
+				return out, err
+			}},
 			{"jxindex", func(out []byte) ([]byte, error) {
 				err := payloads(f, func(p []byte) error {
 					var err error

@@ -2,5 +2,348 @@
 // types in gen/ and below mapping/: forward-compatible, deterministic
 // decoding and encoding of requests, responses and stream events.
 //
+// Decoding walks a payload once, against the shape table of its spec
+// (OpenAI, OpenRouter: generated from the normalized specs by `go generate`),
+// and keeps the payload's bytes. It reads each union's type tag first and
+// goes straight to the variant; it does not decode strings or numbers, and
+// it steps over free-form values (tool schemas, metadata) without walking
+// them. What it finds is
+//
+//   - a Node for every value of a discriminated union (input items, content
+//     parts, tools, tool choices, output items, stream events, …): its type,
+//     the variant it is, or that the type is unknown, its JSON path and its
+//     bytes. A typed value (the generated type of the variant) is a
+//     Node.Decode away;
+//   - a Finding for everything the spec does not know or does not allow:
+//     unknown keys, unknown types, unknown enum values, values of the wrong
+//     JSON kind, missing required keys; each with its JSON path and bytes.
+//
+// Nothing of that fails the decoding: the layer above decides whether to
+// warn, pass through, or reject (naming the type and the path). Only bytes
+// that are not JSON fail, with a *SyntaxError giving the offset and path.
+//
+// Encoding is copying: a Doc re-encodes as exactly its input (AppendJSON),
+// and each node and finding as exactly its bytes, so nothing is lost, nothing
+// added (no defaults), and the output is byte-stable. Converters build new
+// payloads from typed values and copied bytes.
+//
 // Its subpackage sse frames Server-Sent Events.
 package codec
+
+import (
+	"encoding/json"
+	"fmt"
+	"iter"
+	"strconv"
+	"unicode/utf16"
+	"unicode/utf8"
+)
+
+// Doc is a decoded payload. The zero Doc is ready for Decode; a Doc may be
+// reused, and is not safe for concurrent Decodes.
+type Doc struct {
+	root    Root
+	data    []byte
+	nodes   []nodeRec
+	finds   []Finding
+	segs    []seg // the paths of the nodes
+	scratch decoder
+}
+
+type nodeFlags uint8
+
+const nodeDefault nodeFlags = 1 // the tag is absent: the union's default variant
+
+type nodeRec struct {
+	union, variant   int32 // schemas; variant -1: unknown type
+	start, end       int32 // the value's span
+	tagStart, tagEnd int32 // the tag value's span (with quotes); 0, 0 if absent
+	pathOff, pathLen int32 // in Doc.segs
+	parent           int32 // the enclosing node, or -1
+	flags            nodeFlags
+}
+
+func (d *Doc) addNode(n nodeRec, path []seg) int32 {
+	n.pathOff, n.pathLen = int32(len(d.segs)), int32(len(path))
+	d.segs = append(d.segs, path...)
+	d.nodes = append(d.nodes, n)
+	return int32(len(d.nodes) - 1)
+}
+
+// Bytes returns the payload as decoded (not a copy).
+func (d *Doc) Bytes() []byte { return d.data }
+
+// Root is the schema the payload was decoded against.
+func (d *Doc) Root() Root { return d.root }
+
+// AppendJSON appends the payload's encoding to dst: its bytes, unchanged.
+func (d *Doc) AppendJSON(dst []byte) []byte { return append(dst, d.data...) }
+
+// Findings are what the spec does not know or allow, in document order
+// (a missing key comes after the keys of its object).
+func (d *Doc) Findings() []Finding { return d.finds }
+
+// Len is the number of nodes.
+func (d *Doc) Len() int { return len(d.nodes) }
+
+// Node returns the i-th node in document order (a parent before its children).
+func (d *Doc) Node(i int) Node { return Node{d, int32(i)} }
+
+// Nodes iterates over every node in document order.
+func (d *Doc) Nodes() iter.Seq[Node] {
+	return func(yield func(Node) bool) {
+		for i := range d.nodes {
+			if !yield(Node{d, int32(i)}) {
+				return
+			}
+		}
+	}
+}
+
+// Node is a value of a discriminated union: an input item, a content part, a
+// tool, a stream event, ….
+type Node struct {
+	d *Doc
+	i int32
+}
+
+func (n Node) rec() *nodeRec { return &n.d.nodes[n.i] }
+
+// Union is the name of the union schema (e.g. "InputItem").
+func (n Node) Union() string { return n.d.root.d.schemas[n.rec().union].name }
+
+// Known reports whether the spec has a variant for the node's type.
+func (n Node) Known() bool { return n.rec().variant >= 0 }
+
+// Variant is the name of the variant's schema (e.g. "FunctionToolCall"), or
+// "" if the type is unknown.
+func (n Node) Variant() string {
+	if v := n.rec().variant; v >= 0 {
+		return n.d.root.d.schemas[v].name
+	}
+	return ""
+}
+
+// Type is the value of the node's type tag ("" if it has none, or if the tag
+// is not a string).
+func (n Node) Type() string {
+	r := n.rec()
+	if r.tagEnd == 0 || n.d.data[r.tagStart] != '"' {
+		return ""
+	}
+	return string(unquote(n.d.data[r.tagStart+1 : r.tagEnd-1]))
+}
+
+// Defaulted reports whether the node has no type tag and is the union's
+// default variant (a message item without "type").
+func (n Node) Defaulted() bool { return n.rec().flags&nodeDefault != 0 }
+
+// Raw is the node's JSON, as in the payload (not a copy).
+func (n Node) Raw() []byte {
+	r := n.rec()
+	return n.d.data[r.start:r.end:r.end]
+}
+
+// Offset is where the node starts in the payload.
+func (n Node) Offset() int { return int(n.rec().start) }
+
+// Path is the node's JSON path, e.g. "input[3].content[0]" ("" for the top
+// level).
+func (n Node) Path() string {
+	r := n.rec()
+	return n.d.pathString(n.d.segs[r.pathOff : r.pathOff+r.pathLen])
+}
+
+// Parent is the innermost node the node is in.
+func (n Node) Parent() (Node, bool) {
+	if p := n.rec().parent; p >= 0 {
+		return Node{n.d, p}, true
+	}
+	return Node{}, false
+}
+
+// Children iterates over the nodes whose parent is n, in document order.
+func (n Node) Children() iter.Seq[Node] {
+	return func(yield func(Node) bool) {
+		end := n.rec().end
+		for i := n.i + 1; int(i) < len(n.d.nodes) && n.d.nodes[i].start < end; i++ {
+			if n.d.nodes[i].parent == n.i && !yield(Node{n.d, i}) {
+				return
+			}
+		}
+	}
+}
+
+// Decode decodes the node into v, typically the generated type of its variant
+// (openai.FunctionToolCall for a "function_call" input item); errors name
+// the node's path. The generated types know only what the spec knows: a
+// node with unknown nodes or values inside may not decode, and unknown keys
+// are left out — the Doc's findings have them.
+func (n Node) Decode(v json.Unmarshaler) error {
+	if err := v.UnmarshalJSON(n.Raw()); err != nil {
+		return fmt.Errorf("codec: %s: %w", displayPath(n.Path()), err)
+	}
+	return nil
+}
+
+// FindingKind says what a finding is.
+type FindingKind uint8
+
+const (
+	UnknownField FindingKind = iota + 1 // a key the object's schema does not declare
+	UnknownType                         // a union type tag no variant has (the node says so too)
+	UnknownValue                        // a string the enum does not list
+	WrongKind                           // a value of a JSON kind the schema does not allow
+	MissingField                        // a key the spec requires is absent
+)
+
+var findingNames = [...]string{UnknownField: "unknown field", UnknownType: "unknown type", UnknownValue: "unknown value", WrongKind: "wrong kind", MissingField: "missing field"}
+
+func (k FindingKind) String() string {
+	if int(k) < len(findingNames) && findingNames[k] != "" {
+		return findingNames[k]
+	}
+	return "finding(" + strconv.Itoa(int(k)) + ")"
+}
+
+// Finding is one thing in a payload that its spec does not know or allow.
+// The value stays in the payload; the finding points at it.
+type Finding struct {
+	Kind FindingKind
+	// Name is the unknown or missing key, the unknown type, the unknown
+	// value, or for WrongKind the key whose value it is (if in an object).
+	Name string
+	// Want is what WrongKind expected, e.g. "a string or null".
+	Want string
+	// Raw is the value's JSON as in the payload (nil for MissingField).
+	Raw  []byte
+	path string
+	obj  int32 // UnknownField: offset of the object the key is in
+}
+
+// Path is the JSON path of the value ("input[2].content[0].type"; for a
+// missing key, the path it would have).
+func (f Finding) Path() string { return f.path }
+
+func (f Finding) String() string {
+	s := displayPath(f.path) + ": " + f.Kind.String()
+	switch f.Kind {
+	case UnknownType, UnknownValue:
+		s += " " + strconv.Quote(f.Name)
+	case WrongKind:
+		s += ": want " + f.Want
+	}
+	return s
+}
+
+func displayPath(p string) string {
+	if p == "" {
+		return "(top level)"
+	}
+	return p
+}
+
+// pathString renders a path as OpenAI's error "param" does:
+// input[3].content[0].text; keys that are not identifiers are quoted
+// (metadata["a.b"]).
+func (d *Doc) pathString(path []seg) string {
+	p := ""
+	for _, s := range path {
+		if s.start < 0 {
+			p += "[" + strconv.Itoa(int(s.index)) + "]"
+			continue
+		}
+		p = appendKey(p, string(unquote(d.data[s.start:s.end])))
+	}
+	return p
+}
+
+// appendKey appends a key step to a path.
+func appendKey(path, key string) string {
+	ident := key != ""
+	for i, r := range key {
+		if !(r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || i > 0 && r >= '0' && r <= '9') {
+			ident = false
+			break
+		}
+	}
+	switch {
+	case !ident:
+		return path + "[" + strconv.Quote(key) + "]"
+	case path == "":
+		return key
+	}
+	return path + "." + key
+}
+
+func hasEscape(b []byte) bool {
+	for _, c := range b {
+		if c == '\\' {
+			return true
+		}
+	}
+	return false
+}
+
+// unquote decodes the escapes of a JSON string's contents (already
+// validated by the decoder); it returns s itself if there are none.
+func unquote(s []byte) []byte {
+	if !hasEscape(s) {
+		return s
+	}
+	out := make([]byte, 0, len(s))
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c != '\\' || i+1 >= len(s) {
+			out = append(out, c)
+			i++
+			continue
+		}
+		switch e := s[i+1]; e {
+		case 'b':
+			out = append(out, '\b')
+		case 'f':
+			out = append(out, '\f')
+		case 'n':
+			out = append(out, '\n')
+		case 'r':
+			out = append(out, '\r')
+		case 't':
+			out = append(out, '\t')
+		case 'u':
+			if i+6 > len(s) {
+				return append(out, s[i:]...)
+			}
+			r := hex4(s[i+2 : i+6])
+			i += 6
+			if utf16.IsSurrogate(r) && i+6 <= len(s) && s[i] == '\\' && s[i+1] == 'u' {
+				if r2 := utf16.DecodeRune(r, hex4(s[i+2:i+6])); r2 != utf8.RuneError {
+					r = r2
+					i += 6
+				}
+			}
+			out = utf8.AppendRune(out, r)
+			continue
+		default: // " \ /
+			out = append(out, e)
+		}
+		i += 2
+	}
+	return out
+}
+
+func hex4(b []byte) rune {
+	var r rune
+	for _, c := range b {
+		r <<= 4
+		switch {
+		case c >= '0' && c <= '9':
+			r |= rune(c - '0')
+		case c >= 'a' && c <= 'f':
+			r |= rune(c - 'a' + 10)
+		case c >= 'A' && c <= 'F':
+			r |= rune(c - 'A' + 10)
+		}
+	}
+	return r
+}

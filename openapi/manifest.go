@@ -30,6 +30,8 @@ type Spec struct {
 	Package    string   `yaml:"package"`    // Go package name of the output
 	Output     string   `yaml:"output"`     // output directory, relative to the module root
 	Overlay    string   `yaml:"overlay"`    // overlay file, relative to openapi/ (optional)
+	Tables     string   `yaml:"tables"`     // the codec's shape table file, relative to the module root
+	Dialect    string   `yaml:"dialect"`    // the *codec.Dialect variable the table file declares
 	Operations []string `yaml:"operations"` // "METHOD /path" to keep
 }
 
@@ -57,6 +59,8 @@ func ParseManifest(data []byte) (*Manifest, error) {
 			return nil, fmt.Errorf("openapi: manifest: spec %d: name, file, url, package and output are required", i)
 		case !isHexSHA256(s.SHA256):
 			return nil, fmt.Errorf("openapi: manifest: spec %s: sha256 must be 64 lower-case hex digits", s.Name)
+		case (s.Tables == "") != (s.Dialect == ""):
+			return nil, fmt.Errorf("openapi: manifest: spec %s: tables and dialect go together", s.Name)
 		case len(s.Operations) == 0:
 			return nil, fmt.Errorf("openapi: manifest: spec %s: no operations", s.Name)
 		case seen[s.Name]:

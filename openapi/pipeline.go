@@ -12,6 +12,7 @@ import (
 	"github.com/transponder-dev/transponder/openapi/internal/oasgen"
 	"github.com/transponder-dev/transponder/openapi/internal/overlay"
 	"github.com/transponder-dev/transponder/openapi/internal/prune"
+	"github.com/transponder-dev/transponder/openapi/internal/tables"
 	"github.com/transponder-dev/transponder/openapi/internal/walk"
 )
 
@@ -81,7 +82,10 @@ func load(data []byte) (*openapi3.T, error) {
 type Generated struct {
 	*Prepared
 	Files map[string][]byte
-	Types map[string]string // component schema → Go type
+	// Tables is the codec's shape table (Go source for package codec), to
+	// be written to Spec.Tables; nil if the manifest names no table file.
+	Tables []byte
+	Types  map[string]string // component schema → Go type
 	// Holder lists the schemas ogen typed only through the holder schema
 	// (HolderSchema): nothing the kept operations reach names them directly.
 	Holder []string
@@ -154,6 +158,11 @@ func Generate(s Spec, data []byte) (*Generated, error) {
 		return nil, fmt.Errorf("openapi: %s: %d schema(s) have no Go type: %s", s.Name, len(missing), strings.Join(missing, ", "))
 	}
 	g.Files[ReportFile] = g.report()
+	if s.Tables != "" {
+		if g.Tables, err = tables.Generate(p.Doc, tables.Options{Var: s.Dialect, Name: s.Name, Source: s.File, Skip: HolderSchema}); err != nil {
+			return nil, fmt.Errorf("openapi: %w", err)
+		}
+	}
 	return g, nil
 }
 

@@ -54,15 +54,26 @@ func Write(root string, g *Generated) error {
 		}
 	}
 	for _, name := range walk.SortedKeys(g.Files) {
-		path := filepath.Join(dir, name)
-		if old, err := os.ReadFile(path); err == nil && bytes.Equal(old, g.Files[name]) {
-			continue // unchanged: keep the mtime, so builds stay cached
-		}
-		if err := os.WriteFile(path, g.Files[name], 0o644); err != nil {
+		if err := writeFile(filepath.Join(dir, name), g.Files[name]); err != nil {
 			return err
 		}
 	}
+	if g.Spec.Tables != "" {
+		return writeFile(filepath.Join(root, filepath.FromSlash(g.Spec.Tables)), g.Tables)
+	}
 	return nil
+}
+
+// writeFile writes data to path unless it is there already: an unchanged
+// file keeps its mtime, so builds stay cached.
+func writeFile(path string, data []byte) error {
+	if old, err := os.ReadFile(path); err == nil && bytes.Equal(old, data) {
+		return nil
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(path, data, 0o644)
 }
 
 // Stale compares g's files with what is in root/Spec.Output and lists the
@@ -88,6 +99,17 @@ func Stale(root string, g *Generated) ([]string, error) {
 	for _, e := range entries {
 		if _, ok := g.Files[e.Name()]; !ok && Owned(e.Name()) {
 			out = append(out, g.OutputPath(e.Name())+": no longer generated")
+		}
+	}
+	if g.Spec.Tables != "" {
+		old, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(g.Spec.Tables)))
+		switch {
+		case errors.Is(err, os.ErrNotExist):
+			out = append(out, g.Spec.Tables+": missing")
+		case err != nil:
+			return nil, err
+		case !bytes.Equal(old, g.Tables):
+			out = append(out, g.Spec.Tables+": differs")
 		}
 	}
 	return out, nil

@@ -50,6 +50,9 @@ func TestRunWriteAndCheck(t *testing.T) {
 			t.Errorf("%s present = %v, want %v", name, err == nil, want)
 		}
 	}
+	if _, err := os.Stat(filepath.Join(root, "codec", "openrouter_tables_gen.go")); err != nil {
+		t.Errorf("the codec's shape table was not written: %v", err)
+	}
 	if _, err := os.Stat(filepath.Join(root, "gen", "openai")); err == nil {
 		t.Error("a spec that was not asked for was written")
 	}
@@ -60,12 +63,15 @@ func TestRunWriteAndCheck(t *testing.T) {
 	}
 	write("oas_schemas_gen.go", "package openrouter\n")
 	write("oas_extra_gen.go", "package openrouter\n")
+	if err := os.WriteFile(filepath.Join(root, "codec", "openrouter_tables_gen.go"), []byte("package codec\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	log.Reset()
 	err := Run(&log, Options{Root: root, Check: true, Names: []string{"openrouter"}})
 	if !errors.Is(err, ErrStale) {
 		t.Fatalf("want ErrStale, got %v", err)
 	}
-	for _, want := range []string{"gen/openrouter/oas_schemas_gen.go: differs", "gen/openrouter/oas_extra_gen.go: no longer generated"} {
+	for _, want := range []string{"gen/openrouter/oas_schemas_gen.go: differs", "gen/openrouter/oas_extra_gen.go: no longer generated", "codec/openrouter_tables_gen.go: differs"} {
 		if !strings.Contains(log.String(), want) {
 			t.Errorf("check output lacks %q:\n%s", want, log.String())
 		}

@@ -1,0 +1,722 @@
+package codec
+
+import (
+	"errors"
+	"fmt"
+	"unicode/utf8"
+)
+
+// MaxDepth is how deeply arrays and objects may nest in a payload.
+const MaxDepth = 1000
+
+// SyntaxError is a payload that is not JSON (or nests deeper than MaxDepth).
+// Offset counts bytes from the start of the payload; Path is where the
+// decoder was, in the notation of Finding.Path.
+type SyntaxError struct {
+	Offset int
+	Path   string
+	Reason string
+}
+
+func (e *SyntaxError) Error() string {
+	where := e.Path
+	if where == "" {
+		where = "the top level"
+	}
+	return fmt.Sprintf("codec: invalid JSON at offset %d (%s): %s", e.Offset, where, e.Reason)
+}
+
+// errDuplicate is wrapped by the SyntaxError of a key that an object repeats:
+// which of the two a reader believes differs between parsers, so a payload
+// that repeats a key is refused.
+var errDuplicate = errors.New("duplicate key")
+
+// Decode decodes data against r into d, reusing d's memory; d keeps data
+// (it does not copy it), and whatever d returns points into it.
+//
+// It fails only on data that is not JSON, with a *SyntaxError. Everything
+// the spec does not know is kept and reported as a Finding: unknown keys,
+// unknown union types (whose Node says so), unknown enum values, values of
+// the wrong JSON kind, missing required keys.
+func (d *Doc) Decode(r Root, data []byte) error {
+	if r.d == nil {
+		return errors.New("codec: decode with a zero Root")
+	}
+	*d = Doc{root: r, data: data, nodes: d.nodes[:0], finds: d.finds[:0], segs: d.segs[:0], scratch: d.scratch}
+	dec := &d.scratch
+	dec.reset(d, r.d.schemas)
+	dec.ws()
+	if err := dec.value(r.i); err != nil {
+		return err
+	}
+	if dec.ws(); dec.pos < len(data) {
+		return dec.syntax("data after the top-level value")
+	}
+	return nil
+}
+
+// Decode decodes data against r (see Doc.Decode).
+func Decode(r Root, data []byte) (*Doc, error) {
+	d := new(Doc)
+	if err := d.Decode(r, data); err != nil {
+		return nil, err
+	}
+	return d, nil
+}
+
+// seg is one step of a JSON path: a key (a span of the payload, the quoted
+// string's contents) or an array index.
+type seg struct {
+	start, end int32 // key span; start < 0 for an index
+	index      int32
+}
+
+// decoder is the state of one Decode; it lives in its Doc, so its stacks
+// are reused by the next Decode.
+type decoder struct {
+	doc    *Doc
+	data   []byte
+	pos    int
+	t      []schema
+	path   []seg    // where the decoder is
+	seen   []uint64 // bitsets of the properties each open object has had
+	depth  int
+	parent int32 // the innermost node being walked, or -1
+}
+
+func (x *decoder) reset(d *Doc, t []schema) {
+	*x = decoder{doc: d, data: d.data, t: t, path: x.path[:0], seen: x.seen[:0], parent: -1}
+}
+
+func (x *decoder) syntax(reason string) error {
+	return &SyntaxError{Offset: x.pos, Path: x.doc.pathString(x.path), Reason: reason}
+}
+
+func (x *decoder) unexpected() error {
+	if x.pos >= len(x.data) {
+		return x.syntax("unexpected end of input")
+	}
+	return x.syntax(fmt.Sprintf("unexpected %q", x.data[x.pos]))
+}
+
+func (x *decoder) ws() {
+	for x.pos < len(x.data) {
+		switch x.data[x.pos] {
+		case ' ', '\t', '\n', '\r':
+			x.pos++
+		default:
+			return
+		}
+	}
+}
+
+// kindAt reads the JSON kind of the value at pos without consuming it;
+// numbers are scanned to tell integers apart (end is where they stop).
+func (x *decoder) kindAt() (m mask, end int, err error) {
+	if x.pos >= len(x.data) {
+		return 0, 0, x.unexpected()
+	}
+	switch c := x.data[x.pos]; {
+	case c == '{':
+		return mObject, 0, nil
+	case c == '[':
+		return mArray, 0, nil
+	case c == '"':
+		return mString, 0, nil
+	case c == 't' || c == 'f':
+		return mBool, 0, nil
+	case c == 'n':
+		return mNull, 0, nil
+	case c == '-' || c >= '0' && c <= '9':
+		end, integral, err := x.number()
+		if err != nil {
+			return 0, 0, err
+		}
+		if integral {
+			return mInteger | mNumber, end, nil
+		}
+		return mNumber, end, nil
+	}
+	return 0, 0, x.unexpected()
+}
+
+// value walks the value at pos (whitespace skipped) against schema si.
+func (x *decoder) value(si int32) error {
+	s := &x.t[si]
+	if s.kind == kindAny {
+		return x.skip()
+	}
+	vk, numEnd, err := x.kindAt()
+	if err != nil {
+		return err
+	}
+	if vk&s.mask == 0 {
+		x.find(WrongKind, "", s.mask.String(), x.pos)
+		return x.skip()
+	}
+	switch vk {
+	case mObject:
+		switch s.kind {
+		case kindObject:
+			return x.object(s)
+		case kindTagged:
+			return x.tagged(si)
+		case kindAlts:
+			return x.value(x.alt(s, mObject))
+		}
+	case mArray:
+		switch s.kind {
+		case kindArray:
+			return x.array(s.items)
+		case kindAlts:
+			return x.value(x.alt(s, mArray))
+		}
+	case mString:
+		start := x.pos
+		end, _, err := x.str()
+		if err != nil {
+			return err
+		}
+		if !x.knows(si, x.data[start+1:end]) {
+			x.find(UnknownValue, "", "", start)
+		}
+		return nil
+	}
+	if numEnd > 0 {
+		x.pos = numEnd
+		return nil
+	}
+	return x.skip()
+}
+
+// alt picks the alternative of a union that takes values of kind k.
+func (x *decoder) alt(s *schema, k mask) int32 {
+	for _, a := range s.alts {
+		if x.t[a].mask&k != 0 {
+			return a
+		}
+	}
+	return s.alts[0] // unreachable: the union's mask has k
+}
+
+// knows reports whether schema si allows the string value v (the raw
+// contents of the quoted string).
+func (x *decoder) knows(si int32, v []byte) bool {
+	s := &x.t[si]
+	switch s.kind {
+	case kindScalar:
+		if s.values == nil {
+			return true
+		}
+		if hasEscape(v) {
+			v = unquote(v)
+		}
+		for _, known := range s.values {
+			if known == string(v) {
+				return true
+			}
+		}
+		return false
+	case kindAlts:
+		for _, a := range s.alts {
+			if x.t[a].mask&mString != 0 && x.knows(a, v) {
+				return true
+			}
+		}
+		return false
+	}
+	return true
+}
+
+func (x *decoder) push(s seg) error {
+	if len(x.path) >= MaxDepth {
+		return x.syntax("nested too deeply")
+	}
+	x.path = append(x.path, s)
+	return nil
+}
+
+func (x *decoder) object(s *schema) error {
+	start := x.pos
+	x.pos++ // {
+	words := (len(s.props) + 63) / 64
+	base := len(x.seen)
+	x.seen = append(x.seen, make([]uint64, words)...)
+	firstFinding := len(x.doc.finds)
+	x.ws()
+	if x.pos < len(x.data) && x.data[x.pos] == '}' {
+		x.pos++
+	} else {
+		for {
+			if x.pos >= len(x.data) || x.data[x.pos] != '"' {
+				return x.unexpected()
+			}
+			ks := x.pos
+			ke, _, err := x.str()
+			if err != nil {
+				return err
+			}
+			x.ws()
+			if x.pos >= len(x.data) || x.data[x.pos] != ':' {
+				return x.unexpected()
+			}
+			x.pos++
+			x.ws()
+			if err := x.push(seg{start: int32(ks + 1), end: int32(ke)}); err != nil {
+				return err
+			}
+			key := x.data[ks+1 : ke]
+			if hasEscape(key) {
+				key = unquote(key)
+			}
+			if i, ok := findProp(s.props, key); ok {
+				w, bit := base+i/64, uint64(1)<<(i%64)
+				if x.seen[w]&bit != 0 {
+					return x.duplicate(ks)
+				}
+				x.seen[w] |= bit
+				err = x.value(s.props[i].schema)
+			} else if s.open {
+				err = x.skip()
+			} else {
+				for _, f := range x.doc.finds[firstFinding:] {
+					if f.Kind == UnknownField && f.obj == int32(start) && f.Name == string(key) {
+						return x.duplicate(ks)
+					}
+				}
+				vs := x.pos
+				if err = x.skip(); err == nil {
+					x.findAt(UnknownField, string(key), "", vs, x.pos)
+					x.doc.finds[len(x.doc.finds)-1].obj = int32(start)
+				}
+			}
+			if err != nil {
+				return err
+			}
+			x.path = x.path[:len(x.path)-1]
+			x.ws()
+			if x.pos < len(x.data) && x.data[x.pos] == ',' {
+				x.pos++
+				x.ws()
+				continue
+			}
+			if x.pos < len(x.data) && x.data[x.pos] == '}' {
+				x.pos++
+				break
+			}
+			return x.unexpected()
+		}
+	}
+	if s.nreq > 0 {
+		for i, p := range s.props {
+			if p.required && x.seen[base+i/64]&(uint64(1)<<(i%64)) == 0 {
+				x.missing(p.key)
+			}
+		}
+	}
+	x.seen = x.seen[:base]
+	return nil
+}
+
+func (x *decoder) duplicate(keyStart int) error {
+	x.pos = keyStart
+	x.path = x.path[:len(x.path)-1]
+	return &SyntaxError{Offset: keyStart, Path: x.doc.pathString(x.path), Reason: fmt.Sprintf("%v %q", errDuplicate, unquote(x.data[keyStart+1:x.keyEnd(keyStart)]))}
+}
+
+func (x *decoder) keyEnd(start int) int {
+	save := x.pos
+	x.pos = start
+	end, _, _ := x.str()
+	x.pos = save
+	return end
+}
+
+// findProp finds key among props (sorted by key) without allocating.
+func findProp(props []prop, key []byte) (int, bool) {
+	lo, hi := 0, len(props)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if props[m].key < string(key) {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	return lo, lo < len(props) && props[lo].key == string(key)
+}
+
+func (x *decoder) array(items int32) error {
+	x.pos++ // [
+	x.ws()
+	if x.pos < len(x.data) && x.data[x.pos] == ']' {
+		x.pos++
+		return nil
+	}
+	for i := int32(0); ; i++ {
+		if err := x.push(seg{start: -1, index: i}); err != nil {
+			return err
+		}
+		if err := x.value(items); err != nil {
+			return err
+		}
+		x.path = x.path[:len(x.path)-1]
+		x.ws()
+		if x.pos < len(x.data) && x.data[x.pos] == ',' {
+			x.pos++
+			x.ws()
+			continue
+		}
+		if x.pos < len(x.data) && x.data[x.pos] == ']' {
+			x.pos++
+			return nil
+		}
+		return x.unexpected()
+	}
+}
+
+// tagged walks an object of a discriminated union: it reads the tag first,
+// then walks the object again as the variant the tag names. The node it
+// records says which variant that was, or that the tag is unknown.
+func (x *decoder) tagged(si int32) error {
+	s := &x.t[si]
+	start := x.pos
+	ks, ke, ts, te, tagKind, err := x.findTag(s.tag)
+	if err != nil {
+		return err
+	}
+	x.pos = start
+	variant, flags := int32(-1), nodeFlags(0)
+	switch {
+	case tagKind == mString:
+		v := x.data[ts+1 : te-1]
+		if hasEscape(v) {
+			v = unquote(v)
+		}
+		variant = findCase(s.cases, v)
+	case tagKind == 0 && s.dflt >= 0:
+		variant, flags = s.dflt, nodeDefault
+	}
+	n := x.doc.addNode(nodeRec{union: si, variant: variant, start: int32(start), tagStart: int32(ts), tagEnd: int32(te), parent: x.parent, flags: flags}, x.path)
+	switch {
+	case variant >= 0:
+		parent := x.parent
+		x.parent = n
+		err = x.value(variant)
+		x.parent = parent
+	case tagKind == 0:
+		x.missing(s.tag)
+		err = x.skip()
+	case tagKind != mString:
+		x.path = append(x.path, seg{start: int32(ks + 1), end: int32(ke)})
+		x.find(WrongKind, s.tag, "a string", ts)
+		x.path = x.path[:len(x.path)-1]
+		err = x.skip()
+	default:
+		x.find(UnknownType, string(unquote(x.data[ts+1:te-1])), "", start)
+		err = x.skip()
+	}
+	x.doc.nodes[n].end = int32(x.pos)
+	return err
+}
+
+func findCase(cases []tagCase, v []byte) int32 {
+	lo, hi := 0, len(cases)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if cases[m].value < string(v) {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	if lo < len(cases) && cases[lo].value == string(v) {
+		return cases[lo].schema
+	}
+	return -1
+}
+
+// findTag scans the object at pos for its key tag and returns the span of
+// its value and that value's JSON kind (0 if the object has no such key).
+// It stops at the tag, so the usual object (tag first) costs little.
+func (x *decoder) findTag(tag string) (keyStart, keyEnd, start, end int, k mask, err error) {
+	x.pos++ // {
+	x.ws()
+	if x.pos < len(x.data) && x.data[x.pos] == '}' {
+		return 0, 0, 0, 0, 0, nil
+	}
+	for {
+		if x.pos >= len(x.data) || x.data[x.pos] != '"' {
+			return 0, 0, 0, 0, 0, x.unexpected()
+		}
+		ks := x.pos
+		ke, _, err := x.str()
+		if err != nil {
+			return 0, 0, 0, 0, 0, err
+		}
+		x.ws()
+		if x.pos >= len(x.data) || x.data[x.pos] != ':' {
+			return 0, 0, 0, 0, 0, x.unexpected()
+		}
+		x.pos++
+		x.ws()
+		key := x.data[ks+1 : ke]
+		if hasEscape(key) {
+			key = unquote(key)
+		}
+		if string(key) == tag {
+			start = x.pos
+			k, _, err = x.kindAt()
+			if err == nil {
+				err = x.skip()
+			}
+			return ks, ke, start, x.pos, k, err
+		}
+		if err := x.skip(); err != nil {
+			return 0, 0, 0, 0, 0, err
+		}
+		x.ws()
+		if x.pos < len(x.data) && x.data[x.pos] == ',' {
+			x.pos++
+			x.ws()
+			continue
+		}
+		if x.pos < len(x.data) && x.data[x.pos] == '}' {
+			return 0, 0, 0, 0, 0, nil
+		}
+		return 0, 0, 0, 0, 0, x.unexpected()
+	}
+}
+
+// missing records a required key that the object at the current path lacks.
+func (x *decoder) missing(key string) {
+	x.doc.finds = append(x.doc.finds, Finding{Kind: MissingField, Name: key, path: appendKey(x.doc.pathString(x.path), key)})
+}
+
+// find records a finding about the value at pos (its raw span is the value
+// there); name is a key, type or value, want what was expected.
+func (x *decoder) find(k FindingKind, name, want string, pos int) {
+	save := x.pos
+	x.pos = pos
+	if err := x.skip(); err != nil {
+		x.pos = save
+		return // the caller's walk reports the syntax error
+	}
+	end := x.pos
+	x.pos = save
+	if k == UnknownValue {
+		name = string(unquote(x.data[pos+1 : end-1]))
+	}
+	x.findAt(k, name, want, pos, end)
+}
+
+func (x *decoder) findAt(k FindingKind, name, want string, start, end int) {
+	f := Finding{Kind: k, Name: name, Want: want, path: x.doc.pathString(x.path)}
+	if start >= 0 {
+		f.Raw = x.data[start:end:end]
+	}
+	x.doc.finds = append(x.doc.finds, f)
+}
+
+// skip validates and steps over the value at pos.
+func (x *decoder) skip() error {
+	if x.pos >= len(x.data) {
+		return x.unexpected()
+	}
+	switch c := x.data[x.pos]; {
+	case c == '"':
+		_, _, err := x.str()
+		return err
+	case c == '{':
+		if x.depth++; x.depth+len(x.path) > MaxDepth {
+			return x.syntax("nested too deeply")
+		}
+		x.pos++
+		x.ws()
+		if x.pos < len(x.data) && x.data[x.pos] == '}' {
+			x.pos++
+			x.depth--
+			return nil
+		}
+		for {
+			if x.pos >= len(x.data) || x.data[x.pos] != '"' {
+				return x.unexpected()
+			}
+			if _, _, err := x.str(); err != nil {
+				return err
+			}
+			x.ws()
+			if x.pos >= len(x.data) || x.data[x.pos] != ':' {
+				return x.unexpected()
+			}
+			x.pos++
+			x.ws()
+			if err := x.skip(); err != nil {
+				return err
+			}
+			x.ws()
+			if x.pos < len(x.data) && x.data[x.pos] == ',' {
+				x.pos++
+				x.ws()
+				continue
+			}
+			if x.pos < len(x.data) && x.data[x.pos] == '}' {
+				x.pos++
+				x.depth--
+				return nil
+			}
+			return x.unexpected()
+		}
+	case c == '[':
+		if x.depth++; x.depth+len(x.path) > MaxDepth {
+			return x.syntax("nested too deeply")
+		}
+		x.pos++
+		x.ws()
+		if x.pos < len(x.data) && x.data[x.pos] == ']' {
+			x.pos++
+			x.depth--
+			return nil
+		}
+		for {
+			if err := x.skip(); err != nil {
+				return err
+			}
+			x.ws()
+			if x.pos < len(x.data) && x.data[x.pos] == ',' {
+				x.pos++
+				x.ws()
+				continue
+			}
+			if x.pos < len(x.data) && x.data[x.pos] == ']' {
+				x.pos++
+				x.depth--
+				return nil
+			}
+			return x.unexpected()
+		}
+	case c == 't':
+		return x.literal("true")
+	case c == 'f':
+		return x.literal("false")
+	case c == 'n':
+		return x.literal("null")
+	case c == '-' || c >= '0' && c <= '9':
+		end, _, err := x.number()
+		x.pos = end
+		return err
+	}
+	return x.unexpected()
+}
+
+func (x *decoder) literal(lit string) error {
+	if len(x.data)-x.pos < len(lit) || string(x.data[x.pos:x.pos+len(lit)]) != lit {
+		return x.syntax("invalid literal")
+	}
+	x.pos += len(lit)
+	return nil
+}
+
+// number scans the number at pos without consuming it: where it ends and
+// whether it has neither fraction nor exponent.
+func (x *decoder) number() (end int, integral bool, err error) {
+	d, i := x.data, x.pos
+	if i < len(d) && d[i] == '-' {
+		i++
+	}
+	switch {
+	case i < len(d) && d[i] == '0':
+		i++
+	case i < len(d) && d[i] >= '1' && d[i] <= '9':
+		for i++; i < len(d) && d[i] >= '0' && d[i] <= '9'; i++ {
+		}
+	default:
+		return 0, false, &SyntaxError{Offset: i, Path: x.doc.pathString(x.path), Reason: "invalid number"}
+	}
+	integral = true
+	if i < len(d) && d[i] == '.' {
+		integral = false
+		i++
+		if i >= len(d) || d[i] < '0' || d[i] > '9' {
+			return 0, false, &SyntaxError{Offset: i, Path: x.doc.pathString(x.path), Reason: "invalid number"}
+		}
+		for ; i < len(d) && d[i] >= '0' && d[i] <= '9'; i++ {
+		}
+	}
+	if i < len(d) && (d[i] == 'e' || d[i] == 'E') {
+		integral = false
+		i++
+		if i < len(d) && (d[i] == '+' || d[i] == '-') {
+			i++
+		}
+		if i >= len(d) || d[i] < '0' || d[i] > '9' {
+			return 0, false, &SyntaxError{Offset: i, Path: x.doc.pathString(x.path), Reason: "invalid number"}
+		}
+		for ; i < len(d) && d[i] >= '0' && d[i] <= '9'; i++ {
+		}
+	}
+	return i, integral, nil
+}
+
+// plain marks the bytes a string holds as they are: printable ASCII but the
+// quote and the backslash.
+var plain = func() (t [256]bool) {
+	for c := 0x20; c < utf8.RuneSelf; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
+
+// str validates the string at pos and steps over it; end is the index of
+// its closing quote.
+func (x *decoder) str() (end int, escaped bool, err error) {
+	d := x.data
+	i := x.pos + 1
+	for {
+		for i < len(d) && plain[d[i]] {
+			i++
+		}
+		if i >= len(d) {
+			x.pos = i
+			return 0, false, x.syntax("unterminated string")
+		}
+		switch c := d[i]; {
+		case c == '"':
+			x.pos = i + 1
+			return i, escaped, nil
+		case c == '\\':
+			escaped = true
+			if i+1 >= len(d) {
+				x.pos = i
+				return 0, false, x.syntax("unterminated string")
+			}
+			switch d[i+1] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+				i += 2
+			case 'u':
+				if i+6 > len(d) || !isHex(d[i+2]) || !isHex(d[i+3]) || !isHex(d[i+4]) || !isHex(d[i+5]) {
+					x.pos = i
+					return 0, false, x.syntax("invalid \\u escape")
+				}
+				i += 6
+			default:
+				x.pos = i
+				return 0, false, x.syntax("invalid escape")
+			}
+		case c < 0x20:
+			x.pos = i
+			return 0, false, x.syntax("control character in string")
+		default:
+			r, size := utf8.DecodeRune(d[i:])
+			if r == utf8.RuneError && size <= 1 {
+				x.pos = i
+				return 0, false, x.syntax("invalid UTF-8")
+			}
+			i += size
+		}
+	}
+}
+
+func isHex(c byte) bool {
+	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
+}

@@ -1,0 +1,155 @@
+package codec
+
+import (
+	"slices"
+	"strings"
+)
+
+// The shape tables: what the decoder needs of a normalized spec, generated
+// into <dialect>_tables_gen.go by `go generate ./...` (openapi/internal/tables).
+// Nothing here reads a spec at run time.
+
+// kind says how the decoder walks a value of a schema.
+type kind uint8
+
+const (
+	kindAny    kind = iota // free-form: validated and kept as it is, not walked
+	kindObject             // properties by key; the others are unknown unless open
+	kindArray              // every element by items
+	kindScalar             // a JSON kind check, and an enum check if values is set
+	kindAlts               // alternatives told apart by the value's JSON kind
+	kindTagged             // objects told apart by a discriminator property
+)
+
+// mask is a set of JSON kinds.
+type mask uint8
+
+const (
+	mNull mask = 1 << iota
+	mBool
+	mNumber  // a number with a fraction or an exponent; a schema of type number also sets mInteger
+	mInteger // a number without fraction or exponent
+	mString
+	mArray
+	mObject
+
+	mAll = mNull | mBool | mNumber | mInteger | mString | mArray | mObject
+)
+
+func (m mask) String() string {
+	var names []string
+	for _, k := range [...]struct {
+		m    mask
+		name string
+	}{{mObject, "an object"}, {mArray, "an array"}, {mString, "a string"}, {mNumber, "a number"}, {mInteger, "an integer"}, {mBool, "a boolean"}, {mNull, "null"}} {
+		if m&k.m != 0 && (k.m != mInteger || m&mNumber == 0) {
+			names = append(names, k.name)
+		}
+	}
+	switch len(names) {
+	case 0:
+		return "nothing"
+	case 1:
+		return names[0]
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
+}
+
+// schema is one entry of a shape table. Schemas refer to each other by index.
+type schema struct {
+	name   string   // component name, or a JSON pointer for an inline schema
+	kind   kind     //
+	mask   mask     // the JSON kinds a value may have
+	props  []prop   // kindObject: sorted by key
+	open   bool     // kindObject: keys besides props are allowed (not unknown)
+	nreq   int      // kindObject: how many props are required
+	items  int32    // kindArray
+	values []string // kindScalar: the closed set of string values, sorted; nil if open
+	alts   []int32  // kindAlts
+	tag    string   // kindTagged: the discriminator property
+	cases  []tagCase
+	dflt   int32 // kindTagged: the variant when the tag is absent, or -1
+}
+
+type prop struct {
+	key      string
+	schema   int32
+	required bool // required by the spec (x-spec-required): missing → FindingMissing
+}
+
+type tagCase struct {
+	value  string
+	schema int32
+}
+
+type component struct {
+	name   string
+	schema int32
+}
+
+// Dialect is the shape table of one spec (OpenAI's, OpenRouter's).
+// Dialects are immutable.
+type Dialect struct {
+	name       string
+	spec       string // the spec file it was generated from
+	schemas    []schema
+	components []component // sorted by name
+	payloads   [numPayloads]int32
+}
+
+// Name is the dialect's short name, as in openapi/manifest.yaml.
+func (d *Dialect) Name() string { return d.name }
+
+// Payload is what a body or a stream event is, in either API.
+type Payload uint8
+
+const (
+	ResponsesRequest Payload = iota // POST /responses: the request body
+	ResponsesBody                   // POST /responses: the response body (a Response object)
+	ResponsesEvent                  // POST /responses: one event of the stream
+	ChatRequest                     // POST /chat/completions: the request body
+	ChatBody                        // POST /chat/completions: the response body
+	ChatChunk                       // POST /chat/completions: one chunk of the stream
+	numPayloads
+)
+
+var payloadNames = [numPayloads]string{"responses request", "responses body", "responses event", "chat request", "chat body", "chat chunk"}
+
+func (p Payload) String() string {
+	if p < numPayloads {
+		return payloadNames[p]
+	}
+	return "payload(?)"
+}
+
+// Root is the schema a document is decoded against.
+type Root struct {
+	d *Dialect
+	i int32
+}
+
+// Payload returns the root for a payload of the dialect's API. A dialect
+// whose spec lacks the operation has none (ok false).
+func (d *Dialect) Payload(p Payload) (Root, bool) {
+	if p >= numPayloads || d.payloads[p] < 0 {
+		return Root{}, false
+	}
+	return Root{d, d.payloads[p]}, true
+}
+
+// Component returns the root for a component schema of the spec, by name.
+func (d *Dialect) Component(name string) (Root, bool) {
+	i, ok := slices.BinarySearchFunc(d.components, name, func(c component, n string) int { return strings.Compare(c.name, n) })
+	if !ok {
+		return Root{}, false
+	}
+	return Root{d, d.components[i].schema}, true
+}
+
+// Name is the schema's component name (or JSON pointer into the spec).
+func (r Root) Name() string {
+	if r.d == nil {
+		return ""
+	}
+	return r.d.schemas[r.i].name
+}
