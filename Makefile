@@ -4,7 +4,7 @@ SPECS_DIR ?= $(if $(wildcard .specs/*.yaml),.specs,../shared/specs)
 override SPECS_DIR := $(abspath $(SPECS_DIR))
 export SPECS_DIR
 
-.PHONY: run test generate check-generated specs vet lint bench build-gen
+.PHONY: run test generate check-generated specs vet lint bench build-gen fuzz
 
 # The main job (for now): regenerate the Go types from the pinned specs and
 # show what the pipeline did.
@@ -12,7 +12,7 @@ run:
 	go run ./cmd/transponder generate
 	@for f in gen/openai/normalize_report.md gen/openrouter/normalize_report.md; do \
 		echo "== $$f"; sed -n '/^| | schemas/,/^$$/p;/^Stale rules/p' $$f; done
-	@echo "== a Responses request decoded and re-encoded with the generated types"
+	@echo "== a Responses request newer than the spec, decoded with the codec and the generated types"
 	go run ./internal/cmd/demo
 
 # All tests, vet, gofmt and staticcheck. (openapi's TestPipeline checks that
@@ -29,13 +29,14 @@ vet:
 	go vet $$(go list ./... | grep -v '/gen/')
 	@test -z "$$(gofmt -l $$(git ls-files '*.go' | grep -v '^gen/'))" || { gofmt -l $$(git ls-files '*.go' | grep -v '^gen/'); echo "not gofmt-ed"; exit 1; }
 
-# prune → overlay → normalize → ogen, into gen/.
+# prune → overlay → normalize → ogen, into gen/; the codec's shape tables
+# into codec/*_tables_gen.go.
 generate:
 	go generate ./...
 
 # CI: regenerate and fail on any diff.
 check-generated: generate
-	git diff --exit-code -- gen/ && test -z "$$(git status --porcelain -- gen/)"
+	git diff --exit-code -- gen/ codec/ && test -z "$$(git status --porcelain -- gen/ codec/)"
 
 # Download the pinned specs into .specs/ and verify their checksums.
 specs:
@@ -49,3 +50,8 @@ build-gen:
 bench:
 	go test -run '^$$' -bench . -benchmem -count 6 ./codec/... | tee bench.txt
 	go tool benchstat -col /impl bench.txt
+
+# Fuzz the codec's decoder (the seeds also run in `make test`).
+FUZZTIME ?= 2m
+fuzz:
+	go test -run '^$$' -fuzz FuzzDecode -fuzztime $(FUZZTIME) ./codec

@@ -1,21 +1,27 @@
-// Command demo decodes a Responses request with the generated types and
-// encodes it again: what `make run` shows after regenerating.
+// Command demo decodes a Responses request with the forward-compatible
+// codec and the generated types, and encodes it again: what `make run`
+// shows after regenerating.
 //
 //	go run ./internal/cmd/demo [request.json]
 package main
 
 import (
+	"bytes"
 	"fmt"
 	"log"
 	"os"
 
+	"github.com/transponder-dev/transponder/codec"
 	"github.com/transponder-dev/transponder/gen/openai"
 )
 
+// sample is newer than the pinned spec: an item type it does not know, an
+// effort value it does not list, OpenRouter's routing fields.
 const sample = `{"model":"gpt-4.1-mini","input":[{"role":"developer","content":"Be brief."},` +
-	`{"role":"user","content":[{"type":"input_text","text":"What is 2+2?"}]}],` +
-	`"tools":[{"type":"function","name":"think","parameters":{"type":"object","properties":{"thought":{"type":"string"}},"required":["thought"]}}],` +
-	`"tool_choice":"auto","reasoning":{"effort":"high","summary":"auto"}}`
+	`{"type":"message","role":"user","content":[{"type":"input_text","text":"What is 2+2?"}]},` +
+	`{"type":"compaction_summary","id":"cs_1","encrypted_content":"gAAAA"}],` +
+	`"tools":[{"type":"function","name":"think","strict":true,"parameters":{"type":"object","properties":{"thought":{"type":"string"}},"required":["thought"]}}],` +
+	`"tool_choice":"auto","reasoning":{"effort":"ultra","summary":"auto"},"provider":{"order":["openai"]}}`
 
 func main() {
 	log.SetFlags(0)
@@ -27,34 +33,28 @@ func main() {
 			log.Fatal(err)
 		}
 	}
-	var req openai.CreateResponse
-	if err := req.UnmarshalJSON(body); err != nil {
-		log.Fatalf("decode: %v", err)
-	}
-	fmt.Printf("model %s", req.Model.Value)
-	if effort, ok := req.Reasoning.Value.Effort.Get(); ok {
-		fmt.Printf(", reasoning effort %s", effort)
-	}
-	fmt.Println()
-	if items, ok := req.Input.Value.GetInputItemArray(); ok {
-		for i, it := range items {
-			if m, ok := it.GetInputItemMessage(); ok {
-				fmt.Printf("input[%d] %s: %s message\n", i, it.Type, m.Role.Value)
-				continue
-			}
-			fmt.Printf("input[%d] %s\n", i, it.Type)
-		}
-	}
-	for i, t := range req.Tools.Value {
-		if fn, ok := t.GetFunctionTool(); ok {
-			fmt.Printf("tools[%d] function %s, parameters carried as %d bytes: %s\n", i, fn.Name.Value, len(fn.Parameters), fn.Parameters)
-			continue
-		}
-		fmt.Printf("tools[%d] %s\n", i, t.Type)
-	}
-	out, err := req.MarshalJSON()
+	root, _ := codec.OpenAI.Payload(codec.ResponsesRequest)
+	doc, err := codec.Decode(root, body)
 	if err != nil {
-		log.Fatalf("encode: %v", err)
+		log.Fatal(err)
 	}
-	fmt.Printf("re-encoded: %s\n", out)
+	for n := range doc.Nodes() {
+		switch {
+		case !n.Known():
+			fmt.Printf("%-20s type %q is unknown to the spec: kept as %d bytes\n", n.Path(), n.Type(), len(n.Raw()))
+		case n.Variant() == "InputItemMessage":
+			var m openai.InputItemMessage
+			if err := n.Decode(&m); err != nil {
+				log.Fatal(err)
+			}
+			fmt.Printf("%-20s %s message (%s)\n", n.Path(), m.Role.Value, map[bool]string{true: "no type: the default variant", false: "type " + n.Type()}[n.Defaulted()])
+		default:
+			fmt.Printf("%-20s %s → %s\n", n.Path(), n.Type(), n.Variant())
+		}
+	}
+	for _, f := range doc.Findings() {
+		fmt.Printf("finding: %s: %s\n", f, f.Raw)
+	}
+	out := doc.AppendJSON(nil)
+	fmt.Printf("re-encoded: %d bytes, identical to the input: %v\n", len(out), bytes.Equal(out, body))
 }

@@ -1,0 +1,162 @@
+package codec_test
+
+import (
+	"bytes"
+	"cmp"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/transponder-dev/transponder/codec"
+	"github.com/transponder-dev/transponder/internal/fixtures"
+	"github.com/transponder-dev/transponder/internal/jsontest"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
+
+func shared(t testing.TB) string {
+	t.Helper()
+	d := fixtures.SharedDir(filepath.Join(".."))
+	if _, err := os.Stat(filepath.Join(d, "corpus")); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatal(err)
+		}
+		t.Skipf("no shared corpus at %s (set SHARED_DIR)", d)
+	}
+	return d
+}
+
+var dialects = []*codec.Dialect{codec.OpenAI, codec.OpenRouter}
+
+// forward reads the synthetic forward-compatibility cases of testdata/forward
+// (../testdata/forward/README.md), as corpus payloads.
+func forward(t testing.TB) []fixtures.Payload {
+	files, err := filepath.Glob(filepath.Join("..", "testdata", "forward", "*.json"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no forward cases: %v", err)
+	}
+	kinds := map[string]codec.Payload{"request": codec.ResponsesRequest, "event": codec.ResponsesEvent, "chunk": codec.ChatChunk, "response": codec.ResponsesBody}
+	var out []fixtures.Payload
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		prefix, _, _ := strings.Cut(filepath.Base(f), "-")
+		kind, ok := kinds[prefix]
+		if !ok {
+			t.Fatalf("%s: no payload kind %q", f, prefix)
+		}
+		out = append(out, fixtures.Payload{Name: "forward/" + filepath.Base(f), Kind: kind, Data: bytes.TrimSpace(data)})
+	}
+	return out
+}
+
+var index = regexp.MustCompile(`\[\d+\]`)
+
+// summary lists what decoding a payload found, one line per kind of finding
+// and path (array indexes folded to []), with counts: what the golden file
+// pins.
+func summary(dialect string, ps []fixtures.Payload, findings func(fixtures.Payload) []codec.Finding) []string {
+	counts := map[string]int{}
+	var order []string
+	for _, p := range ps {
+		file, _, _ := strings.Cut(p.Name, "#")
+		for _, f := range findings(p) {
+			what := f.Kind.String() + " " + index.ReplaceAllString(cmp.Or(f.Path(), "(top level)"), "[]")
+			switch f.Kind {
+			case codec.UnknownType, codec.UnknownValue:
+				what += fmt.Sprintf(" %q", f.Name)
+			case codec.WrongKind:
+				what += " (want " + f.Want + ")"
+			}
+			line := fmt.Sprintf("%s %s %s: %s", dialect, file, p.Kind, what)
+			if counts[line] == 0 {
+				order = append(order, line)
+			}
+			counts[line]++
+		}
+	}
+	out := make([]string, 0, len(order))
+	for _, l := range order {
+		out = append(out, fmt.Sprintf("%s ×%d", l, counts[l]))
+	}
+	return out
+}
+
+// Every recorded payload and every synthetic forward case decodes, against
+// both specs, and re-encodes byte for byte; what the specs do not know is
+// pinned in testdata/findings.golden (go test ./codec -run TestFindings -update
+// rewrites it; review the diff).
+func TestFindings(t *testing.T) {
+	payloads := append(must(fixtures.Corpus(shared(t))), forward(t)...)
+	var lines []string
+	for _, d := range dialects {
+		var doc codec.Doc
+		lines = append(lines, summary(d.Name(), payloads, func(p fixtures.Payload) []codec.Finding {
+			r, ok := d.Payload(p.Kind)
+			if !ok {
+				t.Fatalf("%s has no %s", d.Name(), p.Kind)
+			}
+			if err := doc.Decode(r, p.Data); err != nil {
+				t.Errorf("%s as %s %s: %v", p.Name, d.Name(), p.Kind, err)
+				return nil
+			}
+			out := doc.AppendJSON(nil)
+			if !bytes.Equal(out, p.Data) {
+				t.Errorf("%s: re-encoded bytes differ", p.Name)
+			}
+			if diff, err := jsontest.Diff(p.Data, out); diff != "" || err != nil {
+				t.Errorf("%s: not JSON-equal: %s %v", p.Name, diff, err)
+			}
+			return doc.Findings()
+		})...)
+	}
+	golden(t, "findings.golden", "# What the pinned specs do not know of the recorded corpus and the forward cases:\n"+
+		"# dialect, file, payload: finding path (indexes folded) ×count. Rewrite with -update.\n"+strings.Join(lines, "\n")+"\n")
+}
+
+func must[T any](v T, err error) T {
+	if err != nil {
+		panic(err)
+	}
+	return v
+}
+
+func golden(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.MkdirAll("testdata", 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run with -update to create it)", err)
+	}
+	if string(want) != got {
+		wl, gl := strings.Split(string(want), "\n"), strings.Split(got, "\n")
+		var diff []string
+		for _, l := range gl {
+			if !slices.Contains(wl, l) {
+				diff = append(diff, "+ "+l)
+			}
+		}
+		for _, l := range wl {
+			if !slices.Contains(gl, l) {
+				diff = append(diff, "- "+l)
+			}
+		}
+		t.Errorf("%s is stale (rerun with -update and review):\n%s", path, strings.Join(diff, "\n"))
+	}
+}
