@@ -59,10 +59,10 @@ func forward(t testing.TB) []fixtures.Payload {
 
 var index = regexp.MustCompile(`\[\d+\]`)
 
-// summary lists what decoding a payload found, one line per kind of finding
+// findingLines lists what decoding a payload found, one line per kind of finding
 // and path (array indexes folded to []), with counts: what the golden file
 // pins.
-func summary(dialect string, ps []fixtures.Payload, findings func(fixtures.Payload) []codec.Finding) []string {
+func findingLines(dialect string, ps []fixtures.Payload, findings func(fixtures.Payload) []codec.Finding) []string {
 	counts := map[string]int{}
 	var order []string
 	for _, p := range ps {
@@ -98,7 +98,7 @@ func TestFindings(t *testing.T) {
 	var lines []string
 	for _, d := range dialects {
 		var doc codec.Doc
-		lines = append(lines, summary(d.Name(), payloads, func(p fixtures.Payload) []codec.Finding {
+		lines = append(lines, findingLines(d.Name(), payloads, func(p fixtures.Payload) []codec.Finding {
 			r, ok := d.Payload(p.Kind)
 			if !ok {
 				t.Fatalf("%s has no %s", d.Name(), p.Kind)

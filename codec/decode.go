@@ -81,6 +81,7 @@ type decoder struct {
 	path   []seg    // where the decoder is
 	seen   []uint64 // bitsets of the properties each open object has had
 	depth  int
+	hops   int   // unions passed through for the current value (maxHops)
 	parent int32 // the innermost node being walked, or -1
 }
 
@@ -96,7 +97,10 @@ func (x *decoder) unexpected() error {
 	if x.pos >= len(x.data) {
 		return x.syntax("unexpected end of input")
 	}
-	return x.syntax(fmt.Sprintf("unexpected %q", x.data[x.pos]))
+	if c := x.data[x.pos]; c < utf8.RuneSelf {
+		return x.syntax(fmt.Sprintf("unexpected %q", c))
+	}
+	return x.syntax(fmt.Sprintf("unexpected byte 0x%02x", x.data[x.pos]))
 }
 
 func (x *decoder) ws() {
@@ -151,8 +155,12 @@ func (x *decoder) value(si int32) error {
 		return err
 	}
 	if vk&s.mask == 0 {
-		x.find(WrongKind, "", s.mask.String(), x.pos)
-		return x.skip()
+		start := x.pos
+		if err := x.skip(); err != nil {
+			return err
+		}
+		x.findAt(WrongKind, x.lastKey(), s.mask.String(), start, x.pos)
+		return nil
 	}
 	switch vk {
 	case mObject:
@@ -162,14 +170,14 @@ func (x *decoder) value(si int32) error {
 		case kindTagged:
 			return x.tagged(si)
 		case kindAlts:
-			return x.value(x.alt(s, mObject))
+			return x.via(x.alt(s, mObject))
 		}
 	case mArray:
 		switch s.kind {
 		case kindArray:
 			return x.array(s.items)
 		case kindAlts:
-			return x.value(x.alt(s, mArray))
+			return x.via(x.alt(s, mArray))
 		}
 	case mString:
 		start := x.pos
@@ -178,7 +186,7 @@ func (x *decoder) value(si int32) error {
 			return err
 		}
 		if !x.knows(si, x.data[start+1:end]) {
-			x.find(UnknownValue, "", "", start)
+			x.findAt(UnknownValue, string(unquote(x.data[start+1:end])), "", start, x.pos)
 		}
 		return nil
 	}
@@ -187,6 +195,23 @@ func (x *decoder) value(si int32) error {
 		return nil
 	}
 	return x.skip()
+}
+
+// maxHops bounds how many schemas (union → alternative → …) the decoder
+// goes through for one value: a spec whose unions refer to themselves must
+// not make it loop.
+const maxHops = 16
+
+// via walks the value at pos as schema si, reached from a union without
+// consuming anything.
+func (x *decoder) via(si int32) error {
+	if x.hops >= maxHops {
+		return x.skip()
+	}
+	x.hops++
+	err := x.value(si)
+	x.hops--
+	return err
 }
 
 // alt picks the alternative of a union that takes values of kind k.
@@ -236,7 +261,13 @@ func (x *decoder) push(s seg) error {
 	return nil
 }
 
+// enter and leave bracket the walk of an object's or array's members: the
+// members are new values, so they start with no hops.
+func (x *decoder) enter() (hops int) { hops, x.hops = x.hops, 0; return hops }
+func (x *decoder) leave(hops int)    { x.hops = hops }
+
 func (x *decoder) object(s *schema) error {
+	defer x.leave(x.enter())
 	start := x.pos
 	x.pos++ // {
 	words := (len(s.props) + 63) / 64
@@ -276,17 +307,18 @@ func (x *decoder) object(s *schema) error {
 				}
 				x.seen[w] |= bit
 				err = x.value(s.props[i].schema)
-			} else if s.open {
-				err = x.skip()
 			} else {
 				for _, f := range x.doc.finds[firstFinding:] {
-					if f.Kind == UnknownField && f.obj == int32(start) && f.Name == string(key) {
+					if f.obj == int32(start) && (f.Kind == UnknownField || f.Kind == ExtraField) && f.Name == string(key) {
 						return x.duplicate(ks)
 					}
 				}
-				vs := x.pos
+				vs, kind := x.pos, UnknownField
+				if s.open {
+					kind = ExtraField
+				}
 				if err = x.skip(); err == nil {
-					x.findAt(UnknownField, string(key), "", vs, x.pos)
+					x.findAt(kind, string(key), "", vs, x.pos)
 					x.doc.finds[len(x.doc.finds)-1].obj = int32(start)
 				}
 			}
@@ -347,6 +379,7 @@ func findProp(props []prop, key []byte) (int, bool) {
 }
 
 func (x *decoder) array(items int32) error {
+	defer x.leave(x.enter())
 	x.pos++ // [
 	x.ws()
 	if x.pos < len(x.data) && x.data[x.pos] == ']' {
@@ -383,6 +416,10 @@ func (x *decoder) tagged(si int32) error {
 	start := x.pos
 	ks, ke, ts, te, tagKind, err := x.findTag(s.tag)
 	if err != nil {
+		x.pos = start
+		if terr := x.trace(); terr != nil {
+			return terr // names the path in the object
+		}
 		return err
 	}
 	x.pos = start
@@ -402,19 +439,21 @@ func (x *decoder) tagged(si int32) error {
 	case variant >= 0:
 		parent := x.parent
 		x.parent = n
-		err = x.value(variant)
+		err = x.via(variant)
 		x.parent = parent
 	case tagKind == 0:
 		x.missing(s.tag)
 		err = x.skip()
 	case tagKind != mString:
-		x.path = append(x.path, seg{start: int32(ks + 1), end: int32(ke)})
-		x.find(WrongKind, s.tag, "a string", ts)
-		x.path = x.path[:len(x.path)-1]
-		err = x.skip()
+		if err = x.skip(); err == nil {
+			x.path = append(x.path, seg{start: int32(ks + 1), end: int32(ke)})
+			x.findAt(WrongKind, s.tag, "a string", ts, te)
+			x.path = x.path[:len(x.path)-1]
+		}
 	default:
-		x.find(UnknownType, string(unquote(x.data[ts+1:te-1])), "", start)
-		err = x.skip()
+		if err = x.skip(); err == nil {
+			x.findAt(UnknownType, string(unquote(x.data[ts+1:te-1])), "", start, x.pos)
+		}
 	}
 	x.doc.nodes[n].end = int32(x.pos)
 	return err
@@ -493,23 +532,17 @@ func (x *decoder) missing(key string) {
 	x.doc.finds = append(x.doc.finds, Finding{Kind: MissingField, Name: key, path: appendKey(x.doc.pathString(x.path), key)})
 }
 
-// find records a finding about the value at pos (its raw span is the value
-// there); name is a key, type or value, want what was expected.
-func (x *decoder) find(k FindingKind, name, want string, pos int) {
-	save := x.pos
-	x.pos = pos
-	if err := x.skip(); err != nil {
-		x.pos = save
-		return // the caller's walk reports the syntax error
+// lastKey is the key of the value the decoder is at, if it is in an object.
+func (x *decoder) lastKey() string {
+	if n := len(x.path); n > 0 && x.path[n-1].start >= 0 {
+		return string(unquote(x.data[x.path[n-1].start:x.path[n-1].end]))
 	}
-	end := x.pos
-	x.pos = save
-	if k == UnknownValue {
-		name = string(unquote(x.data[pos+1 : end-1]))
-	}
-	x.findAt(k, name, want, pos, end)
+	return ""
 }
 
+// findAt records a finding about the value at the current path, whose bytes
+// are data[start:end] (none if start < 0); name is a key, type or value,
+// want what was expected.
 func (x *decoder) findAt(k FindingKind, name, want string, start, end int) {
 	f := Finding{Kind: k, Name: name, Want: want, path: x.doc.pathString(x.path)}
 	if start >= 0 {
@@ -518,8 +551,103 @@ func (x *decoder) findAt(k FindingKind, name, want string, start, end int) {
 	x.doc.finds = append(x.doc.finds, f)
 }
 
-// skip validates and steps over the value at pos.
+// skip validates and steps over the value at pos. On an error it goes over
+// the value again keeping track of the path, so that the error names where
+// in the value it is.
 func (x *decoder) skip() error {
+	start, depth := x.pos, x.depth
+	err := x.skipFast()
+	if err != nil {
+		x.pos, x.depth = start, depth
+		if terr := x.trace(); terr != nil {
+			return terr
+		}
+	}
+	return err
+}
+
+// trace is skip keeping track of the path: the slow way, for errors.
+func (x *decoder) trace() error {
+	if x.pos >= len(x.data) {
+		return x.unexpected()
+	}
+	base := len(x.path)
+	defer func() { x.path = x.path[:base] }()
+	switch x.data[x.pos] {
+	case '{':
+		x.pos++
+		x.ws()
+		if x.pos < len(x.data) && x.data[x.pos] == '}' {
+			x.pos++
+			return nil
+		}
+		for {
+			if x.pos >= len(x.data) || x.data[x.pos] != '"' {
+				return x.unexpected()
+			}
+			ks := x.pos
+			ke, _, err := x.str()
+			if err != nil {
+				return err
+			}
+			x.ws()
+			if x.pos >= len(x.data) || x.data[x.pos] != ':' {
+				return x.unexpected()
+			}
+			x.pos++
+			x.ws()
+			if err := x.push(seg{start: int32(ks + 1), end: int32(ke)}); err != nil {
+				return err
+			}
+			if err := x.trace(); err != nil {
+				return err
+			}
+			x.path = x.path[:base]
+			x.ws()
+			if x.pos < len(x.data) && x.data[x.pos] == ',' {
+				x.pos++
+				x.ws()
+				continue
+			}
+			if x.pos < len(x.data) && x.data[x.pos] == '}' {
+				x.pos++
+				return nil
+			}
+			return x.unexpected()
+		}
+	case '[':
+		x.pos++
+		x.ws()
+		if x.pos < len(x.data) && x.data[x.pos] == ']' {
+			x.pos++
+			return nil
+		}
+		for i := int32(0); ; i++ {
+			if err := x.push(seg{start: -1, index: i}); err != nil {
+				return err
+			}
+			if err := x.trace(); err != nil {
+				return err
+			}
+			x.path = x.path[:base]
+			x.ws()
+			if x.pos < len(x.data) && x.data[x.pos] == ',' {
+				x.pos++
+				x.ws()
+				continue
+			}
+			if x.pos < len(x.data) && x.data[x.pos] == ']' {
+				x.pos++
+				return nil
+			}
+			return x.unexpected()
+		}
+	}
+	return x.skipFast()
+}
+
+// skipFast validates and steps over the value at pos.
+func (x *decoder) skipFast() error {
 	if x.pos >= len(x.data) {
 		return x.unexpected()
 	}
@@ -551,7 +679,7 @@ func (x *decoder) skip() error {
 			}
 			x.pos++
 			x.ws()
-			if err := x.skip(); err != nil {
+			if err := x.skipFast(); err != nil {
 				return err
 			}
 			x.ws()
@@ -579,7 +707,7 @@ func (x *decoder) skip() error {
 			return nil
 		}
 		for {
-			if err := x.skip(); err != nil {
+			if err := x.skipFast(); err != nil {
 				return err
 			}
 			x.ws()

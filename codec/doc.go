@@ -15,8 +15,9 @@
 //     bytes. A typed value (the generated type of the variant) is a
 //     Node.Decode away;
 //   - a Finding for everything the spec does not know or does not allow:
-//     unknown keys, unknown types, unknown enum values, values of the wrong
-//     JSON kind, missing required keys; each with its JSON path and bytes.
+//     unknown keys (and undeclared keys an open object allows), unknown
+//     types, unknown enum values, values of the wrong JSON kind, missing
+//     required keys; each with its JSON path and bytes.
 //
 // Nothing of that fails the decoding: the layer above decides whether to
 // warn, pass through, or reject (naming the type and the path). Only bytes
@@ -195,9 +196,10 @@ const (
 	UnknownValue                        // a string the enum does not list
 	WrongKind                           // a value of a JSON kind the schema does not allow
 	MissingField                        // a key the spec requires is absent
+	ExtraField                          // a key the object's schema does not declare but allows (additional properties)
 )
 
-var findingNames = [...]string{UnknownField: "unknown field", UnknownType: "unknown type", UnknownValue: "unknown value", WrongKind: "wrong kind", MissingField: "missing field"}
+var findingNames = [...]string{UnknownField: "unknown field", UnknownType: "unknown type", UnknownValue: "unknown value", WrongKind: "wrong kind", MissingField: "missing field", ExtraField: "extra field"}
 
 func (k FindingKind) String() string {
 	if int(k) < len(findingNames) && findingNames[k] != "" {
@@ -210,7 +212,7 @@ func (k FindingKind) String() string {
 // The value stays in the payload; the finding points at it.
 type Finding struct {
 	Kind FindingKind
-	// Name is the unknown or missing key, the unknown type, the unknown
+	// Name is the unknown, extra or missing key, the unknown type, the unknown
 	// value, or for WrongKind the key whose value it is (if in an object).
 	Name string
 	// Want is what WrongKind expected, e.g. "a string or null".

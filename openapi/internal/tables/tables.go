@@ -245,7 +245,9 @@ func (b *builder) merge(e *entry, s *openapi3.Schema, ptr string, props map[stri
 		b.errs = append(b.errs, ptr+": allOf nested too deep")
 		return
 	}
-	if _, ok := s.Extensions[normalize.OpenObjectExt]; ok || isMap(s) {
+	_, open := s.Extensions[normalize.OpenObjectExt]
+	_, free := s.Extensions[normalize.FreeFormExt] // an allOf part that allows anything
+	if open || free || isMap(s) {
 		e.open = true
 	}
 	if len(s.OneOf)+len(s.AnyOf) > 0 {

@@ -1,0 +1,107 @@
+package codec
+
+import (
+	"slices"
+	"strings"
+	"testing"
+)
+
+// The generated tables hold what the decoder relies on; a spec update that
+// breaks it fails here, naming the schema, rather than misdecoding.
+func TestTables(t *testing.T) {
+	for _, d := range []*Dialect{OpenAI, OpenRouter} {
+		in := func(i int32) bool { return i >= 0 && int(i) < len(d.schemas) }
+		if !slices.IsSortedFunc(d.components, func(a, b component) int { return strings.Compare(a.name, b.name) }) {
+			t.Errorf("%s: components not sorted", d.name)
+		}
+		for p := range numPayloads {
+			r, ok := d.Payload(p)
+			if !ok {
+				t.Errorf("%s: no %s", d.name, p)
+				continue
+			}
+			if k := d.schemas[r.i].kind; k != kindObject && k != kindTagged {
+				t.Errorf("%s: %s is %s, kind %d", d.name, p, r.Name(), k)
+			}
+		}
+		for i, s := range d.schemas {
+			if s.mask == 0 {
+				t.Errorf("%s: %s accepts nothing", d.name, s.name)
+			}
+			if !slices.IsSortedFunc(s.props, func(a, b prop) int { return strings.Compare(a.key, b.key) }) ||
+				len(slices.CompactFunc(slices.Clone(s.props), func(a, b prop) bool { return a.key == b.key })) != len(s.props) {
+				t.Errorf("%s: %s: properties not sorted and unique", d.name, s.name)
+			}
+			req := 0
+			for _, p := range s.props {
+				if !in(p.schema) {
+					t.Errorf("%s: %s.%s: schema %d out of range", d.name, s.name, p.key, p.schema)
+				}
+				if p.required {
+					req++
+				}
+			}
+			if req != s.nreq {
+				t.Errorf("%s: %s: nreq %d, %d required", d.name, s.name, s.nreq, req)
+			}
+			if !slices.IsSorted(s.values) {
+				t.Errorf("%s: %s: values not sorted", d.name, s.name)
+			}
+			switch s.kind {
+			case kindArray:
+				if !in(s.items) {
+					t.Errorf("%s: %s: items %d", d.name, s.name, s.items)
+				}
+			case kindTagged:
+				if !slices.IsSortedFunc(s.cases, func(a, b tagCase) int { return strings.Compare(a.value, b.value) }) {
+					t.Errorf("%s: %s: cases not sorted", d.name, s.name)
+				}
+				for _, c := range append(slices.Clone(s.cases), tagCase{"(default)", s.dflt}) {
+					if c.value == "(default)" && c.schema < 0 {
+						continue
+					}
+					// A variant is an object: the decoder records one node
+					// per value, and a union as variant would be a second.
+					if !in(c.schema) || d.schemas[c.schema].kind != kindObject && d.schemas[c.schema].kind != kindAny {
+						t.Errorf("%s: %s: variant %q is not an object schema", d.name, s.name, c.value)
+					}
+				}
+			case kindAlts:
+				// The JSON kind of a value picks one alternative: two that
+				// take objects (or arrays) would be a guess.
+				var objects, arrays int
+				for _, a := range s.alts {
+					if !in(a) {
+						t.Errorf("%s: %s: alternative %d", d.name, s.name, a)
+						continue
+					}
+					if a == int32(i) {
+						t.Errorf("%s: %s is an alternative of itself", d.name, s.name)
+					}
+					if m := d.schemas[a].mask; m&mObject != 0 && m != mAll {
+						objects++
+					} else if m&mArray != 0 && m != mAll {
+						arrays++
+					}
+				}
+				if objects > 1 || arrays > 1 {
+					t.Errorf("%s: %s: %d alternatives take objects, %d arrays", d.name, s.name, objects, arrays)
+				}
+			}
+		}
+	}
+}
+
+func TestMaskString(t *testing.T) {
+	for m, want := range map[mask]string{
+		mString:                   "a string",
+		mString | mNull:           "a string or null",
+		mNumber | mInteger | mNull: "a number or null",
+		mInteger:                  "an integer",
+		mObject | mArray | mString: "an object, an array or a string",
+	} {
+		if got := m.String(); got != want {
+			t.Errorf("%08b: %q, want %q", m, got, want)
+		}
+	}
+}
