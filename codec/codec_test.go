@@ -381,3 +381,31 @@ func unknownInside(doc *codec.Doc, n codec.Node) bool {
 	}
 	return false
 }
+
+// The three payloads of the spec-pipeline issue: every union value is
+// known, in both specs, and nothing is unknown.
+func TestPipelinePayloads(t *testing.T) {
+	want := map[string][][]string{
+		"openai": {
+			{"input[0] (default) InputItemMessage", "input[0].content[0] input_text InputTextContent", "tools[0] function FunctionTool"},
+			{"input[0] function_call_output FunctionCallOutputItemParam", "input[0].output[0] input_text InputTextContentParam", "input[1] (default) InputItemMessage"},
+			{"text.format json_schema TextResponseFormatJsonSchema", "tool_choice allowed_tools ToolChoiceAllowed"},
+		},
+		"openrouter": {
+			{"input[0] (default) InputsMessage", "input[0].content[0] input_text InputText", "tools[0] function ResponsesRequestToolsFunction"},
+			{"input[0] function_call_output FunctionCallOutputItem", "input[0].output[0] input_text InputText", "input[1] (default) InputsMessage"},
+			{"text.format json_schema FormatJsonSchemaConfig", "tool_choice allowed_tools ToolChoiceAllowed"},
+		},
+	}
+	for _, d := range dialects {
+		for i, p := range fixtures.PipelinePayloads {
+			doc := decode(t, d, codec.ResponsesRequest, p)
+			equal(t, fmt.Sprintf("%s payload %d", d.Name(), i+1), nodes(doc), want[d.Name()][i])
+			for _, f := range doc.Findings() {
+				if f.Kind != codec.MissingField {
+					t.Errorf("%s payload %d: %s", d.Name(), i+1, f)
+				}
+			}
+		}
+	}
+}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/transponder-dev/transponder/gen/openai"
 	"github.com/transponder-dev/transponder/gen/openrouter"
+	"github.com/transponder-dev/transponder/internal/fixtures"
 	"github.com/transponder-dev/transponder/internal/jsontest"
 )
 
@@ -38,15 +39,8 @@ var requestTargets = []target{
 	{"openrouter.ResponsesRequest", roundTrip[openrouter.ResponsesRequest]},
 }
 
-// The three payloads of the spec-pipeline issue: a function tool with a JSON
-// schema, a function_call_output with content parts after a
-// previous_response_id, and text.format json_schema with reasoning and an
-// allowed_tools tool_choice.
-var payloads = []string{
-	`{"model":"gpt-4.1-mini","input":[{"role":"user","content":[{"type":"input_text","text":"hi"}]}],"tools":[{"type":"function","name":"think","description":"d","parameters":{"type":"object","properties":{"thought":{"type":"string"}},"required":["thought"],"additionalProperties":false}}],"tool_choice":"auto"}`,
-	`{"model":"gpt-4.1-mini","previous_response_id":"resp_abc123","input":[{"type":"function_call_output","call_id":"call_xyz789","output":[{"type":"input_text","text":"3"}]},{"role":"developer","content":"summarize"}]}`,
-	`{"model":"o4-mini","input":"hi","text":{"format":{"type":"json_schema","name":"x","strict":true,"schema":{"type":"object","properties":{"a":{"type":"string"}},"required":["a"],"additionalProperties":false}}},"reasoning":{"effort":"high","summary":"auto"},"tool_choice":{"type":"allowed_tools","mode":"auto","tools":[{"type":"function","name":"think"}]}}`,
-}
+// payloads are the three payloads of the spec-pipeline issue.
+var payloads = fixtures.PipelinePayloads
 
 // ogen's union encoder writes the discriminator of a message that came
 // without one ({"role":…} → {"type":"message","role":…}). The JSON layer of
