@@ -94,10 +94,10 @@ func TestTables(t *testing.T) {
 
 func TestMaskString(t *testing.T) {
 	for m, want := range map[mask]string{
-		mString:                   "a string",
-		mString | mNull:           "a string or null",
+		mString:                    "a string",
+		mString | mNull:            "a string or null",
 		mNumber | mInteger | mNull: "a number or null",
-		mInteger:                  "an integer",
+		mInteger:                   "an integer",
 		mObject | mArray | mString: "an object, an array or a string",
 	} {
 		if got := m.String(); got != want {
