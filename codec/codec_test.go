@@ -186,7 +186,7 @@ func TestUnknownTypes(t *testing.T) {
 			var types []string
 			for _, f := range doc.Findings() {
 				if f.Kind == codec.UnknownType {
-					types = append(types, f.Path()+" "+f.Name+" "+string(f.Raw))
+					types = append(types, f.Path()+" "+f.Name()+" "+string(f.Raw))
 				}
 			}
 			equal(t, d.Name()+" unknown-type findings", types, []string{c.path + " " + c.typ + " " + c.raw})

@@ -71,9 +71,9 @@ func findingLines(dialect string, ps []fixtures.Payload, findings func(fixtures.
 			what := f.Kind.String() + " " + index.ReplaceAllString(cmp.Or(f.Path(), "(top level)"), "[]")
 			switch f.Kind {
 			case codec.UnknownType, codec.UnknownValue:
-				what += fmt.Sprintf(" %q", f.Name)
+				what += fmt.Sprintf(" %q", f.Name())
 			case codec.WrongKind:
-				what += " (want " + f.Want + ")"
+				what += " (want " + f.Want() + ")"
 			}
 			line := fmt.Sprintf("%s %s %s: %s", dialect, file, p.Kind, what)
 			if counts[line] == 0 {

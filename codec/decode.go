@@ -1,6 +1,7 @@
 package codec
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"unicode/utf8"
@@ -159,7 +160,11 @@ func (x *decoder) value(si int32) error {
 		if err := x.skip(); err != nil {
 			return err
 		}
-		x.findAt(WrongKind, x.lastKey(), s.mask.String(), start, x.pos)
+		f := x.findAt(WrongKind, start, x.pos, 0, 0)
+		if n := len(x.path); n > 0 && x.path[n-1].start >= 0 {
+			f.nameStart, f.nameEnd = x.path[n-1].start, x.path[n-1].end
+		}
+		f.want = s.mask
 		return nil
 	}
 	switch vk {
@@ -186,7 +191,7 @@ func (x *decoder) value(si int32) error {
 			return err
 		}
 		if !x.knows(si, x.data[start+1:end]) {
-			x.findAt(UnknownValue, string(unquote(x.data[start+1:end])), "", start, x.pos)
+			x.findAt(UnknownValue, start, x.pos, start+1, end)
 		}
 		return nil
 	}
@@ -309,7 +314,7 @@ func (x *decoder) object(s *schema) error {
 				err = x.value(s.props[i].schema)
 			} else {
 				for _, f := range x.doc.finds[firstFinding:] {
-					if f.obj == int32(start) && (f.Kind == UnknownField || f.Kind == ExtraField) && f.Name == string(key) {
+					if f.obj == int32(start) && (f.Kind == UnknownField || f.Kind == ExtraField) && f.Name() == string(key) {
 						return x.duplicate(ks)
 					}
 				}
@@ -318,8 +323,7 @@ func (x *decoder) object(s *schema) error {
 					kind = ExtraField
 				}
 				if err = x.skip(); err == nil {
-					x.findAt(kind, string(key), "", vs, x.pos)
-					x.doc.finds[len(x.doc.finds)-1].obj = int32(start)
+					x.findAt(kind, vs, x.pos, ks+1, ke).obj = int32(start)
 				}
 			}
 			if err != nil {
@@ -366,6 +370,14 @@ func (x *decoder) keyEnd(start int) int {
 
 // findProp finds key among props (sorted by key) without allocating.
 func findProp(props []prop, key []byte) (int, bool) {
+	if len(props) <= 8 {
+		for i := range props {
+			if len(props[i].key) == len(key) && props[i].key == string(key) {
+				return i, true
+			}
+		}
+		return 0, false
+	}
 	lo, hi := 0, len(props)
 	for lo < hi {
 		m := int(uint(lo+hi) >> 1)
@@ -447,12 +459,13 @@ func (x *decoder) tagged(si int32) error {
 	case tagKind != mString:
 		if err = x.skip(); err == nil {
 			x.path = append(x.path, seg{start: int32(ks + 1), end: int32(ke)})
-			x.findAt(WrongKind, s.tag, "a string", ts, te)
+			f := x.findAt(WrongKind, ts, te, 0, 0)
+			f.name, f.want = s.tag, mString
 			x.path = x.path[:len(x.path)-1]
 		}
 	default:
 		if err = x.skip(); err == nil {
-			x.findAt(UnknownType, string(unquote(x.data[ts+1:te-1])), "", start, x.pos)
+			x.findAt(UnknownType, start, x.pos, ts+1, te-1)
 		}
 	}
 	x.doc.nodes[n].end = int32(x.pos)
@@ -529,26 +542,26 @@ func (x *decoder) findTag(tag string) (keyStart, keyEnd, start, end int, k mask,
 
 // missing records a required key that the object at the current path lacks.
 func (x *decoder) missing(key string) {
-	x.doc.finds = append(x.doc.finds, Finding{Kind: MissingField, Name: key, path: appendKey(x.doc.pathString(x.path), key)})
+	f := x.finding(MissingField)
+	f.name = key
 }
 
-// lastKey is the key of the value the decoder is at, if it is in an object.
-func (x *decoder) lastKey() string {
-	if n := len(x.path); n > 0 && x.path[n-1].start >= 0 {
-		return string(unquote(x.data[x.path[n-1].start:x.path[n-1].end]))
-	}
-	return ""
+// finding records a finding about the value at the current path and
+// returns it for the caller to fill in.
+func (x *decoder) finding(k FindingKind) *Finding {
+	off := len(x.doc.segs)
+	x.doc.segs = append(x.doc.segs, x.path...)
+	x.doc.finds = append(x.doc.finds, Finding{Kind: k, d: x.doc, pathOff: int32(off), pathLen: int32(len(x.path))})
+	return &x.doc.finds[len(x.doc.finds)-1]
 }
 
-// findAt records a finding about the value at the current path, whose bytes
-// are data[start:end] (none if start < 0); name is a key, type or value,
-// want what was expected.
-func (x *decoder) findAt(k FindingKind, name, want string, start, end int) {
-	f := Finding{Kind: k, Name: name, Want: want, path: x.doc.pathString(x.path)}
-	if start >= 0 {
-		f.Raw = x.data[start:end:end]
-	}
-	x.doc.finds = append(x.doc.finds, f)
+// findAt records a finding about the value data[start:end] at the current
+// path, named by data[nameStart:nameEnd].
+func (x *decoder) findAt(k FindingKind, start, end, nameStart, nameEnd int) *Finding {
+	f := x.finding(k)
+	f.Raw = x.data[start:end:end]
+	f.nameStart, f.nameEnd = int32(nameStart), int32(nameEnd)
+	return f
 }
 
 // skip validates and steps over the value at pos. On an error it goes over
@@ -801,6 +814,15 @@ func (x *decoder) str() (end int, escaped bool, err error) {
 	d := x.data
 	i := x.pos + 1
 	for {
+		// Eight bytes at a time while none is a quote, a backslash, a
+		// control character or non-ASCII; then byte by byte.
+		for i+8 <= len(d) {
+			w := binary.LittleEndian.Uint64(d[i:])
+			if (w|(w-lo*0x20)|hasZero(w^(lo*'"'))|hasZero(w^(lo*'\\')))&hi != 0 {
+				break
+			}
+			i += 8
+		}
 		for i < len(d) && plain[d[i]] {
 			i++
 		}
@@ -844,6 +866,15 @@ func (x *decoder) str() (end int, escaped bool, err error) {
 		}
 	}
 }
+
+const (
+	lo = 0x0101010101010101
+	hi = 0x8080808080808080
+)
+
+// hasZero has the high bit of each byte of w that is zero set (and maybe
+// others, but only above a byte that is zero or has its high bit set).
+func hasZero(w uint64) uint64 { return (w - lo) &^ w }
 
 func isHex(c byte) bool {
 	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'

@@ -209,31 +209,55 @@ func (k FindingKind) String() string {
 }
 
 // Finding is one thing in a payload that its spec does not know or allow.
-// The value stays in the payload; the finding points at it.
+// The value stays in the payload; the finding points at it. Like the Doc's
+// nodes, a finding is valid until the Doc decodes again.
 type Finding struct {
 	Kind FindingKind
-	// Name is the unknown, extra or missing key, the unknown type, the unknown
-	// value, or for WrongKind the key whose value it is (if in an object).
-	Name string
-	// Want is what WrongKind expected, e.g. "a string or null".
-	Want string
 	// Raw is the value's JSON as in the payload (nil for MissingField).
-	Raw  []byte
-	path string
-	obj  int32 // UnknownField: offset of the object the key is in
+	Raw []byte
+
+	d                  *Doc
+	pathOff, pathLen   int32  // in d.segs: the value's path
+	nameStart, nameEnd int32  // the name's span in the payload (contents of a quoted string), if name is ""
+	name               string // a name from the spec: a missing key, a tag key
+	want               mask   // WrongKind
+	obj                int32  // UnknownField, ExtraField: offset of the object the key is in
+}
+
+// Name is the unknown, extra or missing key, the unknown type, the unknown
+// value, or for WrongKind the key whose value it is ("" in an array).
+func (f Finding) Name() string {
+	if f.name != "" || f.nameEnd <= f.nameStart {
+		return f.name
+	}
+	return string(unquote(f.d.data[f.nameStart:f.nameEnd]))
+}
+
+// Want is what a WrongKind value should have been, e.g. "a string or null".
+func (f Finding) Want() string {
+	if f.Kind != WrongKind {
+		return ""
+	}
+	return f.want.String()
 }
 
 // Path is the JSON path of the value ("input[2].content[0].type"; for a
 // missing key, the path it would have).
-func (f Finding) Path() string { return f.path }
+func (f Finding) Path() string {
+	p := f.d.pathString(f.d.segs[f.pathOff : f.pathOff+f.pathLen])
+	if f.Kind == MissingField {
+		p = appendKey(p, f.name)
+	}
+	return p
+}
 
 func (f Finding) String() string {
-	s := displayPath(f.path) + ": " + f.Kind.String()
+	s := displayPath(f.Path()) + ": " + f.Kind.String()
 	switch f.Kind {
 	case UnknownType, UnknownValue:
-		s += " " + strconv.Quote(f.Name)
+		s += " " + strconv.Quote(f.Name())
 	case WrongKind:
-		s += ": want " + f.Want
+		s += ": want " + f.Want()
 	}
 	return s
 }

@@ -48,16 +48,17 @@ func (e Event) Done() bool { return string(bytes.TrimSpace(e.Data)) == "[DONE]" 
 //	for r.Next() { e := r.Event(); … }
 //	if err := r.Err(); err != nil { … }
 type Reader struct {
-	br      *bufio.Reader
-	line    []byte // the current line, reused
-	pending []byte // the rest of a line split at a lone CR
-	ev      Event
-	data    []byte
-	hasData bool
-	started bool
-	err     error
-	events  int
-	offset  int64 // bytes consumed, for error positions
+	br       *bufio.Reader
+	line     []byte // the current line, reused
+	pending  []byte // the rest of a line split at a lone CR
+	ev       Event
+	data     []byte
+	hasData  bool
+	lastType string // the last event type read
+	started  bool
+	err      error
+	events   int
+	offset   int64 // bytes consumed, for error positions
 }
 
 // NewReader returns a Reader reading from r.
@@ -115,7 +116,10 @@ func (r *Reader) Next() bool {
 			r.data = append(r.data, value...)
 			r.hasData = true
 		case "event":
-			r.ev.Type = string(value)
+			if string(value) != r.lastType { // a stream repeats its types: reuse the string
+				r.lastType = string(value)
+			}
+			r.ev.Type = r.lastType
 		case "id":
 			if bytes.IndexByte(value, 0) < 0 {
 				r.ev.ID = string(value)
