@@ -47,11 +47,9 @@ func root(d *codec.Dialect, p codec.Payload) codec.Root {
 }
 
 var (
-	oaRequest  = root(codec.OpenAI, codec.ResponsesRequest)
-	oaEvent    = root(codec.OpenAI, codec.ResponsesEvent)
-	orChunk    = root(codec.OpenRouter, codec.ChatChunk)
-	oaResponse = root(codec.OpenAI, codec.ResponsesBody)
-	orChatBody = root(codec.OpenRouter, codec.ChatBody)
+	oaRequest = root(codec.OpenAI, codec.ResponsesRequest)
+	oaEvent   = root(codec.OpenAI, codec.ResponsesEvent)
+	orChunk   = root(codec.OpenRouter, codec.ChatChunk)
 )
 
 func read(b *testing.B, path string) []byte {

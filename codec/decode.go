@@ -1,6 +1,7 @@
 package codec
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -17,7 +18,11 @@ type SyntaxError struct {
 	Offset int
 	Path   string
 	Reason string
+	Err    error // ErrDuplicateKey, ErrTooDeep, or nil
 }
+
+// Unwrap returns Err.
+func (e *SyntaxError) Unwrap() error { return e.Err }
 
 func (e *SyntaxError) Error() string {
 	where := e.Path
@@ -27,10 +32,16 @@ func (e *SyntaxError) Error() string {
 	return fmt.Sprintf("codec: invalid JSON at offset %d (%s): %s", e.Offset, where, e.Reason)
 }
 
-// errDuplicate is wrapped by the SyntaxError of a key that an object repeats:
-// which of the two a reader believes differs between parsers, so a payload
-// that repeats a key is refused.
-var errDuplicate = errors.New("duplicate key")
+var (
+	// ErrDuplicateKey is wrapped by the SyntaxError of a key that an object
+	// the schema walks repeats: which of the two a reader believes differs
+	// between parsers, so such a payload is refused. (Free-form values and
+	// unknown items are kept as bytes, not read, and may repeat keys.)
+	ErrDuplicateKey = errors.New("duplicate key")
+	// ErrTooDeep is wrapped by the SyntaxError of a payload that nests
+	// arrays and objects deeper than MaxDepth.
+	ErrTooDeep = errors.New("nested too deeply")
+)
 
 // Decode decodes data against r into d, reusing d's memory; d keeps data
 // (it does not copy it), and whatever d returns points into it.
@@ -92,6 +103,12 @@ func (x *decoder) reset(d *Doc, t []schema) {
 
 func (x *decoder) syntax(reason string) error {
 	return &SyntaxError{Offset: x.pos, Path: x.doc.pathString(x.path), Reason: reason}
+}
+
+func (x *decoder) tooDeep() error {
+	e := x.syntax(ErrTooDeep.Error()).(*SyntaxError)
+	e.Err = ErrTooDeep
+	return e
 }
 
 func (x *decoder) unexpected() error {
@@ -260,7 +277,7 @@ func (x *decoder) knows(si int32, v []byte) bool {
 
 func (x *decoder) push(s seg) error {
 	if len(x.path) >= MaxDepth {
-		return x.syntax("nested too deeply")
+		return x.tooDeep()
 	}
 	x.path = append(x.path, s)
 	return nil
@@ -272,13 +289,19 @@ func (x *decoder) enter() (hops int) { hops, x.hops = x.hops, 0; return hops }
 func (x *decoder) leave(hops int)    { x.hops = hops }
 
 func (x *decoder) object(s *schema) error {
+	if len(x.path) >= MaxDepth { // this object would be level MaxDepth+1
+		return x.tooDeep()
+	}
 	defer x.leave(x.enter())
-	start := x.pos
 	x.pos++ // {
 	words := (len(s.props) + 63) / 64
 	base := len(x.seen)
 	x.seen = append(x.seen, make([]uint64, words)...)
-	firstFinding := len(x.doc.finds)
+	// The keys the object has that its schema does not declare, to refuse
+	// a repeated one: the first few by their findings, then in a set.
+	var undeclared [8]int32
+	var nUndeclared int
+	var undeclaredSet map[string]bool
 	x.ws()
 	if x.pos < len(x.data) && x.data[x.pos] == '}' {
 		x.pos++
@@ -313,9 +336,26 @@ func (x *decoder) object(s *schema) error {
 				x.seen[w] |= bit
 				err = x.value(s.props[i].schema)
 			} else {
-				for _, f := range x.doc.finds[firstFinding:] {
-					if f.obj == int32(start) && (f.Kind == UnknownField || f.Kind == ExtraField) && f.Name() == string(key) {
+				if undeclaredSet != nil {
+					if undeclaredSet[string(key)] {
 						return x.duplicate(ks)
+					}
+					undeclaredSet[string(key)] = true
+				} else {
+					for _, i := range undeclared[:nUndeclared] {
+						if f := &x.doc.finds[i]; bytes.Equal(unquote(x.data[f.nameStart:f.nameEnd]), key) {
+							return x.duplicate(ks)
+						}
+					}
+					if nUndeclared < len(undeclared) {
+						undeclared[nUndeclared] = int32(len(x.doc.finds))
+						nUndeclared++
+					} else {
+						undeclaredSet = map[string]bool{string(key): true}
+						for _, i := range undeclared {
+							f := &x.doc.finds[i]
+							undeclaredSet[string(unquote(x.data[f.nameStart:f.nameEnd]))] = true
+						}
 					}
 				}
 				vs, kind := x.pos, UnknownField
@@ -323,7 +363,7 @@ func (x *decoder) object(s *schema) error {
 					kind = ExtraField
 				}
 				if err = x.skip(); err == nil {
-					x.findAt(kind, vs, x.pos, ks+1, ke).obj = int32(start)
+					x.findAt(kind, vs, x.pos, ks+1, ke)
 				}
 			}
 			if err != nil {
@@ -357,7 +397,7 @@ func (x *decoder) object(s *schema) error {
 func (x *decoder) duplicate(keyStart int) error {
 	x.pos = keyStart
 	x.path = x.path[:len(x.path)-1]
-	return &SyntaxError{Offset: keyStart, Path: x.doc.pathString(x.path), Reason: fmt.Sprintf("%v %q", errDuplicate, unquote(x.data[keyStart+1:x.keyEnd(keyStart)]))}
+	return &SyntaxError{Offset: keyStart, Path: x.doc.pathString(x.path), Reason: fmt.Sprintf("%v %q", ErrDuplicateKey, unquote(x.data[keyStart+1:x.keyEnd(keyStart)])), Err: ErrDuplicateKey}
 }
 
 func (x *decoder) keyEnd(start int) int {
@@ -391,6 +431,9 @@ func findProp(props []prop, key []byte) (int, bool) {
 }
 
 func (x *decoder) array(items int32) error {
+	if len(x.path) >= MaxDepth {
+		return x.tooDeep()
+	}
 	defer x.leave(x.enter())
 	x.pos++ // [
 	x.ws()
@@ -456,6 +499,11 @@ func (x *decoder) tagged(si int32) error {
 	case tagKind == 0:
 		x.missing(s.tag)
 		err = x.skip()
+	case x.repeatsTag(s.tag, te, start):
+		// Not walked, so the walk would not see the tag repeated: an
+		// unknown first value must not hide a known second one.
+		x.path = append(x.path, seg{})
+		err = x.duplicate(x.pos)
 	case tagKind != mString:
 		if err = x.skip(); err == nil {
 			x.path = append(x.path, seg{start: int32(ks + 1), end: int32(ke)})
@@ -486,6 +534,44 @@ func findCase(cases []tagCase, v []byte) int32 {
 		return cases[lo].schema
 	}
 	return -1
+}
+
+// repeatsTag reports whether the object whose tag value ends at from has
+// the tag key again after it; if so, pos is left at that key, else at
+// restore. A syntax error is left for the walk to report.
+func (x *decoder) repeatsTag(tag string, from, restore int) bool {
+	x.pos = from
+	for {
+		x.ws()
+		if x.pos >= len(x.data) || x.data[x.pos] != ',' {
+			break
+		}
+		x.pos++
+		x.ws()
+		ks := x.pos
+		if x.pos >= len(x.data) || x.data[x.pos] != '"' {
+			break
+		}
+		ke, _, err := x.str()
+		if err != nil {
+			break
+		}
+		if string(unquote(x.data[ks+1:ke])) == tag {
+			x.pos = ks
+			return true
+		}
+		x.ws()
+		if x.pos >= len(x.data) || x.data[x.pos] != ':' {
+			break
+		}
+		x.pos++
+		x.ws()
+		if x.skipFast() != nil {
+			break
+		}
+	}
+	x.pos, x.depth = restore, 0
+	return false
 }
 
 // findTag scans the object at pos for its key tag and returns the span of
@@ -586,6 +672,9 @@ func (x *decoder) trace() error {
 	}
 	base := len(x.path)
 	defer func() { x.path = x.path[:base] }()
+	if c := x.data[x.pos]; (c == '{' || c == '[') && len(x.path) >= MaxDepth {
+		return x.tooDeep() // as skipFast: on the bracket of level MaxDepth+1
+	}
 	switch x.data[x.pos] {
 	case '{':
 		x.pos++
@@ -670,7 +759,7 @@ func (x *decoder) skipFast() error {
 		return err
 	case c == '{':
 		if x.depth++; x.depth+len(x.path) > MaxDepth {
-			return x.syntax("nested too deeply")
+			return x.tooDeep()
 		}
 		x.pos++
 		x.ws()
@@ -710,7 +799,7 @@ func (x *decoder) skipFast() error {
 		}
 	case c == '[':
 		if x.depth++; x.depth+len(x.path) > MaxDepth {
-			return x.syntax("nested too deeply")
+			return x.tooDeep()
 		}
 		x.pos++
 		x.ws()

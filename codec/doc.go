@@ -221,7 +221,6 @@ type Finding struct {
 	nameStart, nameEnd int32  // the name's span in the payload (contents of a quoted string), if name is ""
 	name               string // a name from the spec: a missing key, a tag key
 	want               mask   // WrongKind
-	obj                int32  // UnknownField, ExtraField: offset of the object the key is in
 }
 
 // Name is the unknown, extra or missing key, the unknown type, the unknown
