@@ -54,4 +54,4 @@ bench:
 # Fuzz the codec's decoder (the seeds also run in `make test`).
 FUZZTIME ?= 2m
 fuzz:
-	go test -run '^$$' -fuzz FuzzDecode -fuzztime $(FUZZTIME) ./codec
+	go test -run '^$$' -fuzz FuzzDecode -fuzztime $(FUZZTIME) -fuzzminimizetime 2s ./codec

@@ -1,49 +1,18 @@
 package gen_test
 
 import (
-	"bufio"
-	"bytes"
 	"fmt"
-	"os"
-	"path/filepath"
+	"path"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/transponder-dev/transponder/codec"
 	"github.com/transponder-dev/transponder/gen/openai"
 	"github.com/transponder-dev/transponder/gen/openrouter"
+	"github.com/transponder-dev/transponder/internal/fixtures"
 	"github.com/transponder-dev/transponder/internal/jsontest"
 )
-
-// events splits a recorded stream into its JSON payloads: one per line for
-// *.jsonl, the data: lines of *.sse (comments and [DONE] skipped).
-func events(t *testing.T, path string) [][]byte {
-	t.Helper()
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out [][]byte
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	sc.Buffer(nil, 1<<24)
-	for sc.Scan() {
-		line := bytes.TrimSpace(sc.Bytes())
-		if strings.HasSuffix(path, ".sse") {
-			payload, ok := bytes.CutPrefix(line, []byte("data:"))
-			if !ok || string(bytes.TrimSpace(payload)) == "[DONE]" {
-				continue
-			}
-			line = bytes.TrimSpace(payload)
-		}
-		if len(line) > 0 {
-			out = append(out, slices.Clone(line))
-		}
-	}
-	if err := sc.Err(); err != nil {
-		t.Fatal(err)
-	}
-	return out
-}
 
 type target struct {
 	name string
@@ -105,72 +74,72 @@ var knownCorpusGaps = map[string]string{
 }
 
 func TestCorpusPayloads(t *testing.T) {
-	corpus := filepath.Join(sharedDir(t), "corpus")
-	groups := []struct {
-		glob    string
-		targets []target
-	}{
-		{"responses-sse/*.jsonl", []target{
+	targets := map[codec.Payload][]target{
+		codec.ResponsesEvent: {
 			{"openai.ResponseStreamEvent", roundTrip[openai.ResponseStreamEvent]},
 			{"openrouter.StreamEvents", roundTrip[openrouter.StreamEvents]},
-		}},
-		{"chat-sse/*", []target{
+		},
+		codec.ChatChunk: {
 			{"openai.CreateChatCompletionStreamResponse", roundTrip[openai.CreateChatCompletionStreamResponse]},
 			{"openrouter.ChatStreamChunk", roundTrip[openrouter.ChatStreamChunk]},
-		}},
-		{"responses-json/*.json", []target{
+		},
+		codec.ResponsesBody: {
 			{"openai.Response", roundTrip[openai.Response]},
 			{"openrouter.OpenResponsesResult", roundTrip[openrouter.OpenResponsesResult]},
-		}},
-		{"chat-json/*.json", []target{
+		},
+		codec.ChatBody: {
 			{"openai.CreateChatCompletionResponse", roundTrip[openai.CreateChatCompletionResponse]},
 			{"openrouter.ChatResult", roundTrip[openrouter.ChatResult]},
-		}},
+		},
+	}
+	all, err := fixtures.Corpus(sharedDir(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The payloads of each recorded file, in order (requests are another
+	// test's; *.part* files split a recording that is also here whole).
+	type file struct {
+		name     string
+		kind     codec.Payload
+		payloads [][]byte
+	}
+	var files []*file
+	for _, p := range all {
+		name, _, _ := strings.Cut(p.Name, "#")
+		if p.Kind == codec.ResponsesRequest || strings.Contains(name, ".part") {
+			continue
+		}
+		if len(files) == 0 || files[len(files)-1].name != name {
+			files = append(files, &file{name: name, kind: p.Kind})
+		}
+		f := files[len(files)-1]
+		f.payloads = append(f.payloads, p.Data)
 	}
 	got := map[string]string{}
 	total := 0
-	for _, g := range groups {
-		files, _ := filepath.Glob(filepath.Join(corpus, g.glob))
-		if len(files) == 0 {
-			t.Fatalf("no corpus files for %s", g.glob)
-		}
-		for _, f := range files {
-			if strings.Contains(f, ".part") { // splits of a recording that is also here whole
-				continue
-			}
-			var payloads [][]byte
-			if strings.HasSuffix(f, ".json") {
-				data, err := os.ReadFile(f)
+	for _, f := range files {
+		for _, tg := range targets[f.kind] {
+			bad, first := 0, ""
+			for _, p := range f.payloads {
+				total++
+				out, err := tg.rt(p)
+				if err == nil {
+					var d string
+					if d, err = jsontest.Diff(p, out); err == nil && d != "" {
+						err = fmt.Errorf("re-encoded JSON differs: %s", d)
+					}
+				}
 				if err != nil {
-					t.Fatal(err)
+					if bad == 0 {
+						first = err.Error()
+					}
+					bad++
 				}
-				payloads = [][]byte{data}
-			} else {
-				payloads = events(t, f)
 			}
-			for _, tg := range g.targets {
-				bad, first := 0, ""
-				for _, p := range payloads {
-					total++
-					out, err := tg.rt(p)
-					if err == nil {
-						var d string
-						if d, err = jsontest.Diff(p, out); err == nil && d != "" {
-							err = fmt.Errorf("re-encoded JSON differs: %s", d)
-						}
-					}
-					if err != nil {
-						if bad == 0 {
-							first = err.Error()
-						}
-						bad++
-					}
-				}
-				if bad > 0 {
-					key := filepath.Base(f) + " as " + tg.name
-					got[key] = fmt.Sprintf("%d of %d", bad, len(payloads))
-					t.Logf("%s: %s fail; first: %.200s", key, got[key], first)
-				}
+			if bad > 0 {
+				key := path.Base(f.name) + " as " + tg.name
+				got[key] = fmt.Sprintf("%d of %d", bad, len(f.payloads))
+				t.Logf("%s: %s fail; first: %.200s", key, got[key], first)
 			}
 		}
 	}

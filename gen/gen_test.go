@@ -18,14 +18,14 @@ import (
 )
 
 // codec is what ogen generates for every schema type.
-type codec[T any] interface {
+type ogenCodec[T any] interface {
 	*T
 	UnmarshalJSON([]byte) error
 	MarshalJSON() ([]byte, error)
 }
 
 // roundTrip decodes data into a T and encodes it again.
-func roundTrip[T any, P codec[T]](data []byte) ([]byte, error) {
+func roundTrip[T any, P ogenCodec[T]](data []byte) ([]byte, error) {
 	var v T
 	if err := P(&v).UnmarshalJSON(data); err != nil {
 		return nil, err
