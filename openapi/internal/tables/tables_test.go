@@ -86,7 +86,7 @@ func TestGenerateErrors(t *testing.T) {
 	for name, schemas := range map[string]string{
 		"variant outside the mapping": `"U": {"oneOf": [{"$ref": "#/components/schemas/A"}, {"$ref": "#/components/schemas/B"}], "discriminator": {"propertyName": "type", "mapping": {"a": "#/components/schemas/A"}}},
 			"A": {"type": "object"}, "B": {"type": "object"}`,
-		"union in allOf": `"U": {"allOf": [{"oneOf": [{"type": "string"}, {"type": "object"}]}]}`,
+		"union in allOf":        `"U": {"allOf": [{"oneOf": [{"type": "string"}, {"type": "object"}]}]}`,
 		"union with properties": `"U": {"oneOf": [{"type": "string"}, {"type": "object"}], "properties": {"a": {"type": "string"}}}`,
 	} {
 		l := openapi3.NewLoader()
