@@ -81,6 +81,8 @@ func viaOgen[T any, P ogenCodec[T]](p, out []byte) ([]byte, error) {
 var (
 	responsesRequest = viaOgen[openai.CreateResponse]
 	chatChunk        = viaOgen[openrouter.ChatStreamChunk]
+	chatBody         = viaOgen[openrouter.ChatResult]
+	chatRequest      = viaOgen[openrouter.ChatRequest]
 	responsesEvent   = viaOgen[openai.ResponseStreamEvent]
 )
 
@@ -89,6 +91,8 @@ func benchFixtures(b *testing.B) []fixture {
 	fs := []fixture{
 		{name: "a_small_request", data: read(b, filepath.Join(dir, "bench", "a_small_request.json")), ogen: responsesRequest, root: oaRequest},
 		{name: "b_large_request", data: read(b, filepath.Join(dir, "bench", "b_large_request.json")), ogen: responsesRequest, root: oaRequest},
+		{name: "c_chat_response", data: read(b, filepath.Join(dir, "bench", "c_chat_response.json")), ogen: chatBody, root: root(codec.OpenRouter, codec.ChatBody)},
+		{name: "e_large_chat_request", data: read(b, filepath.Join(dir, "bench", "e_large_chat_request.json")), ogen: chatRequest, root: root(codec.OpenRouter, codec.ChatRequest)},
 		{name: "d_chat_stream", data: read(b, filepath.Join(dir, "bench", "d_chat_stream.sse")), stream: true, ogen: chatChunk, root: orChunk},
 		{name: "f_responses_stream", data: read(b, filepath.Join(dir, "bench", "f_responses_stream.sse")), stream: true, ogen: responsesEvent, root: oaEvent},
 	}

@@ -89,12 +89,14 @@ func findingLines(dialect string, ps []fixtures.Payload, findings func(fixtures.
 	return out
 }
 
-// Every recorded payload and every synthetic forward case decodes, against
+// Every recorded payload, every synthetic forward case and every benchmark
+// payload decodes, against
 // both specs, and re-encodes byte for byte; what the specs do not know is
 // pinned in testdata/findings.golden (go test ./codec -run TestFindings -update
 // rewrites it; review the diff).
 func TestFindings(t *testing.T) {
 	payloads := append(must(fixtures.Corpus(shared(t))), forward(t)...)
+	payloads = append(payloads, must(fixtures.Bench(shared(t)))...)
 	var lines []string
 	for _, d := range dialects {
 		var doc codec.Doc
@@ -117,7 +119,7 @@ func TestFindings(t *testing.T) {
 			return doc.Findings()
 		})...)
 	}
-	golden(t, "findings.golden", "# What the pinned specs do not know of the recorded corpus and the forward cases:\n"+
+	golden(t, "findings.golden", "# What the pinned specs do not know of the recorded corpus, the forward cases and the benchmark fixtures:\n"+
 		"# dialect, file, payload: finding path (indexes folded) ×count. Rewrite with -update.\n"+strings.Join(lines, "\n")+"\n")
 }
 

@@ -91,14 +91,16 @@ type decoder struct {
 	pos    int
 	t      []schema
 	path   []seg    // where the decoder is
+	steps  []int32  // for each step of path, its index in doc.segs once recorded, else -1
 	seen   []uint64 // bitsets of the properties each open object has had
 	depth  int
 	hops   int   // unions passed through for the current value (maxHops)
+	keys   []seg // scratch: the keys of an object without its tag (untagged)
 	parent int32 // the innermost node being walked, or -1
 }
 
 func (x *decoder) reset(d *Doc, t []schema) {
-	*x = decoder{doc: d, data: d.data, t: t, path: x.path[:0], seen: x.seen[:0], parent: -1}
+	*x = decoder{doc: d, data: d.data, t: t, path: x.path[:0], steps: x.steps[:0], seen: x.seen[:0], keys: x.keys[:0], parent: -1}
 }
 
 func (x *decoder) syntax(reason string) error {
@@ -203,7 +205,7 @@ func (x *decoder) value(si int32) error {
 		}
 	case mString:
 		start := x.pos
-		end, _, err := x.str()
+		end, err := x.str()
 		if err != nil {
 			return err
 		}
@@ -279,8 +281,42 @@ func (x *decoder) push(s seg) error {
 	if len(x.path) >= MaxDepth {
 		return x.tooDeep()
 	}
-	x.path = append(x.path, s)
+	x.step(s)
 	return nil
+}
+
+// step appends s to the path (push without the depth check).
+func (x *decoder) step(s seg) {
+	x.path = append(x.path, s)
+	if n := len(x.path); n <= len(x.steps) {
+		x.steps[n-1] = -1 // a new step: not recorded
+	}
+}
+
+// record adds the steps of the current path that are not in the Doc yet
+// and returns the index of the last one (-1 at the top level).
+func (x *decoder) record() int32 {
+	for len(x.steps) < len(x.path) {
+		x.steps = append(x.steps, -1)
+	}
+	// The recorded steps are a prefix of the path: step marks each new
+	// step unrecorded, and a step that changes has all after it new too.
+	i := len(x.path)
+	for i > 0 && x.steps[i-1] < 0 {
+		i--
+	}
+	for ; i < len(x.path); i++ {
+		parent := int32(-1)
+		if i > 0 {
+			parent = x.steps[i-1]
+		}
+		x.doc.segs = append(x.doc.segs, pathSeg{x.path[i], parent})
+		x.steps[i] = int32(len(x.doc.segs) - 1)
+	}
+	if len(x.path) == 0 {
+		return -1
+	}
+	return x.steps[len(x.path)-1]
 }
 
 // enter and leave bracket the walk of an object's or array's members: the
@@ -311,7 +347,7 @@ func (x *decoder) object(s *schema) error {
 				return x.unexpected()
 			}
 			ks := x.pos
-			ke, _, err := x.str()
+			ke, err := x.str()
 			if err != nil {
 				return err
 			}
@@ -397,13 +433,13 @@ func (x *decoder) object(s *schema) error {
 func (x *decoder) duplicate(keyStart int) error {
 	x.pos = keyStart
 	x.path = x.path[:len(x.path)-1]
-	return &SyntaxError{Offset: keyStart, Path: x.doc.pathString(x.path), Reason: fmt.Sprintf("%v %q", ErrDuplicateKey, unquote(x.data[keyStart+1:x.keyEnd(keyStart)])), Err: ErrDuplicateKey}
+	return &SyntaxError{Offset: keyStart, Path: x.doc.pathString(x.path), Reason: fmt.Sprintf("%v %q", ErrDuplicateKey, clip(unquote(x.data[keyStart+1:x.keyEnd(keyStart)]))), Err: ErrDuplicateKey}
 }
 
 func (x *decoder) keyEnd(start int) int {
 	save := x.pos
 	x.pos = start
-	end, _, _ := x.str()
+	end, _ := x.str()
 	x.pos = save
 	return end
 }
@@ -486,10 +522,14 @@ func (x *decoder) tagged(si int32) error {
 			v = unquote(v)
 		}
 		variant = findCase(s.cases, v)
-	case tagKind == 0 && s.dflt >= 0:
-		variant, flags = s.dflt, nodeDefault
+	case (tagKind == 0 || tagKind == mNull) && s.dflt >= 0:
+		// No tag (or a null one, which the variant's walk checks): the
+		// default variant, or among the variants whose tag is optional the
+		// first whose required keys are there.
+		variant, flags = x.untagged(s, start), nodeDefault
 	}
-	n := x.doc.addNode(nodeRec{union: si, variant: variant, start: int32(start), tagStart: int32(ts), tagEnd: int32(te), parent: x.parent, flags: flags}, x.path)
+	x.doc.nodes = append(x.doc.nodes, nodeRec{union: si, variant: variant, start: int32(start), tagStart: int32(ts), tagEnd: int32(te), parent: x.parent, flags: flags, path: x.record()})
+	n := int32(len(x.doc.nodes) - 1)
 	switch {
 	case variant >= 0:
 		parent := x.parent
@@ -502,11 +542,11 @@ func (x *decoder) tagged(si int32) error {
 	case x.repeatsTag(s.tag, te, start):
 		// Not walked, so the walk would not see the tag repeated: an
 		// unknown first value must not hide a known second one.
-		x.path = append(x.path, seg{})
+		x.step(seg{})
 		err = x.duplicate(x.pos)
 	case tagKind != mString:
 		if err = x.skip(); err == nil {
-			x.path = append(x.path, seg{start: int32(ks + 1), end: int32(ke)})
+			x.step(seg{start: int32(ks + 1), end: int32(ke)})
 			f := x.findAt(WrongKind, ts, te, 0, 0)
 			f.name, f.want = s.tag, mString
 			x.path = x.path[:len(x.path)-1]
@@ -536,6 +576,67 @@ func findCase(cases []tagCase, v []byte) int32 {
 	return -1
 }
 
+// untagged picks the variant of an object of union s that has no tag.
+func (x *decoder) untagged(s *schema, start int) int32 {
+	if len(s.untagged) == 0 {
+		return s.dflt
+	}
+	x.keys = x.keys[:0]
+	x.pos = start + 1
+	for {
+		x.ws()
+		if x.pos >= len(x.data) || x.data[x.pos] != '"' {
+			break
+		}
+		ks := x.pos
+		ke, err := x.str()
+		if err != nil {
+			break
+		}
+		x.keys = append(x.keys, seg{start: int32(ks + 1), end: int32(ke)})
+		if x.ws(); x.pos >= len(x.data) || x.data[x.pos] != ':' {
+			break
+		}
+		x.pos++
+		x.ws()
+		if x.skipFast() != nil {
+			break
+		}
+		if x.ws(); x.pos >= len(x.data) || x.data[x.pos] != ',' {
+			break
+		}
+		x.pos++
+	}
+	x.pos, x.depth = start, 0
+	for _, v := range s.untagged {
+		if x.hasRequired(&x.t[v], s.tag) {
+			return v
+		}
+	}
+	return s.dflt
+}
+
+// hasRequired reports whether the keys in x.keys include every key v
+// requires (but the tag).
+func (x *decoder) hasRequired(v *schema, tag string) bool {
+	for _, p := range v.props {
+		if !p.required || p.key == tag {
+			continue
+		}
+		found := false
+		for _, k := range x.keys {
+			if string(unquote(x.data[k.start:k.end])) == p.key {
+				found = true
+				break
+			}
+		}
+		if !found {
+			return false
+		}
+	}
+	return true
+}
+
 // repeatsTag reports whether the object whose tag value ends at from has
 // the tag key again after it; if so, pos is left at that key, else at
 // restore. A syntax error is left for the walk to report.
@@ -552,7 +653,7 @@ func (x *decoder) repeatsTag(tag string, from, restore int) bool {
 		if x.pos >= len(x.data) || x.data[x.pos] != '"' {
 			break
 		}
-		ke, _, err := x.str()
+		ke, err := x.str()
 		if err != nil {
 			break
 		}
@@ -588,7 +689,7 @@ func (x *decoder) findTag(tag string) (keyStart, keyEnd, start, end int, k mask,
 			return 0, 0, 0, 0, 0, x.unexpected()
 		}
 		ks := x.pos
-		ke, _, err := x.str()
+		ke, err := x.str()
 		if err != nil {
 			return 0, 0, 0, 0, 0, err
 		}
@@ -635,9 +736,7 @@ func (x *decoder) missing(key string) {
 // finding records a finding about the value at the current path and
 // returns it for the caller to fill in.
 func (x *decoder) finding(k FindingKind) *Finding {
-	off := len(x.doc.segs)
-	x.doc.segs = append(x.doc.segs, x.path...)
-	x.doc.finds = append(x.doc.finds, Finding{Kind: k, d: x.doc, pathOff: int32(off), pathLen: int32(len(x.path))})
+	x.doc.finds = append(x.doc.finds, Finding{Kind: k, d: x.doc, path: x.record()})
 	return &x.doc.finds[len(x.doc.finds)-1]
 }
 
@@ -688,7 +787,7 @@ func (x *decoder) trace() error {
 				return x.unexpected()
 			}
 			ks := x.pos
-			ke, _, err := x.str()
+			ke, err := x.str()
 			if err != nil {
 				return err
 			}
@@ -755,7 +854,7 @@ func (x *decoder) skipFast() error {
 	}
 	switch c := x.data[x.pos]; {
 	case c == '"':
-		_, _, err := x.str()
+		_, err := x.str()
 		return err
 	case c == '{':
 		if x.depth++; x.depth+len(x.path) > MaxDepth {
@@ -772,7 +871,7 @@ func (x *decoder) skipFast() error {
 			if x.pos >= len(x.data) || x.data[x.pos] != '"' {
 				return x.unexpected()
 			}
-			if _, _, err := x.str(); err != nil {
+			if _, err := x.str(); err != nil {
 				return err
 			}
 			x.ws()
@@ -899,7 +998,7 @@ var plain = func() (t [256]bool) {
 
 // str validates the string at pos and steps over it; end is the index of
 // its closing quote.
-func (x *decoder) str() (end int, escaped bool, err error) {
+func (x *decoder) str() (end int, err error) {
 	d := x.data
 	i := x.pos + 1
 	for {
@@ -917,17 +1016,16 @@ func (x *decoder) str() (end int, escaped bool, err error) {
 		}
 		if i >= len(d) {
 			x.pos = i
-			return 0, false, x.syntax("unterminated string")
+			return 0, x.syntax("unterminated string")
 		}
 		switch c := d[i]; {
 		case c == '"':
 			x.pos = i + 1
-			return i, escaped, nil
+			return i, nil
 		case c == '\\':
-			escaped = true
 			if i+1 >= len(d) {
 				x.pos = i
-				return 0, false, x.syntax("unterminated string")
+				return 0, x.syntax("unterminated string")
 			}
 			switch d[i+1] {
 			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
@@ -935,21 +1033,21 @@ func (x *decoder) str() (end int, escaped bool, err error) {
 			case 'u':
 				if i+6 > len(d) || !isHex(d[i+2]) || !isHex(d[i+3]) || !isHex(d[i+4]) || !isHex(d[i+5]) {
 					x.pos = i
-					return 0, false, x.syntax("invalid \\u escape")
+					return 0, x.syntax("invalid \\u escape")
 				}
 				i += 6
 			default:
 				x.pos = i
-				return 0, false, x.syntax("invalid escape")
+				return 0, x.syntax("invalid escape")
 			}
 		case c < 0x20:
 			x.pos = i
-			return 0, false, x.syntax("control character in string")
+			return 0, x.syntax("control character in string")
 		default:
 			r, size := utf8.DecodeRune(d[i:])
 			if r == utf8.RuneError && size <= 1 {
 				x.pos = i
-				return 0, false, x.syntax("invalid UTF-8")
+				return 0, x.syntax("invalid UTF-8")
 			}
 			i += size
 		}

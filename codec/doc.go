@@ -47,7 +47,7 @@ type Doc struct {
 	data    []byte
 	nodes   []nodeRec
 	finds   []Finding
-	segs    []seg // the paths of the nodes
+	segs    []pathSeg // the paths of nodes and findings, as a tree
 	scratch decoder
 }
 
@@ -59,16 +59,31 @@ type nodeRec struct {
 	union, variant   int32 // schemas; variant -1: unknown type
 	start, end       int32 // the value's span
 	tagStart, tagEnd int32 // the tag value's span (with quotes); 0, 0 if absent
-	pathOff, pathLen int32 // in Doc.segs
+	path             int32 // the last step of its path in Doc.segs, -1 for the top level
 	parent           int32 // the enclosing node, or -1
 	flags            nodeFlags
 }
 
-func (d *Doc) addNode(n nodeRec, path []seg) int32 {
-	n.pathOff, n.pathLen = int32(len(d.segs)), int32(len(path))
-	d.segs = append(d.segs, path...)
-	d.nodes = append(d.nodes, n)
-	return int32(len(d.nodes) - 1)
+// pathSeg is a step of a path kept in a Doc: the steps of all recorded
+// paths form a tree, each step pointing to the one before it, so a
+// finding deep in a payload costs one step, not its whole path.
+type pathSeg struct {
+	seg
+	parent int32 // -1 at the top level
+}
+
+// steps returns the path that ends at step i, from the top level.
+func (d *Doc) steps(i int32) []seg {
+	n := 0
+	for j := i; j >= 0; j = d.segs[j].parent {
+		n++
+	}
+	out := make([]seg, n)
+	for j := i; j >= 0; j = d.segs[j].parent {
+		n--
+		out[n] = d.segs[j].seg
+	}
+	return out
 }
 
 // Bytes returns the payload as decoded (not a copy).
@@ -152,7 +167,7 @@ func (n Node) Offset() int { return int(n.rec().start) }
 // level).
 func (n Node) Path() string {
 	r := n.rec()
-	return n.d.pathString(n.d.segs[r.pathOff : r.pathOff+r.pathLen])
+	return n.d.pathString(n.d.steps(r.path))
 }
 
 // Parent is the innermost node the node is in.
@@ -217,7 +232,7 @@ type Finding struct {
 	Raw []byte
 
 	d                  *Doc
-	pathOff, pathLen   int32  // in d.segs: the value's path
+	path               int32  // the last step of the value's path in d.segs, -1 for the top level
 	nameStart, nameEnd int32  // the name's span in the payload (contents of a quoted string), if name is ""
 	name               string // a name from the spec: a missing key, a tag key
 	want               mask   // WrongKind
@@ -243,7 +258,7 @@ func (f Finding) Want() string {
 // Path is the JSON path of the value ("input[2].content[0].type"; for a
 // missing key, the path it would have).
 func (f Finding) Path() string {
-	p := f.d.pathString(f.d.segs[f.pathOff : f.pathOff+f.pathLen])
+	p := f.d.pathString(f.d.steps(f.path))
 	if f.Kind == MissingField {
 		p = appendKey(p, f.name)
 	}
@@ -278,9 +293,26 @@ func (d *Doc) pathString(path []seg) string {
 			p += "[" + strconv.Itoa(int(s.index)) + "]"
 			continue
 		}
-		p = appendKey(p, string(unquote(d.data[s.start:s.end])))
+		p = appendKey(p, clip(unquote(d.data[s.start:s.end])))
 	}
 	return p
+}
+
+// maxKeyShown is how much of a key paths and errors show: they name a
+// place in the payload, they do not echo it.
+const maxKeyShown = 64
+
+// clip returns key, cut to maxKeyShown bytes (on a rune boundary) and
+// marked "…" if longer.
+func clip(key []byte) string {
+	if len(key) <= maxKeyShown {
+		return string(key)
+	}
+	n := maxKeyShown
+	for n > 0 && !utf8.RuneStart(key[n]) {
+		n--
+	}
+	return string(key[:n]) + "…"
 }
 
 // appendKey appends a key step to a path.

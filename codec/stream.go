@@ -1,6 +1,7 @@
 package codec
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 
@@ -10,8 +11,8 @@ import (
 // Stream decodes a stream of Server-Sent Events whose data are payloads of
 // one kind (chat chunks, Responses events): each event's data is decoded
 // against root into the one Doc the stream reuses. `data: [DONE]` ends the
-// stream; comments (": OPENROUTER PROCESSING") and events without data are
-// skipped by the SSE reader.
+// stream; comments (": OPENROUTER PROCESSING"), events without data and
+// events with empty data are skipped.
 //
 //	s := codec.NewStream(body, root)
 //	for s.Next() {
@@ -43,18 +44,39 @@ func (s *Stream) Next() bool {
 		s.err = s.r.Err()
 		return false
 	}
-	s.event = s.r.Event()
-	if s.event.Done() {
-		s.done = true
-		return false
+	for {
+		s.event = s.r.Event()
+		if s.event.Done() {
+			s.done = true
+			return false
+		}
+		if len(bytes.TrimSpace(s.event.Data)) > 0 {
+			break
+		}
+		// An event with empty data is a keep-alive, not a payload.
+		if !s.r.Next() {
+			s.err = s.r.Err()
+			return false
+		}
 	}
 	if err := s.doc.Decode(s.root, s.event.Data); err != nil {
-		s.err = fmt.Errorf("codec: stream event %d: %w", s.n, err)
+		s.err = &StreamError{Event: s.n, Err: err}
 		return false
 	}
 	s.n++
 	return true
 }
+
+// StreamError is an event of a stream whose data is not JSON.
+type StreamError struct {
+	Event int   // the index of the event among those with data
+	Err   error // a *SyntaxError
+}
+
+func (e *StreamError) Error() string { return fmt.Sprintf("%v (stream event %d)", e.Err, e.Event) }
+
+// Unwrap returns Err.
+func (e *StreamError) Unwrap() error { return e.Err }
 
 // Doc is the decoded data of the current event; it and its nodes and
 // findings are valid until the next call of Next.
@@ -68,5 +90,5 @@ func (s *Stream) Event() sse.Event { return s.event }
 func (s *Stream) Done() bool { return s.done }
 
 // Err is the error that stopped the stream: reading failed, or an event's
-// data was not JSON (a *SyntaxError, wrapped with the event's index).
+// data was not JSON (a *StreamError).
 func (s *Stream) Err() error { return s.err }

@@ -62,13 +62,14 @@ func TestStreamResponses(t *testing.T) {
 
 func TestStreamBadEvent(t *testing.T) {
 	root, _ := codec.OpenRouter.Payload(codec.ChatChunk)
-	s := codec.NewStream(strings.NewReader("data: {\"id\":\"a\"}\n\ndata: {\"id\":\"b\",}\n\ndata: {}\n\n"), root)
+	s := codec.NewStream(strings.NewReader("data: {\"id\":\"a\"}\n\ndata:\n\ndata: {\"id\":\"b\",}\n\ndata: {}\n\n"), root)
 	n := 0
 	for s.Next() {
 		n++
 	}
 	var se *codec.SyntaxError
-	if n != 1 || !errors.As(s.Err(), &se) || !strings.Contains(s.Err().Error(), "stream event 1") {
+	var ste *codec.StreamError
+	if n != 1 || !errors.As(s.Err(), &se) || !errors.As(s.Err(), &ste) || ste.Event != 1 || strings.Count(s.Err().Error(), "codec:") != 1 {
 		t.Fatalf("%d events, err %v", n, s.Err())
 	}
 	if se.Offset != 10 { // the } after the comma

@@ -69,12 +69,16 @@ type schema struct {
 	tag    string   // kindTagged: the discriminator property
 	cases  []tagCase
 	dflt   int32 // kindTagged: the variant when the tag is absent, or -1
+	// kindTagged: the variants an object without the tag may be, the
+	// default first; set if there are several. It is the first whose
+	// required keys the object has.
+	untagged []int32
 }
 
 type prop struct {
 	key      string
 	schema   int32
-	required bool // required by the spec (x-spec-required): missing → FindingMissing
+	required bool // required by the spec (x-spec-required): missing → a MissingField finding
 }
 
 type tagCase struct {
@@ -99,6 +103,9 @@ type Dialect struct {
 
 // Name is the dialect's short name, as in openapi/manifest.yaml.
 func (d *Dialect) Name() string { return d.name }
+
+// Spec is the file of the pinned spec the dialect was generated from.
+func (d *Dialect) Spec() string { return d.spec }
 
 // Payload is what a body or a stream event is, in either API.
 type Payload uint8

@@ -39,6 +39,9 @@ type entry struct {
 	tag    string
 	cases  []tagCase
 	dflt   int32
+	// untagged: the variants an object without the tag may be, the default
+	// first (set only if there are several): those whose tag is optional.
+	untagged []int32
 }
 
 type prop struct {
@@ -92,6 +95,7 @@ func Generate(doc *openapi3.T, o Options) ([]byte, error) {
 		}
 	}
 	b.masks()
+	b.untagged()
 	var payloads [6]string
 	for i, p := range []struct{ op, what string }{
 		{"POST /responses", "request"}, {"POST /responses", "json"}, {"POST /responses", "event"},
@@ -152,14 +156,15 @@ func (b *builder) fill(i int32, s *openapi3.Schema, ptr string) {
 	switch {
 	case s.Extensions[normalize.FreeFormExt] != nil:
 		e.kind, e.mask = "kindAny", []string{"mAll"}
+	case len(s.AllOf) > 0 && len(s.Properties) == 0 && s.Type == nil && len(union) == 0 && len(substantial(s.AllOf)) == 1:
+		// {"allOf": [{"$ref": …}, {"description": …}]}: the one part that
+		// says something, described. An alias, as a union of one.
+		k := substantial(s.AllOf)[0]
+		e.kind = "kindAlts"
+		e.alts = []int32{b.index(s.AllOf[k], fmt.Sprintf("%s/allOf/%d", ptr, k))}
 	case len(s.AllOf) > 0:
-		e.kind = "kindObject"
 		e.mask = append(e.mask, "mObject")
-		props := map[string]prop{}
-		b.merge(e, s, ptr, props, 0)
-		for _, k := range walk.SortedKeys(props) {
-			e.props = append(e.props, props[k])
-		}
+		b.object(e, s, ptr)
 	case len(union) > 0 && s.Discriminator != nil:
 		e.kind, e.tag = "kindTagged", s.Discriminator.PropertyName
 		e.mask = append(e.mask, "mObject")
@@ -175,6 +180,9 @@ func (b *builder) fill(i int32, s *openapi3.Schema, ptr string) {
 			}
 		}
 		if d, ok := s.Extensions[normalize.DefaultVariantExt].(string); ok {
+			if !mapped[walk.SchemaPrefix+d] {
+				b.errs = append(b.errs, fmt.Sprintf("%s: default variant %s is not a variant", ptr, d))
+			}
 			e.dflt = b.index(&openapi3.SchemaRef{Ref: walk.SchemaPrefix + d}, ptr)
 		}
 		if len(s.Properties) > 0 {
@@ -199,20 +207,19 @@ func (b *builder) fill(i int32, s *openapi3.Schema, ptr string) {
 			e.mask = append(e.mask, "mArray")
 		}
 	case len(s.Properties) > 0 || slices.Contains(types, openapi3.TypeObject):
-		e.kind = "kindObject"
 		if len(types) == 0 {
 			e.mask = append(e.mask, "mObject")
 		}
-		props := map[string]prop{}
-		b.merge(e, s, ptr, props, 0)
-		for _, k := range walk.SortedKeys(props) {
-			e.props = append(e.props, props[k])
-		}
-	case len(types) > 0 || len(s.Enum) > 0:
+		b.object(e, s, ptr)
+	case len(types) > 0 || len(s.Enum) > 0 || s.Const != nil:
 		e.kind = "kindScalar"
-		if _, open := s.Extensions[normalize.KnownValuesExt]; len(s.Enum) > 0 && !open {
+		enum := s.Enum
+		if s.Const != nil {
+			enum = []any{s.Const}
+		}
+		if _, open := s.Extensions[normalize.KnownValuesExt]; len(enum) > 0 && !open {
 			values, closed := []string{}, true
-			for _, v := range s.Enum {
+			for _, v := range enum {
 				switch v := v.(type) {
 				case string:
 					values = append(values, v)
@@ -239,21 +246,25 @@ func (b *builder) fill(i int32, s *openapi3.Schema, ptr string) {
 	}
 }
 
-// merge collects the properties of an object schema and of its allOf parts.
-func (b *builder) merge(e *entry, s *openapi3.Schema, ptr string, props map[string]prop, depth int) {
+// merge collects the properties of an object schema and of its allOf
+// parts, and the keys any of them requires (a part may require a key that
+// another declares). Only an explicit x-open-object or additionalProperties
+// opens the object: an empty part ({"type":"object"}, made free-form by
+// the normalizer) adds nothing.
+func (b *builder) merge(e *entry, s *openapi3.Schema, ptr string, props map[string]prop, required map[string]bool, depth int) {
 	if depth > 16 {
 		b.errs = append(b.errs, ptr+": allOf nested too deep")
 		return
 	}
-	_, open := s.Extensions[normalize.OpenObjectExt]
-	_, free := s.Extensions[normalize.FreeFormExt] // an allOf part that allows anything
-	if open || free || isMap(s) {
+	if _, open := s.Extensions[normalize.OpenObjectExt]; open || isMap(s) {
 		e.open = true
 	}
 	if len(s.OneOf)+len(s.AnyOf) > 0 {
 		b.errs = append(b.errs, ptr+": an allOf part that is a union")
 	}
-	required := map[string]bool{}
+	if s.Items != nil || len(s.Enum) > 0 || s.Const != nil || s.Type != nil && !s.Type.Is(openapi3.TypeObject) && !s.Type.Includes(openapi3.TypeObject) {
+		b.errs = append(b.errs, ptr+": an allOf part that is not an object")
+	}
 	for _, r := range s.Required {
 		required[r] = true
 	}
@@ -270,7 +281,7 @@ func (b *builder) merge(e *entry, s *openapi3.Schema, ptr string, props map[stri
 		}
 	}
 	for _, k := range walk.SortedKeys(s.Properties) {
-		props[k] = prop{key: k, schema: b.index(s.Properties[k], ptr+"/properties/"+walk.Escape(k)), required: required[k]}
+		props[k] = prop{key: k, schema: b.index(s.Properties[k], ptr+"/properties/"+walk.Escape(k))}
 	}
 	for k, part := range s.AllOf {
 		p := part.Value
@@ -281,13 +292,64 @@ func (b *builder) merge(e *entry, s *openapi3.Schema, ptr string, props map[stri
 		if part.Ref != "" {
 			name = walk.ComponentName(part.Ref)
 		}
-		b.merge(e, p, name, props, depth+1)
+		b.merge(e, p, name, props, required, depth+1)
 	}
+}
+
+// object fills e as the object schema s (with its allOf parts).
+func (b *builder) object(e *entry, s *openapi3.Schema, ptr string) {
+	e.kind = "kindObject"
+	props, required := map[string]prop{}, map[string]bool{}
+	b.merge(e, s, ptr, props, required, 0)
+	for _, k := range walk.SortedKeys(props) {
+		p := props[k]
+		p.required = required[k]
+		e.props = append(e.props, p)
+	}
+}
+
+// substantial lists the parts that are more than annotations (a
+// description, an example).
+func substantial(parts openapi3.SchemaRefs) []int {
+	var out []int
+	for i, p := range parts {
+		s := p.Value
+		if p.Ref != "" || s == nil || s.Type != nil || len(s.Properties) > 0 || s.Items != nil || len(s.Enum) > 0 || s.Const != nil ||
+			len(s.AllOf)+len(s.OneOf)+len(s.AnyOf) > 0 || isMap(s) || s.Extensions[normalize.FreeFormExt] != nil || s.Extensions[normalize.OpenObjectExt] != nil {
+			out = append(out, i)
+		}
+	}
+	return out
 }
 
 func isMap(s *openapi3.Schema) bool {
 	ap := s.AdditionalProperties
 	return (ap.Has != nil && *ap.Has) || ap.Schema != nil
+}
+
+// untagged lists, for each union with a default variant, the variants
+// whose tag is optional: an object without the tag is the first of them
+// whose required keys it has.
+func (b *builder) untagged() {
+	for _, e := range b.entries {
+		if e.kind != "kindTagged" || e.dflt < 0 {
+			continue
+		}
+		list := []int32{e.dflt}
+		for _, c := range e.cases {
+			if slices.Contains(list, c.schema) {
+				continue
+			}
+			v := b.entries[c.schema]
+			i := slices.IndexFunc(v.props, func(p prop) bool { return p.key == e.tag })
+			if i < 0 || !v.props[i].required {
+				list = append(list, c.schema)
+			}
+		}
+		if len(list) > 1 {
+			e.untagged = list
+		}
+	}
 }
 
 // masks gives unions the JSON kinds of their alternatives, to a fixed point
@@ -377,6 +439,8 @@ func (b *builder) render(o Options, names []string, payloads [6]string) ([]byte,
 	p("var %s = &Dialect{\n\tname: %q,\n\tspec: %q,\n\tschemas: %sSchemas[:],\n\tcomponents: %sComponents[:],\n", o.Var, o.Name, o.Source, lower, lower)
 	p("\tpayloads: [numPayloads]int32{ResponsesRequest: %s, ResponsesBody: %s, ResponsesEvent: %s, ChatRequest: %s, ChatBody: %s, ChatChunk: %s},\n}\n\n",
 		payloads[0], payloads[1], payloads[2], payloads[3], payloads[4], payloads[5])
+	p("// The payloads above are the six of codec.Payload: a change there breaks\n// the build until the tables are generated anew.\n")
+	p("func _() {\n\tvar x [1]struct{}\n\t_ = x[numPayloads-%d]\n}\n\n", len(payloads))
 	p("var %sComponents = [...]component{\n", lower)
 	for _, n := range names {
 		if i, ok := b.comp[n]; ok {
@@ -420,6 +484,9 @@ func (b *builder) render(o Options, names []string, payloads [6]string) ([]byte,
 				p("{%q, %d}", c.value, c.schema)
 			}
 			p("}")
+			if len(e.untagged) > 0 {
+				p(", untagged: %#v", e.untagged)
+			}
 		}
 		p("},\n")
 	}

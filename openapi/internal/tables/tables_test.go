@@ -56,8 +56,9 @@ func TestGenerate(t *testing.T) {
 		`{name: "Effort", kind: kindScalar, mask: mString, values: []string{"high", "low"}}`,
 		// A union by JSON kind gets its alternatives' kinds.
 		`{name: "Req/allOf/1/properties/input", kind: kindAlts, mask: mArray | mNull | mString, alts: []int32{`,
-		// A discriminated union: cases by value, the default variant.
-		`{name: "Item", kind: kindTagged, mask: mObject, tag: "type", dflt: 5, cases: []tagCase{{"call", 1}, {"message", 5}}}`,
+		// A discriminated union: cases by value, the default variant, the
+		// variants an object without the tag may be (both have it optional).
+		`{name: "Item", kind: kindTagged, mask: mObject, tag: "type", dflt: 5, cases: []tagCase{{"call", 1}, {"message", 5}}, untagged: []int32{5, 1}}`,
 		// x-open-object, and an allOf with a free-form part, allow more keys.
 		`{name: "Msg", kind: kindObject, mask: mObject, props: []prop{{"role", `,
 		`{name: "Call", kind: kindObject, mask: mObject, props: []prop{{"n", `,
@@ -67,11 +68,12 @@ func TestGenerate(t *testing.T) {
 			t.Errorf("output lacks %s", want)
 		}
 	}
-	for _, open := range []string{"Msg", "Call"} {
-		line := got[strings.Index(got, `{name: "`+open+`"`):]
+	// x-open-object opens an object; an empty (free-form) allOf part does not.
+	for name, open := range map[string]bool{"Msg": true, "Call": false} {
+		line := got[strings.Index(got, `{name: "`+name+`"`):]
 		line = line[:strings.Index(line, "\n")]
-		if !strings.Contains(line, "open: true") {
-			t.Errorf("%s is not open: %s", open, line)
+		if strings.Contains(line, "open: true") != open {
+			t.Errorf("%s open = %v: %s", name, !open, line)
 		}
 	}
 	again, _ := Generate(doc, Options{Var: "Test", Name: "test", Source: "test.yaml"})
@@ -86,7 +88,10 @@ func TestGenerateErrors(t *testing.T) {
 	for name, schemas := range map[string]string{
 		"variant outside the mapping": `"U": {"oneOf": [{"$ref": "#/components/schemas/A"}, {"$ref": "#/components/schemas/B"}], "discriminator": {"propertyName": "type", "mapping": {"a": "#/components/schemas/A"}}},
 			"A": {"type": "object"}, "B": {"type": "object"}`,
-		"union in allOf":        `"U": {"allOf": [{"oneOf": [{"type": "string"}, {"type": "object"}]}]}`,
+		"union in allOf":  `"U": {"allOf": [{"type": "object", "properties": {"a": {}}}, {"oneOf": [{"type": "string"}, {"type": "object"}]}]}`,
+		"scalar in allOf": `"U": {"allOf": [{"type": "object", "properties": {"a": {}}}, {"type": "string"}]}`,
+		"default variant not a variant": `"U": {"oneOf": [{"$ref": "#/components/schemas/A"}], "discriminator": {"propertyName": "type", "mapping": {"a": "#/components/schemas/A"}}, "x-default-variant": "B"},
+			"A": {"type": "object"}, "B": {"type": "object"}`,
 		"union with properties": `"U": {"oneOf": [{"type": "string"}, {"type": "object"}], "properties": {"a": {"type": "string"}}}`,
 	} {
 		l := openapi3.NewLoader()
@@ -96,6 +101,33 @@ func TestGenerateErrors(t *testing.T) {
 		}
 		if _, err := Generate(doc, Options{Var: "T", Name: "t", Source: "t"}); err == nil || !strings.Contains(err.Error(), "U") {
 			t.Errorf("%s: %v", name, err)
+		}
+	}
+}
+
+// Keys a part requires are required wherever they are declared; an allOf
+// of one schema and annotations is that schema; const is a one-value enum.
+func TestGenerateAllOfAndConst(t *testing.T) {
+	doc, err := openapi3.NewLoader().LoadFromData([]byte(`{"openapi": "3.1.0", "info": {"title": "t", "version": "1"}, "paths": {}, "components": {"schemas": {
+		"A": {"allOf": [{"$ref": "#/components/schemas/B"}, {"type": "object", "properties": {"c": {"type": "string"}}, "x-spec-required": ["b", "c"]}]},
+		"B": {"type": "object", "properties": {"b": {"type": "string"}}},
+		"D": {"allOf": [{"$ref": "#/components/schemas/E"}, {"description": "an effort, described"}]},
+		"E": {"type": "string", "enum": ["low"]},
+		"K": {"type": "string", "const": "k"}}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	src, err := Generate(doc, Options{Var: "T", Name: "t", Source: "t"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		`{name: "A", kind: kindObject, mask: mObject, props: []prop{{"b", 5, true}, {"c", 6, true}}, nreq: 2}`,
+		`{name: "D", kind: kindAlts, mask: mString, alts: []int32{3}}`,
+		`{name: "K", kind: kindScalar, mask: mString, values: []string{"k"}}`,
+	} {
+		if !strings.Contains(string(src), want) {
+			t.Errorf("output lacks %s\n%s", want, src)
 		}
 	}
 }
