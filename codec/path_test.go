@@ -1,6 +1,7 @@
 package codec
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 	"testing"
@@ -72,5 +73,33 @@ func TestLongKeysClipped(t *testing.T) {
 	_, err = Decode(r, []byte(`{"`+long+`":[tru]}`))
 	if se, ok := err.(*SyntaxError); !ok || se.Path != want+"[0]" {
 		t.Errorf("error %v", err)
+	}
+}
+
+// Objects with more than 64 properties keep their seen-keys bitset in
+// several words: the duplicate check and the required check work across
+// them. (No spec object is that large yet.)
+func TestManyProperties(t *testing.T) {
+	const n = 70
+	d := &Dialect{name: "test", schemas: []schema{{name: "Big", kind: kindObject, mask: mObject}, {name: "Big/properties/*", kind: kindScalar, mask: mInteger}}}
+	for i := range n {
+		d.schemas[0].props = append(d.schemas[0].props, prop{key: fmt.Sprintf("p%03d", i), schema: 1, required: i == 69})
+	}
+	d.schemas[0].nreq = 1
+	root := Root{d, 0}
+	var all []string
+	for i := range n {
+		all = append(all, fmt.Sprintf(`"p%03d":%d`, i, i))
+	}
+	doc, err := Decode(root, []byte("{"+strings.Join(all, ",")+"}"))
+	if err != nil || len(doc.Findings()) != 0 {
+		t.Fatalf("%v %v", err, doc.Findings())
+	}
+	if _, err := Decode(root, []byte(`{"p069":1,"p001":2,"p069":3}`)); err == nil || !strings.Contains(err.Error(), `duplicate key "p069"`) {
+		t.Errorf("a repeated 70th key: %v", err)
+	}
+	doc, err = Decode(root, []byte(`{"p001":1,"p068":2}`))
+	if err != nil || len(doc.Findings()) != 1 || doc.Findings()[0].Path() != "p069" {
+		t.Errorf("the missing 70th key: %v %v", err, doc.Findings())
 	}
 }
