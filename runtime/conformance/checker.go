@@ -1,0 +1,389 @@
+// Package conformance judges OpenAI Responses API streams and response
+// objects: the test oracle for every stream Transponder emits, usable on
+// any server's stream (`transponder check-stream`).
+//
+// A Checker takes a stream's events one by one (so it can run inside a
+// live proxy or a fuzz loop) and Finish returns what it found:
+//
+//	c := conformance.NewChecker()
+//	for each event { c.Event(data) }   // or c.SSE(ev) to check the event: line too
+//	findings := c.Finish()
+//
+// Each finding names the event (its index in the stream), the rule and a
+// short reason. The rules, by name:
+//
+//	json             the event is not JSON
+//	schema           the event is not its spec variant: a value of the wrong
+//	                 kind, a field the pinned spec requires missing (the
+//	                 original required lists, before the normalizer relaxed them)
+//	unknown-type     (a warning) an event, item or part type the spec does not know
+//	lifecycle        response.created first (then response.in_progress); one
+//	                 terminal event (completed, incomplete, failed), last; after
+//	                 an error event only response.failed
+//	sequence         sequence_number missing, not starting at 0, or going back
+//	sequence-gap     sequence_number skipping values
+//	response-identity the response's id, created_at or model changing
+//	output-item      output_item.added before any event of its output_index,
+//	                 once per index, in order; every item done, once
+//	content-part     content_part.added before a part's deltas, every part done
+//	summary-part     reasoning_summary_part.added likewise
+//	item-id          an item without id, or whose id changes between events
+//	delta-text       a *.done text or arguments that is not its deltas joined;
+//	                 a done part or item whose text differs from the streamed one
+//	terminal-output  the terminal response's output not the streamed items;
+//	                 its status not its event's; output_text "" after text
+//	usage            response.completed without usage (Codex needs it)
+//	annotation       an annotation for an item or part that was not added
+//	sse-event-type   an SSE event: line that is not the data's type
+//
+// Rule violations are Violations; unknown types are Warnings (real servers
+// emit types newer than the spec; the official Node SDK's stream helper
+// rejects them, Codex ignores them).
+package conformance
+
+import (
+	"encoding/json"
+	"fmt"
+	"strconv"
+
+	"github.com/transponder-dev/transponder/codec"
+	"github.com/transponder-dev/transponder/codec/sse"
+)
+
+// Class says how bad a finding is.
+type Class uint8
+
+const (
+	Violation Class = iota // the stream breaks the spec or a client
+	Warning                // the spec does not know it; clients may cope
+)
+
+func (c Class) String() string {
+	if c == Warning {
+		return "warning"
+	}
+	return "violation"
+}
+
+// MarshalText writes the class by name.
+func (c Class) MarshalText() ([]byte, error) { return []byte(c.String()), nil }
+
+// Finding is one thing wrong with a stream or a response.
+type Finding struct {
+	Event  int    `json:"event"` // the event's index in the stream; -1 for the stream as a whole
+	Rule   string `json:"rule"`
+	Class  Class  `json:"class"`
+	Reason string `json:"reason"`
+}
+
+func (f Finding) String() string {
+	where := "stream"
+	if f.Event >= 0 {
+		where = "event " + strconv.Itoa(f.Event)
+	}
+	if f.Class == Warning {
+		return fmt.Sprintf("%s: %s (warning): %s", where, f.Rule, f.Reason)
+	}
+	return fmt.Sprintf("%s: %s: %s", where, f.Rule, f.Reason)
+}
+
+// Violations counts the findings that are violations.
+func Violations(fs []Finding) int {
+	n := 0
+	for _, f := range fs {
+		if f.Class == Violation {
+			n++
+		}
+	}
+	return n
+}
+
+// maxIndex bounds output, content and summary indexes: a stream that sends
+// a larger one is reported, not allocated for.
+const maxIndex = 4096
+
+type phase uint8
+
+const (
+	phaseStart    phase = iota // nothing yet
+	phaseCreated               // response.created seen
+	phaseOpen                  // any other event since
+	phaseErrored               // an error event: only response.failed may follow
+	phaseTerminal              // completed, incomplete or failed seen
+)
+
+// text accumulates the deltas of one text (a content part, a summary part,
+// arguments) and what its done event said.
+type text struct {
+	added, done bool // the part's added and done events (parts only)
+	deltas      []byte
+	streamed    bool // a delta or done event was seen
+	textDone    bool // the text's done event was seen
+	annotations int
+}
+
+type item struct {
+	id, typ   string
+	done      bool
+	doneItem  json.RawMessage // the item of output_item.done
+	parts     []*text         // content parts, by content_index
+	summaries []*text         // summary parts, by summary_index
+	args      text            // function-call arguments, custom tool input
+}
+
+// Checker checks one Responses stream. Use a new Checker per stream.
+type Checker struct {
+	root     codec.Root
+	doc      codec.Doc
+	n        int // events seen
+	findings []Finding
+
+	phase    phase
+	seq      int64 // the last sequence_number, or -1
+	seqSeen  bool
+	id       string // of the response, from the first response.* event
+	created  string // created_at, as JSON
+	model    string
+	known    bool // id, created, model recorded
+	items    []*item
+	terminal json.RawMessage // the terminal event's response
+	streamed bool            // output text was streamed
+}
+
+// NewChecker returns a Checker for an OpenAI Responses stream.
+func NewChecker() *Checker {
+	root, _ := codec.OpenAI.Payload(codec.ResponsesEvent)
+	return &Checker{root: root, seq: -1}
+}
+
+func (c *Checker) add(rule string, class Class, format string, args ...any) {
+	c.findings = append(c.findings, Finding{Event: c.n, Rule: rule, Class: class, Reason: fmt.Sprintf(format, args...)})
+}
+
+func (c *Checker) violation(rule, format string, args ...any) {
+	c.add(rule, Violation, format, args...)
+}
+
+// SSE checks one Server-Sent Event: its data as Event does, and that its
+// event: line, if any, names the data's type.
+func (c *Checker) SSE(e sse.Event) {
+	if e.Type != "" {
+		var head struct {
+			Type string `json:"type"`
+		}
+		if json.Unmarshal(e.Data, &head) == nil && head.Type != e.Type {
+			c.violation("sse-event-type", "event: %s, data of type %q", e.Type, head.Type)
+		}
+	}
+	c.Event(e.Data)
+}
+
+// event is what the rules read of an event. Fields are raw, so that a
+// value of the wrong kind (reported by the schema rule) does not hide the
+// others.
+type event struct {
+	Type            string          `json:"type"`
+	SequenceNumber  json.RawMessage `json:"sequence_number"`
+	OutputIndex     json.RawMessage `json:"output_index"`
+	ContentIndex    json.RawMessage `json:"content_index"`
+	SummaryIndex    json.RawMessage `json:"summary_index"`
+	AnnotationIndex json.RawMessage `json:"annotation_index"`
+	ItemID          json.RawMessage `json:"item_id"`
+	Delta           json.RawMessage `json:"delta"`
+	Text            json.RawMessage `json:"text"`
+	Refusal         json.RawMessage `json:"refusal"`
+	Arguments       json.RawMessage `json:"arguments"`
+	Input           json.RawMessage `json:"input"`
+	Item            json.RawMessage `json:"item"`
+	Part            json.RawMessage `json:"part"`
+	Response        json.RawMessage `json:"response"`
+}
+
+// Event checks the next event of the stream: its data, one JSON object.
+func (c *Checker) Event(data []byte) {
+	defer func() { c.n++ }()
+	if err := c.doc.Decode(c.root, data); err != nil {
+		c.violation("json", "%v", err)
+		return
+	}
+	var e event
+	if err := json.Unmarshal(data, &e); err != nil {
+		c.violation("json", "%v", err)
+		return
+	}
+	c.schema(e.Type)
+	c.lifecycle(e.Type)
+	c.sequence(e.SequenceNumber)
+	if len(e.Response) > 0 && string(e.Response) != "null" {
+		c.identity(e.Response)
+	}
+	c.outputs(e)
+}
+
+// schema reports what the codec found against the pinned spec.
+func (c *Checker) schema(typ string) {
+	for n := range c.doc.Nodes() {
+		if !n.Known() {
+			what := "event type"
+			if n.Path() != "" {
+				what = n.Path() + " type"
+			}
+			c.add("unknown-type", Warning, "%s %q is not in the spec", what, n.Type())
+		}
+	}
+	for _, f := range c.doc.Findings() {
+		switch f.Kind {
+		case codec.WrongKind:
+			c.violation("schema", "%s: %s, want %s", displayPath(f.Path()), f.Raw, f.Want())
+		case codec.MissingField:
+			c.violation("schema", "%s: required by the spec, missing", f.Path())
+		case codec.UnknownValue:
+			c.violation("schema", "%s: %s is not a value the spec lists", f.Path(), f.Raw)
+		}
+	}
+}
+
+func displayPath(p string) string {
+	if p == "" {
+		return "the event"
+	}
+	return p
+}
+
+func terminal(typ string) bool {
+	return typ == "response.completed" || typ == "response.incomplete" || typ == "response.failed"
+}
+
+func (c *Checker) lifecycle(typ string) {
+	switch {
+	case c.phase == phaseTerminal:
+		c.violation("lifecycle", "%s after the terminal event", typ)
+		return
+	case c.phase == phaseStart && typ != "response.created":
+		c.violation("lifecycle", "the first event is %s, not response.created", typ)
+	case c.phase != phaseStart && typ == "response.created":
+		c.violation("lifecycle", "response.created again")
+	case typ == "response.in_progress" && c.phase != phaseCreated:
+		c.violation("lifecycle", "response.in_progress not right after response.created")
+	case c.phase == phaseErrored && typ != "response.failed":
+		c.violation("lifecycle", "%s after an error event: only response.failed may follow", typ)
+	}
+	switch {
+	case terminal(typ):
+		c.phase = phaseTerminal
+	case typ == "error":
+		c.phase = phaseErrored
+	case typ == "response.created" && c.phase == phaseStart:
+		c.phase = phaseCreated
+	case c.phase != phaseErrored:
+		c.phase = phaseOpen
+	}
+}
+
+func (c *Checker) sequence(raw json.RawMessage) {
+	if len(raw) == 0 || string(raw) == "null" {
+		c.violation("sequence", "no sequence_number")
+		return
+	}
+	n, err := strconv.ParseInt(string(raw), 10, 64)
+	if err != nil {
+		return // the schema rule reports it
+	}
+	switch {
+	case !c.seqSeen && n != 0:
+		c.violation("sequence", "sequence_number starts at %d, not 0", n)
+	case c.seqSeen && n <= c.seq:
+		c.violation("sequence", "sequence_number %d after %d", n, c.seq)
+	case c.seqSeen && n > c.seq+1:
+		c.add("sequence-gap", Violation, "sequence_number %d after %d: %d missing", n, c.seq, n-c.seq-1)
+	}
+	if !c.seqSeen || n > c.seq {
+		c.seq = n
+	}
+	c.seqSeen = true
+}
+
+func (c *Checker) identity(resp json.RawMessage) {
+	var r struct {
+		ID        *string         `json:"id"`
+		CreatedAt json.RawMessage `json:"created_at"`
+		Model     *string         `json:"model"`
+	}
+	if json.Unmarshal(resp, &r) != nil {
+		return // the schema rule reports it
+	}
+	id, model := deref(r.ID), deref(r.Model)
+	if !c.known {
+		c.id, c.created, c.model, c.known = id, string(r.CreatedAt), model, true
+		return
+	}
+	if id != c.id {
+		c.violation("response-identity", "response id %q, was %q", id, c.id)
+	}
+	if string(r.CreatedAt) != c.created {
+		c.violation("response-identity", "created_at %s, was %s", r.CreatedAt, c.created)
+	}
+	if model != c.model {
+		c.violation("response-identity", "model %q, was %q", model, c.model)
+	}
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}
+
+// index reads an index field: ok false if absent, or not a small
+// non-negative integer (which is reported).
+func (c *Checker) index(name string, raw json.RawMessage) (int, bool) {
+	if len(raw) == 0 || string(raw) == "null" {
+		return 0, false
+	}
+	n, err := strconv.Atoi(string(raw))
+	if err != nil || n < 0 {
+		return 0, false // the schema rule reports it
+	}
+	if n >= maxIndex {
+		c.violation("output-item", "%s %d: more than this checker follows", name, n)
+		return 0, false
+	}
+	return n, true
+}
+
+func str(raw json.RawMessage) (string, bool) {
+	var s string
+	if len(raw) == 0 || json.Unmarshal(raw, &s) != nil {
+		return "", false
+	}
+	return s, true
+}
+
+// Finish ends the stream and returns every finding, in event order.
+func (c *Checker) Finish() []Finding {
+	if c.phase != phaseTerminal {
+		n := c.n
+		c.n = -1
+		if n == 0 {
+			c.violation("lifecycle", "no events")
+		} else {
+			c.violation("lifecycle", "the stream ends without a terminal event (response.completed, response.incomplete or response.failed)")
+			c.unfinished()
+		}
+		c.n = n
+	}
+	return c.findings
+}
+
+// Terminal is the response of the terminal event, once seen (nil before).
+func (c *Checker) Terminal() json.RawMessage { return c.terminal }
+
+// Check checks a whole stream of event data.
+func Check(events [][]byte) []Finding {
+	c := NewChecker()
+	for _, e := range events {
+		c.Event(e)
+	}
+	return c.Finish()
+}

@@ -1,0 +1,196 @@
+package conformance
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/transponder-dev/transponder/internal/fixtures"
+)
+
+var update = flag.Bool("update", false, "rewrite testdata/corpus.golden")
+
+// Why each recording breaks the rules it breaks. Every recording that
+// breaks one is explained here, and only those.
+var explained = map[string]string{
+	"vercel-azure-text.1.jsonl": "Azure's usage lacks input_tokens_details.cache_write_tokens, which the pinned spec requires.",
+	"vercel-azure-tool-call.1.jsonl": "Azure sends function_call_arguments.done without the name the pinned spec requires on it, " +
+		"and usage without cache_write_tokens.",
+	"vercel-lmstudio-tool-call.1.jsonl": "LM Studio sends a function call's arguments only in its done event, with no deltas " +
+		"(so done ≠ the deltas joined), without name; usage without cache_write_tokens.",
+	"vercel-openai-apply-patch-tool.1.jsonl": "apply_patch_call_operation_diff.delta/done are newer than the pinned spec (warnings); " +
+		"usage without cache_write_tokens.",
+	"vercel-openai-custom-tool.1.jsonl": "Hand-written upstream: no sequence_number anywhere; custom_tool_call_input has no done event " +
+		"(so the done item's input is checked against the deltas only).",
+	"vercel-openai-error.1.jsonl": "The error event and response.failed's error carry fields in another shape than the pinned spec " +
+		"(code missing), and response.failed lacks fields the spec requires.",
+	"vercel-openai-file-search-tool.1.jsonl":  "usage without cache_write_tokens.",
+	"vercel-openai-local-shell-tool.1.jsonl":  "usage without cache_write_tokens.",
+	"vercel-openai-phase.1.jsonl": "Trimmed upstream: most deltas and an output item were cut out, leaving sequence gaps, done texts " +
+		"longer than their deltas, an output index skipped; older response objects lack fields the spec requires.",
+	"vercel-openai-reasoning-encrypted-content.1.jsonl": "Four responses of an agent loop concatenated (the .partN files split them): " +
+		"response.created after a terminal event, sequence numbers restarting, ids changing, output indexes reused.",
+	"vercel-openai-reasoning-encrypted-content.1.part0.jsonl": "function_call_arguments.done without name.",
+	"vercel-openai-reasoning-encrypted-content.1.part1.jsonl": "function_call_arguments.done without name.",
+	"vercel-openai-reasoning-encrypted-content.1.part2.jsonl": "function_call_arguments.done without name.",
+	"vercel-openai-reasoning-encrypted-content.1.part3.jsonl": "usage without cache_write_tokens.",
+	"vercel-openai-shell-tool.1.jsonl": "Two responses concatenated (the .partN files split them); the shell_call item lacks " +
+		"environment, which the pinned spec requires.",
+	"vercel-openai-shell-tool.1.part0.jsonl":            "The shell_call item lacks environment, which the pinned spec requires.",
+	"vercel-openai-shell-tool.1.part1.jsonl":            "usage without cache_write_tokens.",
+	"vercel-openai-web-search-tool.1.jsonl":             "web_search_call items added without action, which the pinned spec requires; no usage details.",
+	"vercel-xai-text-with-reasoning-streaming.1.jsonl": "xAI's response objects lack fields the spec requires (error, incomplete_details, …).",
+}
+
+// Every recorded Responses stream is checked; what each breaks is pinned
+// in testdata/corpus.golden (go test -run TestCorpus -update rewrites it).
+func TestCorpus(t *testing.T) {
+	shared := fixtures.SharedDir(filepath.Join("..", ".."))
+	payloads, err := fixtures.Corpus(shared)
+	if err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatal(err)
+		}
+		t.Skip(err)
+	}
+	streams := map[string][][]byte{}
+	var files []string
+	for _, p := range payloads {
+		name, ok := strings.CutPrefix(p.Name, "responses-sse/")
+		if !ok {
+			continue
+		}
+		name, _, _ = strings.Cut(name, "#")
+		if _, seen := streams[name]; !seen {
+			files = append(files, name)
+		}
+		streams[name] = append(streams[name], p.Data)
+	}
+	var b strings.Builder
+	b.WriteString("# What each recorded Responses stream breaks: rule (class) ×count, at events …\n")
+	for _, f := range files {
+		fs := Check(streams[f])
+		if len(fs) == 0 {
+			if explained[f] != "" {
+				t.Errorf("%s breaks no rule now: drop its explanation", f)
+			}
+			fmt.Fprintf(&b, "\n%s: %d events, conformant\n", f, len(streams[f]))
+			continue
+		}
+		if explained[f] == "" {
+			t.Errorf("%s breaks rules, unexplained: %v", f, fs[:min(len(fs), 5)])
+		}
+		fmt.Fprintf(&b, "\n%s: %d events\n# %s\n", f, len(streams[f]), explained[f])
+		type tally struct {
+			n      int
+			events []int
+			first  string
+		}
+		byRule := map[string]*tally{}
+		var order []string
+		for _, x := range fs {
+			k := x.Rule
+			if x.Class == Warning {
+				k += " (warning)"
+			}
+			if byRule[k] == nil {
+				byRule[k] = &tally{first: x.Reason}
+				order = append(order, k)
+			}
+			tl := byRule[k]
+			tl.n++
+			if len(tl.events) < 5 && !slices.Contains(tl.events, x.Event) {
+				tl.events = append(tl.events, x.Event)
+			}
+		}
+		for _, k := range order {
+			tl := byRule[k]
+			fmt.Fprintf(&b, "  %s ×%d at %v: %s\n", k, tl.n, tl.events, tl.first)
+		}
+	}
+	for f := range explained {
+		if _, ok := streams[f]; !ok {
+			t.Errorf("explained %s is not in the corpus", f)
+		}
+	}
+	golden(t, filepath.Join("testdata", "corpus.golden"), b.String())
+}
+
+func golden(t *testing.T, path, got string) {
+	t.Helper()
+	if *update {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run with -update to create it)", err)
+	}
+	if string(want) != got {
+		wl, gl := strings.Split(string(want), "\n"), strings.Split(got, "\n")
+		var diff []string
+		for _, l := range gl {
+			if !slices.Contains(wl, l) {
+				diff = append(diff, "+ "+l)
+			}
+		}
+		for _, l := range wl {
+			if !slices.Contains(gl, l) {
+				diff = append(diff, "- "+l)
+			}
+		}
+		t.Errorf("%s is stale (rerun with -update and review):\n%s", path, strings.Join(diff, "\n"))
+	}
+}
+
+// Mutations of conformant streams and recordings never panic the checker,
+// and every finding names an event of the stream (or -1).
+func FuzzChecker(f *testing.F) {
+	for _, evs := range conformant() {
+		f.Add(joinLines(evs))
+	}
+	if payloads, err := fixtures.Corpus(fixtures.SharedDir(filepath.Join("..", ".."))); err == nil {
+		streams := map[string][][]byte{}
+		for _, p := range payloads {
+			if name, ok := strings.CutPrefix(p.Name, "responses-sse/"); ok {
+				name, _, _ = strings.Cut(name, "#")
+				streams[name] = append(streams[name], p.Data)
+			}
+		}
+		for _, evs := range streams {
+			f.Add(joinLines(evs))
+		}
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		lines := strings.Split(string(data), "\n")
+		c := NewChecker()
+		for _, l := range lines {
+			c.Event([]byte(l))
+		}
+		for _, x := range c.Finish() {
+			if x.Event < -1 || x.Event >= len(lines) || x.Rule == "" || x.Reason == "" {
+				t.Fatalf("finding %+v of a %d-event stream", x, len(lines))
+			}
+		}
+	})
+}
+
+func joinLines(evs [][]byte) []byte {
+	var out []byte
+	for i, e := range evs {
+		if i > 0 {
+			out = append(out, '\n')
+		}
+		out = append(out, e...)
+	}
+	return out
+}
