@@ -28,8 +28,8 @@ var explained = map[string]string{
 		"(so the done item's input is checked against the deltas only).",
 	"vercel-openai-error.1.jsonl": "The error event and response.failed's error carry fields in another shape than the pinned spec " +
 		"(code missing), and response.failed lacks fields the spec requires.",
-	"vercel-openai-file-search-tool.1.jsonl":  "usage without cache_write_tokens.",
-	"vercel-openai-local-shell-tool.1.jsonl":  "usage without cache_write_tokens.",
+	"vercel-openai-file-search-tool.1.jsonl": "usage without cache_write_tokens.",
+	"vercel-openai-local-shell-tool.1.jsonl": "usage without cache_write_tokens.",
 	"vercel-openai-phase.1.jsonl": "Trimmed upstream: most deltas and an output item were cut out, leaving sequence gaps, done texts " +
 		"longer than their deltas, an output index skipped; older response objects lack fields the spec requires.",
 	"vercel-openai-reasoning-encrypted-content.1.jsonl": "Four responses of an agent loop concatenated (the .partN files split them): " +
@@ -40,9 +40,9 @@ var explained = map[string]string{
 	"vercel-openai-reasoning-encrypted-content.1.part3.jsonl": "usage without cache_write_tokens.",
 	"vercel-openai-shell-tool.1.jsonl": "Two responses concatenated (the .partN files split them); the shell_call item lacks " +
 		"environment, which the pinned spec requires.",
-	"vercel-openai-shell-tool.1.part0.jsonl":            "The shell_call item lacks environment, which the pinned spec requires.",
-	"vercel-openai-shell-tool.1.part1.jsonl":            "usage without cache_write_tokens.",
-	"vercel-openai-web-search-tool.1.jsonl":             "web_search_call items added without action, which the pinned spec requires; no usage details.",
+	"vercel-openai-shell-tool.1.part0.jsonl":           "The shell_call item lacks environment, which the pinned spec requires.",
+	"vercel-openai-shell-tool.1.part1.jsonl":           "usage without cache_write_tokens.",
+	"vercel-openai-web-search-tool.1.jsonl":            "web_search_call items added without action, which the pinned spec requires; no usage details.",
 	"vercel-xai-text-with-reasoning-streaming.1.jsonl": "xAI's response objects lack fields the spec requires (error, incomplete_details, …).",
 }
 
