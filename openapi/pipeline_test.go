@@ -9,6 +9,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/getkin/kin-openapi/openapi3"
+
 	"github.com/transponder-dev/transponder/openapi"
 )
 
@@ -150,5 +152,84 @@ func TestManifest(t *testing.T) {
 	upper := "specs:\n  - {name: x, file: x.yaml, url: u, package: x, output: gen/x, operations: [GET /x], sha256: " + strings.Repeat("A", 64) + "}\n"
 	if _, err := openapi.ParseManifest([]byte(upper)); err == nil || !strings.Contains(err.Error(), "hex") {
 		t.Errorf("upper-case pin accepted: %v", err)
+	}
+}
+
+// requiredOf lists the keys a schema requires, its allOf parts' included,
+// and those of X in a nullable X (anyOf [X, null], which the normalizer
+// makes X with null allowed).
+func requiredOf(s *openapi3.Schema, depth int) []string {
+	out := slices.Clone(s.Required)
+	for _, p := range s.AllOf {
+		if p.Value != nil && depth < 16 {
+			out = append(out, requiredOf(p.Value, depth+1)...)
+		}
+	}
+	var nonNull []*openapi3.SchemaRef
+	for _, v := range append(slices.Clone(s.AnyOf), s.OneOf...) {
+		if v.Value != nil && !(v.Value.Type != nil && v.Value.Type.Is(openapi3.TypeNull)) {
+			nonNull = append(nonNull, v)
+		}
+	}
+	if len(nonNull) == 1 && nonNull[0].Ref == "" && depth < 16 { // (a single $ref is an alias: its target is compared itself)
+		out = append(out, requiredOf(nonNull[0].Value, depth+1)...)
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// specRequiredOf lists the keys x-spec-required keeps for a normalized
+// schema, its allOf parts' included (as the codec's table generator reads them).
+func specRequiredOf(t *testing.T, s *openapi3.Schema, depth int) []string {
+	var out []string
+	switch list := s.Extensions["x-spec-required"].(type) {
+	case []string:
+		out = slices.Clone(list)
+	case nil:
+	default:
+		t.Fatalf("x-spec-required is %T", list)
+	}
+	for _, p := range s.AllOf {
+		if p.Value != nil && depth < 16 {
+			out = append(out, specRequiredOf(t, p.Value, depth+1)...)
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// The normalizer relaxes required lists and keeps the originals in
+// x-spec-required: what the codec's tables (and so the conformance
+// checker) call "required by the spec". For every schema the pinned spec
+// and the normalized one share (not merged by the normalizer), the two
+// lists are the same (allOf parts' lists included).
+func TestSpecRequiredKept(t *testing.T) {
+	dir := specsDir(t)
+	for _, g := range generateOnce(t) {
+		data, err := g.Spec.Read(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		l := openapi3.NewLoader()
+		raw, err := l.LoadFromData(data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checked := 0
+		for name, ref := range g.Doc.Components.Schemas {
+			orig := raw.Components.Schemas[name]
+			if ref.Value == nil || orig == nil || orig.Value == nil || ref.Value.Extensions["x-merged-from"] != nil {
+				continue
+			}
+			want := requiredOf(orig.Value, 0)
+			got := specRequiredOf(t, ref.Value, 0)
+			if !slices.Equal(got, want) && !(len(got) == 0 && len(want) == 0) {
+				t.Errorf("%s %s: x-spec-required %v, the spec's required %v", g.Spec.Name, name, got, want)
+			}
+			checked++
+		}
+		if checked < 300 {
+			t.Errorf("%s: only %d schemas compared", g.Spec.Name, checked)
+		}
 	}
 }

@@ -2,14 +2,21 @@
 //
 //	transponder generate [-root DIR] [-check] [-dump DIR] [spec ...]   regenerate gen/ from the pinned specs
 //	transponder specs [-dir DIR] [spec ...]                download the pinned specs and verify their checksums
+//	transponder check-stream [--format text|json] [FILE|-] check a Responses stream (SSE or JSON lines)
+//
+// check-stream exits 0 if the stream is conformant (warnings allowed), 1 if
+// it breaks a rule, 2 if the input cannot be read. The rules are those of
+// package runtime/conformance.
 //
 // Specs are read from $SPECS_DIR, else .specs/, else ../shared/specs.
 package main
 
 import (
 	"context"
+	"encoding/json"
 	"flag"
 	"fmt"
+	"io"
 	"log"
 	"net/http"
 	"os"
@@ -17,6 +24,7 @@ import (
 	"time"
 
 	"github.com/transponder-dev/transponder/internal/specgen"
+	"github.com/transponder-dev/transponder/runtime/conformance"
 	"github.com/transponder-dev/transponder/openapi"
 )
 
@@ -35,6 +43,8 @@ func main() {
 		dump := fs.String("dump", "", "also write the normalized specs into this directory")
 		_ = fs.Parse(os.Args[2:])
 		err = specgen.Run(os.Stderr, specgen.Options{Root: *root, Check: *check, Dump: *dump, Names: fs.Args()})
+	case "check-stream":
+		os.Exit(checkStream(os.Args[2:], os.Stdin, os.Stdout, os.Stderr))
 	case "specs":
 		fs := flag.NewFlagSet("specs", flag.ExitOnError)
 		dir := fs.String("dir", ".specs", "where to download the specs")
@@ -68,6 +78,61 @@ func fetch(dir string, names []string) error {
 }
 
 func usage() {
-	fmt.Fprintln(os.Stderr, "usage: transponder generate [-root DIR] [-check] [-dump DIR] [spec ...] | transponder specs [-dir DIR] [spec ...]")
+	fmt.Fprintln(os.Stderr, "usage: transponder generate [-root DIR] [-check] [-dump DIR] [spec ...]\n"+
+		"       transponder specs [-dir DIR] [spec ...]\n"+
+		"       transponder check-stream [--format text|json] [FILE|-]")
 	os.Exit(2)
+}
+
+// checkStream is `transponder check-stream`; it returns the exit code.
+func checkStream(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("check-stream", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	format := fs.String("format", "text", "text or json")
+	if err := fs.Parse(args); err != nil || fs.NArg() > 1 || *format != "text" && *format != "json" {
+		fmt.Fprintln(stderr, "usage: transponder check-stream [--format text|json] [FILE|-]")
+		return 2
+	}
+	in, name := stdin, "stdin"
+	if f := fs.Arg(0); f != "" && f != "-" {
+		file, err := os.Open(f)
+		if err != nil {
+			fmt.Fprintln(stderr, "transponder:", err)
+			return 2
+		}
+		defer file.Close()
+		in, name = file, f
+	}
+	rep, err := conformance.CheckStream(in)
+	if err != nil {
+		fmt.Fprintf(stderr, "transponder: %s: %v\n", name, err)
+		return 2
+	}
+	if *format == "json" {
+		if rep.Findings == nil {
+			rep.Findings = []conformance.Finding{}
+		}
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(rep); err != nil {
+			return 2
+		}
+	} else {
+		for _, f := range rep.Findings {
+			fmt.Fprintln(stdout, f)
+		}
+		v := conformance.Violations(rep.Findings)
+		switch {
+		case v == 0 && len(rep.Findings) == 0:
+			fmt.Fprintf(stdout, "%s: %d events, conformant\n", name, rep.Events)
+		case v == 0:
+			fmt.Fprintf(stdout, "%s: %d events, conformant, %d warnings\n", name, rep.Events, len(rep.Findings))
+		default:
+			fmt.Fprintf(stdout, "%s: %d events, %d violations, %d warnings\n", name, rep.Events, v, len(rep.Findings)-v)
+		}
+	}
+	if !rep.Conformant {
+		return 1
+	}
+	return 0
 }

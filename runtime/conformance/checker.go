@@ -68,6 +68,19 @@ func (c Class) String() string {
 // MarshalText writes the class by name.
 func (c Class) MarshalText() ([]byte, error) { return []byte(c.String()), nil }
 
+// UnmarshalText reads a class by name.
+func (c *Class) UnmarshalText(b []byte) error {
+	switch string(b) {
+	case "violation":
+		*c = Violation
+	case "warning":
+		*c = Warning
+	default:
+		return fmt.Errorf("conformance: no class %q", b)
+	}
+	return nil
+}
+
 // Finding is one thing wrong with a stream or a response.
 type Finding struct {
 	Event  int    `json:"event"` // the event's index in the stream; -1 for the stream as a whole
@@ -117,8 +130,9 @@ const (
 type text struct {
 	added, done bool // the part's added and done events (parts only)
 	deltas      []byte
-	streamed    bool // a delta or done event was seen
-	textDone    bool // the text's done event was seen
+	streamed    bool   // a delta or done event was seen
+	textDone    bool   // the text's done event was seen
+	deltaType   string // the type of its delta events, if any
 	annotations int
 }
 

@@ -301,3 +301,21 @@ func TestCheckResponse(t *testing.T) {
 		t.Errorf("%v", fs)
 	}
 }
+
+// Streamed texts end with their done event before their part or item does
+// (users of other gateways miss output_text.done).
+func TestTextDoneRequired(t *testing.T) {
+	for typ, rule := range map[string]string{
+		"response.output_text.done":             "content-part",
+		"response.reasoning_summary_text.done":  "summary-part",
+		"response.function_call_arguments.done": "output-item",
+	} {
+		evs := edit(newStream().reasoning("", "plan").message("hi").functionCall("f", "{}").events(), func(ms []map[string]any) []map[string]any {
+			return renumber(without(ms, find(ms, typ, 0)))
+		})
+		fs := Check(evs)
+		if len(fs) != 1 || fs[0].Rule != rule || !strings.Contains(fs[0].Reason, "before its "+typ) {
+			t.Errorf("without %s: %v", typ, fs)
+		}
+	}
+}

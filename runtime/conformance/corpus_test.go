@@ -24,8 +24,7 @@ var explained = map[string]string{
 		"(so done ≠ the deltas joined), without name; usage without cache_write_tokens.",
 	"vercel-openai-apply-patch-tool.1.jsonl": "apply_patch_call_operation_diff.delta/done are newer than the pinned spec (warnings); " +
 		"usage without cache_write_tokens.",
-	"vercel-openai-custom-tool.1.jsonl": "Hand-written upstream: no sequence_number anywhere; custom_tool_call_input has no done event " +
-		"(so the done item's input is checked against the deltas only).",
+	"vercel-openai-custom-tool.1.jsonl": "Hand-written upstream: no sequence_number anywhere; custom_tool_call_input has no done event.",
 	"vercel-openai-error.1.jsonl": "The error event and response.failed's error carry fields in another shape than the pinned spec " +
 		"(code missing), and response.failed lacks fields the spec requires.",
 	"vercel-openai-file-search-tool.1.jsonl": "usage without cache_write_tokens.",

@@ -158,6 +158,9 @@ func (c *Checker) itemDone(e event) {
 			}
 		}
 	}
+	if it.args.deltaType != "" && !it.args.textDone {
+		c.violation("output-item", "output_item.done at output_index %d before its %s", i, doneOf(it.args.deltaType))
+	}
 	c.doneTexts(i, it, e.Item)
 	it.done, it.doneItem = true, append(json.RawMessage(nil), e.Item...)
 }
@@ -203,6 +206,9 @@ func (c *Checker) doneTexts(i int, it *item, raw json.RawMessage) {
 		}
 	}
 }
+
+// doneOf names the done event of a delta event.
+func doneOf(delta string) string { return strings.TrimSuffix(delta, ".delta") + ".done" }
 
 // partText reads the text of a part: text (output_text, reasoning_text,
 // summary_text) or refusal.
@@ -302,6 +308,9 @@ func (c *Checker) partDone(e event, k partKind) {
 		return
 	}
 	p.done = true
+	if p.deltaType != "" && !p.textDone {
+		c.violation(k.rule(), "%s before its %s", e.Type, doneOf(p.deltaType))
+	}
 	if got, ok := partText(e.Part); ok && p.streamed && got != string(p.deltas) {
 		c.violation("delta-text", "%s: %s, streamed %s", e.Type, clip(got), clip(string(p.deltas)))
 	}
@@ -324,7 +333,7 @@ func (c *Checker) text(e event, k partKind, args bool, field string) {
 			return // the schema rule reports it
 		}
 		t.deltas = append(t.deltas, d...)
-		t.streamed = true
+		t.streamed, t.deltaType = true, e.Type
 		if e.Type == "response.output_text.delta" && d != "" {
 			c.streamed = true
 		}

@@ -41,6 +41,7 @@ func freeForm(d *Doc) error {
 				Title:       s.Title,
 				Description: s.Description,
 				Deprecated:  s.Deprecated,
+				Required:    s.Required, // an allOf part's required keys still hold (relax-required keeps them)
 				Extensions:  withExt(s.Extensions, FreeFormExt, true),
 			}
 			changed = true

@@ -1,0 +1,66 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/transponder-dev/transponder/codec/sse"
+	"github.com/transponder-dev/transponder/runtime/conformance"
+)
+
+func run(t *testing.T, stdin string, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	code := checkStream(args, strings.NewReader(stdin), &out, &errOut)
+	return code, out.String(), errOut.String()
+}
+
+func TestCheckStream(t *testing.T) {
+	// testdata/conformant.sse: a message streamed by the rules (SSE with
+	// event: lines).
+	code, out, _ := run(t, "", filepath.Join("testdata", "conformant.sse"))
+	if code != 0 || !strings.HasSuffix(out, "conformant.sse: 10 events, conformant\n") {
+		t.Errorf("conformant SSE: exit %d, %q", code, out)
+	}
+	// The same as JSON lines on stdin, one event cut: exit 1, JSON report.
+	src, err := os.ReadFile(filepath.Join("testdata", "conformant.sse"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lines []string
+	for _, l := range strings.Split(string(src), "\n") {
+		if d, ok := strings.CutPrefix(l, "data: "); ok && !strings.Contains(d, `"response.output_text.done"`) {
+			lines = append(lines, d)
+		}
+	}
+	code, out, _ = run(t, strings.Join(lines, "\n")+"\n", "--format", "json", "-")
+	var rep conformance.Report
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	if code != 1 || rep.Conformant || rep.Events != 9 || len(rep.Findings) == 0 || rep.Findings[0].Rule != "sequence-gap" {
+		t.Errorf("exit %d, %+v", code, rep)
+	}
+	if !strings.Contains(out, `"class": "violation"`) {
+		t.Errorf("classes not by name: %s", out)
+	}
+	// Unreadable: no such file, an event over the size limit, bad flags.
+	if code, _, errOut := run(t, "", filepath.Join("testdata", "nope.sse")); code != 2 || errOut == "" {
+		t.Errorf("missing file: exit %d %q", code, errOut)
+	}
+	huge := "data: " + strings.Repeat("x", sse.MaxEventSize+1) + "\n\n"
+	if code, _, errOut := run(t, huge, "-"); code != 2 || !strings.Contains(errOut, "stdin") {
+		t.Errorf("oversized event: exit %d %q", code, errOut)
+	}
+	if code, _, _ := run(t, "", "--format", "yaml"); code != 2 {
+		t.Errorf("bad format: exit %d", code)
+	}
+	// An empty stream breaks the lifecycle rule.
+	if code, out, _ := run(t, "\n\n", "-"); code != 1 || !strings.Contains(out, "no events") {
+		t.Errorf("empty: exit %d %q", code, out)
+	}
+}
