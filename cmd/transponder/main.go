@@ -24,8 +24,8 @@ import (
 	"time"
 
 	"github.com/transponder-dev/transponder/internal/specgen"
-	"github.com/transponder-dev/transponder/runtime/conformance"
 	"github.com/transponder-dev/transponder/openapi"
+	"github.com/transponder-dev/transponder/runtime/conformance"
 )
 
 func main() {
