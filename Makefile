@@ -51,7 +51,9 @@ bench:
 	go test -run '^$$' -bench . -benchmem -count 6 ./codec/... | tee bench.txt
 	go tool benchstat -col /impl bench.txt
 
-# Fuzz the codec's decoder (the seeds also run in `make test`).
+# Fuzz the codec's decoder and the stream checker, FUZZTIME each (the seeds
+# also run in `make test`).
 FUZZTIME ?= 2m
 fuzz:
 	go test -run '^$$' -fuzz FuzzDecode -fuzztime $(FUZZTIME) -fuzzminimizetime 2s ./codec
+	go test -run '^$$' -fuzz FuzzChecker -fuzztime $(FUZZTIME) -fuzzminimizetime 2s ./runtime/conformance
