@@ -57,3 +57,4 @@ FUZZTIME ?= 2m
 fuzz:
 	go test -run '^$$' -fuzz FuzzDecode -fuzztime $(FUZZTIME) -fuzzminimizetime 2s ./codec
 	go test -run '^$$' -fuzz FuzzChecker -fuzztime $(FUZZTIME) -fuzzminimizetime 2s ./runtime/conformance
+	go test -run '^$$' -fuzz FuzzCheckStream -fuzztime $(FUZZTIME) -fuzzminimizetime 2s ./runtime/conformance

@@ -370,7 +370,17 @@ func (x *decoder) object(s *schema) error {
 					return x.duplicate(ks)
 				}
 				x.seen[w] |= bit
-				err = x.value(s.props[i].schema)
+				if p := &s.props[i]; p.required && x.pos < len(x.data) && x.data[x.pos] == 'n' && x.t[p.schema].nonull {
+					// null in a required property the spec does not let be
+					// null (the normalizer let every property be null).
+					start := x.pos
+					if err = x.skip(); err == nil {
+						f := x.findAt(WrongKind, start, x.pos, ks+1, ke)
+						f.want = x.t[p.schema].mask &^ mNull
+					}
+				} else {
+					err = x.value(p.schema)
+				}
 			} else {
 				if undeclaredSet != nil {
 					if undeclaredSet[string(key)] {

@@ -63,6 +63,7 @@ type schema struct {
 	props  []prop   // kindObject: sorted by key
 	open   bool     // kindObject: keys besides props are allowed (not unknown)
 	nreq   int      // kindObject: how many props are required
+	nonull bool     // null is in mask only because the normalizer let optional properties be null
 	items  int32    // kindArray
 	values []string // kindScalar: the closed set of string values, sorted; nil if open
 	alts   []int32  // kindAlts

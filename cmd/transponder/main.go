@@ -89,12 +89,18 @@ func checkStream(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("check-stream", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	format := fs.String("format", "text", "text or json")
-	if err := fs.Parse(args); err != nil || fs.NArg() > 1 || *format != "text" && *format != "json" {
+	// Flags may come before or after the file.
+	err := fs.Parse(args)
+	file := fs.Arg(0)
+	if err == nil && fs.NArg() > 0 {
+		err = fs.Parse(fs.Args()[1:])
+	}
+	if err != nil || fs.NArg() > 0 || *format != "text" && *format != "json" {
 		fmt.Fprintln(stderr, "usage: transponder check-stream [--format text|json] [FILE|-]")
 		return 2
 	}
 	in, name := stdin, "stdin"
-	if f := fs.Arg(0); f != "" && f != "-" {
+	if f := file; f != "" && f != "-" {
 		file, err := os.Open(f)
 		if err != nil {
 			fmt.Fprintln(stderr, "transponder:", err)

@@ -59,6 +59,18 @@ func TestCheckStream(t *testing.T) {
 	if code, _, _ := run(t, "", "--format", "yaml"); code != 2 {
 		t.Errorf("bad format: exit %d", code)
 	}
+	// A byte order mark, and flags after the file.
+	code, out, _ = run(t, "\ufeff"+strings.Join(lines, "\n"), filepath.Join("testdata", "conformant.sse"), "--format", "json")
+	if code != 0 || !strings.Contains(out, `"conformant": true`) {
+		t.Errorf("flags after the file: exit %d %q", code, out)
+	}
+	if code, _, _ := run(t, "\ufeff"+strings.Join(lines, "\n"), "-"); code != 1 {
+		t.Errorf("JSON lines after a BOM: exit %d", code)
+	}
+	// Neither SSE nor JSON lines.
+	if code, _, errOut := run(t, "hello\n", "-"); code != 2 || !strings.Contains(errOut, "neither SSE") {
+		t.Errorf("garbage: exit %d %q", code, errOut)
+	}
 	// An empty stream breaks the lifecycle rule.
 	if code, out, _ := run(t, "\n\n", "-"); code != 1 || !strings.Contains(out, "no events") {
 		t.Errorf("empty: exit %d %q", code, out)

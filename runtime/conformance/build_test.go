@@ -108,7 +108,7 @@ func (s *stream) reasoning(text string, summaries ...string) *stream {
 	oi, id := len(s.output), fmt.Sprintf("rs_%d", len(s.output))
 	s.add(map[string]any{"type": "response.output_item.added", "output_index": oi,
 		"item": map[string]any{"id": id, "type": "reasoning", "summary": []any{}, "encrypted_content": "gAAAA"}})
-	var sum []any
+	sum := []any{}
 	for si, t := range summaries {
 		s.add(map[string]any{"type": "response.reasoning_summary_part.added", "item_id": id, "output_index": oi, "summary_index": si, "part": map[string]any{"type": "summary_text", "text": ""}})
 		for _, d := range chunks(t) {

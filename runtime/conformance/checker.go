@@ -32,19 +32,23 @@
 //	                 a done part or item whose text differs from the streamed one
 //	terminal-output  the terminal response's output not the streamed items;
 //	                 its status not its event's; output_text "" after text
-//	usage            response.completed without usage (Codex needs it)
+//	usage            (a warning) response.completed without usage: the spec
+//	                 allows it; clients that count tokens lose them
 //	annotation       an annotation for an item or part that was not added
 //	sse-event-type   an SSE event: line that is not the data's type
 //
-// Rule violations are Violations; unknown types are Warnings (real servers
-// emit types newer than the spec; the official Node SDK's stream helper
-// rejects them, Codex ignores them).
+// Rule violations are Violations; unknown types and a missing usage are
+// Warnings (real servers emit types newer than the spec; the official Node
+// SDK's stream helper rejects them, Codex ignores them). A rule reports at
+// most MaxPerRule findings per stream, then how many more there were.
 package conformance
 
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/transponder-dev/transponder/codec"
 	"github.com/transponder-dev/transponder/codec/sse"
@@ -119,7 +123,7 @@ type phase uint8
 
 const (
 	phaseStart    phase = iota // nothing yet
-	phaseCreated               // response.created seen
+	phaseCreated               // response.created (and maybe response.queued) seen
 	phaseOpen                  // any other event since
 	phaseErrored               // an error event: only response.failed may follow
 	phaseTerminal              // completed, incomplete or failed seen
@@ -128,16 +132,18 @@ const (
 // text accumulates the deltas of one text (a content part, a summary part,
 // arguments) and what its done event said.
 type text struct {
-	added, done bool // the part's added and done events (parts only)
+	typ         string // the part's type (parts only)
+	added, done bool   // the part's added and done events (parts only)
 	deltas      []byte
-	streamed    bool   // a delta or done event was seen
-	textDone    bool   // the text's done event was seen
-	deltaType   string // the type of its delta events, if any
+	streamed    bool // a delta or done event was seen
+	textDone    bool // the text's done event was seen
 	annotations int
 }
 
 type item struct {
 	id, typ   string
+	callID    string // function and tool calls, as added
+	name      string
 	done      bool
 	doneItem  json.RawMessage // the item of output_item.done
 	parts     []*text         // content parts, by content_index
@@ -160,9 +166,17 @@ type Checker struct {
 	model    string
 	known    bool // id, created, model recorded
 	items    []*item
+	ids      map[string]int  // item id → output_index
 	terminal json.RawMessage // the terminal event's response
 	streamed bool            // output text was streamed
+	perRule  map[string]int  // findings per rule, to cap them
+	finished bool
 }
+
+// MaxPerRule bounds the findings of one rule a stream gets: one root cause
+// often breaks a rule at every later event. The rest are counted in one
+// last finding of the rule.
+const MaxPerRule = 50
 
 // NewChecker returns a Checker for an OpenAI Responses stream.
 func NewChecker() *Checker {
@@ -171,6 +185,12 @@ func NewChecker() *Checker {
 }
 
 func (c *Checker) add(rule string, class Class, format string, args ...any) {
+	if c.perRule == nil {
+		c.perRule = map[string]int{}
+	}
+	if c.perRule[rule]++; c.perRule[rule] > MaxPerRule {
+		return
+	}
 	c.findings = append(c.findings, Finding{Event: c.n, Rule: rule, Class: class, Reason: fmt.Sprintf(format, args...)})
 }
 
@@ -213,9 +233,17 @@ type event struct {
 	Response        json.RawMessage `json:"response"`
 }
 
-// Event checks the next event of the stream: its data, one JSON object.
-func (c *Checker) Event(data []byte) {
+// Event checks the next event of the stream (its data, one JSON object)
+// and returns what it found, so a live proxy can act at once. The slice
+// is the Checker's: valid until the next call.
+func (c *Checker) Event(data []byte) []Finding {
+	before := len(c.findings)
 	defer func() { c.n++ }()
+	c.event(data)
+	return c.findings[before:]
+}
+
+func (c *Checker) event(data []byte) {
 	if err := c.doc.Decode(c.root, data); err != nil {
 		c.violation("json", "%v", err)
 		return
@@ -248,11 +276,11 @@ func (c *Checker) schema(typ string) {
 	for _, f := range c.doc.Findings() {
 		switch f.Kind {
 		case codec.WrongKind:
-			c.violation("schema", "%s: %s, want %s", displayPath(f.Path()), f.Raw, f.Want())
+			c.violation("schema", "%s: %s, want %s", displayPath(f.Path()), clip(string(f.Raw)), f.Want())
 		case codec.MissingField:
 			c.violation("schema", "%s: required by the spec, missing", f.Path())
 		case codec.UnknownValue:
-			c.violation("schema", "%s: %s is not a value the spec lists", f.Path(), f.Raw)
+			c.violation("schema", "%s: %s is not a value the spec lists", f.Path(), clip(string(f.Raw)))
 		}
 	}
 }
@@ -277,8 +305,10 @@ func (c *Checker) lifecycle(typ string) {
 		c.violation("lifecycle", "the first event is %s, not response.created", typ)
 	case c.phase != phaseStart && typ == "response.created":
 		c.violation("lifecycle", "response.created again")
+	case typ == "response.queued" && c.phase != phaseCreated:
+		c.violation("lifecycle", "response.queued not right after response.created")
 	case typ == "response.in_progress" && c.phase != phaseCreated:
-		c.violation("lifecycle", "response.in_progress not right after response.created")
+		c.violation("lifecycle", "response.in_progress not right after response.created (or response.queued)")
 	case c.phase == phaseErrored && typ != "response.failed":
 		c.violation("lifecycle", "%s after an error event: only response.failed may follow", typ)
 	}
@@ -287,7 +317,7 @@ func (c *Checker) lifecycle(typ string) {
 		c.phase = phaseTerminal
 	case typ == "error":
 		c.phase = phaseErrored
-	case typ == "response.created" && c.phase == phaseStart:
+	case typ == "response.created" && c.phase == phaseStart, typ == "response.queued" && c.phase == phaseCreated:
 		c.phase = phaseCreated
 	case c.phase != phaseErrored:
 		c.phase = phaseOpen
@@ -301,7 +331,10 @@ func (c *Checker) sequence(raw json.RawMessage) {
 	}
 	n, err := strconv.ParseInt(string(raw), 10, 64)
 	if err != nil {
-		return // the schema rule reports it
+		if raw[0] == '-' || raw[0] >= '0' && raw[0] <= '9' {
+			c.violation("sequence", "sequence_number %s is not an integer this checker can follow", clip(string(raw)))
+		}
+		return // (not a number: the schema rule reports it)
 	}
 	switch {
 	case !c.seqSeen && n != 0:
@@ -355,15 +388,33 @@ func (c *Checker) index(name string, raw json.RawMessage) (int, bool) {
 	if len(raw) == 0 || string(raw) == "null" {
 		return 0, false
 	}
-	n, err := strconv.Atoi(string(raw))
-	if err != nil || n < 0 {
-		return 0, false // the schema rule reports it
+	if raw[0] != '-' && (raw[0] < '0' || raw[0] > '9') {
+		return 0, false // not a number: the schema rule reports it
 	}
-	if n >= maxIndex {
-		c.violation("output-item", "%s %d: more than this checker follows", name, n)
+	n, err := strconv.Atoi(string(raw))
+	switch {
+	case err != nil && strings.ContainsAny(string(raw), ".eE"):
+		return 0, false // not an integer: the schema rule reports it
+	case err != nil || n < 0:
+		c.violation(indexRule(name), "%s %s is not an index", name, clip(string(raw)))
+		return 0, false
+	case n >= maxIndex:
+		c.violation(indexRule(name), "%s %d: more than this checker follows", name, n)
 		return 0, false
 	}
 	return n, true
+}
+
+func indexRule(name string) string {
+	switch name {
+	case "content_index":
+		return "content-part"
+	case "summary_index":
+		return "summary-part"
+	case "annotation_index":
+		return "annotation"
+	}
+	return "output-item"
 }
 
 func str(raw json.RawMessage) (string, bool) {
@@ -376,6 +427,10 @@ func str(raw json.RawMessage) (string, bool) {
 
 // Finish ends the stream and returns every finding, in event order.
 func (c *Checker) Finish() []Finding {
+	if c.finished {
+		return c.findings
+	}
+	c.finished = true
 	if c.phase != phaseTerminal {
 		n := c.n
 		c.n = -1
@@ -387,7 +442,27 @@ func (c *Checker) Finish() []Finding {
 		}
 		c.n = n
 	}
+	c.capped()
 	return c.findings
+}
+
+// capped adds, for each rule that had more than MaxPerRule findings, one
+// that counts the rest.
+func (c *Checker) capped() {
+	rules := make([]string, 0, len(c.perRule))
+	for r, n := range c.perRule {
+		if n > MaxPerRule {
+			rules = append(rules, r)
+		}
+	}
+	slices.Sort(rules)
+	for _, r := range rules {
+		class := Violation
+		if r == "unknown-type" || r == "usage" {
+			class = Warning
+		}
+		c.findings = append(c.findings, Finding{Event: -1, Rule: r, Class: class, Reason: fmt.Sprintf("%d more like the above", c.perRule[r]-MaxPerRule)})
+	}
 }
 
 // Terminal is the response of the terminal event, once seen (nil before).

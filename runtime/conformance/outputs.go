@@ -33,25 +33,47 @@ func (k partKind) field() string {
 	return "content_index"
 }
 
-// textEvents maps the delta and done events of texts to what they are
-// about and, for done events, the field holding the whole text.
-var textEvents = map[string]struct {
+// textEvent says what a delta or done event of a text is about.
+type textEvent struct {
 	kind  partKind
-	args  bool   // an item's arguments or input, not a part's text
-	field string // the done event's text field; "" for a delta
-}{
-	"response.output_text.delta":             {kind: content},
-	"response.output_text.done":              {kind: content, field: "text"},
-	"response.refusal.delta":                 {kind: content},
-	"response.refusal.done":                  {kind: content, field: "refusal"},
-	"response.reasoning_text.delta":          {kind: content},
-	"response.reasoning_text.done":           {kind: content, field: "text"},
-	"response.reasoning_summary_text.delta":  {kind: summary},
-	"response.reasoning_summary_text.done":   {kind: summary, field: "text"},
-	"response.function_call_arguments.delta": {args: true},
-	"response.function_call_arguments.done":  {args: true, field: "arguments"},
-	"response.custom_tool_call_input.delta":  {args: true},
-	"response.custom_tool_call_input.done":   {args: true, field: "input"},
+	part  string // the part type it belongs to; "" for an item's arguments
+	item  string // for arguments: the item type it belongs to
+	field string // done events: the field holding the whole text
+}
+
+var textEvents = map[string]textEvent{
+	"response.output_text.delta":             {kind: content, part: "output_text"},
+	"response.output_text.done":              {kind: content, part: "output_text", field: "text"},
+	"response.refusal.delta":                 {kind: content, part: "refusal"},
+	"response.refusal.done":                  {kind: content, part: "refusal", field: "refusal"},
+	"response.reasoning_text.delta":          {kind: content, part: "reasoning_text"},
+	"response.reasoning_text.done":           {kind: content, part: "reasoning_text", field: "text"},
+	"response.reasoning_summary_text.delta":  {kind: summary, part: "summary_text"},
+	"response.reasoning_summary_text.done":   {kind: summary, part: "summary_text", field: "text"},
+	"response.function_call_arguments.delta": {item: "function_call"},
+	"response.function_call_arguments.done":  {item: "function_call", field: "arguments"},
+	"response.custom_tool_call_input.delta":  {item: "custom_tool_call"},
+	"response.custom_tool_call_input.done":   {item: "custom_tool_call", field: "input"},
+}
+
+// textDone names the done event of a part's text, by part type.
+var textDone = map[string]string{
+	"output_text":    "response.output_text.done",
+	"refusal":        "response.refusal.done",
+	"reasoning_text": "response.reasoning_text.done",
+	"summary_text":   "response.reasoning_summary_text.done",
+}
+
+// argsDone names the done event of an item's arguments, by item type.
+var argsDone = map[string]string{
+	"function_call":    "response.function_call_arguments.done",
+	"custom_tool_call": "response.custom_tool_call_input.done",
+}
+
+// partTypes lists the part types each item type may have, by kind.
+var partTypes = map[partKind]map[string][]string{
+	content: {"message": {"output_text", "refusal"}, "reasoning": {"reasoning_text"}},
+	summary: {"reasoning": {"summary_text"}},
 }
 
 func (c *Checker) outputs(e event) {
@@ -74,7 +96,7 @@ func (c *Checker) outputs(e event) {
 		c.terminalOutput(e)
 	default:
 		if t, ok := textEvents[e.Type]; ok {
-			c.text(e, t.kind, t.args, t.field)
+			c.text(e, t)
 			return
 		}
 		if len(e.OutputIndex) > 0 { // web_search_call.searching, shell_call_command.delta, …
@@ -106,8 +128,10 @@ func (c *Checker) item(e event) *item {
 }
 
 type itemHead struct {
-	ID   *string `json:"id"`
-	Type string  `json:"type"`
+	ID     *string `json:"id"`
+	Type   string  `json:"type"`
+	CallID *string `json:"call_id"`
+	Name   *string `json:"name"`
 }
 
 func (c *Checker) itemAdded(e event) {
@@ -121,16 +145,22 @@ func (c *Checker) itemAdded(e event) {
 		return
 	case i != len(c.items):
 		c.violation("output-item", "output_item.added for output_index %d, the next is %d", i, len(c.items))
+		return // (not followed: its events are reported as before their added)
 	}
 	var h itemHead
 	_ = json.Unmarshal(e.Item, &h) // the schema rule reports a bad item
-	if h.ID == nil || *h.ID == "" {
+	id := deref(h.ID)
+	switch prev, dup := c.ids[id]; {
+	case id == "":
 		c.violation("item-id", "the %s item added at output_index %d has no id", h.Type, i)
+	case dup:
+		c.violation("item-id", "the %s item added at output_index %d has the id of output_index %d, %q", h.Type, i, prev, id)
 	}
-	for len(c.items) <= i {
-		c.items = append(c.items, nil)
+	if c.ids == nil {
+		c.ids = map[string]int{}
 	}
-	c.items[i] = &item{id: deref(h.ID), typ: h.Type}
+	c.ids[id] = i
+	c.items = append(c.items, &item{id: id, typ: h.Type, callID: deref(h.CallID), name: deref(h.Name)})
 }
 
 func (c *Checker) itemDone(e event) {
@@ -148,26 +178,31 @@ func (c *Checker) itemDone(e event) {
 	if deref(h.ID) != it.id {
 		c.violation("item-id", "output_item.done at output_index %d: item id %q, added as %q", i, deref(h.ID), it.id)
 	}
+	if it.callID != "" && deref(h.CallID) != it.callID || it.name != "" && deref(h.Name) != it.name {
+		c.violation("item-id", "output_item.done at output_index %d: call_id or name changed since added", i)
+	}
 	if h.Type != it.typ {
 		c.violation("output-item", "output_item.done at output_index %d: a %s item, added as %s", i, h.Type, it.typ)
 	}
 	for _, k := range []partKind{content, summary} {
 		for j, p := range it.list(k) {
-			if p != nil && !p.done {
+			if !p.done {
 				c.violation(k.rule(), "output_item.done at output_index %d before the done of its part %s %d", i, k.field(), j)
 			}
 		}
 	}
-	if it.args.deltaType != "" && !it.args.textDone {
-		c.violation("output-item", "output_item.done at output_index %d before its %s", i, doneOf(it.args.deltaType))
+	if done, ok := argsDone[it.typ]; ok && !it.args.textDone {
+		c.violation("output-item", "output_item.done at output_index %d before its %s", i, done)
 	}
 	c.doneTexts(i, it, e.Item)
 	it.done, it.doneItem = true, append(json.RawMessage(nil), e.Item...)
+	// What was streamed is no longer needed: the terminal response is
+	// compared with the done item.
+	it.parts, it.summaries, it.args.deltas = nil, nil, nil
 }
 
-// doneTexts checks that a done item holds the texts that were streamed
-// into it: its content parts' text, its summary parts' text, its
-// arguments or input.
+// doneTexts checks that a done item holds what was streamed into it: as
+// many parts, each with its text; its arguments or input.
 func (c *Checker) doneTexts(i int, it *item, raw json.RawMessage) {
 	var done struct {
 		Content   []json.RawMessage `json:"content"`
@@ -179,17 +214,16 @@ func (c *Checker) doneTexts(i int, it *item, raw json.RawMessage) {
 		return
 	}
 	for _, k := range []partKind{content, summary} {
-		list := done.Content
+		list, streamed := done.Content, it.list(k)
 		if k == summary {
 			list = done.Summary
 		}
-		for j, p := range it.list(k) {
-			if p == nil || !p.streamed {
-				continue
-			}
+		if len(streamed) > 0 && len(list) != len(streamed) {
+			c.violation("delta-text", "the done item at output_index %d has %d parts by %s, %d were streamed", i, len(list), k.field(), len(streamed))
+		}
+		for j, p := range streamed {
 			if j >= len(list) {
-				c.violation("delta-text", "the done item at output_index %d has no %s %d", i, k.field(), j)
-				continue
+				break
 			}
 			if got, ok := partText(list[j]); ok && got != string(p.deltas) {
 				c.violation("delta-text", "the done item at output_index %d, %s %d: %s, streamed %s", i, k.field(), j, clip(got), clip(string(p.deltas)))
@@ -206,9 +240,6 @@ func (c *Checker) doneTexts(i int, it *item, raw json.RawMessage) {
 		}
 	}
 }
-
-// doneOf names the done event of a delta event.
-func doneOf(delta string) string { return strings.TrimSuffix(delta, ".delta") + ".done" }
 
 // partText reads the text of a part: text (output_text, reasoning_text,
 // summary_text) or refusal.
@@ -227,6 +258,14 @@ func partText(raw json.RawMessage) (string, bool) {
 		return *p.Refusal, true
 	}
 	return "", false
+}
+
+func partType(raw json.RawMessage) string {
+	var p struct {
+		Type string `json:"type"`
+	}
+	_ = json.Unmarshal(raw, &p)
+	return p.Type
 }
 
 func (it *item) list(k partKind) []*text {
@@ -251,21 +290,32 @@ func (c *Checker) partAdded(e event, k partKind) {
 	}
 	list := it.list(k)
 	switch {
-	case j < len(list) && list[j] != nil:
+	case j < len(list):
 		c.violation(k.rule(), "%s again for %s %d", e.Type, k.field(), j)
 		return
 	case j != len(list):
 		c.violation(k.rule(), "%s for %s %d, the next is %d", e.Type, k.field(), j, len(list))
+		return // (not followed: its events are reported as before their part)
 	}
-	for len(list) <= j {
-		list = append(list, nil)
+	typ := partType(e.Part)
+	if allowed := partTypes[k][it.typ]; !contains(allowed, typ) {
+		c.violation(k.rule(), "%s: a %s part on a %s item", e.Type, typ, it.typ)
 	}
-	list[j] = &text{added: true}
+	list = append(list, &text{added: true, typ: typ})
 	if k == summary {
 		it.summaries = list
 	} else {
 		it.parts = list
 	}
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
 }
 
 // part returns the open part an event is about, or nil (reported).
@@ -279,7 +329,7 @@ func (c *Checker) part(e event, it *item, k partKind) *text {
 		return nil
 	}
 	list := it.list(k)
-	if j >= len(list) || list[j] == nil {
+	if j >= len(list) {
 		added := "content_part.added"
 		if k == summary {
 			added = "reasoning_summary_part.added"
@@ -308,48 +358,62 @@ func (c *Checker) partDone(e event, k partKind) {
 		return
 	}
 	p.done = true
-	if p.deltaType != "" && !p.textDone {
-		c.violation(k.rule(), "%s before its %s", e.Type, doneOf(p.deltaType))
+	if typ := partType(e.Part); typ != p.typ {
+		c.violation(k.rule(), "%s: a %s part, added as %s", e.Type, typ, p.typ)
 	}
-	if got, ok := partText(e.Part); ok && p.streamed && got != string(p.deltas) {
+	if done, ok := textDone[p.typ]; ok && !p.textDone {
+		c.violation(k.rule(), "%s before its %s", e.Type, done)
+	}
+	if got, ok := partText(e.Part); ok && got != string(p.deltas) {
 		c.violation("delta-text", "%s: %s, streamed %s", e.Type, clip(got), clip(string(p.deltas)))
 	}
 }
 
-func (c *Checker) text(e event, k partKind, args bool, field string) {
+func (c *Checker) text(e event, t textEvent) {
 	it := c.item(e)
 	if it == nil {
 		return
 	}
-	t := &it.args
-	if !args {
-		if t = c.part(e, it, k); t == nil {
+	x := &it.args
+	if t.part == "" {
+		if it.typ != t.item {
+			c.violation("output-item", "%s for a %s item", e.Type, it.typ)
+			return
+		}
+	} else {
+		if x = c.part(e, it, t.kind); x == nil {
+			return
+		}
+		if x.typ != t.part {
+			c.violation(t.kind.rule(), "%s for a %s part", e.Type, x.typ)
 			return
 		}
 	}
-	if field == "" {
+	if x.textDone {
+		c.violation("delta-text", "%s after the text's done event", e.Type)
+		return
+	}
+	if t.field == "" {
 		d, ok := str(e.Delta)
 		if !ok {
 			return // the schema rule reports it
 		}
-		t.deltas = append(t.deltas, d...)
-		t.streamed, t.deltaType = true, e.Type
+		x.deltas = append(x.deltas, d...)
+		x.streamed = true
 		if e.Type == "response.output_text.delta" && d != "" {
 			c.streamed = true
 		}
 		return
 	}
-	raw := map[string]json.RawMessage{"text": e.Text, "refusal": e.Refusal, "arguments": e.Arguments, "input": e.Input}[field]
+	raw := map[string]json.RawMessage{"text": e.Text, "refusal": e.Refusal, "arguments": e.Arguments, "input": e.Input}[t.field]
 	done, ok := str(raw)
 	if !ok {
 		return
 	}
-	if t.textDone {
-		c.violation("delta-text", "%s again", e.Type)
-	}
-	t.textDone, t.streamed = true, true
-	if done != string(t.deltas) {
-		c.violation("delta-text", "%s: %s %s, the deltas join to %s", e.Type, field, clip(done), clip(string(t.deltas)))
+	x.textDone, x.streamed = true, true
+	if done != string(x.deltas) {
+		c.violation("delta-text", "%s: %s %s, the deltas join to %s", e.Type, t.field, clip(done), clip(string(x.deltas)))
+		x.deltas = append(x.deltas[:0], done...) // judge what follows by the done text
 	}
 }
 
@@ -362,11 +426,17 @@ func (c *Checker) annotation(e event) {
 	if !ok {
 		return
 	}
-	if j >= len(it.parts) || it.parts[j] == nil {
-		c.violation("annotation", "an annotation for content_index %d of output_index item %q, which has no such part", j, it.id)
+	if j >= len(it.parts) {
+		c.violation("annotation", "an annotation for content_index %d of item %q, which has no such part", j, it.id)
 		return
 	}
 	p := it.parts[j]
+	switch {
+	case p.typ != "output_text":
+		c.violation("annotation", "an annotation for a %s part", p.typ)
+	case p.done:
+		c.violation("annotation", "an annotation for content_index %d after its part was done", j)
+	}
 	if n, ok := c.index("annotation_index", e.AnnotationIndex); ok && n != p.annotations {
 		c.violation("annotation", "annotation_index %d, the next is %d", n, p.annotations)
 	}
@@ -389,19 +459,22 @@ func (c *Checker) terminalOutput(e event) {
 		c.violation("terminal-output", "%s with status %q", e.Type, r.Status)
 	}
 	if e.Type == "response.completed" && (len(r.Usage) == 0 || string(r.Usage) == "null") {
-		c.violation("usage", "response.completed without usage")
+		c.add("usage", Warning, "response.completed without usage")
 	}
 	if r.OutputText != nil && *r.OutputText == "" && c.streamed {
 		c.violation("terminal-output", `output_text is "" after text was streamed`)
+	}
+	for _, f := range outputItems(e.Response) {
+		c.violation(f.Rule, "the terminal response's %s", f.Reason)
 	}
 	if e.Type != "response.failed" { // a failed response may cut items short
 		c.unfinished()
 	}
 	if len(r.Output) != len(c.items) {
-		c.violation("terminal-output", "response.output has %d items, %d were streamed", len(r.Output), len(c.items))
+		c.violation("terminal-output", "response.output has %d items, the stream added %d", len(r.Output), len(c.items))
 	}
 	for i, out := range r.Output {
-		if i >= len(c.items) || c.items[i] == nil || !c.items[i].done {
+		if i >= len(c.items) || !c.items[i].done {
 			continue
 		}
 		if d := sameItem(c.items[i].doneItem, out); d != "" {
@@ -410,45 +483,32 @@ func (c *Checker) terminalOutput(e event) {
 	}
 }
 
-// compared are the fields of an item the terminal response must repeat
-// from the item's output_item.done: its identity, status and what was
-// streamed into it. (Not, e.g., encrypted_content: OpenAI encrypts the
-// reasoning anew for the terminal event.)
-var compared = []string{"type", "id", "call_id", "name", "role", "status", "content", "summary", "arguments", "input"}
+// unfinished reports the items added and never done.
+func (c *Checker) unfinished() {
+	for i, it := range c.items {
+		if !it.done {
+			c.violation("output-item", "the %s item at output_index %d was added, never done", it.typ, i)
+		}
+	}
+}
 
-// sameItem returns how the compared fields of two items differ, or "".
+// sameItem returns how two items differ, or "": every field but
+// encrypted_content (OpenAI encrypts the reasoning anew for the terminal
+// event).
 func sameItem(a, b json.RawMessage) string {
 	var ma, mb map[string]json.RawMessage
 	if json.Unmarshal(a, &ma) != nil || json.Unmarshal(b, &mb) != nil {
 		return "not objects"
 	}
-	var diffs []string
-	for _, k := range compared {
-		va, oka := ma[k]
-		vb, okb := mb[k]
-		switch {
-		case !oka && !okb:
-		case oka != okb:
-			diffs = append(diffs, k+" in one only")
-		default:
-			if d, err := jsontest.Diff(va, vb); err != nil || d != "" {
-				diffs = append(diffs, strings.ReplaceAll(d, "$", k))
-			}
-		}
+	delete(ma, "encrypted_content")
+	delete(mb, "encrypted_content")
+	a, _ = json.Marshal(ma)
+	b, _ = json.Marshal(mb)
+	d, err := jsontest.Diff(a, b)
+	if err != nil {
+		return err.Error()
 	}
-	return strings.Join(diffs, "; ")
-}
-
-// unfinished reports the items and parts added and never done.
-func (c *Checker) unfinished() {
-	for i, it := range c.items {
-		if it == nil {
-			continue
-		}
-		if !it.done {
-			c.violation("output-item", "the %s item at output_index %d was added, never done", it.typ, i)
-		}
-	}
+	return d
 }
 
 // clip shortens a text for a reason: findings name what differs, they do
@@ -458,5 +518,9 @@ func clip(s string) string {
 	if len(s) <= max {
 		return fmt.Sprintf("%q", s)
 	}
-	return fmt.Sprintf("%q… (%d bytes)", s[:max], len(s))
+	n := max
+	for n > 0 && s[n]&0xC0 == 0x80 {
+		n--
+	}
+	return fmt.Sprintf("%q… (%d bytes)", s[:n], len(s))
 }

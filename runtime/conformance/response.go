@@ -2,6 +2,7 @@ package conformance
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 
 	"github.com/transponder-dev/transponder/codec"
@@ -21,7 +22,25 @@ func CheckResponse(data []byte) []Finding {
 	}
 	c.schema("")
 	var r struct {
-		Status string `json:"status"`
+		Status string          `json:"status"`
+		Usage  json.RawMessage `json:"usage"`
+	}
+	if json.Unmarshal(data, &r) != nil {
+		return c.findings // the schema rule reported it
+	}
+	for _, f := range outputItems(data) {
+		c.violation(f.Rule, "%s", f.Reason)
+	}
+	if r.Status == "completed" && (len(r.Usage) == 0 || string(r.Usage) == "null") {
+		c.add("usage", Warning, "a completed response without usage")
+	}
+	return c.findings
+}
+
+// outputItems checks a response's output items: each has an id, and the
+// output text parts of messages have annotations, an array (not null).
+func outputItems(resp []byte) []Finding {
+	var r struct {
 		Output []struct {
 			ID      *string `json:"id"`
 			Type    string  `json:"type"`
@@ -30,25 +49,22 @@ func CheckResponse(data []byte) []Finding {
 				Annotations json.RawMessage `json:"annotations"`
 			} `json:"content"`
 		} `json:"output"`
-		Usage json.RawMessage `json:"usage"`
 	}
-	if json.Unmarshal(data, &r) != nil {
-		return c.findings // the schema rule reported it
+	if json.Unmarshal(resp, &r) != nil {
+		return nil
 	}
+	var out []Finding
 	for i, it := range r.Output {
 		if it.ID == nil || *it.ID == "" {
-			c.violation("item-id", "output[%d]: a %s item without id", i, it.Type)
+			out = append(out, Finding{Rule: "item-id", Reason: fmt.Sprintf("output[%d]: a %s item without id", i, it.Type)})
 		}
 		for j, p := range it.Content {
 			if p.Type == "output_text" && (len(p.Annotations) == 0 || p.Annotations[0] != '[') {
-				c.violation("annotation", "output[%d].content[%d]: annotations is not an array", i, j)
+				out = append(out, Finding{Rule: "annotation", Reason: fmt.Sprintf("output[%d].content[%d]: annotations is not an array", i, j)})
 			}
 		}
 	}
-	if r.Status == "completed" && (len(r.Usage) == 0 || string(r.Usage) == "null") {
-		c.violation("usage", "a completed response without usage")
-	}
-	return c.findings
+	return out
 }
 
 // CompareResponses checks that a non-stream Response and the terminal

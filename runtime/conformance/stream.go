@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/transponder-dev/transponder/codec/sse"
 )
@@ -23,9 +24,15 @@ type Report struct {
 // failed, or an event was larger than sse.MaxEventSize.
 func CheckStream(r io.Reader) (Report, error) {
 	br := bufio.NewReaderSize(r, 64<<10)
+	if bom, _ := br.Peek(3); string(bom) == "\ufeff" {
+		_, _ = br.Discard(3)
+	}
 	first, err := firstByte(br)
 	if err != nil {
 		return Report{}, err
+	}
+	if first != 0 && first != '{' && !strings.ContainsRune("deir:", rune(first)) {
+		return Report{}, fmt.Errorf("conformance: neither SSE (data:, event:, id:, retry:, :comment lines) nor JSON lines: starts with %q", first)
 	}
 	c := NewChecker()
 	if first == '{' {

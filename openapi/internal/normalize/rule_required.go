@@ -31,6 +31,11 @@ func relaxRequired(d *Doc) error {
 	return nil
 }
 
+// NullAddedExt marks a property schema that optional-nullable let be null:
+// the spec does not allow null there, so a required property that is null
+// breaks the spec (what validation and the conformance checker report).
+const NullAddedExt = "x-null-added"
+
 // optionalNullable lets every optional property also be null: servers send
 // "usage": null, "user": null for fields the spec declares only as objects
 // or strings, and ogen's decoder rejects the whole payload for it. ogen then
@@ -54,10 +59,12 @@ func optionalNullable(d *Doc) error {
 			switch {
 			case p.Ref != "":
 				s.Properties[name] = &openapi3.SchemaRef{Value: &openapi3.Schema{
-					AnyOf: openapi3.SchemaRefs{p, nullSchema()},
+					AnyOf:      openapi3.SchemaRefs{p, nullSchema()},
+					Extensions: map[string]any{NullAddedExt: true},
 				}}
 			case target.Type != nil && len(target.Type.Slice()) == 1 && len(union(target)) == 0:
 				target.Type = &openapi3.Types{target.Type.Slice()[0], openapi3.TypeNull}
+				target.Extensions = withExt(target.Extensions, NullAddedExt, true)
 			case len(union(target)) > 0 && len(target.AllOf) == 0 && target.Discriminator == nil:
 				// (ogen cannot merge null into a discriminated union; those
 				// stay as the spec says.)
@@ -66,6 +73,7 @@ func optionalNullable(d *Doc) error {
 				} else {
 					target.OneOf = append(target.OneOf, nullSchema())
 				}
+				target.Extensions = withExt(target.Extensions, NullAddedExt, true)
 			default:
 				continue
 			}

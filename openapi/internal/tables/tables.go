@@ -39,6 +39,7 @@ type entry struct {
 	tag    string
 	cases  []tagCase
 	dflt   int32
+	nonull bool // null is allowed only because the normalizer added it
 	// untagged: the variants an object without the tag may be, the default
 	// first (set only if there are several): those whose tag is optional.
 	untagged []int32
@@ -153,6 +154,7 @@ func (b *builder) fill(i int32, s *openapi3.Schema, ptr string) {
 		e.mask = append(e.mask, jsonKinds[t]...)
 	}
 	union := append(append(openapi3.SchemaRefs{}, s.OneOf...), s.AnyOf...)
+	_, e.nonull = s.Extensions[normalize.NullAddedExt]
 	switch {
 	case s.Extensions[normalize.FreeFormExt] != nil:
 		e.kind, e.mask = "kindAny", []string{"mAll"}
@@ -462,6 +464,9 @@ func (b *builder) render(o Options, names []string, payloads [6]string) ([]byte,
 		}
 		if e.open {
 			p(", open: true")
+		}
+		if e.nonull {
+			p(", nonull: true")
 		}
 		if n := countRequired(e.props); n > 0 {
 			p(", nreq: %d", n)
