@@ -900,9 +900,9 @@ func TestRuleOptionalNullable(t *testing.T) {
 		hits: []wantHit{{Schema: "Chunk", Pointer: "/components/schemas/Chunk", Detail: "optional [kind mode usage user] may be null"}},
 		want: map[string]string{
 			"/components/schemas/Chunk/properties/id":     `{"type": "string"}`,
-			"/components/schemas/Chunk/properties/user":   `{"type": ["string", "null"]}`,
-			"/components/schemas/Chunk/properties/usage":  `{"anyOf": [{"$ref": "#/components/schemas/Usage"}, {"type": "null"}]}`,
-			"/components/schemas/Chunk/properties/mode":   `{"anyOf": [{"type": "string"}, {"type": "integer"}, {"type": "null"}]}`,
+			"/components/schemas/Chunk/properties/user":   `{"type": ["string", "null"], "x-null-added": true}`,
+			"/components/schemas/Chunk/properties/usage":  `{"anyOf": [{"$ref": "#/components/schemas/Usage"}, {"type": "null"}], "x-null-added": true}`,
+			"/components/schemas/Chunk/properties/mode":   `{"anyOf": [{"type": "string"}, {"type": "integer"}, {"type": "null"}], "x-null-added": true}`,
 			"/components/schemas/Chunk/properties/raw":    `{}`,
 			"/components/schemas/Chunk/properties/object": `{"const": "chunk"}`,
 			"/components/schemas/Chunk/properties/done":   `{"type": ["boolean", "null"]}`,
