@@ -232,3 +232,24 @@ func FuzzCheckStream(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkChecker checks the 509-event bench stream (../shared/bench).
+func BenchmarkChecker(b *testing.B) {
+	payloads, err := fixtures.Bench(fixtures.SharedDir(filepath.Join("..", "..")))
+	if err != nil {
+		b.Skip(err)
+	}
+	var evs [][]byte
+	size := 0
+	for _, p := range payloads {
+		if strings.HasPrefix(p.Name, "bench/f_responses_stream.sse#") {
+			evs = append(evs, p.Data)
+			size += len(p.Data)
+		}
+	}
+	b.SetBytes(int64(size))
+	b.ReportAllocs()
+	for b.Loop() {
+		Check(evs)
+	}
+}
