@@ -1,0 +1,276 @@
+package codec
+
+import (
+	"bytes"
+	"iter"
+	"strconv"
+)
+
+// Value is a JSON value of a decoded payload: a span of its bytes, read on
+// demand. The layers above read the fields they map through Values (or
+// decode a node into its generated type); strings stay escaped until asked
+// for, so a converter can copy them as they are.
+//
+// The zero Value is absent: Kind Invalid, Raw nil.
+type Value struct {
+	d          *Doc
+	start, end int32
+}
+
+// Kind is the JSON kind of a Value.
+type Kind uint8
+
+const (
+	Invalid Kind = iota // absent
+	Null
+	Bool
+	Number
+	String
+	Array
+	Object
+)
+
+var kindNames = [...]string{"absent", "null", "boolean", "number", "string", "array", "object"}
+
+func (k Kind) String() string { return kindNames[k] }
+
+// Value is the whole payload.
+func (d *Doc) Value() Value { return Value{d, 0, int32(len(d.data))}.trim() }
+
+// Value is the node's value.
+func (n Node) Value() Value {
+	r := n.rec()
+	return Value{n.d, r.start, r.end}
+}
+
+func (v Value) trim() Value {
+	for v.start < v.end && isSpace(v.d.data[v.start]) {
+		v.start++
+	}
+	for v.end > v.start && isSpace(v.d.data[v.end-1]) {
+		v.end--
+	}
+	return v
+}
+
+func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
+
+// Exists reports whether the value is present.
+func (v Value) Exists() bool { return v.d != nil && v.end > v.start }
+
+// Raw is the value's JSON, as in the payload (not a copy).
+func (v Value) Raw() []byte {
+	if !v.Exists() {
+		return nil
+	}
+	return v.d.data[v.start:v.end:v.end]
+}
+
+// Offset is where the value starts in the payload.
+func (v Value) Offset() int { return int(v.start) }
+
+// Kind is the value's JSON kind.
+func (v Value) Kind() Kind {
+	if !v.Exists() {
+		return Invalid
+	}
+	switch c := v.d.data[v.start]; c {
+	case '{':
+		return Object
+	case '[':
+		return Array
+	case '"':
+		return String
+	case 't', 'f':
+		return Bool
+	case 'n':
+		return Null
+	}
+	return Number
+}
+
+// Get returns the member key of an object (Invalid if v is not an object
+// or has no such member). The payload was validated by Decode, so this is
+// a scan without checks.
+func (v Value) Get(key string) Value {
+	for k, m := range v.Members() {
+		if k.Is(key) {
+			return m
+		}
+	}
+	return Value{}
+}
+
+// Key is an object member's key, as in the payload.
+type Key struct {
+	raw []byte // the quoted string's contents, escaped
+}
+
+// Is reports whether the key is s.
+func (k Key) Is(s string) bool {
+	if len(k.raw) == len(s) && string(k.raw) == s {
+		return true
+	}
+	return hasEscape(k.raw) && string(unquote(k.raw)) == s
+}
+
+// String is the key, unescaped.
+func (k Key) String() string { return string(unquote(k.raw)) }
+
+// Raw is the key's JSON string contents, escaped as in the payload.
+func (k Key) Raw() []byte { return k.raw }
+
+// Members iterates over an object's members in order (nothing if v is not
+// an object).
+func (v Value) Members() iter.Seq2[Key, Value] {
+	return func(yield func(Key, Value) bool) {
+		if v.Kind() != Object {
+			return
+		}
+		d, i := v.d.data[:v.end], int(v.start)+1
+		for {
+			i = skipSpace(d, i)
+			if i >= len(d) || d[i] != '"' {
+				return
+			}
+			ke := skipString(d, i)
+			key := Key{d[i+1 : ke-1]}
+			i = skipSpace(d, ke)
+			i = skipSpace(d, i+1) // :
+			vs := i
+			i = skipValue(d, i)
+			if !yield(key, Value{v.d, int32(vs), int32(i)}) {
+				return
+			}
+			i = skipSpace(d, i)
+			if i >= len(d) || d[i] != ',' {
+				return
+			}
+			i++
+		}
+	}
+}
+
+// Elems iterates over an array's elements in order (nothing if v is not an
+// array).
+func (v Value) Elems() iter.Seq2[int, Value] {
+	return func(yield func(int, Value) bool) {
+		if v.Kind() != Array {
+			return
+		}
+		d, i := v.d.data[:v.end], skipSpace(v.d.data[:v.end], int(v.start)+1)
+		if i < len(d) && d[i] == ']' {
+			return
+		}
+		for n := 0; ; n++ {
+			i = skipSpace(d, i)
+			vs := i
+			i = skipValue(d, i)
+			if !yield(n, Value{v.d, int32(vs), int32(i)}) {
+				return
+			}
+			i = skipSpace(d, i)
+			if i >= len(d) || d[i] != ',' {
+				return
+			}
+			i++
+		}
+	}
+}
+
+// Str returns a string value, unescaped (ok false for another kind).
+func (v Value) Str() (string, bool) {
+	if v.Kind() != String {
+		return "", false
+	}
+	return string(unquote(v.d.data[v.start+1 : v.end-1])), true
+}
+
+// Int returns an integer value (ok false for another kind, a fraction or
+// an overflow).
+func (v Value) Int() (int64, bool) {
+	if v.Kind() != Number {
+		return 0, false
+	}
+	n, err := strconv.ParseInt(string(v.Raw()), 10, 64)
+	return n, err == nil
+}
+
+// Float returns a number value.
+func (v Value) Float() (float64, bool) {
+	if v.Kind() != Number {
+		return 0, false
+	}
+	f, err := strconv.ParseFloat(string(v.Raw()), 64)
+	return f, err == nil
+}
+
+// Bool returns a boolean value.
+func (v Value) Bool() (b, ok bool) {
+	if v.Kind() != Bool {
+		return false, false
+	}
+	return v.d.data[v.start] == 't', true
+}
+
+// The scanners below step over JSON that Decode already validated.
+
+func skipSpace(d []byte, i int) int {
+	for i < len(d) && isSpace(d[i]) {
+		i++
+	}
+	return i
+}
+
+// skipString returns the index after the string that starts at i.
+func skipString(d []byte, i int) int {
+	i++
+	for {
+		j := bytes.IndexByte(d[i:], '"')
+		if j < 0 {
+			return len(d)
+		}
+		i += j
+		// The quote is escaped if an odd number of backslashes precede it.
+		n := 0
+		for k := i - 1; k >= 0 && d[k] == '\\'; k-- {
+			n++
+		}
+		i++
+		if n%2 == 0 {
+			return i
+		}
+	}
+}
+
+// skipValue returns the index after the value that starts at i.
+func skipValue(d []byte, i int) int {
+	if i >= len(d) {
+		return i
+	}
+	switch d[i] {
+	case '"':
+		return skipString(d, i)
+	case '{', '[':
+		depth := 0
+		for i < len(d) {
+			switch d[i] {
+			case '"':
+				i = skipString(d, i)
+				continue
+			case '{', '[':
+				depth++
+			case '}', ']':
+				if depth--; depth == 0 {
+					return i + 1
+				}
+			}
+			i++
+		}
+		return i
+	}
+	for i < len(d) && !isSpace(d[i]) && d[i] != ',' && d[i] != '}' && d[i] != ']' {
+		i++
+	}
+	return i
+}
