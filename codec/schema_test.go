@@ -1,0 +1,59 @@
+package codec_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/transponder-dev/transponder/codec"
+)
+
+func TestLookup(t *testing.T) {
+	req, _ := codec.OpenAI.Payload(codec.ResponsesRequest)
+	orReq, _ := codec.OpenRouter.Payload(codec.ChatRequest)
+	for _, c := range []struct {
+		root       codec.Root
+		path, name string
+		shape      codec.Shape
+	}{
+		{req, "model", "", codec.ShapeScalar},
+		{req, "max_output_tokens", "", codec.ShapeScalar},
+		{req, "text.format{json_schema}", "TextResponseFormatJsonSchema", codec.ShapeObject},
+		{req, "text.format{json_schema}.schema", "", codec.ShapeAny},
+		{req, "tools[]{function}", "FunctionTool", codec.ShapeObject},
+		{req, "tools[]{function}.parameters", "", codec.ShapeAny},
+		{req, "input[]{message}", "InputItemMessage", codec.ShapeObject},
+		{req, "input[]{message}.content[]{input_text}.text", "", codec.ShapeScalar},
+		{req, "input{string}", "", codec.ShapeScalar},
+		{req, "reasoning.effort", "ReasoningEffort", codec.ShapeScalar},
+		{req, "tool_choice{allowed_tools}.mode", "", codec.ShapeScalar},
+		{orReq, "messages[]{user}.content{string}", "", codec.ShapeScalar},
+		{orReq, "provider", "", codec.ShapeObject},
+	} {
+		s, err := c.root.Schema().Lookup(c.path)
+		if err != nil {
+			t.Errorf("%s: %v", c.path, err)
+			continue
+		}
+		if c.name != "" && s.Name() != c.name || s.Shape() != c.shape {
+			t.Errorf("%s: %s, shape %d", c.path, s.Name(), s.Shape())
+		}
+	}
+	for path, want := range map[string]string{
+		"nope":                       `has no property "nope"`,
+		"model[]":                    "not an array",
+		"tools[]{quantum}":           `no variant "quantum"`,
+		"text.format{json_schema":    "unclosed",
+		"input[]{message}.content.x": `has no property "x"`,
+	} {
+		if _, err := req.Schema().Lookup(path); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v, want %q", path, err, want)
+		}
+	}
+	if s, _ := req.Schema().Lookup("reasoning.effort"); !strings.Contains(strings.Join(s.Values(), ","), "high") {
+		t.Errorf("effort values %v", s.Values())
+	}
+	p, ok := req.Schema().Property("model")
+	if !ok || p.Required {
+		t.Errorf("model %+v", p)
+	}
+}
