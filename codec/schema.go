@@ -231,23 +231,20 @@ func splitPath(path string) []string {
 var kindsByName = map[string]Kind{"string": String, "number": Number, "boolean": Bool, "array": Array, "object": Object, "null": Null}
 
 func (s Schema) selectVariant(v string) (Schema, error) {
+	k, isKind := kindsByName[v]
 	u := s
-	if t := s.through(Object); t.Shape() == ShapeTagged {
-		u = t
+	if t := s.through(Object); s.Shape() != ShapeTagged && !isKind && t.Shape() == ShapeTagged {
+		u = t // a tag value, through a union by kind
 	}
-	if u.Shape() == ShapeTagged {
+	if u.Shape() == ShapeTagged && (!isKind || s.Shape() == ShapeTagged && v != "object") {
 		for c := range u.Variants() {
 			if c.Value == v {
 				return c.Schema, nil
 			}
 		}
-		if v != "object" {
-			return Schema{}, fmt.Errorf("%s has no variant %q", u.Name(), v)
-		}
-		return u, nil
+		return Schema{}, fmt.Errorf("%s has no variant %q", u.Name(), v)
 	}
-	k, ok := kindsByName[v]
-	if !ok {
+	if !isKind {
 		return Schema{}, fmt.Errorf("%s has no variant %q (a union by JSON kind: string, number, boolean, array, object)", s.Name(), v)
 	}
 	if t := s.through(k); t.Allows(k) {

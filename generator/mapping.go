@@ -1,0 +1,239 @@
+package generator
+
+import (
+	"bytes"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/go-faster/yaml"
+
+	"github.com/transponder-dev/transponder/codec"
+)
+
+// The mapping format, as loaded: a File is one mapping/*.yaml.
+//
+//	from: {dialect: openai, payload: responses request}
+//	to: [{dialect: openrouter, payload: chat request}, {dialect: openai, payload: chat request}]
+//	entries:
+//	  - path: max_output_tokens            # a wire path of the source (codec.Schema.Lookup)
+//	    map: max_completion_tokens         # … its target path
+//	  - path: top_logprobs
+//	    map: top_logprobs
+//	    transform: logprobsOn              # a function of mapping/, by name
+//	    note: chat needs logprobs true as well
+//	  - path: user
+//	    openai: {map: user}                # per target dialect
+//	    openrouter: {drop: OpenRouter's ChatRequest has no user}
+//	  - path: store
+//	    gateway: the gateway stores responses
+//	extras:                                # keys clients send that the spec does not know
+//	  - key: client_metadata
+//	    drop: Codex telemetry
+//
+// Each rule is exactly one of map (optionally with transform), lossy (map,
+// with the loss stated in note), drop (the reason) or gateway (the reason:
+// handled by the serving layer).
+type File struct {
+	Name    string // the file's name, for errors
+	From    Side
+	To      []Side
+	Entries []Entry
+	Extras  []Entry // Path is the key
+}
+
+// Side is a dialect's payload.
+type Side struct {
+	Dialect string
+	Payload string
+	Line    int
+}
+
+// Entry is the mapping of one source path (or extra key).
+type Entry struct {
+	Line  int
+	Path  string
+	Rules map[string]Rule // by target dialect; "" is the default for all
+	Note  string
+}
+
+// RuleKind is what happens to a field.
+type RuleKind string
+
+const (
+	Map     RuleKind = "map"
+	Lossy   RuleKind = "lossy"
+	Drop    RuleKind = "drop"
+	Gateway RuleKind = "gateway"
+)
+
+// Rule says what happens to a field for one target dialect.
+type Rule struct {
+	Line      int
+	Kind      RuleKind
+	Target    string // map, lossy: the target path
+	Transform string // map, lossy: a function of mapping/
+	Reason    string // drop, gateway: why
+}
+
+// Error is a problem with a mapping file, at a line.
+type Error struct {
+	File string
+	Line int
+	Msg  string
+}
+
+func (e *Error) Error() string { return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg) }
+
+// Load parses a mapping file. Structural problems (unknown keys, a rule
+// that is none or two of map/lossy/drop/gateway) are errors naming the line.
+func Load(name string, data []byte) (*File, []error) {
+	var root yaml.Node
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	if err := dec.Decode(&root); err != nil {
+		return nil, []error{&Error{name, 1, err.Error()}}
+	}
+	l := &loader{name: name}
+	f := &File{Name: name}
+	if len(root.Content) == 0 || root.Content[0].Kind != yaml.MappingNode {
+		return nil, []error{&Error{name, 1, "not a mapping of from, to, entries, extras"}}
+	}
+	l.fields(root.Content[0], map[string]func(*yaml.Node){
+		"from": func(n *yaml.Node) { f.From = l.side(n) },
+		"to": func(n *yaml.Node) {
+			if n.Kind != yaml.SequenceNode {
+				l.errf(n, "to: a list of {dialect, payload}")
+				return
+			}
+			for _, s := range n.Content {
+				f.To = append(f.To, l.side(s))
+			}
+		},
+		"entries": func(n *yaml.Node) { f.Entries = l.entries(n, "path") },
+		"extras":  func(n *yaml.Node) { f.Extras = l.entries(n, "key") },
+	})
+	return f, l.errs
+}
+
+type loader struct {
+	name string
+	errs []error
+}
+
+func (l *loader) errf(n *yaml.Node, format string, args ...any) {
+	l.errs = append(l.errs, &Error{l.name, n.Line, fmt.Sprintf(format, args...)})
+}
+
+// fields calls the handler of each key of a mapping node; other keys are
+// errors.
+func (l *loader) fields(n *yaml.Node, handlers map[string]func(*yaml.Node)) {
+	if n.Kind != yaml.MappingNode {
+		l.errf(n, "want a mapping")
+		return
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		h, ok := handlers[k.Value]
+		if !ok {
+			keys := make([]string, 0, len(handlers))
+			for key := range handlers {
+				keys = append(keys, key)
+			}
+			slices.Sort(keys)
+			l.errf(k, "unknown key %q (want %s)", k.Value, strings.Join(keys, ", "))
+			continue
+		}
+		h(v)
+	}
+}
+
+func (l *loader) scalar(n *yaml.Node, what string) string {
+	if n.Kind != yaml.ScalarNode || n.Value == "" {
+		l.errf(n, "%s: want a non-empty string", what)
+		return ""
+	}
+	return n.Value
+}
+
+func (l *loader) side(n *yaml.Node) Side {
+	s := Side{Line: n.Line}
+	l.fields(n, map[string]func(*yaml.Node){
+		"dialect": func(v *yaml.Node) { s.Dialect = l.scalar(v, "dialect") },
+		"payload": func(v *yaml.Node) { s.Payload = l.scalar(v, "payload") },
+	})
+	return s
+}
+
+var dialectNames = []string{codec.OpenAI.Name(), codec.OpenRouter.Name()}
+
+func (l *loader) entries(n *yaml.Node, keyName string) []Entry {
+	if n.Kind != yaml.SequenceNode {
+		l.errf(n, "want a list of entries")
+		return nil
+	}
+	var out []Entry
+	for _, en := range n.Content {
+		e := Entry{Line: en.Line, Rules: map[string]Rule{}}
+		def := Rule{Line: en.Line}
+		handlers := map[string]func(*yaml.Node){
+			keyName: func(v *yaml.Node) { e.Path = l.scalar(v, keyName) },
+			"note":  func(v *yaml.Node) { e.Note = l.scalar(v, "note") },
+		}
+		l.ruleFields(&def, handlers)
+		for _, d := range dialectNames {
+			handlers[d] = func(v *yaml.Node) {
+				r := Rule{Line: v.Line}
+				h := map[string]func(*yaml.Node){}
+				l.ruleFields(&r, h)
+				l.fields(v, h)
+				l.checkRule(v, &r)
+				e.Rules[d] = r
+			}
+		}
+		l.fields(en, handlers)
+		if e.Path == "" {
+			l.errf(en, "an entry without %s", keyName)
+		}
+		if def.Kind != "" || def.Target != "" || def.Transform != "" || def.Reason != "" {
+			l.checkRule(en, &def)
+			e.Rules[""] = def
+		}
+		if len(e.Rules) == 0 {
+			l.errf(en, "%s: no rule (map, lossy, drop or gateway)", e.Path)
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
+// ruleFields adds the handlers of a rule's keys.
+func (l *loader) ruleFields(r *Rule, h map[string]func(*yaml.Node)) {
+	set := func(k RuleKind) func(*yaml.Node) {
+		return func(v *yaml.Node) {
+			if r.Kind != "" {
+				l.errf(v, "%s and %s: a rule is exactly one of map, lossy, drop, gateway", r.Kind, k)
+				return
+			}
+			r.Kind, r.Line = k, v.Line
+			switch k {
+			case Map, Lossy:
+				r.Target = l.scalar(v, string(k))
+			default:
+				r.Reason = l.scalar(v, string(k))
+			}
+		}
+	}
+	for _, k := range []RuleKind{Map, Lossy, Drop, Gateway} {
+		h[string(k)] = set(k)
+	}
+	h["transform"] = func(v *yaml.Node) { r.Transform = l.scalar(v, "transform") }
+}
+
+func (l *loader) checkRule(n *yaml.Node, r *Rule) {
+	switch {
+	case r.Kind == "":
+		l.errf(n, "a rule without map, lossy, drop or gateway")
+	case r.Transform != "" && r.Kind != Map && r.Kind != Lossy:
+		l.errf(n, "a transform on a %s rule", r.Kind)
+	}
+}

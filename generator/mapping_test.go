@@ -1,0 +1,136 @@
+package generator
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/transponder-dev/transponder/codec"
+)
+
+const header = `from: {dialect: openai, payload: responses request}
+to:
+  - {dialect: openrouter, payload: chat request}
+  - {dialect: openai, payload: chat request}
+`
+
+var transforms = []Transform{
+	{Name: "logprobsOn", From: []codec.Kind{codec.Number}, To: []codec.Kind{codec.Number}},
+}
+
+func TestValidMapping(t *testing.T) {
+	src := header + `entries:
+  - path: max_output_tokens
+    map: max_completion_tokens
+  - path: temperature
+    map: temperature
+  - path: top_logprobs
+    map: top_logprobs
+    transform: logprobsOn
+    note: chat also needs logprobs true
+  - path: user
+    openai: {map: user}
+    openrouter: {drop: OpenRouter's ChatRequest has no user}
+  - path: text.format{json_schema}.schema
+    map: response_format{json_schema}.json_schema.schema
+  - path: prompt_cache_key
+    lossy: prompt_cache_key
+    openrouter: {drop: a stand-in for the test}
+    note: a stand-in for the test
+  - path: store
+    gateway: the gateway stores responses
+extras:
+  - key: client_metadata
+    drop: Codex telemetry
+`
+	f, errs := Load("m.yaml", []byte(src))
+	if errs != nil {
+		t.Fatal(errs)
+	}
+	c, errs := Validate(f, transforms, false)
+	if errs != nil {
+		t.Fatal(errs)
+	}
+	if len(c.To) != 2 || len(c.Entries) != 7 || c.Entries[3].Rules["openrouter"].Kind != Drop || c.Entries[3].Rules["openai"].Target != "user" {
+		t.Errorf("%+v", c.File)
+	}
+}
+
+// Every problem is an error naming the file and line.
+func TestMappingErrors(t *testing.T) {
+	for _, c := range []struct{ name, entries, want string }{
+		{"unknown key", "  - path: model\n    mapp: model\n", `m.yaml:7: unknown key "mapp"`},
+		{"two kinds", "  - path: model\n    map: model\n    drop: no\n", "m.yaml:8: map and drop: a rule is exactly one of"},
+		{"no rule", "  - path: model\n    note: nothing\n", "m.yaml:6: model: no rule"},
+		{"unknown path", "  - path: modle\n    map: model\n", `m.yaml:6: unknown path: modle: CreateResponse has no property "modle"`},
+		{"unknown target", "  - path: model\n    map: modle\n", `m.yaml:7: model → openrouter modle: modle: ChatRequest has no property "modle"`},
+		{"a dialect without rule", "  - path: user\n    openai: {map: user}\n", "m.yaml:6: user: no rule for openrouter"},
+		{"a rule for a dialect that is not a target", "  - path: model\n    map: model\n", ""},
+		{"kinds that do not fit", "  - path: temperature\n    map: model\n", "m.yaml:7: temperature (a number) → openrouter model (a string): number does not fit; name a transform"},
+		{"unknown transform", "  - path: temperature\n    map: temperature\n    transform: nope\n", `m.yaml:7: temperature: no transform "nope"`},
+		{"a transform on a drop", "  - path: store\n    drop: x\n    transform: logprobsOn\n", "m.yaml:6: a transform on a drop rule"},
+		{"lossy without note", "  - path: temperature\n    lossy: temperature\n", "m.yaml:7: temperature: lossy: state the loss in a note"},
+		{"a duplicate entry", "  - path: store\n    drop: x\n  - path: store\n    drop: y\n", "m.yaml:8: store: an entry at line 6 already"},
+		{"an unused transform", "  - path: store\n    drop: x\n", "m.yaml:0: transform logprobsOn is never used"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			src := header + "entries:\n" + c.entries + "  - path: top_logprobs\n    map: top_logprobs\n    transform: logprobsOn\n"
+			if c.name == "an unused transform" {
+				src = header + "entries:\n" + c.entries
+			}
+			f, errs := Load("m.yaml", []byte(src))
+			if errs == nil {
+				_, errs = Validate(f, transforms, false)
+			}
+			var msgs []string
+			for _, e := range errs {
+				msgs = append(msgs, e.Error())
+			}
+			got := strings.Join(msgs, "\n")
+			if c.want == "" {
+				if got != "" {
+					t.Errorf("errors: %s", got)
+				}
+				return
+			}
+			if !strings.Contains(got, c.want) {
+				t.Errorf("errors:\n%s\nwant %s", got, c.want)
+			}
+		})
+	}
+	if _, errs := Load("m.yaml", []byte(header+"entries:\n  - path: model\n    map: model\n    anthropic: {map: model}\n")); len(errs) != 1 || !strings.Contains(errs[0].Error(), `m.yaml:8: unknown key "anthropic"`) {
+		t.Errorf("an unknown dialect: %v", errs)
+	}
+	f, _ := Load("m.yaml", []byte(header+"entries: []\nextras:\n  - key: model\n    drop: x\n"))
+	if _, errs := Validate(f, nil, false); len(errs) != 1 || !strings.Contains(errs[0].Error(), `m.yaml:7: extra "model" is a field of the spec`) {
+		t.Errorf("%v", errs)
+	}
+}
+
+// Completeness: every field of the source has an entry at or above it;
+// Leaves lists them by wire path.
+func TestLeavesAndCompleteness(t *testing.T) {
+	req, _ := codec.OpenAI.Payload(codec.ResponsesRequest)
+	leaves := Leaves(req.Schema())
+	for _, want := range []string{"model", "max_output_tokens", "text.format{json_schema}.schema", "tools[]{function}.parameters",
+		"input{string}", "input{array}[]{message}.role", "reasoning.effort", "tool_choice{string}", "tool_choice{object}{allowed_tools}.mode"} {
+		if !slices.Contains(leaves, want) {
+			t.Errorf("no leaf %s", want)
+		}
+	}
+	for _, l := range leaves {
+		if _, err := req.Schema().Lookup(l); err != nil {
+			t.Errorf("leaf %s does not resolve: %v", l, err)
+		}
+	}
+	f, _ := Load("m.yaml", []byte(header+"entries:\n  - path: input\n    gateway: the next issue\n  - path: tools\n    gateway: x\n"))
+	_, errs := Validate(f, nil, true)
+	var missing []string
+	for _, e := range errs {
+		missing = append(missing, e.Error())
+	}
+	all := strings.Join(missing, "\n")
+	if !strings.Contains(all, "m.yaml:0: model: a field of the spec with no entry") || strings.Contains(all, "m.yaml:0: input") || strings.Contains(all, "m.yaml:0: tools") {
+		t.Errorf("completeness:\n%.2000s", all)
+	}
+}

@@ -1,0 +1,286 @@
+package generator
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/transponder-dev/transponder/codec"
+)
+
+// Transform is a hand-written function of mapping/ a rule may name: the
+// JSON kinds of the values it takes and gives.
+type Transform struct {
+	Name     string
+	From, To []codec.Kind
+}
+
+// Checked is a mapping file whose paths resolved.
+type Checked struct {
+	*File
+	From codec.Schema
+	To   map[string]codec.Schema // by dialect
+}
+
+var dialects = map[string]*codec.Dialect{codec.OpenAI.Name(): codec.OpenAI, codec.OpenRouter.Name(): codec.OpenRouter}
+
+func payloadByName(s string) (codec.Payload, bool) {
+	for p := codec.ResponsesRequest; p <= codec.ChatChunk; p++ {
+		if p.String() == s {
+			return p, true
+		}
+	}
+	return 0, false
+}
+
+func (s Side) schema(file string) (codec.Schema, error) {
+	d, ok := dialects[s.Dialect]
+	if !ok {
+		return codec.Schema{}, &Error{file, s.Line, fmt.Sprintf("no dialect %q", s.Dialect)}
+	}
+	p, ok := payloadByName(s.Payload)
+	if !ok {
+		return codec.Schema{}, &Error{file, s.Line, fmt.Sprintf("no payload %q (responses request, responses body, responses event, chat request, chat body, chat chunk)", s.Payload)}
+	}
+	r, _ := d.Payload(p)
+	return r.Schema(), nil
+}
+
+// Validate checks a mapping file against the shape tables of the pinned
+// specs: every path resolves, every target dialect has a rule, a mapped
+// value fits its target (or goes through a transform that makes it fit),
+// a lossy rule states its loss, transforms exist and are used, extras are
+// not spec fields. With complete, every field of the source has an entry
+// (at its path or above it).
+func Validate(f *File, transforms []Transform, complete bool) (*Checked, []error) {
+	var errs []error
+	errf := func(line int, format string, args ...any) {
+		errs = append(errs, &Error{f.Name, line, fmt.Sprintf(format, args...)})
+	}
+	c := &Checked{File: f, To: map[string]codec.Schema{}}
+	var err error
+	if c.From, err = f.From.schema(f.Name); err != nil {
+		return nil, []error{err}
+	}
+	for _, t := range f.To {
+		s, err := t.schema(f.Name)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		if _, dup := c.To[t.Dialect]; dup {
+			errf(t.Line, "target dialect %s twice", t.Dialect)
+		}
+		c.To[t.Dialect] = s
+	}
+	if len(errs) > 0 {
+		return nil, errs
+	}
+	byName := map[string]Transform{}
+	for _, t := range transforms {
+		byName[t.Name] = t
+	}
+	used := map[string]bool{}
+	seen := map[string]int{}
+	check := func(e Entry, src codec.Schema) {
+		for d := range e.Rules {
+			if _, ok := c.To[d]; d != "" && !ok {
+				errf(e.Rules[d].Line, "%s: a rule for %s, which is not a target", e.Path, d)
+			}
+		}
+		for _, t := range f.To {
+			r, ok := e.Rules[t.Dialect]
+			if !ok {
+				r, ok = e.Rules[""]
+			}
+			if !ok {
+				errf(e.Line, "%s: no rule for %s", e.Path, t.Dialect)
+				continue
+			}
+			if r.Kind == Lossy && e.Note == "" {
+				errf(r.Line, "%s: lossy: state the loss in a note", e.Path)
+			}
+			if r.Kind != Map && r.Kind != Lossy {
+				continue
+			}
+			dst, err := c.To[t.Dialect].Lookup(r.Target)
+			if err != nil {
+				errf(r.Line, "%s → %s %s: %v", e.Path, t.Dialect, r.Target, err)
+				continue
+			}
+			if r.Transform != "" {
+				tr, ok := byName[r.Transform]
+				if !ok {
+					errf(r.Line, "%s: no transform %q", e.Path, r.Transform)
+					continue
+				}
+				used[r.Transform] = true
+				if k := misfit(src, tr.From); k != "" {
+					errf(r.Line, "%s: transform %s does not take %s", e.Path, tr.Name, k)
+				}
+				if k := misfitTarget(tr.To, dst); k != "" {
+					errf(r.Line, "%s: transform %s gives %s, which %s %s does not take", e.Path, tr.Name, k, t.Dialect, r.Target)
+				}
+				continue
+			}
+			if k := misfitSchemas(src, dst); k != "" {
+				errf(r.Line, "%s (%s) → %s %s (%s): %s does not fit; name a transform", e.Path, src.Kinds(), t.Dialect, r.Target, dst.Kinds(), k)
+			}
+		}
+	}
+	for _, e := range f.Entries {
+		if prev, dup := seen[e.Path]; dup {
+			errf(e.Line, "%s: an entry at line %d already", e.Path, prev)
+			continue
+		}
+		seen[e.Path] = e.Line
+		src, err := c.From.Lookup(e.Path)
+		if err != nil {
+			errf(e.Line, "unknown path: %v", err)
+			continue
+		}
+		check(e, src)
+	}
+	for _, e := range f.Extras {
+		if _, ok := c.From.Property(e.Path); ok {
+			errf(e.Line, "extra %q is a field of the spec: make it an entry", e.Path)
+			continue
+		}
+		check(e, codec.Schema{})
+	}
+	for _, t := range transforms {
+		if !used[t.Name] {
+			errs = append(errs, &Error{f.Name, 0, fmt.Sprintf("transform %s is never used", t.Name)})
+		}
+	}
+	if complete {
+		for _, p := range Leaves(c.From) {
+			if !covered(p, seen) {
+				errs = append(errs, &Error{f.Name, 0, fmt.Sprintf("%s: a field of the spec with no entry", p)})
+			}
+		}
+	}
+	if len(errs) > 0 {
+		return nil, errs
+	}
+	return c, nil
+}
+
+var jsonKinds = []codec.Kind{codec.Object, codec.Array, codec.String, codec.Number, codec.Bool}
+
+// misfit names a JSON kind (not null) src allows that kinds lacks.
+func misfit(src codec.Schema, kinds []codec.Kind) string {
+	if !src.Valid() {
+		return ""
+	}
+	for _, k := range jsonKinds {
+		if src.Allows(k) && !slices.Contains(kinds, k) {
+			return k.String()
+		}
+	}
+	return ""
+}
+
+func misfitTarget(kinds []codec.Kind, dst codec.Schema) string {
+	for _, k := range kinds {
+		if !dst.Allows(k) {
+			return k.String()
+		}
+	}
+	return ""
+}
+
+// misfitSchemas names a JSON kind (not null) src allows that dst does not
+// ("" for a source of unknown shape: an extra).
+func misfitSchemas(src, dst codec.Schema) string {
+	if !src.Valid() {
+		return ""
+	}
+	for _, k := range jsonKinds {
+		if src.Allows(k) && !dst.Allows(k) {
+			return k.String()
+		}
+	}
+	return ""
+}
+
+// covered reports whether an entry is at path or above it.
+func covered(path string, entries map[string]int) bool {
+	for p := path; ; {
+		if _, ok := entries[p]; ok {
+			return true
+		}
+		i := strings.LastIndexAny(p, ".[{")
+		if i <= 0 {
+			return false
+		}
+		p = p[:i]
+	}
+}
+
+// Leaves lists the wire paths of a schema's fields, down to scalars,
+// free-form values and the variants of unions, in a fixed order. A schema
+// met again on its own path (recursive) is a leaf.
+func Leaves(s codec.Schema) []string {
+	var out []string
+	var walk func(s codec.Schema, path string, seen []string)
+	walk = func(s codec.Schema, path string, seen []string) {
+		if slices.Contains(seen, s.Name()) {
+			out = append(out, path)
+			return
+		}
+		seen = append(seen, s.Name())
+		join := func(key string) string {
+			if path == "" {
+				return key
+			}
+			return path + "." + key
+		}
+		switch s.Shape() {
+		case codec.ShapeObject:
+			n := 0
+			for p := range s.Properties() {
+				walk(p.Schema, join(p.Key), seen)
+				n++
+			}
+			if n == 0 {
+				out = append(out, path)
+			}
+		case codec.ShapeArray:
+			walk(s.Items(), path+"[]", seen)
+		case codec.ShapeTagged:
+			for v := range s.Variants() {
+				walk(v.Schema, path+"{"+v.Value+"}", seen)
+			}
+		case codec.ShapeUnion:
+			var alts []codec.Schema
+			for a := range s.Alternatives() {
+				if a.Kinds() != "null" {
+					alts = append(alts, a)
+				}
+			}
+			if len(alts) == 1 {
+				walk(alts[0], path, seen)
+				return
+			}
+			for _, a := range alts {
+				kind := kindOf(a)
+				walk(a, path+"{"+kind+"}", seen)
+			}
+		default:
+			out = append(out, path)
+		}
+	}
+	walk(s, "", nil)
+	return out
+}
+
+// kindOf names the JSON kind an alternative of a union is selected by.
+func kindOf(s codec.Schema) string {
+	for _, k := range jsonKinds {
+		if s.Allows(k) {
+			return k.String()
+		}
+	}
+	return "null"
+}
