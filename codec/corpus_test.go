@@ -8,12 +8,12 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"slices"
 	"strings"
 	"testing"
 
 	"github.com/transponder-dev/transponder/codec"
 	"github.com/transponder-dev/transponder/internal/fixtures"
+	"github.com/transponder-dev/transponder/internal/golden"
 	"github.com/transponder-dev/transponder/internal/jsontest"
 )
 
@@ -119,8 +119,8 @@ func TestFindings(t *testing.T) {
 			return doc.Findings()
 		})...)
 	}
-	golden(t, "findings.golden", "# What the pinned specs do not know of the recorded corpus, the forward cases and the benchmark fixtures:\n"+
-		"# dialect, file, payload: finding path (indexes folded) ×count. Rewrite with -update.\n"+strings.Join(lines, "\n")+"\n")
+	golden.Check(t, filepath.Join("testdata", "findings.golden"), "# What the pinned specs do not know of the recorded corpus, the forward cases and the benchmark fixtures:\n"+
+		"# dialect, file, payload: finding path (indexes folded) ×count. Rewrite with -update.\n"+strings.Join(lines, "\n")+"\n", *update)
 }
 
 func must[T any](v T, err error) T {
@@ -128,37 +128,4 @@ func must[T any](v T, err error) T {
 		panic(err)
 	}
 	return v
-}
-
-func golden(t *testing.T, name, got string) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.MkdirAll("testdata", 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with -update to create it)", err)
-	}
-	if string(want) != got {
-		wl, gl := strings.Split(string(want), "\n"), strings.Split(got, "\n")
-		var diff []string
-		for _, l := range gl {
-			if !slices.Contains(wl, l) {
-				diff = append(diff, "+ "+l)
-			}
-		}
-		for _, l := range wl {
-			if !slices.Contains(gl, l) {
-				diff = append(diff, "- "+l)
-			}
-		}
-		t.Errorf("%s is stale (rerun with -update and review):\n%s", path, strings.Join(diff, "\n"))
-	}
 }

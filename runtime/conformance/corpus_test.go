@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/transponder-dev/transponder/internal/fixtures"
+	"github.com/transponder-dev/transponder/internal/golden"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/corpus.golden")
@@ -125,42 +126,10 @@ func TestCorpus(t *testing.T) {
 			t.Errorf("explained %s is not in the corpus", f)
 		}
 	}
-	golden(t, filepath.Join("testdata", "corpus.golden"), b.String())
+	golden.Check(t, filepath.Join("testdata", "corpus.golden"), b.String(), *update)
 }
 
 func prefix(s string) string { return s[:min(len(s), 24)] }
-
-func golden(t *testing.T, path, got string) {
-	t.Helper()
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with -update to create it)", err)
-	}
-	if string(want) != got {
-		wl, gl := strings.Split(string(want), "\n"), strings.Split(got, "\n")
-		var diff []string
-		for _, l := range gl {
-			if !slices.Contains(wl, l) {
-				diff = append(diff, "+ "+l)
-			}
-		}
-		for _, l := range wl {
-			if !slices.Contains(gl, l) {
-				diff = append(diff, "- "+l)
-			}
-		}
-		t.Errorf("%s is stale (rerun with -update and review):\n%s", path, strings.Join(diff, "\n"))
-	}
-}
 
 // Mutations of conformant streams and recordings never panic the checker,
 // and every finding names an event of the stream (or -1).
