@@ -1,0 +1,350 @@
+package codec
+
+// The JSON scanner the decoder walks with: whitespace, strings, numbers,
+// literals, and stepping over a value (fast, or keeping track of the path
+// when it finds an error).
+
+import (
+	"encoding/binary"
+	"fmt"
+	"unicode/utf8"
+)
+
+func (x *decoder) unexpected() error {
+	if x.pos >= len(x.data) {
+		return x.syntax("unexpected end of input")
+	}
+	if c := x.data[x.pos]; c < utf8.RuneSelf {
+		return x.syntax(fmt.Sprintf("unexpected %q", c))
+	}
+	return x.syntax(fmt.Sprintf("unexpected byte 0x%02x", x.data[x.pos]))
+}
+
+func (x *decoder) ws() {
+	for x.pos < len(x.data) {
+		switch x.data[x.pos] {
+		case ' ', '\t', '\n', '\r':
+			x.pos++
+		default:
+			return
+		}
+	}
+}
+
+// skip validates and steps over the value at pos. On an error it goes over
+// the value again keeping track of the path, so that the error names where
+// in the value it is.
+func (x *decoder) skip() error {
+	start, depth := x.pos, x.depth
+	err := x.skipFast()
+	if err != nil {
+		x.pos, x.depth = start, depth
+		if terr := x.trace(); terr != nil {
+			return terr
+		}
+	}
+	return err
+}
+
+// trace is skip keeping track of the path: the slow way, for errors.
+func (x *decoder) trace() error {
+	if x.pos >= len(x.data) {
+		return x.unexpected()
+	}
+	base := len(x.path)
+	defer func() { x.path = x.path[:base] }()
+	if c := x.data[x.pos]; (c == '{' || c == '[') && len(x.path) >= MaxDepth {
+		return x.tooDeep() // as skipFast: on the bracket of level MaxDepth+1
+	}
+	switch x.data[x.pos] {
+	case '{':
+		x.pos++
+		x.ws()
+		if x.pos < len(x.data) && x.data[x.pos] == '}' {
+			x.pos++
+			return nil
+		}
+		for {
+			if x.pos >= len(x.data) || x.data[x.pos] != '"' {
+				return x.unexpected()
+			}
+			ks := x.pos
+			ke, err := x.str()
+			if err != nil {
+				return err
+			}
+			x.ws()
+			if x.pos >= len(x.data) || x.data[x.pos] != ':' {
+				return x.unexpected()
+			}
+			x.pos++
+			x.ws()
+			if err := x.push(seg{start: int32(ks + 1), end: int32(ke)}); err != nil {
+				return err
+			}
+			if err := x.trace(); err != nil {
+				return err
+			}
+			x.path = x.path[:base]
+			x.ws()
+			if x.pos < len(x.data) && x.data[x.pos] == ',' {
+				x.pos++
+				x.ws()
+				continue
+			}
+			if x.pos < len(x.data) && x.data[x.pos] == '}' {
+				x.pos++
+				return nil
+			}
+			return x.unexpected()
+		}
+	case '[':
+		x.pos++
+		x.ws()
+		if x.pos < len(x.data) && x.data[x.pos] == ']' {
+			x.pos++
+			return nil
+		}
+		for i := int32(0); ; i++ {
+			if err := x.push(seg{start: -1, index: i}); err != nil {
+				return err
+			}
+			if err := x.trace(); err != nil {
+				return err
+			}
+			x.path = x.path[:base]
+			x.ws()
+			if x.pos < len(x.data) && x.data[x.pos] == ',' {
+				x.pos++
+				x.ws()
+				continue
+			}
+			if x.pos < len(x.data) && x.data[x.pos] == ']' {
+				x.pos++
+				return nil
+			}
+			return x.unexpected()
+		}
+	}
+	return x.skipFast()
+}
+
+// skipFast validates and steps over the value at pos.
+func (x *decoder) skipFast() error {
+	if x.pos >= len(x.data) {
+		return x.unexpected()
+	}
+	switch c := x.data[x.pos]; {
+	case c == '"':
+		_, err := x.str()
+		return err
+	case c == '{':
+		if x.depth++; x.depth+len(x.path) > MaxDepth {
+			return x.tooDeep()
+		}
+		x.pos++
+		x.ws()
+		if x.pos < len(x.data) && x.data[x.pos] == '}' {
+			x.pos++
+			x.depth--
+			return nil
+		}
+		for {
+			if x.pos >= len(x.data) || x.data[x.pos] != '"' {
+				return x.unexpected()
+			}
+			if _, err := x.str(); err != nil {
+				return err
+			}
+			x.ws()
+			if x.pos >= len(x.data) || x.data[x.pos] != ':' {
+				return x.unexpected()
+			}
+			x.pos++
+			x.ws()
+			if err := x.skipFast(); err != nil {
+				return err
+			}
+			x.ws()
+			if x.pos < len(x.data) && x.data[x.pos] == ',' {
+				x.pos++
+				x.ws()
+				continue
+			}
+			if x.pos < len(x.data) && x.data[x.pos] == '}' {
+				x.pos++
+				x.depth--
+				return nil
+			}
+			return x.unexpected()
+		}
+	case c == '[':
+		if x.depth++; x.depth+len(x.path) > MaxDepth {
+			return x.tooDeep()
+		}
+		x.pos++
+		x.ws()
+		if x.pos < len(x.data) && x.data[x.pos] == ']' {
+			x.pos++
+			x.depth--
+			return nil
+		}
+		for {
+			if err := x.skipFast(); err != nil {
+				return err
+			}
+			x.ws()
+			if x.pos < len(x.data) && x.data[x.pos] == ',' {
+				x.pos++
+				x.ws()
+				continue
+			}
+			if x.pos < len(x.data) && x.data[x.pos] == ']' {
+				x.pos++
+				x.depth--
+				return nil
+			}
+			return x.unexpected()
+		}
+	case c == 't':
+		return x.literal("true")
+	case c == 'f':
+		return x.literal("false")
+	case c == 'n':
+		return x.literal("null")
+	case c == '-' || c >= '0' && c <= '9':
+		end, _, err := x.number()
+		x.pos = end
+		return err
+	}
+	return x.unexpected()
+}
+
+func (x *decoder) literal(lit string) error {
+	if len(x.data)-x.pos < len(lit) || string(x.data[x.pos:x.pos+len(lit)]) != lit {
+		return x.syntax("invalid literal")
+	}
+	x.pos += len(lit)
+	return nil
+}
+
+// number scans the number at pos without consuming it: where it ends and
+// whether it has neither fraction nor exponent.
+func (x *decoder) number() (end int, integral bool, err error) {
+	d, i := x.data, x.pos
+	if i < len(d) && d[i] == '-' {
+		i++
+	}
+	switch {
+	case i < len(d) && d[i] == '0':
+		i++
+	case i < len(d) && d[i] >= '1' && d[i] <= '9':
+		for i++; i < len(d) && d[i] >= '0' && d[i] <= '9'; i++ {
+		}
+	default:
+		return 0, false, &SyntaxError{Offset: i, Path: x.doc.pathString(x.path), Reason: "invalid number"}
+	}
+	integral = true
+	if i < len(d) && d[i] == '.' {
+		integral = false
+		i++
+		if i >= len(d) || d[i] < '0' || d[i] > '9' {
+			return 0, false, &SyntaxError{Offset: i, Path: x.doc.pathString(x.path), Reason: "invalid number"}
+		}
+		for ; i < len(d) && d[i] >= '0' && d[i] <= '9'; i++ {
+		}
+	}
+	if i < len(d) && (d[i] == 'e' || d[i] == 'E') {
+		integral = false
+		i++
+		if i < len(d) && (d[i] == '+' || d[i] == '-') {
+			i++
+		}
+		if i >= len(d) || d[i] < '0' || d[i] > '9' {
+			return 0, false, &SyntaxError{Offset: i, Path: x.doc.pathString(x.path), Reason: "invalid number"}
+		}
+		for ; i < len(d) && d[i] >= '0' && d[i] <= '9'; i++ {
+		}
+	}
+	return i, integral, nil
+}
+
+// plain marks the bytes a string holds as they are: printable ASCII but the
+// quote and the backslash.
+var plain = func() (t [256]bool) {
+	for c := 0x20; c < utf8.RuneSelf; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
+
+// str validates the string at pos and steps over it; end is the index of
+// its closing quote.
+func (x *decoder) str() (end int, err error) {
+	d := x.data
+	i := x.pos + 1
+	for {
+		// Eight bytes at a time while none is a quote, a backslash, a
+		// control character or non-ASCII; then byte by byte.
+		for i+8 <= len(d) {
+			w := binary.LittleEndian.Uint64(d[i:])
+			if (w|(w-lo*0x20)|hasZero(w^(lo*'"'))|hasZero(w^(lo*'\\')))&hi != 0 {
+				break
+			}
+			i += 8
+		}
+		for i < len(d) && plain[d[i]] {
+			i++
+		}
+		if i >= len(d) {
+			x.pos = i
+			return 0, x.syntax("unterminated string")
+		}
+		switch c := d[i]; {
+		case c == '"':
+			x.pos = i + 1
+			return i, nil
+		case c == '\\':
+			if i+1 >= len(d) {
+				x.pos = i
+				return 0, x.syntax("unterminated string")
+			}
+			switch d[i+1] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+				i += 2
+			case 'u':
+				if i+6 > len(d) || !isHex(d[i+2]) || !isHex(d[i+3]) || !isHex(d[i+4]) || !isHex(d[i+5]) {
+					x.pos = i
+					return 0, x.syntax("invalid \\u escape")
+				}
+				i += 6
+			default:
+				x.pos = i
+				return 0, x.syntax("invalid escape")
+			}
+		case c < 0x20:
+			x.pos = i
+			return 0, x.syntax("control character in string")
+		default:
+			r, size := utf8.DecodeRune(d[i:])
+			if r == utf8.RuneError && size <= 1 {
+				x.pos = i
+				return 0, x.syntax("invalid UTF-8")
+			}
+			i += size
+		}
+	}
+}
+
+const (
+	lo = 0x0101010101010101
+	hi = 0x8080808080808080
+)
+
+// hasZero has the high bit of each byte of w that is zero set (and maybe
+// others, but only above a byte that is zero or has its high bit set).
+func hasZero(w uint64) uint64 { return (w - lo) &^ w }
+
+func isHex(c byte) bool {
+	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
+}
