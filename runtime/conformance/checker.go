@@ -44,6 +44,7 @@
 package conformance
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -133,7 +134,7 @@ const (
 // arguments) and what its done event said.
 type text struct {
 	typ         string // the part's type (parts only)
-	added, done bool   // the part's added and done events (parts only)
+	done        bool   // the part's done event was seen (parts only)
 	deltas      []byte
 	streamed    bool // a delta or done event was seen
 	textDone    bool // the text's done event was seen
@@ -170,6 +171,7 @@ type Checker struct {
 	terminal json.RawMessage // the terminal event's response
 	streamed bool            // output text was streamed
 	perRule  map[string]int  // findings per rule, to cap them
+	sseType  string          // the event: line of the event being checked (SSE)
 	finished bool
 }
 
@@ -200,37 +202,73 @@ func (c *Checker) violation(rule, format string, args ...any) {
 
 // SSE checks one Server-Sent Event: its data as Event does, and that its
 // event: line, if any, names the data's type.
-func (c *Checker) SSE(e sse.Event) {
-	if e.Type != "" {
-		var head struct {
-			Type string `json:"type"`
-		}
-		if json.Unmarshal(e.Data, &head) == nil && head.Type != e.Type {
-			c.violation("sse-event-type", "event: %s, data of type %q", e.Type, head.Type)
-		}
-	}
-	c.Event(e.Data)
+func (c *Checker) SSE(e sse.Event) []Finding {
+	c.sseType = e.Type
+	defer func() { c.sseType = "" }()
+	return c.Event(e.Data)
 }
 
-// event is what the rules read of an event. Fields are raw, so that a
-// value of the wrong kind (reported by the schema rule) does not hide the
-// others.
+// event is what the rules read of an event, from the codec's Doc (the
+// event is parsed once). Fields are raw, so that a value of the wrong kind
+// (reported by the schema rule) does not hide the others.
 type event struct {
-	Type            string          `json:"type"`
-	SequenceNumber  json.RawMessage `json:"sequence_number"`
-	OutputIndex     json.RawMessage `json:"output_index"`
-	ContentIndex    json.RawMessage `json:"content_index"`
-	SummaryIndex    json.RawMessage `json:"summary_index"`
-	AnnotationIndex json.RawMessage `json:"annotation_index"`
-	ItemID          json.RawMessage `json:"item_id"`
-	Delta           json.RawMessage `json:"delta"`
-	Text            json.RawMessage `json:"text"`
-	Refusal         json.RawMessage `json:"refusal"`
-	Arguments       json.RawMessage `json:"arguments"`
-	Input           json.RawMessage `json:"input"`
-	Item            json.RawMessage `json:"item"`
-	Part            json.RawMessage `json:"part"`
-	Response        json.RawMessage `json:"response"`
+	Type            string
+	SequenceNumber  json.RawMessage
+	OutputIndex     json.RawMessage
+	ContentIndex    json.RawMessage
+	SummaryIndex    json.RawMessage
+	AnnotationIndex json.RawMessage
+	ItemID          json.RawMessage
+	Delta           json.RawMessage
+	Text            json.RawMessage
+	Refusal         json.RawMessage
+	Arguments       json.RawMessage
+	Input           json.RawMessage
+	Item            json.RawMessage
+	Part            json.RawMessage
+	Response        json.RawMessage
+}
+
+// read fills e from the members of the decoded event.
+func (e *event) read(v codec.Value) {
+	for k, m := range v.Members() {
+		raw, name := json.RawMessage(m.Raw()), k.Raw()
+		if bytes.IndexByte(name, '\\') >= 0 {
+			name = []byte(k.String())
+		}
+		switch string(name) {
+		case "type":
+			e.Type, _ = m.Str()
+		case "sequence_number":
+			e.SequenceNumber = raw
+		case "output_index":
+			e.OutputIndex = raw
+		case "content_index":
+			e.ContentIndex = raw
+		case "summary_index":
+			e.SummaryIndex = raw
+		case "annotation_index":
+			e.AnnotationIndex = raw
+		case "item_id":
+			e.ItemID = raw
+		case "delta":
+			e.Delta = raw
+		case "text":
+			e.Text = raw
+		case "refusal":
+			e.Refusal = raw
+		case "arguments":
+			e.Arguments = raw
+		case "input":
+			e.Input = raw
+		case "item":
+			e.Item = raw
+		case "part":
+			e.Part = raw
+		case "response":
+			e.Response = raw
+		}
+	}
 }
 
 // Event checks the next event of the stream (its data, one JSON object)
@@ -249,9 +287,9 @@ func (c *Checker) event(data []byte) {
 		return
 	}
 	var e event
-	if err := json.Unmarshal(data, &e); err != nil {
-		c.violation("json", "%v", err)
-		return
+	e.read(c.doc.Value())
+	if c.sseType != "" && c.sseType != e.Type {
+		c.violation("sse-event-type", "event: %s, data of type %q", c.sseType, e.Type)
 	}
 	c.schema(e.Type)
 	c.lifecycle(e.Type)
@@ -292,96 +330,6 @@ func displayPath(p string) string {
 	return p
 }
 
-func terminal(typ string) bool {
-	return typ == "response.completed" || typ == "response.incomplete" || typ == "response.failed"
-}
-
-func (c *Checker) lifecycle(typ string) {
-	switch {
-	case c.phase == phaseTerminal:
-		c.violation("lifecycle", "%s after the terminal event", typ)
-		return
-	case c.phase == phaseStart && typ != "response.created":
-		c.violation("lifecycle", "the first event is %s, not response.created", typ)
-	case c.phase != phaseStart && typ == "response.created":
-		c.violation("lifecycle", "response.created again")
-	case typ == "response.queued" && c.phase != phaseCreated:
-		c.violation("lifecycle", "response.queued not right after response.created")
-	case typ == "response.in_progress" && c.phase != phaseCreated:
-		c.violation("lifecycle", "response.in_progress not right after response.created (or response.queued)")
-	case c.phase == phaseErrored && typ != "response.failed":
-		c.violation("lifecycle", "%s after an error event: only response.failed may follow", typ)
-	}
-	switch {
-	case terminal(typ):
-		c.phase = phaseTerminal
-	case typ == "error":
-		c.phase = phaseErrored
-	case typ == "response.created" && c.phase == phaseStart, typ == "response.queued" && c.phase == phaseCreated:
-		c.phase = phaseCreated
-	case c.phase != phaseErrored:
-		c.phase = phaseOpen
-	}
-}
-
-func (c *Checker) sequence(raw json.RawMessage) {
-	if len(raw) == 0 || string(raw) == "null" {
-		c.violation("sequence", "no sequence_number")
-		return
-	}
-	n, err := strconv.ParseInt(string(raw), 10, 64)
-	if err != nil {
-		if raw[0] == '-' || raw[0] >= '0' && raw[0] <= '9' {
-			c.violation("sequence", "sequence_number %s is not an integer this checker can follow", clip(string(raw)))
-		}
-		return // (not a number: the schema rule reports it)
-	}
-	switch {
-	case !c.seqSeen && n != 0:
-		c.violation("sequence", "sequence_number starts at %d, not 0", n)
-	case c.seqSeen && n <= c.seq:
-		c.violation("sequence", "sequence_number %d after %d", n, c.seq)
-	case c.seqSeen && n > c.seq+1:
-		c.add("sequence-gap", Violation, "sequence_number %d after %d: %d missing", n, c.seq, n-c.seq-1)
-	}
-	if !c.seqSeen || n > c.seq {
-		c.seq = n
-	}
-	c.seqSeen = true
-}
-
-func (c *Checker) identity(resp json.RawMessage) {
-	var r struct {
-		ID        *string         `json:"id"`
-		CreatedAt json.RawMessage `json:"created_at"`
-		Model     *string         `json:"model"`
-	}
-	if json.Unmarshal(resp, &r) != nil {
-		return // the schema rule reports it
-	}
-	id, model := deref(r.ID), deref(r.Model)
-	if !c.known {
-		c.id, c.created, c.model, c.known = id, string(r.CreatedAt), model, true
-		return
-	}
-	if id != c.id {
-		c.violation("response-identity", "response id %q, was %q", id, c.id)
-	}
-	if string(r.CreatedAt) != c.created {
-		c.violation("response-identity", "created_at %s, was %s", r.CreatedAt, c.created)
-	}
-	if model != c.model {
-		c.violation("response-identity", "model %q, was %q", model, c.model)
-	}
-}
-
-func deref(s *string) string {
-	if s == nil {
-		return ""
-	}
-	return *s
-}
-
 // index reads an index field: ok false if absent, or not a small
 // non-negative integer (which is reported).
 func (c *Checker) index(name string, raw json.RawMessage) (int, bool) {
@@ -418,6 +366,9 @@ func indexRule(name string) string {
 }
 
 func str(raw json.RawMessage) (string, bool) {
+	if n := len(raw); n >= 2 && raw[0] == '"' && bytes.IndexByte(raw, '\\') < 0 {
+		return string(raw[1 : n-1]), true // (valid JSON: the codec checked it)
+	}
 	var s string
 	if len(raw) == 0 || json.Unmarshal(raw, &s) != nil {
 		return "", false

@@ -4,8 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
-
-	"github.com/transponder-dev/transponder/internal/jsontest"
 )
 
 // The rules about output items, their parts and texts, and the terminal
@@ -301,7 +299,7 @@ func (c *Checker) partAdded(e event, k partKind) {
 	if allowed := partTypes[k][it.typ]; !contains(allowed, typ) {
 		c.violation(k.rule(), "%s: a %s part on a %s item", e.Type, typ, it.typ)
 	}
-	list = append(list, &text{added: true, typ: typ})
+	list = append(list, &text{typ: typ})
 	if k == summary {
 		it.summaries = list
 	} else {
@@ -405,7 +403,15 @@ func (c *Checker) text(e event, t textEvent) {
 		}
 		return
 	}
-	raw := map[string]json.RawMessage{"text": e.Text, "refusal": e.Refusal, "arguments": e.Arguments, "input": e.Input}[t.field]
+	raw := e.Text
+	switch t.field {
+	case "refusal":
+		raw = e.Refusal
+	case "arguments":
+		raw = e.Arguments
+	case "input":
+		raw = e.Input
+	}
 	done, ok := str(raw)
 	if !ok {
 		return
@@ -441,74 +447,6 @@ func (c *Checker) annotation(e event) {
 		c.violation("annotation", "annotation_index %d, the next is %d", n, p.annotations)
 	}
 	p.annotations++
-}
-
-// terminalOutput checks the terminal event's response against the stream.
-func (c *Checker) terminalOutput(e event) {
-	var r struct {
-		Status     string            `json:"status"`
-		Output     []json.RawMessage `json:"output"`
-		Usage      json.RawMessage   `json:"usage"`
-		OutputText *string           `json:"output_text"`
-	}
-	if len(e.Response) == 0 || json.Unmarshal(e.Response, &r) != nil {
-		return // the schema rule reports it
-	}
-	c.terminal = append(json.RawMessage(nil), e.Response...)
-	if want := strings.TrimPrefix(e.Type, "response."); r.Status != want {
-		c.violation("terminal-output", "%s with status %q", e.Type, r.Status)
-	}
-	if e.Type == "response.completed" && (len(r.Usage) == 0 || string(r.Usage) == "null") {
-		c.add("usage", Warning, "response.completed without usage")
-	}
-	if r.OutputText != nil && *r.OutputText == "" && c.streamed {
-		c.violation("terminal-output", `output_text is "" after text was streamed`)
-	}
-	for _, f := range outputItems(e.Response) {
-		c.violation(f.Rule, "the terminal response's %s", f.Reason)
-	}
-	if e.Type != "response.failed" { // a failed response may cut items short
-		c.unfinished()
-	}
-	if len(r.Output) != len(c.items) {
-		c.violation("terminal-output", "response.output has %d items, the stream added %d", len(r.Output), len(c.items))
-	}
-	for i, out := range r.Output {
-		if i >= len(c.items) || !c.items[i].done {
-			continue
-		}
-		if d := sameItem(c.items[i].doneItem, out); d != "" {
-			c.violation("terminal-output", "output[%d] is not its output_item.done: %s", i, clip(d))
-		}
-	}
-}
-
-// unfinished reports the items added and never done.
-func (c *Checker) unfinished() {
-	for i, it := range c.items {
-		if !it.done {
-			c.violation("output-item", "the %s item at output_index %d was added, never done", it.typ, i)
-		}
-	}
-}
-
-// sameItem returns how two items differ, or "": every field but
-// encrypted_content (OpenAI encrypts the reasoning anew for the terminal
-// event).
-func sameItem(a, b json.RawMessage) string {
-	var ma, mb map[string]json.RawMessage
-	if json.Unmarshal(a, &ma) != nil || json.Unmarshal(b, &mb) != nil {
-		return "not objects"
-	}
-	delete(ma, "encrypted_content")
-	delete(mb, "encrypted_content")
-	a, _ = json.Marshal(ma)
-	b, _ = json.Marshal(mb)
-	d, err := jsontest.Diff(a, b)
-	if err != nil {
-		return err.Error()
-	}
-	return d
 }
 
 // clip shortens a text for a reason: findings name what differs, they do
