@@ -96,31 +96,17 @@ func TestCorpusPayloads(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The payloads of each recorded file, in order (requests are another
-	// test's; *.part* files split a recording that is also here whole).
-	type file struct {
-		name     string
-		kind     codec.Payload
-		payloads [][]byte
-	}
-	var files []*file
-	for _, p := range all {
-		name, _, _ := strings.Cut(p.Name, "#")
-		if p.Kind == codec.ResponsesRequest || strings.Contains(name, ".part") {
-			continue
-		}
-		if len(files) == 0 || files[len(files)-1].name != name {
-			files = append(files, &file{name: name, kind: p.Kind})
-		}
-		f := files[len(files)-1]
-		f.payloads = append(f.payloads, p.Data)
-	}
 	got := map[string]string{}
 	total := 0
-	for _, f := range files {
-		for _, tg := range targets[f.kind] {
+	for _, f := range fixtures.ByFile(all) {
+		// (Requests are another test's; *.part* files split a recording
+		// that is also here whole.)
+		if f.Kind == codec.ResponsesRequest || strings.Contains(f.Name, ".part") {
+			continue
+		}
+		for _, tg := range targets[f.Kind] {
 			bad, first := 0, ""
-			for _, p := range f.payloads {
+			for _, p := range f.Payloads {
 				total++
 				out, err := tg.rt(p)
 				if err == nil {
@@ -137,8 +123,8 @@ func TestCorpusPayloads(t *testing.T) {
 				}
 			}
 			if bad > 0 {
-				key := path.Base(f.name) + " as " + tg.name
-				got[key] = fmt.Sprintf("%d of %d", bad, len(f.payloads))
+				key := path.Base(f.Name) + " as " + tg.name
+				got[key] = fmt.Sprintf("%d of %d", bad, len(f.Payloads))
 				t.Logf("%s: %s fail; first: %.200s", key, got[key], first)
 			}
 		}

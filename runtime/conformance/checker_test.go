@@ -12,23 +12,29 @@ import (
 
 // conformant are synthetic streams, one per kind of item, that follow
 // every rule.
-func conformant() map[string][][]byte {
-	return map[string][][]byte{
-		"message":          newStream().message("Hello, wörld!", "second part").events(),
-		"refusal":          newStream().message("refusal:I can't help with that.").events(),
-		"function call":    newStream().functionCall("get_weather", `{"city":"Paris"}`).events(),
-		"custom tool call": newStream().customToolCall("apply_patch", "*** Begin Patch\n*** End Patch").events(),
-		"reasoning":        newStream().reasoning("", "**Planning**\n\nfirst", "then").message("done").events(),
-		"reasoning text":   newStream().reasoning("Let me think: 2+2=4.").message("4").events(),
-		"several items":    newStream().reasoning("", "s").functionCall("f", "{}").functionCall("g", `{"a":1}`).message("ok").events(),
-		"no items":         newStream().events(),
+func conformant() []struct {
+	name   string
+	events [][]byte
+} {
+	return []struct {
+		name   string
+		events [][]byte
+	}{
+		{"message", newStream().message("Hello, wörld!", "second part").events()},
+		{"refusal", newStream().message("refusal:I can't help with that.").events()},
+		{"function call", newStream().functionCall("get_weather", `{"city":"Paris"}`).events()},
+		{"custom tool call", newStream().customToolCall("apply_patch", "*** Begin Patch\n*** End Patch").events()},
+		{"reasoning", newStream().reasoning("", "**Planning**\n\nfirst", "then").message("done").events()},
+		{"reasoning text", newStream().reasoning("Let me think: 2+2=4.").message("4").events()},
+		{"several items", newStream().reasoning("", "s").functionCall("f", "{}").functionCall("g", `{"a":1}`).message("ok").events()},
+		{"no items", newStream().events()},
 	}
 }
 
 func TestConformant(t *testing.T) {
-	for name, evs := range conformant() {
-		if fs := Check(evs); len(fs) > 0 {
-			t.Errorf("%s: %v", name, fs)
+	for _, c := range conformant() {
+		if fs := Check(c.events); len(fs) > 0 {
+			t.Errorf("%s: %v", c.name, fs)
 		}
 	}
 }

@@ -62,16 +62,11 @@ func TestCorpus(t *testing.T) {
 	}
 	streams := map[string][][]byte{}
 	var files []string
-	for _, p := range payloads {
-		name, ok := strings.CutPrefix(p.Name, "responses-sse/")
-		if !ok {
-			continue
-		}
-		name, _, _ = strings.Cut(name, "#")
-		if _, seen := streams[name]; !seen {
+	for _, fl := range fixtures.ByFile(payloads) {
+		if name, ok := strings.CutPrefix(fl.Name, "responses-sse/"); ok {
 			files = append(files, name)
+			streams[name] = fl.Payloads
 		}
-		streams[name] = append(streams[name], p.Data)
 	}
 	var b strings.Builder
 	b.WriteString("# What each recorded Responses stream breaks: rule (class) ×count, at events …\n")
@@ -134,19 +129,14 @@ func prefix(s string) string { return s[:min(len(s), 24)] }
 // Mutations of conformant streams and recordings never panic the checker,
 // and every finding names an event of the stream (or -1).
 func FuzzChecker(f *testing.F) {
-	for _, evs := range conformant() {
-		f.Add(joinLines(evs))
+	for _, c := range conformant() {
+		f.Add(joinLines(c.events))
 	}
 	if payloads, err := fixtures.Corpus(fixtures.SharedDir(filepath.Join("..", ".."))); err == nil {
-		streams := map[string][][]byte{}
-		for _, p := range payloads {
-			if name, ok := strings.CutPrefix(p.Name, "responses-sse/"); ok {
-				name, _, _ = strings.Cut(name, "#")
-				streams[name] = append(streams[name], p.Data)
+		for _, fl := range fixtures.ByFile(payloads) {
+			if strings.HasPrefix(fl.Name, "responses-sse/") {
+				f.Add(joinLines(fl.Payloads))
 			}
-		}
-		for _, evs := range streams {
-			f.Add(joinLines(evs))
 		}
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
@@ -177,10 +167,10 @@ func joinLines(evs [][]byte) []byte {
 // CheckStream never panics on any input, SSE or JSON lines or neither,
 // and a report's findings name events of the stream.
 func FuzzCheckStream(f *testing.F) {
-	for _, evs := range conformant() {
-		f.Add(joinLines(evs))
+	for _, c := range conformant() {
+		f.Add(joinLines(c.events))
 		var sse []byte
-		for _, e := range evs {
+		for _, e := range c.events {
 			sse = append(append(append(sse, "event: x\ndata: "...), e...), "\n\n"...)
 		}
 		f.Add(sse)
