@@ -91,7 +91,9 @@ func (v Value) Kind() Kind {
 
 // Get returns the member key of an object (Invalid if v is not an object
 // or has no such member). The payload was validated by Decode, so this is
-// a scan without checks.
+// a scan without checks. Objects the schema walks have no repeated keys
+// (Decode refuses them); in a free-form value (metadata, tool parameters)
+// Get returns the first of a repeated key, Members yields them all.
 func (v Value) Get(key string) Value {
 	for k, m := range v.Members() {
 		if k.Is(key) {
