@@ -150,6 +150,44 @@ func (n Node) Type() string {
 	return string(unquote(n.d.data[r.tagStart+1 : r.tagEnd-1]))
 }
 
+// Tag is the node's type: the value of its tag, or for a node without one
+// the tag value of the default variant it decoded as ("message"); "" if
+// the tag is absent and there is no default, or is not a string.
+func (n Node) Tag() string {
+	r := n.rec()
+	if r.tagEnd == 0 && r.flags&nodeDefault != 0 {
+		u := &n.d.root.d.schemas[r.union]
+		for _, c := range u.cases {
+			if c.schema == r.variant {
+				return c.value
+			}
+		}
+		return ""
+	}
+	return n.Type()
+}
+
+// NodeAt returns the node of a value: the innermost node that starts where
+// v does (ok false if v is not a value of a union).
+func (d *Doc) NodeAt(v Value) (Node, bool) {
+	if v.d != d || !v.Exists() {
+		return Node{}, false
+	}
+	lo, hi := 0, len(d.nodes)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if d.nodes[m].start <= v.start {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	if lo == 0 || d.nodes[lo-1].start != v.start {
+		return Node{}, false
+	}
+	return Node{d, int32(lo - 1)}, true
+}
+
 // Defaulted reports whether the node has no type tag and is the union's
 // default variant (a message item without "type").
 func (n Node) Defaulted() bool { return n.rec().flags&nodeDefault != 0 }
@@ -263,6 +301,15 @@ func (f Finding) Path() string {
 		p = appendKey(p, f.name)
 	}
 	return p
+}
+
+// TopLevel reports whether the finding is of a key or value of the
+// payload's top-level object (an unknown top-level field).
+func (f Finding) TopLevel() bool {
+	if f.Kind == MissingField {
+		return f.path < 0
+	}
+	return f.path >= 0 && f.d.segs[f.path].parent < 0
 }
 
 func (f Finding) String() string {

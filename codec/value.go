@@ -119,6 +119,17 @@ func (k Key) Is(s string) bool {
 // String is the key, unescaped.
 func (k Key) String() string { return string(unquote(k.raw)) }
 
+// Bytes is the key, unescaped: its bytes in the payload unless it has
+// escapes. For a switch on the key without allocating:
+//
+//	switch string(k.Bytes()) { case "model": … }
+func (k Key) Bytes() []byte {
+	if hasEscape(k.raw) {
+		return unquote(k.raw)
+	}
+	return k.raw
+}
+
 // Raw is the key's JSON string contents, escaped as in the payload.
 func (k Key) Raw() []byte { return k.raw }
 

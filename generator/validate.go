@@ -13,6 +13,8 @@ import (
 type Transform struct {
 	Name     string
 	From, To []codec.Kind
+	File     string // where it is declared (ParseTransforms)
+	Line     int
 }
 
 // Checked is a mapping file whose paths resolved.
@@ -150,7 +152,11 @@ func Validate(f *File, transforms []Transform, complete bool) (*Checked, []error
 	}
 	for _, t := range transforms {
 		if !used[t.Name] {
-			errs = append(errs, &Error{f.Name, 0, fmt.Sprintf("transform %s is never used", t.Name)})
+			file, line := t.File, t.Line
+			if file == "" {
+				file = f.Name
+			}
+			errs = append(errs, &Error{file, line, fmt.Sprintf("transform %s is never used", t.Name)})
 		}
 	}
 	if complete {

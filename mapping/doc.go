@@ -1,5 +1,5 @@
 // Package mapping holds the declarative Responses ↔ Chat Completions
-// mapping and (to come) the converters generated from it.
+// mapping and the converters generated from it.
 //
 // responses_chat.yaml maps every field of the pinned OpenAI spec's
 // Responses request onto OpenRouter's and OpenAI's chat requests; `go test

@@ -1,51 +1,96 @@
 package mapping_test
 
 import (
+	"bytes"
 	"os"
+	"strings"
 	"testing"
+	"testing/fstest"
 
-	"github.com/transponder-dev/transponder/codec"
 	"github.com/transponder-dev/transponder/generator"
 )
 
-// The transforms the mapping names, with the JSON kinds they take and
-// give. (Their Go functions come with the emitter; until then this list
-// is what the YAML is checked against.)
-var transforms = []generator.Transform{
-	{Name: "instructions", From: kinds(codec.String), To: kinds(codec.Array)},
-	{Name: "inputItems", From: kinds(codec.String, codec.Array), To: kinds(codec.Array)},
-	{Name: "model", From: kinds(codec.String), To: kinds(codec.String)},
-	{Name: "topLogprobs", From: kinds(codec.Number), To: kinds(codec.Number)},
-	{Name: "promptCacheKey", From: kinds(codec.String), To: kinds(codec.String)},
-	{Name: "omit", From: kinds(codec.Object), To: nil},
-	{Name: "allowedTools", From: kinds(codec.Object), To: kinds(codec.Object)},
-	{Name: "allowedToolsFilter", From: kinds(codec.Object), To: kinds(codec.String)},
-	{Name: "customChoice", From: kinds(codec.Object), To: kinds(codec.Object)},
-	{Name: "customChoiceAsFunction", From: kinds(codec.Object), To: kinds(codec.Object)},
-	{Name: "forceHosted", From: kinds(codec.Object), To: kinds(codec.String)},
-	{Name: "forceVirtual", From: kinds(codec.Object), To: kinds(codec.Object)},
-	{Name: "customTool", From: kinds(codec.Object), To: kinds(codec.Object)},
-	{Name: "virtualTool", From: kinds(codec.Object), To: kinds(codec.Object)},
-	{Name: "namespaceTools", From: kinds(codec.Object), To: kinds(codec.Object)},
-	{Name: "webSearch", From: kinds(codec.Object), To: kinds(codec.Object)},
-	{Name: "webSearchOptions", From: kinds(codec.Object), To: kinds(codec.Object)},
-	{Name: "imageGeneration", From: kinds(codec.Object), To: kinds(codec.Object)},
+// The committed converters are what the generator makes of the mapping
+// and the transforms now (go generate ./mapping rewrites them).
+func TestGeneratedUpToDate(t *testing.T) {
+	files, errs := generator.Generate(os.DirFS("."), "responses_chat.yaml")
+	for _, e := range errs {
+		t.Error(e)
+	}
+	for name, want := range files {
+		got, err := os.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got, want) {
+			t.Errorf("%s is stale: run go generate ./mapping", name)
+		}
+	}
 }
 
-func kinds(k ...codec.Kind) []codec.Kind { return k }
-
-// The Responses → Chat mapping is complete for every field of the pinned
-// spec and valid for both target dialects.
-func TestResponsesChatMapping(t *testing.T) {
-	data, err := os.ReadFile("responses_chat.yaml")
+// A spec field the mapping does not cover, a transform with the wrong
+// signature and a transform the mapping does not name each stop the
+// generator with the file and line.
+func TestGenerateRefuses(t *testing.T) {
+	yaml, err := os.ReadFile("responses_chat.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
-	f, errs := generator.Load("mapping/responses_chat.yaml", data)
-	if errs == nil {
-		_, errs = generator.Validate(f, transforms, true)
+	transforms, err := os.ReadFile("transforms.go")
+	if err != nil {
+		t.Fatal(err)
 	}
-	for _, e := range errs {
-		t.Error(e)
+	for _, tc := range []struct {
+		name        string
+		yaml, trans string
+		want        string
+	}{{
+		name: "field without entry",
+		yaml: strings.Replace(string(yaml), "  - path: top_p\n    map: top_p\n", "", 1),
+		want: "mapping/responses_chat.yaml:0: top_p: a field of the spec with no entry",
+	}, {
+		name:  "wrong signature",
+		trans: strings.Replace(string(transforms), "func omit(c *conv, v codec.Value, path string, dst codec.Ref, key string) {}", "func omit(c *conv, v codec.Value) {}", 1),
+		want:  "omit: a transform is func(*conv, codec.Value, string, codec.Ref, string), not func(*conv, codec.Value)",
+	}, {
+		name:  "missing transform",
+		trans: strings.Replace(string(transforms), "//transponder:transform object ->\n", "", 1),
+		want:  `text.format{text}: no transform "omit"`,
+	}, {
+		name: "unknown target",
+		yaml: strings.Replace(string(yaml), "map: max_completion_tokens", "map: max_tokens_total", 1),
+		want: `mapping/responses_chat.yaml:29: max_output_tokens → openrouter max_tokens_total: max_tokens_total: ChatRequest has no property "max_tokens_total"`,
+	}} {
+		t.Run(tc.name, func(t *testing.T) {
+			fsys := fstest.MapFS{
+				"responses_chat.yaml": {Data: yaml},
+				"transforms.go":       {Data: transforms},
+			}
+			for _, name := range []string{"convert.go", "doc.go"} {
+				b, err := os.ReadFile(name)
+				if err != nil {
+					t.Fatal(err)
+				}
+				fsys[name] = &fstest.MapFile{Data: b}
+			}
+			if tc.yaml != "" {
+				fsys["responses_chat.yaml"] = &fstest.MapFile{Data: []byte(tc.yaml)}
+			}
+			if tc.trans != "" {
+				fsys["transforms.go"] = &fstest.MapFile{Data: []byte(tc.trans)}
+			}
+			files, errs := generator.Generate(fsys, "responses_chat.yaml")
+			if files != nil {
+				t.Fatal("generated despite the error")
+			}
+			var got []string
+			for _, e := range errs {
+				got = append(got, e.Error())
+				if strings.Contains(e.Error(), tc.want) {
+					return
+				}
+			}
+			t.Errorf("errors %q\nwant one containing %q", got, tc.want)
+		})
 	}
 }

@@ -1,0 +1,328 @@
+package codec
+
+import (
+	"strconv"
+	"unicode/utf8"
+)
+
+// Builder builds a JSON payload out of copied bytes: the converters set
+// the members of the payload they write at the target paths of a mapping,
+// in whatever order the mapping reads its source, and the Builder keeps
+// them together: an object's members in the order they were first set, an
+// array's elements in the order they were appended. Values are raw JSON
+// (bytes of the source payload, not copied until AppendJSON) or objects
+// and arrays of the Builder's own.
+//
+// Objects and arrays the Builder made that end up empty are left out of
+// the payload (with their key): a mapping creates a target object when
+// it has something to put there, and an array of tools all of which were
+// dropped is no array. A raw {} or [] is kept.
+//
+// The zero Builder holds an empty object at Top. A Builder may be Reset
+// and reused; it is not safe for concurrent use.
+type Builder struct {
+	nodes []bnode
+	buf   []byte
+}
+
+// Ref is an object or array of a Builder.
+type Ref int32
+
+// Top is the payload's top-level object.
+const Top Ref = 0
+
+type bkind uint8
+
+const (
+	bRaw bkind = iota
+	bObject
+	bArray
+)
+
+type bnode struct {
+	key               string // the member's key ("" for an array element)
+	raw               []byte // bRaw
+	kind              bkind
+	first, last, next int32 // children (0: none; the top is never a child)
+}
+
+// Reset empties the Builder to an empty top-level object, keeping its
+// memory.
+func (b *Builder) Reset() {
+	b.nodes = append(b.nodes[:0], bnode{kind: bObject})
+	b.buf = b.buf[:0]
+}
+
+func (b *Builder) init() {
+	if len(b.nodes) == 0 {
+		b.nodes = append(b.nodes, bnode{kind: bObject})
+	}
+}
+
+func (b *Builder) add(parent Ref, n bnode) Ref {
+	b.init()
+	i := int32(len(b.nodes))
+	b.nodes = append(b.nodes, n)
+	p := &b.nodes[parent]
+	if p.last != 0 {
+		b.nodes[p.last].next = i
+	} else {
+		p.first = i
+	}
+	p.last = i
+	return Ref(i)
+}
+
+// member returns the member key of obj (0 if none).
+func (b *Builder) member(obj Ref, key string) int32 {
+	b.init()
+	for i := b.nodes[obj].first; i != 0; i = b.nodes[i].next {
+		if b.nodes[i].key == key {
+			return i
+		}
+	}
+	return 0
+}
+
+// Has reports whether obj has the member key.
+func (b *Builder) Has(obj Ref, key string) bool { return b.member(obj, key) != 0 }
+
+// Object returns obj's member key, an object, adding it if there is none.
+// An existing member that is not a Builder object is replaced by one.
+func (b *Builder) Object(obj Ref, key string) Ref { return b.container(obj, key, bObject) }
+
+// Array returns obj's member key, an array, adding it if there is none.
+func (b *Builder) Array(obj Ref, key string) Ref { return b.container(obj, key, bArray) }
+
+func (b *Builder) container(obj Ref, key string, k bkind) Ref {
+	if i := b.member(obj, key); i != 0 {
+		if n := &b.nodes[i]; n.kind != k {
+			*n = bnode{key: key, kind: k, next: n.next}
+		}
+		return Ref(i)
+	}
+	return b.add(obj, bnode{key: key, kind: k})
+}
+
+// Set sets obj's member key to raw, a JSON value, keeping the member's
+// place if it is set already.
+func (b *Builder) Set(obj Ref, key string, raw []byte) {
+	if i := b.member(obj, key); i != 0 {
+		b.nodes[i] = bnode{key: key, raw: raw, next: b.nodes[i].next}
+		return
+	}
+	b.add(obj, bnode{key: key, raw: raw})
+}
+
+// SetString sets obj's member key to the JSON string s.
+func (b *Builder) SetString(obj Ref, key, s string) {
+	b.Set(obj, key, b.quote(s))
+}
+
+// SetBool sets obj's member key to true or false.
+func (b *Builder) SetBool(obj Ref, key string, v bool) {
+	b.Set(obj, key, strconv.AppendBool(nil, v))
+}
+
+// Delete removes obj's member key, if it has one.
+func (b *Builder) Delete(obj Ref, key string) {
+	if i := b.member(obj, key); i != 0 {
+		b.unlink(obj, i)
+	}
+}
+
+// Remove removes the element el of arr.
+func (b *Builder) Remove(arr, el Ref) {
+	b.init()
+	b.unlink(arr, int32(el))
+}
+
+func (b *Builder) unlink(parent Ref, child int32) {
+	prev := int32(0)
+	for i := b.nodes[parent].first; i != 0; prev, i = i, b.nodes[i].next {
+		if i != child {
+			continue
+		}
+		next := b.nodes[i].next
+		if prev == 0 {
+			b.nodes[parent].first = next
+		} else {
+			b.nodes[prev].next = next
+		}
+		if b.nodes[parent].last == i {
+			b.nodes[parent].last = prev
+		}
+		return
+	}
+}
+
+// Child returns obj's member key if it is an object or array of the
+// Builder's.
+func (b *Builder) Child(obj Ref, key string) (Ref, bool) {
+	if i := b.member(obj, key); i != 0 && b.nodes[i].kind != bRaw {
+		return Ref(i), true
+	}
+	return 0, false
+}
+
+// AppendObject appends an empty object to arr and returns it.
+func (b *Builder) AppendObject(arr Ref) Ref { return b.add(arr, bnode{kind: bObject}) }
+
+// AppendArray appends an empty array to arr and returns it.
+func (b *Builder) AppendArray(arr Ref) Ref { return b.add(arr, bnode{kind: bArray}) }
+
+// AppendRaw appends raw, a JSON value, to arr.
+func (b *Builder) AppendRaw(arr Ref, raw []byte) { b.add(arr, bnode{raw: raw}) }
+
+// Len is the number of members or elements of obj or arr.
+func (b *Builder) Len(r Ref) int {
+	b.init()
+	n := 0
+	for i := b.nodes[r].first; i != 0; i = b.nodes[i].next {
+		if !b.empty(i) {
+			n++
+		}
+	}
+	return n
+}
+
+// Objects iterates over the elements of arr (or the members of an object)
+// that are Builder objects, in order.
+func (b *Builder) Objects(arr Ref) func(yield func(Ref) bool) {
+	return func(yield func(Ref) bool) {
+		b.init()
+		for i := b.nodes[arr].first; i != 0; i = b.nodes[i].next {
+			if b.nodes[i].kind == bObject && !yield(Ref(i)) {
+				return
+			}
+		}
+	}
+}
+
+// Raw returns obj's member key if it is a raw value (nil if not).
+func (b *Builder) Raw(obj Ref, key string) []byte {
+	if i := b.member(obj, key); i != 0 {
+		return b.nodes[i].raw
+	}
+	return nil
+}
+
+// Quote returns s as a JSON string, in the Builder's memory.
+func (b *Builder) quote(s string) []byte {
+	start := len(b.buf)
+	b.buf = AppendString(b.buf, s)
+	return b.buf[start:len(b.buf):len(b.buf)]
+}
+
+// Bytes copies raw into the Builder's memory (for a value built in a
+// scratch buffer).
+func (b *Builder) Bytes(raw []byte) []byte {
+	start := len(b.buf)
+	b.buf = append(b.buf, raw...)
+	return b.buf[start:len(b.buf):len(b.buf)]
+}
+
+// empty reports whether node i is a Builder object or array with nothing
+// in it (after leaving out its own empty containers).
+func (b *Builder) empty(i int32) bool {
+	n := &b.nodes[i]
+	if n.kind == bRaw {
+		return n.raw == nil
+	}
+	for c := n.first; c != 0; c = b.nodes[c].next {
+		if !b.empty(c) {
+			return false
+		}
+	}
+	return true
+}
+
+// AppendJSON appends the payload to dst.
+func (b *Builder) AppendJSON(dst []byte) []byte {
+	b.init()
+	return b.appendNode(dst, 0)
+}
+
+func (b *Builder) appendNode(dst []byte, i int32) []byte {
+	n := &b.nodes[i]
+	switch n.kind {
+	case bRaw:
+		return append(dst, n.raw...)
+	case bObject:
+		dst = append(dst, '{')
+		sep := false
+		for c := n.first; c != 0; c = b.nodes[c].next {
+			if b.empty(c) {
+				continue
+			}
+			if sep {
+				dst = append(dst, ',')
+			}
+			sep = true
+			dst = AppendString(dst, b.nodes[c].key)
+			dst = append(dst, ':')
+			dst = b.appendNode(dst, c)
+		}
+		return append(dst, '}')
+	default:
+		dst = append(dst, '[')
+		sep := false
+		for c := n.first; c != 0; c = b.nodes[c].next {
+			if b.empty(c) {
+				continue
+			}
+			if sep {
+				dst = append(dst, ',')
+			}
+			sep = true
+			dst = b.appendNode(dst, c)
+		}
+		return append(dst, ']')
+	}
+}
+
+// AppendString appends s as a JSON string: quotes, backslashes and
+// control characters escaped, invalid UTF-8 replaced by U+FFFD; <, > and &
+// are left as they are.
+func AppendString(dst []byte, s string) []byte {
+	dst = append(dst, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c >= 0x20 && c != '"' && c != '\\' && c < utf8.RuneSelf {
+			i++
+			continue
+		}
+		if c < utf8.RuneSelf {
+			dst = append(dst, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				dst = append(dst, '\\', c)
+			case '\n':
+				dst = append(dst, '\\', 'n')
+			case '\r':
+				dst = append(dst, '\\', 'r')
+			case '\t':
+				dst = append(dst, '\\', 't')
+			default:
+				dst = append(dst, '\\', 'u', '0', '0', hexDigit[c>>4], hexDigit[c&0xf])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, "\ufffd"...)
+			i += size
+			start = i
+			continue
+		}
+		i += size
+	}
+	dst = append(dst, s[start:]...)
+	return append(dst, '"')
+}
+
+const hexDigit = "0123456789abcdef"

@@ -1,0 +1,312 @@
+package generator
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/transponder-dev/transponder/codec"
+)
+
+// The IR: for each target dialect, the source payload as a tree of the
+// values the mapping reads (objects, arrays, unions), with a rule at each
+// leaf. The emitter sees only this.
+
+// Converter is the IR of one mapping file for one target dialect.
+type Converter struct {
+	Dialect string
+	Root    *Node
+}
+
+// NodeKind is how the converter reads a source value.
+type NodeKind uint8
+
+const (
+	Leaf   NodeKind = iota // a rule applies to the value
+	Object                 // its members, by key
+	Array                  // each element
+	Tagged                 // its variant, by tag value
+	Kinds                  // its alternative, by JSON kind
+)
+
+// Node is a source value the converter reads.
+type Node struct {
+	Kind NodeKind
+	Key  string // a member's key
+	Case string // a case of its parent: a tag value, or a JSON kind
+	// Path is the source wire path (codec.Schema.Lookup), Array the path
+	// of the array it is in ("" if none) and Rel its JSON path inside
+	// that array's element (or from the top).
+	Path, Array, Rel string
+	Fields           []*Node // Object: in the mapping's order
+	Extras           []*Node // the top-level Object: keys the spec does not know
+	Elem             *Node   // Array
+	Cases            []*Node // Tagged, Kinds
+	Leaf             *Target // Leaf
+	Line             int
+}
+
+// Target is what happens to a leaf.
+type Target struct {
+	Rule Rule
+	Note string
+	// Steps of the target path, for map and lossy.
+	Steps []Step
+}
+
+// Step is a key of a target path; Elem marks an array whose elements the
+// source's elements become (tools[]).
+type Step struct {
+	Key  string
+	Elem bool
+}
+
+func (s Step) String() string {
+	if s.Elem {
+		return s.Key + "[]"
+	}
+	return s.Key
+}
+
+// Build makes the IR of a checked mapping file for one of its targets.
+func Build(c *Checked, dialect string) (*Converter, []error) {
+	b := &builder{c: c, dialect: dialect}
+	root := &Node{Kind: Object}
+	for _, e := range c.Entries {
+		r, ok := e.Rules[dialect]
+		if !ok {
+			r = e.Rules[""]
+		}
+		b.add(root, e, r)
+	}
+	for _, e := range c.Extras {
+		r, ok := e.Rules[dialect]
+		if !ok {
+			r = e.Rules[""]
+		}
+		n := &Node{Key: e.Path, Path: e.Path, Rel: e.Path, Line: e.Line}
+		n.Leaf = b.target(e, r, codec.Schema{})
+		root.Extras = append(root.Extras, n)
+	}
+	if len(b.errs) > 0 {
+		return nil, b.errs
+	}
+	return &Converter{Dialect: dialect, Root: root}, nil
+}
+
+type builder struct {
+	c       *Checked
+	dialect string
+	errs    []error
+}
+
+func (b *builder) errf(line int, format string, args ...any) {
+	b.errs = append(b.errs, &Error{b.c.Name, line, fmt.Sprintf(format, args...)})
+}
+
+// add puts an entry's rule at its path, making the nodes on the way.
+func (b *builder) add(root *Node, e Entry, r Rule) {
+	cur := root
+	path := ""
+	steps := splitPath(e.Path)
+	for i, step := range steps {
+		key, sels := step, ""
+		if j := strings.IndexAny(step, "[{"); j >= 0 {
+			key, sels = step[:j], step[j:]
+		}
+		if path != "" {
+			path += "."
+		}
+		path += key
+		cur = b.member(cur, key, path, e.Line)
+		if cur == nil {
+			return
+		}
+		for sels != "" {
+			switch {
+			case strings.HasPrefix(sels, "[]"):
+				path += "[]"
+				sels = sels[2:]
+				cur = b.elem(cur, path, e.Line)
+			default:
+				end := strings.IndexByte(sels, '}')
+				sel := sels[1:end]
+				sels = sels[end+1:]
+				cur = b.variant(cur, sel, path, e.Line)
+				path += "{" + sel + "}"
+			}
+			if cur == nil {
+				return
+			}
+		}
+		if i == len(steps)-1 {
+			b.leaf(cur, e, r, path)
+		}
+	}
+}
+
+func (b *builder) schema(path string, line int) (codec.Schema, bool) {
+	s, err := b.c.From.Lookup(path)
+	if err != nil {
+		b.errf(line, "%v", err)
+		return s, false
+	}
+	return s, true
+}
+
+// become makes a node of kind k out of a node not yet made.
+func (b *builder) become(n *Node, k NodeKind, line int) bool {
+	if n.Leaf != nil {
+		b.errf(line, "%s: an entry at line %d is the whole value already", n.Path, n.Line)
+		return false
+	}
+	if n.Kind != Leaf && n.Kind != k || n.Kind == Leaf && (n.Fields != nil || n.Elem != nil || n.Cases != nil) {
+		b.errf(line, "%s: read two ways", n.Path)
+		return false
+	}
+	n.Kind = k
+	return true
+}
+
+func (b *builder) member(n *Node, key, path string, line int) *Node {
+	if !b.become(n, Object, line) {
+		return nil
+	}
+	for _, f := range n.Fields {
+		if f.Key == key {
+			return f
+		}
+	}
+	f := &Node{Key: key, Path: path, Array: n.Array, Rel: join(n.Rel, key), Line: line}
+	n.Fields = append(n.Fields, f)
+	return f
+}
+
+func (b *builder) elem(n *Node, path string, line int) *Node {
+	if n.Array != "" {
+		b.errf(line, "%s: an array in an array element: write a transform", path)
+		return nil
+	}
+	if !b.become(n, Array, line) {
+		return nil
+	}
+	if n.Elem == nil {
+		n.Elem = &Node{Path: path, Array: n.Rel, Line: line}
+	}
+	return n.Elem
+}
+
+func (b *builder) variant(n *Node, sel, path string, line int) *Node {
+	s, ok := b.schema(path, line)
+	if !ok {
+		return nil
+	}
+	kind := Tagged
+	if _, isKind := kindsByName[sel]; isKind && s.Shape() == codec.ShapeUnion {
+		kind = Kinds
+	} else if s.Shape() == codec.ShapeUnion {
+		// a tag value through a union by JSON kind: its object alternative
+		n = b.variant(n, "object", path, line)
+		if n == nil {
+			return nil
+		}
+		path += "{object}"
+	}
+	if !b.become(n, kind, line) {
+		return nil
+	}
+	for _, c := range n.Cases {
+		if c.Case == sel {
+			return c
+		}
+	}
+	c := &Node{Case: sel, Path: path + "{" + sel + "}", Array: n.Array, Rel: n.Rel, Line: line}
+	n.Cases = append(n.Cases, c)
+	return c
+}
+
+var kindsByName = map[string]bool{"string": true, "number": true, "boolean": true, "array": true, "object": true}
+
+func (b *builder) leaf(n *Node, e Entry, r Rule, path string) {
+	if n.Kind != Leaf || n.Leaf != nil || n.Fields != nil || n.Elem != nil || n.Cases != nil {
+		b.errf(e.Line, "%s: an entry for the whole value and entries inside it", path)
+		return
+	}
+	n.Line = e.Line
+	src, _ := b.c.From.Lookup(path)
+	if (r.Kind == Map || r.Kind == Lossy) && r.Transform == "" && src.Shape() == codec.ShapeObject {
+		// A whole object mapped as it is: each of its fields to the same
+		// key of the target.
+		n.Kind = Object
+		for p := range src.Properties() {
+			f := &Node{Key: p.Key, Path: path + "." + p.Key, Array: n.Array, Rel: join(n.Rel, p.Key), Line: e.Line}
+			rr := r
+			rr.Target = r.Target + "." + p.Key
+			if _, err := b.c.To[b.dialect].Lookup(rr.Target); err != nil {
+				b.errf(r.Line, "%s → %s: %v", path, r.Target, err)
+				continue
+			}
+			f.Leaf = b.target(e, rr, p.Schema)
+			n.Fields = append(n.Fields, f)
+		}
+		return
+	}
+	n.Leaf = b.target(e, r, src)
+	if n.Leaf != nil {
+		for _, s := range n.Leaf.Steps {
+			if s.Elem && n.Array == "" && r.Transform == "" {
+				b.errf(r.Line, "%s → %s: one value to an array element: write a transform", path, r.Target)
+			}
+		}
+	}
+}
+
+func (b *builder) target(e Entry, r Rule, src codec.Schema) *Target {
+	t := &Target{Rule: r, Note: e.Note}
+	if r.Kind != Map && r.Kind != Lossy {
+		return t
+	}
+	for _, step := range splitPath(r.Target) {
+		key, sels := step, ""
+		if j := strings.IndexAny(step, "[{"); j >= 0 {
+			key, sels = step[:j], step[j:]
+		}
+		if key != "" {
+			t.Steps = append(t.Steps, Step{Key: key})
+		}
+		if strings.Contains(sels, "[]") {
+			if strings.Count(sels, "[]") > 1 || len(t.Steps) == 0 {
+				b.errf(r.Line, "%s: an array of arrays: write a transform", r.Target)
+				return nil
+			}
+			t.Steps[len(t.Steps)-1].Elem = true
+		}
+	}
+	return t
+}
+
+func join(a, b string) string {
+	if a == "" {
+		return b
+	}
+	return a + "." + b
+}
+
+// splitPath splits a wire path at the dots outside {…}.
+func splitPath(path string) []string {
+	var out []string
+	depth, start := 0, 0
+	for i := 0; i < len(path); i++ {
+		switch path[i] {
+		case '{':
+			depth++
+		case '}':
+			depth--
+		case '.':
+			if depth == 0 {
+				out = append(out, path[start:i])
+				start = i + 1
+			}
+		}
+	}
+	return append(out, path[start:])
+}

@@ -1,0 +1,62 @@
+// Command mapgen generates the converters of mapping/ from its YAML
+// mappings (package generator): for each *.yaml of the directory it runs
+// in, <name>_gen.go. go:generate runs it in mapping/:
+//
+//	go run ../internal/cmd/mapgen [-check]
+//
+// With -check it writes nothing, lists the stale files and exits 1 if
+// there are any. Errors name the mapping file and line.
+package main
+
+import (
+	"bytes"
+	"flag"
+	"fmt"
+	"log"
+	"os"
+	"path/filepath"
+	"slices"
+
+	"github.com/transponder-dev/transponder/generator"
+)
+
+func main() {
+	log.SetFlags(0)
+	log.SetPrefix("mapgen: ")
+	check := flag.Bool("check", false, "only list stale generated files; exit 1 if any")
+	flag.Parse()
+	names, err := filepath.Glob("*.yaml")
+	if err != nil {
+		log.Fatal(err)
+	}
+	stale, failed := 0, false
+	for _, name := range names {
+		files, errs := generator.Generate(os.DirFS("."), name)
+		for _, e := range errs {
+			fmt.Fprintln(os.Stderr, e)
+			failed = true
+		}
+		keys := make([]string, 0, len(files))
+		for k := range files {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		for _, k := range keys {
+			old, _ := os.ReadFile(k)
+			if bytes.Equal(old, files[k]) {
+				continue
+			}
+			stale++
+			if *check {
+				fmt.Println(k)
+				continue
+			}
+			if err := os.WriteFile(k, files[k], 0o644); err != nil {
+				log.Fatal(err)
+			}
+		}
+	}
+	if failed || *check && stale > 0 {
+		os.Exit(1)
+	}
+}

@@ -1,0 +1,533 @@
+package mapping
+
+import (
+	"errors"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/transponder-dev/transponder/codec"
+)
+
+// Dialect is the Chat Completions dialect a converter writes.
+type Dialect uint8
+
+const (
+	// OpenRouter's ChatRequest (the default): session_id, provider,
+	// plugins, reasoning{effort, summary}, server tools.
+	OpenRouter Dialect = iota
+	// OpenAI's CreateChatCompletionRequest, for any OpenAI-compatible
+	// upstream: reasoning_effort, verbosity, safety_identifier,
+	// web_search_options, custom tools.
+	OpenAI
+)
+
+func (d Dialect) String() string {
+	if d == OpenAI {
+		return "openai"
+	}
+	return "openrouter"
+}
+
+func (d Dialect) codec() *codec.Dialect {
+	if d == OpenAI {
+		return codec.OpenAI
+	}
+	return codec.OpenRouter
+}
+
+// SystemMode says what the instructions and the system and developer
+// messages become.
+type SystemMode uint8
+
+const (
+	// System: instructions become a leading system message; developer
+	// messages stay developer messages.
+	System SystemMode = iota
+	// Developer: instructions become a leading developer message.
+	Developer
+	// Merge: the instructions and every system or developer message before
+	// the first other message become one first system message (their texts
+	// joined by a blank line), which some models require.
+	Merge
+)
+
+// UnknownTypes says what happens to a value of a type the spec does not
+// know (a tool, a tool choice, an input item or content part of a newer
+// API than the pinned spec).
+type UnknownTypes uint8
+
+const (
+	// DropUnknown leaves the value out, with a warning (the default).
+	DropUnknown UnknownTypes = iota
+	// RejectUnknown fails the request with an invalid_value error naming the
+	// type and its path.
+	RejectUnknown
+)
+
+// ModelRule renames a model. An exact rule applies to the name From; a
+// prefix rule to names that start with From, whose prefix it replaces with
+// To ("gpt-" → "openai/gpt-").
+type ModelRule struct {
+	From, To string
+	Prefix   bool
+}
+
+// Options configure a conversion. The zero Options convert to OpenRouter,
+// instructions as a system message, unknown types dropped with a warning,
+// model names unchanged.
+type Options struct {
+	Dialect Dialect
+	// Models rename models: the exact rule for the name if there is one,
+	// else the prefix rule with the longest prefix; names no rule matches
+	// pass through.
+	Models       []ModelRule
+	System       SystemMode
+	UnknownTypes UnknownTypes
+	// SessionID is a session key from outside the body (Codex's session-id
+	// header): OpenRouter's session_id when the request sets neither
+	// session_id nor prompt_cache_key.
+	SessionID string
+}
+
+// Warning is a field of the request that was not carried, or not carried
+// whole: its JSON path in the request and why.
+type Warning struct {
+	Path   string `json:"path"`
+	Reason string `json:"reason"`
+}
+
+func (w Warning) String() string { return w.Path + ": " + w.Reason }
+
+// Error is a request the converter refuses, shaped as OpenAI's error
+// object: Param is the JSON path of the offending value.
+type Error struct {
+	Message string
+	Param   string
+	Code    string // invalid_json, invalid_type, invalid_value, unsupported_parameter, missing_required_parameter
+}
+
+func (e *Error) Error() string {
+	if e.Param == "" {
+		return "mapping: " + e.Message
+	}
+	return "mapping: " + e.Param + ": " + e.Message
+}
+
+// AppendJSON appends OpenAI's error body:
+// {"error":{"message":…,"type":"invalid_request_error","param":…,"code":…}}.
+func (e *Error) AppendJSON(dst []byte) []byte {
+	dst = append(dst, `{"error":{"message":`...)
+	dst = codec.AppendString(dst, e.Message)
+	dst = append(dst, `,"type":"invalid_request_error","param":`...)
+	if e.Param == "" {
+		dst = append(dst, "null"...)
+	} else {
+		dst = codec.AppendString(dst, e.Param)
+	}
+	dst = append(dst, `,"code":`...)
+	dst = codec.AppendString(dst, e.Code)
+	return append(dst, "}}"...)
+}
+
+// ResponsesToChat converts a Responses request (the body of POST
+// /responses) into a Chat Completions request of the options' dialect,
+// following mapping/responses_chat.yaml. Every field it does not carry, or
+// carries with a loss, gives a warning; fields the serving layer handles
+// (store, previous_response_id, include, …) give none. It returns an *Error
+// for a body that is not JSON, has a value of the wrong type, sets what
+// no converter can honour (background, conversation) or forces a tool it
+// does not offer.
+//
+// It is pure: the same body and options give the same bytes.
+func ResponsesToChat(body []byte, opts Options) ([]byte, []Warning, error) {
+	var c conv
+	if err := c.run(body, &opts); err != nil {
+		return nil, c.warns, err
+	}
+	return c.b.AppendJSON(make([]byte, 0, len(body)+len(body)/8)), c.warns, nil
+}
+
+// conv is one conversion.
+type conv struct {
+	opts  *Options
+	doc   codec.Doc
+	b     codec.Builder
+	warns []Warning
+	err   *Error
+
+	sys     codec.Ref // Merge: the first system message
+	sysText []byte    // Merge: its text so far, JSON-escaped
+	allowed []allowedTool
+	filter  bool // tool_choice allowed_tools: keep only the allowed tools
+}
+
+type allowedTool struct{ typ, name string }
+
+func (c *conv) run(body []byte, opts *Options) error {
+	c.opts = opts
+	root, _ := codec.OpenAI.Payload(codec.ResponsesRequest)
+	if err := c.doc.Decode(root, body); err != nil {
+		var se *codec.SyntaxError
+		if errors.As(err, &se) {
+			return &Error{Message: "the body is not valid JSON: " + se.Reason, Param: se.Path, Code: "invalid_json"}
+		}
+		return &Error{Message: "the body is not valid JSON", Code: "invalid_json"}
+	}
+	v := c.doc.Value()
+	if v.Kind() != codec.Object {
+		return &Error{Message: "the body must be a JSON object", Code: "invalid_type"}
+	}
+	if hasNestedTools(v) {
+		if err := c.doc.Decode(root, flattenTools(v)); err != nil {
+			return &Error{Message: "the body is not valid JSON", Code: "invalid_json"}
+		}
+		v = c.doc.Value()
+	}
+	if err := c.check(v); err != nil {
+		return err // a non-nil *Error
+	}
+	c.b.Reset()
+	c.sys = -1
+	if opts.Dialect == OpenAI {
+		c.responsesChatOpenAI(v)
+	} else {
+		c.responsesChatOpenRouter(v)
+	}
+	if c.err != nil {
+		return c.err
+	}
+	c.finish(v)
+	if c.err != nil {
+		return c.err
+	}
+	return nil
+}
+
+// check refuses what the spec does not allow, and what the converter
+// cannot do, before anything is converted.
+func (c *conv) check(v codec.Value) *Error {
+	for _, f := range c.doc.Findings() {
+		if f.Kind == codec.WrongKind {
+			return &Error{Message: "want " + f.Want(), Param: f.Path(), Code: "invalid_type"}
+		}
+	}
+	if b, _ := v.Get("background").Bool(); b {
+		return &Error{Message: "background responses are not supported", Param: "background", Code: "unsupported_parameter"}
+	}
+	if cv := v.Get("conversation"); cv.Kind() > codec.Null {
+		return &Error{Message: "conversations are not supported; send the history in input", Param: "conversation", Code: "unsupported_parameter"}
+	}
+	return c.checkToolChoice(v)
+}
+
+// finish applies what needs the whole converted request: unknown
+// top-level fields, the allowed-tools filter, the session option, and a
+// tool choice left without tools.
+func (c *conv) finish(v codec.Value) {
+	target, _ := c.opts.Dialect.codec().Payload(codec.ChatRequest)
+	for _, f := range c.doc.Findings() {
+		switch f.Kind {
+		case codec.UnknownField, codec.ExtraField:
+			if f.TopLevel() {
+				c.unknownTopLevel(f, target.Schema())
+				continue
+			}
+			if p := f.Path(); !c.warned(p) {
+				c.warn(p, "a field the pinned spec does not know; not carried")
+			}
+		}
+	}
+	if c.filter {
+		c.filterTools()
+	}
+	c.uniqueTools()
+	if c.opts.SessionID != "" && c.opts.Dialect == OpenRouter && !c.b.Has(codec.Top, "session_id") {
+		c.b.SetString(codec.Top, "session_id", c.opts.SessionID)
+	}
+	if c.b.Has(codec.Top, "tool_choice") && c.b.Len(c.b.Array(codec.Top, "tools")) == 0 {
+		c.b.Delete(codec.Top, "tool_choice")
+		if tc := v.Get("tool_choice"); !(tc.Kind() == codec.String && string(tc.Raw()) == `"auto"`) {
+			c.warn("tool_choice", "no tool the upstream can call is left; tool_choice is left out")
+		}
+	}
+	if c.b.Has(codec.Top, "parallel_tool_calls") && c.b.Len(c.b.Array(codec.Top, "tools")) == 0 {
+		c.b.Delete(codec.Top, "parallel_tool_calls")
+	}
+}
+
+// unknownTopLevel passes a top-level field the Responses spec does not
+// know through if the target dialect has it (OpenRouter's provider,
+// models, plugins, session_id, …) and the mapping did not set it; the
+// mapping's extras were handled already.
+func (c *conv) unknownTopLevel(f codec.Finding, target codec.Schema) {
+	key := f.Name()
+	if isResponsesChatExtra(key) {
+		return
+	}
+	if _, ok := target.Property(key); !ok {
+		c.warn(f.Path(), "a field neither the Responses spec nor the "+c.opts.Dialect.String()+" chat request has; not carried")
+		return
+	}
+	if c.b.Has(codec.Top, key) && key != "session_id" {
+		c.warn(f.Path(), "also set by the mapping of a Responses field; the mapped value is kept")
+		return
+	}
+	c.b.Set(codec.Top, key, f.Raw) // session_id: the client's own wins over prompt_cache_key's
+}
+
+func (c *conv) warn(path, reason string) {
+	c.warns = append(c.warns, Warning{Path: path, Reason: reason})
+}
+
+// warned reports whether there is a warning for path already (a
+// transform that says what it leaves out).
+func (c *conv) warned(path string) bool {
+	return slices.ContainsFunc(c.warns, func(w Warning) bool { return w.Path == path })
+}
+
+// fail records the first error; the generated code goes on, and its result
+// is not used.
+func (c *conv) fail(e *Error) {
+	if c.err == nil {
+		c.err = e
+	}
+}
+
+// unknownType handles a union value whose type the spec does not know.
+func (c *conv) unknownType(n codec.Node, ok bool, path string) {
+	typ := ""
+	if ok {
+		typ = n.Type()
+		path = n.Path()
+	}
+	if c.opts.UnknownTypes == RejectUnknown {
+		c.fail(&Error{Message: "unknown type " + strconv.Quote(typ), Param: path, Code: "invalid_value"})
+		return
+	}
+	c.warn(path, "type "+strconv.Quote(typ)+" is unknown to the pinned spec; left out")
+}
+
+// tag returns a union value's node and type ("" if it has none).
+func (c *conv) tag(v codec.Value) (codec.Node, bool, string) {
+	n, ok := c.doc.NodeAt(v)
+	if !ok {
+		return n, false, ""
+	}
+	return n, true, n.Tag()
+}
+
+// present reports whether a field has a value (null is absent: the
+// optional fields of the Responses request may be null).
+func present(v codec.Value) bool { return v.Kind() > codec.Null }
+
+// at is the path of an element's field: at("tools", 2, "name") is
+// "tools[2].name".
+func at(array string, i int, field string) string {
+	p := array + "[" + strconv.Itoa(i) + "]"
+	if field != "" {
+		p += "." + field
+	}
+	return p
+}
+
+// model maps a model name through the options' rules.
+func (c *conv) model(name string) string {
+	best := -1
+	for i, r := range c.opts.Models {
+		if !r.Prefix && r.From == name {
+			return r.To
+		}
+		if r.Prefix && strings.HasPrefix(name, r.From) && (best < 0 || len(r.From) > len(c.opts.Models[best].From)) {
+			best = i
+		}
+	}
+	if best >= 0 {
+		r := c.opts.Models[best]
+		return r.To + name[len(r.From):]
+	}
+	return name
+}
+
+// offered lists the tools of the request, as (type, name): a function by
+// its name, a custom tool by its name, others by their type.
+func offered(v codec.Value) []allowedTool {
+	var out []allowedTool
+	for _, t := range v.Get("tools").Elems() {
+		typ, _ := t.Get("type").Str()
+		switch typ {
+		case "function", "custom":
+			name, _ := t.Get("name").Str()
+			out = append(out, allowedTool{typ, name})
+		case "namespace":
+			ns, _ := t.Get("name").Str()
+			for _, f := range t.Get("tools").Elems() {
+				name, _ := f.Get("name").Str()
+				out = append(out, allowedTool{"function", ns + namespaceSep + name})
+			}
+		default:
+			out = append(out, allowedTool{typ, ""})
+		}
+	}
+	return out
+}
+
+// hostedAlias says which tool types a forced hosted tool choice may name:
+// web_search_preview forces any web_search tool.
+func sameHosted(choice, tool string) bool {
+	web := func(s string) bool { return strings.HasPrefix(s, "web_search") }
+	return choice == tool || web(choice) && web(tool)
+}
+
+// checkToolChoice refuses a tool choice that forces a tool the request
+// does not offer, or one no upstream can run.
+func (c *conv) checkToolChoice(v codec.Value) *Error {
+	tc := v.Get("tool_choice")
+	if tc.Kind() != codec.Object {
+		return nil
+	}
+	typ, _ := tc.Get("type").Str()
+	tools := offered(v)
+	has := func(typ, name string) bool {
+		return slices.ContainsFunc(tools, func(t allowedTool) bool {
+			if name != "" {
+				return t.typ == typ && t.name == name
+			}
+			return sameHosted(typ, t.typ)
+		})
+	}
+	switch typ {
+	case "function", "custom":
+		name, _ := tc.Get("name").Str()
+		if !has(typ, name) {
+			return &Error{Message: "tool_choice forces " + typ + " " + strconv.Quote(name) + ", which is not in tools", Param: "tool_choice.name", Code: "invalid_value"}
+		}
+	case "allowed_tools":
+		for i, t := range tc.Get("tools").Elems() {
+			tt, _ := t.Get("type").Str()
+			name, _ := t.Get("name").Str()
+			if tt == "function" || tt == "custom" {
+				if !has(tt, name) {
+					return &Error{Message: "allowed tool " + strconv.Quote(name) + " is not in tools", Param: at("tool_choice.tools", i, "name"), Code: "invalid_value"}
+				}
+				c.allowed = append(c.allowed, allowedTool{tt, name})
+				continue
+			}
+			c.allowed = append(c.allowed, allowedTool{tt, ""})
+		}
+	case "file_search", "code_interpreter", "computer", "computer_use", "computer_use_preview", "mcp", "programmatic_tool_calling":
+		return &Error{Message: "tool_choice forces " + typ + ", which no chat upstream can run", Param: "tool_choice.type", Code: "unsupported_parameter"}
+	default:
+		if typ != "" && !has(typ, "") {
+			return &Error{Message: "tool_choice forces " + typ + ", which is not in tools", Param: "tool_choice.type", Code: "invalid_value"}
+		}
+	}
+	return nil
+}
+
+// filterTools keeps the tools an allowed_tools choice allows (for a
+// dialect without allowed_tools).
+func (c *conv) filterTools() {
+	tools, ok := c.b.Child(codec.Top, "tools")
+	if !ok {
+		return
+	}
+	var drop []codec.Ref
+	for el := range c.b.Objects(tools) {
+		typ := rawString(c.b.Raw(el, "type"))
+		name := ""
+		if fn, ok := c.b.Child(el, "function"); ok {
+			name = rawString(c.b.Raw(fn, "name"))
+		}
+		keep := slices.ContainsFunc(c.allowed, func(t allowedTool) bool {
+			if t.name != "" {
+				return t.name == name || t.typ == "custom" && t.name == name
+			}
+			return sameHosted(t.typ, typ) || t.typ == name // a virtual tool: function "shell"
+		})
+		if !keep {
+			drop = append(drop, el)
+		}
+	}
+	for _, el := range drop {
+		c.b.Remove(tools, el)
+	}
+}
+
+// rawString is the contents of a JSON string without escapes (names, types).
+func rawString(raw []byte) string {
+	if len(raw) < 2 || raw[0] != '"' {
+		return ""
+	}
+	return string(raw[1 : len(raw)-1])
+}
+
+// hasNestedTools reports whether a function tool comes in the chat shape
+// ({type, function:{name, …}}), which clients written for chat send.
+func hasNestedTools(v codec.Value) bool {
+	for _, t := range v.Get("tools").Elems() {
+		if isNestedTool(t) {
+			return true
+		}
+	}
+	return false
+}
+
+func isNestedTool(t codec.Value) bool {
+	typ, _ := t.Get("type").Str()
+	return typ == "function" && t.Get("function").Kind() == codec.Object && !t.Get("name").Exists()
+}
+
+// flattenTools rewrites the request with its chat-shaped function tools in
+// the Responses shape (the function's members beside type), the rest as
+// it is.
+func flattenTools(v codec.Value) []byte {
+	var b codec.Builder
+	b.Reset()
+	for k, m := range v.Members() {
+		if string(k.Bytes()) != "tools" {
+			b.Set(codec.Top, k.String(), m.Raw())
+			continue
+		}
+		arr := b.Array(codec.Top, "tools")
+		for _, t := range m.Elems() {
+			if !isNestedTool(t) {
+				b.AppendRaw(arr, t.Raw())
+				continue
+			}
+			el := b.AppendObject(arr)
+			for tk, tv := range t.Members() {
+				if string(tk.Bytes()) != "function" {
+					b.Set(el, tk.String(), tv.Raw())
+				}
+			}
+			for fk, fv := range t.Get("function").Members() {
+				b.Set(el, fk.String(), fv.Raw())
+			}
+		}
+	}
+	return b.AppendJSON(nil)
+}
+
+// uniqueTools refuses two tools of one name upstream (a custom apply_patch
+// and an apply_patch tool both become the function apply_patch).
+func (c *conv) uniqueTools() {
+	tools, ok := c.b.Child(codec.Top, "tools")
+	if !ok {
+		return
+	}
+	var names []string
+	for el := range c.b.Objects(tools) {
+		typ := rawString(c.b.Raw(el, "type"))
+		fn, ok := c.b.Child(el, typ)
+		if !ok {
+			continue
+		}
+		name := rawString(c.b.Raw(fn, "name"))
+		if slices.Contains(names, name) {
+			c.fail(&Error{Message: "two tools are named " + strconv.Quote(name) + " upstream", Param: "tools", Code: "invalid_value"})
+			return
+		}
+		names = append(names, name)
+	}
+}

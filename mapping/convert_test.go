@@ -1,0 +1,140 @@
+package mapping_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/transponder-dev/transponder/codec"
+	"github.com/transponder-dev/transponder/internal/golden"
+	"github.com/transponder-dev/transponder/mapping"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files of testdata/")
+
+// caseOptions is a case's options.json.
+type caseOptions struct {
+	Models       []mapping.ModelRule `json:"models"`
+	System       string              `json:"system"`
+	UnknownTypes string              `json:"unknown_types"`
+	SessionID    string              `json:"session_id"`
+}
+
+func (o caseOptions) options(t *testing.T, d mapping.Dialect) mapping.Options {
+	opts := mapping.Options{Dialect: d, Models: o.Models, SessionID: o.SessionID}
+	switch o.System {
+	case "", "system":
+	case "developer":
+		opts.System = mapping.Developer
+	case "merge":
+		opts.System = mapping.Merge
+	default:
+		t.Fatalf("options.json: system %q", o.System)
+	}
+	switch o.UnknownTypes {
+	case "", "drop":
+	case "reject":
+		opts.UnknownTypes = mapping.RejectUnknown
+	default:
+		t.Fatalf("options.json: unknown_types %q", o.UnknownTypes)
+	}
+	return opts
+}
+
+var dialects = []struct {
+	d     mapping.Dialect
+	table *codec.Dialect
+}{{mapping.OpenRouter, codec.OpenRouter}, {mapping.OpenAI, codec.OpenAI}}
+
+// Each testdata/<case>/request.json (a Responses request, with
+// options.json if the case needs options) converts, for each dialect, to
+// <dialect>.json (the chat request, indented) and <dialect>.warnings, or
+// to <dialect>.error.json; every chat request is valid for its dialect's
+// schema in the pinned spec. Rewrite with -update, and review.
+func TestGolden(t *testing.T) {
+	dirs, err := filepath.Glob("testdata/*/request.json")
+	if err != nil || len(dirs) == 0 {
+		t.Fatal("no cases", err)
+	}
+	for _, req := range dirs {
+		dir := filepath.Dir(req)
+		t.Run(filepath.Base(dir), func(t *testing.T) {
+			body, err := os.ReadFile(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var co caseOptions
+			if b, err := os.ReadFile(filepath.Join(dir, "options.json")); err == nil {
+				dec := json.NewDecoder(bytes.NewReader(b))
+				dec.DisallowUnknownFields()
+				if err := dec.Decode(&co); err != nil {
+					t.Fatal(err)
+				}
+			}
+			for _, d := range dialects {
+				out, warns, err := mapping.ResponsesToChat(body, co.options(t, d.d))
+				name := filepath.Join(dir, d.d.String())
+				if *update {
+					for _, ext := range []string{".json", ".warnings", ".error.json"} {
+						os.Remove(name + ext)
+					}
+				}
+				var e *mapping.Error
+				if err != nil {
+					if !asError(err, &e) {
+						t.Fatalf("%s: %v is not a *mapping.Error", d.d, err)
+					}
+					golden.Check(t, name+".error.json", indent(t, e.AppendJSON(nil)), *update)
+					continue
+				}
+				golden.Check(t, name+".json", indent(t, out), *update)
+				var w strings.Builder
+				for _, x := range warns {
+					w.WriteString(x.String() + "\n")
+				}
+				golden.Check(t, name+".warnings", w.String(), *update)
+				validChat(t, d.table, out)
+				again, _, _ := mapping.ResponsesToChat(body, co.options(t, d.d))
+				if !bytes.Equal(out, again) {
+					t.Errorf("%s: a second conversion differs", d.d)
+				}
+			}
+		})
+	}
+}
+
+func asError(err error, e **mapping.Error) bool {
+	x, ok := err.(*mapping.Error)
+	*e = x
+	return ok
+}
+
+// indent is the output indented: compacting it gives back the exact bytes.
+func indent(t *testing.T, b []byte) string {
+	var buf bytes.Buffer
+	if err := json.Indent(&buf, b, "", "  "); err != nil {
+		t.Fatalf("not JSON: %v\n%s", err, b)
+	}
+	return buf.String() + "\n"
+}
+
+// validChat fails the test if a chat request has anything its dialect's
+// schema does not know or allow.
+func validChat(t *testing.T, table *codec.Dialect, out []byte) {
+	t.Helper()
+	root, _ := table.Payload(codec.ChatRequest)
+	doc, err := codec.Decode(root, out)
+	if err != nil {
+		t.Fatalf("%s: %v", table.Name(), err)
+	}
+	for _, f := range doc.Findings() {
+		t.Errorf("%s chat request: %s", table.Name(), f)
+	}
+	if !doc.Value().Get("model").Exists() || !doc.Value().Get("messages").Exists() {
+		t.Errorf("%s chat request without model or messages", table.Name())
+	}
+}

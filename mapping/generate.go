@@ -1,0 +1,3 @@
+package mapping
+
+//go:generate go run ../internal/cmd/mapgen

@@ -1,0 +1,586 @@
+package mapping
+
+import (
+	"strconv"
+
+	"github.com/transponder-dev/transponder/codec"
+)
+
+// The transforms mapping/*.yaml names. Each is
+//
+//	func(c *conv, v codec.Value, path string, dst codec.Ref, key string)
+//
+// v is the source value at path (present, not null). The transform writes
+// the member key of the object dst, or with key "" appends to the array
+// dst (an element target: tools[]{function}); it may set sibling members
+// (logprobs beside top_logprobs). It warns, through c.warn, for anything
+// of v it does not carry. The //transponder:transform line gives the JSON
+// kinds it takes and gives; the generator checks them against the specs.
+
+// namespaceSep joins a namespace and a function's name: Codex's MCP tools
+// come as namespaces, and chat has none.
+const namespaceSep = "__"
+
+// instructions becomes the leading system (or developer) message.
+//
+//transponder:transform string -> array
+func instructions(c *conv, v codec.Value, path string, dst codec.Ref, key string) {
+	msgs := c.b.Array(dst, key)
+	if c.opts.System == Merge {
+		c.mergeSystem(msgs, strContents(v))
+		return
+	}
+	role := `"system"`
+	if c.opts.System == Developer {
+		role = `"developer"`
+	}
+	m := c.b.AppendObject(msgs)
+	c.b.Set(m, "role", []byte(role))
+	c.b.Set(m, "content", v.Raw())
+}
+
+// mergeSystem adds text (JSON-escaped) to the first system message.
+func (c *conv) mergeSystem(msgs codec.Ref, text []byte) {
+	if c.sys < 0 {
+		c.sys = c.b.AppendObject(msgs)
+		c.b.Set(c.sys, "role", []byte(`"system"`))
+	} else {
+		c.sysText = append(c.sysText, `\n\n`...)
+	}
+	c.sysText = append(c.sysText, text...)
+	c.b.Set(c.sys, "content", c.b.Bytes(quoteRaw(c.sysText)))
+}
+
+// inputItems converts the conversation: a string is one user message;
+// messages (text and images), function calls and their outputs become chat
+// messages. The other item types are issue 6's; until then they are left
+// out with a warning.
+//
+//transponder:transform string array -> array
+func inputItems(c *conv, v codec.Value, path string, dst codec.Ref, key string) {
+	msgs := c.b.Array(dst, key)
+	if v.Kind() == codec.String {
+		m := c.b.AppendObject(msgs)
+		c.b.Set(m, "role", []byte(`"user"`))
+		c.b.Set(m, "content", v.Raw())
+		return
+	}
+	var calls codec.Ref = -1 // the tool_calls of the assistant message the next function_call joins
+	var last codec.Ref = -1  // the last assistant message
+	leading := true          // Merge: still in the leading system and developer messages
+	for i, it := range v.Elems() {
+		n, ok, typ := c.tag(it)
+		if !ok || !n.Known() {
+			c.unknownType(n, ok, at(path, i, ""))
+			continue
+		}
+		p := at(path, i, "")
+		if typ != "message" || !isSystemRole(it) {
+			leading = false
+		}
+		switch typ {
+		case "message":
+			role, _ := it.Get("role").Str()
+			if leading && c.opts.System == Merge {
+				if text, ok := c.textOnly(it.Get("content"), p+".content"); ok {
+					c.mergeSystem(msgs, text)
+					continue
+				}
+				leading = false
+			}
+			m := c.b.AppendObject(msgs)
+			c.b.SetString(m, "role", role)
+			calls = -1
+			if role == "assistant" {
+				last = m
+				c.assistantContent(m, it.Get("content"), p+".content")
+			} else {
+				last = -1
+				c.content(m, role, it.Get("content"), p+".content")
+			}
+		case "function_call":
+			if calls < 0 {
+				if last < 0 {
+					last = c.b.AppendObject(msgs)
+					c.b.Set(last, "role", []byte(`"assistant"`))
+				}
+				calls = c.b.Array(last, "tool_calls")
+			}
+			tc := c.b.AppendObject(calls)
+			c.b.Set(tc, "id", it.Get("call_id").Raw())
+			c.b.Set(tc, "type", []byte(`"function"`))
+			fn := c.b.Object(tc, "function")
+			c.b.Set(fn, "name", it.Get("name").Raw())
+			c.b.Set(fn, "arguments", it.Get("arguments").Raw())
+		case "function_call_output":
+			calls, last = -1, -1
+			m := c.b.AppendObject(msgs)
+			c.b.Set(m, "role", []byte(`"tool"`))
+			c.b.Set(m, "tool_call_id", it.Get("call_id").Raw())
+			out := it.Get("output")
+			if out.Kind() == codec.String {
+				c.b.Set(m, "content", out.Raw())
+			} else if text, ok := c.textOnly(out, p+".output"); ok {
+				c.b.Set(m, "content", c.b.Bytes(quoteRaw(text)))
+			} else {
+				c.content(m, "tool", out, p+".output")
+			}
+		default:
+			c.warn(p, "input items of type "+typ+" are not converted yet; left out")
+		}
+	}
+}
+
+func isSystemRole(it codec.Value) bool {
+	r, _ := it.Get("role").Str()
+	return r == "system" || r == "developer"
+}
+
+// textOnly joins the texts of content that is a string or text parts
+// only; ok false if it has other parts.
+func (c *conv) textOnly(content codec.Value, path string) ([]byte, bool) {
+	if content.Kind() == codec.String {
+		return strContents(content), true
+	}
+	var text []byte
+	for _, part := range content.Elems() {
+		_, _, typ := c.tag(part)
+		switch typ {
+		case "input_text", "output_text", "text":
+			text = append(text, strContents(part.Get("text"))...)
+		default:
+			return nil, false
+		}
+	}
+	return text, true
+}
+
+// content writes a user, system, developer or tool message's content:
+// a string as it is, parts as chat parts (text, image_url, file).
+func (c *conv) content(m codec.Ref, role string, content codec.Value, path string) {
+	if content.Kind() == codec.String {
+		c.b.Set(m, "content", content.Raw())
+		return
+	}
+	if role == "system" || role == "developer" {
+		if text, ok := c.textOnly(content, path); ok {
+			c.b.Set(m, "content", c.b.Bytes(quoteRaw(text)))
+			return
+		}
+	}
+	parts := c.b.Array(m, "content")
+	for i, part := range content.Elems() {
+		n, ok, typ := c.tag(part)
+		if !ok || !n.Known() {
+			c.unknownType(n, ok, at(path, i, ""))
+			continue
+		}
+		switch typ {
+		case "input_text", "output_text":
+			p := c.b.AppendObject(parts)
+			c.b.Set(p, "type", []byte(`"text"`))
+			c.b.Set(p, "text", part.Get("text").Raw())
+		case "input_image":
+			url := part.Get("image_url")
+			if !present(url) {
+				c.warn(at(path, i, ""), "an image by file_id: chat takes images by URL only; left out")
+				continue
+			}
+			p := c.b.AppendObject(parts)
+			c.b.Set(p, "type", []byte(`"image_url"`))
+			img := c.b.Object(p, "image_url")
+			c.b.Set(img, "url", url.Raw())
+			if d := part.Get("detail"); present(d) {
+				c.b.Set(img, "detail", d.Raw())
+			}
+		case "input_file":
+			p := c.b.AppendObject(parts)
+			c.b.Set(p, "type", []byte(`"file"`))
+			f := c.b.Object(p, "file")
+			for _, k := range [...]string{"file_data", "file_id", "filename"} {
+				if x := part.Get(k); present(x) {
+					c.b.Set(f, k, x.Raw())
+				}
+			}
+			if x := part.Get("file_url"); present(x) {
+				c.warn(at(path, i, "file_url"), "chat takes files by data or id, not by URL; left out")
+			}
+		default:
+			c.warn(at(path, i, ""), "content parts of type "+typ+" are not converted yet; left out")
+		}
+	}
+}
+
+// assistantContent writes a replayed assistant message: its texts joined
+// into content, a refusal into refusal.
+func (c *conv) assistantContent(m codec.Ref, content codec.Value, path string) {
+	if content.Kind() == codec.String {
+		c.b.Set(m, "content", content.Raw())
+		return
+	}
+	var text []byte
+	for i, part := range content.Elems() {
+		n, ok, typ := c.tag(part)
+		if !ok || !n.Known() {
+			c.unknownType(n, ok, at(path, i, ""))
+			continue
+		}
+		switch typ {
+		case "output_text", "input_text":
+			text = append(text, strContents(part.Get("text"))...)
+			if a := part.Get("annotations"); a.Kind() == codec.Array && len(a.Raw()) > 2 {
+				c.warn(at(path, i, "annotations"), "chat messages have no annotations; left out")
+			}
+		case "refusal":
+			c.b.Set(m, "refusal", part.Get("refusal").Raw())
+		default:
+			c.warn(at(path, i, ""), "content parts of type "+typ+" in an assistant message are not converted; left out")
+		}
+	}
+	if text != nil {
+		c.b.Set(m, "content", c.b.Bytes(quoteRaw(text)))
+	}
+}
+
+// strContents is a JSON string's contents, escaped ("" for another kind).
+func strContents(v codec.Value) []byte {
+	if v.Kind() != codec.String {
+		return nil
+	}
+	r := v.Raw()
+	return r[1 : len(r)-1]
+}
+
+// quoteRaw quotes escaped string contents.
+func quoteRaw(contents []byte) []byte {
+	out := make([]byte, 0, len(contents)+2)
+	out = append(out, '"')
+	out = append(out, contents...)
+	return append(out, '"')
+}
+
+// model renames the model by the options' rules.
+//
+//transponder:transform string -> string
+func model(c *conv, v codec.Value, path string, dst codec.Ref, key string) {
+	if len(c.opts.Models) == 0 {
+		c.b.Set(dst, key, v.Raw())
+		return
+	}
+	name, _ := v.Str()
+	if m := c.model(name); m != name {
+		c.b.SetString(dst, key, m)
+		return
+	}
+	c.b.Set(dst, key, v.Raw())
+}
+
+// topLogprobs sets top_logprobs and logprobs: chat returns no log
+// probabilities without it.
+//
+//transponder:transform number -> number
+func topLogprobs(c *conv, v codec.Value, path string, dst codec.Ref, key string) {
+	c.b.SetBool(dst, "logprobs", true)
+	c.b.Set(dst, key, v.Raw())
+}
+
+// promptCacheKey sets prompt_cache_key and, unless the request sets its
+// own, OpenRouter's session_id: one session stays on one provider, whose
+// prompt cache stays warm.
+//
+//transponder:transform string -> string
+func promptCacheKey(c *conv, v codec.Value, path string, dst codec.Ref, key string) {
+	c.b.Set(dst, key, v.Raw())
+	c.b.Set(dst, "session_id", v.Raw())
+}
+
+// omit leaves the value out: it is the target's default.
+//
+//transponder:transform object ->
+func omit(c *conv, v codec.Value, path string, dst codec.Ref, key string) {}
+
+// allowedTools: Responses' {type, mode, tools:[{type, name}]} → chat's
+// {type, allowed_tools:{mode, tools:[{type, function:{name}}]}}.
+//
+//transponder:transform object -> object
+func allowedTools(c *conv, v codec.Value, path string, dst codec.Ref, key string) {
+	tc := c.b.Object(dst, key)
+	c.b.Set(tc, "type", []byte(`"allowed_tools"`))
+	allowed := c.b.Object(tc, "allowed_tools")
+	c.b.Set(allowed, "mode", v.Get("mode").Raw())
+	tools := c.b.Array(allowed, "tools")
+	for i, t := range v.Get("tools").Elems() {
+		typ, _ := t.Get("type").Str()
+		switch typ {
+		case "function", "custom":
+			el := c.b.AppendObject(tools)
+			c.b.Set(el, "type", t.Get("type").Raw())
+			c.b.Set(c.b.Object(el, typ), "name", t.Get("name").Raw())
+		case "shell", "apply_patch", "local_shell", "tool_search":
+			el := c.b.AppendObject(tools)
+			c.b.Set(el, "type", []byte(`"function"`))
+			c.b.SetString(c.b.Object(el, "function"), "name", typ)
+		default:
+			c.warn(path+".tools["+itoa(i)+"]", "OpenAI's chat allowed_tools lists functions only; "+typ+" is left out of the list")
+		}
+	}
+}
+
+// allowedToolsFilter, for a dialect without allowed_tools: the tools are
+// filtered to the allowed ones (when the request is converted) and the
+// mode becomes the tool choice.
+//
+//transponder:transform object -> string
+func allowedToolsFilter(c *conv, v codec.Value, path string, dst codec.Ref, key string) {
+	c.filter = true
+	mode := v.Get("mode")
+	if !present(mode) {
+		c.b.Set(dst, key, []byte(`"auto"`))
+		return
+	}
+	c.b.Set(dst, key, mode.Raw())
+}
+
+// customChoice: {type:custom, name} → {type:custom, custom:{name}}.
+//
+//transponder:transform object -> object
+func customChoice(c *conv, v codec.Value, path string, dst codec.Ref, key string) {
+	tc := c.b.Object(dst, key)
+	c.b.Set(tc, "type", []byte(`"custom"`))
+	c.b.Set(c.b.Object(tc, "custom"), "name", v.Get("name").Raw())
+}
+
+// customChoiceAsFunction: a custom tool is a function upstream.
+//
+//transponder:transform object -> object
+func customChoiceAsFunction(c *conv, v codec.Value, path string, dst codec.Ref, key string) {
+	tc := c.b.Object(dst, key)
+	c.b.Set(tc, "type", []byte(`"function"`))
+	c.b.Set(c.b.Object(tc, "function"), "name", v.Get("name").Raw())
+}
+
+// forceHosted: chat cannot force a server tool by type; forcing it becomes
+// "required" when it is the only tool, "auto" otherwise.
+//
+//transponder:transform object -> string
+func forceHosted(c *conv, v codec.Value, path string, dst codec.Ref, key string) {
+	if n := len(offered(c.doc.Value())); n == 1 {
+		c.b.Set(dst, key, []byte(`"required"`))
+		return
+	}
+	c.b.Set(dst, key, []byte(`"auto"`))
+}
+
+// forceVirtual forces the function a client-executed tool became.
+//
+//transponder:transform object -> object
+func forceVirtual(c *conv, v codec.Value, path string, dst codec.Ref, key string) {
+	typ, _ := v.Get("type").Str()
+	tc := c.b.Object(dst, key)
+	c.b.Set(tc, "type", []byte(`"function"`))
+	c.b.SetString(c.b.Object(tc, "function"), "name", typ)
+}
+
+// customTool: Responses' flat custom tool → chat's {type:custom,
+// custom:{name, description, format}}, a grammar format nested likewise.
+//
+//transponder:transform object -> object
+func customTool(c *conv, v codec.Value, path string, dst codec.Ref, key string) {
+	el := c.b.AppendObject(dst)
+	c.b.Set(el, "type", []byte(`"custom"`))
+	ct := c.b.Object(el, "custom")
+	c.b.Set(ct, "name", v.Get("name").Raw())
+	if d := v.Get("description"); present(d) {
+		c.b.Set(ct, "description", d.Raw())
+	}
+	f := v.Get("format")
+	if !present(f) {
+		return
+	}
+	typ, _ := f.Get("type").Str()
+	cf := c.b.Object(ct, "format")
+	c.b.Set(cf, "type", f.Get("type").Raw())
+	if typ == "grammar" {
+		g := c.b.Object(cf, "grammar")
+		c.b.Set(g, "definition", f.Get("definition").Raw())
+		c.b.Set(g, "syntax", f.Get("syntax").Raw())
+	}
+	c.toolExtras(v, path, "custom tools")
+}
+
+// toolExtras warns for the fields of a tool chat has no place for.
+func (c *conv) toolExtras(v codec.Value, path, what string) {
+	if d, _ := v.Get("defer_loading").Bool(); d {
+		c.warn(path+".defer_loading", "chat loads every tool")
+	}
+	if a := v.Get("allowed_callers"); present(a) {
+		c.warn(path+".allowed_callers", "chat has no restriction on who may call "+what)
+	}
+}
+
+// The parameters of the functions client-executed tools become.
+var (
+	inputParams   = []byte(`{"type":"object","properties":{"input":{"type":"string"}},"required":["input"],"additionalProperties":false}`)
+	shellParams   = []byte(`{"type":"object","properties":{"commands":{"type":"array","items":{"type":"string"}},"timeout_ms":{"type":"integer"}},"required":["commands"],"additionalProperties":false}`)
+	localParams   = []byte(`{"type":"object","properties":{"command":{"type":"array","items":{"type":"string"}},"workdir":{"type":"string"},"timeout_ms":{"type":"integer"}},"required":["command"],"additionalProperties":false}`)
+	searchParams  = []byte(`{"type":"object","properties":{"query":{"type":"string"}},"required":["query"],"additionalProperties":false}`)
+	patchDesc     = []byte(`"Apply a patch to files. input is the whole patch, in the apply_patch format (*** Begin Patch … *** End Patch)."`)
+	shellDesc     = []byte(`"Run shell commands on the user's machine."`)
+	localDesc     = []byte(`"Run a command on the user's machine; command is its argv."`)
+	toolSearchDsc = []byte(`"Search for tools to load."`)
+)
+
+// virtualTool: a tool the client executes (custom, shell, local_shell,
+// apply_patch, tool_search) becomes a function; the client's calls come
+// back as the tool's own call items (issue 6).
+//
+//transponder:transform object -> object
+func virtualTool(c *conv, v codec.Value, path string, dst codec.Ref, key string) {
+	typ, _ := v.Get("type").Str()
+	el := c.b.AppendObject(dst)
+	c.b.Set(el, "type", []byte(`"function"`))
+	fn := c.b.Object(el, "function")
+	switch typ {
+	case "custom":
+		c.b.Set(fn, "name", v.Get("name").Raw())
+		desc := strContents(v.Get("description"))
+		if f := v.Get("format"); present(f) {
+			if g, _ := f.Get("type").Str(); g == "grammar" {
+				desc = append(append([]byte(nil), desc...), `\n\ninput follows this `...)
+				desc = append(desc, strContents(f.Get("syntax"))...)
+				desc = append(desc, ` grammar:\n`...)
+				desc = append(desc, strContents(f.Get("definition"))...)
+			}
+		}
+		if desc != nil {
+			c.b.Set(fn, "description", c.b.Bytes(quoteRaw(desc)))
+		}
+		c.b.Set(fn, "parameters", inputParams)
+	case "apply_patch":
+		c.b.Set(fn, "name", []byte(`"apply_patch"`))
+		c.b.Set(fn, "description", patchDesc)
+		c.b.Set(fn, "parameters", inputParams)
+	case "shell":
+		c.b.Set(fn, "name", []byte(`"shell"`))
+		c.b.Set(fn, "description", shellDesc)
+		c.b.Set(fn, "parameters", shellParams)
+		if e := v.Get("environment"); present(e) {
+			c.warn(path+".environment", "the client runs the commands; the environment setting is not carried")
+		}
+	case "local_shell":
+		c.b.Set(fn, "name", []byte(`"local_shell"`))
+		c.b.Set(fn, "description", localDesc)
+		c.b.Set(fn, "parameters", localParams)
+	case "tool_search":
+		if e, _ := v.Get("execution").Str(); e == "server" {
+			c.b.Remove(dst, el)
+			c.warn(path, "a server-executed tool search runs on OpenAI's platform; left out")
+			return
+		}
+		c.b.Set(fn, "name", []byte(`"tool_search"`))
+		if d := v.Get("description"); present(d) {
+			c.b.Set(fn, "description", d.Raw())
+		} else {
+			c.b.Set(fn, "description", toolSearchDsc)
+		}
+		if p := v.Get("parameters"); p.Kind() == codec.Object {
+			c.b.Set(fn, "parameters", p.Raw())
+		} else {
+			c.b.Set(fn, "parameters", searchParams)
+		}
+	}
+	c.toolExtras(v, path, "tools")
+}
+
+// namespaceTools: a namespace's functions, each named
+// namespace__function.
+//
+//transponder:transform object -> object
+func namespaceTools(c *conv, v codec.Value, path string, dst codec.Ref, key string) {
+	ns := strContents(v.Get("name"))
+	for i, t := range v.Get("tools").Elems() {
+		typ, _ := t.Get("type").Str()
+		if typ != "function" {
+			c.warn(path+".tools["+itoa(i)+"]", "only functions of a namespace are converted; "+typ+" is left out")
+			continue
+		}
+		el := c.b.AppendObject(dst)
+		c.b.Set(el, "type", []byte(`"function"`))
+		fn := c.b.Object(el, "function")
+		name := append(append(append([]byte(nil), ns...), namespaceSep...), strContents(t.Get("name"))...)
+		c.b.Set(fn, "name", c.b.Bytes(quoteRaw(name)))
+		for _, k := range [...]string{"description", "parameters", "strict"} {
+			if x := t.Get(k); present(x) {
+				c.b.Set(fn, k, x.Raw())
+			}
+		}
+	}
+}
+
+// webSearch: Responses' web search tools → OpenRouter's web search
+// shorthand (same type), its settings where OpenRouter has them.
+//
+//transponder:transform object -> object
+func webSearch(c *conv, v codec.Value, path string, dst codec.Ref, key string) {
+	el := c.b.AppendObject(dst)
+	c.b.Set(el, "type", v.Get("type").Raw())
+	if s := v.Get("search_context_size"); present(s) {
+		c.b.Set(el, "search_context_size", s.Raw())
+	}
+	if d := v.Get("filters").Get("allowed_domains"); present(d) {
+		c.b.Set(el, "allowed_domains", d.Raw())
+	}
+	if loc := v.Get("user_location"); present(loc) {
+		ul := c.b.Object(el, "user_location")
+		for _, k := range [...]string{"type", "city", "country", "region", "timezone"} {
+			if x := loc.Get(k); present(x) {
+				c.b.Set(ul, k, x.Raw())
+			}
+		}
+	}
+	if x := v.Get("external_web_access"); present(x) {
+		c.warn(path+".external_web_access", "OpenRouter's web search has no cached-only mode")
+	}
+	if x := v.Get("search_content_types"); present(x) {
+		c.warn(path+".search_content_types", "OpenRouter's web search searches text only")
+	}
+}
+
+// webSearchOptions: OpenAI's chat searches the web through
+// web_search_options (search-preview models): context size and location.
+//
+//transponder:transform object -> object
+func webSearchOptions(c *conv, v codec.Value, path string, dst codec.Ref, key string) {
+	if c.b.Has(dst, key) {
+		c.warn(path, "OpenAI's chat has one web_search_options; the first web search tool's are used")
+		return
+	}
+	o := c.b.Object(dst, key)
+	if s := v.Get("search_context_size"); present(s) {
+		c.b.Set(o, "search_context_size", s.Raw())
+	}
+	if loc := v.Get("user_location"); present(loc) {
+		ul := c.b.Object(o, "user_location")
+		c.b.Set(ul, "type", []byte(`"approximate"`))
+		ap := c.b.Object(ul, "approximate")
+		for _, k := range [...]string{"city", "country", "region", "timezone"} {
+			if x := loc.Get(k); present(x) {
+				c.b.Set(ap, k, x.Raw())
+			}
+		}
+	}
+	if c.b.Len(o) == 0 {
+		c.b.Set(dst, key, []byte(`{}`))
+	}
+}
+
+// imageGeneration: OpenRouter's image generation server tool; the OpenAI
+// tool's settings (model, size, quality, …) are not its own.
+//
+//transponder:transform object -> object
+func imageGeneration(c *conv, v codec.Value, path string, dst codec.Ref, key string) {
+	el := c.b.AppendObject(dst)
+	c.b.Set(el, "type", []byte(`"openrouter:image_generation"`))
+}
+
+func itoa(i int) string { return strconv.Itoa(i) }
