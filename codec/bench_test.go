@@ -14,9 +14,7 @@ package codec_test
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"testing"
@@ -134,17 +132,7 @@ func payloads(f fixture, fn func([]byte) error) error {
 // baseline reads every token of every payload and copies the input bytes.
 func baseline(f fixture, out []byte) ([]byte, error) {
 	var dec jsontext.Decoder
-	err := payloads(f, func(p []byte) error {
-		dec.Reset(bytes.NewReader(p))
-		for {
-			if _, err := dec.ReadToken(); err != nil {
-				if errors.Is(err, io.EOF) {
-					return nil
-				}
-				return err
-			}
-		}
-	})
+	err := payloads(f, func(p []byte) error { return fixtures.Tokenize(&dec, p) })
 	return append(out, f.data...), err
 }
 

@@ -238,6 +238,18 @@ func skipSpace(d []byte, i int) int {
 // skipString returns the index after the string that starts at i.
 func skipString(d []byte, i int) int {
 	i++
+	// Keys and tags are short: a loop is faster than IndexByte's call.
+	for end := min(i+24, len(d)); i < end; i++ {
+		switch d[i] {
+		case '"':
+			return i + 1
+		case '\\':
+			i++
+		}
+	}
+	if i > len(d) {
+		return len(d)
+	}
 	for {
 		j := bytes.IndexByte(d[i:], '"')
 		if j < 0 {

@@ -141,11 +141,40 @@ func (e *Error) AppendJSON(dst []byte) []byte {
 //
 // It is pure: the same body and options give the same bytes.
 func ResponsesToChat(body []byte, opts Options) ([]byte, []Warning, error) {
-	var c conv
+	var cv Converter
+	return cv.ResponsesToChat(nil, body, opts)
+}
+
+// Converter is ResponsesToChat with memory kept from one conversion to
+// the next (a serving layer keeps one per worker, or a sync.Pool of them).
+// The zero Converter is ready; it is not safe for concurrent use.
+type Converter struct {
+	c conv
+}
+
+// ResponsesToChat converts as the function of the same name does,
+// appending the chat request to dst. The warnings are the Converter's
+// until its next conversion.
+func (cv *Converter) ResponsesToChat(dst, body []byte, opts Options) ([]byte, []Warning, error) {
+	c := &cv.c
+	c.reset()
 	if err := c.run(body, &opts); err != nil {
-		return nil, c.warns, err
+		return dst, c.warns, err
 	}
-	return c.b.AppendJSON(make([]byte, 0, len(body)+len(body)/8)), c.warns, nil
+	if dst == nil {
+		dst = make([]byte, 0, len(body)+len(body)/8)
+	}
+	return c.b.AppendJSON(dst), c.warns, nil
+}
+
+func (c *conv) reset() {
+	c.warns = c.warns[:0]
+	c.err = nil
+	c.sys = -1
+	c.sysText = c.sysText[:0]
+	c.allowed = c.allowed[:0]
+	c.filter = false
+	c.b.Reset()
 }
 
 // conv is one conversion.
@@ -160,6 +189,26 @@ type conv struct {
 	sysText []byte    // Merge: its text so far, JSON-escaped
 	allowed []allowedTool
 	filter  bool // tool_choice allowed_tools: keep only the allowed tools
+
+	// top holds the top-level fields the checks read (read in one pass:
+	// each Get would step over the whole input again).
+	top struct{ background, conversation, toolChoice, tools codec.Value }
+}
+
+func (c *conv) capture(v codec.Value) {
+	c.top.background, c.top.conversation, c.top.toolChoice, c.top.tools = codec.Value{}, codec.Value{}, codec.Value{}, codec.Value{}
+	for k, m := range v.Members() {
+		switch string(k.Bytes()) {
+		case "background":
+			c.top.background = m
+		case "conversation":
+			c.top.conversation = m
+		case "tool_choice":
+			c.top.toolChoice = m
+		case "tools":
+			c.top.tools = m
+		}
+	}
 }
 
 type allowedTool struct{ typ, name string }
@@ -178,17 +227,17 @@ func (c *conv) run(body []byte, opts *Options) error {
 	if v.Kind() != codec.Object {
 		return &Error{Message: "the body must be a JSON object", Code: "invalid_type"}
 	}
-	if hasNestedTools(v) {
+	c.capture(v)
+	if c.hasNestedTools() {
 		if err := c.doc.Decode(root, flattenTools(v)); err != nil {
 			return &Error{Message: "the body is not valid JSON", Code: "invalid_json"}
 		}
 		v = c.doc.Value()
+		c.capture(v)
 	}
 	if err := c.check(v); err != nil {
 		return err // a non-nil *Error
 	}
-	c.b.Reset()
-	c.sys = -1
 	if opts.Dialect == OpenAI {
 		c.responsesChatOpenAI(v)
 	} else {
@@ -212,13 +261,13 @@ func (c *conv) check(v codec.Value) *Error {
 			return &Error{Message: "want " + f.Want(), Param: f.Path(), Code: "invalid_type"}
 		}
 	}
-	if b, _ := v.Get("background").Bool(); b {
+	if b, _ := c.top.background.Bool(); b {
 		return &Error{Message: "background responses are not supported", Param: "background", Code: "unsupported_parameter"}
 	}
-	if cv := v.Get("conversation"); cv.Kind() > codec.Null {
+	if present(c.top.conversation) {
 		return &Error{Message: "conversations are not supported; send the history in input", Param: "conversation", Code: "unsupported_parameter"}
 	}
-	return c.checkToolChoice(v)
+	return c.checkToolChoice()
 }
 
 // finish applies what needs the whole converted request: unknown
@@ -247,7 +296,7 @@ func (c *conv) finish(v codec.Value) {
 	}
 	if c.b.Has(codec.Top, "tool_choice") && c.b.Len(c.b.Array(codec.Top, "tools")) == 0 {
 		c.b.Delete(codec.Top, "tool_choice")
-		if tc := v.Get("tool_choice"); !(tc.Kind() == codec.String && string(tc.Raw()) == `"auto"`) {
+		if tc := c.top.toolChoice; !(tc.Kind() == codec.String && string(tc.Raw()) == `"auto"`) {
 			c.warn("tool_choice", "no tool the upstream can call is left; tool_choice is left out")
 		}
 	}
@@ -351,9 +400,9 @@ func (c *conv) model(name string) string {
 
 // offered lists the tools of the request, as (type, name): a function by
 // its name, a custom tool by its name, others by their type.
-func offered(v codec.Value) []allowedTool {
+func offered(tools codec.Value) []allowedTool {
 	var out []allowedTool
-	for _, t := range v.Get("tools").Elems() {
+	for _, t := range tools.Elems() {
 		typ, _ := t.Get("type").Str()
 		switch typ {
 		case "function", "custom":
@@ -381,13 +430,13 @@ func sameHosted(choice, tool string) bool {
 
 // checkToolChoice refuses a tool choice that forces a tool the request
 // does not offer, or one no upstream can run.
-func (c *conv) checkToolChoice(v codec.Value) *Error {
-	tc := v.Get("tool_choice")
+func (c *conv) checkToolChoice() *Error {
+	tc := c.top.toolChoice
 	if tc.Kind() != codec.Object {
 		return nil
 	}
 	typ, _ := tc.Get("type").Str()
-	tools := offered(v)
+	tools := offered(c.top.tools)
 	has := func(typ, name string) bool {
 		return slices.ContainsFunc(tools, func(t allowedTool) bool {
 			if name != "" {
@@ -464,10 +513,16 @@ func rawString(raw []byte) string {
 
 // hasNestedTools reports whether a function tool comes in the chat shape
 // ({type, function:{name, …}}), which clients written for chat send.
-func hasNestedTools(v codec.Value) bool {
-	for _, t := range v.Get("tools").Elems() {
-		if isNestedTool(t) {
-			return true
+func (c *conv) hasNestedTools() bool {
+	for _, f := range c.doc.Findings() {
+		// The decoder finds the chat shape's "function" unknown.
+		if f.Kind == codec.UnknownField && string(f.Raw) != "" && f.Name() == "function" {
+			for _, t := range c.top.tools.Elems() {
+				if isNestedTool(t) {
+					return true
+				}
+			}
+			return false
 		}
 	}
 	return false

@@ -364,7 +364,7 @@ func customChoiceAsFunction(c *conv, v codec.Value, path string, dst codec.Ref, 
 //
 //transponder:transform object -> string
 func forceHosted(c *conv, v codec.Value, path string, dst codec.Ref, key string) {
-	if n := len(offered(c.doc.Value())); n == 1 {
+	if n := len(offered(c.top.tools)); n == 1 {
 		c.b.Set(dst, key, []byte(`"required"`))
 		return
 	}

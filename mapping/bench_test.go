@@ -1,0 +1,90 @@
+package mapping_test
+
+// The converter, bytes in → bytes out, as a ratio to the same-run baseline
+// of the codec's benchmarks (jsontext reading every token of the request
+// and copying it, ../shared/bench/README.md):
+//
+//	go test -run '^$' -bench Convert -count 6 ./mapping > bench.txt
+//	go tool benchstat -col /impl bench.txt
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/transponder-dev/transponder/internal/fixtures"
+	"github.com/transponder-dev/transponder/mapping"
+)
+
+func BenchmarkConvert(b *testing.B) {
+	dir := fixtures.SharedDir("..")
+	type fixture struct {
+		name string
+		data []byte
+	}
+	var fs []fixture
+	for _, name := range []string{"a_small_request", "b_large_request"} {
+		data, err := os.ReadFile(filepath.Join(dir, "bench", name+".json"))
+		if err != nil {
+			b.Fatal(err)
+		}
+		fs = append(fs, fixture{name, data})
+	}
+	reqs, _ := filepath.Glob(filepath.Join(dir, "corpus", "requests", "*.json"))
+	for _, f := range reqs {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			b.Fatal(err)
+		}
+		var rec struct {
+			Body json.RawMessage `json:"body"`
+		}
+		if err := json.Unmarshal(data, &rec); err != nil {
+			b.Fatal(err)
+		}
+		fs = append(fs, fixture{filepath.Base(f), rec.Body})
+	}
+	var cv mapping.Converter
+	for _, f := range fs {
+		impls := []struct {
+			name string
+			run  func(out []byte) ([]byte, error)
+		}{
+			{"baseline", func(out []byte) ([]byte, error) {
+				var dec jsontext.Decoder
+				err := fixtures.Tokenize(&dec, f.data)
+				return append(out, f.data...), err
+			}},
+			{"openrouter", func(out []byte) ([]byte, error) {
+				out, _, err := mapping.ResponsesToChat(f.data, mapping.Options{})
+				return out, err
+			}},
+			{"openai", func(out []byte) ([]byte, error) {
+				out, _, err := mapping.ResponsesToChat(f.data, mapping.Options{Dialect: mapping.OpenAI})
+				return out, err
+			}},
+			{"openrouter-reused", func(out []byte) ([]byte, error) {
+				out, _, err := cv.ResponsesToChat(out, f.data, mapping.Options{})
+				return out, err
+			}},
+		}
+		for _, impl := range impls {
+			b.Run("fixture="+f.name+"/impl="+impl.name, func(b *testing.B) {
+				out, err := impl.run(nil)
+				if err != nil {
+					b.Fatal(err)
+				}
+				b.SetBytes(int64(len(f.data)))
+				b.ReportAllocs()
+				for b.Loop() {
+					if out, err = impl.run(out[:0]); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+	}
+}
