@@ -12,8 +12,11 @@ run:
 	go run ./cmd/transponder generate
 	@for f in gen/openai/normalize_report.md gen/openrouter/normalize_report.md; do \
 		echo "== $$f"; sed -n '/^| | schemas/,/^$$/p;/^Stale rules/p' $$f; done
+	cd mapping && go run ../internal/cmd/mapgen
 	@echo "== a Responses request newer than the spec, decoded with the codec and the generated types"
 	go run ./internal/cmd/demo
+	@echo "== a Codex request with its tools, converted for OpenRouter (warnings on stderr)"
+	go run ./cmd/transponder convert mapping/testdata/codex_tools/request.json
 
 # All tests, vet, gofmt and staticcheck. (openapi's TestPipeline checks that
 # gen/ equals a fresh run; CI also regenerates and diffs.)
@@ -59,3 +62,4 @@ fuzz:
 	go test -run '^$$' -fuzz FuzzDecode -fuzztime $(FUZZTIME) -fuzzminimizetime 2s ./codec
 	go test -run '^$$' -fuzz FuzzChecker -fuzztime $(FUZZTIME) -fuzzminimizetime 2s ./runtime/conformance
 	go test -run '^$$' -fuzz FuzzCheckStream -fuzztime $(FUZZTIME) -fuzzminimizetime 2s ./runtime/conformance
+	go test -run '^$$' -fuzz FuzzResponsesToChat -fuzztime $(FUZZTIME) -fuzzminimizetime 2s ./mapping

@@ -1,11 +1,14 @@
 // Package generator turns the declarative mapping (mapping/*.yaml) into
-// typed converters with jennifer: load → validate → IR → emit.
+// typed converters with jennifer, as a pipeline: Load (the YAML, with
+// structural errors at their lines) → ParseTransforms (the hand-written
+// functions marked //transponder:transform, signatures checked) → Validate
+// (every path resolves in the shape tables of the pinned specs, every
+// target dialect has a rule, mapped values fit their targets or go through
+// a transform whose kinds fit, lossy rules state their loss, transforms
+// are used, extras are not spec fields, every field of the source has an
+// entry) → Build (the IR: the source as a tree of objects, arrays and
+// unions with a rule at each leaf, per target dialect) → Emit (Go source).
 //
-// So far (issue 5 in progress): the mapping format and its loader (Load:
-// structural errors with file and line), and the validator (Validate:
-// every path resolves in the shape tables of the pinned specs, every
-// target dialect has a rule, mapped values fit their targets or name a
-// transform, lossy rules state their loss, transforms exist and are used,
-// extras are not spec fields, and with completeness every field of the
-// source has an entry). The IR and the emitter come next.
+// Generate runs the whole pipeline over an fs.FS and returns the files in
+// memory; internal/cmd/mapgen writes them (go:generate in mapping/).
 package generator

@@ -58,11 +58,11 @@ func BenchmarkConvert(b *testing.B) {
 				err := fixtures.Tokenize(&dec, f.data)
 				return append(out, f.data...), err
 			}},
-			{"openrouter", func(out []byte) ([]byte, error) {
+			{"openrouter", func([]byte) ([]byte, error) {
 				out, _, err := mapping.ResponsesToChat(f.data, mapping.Options{})
 				return out, err
 			}},
-			{"openai", func(out []byte) ([]byte, error) {
+			{"openai", func([]byte) ([]byte, error) {
 				out, _, err := mapping.ResponsesToChat(f.data, mapping.Options{Dialect: mapping.OpenAI})
 				return out, err
 			}},

@@ -1,8 +1,11 @@
-// Package mapping holds the declarative Responses ↔ Chat Completions
-// mapping and the converters generated from it.
+// Package mapping converts Responses API requests into Chat Completions
+// requests, as mapping/responses_chat.yaml declares field by field, for
+// OpenRouter's and OpenAI's chat dialects.
 //
-// responses_chat.yaml maps every field of the pinned OpenAI spec's
-// Responses request onto OpenRouter's and OpenAI's chat requests; `go test
-// ./mapping` checks it is complete and valid (generator.Validate). The
-// transforms it names and the generated converters are the rest of issue 5.
+// The converters (responses_chat_gen.go) are generated from the YAML by
+// package generator (`go generate ./mapping`); the transforms the YAML
+// names are the hand-written functions of transforms.go, and the checks
+// that need the whole request (unknown top-level fields, forced tools,
+// allowed tools) are in convert.go. ResponsesToChat is the entry point:
+// bytes in, bytes out, with a warning for everything not carried whole.
 package mapping

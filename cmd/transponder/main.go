@@ -3,6 +3,7 @@
 //	transponder generate [-root DIR] [-check] [-dump DIR] [spec ...]   regenerate gen/ from the pinned specs
 //	transponder specs [-dir DIR] [spec ...]                download the pinned specs and verify their checksums
 //	transponder check-stream [--format text|json] [FILE|-] check a Responses stream (SSE or JSON lines)
+//	transponder convert [--dialect D] [--system M] [FILE|-]  a Responses request → a chat request
 //
 // check-stream exits 0 if the stream is conformant (warnings allowed), 1 if
 // it breaks a rule, 2 if the input cannot be read. The rules are those of
@@ -45,6 +46,8 @@ func main() {
 		err = specgen.Run(os.Stderr, specgen.Options{Root: *root, Check: *check, Dump: *dump, Names: fs.Args()})
 	case "check-stream":
 		os.Exit(checkStream(os.Args[2:], os.Stdin, os.Stdout, os.Stderr))
+	case "convert":
+		os.Exit(convert(os.Args[2:], os.Stdin, os.Stdout, os.Stderr))
 	case "specs":
 		fs := flag.NewFlagSet("specs", flag.ExitOnError)
 		dir := fs.String("dir", ".specs", "where to download the specs")
@@ -80,7 +83,8 @@ func fetch(dir string, names []string) error {
 func usage() {
 	fmt.Fprintln(os.Stderr, "usage: transponder generate [-root DIR] [-check] [-dump DIR] [spec ...]\n"+
 		"       transponder specs [-dir DIR] [spec ...]\n"+
-		"       transponder check-stream [--format text|json] [FILE|-]")
+		"       transponder check-stream [--format text|json] [FILE|-]\n"+
+		"       transponder convert [--dialect openrouter|openai] [--system system|developer|merge] [--reject-unknown] [--session-id ID] [FILE|-]")
 	os.Exit(2)
 }
 

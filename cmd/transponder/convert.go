@@ -1,0 +1,74 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/transponder-dev/transponder/mapping"
+)
+
+// convert is `transponder convert`: a Responses request (FILE or stdin) to
+// the chat request of a dialect on stdout, the warnings on stderr. It
+// returns the exit code: 0 converted, 1 refused (OpenAI's error body on
+// stdout), 2 bad usage or unreadable input.
+func convert(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("convert", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	dialect := fs.String("dialect", "openrouter", "openrouter or openai")
+	system := fs.String("system", "system", "system, developer or merge")
+	reject := fs.Bool("reject-unknown", false, "refuse types the pinned spec does not know instead of dropping them")
+	session := fs.String("session-id", "", "OpenRouter session_id when the request sets none")
+	err := fs.Parse(args)
+	file := fs.Arg(0)
+	if err == nil && fs.NArg() > 0 {
+		err = fs.Parse(fs.Args()[1:])
+	}
+	opts := mapping.Options{SessionID: *session}
+	switch *dialect {
+	case "openrouter":
+	case "openai":
+		opts.Dialect = mapping.OpenAI
+	default:
+		err = errors.New("bad dialect")
+	}
+	switch *system {
+	case "system":
+	case "developer":
+		opts.System = mapping.Developer
+	case "merge":
+		opts.System = mapping.Merge
+	default:
+		err = errors.New("bad system mode")
+	}
+	if *reject {
+		opts.UnknownTypes = mapping.RejectUnknown
+	}
+	if err != nil || fs.NArg() > 0 {
+		fmt.Fprintln(stderr, "usage: transponder convert [--dialect openrouter|openai] [--system system|developer|merge] [--reject-unknown] [--session-id ID] [FILE|-]")
+		return 2
+	}
+	var body []byte
+	if file != "" && file != "-" {
+		body, err = os.ReadFile(file)
+	} else {
+		body, err = io.ReadAll(stdin)
+	}
+	if err != nil {
+		fmt.Fprintln(stderr, "transponder:", err)
+		return 2
+	}
+	out, warns, err := mapping.ResponsesToChat(body, opts)
+	for _, w := range warns {
+		fmt.Fprintln(stderr, "warning:", w)
+	}
+	var e *mapping.Error
+	if errors.As(err, &e) {
+		fmt.Fprintf(stdout, "%s\n", e.AppendJSON(nil))
+		return 1
+	}
+	fmt.Fprintf(stdout, "%s\n", out)
+	return 0
+}

@@ -1,0 +1,37 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestConvert(t *testing.T) {
+	conv := func(stdin string, args ...string) (int, string, string) {
+		var out, errOut bytes.Buffer
+		code := convert(args, strings.NewReader(stdin), &out, &errOut)
+		return code, out.String(), errOut.String()
+	}
+	req := filepath.Join("..", "..", "mapping", "testdata", "sampling", "request.json")
+	code, out, warns := conv("", req, "--dialect", "openai")
+	var chat struct {
+		Model     string `json:"model"`
+		Verbosity string `json:"verbosity"`
+	}
+	if err := json.Unmarshal([]byte(out), &chat); code != 0 || err != nil || chat.Model != "gpt-5.1" || chat.Verbosity != "low" || warns != "" {
+		t.Errorf("openai: exit %d, %v, %q, warnings %q", code, err, out, warns)
+	}
+	code, out, warns = conv("", "--dialect", "openrouter", req)
+	if code != 0 || !strings.Contains(out, `"session_id":"conv-42"`) || !strings.Contains(warns, "warning: text.verbosity: OpenRouter's ChatRequest has no verbosity\n") {
+		t.Errorf("openrouter: exit %d, %q, warnings %q", code, out, warns)
+	}
+	code, out, _ = conv(`{"model":"m","input":"x","background":true}`, "-")
+	if code != 1 || !strings.Contains(out, `"code":"unsupported_parameter"`) {
+		t.Errorf("refused: exit %d, %q", code, out)
+	}
+	if code, _, _ = conv("", "--dialect", "bedrock"); code != 2 {
+		t.Errorf("bad dialect: exit %d", code)
+	}
+}

@@ -1,0 +1,72 @@
+package codec_test
+
+import (
+	"testing"
+
+	"github.com/transponder-dev/transponder/codec"
+)
+
+func TestBuilder(t *testing.T) {
+	var b codec.Builder
+	b.Reset()
+	b.Set(codec.Top, "model", []byte(`"gpt"`))
+	msgs := b.Array(codec.Top, "messages")
+	m := b.AppendObject(msgs)
+	b.SetString(m, "content", "a \"quote\", a tab\t, a control \x01 and bad UTF-8 \xff")
+	rf := b.Object(codec.Top, "response_format")
+	b.Set(b.Object(rf, "json_schema"), "name", []byte(`"x"`))
+	b.Set(rf, "type", []byte(`"json_schema"`))
+	b.Object(codec.Top, "empty")                 // left out: nothing in it
+	b.AppendObject(b.Array(codec.Top, "tools"))  // left out: an array of empty objects
+	b.Set(codec.Top, "metadata", []byte(`{}`))   // kept: a raw {}
+	b.Set(codec.Top, "model", []byte(`"gpt-5"`)) // replaced in place
+	b.SetBool(codec.Top, "stream", true)
+	b.Set(codec.Top, "gone", []byte(`1`))
+	b.Delete(codec.Top, "gone")
+	arr := b.Array(codec.Top, "list")
+	b.AppendRaw(arr, []byte(`1`))
+	two := b.AppendObject(arr)
+	b.Set(two, "k", []byte(`2`))
+	b.AppendRaw(arr, []byte(`3`))
+	b.Remove(arr, two)
+	got := string(b.AppendJSON(nil))
+	want := `{"model":"gpt-5","messages":[{"content":"a \"quote\", a tab\t, a control \u0001 and bad UTF-8 ` + "\ufffd" + `"}],"response_format":{"json_schema":{"name":"x"},"type":"json_schema"},"metadata":{},"stream":true,"list":[1,3]}`
+	if got != want {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
+	if _, ok := b.Child(codec.Top, "model"); ok {
+		t.Error("Child of a raw value")
+	}
+	if b.Len(codec.Top) != 6 {
+		t.Errorf("Len %d, want 6 (empty members not counted)", b.Len(codec.Top))
+	}
+	b.Reset()
+	if got := string(b.AppendJSON(nil)); got != "{}" {
+		t.Errorf("after Reset: %s", got)
+	}
+	var zero codec.Builder
+	if got := string(zero.AppendJSON(nil)); got != "{}" {
+		t.Errorf("zero Builder: %s", got)
+	}
+}
+
+func TestNodeAt(t *testing.T) {
+	doc, err := codec.Decode(oaRequest, []byte(`{"input":[{"role":"user","content":"hi"},{"type":"function_call_output","call_id":"c","output":"x"}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tags []string
+	for _, it := range doc.Value().Get("input").Elems() {
+		n, ok := doc.NodeAt(it)
+		if !ok {
+			t.Fatalf("no node at %s", it.Raw())
+		}
+		tags = append(tags, n.Tag()+"/"+n.Type())
+	}
+	if got := tags[0] + " " + tags[1]; got != "message/ function_call_output/function_call_output" {
+		t.Errorf("tags %s", got)
+	}
+	if _, ok := doc.NodeAt(doc.Value().Get("input")); ok {
+		t.Error("a node at the input array")
+	}
+}

@@ -1,0 +1,52 @@
+package mapping_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/transponder-dev/transponder/mapping"
+)
+
+// Whatever the body, the converter returns valid JSON or a *mapping.Error,
+// never panics, and converts the same body to the same bytes.
+func FuzzResponsesToChat(f *testing.F) {
+	reqs, _ := filepath.Glob("testdata/*/request.json")
+	for _, r := range reqs {
+		b, err := os.ReadFile(r)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b, uint8(0))
+	}
+	f.Add([]byte(`{"tools":[1,"x",null,{"type":"function","function":3}],"input":[{"type":"message","content":[{}]}]}`), uint8(7))
+	f.Fuzz(func(t *testing.T, body []byte, o uint8) {
+		opts := mapping.Options{
+			Dialect:      mapping.Dialect(o & 1),
+			System:       mapping.SystemMode(o >> 1 % 3),
+			UnknownTypes: mapping.UnknownTypes(o >> 3 & 1),
+			Models:       []mapping.ModelRule{{From: "gpt-", To: "openai/gpt-", Prefix: true}},
+		}
+		out, _, err := mapping.ResponsesToChat(body, opts)
+		if err != nil {
+			var e *mapping.Error
+			if !errors.As(err, &e) {
+				t.Fatalf("%T is not a *mapping.Error: %v", err, err)
+			}
+			if !json.Valid(e.AppendJSON(nil)) {
+				t.Fatalf("error body not JSON: %s", e.AppendJSON(nil))
+			}
+			return
+		}
+		if !json.Valid(out) {
+			t.Fatalf("not JSON: %s", out)
+		}
+		again, _, _ := mapping.ResponsesToChat(body, opts)
+		if !bytes.Equal(out, again) {
+			t.Fatalf("two conversions differ")
+		}
+	})
+}
