@@ -6,24 +6,29 @@ import (
 	"strings"
 )
 
-// Files is an in-memory file set: a file's name in the package directory
-// → its contents.
+// Files is an in-memory file set: a file's path from the module root →
+// its contents.
 type Files map[string][]byte
 
-// Generate runs the pipeline for one mapping file of a package directory
-// (name: "responses_chat.yaml"): load it, find the transforms in the
-// directory's Go files, validate the mapping against the shape tables of
-// the pinned specs (completely: every field of the source has an entry),
-// build the IR for each target dialect and emit the converters. It reads
-// fsys only; the files it returns ("responses_chat_gen.go") are for the
-// caller to write or compare.
-func Generate(fsys fs.FS, name string) (Files, []error) {
-	data, err := fs.ReadFile(fsys, name)
+// Generate runs the pipeline for one mapping file (file:
+// "mapping/responses_chat.yaml") of the module whose root is fsys: load
+// it, find the transforms in its directory's Go files, validate the
+// mapping against the shape tables of the pinned specs (completely: every
+// field of the source has an entry), build the IR for each target dialect
+// and emit the converters (mapping/responses_chat_gen.go), and resolve
+// every mapped path to the Go fields ogen generated (gen/<dialect>/
+// go_names.txt) for the typed form's compile-time references
+// (mapping/typed/responses_chat_fields_gen.go). It reads fsys only; the
+// files it returns are for the caller to write or compare.
+func Generate(fsys fs.FS, file string) (Files, []error) {
+	data, err := fs.ReadFile(fsys, file)
 	if err != nil {
 		return nil, []error{err}
 	}
+	dir, name := path.Split(file)
+	dir = path.Clean(dir)
 	sources := map[string][]byte{}
-	entries, err := fs.ReadDir(fsys, ".")
+	entries, err := fs.ReadDir(fsys, dir)
 	if err != nil {
 		return nil, []error{err}
 	}
@@ -31,17 +36,18 @@ func Generate(fsys fs.FS, name string) (Files, []error) {
 		if e.IsDir() || !strings.HasSuffix(e.Name(), ".go") {
 			continue
 		}
-		if sources[e.Name()], err = fs.ReadFile(fsys, e.Name()); err != nil {
+		p := path.Join(dir, e.Name())
+		if sources[p], err = fs.ReadFile(fsys, p); err != nil {
 			return nil, []error{err}
 		}
 	}
-	pkg := "mapping"
-	display := path.Join(pkg, name)
+	pkg := path.Base(dir)
+	display := file
 	f, errs := Load(display, data)
 	if errs != nil {
 		return nil, errs
 	}
-	transforms, errs := ParseTransforms(prefixed(pkg, sources))
+	transforms, errs := ParseTransforms(sources)
 	if errs != nil {
 		return nil, errs
 	}
@@ -62,15 +68,24 @@ func Generate(fsys fs.FS, name string) (Files, []error) {
 	if err != nil {
 		return nil, []error{err}
 	}
-	return Files{stem + "_gen.go": src}, nil
-}
-
-func prefixed(dir string, files map[string][]byte) map[string][]byte {
-	out := make(map[string][]byte, len(files))
-	for n, b := range files {
-		out[path.Join(dir, n)] = b
+	names := map[string]*GoNames{}
+	for _, s := range append([]Side{f.From}, f.To...) {
+		if names[s.Dialect] != nil {
+			continue
+		}
+		b, err := fs.ReadFile(fsys, path.Join("gen", s.Dialect, "go_names.txt"))
+		if err != nil {
+			return nil, []error{err}
+		}
+		if names[s.Dialect], err = ParseGoNames(b); err != nil {
+			return nil, []error{err}
+		}
 	}
-	return out
+	fields, errs := EmitFields("typed", display, c, names)
+	if errs != nil {
+		return nil, errs
+	}
+	return Files{path.Join(dir, stem+"_gen.go"): src, path.Join(dir, "typed", stem+"_fields_gen.go"): fields}, nil
 }
 
 // camel turns responses_chat into responsesChat.

@@ -3,6 +3,7 @@ package mapping_test
 import (
 	"bytes"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -13,12 +14,15 @@ import (
 // The committed converters are what the generator makes of the mapping
 // and the transforms now (go generate ./mapping rewrites them).
 func TestGeneratedUpToDate(t *testing.T) {
-	files, errs := generator.Generate(os.DirFS("."), "responses_chat.yaml")
+	files, errs := generator.Generate(os.DirFS(".."), "mapping/responses_chat.yaml")
 	for _, e := range errs {
 		t.Error(e)
 	}
+	if len(files) != 2 {
+		t.Errorf("%d files, want the converters and the typed form's references", len(files))
+	}
 	for name, want := range files {
-		got, err := os.ReadFile(name)
+		got, err := os.ReadFile(filepath.Join("..", name))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -40,11 +44,19 @@ func TestGenerateRefuses(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	names, err := os.ReadFile("../gen/openai/go_names.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, tc := range []struct {
-		name        string
-		yaml, trans string
-		want        string
+		name               string
+		yaml, trans, names string
+		want               string
 	}{{
+		name:  "field ogen no longer generates",
+		names: strings.Replace(string(names), "F CreateResponse top_p TopP OptNilFloat64\n", "", 1),
+		want:  `mapping/responses_chat.yaml:32: top_p: ogen's CreateResponse: no field for "top_p"`,
+	}, {
 		name: "field without entry",
 		yaml: strings.Replace(string(yaml), "  - path: top_p\n    map: top_p\n", "", 1),
 		want: "mapping/responses_chat.yaml:0: top_p: a field of the spec with no entry",
@@ -63,23 +75,27 @@ func TestGenerateRefuses(t *testing.T) {
 	}} {
 		t.Run(tc.name, func(t *testing.T) {
 			fsys := fstest.MapFS{
-				"responses_chat.yaml": {Data: yaml},
-				"transforms.go":       {Data: transforms},
+				"mapping/responses_chat.yaml": {Data: yaml},
+				"mapping/transforms.go":       {Data: transforms},
+				"gen/openai/go_names.txt":     {Data: names},
 			}
-			for _, name := range []string{"convert.go", "doc.go"} {
-				b, err := os.ReadFile(name)
+			for _, name := range []string{"mapping/convert.go", "mapping/doc.go", "gen/openrouter/go_names.txt"} {
+				b, err := os.ReadFile(filepath.Join("..", name))
 				if err != nil {
 					t.Fatal(err)
 				}
 				fsys[name] = &fstest.MapFile{Data: b}
 			}
 			if tc.yaml != "" {
-				fsys["responses_chat.yaml"] = &fstest.MapFile{Data: []byte(tc.yaml)}
+				fsys["mapping/responses_chat.yaml"] = &fstest.MapFile{Data: []byte(tc.yaml)}
 			}
 			if tc.trans != "" {
-				fsys["transforms.go"] = &fstest.MapFile{Data: []byte(tc.trans)}
+				fsys["mapping/transforms.go"] = &fstest.MapFile{Data: []byte(tc.trans)}
 			}
-			files, errs := generator.Generate(fsys, "responses_chat.yaml")
+			if tc.names != "" {
+				fsys["gen/openai/go_names.txt"] = &fstest.MapFile{Data: []byte(tc.names)}
+			}
+			files, errs := generator.Generate(fsys, "mapping/responses_chat.yaml")
 			if files != nil {
 				t.Fatal("generated despite the error")
 			}

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/transponder-dev/transponder/openapi/internal/oasgen"
 	"github.com/transponder-dev/transponder/openapi/internal/walk"
 )
 
@@ -32,7 +33,7 @@ func SpecsDir(root string) (string, error) {
 // Owned reports whether a file in an output directory is written by the
 // pipeline (and so removed before writing anew).
 func Owned(name string) bool {
-	return name == ReportFile || (strings.HasPrefix(name, "oas_") && strings.HasSuffix(name, "_gen.go"))
+	return name == ReportFile || name == oasgen.NamesFile || (strings.HasPrefix(name, "oas_") && strings.HasSuffix(name, "_gen.go"))
 }
 
 // Write replaces the pipeline's files in root/Spec.Output with g's. Files the

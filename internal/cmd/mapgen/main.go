@@ -1,6 +1,8 @@
 // Command mapgen generates the converters of mapping/ from its YAML
 // mappings (package generator): for each *.yaml of the directory it runs
-// in, <name>_gen.go. go:generate runs it in mapping/:
+// in, <name>_gen.go, and typed/<name>_fields_gen.go (the compile-time
+// references to ogen's types, read from ../gen/<dialect>/go_names.txt).
+// It runs from go:generate in mapping/:
 //
 //	go run ../internal/cmd/mapgen [-check]
 //
@@ -30,8 +32,13 @@ func main() {
 		log.Fatal(err)
 	}
 	stale, failed := 0, false
+	here, err := os.Getwd()
+	if err != nil {
+		log.Fatal(err)
+	}
+	dir := filepath.Base(here)
 	for _, name := range names {
-		files, errs := generator.Generate(os.DirFS("."), name)
+		files, errs := generator.Generate(os.DirFS(".."), dir+"/"+name)
 		for _, e := range errs {
 			fmt.Fprintln(os.Stderr, e)
 			failed = true
@@ -42,7 +49,8 @@ func main() {
 		}
 		slices.Sort(keys)
 		for _, k := range keys {
-			old, _ := os.ReadFile(k)
+			p := filepath.Join("..", filepath.FromSlash(k))
+			old, _ := os.ReadFile(p)
 			if bytes.Equal(old, files[k]) {
 				continue
 			}
@@ -51,7 +59,10 @@ func main() {
 				fmt.Println(k)
 				continue
 			}
-			if err := os.WriteFile(k, files[k], 0o644); err != nil {
+			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+				log.Fatal(err)
+			}
+			if err := os.WriteFile(p, files[k], 0o644); err != nil {
 				log.Fatal(err)
 			}
 		}

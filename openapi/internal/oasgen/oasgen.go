@@ -73,6 +73,7 @@ func Generate(spec []byte, pkg string, defaults map[string]string) (*Output, err
 	if err := g.WriteSource(fs, pkg); err != nil {
 		return nil, fmt.Errorf("ogen: write: %w", err)
 	}
+	fs[NamesFile] = names(g.Types())
 	out := &Output{Files: fs, Types: map[string]string{}, Names: map[string]bool{}, Defaults: applied}
 	for name, t := range g.Types() {
 		out.Names[name] = true

@@ -32,8 +32,19 @@ func TestGenerate(t *testing.T) {
 	if !out.Defaults["Item"] {
 		t.Error("default variant not applied")
 	}
+	// The names table: Item's variant "message" is its field Msg, with the
+	// constant ogen's template writes.
+	names := string(out.Files[NamesFile])
+	for _, line := range []string{"\nT Item sum\n", "\nV Item message Msg Msg MsgItem\n", "\nT Req struct\n"} {
+		if !strings.Contains(names, line) {
+			t.Errorf("%s has no line %q:\n%s", NamesFile, line, names)
+		}
+	}
 	var sources []string
 	for name, src := range out.Files {
+		if name == NamesFile {
+			continue
+		}
 		if !strings.HasPrefix(name, "oas_") || !strings.HasSuffix(name, "_gen.go") {
 			t.Errorf("unexpected file %s", name)
 		}

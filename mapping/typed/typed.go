@@ -1,0 +1,58 @@
+// Package typed is the typed form of package mapping: its converters over
+// the types ogen generated into gen/, for callers that hold a request as
+// an openai.CreateResponse. It is a package of its own because gen/'s
+// packages are large to build and package mapping does not import them.
+//
+// responses_chat_fields_gen.go refers, at compile time, to every Go field
+// and variant of those types that mapping/responses_chat.yaml reads or
+// writes: a spec update that removes or renames one breaks this package's
+// build until `go generate ./mapping` has run (and the generator names
+// the mapping's lines that no longer resolve).
+package typed
+
+import (
+	"fmt"
+
+	"github.com/transponder-dev/transponder/gen/openai"
+	"github.com/transponder-dev/transponder/gen/openrouter"
+	"github.com/transponder-dev/transponder/mapping"
+)
+
+// ToOpenRouter converts a Responses request into OpenRouter's chat request,
+// as mapping.ResponsesToChat does (opts.Dialect is set to OpenRouter).
+func ToOpenRouter(req *openai.CreateResponse, opts mapping.Options) (*openrouter.ChatRequest, []mapping.Warning, error) {
+	opts.Dialect = mapping.OpenRouter
+	var chat openrouter.ChatRequest
+	warns, err := convert(req, opts, &chat)
+	if err != nil {
+		return nil, warns, err
+	}
+	return &chat, warns, nil
+}
+
+// ToOpenAI converts a Responses request into OpenAI's chat request, as
+// mapping.ResponsesToChat does (opts.Dialect is set to OpenAI).
+func ToOpenAI(req *openai.CreateResponse, opts mapping.Options) (*openai.CreateChatCompletionRequest, []mapping.Warning, error) {
+	opts.Dialect = mapping.OpenAI
+	var chat openai.CreateChatCompletionRequest
+	warns, err := convert(req, opts, &chat)
+	if err != nil {
+		return nil, warns, err
+	}
+	return &chat, warns, nil
+}
+
+func convert(req *openai.CreateResponse, opts mapping.Options, chat interface{ UnmarshalJSON([]byte) error }) ([]mapping.Warning, error) {
+	body, err := req.MarshalJSON()
+	if err != nil {
+		return nil, fmt.Errorf("typed: encode the request: %w", err)
+	}
+	out, warns, err := mapping.ResponsesToChat(body, opts)
+	if err != nil {
+		return warns, err
+	}
+	if err := chat.UnmarshalJSON(out); err != nil {
+		return warns, fmt.Errorf("typed: decode the %s chat request: %w", opts.Dialect, err)
+	}
+	return warns, nil
+}
