@@ -22,7 +22,7 @@ run:
 # gen/ equals a fresh run; CI also regenerates and diffs.)
 test: vet lint
 	go test -count=1 ./...
-	go test -run '^$$' -bench . -benchtime 1x ./codec/... > /dev/null
+	go test -run '^$$' -bench . -benchtime 1x ./codec/... ./mapping/... > /dev/null
 
 # staticcheck (pinned in go.mod's tool directives) on everything but gen/.
 lint:
