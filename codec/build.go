@@ -156,6 +156,29 @@ func (b *Builder) unlink(parent Ref, child int32) {
 	}
 }
 
+// Filter keeps the elements (or members) of r for which keep is true, in
+// one pass.
+func (b *Builder) Filter(r Ref, keep func(Ref) bool) {
+	b.init()
+	prev := int32(0)
+	for i := b.nodes[r].first; i != 0; i = b.nodes[i].next {
+		if keep(Ref(i)) {
+			if prev == 0 {
+				b.nodes[r].first = i
+			} else {
+				b.nodes[prev].next = i
+			}
+			prev = i
+		}
+	}
+	if prev == 0 {
+		b.nodes[r].first = 0
+	} else {
+		b.nodes[prev].next = 0
+	}
+	b.nodes[r].last = prev
+}
+
 // Child returns obj's member key if it is an object or array of the
 // Builder's.
 func (b *Builder) Child(obj Ref, key string) (Ref, bool) {

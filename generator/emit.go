@@ -266,7 +266,7 @@ func (e *emitter) leaf(n *Node, val string, el *elem) []jen.Code {
 		}
 		out = append(out, jen.Id(r.Transform).Call(jen.Id("c"), jen.Id(val), e.path(n), dst, key))
 	} else {
-		out = append(out, jen.Id("c").Dot("b").Dot("Set").Call(e.chain(steps[:len(steps)-1], el), jen.Lit(lastStep.Key), jen.Id(val).Dot("Raw").Call()))
+		out = append(out, jen.Id("c").Dot("put").Call(e.chain(steps[:len(steps)-1], el), jen.Lit(lastStep.Key), jen.Id(val).Dot("Raw").Call()))
 	}
 	if r.Kind == Lossy {
 		out = append(out, jen.Id("c").Dot("warn").Call(e.path(n), jen.Lit(t.Note)))

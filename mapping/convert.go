@@ -1,6 +1,8 @@
 package mapping
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
 	"slices"
 	"strconv"
@@ -167,8 +169,27 @@ func (cv *Converter) ResponsesToChat(dst, body []byte, opts Options) ([]byte, []
 	return c.b.AppendJSON(dst), c.warns, nil
 }
 
+// required refuses a chat request without a field its dialect's schema
+// requires at the top (messages, model): a request with no input, or no
+// model. (The fields chat needs deeper are checked on the way in:
+// needed.)
+func (c *conv) required() {
+	root, _ := c.opts.Dialect.codec().Payload(codec.ChatRequest)
+	for p := range root.Schema().Properties() {
+		if !p.Required {
+			continue
+		}
+		ref, isContainer := c.b.Child(codec.Top, p.Key)
+		if isContainer && c.b.Len(ref) == 0 || !isContainer && c.b.Raw(codec.Top, p.Key) == nil {
+			c.fail(&Error{Message: "the converted " + c.opts.Dialect.String() + " chat request would have no " + p.Key, Code: "missing_required_parameter"})
+			return
+		}
+	}
+}
+
 func (c *conv) reset() {
 	c.warns = c.warns[:0]
+	c.warnedPaths = nil
 	c.err = nil
 	c.sys = -1
 	c.sysText = c.sysText[:0]
@@ -184,6 +205,8 @@ type conv struct {
 	b     codec.Builder
 	warns []Warning
 	err   *Error
+
+	warnedPaths map[string]bool // the paths of warns[:len(warnedPaths)], when there are many
 
 	sys     codec.Ref // Merge: the first system message
 	sysText []byte    // Merge: its text so far, JSON-escaped
@@ -257,8 +280,19 @@ func (c *conv) run(body []byte, opts *Options) error {
 // cannot do, before anything is converted.
 func (c *conv) check(v codec.Value) *Error {
 	for _, f := range c.doc.Findings() {
-		if f.Kind == codec.WrongKind {
+		switch f.Kind {
+		case codec.WrongKind:
 			return &Error{Message: "want " + f.Want(), Param: f.Path(), Code: "invalid_type"}
+		case codec.MissingField:
+			// What a chat request cannot do without; the spec also requires
+			// fields clients omit and chat does not need (parameters, strict).
+			if needed[f.Name()] {
+				return &Error{Message: "missing required parameter", Param: f.Path(), Code: "missing_required_parameter"}
+			}
+		case codec.UnknownValue:
+			if p := f.Path(); strings.HasSuffix(p, ".role") {
+				return &Error{Message: "unknown role " + strconv.Quote(f.Name()), Param: p, Code: "invalid_value"}
+			}
 		}
 	}
 	if b, _ := c.top.background.Bool(); b {
@@ -269,6 +303,11 @@ func (c *conv) check(v codec.Value) *Error {
 	}
 	return c.checkToolChoice()
 }
+
+// needed are the keys a chat request needs when the Responses value that
+// holds them is there: a tool's or a forced tool's name, a call's id, name
+// and arguments, an output's call and output, a message's role and content.
+var needed = map[string]bool{"name": true, "call_id": true, "arguments": true, "output": true, "role": true, "content": true}
 
 // finish applies what needs the whole converted request: unknown
 // top-level fields, the allowed-tools filter, the session option, and a
@@ -291,6 +330,7 @@ func (c *conv) finish(v codec.Value) {
 		c.filterTools()
 	}
 	c.uniqueTools()
+	c.required()
 	if c.opts.SessionID != "" && c.opts.Dialect == OpenRouter && !c.b.Has(codec.Top, "session_id") {
 		c.b.SetString(codec.Top, "session_id", c.opts.SessionID)
 	}
@@ -332,7 +372,16 @@ func (c *conv) warn(path, reason string) {
 // warned reports whether there is a warning for path already (a
 // transform that says what it leaves out).
 func (c *conv) warned(path string) bool {
-	return slices.ContainsFunc(c.warns, func(w Warning) bool { return w.Path == path })
+	if len(c.warns) < 16 {
+		return slices.ContainsFunc(c.warns, func(w Warning) bool { return w.Path == path })
+	}
+	if c.warnedPaths == nil {
+		c.warnedPaths = map[string]bool{}
+	}
+	for _, w := range c.warns[len(c.warnedPaths):] {
+		c.warnedPaths[w.Path] = true
+	}
+	return c.warnedPaths[path]
 }
 
 // fail records the first error; the generated code goes on, and its result
@@ -481,26 +530,19 @@ func (c *conv) filterTools() {
 	if !ok {
 		return
 	}
-	var drop []codec.Ref
-	for el := range c.b.Objects(tools) {
-		typ := rawString(c.b.Raw(el, "type"))
+	c.b.Filter(tools, func(el codec.Ref) bool {
+		typ := strings.TrimPrefix(rawString(c.b.Raw(el, "type")), "openrouter:")
 		name := ""
 		if fn, ok := c.b.Child(el, "function"); ok {
 			name = rawString(c.b.Raw(fn, "name"))
 		}
-		keep := slices.ContainsFunc(c.allowed, func(t allowedTool) bool {
+		return slices.ContainsFunc(c.allowed, func(t allowedTool) bool {
 			if t.name != "" {
-				return t.name == name || t.typ == "custom" && t.name == name
+				return t.name == name
 			}
 			return sameHosted(t.typ, typ) || t.typ == name // a virtual tool: function "shell"
 		})
-		if !keep {
-			drop = append(drop, el)
-		}
-	}
-	for _, el := range drop {
-		c.b.Remove(tools, el)
-	}
+	})
 }
 
 // rawString is the contents of a JSON string without escapes (names, types).
@@ -508,7 +550,23 @@ func rawString(raw []byte) string {
 	if len(raw) < 2 || raw[0] != '"' {
 		return ""
 	}
-	return string(raw[1 : len(raw)-1])
+	if bytes.IndexByte(raw, '\\') < 0 {
+		return string(raw[1 : len(raw)-1])
+	}
+	var s string
+	if json.Unmarshal(raw, &s) != nil {
+		return ""
+	}
+	return s
+}
+
+// put sets a member the mapping maps a field to, unless an earlier entry
+// of the mapping set it (reasoning.summary before the deprecated
+// generate_summary).
+func (c *conv) put(obj codec.Ref, key string, raw []byte) {
+	if !c.b.Has(obj, key) {
+		c.b.Set(obj, key, raw)
+	}
 }
 
 // hasNestedTools reports whether a function tool comes in the chat shape
@@ -571,18 +629,19 @@ func (c *conv) uniqueTools() {
 	if !ok {
 		return
 	}
-	var names []string
+	names := map[string]bool{}
 	for el := range c.b.Objects(tools) {
-		typ := rawString(c.b.Raw(el, "type"))
-		fn, ok := c.b.Child(el, typ)
+		fn, ok := c.b.Child(el, "function")
 		if !ok {
-			continue
+			if fn, ok = c.b.Child(el, "custom"); !ok {
+				continue
+			}
 		}
 		name := rawString(c.b.Raw(fn, "name"))
-		if slices.Contains(names, name) {
+		if names[name] {
 			c.fail(&Error{Message: "two tools are named " + strconv.Quote(name) + " upstream", Param: "tools", Code: "invalid_value"})
 			return
 		}
-		names = append(names, name)
+		names[name] = true
 	}
 }

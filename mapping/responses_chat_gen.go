@@ -84,15 +84,15 @@ func (c *conv) responsesChatOpenRouter(v codec.Value) {
 	}
 	if present(srcMaxOutputTokens) {
 		// mapping/responses_chat.yaml:28: → max_completion_tokens
-		c.b.Set(codec.Top, "max_completion_tokens", srcMaxOutputTokens.Raw())
+		c.put(codec.Top, "max_completion_tokens", srcMaxOutputTokens.Raw())
 	}
 	if present(srcTemperature) {
 		// mapping/responses_chat.yaml:30: → temperature
-		c.b.Set(codec.Top, "temperature", srcTemperature.Raw())
+		c.put(codec.Top, "temperature", srcTemperature.Raw())
 	}
 	if present(srcTopP) {
 		// mapping/responses_chat.yaml:32: → top_p
-		c.b.Set(codec.Top, "top_p", srcTopP.Raw())
+		c.put(codec.Top, "top_p", srcTopP.Raw())
 	}
 	if present(srcTopLogprobs) {
 		// mapping/responses_chat.yaml:34: → top_logprobs
@@ -100,19 +100,19 @@ func (c *conv) responsesChatOpenRouter(v codec.Value) {
 	}
 	if present(srcParallelToolCalls) {
 		// mapping/responses_chat.yaml:38: → parallel_tool_calls
-		c.b.Set(codec.Top, "parallel_tool_calls", srcParallelToolCalls.Raw())
+		c.put(codec.Top, "parallel_tool_calls", srcParallelToolCalls.Raw())
 	}
 	if present(srcMetadata) {
 		// mapping/responses_chat.yaml:40: → metadata
-		c.b.Set(codec.Top, "metadata", srcMetadata.Raw())
+		c.put(codec.Top, "metadata", srcMetadata.Raw())
 	}
 	if present(srcServiceTier) {
 		// mapping/responses_chat.yaml:42: → service_tier
-		c.b.Set(codec.Top, "service_tier", srcServiceTier.Raw())
+		c.put(codec.Top, "service_tier", srcServiceTier.Raw())
 	}
 	if present(srcStream) {
 		// mapping/responses_chat.yaml:44: → stream
-		c.b.Set(codec.Top, "stream", srcStream.Raw())
+		c.put(codec.Top, "stream", srcStream.Raw())
 	}
 	if present(srcStreamOptions) {
 		var srcStreamOptionsIncludeObfuscation codec.Value
@@ -143,11 +143,11 @@ func (c *conv) responsesChatOpenRouter(v codec.Value) {
 		}
 		if present(srcPromptCacheOptionsMode) {
 			// mapping/responses_chat.yaml:53: → prompt_cache_options.mode
-			c.b.Set(c.b.Object(codec.Top, "prompt_cache_options"), "mode", srcPromptCacheOptionsMode.Raw())
+			c.put(c.b.Object(codec.Top, "prompt_cache_options"), "mode", srcPromptCacheOptionsMode.Raw())
 		}
 		if present(srcPromptCacheOptionsTtl) {
 			// mapping/responses_chat.yaml:53: → prompt_cache_options.ttl
-			c.b.Set(c.b.Object(codec.Top, "prompt_cache_options"), "ttl", srcPromptCacheOptionsTtl.Raw())
+			c.put(c.b.Object(codec.Top, "prompt_cache_options"), "ttl", srcPromptCacheOptionsTtl.Raw())
 		}
 	}
 	if present(srcPromptCacheRetention) {
@@ -156,7 +156,7 @@ func (c *conv) responsesChatOpenRouter(v codec.Value) {
 	}
 	if present(srcUser) {
 		// mapping/responses_chat.yaml:58: → user
-		c.b.Set(codec.Top, "user", srcUser.Raw())
+		c.put(codec.Top, "user", srcUser.Raw())
 	}
 	if present(srcSafetyIdentifier) {
 		// mapping/responses_chat.yaml:60: drop
@@ -192,7 +192,7 @@ func (c *conv) responsesChatOpenRouter(v codec.Value) {
 				}
 				if present(srcTextFormatJsonObjectType) {
 					// mapping/responses_chat.yaml:75: → response_format{json_object}.type
-					c.b.Set(c.b.Object(codec.Top, "response_format"), "type", srcTextFormatJsonObjectType.Raw())
+					c.put(c.b.Object(codec.Top, "response_format"), "type", srcTextFormatJsonObjectType.Raw())
 				}
 			case "json_schema":
 				var srcTextFormatJsonSchemaType, srcTextFormatJsonSchemaName, srcTextFormatJsonSchemaDescription, srcTextFormatJsonSchemaSchema, srcTextFormatJsonSchemaStrict codec.Value
@@ -212,23 +212,23 @@ func (c *conv) responsesChatOpenRouter(v codec.Value) {
 				}
 				if present(srcTextFormatJsonSchemaType) {
 					// mapping/responses_chat.yaml:77: → response_format{json_schema}.type
-					c.b.Set(c.b.Object(codec.Top, "response_format"), "type", srcTextFormatJsonSchemaType.Raw())
+					c.put(c.b.Object(codec.Top, "response_format"), "type", srcTextFormatJsonSchemaType.Raw())
 				}
 				if present(srcTextFormatJsonSchemaName) {
 					// mapping/responses_chat.yaml:79: → response_format{json_schema}.json_schema.name
-					c.b.Set(c.b.Object(c.b.Object(codec.Top, "response_format"), "json_schema"), "name", srcTextFormatJsonSchemaName.Raw())
+					c.put(c.b.Object(c.b.Object(codec.Top, "response_format"), "json_schema"), "name", srcTextFormatJsonSchemaName.Raw())
 				}
 				if present(srcTextFormatJsonSchemaDescription) {
 					// mapping/responses_chat.yaml:81: → response_format{json_schema}.json_schema.description
-					c.b.Set(c.b.Object(c.b.Object(codec.Top, "response_format"), "json_schema"), "description", srcTextFormatJsonSchemaDescription.Raw())
+					c.put(c.b.Object(c.b.Object(codec.Top, "response_format"), "json_schema"), "description", srcTextFormatJsonSchemaDescription.Raw())
 				}
 				if present(srcTextFormatJsonSchemaSchema) {
 					// mapping/responses_chat.yaml:83: → response_format{json_schema}.json_schema.schema
-					c.b.Set(c.b.Object(c.b.Object(codec.Top, "response_format"), "json_schema"), "schema", srcTextFormatJsonSchemaSchema.Raw())
+					c.put(c.b.Object(c.b.Object(codec.Top, "response_format"), "json_schema"), "schema", srcTextFormatJsonSchemaSchema.Raw())
 				}
 				if present(srcTextFormatJsonSchemaStrict) {
 					// mapping/responses_chat.yaml:86: → response_format{json_schema}.json_schema.strict
-					c.b.Set(c.b.Object(c.b.Object(codec.Top, "response_format"), "json_schema"), "strict", srcTextFormatJsonSchemaStrict.Raw())
+					c.put(c.b.Object(c.b.Object(codec.Top, "response_format"), "json_schema"), "strict", srcTextFormatJsonSchemaStrict.Raw())
 				}
 			default:
 				c.unknownType(srcTextFormatNode, srcTextFormatKnown, "text.format")
@@ -257,15 +257,15 @@ func (c *conv) responsesChatOpenRouter(v codec.Value) {
 		}
 		if present(srcReasoningEffort) {
 			// mapping/responses_chat.yaml:90: → reasoning.effort
-			c.b.Set(c.b.Object(codec.Top, "reasoning"), "effort", srcReasoningEffort.Raw())
+			c.put(c.b.Object(codec.Top, "reasoning"), "effort", srcReasoningEffort.Raw())
 		}
 		if present(srcReasoningSummary) {
 			// mapping/responses_chat.yaml:93: → reasoning.summary
-			c.b.Set(c.b.Object(codec.Top, "reasoning"), "summary", srcReasoningSummary.Raw())
+			c.put(c.b.Object(codec.Top, "reasoning"), "summary", srcReasoningSummary.Raw())
 		}
 		if present(srcReasoningGenerateSummary) {
 			// mapping/responses_chat.yaml:96: lossy → reasoning.summary
-			c.b.Set(c.b.Object(codec.Top, "reasoning"), "summary", srcReasoningGenerateSummary.Raw())
+			c.put(c.b.Object(codec.Top, "reasoning"), "summary", srcReasoningGenerateSummary.Raw())
 			c.warn("reasoning.generate_summary", "deprecated; read as summary when summary is absent")
 		}
 		if present(srcReasoningContext) {
@@ -297,7 +297,7 @@ func (c *conv) responsesChatOpenRouter(v codec.Value) {
 		switch srcToolChoice.Kind() {
 		case codec.String:
 			// mapping/responses_chat.yaml:126: → tool_choice{string}
-			c.b.Set(codec.Top, "tool_choice", srcToolChoice.Raw())
+			c.put(codec.Top, "tool_choice", srcToolChoice.Raw())
 		case codec.Object:
 			srcToolChoiceObjectNode, srcToolChoiceObjectKnown, srcToolChoiceObjectType := c.tag(srcToolChoice)
 			switch srcToolChoiceObjectType {
@@ -313,11 +313,11 @@ func (c *conv) responsesChatOpenRouter(v codec.Value) {
 				}
 				if present(srcToolChoiceObjectFunctionType) {
 					// mapping/responses_chat.yaml:128: → tool_choice{object}{function}.type
-					c.b.Set(c.b.Object(codec.Top, "tool_choice"), "type", srcToolChoiceObjectFunctionType.Raw())
+					c.put(c.b.Object(codec.Top, "tool_choice"), "type", srcToolChoiceObjectFunctionType.Raw())
 				}
 				if present(srcToolChoiceObjectFunctionName) {
 					// mapping/responses_chat.yaml:130: → tool_choice{object}{function}.function.name
-					c.b.Set(c.b.Object(c.b.Object(codec.Top, "tool_choice"), "function"), "name", srcToolChoiceObjectFunctionName.Raw())
+					c.put(c.b.Object(c.b.Object(codec.Top, "tool_choice"), "function"), "name", srcToolChoiceObjectFunctionName.Raw())
 				}
 			case "allowed_tools":
 				// mapping/responses_chat.yaml:132: lossy → tool_choice{string}
@@ -399,23 +399,23 @@ func (c *conv) responsesChatOpenRouter(v codec.Value) {
 				}
 				if present(srcToolsFunctionType) {
 					// mapping/responses_chat.yaml:176: → tools[]{function}.type
-					c.b.Set(srcToolsFunctionOut, "type", srcToolsFunctionType.Raw())
+					c.put(srcToolsFunctionOut, "type", srcToolsFunctionType.Raw())
 				}
 				if present(srcToolsFunctionName) {
 					// mapping/responses_chat.yaml:178: → tools[]{function}.function.name
-					c.b.Set(c.b.Object(srcToolsFunctionOut, "function"), "name", srcToolsFunctionName.Raw())
+					c.put(c.b.Object(srcToolsFunctionOut, "function"), "name", srcToolsFunctionName.Raw())
 				}
 				if present(srcToolsFunctionDescription) {
 					// mapping/responses_chat.yaml:180: → tools[]{function}.function.description
-					c.b.Set(c.b.Object(srcToolsFunctionOut, "function"), "description", srcToolsFunctionDescription.Raw())
+					c.put(c.b.Object(srcToolsFunctionOut, "function"), "description", srcToolsFunctionDescription.Raw())
 				}
 				if present(srcToolsFunctionParameters) {
 					// mapping/responses_chat.yaml:182: → tools[]{function}.function.parameters
-					c.b.Set(c.b.Object(srcToolsFunctionOut, "function"), "parameters", srcToolsFunctionParameters.Raw())
+					c.put(c.b.Object(srcToolsFunctionOut, "function"), "parameters", srcToolsFunctionParameters.Raw())
 				}
 				if present(srcToolsFunctionStrict) {
 					// mapping/responses_chat.yaml:185: → tools[]{function}.function.strict
-					c.b.Set(c.b.Object(srcToolsFunctionOut, "function"), "strict", srcToolsFunctionStrict.Raw())
+					c.put(c.b.Object(srcToolsFunctionOut, "function"), "strict", srcToolsFunctionStrict.Raw())
 				}
 				if present(srcToolsFunctionDeferLoading) {
 					// mapping/responses_chat.yaml:187: drop
@@ -572,15 +572,15 @@ func (c *conv) responsesChatOpenAI(v codec.Value) {
 	}
 	if present(srcMaxOutputTokens) {
 		// mapping/responses_chat.yaml:28: → max_completion_tokens
-		c.b.Set(codec.Top, "max_completion_tokens", srcMaxOutputTokens.Raw())
+		c.put(codec.Top, "max_completion_tokens", srcMaxOutputTokens.Raw())
 	}
 	if present(srcTemperature) {
 		// mapping/responses_chat.yaml:30: → temperature
-		c.b.Set(codec.Top, "temperature", srcTemperature.Raw())
+		c.put(codec.Top, "temperature", srcTemperature.Raw())
 	}
 	if present(srcTopP) {
 		// mapping/responses_chat.yaml:32: → top_p
-		c.b.Set(codec.Top, "top_p", srcTopP.Raw())
+		c.put(codec.Top, "top_p", srcTopP.Raw())
 	}
 	if present(srcTopLogprobs) {
 		// mapping/responses_chat.yaml:34: → top_logprobs
@@ -588,19 +588,19 @@ func (c *conv) responsesChatOpenAI(v codec.Value) {
 	}
 	if present(srcParallelToolCalls) {
 		// mapping/responses_chat.yaml:38: → parallel_tool_calls
-		c.b.Set(codec.Top, "parallel_tool_calls", srcParallelToolCalls.Raw())
+		c.put(codec.Top, "parallel_tool_calls", srcParallelToolCalls.Raw())
 	}
 	if present(srcMetadata) {
 		// mapping/responses_chat.yaml:40: → metadata
-		c.b.Set(codec.Top, "metadata", srcMetadata.Raw())
+		c.put(codec.Top, "metadata", srcMetadata.Raw())
 	}
 	if present(srcServiceTier) {
 		// mapping/responses_chat.yaml:42: → service_tier
-		c.b.Set(codec.Top, "service_tier", srcServiceTier.Raw())
+		c.put(codec.Top, "service_tier", srcServiceTier.Raw())
 	}
 	if present(srcStream) {
 		// mapping/responses_chat.yaml:44: → stream
-		c.b.Set(codec.Top, "stream", srcStream.Raw())
+		c.put(codec.Top, "stream", srcStream.Raw())
 	}
 	if present(srcStreamOptions) {
 		var srcStreamOptionsIncludeObfuscation codec.Value
@@ -612,12 +612,12 @@ func (c *conv) responsesChatOpenAI(v codec.Value) {
 		}
 		if present(srcStreamOptionsIncludeObfuscation) {
 			// mapping/responses_chat.yaml:46: → stream_options.include_obfuscation
-			c.b.Set(c.b.Object(codec.Top, "stream_options"), "include_obfuscation", srcStreamOptionsIncludeObfuscation.Raw())
+			c.put(c.b.Object(codec.Top, "stream_options"), "include_obfuscation", srcStreamOptionsIncludeObfuscation.Raw())
 		}
 	}
 	if present(srcPromptCacheKey) {
 		// mapping/responses_chat.yaml:49: → prompt_cache_key
-		c.b.Set(codec.Top, "prompt_cache_key", srcPromptCacheKey.Raw())
+		c.put(codec.Top, "prompt_cache_key", srcPromptCacheKey.Raw())
 	}
 	if present(srcPromptCacheOptions) {
 		var srcPromptCacheOptionsMode, srcPromptCacheOptionsTtl codec.Value
@@ -631,24 +631,24 @@ func (c *conv) responsesChatOpenAI(v codec.Value) {
 		}
 		if present(srcPromptCacheOptionsMode) {
 			// mapping/responses_chat.yaml:53: → prompt_cache_options.mode
-			c.b.Set(c.b.Object(codec.Top, "prompt_cache_options"), "mode", srcPromptCacheOptionsMode.Raw())
+			c.put(c.b.Object(codec.Top, "prompt_cache_options"), "mode", srcPromptCacheOptionsMode.Raw())
 		}
 		if present(srcPromptCacheOptionsTtl) {
 			// mapping/responses_chat.yaml:53: → prompt_cache_options.ttl
-			c.b.Set(c.b.Object(codec.Top, "prompt_cache_options"), "ttl", srcPromptCacheOptionsTtl.Raw())
+			c.put(c.b.Object(codec.Top, "prompt_cache_options"), "ttl", srcPromptCacheOptionsTtl.Raw())
 		}
 	}
 	if present(srcPromptCacheRetention) {
 		// mapping/responses_chat.yaml:55: → prompt_cache_retention
-		c.b.Set(codec.Top, "prompt_cache_retention", srcPromptCacheRetention.Raw())
+		c.put(codec.Top, "prompt_cache_retention", srcPromptCacheRetention.Raw())
 	}
 	if present(srcUser) {
 		// mapping/responses_chat.yaml:58: → user
-		c.b.Set(codec.Top, "user", srcUser.Raw())
+		c.put(codec.Top, "user", srcUser.Raw())
 	}
 	if present(srcSafetyIdentifier) {
 		// mapping/responses_chat.yaml:60: → safety_identifier
-		c.b.Set(codec.Top, "safety_identifier", srcSafetyIdentifier.Raw())
+		c.put(codec.Top, "safety_identifier", srcSafetyIdentifier.Raw())
 	}
 	if present(srcText) {
 		var srcTextVerbosity, srcTextFormat codec.Value
@@ -662,7 +662,7 @@ func (c *conv) responsesChatOpenAI(v codec.Value) {
 		}
 		if present(srcTextVerbosity) {
 			// mapping/responses_chat.yaml:63: → verbosity
-			c.b.Set(codec.Top, "verbosity", srcTextVerbosity.Raw())
+			c.put(codec.Top, "verbosity", srcTextVerbosity.Raw())
 		}
 		if present(srcTextFormat) {
 			srcTextFormatNode, srcTextFormatKnown, srcTextFormatType := c.tag(srcTextFormat)
@@ -680,7 +680,7 @@ func (c *conv) responsesChatOpenAI(v codec.Value) {
 				}
 				if present(srcTextFormatJsonObjectType) {
 					// mapping/responses_chat.yaml:75: → response_format{json_object}.type
-					c.b.Set(c.b.Object(codec.Top, "response_format"), "type", srcTextFormatJsonObjectType.Raw())
+					c.put(c.b.Object(codec.Top, "response_format"), "type", srcTextFormatJsonObjectType.Raw())
 				}
 			case "json_schema":
 				var srcTextFormatJsonSchemaType, srcTextFormatJsonSchemaName, srcTextFormatJsonSchemaDescription, srcTextFormatJsonSchemaSchema, srcTextFormatJsonSchemaStrict codec.Value
@@ -700,23 +700,23 @@ func (c *conv) responsesChatOpenAI(v codec.Value) {
 				}
 				if present(srcTextFormatJsonSchemaType) {
 					// mapping/responses_chat.yaml:77: → response_format{json_schema}.type
-					c.b.Set(c.b.Object(codec.Top, "response_format"), "type", srcTextFormatJsonSchemaType.Raw())
+					c.put(c.b.Object(codec.Top, "response_format"), "type", srcTextFormatJsonSchemaType.Raw())
 				}
 				if present(srcTextFormatJsonSchemaName) {
 					// mapping/responses_chat.yaml:79: → response_format{json_schema}.json_schema.name
-					c.b.Set(c.b.Object(c.b.Object(codec.Top, "response_format"), "json_schema"), "name", srcTextFormatJsonSchemaName.Raw())
+					c.put(c.b.Object(c.b.Object(codec.Top, "response_format"), "json_schema"), "name", srcTextFormatJsonSchemaName.Raw())
 				}
 				if present(srcTextFormatJsonSchemaDescription) {
 					// mapping/responses_chat.yaml:81: → response_format{json_schema}.json_schema.description
-					c.b.Set(c.b.Object(c.b.Object(codec.Top, "response_format"), "json_schema"), "description", srcTextFormatJsonSchemaDescription.Raw())
+					c.put(c.b.Object(c.b.Object(codec.Top, "response_format"), "json_schema"), "description", srcTextFormatJsonSchemaDescription.Raw())
 				}
 				if present(srcTextFormatJsonSchemaSchema) {
 					// mapping/responses_chat.yaml:83: → response_format{json_schema}.json_schema.schema
-					c.b.Set(c.b.Object(c.b.Object(codec.Top, "response_format"), "json_schema"), "schema", srcTextFormatJsonSchemaSchema.Raw())
+					c.put(c.b.Object(c.b.Object(codec.Top, "response_format"), "json_schema"), "schema", srcTextFormatJsonSchemaSchema.Raw())
 				}
 				if present(srcTextFormatJsonSchemaStrict) {
 					// mapping/responses_chat.yaml:86: → response_format{json_schema}.json_schema.strict
-					c.b.Set(c.b.Object(c.b.Object(codec.Top, "response_format"), "json_schema"), "strict", srcTextFormatJsonSchemaStrict.Raw())
+					c.put(c.b.Object(c.b.Object(codec.Top, "response_format"), "json_schema"), "strict", srcTextFormatJsonSchemaStrict.Raw())
 				}
 			default:
 				c.unknownType(srcTextFormatNode, srcTextFormatKnown, "text.format")
@@ -735,11 +735,11 @@ func (c *conv) responsesChatOpenAI(v codec.Value) {
 		}
 		if present(srcModerationModel) {
 			// mapping/responses_chat.yaml:66: → moderation.model
-			c.b.Set(c.b.Object(codec.Top, "moderation"), "model", srcModerationModel.Raw())
+			c.put(c.b.Object(codec.Top, "moderation"), "model", srcModerationModel.Raw())
 		}
 		if present(srcModerationPolicy) {
 			// mapping/responses_chat.yaml:66: → moderation.policy
-			c.b.Set(c.b.Object(codec.Top, "moderation"), "policy", srcModerationPolicy.Raw())
+			c.put(c.b.Object(codec.Top, "moderation"), "policy", srcModerationPolicy.Raw())
 		}
 	}
 	if present(srcReasoning) {
@@ -760,7 +760,7 @@ func (c *conv) responsesChatOpenAI(v codec.Value) {
 		}
 		if present(srcReasoningEffort) {
 			// mapping/responses_chat.yaml:90: → reasoning_effort
-			c.b.Set(codec.Top, "reasoning_effort", srcReasoningEffort.Raw())
+			c.put(codec.Top, "reasoning_effort", srcReasoningEffort.Raw())
 		}
 		if present(srcReasoningSummary) {
 			// mapping/responses_chat.yaml:93: drop
@@ -799,7 +799,7 @@ func (c *conv) responsesChatOpenAI(v codec.Value) {
 		switch srcToolChoice.Kind() {
 		case codec.String:
 			// mapping/responses_chat.yaml:126: → tool_choice{string}
-			c.b.Set(codec.Top, "tool_choice", srcToolChoice.Raw())
+			c.put(codec.Top, "tool_choice", srcToolChoice.Raw())
 		case codec.Object:
 			srcToolChoiceObjectNode, srcToolChoiceObjectKnown, srcToolChoiceObjectType := c.tag(srcToolChoice)
 			switch srcToolChoiceObjectType {
@@ -815,11 +815,11 @@ func (c *conv) responsesChatOpenAI(v codec.Value) {
 				}
 				if present(srcToolChoiceObjectFunctionType) {
 					// mapping/responses_chat.yaml:128: → tool_choice{object}{function}.type
-					c.b.Set(c.b.Object(codec.Top, "tool_choice"), "type", srcToolChoiceObjectFunctionType.Raw())
+					c.put(c.b.Object(codec.Top, "tool_choice"), "type", srcToolChoiceObjectFunctionType.Raw())
 				}
 				if present(srcToolChoiceObjectFunctionName) {
 					// mapping/responses_chat.yaml:130: → tool_choice{object}{function}.function.name
-					c.b.Set(c.b.Object(c.b.Object(codec.Top, "tool_choice"), "function"), "name", srcToolChoiceObjectFunctionName.Raw())
+					c.put(c.b.Object(c.b.Object(codec.Top, "tool_choice"), "function"), "name", srcToolChoiceObjectFunctionName.Raw())
 				}
 			case "allowed_tools":
 				// mapping/responses_chat.yaml:132: → tool_choice{object}{allowed_tools}
@@ -900,23 +900,23 @@ func (c *conv) responsesChatOpenAI(v codec.Value) {
 				}
 				if present(srcToolsFunctionType) {
 					// mapping/responses_chat.yaml:176: → tools[]{function}.type
-					c.b.Set(srcToolsFunctionOut, "type", srcToolsFunctionType.Raw())
+					c.put(srcToolsFunctionOut, "type", srcToolsFunctionType.Raw())
 				}
 				if present(srcToolsFunctionName) {
 					// mapping/responses_chat.yaml:178: → tools[]{function}.function.name
-					c.b.Set(c.b.Object(srcToolsFunctionOut, "function"), "name", srcToolsFunctionName.Raw())
+					c.put(c.b.Object(srcToolsFunctionOut, "function"), "name", srcToolsFunctionName.Raw())
 				}
 				if present(srcToolsFunctionDescription) {
 					// mapping/responses_chat.yaml:180: → tools[]{function}.function.description
-					c.b.Set(c.b.Object(srcToolsFunctionOut, "function"), "description", srcToolsFunctionDescription.Raw())
+					c.put(c.b.Object(srcToolsFunctionOut, "function"), "description", srcToolsFunctionDescription.Raw())
 				}
 				if present(srcToolsFunctionParameters) {
 					// mapping/responses_chat.yaml:182: → tools[]{function}.function.parameters
-					c.b.Set(c.b.Object(srcToolsFunctionOut, "function"), "parameters", srcToolsFunctionParameters.Raw())
+					c.put(c.b.Object(srcToolsFunctionOut, "function"), "parameters", srcToolsFunctionParameters.Raw())
 				}
 				if present(srcToolsFunctionStrict) {
 					// mapping/responses_chat.yaml:185: → tools[]{function}.function.strict
-					c.b.Set(c.b.Object(srcToolsFunctionOut, "function"), "strict", srcToolsFunctionStrict.Raw())
+					c.put(c.b.Object(srcToolsFunctionOut, "function"), "strict", srcToolsFunctionStrict.Raw())
 				}
 				if present(srcToolsFunctionDeferLoading) {
 					// mapping/responses_chat.yaml:187: drop

@@ -110,7 +110,12 @@ func inputItems(c *conv, v codec.Value, path string, dst codec.Ref, key string) 
 			c.b.Set(tc, "id", it.Get("call_id").Raw())
 			c.b.Set(tc, "type", []byte(`"function"`))
 			fn := c.b.Object(tc, "function")
-			c.b.Set(fn, "name", it.Get("name").Raw())
+			if ns := it.Get("namespace"); present(ns) {
+				name := append(append(append([]byte(nil), strContents(ns)...), namespaceSep...), strContents(it.Get("name"))...)
+				c.b.Set(fn, "name", c.b.Bytes(quoteRaw(name)))
+			} else {
+				c.b.Set(fn, "name", it.Get("name").Raw())
+			}
 			c.b.Set(fn, "arguments", it.Get("arguments").Raw())
 		case "function_call_output":
 			calls, last = -1, -1
@@ -122,6 +127,8 @@ func inputItems(c *conv, v codec.Value, path string, dst codec.Ref, key string) 
 				c.b.Set(m, "content", out.Raw())
 			} else if text, ok := c.textOnly(out, p+".output"); ok {
 				c.b.Set(m, "content", c.b.Bytes(quoteRaw(text)))
+			} else if c.opts.Dialect == OpenAI {
+				c.b.Set(m, "content", c.b.Bytes(quoteRaw(c.texts(out, p+".output"))))
 			} else {
 				c.content(m, "tool", out, p+".output")
 			}
@@ -143,16 +150,38 @@ func (c *conv) textOnly(content codec.Value, path string) ([]byte, bool) {
 		return strContents(content), true
 	}
 	var text []byte
-	for _, part := range content.Elems() {
+	for i, part := range content.Elems() {
 		_, _, typ := c.tag(part)
 		switch typ {
 		case "input_text", "output_text", "text":
+			if i > 0 {
+				text = append(text, `\n`...)
+			}
 			text = append(text, strContents(part.Get("text"))...)
 		default:
 			return nil, false
 		}
 	}
 	return text, true
+}
+
+// texts joins the text parts of content, warning for the others (OpenAI's
+// tool messages take text only).
+func (c *conv) texts(content codec.Value, path string) []byte {
+	var text []byte
+	for i, part := range content.Elems() {
+		_, _, typ := c.tag(part)
+		switch typ {
+		case "input_text", "output_text":
+			if len(text) > 0 {
+				text = append(text, `\n`...)
+			}
+			text = append(text, strContents(part.Get("text"))...)
+		default:
+			c.warn(at(path, i, ""), "OpenAI's tool messages take text only; a part of type "+typ+" is left out")
+		}
+	}
+	return text
 }
 
 // content writes a user, system, developer or tool message's content:
@@ -194,6 +223,10 @@ func (c *conv) content(m codec.Ref, role string, content codec.Value, path strin
 				c.b.Set(img, "detail", d.Raw())
 			}
 		case "input_file":
+			if !present(part.Get("file_data")) && !present(part.Get("file_id")) {
+				c.warn(at(path, i, ""), "chat takes files by data or id, not by URL; left out")
+				continue
+			}
 			p := c.b.AppendObject(parts)
 			c.b.Set(p, "type", []byte(`"file"`))
 			f := c.b.Object(p, "file")
@@ -208,6 +241,9 @@ func (c *conv) content(m codec.Ref, role string, content codec.Value, path strin
 		default:
 			c.warn(at(path, i, ""), "content parts of type "+typ+" are not converted yet; left out")
 		}
+	}
+	if c.b.Len(parts) == 0 {
+		c.b.Set(m, "content", []byte(`""`)) // every part left out (with a warning)
 	}
 }
 
@@ -307,8 +343,19 @@ func allowedTools(c *conv, v codec.Value, path string, dst codec.Ref, key string
 	tc := c.b.Object(dst, key)
 	c.b.Set(tc, "type", []byte(`"allowed_tools"`))
 	allowed := c.b.Object(tc, "allowed_tools")
-	c.b.Set(allowed, "mode", v.Get("mode").Raw())
+	if m := v.Get("mode"); present(m) {
+		c.b.Set(allowed, "mode", m.Raw())
+	} else {
+		c.b.Set(allowed, "mode", []byte(`"auto"`))
+	}
 	tools := c.b.Array(allowed, "tools")
+	defer func() {
+		if c.b.Len(tools) == 0 {
+			// No function may be called: chat says so with none.
+			c.b.Set(dst, key, []byte(`"none"`))
+			c.warn(path, "no function is among the allowed tools; tool_choice is none")
+		}
+	}()
 	for i, t := range v.Get("tools").Elems() {
 		typ, _ := t.Get("type").Str()
 		switch typ {
@@ -498,6 +545,9 @@ func virtualTool(c *conv, v codec.Value, path string, dst codec.Ref, key string)
 //transponder:transform object -> object
 func namespaceTools(c *conv, v codec.Value, path string, dst codec.Ref, key string) {
 	ns := strContents(v.Get("name"))
+	if d := v.Get("description"); present(d) {
+		c.warn(path+".description", "chat has no namespaces; the namespace's description is not carried")
+	}
 	for i, t := range v.Get("tools").Elems() {
 		typ, _ := t.Get("type").Str()
 		if typ != "function" {
@@ -513,6 +563,10 @@ func namespaceTools(c *conv, v codec.Value, path string, dst codec.Ref, key stri
 			if x := t.Get(k); present(x) {
 				c.b.Set(fn, k, x.Raw())
 			}
+		}
+		c.toolExtras(t, path+".tools["+itoa(i)+"]", "tools")
+		if x := t.Get("output_schema"); present(x) {
+			c.warn(path+".tools["+itoa(i)+"].output_schema", "chat tools declare no output schema")
 		}
 	}
 }
