@@ -126,34 +126,7 @@ func (b *Builder) SetBool(obj Ref, key string, v bool) {
 
 // Delete removes obj's member key, if it has one.
 func (b *Builder) Delete(obj Ref, key string) {
-	if i := b.member(obj, key); i != 0 {
-		b.unlink(obj, i)
-	}
-}
-
-// Remove removes the element el of arr.
-func (b *Builder) Remove(arr, el Ref) {
-	b.init()
-	b.unlink(arr, int32(el))
-}
-
-func (b *Builder) unlink(parent Ref, child int32) {
-	prev := int32(0)
-	for i := b.nodes[parent].first; i != 0; prev, i = i, b.nodes[i].next {
-		if i != child {
-			continue
-		}
-		next := b.nodes[i].next
-		if prev == 0 {
-			b.nodes[parent].first = next
-		} else {
-			b.nodes[prev].next = next
-		}
-		if b.nodes[parent].last == i {
-			b.nodes[parent].last = prev
-		}
-		return
-	}
+	b.Filter(obj, func(m Ref) bool { return b.nodes[m].key != key })
 }
 
 // Filter keeps the elements (or members) of r for which keep is true, in
@@ -191,9 +164,6 @@ func (b *Builder) Child(obj Ref, key string) (Ref, bool) {
 // AppendObject appends an empty object to arr and returns it.
 func (b *Builder) AppendObject(arr Ref) Ref { return b.add(arr, bnode{kind: bObject}) }
 
-// AppendArray appends an empty array to arr and returns it.
-func (b *Builder) AppendArray(arr Ref) Ref { return b.add(arr, bnode{kind: bArray}) }
-
 // AppendRaw appends raw, a JSON value, to arr.
 func (b *Builder) AppendRaw(arr Ref, raw []byte) { b.add(arr, bnode{raw: raw}) }
 
@@ -230,7 +200,7 @@ func (b *Builder) Raw(obj Ref, key string) []byte {
 	return nil
 }
 
-// Quote returns s as a JSON string, in the Builder's memory.
+// quote returns s as a JSON string, in the Builder's memory.
 func (b *Builder) quote(s string) []byte {
 	start := len(b.buf)
 	b.buf = AppendString(b.buf, s)

@@ -28,7 +28,7 @@ func TestBuilder(t *testing.T) {
 	two := b.AppendObject(arr)
 	b.Set(two, "k", []byte(`2`))
 	b.AppendRaw(arr, []byte(`3`))
-	b.Remove(arr, two)
+	b.Filter(arr, func(r codec.Ref) bool { return r != two })
 	got := string(b.AppendJSON(nil))
 	want := `{"model":"gpt-5","messages":[{"content":"a \"quote\", a tab\t, a control \u0001 and bad UTF-8 ` + "\ufffd" + `"}],"response_format":{"json_schema":{"name":"x"},"type":"json_schema"},"metadata":{},"stream":true,"list":[1,3]}`
 	if got != want {
@@ -68,5 +68,16 @@ func TestNodeAt(t *testing.T) {
 	}
 	if _, ok := doc.NodeAt(doc.Value().Get("input")); ok {
 		t.Error("a node at the input array")
+	}
+}
+
+func TestUnquote(t *testing.T) {
+	for raw, want := range map[string]string{`"fo"`: "fo", `"f\u006f\n"`: "fo\n", `"\ud83d\ude00"`: "\U0001F600"} {
+		if got, ok := codec.Unquote([]byte(raw)); !ok || got != want {
+			t.Errorf("Unquote(%s) = %q, %v; want %q", raw, got, ok, want)
+		}
+	}
+	if _, ok := codec.Unquote([]byte(`12`)); ok {
+		t.Error("Unquote of a number")
 	}
 }

@@ -149,7 +149,7 @@ func (s Schema) Alternatives() iter.Seq[Schema] {
 // Nullable wrappers (X or null) are looked through.
 func (s Schema) Lookup(path string) (Schema, error) {
 	cur := s
-	for i, step := range splitPath(path) {
+	for i, step := range SplitPath(path) {
 		key, sel := step, ""
 		if j := strings.IndexAny(step, "[{"); j >= 0 {
 			key, sel = step[:j], step[j:]
@@ -158,7 +158,7 @@ func (s Schema) Lookup(path string) (Schema, error) {
 			obj := cur.through(Object)
 			p, ok := obj.Property(key)
 			if !ok || obj.Shape() != ShapeObject {
-				return Schema{}, fmt.Errorf("%s: %s has no property %q", strings.Join(splitPath(path)[:i+1], "."), cur.Name(), key)
+				return Schema{}, fmt.Errorf("%s: %s has no property %q", strings.Join(SplitPath(path)[:i+1], "."), cur.Name(), key)
 			}
 			cur = p.Schema
 		}
@@ -208,8 +208,9 @@ func (s Schema) nonNull() Schema {
 	return s
 }
 
-// splitPath splits a path at the dots outside {…}.
-func splitPath(path string) []string {
+// SplitPath splits a wire path (Lookup's) at the dots outside {…}: one
+// step per key, each with its selectors ("tools[]{function}", "name").
+func SplitPath(path string) []string {
 	var out []string
 	depth, start := 0, 0
 	for i := 0; i < len(path); i++ {
@@ -226,6 +227,13 @@ func splitPath(path string) []string {
 		}
 	}
 	return append(out, path[start:])
+}
+
+// KindByName returns the JSON kind a selector or a kind list names
+// ("string", "number", "boolean", "array", "object", "null").
+func KindByName(name string) (Kind, bool) {
+	k, ok := kindsByName[name]
+	return k, ok
 }
 
 var kindsByName = map[string]Kind{"string": String, "number": Number, "boolean": Bool, "array": Array, "object": Object, "null": Null}

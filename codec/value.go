@@ -199,6 +199,16 @@ func (v Value) Str() (string, bool) {
 	return string(unquote(v.d.data[v.start+1 : v.end-1])), true
 }
 
+// Unquote returns the string a JSON string holds, given the string's bytes
+// as a decoded payload has them (ok false if raw is not a string): names a
+// converter reads back from the payload it builds.
+func Unquote(raw []byte) (string, bool) {
+	if len(raw) < 2 || raw[0] != '"' || raw[len(raw)-1] != '"' {
+		return "", false
+	}
+	return string(unquote(raw[1 : len(raw)-1])), true
+}
+
 // Int returns an integer value (ok false for another kind, a fraction or
 // an overflow).
 func (v Value) Int() (int64, bool) {

@@ -42,8 +42,7 @@ func Generate(fsys fs.FS, file string) (Files, []error) {
 		}
 	}
 	pkg := path.Base(dir)
-	display := file
-	f, errs := Load(display, data)
+	f, errs := Load(file, data)
 	if errs != nil {
 		return nil, errs
 	}
@@ -64,7 +63,7 @@ func Generate(fsys fs.FS, file string) (Files, []error) {
 		convs = append(convs, cv)
 	}
 	stem := strings.TrimSuffix(name, path.Ext(name))
-	src, err := Emit(pkg, camel(stem), display, convs)
+	src, err := Emit(pkg, camel(stem), file, convs)
 	if err != nil {
 		return nil, []error{err}
 	}
@@ -81,7 +80,7 @@ func Generate(fsys fs.FS, file string) (Files, []error) {
 			return nil, []error{err}
 		}
 	}
-	fields, errs := EmitFields("typed", display, c, names)
+	fields, errs := EmitFields("typed", file, c, names)
 	if errs != nil {
 		return nil, errs
 	}

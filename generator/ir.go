@@ -107,12 +107,9 @@ func (b *builder) errf(line int, format string, args ...any) {
 func (b *builder) add(root *Node, e Entry, r Rule) {
 	cur := root
 	path := ""
-	steps := splitPath(e.Path)
+	steps := codec.SplitPath(e.Path)
 	for i, step := range steps {
-		key, sels := step, ""
-		if j := strings.IndexAny(step, "[{"); j >= 0 {
-			key, sels = step[:j], step[j:]
-		}
+		key, sels := splitStep(step)
 		if path != "" {
 			path += "."
 		}
@@ -201,7 +198,7 @@ func (b *builder) variant(n *Node, sel, path string, line int) *Node {
 		return nil
 	}
 	kind := Tagged
-	if _, isKind := kindsByName[sel]; isKind && s.Shape() == codec.ShapeUnion {
+	if isKindName(sel) && s.Shape() == codec.ShapeUnion {
 		kind = Kinds
 	} else if s.Shape() == codec.ShapeUnion {
 		// a tag value through a union by JSON kind: its object alternative
@@ -224,7 +221,11 @@ func (b *builder) variant(n *Node, sel, path string, line int) *Node {
 	return c
 }
 
-var kindsByName = map[string]bool{"string": true, "number": true, "boolean": true, "array": true, "object": true}
+// isKindName reports whether a selector names a JSON kind (not null).
+func isKindName(s string) bool {
+	k, ok := codec.KindByName(s)
+	return ok && k != codec.Null
+}
 
 func (b *builder) leaf(n *Node, e Entry, r Rule, path string) {
 	if n.Kind != Leaf || n.Leaf != nil || n.Fields != nil || n.Elem != nil || n.Cases != nil {
@@ -265,11 +266,8 @@ func (b *builder) target(e Entry, r Rule, src codec.Schema) *Target {
 	if r.Kind != Map && r.Kind != Lossy {
 		return t
 	}
-	for _, step := range splitPath(r.Target) {
-		key, sels := step, ""
-		if j := strings.IndexAny(step, "[{"); j >= 0 {
-			key, sels = step[:j], step[j:]
-		}
+	for _, step := range codec.SplitPath(r.Target) {
+		key, sels := splitStep(step)
 		if key != "" {
 			t.Steps = append(t.Steps, Step{Key: key})
 		}
@@ -291,22 +289,11 @@ func join(a, b string) string {
 	return a + "." + b
 }
 
-// splitPath splits a wire path at the dots outside {…}.
-func splitPath(path string) []string {
-	var out []string
-	depth, start := 0, 0
-	for i := 0; i < len(path); i++ {
-		switch path[i] {
-		case '{':
-			depth++
-		case '}':
-			depth--
-		case '.':
-			if depth == 0 {
-				out = append(out, path[start:i])
-				start = i + 1
-			}
-		}
+// splitStep splits a step of a wire path into its key and selectors:
+// "tools[]{function}" → "tools", "[]{function}".
+func splitStep(step string) (key, sels string) {
+	if j := strings.IndexAny(step, "[{"); j >= 0 {
+		return step[:j], step[j:]
 	}
-	return append(out, path[start:])
+	return step, ""
 }

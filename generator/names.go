@@ -5,6 +5,8 @@ import (
 	"bytes"
 	"fmt"
 	"strings"
+
+	"github.com/transponder-dev/transponder/codec"
 )
 
 // GoNames is the table of the Go names ogen gave a spec's fields and
@@ -66,11 +68,8 @@ func (n *GoNames) Resolve(root, path string) (Selector, error) {
 	fail := func(format string, args ...any) (Selector, error) {
 		return Selector{}, fmt.Errorf("%s: ogen's %s: %s", path, ref, fmt.Sprintf(format, args...))
 	}
-	for _, step := range splitPath(path) {
-		key, sels := step, ""
-		if j := strings.IndexAny(step, "[{"); j >= 0 {
-			key, sels = step[:j], step[j:]
-		}
+	for _, step := range codec.SplitPath(path) {
+		key, sels := splitStep(step)
 		if key != "" {
 			ref = n.deref(ref, &sel)
 			f, ok := n.fields[[2]string{ref, key}]
@@ -102,7 +101,7 @@ func (n *GoNames) Resolve(root, path string) (Selector, error) {
 					continue
 				}
 				k, ok := n.kinds[[2]string{ref, "object"}]
-				if !ok || kindsByName[v] {
+				if !ok || isKindName(v) {
 					return fail("no variant for %q", v)
 				}
 				sel.Expr += "." + k[0] // a tag value through a union by JSON kind
@@ -120,7 +119,7 @@ func (n *GoNames) Resolve(root, path string) (Selector, error) {
 					sel.Consts = append(sel.Consts, vv[2])
 				}
 				ref = vv[1]
-			case kindsByName[v]:
+			case isKindName(v):
 				// a union ogen made a single type of (X or null)
 			case kind == "struct":
 				// a single-variant union ogen made the variant itself

@@ -90,16 +90,14 @@ func ParseTransforms(files map[string][]byte) ([]Transform, []error) {
 func parseKinds(s string) ([]codec.Kind, string) {
 	var out []codec.Kind
 	for _, w := range strings.Fields(s) {
-		k, ok := kindNames[w]
-		if !ok {
+		k, ok := codec.KindByName(w)
+		if !ok || k == codec.Null {
 			return nil, w
 		}
 		out = append(out, k)
 	}
 	return out, ""
 }
-
-var kindNames = map[string]codec.Kind{"object": codec.Object, "array": codec.Array, "string": codec.String, "number": codec.Number, "boolean": codec.Bool}
 
 // signature lists a function's parameter types as written.
 func signature(fn *ast.FuncDecl) []string {

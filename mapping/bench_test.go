@@ -8,13 +8,14 @@ package mapping_test
 //	go tool benchstat -col /impl bench.txt
 
 import (
-	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/go-json-experiment/json/jsontext"
 
+	"github.com/transponder-dev/transponder/codec"
 	"github.com/transponder-dev/transponder/internal/fixtures"
 	"github.com/transponder-dev/transponder/mapping"
 )
@@ -33,19 +34,14 @@ func BenchmarkConvert(b *testing.B) {
 		}
 		fs = append(fs, fixture{name, data})
 	}
-	reqs, _ := filepath.Glob(filepath.Join(dir, "corpus", "requests", "*.json"))
-	for _, f := range reqs {
-		data, err := os.ReadFile(f)
-		if err != nil {
-			b.Fatal(err)
+	corpus, err := fixtures.Corpus(dir)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, p := range corpus {
+		if p.Kind == codec.ResponsesRequest {
+			fs = append(fs, fixture{strings.TrimPrefix(p.Name, "requests/"), p.Data})
 		}
-		var rec struct {
-			Body json.RawMessage `json:"body"`
-		}
-		if err := json.Unmarshal(data, &rec); err != nil {
-			b.Fatal(err)
-		}
-		fs = append(fs, fixture{filepath.Base(f), rec.Body})
 	}
 	var cv mapping.Converter
 	for _, f := range fs {

@@ -1,10 +1,7 @@
 package mapping
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -189,7 +186,8 @@ func (c *conv) required() {
 
 func (c *conv) reset() {
 	c.warns = c.warns[:0]
-	c.warnedPaths = nil
+	clear(c.warnedPaths)
+	c.warnedN = 0
 	c.err = nil
 	c.sys = -1
 	c.sysText = c.sysText[:0]
@@ -206,7 +204,8 @@ type conv struct {
 	warns []Warning
 	err   *Error
 
-	warnedPaths map[string]bool // the paths of warns[:len(warnedPaths)], when there are many
+	warnedPaths map[string]bool // the paths of warns[:warnedN]
+	warnedN     int
 
 	sys     codec.Ref // Merge: the first system message
 	sysText []byte    // Merge: its text so far, JSON-escaped
@@ -215,11 +214,11 @@ type conv struct {
 
 	// top holds the top-level fields the checks read (read in one pass:
 	// each Get would step over the whole input again).
-	top struct{ background, conversation, toolChoice, tools codec.Value }
+	top struct{ background, conversation, toolChoice, tools, sessionID codec.Value }
 }
 
 func (c *conv) capture(v codec.Value) {
-	c.top.background, c.top.conversation, c.top.toolChoice, c.top.tools = codec.Value{}, codec.Value{}, codec.Value{}, codec.Value{}
+	c.top = struct{ background, conversation, toolChoice, tools, sessionID codec.Value }{}
 	for k, m := range v.Members() {
 		switch string(k.Bytes()) {
 		case "background":
@@ -230,6 +229,8 @@ func (c *conv) capture(v codec.Value) {
 			c.top.toolChoice = m
 		case "tools":
 			c.top.tools = m
+		case "session_id": // OpenRouter's, which prompt_cache_key does not override
+			c.top.sessionID = m
 		}
 	}
 }
@@ -334,13 +335,14 @@ func (c *conv) finish(v codec.Value) {
 	if c.opts.SessionID != "" && c.opts.Dialect == OpenRouter && !c.b.Has(codec.Top, "session_id") {
 		c.b.SetString(codec.Top, "session_id", c.opts.SessionID)
 	}
-	if c.b.Has(codec.Top, "tool_choice") && c.b.Len(c.b.Array(codec.Top, "tools")) == 0 {
-		c.b.Delete(codec.Top, "tool_choice")
-		if tc := c.top.toolChoice; !(tc.Kind() == codec.String && string(tc.Raw()) == `"auto"`) {
-			c.warn("tool_choice", "no tool the upstream can call is left; tool_choice is left out")
+	if tools, ok := c.b.Child(codec.Top, "tools"); !ok || c.b.Len(tools) == 0 {
+		// Chat refuses a tool choice without tools.
+		if c.b.Has(codec.Top, "tool_choice") {
+			c.b.Delete(codec.Top, "tool_choice")
+			if tc := c.top.toolChoice; !(tc.Kind() == codec.String && string(tc.Raw()) == `"auto"`) {
+				c.warn("tool_choice", "no tool the upstream can call is left; tool_choice is left out")
+			}
 		}
-	}
-	if c.b.Has(codec.Top, "parallel_tool_calls") && c.b.Len(c.b.Array(codec.Top, "tools")) == 0 {
 		c.b.Delete(codec.Top, "parallel_tool_calls")
 	}
 }
@@ -358,11 +360,11 @@ func (c *conv) unknownTopLevel(f codec.Finding, target codec.Schema) {
 		c.warn(f.Path(), "a field neither the Responses spec nor the "+c.opts.Dialect.String()+" chat request has; not carried")
 		return
 	}
-	if c.b.Has(codec.Top, key) && key != "session_id" {
+	if c.b.Has(codec.Top, key) {
 		c.warn(f.Path(), "also set by the mapping of a Responses field; the mapped value is kept")
 		return
 	}
-	c.b.Set(codec.Top, key, f.Raw) // session_id: the client's own wins over prompt_cache_key's
+	c.b.Set(codec.Top, key, f.Raw)
 }
 
 func (c *conv) warn(path, reason string) {
@@ -372,14 +374,11 @@ func (c *conv) warn(path, reason string) {
 // warned reports whether there is a warning for path already (a
 // transform that says what it leaves out).
 func (c *conv) warned(path string) bool {
-	if len(c.warns) < 16 {
-		return slices.ContainsFunc(c.warns, func(w Warning) bool { return w.Path == path })
-	}
 	if c.warnedPaths == nil {
 		c.warnedPaths = map[string]bool{}
 	}
-	for _, w := range c.warns[len(c.warnedPaths):] {
-		c.warnedPaths[w.Path] = true
+	for ; c.warnedN < len(c.warns); c.warnedN++ {
+		c.warnedPaths[c.warns[c.warnedN].Path] = true
 	}
 	return c.warnedPaths[path]
 }
@@ -447,116 +446,10 @@ func (c *conv) model(name string) string {
 	return name
 }
 
-// offered lists the tools of the request, as (type, name): a function by
-// its name, a custom tool by its name, others by their type.
-func offered(tools codec.Value) []allowedTool {
-	var out []allowedTool
-	for _, t := range tools.Elems() {
-		typ, _ := t.Get("type").Str()
-		switch typ {
-		case "function", "custom":
-			name, _ := t.Get("name").Str()
-			out = append(out, allowedTool{typ, name})
-		case "namespace":
-			ns, _ := t.Get("name").Str()
-			for _, f := range t.Get("tools").Elems() {
-				name, _ := f.Get("name").Str()
-				out = append(out, allowedTool{"function", ns + namespaceSep + name})
-			}
-		default:
-			out = append(out, allowedTool{typ, ""})
-		}
-	}
-	return out
-}
-
-// hostedAlias says which tool types a forced hosted tool choice may name:
-// web_search_preview forces any web_search tool.
-func sameHosted(choice, tool string) bool {
-	web := func(s string) bool { return strings.HasPrefix(s, "web_search") }
-	return choice == tool || web(choice) && web(tool)
-}
-
-// checkToolChoice refuses a tool choice that forces a tool the request
-// does not offer, or one no upstream can run.
-func (c *conv) checkToolChoice() *Error {
-	tc := c.top.toolChoice
-	if tc.Kind() != codec.Object {
-		return nil
-	}
-	typ, _ := tc.Get("type").Str()
-	tools := offered(c.top.tools)
-	has := func(typ, name string) bool {
-		return slices.ContainsFunc(tools, func(t allowedTool) bool {
-			if name != "" {
-				return t.typ == typ && t.name == name
-			}
-			return sameHosted(typ, t.typ)
-		})
-	}
-	switch typ {
-	case "function", "custom":
-		name, _ := tc.Get("name").Str()
-		if !has(typ, name) {
-			return &Error{Message: "tool_choice forces " + typ + " " + strconv.Quote(name) + ", which is not in tools", Param: "tool_choice.name", Code: "invalid_value"}
-		}
-	case "allowed_tools":
-		for i, t := range tc.Get("tools").Elems() {
-			tt, _ := t.Get("type").Str()
-			name, _ := t.Get("name").Str()
-			if tt == "function" || tt == "custom" {
-				if !has(tt, name) {
-					return &Error{Message: "allowed tool " + strconv.Quote(name) + " is not in tools", Param: at("tool_choice.tools", i, "name"), Code: "invalid_value"}
-				}
-				c.allowed = append(c.allowed, allowedTool{tt, name})
-				continue
-			}
-			c.allowed = append(c.allowed, allowedTool{tt, ""})
-		}
-	case "file_search", "code_interpreter", "computer", "computer_use", "computer_use_preview", "mcp", "programmatic_tool_calling":
-		return &Error{Message: "tool_choice forces " + typ + ", which no chat upstream can run", Param: "tool_choice.type", Code: "unsupported_parameter"}
-	default:
-		if typ != "" && !has(typ, "") {
-			return &Error{Message: "tool_choice forces " + typ + ", which is not in tools", Param: "tool_choice.type", Code: "invalid_value"}
-		}
-	}
-	return nil
-}
-
-// filterTools keeps the tools an allowed_tools choice allows (for a
-// dialect without allowed_tools).
-func (c *conv) filterTools() {
-	tools, ok := c.b.Child(codec.Top, "tools")
-	if !ok {
-		return
-	}
-	c.b.Filter(tools, func(el codec.Ref) bool {
-		typ := strings.TrimPrefix(rawString(c.b.Raw(el, "type")), "openrouter:")
-		name := ""
-		if fn, ok := c.b.Child(el, "function"); ok {
-			name = rawString(c.b.Raw(fn, "name"))
-		}
-		return slices.ContainsFunc(c.allowed, func(t allowedTool) bool {
-			if t.name != "" {
-				return t.name == name
-			}
-			return sameHosted(t.typ, typ) || t.typ == name // a virtual tool: function "shell"
-		})
-	})
-}
-
-// rawString is the contents of a JSON string without escapes (names, types).
+// rawString is the string a JSON string of the built request holds ("" for
+// another kind): names and types.
 func rawString(raw []byte) string {
-	if len(raw) < 2 || raw[0] != '"' {
-		return ""
-	}
-	if bytes.IndexByte(raw, '\\') < 0 {
-		return string(raw[1 : len(raw)-1])
-	}
-	var s string
-	if json.Unmarshal(raw, &s) != nil {
-		return ""
-	}
+	s, _ := codec.Unquote(raw)
 	return s
 }
 
@@ -566,82 +459,5 @@ func rawString(raw []byte) string {
 func (c *conv) put(obj codec.Ref, key string, raw []byte) {
 	if !c.b.Has(obj, key) {
 		c.b.Set(obj, key, raw)
-	}
-}
-
-// hasNestedTools reports whether a function tool comes in the chat shape
-// ({type, function:{name, …}}), which clients written for chat send.
-func (c *conv) hasNestedTools() bool {
-	for _, f := range c.doc.Findings() {
-		// The decoder finds the chat shape's "function" unknown.
-		if f.Kind == codec.UnknownField && string(f.Raw) != "" && f.Name() == "function" {
-			for _, t := range c.top.tools.Elems() {
-				if isNestedTool(t) {
-					return true
-				}
-			}
-			return false
-		}
-	}
-	return false
-}
-
-func isNestedTool(t codec.Value) bool {
-	typ, _ := t.Get("type").Str()
-	return typ == "function" && t.Get("function").Kind() == codec.Object && !t.Get("name").Exists()
-}
-
-// flattenTools rewrites the request with its chat-shaped function tools in
-// the Responses shape (the function's members beside type), the rest as
-// it is.
-func flattenTools(v codec.Value) []byte {
-	var b codec.Builder
-	b.Reset()
-	for k, m := range v.Members() {
-		if string(k.Bytes()) != "tools" {
-			b.Set(codec.Top, k.String(), m.Raw())
-			continue
-		}
-		arr := b.Array(codec.Top, "tools")
-		for _, t := range m.Elems() {
-			if !isNestedTool(t) {
-				b.AppendRaw(arr, t.Raw())
-				continue
-			}
-			el := b.AppendObject(arr)
-			for tk, tv := range t.Members() {
-				if string(tk.Bytes()) != "function" {
-					b.Set(el, tk.String(), tv.Raw())
-				}
-			}
-			for fk, fv := range t.Get("function").Members() {
-				b.Set(el, fk.String(), fv.Raw())
-			}
-		}
-	}
-	return b.AppendJSON(nil)
-}
-
-// uniqueTools refuses two tools of one name upstream (a custom apply_patch
-// and an apply_patch tool both become the function apply_patch).
-func (c *conv) uniqueTools() {
-	tools, ok := c.b.Child(codec.Top, "tools")
-	if !ok {
-		return
-	}
-	names := map[string]bool{}
-	for el := range c.b.Objects(tools) {
-		fn, ok := c.b.Child(el, "function")
-		if !ok {
-			if fn, ok = c.b.Child(el, "custom"); !ok {
-				continue
-			}
-		}
-		name := rawString(c.b.Raw(fn, "name"))
-		if names[name] {
-			c.fail(&Error{Message: "two tools are named " + strconv.Quote(name) + " upstream", Param: "tools", Code: "invalid_value"})
-			return
-		}
-		names[name] = true
 	}
 }

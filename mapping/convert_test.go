@@ -3,6 +3,7 @@ package mapping_test
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"flag"
 	"os"
 	"path/filepath"
@@ -10,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/transponder-dev/transponder/codec"
+	"github.com/transponder-dev/transponder/internal/fixtures"
 	"github.com/transponder-dev/transponder/internal/golden"
 	"github.com/transponder-dev/transponder/mapping"
 )
@@ -85,7 +87,7 @@ func TestGolden(t *testing.T) {
 				}
 				var e *mapping.Error
 				if err != nil {
-					if !asError(err, &e) {
+					if !errors.As(err, &e) {
 						t.Fatalf("%s: %v is not a *mapping.Error", d.d, err)
 					}
 					golden.Check(t, name+".error.json", indent(t, e.AppendJSON(nil)), *update)
@@ -105,12 +107,6 @@ func TestGolden(t *testing.T) {
 			}
 		})
 	}
-}
-
-func asError(err error, e **mapping.Error) bool {
-	x, ok := err.(*mapping.Error)
-	*e = x
-	return ok
 }
 
 // indent is the output indented: compacting it gives back the exact bytes.
@@ -136,5 +132,32 @@ func validChat(t *testing.T, table *codec.Dialect, out []byte) {
 	}
 	if !doc.Value().Get("model").Exists() || !doc.Value().Get("messages").Exists() {
 		t.Errorf("%s chat request without model or messages", table.Name())
+	}
+}
+
+// The recorded Codex requests convert, for both dialects, to chat requests
+// their schemas accept.
+func TestCorpusRequests(t *testing.T) {
+	corpus, err := fixtures.Corpus(fixtures.SharedDir(".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, p := range corpus {
+		if p.Kind != codec.ResponsesRequest {
+			continue
+		}
+		n++
+		for _, d := range dialects {
+			out, _, err := mapping.ResponsesToChat(p.Data, mapping.Options{Dialect: d.d})
+			if err != nil {
+				t.Errorf("%s, %s: %v", p.Name, d.d, err)
+				continue
+			}
+			validChat(t, d.table, out)
+		}
+	}
+	if n == 0 {
+		t.Fatal("no recorded requests")
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -79,7 +80,12 @@ func TestGenerateRefuses(t *testing.T) {
 				"mapping/transforms.go":       {Data: transforms},
 				"gen/openai/go_names.txt":     {Data: names},
 			}
-			for _, name := range []string{"mapping/convert.go", "mapping/doc.go", "gen/openrouter/go_names.txt"} {
+			others, _ := filepath.Glob("*.go")
+			others = slices.DeleteFunc(others, func(n string) bool { return n == "transforms.go" || strings.HasSuffix(n, "_test.go") })
+			for i, n := range others {
+				others[i] = "mapping/" + n
+			}
+			for _, name := range append(others, "gen/openrouter/go_names.txt") {
 				b, err := os.ReadFile(filepath.Join("..", name))
 				if err != nil {
 					t.Fatal(err)

@@ -1,8 +1,6 @@
 package mapping
 
 import (
-	"strconv"
-
 	"github.com/transponder-dev/transponder/codec"
 )
 
@@ -20,280 +18,6 @@ import (
 // namespaceSep joins a namespace and a function's name: Codex's MCP tools
 // come as namespaces, and chat has none.
 const namespaceSep = "__"
-
-// instructions becomes the leading system (or developer) message.
-//
-//transponder:transform string -> array
-func instructions(c *conv, v codec.Value, path string, dst codec.Ref, key string) {
-	msgs := c.b.Array(dst, key)
-	if c.opts.System == Merge {
-		c.mergeSystem(msgs, strContents(v))
-		return
-	}
-	role := `"system"`
-	if c.opts.System == Developer {
-		role = `"developer"`
-	}
-	m := c.b.AppendObject(msgs)
-	c.b.Set(m, "role", []byte(role))
-	c.b.Set(m, "content", v.Raw())
-}
-
-// mergeSystem adds text (JSON-escaped) to the first system message.
-func (c *conv) mergeSystem(msgs codec.Ref, text []byte) {
-	if c.sys < 0 {
-		c.sys = c.b.AppendObject(msgs)
-		c.b.Set(c.sys, "role", []byte(`"system"`))
-	} else {
-		c.sysText = append(c.sysText, `\n\n`...)
-	}
-	c.sysText = append(c.sysText, text...)
-	c.b.Set(c.sys, "content", c.b.Bytes(quoteRaw(c.sysText)))
-}
-
-// inputItems converts the conversation: a string is one user message;
-// messages (text and images), function calls and their outputs become chat
-// messages. The other item types are issue 6's; until then they are left
-// out with a warning.
-//
-//transponder:transform string array -> array
-func inputItems(c *conv, v codec.Value, path string, dst codec.Ref, key string) {
-	msgs := c.b.Array(dst, key)
-	if v.Kind() == codec.String {
-		m := c.b.AppendObject(msgs)
-		c.b.Set(m, "role", []byte(`"user"`))
-		c.b.Set(m, "content", v.Raw())
-		return
-	}
-	var calls codec.Ref = -1 // the tool_calls of the assistant message the next function_call joins
-	var last codec.Ref = -1  // the last assistant message
-	leading := true          // Merge: still in the leading system and developer messages
-	for i, it := range v.Elems() {
-		n, ok, typ := c.tag(it)
-		if !ok || !n.Known() {
-			c.unknownType(n, ok, at(path, i, ""))
-			continue
-		}
-		p := at(path, i, "")
-		if typ != "message" || !isSystemRole(it) {
-			leading = false
-		}
-		switch typ {
-		case "message":
-			role, _ := it.Get("role").Str()
-			if leading && c.opts.System == Merge {
-				if text, ok := c.textOnly(it.Get("content"), p+".content"); ok {
-					c.mergeSystem(msgs, text)
-					continue
-				}
-				leading = false
-			}
-			m := c.b.AppendObject(msgs)
-			c.b.SetString(m, "role", role)
-			calls = -1
-			if role == "assistant" {
-				last = m
-				c.assistantContent(m, it.Get("content"), p+".content")
-			} else {
-				last = -1
-				c.content(m, role, it.Get("content"), p+".content")
-			}
-		case "function_call":
-			if calls < 0 {
-				if last < 0 {
-					last = c.b.AppendObject(msgs)
-					c.b.Set(last, "role", []byte(`"assistant"`))
-				}
-				calls = c.b.Array(last, "tool_calls")
-			}
-			tc := c.b.AppendObject(calls)
-			c.b.Set(tc, "id", it.Get("call_id").Raw())
-			c.b.Set(tc, "type", []byte(`"function"`))
-			fn := c.b.Object(tc, "function")
-			if ns := it.Get("namespace"); present(ns) {
-				name := append(append(append([]byte(nil), strContents(ns)...), namespaceSep...), strContents(it.Get("name"))...)
-				c.b.Set(fn, "name", c.b.Bytes(quoteRaw(name)))
-			} else {
-				c.b.Set(fn, "name", it.Get("name").Raw())
-			}
-			c.b.Set(fn, "arguments", it.Get("arguments").Raw())
-		case "function_call_output":
-			calls, last = -1, -1
-			m := c.b.AppendObject(msgs)
-			c.b.Set(m, "role", []byte(`"tool"`))
-			c.b.Set(m, "tool_call_id", it.Get("call_id").Raw())
-			out := it.Get("output")
-			if out.Kind() == codec.String {
-				c.b.Set(m, "content", out.Raw())
-			} else if text, ok := c.textOnly(out, p+".output"); ok {
-				c.b.Set(m, "content", c.b.Bytes(quoteRaw(text)))
-			} else if c.opts.Dialect == OpenAI {
-				c.b.Set(m, "content", c.b.Bytes(quoteRaw(c.texts(out, p+".output"))))
-			} else {
-				c.content(m, "tool", out, p+".output")
-			}
-		default:
-			c.warn(p, "input items of type "+typ+" are not converted yet; left out")
-		}
-	}
-}
-
-func isSystemRole(it codec.Value) bool {
-	r, _ := it.Get("role").Str()
-	return r == "system" || r == "developer"
-}
-
-// textOnly joins the texts of content that is a string or text parts
-// only; ok false if it has other parts.
-func (c *conv) textOnly(content codec.Value, path string) ([]byte, bool) {
-	if content.Kind() == codec.String {
-		return strContents(content), true
-	}
-	var text []byte
-	for i, part := range content.Elems() {
-		_, _, typ := c.tag(part)
-		switch typ {
-		case "input_text", "output_text", "text":
-			if i > 0 {
-				text = append(text, `\n`...)
-			}
-			text = append(text, strContents(part.Get("text"))...)
-		default:
-			return nil, false
-		}
-	}
-	return text, true
-}
-
-// texts joins the text parts of content, warning for the others (OpenAI's
-// tool messages take text only).
-func (c *conv) texts(content codec.Value, path string) []byte {
-	var text []byte
-	for i, part := range content.Elems() {
-		_, _, typ := c.tag(part)
-		switch typ {
-		case "input_text", "output_text":
-			if len(text) > 0 {
-				text = append(text, `\n`...)
-			}
-			text = append(text, strContents(part.Get("text"))...)
-		default:
-			c.warn(at(path, i, ""), "OpenAI's tool messages take text only; a part of type "+typ+" is left out")
-		}
-	}
-	return text
-}
-
-// content writes a user, system, developer or tool message's content:
-// a string as it is, parts as chat parts (text, image_url, file).
-func (c *conv) content(m codec.Ref, role string, content codec.Value, path string) {
-	if content.Kind() == codec.String {
-		c.b.Set(m, "content", content.Raw())
-		return
-	}
-	if role == "system" || role == "developer" {
-		if text, ok := c.textOnly(content, path); ok {
-			c.b.Set(m, "content", c.b.Bytes(quoteRaw(text)))
-			return
-		}
-	}
-	parts := c.b.Array(m, "content")
-	for i, part := range content.Elems() {
-		n, ok, typ := c.tag(part)
-		if !ok || !n.Known() {
-			c.unknownType(n, ok, at(path, i, ""))
-			continue
-		}
-		switch typ {
-		case "input_text", "output_text":
-			p := c.b.AppendObject(parts)
-			c.b.Set(p, "type", []byte(`"text"`))
-			c.b.Set(p, "text", part.Get("text").Raw())
-		case "input_image":
-			url := part.Get("image_url")
-			if !present(url) {
-				c.warn(at(path, i, ""), "an image by file_id: chat takes images by URL only; left out")
-				continue
-			}
-			p := c.b.AppendObject(parts)
-			c.b.Set(p, "type", []byte(`"image_url"`))
-			img := c.b.Object(p, "image_url")
-			c.b.Set(img, "url", url.Raw())
-			if d := part.Get("detail"); present(d) {
-				c.b.Set(img, "detail", d.Raw())
-			}
-		case "input_file":
-			if !present(part.Get("file_data")) && !present(part.Get("file_id")) {
-				c.warn(at(path, i, ""), "chat takes files by data or id, not by URL; left out")
-				continue
-			}
-			p := c.b.AppendObject(parts)
-			c.b.Set(p, "type", []byte(`"file"`))
-			f := c.b.Object(p, "file")
-			for _, k := range [...]string{"file_data", "file_id", "filename"} {
-				if x := part.Get(k); present(x) {
-					c.b.Set(f, k, x.Raw())
-				}
-			}
-			if x := part.Get("file_url"); present(x) {
-				c.warn(at(path, i, "file_url"), "chat takes files by data or id, not by URL; left out")
-			}
-		default:
-			c.warn(at(path, i, ""), "content parts of type "+typ+" are not converted yet; left out")
-		}
-	}
-	if c.b.Len(parts) == 0 {
-		c.b.Set(m, "content", []byte(`""`)) // every part left out (with a warning)
-	}
-}
-
-// assistantContent writes a replayed assistant message: its texts joined
-// into content, a refusal into refusal.
-func (c *conv) assistantContent(m codec.Ref, content codec.Value, path string) {
-	if content.Kind() == codec.String {
-		c.b.Set(m, "content", content.Raw())
-		return
-	}
-	var text []byte
-	for i, part := range content.Elems() {
-		n, ok, typ := c.tag(part)
-		if !ok || !n.Known() {
-			c.unknownType(n, ok, at(path, i, ""))
-			continue
-		}
-		switch typ {
-		case "output_text", "input_text":
-			text = append(text, strContents(part.Get("text"))...)
-			if a := part.Get("annotations"); a.Kind() == codec.Array && len(a.Raw()) > 2 {
-				c.warn(at(path, i, "annotations"), "chat messages have no annotations; left out")
-			}
-		case "refusal":
-			c.b.Set(m, "refusal", part.Get("refusal").Raw())
-		default:
-			c.warn(at(path, i, ""), "content parts of type "+typ+" in an assistant message are not converted; left out")
-		}
-	}
-	if text != nil {
-		c.b.Set(m, "content", c.b.Bytes(quoteRaw(text)))
-	}
-}
-
-// strContents is a JSON string's contents, escaped ("" for another kind).
-func strContents(v codec.Value) []byte {
-	if v.Kind() != codec.String {
-		return nil
-	}
-	r := v.Raw()
-	return r[1 : len(r)-1]
-}
-
-// quoteRaw quotes escaped string contents.
-func quoteRaw(contents []byte) []byte {
-	out := make([]byte, 0, len(contents)+2)
-	out = append(out, '"')
-	out = append(out, contents...)
-	return append(out, '"')
-}
 
 // model renames the model by the options' rules.
 //
@@ -327,7 +51,9 @@ func topLogprobs(c *conv, v codec.Value, path string, dst codec.Ref, key string)
 //transponder:transform string -> string
 func promptCacheKey(c *conv, v codec.Value, path string, dst codec.Ref, key string) {
 	c.b.Set(dst, key, v.Raw())
-	c.b.Set(dst, "session_id", v.Raw())
+	if !present(c.top.sessionID) {
+		c.b.Set(dst, "session_id", v.Raw())
+	}
 }
 
 // omit leaves the value out: it is the target's default.
@@ -368,7 +94,7 @@ func allowedTools(c *conv, v codec.Value, path string, dst codec.Ref, key string
 			c.b.Set(el, "type", []byte(`"function"`))
 			c.b.SetString(c.b.Object(el, "function"), "name", typ)
 		default:
-			c.warn(path+".tools["+itoa(i)+"]", "OpenAI's chat allowed_tools lists functions only; "+typ+" is left out of the list")
+			c.warn(at(path+".tools", i, ""), "OpenAI's chat allowed_tools lists functions only; "+typ+" is left out of the list")
 		}
 	}
 }
@@ -440,6 +166,7 @@ func customTool(c *conv, v codec.Value, path string, dst codec.Ref, key string) 
 	if d := v.Get("description"); present(d) {
 		c.b.Set(ct, "description", d.Raw())
 	}
+	c.toolExtras(v, path, "custom tools")
 	f := v.Get("format")
 	if !present(f) {
 		return
@@ -452,7 +179,6 @@ func customTool(c *conv, v codec.Value, path string, dst codec.Ref, key string) 
 		c.b.Set(g, "definition", f.Get("definition").Raw())
 		c.b.Set(g, "syntax", f.Get("syntax").Raw())
 	}
-	c.toolExtras(v, path, "custom tools")
 }
 
 // toolExtras warns for the fields of a tool chat has no place for.
@@ -484,6 +210,10 @@ var (
 //transponder:transform object -> object
 func virtualTool(c *conv, v codec.Value, path string, dst codec.Ref, key string) {
 	typ, _ := v.Get("type").Str()
+	if e, _ := v.Get("execution").Str(); typ == "tool_search" && e == "server" {
+		c.warn(path, "a server-executed tool search runs on OpenAI's platform; left out")
+		return
+	}
 	el := c.b.AppendObject(dst)
 	c.b.Set(el, "type", []byte(`"function"`))
 	fn := c.b.Object(el, "function")
@@ -519,11 +249,6 @@ func virtualTool(c *conv, v codec.Value, path string, dst codec.Ref, key string)
 		c.b.Set(fn, "description", localDesc)
 		c.b.Set(fn, "parameters", localParams)
 	case "tool_search":
-		if e, _ := v.Get("execution").Str(); e == "server" {
-			c.b.Remove(dst, el)
-			c.warn(path, "a server-executed tool search runs on OpenAI's platform; left out")
-			return
-		}
 		c.b.Set(fn, "name", []byte(`"tool_search"`))
 		if d := v.Get("description"); present(d) {
 			c.b.Set(fn, "description", d.Raw())
@@ -551,7 +276,7 @@ func namespaceTools(c *conv, v codec.Value, path string, dst codec.Ref, key stri
 	for i, t := range v.Get("tools").Elems() {
 		typ, _ := t.Get("type").Str()
 		if typ != "function" {
-			c.warn(path+".tools["+itoa(i)+"]", "only functions of a namespace are converted; "+typ+" is left out")
+			c.warn(at(path+".tools", i, ""), "only functions of a namespace are converted; "+typ+" is left out")
 			continue
 		}
 		el := c.b.AppendObject(dst)
@@ -564,9 +289,9 @@ func namespaceTools(c *conv, v codec.Value, path string, dst codec.Ref, key stri
 				c.b.Set(fn, k, x.Raw())
 			}
 		}
-		c.toolExtras(t, path+".tools["+itoa(i)+"]", "tools")
+		c.toolExtras(t, at(path+".tools", i, ""), "tools")
 		if x := t.Get("output_schema"); present(x) {
-			c.warn(path+".tools["+itoa(i)+"].output_schema", "chat tools declare no output schema")
+			c.warn(at(path+".tools", i, "output_schema"), "chat tools declare no output schema")
 		}
 	}
 }
@@ -636,5 +361,3 @@ func imageGeneration(c *conv, v codec.Value, path string, dst codec.Ref, key str
 	el := c.b.AppendObject(dst)
 	c.b.Set(el, "type", []byte(`"openrouter:image_generation"`))
 }
-
-func itoa(i int) string { return strconv.Itoa(i) }

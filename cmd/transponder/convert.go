@@ -21,11 +21,7 @@ func convert(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	system := fs.String("system", "system", "system, developer or merge")
 	reject := fs.Bool("reject-unknown", false, "refuse types the pinned spec does not know instead of dropping them")
 	session := fs.String("session-id", "", "OpenRouter session_id when the request sets none")
-	err := fs.Parse(args)
-	file := fs.Arg(0)
-	if err == nil && fs.NArg() > 0 {
-		err = fs.Parse(fs.Args()[1:])
-	}
+	file, err := parseArgs(fs, args)
 	opts := mapping.Options{SessionID: *session}
 	switch *dialect {
 	case "openrouter":
@@ -46,7 +42,7 @@ func convert(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if *reject {
 		opts.UnknownTypes = mapping.RejectUnknown
 	}
-	if err != nil || fs.NArg() > 0 {
+	if err != nil {
 		fmt.Fprintln(stderr, "usage: transponder convert [--dialect openrouter|openai] [--system system|developer|merge] [--reject-unknown] [--session-id ID] [FILE|-]")
 		return 2
 	}

@@ -15,6 +15,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -88,18 +89,27 @@ func usage() {
 	os.Exit(2)
 }
 
+// parseArgs parses a command's flags and its one optional FILE argument;
+// flags may come before or after the file.
+func parseArgs(fs *flag.FlagSet, args []string) (file string, err error) {
+	err = fs.Parse(args)
+	file = fs.Arg(0)
+	if err == nil && fs.NArg() > 0 {
+		err = fs.Parse(fs.Args()[1:])
+	}
+	if err == nil && fs.NArg() > 0 {
+		err = errors.New("more than one file")
+	}
+	return file, err
+}
+
 // checkStream is `transponder check-stream`; it returns the exit code.
 func checkStream(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("check-stream", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	format := fs.String("format", "text", "text or json")
-	// Flags may come before or after the file.
-	err := fs.Parse(args)
-	file := fs.Arg(0)
-	if err == nil && fs.NArg() > 0 {
-		err = fs.Parse(fs.Args()[1:])
-	}
-	if err != nil || fs.NArg() > 0 || *format != "text" && *format != "json" {
+	file, err := parseArgs(fs, args)
+	if err != nil || *format != "text" && *format != "json" {
 		fmt.Fprintln(stderr, "usage: transponder check-stream [--format text|json] [FILE|-]")
 		return 2
 	}

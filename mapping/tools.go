@@ -1,0 +1,189 @@
+package mapping
+
+// The checks and rewrites of the request's tools that need the whole
+// request: a forced tool must be offered, allowed tools filter the list
+// for a dialect without allowed_tools, chat-shaped function tools are
+// read as Responses ones, two tools may not share a name upstream.
+
+import (
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/transponder-dev/transponder/codec"
+)
+
+// offered lists the tools of the request, as (type, name): a function by
+// its name, a custom tool by its name, others by their type.
+func offered(tools codec.Value) []allowedTool {
+	var out []allowedTool
+	for _, t := range tools.Elems() {
+		typ, _ := t.Get("type").Str()
+		switch typ {
+		case "function", "custom":
+			name, _ := t.Get("name").Str()
+			out = append(out, allowedTool{typ, name})
+		case "namespace":
+			ns, _ := t.Get("name").Str()
+			for _, f := range t.Get("tools").Elems() {
+				name, _ := f.Get("name").Str()
+				out = append(out, allowedTool{"function", ns + namespaceSep + name})
+			}
+		default:
+			out = append(out, allowedTool{typ, ""})
+		}
+	}
+	return out
+}
+
+// sameHosted says which tool types a forced hosted tool choice may name:
+// web_search_preview forces any web_search tool.
+func sameHosted(choice, tool string) bool {
+	web := func(s string) bool { return strings.HasPrefix(s, "web_search") }
+	return choice == tool || web(choice) && web(tool)
+}
+
+// checkToolChoice refuses a tool choice that forces a tool the request
+// does not offer, or one no upstream can run.
+func (c *conv) checkToolChoice() *Error {
+	tc := c.top.toolChoice
+	if tc.Kind() != codec.Object {
+		return nil
+	}
+	typ, _ := tc.Get("type").Str()
+	tools := offered(c.top.tools)
+	has := func(typ, name string) bool {
+		return slices.ContainsFunc(tools, func(t allowedTool) bool {
+			if name != "" {
+				return t.typ == typ && t.name == name
+			}
+			return sameHosted(typ, t.typ)
+		})
+	}
+	switch typ {
+	case "function", "custom":
+		name, _ := tc.Get("name").Str()
+		if !has(typ, name) {
+			return &Error{Message: "tool_choice forces " + typ + " " + strconv.Quote(name) + ", which is not in tools", Param: "tool_choice.name", Code: "invalid_value"}
+		}
+	case "allowed_tools":
+		for i, t := range tc.Get("tools").Elems() {
+			tt, _ := t.Get("type").Str()
+			name, _ := t.Get("name").Str()
+			if tt == "function" || tt == "custom" {
+				if !has(tt, name) {
+					return &Error{Message: "allowed tool " + strconv.Quote(name) + " is not in tools", Param: at("tool_choice.tools", i, "name"), Code: "invalid_value"}
+				}
+				c.allowed = append(c.allowed, allowedTool{tt, name})
+				continue
+			}
+			c.allowed = append(c.allowed, allowedTool{tt, ""})
+		}
+	case "file_search", "code_interpreter", "computer", "computer_use", "computer_use_preview", "mcp", "programmatic_tool_calling":
+		return &Error{Message: "tool_choice forces " + typ + ", which no chat upstream can run", Param: "tool_choice.type", Code: "unsupported_parameter"}
+	default:
+		if typ != "" && !has(typ, "") {
+			return &Error{Message: "tool_choice forces " + typ + ", which is not in tools", Param: "tool_choice.type", Code: "invalid_value"}
+		}
+	}
+	return nil
+}
+
+// filterTools keeps the tools an allowed_tools choice allows (for a
+// dialect without allowed_tools).
+func (c *conv) filterTools() {
+	tools, ok := c.b.Child(codec.Top, "tools")
+	if !ok {
+		return
+	}
+	c.b.Filter(tools, func(el codec.Ref) bool {
+		typ := strings.TrimPrefix(rawString(c.b.Raw(el, "type")), "openrouter:")
+		name := ""
+		if fn, ok := c.b.Child(el, "function"); ok {
+			name = rawString(c.b.Raw(fn, "name"))
+		}
+		return slices.ContainsFunc(c.allowed, func(t allowedTool) bool {
+			if t.name != "" {
+				return t.name == name
+			}
+			return sameHosted(t.typ, typ) || t.typ == name // a virtual tool: function "shell"
+		})
+	})
+}
+
+// hasNestedTools reports whether a function tool comes in the chat shape
+// ({type, function:{name, …}}), which clients written for chat send.
+func (c *conv) hasNestedTools() bool {
+	for _, f := range c.doc.Findings() {
+		// The decoder finds the chat shape's "function" unknown.
+		if f.Kind == codec.UnknownField && string(f.Raw) != "" && f.Name() == "function" {
+			for _, t := range c.top.tools.Elems() {
+				if isNestedTool(t) {
+					return true
+				}
+			}
+			return false
+		}
+	}
+	return false
+}
+
+func isNestedTool(t codec.Value) bool {
+	typ, _ := t.Get("type").Str()
+	return typ == "function" && t.Get("function").Kind() == codec.Object && !t.Get("name").Exists()
+}
+
+// flattenTools rewrites the request with its chat-shaped function tools in
+// the Responses shape (the function's members beside type), the rest as
+// it is.
+func flattenTools(v codec.Value) []byte {
+	var b codec.Builder
+	b.Reset()
+	for k, m := range v.Members() {
+		if string(k.Bytes()) != "tools" {
+			b.Set(codec.Top, k.String(), m.Raw())
+			continue
+		}
+		arr := b.Array(codec.Top, "tools")
+		for _, t := range m.Elems() {
+			if !isNestedTool(t) {
+				b.AppendRaw(arr, t.Raw())
+				continue
+			}
+			el := b.AppendObject(arr)
+			for tk, tv := range t.Members() {
+				if string(tk.Bytes()) != "function" {
+					b.Set(el, tk.String(), tv.Raw())
+				}
+			}
+			for fk, fv := range t.Get("function").Members() {
+				b.Set(el, fk.String(), fv.Raw())
+			}
+		}
+	}
+	return b.AppendJSON(nil)
+}
+
+// uniqueTools refuses two tools of one name upstream (a custom apply_patch
+// and an apply_patch tool both become the function apply_patch).
+func (c *conv) uniqueTools() {
+	tools, ok := c.b.Child(codec.Top, "tools")
+	if !ok {
+		return
+	}
+	names := map[string]bool{}
+	for el := range c.b.Objects(tools) {
+		fn, ok := c.b.Child(el, "function")
+		if !ok {
+			if fn, ok = c.b.Child(el, "custom"); !ok {
+				continue
+			}
+		}
+		name := rawString(c.b.Raw(fn, "name"))
+		if names[name] {
+			c.fail(&Error{Message: "two tools are named " + strconv.Quote(name) + " upstream", Param: "tools", Code: "invalid_value"})
+			return
+		}
+		names[name] = true
+	}
+}
