@@ -2,6 +2,7 @@ package codec
 
 import (
 	"bytes"
+	"encoding/json"
 	"iter"
 	"strconv"
 )
@@ -54,6 +55,16 @@ func (v Value) trim() Value {
 }
 
 func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
+
+// Parse is data as a Value with no schema behind it (Get, Members, Elems,
+// Raw read it); ok false if data is not one JSON value.
+func Parse(data []byte) (Value, bool) {
+	if !json.Valid(data) {
+		return Value{}, false
+	}
+	d := &Doc{data: data}
+	return d.Value(), true
+}
 
 // Exists reports whether the value is present.
 func (v Value) Exists() bool { return v.d != nil && v.end > v.start }

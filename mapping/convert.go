@@ -1,6 +1,7 @@
 package mapping
 
 import (
+	"bytes"
 	"errors"
 	"strconv"
 	"strings"
@@ -87,7 +88,31 @@ type Options struct {
 	// header): OpenRouter's session_id when the request sets neither
 	// session_id nor prompt_cache_key.
 	SessionID string
+	// UnknownItems says what happens to an input item of a type the spec
+	// does not know: by default the request is refused (silently losing
+	// history corrupts the conversation).
+	UnknownItems UnknownItems
+	// Items resolves item_reference input items: the item (its JSON) of an
+	// id, or an error wrapping ErrItemNotFound (the request is refused,
+	// naming the id), or another error (returned as it is). Without it an
+	// item_reference is refused.
+	Items func(id string) ([]byte, error)
 }
+
+// UnknownItems says what happens to an input item of a type the spec does
+// not know.
+type UnknownItems uint8
+
+const (
+	// RejectUnknownItems refuses the request, naming the type and the
+	// item's index (the default).
+	RejectUnknownItems UnknownItems = iota
+	// DropUnknownItems leaves the item out, with a warning.
+	DropUnknownItems
+)
+
+// ErrItemNotFound is what Options.Items wraps for an id it does not know.
+var ErrItemNotFound = errors.New("item not found")
 
 // Warning is a field of the request that was not carried, or not carried
 // whole: its JSON path in the request and why.
@@ -194,6 +219,8 @@ func (c *conv) reset() {
 	c.allowed = c.allowed[:0]
 	c.filter = false
 	c.b.Reset()
+	c.h.reset()
+	c.tools.reset()
 }
 
 // conv is one conversion.
@@ -212,13 +239,20 @@ type conv struct {
 	allowed []allowedTool
 	filter  bool // tool_choice allowed_tools: keep only the allowed tools
 
+	h     history // the input items' reduction
+	tools ToolMap // the tools as the upstream sees them
+
+	scratch, scratchOut []byte
+
 	// top holds the top-level fields the checks read (read in one pass:
 	// each Get would step over the whole input again).
-	top struct{ background, conversation, toolChoice, tools, sessionID codec.Value }
+	top topFields
 }
 
+type topFields struct{ background, conversation, toolChoice, tools, sessionID, input codec.Value }
+
 func (c *conv) capture(v codec.Value) {
-	c.top = struct{ background, conversation, toolChoice, tools, sessionID codec.Value }{}
+	c.top = topFields{}
 	for k, m := range v.Members() {
 		switch string(k.Bytes()) {
 		case "background":
@@ -231,6 +265,8 @@ func (c *conv) capture(v codec.Value) {
 			c.top.tools = m
 		case "session_id": // OpenRouter's, which prompt_cache_key does not override
 			c.top.sessionID = m
+		case "input":
+			c.top.input = m
 		}
 	}
 }
@@ -259,8 +295,24 @@ func (c *conv) run(body []byte, opts *Options) error {
 		v = c.doc.Value()
 		c.capture(v)
 	}
+	if c.top.input.Kind() == codec.Array && bytes.Contains(c.top.input.Raw(), []byte(`"item_reference"`)) {
+		body, err := c.resolveReferences(v)
+		if err != nil {
+			return err
+		}
+		if body != nil {
+			if err := c.doc.Decode(root, body); err != nil {
+				return &Error{Message: "the body is not valid JSON", Code: "invalid_json"}
+			}
+			v = c.doc.Value()
+			c.capture(v)
+		}
+	}
 	if err := c.check(v); err != nil {
 		return err // a non-nil *Error
+	}
+	if err := c.offerTools(); err != nil {
+		return err
 	}
 	if opts.Dialect == OpenAI {
 		c.responsesChatOpenAI(v)
@@ -314,6 +366,11 @@ var needed = map[string]bool{"name": true, "call_id": true, "arguments": true, "
 // top-level fields, the allowed-tools filter, the session option, and a
 // tool choice left without tools.
 func (c *conv) finish(v codec.Value) {
+	c.settle()
+	if c.err != nil {
+		return
+	}
+	c.offerLoaded()
 	target, _ := c.opts.Dialect.codec().Payload(codec.ChatRequest)
 	for _, f := range c.doc.Findings() {
 		switch f.Kind {
@@ -398,11 +455,25 @@ func (c *conv) unknownType(n codec.Node, ok bool, path string) {
 		typ = n.Type()
 		path = n.Path()
 	}
+	if isItemPath(path) {
+		if c.opts.UnknownItems == RejectUnknownItems {
+			c.fail(&Error{Message: "input item " + path[len("input"):] + " has the type " + strconv.Quote(typ) + ", which the pinned spec does not know; history would be lost (DropUnknownItems leaves such items out)", Param: path, Code: "invalid_value"})
+			return
+		}
+		c.warn(path, "an input item of type "+strconv.Quote(typ)+", which the pinned spec does not know; left out")
+		return
+	}
 	if c.opts.UnknownTypes == RejectUnknown {
 		c.fail(&Error{Message: "unknown type " + strconv.Quote(typ), Param: path, Code: "invalid_value"})
 		return
 	}
 	c.warn(path, "type "+strconv.Quote(typ)+" is unknown to the pinned spec; left out")
+}
+
+// isItemPath reports whether path is an input item's: input[3].
+func isItemPath(path string) bool {
+	rest, ok := strings.CutPrefix(path, "input[")
+	return ok && strings.IndexByte(rest, ']') == len(rest)-1
 }
 
 // tag returns a union value's node and type ("" if it has none).

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -24,6 +25,11 @@ type caseOptions struct {
 	System       string              `json:"system"`
 	UnknownTypes string              `json:"unknown_types"`
 	SessionID    string              `json:"session_id"`
+	UnknownItems string              `json:"unknown_items"`
+	// Items are the items item_reference may name.
+	Items map[string]json.RawMessage `json:"items"`
+	// NoItems: no lookup at all.
+	NoItems bool `json:"no_items"`
 }
 
 func (o caseOptions) options(t *testing.T, d mapping.Dialect) mapping.Options {
@@ -43,6 +49,21 @@ func (o caseOptions) options(t *testing.T, d mapping.Dialect) mapping.Options {
 		opts.UnknownTypes = mapping.RejectUnknown
 	default:
 		t.Fatalf("options.json: unknown_types %q", o.UnknownTypes)
+	}
+	switch o.UnknownItems {
+	case "", "reject":
+	case "drop":
+		opts.UnknownItems = mapping.DropUnknownItems
+	default:
+		t.Fatalf("options.json: unknown_items %q", o.UnknownItems)
+	}
+	if !o.NoItems {
+		opts.Items = func(id string) ([]byte, error) {
+			if it, ok := o.Items[id]; ok {
+				return it, nil
+			}
+			return nil, fmt.Errorf("%w: %s", mapping.ErrItemNotFound, id)
+		}
 	}
 	return opts
 }

@@ -1,7 +1,7 @@
 package mapping
 
-// The transforms of the conversation: instructions and input items become
-// chat messages. (Transforms: see transforms.go.)
+// The conversation's messages: instructions and message content. (The
+// input items: history.go.)
 
 import (
 	"github.com/transponder-dev/transponder/codec"
@@ -35,98 +35,6 @@ func (c *conv) mergeSystem(msgs codec.Ref, text []byte) {
 	}
 	c.sysText = append(c.sysText, text...)
 	c.b.Set(c.sys, "content", c.b.Bytes(quoteRaw(c.sysText)))
-}
-
-// inputItems converts the conversation: a string is one user message;
-// messages (text and images), function calls and their outputs become chat
-// messages. The other item types are issue 6's; until then they are left
-// out with a warning.
-//
-//transponder:transform string array -> array
-func inputItems(c *conv, v codec.Value, path string, dst codec.Ref, key string) {
-	msgs := c.b.Array(dst, key)
-	if v.Kind() == codec.String {
-		m := c.b.AppendObject(msgs)
-		c.b.Set(m, "role", []byte(`"user"`))
-		c.b.Set(m, "content", v.Raw())
-		return
-	}
-	var calls codec.Ref = -1 // the tool_calls of the assistant message the next function_call joins
-	var last codec.Ref = -1  // the last assistant message
-	leading := true          // Merge: still in the leading system and developer messages
-	for i, it := range v.Elems() {
-		n, ok, typ := c.tag(it)
-		if !ok || !n.Known() {
-			c.unknownType(n, ok, at(path, i, ""))
-			continue
-		}
-		p := at(path, i, "")
-		if typ != "message" || !isSystemRole(it) {
-			leading = false
-		}
-		switch typ {
-		case "message":
-			role, _ := it.Get("role").Str()
-			if leading && c.opts.System == Merge {
-				if text, ok := c.textOnly(it.Get("content"), p+".content"); ok {
-					c.mergeSystem(msgs, text)
-					continue
-				}
-				leading = false
-			}
-			m := c.b.AppendObject(msgs)
-			c.b.SetString(m, "role", role)
-			calls = -1
-			if role == "assistant" {
-				last = m
-				c.assistantContent(m, it.Get("content"), p+".content")
-			} else {
-				last = -1
-				c.content(m, role, it.Get("content"), p+".content")
-			}
-		case "function_call":
-			if calls < 0 {
-				if last < 0 {
-					last = c.b.AppendObject(msgs)
-					c.b.Set(last, "role", []byte(`"assistant"`))
-				}
-				calls = c.b.Array(last, "tool_calls")
-			}
-			tc := c.b.AppendObject(calls)
-			c.b.Set(tc, "id", it.Get("call_id").Raw())
-			c.b.Set(tc, "type", []byte(`"function"`))
-			fn := c.b.Object(tc, "function")
-			if ns := it.Get("namespace"); present(ns) {
-				name := append(append(append([]byte(nil), strContents(ns)...), namespaceSep...), strContents(it.Get("name"))...)
-				c.b.Set(fn, "name", c.b.Bytes(quoteRaw(name)))
-			} else {
-				c.b.Set(fn, "name", it.Get("name").Raw())
-			}
-			c.b.Set(fn, "arguments", it.Get("arguments").Raw())
-		case "function_call_output":
-			calls, last = -1, -1
-			m := c.b.AppendObject(msgs)
-			c.b.Set(m, "role", []byte(`"tool"`))
-			c.b.Set(m, "tool_call_id", it.Get("call_id").Raw())
-			out := it.Get("output")
-			if out.Kind() == codec.String {
-				c.b.Set(m, "content", out.Raw())
-			} else if text, ok := c.textOnly(out, p+".output"); ok {
-				c.b.Set(m, "content", c.b.Bytes(quoteRaw(text)))
-			} else if c.opts.Dialect == OpenAI {
-				c.b.Set(m, "content", c.b.Bytes(quoteRaw(c.texts(out, p+".output"))))
-			} else {
-				c.content(m, "tool", out, p+".output")
-			}
-		default:
-			c.warn(p, "input items of type "+typ+" are not converted yet; left out")
-		}
-	}
-}
-
-func isSystemRole(it codec.Value) bool {
-	r, _ := it.Get("role").Str()
-	return r == "system" || r == "developer"
 }
 
 // textOnly joins the texts of content that is a string or text parts
@@ -212,23 +120,9 @@ func (c *conv) content(m codec.Ref, role string, content codec.Value, path strin
 				c.b.Set(img, "detail", d.Raw())
 			}
 		case "input_file":
-			if !present(part.Get("file_data")) && !present(part.Get("file_id")) {
-				c.warn(at(path, i, ""), "chat takes files by data or id, not by URL; left out")
-				continue
-			}
-			p := c.b.AppendObject(parts)
-			c.b.Set(p, "type", []byte(`"file"`))
-			f := c.b.Object(p, "file")
-			for _, k := range [...]string{"file_data", "file_id", "filename"} {
-				if x := part.Get(k); present(x) {
-					c.b.Set(f, k, x.Raw())
-				}
-			}
-			if x := part.Get("file_url"); present(x) {
-				c.warn(at(path, i, "file_url"), "chat takes files by data or id, not by URL; left out")
-			}
+			c.file(parts, part, at(path, i, ""))
 		default:
-			c.warn(at(path, i, ""), "content parts of type "+typ+" are not converted yet; left out")
+			c.warn(at(path, i, ""), "content parts of type "+typ+" are not converted; left out")
 		}
 	}
 	if c.b.Len(parts) == 0 {
@@ -284,4 +178,50 @@ func quoteRaw(contents []byte) []byte {
 	out = append(out, '"')
 	out = append(out, contents...)
 	return append(out, '"')
+}
+
+// file: an input_file part → the dialect's file part: OpenRouter's
+// file_data takes data and URLs, OpenAI's data only but file ids.
+func (c *conv) file(parts codec.Ref, part codec.Value, path string) {
+	data, url, id := part.Get("file_data"), part.Get("file_url"), part.Get("file_id")
+	openai := c.opts.Dialect == OpenAI
+	var use codec.Value // what file_data becomes
+	switch {
+	case present(data):
+		use = data
+	case present(url) && !openai:
+		use = url
+	case present(id) && openai:
+	case present(id):
+		c.warn(path, "an OpenAI file id means nothing to OpenRouter; the file is left out")
+		return
+	case present(url):
+		c.warn(path, "OpenAI's chat takes files by data or id, not by URL; the file is left out")
+		return
+	default:
+		c.warn(path, "a file with neither data, URL nor id; left out")
+		return
+	}
+	p := c.b.AppendObject(parts)
+	c.b.Set(p, "type", []byte(`"file"`))
+	f := c.b.Object(p, "file")
+	if use.Exists() {
+		c.b.Set(f, "file_data", use.Raw())
+		if present(url) && present(data) {
+			c.warn(path+".file_url", "the file is sent by its data; the URL is left out")
+		}
+	}
+	if present(id) {
+		if openai {
+			c.b.Set(f, "file_id", id.Raw())
+		} else {
+			c.warn(path+".file_id", "an OpenAI file id means nothing to OpenRouter; left out")
+		}
+	}
+	if x := part.Get("filename"); present(x) {
+		c.b.Set(f, "filename", x.Raw())
+	}
+	if x := part.Get("detail"); present(x) {
+		c.warn(path+".detail", "chat file parts have no detail; left out")
+	}
 }

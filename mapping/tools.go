@@ -27,7 +27,7 @@ func offered(tools codec.Value) []allowedTool {
 			ns, _ := t.Get("name").Str()
 			for _, f := range t.Get("tools").Elems() {
 				name, _ := f.Get("name").Str()
-				out = append(out, allowedTool{"function", ns + namespaceSep + name})
+				out = append(out, allowedTool{"function", virtualName(ns, name, 0)})
 			}
 		default:
 			out = append(out, allowedTool{typ, ""})
@@ -185,5 +185,116 @@ func (c *conv) uniqueTools() {
 			return
 		}
 		names[name] = true
+	}
+}
+
+// offerTools makes the tool map of the request's tools: plain names first
+// (functions, custom tools, the built-ins under their type), then the
+// tools of namespaces, under names none of those has.
+func (c *conv) offerTools() *Error {
+	custom := c.opts.Dialect == OpenAI
+	var spaces []codec.Value
+	for _, t := range c.top.tools.Elems() {
+		if vt, ok := plainTool(t, custom); ok {
+			c.tools.add(vt) // a name taken twice: uniqueTools refuses it
+		} else if typ, _ := t.Get("type").Str(); typ == "namespace" {
+			spaces = append(spaces, t)
+		}
+	}
+	for _, t := range spaces {
+		c.offerNamespace(t)
+	}
+	return nil
+}
+
+// plainTool is the entry of a tool offered under its own name.
+func plainTool(t codec.Value, custom bool) (VirtualTool, bool) {
+	typ, _ := t.Get("type").Str()
+	switch typ {
+	case "function", "custom":
+		name, _ := t.Get("name").Str()
+		return VirtualTool{Name: name, Type: typ, ToolName: name, Custom: custom && typ == "custom"}, true
+	case "local_shell", "shell", "apply_patch":
+		return VirtualTool{Name: typ, Type: typ}, true
+	case "tool_search":
+		if e, _ := t.Get("execution").Str(); e != "server" {
+			return VirtualTool{Name: typ, Type: typ}, true
+		}
+	}
+	return VirtualTool{}, false
+}
+
+// offerNamespace names a namespace's functions and custom tools.
+func (c *conv) offerNamespace(t codec.Value) {
+	ns, _ := t.Get("name").Str()
+	for _, f := range t.Get("tools").Elems() {
+		typ, _ := f.Get("type").Str()
+		if typ != "function" && typ != "custom" {
+			continue
+		}
+		name, _ := f.Get("name").Str()
+		c.tools.addNamespaced(VirtualTool{Type: typ, Namespace: ns, ToolName: name, Custom: typ == "custom" && c.opts.Dialect == OpenAI})
+	}
+}
+
+// offerLoaded adds the tools input items loaded (tool_search_output,
+// additional_tools) to the chat request's tools, converted as the
+// request's own are; one already offered is not offered twice.
+func (c *conv) offerLoaded() {
+	if len(c.h.loaded) == 0 {
+		return
+	}
+	custom := c.opts.Dialect == OpenAI
+	arr := c.b.Array(codec.Top, "tools")
+	for _, l := range c.h.loaded {
+		for i, t := range l.tools.Elems() {
+			path := at(l.path, i, "")
+			typ, _ := t.Get("type").Str()
+			if vt, ok := plainTool(t, custom); ok {
+				dup, ok := c.tools.add(vt)
+				if dup {
+					continue
+				}
+				if !ok {
+					c.fail(&Error{Message: "a loaded tool is named " + strconv.Quote(vt.Name) + " upstream, as another tool is", Param: path, Code: "invalid_value"})
+					return
+				}
+				switch {
+				case typ == "function":
+					functionTool(c, t, path, arr)
+				case typ == "custom" && custom:
+					customTool(c, t, path, arr, "")
+				default:
+					virtualTool(c, t, path, arr, "")
+				}
+				continue
+			}
+			if typ == "namespace" {
+				n := len(c.tools.tools)
+				c.offerNamespace(t)
+				if len(c.tools.tools) > n {
+					namespaceTools(c, t, path, arr, "")
+				}
+				continue
+			}
+			c.warn(path, "a loaded tool of type "+typ+" is not offered upstream")
+		}
+	}
+}
+
+// functionTool appends a Responses function tool in the chat shape (as
+// the mapping of tools[]{function} does).
+func functionTool(c *conv, t codec.Value, path string, arr codec.Ref) {
+	el := c.b.AppendObject(arr)
+	c.b.Set(el, "type", []byte(`"function"`))
+	fn := c.b.Object(el, "function")
+	for _, k := range [...]string{"name", "description", "parameters", "strict"} {
+		if x := t.Get(k); present(x) {
+			c.b.Set(fn, k, x.Raw())
+		}
+	}
+	c.toolExtras(t, path, "tools")
+	if x := t.Get("output_schema"); present(x) {
+		c.warn(path+".output_schema", "chat tools declare no output schema")
 	}
 }

@@ -167,10 +167,13 @@ func customTool(c *conv, v codec.Value, path string, dst codec.Ref, key string) 
 		c.b.Set(ct, "description", d.Raw())
 	}
 	c.toolExtras(v, path, "custom tools")
-	f := v.Get("format")
-	if !present(f) {
-		return
+	if f := v.Get("format"); present(f) {
+		c.customFormat(ct, f)
 	}
+}
+
+// customFormat: a custom tool's format in OpenAI's chat shape.
+func (c *conv) customFormat(ct codec.Ref, f codec.Value) {
 	typ, _ := f.Get("type").Str()
 	cf := c.b.Object(ct, "format")
 	c.b.Set(cf, "type", f.Get("type").Raw())
@@ -191,21 +194,24 @@ func (c *conv) toolExtras(v codec.Value, path, what string) {
 	}
 }
 
-// The parameters of the functions client-executed tools become.
+// The parameters of the functions client-executed tools become: those of
+// the call items the response side makes of their calls (a local shell
+// call's action, a shell call's action, an apply_patch call's operation).
 var (
 	inputParams   = []byte(`{"type":"object","properties":{"input":{"type":"string"}},"required":["input"],"additionalProperties":false}`)
-	shellParams   = []byte(`{"type":"object","properties":{"commands":{"type":"array","items":{"type":"string"}},"timeout_ms":{"type":"integer"}},"required":["commands"],"additionalProperties":false}`)
-	localParams   = []byte(`{"type":"object","properties":{"command":{"type":"array","items":{"type":"string"}},"workdir":{"type":"string"},"timeout_ms":{"type":"integer"}},"required":["command"],"additionalProperties":false}`)
+	shellParams   = []byte(`{"type":"object","properties":{"commands":{"type":"array","items":{"type":"string"}},"timeout_ms":{"type":"integer"},"max_output_length":{"type":"integer"}},"required":["commands"],"additionalProperties":false}`)
+	localParams   = []byte(`{"type":"object","properties":{"command":{"type":"array","items":{"type":"string"}},"working_directory":{"type":"string"},"timeout_ms":{"type":"integer"},"env":{"type":"object","additionalProperties":{"type":"string"}},"user":{"type":"string"}},"required":["command"],"additionalProperties":false}`)
+	patchParams   = []byte(`{"type":"object","properties":{"type":{"type":"string","enum":["create_file","update_file","delete_file"]},"path":{"type":"string"},"diff":{"type":"string"}},"required":["type","path"],"additionalProperties":false}`)
 	searchParams  = []byte(`{"type":"object","properties":{"query":{"type":"string"}},"required":["query"],"additionalProperties":false}`)
-	patchDesc     = []byte(`"Apply a patch to files. input is the whole patch, in the apply_patch format (*** Begin Patch … *** End Patch)."`)
-	shellDesc     = []byte(`"Run shell commands on the user's machine."`)
+	patchDesc     = []byte(`"Create, update or delete one file. For create_file, diff is the new file's lines, each prefixed with +; for update_file, a V4A diff of the file; delete_file takes no diff."`)
+	shellDesc     = []byte(`"Run shell commands on the user's machine, in order; each command is a shell command line."`)
 	localDesc     = []byte(`"Run a command on the user's machine; command is its argv."`)
 	toolSearchDsc = []byte(`"Search for tools to load."`)
 )
 
 // virtualTool: a tool the client executes (custom, shell, local_shell,
-// apply_patch, tool_search) becomes a function; the client's calls come
-// back as the tool's own call items (issue 6).
+// apply_patch, tool_search) becomes a function (see virtual.go); its calls
+// come back as the tool's own call items.
 //
 //transponder:transform object -> object
 func virtualTool(c *conv, v codec.Value, path string, dst codec.Ref, key string) {
@@ -219,24 +225,11 @@ func virtualTool(c *conv, v codec.Value, path string, dst codec.Ref, key string)
 	fn := c.b.Object(el, "function")
 	switch typ {
 	case "custom":
-		c.b.Set(fn, "name", v.Get("name").Raw())
-		desc := strContents(v.Get("description"))
-		if f := v.Get("format"); present(f) {
-			if g, _ := f.Get("type").Str(); g == "grammar" {
-				desc = append(append([]byte(nil), desc...), `\n\ninput follows this `...)
-				desc = append(desc, strContents(f.Get("syntax"))...)
-				desc = append(desc, ` grammar:\n`...)
-				desc = append(desc, strContents(f.Get("definition"))...)
-			}
-		}
-		if desc != nil {
-			c.b.Set(fn, "description", c.b.Bytes(quoteRaw(desc)))
-		}
-		c.b.Set(fn, "parameters", inputParams)
+		c.customFunction(fn, v, v.Get("name").Raw())
 	case "apply_patch":
 		c.b.Set(fn, "name", []byte(`"apply_patch"`))
 		c.b.Set(fn, "description", patchDesc)
-		c.b.Set(fn, "parameters", inputParams)
+		c.b.Set(fn, "parameters", patchParams)
 	case "shell":
 		c.b.Set(fn, "name", []byte(`"shell"`))
 		c.b.Set(fn, "description", shellDesc)
@@ -264,35 +257,73 @@ func virtualTool(c *conv, v codec.Value, path string, dst codec.Ref, key string)
 	c.toolExtras(v, path, "tools")
 }
 
-// namespaceTools: a namespace's functions, each named
-// namespace__function.
+// customFunction fills the function a custom tool becomes: one string
+// parameter input, the grammar (and its syntax) in the description.
+func (c *conv) customFunction(fn codec.Ref, v codec.Value, name []byte) {
+	c.b.Set(fn, "name", name)
+	desc := strContents(v.Get("description"))
+	if f := v.Get("format"); present(f) {
+		if g, _ := f.Get("type").Str(); g == "grammar" {
+			desc = append(append([]byte(nil), desc...), `\n\ninput follows this `...)
+			desc = append(desc, strContents(f.Get("syntax"))...)
+			desc = append(desc, ` grammar:\n`...)
+			desc = append(desc, strContents(f.Get("definition"))...)
+		}
+	}
+	if desc != nil {
+		c.b.Set(fn, "description", c.b.Bytes(quoteRaw(desc)))
+	}
+	c.b.Set(fn, "parameters", inputParams)
+}
+
+// namespaceTools: a namespace's functions and custom tools, each under the
+// name the tool map gave it (namespace__name, or a hashed form when that
+// is too long or taken).
 //
 //transponder:transform object -> object
 func namespaceTools(c *conv, v codec.Value, path string, dst codec.Ref, key string) {
-	ns := strContents(v.Get("name"))
+	ns, _ := v.Get("name").Str()
 	if d := v.Get("description"); present(d) {
 		c.warn(path+".description", "chat has no namespaces; the namespace's description is not carried")
 	}
 	for i, t := range v.Get("tools").Elems() {
 		typ, _ := t.Get("type").Str()
-		if typ != "function" {
-			c.warn(at(path+".tools", i, ""), "only functions of a namespace are converted; "+typ+" is left out")
+		p := at(path+".tools", i, "")
+		if typ != "function" && typ != "custom" {
+			c.warn(p, "only functions and custom tools of a namespace are converted; "+typ+" is left out")
 			continue
 		}
+		tn, _ := t.Get("name").Str()
+		name := c.b.Bytes(codec.AppendString(c.scratch[:0], c.upstreamName(typ, ns, tn)))
 		el := c.b.AppendObject(dst)
-		c.b.Set(el, "type", []byte(`"function"`))
-		fn := c.b.Object(el, "function")
-		name := append(append(append([]byte(nil), ns...), namespaceSep...), strContents(t.Get("name"))...)
-		c.b.Set(fn, "name", c.b.Bytes(quoteRaw(name)))
-		for _, k := range [...]string{"description", "parameters", "strict"} {
-			if x := t.Get(k); present(x) {
-				c.b.Set(fn, k, x.Raw())
+		switch {
+		case typ == "custom" && c.opts.Dialect == OpenAI:
+			c.b.Set(el, "type", []byte(`"custom"`))
+			ct := c.b.Object(el, "custom")
+			c.b.Set(ct, "name", name)
+			if d := t.Get("description"); present(d) {
+				c.b.Set(ct, "description", d.Raw())
+			}
+			if f := t.Get("format"); present(f) {
+				c.customFormat(ct, f)
+			}
+		case typ == "custom":
+			c.b.Set(el, "type", []byte(`"function"`))
+			c.customFunction(c.b.Object(el, "function"), t, name)
+		default:
+			c.b.Set(el, "type", []byte(`"function"`))
+			fn := c.b.Object(el, "function")
+			c.b.Set(fn, "name", name)
+			for _, k := range [...]string{"description", "parameters", "strict"} {
+				if x := t.Get(k); present(x) {
+					c.b.Set(fn, k, x.Raw())
+				}
+			}
+			if x := t.Get("output_schema"); present(x) {
+				c.warn(p+".output_schema", "chat tools declare no output schema")
 			}
 		}
-		c.toolExtras(t, at(path+".tools", i, ""), "tools")
-		if x := t.Get("output_schema"); present(x) {
-			c.warn(at(path+".tools", i, "output_schema"), "chat tools declare no output schema")
-		}
+		c.toolExtras(t, p, "tools")
 	}
 }
 

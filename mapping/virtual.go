@@ -1,0 +1,180 @@
+package mapping
+
+// Client-executed tools as chat functions, and the map back.
+//
+// Chat upstreams run their tool loop on functions. Every tool the client
+// executes — functions, functions in a namespace, custom (freeform) tools,
+// local_shell, shell, apply_patch, a client tool_search — is offered as a
+// function (for OpenAI's chat a custom tool stays custom), and its calls
+// and outputs travel as tool_calls and tool messages under that name. The
+// ToolMap says, for each name the upstream sees, which tool it is: the
+// response side restores custom_tool_call, local_shell_call, a
+// function_call with its namespace, … from it. It is computed from the
+// request alone (ToolMapOf), so a stateless gateway needs nothing else.
+
+import (
+	"hash/fnv"
+	"strconv"
+)
+
+// MaxFunctionName is the longest function name chat upstreams take
+// (OpenAI's ^[a-zA-Z0-9_-]{1,64}$).
+const MaxFunctionName = 64
+
+// VirtualTool is a tool of the request as the upstream sees it.
+type VirtualTool struct {
+	// Name is the function's (or, for OpenAI's chat, the custom tool's)
+	// name upstream: what tool calls name.
+	Name string `json:"name"`
+	// Type is the Responses tool type: function, custom, local_shell,
+	// shell, apply_patch or tool_search.
+	Type string `json:"type"`
+	// Namespace is the namespace of a function or custom tool offered in
+	// one ("" for the others).
+	Namespace string `json:"namespace,omitempty"`
+	// ToolName is the name of a function or custom tool in the request
+	// ("" for the built-ins, whose name is their type).
+	ToolName string `json:"tool_name,omitempty"`
+	// Custom: the upstream sees a custom tool (OpenAI's chat), whose calls
+	// carry the input as it is; otherwise a function, whose calls of a
+	// custom tool carry {"input": …}.
+	Custom bool `json:"custom,omitempty"`
+}
+
+// ToolMap lists the tools of a request in the order the upstream is
+// offered them (the request's tools, then those that input items load).
+type ToolMap struct {
+	tools []VirtualTool
+	names map[string]int32 // Name → index
+}
+
+// Tools is the list (the map's memory: do not modify it).
+func (m *ToolMap) Tools() []VirtualTool { return m.tools }
+
+// Lookup finds the tool an upstream tool call names.
+func (m *ToolMap) Lookup(name string) (VirtualTool, bool) {
+	if i, ok := m.names[name]; ok {
+		return m.tools[i], true
+	}
+	return VirtualTool{}, false
+}
+
+// Clone is a copy that outlives the Converter that made m.
+func (m *ToolMap) Clone() ToolMap {
+	c := ToolMap{tools: append([]VirtualTool(nil), m.tools...), names: make(map[string]int32, len(m.tools))}
+	for k, v := range m.names {
+		c.names[k] = v
+	}
+	return c
+}
+
+func (m *ToolMap) reset() {
+	m.tools = m.tools[:0]
+	if m.names == nil {
+		m.names = map[string]int32{}
+	}
+	clear(m.names)
+}
+
+// find is the tool of a type, namespace and name, if offered.
+func (m *ToolMap) find(typ, ns, name string) (VirtualTool, bool) {
+	for _, t := range m.tools {
+		if t.Type == typ && t.Namespace == ns && t.ToolName == name {
+			return t, true
+		}
+	}
+	return VirtualTool{}, false
+}
+
+// add offers a tool under its own name (plain tools); ok false if the name
+// is taken by another tool.
+func (m *ToolMap) add(t VirtualTool) (dup, ok bool) {
+	if i, taken := m.names[t.Name]; taken {
+		return m.tools[i] == t, false
+	}
+	m.names[t.Name] = int32(len(m.tools))
+	m.tools = append(m.tools, t)
+	return false, true
+}
+
+// addNamespaced offers a tool of a namespace under a name of its own:
+// namespace__name when that is a valid function name no other tool has,
+// else a shortened, sanitized form with a hash of both names (see
+// virtualName). The same tool offered twice keeps its first name.
+func (m *ToolMap) addNamespaced(t VirtualTool) VirtualTool {
+	if old, ok := m.find(t.Type, t.Namespace, t.ToolName); ok {
+		return old
+	}
+	for salt := 0; ; salt++ {
+		t.Name = virtualName(t.Namespace, t.ToolName, salt)
+		if _, taken := m.names[t.Name]; !taken {
+			break
+		}
+	}
+	m.add(t)
+	return t
+}
+
+// virtualName is the upstream name of a namespace's tool: namespace__name
+// if that fits the function-name rules; else the sanitized name cut to
+// leave room for "_" and 8 hex digits of a hash of both names (and salt,
+// after a collision), which keeps distinct tools apart.
+func virtualName(ns, name string, salt int) string {
+	full := ns + namespaceSep + name
+	if salt == 0 && len(full) <= MaxFunctionName && validName(full) {
+		return full
+	}
+	b := make([]byte, 0, MaxFunctionName)
+	for i := 0; i < len(full) && len(b) < MaxFunctionName-9; i++ {
+		c := full[i]
+		if !nameByte(c) {
+			c = '_'
+		}
+		b = append(b, c)
+	}
+	h := fnv.New32a()
+	h.Write([]byte(ns))
+	h.Write([]byte{0})
+	h.Write([]byte(name))
+	if salt > 0 {
+		h.Write([]byte{0})
+		h.Write(strconv.AppendInt(nil, int64(salt), 10))
+	}
+	b = append(b, '_')
+	sum := h.Sum32()
+	const hexd = "0123456789abcdef"
+	for i := 28; i >= 0; i -= 4 {
+		b = append(b, hexd[sum>>uint(i)&0xf])
+	}
+	return string(b)
+}
+
+func nameByte(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_' || c == '-'
+}
+
+func validName(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if !nameByte(s[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// ToolMapOf is the map of the tools of a request converted with opts: the
+// response side's way back from upstream names to Responses tools.
+func ToolMapOf(body []byte, opts Options) (ToolMap, error) {
+	var cv Converter
+	if _, _, err := cv.ResponsesToChat(nil, body, opts); err != nil {
+		return ToolMap{}, err
+	}
+	return cv.c.tools.Clone(), nil
+}
+
+// ToolMap is the map of the tools of the Converter's last conversion,
+// valid until its next one (Clone keeps it).
+func (cv *Converter) ToolMap() *ToolMap { return &cv.c.tools }
