@@ -1,8 +1,8 @@
 package codec
 
 import (
-	"strconv"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // Builder builds a JSON payload out of copied bytes: the converters set
@@ -114,6 +114,12 @@ func (b *Builder) Set(obj Ref, key string, raw []byte) {
 	b.add(obj, bnode{key: key, raw: raw})
 }
 
+// SetJSON sets obj's member key to raw, a JSON value held in a string (a
+// constant: `"assistant"`), without copying it.
+func (b *Builder) SetJSON(obj Ref, key, raw string) {
+	b.Set(obj, key, unsafe.Slice(unsafe.StringData(raw), len(raw)))
+}
+
 // SetString sets obj's member key to the JSON string s.
 func (b *Builder) SetString(obj Ref, key, s string) {
 	b.Set(obj, key, b.quote(s))
@@ -121,7 +127,11 @@ func (b *Builder) SetString(obj Ref, key, s string) {
 
 // SetBool sets obj's member key to true or false.
 func (b *Builder) SetBool(obj Ref, key string, v bool) {
-	b.Set(obj, key, strconv.AppendBool(nil, v))
+	if v {
+		b.SetJSON(obj, key, "true")
+	} else {
+		b.SetJSON(obj, key, "false")
+	}
 }
 
 // Delete removes obj's member key, if it has one.

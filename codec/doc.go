@@ -48,7 +48,53 @@ type Doc struct {
 	nodes   []nodeRec
 	finds   []Finding
 	segs    []pathSeg // the paths of nodes and findings, as a tree
+	spans   []span    // where large values end, by start (Value skips them in one step)
 	scratch decoder
+}
+
+// span is a value's extent. Decode records the objects and arrays that
+// hold more than a few bytes and the long strings, in order of start, so
+// that reading the fields of a large payload through Values does not scan
+// it again.
+type span struct{ start, end int32 }
+
+// Spans below these sizes are not recorded: scanning them is as fast.
+const (
+	minContainerSpan = 128
+	minStringSpan    = 256
+)
+
+// skip returns where the value at i ends: a recorded span's end, else
+// by scanning.
+func (d *Doc) skip(i int) int {
+	if c := d.data[i]; c == '{' || c == '[' || c == '"' {
+		s := d.spans
+		lo, hi := 0, len(s)
+		for lo < hi {
+			m := int(uint(lo+hi) >> 1)
+			if int(s[m].start) < i {
+				lo = m + 1
+			} else {
+				hi = m
+			}
+		}
+		if lo < len(s) && int(s[lo].start) == i {
+			return int(s[lo].end)
+		}
+	}
+	return skipValue(d.data, i)
+}
+
+// HasTag reports whether a union value of the payload has the type tag
+// tag (its raw string contents).
+func (d *Doc) HasTag(tag string) bool {
+	for i := range d.nodes {
+		r := &d.nodes[i]
+		if r.tagEnd-r.tagStart == int32(len(tag)+2) && string(d.data[r.tagStart+1:r.tagEnd-1]) == tag {
+			return true
+		}
+	}
+	return false
 }
 
 type nodeFlags uint8
@@ -163,6 +209,15 @@ func (n Node) Tag() string {
 			}
 		}
 		return ""
+	}
+	if r.variant >= 0 && r.tagEnd > r.tagStart+1 && n.d.data[r.tagStart] == '"' {
+		// A known type: the spec's own string, without allocating.
+		raw := n.d.data[r.tagStart+1 : r.tagEnd-1]
+		for _, c := range n.d.root.d.schemas[r.union].cases {
+			if c.value == string(raw) {
+				return c.value
+			}
+		}
 	}
 	return n.Type()
 }

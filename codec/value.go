@@ -162,7 +162,7 @@ func (v Value) Members() iter.Seq2[Key, Value] {
 			i = skipSpace(d, ke)
 			i = skipSpace(d, i+1) // :
 			vs := i
-			i = skipValue(d, i)
+			i = v.d.skip(i)
 			if !yield(key, Value{v.d, int32(vs), int32(i)}) {
 				return
 			}
@@ -189,7 +189,7 @@ func (v Value) Elems() iter.Seq2[int, Value] {
 		for n := 0; ; n++ {
 			i = skipSpace(d, i)
 			vs := i
-			i = skipValue(d, i)
+			i = v.d.skip(i)
 			if !yield(n, Value{v.d, int32(vs), int32(i)}) {
 				return
 			}

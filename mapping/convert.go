@@ -1,7 +1,6 @@
 package mapping
 
 import (
-	"bytes"
 	"errors"
 	"strconv"
 	"strings"
@@ -295,7 +294,7 @@ func (c *conv) run(body []byte, opts *Options) error {
 		v = c.doc.Value()
 		c.capture(v)
 	}
-	if c.top.input.Kind() == codec.Array && bytes.Contains(c.top.input.Raw(), []byte(`"item_reference"`)) {
+	if c.doc.HasTag("item_reference") {
 		body, err := c.resolveReferences(v)
 		if err != nil {
 			return err

@@ -162,7 +162,7 @@ func (c *conv) assistant() codec.Ref {
 	if c.h.asst < 0 {
 		c.endTurn()
 		c.h.asst = c.b.AppendObject(c.h.msgs)
-		c.b.Set(c.h.asst, "role", []byte(`"assistant"`))
+		c.b.SetJSON(c.h.asst, "role", `"assistant"`)
 	}
 	return c.h.asst
 }
@@ -172,7 +172,7 @@ func (c *conv) assistant() codec.Ref {
 //transponder:transform string -> object
 func userInput(c *conv, v codec.Value, path string, dst codec.Ref, key string) {
 	m := c.b.AppendObject(dst)
-	c.b.Set(m, "role", []byte(`"user"`))
+	c.b.SetJSON(m, "role", `"user"`)
 	c.b.Set(m, "content", v.Raw())
 }
 
@@ -236,7 +236,7 @@ func (c *conv) call(dst codec.Ref, v codec.Value, path string) codec.Ref {
 //transponder:transform object -> object
 func functionCall(c *conv, v codec.Value, path string, dst codec.Ref, key string) {
 	tc := c.call(dst, v, path)
-	c.b.Set(tc, "type", []byte(`"function"`))
+	c.b.SetJSON(tc, "type", `"function"`)
 	fn := c.b.Object(tc, "function")
 	if ns, ok := v.Get("namespace").Str(); ok {
 		name, _ := v.Get("name").Str()
@@ -270,13 +270,13 @@ func customToolCall(c *conv, v codec.Value, path string, dst codec.Ref, key stri
 	name = c.upstreamName("custom", ns, name)
 	input := v.Get("input")
 	if c.opts.Dialect == OpenAI {
-		c.b.Set(tc, "type", []byte(`"custom"`))
+		c.b.SetJSON(tc, "type", `"custom"`)
 		ct := c.b.Object(tc, "custom")
 		c.b.SetString(ct, "name", name)
 		c.b.Set(ct, "input", input.Raw())
 		return
 	}
-	c.b.Set(tc, "type", []byte(`"function"`))
+	c.b.SetJSON(tc, "type", `"function"`)
 	fn := c.b.Object(tc, "function")
 	c.b.SetString(fn, "name", name)
 	c.b.Set(fn, "arguments", c.arguments(`{"input":`, input.Raw(), `}`))
@@ -299,9 +299,9 @@ func appendJSONString(dst, s []byte) []byte {
 //transponder:transform object -> object
 func localShellCall(c *conv, v codec.Value, path string, dst codec.Ref, key string) {
 	tc := c.call(dst, v, path)
-	c.b.Set(tc, "type", []byte(`"function"`))
+	c.b.SetJSON(tc, "type", `"function"`)
 	fn := c.b.Object(tc, "function")
-	c.b.Set(fn, "name", []byte(`"local_shell"`))
+	c.b.SetJSON(fn, "name", `"local_shell"`)
 	var args []byte
 	args = append(args, '{')
 	for k, m := range v.Get("action").Members() {
@@ -323,9 +323,9 @@ func localShellCall(c *conv, v codec.Value, path string, dst codec.Ref, key stri
 //transponder:transform object -> object
 func shellCall(c *conv, v codec.Value, path string, dst codec.Ref, key string) {
 	tc := c.call(dst, v, path)
-	c.b.Set(tc, "type", []byte(`"function"`))
+	c.b.SetJSON(tc, "type", `"function"`)
 	fn := c.b.Object(tc, "function")
-	c.b.Set(fn, "name", []byte(`"shell"`))
+	c.b.SetJSON(fn, "name", `"shell"`)
 	c.b.Set(fn, "arguments", c.arguments("", v.Get("action").Raw(), ""))
 	if e := v.Get("environment"); present(e) {
 		c.warn(path+".environment", "the client runs the commands; the environment is not carried")
@@ -338,9 +338,9 @@ func shellCall(c *conv, v codec.Value, path string, dst codec.Ref, key string) {
 //transponder:transform object -> object
 func applyPatchCall(c *conv, v codec.Value, path string, dst codec.Ref, key string) {
 	tc := c.call(dst, v, path)
-	c.b.Set(tc, "type", []byte(`"function"`))
+	c.b.SetJSON(tc, "type", `"function"`)
 	fn := c.b.Object(tc, "function")
-	c.b.Set(fn, "name", []byte(`"apply_patch"`))
+	c.b.SetJSON(fn, "name", `"apply_patch"`)
 	c.b.Set(fn, "arguments", c.arguments("", v.Get("operation").Raw(), ""))
 }
 
@@ -355,15 +355,15 @@ func toolSearchCall(c *conv, v codec.Value, path string, dst codec.Ref, key stri
 		return
 	}
 	tc := c.call(dst, v, path)
-	c.b.Set(tc, "type", []byte(`"function"`))
+	c.b.SetJSON(tc, "type", `"function"`)
 	fn := c.b.Object(tc, "function")
-	c.b.Set(fn, "name", []byte(`"tool_search"`))
+	c.b.SetJSON(fn, "name", `"tool_search"`)
 	args := v.Get("arguments")
 	switch args.Kind() {
 	case codec.String:
 		c.b.Set(fn, "arguments", args.Raw())
 	case codec.Invalid, codec.Null:
-		c.b.Set(fn, "arguments", []byte(`"{}"`))
+		c.b.SetJSON(fn, "arguments", `"{}"`)
 	default:
 		c.b.Set(fn, "arguments", c.arguments("", args.Raw(), ""))
 	}
@@ -442,7 +442,7 @@ func (c *conv) inGroup(id string) bool {
 // toolMessage appends the tool message of an output.
 func (c *conv) toolMessage(msgs codec.Ref, v codec.Value, path, typ, id string) {
 	m := c.b.AppendObject(msgs)
-	c.b.Set(m, "role", []byte(`"tool"`))
+	c.b.SetJSON(m, "role", `"tool"`)
 	c.b.SetString(m, "tool_call_id", id)
 	out := v.Get("output")
 	switch typ {
@@ -470,7 +470,7 @@ func (c *conv) toolMessage(msgs codec.Ref, v codec.Value, path, typ, id string) 
 	case out.Kind() == codec.String:
 		c.b.Set(m, "content", out.Raw())
 	case !present(out):
-		c.b.Set(m, "content", []byte(`""`))
+		c.b.SetJSON(m, "content", `""`)
 	default:
 		if text, ok := c.textOnly(out, path+".output"); ok {
 			c.b.Set(m, "content", c.b.Bytes(quoteRaw(text)))

@@ -29,7 +29,7 @@ func instructions(c *conv, v codec.Value, path string, dst codec.Ref, key string
 func (c *conv) mergeSystem(msgs codec.Ref, text []byte) {
 	if c.sys < 0 {
 		c.sys = c.b.AppendObject(msgs)
-		c.b.Set(c.sys, "role", []byte(`"system"`))
+		c.b.SetJSON(c.sys, "role", `"system"`)
 	} else {
 		c.sysText = append(c.sysText, `\n\n`...)
 	}
@@ -101,7 +101,7 @@ func (c *conv) content(m codec.Ref, role string, content codec.Value, path strin
 		switch typ {
 		case "input_text", "output_text":
 			p := c.b.AppendObject(parts)
-			c.b.Set(p, "type", []byte(`"text"`))
+			c.b.SetJSON(p, "type", `"text"`)
 			c.b.Set(p, "text", part.Get("text").Raw())
 		case "input_image":
 			url := part.Get("image_url")
@@ -113,7 +113,7 @@ func (c *conv) content(m codec.Ref, role string, content codec.Value, path strin
 				c.warn(at(path, i, "file_id"), "chat takes images by URL only; the file id is left out")
 			}
 			p := c.b.AppendObject(parts)
-			c.b.Set(p, "type", []byte(`"image_url"`))
+			c.b.SetJSON(p, "type", `"image_url"`)
 			img := c.b.Object(p, "image_url")
 			c.b.Set(img, "url", url.Raw())
 			if d := part.Get("detail"); present(d) {
@@ -126,7 +126,7 @@ func (c *conv) content(m codec.Ref, role string, content codec.Value, path strin
 		}
 	}
 	if c.b.Len(parts) == 0 {
-		c.b.Set(m, "content", []byte(`""`)) // every part left out (with a warning)
+		c.b.SetJSON(m, "content", `""`) // every part left out (with a warning)
 	}
 }
 
@@ -203,7 +203,7 @@ func (c *conv) file(parts codec.Ref, part codec.Value, path string) {
 		return
 	}
 	p := c.b.AppendObject(parts)
-	c.b.Set(p, "type", []byte(`"file"`))
+	c.b.SetJSON(p, "type", `"file"`)
 	f := c.b.Object(p, "file")
 	if use.Exists() {
 		c.b.Set(f, "file_data", use.Raw())

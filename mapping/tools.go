@@ -286,7 +286,7 @@ func (c *conv) offerLoaded() {
 // the mapping of tools[]{function} does).
 func functionTool(c *conv, t codec.Value, path string, arr codec.Ref) {
 	el := c.b.AppendObject(arr)
-	c.b.Set(el, "type", []byte(`"function"`))
+	c.b.SetJSON(el, "type", `"function"`)
 	fn := c.b.Object(el, "function")
 	for _, k := range [...]string{"name", "description", "parameters", "strict"} {
 		if x := t.Get(k); present(x) {

@@ -67,12 +67,12 @@ func omit(c *conv, v codec.Value, path string, dst codec.Ref, key string) {}
 //transponder:transform object -> object
 func allowedTools(c *conv, v codec.Value, path string, dst codec.Ref, key string) {
 	tc := c.b.Object(dst, key)
-	c.b.Set(tc, "type", []byte(`"allowed_tools"`))
+	c.b.SetJSON(tc, "type", `"allowed_tools"`)
 	allowed := c.b.Object(tc, "allowed_tools")
 	if m := v.Get("mode"); present(m) {
 		c.b.Set(allowed, "mode", m.Raw())
 	} else {
-		c.b.Set(allowed, "mode", []byte(`"auto"`))
+		c.b.SetJSON(allowed, "mode", `"auto"`)
 	}
 	tools := c.b.Array(allowed, "tools")
 	defer func() {
@@ -91,7 +91,7 @@ func allowedTools(c *conv, v codec.Value, path string, dst codec.Ref, key string
 			c.b.Set(c.b.Object(el, typ), "name", t.Get("name").Raw())
 		case "shell", "apply_patch", "local_shell", "tool_search":
 			el := c.b.AppendObject(tools)
-			c.b.Set(el, "type", []byte(`"function"`))
+			c.b.SetJSON(el, "type", `"function"`)
 			c.b.SetString(c.b.Object(el, "function"), "name", typ)
 		default:
 			c.warn(at(path+".tools", i, ""), "OpenAI's chat allowed_tools lists functions only; "+typ+" is left out of the list")
@@ -119,7 +119,7 @@ func allowedToolsFilter(c *conv, v codec.Value, path string, dst codec.Ref, key 
 //transponder:transform object -> object
 func customChoice(c *conv, v codec.Value, path string, dst codec.Ref, key string) {
 	tc := c.b.Object(dst, key)
-	c.b.Set(tc, "type", []byte(`"custom"`))
+	c.b.SetJSON(tc, "type", `"custom"`)
 	c.b.Set(c.b.Object(tc, "custom"), "name", v.Get("name").Raw())
 }
 
@@ -128,7 +128,7 @@ func customChoice(c *conv, v codec.Value, path string, dst codec.Ref, key string
 //transponder:transform object -> object
 func customChoiceAsFunction(c *conv, v codec.Value, path string, dst codec.Ref, key string) {
 	tc := c.b.Object(dst, key)
-	c.b.Set(tc, "type", []byte(`"function"`))
+	c.b.SetJSON(tc, "type", `"function"`)
 	c.b.Set(c.b.Object(tc, "function"), "name", v.Get("name").Raw())
 }
 
@@ -150,7 +150,7 @@ func forceHosted(c *conv, v codec.Value, path string, dst codec.Ref, key string)
 func forceVirtual(c *conv, v codec.Value, path string, dst codec.Ref, key string) {
 	typ, _ := v.Get("type").Str()
 	tc := c.b.Object(dst, key)
-	c.b.Set(tc, "type", []byte(`"function"`))
+	c.b.SetJSON(tc, "type", `"function"`)
 	c.b.SetString(c.b.Object(tc, "function"), "name", typ)
 }
 
@@ -160,7 +160,7 @@ func forceVirtual(c *conv, v codec.Value, path string, dst codec.Ref, key string
 //transponder:transform object -> object
 func customTool(c *conv, v codec.Value, path string, dst codec.Ref, key string) {
 	el := c.b.AppendObject(dst)
-	c.b.Set(el, "type", []byte(`"custom"`))
+	c.b.SetJSON(el, "type", `"custom"`)
 	ct := c.b.Object(el, "custom")
 	c.b.Set(ct, "name", v.Get("name").Raw())
 	if d := v.Get("description"); present(d) {
@@ -221,28 +221,28 @@ func virtualTool(c *conv, v codec.Value, path string, dst codec.Ref, key string)
 		return
 	}
 	el := c.b.AppendObject(dst)
-	c.b.Set(el, "type", []byte(`"function"`))
+	c.b.SetJSON(el, "type", `"function"`)
 	fn := c.b.Object(el, "function")
 	switch typ {
 	case "custom":
 		c.customFunction(fn, v, v.Get("name").Raw())
 	case "apply_patch":
-		c.b.Set(fn, "name", []byte(`"apply_patch"`))
+		c.b.SetJSON(fn, "name", `"apply_patch"`)
 		c.b.Set(fn, "description", patchDesc)
 		c.b.Set(fn, "parameters", patchParams)
 	case "shell":
-		c.b.Set(fn, "name", []byte(`"shell"`))
+		c.b.SetJSON(fn, "name", `"shell"`)
 		c.b.Set(fn, "description", shellDesc)
 		c.b.Set(fn, "parameters", shellParams)
 		if e := v.Get("environment"); present(e) {
 			c.warn(path+".environment", "the client runs the commands; the environment setting is not carried")
 		}
 	case "local_shell":
-		c.b.Set(fn, "name", []byte(`"local_shell"`))
+		c.b.SetJSON(fn, "name", `"local_shell"`)
 		c.b.Set(fn, "description", localDesc)
 		c.b.Set(fn, "parameters", localParams)
 	case "tool_search":
-		c.b.Set(fn, "name", []byte(`"tool_search"`))
+		c.b.SetJSON(fn, "name", `"tool_search"`)
 		if d := v.Get("description"); present(d) {
 			c.b.Set(fn, "description", d.Raw())
 		} else {
@@ -298,7 +298,7 @@ func namespaceTools(c *conv, v codec.Value, path string, dst codec.Ref, key stri
 		el := c.b.AppendObject(dst)
 		switch {
 		case typ == "custom" && c.opts.Dialect == OpenAI:
-			c.b.Set(el, "type", []byte(`"custom"`))
+			c.b.SetJSON(el, "type", `"custom"`)
 			ct := c.b.Object(el, "custom")
 			c.b.Set(ct, "name", name)
 			if d := t.Get("description"); present(d) {
@@ -308,10 +308,10 @@ func namespaceTools(c *conv, v codec.Value, path string, dst codec.Ref, key stri
 				c.customFormat(ct, f)
 			}
 		case typ == "custom":
-			c.b.Set(el, "type", []byte(`"function"`))
+			c.b.SetJSON(el, "type", `"function"`)
 			c.customFunction(c.b.Object(el, "function"), t, name)
 		default:
-			c.b.Set(el, "type", []byte(`"function"`))
+			c.b.SetJSON(el, "type", `"function"`)
 			fn := c.b.Object(el, "function")
 			c.b.Set(fn, "name", name)
 			for _, k := range [...]string{"description", "parameters", "strict"} {
@@ -371,7 +371,7 @@ func webSearchOptions(c *conv, v codec.Value, path string, dst codec.Ref, key st
 	}
 	if loc := v.Get("user_location"); present(loc) {
 		ul := c.b.Object(o, "user_location")
-		c.b.Set(ul, "type", []byte(`"approximate"`))
+		c.b.SetJSON(ul, "type", `"approximate"`)
 		ap := c.b.Object(ul, "approximate")
 		for _, k := range [...]string{"city", "country", "region", "timezone"} {
 			if x := loc.Get(k); present(x) {
@@ -390,5 +390,5 @@ func webSearchOptions(c *conv, v codec.Value, path string, dst codec.Ref, key st
 //transponder:transform object -> object
 func imageGeneration(c *conv, v codec.Value, path string, dst codec.Ref, key string) {
 	el := c.b.AppendObject(dst)
-	c.b.Set(el, "type", []byte(`"openrouter:image_generation"`))
+	c.b.SetJSON(el, "type", `"openrouter:image_generation"`)
 }
