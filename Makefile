@@ -52,7 +52,7 @@ build-gen:
 # Benchmarks as ratios to a same-run baseline (jsontext tokenize + copy):
 # benchstat prints every implementation beside impl=baseline.
 bench:
-	go test -run '^$$' -bench . -benchmem -count 6 ./codec/... | tee bench.txt
+	go test -run '^$$' -bench . -benchmem -count 6 ./codec/... ./mapping/... | tee bench.txt
 	go tool benchstat -col /impl bench.txt
 
 # Fuzz the codec's decoder and the stream checker, FUZZTIME each (the seeds

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -21,6 +22,8 @@ func convert(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	system := fs.String("system", "system", "system, developer or merge")
 	reject := fs.Bool("reject-unknown", false, "refuse types the pinned spec does not know instead of dropping them")
 	session := fs.String("session-id", "", "OpenRouter session_id when the request sets none")
+	dropItems := fs.Bool("drop-unknown-items", false, "leave out input items of types the pinned spec does not know (with a warning) instead of refusing the request")
+	toolMap := fs.Bool("tool-map", false, "print the tool map (upstream name → Responses tool) as JSON on stderr")
 	file, err := parseArgs(fs, args)
 	opts := mapping.Options{SessionID: *session}
 	switch *dialect {
@@ -42,8 +45,11 @@ func convert(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if *reject {
 		opts.UnknownTypes = mapping.RejectUnknown
 	}
+	if *dropItems {
+		opts.UnknownItems = mapping.DropUnknownItems
+	}
 	if err != nil {
-		fmt.Fprintln(stderr, "usage: transponder convert [--dialect openrouter|openai] [--system system|developer|merge] [--reject-unknown] [--session-id ID] [FILE|-]")
+		fmt.Fprintln(stderr, "usage: transponder convert [--dialect openrouter|openai] [--system system|developer|merge] [--reject-unknown] [--drop-unknown-items] [--session-id ID] [--tool-map] [FILE|-]")
 		return 2
 	}
 	var body []byte
@@ -56,7 +62,8 @@ func convert(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "transponder:", err)
 		return 2
 	}
-	out, warns, err := mapping.ResponsesToChat(body, opts)
+	var cv mapping.Converter
+	out, warns, err := cv.ResponsesToChat(nil, body, opts)
 	for _, w := range warns {
 		fmt.Fprintln(stderr, "warning:", w)
 	}
@@ -64,6 +71,14 @@ func convert(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if errors.As(err, &e) {
 		fmt.Fprintf(stdout, "%s\n", e.AppendJSON(nil))
 		return 1
+	}
+	if err != nil {
+		fmt.Fprintln(stderr, "transponder:", err)
+		return 2
+	}
+	if *toolMap {
+		m, _ := json.Marshal(cv.ToolMap().Tools())
+		fmt.Fprintf(stderr, "tool map: %s\n", m)
 	}
 	fmt.Fprintf(stdout, "%s\n", out)
 	return 0

@@ -31,6 +31,17 @@ func TestConvert(t *testing.T) {
 	if code != 1 || !strings.Contains(out, `"code":"unsupported_parameter"`) {
 		t.Errorf("refused: exit %d, %q", code, out)
 	}
+	unknown := `{"model":"m","input":[{"role":"user","content":"x"},{"type":"hologram_call"}]}`
+	if code, out, _ = conv(unknown, "-"); code != 1 || !strings.Contains(out, `"param":"input[1]"`) {
+		t.Errorf("unknown item: exit %d, %q", code, out)
+	}
+	if code, _, warns = conv(unknown, "--drop-unknown-items", "-"); code != 0 || !strings.Contains(warns, "warning: input[1]:") {
+		t.Errorf("unknown item dropped: exit %d, warnings %q", code, warns)
+	}
+	ns := filepath.Join("..", "..", "mapping", "testdata", "namespace_names", "request.json")
+	if code, _, warns = conv("", "--tool-map", ns); code != 0 || !strings.Contains(warns, `{"name":"docs__search_0df879a9","type":"function","namespace":"docs","tool_name":"search"}`) {
+		t.Errorf("tool map: exit %d, %q", code, warns)
+	}
 	if code, _, _ = conv("", "--dialect", "bedrock"); code != 2 {
 		t.Errorf("bad dialect: exit %d", code)
 	}

@@ -85,7 +85,7 @@ func usage() {
 	fmt.Fprintln(os.Stderr, "usage: transponder generate [-root DIR] [-check] [-dump DIR] [spec ...]\n"+
 		"       transponder specs [-dir DIR] [spec ...]\n"+
 		"       transponder check-stream [--format text|json] [FILE|-]\n"+
-		"       transponder convert [--dialect openrouter|openai] [--system system|developer|merge] [--reject-unknown] [--session-id ID] [FILE|-]")
+		"       transponder convert [--dialect openrouter|openai] [--system system|developer|merge] [--reject-unknown] [--drop-unknown-items] [--session-id ID] [--tool-map] [FILE|-]")
 	os.Exit(2)
 }
 
