@@ -8,8 +8,10 @@ package mapping
 //   - Items become messages in their order. An assistant turn — reasoning,
 //     an assistant message, calls, until a tool output or another role's
 //     message — is ONE chat assistant message: reasoning_details in order,
-//     content, tool_calls (parallel calls together). Calls are linked to
-//     outputs by call_id, never by id.
+//     content, tool_calls (parallel calls together). A second assistant
+//     message, or reasoning after the turn's text but before any call,
+//     starts another one.
+//     Calls are linked to outputs by call_id, never by id.
 //   - Every call's output follows its assistant message as a tool message
 //     before anything else: an output that comes later in the input is
 //     moved up (and not repeated where it was). A call without output
