@@ -202,7 +202,9 @@ func (b *Builder) Objects(arr Ref) func(yield func(Ref) bool) {
 	}
 }
 
-// Raw returns obj's member key if it is a raw value (nil if not).
+// Raw returns obj's member key if it is a raw value (nil if not): the
+// bytes it was set to, which may be the payload's or read-only (SetJSON):
+// not to be written to.
 func (b *Builder) Raw(obj Ref, key string) []byte {
 	if i := b.member(obj, key); i != 0 {
 		return b.nodes[i].raw

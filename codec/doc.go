@@ -86,11 +86,10 @@ func (d *Doc) skip(i int) int {
 }
 
 // HasTag reports whether a union value of the payload has the type tag
-// tag (its raw string contents).
+// (its Tag: a value without a tag has its default variant's).
 func (d *Doc) HasTag(tag string) bool {
 	for i := range d.nodes {
-		r := &d.nodes[i]
-		if r.tagEnd-r.tagStart == int32(len(tag)+2) && string(d.data[r.tagStart+1:r.tagEnd-1]) == tag {
+		if (Node{d, int32(i)}).Tag() == tag {
 			return true
 		}
 	}

@@ -357,9 +357,12 @@ func (c *conv) check(v codec.Value) *Error {
 }
 
 // needed are the keys a chat request needs when the Responses value that
-// holds them is there: a tool's or a forced tool's name, a call's id, name
-// and arguments, an output's call and output, a message's role and content.
-var needed = map[string]bool{"name": true, "call_id": true, "arguments": true, "output": true, "role": true, "content": true}
+// holds them is there: a tool's or a forced tool's name, a call's id, name,
+// arguments, input, action or operation, an output's call and output, a
+// message's role and content, a part's text or refusal, a reasoning
+// item's summary, a namespace's tools.
+var needed = map[string]bool{"name": true, "call_id": true, "arguments": true, "output": true, "role": true, "content": true,
+	"text": true, "input": true, "action": true, "operation": true, "tools": true, "summary": true, "refusal": true}
 
 // finish applies what needs the whole converted request: unknown
 // top-level fields, the allowed-tools filter, the session option, and a

@@ -54,7 +54,13 @@ type history struct {
 	ahead   map[string][]aheadOutput
 	indexed bool
 	moved   map[int]bool
-	loaded  []loadedTools // tools that input items load, offered in finish
+	offer   []pendingTool // tools that input items load, offered in finish
+}
+
+// pendingTool is a loaded tool to offer: a tool, or a namespace's (ns).
+type pendingTool struct {
+	t        codec.Value
+	path, ns string
 }
 
 type aheadOutput struct {
@@ -62,11 +68,6 @@ type aheadOutput struct {
 	i    int
 	typ  string
 	path string
-}
-
-type loadedTools struct {
-	tools codec.Value
-	path  string
 }
 
 func (h *history) reset() {
@@ -82,7 +83,7 @@ func (h *history) reset() {
 	clear(h.ahead)
 	h.indexed = false
 	clear(h.moved)
-	h.loaded = h.loaded[:0]
+	h.offer = h.offer[:0]
 }
 
 // item starts the conversion of an item (any item but an output).
@@ -96,7 +97,7 @@ func (c *conv) item(dst codec.Ref, v codec.Value) {
 // calls: each call without its output yet gets it now, from later in the
 // input, or the request is refused.
 func (c *conv) endTurn() {
-	c.h.asst, c.h.calls, c.h.details, c.h.text = -1, -1, -1, false
+	c.closeAssistant()
 	for _, p := range c.h.group {
 		if c.h.state[p.id] == callAnswered {
 			continue
@@ -114,6 +115,16 @@ func (c *conv) endTurn() {
 		c.toolMessage(c.h.msgs, out.v, out.path, out.typ, p.id)
 	}
 	c.h.group = c.h.group[:0]
+}
+
+// closeAssistant closes the open assistant message; one left with neither
+// content, refusal nor calls (only reasoning, or parts all left out) gets
+// an empty content, which every upstream takes.
+func (c *conv) closeAssistant() {
+	if m := c.h.asst; m >= 0 && c.h.calls < 0 && !c.b.Has(m, "content") && !c.b.Has(m, "refusal") {
+		c.b.SetJSON(m, "content", `""`)
+	}
+	c.h.asst, c.h.calls, c.h.details, c.h.text = -1, -1, -1, false
 }
 
 // outputAhead finds the first output of call id after the current item.
@@ -218,6 +229,9 @@ func (c *conv) call(dst codec.Ref, v codec.Value, path string) codec.Ref {
 	c.item(dst, v)
 	idv := v.Get("call_id")
 	id, _ := idv.Str()
+	if id == "" {
+		c.fail(&Error{Message: "a call needs a call_id", Param: path + ".call_id", Code: "missing_required_parameter"})
+	}
 	if _, seen := c.h.state[id]; seen {
 		c.fail(&Error{Message: "call_id " + strconv.Quote(id) + " is used by an earlier call", Param: path + ".call_id", Code: "invalid_value"})
 	}
@@ -258,7 +272,10 @@ func (c *conv) upstreamName(typ, ns, name string) string {
 	if ns == "" {
 		return name
 	}
-	return virtualName(ns, name, 0)
+	// A tool of the history the request no longer offers: named as it would
+	// be, among the others.
+	t, _ := c.tools.addNamespaced(VirtualTool{Type: typ, Namespace: ns, ToolName: name, Custom: typ == "custom" && c.opts.Dialect == OpenAI})
+	return t.Name
 }
 
 // customToolCall: for OpenRouter a call of the function the custom tool
@@ -398,7 +415,7 @@ func toolSearchOutput(c *conv, v codec.Value, path string, dst codec.Ref, key st
 //
 //transponder:transform object -> object
 func additionalTools(c *conv, v codec.Value, path string, dst codec.Ref, key string) {
-	c.h.loaded = append(c.h.loaded, loadedTools{v.Get("tools"), path + ".tools"})
+	c.loadTools(v.Get("tools"), path+".tools")
 }
 
 // output converts an output where it is in the input, unless it was
@@ -428,7 +445,7 @@ func (c *conv) output(dst codec.Ref, v codec.Value, path, typ string) {
 	c.h.state[id] = callAnswered
 	// The turn is over: a call after this output is another assistant
 	// message.
-	c.h.asst, c.h.calls, c.h.details, c.h.text = -1, -1, -1, false
+	c.closeAssistant()
 	c.toolMessage(dst, v, path, typ, id)
 }
 
@@ -456,15 +473,18 @@ func (c *conv) toolMessage(msgs codec.Ref, v codec.Value, path, typ, id string) 
 		}
 		return
 	case "apply_patch_call_output":
+		if st := v.Get("status"); out.Kind() != codec.String && st.Kind() == codec.String {
+			out = st
+		}
 		if out.Kind() == codec.String {
 			c.b.Set(m, "content", out.Raw())
 		} else {
-			c.b.Set(m, "content", v.Get("status").Raw())
+			c.b.SetJSON(m, "content", `""`)
 		}
 		return
 	case "tool_search_output":
 		tools := v.Get("tools")
-		c.h.loaded = append(c.h.loaded, loadedTools{tools, path + ".tools"})
+		c.loadTools(tools, path+".tools")
 		c.b.Set(m, "content", c.loadedNames(tools))
 		return
 	}
@@ -542,7 +562,7 @@ func (c *conv) resolveReferences(v codec.Value) ([]byte, error) {
 		}
 		arr := b.Array(codec.Top, "input")
 		for i, it := range m.Elems() {
-			if typ, _ := it.Get("type").Str(); typ != "item_reference" {
+			if _, _, typ := c.tag(it); typ != "item_reference" {
 				b.AppendRaw(arr, it.Raw())
 				continue
 			}
@@ -559,7 +579,7 @@ func (c *conv) resolveReferences(v codec.Value) ([]byte, error) {
 				return nil, err
 			}
 			ref, ok := codec.Parse(item)
-			if typ, _ := ref.Get("type").Str(); !ok || ref.Kind() != codec.Object || typ == "item_reference" {
+			if typ, _ := ref.Get("type").Str(); !ok || ref.Kind() != codec.Object || typ == "item_reference" || typ == "" && !ref.Get("role").Exists() {
 				return nil, &Error{Message: "the item of id " + strconv.Quote(id) + " is not an input item", Param: p, Code: "invalid_value"}
 			}
 			b.AppendRaw(arr, item)

@@ -593,7 +593,7 @@ func (ck *historyChecker) chatIndex(msgs []chatMsg, items []hItem) []int {
 		case "tool":
 			toolMsg[m.ToolCallID] = i
 		case "assistant":
-			if len(m.Content) > 0 && string(m.Content) != "null" {
+			if len(m.Content) > 0 && string(m.Content) != "null" && string(m.Content) != `""` {
 				texts = append(texts, i)
 			}
 			for _, tc := range m.ToolCalls {
@@ -718,7 +718,7 @@ func checkTexts(msgs []chatMsg, items []hItem) *violation {
 		switch m.Role {
 		case "tool":
 		case "assistant":
-			if len(m.Content) > 0 && string(m.Content) != "null" {
+			if len(m.Content) > 0 && string(m.Content) != "null" && string(m.Content) != `""` { // "": a message of reasoning only
 				gotAsst = append(gotAsst, contentText(m.Content))
 			}
 		default:

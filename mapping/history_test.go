@@ -91,6 +91,9 @@ func TestReasoningRoundTrip(t *testing.T) {
 	if _, ok := mapping.AppendReasoningItem(nil, "rs_x", []byte(`{"type":"reasoning.text"}`), true); ok {
 		t.Error("details that are not an array accepted")
 	}
+	if out, ok := mapping.AppendReasoningItem([]byte("x"), "rs_x", []byte(`[{},1]`), true); ok || string(out) != "x" {
+		t.Errorf("details with a non-object: ok %v, dst %q (want it unchanged)", ok, out)
+	}
 	for _, bad := range []string{mapping.ReasoningPrefix + "!!", mapping.ReasoningPrefix + "e30", "gAAAAA"} {
 		if _, ok := mapping.DecodeReasoning(bad); ok {
 			t.Errorf("DecodeReasoning(%q) ok", bad)

@@ -106,7 +106,7 @@ func (c *conv) content(m codec.Ref, role string, content codec.Value, path strin
 		case "input_image":
 			url := part.Get("image_url")
 			if !present(url) {
-				c.warn(at(path, i, ""), "an image by file_id: chat takes images by URL only; left out")
+				c.warn(at(path, i, ""), "an image without image_url: chat takes images by URL only; left out")
 				continue
 			}
 			if id := part.Get("file_id"); present(id) {
@@ -117,7 +117,11 @@ func (c *conv) content(m codec.Ref, role string, content codec.Value, path strin
 			img := c.b.Object(p, "image_url")
 			c.b.Set(img, "url", url.Raw())
 			if d := part.Get("detail"); present(d) {
-				c.b.Set(img, "detail", d.Raw())
+				if c.opts.Dialect == OpenAI && string(d.Raw()) == `"original"` {
+					c.warn(at(path, i, "detail"), "OpenAI's chat has no detail original; left out")
+				} else {
+					c.b.Set(img, "detail", d.Raw())
+				}
 			}
 		case "input_file":
 			c.file(parts, part, at(path, i, ""))
@@ -153,6 +157,10 @@ func (c *conv) assistantContent(m codec.Ref, content codec.Value, path string) {
 				}
 			}
 		case "refusal":
+			if c.b.Has(m, "refusal") {
+				c.warn(at(path, i, ""), "chat messages have one refusal; the first is kept")
+				continue
+			}
 			c.b.Set(m, "refusal", part.Get("refusal").Raw())
 		default:
 			c.warn(at(path, i, ""), "content parts of type "+typ+" in an assistant message are not converted; left out")

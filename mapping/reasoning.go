@@ -74,14 +74,16 @@ func AppendReasoningItem(dst []byte, id string, details []byte, encrypted bool) 
 	if !ok || v.Kind() != codec.Array {
 		return dst, false
 	}
+	for _, d := range v.Elems() {
+		if d.Kind() != codec.Object {
+			return dst, false
+		}
+	}
 	dst = append(dst, `{"id":`...)
 	dst = codec.AppendString(dst, id)
 	dst = append(dst, `,"type":"reasoning","summary":[`...)
 	n := 0
 	for _, d := range v.Elems() {
-		if d.Kind() != codec.Object {
-			return dst, false
-		}
 		if t, _ := d.Get("type").Str(); t == "reasoning.summary" {
 			if s := d.Get("summary"); s.Kind() == codec.String {
 				if n > 0 {

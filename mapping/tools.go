@@ -237,47 +237,67 @@ func (c *conv) offerNamespace(t codec.Value) {
 	}
 }
 
-// offerLoaded adds the tools input items loaded (tool_search_output,
-// additional_tools) to the chat request's tools, converted as the
-// request's own are; one already offered is not offered twice.
+// loadTools names the tools an input item loads (tool_search_output,
+// additional_tools) where the item is, so that later calls find them, and
+// keeps those not offered yet for offerLoaded.
+func (c *conv) loadTools(tools codec.Value, path string) {
+	custom := c.opts.Dialect == OpenAI
+	for i, t := range tools.Elems() {
+		p := at(path, i, "")
+		typ, _ := t.Get("type").Str()
+		if vt, ok := plainTool(t, custom); ok {
+			dup, ok := c.tools.add(vt)
+			switch {
+			case dup:
+			case !ok:
+				c.fail(&Error{Message: "a loaded tool is named " + strconv.Quote(vt.Name) + " upstream, as another tool is", Param: p, Code: "invalid_value"})
+				return
+			default:
+				c.h.offer = append(c.h.offer, pendingTool{t, p, ""})
+			}
+			continue
+		}
+		if typ != "namespace" {
+			c.warn(p, "a loaded tool of type "+typ+" is not offered upstream")
+			continue
+		}
+		ns, _ := t.Get("name").Str()
+		if d := t.Get("description"); present(d) {
+			c.warn(p+".description", "chat has no namespaces; the namespace's description is not carried")
+		}
+		for j, f := range t.Get("tools").Elems() {
+			ft, _ := f.Get("type").Str()
+			fp := at(p+".tools", j, "")
+			if ft != "function" && ft != "custom" {
+				c.warn(fp, "only functions and custom tools of a namespace are converted; "+ft+" is left out")
+				continue
+			}
+			name, _ := f.Get("name").Str()
+			if _, added := c.tools.addNamespaced(VirtualTool{Type: ft, Namespace: ns, ToolName: name, Custom: ft == "custom" && custom}); added {
+				c.h.offer = append(c.h.offer, pendingTool{f, fp, ns})
+			}
+		}
+	}
+}
+
+// offerLoaded adds the loaded tools not offered before to the chat
+// request's tools, converted as the request's own are.
 func (c *conv) offerLoaded() {
-	if len(c.h.loaded) == 0 {
+	if len(c.h.offer) == 0 {
 		return
 	}
-	custom := c.opts.Dialect == OpenAI
 	arr := c.b.Array(codec.Top, "tools")
-	for _, l := range c.h.loaded {
-		for i, t := range l.tools.Elems() {
-			path := at(l.path, i, "")
-			typ, _ := t.Get("type").Str()
-			if vt, ok := plainTool(t, custom); ok {
-				dup, ok := c.tools.add(vt)
-				if dup {
-					continue
-				}
-				if !ok {
-					c.fail(&Error{Message: "a loaded tool is named " + strconv.Quote(vt.Name) + " upstream, as another tool is", Param: path, Code: "invalid_value"})
-					return
-				}
-				switch {
-				case typ == "function":
-					functionTool(c, t, path, arr)
-				case typ == "custom" && custom:
-					customTool(c, t, path, arr, "")
-				default:
-					virtualTool(c, t, path, arr, "")
-				}
-				continue
-			}
-			if typ == "namespace" {
-				n := len(c.tools.tools)
-				c.offerNamespace(t)
-				if len(c.tools.tools) > n {
-					namespaceTools(c, t, path, arr, "")
-				}
-				continue
-			}
-			c.warn(path, "a loaded tool of type "+typ+" is not offered upstream")
+	for _, l := range c.h.offer {
+		typ, _ := l.t.Get("type").Str()
+		switch {
+		case l.ns != "":
+			c.namespaceTool(arr, l.t, typ, l.ns, l.path)
+		case typ == "function":
+			functionTool(c, l.t, l.path, arr)
+		case typ == "custom" && c.opts.Dialect == OpenAI:
+			customTool(c, l.t, l.path, arr, "")
+		default:
+			virtualTool(c, l.t, l.path, arr, "")
 		}
 	}
 }

@@ -293,38 +293,44 @@ func namespaceTools(c *conv, v codec.Value, path string, dst codec.Ref, key stri
 			c.warn(p, "only functions and custom tools of a namespace are converted; "+typ+" is left out")
 			continue
 		}
-		tn, _ := t.Get("name").Str()
-		name := c.b.Bytes(codec.AppendString(c.scratch[:0], c.upstreamName(typ, ns, tn)))
-		el := c.b.AppendObject(dst)
-		switch {
-		case typ == "custom" && c.opts.Dialect == OpenAI:
-			c.b.SetJSON(el, "type", `"custom"`)
-			ct := c.b.Object(el, "custom")
-			c.b.Set(ct, "name", name)
-			if d := t.Get("description"); present(d) {
-				c.b.Set(ct, "description", d.Raw())
-			}
-			if f := t.Get("format"); present(f) {
-				c.customFormat(ct, f)
-			}
-		case typ == "custom":
-			c.b.SetJSON(el, "type", `"function"`)
-			c.customFunction(c.b.Object(el, "function"), t, name)
-		default:
-			c.b.SetJSON(el, "type", `"function"`)
-			fn := c.b.Object(el, "function")
-			c.b.Set(fn, "name", name)
-			for _, k := range [...]string{"description", "parameters", "strict"} {
-				if x := t.Get(k); present(x) {
-					c.b.Set(fn, k, x.Raw())
-				}
-			}
-			if x := t.Get("output_schema"); present(x) {
-				c.warn(p+".output_schema", "chat tools declare no output schema")
+		c.namespaceTool(dst, t, typ, ns, p)
+	}
+}
+
+// namespaceTool appends a namespace's function or custom tool under its
+// upstream name.
+func (c *conv) namespaceTool(dst codec.Ref, t codec.Value, typ, ns, p string) {
+	tn, _ := t.Get("name").Str()
+	name := c.b.Bytes(codec.AppendString(c.scratch[:0], c.upstreamName(typ, ns, tn)))
+	el := c.b.AppendObject(dst)
+	switch {
+	case typ == "custom" && c.opts.Dialect == OpenAI:
+		c.b.SetJSON(el, "type", `"custom"`)
+		ct := c.b.Object(el, "custom")
+		c.b.Set(ct, "name", name)
+		if d := t.Get("description"); present(d) {
+			c.b.Set(ct, "description", d.Raw())
+		}
+		if f := t.Get("format"); present(f) {
+			c.customFormat(ct, f)
+		}
+	case typ == "custom":
+		c.b.SetJSON(el, "type", `"function"`)
+		c.customFunction(c.b.Object(el, "function"), t, name)
+	default:
+		c.b.SetJSON(el, "type", `"function"`)
+		fn := c.b.Object(el, "function")
+		c.b.Set(fn, "name", name)
+		for _, k := range [...]string{"description", "parameters", "strict"} {
+			if x := t.Get(k); present(x) {
+				c.b.Set(fn, k, x.Raw())
 			}
 		}
-		c.toolExtras(t, p, "tools")
+		if x := t.Get("output_schema"); present(x) {
+			c.warn(p+".output_schema", "chat tools declare no output schema")
+		}
 	}
+	c.toolExtras(t, p, "tools")
 }
 
 // webSearch: Responses' web search tools → OpenRouter's web search

@@ -45,8 +45,11 @@ type VirtualTool struct {
 // offered them (the request's tools, then those that input items load).
 type ToolMap struct {
 	tools []VirtualTool
-	names map[string]int32 // Name → index
+	names map[string]int32  // Name → index
+	keys  map[toolKey]int32 // (Type, Namespace, ToolName) → index
 }
+
+type toolKey struct{ typ, ns, name string }
 
 // Tools is the list (the map's memory: do not modify it).
 func (m *ToolMap) Tools() []VirtualTool { return m.tools }
@@ -61,9 +64,12 @@ func (m *ToolMap) Lookup(name string) (VirtualTool, bool) {
 
 // Clone is a copy that outlives the Converter that made m.
 func (m *ToolMap) Clone() ToolMap {
-	c := ToolMap{tools: append([]VirtualTool(nil), m.tools...), names: make(map[string]int32, len(m.tools))}
+	c := ToolMap{tools: append([]VirtualTool(nil), m.tools...), names: make(map[string]int32, len(m.tools)), keys: make(map[toolKey]int32, len(m.tools))}
 	for k, v := range m.names {
 		c.names[k] = v
+	}
+	for k, v := range m.keys {
+		c.keys[k] = v
 	}
 	return c
 }
@@ -71,17 +77,16 @@ func (m *ToolMap) Clone() ToolMap {
 func (m *ToolMap) reset() {
 	m.tools = m.tools[:0]
 	if m.names == nil {
-		m.names = map[string]int32{}
+		m.names, m.keys = map[string]int32{}, map[toolKey]int32{}
 	}
 	clear(m.names)
+	clear(m.keys)
 }
 
 // find is the tool of a type, namespace and name, if offered.
 func (m *ToolMap) find(typ, ns, name string) (VirtualTool, bool) {
-	for _, t := range m.tools {
-		if t.Type == typ && t.Namespace == ns && t.ToolName == name {
-			return t, true
-		}
+	if i, ok := m.keys[toolKey{typ, ns, name}]; ok {
+		return m.tools[i], true
 	}
 	return VirtualTool{}, false
 }
@@ -93,6 +98,9 @@ func (m *ToolMap) add(t VirtualTool) (dup, ok bool) {
 		return m.tools[i] == t, false
 	}
 	m.names[t.Name] = int32(len(m.tools))
+	if _, ok := m.keys[toolKey{t.Type, t.Namespace, t.ToolName}]; !ok {
+		m.keys[toolKey{t.Type, t.Namespace, t.ToolName}] = int32(len(m.tools))
+	}
 	m.tools = append(m.tools, t)
 	return false, true
 }
@@ -101,9 +109,9 @@ func (m *ToolMap) add(t VirtualTool) (dup, ok bool) {
 // namespace__name when that is a valid function name no other tool has,
 // else a shortened, sanitized form with a hash of both names (see
 // virtualName). The same tool offered twice keeps its first name.
-func (m *ToolMap) addNamespaced(t VirtualTool) VirtualTool {
+func (m *ToolMap) addNamespaced(t VirtualTool) (vt VirtualTool, added bool) {
 	if old, ok := m.find(t.Type, t.Namespace, t.ToolName); ok {
-		return old
+		return old, false
 	}
 	for salt := 0; ; salt++ {
 		t.Name = virtualName(t.Namespace, t.ToolName, salt)
@@ -112,7 +120,7 @@ func (m *ToolMap) addNamespaced(t VirtualTool) VirtualTool {
 		}
 	}
 	m.add(t)
-	return t
+	return t, true
 }
 
 // virtualName is the upstream name of a namespace's tool: namespace__name
