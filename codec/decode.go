@@ -141,35 +141,6 @@ func (x *decoder) kindAt() (m mask, end int, err error) {
 	return 0, 0, x.unexpected()
 }
 
-// value walks the value at pos (whitespace skipped) against schema si,
-// recording its span if it is large.
-func (x *decoder) value(si int32) error {
-	start := x.pos
-	if start >= len(x.data) {
-		return x.walk(si)
-	}
-	switch x.data[start] {
-	case '{', '[':
-		d := x.doc
-		i := len(d.spans)
-		d.spans = append(d.spans, span{int32(start), 0})
-		err := x.walk(si)
-		if len(d.spans) == i+1 && x.pos-start < minContainerSpan {
-			d.spans = d.spans[:i] // small, and nothing inside recorded
-		} else {
-			d.spans[i].end = int32(x.pos)
-		}
-		return err
-	case '"':
-		err := x.walk(si)
-		if x.pos-start >= minStringSpan {
-			x.doc.spans = append(x.doc.spans, span{int32(start), int32(x.pos)})
-		}
-		return err
-	}
-	return x.walk(si)
-}
-
 // walk is value without the span.
 func (x *decoder) walk(si int32) error {
 	s := &x.t[si]

@@ -52,39 +52,6 @@ type Doc struct {
 	scratch decoder
 }
 
-// span is a value's extent. Decode records the objects and arrays that
-// hold more than a few bytes and the long strings, in order of start, so
-// that reading the fields of a large payload through Values does not scan
-// it again.
-type span struct{ start, end int32 }
-
-// Spans below these sizes are not recorded: scanning them is as fast.
-const (
-	minContainerSpan = 128
-	minStringSpan    = 256
-)
-
-// skip returns where the value at i ends: a recorded span's end, else
-// by scanning.
-func (d *Doc) skip(i int) int {
-	if c := d.data[i]; c == '{' || c == '[' || c == '"' {
-		s := d.spans
-		lo, hi := 0, len(s)
-		for lo < hi {
-			m := int(uint(lo+hi) >> 1)
-			if int(s[m].start) < i {
-				lo = m + 1
-			} else {
-				hi = m
-			}
-		}
-		if lo < len(s) && int(s[lo].start) == i {
-			return int(s[lo].end)
-		}
-	}
-	return skipValue(d.data, i)
-}
-
 // HasTag reports whether a union value of the payload has the type tag
 // (its Tag: a value without a tag has its default variant's).
 func (d *Doc) HasTag(tag string) bool {

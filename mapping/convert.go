@@ -8,151 +8,6 @@ import (
 	"github.com/transponder-dev/transponder/codec"
 )
 
-// Dialect is the Chat Completions dialect a converter writes.
-type Dialect uint8
-
-const (
-	// OpenRouter's ChatRequest (the default): session_id, provider,
-	// plugins, reasoning{effort, summary}, server tools.
-	OpenRouter Dialect = iota
-	// OpenAI's CreateChatCompletionRequest, for any OpenAI-compatible
-	// upstream: reasoning_effort, verbosity, safety_identifier,
-	// web_search_options, custom tools.
-	OpenAI
-)
-
-func (d Dialect) String() string {
-	if d == OpenAI {
-		return "openai"
-	}
-	return "openrouter"
-}
-
-func (d Dialect) codec() *codec.Dialect {
-	if d == OpenAI {
-		return codec.OpenAI
-	}
-	return codec.OpenRouter
-}
-
-// SystemMode says what the instructions and the system and developer
-// messages become.
-type SystemMode uint8
-
-const (
-	// System: instructions become a leading system message; developer
-	// messages stay developer messages.
-	System SystemMode = iota
-	// Developer: instructions become a leading developer message.
-	Developer
-	// Merge: the instructions and every system or developer message before
-	// the first other message become one first system message (their texts
-	// joined by a blank line), which some models require.
-	Merge
-)
-
-// UnknownTypes says what happens to a value of a type the spec does not
-// know (a tool, a tool choice, an input item or content part of a newer
-// API than the pinned spec).
-type UnknownTypes uint8
-
-const (
-	// DropUnknown leaves the value out, with a warning (the default).
-	DropUnknown UnknownTypes = iota
-	// RejectUnknown fails the request with an invalid_value error naming the
-	// type and its path.
-	RejectUnknown
-)
-
-// ModelRule renames a model. An exact rule applies to the name From; a
-// prefix rule to names that start with From, whose prefix it replaces with
-// To ("gpt-" → "openai/gpt-").
-type ModelRule struct {
-	From, To string
-	Prefix   bool
-}
-
-// Options configure a conversion. The zero Options convert to OpenRouter,
-// instructions as a system message, unknown types dropped with a warning,
-// model names unchanged.
-type Options struct {
-	Dialect Dialect
-	// Models rename models: the exact rule for the name if there is one,
-	// else the prefix rule with the longest prefix; names no rule matches
-	// pass through.
-	Models       []ModelRule
-	System       SystemMode
-	UnknownTypes UnknownTypes
-	// SessionID is a session key from outside the body (Codex's session-id
-	// header): OpenRouter's session_id when the request sets neither
-	// session_id nor prompt_cache_key.
-	SessionID string
-	// UnknownItems says what happens to an input item of a type the spec
-	// does not know: by default the request is refused (silently losing
-	// history corrupts the conversation).
-	UnknownItems UnknownItems
-	// Items resolves item_reference input items: the item (its JSON) of an
-	// id, or an error wrapping ErrItemNotFound (the request is refused,
-	// naming the id), or another error (returned as it is). Without it an
-	// item_reference is refused.
-	Items func(id string) ([]byte, error)
-}
-
-// UnknownItems says what happens to an input item of a type the spec does
-// not know.
-type UnknownItems uint8
-
-const (
-	// RejectUnknownItems refuses the request, naming the type and the
-	// item's index (the default).
-	RejectUnknownItems UnknownItems = iota
-	// DropUnknownItems leaves the item out, with a warning.
-	DropUnknownItems
-)
-
-// ErrItemNotFound is what Options.Items wraps for an id it does not know.
-var ErrItemNotFound = errors.New("item not found")
-
-// Warning is a field of the request that was not carried, or not carried
-// whole: its JSON path in the request and why.
-type Warning struct {
-	Path   string `json:"path"`
-	Reason string `json:"reason"`
-}
-
-func (w Warning) String() string { return w.Path + ": " + w.Reason }
-
-// Error is a request the converter refuses, shaped as OpenAI's error
-// object: Param is the JSON path of the offending value.
-type Error struct {
-	Message string
-	Param   string
-	Code    string // invalid_json, invalid_type, invalid_value, unsupported_parameter, missing_required_parameter
-}
-
-func (e *Error) Error() string {
-	if e.Param == "" {
-		return "mapping: " + e.Message
-	}
-	return "mapping: " + e.Param + ": " + e.Message
-}
-
-// AppendJSON appends OpenAI's error body:
-// {"error":{"message":…,"type":"invalid_request_error","param":…,"code":…}}.
-func (e *Error) AppendJSON(dst []byte) []byte {
-	dst = append(dst, `{"error":{"message":`...)
-	dst = codec.AppendString(dst, e.Message)
-	dst = append(dst, `,"type":"invalid_request_error","param":`...)
-	if e.Param == "" {
-		dst = append(dst, "null"...)
-	} else {
-		dst = codec.AppendString(dst, e.Param)
-	}
-	dst = append(dst, `,"code":`...)
-	dst = codec.AppendString(dst, e.Code)
-	return append(dst, "}}"...)
-}
-
 // ResponsesToChat converts a Responses request (the body of POST
 // /responses) into a Chat Completions request of the options' dialect,
 // following mapping/responses_chat.yaml. Every field it does not carry, or
@@ -307,11 +162,9 @@ func (c *conv) run(body []byte, opts *Options) error {
 			c.capture(v)
 		}
 	}
+	c.offerTools()
 	if err := c.check(v); err != nil {
 		return err // a non-nil *Error
-	}
-	if err := c.offerTools(); err != nil {
-		return err
 	}
 	if opts.Dialect == OpenAI {
 		c.responsesChatOpenAI(v)

@@ -48,6 +48,9 @@ func (c *conv) textOnly(content codec.Value, path string) ([]byte, bool) {
 		_, _, typ := c.tag(part)
 		switch typ {
 		case "input_text", "output_text", "text":
+			if present(part.Get("prompt_cache_breakpoint")) {
+				return nil, false // kept on a part of its own
+			}
 			if i > 0 {
 				text = append(text, `\n`...)
 			}
@@ -57,6 +60,25 @@ func (c *conv) textOnly(content codec.Value, path string) ([]byte, bool) {
 		}
 	}
 	return text, true
+}
+
+// breakpoint carries a part's prompt_cache_breakpoint to the chat part p
+// where the dialect's parts have one (OpenAI's all, OpenRouter's text);
+// else (p < 0: the part is joined into a text) it warns, at path's i-th
+// element (i < 0: at path).
+func (c *conv) breakpoint(p codec.Ref, part codec.Value, path string, i int, text bool) {
+	x := part.Get("prompt_cache_breakpoint")
+	if !present(x) {
+		return
+	}
+	if p >= 0 && (text || c.opts.Dialect == OpenAI) {
+		c.b.Set(p, "prompt_cache_breakpoint", x.Raw())
+		return
+	}
+	if i >= 0 {
+		path = at(path, i, "")
+	}
+	c.warn(path+".prompt_cache_breakpoint", "this chat part has no prompt cache breakpoint; left out")
 }
 
 // texts joins the text parts of content, warning for the others (OpenAI's
@@ -71,6 +93,7 @@ func (c *conv) texts(content codec.Value, path string) []byte {
 				text = append(text, `\n`...)
 			}
 			text = append(text, strContents(part.Get("text"))...)
+			c.breakpoint(-1, part, path, i, true)
 		default:
 			c.warn(at(path, i, ""), "OpenAI's tool messages take text only; a part of type "+typ+" is left out")
 		}
@@ -103,6 +126,7 @@ func (c *conv) content(m codec.Ref, role string, content codec.Value, path strin
 			p := c.b.AppendObject(parts)
 			c.b.SetJSON(p, "type", `"text"`)
 			c.b.Set(p, "text", part.Get("text").Raw())
+			c.breakpoint(p, part, path, i, true)
 		case "input_image":
 			url := part.Get("image_url")
 			if !present(url) {
@@ -123,6 +147,7 @@ func (c *conv) content(m codec.Ref, role string, content codec.Value, path strin
 					c.b.Set(img, "detail", d.Raw())
 				}
 			}
+			c.breakpoint(p, part, path, i, false)
 		case "input_file":
 			c.file(parts, part, at(path, i, ""))
 		default:
@@ -151,6 +176,7 @@ func (c *conv) assistantContent(m codec.Ref, content codec.Value, path string) {
 		switch typ {
 		case "output_text", "input_text":
 			text = append(text, strContents(part.Get("text"))...)
+			c.breakpoint(-1, part, path, i, true)
 			for _, k := range [...]string{"annotations", "logprobs"} {
 				if a := part.Get(k); a.Kind() == codec.Array && len(a.Raw()) > 2 {
 					c.warn(at(path, i, k), "chat messages have no "+k+"; left out")
@@ -229,6 +255,7 @@ func (c *conv) file(parts codec.Ref, part codec.Value, path string) {
 	if x := part.Get("filename"); present(x) {
 		c.b.Set(f, "filename", x.Raw())
 	}
+	c.breakpoint(p, part, path, -1, false)
 	if x := part.Get("detail"); present(x) {
 		c.warn(path+".detail", "chat file parts have no detail; left out")
 	}

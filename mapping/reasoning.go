@@ -52,16 +52,24 @@ func DecodeReasoning(encrypted string) (details []byte, ok bool) {
 	if err != nil {
 		return nil, false
 	}
+	if _, ok := parseDetails(details); !ok {
+		return nil, false
+	}
+	return details, true
+}
+
+// parseDetails reads a reasoning_details array: JSON, an array of objects.
+func parseDetails(details []byte) (codec.Value, bool) {
 	v, ok := codec.Parse(details)
 	if !ok || v.Kind() != codec.Array {
-		return nil, false
+		return v, false
 	}
 	for _, el := range v.Elems() {
 		if el.Kind() != codec.Object {
-			return nil, false
+			return v, false
 		}
 	}
-	return details, true
+	return v, true
 }
 
 // AppendReasoningItem appends the Responses reasoning item of a turn whose
@@ -70,14 +78,9 @@ func DecodeReasoning(encrypted string) (details []byte, ok bool) {
 // if encrypted, the whole array in encrypted_content (else null). ok false
 // if details is not an array of objects.
 func AppendReasoningItem(dst []byte, id string, details []byte, encrypted bool) ([]byte, bool) {
-	v, ok := codec.Parse(details)
-	if !ok || v.Kind() != codec.Array {
+	v, ok := parseDetails(details)
+	if !ok {
 		return dst, false
-	}
-	for _, d := range v.Elems() {
-		if d.Kind() != codec.Object {
-			return dst, false
-		}
 	}
 	dst = append(dst, `{"id":`...)
 	dst = codec.AppendString(dst, id)

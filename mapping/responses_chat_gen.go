@@ -49,11 +49,11 @@ func (c *conv) responsesChatOpenRouter(v codec.Value) {
 			srcModeration = m
 		case "reasoning":
 			srcReasoning = m
-		case "store": // mapping/responses_chat.yaml:211: gateway: the gateway stores responses (for previous_response_id and GET)
-		case "previous_response_id": // mapping/responses_chat.yaml:213: gateway: the gateway prepends the stored conversation
-		case "conversation": // mapping/responses_chat.yaml:215: gateway: unsupported_parameter until the gateway keeps conversations
-		case "background": // mapping/responses_chat.yaml:217: gateway: unsupported_parameter until the gateway runs responses in the background
-		case "include": // mapping/responses_chat.yaml:219: gateway: the gateway decides what the response includes (reasoning.encrypted_content)
+		case "store": // mapping/responses_chat.yaml:214: gateway: the gateway stores responses (for previous_response_id and GET)
+		case "previous_response_id": // mapping/responses_chat.yaml:216: gateway: the gateway prepends the stored conversation
+		case "conversation": // mapping/responses_chat.yaml:218: gateway: unsupported_parameter until the gateway keeps conversations
+		case "background": // mapping/responses_chat.yaml:220: gateway: unsupported_parameter until the gateway runs responses in the background
+		case "include": // mapping/responses_chat.yaml:222: gateway: the gateway decides what the response includes (reasoning.encrypted_content)
 		case "truncation":
 			srcTruncation = m
 		case "max_tool_calls":
@@ -81,100 +81,100 @@ func (c *conv) responsesChatOpenRouter(v codec.Value) {
 	if present(srcInput) {
 		switch srcInput.Kind() {
 		case codec.String:
-			// mapping/responses_chat.yaml:28: → messages[]{user}
+			// mapping/responses_chat.yaml:29: → messages[]{user}
 			userInput(c, srcInput, "input", c.b.Array(codec.Top, "messages"), "")
 		case codec.Array:
 			for i, e := range srcInput.Elems() {
 				srcInputArrayNode, srcInputArrayKnown, srcInputArrayType := c.tag(e)
 				switch srcInputArrayType {
 				case "message":
-					// mapping/responses_chat.yaml:32: → messages[]{user}
+					// mapping/responses_chat.yaml:33: → messages[]{user}
 					message(c, e, at("input", i, ""), c.b.Array(codec.Top, "messages"), "")
 				case "reasoning":
-					// mapping/responses_chat.yaml:40: → messages[]{assistant}
+					// mapping/responses_chat.yaml:43: → messages[]{assistant}
 					reasoningItem(c, e, at("input", i, ""), c.b.Array(codec.Top, "messages"), "")
 				case "function_call":
-					// mapping/responses_chat.yaml:49: → messages[]{assistant}
+					// mapping/responses_chat.yaml:52: → messages[]{assistant}
 					functionCall(c, e, at("input", i, ""), c.b.Array(codec.Top, "messages"), "")
 				case "function_call_output":
-					// mapping/responses_chat.yaml:53: → messages[]{tool}
+					// mapping/responses_chat.yaml:56: → messages[]{tool}
 					callOutput(c, e, at("input", i, ""), c.b.Array(codec.Top, "messages"), "")
 				case "custom_tool_call":
-					// mapping/responses_chat.yaml:57: → messages[]{assistant}
+					// mapping/responses_chat.yaml:60: → messages[]{assistant}
 					customToolCall(c, e, at("input", i, ""), c.b.Array(codec.Top, "messages"), "")
 				case "custom_tool_call_output":
-					// mapping/responses_chat.yaml:61: → messages[]{tool}
+					// mapping/responses_chat.yaml:64: → messages[]{tool}
 					callOutput(c, e, at("input", i, ""), c.b.Array(codec.Top, "messages"), "")
 				case "local_shell_call":
-					// mapping/responses_chat.yaml:65: → messages[]{assistant}
+					// mapping/responses_chat.yaml:68: → messages[]{assistant}
 					localShellCall(c, e, at("input", i, ""), c.b.Array(codec.Top, "messages"), "")
 				case "local_shell_call_output":
-					// mapping/responses_chat.yaml:69: → messages[]{tool}
+					// mapping/responses_chat.yaml:72: → messages[]{tool}
 					callOutput(c, e, at("input", i, ""), c.b.Array(codec.Top, "messages"), "")
 				case "shell_call":
-					// mapping/responses_chat.yaml:73: → messages[]{assistant}
+					// mapping/responses_chat.yaml:76: → messages[]{assistant}
 					shellCall(c, e, at("input", i, ""), c.b.Array(codec.Top, "messages"), "")
 				case "shell_call_output":
-					// mapping/responses_chat.yaml:77: → messages[]{tool}
+					// mapping/responses_chat.yaml:80: → messages[]{tool}
 					callOutput(c, e, at("input", i, ""), c.b.Array(codec.Top, "messages"), "")
 				case "apply_patch_call":
-					// mapping/responses_chat.yaml:81: → messages[]{assistant}
+					// mapping/responses_chat.yaml:84: → messages[]{assistant}
 					applyPatchCall(c, e, at("input", i, ""), c.b.Array(codec.Top, "messages"), "")
 				case "apply_patch_call_output":
-					// mapping/responses_chat.yaml:85: → messages[]{tool}
+					// mapping/responses_chat.yaml:88: → messages[]{tool}
 					callOutput(c, e, at("input", i, ""), c.b.Array(codec.Top, "messages"), "")
 				case "tool_search_call":
-					// mapping/responses_chat.yaml:89: → messages[]{assistant}
+					// mapping/responses_chat.yaml:92: → messages[]{assistant}
 					toolSearchCall(c, e, at("input", i, ""), c.b.Array(codec.Top, "messages"), "")
 				case "tool_search_output":
-					// mapping/responses_chat.yaml:93: → messages[]{tool}
+					// mapping/responses_chat.yaml:96: → messages[]{tool}
 					toolSearchOutput(c, e, at("input", i, ""), c.b.Array(codec.Top, "messages"), "")
 				case "additional_tools":
-					// mapping/responses_chat.yaml:97: → tools[]{function}
+					// mapping/responses_chat.yaml:100: → tools[]{function}
 					additionalTools(c, e, at("input", i, ""), c.b.Array(codec.Top, "tools"), "")
 				case "item_reference":
-				// mapping/responses_chat.yaml:101: gateway: resolved before conversion through Options.Items (the gateway's store); an unknown id is an error
+				// mapping/responses_chat.yaml:104: gateway: resolved before conversion through Options.Items (the gateway's store); an unknown id is an error
 				case "web_search_call":
-					// mapping/responses_chat.yaml:103: drop
+					// mapping/responses_chat.yaml:106: drop
 					c.warn(at("input", i, ""), "OpenAI ran the search; chat has no record of a server tool's call (the answer that used it stays)")
 				case "file_search_call":
-					// mapping/responses_chat.yaml:105: drop
+					// mapping/responses_chat.yaml:108: drop
 					c.warn(at("input", i, ""), "OpenAI ran the file search; chat has no record of a server tool's call")
 				case "code_interpreter_call":
-					// mapping/responses_chat.yaml:107: drop
+					// mapping/responses_chat.yaml:110: drop
 					c.warn(at("input", i, ""), "OpenAI ran the code; chat has no record of a server tool's call")
 				case "image_generation_call":
-					// mapping/responses_chat.yaml:109: drop
+					// mapping/responses_chat.yaml:112: drop
 					c.warn(at("input", i, ""), "OpenAI generated the image; chat has no record of a server tool's call")
 				case "computer_call":
-					// mapping/responses_chat.yaml:111: drop
+					// mapping/responses_chat.yaml:114: drop
 					c.warn(at("input", i, ""), "no chat upstream drives a computer; the call is left out (with its output)")
 				case "computer_call_output":
-					// mapping/responses_chat.yaml:113: drop
+					// mapping/responses_chat.yaml:116: drop
 					c.warn(at("input", i, ""), "no chat upstream drives a computer; the output is left out (with its call)")
 				case "mcp_call":
-					// mapping/responses_chat.yaml:115: drop
+					// mapping/responses_chat.yaml:118: drop
 					c.warn(at("input", i, ""), "OpenAI called the remote MCP server; chat has no record of a server tool's call")
 				case "mcp_list_tools":
-					// mapping/responses_chat.yaml:117: drop
+					// mapping/responses_chat.yaml:120: drop
 					c.warn(at("input", i, ""), "no chat upstream calls remote MCP servers")
 				case "mcp_approval_request":
-					// mapping/responses_chat.yaml:119: drop
+					// mapping/responses_chat.yaml:122: drop
 					c.warn(at("input", i, ""), "no chat upstream calls remote MCP servers")
 				case "mcp_approval_response":
-					// mapping/responses_chat.yaml:121: drop
+					// mapping/responses_chat.yaml:124: drop
 					c.warn(at("input", i, ""), "no chat upstream calls remote MCP servers")
 				case "compaction":
-					// mapping/responses_chat.yaml:123: drop
+					// mapping/responses_chat.yaml:126: drop
 					c.warn(at("input", i, ""), "OpenAI's compacted context is encrypted for OpenAI; no chat upstream can read it")
 				case "compaction_trigger":
-					// mapping/responses_chat.yaml:125: drop
+					// mapping/responses_chat.yaml:128: drop
 					c.warn(at("input", i, ""), "chat has no server-side context compaction")
 				case "program":
-					// mapping/responses_chat.yaml:127: drop
+					// mapping/responses_chat.yaml:130: drop
 					c.warn(at("input", i, ""), "programmatic tool calling runs on OpenAI's platform")
 				case "program_output":
-					// mapping/responses_chat.yaml:129: drop
+					// mapping/responses_chat.yaml:132: drop
 					c.warn(at("input", i, ""), "programmatic tool calling runs on OpenAI's platform")
 				default:
 					c.unknownType(srcInputArrayNode, srcInputArrayKnown, at("input", i, ""))
@@ -183,35 +183,35 @@ func (c *conv) responsesChatOpenRouter(v codec.Value) {
 		}
 	}
 	if present(srcMaxOutputTokens) {
-		// mapping/responses_chat.yaml:133: → max_completion_tokens
+		// mapping/responses_chat.yaml:136: → max_completion_tokens
 		c.put(codec.Top, "max_completion_tokens", srcMaxOutputTokens.Raw())
 	}
 	if present(srcTemperature) {
-		// mapping/responses_chat.yaml:135: → temperature
+		// mapping/responses_chat.yaml:138: → temperature
 		c.put(codec.Top, "temperature", srcTemperature.Raw())
 	}
 	if present(srcTopP) {
-		// mapping/responses_chat.yaml:137: → top_p
+		// mapping/responses_chat.yaml:140: → top_p
 		c.put(codec.Top, "top_p", srcTopP.Raw())
 	}
 	if present(srcTopLogprobs) {
-		// mapping/responses_chat.yaml:139: → top_logprobs
+		// mapping/responses_chat.yaml:142: → top_logprobs
 		topLogprobs(c, srcTopLogprobs, "top_logprobs", codec.Top, "top_logprobs")
 	}
 	if present(srcParallelToolCalls) {
-		// mapping/responses_chat.yaml:143: → parallel_tool_calls
+		// mapping/responses_chat.yaml:146: → parallel_tool_calls
 		c.put(codec.Top, "parallel_tool_calls", srcParallelToolCalls.Raw())
 	}
 	if present(srcMetadata) {
-		// mapping/responses_chat.yaml:145: → metadata
+		// mapping/responses_chat.yaml:148: → metadata
 		c.put(codec.Top, "metadata", srcMetadata.Raw())
 	}
 	if present(srcServiceTier) {
-		// mapping/responses_chat.yaml:147: → service_tier
+		// mapping/responses_chat.yaml:150: → service_tier
 		c.put(codec.Top, "service_tier", srcServiceTier.Raw())
 	}
 	if present(srcStream) {
-		// mapping/responses_chat.yaml:149: → stream
+		// mapping/responses_chat.yaml:152: → stream
 		c.put(codec.Top, "stream", srcStream.Raw())
 	}
 	if present(srcStreamOptions) {
@@ -223,12 +223,12 @@ func (c *conv) responsesChatOpenRouter(v codec.Value) {
 			}
 		}
 		if present(srcStreamOptionsIncludeObfuscation) {
-			// mapping/responses_chat.yaml:151: drop
+			// mapping/responses_chat.yaml:154: drop
 			c.warn("stream_options.include_obfuscation", "OpenRouter's chat streams have no obfuscation option")
 		}
 	}
 	if present(srcPromptCacheKey) {
-		// mapping/responses_chat.yaml:154: → prompt_cache_key
+		// mapping/responses_chat.yaml:157: → prompt_cache_key
 		promptCacheKey(c, srcPromptCacheKey, "prompt_cache_key", codec.Top, "prompt_cache_key")
 	}
 	if present(srcPromptCacheOptions) {
@@ -242,24 +242,24 @@ func (c *conv) responsesChatOpenRouter(v codec.Value) {
 			}
 		}
 		if present(srcPromptCacheOptionsMode) {
-			// mapping/responses_chat.yaml:158: → prompt_cache_options.mode
+			// mapping/responses_chat.yaml:161: → prompt_cache_options.mode
 			c.put(c.b.Object(codec.Top, "prompt_cache_options"), "mode", srcPromptCacheOptionsMode.Raw())
 		}
 		if present(srcPromptCacheOptionsTtl) {
-			// mapping/responses_chat.yaml:158: → prompt_cache_options.ttl
+			// mapping/responses_chat.yaml:161: → prompt_cache_options.ttl
 			c.put(c.b.Object(codec.Top, "prompt_cache_options"), "ttl", srcPromptCacheOptionsTtl.Raw())
 		}
 	}
 	if present(srcPromptCacheRetention) {
-		// mapping/responses_chat.yaml:160: drop
+		// mapping/responses_chat.yaml:163: drop
 		c.warn("prompt_cache_retention", "OpenRouter's ChatRequest has no prompt_cache_retention")
 	}
 	if present(srcUser) {
-		// mapping/responses_chat.yaml:163: → user
+		// mapping/responses_chat.yaml:166: → user
 		c.put(codec.Top, "user", srcUser.Raw())
 	}
 	if present(srcSafetyIdentifier) {
-		// mapping/responses_chat.yaml:165: drop
+		// mapping/responses_chat.yaml:168: drop
 		c.warn("safety_identifier", "OpenRouter's ChatRequest has no safety_identifier")
 	}
 	if present(srcText) {
@@ -273,14 +273,14 @@ func (c *conv) responsesChatOpenRouter(v codec.Value) {
 			}
 		}
 		if present(srcTextVerbosity) {
-			// mapping/responses_chat.yaml:168: drop
+			// mapping/responses_chat.yaml:171: drop
 			c.warn("text.verbosity", "OpenRouter's ChatRequest has no verbosity")
 		}
 		if present(srcTextFormat) {
 			srcTextFormatNode, srcTextFormatKnown, srcTextFormatType := c.tag(srcTextFormat)
 			switch srcTextFormatType {
 			case "text":
-				// mapping/responses_chat.yaml:176: → response_format{text}
+				// mapping/responses_chat.yaml:179: → response_format{text}
 				omit(c, srcTextFormat, "text.format", codec.Top, "response_format")
 			case "json_object":
 				var srcTextFormatJsonObjectType codec.Value
@@ -291,7 +291,7 @@ func (c *conv) responsesChatOpenRouter(v codec.Value) {
 					}
 				}
 				if present(srcTextFormatJsonObjectType) {
-					// mapping/responses_chat.yaml:180: → response_format{json_object}.type
+					// mapping/responses_chat.yaml:183: → response_format{json_object}.type
 					c.put(c.b.Object(codec.Top, "response_format"), "type", srcTextFormatJsonObjectType.Raw())
 				}
 			case "json_schema":
@@ -311,23 +311,23 @@ func (c *conv) responsesChatOpenRouter(v codec.Value) {
 					}
 				}
 				if present(srcTextFormatJsonSchemaType) {
-					// mapping/responses_chat.yaml:182: → response_format{json_schema}.type
+					// mapping/responses_chat.yaml:185: → response_format{json_schema}.type
 					c.put(c.b.Object(codec.Top, "response_format"), "type", srcTextFormatJsonSchemaType.Raw())
 				}
 				if present(srcTextFormatJsonSchemaName) {
-					// mapping/responses_chat.yaml:184: → response_format{json_schema}.json_schema.name
+					// mapping/responses_chat.yaml:187: → response_format{json_schema}.json_schema.name
 					c.put(c.b.Object(c.b.Object(codec.Top, "response_format"), "json_schema"), "name", srcTextFormatJsonSchemaName.Raw())
 				}
 				if present(srcTextFormatJsonSchemaDescription) {
-					// mapping/responses_chat.yaml:186: → response_format{json_schema}.json_schema.description
+					// mapping/responses_chat.yaml:189: → response_format{json_schema}.json_schema.description
 					c.put(c.b.Object(c.b.Object(codec.Top, "response_format"), "json_schema"), "description", srcTextFormatJsonSchemaDescription.Raw())
 				}
 				if present(srcTextFormatJsonSchemaSchema) {
-					// mapping/responses_chat.yaml:188: → response_format{json_schema}.json_schema.schema
+					// mapping/responses_chat.yaml:191: → response_format{json_schema}.json_schema.schema
 					c.put(c.b.Object(c.b.Object(codec.Top, "response_format"), "json_schema"), "schema", srcTextFormatJsonSchemaSchema.Raw())
 				}
 				if present(srcTextFormatJsonSchemaStrict) {
-					// mapping/responses_chat.yaml:191: → response_format{json_schema}.json_schema.strict
+					// mapping/responses_chat.yaml:194: → response_format{json_schema}.json_schema.strict
 					c.put(c.b.Object(c.b.Object(codec.Top, "response_format"), "json_schema"), "strict", srcTextFormatJsonSchemaStrict.Raw())
 				}
 			default:
@@ -336,7 +336,7 @@ func (c *conv) responsesChatOpenRouter(v codec.Value) {
 		}
 	}
 	if present(srcModeration) {
-		// mapping/responses_chat.yaml:171: drop
+		// mapping/responses_chat.yaml:174: drop
 		c.warn("moderation", "OpenRouter moderates with its moderation plugin, not this field")
 	}
 	if present(srcReasoning) {
@@ -356,47 +356,47 @@ func (c *conv) responsesChatOpenRouter(v codec.Value) {
 			}
 		}
 		if present(srcReasoningEffort) {
-			// mapping/responses_chat.yaml:195: → reasoning.effort
+			// mapping/responses_chat.yaml:198: → reasoning.effort
 			c.put(c.b.Object(codec.Top, "reasoning"), "effort", srcReasoningEffort.Raw())
 		}
 		if present(srcReasoningSummary) {
-			// mapping/responses_chat.yaml:198: → reasoning.summary
+			// mapping/responses_chat.yaml:201: → reasoning.summary
 			c.put(c.b.Object(codec.Top, "reasoning"), "summary", srcReasoningSummary.Raw())
 		}
 		if present(srcReasoningGenerateSummary) {
-			// mapping/responses_chat.yaml:201: lossy → reasoning.summary
+			// mapping/responses_chat.yaml:204: lossy → reasoning.summary
 			c.put(c.b.Object(codec.Top, "reasoning"), "summary", srcReasoningGenerateSummary.Raw())
 			c.warn("reasoning.generate_summary", "deprecated; read as summary when summary is absent")
 		}
 		if present(srcReasoningContext) {
-			// mapping/responses_chat.yaml:205: drop
+			// mapping/responses_chat.yaml:208: drop
 			c.warn("reasoning.context", "chat has no reasoning context setting")
 		}
 		if present(srcReasoningMode) {
-			// mapping/responses_chat.yaml:207: drop
+			// mapping/responses_chat.yaml:210: drop
 			c.warn("reasoning.mode", "chat has no reasoning mode setting")
 		}
 	}
 	if present(srcTruncation) {
-		// mapping/responses_chat.yaml:221: drop
+		// mapping/responses_chat.yaml:224: drop
 		c.warn("truncation", "chat has no truncation; an upstream refuses a context that is too long")
 	}
 	if present(srcMaxToolCalls) {
-		// mapping/responses_chat.yaml:223: drop
+		// mapping/responses_chat.yaml:226: drop
 		c.warn("max_tool_calls", "chat has no limit on tool calls")
 	}
 	if present(srcPrompt) {
-		// mapping/responses_chat.yaml:225: drop
+		// mapping/responses_chat.yaml:228: drop
 		c.warn("prompt", "stored prompt templates live on OpenAI's platform")
 	}
 	if present(srcContextManagement) {
-		// mapping/responses_chat.yaml:227: drop
+		// mapping/responses_chat.yaml:230: drop
 		c.warn("context_management", "chat has no server-side context compaction")
 	}
 	if present(srcToolChoice) {
 		switch srcToolChoice.Kind() {
 		case codec.String:
-			// mapping/responses_chat.yaml:231: → tool_choice{string}
+			// mapping/responses_chat.yaml:234: → tool_choice{string}
 			c.put(codec.Top, "tool_choice", srcToolChoice.Raw())
 		case codec.Object:
 			srcToolChoiceObjectNode, srcToolChoiceObjectKnown, srcToolChoiceObjectType := c.tag(srcToolChoice)
@@ -412,58 +412,58 @@ func (c *conv) responsesChatOpenRouter(v codec.Value) {
 					}
 				}
 				if present(srcToolChoiceObjectFunctionType) {
-					// mapping/responses_chat.yaml:233: → tool_choice{object}{function}.type
+					// mapping/responses_chat.yaml:236: → tool_choice{object}{function}.type
 					c.put(c.b.Object(codec.Top, "tool_choice"), "type", srcToolChoiceObjectFunctionType.Raw())
 				}
 				if present(srcToolChoiceObjectFunctionName) {
-					// mapping/responses_chat.yaml:235: → tool_choice{object}{function}.function.name
+					// mapping/responses_chat.yaml:238: → tool_choice{object}{function}.function.name
 					c.put(c.b.Object(c.b.Object(codec.Top, "tool_choice"), "function"), "name", srcToolChoiceObjectFunctionName.Raw())
 				}
 			case "allowed_tools":
-				// mapping/responses_chat.yaml:237: lossy → tool_choice{string}
+				// mapping/responses_chat.yaml:240: lossy → tool_choice{string}
 				allowedToolsFilter(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
 				c.warn("tool_choice", "OpenRouter has no allowed_tools; the tools are filtered to the allowed set and the mode kept")
 			case "custom":
-				// mapping/responses_chat.yaml:241: → tool_choice{object}{function}
+				// mapping/responses_chat.yaml:244: → tool_choice{object}{function}
 				customChoiceAsFunction(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
 			case "web_search_preview":
-				// mapping/responses_chat.yaml:245: lossy → tool_choice{string}
+				// mapping/responses_chat.yaml:248: lossy → tool_choice{string}
 				forceHosted(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
 				c.warn("tool_choice", "forcing a hosted tool becomes required when it is the only tool offered")
 			case "web_search_preview_2025_03_11":
-				// mapping/responses_chat.yaml:249: lossy → tool_choice{string}
+				// mapping/responses_chat.yaml:252: lossy → tool_choice{string}
 				forceHosted(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
 				c.warn("tool_choice", "forcing a hosted tool becomes required when it is the only tool offered")
 			case "image_generation":
-				// mapping/responses_chat.yaml:253: lossy → tool_choice{string}
+				// mapping/responses_chat.yaml:256: lossy → tool_choice{string}
 				forceHosted(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
 				c.warn("tool_choice", "forcing a hosted tool becomes required when it is the only tool offered")
 			case "file_search":
-				// mapping/responses_chat.yaml:257: drop
+				// mapping/responses_chat.yaml:260: drop
 				c.warn("tool_choice", "file search is dropped with its tool; forcing it is an error")
 			case "code_interpreter":
-				// mapping/responses_chat.yaml:259: drop
+				// mapping/responses_chat.yaml:262: drop
 				c.warn("tool_choice", "the code interpreter is dropped with its tool; forcing it is an error")
 			case "computer":
-				// mapping/responses_chat.yaml:261: drop
+				// mapping/responses_chat.yaml:264: drop
 				c.warn("tool_choice", "computer use is dropped with its tool; forcing it is an error")
 			case "computer_use":
-				// mapping/responses_chat.yaml:263: drop
+				// mapping/responses_chat.yaml:266: drop
 				c.warn("tool_choice", "computer use is dropped with its tool; forcing it is an error")
 			case "computer_use_preview":
-				// mapping/responses_chat.yaml:265: drop
+				// mapping/responses_chat.yaml:268: drop
 				c.warn("tool_choice", "computer use is dropped with its tool; forcing it is an error")
 			case "mcp":
-				// mapping/responses_chat.yaml:267: drop
+				// mapping/responses_chat.yaml:270: drop
 				c.warn("tool_choice", "remote MCP is dropped with its tool; forcing it is an error")
 			case "apply_patch":
-				// mapping/responses_chat.yaml:269: → tool_choice{object}{function}
+				// mapping/responses_chat.yaml:272: → tool_choice{object}{function}
 				forceVirtual(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
 			case "shell":
-				// mapping/responses_chat.yaml:273: → tool_choice{object}{function}
+				// mapping/responses_chat.yaml:276: → tool_choice{object}{function}
 				forceVirtual(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
 			case "programmatic_tool_calling":
-				// mapping/responses_chat.yaml:277: drop
+				// mapping/responses_chat.yaml:280: drop
 				c.warn("tool_choice", "programmatic tool calling runs on OpenAI's platform")
 			default:
 				c.unknownType(srcToolChoiceObjectNode, srcToolChoiceObjectKnown, "tool_choice")
@@ -498,88 +498,88 @@ func (c *conv) responsesChatOpenRouter(v codec.Value) {
 					}
 				}
 				if present(srcToolsFunctionType) {
-					// mapping/responses_chat.yaml:281: → tools[]{function}.type
+					// mapping/responses_chat.yaml:284: → tools[]{function}.type
 					c.put(srcToolsFunctionOut, "type", srcToolsFunctionType.Raw())
 				}
 				if present(srcToolsFunctionName) {
-					// mapping/responses_chat.yaml:283: → tools[]{function}.function.name
+					// mapping/responses_chat.yaml:286: → tools[]{function}.function.name
 					c.put(c.b.Object(srcToolsFunctionOut, "function"), "name", srcToolsFunctionName.Raw())
 				}
 				if present(srcToolsFunctionDescription) {
-					// mapping/responses_chat.yaml:285: → tools[]{function}.function.description
+					// mapping/responses_chat.yaml:288: → tools[]{function}.function.description
 					c.put(c.b.Object(srcToolsFunctionOut, "function"), "description", srcToolsFunctionDescription.Raw())
 				}
 				if present(srcToolsFunctionParameters) {
-					// mapping/responses_chat.yaml:287: → tools[]{function}.function.parameters
+					// mapping/responses_chat.yaml:290: → tools[]{function}.function.parameters
 					c.put(c.b.Object(srcToolsFunctionOut, "function"), "parameters", srcToolsFunctionParameters.Raw())
 				}
 				if present(srcToolsFunctionStrict) {
-					// mapping/responses_chat.yaml:290: → tools[]{function}.function.strict
+					// mapping/responses_chat.yaml:293: → tools[]{function}.function.strict
 					c.put(c.b.Object(srcToolsFunctionOut, "function"), "strict", srcToolsFunctionStrict.Raw())
 				}
 				if present(srcToolsFunctionDeferLoading) {
-					// mapping/responses_chat.yaml:292: drop
+					// mapping/responses_chat.yaml:295: drop
 					c.warn(at("tools", i, "defer_loading"), "chat loads every tool")
 				}
 				if present(srcToolsFunctionAllowedCallers) {
-					// mapping/responses_chat.yaml:294: drop
+					// mapping/responses_chat.yaml:297: drop
 					c.warn(at("tools", i, "allowed_callers"), "chat has no restriction on who may call a tool")
 				}
 				if present(srcToolsFunctionOutputSchema) {
-					// mapping/responses_chat.yaml:296: drop
+					// mapping/responses_chat.yaml:299: drop
 					c.warn(at("tools", i, "output_schema"), "chat tools declare no output schema")
 				}
 			case "custom":
-				// mapping/responses_chat.yaml:299: → tools[]{function}
+				// mapping/responses_chat.yaml:302: → tools[]{function}
 				virtualTool(c, e, at("tools", i, ""), c.b.Array(codec.Top, "tools"), "")
 			case "local_shell":
-				// mapping/responses_chat.yaml:303: → tools[]{function}
+				// mapping/responses_chat.yaml:306: → tools[]{function}
 				virtualTool(c, e, at("tools", i, ""), c.b.Array(codec.Top, "tools"), "")
 			case "shell":
-				// mapping/responses_chat.yaml:307: → tools[]{function}
+				// mapping/responses_chat.yaml:310: → tools[]{function}
 				virtualTool(c, e, at("tools", i, ""), c.b.Array(codec.Top, "tools"), "")
 			case "apply_patch":
-				// mapping/responses_chat.yaml:311: → tools[]{function}
+				// mapping/responses_chat.yaml:314: → tools[]{function}
 				virtualTool(c, e, at("tools", i, ""), c.b.Array(codec.Top, "tools"), "")
 			case "namespace":
-				// mapping/responses_chat.yaml:315: → tools[]{function}
+				// mapping/responses_chat.yaml:318: → tools[]{function}
 				namespaceTools(c, e, at("tools", i, ""), c.b.Array(codec.Top, "tools"), "")
 			case "tool_search":
-				// mapping/responses_chat.yaml:319: → tools[]{function}
+				// mapping/responses_chat.yaml:322: → tools[]{function}
 				virtualTool(c, e, at("tools", i, ""), c.b.Array(codec.Top, "tools"), "")
 			case "web_search":
-				// mapping/responses_chat.yaml:324: → tools[]{web_search}
+				// mapping/responses_chat.yaml:327: → tools[]{web_search}
 				webSearch(c, e, at("tools", i, ""), c.b.Array(codec.Top, "tools"), "")
 			case "web_search_2025_08_26":
-				// mapping/responses_chat.yaml:328: → tools[]{web_search_2025_08_26}
+				// mapping/responses_chat.yaml:331: → tools[]{web_search_2025_08_26}
 				webSearch(c, e, at("tools", i, ""), c.b.Array(codec.Top, "tools"), "")
 			case "web_search_preview":
-				// mapping/responses_chat.yaml:332: → tools[]{web_search_preview}
+				// mapping/responses_chat.yaml:335: → tools[]{web_search_preview}
 				webSearch(c, e, at("tools", i, ""), c.b.Array(codec.Top, "tools"), "")
 			case "web_search_preview_2025_03_11":
-				// mapping/responses_chat.yaml:336: → tools[]{web_search_preview_2025_03_11}
+				// mapping/responses_chat.yaml:339: → tools[]{web_search_preview_2025_03_11}
 				webSearch(c, e, at("tools", i, ""), c.b.Array(codec.Top, "tools"), "")
 			case "image_generation":
-				// mapping/responses_chat.yaml:340: lossy → tools[]{openrouter:image_generation}
+				// mapping/responses_chat.yaml:343: lossy → tools[]{openrouter:image_generation}
 				imageGeneration(c, e, at("tools", i, ""), c.b.Array(codec.Top, "tools"), "")
 				c.warn(at("tools", i, ""), "OpenRouter's image generation server tool; size, quality and the like are its own")
 			case "file_search":
-				// mapping/responses_chat.yaml:344: drop
+				// mapping/responses_chat.yaml:347: drop
 				c.warn(at("tools", i, ""), "no chat upstream searches OpenAI vector stores")
 			case "code_interpreter":
-				// mapping/responses_chat.yaml:346: drop
+				// mapping/responses_chat.yaml:349: drop
 				c.warn(at("tools", i, ""), "no chat upstream runs OpenAI's code interpreter")
 			case "computer":
-				// mapping/responses_chat.yaml:348: drop
+				// mapping/responses_chat.yaml:351: drop
 				c.warn(at("tools", i, ""), "no chat upstream drives a computer")
 			case "computer_use_preview":
-				// mapping/responses_chat.yaml:350: drop
+				// mapping/responses_chat.yaml:353: drop
 				c.warn(at("tools", i, ""), "no chat upstream drives a computer")
 			case "mcp":
-				// mapping/responses_chat.yaml:352: drop
+				// mapping/responses_chat.yaml:355: drop
 				c.warn(at("tools", i, ""), "no chat upstream calls remote MCP servers")
 			case "programmatic_tool_calling":
-				// mapping/responses_chat.yaml:354: drop
+				// mapping/responses_chat.yaml:357: drop
 				c.warn(at("tools", i, ""), "programmatic tool calling runs on OpenAI's platform")
 			default:
 				c.unknownType(srcToolsNode, srcToolsKnown, at("tools", i, ""))
@@ -587,7 +587,7 @@ func (c *conv) responsesChatOpenRouter(v codec.Value) {
 		}
 	}
 	if present(srcClientMetadata) {
-		// mapping/responses_chat.yaml:358: drop
+		// mapping/responses_chat.yaml:361: drop
 		c.warn("client_metadata", "Codex's telemetry; nothing upstream reads it")
 	}
 }
@@ -637,11 +637,11 @@ func (c *conv) responsesChatOpenAI(v codec.Value) {
 			srcModeration = m
 		case "reasoning":
 			srcReasoning = m
-		case "store": // mapping/responses_chat.yaml:211: gateway: the gateway stores responses (for previous_response_id and GET)
-		case "previous_response_id": // mapping/responses_chat.yaml:213: gateway: the gateway prepends the stored conversation
-		case "conversation": // mapping/responses_chat.yaml:215: gateway: unsupported_parameter until the gateway keeps conversations
-		case "background": // mapping/responses_chat.yaml:217: gateway: unsupported_parameter until the gateway runs responses in the background
-		case "include": // mapping/responses_chat.yaml:219: gateway: the gateway decides what the response includes (reasoning.encrypted_content)
+		case "store": // mapping/responses_chat.yaml:214: gateway: the gateway stores responses (for previous_response_id and GET)
+		case "previous_response_id": // mapping/responses_chat.yaml:216: gateway: the gateway prepends the stored conversation
+		case "conversation": // mapping/responses_chat.yaml:218: gateway: unsupported_parameter until the gateway keeps conversations
+		case "background": // mapping/responses_chat.yaml:220: gateway: unsupported_parameter until the gateway runs responses in the background
+		case "include": // mapping/responses_chat.yaml:222: gateway: the gateway decides what the response includes (reasoning.encrypted_content)
 		case "truncation":
 			srcTruncation = m
 		case "max_tool_calls":
@@ -669,100 +669,100 @@ func (c *conv) responsesChatOpenAI(v codec.Value) {
 	if present(srcInput) {
 		switch srcInput.Kind() {
 		case codec.String:
-			// mapping/responses_chat.yaml:28: → messages[]{user}
+			// mapping/responses_chat.yaml:29: → messages[]{user}
 			userInput(c, srcInput, "input", c.b.Array(codec.Top, "messages"), "")
 		case codec.Array:
 			for i, e := range srcInput.Elems() {
 				srcInputArrayNode, srcInputArrayKnown, srcInputArrayType := c.tag(e)
 				switch srcInputArrayType {
 				case "message":
-					// mapping/responses_chat.yaml:32: → messages[]{user}
+					// mapping/responses_chat.yaml:33: → messages[]{user}
 					message(c, e, at("input", i, ""), c.b.Array(codec.Top, "messages"), "")
 				case "reasoning":
-					// mapping/responses_chat.yaml:40: drop
+					// mapping/responses_chat.yaml:43: drop
 					c.warn(at("input", i, ""), "OpenAI's chat messages carry no reasoning; replayed reasoning is left out")
 				case "function_call":
-					// mapping/responses_chat.yaml:49: → messages[]{assistant}
+					// mapping/responses_chat.yaml:52: → messages[]{assistant}
 					functionCall(c, e, at("input", i, ""), c.b.Array(codec.Top, "messages"), "")
 				case "function_call_output":
-					// mapping/responses_chat.yaml:53: → messages[]{tool}
+					// mapping/responses_chat.yaml:56: → messages[]{tool}
 					callOutput(c, e, at("input", i, ""), c.b.Array(codec.Top, "messages"), "")
 				case "custom_tool_call":
-					// mapping/responses_chat.yaml:57: → messages[]{assistant}
+					// mapping/responses_chat.yaml:60: → messages[]{assistant}
 					customToolCall(c, e, at("input", i, ""), c.b.Array(codec.Top, "messages"), "")
 				case "custom_tool_call_output":
-					// mapping/responses_chat.yaml:61: → messages[]{tool}
+					// mapping/responses_chat.yaml:64: → messages[]{tool}
 					callOutput(c, e, at("input", i, ""), c.b.Array(codec.Top, "messages"), "")
 				case "local_shell_call":
-					// mapping/responses_chat.yaml:65: → messages[]{assistant}
+					// mapping/responses_chat.yaml:68: → messages[]{assistant}
 					localShellCall(c, e, at("input", i, ""), c.b.Array(codec.Top, "messages"), "")
 				case "local_shell_call_output":
-					// mapping/responses_chat.yaml:69: → messages[]{tool}
+					// mapping/responses_chat.yaml:72: → messages[]{tool}
 					callOutput(c, e, at("input", i, ""), c.b.Array(codec.Top, "messages"), "")
 				case "shell_call":
-					// mapping/responses_chat.yaml:73: → messages[]{assistant}
+					// mapping/responses_chat.yaml:76: → messages[]{assistant}
 					shellCall(c, e, at("input", i, ""), c.b.Array(codec.Top, "messages"), "")
 				case "shell_call_output":
-					// mapping/responses_chat.yaml:77: → messages[]{tool}
+					// mapping/responses_chat.yaml:80: → messages[]{tool}
 					callOutput(c, e, at("input", i, ""), c.b.Array(codec.Top, "messages"), "")
 				case "apply_patch_call":
-					// mapping/responses_chat.yaml:81: → messages[]{assistant}
+					// mapping/responses_chat.yaml:84: → messages[]{assistant}
 					applyPatchCall(c, e, at("input", i, ""), c.b.Array(codec.Top, "messages"), "")
 				case "apply_patch_call_output":
-					// mapping/responses_chat.yaml:85: → messages[]{tool}
+					// mapping/responses_chat.yaml:88: → messages[]{tool}
 					callOutput(c, e, at("input", i, ""), c.b.Array(codec.Top, "messages"), "")
 				case "tool_search_call":
-					// mapping/responses_chat.yaml:89: → messages[]{assistant}
+					// mapping/responses_chat.yaml:92: → messages[]{assistant}
 					toolSearchCall(c, e, at("input", i, ""), c.b.Array(codec.Top, "messages"), "")
 				case "tool_search_output":
-					// mapping/responses_chat.yaml:93: → messages[]{tool}
+					// mapping/responses_chat.yaml:96: → messages[]{tool}
 					toolSearchOutput(c, e, at("input", i, ""), c.b.Array(codec.Top, "messages"), "")
 				case "additional_tools":
-					// mapping/responses_chat.yaml:97: → tools[]{function}
+					// mapping/responses_chat.yaml:100: → tools[]{function}
 					additionalTools(c, e, at("input", i, ""), c.b.Array(codec.Top, "tools"), "")
 				case "item_reference":
-				// mapping/responses_chat.yaml:101: gateway: resolved before conversion through Options.Items (the gateway's store); an unknown id is an error
+				// mapping/responses_chat.yaml:104: gateway: resolved before conversion through Options.Items (the gateway's store); an unknown id is an error
 				case "web_search_call":
-					// mapping/responses_chat.yaml:103: drop
+					// mapping/responses_chat.yaml:106: drop
 					c.warn(at("input", i, ""), "OpenAI ran the search; chat has no record of a server tool's call (the answer that used it stays)")
 				case "file_search_call":
-					// mapping/responses_chat.yaml:105: drop
+					// mapping/responses_chat.yaml:108: drop
 					c.warn(at("input", i, ""), "OpenAI ran the file search; chat has no record of a server tool's call")
 				case "code_interpreter_call":
-					// mapping/responses_chat.yaml:107: drop
+					// mapping/responses_chat.yaml:110: drop
 					c.warn(at("input", i, ""), "OpenAI ran the code; chat has no record of a server tool's call")
 				case "image_generation_call":
-					// mapping/responses_chat.yaml:109: drop
+					// mapping/responses_chat.yaml:112: drop
 					c.warn(at("input", i, ""), "OpenAI generated the image; chat has no record of a server tool's call")
 				case "computer_call":
-					// mapping/responses_chat.yaml:111: drop
+					// mapping/responses_chat.yaml:114: drop
 					c.warn(at("input", i, ""), "no chat upstream drives a computer; the call is left out (with its output)")
 				case "computer_call_output":
-					// mapping/responses_chat.yaml:113: drop
+					// mapping/responses_chat.yaml:116: drop
 					c.warn(at("input", i, ""), "no chat upstream drives a computer; the output is left out (with its call)")
 				case "mcp_call":
-					// mapping/responses_chat.yaml:115: drop
+					// mapping/responses_chat.yaml:118: drop
 					c.warn(at("input", i, ""), "OpenAI called the remote MCP server; chat has no record of a server tool's call")
 				case "mcp_list_tools":
-					// mapping/responses_chat.yaml:117: drop
+					// mapping/responses_chat.yaml:120: drop
 					c.warn(at("input", i, ""), "no chat upstream calls remote MCP servers")
 				case "mcp_approval_request":
-					// mapping/responses_chat.yaml:119: drop
+					// mapping/responses_chat.yaml:122: drop
 					c.warn(at("input", i, ""), "no chat upstream calls remote MCP servers")
 				case "mcp_approval_response":
-					// mapping/responses_chat.yaml:121: drop
+					// mapping/responses_chat.yaml:124: drop
 					c.warn(at("input", i, ""), "no chat upstream calls remote MCP servers")
 				case "compaction":
-					// mapping/responses_chat.yaml:123: drop
+					// mapping/responses_chat.yaml:126: drop
 					c.warn(at("input", i, ""), "OpenAI's compacted context is encrypted for OpenAI; no chat upstream can read it")
 				case "compaction_trigger":
-					// mapping/responses_chat.yaml:125: drop
+					// mapping/responses_chat.yaml:128: drop
 					c.warn(at("input", i, ""), "chat has no server-side context compaction")
 				case "program":
-					// mapping/responses_chat.yaml:127: drop
+					// mapping/responses_chat.yaml:130: drop
 					c.warn(at("input", i, ""), "programmatic tool calling runs on OpenAI's platform")
 				case "program_output":
-					// mapping/responses_chat.yaml:129: drop
+					// mapping/responses_chat.yaml:132: drop
 					c.warn(at("input", i, ""), "programmatic tool calling runs on OpenAI's platform")
 				default:
 					c.unknownType(srcInputArrayNode, srcInputArrayKnown, at("input", i, ""))
@@ -771,35 +771,35 @@ func (c *conv) responsesChatOpenAI(v codec.Value) {
 		}
 	}
 	if present(srcMaxOutputTokens) {
-		// mapping/responses_chat.yaml:133: → max_completion_tokens
+		// mapping/responses_chat.yaml:136: → max_completion_tokens
 		c.put(codec.Top, "max_completion_tokens", srcMaxOutputTokens.Raw())
 	}
 	if present(srcTemperature) {
-		// mapping/responses_chat.yaml:135: → temperature
+		// mapping/responses_chat.yaml:138: → temperature
 		c.put(codec.Top, "temperature", srcTemperature.Raw())
 	}
 	if present(srcTopP) {
-		// mapping/responses_chat.yaml:137: → top_p
+		// mapping/responses_chat.yaml:140: → top_p
 		c.put(codec.Top, "top_p", srcTopP.Raw())
 	}
 	if present(srcTopLogprobs) {
-		// mapping/responses_chat.yaml:139: → top_logprobs
+		// mapping/responses_chat.yaml:142: → top_logprobs
 		topLogprobs(c, srcTopLogprobs, "top_logprobs", codec.Top, "top_logprobs")
 	}
 	if present(srcParallelToolCalls) {
-		// mapping/responses_chat.yaml:143: → parallel_tool_calls
+		// mapping/responses_chat.yaml:146: → parallel_tool_calls
 		c.put(codec.Top, "parallel_tool_calls", srcParallelToolCalls.Raw())
 	}
 	if present(srcMetadata) {
-		// mapping/responses_chat.yaml:145: → metadata
+		// mapping/responses_chat.yaml:148: → metadata
 		c.put(codec.Top, "metadata", srcMetadata.Raw())
 	}
 	if present(srcServiceTier) {
-		// mapping/responses_chat.yaml:147: → service_tier
+		// mapping/responses_chat.yaml:150: → service_tier
 		c.put(codec.Top, "service_tier", srcServiceTier.Raw())
 	}
 	if present(srcStream) {
-		// mapping/responses_chat.yaml:149: → stream
+		// mapping/responses_chat.yaml:152: → stream
 		c.put(codec.Top, "stream", srcStream.Raw())
 	}
 	if present(srcStreamOptions) {
@@ -811,12 +811,12 @@ func (c *conv) responsesChatOpenAI(v codec.Value) {
 			}
 		}
 		if present(srcStreamOptionsIncludeObfuscation) {
-			// mapping/responses_chat.yaml:151: → stream_options.include_obfuscation
+			// mapping/responses_chat.yaml:154: → stream_options.include_obfuscation
 			c.put(c.b.Object(codec.Top, "stream_options"), "include_obfuscation", srcStreamOptionsIncludeObfuscation.Raw())
 		}
 	}
 	if present(srcPromptCacheKey) {
-		// mapping/responses_chat.yaml:154: → prompt_cache_key
+		// mapping/responses_chat.yaml:157: → prompt_cache_key
 		c.put(codec.Top, "prompt_cache_key", srcPromptCacheKey.Raw())
 	}
 	if present(srcPromptCacheOptions) {
@@ -830,24 +830,24 @@ func (c *conv) responsesChatOpenAI(v codec.Value) {
 			}
 		}
 		if present(srcPromptCacheOptionsMode) {
-			// mapping/responses_chat.yaml:158: → prompt_cache_options.mode
+			// mapping/responses_chat.yaml:161: → prompt_cache_options.mode
 			c.put(c.b.Object(codec.Top, "prompt_cache_options"), "mode", srcPromptCacheOptionsMode.Raw())
 		}
 		if present(srcPromptCacheOptionsTtl) {
-			// mapping/responses_chat.yaml:158: → prompt_cache_options.ttl
+			// mapping/responses_chat.yaml:161: → prompt_cache_options.ttl
 			c.put(c.b.Object(codec.Top, "prompt_cache_options"), "ttl", srcPromptCacheOptionsTtl.Raw())
 		}
 	}
 	if present(srcPromptCacheRetention) {
-		// mapping/responses_chat.yaml:160: → prompt_cache_retention
+		// mapping/responses_chat.yaml:163: → prompt_cache_retention
 		c.put(codec.Top, "prompt_cache_retention", srcPromptCacheRetention.Raw())
 	}
 	if present(srcUser) {
-		// mapping/responses_chat.yaml:163: → user
+		// mapping/responses_chat.yaml:166: → user
 		c.put(codec.Top, "user", srcUser.Raw())
 	}
 	if present(srcSafetyIdentifier) {
-		// mapping/responses_chat.yaml:165: → safety_identifier
+		// mapping/responses_chat.yaml:168: → safety_identifier
 		c.put(codec.Top, "safety_identifier", srcSafetyIdentifier.Raw())
 	}
 	if present(srcText) {
@@ -861,14 +861,14 @@ func (c *conv) responsesChatOpenAI(v codec.Value) {
 			}
 		}
 		if present(srcTextVerbosity) {
-			// mapping/responses_chat.yaml:168: → verbosity
+			// mapping/responses_chat.yaml:171: → verbosity
 			c.put(codec.Top, "verbosity", srcTextVerbosity.Raw())
 		}
 		if present(srcTextFormat) {
 			srcTextFormatNode, srcTextFormatKnown, srcTextFormatType := c.tag(srcTextFormat)
 			switch srcTextFormatType {
 			case "text":
-				// mapping/responses_chat.yaml:176: → response_format{text}
+				// mapping/responses_chat.yaml:179: → response_format{text}
 				omit(c, srcTextFormat, "text.format", codec.Top, "response_format")
 			case "json_object":
 				var srcTextFormatJsonObjectType codec.Value
@@ -879,7 +879,7 @@ func (c *conv) responsesChatOpenAI(v codec.Value) {
 					}
 				}
 				if present(srcTextFormatJsonObjectType) {
-					// mapping/responses_chat.yaml:180: → response_format{json_object}.type
+					// mapping/responses_chat.yaml:183: → response_format{json_object}.type
 					c.put(c.b.Object(codec.Top, "response_format"), "type", srcTextFormatJsonObjectType.Raw())
 				}
 			case "json_schema":
@@ -899,23 +899,23 @@ func (c *conv) responsesChatOpenAI(v codec.Value) {
 					}
 				}
 				if present(srcTextFormatJsonSchemaType) {
-					// mapping/responses_chat.yaml:182: → response_format{json_schema}.type
+					// mapping/responses_chat.yaml:185: → response_format{json_schema}.type
 					c.put(c.b.Object(codec.Top, "response_format"), "type", srcTextFormatJsonSchemaType.Raw())
 				}
 				if present(srcTextFormatJsonSchemaName) {
-					// mapping/responses_chat.yaml:184: → response_format{json_schema}.json_schema.name
+					// mapping/responses_chat.yaml:187: → response_format{json_schema}.json_schema.name
 					c.put(c.b.Object(c.b.Object(codec.Top, "response_format"), "json_schema"), "name", srcTextFormatJsonSchemaName.Raw())
 				}
 				if present(srcTextFormatJsonSchemaDescription) {
-					// mapping/responses_chat.yaml:186: → response_format{json_schema}.json_schema.description
+					// mapping/responses_chat.yaml:189: → response_format{json_schema}.json_schema.description
 					c.put(c.b.Object(c.b.Object(codec.Top, "response_format"), "json_schema"), "description", srcTextFormatJsonSchemaDescription.Raw())
 				}
 				if present(srcTextFormatJsonSchemaSchema) {
-					// mapping/responses_chat.yaml:188: → response_format{json_schema}.json_schema.schema
+					// mapping/responses_chat.yaml:191: → response_format{json_schema}.json_schema.schema
 					c.put(c.b.Object(c.b.Object(codec.Top, "response_format"), "json_schema"), "schema", srcTextFormatJsonSchemaSchema.Raw())
 				}
 				if present(srcTextFormatJsonSchemaStrict) {
-					// mapping/responses_chat.yaml:191: → response_format{json_schema}.json_schema.strict
+					// mapping/responses_chat.yaml:194: → response_format{json_schema}.json_schema.strict
 					c.put(c.b.Object(c.b.Object(codec.Top, "response_format"), "json_schema"), "strict", srcTextFormatJsonSchemaStrict.Raw())
 				}
 			default:
@@ -934,11 +934,11 @@ func (c *conv) responsesChatOpenAI(v codec.Value) {
 			}
 		}
 		if present(srcModerationModel) {
-			// mapping/responses_chat.yaml:171: → moderation.model
+			// mapping/responses_chat.yaml:174: → moderation.model
 			c.put(c.b.Object(codec.Top, "moderation"), "model", srcModerationModel.Raw())
 		}
 		if present(srcModerationPolicy) {
-			// mapping/responses_chat.yaml:171: → moderation.policy
+			// mapping/responses_chat.yaml:174: → moderation.policy
 			c.put(c.b.Object(codec.Top, "moderation"), "policy", srcModerationPolicy.Raw())
 		}
 	}
@@ -959,46 +959,46 @@ func (c *conv) responsesChatOpenAI(v codec.Value) {
 			}
 		}
 		if present(srcReasoningEffort) {
-			// mapping/responses_chat.yaml:195: → reasoning_effort
+			// mapping/responses_chat.yaml:198: → reasoning_effort
 			c.put(codec.Top, "reasoning_effort", srcReasoningEffort.Raw())
 		}
 		if present(srcReasoningSummary) {
-			// mapping/responses_chat.yaml:198: drop
+			// mapping/responses_chat.yaml:201: drop
 			c.warn("reasoning.summary", "OpenAI's chat completions return no reasoning summary")
 		}
 		if present(srcReasoningGenerateSummary) {
-			// mapping/responses_chat.yaml:201: drop
+			// mapping/responses_chat.yaml:204: drop
 			c.warn("reasoning.generate_summary", "OpenAI's chat completions return no reasoning summary")
 		}
 		if present(srcReasoningContext) {
-			// mapping/responses_chat.yaml:205: drop
+			// mapping/responses_chat.yaml:208: drop
 			c.warn("reasoning.context", "chat has no reasoning context setting")
 		}
 		if present(srcReasoningMode) {
-			// mapping/responses_chat.yaml:207: drop
+			// mapping/responses_chat.yaml:210: drop
 			c.warn("reasoning.mode", "chat has no reasoning mode setting")
 		}
 	}
 	if present(srcTruncation) {
-		// mapping/responses_chat.yaml:221: drop
+		// mapping/responses_chat.yaml:224: drop
 		c.warn("truncation", "chat has no truncation; an upstream refuses a context that is too long")
 	}
 	if present(srcMaxToolCalls) {
-		// mapping/responses_chat.yaml:223: drop
+		// mapping/responses_chat.yaml:226: drop
 		c.warn("max_tool_calls", "chat has no limit on tool calls")
 	}
 	if present(srcPrompt) {
-		// mapping/responses_chat.yaml:225: drop
+		// mapping/responses_chat.yaml:228: drop
 		c.warn("prompt", "stored prompt templates live on OpenAI's platform")
 	}
 	if present(srcContextManagement) {
-		// mapping/responses_chat.yaml:227: drop
+		// mapping/responses_chat.yaml:230: drop
 		c.warn("context_management", "chat has no server-side context compaction")
 	}
 	if present(srcToolChoice) {
 		switch srcToolChoice.Kind() {
 		case codec.String:
-			// mapping/responses_chat.yaml:231: → tool_choice{string}
+			// mapping/responses_chat.yaml:234: → tool_choice{string}
 			c.put(codec.Top, "tool_choice", srcToolChoice.Raw())
 		case codec.Object:
 			srcToolChoiceObjectNode, srcToolChoiceObjectKnown, srcToolChoiceObjectType := c.tag(srcToolChoice)
@@ -1014,57 +1014,57 @@ func (c *conv) responsesChatOpenAI(v codec.Value) {
 					}
 				}
 				if present(srcToolChoiceObjectFunctionType) {
-					// mapping/responses_chat.yaml:233: → tool_choice{object}{function}.type
+					// mapping/responses_chat.yaml:236: → tool_choice{object}{function}.type
 					c.put(c.b.Object(codec.Top, "tool_choice"), "type", srcToolChoiceObjectFunctionType.Raw())
 				}
 				if present(srcToolChoiceObjectFunctionName) {
-					// mapping/responses_chat.yaml:235: → tool_choice{object}{function}.function.name
+					// mapping/responses_chat.yaml:238: → tool_choice{object}{function}.function.name
 					c.put(c.b.Object(c.b.Object(codec.Top, "tool_choice"), "function"), "name", srcToolChoiceObjectFunctionName.Raw())
 				}
 			case "allowed_tools":
-				// mapping/responses_chat.yaml:237: → tool_choice{object}{allowed_tools}
+				// mapping/responses_chat.yaml:240: → tool_choice{object}{allowed_tools}
 				allowedTools(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
 			case "custom":
-				// mapping/responses_chat.yaml:241: → tool_choice{object}{custom}
+				// mapping/responses_chat.yaml:244: → tool_choice{object}{custom}
 				customChoice(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
 			case "web_search_preview":
-				// mapping/responses_chat.yaml:245: lossy → tool_choice{string}
+				// mapping/responses_chat.yaml:248: lossy → tool_choice{string}
 				forceHosted(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
 				c.warn("tool_choice", "forcing a hosted tool becomes required when it is the only tool offered")
 			case "web_search_preview_2025_03_11":
-				// mapping/responses_chat.yaml:249: lossy → tool_choice{string}
+				// mapping/responses_chat.yaml:252: lossy → tool_choice{string}
 				forceHosted(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
 				c.warn("tool_choice", "forcing a hosted tool becomes required when it is the only tool offered")
 			case "image_generation":
-				// mapping/responses_chat.yaml:253: lossy → tool_choice{string}
+				// mapping/responses_chat.yaml:256: lossy → tool_choice{string}
 				forceHosted(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
 				c.warn("tool_choice", "forcing a hosted tool becomes required when it is the only tool offered")
 			case "file_search":
-				// mapping/responses_chat.yaml:257: drop
+				// mapping/responses_chat.yaml:260: drop
 				c.warn("tool_choice", "file search is dropped with its tool; forcing it is an error")
 			case "code_interpreter":
-				// mapping/responses_chat.yaml:259: drop
+				// mapping/responses_chat.yaml:262: drop
 				c.warn("tool_choice", "the code interpreter is dropped with its tool; forcing it is an error")
 			case "computer":
-				// mapping/responses_chat.yaml:261: drop
+				// mapping/responses_chat.yaml:264: drop
 				c.warn("tool_choice", "computer use is dropped with its tool; forcing it is an error")
 			case "computer_use":
-				// mapping/responses_chat.yaml:263: drop
+				// mapping/responses_chat.yaml:266: drop
 				c.warn("tool_choice", "computer use is dropped with its tool; forcing it is an error")
 			case "computer_use_preview":
-				// mapping/responses_chat.yaml:265: drop
+				// mapping/responses_chat.yaml:268: drop
 				c.warn("tool_choice", "computer use is dropped with its tool; forcing it is an error")
 			case "mcp":
-				// mapping/responses_chat.yaml:267: drop
+				// mapping/responses_chat.yaml:270: drop
 				c.warn("tool_choice", "remote MCP is dropped with its tool; forcing it is an error")
 			case "apply_patch":
-				// mapping/responses_chat.yaml:269: → tool_choice{object}{function}
+				// mapping/responses_chat.yaml:272: → tool_choice{object}{function}
 				forceVirtual(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
 			case "shell":
-				// mapping/responses_chat.yaml:273: → tool_choice{object}{function}
+				// mapping/responses_chat.yaml:276: → tool_choice{object}{function}
 				forceVirtual(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
 			case "programmatic_tool_calling":
-				// mapping/responses_chat.yaml:277: drop
+				// mapping/responses_chat.yaml:280: drop
 				c.warn("tool_choice", "programmatic tool calling runs on OpenAI's platform")
 			default:
 				c.unknownType(srcToolChoiceObjectNode, srcToolChoiceObjectKnown, "tool_choice")
@@ -1099,91 +1099,91 @@ func (c *conv) responsesChatOpenAI(v codec.Value) {
 					}
 				}
 				if present(srcToolsFunctionType) {
-					// mapping/responses_chat.yaml:281: → tools[]{function}.type
+					// mapping/responses_chat.yaml:284: → tools[]{function}.type
 					c.put(srcToolsFunctionOut, "type", srcToolsFunctionType.Raw())
 				}
 				if present(srcToolsFunctionName) {
-					// mapping/responses_chat.yaml:283: → tools[]{function}.function.name
+					// mapping/responses_chat.yaml:286: → tools[]{function}.function.name
 					c.put(c.b.Object(srcToolsFunctionOut, "function"), "name", srcToolsFunctionName.Raw())
 				}
 				if present(srcToolsFunctionDescription) {
-					// mapping/responses_chat.yaml:285: → tools[]{function}.function.description
+					// mapping/responses_chat.yaml:288: → tools[]{function}.function.description
 					c.put(c.b.Object(srcToolsFunctionOut, "function"), "description", srcToolsFunctionDescription.Raw())
 				}
 				if present(srcToolsFunctionParameters) {
-					// mapping/responses_chat.yaml:287: → tools[]{function}.function.parameters
+					// mapping/responses_chat.yaml:290: → tools[]{function}.function.parameters
 					c.put(c.b.Object(srcToolsFunctionOut, "function"), "parameters", srcToolsFunctionParameters.Raw())
 				}
 				if present(srcToolsFunctionStrict) {
-					// mapping/responses_chat.yaml:290: → tools[]{function}.function.strict
+					// mapping/responses_chat.yaml:293: → tools[]{function}.function.strict
 					c.put(c.b.Object(srcToolsFunctionOut, "function"), "strict", srcToolsFunctionStrict.Raw())
 				}
 				if present(srcToolsFunctionDeferLoading) {
-					// mapping/responses_chat.yaml:292: drop
+					// mapping/responses_chat.yaml:295: drop
 					c.warn(at("tools", i, "defer_loading"), "chat loads every tool")
 				}
 				if present(srcToolsFunctionAllowedCallers) {
-					// mapping/responses_chat.yaml:294: drop
+					// mapping/responses_chat.yaml:297: drop
 					c.warn(at("tools", i, "allowed_callers"), "chat has no restriction on who may call a tool")
 				}
 				if present(srcToolsFunctionOutputSchema) {
-					// mapping/responses_chat.yaml:296: drop
+					// mapping/responses_chat.yaml:299: drop
 					c.warn(at("tools", i, "output_schema"), "chat tools declare no output schema")
 				}
 			case "custom":
-				// mapping/responses_chat.yaml:299: → tools[]{custom}
+				// mapping/responses_chat.yaml:302: → tools[]{custom}
 				customTool(c, e, at("tools", i, ""), c.b.Array(codec.Top, "tools"), "")
 			case "local_shell":
-				// mapping/responses_chat.yaml:303: → tools[]{function}
+				// mapping/responses_chat.yaml:306: → tools[]{function}
 				virtualTool(c, e, at("tools", i, ""), c.b.Array(codec.Top, "tools"), "")
 			case "shell":
-				// mapping/responses_chat.yaml:307: → tools[]{function}
+				// mapping/responses_chat.yaml:310: → tools[]{function}
 				virtualTool(c, e, at("tools", i, ""), c.b.Array(codec.Top, "tools"), "")
 			case "apply_patch":
-				// mapping/responses_chat.yaml:311: → tools[]{function}
+				// mapping/responses_chat.yaml:314: → tools[]{function}
 				virtualTool(c, e, at("tools", i, ""), c.b.Array(codec.Top, "tools"), "")
 			case "namespace":
-				// mapping/responses_chat.yaml:315: → tools[]{function}
+				// mapping/responses_chat.yaml:318: → tools[]{function}
 				namespaceTools(c, e, at("tools", i, ""), c.b.Array(codec.Top, "tools"), "")
 			case "tool_search":
-				// mapping/responses_chat.yaml:319: → tools[]{function}
+				// mapping/responses_chat.yaml:322: → tools[]{function}
 				virtualTool(c, e, at("tools", i, ""), c.b.Array(codec.Top, "tools"), "")
 			case "web_search":
-				// mapping/responses_chat.yaml:324: lossy → web_search_options
+				// mapping/responses_chat.yaml:327: lossy → web_search_options
 				webSearchOptions(c, e, at("tools", i, ""), codec.Top, "web_search_options")
 				c.warn(at("tools", i, ""), "for OpenAI's chat, web_search_options; its filters are lost")
 			case "web_search_2025_08_26":
-				// mapping/responses_chat.yaml:328: lossy → web_search_options
+				// mapping/responses_chat.yaml:331: lossy → web_search_options
 				webSearchOptions(c, e, at("tools", i, ""), codec.Top, "web_search_options")
 				c.warn(at("tools", i, ""), "for OpenAI's chat, web_search_options; its filters are lost")
 			case "web_search_preview":
-				// mapping/responses_chat.yaml:332: lossy → web_search_options
+				// mapping/responses_chat.yaml:335: lossy → web_search_options
 				webSearchOptions(c, e, at("tools", i, ""), codec.Top, "web_search_options")
 				c.warn(at("tools", i, ""), "for OpenAI's chat, web_search_options; its filters are lost")
 			case "web_search_preview_2025_03_11":
-				// mapping/responses_chat.yaml:336: lossy → web_search_options
+				// mapping/responses_chat.yaml:339: lossy → web_search_options
 				webSearchOptions(c, e, at("tools", i, ""), codec.Top, "web_search_options")
 				c.warn(at("tools", i, ""), "for OpenAI's chat, web_search_options; its filters are lost")
 			case "image_generation":
-				// mapping/responses_chat.yaml:340: drop
+				// mapping/responses_chat.yaml:343: drop
 				c.warn(at("tools", i, ""), "OpenAI's chat completions cannot generate images as a tool")
 			case "file_search":
-				// mapping/responses_chat.yaml:344: drop
+				// mapping/responses_chat.yaml:347: drop
 				c.warn(at("tools", i, ""), "no chat upstream searches OpenAI vector stores")
 			case "code_interpreter":
-				// mapping/responses_chat.yaml:346: drop
+				// mapping/responses_chat.yaml:349: drop
 				c.warn(at("tools", i, ""), "no chat upstream runs OpenAI's code interpreter")
 			case "computer":
-				// mapping/responses_chat.yaml:348: drop
+				// mapping/responses_chat.yaml:351: drop
 				c.warn(at("tools", i, ""), "no chat upstream drives a computer")
 			case "computer_use_preview":
-				// mapping/responses_chat.yaml:350: drop
+				// mapping/responses_chat.yaml:353: drop
 				c.warn(at("tools", i, ""), "no chat upstream drives a computer")
 			case "mcp":
-				// mapping/responses_chat.yaml:352: drop
+				// mapping/responses_chat.yaml:355: drop
 				c.warn(at("tools", i, ""), "no chat upstream calls remote MCP servers")
 			case "programmatic_tool_calling":
-				// mapping/responses_chat.yaml:354: drop
+				// mapping/responses_chat.yaml:357: drop
 				c.warn(at("tools", i, ""), "programmatic tool calling runs on OpenAI's platform")
 			default:
 				c.unknownType(srcToolsNode, srcToolsKnown, at("tools", i, ""))
@@ -1191,7 +1191,7 @@ func (c *conv) responsesChatOpenAI(v codec.Value) {
 		}
 	}
 	if present(srcClientMetadata) {
-		// mapping/responses_chat.yaml:358: drop
+		// mapping/responses_chat.yaml:361: drop
 		c.warn("client_metadata", "Codex's telemetry; nothing upstream reads it")
 	}
 }

@@ -14,10 +14,11 @@ import (
 )
 
 // offered lists the tools of the request, as (type, name): a function by
-// its name, a custom tool by its name, others by their type.
-func offered(tools codec.Value) []allowedTool {
+// its name (a namespace's by its upstream name), a custom tool by its
+// name, others by their type.
+func (c *conv) offered() []allowedTool {
 	var out []allowedTool
-	for _, t := range tools.Elems() {
+	for _, t := range c.top.tools.Elems() {
 		typ, _ := t.Get("type").Str()
 		switch typ {
 		case "function", "custom":
@@ -26,8 +27,9 @@ func offered(tools codec.Value) []allowedTool {
 		case "namespace":
 			ns, _ := t.Get("name").Str()
 			for _, f := range t.Get("tools").Elems() {
+				ft, _ := f.Get("type").Str()
 				name, _ := f.Get("name").Str()
-				out = append(out, allowedTool{"function", virtualName(ns, name, 0)})
+				out = append(out, allowedTool{"function", c.upstreamName(ft, ns, name)})
 			}
 		default:
 			out = append(out, allowedTool{typ, ""})
@@ -51,7 +53,7 @@ func (c *conv) checkToolChoice() *Error {
 		return nil
 	}
 	typ, _ := tc.Get("type").Str()
-	tools := offered(c.top.tools)
+	tools := c.offered()
 	has := func(typ, name string) bool {
 		return slices.ContainsFunc(tools, func(t allowedTool) bool {
 			if name != "" {
@@ -191,7 +193,7 @@ func (c *conv) uniqueTools() {
 // offerTools makes the tool map of the request's tools: plain names first
 // (functions, custom tools, the built-ins under their type), then the
 // tools of namespaces, under names none of those has.
-func (c *conv) offerTools() *Error {
+func (c *conv) offerTools() {
 	custom := c.opts.Dialect == OpenAI
 	var spaces []codec.Value
 	for _, t := range c.top.tools.Elems() {
@@ -204,7 +206,6 @@ func (c *conv) offerTools() *Error {
 	for _, t := range spaces {
 		c.offerNamespace(t)
 	}
-	return nil
 }
 
 // plainTool is the entry of a tool offered under its own name.
@@ -226,14 +227,33 @@ func plainTool(t codec.Value, custom bool) (VirtualTool, bool) {
 
 // offerNamespace names a namespace's functions and custom tools.
 func (c *conv) offerNamespace(t codec.Value) {
+	c.namespaceMembers(t, "", false, func(_ codec.Value, typ, ns, name, _ string) {
+		c.tools.addNamespaced(VirtualTool{Type: typ, Namespace: ns, ToolName: name, Custom: typ == "custom" && c.opts.Dialect == OpenAI})
+	})
+}
+
+// namespaceMembers calls f for each function and custom tool of a
+// namespace; with warn, it warns for what chat cannot carry of it (its
+// description, its other tools).
+func (c *conv) namespaceMembers(t codec.Value, path string, warn bool, f func(tool codec.Value, typ, ns, name, path string)) {
 	ns, _ := t.Get("name").Str()
-	for _, f := range t.Get("tools").Elems() {
-		typ, _ := f.Get("type").Str()
+	if d := t.Get("description"); warn && present(d) {
+		c.warn(path+".description", "chat has no namespaces; the namespace's description is not carried")
+	}
+	for i, tool := range t.Get("tools").Elems() {
+		typ, _ := tool.Get("type").Str()
+		p := ""
+		if warn {
+			p = at(path+".tools", i, "")
+		}
 		if typ != "function" && typ != "custom" {
+			if warn {
+				c.warn(p, "only functions and custom tools of a namespace are converted; "+typ+" is left out")
+			}
 			continue
 		}
-		name, _ := f.Get("name").Str()
-		c.tools.addNamespaced(VirtualTool{Type: typ, Namespace: ns, ToolName: name, Custom: typ == "custom" && c.opts.Dialect == OpenAI})
+		name, _ := tool.Get("name").Str()
+		f(tool, typ, ns, name, p)
 	}
 }
 
@@ -261,22 +281,11 @@ func (c *conv) loadTools(tools codec.Value, path string) {
 			c.warn(p, "a loaded tool of type "+typ+" is not offered upstream")
 			continue
 		}
-		ns, _ := t.Get("name").Str()
-		if d := t.Get("description"); present(d) {
-			c.warn(p+".description", "chat has no namespaces; the namespace's description is not carried")
-		}
-		for j, f := range t.Get("tools").Elems() {
-			ft, _ := f.Get("type").Str()
-			fp := at(p+".tools", j, "")
-			if ft != "function" && ft != "custom" {
-				c.warn(fp, "only functions and custom tools of a namespace are converted; "+ft+" is left out")
-				continue
-			}
-			name, _ := f.Get("name").Str()
-			if _, added := c.tools.addNamespaced(VirtualTool{Type: ft, Namespace: ns, ToolName: name, Custom: ft == "custom" && custom}); added {
+		c.namespaceMembers(t, p, true, func(f codec.Value, typ, ns, name, fp string) {
+			if _, added := c.tools.addNamespaced(VirtualTool{Type: typ, Namespace: ns, ToolName: name, Custom: typ == "custom" && custom}); added {
 				c.h.offer = append(c.h.offer, pendingTool{f, fp, ns})
 			}
-		}
+		})
 	}
 }
 
@@ -291,7 +300,8 @@ func (c *conv) offerLoaded() {
 		typ, _ := l.t.Get("type").Str()
 		switch {
 		case l.ns != "":
-			c.namespaceTool(arr, l.t, typ, l.ns, l.path)
+			name, _ := l.t.Get("name").Str()
+			c.namespaceTool(arr, l.t, typ, l.ns, name, l.path)
 		case typ == "function":
 			functionTool(c, l.t, l.path, arr)
 		case typ == "custom" && c.opts.Dialect == OpenAI:
@@ -308,13 +318,20 @@ func functionTool(c *conv, t codec.Value, path string, arr codec.Ref) {
 	el := c.b.AppendObject(arr)
 	c.b.SetJSON(el, "type", `"function"`)
 	fn := c.b.Object(el, "function")
-	for _, k := range [...]string{"name", "description", "parameters", "strict"} {
+	c.b.Set(fn, "name", t.Get("name").Raw())
+	c.functionBody(fn, t, path)
+}
+
+// functionBody copies a function tool's description, parameters and
+// strict into a chat function, warning for what chat has no place for.
+func (c *conv) functionBody(fn codec.Ref, t codec.Value, path string) {
+	for _, k := range [...]string{"description", "parameters", "strict"} {
 		if x := t.Get(k); present(x) {
 			c.b.Set(fn, k, x.Raw())
 		}
 	}
-	c.toolExtras(t, path, "tools")
 	if x := t.Get("output_schema"); present(x) {
 		c.warn(path+".output_schema", "chat tools declare no output schema")
 	}
+	c.toolExtras(t, path, "tools")
 }

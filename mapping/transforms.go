@@ -137,7 +137,7 @@ func customChoiceAsFunction(c *conv, v codec.Value, path string, dst codec.Ref, 
 //
 //transponder:transform object -> string
 func forceHosted(c *conv, v codec.Value, path string, dst codec.Ref, key string) {
-	if n := len(offered(c.top.tools)); n == 1 {
+	if n := len(c.offered()); n == 1 {
 		c.b.Set(dst, key, []byte(`"required"`))
 		return
 	}
@@ -282,26 +282,15 @@ func (c *conv) customFunction(fn codec.Ref, v codec.Value, name []byte) {
 //
 //transponder:transform object -> object
 func namespaceTools(c *conv, v codec.Value, path string, dst codec.Ref, key string) {
-	ns, _ := v.Get("name").Str()
-	if d := v.Get("description"); present(d) {
-		c.warn(path+".description", "chat has no namespaces; the namespace's description is not carried")
-	}
-	for i, t := range v.Get("tools").Elems() {
-		typ, _ := t.Get("type").Str()
-		p := at(path+".tools", i, "")
-		if typ != "function" && typ != "custom" {
-			c.warn(p, "only functions and custom tools of a namespace are converted; "+typ+" is left out")
-			continue
-		}
-		c.namespaceTool(dst, t, typ, ns, p)
-	}
+	c.namespaceMembers(v, path, true, func(t codec.Value, typ, ns, name, p string) {
+		c.namespaceTool(dst, t, typ, ns, name, p)
+	})
 }
 
 // namespaceTool appends a namespace's function or custom tool under its
 // upstream name.
-func (c *conv) namespaceTool(dst codec.Ref, t codec.Value, typ, ns, p string) {
-	tn, _ := t.Get("name").Str()
-	name := c.b.Bytes(codec.AppendString(c.scratch[:0], c.upstreamName(typ, ns, tn)))
+func (c *conv) namespaceTool(dst codec.Ref, t codec.Value, typ, ns, toolName, p string) {
+	name := c.b.Bytes(codec.AppendString(c.scratch[:0], c.upstreamName(typ, ns, toolName)))
 	el := c.b.AppendObject(dst)
 	switch {
 	case typ == "custom" && c.opts.Dialect == OpenAI:
@@ -314,23 +303,17 @@ func (c *conv) namespaceTool(dst codec.Ref, t codec.Value, typ, ns, p string) {
 		if f := t.Get("format"); present(f) {
 			c.customFormat(ct, f)
 		}
+		c.toolExtras(t, p, "tools")
 	case typ == "custom":
 		c.b.SetJSON(el, "type", `"function"`)
 		c.customFunction(c.b.Object(el, "function"), t, name)
+		c.toolExtras(t, p, "tools")
 	default:
 		c.b.SetJSON(el, "type", `"function"`)
 		fn := c.b.Object(el, "function")
 		c.b.Set(fn, "name", name)
-		for _, k := range [...]string{"description", "parameters", "strict"} {
-			if x := t.Get(k); present(x) {
-				c.b.Set(fn, k, x.Raw())
-			}
-		}
-		if x := t.Get("output_schema"); present(x) {
-			c.warn(p+".output_schema", "chat tools declare no output schema")
-		}
+		c.functionBody(fn, t, p)
 	}
-	c.toolExtras(t, p, "tools")
 }
 
 // webSearch: Responses' web search tools → OpenRouter's web search
