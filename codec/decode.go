@@ -320,20 +320,10 @@ func (x *decoder) object(s *schema) error {
 		x.pos++
 	} else {
 		for {
-			if x.pos >= len(x.data) || x.data[x.pos] != '"' {
-				return x.unexpected()
-			}
-			ks := x.pos
-			ke, err := x.str()
+			ks, ke, err := x.key()
 			if err != nil {
 				return err
 			}
-			x.ws()
-			if x.pos >= len(x.data) || x.data[x.pos] != ':' {
-				return x.unexpected()
-			}
-			x.pos++
-			x.ws()
 			if err := x.push(seg{start: int32(ks + 1), end: int32(ke)}); err != nil {
 				return err
 			}
@@ -393,17 +383,11 @@ func (x *decoder) object(s *schema) error {
 				return err
 			}
 			x.path = x.path[:len(x.path)-1]
-			x.ws()
-			if x.pos < len(x.data) && x.data[x.pos] == ',' {
-				x.pos++
-				x.ws()
-				continue
-			}
-			if x.pos < len(x.data) && x.data[x.pos] == '}' {
-				x.pos++
+			if more, err := x.next('}'); err != nil {
+				return err
+			} else if !more {
 				break
 			}
-			return x.unexpected()
 		}
 	}
 	if s.nreq > 0 {
@@ -472,17 +456,9 @@ func (x *decoder) array(items int32) error {
 			return err
 		}
 		x.path = x.path[:len(x.path)-1]
-		x.ws()
-		if x.pos < len(x.data) && x.data[x.pos] == ',' {
-			x.pos++
-			x.ws()
-			continue
+		if more, err := x.next(']'); !more {
+			return err
 		}
-		if x.pos < len(x.data) && x.data[x.pos] == ']' {
-			x.pos++
-			return nil
-		}
-		return x.unexpected()
 	}
 }
 

@@ -65,20 +65,10 @@ func (x *decoder) trace() error {
 			return nil
 		}
 		for {
-			if x.pos >= len(x.data) || x.data[x.pos] != '"' {
-				return x.unexpected()
-			}
-			ks := x.pos
-			ke, err := x.str()
+			ks, ke, err := x.key()
 			if err != nil {
 				return err
 			}
-			x.ws()
-			if x.pos >= len(x.data) || x.data[x.pos] != ':' {
-				return x.unexpected()
-			}
-			x.pos++
-			x.ws()
 			if err := x.push(seg{start: int32(ks + 1), end: int32(ke)}); err != nil {
 				return err
 			}
@@ -86,17 +76,9 @@ func (x *decoder) trace() error {
 				return err
 			}
 			x.path = x.path[:base]
-			x.ws()
-			if x.pos < len(x.data) && x.data[x.pos] == ',' {
-				x.pos++
-				x.ws()
-				continue
+			if more, err := x.next('}'); !more {
+				return err
 			}
-			if x.pos < len(x.data) && x.data[x.pos] == '}' {
-				x.pos++
-				return nil
-			}
-			return x.unexpected()
 		}
 	case '[':
 		x.pos++
@@ -113,17 +95,9 @@ func (x *decoder) trace() error {
 				return err
 			}
 			x.path = x.path[:base]
-			x.ws()
-			if x.pos < len(x.data) && x.data[x.pos] == ',' {
-				x.pos++
-				x.ws()
-				continue
+			if more, err := x.next(']'); !more {
+				return err
 			}
-			if x.pos < len(x.data) && x.data[x.pos] == ']' {
-				x.pos++
-				return nil
-			}
-			return x.unexpected()
 		}
 	}
 	return x.skipFast()
@@ -150,33 +124,16 @@ func (x *decoder) skipFast() error {
 			return nil
 		}
 		for {
-			if x.pos >= len(x.data) || x.data[x.pos] != '"' {
-				return x.unexpected()
-			}
-			if _, err := x.str(); err != nil {
+			if _, _, err := x.key(); err != nil {
 				return err
 			}
-			x.ws()
-			if x.pos >= len(x.data) || x.data[x.pos] != ':' {
-				return x.unexpected()
-			}
-			x.pos++
-			x.ws()
 			if err := x.skipFast(); err != nil {
 				return err
 			}
-			x.ws()
-			if x.pos < len(x.data) && x.data[x.pos] == ',' {
-				x.pos++
-				x.ws()
-				continue
-			}
-			if x.pos < len(x.data) && x.data[x.pos] == '}' {
-				x.pos++
+			if more, err := x.next('}'); !more {
 				x.depth--
-				return nil
+				return err
 			}
-			return x.unexpected()
 		}
 	case c == '[':
 		if x.depth++; x.depth+len(x.path) > MaxDepth {
@@ -193,18 +150,10 @@ func (x *decoder) skipFast() error {
 			if err := x.skipFast(); err != nil {
 				return err
 			}
-			x.ws()
-			if x.pos < len(x.data) && x.data[x.pos] == ',' {
-				x.pos++
-				x.ws()
-				continue
-			}
-			if x.pos < len(x.data) && x.data[x.pos] == ']' {
-				x.pos++
+			if more, err := x.next(']'); !more {
 				x.depth--
-				return nil
+				return err
 			}
-			return x.unexpected()
 		}
 	case c == 't':
 		return x.literal("true")
@@ -347,4 +296,40 @@ func hasZero(w uint64) uint64 { return (w - lo) &^ w }
 
 func isHex(c byte) bool {
 	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
+}
+
+// key reads an object member's key and its colon: ks and ke span the
+// quoted key; pos is left at the value.
+func (x *decoder) key() (ks, ke int, err error) {
+	if x.pos >= len(x.data) || x.data[x.pos] != '"' {
+		return 0, 0, x.unexpected()
+	}
+	ks = x.pos
+	if ke, err = x.str(); err != nil {
+		return 0, 0, err
+	}
+	if x.ws(); x.pos >= len(x.data) || x.data[x.pos] != ':' {
+		return 0, 0, x.unexpected()
+	}
+	x.pos++
+	x.ws()
+	return ks, ke, nil
+}
+
+// next reads what follows a member or an element: a comma (more: pos is
+// left at the next one) or the closing bracket close.
+func (x *decoder) next(close byte) (more bool, err error) {
+	x.ws()
+	if x.pos < len(x.data) {
+		switch x.data[x.pos] {
+		case ',':
+			x.pos++
+			x.ws()
+			return true, nil
+		case close:
+			x.pos++
+			return false, nil
+		}
+	}
+	return false, x.unexpected()
 }

@@ -98,35 +98,18 @@ func (x *decoder) members(fn func(ks, ke int) bool) error {
 		return nil
 	}
 	for {
-		if x.pos >= len(x.data) || x.data[x.pos] != '"' {
-			return x.unexpected()
-		}
-		ks := x.pos
-		ke, err := x.str()
+		ks, ke, err := x.key()
 		if err != nil {
 			return err
 		}
-		if x.ws(); x.pos >= len(x.data) || x.data[x.pos] != ':' {
-			return x.unexpected()
-		}
-		x.pos++
-		x.ws()
 		if !fn(ks, ke) {
 			return nil
 		}
 		if err := x.skipFast(); err != nil {
 			return err
 		}
-		x.ws()
-		switch {
-		case x.pos < len(x.data) && x.data[x.pos] == ',':
-			x.pos++
-			x.ws()
-		case x.pos < len(x.data) && x.data[x.pos] == '}':
-			x.pos++
-			return nil
-		default:
-			return x.unexpected()
+		if more, err := x.next('}'); !more {
+			return err
 		}
 	}
 }
