@@ -46,6 +46,28 @@ func Generate(fsys fs.FS, file string) (Files, []error) {
 	if errs != nil {
 		return nil, errs
 	}
+	f.UsedElsewhere = map[string]bool{}
+	for _, e := range entries {
+		if e.IsDir() || e.Name() == name || path.Ext(e.Name()) != ".yaml" {
+			continue
+		}
+		p := path.Join(dir, e.Name())
+		data, err := fs.ReadFile(fsys, p)
+		if err != nil {
+			return nil, []error{err}
+		}
+		other, errs := Load(p, data)
+		if errs != nil {
+			continue // its own generation reports them
+		}
+		for _, e := range append(other.Entries, other.Extras...) {
+			for _, r := range e.Rules {
+				if r.Transform != "" {
+					f.UsedElsewhere[r.Transform] = true
+				}
+			}
+		}
+	}
 	transforms, errs := ParseTransforms(sources)
 	if errs != nil {
 		return nil, errs
@@ -63,7 +85,7 @@ func Generate(fsys fs.FS, file string) (Files, []error) {
 		convs = append(convs, cv)
 	}
 	stem := strings.TrimSuffix(name, path.Ext(name))
-	src, err := Emit(pkg, camel(stem), file, convs)
+	src, err := Emit(pkg, camel(stem), file, f.receiver(), convs)
 	if err != nil {
 		return nil, []error{err}
 	}

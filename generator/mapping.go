@@ -27,6 +27,7 @@ import (
 //	    openrouter: {drop: OpenRouter's ChatRequest has no user}
 //	  - path: store
 //	    gateway: the gateway stores responses
+//	receiver: conv                         # the converter's state type (default conv)
 //	extras:                                # keys clients send that the spec does not know
 //	  - key: client_metadata
 //	    drop: Codex telemetry
@@ -35,11 +36,22 @@ import (
 // with the loss stated in note), drop (the reason) or gateway (the reason:
 // handled by the serving layer).
 type File struct {
-	Name    string // the file's name, for errors
-	From    Side
-	To      []Side
-	Entries []Entry
-	Extras  []Entry // Path is the key
+	Name     string // the file's name, for errors
+	Receiver string // the state type the converter is a method of ("" → conv)
+	// UsedElsewhere names the transforms the other mapping files of the
+	// directory use (Generate fills it): not unused when this one does not.
+	UsedElsewhere map[string]bool
+	From          Side
+	To            []Side
+	Entries       []Entry
+	Extras        []Entry // Path is the key
+}
+
+func (f *File) receiver() string {
+	if f.Receiver == "" {
+		return "conv"
+	}
+	return f.Receiver
 }
 
 // Side is a dialect's payload.
@@ -109,8 +121,9 @@ func Load(name string, data []byte) (*File, []error) {
 				f.To = append(f.To, l.side(s))
 			}
 		},
-		"entries": func(n *yaml.Node) { f.Entries = l.entries(n, "path") },
-		"extras":  func(n *yaml.Node) { f.Extras = l.entries(n, "key") },
+		"receiver": func(n *yaml.Node) { f.Receiver = l.scalar(n, "receiver") },
+		"entries":  func(n *yaml.Node) { f.Entries = l.entries(n, "path") },
+		"extras":   func(n *yaml.Node) { f.Extras = l.entries(n, "key") },
 	})
 	return f, l.errs
 }

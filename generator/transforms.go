@@ -22,7 +22,9 @@ import (
 // the transform takes, and those it writes (none: it writes nothing).
 const Directive = "//transponder:transform"
 
-// Signature is the parameter list every transform has.
+// Signature is the parameter list every transform has; its first
+// parameter is a pointer to the mapping file's receiver type (conv unless
+// the file says otherwise), which the generated converter is a method of.
 var Signature = []string{"*conv", "codec.Value", "string", "codec.Ref", "string"}
 
 // ParseTransforms finds the transforms among Go source files (name →
@@ -76,10 +78,12 @@ func ParseTransforms(files map[string][]byte) ([]Transform, []error) {
 					errf("%s: %q is not a JSON kind list (object, array, string, number, boolean)", t.Name, strings.TrimSpace(spec))
 					continue
 				}
-				if got := signature(fn); fn.Recv != nil || !slices.Equal(got, Signature) || fn.Type.Results != nil {
+				got := signature(fn)
+				if fn.Recv != nil || len(got) != len(Signature) || !strings.HasPrefix(got[0], "*") || strings.Contains(got[0], ".") || !slices.Equal(got[1:], Signature[1:]) || fn.Type.Results != nil {
 					errf("%s: a transform is func(%s), not %s", t.Name, strings.Join(Signature, ", "), describe(fn, got))
 					continue
 				}
+				t.Receiver = got[0][1:]
 				out = append(out, t)
 			}
 		}

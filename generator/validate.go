@@ -13,8 +13,16 @@ import (
 type Transform struct {
 	Name     string
 	From, To []codec.Kind
+	Receiver string // the type its first parameter points to
 	File     string // where it is declared (ParseTransforms)
 	Line     int
+}
+
+func (t Transform) receiver() string {
+	if t.Receiver == "" {
+		return "conv"
+	}
+	return t.Receiver
 }
 
 // Checked is a mapping file whose paths resolved.
@@ -79,8 +87,12 @@ func Validate(f *File, transforms []Transform, complete bool) (*Checked, []error
 		return nil, errs
 	}
 	byName := map[string]Transform{}
+	var mine []Transform // the transforms of this file's receiver
 	for _, t := range transforms {
 		byName[t.Name] = t
+		if t.receiver() == f.receiver() {
+			mine = append(mine, t)
+		}
 	}
 	used := map[string]bool{}
 	seen := map[string]int{}
@@ -117,6 +129,10 @@ func Validate(f *File, transforms []Transform, complete bool) (*Checked, []error
 					continue
 				}
 				used[r.Transform] = true
+				if tr.receiver() != f.receiver() {
+					errf(r.Line, "%s: transform %s takes *%s, not this mapping's *%s", e.Path, tr.Name, tr.receiver(), f.receiver())
+					continue
+				}
 				if k := misfit(src, tr.From); k != "" {
 					errf(r.Line, "%s: transform %s does not take %s", e.Path, tr.Name, k)
 				}
@@ -150,8 +166,8 @@ func Validate(f *File, transforms []Transform, complete bool) (*Checked, []error
 		}
 		check(e, codec.Schema{})
 	}
-	for _, t := range transforms {
-		if !used[t.Name] {
+	for _, t := range mine {
+		if !used[t.Name] && !f.UsedElsewhere[t.Name] {
 			file, line := t.File, t.Line
 			if file == "" {
 				file = f.Name

@@ -279,6 +279,9 @@ func (c *conv) unknownTopLevel(f codec.Finding, target codec.Schema) {
 	c.b.Set(codec.Top, key, f.Raw)
 }
 
+// drop warns that a field is left out (generated code).
+func (c *conv) drop(_ codec.Value, path, reason string) { c.warn(path, reason) }
+
 func (c *conv) warn(path, reason string) {
 	c.warns = append(c.warns, Warning{Path: path, Reason: reason})
 }
@@ -352,6 +355,15 @@ func at(array string, i int, field string) string {
 		p += "." + field
 	}
 	return p
+}
+
+// atElem is at for the generated code, which also passes the path of the
+// first element's field: the common case costs no allocation.
+func atElem(array string, i int, field, first string) string {
+	if i == 0 {
+		return first
+	}
+	return at(array, i, field)
 }
 
 // model maps a model name through the options' rules.

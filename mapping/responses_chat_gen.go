@@ -4,7 +4,7 @@ package mapping
 
 import "github.com/transponder-dev/transponder/codec"
 
-// responsesChatOpenRouter converts a request, as mapping/responses_chat.yaml says for openrouter.
+// responsesChatOpenRouter converts a payload, as mapping/responses_chat.yaml says for openrouter.
 func (c *conv) responsesChatOpenRouter(v codec.Value) {
 	var srcModel, srcInstructions, srcInput, srcMaxOutputTokens, srcTemperature, srcTopP, srcTopLogprobs, srcParallelToolCalls, srcMetadata, srcServiceTier, srcStream, srcStreamOptions, srcPromptCacheKey, srcPromptCacheOptions, srcPromptCacheRetention, srcUser, srcSafetyIdentifier, srcText, srcModeration, srcReasoning, srcTruncation, srcMaxToolCalls, srcPrompt, srcContextManagement, srcToolChoice, srcTools, srcClientMetadata codec.Value
 	for k, m := range v.Members() {
@@ -89,95 +89,95 @@ func (c *conv) responsesChatOpenRouter(v codec.Value) {
 				switch srcInputArrayType {
 				case "message":
 					// mapping/responses_chat.yaml:33: → messages[]{user}
-					message(c, e, at("input", i, ""), c.b.Array(codec.Top, "messages"), "")
+					message(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
 				case "reasoning":
 					// mapping/responses_chat.yaml:43: → messages[]{assistant}
-					reasoningItem(c, e, at("input", i, ""), c.b.Array(codec.Top, "messages"), "")
+					reasoningItem(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
 				case "function_call":
 					// mapping/responses_chat.yaml:52: → messages[]{assistant}
-					functionCall(c, e, at("input", i, ""), c.b.Array(codec.Top, "messages"), "")
+					functionCall(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
 				case "function_call_output":
 					// mapping/responses_chat.yaml:56: → messages[]{tool}
-					callOutput(c, e, at("input", i, ""), c.b.Array(codec.Top, "messages"), "")
+					callOutput(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
 				case "custom_tool_call":
 					// mapping/responses_chat.yaml:60: → messages[]{assistant}
-					customToolCall(c, e, at("input", i, ""), c.b.Array(codec.Top, "messages"), "")
+					customToolCall(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
 				case "custom_tool_call_output":
 					// mapping/responses_chat.yaml:64: → messages[]{tool}
-					callOutput(c, e, at("input", i, ""), c.b.Array(codec.Top, "messages"), "")
+					callOutput(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
 				case "local_shell_call":
 					// mapping/responses_chat.yaml:68: → messages[]{assistant}
-					localShellCall(c, e, at("input", i, ""), c.b.Array(codec.Top, "messages"), "")
+					localShellCall(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
 				case "local_shell_call_output":
 					// mapping/responses_chat.yaml:72: → messages[]{tool}
-					callOutput(c, e, at("input", i, ""), c.b.Array(codec.Top, "messages"), "")
+					callOutput(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
 				case "shell_call":
 					// mapping/responses_chat.yaml:76: → messages[]{assistant}
-					shellCall(c, e, at("input", i, ""), c.b.Array(codec.Top, "messages"), "")
+					shellCall(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
 				case "shell_call_output":
 					// mapping/responses_chat.yaml:80: → messages[]{tool}
-					callOutput(c, e, at("input", i, ""), c.b.Array(codec.Top, "messages"), "")
+					callOutput(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
 				case "apply_patch_call":
 					// mapping/responses_chat.yaml:84: → messages[]{assistant}
-					applyPatchCall(c, e, at("input", i, ""), c.b.Array(codec.Top, "messages"), "")
+					applyPatchCall(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
 				case "apply_patch_call_output":
 					// mapping/responses_chat.yaml:88: → messages[]{tool}
-					callOutput(c, e, at("input", i, ""), c.b.Array(codec.Top, "messages"), "")
+					callOutput(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
 				case "tool_search_call":
 					// mapping/responses_chat.yaml:92: → messages[]{assistant}
-					toolSearchCall(c, e, at("input", i, ""), c.b.Array(codec.Top, "messages"), "")
+					toolSearchCall(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
 				case "tool_search_output":
 					// mapping/responses_chat.yaml:96: → messages[]{tool}
-					toolSearchOutput(c, e, at("input", i, ""), c.b.Array(codec.Top, "messages"), "")
+					toolSearchOutput(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
 				case "additional_tools":
 					// mapping/responses_chat.yaml:100: → tools[]{function}
-					additionalTools(c, e, at("input", i, ""), c.b.Array(codec.Top, "tools"), "")
+					additionalTools(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "tools"), "")
 				case "item_reference":
 				// mapping/responses_chat.yaml:104: gateway: resolved before conversion through Options.Items (the gateway's store); an unknown id is an error
 				case "web_search_call":
 					// mapping/responses_chat.yaml:106: drop
-					c.warn(at("input", i, ""), "OpenAI ran the search; chat has no record of a server tool's call (the answer that used it stays)")
+					c.drop(e, atElem("input", i, "", "input[0]"), "OpenAI ran the search; chat has no record of a server tool's call (the answer that used it stays)")
 				case "file_search_call":
 					// mapping/responses_chat.yaml:108: drop
-					c.warn(at("input", i, ""), "OpenAI ran the file search; chat has no record of a server tool's call")
+					c.drop(e, atElem("input", i, "", "input[0]"), "OpenAI ran the file search; chat has no record of a server tool's call")
 				case "code_interpreter_call":
 					// mapping/responses_chat.yaml:110: drop
-					c.warn(at("input", i, ""), "OpenAI ran the code; chat has no record of a server tool's call")
+					c.drop(e, atElem("input", i, "", "input[0]"), "OpenAI ran the code; chat has no record of a server tool's call")
 				case "image_generation_call":
 					// mapping/responses_chat.yaml:112: drop
-					c.warn(at("input", i, ""), "OpenAI generated the image; chat has no record of a server tool's call")
+					c.drop(e, atElem("input", i, "", "input[0]"), "OpenAI generated the image; chat has no record of a server tool's call")
 				case "computer_call":
 					// mapping/responses_chat.yaml:114: drop
-					c.warn(at("input", i, ""), "no chat upstream drives a computer; the call is left out (with its output)")
+					c.drop(e, atElem("input", i, "", "input[0]"), "no chat upstream drives a computer; the call is left out (with its output)")
 				case "computer_call_output":
 					// mapping/responses_chat.yaml:116: drop
-					c.warn(at("input", i, ""), "no chat upstream drives a computer; the output is left out (with its call)")
+					c.drop(e, atElem("input", i, "", "input[0]"), "no chat upstream drives a computer; the output is left out (with its call)")
 				case "mcp_call":
 					// mapping/responses_chat.yaml:118: drop
-					c.warn(at("input", i, ""), "OpenAI called the remote MCP server; chat has no record of a server tool's call")
+					c.drop(e, atElem("input", i, "", "input[0]"), "OpenAI called the remote MCP server; chat has no record of a server tool's call")
 				case "mcp_list_tools":
 					// mapping/responses_chat.yaml:120: drop
-					c.warn(at("input", i, ""), "no chat upstream calls remote MCP servers")
+					c.drop(e, atElem("input", i, "", "input[0]"), "no chat upstream calls remote MCP servers")
 				case "mcp_approval_request":
 					// mapping/responses_chat.yaml:122: drop
-					c.warn(at("input", i, ""), "no chat upstream calls remote MCP servers")
+					c.drop(e, atElem("input", i, "", "input[0]"), "no chat upstream calls remote MCP servers")
 				case "mcp_approval_response":
 					// mapping/responses_chat.yaml:124: drop
-					c.warn(at("input", i, ""), "no chat upstream calls remote MCP servers")
+					c.drop(e, atElem("input", i, "", "input[0]"), "no chat upstream calls remote MCP servers")
 				case "compaction":
 					// mapping/responses_chat.yaml:126: drop
-					c.warn(at("input", i, ""), "OpenAI's compacted context is encrypted for OpenAI; no chat upstream can read it")
+					c.drop(e, atElem("input", i, "", "input[0]"), "OpenAI's compacted context is encrypted for OpenAI; no chat upstream can read it")
 				case "compaction_trigger":
 					// mapping/responses_chat.yaml:128: drop
-					c.warn(at("input", i, ""), "chat has no server-side context compaction")
+					c.drop(e, atElem("input", i, "", "input[0]"), "chat has no server-side context compaction")
 				case "program":
 					// mapping/responses_chat.yaml:130: drop
-					c.warn(at("input", i, ""), "programmatic tool calling runs on OpenAI's platform")
+					c.drop(e, atElem("input", i, "", "input[0]"), "programmatic tool calling runs on OpenAI's platform")
 				case "program_output":
 					// mapping/responses_chat.yaml:132: drop
-					c.warn(at("input", i, ""), "programmatic tool calling runs on OpenAI's platform")
+					c.drop(e, atElem("input", i, "", "input[0]"), "programmatic tool calling runs on OpenAI's platform")
 				default:
-					c.unknownType(srcInputArrayNode, srcInputArrayKnown, at("input", i, ""))
+					c.unknownType(srcInputArrayNode, srcInputArrayKnown, atElem("input", i, "", "input[0]"))
 				}
 			}
 		}
@@ -224,7 +224,7 @@ func (c *conv) responsesChatOpenRouter(v codec.Value) {
 		}
 		if present(srcStreamOptionsIncludeObfuscation) {
 			// mapping/responses_chat.yaml:154: drop
-			c.warn("stream_options.include_obfuscation", "OpenRouter's chat streams have no obfuscation option")
+			c.drop(srcStreamOptionsIncludeObfuscation, "stream_options.include_obfuscation", "OpenRouter's chat streams have no obfuscation option")
 		}
 	}
 	if present(srcPromptCacheKey) {
@@ -252,7 +252,7 @@ func (c *conv) responsesChatOpenRouter(v codec.Value) {
 	}
 	if present(srcPromptCacheRetention) {
 		// mapping/responses_chat.yaml:163: drop
-		c.warn("prompt_cache_retention", "OpenRouter's ChatRequest has no prompt_cache_retention")
+		c.drop(srcPromptCacheRetention, "prompt_cache_retention", "OpenRouter's ChatRequest has no prompt_cache_retention")
 	}
 	if present(srcUser) {
 		// mapping/responses_chat.yaml:166: → user
@@ -260,7 +260,7 @@ func (c *conv) responsesChatOpenRouter(v codec.Value) {
 	}
 	if present(srcSafetyIdentifier) {
 		// mapping/responses_chat.yaml:168: drop
-		c.warn("safety_identifier", "OpenRouter's ChatRequest has no safety_identifier")
+		c.drop(srcSafetyIdentifier, "safety_identifier", "OpenRouter's ChatRequest has no safety_identifier")
 	}
 	if present(srcText) {
 		var srcTextVerbosity, srcTextFormat codec.Value
@@ -274,7 +274,7 @@ func (c *conv) responsesChatOpenRouter(v codec.Value) {
 		}
 		if present(srcTextVerbosity) {
 			// mapping/responses_chat.yaml:171: drop
-			c.warn("text.verbosity", "OpenRouter's ChatRequest has no verbosity")
+			c.drop(srcTextVerbosity, "text.verbosity", "OpenRouter's ChatRequest has no verbosity")
 		}
 		if present(srcTextFormat) {
 			srcTextFormatNode, srcTextFormatKnown, srcTextFormatType := c.tag(srcTextFormat)
@@ -337,7 +337,7 @@ func (c *conv) responsesChatOpenRouter(v codec.Value) {
 	}
 	if present(srcModeration) {
 		// mapping/responses_chat.yaml:174: drop
-		c.warn("moderation", "OpenRouter moderates with its moderation plugin, not this field")
+		c.drop(srcModeration, "moderation", "OpenRouter moderates with its moderation plugin, not this field")
 	}
 	if present(srcReasoning) {
 		var srcReasoningEffort, srcReasoningSummary, srcReasoningGenerateSummary, srcReasoningContext, srcReasoningMode codec.Value
@@ -370,28 +370,28 @@ func (c *conv) responsesChatOpenRouter(v codec.Value) {
 		}
 		if present(srcReasoningContext) {
 			// mapping/responses_chat.yaml:208: drop
-			c.warn("reasoning.context", "chat has no reasoning context setting")
+			c.drop(srcReasoningContext, "reasoning.context", "chat has no reasoning context setting")
 		}
 		if present(srcReasoningMode) {
 			// mapping/responses_chat.yaml:210: drop
-			c.warn("reasoning.mode", "chat has no reasoning mode setting")
+			c.drop(srcReasoningMode, "reasoning.mode", "chat has no reasoning mode setting")
 		}
 	}
 	if present(srcTruncation) {
 		// mapping/responses_chat.yaml:224: drop
-		c.warn("truncation", "chat has no truncation; an upstream refuses a context that is too long")
+		c.drop(srcTruncation, "truncation", "chat has no truncation; an upstream refuses a context that is too long")
 	}
 	if present(srcMaxToolCalls) {
 		// mapping/responses_chat.yaml:226: drop
-		c.warn("max_tool_calls", "chat has no limit on tool calls")
+		c.drop(srcMaxToolCalls, "max_tool_calls", "chat has no limit on tool calls")
 	}
 	if present(srcPrompt) {
 		// mapping/responses_chat.yaml:228: drop
-		c.warn("prompt", "stored prompt templates live on OpenAI's platform")
+		c.drop(srcPrompt, "prompt", "stored prompt templates live on OpenAI's platform")
 	}
 	if present(srcContextManagement) {
 		// mapping/responses_chat.yaml:230: drop
-		c.warn("context_management", "chat has no server-side context compaction")
+		c.drop(srcContextManagement, "context_management", "chat has no server-side context compaction")
 	}
 	if present(srcToolChoice) {
 		switch srcToolChoice.Kind() {
@@ -440,22 +440,22 @@ func (c *conv) responsesChatOpenRouter(v codec.Value) {
 				c.warn("tool_choice", "forcing a hosted tool becomes required when it is the only tool offered")
 			case "file_search":
 				// mapping/responses_chat.yaml:260: drop
-				c.warn("tool_choice", "file search is dropped with its tool; forcing it is an error")
+				c.drop(srcToolChoice, "tool_choice", "file search is dropped with its tool; forcing it is an error")
 			case "code_interpreter":
 				// mapping/responses_chat.yaml:262: drop
-				c.warn("tool_choice", "the code interpreter is dropped with its tool; forcing it is an error")
+				c.drop(srcToolChoice, "tool_choice", "the code interpreter is dropped with its tool; forcing it is an error")
 			case "computer":
 				// mapping/responses_chat.yaml:264: drop
-				c.warn("tool_choice", "computer use is dropped with its tool; forcing it is an error")
+				c.drop(srcToolChoice, "tool_choice", "computer use is dropped with its tool; forcing it is an error")
 			case "computer_use":
 				// mapping/responses_chat.yaml:266: drop
-				c.warn("tool_choice", "computer use is dropped with its tool; forcing it is an error")
+				c.drop(srcToolChoice, "tool_choice", "computer use is dropped with its tool; forcing it is an error")
 			case "computer_use_preview":
 				// mapping/responses_chat.yaml:268: drop
-				c.warn("tool_choice", "computer use is dropped with its tool; forcing it is an error")
+				c.drop(srcToolChoice, "tool_choice", "computer use is dropped with its tool; forcing it is an error")
 			case "mcp":
 				// mapping/responses_chat.yaml:270: drop
-				c.warn("tool_choice", "remote MCP is dropped with its tool; forcing it is an error")
+				c.drop(srcToolChoice, "tool_choice", "remote MCP is dropped with its tool; forcing it is an error")
 			case "apply_patch":
 				// mapping/responses_chat.yaml:272: → tool_choice{object}{function}
 				forceVirtual(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
@@ -464,7 +464,7 @@ func (c *conv) responsesChatOpenRouter(v codec.Value) {
 				forceVirtual(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
 			case "programmatic_tool_calling":
 				// mapping/responses_chat.yaml:280: drop
-				c.warn("tool_choice", "programmatic tool calling runs on OpenAI's platform")
+				c.drop(srcToolChoice, "tool_choice", "programmatic tool calling runs on OpenAI's platform")
 			default:
 				c.unknownType(srcToolChoiceObjectNode, srcToolChoiceObjectKnown, "tool_choice")
 			}
@@ -519,80 +519,80 @@ func (c *conv) responsesChatOpenRouter(v codec.Value) {
 				}
 				if present(srcToolsFunctionDeferLoading) {
 					// mapping/responses_chat.yaml:295: drop
-					c.warn(at("tools", i, "defer_loading"), "chat loads every tool")
+					c.drop(srcToolsFunctionDeferLoading, atElem("tools", i, "defer_loading", "tools[0].defer_loading"), "chat loads every tool")
 				}
 				if present(srcToolsFunctionAllowedCallers) {
 					// mapping/responses_chat.yaml:297: drop
-					c.warn(at("tools", i, "allowed_callers"), "chat has no restriction on who may call a tool")
+					c.drop(srcToolsFunctionAllowedCallers, atElem("tools", i, "allowed_callers", "tools[0].allowed_callers"), "chat has no restriction on who may call a tool")
 				}
 				if present(srcToolsFunctionOutputSchema) {
 					// mapping/responses_chat.yaml:299: drop
-					c.warn(at("tools", i, "output_schema"), "chat tools declare no output schema")
+					c.drop(srcToolsFunctionOutputSchema, atElem("tools", i, "output_schema", "tools[0].output_schema"), "chat tools declare no output schema")
 				}
 			case "custom":
 				// mapping/responses_chat.yaml:302: → tools[]{function}
-				virtualTool(c, e, at("tools", i, ""), c.b.Array(codec.Top, "tools"), "")
+				virtualTool(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
 			case "local_shell":
 				// mapping/responses_chat.yaml:306: → tools[]{function}
-				virtualTool(c, e, at("tools", i, ""), c.b.Array(codec.Top, "tools"), "")
+				virtualTool(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
 			case "shell":
 				// mapping/responses_chat.yaml:310: → tools[]{function}
-				virtualTool(c, e, at("tools", i, ""), c.b.Array(codec.Top, "tools"), "")
+				virtualTool(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
 			case "apply_patch":
 				// mapping/responses_chat.yaml:314: → tools[]{function}
-				virtualTool(c, e, at("tools", i, ""), c.b.Array(codec.Top, "tools"), "")
+				virtualTool(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
 			case "namespace":
 				// mapping/responses_chat.yaml:318: → tools[]{function}
-				namespaceTools(c, e, at("tools", i, ""), c.b.Array(codec.Top, "tools"), "")
+				namespaceTools(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
 			case "tool_search":
 				// mapping/responses_chat.yaml:322: → tools[]{function}
-				virtualTool(c, e, at("tools", i, ""), c.b.Array(codec.Top, "tools"), "")
+				virtualTool(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
 			case "web_search":
 				// mapping/responses_chat.yaml:327: → tools[]{web_search}
-				webSearch(c, e, at("tools", i, ""), c.b.Array(codec.Top, "tools"), "")
+				webSearch(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
 			case "web_search_2025_08_26":
 				// mapping/responses_chat.yaml:331: → tools[]{web_search_2025_08_26}
-				webSearch(c, e, at("tools", i, ""), c.b.Array(codec.Top, "tools"), "")
+				webSearch(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
 			case "web_search_preview":
 				// mapping/responses_chat.yaml:335: → tools[]{web_search_preview}
-				webSearch(c, e, at("tools", i, ""), c.b.Array(codec.Top, "tools"), "")
+				webSearch(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
 			case "web_search_preview_2025_03_11":
 				// mapping/responses_chat.yaml:339: → tools[]{web_search_preview_2025_03_11}
-				webSearch(c, e, at("tools", i, ""), c.b.Array(codec.Top, "tools"), "")
+				webSearch(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
 			case "image_generation":
 				// mapping/responses_chat.yaml:343: lossy → tools[]{openrouter:image_generation}
-				imageGeneration(c, e, at("tools", i, ""), c.b.Array(codec.Top, "tools"), "")
-				c.warn(at("tools", i, ""), "OpenRouter's image generation server tool; size, quality and the like are its own")
+				imageGeneration(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
+				c.warn(atElem("tools", i, "", "tools[0]"), "OpenRouter's image generation server tool; size, quality and the like are its own")
 			case "file_search":
 				// mapping/responses_chat.yaml:347: drop
-				c.warn(at("tools", i, ""), "no chat upstream searches OpenAI vector stores")
+				c.drop(e, atElem("tools", i, "", "tools[0]"), "no chat upstream searches OpenAI vector stores")
 			case "code_interpreter":
 				// mapping/responses_chat.yaml:349: drop
-				c.warn(at("tools", i, ""), "no chat upstream runs OpenAI's code interpreter")
+				c.drop(e, atElem("tools", i, "", "tools[0]"), "no chat upstream runs OpenAI's code interpreter")
 			case "computer":
 				// mapping/responses_chat.yaml:351: drop
-				c.warn(at("tools", i, ""), "no chat upstream drives a computer")
+				c.drop(e, atElem("tools", i, "", "tools[0]"), "no chat upstream drives a computer")
 			case "computer_use_preview":
 				// mapping/responses_chat.yaml:353: drop
-				c.warn(at("tools", i, ""), "no chat upstream drives a computer")
+				c.drop(e, atElem("tools", i, "", "tools[0]"), "no chat upstream drives a computer")
 			case "mcp":
 				// mapping/responses_chat.yaml:355: drop
-				c.warn(at("tools", i, ""), "no chat upstream calls remote MCP servers")
+				c.drop(e, atElem("tools", i, "", "tools[0]"), "no chat upstream calls remote MCP servers")
 			case "programmatic_tool_calling":
 				// mapping/responses_chat.yaml:357: drop
-				c.warn(at("tools", i, ""), "programmatic tool calling runs on OpenAI's platform")
+				c.drop(e, atElem("tools", i, "", "tools[0]"), "programmatic tool calling runs on OpenAI's platform")
 			default:
-				c.unknownType(srcToolsNode, srcToolsKnown, at("tools", i, ""))
+				c.unknownType(srcToolsNode, srcToolsKnown, atElem("tools", i, "", "tools[0]"))
 			}
 		}
 	}
 	if present(srcClientMetadata) {
 		// mapping/responses_chat.yaml:361: drop
-		c.warn("client_metadata", "Codex's telemetry; nothing upstream reads it")
+		c.drop(srcClientMetadata, "client_metadata", "Codex's telemetry; nothing upstream reads it")
 	}
 }
 
-// responsesChatOpenAI converts a request, as mapping/responses_chat.yaml says for openai.
+// responsesChatOpenAI converts a payload, as mapping/responses_chat.yaml says for openai.
 func (c *conv) responsesChatOpenAI(v codec.Value) {
 	var srcModel, srcInstructions, srcInput, srcMaxOutputTokens, srcTemperature, srcTopP, srcTopLogprobs, srcParallelToolCalls, srcMetadata, srcServiceTier, srcStream, srcStreamOptions, srcPromptCacheKey, srcPromptCacheOptions, srcPromptCacheRetention, srcUser, srcSafetyIdentifier, srcText, srcModeration, srcReasoning, srcTruncation, srcMaxToolCalls, srcPrompt, srcContextManagement, srcToolChoice, srcTools, srcClientMetadata codec.Value
 	for k, m := range v.Members() {
@@ -677,95 +677,95 @@ func (c *conv) responsesChatOpenAI(v codec.Value) {
 				switch srcInputArrayType {
 				case "message":
 					// mapping/responses_chat.yaml:33: → messages[]{user}
-					message(c, e, at("input", i, ""), c.b.Array(codec.Top, "messages"), "")
+					message(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
 				case "reasoning":
 					// mapping/responses_chat.yaml:43: drop
-					c.warn(at("input", i, ""), "OpenAI's chat messages carry no reasoning; replayed reasoning is left out")
+					c.drop(e, atElem("input", i, "", "input[0]"), "OpenAI's chat messages carry no reasoning; replayed reasoning is left out")
 				case "function_call":
 					// mapping/responses_chat.yaml:52: → messages[]{assistant}
-					functionCall(c, e, at("input", i, ""), c.b.Array(codec.Top, "messages"), "")
+					functionCall(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
 				case "function_call_output":
 					// mapping/responses_chat.yaml:56: → messages[]{tool}
-					callOutput(c, e, at("input", i, ""), c.b.Array(codec.Top, "messages"), "")
+					callOutput(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
 				case "custom_tool_call":
 					// mapping/responses_chat.yaml:60: → messages[]{assistant}
-					customToolCall(c, e, at("input", i, ""), c.b.Array(codec.Top, "messages"), "")
+					customToolCall(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
 				case "custom_tool_call_output":
 					// mapping/responses_chat.yaml:64: → messages[]{tool}
-					callOutput(c, e, at("input", i, ""), c.b.Array(codec.Top, "messages"), "")
+					callOutput(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
 				case "local_shell_call":
 					// mapping/responses_chat.yaml:68: → messages[]{assistant}
-					localShellCall(c, e, at("input", i, ""), c.b.Array(codec.Top, "messages"), "")
+					localShellCall(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
 				case "local_shell_call_output":
 					// mapping/responses_chat.yaml:72: → messages[]{tool}
-					callOutput(c, e, at("input", i, ""), c.b.Array(codec.Top, "messages"), "")
+					callOutput(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
 				case "shell_call":
 					// mapping/responses_chat.yaml:76: → messages[]{assistant}
-					shellCall(c, e, at("input", i, ""), c.b.Array(codec.Top, "messages"), "")
+					shellCall(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
 				case "shell_call_output":
 					// mapping/responses_chat.yaml:80: → messages[]{tool}
-					callOutput(c, e, at("input", i, ""), c.b.Array(codec.Top, "messages"), "")
+					callOutput(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
 				case "apply_patch_call":
 					// mapping/responses_chat.yaml:84: → messages[]{assistant}
-					applyPatchCall(c, e, at("input", i, ""), c.b.Array(codec.Top, "messages"), "")
+					applyPatchCall(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
 				case "apply_patch_call_output":
 					// mapping/responses_chat.yaml:88: → messages[]{tool}
-					callOutput(c, e, at("input", i, ""), c.b.Array(codec.Top, "messages"), "")
+					callOutput(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
 				case "tool_search_call":
 					// mapping/responses_chat.yaml:92: → messages[]{assistant}
-					toolSearchCall(c, e, at("input", i, ""), c.b.Array(codec.Top, "messages"), "")
+					toolSearchCall(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
 				case "tool_search_output":
 					// mapping/responses_chat.yaml:96: → messages[]{tool}
-					toolSearchOutput(c, e, at("input", i, ""), c.b.Array(codec.Top, "messages"), "")
+					toolSearchOutput(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
 				case "additional_tools":
 					// mapping/responses_chat.yaml:100: → tools[]{function}
-					additionalTools(c, e, at("input", i, ""), c.b.Array(codec.Top, "tools"), "")
+					additionalTools(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "tools"), "")
 				case "item_reference":
 				// mapping/responses_chat.yaml:104: gateway: resolved before conversion through Options.Items (the gateway's store); an unknown id is an error
 				case "web_search_call":
 					// mapping/responses_chat.yaml:106: drop
-					c.warn(at("input", i, ""), "OpenAI ran the search; chat has no record of a server tool's call (the answer that used it stays)")
+					c.drop(e, atElem("input", i, "", "input[0]"), "OpenAI ran the search; chat has no record of a server tool's call (the answer that used it stays)")
 				case "file_search_call":
 					// mapping/responses_chat.yaml:108: drop
-					c.warn(at("input", i, ""), "OpenAI ran the file search; chat has no record of a server tool's call")
+					c.drop(e, atElem("input", i, "", "input[0]"), "OpenAI ran the file search; chat has no record of a server tool's call")
 				case "code_interpreter_call":
 					// mapping/responses_chat.yaml:110: drop
-					c.warn(at("input", i, ""), "OpenAI ran the code; chat has no record of a server tool's call")
+					c.drop(e, atElem("input", i, "", "input[0]"), "OpenAI ran the code; chat has no record of a server tool's call")
 				case "image_generation_call":
 					// mapping/responses_chat.yaml:112: drop
-					c.warn(at("input", i, ""), "OpenAI generated the image; chat has no record of a server tool's call")
+					c.drop(e, atElem("input", i, "", "input[0]"), "OpenAI generated the image; chat has no record of a server tool's call")
 				case "computer_call":
 					// mapping/responses_chat.yaml:114: drop
-					c.warn(at("input", i, ""), "no chat upstream drives a computer; the call is left out (with its output)")
+					c.drop(e, atElem("input", i, "", "input[0]"), "no chat upstream drives a computer; the call is left out (with its output)")
 				case "computer_call_output":
 					// mapping/responses_chat.yaml:116: drop
-					c.warn(at("input", i, ""), "no chat upstream drives a computer; the output is left out (with its call)")
+					c.drop(e, atElem("input", i, "", "input[0]"), "no chat upstream drives a computer; the output is left out (with its call)")
 				case "mcp_call":
 					// mapping/responses_chat.yaml:118: drop
-					c.warn(at("input", i, ""), "OpenAI called the remote MCP server; chat has no record of a server tool's call")
+					c.drop(e, atElem("input", i, "", "input[0]"), "OpenAI called the remote MCP server; chat has no record of a server tool's call")
 				case "mcp_list_tools":
 					// mapping/responses_chat.yaml:120: drop
-					c.warn(at("input", i, ""), "no chat upstream calls remote MCP servers")
+					c.drop(e, atElem("input", i, "", "input[0]"), "no chat upstream calls remote MCP servers")
 				case "mcp_approval_request":
 					// mapping/responses_chat.yaml:122: drop
-					c.warn(at("input", i, ""), "no chat upstream calls remote MCP servers")
+					c.drop(e, atElem("input", i, "", "input[0]"), "no chat upstream calls remote MCP servers")
 				case "mcp_approval_response":
 					// mapping/responses_chat.yaml:124: drop
-					c.warn(at("input", i, ""), "no chat upstream calls remote MCP servers")
+					c.drop(e, atElem("input", i, "", "input[0]"), "no chat upstream calls remote MCP servers")
 				case "compaction":
 					// mapping/responses_chat.yaml:126: drop
-					c.warn(at("input", i, ""), "OpenAI's compacted context is encrypted for OpenAI; no chat upstream can read it")
+					c.drop(e, atElem("input", i, "", "input[0]"), "OpenAI's compacted context is encrypted for OpenAI; no chat upstream can read it")
 				case "compaction_trigger":
 					// mapping/responses_chat.yaml:128: drop
-					c.warn(at("input", i, ""), "chat has no server-side context compaction")
+					c.drop(e, atElem("input", i, "", "input[0]"), "chat has no server-side context compaction")
 				case "program":
 					// mapping/responses_chat.yaml:130: drop
-					c.warn(at("input", i, ""), "programmatic tool calling runs on OpenAI's platform")
+					c.drop(e, atElem("input", i, "", "input[0]"), "programmatic tool calling runs on OpenAI's platform")
 				case "program_output":
 					// mapping/responses_chat.yaml:132: drop
-					c.warn(at("input", i, ""), "programmatic tool calling runs on OpenAI's platform")
+					c.drop(e, atElem("input", i, "", "input[0]"), "programmatic tool calling runs on OpenAI's platform")
 				default:
-					c.unknownType(srcInputArrayNode, srcInputArrayKnown, at("input", i, ""))
+					c.unknownType(srcInputArrayNode, srcInputArrayKnown, atElem("input", i, "", "input[0]"))
 				}
 			}
 		}
@@ -964,36 +964,36 @@ func (c *conv) responsesChatOpenAI(v codec.Value) {
 		}
 		if present(srcReasoningSummary) {
 			// mapping/responses_chat.yaml:201: drop
-			c.warn("reasoning.summary", "OpenAI's chat completions return no reasoning summary")
+			c.drop(srcReasoningSummary, "reasoning.summary", "OpenAI's chat completions return no reasoning summary")
 		}
 		if present(srcReasoningGenerateSummary) {
 			// mapping/responses_chat.yaml:204: drop
-			c.warn("reasoning.generate_summary", "OpenAI's chat completions return no reasoning summary")
+			c.drop(srcReasoningGenerateSummary, "reasoning.generate_summary", "OpenAI's chat completions return no reasoning summary")
 		}
 		if present(srcReasoningContext) {
 			// mapping/responses_chat.yaml:208: drop
-			c.warn("reasoning.context", "chat has no reasoning context setting")
+			c.drop(srcReasoningContext, "reasoning.context", "chat has no reasoning context setting")
 		}
 		if present(srcReasoningMode) {
 			// mapping/responses_chat.yaml:210: drop
-			c.warn("reasoning.mode", "chat has no reasoning mode setting")
+			c.drop(srcReasoningMode, "reasoning.mode", "chat has no reasoning mode setting")
 		}
 	}
 	if present(srcTruncation) {
 		// mapping/responses_chat.yaml:224: drop
-		c.warn("truncation", "chat has no truncation; an upstream refuses a context that is too long")
+		c.drop(srcTruncation, "truncation", "chat has no truncation; an upstream refuses a context that is too long")
 	}
 	if present(srcMaxToolCalls) {
 		// mapping/responses_chat.yaml:226: drop
-		c.warn("max_tool_calls", "chat has no limit on tool calls")
+		c.drop(srcMaxToolCalls, "max_tool_calls", "chat has no limit on tool calls")
 	}
 	if present(srcPrompt) {
 		// mapping/responses_chat.yaml:228: drop
-		c.warn("prompt", "stored prompt templates live on OpenAI's platform")
+		c.drop(srcPrompt, "prompt", "stored prompt templates live on OpenAI's platform")
 	}
 	if present(srcContextManagement) {
 		// mapping/responses_chat.yaml:230: drop
-		c.warn("context_management", "chat has no server-side context compaction")
+		c.drop(srcContextManagement, "context_management", "chat has no server-side context compaction")
 	}
 	if present(srcToolChoice) {
 		switch srcToolChoice.Kind() {
@@ -1041,22 +1041,22 @@ func (c *conv) responsesChatOpenAI(v codec.Value) {
 				c.warn("tool_choice", "forcing a hosted tool becomes required when it is the only tool offered")
 			case "file_search":
 				// mapping/responses_chat.yaml:260: drop
-				c.warn("tool_choice", "file search is dropped with its tool; forcing it is an error")
+				c.drop(srcToolChoice, "tool_choice", "file search is dropped with its tool; forcing it is an error")
 			case "code_interpreter":
 				// mapping/responses_chat.yaml:262: drop
-				c.warn("tool_choice", "the code interpreter is dropped with its tool; forcing it is an error")
+				c.drop(srcToolChoice, "tool_choice", "the code interpreter is dropped with its tool; forcing it is an error")
 			case "computer":
 				// mapping/responses_chat.yaml:264: drop
-				c.warn("tool_choice", "computer use is dropped with its tool; forcing it is an error")
+				c.drop(srcToolChoice, "tool_choice", "computer use is dropped with its tool; forcing it is an error")
 			case "computer_use":
 				// mapping/responses_chat.yaml:266: drop
-				c.warn("tool_choice", "computer use is dropped with its tool; forcing it is an error")
+				c.drop(srcToolChoice, "tool_choice", "computer use is dropped with its tool; forcing it is an error")
 			case "computer_use_preview":
 				// mapping/responses_chat.yaml:268: drop
-				c.warn("tool_choice", "computer use is dropped with its tool; forcing it is an error")
+				c.drop(srcToolChoice, "tool_choice", "computer use is dropped with its tool; forcing it is an error")
 			case "mcp":
 				// mapping/responses_chat.yaml:270: drop
-				c.warn("tool_choice", "remote MCP is dropped with its tool; forcing it is an error")
+				c.drop(srcToolChoice, "tool_choice", "remote MCP is dropped with its tool; forcing it is an error")
 			case "apply_patch":
 				// mapping/responses_chat.yaml:272: → tool_choice{object}{function}
 				forceVirtual(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
@@ -1065,7 +1065,7 @@ func (c *conv) responsesChatOpenAI(v codec.Value) {
 				forceVirtual(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
 			case "programmatic_tool_calling":
 				// mapping/responses_chat.yaml:280: drop
-				c.warn("tool_choice", "programmatic tool calling runs on OpenAI's platform")
+				c.drop(srcToolChoice, "tool_choice", "programmatic tool calling runs on OpenAI's platform")
 			default:
 				c.unknownType(srcToolChoiceObjectNode, srcToolChoiceObjectKnown, "tool_choice")
 			}
@@ -1120,79 +1120,79 @@ func (c *conv) responsesChatOpenAI(v codec.Value) {
 				}
 				if present(srcToolsFunctionDeferLoading) {
 					// mapping/responses_chat.yaml:295: drop
-					c.warn(at("tools", i, "defer_loading"), "chat loads every tool")
+					c.drop(srcToolsFunctionDeferLoading, atElem("tools", i, "defer_loading", "tools[0].defer_loading"), "chat loads every tool")
 				}
 				if present(srcToolsFunctionAllowedCallers) {
 					// mapping/responses_chat.yaml:297: drop
-					c.warn(at("tools", i, "allowed_callers"), "chat has no restriction on who may call a tool")
+					c.drop(srcToolsFunctionAllowedCallers, atElem("tools", i, "allowed_callers", "tools[0].allowed_callers"), "chat has no restriction on who may call a tool")
 				}
 				if present(srcToolsFunctionOutputSchema) {
 					// mapping/responses_chat.yaml:299: drop
-					c.warn(at("tools", i, "output_schema"), "chat tools declare no output schema")
+					c.drop(srcToolsFunctionOutputSchema, atElem("tools", i, "output_schema", "tools[0].output_schema"), "chat tools declare no output schema")
 				}
 			case "custom":
 				// mapping/responses_chat.yaml:302: → tools[]{custom}
-				customTool(c, e, at("tools", i, ""), c.b.Array(codec.Top, "tools"), "")
+				customTool(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
 			case "local_shell":
 				// mapping/responses_chat.yaml:306: → tools[]{function}
-				virtualTool(c, e, at("tools", i, ""), c.b.Array(codec.Top, "tools"), "")
+				virtualTool(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
 			case "shell":
 				// mapping/responses_chat.yaml:310: → tools[]{function}
-				virtualTool(c, e, at("tools", i, ""), c.b.Array(codec.Top, "tools"), "")
+				virtualTool(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
 			case "apply_patch":
 				// mapping/responses_chat.yaml:314: → tools[]{function}
-				virtualTool(c, e, at("tools", i, ""), c.b.Array(codec.Top, "tools"), "")
+				virtualTool(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
 			case "namespace":
 				// mapping/responses_chat.yaml:318: → tools[]{function}
-				namespaceTools(c, e, at("tools", i, ""), c.b.Array(codec.Top, "tools"), "")
+				namespaceTools(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
 			case "tool_search":
 				// mapping/responses_chat.yaml:322: → tools[]{function}
-				virtualTool(c, e, at("tools", i, ""), c.b.Array(codec.Top, "tools"), "")
+				virtualTool(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
 			case "web_search":
 				// mapping/responses_chat.yaml:327: lossy → web_search_options
-				webSearchOptions(c, e, at("tools", i, ""), codec.Top, "web_search_options")
-				c.warn(at("tools", i, ""), "for OpenAI's chat, web_search_options; its filters are lost")
+				webSearchOptions(c, e, atElem("tools", i, "", "tools[0]"), codec.Top, "web_search_options")
+				c.warn(atElem("tools", i, "", "tools[0]"), "for OpenAI's chat, web_search_options; its filters are lost")
 			case "web_search_2025_08_26":
 				// mapping/responses_chat.yaml:331: lossy → web_search_options
-				webSearchOptions(c, e, at("tools", i, ""), codec.Top, "web_search_options")
-				c.warn(at("tools", i, ""), "for OpenAI's chat, web_search_options; its filters are lost")
+				webSearchOptions(c, e, atElem("tools", i, "", "tools[0]"), codec.Top, "web_search_options")
+				c.warn(atElem("tools", i, "", "tools[0]"), "for OpenAI's chat, web_search_options; its filters are lost")
 			case "web_search_preview":
 				// mapping/responses_chat.yaml:335: lossy → web_search_options
-				webSearchOptions(c, e, at("tools", i, ""), codec.Top, "web_search_options")
-				c.warn(at("tools", i, ""), "for OpenAI's chat, web_search_options; its filters are lost")
+				webSearchOptions(c, e, atElem("tools", i, "", "tools[0]"), codec.Top, "web_search_options")
+				c.warn(atElem("tools", i, "", "tools[0]"), "for OpenAI's chat, web_search_options; its filters are lost")
 			case "web_search_preview_2025_03_11":
 				// mapping/responses_chat.yaml:339: lossy → web_search_options
-				webSearchOptions(c, e, at("tools", i, ""), codec.Top, "web_search_options")
-				c.warn(at("tools", i, ""), "for OpenAI's chat, web_search_options; its filters are lost")
+				webSearchOptions(c, e, atElem("tools", i, "", "tools[0]"), codec.Top, "web_search_options")
+				c.warn(atElem("tools", i, "", "tools[0]"), "for OpenAI's chat, web_search_options; its filters are lost")
 			case "image_generation":
 				// mapping/responses_chat.yaml:343: drop
-				c.warn(at("tools", i, ""), "OpenAI's chat completions cannot generate images as a tool")
+				c.drop(e, atElem("tools", i, "", "tools[0]"), "OpenAI's chat completions cannot generate images as a tool")
 			case "file_search":
 				// mapping/responses_chat.yaml:347: drop
-				c.warn(at("tools", i, ""), "no chat upstream searches OpenAI vector stores")
+				c.drop(e, atElem("tools", i, "", "tools[0]"), "no chat upstream searches OpenAI vector stores")
 			case "code_interpreter":
 				// mapping/responses_chat.yaml:349: drop
-				c.warn(at("tools", i, ""), "no chat upstream runs OpenAI's code interpreter")
+				c.drop(e, atElem("tools", i, "", "tools[0]"), "no chat upstream runs OpenAI's code interpreter")
 			case "computer":
 				// mapping/responses_chat.yaml:351: drop
-				c.warn(at("tools", i, ""), "no chat upstream drives a computer")
+				c.drop(e, atElem("tools", i, "", "tools[0]"), "no chat upstream drives a computer")
 			case "computer_use_preview":
 				// mapping/responses_chat.yaml:353: drop
-				c.warn(at("tools", i, ""), "no chat upstream drives a computer")
+				c.drop(e, atElem("tools", i, "", "tools[0]"), "no chat upstream drives a computer")
 			case "mcp":
 				// mapping/responses_chat.yaml:355: drop
-				c.warn(at("tools", i, ""), "no chat upstream calls remote MCP servers")
+				c.drop(e, atElem("tools", i, "", "tools[0]"), "no chat upstream calls remote MCP servers")
 			case "programmatic_tool_calling":
 				// mapping/responses_chat.yaml:357: drop
-				c.warn(at("tools", i, ""), "programmatic tool calling runs on OpenAI's platform")
+				c.drop(e, atElem("tools", i, "", "tools[0]"), "programmatic tool calling runs on OpenAI's platform")
 			default:
-				c.unknownType(srcToolsNode, srcToolsKnown, at("tools", i, ""))
+				c.unknownType(srcToolsNode, srcToolsKnown, atElem("tools", i, "", "tools[0]"))
 			}
 		}
 	}
 	if present(srcClientMetadata) {
 		// mapping/responses_chat.yaml:361: drop
-		c.warn("client_metadata", "Codex's telemetry; nothing upstream reads it")
+		c.drop(srcClientMetadata, "client_metadata", "Codex's telemetry; nothing upstream reads it")
 	}
 }
 

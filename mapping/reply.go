@@ -1,0 +1,387 @@
+package mapping
+
+// The response direction: a chat completion (chat_responses.yaml) or a
+// chunk of its stream (chat_chunk_responses.yaml) in Responses terms.
+//
+// The generated converters are methods of reply. They write what maps
+// field by field (usage, service_tier) into reply's builder and hand the
+// message's content, in the mapping's order (reasoning, text, refusal,
+// annotations, tool calls), to an Output: runtime/translate's translator,
+// which keeps the state (items, ids, the stream's events). Everything here
+// is per call; a Reply only keeps the usage and warnings of its response.
+
+import (
+	"strconv"
+
+	"github.com/transponder-dev/transponder/codec"
+)
+
+// Output receives the content of a chat completion, or of one chunk of its
+// stream. Values are valid during the call only.
+type Output interface {
+	// ReasoningDetail is an element of reasoning_details: a whole detail,
+	// or in a stream a piece of one (the same index continues it).
+	ReasoningDetail(d codec.Value)
+	// ReasoningText is a piece of reasoning text (reasoning,
+	// reasoning_content): a JSON string.
+	ReasoningText(s codec.Value)
+	// Text is a piece of the message's text: a JSON string.
+	Text(s codec.Value)
+	// Refusal is a piece of the message's refusal: a JSON string.
+	Refusal(s codec.Value)
+	// Annotation is an annotation of the message's text, as the Responses
+	// API has it (JSON).
+	Annotation(a []byte)
+	// ToolCall is a tool call or, in a stream, a piece of one. index says
+	// which call (the chat index; in a completion, the call's position);
+	// id and name are absent on continuations; arguments is a JSON string:
+	// a function's arguments, or a custom tool's input when the upstream
+	// called it as a custom tool (custom is true).
+	ToolCall(index int, id, name, arguments codec.Value, custom bool)
+	// Finished is the finish reason, in Responses terms.
+	Finished(f Finish)
+	// Failed is a mid-stream error (the chunk's error object).
+	Failed(e codec.Value)
+}
+
+// Finish is a chat finish reason in Responses terms.
+type Finish struct {
+	Status string // completed, incomplete or failed
+	Reason string // an incomplete response's reason: max_output_tokens, content_filter
+	Chat   string // the chat finish_reason
+}
+
+// FinishOf maps a chat finish_reason: stop and tool_calls → completed,
+// length → incomplete (max_output_tokens), content_filter → incomplete
+// (content_filter), error → failed. ok is false for a value the chat
+// specs do not list (treated as completed).
+func FinishOf(reason string) (f Finish, ok bool) {
+	f.Chat = reason
+	switch reason {
+	case "stop", "tool_calls", "function_call":
+		f.Status = "completed"
+	case "length":
+		f.Status, f.Reason = "incomplete", "max_output_tokens"
+	case "content_filter":
+		f.Status, f.Reason = "incomplete", "content_filter"
+	case "error":
+		f.Status = "failed"
+	default:
+		f.Status = "completed"
+		return f, false
+	}
+	return f, true
+}
+
+// Reply converts the chat completion, or the chunks, of one response.
+// Reuse it (Reset between responses): it keeps its memory.
+type Reply struct{ r reply }
+
+type reply struct {
+	b     codec.Builder
+	doc   *codec.Doc
+	out   Output
+	warns []Warning
+	buf   []byte
+}
+
+// Reset readies r for another response.
+func (r *Reply) Reset() {
+	r.r.b.Reset()
+	r.r.warns = r.r.warns[:0]
+}
+
+// Body converts a chat completion (doc decoded against the chat body of
+// OpenRouter's spec), handing its content to out.
+func (r *Reply) Body(doc *codec.Doc, out Output) {
+	r.r.doc, r.r.out = doc, out
+	r.r.chatResponsesOpenAI(doc.Value())
+}
+
+// Chunk converts one chunk of a chat stream (doc decoded against the
+// chat chunk of OpenRouter's spec), handing its content to out.
+func (r *Reply) Chunk(doc *codec.Doc, out Output) {
+	r.r.doc, r.r.out = doc, out
+	r.r.chatChunkResponsesOpenAI(doc.Value())
+}
+
+// Warnings lists what the response's chat side had that the Response
+// cannot carry, once per path and reason.
+func (r *Reply) Warnings() []Warning { return r.r.warns }
+
+// Warn adds a warning of the runtime's (once per path and reason).
+func (r *Reply) Warn(path, reason string) { r.r.warn(path, reason) }
+
+// HasUsage reports whether the upstream reported usage.
+func (r *Reply) HasUsage() bool {
+	_, ok := r.r.b.Child(codec.Top, "usage")
+	return ok
+}
+
+// AppendUsage appends the Response's usage: every count the spec
+// requires, an integer (0 when the upstream did not report it; the total
+// is input + output then), and OpenRouter's cost as usage.cost.
+func (r *Reply) AppendUsage(dst []byte) []byte {
+	b := &r.r.b
+	u, _ := b.Child(codec.Top, "usage")
+	in, _ := b.Child(u, "input_tokens_details")
+	out, _ := b.Child(u, "output_tokens_details")
+	input, output := count(b.Raw(u, "input_tokens")), count(b.Raw(u, "output_tokens"))
+	total := input + output
+	if raw := b.Raw(u, "total_tokens"); raw != nil {
+		total = count(raw)
+	}
+	dst = strconv.AppendInt(append(dst, `{"input_tokens":`...), input, 10)
+	dst = strconv.AppendInt(append(dst, `,"input_tokens_details":{"cached_tokens":`...), count(b.Raw(in, "cached_tokens")), 10)
+	dst = strconv.AppendInt(append(dst, `,"cache_write_tokens":`...), count(b.Raw(in, "cache_write_tokens")), 10)
+	dst = strconv.AppendInt(append(dst, `},"output_tokens":`...), output, 10)
+	dst = strconv.AppendInt(append(dst, `,"output_tokens_details":{"reasoning_tokens":`...), count(b.Raw(out, "reasoning_tokens")), 10)
+	dst = strconv.AppendInt(append(dst, `},"total_tokens":`...), total, 10)
+	if raw := b.Raw(u, "cost"); raw != nil {
+		dst = append(append(dst, `,"cost":`...), raw...)
+	}
+	return append(dst, '}')
+}
+
+// ServiceTier is the tier the upstream reported (a JSON string), nil if none.
+func (r *Reply) ServiceTier() []byte { return r.r.b.Raw(codec.Top, "service_tier") }
+
+// count reads a token count (a JSON number; a fraction is cut, a
+// negative or unreadable one is 0).
+func count(raw []byte) int64 {
+	if raw == nil {
+		return 0
+	}
+	v, ok := codec.Parse(raw)
+	if !ok {
+		return 0
+	}
+	if n, ok := v.Int(); ok {
+		return max(n, 0)
+	}
+	if f, ok := v.Float(); ok && f > 0 && f < 1<<62 {
+		return int64(f)
+	}
+	return 0
+}
+
+// put sets a member the mapping maps a field to (a later chunk's value
+// replaces an earlier one).
+func (c *reply) put(obj codec.Ref, key string, raw []byte) { c.b.Set(obj, key, raw) }
+
+// warn records a warning once per path and reason.
+func (c *reply) warn(path, reason string) {
+	for _, w := range c.warns {
+		if w.Path == path && w.Reason == reason {
+			return
+		}
+	}
+	c.warns = append(c.warns, Warning{Path: path, Reason: reason})
+}
+
+// drop warns that a field is left out, when it carries something (not
+// null, 0, false, "", [] or {}: upstreams send empty fields in every chunk).
+func (c *reply) drop(v codec.Value, path, reason string) {
+	if !empty(v) {
+		c.warn(path, reason)
+	}
+}
+
+func empty(v codec.Value) bool {
+	switch v.Kind() {
+	case codec.Null:
+		return true
+	case codec.Bool:
+		b, _ := v.Bool()
+		return !b
+	case codec.Number:
+		f, ok := v.Float()
+		return ok && f == 0
+	case codec.String:
+		return len(v.Raw()) == 2
+	case codec.Array:
+		for range v.Elems() {
+			return false
+		}
+		return true
+	case codec.Object:
+		for _, m := range v.Members() {
+			if !empty(m) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
+
+// tag returns a union value's node and type ("" if it has none).
+func (c *reply) tag(v codec.Value) (codec.Node, bool, string) {
+	n, ok := c.doc.NodeAt(v)
+	if !ok {
+		return n, false, ""
+	}
+	return n, true, n.Tag()
+}
+
+// unknownType warns of a union value whose type the spec does not know.
+func (c *reply) unknownType(n codec.Node, ok bool, path string) {
+	typ := ""
+	if ok {
+		typ, path = n.Type(), n.Path()
+	}
+	c.warn(path, "type "+strconv.Quote(typ)+" is unknown to the pinned spec; left out")
+}
+
+// serviceTier keeps the tier the upstream used, if the Responses API has it.
+//
+//transponder:transform string -> string
+func serviceTier(c *reply, v codec.Value, path string, dst codec.Ref, key string) {
+	switch s, _ := v.Str(); s {
+	case "auto", "default", "flex", "scale", "priority":
+		c.b.Set(dst, key, v.Raw())
+	default:
+		c.warn(path, "service tier "+strconv.Quote(s)+" is not one the Responses API lists; left out")
+	}
+}
+
+// finishReason hands the finish reason over, in Responses terms.
+//
+//transponder:transform string ->
+func finishReason(c *reply, v codec.Value, path string, dst codec.Ref, key string) {
+	s, _ := v.Str()
+	f, ok := FinishOf(s)
+	if !ok {
+		c.warn(path, "finish reason "+strconv.Quote(s)+" is not one the chat specs list; taken as completed")
+	}
+	c.out.Finished(f)
+}
+
+// reasoningDetails hands each reasoning detail over.
+//
+//transponder:transform array ->
+func reasoningDetails(c *reply, v codec.Value, path string, dst codec.Ref, key string) {
+	for _, d := range v.Elems() {
+		c.out.ReasoningDetail(d)
+	}
+}
+
+// reasoningText hands a reasoning text over.
+//
+//transponder:transform string ->
+func reasoningText(c *reply, v codec.Value, path string, dst codec.Ref, key string) {
+	if len(v.Raw()) > 2 {
+		c.out.ReasoningText(v)
+	}
+}
+
+// text hands a piece of the message's text over.
+//
+//transponder:transform string ->
+func text(c *reply, v codec.Value, path string, dst codec.Ref, key string) {
+	if len(v.Raw()) > 2 {
+		c.out.Text(v)
+	}
+}
+
+// refusal hands a piece of the refusal over.
+//
+//transponder:transform string ->
+func refusal(c *reply, v codec.Value, path string, dst codec.Ref, key string) {
+	if len(v.Raw()) > 2 {
+		c.out.Refusal(v)
+	}
+}
+
+// annotations turns url_citation annotations into the Responses API's
+// ({type, end_index, start_index, title, url}); the cited content and
+// other types are warned.
+//
+//transponder:transform array ->
+func annotations(c *reply, v codec.Value, path string, dst codec.Ref, key string) {
+	for i, a := range v.Elems() {
+		if t, _ := a.Get("type").Str(); t != "url_citation" {
+			c.warn(at(path, i, ""), "an annotation of type "+strconv.Quote(t)+", which the Response's output_text does not have; left out")
+			continue
+		}
+		u := a.Get("url_citation")
+		if !u.Get("content").Exists() && u.Get("url").Kind() != codec.String {
+			u = a // the flat form some providers send
+		}
+		if !empty(u.Get("content")) {
+			c.warn(at(path, i, "url_citation.content"), "the cited content; the Response's url_citation has no place for it")
+		}
+		b := append(c.buf[:0], `{"type":"url_citation","end_index":`...)
+		b = appendInt(b, u.Get("end_index"))
+		b = append(b, `,"start_index":`...)
+		b = appendInt(b, u.Get("start_index"))
+		b = append(b, `,"title":`...)
+		b = appendStr(b, u.Get("title"))
+		b = append(b, `,"url":`...)
+		b = appendStr(b, u.Get("url"))
+		c.buf = append(b, '}')
+		c.out.Annotation(c.buf)
+	}
+}
+
+func appendInt(dst []byte, v codec.Value) []byte {
+	if n, ok := v.Int(); ok {
+		return strconv.AppendInt(dst, n, 10)
+	}
+	return append(dst, '0')
+}
+
+func appendStr(dst []byte, v codec.Value) []byte {
+	if v.Kind() == codec.String {
+		return append(dst, v.Raw()...)
+	}
+	return append(dst, `""`...)
+}
+
+// toolCalls hands each tool call (or piece of one) over.
+//
+//transponder:transform array ->
+func toolCalls(c *reply, v codec.Value, path string, dst codec.Ref, key string) {
+	for i, tc := range v.Elems() {
+		index := i
+		if n, ok := tc.Get("index").Int(); ok {
+			index = int(n)
+		}
+		fn, custom := tc.Get("function"), false
+		args := fn.Get("arguments")
+		if cu := tc.Get("custom"); cu.Kind() == codec.Object {
+			fn, custom, args = cu, true, cu.Get("input")
+		}
+		c.out.ToolCall(index, tc.Get("id"), fn.Get("name"), args, custom)
+	}
+}
+
+// cost keeps OpenRouter's cost as usage.cost.
+//
+//transponder:transform number -> object
+func cost(c *reply, v codec.Value, path string, dst codec.Ref, key string) {
+	c.b.Set(c.b.Object(dst, key), "cost", v.Raw())
+}
+
+// streamError hands a mid-stream error over.
+//
+//transponder:transform object ->
+func streamError(c *reply, v codec.Value, path string, dst codec.Ref, key string) {
+	c.out.Failed(v)
+}
+
+// contentParts hands the texts of a content array over; other parts are
+// warned.
+//
+//transponder:transform array ->
+func contentParts(c *reply, v codec.Value, path string, dst codec.Ref, key string) {
+	for i, p := range v.Elems() {
+		if t, _ := p.Get("type").Str(); t != "text" {
+			c.warn(at(path, i, ""), "a content part of type "+strconv.Quote(t)+"; the Response's message has only text and refusal parts; left out")
+			continue
+		}
+		if s := p.Get("text"); s.Kind() == codec.String && len(s.Raw()) > 2 {
+			c.out.Text(s)
+		}
+	}
+}

@@ -1,0 +1,312 @@
+package translate
+
+import (
+	"errors"
+	"strconv"
+
+	"github.com/transponder-dev/transponder/codec"
+	"github.com/transponder-dev/transponder/codec/sse"
+	"github.com/transponder-dev/transponder/mapping"
+)
+
+// Event is one Responses stream event: its type and its JSON. Data is
+// valid until the translator's next call.
+type Event struct {
+	Type string
+	Data []byte
+}
+
+// AppendSSE appends events as Server-Sent Events (event: and data: lines).
+func AppendSSE(dst []byte, events []Event) []byte {
+	for _, e := range events {
+		dst = sse.AppendEvent(dst, e.Type, e.Data)
+	}
+	return dst
+}
+
+// phase is where a stream is.
+type phase uint8
+
+const (
+	phaseNew       phase = iota // nothing emitted
+	phaseStreaming              // response.created and response.in_progress emitted
+	phaseDone                   // the terminal event emitted: nothing follows
+)
+
+// ErrUpstreamCut is the error of a stream the upstream ended before it
+// finished (no finish_reason and no [DONE]).
+var ErrUpstreamCut = errors.New("translate: the upstream stream ended before the response finished")
+
+// ChatToResponses translates one chat completion stream into a Responses
+// stream. It is per stream and not safe for concurrent use:
+//
+//	t := NewChatToResponses(req, opts)
+//	events := t.Start()
+//	for each chunk's data { events = t.Next(data) }   // [DONE] ends it
+//	events = t.Finish()          // or t.Fail(err) if the upstream broke off
+//
+// Each call returns the events its input makes, at once; memory grows
+// with the output only, and a chunk costs the same whatever the size of
+// the request. A stream always ends with exactly one terminal event
+// (response.completed, response.incomplete or response.failed).
+type ChatToResponses interface {
+	// ID is the Response's id.
+	ID() string
+	// Start emits response.created and response.in_progress (Next does
+	// if Start was not called).
+	Start() []Event
+	// Next translates one chunk's data (the JSON of an SSE data line; the
+	// caller stops at [DONE]). A chunk that is not JSON fails the response.
+	Next(data []byte) []Event
+	// Finish ends the stream: open items are closed, then the terminal
+	// event. A stream that never said how it finished (no finish_reason)
+	// fails, as one cut off does.
+	Finish() []Event
+	// Fail ends the stream on an upstream failure (a read error, a cut):
+	// open items are closed, then response.failed carrying err (an
+	// *APIError's code and message, or server_error).
+	Fail(err error) []Event
+	// Warnings lists what the upstream's answer had that the Response
+	// could not carry (the terminal response lists them too).
+	Warnings() []mapping.Warning
+}
+
+// translator is the state of one stream (or one chat completion).
+type translator struct {
+	req    *Request
+	opts   Options
+	reply  mapping.Reply
+	doc    codec.Doc
+	chunk  codec.Root
+	body   codec.Root
+	phase  phase
+	seq    int64
+	resp   response
+	items  []*item
+	cur    *item // the open message or reasoning item, nil if none
+	calls  []*item
+	finish mapping.Finish
+	fail   *APIError
+	sawFin bool
+	sawDet bool // reasoning_details carried reasoning text: reasoning strings repeat it
+
+	stream  bool    // emit events (false: a non-stream response)
+	buf     []byte  // the events' data
+	marks   []mark  // where each event of the call starts in buf
+	events  []Event // returned, reused
+	out     []byte  // the Response's output, built at the end
+	scratch []byte
+}
+
+type mark struct {
+	typ        string
+	start, end int
+}
+
+// NewChatToResponses returns the translator of one stream answering req.
+func NewChatToResponses(req *Request, opts Options) ChatToResponses {
+	return newTranslator(req, opts, true)
+}
+
+func newTranslator(req *Request, opts Options, stream bool) *translator {
+	t := &translator{req: req, opts: opts, stream: stream}
+	t.chunk, _ = codec.OpenRouter.Payload(codec.ChatChunk)
+	t.body, _ = codec.OpenRouter.Payload(codec.ChatBody)
+	t.resp.id = opts.ids().NewID("resp")
+	t.resp.createdAt = opts.now()
+	t.resp.status = "in_progress"
+	return t
+}
+
+// ID is the Response's id.
+func (t *translator) ID() string { return t.resp.id }
+
+// Start emits response.created and response.in_progress (once; Next does
+// it if it was not called).
+func (t *translator) Start() []Event {
+	t.begin()
+	t.start()
+	return t.flush()
+}
+
+func (t *translator) start() {
+	if t.phase != phaseNew {
+		return
+	}
+	t.phase = phaseStreaming
+	for _, typ := range [...]string{"response.created", "response.in_progress"} {
+		t.event(typ)
+		t.buf = append(t.buf, `,"response":`...)
+		t.buf = t.req.appendResponse(t.buf, &t.resp)
+		t.end()
+	}
+}
+
+// Next translates one chunk's data (the JSON of an SSE data line; the
+// caller stops at [DONE]). A chunk that is not JSON fails the response.
+func (t *translator) Next(data []byte) []Event {
+	t.begin()
+	if t.phase == phaseDone {
+		return t.flush()
+	}
+	t.start()
+	if err := t.doc.Decode(t.chunk, data); err != nil {
+		t.failWith(&APIError{Status: 502, Type: "server_error", Code: "server_error", Message: "the upstream sent a chunk that is not JSON: " + err.Error()})
+		return t.flush()
+	}
+	t.reply.Chunk(&t.doc, t)
+	if t.fail != nil {
+		t.terminal()
+	}
+	return t.flush()
+}
+
+// Finish ends the stream: open items are closed, then the terminal event.
+// A stream that never said how it finished (no finish_reason) fails, as
+// one cut off does.
+func (t *translator) Finish() []Event {
+	t.begin()
+	if t.phase != phaseDone {
+		t.start()
+		if !t.sawFin && t.fail == nil {
+			t.fail = &APIError{Status: 502, Type: "server_error", Code: "server_error", Message: "the upstream stream ended without a finish reason"}
+		}
+		t.terminal()
+	}
+	return t.flush()
+}
+
+// Fail ends the stream on an upstream failure (a read error, a cut): open
+// items are closed, then response.failed carrying err.
+func (t *translator) Fail(err error) []Event {
+	t.begin()
+	if t.phase != phaseDone {
+		t.start()
+		var ae *APIError
+		if !errors.As(err, &ae) {
+			ae = &APIError{Status: 502, Type: "server_error", Code: "server_error", Message: "the upstream stream broke off: " + err.Error()}
+		}
+		t.failWith(ae)
+	}
+	return t.flush()
+}
+
+func (t *translator) failWith(e *APIError) {
+	if t.fail == nil {
+		t.fail = e
+	}
+	t.terminal()
+}
+
+// Warnings lists what the upstream's answer had that the Response could
+// not carry (also in the terminal response).
+func (t *translator) Warnings() []mapping.Warning { return t.reply.Warnings() }
+
+// terminal closes every open item and emits the one terminal event.
+func (t *translator) terminal() {
+	if t.phase == phaseDone {
+		return
+	}
+	t.closeCur()
+	for _, c := range t.calls {
+		t.closeCall(c)
+	}
+	t.out = t.out[:0]
+	for i, it := range t.items {
+		if i > 0 {
+			t.out = append(t.out, ',')
+		}
+		t.out = append(t.out, it.done...)
+	}
+	r := &t.resp
+	r.output = t.out
+	u := t.reply.AppendUsage(nil)
+	r.usage = u
+	r.serviceTier = t.reply.ServiceTier()
+	typ := "response.completed"
+	switch {
+	case t.fail != nil:
+		r.status, typ = "failed", "response.failed"
+		r.errJSON = t.fail.AppendResponseError(nil)
+	case t.finish.Status == "failed":
+		r.status, typ = "failed", "response.failed"
+		r.errJSON = (&APIError{Status: 502, Type: "server_error", Message: "the upstream stopped with finish_reason error"}).AppendResponseError(nil)
+	case t.finish.Status == "incomplete":
+		r.status, typ = "incomplete", "response.incomplete"
+		r.incomplete = t.finish.Reason
+	default:
+		r.status = "completed"
+		r.completedAt = t.opts.now()
+	}
+	if !t.reply.HasUsage() && r.status == "completed" {
+		t.reply.Warn("usage", "the upstream reported no usage; the counts are 0")
+	}
+	r.warnings = t.reply.Warnings()
+	t.phase = phaseDone
+	t.event(typ)
+	t.buf = append(t.buf, `,"response":`...)
+	t.buf = t.req.appendResponse(t.buf, r)
+	t.end()
+}
+
+// The one place that numbers events: event starts one, end closes it.
+
+func (t *translator) event(typ string) {
+	t.marks = append(t.marks, mark{typ: typ, start: len(t.buf)})
+	t.buf = append(t.buf, `{"type":"`...)
+	t.buf = append(t.buf, typ...)
+	t.buf = append(t.buf, `","sequence_number":`...)
+	t.buf = strconv.AppendInt(t.buf, t.seq, 10)
+	t.seq++
+}
+
+func (t *translator) end() {
+	t.buf = append(t.buf, '}')
+	t.marks[len(t.marks)-1].end = len(t.buf)
+}
+
+// begin starts a call's batch of events.
+func (t *translator) begin() {
+	t.buf, t.marks = t.buf[:0], t.marks[:0]
+}
+
+// flush returns the batch.
+func (t *translator) flush() []Event {
+	t.events = t.events[:0]
+	if !t.stream {
+		return nil
+	}
+	for _, m := range t.marks {
+		t.events = append(t.events, Event{Type: m.typ, Data: t.buf[m.start:m.end:m.end]})
+	}
+	return t.events
+}
+
+// itemEvent starts an event about an item: item_id and output_index.
+func (t *translator) itemEvent(typ string, it *item) {
+	t.event(typ)
+	t.buf = append(t.buf, `,"item_id":`...)
+	t.buf = codec.AppendString(t.buf, it.id)
+	t.buf = append(t.buf, `,"output_index":`...)
+	t.buf = strconv.AppendInt(t.buf, int64(it.index), 10)
+}
+
+// ChatToResponse translates a chat completion (not streamed) into the
+// Response object: the same items, ids and warnings the stream of the
+// same answer ends with.
+func ChatToResponse(req *Request, body []byte, opts Options) ([]byte, []mapping.Warning, error) {
+	t := newTranslator(req, opts, false)
+	t.phase = phaseStreaming
+	if err := t.doc.Decode(t.body, body); err != nil {
+		return nil, nil, &APIError{Status: 502, Type: "server_error", Code: "server_error", Message: "the upstream's response is not JSON: " + err.Error()}
+	}
+	t.reply.Body(&t.doc, t)
+	if !t.sawFin && t.fail == nil {
+		t.fail = &APIError{Status: 502, Type: "server_error", Code: "server_error", Message: "the upstream's response has no finish reason"}
+	}
+	t.terminal()
+	m := t.marks[len(t.marks)-1]
+	data := t.buf[m.start:m.end]
+	v, _ := codec.Parse(data)
+	return append([]byte(nil), v.Get("response").Raw()...), t.reply.Warnings(), nil
+}

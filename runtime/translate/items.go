@@ -1,0 +1,470 @@
+package translate
+
+import (
+	"strconv"
+
+	"github.com/transponder-dev/transponder/codec"
+	"github.com/transponder-dev/transponder/mapping"
+)
+
+// The output items, as the upstream's content arrives (mapping.Output).
+
+type itemKind uint8
+
+const (
+	kMessage itemKind = iota
+	kReasoning
+	kFunction // function_call: arguments streamed
+	kCustom   // custom_tool_call: input streamed
+	kBuiltin  // local_shell, shell, apply_patch, tool_search: made whole at the end
+)
+
+type item struct {
+	kind  itemKind
+	index int // output_index
+	id    string
+	open  bool
+	done  []byte // the finished item's JSON
+
+	// message and reasoning: the parts, in order
+	parts []*part
+	last  *part // the part deltas go to
+
+	// reasoning: the details, merged
+	details []*detail
+
+	// calls
+	chat    int64 // the chat index
+	callID  []byte
+	name    []byte // as the upstream named it
+	tool    mapping.VirtualTool
+	offered bool
+	args    []byte // the arguments JSON string's content, escaped as received
+	input   inputScanner
+}
+
+type part struct {
+	typ     string // output_text, refusal, summary_text, reasoning_text
+	index   int    // content_index or summary_index
+	detail  int64  // reasoning: the detail it streams (-1: the reasoning strings)
+	text    []byte // escaped, as received
+	anns    []byte // output_text: annotations, comma-separated
+	nAnns   int
+	isClose bool
+}
+
+// detail is a reasoning detail, merged from its pieces.
+type detail struct {
+	index   int64 // its index member (-1: none)
+	raw     []byte
+	pieces  int
+	members []member
+}
+
+type member struct {
+	key    []byte // raw, without its quotes
+	val    []byte
+	concat bool // a string whose pieces join (text, summary, data)
+}
+
+// closeCur closes the open message or reasoning item.
+func (t *translator) closeCur() {
+	it := t.cur
+	if it == nil {
+		return
+	}
+	t.cur = nil
+	t.closeParts(it)
+	switch it.kind {
+	case kMessage:
+		b := append([]byte(nil), `{"id":`...)
+		b = codec.AppendString(b, it.id)
+		b = append(b, `,"type":"message","status":"completed","role":"assistant","content":[`...)
+		for i, p := range it.parts {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendPart(b, p)
+		}
+		it.done = append(b, "]}"...)
+	case kReasoning:
+		it.done = t.reasoningItem(it)
+	}
+	t.itemDone(it)
+}
+
+func (t *translator) itemDone(it *item) {
+	it.open = false
+	if !t.stream {
+		return
+	}
+	t.event("response.output_item.done")
+	t.buf = append(t.buf, `,"output_index":`...)
+	t.buf = strconv.AppendInt(t.buf, int64(it.index), 10)
+	t.buf = append(t.buf, `,"item":`...)
+	t.buf = append(t.buf, it.done...)
+	t.end()
+}
+
+// addItem opens an item: output_item.added with its opening JSON.
+func (t *translator) addItem(it *item, added []byte) {
+	it.index, it.open = len(t.items), true
+	t.items = append(t.items, it)
+	if !t.stream {
+		return
+	}
+	t.event("response.output_item.added")
+	t.buf = append(t.buf, `,"output_index":`...)
+	t.buf = strconv.AppendInt(t.buf, int64(it.index), 10)
+	t.buf = append(t.buf, `,"item":`...)
+	t.buf = append(t.buf, added...)
+	t.end()
+}
+
+// current returns the open item of kind (message or reasoning), closing
+// another and opening one as needed.
+func (t *translator) current(kind itemKind) *item {
+	if t.cur != nil && t.cur.kind == kind {
+		return t.cur
+	}
+	t.closeCur()
+	it := &item{kind: kind}
+	switch kind {
+	case kMessage:
+		it.id = t.opts.ids().NewID("msg")
+		t.addItem(it, t.jsonf(`{"id":`, it.id, `,"type":"message","status":"in_progress","role":"assistant","content":[]}`))
+	case kReasoning:
+		it.id = t.opts.ids().NewID("rs")
+		t.addItem(it, t.jsonf(`{"id":`, it.id, `,"type":"reasoning","summary":[]}`))
+	}
+	t.cur = it
+	return it
+}
+
+// jsonf is a + the JSON string s + b, in scratch memory.
+func (t *translator) jsonf(a, s, b string) []byte {
+	t.scratch = append(codec.AppendString(append(t.scratch[:0], a...), s), b...)
+	return t.scratch
+}
+
+// partOf returns the item's part of typ (for reasoning, of detail d),
+// adding it (and closing the part before it) if it is not the last.
+func (t *translator) partOf(it *item, typ string, d int64) *part {
+	if p := it.last; p != nil && p.typ == typ && p.detail == d {
+		return p
+	}
+	if it.kind == kMessage {
+		t.closeParts(it)
+	} else {
+		for _, p := range it.parts { // a reasoning item's parts stay open
+			if p.typ == typ && p.detail == d {
+				it.last = p
+				return p
+			}
+		}
+	}
+	p := &part{typ: typ, detail: d}
+	for _, q := range it.parts {
+		if (q.typ == "summary_text") == (typ == "summary_text") {
+			p.index++
+		}
+	}
+	it.parts, it.last = append(it.parts, p), p
+	if t.stream {
+		evt := "response.content_part.added"
+		if typ == "summary_text" {
+			evt = "response.reasoning_summary_part.added"
+		}
+		t.itemEvent(evt, it)
+		t.indexField(p)
+		t.buf = append(t.buf, `,"part":`...)
+		t.buf = appendPart(t.buf, p)
+		t.end()
+	}
+	return p
+}
+
+func (t *translator) indexField(p *part) {
+	if p.typ == "summary_text" {
+		t.buf = append(t.buf, `,"summary_index":`...)
+	} else {
+		t.buf = append(t.buf, `,"content_index":`...)
+	}
+	t.buf = strconv.AppendInt(t.buf, int64(p.index), 10)
+}
+
+func appendPart(dst []byte, p *part) []byte {
+	dst = append(append(append(dst, `{"type":"`...), p.typ...), '"')
+	field := `,"text":"`
+	if p.typ == "refusal" {
+		field = `,"refusal":"`
+	}
+	dst = append(append(append(dst, field...), p.text...), '"')
+	if p.typ == "output_text" {
+		dst = append(append(append(dst, `,"annotations":[`...), p.anns...), `],"logprobs":[]`...)
+	}
+	return append(dst, '}')
+}
+
+// closeParts closes every open part of an item.
+func (t *translator) closeParts(it *item) {
+	for _, p := range it.parts {
+		t.closePart(it, p)
+	}
+	it.last = nil
+}
+
+var doneEvents = map[string][2]string{
+	"output_text":    {"response.output_text.done", "text"},
+	"refusal":        {"response.refusal.done", "refusal"},
+	"reasoning_text": {"response.reasoning_text.done", "text"},
+	"summary_text":   {"response.reasoning_summary_text.done", "text"},
+}
+
+func (t *translator) closePart(it *item, p *part) {
+	if p.isClose {
+		return
+	}
+	p.isClose = true
+	if !t.stream {
+		return
+	}
+	d := doneEvents[p.typ]
+	t.itemEvent(d[0], it)
+	t.indexField(p)
+	t.buf = append(append(append(append(t.buf, `,"`...), d[1]...), `":"`...), p.text...)
+	t.buf = append(t.buf, '"')
+	if p.typ == "output_text" {
+		t.buf = append(t.buf, `,"logprobs":[]`...)
+	}
+	t.end()
+	evt := "response.content_part.done"
+	if p.typ == "summary_text" {
+		evt = "response.reasoning_summary_part.done"
+	}
+	t.itemEvent(evt, it)
+	t.indexField(p)
+	t.buf = append(t.buf, `,"part":`...)
+	t.buf = appendPart(t.buf, p)
+	t.end()
+}
+
+// delta appends a piece of text (a JSON string) to a part and emits its
+// delta event.
+func (t *translator) delta(it *item, p *part, s []byte) {
+	p.text = append(p.text, s[1:len(s)-1]...)
+	if !t.stream {
+		return
+	}
+	evt := "response.output_text.delta"
+	switch p.typ {
+	case "refusal":
+		evt = "response.refusal.delta"
+	case "reasoning_text":
+		evt = "response.reasoning_text.delta"
+	case "summary_text":
+		evt = "response.reasoning_summary_text.delta"
+	}
+	t.itemEvent(evt, it)
+	t.indexField(p)
+	t.buf = append(append(t.buf, `,"delta":`...), s...)
+	if p.typ == "output_text" {
+		t.buf = append(t.buf, `,"logprobs":[]`...)
+	}
+	t.end()
+}
+
+// Text is a piece of the message's text.
+func (t *translator) Text(s codec.Value) {
+	it := t.current(kMessage)
+	t.delta(it, t.partOf(it, "output_text", -1), s.Raw())
+}
+
+// Refusal is a piece of the message's refusal.
+func (t *translator) Refusal(s codec.Value) {
+	it := t.current(kMessage)
+	t.delta(it, t.partOf(it, "refusal", -1), s.Raw())
+}
+
+// Annotation annotates the message's text.
+func (t *translator) Annotation(a []byte) {
+	it := t.current(kMessage)
+	p := it.last
+	if p == nil || p.typ != "output_text" {
+		p = t.partOf(it, "output_text", -1)
+	}
+	if p.nAnns > 0 {
+		p.anns = append(p.anns, ',')
+	}
+	p.anns = append(p.anns, a...)
+	if t.stream {
+		t.itemEvent("response.output_text.annotation.added", it)
+		t.indexField(p)
+		t.buf = append(t.buf, `,"annotation_index":`...)
+		t.buf = strconv.AppendInt(t.buf, int64(p.nAnns), 10)
+		t.buf = append(append(t.buf, `,"annotation":`...), a...)
+		t.end()
+	}
+	p.nAnns++
+}
+
+// ReasoningText is a piece of reasoning text: it repeats the details' when
+// reasoning_details carry text.
+func (t *translator) ReasoningText(s codec.Value) {
+	if t.sawDet {
+		return
+	}
+	it := t.current(kReasoning)
+	t.delta(it, t.partOf(it, "reasoning_text", -1), s.Raw())
+}
+
+// ReasoningDetail is a reasoning detail, or a piece of one.
+func (t *translator) ReasoningDetail(d codec.Value) {
+	if d.Kind() != codec.Object {
+		return
+	}
+	it := t.current(kReasoning)
+	index := int64(-1)
+	if n, ok := d.Get("index").Int(); ok {
+		index = n
+	}
+	var det *detail
+	if index >= 0 {
+		for _, x := range it.details {
+			if x.index == index {
+				det = x
+			}
+		}
+	}
+	if det == nil {
+		det = &detail{index: index, raw: append([]byte(nil), d.Raw()...)}
+		it.details = append(it.details, det)
+	}
+	det.merge(d)
+	key := int64(len(it.details) - 1)
+	if index >= 0 {
+		key = index
+	}
+	typ, _ := d.Get("type").Str()
+	switch typ {
+	case "reasoning.text":
+		if s := d.Get("text"); s.Kind() == codec.String && len(s.Raw()) > 2 {
+			t.sawDet = true
+			t.delta(it, t.partOf(it, "reasoning_text", key), s.Raw())
+		}
+	case "reasoning.summary":
+		if s := d.Get("summary"); s.Kind() == codec.String && len(s.Raw()) > 2 {
+			t.sawDet = true
+			t.delta(it, t.partOf(it, "summary_text", key), s.Raw())
+		}
+	}
+}
+
+// merge adds a piece of a detail: strings of text, summary and data join;
+// other members take the last value that is not empty.
+func (d *detail) merge(v codec.Value) {
+	d.pieces++
+	for k, m := range v.Members() {
+		var x *member
+		for i := range d.members {
+			if string(d.members[i].key) == string(k.Raw()) {
+				x = &d.members[i]
+			}
+		}
+		concat := m.Kind() == codec.String && (k.Is("text") || k.Is("summary") || k.Is("data"))
+		if x == nil {
+			d.members = append(d.members, member{key: append([]byte(nil), k.Raw()...), val: append([]byte(nil), m.Raw()...), concat: concat})
+			continue
+		}
+		switch {
+		case concat && x.concat:
+			x.val = append(x.val[:len(x.val)-1], m.Raw()[1:]...)
+		case !empty(m):
+			x.val = append(x.val[:0], m.Raw()...)
+		}
+	}
+}
+
+func empty(v codec.Value) bool {
+	switch v.Kind() {
+	case codec.Null:
+		return true
+	case codec.String:
+		return len(v.Raw()) == 2
+	}
+	return false
+}
+
+// appendDetail writes a merged detail: as received if it came whole.
+func (d *detail) appendJSON(dst []byte) []byte {
+	if d.pieces == 1 {
+		return append(dst, d.raw...)
+	}
+	dst = append(dst, '{')
+	for i, m := range d.members {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = append(append(dst, '"'), m.key...)
+		dst = append(append(dst, '"', ':'), m.val...)
+	}
+	return append(dst, '}')
+}
+
+// reasoningItem is the finished reasoning item, in mapping's form (the
+// details that came, or one reasoning.text detail for reasoning strings).
+func (t *translator) reasoningItem(it *item) []byte {
+	var details []byte
+	if len(it.details) > 0 {
+		details = append(details, '[')
+		for i, d := range it.details {
+			if i > 0 {
+				details = append(details, ',')
+			}
+			details = d.appendJSON(details)
+		}
+		details = append(details, ']')
+	}
+	if !t.sawDet {
+		// reasoning strings: one text detail, so the next turn replays them
+		var text []byte
+		for _, p := range it.parts {
+			if p.detail < 0 {
+				text = append(text, p.text...)
+			}
+		}
+		if len(text) > 0 {
+			d := append([]byte(`{"type":"reasoning.text","text":"`), text...)
+			d = append(d, `","format":"unknown","index":0}`...)
+			if len(details) > 0 {
+				details = append(append(append(details[:len(details)-1], ','), d...), ']')
+			} else {
+				details = append(append([]byte{'['}, d...), ']')
+			}
+		}
+	}
+	if details == nil {
+		details = []byte("[]")
+	}
+	out, ok := mapping.AppendReasoningItem(nil, it.id, details, t.req.Encrypted)
+	if !ok {
+		t.reply.Warn("choices[0].message.reasoning_details", "the reasoning details are not a JSON array of objects; left out")
+		out, _ = mapping.AppendReasoningItem(nil, it.id, []byte("[]"), false)
+	}
+	return out
+}
+
+// Finished is the upstream's finish reason (the first one counts).
+func (t *translator) Finished(f mapping.Finish) {
+	if !t.sawFin {
+		t.sawFin, t.finish = true, f
+	}
+}
+
+// Failed is a mid-stream error: the response fails with it, even after a
+// finish reason.
+func (t *translator) Failed(e codec.Value) {
+	if t.fail == nil {
+		t.fail = StreamError(e)
+	}
+}

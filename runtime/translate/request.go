@@ -1,0 +1,267 @@
+package translate
+
+import (
+	"bytes"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"strconv"
+	"sync/atomic"
+	"time"
+
+	"github.com/transponder-dev/transponder/codec"
+	"github.com/transponder-dev/transponder/mapping"
+)
+
+// IDSource makes the ids of responses and their items: NewID("resp")
+// gives "resp_…". It must be safe for concurrent use.
+type IDSource interface {
+	NewID(prefix string) string
+}
+
+// RandomIDs makes ids of 24 random bytes in hex, as OpenAI's look.
+type RandomIDs struct{}
+
+// NewID returns prefix_ and 48 hex digits.
+func (RandomIDs) NewID(prefix string) string {
+	var b [24]byte
+	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails
+	return prefix + "_" + hex.EncodeToString(b[:])
+}
+
+// SeqIDs makes ids from a counter (prefix_0001, prefix_0002, …): for tests
+// and golden files.
+type SeqIDs struct{ n atomic.Int64 }
+
+// NewID returns prefix_ and the next number.
+func (s *SeqIDs) NewID(prefix string) string {
+	return fmt.Sprintf("%s_%04d", prefix, s.n.Add(1))
+}
+
+// Options configure a translation.
+type Options struct {
+	IDs   IDSource         // nil: RandomIDs
+	Clock func() time.Time // nil: time.Now
+}
+
+func (o Options) ids() IDSource {
+	if o.IDs == nil {
+		return RandomIDs{}
+	}
+	return o.IDs
+}
+
+func (o Options) now() int64 {
+	if o.Clock == nil {
+		return time.Now().Unix()
+	}
+	return o.Clock().Unix()
+}
+
+// Request is what a Response echoes of the Responses request it answers
+// (the client's view, not the chat one), and what translating the answer
+// needs from it: the tool map and whether reasoning is to be returned
+// encrypted. Make it once per request; it is read-only after.
+type Request struct {
+	Tools     mapping.ToolMap
+	Encrypted bool // include asks for reasoning.encrypted_content
+	echo      [nEcho][]byte
+}
+
+// The request fields a Response echoes, in the Response's order, with
+// what it says when the request has none.
+const (
+	eBackground = iota
+	eInstructions
+	eMaxOutputTokens
+	eMaxToolCalls
+	eModel
+	eParallelToolCalls
+	ePreviousResponseID
+	ePromptCacheKey
+	ePromptCacheRetention
+	eReasoning
+	eSafetyIdentifier
+	eServiceTier
+	eStore
+	eTemperature
+	eText
+	eToolChoice
+	eTools
+	eTopLogprobs
+	eTopP
+	eTruncation
+	eUser
+	eMetadata
+	nEcho
+)
+
+var echoes = [nEcho]struct{ key, def string }{
+	{"background", "false"},
+	{"instructions", "null"},
+	{"max_output_tokens", "null"},
+	{"max_tool_calls", "null"},
+	{"model", `""`},
+	{"parallel_tool_calls", "true"},
+	{"previous_response_id", "null"},
+	{"prompt_cache_key", "null"},
+	{"prompt_cache_retention", "null"},
+	{"reasoning", "null"},
+	{"safety_identifier", "null"},
+	{"service_tier", `"default"`},
+	{"store", "false"}, // the gateway stores nothing (yet)
+	{"temperature", "1"},
+	{"text", `{"format":{"type":"text"}}`},
+	{"tool_choice", `"auto"`},
+	{"tools", "[]"},
+	{"top_logprobs", "0"},
+	{"top_p", "1"},
+	{"truncation", `"disabled"`},
+	{"user", "null"},
+	{"metadata", "{}"},
+}
+
+// NewRequest reads what the Response echoes from a Responses request body
+// (one mapping converted, so it is JSON), with the tool map its
+// conversion made (mapping.Converter.ToolMap().Clone(), or
+// mapping.ToolMapOf).
+func NewRequest(body []byte, tools mapping.ToolMap) (*Request, error) {
+	v, ok := codec.Parse(body)
+	if !ok || v.Kind() != codec.Object {
+		return nil, fmt.Errorf("translate: the request is not a JSON object")
+	}
+	r := &Request{Tools: tools}
+	for k, m := range v.Members() {
+		key := k.String()
+		if key == "include" {
+			for _, e := range m.Elems() {
+				if s, _ := e.Str(); s == "reasoning.encrypted_content" {
+					r.Encrypted = true
+				}
+			}
+			continue
+		}
+		if key == "store" && m.Kind() == codec.Bool {
+			continue // see echoes
+		}
+		for i, e := range echoes {
+			if e.key == key && m.Kind() != codec.Null {
+				r.echo[i] = append([]byte(nil), m.Raw()...)
+				if i == eTools {
+					r.echo[i] = echoTools(m)
+				}
+			}
+		}
+	}
+	return r, nil
+}
+
+// echoTools copies the request's tools, each as sent, a function tool
+// without strict saying "strict":false: the Response's function tool
+// requires it, and the upstream ran the tool without strict mode.
+func echoTools(v codec.Value) []byte {
+	out := []byte{'['}
+	for i, t := range v.Elems() {
+		if i > 0 {
+			out = append(out, ',')
+		}
+		raw := t.Raw()
+		if typ, _ := t.Get("type").Str(); typ == "function" && !t.Get("strict").Exists() && raw[len(raw)-1] == '}' {
+			body := bytes.TrimRight(raw[:len(raw)-1], " \t\r\n")
+			out = append(append(out, body...), `,"strict":false}`...)
+			continue
+		}
+		out = append(out, raw...)
+	}
+	return append(out, ']')
+}
+
+func (r *Request) field(i int) []byte {
+	if r.echo[i] != nil {
+		return r.echo[i]
+	}
+	return []byte(echoes[i].def)
+}
+
+// response is what a Response says besides the request's echo.
+type response struct {
+	id          string
+	createdAt   int64
+	completedAt int64 // 0: null
+	status      string
+	errJSON     []byte // the error object, nil: null
+	incomplete  string // incomplete_details.reason
+	output      []byte // the items, comma-separated
+	usage       []byte // nil: null
+	serviceTier []byte // the upstream's; nil: the request's
+	warnings    []mapping.Warning
+}
+
+// appendResponse writes a Response object.
+func (r *Request) appendResponse(dst []byte, s *response) []byte {
+	dst = append(dst, `{"id":`...)
+	dst = codec.AppendString(dst, s.id)
+	dst = append(dst, `,"object":"response","created_at":`...)
+	dst = strconv.AppendInt(dst, s.createdAt, 10)
+	dst = append(dst, `,"status":"`...)
+	dst = append(dst, s.status...)
+	dst = append(dst, `","background":`...)
+	dst = append(dst, r.field(eBackground)...)
+	dst = append(dst, `,"completed_at":`...)
+	if s.completedAt != 0 {
+		dst = strconv.AppendInt(dst, s.completedAt, 10)
+	} else {
+		dst = append(dst, "null"...)
+	}
+	dst = append(dst, `,"error":`...)
+	if s.errJSON != nil {
+		dst = append(dst, s.errJSON...)
+	} else {
+		dst = append(dst, "null"...)
+	}
+	dst = append(dst, `,"incomplete_details":`...)
+	if s.incomplete != "" {
+		dst = append(append(append(dst, `{"reason":"`...), s.incomplete...), `"}`...)
+	} else {
+		dst = append(dst, "null"...)
+	}
+	for i := eInstructions; i <= eModel; i++ {
+		dst = r.member(dst, i)
+	}
+	dst = append(append(append(dst, `,"output":[`...), s.output...), ']')
+	for i := eParallelToolCalls; i < eUser; i++ {
+		if i == eServiceTier && s.serviceTier != nil {
+			dst = append(append(dst, `,"service_tier":`...), s.serviceTier...)
+			continue
+		}
+		dst = r.member(dst, i)
+	}
+	dst = append(dst, `,"usage":`...)
+	if s.usage != nil {
+		dst = append(dst, s.usage...)
+	} else {
+		dst = append(dst, "null"...)
+	}
+	dst = r.member(dst, eUser)
+	dst = r.member(dst, eMetadata)
+	if len(s.warnings) > 0 {
+		dst = append(dst, `,"transponder_warnings":[`...)
+		for i, w := range s.warnings {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			dst = append(dst, `{"path":`...)
+			dst = codec.AppendString(dst, w.Path)
+			dst = append(dst, `,"reason":`...)
+			dst = codec.AppendString(dst, w.Reason)
+			dst = append(dst, '}')
+		}
+		dst = append(dst, ']')
+	}
+	return append(dst, '}')
+}
+
+func (r *Request) member(dst []byte, i int) []byte {
+	dst = append(append(append(dst, `,"`...), echoes[i].key...), `":`...)
+	return append(dst, r.field(i)...)
+}
