@@ -224,7 +224,8 @@ func (t *translator) builtin(c *item) bool {
 				continue
 			}
 			env = env || k.Is("env")
-			b = append(append(append(append(b, ','), k.Raw()...), ':'), m.Raw()...)
+			b = append(append(append(b, ',', '"'), k.Raw()...), '"', ':')
+			b = append(b, m.Raw()...)
 		}
 		if !env {
 			b = append(b, `,"env":{}`...)

@@ -1,7 +1,9 @@
 package translate
 
 import (
+	"bytes"
 	"errors"
+	"io"
 	"strconv"
 
 	"github.com/transponder-dev/transponder/codec"
@@ -32,10 +34,6 @@ const (
 	phaseStreaming              // response.created and response.in_progress emitted
 	phaseDone                   // the terminal event emitted: nothing follows
 )
-
-// ErrUpstreamCut is the error of a stream the upstream ended before it
-// finished (no finish_reason and no [DONE]).
-var ErrUpstreamCut = errors.New("translate: the upstream stream ended before the response finished")
 
 // ChatToResponses translates one chat completion stream into a Responses
 // stream. It is per stream and not safe for concurrent use:
@@ -169,7 +167,7 @@ func (t *translator) Finish() []Event {
 	if t.phase != phaseDone {
 		t.start()
 		if !t.sawFin && t.fail == nil {
-			t.fail = &APIError{Status: 502, Type: "server_error", Code: "server_error", Message: "the upstream stream ended without a finish reason"}
+			t.fail = &APIError{Status: 502, Type: "server_error", Code: "server_error", Message: "the upstream stream ended before it said how the response finished"}
 		}
 		t.terminal()
 	}
@@ -309,4 +307,40 @@ func ChatToResponse(req *Request, body []byte, opts Options) ([]byte, []mapping.
 	data := t.buf[m.start:m.end]
 	v, _ := codec.Parse(data)
 	return append([]byte(nil), v.Get("response").Raw()...), t.reply.Warnings(), nil
+}
+
+// Pipe translates a chat SSE stream (the upstream's body) into a
+// Responses SSE stream written to w, event by event as the chunks come:
+// [DONE] or a finish ends it; the body ending before [DONE] without a
+// finish reason, or failing, fails the response (after closing the open
+// items). Comments (keep-alives) are skipped. It returns the error writing
+// to w, if any.
+func Pipe(t ChatToResponses, r io.Reader, w io.Writer) error {
+	in := sse.NewReader(r)
+	var out []byte
+	write := func(evs []Event) error {
+		out = AppendSSE(out[:0], evs)
+		_, err := w.Write(out)
+		return err
+	}
+	if err := write(t.Start()); err != nil {
+		return err
+	}
+	for in.Next() {
+		e := in.Event()
+		if e.Done() {
+			return write(t.Finish())
+		}
+		if len(bytes.TrimSpace(e.Data)) == 0 {
+			continue
+		}
+		if err := write(t.Next(e.Data)); err != nil {
+			return err
+		}
+	}
+	if err := in.Err(); err != nil {
+		return write(t.Fail(err))
+	}
+	return write(t.Finish()) // cut before [DONE]: fails unless a finish reason came
+
 }

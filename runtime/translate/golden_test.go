@@ -1,0 +1,71 @@
+package translate
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/transponder-dev/transponder/codec/sse"
+	"github.com/transponder-dev/transponder/internal/golden"
+	"github.com/transponder-dev/transponder/runtime/conformance"
+)
+
+// Golden cases testdata/<case>/: request.json (the client's Responses
+// request), upstream.sse (the chat stream) → events.sse (what the client
+// gets); upstream.json (the same answer, not streamed) → response.json,
+// which must equal the stream's terminal response. Every stream passes
+// the checker. -update rewrites the outputs.
+func TestGolden(t *testing.T) {
+	dirs, _ := filepath.Glob("testdata/*/upstream.sse")
+	if len(dirs) < 10 {
+		t.Fatalf("%d cases", len(dirs))
+	}
+	for _, p := range dirs {
+		dir := filepath.Dir(p)
+		t.Run(filepath.Base(dir), func(t *testing.T) {
+			reqBody, err := os.ReadFile(filepath.Join(dir, "request.json"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			req := request(t, string(reqBody))
+			up, _ := os.ReadFile(p)
+			var out bytes.Buffer
+			tr := NewChatToResponses(req, Options{IDs: &SeqIDs{}, Clock: clock})
+			if err := Pipe(tr, bytes.NewReader(up), &out); err != nil {
+				t.Fatal(err)
+			}
+			golden.Check(t, filepath.Join(dir, "events.sse"), out.String(), *update)
+			var events [][]byte
+			rd := sse.NewReader(bytes.NewReader(out.Bytes()))
+			for rd.Next() {
+				events = append(events, append([]byte(nil), rd.Event().Data...))
+			}
+			checkStream(t, events)
+			term := terminalResponse(t, events)
+			body, err := os.ReadFile(filepath.Join(dir, "upstream.json"))
+			if os.IsNotExist(err) {
+				return
+			}
+			resp, _, err := ChatToResponse(req, body, Options{IDs: &SeqIDs{}, Clock: clock})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if fs := conformance.CheckResponse(resp); conformance.Violations(fs) > 0 {
+				t.Fatalf("response: %v\n%s", fs, resp)
+			}
+			// The warnings name the chat field: a delta's in the stream, the
+			// message's in a completion.
+			term = bytes.ReplaceAll(term, []byte(`].delta.`), []byte(`].message.`))
+			if fs := conformance.CompareResponses(term, resp); len(fs) > 0 {
+				t.Errorf("the stream's terminal response and the non-stream Response differ: %v", fs)
+			}
+			var ind bytes.Buffer
+			if err := json.Indent(&ind, resp, "", "  "); err != nil {
+				t.Fatal(err)
+			}
+			golden.Check(t, filepath.Join(dir, "response.json"), ind.String()+"\n", *update)
+		})
+	}
+}
