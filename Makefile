@@ -22,7 +22,7 @@ run:
 # gen/ equals a fresh run; CI also regenerates and diffs.)
 test: vet lint
 	go test -count=1 ./...
-	go test -run '^$$' -bench . -benchtime 1x ./codec/... ./mapping/... > /dev/null
+	go test -run '^$$' -bench . -benchtime 1x ./codec/... ./mapping/... ./runtime/... > /dev/null
 
 # staticcheck (pinned in go.mod's tool directives) on everything but gen/.
 lint:
@@ -52,7 +52,7 @@ build-gen:
 # Benchmarks as ratios to a same-run baseline (jsontext tokenize + copy):
 # benchstat prints every implementation beside impl=baseline.
 bench:
-	go test -run '^$$' -bench . -benchmem -count 6 ./codec/... ./mapping/... | tee bench.txt
+	go test -run '^$$' -bench . -benchmem -count 6 ./codec/... ./mapping/... ./runtime/... | tee bench.txt
 	go tool benchstat -col /impl bench.txt
 
 # Fuzz the codec's decoder and the stream checker, FUZZTIME each (the seeds
