@@ -79,7 +79,6 @@ type Reply struct{ r reply }
 
 type reply struct {
 	b     codec.Builder
-	doc   *codec.Doc
 	out   Output
 	warns []Warning
 	buf   []byte
@@ -94,14 +93,14 @@ func (r *Reply) Reset() {
 // Body converts a chat completion (doc decoded against the chat body of
 // OpenRouter's spec), handing its content to out.
 func (r *Reply) Body(doc *codec.Doc, out Output) {
-	r.r.doc, r.r.out = doc, out
+	r.r.out = out
 	r.r.chatResponsesOpenAI(doc.Value())
 }
 
 // Chunk converts one chunk of a chat stream (doc decoded against the
 // chat chunk of OpenRouter's spec), handing its content to out.
 func (r *Reply) Chunk(doc *codec.Doc, out Output) {
-	r.r.doc, r.r.out = doc, out
+	r.r.out = out
 	r.r.chatChunkResponsesOpenAI(doc.Value())
 }
 
@@ -213,24 +212,6 @@ func empty(v codec.Value) bool {
 		return true
 	}
 	return false
-}
-
-// tag returns a union value's node and type ("" if it has none).
-func (c *reply) tag(v codec.Value) (codec.Node, bool, string) {
-	n, ok := c.doc.NodeAt(v)
-	if !ok {
-		return n, false, ""
-	}
-	return n, true, n.Tag()
-}
-
-// unknownType warns of a union value whose type the spec does not know.
-func (c *reply) unknownType(n codec.Node, ok bool, path string) {
-	typ := ""
-	if ok {
-		typ, path = n.Type(), n.Path()
-	}
-	c.warn(path, "type "+strconv.Quote(typ)+" is unknown to the pinned spec; left out")
 }
 
 // serviceTier keeps the tier the upstream used, if the Responses API has it.

@@ -2,7 +2,6 @@ package translate
 
 import (
 	"encoding/json"
-	"errors"
 	"flag"
 	"os"
 	"path/filepath"
@@ -189,5 +188,3 @@ func upstreamText(t testing.TB, chunks [][]byte) string {
 	}
 	return s
 }
-
-var errCut = errors.New("connection reset")
