@@ -297,6 +297,19 @@ type Finding struct {
 	want               mask   // WrongKind
 }
 
+// NameBytes is Name as bytes, without a copy when the payload's key has
+// no escapes (for a per-chunk check that must not allocate).
+func (f Finding) NameBytes() []byte {
+	if f.name != "" || f.nameEnd <= f.nameStart {
+		return []byte(f.name)
+	}
+	raw := f.d.data[f.nameStart:f.nameEnd]
+	if !hasEscape(raw) {
+		return raw
+	}
+	return unquote(raw)
+}
+
 // Name is the unknown, extra or missing key, the unknown type, the unknown
 // value, or for WrongKind the key whose value it is ("" in an array).
 func (f Finding) Name() string {

@@ -39,9 +39,9 @@ func Emit(pkg, base, source, receiver string, convs []*Converter) ([]byte, error
 		f.Commentf("is%sExtra reports whether key is one of the extras of %s: a top-level key the spec does not know, handled by the mapping.", exported, source)
 		body := []jen.Code{jen.Return(jen.False())}
 		if len(cases) > 0 {
-			body = []jen.Code{jen.Switch(jen.Id("key")).Block(jen.Case(cases...).Block(jen.Return(jen.True()))), jen.Return(jen.False())}
+			body = []jen.Code{jen.Switch(jen.String().Parens(jen.Id("key"))).Block(jen.Case(cases...).Block(jen.Return(jen.True()))), jen.Return(jen.False())}
 		}
-		f.Func().Id("is" + exported + "Extra").Params(jen.Id("key").String()).Bool().Block(body...)
+		f.Func().Id("is" + exported + "Extra").Params(jen.Id("key").Index().Byte()).Bool().Block(body...)
 	}
 	var buf bytes.Buffer
 	if err := f.Render(&buf); err != nil {
@@ -262,7 +262,10 @@ func (e *emitter) leaf(n *Node, val string, el *elem) []jen.Code {
 	lastStep := steps[len(steps)-1]
 	if r.Transform != "" {
 		var dst, key jen.Code
-		if lastStep.Elem {
+		if t.Silent {
+			// it writes nothing: no target object is made (per chunk, for a stream)
+			dst, key = jen.Qual(codecPkg, "Top"), jen.Lit("")
+		} else if lastStep.Elem {
 			dst = jen.Id("c").Dot("b").Dot("Array").Call(e.chain(steps[:len(steps)-1], el), jen.Lit(lastStep.Key))
 			key = jen.Lit("")
 		} else {

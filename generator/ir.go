@@ -49,6 +49,9 @@ type Node struct {
 type Target struct {
 	Rule Rule
 	Note string
+	// Silent: the rule's transform writes nothing into the target, so
+	// the converter makes no target object for it.
+	Silent bool
 	// Steps of the target path, for map and lossy.
 	Steps []Step
 }
@@ -262,7 +265,7 @@ func (b *builder) leaf(n *Node, e Entry, r Rule, path string) {
 }
 
 func (b *builder) target(e Entry, r Rule, src codec.Schema) *Target {
-	t := &Target{Rule: r, Note: e.Note}
+	t := &Target{Rule: r, Note: e.Note, Silent: r.Transform != "" && b.c.Silent[r.Transform]}
 	if r.Kind != Map && r.Kind != Lossy {
 		return t
 	}

@@ -30,6 +30,9 @@ type Checked struct {
 	*File
 	From codec.Schema
 	To   map[string]codec.Schema // by dialect
+	// Silent names the transforms the file uses that write nothing into
+	// their target (their kinds end in "->"): they hand the value on.
+	Silent map[string]bool
 }
 
 var dialects = map[string]*codec.Dialect{codec.OpenAI.Name(): codec.OpenAI, codec.OpenRouter.Name(): codec.OpenRouter}
@@ -67,7 +70,7 @@ func Validate(f *File, transforms []Transform, complete bool) (*Checked, []error
 	errf := func(line int, format string, args ...any) {
 		errs = append(errs, &Error{f.Name, line, fmt.Sprintf(format, args...)})
 	}
-	c := &Checked{File: f, To: map[string]codec.Schema{}}
+	c := &Checked{File: f, To: map[string]codec.Schema{}, Silent: map[string]bool{}}
 	var err error
 	if c.From, err = f.From.schema(f.Name); err != nil {
 		return nil, []error{err}
@@ -129,6 +132,9 @@ func Validate(f *File, transforms []Transform, complete bool) (*Checked, []error
 					continue
 				}
 				used[r.Transform] = true
+				if len(tr.To) == 0 {
+					c.Silent[tr.Name] = true
+				}
 				if tr.receiver() != f.receiver() {
 					errf(r.Line, "%s: transform %s takes *%s, not this mapping's *%s", e.Path, tr.Name, tr.receiver(), f.receiver())
 					continue

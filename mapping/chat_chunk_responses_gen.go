@@ -47,7 +47,7 @@ func (c *reply) chatChunkResponsesOpenAI(v codec.Value) {
 			}
 			if present(srcChoicesFinishReason) {
 				// mapping/chat_chunk_responses.yaml:35: → status
-				finishReason(c, srcChoicesFinishReason, atElem("choices", i, "finish_reason", "choices[0].finish_reason"), codec.Top, "status")
+				finishReason(c, srcChoicesFinishReason, atElem("choices", i, "finish_reason", "choices[0].finish_reason"), codec.Top, "")
 			}
 			if present(srcChoicesLogprobs) {
 				// mapping/chat_chunk_responses.yaml:43: drop
@@ -78,27 +78,27 @@ func (c *reply) chatChunkResponsesOpenAI(v codec.Value) {
 				}
 				if present(srcChoicesDeltaReasoningDetails) {
 					// mapping/chat_chunk_responses.yaml:47: → output[]{reasoning}
-					reasoningDetails(c, srcChoicesDeltaReasoningDetails, atElem("choices", i, "delta.reasoning_details", "choices[0].delta.reasoning_details"), c.b.Array(codec.Top, "output"), "")
+					reasoningDetails(c, srcChoicesDeltaReasoningDetails, atElem("choices", i, "delta.reasoning_details", "choices[0].delta.reasoning_details"), codec.Top, "")
 				}
 				if present(srcChoicesDeltaReasoning) {
 					// mapping/chat_chunk_responses.yaml:54: → output[]{reasoning}
-					reasoningText(c, srcChoicesDeltaReasoning, atElem("choices", i, "delta.reasoning", "choices[0].delta.reasoning"), c.b.Array(codec.Top, "output"), "")
+					reasoningText(c, srcChoicesDeltaReasoning, atElem("choices", i, "delta.reasoning", "choices[0].delta.reasoning"), codec.Top, "")
 				}
 				if present(srcChoicesDeltaReasoningContent) {
 					// mapping/chat_chunk_responses.yaml:58: → output[]{reasoning}
-					reasoningText(c, srcChoicesDeltaReasoningContent, atElem("choices", i, "delta.reasoning_content", "choices[0].delta.reasoning_content"), c.b.Array(codec.Top, "output"), "")
+					reasoningText(c, srcChoicesDeltaReasoningContent, atElem("choices", i, "delta.reasoning_content", "choices[0].delta.reasoning_content"), codec.Top, "")
 				}
 				if present(srcChoicesDeltaContent) {
 					// mapping/chat_chunk_responses.yaml:62: → output[]{message}
-					text(c, srcChoicesDeltaContent, atElem("choices", i, "delta.content", "choices[0].delta.content"), c.b.Array(codec.Top, "output"), "")
+					text(c, srcChoicesDeltaContent, atElem("choices", i, "delta.content", "choices[0].delta.content"), codec.Top, "")
 				}
 				if present(srcChoicesDeltaRefusal) {
 					// mapping/chat_chunk_responses.yaml:66: → output[]{message}
-					refusal(c, srcChoicesDeltaRefusal, atElem("choices", i, "delta.refusal", "choices[0].delta.refusal"), c.b.Array(codec.Top, "output"), "")
+					refusal(c, srcChoicesDeltaRefusal, atElem("choices", i, "delta.refusal", "choices[0].delta.refusal"), codec.Top, "")
 				}
 				if present(srcChoicesDeltaAnnotations) {
 					// mapping/chat_chunk_responses.yaml:70: → output[]{message}
-					annotations(c, srcChoicesDeltaAnnotations, atElem("choices", i, "delta.annotations", "choices[0].delta.annotations"), c.b.Array(codec.Top, "output"), "")
+					annotations(c, srcChoicesDeltaAnnotations, atElem("choices", i, "delta.annotations", "choices[0].delta.annotations"), codec.Top, "")
 				}
 				if present(srcChoicesDeltaAudio) {
 					// mapping/chat_chunk_responses.yaml:76: drop
@@ -106,14 +106,14 @@ func (c *reply) chatChunkResponsesOpenAI(v codec.Value) {
 				}
 				if present(srcChoicesDeltaToolCalls) {
 					// mapping/chat_chunk_responses.yaml:78: → output[]{function_call}
-					toolCalls(c, srcChoicesDeltaToolCalls, atElem("choices", i, "delta.tool_calls", "choices[0].delta.tool_calls"), c.b.Array(codec.Top, "output"), "")
+					toolCalls(c, srcChoicesDeltaToolCalls, atElem("choices", i, "delta.tool_calls", "choices[0].delta.tool_calls"), codec.Top, "")
 				}
 			}
 		}
 	}
 	if present(srcError) {
 		// mapping/chat_chunk_responses.yaml:87: → error
-		streamError(c, srcError, "error", codec.Top, "error")
+		streamError(c, srcError, "error", codec.Top, "")
 	}
 	if present(srcUsage) {
 		var srcUsagePromptTokens, srcUsagePromptTokensDetails, srcUsageCompletionTokens, srcUsageCompletionTokensDetails, srcUsageTotalTokens, srcUsageCost, srcUsageServerToolUseDetails codec.Value
@@ -223,8 +223,8 @@ func (c *reply) chatChunkResponsesOpenAI(v codec.Value) {
 }
 
 // isChatChunkResponsesExtra reports whether key is one of the extras of mapping/chat_chunk_responses.yaml: a top-level key the spec does not know, handled by the mapping.
-func isChatChunkResponsesExtra(key string) bool {
-	switch key {
+func isChatChunkResponsesExtra(key []byte) bool {
+	switch string(key) {
 	case "provider":
 		return true
 	}

@@ -45,7 +45,7 @@ func (c *reply) chatResponsesOpenAI(v codec.Value) {
 			}
 			if present(srcChoicesFinishReason) {
 				// mapping/chat_responses.yaml:33: → status
-				finishReason(c, srcChoicesFinishReason, atElem("choices", i, "finish_reason", "choices[0].finish_reason"), codec.Top, "status")
+				finishReason(c, srcChoicesFinishReason, atElem("choices", i, "finish_reason", "choices[0].finish_reason"), codec.Top, "")
 			}
 			if present(srcChoicesLogprobs) {
 				// mapping/chat_responses.yaml:41: drop
@@ -85,33 +85,33 @@ func (c *reply) chatResponsesOpenAI(v codec.Value) {
 				}
 				if present(srcChoicesMessageReasoningDetails) {
 					// mapping/chat_responses.yaml:49: → output[]{reasoning}
-					reasoningDetails(c, srcChoicesMessageReasoningDetails, atElem("choices", i, "message.reasoning_details", "choices[0].message.reasoning_details"), c.b.Array(codec.Top, "output"), "")
+					reasoningDetails(c, srcChoicesMessageReasoningDetails, atElem("choices", i, "message.reasoning_details", "choices[0].message.reasoning_details"), codec.Top, "")
 				}
 				if present(srcChoicesMessageReasoning) {
 					// mapping/chat_responses.yaml:56: → output[]{reasoning}
-					reasoningText(c, srcChoicesMessageReasoning, atElem("choices", i, "message.reasoning", "choices[0].message.reasoning"), c.b.Array(codec.Top, "output"), "")
+					reasoningText(c, srcChoicesMessageReasoning, atElem("choices", i, "message.reasoning", "choices[0].message.reasoning"), codec.Top, "")
 				}
 				if present(srcChoicesMessageReasoningContent) {
 					// mapping/chat_responses.yaml:60: → output[]{reasoning}
-					reasoningText(c, srcChoicesMessageReasoningContent, atElem("choices", i, "message.reasoning_content", "choices[0].message.reasoning_content"), c.b.Array(codec.Top, "output"), "")
+					reasoningText(c, srcChoicesMessageReasoningContent, atElem("choices", i, "message.reasoning_content", "choices[0].message.reasoning_content"), codec.Top, "")
 				}
 				if present(srcChoicesMessageContent) {
 					switch srcChoicesMessageContent.Kind() {
 					case codec.String:
 						// mapping/chat_responses.yaml:64: → output[]{message}
-						text(c, srcChoicesMessageContent, atElem("choices", i, "message.content", "choices[0].message.content"), c.b.Array(codec.Top, "output"), "")
+						text(c, srcChoicesMessageContent, atElem("choices", i, "message.content", "choices[0].message.content"), codec.Top, "")
 					case codec.Array:
 						// mapping/chat_responses.yaml:68: → output[]{message}
-						contentParts(c, srcChoicesMessageContent, atElem("choices", i, "message.content", "choices[0].message.content"), c.b.Array(codec.Top, "output"), "")
+						contentParts(c, srcChoicesMessageContent, atElem("choices", i, "message.content", "choices[0].message.content"), codec.Top, "")
 					}
 				}
 				if present(srcChoicesMessageRefusal) {
 					// mapping/chat_responses.yaml:74: → output[]{message}
-					refusal(c, srcChoicesMessageRefusal, atElem("choices", i, "message.refusal", "choices[0].message.refusal"), c.b.Array(codec.Top, "output"), "")
+					refusal(c, srcChoicesMessageRefusal, atElem("choices", i, "message.refusal", "choices[0].message.refusal"), codec.Top, "")
 				}
 				if present(srcChoicesMessageAnnotations) {
 					// mapping/chat_responses.yaml:78: → output[]{message}
-					annotations(c, srcChoicesMessageAnnotations, atElem("choices", i, "message.annotations", "choices[0].message.annotations"), c.b.Array(codec.Top, "output"), "")
+					annotations(c, srcChoicesMessageAnnotations, atElem("choices", i, "message.annotations", "choices[0].message.annotations"), codec.Top, "")
 				}
 				if present(srcChoicesMessageAudio) {
 					// mapping/chat_responses.yaml:84: drop
@@ -123,7 +123,7 @@ func (c *reply) chatResponsesOpenAI(v codec.Value) {
 				}
 				if present(srcChoicesMessageToolCalls) {
 					// mapping/chat_responses.yaml:88: → output[]{function_call}
-					toolCalls(c, srcChoicesMessageToolCalls, atElem("choices", i, "message.tool_calls", "choices[0].message.tool_calls"), c.b.Array(codec.Top, "output"), "")
+					toolCalls(c, srcChoicesMessageToolCalls, atElem("choices", i, "message.tool_calls", "choices[0].message.tool_calls"), codec.Top, "")
 				}
 			}
 		}
@@ -236,8 +236,8 @@ func (c *reply) chatResponsesOpenAI(v codec.Value) {
 }
 
 // isChatResponsesExtra reports whether key is one of the extras of mapping/chat_responses.yaml: a top-level key the spec does not know, handled by the mapping.
-func isChatResponsesExtra(key string) bool {
-	switch key {
+func isChatResponsesExtra(key []byte) bool {
+	switch string(key) {
 	case "provider":
 		return true
 	}

@@ -265,7 +265,7 @@ func (c *conv) finish(v codec.Value) {
 // mapping's extras were handled already.
 func (c *conv) unknownTopLevel(f codec.Finding, target codec.Schema) {
 	key := f.Name()
-	if isResponsesChatExtra(key) {
+	if isResponsesChatExtra(f.NameBytes()) {
 		return
 	}
 	if _, ok := target.Property(key); !ok {

@@ -95,6 +95,7 @@ func (r *Reply) Reset() {
 func (r *Reply) Body(doc *codec.Doc, out Output) {
 	r.r.out = out
 	r.r.chatResponsesOpenAI(doc.Value())
+	r.r.unknown(doc, isChatResponsesExtra)
 }
 
 // Chunk converts one chunk of a chat stream (doc decoded against the
@@ -102,6 +103,7 @@ func (r *Reply) Body(doc *codec.Doc, out Output) {
 func (r *Reply) Chunk(doc *codec.Doc, out Output) {
 	r.r.out = out
 	r.r.chatChunkResponsesOpenAI(doc.Value())
+	r.r.unknown(doc, isChatChunkResponsesExtra)
 }
 
 // Warnings lists what the response's chat side had that the Response
@@ -162,6 +164,19 @@ func count(raw []byte) int64 {
 		return int64(f)
 	}
 	return 0
+}
+
+// unknown warns of the fields the spec does not know that carry
+// something (the mapping's extras aside: it says what happens to them).
+func (c *reply) unknown(doc *codec.Doc, extra func([]byte) bool) {
+	for _, f := range doc.Findings() {
+		if f.Kind != codec.UnknownField && f.Kind != codec.ExtraField || f.TopLevel() && extra(f.NameBytes()) {
+			continue
+		}
+		if v, ok := codec.Parse(f.Raw); ok {
+			c.drop(v, f.Path(), "a field the pinned spec does not know; not carried")
+		}
+	}
 }
 
 // put sets a member the mapping maps a field to (a later chunk's value

@@ -281,7 +281,7 @@ func (c *conv) responsesChatOpenRouter(v codec.Value) {
 			switch srcTextFormatType {
 			case "text":
 				// mapping/responses_chat.yaml:179: → response_format{text}
-				omit(c, srcTextFormat, "text.format", codec.Top, "response_format")
+				omit(c, srcTextFormat, "text.format", codec.Top, "")
 			case "json_object":
 				var srcTextFormatJsonObjectType codec.Value
 				for k, m := range srcTextFormat.Members() {
@@ -869,7 +869,7 @@ func (c *conv) responsesChatOpenAI(v codec.Value) {
 			switch srcTextFormatType {
 			case "text":
 				// mapping/responses_chat.yaml:179: → response_format{text}
-				omit(c, srcTextFormat, "text.format", codec.Top, "response_format")
+				omit(c, srcTextFormat, "text.format", codec.Top, "")
 			case "json_object":
 				var srcTextFormatJsonObjectType codec.Value
 				for k, m := range srcTextFormat.Members() {
@@ -1197,8 +1197,8 @@ func (c *conv) responsesChatOpenAI(v codec.Value) {
 }
 
 // isResponsesChatExtra reports whether key is one of the extras of mapping/responses_chat.yaml: a top-level key the spec does not know, handled by the mapping.
-func isResponsesChatExtra(key string) bool {
-	switch key {
+func isResponsesChatExtra(key []byte) bool {
+	switch string(key) {
 	case "client_metadata":
 		return true
 	}

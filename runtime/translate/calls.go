@@ -2,6 +2,7 @@ package translate
 
 import (
 	"strconv"
+	"strings"
 
 	"github.com/transponder-dev/transponder/codec"
 )
@@ -32,10 +33,16 @@ func (t *translator) ToolCall(index int, id, name, args codec.Value, custom bool
 		c.name = append([]byte(nil), name.Raw()...)
 		t.openCall(c, custom)
 	}
-	if args.Kind() != codec.String || len(args.Raw()) <= 2 {
+	var s []byte
+	switch args.Kind() {
+	case codec.String:
+		s = args.Raw()
+	case codec.Object, codec.Array:
+		s = codec.AppendString(nil, string(args.Raw())) // arguments sent as JSON, not as its text
+	}
+	if len(s) <= 2 {
 		return
 	}
-	s := args.Raw()
 	if !c.open && c.done == nil && c.kind != kBuiltin {
 		// arguments before the name: kept until the call can be opened
 		c.args = append(c.args, s[1:len(s)-1]...)
@@ -193,16 +200,14 @@ func (t *translator) closeCall(c *item) {
 func (t *translator) builtin(c *item) bool {
 	args, _ := codec.Unquote(append(append([]byte{'"'}, c.args...), '"'))
 	v, ok := codec.Parse([]byte(args))
-	if !ok || v.Kind() != codec.Object {
-		t.reply.Warn(t.callPath(c)+".function.arguments", "the arguments of a "+c.tool.Type+" call are not a JSON object; kept as a function_call")
+	if !ok || !fits(c.tool.Type, v) {
+		t.reply.Warn(t.callPath(c)+".function.arguments", "the arguments of a "+c.tool.Type+" call do not make its "+actionOf[c.tool.Type]+"; kept as a function_call")
 		c.kind, c.offered = kFunction, false
 		c.id = t.opts.ids().NewID("fc")
 		t.addItem(c, t.callJSON(nil, c, "in_progress", nil))
-		if t.stream {
-			t.itemEvent("response.function_call_arguments.delta", c)
-			t.buf = append(append(append(t.buf, `,"delta":"`...), c.args...), '"')
-			t.end()
-		}
+		args := c.args
+		c.args = nil
+		t.callArgs(c, append(append([]byte{'"'}, args...), '"'))
 		t.closeCall(c)
 		return false
 	}
@@ -314,7 +319,7 @@ func (s *inputScanner) feed(piece []byte) {
 
 // prefix judges a byte before the input's value.
 func (s *inputScanner) prefix(ch byte) {
-	if isSpace(ch) && s.state != sKey {
+	if isSpace(ch) && (s.state != sKey || len(s.key) == 0) {
 		return
 	}
 	switch s.state {
@@ -362,25 +367,79 @@ func (s *inputScanner) whole() {
 	s.pending = s.pending[:0]
 }
 
-// inString takes a byte of the input string's content.
+// inString takes a byte of the input string's content. An escape is
+// held back until it is whole (a surrogate pair: both halves, so a delta
+// never splits a character); a backslash that starts no escape is text.
 func (s *inputScanner) inString(ch byte) {
-	if len(s.esc) > 0 {
-		s.esc = append(s.esc, ch)
-		if s.esc[1] != 'u' || len(s.esc) == 6 {
-			s.out = append(s.out, s.esc...)
-			s.esc = s.esc[:0]
+	if len(s.esc) == 0 {
+		switch ch {
+		case '\\':
+			s.esc = append(s.esc, ch)
+		case '"':
+			s.state = sAfter
+		default:
+			s.out = appendEscaped(s.out, ch)
 		}
 		return
 	}
-	switch {
-	case ch == '\\':
-		s.esc = append(s.esc, ch)
-	case ch == '"':
-		s.state = sAfter
-	default:
-		s.out = appendEscaped(s.out, ch)
+	s.esc = append(s.esc, ch)
+	n := escLen(s.esc)
+	if n == 0 {
+		return // it may still grow
+	}
+	var buf [12]byte
+	var rest []byte
+	if n < 0 { // not an escape: the backslash is text, what follows is read again
+		s.out = append(s.out, '\\', '\\')
+		rest = append(buf[:0], s.esc[1:]...)
+	} else {
+		s.out = append(s.out, s.esc[:n]...)
+		rest = append(buf[:0], s.esc[n:]...)
+	}
+	s.esc = s.esc[:0]
+	for _, c := range rest {
+		s.inString(c)
 	}
 }
+
+// escLen says how long the escape e starts with is: 0 if it may still
+// grow, -1 if e starts none.
+func escLen(e []byte) int {
+	if len(e) < 2 {
+		return 0
+	}
+	if e[1] != 'u' {
+		if strings.IndexByte(`"\/bfnrt`, e[1]) >= 0 {
+			return 2
+		}
+		return -1
+	}
+	for i := 2; i < len(e) && i < 6; i++ {
+		if !isHex(e[i]) {
+			return -1
+		}
+	}
+	if len(e) < 6 {
+		return 0
+	}
+	if e[2]|0x20 != 'd' || strings.IndexByte("89abAB", e[3]) < 0 {
+		return 6 // not a high surrogate
+	}
+	if len(e) > 6 && e[6] != '\\' || len(e) > 7 && e[7] != 'u' {
+		return 6
+	}
+	for i := 8; i < len(e) && i < 12; i++ {
+		if !isHex(e[i]) {
+			return 6
+		}
+	}
+	if len(e) < 12 {
+		return 0
+	}
+	return 12
+}
+
+func isHex(c byte) bool { return '0' <= c && c <= '9' || 'a' <= c|0x20 && c|0x20 <= 'f' }
 
 // finish ends the arguments.
 func (s *inputScanner) finish() {
@@ -419,6 +478,46 @@ func appendEscaped(dst []byte, ch byte) []byte {
 		return append(dst, '\\', 'u', '0', '0', "0123456789abcdef"[ch>>4], "0123456789abcdef"[ch&15])
 	}
 	return append(dst, ch)
+}
+
+// actionOf names what a built-in call's arguments make.
+var actionOf = map[string]string{"local_shell": "action", "shell": "action", "apply_patch": "operation", "tool_search": "arguments (an object)"}
+
+// fits reports whether a built-in call's arguments make its action or
+// operation as the Responses API has it.
+func fits(typ string, v codec.Value) bool {
+	if v.Kind() != codec.Object {
+		return false
+	}
+	switch typ {
+	case "local_shell":
+		return allStrings(v.Get("command"))
+	case "shell":
+		return !v.Get("commands").Exists() || allStrings(v.Get("commands"))
+	case "apply_patch":
+		path := v.Get("path").Kind() == codec.String
+		switch op, _ := v.Get("type").Str(); op {
+		case "create_file", "update_file":
+			return path && v.Get("diff").Kind() == codec.String
+		case "delete_file":
+			return path
+		}
+		return false
+	}
+	return true
+}
+
+// allStrings reports whether v is an array of strings.
+func allStrings(v codec.Value) bool {
+	if v.Kind() != codec.Array {
+		return false
+	}
+	for _, e := range v.Elems() {
+		if e.Kind() != codec.String {
+			return false
+		}
+	}
+	return true
 }
 
 // appendOr appends v, or def if v is absent.

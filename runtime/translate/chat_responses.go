@@ -93,6 +93,7 @@ type translator struct {
 	marks   []mark  // where each event of the call starts in buf
 	events  []Event // returned, reused
 	out     []byte  // the Response's output, built at the end
+	final   []byte  // the terminal Response, in buf
 	scratch []byte
 }
 
@@ -243,7 +244,9 @@ func (t *translator) terminal() {
 	t.phase = phaseDone
 	t.event(typ)
 	t.buf = append(t.buf, `,"response":`...)
+	start := len(t.buf)
 	t.buf = t.req.appendResponse(t.buf, r)
+	t.final = t.buf[start:len(t.buf):len(t.buf)]
 	t.end()
 }
 
@@ -303,10 +306,7 @@ func ChatToResponse(req *Request, body []byte, opts Options) ([]byte, []mapping.
 		t.fail = &APIError{Status: 502, Type: "server_error", Code: "server_error", Message: "the upstream's response has no finish reason"}
 	}
 	t.terminal()
-	m := t.marks[len(t.marks)-1]
-	data := t.buf[m.start:m.end]
-	v, _ := codec.Parse(data)
-	return append([]byte(nil), v.Get("response").Raw()...), t.reply.Warnings(), nil
+	return append([]byte(nil), t.final...), t.reply.Warnings(), nil
 }
 
 // Pipe translates a chat SSE stream (the upstream's body) into a

@@ -1,6 +1,7 @@
 package translate
 
 import (
+	"slices"
 	"strconv"
 
 	"github.com/transponder-dev/transponder/codec"
@@ -44,11 +45,12 @@ type item struct {
 }
 
 type part struct {
-	typ     string // output_text, refusal, summary_text, reasoning_text
-	index   int    // content_index or summary_index
-	detail  int64  // reasoning: the detail it streams (-1: the reasoning strings)
-	text    []byte // escaped, as received
-	anns    []byte // output_text: annotations, comma-separated
+	typ     string  // output_text, refusal, summary_text, reasoning_text
+	ev      *partEv // its events
+	index   int     // content_index or summary_index
+	detail  int64   // reasoning: the detail it streams (-1: the reasoning strings)
+	text    []byte  // escaped, as received
+	anns    []byte  // output_text: annotations, comma-separated
 	nAnns   int
 	isClose bool
 }
@@ -163,7 +165,7 @@ func (t *translator) partOf(it *item, typ string, d int64) *part {
 			}
 		}
 	}
-	p := &part{typ: typ, detail: d}
+	p := &part{typ: typ, detail: d, ev: partEvents[typ]}
 	for _, q := range it.parts {
 		if (q.typ == "summary_text") == (typ == "summary_text") {
 			p.index++
@@ -171,11 +173,7 @@ func (t *translator) partOf(it *item, typ string, d int64) *part {
 	}
 	it.parts, it.last = append(it.parts, p), p
 	if t.stream {
-		evt := "response.content_part.added"
-		if typ == "summary_text" {
-			evt = "response.reasoning_summary_part.added"
-		}
-		t.itemEvent(evt, it)
+		t.itemEvent(p.ev.added, it)
 		t.indexField(p)
 		t.buf = append(t.buf, `,"part":`...)
 		t.buf = appendPart(t.buf, p)
@@ -195,11 +193,8 @@ func (t *translator) indexField(p *part) {
 
 func appendPart(dst []byte, p *part) []byte {
 	dst = append(append(append(dst, `{"type":"`...), p.typ...), '"')
-	field := `,"text":"`
-	if p.typ == "refusal" {
-		field = `,"refusal":"`
-	}
-	dst = append(append(append(dst, field...), p.text...), '"')
+	dst = append(append(append(append(dst, `,"`...), p.ev.field...), `":"`...), p.text...)
+	dst = append(dst, '"')
 	if p.typ == "output_text" {
 		dst = append(append(append(dst, `,"annotations":[`...), p.anns...), `],"logprobs":[]`...)
 	}
@@ -214,11 +209,14 @@ func (t *translator) closeParts(it *item) {
 	it.last = nil
 }
 
-var doneEvents = map[string][2]string{
-	"output_text":    {"response.output_text.done", "text"},
-	"refusal":        {"response.refusal.done", "refusal"},
-	"reasoning_text": {"response.reasoning_text.done", "text"},
-	"summary_text":   {"response.reasoning_summary_text.done", "text"},
+type partEv struct{ added, delta, done, partDone, field string }
+
+// partEvents names the events of each part type and its text's field.
+var partEvents = map[string]*partEv{
+	"output_text":    &partEv{"response.content_part.added", "response.output_text.delta", "response.output_text.done", "response.content_part.done", "text"},
+	"refusal":        &partEv{"response.content_part.added", "response.refusal.delta", "response.refusal.done", "response.content_part.done", "refusal"},
+	"reasoning_text": &partEv{"response.content_part.added", "response.reasoning_text.delta", "response.reasoning_text.done", "response.content_part.done", "text"},
+	"summary_text":   &partEv{"response.reasoning_summary_part.added", "response.reasoning_summary_text.delta", "response.reasoning_summary_text.done", "response.reasoning_summary_part.done", "text"},
 }
 
 func (t *translator) closePart(it *item, p *part) {
@@ -229,20 +227,16 @@ func (t *translator) closePart(it *item, p *part) {
 	if !t.stream {
 		return
 	}
-	d := doneEvents[p.typ]
-	t.itemEvent(d[0], it)
+	ev := p.ev
+	t.itemEvent(ev.done, it)
 	t.indexField(p)
-	t.buf = append(append(append(append(t.buf, `,"`...), d[1]...), `":"`...), p.text...)
+	t.buf = append(append(append(append(t.buf, `,"`...), ev.field...), `":"`...), p.text...)
 	t.buf = append(t.buf, '"')
 	if p.typ == "output_text" {
 		t.buf = append(t.buf, `,"logprobs":[]`...)
 	}
 	t.end()
-	evt := "response.content_part.done"
-	if p.typ == "summary_text" {
-		evt = "response.reasoning_summary_part.done"
-	}
-	t.itemEvent(evt, it)
+	t.itemEvent(ev.partDone, it)
 	t.indexField(p)
 	t.buf = append(t.buf, `,"part":`...)
 	t.buf = appendPart(t.buf, p)
@@ -256,16 +250,7 @@ func (t *translator) delta(it *item, p *part, s []byte) {
 	if !t.stream {
 		return
 	}
-	evt := "response.output_text.delta"
-	switch p.typ {
-	case "refusal":
-		evt = "response.refusal.delta"
-	case "reasoning_text":
-		evt = "response.reasoning_text.delta"
-	case "summary_text":
-		evt = "response.reasoning_summary_text.delta"
-	}
-	t.itemEvent(evt, it)
+	t.itemEvent(p.ev.delta, it)
 	t.indexField(p)
 	t.buf = append(append(t.buf, `,"delta":`...), s...)
 	if p.typ == "output_text" {
@@ -321,6 +306,7 @@ func (t *translator) ReasoningText(s codec.Value) {
 // ReasoningDetail is a reasoning detail, or a piece of one.
 func (t *translator) ReasoningDetail(d codec.Value) {
 	if d.Kind() != codec.Object {
+		t.reply.Warn("choices[0].delta.reasoning_details", "a reasoning detail that is not an object; left out")
 		return
 	}
 	it := t.current(kReasoning)
@@ -341,7 +327,7 @@ func (t *translator) ReasoningDetail(d codec.Value) {
 		it.details = append(it.details, det)
 	}
 	det.merge(d)
-	key := int64(len(it.details) - 1)
+	key := -2 - int64(len(it.details)-1) // a detail without index: apart from indexes and -1 (the strings)
 	if index >= 0 {
 		key = index
 	}
@@ -411,47 +397,56 @@ func (d *detail) appendJSON(dst []byte) []byte {
 	return append(dst, '}')
 }
 
-// reasoningItem is the finished reasoning item, in mapping's form (the
-// details that came, or one reasoning.text detail for reasoning strings).
+// reasoningItem is the finished reasoning item: its summary and content
+// the parts streamed, in their order; encrypted_content (if the request
+// includes it) the details in mapping's replay form — those that came,
+// after a reasoning.text detail holding the reasoning strings if any came
+// (mapping/reasoning.go).
 func (t *translator) reasoningItem(it *item) []byte {
-	var details []byte
-	if len(it.details) > 0 {
-		details = append(details, '[')
-		for i, d := range it.details {
-			if i > 0 {
-				details = append(details, ',')
-			}
-			details = d.appendJSON(details)
-		}
-		details = append(details, ']')
-	}
-	if !t.sawDet {
-		// reasoning strings: one text detail, so the next turn replays them
-		var text []byte
-		for _, p := range it.parts {
-			if p.detail < 0 {
-				text = append(text, p.text...)
-			}
-		}
-		if len(text) > 0 {
-			d := append([]byte(`{"type":"reasoning.text","text":"`), text...)
-			d = append(d, `","format":"unknown","index":0}`...)
-			if len(details) > 0 {
-				details = append(append(append(details[:len(details)-1], ','), d...), ']')
-			} else {
-				details = append(append([]byte{'['}, d...), ']')
-			}
+	var strs []byte
+	for _, p := range it.parts {
+		if p.detail == -1 {
+			strs = append(strs, p.text...)
 		}
 	}
-	if details == nil {
-		details = []byte("[]")
+	b := codec.AppendString(append([]byte(nil), `{"id":`...), it.id)
+	b = append(b, `,"type":"reasoning","summary":[`...)
+	b = appendParts(b, it.parts, "summary_text")
+	b = append(b, ']')
+	if slices.ContainsFunc(it.parts, func(p *part) bool { return p.typ == "reasoning_text" }) {
+		b = appendParts(append(b, `,"content":[`...), it.parts, "reasoning_text")
+		b = append(b, ']')
 	}
-	out, ok := mapping.AppendReasoningItem(nil, it.id, details, t.req.Encrypted)
-	if !ok {
-		t.reply.Warn("choices[0].message.reasoning_details", "the reasoning details are not a JSON array of objects; left out")
-		out, _ = mapping.AppendReasoningItem(nil, it.id, []byte("[]"), false)
+	if !t.req.Encrypted {
+		return append(b, `,"encrypted_content":null}`...)
 	}
-	return out
+	details := []byte{'['}
+	if len(strs) > 0 {
+		details = append(append(append(details, `{"type":"reasoning.text","text":"`...), strs...), `","format":"unknown"}`...)
+	}
+	for _, d := range it.details {
+		if len(details) > 1 {
+			details = append(details, ',')
+		}
+		details = d.appendJSON(details)
+	}
+	details = append(details, ']')
+	b = mapping.AppendEncryptedReasoning(append(b, `,"encrypted_content":"`...), details)
+	return append(b, `"}`...)
+}
+
+// appendParts appends an item's parts of a type, comma-separated.
+func appendParts(dst []byte, parts []*part, typ string) []byte {
+	n := 0
+	for _, p := range parts {
+		if p.typ == typ {
+			if n > 0 {
+				dst = append(dst, ',')
+			}
+			dst, n = appendPart(dst, p), n+1
+		}
+	}
+	return dst
 }
 
 // Finished is the upstream's finish reason (the first one counts).

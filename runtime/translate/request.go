@@ -141,8 +141,8 @@ func NewRequest(body []byte, tools mapping.ToolMap) (*Request, error) {
 			}
 			continue
 		}
-		if key == "store" && m.Kind() == codec.Bool {
-			continue // see echoes
+		if key == "store" {
+			continue // the gateway stores nothing (yet): the Response says false
 		}
 		for i, e := range echoes {
 			if e.key == key && m.Kind() != codec.Null {
@@ -176,11 +176,12 @@ func echoTools(v codec.Value) []byte {
 	return append(out, ']')
 }
 
-func (r *Request) field(i int) []byte {
+// appendField appends the request's value of echo i, or its default.
+func (r *Request) appendField(dst []byte, i int) []byte {
 	if r.echo[i] != nil {
-		return r.echo[i]
+		return append(dst, r.echo[i]...)
 	}
-	return []byte(echoes[i].def)
+	return append(dst, echoes[i].def...)
 }
 
 // response is what a Response says besides the request's echo.
@@ -206,7 +207,7 @@ func (r *Request) appendResponse(dst []byte, s *response) []byte {
 	dst = append(dst, `,"status":"`...)
 	dst = append(dst, s.status...)
 	dst = append(dst, `","background":`...)
-	dst = append(dst, r.field(eBackground)...)
+	dst = r.appendField(dst, eBackground)
 	dst = append(dst, `,"completed_at":`...)
 	if s.completedAt != 0 {
 		dst = strconv.AppendInt(dst, s.completedAt, 10)
@@ -263,5 +264,5 @@ func (r *Request) appendResponse(dst []byte, s *response) []byte {
 
 func (r *Request) member(dst []byte, i int) []byte {
 	dst = append(append(append(dst, `,"`...), echoes[i].key...), `":`...)
-	return append(dst, r.field(i)...)
+	return r.appendField(dst, i)
 }
