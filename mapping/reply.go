@@ -150,20 +150,18 @@ func (r *Reply) ServiceTier() []byte { return r.r.b.Raw(codec.Top, "service_tier
 // count reads a token count (a JSON number; a fraction is cut, a
 // negative or unreadable one is 0).
 func count(raw []byte) int64 {
-	if raw == nil {
-		return 0
+	var n int64
+	for i, c := range raw {
+		if c < '0' || c > '9' || n > 1<<58 {
+			f, err := strconv.ParseFloat(string(raw), 64)
+			if err != nil || f <= 0 || f >= 1<<62 || i == 0 && c == '-' {
+				return 0
+			}
+			return int64(f)
+		}
+		n = n*10 + int64(c-'0')
 	}
-	v, ok := codec.Parse(raw)
-	if !ok {
-		return 0
-	}
-	if n, ok := v.Int(); ok {
-		return max(n, 0)
-	}
-	if f, ok := v.Float(); ok && f > 0 && f < 1<<62 {
-		return int64(f)
-	}
-	return 0
+	return n
 }
 
 // unknown warns of the fields the spec does not know that carry

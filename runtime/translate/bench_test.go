@@ -72,3 +72,48 @@ func BenchmarkStream(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkResponse: ../shared/bench/c_chat_response.json (a chat
+// completion: 1.5 KB text, 2 tool calls, usage with cost) → the Response
+// object (impl=translate), beside the same-run jsontext baseline
+// (impl=baseline: every token read, the bytes copied); impl=reused is a
+// Responder converting one after another.
+func BenchmarkResponse(b *testing.B) {
+	data, err := os.ReadFile(filepath.Join(fixtures.SharedDir(filepath.Join("..", "..")), "bench", "c_chat_response.json"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	req := request(b, `{"model":"m","input":"hi","tools":[`+
+		`{"type":"function","name":"get_weather","parameters":{"type":"object"}},`+
+		`{"type":"function","name":"get_time","parameters":{"type":"object"}}]}`)
+	b.Run("impl=baseline", func(b *testing.B) {
+		var dec jsontext.Decoder
+		out := make([]byte, 0, 1<<16)
+		b.SetBytes(int64(len(data)))
+		for b.Loop() {
+			if err := fixtures.Tokenize(&dec, data); err != nil {
+				b.Fatal(err)
+			}
+			out = append(out[:0], data...)
+		}
+	})
+	b.Run("impl=translate", func(b *testing.B) {
+		opts := Options{IDs: &SeqIDs{}, Clock: clock}
+		b.SetBytes(int64(len(data)))
+		for b.Loop() {
+			if _, _, err := ChatToResponse(req, data, opts); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("impl=reused", func(b *testing.B) {
+		opts := Options{IDs: &SeqIDs{}, Clock: clock}
+		var r Responder
+		b.SetBytes(int64(len(data)))
+		for b.Loop() {
+			if _, _, err := r.Convert(req, data, opts); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}

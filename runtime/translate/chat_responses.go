@@ -108,13 +108,22 @@ func NewChatToResponses(req *Request, opts Options) ChatToResponses {
 }
 
 func newTranslator(req *Request, opts Options, stream bool) *translator {
-	t := &translator{req: req, opts: opts, stream: stream}
+	t := &translator{}
+	t.reset(req, opts, stream)
+	return t
+}
+
+// reset readies t for another response, keeping its memory.
+func (t *translator) reset(req *Request, opts Options, stream bool) {
+	t.req, t.opts, t.stream = req, opts, stream
 	t.chunk, _ = codec.OpenRouter.Payload(codec.ChatChunk)
 	t.body, _ = codec.OpenRouter.Payload(codec.ChatBody)
-	t.resp.id = opts.ids().NewID("resp")
-	t.resp.createdAt = opts.now()
-	t.resp.status = "in_progress"
-	return t
+	t.reply.Reset()
+	t.phase, t.seq = phaseNew, 0
+	t.items, t.calls, t.cur = t.items[:0], t.calls[:0], nil
+	t.finish, t.fail, t.sawFin, t.sawDet = mapping.Finish{}, nil, false, false
+	t.buf, t.marks, t.out, t.final = t.buf[:0], t.marks[:0], t.out[:0], nil
+	t.resp = response{id: opts.ids().NewID("resp"), createdAt: opts.now(), status: "in_progress"}
 }
 
 // ID is the Response's id.
@@ -296,7 +305,21 @@ func (t *translator) itemEvent(typ string, it *item) {
 // Response object: the same items, ids and warnings the stream of the
 // same answer ends with.
 func ChatToResponse(req *Request, body []byte, opts Options) ([]byte, []mapping.Warning, error) {
-	t := newTranslator(req, opts, false)
+	var r Responder
+	resp, warns, err := r.Convert(req, body, opts)
+	return append([]byte(nil), resp...), warns, err
+}
+
+// Responder converts chat completions into Response objects as
+// ChatToResponse does, reusing its memory from one to the next (a
+// gateway keeps one per worker). Not safe for concurrent use.
+type Responder struct{ t translator }
+
+// Convert is ChatToResponse; the Response and warnings are valid until
+// the next call.
+func (r *Responder) Convert(req *Request, body []byte, opts Options) ([]byte, []mapping.Warning, error) {
+	t := &r.t
+	t.reset(req, opts, false)
 	t.phase = phaseStreaming
 	if err := t.doc.Decode(t.body, body); err != nil {
 		return nil, nil, &APIError{Status: 502, Type: "server_error", Code: "server_error", Message: "the upstream's response is not JSON: " + err.Error()}
@@ -306,7 +329,7 @@ func ChatToResponse(req *Request, body []byte, opts Options) ([]byte, []mapping.
 		t.fail = &APIError{Status: 502, Type: "server_error", Code: "server_error", Message: "the upstream's response has no finish reason"}
 	}
 	t.terminal()
-	return append([]byte(nil), t.final...), t.reply.Warnings(), nil
+	return t.final, t.reply.Warnings(), nil
 }
 
 // Pipe translates a chat SSE stream (the upstream's body) into a
