@@ -52,7 +52,7 @@ func (d *Doc) Decode(r Root, data []byte) error {
 	if r.d == nil {
 		return errors.New("codec: decode with a zero Root")
 	}
-	*d = Doc{root: r, data: data, nodes: d.nodes[:0], finds: d.finds[:0], segs: d.segs[:0], spans: d.spans[:0], scratch: d.scratch}
+	*d = Doc{root: r, data: data, nodes: d.nodes[:0], finds: d.finds[:0], segs: d.segs[:0], spans: d.spans[:0], conts: d.conts[:0], ents: d.ents[:0], scratch: d.scratch}
 	dec := &d.scratch
 	dec.reset(d, r.d.schemas)
 	dec.ws()
@@ -95,6 +95,7 @@ type decoder struct {
 	hops   int   // unions passed through for the current value (maxHops)
 	keys   []seg // scratch: the keys of an object without its tag (untagged)
 	parent int32 // the innermost node being walked, or -1
+	esc    bool  // the last string str read has escapes
 }
 
 func (x *decoder) reset(d *Doc, t []schema) {
@@ -186,7 +187,7 @@ func (x *decoder) walk(si int32) error {
 		if err != nil {
 			return err
 		}
-		if !x.knows(si, x.data[start+1:end]) {
+		if !x.knows(si, x.data[start+1:end], x.esc) {
 			x.findAt(UnknownValue, start, x.pos, start+1, end)
 		}
 		return nil
@@ -225,16 +226,16 @@ func (x *decoder) alt(s *schema, k mask) int32 {
 	return s.alts[0] // unreachable: the union's mask has k
 }
 
-// knows reports whether schema si allows the string value v (the raw
-// contents of the quoted string).
-func (x *decoder) knows(si int32, v []byte) bool {
+// knows reports whether schema si allows the string value v (the quoted
+// string's contents; esc if it has escapes).
+func (x *decoder) knows(si int32, v []byte, esc bool) bool {
 	s := &x.t[si]
 	switch s.kind {
 	case kindScalar:
 		if s.values == nil {
 			return true
 		}
-		if hasEscape(v) {
+		if esc {
 			v = unquote(v)
 		}
 		for _, known := range s.values {
@@ -245,7 +246,7 @@ func (x *decoder) knows(si int32, v []byte) bool {
 		return false
 	case kindAlts:
 		for _, a := range s.alts {
-			if x.t[a].mask&mString != 0 && x.knows(a, v) {
+			if x.t[a].mask&mString != 0 && x.knows(a, v, esc) {
 				return true
 			}
 		}
@@ -306,6 +307,7 @@ func (x *decoder) object(s *schema) error {
 		return x.tooDeep()
 	}
 	defer x.leave(x.enter())
+	t := x.open()
 	x.pos++ // {
 	words := (len(s.props) + 63) / 64
 	base := len(x.seen)
@@ -324,11 +326,12 @@ func (x *decoder) object(s *schema) error {
 			if err != nil {
 				return err
 			}
+			vs, esc := x.pos, x.esc
 			if err := x.push(seg{start: int32(ks + 1), end: int32(ke)}); err != nil {
 				return err
 			}
 			key := x.data[ks+1 : ke]
-			if hasEscape(key) {
+			if esc {
 				key = unquote(key)
 			}
 			if i, ok := findProp(s.props, key); ok {
@@ -371,7 +374,7 @@ func (x *decoder) object(s *schema) error {
 						}
 					}
 				}
-				vs, kind := x.pos, UnknownField
+				kind := UnknownField
 				if s.open {
 					kind = ExtraField
 				}
@@ -382,6 +385,7 @@ func (x *decoder) object(s *schema) error {
 			if err != nil {
 				return err
 			}
+			t.add(x.doc, int32(ks+1), int32(ke), int32(vs), int32(x.pos), esc)
 			x.path = x.path[:len(x.path)-1]
 			if more, err := x.next('}'); err != nil {
 				return err
@@ -398,6 +402,7 @@ func (x *decoder) object(s *schema) error {
 		}
 	}
 	x.seen = x.seen[:base]
+	t.close(x.doc, x.pos)
 	return nil
 }
 
@@ -417,9 +422,11 @@ func (x *decoder) keyEnd(start int) int {
 
 // findProp finds key among props (sorted by key) without allocating.
 func findProp(props []prop, key []byte) (int, bool) {
-	if len(props) <= 8 {
+	if len(props) <= 32 && len(key) > 0 {
+		// Few enough to compare each: by length and first byte before the
+		// call that compares the bytes.
 		for i := range props {
-			if len(props[i].key) == len(key) && props[i].key == string(key) {
+			if k := props[i].key; len(k) == len(key) && k[0] == key[0] && k == string(key) {
 				return i, true
 			}
 		}
@@ -442,21 +449,28 @@ func (x *decoder) array(items int32) error {
 		return x.tooDeep()
 	}
 	defer x.leave(x.enter())
+	t := x.open()
 	x.pos++ // [
 	x.ws()
 	if x.pos < len(x.data) && x.data[x.pos] == ']' {
 		x.pos++
+		t.close(x.doc, x.pos)
 		return nil
 	}
 	for i := int32(0); ; i++ {
 		if err := x.push(seg{start: -1, index: i}); err != nil {
 			return err
 		}
+		vs := x.pos
 		if err := x.value(items); err != nil {
 			return err
 		}
+		t.add(x.doc, 0, 0, int32(vs), int32(x.pos), false)
 		x.path = x.path[:len(x.path)-1]
 		if more, err := x.next(']'); !more {
+			if err == nil {
+				t.close(x.doc, x.pos)
+			}
 			return err
 		}
 	}
@@ -479,7 +493,7 @@ func (x *decoder) finding(k FindingKind) *Finding {
 // path, named by data[nameStart:nameEnd].
 func (x *decoder) findAt(k FindingKind, start, end, nameStart, nameEnd int) *Finding {
 	f := x.finding(k)
-	f.Raw = x.data[start:end:end]
+	f.Raw, f.start = x.data[start:end:end], int32(start)
 	f.nameStart, f.nameEnd = int32(nameStart), int32(nameEnd)
 	return f
 }

@@ -49,6 +49,8 @@ type Doc struct {
 	finds   []Finding
 	segs    []pathSeg // the paths of nodes and findings, as a tree
 	spans   []span    // where large values end, by start (Value skips them in one step)
+	conts   []cont    // the objects and arrays Decode walked, by start (see tape.go)
+	ents    []ent     // their members and elements
 	scratch decoder
 }
 
@@ -291,10 +293,20 @@ type Finding struct {
 	Raw []byte
 
 	d                  *Doc
+	start              int32  // where Raw is in the payload
 	path               int32  // the last step of the value's path in d.segs, -1 for the top level
 	nameStart, nameEnd int32  // the name's span in the payload (contents of a quoted string), if name is ""
 	name               string // a name from the spec: a missing key, a tag key
 	want               mask   // WrongKind
+}
+
+// Value is the finding's value, read as the payload's other Values are
+// (absent for MissingField).
+func (f Finding) Value() Value {
+	if f.Raw == nil {
+		return Value{}
+	}
+	return Value{f.d, f.start, f.start + int32(len(f.Raw))}
 }
 
 // NameBytes is Name as bytes, without a copy when the payload's key has

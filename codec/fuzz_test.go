@@ -106,6 +106,10 @@ func FuzzDecode(f *testing.F) {
 				if got := generic(t, doc.Value()); !reflect.DeepEqual(got, ref.value) {
 					t.Fatalf("%s: Values read %v, encoding/json %v", r.name, got, ref.value)
 				}
+				// And the tape reads what scanning the bytes reads.
+				if scanned, ok := codec.Parse(data); ok {
+					sameValue(t, r.name, doc.Value(), scanned)
+				}
 			}
 		}
 	})

@@ -7,6 +7,7 @@ package codec
 import (
 	"encoding/binary"
 	"fmt"
+	"math/bits"
 	"unicode/utf8"
 )
 
@@ -21,6 +22,13 @@ func (x *decoder) unexpected() error {
 }
 
 func (x *decoder) ws() {
+	if x.pos < len(x.data) && x.data[x.pos] > ' ' {
+		return // compact JSON: no whitespace between tokens
+	}
+	x.wsSlow()
+}
+
+func (x *decoder) wsSlow() {
 	for x.pos < len(x.data) {
 		switch x.data[x.pos] {
 		case ' ', '\t', '\n', '\r':
@@ -228,16 +236,19 @@ var plain = func() (t [256]bool) {
 }()
 
 // str validates the string at pos and steps over it; end is the index of
-// its closing quote.
+// its closing quote. x.esc says whether it has escapes.
 func (x *decoder) str() (end int, err error) {
 	d := x.data
 	i := x.pos + 1
+	x.esc = false
 	for {
 		// Eight bytes at a time while none is a quote, a backslash, a
 		// control character or non-ASCII; then byte by byte.
 		for i+8 <= len(d) {
 			w := binary.LittleEndian.Uint64(d[i:])
-			if (w|(w-lo*0x20)|hasZero(w^(lo*'"'))|hasZero(w^(lo*'\\')))&hi != 0 {
+			if m := (w | (w - lo*0x20) | hasZero(w^(lo*'"')) | hasZero(w^(lo*'\\'))) & hi; m != 0 {
+				// The lowest bit marks the first such byte exactly.
+				i += bits.TrailingZeros64(m) >> 3
 				break
 			}
 			i += 8
@@ -254,6 +265,7 @@ func (x *decoder) str() (end int, err error) {
 			x.pos = i + 1
 			return i, nil
 		case c == '\\':
+			x.esc = true
 			if i+1 >= len(d) {
 				x.pos = i
 				return 0, x.syntax("unterminated string")

@@ -116,7 +116,8 @@ func (v Value) Get(key string) Value {
 
 // Key is an object member's key, as in the payload.
 type Key struct {
-	raw []byte // the quoted string's contents, escaped
+	raw   []byte // the quoted string's contents, escaped
+	plain bool   // raw is known to have no escapes
 }
 
 // Is reports whether the key is s.
@@ -124,7 +125,7 @@ func (k Key) Is(s string) bool {
 	if len(k.raw) == len(s) && string(k.raw) == s {
 		return true
 	}
-	return hasEscape(k.raw) && string(unquote(k.raw)) == s
+	return !k.plain && hasEscape(k.raw) && string(unquote(k.raw)) == s
 }
 
 // String is the key, unescaped.
@@ -135,7 +136,7 @@ func (k Key) String() string { return string(unquote(k.raw)) }
 //
 //	switch string(k.Bytes()) { case "model": … }
 func (k Key) Bytes() []byte {
-	if hasEscape(k.raw) {
+	if !k.plain && hasEscape(k.raw) {
 		return unquote(k.raw)
 	}
 	return k.raw
@@ -151,6 +152,16 @@ func (v Value) Members() iter.Seq2[Key, Value] {
 		if v.Kind() != Object {
 			return
 		}
+		if e, ok := v.d.tape(v.start); ok {
+			data, ents := v.d.data, v.d.ents
+			for ; e >= 0; e = ents[e].next {
+				r := &ents[e]
+				if !yield(Key{data[r.keyStart:r.keyEnd:r.keyEnd], !r.esc}, Value{v.d, r.start, r.end}) {
+					return
+				}
+			}
+			return
+		}
 		d, i := v.d.data[:v.end], int(v.start)+1
 		for {
 			i = skipSpace(d, i)
@@ -158,7 +169,7 @@ func (v Value) Members() iter.Seq2[Key, Value] {
 				return
 			}
 			ke := skipString(d, i)
-			key := Key{d[i+1 : ke-1]}
+			key := Key{raw: d[i+1 : ke-1]}
 			i = skipSpace(d, ke)
 			i = skipSpace(d, i+1) // :
 			vs := i
@@ -180,6 +191,15 @@ func (v Value) Members() iter.Seq2[Key, Value] {
 func (v Value) Elems() iter.Seq2[int, Value] {
 	return func(yield func(int, Value) bool) {
 		if v.Kind() != Array {
+			return
+		}
+		if e, ok := v.d.tape(v.start); ok {
+			ents := v.d.ents
+			for n := 0; e >= 0; n, e = n+1, ents[e].next {
+				if !yield(n, Value{v.d, ents[e].start, ents[e].end}) {
+					return
+				}
+			}
 			return
 		}
 		d, i := v.d.data[:v.end], skipSpace(v.d.data[:v.end], int(v.start)+1)

@@ -171,8 +171,8 @@ func (c *reply) unknown(doc *codec.Doc, extra func([]byte) bool) {
 		if f.Kind != codec.UnknownField && f.Kind != codec.ExtraField || f.TopLevel() && extra(f.NameBytes()) {
 			continue
 		}
-		if v, ok := codec.Parse(f.Raw); ok {
-			c.drop(v, f.Path(), "a field the pinned spec does not know; not carried")
+		if !empty(f.Value()) { // the path is built only for a warning
+			c.warn(f.Path(), "a field the pinned spec does not know; not carried")
 		}
 	}
 }
@@ -337,16 +337,38 @@ func appendStr(dst []byte, v codec.Value) []byte {
 //transponder:transform array ->
 func toolCalls(c *reply, v codec.Value, path string, dst codec.Ref, key string) {
 	for i, tc := range v.Elems() {
+		// One pass over each call's members (a stream has a call chunk
+		// per argument delta).
+		var id, fn, cu codec.Value
 		index := i
-		if n, ok := tc.Get("index").Int(); ok {
-			index = int(n)
+		for k, m := range tc.Members() {
+			switch string(k.Bytes()) {
+			case "index":
+				if n, ok := m.Int(); ok {
+					index = int(n)
+				}
+			case "id":
+				id = m
+			case "function":
+				fn = m
+			case "custom":
+				cu = m
+			}
 		}
-		fn, custom := tc.Get("function"), false
-		args := fn.Get("arguments")
-		if cu := tc.Get("custom"); cu.Kind() == codec.Object {
-			fn, custom, args = cu, true, cu.Get("input")
+		custom, argKey := false, "arguments"
+		if cu.Kind() == codec.Object {
+			fn, custom, argKey = cu, true, "input"
 		}
-		c.out.ToolCall(index, tc.Get("id"), fn.Get("name"), args, custom)
+		var name, args codec.Value
+		for k, m := range fn.Members() {
+			switch {
+			case k.Is("name"):
+				name = m
+			case k.Is(argKey):
+				args = m
+			}
+		}
+		c.out.ToolCall(index, id, name, args, custom)
 	}
 }
 

@@ -88,7 +88,16 @@ func (t *translator) openCall(c *item, custom bool) {
 }
 
 func (t *translator) callPath(c *item) string {
-	return "choices[0].delta.tool_calls[" + strconv.FormatInt(c.chat, 10) + "]"
+	return t.msgPath() + ".tool_calls[" + strconv.FormatInt(c.chat, 10) + "]"
+}
+
+// msgPath is where the upstream's message is: a chunk's delta, or a chat
+// completion's message.
+func (t *translator) msgPath() string {
+	if t.stream {
+		return "choices[0].delta"
+	}
+	return "choices[0].message"
 }
 
 // callArgs takes a piece of a call's arguments (a JSON string).

@@ -306,7 +306,7 @@ func (t *translator) ReasoningText(s codec.Value) {
 // ReasoningDetail is a reasoning detail, or a piece of one.
 func (t *translator) ReasoningDetail(d codec.Value) {
 	if d.Kind() != codec.Object {
-		t.reply.Warn("choices[0].delta.reasoning_details", "a reasoning detail that is not an object; left out")
+		t.reply.Warn(t.msgPath()+".reasoning_details", "a reasoning detail that is not an object; left out")
 		return
 	}
 	it := t.current(kReasoning)

@@ -93,3 +93,27 @@ func isFunctionCall(t *testing.T, o []out) {
 		t.Errorf("%+v", o[0])
 	}
 }
+
+// A completion's warnings name its message's fields, a stream's its
+// delta's: a call of a tool the request did not offer, and a reasoning
+// detail that is not an object.
+func TestWarningPathsName(t *testing.T) {
+	req := request(t, `{"model":"m","input":"hi"}`)
+	body := `{"id":"g","object":"chat.completion","created":1,"model":"m","choices":[{"index":0,"finish_reason":"tool_calls","message":{"role":"assistant","content":null,"reasoning_details":[7],` +
+		`"tool_calls":[{"id":"c1","type":"function","function":{"name":"nope","arguments":"{}"}}]}}]}`
+	_, warns, err := ChatToResponse(req, []byte(body), Options{IDs: &SeqIDs{}, Clock: clock})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]bool{"choices[0].message.tool_calls[0]": false, "choices[0].message.reasoning_details": false}
+	for _, w := range warns {
+		if _, ok := want[w.Path]; ok {
+			want[w.Path] = true
+		}
+	}
+	for p, seen := range want {
+		if !seen {
+			t.Errorf("no warning at %s: %v", p, warns)
+		}
+	}
+}

@@ -35,7 +35,13 @@ type SeqIDs struct{ n atomic.Int64 }
 
 // NewID returns prefix_ and the next number.
 func (s *SeqIDs) NewID(prefix string) string {
-	return fmt.Sprintf("%s_%04d", prefix, s.n.Add(1))
+	var b [64]byte
+	n := s.n.Add(1)
+	out := append(append(b[:0], prefix...), '_')
+	for d := int64(1000); d > n && d > 1; d /= 10 {
+		out = append(out, '0') // at least four digits
+	}
+	return string(strconv.AppendInt(out, n, 10))
 }
 
 // Options configure a translation.
