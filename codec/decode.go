@@ -92,14 +92,55 @@ type decoder struct {
 	steps  []int32  // for each step of path, its index in doc.segs once recorded, else -1
 	seen   []uint64 // bitsets of the properties each open object has had
 	depth  int
-	hops   int   // unions passed through for the current value (maxHops)
-	keys   []seg // scratch: the keys of an object without its tag (untagged)
-	parent int32 // the innermost node being walked, or -1
-	esc    bool  // the last string str read has escapes
+	hops   int    // unions passed through for the current value (maxHops)
+	keys   []seg  // scratch: the keys of an object without its tag (untagged)
+	parent int32  // the innermost node being walked, or -1
+	esc    bool   // the last string str read has escapes
+	hints  []hint // by the depth of an object: its schema and where its keys were last
+}
+
+// hint is what the decoder learnt of the object last walked at a depth:
+// payloads of one kind repeat their keys in one order (a stream's chunks
+// above all), so the key at a position is first tried as the property
+// found at that position before.
+type hint struct {
+	s    *schema
+	prop [16]int16 // by the key's position in the object; -1: not known
+}
+
+// hintAt returns the hint slot of an object of schema s at depth d.
+func (x *decoder) hintAt(d int, s *schema) *hint {
+	for len(x.hints) <= d {
+		x.hints = append(x.hints, hint{})
+	}
+	h := &x.hints[d]
+	if h.s != s {
+		h.s = s
+		for i := range h.prop {
+			h.prop[i] = -1
+		}
+	}
+	return h
+}
+
+// prop finds key among s's properties, trying first where the hint at
+// depth d says the key at position n was.
+func (x *decoder) prop(s *schema, d, n int, key []byte) (int, bool) {
+	h := &x.hints[d]
+	if n < len(h.prop) {
+		if g := h.prop[n]; g >= 0 && s.props[g].key == string(key) {
+			return int(g), true
+		}
+	}
+	i, ok := findProp(s.props, key)
+	if ok && n < len(h.prop) {
+		h.prop[n] = int16(i)
+	}
+	return i, ok
 }
 
 func (x *decoder) reset(d *Doc, t []schema) {
-	*x = decoder{doc: d, data: d.data, t: t, path: x.path[:0], steps: x.steps[:0], seen: x.seen[:0], keys: x.keys[:0], parent: -1}
+	*x = decoder{doc: d, data: d.data, t: t, path: x.path[:0], steps: x.steps[:0], seen: x.seen[:0], keys: x.keys[:0], parent: -1, hints: x.hints}
 }
 
 func (x *decoder) syntax(reason string) error {
@@ -308,6 +349,12 @@ func (x *decoder) object(s *schema) error {
 	}
 	defer x.leave(x.enter())
 	t := x.open()
+	depth, n := len(x.path), 0
+	if len(s.props) > 8 {
+		x.hintAt(depth, s)
+	} else {
+		depth = -1 // a few keys: found as fast without
+	}
 	x.pos++ // {
 	words := (len(s.props) + 63) / 64
 	base := len(x.seen)
@@ -334,7 +381,15 @@ func (x *decoder) object(s *schema) error {
 			if esc {
 				key = unquote(key)
 			}
-			if i, ok := findProp(s.props, key); ok {
+			var i int
+			var ok bool
+			if depth >= 0 {
+				i, ok = x.prop(s, depth, n, key)
+				n++
+			} else {
+				i, ok = findProp(s.props, key)
+			}
+			if ok {
 				w, bit := base+i/64, uint64(1)<<(i%64)
 				if x.seen[w]&bit != 0 {
 					return x.duplicate(ks)
