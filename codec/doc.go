@@ -92,7 +92,12 @@ func (d *Doc) steps(i int32) []seg {
 	for j := i; j >= 0; j = d.segs[j].parent {
 		n++
 	}
-	out := make([]seg, n)
+	var buf [16]seg
+	out := buf[:0]
+	if n > len(buf) {
+		out = make([]seg, 0, n)
+	}
+	out = out[:n]
 	for j := i; j >= 0; j = d.segs[j].parent {
 		n--
 		out[n] = d.segs[j].seg
@@ -342,11 +347,12 @@ func (f Finding) Want() string {
 // Path is the JSON path of the value ("input[2].content[0].type"; for a
 // missing key, the path it would have).
 func (f Finding) Path() string {
-	p := f.d.pathString(f.d.steps(f.path))
+	var buf [128]byte
+	p := f.d.appendPath(buf[:0], f.d.steps(f.path))
 	if f.Kind == MissingField {
-		p = appendKey(p, f.name)
+		p = appendKeyTo(p, []byte(f.name))
 	}
-	return p
+	return string(p)
 }
 
 // TopLevel reports whether the finding is of a key or value of the
@@ -380,15 +386,20 @@ func displayPath(p string) string {
 // input[3].content[0].text; keys that are not identifiers are quoted
 // (metadata["a.b"]).
 func (d *Doc) pathString(path []seg) string {
-	p := ""
+	var buf [128]byte
+	return string(d.appendPath(buf[:0], path))
+}
+
+// appendPath appends the path's text to dst.
+func (d *Doc) appendPath(dst []byte, path []seg) []byte {
 	for _, s := range path {
 		if s.start < 0 {
-			p += "[" + strconv.Itoa(int(s.index)) + "]"
+			dst = append(strconv.AppendInt(append(dst, '['), int64(s.index), 10), ']')
 			continue
 		}
-		p = appendKey(p, clip(unquote(d.data[s.start:s.end])))
+		dst = appendKeyTo(dst, clipBytes(unquote(d.data[s.start:s.end])))
 	}
-	return p
+	return dst
 }
 
 // maxKeyShown is how much of a key paths and errors show: they name a
@@ -397,33 +408,36 @@ const maxKeyShown = 64
 
 // clip returns key, cut to maxKeyShown bytes (on a rune boundary) and
 // marked "…" if longer.
-func clip(key []byte) string {
+func clip(key []byte) string { return string(clipBytes(key)) }
+
+func clipBytes(key []byte) []byte {
 	if len(key) <= maxKeyShown {
-		return string(key)
+		return key
 	}
 	n := maxKeyShown
 	for n > 0 && !utf8.RuneStart(key[n]) {
 		n--
 	}
-	return string(key[:n]) + "…"
+	return append(key[:n:n], "…"...)
 }
 
-// appendKey appends a key step to a path.
-func appendKey(path, key string) string {
-	ident := key != ""
-	for i, r := range key {
-		if !(r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || i > 0 && r >= '0' && r <= '9') {
+// appendKeyTo appends a key step to the path in dst: .key, or ["key"]
+// for a key that is not an identifier (and key alone at the top level).
+func appendKeyTo(dst, key []byte) []byte {
+	ident := len(key) > 0
+	for i, c := range key {
+		if !(c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || i > 0 && c >= '0' && c <= '9') {
 			ident = false
 			break
 		}
 	}
 	switch {
 	case !ident:
-		return path + "[" + strconv.Quote(key) + "]"
-	case path == "":
-		return key
+		return append(strconv.AppendQuote(append(dst, '['), string(key)), ']')
+	case len(dst) > 0:
+		dst = append(dst, '.')
 	}
-	return path + "." + key
+	return append(dst, key...)
 }
 
 func hasEscape(b []byte) bool {

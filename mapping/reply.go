@@ -73,6 +73,9 @@ func FinishOf(reason string) (f Finish, ok bool) {
 	return f, true
 }
 
+// knownFinish are the finish reasons the chat specs list, by their JSON.
+var knownFinish = map[string]string{`"stop"`: "stop", `"tool_calls"`: "tool_calls", `"function_call"`: "function_call", `"length"`: "length", `"content_filter"`: "content_filter", `"error"`: "error"}
+
 // Reply converts the chat completion, or the chunks, of one response.
 // Reuse it (Reset between responses): it keeps its memory.
 type Reply struct{ r reply }
@@ -243,7 +246,10 @@ func serviceTier(c *reply, v codec.Value, path string, dst codec.Ref, key string
 //
 //transponder:transform string ->
 func finishReason(c *reply, v codec.Value, path string, dst codec.Ref, key string) {
-	s, _ := v.Str()
+	s, known := knownFinish[string(v.Raw())] // without a copy
+	if !known {
+		s, _ = v.Str()
+	}
 	f, ok := FinishOf(s)
 	if !ok {
 		c.warn(path, "finish reason "+strconv.Quote(s)+" is not one the chat specs list; taken as completed")

@@ -62,6 +62,14 @@ func (m *ToolMap) Lookup(name string) (VirtualTool, bool) {
 	return VirtualTool{}, false
 }
 
+// LookupBytes is Lookup of a name given as bytes (without a copy).
+func (m *ToolMap) LookupBytes(name []byte) (VirtualTool, bool) {
+	if i, ok := m.names[string(name)]; ok {
+		return m.tools[i], true
+	}
+	return VirtualTool{}, false
+}
+
 // Clone is a copy that outlives the Converter that made m.
 func (m *ToolMap) Clone() ToolMap {
 	c := ToolMap{tools: append([]VirtualTool(nil), m.tools...), names: make(map[string]int32, len(m.tools)), keys: make(map[toolKey]int32, len(m.tools))}

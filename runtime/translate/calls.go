@@ -1,10 +1,12 @@
 package translate
 
 import (
+	"bytes"
 	"strconv"
 	"strings"
 
 	"github.com/transponder-dev/transponder/codec"
+	"github.com/transponder-dev/transponder/mapping"
 )
 
 // Tool calls, restored to the Responses items of the client's tools
@@ -23,14 +25,15 @@ func (t *translator) ToolCall(index int, id, name, args codec.Value, custom bool
 	}
 	if c == nil {
 		t.closeCur()
-		c = &item{kind: kFunction, chat: int64(index)}
+		c = t.newItem(kFunction)
+		c.chat = int64(index)
 		t.calls = append(t.calls, c)
 	}
 	if c.callID == nil && id.Kind() == codec.String {
-		c.callID = append([]byte(nil), id.Raw()...)
+		c.callID = t.keep(id.Raw())
 	}
 	if c.name == nil && name.Kind() == codec.String && len(name.Raw()) > 2 {
-		c.name = append([]byte(nil), name.Raw()...)
+		c.name = t.keep(name.Raw())
 		t.openCall(c, custom)
 	}
 	var s []byte
@@ -54,14 +57,23 @@ func (t *translator) ToolCall(index int, id, name, args codec.Value, custom bool
 // openCall names a call's item by its tool and emits output_item.added
 // (built-ins wait for their arguments).
 func (t *translator) openCall(c *item, custom bool) {
-	name, _ := codec.Unquote(c.name)
-	vt, ok := t.req.Tools.Lookup(name)
+	var vt mapping.VirtualTool
+	var ok bool
+	if raw := c.name[1 : len(c.name)-1]; bytes.IndexByte(raw, '\\') < 0 {
+		vt, ok = t.req.Tools.LookupBytes(raw)
+	} else {
+		name, _ := codec.Unquote(c.name)
+		vt, ok = t.req.Tools.Lookup(name)
+	}
 	c.tool, c.offered = vt, ok
 	if c.callID == nil {
-		c.callID = codec.AppendString(nil, t.opts.ids().NewID("call"))
+		start := len(t.arena)
+		t.arena = codec.AppendString(t.arena, t.opts.ids().NewID("call"))
+		c.callID = t.kept(start)
 	}
 	switch {
 	case !ok:
+		name, _ := codec.Unquote(c.name)
 		t.reply.Warn(t.callPath(c), "a call of "+strconv.Quote(name)+", a tool the request did not offer; kept as a function_call")
 		c.kind = kFunction
 	case vt.Type == "custom":
@@ -77,10 +89,10 @@ func (t *translator) openCall(c *item, custom bool) {
 	c.args = nil
 	if c.kind == kCustom {
 		c.id = t.opts.ids().NewID("ctc")
-		t.addItem(c, t.callJSON(nil, c, "", nil))
+		t.addItem(c, t.addedCall(c, ""))
 	} else {
 		c.id = t.opts.ids().NewID("fc")
-		t.addItem(c, t.callJSON(nil, c, "in_progress", nil))
+		t.addItem(c, t.addedCall(c, "in_progress"))
 	}
 	if len(pending) > 0 {
 		t.callArgs(c, append(append([]byte{'"'}, pending...), '"'))
@@ -104,9 +116,9 @@ func (t *translator) msgPath() string {
 func (t *translator) callArgs(c *item, s []byte) {
 	switch c.kind {
 	case kBuiltin:
-		c.args = append(c.args, s[1:len(s)-1]...)
+		c.args = t.grow(c.args, s[1:len(s)-1])
 	case kFunction:
-		c.args = append(c.args, s[1:len(s)-1]...)
+		c.args = t.grow(c.args, s[1:len(s)-1])
 		if t.stream {
 			t.itemEvent("response.function_call_arguments.delta", c)
 			t.buf = append(append(t.buf, `,"delta":`...), s...)
@@ -121,6 +133,16 @@ func (t *translator) callArgs(c *item, s []byte) {
 			t.end()
 		}
 	}
+}
+
+// addedCall is a call's item as output_item.added shows it (nil when
+// not streaming: nothing shows it), in scratch memory.
+func (t *translator) addedCall(c *item, status string) []byte {
+	if !t.stream {
+		return nil
+	}
+	t.scratch = t.callJSON(t.scratch[:0], c, status, nil)
+	return t.scratch
 }
 
 // callJSON writes a function_call or custom_tool_call item (status ""
@@ -178,7 +200,9 @@ func (t *translator) closeCall(c *item) {
 			t.buf = t.appendName(t.buf, c)
 			t.end()
 		}
-		c.done = t.callJSON(nil, c, "completed", c.args)
+		start := len(t.arena)
+		t.arena = t.callJSON(t.arena, c, "completed", c.args)
+		c.done = t.kept(start)
 	case kCustom:
 		c.input.finish()
 		if d := c.input.tail; len(d) > 0 && t.stream {
@@ -194,7 +218,9 @@ func (t *translator) closeCall(c *item) {
 			t.buf = append(append(append(t.buf, `,"input":"`...), c.input.out...), '"')
 			t.end()
 		}
-		c.done = t.callJSON(nil, c, "", c.input.out)
+		start := len(t.arena)
+		t.arena = t.callJSON(t.arena, c, "", c.input.out)
+		c.done = t.kept(start)
 	case kBuiltin:
 		if !t.builtin(c) {
 			return
@@ -213,7 +239,7 @@ func (t *translator) builtin(c *item) bool {
 		t.reply.Warn(t.callPath(c)+".function.arguments", "the arguments of a "+c.tool.Type+" call do not make its "+actionOf[c.tool.Type]+"; kept as a function_call")
 		c.kind, c.offered = kFunction, false
 		c.id = t.opts.ids().NewID("fc")
-		t.addItem(c, t.callJSON(nil, c, "in_progress", nil))
+		t.addItem(c, t.addedCall(c, "in_progress"))
 		args := c.args
 		c.args = nil
 		t.callArgs(c, append(append([]byte{'"'}, args...), '"'))

@@ -95,6 +95,52 @@ type translator struct {
 	out     []byte  // the Response's output, built at the end
 	final   []byte  // the terminal Response, in buf
 	scratch []byte
+	// arena holds what items keep (their finished JSON, call ids, names):
+	// appended to, never rewritten while they live, reused by the next
+	// conversion. A slice taken from it stays valid when it grows (the
+	// old array stays behind it).
+	arena []byte
+	// every item and part made, for the next conversion to reuse
+	allItems []*item
+	allParts []*part
+	nItems   int
+	nParts   int
+}
+
+// newItem is a zero item of kind (one of a previous conversion's, reused).
+func (t *translator) newItem(kind itemKind) *item {
+	if t.nItems == len(t.allItems) {
+		t.allItems = append(t.allItems, new(item))
+	}
+	it := t.allItems[t.nItems]
+	t.nItems++
+	*it = item{kind: kind}
+	return it
+}
+
+// newPart is a zero part (one of a previous conversion's, reused).
+func (t *translator) newPart() *part {
+	if t.nParts == len(t.allParts) {
+		t.allParts = append(t.allParts, new(part))
+	}
+	p := t.allParts[t.nParts]
+	t.nParts++
+	*p = part{}
+	return p
+}
+
+// kept returns what was appended to the arena since start, capped so
+// that later appends do not reach it.
+func (t *translator) kept(start int) []byte {
+	n := len(t.arena)
+	return t.arena[start:n:n]
+}
+
+// keep copies b into the arena.
+func (t *translator) keep(b []byte) []byte {
+	start := len(t.arena)
+	t.arena = append(t.arena, b...)
+	return t.kept(start)
 }
 
 type mark struct {
@@ -121,8 +167,9 @@ func (t *translator) reset(req *Request, opts Options, stream bool) {
 	t.reply.Reset()
 	t.phase, t.seq = phaseNew, 0
 	t.items, t.calls, t.cur = t.items[:0], t.calls[:0], nil
+	t.nItems, t.nParts = 0, 0
 	t.finish, t.fail, t.sawFin, t.sawDet = mapping.Finish{}, nil, false, false
-	t.buf, t.marks, t.out, t.final = t.buf[:0], t.marks[:0], t.out[:0], nil
+	t.buf, t.marks, t.out, t.final, t.arena = t.buf[:0], t.marks[:0], t.out[:0], nil, t.arena[:0]
 	t.resp = response{id: opts.ids().NewID("resp"), createdAt: opts.now(), status: "in_progress"}
 }
 
@@ -228,8 +275,9 @@ func (t *translator) terminal() {
 	}
 	r := &t.resp
 	r.output = t.out
-	u := t.reply.AppendUsage(nil)
-	r.usage = u
+	start := len(t.arena)
+	t.arena = t.reply.AppendUsage(t.arena)
+	r.usage = t.kept(start)
 	r.serviceTier = t.reply.ServiceTier()
 	typ := "response.completed"
 	switch {
@@ -253,7 +301,7 @@ func (t *translator) terminal() {
 	t.phase = phaseDone
 	t.event(typ)
 	t.buf = append(t.buf, `,"response":`...)
-	start := len(t.buf)
+	start = len(t.buf)
 	t.buf = t.req.appendResponse(t.buf, r)
 	t.final = t.buf[start:len(t.buf):len(t.buf)]
 	t.end()
@@ -321,6 +369,14 @@ func (r *Responder) Convert(req *Request, body []byte, opts Options) ([]byte, []
 	t := &r.t
 	t.reset(req, opts, false)
 	t.phase = phaseStreaming
+	// Room for the Response at once: about the body's size in items and
+	// usage (arena), then those again with the request's echo (buf).
+	if n := len(body) + 1024; cap(t.arena) < n {
+		t.arena = make([]byte, 0, n)
+	}
+	if n := 2*len(body) + 4096; cap(t.buf) < n {
+		t.buf = make([]byte, 0, n)
+	}
 	if err := t.doc.Decode(t.body, body); err != nil {
 		return nil, nil, &APIError{Status: 502, Type: "server_error", Code: "server_error", Message: "the upstream's response is not JSON: " + err.Error()}
 	}

@@ -2,6 +2,8 @@ package translate
 
 import (
 	"bytes"
+	"fmt"
+	"slices"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -67,5 +69,50 @@ func TestGolden(t *testing.T) {
 			}
 			golden.Check(t, filepath.Join(dir, "response.json"), ind.String()+"\n", *update)
 		})
+	}
+}
+
+// A Responder reuses its memory (items, parts, buffers) from one
+// completion to the next: converting the golden completions one after
+// another, forwards then backwards, gives what converting each afresh
+// gives, Response and warnings.
+func TestResponderReuse(t *testing.T) {
+	paths, _ := filepath.Glob("testdata/*/upstream.json")
+	if len(paths) < 5 {
+		t.Fatalf("%d cases", len(paths))
+	}
+	type tc struct {
+		req       *Request
+		body      []byte
+		want      []byte
+		wantWarns string
+	}
+	var cases []tc
+	for _, p := range paths {
+		reqBody, err := os.ReadFile(filepath.Join(filepath.Dir(p), "request.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := os.ReadFile(p)
+		c := tc{req: request(t, string(reqBody)), body: body}
+		resp, warns, err := ChatToResponse(c.req, body, Options{IDs: &SeqIDs{}, Clock: clock})
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.want, c.wantWarns = resp, fmt.Sprint(warns)
+		cases = append(cases, c)
+	}
+	var r Responder
+	back := slices.Clone(cases)
+	slices.Reverse(back)
+	order := append(slices.Clone(cases), back...)
+	for i, c := range order {
+		resp, warns, err := r.Convert(c.req, c.body, Options{IDs: &SeqIDs{}, Clock: clock})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(resp, c.want) || fmt.Sprint(warns) != c.wantWarns {
+			t.Errorf("conversion %d differs from a fresh one:\n%s\n%v\nwant\n%s\n%s", i, resp, warns, c.want, c.wantWarns)
+		}
 	}
 }

@@ -69,6 +69,17 @@ type member struct {
 	concat bool // a string whose pieces join (text, summary, data)
 }
 
+// grow appends piece to buf. A completion's pieces come whole from its
+// body, which outlives the conversion: the first is taken as it is
+// (capped: a second is appended to a copy). A stream's chunks do not
+// outlive Next: their pieces are copied.
+func (t *translator) grow(buf, piece []byte) []byte {
+	if buf == nil && !t.stream {
+		return piece[:len(piece):len(piece)]
+	}
+	return append(buf, piece...)
+}
+
 // closeCur closes the open message or reasoning item.
 func (t *translator) closeCur() {
 	it := t.cur
@@ -79,7 +90,8 @@ func (t *translator) closeCur() {
 	t.closeParts(it)
 	switch it.kind {
 	case kMessage:
-		b := append([]byte(nil), `{"id":`...)
+		start := len(t.arena)
+		b := append(t.arena, `{"id":`...)
 		b = codec.AppendString(b, it.id)
 		b = append(b, `,"type":"message","status":"completed","role":"assistant","content":[`...)
 		for i, p := range it.parts {
@@ -88,7 +100,8 @@ func (t *translator) closeCur() {
 			}
 			b = appendPart(b, p)
 		}
-		it.done = append(b, "]}"...)
+		t.arena = append(b, "]}"...)
+		it.done = t.kept(start)
 	case kReasoning:
 		it.done = t.reasoningItem(it)
 	}
@@ -130,7 +143,7 @@ func (t *translator) current(kind itemKind) *item {
 		return t.cur
 	}
 	t.closeCur()
-	it := &item{kind: kind}
+	it := t.newItem(kind)
 	switch kind {
 	case kMessage:
 		it.id = t.opts.ids().NewID("msg")
@@ -165,7 +178,8 @@ func (t *translator) partOf(it *item, typ string, d int64) *part {
 			}
 		}
 	}
-	p := &part{typ: typ, detail: d, ev: partEvents[typ]}
+	p := t.newPart()
+	p.typ, p.detail, p.ev = typ, d, partEvents[typ]
 	for _, q := range it.parts {
 		if (q.typ == "summary_text") == (typ == "summary_text") {
 			p.index++
@@ -246,7 +260,7 @@ func (t *translator) closePart(it *item, p *part) {
 // delta appends a piece of text (a JSON string) to a part and emits its
 // delta event.
 func (t *translator) delta(it *item, p *part, s []byte) {
-	p.text = append(p.text, s[1:len(s)-1]...)
+	p.text = t.grow(p.text, s[1:len(s)-1])
 	if !t.stream {
 		return
 	}
