@@ -2,11 +2,11 @@ package translate
 
 import (
 	"bytes"
-	"fmt"
-	"slices"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/transponder-dev/transponder/codec/sse"
