@@ -349,7 +349,7 @@ func (x *decoder) object(s *schema) error {
 	}
 	defer x.leave(x.enter())
 	t := x.open()
-	depth, n := len(x.path), 0
+	depth, n, nreq := len(x.path), 0, 0
 	if len(s.props) > 8 {
 		x.hintAt(depth, s)
 	} else {
@@ -395,6 +395,9 @@ func (x *decoder) object(s *schema) error {
 					return x.duplicate(ks)
 				}
 				x.seen[w] |= bit
+				if s.props[i].required {
+					nreq++
+				}
 				if p := &s.props[i]; p.required && x.pos < len(x.data) && x.data[x.pos] == 'n' && x.t[p.schema].nonull {
 					// null in a required property the spec does not let be
 					// null (the normalizer let every property be null).
@@ -449,7 +452,7 @@ func (x *decoder) object(s *schema) error {
 			}
 		}
 	}
-	if s.nreq > 0 {
+	if nreq < s.nreq { // a required key is missing: which
 		for i, p := range s.props {
 			if p.required && x.seen[base+i/64]&(uint64(1)<<(i%64)) == 0 {
 				x.missing(p.key)
