@@ -318,9 +318,31 @@ func (c *Checker) schema(typ string) {
 		case codec.MissingField:
 			c.violation("schema", "%s: required by the spec, missing", f.Path())
 		case codec.UnknownValue:
+			if why, ok := beyondSpec(f); ok {
+				c.add("beyond-spec", Warning, "%s: %s is not a value the spec lists, but %s", f.Path(), clip(string(f.Raw)), why)
+				continue
+			}
 			c.violation("schema", "%s: %s is not a value the spec lists", f.Path(), clip(string(f.Raw)))
 		}
 	}
+}
+
+// errorCodes are the codes of a failed Response's error that the live API
+// sends beyond the pinned spec's ResponseErrorCode, and why they are not
+// violations: clients act on them.
+var errorCodes = map[string]string{
+	`"context_length_exceeded"`: "the live API sends it and Codex compacts the conversation on it",
+	`"insufficient_quota"`:      "the live API sends it and Codex stops on it",
+}
+
+// beyondSpec reports whether an unknown value is one the live API sends
+// beyond the spec, and why it is allowed.
+func beyondSpec(f codec.Finding) (string, bool) {
+	if p := f.Path(); p != "error.code" && p != "response.error.code" {
+		return "", false
+	}
+	why, ok := errorCodes[string(f.Raw)]
+	return why, ok
 }
 
 func displayPath(p string) string {
@@ -409,7 +431,7 @@ func (c *Checker) capped() {
 	slices.Sort(rules)
 	for _, r := range rules {
 		class := Violation
-		if r == "unknown-type" || r == "usage" {
+		if r == "unknown-type" || r == "usage" || r == "beyond-spec" {
 			class = Warning
 		}
 		c.findings = append(c.findings, Finding{Event: -1, Rule: r, Class: class, Reason: fmt.Sprintf("%d more like the above", c.perRule[r]-MaxPerRule)})

@@ -321,3 +321,40 @@ func TestTextDoneRequired(t *testing.T) {
 		}
 	}
 }
+
+// A failed Response's error code may be one the live API sends beyond the
+// spec's ResponseErrorCode (context_length_exceeded, insufficient_quota:
+// clients act on them): a warning that says why, not a violation; any
+// other code the spec does not list is one.
+func TestErrorCodesBeyondSpec(t *testing.T) {
+	for _, c := range []struct {
+		code      string
+		violation bool
+	}{
+		{"context_length_exceeded", false},
+		{"insufficient_quota", false},
+		{"server_error", false},
+		{"made_up", true},
+	} {
+		s := newStream().message("hi")
+		s.status = "failed"
+		evs := s.events()
+		last := len(evs) - 1
+		evs[last] = bytes.Replace(evs[last], []byte(`"error":null`), []byte(`"error":{"code":"`+c.code+`","message":"m"}`), 1)
+		fs := Check(evs)
+		if got := Violations(fs) > 0; got != c.violation {
+			t.Errorf("%s: violation %v, want %v: %v", c.code, got, c.violation, fs)
+		}
+		beyond := slices.ContainsFunc(fs, func(f Finding) bool { return f.Rule == "beyond-spec" && f.Class == Warning })
+		if want := c.code == "context_length_exceeded" || c.code == "insufficient_quota"; beyond != want {
+			t.Errorf("%s: beyond-spec warning %v, want %v: %v", c.code, beyond, want, fs)
+		}
+		var term struct{ Response json.RawMessage }
+		if err := json.Unmarshal(evs[last], &term); err != nil {
+			t.Fatal(err)
+		}
+		if got := Violations(CheckResponse(term.Response)) > 0; got != c.violation {
+			t.Errorf("%s: the response: violation %v, want %v", c.code, got, c.violation)
+		}
+	}
+}

@@ -81,13 +81,19 @@ func (e *APIError) AppendResponseError(dst []byte) []byte {
 	return append(dst, '}')
 }
 
-// ResponseCode is the error's code among the spec's ResponseErrorCode
-// values: rate_limit_exceeded for a rate limit, invalid_prompt for any
-// other 4xx (an exhausted quota included), server_error otherwise.
+// ResponseCode is the code of a failed Response's error:
+// context_length_exceeded and insufficient_quota as the live API sends
+// them (the pinned spec's ResponseErrorCode does not list them, but Codex
+// compacts the conversation on the first and stops on the second; the
+// conformance checker knows them as codes beyond the spec), else one of
+// the spec's values: rate_limit_exceeded for a rate limit, invalid_prompt
+// for any other 4xx, server_error otherwise.
 func (e *APIError) ResponseCode() string {
 	switch {
+	case e.Code == codeContext:
+		return codeContext
 	case e.Code == codeQuota || e.Type == typeQuota:
-		return "invalid_prompt"
+		return codeQuota
 	case e.Status == http.StatusTooManyRequests:
 		return codeRateLimit
 	case e.Status >= 400 && e.Status < 500:

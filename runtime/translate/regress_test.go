@@ -117,3 +117,29 @@ func TestWarningPathsName(t *testing.T) {
 		}
 	}
 }
+
+// A stream that fails mid-way on the context being full fails with code
+// context_length_exceeded, as the live API does (Codex compacts on it),
+// and one that runs out of credits with insufficient_quota: both pass the
+// checker, as codes beyond the spec's enum that clients act on.
+func TestStreamErrorCodesClientsActOn(t *testing.T) {
+	req := request(t, `{"model":"m","input":"hi"}`)
+	for _, c := range []struct{ chunk, code string }{
+		{`{"choices":[],"error":{"code":400,"message":"This endpoint's maximum context length is 8192 tokens. However, you requested about 9000 tokens."}}`, "context_length_exceeded"},
+		{`{"choices":[],"error":{"code":"context_length_exceeded","message":"too long"}}`, "context_length_exceeded"},
+		{`{"choices":[],"error":{"code":402,"message":"Insufficient credits"}}`, "insufficient_quota"},
+		{`{"choices":[],"error":{"code":502,"message":"Provider returned error"}}`, "server_error"},
+	} {
+		ev := stream(t, req, [][]byte{[]byte(`{"choices":[{"index":0,"delta":{"content":"Hi"}}]}`), []byte(c.chunk)}, nil)
+		var r struct {
+			Status string
+			Error  struct{ Code string }
+		}
+		if err := json.Unmarshal(terminalResponse(t, ev), &r); err != nil {
+			t.Fatal(err)
+		}
+		if r.Status != "failed" || r.Error.Code != c.code {
+			t.Errorf("%s: %s %q, want failed %q", c.chunk, r.Status, r.Error.Code, c.code)
+		}
+	}
+}
