@@ -31,6 +31,16 @@ import (
 //	extras:                                # keys clients send that the spec does not know
 //	  - key: client_metadata
 //	    drop: Codex telemetry
+//	targets:                               # fields of the target no entry maps to:
+//	  - path: created_at                   # … what fills them (gateway)
+//	    gateway: the gateway's clock
+//	  - path: output[]{file_search_call}   # … or why they are never set (drop)
+//	    drop: chat completions has no file search
+//	events:                                # the Responses stream events (by type): which
+//	  - type: response.output_text.delta   # the runtime's translator emits, and when
+//	    emit: a piece of the message's text
+//	  - type: response.queued              # … and which it never does, and why
+//	    never: the gateway does not queue
 //
 // Each rule is exactly one of map (optionally with transform), lossy (map,
 // with the loss stated in note), drop (the reason) or gateway (the reason:
@@ -45,6 +55,22 @@ type File struct {
 	To            []Side
 	Entries       []Entry
 	Extras        []Entry // Path is the key
+	// Targets say what fills the target's fields that no entry maps to
+	// (gateway) or why they are never set (drop); with the entries'
+	// targets they are the target side of the alignment matrix.
+	Targets []Entry
+	// Events say which stream event types (Path is the type) the runtime
+	// emits (Emit) and which never (Never, with the reason).
+	Events []Event
+}
+
+// Event is the runtime's word on one Responses stream event type.
+type Event struct {
+	Line  int
+	Type  string
+	Emit  string // when it is emitted
+	Never string // why it never is
+	Note  string
 }
 
 func (f *File) receiver() string {
@@ -124,6 +150,8 @@ func Load(name string, data []byte) (*File, []error) {
 		"receiver": func(n *yaml.Node) { f.Receiver = l.scalar(n, "receiver") },
 		"entries":  func(n *yaml.Node) { f.Entries = l.entries(n, "path") },
 		"extras":   func(n *yaml.Node) { f.Extras = l.entries(n, "key") },
+		"targets":  func(n *yaml.Node) { f.Targets = l.entries(n, "path") },
+		"events":   func(n *yaml.Node) { f.Events = l.events(n) },
 	})
 	return f, l.errs
 }
@@ -178,6 +206,31 @@ func (l *loader) side(n *yaml.Node) Side {
 }
 
 var dialectNames = []string{codec.OpenAI.Name(), codec.OpenRouter.Name()}
+
+func (l *loader) events(n *yaml.Node) []Event {
+	if n.Kind != yaml.SequenceNode {
+		l.errf(n, "events: want a list of {type, emit or never}")
+		return nil
+	}
+	var out []Event
+	for _, en := range n.Content {
+		e := Event{Line: en.Line}
+		l.fields(en, map[string]func(*yaml.Node){
+			"type":  func(v *yaml.Node) { e.Type = l.scalar(v, "type") },
+			"emit":  func(v *yaml.Node) { e.Emit = l.scalar(v, "emit") },
+			"never": func(v *yaml.Node) { e.Never = l.scalar(v, "never") },
+			"note":  func(v *yaml.Node) { e.Note = l.scalar(v, "note") },
+		})
+		switch {
+		case e.Type == "":
+			l.errf(en, "an event without type")
+		case (e.Emit == "") == (e.Never == ""):
+			l.errf(en, "%s: exactly one of emit (when) and never (why)", e.Type)
+		}
+		out = append(out, e)
+	}
+	return out
+}
 
 func (l *loader) entries(n *yaml.Node, keyName string) []Entry {
 	if n.Kind != yaml.SequenceNode {

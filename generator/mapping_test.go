@@ -134,3 +134,33 @@ func TestLeavesAndCompleteness(t *testing.T) {
 		t.Errorf("completeness:\n%.2000s", all)
 	}
 }
+
+// Targets (fields of the target no entry maps to) and events (the stream
+// event types the runtime emits or never does): errors at their lines.
+func TestTargetsAndEvents(t *testing.T) {
+	base := header + "entries:\n  - path: top_logprobs\n    map: top_logprobs\n    transform: logprobsOn\n"
+	for _, c := range []struct{ name, extra, want string }{
+		{"fine", "targets:\n  - path: stop\n    drop: never sent\n  - path: user\n    gateway: the gateway's\nevents:\n  - type: response.queued\n    never: no queue\n  - type: response.created\n    emit: first\n", ""},
+		{"a target that is not there", "targets:\n  - path: stopp\n    drop: x\n", `m.yaml:10: target stopp: stopp: ChatRequest has no property "stopp"`},
+		{"a target mapped", "targets:\n  - path: stop\n    map: stop\n", "m.yaml:11: target stop: a target is filled by the gateway (gateway) or never set (drop), not map"},
+		{"a target twice", "targets:\n  - path: stop\n    drop: x\n  - path: stop\n    drop: y\n", "m.yaml:12: target stop: an entry at line 10 already"},
+		{"an unknown event", "events:\n  - type: response.teleported\n    never: x\n", "m.yaml:10: event response.teleported: not a stream event type of the spec"},
+		{"an event twice", "events:\n  - type: error\n    never: x\n  - type: error\n    never: y\n", "m.yaml:12: event error: an entry at line 10 already"},
+		{"emit and never", "events:\n  - type: error\n    never: x\n    emit: y\n", "m.yaml:10: error: exactly one of emit (when) and never (why)"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			f, errs := Load("m.yaml", []byte(base+c.extra))
+			if errs == nil {
+				_, errs = Validate(f, transforms, false)
+			}
+			var msgs []string
+			for _, e := range errs {
+				msgs = append(msgs, e.Error())
+			}
+			got := strings.Join(msgs, "\n")
+			if c.want == "" && got != "" || !strings.Contains(got, c.want) {
+				t.Errorf("errors:\n%s\nwant %q", got, c.want)
+			}
+		})
+	}
+}

@@ -165,6 +165,50 @@ func Validate(f *File, transforms []Transform, complete bool) (*Checked, []error
 		}
 		check(e, src)
 	}
+	// Targets: fields of each target, filled by the gateway or never set.
+	seenTarget := map[string]int{}
+	for _, e := range f.Targets {
+		if prev, dup := seenTarget[e.Path]; dup {
+			errf(e.Line, "target %s: an entry at line %d already", e.Path, prev)
+			continue
+		}
+		seenTarget[e.Path] = e.Line
+		for _, t := range f.To {
+			r, ok := e.Rules[t.Dialect]
+			if !ok {
+				r, ok = e.Rules[""]
+			}
+			if !ok {
+				errf(e.Line, "target %s: no rule for %s", e.Path, t.Dialect)
+				continue
+			}
+			if r.Kind != Gateway && r.Kind != Drop {
+				errf(r.Line, "target %s: a target is filled by the gateway (gateway) or never set (drop), not %s", e.Path, r.Kind)
+			}
+			if _, err := c.To[t.Dialect].Lookup(e.Path); err != nil {
+				errf(e.Line, "target %s: %v", e.Path, err)
+			}
+		}
+	}
+	// Events: types of the OpenAI stream event union, once each.
+	if len(f.Events) > 0 {
+		ev, _ := codec.OpenAI.Payload(codec.ResponsesEvent)
+		known := map[string]bool{}
+		for v := range ev.Schema().Variants() {
+			known[v.Value] = true
+		}
+		seenEvent := map[string]int{}
+		for _, e := range f.Events {
+			if prev, dup := seenEvent[e.Type]; dup {
+				errf(e.Line, "event %s: an entry at line %d already", e.Type, prev)
+				continue
+			}
+			seenEvent[e.Type] = e.Line
+			if !known[e.Type] {
+				errf(e.Line, "event %s: not a stream event type of the spec", e.Type)
+			}
+		}
+	}
 	for _, e := range f.Extras {
 		if _, ok := c.From.Property(e.Path); ok {
 			errf(e.Line, "extra %q is a field of the spec: make it an entry", e.Path)
