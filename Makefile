@@ -33,14 +33,14 @@ vet:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go' | grep -v '^gen/'))" || { gofmt -l $$(git ls-files '*.go' | grep -v '^gen/'); echo "not gofmt-ed"; exit 1; }
 
 # prune → overlay → normalize → ogen, into gen/; the codec's shape tables
-# into codec/*_tables_gen.go; the converters of mapping/*.yaml into
-# mapping/*_gen.go.
+# into codec/*_tables_gen.go; the alignment matrix into ALIGNMENT.md and
+# alignment.json; the converters of mapping/*.yaml into mapping/*_gen.go.
 generate:
 	go generate ./...
 
 # CI: regenerate and fail on any diff.
 check-generated: generate
-	git diff --exit-code -- gen/ codec/ mapping/ && test -z "$$(git status --porcelain -- gen/ codec/ mapping/)"
+	git diff --exit-code -- gen/ codec/ mapping/ ALIGNMENT.md alignment.json && test -z "$$(git status --porcelain -- gen/ codec/ mapping/ ALIGNMENT.md alignment.json)"
 
 # Download the pinned specs into .specs/ and verify their checksums.
 specs:

@@ -4,6 +4,9 @@
 //	transponder specs [-dir DIR] [spec ...]                download the pinned specs and verify their checksums
 //	transponder check-stream [--format text|json] [FILE|-] check a Responses stream (SSE or JSON lines)
 //	transponder convert [--dialect D] [--system M] [FILE|-]  a Responses request → a chat request
+//	transponder matrix [-root DIR] [-check]                write ALIGNMENT.md and alignment.json
+//	transponder matrix diff [-format text|markdown] OLD.json NEW.json
+//	                                                       what changed; exit 1 if a path became unmapped or a status got worse
 //
 // check-stream exits 0 if the stream is conformant (warnings allowed), 1 if
 // it breaks a rule, 2 if the input cannot be read. The rules are those of
@@ -49,6 +52,8 @@ func main() {
 		os.Exit(checkStream(os.Args[2:], os.Stdin, os.Stdout, os.Stderr))
 	case "convert":
 		os.Exit(convert(os.Args[2:], os.Stdin, os.Stdout, os.Stderr))
+	case "matrix":
+		os.Exit(runMatrix(os.Args[2:], os.Stdout, os.Stderr))
 	case "specs":
 		fs := flag.NewFlagSet("specs", flag.ExitOnError)
 		dir := fs.String("dir", ".specs", "where to download the specs")
@@ -85,7 +90,9 @@ func usage() {
 	fmt.Fprintln(os.Stderr, "usage: transponder generate [-root DIR] [-check] [-dump DIR] [spec ...]\n"+
 		"       transponder specs [-dir DIR] [spec ...]\n"+
 		"       transponder check-stream [--format text|json] [FILE|-]\n"+
-		"       transponder convert [--dialect openrouter|openai] [--system system|developer|merge] [--reject-unknown] [--drop-unknown-items] [--session-id ID] [--tool-map] [FILE|-]")
+		"       transponder convert [--dialect openrouter|openai] [--system system|developer|merge] [--reject-unknown] [--drop-unknown-items] [--session-id ID] [--tool-map] [FILE|-]\n"+
+		"       transponder matrix [-root DIR] [-check]\n"+
+		"       transponder matrix diff [-format text|markdown] OLD.json NEW.json")
 	os.Exit(2)
 }
 

@@ -1,0 +1,50 @@
+package matrix
+
+import (
+	"errors"
+	"io/fs"
+	"path"
+
+	"github.com/transponder-dev/transponder/codec"
+	"github.com/transponder-dev/transponder/generator"
+)
+
+// Files are where the matrix is committed, from the module root.
+const (
+	MarkdownFile = "ALIGNMENT.md"
+	JSONFile     = "alignment.json"
+)
+
+// Compiled are the shape tables compiled into the codec (what `go
+// generate` made from the pinned specs), by dialect name.
+func Compiled() map[string]*codec.Dialect {
+	return map[string]*codec.Dialect{codec.OpenAI.Name(): codec.OpenAI, codec.OpenRouter.Name(): codec.OpenRouter}
+}
+
+// Mappings loads mapping/*.yaml of the module whose root is fsys (in name
+// order). Only structural errors fail it: entries that name no path of the
+// spec are the matrix's stale rows, not errors.
+func Mappings(fsys fs.FS) ([]*generator.File, error) {
+	names, err := fs.Glob(fsys, "mapping/*.yaml")
+	if err != nil {
+		return nil, err
+	}
+	if len(names) == 0 {
+		return nil, errors.New("matrix: no mapping/*.yaml")
+	}
+	var out []*generator.File
+	var errs []error
+	for _, n := range names {
+		data, err := fs.ReadFile(fsys, n)
+		if err != nil {
+			return nil, err
+		}
+		f, ferrs := generator.Load(path.Clean(n), data)
+		errs = append(errs, ferrs...)
+		out = append(out, f)
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	return out, nil
+}

@@ -1,0 +1,573 @@
+// Package matrix computes the alignment matrix: for every field and union
+// variant of the specs a mapping reads or writes, how it maps — aligned,
+// lossy, dropped, served by the gateway, or unmapped (no entry: what a spec
+// update produces) — with the target and the note. It is computed from the
+// shape tables of the normalized specs and the mapping YAML alone (not from
+// the generated converters), so it can be rendered right after a spec
+// update, when the converters cannot be generated yet.
+//
+// Sections, in order: for each mapping file (the request direction first),
+// its source side once per target dialect; for a file with targets, the
+// target side (every field of the target: what produces it); for a file
+// with events, the stream event types (which the runtime emits, which it
+// never does and why); last, a placeholder for the reverse direction.
+//
+// Rendered as Markdown (Markdown: a table per section, coverage per
+// section and overall) and as JSON (JSON; the schema is documented on
+// Matrix), both deterministic. Diff compares two JSON renderings.
+package matrix
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/transponder-dev/transponder/codec"
+	"github.com/transponder-dev/transponder/generator"
+)
+
+// Schema names the JSON format; a change that breaks readers changes it.
+const Schema = "transponder.alignment/v1"
+
+// Status is how a path maps.
+type Status string
+
+const (
+	Aligned  Status = "aligned"  // carried as it is
+	Lossy    Status = "lossy"    // carried; the note says what is lost
+	Dropped  Status = "dropped"  // not carried (never set, on a target side); the note says why
+	Gateway  Status = "gateway"  // served by the gateway layer (runtime, serving), not by the mapping
+	Unmapped Status = "unmapped" // no entry: the mapping does not say
+)
+
+// rank orders statuses from worst to best: a change to a lower rank is a
+// status that got worse.
+func (s Status) rank() int {
+	switch s {
+	case Aligned, Gateway:
+		return 3
+	case Lossy:
+		return 2
+	case Dropped:
+		return 1
+	}
+	return 0
+}
+
+// Matrix is the alignment matrix. Its JSON form (schema
+// "transponder.alignment/v1"):
+//
+//	{
+//	  "schema": "transponder.alignment/v1",
+//	  "specs": [{"dialect": "openai", "file": "openai.openapi.yaml"}, …],
+//	  "coverage": {…},                      // over every section but placeholders
+//	  "sections": [{
+//	    "id": "responses_chat/openrouter",  // stable: the mapping file's stem / what it is
+//	    "title": "…",
+//	    "mapping": "mapping/responses_chat.yaml",
+//	    "side": "source" | "target" | "events" | "placeholder",
+//	    "from": "openai responses request", "to": "openrouter chat request",
+//	    "coverage": {"total": n, "aligned": n, "lossy": n, "dropped": n, "gateway": n,
+//	                 "unmapped": n, "covered_percent": 100.0},
+//	    "rows": [{"path": "model", "kind": "field" | "variant" | "object" | "extra" | "event",
+//	              "status": "aligned", "entry": "model", "targets": ["model"],
+//	              "transform": "model", "note": "…"}],
+//	    "stale": [{"path": "…", "reason": "…"}],   // entries that name no path of the spec
+//	    "note": "…"                                 // placeholders: what is to come
+//	  }]
+//	}
+//
+// Rows are sorted by path; each path of a section appears once. entry is
+// the mapping entry that covers the row (at its path or above it; for a
+// target side, the source paths that map to it), targets where it goes.
+type Matrix struct {
+	Schema   string    `json:"schema"`
+	Specs    []Spec    `json:"specs"`
+	Coverage Coverage  `json:"coverage"`
+	Sections []Section `json:"sections"`
+}
+
+// Spec names a pinned spec the matrix was computed from.
+type Spec struct {
+	Dialect string `json:"dialect"`
+	File    string `json:"file"`
+}
+
+// Section is one direction and dialect (or one side of it).
+type Section struct {
+	ID       string   `json:"id"`
+	Title    string   `json:"title"`
+	Mapping  string   `json:"mapping,omitempty"`
+	Side     string   `json:"side"`
+	From     string   `json:"from,omitempty"`
+	To       string   `json:"to,omitempty"`
+	Coverage Coverage `json:"coverage"`
+	Rows     []Row    `json:"-"` // in the JSON: entries and rows (JSON)
+	Stale    []Stale  `json:"stale,omitempty"`
+	Note     string   `json:"note,omitempty"`
+}
+
+// Row is one path of a section.
+type Row struct {
+	Path      string   `json:"path"`
+	Kind      string   `json:"kind"`
+	Status    Status   `json:"status"`
+	Entry     string   `json:"entry,omitempty"`
+	Targets   []string `json:"targets,omitempty"`
+	Transform string   `json:"transform,omitempty"`
+	Note      string   `json:"note,omitempty"`
+}
+
+// Stale is a mapping entry that names no path of the spec (a field the
+// spec removed, say).
+type Stale struct {
+	Path   string `json:"path"`
+	Reason string `json:"reason"`
+}
+
+// Coverage counts a section's rows by status.
+type Coverage struct {
+	Total    int `json:"total"`
+	Aligned  int `json:"aligned"`
+	Lossy    int `json:"lossy"`
+	Dropped  int `json:"dropped"`
+	Gateway  int `json:"gateway"`
+	Unmapped int `json:"unmapped"`
+	// CoveredPercent is the share of rows with an entry (not unmapped),
+	// rounded down to a tenth.
+	CoveredPercent float64 `json:"covered_percent"`
+}
+
+func (c *Coverage) add(s Status) {
+	c.Total++
+	switch s {
+	case Aligned:
+		c.Aligned++
+	case Lossy:
+		c.Lossy++
+	case Dropped:
+		c.Dropped++
+	case Gateway:
+		c.Gateway++
+	default:
+		c.Unmapped++
+	}
+}
+
+func (c *Coverage) sum(o Coverage) {
+	c.Total += o.Total
+	c.Aligned += o.Aligned
+	c.Lossy += o.Lossy
+	c.Dropped += o.Dropped
+	c.Gateway += o.Gateway
+	c.Unmapped += o.Unmapped
+}
+
+func (c *Coverage) percent() {
+	c.CoveredPercent = 0
+	if c.Total > 0 {
+		c.CoveredPercent = float64((c.Total-c.Unmapped)*1000/c.Total) / 10
+	}
+}
+
+// Input is what a matrix is computed from.
+type Input struct {
+	// Dialects are the shape tables by dialect name: the compiled ones
+	// (codec.OpenAI, codec.OpenRouter), or ones loaded from freshly
+	// normalized specs (codec.LoadDialect).
+	Dialects map[string]*codec.Dialect
+	// Mappings are the mapping files (generator.Load), by their path
+	// from the module root ("mapping/responses_chat.yaml").
+	Mappings []*generator.File
+}
+
+// Build computes the matrix.
+func Build(in Input) (*Matrix, error) {
+	m := &Matrix{Schema: Schema}
+	names := make([]string, 0, len(in.Dialects))
+	for n := range in.Dialects {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	for _, n := range names {
+		m.Specs = append(m.Specs, Spec{Dialect: n, File: in.Dialects[n].Spec()})
+	}
+	files := slices.Clone(in.Mappings)
+	order := func(f *generator.File) int {
+		p, _ := payloadByName(f.From.Payload)
+		return int(p)
+	}
+	slices.SortStableFunc(files, func(a, b *generator.File) int {
+		if c := order(a) - order(b); c != 0 {
+			return c
+		}
+		return strings.Compare(a.Name, b.Name)
+	})
+	for _, f := range files {
+		secs, err := in.sections(f)
+		if err != nil {
+			return nil, err
+		}
+		m.Sections = append(m.Sections, secs...)
+	}
+	m.Sections = append(m.Sections, Section{
+		ID:    "reverse/chat_responses_request",
+		Title: "Chat Completions request → Responses request (the reverse direction)",
+		Side:  "placeholder",
+		From:  "chat request", To: "responses request",
+		Rows: []Row{},
+		Note: "Chat clients in front of a Responses upstream: not built yet. This section is filled when that direction lands (its mapping file, like the others, gives every field a row).",
+	})
+	for i := range m.Sections {
+		s := &m.Sections[i]
+		s.Coverage = Coverage{}
+		for _, r := range s.Rows {
+			s.Coverage.add(r.Status)
+		}
+		s.Coverage.percent()
+		if s.Side != "placeholder" {
+			m.Coverage.sum(s.Coverage)
+		}
+	}
+	m.Coverage.percent()
+	return m, nil
+}
+
+func payloadByName(s string) (codec.Payload, bool) {
+	for p := codec.ResponsesRequest; p <= codec.ChatChunk; p++ {
+		if p.String() == s {
+			return p, true
+		}
+	}
+	return 0, false
+}
+
+func (in Input) schema(s generator.Side) (codec.Schema, error) {
+	d, ok := in.Dialects[s.Dialect]
+	if !ok {
+		return codec.Schema{}, fmt.Errorf("matrix: no dialect %q", s.Dialect)
+	}
+	p, ok := payloadByName(s.Payload)
+	if !ok {
+		return codec.Schema{}, fmt.Errorf("matrix: no payload %q", s.Payload)
+	}
+	r, ok := d.Payload(p)
+	if !ok {
+		return codec.Schema{}, fmt.Errorf("matrix: %s has no %s", s.Dialect, s.Payload)
+	}
+	return r.Schema(), nil
+}
+
+func sideName(s generator.Side) string { return s.Dialect + " " + s.Payload }
+
+func stem(file string) string {
+	file = file[strings.LastIndexByte(file, '/')+1:]
+	return strings.TrimSuffix(file, ".yaml")
+}
+
+// sections are a mapping file's: its source side per target dialect, its
+// target side (if it declares targets), its events (if it declares them).
+func (in Input) sections(f *generator.File) ([]Section, error) {
+	src, err := in.schema(f.From)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", f.Name, err)
+	}
+	var out []Section
+	for _, t := range f.To {
+		s := Section{
+			ID:      stem(f.Name) + "/" + t.Dialect,
+			Title:   fmt.Sprintf("%s → %s", sideName(f.From), sideName(t)),
+			Mapping: f.Name, Side: "source", From: sideName(f.From), To: sideName(t),
+		}
+		s.Rows, s.Stale = sourceRows(src, f, t.Dialect)
+		out = append(out, s)
+	}
+	if len(f.Targets) > 0 && len(f.To) > 0 {
+		t := f.To[0]
+		dst, err := in.schema(t)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", f.Name, err)
+		}
+		s := Section{
+			ID:      stem(f.Name) + "/" + t.Dialect + "-target",
+			Title:   fmt.Sprintf("%s: what produces each field (from %s)", sideName(t), sideName(f.From)),
+			Mapping: f.Name, Side: "target", From: sideName(f.From), To: sideName(t),
+		}
+		s.Rows, s.Stale = targetRows(dst, f, t.Dialect)
+		out = append(out, s)
+	}
+	if len(f.Events) > 0 {
+		d, ok := in.Dialects["openai"]
+		if !ok {
+			return nil, fmt.Errorf("%s: events: no openai dialect", f.Name)
+		}
+		ev, _ := d.Payload(codec.ResponsesEvent)
+		s := Section{
+			ID:      stem(f.Name) + "/events",
+			Title:   "openai responses event types: which the translator emits (from " + sideName(f.From) + ")",
+			Mapping: f.Name, Side: "events", From: sideName(f.From), To: "openai responses event",
+		}
+		s.Rows, s.Stale = eventRows(ev.Schema(), f)
+		out = append(out, s)
+	}
+	return out, nil
+}
+
+// paths are the rows of a schema: its leaves (generator.Leaves) and every
+// union variant above them, each once, kind by kind.
+func paths(s codec.Schema) map[string]string {
+	out := map[string]string{}
+	for _, leaf := range generator.Leaves(s) {
+		for i := range len(leaf) {
+			if leaf[i] == '}' && i+1 < len(leaf) {
+				if _, ok := out[leaf[:i+1]]; !ok {
+					out[leaf[:i+1]] = "variant"
+				}
+			}
+		}
+		kind := "field"
+		if strings.HasSuffix(leaf, "}") {
+			kind = "variant"
+		}
+		out[leaf] = kind
+	}
+	return out
+}
+
+// parent is the path one step up ("" at the top).
+func parent(p string) string {
+	i := strings.LastIndexAny(p, ".[{")
+	if i <= 0 {
+		return ""
+	}
+	return p[:i]
+}
+
+// nearest returns the path at or above p that has, or "" and false.
+func nearest[V any](p string, at map[string]V) (string, bool) {
+	for ; p != ""; p = parent(p) {
+		if _, ok := at[p]; ok {
+			return p, true
+		}
+	}
+	return "", false
+}
+
+func ruleFor(e generator.Entry, dialect string) (generator.Rule, bool) {
+	if r, ok := e.Rules[dialect]; ok {
+		return r, true
+	}
+	r, ok := e.Rules[""]
+	return r, ok
+}
+
+func statusOf(k generator.RuleKind) Status {
+	switch k {
+	case generator.Map:
+		return Aligned
+	case generator.Lossy:
+		return Lossy
+	case generator.Drop:
+		return Dropped
+	case generator.Gateway:
+		return Gateway
+	}
+	return Unmapped
+}
+
+// row is the row of path under an entry's rule.
+func row(path, kind string, e generator.Entry, r generator.Rule) Row {
+	out := Row{Path: path, Kind: kind, Status: statusOf(r.Kind), Entry: e.Path, Transform: r.Transform}
+	if r.Target != "" {
+		out.Targets = []string{r.Target}
+	}
+	switch {
+	case r.Reason != "" && e.Note != "":
+		out.Note = r.Reason + " (" + e.Note + ")"
+	case r.Reason != "":
+		out.Note = r.Reason
+	default:
+		out.Note = e.Note
+	}
+	return out
+}
+
+func sortRows(rows []Row) []Row {
+	slices.SortFunc(rows, func(a, b Row) int { return strings.Compare(a.Path, b.Path) })
+	return rows
+}
+
+// sourceRows: every path of the source with the entry that covers it;
+// the extras; the entries that name no path.
+func sourceRows(src codec.Schema, f *generator.File, dialect string) ([]Row, []Stale) {
+	all := paths(src)
+	entries := map[string]generator.Entry{}
+	var stale []Stale
+	for _, e := range f.Entries {
+		if _, err := src.Lookup(e.Path); err != nil {
+			stale = append(stale, Stale{Path: e.Path, Reason: err.Error()})
+			continue
+		}
+		entries[e.Path] = e
+		if _, ok := all[e.Path]; !ok {
+			all[e.Path] = "object"
+		}
+	}
+	rows := make([]Row, 0, len(all)+len(f.Extras))
+	for p, kind := range all {
+		at, ok := nearest(p, entries)
+		if !ok {
+			rows = append(rows, Row{Path: p, Kind: kind, Status: Unmapped})
+			continue
+		}
+		e := entries[at]
+		r, ok := ruleFor(e, dialect)
+		if !ok {
+			rows = append(rows, Row{Path: p, Kind: kind, Status: Unmapped, Entry: e.Path, Note: "no rule for " + dialect})
+			continue
+		}
+		rows = append(rows, row(p, kind, e, r))
+	}
+	for _, e := range f.Extras {
+		if r, ok := ruleFor(e, dialect); ok {
+			rows = append(rows, row(e.Path, "extra", e, r))
+		}
+	}
+	return byFields(sortRows(rows)), stale
+}
+
+// byFields gives a variant or object without an entry of its own, whose
+// fields have theirs, the best of its fields' statuses: it is mapped
+// field by field.
+func byFields(rows []Row) []Row {
+	for i := range rows {
+		r := &rows[i]
+		if r.Status != Unmapped || r.Entry != "" || r.Kind == "field" || r.Kind == "extra" {
+			continue
+		}
+		best := Unmapped
+		for _, d := range rows[i+1:] { // sorted: descendants follow
+			if !strings.HasPrefix(d.Path, r.Path) || len(d.Path) == len(r.Path) {
+				break
+			}
+			if c := d.Path[len(r.Path)]; c != '.' && c != '[' && c != '{' {
+				continue // a sibling whose name starts the same
+			}
+			if d.Entry != "" && d.Status.rank() > best.rank() {
+				best = d.Status
+			}
+		}
+		if best != Unmapped {
+			r.Status, r.Note = best, "mapped field by field (the rows below)"
+		}
+	}
+	return rows
+}
+
+// targetRows: every path of the target with what produces it: the
+// entries that map to it (the nearest path at or above it that some
+// entry's target names), else the targets declaration that covers it.
+func targetRows(dst codec.Schema, f *generator.File, dialect string) ([]Row, []Stale) {
+	all := paths(dst)
+	type src struct {
+		e generator.Entry
+		r generator.Rule
+	}
+	mapped := map[string][]src{}
+	for _, e := range f.Entries {
+		r, ok := ruleFor(e, dialect)
+		if !ok || r.Kind != generator.Map && r.Kind != generator.Lossy {
+			continue
+		}
+		if _, err := dst.Lookup(r.Target); err != nil {
+			continue // the generator reports it
+		}
+		mapped[r.Target] = append(mapped[r.Target], src{e, r})
+		if _, ok := all[r.Target]; !ok {
+			all[r.Target] = "object"
+		}
+	}
+	declared := map[string]generator.Entry{}
+	var stale []Stale
+	for _, e := range f.Targets {
+		if _, err := dst.Lookup(e.Path); err != nil {
+			stale = append(stale, Stale{Path: e.Path, Reason: err.Error()})
+			continue
+		}
+		declared[e.Path] = e
+		if _, ok := all[e.Path]; !ok {
+			all[e.Path] = "object"
+		}
+	}
+	rows := make([]Row, 0, len(all))
+	for p, kind := range all {
+		// The nearest of either kind wins; at one path, the entries.
+		mp, mok := nearest(p, mapped)
+		dp, dok := nearest(p, declared)
+		switch {
+		case mok && (!dok || len(mp) >= len(dp)):
+			srcs := mapped[mp]
+			best := Row{Path: p, Kind: kind, Status: Unmapped, Targets: []string{mp}}
+			var from, notes, trs []string
+			for _, s := range srcs {
+				if st := statusOf(s.r.Kind); st.rank() > best.Status.rank() {
+					best.Status = st
+				}
+				from = append(from, s.e.Path)
+				if s.r.Transform != "" && !slices.Contains(trs, s.r.Transform) {
+					trs = append(trs, s.r.Transform)
+				}
+				if s.e.Note != "" {
+					notes = append(notes, s.e.Note)
+				}
+			}
+			best.Entry = strings.Join(from, ", ")
+			best.Transform = strings.Join(trs, ", ")
+			best.Note = strings.Join(notes, "; ")
+			rows = append(rows, best)
+		case dok:
+			e := declared[dp]
+			r, ok := ruleFor(e, dialect)
+			if !ok {
+				rows = append(rows, Row{Path: p, Kind: kind, Status: Unmapped, Entry: e.Path, Note: "no rule for " + dialect})
+				continue
+			}
+			rw := row(p, kind, e, r)
+			rw.Entry = "targets: " + e.Path
+			rows = append(rows, rw)
+		default:
+			rows = append(rows, Row{Path: p, Kind: kind, Status: Unmapped})
+		}
+	}
+	return sortRows(rows), stale
+}
+
+// eventRows: every event type of the spec's stream event union, emitted
+// (aligned) or never (dropped), or unmapped.
+func eventRows(ev codec.Schema, f *generator.File) ([]Row, []Stale) {
+	byType := map[string]generator.Event{}
+	for _, e := range f.Events {
+		byType[e.Type] = e
+	}
+	var rows []Row
+	known := map[string]bool{}
+	for v := range ev.Variants() {
+		known[v.Value] = true
+		e, ok := byType[v.Value]
+		switch {
+		case !ok:
+			rows = append(rows, Row{Path: v.Value, Kind: "event", Status: Unmapped})
+		case e.Emit != "":
+			rows = append(rows, Row{Path: v.Value, Kind: "event", Status: Aligned, Entry: "events: " + v.Value, Note: e.Emit})
+		default:
+			rows = append(rows, Row{Path: v.Value, Kind: "event", Status: Dropped, Entry: "events: " + v.Value, Note: e.Never})
+		}
+	}
+	var stale []Stale
+	for _, e := range f.Events {
+		if !known[e.Type] {
+			stale = append(stale, Stale{Path: e.Type, Reason: "not a stream event type of the spec"})
+		}
+	}
+	return sortRows(rows), stale
+}

@@ -1,0 +1,188 @@
+package matrix
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/transponder-dev/transponder/generator"
+	"github.com/transponder-dev/transponder/internal/golden"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files")
+
+const root = "../.."
+
+func pinned(t *testing.T) *Matrix {
+	t.Helper()
+	files, err := Mappings(os.DirFS(root))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := Build(Input{Dialects: Compiled(), Mappings: files})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// The committed ALIGNMENT.md and alignment.json are a fresh render (CI's
+// check-generated regenerates and diffs them too).
+func TestCommitted(t *testing.T) {
+	m := pinned(t)
+	for name, want := range map[string][]byte{MarkdownFile: m.Markdown(), JSONFile: m.JSON()} {
+		got, err := os.ReadFile(filepath.Join(root, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got, want) {
+			t.Errorf("%s is stale: run go generate ./... (or go run ./cmd/transponder matrix)", name)
+		}
+	}
+}
+
+// Rendering twice gives the same bytes, and the JSON reads back as the
+// matrix it came from.
+func TestDeterministicAndLoads(t *testing.T) {
+	a, b := pinned(t), pinned(t)
+	if !bytes.Equal(a.JSON(), b.JSON()) || !bytes.Equal(a.Markdown(), b.Markdown()) {
+		t.Fatal("two renders differ")
+	}
+	back, err := Load(a.JSON())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(back, a) {
+		t.Error("the JSON does not read back as the matrix")
+	}
+	if !bytes.Equal(back.Markdown(), a.Markdown()) {
+		t.Error("the matrix read back renders another Markdown")
+	}
+}
+
+// Every leaf and union variant of each section's spec side appears
+// exactly once; every mapping entry, extra, target and event appears; the
+// pinned specs leave nothing unmapped and no entry stale.
+func TestEveryPathOnce(t *testing.T) {
+	m := pinned(t)
+	files, _ := Mappings(os.DirFS(root))
+	in := Input{Dialects: Compiled(), Mappings: files}
+	byID := map[string]*Section{}
+	for i := range m.Sections {
+		byID[m.Sections[i].ID] = &m.Sections[i]
+	}
+	for _, f := range files {
+		src, err := in.schema(f.From)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, to := range f.To {
+			s := byID[stem(f.Name)+"/"+to.Dialect]
+			if s == nil {
+				t.Fatalf("no section for %s → %s", f.Name, to.Dialect)
+			}
+			count := map[string]int{}
+			for _, r := range s.Rows {
+				count[r.Path]++
+			}
+			for p, n := range count {
+				if n != 1 {
+					t.Errorf("%s: %s appears %d times", s.ID, p, n)
+				}
+			}
+			for _, leaf := range generator.Leaves(src) {
+				if count[leaf] != 1 {
+					t.Errorf("%s: leaf %s missing", s.ID, leaf)
+				}
+				for i := range len(leaf) {
+					if leaf[i] == '}' && count[leaf[:i+1]] != 1 {
+						t.Errorf("%s: variant %s missing", s.ID, leaf[:i+1])
+					}
+				}
+			}
+			used := map[string]bool{}
+			for _, r := range s.Rows {
+				used[r.Entry] = true
+			}
+			for _, e := range append(slices.Clone(f.Entries), f.Extras...) {
+				if !used[e.Path] {
+					t.Errorf("%s: entry %s (line %d) covers no row", s.ID, e.Path, e.Line)
+				}
+			}
+		}
+		if len(f.Targets) > 0 {
+			s := byID[stem(f.Name)+"/"+f.To[0].Dialect+"-target"]
+			used := map[string]bool{}
+			for _, r := range s.Rows {
+				used[r.Entry] = true
+			}
+			for _, e := range f.Targets {
+				if !used["targets: "+e.Path] {
+					t.Errorf("%s: target %s (line %d) covers no row", s.ID, e.Path, e.Line)
+				}
+			}
+		}
+		if len(f.Events) > 0 {
+			s := byID[stem(f.Name)+"/events"]
+			for _, e := range f.Events {
+				if !slices.ContainsFunc(s.Rows, func(r Row) bool { return r.Path == e.Type }) {
+					t.Errorf("%s: event %s has no row", s.ID, e.Type)
+				}
+			}
+		}
+	}
+	for _, s := range m.Sections {
+		for _, r := range s.Rows {
+			if r.Status == Unmapped {
+				t.Errorf("%s: %s is unmapped", s.ID, r.Path)
+			}
+		}
+		for _, st := range s.Stale {
+			t.Errorf("%s: stale entry %s: %s", s.ID, st.Path, st.Reason)
+		}
+	}
+	if m.Sections[len(m.Sections)-1].Side != "placeholder" {
+		t.Error("no placeholder for the reverse direction")
+	}
+}
+
+// A small mapping, rendered: the Markdown, and the diff (text and
+// Markdown) after an edit that adds, removes and changes rows.
+func TestGoldenRenderings(t *testing.T) {
+	const head = "from: {dialect: openrouter, payload: chat chunk}\nto:\n  - {dialect: openai, payload: responses body}\nentries:\n"
+	before := head + "  - path: id\n    gateway: the gateway's\n  - path: model\n    map: model\n  - path: choices[].delta.content\n    map: output[]{message}\n  - path: usage.prompt_tokens\n    lossy: usage.input_tokens\n    note: rounded\n  - path: usage.completion_tokens\n    map: usage.output_tokens\n  - path: choices[].logprobs\n    drop: not yet\n  - path: usage\n    drop: the rest of it\nextras:\n  - key: provider\n    drop: logged\n"
+	after := head + "  - path: model\n    map: model\n  - path: choices[].delta.content\n    drop: not any more\n  - path: usage.prompt_tokens\n    map: usage.input_tokens\n  - path: choices[].logprobs\n    drop: not yet\n  - path: usage\n    drop: the rest of it\n"
+	build := func(src string) *Matrix {
+		f, errs := generator.Load("mapping/small.yaml", []byte(src))
+		if errs != nil {
+			t.Fatal(errs)
+		}
+		m, err := Build(Input{Dialects: Compiled(), Mappings: []*generator.File{f}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	a, b := build(before), build(after)
+	golden.Check(t, "testdata/small.md", string(a.Markdown()), *update)
+	d := Diff(a, b)
+	golden.Check(t, "testdata/small_diff.txt", string(d.Text()), *update)
+	golden.Check(t, "testdata/small_diff.md", string(d.Markdown()), *update)
+	if !d.Worse() {
+		t.Error("choices[].delta.content went from aligned to dropped and id became unmapped: worse")
+	}
+	if d := Diff(a, a); !d.Empty() || d.Worse() {
+		t.Errorf("a matrix against itself: %s", d.Text())
+	}
+	if d := Diff(b, a); !d.Worse() { // id is back, content better, prompt_tokens worse
+		t.Errorf("usage.prompt_tokens went from aligned to lossy: worse\n%s", d.Text())
+	}
+	if !strings.Contains(string(a.Markdown()), "| `provider` | ❌ |") {
+		t.Error("the extra has no row")
+	}
+}
