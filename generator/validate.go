@@ -46,8 +46,8 @@ func payloadByName(s string) (codec.Payload, bool) {
 	return 0, false
 }
 
-func (s Side) schema(file string) (codec.Schema, error) {
-	d, ok := dialects[s.Dialect]
+func (s Side) schema(file string, ds map[string]*codec.Dialect) (codec.Schema, error) {
+	d, ok := ds[s.Dialect]
 	if !ok {
 		return codec.Schema{}, &Error{file, s.Line, fmt.Sprintf("no dialect %q", s.Dialect)}
 	}
@@ -66,17 +66,24 @@ func (s Side) schema(file string) (codec.Schema, error) {
 // not spec fields. With complete, every field of the source has an entry
 // (at its path or above it).
 func Validate(f *File, transforms []Transform, complete bool) (*Checked, []error) {
+	return ValidateWith(f, transforms, complete, dialects)
+}
+
+// ValidateWith is Validate against the given shape tables, by dialect name,
+// instead of the compiled ones: a spec update's, loaded with
+// codec.LoadDialect before anything is generated from it.
+func ValidateWith(f *File, transforms []Transform, complete bool, ds map[string]*codec.Dialect) (*Checked, []error) {
 	var errs []error
 	errf := func(line int, format string, args ...any) {
 		errs = append(errs, &Error{f.Name, line, fmt.Sprintf(format, args...)})
 	}
 	c := &Checked{File: f, To: map[string]codec.Schema{}, Silent: map[string]bool{}}
 	var err error
-	if c.From, err = f.From.schema(f.Name); err != nil {
+	if c.From, err = f.From.schema(f.Name, ds); err != nil {
 		return nil, []error{err}
 	}
 	for _, t := range f.To {
-		s, err := t.schema(f.Name)
+		s, err := t.schema(f.Name, ds)
 		if err != nil {
 			errs = append(errs, err)
 			continue
@@ -191,8 +198,8 @@ func Validate(f *File, transforms []Transform, complete bool) (*Checked, []error
 		}
 	}
 	// Events: types of the OpenAI stream event union, once each.
-	if len(f.Events) > 0 {
-		ev, _ := codec.OpenAI.Payload(codec.ResponsesEvent)
+	if d := ds[codec.OpenAI.Name()]; len(f.Events) > 0 && d != nil {
+		ev, _ := d.Payload(codec.ResponsesEvent)
 		known := map[string]bool{}
 		for v := range ev.Schema().Variants() {
 			known[v.Value] = true

@@ -255,3 +255,19 @@ func defaultVariants(doc *openapi3.T) map[string]string {
 	}
 	return out
 }
+
+// TablesJSON runs prune → overlay → normalize on the spec's bytes (not
+// checked against its pin: a spec update is what it is for) and returns
+// the codec's shape table as JSON, for codec.LoadDialect: the alignment
+// matrix of a new spec, before anything is generated from it.
+func TablesJSON(s Spec, data []byte) ([]byte, error) {
+	p, err := Prepare(s, data)
+	if err != nil {
+		return nil, err
+	}
+	out, err := tables.GenerateJSON(p.Doc, tables.Options{Var: s.Dialect, Name: s.Name, Source: s.File, Skip: HolderSchema})
+	if err != nil {
+		return nil, fmt.Errorf("openapi: %w", err)
+	}
+	return out, nil
+}

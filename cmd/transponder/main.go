@@ -4,7 +4,7 @@
 //	transponder specs [-dir DIR] [spec ...]                download the pinned specs and verify their checksums
 //	transponder check-stream [--format text|json] [FILE|-] check a Responses stream (SSE or JSON lines)
 //	transponder convert [--dialect D] [--system M] [FILE|-]  a Responses request → a chat request
-//	transponder matrix [-root DIR] [-check]                write ALIGNMENT.md and alignment.json
+//	transponder matrix [-root DIR] [-check] [-specs DIR] [-o DIR]  write ALIGNMENT.md and alignment.json
 //	transponder matrix diff [-format text|markdown] OLD.json NEW.json
 //	                                                       what changed; exit 1 if a path became unmapped or a status got worse
 //
@@ -91,7 +91,7 @@ func usage() {
 		"       transponder specs [-dir DIR] [spec ...]\n"+
 		"       transponder check-stream [--format text|json] [FILE|-]\n"+
 		"       transponder convert [--dialect openrouter|openai] [--system system|developer|merge] [--reject-unknown] [--drop-unknown-items] [--session-id ID] [--tool-map] [FILE|-]\n"+
-		"       transponder matrix [-root DIR] [-check]\n"+
+		"       transponder matrix [-root DIR] [-check] [-specs DIR] [-o DIR]\n"+
 		"       transponder matrix diff [-format text|markdown] OLD.json NEW.json")
 	os.Exit(2)
 }

@@ -8,13 +8,17 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/transponder-dev/transponder/codec"
+	"github.com/transponder-dev/transponder/openapi"
 	"github.com/transponder-dev/transponder/runtime/matrix"
 )
 
 // runMatrix is `transponder matrix`: the alignment matrix of the pinned
 // specs (the shape tables compiled in) and mapping/*.yaml, written to
 // ALIGNMENT.md and alignment.json at the module root (-check: only say
-// whether they are stale, exit 1 if so); or `transponder matrix diff`.
+// whether they are stale, exit 1 if so). With -specs DIR, of the specs in
+// DIR as they are now (after a spec update, before anything is
+// generated), written where -o says. Or `transponder matrix diff`.
 func runMatrix(args []string, stdout, stderr io.Writer) int {
 	if len(args) > 0 && args[0] == "diff" {
 		return matrixDiff(args[1:], stdout, stderr)
@@ -23,15 +27,27 @@ func runMatrix(args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	root := fs.String("root", ".", "module root")
 	check := fs.Bool("check", false, "only report whether "+matrix.MarkdownFile+" and "+matrix.JSONFile+" are stale; exit 1 if so")
+	specs := fs.String("specs", "", "normalize the specs of this directory now (not checked against their pins: a spec update) instead of using the compiled shape tables")
+	out := fs.String("o", "", "write the files into this directory (default: the module root)")
 	if err := fs.Parse(args); err != nil {
 		return 2
+	}
+	if *out == "" {
+		*out = *root
 	}
 	files, err := matrix.Mappings(os.DirFS(*root))
 	if err != nil {
 		fmt.Fprintln(stderr, "transponder matrix:", err)
 		return 2
 	}
-	m, err := matrix.Build(matrix.Input{Dialects: matrix.Compiled(), Mappings: files})
+	dialects := matrix.Compiled()
+	if *specs != "" {
+		if dialects, err = normalizedDialects(*specs); err != nil {
+			fmt.Fprintln(stderr, "transponder matrix:", err)
+			return 2
+		}
+	}
+	m, err := matrix.Build(matrix.Input{Dialects: dialects, Mappings: files})
 	if err != nil {
 		fmt.Fprintln(stderr, "transponder matrix:", err)
 		return 2
@@ -41,7 +57,7 @@ func runMatrix(args []string, stdout, stderr io.Writer) int {
 		name string
 		data []byte
 	}{{matrix.MarkdownFile, m.Markdown()}, {matrix.JSONFile, m.JSON()}} {
-		p := filepath.Join(*root, f.name)
+		p := filepath.Join(*out, f.name)
 		if old, err := os.ReadFile(p); err == nil && bytes.Equal(old, f.data) {
 			continue
 		}
@@ -60,6 +76,30 @@ func runMatrix(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	return 0
+}
+
+// normalizedDialects are the shape tables of the manifest's specs as they
+// are in dir now: prune → overlay → normalize, in memory.
+func normalizedDialects(dir string) (map[string]*codec.Dialect, error) {
+	man, err := openapi.LoadManifest()
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]*codec.Dialect{}
+	for _, s := range man.Specs {
+		data, err := os.ReadFile(filepath.Join(dir, s.File))
+		if err != nil {
+			return nil, err
+		}
+		table, err := openapi.TablesJSON(s, data)
+		if err != nil {
+			return nil, err
+		}
+		if out[s.Name], err = codec.LoadDialect(table); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
 }
 
 // matrixDiff is `transponder matrix diff [-format text|markdown] OLD.json

@@ -4,8 +4,10 @@ package tables
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"go/format"
+	"strconv"
 	"strings"
 )
 
@@ -88,4 +90,62 @@ func countRequired(props []prop) (n int) {
 		}
 	}
 	return n
+}
+
+// jsonTable is the JSON form of a table (codec.LoadDialect reads it):
+// the same entries as the Go source, by the same names.
+type jsonTable struct {
+	Name       string       `json:"name"`
+	Spec       string       `json:"spec"`
+	Payloads   [6]int32     `json:"payloads"`
+	Components [][2]any     `json:"components"`
+	Schemas    []jsonSchema `json:"schemas"`
+}
+
+type jsonSchema struct {
+	Name     string   `json:"name"`
+	Kind     string   `json:"kind"`
+	Mask     []string `json:"mask"`
+	Props    [][3]any `json:"props,omitempty"`
+	Open     bool     `json:"open,omitempty"`
+	Nonull   bool     `json:"nonull,omitempty"`
+	Items    int32    `json:"items,omitempty"`
+	Values   []string `json:"values"` // null: open; []: no value allowed
+	Alts     []int32  `json:"alts,omitempty"`
+	Tag      string   `json:"tag,omitempty"`
+	Dflt     int32    `json:"dflt,omitempty"`
+	Cases    [][2]any `json:"cases,omitempty"`
+	Untagged []int32  `json:"untagged,omitempty"`
+}
+
+func (b *builder) renderJSON(o Options, names []string, payloads [6]string) ([]byte, error) {
+	t := jsonTable{Name: o.Name, Spec: o.Source, Components: [][2]any{}}
+	for i, p := range payloads {
+		n, err := strconv.Atoi(p)
+		if err != nil {
+			return nil, fmt.Errorf("tables: %s: payload %q", o.Name, p)
+		}
+		t.Payloads[i] = int32(n)
+	}
+	for _, n := range names {
+		if i, ok := b.comp[n]; ok {
+			t.Components = append(t.Components, [2]any{n, i})
+		}
+	}
+	for _, e := range b.entries {
+		// As the Go source has them: items and dflt only where they mean
+		// something (else 0).
+		s := jsonSchema{Name: e.name, Kind: e.kind, Mask: e.mask, Open: e.open, Nonull: e.nonull, Items: max(e.items, 0), Values: e.values, Alts: e.alts, Tag: e.tag, Untagged: e.untagged}
+		if e.tag != "" {
+			s.Dflt = e.dflt
+		}
+		for _, p := range e.props {
+			s.Props = append(s.Props, [3]any{p.key, p.schema, p.required})
+		}
+		for _, c := range e.cases {
+			s.Cases = append(s.Cases, [2]any{c.value, c.schema})
+		}
+		t.Schemas = append(t.Schemas, s)
+	}
+	return json.Marshal(t)
 }

@@ -64,6 +64,25 @@ type builder struct {
 
 // Generate renders the shape table of doc, a spec after the normalizer.
 func Generate(doc *openapi3.T, o Options) ([]byte, error) {
+	b, names, payloads, err := build(doc, o)
+	if err != nil {
+		return nil, err
+	}
+	return b.render(o, names, payloads)
+}
+
+// GenerateJSON renders the same table as JSON, for codec.LoadDialect: a
+// table of a spec just normalized, used without generating and compiling
+// Go (the alignment matrix after a spec update).
+func GenerateJSON(doc *openapi3.T, o Options) ([]byte, error) {
+	b, names, payloads, err := build(doc, o)
+	if err != nil {
+		return nil, err
+	}
+	return b.renderJSON(o, names, payloads)
+}
+
+func build(doc *openapi3.T, o Options) (*builder, []string, [6]string, error) {
 	b := &builder{doc: doc, comp: map[string]int32{}, byValue: map[*openapi3.Schema]int32{}}
 	names := slices.DeleteFunc(walk.SortedKeys(doc.Components.Schemas), func(n string) bool { return n == o.Skip })
 	// Components first, in name order, so their indexes do not depend on
@@ -103,9 +122,9 @@ func Generate(doc *openapi3.T, o Options) ([]byte, error) {
 		payloads[i] = b.payload(p.op, p.what)
 	}
 	if len(b.errs) > 0 {
-		return nil, fmt.Errorf("tables: %s: %s", o.Name, strings.Join(b.errs, "; "))
+		return nil, nil, payloads, fmt.Errorf("tables: %s: %s", o.Name, strings.Join(b.errs, "; "))
 	}
-	return b.render(o, names, payloads)
+	return b, names, payloads, nil
 }
 
 func (b *builder) add(name string) int32 {

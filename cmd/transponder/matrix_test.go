@@ -1,0 +1,213 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/transponder-dev/transponder/generator"
+	"github.com/transponder-dev/transponder/openapi"
+	"github.com/transponder-dev/transponder/runtime/matrix"
+)
+
+const moduleRoot = "../.."
+
+func specsDir(t *testing.T) string {
+	t.Helper()
+	dir, err := openapi.SpecsDir(moduleRoot)
+	if err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatal(err)
+		}
+		t.Skip(err)
+	}
+	return dir
+}
+
+// edit applies a text edit to the spec: insert after the first line equal
+// to anchor that follows the line start, or delete the lines from del up
+// to (not including) the next line indented as little as it.
+func edit(t *testing.T, spec, start, anchor, insert string) string {
+	t.Helper()
+	i := strings.Index(spec, start)
+	if i < 0 {
+		t.Fatalf("no %q in the spec", start)
+	}
+	j := strings.Index(spec[i:], anchor)
+	if j < 0 {
+		t.Fatalf("no %q after %q", anchor, start)
+	}
+	at := i + j + len(anchor)
+	return spec[:at] + insert + spec[at:]
+}
+
+func cut(t *testing.T, spec, start, from, to string) string {
+	t.Helper()
+	i := strings.Index(spec, start)
+	if i < 0 {
+		t.Fatalf("no %q in the spec", start)
+	}
+	j := strings.Index(spec[i:], from)
+	k := strings.Index(spec[i+j:], to)
+	if j < 0 || k < 0 {
+		t.Fatalf("no %q…%q after %q", from, to, start)
+	}
+	return spec[:i+j] + spec[i+j+k:]
+}
+
+// A spec update, end to end, on a copy of the pinned OpenAI spec with a
+// field added to CreateResponse, a variant added to the input item union
+// and a field removed (the local shell action's env): the matrix is
+// computed from the new spec with no hand edit; its diff against the
+// committed one names exactly those three changes and exits 1; the
+// converter generator stops with errors naming exactly the new paths.
+func TestSpecUpdate(t *testing.T) {
+	dir := specsDir(t)
+	orig, err := os.ReadFile(filepath.Join(dir, "openai.openapi.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec := string(orig)
+	spec = edit(t, spec, "\n    CreateResponse:\n", "          properties:\n",
+		"            future_knob:\n              type: boolean\n              description: A knob from the future.\n")
+	spec = edit(t, spec, "\n    InputItem:\n", "        - $ref: \"#/components/schemas/ProgramOutputItemParam\"\n",
+		"        - $ref: \"#/components/schemas/FutureItemParam\"\n")
+	spec = edit(t, spec, "\ncomponents:\n", "\n  schemas:\n",
+		"    FutureItemParam:\n      type: object\n      title: Future item\n      properties:\n        type:\n          type: string\n          enum:\n            - future_item\n        payload:\n          type: string\n      required:\n        - type\n")
+	spec = cut(t, spec, "\n    LocalShellExecAction:\n", "        env:\n", "        user:\n")
+	spec = cut(t, spec, "\n    LocalShellExecAction:\n", "        - env\n", "      title: Local shell exec action\n")
+	tmp := t.TempDir()
+	specs, out := filepath.Join(tmp, "specs"), filepath.Join(tmp, "out")
+	for _, d := range []string{specs, out} {
+		if err := os.Mkdir(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(specs, "openai.openapi.yaml"), []byte(spec), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	other, err := os.ReadFile(filepath.Join(dir, "openrouter.openapi.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(specs, "openrouter.openapi.yaml"), other, 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	// normalize → matrix, no hand edit
+	var stdout, stderr bytes.Buffer
+	if code := runMatrix([]string{"-root", moduleRoot, "-specs", specs, "-o", out}, &stdout, &stderr); code != 0 {
+		t.Fatalf("transponder matrix -specs: exit %d: %s", code, stderr.String())
+	}
+	oldJSON, newJSON := filepath.Join(moduleRoot, matrix.JSONFile), filepath.Join(out, matrix.JSONFile)
+
+	// the diff: exactly the three changes, exit 1
+	stdout.Reset()
+	if code := matrixDiff([]string{oldJSON, newJSON}, &stdout, &stderr); code != 1 {
+		t.Errorf("matrix diff: exit %d, want 1\n%s", code, stdout.String())
+	}
+	load := func(p string) *matrix.Matrix {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := matrix.Load(data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	d := matrix.Diff(load(oldJSON), load(newJSON))
+	changes := map[string]bool{} // the changed node each added or removed row is at or under
+	for _, s := range d.Sections {
+		for _, c := range s.Changed {
+			t.Errorf("%s: %s changed %s → %s: not one of the three changes", s.ID, c.Path, c.From.Status, c.To.Status)
+		}
+		for _, r := range append(slices.Clone(s.Added), s.Removed...) {
+			switch {
+			case strings.HasSuffix(r.Path, "future_knob"):
+				changes["future_knob added"] = true
+				if s.ID == "responses_chat/openrouter" && r.Status != matrix.Unmapped {
+					t.Errorf("%s: %s is %s, want unmapped", s.ID, r.Path, r.Status)
+				}
+			case strings.Contains(r.Path, "{future_item}"):
+				changes["future_item added"] = true
+			case strings.Contains(r.Path, "{local_shell_call}.action.env"):
+				changes["env removed"] = true
+				if !slices.ContainsFunc(s.Removed, func(x matrix.Row) bool { return x.Path == r.Path }) {
+					t.Errorf("%s: %s added", s.ID, r.Path)
+				}
+			default:
+				t.Errorf("%s: %s (%s) is not one of the three changes", s.ID, r.Path, r.Status)
+			}
+		}
+	}
+	if len(changes) != 3 {
+		t.Errorf("the diff names %v, want the three changes", changes)
+	}
+	for _, want := range []string{"+ future_knob  unmapped", "+ input{array}[]{future_item}  unmapped", "- input{array}[]{local_shell_call}.action.env  (was aligned)"} {
+		if !strings.Contains(stdout.String(), want) {
+			t.Errorf("the diff does not say %q", want)
+		}
+	}
+
+	// the generator: errors naming exactly the new paths
+	dialects, err := normalizedDialects(specs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const file = "mapping/responses_chat.yaml"
+	data, err := os.ReadFile(filepath.Join(moduleRoot, file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, errs := generator.Load(file, data)
+	if errs != nil {
+		t.Fatal(errs)
+	}
+	sources := map[string][]byte{}
+	gos, _ := filepath.Glob(filepath.Join(moduleRoot, "mapping", "*.go"))
+	for _, g := range gos {
+		if sources[g], err = os.ReadFile(g); err != nil {
+			t.Fatal(err)
+		}
+	}
+	transforms, errs := generator.ParseTransforms(sources)
+	if errs != nil {
+		t.Fatal(errs)
+	}
+	_, errs = generator.ValidateWith(f, transforms, true, dialects)
+	var named []string
+	for _, e := range errs {
+		msg := e.Error()
+		path, _, ok := strings.Cut(strings.TrimPrefix(msg, file+":0: "), ": a field of the spec with no entry")
+		if !ok {
+			t.Errorf("generator: %s: not about a new path", msg)
+			continue
+		}
+		named = append(named, path)
+	}
+	slices.Sort(named)
+	if want := []string{"future_knob", "input{array}[]{future_item}.payload", "input{array}[]{future_item}.type"}; !slices.Equal(named, want) {
+		t.Errorf("the generator names %v, want %v", named, want)
+	}
+	// and the pinned specs, normalized now the same way, give the
+	// committed matrix byte for byte (the JSON tables are the compiled ones)
+	pinnedOut := filepath.Join(tmp, "pinned")
+	if err := os.Mkdir(pinnedOut, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if code := runMatrix([]string{"-root", moduleRoot, "-specs", dir, "-o", pinnedOut}, &stdout, &stderr); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	for _, name := range []string{matrix.JSONFile, matrix.MarkdownFile} {
+		a, _ := os.ReadFile(filepath.Join(moduleRoot, name))
+		b, _ := os.ReadFile(filepath.Join(pinnedOut, name))
+		if !bytes.Equal(a, b) {
+			t.Errorf("%s from the pinned specs normalized now differs from the committed one", name)
+		}
+	}
+}

@@ -1,0 +1,104 @@
+package codec
+
+import (
+	"encoding/json"
+	"fmt"
+)
+
+// LoadDialect reads a shape table from its JSON form (the openapi
+// pipeline's tables.GenerateJSON): the table of a spec normalized just
+// now, used without generating and compiling Go — the alignment matrix of
+// a spec update reads it. The compiled tables (OpenAI, OpenRouter) are the
+// same table as Go source.
+func LoadDialect(data []byte) (*Dialect, error) {
+	var t struct {
+		Name          string               `json:"name"`
+		Spec          string               `json:"spec"`
+		Payloads      [numPayloads]int32   `json:"payloads"`
+		RawComponents [][2]json.RawMessage `json:"components"`
+		Schemas       []struct {
+			Name     string               `json:"name"`
+			Kind     string               `json:"kind"`
+			Mask     []string             `json:"mask"`
+			Props    [][3]json.RawMessage `json:"props"`
+			Open     bool                 `json:"open"`
+			Nonull   bool                 `json:"nonull"`
+			Items    int32                `json:"items"`
+			Values   []string             `json:"values"`
+			Alts     []int32              `json:"alts"`
+			Tag      string               `json:"tag"`
+			Dflt     int32                `json:"dflt"`
+			Cases    [][2]json.RawMessage `json:"cases"`
+			Untagged []int32              `json:"untagged"`
+		} `json:"schemas"`
+	}
+	if err := json.Unmarshal(data, &t); err != nil {
+		return nil, fmt.Errorf("codec: a dialect's table: %w", err)
+	}
+	n := int32(len(t.Schemas))
+	bad := func(format string, args ...any) (*Dialect, error) {
+		return nil, fmt.Errorf("codec: %s's table: "+format, append([]any{t.Name}, args...)...)
+	}
+	index := func(i int32) bool { return i >= 0 && i < n }
+	d := &Dialect{name: t.Name, spec: t.Spec, payloads: t.Payloads, schemas: make([]schema, n)}
+	for p, i := range t.Payloads {
+		if i != -1 && !index(i) {
+			return bad("payload %d: schema %d of %d", p, i, n)
+		}
+	}
+	for _, c := range t.RawComponents {
+		var comp component
+		if json.Unmarshal(c[0], &comp.name) != nil || json.Unmarshal(c[1], &comp.schema) != nil || !index(comp.schema) {
+			return bad("component %s", c[0])
+		}
+		d.components = append(d.components, comp)
+	}
+	for i, s := range t.Schemas {
+		k, ok := shapeKinds[s.Kind]
+		if !ok {
+			return bad("schema %d: kind %q", i, s.Kind)
+		}
+		sc := schema{name: s.Name, kind: k, open: s.Open, nonull: s.Nonull, items: s.Items, values: s.Values, alts: s.Alts, tag: s.Tag, dflt: s.Dflt, untagged: s.Untagged}
+		for _, m := range s.Mask {
+			bit, ok := maskNames[m]
+			if !ok {
+				return bad("schema %d: mask %q", i, m)
+			}
+			sc.mask |= bit
+		}
+		for _, p := range s.Props {
+			var pr prop
+			if json.Unmarshal(p[0], &pr.key) != nil || json.Unmarshal(p[1], &pr.schema) != nil || json.Unmarshal(p[2], &pr.required) != nil || !index(pr.schema) {
+				return bad("schema %d: property %s", i, p[0])
+			}
+			if pr.required {
+				sc.nreq++
+			}
+			sc.props = append(sc.props, pr)
+		}
+		if s.Tag != "" {
+			sc.cases = []tagCase{}
+		}
+		for _, c := range s.Cases {
+			var tc tagCase
+			if json.Unmarshal(c[0], &tc.value) != nil || json.Unmarshal(c[1], &tc.schema) != nil || !index(tc.schema) {
+				return bad("schema %d: case %s", i, c[0])
+			}
+			sc.cases = append(sc.cases, tc)
+		}
+		for _, a := range append(append(append([]int32(nil), s.Alts...), s.Untagged...), s.Items) {
+			if !index(a) {
+				return bad("schema %d: refers to schema %d of %d", i, a, n)
+			}
+		}
+		if s.Tag != "" && s.Dflt != -1 && !index(s.Dflt) {
+			return bad("schema %d: default variant %d of %d", i, s.Dflt, n)
+		}
+		d.schemas[i] = sc
+	}
+	return d, nil
+}
+
+var shapeKinds = map[string]kind{"kindAny": kindAny, "kindObject": kindObject, "kindArray": kindArray, "kindScalar": kindScalar, "kindAlts": kindAlts, "kindTagged": kindTagged}
+
+var maskNames = map[string]mask{"mNull": mNull, "mBool": mBool, "mNumber": mNumber, "mInteger": mInteger, "mString": mString, "mArray": mArray, "mObject": mObject, "mAll": mAll}
