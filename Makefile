@@ -13,6 +13,8 @@ run:
 	@for f in gen/openai/normalize_report.md gen/openrouter/normalize_report.md; do \
 		echo "== $$f"; sed -n '/^| | schemas/,/^$$/p;/^Stale rules/p' $$f; done
 	cd mapping && go run ../internal/cmd/mapgen
+	@echo "== the alignment matrix (ALIGNMENT.md, alignment.json)"
+	go run ./cmd/transponder matrix
 	@echo "== a Responses request newer than the spec, decoded with the codec and the generated types"
 	go run ./internal/cmd/demo
 	@echo "== a Codex request with its tools, converted for OpenRouter (warnings on stderr)"
