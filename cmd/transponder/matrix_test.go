@@ -211,3 +211,30 @@ func TestSpecUpdate(t *testing.T) {
 		}
 	}
 }
+
+// transponder matrix -check: 0 when the committed files are fresh, 1 when
+// they are stale (here: absent from -o); matrix diff: 0 for no change, 2
+// for bad arguments or files.
+func TestMatrixCommand(t *testing.T) {
+	var out, errb bytes.Buffer
+	if code := runMatrix([]string{"-root", moduleRoot, "-check"}, &out, &errb); code != 0 {
+		t.Errorf("-check on the committed files: exit %d: %s", code, errb.String())
+	}
+	empty := t.TempDir()
+	if code := runMatrix([]string{"-root", moduleRoot, "-check", "-o", empty}, &out, &errb); code != 1 || !strings.Contains(errb.String(), "ALIGNMENT.md is stale") {
+		t.Errorf("-check with no files: exit %d: %s", code, errb.String())
+	}
+	if _, err := os.Stat(filepath.Join(empty, matrix.JSONFile)); err == nil {
+		t.Error("-check wrote a file")
+	}
+	committed := filepath.Join(moduleRoot, matrix.JSONFile)
+	out.Reset()
+	if code := matrixDiff([]string{"-format", "markdown", committed, committed}, &out, &errb); code != 0 || !strings.Contains(out.String(), "No change") {
+		t.Errorf("a matrix against itself: exit %d: %s", code, out.String())
+	}
+	for _, args := range [][]string{{committed}, {"-format", "html", committed, committed}, {committed, filepath.Join(empty, "none.json")}, {filepath.Join(moduleRoot, "go.mod"), committed}} {
+		if code := matrixDiff(args, &out, &errb); code != 2 {
+			t.Errorf("%v: exit %d, want 2", args, code)
+		}
+	}
+}

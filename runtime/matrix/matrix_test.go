@@ -117,6 +117,19 @@ func TestEveryPathOnce(t *testing.T) {
 		}
 		if len(f.Targets) > 0 {
 			s := byID[stem(f.Name)+"/"+f.To[0].Dialect+"-target"]
+			dst, err := in.schema(f.To[0])
+			if err != nil {
+				t.Fatal(err)
+			}
+			count := map[string]int{}
+			for _, r := range s.Rows {
+				count[r.Path]++
+			}
+			for _, leaf := range generator.Leaves(dst) {
+				if count[leaf] != 1 {
+					t.Errorf("%s: leaf %s appears %d times", s.ID, leaf, count[leaf])
+				}
+			}
 			used := map[string]bool{}
 			for _, r := range s.Rows {
 				used[r.Entry] = true
