@@ -315,10 +315,7 @@ func EmitFields(pkg, source string, c *Checked, names map[string]*GoNames) ([]by
 		root := c.To[t.Dialect].Name()
 		body = append(body, jen.Var().Id(v).Qual(genPkg+t.Dialect, root))
 		for _, e := range append(append([]Entry(nil), c.Entries...), c.Extras...) {
-			r, ok := e.Rules[t.Dialect]
-			if !ok {
-				r = e.Rules[""]
-			}
+			r, _ := e.RuleFor(t.Dialect)
 			if r.Kind == Map || r.Kind == Lossy {
 				refer(t.Dialect, root, v, r.Target, r.Line)
 			}

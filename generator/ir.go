@@ -75,17 +75,11 @@ func Build(c *Checked, dialect string) (*Converter, []error) {
 	b := &builder{c: c, dialect: dialect}
 	root := &Node{Kind: Object}
 	for _, e := range c.Entries {
-		r, ok := e.Rules[dialect]
-		if !ok {
-			r = e.Rules[""]
-		}
+		r, _ := e.RuleFor(dialect)
 		b.add(root, e, r)
 	}
 	for _, e := range c.Extras {
-		r, ok := e.Rules[dialect]
-		if !ok {
-			r = e.Rules[""]
-		}
+		r, _ := e.RuleFor(dialect)
 		n := &Node{Key: e.Path, Path: e.Path, Rel: e.Path, Line: e.Line}
 		n.Leaf = b.target(e, r, codec.Schema{})
 		root.Extras = append(root.Extras, n)

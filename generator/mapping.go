@@ -95,6 +95,16 @@ type Entry struct {
 	Note  string
 }
 
+// RuleFor is the entry's rule for a target dialect: its own, else the
+// default.
+func (e Entry) RuleFor(dialect string) (Rule, bool) {
+	if r, ok := e.Rules[dialect]; ok {
+		return r, true
+	}
+	r, ok := e.Rules[""]
+	return r, ok
+}
+
 // RuleKind is what happens to a field.
 type RuleKind string
 

@@ -113,10 +113,7 @@ func ValidateWith(f *File, transforms []Transform, complete bool, ds map[string]
 			}
 		}
 		for _, t := range f.To {
-			r, ok := e.Rules[t.Dialect]
-			if !ok {
-				r, ok = e.Rules[""]
-			}
+			r, ok := e.RuleFor(t.Dialect)
 			if !ok {
 				errf(e.Line, "%s: no rule for %s", e.Path, t.Dialect)
 				continue
@@ -181,10 +178,7 @@ func ValidateWith(f *File, transforms []Transform, complete bool, ds map[string]
 		}
 		seenTarget[e.Path] = e.Line
 		for _, t := range f.To {
-			r, ok := e.Rules[t.Dialect]
-			if !ok {
-				r, ok = e.Rules[""]
-			}
+			r, ok := e.RuleFor(t.Dialect)
 			if !ok {
 				errf(e.Line, "target %s: no rule for %s", e.Path, t.Dialect)
 				continue

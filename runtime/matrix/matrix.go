@@ -353,14 +353,6 @@ func nearest[V any](p string, at map[string]V) (string, bool) {
 	return "", false
 }
 
-func ruleFor(e generator.Entry, dialect string) (generator.Rule, bool) {
-	if r, ok := e.Rules[dialect]; ok {
-		return r, true
-	}
-	r, ok := e.Rules[""]
-	return r, ok
-}
-
 func statusOf(k generator.RuleKind) Status {
 	switch k {
 	case generator.Map:
@@ -421,7 +413,7 @@ func sourceRows(src codec.Schema, f *generator.File, dialect string) ([]Row, []S
 			continue
 		}
 		e := entries[at]
-		r, ok := ruleFor(e, dialect)
+		r, ok := e.RuleFor(dialect)
 		if !ok {
 			rows = append(rows, Row{Path: p, Kind: kind, Status: Unmapped, Entry: e.Path, Note: "no rule for " + dialect})
 			continue
@@ -429,7 +421,7 @@ func sourceRows(src codec.Schema, f *generator.File, dialect string) ([]Row, []S
 		rows = append(rows, row(p, kind, e, r))
 	}
 	for _, e := range f.Extras {
-		if r, ok := ruleFor(e, dialect); ok {
+		if r, ok := e.RuleFor(dialect); ok {
 			rows = append(rows, row(e.Path, "extra", e, r))
 		}
 	}
@@ -475,7 +467,7 @@ func targetRows(dst codec.Schema, f *generator.File, dialect string) ([]Row, []S
 	}
 	mapped := map[string][]src{}
 	for _, e := range f.Entries {
-		r, ok := ruleFor(e, dialect)
+		r, ok := e.RuleFor(dialect)
 		if !ok || r.Kind != generator.Map && r.Kind != generator.Lossy {
 			continue
 		}
@@ -527,7 +519,7 @@ func targetRows(dst codec.Schema, f *generator.File, dialect string) ([]Row, []S
 			rows = append(rows, best)
 		case dok:
 			e := declared[dp]
-			r, ok := ruleFor(e, dialect)
+			r, ok := e.RuleFor(dialect)
 			if !ok {
 				rows = append(rows, Row{Path: p, Kind: kind, Status: Unmapped, Entry: e.Path, Note: "no rule for " + dialect})
 				continue

@@ -34,36 +34,9 @@ func (m *Matrix) JSON() []byte {
 			}
 		}
 		entries, rows := s.wire()
-		p("      \"entries\": [")
-		for j, e := range entries {
-			if j > 0 {
-				p(",")
-			}
-			p("\n        " + js(e))
-		}
-		if len(entries) > 0 {
-			p("\n      ")
-		}
-		p("],\n      \"rows\": [")
-		for j, r := range rows {
-			if j > 0 {
-				p(",")
-			}
-			p("\n        " + js(r))
-		}
-		if len(rows) > 0 {
-			p("\n      ")
-		}
-		p("]")
+		p("      \"entries\": " + jsList(entries) + ",\n      \"rows\": " + jsList(rows))
 		if len(s.Stale) > 0 {
-			p(",\n      \"stale\": [")
-			for j, st := range s.Stale {
-				if j > 0 {
-					p(",")
-				}
-				p("\n        " + js(st))
-			}
-			p("\n      ]")
+			p(",\n      \"stale\": " + jsList(s.Stale))
 		}
 		p("\n    }")
 	}
@@ -72,6 +45,24 @@ func (m *Matrix) JSON() []byte {
 	}
 	p("]\n}\n")
 	return b.Bytes()
+}
+
+// jsList is a list's JSON, an item a line (at the depth of a section's
+// lists).
+func jsList[T any](items []T) string {
+	if len(items) == 0 {
+		return "[]"
+	}
+	var b strings.Builder
+	b.WriteString("[")
+	for i, it := range items {
+		if i > 0 {
+			b.WriteString(",")
+		}
+		b.WriteString("\n        " + js(it))
+	}
+	b.WriteString("\n      ]")
+	return b.String()
 }
 
 // js is v's JSON, compact, without HTML escaping.
