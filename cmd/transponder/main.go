@@ -1,5 +1,7 @@
 // Command transponder is the Transponder CLI.
 //
+//	transponder serve [-config FILE] [-listen ADDR] [-upstream URL] [-dialect D] [-replay SCRIPT]
+//	                                                       the gateway: the Responses API over Chat Completions
 //	transponder generate [-root DIR] [-check] [-dump DIR] [spec ...]   regenerate gen/ from the pinned specs
 //	transponder specs [-dir DIR] [spec ...]                download the pinned specs and verify their checksums
 //	transponder check-stream [--format text|json] [FILE|-] check a Responses stream (SSE or JSON lines)
@@ -54,6 +56,8 @@ func main() {
 		os.Exit(convert(os.Args[2:], os.Stdin, os.Stdout, os.Stderr))
 	case "matrix":
 		os.Exit(runMatrix(os.Args[2:], os.Stdout, os.Stderr))
+	case "serve":
+		os.Exit(serve(os.Args[2:], os.Stderr))
 	case "specs":
 		fs := flag.NewFlagSet("specs", flag.ExitOnError)
 		dir := fs.String("dir", ".specs", "where to download the specs")
@@ -87,7 +91,8 @@ func fetch(dir string, names []string) error {
 }
 
 func usage() {
-	fmt.Fprintln(os.Stderr, "usage: transponder generate [-root DIR] [-check] [-dump DIR] [spec ...]\n"+
+	fmt.Fprintln(os.Stderr, "usage: transponder serve [-config FILE] [-listen ADDR] [-upstream URL] [-dialect openrouter|openai] [-replay SCRIPT]\n"+
+		"       transponder generate [-root DIR] [-check] [-dump DIR] [spec ...]\n"+
 		"       transponder specs [-dir DIR] [spec ...]\n"+
 		"       transponder check-stream [--format text|json] [FILE|-]\n"+
 		"       transponder convert [--dialect openrouter|openai] [--system system|developer|merge] [--reject-unknown] [--drop-unknown-items] [--session-id ID] [--tool-map] [FILE|-]\n"+

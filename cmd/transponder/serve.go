@@ -1,0 +1,223 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/go-faster/yaml"
+
+	"github.com/transponder-dev/transponder/mapping"
+	"github.com/transponder-dev/transponder/runtime/gateway"
+	"github.com/transponder-dev/transponder/runtime/gateway/replay"
+)
+
+// serveConfig is the config file of `transponder serve` (YAML or JSON);
+// flags and the environment override it.
+type serveConfig struct {
+	Listen   string `yaml:"listen"`
+	Upstream struct {
+		BaseURL   string `yaml:"base_url"`
+		Dialect   string `yaml:"dialect"`     // openrouter (default) or openai
+		APIKeyEnv string `yaml:"api_key_env"` // default OPENROUTER_API_KEY
+		Referer   string `yaml:"referer"`     // OpenRouter's HTTP-Referer
+		Title     string `yaml:"title"`       // OpenRouter's X-Title
+	} `yaml:"upstream"`
+	Keys         []gateway.Key `yaml:"keys"`
+	PassThrough  bool          `yaml:"pass_through"`
+	Models       []modelRule   `yaml:"models"`
+	System       string        `yaml:"system"`        // system (default), developer, merge
+	UnknownTypes string        `yaml:"unknown_types"` // drop (default) or reject
+	UnknownItems string        `yaml:"unknown_items"` // reject (default) or drop
+	Provider     any           `yaml:"provider"`      // OpenRouter's provider preferences, injected
+	MaxBody      int64         `yaml:"max_body"`
+	MaxConc      int           `yaml:"max_concurrent"`
+	UpTimeout    string        `yaml:"upstream_timeout"`
+	StreamIdle   string        `yaml:"stream_idle"`
+	Replay       string        `yaml:"replay"` // the replay script, when no key is set
+}
+
+type modelRule struct {
+	From   string `yaml:"from"`
+	To     string `yaml:"to"`
+	Prefix bool   `yaml:"prefix"`
+}
+
+// serve is `transponder serve`: the gateway. It returns when a signal
+// stops it (in-flight streams get ShutdownGrace to finish).
+func serve(args []string, stderr io.Writer) int {
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	configFile := fs.String("config", os.Getenv("TRANSPONDER_CONFIG"), "config file (YAML or JSON; $TRANSPONDER_CONFIG)")
+	listen := fs.String("listen", "", "address to listen on (default 127.0.0.1:8080; $TRANSPONDER_LISTEN)")
+	upstream := fs.String("upstream", "", "upstream API root (default OpenRouter's)")
+	dialect := fs.String("dialect", "", "the upstream's chat dialect: openrouter or openai")
+	script := fs.String("replay", os.Getenv("TRANSPONDER_REPLAY"), "the replay upstream's script when no upstream key is set: recordings by turn, comma-separated ($TRANSPONDER_REPLAY; "+strings.Join(replay.Names(), ", ")+")")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	var c serveConfig
+	if *configFile != "" {
+		data, err := os.ReadFile(*configFile)
+		if err == nil {
+			err = yaml.Unmarshal(data, &c)
+		}
+		if err != nil {
+			fmt.Fprintln(stderr, "transponder serve: config:", err)
+			return 2
+		}
+	}
+	for _, o := range []struct {
+		dst       *string
+		flag, env string
+	}{
+		{&c.Listen, *listen, os.Getenv("TRANSPONDER_LISTEN")},
+		{&c.Upstream.BaseURL, *upstream, ""},
+		{&c.Upstream.Dialect, *dialect, ""},
+		{&c.Replay, *script, ""},
+	} {
+		if o.flag != "" {
+			*o.dst = o.flag
+		} else if *o.dst == "" && o.env != "" {
+			*o.dst = o.env
+		}
+	}
+	if c.Listen == "" {
+		c.Listen = "127.0.0.1:8080"
+	}
+	log := slog.New(slog.NewJSONHandler(stderr, nil))
+	cfg, err := c.gateway(log)
+	if err != nil {
+		fmt.Fprintln(stderr, "transponder serve:", err)
+		return 2
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	keyEnv := c.Upstream.APIKeyEnv
+	if keyEnv == "" {
+		keyEnv = "OPENROUTER_API_KEY"
+	}
+	if cfg.Upstream.APIKey = os.Getenv(keyEnv); cfg.Upstream.APIKey == "" && !c.PassThrough && c.Upstream.BaseURL == "" {
+		var names []string
+		if c.Replay != "" {
+			names = strings.Split(c.Replay, ",")
+		}
+		up, err := replay.New(names)
+		if err != nil {
+			fmt.Fprintln(stderr, "transponder serve:", err)
+			return 2
+		}
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			fmt.Fprintln(stderr, "transponder serve: replay upstream:", err)
+			return 2
+		}
+		rs := &http.Server{Handler: up, ReadHeaderTimeout: 10 * time.Second}
+		go func() { _ = rs.Serve(ln) }()
+		defer rs.Close()
+		cfg.Upstream.BaseURL, cfg.Upstream.Dialect, cfg.Mapping.Dialect = "http://"+ln.Addr().String(), mapping.OpenRouter, mapping.OpenRouter
+		log.Warn("REPLAY UPSTREAM: no "+keyEnv+" is set; answers come from recorded chat streams, not a model", "script", up.Script(), "recordings", replay.Names(), "choose", "a user message containing #replay:NAME, else the script's N-th name for the N-th turn")
+	}
+	gw := gateway.New(cfg)
+	srv := &http.Server{Addr: c.Listen, Handler: gw, ReadHeaderTimeout: 30 * time.Second, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
+	ln, err := net.Listen("tcp", c.Listen)
+	if err != nil {
+		fmt.Fprintln(stderr, "transponder serve:", err)
+		return 2
+	}
+	log.Info("serving the Responses API", "listen", "http://"+ln.Addr().String()+"/v1", "upstream", cfg.Upstream.BaseURL, "dialect", cfg.Upstream.Dialect.String(), "gateway_keys", len(cfg.Keys), "pass_through", cfg.PassThrough)
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		fmt.Fprintln(stderr, "transponder serve:", err)
+		return 1
+	case <-ctx.Done():
+	}
+	log.Info("shutting down: in-flight streams may finish", "grace", ShutdownGrace.String())
+	sctx, cancel := context.WithTimeout(context.Background(), ShutdownGrace)
+	defer cancel()
+	if err := srv.Shutdown(sctx); err != nil {
+		log.Warn("shutdown: streams cut", "error", err.Error())
+		_ = srv.Close()
+	}
+	_ = gw.Wait(sctx)
+	return 0
+}
+
+// ShutdownGrace is how long in-flight streams get to finish on a signal.
+const ShutdownGrace = 30 * time.Second
+
+// gateway turns the file's settings into the gateway's.
+func (c *serveConfig) gateway(log *slog.Logger) (gateway.Config, error) {
+	cfg := gateway.Config{Log: log, Keys: c.Keys, PassThrough: c.PassThrough, MaxBody: c.MaxBody, MaxConcurrent: c.MaxConc}
+	if len(c.Keys) > 0 && c.PassThrough {
+		return cfg, errors.New("keys and pass_through exclude each other")
+	}
+	cfg.Upstream.BaseURL, cfg.Upstream.Referer, cfg.Upstream.Title = c.Upstream.BaseURL, c.Upstream.Referer, c.Upstream.Title
+	switch c.Upstream.Dialect {
+	case "", "openrouter":
+	case "openai":
+		cfg.Upstream.Dialect = mapping.OpenAI
+	default:
+		return cfg, fmt.Errorf("upstream dialect %q (openrouter or openai)", c.Upstream.Dialect)
+	}
+	for _, m := range c.Models {
+		cfg.Mapping.Models = append(cfg.Mapping.Models, mapping.ModelRule{From: m.From, To: m.To, Prefix: m.Prefix})
+	}
+	switch c.System {
+	case "", "system":
+	case "developer":
+		cfg.Mapping.System = mapping.Developer
+	case "merge":
+		cfg.Mapping.System = mapping.Merge
+	default:
+		return cfg, fmt.Errorf("system %q (system, developer or merge)", c.System)
+	}
+	switch c.UnknownTypes {
+	case "", "drop":
+	case "reject":
+		cfg.Mapping.UnknownTypes = mapping.RejectUnknown
+	default:
+		return cfg, fmt.Errorf("unknown_types %q (drop or reject)", c.UnknownTypes)
+	}
+	switch c.UnknownItems {
+	case "", "reject":
+	case "drop":
+		cfg.Mapping.UnknownItems = mapping.DropUnknownItems
+	default:
+		return cfg, fmt.Errorf("unknown_items %q (reject or drop)", c.UnknownItems)
+	}
+	if c.Provider != nil {
+		p, err := json.Marshal(c.Provider)
+		if err != nil {
+			return cfg, fmt.Errorf("provider: %w", err)
+		}
+		cfg.Provider = p
+	}
+	for _, d := range []struct {
+		s   string
+		dst *time.Duration
+	}{{c.UpTimeout, &cfg.UpstreamTimeout}, {c.StreamIdle, &cfg.StreamIdle}} {
+		if d.s == "" {
+			continue
+		}
+		v, err := time.ParseDuration(d.s)
+		if err != nil {
+			return cfg, err
+		}
+		*d.dst = v
+	}
+	return cfg, nil
+}

@@ -1,0 +1,273 @@
+// Package gateway is the reference gateway: the OpenAI Responses API served
+// over an upstream's Chat Completions (OpenRouter by default, or any
+// OpenAI-compatible endpoint), statelessly. The mapping converts each
+// request (mapping.Converter), the runtime's translator converts the answer
+// back (runtime/translate), chunk by chunk as it streams.
+//
+// Routes:
+//
+//	POST   /v1/responses                        a response, streamed (SSE) or not
+//	GET    /v1/responses/{id}                   404-shaped error: nothing is stored yet
+//	DELETE /v1/responses/{id}                   likewise
+//	GET    /v1/responses/{id}/input_items       likewise
+//	GET    /healthz                             "ok"
+//	GET    /metrics                             Prometheus
+//
+// A request with previous_response_id is refused (400, param
+// previous_response_id) until stored conversations land: never a silent
+// ignore.
+//
+// Warnings: what the request had that the upstream request cannot carry
+// is known before the first byte: it goes out as the response header
+// Transponder-Warnings (a JSON array of {path, reason}, cut to 8 KiB) and
+// is logged; what the answer had that the Response cannot carry is in the
+// Response's transponder_warnings (runtime/translate).
+//
+// Errors before the first byte of a response are OpenAI-shaped statuses
+// and bodies (the upstream's through translate.UpstreamError, with
+// Retry-After passed on); after it, the stream ends in response.failed.
+// The client going away cancels the upstream request.
+package gateway
+
+import (
+	"context"
+	"crypto/subtle"
+	"encoding/json"
+	"log/slog"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/transponder-dev/transponder/mapping"
+	"github.com/transponder-dev/transponder/runtime/translate"
+)
+
+// Config is what a gateway is told. The zero values of the limits are
+// defaults (below).
+type Config struct {
+	// Upstream is the Chat Completions endpoint.
+	Upstream Upstream
+	// Keys are the gateway keys clients present (Authorization: Bearer),
+	// each with a tenant name for the metrics. With none, the gateway is
+	// open (tenant "anonymous"): for loopback use.
+	Keys []Key
+	// PassThrough sends the client's bearer to the upstream as its key
+	// (each client pays with its own OpenRouter key; the tenant is
+	// "passthrough") instead of Upstream.APIKey. Keys and PassThrough
+	// exclude each other.
+	PassThrough bool
+	// Mapping configures the conversion: the model map, the system
+	// message mode, what happens to unknown types and items. Its Dialect
+	// is set from Upstream.Dialect.
+	Mapping mapping.Options
+	// Provider, when set, is OpenRouter's provider preferences object
+	// (data collection, ZDR, order, …), injected into every chat request
+	// by the operator; the client cannot override it.
+	Provider json.RawMessage
+	// MaxBody is the largest request body accepted (default 16 MiB).
+	MaxBody int64
+	// MaxConcurrent bounds the requests served at once (default 256);
+	// beyond it a request is refused with 429 at once.
+	MaxConcurrent int
+	// UpstreamTimeout bounds the wait for the upstream's response headers
+	// (default 5 minutes); a stream then runs as long as it streams, but
+	// StreamIdle bounds a silence between two chunks (default 5 minutes).
+	UpstreamTimeout time.Duration
+	StreamIdle      time.Duration
+	// IDs and Clock are injected into the translator (default: random
+	// ids, time.Now).
+	IDs   translate.IDSource
+	Clock func() time.Time
+	// Log receives a JSON line per request (default: slog.Default()).
+	// Keys are never logged.
+	Log *slog.Logger
+	// Registry receives the metrics (default: a new registry of its own,
+	// served at /metrics).
+	Registry *prometheus.Registry
+	// Observe, if set, is called with the time from an upstream chunk's
+	// arrival to the flush of its events, for each chunk (the load
+	// benchmark reads it).
+	Observe func(time.Duration)
+}
+
+// Upstream is a Chat Completions endpoint.
+type Upstream struct {
+	// BaseURL is the API root; the gateway POSTs BaseURL/chat/completions
+	// (default https://openrouter.ai/api/v1).
+	BaseURL string
+	// APIKey is sent as the upstream bearer (OPENROUTER_API_KEY).
+	APIKey string
+	// Dialect is the chat dialect the upstream speaks (default
+	// OpenRouter's; mapping.OpenAI for any OpenAI-compatible endpoint).
+	Dialect mapping.Dialect
+	// Referer and Title are OpenRouter's optional HTTP-Referer and X-Title
+	// headers (app attribution).
+	Referer, Title string
+	// Client is the HTTP client (default: one with no overall timeout:
+	// streams are long).
+	Client *http.Client
+}
+
+// Key is a gateway key and its tenant.
+type Key struct {
+	Tenant string `json:"tenant"`
+	Key    string `json:"key"`
+}
+
+// DefaultBaseURL is OpenRouter's API root.
+const DefaultBaseURL = "https://openrouter.ai/api/v1"
+
+// WarningsHeader carries the request's warnings.
+const WarningsHeader = "Transponder-Warnings"
+
+// Server is a gateway. It is safe for concurrent use.
+type Server struct {
+	cfg     Config
+	log     *slog.Logger
+	m       *metrics
+	sem     chan struct{}
+	mux     *http.ServeMux
+	workers sync.Pool // *worker: a converter and a responder, reused
+	// streams are the streams in flight, for Shutdown to wait on.
+	streams sync.WaitGroup
+}
+
+type worker struct {
+	conv mapping.Converter
+	resp translate.Responder
+	buf  []byte
+}
+
+// New returns a gateway for cfg.
+func New(cfg Config) *Server {
+	if cfg.Upstream.BaseURL == "" {
+		cfg.Upstream.BaseURL = DefaultBaseURL
+	}
+	cfg.Upstream.BaseURL = strings.TrimRight(cfg.Upstream.BaseURL, "/")
+	if cfg.Upstream.Client == nil {
+		cfg.Upstream.Client = &http.Client{Transport: http.DefaultTransport}
+	}
+	if cfg.MaxBody <= 0 {
+		cfg.MaxBody = 16 << 20
+	}
+	if cfg.MaxConcurrent <= 0 {
+		cfg.MaxConcurrent = 256
+	}
+	if cfg.UpstreamTimeout <= 0 {
+		cfg.UpstreamTimeout = 5 * time.Minute
+	}
+	if cfg.StreamIdle <= 0 {
+		cfg.StreamIdle = 5 * time.Minute
+	}
+	if cfg.IDs == nil {
+		cfg.IDs = translate.RandomIDs{}
+	}
+	if cfg.Clock == nil {
+		cfg.Clock = time.Now
+	}
+	if cfg.Log == nil {
+		cfg.Log = slog.Default()
+	}
+	if cfg.Registry == nil {
+		cfg.Registry = prometheus.NewRegistry()
+	}
+	cfg.Mapping.Dialect = cfg.Upstream.Dialect
+	s := &Server{cfg: cfg, log: cfg.Log, m: newMetrics(cfg.Registry), sem: make(chan struct{}, cfg.MaxConcurrent)}
+	s.workers.New = func() any { return new(worker) }
+	mux := http.NewServeMux()
+	mux.HandleFunc("POST /v1/responses", s.limited(s.create))
+	mux.HandleFunc("GET /v1/responses/{id}", s.notStored)
+	mux.HandleFunc("DELETE /v1/responses/{id}", s.notStored)
+	mux.HandleFunc("GET /v1/responses/{id}/input_items", s.notStored)
+	mux.HandleFunc("POST /v1/responses/{id}/cancel", s.notStored)
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte("ok\n")) })
+	mux.Handle("GET /metrics", promhttp.HandlerFor(cfg.Registry, promhttp.HandlerOpts{}))
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		writeError(w, &translate.APIError{Status: http.StatusNotFound, Type: "invalid_request_error", Message: "no route " + r.Method + " " + r.URL.Path + " (this gateway serves POST /v1/responses)"})
+	})
+	s.mux = mux
+	return s
+}
+
+// ServeHTTP serves the routes.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.mux.ServeHTTP(w, r) }
+
+// Wait waits for the streams in flight to end (after http.Server.Shutdown
+// stopped new ones: a graceful shutdown lets them finish; cancelling ctx
+// gives up waiting).
+func (s *Server) Wait(ctx context.Context) error {
+	done := make(chan struct{})
+	go func() { s.streams.Wait(); close(done) }()
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// limited refuses a request beyond MaxConcurrent with 429.
+func (s *Server) limited(h http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case s.sem <- struct{}{}:
+			defer func() { <-s.sem }()
+			h(w, r)
+		default:
+			s.m.errors.WithLabelValues("overloaded").Inc()
+			w.Header().Set("Retry-After", "1")
+			writeError(w, &translate.APIError{Status: http.StatusTooManyRequests, Type: "requests", Code: "rate_limit_exceeded", Message: "the gateway is serving as many requests as it is configured to; retry"})
+		}
+	}
+}
+
+// notStored answers the routes of stored responses.
+func (s *Server) notStored(w http.ResponseWriter, r *http.Request) {
+	s.m.errors.WithLabelValues("not_stored").Inc()
+	writeError(w, &translate.APIError{Status: http.StatusNotFound, Type: "invalid_request_error", Param: "response_id",
+		Message: "No response with id '" + clip(r.PathValue("id"), 64) + "': this gateway stores no responses yet (stored conversations come later); send the conversation's items in input instead"})
+}
+
+// tenant authenticates the request: the tenant and the upstream bearer,
+// or an error to answer.
+func (s *Server) tenant(r *http.Request) (tenant, bearer string, err *translate.APIError) {
+	given, _ := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+	switch {
+	case s.cfg.PassThrough:
+		if given == "" {
+			return "", "", &translate.APIError{Status: http.StatusUnauthorized, Type: "invalid_request_error", Code: "invalid_api_key", Message: "You didn't provide an API key: this gateway passes your bearer on to its upstream (Authorization: Bearer <key>)"}
+		}
+		return "passthrough", given, nil
+	case len(s.cfg.Keys) == 0:
+		return "anonymous", s.cfg.Upstream.APIKey, nil
+	}
+	for _, k := range s.cfg.Keys {
+		if subtle.ConstantTimeCompare([]byte(given), []byte(k.Key)) == 1 {
+			return k.Tenant, s.cfg.Upstream.APIKey, nil
+		}
+	}
+	return "", "", &translate.APIError{Status: http.StatusUnauthorized, Type: "invalid_request_error", Code: "invalid_api_key", Message: "Incorrect API key provided: use one of the gateway's keys (Authorization: Bearer <key>)"}
+}
+
+// writeError writes an OpenAI-shaped error with its status and
+// Retry-After.
+func writeError(w http.ResponseWriter, e *translate.APIError) {
+	h := w.Header()
+	h.Set("Content-Type", "application/json")
+	if e.RetryAfter != "" {
+		h.Set("Retry-After", e.RetryAfter)
+	}
+	w.WriteHeader(e.Status)
+	_, _ = w.Write(append(e.AppendJSON(nil), '\n'))
+}
+
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}

@@ -1,0 +1,285 @@
+package gateway_test
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/transponder-dev/transponder/codec/sse"
+	"github.com/transponder-dev/transponder/runtime/conformance"
+	"github.com/transponder-dev/transponder/runtime/gateway"
+)
+
+func post(t *testing.T, url, body string) *http.Response {
+	t.Helper()
+	resp, err := http.Post(url+"/v1/responses", "application/json", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp
+}
+
+// steppedUpstream streams chunks one at a time, then [DONE]: each waits
+// for a value on next; it records the chat request, and closes cancelled
+// if the request ended (the client went away) while it waited.
+type steppedUpstream struct {
+	chunks    []string
+	next      chan struct{}
+	body      chan []byte
+	cancelled chan struct{}
+}
+
+func newStepped(chunks ...string) *steppedUpstream {
+	return &steppedUpstream{chunks: chunks, next: make(chan struct{}, len(chunks)), body: make(chan []byte, 1), cancelled: make(chan struct{})}
+}
+
+func (u *steppedUpstream) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	b, _ := io.ReadAll(r.Body)
+	u.body <- b
+	w.Header().Set("Content-Type", "text/event-stream")
+	rc := http.NewResponseController(w)
+	w.WriteHeader(http.StatusOK)
+	_ = rc.Flush() // the headers now, as OpenRouter sends them
+	for _, c := range u.chunks {
+		select {
+		case <-u.next:
+		case <-r.Context().Done():
+			close(u.cancelled)
+			return
+		}
+		_, _ = io.WriteString(w, "data: "+c+"\n\n")
+		_ = rc.Flush()
+	}
+	_, _ = io.WriteString(w, "data: [DONE]\n\n")
+}
+
+func textChunk(s string) string {
+	b, _ := json.Marshal(s)
+	return `{"id":"g","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"content":` + string(b) + `},"finish_reason":null}]}`
+}
+
+const stopChunk = `{"id":"g","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{},"finish_reason":"stop"}],"usage":{"prompt_tokens":3,"completion_tokens":2,"total_tokens":5,"cost":0.5}}`
+
+// readEvent reads the next SSE event of a stream (or fails after 5 s).
+func readEvents(t *testing.T, rd *sse.Reader, until string) [][]byte {
+	t.Helper()
+	var out [][]byte
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for rd.Next() {
+			out = append(out, append([]byte(nil), rd.Event().Data...))
+			if rd.Event().Type == until {
+				return
+			}
+		}
+	}()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		t.Fatalf("no %s within 5 s (events so far: %d)", until, len(out))
+	}
+	return out
+}
+
+// Each upstream chunk's events reach the client before the gateway reads
+// the next chunk; the operator's provider preferences are injected; the
+// stream passes the checker and its tokens and cost are counted.
+func TestStreamFlushesPerChunk(t *testing.T) {
+	up := newStepped(textChunk("Hel"), textChunk("lo"), stopChunk)
+	reg := gateway.Config{Provider: json.RawMessage(`{"data_collection":"deny","zdr":true}`), Keys: []gateway.Key{{Tenant: "team-a", Key: "k1"}}}
+	s := newStack(t, up, reg)
+	req, _ := http.NewRequest(http.MethodPost, s.gw.URL+"/v1/responses", strings.NewReader(`{"model":"m","input":"hi","stream":true,"text":{"verbosity":"low"}}`))
+	req.Header.Set("Authorization", "Bearer k1")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	chat := <-up.body
+	if !bytes.Contains(chat, []byte(`"provider":{"data_collection":"deny","zdr":true}`)) {
+		t.Errorf("no provider preferences in %s", chat)
+	}
+	if w := resp.Header.Get(gateway.WarningsHeader); !strings.Contains(w, `"path":"text.verbosity"`) {
+		t.Errorf("warnings header %q", w)
+	}
+	rd := sse.NewReader(resp.Body)
+	var all [][]byte
+	all = append(all, readEvents(t, rd, "response.in_progress")...)
+	up.next <- struct{}{}
+	got := readEvents(t, rd, "response.output_text.delta") // before the next chunk is sent
+	if !bytes.Contains(got[len(got)-1], []byte(`"delta":"Hel"`)) {
+		t.Errorf("first delta %s", got[len(got)-1])
+	}
+	all = append(all, got...)
+	up.next <- struct{}{}
+	all = append(all, readEvents(t, rd, "response.output_text.delta")...)
+	up.next <- struct{}{}
+	all = append(all, readEvents(t, rd, "response.completed")...)
+	if fs := conformance.Check(all); conformance.Violations(fs) > 0 {
+		t.Fatalf("the stream breaks the checker: %v", fs)
+	}
+	metrics := scrape(t, s.gw.URL)
+	for _, want := range []string{
+		`transponder_tokens_total{kind="input",model="m",tenant="team-a"} 3`,
+		`transponder_tokens_total{kind="output",model="m",tenant="team-a"} 2`,
+		`transponder_cost_total{model="m",tenant="team-a"} 0.5`,
+		`transponder_requests_total{mode="stream",outcome="completed"} 1`,
+		`transponder_warnings_total{path="text.verbosity"} 1`,
+		`transponder_active_streams 0`,
+		`transponder_chunk_latency_seconds_count 3`,
+	} {
+		if !strings.Contains(metrics, want) {
+			t.Errorf("metrics lack %s", want)
+		}
+	}
+}
+
+func scrape(t *testing.T, url string) string {
+	t.Helper()
+	resp, err := http.Get(url + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return string(b)
+}
+
+// The client going away mid-stream cancels the upstream request.
+func TestClientGoneCancelsUpstream(t *testing.T) {
+	up := newStepped(textChunk("Hel"), textChunk("lo"), stopChunk)
+	s := newStack(t, up, gateway.Config{})
+	ctx, cancel := context.WithCancel(context.Background())
+	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, s.gw.URL+"/v1/responses", strings.NewReader(`{"model":"m","input":"hi","stream":true}`))
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	<-up.body
+	up.next <- struct{}{}
+	readEvents(t, sse.NewReader(resp.Body), "response.output_text.delta")
+	cancel()
+	resp.Body.Close()
+	select {
+	case <-up.cancelled:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the upstream request was not cancelled")
+	}
+}
+
+// MaxConcurrent: a request beyond it is refused at once (429,
+// Retry-After); MaxBody: a larger body is refused (413); a body that is
+// not JSON: 400 invalid_json; /healthz.
+func TestLimits(t *testing.T) {
+	up := newStepped(stopChunk)
+	s := newStack(t, up, gateway.Config{MaxConcurrent: 1, MaxBody: 200})
+	busy := make(chan *http.Response)
+	go func() {
+		resp, _ := http.Post(s.gw.URL+"/v1/responses", "application/json", strings.NewReader(`{"model":"m","input":"hi","stream":true}`))
+		busy <- resp
+	}()
+	<-up.body // the first request holds the one slot
+	resp := post(t, s.gw.URL, `{"model":"m","input":"hi"}`)
+	b, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != 429 || resp.Header.Get("Retry-After") == "" || !bytes.Contains(b, []byte(`"code":"rate_limit_exceeded"`)) {
+		t.Errorf("over the limit: %d %s", resp.StatusCode, b)
+	}
+	up.next <- struct{}{}
+	first := <-busy
+	readEvents(t, sse.NewReader(first.Body), "response.completed")
+	first.Body.Close()
+	// the slot frees when the first handler returns, just after its last event
+	for deadline := time.Now().Add(2 * time.Second); ; {
+		resp = post(t, s.gw.URL, `{"model":"m","input":"`+strings.Repeat("x", 300)+`"}`)
+		if resp.StatusCode != 429 || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	b, _ = io.ReadAll(resp.Body)
+	if resp.StatusCode != 413 || !bytes.Contains(b, []byte(`"type":"invalid_request_error"`)) {
+		t.Errorf("too large: %d %s", resp.StatusCode, b)
+	}
+	resp = post(t, s.gw.URL, `{"model":`)
+	b, _ = io.ReadAll(resp.Body)
+	if resp.StatusCode != 400 || !bytes.Contains(b, []byte(`"code":"invalid_json"`)) {
+		t.Errorf("not JSON: %d %s", resp.StatusCode, b)
+	}
+	resp, err := http.Get(s.gw.URL + "/healthz")
+	if err != nil || resp.StatusCode != 200 {
+		t.Errorf("healthz: %v %v", resp, err)
+	}
+}
+
+// A request the mapping refuses is OpenAI's 400 naming the JSON path, and
+// never reaches the upstream.
+func TestRefusedRequest(t *testing.T) {
+	up := newStepped()
+	s := newStack(t, up, gateway.Config{})
+	resp := post(t, s.gw.URL, `{"model":"m","input":[{"type":"message","role":"wizard","content":"hi"}]}`)
+	b, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != 400 || !bytes.Contains(b, []byte(`"param":"input[0].role"`)) {
+		t.Errorf("%d %s", resp.StatusCode, b)
+	}
+	select {
+	case <-up.body:
+		t.Error("the upstream was asked")
+	default:
+	}
+}
+
+// A graceful shutdown lets a stream in flight finish: http.Server.Shutdown
+// waits for it, and Wait returns once it ended.
+func TestGracefulShutdown(t *testing.T) {
+	up := newStepped(textChunk("Hel"), stopChunk)
+	upSrv := httptest.NewServer(up)
+	defer upSrv.Close()
+	gw := gateway.New(gateway.Config{Upstream: gateway.Upstream{BaseURL: upSrv.URL}})
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := &http.Server{Handler: gw}
+	go func() { _ = srv.Serve(ln) }()
+	resp := post(t, "http://"+ln.Addr().String(), `{"model":"m","input":"hi","stream":true}`)
+	defer resp.Body.Close()
+	<-up.body
+	br := bufio.NewReader(resp.Body)
+	rd := sse.NewReader(br)
+	readEvents(t, rd, "response.in_progress")
+	var wg sync.WaitGroup
+	wg.Add(1)
+	shutdown := make(chan error, 1)
+	go func() {
+		defer wg.Done()
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		shutdown <- srv.Shutdown(ctx)
+	}()
+	time.Sleep(50 * time.Millisecond) // the shutdown has begun; the stream goes on
+	up.next <- struct{}{}
+	up.next <- struct{}{}
+	evs := readEvents(t, rd, "response.completed")
+	if !bytes.Contains(evs[len(evs)-1], []byte(`"type":"response.completed"`)) {
+		t.Errorf("the stream did not complete: %s", evs[len(evs)-1])
+	}
+	wg.Wait()
+	if err := <-shutdown; err != nil {
+		t.Errorf("shutdown: %v", err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	if err := gw.Wait(ctx); err != nil {
+		t.Errorf("wait: %v", err)
+	}
+}

@@ -1,0 +1,440 @@
+package gateway
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"regexp"
+	"strconv"
+	"time"
+
+	"github.com/transponder-dev/transponder/codec"
+	"github.com/transponder-dev/transponder/codec/sse"
+	"github.com/transponder-dev/transponder/mapping"
+	"github.com/transponder-dev/transponder/runtime/translate"
+)
+
+// maxWarningsHeader bounds the Transponder-Warnings header.
+const maxWarningsHeader = 8 << 10
+
+// maxErrorBody bounds what is read of an upstream error body.
+const maxErrorBody = 64 << 10
+
+// request is one POST /v1/responses being served.
+type request struct {
+	s       *Server
+	w       http.ResponseWriter
+	r       *http.Request
+	start   time.Time
+	tenant  string
+	bearer  string
+	model   string // the client's
+	stream  bool
+	log     *slog.Logger
+	outcome string
+	cancel  context.CancelCauseFunc // the upstream request's
+}
+
+// create serves POST /v1/responses.
+func (s *Server) create(w http.ResponseWriter, r *http.Request) {
+	q := &request{s: s, w: w, r: r, start: time.Now(), outcome: "error", cancel: func(error) {}}
+	defer func() { q.cancel(nil) }()
+	q.log = s.log.With("request_id", r.Header.Get("X-Client-Request-Id"), "remote", r.RemoteAddr)
+	defer func() {
+		mode := "json"
+		if q.stream {
+			mode = "stream"
+		}
+		s.m.requests.WithLabelValues(mode, q.outcome).Inc()
+		s.m.responseTime.WithLabelValues(mode).Observe(time.Since(q.start).Seconds())
+		q.log.Info("response", "mode", mode, "outcome", q.outcome, "seconds", time.Since(q.start).Seconds())
+	}()
+	var aerr *translate.APIError
+	if q.tenant, q.bearer, aerr = s.tenant(r); aerr != nil {
+		q.fail("auth", aerr)
+		return
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.cfg.MaxBody))
+	if err != nil {
+		var tooLarge *http.MaxBytesError
+		if errors.As(err, &tooLarge) {
+			q.fail("too_large", &translate.APIError{Status: http.StatusRequestEntityTooLarge, Type: "invalid_request_error", Message: fmt.Sprintf("the request body is over the gateway's limit of %d bytes", s.cfg.MaxBody)})
+			return
+		}
+		q.fail("client_gone", &translate.APIError{Status: http.StatusBadRequest, Type: "invalid_request_error", Message: "reading the request body: " + err.Error()})
+		return
+	}
+	doc, ok := codec.Parse(body)
+	if !ok || doc.Kind() != codec.Object {
+		q.fail("bad_request", &translate.APIError{Status: http.StatusBadRequest, Type: "invalid_request_error", Code: "invalid_json", Message: "We could not parse the JSON body of your request: it is not a JSON object."})
+		return
+	}
+	q.model, _ = doc.Get("model").Str()
+	q.stream, _ = doc.Get("stream").Bool()
+	q.log = q.log.With("tenant", q.tenant, "model", q.model, "stream", q.stream)
+	if v := doc.Get("previous_response_id"); v.Kind() == codec.String {
+		q.fail("bad_request", &translate.APIError{Status: http.StatusBadRequest, Type: "invalid_request_error", Param: "previous_response_id", Code: "unsupported_parameter",
+			Message: "previous_response_id is not supported yet: this gateway stores no responses (stored conversations come later); send the conversation's items in input instead"})
+		return
+	}
+
+	wk := s.workers.Get().(*worker)
+	defer s.workers.Put(wk)
+	opts := s.cfg.Mapping
+	if id := r.Header.Get("Session-Id"); id != "" {
+		opts.SessionID = id
+	}
+	chat, warns, err := wk.conv.ResponsesToChat(wk.buf[:0], body, opts)
+	if err != nil {
+		var me *mapping.Error
+		if errors.As(err, &me) {
+			s.m.errors.WithLabelValues("bad_request").Inc()
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusBadRequest)
+			_, _ = w.Write(append(me.AppendJSON(nil), '\n'))
+			q.log.Info("refused", "param", me.Param, "code", me.Code, "message", me.Message)
+			return
+		}
+		q.fail("bad_request", &translate.APIError{Status: http.StatusBadRequest, Type: "invalid_request_error", Message: err.Error()})
+		return
+	}
+	if len(s.cfg.Provider) > 0 && s.cfg.Upstream.Dialect == mapping.OpenRouter {
+		chat = setMember(chat, "provider", s.cfg.Provider)
+	}
+	if q.stream && s.cfg.Upstream.Dialect == mapping.OpenAI {
+		chat = setMember(chat, "stream_options", []byte(`{"include_usage":true}`)) // else no usage comes
+	}
+	wk.buf = chat[:0]
+	q.warnings(warns)
+	tm := wk.conv.ToolMap()
+	req, err := translate.NewRequest(body, tm.Clone())
+	if err != nil {
+		q.fail("bad_request", &translate.APIError{Status: http.StatusBadRequest, Type: "invalid_request_error", Message: err.Error()})
+		return
+	}
+
+	// Upstream: the client going away cancels it; the headers must come
+	// within UpstreamTimeout.
+	ctx, cancel := context.WithCancel(r.Context())
+	defer cancel()
+	resp, err := q.upstream(ctx, chat)
+	if err != nil {
+		if r.Context().Err() != nil {
+			q.outcome = "client_gone"
+			s.m.errors.WithLabelValues("client_gone").Inc()
+			return
+		}
+		q.fail("upstream_unreachable", &translate.APIError{Status: http.StatusBadGateway, Type: "server_error", Code: "server_error", Message: "the upstream could not be reached: " + err.Error()})
+		return
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		data, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
+		q.fail("upstream_"+strconv.Itoa(resp.StatusCode), translate.UpstreamError(resp.StatusCode, resp.Header, data))
+		return
+	}
+	topts := translate.Options{IDs: s.cfg.IDs, Clock: s.cfg.Clock}
+	if !q.stream {
+		q.json(wk, req, resp.Body, topts)
+		return
+	}
+	q.sse(ctx, req, resp.Body, topts)
+}
+
+// upstream sends the chat request and waits for the response headers.
+func (q *request) upstream(ctx context.Context, chat []byte) (*http.Response, error) {
+	s := q.s
+	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, s.cfg.Upstream.BaseURL+"/chat/completions", bytes.NewReader(chat))
+	if err != nil {
+		return nil, err
+	}
+	h := hreq.Header
+	h.Set("Content-Type", "application/json")
+	if q.stream {
+		h.Set("Accept", "text/event-stream")
+	}
+	if q.bearer != "" {
+		h.Set("Authorization", "Bearer "+q.bearer)
+	}
+	if s.cfg.Upstream.Referer != "" {
+		h.Set("HTTP-Referer", s.cfg.Upstream.Referer)
+	}
+	if s.cfg.Upstream.Title != "" {
+		h.Set("X-Title", s.cfg.Upstream.Title)
+	}
+	// The headers must come within UpstreamTimeout; the body then reads
+	// as long as it streams (StreamIdle bounds its silences).
+	hctx, cancel := context.WithCancelCause(ctx)
+	q.cancel = cancel
+	timer := time.AfterFunc(s.cfg.UpstreamTimeout, func() { cancel(errHeaderTimeout) })
+	sent := time.Now()
+	resp, err := s.cfg.Upstream.Client.Do(hreq.WithContext(hctx))
+	fired := !timer.Stop()
+	s.m.upstream.Observe(time.Since(sent).Seconds())
+	if err != nil {
+		if fired && ctx.Err() == nil {
+			return nil, errHeaderTimeout
+		}
+		return nil, err
+	}
+	return resp, nil
+}
+
+var errHeaderTimeout = errors.New("no response headers within the upstream timeout")
+
+// json serves a response that is not streamed.
+func (q *request) json(wk *worker, req *translate.Request, body io.Reader, opts translate.Options) {
+	data, err := io.ReadAll(body)
+	if err != nil {
+		q.fail("upstream_broken", &translate.APIError{Status: http.StatusBadGateway, Type: "server_error", Code: "server_error", Message: "the upstream's response broke off: " + err.Error()})
+		return
+	}
+	out, warns, err := wk.resp.Convert(req, data, opts)
+	if err != nil {
+		var ae *translate.APIError
+		if !errors.As(err, &ae) {
+			ae = &translate.APIError{Status: http.StatusBadGateway, Type: "server_error", Code: "server_error", Message: err.Error()}
+		}
+		q.fail("upstream_invalid", ae)
+		return
+	}
+	q.count(warns)
+	q.account(out)
+	q.w.Header().Set("Content-Type", "application/json")
+	q.w.WriteHeader(http.StatusOK)
+	_, _ = q.w.Write(out)
+}
+
+// sse serves a stream: each upstream chunk's events are written and
+// flushed before the next chunk is read.
+func (q *request) sse(ctx context.Context, req *translate.Request, body io.Reader, opts translate.Options) {
+	s := q.s
+	s.streams.Add(1)
+	defer s.streams.Done()
+	s.m.active.Inc()
+	defer s.m.active.Dec()
+	rc := http.NewResponseController(q.w)
+	h := q.w.Header()
+	h.Set("Content-Type", "text/event-stream")
+	h.Set("Cache-Control", "no-cache")
+	h.Set("X-Accel-Buffering", "no")
+	q.w.WriteHeader(http.StatusOK)
+	t := translate.NewChatToResponses(req, opts)
+	var out []byte
+	first := true
+	write := func(evs []translate.Event) error {
+		if len(evs) == 0 {
+			return nil
+		}
+		out = translate.AppendSSE(out[:0], evs)
+		if _, err := q.w.Write(out); err != nil {
+			return err
+		}
+		if err := rc.Flush(); err != nil {
+			return err
+		}
+		if first {
+			first = false
+			s.m.firstEvent.Observe(time.Since(q.start).Seconds())
+		}
+		return nil
+	}
+	// A silence longer than StreamIdle ends the upstream read.
+	idle := time.AfterFunc(s.cfg.StreamIdle, func() { _ = closeBody(body) })
+	defer idle.Stop()
+	var terminal []translate.Event
+	finish := func(evs []translate.Event) {
+		terminal = evs
+		if err := write(evs); err != nil {
+			q.gone()
+		}
+	}
+	if err := write(t.Start()); err != nil {
+		q.gone()
+		return
+	}
+	in := sse.NewReader(body)
+	for {
+		if !in.Next() {
+			err := in.Err()
+			switch {
+			case ctx.Err() != nil:
+				q.gone()
+				return
+			case err != nil:
+				s.m.errors.WithLabelValues("stream_failed").Inc()
+				finish(t.Fail(err))
+			default:
+				finish(t.Finish()) // cut before [DONE]: fails unless a finish reason came
+			}
+			break
+		}
+		arrived := time.Now()
+		idle.Reset(s.cfg.StreamIdle)
+		e := in.Event()
+		if e.Done() {
+			finish(t.Finish())
+			break
+		}
+		if len(bytes.TrimSpace(e.Data)) == 0 {
+			continue
+		}
+		evs := t.Next(e.Data)
+		if err := write(evs); err != nil {
+			q.gone()
+			return
+		}
+		d := time.Since(arrived)
+		s.m.chunk.Observe(d.Seconds())
+		if s.cfg.Observe != nil {
+			s.cfg.Observe(d)
+		}
+		if isTerminal(evs) {
+			terminal = evs
+			break
+		}
+	}
+	q.count(t.Warnings())
+	if len(terminal) > 0 {
+		last := terminal[len(terminal)-1]
+		q.outcome = outcomeOf(last.Type)
+		if v, ok := codec.Parse(last.Data); ok {
+			q.account(v.Get("response").Raw())
+		}
+	}
+}
+
+func isTerminal(evs []translate.Event) bool {
+	if len(evs) == 0 {
+		return false
+	}
+	switch evs[len(evs)-1].Type {
+	case "response.completed", "response.incomplete", "response.failed":
+		return true
+	}
+	return false
+}
+
+func outcomeOf(typ string) string {
+	switch typ {
+	case "response.completed":
+		return "completed"
+	case "response.incomplete":
+		return "incomplete"
+	}
+	return "failed"
+}
+
+// gone records that the client went away mid-stream (the upstream
+// request is cancelled with the request's context).
+func (q *request) gone() {
+	q.outcome = "client_gone"
+	q.s.m.errors.WithLabelValues("client_gone").Inc()
+	q.log.Info("client gone mid-stream")
+}
+
+// fail answers an error before the first byte.
+func (q *request) fail(kind string, e *translate.APIError) {
+	q.s.m.errors.WithLabelValues(kind).Inc()
+	q.log.Info("error", "kind", kind, "status", e.Status, "code", e.Code, "message", clip(e.Message, 300))
+	writeError(q.w, e)
+}
+
+// warnings sends the request's warnings as a header and logs them.
+func (q *request) warnings(ws []mapping.Warning) {
+	if len(ws) == 0 {
+		return
+	}
+	q.count(ws)
+	b := []byte{'['}
+	for i, w := range ws {
+		next := b
+		if i > 0 {
+			next = append(next, ',')
+		}
+		next = append(next, `{"path":`...)
+		next = codec.AppendString(next, w.Path)
+		next = append(next, `,"reason":`...)
+		next = codec.AppendString(next, w.Reason)
+		next = append(next, '}')
+		if len(next) > maxWarningsHeader-1 {
+			break
+		}
+		b = next
+	}
+	q.w.Header().Set(WarningsHeader, string(append(b, ']')))
+	for _, w := range ws {
+		q.log.Info("warning", "path", w.Path, "reason", w.Reason)
+	}
+}
+
+var indexes = regexp.MustCompile(`\[\d+\]`)
+
+// count counts warnings by path (indexes left out: a label per field).
+func (q *request) count(ws []mapping.Warning) {
+	for _, w := range ws {
+		q.s.m.warnings.WithLabelValues(indexes.ReplaceAllString(w.Path, "[]")).Inc()
+	}
+}
+
+// account counts a Response's tokens and cost.
+func (q *request) account(resp []byte) {
+	v, ok := codec.Parse(resp)
+	if !ok {
+		return
+	}
+	u := v.Get("usage")
+	model := q.model
+	if in, ok := u.Get("input_tokens").Int(); ok {
+		q.s.m.tokens.WithLabelValues(model, q.tenant, "input").Add(float64(in))
+	}
+	if out, ok := u.Get("output_tokens").Int(); ok {
+		q.s.m.tokens.WithLabelValues(model, q.tenant, "output").Add(float64(out))
+	}
+	if c, ok := u.Get("cost").Float(); ok && c > 0 {
+		q.s.m.cost.WithLabelValues(model, q.tenant).Add(c)
+	}
+	if st, _ := v.Get("status").Str(); st != "" && !q.stream {
+		q.outcome = st
+	}
+}
+
+// setMember sets a top-level member of a JSON object (replacing one of
+// the same key the converter wrote).
+func setMember(obj []byte, key string, val []byte) []byte {
+	v, ok := codec.Parse(obj)
+	if !ok {
+		return obj
+	}
+	var b []byte
+	b = append(b, '{')
+	n := 0
+	for k, m := range v.Members() {
+		if k.Is(key) {
+			continue
+		}
+		if n > 0 {
+			b = append(b, ',')
+		}
+		b = append(append(append(b, '"'), k.Raw()...), '"', ':')
+		b = append(b, m.Raw()...)
+		n++
+	}
+	if n > 0 {
+		b = append(b, ',')
+	}
+	b = codec.AppendString(b, key)
+	b = append(append(b, ':'), val...)
+	return append(b, '}')
+}
+
+func closeBody(r io.Reader) error {
+	if c, ok := r.(io.Closer); ok {
+		return c.Close()
+	}
+	return nil
+}
