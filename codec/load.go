@@ -14,7 +14,7 @@ func LoadDialect(data []byte) (*Dialect, error) {
 	var t struct {
 		Name          string               `json:"name"`
 		Spec          string               `json:"spec"`
-		Payloads      [numPayloads]int32   `json:"payloads"`
+		Payloads      []int32              `json:"payloads"`
 		RawComponents [][2]json.RawMessage `json:"components"`
 		Schemas       []struct {
 			Name     string               `json:"name"`
@@ -40,16 +40,23 @@ func LoadDialect(data []byte) (*Dialect, error) {
 		return nil, fmt.Errorf("codec: %s's table: "+format, append([]any{t.Name}, args...)...)
 	}
 	index := func(i int32) bool { return i >= 0 && i < n }
-	d := &Dialect{name: t.Name, spec: t.Spec, payloads: t.Payloads, schemas: make([]schema, n)}
+	if len(t.Payloads) != int(numPayloads) {
+		return bad("%d payloads, want %d", len(t.Payloads), numPayloads)
+	}
+	d := &Dialect{name: t.Name, spec: t.Spec, schemas: make([]schema, n)}
 	for p, i := range t.Payloads {
 		if i != -1 && !index(i) {
 			return bad("payload %d: schema %d of %d", p, i, n)
 		}
+		d.payloads[p] = i
 	}
 	for _, c := range t.RawComponents {
 		var comp component
 		if json.Unmarshal(c[0], &comp.name) != nil || json.Unmarshal(c[1], &comp.schema) != nil || !index(comp.schema) {
 			return bad("component %s", c[0])
+		}
+		if k := len(d.components); k > 0 && d.components[k-1].name >= comp.name {
+			return bad("components not sorted by name at %q", comp.name)
 		}
 		d.components = append(d.components, comp)
 	}
@@ -59,6 +66,9 @@ func LoadDialect(data []byte) (*Dialect, error) {
 			return bad("schema %d: kind %q", i, s.Kind)
 		}
 		sc := schema{name: s.Name, kind: k, open: s.Open, nonull: s.Nonull, items: s.Items, values: s.Values, alts: s.Alts, tag: s.Tag, dflt: s.Dflt, untagged: s.Untagged}
+		if len(s.Mask) == 0 {
+			return bad("schema %d: no mask", i)
+		}
 		for _, m := range s.Mask {
 			bit, ok := maskNames[m]
 			if !ok {
@@ -73,6 +83,9 @@ func LoadDialect(data []byte) (*Dialect, error) {
 			}
 			if pr.required {
 				sc.nreq++
+			}
+			if k := len(sc.props); k > 0 && sc.props[k-1].key >= pr.key {
+				return bad("schema %d: properties not sorted by key at %q", i, pr.key)
 			}
 			sc.props = append(sc.props, pr)
 		}

@@ -46,6 +46,9 @@ func TestLoadDialect(t *testing.T) {
 		{strings.Replace(table, `"mNull"`, `"mMaybe"`, 1), `schema 2: mask "mMaybe"`},
 		{strings.Replace(table, `["model",1,true]`, `["model",9,true]`, 1), `schema 0: property "model"`},
 		{strings.Replace(table, `[0,-1`, `[7,-1`, 1), `payload 0: schema 7 of 3`},
+		{strings.Replace(table, `[0,-1,-1,-1,-1,-1]`, `[0]`, 1), `1 payloads, want 6`},
+		{strings.Replace(table, `["model",1,true],["n",2,false]`, `["n",2,false],["model",1,true]`, 1), `properties not sorted by key at "model"`},
+		{strings.Replace(table, `"mask":["mString"]`, `"mask":[]`, 1), `schema 1: no mask`},
 	} {
 		if _, err := codec.LoadDialect([]byte(c.table)); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%.40s…: %v, want %q", c.table, err, c.want)

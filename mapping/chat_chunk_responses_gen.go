@@ -81,23 +81,23 @@ func (c *reply) chatChunkResponsesOpenAI(v codec.Value) {
 					reasoningDetails(c, srcChoicesDeltaReasoningDetails, atElem("choices", i, "delta.reasoning_details", "choices[0].delta.reasoning_details"), codec.Top, "")
 				}
 				if present(srcChoicesDeltaReasoning) {
-					// mapping/chat_chunk_responses.yaml:54: → output[]{reasoning}
+					// mapping/chat_chunk_responses.yaml:54: → output[]{reasoning}.content[].text
 					reasoningText(c, srcChoicesDeltaReasoning, atElem("choices", i, "delta.reasoning", "choices[0].delta.reasoning"), codec.Top, "")
 				}
 				if present(srcChoicesDeltaReasoningContent) {
-					// mapping/chat_chunk_responses.yaml:58: → output[]{reasoning}
+					// mapping/chat_chunk_responses.yaml:58: → output[]{reasoning}.content[].text
 					reasoningText(c, srcChoicesDeltaReasoningContent, atElem("choices", i, "delta.reasoning_content", "choices[0].delta.reasoning_content"), codec.Top, "")
 				}
 				if present(srcChoicesDeltaContent) {
-					// mapping/chat_chunk_responses.yaml:62: → output[]{message}
+					// mapping/chat_chunk_responses.yaml:62: → output[]{message}.content[]{output_text}.text
 					text(c, srcChoicesDeltaContent, atElem("choices", i, "delta.content", "choices[0].delta.content"), codec.Top, "")
 				}
 				if present(srcChoicesDeltaRefusal) {
-					// mapping/chat_chunk_responses.yaml:66: → output[]{message}
+					// mapping/chat_chunk_responses.yaml:66: → output[]{message}.content[]{refusal}.refusal
 					refusal(c, srcChoicesDeltaRefusal, atElem("choices", i, "delta.refusal", "choices[0].delta.refusal"), codec.Top, "")
 				}
 				if present(srcChoicesDeltaAnnotations) {
-					// mapping/chat_chunk_responses.yaml:70: → output[]{message}
+					// mapping/chat_chunk_responses.yaml:70: → output[]{message}.content[]{output_text}.annotations[]{url_citation}
 					annotations(c, srcChoicesDeltaAnnotations, atElem("choices", i, "delta.annotations", "choices[0].delta.annotations"), codec.Top, "")
 				}
 				if present(srcChoicesDeltaAudio) {

@@ -88,29 +88,29 @@ func (c *reply) chatResponsesOpenAI(v codec.Value) {
 					reasoningDetails(c, srcChoicesMessageReasoningDetails, atElem("choices", i, "message.reasoning_details", "choices[0].message.reasoning_details"), codec.Top, "")
 				}
 				if present(srcChoicesMessageReasoning) {
-					// mapping/chat_responses.yaml:56: → output[]{reasoning}
+					// mapping/chat_responses.yaml:56: → output[]{reasoning}.content[].text
 					reasoningText(c, srcChoicesMessageReasoning, atElem("choices", i, "message.reasoning", "choices[0].message.reasoning"), codec.Top, "")
 				}
 				if present(srcChoicesMessageReasoningContent) {
-					// mapping/chat_responses.yaml:60: → output[]{reasoning}
+					// mapping/chat_responses.yaml:60: → output[]{reasoning}.content[].text
 					reasoningText(c, srcChoicesMessageReasoningContent, atElem("choices", i, "message.reasoning_content", "choices[0].message.reasoning_content"), codec.Top, "")
 				}
 				if present(srcChoicesMessageContent) {
 					switch srcChoicesMessageContent.Kind() {
 					case codec.String:
-						// mapping/chat_responses.yaml:64: → output[]{message}
+						// mapping/chat_responses.yaml:64: → output[]{message}.content[]{output_text}.text
 						text(c, srcChoicesMessageContent, atElem("choices", i, "message.content", "choices[0].message.content"), codec.Top, "")
 					case codec.Array:
-						// mapping/chat_responses.yaml:68: → output[]{message}
+						// mapping/chat_responses.yaml:68: → output[]{message}.content[]{output_text}.text
 						contentParts(c, srcChoicesMessageContent, atElem("choices", i, "message.content", "choices[0].message.content"), codec.Top, "")
 					}
 				}
 				if present(srcChoicesMessageRefusal) {
-					// mapping/chat_responses.yaml:74: → output[]{message}
+					// mapping/chat_responses.yaml:74: → output[]{message}.content[]{refusal}.refusal
 					refusal(c, srcChoicesMessageRefusal, atElem("choices", i, "message.refusal", "choices[0].message.refusal"), codec.Top, "")
 				}
 				if present(srcChoicesMessageAnnotations) {
-					// mapping/chat_responses.yaml:78: → output[]{message}
+					// mapping/chat_responses.yaml:78: → output[]{message}.content[]{output_text}.annotations[]{url_citation}
 					annotations(c, srcChoicesMessageAnnotations, atElem("choices", i, "message.annotations", "choices[0].message.annotations"), codec.Top, "")
 				}
 				if present(srcChoicesMessageAudio) {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -56,6 +57,14 @@ func cut(t *testing.T, spec, start, from, to string) string {
 		t.Fatalf("no %q…%q after %q", from, to, start)
 	}
 	return spec[:i+j] + spec[i+j+k:]
+}
+
+func prefixed(p string, paths []string) []string {
+	out := make([]string, len(paths))
+	for i, q := range paths {
+		out[i] = p + q
+	}
+	return out
 }
 
 // A spec update, end to end, on a copy of the pinned OpenAI spec with a
@@ -121,32 +130,39 @@ func TestSpecUpdate(t *testing.T) {
 		return m
 	}
 	d := matrix.Diff(load(oldJSON), load(newJSON))
-	changes := map[string]bool{} // the changed node each added or removed row is at or under
+	// exactly: per section, the paths added and removed
+	newVariant := []string{"{future_item}", "{future_item}.payload", "{future_item}.type"}
+	want := map[string][2][]string{ // section → added, removed
+		"responses_chat/openrouter":    {append([]string{"future_knob"}, prefixed("input{array}[]", newVariant)...), {"input{array}[]{local_shell_call}.action.env"}},
+		"responses_chat/openai":        {append([]string{"future_knob"}, prefixed("input{array}[]", newVariant)...), {"input{array}[]{local_shell_call}.action.env"}},
+		"chat_responses/openai-target": {prefixed("instructions{array}[]", newVariant), {"instructions{array}[]{local_shell_call}.action.env", "output[]{local_shell_call}.action.env"}},
+	}
 	for _, s := range d.Sections {
 		for _, c := range s.Changed {
 			t.Errorf("%s: %s changed %s → %s: not one of the three changes", s.ID, c.Path, c.From.Status, c.To.Status)
 		}
-		for _, r := range append(slices.Clone(s.Added), s.Removed...) {
-			switch {
-			case strings.HasSuffix(r.Path, "future_knob"):
-				changes["future_knob added"] = true
-				if s.ID == "responses_chat/openrouter" && r.Status != matrix.Unmapped {
-					t.Errorf("%s: %s is %s, want unmapped", s.ID, r.Path, r.Status)
-				}
-			case strings.Contains(r.Path, "{future_item}"):
-				changes["future_item added"] = true
-			case strings.Contains(r.Path, "{local_shell_call}.action.env"):
-				changes["env removed"] = true
-				if !slices.ContainsFunc(s.Removed, func(x matrix.Row) bool { return x.Path == r.Path }) {
-					t.Errorf("%s: %s added", s.ID, r.Path)
-				}
-			default:
-				t.Errorf("%s: %s (%s) is not one of the three changes", s.ID, r.Path, r.Status)
+		var added, removed []string
+		for _, r := range s.Added {
+			added = append(added, r.Path)
+			if strings.HasPrefix(s.ID, "responses_chat/") && r.Status != matrix.Unmapped {
+				t.Errorf("%s: %s is %s, want unmapped", s.ID, r.Path, r.Status)
 			}
 		}
+		for _, r := range s.Removed {
+			removed = append(removed, r.Path)
+		}
+		w, ok := want[s.ID]
+		if !ok {
+			t.Errorf("%s changed: +%v -%v", s.ID, added, removed)
+			continue
+		}
+		delete(want, s.ID)
+		if !slices.Equal(added, w[0]) || !slices.Equal(removed, w[1]) {
+			t.Errorf("%s: +%v -%v, want +%v -%v", s.ID, added, removed, w[0], w[1])
+		}
 	}
-	if len(changes) != 3 {
-		t.Errorf("the diff names %v, want the three changes", changes)
+	for id := range want {
+		t.Errorf("%s: no change", id)
 	}
 	for _, want := range []string{"+ future_knob  unmapped", "+ input{array}[]{future_item}  unmapped", "- input{array}[]{local_shell_call}.action.env  (was aligned)"} {
 		if !strings.Contains(stdout.String(), want) {
@@ -194,8 +210,17 @@ func TestSpecUpdate(t *testing.T) {
 	if want := []string{"future_knob", "input{array}[]{future_item}.payload", "input{array}[]{future_item}.type"}; !slices.Equal(named, want) {
 		t.Errorf("the generator names %v, want %v", named, want)
 	}
-	// and the pinned specs, normalized now the same way, give the
-	// committed matrix byte for byte (the JSON tables are the compiled ones)
+	// and the pinned specs, normalized now the same way, give the compiled
+	// shape tables, and so the committed matrix byte for byte
+	pinned, err := normalizedDialects(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, compiled := range matrix.Compiled() {
+		if !reflect.DeepEqual(pinned[name], compiled) {
+			t.Errorf("%s: the JSON table of the pinned spec differs from the compiled one", name)
+		}
+	}
 	pinnedOut := filepath.Join(tmp, "pinned")
 	if err := os.Mkdir(pinnedOut, 0o755); err != nil {
 		t.Fatal(err)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"strings"
+	"unicode/utf8"
 )
 
 // Delta is what changed from one matrix to the next (after a spec or
@@ -199,7 +200,14 @@ func suffix(note string) string {
 		return ""
 	}
 	if len(note) > 100 {
-		note = note[:strings.LastIndexByte(note[:100], ' ')+1] + "…"
+		cut := strings.LastIndexByte(note[:100], ' ')
+		if cut < 60 {
+			cut = 100
+			for cut > 0 && !utf8.RuneStart(note[cut]) {
+				cut--
+			}
+		}
+		note = note[:cut] + "…"
 	}
 	return ": " + note
 }

@@ -41,13 +41,16 @@ const (
 )
 
 // rank orders statuses from worst to best: a change to a lower rank is a
-// status that got worse.
+// status that got worse. Gateway ranks with lossy, below aligned: the
+// gateway may serve a field whole (store) or refuse it for now
+// (background), so a field that moves from the mapping to the gateway is
+// one to look at.
 func (s Status) rank() int {
 	switch s {
-	case Aligned, Gateway:
+	case Aligned:
+		return 4
+	case Lossy, Gateway:
 		return 3
-	case Lossy:
-		return 2
 	case Dropped:
 		return 1
 	}
@@ -55,7 +58,7 @@ func (s Status) rank() int {
 }
 
 // Matrix is the alignment matrix. Its JSON form (schema
-// "transponder.alignment/v1"):
+// "transponder.alignment/v1"; JSON writes it, Load reads it):
 //
 //	{
 //	  "schema": "transponder.alignment/v1",
@@ -67,19 +70,26 @@ func (s Status) rank() int {
 //	    "mapping": "mapping/responses_chat.yaml",
 //	    "side": "source" | "target" | "events" | "placeholder",
 //	    "from": "openai responses request", "to": "openrouter chat request",
+//	    "note": "…",                        // placeholders: what is to come
 //	    "coverage": {"total": n, "aligned": n, "lossy": n, "dropped": n, "gateway": n,
 //	                 "unmapped": n, "covered_percent": 100.0},
-//	    "rows": [{"path": "model", "kind": "field" | "variant" | "object" | "extra" | "event",
-//	              "status": "aligned", "entry": "model", "targets": ["model"],
-//	              "transform": "model", "note": "…"}],
-//	    "stale": [{"path": "…", "reason": "…"}],   // entries that name no path of the spec
-//	    "note": "…"                                 // placeholders: what is to come
+//	    "entries": [                        // what the rows under one entry share, sorted
+//	      {"entry": "model", "status": "aligned", "targets": ["model"],
+//	       "transform": "model", "note": "…"}],
+//	    "rows": [                           // a path each, sorted, one per line
+//	      {"path": "model", "kind": "field" | "variant" | "extra" | "event",
+//	       "status": "aligned", "entry": "model",
+//	       "note": "…"}],                   // note only on a row without entry
+//	    "stale": [{"path": "…", "reason": "…"}]   // entries that name no path of the spec
 //	  }]
 //	}
 //
-// Rows are sorted by path; each path of a section appears once. entry is
-// the mapping entry that covers the row (at its path or above it; for a
-// target side, the source paths that map to it), targets where it goes.
+// A row's entry is the mapping entry that covers it (at its path or above
+// it); on a target side, the source paths whose entries map to that very
+// path, or "targets: P" for the targets declaration at or above it; on the
+// events side, "events: TYPE". Every leaf field and union variant of a
+// section's side of the spec is a row, once; extras are rows of kind
+// extra.
 type Matrix struct {
 	Schema   string    `json:"schema"`
 	Specs    []Spec    `json:"specs"`
@@ -367,30 +377,47 @@ func statusOf(k generator.RuleKind) Status {
 	return Unmapped
 }
 
-// row is the row of path under an entry's rule.
+// row is the row of path under an entry's rule. The entry's note goes
+// with a rule it describes: the entry's default rule, a lossy rule (the
+// note states its loss), or a rule of the same kind for every dialect —
+// not a dialect's own drop beside another's mapping.
 func row(path, kind string, e generator.Entry, r generator.Rule) Row {
 	out := Row{Path: path, Kind: kind, Status: statusOf(r.Kind), Entry: e.Path, Transform: r.Transform}
 	if r.Target != "" {
 		out.Targets = []string{r.Target}
 	}
+	note := e.Note
+	if d, ok := e.Rules[""]; !(ok && d == r) && r.Kind != generator.Lossy {
+		for _, o := range e.Rules {
+			if o.Kind != r.Kind {
+				note = ""
+			}
+		}
+	}
 	switch {
-	case r.Reason != "" && e.Note != "":
-		out.Note = r.Reason + " (" + e.Note + ")"
+	case r.Reason != "" && note != "":
+		out.Note = r.Reason + " (" + note + ")"
 	case r.Reason != "":
 		out.Note = r.Reason
 	default:
-		out.Note = e.Note
+		out.Note = note
 	}
 	return out
 }
 
 func sortRows(rows []Row) []Row {
-	slices.SortFunc(rows, func(a, b Row) int { return strings.Compare(a.Path, b.Path) })
+	slices.SortFunc(rows, func(a, b Row) int {
+		if c := strings.Compare(a.Path, b.Path); c != 0 {
+			return c
+		}
+		return strings.Compare(a.Kind, b.Kind)
+	})
 	return rows
 }
 
 // sourceRows: every path of the source with the entry that covers it;
-// the extras; the entries that name no path.
+// the extras; the entries that name no path (and extras that became
+// fields of the spec).
 func sourceRows(src codec.Schema, f *generator.File, dialect string) ([]Row, []Stale) {
 	all := paths(src)
 	entries := map[string]generator.Entry{}
@@ -401,9 +428,6 @@ func sourceRows(src codec.Schema, f *generator.File, dialect string) ([]Row, []S
 			continue
 		}
 		entries[e.Path] = e
-		if _, ok := all[e.Path]; !ok {
-			all[e.Path] = "object"
-		}
 	}
 	rows := make([]Row, 0, len(all)+len(f.Extras))
 	for p, kind := range all {
@@ -421,6 +445,10 @@ func sourceRows(src codec.Schema, f *generator.File, dialect string) ([]Row, []S
 		rows = append(rows, row(p, kind, e, r))
 	}
 	for _, e := range f.Extras {
+		if _, ok := src.Property(e.Path); ok {
+			stale = append(stale, Stale{Path: e.Path, Reason: "an extra that is now a field of the spec: make it an entry"})
+			continue
+		}
 		if r, ok := e.RuleFor(dialect); ok {
 			rows = append(rows, row(e.Path, "extra", e, r))
 		}
@@ -428,16 +456,17 @@ func sourceRows(src codec.Schema, f *generator.File, dialect string) ([]Row, []S
 	return byFields(sortRows(rows)), stale
 }
 
-// byFields gives a variant or object without an entry of its own, whose
-// fields have theirs, the best of its fields' statuses: it is mapped
-// field by field.
+// byFields gives a variant without an entry of its own, whose fields have
+// theirs, the status they add up to: aligned if they all are, dropped if
+// they all are, else lossy (carried in part).
 func byFields(rows []Row) []Row {
 	for i := range rows {
 		r := &rows[i]
-		if r.Status != Unmapped || r.Entry != "" || r.Kind == "field" || r.Kind == "extra" {
+		if r.Status != Unmapped || r.Entry != "" || r.Kind != "variant" {
 			continue
 		}
-		best := Unmapped
+		n := map[Status]int{}
+		total := 0
 		for _, d := range rows[i+1:] { // sorted: descendants follow
 			if !strings.HasPrefix(d.Path, r.Path) || len(d.Path) == len(r.Path) {
 				break
@@ -445,20 +474,31 @@ func byFields(rows []Row) []Row {
 			if c := d.Path[len(r.Path)]; c != '.' && c != '[' && c != '{' {
 				continue // a sibling whose name starts the same
 			}
-			if d.Entry != "" && d.Status.rank() > best.rank() {
-				best = d.Status
+			if d.Kind == "variant" && d.Entry == "" {
+				continue // summed through its own fields
 			}
+			n[d.Status]++
+			total++
 		}
-		if best != Unmapped {
-			r.Status, r.Note = best, "mapped field by field (the rows below)"
+		switch {
+		case total == 0 || n[Unmapped] == total:
+		case n[Aligned] == total:
+			r.Status, r.Note = Aligned, "mapped field by field: all of its fields are aligned"
+		case n[Dropped] == total:
+			r.Status, r.Note = Dropped, "mapped field by field: all of its fields are dropped"
+		default:
+			r.Status, r.Note = Lossy, fmt.Sprintf("mapped field by field, in part: %d of its %d fields aligned, %d lossy, %d dropped, %d by the gateway, %d unmapped", n[Aligned], total, n[Lossy], n[Dropped], n[Gateway], n[Unmapped])
 		}
 	}
 	return rows
 }
 
 // targetRows: every path of the target with what produces it: the
-// entries that map to it (the nearest path at or above it that some
-// entry's target names), else the targets declaration that covers it.
+// entries whose target is that very path (a transform's target names where
+// it writes, not what fills the fields below it), else the targets
+// declaration at or above it (which speaks for its whole subtree), else
+// nothing: unmapped. So a field a spec update adds to the target shows up
+// unmapped until a declaration says what fills it.
 func targetRows(dst codec.Schema, f *generator.File, dialect string) ([]Row, []Stale) {
 	all := paths(dst)
 	type src struct {
@@ -471,13 +511,7 @@ func targetRows(dst codec.Schema, f *generator.File, dialect string) ([]Row, []S
 		if !ok || r.Kind != generator.Map && r.Kind != generator.Lossy {
 			continue
 		}
-		if _, err := dst.Lookup(r.Target); err != nil {
-			continue // the generator reports it
-		}
 		mapped[r.Target] = append(mapped[r.Target], src{e, r})
-		if _, ok := all[r.Target]; !ok {
-			all[r.Target] = "object"
-		}
 	}
 	declared := map[string]generator.Entry{}
 	var stale []Stale
@@ -487,23 +521,15 @@ func targetRows(dst codec.Schema, f *generator.File, dialect string) ([]Row, []S
 			continue
 		}
 		declared[e.Path] = e
-		if _, ok := all[e.Path]; !ok {
-			all[e.Path] = "object"
-		}
 	}
 	rows := make([]Row, 0, len(all))
 	for p, kind := range all {
-		// The nearest of either kind wins; at one path, the entries.
-		mp, mok := nearest(p, mapped)
-		dp, dok := nearest(p, declared)
-		switch {
-		case mok && (!dok || len(mp) >= len(dp)):
-			srcs := mapped[mp]
-			best := Row{Path: p, Kind: kind, Status: Unmapped, Targets: []string{mp}}
+		if srcs := mapped[p]; len(srcs) > 0 {
+			rw := Row{Path: p, Kind: kind, Status: Unmapped}
 			var from, notes, trs []string
 			for _, s := range srcs {
-				if st := statusOf(s.r.Kind); st.rank() > best.Status.rank() {
-					best.Status = st
+				if st := statusOf(s.r.Kind); st.rank() > rw.Status.rank() {
+					rw.Status = st
 				}
 				from = append(from, s.e.Path)
 				if s.r.Transform != "" && !slices.Contains(trs, s.r.Transform) {
@@ -513,23 +539,24 @@ func targetRows(dst codec.Schema, f *generator.File, dialect string) ([]Row, []S
 					notes = append(notes, s.e.Note)
 				}
 			}
-			best.Entry = strings.Join(from, ", ")
-			best.Transform = strings.Join(trs, ", ")
-			best.Note = strings.Join(notes, "; ")
-			rows = append(rows, best)
-		case dok:
-			e := declared[dp]
-			r, ok := e.RuleFor(dialect)
-			if !ok {
-				rows = append(rows, Row{Path: p, Kind: kind, Status: Unmapped, Entry: e.Path, Note: "no rule for " + dialect})
-				continue
-			}
-			rw := row(p, kind, e, r)
-			rw.Entry = "targets: " + e.Path
+			rw.Entry, rw.Transform, rw.Note = strings.Join(from, ", "), strings.Join(trs, ", "), strings.Join(notes, "; ")
 			rows = append(rows, rw)
-		default:
-			rows = append(rows, Row{Path: p, Kind: kind, Status: Unmapped})
+			continue
 		}
+		dp, ok := nearest(p, declared)
+		if !ok {
+			rows = append(rows, Row{Path: p, Kind: kind, Status: Unmapped})
+			continue
+		}
+		e := declared[dp]
+		r, ok := e.RuleFor(dialect)
+		if !ok {
+			rows = append(rows, Row{Path: p, Kind: kind, Status: Unmapped, Entry: "targets: " + e.Path, Note: "no rule for " + dialect})
+			continue
+		}
+		rw := row(p, kind, e, r)
+		rw.Entry = "targets: " + e.Path
+		rows = append(rows, rw)
 	}
 	return sortRows(rows), stale
 }

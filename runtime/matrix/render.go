@@ -178,6 +178,7 @@ func (m *Matrix) Markdown() []byte {
 	}
 	p("How each field of the pinned specs — %s — maps between the Responses API and Chat Completions, computed from the specs' shape tables and `mapping/*.yaml` by `transponder matrix` (run by `go generate ./...`). Every field and union variant, path by path: [`alignment.json`](alignment.json). After a spec update, `transponder matrix diff OLD.json NEW.json` says what changed.\n\n", strings.Join(specs, ", "))
 	p("%s aligned · %s lossy (the note says what is lost) · %s dropped (why) · %s gateway (served by the gateway layer) · %s unmapped (no entry)\n\n", Aligned.Mark(), Lossy.Mark(), Dropped.Mark(), Gateway.Mark(), Unmapped.Mark())
+	p("Each section counts the paths of its side of the spec: every leaf field and union variant (a request field counts once per target dialect). The answer back reads chat completions with OpenRouter's schema for either upstream dialect: it declares the fields OpenAI's does and more.\n\n")
 	p("## Coverage\n\n")
 	p("| Section | Paths | %s | %s | %s | %s | %s | Covered |\n|---|--:|--:|--:|--:|--:|--:|--:|\n", Aligned.Mark(), Lossy.Mark(), Dropped.Mark(), Gateway.Mark(), Unmapped.Mark())
 	for _, s := range m.Sections {
@@ -204,24 +205,30 @@ func (m *Matrix) Markdown() []byte {
 				p("| `%s` | %s | %s |\n", r.Path, r.Status.Mark(), cell(r.Note))
 			}
 		default:
-			p("| Path | | Target | Note |\n|---|---|---|---|\n")
+			col := "Target"
+			if s.Side == "target" {
+				col = "Produced from"
+			}
+			p("| Path | | %s | Note |\n|---|---|---|---|\n", col)
 			for _, g := range groups(s.Rows) {
 				path := "`" + g.path + "`"
+				if g.row.Kind == "extra" {
+					path += " (a key clients send that the spec lacks)"
+				}
 				if g.n > 1 || g.path != g.row.Path {
 					path += fmt.Sprintf(" (%d paths)", g.n)
 				}
 				target := ""
-				if len(g.row.Targets) > 0 {
+				switch {
+				case len(g.row.Targets) > 0:
 					target = "`" + strings.Join(g.row.Targets, "`, `") + "`"
+				case s.Side == "target" && g.row.Entry != "" && !strings.HasPrefix(g.row.Entry, "targets: "):
+					target = "`" + strings.ReplaceAll(g.row.Entry, ", ", "`, `") + "`"
 				}
 				if g.row.Transform != "" {
 					target += " via " + g.row.Transform
 				}
-				note := g.row.Note
-				if s.Side == "target" && g.row.Entry != "" && !strings.HasPrefix(g.row.Entry, "targets: ") {
-					note = "from `" + strings.ReplaceAll(g.row.Entry, ", ", "`, `") + "`" + prefixed("; ", note)
-				}
-				p("| %s | %s | %s | %s |\n", path, g.row.Status.Mark(), cell(target), cell(note))
+				p("| %s | %s | %s | %s |\n", path, g.row.Status.Mark(), cell(target), cell(g.row.Note))
 			}
 		}
 		if len(s.Stale) > 0 {
@@ -233,13 +240,6 @@ func (m *Matrix) Markdown() []byte {
 		p("\n")
 	}
 	return append(bytes.TrimRight(b.Bytes(), "\n"), '\n')
-}
-
-func prefixed(sep, s string) string {
-	if s == "" {
-		return ""
-	}
-	return sep + s
 }
 
 // group is the rows one entry covers with one outcome (shown at the
