@@ -1,14 +1,21 @@
-# Transponder. `make run` shows the pipeline; `make test` is what CI runs.
+# Transponder. `make run` starts the gateway; `make test` is what CI runs.
 SPECS_DIR ?= $(if $(wildcard .specs/*.yaml),.specs,../shared/specs)
 # Absolute: tests run in their package's directory.
 override SPECS_DIR := $(abspath $(SPECS_DIR))
 export SPECS_DIR
 
-.PHONY: run test generate check-generated specs vet lint bench build-gen fuzz
+.PHONY: run pipeline test generate check-generated specs vet lint bench build-gen fuzz node-deps e2e
 
-# The main job (for now): regenerate the Go types from the pinned specs and
-# show what the pipeline did.
+# The main job: the gateway, the Responses API on http://127.0.0.1:8080/v1.
+# With OPENROUTER_API_KEY set it talks to OpenRouter; without, to the
+# built-in replay upstream (recorded chat streams; TRANSPONDER_REPLAY
+# scripts it). Stop it with Ctrl-C (streams in flight finish first).
 run:
+	go run ./cmd/transponder serve
+
+# What the pipeline does: regenerate the Go types, the converters and the
+# alignment matrix from the pinned specs, and show a conversion.
+pipeline:
 	go run ./cmd/transponder generate
 	@for f in gen/openai/normalize_report.md gen/openrouter/normalize_report.md; do \
 		echo "== $$f"; sed -n '/^| | schemas/,/^$$/p;/^Stale rules/p' $$f; done
@@ -22,9 +29,15 @@ run:
 
 # All tests, vet, gofmt and staticcheck. (openapi's TestPipeline checks that
 # gen/ equals a fresh run; CI also regenerates and diffs.)
-test: vet lint
+test: vet lint node-deps
 	go test -count=1 ./...
 	go test -run '^$$' -bench . -benchtime 1x ./codec/... ./mapping/... ./runtime/... > /dev/null
+
+# The official openai Node SDK for runtime/gateway's TestNodeSDK (pinned in
+# e2e/node/package-lock.json; skipped, with a note, where npm is missing).
+node-deps:
+	@if command -v npm >/dev/null; then cd e2e/node && npm ci --no-audit --no-fund --loglevel=error; \
+	else echo "npm not found: TestNodeSDK will be skipped"; fi
 
 # staticcheck (pinned in go.mod's tool directives) on everything but gen/.
 lint:
