@@ -1,0 +1,66 @@
+package main
+
+import (
+	"io"
+	"log/slog"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/go-faster/yaml"
+
+	"github.com/transponder-dev/transponder/mapping"
+)
+
+// The config file's settings reach the gateway's: the upstream and its
+// dialect, keys, the model map, the system mode, the unknown-type and
+// unknown-item policies, the provider preferences (as JSON), the limits;
+// a bad value is an error naming it.
+func TestServeConfig(t *testing.T) {
+	const file = `
+listen: 127.0.0.1:9999
+upstream: {base_url: "http://127.0.0.1:1/v1", dialect: openai, referer: "https://example.com", title: App}
+keys: [{tenant: team-a, key: k1}]
+models: [{from: gpt-5.5, to: openai/gpt-5.5}, {from: "claude-", to: "anthropic/claude-", prefix: true}]
+system: merge
+unknown_types: reject
+unknown_items: drop
+provider: {data_collection: deny, zdr: true}
+max_body: 1000
+max_concurrent: 7
+upstream_timeout: 30s
+stream_idle: 1m
+`
+	var c serveConfig
+	if err := yaml.Unmarshal([]byte(file), &c); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := c.gateway(slog.New(slog.NewTextHandler(io.Discard, nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Upstream.BaseURL != "http://127.0.0.1:1/v1" || cfg.Upstream.Dialect != mapping.OpenAI || cfg.Upstream.Referer != "https://example.com" || cfg.Upstream.Title != "App" {
+		t.Errorf("upstream %+v", cfg.Upstream)
+	}
+	if len(cfg.Keys) != 1 || cfg.Keys[0].Tenant != "team-a" || cfg.Keys[0].Key != "k1" {
+		t.Errorf("keys %+v", cfg.Keys)
+	}
+	if len(cfg.Mapping.Models) != 2 || !cfg.Mapping.Models[1].Prefix || cfg.Mapping.System != mapping.Merge || cfg.Mapping.UnknownTypes != mapping.RejectUnknown || cfg.Mapping.UnknownItems != mapping.DropUnknownItems {
+		t.Errorf("mapping %+v", cfg.Mapping)
+	}
+	if string(cfg.Provider) != `{"data_collection":"deny","zdr":true}` {
+		t.Errorf("provider %s", cfg.Provider)
+	}
+	if cfg.MaxBody != 1000 || cfg.MaxConcurrent != 7 || cfg.UpstreamTimeout != 30*time.Second || cfg.StreamIdle != time.Minute {
+		t.Errorf("limits %+v", cfg)
+	}
+	for _, bad := range []string{"system: loud", "unknown_types: maybe", "upstream: {dialect: anthropic}", "stream_idle: soon", "keys: [{tenant: a, key: b}]\npass_through: true"} {
+		var c serveConfig
+		if err := yaml.Unmarshal([]byte(bad), &c); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := c.gateway(nil); err == nil || !strings.ContainsAny(err.Error(), "abcdefghijklmnopqrstuvwxyz") {
+			t.Errorf("%q: %v", bad, err)
+		}
+	}
+}
