@@ -39,6 +39,13 @@ node-deps:
 	@if command -v npm >/dev/null; then cd e2e/node && npm ci --no-audit --no-fund --loglevel=error; \
 	else echo "npm not found: TestNodeSDK will be skipped"; fi
 
+# The Codex CLI (0.169.0, pinned in e2e/codex/package-lock.json; ~400 MB, runs
+# offline) against the gateway over the replay upstream: exec_command, two
+# parallel calls, the freeform apply_patch tool; each turn's effect on disk.
+e2e:
+	cd e2e/codex && npm ci --no-audit --no-fund --loglevel=error
+	TRANSPONDER_E2E=1 go test -count=1 -run TestCodex -v ./e2e/
+
 # staticcheck (pinned in go.mod's tool directives) on everything but gen/.
 lint:
 	go tool staticcheck $$(go list ./... | grep -v '/gen/')
