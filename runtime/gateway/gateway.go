@@ -139,7 +139,6 @@ type Server struct {
 type worker struct {
 	conv mapping.Converter
 	resp translate.Responder
-	buf  []byte
 }
 
 // New returns a gateway for cfg.

@@ -283,3 +283,22 @@ func TestGracefulShutdown(t *testing.T) {
 		t.Errorf("wait: %v", err)
 	}
 }
+
+// An upstream silent for longer than StreamIdle ends the stream in
+// response.failed saying so (the text so far kept).
+func TestStreamIdle(t *testing.T) {
+	up := newStepped(textChunk("Hel"), stopChunk)
+	s := newStack(t, up, gateway.Config{StreamIdle: 200 * time.Millisecond})
+	resp := post(t, s.gw.URL, `{"model":"m","input":"hi","stream":true}`)
+	defer resp.Body.Close()
+	<-up.body
+	up.next <- struct{}{} // the first chunk, then silence
+	evs := readEvents(t, sse.NewReader(resp.Body), "response.failed")
+	last := evs[len(evs)-1]
+	if !bytes.Contains(last, []byte(`the upstream sent nothing for 200ms`)) || !bytes.Contains(last, []byte(`"text":"Hel"`)) {
+		t.Errorf("%s", last)
+	}
+	if fs := conformance.Check(evs); conformance.Violations(fs) > 0 {
+		t.Errorf("the stream breaks the checker: %v", fs)
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"regexp"
 	"strconv"
+	"sync/atomic"
 	"time"
 
 	"github.com/transponder-dev/transponder/codec"
@@ -88,7 +89,9 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request) {
 	if id := r.Header.Get("Session-Id"); id != "" {
 		opts.SessionID = id
 	}
-	chat, warns, err := wk.conv.ResponsesToChat(wk.buf[:0], body, opts)
+	// The chat request gets memory of its own: the transport may still be
+	// writing it when an early upstream answer ends the request.
+	chat, warns, err := wk.conv.ResponsesToChat(nil, body, opts)
 	if err != nil {
 		var me *mapping.Error
 		if errors.As(err, &me) {
@@ -108,7 +111,6 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request) {
 	if q.stream && s.cfg.Upstream.Dialect == mapping.OpenAI {
 		chat = setMember(chat, "stream_options", []byte(`{"include_usage":true}`)) // else no usage comes
 	}
-	wk.buf = chat[:0]
 	q.warnings(warns)
 	tm := wk.conv.ToolMap()
 	req, err := translate.NewRequest(body, tm.Clone())
@@ -244,7 +246,8 @@ func (q *request) sse(ctx context.Context, req *translate.Request, body io.Reade
 		return nil
 	}
 	// A silence longer than StreamIdle ends the upstream read.
-	idle := time.AfterFunc(s.cfg.StreamIdle, func() { _ = closeBody(body) })
+	var silent atomic.Bool
+	idle := time.AfterFunc(s.cfg.StreamIdle, func() { silent.Store(true); _ = closeBody(body) })
 	defer idle.Stop()
 	var terminal []translate.Event
 	finish := func(evs []translate.Event) {
@@ -267,6 +270,9 @@ func (q *request) sse(ctx context.Context, req *translate.Request, body io.Reade
 				return
 			case err != nil:
 				s.m.errors.WithLabelValues("stream_failed").Inc()
+				if silent.Load() {
+					err = fmt.Errorf("the upstream sent nothing for %s", s.cfg.StreamIdle)
+				}
 				finish(t.Fail(err))
 			default:
 				finish(t.Finish()) // cut before [DONE]: fails unless a finish reason came
