@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -71,7 +72,7 @@ func serve(args []string, stderr io.Writer) int {
 	if *configFile != "" {
 		data, err := os.ReadFile(*configFile)
 		if err == nil {
-			err = yaml.Unmarshal(data, &c)
+			err = parseConfig(data, &c)
 		}
 		if err != nil {
 			fmt.Fprintln(stderr, "transponder serve: config:", err)
@@ -109,6 +110,10 @@ func serve(args []string, stderr io.Writer) int {
 		keyEnv = "OPENROUTER_API_KEY"
 	}
 	if cfg.Upstream.APIKey = os.Getenv(keyEnv); cfg.Upstream.APIKey == "" && !c.PassThrough && c.Upstream.BaseURL == "" {
+		if len(c.Keys) > 0 {
+			fmt.Fprintf(stderr, "transponder serve: gateway keys are set but %s is not: clients would get recorded answers (the replay upstream); set it, or remove the keys to replay\n", keyEnv)
+			return 2
+		}
 		var names []string
 		if c.Replay != "" {
 			names = strings.Split(c.Replay, ",")
@@ -145,6 +150,7 @@ func serve(args []string, stderr io.Writer) int {
 		return 1
 	case <-ctx.Done():
 	}
+	stop() // a second signal ends the process at once
 	log.Info("shutting down: in-flight streams may finish", "grace", ShutdownGrace.String())
 	sctx, cancel := context.WithTimeout(context.Background(), ShutdownGrace)
 	defer cancel()
@@ -156,6 +162,17 @@ func serve(args []string, stderr io.Writer) int {
 	return 0
 }
 
+// parseConfig reads a config file; a key it does not know is an error
+// (a typo must not pass for a default).
+func parseConfig(data []byte, c *serveConfig) error {
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	if err := dec.Decode(c); err != nil && !errors.Is(err, io.EOF) {
+		return err
+	}
+	return nil
+}
+
 // ShutdownGrace is how long in-flight streams get to finish on a signal.
 const ShutdownGrace = 30 * time.Second
 
@@ -164,6 +181,16 @@ func (c *serveConfig) gateway(log *slog.Logger) (gateway.Config, error) {
 	cfg := gateway.Config{Log: log, Keys: c.Keys, PassThrough: c.PassThrough, MaxBody: c.MaxBody, MaxConcurrent: c.MaxConc}
 	if len(c.Keys) > 0 && c.PassThrough {
 		return cfg, errors.New("keys and pass_through exclude each other")
+	}
+	seen := map[string]bool{}
+	for i, k := range c.Keys {
+		if k.Key == "" || k.Tenant == "" {
+			return cfg, fmt.Errorf("keys[%d]: a key and its tenant, both non-empty", i)
+		}
+		if seen[k.Key] {
+			return cfg, fmt.Errorf("keys[%d]: the key of tenant %s is another tenant's too", i, k.Tenant)
+		}
+		seen[k.Key] = true
 	}
 	cfg.Upstream.BaseURL, cfg.Upstream.Referer, cfg.Upstream.Title = c.Upstream.BaseURL, c.Upstream.Referer, c.Upstream.Title
 	switch c.Upstream.Dialect {
@@ -198,6 +225,9 @@ func (c *serveConfig) gateway(log *slog.Logger) (gateway.Config, error) {
 		cfg.Mapping.UnknownItems = mapping.DropUnknownItems
 	default:
 		return cfg, fmt.Errorf("unknown_items %q (reject or drop)", c.UnknownItems)
+	}
+	if c.Provider != nil && cfg.Upstream.Dialect != mapping.OpenRouter {
+		return cfg, errors.New("provider: OpenRouter's provider preferences, for the openrouter dialect only")
 	}
 	if c.Provider != nil {
 		p, err := json.Marshal(c.Provider)

@@ -7,8 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/go-faster/yaml"
-
 	"github.com/transponder-dev/transponder/mapping"
 )
 
@@ -25,14 +23,13 @@ models: [{from: gpt-5.5, to: openai/gpt-5.5}, {from: "claude-", to: "anthropic/c
 system: merge
 unknown_types: reject
 unknown_items: drop
-provider: {data_collection: deny, zdr: true}
 max_body: 1000
 max_concurrent: 7
 upstream_timeout: 30s
 stream_idle: 1m
 `
 	var c serveConfig
-	if err := yaml.Unmarshal([]byte(file), &c); err != nil {
+	if err := parseConfig([]byte(file), &c); err != nil {
 		t.Fatal(err)
 	}
 	cfg, err := c.gateway(slog.New(slog.NewTextHandler(io.Discard, nil)))
@@ -48,19 +45,35 @@ stream_idle: 1m
 	if len(cfg.Mapping.Models) != 2 || !cfg.Mapping.Models[1].Prefix || cfg.Mapping.System != mapping.Merge || cfg.Mapping.UnknownTypes != mapping.RejectUnknown || cfg.Mapping.UnknownItems != mapping.DropUnknownItems {
 		t.Errorf("mapping %+v", cfg.Mapping)
 	}
-	if string(cfg.Provider) != `{"data_collection":"deny","zdr":true}` {
-		t.Errorf("provider %s", cfg.Provider)
+	var or serveConfig
+	if err := parseConfig([]byte("provider: {data_collection: deny, zdr: true}"), &or); err != nil {
+		t.Fatal(err)
+	}
+	if orCfg, err := or.gateway(nil); err != nil || string(orCfg.Provider) != `{"data_collection":"deny","zdr":true}` {
+		t.Errorf("provider %s, %v", orCfg.Provider, err)
 	}
 	if cfg.MaxBody != 1000 || cfg.MaxConcurrent != 7 || cfg.UpstreamTimeout != 30*time.Second || cfg.StreamIdle != time.Minute {
 		t.Errorf("limits %+v", cfg)
 	}
-	for _, bad := range []string{"system: loud", "unknown_types: maybe", "upstream: {dialect: anthropic}", "stream_idle: soon", "keys: [{tenant: a, key: b}]\npass_through: true"} {
-		var c serveConfig
-		if err := yaml.Unmarshal([]byte(bad), &c); err != nil {
-			t.Fatal(err)
+	for _, c := range []struct{ bad, want string }{
+		{"system: loud", `system "loud"`},
+		{"unknown_types: maybe", `unknown_types "maybe"`},
+		{"unknown_items: sometimes", `unknown_items "sometimes"`},
+		{"upstream: {dialect: anthropic}", `upstream dialect "anthropic"`},
+		{"stream_idle: soon", `"soon"`},
+		{"keys: [{tenant: a, key: b}]\npass_through: true", "keys and pass_through"},
+		{"keys: [{tenant: a, key: ''}]", "keys[0]"},
+		{"keys: [{tenant: a, key: k}, {tenant: b, key: k}]", "keys[1]"},
+		{"upstream: {dialect: openai}\nprovider: {zdr: true}", "provider"},
+		{"max_concurent: 3", "max_concurent"},
+	} {
+		var sc serveConfig
+		err := parseConfig([]byte(c.bad), &sc)
+		if err == nil {
+			_, err = sc.gateway(nil)
 		}
-		if _, err := c.gateway(nil); err == nil || !strings.ContainsAny(err.Error(), "abcdefghijklmnopqrstuvwxyz") {
-			t.Errorf("%q: %v", bad, err)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: %v, want an error naming %s", c.bad, err, c.want)
 		}
 	}
 }

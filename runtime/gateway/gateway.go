@@ -78,6 +78,9 @@ type Config struct {
 	// StreamIdle bounds a silence between two chunks (default 5 minutes).
 	UpstreamTimeout time.Duration
 	StreamIdle      time.Duration
+	// BodyTimeout bounds the reading of a request's body (default 30 s):
+	// a slow body must not hold a slot.
+	BodyTimeout time.Duration
 	// IDs and Clock are injected into the translator (default: random
 	// ids, time.Now).
 	IDs   translate.IDSource
@@ -134,6 +137,9 @@ type Server struct {
 	workers sync.Pool // *worker: a converter and a responder, reused
 	// streams are the streams in flight, for Shutdown to wait on.
 	streams sync.WaitGroup
+	// labels are the warning paths the metric has series for.
+	labelsMu sync.Mutex
+	labels   map[string]bool
 }
 
 type worker struct {
@@ -162,6 +168,9 @@ func New(cfg Config) *Server {
 	if cfg.StreamIdle <= 0 {
 		cfg.StreamIdle = 5 * time.Minute
 	}
+	if cfg.BodyTimeout <= 0 {
+		cfg.BodyTimeout = 30 * time.Second
+	}
 	if cfg.IDs == nil {
 		cfg.IDs = translate.RandomIDs{}
 	}
@@ -175,7 +184,7 @@ func New(cfg Config) *Server {
 		cfg.Registry = prometheus.NewRegistry()
 	}
 	cfg.Mapping.Dialect = cfg.Upstream.Dialect
-	s := &Server{cfg: cfg, log: cfg.Log, m: newMetrics(cfg.Registry), sem: make(chan struct{}, cfg.MaxConcurrent)}
+	s := &Server{cfg: cfg, log: cfg.Log, m: newMetrics(cfg.Registry), sem: make(chan struct{}, cfg.MaxConcurrent), labels: map[string]bool{}}
 	s.workers.New = func() any { return new(worker) }
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /v1/responses", s.limited(s.create))
@@ -234,7 +243,10 @@ func (s *Server) notStored(w http.ResponseWriter, r *http.Request) {
 // tenant authenticates the request: the tenant and the upstream bearer,
 // or an error to answer.
 func (s *Server) tenant(r *http.Request) (tenant, bearer string, err *translate.APIError) {
-	given, _ := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+	given, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+	if !ok {
+		given = ""
+	}
 	switch {
 	case s.cfg.PassThrough:
 		if given == "" {
@@ -245,7 +257,7 @@ func (s *Server) tenant(r *http.Request) (tenant, bearer string, err *translate.
 		return "anonymous", s.cfg.Upstream.APIKey, nil
 	}
 	for _, k := range s.cfg.Keys {
-		if subtle.ConstantTimeCompare([]byte(given), []byte(k.Key)) == 1 {
+		if k.Key != "" && subtle.ConstantTimeCompare([]byte(given), []byte(k.Key)) == 1 {
 			return k.Tenant, s.cfg.Upstream.APIKey, nil
 		}
 	}

@@ -5,7 +5,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -128,7 +130,14 @@ func TestStreamFlushesPerChunk(t *testing.T) {
 	if fs := conformance.Check(all); conformance.Violations(fs) > 0 {
 		t.Fatalf("the stream breaks the checker: %v", fs)
 	}
-	metrics := scrape(t, s.gw.URL)
+	// the handler counts as it returns, just after the last event
+	var metrics string
+	for deadline := time.Now().Add(2 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		metrics = scrape(t, s.gw.URL)
+		if strings.Contains(metrics, `transponder_requests_total{mode="stream",outcome="completed"} 1`) || time.Now().After(deadline) {
+			break
+		}
+	}
 	for _, want := range []string{
 		`transponder_tokens_total{kind="input",model="m",tenant="team-a"} 3`,
 		`transponder_tokens_total{kind="output",model="m",tenant="team-a"} 2`,
@@ -300,5 +309,110 @@ func TestStreamIdle(t *testing.T) {
 	}
 	if fs := conformance.Check(evs); conformance.Violations(fs) > 0 {
 		t.Errorf("the stream breaks the checker: %v", fs)
+	}
+}
+
+// recorder is an upstream that keeps the last request and answers a
+// fixed chat completion (or stream).
+type recorder struct {
+	mu     sync.Mutex
+	header http.Header
+	body   []byte
+}
+
+func (u *recorder) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	b, _ := io.ReadAll(r.Body)
+	u.mu.Lock()
+	u.header, u.body = r.Header.Clone(), b
+	u.mu.Unlock()
+	if bytes.Contains(b, []byte(`"stream":true`)) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		_, _ = io.WriteString(w, "data: "+textChunk("ok")+"\n\ndata: "+stopChunk+"\n\ndata: [DONE]\n\n")
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	_, _ = io.WriteString(w, `{"id":"g","object":"chat.completion","created":1,"model":"m","choices":[{"index":0,"message":{"role":"assistant","content":"ok"},"finish_reason":"stop"}],"usage":{"prompt_tokens":1,"completion_tokens":1,"total_tokens":2}}`)
+}
+
+func (u *recorder) last() (http.Header, []byte) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	return u.header, u.body
+}
+
+func do(t *testing.T, url, auth, body string) (*http.Response, []byte) {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodPost, url+"/v1/responses", strings.NewReader(body))
+	if auth != "" {
+		req.Header.Set("Authorization", auth)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp, b
+}
+
+// What goes upstream: the operator's key and OpenRouter's attribution
+// headers, or the client's bearer (pass-through, Bearer only); an empty
+// gateway key matches nothing; the OpenAI dialect's streams ask for
+// usage; keys never reach the log.
+func TestUpstreamRequest(t *testing.T) {
+	var logs bytes.Buffer
+	var mu sync.Mutex
+	logger := slog.New(slog.NewJSONHandler(writerFunc(func(p []byte) (int, error) { mu.Lock(); defer mu.Unlock(); return logs.Write(p) }), nil))
+	up := &recorder{}
+	s := newStack(t, up, gateway.Config{Upstream: gateway.Upstream{APIKey: "sk-or-operator", Referer: "https://example.com", Title: "My App"}, Keys: []gateway.Key{{Tenant: "a", Key: "gw-1"}, {Tenant: "empty", Key: ""}}, Log: logger})
+	if resp, b := do(t, s.gw.URL, "Bearer gw-1", `{"model":"m","input":"hi"}`); resp.StatusCode != 200 {
+		t.Fatalf("%d %s", resp.StatusCode, b)
+	}
+	h, _ := up.last()
+	if h.Get("Authorization") != "Bearer sk-or-operator" || h.Get("HTTP-Referer") != "https://example.com" || h.Get("X-Title") != "My App" {
+		t.Errorf("upstream headers %v", h)
+	}
+	if resp, _ := do(t, s.gw.URL, "", `{"model":"m","input":"hi"}`); resp.StatusCode != 401 {
+		t.Errorf("no key (an empty gateway key is configured): %d", resp.StatusCode)
+	}
+	pt := newStack(t, up, gateway.Config{PassThrough: true, Upstream: gateway.Upstream{Dialect: 1}, Log: logger})
+	if resp, b := do(t, pt.gw.URL, "Bearer sk-or-client", `{"model":"m","input":"hi","stream":true}`); resp.StatusCode != 200 {
+		t.Fatalf("%d %s", resp.StatusCode, b)
+	}
+	h, body := up.last()
+	if h.Get("Authorization") != "Bearer sk-or-client" || !bytes.Contains(body, []byte(`"stream_options":{"include_usage":true}`)) {
+		t.Errorf("pass-through: %v %s", h, body)
+	}
+	if resp, _ := do(t, pt.gw.URL, "Basic c2stb3I=", `{"model":"m","input":"hi"}`); resp.StatusCode != 401 {
+		t.Errorf("pass-through of a non-bearer: %d", resp.StatusCode)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	for _, k := range []string{"sk-or-operator", "sk-or-client", "gw-1"} {
+		if strings.Contains(logs.String(), k) {
+			t.Errorf("the log has the key %s", k)
+		}
+	}
+}
+
+type writerFunc func([]byte) (int, error)
+
+func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
+
+// Unknown fields a client names do not each become a metric series.
+func TestWarningLabelsBounded(t *testing.T) {
+	s := newStack(t, &recorder{}, gateway.Config{})
+	var b strings.Builder
+	b.WriteString(`{"model":"m","input":"hi"`)
+	for i := range 300 {
+		fmt.Fprintf(&b, `,"x_%d":1`, i)
+	}
+	b.WriteString("}")
+	resp, body := do(t, s.gw.URL, "", b.String())
+	if resp.StatusCode != 200 {
+		t.Fatalf("%d %s", resp.StatusCode, body)
+	}
+	if n := strings.Count(scrape(t, s.gw.URL), "transponder_warnings_total{"); n > 3 {
+		t.Errorf("%d warning series for one request's unknown fields", n)
 	}
 }

@@ -134,9 +134,13 @@ func load(b *testing.B, c int) {
 	if err := one(); err != nil { // warm: connections, pools
 		b.Fatal(err)
 	}
+	time.Sleep(10 * time.Millisecond) // the warm-up's last Observe
+	lat.mu.Lock()
 	lat.d = lat.d[:0]
+	lat.mu.Unlock()
 	var next atomic.Int64
-	var failed atomic.Value
+	var failMu sync.Mutex
+	var failed error
 	b.ResetTimer()
 	start := time.Now()
 	var wg sync.WaitGroup
@@ -146,7 +150,9 @@ func load(b *testing.B, c int) {
 			defer wg.Done()
 			for next.Add(1) <= int64(b.N) {
 				if err := one(); err != nil {
-					failed.Store(err)
+					failMu.Lock()
+					failed = err
+					failMu.Unlock()
 					return
 				}
 			}
@@ -155,8 +161,8 @@ func load(b *testing.B, c int) {
 	wg.Wait()
 	elapsed := time.Since(start)
 	b.StopTimer()
-	if err, _ := failed.Load().(error); err != nil {
-		b.Fatal(err)
+	if failed != nil {
+		b.Fatal(failed)
 	}
 	b.ReportMetric(float64(b.N)/elapsed.Seconds(), "streams/s")
 	b.ReportMetric(float64(lat.quantile(0.50).Nanoseconds())/1e3, "p50-µs")

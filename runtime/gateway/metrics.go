@@ -19,9 +19,9 @@ type metrics struct {
 func newMetrics(r *prometheus.Registry) *metrics {
 	m := &metrics{
 		requests:     prometheus.NewCounterVec(prometheus.CounterOpts{Name: "transponder_requests_total", Help: "Responses requests, by mode (stream, json) and outcome (completed, incomplete, failed, error)."}, []string{"mode", "outcome"}),
-		errors:       prometheus.NewCounterVec(prometheus.CounterOpts{Name: "transponder_errors_total", Help: "Errors, by kind (auth, bad_request, too_large, upstream_<status>, upstream_unreachable, stream_failed, client_gone, overloaded, not_stored)."}, []string{"kind"}),
+		errors:       prometheus.NewCounterVec(prometheus.CounterOpts{Name: "transponder_errors_total", Help: "Errors, by kind (auth, bad_request, too_large, upstream_<status>, upstream_unreachable, upstream_timeout, upstream_broken, upstream_invalid, stream_failed, client_gone, overloaded, not_stored)."}, []string{"kind"}),
 		upstream:     prometheus.NewHistogram(prometheus.HistogramOpts{Name: "transponder_upstream_latency_seconds", Help: "Time from sending the chat request to the upstream's response headers.", Buckets: prometheus.ExponentialBuckets(0.01, 2, 14)}),
-		firstEvent:   prometheus.NewHistogram(prometheus.HistogramOpts{Name: "transponder_time_to_first_event_seconds", Help: "Time from the request's arrival to the first stream event flushed.", Buckets: prometheus.ExponentialBuckets(0.005, 2, 15)}),
+		firstEvent:   prometheus.NewHistogram(prometheus.HistogramOpts{Name: "transponder_time_to_first_event_seconds", Help: "Time from the request's arrival to the flush of the first events made of the upstream's answer (response.created goes out before it, as soon as the upstream answers).", Buckets: prometheus.ExponentialBuckets(0.005, 2, 15)}),
 		chunk:        prometheus.NewHistogram(prometheus.HistogramOpts{Name: "transponder_chunk_latency_seconds", Help: "Time from an upstream chunk's arrival to the flush of its events: the latency the gateway adds.", Buckets: prometheus.ExponentialBuckets(1e-6, 2, 20)}),
 		active:       prometheus.NewGauge(prometheus.GaugeOpts{Name: "transponder_active_streams", Help: "Streams in flight."}),
 		tokens:       prometheus.NewCounterVec(prometheus.CounterOpts{Name: "transponder_tokens_total", Help: "Tokens the upstream reported, by model, tenant and kind (input, output)."}, []string{"model", "tenant", "kind"}),

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"regexp"
 	"strconv"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -22,8 +23,25 @@ import (
 // maxWarningsHeader bounds the Transponder-Warnings header.
 const maxWarningsHeader = 8 << 10
 
-// maxErrorBody bounds what is read of an upstream error body.
-const maxErrorBody = 64 << 10
+// maxErrorBody bounds what is read of an upstream error body, and
+// maxUpstreamBody an answer that is not streamed.
+const (
+	maxErrorBody    = 64 << 10
+	maxUpstreamBody = 64 << 20
+)
+
+// idleReader resets an idle timer on every read.
+type idleReader struct {
+	r    io.Reader
+	t    *time.Timer
+	idle time.Duration
+}
+
+func (r idleReader) Read(p []byte) (int, error) {
+	n, err := r.r.Read(p)
+	r.t.Reset(r.idle)
+	return n, err
+}
 
 // request is one POST /v1/responses being served.
 type request struct {
@@ -59,7 +77,11 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request) {
 		q.fail("auth", aerr)
 		return
 	}
+	// A slow body must not hold the slot: it has BodyTimeout to arrive.
+	rc := http.NewResponseController(w)
+	_ = rc.SetReadDeadline(time.Now().Add(s.cfg.BodyTimeout))
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.cfg.MaxBody))
+	_ = rc.SetReadDeadline(time.Time{})
 	if err != nil {
 		var tooLarge *http.MaxBytesError
 		if errors.As(err, &tooLarge) {
@@ -130,6 +152,10 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request) {
 			s.m.errors.WithLabelValues("client_gone").Inc()
 			return
 		}
+		if errors.Is(err, errHeaderTimeout) {
+			q.fail("upstream_timeout", &translate.APIError{Status: http.StatusGatewayTimeout, Type: "server_error", Code: "timeout", Message: fmt.Sprintf("the upstream did not answer within %s", s.cfg.UpstreamTimeout)})
+			return
+		}
 		q.fail("upstream_unreachable", &translate.APIError{Status: http.StatusBadGateway, Type: "server_error", Code: "server_error", Message: "the upstream could not be reached: " + err.Error()})
 		return
 	}
@@ -141,7 +167,7 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request) {
 	}
 	topts := translate.Options{IDs: s.cfg.IDs, Clock: s.cfg.Clock}
 	if !q.stream {
-		q.json(wk, req, resp.Body, topts)
+		q.json(ctx, wk, req, resp.Body, topts)
 		return
 	}
 	q.sse(ctx, req, resp.Body, topts)
@@ -189,8 +215,23 @@ func (q *request) upstream(ctx context.Context, chat []byte) (*http.Response, er
 var errHeaderTimeout = errors.New("no response headers within the upstream timeout")
 
 // json serves a response that is not streamed.
-func (q *request) json(wk *worker, req *translate.Request, body io.Reader, opts translate.Options) {
-	data, err := io.ReadAll(body)
+func (q *request) json(ctx context.Context, wk *worker, req *translate.Request, body io.ReadCloser, opts translate.Options) {
+	// The body comes within StreamIdle of silence at a time, and at most
+	// maxUpstreamBody of it.
+	var silent atomic.Bool
+	idle := time.AfterFunc(q.s.cfg.StreamIdle, func() { silent.Store(true); _ = body.Close() })
+	data, err := io.ReadAll(io.LimitReader(idleReader{body, idle, q.s.cfg.StreamIdle}, maxUpstreamBody))
+	idle.Stop()
+	switch {
+	case err != nil && ctx.Err() != nil:
+		q.outcome = "client_gone"
+		q.s.m.errors.WithLabelValues("client_gone").Inc()
+		return
+	case err != nil && silent.Load():
+		err = fmt.Errorf("the upstream sent nothing for %s", q.s.cfg.StreamIdle)
+	case err == nil && len(data) == maxUpstreamBody:
+		err = fmt.Errorf("its answer is over %d bytes", maxUpstreamBody)
+	}
 	if err != nil {
 		q.fail("upstream_broken", &translate.APIError{Status: http.StatusBadGateway, Type: "server_error", Code: "server_error", Message: "the upstream's response broke off: " + err.Error()})
 		return
@@ -220,6 +261,7 @@ func (q *request) sse(ctx context.Context, req *translate.Request, body io.Reade
 	s.m.active.Inc()
 	defer s.m.active.Dec()
 	rc := http.NewResponseController(q.w)
+	defer func() { _ = rc.SetWriteDeadline(time.Time{}) }() // the connection may serve another request
 	h := q.w.Header()
 	h.Set("Content-Type", "text/event-stream")
 	h.Set("Cache-Control", "no-cache")
@@ -228,22 +270,17 @@ func (q *request) sse(ctx context.Context, req *translate.Request, body io.Reade
 	t := translate.NewChatToResponses(req, opts)
 	var out []byte
 	first := true
+	// A client that stops reading gets StreamIdle to take each batch.
 	write := func(evs []translate.Event) error {
 		if len(evs) == 0 {
 			return nil
 		}
 		out = translate.AppendSSE(out[:0], evs)
+		_ = rc.SetWriteDeadline(time.Now().Add(s.cfg.StreamIdle))
 		if _, err := q.w.Write(out); err != nil {
 			return err
 		}
-		if err := rc.Flush(); err != nil {
-			return err
-		}
-		if first {
-			first = false
-			s.m.firstEvent.Observe(time.Since(q.start).Seconds())
-		}
-		return nil
+		return rc.Flush()
 	}
 	// A silence longer than StreamIdle ends the upstream read.
 	var silent atomic.Bool
@@ -293,6 +330,10 @@ func (q *request) sse(ctx context.Context, req *translate.Request, body io.Reade
 		if err := write(evs); err != nil {
 			q.gone()
 			return
+		}
+		if first && len(evs) > 0 {
+			first = false // the first events made of the upstream's answer
+			s.m.firstEvent.Observe(time.Since(q.start).Seconds())
 		}
 		d := time.Since(arrived)
 		s.m.chunk.Observe(d.Seconds())
@@ -373,18 +414,46 @@ func (q *request) warnings(ws []mapping.Warning) {
 		b = next
 	}
 	q.w.Header().Set(WarningsHeader, string(append(b, ']')))
-	for _, w := range ws {
-		q.log.Info("warning", "path", w.Path, "reason", w.Reason)
+	for i, w := range ws {
+		if i == maxWarningsLogged {
+			q.log.Info("more warnings", "count", len(ws)-i)
+			break
+		}
+		q.log.Info("warning", "path", clip(w.Path, 200), "reason", w.Reason)
 	}
 }
 
 var indexes = regexp.MustCompile(`\[\d+\]`)
 
-// count counts warnings by path (indexes left out: a label per field).
+// maxWarningLabels bounds the warnings metric's series: a path past it
+// counts as "<other>".
+const maxWarningLabels = 500
+
+// maxWarningsLogged bounds the warnings logged per request (the rest are
+// counted in one line).
+const maxWarningsLogged = 20
+
+// count counts warnings by path: indexes left out (a label per field), the
+// paths of fields the spec does not know (which the client names) as one.
 func (q *request) count(ws []mapping.Warning) {
 	for _, w := range ws {
-		q.s.m.warnings.WithLabelValues(indexes.ReplaceAllString(w.Path, "[]")).Inc()
+		label := indexes.ReplaceAllString(w.Path, "[]")
+		if strings.Contains(w.Reason, "does not know") || strings.Contains(w.Reason, "neither the Responses spec nor") {
+			label = "<unknown field>" // a key the client chose
+		}
+		q.s.m.warnings.WithLabelValues(q.s.warningLabel(label)).Inc()
 	}
+}
+
+// warningLabel is label while the metric has room for it, else "<other>".
+func (s *Server) warningLabel(label string) string {
+	s.labelsMu.Lock()
+	defer s.labelsMu.Unlock()
+	if s.labels[label] || len(s.labels) < maxWarningLabels {
+		s.labels[label] = true
+		return label
+	}
+	return "<other>"
 }
 
 // account counts a Response's tokens and cost.
