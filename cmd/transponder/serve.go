@@ -46,6 +46,7 @@ type serveConfig struct {
 	MaxConc      int           `yaml:"max_concurrent"`
 	UpTimeout    string        `yaml:"upstream_timeout"`
 	StreamIdle   string        `yaml:"stream_idle"`
+	BodyTimeout  string        `yaml:"body_timeout"`
 	Replay       string        `yaml:"replay"` // the replay script, when no key is set
 }
 
@@ -239,7 +240,7 @@ func (c *serveConfig) gateway(log *slog.Logger) (gateway.Config, error) {
 	for _, d := range []struct {
 		s   string
 		dst *time.Duration
-	}{{c.UpTimeout, &cfg.UpstreamTimeout}, {c.StreamIdle, &cfg.StreamIdle}} {
+	}{{c.UpTimeout, &cfg.UpstreamTimeout}, {c.StreamIdle, &cfg.StreamIdle}, {c.BodyTimeout, &cfg.BodyTimeout}} {
 		if d.s == "" {
 			continue
 		}

@@ -27,6 +27,7 @@ max_body: 1000
 max_concurrent: 7
 upstream_timeout: 30s
 stream_idle: 1m
+body_timeout: 10s
 `
 	var c serveConfig
 	if err := parseConfig([]byte(file), &c); err != nil {
@@ -52,7 +53,7 @@ stream_idle: 1m
 	if orCfg, err := or.gateway(nil); err != nil || string(orCfg.Provider) != `{"data_collection":"deny","zdr":true}` {
 		t.Errorf("provider %s, %v", orCfg.Provider, err)
 	}
-	if cfg.MaxBody != 1000 || cfg.MaxConcurrent != 7 || cfg.UpstreamTimeout != 30*time.Second || cfg.StreamIdle != time.Minute {
+	if cfg.MaxBody != 1000 || cfg.MaxConcurrent != 7 || cfg.UpstreamTimeout != 30*time.Second || cfg.StreamIdle != time.Minute || cfg.BodyTimeout != 10*time.Second {
 		t.Errorf("limits %+v", cfg)
 	}
 	for _, c := range []struct{ bad, want string }{
