@@ -235,7 +235,7 @@ func (c *conv) finish(v codec.Value) {
 				continue
 			}
 			if p := f.Path(); !c.warned(p) {
-				c.warn(p, "a field the pinned spec does not know; not carried")
+				c.warnUnknown(p, "a field the pinned spec does not know; not carried")
 			}
 		}
 	}
@@ -269,7 +269,7 @@ func (c *conv) unknownTopLevel(f codec.Finding, target codec.Schema) {
 		return
 	}
 	if _, ok := target.Property(key); !ok {
-		c.warn(f.Path(), "a field neither the Responses spec nor the "+c.opts.Dialect.String()+" chat request has; not carried")
+		c.warnUnknown(f.Path(), "a field neither the Responses spec nor the "+c.opts.Dialect.String()+" chat request has; not carried")
 		return
 	}
 	if c.b.Has(codec.Top, key) {
@@ -284,6 +284,11 @@ func (c *conv) drop(_ codec.Value, path, reason string) { c.warn(path, reason) }
 
 func (c *conv) warn(path, reason string) {
 	c.warns = append(c.warns, Warning{Path: path, Reason: reason})
+}
+
+// warnUnknown warns of a field the spec does not know.
+func (c *conv) warnUnknown(path, reason string) {
+	c.warns = append(c.warns, Warning{Path: path, Reason: reason, Unknown: true})
 }
 
 // warned reports whether there is a warning for path already (a

@@ -118,6 +118,10 @@ var ErrItemNotFound = errors.New("item not found")
 type Warning struct {
 	Path   string `json:"path"`
 	Reason string `json:"reason"`
+	// Unknown marks a field the spec does not know: its path is the
+	// client's (or the upstream's) choice, not a field of the spec (a
+	// serving layer counts these apart, not path by path).
+	Unknown bool `json:"-"`
 }
 
 func (w Warning) String() string { return w.Path + ": " + w.Reason }

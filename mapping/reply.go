@@ -175,7 +175,7 @@ func (c *reply) unknown(doc *codec.Doc, extra func([]byte) bool) {
 			continue
 		}
 		if !empty(f.Value()) { // the path is built only for a warning
-			c.warn(f.Path(), "a field the pinned spec does not know; not carried")
+			c.warnUnknown(f.Path(), "a field the pinned spec does not know; not carried")
 		}
 	}
 }
@@ -185,13 +185,20 @@ func (c *reply) unknown(doc *codec.Doc, extra func([]byte) bool) {
 func (c *reply) put(obj codec.Ref, key string, raw []byte) { c.b.Set(obj, key, raw) }
 
 // warn records a warning once per path and reason.
-func (c *reply) warn(path, reason string) {
-	for _, w := range c.warns {
-		if w.Path == path && w.Reason == reason {
+func (c *reply) warn(path, reason string) { c.add(Warning{Path: path, Reason: reason}) }
+
+// warnUnknown warns of a field the spec does not know (once per path).
+func (c *reply) warnUnknown(path, reason string) {
+	c.add(Warning{Path: path, Reason: reason, Unknown: true})
+}
+
+func (c *reply) add(w Warning) {
+	for _, o := range c.warns {
+		if o.Path == w.Path && o.Reason == w.Reason {
 			return
 		}
 	}
-	c.warns = append(c.warns, Warning{Path: path, Reason: reason})
+	c.warns = append(c.warns, w)
 }
 
 // drop warns that a field is left out, when it carries something (not

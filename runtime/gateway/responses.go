@@ -10,7 +10,6 @@ import (
 	"net/http"
 	"regexp"
 	"strconv"
-	"strings"
 	"sync/atomic"
 	"time"
 
@@ -438,8 +437,8 @@ const maxWarningsLogged = 20
 func (q *request) count(ws []mapping.Warning) {
 	for _, w := range ws {
 		label := indexes.ReplaceAllString(w.Path, "[]")
-		if strings.Contains(w.Reason, "does not know") || strings.Contains(w.Reason, "neither the Responses spec nor") {
-			label = "<unknown field>" // a key the client chose
+		if w.Unknown {
+			label = "<unknown field>" // a key the client (or upstream) chose
 		}
 		q.s.m.warnings.WithLabelValues(q.s.warningLabel(label)).Inc()
 	}
