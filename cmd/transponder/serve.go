@@ -59,6 +59,11 @@ type modelRule struct {
 // serve is `transponder serve`: the gateway. It returns when a signal
 // stops it (in-flight streams get ShutdownGrace to finish).
 func serve(args []string, stderr io.Writer) int {
+	return serveUntil(context.Background(), args, stderr)
+}
+
+// serveUntil is serve, stopping (as on a signal) when ctx ends.
+func serveUntil(parent context.Context, args []string, stderr io.Writer) int {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	configFile := fs.String("config", os.Getenv("TRANSPONDER_CONFIG"), "config file (YAML or JSON; $TRANSPONDER_CONFIG)")
@@ -104,7 +109,7 @@ func serve(args []string, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "transponder serve:", err)
 		return 2
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := signal.NotifyContext(parent, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	keyEnv := c.Upstream.APIKeyEnv
 	if keyEnv == "" {

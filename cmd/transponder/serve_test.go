@@ -1,9 +1,13 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"io"
 	"log/slog"
+	"net/http"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -76,5 +80,67 @@ body_timeout: 10s
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%q: %v, want an error naming %s", c.bad, err, c.want)
 		}
+	}
+}
+
+// syncBuffer is a bytes.Buffer safe to write from the server's goroutines.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// transponder serve with no key: the replay upstream, said so in the log;
+// it answers a Responses request; stopping it (as a signal does) ends it
+// cleanly.
+func TestServeReplay(t *testing.T) {
+	t.Setenv("OPENROUTER_API_KEY", "")
+	ctx, cancel := context.WithCancel(context.Background())
+	var log syncBuffer
+	done := make(chan int, 1)
+	go func() { done <- serveUntil(ctx, []string{"-listen", "127.0.0.1:0", "-replay", "reasoning"}, &log) }()
+	var url string
+	for deadline := time.Now().Add(10 * time.Second); url == "" && time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		if _, after, ok := strings.Cut(log.String(), `"listen":"`); ok {
+			url, _, _ = strings.Cut(after, `"`)
+		}
+	}
+	if url == "" {
+		t.Fatalf("no listening line: %s", log.String())
+	}
+	if !strings.Contains(log.String(), "REPLAY UPSTREAM") {
+		t.Errorf("the replay is not said: %s", log.String())
+	}
+	resp, err := http.Post(url+"/responses", "application/json", strings.NewReader(`{"model":"m","input":"why?"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || !bytes.Contains(body, []byte(`"text":"The answer is 42."`)) || !bytes.Contains(body, []byte(`"type":"reasoning"`)) {
+		t.Errorf("%d %s", resp.StatusCode, body)
+	}
+	cancel()
+	select {
+	case code := <-done:
+		if code != 0 {
+			t.Errorf("exit %d: %s", code, log.String())
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("serve did not stop")
+	}
+	if !strings.Contains(log.String(), "shutting down") {
+		t.Errorf("no shutdown line: %s", log.String())
 	}
 }
