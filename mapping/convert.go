@@ -244,6 +244,12 @@ func (c *conv) finish(v codec.Value) {
 	}
 	c.uniqueTools()
 	c.required()
+	if len(c.opts.Provider) > 0 && c.opts.Dialect == OpenRouter {
+		if c.b.Has(codec.Top, "provider") {
+			c.warn("provider", "replaced by the operator's provider preferences")
+		}
+		c.b.Set(codec.Top, "provider", c.opts.Provider)
+	}
 	if c.opts.SessionID != "" && c.opts.Dialect == OpenRouter && !c.b.Has(codec.Top, "session_id") {
 		c.b.SetString(codec.Top, "session_id", c.opts.SessionID)
 	}

@@ -182,3 +182,23 @@ func TestCorpusRequests(t *testing.T) {
 		t.Fatal("no recorded requests")
 	}
 }
+
+// The operator's provider preferences go into every OpenRouter request,
+// replacing a client's (with a warning); the OpenAI dialect has none.
+func TestProviderOption(t *testing.T) {
+	prov := []byte(`{"data_collection":"deny","zdr":true}`)
+	out, warns, err := mapping.ResponsesToChat([]byte(`{"model":"m","input":"hi","provider":{"order":["x"]}}`), mapping.Options{Provider: prov})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(out, []byte(`"provider":{"data_collection":"deny","zdr":true}`)) || bytes.Contains(out, []byte(`"order"`)) {
+		t.Errorf("%s", out)
+	}
+	if len(warns) != 1 || warns[0].Path != "provider" {
+		t.Errorf("warnings %v", warns)
+	}
+	out, _, err = mapping.ResponsesToChat([]byte(`{"model":"m","input":"hi"}`), mapping.Options{Provider: prov, Dialect: mapping.OpenAI})
+	if err != nil || bytes.Contains(out, []byte(`"provider"`)) {
+		t.Errorf("openai: %s %v", out, err)
+	}
+}

@@ -91,6 +91,10 @@ type Options struct {
 	// does not know: by default the request is refused (silently losing
 	// history corrupts the conversation).
 	UnknownItems UnknownItems
+	// Provider, when set, is OpenRouter's provider preferences object
+	// (data collection, ZDR, order, …) the operator puts in every request:
+	// it replaces one the client sent, with a warning.
+	Provider []byte
 	// Items resolves item_reference input items: the item (its JSON) of an
 	// id, or an error wrapping ErrItemNotFound (the request is refused,
 	// naming the id), or another error (returned as it is). Without it an

@@ -49,11 +49,11 @@ func (c *conv) responsesChatOpenRouter(v codec.Value) {
 			srcModeration = m
 		case "reasoning":
 			srcReasoning = m
-		case "store": // mapping/responses_chat.yaml:214: gateway: the gateway stores responses (for previous_response_id and GET)
-		case "previous_response_id": // mapping/responses_chat.yaml:216: gateway: the gateway prepends the stored conversation
-		case "conversation": // mapping/responses_chat.yaml:218: gateway: unsupported_parameter until the gateway keeps conversations
-		case "background": // mapping/responses_chat.yaml:220: gateway: unsupported_parameter until the gateway runs responses in the background
-		case "include": // mapping/responses_chat.yaml:222: gateway: the gateway decides what the response includes (reasoning.encrypted_content)
+		case "store": // mapping/responses_chat.yaml:216: gateway: the gateway stores responses (for previous_response_id and GET)
+		case "previous_response_id": // mapping/responses_chat.yaml:218: gateway: the gateway prepends the stored conversation
+		case "conversation": // mapping/responses_chat.yaml:220: gateway: unsupported_parameter until the gateway keeps conversations
+		case "background": // mapping/responses_chat.yaml:222: gateway: unsupported_parameter until the gateway runs responses in the background
+		case "include": // mapping/responses_chat.yaml:224: gateway: the gateway decides what the response includes (reasoning.encrypted_content)
 		case "truncation":
 			srcTruncation = m
 		case "max_tool_calls":
@@ -223,12 +223,12 @@ func (c *conv) responsesChatOpenRouter(v codec.Value) {
 			}
 		}
 		if present(srcStreamOptionsIncludeObfuscation) {
-			// mapping/responses_chat.yaml:154: drop
+			// mapping/responses_chat.yaml:156: drop
 			c.drop(srcStreamOptionsIncludeObfuscation, "stream_options.include_obfuscation", "OpenRouter's chat streams have no obfuscation option")
 		}
 	}
 	if present(srcPromptCacheKey) {
-		// mapping/responses_chat.yaml:157: → prompt_cache_key
+		// mapping/responses_chat.yaml:159: → prompt_cache_key
 		promptCacheKey(c, srcPromptCacheKey, "prompt_cache_key", codec.Top, "prompt_cache_key")
 	}
 	if present(srcPromptCacheOptions) {
@@ -242,24 +242,24 @@ func (c *conv) responsesChatOpenRouter(v codec.Value) {
 			}
 		}
 		if present(srcPromptCacheOptionsMode) {
-			// mapping/responses_chat.yaml:161: → prompt_cache_options.mode
+			// mapping/responses_chat.yaml:163: → prompt_cache_options.mode
 			c.put(c.b.Object(codec.Top, "prompt_cache_options"), "mode", srcPromptCacheOptionsMode.Raw())
 		}
 		if present(srcPromptCacheOptionsTtl) {
-			// mapping/responses_chat.yaml:161: → prompt_cache_options.ttl
+			// mapping/responses_chat.yaml:163: → prompt_cache_options.ttl
 			c.put(c.b.Object(codec.Top, "prompt_cache_options"), "ttl", srcPromptCacheOptionsTtl.Raw())
 		}
 	}
 	if present(srcPromptCacheRetention) {
-		// mapping/responses_chat.yaml:163: drop
+		// mapping/responses_chat.yaml:165: drop
 		c.drop(srcPromptCacheRetention, "prompt_cache_retention", "OpenRouter's ChatRequest has no prompt_cache_retention")
 	}
 	if present(srcUser) {
-		// mapping/responses_chat.yaml:166: → user
+		// mapping/responses_chat.yaml:168: → user
 		c.put(codec.Top, "user", srcUser.Raw())
 	}
 	if present(srcSafetyIdentifier) {
-		// mapping/responses_chat.yaml:168: drop
+		// mapping/responses_chat.yaml:170: drop
 		c.drop(srcSafetyIdentifier, "safety_identifier", "OpenRouter's ChatRequest has no safety_identifier")
 	}
 	if present(srcText) {
@@ -273,14 +273,14 @@ func (c *conv) responsesChatOpenRouter(v codec.Value) {
 			}
 		}
 		if present(srcTextVerbosity) {
-			// mapping/responses_chat.yaml:171: drop
+			// mapping/responses_chat.yaml:173: drop
 			c.drop(srcTextVerbosity, "text.verbosity", "OpenRouter's ChatRequest has no verbosity")
 		}
 		if present(srcTextFormat) {
 			srcTextFormatNode, srcTextFormatKnown, srcTextFormatType := c.tag(srcTextFormat)
 			switch srcTextFormatType {
 			case "text":
-				// mapping/responses_chat.yaml:179: → response_format{text}
+				// mapping/responses_chat.yaml:181: → response_format{text}
 				omit(c, srcTextFormat, "text.format", codec.Top, "")
 			case "json_object":
 				var srcTextFormatJsonObjectType codec.Value
@@ -291,7 +291,7 @@ func (c *conv) responsesChatOpenRouter(v codec.Value) {
 					}
 				}
 				if present(srcTextFormatJsonObjectType) {
-					// mapping/responses_chat.yaml:183: → response_format{json_object}.type
+					// mapping/responses_chat.yaml:185: → response_format{json_object}.type
 					c.put(c.b.Object(codec.Top, "response_format"), "type", srcTextFormatJsonObjectType.Raw())
 				}
 			case "json_schema":
@@ -311,23 +311,23 @@ func (c *conv) responsesChatOpenRouter(v codec.Value) {
 					}
 				}
 				if present(srcTextFormatJsonSchemaType) {
-					// mapping/responses_chat.yaml:185: → response_format{json_schema}.type
+					// mapping/responses_chat.yaml:187: → response_format{json_schema}.type
 					c.put(c.b.Object(codec.Top, "response_format"), "type", srcTextFormatJsonSchemaType.Raw())
 				}
 				if present(srcTextFormatJsonSchemaName) {
-					// mapping/responses_chat.yaml:187: → response_format{json_schema}.json_schema.name
+					// mapping/responses_chat.yaml:189: → response_format{json_schema}.json_schema.name
 					c.put(c.b.Object(c.b.Object(codec.Top, "response_format"), "json_schema"), "name", srcTextFormatJsonSchemaName.Raw())
 				}
 				if present(srcTextFormatJsonSchemaDescription) {
-					// mapping/responses_chat.yaml:189: → response_format{json_schema}.json_schema.description
+					// mapping/responses_chat.yaml:191: → response_format{json_schema}.json_schema.description
 					c.put(c.b.Object(c.b.Object(codec.Top, "response_format"), "json_schema"), "description", srcTextFormatJsonSchemaDescription.Raw())
 				}
 				if present(srcTextFormatJsonSchemaSchema) {
-					// mapping/responses_chat.yaml:191: → response_format{json_schema}.json_schema.schema
+					// mapping/responses_chat.yaml:193: → response_format{json_schema}.json_schema.schema
 					c.put(c.b.Object(c.b.Object(codec.Top, "response_format"), "json_schema"), "schema", srcTextFormatJsonSchemaSchema.Raw())
 				}
 				if present(srcTextFormatJsonSchemaStrict) {
-					// mapping/responses_chat.yaml:194: → response_format{json_schema}.json_schema.strict
+					// mapping/responses_chat.yaml:196: → response_format{json_schema}.json_schema.strict
 					c.put(c.b.Object(c.b.Object(codec.Top, "response_format"), "json_schema"), "strict", srcTextFormatJsonSchemaStrict.Raw())
 				}
 			default:
@@ -336,7 +336,7 @@ func (c *conv) responsesChatOpenRouter(v codec.Value) {
 		}
 	}
 	if present(srcModeration) {
-		// mapping/responses_chat.yaml:174: drop
+		// mapping/responses_chat.yaml:176: drop
 		c.drop(srcModeration, "moderation", "OpenRouter moderates with its moderation plugin, not this field")
 	}
 	if present(srcReasoning) {
@@ -356,47 +356,47 @@ func (c *conv) responsesChatOpenRouter(v codec.Value) {
 			}
 		}
 		if present(srcReasoningEffort) {
-			// mapping/responses_chat.yaml:198: → reasoning.effort
+			// mapping/responses_chat.yaml:200: → reasoning.effort
 			c.put(c.b.Object(codec.Top, "reasoning"), "effort", srcReasoningEffort.Raw())
 		}
 		if present(srcReasoningSummary) {
-			// mapping/responses_chat.yaml:201: → reasoning.summary
+			// mapping/responses_chat.yaml:203: → reasoning.summary
 			c.put(c.b.Object(codec.Top, "reasoning"), "summary", srcReasoningSummary.Raw())
 		}
 		if present(srcReasoningGenerateSummary) {
-			// mapping/responses_chat.yaml:204: lossy → reasoning.summary
+			// mapping/responses_chat.yaml:206: lossy → reasoning.summary
 			c.put(c.b.Object(codec.Top, "reasoning"), "summary", srcReasoningGenerateSummary.Raw())
 			c.warn("reasoning.generate_summary", "deprecated; read as summary when summary is absent")
 		}
 		if present(srcReasoningContext) {
-			// mapping/responses_chat.yaml:208: drop
+			// mapping/responses_chat.yaml:210: drop
 			c.drop(srcReasoningContext, "reasoning.context", "chat has no reasoning context setting")
 		}
 		if present(srcReasoningMode) {
-			// mapping/responses_chat.yaml:210: drop
+			// mapping/responses_chat.yaml:212: drop
 			c.drop(srcReasoningMode, "reasoning.mode", "chat has no reasoning mode setting")
 		}
 	}
 	if present(srcTruncation) {
-		// mapping/responses_chat.yaml:224: drop
+		// mapping/responses_chat.yaml:226: drop
 		c.drop(srcTruncation, "truncation", "chat has no truncation; an upstream refuses a context that is too long")
 	}
 	if present(srcMaxToolCalls) {
-		// mapping/responses_chat.yaml:226: drop
+		// mapping/responses_chat.yaml:228: drop
 		c.drop(srcMaxToolCalls, "max_tool_calls", "chat has no limit on tool calls")
 	}
 	if present(srcPrompt) {
-		// mapping/responses_chat.yaml:228: drop
+		// mapping/responses_chat.yaml:230: drop
 		c.drop(srcPrompt, "prompt", "stored prompt templates live on OpenAI's platform")
 	}
 	if present(srcContextManagement) {
-		// mapping/responses_chat.yaml:230: drop
+		// mapping/responses_chat.yaml:232: drop
 		c.drop(srcContextManagement, "context_management", "chat has no server-side context compaction")
 	}
 	if present(srcToolChoice) {
 		switch srcToolChoice.Kind() {
 		case codec.String:
-			// mapping/responses_chat.yaml:234: → tool_choice{string}
+			// mapping/responses_chat.yaml:236: → tool_choice{string}
 			c.put(codec.Top, "tool_choice", srcToolChoice.Raw())
 		case codec.Object:
 			srcToolChoiceObjectNode, srcToolChoiceObjectKnown, srcToolChoiceObjectType := c.tag(srcToolChoice)
@@ -412,58 +412,58 @@ func (c *conv) responsesChatOpenRouter(v codec.Value) {
 					}
 				}
 				if present(srcToolChoiceObjectFunctionType) {
-					// mapping/responses_chat.yaml:236: → tool_choice{object}{function}.type
+					// mapping/responses_chat.yaml:238: → tool_choice{object}{function}.type
 					c.put(c.b.Object(codec.Top, "tool_choice"), "type", srcToolChoiceObjectFunctionType.Raw())
 				}
 				if present(srcToolChoiceObjectFunctionName) {
-					// mapping/responses_chat.yaml:238: → tool_choice{object}{function}.function.name
+					// mapping/responses_chat.yaml:240: → tool_choice{object}{function}.function.name
 					c.put(c.b.Object(c.b.Object(codec.Top, "tool_choice"), "function"), "name", srcToolChoiceObjectFunctionName.Raw())
 				}
 			case "allowed_tools":
-				// mapping/responses_chat.yaml:240: lossy → tool_choice{string}
+				// mapping/responses_chat.yaml:242: lossy → tool_choice{string}
 				allowedToolsFilter(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
 				c.warn("tool_choice", "OpenRouter has no allowed_tools; the tools are filtered to the allowed set and the mode kept")
 			case "custom":
-				// mapping/responses_chat.yaml:244: → tool_choice{object}{function}
+				// mapping/responses_chat.yaml:246: → tool_choice{object}{function}
 				customChoiceAsFunction(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
 			case "web_search_preview":
-				// mapping/responses_chat.yaml:248: lossy → tool_choice{string}
+				// mapping/responses_chat.yaml:250: lossy → tool_choice{string}
 				forceHosted(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
 				c.warn("tool_choice", "forcing a hosted tool becomes required when it is the only tool offered")
 			case "web_search_preview_2025_03_11":
-				// mapping/responses_chat.yaml:252: lossy → tool_choice{string}
+				// mapping/responses_chat.yaml:254: lossy → tool_choice{string}
 				forceHosted(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
 				c.warn("tool_choice", "forcing a hosted tool becomes required when it is the only tool offered")
 			case "image_generation":
-				// mapping/responses_chat.yaml:256: lossy → tool_choice{string}
+				// mapping/responses_chat.yaml:258: lossy → tool_choice{string}
 				forceHosted(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
 				c.warn("tool_choice", "forcing a hosted tool becomes required when it is the only tool offered")
 			case "file_search":
-				// mapping/responses_chat.yaml:260: drop
+				// mapping/responses_chat.yaml:262: drop
 				c.drop(srcToolChoice, "tool_choice", "file search is dropped with its tool; forcing it is an error")
 			case "code_interpreter":
-				// mapping/responses_chat.yaml:262: drop
+				// mapping/responses_chat.yaml:264: drop
 				c.drop(srcToolChoice, "tool_choice", "the code interpreter is dropped with its tool; forcing it is an error")
 			case "computer":
-				// mapping/responses_chat.yaml:264: drop
-				c.drop(srcToolChoice, "tool_choice", "computer use is dropped with its tool; forcing it is an error")
-			case "computer_use":
 				// mapping/responses_chat.yaml:266: drop
 				c.drop(srcToolChoice, "tool_choice", "computer use is dropped with its tool; forcing it is an error")
-			case "computer_use_preview":
+			case "computer_use":
 				// mapping/responses_chat.yaml:268: drop
 				c.drop(srcToolChoice, "tool_choice", "computer use is dropped with its tool; forcing it is an error")
-			case "mcp":
+			case "computer_use_preview":
 				// mapping/responses_chat.yaml:270: drop
+				c.drop(srcToolChoice, "tool_choice", "computer use is dropped with its tool; forcing it is an error")
+			case "mcp":
+				// mapping/responses_chat.yaml:272: drop
 				c.drop(srcToolChoice, "tool_choice", "remote MCP is dropped with its tool; forcing it is an error")
 			case "apply_patch":
-				// mapping/responses_chat.yaml:272: → tool_choice{object}{function}
+				// mapping/responses_chat.yaml:274: → tool_choice{object}{function}
 				forceVirtual(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
 			case "shell":
-				// mapping/responses_chat.yaml:276: → tool_choice{object}{function}
+				// mapping/responses_chat.yaml:278: → tool_choice{object}{function}
 				forceVirtual(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
 			case "programmatic_tool_calling":
-				// mapping/responses_chat.yaml:280: drop
+				// mapping/responses_chat.yaml:282: drop
 				c.drop(srcToolChoice, "tool_choice", "programmatic tool calling runs on OpenAI's platform")
 			default:
 				c.unknownType(srcToolChoiceObjectNode, srcToolChoiceObjectKnown, "tool_choice")
@@ -498,88 +498,88 @@ func (c *conv) responsesChatOpenRouter(v codec.Value) {
 					}
 				}
 				if present(srcToolsFunctionType) {
-					// mapping/responses_chat.yaml:284: → tools[]{function}.type
+					// mapping/responses_chat.yaml:286: → tools[]{function}.type
 					c.put(srcToolsFunctionOut, "type", srcToolsFunctionType.Raw())
 				}
 				if present(srcToolsFunctionName) {
-					// mapping/responses_chat.yaml:286: → tools[]{function}.function.name
+					// mapping/responses_chat.yaml:288: → tools[]{function}.function.name
 					c.put(c.b.Object(srcToolsFunctionOut, "function"), "name", srcToolsFunctionName.Raw())
 				}
 				if present(srcToolsFunctionDescription) {
-					// mapping/responses_chat.yaml:288: → tools[]{function}.function.description
+					// mapping/responses_chat.yaml:290: → tools[]{function}.function.description
 					c.put(c.b.Object(srcToolsFunctionOut, "function"), "description", srcToolsFunctionDescription.Raw())
 				}
 				if present(srcToolsFunctionParameters) {
-					// mapping/responses_chat.yaml:290: → tools[]{function}.function.parameters
+					// mapping/responses_chat.yaml:292: → tools[]{function}.function.parameters
 					c.put(c.b.Object(srcToolsFunctionOut, "function"), "parameters", srcToolsFunctionParameters.Raw())
 				}
 				if present(srcToolsFunctionStrict) {
-					// mapping/responses_chat.yaml:293: → tools[]{function}.function.strict
+					// mapping/responses_chat.yaml:295: → tools[]{function}.function.strict
 					c.put(c.b.Object(srcToolsFunctionOut, "function"), "strict", srcToolsFunctionStrict.Raw())
 				}
 				if present(srcToolsFunctionDeferLoading) {
-					// mapping/responses_chat.yaml:295: drop
+					// mapping/responses_chat.yaml:297: drop
 					c.drop(srcToolsFunctionDeferLoading, atElem("tools", i, "defer_loading", "tools[0].defer_loading"), "chat loads every tool")
 				}
 				if present(srcToolsFunctionAllowedCallers) {
-					// mapping/responses_chat.yaml:297: drop
+					// mapping/responses_chat.yaml:299: drop
 					c.drop(srcToolsFunctionAllowedCallers, atElem("tools", i, "allowed_callers", "tools[0].allowed_callers"), "chat has no restriction on who may call a tool")
 				}
 				if present(srcToolsFunctionOutputSchema) {
-					// mapping/responses_chat.yaml:299: drop
+					// mapping/responses_chat.yaml:301: drop
 					c.drop(srcToolsFunctionOutputSchema, atElem("tools", i, "output_schema", "tools[0].output_schema"), "chat tools declare no output schema")
 				}
 			case "custom":
-				// mapping/responses_chat.yaml:302: → tools[]{function}
+				// mapping/responses_chat.yaml:304: → tools[]{function}
 				virtualTool(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
 			case "local_shell":
-				// mapping/responses_chat.yaml:306: → tools[]{function}
+				// mapping/responses_chat.yaml:308: → tools[]{function}
 				virtualTool(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
 			case "shell":
-				// mapping/responses_chat.yaml:310: → tools[]{function}
+				// mapping/responses_chat.yaml:312: → tools[]{function}
 				virtualTool(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
 			case "apply_patch":
-				// mapping/responses_chat.yaml:314: → tools[]{function}
+				// mapping/responses_chat.yaml:316: → tools[]{function}
 				virtualTool(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
 			case "namespace":
-				// mapping/responses_chat.yaml:318: → tools[]{function}
+				// mapping/responses_chat.yaml:320: → tools[]{function}
 				namespaceTools(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
 			case "tool_search":
-				// mapping/responses_chat.yaml:322: → tools[]{function}
+				// mapping/responses_chat.yaml:324: → tools[]{function}
 				virtualTool(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
 			case "web_search":
-				// mapping/responses_chat.yaml:327: → tools[]{web_search}
+				// mapping/responses_chat.yaml:329: → tools[]{web_search}
 				webSearch(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
 			case "web_search_2025_08_26":
-				// mapping/responses_chat.yaml:331: → tools[]{web_search_2025_08_26}
+				// mapping/responses_chat.yaml:333: → tools[]{web_search_2025_08_26}
 				webSearch(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
 			case "web_search_preview":
-				// mapping/responses_chat.yaml:335: → tools[]{web_search_preview}
+				// mapping/responses_chat.yaml:337: → tools[]{web_search_preview}
 				webSearch(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
 			case "web_search_preview_2025_03_11":
-				// mapping/responses_chat.yaml:339: → tools[]{web_search_preview_2025_03_11}
+				// mapping/responses_chat.yaml:341: → tools[]{web_search_preview_2025_03_11}
 				webSearch(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
 			case "image_generation":
-				// mapping/responses_chat.yaml:343: lossy → tools[]{openrouter:image_generation}
+				// mapping/responses_chat.yaml:345: lossy → tools[]{openrouter:image_generation}
 				imageGeneration(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
 				c.warn(atElem("tools", i, "", "tools[0]"), "OpenRouter's image generation server tool; size, quality and the like are its own")
 			case "file_search":
-				// mapping/responses_chat.yaml:347: drop
+				// mapping/responses_chat.yaml:349: drop
 				c.drop(e, atElem("tools", i, "", "tools[0]"), "no chat upstream searches OpenAI vector stores")
 			case "code_interpreter":
-				// mapping/responses_chat.yaml:349: drop
+				// mapping/responses_chat.yaml:351: drop
 				c.drop(e, atElem("tools", i, "", "tools[0]"), "no chat upstream runs OpenAI's code interpreter")
 			case "computer":
-				// mapping/responses_chat.yaml:351: drop
-				c.drop(e, atElem("tools", i, "", "tools[0]"), "no chat upstream drives a computer")
-			case "computer_use_preview":
 				// mapping/responses_chat.yaml:353: drop
 				c.drop(e, atElem("tools", i, "", "tools[0]"), "no chat upstream drives a computer")
-			case "mcp":
+			case "computer_use_preview":
 				// mapping/responses_chat.yaml:355: drop
+				c.drop(e, atElem("tools", i, "", "tools[0]"), "no chat upstream drives a computer")
+			case "mcp":
+				// mapping/responses_chat.yaml:357: drop
 				c.drop(e, atElem("tools", i, "", "tools[0]"), "no chat upstream calls remote MCP servers")
 			case "programmatic_tool_calling":
-				// mapping/responses_chat.yaml:357: drop
+				// mapping/responses_chat.yaml:359: drop
 				c.drop(e, atElem("tools", i, "", "tools[0]"), "programmatic tool calling runs on OpenAI's platform")
 			default:
 				c.unknownType(srcToolsNode, srcToolsKnown, atElem("tools", i, "", "tools[0]"))
@@ -587,7 +587,7 @@ func (c *conv) responsesChatOpenRouter(v codec.Value) {
 		}
 	}
 	if present(srcClientMetadata) {
-		// mapping/responses_chat.yaml:361: drop
+		// mapping/responses_chat.yaml:363: drop
 		c.drop(srcClientMetadata, "client_metadata", "Codex's telemetry; nothing upstream reads it")
 	}
 }
@@ -637,11 +637,11 @@ func (c *conv) responsesChatOpenAI(v codec.Value) {
 			srcModeration = m
 		case "reasoning":
 			srcReasoning = m
-		case "store": // mapping/responses_chat.yaml:214: gateway: the gateway stores responses (for previous_response_id and GET)
-		case "previous_response_id": // mapping/responses_chat.yaml:216: gateway: the gateway prepends the stored conversation
-		case "conversation": // mapping/responses_chat.yaml:218: gateway: unsupported_parameter until the gateway keeps conversations
-		case "background": // mapping/responses_chat.yaml:220: gateway: unsupported_parameter until the gateway runs responses in the background
-		case "include": // mapping/responses_chat.yaml:222: gateway: the gateway decides what the response includes (reasoning.encrypted_content)
+		case "store": // mapping/responses_chat.yaml:216: gateway: the gateway stores responses (for previous_response_id and GET)
+		case "previous_response_id": // mapping/responses_chat.yaml:218: gateway: the gateway prepends the stored conversation
+		case "conversation": // mapping/responses_chat.yaml:220: gateway: unsupported_parameter until the gateway keeps conversations
+		case "background": // mapping/responses_chat.yaml:222: gateway: unsupported_parameter until the gateway runs responses in the background
+		case "include": // mapping/responses_chat.yaml:224: gateway: the gateway decides what the response includes (reasoning.encrypted_content)
 		case "truncation":
 			srcTruncation = m
 		case "max_tool_calls":
@@ -800,7 +800,7 @@ func (c *conv) responsesChatOpenAI(v codec.Value) {
 	}
 	if present(srcStream) {
 		// mapping/responses_chat.yaml:152: → stream
-		c.put(codec.Top, "stream", srcStream.Raw())
+		streamUsage(c, srcStream, "stream", codec.Top, "stream")
 	}
 	if present(srcStreamOptions) {
 		var srcStreamOptionsIncludeObfuscation codec.Value
@@ -811,12 +811,12 @@ func (c *conv) responsesChatOpenAI(v codec.Value) {
 			}
 		}
 		if present(srcStreamOptionsIncludeObfuscation) {
-			// mapping/responses_chat.yaml:154: → stream_options.include_obfuscation
+			// mapping/responses_chat.yaml:156: → stream_options.include_obfuscation
 			c.put(c.b.Object(codec.Top, "stream_options"), "include_obfuscation", srcStreamOptionsIncludeObfuscation.Raw())
 		}
 	}
 	if present(srcPromptCacheKey) {
-		// mapping/responses_chat.yaml:157: → prompt_cache_key
+		// mapping/responses_chat.yaml:159: → prompt_cache_key
 		c.put(codec.Top, "prompt_cache_key", srcPromptCacheKey.Raw())
 	}
 	if present(srcPromptCacheOptions) {
@@ -830,24 +830,24 @@ func (c *conv) responsesChatOpenAI(v codec.Value) {
 			}
 		}
 		if present(srcPromptCacheOptionsMode) {
-			// mapping/responses_chat.yaml:161: → prompt_cache_options.mode
+			// mapping/responses_chat.yaml:163: → prompt_cache_options.mode
 			c.put(c.b.Object(codec.Top, "prompt_cache_options"), "mode", srcPromptCacheOptionsMode.Raw())
 		}
 		if present(srcPromptCacheOptionsTtl) {
-			// mapping/responses_chat.yaml:161: → prompt_cache_options.ttl
+			// mapping/responses_chat.yaml:163: → prompt_cache_options.ttl
 			c.put(c.b.Object(codec.Top, "prompt_cache_options"), "ttl", srcPromptCacheOptionsTtl.Raw())
 		}
 	}
 	if present(srcPromptCacheRetention) {
-		// mapping/responses_chat.yaml:163: → prompt_cache_retention
+		// mapping/responses_chat.yaml:165: → prompt_cache_retention
 		c.put(codec.Top, "prompt_cache_retention", srcPromptCacheRetention.Raw())
 	}
 	if present(srcUser) {
-		// mapping/responses_chat.yaml:166: → user
+		// mapping/responses_chat.yaml:168: → user
 		c.put(codec.Top, "user", srcUser.Raw())
 	}
 	if present(srcSafetyIdentifier) {
-		// mapping/responses_chat.yaml:168: → safety_identifier
+		// mapping/responses_chat.yaml:170: → safety_identifier
 		c.put(codec.Top, "safety_identifier", srcSafetyIdentifier.Raw())
 	}
 	if present(srcText) {
@@ -861,14 +861,14 @@ func (c *conv) responsesChatOpenAI(v codec.Value) {
 			}
 		}
 		if present(srcTextVerbosity) {
-			// mapping/responses_chat.yaml:171: → verbosity
+			// mapping/responses_chat.yaml:173: → verbosity
 			c.put(codec.Top, "verbosity", srcTextVerbosity.Raw())
 		}
 		if present(srcTextFormat) {
 			srcTextFormatNode, srcTextFormatKnown, srcTextFormatType := c.tag(srcTextFormat)
 			switch srcTextFormatType {
 			case "text":
-				// mapping/responses_chat.yaml:179: → response_format{text}
+				// mapping/responses_chat.yaml:181: → response_format{text}
 				omit(c, srcTextFormat, "text.format", codec.Top, "")
 			case "json_object":
 				var srcTextFormatJsonObjectType codec.Value
@@ -879,7 +879,7 @@ func (c *conv) responsesChatOpenAI(v codec.Value) {
 					}
 				}
 				if present(srcTextFormatJsonObjectType) {
-					// mapping/responses_chat.yaml:183: → response_format{json_object}.type
+					// mapping/responses_chat.yaml:185: → response_format{json_object}.type
 					c.put(c.b.Object(codec.Top, "response_format"), "type", srcTextFormatJsonObjectType.Raw())
 				}
 			case "json_schema":
@@ -899,23 +899,23 @@ func (c *conv) responsesChatOpenAI(v codec.Value) {
 					}
 				}
 				if present(srcTextFormatJsonSchemaType) {
-					// mapping/responses_chat.yaml:185: → response_format{json_schema}.type
+					// mapping/responses_chat.yaml:187: → response_format{json_schema}.type
 					c.put(c.b.Object(codec.Top, "response_format"), "type", srcTextFormatJsonSchemaType.Raw())
 				}
 				if present(srcTextFormatJsonSchemaName) {
-					// mapping/responses_chat.yaml:187: → response_format{json_schema}.json_schema.name
+					// mapping/responses_chat.yaml:189: → response_format{json_schema}.json_schema.name
 					c.put(c.b.Object(c.b.Object(codec.Top, "response_format"), "json_schema"), "name", srcTextFormatJsonSchemaName.Raw())
 				}
 				if present(srcTextFormatJsonSchemaDescription) {
-					// mapping/responses_chat.yaml:189: → response_format{json_schema}.json_schema.description
+					// mapping/responses_chat.yaml:191: → response_format{json_schema}.json_schema.description
 					c.put(c.b.Object(c.b.Object(codec.Top, "response_format"), "json_schema"), "description", srcTextFormatJsonSchemaDescription.Raw())
 				}
 				if present(srcTextFormatJsonSchemaSchema) {
-					// mapping/responses_chat.yaml:191: → response_format{json_schema}.json_schema.schema
+					// mapping/responses_chat.yaml:193: → response_format{json_schema}.json_schema.schema
 					c.put(c.b.Object(c.b.Object(codec.Top, "response_format"), "json_schema"), "schema", srcTextFormatJsonSchemaSchema.Raw())
 				}
 				if present(srcTextFormatJsonSchemaStrict) {
-					// mapping/responses_chat.yaml:194: → response_format{json_schema}.json_schema.strict
+					// mapping/responses_chat.yaml:196: → response_format{json_schema}.json_schema.strict
 					c.put(c.b.Object(c.b.Object(codec.Top, "response_format"), "json_schema"), "strict", srcTextFormatJsonSchemaStrict.Raw())
 				}
 			default:
@@ -934,11 +934,11 @@ func (c *conv) responsesChatOpenAI(v codec.Value) {
 			}
 		}
 		if present(srcModerationModel) {
-			// mapping/responses_chat.yaml:174: → moderation.model
+			// mapping/responses_chat.yaml:176: → moderation.model
 			c.put(c.b.Object(codec.Top, "moderation"), "model", srcModerationModel.Raw())
 		}
 		if present(srcModerationPolicy) {
-			// mapping/responses_chat.yaml:174: → moderation.policy
+			// mapping/responses_chat.yaml:176: → moderation.policy
 			c.put(c.b.Object(codec.Top, "moderation"), "policy", srcModerationPolicy.Raw())
 		}
 	}
@@ -959,46 +959,46 @@ func (c *conv) responsesChatOpenAI(v codec.Value) {
 			}
 		}
 		if present(srcReasoningEffort) {
-			// mapping/responses_chat.yaml:198: → reasoning_effort
+			// mapping/responses_chat.yaml:200: → reasoning_effort
 			c.put(codec.Top, "reasoning_effort", srcReasoningEffort.Raw())
 		}
 		if present(srcReasoningSummary) {
-			// mapping/responses_chat.yaml:201: drop
+			// mapping/responses_chat.yaml:203: drop
 			c.drop(srcReasoningSummary, "reasoning.summary", "OpenAI's chat completions return no reasoning summary")
 		}
 		if present(srcReasoningGenerateSummary) {
-			// mapping/responses_chat.yaml:204: drop
+			// mapping/responses_chat.yaml:206: drop
 			c.drop(srcReasoningGenerateSummary, "reasoning.generate_summary", "OpenAI's chat completions return no reasoning summary")
 		}
 		if present(srcReasoningContext) {
-			// mapping/responses_chat.yaml:208: drop
+			// mapping/responses_chat.yaml:210: drop
 			c.drop(srcReasoningContext, "reasoning.context", "chat has no reasoning context setting")
 		}
 		if present(srcReasoningMode) {
-			// mapping/responses_chat.yaml:210: drop
+			// mapping/responses_chat.yaml:212: drop
 			c.drop(srcReasoningMode, "reasoning.mode", "chat has no reasoning mode setting")
 		}
 	}
 	if present(srcTruncation) {
-		// mapping/responses_chat.yaml:224: drop
+		// mapping/responses_chat.yaml:226: drop
 		c.drop(srcTruncation, "truncation", "chat has no truncation; an upstream refuses a context that is too long")
 	}
 	if present(srcMaxToolCalls) {
-		// mapping/responses_chat.yaml:226: drop
+		// mapping/responses_chat.yaml:228: drop
 		c.drop(srcMaxToolCalls, "max_tool_calls", "chat has no limit on tool calls")
 	}
 	if present(srcPrompt) {
-		// mapping/responses_chat.yaml:228: drop
+		// mapping/responses_chat.yaml:230: drop
 		c.drop(srcPrompt, "prompt", "stored prompt templates live on OpenAI's platform")
 	}
 	if present(srcContextManagement) {
-		// mapping/responses_chat.yaml:230: drop
+		// mapping/responses_chat.yaml:232: drop
 		c.drop(srcContextManagement, "context_management", "chat has no server-side context compaction")
 	}
 	if present(srcToolChoice) {
 		switch srcToolChoice.Kind() {
 		case codec.String:
-			// mapping/responses_chat.yaml:234: → tool_choice{string}
+			// mapping/responses_chat.yaml:236: → tool_choice{string}
 			c.put(codec.Top, "tool_choice", srcToolChoice.Raw())
 		case codec.Object:
 			srcToolChoiceObjectNode, srcToolChoiceObjectKnown, srcToolChoiceObjectType := c.tag(srcToolChoice)
@@ -1014,57 +1014,57 @@ func (c *conv) responsesChatOpenAI(v codec.Value) {
 					}
 				}
 				if present(srcToolChoiceObjectFunctionType) {
-					// mapping/responses_chat.yaml:236: → tool_choice{object}{function}.type
+					// mapping/responses_chat.yaml:238: → tool_choice{object}{function}.type
 					c.put(c.b.Object(codec.Top, "tool_choice"), "type", srcToolChoiceObjectFunctionType.Raw())
 				}
 				if present(srcToolChoiceObjectFunctionName) {
-					// mapping/responses_chat.yaml:238: → tool_choice{object}{function}.function.name
+					// mapping/responses_chat.yaml:240: → tool_choice{object}{function}.function.name
 					c.put(c.b.Object(c.b.Object(codec.Top, "tool_choice"), "function"), "name", srcToolChoiceObjectFunctionName.Raw())
 				}
 			case "allowed_tools":
-				// mapping/responses_chat.yaml:240: → tool_choice{object}{allowed_tools}
+				// mapping/responses_chat.yaml:242: → tool_choice{object}{allowed_tools}
 				allowedTools(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
 			case "custom":
-				// mapping/responses_chat.yaml:244: → tool_choice{object}{custom}
+				// mapping/responses_chat.yaml:246: → tool_choice{object}{custom}
 				customChoice(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
 			case "web_search_preview":
-				// mapping/responses_chat.yaml:248: lossy → tool_choice{string}
+				// mapping/responses_chat.yaml:250: lossy → tool_choice{string}
 				forceHosted(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
 				c.warn("tool_choice", "forcing a hosted tool becomes required when it is the only tool offered")
 			case "web_search_preview_2025_03_11":
-				// mapping/responses_chat.yaml:252: lossy → tool_choice{string}
+				// mapping/responses_chat.yaml:254: lossy → tool_choice{string}
 				forceHosted(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
 				c.warn("tool_choice", "forcing a hosted tool becomes required when it is the only tool offered")
 			case "image_generation":
-				// mapping/responses_chat.yaml:256: lossy → tool_choice{string}
+				// mapping/responses_chat.yaml:258: lossy → tool_choice{string}
 				forceHosted(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
 				c.warn("tool_choice", "forcing a hosted tool becomes required when it is the only tool offered")
 			case "file_search":
-				// mapping/responses_chat.yaml:260: drop
+				// mapping/responses_chat.yaml:262: drop
 				c.drop(srcToolChoice, "tool_choice", "file search is dropped with its tool; forcing it is an error")
 			case "code_interpreter":
-				// mapping/responses_chat.yaml:262: drop
+				// mapping/responses_chat.yaml:264: drop
 				c.drop(srcToolChoice, "tool_choice", "the code interpreter is dropped with its tool; forcing it is an error")
 			case "computer":
-				// mapping/responses_chat.yaml:264: drop
-				c.drop(srcToolChoice, "tool_choice", "computer use is dropped with its tool; forcing it is an error")
-			case "computer_use":
 				// mapping/responses_chat.yaml:266: drop
 				c.drop(srcToolChoice, "tool_choice", "computer use is dropped with its tool; forcing it is an error")
-			case "computer_use_preview":
+			case "computer_use":
 				// mapping/responses_chat.yaml:268: drop
 				c.drop(srcToolChoice, "tool_choice", "computer use is dropped with its tool; forcing it is an error")
-			case "mcp":
+			case "computer_use_preview":
 				// mapping/responses_chat.yaml:270: drop
+				c.drop(srcToolChoice, "tool_choice", "computer use is dropped with its tool; forcing it is an error")
+			case "mcp":
+				// mapping/responses_chat.yaml:272: drop
 				c.drop(srcToolChoice, "tool_choice", "remote MCP is dropped with its tool; forcing it is an error")
 			case "apply_patch":
-				// mapping/responses_chat.yaml:272: → tool_choice{object}{function}
+				// mapping/responses_chat.yaml:274: → tool_choice{object}{function}
 				forceVirtual(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
 			case "shell":
-				// mapping/responses_chat.yaml:276: → tool_choice{object}{function}
+				// mapping/responses_chat.yaml:278: → tool_choice{object}{function}
 				forceVirtual(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
 			case "programmatic_tool_calling":
-				// mapping/responses_chat.yaml:280: drop
+				// mapping/responses_chat.yaml:282: drop
 				c.drop(srcToolChoice, "tool_choice", "programmatic tool calling runs on OpenAI's platform")
 			default:
 				c.unknownType(srcToolChoiceObjectNode, srcToolChoiceObjectKnown, "tool_choice")
@@ -1099,91 +1099,91 @@ func (c *conv) responsesChatOpenAI(v codec.Value) {
 					}
 				}
 				if present(srcToolsFunctionType) {
-					// mapping/responses_chat.yaml:284: → tools[]{function}.type
+					// mapping/responses_chat.yaml:286: → tools[]{function}.type
 					c.put(srcToolsFunctionOut, "type", srcToolsFunctionType.Raw())
 				}
 				if present(srcToolsFunctionName) {
-					// mapping/responses_chat.yaml:286: → tools[]{function}.function.name
+					// mapping/responses_chat.yaml:288: → tools[]{function}.function.name
 					c.put(c.b.Object(srcToolsFunctionOut, "function"), "name", srcToolsFunctionName.Raw())
 				}
 				if present(srcToolsFunctionDescription) {
-					// mapping/responses_chat.yaml:288: → tools[]{function}.function.description
+					// mapping/responses_chat.yaml:290: → tools[]{function}.function.description
 					c.put(c.b.Object(srcToolsFunctionOut, "function"), "description", srcToolsFunctionDescription.Raw())
 				}
 				if present(srcToolsFunctionParameters) {
-					// mapping/responses_chat.yaml:290: → tools[]{function}.function.parameters
+					// mapping/responses_chat.yaml:292: → tools[]{function}.function.parameters
 					c.put(c.b.Object(srcToolsFunctionOut, "function"), "parameters", srcToolsFunctionParameters.Raw())
 				}
 				if present(srcToolsFunctionStrict) {
-					// mapping/responses_chat.yaml:293: → tools[]{function}.function.strict
+					// mapping/responses_chat.yaml:295: → tools[]{function}.function.strict
 					c.put(c.b.Object(srcToolsFunctionOut, "function"), "strict", srcToolsFunctionStrict.Raw())
 				}
 				if present(srcToolsFunctionDeferLoading) {
-					// mapping/responses_chat.yaml:295: drop
+					// mapping/responses_chat.yaml:297: drop
 					c.drop(srcToolsFunctionDeferLoading, atElem("tools", i, "defer_loading", "tools[0].defer_loading"), "chat loads every tool")
 				}
 				if present(srcToolsFunctionAllowedCallers) {
-					// mapping/responses_chat.yaml:297: drop
+					// mapping/responses_chat.yaml:299: drop
 					c.drop(srcToolsFunctionAllowedCallers, atElem("tools", i, "allowed_callers", "tools[0].allowed_callers"), "chat has no restriction on who may call a tool")
 				}
 				if present(srcToolsFunctionOutputSchema) {
-					// mapping/responses_chat.yaml:299: drop
+					// mapping/responses_chat.yaml:301: drop
 					c.drop(srcToolsFunctionOutputSchema, atElem("tools", i, "output_schema", "tools[0].output_schema"), "chat tools declare no output schema")
 				}
 			case "custom":
-				// mapping/responses_chat.yaml:302: → tools[]{custom}
+				// mapping/responses_chat.yaml:304: → tools[]{custom}
 				customTool(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
 			case "local_shell":
-				// mapping/responses_chat.yaml:306: → tools[]{function}
+				// mapping/responses_chat.yaml:308: → tools[]{function}
 				virtualTool(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
 			case "shell":
-				// mapping/responses_chat.yaml:310: → tools[]{function}
+				// mapping/responses_chat.yaml:312: → tools[]{function}
 				virtualTool(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
 			case "apply_patch":
-				// mapping/responses_chat.yaml:314: → tools[]{function}
+				// mapping/responses_chat.yaml:316: → tools[]{function}
 				virtualTool(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
 			case "namespace":
-				// mapping/responses_chat.yaml:318: → tools[]{function}
+				// mapping/responses_chat.yaml:320: → tools[]{function}
 				namespaceTools(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
 			case "tool_search":
-				// mapping/responses_chat.yaml:322: → tools[]{function}
+				// mapping/responses_chat.yaml:324: → tools[]{function}
 				virtualTool(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
 			case "web_search":
-				// mapping/responses_chat.yaml:327: lossy → web_search_options
+				// mapping/responses_chat.yaml:329: lossy → web_search_options
 				webSearchOptions(c, e, atElem("tools", i, "", "tools[0]"), codec.Top, "web_search_options")
 				c.warn(atElem("tools", i, "", "tools[0]"), "for OpenAI's chat, web_search_options; its filters are lost")
 			case "web_search_2025_08_26":
-				// mapping/responses_chat.yaml:331: lossy → web_search_options
+				// mapping/responses_chat.yaml:333: lossy → web_search_options
 				webSearchOptions(c, e, atElem("tools", i, "", "tools[0]"), codec.Top, "web_search_options")
 				c.warn(atElem("tools", i, "", "tools[0]"), "for OpenAI's chat, web_search_options; its filters are lost")
 			case "web_search_preview":
-				// mapping/responses_chat.yaml:335: lossy → web_search_options
+				// mapping/responses_chat.yaml:337: lossy → web_search_options
 				webSearchOptions(c, e, atElem("tools", i, "", "tools[0]"), codec.Top, "web_search_options")
 				c.warn(atElem("tools", i, "", "tools[0]"), "for OpenAI's chat, web_search_options; its filters are lost")
 			case "web_search_preview_2025_03_11":
-				// mapping/responses_chat.yaml:339: lossy → web_search_options
+				// mapping/responses_chat.yaml:341: lossy → web_search_options
 				webSearchOptions(c, e, atElem("tools", i, "", "tools[0]"), codec.Top, "web_search_options")
 				c.warn(atElem("tools", i, "", "tools[0]"), "for OpenAI's chat, web_search_options; its filters are lost")
 			case "image_generation":
-				// mapping/responses_chat.yaml:343: drop
+				// mapping/responses_chat.yaml:345: drop
 				c.drop(e, atElem("tools", i, "", "tools[0]"), "OpenAI's chat completions cannot generate images as a tool")
 			case "file_search":
-				// mapping/responses_chat.yaml:347: drop
+				// mapping/responses_chat.yaml:349: drop
 				c.drop(e, atElem("tools", i, "", "tools[0]"), "no chat upstream searches OpenAI vector stores")
 			case "code_interpreter":
-				// mapping/responses_chat.yaml:349: drop
+				// mapping/responses_chat.yaml:351: drop
 				c.drop(e, atElem("tools", i, "", "tools[0]"), "no chat upstream runs OpenAI's code interpreter")
 			case "computer":
-				// mapping/responses_chat.yaml:351: drop
-				c.drop(e, atElem("tools", i, "", "tools[0]"), "no chat upstream drives a computer")
-			case "computer_use_preview":
 				// mapping/responses_chat.yaml:353: drop
 				c.drop(e, atElem("tools", i, "", "tools[0]"), "no chat upstream drives a computer")
-			case "mcp":
+			case "computer_use_preview":
 				// mapping/responses_chat.yaml:355: drop
+				c.drop(e, atElem("tools", i, "", "tools[0]"), "no chat upstream drives a computer")
+			case "mcp":
+				// mapping/responses_chat.yaml:357: drop
 				c.drop(e, atElem("tools", i, "", "tools[0]"), "no chat upstream calls remote MCP servers")
 			case "programmatic_tool_calling":
-				// mapping/responses_chat.yaml:357: drop
+				// mapping/responses_chat.yaml:359: drop
 				c.drop(e, atElem("tools", i, "", "tools[0]"), "programmatic tool calling runs on OpenAI's platform")
 			default:
 				c.unknownType(srcToolsNode, srcToolsKnown, atElem("tools", i, "", "tools[0]"))
@@ -1191,7 +1191,7 @@ func (c *conv) responsesChatOpenAI(v codec.Value) {
 		}
 	}
 	if present(srcClientMetadata) {
-		// mapping/responses_chat.yaml:361: drop
+		// mapping/responses_chat.yaml:363: drop
 		c.drop(srcClientMetadata, "client_metadata", "Codex's telemetry; nothing upstream reads it")
 	}
 }

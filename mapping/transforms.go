@@ -56,6 +56,18 @@ func promptCacheKey(c *conv, v codec.Value, path string, dst codec.Ref, key stri
 	}
 }
 
+// streamUsage sets stream and, for a stream, asks for the usage chunk
+// that OpenAI's chat API sends only when stream_options.include_usage
+// says so (the Response's usage comes from it).
+//
+//transponder:transform boolean -> boolean
+func streamUsage(c *conv, v codec.Value, path string, dst codec.Ref, key string) {
+	c.b.Set(dst, key, v.Raw())
+	if on, _ := v.Bool(); on {
+		c.b.Set(c.b.Object(dst, "stream_options"), "include_usage", []byte("true"))
+	}
+}
+
 // omit leaves the value out: it is the target's default.
 //
 //transponder:transform object ->

@@ -26,21 +26,11 @@ func convert(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	toolMap := fs.Bool("tool-map", false, "print the tool map (upstream name → Responses tool) as JSON on stderr")
 	file, err := parseArgs(fs, args)
 	opts := mapping.Options{SessionID: *session}
-	switch *dialect {
-	case "openrouter":
-	case "openai":
-		opts.Dialect = mapping.OpenAI
-	default:
-		err = errors.New("bad dialect")
+	if err == nil {
+		opts.Dialect, err = parseDialect(*dialect)
 	}
-	switch *system {
-	case "system":
-	case "developer":
-		opts.System = mapping.Developer
-	case "merge":
-		opts.System = mapping.Merge
-	default:
-		err = errors.New("bad system mode")
+	if err == nil {
+		opts.System, err = parseSystem(*system)
 	}
 	if *reject {
 		opts.UnknownTypes = mapping.RejectUnknown

@@ -199,38 +199,21 @@ func (c *serveConfig) gateway(log *slog.Logger) (gateway.Config, error) {
 		seen[k.Key] = true
 	}
 	cfg.Upstream.BaseURL, cfg.Upstream.Referer, cfg.Upstream.Title = c.Upstream.BaseURL, c.Upstream.Referer, c.Upstream.Title
-	switch c.Upstream.Dialect {
-	case "", "openrouter":
-	case "openai":
-		cfg.Upstream.Dialect = mapping.OpenAI
-	default:
-		return cfg, fmt.Errorf("upstream dialect %q (openrouter or openai)", c.Upstream.Dialect)
+	var err error
+	if cfg.Upstream.Dialect, err = parseDialect(c.Upstream.Dialect); err != nil {
+		return cfg, fmt.Errorf("upstream %w", err)
 	}
 	for _, m := range c.Models {
 		cfg.Mapping.Models = append(cfg.Mapping.Models, mapping.ModelRule{From: m.From, To: m.To, Prefix: m.Prefix})
 	}
-	switch c.System {
-	case "", "system":
-	case "developer":
-		cfg.Mapping.System = mapping.Developer
-	case "merge":
-		cfg.Mapping.System = mapping.Merge
-	default:
-		return cfg, fmt.Errorf("system %q (system, developer or merge)", c.System)
+	if cfg.Mapping.System, err = parseSystem(c.System); err != nil {
+		return cfg, err
 	}
-	switch c.UnknownTypes {
-	case "", "drop":
-	case "reject":
-		cfg.Mapping.UnknownTypes = mapping.RejectUnknown
-	default:
-		return cfg, fmt.Errorf("unknown_types %q (drop or reject)", c.UnknownTypes)
+	if cfg.Mapping.UnknownTypes, err = parseUnknownTypes(c.UnknownTypes); err != nil {
+		return cfg, err
 	}
-	switch c.UnknownItems {
-	case "", "reject":
-	case "drop":
-		cfg.Mapping.UnknownItems = mapping.DropUnknownItems
-	default:
-		return cfg, fmt.Errorf("unknown_items %q (reject or drop)", c.UnknownItems)
+	if cfg.Mapping.UnknownItems, err = parseUnknownItems(c.UnknownItems); err != nil {
+		return cfg, err
 	}
 	if c.Provider != nil && cfg.Upstream.Dialect != mapping.OpenRouter {
 		return cfg, errors.New("provider: OpenRouter's provider preferences, for the openrouter dialect only")

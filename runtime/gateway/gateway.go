@@ -184,6 +184,7 @@ func New(cfg Config) *Server {
 		cfg.Registry = prometheus.NewRegistry()
 	}
 	cfg.Mapping.Dialect = cfg.Upstream.Dialect
+	cfg.Mapping.Provider = cfg.Provider
 	s := &Server{cfg: cfg, log: cfg.Log, m: newMetrics(cfg.Registry), sem: make(chan struct{}, cfg.MaxConcurrent), labels: map[string]bool{}}
 	s.workers.New = func() any { return new(worker) }
 	mux := http.NewServeMux()

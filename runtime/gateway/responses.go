@@ -126,12 +126,6 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request) {
 		q.fail("bad_request", &translate.APIError{Status: http.StatusBadRequest, Type: "invalid_request_error", Message: err.Error()})
 		return
 	}
-	if len(s.cfg.Provider) > 0 && s.cfg.Upstream.Dialect == mapping.OpenRouter {
-		chat = setMember(chat, "provider", s.cfg.Provider)
-	}
-	if q.stream && s.cfg.Upstream.Dialect == mapping.OpenAI {
-		chat = setMember(chat, "stream_options", []byte(`{"include_usage":true}`)) // else no usage comes
-	}
 	q.warnings(warns)
 	tm := wk.conv.ToolMap()
 	req, err := translate.NewRequest(body, tm.Clone())
@@ -245,7 +239,9 @@ func (q *request) json(ctx context.Context, wk *worker, req *translate.Request, 
 		return
 	}
 	q.count(warns)
-	q.account(out)
+	if v, ok := codec.Parse(out); ok {
+		q.account(v)
+	}
 	q.w.Header().Set("Content-Type", "application/json")
 	q.w.WriteHeader(http.StatusOK)
 	_, _ = q.w.Write(out)
@@ -349,7 +345,7 @@ func (q *request) sse(ctx context.Context, req *translate.Request, body io.Reade
 		last := terminal[len(terminal)-1]
 		q.outcome = outcomeOf(last.Type)
 		if v, ok := codec.Parse(last.Data); ok {
-			q.account(v.Get("response").Raw())
+			q.account(v.Get("response"))
 		}
 	}
 }
@@ -456,11 +452,7 @@ func (s *Server) warningLabel(label string) string {
 }
 
 // account counts a Response's tokens and cost.
-func (q *request) account(resp []byte) {
-	v, ok := codec.Parse(resp)
-	if !ok {
-		return
-	}
+func (q *request) account(v codec.Value) {
 	u := v.Get("usage")
 	model := q.model
 	if in, ok := u.Get("input_tokens").Int(); ok {
@@ -475,35 +467,6 @@ func (q *request) account(resp []byte) {
 	if st, _ := v.Get("status").Str(); st != "" && !q.stream {
 		q.outcome = st
 	}
-}
-
-// setMember sets a top-level member of a JSON object (replacing one of
-// the same key the converter wrote).
-func setMember(obj []byte, key string, val []byte) []byte {
-	v, ok := codec.Parse(obj)
-	if !ok {
-		return obj
-	}
-	var b []byte
-	b = append(b, '{')
-	n := 0
-	for k, m := range v.Members() {
-		if k.Is(key) {
-			continue
-		}
-		if n > 0 {
-			b = append(b, ',')
-		}
-		b = append(append(append(b, '"'), k.Raw()...), '"', ':')
-		b = append(b, m.Raw()...)
-		n++
-	}
-	if n > 0 {
-		b = append(b, ',')
-	}
-	b = codec.AppendString(b, key)
-	b = append(append(b, ':'), val...)
-	return append(b, '}')
 }
 
 func closeBody(r io.Reader) error {

@@ -257,23 +257,33 @@ func Completion(rec []byte) []byte {
 			}
 		}
 	}
-	msg := map[string]any{"role": "assistant", "content": content.String()}
-	if reasoning.Len() > 0 {
-		msg["reasoning"] = reasoning.String()
+	type message struct {
+		Role             string            `json:"role"`
+		Content          string            `json:"content"`
+		Reasoning        string            `json:"reasoning,omitempty"`
+		ReasoningDetails []json.RawMessage `json:"reasoning_details,omitempty"`
+		ToolCalls        []*call           `json:"tool_calls,omitempty"`
 	}
-	if len(details) > 0 {
-		msg["reasoning_details"] = details
+	type choice struct {
+		Index              int             `json:"index"`
+		Message            message         `json:"message"`
+		FinishReason       string          `json:"finish_reason"`
+		NativeFinishReason string          `json:"native_finish_reason"`
+		Logprobs           json.RawMessage `json:"logprobs"`
 	}
-	if len(calls) > 0 {
-		msg["tool_calls"] = calls
+	out := struct {
+		ID       string          `json:"id"`
+		Object   string          `json:"object"`
+		Created  int64           `json:"created"`
+		Model    string          `json:"model"`
+		Provider string          `json:"provider"`
+		Choices  []choice        `json:"choices"`
+		Usage    json.RawMessage `json:"usage,omitempty"`
+	}{
+		ID: id, Object: "chat.completion", Created: created, Model: model, Provider: provider, Usage: usage,
+		Choices: []choice{{Message: message{Role: "assistant", Content: content.String(), Reasoning: reasoning.String(), ReasoningDetails: details, ToolCalls: calls},
+			FinishReason: finish, NativeFinishReason: finish, Logprobs: json.RawMessage("null")}},
 	}
-	out := map[string]any{
-		"id": id, "object": "chat.completion", "created": created, "model": model, "provider": provider,
-		"choices": []any{map[string]any{"index": 0, "message": msg, "finish_reason": finish, "native_finish_reason": finish, "logprobs": nil}},
-	}
-	if len(usage) > 0 {
-		out["usage"] = usage
-	}
-	b, _ := json.Marshal(out) // encoding/json sorts map keys: byte-stable
+	b, _ := json.Marshal(out) // plain data: cannot fail
 	return b
 }
