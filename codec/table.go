@@ -130,6 +130,17 @@ func (p Payload) String() string {
 	return "payload(?)"
 }
 
+// PayloadByName is the payload of a name String gives ("responses
+// request", …).
+func PayloadByName(s string) (Payload, bool) {
+	for p := ResponsesRequest; p < numPayloads; p++ {
+		if payloadNames[p] == s {
+			return p, true
+		}
+	}
+	return 0, false
+}
+
 // Root is the schema a document is decoded against.
 type Root struct {
 	d *Dialect

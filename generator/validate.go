@@ -37,21 +37,12 @@ type Checked struct {
 
 var dialects = map[string]*codec.Dialect{codec.OpenAI.Name(): codec.OpenAI, codec.OpenRouter.Name(): codec.OpenRouter}
 
-func payloadByName(s string) (codec.Payload, bool) {
-	for p := codec.ResponsesRequest; p <= codec.ChatChunk; p++ {
-		if p.String() == s {
-			return p, true
-		}
-	}
-	return 0, false
-}
-
 func (s Side) schema(file string, ds map[string]*codec.Dialect) (codec.Schema, error) {
 	d, ok := ds[s.Dialect]
 	if !ok {
 		return codec.Schema{}, &Error{file, s.Line, fmt.Sprintf("no dialect %q", s.Dialect)}
 	}
-	p, ok := payloadByName(s.Payload)
+	p, ok := codec.PayloadByName(s.Payload)
 	if !ok {
 		return codec.Schema{}, &Error{file, s.Line, fmt.Sprintf("no payload %q (responses request, responses body, responses event, chat request, chat body, chat chunk)", s.Payload)}
 	}

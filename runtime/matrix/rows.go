@@ -1,0 +1,281 @@
+package matrix
+
+// The rows of each side: the paths of the spec, joined with the mapping
+// entries, target declarations and events that speak for them.
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/transponder-dev/transponder/codec"
+	"github.com/transponder-dev/transponder/generator"
+)
+
+// paths are the rows of a schema: its leaves (generator.Leaves) and every
+// union variant above them, each once, kind by kind.
+func paths(s codec.Schema) map[string]string {
+	out := map[string]string{}
+	for _, leaf := range generator.Leaves(s) {
+		for i := range len(leaf) {
+			if leaf[i] == '}' && i+1 < len(leaf) {
+				if _, ok := out[leaf[:i+1]]; !ok {
+					out[leaf[:i+1]] = "variant"
+				}
+			}
+		}
+		kind := "field"
+		if strings.HasSuffix(leaf, "}") {
+			kind = "variant"
+		}
+		out[leaf] = kind
+	}
+	return out
+}
+
+// parent is the path one step up ("" at the top).
+func parent(p string) string {
+	i := strings.LastIndexAny(p, ".[{")
+	if i <= 0 {
+		return ""
+	}
+	return p[:i]
+}
+
+// nearest returns the path at or above p that has, or "" and false.
+func nearest[V any](p string, at map[string]V) (string, bool) {
+	for ; p != ""; p = parent(p) {
+		if _, ok := at[p]; ok {
+			return p, true
+		}
+	}
+	return "", false
+}
+
+func statusOf(k generator.RuleKind) Status {
+	switch k {
+	case generator.Map:
+		return Aligned
+	case generator.Lossy:
+		return Lossy
+	case generator.Drop:
+		return Dropped
+	case generator.Gateway:
+		return Gateway
+	}
+	return Unmapped
+}
+
+// row is the row of path under an entry's rule. The entry's note goes
+// with a rule it describes: the entry's default rule, a lossy rule (the
+// note states its loss), or a rule of the same kind for every dialect —
+// not a dialect's own drop beside another's mapping.
+func row(path, kind string, e generator.Entry, r generator.Rule) Row {
+	out := Row{Path: path, Kind: kind, Status: statusOf(r.Kind), Entry: e.Path, Transform: r.Transform}
+	if r.Target != "" {
+		out.Targets = []string{r.Target}
+	}
+	note := e.Note
+	if d, ok := e.Rules[""]; !(ok && d == r) && r.Kind != generator.Lossy {
+		for _, o := range e.Rules {
+			if o.Kind != r.Kind {
+				note = ""
+			}
+		}
+	}
+	switch {
+	case r.Reason != "" && note != "":
+		out.Note = r.Reason + " (" + note + ")"
+	case r.Reason != "":
+		out.Note = r.Reason
+	default:
+		out.Note = note
+	}
+	return out
+}
+
+func sortRows(rows []Row) []Row {
+	slices.SortFunc(rows, func(a, b Row) int {
+		if c := strings.Compare(a.Path, b.Path); c != 0 {
+			return c
+		}
+		return strings.Compare(a.Kind, b.Kind)
+	})
+	return rows
+}
+
+// sourceRows: every path of the source with the entry that covers it;
+// the extras; the entries that name no path (and extras that became
+// fields of the spec).
+func sourceRows(src codec.Schema, f *generator.File, dialect string) ([]Row, []Stale) {
+	all := paths(src)
+	entries := map[string]generator.Entry{}
+	var stale []Stale
+	for _, e := range f.Entries {
+		if _, err := src.Lookup(e.Path); err != nil {
+			stale = append(stale, Stale{Path: e.Path, Reason: err.Error()})
+			continue
+		}
+		entries[e.Path] = e
+	}
+	rows := make([]Row, 0, len(all)+len(f.Extras))
+	for p, kind := range all {
+		at, ok := nearest(p, entries)
+		if !ok {
+			rows = append(rows, Row{Path: p, Kind: kind, Status: Unmapped})
+			continue
+		}
+		e := entries[at]
+		r, ok := e.RuleFor(dialect)
+		if !ok {
+			rows = append(rows, Row{Path: p, Kind: kind, Status: Unmapped, Entry: e.Path, Note: "no rule for " + dialect})
+			continue
+		}
+		rows = append(rows, row(p, kind, e, r))
+	}
+	for _, e := range f.Extras {
+		if _, ok := src.Property(e.Path); ok {
+			stale = append(stale, Stale{Path: e.Path, Reason: "an extra that is now a field of the spec: make it an entry"})
+			continue
+		}
+		if r, ok := e.RuleFor(dialect); ok {
+			rows = append(rows, row(e.Path, "extra", e, r))
+		}
+	}
+	return byFields(sortRows(rows)), stale
+}
+
+// byFields gives a variant without an entry of its own, whose fields have
+// theirs, the status they add up to: aligned if they all are, dropped if
+// they all are, else lossy (carried in part).
+func byFields(rows []Row) []Row {
+	for i := range rows {
+		r := &rows[i]
+		if r.Status != Unmapped || r.Entry != "" || r.Kind != "variant" {
+			continue
+		}
+		n := map[Status]int{}
+		total := 0
+		for _, d := range rows[i+1:] { // sorted: descendants follow
+			if !strings.HasPrefix(d.Path, r.Path) || len(d.Path) == len(r.Path) {
+				break
+			}
+			if c := d.Path[len(r.Path)]; c != '.' && c != '[' && c != '{' {
+				continue // a sibling whose name starts the same
+			}
+			if d.Kind == "variant" && d.Entry == "" {
+				continue // summed through its own fields
+			}
+			n[d.Status]++
+			total++
+		}
+		switch {
+		case total == 0 || n[Unmapped] == total:
+		case n[Aligned] == total:
+			r.Status, r.Note = Aligned, "mapped field by field: all of its fields are aligned"
+		case n[Dropped] == total:
+			r.Status, r.Note = Dropped, "mapped field by field: all of its fields are dropped"
+		default:
+			r.Status, r.Note = Lossy, fmt.Sprintf("mapped field by field, in part: %d of its %d fields aligned, %d lossy, %d dropped, %d by the gateway, %d unmapped", n[Aligned], total, n[Lossy], n[Dropped], n[Gateway], n[Unmapped])
+		}
+	}
+	return rows
+}
+
+// targetRows: every path of the target with what produces it: the
+// entries whose target is that very path (a transform's target names where
+// it writes, not what fills the fields below it), else the targets
+// declaration at or above it (which speaks for its whole subtree), else
+// nothing: unmapped. So a field a spec update adds to the target shows up
+// unmapped until a declaration says what fills it.
+func targetRows(dst codec.Schema, f *generator.File, dialect string) ([]Row, []Stale) {
+	all := paths(dst)
+	type src struct {
+		e generator.Entry
+		r generator.Rule
+	}
+	mapped := map[string][]src{}
+	for _, e := range f.Entries {
+		r, ok := e.RuleFor(dialect)
+		if !ok || r.Kind != generator.Map && r.Kind != generator.Lossy {
+			continue
+		}
+		mapped[r.Target] = append(mapped[r.Target], src{e, r})
+	}
+	declared := map[string]generator.Entry{}
+	var stale []Stale
+	for _, e := range f.Targets {
+		if _, err := dst.Lookup(e.Path); err != nil {
+			stale = append(stale, Stale{Path: e.Path, Reason: err.Error()})
+			continue
+		}
+		declared[e.Path] = e
+	}
+	rows := make([]Row, 0, len(all))
+	for p, kind := range all {
+		if srcs := mapped[p]; len(srcs) > 0 {
+			rw := Row{Path: p, Kind: kind, Status: Unmapped}
+			var from, notes, trs []string
+			for _, s := range srcs {
+				if st := statusOf(s.r.Kind); st.rank() > rw.Status.rank() {
+					rw.Status = st
+				}
+				from = append(from, s.e.Path)
+				if s.r.Transform != "" && !slices.Contains(trs, s.r.Transform) {
+					trs = append(trs, s.r.Transform)
+				}
+				if s.e.Note != "" {
+					notes = append(notes, s.e.Note)
+				}
+			}
+			rw.Entry, rw.Transform, rw.Note = strings.Join(from, ", "), strings.Join(trs, ", "), strings.Join(notes, "; ")
+			rows = append(rows, rw)
+			continue
+		}
+		dp, ok := nearest(p, declared)
+		if !ok {
+			rows = append(rows, Row{Path: p, Kind: kind, Status: Unmapped})
+			continue
+		}
+		e := declared[dp]
+		r, ok := e.RuleFor(dialect)
+		if !ok {
+			rows = append(rows, Row{Path: p, Kind: kind, Status: Unmapped, Entry: "targets: " + e.Path, Note: "no rule for " + dialect})
+			continue
+		}
+		rw := row(p, kind, e, r)
+		rw.Entry = "targets: " + e.Path
+		rows = append(rows, rw)
+	}
+	return sortRows(rows), stale
+}
+
+// eventRows: every event type of the spec's stream event union, emitted
+// (aligned) or never (dropped), or unmapped.
+func eventRows(ev codec.Schema, f *generator.File) ([]Row, []Stale) {
+	byType := map[string]generator.Event{}
+	for _, e := range f.Events {
+		byType[e.Type] = e
+	}
+	var rows []Row
+	known := map[string]bool{}
+	for v := range ev.Variants() {
+		known[v.Value] = true
+		e, ok := byType[v.Value]
+		switch {
+		case !ok:
+			rows = append(rows, Row{Path: v.Value, Kind: "event", Status: Unmapped})
+		case e.Emit != "":
+			rows = append(rows, Row{Path: v.Value, Kind: "event", Status: Aligned, Entry: "events: " + v.Value, Note: e.Emit})
+		default:
+			rows = append(rows, Row{Path: v.Value, Kind: "event", Status: Dropped, Entry: "events: " + v.Value, Note: e.Never})
+		}
+	}
+	var stale []Stale
+	for _, e := range f.Events {
+		if !known[e.Type] {
+			stale = append(stale, Stale{Path: e.Type, Reason: "not a stream event type of the spec"})
+		}
+	}
+	return sortRows(rows), stale
+}
