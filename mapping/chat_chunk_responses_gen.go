@@ -23,7 +23,7 @@ func (c *reply) chatChunkResponsesOpenAI(v codec.Value) {
 			srcError = m
 		case "usage":
 			srcUsage = m
-		case "provider": // mapping/chat_chunk_responses.yaml:127: gateway: the provider that served the request is logged by the gateway
+		case "provider": // mapping/chat_chunk_responses.yaml:130: gateway: the provider that served the request is logged by the gateway
 		}
 	}
 	if present(srcServiceTier) {
@@ -112,7 +112,7 @@ func (c *reply) chatChunkResponsesOpenAI(v codec.Value) {
 		}
 	}
 	if present(srcError) {
-		// mapping/chat_chunk_responses.yaml:87: → error
+		// mapping/chat_chunk_responses.yaml:90: → error
 		streamError(c, srcError, "error", codec.Top, "")
 	}
 	if present(srcUsage) {
@@ -131,14 +131,14 @@ func (c *reply) chatChunkResponsesOpenAI(v codec.Value) {
 				srcUsageTotalTokens = m
 			case "cost":
 				srcUsageCost = m
-			case "cost_details": // mapping/chat_chunk_responses.yaml:119: gateway: logged by the gateway
-			case "is_byok": // mapping/chat_chunk_responses.yaml:121: gateway: logged by the gateway
+			case "cost_details": // mapping/chat_chunk_responses.yaml:122: gateway: logged by the gateway
+			case "is_byok": // mapping/chat_chunk_responses.yaml:124: gateway: logged by the gateway
 			case "server_tool_use_details":
 				srcUsageServerToolUseDetails = m
 			}
 		}
 		if present(srcUsagePromptTokens) {
-			// mapping/chat_chunk_responses.yaml:93: → usage.input_tokens
+			// mapping/chat_chunk_responses.yaml:96: → usage.input_tokens
 			c.put(c.b.Object(codec.Top, "usage"), "input_tokens", srcUsagePromptTokens.Raw())
 		}
 		if present(srcUsagePromptTokensDetails) {
@@ -156,24 +156,24 @@ func (c *reply) chatChunkResponsesOpenAI(v codec.Value) {
 				}
 			}
 			if present(srcUsagePromptTokensDetailsCachedTokens) {
-				// mapping/chat_chunk_responses.yaml:95: → usage.input_tokens_details.cached_tokens
+				// mapping/chat_chunk_responses.yaml:98: → usage.input_tokens_details.cached_tokens
 				c.put(c.b.Object(c.b.Object(codec.Top, "usage"), "input_tokens_details"), "cached_tokens", srcUsagePromptTokensDetailsCachedTokens.Raw())
 			}
 			if present(srcUsagePromptTokensDetailsCacheWriteTokens) {
-				// mapping/chat_chunk_responses.yaml:97: → usage.input_tokens_details.cache_write_tokens
+				// mapping/chat_chunk_responses.yaml:100: → usage.input_tokens_details.cache_write_tokens
 				c.put(c.b.Object(c.b.Object(codec.Top, "usage"), "input_tokens_details"), "cache_write_tokens", srcUsagePromptTokensDetailsCacheWriteTokens.Raw())
 			}
 			if present(srcUsagePromptTokensDetailsAudioTokens) {
-				// mapping/chat_chunk_responses.yaml:99: drop
+				// mapping/chat_chunk_responses.yaml:102: drop
 				c.drop(srcUsagePromptTokensDetailsAudioTokens, "usage.prompt_tokens_details.audio_tokens", "the Response's usage has no audio tokens")
 			}
 			if present(srcUsagePromptTokensDetailsVideoTokens) {
-				// mapping/chat_chunk_responses.yaml:101: drop
+				// mapping/chat_chunk_responses.yaml:104: drop
 				c.drop(srcUsagePromptTokensDetailsVideoTokens, "usage.prompt_tokens_details.video_tokens", "the Response's usage has no video tokens")
 			}
 		}
 		if present(srcUsageCompletionTokens) {
-			// mapping/chat_chunk_responses.yaml:103: → usage.output_tokens
+			// mapping/chat_chunk_responses.yaml:106: → usage.output_tokens
 			c.put(c.b.Object(codec.Top, "usage"), "output_tokens", srcUsageCompletionTokens.Raw())
 		}
 		if present(srcUsageCompletionTokensDetails) {
@@ -191,32 +191,32 @@ func (c *reply) chatChunkResponsesOpenAI(v codec.Value) {
 				}
 			}
 			if present(srcUsageCompletionTokensDetailsReasoningTokens) {
-				// mapping/chat_chunk_responses.yaml:105: → usage.output_tokens_details.reasoning_tokens
+				// mapping/chat_chunk_responses.yaml:108: → usage.output_tokens_details.reasoning_tokens
 				c.put(c.b.Object(c.b.Object(codec.Top, "usage"), "output_tokens_details"), "reasoning_tokens", srcUsageCompletionTokensDetailsReasoningTokens.Raw())
 			}
 			if present(srcUsageCompletionTokensDetailsAcceptedPredictionTokens) {
-				// mapping/chat_chunk_responses.yaml:107: drop
+				// mapping/chat_chunk_responses.yaml:110: drop
 				c.drop(srcUsageCompletionTokensDetailsAcceptedPredictionTokens, "usage.completion_tokens_details.accepted_prediction_tokens", "the Responses API has no predicted outputs")
 			}
 			if present(srcUsageCompletionTokensDetailsRejectedPredictionTokens) {
-				// mapping/chat_chunk_responses.yaml:109: drop
+				// mapping/chat_chunk_responses.yaml:112: drop
 				c.drop(srcUsageCompletionTokensDetailsRejectedPredictionTokens, "usage.completion_tokens_details.rejected_prediction_tokens", "the Responses API has no predicted outputs")
 			}
 			if present(srcUsageCompletionTokensDetailsAudioTokens) {
-				// mapping/chat_chunk_responses.yaml:111: drop
+				// mapping/chat_chunk_responses.yaml:114: drop
 				c.drop(srcUsageCompletionTokensDetailsAudioTokens, "usage.completion_tokens_details.audio_tokens", "the Response's usage has no audio tokens")
 			}
 		}
 		if present(srcUsageTotalTokens) {
-			// mapping/chat_chunk_responses.yaml:113: → usage.total_tokens
+			// mapping/chat_chunk_responses.yaml:116: → usage.total_tokens
 			c.put(c.b.Object(codec.Top, "usage"), "total_tokens", srcUsageTotalTokens.Raw())
 		}
 		if present(srcUsageCost) {
-			// mapping/chat_chunk_responses.yaml:115: → usage
+			// mapping/chat_chunk_responses.yaml:118: → usage
 			cost(c, srcUsageCost, "usage.cost", codec.Top, "usage")
 		}
 		if present(srcUsageServerToolUseDetails) {
-			// mapping/chat_chunk_responses.yaml:123: drop
+			// mapping/chat_chunk_responses.yaml:126: drop
 			c.drop(srcUsageServerToolUseDetails, "usage.server_tool_use_details", "the Response's usage has no server tool counts (its web_search_call items show the searches)")
 		}
 	}

@@ -21,7 +21,7 @@ func (c *reply) chatResponsesOpenAI(v codec.Value) {
 			srcChoices = m
 		case "usage":
 			srcUsage = m
-		case "provider": // mapping/chat_responses.yaml:131: gateway: the provider that served the request is logged by the gateway
+		case "provider": // mapping/chat_responses.yaml:134: gateway: the provider that served the request is logged by the gateway
 		}
 	}
 	if present(srcServiceTier) {
@@ -144,14 +144,14 @@ func (c *reply) chatResponsesOpenAI(v codec.Value) {
 				srcUsageTotalTokens = m
 			case "cost":
 				srcUsageCost = m
-			case "cost_details": // mapping/chat_responses.yaml:123: gateway: logged by the gateway
-			case "is_byok": // mapping/chat_responses.yaml:125: gateway: logged by the gateway
+			case "cost_details": // mapping/chat_responses.yaml:126: gateway: logged by the gateway
+			case "is_byok": // mapping/chat_responses.yaml:128: gateway: logged by the gateway
 			case "server_tool_use_details":
 				srcUsageServerToolUseDetails = m
 			}
 		}
 		if present(srcUsagePromptTokens) {
-			// mapping/chat_responses.yaml:97: → usage.input_tokens
+			// mapping/chat_responses.yaml:100: → usage.input_tokens
 			c.put(c.b.Object(codec.Top, "usage"), "input_tokens", srcUsagePromptTokens.Raw())
 		}
 		if present(srcUsagePromptTokensDetails) {
@@ -169,24 +169,24 @@ func (c *reply) chatResponsesOpenAI(v codec.Value) {
 				}
 			}
 			if present(srcUsagePromptTokensDetailsCachedTokens) {
-				// mapping/chat_responses.yaml:99: → usage.input_tokens_details.cached_tokens
+				// mapping/chat_responses.yaml:102: → usage.input_tokens_details.cached_tokens
 				c.put(c.b.Object(c.b.Object(codec.Top, "usage"), "input_tokens_details"), "cached_tokens", srcUsagePromptTokensDetailsCachedTokens.Raw())
 			}
 			if present(srcUsagePromptTokensDetailsCacheWriteTokens) {
-				// mapping/chat_responses.yaml:101: → usage.input_tokens_details.cache_write_tokens
+				// mapping/chat_responses.yaml:104: → usage.input_tokens_details.cache_write_tokens
 				c.put(c.b.Object(c.b.Object(codec.Top, "usage"), "input_tokens_details"), "cache_write_tokens", srcUsagePromptTokensDetailsCacheWriteTokens.Raw())
 			}
 			if present(srcUsagePromptTokensDetailsAudioTokens) {
-				// mapping/chat_responses.yaml:103: drop
+				// mapping/chat_responses.yaml:106: drop
 				c.drop(srcUsagePromptTokensDetailsAudioTokens, "usage.prompt_tokens_details.audio_tokens", "the Response's usage has no audio tokens")
 			}
 			if present(srcUsagePromptTokensDetailsVideoTokens) {
-				// mapping/chat_responses.yaml:105: drop
+				// mapping/chat_responses.yaml:108: drop
 				c.drop(srcUsagePromptTokensDetailsVideoTokens, "usage.prompt_tokens_details.video_tokens", "the Response's usage has no video tokens")
 			}
 		}
 		if present(srcUsageCompletionTokens) {
-			// mapping/chat_responses.yaml:107: → usage.output_tokens
+			// mapping/chat_responses.yaml:110: → usage.output_tokens
 			c.put(c.b.Object(codec.Top, "usage"), "output_tokens", srcUsageCompletionTokens.Raw())
 		}
 		if present(srcUsageCompletionTokensDetails) {
@@ -204,32 +204,32 @@ func (c *reply) chatResponsesOpenAI(v codec.Value) {
 				}
 			}
 			if present(srcUsageCompletionTokensDetailsReasoningTokens) {
-				// mapping/chat_responses.yaml:109: → usage.output_tokens_details.reasoning_tokens
+				// mapping/chat_responses.yaml:112: → usage.output_tokens_details.reasoning_tokens
 				c.put(c.b.Object(c.b.Object(codec.Top, "usage"), "output_tokens_details"), "reasoning_tokens", srcUsageCompletionTokensDetailsReasoningTokens.Raw())
 			}
 			if present(srcUsageCompletionTokensDetailsAcceptedPredictionTokens) {
-				// mapping/chat_responses.yaml:111: drop
+				// mapping/chat_responses.yaml:114: drop
 				c.drop(srcUsageCompletionTokensDetailsAcceptedPredictionTokens, "usage.completion_tokens_details.accepted_prediction_tokens", "the Responses API has no predicted outputs")
 			}
 			if present(srcUsageCompletionTokensDetailsRejectedPredictionTokens) {
-				// mapping/chat_responses.yaml:113: drop
+				// mapping/chat_responses.yaml:116: drop
 				c.drop(srcUsageCompletionTokensDetailsRejectedPredictionTokens, "usage.completion_tokens_details.rejected_prediction_tokens", "the Responses API has no predicted outputs")
 			}
 			if present(srcUsageCompletionTokensDetailsAudioTokens) {
-				// mapping/chat_responses.yaml:115: drop
+				// mapping/chat_responses.yaml:118: drop
 				c.drop(srcUsageCompletionTokensDetailsAudioTokens, "usage.completion_tokens_details.audio_tokens", "the Response's usage has no audio tokens")
 			}
 		}
 		if present(srcUsageTotalTokens) {
-			// mapping/chat_responses.yaml:117: → usage.total_tokens
+			// mapping/chat_responses.yaml:120: → usage.total_tokens
 			c.put(c.b.Object(codec.Top, "usage"), "total_tokens", srcUsageTotalTokens.Raw())
 		}
 		if present(srcUsageCost) {
-			// mapping/chat_responses.yaml:119: → usage
+			// mapping/chat_responses.yaml:122: → usage
 			cost(c, srcUsageCost, "usage.cost", codec.Top, "usage")
 		}
 		if present(srcUsageServerToolUseDetails) {
-			// mapping/chat_responses.yaml:127: drop
+			// mapping/chat_responses.yaml:130: drop
 			c.drop(srcUsageServerToolUseDetails, "usage.server_tool_use_details", "the Response's usage has no server tool counts (its web_search_call items show the searches)")
 		}
 	}

@@ -35,13 +35,16 @@ type item struct {
 	details []*detail
 
 	// calls
-	chat    int64 // the chat index
-	callID  []byte
-	name    []byte // as the upstream named it
-	tool    mapping.VirtualTool
-	offered bool
-	args    []byte // the arguments JSON string's content, escaped as received
-	input   inputScanner
+	chat     int64 // the chat index
+	callID   []byte
+	name     []byte // as the upstream named it
+	tool     mapping.VirtualTool
+	offered  bool
+	args     []byte // the arguments JSON string's content, escaped as received
+	sawArgs  bool   // the upstream sent arguments (a string, even empty)
+	started  bool   // a function call's first arguments delta went out (blank ones are held back)
+	fellBack bool   // a built-in call whose arguments made no action: a function_call
+	input    inputScanner
 }
 
 type part struct {
