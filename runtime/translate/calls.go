@@ -26,6 +26,7 @@ func (t *translator) ToolCall(index int, id, name, args codec.Value, custom bool
 		}
 	}
 	if c == nil {
+		t.settle(false)
 		t.closeCur()
 		c = t.newItem(kFunction)
 		c.chat = int64(index)
@@ -50,7 +51,13 @@ func (t *translator) ToolCall(index int, id, name, args codec.Value, custom bool
 	if len(s) <= 2 {
 		return
 	}
-	if !c.open && c.done == nil && c.kind != kBuiltin {
+	if c.done != nil { // a built-in call made when its arguments were whole
+		if !blank(s[1 : len(s)-1]) {
+			t.reply.Warn(t.callPath(c)+".function.arguments", "arguments after the call's were whole JSON; left out")
+		}
+		return
+	}
+	if !c.open && c.kind != kBuiltin {
 		// arguments before the name: kept until the call can be opened
 		c.args = append(c.args, s[1:len(s)-1]...)
 		return
@@ -87,6 +94,11 @@ func (t *translator) openCall(c *item, custom bool) {
 		c.kind = kFunction
 	default:
 		c.kind = kBuiltin
+		// its place: where it was named (added when its arguments are whole)
+		c.index, c.reserved, c.heldAt = len(t.items), true, len(t.heldEv)
+		t.items = append(t.items, c)
+		t.waiting++
+		t.holding = t.stream
 		return
 	}
 	pending := c.args
@@ -257,6 +269,31 @@ func (t *translator) closeCall(c *item) {
 		t.addItem(c, c.done)
 	}
 	t.itemDone(c)
+}
+
+// settle makes the built-in calls that wait, in their order, while
+// their arguments are whole JSON (end: all of them), each after the
+// events held before it was named; when none waits, the held events go
+// out.
+func (t *translator) settle(end bool) {
+	if t.waiting == 0 {
+		return
+	}
+	for _, it := range t.items {
+		if !it.reserved {
+			continue
+		}
+		if !end && !t.validArgs(it.args) {
+			t.holding = t.stream
+			return
+		}
+		t.holding = false
+		t.release(it.heldAt)
+		t.closeCall(it)
+	}
+	t.holding = false
+	t.release(len(t.heldEv))
+	t.held, t.heldEv, t.heldOut = t.held[:0], t.heldEv[:0], 0
 }
 
 // builtin makes a built-in call's item from its arguments (false: they do

@@ -3,6 +3,8 @@ package translate
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -133,7 +135,9 @@ func TestArgumentsNotJSON(t *testing.T) {
 		{`{"name":"local_shell","arguments":"{\"command\":[]}"}`, "function_call", "do not make its action"},
 	} {
 		_, resp, warns := callEnds(t, req, c.fn)
-		var r struct{ Output []struct{ Type, Arguments string } }
+		var r struct {
+			Output []struct{ Type, Arguments string }
+		}
 		if err := json.Unmarshal(resp, &r); err != nil {
 			t.Fatal(err)
 		}
@@ -157,3 +161,97 @@ func hasWarning(ws []mapping.Warning, path, reason string) bool {
 	return false
 }
 
+// Parallel calls of functions and virtualized tools come out in the
+// upstream's order — in output, in the stream's output_index — whether
+// each call streams whole before the next (a built-in call then goes out
+// as soon as the next begins) or their pieces interleave (what comes
+// after a built-in call waits for it), streamed or not.
+func TestMixedCallsKeepUpstreamOrder(t *testing.T) {
+	req := request(t, callsRequest)
+	type call struct{ id, name, args string }
+	calls := []call{
+		{"c0", "f", `{"a":1}`},
+		{"c1", "shell", `{"commands":["ls"]}`},
+		{"c2", "f", `{"b":2}`},
+		{"c3", "apply_patch", `{"type":"delete_file","path":"x"}`},
+		{"c4", "c", `{"input":"hi"}`},
+		{"c5", "local_shell", `{"command":["pwd"]}`},
+	}
+	piece := func(i int, args string) string {
+		a, _ := json.Marshal(args)
+		return `{"index":` + strconv.Itoa(i) + `,"function":{"arguments":` + string(a) + `}}`
+	}
+	open := func(i int) string {
+		return `{"index":` + strconv.Itoa(i) + `,"id":"` + calls[i].id + `","type":"function","function":{"name":"` + calls[i].name + `","arguments":""}}`
+	}
+	chunk := func(tcs ...string) []byte {
+		return []byte(`{"choices":[{"index":0,"delta":{"tool_calls":[` + strings.Join(tcs, ",") + `]}}]}`)
+	}
+	fin := []byte(`{"choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}]}`)
+	var sequential, interleaved [][]byte
+	for i, c := range calls {
+		half := len(c.args) / 2
+		sequential = append(sequential, chunk(open(i)), chunk(piece(i, c.args[:half])), chunk(piece(i, c.args[half:])))
+	}
+	for i := range calls {
+		interleaved = append(interleaved, chunk(open(i), piece(i, calls[i].args[:3])))
+	}
+	for i := len(calls) - 1; i >= 0; i-- {
+		interleaved = append(interleaved, chunk(piece(i, calls[i].args[3:])))
+	}
+	want := []string{"function_call c0", "shell_call c1", "function_call c2", "apply_patch_call c3", "custom_tool_call c4", "local_shell_call c5"}
+	order := func(output []json.RawMessage) []string {
+		var got []string
+		for _, o := range output {
+			var it struct {
+				Type   string
+				CallID string `json:"call_id"`
+			}
+			_ = json.Unmarshal(o, &it)
+			got = append(got, it.Type+" "+it.CallID)
+		}
+		return got
+	}
+	for name, chunks := range map[string][][]byte{"sequential": sequential, "interleaved": interleaved} {
+		ev := stream(t, req, append(chunks, fin), nil) // passes the checker
+		var added []string
+		for _, e := range ev {
+			var a struct {
+				Type  string
+				Index int `json:"output_index"`
+				Item  json.RawMessage
+			}
+			_ = json.Unmarshal(e, &a)
+			if a.Type == "response.output_item.added" {
+				if got := order([]json.RawMessage{a.Item}); a.Index >= len(want) || got[0] != want[a.Index] {
+					t.Errorf("%s: %v added at output_index %d", name, got, a.Index)
+				}
+				added = append(added, order([]json.RawMessage{a.Item})...)
+			}
+		}
+		var r struct{ Output []json.RawMessage }
+		if err := json.Unmarshal(terminalResponse(t, ev), &r); err != nil {
+			t.Fatal(err)
+		}
+		if got := order(r.Output); fmt.Sprint(got) != fmt.Sprint(want) || fmt.Sprint(added) != fmt.Sprint(want) {
+			t.Errorf("%s: output %v, added %v, want %v", name, got, added, want)
+		}
+	}
+	var msg []string
+	for _, c := range calls {
+		a, _ := json.Marshal(c.args)
+		msg = append(msg, `{"id":"`+c.id+`","type":"function","function":{"name":"`+c.name+`","arguments":`+string(a)+`}}`)
+	}
+	body := `{"id":"g","object":"chat.completion","created":1,"model":"m","choices":[{"index":0,"finish_reason":"tool_calls","message":{"role":"assistant","content":null,"tool_calls":[` + strings.Join(msg, ",") + `]}}]}`
+	resp, _, err := ChatToResponse(req, []byte(body), Options{IDs: &SeqIDs{}, Clock: clock})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r struct{ Output []json.RawMessage }
+	if err := json.Unmarshal(resp, &r); err != nil {
+		t.Fatal(err)
+	}
+	if got := order(r.Output); fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("not streamed: output %v, want %v", got, want)
+	}
+}

@@ -26,6 +26,10 @@ type item struct {
 	id    string
 	open  bool
 	done  []byte // the finished item's JSON
+	// a built-in call named, its place kept, not added yet; heldAt: the
+	// held events then (those after it wait for it)
+	reserved bool
+	heldAt   int
 
 	// message and reasoning: the parts, in order
 	parts []*part
@@ -126,8 +130,14 @@ func (t *translator) itemDone(it *item) {
 
 // addItem opens an item: output_item.added with its opening JSON.
 func (t *translator) addItem(it *item, added []byte) {
-	it.index, it.open = len(t.items), true
-	t.items = append(t.items, it)
+	if it.reserved { // a built-in call, in its place
+		it.reserved = false
+		t.waiting--
+	} else {
+		it.index = len(t.items)
+		t.items = append(t.items, it)
+	}
+	it.open = true
 	if !t.stream {
 		return
 	}
@@ -145,6 +155,7 @@ func (t *translator) current(kind itemKind) *item {
 	if t.cur != nil && t.cur.kind == kind {
 		return t.cur
 	}
+	t.settle(false)
 	t.closeCur()
 	it := t.newItem(kind)
 	switch kind {
