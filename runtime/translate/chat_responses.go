@@ -98,6 +98,8 @@ type translator struct {
 	heldEv  []heldEvent // held events, in order
 	heldOut int         // heldEv[:heldOut] went out
 
+	lp, lpEv []byte // log probabilities of the text that follows (Logprobs), comma-separated
+
 	stream  bool    // emit events (false: a non-stream response)
 	buf     []byte  // the events' data
 	marks   []mark  // where each event of the call starts in buf
@@ -181,6 +183,8 @@ func (t *translator) reset(req *Request, opts Options, stream bool) {
 	t.chunk, _ = codec.OpenRouter.Payload(codec.ChatChunk)
 	t.body, _ = codec.OpenRouter.Payload(codec.ChatBody)
 	t.reply.Reset()
+	t.reply.SetLogprobs(req.Logprobs)
+	t.lp, t.lpEv = t.lp[:0], t.lpEv[:0]
 	t.phase, t.seq = phaseNew, 0
 	t.items, t.calls, t.cur = t.items[:0], t.calls[:0], nil
 	t.nItems, t.nParts = 0, 0
@@ -227,6 +231,7 @@ func (t *translator) Next(data []byte) []Event {
 		return t.flush()
 	}
 	t.reply.Chunk(&t.doc, t)
+	t.strayLogprobs()
 	if t.fail != nil {
 		t.terminal()
 	}
@@ -420,6 +425,7 @@ func (r *Responder) Convert(req *Request, body []byte, opts Options) ([]byte, []
 		return nil, nil, &APIError{Status: 502, Type: "server_error", Code: "server_error", Message: "the upstream's response is not JSON: " + err.Error()}
 	}
 	t.reply.Body(&t.doc, t)
+	t.strayLogprobs()
 	if !t.sawFin && t.fail == nil {
 		t.fail = &APIError{Status: 502, Type: "server_error", Code: "server_error", Message: "the upstream's response has no finish reason"}
 	}

@@ -71,6 +71,7 @@ func (o Options) now() int64 {
 type Request struct {
 	Tools     mapping.ToolMap
 	Encrypted bool // include asks for reasoning.encrypted_content
+	Logprobs  bool // include asks for message.output_text.logprobs
 	echo      [nEcho][]byte
 }
 
@@ -141,8 +142,11 @@ func NewRequest(body []byte, tools mapping.ToolMap) (*Request, error) {
 		key := k.String()
 		if key == "include" {
 			for _, e := range m.Elems() {
-				if s, _ := e.Str(); s == "reasoning.encrypted_content" {
+				switch s, _ := e.Str(); s {
+				case "reasoning.encrypted_content":
 					r.Encrypted = true
+				case "message.output_text.logprobs":
+					r.Logprobs = true
 				}
 			}
 			continue
