@@ -23,7 +23,7 @@ func (c *reply) chatChunkResponsesOpenAI(v codec.Value) {
 			srcError = m
 		case "usage":
 			srcUsage = m
-		case "provider": // mapping/chat_chunk_responses.yaml:127: gateway: the provider that served the request is logged by the gateway
+		case "provider": // mapping/chat_chunk_responses.yaml:140: gateway: the provider that served the request is logged by the gateway
 		}
 	}
 	if present(srcServiceTier) {
@@ -50,14 +50,29 @@ func (c *reply) chatChunkResponsesOpenAI(v codec.Value) {
 				finishReason(c, srcChoicesFinishReason, atElem("choices", i, "finish_reason", "choices[0].finish_reason"), codec.Top, "")
 			}
 			if present(srcChoicesLogprobs) {
-				// mapping/chat_chunk_responses.yaml:43: drop
-				c.drop(srcChoicesLogprobs, atElem("choices", i, "logprobs", "choices[0].logprobs"), "the Response's output_text.logprobs are not filled from chat logprobs yet")
+				var srcChoicesLogprobsContent, srcChoicesLogprobsRefusal codec.Value
+				for k, m := range srcChoicesLogprobs.Members() {
+					switch string(k.Bytes()) {
+					case "content":
+						srcChoicesLogprobsContent = m
+					case "refusal":
+						srcChoicesLogprobsRefusal = m
+					}
+				}
+				if present(srcChoicesLogprobsContent) {
+					// mapping/chat_chunk_responses.yaml:43: → output[]{message}.content[]{output_text}.logprobs
+					logprobs(c, srcChoicesLogprobsContent, atElem("choices", i, "logprobs.content", "choices[0].logprobs.content"), codec.Top, "")
+				}
+				if present(srcChoicesLogprobsRefusal) {
+					// mapping/chat_chunk_responses.yaml:53: drop
+					c.drop(srcChoicesLogprobsRefusal, atElem("choices", i, "logprobs.refusal", "choices[0].logprobs.refusal"), "the Response's refusal part has no log probabilities")
+				}
 			}
 			if present(srcChoicesDelta) {
 				var srcChoicesDeltaReasoningDetails, srcChoicesDeltaReasoning, srcChoicesDeltaReasoningContent, srcChoicesDeltaContent, srcChoicesDeltaRefusal, srcChoicesDeltaAnnotations, srcChoicesDeltaAudio, srcChoicesDeltaToolCalls codec.Value
 				for k, m := range srcChoicesDelta.Members() {
 					switch string(k.Bytes()) {
-					case "role": // mapping/chat_chunk_responses.yaml:45: gateway: always assistant
+					case "role": // mapping/chat_chunk_responses.yaml:55: gateway: always assistant
 					case "reasoning_details":
 						srcChoicesDeltaReasoningDetails = m
 					case "reasoning":
@@ -77,42 +92,42 @@ func (c *reply) chatChunkResponsesOpenAI(v codec.Value) {
 					}
 				}
 				if present(srcChoicesDeltaReasoningDetails) {
-					// mapping/chat_chunk_responses.yaml:47: → output[]{reasoning}
+					// mapping/chat_chunk_responses.yaml:57: → output[]{reasoning}
 					reasoningDetails(c, srcChoicesDeltaReasoningDetails, atElem("choices", i, "delta.reasoning_details", "choices[0].delta.reasoning_details"), codec.Top, "")
 				}
 				if present(srcChoicesDeltaReasoning) {
-					// mapping/chat_chunk_responses.yaml:54: → output[]{reasoning}.content[].text
+					// mapping/chat_chunk_responses.yaml:64: → output[]{reasoning}.content[].text
 					reasoningText(c, srcChoicesDeltaReasoning, atElem("choices", i, "delta.reasoning", "choices[0].delta.reasoning"), codec.Top, "")
 				}
 				if present(srcChoicesDeltaReasoningContent) {
-					// mapping/chat_chunk_responses.yaml:58: → output[]{reasoning}.content[].text
+					// mapping/chat_chunk_responses.yaml:68: → output[]{reasoning}.content[].text
 					reasoningText(c, srcChoicesDeltaReasoningContent, atElem("choices", i, "delta.reasoning_content", "choices[0].delta.reasoning_content"), codec.Top, "")
 				}
 				if present(srcChoicesDeltaContent) {
-					// mapping/chat_chunk_responses.yaml:62: → output[]{message}.content[]{output_text}.text
+					// mapping/chat_chunk_responses.yaml:72: → output[]{message}.content[]{output_text}.text
 					text(c, srcChoicesDeltaContent, atElem("choices", i, "delta.content", "choices[0].delta.content"), codec.Top, "")
 				}
 				if present(srcChoicesDeltaRefusal) {
-					// mapping/chat_chunk_responses.yaml:66: → output[]{message}.content[]{refusal}.refusal
+					// mapping/chat_chunk_responses.yaml:76: → output[]{message}.content[]{refusal}.refusal
 					refusal(c, srcChoicesDeltaRefusal, atElem("choices", i, "delta.refusal", "choices[0].delta.refusal"), codec.Top, "")
 				}
 				if present(srcChoicesDeltaAnnotations) {
-					// mapping/chat_chunk_responses.yaml:70: → output[]{message}.content[]{output_text}.annotations[]{url_citation}
+					// mapping/chat_chunk_responses.yaml:80: → output[]{message}.content[]{output_text}.annotations[]{url_citation}
 					annotations(c, srcChoicesDeltaAnnotations, atElem("choices", i, "delta.annotations", "choices[0].delta.annotations"), codec.Top, "")
 				}
 				if present(srcChoicesDeltaAudio) {
-					// mapping/chat_chunk_responses.yaml:76: drop
+					// mapping/chat_chunk_responses.yaml:86: drop
 					c.drop(srcChoicesDeltaAudio, atElem("choices", i, "delta.audio", "choices[0].delta.audio"), "the Response's message has no audio")
 				}
 				if present(srcChoicesDeltaToolCalls) {
-					// mapping/chat_chunk_responses.yaml:78: → output[]{function_call}
+					// mapping/chat_chunk_responses.yaml:88: → output[]{function_call}
 					toolCalls(c, srcChoicesDeltaToolCalls, atElem("choices", i, "delta.tool_calls", "choices[0].delta.tool_calls"), codec.Top, "")
 				}
 			}
 		}
 	}
 	if present(srcError) {
-		// mapping/chat_chunk_responses.yaml:87: → error
+		// mapping/chat_chunk_responses.yaml:100: → error
 		streamError(c, srcError, "error", codec.Top, "")
 	}
 	if present(srcUsage) {
@@ -131,14 +146,14 @@ func (c *reply) chatChunkResponsesOpenAI(v codec.Value) {
 				srcUsageTotalTokens = m
 			case "cost":
 				srcUsageCost = m
-			case "cost_details": // mapping/chat_chunk_responses.yaml:119: gateway: logged by the gateway
-			case "is_byok": // mapping/chat_chunk_responses.yaml:121: gateway: logged by the gateway
+			case "cost_details": // mapping/chat_chunk_responses.yaml:132: gateway: logged by the gateway
+			case "is_byok": // mapping/chat_chunk_responses.yaml:134: gateway: logged by the gateway
 			case "server_tool_use_details":
 				srcUsageServerToolUseDetails = m
 			}
 		}
 		if present(srcUsagePromptTokens) {
-			// mapping/chat_chunk_responses.yaml:93: → usage.input_tokens
+			// mapping/chat_chunk_responses.yaml:106: → usage.input_tokens
 			c.put(c.b.Object(codec.Top, "usage"), "input_tokens", srcUsagePromptTokens.Raw())
 		}
 		if present(srcUsagePromptTokensDetails) {
@@ -156,24 +171,24 @@ func (c *reply) chatChunkResponsesOpenAI(v codec.Value) {
 				}
 			}
 			if present(srcUsagePromptTokensDetailsCachedTokens) {
-				// mapping/chat_chunk_responses.yaml:95: → usage.input_tokens_details.cached_tokens
+				// mapping/chat_chunk_responses.yaml:108: → usage.input_tokens_details.cached_tokens
 				c.put(c.b.Object(c.b.Object(codec.Top, "usage"), "input_tokens_details"), "cached_tokens", srcUsagePromptTokensDetailsCachedTokens.Raw())
 			}
 			if present(srcUsagePromptTokensDetailsCacheWriteTokens) {
-				// mapping/chat_chunk_responses.yaml:97: → usage.input_tokens_details.cache_write_tokens
+				// mapping/chat_chunk_responses.yaml:110: → usage.input_tokens_details.cache_write_tokens
 				c.put(c.b.Object(c.b.Object(codec.Top, "usage"), "input_tokens_details"), "cache_write_tokens", srcUsagePromptTokensDetailsCacheWriteTokens.Raw())
 			}
 			if present(srcUsagePromptTokensDetailsAudioTokens) {
-				// mapping/chat_chunk_responses.yaml:99: drop
+				// mapping/chat_chunk_responses.yaml:112: drop
 				c.drop(srcUsagePromptTokensDetailsAudioTokens, "usage.prompt_tokens_details.audio_tokens", "the Response's usage has no audio tokens")
 			}
 			if present(srcUsagePromptTokensDetailsVideoTokens) {
-				// mapping/chat_chunk_responses.yaml:101: drop
+				// mapping/chat_chunk_responses.yaml:114: drop
 				c.drop(srcUsagePromptTokensDetailsVideoTokens, "usage.prompt_tokens_details.video_tokens", "the Response's usage has no video tokens")
 			}
 		}
 		if present(srcUsageCompletionTokens) {
-			// mapping/chat_chunk_responses.yaml:103: → usage.output_tokens
+			// mapping/chat_chunk_responses.yaml:116: → usage.output_tokens
 			c.put(c.b.Object(codec.Top, "usage"), "output_tokens", srcUsageCompletionTokens.Raw())
 		}
 		if present(srcUsageCompletionTokensDetails) {
@@ -191,32 +206,32 @@ func (c *reply) chatChunkResponsesOpenAI(v codec.Value) {
 				}
 			}
 			if present(srcUsageCompletionTokensDetailsReasoningTokens) {
-				// mapping/chat_chunk_responses.yaml:105: → usage.output_tokens_details.reasoning_tokens
+				// mapping/chat_chunk_responses.yaml:118: → usage.output_tokens_details.reasoning_tokens
 				c.put(c.b.Object(c.b.Object(codec.Top, "usage"), "output_tokens_details"), "reasoning_tokens", srcUsageCompletionTokensDetailsReasoningTokens.Raw())
 			}
 			if present(srcUsageCompletionTokensDetailsAcceptedPredictionTokens) {
-				// mapping/chat_chunk_responses.yaml:107: drop
+				// mapping/chat_chunk_responses.yaml:120: drop
 				c.drop(srcUsageCompletionTokensDetailsAcceptedPredictionTokens, "usage.completion_tokens_details.accepted_prediction_tokens", "the Responses API has no predicted outputs")
 			}
 			if present(srcUsageCompletionTokensDetailsRejectedPredictionTokens) {
-				// mapping/chat_chunk_responses.yaml:109: drop
+				// mapping/chat_chunk_responses.yaml:122: drop
 				c.drop(srcUsageCompletionTokensDetailsRejectedPredictionTokens, "usage.completion_tokens_details.rejected_prediction_tokens", "the Responses API has no predicted outputs")
 			}
 			if present(srcUsageCompletionTokensDetailsAudioTokens) {
-				// mapping/chat_chunk_responses.yaml:111: drop
+				// mapping/chat_chunk_responses.yaml:124: drop
 				c.drop(srcUsageCompletionTokensDetailsAudioTokens, "usage.completion_tokens_details.audio_tokens", "the Response's usage has no audio tokens")
 			}
 		}
 		if present(srcUsageTotalTokens) {
-			// mapping/chat_chunk_responses.yaml:113: → usage.total_tokens
+			// mapping/chat_chunk_responses.yaml:126: → usage.total_tokens
 			c.put(c.b.Object(codec.Top, "usage"), "total_tokens", srcUsageTotalTokens.Raw())
 		}
 		if present(srcUsageCost) {
-			// mapping/chat_chunk_responses.yaml:115: → usage
+			// mapping/chat_chunk_responses.yaml:128: → usage
 			cost(c, srcUsageCost, "usage.cost", codec.Top, "usage")
 		}
 		if present(srcUsageServerToolUseDetails) {
-			// mapping/chat_chunk_responses.yaml:123: drop
+			// mapping/chat_chunk_responses.yaml:136: drop
 			c.drop(srcUsageServerToolUseDetails, "usage.server_tool_use_details", "the Response's usage has no server tool counts (its web_search_call items show the searches)")
 		}
 	}

@@ -21,7 +21,7 @@ func (c *reply) chatResponsesOpenAI(v codec.Value) {
 			srcChoices = m
 		case "usage":
 			srcUsage = m
-		case "provider": // mapping/chat_responses.yaml:131: gateway: the provider that served the request is logged by the gateway
+		case "provider": // mapping/chat_responses.yaml:144: gateway: the provider that served the request is logged by the gateway
 		}
 	}
 	if present(srcServiceTier) {
@@ -48,17 +48,32 @@ func (c *reply) chatResponsesOpenAI(v codec.Value) {
 				finishReason(c, srcChoicesFinishReason, atElem("choices", i, "finish_reason", "choices[0].finish_reason"), codec.Top, "")
 			}
 			if present(srcChoicesLogprobs) {
-				// mapping/chat_responses.yaml:41: drop
-				c.drop(srcChoicesLogprobs, atElem("choices", i, "logprobs", "choices[0].logprobs"), "the Response's output_text.logprobs are not filled from chat logprobs yet")
+				var srcChoicesLogprobsContent, srcChoicesLogprobsRefusal codec.Value
+				for k, m := range srcChoicesLogprobs.Members() {
+					switch string(k.Bytes()) {
+					case "content":
+						srcChoicesLogprobsContent = m
+					case "refusal":
+						srcChoicesLogprobsRefusal = m
+					}
+				}
+				if present(srcChoicesLogprobsContent) {
+					// mapping/chat_responses.yaml:41: → output[]{message}.content[]{output_text}.logprobs
+					logprobs(c, srcChoicesLogprobsContent, atElem("choices", i, "logprobs.content", "choices[0].logprobs.content"), codec.Top, "")
+				}
+				if present(srcChoicesLogprobsRefusal) {
+					// mapping/chat_responses.yaml:51: drop
+					c.drop(srcChoicesLogprobsRefusal, atElem("choices", i, "logprobs.refusal", "choices[0].logprobs.refusal"), "the Response's refusal part has no log probabilities")
+				}
 			}
 			if present(srcChoicesMessage) {
 				var srcChoicesMessageName, srcChoicesMessageReasoningDetails, srcChoicesMessageReasoning, srcChoicesMessageReasoningContent, srcChoicesMessageContent, srcChoicesMessageRefusal, srcChoicesMessageAnnotations, srcChoicesMessageAudio, srcChoicesMessageImages, srcChoicesMessageToolCalls codec.Value
 				for k, m := range srcChoicesMessage.Members() {
 					switch string(k.Bytes()) {
-					case "role": // mapping/chat_responses.yaml:43: gateway: always assistant
+					case "role": // mapping/chat_responses.yaml:53: gateway: always assistant
 					case "name":
 						srcChoicesMessageName = m
-					case "model": // mapping/chat_responses.yaml:47: gateway: logged by the gateway
+					case "model": // mapping/chat_responses.yaml:57: gateway: logged by the gateway
 					case "reasoning_details":
 						srcChoicesMessageReasoningDetails = m
 					case "reasoning":
@@ -80,49 +95,49 @@ func (c *reply) chatResponsesOpenAI(v codec.Value) {
 					}
 				}
 				if present(srcChoicesMessageName) {
-					// mapping/chat_responses.yaml:45: drop
+					// mapping/chat_responses.yaml:55: drop
 					c.drop(srcChoicesMessageName, atElem("choices", i, "message.name", "choices[0].message.name"), "the Response's message has no name")
 				}
 				if present(srcChoicesMessageReasoningDetails) {
-					// mapping/chat_responses.yaml:49: → output[]{reasoning}
+					// mapping/chat_responses.yaml:59: → output[]{reasoning}
 					reasoningDetails(c, srcChoicesMessageReasoningDetails, atElem("choices", i, "message.reasoning_details", "choices[0].message.reasoning_details"), codec.Top, "")
 				}
 				if present(srcChoicesMessageReasoning) {
-					// mapping/chat_responses.yaml:56: → output[]{reasoning}.content[].text
+					// mapping/chat_responses.yaml:66: → output[]{reasoning}.content[].text
 					reasoningText(c, srcChoicesMessageReasoning, atElem("choices", i, "message.reasoning", "choices[0].message.reasoning"), codec.Top, "")
 				}
 				if present(srcChoicesMessageReasoningContent) {
-					// mapping/chat_responses.yaml:60: → output[]{reasoning}.content[].text
+					// mapping/chat_responses.yaml:70: → output[]{reasoning}.content[].text
 					reasoningText(c, srcChoicesMessageReasoningContent, atElem("choices", i, "message.reasoning_content", "choices[0].message.reasoning_content"), codec.Top, "")
 				}
 				if present(srcChoicesMessageContent) {
 					switch srcChoicesMessageContent.Kind() {
 					case codec.String:
-						// mapping/chat_responses.yaml:64: → output[]{message}.content[]{output_text}.text
+						// mapping/chat_responses.yaml:74: → output[]{message}.content[]{output_text}.text
 						text(c, srcChoicesMessageContent, atElem("choices", i, "message.content", "choices[0].message.content"), codec.Top, "")
 					case codec.Array:
-						// mapping/chat_responses.yaml:68: → output[]{message}.content[]{output_text}.text
+						// mapping/chat_responses.yaml:78: → output[]{message}.content[]{output_text}.text
 						contentParts(c, srcChoicesMessageContent, atElem("choices", i, "message.content", "choices[0].message.content"), codec.Top, "")
 					}
 				}
 				if present(srcChoicesMessageRefusal) {
-					// mapping/chat_responses.yaml:74: → output[]{message}.content[]{refusal}.refusal
+					// mapping/chat_responses.yaml:84: → output[]{message}.content[]{refusal}.refusal
 					refusal(c, srcChoicesMessageRefusal, atElem("choices", i, "message.refusal", "choices[0].message.refusal"), codec.Top, "")
 				}
 				if present(srcChoicesMessageAnnotations) {
-					// mapping/chat_responses.yaml:78: → output[]{message}.content[]{output_text}.annotations[]{url_citation}
+					// mapping/chat_responses.yaml:88: → output[]{message}.content[]{output_text}.annotations[]{url_citation}
 					annotations(c, srcChoicesMessageAnnotations, atElem("choices", i, "message.annotations", "choices[0].message.annotations"), codec.Top, "")
 				}
 				if present(srcChoicesMessageAudio) {
-					// mapping/chat_responses.yaml:84: drop
+					// mapping/chat_responses.yaml:94: drop
 					c.drop(srcChoicesMessageAudio, atElem("choices", i, "message.audio", "choices[0].message.audio"), "the Response's message has no audio")
 				}
 				if present(srcChoicesMessageImages) {
-					// mapping/chat_responses.yaml:86: drop
+					// mapping/chat_responses.yaml:96: drop
 					c.drop(srcChoicesMessageImages, atElem("choices", i, "message.images", "choices[0].message.images"), "generated images are not carried as image_generation_call items yet")
 				}
 				if present(srcChoicesMessageToolCalls) {
-					// mapping/chat_responses.yaml:88: → output[]{function_call}
+					// mapping/chat_responses.yaml:98: → output[]{function_call}
 					toolCalls(c, srcChoicesMessageToolCalls, atElem("choices", i, "message.tool_calls", "choices[0].message.tool_calls"), codec.Top, "")
 				}
 			}
@@ -144,14 +159,14 @@ func (c *reply) chatResponsesOpenAI(v codec.Value) {
 				srcUsageTotalTokens = m
 			case "cost":
 				srcUsageCost = m
-			case "cost_details": // mapping/chat_responses.yaml:123: gateway: logged by the gateway
-			case "is_byok": // mapping/chat_responses.yaml:125: gateway: logged by the gateway
+			case "cost_details": // mapping/chat_responses.yaml:136: gateway: logged by the gateway
+			case "is_byok": // mapping/chat_responses.yaml:138: gateway: logged by the gateway
 			case "server_tool_use_details":
 				srcUsageServerToolUseDetails = m
 			}
 		}
 		if present(srcUsagePromptTokens) {
-			// mapping/chat_responses.yaml:97: → usage.input_tokens
+			// mapping/chat_responses.yaml:110: → usage.input_tokens
 			c.put(c.b.Object(codec.Top, "usage"), "input_tokens", srcUsagePromptTokens.Raw())
 		}
 		if present(srcUsagePromptTokensDetails) {
@@ -169,24 +184,24 @@ func (c *reply) chatResponsesOpenAI(v codec.Value) {
 				}
 			}
 			if present(srcUsagePromptTokensDetailsCachedTokens) {
-				// mapping/chat_responses.yaml:99: → usage.input_tokens_details.cached_tokens
+				// mapping/chat_responses.yaml:112: → usage.input_tokens_details.cached_tokens
 				c.put(c.b.Object(c.b.Object(codec.Top, "usage"), "input_tokens_details"), "cached_tokens", srcUsagePromptTokensDetailsCachedTokens.Raw())
 			}
 			if present(srcUsagePromptTokensDetailsCacheWriteTokens) {
-				// mapping/chat_responses.yaml:101: → usage.input_tokens_details.cache_write_tokens
+				// mapping/chat_responses.yaml:114: → usage.input_tokens_details.cache_write_tokens
 				c.put(c.b.Object(c.b.Object(codec.Top, "usage"), "input_tokens_details"), "cache_write_tokens", srcUsagePromptTokensDetailsCacheWriteTokens.Raw())
 			}
 			if present(srcUsagePromptTokensDetailsAudioTokens) {
-				// mapping/chat_responses.yaml:103: drop
+				// mapping/chat_responses.yaml:116: drop
 				c.drop(srcUsagePromptTokensDetailsAudioTokens, "usage.prompt_tokens_details.audio_tokens", "the Response's usage has no audio tokens")
 			}
 			if present(srcUsagePromptTokensDetailsVideoTokens) {
-				// mapping/chat_responses.yaml:105: drop
+				// mapping/chat_responses.yaml:118: drop
 				c.drop(srcUsagePromptTokensDetailsVideoTokens, "usage.prompt_tokens_details.video_tokens", "the Response's usage has no video tokens")
 			}
 		}
 		if present(srcUsageCompletionTokens) {
-			// mapping/chat_responses.yaml:107: → usage.output_tokens
+			// mapping/chat_responses.yaml:120: → usage.output_tokens
 			c.put(c.b.Object(codec.Top, "usage"), "output_tokens", srcUsageCompletionTokens.Raw())
 		}
 		if present(srcUsageCompletionTokensDetails) {
@@ -204,32 +219,32 @@ func (c *reply) chatResponsesOpenAI(v codec.Value) {
 				}
 			}
 			if present(srcUsageCompletionTokensDetailsReasoningTokens) {
-				// mapping/chat_responses.yaml:109: → usage.output_tokens_details.reasoning_tokens
+				// mapping/chat_responses.yaml:122: → usage.output_tokens_details.reasoning_tokens
 				c.put(c.b.Object(c.b.Object(codec.Top, "usage"), "output_tokens_details"), "reasoning_tokens", srcUsageCompletionTokensDetailsReasoningTokens.Raw())
 			}
 			if present(srcUsageCompletionTokensDetailsAcceptedPredictionTokens) {
-				// mapping/chat_responses.yaml:111: drop
+				// mapping/chat_responses.yaml:124: drop
 				c.drop(srcUsageCompletionTokensDetailsAcceptedPredictionTokens, "usage.completion_tokens_details.accepted_prediction_tokens", "the Responses API has no predicted outputs")
 			}
 			if present(srcUsageCompletionTokensDetailsRejectedPredictionTokens) {
-				// mapping/chat_responses.yaml:113: drop
+				// mapping/chat_responses.yaml:126: drop
 				c.drop(srcUsageCompletionTokensDetailsRejectedPredictionTokens, "usage.completion_tokens_details.rejected_prediction_tokens", "the Responses API has no predicted outputs")
 			}
 			if present(srcUsageCompletionTokensDetailsAudioTokens) {
-				// mapping/chat_responses.yaml:115: drop
+				// mapping/chat_responses.yaml:128: drop
 				c.drop(srcUsageCompletionTokensDetailsAudioTokens, "usage.completion_tokens_details.audio_tokens", "the Response's usage has no audio tokens")
 			}
 		}
 		if present(srcUsageTotalTokens) {
-			// mapping/chat_responses.yaml:117: → usage.total_tokens
+			// mapping/chat_responses.yaml:130: → usage.total_tokens
 			c.put(c.b.Object(codec.Top, "usage"), "total_tokens", srcUsageTotalTokens.Raw())
 		}
 		if present(srcUsageCost) {
-			// mapping/chat_responses.yaml:119: → usage
+			// mapping/chat_responses.yaml:132: → usage
 			cost(c, srcUsageCost, "usage.cost", codec.Top, "usage")
 		}
 		if present(srcUsageServerToolUseDetails) {
-			// mapping/chat_responses.yaml:127: drop
+			// mapping/chat_responses.yaml:140: drop
 			c.drop(srcUsageServerToolUseDetails, "usage.server_tool_use_details", "the Response's usage has no server tool counts (its web_search_call items show the searches)")
 		}
 	}

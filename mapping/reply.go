@@ -38,6 +38,11 @@ type Output interface {
 	// a function's arguments, or a custom tool's input when the upstream
 	// called it as a custom tool (custom is true).
 	ToolCall(index int, id, name, arguments codec.Value, custom bool)
+	// Logprobs are the log probabilities of the text that follows in the
+	// same chunk (or completion), comma-separated: as the output_text's
+	// LogProb objects (part) and as the stream events' ResponseLogProb
+	// objects (event).
+	Logprobs(part, event []byte)
 	// Finished is the finish reason, in Responses terms.
 	Finished(f Finish)
 	// Failed is a mid-stream error (the chunk's error object).
@@ -85,6 +90,9 @@ type reply struct {
 	out   Output
 	warns []Warning
 	buf   []byte
+
+	logprobs bool   // the request includes message.output_text.logprobs
+	lp, lpEv []byte // logprobs' memory
 }
 
 // Reset readies r for another response.
@@ -108,6 +116,11 @@ func (r *Reply) Chunk(doc *codec.Doc, out Output) {
 	r.r.chatChunkResponsesOpenAI(doc.Value())
 	r.r.unknown(doc, isChatChunkResponsesExtra)
 }
+
+// SetLogprobs says whether the request's include asks for
+// message.output_text.logprobs: without it, as OpenAI, the Response
+// carries none (the upstream's are left out, no warning).
+func (r *Reply) SetLogprobs(on bool) { r.r.logprobs = on }
 
 // Warnings lists what the response's chat side had that the Response
 // cannot carry, once per path and reason.
@@ -413,4 +426,74 @@ func contentParts(c *reply, v codec.Value, path string, dst codec.Ref, key strin
 			c.out.Text(s)
 		}
 	}
+}
+
+// logprobs turns the log probabilities of the content's tokens into the
+// Responses API's, when the request includes them (Reply.SetLogprobs):
+// each token as the output_text's LogProb (token, logprob, bytes,
+// top_logprobs of token, logprob, bytes) and as the stream events'
+// ResponseLogProb (token, logprob, top_logprobs of token, logprob). A
+// token's bytes, null upstream, are its UTF-8. Without a token or logprob
+// an entry is left out, with a warning.
+//
+//transponder:transform array ->
+func logprobs(c *reply, v codec.Value, path string, dst codec.Ref, key string) {
+	if !c.logprobs {
+		return // not asked for: as OpenAI, the output_text's logprobs are []
+	}
+	part, ev := c.lp[:0], c.lpEv[:0]
+	for i, e := range v.Elems() {
+		tok, lp := e.Get("token"), e.Get("logprob")
+		if tok.Kind() != codec.String || lp.Kind() != codec.Number {
+			c.warn(at(path, i, ""), "a token's log probability without its token or logprob; left out")
+			continue
+		}
+		if len(part) > 0 {
+			part, ev = append(part, ','), append(ev, ',')
+		}
+		part = appendLogprob(part, tok, lp, e.Get("bytes"), true)
+		ev = appendLogprob(ev, tok, lp, codec.Value{}, false)
+		part, ev = append(part, `,"top_logprobs":[`...), append(ev, `,"top_logprobs":[`...)
+		n := 0
+		for _, top := range e.Get("top_logprobs").Elems() {
+			tt, tl := top.Get("token"), top.Get("logprob")
+			if tt.Kind() != codec.String || tl.Kind() != codec.Number {
+				continue
+			}
+			if n > 0 {
+				part, ev = append(part, ','), append(ev, ',')
+			}
+			n++
+			part = append(appendLogprob(part, tt, tl, top.Get("bytes"), true), '}')
+			ev = append(appendLogprob(ev, tt, tl, codec.Value{}, false), '}')
+		}
+		part, ev = append(part, "]}"...), append(ev, "]}"...)
+	}
+	c.lp, c.lpEv = part, ev
+	if len(part) > 0 {
+		c.out.Logprobs(part, ev)
+	}
+}
+
+// appendLogprob writes {"token":…,"logprob":… and, with bytes, the
+// token's bytes (the upstream's, or its UTF-8), the object left open.
+func appendLogprob(dst []byte, tok, lp, bytes codec.Value, withBytes bool) []byte {
+	dst = append(append(dst, `{"token":`...), tok.Raw()...)
+	dst = append(append(dst, `,"logprob":`...), lp.Raw()...)
+	if !withBytes {
+		return dst
+	}
+	dst = append(dst, `,"bytes":`...)
+	if bytes.Kind() == codec.Array {
+		return append(dst, bytes.Raw()...)
+	}
+	s, _ := tok.Str()
+	dst = append(dst, '[')
+	for i := 0; i < len(s); i++ {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = strconv.AppendInt(dst, int64(s[i]), 10)
+	}
+	return append(dst, ']')
 }

@@ -2,7 +2,10 @@ package translate
 
 import (
 	"bytes"
+	"encoding/json"
 	"strconv"
+	"unicode/utf16"
+	"unicode/utf8"
 
 	"github.com/transponder-dev/transponder/codec"
 	"github.com/transponder-dev/transponder/mapping"
@@ -23,6 +26,7 @@ func (t *translator) ToolCall(index int, id, name, args codec.Value, custom bool
 		}
 	}
 	if c == nil {
+		t.settle(false)
 		t.closeCur()
 		c = t.newItem(kFunction)
 		c.chat = int64(index)
@@ -39,13 +43,21 @@ func (t *translator) ToolCall(index int, id, name, args codec.Value, custom bool
 	switch args.Kind() {
 	case codec.String:
 		s = args.Raw()
+		c.sawArgs = true
 	case codec.Object, codec.Array:
 		s = codec.AppendString(nil, string(args.Raw())) // arguments sent as JSON, not as its text
+		c.sawArgs = true
 	}
 	if len(s) <= 2 {
 		return
 	}
-	if !c.open && c.done == nil && c.kind != kBuiltin {
+	if c.done != nil { // a built-in call made when its arguments were whole
+		if !blank(s[1 : len(s)-1]) {
+			t.reply.Warn(t.callPath(c)+".function.arguments", "arguments after the call's were whole JSON; left out")
+		}
+		return
+	}
+	if !c.open && c.kind != kBuiltin {
 		// arguments before the name: kept until the call can be opened
 		c.args = append(c.args, s[1:len(s)-1]...)
 		return
@@ -82,6 +94,11 @@ func (t *translator) openCall(c *item, custom bool) {
 		c.kind = kFunction
 	default:
 		c.kind = kBuiltin
+		// its place: where it was named (added when its arguments are whole)
+		c.index, c.reserved, c.heldAt = len(t.items), true, len(t.heldEv)
+		t.items = append(t.items, c)
+		t.waiting++
+		t.holding = t.stream
 		return
 	}
 	pending := c.args
@@ -118,11 +135,23 @@ func (t *translator) callArgs(c *item, s []byte) {
 		c.args = t.grow(c.args, s[1:len(s)-1])
 	case kFunction:
 		c.args = t.grow(c.args, s[1:len(s)-1])
-		if t.stream {
-			t.itemEvent("response.function_call_arguments.delta", c)
-			t.buf = append(append(t.buf, `,"delta":`...), s...)
-			t.end()
+		if !t.stream {
+			return
 		}
+		if !c.started {
+			if blank(c.args) {
+				return // held back: arguments that stay blank become {} (closeCall)
+			}
+			c.started = true
+			s = c.args // with the blank pieces held back, if any
+			t.itemEvent("response.function_call_arguments.delta", c)
+			t.buf = append(append(append(t.buf, `,"delta":"`...), s...), '"')
+			t.end()
+			return
+		}
+		t.itemEvent("response.function_call_arguments.delta", c)
+		t.buf = append(append(t.buf, `,"delta":`...), s...)
+		t.end()
 	case kCustom:
 		mark := len(c.input.out)
 		c.input.feed(s[1 : len(s)-1])
@@ -192,6 +221,16 @@ func (t *translator) closeCall(c *item) {
 	}
 	switch c.kind {
 	case kFunction:
+		if blank(c.args) {
+			t.noArgs(c)
+			if t.stream {
+				t.itemEvent("response.function_call_arguments.delta", c)
+				t.buf = append(t.buf, `,"delta":"{}"`...)
+				t.end()
+			}
+		} else if !c.fellBack && !t.validArgs(c.args) {
+			t.reply.Warn(t.callPath(c)+".function.arguments", "the arguments are not valid JSON; kept as sent")
+		}
 		if t.stream {
 			t.itemEvent("response.function_call_arguments.done", c)
 			t.buf = append(append(append(t.buf, `,"arguments":"`...), c.args...), '"')
@@ -203,6 +242,9 @@ func (t *translator) closeCall(c *item) {
 		t.arena = t.callJSON(t.arena, c, "completed", c.args)
 		c.done = t.kept(start)
 	case kCustom:
+		if c.input.raw && !c.sawArgs {
+			t.reply.Warn(t.callPath(c)+".custom.input", "a custom tool call without input; its input is empty")
+		}
 		c.input.finish()
 		if d := c.input.tail; len(d) > 0 && t.stream {
 			t.itemEvent("response.custom_tool_call_input.delta", c)
@@ -229,14 +271,42 @@ func (t *translator) closeCall(c *item) {
 	t.itemDone(c)
 }
 
+// settle makes the built-in calls that wait, in their order, while
+// their arguments are whole JSON (end: all of them), each after the
+// events held before it was named; when none waits, the held events go
+// out.
+func (t *translator) settle(end bool) {
+	if t.waiting == 0 {
+		return
+	}
+	for _, it := range t.items {
+		if !it.reserved {
+			continue
+		}
+		if !end && !t.validArgs(it.args) {
+			t.holding = t.stream
+			return
+		}
+		t.holding = false
+		t.release(it.heldAt)
+		t.closeCall(it)
+	}
+	t.holding = false
+	t.release(len(t.heldEv))
+	t.held, t.heldEv, t.heldOut = t.held[:0], t.heldEv[:0], 0
+}
+
 // builtin makes a built-in call's item from its arguments (false: they do
 // not fit, and the call became a function_call, already done).
 func (t *translator) builtin(c *item) bool {
+	if blank(c.args) {
+		t.noArgs(c)
+	}
 	args, _ := codec.Unquote(append(append([]byte{'"'}, c.args...), '"'))
 	v, ok := codec.Parse([]byte(args))
 	if !ok || !fits(c.tool.Type, v) {
 		t.reply.Warn(t.callPath(c)+".function.arguments", "the arguments of a "+c.tool.Type+" call do not make its "+actionOf[c.tool.Type]+"; kept as a function_call")
-		c.kind, c.offered = kFunction, false
+		c.kind, c.offered, c.fellBack = kFunction, false, true
 		c.id = t.opts.ids().NewID("fc")
 		t.addItem(c, t.addedCall(c, "in_progress"))
 		args := c.args
@@ -288,4 +358,114 @@ func (t *translator) builtin(c *item) bool {
 	}
 	c.done = append(b, '}')
 	return true
+}
+
+// noArgs makes the arguments of a call that has none (absent, null, empty
+// or blank: Claude's calls of tools without parameters) {}, as OpenAI's
+// always are JSON (clients parse them), with a warning.
+func (t *translator) noArgs(c *item) {
+	t.reply.Warn(t.callPath(c)+".function.arguments", "a tool call without arguments (absent, null or blank); taken as {}")
+	c.args = []byte("{}")
+}
+
+// blank reports whether the content of a JSON string (escaped) is empty
+// or JSON whitespace only.
+func blank(s []byte) bool {
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case ' ':
+		case '\\':
+			if i+1 < len(s) && (s[i+1] == 'n' || s[i+1] == 't' || s[i+1] == 'r') {
+				i++
+				continue
+			}
+			if i+5 < len(s) && s[i+1] == 'u' && string(s[i+2:i+4]) == "00" {
+				switch string(s[i+4 : i+6]) {
+				case "20", "09", "0a", "0A", "0d", "0D":
+					i += 5
+					continue
+				}
+			}
+			return false
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// validArgs reports whether the content of a JSON string (escaped) is
+// JSON text (unescaped in scratch memory: no allocation).
+func (t *translator) validArgs(s []byte) bool {
+	var ok bool
+	t.scratch, ok = appendUnescaped(t.scratch[:0], s)
+	return ok && json.Valid(t.scratch)
+}
+
+// appendUnescaped appends what the content of a JSON string says (false:
+// an escape that is not JSON's).
+func appendUnescaped(dst, s []byte) ([]byte, bool) {
+	for i := 0; i < len(s); i++ {
+		ch := s[i]
+		if ch != '\\' {
+			dst = append(dst, ch)
+			continue
+		}
+		if i+1 >= len(s) {
+			return dst, false
+		}
+		i++
+		switch s[i] {
+		case '"', '\\', '/':
+			dst = append(dst, s[i])
+		case 'b':
+			dst = append(dst, '\b')
+		case 'f':
+			dst = append(dst, '\f')
+		case 'n':
+			dst = append(dst, '\n')
+		case 'r':
+			dst = append(dst, '\r')
+		case 't':
+			dst = append(dst, '\t')
+		case 'u':
+			r, ok := hex4(s[i+1:])
+			if !ok {
+				return dst, false
+			}
+			i += 4
+			if utf16.IsSurrogate(r) {
+				if r2, ok := hex4(s[min(i+3, len(s)):]); ok && i+2 < len(s) && s[i+1] == '\\' && s[i+2] == 'u' {
+					if d := utf16.DecodeRune(r, r2); d != utf8.RuneError {
+						r = d
+						i += 6
+					}
+				}
+			}
+			dst = utf8.AppendRune(dst, r)
+		default:
+			return dst, false
+		}
+	}
+	return dst, true
+}
+
+func hex4(s []byte) (rune, bool) {
+	if len(s) < 4 {
+		return 0, false
+	}
+	var r rune
+	for _, c := range s[:4] {
+		switch {
+		case c >= '0' && c <= '9':
+			r = r<<4 | rune(c-'0')
+		case c >= 'a' && c <= 'f':
+			r = r<<4 | rune(c-'a'+10)
+		case c >= 'A' && c <= 'F':
+			r = r<<4 | rune(c-'A'+10)
+		default:
+			return 0, false
+		}
+	}
+	return r, true
 }

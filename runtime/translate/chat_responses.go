@@ -88,6 +88,18 @@ type translator struct {
 	sawFin bool
 	sawDet bool // reasoning_details carried reasoning text: reasoning strings repeat it
 
+	// A built-in call keeps its place (output_index) from when it is named,
+	// but is added when its arguments are whole: while one waits, the
+	// events of what comes after it are held (unnumbered), and go out
+	// after it.
+	waiting int         // built-in calls named, not yet added
+	holding bool        // events are held
+	held    []byte      // held events' JSON after their sequence_number
+	heldEv  []heldEvent // held events, in order
+	heldOut int         // heldEv[:heldOut] went out
+
+	lp, lpEv []byte // log probabilities of the text that follows (Logprobs), comma-separated
+
 	stream  bool    // emit events (false: a non-stream response)
 	buf     []byte  // the events' data
 	marks   []mark  // where each event of the call starts in buf
@@ -146,6 +158,12 @@ func (t *translator) keep(b []byte) []byte {
 type mark struct {
 	typ        string
 	start, end int
+	held       bool // not numbered yet: moved to held at end
+}
+
+type heldEvent struct {
+	typ        string
+	start, end int // in held
 }
 
 // NewChatToResponses returns the translator of one stream answering req.
@@ -165,10 +183,13 @@ func (t *translator) reset(req *Request, opts Options, stream bool) {
 	t.chunk, _ = codec.OpenRouter.Payload(codec.ChatChunk)
 	t.body, _ = codec.OpenRouter.Payload(codec.ChatBody)
 	t.reply.Reset()
+	t.reply.SetLogprobs(req.Logprobs)
+	t.lp, t.lpEv = t.lp[:0], t.lpEv[:0]
 	t.phase, t.seq = phaseNew, 0
 	t.items, t.calls, t.cur = t.items[:0], t.calls[:0], nil
 	t.nItems, t.nParts = 0, 0
 	t.finish, t.fail, t.sawFin, t.sawDet = mapping.Finish{}, nil, false, false
+	t.waiting, t.holding, t.held, t.heldEv, t.heldOut = 0, false, t.held[:0], t.heldEv[:0], 0
 	t.buf, t.marks, t.out, t.final, t.arena = t.buf[:0], t.marks[:0], t.out[:0], nil, t.arena[:0]
 	t.resp = response{id: opts.ids().NewID("resp"), createdAt: opts.now(), status: "in_progress"}
 }
@@ -210,6 +231,7 @@ func (t *translator) Next(data []byte) []Event {
 		return t.flush()
 	}
 	t.reply.Chunk(&t.doc, t)
+	t.strayLogprobs()
 	if t.fail != nil {
 		t.terminal()
 	}
@@ -262,6 +284,7 @@ func (t *translator) terminal() {
 	if t.phase == phaseDone {
 		return
 	}
+	t.settle(true)
 	t.closeCur()
 	for _, c := range t.calls {
 		t.closeCall(c)
@@ -310,17 +333,38 @@ func (t *translator) terminal() {
 // The one place that numbers events: event starts one, end closes it.
 
 func (t *translator) event(typ string) {
-	t.marks = append(t.marks, mark{typ: typ, start: len(t.buf)})
+	t.marks = append(t.marks, mark{typ: typ, start: len(t.buf), held: t.holding})
 	t.buf = append(t.buf, `{"type":"`...)
 	t.buf = append(t.buf, typ...)
 	t.buf = append(t.buf, `","sequence_number":`...)
+	if t.holding {
+		return // numbered when it goes out (release)
+	}
 	t.buf = strconv.AppendInt(t.buf, t.seq, 10)
 	t.seq++
 }
 
 func (t *translator) end() {
 	t.buf = append(t.buf, '}')
-	t.marks[len(t.marks)-1].end = len(t.buf)
+	m := &t.marks[len(t.marks)-1]
+	m.end = len(t.buf)
+	if m.held {
+		rest := m.start + len(`{"type":"","sequence_number":`) + len(m.typ)
+		start := len(t.held)
+		t.held = append(t.held, t.buf[rest:m.end]...)
+		t.heldEv = append(t.heldEv, heldEvent{typ: m.typ, start: start, end: len(t.held)})
+		t.buf, t.marks = t.buf[:m.start], t.marks[:len(t.marks)-1]
+	}
+}
+
+// release sends the held events before the n-th, numbered.
+func (t *translator) release(n int) {
+	for _, h := range t.heldEv[t.heldOut:n] {
+		t.event(h.typ)
+		t.buf = append(t.buf, t.held[h.start:h.end]...) // with its }
+		t.marks[len(t.marks)-1].end = len(t.buf)
+	}
+	t.heldOut = max(t.heldOut, n)
 }
 
 // begin starts a call's batch of events.
@@ -381,6 +425,7 @@ func (r *Responder) Convert(req *Request, body []byte, opts Options) ([]byte, []
 		return nil, nil, &APIError{Status: 502, Type: "server_error", Code: "server_error", Message: "the upstream's response is not JSON: " + err.Error()}
 	}
 	t.reply.Body(&t.doc, t)
+	t.strayLogprobs()
 	if !t.sawFin && t.fail == nil {
 		t.fail = &APIError{Status: 502, Type: "server_error", Code: "server_error", Message: "the upstream's response has no finish reason"}
 	}

@@ -35,6 +35,7 @@ const (
 	sAfter         // after it
 	sWhole         // the arguments are the input
 	sExtra         // members after the input
+	sClosed        // {} so far: no input
 )
 
 // feed takes a piece of the arguments (the content of a JSON string,
@@ -54,7 +55,7 @@ func (s *inputScanner) feed(piece []byte) {
 	for i := 0; i < len(text); i++ {
 		ch := text[i]
 		switch s.state {
-		case sStart, sKey, sColon, sValue:
+		case sStart, sKey, sColon, sValue, sClosed:
 			s.pending = append(s.pending, ch)
 			s.prefix(ch)
 		case sString:
@@ -82,6 +83,10 @@ func (s *inputScanner) prefix(ch byte) {
 			return
 		}
 	case sKey:
+		if len(s.key) == 0 && ch == '}' {
+			s.state = sClosed
+			return
+		}
 		if len(s.key) == 0 && ch != '"' {
 			break
 		}
@@ -196,9 +201,16 @@ func isHex(c byte) bool { return '0' <= c && c <= '9' || 'a' <= c|0x20 && c|0x20
 
 // finish ends the arguments.
 func (s *inputScanner) finish() {
+	if s.raw {
+		return
+	}
 	mark := len(s.out)
 	switch s.state {
-	case sStart, sKey, sColon, sValue:
+	case sStart: // nothing, or whitespace
+		s.warning = `a custom tool call without arguments (absent, null or blank); its input is empty`
+	case sClosed:
+		s.warning = `the arguments of a custom tool call were {}, no input; its input is empty`
+	case sKey, sColon, sValue:
 		if len(s.pending) > 0 {
 			s.whole()
 		}
@@ -243,10 +255,10 @@ func fits(typ string, v codec.Value) bool {
 		return false
 	}
 	switch typ {
-	case "local_shell":
+	case "local_shell": // a command to run: not none, not an empty one
 		return allStrings(v.Get("command"))
 	case "shell":
-		return !v.Get("commands").Exists() || allStrings(v.Get("commands"))
+		return allStrings(v.Get("commands"))
 	case "apply_patch":
 		path := v.Get("path").Kind() == codec.String
 		switch op, _ := v.Get("type").Str(); op {
@@ -260,17 +272,20 @@ func fits(typ string, v codec.Value) bool {
 	return true
 }
 
-// allStrings reports whether v is an array of strings.
+// allStrings reports whether v is an array of strings, not empty (a
+// command to run, not none).
 func allStrings(v codec.Value) bool {
 	if v.Kind() != codec.Array {
 		return false
 	}
+	n := 0
 	for _, e := range v.Elems() {
 		if e.Kind() != codec.String {
 			return false
 		}
+		n++
 	}
-	return true
+	return n > 0
 }
 
 // appendOr appends v, or def if v is absent.

@@ -26,6 +26,10 @@ type item struct {
 	id    string
 	open  bool
 	done  []byte // the finished item's JSON
+	// a built-in call named, its place kept, not added yet; heldAt: the
+	// held events then (those after it wait for it)
+	reserved bool
+	heldAt   int
 
 	// message and reasoning: the parts, in order
 	parts []*part
@@ -35,13 +39,16 @@ type item struct {
 	details []*detail
 
 	// calls
-	chat    int64 // the chat index
-	callID  []byte
-	name    []byte // as the upstream named it
-	tool    mapping.VirtualTool
-	offered bool
-	args    []byte // the arguments JSON string's content, escaped as received
-	input   inputScanner
+	chat     int64 // the chat index
+	callID   []byte
+	name     []byte // as the upstream named it
+	tool     mapping.VirtualTool
+	offered  bool
+	args     []byte // the arguments JSON string's content, escaped as received
+	sawArgs  bool   // the upstream sent arguments (a string, even empty)
+	started  bool   // a function call's first arguments delta went out (blank ones are held back)
+	fellBack bool   // a built-in call whose arguments made no action: a function_call
+	input    inputScanner
 }
 
 type part struct {
@@ -51,6 +58,8 @@ type part struct {
 	detail  int64   // reasoning: the detail it streams (-1: the reasoning strings)
 	text    []byte  // escaped, as received
 	anns    []byte  // output_text: annotations, comma-separated
+	lp      []byte  // output_text: LogProb objects, comma-separated
+	lpEv    []byte  // output_text: the same as ResponseLogProb objects (the done event's)
 	nAnns   int
 	isClose bool
 }
@@ -123,8 +132,14 @@ func (t *translator) itemDone(it *item) {
 
 // addItem opens an item: output_item.added with its opening JSON.
 func (t *translator) addItem(it *item, added []byte) {
-	it.index, it.open = len(t.items), true
-	t.items = append(t.items, it)
+	if it.reserved { // a built-in call, in its place
+		it.reserved = false
+		t.waiting--
+	} else {
+		it.index = len(t.items)
+		t.items = append(t.items, it)
+	}
+	it.open = true
 	if !t.stream {
 		return
 	}
@@ -142,6 +157,7 @@ func (t *translator) current(kind itemKind) *item {
 	if t.cur != nil && t.cur.kind == kind {
 		return t.cur
 	}
+	t.settle(false)
 	t.closeCur()
 	it := t.newItem(kind)
 	switch kind {
@@ -210,7 +226,8 @@ func appendPart(dst []byte, p *part) []byte {
 	dst = append(append(append(append(dst, `,"`...), p.ev.field...), `":"`...), p.text...)
 	dst = append(dst, '"')
 	if p.typ == "output_text" {
-		dst = append(append(append(dst, `,"annotations":[`...), p.anns...), `],"logprobs":[]`...)
+		dst = append(append(append(dst, `,"annotations":[`...), p.anns...), `],"logprobs":[`...)
+		dst = append(append(dst, p.lp...), ']')
 	}
 	return append(dst, '}')
 }
@@ -247,7 +264,7 @@ func (t *translator) closePart(it *item, p *part) {
 	t.buf = append(append(append(append(t.buf, `,"`...), ev.field...), `":"`...), p.text...)
 	t.buf = append(t.buf, '"')
 	if p.typ == "output_text" {
-		t.buf = append(t.buf, `,"logprobs":[]`...)
+		t.buf = append(append(append(t.buf, `,"logprobs":[`...), p.lpEv...), ']')
 	}
 	t.end()
 	t.itemEvent(ev.partDone, it)
@@ -261,16 +278,51 @@ func (t *translator) closePart(it *item, p *part) {
 // delta event.
 func (t *translator) delta(it *item, p *part, s []byte) {
 	p.text = t.grow(p.text, s[1:len(s)-1])
-	if !t.stream {
-		return
+	lp := p.typ == "output_text" && len(t.lp) > 0 // this text's log probabilities
+	if lp {
+		p.lp = appendList(p.lp, t.lp)
+		p.lpEv = appendList(p.lpEv, t.lpEv)
 	}
-	t.itemEvent(p.ev.delta, it)
-	t.indexField(p)
-	t.buf = append(append(t.buf, `,"delta":`...), s...)
-	if p.typ == "output_text" {
-		t.buf = append(t.buf, `,"logprobs":[]`...)
+	if t.stream {
+		t.itemEvent(p.ev.delta, it)
+		t.indexField(p)
+		t.buf = append(append(t.buf, `,"delta":`...), s...)
+		switch {
+		case lp:
+			t.buf = append(append(append(t.buf, `,"logprobs":[`...), t.lpEv...), ']')
+		case p.typ == "output_text":
+			t.buf = append(t.buf, `,"logprobs":[]`...)
+		}
+		t.end()
 	}
-	t.end()
+	if lp {
+		t.lp, t.lpEv = t.lp[:0], t.lpEv[:0]
+	}
+}
+
+// appendList appends a comma-separated list to another.
+func appendList(dst, list []byte) []byte {
+	if len(dst) > 0 {
+		dst = append(dst, ',')
+	}
+	return append(dst, list...)
+}
+
+// Logprobs are the log probabilities of the text that follows (the
+// chunk's, or the completion's): its delta carries them, its part keeps
+// them.
+func (t *translator) Logprobs(part, event []byte) {
+	t.lp = appendList(t.lp, part)
+	t.lpEv = appendList(t.lpEv, event)
+}
+
+// strayLogprobs warns of log probabilities no text followed (in their
+// chunk or completion).
+func (t *translator) strayLogprobs() {
+	if len(t.lp) > 0 {
+		t.reply.Warn("choices[0].logprobs.content", "log probabilities with no text after them; left out")
+		t.lp, t.lpEv = t.lp[:0], t.lpEv[:0]
+	}
 }
 
 // Text is a piece of the message's text.

@@ -71,6 +71,7 @@ func (o Options) now() int64 {
 type Request struct {
 	Tools     mapping.ToolMap
 	Encrypted bool // include asks for reasoning.encrypted_content
+	Logprobs  bool // include asks for message.output_text.logprobs
 	echo      [nEcho][]byte
 }
 
@@ -141,8 +142,11 @@ func NewRequest(body []byte, tools mapping.ToolMap) (*Request, error) {
 		key := k.String()
 		if key == "include" {
 			for _, e := range m.Elems() {
-				if s, _ := e.Str(); s == "reasoning.encrypted_content" {
+				switch s, _ := e.Str(); s {
+				case "reasoning.encrypted_content":
 					r.Encrypted = true
+				case "message.output_text.logprobs":
+					r.Logprobs = true
 				}
 			}
 			continue
@@ -162,9 +166,9 @@ func NewRequest(body []byte, tools mapping.ToolMap) (*Request, error) {
 	return r, nil
 }
 
-// echoTools copies the request's tools, each as sent, a function tool
-// without strict saying "strict":false: the Response's function tool
-// requires it, and the upstream ran the tool without strict mode.
+// echoTools copies the request's tools, each as sent, with what the
+// spec's tool of its type requires and a request may leave out, as
+// OpenAI echoes it (toolFill).
 func echoTools(v codec.Value) []byte {
 	out := []byte{'['}
 	for i, t := range v.Elems() {
@@ -172,14 +176,41 @@ func echoTools(v codec.Value) []byte {
 			out = append(out, ',')
 		}
 		raw := t.Raw()
-		if typ, _ := t.Get("type").Str(); typ == "function" && !t.Get("strict").Exists() && raw[len(raw)-1] == '}' {
-			body := bytes.TrimRight(raw[:len(raw)-1], " \t\r\n")
-			out = append(append(out, body...), `,"strict":false}`...)
+		typ, _ := t.Get("type").Str()
+		fill := toolFill[typ]
+		if len(fill) == 0 || t.Kind() != codec.Object {
+			out = append(out, raw...)
 			continue
 		}
-		out = append(out, raw...)
+		out = append(out, bytes.TrimRight(raw[:len(raw)-1], " \t\r\n")...)
+		empty := true
+		for range t.Members() {
+			empty = false
+			break
+		}
+		for _, f := range fill {
+			if t.Get(f.key).Exists() {
+				continue
+			}
+			if !empty {
+				out = append(out, ',')
+			}
+			empty = false
+			out = append(append(append(append(out, '"'), f.key...), `":`...), f.val...)
+		}
+		out = append(out, '}')
 	}
 	return append(out, ']')
+}
+
+// toolFill lists, by tool type, the members the Response's tool requires
+// (the pinned spec's Tool variants) that a request may leave out, and
+// what the Response says then: a function tool without parameters has
+// "parameters":null, as OpenAI echoes it; without strict, "strict":false
+// (the upstream ran it without strict mode). Every other variant requires
+// only what its request form does.
+var toolFill = map[string][]struct{ key, val string }{
+	"function": {{"parameters", "null"}, {"strict", "false"}},
 }
 
 // appendField appends the request's value of echo i, or its default.

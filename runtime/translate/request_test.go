@@ -1,0 +1,53 @@
+package translate
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/transponder-dev/transponder/runtime/conformance"
+)
+
+// The Response echoes the request's tools and fields as the spec shapes
+// them, filling what the spec requires and a client may leave out as
+// OpenAI does: a function tool without parameters gets "parameters":null
+// (and "strict":false). A stream for such a request, and the Response not
+// streamed, pass the checker (before, the checker rejected the echoed
+// tools of response.created, in_progress and completed).
+func TestEchoAsTheSpecShapesIt(t *testing.T) {
+	for _, body := range []string{
+		`{"model":"m","input":"hi","stream":true,"tools":[{"type":"function","name":"f"}]}`,
+		`{"model":"m","input":"hi","tools":[{"type":"function","name":"f","description":"d","strict":true},` +
+			`{"type":"function","name":"g","parameters":null},{"type":"custom","name":"c"},` +
+			`{"type":"namespace","name":"ns","description":"d","tools":[{"type":"function","name":"h"},{"type":"custom","name":"k"}]},` +
+			`{"type":"local_shell"},{"type":"shell"},{"type":"apply_patch"},{"type":"tool_search","execution":"client"},{"type":"web_search"}],` +
+			`"tool_choice":{"type":"function","name":"f"},"text":{"format":{"type":"text"},"verbosity":"low"},"reasoning":{"effort":"low"},` +
+			`"instructions":"be brief","max_output_tokens":100,"temperature":0.5,"top_p":0.9,"metadata":{"a":"b"},"prompt_cache_key":"k","safety_identifier":"s","user":"u"}`,
+		`{"model":"m","input":"hi","text":{"verbosity":"low"},"tool_choice":"required","tools":[{"type":"function","name":"f","parameters":{"type":"object"}}],` +
+			`"reasoning":{"summary":"auto"},"truncation":"auto","prompt_cache_retention":"24h","max_tool_calls":3,"service_tier":"flex","top_logprobs":2}`,
+	} {
+		req := request(t, body)
+		ev := stream(t, req, [][]byte{[]byte(`{"choices":[{"index":0,"delta":{"content":"Hi"}}]}`), []byte(stopChunk)}, nil) // passes the checker
+		resp, _, err := ChatToResponse(req, []byte(`{"id":"g","object":"chat.completion","created":1,"model":"m","choices":[{"index":0,"finish_reason":"stop","message":{"role":"assistant","content":"Hi"}}]}`), Options{IDs: &SeqIDs{}, Clock: clock})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fs := conformance.CheckResponse(resp); conformance.Violations(fs) > 0 {
+			t.Errorf("response: %v\n%s", fs, resp)
+		}
+		var r struct{ Tools []map[string]json.RawMessage }
+		if err := json.Unmarshal(terminalResponse(t, ev), &r); err != nil {
+			t.Fatal(err)
+		}
+		for _, tool := range r.Tools {
+			if string(tool["type"]) != `"function"` {
+				continue
+			}
+			if _, ok := tool["parameters"]; !ok {
+				t.Errorf("a function tool without parameters: %v", tool)
+			}
+			if _, ok := tool["strict"]; !ok {
+				t.Errorf("a function tool without strict: %v", tool)
+			}
+		}
+	}
+}
