@@ -177,6 +177,11 @@ func echoTools(v codec.Value) []byte {
 		}
 		raw := t.Raw()
 		typ, _ := t.Get("type").Str()
+		fn := t.Get("function")
+		if typ == "function" && fn.Kind() == codec.Object && !t.Get("name").Exists() {
+			out = echoChatFunction(out, t, fn)
+			continue
+		}
 		fill := toolFill[typ]
 		if len(fill) == 0 || t.Kind() != codec.Object {
 			out = append(out, raw...)
@@ -203,14 +208,45 @@ func echoTools(v codec.Value) []byte {
 	return append(out, ']')
 }
 
+// echoChatFunction echoes a function tool sent in chat's shape
+// ({"type":"function","function":{…}}, which the mapping accepts) as the
+// Response's flat FunctionTool: the function's members, then the tool's
+// others, then what the spec requires and it left out.
+func echoChatFunction(out []byte, t, fn codec.Value) []byte {
+	out = append(out, `{"type":"function"`...)
+	member := func(k codec.Key, m codec.Value) {
+		out = append(append(append(out, ',', '"'), k.Raw()...), '"', ':')
+		out = append(out, m.Raw()...)
+	}
+	for k, m := range fn.Members() {
+		if !k.Is("type") {
+			member(k, m)
+		}
+	}
+	for k, m := range t.Members() {
+		if !k.Is("type") && !k.Is("function") && !fn.Get(k.String()).Exists() {
+			member(k, m)
+		}
+	}
+	for _, f := range toolFill["function"] {
+		if !fn.Get(f.key).Exists() && !t.Get(f.key).Exists() {
+			out = append(append(append(append(out, ',', '"'), f.key...), `":`...), f.val...)
+		}
+	}
+	return append(out, '}')
+}
+
 // toolFill lists, by tool type, the members the Response's tool requires
 // (the pinned spec's Tool variants) that a request may leave out, and
 // what the Response says then: a function tool without parameters has
 // "parameters":null, as OpenAI echoes it; without strict, "strict":false
-// (the upstream ran it without strict mode). Every other variant requires
-// only what its request form does.
+// (the upstream ran it without strict mode). A namespace requires a
+// description, in its request form too, but the mapping takes one without
+// (chat has no namespaces: it was never sent): it is echoed as "". Every
+// other variant requires only what its request form does.
 var toolFill = map[string][]struct{ key, val string }{
-	"function": {{"parameters", "null"}, {"strict", "false"}},
+	"function":  {{"parameters", "null"}, {"strict", "false"}},
+	"namespace": {{"description", `""`}},
 }
 
 // appendField appends the request's value of echo i, or its default.

@@ -51,3 +51,38 @@ func TestEchoAsTheSpecShapesIt(t *testing.T) {
 		}
 	}
 }
+
+// A function tool in chat's shape (the mapping accepts it) is echoed as
+// the Response's flat function tool, and a namespace sent without its
+// description (the mapping takes it) gets "": before, the checker
+// rejected both echoes (tools[0].name, .parameters, .description missing).
+func TestEchoChatShapedAndBareNamespace(t *testing.T) {
+	body := `{"model":"m","input":"hi","tools":[{"type":"function","function":{"name":"f","description":"d","parameters":{"type":"object","properties":{}}},"cache_control":{"type":"ephemeral"}},` +
+		`{"type":"function","function":{"name":"g"}},{"type":"namespace","name":"ns","tools":[{"type":"function","name":"h"}]}]}`
+	req := request(t, body)
+	ev := stream(t, req, [][]byte{[]byte(`{"choices":[{"index":0,"delta":{"content":"Hi"}}]}`), []byte(stopChunk)}, nil) // passes the checker
+	resp, _, err := ChatToResponse(req, []byte(`{"id":"g","object":"chat.completion","created":1,"model":"m","choices":[{"index":0,"finish_reason":"stop","message":{"role":"assistant","content":"Hi"}}]}`), Options{IDs: &SeqIDs{}, Clock: clock})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fs := conformance.CheckResponse(resp); conformance.Violations(fs) > 0 {
+		t.Errorf("response: %v\n%s", fs, resp)
+	}
+	var r struct{ Tools []json.RawMessage }
+	if err := json.Unmarshal(terminalResponse(t, ev), &r); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		`{"type":"function","name":"f","description":"d","parameters":{"type":"object","properties":{}},"cache_control":{"type":"ephemeral"},"strict":false}`,
+		`{"type":"function","name":"g","parameters":null,"strict":false}`,
+		`{"type":"namespace","name":"ns","tools":[{"type":"function","name":"h"}],"description":""}`,
+	}
+	if len(r.Tools) != len(want) {
+		t.Fatalf("tools %s", r.Tools)
+	}
+	for i, w := range want {
+		if string(r.Tools[i]) != w {
+			t.Errorf("tools[%d] = %s, want %s", i, r.Tools[i], w)
+		}
+	}
+}
