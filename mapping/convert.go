@@ -13,7 +13,7 @@ import (
 // following mapping/responses_chat.yaml. Every field it does not carry, or
 // carries with a loss, gives a warning; fields the serving layer handles
 // (store, previous_response_id, include, …) give none. It returns an *Error
-// for a body that is not JSON, has a value of the wrong type, sets what
+// for a body that is not JSON, has no model, has a value of the wrong type, sets what
 // no converter can honour (background, conversation) or forces a tool it
 // does not offer.
 //
@@ -103,12 +103,16 @@ type conv struct {
 	top topFields
 }
 
-type topFields struct{ background, conversation, toolChoice, tools, sessionID, input codec.Value }
+type topFields struct {
+	model, background, conversation, toolChoice, tools, sessionID, input codec.Value
+}
 
 func (c *conv) capture(v codec.Value) {
 	c.top = topFields{}
 	for k, m := range v.Members() {
 		switch string(k.Bytes()) {
+		case "model":
+			c.top.model = m
 		case "background":
 			c.top.background = m
 		case "conversation":
@@ -199,6 +203,14 @@ func (c *conv) check(v codec.Value) *Error {
 				return &Error{Message: "unknown role " + strconv.Quote(f.Name()), Param: p, Code: "invalid_value"}
 			}
 		}
+	}
+	// OpenAI refuses a request without a model; an upstream would pick one
+	// of its own (OpenRouter: the account's default) or refuse it later.
+	if !present(c.top.model) {
+		return &Error{Message: "Missing required parameter: 'model'.", Param: "model", Code: "missing_required_parameter"}
+	}
+	if s, _ := c.top.model.Str(); s == "" {
+		return &Error{Message: "Missing required parameter: 'model' (an empty string names no model).", Param: "model", Code: "missing_required_parameter"}
 	}
 	if b, _ := c.top.background.Bool(); b {
 		return &Error{Message: "background responses are not supported", Param: "background", Code: "unsupported_parameter"}

@@ -231,19 +231,27 @@ func TestLimits(t *testing.T) {
 }
 
 // A request the mapping refuses is OpenAI's 400 naming the JSON path, and
-// never reaches the upstream.
+// never reaches the upstream: a wrong role, no model (OpenAI's
+// missing_required_parameter, not a Response with "model":"").
 func TestRefusedRequest(t *testing.T) {
 	up := newStepped()
 	s := newStack(t, up, gateway.Config{})
-	resp := post(t, s.gw.URL, `{"model":"m","input":[{"type":"message","role":"wizard","content":"hi"}]}`)
-	b, _ := io.ReadAll(resp.Body)
-	if resp.StatusCode != 400 || !bytes.Contains(b, []byte(`"param":"input[0].role"`)) {
-		t.Errorf("%d %s", resp.StatusCode, b)
-	}
-	select {
-	case <-up.body:
-		t.Error("the upstream was asked")
-	default:
+	for _, tc := range []struct{ body, want string }{
+		{`{"model":"m","input":[{"type":"message","role":"wizard","content":"hi"}]}`, `"param":"input[0].role"`},
+		{`{"input":"hi"}`, `"type":"invalid_request_error","param":"model","code":"missing_required_parameter"`},
+		{`{"model":"","input":"hi","stream":true}`, `"type":"invalid_request_error","param":"model","code":"missing_required_parameter"`},
+	} {
+		resp := post(t, s.gw.URL, tc.body)
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != 400 || !bytes.Contains(b, []byte(tc.want)) {
+			t.Errorf("%s: %d %s, want 400 with %s", tc.body, resp.StatusCode, b, tc.want)
+		}
+		select {
+		case <-up.body:
+			t.Errorf("%s: the upstream was asked", tc.body)
+		default:
+		}
 	}
 }
 
