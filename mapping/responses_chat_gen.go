@@ -273,8 +273,8 @@ func (c *conv) responsesChatOpenRouter(v codec.Value) {
 			}
 		}
 		if present(srcTextVerbosity) {
-			// mapping/responses_chat.yaml:173: drop
-			c.drop(srcTextVerbosity, "text.verbosity", "OpenRouter's ChatRequest has no verbosity")
+			// mapping/responses_chat.yaml:173: → verbosity
+			c.put(codec.Top, "verbosity", srcTextVerbosity.Raw())
 		}
 		if present(srcTextFormat) {
 			srcTextFormatNode, srcTextFormatKnown, srcTextFormatType := c.tag(srcTextFormat)

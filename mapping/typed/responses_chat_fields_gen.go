@@ -250,6 +250,7 @@ func _() {
 	_ = toOpenRouter.PromptCacheKey                            // mapping/responses_chat.yaml:161: prompt_cache_key
 	_ = toOpenRouter.PromptCacheOptions                        // mapping/responses_chat.yaml:164: prompt_cache_options
 	_ = toOpenRouter.User                                      // mapping/responses_chat.yaml:169: user
+	_ = toOpenRouter.Verbosity                                 // mapping/responses_chat.yaml:174: verbosity
 	_ = toOpenRouter.ResponseFormat.Value.ChatFormatTextConfig // mapping/responses_chat.yaml:182: response_format{text}
 	_ = openrouter.ChatFormatTextConfigChatRequestResponseFormat
 	_ = toOpenRouter.ResponseFormat.Value.ChatFormatJsonObjectConfig // mapping/responses_chat.yaml:186: response_format{json_object}
