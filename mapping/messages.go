@@ -114,7 +114,10 @@ func (c *conv) textOnly(content codec.Value, path string) ([]byte, bool) {
 	}
 	var text []byte
 	for i, part := range content.Elems() {
-		_, _, typ := c.tag(part)
+		n, ok, typ := c.tag(part)
+		if !ok || !n.Known() {
+			return nil, false // the unknown-types policy, where the parts are converted
+		}
 		switch typ {
 		case "input_text", "output_text", "text":
 			if present(part.Get("prompt_cache_breakpoint")) {
@@ -151,11 +154,16 @@ func (c *conv) breakpoint(p codec.Ref, part codec.Value, path string, i int, tex
 }
 
 // texts joins the text parts of content, warning for the others (OpenAI's
-// tool messages take text only).
+// tool messages take text only); a part of a type the spec does not allow
+// there goes by the unknown-types policy.
 func (c *conv) texts(content codec.Value, path string) []byte {
 	var text []byte
 	for i, part := range content.Elems() {
-		_, _, typ := c.tag(part)
+		n, ok, typ := c.tag(part)
+		if !ok || !n.Known() {
+			c.unknownType(n, ok, at(path, i, ""))
+			continue
+		}
 		switch typ {
 		case "input_text", "output_text":
 			if len(text) > 0 {
