@@ -72,6 +72,7 @@ func (c *conv) reset() {
 	c.sysText = c.sysText[:0]
 	c.allowed = c.allowed[:0]
 	c.filter = false
+	c.chatChoice = false
 	c.b.Reset()
 	c.h.reset()
 	c.tools.reset()
@@ -92,6 +93,9 @@ type conv struct {
 	sysText []byte    // Merge: its text so far, JSON-escaped
 	allowed []allowedTool
 	filter  bool // tool_choice allowed_tools: keep only the allowed tools
+	// chatChoice: the tool choice came in the chat shape (errors name its
+	// paths as the client sent them).
+	chatChoice bool
 
 	h     history // the input items' reduction
 	tools ToolMap // the tools as the upstream sees them
@@ -146,6 +150,7 @@ func (c *conv) run(body []byte, opts *Options) error {
 		return &Error{Message: "the body must be a JSON object", Code: "invalid_type"}
 	}
 	c.capture(v)
+	c.chatChoice = isNestedChoice(c.top.toolChoice)
 	if c.hasNestedTools() {
 		if err := c.doc.Decode(root, flattenTools(v)); err != nil {
 			return &Error{Message: "the body is not valid JSON", Code: "invalid_json"}
