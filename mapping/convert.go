@@ -12,7 +12,7 @@ import (
 // /responses) into a Chat Completions request of the options' dialect,
 // following mapping/responses_chat.yaml. Every field it does not carry, or
 // carries with a loss, gives a warning; fields the serving layer handles
-// (store, previous_response_id, include, …) give none. It returns an *Error
+// (store, previous_response_id, …) give none. It returns an *Error
 // for a body that is not JSON, has no model, has a value of the wrong type, sets what
 // no converter can honour (background, conversation) or forces a tool it
 // does not offer.
