@@ -13,7 +13,7 @@ import (
 // call adds a tool call to the open assistant message (opening one after
 // the outputs of the last turn): its id is the item's call_id.
 func (c *conv) call(dst codec.Ref, v codec.Value, path string) codec.Ref {
-	c.item(dst, v)
+	c.item(dst, v, path)
 	idv := v.Get("call_id")
 	id, _ := idv.Str()
 	if id == "" {
@@ -159,7 +159,7 @@ func applyPatchCall(c *conv, v codec.Value, path string, dst codec.Ref, key stri
 //transponder:transform object -> object
 func toolSearchCall(c *conv, v codec.Value, path string, dst codec.Ref, key string) {
 	if e, _ := v.Get("execution").Str(); e == "server" {
-		c.item(dst, v)
+		c.item(dst, v, path)
 		c.warn(path, "OpenAI ran this tool search; chat has no record of a server tool's call")
 		return
 	}

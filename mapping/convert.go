@@ -12,8 +12,8 @@ import (
 // /responses) into a Chat Completions request of the options' dialect,
 // following mapping/responses_chat.yaml. Every field it does not carry, or
 // carries with a loss, gives a warning; fields the serving layer handles
-// (store, previous_response_id, include, …) give none. It returns an *Error
-// for a body that is not JSON, has a value of the wrong type, sets what
+// (store, previous_response_id, …) give none. It returns an *Error
+// for a body that is not JSON, has no model, has a value of the wrong type, sets what
 // no converter can honour (background, conversation) or forces a tool it
 // does not offer.
 //
@@ -72,6 +72,7 @@ func (c *conv) reset() {
 	c.sysText = c.sysText[:0]
 	c.allowed = c.allowed[:0]
 	c.filter = false
+	c.chatChoice = false
 	c.b.Reset()
 	c.h.reset()
 	c.tools.reset()
@@ -92,6 +93,9 @@ type conv struct {
 	sysText []byte    // Merge: its text so far, JSON-escaped
 	allowed []allowedTool
 	filter  bool // tool_choice allowed_tools: keep only the allowed tools
+	// chatChoice: the tool choice came in the chat shape (errors name its
+	// paths as the client sent them).
+	chatChoice bool
 
 	h     history // the input items' reduction
 	tools ToolMap // the tools as the upstream sees them
@@ -103,12 +107,16 @@ type conv struct {
 	top topFields
 }
 
-type topFields struct{ background, conversation, toolChoice, tools, sessionID, input codec.Value }
+type topFields struct {
+	model, background, conversation, toolChoice, tools, sessionID, input codec.Value
+}
 
 func (c *conv) capture(v codec.Value) {
 	c.top = topFields{}
 	for k, m := range v.Members() {
 		switch string(k.Bytes()) {
+		case "model":
+			c.top.model = m
 		case "background":
 			c.top.background = m
 		case "conversation":
@@ -142,6 +150,7 @@ func (c *conv) run(body []byte, opts *Options) error {
 		return &Error{Message: "the body must be a JSON object", Code: "invalid_type"}
 	}
 	c.capture(v)
+	c.chatChoice = isNestedChoice(c.top.toolChoice)
 	if c.hasNestedTools() {
 		if err := c.doc.Decode(root, flattenTools(v)); err != nil {
 			return &Error{Message: "the body is not valid JSON", Code: "invalid_json"}
@@ -199,6 +208,14 @@ func (c *conv) check(v codec.Value) *Error {
 				return &Error{Message: "unknown role " + strconv.Quote(f.Name()), Param: p, Code: "invalid_value"}
 			}
 		}
+	}
+	// OpenAI refuses a request without a model; an upstream would pick one
+	// of its own (OpenRouter: the account's default) or refuse it later.
+	if !present(c.top.model) {
+		return &Error{Message: "Missing required parameter: 'model'.", Param: "model", Code: "missing_required_parameter"}
+	}
+	if s, _ := c.top.model.Str(); s == "" {
+		return &Error{Message: "Missing required parameter: 'model' (an empty string names no model).", Param: "model", Code: "missing_required_parameter"}
 	}
 	if b, _ := c.top.background.Bool(); b {
 		return &Error{Message: "background responses are not supported", Param: "background", Code: "unsupported_parameter"}

@@ -38,16 +38,19 @@ type pendingCall struct {
 
 // history is the state of one input array's reduction.
 type history struct {
-	msgs    codec.Ref // the messages array
-	asst    codec.Ref // the open assistant message (-1: none)
-	text    bool      // asst has content
-	calls   codec.Ref // asst's tool_calls (-1: none)
-	details codec.Ref // asst's reasoning_details (-1: none)
+	msgs codec.Ref // the messages array
+	asst codec.Ref // the open assistant message (-1: none)
+	// asstPath is the path of the item that opened asst.
+	asstPath string
+	text     bool      // asst has content
+	calls    codec.Ref // asst's tool_calls (-1: none)
+	details  codec.Ref // asst's reasoning_details (-1: none)
 	// group are the calls of the last assistant message with calls; their
 	// outputs come next.
 	group   []pendingCall
 	state   map[string]callState // every call so far, by call_id
 	pos     int                  // the offset of the item being converted
+	path    string               // its path
 	leading bool                 // Merge: still in the leading system and developer messages
 	// ahead indexes the outputs by call_id (made when a call's output is not
 	// where it should be); moved are the offsets of those converted ahead.
@@ -86,9 +89,10 @@ func (h *history) reset() {
 	h.offer = h.offer[:0]
 }
 
-// item starts the conversion of an item (any item but an output).
-func (c *conv) item(dst codec.Ref, v codec.Value) {
+// item starts the conversion of an item (any item but an output) at path.
+func (c *conv) item(dst codec.Ref, v codec.Value, path string) {
 	c.h.msgs = dst
+	c.h.path = path
 	c.h.pos = v.Offset()
 	c.h.leading = false
 }
@@ -117,12 +121,21 @@ func (c *conv) endTurn() {
 	c.h.group = c.h.group[:0]
 }
 
-// closeAssistant closes the open assistant message; one left with neither
-// content, refusal nor calls (only reasoning, or parts all left out) gets
-// an empty content, which every upstream takes.
+// closeAssistant closes the open assistant message. One with calls stays
+// as it is, whatever its content. One with reasoning only gets an empty
+// content, which every upstream takes. One with nothing at all — no
+// text but whitespace, no refusal, calls or reasoning — is left out.
 func (c *conv) closeAssistant() {
-	if m := c.h.asst; m >= 0 && c.h.calls < 0 && !c.b.Has(m, "content") && !c.b.Has(m, "refusal") {
-		c.b.SetJSON(m, "content", `""`)
+	if m := c.h.asst; m >= 0 && c.h.calls < 0 && !c.b.Has(m, "refusal") {
+		switch {
+		case c.h.details >= 0 && c.b.Len(c.h.details) > 0:
+			if !c.b.Has(m, "content") {
+				c.b.SetJSON(m, "content", `""`)
+			}
+		case c.blankContent(m):
+			c.leaveOut(c.h.msgs, m)
+			c.warn(c.h.asstPath, "an assistant message with nothing to send (no text but whitespace, no refusal, tool calls or reasoning); left out")
+		}
 	}
 	c.h.asst, c.h.calls, c.h.details, c.h.text = -1, -1, -1, false
 }
@@ -174,6 +187,7 @@ func outputCallID(v codec.Value, typ string) string {
 func (c *conv) assistant() codec.Ref {
 	if c.h.asst < 0 {
 		c.endTurn()
+		c.h.asstPath = c.h.path
 		c.h.asst = c.b.AppendObject(c.h.msgs)
 		c.b.SetJSON(c.h.asst, "role", `"assistant"`)
 	}
@@ -184,6 +198,10 @@ func (c *conv) assistant() codec.Ref {
 //
 //transponder:transform string -> object
 func userInput(c *conv, v codec.Value, path string, dst codec.Ref, key string) {
+	if blank(strContents(v)) {
+		c.warn(path, "empty or whitespace only; no user message is sent")
+		return
+	}
 	m := c.b.AppendObject(dst)
 	c.b.SetJSON(m, "role", `"user"`)
 	c.b.Set(m, "content", v.Raw())
@@ -195,7 +213,7 @@ func userInput(c *conv, v codec.Value, path string, dst codec.Ref, key string) {
 //transponder:transform object -> object
 func message(c *conv, v codec.Value, path string, dst codec.Ref, key string) {
 	leading := c.h.leading
-	c.item(dst, v)
+	c.item(dst, v, path)
 	role, _ := v.Get("role").Str()
 	content := v.Get("content")
 	if role == "assistant" {
@@ -213,14 +231,24 @@ func message(c *conv, v codec.Value, path string, dst codec.Ref, key string) {
 	c.endTurn()
 	if leading && (role == "system" || role == "developer") && c.opts.System == Merge {
 		if text, ok := c.textOnly(content, path+".content"); ok {
-			c.mergeSystem(dst, text)
 			c.h.leading = true
+			if blank(text) {
+				c.warn(path, "a "+role+" message with no text (empty or whitespace only); nothing is merged into the system message")
+				return
+			}
+			c.mergeSystem(dst, text)
 			return
 		}
 	}
 	m := c.b.AppendObject(dst)
 	c.b.SetString(m, "role", role)
 	c.content(m, role, content, path+".content")
+	if c.blankContent(m) {
+		// Empty messages are refused by some providers (Anthropic's) and
+		// say nothing to the others.
+		c.leaveOut(dst, m)
+		c.warn(path, "a "+role+" message with nothing to send (empty or whitespace only, or every part left out); left out")
+	}
 }
 
 // settle ends the input: the last turn's calls get their outputs.

@@ -298,7 +298,7 @@ func TestCodexRequests(t *testing.T) {
 		}
 		for _, w := range warns {
 			// What Codex sends that chat cannot carry, and only that.
-			if !strings.HasPrefix(w.Path, "tools[") && w.Path != "text.verbosity" && w.Path != "client_metadata" {
+			if !strings.HasPrefix(w.Path, "tools[") && w.Path != "client_metadata" {
 				t.Errorf("%s: unexpected warning %s", p.Name, w)
 			}
 		}

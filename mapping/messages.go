@@ -4,6 +4,8 @@ package mapping
 // input items: history.go.)
 
 import (
+	"strings"
+
 	"github.com/transponder-dev/transponder/codec"
 )
 
@@ -12,6 +14,16 @@ import (
 //transponder:transform string -> array
 func instructions(c *conv, v codec.Value, path string, dst codec.Ref, key string) {
 	msgs := c.b.Array(dst, key)
+	if blank(strContents(v)) {
+		// An empty system message is refused by some providers
+		// (Anthropic's) and says nothing to the others.
+		if c.opts.System == Merge {
+			c.warn(path, "empty or whitespace only; nothing is merged into the system message")
+		} else {
+			c.warn(path, "empty or whitespace only; no "+c.opts.System.role()+" message is sent")
+		}
+		return
+	}
 	if c.opts.System == Merge {
 		c.mergeSystem(msgs, strContents(v))
 		return
@@ -23,6 +35,63 @@ func instructions(c *conv, v codec.Value, path string, dst codec.Ref, key string
 	m := c.b.AppendObject(msgs)
 	c.b.Set(m, "role", []byte(role))
 	c.b.Set(m, "content", v.Raw())
+}
+
+// role is the role of the message the instructions become.
+func (m SystemMode) role() string {
+	if m == Developer {
+		return "developer"
+	}
+	return "system"
+}
+
+// blank reports whether JSON-escaped string contents are empty or
+// whitespace only (spaces, tabs, line breaks, also escaped): a message of
+// such text is none.
+func blank(contents []byte) bool {
+	for i := 0; i < len(contents); i++ {
+		switch contents[i] {
+		case ' ', '\t', '\n', '\r':
+		case '\\':
+			if i+1 >= len(contents) {
+				return false
+			}
+			i++
+			switch contents[i] {
+			case 't', 'n', 'r':
+			case 'u':
+				if i+4 >= len(contents) {
+					return false
+				}
+				switch strings.ToLower(string(contents[i+1 : i+5])) {
+				case "0020", "0009", "000a", "000d":
+				default:
+					return false
+				}
+				i += 4
+			default:
+				return false
+			}
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// blankContent reports whether a message's content, as the chat request
+// has it, says nothing: an empty or whitespace-only string, or no parts.
+func (c *conv) blankContent(m codec.Ref) bool {
+	if parts, ok := c.b.Child(m, "content"); ok {
+		return c.b.Len(parts) == 0
+	}
+	raw := c.b.Raw(m, "content")
+	return raw == nil || len(raw) >= 2 && raw[0] == '"' && blank(raw[1:len(raw)-1])
+}
+
+// leaveOut removes the message m (the last one appended to msgs) again.
+func (c *conv) leaveOut(msgs, m codec.Ref) {
+	c.b.Filter(msgs, func(r codec.Ref) bool { return r != m })
 }
 
 // mergeSystem adds text (JSON-escaped) to the first system message.
@@ -45,7 +114,10 @@ func (c *conv) textOnly(content codec.Value, path string) ([]byte, bool) {
 	}
 	var text []byte
 	for i, part := range content.Elems() {
-		_, _, typ := c.tag(part)
+		n, ok, typ := c.tag(part)
+		if !ok || !n.Known() {
+			return nil, false // the unknown-types policy, where the parts are converted
+		}
 		switch typ {
 		case "input_text", "output_text", "text":
 			if present(part.Get("prompt_cache_breakpoint")) {
@@ -82,11 +154,16 @@ func (c *conv) breakpoint(p codec.Ref, part codec.Value, path string, i int, tex
 }
 
 // texts joins the text parts of content, warning for the others (OpenAI's
-// tool messages take text only).
+// tool messages take text only); a part of a type the spec does not allow
+// there goes by the unknown-types policy.
 func (c *conv) texts(content codec.Value, path string) []byte {
 	var text []byte
 	for i, part := range content.Elems() {
-		_, _, typ := c.tag(part)
+		n, ok, typ := c.tag(part)
+		if !ok || !n.Known() {
+			c.unknownType(n, ok, at(path, i, ""))
+			continue
+		}
 		switch typ {
 		case "input_text", "output_text":
 			if len(text) > 0 {
@@ -123,6 +200,10 @@ func (c *conv) content(m codec.Ref, role string, content codec.Value, path strin
 		}
 		switch typ {
 		case "input_text", "output_text":
+			if role != "tool" && blank(strContents(part.Get("text"))) {
+				c.warn(at(path, i, ""), "an empty or whitespace-only text part; left out")
+				continue
+			}
 			p := c.b.AppendObject(parts)
 			c.b.SetJSON(p, "type", `"text"`)
 			c.b.Set(p, "text", part.Get("text").Raw())

@@ -16,7 +16,7 @@ const (
 	// plugins, reasoning{effort, summary}, server tools.
 	OpenRouter Dialect = iota
 	// OpenAI's CreateChatCompletionRequest, for any OpenAI-compatible
-	// upstream: reasoning_effort, verbosity, safety_identifier,
+	// upstream: reasoning_effort, safety_identifier,
 	// web_search_options, custom tools.
 	OpenAI
 )

@@ -131,7 +131,7 @@ func AppendReasoningItem(dst []byte, id string, details []byte, encrypted bool) 
 //
 //transponder:transform object -> object
 func reasoningItem(c *conv, v codec.Value, path string, dst codec.Ref, key string) {
-	c.item(dst, v)
+	c.item(dst, v, path)
 	if c.h.text && c.h.calls < 0 {
 		// Reasoning after the turn's text (and no call) leads to what comes
 		// next: a message of its own, whose calls keep their reasoning.

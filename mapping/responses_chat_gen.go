@@ -6,7 +6,7 @@ import "github.com/transponder-dev/transponder/codec"
 
 // responsesChatOpenRouter converts a payload, as mapping/responses_chat.yaml says for openrouter.
 func (c *conv) responsesChatOpenRouter(v codec.Value) {
-	var srcModel, srcInstructions, srcInput, srcMaxOutputTokens, srcTemperature, srcTopP, srcTopLogprobs, srcParallelToolCalls, srcMetadata, srcServiceTier, srcStream, srcStreamOptions, srcPromptCacheKey, srcPromptCacheOptions, srcPromptCacheRetention, srcUser, srcSafetyIdentifier, srcText, srcModeration, srcReasoning, srcTruncation, srcMaxToolCalls, srcPrompt, srcContextManagement, srcToolChoice, srcTools, srcClientMetadata codec.Value
+	var srcModel, srcInstructions, srcInput, srcMaxOutputTokens, srcTemperature, srcTopP, srcTopLogprobs, srcParallelToolCalls, srcMetadata, srcServiceTier, srcStream, srcStreamOptions, srcPromptCacheKey, srcPromptCacheOptions, srcPromptCacheRetention, srcUser, srcSafetyIdentifier, srcText, srcModeration, srcReasoning, srcInclude, srcTruncation, srcMaxToolCalls, srcPrompt, srcContextManagement, srcToolChoice, srcTools, srcClientMetadata codec.Value
 	for k, m := range v.Members() {
 		switch string(k.Bytes()) {
 		case "model":
@@ -53,7 +53,8 @@ func (c *conv) responsesChatOpenRouter(v codec.Value) {
 		case "previous_response_id": // mapping/responses_chat.yaml:218: gateway: the gateway prepends the stored conversation
 		case "conversation": // mapping/responses_chat.yaml:220: gateway: unsupported_parameter until the gateway keeps conversations
 		case "background": // mapping/responses_chat.yaml:222: gateway: unsupported_parameter until the gateway runs responses in the background
-		case "include": // mapping/responses_chat.yaml:224: gateway: the gateway decides what the response includes (reasoning.encrypted_content)
+		case "include":
+			srcInclude = m
 		case "truncation":
 			srcTruncation = m
 		case "max_tool_calls":
@@ -273,8 +274,8 @@ func (c *conv) responsesChatOpenRouter(v codec.Value) {
 			}
 		}
 		if present(srcTextVerbosity) {
-			// mapping/responses_chat.yaml:173: drop
-			c.drop(srcTextVerbosity, "text.verbosity", "OpenRouter's ChatRequest has no verbosity")
+			// mapping/responses_chat.yaml:173: → verbosity
+			c.put(codec.Top, "verbosity", srcTextVerbosity.Raw())
 		}
 		if present(srcTextFormat) {
 			srcTextFormatNode, srcTextFormatKnown, srcTextFormatType := c.tag(srcTextFormat)
@@ -377,26 +378,30 @@ func (c *conv) responsesChatOpenRouter(v codec.Value) {
 			c.drop(srcReasoningMode, "reasoning.mode", "chat has no reasoning mode setting")
 		}
 	}
+	if present(srcInclude) {
+		// mapping/responses_chat.yaml:224: → logprobs
+		include(c, srcInclude, "include", codec.Top, "logprobs")
+	}
 	if present(srcTruncation) {
-		// mapping/responses_chat.yaml:226: drop
+		// mapping/responses_chat.yaml:232: drop
 		c.drop(srcTruncation, "truncation", "chat has no truncation; an upstream refuses a context that is too long")
 	}
 	if present(srcMaxToolCalls) {
-		// mapping/responses_chat.yaml:228: drop
+		// mapping/responses_chat.yaml:234: drop
 		c.drop(srcMaxToolCalls, "max_tool_calls", "chat has no limit on tool calls")
 	}
 	if present(srcPrompt) {
-		// mapping/responses_chat.yaml:230: drop
+		// mapping/responses_chat.yaml:236: drop
 		c.drop(srcPrompt, "prompt", "stored prompt templates live on OpenAI's platform")
 	}
 	if present(srcContextManagement) {
-		// mapping/responses_chat.yaml:232: drop
+		// mapping/responses_chat.yaml:238: drop
 		c.drop(srcContextManagement, "context_management", "chat has no server-side context compaction")
 	}
 	if present(srcToolChoice) {
 		switch srcToolChoice.Kind() {
 		case codec.String:
-			// mapping/responses_chat.yaml:236: → tool_choice{string}
+			// mapping/responses_chat.yaml:242: → tool_choice{string}
 			c.put(codec.Top, "tool_choice", srcToolChoice.Raw())
 		case codec.Object:
 			srcToolChoiceObjectNode, srcToolChoiceObjectKnown, srcToolChoiceObjectType := c.tag(srcToolChoice)
@@ -412,58 +417,58 @@ func (c *conv) responsesChatOpenRouter(v codec.Value) {
 					}
 				}
 				if present(srcToolChoiceObjectFunctionType) {
-					// mapping/responses_chat.yaml:238: → tool_choice{object}{function}.type
+					// mapping/responses_chat.yaml:244: → tool_choice{object}{function}.type
 					c.put(c.b.Object(codec.Top, "tool_choice"), "type", srcToolChoiceObjectFunctionType.Raw())
 				}
 				if present(srcToolChoiceObjectFunctionName) {
-					// mapping/responses_chat.yaml:240: → tool_choice{object}{function}.function.name
+					// mapping/responses_chat.yaml:246: → tool_choice{object}{function}.function.name
 					c.put(c.b.Object(c.b.Object(codec.Top, "tool_choice"), "function"), "name", srcToolChoiceObjectFunctionName.Raw())
 				}
 			case "allowed_tools":
-				// mapping/responses_chat.yaml:242: lossy → tool_choice{string}
+				// mapping/responses_chat.yaml:248: lossy → tool_choice{string}
 				allowedToolsFilter(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
 				c.warn("tool_choice", "OpenRouter has no allowed_tools; the tools are filtered to the allowed set and the mode kept")
 			case "custom":
-				// mapping/responses_chat.yaml:246: → tool_choice{object}{function}
+				// mapping/responses_chat.yaml:252: → tool_choice{object}{function}
 				customChoiceAsFunction(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
 			case "web_search_preview":
-				// mapping/responses_chat.yaml:250: lossy → tool_choice{string}
+				// mapping/responses_chat.yaml:256: lossy → tool_choice{string}
 				forceHosted(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
 				c.warn("tool_choice", "forcing a hosted tool becomes required when it is the only tool offered")
 			case "web_search_preview_2025_03_11":
-				// mapping/responses_chat.yaml:254: lossy → tool_choice{string}
+				// mapping/responses_chat.yaml:260: lossy → tool_choice{string}
 				forceHosted(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
 				c.warn("tool_choice", "forcing a hosted tool becomes required when it is the only tool offered")
 			case "image_generation":
-				// mapping/responses_chat.yaml:258: lossy → tool_choice{string}
+				// mapping/responses_chat.yaml:264: lossy → tool_choice{string}
 				forceHosted(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
 				c.warn("tool_choice", "forcing a hosted tool becomes required when it is the only tool offered")
 			case "file_search":
-				// mapping/responses_chat.yaml:262: drop
+				// mapping/responses_chat.yaml:268: drop
 				c.drop(srcToolChoice, "tool_choice", "file search is dropped with its tool; forcing it is an error")
 			case "code_interpreter":
-				// mapping/responses_chat.yaml:264: drop
+				// mapping/responses_chat.yaml:270: drop
 				c.drop(srcToolChoice, "tool_choice", "the code interpreter is dropped with its tool; forcing it is an error")
 			case "computer":
-				// mapping/responses_chat.yaml:266: drop
+				// mapping/responses_chat.yaml:272: drop
 				c.drop(srcToolChoice, "tool_choice", "computer use is dropped with its tool; forcing it is an error")
 			case "computer_use":
-				// mapping/responses_chat.yaml:268: drop
+				// mapping/responses_chat.yaml:274: drop
 				c.drop(srcToolChoice, "tool_choice", "computer use is dropped with its tool; forcing it is an error")
 			case "computer_use_preview":
-				// mapping/responses_chat.yaml:270: drop
+				// mapping/responses_chat.yaml:276: drop
 				c.drop(srcToolChoice, "tool_choice", "computer use is dropped with its tool; forcing it is an error")
 			case "mcp":
-				// mapping/responses_chat.yaml:272: drop
+				// mapping/responses_chat.yaml:278: drop
 				c.drop(srcToolChoice, "tool_choice", "remote MCP is dropped with its tool; forcing it is an error")
 			case "apply_patch":
-				// mapping/responses_chat.yaml:274: → tool_choice{object}{function}
+				// mapping/responses_chat.yaml:280: → tool_choice{object}{function}
 				forceVirtual(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
 			case "shell":
-				// mapping/responses_chat.yaml:278: → tool_choice{object}{function}
+				// mapping/responses_chat.yaml:284: → tool_choice{object}{function}
 				forceVirtual(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
 			case "programmatic_tool_calling":
-				// mapping/responses_chat.yaml:282: drop
+				// mapping/responses_chat.yaml:288: drop
 				c.drop(srcToolChoice, "tool_choice", "programmatic tool calling runs on OpenAI's platform")
 			default:
 				c.unknownType(srcToolChoiceObjectNode, srcToolChoiceObjectKnown, "tool_choice")
@@ -498,88 +503,88 @@ func (c *conv) responsesChatOpenRouter(v codec.Value) {
 					}
 				}
 				if present(srcToolsFunctionType) {
-					// mapping/responses_chat.yaml:286: → tools[]{function}.type
+					// mapping/responses_chat.yaml:292: → tools[]{function}.type
 					c.put(srcToolsFunctionOut, "type", srcToolsFunctionType.Raw())
 				}
 				if present(srcToolsFunctionName) {
-					// mapping/responses_chat.yaml:288: → tools[]{function}.function.name
+					// mapping/responses_chat.yaml:294: → tools[]{function}.function.name
 					c.put(c.b.Object(srcToolsFunctionOut, "function"), "name", srcToolsFunctionName.Raw())
 				}
 				if present(srcToolsFunctionDescription) {
-					// mapping/responses_chat.yaml:290: → tools[]{function}.function.description
+					// mapping/responses_chat.yaml:296: → tools[]{function}.function.description
 					c.put(c.b.Object(srcToolsFunctionOut, "function"), "description", srcToolsFunctionDescription.Raw())
 				}
 				if present(srcToolsFunctionParameters) {
-					// mapping/responses_chat.yaml:292: → tools[]{function}.function.parameters
+					// mapping/responses_chat.yaml:298: → tools[]{function}.function.parameters
 					c.put(c.b.Object(srcToolsFunctionOut, "function"), "parameters", srcToolsFunctionParameters.Raw())
 				}
 				if present(srcToolsFunctionStrict) {
-					// mapping/responses_chat.yaml:295: → tools[]{function}.function.strict
+					// mapping/responses_chat.yaml:301: → tools[]{function}.function.strict
 					c.put(c.b.Object(srcToolsFunctionOut, "function"), "strict", srcToolsFunctionStrict.Raw())
 				}
 				if present(srcToolsFunctionDeferLoading) {
-					// mapping/responses_chat.yaml:297: drop
+					// mapping/responses_chat.yaml:303: drop
 					c.drop(srcToolsFunctionDeferLoading, atElem("tools", i, "defer_loading", "tools[0].defer_loading"), "chat loads every tool")
 				}
 				if present(srcToolsFunctionAllowedCallers) {
-					// mapping/responses_chat.yaml:299: drop
+					// mapping/responses_chat.yaml:305: drop
 					c.drop(srcToolsFunctionAllowedCallers, atElem("tools", i, "allowed_callers", "tools[0].allowed_callers"), "chat has no restriction on who may call a tool")
 				}
 				if present(srcToolsFunctionOutputSchema) {
-					// mapping/responses_chat.yaml:301: drop
+					// mapping/responses_chat.yaml:307: drop
 					c.drop(srcToolsFunctionOutputSchema, atElem("tools", i, "output_schema", "tools[0].output_schema"), "chat tools declare no output schema")
 				}
 			case "custom":
-				// mapping/responses_chat.yaml:304: → tools[]{function}
+				// mapping/responses_chat.yaml:310: → tools[]{function}
 				virtualTool(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
 			case "local_shell":
-				// mapping/responses_chat.yaml:308: → tools[]{function}
+				// mapping/responses_chat.yaml:314: → tools[]{function}
 				virtualTool(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
 			case "shell":
-				// mapping/responses_chat.yaml:312: → tools[]{function}
+				// mapping/responses_chat.yaml:318: → tools[]{function}
 				virtualTool(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
 			case "apply_patch":
-				// mapping/responses_chat.yaml:316: → tools[]{function}
+				// mapping/responses_chat.yaml:322: → tools[]{function}
 				virtualTool(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
 			case "namespace":
-				// mapping/responses_chat.yaml:320: → tools[]{function}
+				// mapping/responses_chat.yaml:326: → tools[]{function}
 				namespaceTools(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
 			case "tool_search":
-				// mapping/responses_chat.yaml:324: → tools[]{function}
+				// mapping/responses_chat.yaml:330: → tools[]{function}
 				virtualTool(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
 			case "web_search":
-				// mapping/responses_chat.yaml:329: → tools[]{web_search}
+				// mapping/responses_chat.yaml:335: → tools[]{web_search}
 				webSearch(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
 			case "web_search_2025_08_26":
-				// mapping/responses_chat.yaml:333: → tools[]{web_search_2025_08_26}
+				// mapping/responses_chat.yaml:339: → tools[]{web_search_2025_08_26}
 				webSearch(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
 			case "web_search_preview":
-				// mapping/responses_chat.yaml:337: → tools[]{web_search_preview}
+				// mapping/responses_chat.yaml:343: → tools[]{web_search_preview}
 				webSearch(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
 			case "web_search_preview_2025_03_11":
-				// mapping/responses_chat.yaml:341: → tools[]{web_search_preview_2025_03_11}
+				// mapping/responses_chat.yaml:347: → tools[]{web_search_preview_2025_03_11}
 				webSearch(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
 			case "image_generation":
-				// mapping/responses_chat.yaml:345: lossy → tools[]{openrouter:image_generation}
+				// mapping/responses_chat.yaml:351: lossy → tools[]{openrouter:image_generation}
 				imageGeneration(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
 				c.warn(atElem("tools", i, "", "tools[0]"), "OpenRouter's image generation server tool; size, quality and the like are its own")
 			case "file_search":
-				// mapping/responses_chat.yaml:349: drop
+				// mapping/responses_chat.yaml:355: drop
 				c.drop(e, atElem("tools", i, "", "tools[0]"), "no chat upstream searches OpenAI vector stores")
 			case "code_interpreter":
-				// mapping/responses_chat.yaml:351: drop
+				// mapping/responses_chat.yaml:357: drop
 				c.drop(e, atElem("tools", i, "", "tools[0]"), "no chat upstream runs OpenAI's code interpreter")
 			case "computer":
-				// mapping/responses_chat.yaml:353: drop
+				// mapping/responses_chat.yaml:359: drop
 				c.drop(e, atElem("tools", i, "", "tools[0]"), "no chat upstream drives a computer")
 			case "computer_use_preview":
-				// mapping/responses_chat.yaml:355: drop
+				// mapping/responses_chat.yaml:361: drop
 				c.drop(e, atElem("tools", i, "", "tools[0]"), "no chat upstream drives a computer")
 			case "mcp":
-				// mapping/responses_chat.yaml:357: drop
+				// mapping/responses_chat.yaml:363: drop
 				c.drop(e, atElem("tools", i, "", "tools[0]"), "no chat upstream calls remote MCP servers")
 			case "programmatic_tool_calling":
-				// mapping/responses_chat.yaml:359: drop
+				// mapping/responses_chat.yaml:365: drop
 				c.drop(e, atElem("tools", i, "", "tools[0]"), "programmatic tool calling runs on OpenAI's platform")
 			default:
 				c.unknownType(srcToolsNode, srcToolsKnown, atElem("tools", i, "", "tools[0]"))
@@ -587,14 +592,14 @@ func (c *conv) responsesChatOpenRouter(v codec.Value) {
 		}
 	}
 	if present(srcClientMetadata) {
-		// mapping/responses_chat.yaml:363: drop
+		// mapping/responses_chat.yaml:369: drop
 		c.drop(srcClientMetadata, "client_metadata", "Codex's telemetry; nothing upstream reads it")
 	}
 }
 
 // responsesChatOpenAI converts a payload, as mapping/responses_chat.yaml says for openai.
 func (c *conv) responsesChatOpenAI(v codec.Value) {
-	var srcModel, srcInstructions, srcInput, srcMaxOutputTokens, srcTemperature, srcTopP, srcTopLogprobs, srcParallelToolCalls, srcMetadata, srcServiceTier, srcStream, srcStreamOptions, srcPromptCacheKey, srcPromptCacheOptions, srcPromptCacheRetention, srcUser, srcSafetyIdentifier, srcText, srcModeration, srcReasoning, srcTruncation, srcMaxToolCalls, srcPrompt, srcContextManagement, srcToolChoice, srcTools, srcClientMetadata codec.Value
+	var srcModel, srcInstructions, srcInput, srcMaxOutputTokens, srcTemperature, srcTopP, srcTopLogprobs, srcParallelToolCalls, srcMetadata, srcServiceTier, srcStream, srcStreamOptions, srcPromptCacheKey, srcPromptCacheOptions, srcPromptCacheRetention, srcUser, srcSafetyIdentifier, srcText, srcModeration, srcReasoning, srcInclude, srcTruncation, srcMaxToolCalls, srcPrompt, srcContextManagement, srcToolChoice, srcTools, srcClientMetadata codec.Value
 	for k, m := range v.Members() {
 		switch string(k.Bytes()) {
 		case "model":
@@ -641,7 +646,8 @@ func (c *conv) responsesChatOpenAI(v codec.Value) {
 		case "previous_response_id": // mapping/responses_chat.yaml:218: gateway: the gateway prepends the stored conversation
 		case "conversation": // mapping/responses_chat.yaml:220: gateway: unsupported_parameter until the gateway keeps conversations
 		case "background": // mapping/responses_chat.yaml:222: gateway: unsupported_parameter until the gateway runs responses in the background
-		case "include": // mapping/responses_chat.yaml:224: gateway: the gateway decides what the response includes (reasoning.encrypted_content)
+		case "include":
+			srcInclude = m
 		case "truncation":
 			srcTruncation = m
 		case "max_tool_calls":
@@ -979,26 +985,30 @@ func (c *conv) responsesChatOpenAI(v codec.Value) {
 			c.drop(srcReasoningMode, "reasoning.mode", "chat has no reasoning mode setting")
 		}
 	}
+	if present(srcInclude) {
+		// mapping/responses_chat.yaml:224: → logprobs
+		include(c, srcInclude, "include", codec.Top, "logprobs")
+	}
 	if present(srcTruncation) {
-		// mapping/responses_chat.yaml:226: drop
+		// mapping/responses_chat.yaml:232: drop
 		c.drop(srcTruncation, "truncation", "chat has no truncation; an upstream refuses a context that is too long")
 	}
 	if present(srcMaxToolCalls) {
-		// mapping/responses_chat.yaml:228: drop
+		// mapping/responses_chat.yaml:234: drop
 		c.drop(srcMaxToolCalls, "max_tool_calls", "chat has no limit on tool calls")
 	}
 	if present(srcPrompt) {
-		// mapping/responses_chat.yaml:230: drop
+		// mapping/responses_chat.yaml:236: drop
 		c.drop(srcPrompt, "prompt", "stored prompt templates live on OpenAI's platform")
 	}
 	if present(srcContextManagement) {
-		// mapping/responses_chat.yaml:232: drop
+		// mapping/responses_chat.yaml:238: drop
 		c.drop(srcContextManagement, "context_management", "chat has no server-side context compaction")
 	}
 	if present(srcToolChoice) {
 		switch srcToolChoice.Kind() {
 		case codec.String:
-			// mapping/responses_chat.yaml:236: → tool_choice{string}
+			// mapping/responses_chat.yaml:242: → tool_choice{string}
 			c.put(codec.Top, "tool_choice", srcToolChoice.Raw())
 		case codec.Object:
 			srcToolChoiceObjectNode, srcToolChoiceObjectKnown, srcToolChoiceObjectType := c.tag(srcToolChoice)
@@ -1014,57 +1024,57 @@ func (c *conv) responsesChatOpenAI(v codec.Value) {
 					}
 				}
 				if present(srcToolChoiceObjectFunctionType) {
-					// mapping/responses_chat.yaml:238: → tool_choice{object}{function}.type
+					// mapping/responses_chat.yaml:244: → tool_choice{object}{function}.type
 					c.put(c.b.Object(codec.Top, "tool_choice"), "type", srcToolChoiceObjectFunctionType.Raw())
 				}
 				if present(srcToolChoiceObjectFunctionName) {
-					// mapping/responses_chat.yaml:240: → tool_choice{object}{function}.function.name
+					// mapping/responses_chat.yaml:246: → tool_choice{object}{function}.function.name
 					c.put(c.b.Object(c.b.Object(codec.Top, "tool_choice"), "function"), "name", srcToolChoiceObjectFunctionName.Raw())
 				}
 			case "allowed_tools":
-				// mapping/responses_chat.yaml:242: → tool_choice{object}{allowed_tools}
+				// mapping/responses_chat.yaml:248: → tool_choice{object}{allowed_tools}
 				allowedTools(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
 			case "custom":
-				// mapping/responses_chat.yaml:246: → tool_choice{object}{custom}
+				// mapping/responses_chat.yaml:252: → tool_choice{object}{custom}
 				customChoice(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
 			case "web_search_preview":
-				// mapping/responses_chat.yaml:250: lossy → tool_choice{string}
+				// mapping/responses_chat.yaml:256: lossy → tool_choice{string}
 				forceHosted(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
 				c.warn("tool_choice", "forcing a hosted tool becomes required when it is the only tool offered")
 			case "web_search_preview_2025_03_11":
-				// mapping/responses_chat.yaml:254: lossy → tool_choice{string}
+				// mapping/responses_chat.yaml:260: lossy → tool_choice{string}
 				forceHosted(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
 				c.warn("tool_choice", "forcing a hosted tool becomes required when it is the only tool offered")
 			case "image_generation":
-				// mapping/responses_chat.yaml:258: lossy → tool_choice{string}
+				// mapping/responses_chat.yaml:264: lossy → tool_choice{string}
 				forceHosted(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
 				c.warn("tool_choice", "forcing a hosted tool becomes required when it is the only tool offered")
 			case "file_search":
-				// mapping/responses_chat.yaml:262: drop
+				// mapping/responses_chat.yaml:268: drop
 				c.drop(srcToolChoice, "tool_choice", "file search is dropped with its tool; forcing it is an error")
 			case "code_interpreter":
-				// mapping/responses_chat.yaml:264: drop
+				// mapping/responses_chat.yaml:270: drop
 				c.drop(srcToolChoice, "tool_choice", "the code interpreter is dropped with its tool; forcing it is an error")
 			case "computer":
-				// mapping/responses_chat.yaml:266: drop
+				// mapping/responses_chat.yaml:272: drop
 				c.drop(srcToolChoice, "tool_choice", "computer use is dropped with its tool; forcing it is an error")
 			case "computer_use":
-				// mapping/responses_chat.yaml:268: drop
+				// mapping/responses_chat.yaml:274: drop
 				c.drop(srcToolChoice, "tool_choice", "computer use is dropped with its tool; forcing it is an error")
 			case "computer_use_preview":
-				// mapping/responses_chat.yaml:270: drop
+				// mapping/responses_chat.yaml:276: drop
 				c.drop(srcToolChoice, "tool_choice", "computer use is dropped with its tool; forcing it is an error")
 			case "mcp":
-				// mapping/responses_chat.yaml:272: drop
+				// mapping/responses_chat.yaml:278: drop
 				c.drop(srcToolChoice, "tool_choice", "remote MCP is dropped with its tool; forcing it is an error")
 			case "apply_patch":
-				// mapping/responses_chat.yaml:274: → tool_choice{object}{function}
+				// mapping/responses_chat.yaml:280: → tool_choice{object}{function}
 				forceVirtual(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
 			case "shell":
-				// mapping/responses_chat.yaml:278: → tool_choice{object}{function}
+				// mapping/responses_chat.yaml:284: → tool_choice{object}{function}
 				forceVirtual(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
 			case "programmatic_tool_calling":
-				// mapping/responses_chat.yaml:282: drop
+				// mapping/responses_chat.yaml:288: drop
 				c.drop(srcToolChoice, "tool_choice", "programmatic tool calling runs on OpenAI's platform")
 			default:
 				c.unknownType(srcToolChoiceObjectNode, srcToolChoiceObjectKnown, "tool_choice")
@@ -1099,91 +1109,91 @@ func (c *conv) responsesChatOpenAI(v codec.Value) {
 					}
 				}
 				if present(srcToolsFunctionType) {
-					// mapping/responses_chat.yaml:286: → tools[]{function}.type
+					// mapping/responses_chat.yaml:292: → tools[]{function}.type
 					c.put(srcToolsFunctionOut, "type", srcToolsFunctionType.Raw())
 				}
 				if present(srcToolsFunctionName) {
-					// mapping/responses_chat.yaml:288: → tools[]{function}.function.name
+					// mapping/responses_chat.yaml:294: → tools[]{function}.function.name
 					c.put(c.b.Object(srcToolsFunctionOut, "function"), "name", srcToolsFunctionName.Raw())
 				}
 				if present(srcToolsFunctionDescription) {
-					// mapping/responses_chat.yaml:290: → tools[]{function}.function.description
+					// mapping/responses_chat.yaml:296: → tools[]{function}.function.description
 					c.put(c.b.Object(srcToolsFunctionOut, "function"), "description", srcToolsFunctionDescription.Raw())
 				}
 				if present(srcToolsFunctionParameters) {
-					// mapping/responses_chat.yaml:292: → tools[]{function}.function.parameters
+					// mapping/responses_chat.yaml:298: → tools[]{function}.function.parameters
 					c.put(c.b.Object(srcToolsFunctionOut, "function"), "parameters", srcToolsFunctionParameters.Raw())
 				}
 				if present(srcToolsFunctionStrict) {
-					// mapping/responses_chat.yaml:295: → tools[]{function}.function.strict
+					// mapping/responses_chat.yaml:301: → tools[]{function}.function.strict
 					c.put(c.b.Object(srcToolsFunctionOut, "function"), "strict", srcToolsFunctionStrict.Raw())
 				}
 				if present(srcToolsFunctionDeferLoading) {
-					// mapping/responses_chat.yaml:297: drop
+					// mapping/responses_chat.yaml:303: drop
 					c.drop(srcToolsFunctionDeferLoading, atElem("tools", i, "defer_loading", "tools[0].defer_loading"), "chat loads every tool")
 				}
 				if present(srcToolsFunctionAllowedCallers) {
-					// mapping/responses_chat.yaml:299: drop
+					// mapping/responses_chat.yaml:305: drop
 					c.drop(srcToolsFunctionAllowedCallers, atElem("tools", i, "allowed_callers", "tools[0].allowed_callers"), "chat has no restriction on who may call a tool")
 				}
 				if present(srcToolsFunctionOutputSchema) {
-					// mapping/responses_chat.yaml:301: drop
+					// mapping/responses_chat.yaml:307: drop
 					c.drop(srcToolsFunctionOutputSchema, atElem("tools", i, "output_schema", "tools[0].output_schema"), "chat tools declare no output schema")
 				}
 			case "custom":
-				// mapping/responses_chat.yaml:304: → tools[]{custom}
+				// mapping/responses_chat.yaml:310: → tools[]{custom}
 				customTool(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
 			case "local_shell":
-				// mapping/responses_chat.yaml:308: → tools[]{function}
+				// mapping/responses_chat.yaml:314: → tools[]{function}
 				virtualTool(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
 			case "shell":
-				// mapping/responses_chat.yaml:312: → tools[]{function}
+				// mapping/responses_chat.yaml:318: → tools[]{function}
 				virtualTool(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
 			case "apply_patch":
-				// mapping/responses_chat.yaml:316: → tools[]{function}
+				// mapping/responses_chat.yaml:322: → tools[]{function}
 				virtualTool(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
 			case "namespace":
-				// mapping/responses_chat.yaml:320: → tools[]{function}
+				// mapping/responses_chat.yaml:326: → tools[]{function}
 				namespaceTools(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
 			case "tool_search":
-				// mapping/responses_chat.yaml:324: → tools[]{function}
+				// mapping/responses_chat.yaml:330: → tools[]{function}
 				virtualTool(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
 			case "web_search":
-				// mapping/responses_chat.yaml:329: lossy → web_search_options
+				// mapping/responses_chat.yaml:335: lossy → web_search_options
 				webSearchOptions(c, e, atElem("tools", i, "", "tools[0]"), codec.Top, "web_search_options")
 				c.warn(atElem("tools", i, "", "tools[0]"), "for OpenAI's chat, web_search_options; its filters are lost")
 			case "web_search_2025_08_26":
-				// mapping/responses_chat.yaml:333: lossy → web_search_options
+				// mapping/responses_chat.yaml:339: lossy → web_search_options
 				webSearchOptions(c, e, atElem("tools", i, "", "tools[0]"), codec.Top, "web_search_options")
 				c.warn(atElem("tools", i, "", "tools[0]"), "for OpenAI's chat, web_search_options; its filters are lost")
 			case "web_search_preview":
-				// mapping/responses_chat.yaml:337: lossy → web_search_options
+				// mapping/responses_chat.yaml:343: lossy → web_search_options
 				webSearchOptions(c, e, atElem("tools", i, "", "tools[0]"), codec.Top, "web_search_options")
 				c.warn(atElem("tools", i, "", "tools[0]"), "for OpenAI's chat, web_search_options; its filters are lost")
 			case "web_search_preview_2025_03_11":
-				// mapping/responses_chat.yaml:341: lossy → web_search_options
+				// mapping/responses_chat.yaml:347: lossy → web_search_options
 				webSearchOptions(c, e, atElem("tools", i, "", "tools[0]"), codec.Top, "web_search_options")
 				c.warn(atElem("tools", i, "", "tools[0]"), "for OpenAI's chat, web_search_options; its filters are lost")
 			case "image_generation":
-				// mapping/responses_chat.yaml:345: drop
+				// mapping/responses_chat.yaml:351: drop
 				c.drop(e, atElem("tools", i, "", "tools[0]"), "OpenAI's chat completions cannot generate images as a tool")
 			case "file_search":
-				// mapping/responses_chat.yaml:349: drop
+				// mapping/responses_chat.yaml:355: drop
 				c.drop(e, atElem("tools", i, "", "tools[0]"), "no chat upstream searches OpenAI vector stores")
 			case "code_interpreter":
-				// mapping/responses_chat.yaml:351: drop
+				// mapping/responses_chat.yaml:357: drop
 				c.drop(e, atElem("tools", i, "", "tools[0]"), "no chat upstream runs OpenAI's code interpreter")
 			case "computer":
-				// mapping/responses_chat.yaml:353: drop
+				// mapping/responses_chat.yaml:359: drop
 				c.drop(e, atElem("tools", i, "", "tools[0]"), "no chat upstream drives a computer")
 			case "computer_use_preview":
-				// mapping/responses_chat.yaml:355: drop
+				// mapping/responses_chat.yaml:361: drop
 				c.drop(e, atElem("tools", i, "", "tools[0]"), "no chat upstream drives a computer")
 			case "mcp":
-				// mapping/responses_chat.yaml:357: drop
+				// mapping/responses_chat.yaml:363: drop
 				c.drop(e, atElem("tools", i, "", "tools[0]"), "no chat upstream calls remote MCP servers")
 			case "programmatic_tool_calling":
-				// mapping/responses_chat.yaml:359: drop
+				// mapping/responses_chat.yaml:365: drop
 				c.drop(e, atElem("tools", i, "", "tools[0]"), "programmatic tool calling runs on OpenAI's platform")
 			default:
 				c.unknownType(srcToolsNode, srcToolsKnown, atElem("tools", i, "", "tools[0]"))
@@ -1191,7 +1201,7 @@ func (c *conv) responsesChatOpenAI(v codec.Value) {
 		}
 	}
 	if present(srcClientMetadata) {
-		// mapping/responses_chat.yaml:363: drop
+		// mapping/responses_chat.yaml:369: drop
 		c.drop(srcClientMetadata, "client_metadata", "Codex's telemetry; nothing upstream reads it")
 	}
 }

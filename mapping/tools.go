@@ -62,19 +62,30 @@ func (c *conv) checkToolChoice() *Error {
 			return sameHosted(typ, t.typ)
 		})
 	}
+	// The path of a name as the client sent it (the chat shape nests it).
+	nameAt := func(prefix, typ string) string {
+		if c.chatChoice {
+			return prefix + "." + typ + ".name"
+		}
+		return prefix + ".name"
+	}
 	switch typ {
 	case "function", "custom":
 		name, _ := tc.Get("name").Str()
 		if !has(typ, name) {
-			return &Error{Message: "tool_choice forces " + typ + " " + strconv.Quote(name) + ", which is not in tools", Param: "tool_choice.name", Code: "invalid_value"}
+			return &Error{Message: "tool_choice forces " + typ + " " + strconv.Quote(name) + ", which is not in tools", Param: nameAt("tool_choice", typ), Code: "invalid_value"}
 		}
 	case "allowed_tools":
+		list := "tool_choice.tools"
+		if c.chatChoice {
+			list = "tool_choice.allowed_tools.tools"
+		}
 		for i, t := range tc.Get("tools").Elems() {
 			tt, _ := t.Get("type").Str()
 			name, _ := t.Get("name").Str()
 			if tt == "function" || tt == "custom" {
 				if !has(tt, name) {
-					return &Error{Message: "allowed tool " + strconv.Quote(name) + " is not in tools", Param: at("tool_choice.tools", i, "name"), Code: "invalid_value"}
+					return &Error{Message: "allowed tool " + strconv.Quote(name) + " is not in tools", Param: nameAt(at(list, i, ""), tt), Code: "invalid_value"}
 				}
 				c.allowed = append(c.allowed, allowedTool{tt, name})
 				continue
@@ -113,9 +124,13 @@ func (c *conv) filterTools() {
 	})
 }
 
-// hasNestedTools reports whether a function tool comes in the chat shape
-// ({type, function:{name, …}}), which clients written for chat send.
+// hasNestedTools reports whether a function tool or the tool choice comes
+// in the chat shape ({type, function:{name, …}}), which clients written
+// for chat send.
 func (c *conv) hasNestedTools() bool {
+	if isNestedChoice(c.top.toolChoice) {
+		return true
+	}
 	for _, f := range c.doc.Findings() {
 		// The decoder finds the chat shape's "function" unknown.
 		if f.Kind == codec.UnknownField && string(f.Raw) != "" && f.Name() == "function" {
@@ -135,13 +150,70 @@ func isNestedTool(t codec.Value) bool {
 	return typ == "function" && t.Get("function").Kind() == codec.Object && !t.Get("name").Exists()
 }
 
-// flattenTools rewrites the request with its chat-shaped function tools in
-// the Responses shape (the function's members beside type), the rest as
-// it is.
+// isNestedChoice reports whether a tool choice is in the chat shape:
+// {type:function, function:{name}}, {type:custom, custom:{name}} or
+// {type:allowed_tools, allowed_tools:{mode, tools}}.
+func isNestedChoice(tc codec.Value) bool {
+	if tc.Kind() != codec.Object {
+		return false
+	}
+	switch typ, _ := tc.Get("type").Str(); typ {
+	case "function", "custom":
+		return tc.Get(typ).Kind() == codec.Object && !tc.Get("name").Exists()
+	case "allowed_tools":
+		return tc.Get(typ).Kind() == codec.Object && !tc.Get("tools").Exists()
+	}
+	return false
+}
+
+// flattenChoice writes a chat-shaped tool choice in the Responses shape:
+// the named tool's members (or allowed_tools' mode and tools, each tool
+// flattened as a function tool is) beside type.
+func flattenChoice(b *codec.Builder, tc codec.Value) {
+	obj := b.Object(codec.Top, "tool_choice")
+	typ, _ := tc.Get("type").Str()
+	for k, m := range tc.Members() {
+		if string(k.Bytes()) != typ {
+			b.Set(obj, k.String(), m.Raw())
+		}
+	}
+	for k, m := range tc.Get(typ).Members() {
+		if typ != "allowed_tools" || string(k.Bytes()) != "tools" {
+			b.Set(obj, k.String(), m.Raw())
+			continue
+		}
+		arr := b.Array(obj, "tools")
+		for _, t := range m.Elems() {
+			tt, _ := t.Get("type").Str()
+			inner := t.Get(tt)
+			if tt != "function" && tt != "custom" || inner.Kind() != codec.Object || t.Get("name").Exists() {
+				b.AppendRaw(arr, t.Raw())
+				continue
+			}
+			el := b.AppendObject(arr)
+			for tk, tv := range t.Members() {
+				if string(tk.Bytes()) != tt {
+					b.Set(el, tk.String(), tv.Raw())
+				}
+			}
+			for fk, fv := range inner.Members() {
+				b.Set(el, fk.String(), fv.Raw())
+			}
+		}
+	}
+}
+
+// flattenTools rewrites the request with its chat-shaped function tools
+// and tool choice in the Responses shape (the function's members beside
+// type), the rest as it is.
 func flattenTools(v codec.Value) []byte {
 	var b codec.Builder
 	b.Reset()
 	for k, m := range v.Members() {
+		if string(k.Bytes()) == "tool_choice" && isNestedChoice(m) {
+			flattenChoice(&b, m)
+			continue
+		}
 		if string(k.Bytes()) != "tools" {
 			b.Set(codec.Top, k.String(), m.Raw())
 			continue

@@ -1,6 +1,8 @@
 package mapping
 
 import (
+	"strconv"
+
 	"github.com/transponder-dev/transponder/codec"
 )
 
@@ -42,6 +44,53 @@ func model(c *conv, v codec.Value, path string, dst codec.Ref, key string) {
 func topLogprobs(c *conv, v codec.Value, path string, dst codec.Ref, key string) {
 	c.b.SetBool(dst, "logprobs", true)
 	c.b.Set(dst, key, v.Raw())
+}
+
+// include: message.output_text.logprobs sets logprobs (chat returns none
+// without it); reasoning.encrypted_content is the gateway's, which puts the
+// upstream's reasoning in the reasoning items it returns. Every other
+// value gets a warning naming it: nothing in a chat answer serves it.
+//
+//transponder:transform array -> boolean
+func include(c *conv, v codec.Value, path string, dst codec.Ref, key string) {
+	for i, e := range v.Elems() {
+		val, _ := e.Str()
+		var why string
+		switch val {
+		case "reasoning.encrypted_content":
+			continue
+		case "message.output_text.logprobs":
+			c.b.SetBool(dst, key, true)
+			continue
+		case "web_search_call.results", "web_search_call.action.sources":
+			why = "web searches come back as url_citation annotations, not web_search_call items"
+		case "file_search_call.results":
+			why = "no chat upstream runs file search"
+		case "code_interpreter_call.outputs":
+			why = "no chat upstream runs the code interpreter"
+		case "computer_call_output.output.image_url":
+			why = "no chat upstream drives a computer"
+		case "message.input_image.image_url":
+			why = "the gateway returns no input items (it stores none)"
+		default:
+			why = "the gateway does not serve it"
+			if c.unknownValue(at(path, i, "")) {
+				why = "a value the pinned spec's include enum does not know"
+			}
+		}
+		c.warn(at(path, i, ""), strconv.Quote(val)+": "+why+"; nothing is included for it")
+	}
+}
+
+// unknownValue reports whether the string at path is one its enum does
+// not list.
+func (c *conv) unknownValue(path string) bool {
+	for _, f := range c.doc.Findings() {
+		if f.Kind == codec.UnknownValue && f.Path() == path {
+			return true
+		}
+	}
+	return false
 }
 
 // promptCacheKey sets prompt_cache_key and, unless the request sets its

@@ -24,7 +24,7 @@ func TestConvert(t *testing.T) {
 		t.Errorf("openai: exit %d, %v, %q, warnings %q", code, err, out, warns)
 	}
 	code, out, warns = conv("", "--dialect", "openrouter", req)
-	if code != 0 || !strings.Contains(out, `"session_id":"conv-42"`) || !strings.Contains(warns, "warning: text.verbosity: OpenRouter's ChatRequest has no verbosity\n") {
+	if code != 0 || !strings.Contains(out, `"session_id":"conv-42"`) || !strings.Contains(out, `"verbosity":"low"`) || !strings.Contains(warns, "warning: safety_identifier: OpenRouter's ChatRequest has no safety_identifier\n") {
 		t.Errorf("openrouter: exit %d, %q, warnings %q", code, out, warns)
 	}
 	code, out, _ = conv(`{"model":"m","input":"x","background":true}`, "-")

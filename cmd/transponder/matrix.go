@@ -28,7 +28,7 @@ func runMatrix(args []string, stdout, stderr io.Writer) int {
 	root := fs.String("root", ".", "module root")
 	check := fs.Bool("check", false, "only report whether "+matrix.MarkdownFile+" and "+matrix.JSONFile+" are stale; exit 1 if so")
 	specs := fs.String("specs", "", "normalize the specs of this directory now (not checked against their pins: a spec update) instead of using the compiled shape tables")
-	out := fs.String("o", "", "write the files into this directory (default: the module root)")
+	out := fs.String("o", "", "write the files into this directory, made if it does not exist (default: the module root)")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -65,6 +65,10 @@ func runMatrix(args []string, stdout, stderr io.Writer) int {
 		if *check {
 			fmt.Fprintf(stderr, "%s is stale: run go generate ./... (or transponder matrix)\n", f.name)
 			continue
+		}
+		if err := os.MkdirAll(*out, 0o755); err != nil {
+			fmt.Fprintln(stderr, "transponder matrix:", err)
+			return 2
 		}
 		if err := os.WriteFile(p, f.data, 0o644); err != nil {
 			fmt.Fprintln(stderr, "transponder matrix:", err)

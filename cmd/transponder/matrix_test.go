@@ -252,6 +252,18 @@ func TestMatrixCommand(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(empty, matrix.JSONFile)); err == nil {
 		t.Error("-check wrote a file")
 	}
+	// -o a directory that does not exist yet: made, with the files in it.
+	fresh := filepath.Join(empty, "new", "dir")
+	if code := runMatrix([]string{"-root", moduleRoot, "-o", fresh}, &out, &errb); code != 0 {
+		t.Errorf("-o a new directory: exit %d: %s", code, errb.String())
+	}
+	for _, name := range []string{matrix.MarkdownFile, matrix.JSONFile} {
+		got, err := os.ReadFile(filepath.Join(fresh, name))
+		want, _ := os.ReadFile(filepath.Join(moduleRoot, name))
+		if err != nil || !bytes.Equal(got, want) {
+			t.Errorf("-o a new directory: %s is not the committed one (%v)", name, err)
+		}
+	}
 	committed := filepath.Join(moduleRoot, matrix.JSONFile)
 	out.Reset()
 	if code := matrixDiff([]string{"-format", "markdown", committed, committed}, &out, &errb); code != 0 || !strings.Contains(out.String(), "No change") {

@@ -17183,9 +17183,15 @@ func (s *ChatRequest) encodeFields(e *jx.Encoder) {
 			s.User.Encode(e)
 		}
 	}
+	{
+		if s.Verbosity.Set {
+			e.FieldStart("verbosity")
+			s.Verbosity.Encode(e)
+		}
+	}
 }
 
-var jsonFieldsNameOfChatRequest = [42]string{
+var jsonFieldsNameOfChatRequest = [43]string{
 	0:  "cache_control",
 	1:  "debug",
 	2:  "frequency_penalty",
@@ -17228,6 +17234,7 @@ var jsonFieldsNameOfChatRequest = [42]string{
 	39: "top_p",
 	40: "trace",
 	41: "user",
+	42: "verbosity",
 }
 
 // Decode decodes ChatRequest from json.
@@ -17660,6 +17667,16 @@ func (s *ChatRequest) Decode(d *jx.Decoder) error {
 				return nil
 			}(); err != nil {
 				return errors.Wrap(err, "decode field \"user\"")
+			}
+		case "verbosity":
+			if err := func() error {
+				s.Verbosity.Reset()
+				if err := s.Verbosity.Decode(d); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"verbosity\"")
 			}
 		default:
 			return d.Skip()
@@ -18586,6 +18603,48 @@ func (s ChatRequestStop) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON implements stdjson.Unmarshaler.
 func (s *ChatRequestStop) UnmarshalJSON(data []byte) error {
+	d := jx.DecodeBytes(data)
+	return s.Decode(d)
+}
+
+// Encode encodes ChatRequestVerbosity as json.
+func (s ChatRequestVerbosity) Encode(e *jx.Encoder) {
+	e.Str(string(s))
+}
+
+// Decode decodes ChatRequestVerbosity from json.
+func (s *ChatRequestVerbosity) Decode(d *jx.Decoder) error {
+	if s == nil {
+		return errors.New("invalid: unable to decode ChatRequestVerbosity to nil")
+	}
+	v, err := d.StrBytes()
+	if err != nil {
+		return err
+	}
+	// Try to use constant string.
+	switch ChatRequestVerbosity(v) {
+	case ChatRequestVerbosityLow:
+		*s = ChatRequestVerbosityLow
+	case ChatRequestVerbosityMedium:
+		*s = ChatRequestVerbosityMedium
+	case ChatRequestVerbosityHigh:
+		*s = ChatRequestVerbosityHigh
+	default:
+		*s = ChatRequestVerbosity(v)
+	}
+
+	return nil
+}
+
+// MarshalJSON implements stdjson.Marshaler.
+func (s ChatRequestVerbosity) MarshalJSON() ([]byte, error) {
+	e := jx.Encoder{}
+	s.Encode(&e)
+	return e.Bytes(), nil
+}
+
+// UnmarshalJSON implements stdjson.Unmarshaler.
+func (s *ChatRequestVerbosity) UnmarshalJSON(data []byte) error {
 	d := jx.DecodeBytes(data)
 	return s.Decode(d)
 }
@@ -61488,6 +61547,55 @@ func (s OptNilChatRequestServiceTier) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON implements stdjson.Unmarshaler.
 func (s *OptNilChatRequestServiceTier) UnmarshalJSON(data []byte) error {
+	d := jx.DecodeBytes(data)
+	return s.Decode(d)
+}
+
+// Encode encodes ChatRequestVerbosity as json.
+func (o OptNilChatRequestVerbosity) Encode(e *jx.Encoder) {
+	if !o.Set {
+		return
+	}
+	if o.Null {
+		e.Null()
+		return
+	}
+	e.Str(string(o.Value))
+}
+
+// Decode decodes ChatRequestVerbosity from json.
+func (o *OptNilChatRequestVerbosity) Decode(d *jx.Decoder) error {
+	if o == nil {
+		return errors.New("invalid: unable to decode OptNilChatRequestVerbosity to nil")
+	}
+	if d.Next() == jx.Null {
+		if err := d.Null(); err != nil {
+			return err
+		}
+
+		var v ChatRequestVerbosity
+		o.Value = v
+		o.Set = true
+		o.Null = true
+		return nil
+	}
+	o.Set = true
+	o.Null = false
+	if err := o.Value.Decode(d); err != nil {
+		return err
+	}
+	return nil
+}
+
+// MarshalJSON implements stdjson.Marshaler.
+func (s OptNilChatRequestVerbosity) MarshalJSON() ([]byte, error) {
+	e := jx.Encoder{}
+	s.Encode(&e)
+	return e.Bytes(), nil
+}
+
+// UnmarshalJSON implements stdjson.Unmarshaler.
+func (s *OptNilChatRequestVerbosity) UnmarshalJSON(data []byte) error {
 	d := jx.DecodeBytes(data)
 	return s.Decode(d)
 }

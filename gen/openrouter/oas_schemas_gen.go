@@ -10850,6 +10850,8 @@ type ChatRequest struct {
 	// forwards it raw. If omitted, requests use an account-level identity, so provider policy blocks can
 	// affect the whole account.
 	User OptNilString `json:"user"`
+	// How verbose the answer is (low, medium, high), for the models that support it.
+	Verbosity OptNilChatRequestVerbosity `json:"verbosity"`
 }
 
 // GetCacheControl returns the value of CacheControl.
@@ -11062,6 +11064,11 @@ func (s *ChatRequest) GetUser() OptNilString {
 	return s.User
 }
 
+// GetVerbosity returns the value of Verbosity.
+func (s *ChatRequest) GetVerbosity() OptNilChatRequestVerbosity {
+	return s.Verbosity
+}
+
 // SetCacheControl sets the value of CacheControl.
 func (s *ChatRequest) SetCacheControl(val OptNilAnthropicCacheControlDirective) {
 	s.CacheControl = val
@@ -11270,6 +11277,11 @@ func (s *ChatRequest) SetTrace(val OptNilTraceConfig) {
 // SetUser sets the value of User.
 func (s *ChatRequest) SetUser(val OptNilString) {
 	s.User = val
+}
+
+// SetVerbosity sets the value of Verbosity.
+func (s *ChatRequest) SetVerbosity(val OptNilChatRequestVerbosity) {
+	s.Verbosity = val
 }
 
 type ChatRequestModalitiesItem string
@@ -12109,6 +12121,55 @@ func NewNullChatRequestStop(v struct{}) ChatRequestStop {
 	var s ChatRequestStop
 	s.SetNull(v)
 	return s
+}
+
+// How verbose the answer is (low, medium, high), for the models that support it.
+type ChatRequestVerbosity string
+
+const (
+	ChatRequestVerbosityLow    ChatRequestVerbosity = "low"
+	ChatRequestVerbosityMedium ChatRequestVerbosity = "medium"
+	ChatRequestVerbosityHigh   ChatRequestVerbosity = "high"
+)
+
+// AllValues returns all ChatRequestVerbosity values.
+func (ChatRequestVerbosity) AllValues() []ChatRequestVerbosity {
+	return []ChatRequestVerbosity{
+		ChatRequestVerbosityLow,
+		ChatRequestVerbosityMedium,
+		ChatRequestVerbosityHigh,
+	}
+}
+
+// MarshalText implements encoding.TextMarshaler.
+func (s ChatRequestVerbosity) MarshalText() ([]byte, error) {
+	switch s {
+	case ChatRequestVerbosityLow:
+		return []byte(s), nil
+	case ChatRequestVerbosityMedium:
+		return []byte(s), nil
+	case ChatRequestVerbosityHigh:
+		return []byte(s), nil
+	default:
+		return nil, errors.Errorf("invalid value: %q", s)
+	}
+}
+
+// UnmarshalText implements encoding.TextUnmarshaler.
+func (s *ChatRequestVerbosity) UnmarshalText(data []byte) error {
+	switch ChatRequestVerbosity(data) {
+	case ChatRequestVerbosityLow:
+		*s = ChatRequestVerbosityLow
+		return nil
+	case ChatRequestVerbosityMedium:
+		*s = ChatRequestVerbosityMedium
+		return nil
+	case ChatRequestVerbosityHigh:
+		*s = ChatRequestVerbosityHigh
+		return nil
+	default:
+		return errors.Errorf("invalid value: %q", data)
+	}
 }
 
 // Chat completion response.
@@ -44122,6 +44183,74 @@ func (o OptNilChatRequestServiceTier) Get() (v ChatRequestServiceTier, ok bool) 
 
 // Or returns value if set, or given parameter if does not.
 func (o OptNilChatRequestServiceTier) Or(d ChatRequestServiceTier) ChatRequestServiceTier {
+	if v, ok := o.Get(); ok {
+		return v
+	}
+	return d
+}
+
+// NewOptNilChatRequestVerbosity returns new OptNilChatRequestVerbosity with value set to v.
+func NewOptNilChatRequestVerbosity(v ChatRequestVerbosity) OptNilChatRequestVerbosity {
+	return OptNilChatRequestVerbosity{
+		Value: v,
+		Set:   true,
+	}
+}
+
+// OptNilChatRequestVerbosity is optional nullable ChatRequestVerbosity.
+type OptNilChatRequestVerbosity struct {
+	Value ChatRequestVerbosity
+	Set   bool
+	Null  bool
+}
+
+// IsSet returns true if OptNilChatRequestVerbosity was set.
+func (o OptNilChatRequestVerbosity) IsSet() bool { return o.Set }
+
+// Reset unsets value.
+func (o *OptNilChatRequestVerbosity) Reset() {
+	var v ChatRequestVerbosity
+	o.Value = v
+	o.Set = false
+	o.Null = false
+}
+
+// SetTo sets value to v.
+func (o *OptNilChatRequestVerbosity) SetTo(v ChatRequestVerbosity) {
+	o.Set = true
+	o.Null = false
+	o.Value = v
+}
+
+// IsNull returns true if value is Null.
+func (o OptNilChatRequestVerbosity) IsNull() bool { return o.Null }
+
+// SetToNull sets value to null.
+func (o *OptNilChatRequestVerbosity) SetToNull() {
+	o.Set = true
+	o.Null = true
+	var v ChatRequestVerbosity
+	o.Value = v
+}
+
+// IsEmpty returns true if the field was omitted from the payload (not Set and not Null).
+func (o OptNilChatRequestVerbosity) IsEmpty() bool {
+	return !o.Set && !o.Null
+}
+
+// Get returns value and boolean that denotes whether value was set.
+func (o OptNilChatRequestVerbosity) Get() (v ChatRequestVerbosity, ok bool) {
+	if o.Null {
+		return v, false
+	}
+	if !o.Set {
+		return v, false
+	}
+	return o.Value, true
+}
+
+// Or returns value if set, or given parameter if does not.
+func (o OptNilChatRequestVerbosity) Or(d ChatRequestVerbosity) ChatRequestVerbosity {
 	if v, ok := o.Get(); ok {
 		return v
 	}

@@ -5676,6 +5676,24 @@ func (s *ChatRequest) Validate() error {
 			Error: err,
 		})
 	}
+	if err := func() error {
+		if value, ok := s.Verbosity.Get(); ok {
+			if err := func() error {
+				if err := value.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "verbosity",
+			Error: err,
+		})
+	}
 	if len(failures) > 0 {
 		return &validate.Error{Fields: failures}
 	}
@@ -5914,6 +5932,19 @@ func (s ChatRequestStop) Validate() error {
 		return nil // no validation needed
 	default:
 		return errors.Errorf("invalid type %q", s.Type)
+	}
+}
+
+func (s ChatRequestVerbosity) Validate() error {
+	switch s {
+	case "low":
+		return nil
+	case "medium":
+		return nil
+	case "high":
+		return nil
+	default:
+		return errors.Errorf("invalid value: %v", s)
 	}
 }
 

@@ -100,7 +100,7 @@ func TestStreamFlushesPerChunk(t *testing.T) {
 	up := newStepped(textChunk("Hel"), textChunk("lo"), stopChunk)
 	reg := gateway.Config{Provider: json.RawMessage(`{"data_collection":"deny","zdr":true}`), Keys: []gateway.Key{{Tenant: "team-a", Key: "k1"}}}
 	s := newStack(t, up, reg)
-	req, _ := http.NewRequest(http.MethodPost, s.gw.URL+"/v1/responses", strings.NewReader(`{"model":"m","input":"hi","stream":true,"text":{"verbosity":"low"}}`))
+	req, _ := http.NewRequest(http.MethodPost, s.gw.URL+"/v1/responses", strings.NewReader(`{"model":"m","input":"hi","stream":true,"truncation":"auto"}`))
 	req.Header.Set("Authorization", "Bearer k1")
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
@@ -111,7 +111,7 @@ func TestStreamFlushesPerChunk(t *testing.T) {
 	if !bytes.Contains(chat, []byte(`"provider":{"data_collection":"deny","zdr":true}`)) {
 		t.Errorf("no provider preferences in %s", chat)
 	}
-	if w := resp.Header.Get(gateway.WarningsHeader); !strings.Contains(w, `"path":"text.verbosity"`) {
+	if w := resp.Header.Get(gateway.WarningsHeader); !strings.Contains(w, `"path":"truncation"`) {
 		t.Errorf("warnings header %q", w)
 	}
 	rd := sse.NewReader(resp.Body)
@@ -143,7 +143,7 @@ func TestStreamFlushesPerChunk(t *testing.T) {
 		`transponder_tokens_total{kind="output",model="m",tenant="team-a"} 2`,
 		`transponder_cost_total{model="m",tenant="team-a"} 0.5`,
 		`transponder_requests_total{mode="stream",outcome="completed"} 1`,
-		`transponder_warnings_total{path="text.verbosity"} 1`,
+		`transponder_warnings_total{path="truncation"} 1`,
 		`transponder_active_streams 0`,
 		`transponder_chunk_latency_seconds_count 3`,
 	} {
@@ -231,19 +231,27 @@ func TestLimits(t *testing.T) {
 }
 
 // A request the mapping refuses is OpenAI's 400 naming the JSON path, and
-// never reaches the upstream.
+// never reaches the upstream: a wrong role, no model (OpenAI's
+// missing_required_parameter, not a Response with "model":"").
 func TestRefusedRequest(t *testing.T) {
 	up := newStepped()
 	s := newStack(t, up, gateway.Config{})
-	resp := post(t, s.gw.URL, `{"model":"m","input":[{"type":"message","role":"wizard","content":"hi"}]}`)
-	b, _ := io.ReadAll(resp.Body)
-	if resp.StatusCode != 400 || !bytes.Contains(b, []byte(`"param":"input[0].role"`)) {
-		t.Errorf("%d %s", resp.StatusCode, b)
-	}
-	select {
-	case <-up.body:
-		t.Error("the upstream was asked")
-	default:
+	for _, tc := range []struct{ body, want string }{
+		{`{"model":"m","input":[{"type":"message","role":"wizard","content":"hi"}]}`, `"param":"input[0].role"`},
+		{`{"input":"hi"}`, `"type":"invalid_request_error","param":"model","code":"missing_required_parameter"`},
+		{`{"model":"","input":"hi","stream":true}`, `"type":"invalid_request_error","param":"model","code":"missing_required_parameter"`},
+	} {
+		resp := post(t, s.gw.URL, tc.body)
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != 400 || !bytes.Contains(b, []byte(tc.want)) {
+			t.Errorf("%s: %d %s, want 400 with %s", tc.body, resp.StatusCode, b, tc.want)
+		}
+		select {
+		case <-up.body:
+			t.Errorf("%s: the upstream was asked", tc.body)
+		default:
+		}
 	}
 }
 
