@@ -157,8 +157,11 @@ func NewRequest(body []byte, tools mapping.ToolMap) (*Request, error) {
 		for i, e := range echoes {
 			if e.key == key && m.Kind() != codec.Null {
 				r.echo[i] = append([]byte(nil), m.Raw()...)
-				if i == eTools {
+				switch i {
+				case eTools:
 					r.echo[i] = echoTools(m)
+				case eToolChoice:
+					r.echo[i] = echoToolChoice(nil, m)
 				}
 			}
 		}
@@ -206,6 +209,44 @@ func echoTools(v codec.Value) []byte {
 		out = append(out, '}')
 	}
 	return append(out, ']')
+}
+
+// echoToolChoice appends a tool choice as the Response's: one sent in
+// chat's shape (the mapping accepts {"type":"function","function":{"name"}},
+// {"type":"custom","custom":{"name"}} and {"type":"allowed_tools",
+// "allowed_tools":{"mode","tools"}}) flat, as the Responses shape has it;
+// any other as sent.
+func echoToolChoice(out []byte, v codec.Value) []byte {
+	typ, _ := v.Get("type").Str()
+	inner := v.Get(typ)
+	if v.Kind() != codec.Object || inner.Kind() != codec.Object || v.Get("name").Exists() || v.Get("mode").Exists() {
+		return append(out, v.Raw()...)
+	}
+	switch typ {
+	case "function", "custom":
+		out = append(append(append(out, `{"type":"`...), typ...), `","name":`...)
+		name := inner.Get("name")
+		if !name.Exists() {
+			return append(out, `""}`...)
+		}
+		return append(append(out, name.Raw()...), '}')
+	case "allowed_tools":
+		out = append(out, `{"type":"allowed_tools","mode":`...)
+		if mode := inner.Get("mode"); mode.Exists() {
+			out = append(out, mode.Raw()...)
+		} else {
+			out = append(out, `"auto"`...)
+		}
+		out = append(out, `,"tools":[`...)
+		for i, t := range inner.Get("tools").Elems() {
+			if i > 0 {
+				out = append(out, ',')
+			}
+			out = echoToolChoice(out, t)
+		}
+		return append(out, "]}"...)
+	}
+	return append(out, v.Raw()...)
 }
 
 // echoChatFunction echoes a function tool sent in chat's shape

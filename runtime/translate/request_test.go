@@ -86,3 +86,28 @@ func TestEchoChatShapedAndBareNamespace(t *testing.T) {
 		}
 	}
 }
+
+// A tool choice in chat's shape (the mapping accepts it) is echoed in the
+// Response's: before, the checker rejected the echo (tool_choice.name,
+// .mode, .tools missing).
+func TestEchoChatShapedToolChoice(t *testing.T) {
+	tools := `"tools":[{"type":"function","name":"f","parameters":{}},{"type":"custom","name":"c"}]`
+	for choice, want := range map[string]string{
+		`{"type":"function","function":{"name":"f"}}`: `{"type":"function","name":"f"}`,
+		`{"type":"custom","custom":{"name":"c"}}`:     `{"type":"custom","name":"c"}`,
+		`{"type":"allowed_tools","allowed_tools":{"mode":"required","tools":[{"type":"function","function":{"name":"f"}},{"type":"custom","custom":{"name":"c"}}]}}`: `{"type":"allowed_tools","mode":"required","tools":[{"type":"function","name":"f"},{"type":"custom","name":"c"}]}`,
+		`{"type":"function","name":"f"}`: `{"type":"function","name":"f"}`,
+	} {
+		req := request(t, `{"model":"m","input":"hi",`+tools+`,"tool_choice":`+choice+`}`)
+		ev := stream(t, req, [][]byte{[]byte(`{"choices":[{"index":0,"delta":{"content":"Hi"}}]}`), []byte(stopChunk)}, nil) // passes the checker
+		var r struct {
+			ToolChoice json.RawMessage `json:"tool_choice"`
+		}
+		if err := json.Unmarshal(terminalResponse(t, ev), &r); err != nil {
+			t.Fatal(err)
+		}
+		if string(r.ToolChoice) != want {
+			t.Errorf("%s echoed as %s, want %s", choice, r.ToolChoice, want)
+		}
+	}
+}
