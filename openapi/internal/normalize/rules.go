@@ -21,5 +21,6 @@ func Rules() []Rule {
 		{Name: "relax-required", Reason: "ogen rejects objects that lack a required field and real traffic lacks them (strict, sequence_number, name); the list is kept in x-spec-required", Apply: relaxRequired},
 		{Name: "optional-nullable", Reason: "servers send null for optional fields the spec types as objects or strings (\"usage\": null); ogen rejects the payload", Apply: optionalNullable},
 		{Name: "defaults-aside", Reason: "ogen fills defaults while decoding (a round trip adds fields the client never sent) and cannot generate object defaults", Apply: defaultsAside},
+		{Name: "unknown-fields", Reason: "real clients and servers send fields newer than the spec; every object with declared properties carries the others (ogen's AdditionalProps, jx.Raw), encoded in sorted key order by a post-generation step", Apply: unknownFields},
 	}
 }

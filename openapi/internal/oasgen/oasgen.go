@@ -11,6 +11,7 @@ import (
 	"github.com/ogen-go/ogen/gen"
 	"github.com/ogen-go/ogen/gen/ir"
 
+	"github.com/transponder-dev/transponder/openapi/internal/postgen"
 	"github.com/transponder-dev/transponder/openapi/internal/walk"
 )
 
@@ -25,6 +26,8 @@ type Output struct {
 	Names map[string]bool
 	// Defaults holds the union components whose default variant was set.
 	Defaults map[string]bool
+	// Steps are the post-generation steps applied to ogen's output.
+	Steps []postgen.Step
 }
 
 // NotImplementedError lists what ogen could not generate. The pipeline never
@@ -69,12 +72,18 @@ func Generate(spec []byte, pkg string, defaults map[string]string) (*Output, err
 	if err := setDefaults(g, defaults, applied); err != nil {
 		return nil, err
 	}
+	if err := checkVariantTags(g.Types()); err != nil {
+		return nil, err
+	}
 	fs := memFS{}
 	if err := g.WriteSource(fs, pkg); err != nil {
 		return nil, fmt.Errorf("ogen: write: %w", err)
 	}
 	fs[NamesFile] = names(g.Types())
 	out := &Output{Files: fs, Types: map[string]string{}, Names: map[string]bool{}, Defaults: applied}
+	if err := out.postGenerate(pkg, g.Types()); err != nil {
+		return nil, err
+	}
 	for name, t := range g.Types() {
 		out.Names[name] = true
 		if t.Schema == nil {
@@ -135,6 +144,71 @@ func setDefaults(g *gen.Generator, defaults map[string]string, done map[string]b
 		}
 		t.SumSpec.DefaultMapping = variantType
 		done[comp] = true
+	}
+	return nil
+}
+
+// jsonFile is ogen's file of JSON encoders and decoders.
+const jsonFile = "oas_json_gen.go"
+
+// postGenerate applies the post-generation steps to the files ogen wrote.
+func (o *Output) postGenerate(pkg string, types map[string]*ir.Type) error {
+	src, ok := o.Files[jsonFile]
+	if !ok {
+		return fmt.Errorf("ogen: no %s written", jsonFile)
+	}
+	loops := 0
+	for _, t := range types {
+		switch {
+		case t.IsMap():
+			loops++
+		case t.IsStruct():
+			for _, f := range t.Fields {
+				if f.Inline != ir.InlineNone {
+					loops++
+				}
+			}
+		}
+	}
+	rewritten, n, err := postgen.SortedMapEncoding(src, loops)
+	if err != nil {
+		return err
+	}
+	o.Files[jsonFile] = rewritten
+	o.Steps = append(o.Steps, postgen.Step{Name: postgen.SortedMapEncodingStep, Reason: postgen.SortedMapEncodingReason, Count: n, Detail: "map loops in encoders"})
+	helpers, err := postgen.Helpers(pkg, nil, nil)
+	if err != nil {
+		return err
+	}
+	if _, dup := o.Files[postgen.HelpersFile]; dup {
+		return fmt.Errorf("ogen: wrote %s, the post-generation helpers' file", postgen.HelpersFile)
+	}
+	o.Files[postgen.HelpersFile] = helpers
+	return nil
+}
+
+// checkVariantTags fails when a variant of a discriminated union carries
+// undeclared keys (AdditionalProps) but does not declare the discriminator:
+// its decoder, which sees the whole object, would keep the discriminator as
+// an undeclared key and the union's encoder would write it twice.
+func checkVariantTags(types map[string]*ir.Type) error {
+	var bad []string
+	for name, t := range types {
+		if !t.IsSum() || t.SumSpec.Discriminator == "" {
+			continue
+		}
+		for _, v := range t.SumOf {
+			if !v.IsStruct() || !slices.ContainsFunc(v.Fields, func(f *ir.Field) bool { return f.Inline == ir.InlineAdditional }) {
+				continue
+			}
+			if !slices.ContainsFunc(v.Fields, func(f *ir.Field) bool { return f.Inline == ir.InlineNone && f.Tag.JSON == t.SumSpec.Discriminator }) {
+				bad = append(bad, fmt.Sprintf("%s variant %s lacks %q", name, v.Name, t.SumSpec.Discriminator))
+			}
+		}
+	}
+	if len(bad) > 0 {
+		slices.Sort(bad)
+		return fmt.Errorf("ogen: union variants that would keep their discriminator as an undeclared key: %s", strings.Join(bad, "; "))
 	}
 	return nil
 }

@@ -341,7 +341,12 @@ func substantial(parts openapi3.SchemaRefs) []int {
 	return out
 }
 
+// isMap reports whether s allows keys it does not declare, as the spec says
+// (not the unknown-fields rule, which lets every object carry them).
 func isMap(s *openapi3.Schema) bool {
+	if s.Extensions[normalize.UnknownFieldsExt] != nil {
+		return false
+	}
 	ap := s.AdditionalProperties
 	return (ap.Has != nil && *ap.Has) || ap.Schema != nil
 }
