@@ -32,10 +32,12 @@ func (s *AdditionalTools) encodeFields(e *jx.Encoder) {
 		}
 	}
 	{
-		if s.Tools.Set {
-			e.FieldStart("tools")
-			s.Tools.Encode(e)
+		e.FieldStart("tools")
+		e.ArrStart()
+		for _, elem := range s.Tools {
+			elem.Encode(e)
 		}
+		e.ArrEnd()
 	}
 	{
 		if s.Type.Set {
@@ -91,8 +93,15 @@ func (s *AdditionalTools) Decode(d *jx.Decoder) error {
 			}
 		case "tools":
 			if err := func() error {
-				s.Tools.Reset()
-				if err := s.Tools.Decode(d); err != nil {
+				s.Tools = make([]Tool, 0)
+				if err := d.Arr(func(d *jx.Decoder) error {
+					var elem Tool
+					if err := elem.Decode(d); err != nil {
+						return err
+					}
+					s.Tools = append(s.Tools, elem)
+					return nil
+				}); err != nil {
 					return err
 				}
 				return nil
@@ -225,10 +234,12 @@ func (s *AdditionalToolsItemParam) encodeFields(e *jx.Encoder) {
 		}
 	}
 	{
-		if s.Tools.Set {
-			e.FieldStart("tools")
-			s.Tools.Encode(e)
+		e.FieldStart("tools")
+		e.ArrStart()
+		for _, elem := range s.Tools {
+			elem.Encode(e)
 		}
+		e.ArrEnd()
 	}
 	{
 		if s.Type.Set {
@@ -284,8 +295,15 @@ func (s *AdditionalToolsItemParam) Decode(d *jx.Decoder) error {
 			}
 		case "tools":
 			if err := func() error {
-				s.Tools.Reset()
-				if err := s.Tools.Decode(d); err != nil {
+				s.Tools = make([]Tool, 0)
+				if err := d.Arr(func(d *jx.Decoder) error {
+					var elem Tool
+					if err := elem.Decode(d); err != nil {
+						return err
+					}
+					s.Tools = append(s.Tools, elem)
+					return nil
+				}); err != nil {
 					return err
 				}
 				return nil
@@ -4239,10 +4257,12 @@ func (s AutoCodeInterpreterToolParamNetworkPolicy) encodeFields(e *jx.Encoder) {
 		{
 			s := s.ContainerNetworkPolicyAllowlistParam
 			{
-				if s.AllowedDomains.Set {
-					e.FieldStart("allowed_domains")
-					s.AllowedDomains.Encode(e)
+				e.FieldStart("allowed_domains")
+				e.ArrStart()
+				for _, elem := range s.AllowedDomains {
+					e.Str(elem)
 				}
+				e.ArrEnd()
 			}
 			{
 				if s.DomainSecrets.Set {
@@ -4426,10 +4446,14 @@ func (s *ChatCompletionAllowedTools) encodeFields(e *jx.Encoder) {
 		}
 	}
 	{
-		if s.Tools.Set {
-			e.FieldStart("tools")
-			s.Tools.Encode(e)
+		e.FieldStart("tools")
+		e.ArrStart()
+		for _, elem := range s.Tools {
+			if len(elem) != 0 {
+				e.Raw(elem)
+			}
 		}
+		e.ArrEnd()
 	}
 	for _, k := range sortedKeys(s.AdditionalProps) {
 		elem := s.AdditionalProps[k]
@@ -4467,8 +4491,17 @@ func (s *ChatCompletionAllowedTools) Decode(d *jx.Decoder) error {
 			}
 		case "tools":
 			if err := func() error {
-				s.Tools.Reset()
-				if err := s.Tools.Decode(d); err != nil {
+				s.Tools = make([]jx.Raw, 0)
+				if err := d.Arr(func(d *jx.Decoder) error {
+					var elem jx.Raw
+					v, err := d.RawAppend(nil)
+					elem = jx.Raw(v)
+					if err != nil {
+						return err
+					}
+					s.Tools = append(s.Tools, elem)
+					return nil
+				}); err != nil {
 					return err
 				}
 				return nil
@@ -6839,10 +6872,12 @@ func (s ChatCompletionModerationInput) encodeFields(e *jx.Encoder) {
 				}
 			}
 			{
-				if s.Results.Set {
-					e.FieldStart("results")
-					s.Results.Encode(e)
+				e.FieldStart("results")
+				e.ArrStart()
+				for _, elem := range s.Results {
+					elem.Encode(e)
 				}
+				e.ArrEnd()
 			}
 			for _, k := range sortedKeys(s.AdditionalProps) {
 				elem := s.AdditionalProps[k]
@@ -6973,10 +7008,12 @@ func (s ChatCompletionModerationOutput) encodeFields(e *jx.Encoder) {
 				}
 			}
 			{
-				if s.Results.Set {
-					e.FieldStart("results")
-					s.Results.Encode(e)
+				e.FieldStart("results")
+				e.ArrStart()
+				for _, elem := range s.Results {
+					elem.Encode(e)
 				}
+				e.ArrEnd()
 			}
 			for _, k := range sortedKeys(s.AdditionalProps) {
 				elem := s.AdditionalProps[k]
@@ -7102,10 +7139,12 @@ func (s *ChatCompletionModerationResults) encodeFields(e *jx.Encoder) {
 		}
 	}
 	{
-		if s.Results.Set {
-			e.FieldStart("results")
-			s.Results.Encode(e)
+		e.FieldStart("results")
+		e.ArrStart()
+		for _, elem := range s.Results {
+			elem.Encode(e)
 		}
+		e.ArrEnd()
 	}
 	{
 		if s.Type.Set {
@@ -7150,8 +7189,15 @@ func (s *ChatCompletionModerationResults) Decode(d *jx.Decoder) error {
 			}
 		case "results":
 			if err := func() error {
-				s.Results.Reset()
-				if err := s.Results.Decode(d); err != nil {
+				s.Results = make([]ModerationResultBody, 0)
+				if err := d.Arr(func(d *jx.Decoder) error {
+					var elem ModerationResultBody
+					if err := elem.Decode(d); err != nil {
+						return err
+					}
+					s.Results = append(s.Results, elem)
+					return nil
+				}); err != nil {
 					return err
 				}
 				return nil
@@ -13904,10 +13950,12 @@ func (s *ChatCompletionTokenLogprob) encodeFields(e *jx.Encoder) {
 		}
 	}
 	{
-		if s.TopLogprobs.Set {
-			e.FieldStart("top_logprobs")
-			s.TopLogprobs.Encode(e)
+		e.FieldStart("top_logprobs")
+		e.ArrStart()
+		for _, elem := range s.TopLogprobs {
+			elem.Encode(e)
 		}
+		e.ArrEnd()
 	}
 	for _, k := range sortedKeys(s.AdditionalProps) {
 		elem := s.AdditionalProps[k]
@@ -13967,8 +14015,15 @@ func (s *ChatCompletionTokenLogprob) Decode(d *jx.Decoder) error {
 			}
 		case "top_logprobs":
 			if err := func() error {
-				s.TopLogprobs.Reset()
-				if err := s.TopLogprobs.Decode(d); err != nil {
+				s.TopLogprobs = make([]ChatCompletionTokenLogprobTopLogprobsItem, 0)
+				if err := d.Arr(func(d *jx.Decoder) error {
+					var elem ChatCompletionTokenLogprobTopLogprobsItem
+					if err := elem.Decode(d); err != nil {
+						return err
+					}
+					s.TopLogprobs = append(s.TopLogprobs, elem)
+					return nil
+				}); err != nil {
 					return err
 				}
 				return nil
@@ -17699,10 +17754,12 @@ func (s *CompoundFilter) Encode(e *jx.Encoder) {
 // encodeFields encodes fields.
 func (s *CompoundFilter) encodeFields(e *jx.Encoder) {
 	{
-		if s.Filters.Set {
-			e.FieldStart("filters")
-			s.Filters.Encode(e)
+		e.FieldStart("filters")
+		e.ArrStart()
+		for _, elem := range s.Filters {
+			elem.Encode(e)
 		}
+		e.ArrEnd()
 	}
 	{
 		if s.Type.Set {
@@ -17736,8 +17793,15 @@ func (s *CompoundFilter) Decode(d *jx.Decoder) error {
 		switch string(k) {
 		case "filters":
 			if err := func() error {
-				s.Filters.Reset()
-				if err := s.Filters.Decode(d); err != nil {
+				s.Filters = make([]CompoundFilterFiltersItem, 0)
+				if err := d.Arr(func(d *jx.Decoder) error {
+					var elem CompoundFilterFiltersItem
+					if err := elem.Decode(d); err != nil {
+						return err
+					}
+					s.Filters = append(s.Filters, elem)
+					return nil
+				}); err != nil {
 					return err
 				}
 				return nil
@@ -17919,10 +17983,12 @@ func (s CompoundFilterFiltersItem) encodeFields(e *jx.Encoder) {
 		{
 			s := s.CompoundFilter
 			{
-				if s.Filters.Set {
-					e.FieldStart("filters")
-					s.Filters.Encode(e)
+				e.FieldStart("filters")
+				e.ArrStart()
+				for _, elem := range s.Filters {
+					elem.Encode(e)
 				}
+				e.ArrEnd()
 			}
 			for _, k := range sortedKeys(s.AdditionalProps) {
 				elem := s.AdditionalProps[k]
@@ -18161,10 +18227,12 @@ func (s ComputerAction) encodeFields(e *jx.Encoder) {
 				}
 			}
 			{
-				if s.Path.Set {
-					e.FieldStart("path")
-					s.Path.Encode(e)
+				e.FieldStart("path")
+				e.ArrStart()
+				for _, elem := range s.Path {
+					elem.Encode(e)
 				}
+				e.ArrEnd()
 			}
 			for _, k := range sortedKeys(s.AdditionalProps) {
 				elem := s.AdditionalProps[k]
@@ -18181,10 +18249,12 @@ func (s ComputerAction) encodeFields(e *jx.Encoder) {
 		{
 			s := s.KeyPressAction
 			{
-				if s.Keys.Set {
-					e.FieldStart("keys")
-					s.Keys.Encode(e)
+				e.FieldStart("keys")
+				e.ArrStart()
+				for _, elem := range s.Keys {
+					e.Str(elem)
 				}
+				e.ArrEnd()
 			}
 			for _, k := range sortedKeys(s.AdditionalProps) {
 				elem := s.AdditionalProps[k]
@@ -19410,10 +19480,12 @@ func (s *ComputerToolCall) encodeFields(e *jx.Encoder) {
 		}
 	}
 	{
-		if s.PendingSafetyChecks.Set {
-			e.FieldStart("pending_safety_checks")
-			s.PendingSafetyChecks.Encode(e)
+		e.FieldStart("pending_safety_checks")
+		e.ArrStart()
+		for _, elem := range s.PendingSafetyChecks {
+			elem.Encode(e)
 		}
+		e.ArrEnd()
 	}
 	{
 		if s.Status.Set {
@@ -19498,8 +19570,15 @@ func (s *ComputerToolCall) Decode(d *jx.Decoder) error {
 			}
 		case "pending_safety_checks":
 			if err := func() error {
-				s.PendingSafetyChecks.Reset()
-				if err := s.PendingSafetyChecks.Decode(d); err != nil {
+				s.PendingSafetyChecks = make([]ComputerCallSafetyCheckParam, 0)
+				if err := d.Arr(func(d *jx.Decoder) error {
+					var elem ComputerCallSafetyCheckParam
+					if err := elem.Decode(d); err != nil {
+						return err
+					}
+					s.PendingSafetyChecks = append(s.PendingSafetyChecks, elem)
+					return nil
+				}); err != nil {
 					return err
 				}
 				return nil
@@ -20797,10 +20876,12 @@ func (s ContainerAutoParamNetworkPolicy) encodeFields(e *jx.Encoder) {
 		{
 			s := s.ContainerNetworkPolicyAllowlistParam
 			{
-				if s.AllowedDomains.Set {
-					e.FieldStart("allowed_domains")
-					s.AllowedDomains.Encode(e)
+				e.FieldStart("allowed_domains")
+				e.ArrStart()
+				for _, elem := range s.AllowedDomains {
+					e.Str(elem)
 				}
+				e.ArrEnd()
 			}
 			{
 				if s.DomainSecrets.Set {
@@ -21387,10 +21468,12 @@ func (s *ContainerNetworkPolicyAllowlistParam) Encode(e *jx.Encoder) {
 // encodeFields encodes fields.
 func (s *ContainerNetworkPolicyAllowlistParam) encodeFields(e *jx.Encoder) {
 	{
-		if s.AllowedDomains.Set {
-			e.FieldStart("allowed_domains")
-			s.AllowedDomains.Encode(e)
+		e.FieldStart("allowed_domains")
+		e.ArrStart()
+		for _, elem := range s.AllowedDomains {
+			e.Str(elem)
 		}
+		e.ArrEnd()
 	}
 	{
 		if s.DomainSecrets.Set {
@@ -21431,8 +21514,17 @@ func (s *ContainerNetworkPolicyAllowlistParam) Decode(d *jx.Decoder) error {
 		switch string(k) {
 		case "allowed_domains":
 			if err := func() error {
-				s.AllowedDomains.Reset()
-				if err := s.AllowedDomains.Decode(d); err != nil {
+				s.AllowedDomains = make([]string, 0)
+				if err := d.Arr(func(d *jx.Decoder) error {
+					var elem string
+					v, err := d.Str()
+					elem = string(v)
+					if err != nil {
+						return err
+					}
+					s.AllowedDomains = append(s.AllowedDomains, elem)
+					return nil
+				}); err != nil {
 					return err
 				}
 				return nil
@@ -22961,10 +23053,12 @@ func (s *CreateChatCompletionRequest) encodeFields(e *jx.Encoder) {
 		}
 	}
 	{
-		if s.Messages.Set {
-			e.FieldStart("messages")
-			s.Messages.Encode(e)
+		e.FieldStart("messages")
+		e.ArrStart()
+		for _, elem := range s.Messages {
+			elem.Encode(e)
 		}
+		e.ArrEnd()
 	}
 	{
 		if s.Modalities.Set {
@@ -23313,8 +23407,15 @@ func (s *CreateChatCompletionRequest) Decode(d *jx.Decoder) error {
 			}
 		case "messages":
 			if err := func() error {
-				s.Messages.Reset()
-				if err := s.Messages.Decode(d); err != nil {
+				s.Messages = make([]ChatCompletionRequestMessage, 0)
+				if err := d.Arr(func(d *jx.Decoder) error {
+					var elem ChatCompletionRequestMessage
+					if err := elem.Decode(d); err != nil {
+						return err
+					}
+					s.Messages = append(s.Messages, elem)
+					return nil
+				}); err != nil {
 					return err
 				}
 				return nil
@@ -24610,10 +24711,12 @@ func (s *CreateChatCompletionResponse) Encode(e *jx.Encoder) {
 // encodeFields encodes fields.
 func (s *CreateChatCompletionResponse) encodeFields(e *jx.Encoder) {
 	{
-		if s.Choices.Set {
-			e.FieldStart("choices")
-			s.Choices.Encode(e)
+		e.FieldStart("choices")
+		e.ArrStart()
+		for _, elem := range s.Choices {
+			elem.Encode(e)
 		}
+		e.ArrEnd()
 	}
 	{
 		if s.Created.Set {
@@ -24703,8 +24806,15 @@ func (s *CreateChatCompletionResponse) Decode(d *jx.Decoder) error {
 		switch string(k) {
 		case "choices":
 			if err := func() error {
-				s.Choices.Reset()
-				if err := s.Choices.Decode(d); err != nil {
+				s.Choices = make([]CreateChatCompletionResponseChoicesItem, 0)
+				if err := d.Arr(func(d *jx.Decoder) error {
+					var elem CreateChatCompletionResponseChoicesItem
+					if err := elem.Decode(d); err != nil {
+						return err
+					}
+					s.Choices = append(s.Choices, elem)
+					return nil
+				}); err != nil {
 					return err
 				}
 				return nil
@@ -25342,10 +25452,12 @@ func (s *CreateChatCompletionStreamResponse) Encode(e *jx.Encoder) {
 // encodeFields encodes fields.
 func (s *CreateChatCompletionStreamResponse) encodeFields(e *jx.Encoder) {
 	{
-		if s.Choices.Set {
-			e.FieldStart("choices")
-			s.Choices.Encode(e)
+		e.FieldStart("choices")
+		e.ArrStart()
+		for _, elem := range s.Choices {
+			elem.Encode(e)
 		}
+		e.ArrEnd()
 	}
 	{
 		if s.Created.Set {
@@ -25435,8 +25547,15 @@ func (s *CreateChatCompletionStreamResponse) Decode(d *jx.Decoder) error {
 		switch string(k) {
 		case "choices":
 			if err := func() error {
-				s.Choices.Reset()
-				if err := s.Choices.Decode(d); err != nil {
+				s.Choices = make([]CreateChatCompletionStreamResponseChoicesItem, 0)
+				if err := d.Arr(func(d *jx.Decoder) error {
+					var elem CreateChatCompletionStreamResponseChoicesItem
+					if err := elem.Decode(d); err != nil {
+						return err
+					}
+					s.Choices = append(s.Choices, elem)
+					return nil
+				}); err != nil {
 					return err
 				}
 				return nil
@@ -30876,10 +30995,12 @@ func (s *DragParam) encodeFields(e *jx.Encoder) {
 		}
 	}
 	{
-		if s.Path.Set {
-			e.FieldStart("path")
-			s.Path.Encode(e)
+		e.FieldStart("path")
+		e.ArrStart()
+		for _, elem := range s.Path {
+			elem.Encode(e)
 		}
+		e.ArrEnd()
 	}
 	{
 		if s.Type.Set {
@@ -30924,8 +31045,15 @@ func (s *DragParam) Decode(d *jx.Decoder) error {
 			}
 		case "path":
 			if err := func() error {
-				s.Path.Reset()
-				if err := s.Path.Decode(d); err != nil {
+				s.Path = make([]CoordParam, 0)
+				if err := d.Arr(func(d *jx.Decoder) error {
+					var elem CoordParam
+					if err := elem.Decode(d); err != nil {
+						return err
+					}
+					s.Path = append(s.Path, elem)
+					return nil
+				}); err != nil {
 					return err
 				}
 				return nil
@@ -32303,10 +32431,12 @@ func (s *FileSearchTool) encodeFields(e *jx.Encoder) {
 		}
 	}
 	{
-		if s.VectorStoreIds.Set {
-			e.FieldStart("vector_store_ids")
-			s.VectorStoreIds.Encode(e)
+		e.FieldStart("vector_store_ids")
+		e.ArrStart()
+		for _, elem := range s.VectorStoreIds {
+			e.Str(elem)
 		}
+		e.ArrEnd()
 	}
 	for _, k := range sortedKeys(s.AdditionalProps) {
 		elem := s.AdditionalProps[k]
@@ -32377,8 +32507,17 @@ func (s *FileSearchTool) Decode(d *jx.Decoder) error {
 			}
 		case "vector_store_ids":
 			if err := func() error {
-				s.VectorStoreIds.Reset()
-				if err := s.VectorStoreIds.Decode(d); err != nil {
+				s.VectorStoreIds = make([]string, 0)
+				if err := d.Arr(func(d *jx.Decoder) error {
+					var elem string
+					v, err := d.Str()
+					elem = string(v)
+					if err != nil {
+						return err
+					}
+					s.VectorStoreIds = append(s.VectorStoreIds, elem)
+					return nil
+				}); err != nil {
 					return err
 				}
 				return nil
@@ -32495,10 +32634,12 @@ func (s *FileSearchToolCall) encodeFields(e *jx.Encoder) {
 		}
 	}
 	{
-		if s.Queries.Set {
-			e.FieldStart("queries")
-			s.Queries.Encode(e)
+		e.FieldStart("queries")
+		e.ArrStart()
+		for _, elem := range s.Queries {
+			e.Str(elem)
 		}
+		e.ArrEnd()
 	}
 	{
 		if s.Results.Set {
@@ -32557,8 +32698,17 @@ func (s *FileSearchToolCall) Decode(d *jx.Decoder) error {
 			}
 		case "queries":
 			if err := func() error {
-				s.Queries.Reset()
-				if err := s.Queries.Decode(d); err != nil {
+				s.Queries = make([]string, 0)
+				if err := d.Arr(func(d *jx.Decoder) error {
+					var elem string
+					v, err := d.Str()
+					elem = string(v)
+					if err != nil {
+						return err
+					}
+					s.Queries = append(s.Queries, elem)
+					return nil
+				}); err != nil {
 					return err
 				}
 				return nil
@@ -33093,10 +33243,12 @@ func (s Filters) encodeFields(e *jx.Encoder) {
 		{
 			s := s.CompoundFilter
 			{
-				if s.Filters.Set {
-					e.FieldStart("filters")
-					s.Filters.Encode(e)
+				e.FieldStart("filters")
+				e.ArrStart()
+				for _, elem := range s.Filters {
+					elem.Encode(e)
 				}
+				e.ArrEnd()
 			}
 			for _, k := range sortedKeys(s.AdditionalProps) {
 				elem := s.AdditionalProps[k]
@@ -34307,10 +34459,12 @@ func (s *FunctionShellAction) Encode(e *jx.Encoder) {
 // encodeFields encodes fields.
 func (s *FunctionShellAction) encodeFields(e *jx.Encoder) {
 	{
-		if s.Commands.Set {
-			e.FieldStart("commands")
-			s.Commands.Encode(e)
+		e.FieldStart("commands")
+		e.ArrStart()
+		for _, elem := range s.Commands {
+			e.Str(elem)
 		}
+		e.ArrEnd()
 	}
 	{
 		if s.MaxOutputLength.Set {
@@ -34351,8 +34505,17 @@ func (s *FunctionShellAction) Decode(d *jx.Decoder) error {
 		switch string(k) {
 		case "commands":
 			if err := func() error {
-				s.Commands.Reset()
-				if err := s.Commands.Decode(d); err != nil {
+				s.Commands = make([]string, 0)
+				if err := d.Arr(func(d *jx.Decoder) error {
+					var elem string
+					v, err := d.Str()
+					elem = string(v)
+					if err != nil {
+						return err
+					}
+					s.Commands = append(s.Commands, elem)
+					return nil
+				}); err != nil {
 					return err
 				}
 				return nil
@@ -34483,10 +34646,12 @@ func (s *FunctionShellActionParam) Encode(e *jx.Encoder) {
 // encodeFields encodes fields.
 func (s *FunctionShellActionParam) encodeFields(e *jx.Encoder) {
 	{
-		if s.Commands.Set {
-			e.FieldStart("commands")
-			s.Commands.Encode(e)
+		e.FieldStart("commands")
+		e.ArrStart()
+		for _, elem := range s.Commands {
+			e.Str(elem)
 		}
+		e.ArrEnd()
 	}
 	{
 		if s.MaxOutputLength.Set {
@@ -34527,8 +34692,17 @@ func (s *FunctionShellActionParam) Decode(d *jx.Decoder) error {
 		switch string(k) {
 		case "commands":
 			if err := func() error {
-				s.Commands.Reset()
-				if err := s.Commands.Decode(d); err != nil {
+				s.Commands = make([]string, 0)
+				if err := d.Arr(func(d *jx.Decoder) error {
+					var elem string
+					v, err := d.Str()
+					elem = string(v)
+					if err != nil {
+						return err
+					}
+					s.Commands = append(s.Commands, elem)
+					return nil
+				}); err != nil {
 					return err
 				}
 				return nil
@@ -35512,10 +35686,12 @@ func (s *FunctionShellCallOutput) encodeFields(e *jx.Encoder) {
 		}
 	}
 	{
-		if s.Output.Set {
-			e.FieldStart("output")
-			s.Output.Encode(e)
+		e.FieldStart("output")
+		e.ArrStart()
+		for _, elem := range s.Output {
+			elem.Encode(e)
 		}
+		e.ArrEnd()
 	}
 	{
 		if s.Status.Set {
@@ -35611,8 +35787,15 @@ func (s *FunctionShellCallOutput) Decode(d *jx.Decoder) error {
 			}
 		case "output":
 			if err := func() error {
-				s.Output.Reset()
-				if err := s.Output.Decode(d); err != nil {
+				s.Output = make([]FunctionShellCallOutputContent, 0)
+				if err := d.Arr(func(d *jx.Decoder) error {
+					var elem FunctionShellCallOutputContent
+					if err := elem.Decode(d); err != nil {
+						return err
+					}
+					s.Output = append(s.Output, elem)
+					return nil
+				}); err != nil {
 					return err
 				}
 				return nil
@@ -36646,10 +36829,12 @@ func (s *FunctionShellCallOutputItemParam) encodeFields(e *jx.Encoder) {
 		}
 	}
 	{
-		if s.Output.Set {
-			e.FieldStart("output")
-			s.Output.Encode(e)
+		e.FieldStart("output")
+		e.ArrStart()
+		for _, elem := range s.Output {
+			elem.Encode(e)
 		}
+		e.ArrEnd()
 	}
 	{
 		if s.Status.Set {
@@ -36734,8 +36919,15 @@ func (s *FunctionShellCallOutputItemParam) Decode(d *jx.Decoder) error {
 			}
 		case "output":
 			if err := func() error {
-				s.Output.Reset()
-				if err := s.Output.Decode(d); err != nil {
+				s.Output = make([]FunctionShellCallOutputContentParam, 0)
+				if err := d.Arr(func(d *jx.Decoder) error {
+					var elem FunctionShellCallOutputContentParam
+					if err := elem.Decode(d); err != nil {
+						return err
+					}
+					s.Output = append(s.Output, elem)
+					return nil
+				}); err != nil {
 					return err
 				}
 				return nil
@@ -43334,10 +43526,12 @@ func (s InputItem) encodeFields(e *jx.Encoder) {
 				}
 			}
 			{
-				if s.Queries.Set {
-					e.FieldStart("queries")
-					s.Queries.Encode(e)
+				e.FieldStart("queries")
+				e.ArrStart()
+				for _, elem := range s.Queries {
+					e.Str(elem)
 				}
+				e.ArrEnd()
 			}
 			{
 				if s.Results.Set {
@@ -43390,10 +43584,12 @@ func (s InputItem) encodeFields(e *jx.Encoder) {
 				}
 			}
 			{
-				if s.PendingSafetyChecks.Set {
-					e.FieldStart("pending_safety_checks")
-					s.PendingSafetyChecks.Encode(e)
+				e.FieldStart("pending_safety_checks")
+				e.ArrStart()
+				for _, elem := range s.PendingSafetyChecks {
+					elem.Encode(e)
 				}
+				e.ArrEnd()
 			}
 			{
 				if s.Status.Set {
@@ -43672,10 +43868,12 @@ func (s InputItem) encodeFields(e *jx.Encoder) {
 				}
 			}
 			{
-				if s.Tools.Set {
-					e.FieldStart("tools")
-					s.Tools.Encode(e)
+				e.FieldStart("tools")
+				e.ArrStart()
+				for _, elem := range s.Tools {
+					elem.Encode(e)
 				}
+				e.ArrEnd()
 			}
 			for _, k := range sortedKeys(s.AdditionalProps) {
 				elem := s.AdditionalProps[k]
@@ -43704,10 +43902,12 @@ func (s InputItem) encodeFields(e *jx.Encoder) {
 				}
 			}
 			{
-				if s.Tools.Set {
-					e.FieldStart("tools")
-					s.Tools.Encode(e)
+				e.FieldStart("tools")
+				e.ArrStart()
+				for _, elem := range s.Tools {
+					elem.Encode(e)
 				}
+				e.ArrEnd()
 			}
 			for _, k := range sortedKeys(s.AdditionalProps) {
 				elem := s.AdditionalProps[k]
@@ -43748,10 +43948,12 @@ func (s InputItem) encodeFields(e *jx.Encoder) {
 				}
 			}
 			{
-				if s.Summary.Set {
-					e.FieldStart("summary")
-					s.Summary.Encode(e)
+				e.FieldStart("summary")
+				e.ArrStart()
+				for _, elem := range s.Summary {
+					elem.Encode(e)
 				}
+				e.ArrEnd()
 			}
 			for _, k := range sortedKeys(s.AdditionalProps) {
 				elem := s.AdditionalProps[k]
@@ -44014,10 +44216,12 @@ func (s InputItem) encodeFields(e *jx.Encoder) {
 				}
 			}
 			{
-				if s.Output.Set {
-					e.FieldStart("output")
-					s.Output.Encode(e)
+				e.FieldStart("output")
+				e.ArrStart()
+				for _, elem := range s.Output {
+					elem.Encode(e)
 				}
+				e.ArrEnd()
 			}
 			{
 				if s.Status.Set {
@@ -44146,10 +44350,12 @@ func (s InputItem) encodeFields(e *jx.Encoder) {
 				}
 			}
 			{
-				if s.Tools.Set {
-					e.FieldStart("tools")
-					s.Tools.Encode(e)
+				e.FieldStart("tools")
+				e.ArrStart()
+				for _, elem := range s.Tools {
+					elem.Encode(e)
 				}
+				e.ArrEnd()
 			}
 			for _, k := range sortedKeys(s.AdditionalProps) {
 				elem := s.AdditionalProps[k]
@@ -45189,16 +45395,20 @@ func (s InputItemMessageContent1Item) encodeFields(e *jx.Encoder) {
 		{
 			s := s.OutputTextContent
 			{
-				if s.Annotations.Set {
-					e.FieldStart("annotations")
-					s.Annotations.Encode(e)
+				e.FieldStart("annotations")
+				e.ArrStart()
+				for _, elem := range s.Annotations {
+					elem.Encode(e)
 				}
+				e.ArrEnd()
 			}
 			{
-				if s.Logprobs.Set {
-					e.FieldStart("logprobs")
-					s.Logprobs.Encode(e)
+				e.FieldStart("logprobs")
+				e.ArrStart()
+				for _, elem := range s.Logprobs {
+					elem.Encode(e)
 				}
+				e.ArrEnd()
 			}
 			{
 				if s.Text.Set {
@@ -46738,10 +46948,12 @@ func (s *ItemMessage) Encode(e *jx.Encoder) {
 // encodeFields encodes fields.
 func (s *ItemMessage) encodeFields(e *jx.Encoder) {
 	{
-		if s.Content.Set {
-			e.FieldStart("content")
-			s.Content.Encode(e)
+		e.FieldStart("content")
+		e.ArrStart()
+		for _, elem := range s.Content {
+			elem.Encode(e)
 		}
+		e.ArrEnd()
 	}
 	{
 		if s.ID.Set {
@@ -46803,8 +47015,15 @@ func (s *ItemMessage) Decode(d *jx.Decoder) error {
 		switch string(k) {
 		case "content":
 			if err := func() error {
-				s.Content.Reset()
-				if err := s.Content.Decode(d); err != nil {
+				s.Content = make([]ItemMessageContentItem, 0)
+				if err := d.Arr(func(d *jx.Decoder) error {
+					var elem ItemMessageContentItem
+					if err := elem.Decode(d); err != nil {
+						return err
+					}
+					s.Content = append(s.Content, elem)
+					return nil
+				}); err != nil {
 					return err
 				}
 				return nil
@@ -47084,16 +47303,20 @@ func (s ItemMessageContentItem) encodeFields(e *jx.Encoder) {
 		{
 			s := s.OutputTextContent
 			{
-				if s.Annotations.Set {
-					e.FieldStart("annotations")
-					s.Annotations.Encode(e)
+				e.FieldStart("annotations")
+				e.ArrStart()
+				for _, elem := range s.Annotations {
+					elem.Encode(e)
 				}
+				e.ArrEnd()
 			}
 			{
-				if s.Logprobs.Set {
-					e.FieldStart("logprobs")
-					s.Logprobs.Encode(e)
+				e.FieldStart("logprobs")
+				e.ArrStart()
+				for _, elem := range s.Logprobs {
+					elem.Encode(e)
 				}
+				e.ArrEnd()
 			}
 			{
 				if s.Text.Set {
@@ -47560,10 +47783,12 @@ func (s ItemResource) encodeFields(e *jx.Encoder) {
 		{
 			s := s.ItemResourceMessage
 			{
-				if s.Content.Set {
-					e.FieldStart("content")
-					s.Content.Encode(e)
+				e.FieldStart("content")
+				e.ArrStart()
+				for _, elem := range s.Content {
+					elem.Encode(e)
 				}
+				e.ArrEnd()
 			}
 			{
 				if s.ID.Set {
@@ -47610,10 +47835,12 @@ func (s ItemResource) encodeFields(e *jx.Encoder) {
 				}
 			}
 			{
-				if s.Queries.Set {
-					e.FieldStart("queries")
-					s.Queries.Encode(e)
+				e.FieldStart("queries")
+				e.ArrStart()
+				for _, elem := range s.Queries {
+					e.Str(elem)
 				}
+				e.ArrEnd()
 			}
 			{
 				if s.Results.Set {
@@ -47666,10 +47893,12 @@ func (s ItemResource) encodeFields(e *jx.Encoder) {
 				}
 			}
 			{
-				if s.PendingSafetyChecks.Set {
-					e.FieldStart("pending_safety_checks")
-					s.PendingSafetyChecks.Encode(e)
+				e.FieldStart("pending_safety_checks")
+				e.ArrStart()
+				for _, elem := range s.PendingSafetyChecks {
+					elem.Encode(e)
 				}
+				e.ArrEnd()
 			}
 			{
 				if s.Status.Set {
@@ -47978,10 +48207,12 @@ func (s ItemResource) encodeFields(e *jx.Encoder) {
 				}
 			}
 			{
-				if s.Tools.Set {
-					e.FieldStart("tools")
-					s.Tools.Encode(e)
+				e.FieldStart("tools")
+				e.ArrStart()
+				for _, elem := range s.Tools {
+					elem.Encode(e)
 				}
+				e.ArrEnd()
 			}
 			for _, k := range sortedKeys(s.AdditionalProps) {
 				elem := s.AdditionalProps[k]
@@ -48010,10 +48241,12 @@ func (s ItemResource) encodeFields(e *jx.Encoder) {
 				}
 			}
 			{
-				if s.Tools.Set {
-					e.FieldStart("tools")
-					s.Tools.Encode(e)
+				e.FieldStart("tools")
+				e.ArrStart()
+				for _, elem := range s.Tools {
+					elem.Encode(e)
 				}
+				e.ArrEnd()
 			}
 			for _, k := range sortedKeys(s.AdditionalProps) {
 				elem := s.AdditionalProps[k]
@@ -48054,10 +48287,12 @@ func (s ItemResource) encodeFields(e *jx.Encoder) {
 				}
 			}
 			{
-				if s.Summary.Set {
-					e.FieldStart("summary")
-					s.Summary.Encode(e)
+				e.FieldStart("summary")
+				e.ArrStart()
+				for _, elem := range s.Summary {
+					elem.Encode(e)
 				}
+				e.ArrEnd()
 			}
 			for _, k := range sortedKeys(s.AdditionalProps) {
 				elem := s.AdditionalProps[k]
@@ -48414,10 +48649,12 @@ func (s ItemResource) encodeFields(e *jx.Encoder) {
 				}
 			}
 			{
-				if s.Output.Set {
-					e.FieldStart("output")
-					s.Output.Encode(e)
+				e.FieldStart("output")
+				e.ArrStart()
+				for _, elem := range s.Output {
+					elem.Encode(e)
 				}
+				e.ArrEnd()
 			}
 			{
 				if s.Status.Set {
@@ -48558,10 +48795,12 @@ func (s ItemResource) encodeFields(e *jx.Encoder) {
 				}
 			}
 			{
-				if s.Tools.Set {
-					e.FieldStart("tools")
-					s.Tools.Encode(e)
+				e.FieldStart("tools")
+				e.ArrStart()
+				for _, elem := range s.Tools {
+					elem.Encode(e)
 				}
+				e.ArrEnd()
 			}
 			for _, k := range sortedKeys(s.AdditionalProps) {
 				elem := s.AdditionalProps[k]
@@ -49087,10 +49326,12 @@ func (s *ItemResourceMessage) Encode(e *jx.Encoder) {
 // encodeFields encodes fields.
 func (s *ItemResourceMessage) encodeFields(e *jx.Encoder) {
 	{
-		if s.Content.Set {
-			e.FieldStart("content")
-			s.Content.Encode(e)
+		e.FieldStart("content")
+		e.ArrStart()
+		for _, elem := range s.Content {
+			elem.Encode(e)
 		}
+		e.ArrEnd()
 	}
 	{
 		if s.ID.Set {
@@ -49152,8 +49393,15 @@ func (s *ItemResourceMessage) Decode(d *jx.Decoder) error {
 		switch string(k) {
 		case "content":
 			if err := func() error {
-				s.Content.Reset()
-				if err := s.Content.Decode(d); err != nil {
+				s.Content = make([]ItemResourceMessageContentItem, 0)
+				if err := d.Arr(func(d *jx.Decoder) error {
+					var elem ItemResourceMessageContentItem
+					if err := elem.Decode(d); err != nil {
+						return err
+					}
+					s.Content = append(s.Content, elem)
+					return nil
+				}); err != nil {
 					return err
 				}
 				return nil
@@ -49433,16 +49681,20 @@ func (s ItemResourceMessageContentItem) encodeFields(e *jx.Encoder) {
 		{
 			s := s.OutputTextContent
 			{
-				if s.Annotations.Set {
-					e.FieldStart("annotations")
-					s.Annotations.Encode(e)
+				e.FieldStart("annotations")
+				e.ArrStart()
+				for _, elem := range s.Annotations {
+					elem.Encode(e)
 				}
+				e.ArrEnd()
 			}
 			{
-				if s.Logprobs.Set {
-					e.FieldStart("logprobs")
-					s.Logprobs.Encode(e)
+				e.FieldStart("logprobs")
+				e.ArrStart()
+				for _, elem := range s.Logprobs {
+					elem.Encode(e)
 				}
+				e.ArrEnd()
 			}
 			{
 				if s.Text.Set {
@@ -49712,10 +49964,12 @@ func (s ItemSum) encodeFields(e *jx.Encoder) {
 		{
 			s := s.ItemMessage
 			{
-				if s.Content.Set {
-					e.FieldStart("content")
-					s.Content.Encode(e)
+				e.FieldStart("content")
+				e.ArrStart()
+				for _, elem := range s.Content {
+					elem.Encode(e)
 				}
+				e.ArrEnd()
 			}
 			{
 				if s.ID.Set {
@@ -49762,10 +50016,12 @@ func (s ItemSum) encodeFields(e *jx.Encoder) {
 				}
 			}
 			{
-				if s.Queries.Set {
-					e.FieldStart("queries")
-					s.Queries.Encode(e)
+				e.FieldStart("queries")
+				e.ArrStart()
+				for _, elem := range s.Queries {
+					e.Str(elem)
 				}
+				e.ArrEnd()
 			}
 			{
 				if s.Results.Set {
@@ -49818,10 +50074,12 @@ func (s ItemSum) encodeFields(e *jx.Encoder) {
 				}
 			}
 			{
-				if s.PendingSafetyChecks.Set {
-					e.FieldStart("pending_safety_checks")
-					s.PendingSafetyChecks.Encode(e)
+				e.FieldStart("pending_safety_checks")
+				e.ArrStart()
+				for _, elem := range s.PendingSafetyChecks {
+					elem.Encode(e)
 				}
+				e.ArrEnd()
 			}
 			{
 				if s.Status.Set {
@@ -50100,10 +50358,12 @@ func (s ItemSum) encodeFields(e *jx.Encoder) {
 				}
 			}
 			{
-				if s.Tools.Set {
-					e.FieldStart("tools")
-					s.Tools.Encode(e)
+				e.FieldStart("tools")
+				e.ArrStart()
+				for _, elem := range s.Tools {
+					elem.Encode(e)
 				}
+				e.ArrEnd()
 			}
 			for _, k := range sortedKeys(s.AdditionalProps) {
 				elem := s.AdditionalProps[k]
@@ -50132,10 +50392,12 @@ func (s ItemSum) encodeFields(e *jx.Encoder) {
 				}
 			}
 			{
-				if s.Tools.Set {
-					e.FieldStart("tools")
-					s.Tools.Encode(e)
+				e.FieldStart("tools")
+				e.ArrStart()
+				for _, elem := range s.Tools {
+					elem.Encode(e)
 				}
+				e.ArrEnd()
 			}
 			for _, k := range sortedKeys(s.AdditionalProps) {
 				elem := s.AdditionalProps[k]
@@ -50176,10 +50438,12 @@ func (s ItemSum) encodeFields(e *jx.Encoder) {
 				}
 			}
 			{
-				if s.Summary.Set {
-					e.FieldStart("summary")
-					s.Summary.Encode(e)
+				e.FieldStart("summary")
+				e.ArrStart()
+				for _, elem := range s.Summary {
+					elem.Encode(e)
 				}
+				e.ArrEnd()
 			}
 			for _, k := range sortedKeys(s.AdditionalProps) {
 				elem := s.AdditionalProps[k]
@@ -50442,10 +50706,12 @@ func (s ItemSum) encodeFields(e *jx.Encoder) {
 				}
 			}
 			{
-				if s.Output.Set {
-					e.FieldStart("output")
-					s.Output.Encode(e)
+				e.FieldStart("output")
+				e.ArrStart()
+				for _, elem := range s.Output {
+					elem.Encode(e)
 				}
+				e.ArrEnd()
 			}
 			{
 				if s.Status.Set {
@@ -50574,10 +50840,12 @@ func (s ItemSum) encodeFields(e *jx.Encoder) {
 				}
 			}
 			{
-				if s.Tools.Set {
-					e.FieldStart("tools")
-					s.Tools.Encode(e)
+				e.FieldStart("tools")
+				e.ArrStart()
+				for _, elem := range s.Tools {
+					elem.Encode(e)
 				}
+				e.ArrEnd()
 			}
 			for _, k := range sortedKeys(s.AdditionalProps) {
 				elem := s.AdditionalProps[k]
@@ -51065,10 +51333,12 @@ func (s *KeyPressAction) Encode(e *jx.Encoder) {
 // encodeFields encodes fields.
 func (s *KeyPressAction) encodeFields(e *jx.Encoder) {
 	{
-		if s.Keys.Set {
-			e.FieldStart("keys")
-			s.Keys.Encode(e)
+		e.FieldStart("keys")
+		e.ArrStart()
+		for _, elem := range s.Keys {
+			e.Str(elem)
 		}
+		e.ArrEnd()
 	}
 	{
 		if s.Type.Set {
@@ -51102,8 +51372,17 @@ func (s *KeyPressAction) Decode(d *jx.Decoder) error {
 		switch string(k) {
 		case "keys":
 			if err := func() error {
-				s.Keys.Reset()
-				if err := s.Keys.Decode(d); err != nil {
+				s.Keys = make([]string, 0)
+				if err := d.Arr(func(d *jx.Decoder) error {
+					var elem string
+					v, err := d.Str()
+					elem = string(v)
+					if err != nil {
+						return err
+					}
+					s.Keys = append(s.Keys, elem)
+					return nil
+				}); err != nil {
 					return err
 				}
 				return nil
@@ -51639,10 +51918,12 @@ func (s *LocalShellExecAction) Encode(e *jx.Encoder) {
 // encodeFields encodes fields.
 func (s *LocalShellExecAction) encodeFields(e *jx.Encoder) {
 	{
-		if s.Command.Set {
-			e.FieldStart("command")
-			s.Command.Encode(e)
+		e.FieldStart("command")
+		e.ArrStart()
+		for _, elem := range s.Command {
+			e.Str(elem)
 		}
+		e.ArrEnd()
 	}
 	{
 		if len(s.Env) != 0 {
@@ -51704,8 +51985,17 @@ func (s *LocalShellExecAction) Decode(d *jx.Decoder) error {
 		switch string(k) {
 		case "command":
 			if err := func() error {
-				s.Command.Reset()
-				if err := s.Command.Decode(d); err != nil {
+				s.Command = make([]string, 0)
+				if err := d.Arr(func(d *jx.Decoder) error {
+					var elem string
+					v, err := d.Str()
+					elem = string(v)
+					if err != nil {
+						return err
+					}
+					s.Command = append(s.Command, elem)
+					return nil
+				}); err != nil {
 					return err
 				}
 				return nil
@@ -52824,10 +53114,12 @@ func (s *LogProb) Encode(e *jx.Encoder) {
 // encodeFields encodes fields.
 func (s *LogProb) encodeFields(e *jx.Encoder) {
 	{
-		if s.Bytes.Set {
-			e.FieldStart("bytes")
-			s.Bytes.Encode(e)
+		e.FieldStart("bytes")
+		e.ArrStart()
+		for _, elem := range s.Bytes {
+			e.Int(elem)
 		}
+		e.ArrEnd()
 	}
 	{
 		if s.Logprob.Set {
@@ -52842,10 +53134,12 @@ func (s *LogProb) encodeFields(e *jx.Encoder) {
 		}
 	}
 	{
-		if s.TopLogprobs.Set {
-			e.FieldStart("top_logprobs")
-			s.TopLogprobs.Encode(e)
+		e.FieldStart("top_logprobs")
+		e.ArrStart()
+		for _, elem := range s.TopLogprobs {
+			elem.Encode(e)
 		}
+		e.ArrEnd()
 	}
 	for _, k := range sortedKeys(s.AdditionalProps) {
 		elem := s.AdditionalProps[k]
@@ -52875,8 +53169,17 @@ func (s *LogProb) Decode(d *jx.Decoder) error {
 		switch string(k) {
 		case "bytes":
 			if err := func() error {
-				s.Bytes.Reset()
-				if err := s.Bytes.Decode(d); err != nil {
+				s.Bytes = make([]int, 0)
+				if err := d.Arr(func(d *jx.Decoder) error {
+					var elem int
+					v, err := d.Int()
+					elem = int(v)
+					if err != nil {
+						return err
+					}
+					s.Bytes = append(s.Bytes, elem)
+					return nil
+				}); err != nil {
 					return err
 				}
 				return nil
@@ -52905,8 +53208,15 @@ func (s *LogProb) Decode(d *jx.Decoder) error {
 			}
 		case "top_logprobs":
 			if err := func() error {
-				s.TopLogprobs.Reset()
-				if err := s.TopLogprobs.Decode(d); err != nil {
+				s.TopLogprobs = make([]TopLogProb, 0)
+				if err := d.Arr(func(d *jx.Decoder) error {
+					var elem TopLogProb
+					if err := elem.Decode(d); err != nil {
+						return err
+					}
+					s.TopLogprobs = append(s.TopLogprobs, elem)
+					return nil
+				}); err != nil {
 					return err
 				}
 				return nil
@@ -53779,10 +54089,12 @@ func (s *MCPListTools) encodeFields(e *jx.Encoder) {
 		}
 	}
 	{
-		if s.Tools.Set {
-			e.FieldStart("tools")
-			s.Tools.Encode(e)
+		e.FieldStart("tools")
+		e.ArrStart()
+		for _, elem := range s.Tools {
+			elem.Encode(e)
 		}
+		e.ArrEnd()
 	}
 	{
 		if s.Type.Set {
@@ -53849,8 +54161,15 @@ func (s *MCPListTools) Decode(d *jx.Decoder) error {
 			}
 		case "tools":
 			if err := func() error {
-				s.Tools.Reset()
-				if err := s.Tools.Decode(d); err != nil {
+				s.Tools = make([]MCPListToolsTool, 0)
+				if err := d.Arr(func(d *jx.Decoder) error {
+					var elem MCPListToolsTool
+					if err := elem.Decode(d); err != nil {
+						return err
+					}
+					s.Tools = append(s.Tools, elem)
+					return nil
+				}); err != nil {
 					return err
 				}
 				return nil
@@ -58225,10 +58544,12 @@ func (s *NamespaceToolParam) encodeFields(e *jx.Encoder) {
 		}
 	}
 	{
-		if s.Tools.Set {
-			e.FieldStart("tools")
-			s.Tools.Encode(e)
+		e.FieldStart("tools")
+		e.ArrStart()
+		for _, elem := range s.Tools {
+			elem.Encode(e)
 		}
+		e.ArrEnd()
 	}
 	{
 		if s.Type.Set {
@@ -58284,8 +58605,15 @@ func (s *NamespaceToolParam) Decode(d *jx.Decoder) error {
 			}
 		case "tools":
 			if err := func() error {
-				s.Tools.Reset()
-				if err := s.Tools.Decode(d); err != nil {
+				s.Tools = make([]NamespaceToolParamToolsItem, 0)
+				if err := d.Arr(func(d *jx.Decoder) error {
+					var elem NamespaceToolParamToolsItem
+					if err := elem.Decode(d); err != nil {
+						return err
+					}
+					s.Tools = append(s.Tools, elem)
+					return nil
+				}); err != nil {
 					return err
 				}
 				return nil
@@ -59996,132 +60324,6 @@ func (s OptNilAnnotation) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON implements stdjson.Unmarshaler.
 func (s *OptNilAnnotation) UnmarshalJSON(data []byte) error {
-	d := jx.DecodeBytes(data)
-	return s.Decode(d)
-}
-
-// Encode encodes []Annotation as json.
-func (o OptNilAnnotationArray) Encode(e *jx.Encoder) {
-	if !o.Set {
-		return
-	}
-	if o.Null {
-		e.Null()
-		return
-	}
-	e.ArrStart()
-	for _, elem := range o.Value {
-		elem.Encode(e)
-	}
-	e.ArrEnd()
-}
-
-// Decode decodes []Annotation from json.
-func (o *OptNilAnnotationArray) Decode(d *jx.Decoder) error {
-	if o == nil {
-		return errors.New("invalid: unable to decode OptNilAnnotationArray to nil")
-	}
-	if d.Next() == jx.Null {
-		if err := d.Null(); err != nil {
-			return err
-		}
-
-		var v []Annotation
-		o.Value = v
-		o.Set = true
-		o.Null = true
-		return nil
-	}
-	o.Set = true
-	o.Null = false
-	o.Value = make([]Annotation, 0)
-	if err := d.Arr(func(d *jx.Decoder) error {
-		var elem Annotation
-		if err := elem.Decode(d); err != nil {
-			return err
-		}
-		o.Value = append(o.Value, elem)
-		return nil
-	}); err != nil {
-		return err
-	}
-	return nil
-}
-
-// MarshalJSON implements stdjson.Marshaler.
-func (s OptNilAnnotationArray) MarshalJSON() ([]byte, error) {
-	e := jx.Encoder{}
-	s.Encode(&e)
-	return e.Bytes(), nil
-}
-
-// UnmarshalJSON implements stdjson.Unmarshaler.
-func (s *OptNilAnnotationArray) UnmarshalJSON(data []byte) error {
-	d := jx.DecodeBytes(data)
-	return s.Decode(d)
-}
-
-// Encode encodes []jx.Raw as json.
-func (o OptNilAnyArray) Encode(e *jx.Encoder) {
-	if !o.Set {
-		return
-	}
-	if o.Null {
-		e.Null()
-		return
-	}
-	e.ArrStart()
-	for _, elem := range o.Value {
-		if len(elem) != 0 {
-			e.Raw(elem)
-		}
-	}
-	e.ArrEnd()
-}
-
-// Decode decodes []jx.Raw from json.
-func (o *OptNilAnyArray) Decode(d *jx.Decoder) error {
-	if o == nil {
-		return errors.New("invalid: unable to decode OptNilAnyArray to nil")
-	}
-	if d.Next() == jx.Null {
-		if err := d.Null(); err != nil {
-			return err
-		}
-
-		var v []jx.Raw
-		o.Value = v
-		o.Set = true
-		o.Null = true
-		return nil
-	}
-	o.Set = true
-	o.Null = false
-	o.Value = make([]jx.Raw, 0)
-	if err := d.Arr(func(d *jx.Decoder) error {
-		var elem jx.Raw
-		v, err := d.RawAppend(nil)
-		elem = jx.Raw(v)
-		if err != nil {
-			return err
-		}
-		o.Value = append(o.Value, elem)
-		return nil
-	}); err != nil {
-		return err
-	}
-	return nil
-}
-
-// MarshalJSON implements stdjson.Marshaler.
-func (s OptNilAnyArray) MarshalJSON() ([]byte, error) {
-	e := jx.Encoder{}
-	s.Encode(&e)
-	return e.Bytes(), nil
-}
-
-// UnmarshalJSON implements stdjson.Unmarshaler.
-func (s *OptNilAnyArray) UnmarshalJSON(data []byte) error {
 	d := jx.DecodeBytes(data)
 	return s.Decode(d)
 }
@@ -62418,67 +62620,6 @@ func (s *OptNilChatCompletionRequestFunctionMessageRole) UnmarshalJSON(data []by
 	return s.Decode(d)
 }
 
-// Encode encodes []ChatCompletionRequestMessage as json.
-func (o OptNilChatCompletionRequestMessageArray) Encode(e *jx.Encoder) {
-	if !o.Set {
-		return
-	}
-	if o.Null {
-		e.Null()
-		return
-	}
-	e.ArrStart()
-	for _, elem := range o.Value {
-		elem.Encode(e)
-	}
-	e.ArrEnd()
-}
-
-// Decode decodes []ChatCompletionRequestMessage from json.
-func (o *OptNilChatCompletionRequestMessageArray) Decode(d *jx.Decoder) error {
-	if o == nil {
-		return errors.New("invalid: unable to decode OptNilChatCompletionRequestMessageArray to nil")
-	}
-	if d.Next() == jx.Null {
-		if err := d.Null(); err != nil {
-			return err
-		}
-
-		var v []ChatCompletionRequestMessage
-		o.Value = v
-		o.Set = true
-		o.Null = true
-		return nil
-	}
-	o.Set = true
-	o.Null = false
-	o.Value = make([]ChatCompletionRequestMessage, 0)
-	if err := d.Arr(func(d *jx.Decoder) error {
-		var elem ChatCompletionRequestMessage
-		if err := elem.Decode(d); err != nil {
-			return err
-		}
-		o.Value = append(o.Value, elem)
-		return nil
-	}); err != nil {
-		return err
-	}
-	return nil
-}
-
-// MarshalJSON implements stdjson.Marshaler.
-func (s OptNilChatCompletionRequestMessageArray) MarshalJSON() ([]byte, error) {
-	e := jx.Encoder{}
-	s.Encode(&e)
-	return e.Bytes(), nil
-}
-
-// UnmarshalJSON implements stdjson.Unmarshaler.
-func (s *OptNilChatCompletionRequestMessageArray) UnmarshalJSON(data []byte) error {
-	d := jx.DecodeBytes(data)
-	return s.Decode(d)
-}
-
 // Encode encodes ChatCompletionRequestMessageContentPartAudioInputAudio as json.
 func (o OptNilChatCompletionRequestMessageContentPartAudioInputAudio) Encode(e *jx.Encoder) {
 	if !o.Set {
@@ -63728,67 +63869,6 @@ func (s *OptNilChatCompletionTokenLogprobArray) UnmarshalJSON(data []byte) error
 	return s.Decode(d)
 }
 
-// Encode encodes []ChatCompletionTokenLogprobTopLogprobsItem as json.
-func (o OptNilChatCompletionTokenLogprobTopLogprobsItemArray) Encode(e *jx.Encoder) {
-	if !o.Set {
-		return
-	}
-	if o.Null {
-		e.Null()
-		return
-	}
-	e.ArrStart()
-	for _, elem := range o.Value {
-		elem.Encode(e)
-	}
-	e.ArrEnd()
-}
-
-// Decode decodes []ChatCompletionTokenLogprobTopLogprobsItem from json.
-func (o *OptNilChatCompletionTokenLogprobTopLogprobsItemArray) Decode(d *jx.Decoder) error {
-	if o == nil {
-		return errors.New("invalid: unable to decode OptNilChatCompletionTokenLogprobTopLogprobsItemArray to nil")
-	}
-	if d.Next() == jx.Null {
-		if err := d.Null(); err != nil {
-			return err
-		}
-
-		var v []ChatCompletionTokenLogprobTopLogprobsItem
-		o.Value = v
-		o.Set = true
-		o.Null = true
-		return nil
-	}
-	o.Set = true
-	o.Null = false
-	o.Value = make([]ChatCompletionTokenLogprobTopLogprobsItem, 0)
-	if err := d.Arr(func(d *jx.Decoder) error {
-		var elem ChatCompletionTokenLogprobTopLogprobsItem
-		if err := elem.Decode(d); err != nil {
-			return err
-		}
-		o.Value = append(o.Value, elem)
-		return nil
-	}); err != nil {
-		return err
-	}
-	return nil
-}
-
-// MarshalJSON implements stdjson.Marshaler.
-func (s OptNilChatCompletionTokenLogprobTopLogprobsItemArray) MarshalJSON() ([]byte, error) {
-	e := jx.Encoder{}
-	s.Encode(&e)
-	return e.Bytes(), nil
-}
-
-// UnmarshalJSON implements stdjson.Unmarshaler.
-func (s *OptNilChatCompletionTokenLogprobTopLogprobsItemArray) UnmarshalJSON(data []byte) error {
-	d := jx.DecodeBytes(data)
-	return s.Decode(d)
-}
-
 // Encode encodes ChatCompletionToolChoiceOption as json.
 func (o OptNilChatCompletionToolChoiceOption) Encode(e *jx.Encoder) {
 	if !o.Set {
@@ -64630,67 +64710,6 @@ func (s OptNilCompletionUsagePromptTokensDetails) MarshalJSON() ([]byte, error) 
 
 // UnmarshalJSON implements stdjson.Unmarshaler.
 func (s *OptNilCompletionUsagePromptTokensDetails) UnmarshalJSON(data []byte) error {
-	d := jx.DecodeBytes(data)
-	return s.Decode(d)
-}
-
-// Encode encodes []CompoundFilterFiltersItem as json.
-func (o OptNilCompoundFilterFiltersItemArray) Encode(e *jx.Encoder) {
-	if !o.Set {
-		return
-	}
-	if o.Null {
-		e.Null()
-		return
-	}
-	e.ArrStart()
-	for _, elem := range o.Value {
-		elem.Encode(e)
-	}
-	e.ArrEnd()
-}
-
-// Decode decodes []CompoundFilterFiltersItem from json.
-func (o *OptNilCompoundFilterFiltersItemArray) Decode(d *jx.Decoder) error {
-	if o == nil {
-		return errors.New("invalid: unable to decode OptNilCompoundFilterFiltersItemArray to nil")
-	}
-	if d.Next() == jx.Null {
-		if err := d.Null(); err != nil {
-			return err
-		}
-
-		var v []CompoundFilterFiltersItem
-		o.Value = v
-		o.Set = true
-		o.Null = true
-		return nil
-	}
-	o.Set = true
-	o.Null = false
-	o.Value = make([]CompoundFilterFiltersItem, 0)
-	if err := d.Arr(func(d *jx.Decoder) error {
-		var elem CompoundFilterFiltersItem
-		if err := elem.Decode(d); err != nil {
-			return err
-		}
-		o.Value = append(o.Value, elem)
-		return nil
-	}); err != nil {
-		return err
-	}
-	return nil
-}
-
-// MarshalJSON implements stdjson.Marshaler.
-func (s OptNilCompoundFilterFiltersItemArray) MarshalJSON() ([]byte, error) {
-	e := jx.Encoder{}
-	s.Encode(&e)
-	return e.Bytes(), nil
-}
-
-// UnmarshalJSON implements stdjson.Unmarshaler.
-func (s *OptNilCompoundFilterFiltersItemArray) UnmarshalJSON(data []byte) error {
 	d := jx.DecodeBytes(data)
 	return s.Decode(d)
 }
@@ -66066,67 +66085,6 @@ func (s *OptNilConversationParam) UnmarshalJSON(data []byte) error {
 	return s.Decode(d)
 }
 
-// Encode encodes []CoordParam as json.
-func (o OptNilCoordParamArray) Encode(e *jx.Encoder) {
-	if !o.Set {
-		return
-	}
-	if o.Null {
-		e.Null()
-		return
-	}
-	e.ArrStart()
-	for _, elem := range o.Value {
-		elem.Encode(e)
-	}
-	e.ArrEnd()
-}
-
-// Decode decodes []CoordParam from json.
-func (o *OptNilCoordParamArray) Decode(d *jx.Decoder) error {
-	if o == nil {
-		return errors.New("invalid: unable to decode OptNilCoordParamArray to nil")
-	}
-	if d.Next() == jx.Null {
-		if err := d.Null(); err != nil {
-			return err
-		}
-
-		var v []CoordParam
-		o.Value = v
-		o.Set = true
-		o.Null = true
-		return nil
-	}
-	o.Set = true
-	o.Null = false
-	o.Value = make([]CoordParam, 0)
-	if err := d.Arr(func(d *jx.Decoder) error {
-		var elem CoordParam
-		if err := elem.Decode(d); err != nil {
-			return err
-		}
-		o.Value = append(o.Value, elem)
-		return nil
-	}); err != nil {
-		return err
-	}
-	return nil
-}
-
-// MarshalJSON implements stdjson.Marshaler.
-func (s OptNilCoordParamArray) MarshalJSON() ([]byte, error) {
-	e := jx.Encoder{}
-	s.Encode(&e)
-	return e.Bytes(), nil
-}
-
-// UnmarshalJSON implements stdjson.Unmarshaler.
-func (s *OptNilCoordParamArray) UnmarshalJSON(data []byte) error {
-	d := jx.DecodeBytes(data)
-	return s.Decode(d)
-}
-
 // Encode encodes CreateChatCompletionRequestAudio as json.
 func (o OptNilCreateChatCompletionRequestAudio) Encode(e *jx.Encoder) {
 	if !o.Set {
@@ -66531,67 +66489,6 @@ func (s *OptNilCreateChatCompletionRequestWebSearchOptionsUserLocationType) Unma
 	return s.Decode(d)
 }
 
-// Encode encodes []CreateChatCompletionResponseChoicesItem as json.
-func (o OptNilCreateChatCompletionResponseChoicesItemArray) Encode(e *jx.Encoder) {
-	if !o.Set {
-		return
-	}
-	if o.Null {
-		e.Null()
-		return
-	}
-	e.ArrStart()
-	for _, elem := range o.Value {
-		elem.Encode(e)
-	}
-	e.ArrEnd()
-}
-
-// Decode decodes []CreateChatCompletionResponseChoicesItem from json.
-func (o *OptNilCreateChatCompletionResponseChoicesItemArray) Decode(d *jx.Decoder) error {
-	if o == nil {
-		return errors.New("invalid: unable to decode OptNilCreateChatCompletionResponseChoicesItemArray to nil")
-	}
-	if d.Next() == jx.Null {
-		if err := d.Null(); err != nil {
-			return err
-		}
-
-		var v []CreateChatCompletionResponseChoicesItem
-		o.Value = v
-		o.Set = true
-		o.Null = true
-		return nil
-	}
-	o.Set = true
-	o.Null = false
-	o.Value = make([]CreateChatCompletionResponseChoicesItem, 0)
-	if err := d.Arr(func(d *jx.Decoder) error {
-		var elem CreateChatCompletionResponseChoicesItem
-		if err := elem.Decode(d); err != nil {
-			return err
-		}
-		o.Value = append(o.Value, elem)
-		return nil
-	}); err != nil {
-		return err
-	}
-	return nil
-}
-
-// MarshalJSON implements stdjson.Marshaler.
-func (s OptNilCreateChatCompletionResponseChoicesItemArray) MarshalJSON() ([]byte, error) {
-	e := jx.Encoder{}
-	s.Encode(&e)
-	return e.Bytes(), nil
-}
-
-// UnmarshalJSON implements stdjson.Unmarshaler.
-func (s *OptNilCreateChatCompletionResponseChoicesItemArray) UnmarshalJSON(data []byte) error {
-	d := jx.DecodeBytes(data)
-	return s.Decode(d)
-}
-
 // Encode encodes CreateChatCompletionResponseChoicesItemFinishReason as json.
 func (o OptNilCreateChatCompletionResponseChoicesItemFinishReason) Encode(e *jx.Encoder) {
 	if !o.Set {
@@ -66735,67 +66632,6 @@ func (s OptNilCreateChatCompletionResponseObject) MarshalJSON() ([]byte, error) 
 
 // UnmarshalJSON implements stdjson.Unmarshaler.
 func (s *OptNilCreateChatCompletionResponseObject) UnmarshalJSON(data []byte) error {
-	d := jx.DecodeBytes(data)
-	return s.Decode(d)
-}
-
-// Encode encodes []CreateChatCompletionStreamResponseChoicesItem as json.
-func (o OptNilCreateChatCompletionStreamResponseChoicesItemArray) Encode(e *jx.Encoder) {
-	if !o.Set {
-		return
-	}
-	if o.Null {
-		e.Null()
-		return
-	}
-	e.ArrStart()
-	for _, elem := range o.Value {
-		elem.Encode(e)
-	}
-	e.ArrEnd()
-}
-
-// Decode decodes []CreateChatCompletionStreamResponseChoicesItem from json.
-func (o *OptNilCreateChatCompletionStreamResponseChoicesItemArray) Decode(d *jx.Decoder) error {
-	if o == nil {
-		return errors.New("invalid: unable to decode OptNilCreateChatCompletionStreamResponseChoicesItemArray to nil")
-	}
-	if d.Next() == jx.Null {
-		if err := d.Null(); err != nil {
-			return err
-		}
-
-		var v []CreateChatCompletionStreamResponseChoicesItem
-		o.Value = v
-		o.Set = true
-		o.Null = true
-		return nil
-	}
-	o.Set = true
-	o.Null = false
-	o.Value = make([]CreateChatCompletionStreamResponseChoicesItem, 0)
-	if err := d.Arr(func(d *jx.Decoder) error {
-		var elem CreateChatCompletionStreamResponseChoicesItem
-		if err := elem.Decode(d); err != nil {
-			return err
-		}
-		o.Value = append(o.Value, elem)
-		return nil
-	}); err != nil {
-		return err
-	}
-	return nil
-}
-
-// MarshalJSON implements stdjson.Marshaler.
-func (s OptNilCreateChatCompletionStreamResponseChoicesItemArray) MarshalJSON() ([]byte, error) {
-	e := jx.Encoder{}
-	s.Encode(&e)
-	return e.Bytes(), nil
-}
-
-// UnmarshalJSON implements stdjson.Unmarshaler.
-func (s *OptNilCreateChatCompletionStreamResponseChoicesItemArray) UnmarshalJSON(data []byte) error {
 	d := jx.DecodeBytes(data)
 	return s.Decode(d)
 }
@@ -69213,128 +69049,6 @@ func (s OptNilFunctionShellCallItemStatus) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON implements stdjson.Unmarshaler.
 func (s *OptNilFunctionShellCallItemStatus) UnmarshalJSON(data []byte) error {
-	d := jx.DecodeBytes(data)
-	return s.Decode(d)
-}
-
-// Encode encodes []FunctionShellCallOutputContent as json.
-func (o OptNilFunctionShellCallOutputContentArray) Encode(e *jx.Encoder) {
-	if !o.Set {
-		return
-	}
-	if o.Null {
-		e.Null()
-		return
-	}
-	e.ArrStart()
-	for _, elem := range o.Value {
-		elem.Encode(e)
-	}
-	e.ArrEnd()
-}
-
-// Decode decodes []FunctionShellCallOutputContent from json.
-func (o *OptNilFunctionShellCallOutputContentArray) Decode(d *jx.Decoder) error {
-	if o == nil {
-		return errors.New("invalid: unable to decode OptNilFunctionShellCallOutputContentArray to nil")
-	}
-	if d.Next() == jx.Null {
-		if err := d.Null(); err != nil {
-			return err
-		}
-
-		var v []FunctionShellCallOutputContent
-		o.Value = v
-		o.Set = true
-		o.Null = true
-		return nil
-	}
-	o.Set = true
-	o.Null = false
-	o.Value = make([]FunctionShellCallOutputContent, 0)
-	if err := d.Arr(func(d *jx.Decoder) error {
-		var elem FunctionShellCallOutputContent
-		if err := elem.Decode(d); err != nil {
-			return err
-		}
-		o.Value = append(o.Value, elem)
-		return nil
-	}); err != nil {
-		return err
-	}
-	return nil
-}
-
-// MarshalJSON implements stdjson.Marshaler.
-func (s OptNilFunctionShellCallOutputContentArray) MarshalJSON() ([]byte, error) {
-	e := jx.Encoder{}
-	s.Encode(&e)
-	return e.Bytes(), nil
-}
-
-// UnmarshalJSON implements stdjson.Unmarshaler.
-func (s *OptNilFunctionShellCallOutputContentArray) UnmarshalJSON(data []byte) error {
-	d := jx.DecodeBytes(data)
-	return s.Decode(d)
-}
-
-// Encode encodes []FunctionShellCallOutputContentParam as json.
-func (o OptNilFunctionShellCallOutputContentParamArray) Encode(e *jx.Encoder) {
-	if !o.Set {
-		return
-	}
-	if o.Null {
-		e.Null()
-		return
-	}
-	e.ArrStart()
-	for _, elem := range o.Value {
-		elem.Encode(e)
-	}
-	e.ArrEnd()
-}
-
-// Decode decodes []FunctionShellCallOutputContentParam from json.
-func (o *OptNilFunctionShellCallOutputContentParamArray) Decode(d *jx.Decoder) error {
-	if o == nil {
-		return errors.New("invalid: unable to decode OptNilFunctionShellCallOutputContentParamArray to nil")
-	}
-	if d.Next() == jx.Null {
-		if err := d.Null(); err != nil {
-			return err
-		}
-
-		var v []FunctionShellCallOutputContentParam
-		o.Value = v
-		o.Set = true
-		o.Null = true
-		return nil
-	}
-	o.Set = true
-	o.Null = false
-	o.Value = make([]FunctionShellCallOutputContentParam, 0)
-	if err := d.Arr(func(d *jx.Decoder) error {
-		var elem FunctionShellCallOutputContentParam
-		if err := elem.Decode(d); err != nil {
-			return err
-		}
-		o.Value = append(o.Value, elem)
-		return nil
-	}); err != nil {
-		return err
-	}
-	return nil
-}
-
-// MarshalJSON implements stdjson.Marshaler.
-func (s OptNilFunctionShellCallOutputContentParamArray) MarshalJSON() ([]byte, error) {
-	e := jx.Encoder{}
-	s.Encode(&e)
-	return e.Bytes(), nil
-}
-
-// UnmarshalJSON implements stdjson.Unmarshaler.
-func (s *OptNilFunctionShellCallOutputContentParamArray) UnmarshalJSON(data []byte) error {
 	d := jx.DecodeBytes(data)
 	return s.Decode(d)
 }
@@ -72258,67 +71972,6 @@ func (s *OptNilIntArray) UnmarshalJSON(data []byte) error {
 	return s.Decode(d)
 }
 
-// Encode encodes []ItemMessageContentItem as json.
-func (o OptNilItemMessageContentItemArray) Encode(e *jx.Encoder) {
-	if !o.Set {
-		return
-	}
-	if o.Null {
-		e.Null()
-		return
-	}
-	e.ArrStart()
-	for _, elem := range o.Value {
-		elem.Encode(e)
-	}
-	e.ArrEnd()
-}
-
-// Decode decodes []ItemMessageContentItem from json.
-func (o *OptNilItemMessageContentItemArray) Decode(d *jx.Decoder) error {
-	if o == nil {
-		return errors.New("invalid: unable to decode OptNilItemMessageContentItemArray to nil")
-	}
-	if d.Next() == jx.Null {
-		if err := d.Null(); err != nil {
-			return err
-		}
-
-		var v []ItemMessageContentItem
-		o.Value = v
-		o.Set = true
-		o.Null = true
-		return nil
-	}
-	o.Set = true
-	o.Null = false
-	o.Value = make([]ItemMessageContentItem, 0)
-	if err := d.Arr(func(d *jx.Decoder) error {
-		var elem ItemMessageContentItem
-		if err := elem.Decode(d); err != nil {
-			return err
-		}
-		o.Value = append(o.Value, elem)
-		return nil
-	}); err != nil {
-		return err
-	}
-	return nil
-}
-
-// MarshalJSON implements stdjson.Marshaler.
-func (s OptNilItemMessageContentItemArray) MarshalJSON() ([]byte, error) {
-	e := jx.Encoder{}
-	s.Encode(&e)
-	return e.Bytes(), nil
-}
-
-// UnmarshalJSON implements stdjson.Unmarshaler.
-func (s *OptNilItemMessageContentItemArray) UnmarshalJSON(data []byte) error {
-	d := jx.DecodeBytes(data)
-	return s.Decode(d)
-}
-
 // Encode encodes ItemMessageRole as json.
 func (o OptNilItemMessageRole) Encode(e *jx.Encoder) {
 	if !o.Set {
@@ -72511,128 +72164,6 @@ func (s OptNilItemReferenceParamType) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON implements stdjson.Unmarshaler.
 func (s *OptNilItemReferenceParamType) UnmarshalJSON(data []byte) error {
-	d := jx.DecodeBytes(data)
-	return s.Decode(d)
-}
-
-// Encode encodes []ItemResource as json.
-func (o OptNilItemResourceArray) Encode(e *jx.Encoder) {
-	if !o.Set {
-		return
-	}
-	if o.Null {
-		e.Null()
-		return
-	}
-	e.ArrStart()
-	for _, elem := range o.Value {
-		elem.Encode(e)
-	}
-	e.ArrEnd()
-}
-
-// Decode decodes []ItemResource from json.
-func (o *OptNilItemResourceArray) Decode(d *jx.Decoder) error {
-	if o == nil {
-		return errors.New("invalid: unable to decode OptNilItemResourceArray to nil")
-	}
-	if d.Next() == jx.Null {
-		if err := d.Null(); err != nil {
-			return err
-		}
-
-		var v []ItemResource
-		o.Value = v
-		o.Set = true
-		o.Null = true
-		return nil
-	}
-	o.Set = true
-	o.Null = false
-	o.Value = make([]ItemResource, 0)
-	if err := d.Arr(func(d *jx.Decoder) error {
-		var elem ItemResource
-		if err := elem.Decode(d); err != nil {
-			return err
-		}
-		o.Value = append(o.Value, elem)
-		return nil
-	}); err != nil {
-		return err
-	}
-	return nil
-}
-
-// MarshalJSON implements stdjson.Marshaler.
-func (s OptNilItemResourceArray) MarshalJSON() ([]byte, error) {
-	e := jx.Encoder{}
-	s.Encode(&e)
-	return e.Bytes(), nil
-}
-
-// UnmarshalJSON implements stdjson.Unmarshaler.
-func (s *OptNilItemResourceArray) UnmarshalJSON(data []byte) error {
-	d := jx.DecodeBytes(data)
-	return s.Decode(d)
-}
-
-// Encode encodes []ItemResourceMessageContentItem as json.
-func (o OptNilItemResourceMessageContentItemArray) Encode(e *jx.Encoder) {
-	if !o.Set {
-		return
-	}
-	if o.Null {
-		e.Null()
-		return
-	}
-	e.ArrStart()
-	for _, elem := range o.Value {
-		elem.Encode(e)
-	}
-	e.ArrEnd()
-}
-
-// Decode decodes []ItemResourceMessageContentItem from json.
-func (o *OptNilItemResourceMessageContentItemArray) Decode(d *jx.Decoder) error {
-	if o == nil {
-		return errors.New("invalid: unable to decode OptNilItemResourceMessageContentItemArray to nil")
-	}
-	if d.Next() == jx.Null {
-		if err := d.Null(); err != nil {
-			return err
-		}
-
-		var v []ItemResourceMessageContentItem
-		o.Value = v
-		o.Set = true
-		o.Null = true
-		return nil
-	}
-	o.Set = true
-	o.Null = false
-	o.Value = make([]ItemResourceMessageContentItem, 0)
-	if err := d.Arr(func(d *jx.Decoder) error {
-		var elem ItemResourceMessageContentItem
-		if err := elem.Decode(d); err != nil {
-			return err
-		}
-		o.Value = append(o.Value, elem)
-		return nil
-	}); err != nil {
-		return err
-	}
-	return nil
-}
-
-// MarshalJSON implements stdjson.Marshaler.
-func (s OptNilItemResourceMessageContentItemArray) MarshalJSON() ([]byte, error) {
-	e := jx.Encoder{}
-	s.Encode(&e)
-	return e.Bytes(), nil
-}
-
-// UnmarshalJSON implements stdjson.Unmarshaler.
-func (s *OptNilItemResourceMessageContentItemArray) UnmarshalJSON(data []byte) error {
 	d := jx.DecodeBytes(data)
 	return s.Decode(d)
 }
@@ -73335,67 +72866,6 @@ func (s *OptNilLocalSkillParamArray) UnmarshalJSON(data []byte) error {
 	return s.Decode(d)
 }
 
-// Encode encodes []LogProb as json.
-func (o OptNilLogProbArray) Encode(e *jx.Encoder) {
-	if !o.Set {
-		return
-	}
-	if o.Null {
-		e.Null()
-		return
-	}
-	e.ArrStart()
-	for _, elem := range o.Value {
-		elem.Encode(e)
-	}
-	e.ArrEnd()
-}
-
-// Decode decodes []LogProb from json.
-func (o *OptNilLogProbArray) Decode(d *jx.Decoder) error {
-	if o == nil {
-		return errors.New("invalid: unable to decode OptNilLogProbArray to nil")
-	}
-	if d.Next() == jx.Null {
-		if err := d.Null(); err != nil {
-			return err
-		}
-
-		var v []LogProb
-		o.Value = v
-		o.Set = true
-		o.Null = true
-		return nil
-	}
-	o.Set = true
-	o.Null = false
-	o.Value = make([]LogProb, 0)
-	if err := d.Arr(func(d *jx.Decoder) error {
-		var elem LogProb
-		if err := elem.Decode(d); err != nil {
-			return err
-		}
-		o.Value = append(o.Value, elem)
-		return nil
-	}); err != nil {
-		return err
-	}
-	return nil
-}
-
-// MarshalJSON implements stdjson.Marshaler.
-func (s OptNilLogProbArray) MarshalJSON() ([]byte, error) {
-	e := jx.Encoder{}
-	s.Encode(&e)
-	return e.Bytes(), nil
-}
-
-// UnmarshalJSON implements stdjson.Unmarshaler.
-func (s *OptNilLogProbArray) UnmarshalJSON(data []byte) error {
-	d := jx.DecodeBytes(data)
-	return s.Decode(d)
-}
-
 // Encode encodes MCPApprovalRequestType as json.
 func (o OptNilMCPApprovalRequestType) Encode(e *jx.Encoder) {
 	if !o.Set {
@@ -73539,67 +73009,6 @@ func (s OptNilMCPApprovalResponseType) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON implements stdjson.Unmarshaler.
 func (s *OptNilMCPApprovalResponseType) UnmarshalJSON(data []byte) error {
-	d := jx.DecodeBytes(data)
-	return s.Decode(d)
-}
-
-// Encode encodes []MCPListToolsTool as json.
-func (o OptNilMCPListToolsToolArray) Encode(e *jx.Encoder) {
-	if !o.Set {
-		return
-	}
-	if o.Null {
-		e.Null()
-		return
-	}
-	e.ArrStart()
-	for _, elem := range o.Value {
-		elem.Encode(e)
-	}
-	e.ArrEnd()
-}
-
-// Decode decodes []MCPListToolsTool from json.
-func (o *OptNilMCPListToolsToolArray) Decode(d *jx.Decoder) error {
-	if o == nil {
-		return errors.New("invalid: unable to decode OptNilMCPListToolsToolArray to nil")
-	}
-	if d.Next() == jx.Null {
-		if err := d.Null(); err != nil {
-			return err
-		}
-
-		var v []MCPListToolsTool
-		o.Value = v
-		o.Set = true
-		o.Null = true
-		return nil
-	}
-	o.Set = true
-	o.Null = false
-	o.Value = make([]MCPListToolsTool, 0)
-	if err := d.Arr(func(d *jx.Decoder) error {
-		var elem MCPListToolsTool
-		if err := elem.Decode(d); err != nil {
-			return err
-		}
-		o.Value = append(o.Value, elem)
-		return nil
-	}); err != nil {
-		return err
-	}
-	return nil
-}
-
-// MarshalJSON implements stdjson.Marshaler.
-func (s OptNilMCPListToolsToolArray) MarshalJSON() ([]byte, error) {
-	e := jx.Encoder{}
-	s.Encode(&e)
-	return e.Bytes(), nil
-}
-
-// UnmarshalJSON implements stdjson.Unmarshaler.
-func (s *OptNilMCPListToolsToolArray) UnmarshalJSON(data []byte) error {
 	d := jx.DecodeBytes(data)
 	return s.Decode(d)
 }
@@ -74682,67 +74091,6 @@ func (s *OptNilModerationPolicyParam) UnmarshalJSON(data []byte) error {
 	return s.Decode(d)
 }
 
-// Encode encodes []ModerationResultBody as json.
-func (o OptNilModerationResultBodyArray) Encode(e *jx.Encoder) {
-	if !o.Set {
-		return
-	}
-	if o.Null {
-		e.Null()
-		return
-	}
-	e.ArrStart()
-	for _, elem := range o.Value {
-		elem.Encode(e)
-	}
-	e.ArrEnd()
-}
-
-// Decode decodes []ModerationResultBody from json.
-func (o *OptNilModerationResultBodyArray) Decode(d *jx.Decoder) error {
-	if o == nil {
-		return errors.New("invalid: unable to decode OptNilModerationResultBodyArray to nil")
-	}
-	if d.Next() == jx.Null {
-		if err := d.Null(); err != nil {
-			return err
-		}
-
-		var v []ModerationResultBody
-		o.Value = v
-		o.Set = true
-		o.Null = true
-		return nil
-	}
-	o.Set = true
-	o.Null = false
-	o.Value = make([]ModerationResultBody, 0)
-	if err := d.Arr(func(d *jx.Decoder) error {
-		var elem ModerationResultBody
-		if err := elem.Decode(d); err != nil {
-			return err
-		}
-		o.Value = append(o.Value, elem)
-		return nil
-	}); err != nil {
-		return err
-	}
-	return nil
-}
-
-// MarshalJSON implements stdjson.Marshaler.
-func (s OptNilModerationResultBodyArray) MarshalJSON() ([]byte, error) {
-	e := jx.Encoder{}
-	s.Encode(&e)
-	return e.Bytes(), nil
-}
-
-// UnmarshalJSON implements stdjson.Unmarshaler.
-func (s *OptNilModerationResultBodyArray) UnmarshalJSON(data []byte) error {
-	d := jx.DecodeBytes(data)
-	return s.Decode(d)
-}
-
 // Encode encodes ModerationResultBodyType as json.
 func (o OptNilModerationResultBodyType) Encode(e *jx.Encoder) {
 	if !o.Set {
@@ -74837,67 +74185,6 @@ func (s OptNilMoveParamType) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON implements stdjson.Unmarshaler.
 func (s *OptNilMoveParamType) UnmarshalJSON(data []byte) error {
-	d := jx.DecodeBytes(data)
-	return s.Decode(d)
-}
-
-// Encode encodes []NamespaceToolParamToolsItem as json.
-func (o OptNilNamespaceToolParamToolsItemArray) Encode(e *jx.Encoder) {
-	if !o.Set {
-		return
-	}
-	if o.Null {
-		e.Null()
-		return
-	}
-	e.ArrStart()
-	for _, elem := range o.Value {
-		elem.Encode(e)
-	}
-	e.ArrEnd()
-}
-
-// Decode decodes []NamespaceToolParamToolsItem from json.
-func (o *OptNilNamespaceToolParamToolsItemArray) Decode(d *jx.Decoder) error {
-	if o == nil {
-		return errors.New("invalid: unable to decode OptNilNamespaceToolParamToolsItemArray to nil")
-	}
-	if d.Next() == jx.Null {
-		if err := d.Null(); err != nil {
-			return err
-		}
-
-		var v []NamespaceToolParamToolsItem
-		o.Value = v
-		o.Set = true
-		o.Null = true
-		return nil
-	}
-	o.Set = true
-	o.Null = false
-	o.Value = make([]NamespaceToolParamToolsItem, 0)
-	if err := d.Arr(func(d *jx.Decoder) error {
-		var elem NamespaceToolParamToolsItem
-		if err := elem.Decode(d); err != nil {
-			return err
-		}
-		o.Value = append(o.Value, elem)
-		return nil
-	}); err != nil {
-		return err
-	}
-	return nil
-}
-
-// MarshalJSON implements stdjson.Marshaler.
-func (s OptNilNamespaceToolParamToolsItemArray) MarshalJSON() ([]byte, error) {
-	e := jx.Encoder{}
-	s.Encode(&e)
-	return e.Bytes(), nil
-}
-
-// UnmarshalJSON implements stdjson.Unmarshaler.
-func (s *OptNilNamespaceToolParamToolsItemArray) UnmarshalJSON(data []byte) error {
 	d := jx.DecodeBytes(data)
 	return s.Decode(d)
 }
@@ -75045,128 +74332,6 @@ func (s OptNilOutputItem) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON implements stdjson.Unmarshaler.
 func (s *OptNilOutputItem) UnmarshalJSON(data []byte) error {
-	d := jx.DecodeBytes(data)
-	return s.Decode(d)
-}
-
-// Encode encodes []OutputItem as json.
-func (o OptNilOutputItemArray) Encode(e *jx.Encoder) {
-	if !o.Set {
-		return
-	}
-	if o.Null {
-		e.Null()
-		return
-	}
-	e.ArrStart()
-	for _, elem := range o.Value {
-		elem.Encode(e)
-	}
-	e.ArrEnd()
-}
-
-// Decode decodes []OutputItem from json.
-func (o *OptNilOutputItemArray) Decode(d *jx.Decoder) error {
-	if o == nil {
-		return errors.New("invalid: unable to decode OptNilOutputItemArray to nil")
-	}
-	if d.Next() == jx.Null {
-		if err := d.Null(); err != nil {
-			return err
-		}
-
-		var v []OutputItem
-		o.Value = v
-		o.Set = true
-		o.Null = true
-		return nil
-	}
-	o.Set = true
-	o.Null = false
-	o.Value = make([]OutputItem, 0)
-	if err := d.Arr(func(d *jx.Decoder) error {
-		var elem OutputItem
-		if err := elem.Decode(d); err != nil {
-			return err
-		}
-		o.Value = append(o.Value, elem)
-		return nil
-	}); err != nil {
-		return err
-	}
-	return nil
-}
-
-// MarshalJSON implements stdjson.Marshaler.
-func (s OptNilOutputItemArray) MarshalJSON() ([]byte, error) {
-	e := jx.Encoder{}
-	s.Encode(&e)
-	return e.Bytes(), nil
-}
-
-// UnmarshalJSON implements stdjson.Unmarshaler.
-func (s *OptNilOutputItemArray) UnmarshalJSON(data []byte) error {
-	d := jx.DecodeBytes(data)
-	return s.Decode(d)
-}
-
-// Encode encodes []OutputMessageContent as json.
-func (o OptNilOutputMessageContentArray) Encode(e *jx.Encoder) {
-	if !o.Set {
-		return
-	}
-	if o.Null {
-		e.Null()
-		return
-	}
-	e.ArrStart()
-	for _, elem := range o.Value {
-		elem.Encode(e)
-	}
-	e.ArrEnd()
-}
-
-// Decode decodes []OutputMessageContent from json.
-func (o *OptNilOutputMessageContentArray) Decode(d *jx.Decoder) error {
-	if o == nil {
-		return errors.New("invalid: unable to decode OptNilOutputMessageContentArray to nil")
-	}
-	if d.Next() == jx.Null {
-		if err := d.Null(); err != nil {
-			return err
-		}
-
-		var v []OutputMessageContent
-		o.Value = v
-		o.Set = true
-		o.Null = true
-		return nil
-	}
-	o.Set = true
-	o.Null = false
-	o.Value = make([]OutputMessageContent, 0)
-	if err := d.Arr(func(d *jx.Decoder) error {
-		var elem OutputMessageContent
-		if err := elem.Decode(d); err != nil {
-			return err
-		}
-		o.Value = append(o.Value, elem)
-		return nil
-	}); err != nil {
-		return err
-	}
-	return nil
-}
-
-// MarshalJSON implements stdjson.Marshaler.
-func (s OptNilOutputMessageContentArray) MarshalJSON() ([]byte, error) {
-	e := jx.Encoder{}
-	s.Encode(&e)
-	return e.Bytes(), nil
-}
-
-// UnmarshalJSON implements stdjson.Unmarshaler.
-func (s *OptNilOutputMessageContentArray) UnmarshalJSON(data []byte) error {
 	d := jx.DecodeBytes(data)
 	return s.Decode(d)
 }
@@ -78956,67 +78121,6 @@ func (s *OptNilResponseItemListObject) UnmarshalJSON(data []byte) error {
 	return s.Decode(d)
 }
 
-// Encode encodes []ResponseLogProb as json.
-func (o OptNilResponseLogProbArray) Encode(e *jx.Encoder) {
-	if !o.Set {
-		return
-	}
-	if o.Null {
-		e.Null()
-		return
-	}
-	e.ArrStart()
-	for _, elem := range o.Value {
-		elem.Encode(e)
-	}
-	e.ArrEnd()
-}
-
-// Decode decodes []ResponseLogProb from json.
-func (o *OptNilResponseLogProbArray) Decode(d *jx.Decoder) error {
-	if o == nil {
-		return errors.New("invalid: unable to decode OptNilResponseLogProbArray to nil")
-	}
-	if d.Next() == jx.Null {
-		if err := d.Null(); err != nil {
-			return err
-		}
-
-		var v []ResponseLogProb
-		o.Value = v
-		o.Set = true
-		o.Null = true
-		return nil
-	}
-	o.Set = true
-	o.Null = false
-	o.Value = make([]ResponseLogProb, 0)
-	if err := d.Arr(func(d *jx.Decoder) error {
-		var elem ResponseLogProb
-		if err := elem.Decode(d); err != nil {
-			return err
-		}
-		o.Value = append(o.Value, elem)
-		return nil
-	}); err != nil {
-		return err
-	}
-	return nil
-}
-
-// MarshalJSON implements stdjson.Marshaler.
-func (s OptNilResponseLogProbArray) MarshalJSON() ([]byte, error) {
-	e := jx.Encoder{}
-	s.Encode(&e)
-	return e.Bytes(), nil
-}
-
-// UnmarshalJSON implements stdjson.Unmarshaler.
-func (s *OptNilResponseLogProbArray) UnmarshalJSON(data []byte) error {
-	d := jx.DecodeBytes(data)
-	return s.Decode(d)
-}
-
 // Encode encodes []ResponseLogProbTopLogprobsItem as json.
 func (o OptNilResponseLogProbTopLogprobsItemArray) Encode(e *jx.Encoder) {
 	if !o.Set {
@@ -81997,67 +81101,6 @@ func (s *OptNilStringArray) UnmarshalJSON(data []byte) error {
 	return s.Decode(d)
 }
 
-// Encode encodes []SummaryTextContent as json.
-func (o OptNilSummaryTextContentArray) Encode(e *jx.Encoder) {
-	if !o.Set {
-		return
-	}
-	if o.Null {
-		e.Null()
-		return
-	}
-	e.ArrStart()
-	for _, elem := range o.Value {
-		elem.Encode(e)
-	}
-	e.ArrEnd()
-}
-
-// Decode decodes []SummaryTextContent from json.
-func (o *OptNilSummaryTextContentArray) Decode(d *jx.Decoder) error {
-	if o == nil {
-		return errors.New("invalid: unable to decode OptNilSummaryTextContentArray to nil")
-	}
-	if d.Next() == jx.Null {
-		if err := d.Null(); err != nil {
-			return err
-		}
-
-		var v []SummaryTextContent
-		o.Value = v
-		o.Set = true
-		o.Null = true
-		return nil
-	}
-	o.Set = true
-	o.Null = false
-	o.Value = make([]SummaryTextContent, 0)
-	if err := d.Arr(func(d *jx.Decoder) error {
-		var elem SummaryTextContent
-		if err := elem.Decode(d); err != nil {
-			return err
-		}
-		o.Value = append(o.Value, elem)
-		return nil
-	}); err != nil {
-		return err
-	}
-	return nil
-}
-
-// MarshalJSON implements stdjson.Marshaler.
-func (s OptNilSummaryTextContentArray) MarshalJSON() ([]byte, error) {
-	e := jx.Encoder{}
-	s.Encode(&e)
-	return e.Bytes(), nil
-}
-
-// UnmarshalJSON implements stdjson.Unmarshaler.
-func (s *OptNilSummaryTextContentArray) UnmarshalJSON(data []byte) error {
-	d := jx.DecodeBytes(data)
-	return s.Decode(d)
-}
-
 // Encode encodes SummaryTextContentType as json.
 func (o OptNilSummaryTextContentType) Encode(e *jx.Encoder) {
 	if !o.Set {
@@ -82201,67 +81244,6 @@ func (s OptNilTextResponseFormatJsonSchemaType) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON implements stdjson.Unmarshaler.
 func (s *OptNilTextResponseFormatJsonSchemaType) UnmarshalJSON(data []byte) error {
-	d := jx.DecodeBytes(data)
-	return s.Decode(d)
-}
-
-// Encode encodes []Tool as json.
-func (o OptNilToolArray) Encode(e *jx.Encoder) {
-	if !o.Set {
-		return
-	}
-	if o.Null {
-		e.Null()
-		return
-	}
-	e.ArrStart()
-	for _, elem := range o.Value {
-		elem.Encode(e)
-	}
-	e.ArrEnd()
-}
-
-// Decode decodes []Tool from json.
-func (o *OptNilToolArray) Decode(d *jx.Decoder) error {
-	if o == nil {
-		return errors.New("invalid: unable to decode OptNilToolArray to nil")
-	}
-	if d.Next() == jx.Null {
-		if err := d.Null(); err != nil {
-			return err
-		}
-
-		var v []Tool
-		o.Value = v
-		o.Set = true
-		o.Null = true
-		return nil
-	}
-	o.Set = true
-	o.Null = false
-	o.Value = make([]Tool, 0)
-	if err := d.Arr(func(d *jx.Decoder) error {
-		var elem Tool
-		if err := elem.Decode(d); err != nil {
-			return err
-		}
-		o.Value = append(o.Value, elem)
-		return nil
-	}); err != nil {
-		return err
-	}
-	return nil
-}
-
-// MarshalJSON implements stdjson.Marshaler.
-func (s OptNilToolArray) MarshalJSON() ([]byte, error) {
-	e := jx.Encoder{}
-	s.Encode(&e)
-	return e.Bytes(), nil
-}
-
-// UnmarshalJSON implements stdjson.Unmarshaler.
-func (s *OptNilToolArray) UnmarshalJSON(data []byte) error {
 	d := jx.DecodeBytes(data)
 	return s.Decode(d)
 }
@@ -83046,67 +82028,6 @@ func (s OptNilToolsArray) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON implements stdjson.Unmarshaler.
 func (s *OptNilToolsArray) UnmarshalJSON(data []byte) error {
-	d := jx.DecodeBytes(data)
-	return s.Decode(d)
-}
-
-// Encode encodes []TopLogProb as json.
-func (o OptNilTopLogProbArray) Encode(e *jx.Encoder) {
-	if !o.Set {
-		return
-	}
-	if o.Null {
-		e.Null()
-		return
-	}
-	e.ArrStart()
-	for _, elem := range o.Value {
-		elem.Encode(e)
-	}
-	e.ArrEnd()
-}
-
-// Decode decodes []TopLogProb from json.
-func (o *OptNilTopLogProbArray) Decode(d *jx.Decoder) error {
-	if o == nil {
-		return errors.New("invalid: unable to decode OptNilTopLogProbArray to nil")
-	}
-	if d.Next() == jx.Null {
-		if err := d.Null(); err != nil {
-			return err
-		}
-
-		var v []TopLogProb
-		o.Value = v
-		o.Set = true
-		o.Null = true
-		return nil
-	}
-	o.Set = true
-	o.Null = false
-	o.Value = make([]TopLogProb, 0)
-	if err := d.Arr(func(d *jx.Decoder) error {
-		var elem TopLogProb
-		if err := elem.Decode(d); err != nil {
-			return err
-		}
-		o.Value = append(o.Value, elem)
-		return nil
-	}); err != nil {
-		return err
-	}
-	return nil
-}
-
-// MarshalJSON implements stdjson.Marshaler.
-func (s OptNilTopLogProbArray) MarshalJSON() ([]byte, error) {
-	e := jx.Encoder{}
-	s.Encode(&e)
-	return e.Bytes(), nil
-}
-
-// UnmarshalJSON implements stdjson.Unmarshaler.
-func (s *OptNilTopLogProbArray) UnmarshalJSON(data []byte) error {
 	d := jx.DecodeBytes(data)
 	return s.Decode(d)
 }
@@ -84268,16 +83189,20 @@ func (s OutputContent) encodeFields(e *jx.Encoder) {
 		{
 			s := s.OutputTextContent
 			{
-				if s.Annotations.Set {
-					e.FieldStart("annotations")
-					s.Annotations.Encode(e)
+				e.FieldStart("annotations")
+				e.ArrStart()
+				for _, elem := range s.Annotations {
+					elem.Encode(e)
 				}
+				e.ArrEnd()
 			}
 			{
-				if s.Logprobs.Set {
-					e.FieldStart("logprobs")
-					s.Logprobs.Encode(e)
+				e.FieldStart("logprobs")
+				e.ArrStart()
+				for _, elem := range s.Logprobs {
+					elem.Encode(e)
 				}
+				e.ArrEnd()
 			}
 			{
 				if s.Text.Set {
@@ -84429,10 +83354,12 @@ func (s OutputItem) encodeFields(e *jx.Encoder) {
 		{
 			s := s.OutputMessage
 			{
-				if s.Content.Set {
-					e.FieldStart("content")
-					s.Content.Encode(e)
+				e.FieldStart("content")
+				e.ArrStart()
+				for _, elem := range s.Content {
+					elem.Encode(e)
 				}
+				e.ArrEnd()
 			}
 			{
 				if s.ID.Set {
@@ -84479,10 +83406,12 @@ func (s OutputItem) encodeFields(e *jx.Encoder) {
 				}
 			}
 			{
-				if s.Queries.Set {
-					e.FieldStart("queries")
-					s.Queries.Encode(e)
+				e.FieldStart("queries")
+				e.ArrStart()
+				for _, elem := range s.Queries {
+					e.Str(elem)
 				}
+				e.ArrEnd()
 			}
 			{
 				if s.Results.Set {
@@ -84685,10 +83614,12 @@ func (s OutputItem) encodeFields(e *jx.Encoder) {
 				}
 			}
 			{
-				if s.PendingSafetyChecks.Set {
-					e.FieldStart("pending_safety_checks")
-					s.PendingSafetyChecks.Encode(e)
+				e.FieldStart("pending_safety_checks")
+				e.ArrStart()
+				for _, elem := range s.PendingSafetyChecks {
+					elem.Encode(e)
 				}
+				e.ArrEnd()
 			}
 			{
 				if s.Status.Set {
@@ -84785,10 +83716,12 @@ func (s OutputItem) encodeFields(e *jx.Encoder) {
 				}
 			}
 			{
-				if s.Summary.Set {
-					e.FieldStart("summary")
-					s.Summary.Encode(e)
+				e.FieldStart("summary")
+				e.ArrStart()
+				for _, elem := range s.Summary {
+					elem.Encode(e)
 				}
+				e.ArrEnd()
 			}
 			for _, k := range sortedKeys(s.AdditionalProps) {
 				elem := s.AdditionalProps[k]
@@ -84961,10 +83894,12 @@ func (s OutputItem) encodeFields(e *jx.Encoder) {
 				}
 			}
 			{
-				if s.Tools.Set {
-					e.FieldStart("tools")
-					s.Tools.Encode(e)
+				e.FieldStart("tools")
+				e.ArrStart()
+				for _, elem := range s.Tools {
+					elem.Encode(e)
 				}
+				e.ArrEnd()
 			}
 			for _, k := range sortedKeys(s.AdditionalProps) {
 				elem := s.AdditionalProps[k]
@@ -84993,10 +83928,12 @@ func (s OutputItem) encodeFields(e *jx.Encoder) {
 				}
 			}
 			{
-				if s.Tools.Set {
-					e.FieldStart("tools")
-					s.Tools.Encode(e)
+				e.FieldStart("tools")
+				e.ArrStart()
+				for _, elem := range s.Tools {
+					elem.Encode(e)
 				}
+				e.ArrEnd()
 			}
 			for _, k := range sortedKeys(s.AdditionalProps) {
 				elem := s.AdditionalProps[k]
@@ -85277,10 +84214,12 @@ func (s OutputItem) encodeFields(e *jx.Encoder) {
 				}
 			}
 			{
-				if s.Output.Set {
-					e.FieldStart("output")
-					s.Output.Encode(e)
+				e.FieldStart("output")
+				e.ArrStart()
+				for _, elem := range s.Output {
+					elem.Encode(e)
 				}
+				e.ArrEnd()
 			}
 			{
 				if s.Status.Set {
@@ -85483,10 +84422,12 @@ func (s OutputItem) encodeFields(e *jx.Encoder) {
 				}
 			}
 			{
-				if s.Tools.Set {
-					e.FieldStart("tools")
-					s.Tools.Encode(e)
+				e.FieldStart("tools")
+				e.ArrStart()
+				for _, elem := range s.Tools {
+					elem.Encode(e)
 				}
+				e.ArrEnd()
 			}
 			for _, k := range sortedKeys(s.AdditionalProps) {
 				elem := s.AdditionalProps[k]
@@ -85938,10 +84879,12 @@ func (s *OutputMessage) Encode(e *jx.Encoder) {
 // encodeFields encodes fields.
 func (s *OutputMessage) encodeFields(e *jx.Encoder) {
 	{
-		if s.Content.Set {
-			e.FieldStart("content")
-			s.Content.Encode(e)
+		e.FieldStart("content")
+		e.ArrStart()
+		for _, elem := range s.Content {
+			elem.Encode(e)
 		}
+		e.ArrEnd()
 	}
 	{
 		if s.ID.Set {
@@ -86003,8 +84946,15 @@ func (s *OutputMessage) Decode(d *jx.Decoder) error {
 		switch string(k) {
 		case "content":
 			if err := func() error {
-				s.Content.Reset()
-				if err := s.Content.Decode(d); err != nil {
+				s.Content = make([]OutputMessageContent, 0)
+				if err := d.Arr(func(d *jx.Decoder) error {
+					var elem OutputMessageContent
+					if err := elem.Decode(d); err != nil {
+						return err
+					}
+					s.Content = append(s.Content, elem)
+					return nil
+				}); err != nil {
 					return err
 				}
 				return nil
@@ -86170,16 +85120,20 @@ func (s OutputMessageContent) encodeFields(e *jx.Encoder) {
 		{
 			s := s.OutputTextContent
 			{
-				if s.Annotations.Set {
-					e.FieldStart("annotations")
-					s.Annotations.Encode(e)
+				e.FieldStart("annotations")
+				e.ArrStart()
+				for _, elem := range s.Annotations {
+					elem.Encode(e)
 				}
+				e.ArrEnd()
 			}
 			{
-				if s.Logprobs.Set {
-					e.FieldStart("logprobs")
-					s.Logprobs.Encode(e)
+				e.FieldStart("logprobs")
+				e.ArrStart()
+				for _, elem := range s.Logprobs {
+					elem.Encode(e)
 				}
+				e.ArrEnd()
 			}
 			{
 				if s.Text.Set {
@@ -86417,16 +85371,20 @@ func (s *OutputTextContent) Encode(e *jx.Encoder) {
 // encodeFields encodes fields.
 func (s *OutputTextContent) encodeFields(e *jx.Encoder) {
 	{
-		if s.Annotations.Set {
-			e.FieldStart("annotations")
-			s.Annotations.Encode(e)
+		e.FieldStart("annotations")
+		e.ArrStart()
+		for _, elem := range s.Annotations {
+			elem.Encode(e)
 		}
+		e.ArrEnd()
 	}
 	{
-		if s.Logprobs.Set {
-			e.FieldStart("logprobs")
-			s.Logprobs.Encode(e)
+		e.FieldStart("logprobs")
+		e.ArrStart()
+		for _, elem := range s.Logprobs {
+			elem.Encode(e)
 		}
+		e.ArrEnd()
 	}
 	{
 		if s.Text.Set {
@@ -86468,8 +85426,15 @@ func (s *OutputTextContent) Decode(d *jx.Decoder) error {
 		switch string(k) {
 		case "annotations":
 			if err := func() error {
-				s.Annotations.Reset()
-				if err := s.Annotations.Decode(d); err != nil {
+				s.Annotations = make([]Annotation, 0)
+				if err := d.Arr(func(d *jx.Decoder) error {
+					var elem Annotation
+					if err := elem.Decode(d); err != nil {
+						return err
+					}
+					s.Annotations = append(s.Annotations, elem)
+					return nil
+				}); err != nil {
 					return err
 				}
 				return nil
@@ -86478,8 +85443,15 @@ func (s *OutputTextContent) Decode(d *jx.Decoder) error {
 			}
 		case "logprobs":
 			if err := func() error {
-				s.Logprobs.Reset()
-				if err := s.Logprobs.Decode(d); err != nil {
+				s.Logprobs = make([]LogProb, 0)
+				if err := d.Arr(func(d *jx.Decoder) error {
+					var elem LogProb
+					if err := elem.Decode(d); err != nil {
+						return err
+					}
+					s.Logprobs = append(s.Logprobs, elem)
+					return nil
+				}); err != nil {
 					return err
 				}
 				return nil
@@ -90116,10 +89088,12 @@ func (s *ReasoningItem) encodeFields(e *jx.Encoder) {
 		}
 	}
 	{
-		if s.Summary.Set {
-			e.FieldStart("summary")
-			s.Summary.Encode(e)
+		e.FieldStart("summary")
+		e.ArrStart()
+		for _, elem := range s.Summary {
+			elem.Encode(e)
 		}
+		e.ArrEnd()
 	}
 	{
 		if s.Type.Set {
@@ -90197,8 +89171,15 @@ func (s *ReasoningItem) Decode(d *jx.Decoder) error {
 			}
 		case "summary":
 			if err := func() error {
-				s.Summary.Reset()
-				if err := s.Summary.Decode(d); err != nil {
+				s.Summary = make([]SummaryTextContent, 0)
+				if err := d.Arr(func(d *jx.Decoder) error {
+					var elem SummaryTextContent
+					if err := elem.Decode(d); err != nil {
+						return err
+					}
+					s.Summary = append(s.Summary, elem)
+					return nil
+				}); err != nil {
 					return err
 				}
 				return nil
@@ -91031,10 +90012,12 @@ func (s *Response) encodeFields(e *jx.Encoder) {
 		}
 	}
 	{
-		if s.Output.Set {
-			e.FieldStart("output")
-			s.Output.Encode(e)
+		e.FieldStart("output")
+		e.ArrStart()
+		for _, elem := range s.Output {
+			elem.Encode(e)
 		}
+		e.ArrEnd()
 	}
 	{
 		if s.OutputText.Set {
@@ -91404,8 +90387,15 @@ func (s *Response) Decode(d *jx.Decoder) error {
 			}
 		case "output":
 			if err := func() error {
-				s.Output.Reset()
-				if err := s.Output.Decode(d); err != nil {
+				s.Output = make([]OutputItem, 0)
+				if err := d.Arr(func(d *jx.Decoder) error {
+					var elem OutputItem
+					if err := elem.Decode(d); err != nil {
+						return err
+					}
+					s.Output = append(s.Output, elem)
+					return nil
+				}); err != nil {
 					return err
 				}
 				return nil
@@ -99553,10 +98543,12 @@ func (s *ResponseItemList) Encode(e *jx.Encoder) {
 // encodeFields encodes fields.
 func (s *ResponseItemList) encodeFields(e *jx.Encoder) {
 	{
-		if s.Data.Set {
-			e.FieldStart("data")
-			s.Data.Encode(e)
+		e.FieldStart("data")
+		e.ArrStart()
+		for _, elem := range s.Data {
+			elem.Encode(e)
 		}
+		e.ArrEnd()
 	}
 	{
 		if s.FirstID.Set {
@@ -99611,8 +98603,15 @@ func (s *ResponseItemList) Decode(d *jx.Decoder) error {
 		switch string(k) {
 		case "data":
 			if err := func() error {
-				s.Data.Reset()
-				if err := s.Data.Decode(d); err != nil {
+				s.Data = make([]ItemResource, 0)
+				if err := d.Arr(func(d *jx.Decoder) error {
+					var elem ItemResource
+					if err := elem.Decode(d); err != nil {
+						return err
+					}
+					s.Data = append(s.Data, elem)
+					return nil
+				}); err != nil {
 					return err
 				}
 				return nil
@@ -107012,10 +106011,12 @@ func (s *ResponseShellCallOutputContentDoneStreamingEvent) encodeFields(e *jx.En
 		}
 	}
 	{
-		if s.Output.Set {
-			e.FieldStart("output")
-			s.Output.Encode(e)
+		e.FieldStart("output")
+		e.ArrStart()
+		for _, elem := range s.Output {
+			elem.Encode(e)
 		}
+		e.ArrEnd()
 	}
 	{
 		if s.OutputIndex.Set {
@@ -107085,8 +106086,15 @@ func (s *ResponseShellCallOutputContentDoneStreamingEvent) Decode(d *jx.Decoder)
 			}
 		case "output":
 			if err := func() error {
-				s.Output.Reset()
-				if err := s.Output.Decode(d); err != nil {
+				s.Output = make([]FunctionShellCallOutputContent, 0)
+				if err := d.Arr(func(d *jx.Decoder) error {
+					var elem FunctionShellCallOutputContent
+					if err := elem.Decode(d); err != nil {
+						return err
+					}
+					s.Output = append(s.Output, elem)
+					return nil
+				}); err != nil {
 					return err
 				}
 				return nil
@@ -108114,10 +107122,12 @@ func (s ResponseStreamEvent) encodeFields(e *jx.Encoder) {
 				}
 			}
 			{
-				if s.Output.Set {
-					e.FieldStart("output")
-					s.Output.Encode(e)
+				e.FieldStart("output")
+				e.ArrStart()
+				for _, elem := range s.Output {
+					elem.Encode(e)
 				}
+				e.ArrEnd()
 			}
 			{
 				if s.OutputIndex.Set {
@@ -108664,10 +107674,12 @@ func (s ResponseStreamEvent) encodeFields(e *jx.Encoder) {
 				}
 			}
 			{
-				if s.Logprobs.Set {
-					e.FieldStart("logprobs")
-					s.Logprobs.Encode(e)
+				e.FieldStart("logprobs")
+				e.ArrStart()
+				for _, elem := range s.Logprobs {
+					elem.Encode(e)
 				}
+				e.ArrEnd()
 			}
 			{
 				if s.OutputIndex.Set {
@@ -108708,10 +107720,12 @@ func (s ResponseStreamEvent) encodeFields(e *jx.Encoder) {
 				}
 			}
 			{
-				if s.Logprobs.Set {
-					e.FieldStart("logprobs")
-					s.Logprobs.Encode(e)
+				e.FieldStart("logprobs")
+				e.ArrStart()
+				for _, elem := range s.Logprobs {
+					elem.Encode(e)
 				}
+				e.ArrEnd()
 			}
 			{
 				if s.OutputIndex.Set {
@@ -110055,10 +109069,12 @@ func (s *ResponseTextDeltaEvent) encodeFields(e *jx.Encoder) {
 		}
 	}
 	{
-		if s.Logprobs.Set {
-			e.FieldStart("logprobs")
-			s.Logprobs.Encode(e)
+		e.FieldStart("logprobs")
+		e.ArrStart()
+		for _, elem := range s.Logprobs {
+			elem.Encode(e)
 		}
+		e.ArrEnd()
 	}
 	{
 		if s.OutputIndex.Set {
@@ -110139,8 +109155,15 @@ func (s *ResponseTextDeltaEvent) Decode(d *jx.Decoder) error {
 			}
 		case "logprobs":
 			if err := func() error {
-				s.Logprobs.Reset()
-				if err := s.Logprobs.Decode(d); err != nil {
+				s.Logprobs = make([]ResponseLogProb, 0)
+				if err := d.Arr(func(d *jx.Decoder) error {
+					var elem ResponseLogProb
+					if err := elem.Decode(d); err != nil {
+						return err
+					}
+					s.Logprobs = append(s.Logprobs, elem)
+					return nil
+				}); err != nil {
 					return err
 				}
 				return nil
@@ -110331,10 +109354,12 @@ func (s *ResponseTextDoneEvent) encodeFields(e *jx.Encoder) {
 		}
 	}
 	{
-		if s.Logprobs.Set {
-			e.FieldStart("logprobs")
-			s.Logprobs.Encode(e)
+		e.FieldStart("logprobs")
+		e.ArrStart()
+		for _, elem := range s.Logprobs {
+			elem.Encode(e)
 		}
+		e.ArrEnd()
 	}
 	{
 		if s.OutputIndex.Set {
@@ -110411,8 +109436,15 @@ func (s *ResponseTextDoneEvent) Decode(d *jx.Decoder) error {
 			}
 		case "logprobs":
 			if err := func() error {
-				s.Logprobs.Reset()
-				if err := s.Logprobs.Decode(d); err != nil {
+				s.Logprobs = make([]ResponseLogProb, 0)
+				if err := d.Arr(func(d *jx.Decoder) error {
+					var elem ResponseLogProb
+					if err := elem.Decode(d); err != nil {
+						return err
+					}
+					s.Logprobs = append(s.Logprobs, elem)
+					return nil
+				}); err != nil {
 					return err
 				}
 				return nil
@@ -114292,10 +113324,12 @@ func (s Tool) encodeFields(e *jx.Encoder) {
 				}
 			}
 			{
-				if s.VectorStoreIds.Set {
-					e.FieldStart("vector_store_ids")
-					s.VectorStoreIds.Encode(e)
+				e.FieldStart("vector_store_ids")
+				e.ArrStart()
+				for _, elem := range s.VectorStoreIds {
+					e.Str(elem)
 				}
+				e.ArrEnd()
 			}
 			for _, k := range sortedKeys(s.AdditionalProps) {
 				elem := s.AdditionalProps[k]
@@ -114698,10 +113732,12 @@ func (s Tool) encodeFields(e *jx.Encoder) {
 				}
 			}
 			{
-				if s.Tools.Set {
-					e.FieldStart("tools")
-					s.Tools.Encode(e)
+				e.FieldStart("tools")
+				e.ArrStart()
+				for _, elem := range s.Tools {
+					elem.Encode(e)
 				}
+				e.ArrEnd()
 			}
 			for _, k := range sortedKeys(s.AdditionalProps) {
 				elem := s.AdditionalProps[k]
@@ -115227,10 +114263,14 @@ func (s *ToolChoiceAllowed) encodeFields(e *jx.Encoder) {
 		}
 	}
 	{
-		if s.Tools.Set {
-			e.FieldStart("tools")
-			s.Tools.Encode(e)
+		e.FieldStart("tools")
+		e.ArrStart()
+		for _, elem := range s.Tools {
+			if len(elem) != 0 {
+				e.Raw(elem)
+			}
 		}
+		e.ArrEnd()
 	}
 	{
 		if s.Type.Set {
@@ -115275,8 +114315,17 @@ func (s *ToolChoiceAllowed) Decode(d *jx.Decoder) error {
 			}
 		case "tools":
 			if err := func() error {
-				s.Tools.Reset()
-				if err := s.Tools.Decode(d); err != nil {
+				s.Tools = make([]jx.Raw, 0)
+				if err := d.Arr(func(d *jx.Decoder) error {
+					var elem jx.Raw
+					v, err := d.RawAppend(nil)
+					elem = jx.Raw(v)
+					if err != nil {
+						return err
+					}
+					s.Tools = append(s.Tools, elem)
+					return nil
+				}); err != nil {
 					return err
 				}
 				return nil
@@ -116182,10 +115231,14 @@ func (s ToolChoiceParam1) encodeFields(e *jx.Encoder) {
 				}
 			}
 			{
-				if s.Tools.Set {
-					e.FieldStart("tools")
-					s.Tools.Encode(e)
+				e.FieldStart("tools")
+				e.ArrStart()
+				for _, elem := range s.Tools {
+					if len(elem) != 0 {
+						e.Raw(elem)
+					}
 				}
+				e.ArrEnd()
 			}
 			for _, k := range sortedKeys(s.AdditionalProps) {
 				elem := s.AdditionalProps[k]
@@ -117301,10 +116354,12 @@ func (s *ToolSearchOutput) encodeFields(e *jx.Encoder) {
 		}
 	}
 	{
-		if s.Tools.Set {
-			e.FieldStart("tools")
-			s.Tools.Encode(e)
+		e.FieldStart("tools")
+		e.ArrStart()
+		for _, elem := range s.Tools {
+			elem.Encode(e)
 		}
+		e.ArrEnd()
 	}
 	{
 		if s.Type.Set {
@@ -117393,8 +116448,15 @@ func (s *ToolSearchOutput) Decode(d *jx.Decoder) error {
 			}
 		case "tools":
 			if err := func() error {
-				s.Tools.Reset()
-				if err := s.Tools.Decode(d); err != nil {
+				s.Tools = make([]Tool, 0)
+				if err := d.Arr(func(d *jx.Decoder) error {
+					var elem Tool
+					if err := elem.Decode(d); err != nil {
+						return err
+					}
+					s.Tools = append(s.Tools, elem)
+					return nil
+				}); err != nil {
 					return err
 				}
 				return nil
@@ -117539,10 +116601,12 @@ func (s *ToolSearchOutputItemParam) encodeFields(e *jx.Encoder) {
 		}
 	}
 	{
-		if s.Tools.Set {
-			e.FieldStart("tools")
-			s.Tools.Encode(e)
+		e.FieldStart("tools")
+		e.ArrStart()
+		for _, elem := range s.Tools {
+			elem.Encode(e)
 		}
+		e.ArrEnd()
 	}
 	{
 		if s.Type.Set {
@@ -117620,8 +116684,15 @@ func (s *ToolSearchOutputItemParam) Decode(d *jx.Decoder) error {
 			}
 		case "tools":
 			if err := func() error {
-				s.Tools.Reset()
-				if err := s.Tools.Decode(d); err != nil {
+				s.Tools = make([]Tool, 0)
+				if err := d.Arr(func(d *jx.Decoder) error {
+					var elem Tool
+					if err := elem.Decode(d); err != nil {
+						return err
+					}
+					s.Tools = append(s.Tools, elem)
+					return nil
+				}); err != nil {
 					return err
 				}
 				return nil
@@ -118100,10 +117171,12 @@ func (s *TopLogProb) Encode(e *jx.Encoder) {
 // encodeFields encodes fields.
 func (s *TopLogProb) encodeFields(e *jx.Encoder) {
 	{
-		if s.Bytes.Set {
-			e.FieldStart("bytes")
-			s.Bytes.Encode(e)
+		e.FieldStart("bytes")
+		e.ArrStart()
+		for _, elem := range s.Bytes {
+			e.Int(elem)
 		}
+		e.ArrEnd()
 	}
 	{
 		if s.Logprob.Set {
@@ -118144,8 +117217,17 @@ func (s *TopLogProb) Decode(d *jx.Decoder) error {
 		switch string(k) {
 		case "bytes":
 			if err := func() error {
-				s.Bytes.Reset()
-				if err := s.Bytes.Decode(d); err != nil {
+				s.Bytes = make([]int, 0)
+				if err := d.Arr(func(d *jx.Decoder) error {
+					var elem int
+					v, err := d.Int()
+					elem = int(v)
+					if err != nil {
+						return err
+					}
+					s.Bytes = append(s.Bytes, elem)
+					return nil
+				}); err != nil {
 					return err
 				}
 				return nil

@@ -16,7 +16,7 @@ type AdditionalTools struct {
 	ID   OptNilString      `json:"id"`
 	Role OptNilMessageRole `json:"role"`
 	// The additional tool definitions made available at this item.
-	Tools OptNilToolArray `json:"tools"`
+	Tools []Tool `json:"tools" transponder:"encode-empty"`
 	// The type of the item. Always `additional_tools`.
 	Type            OptNilAdditionalToolsType `json:"type"`
 	AdditionalProps AdditionalToolsAdditional
@@ -33,7 +33,7 @@ func (s *AdditionalTools) GetRole() OptNilMessageRole {
 }
 
 // GetTools returns the value of Tools.
-func (s *AdditionalTools) GetTools() OptNilToolArray {
+func (s *AdditionalTools) GetTools() []Tool {
 	return s.Tools
 }
 
@@ -58,7 +58,7 @@ func (s *AdditionalTools) SetRole(val OptNilMessageRole) {
 }
 
 // SetTools sets the value of Tools.
-func (s *AdditionalTools) SetTools(val OptNilToolArray) {
+func (s *AdditionalTools) SetTools(val []Tool) {
 	s.Tools = val
 }
 
@@ -89,7 +89,7 @@ type AdditionalToolsItemParam struct {
 	// The role that provided the additional tools. Only `developer` is supported.
 	Role OptNilAdditionalToolsItemParamRole `json:"role"`
 	// A list of additional tools made available at this item.
-	Tools OptNilToolArray `json:"tools"`
+	Tools []Tool `json:"tools" transponder:"encode-empty"`
 	// The item type. Always `additional_tools`.
 	Type            OptNilAdditionalToolsItemParamType `json:"type"`
 	AdditionalProps AdditionalToolsItemParamAdditional
@@ -106,7 +106,7 @@ func (s *AdditionalToolsItemParam) GetRole() OptNilAdditionalToolsItemParamRole 
 }
 
 // GetTools returns the value of Tools.
-func (s *AdditionalToolsItemParam) GetTools() OptNilToolArray {
+func (s *AdditionalToolsItemParam) GetTools() []Tool {
 	return s.Tools
 }
 
@@ -131,7 +131,7 @@ func (s *AdditionalToolsItemParam) SetRole(val OptNilAdditionalToolsItemParamRol
 }
 
 // SetTools sets the value of Tools.
-func (s *AdditionalToolsItemParam) SetTools(val OptNilToolArray) {
+func (s *AdditionalToolsItemParam) SetTools(val []Tool) {
 	s.Tools = val
 }
 
@@ -2326,7 +2326,7 @@ type ChatCompletionAllowedTools struct {
 	// 	  { "type": "function", "function": { "name": "get_weather" } },
 	// 	  { "type": "function", "function": { "name": "get_time" } }
 	// 	]
-	Tools           OptNilAnyArray `json:"tools"`
+	Tools           []jx.Raw `json:"tools" transponder:"encode-empty"`
 	AdditionalProps ChatCompletionAllowedToolsAdditional
 }
 
@@ -2336,7 +2336,7 @@ func (s *ChatCompletionAllowedTools) GetMode() OptNilChatCompletionAllowedToolsM
 }
 
 // GetTools returns the value of Tools.
-func (s *ChatCompletionAllowedTools) GetTools() OptNilAnyArray {
+func (s *ChatCompletionAllowedTools) GetTools() []jx.Raw {
 	return s.Tools
 }
 
@@ -2351,7 +2351,7 @@ func (s *ChatCompletionAllowedTools) SetMode(val OptNilChatCompletionAllowedTool
 }
 
 // SetTools sets the value of Tools.
-func (s *ChatCompletionAllowedTools) SetTools(val OptNilAnyArray) {
+func (s *ChatCompletionAllowedTools) SetTools(val []jx.Raw) {
 	s.Tools = val
 }
 
@@ -3435,7 +3435,7 @@ type ChatCompletionModerationResults struct {
 	// The moderation model used to generate the results.
 	Model OptNilString `json:"model"`
 	// A list of moderation results.
-	Results OptNilModerationResultBodyArray `json:"results"`
+	Results []ModerationResultBody `json:"results" transponder:"encode-empty"`
 	// The object type, which is always `moderation_results`.
 	Type            OptNilChatCompletionModerationResultsType `json:"type"`
 	AdditionalProps ChatCompletionModerationResultsAdditional
@@ -3447,7 +3447,7 @@ func (s *ChatCompletionModerationResults) GetModel() OptNilString {
 }
 
 // GetResults returns the value of Results.
-func (s *ChatCompletionModerationResults) GetResults() OptNilModerationResultBodyArray {
+func (s *ChatCompletionModerationResults) GetResults() []ModerationResultBody {
 	return s.Results
 }
 
@@ -3467,7 +3467,7 @@ func (s *ChatCompletionModerationResults) SetModel(val OptNilString) {
 }
 
 // SetResults sets the value of Results.
-func (s *ChatCompletionModerationResults) SetResults(val OptNilModerationResultBodyArray) {
+func (s *ChatCompletionModerationResults) SetResults(val []ModerationResultBody) {
 	s.Results = val
 }
 
@@ -6836,7 +6836,7 @@ type ChatCompletionTokenLogprob struct {
 	Token OptNilString `json:"token"`
 	// List of the most likely tokens and their log probability, at this token position. The number of
 	// entries may be fewer than the requested `top_logprobs`.
-	TopLogprobs     OptNilChatCompletionTokenLogprobTopLogprobsItemArray `json:"top_logprobs"`
+	TopLogprobs     []ChatCompletionTokenLogprobTopLogprobsItem `json:"top_logprobs" transponder:"encode-empty"`
 	AdditionalProps ChatCompletionTokenLogprobAdditional
 }
 
@@ -6856,7 +6856,7 @@ func (s *ChatCompletionTokenLogprob) GetToken() OptNilString {
 }
 
 // GetTopLogprobs returns the value of TopLogprobs.
-func (s *ChatCompletionTokenLogprob) GetTopLogprobs() OptNilChatCompletionTokenLogprobTopLogprobsItemArray {
+func (s *ChatCompletionTokenLogprob) GetTopLogprobs() []ChatCompletionTokenLogprobTopLogprobsItem {
 	return s.TopLogprobs
 }
 
@@ -6881,7 +6881,7 @@ func (s *ChatCompletionTokenLogprob) SetToken(val OptNilString) {
 }
 
 // SetTopLogprobs sets the value of TopLogprobs.
-func (s *ChatCompletionTokenLogprob) SetTopLogprobs(val OptNilChatCompletionTokenLogprobTopLogprobsItemArray) {
+func (s *ChatCompletionTokenLogprob) SetTopLogprobs(val []ChatCompletionTokenLogprobTopLogprobsItem) {
 	s.TopLogprobs = val
 }
 
@@ -9022,14 +9022,14 @@ func (s *CompletionUsagePromptTokensDetailsAdditional) init() CompletionUsagePro
 // Ref: #/components/schemas/CompoundFilter
 type CompoundFilter struct {
 	// Array of filters to combine. Items can be `ComparisonFilter` or `CompoundFilter`.
-	Filters OptNilCompoundFilterFiltersItemArray `json:"filters"`
+	Filters []CompoundFilterFiltersItem `json:"filters" transponder:"encode-empty"`
 	// Type of operation: `and` or `or`.
 	Type            OptNilCompoundFilterType `json:"type"`
 	AdditionalProps CompoundFilterAdditional
 }
 
 // GetFilters returns the value of Filters.
-func (s *CompoundFilter) GetFilters() OptNilCompoundFilterFiltersItemArray {
+func (s *CompoundFilter) GetFilters() []CompoundFilterFiltersItem {
 	return s.Filters
 }
 
@@ -9044,7 +9044,7 @@ func (s *CompoundFilter) GetAdditionalProps() CompoundFilterAdditional {
 }
 
 // SetFilters sets the value of Filters.
-func (s *CompoundFilter) SetFilters(val OptNilCompoundFilterFiltersItemArray) {
+func (s *CompoundFilter) SetFilters(val []CompoundFilterFiltersItem) {
 	s.Filters = val
 }
 
@@ -9968,7 +9968,7 @@ type ComputerToolCall struct {
 	// The unique ID of the computer call.
 	ID OptNilString `json:"id"`
 	// The pending safety checks for the computer call.
-	PendingSafetyChecks OptNilComputerCallSafetyCheckParamArray `json:"pending_safety_checks"`
+	PendingSafetyChecks []ComputerCallSafetyCheckParam `json:"pending_safety_checks" transponder:"encode-empty"`
 	// The status of the item. One of `in_progress`, `completed`, or `incomplete`. Populated when items are
 	// returned via API.
 	Status OptNilComputerToolCallStatus `json:"status"`
@@ -9998,7 +9998,7 @@ func (s *ComputerToolCall) GetID() OptNilString {
 }
 
 // GetPendingSafetyChecks returns the value of PendingSafetyChecks.
-func (s *ComputerToolCall) GetPendingSafetyChecks() OptNilComputerCallSafetyCheckParamArray {
+func (s *ComputerToolCall) GetPendingSafetyChecks() []ComputerCallSafetyCheckParam {
 	return s.PendingSafetyChecks
 }
 
@@ -10038,7 +10038,7 @@ func (s *ComputerToolCall) SetID(val OptNilString) {
 }
 
 // SetPendingSafetyChecks sets the value of PendingSafetyChecks.
-func (s *ComputerToolCall) SetPendingSafetyChecks(val OptNilComputerCallSafetyCheckParamArray) {
+func (s *ComputerToolCall) SetPendingSafetyChecks(val []ComputerCallSafetyCheckParam) {
 	s.PendingSafetyChecks = val
 }
 
@@ -11079,7 +11079,7 @@ func (s *ContainerMemoryLimit) UnmarshalText(data []byte) error {
 // Ref: #/components/schemas/ContainerNetworkPolicyAllowlistParam
 type ContainerNetworkPolicyAllowlistParam struct {
 	// A list of allowed domains when type is `allowlist`.
-	AllowedDomains OptNilStringArray `json:"allowed_domains"`
+	AllowedDomains []string `json:"allowed_domains" transponder:"encode-empty"`
 	// Optional domain-scoped secrets for allowlisted domains.
 	DomainSecrets OptNilContainerNetworkPolicyDomainSecretParamArray `json:"domain_secrets"`
 	// Allow outbound network access only to specified domains. Always `allowlist`.
@@ -11088,7 +11088,7 @@ type ContainerNetworkPolicyAllowlistParam struct {
 }
 
 // GetAllowedDomains returns the value of AllowedDomains.
-func (s *ContainerNetworkPolicyAllowlistParam) GetAllowedDomains() OptNilStringArray {
+func (s *ContainerNetworkPolicyAllowlistParam) GetAllowedDomains() []string {
 	return s.AllowedDomains
 }
 
@@ -11108,7 +11108,7 @@ func (s *ContainerNetworkPolicyAllowlistParam) GetAdditionalProps() ContainerNet
 }
 
 // SetAllowedDomains sets the value of AllowedDomains.
-func (s *ContainerNetworkPolicyAllowlistParam) SetAllowedDomains(val OptNilStringArray) {
+func (s *ContainerNetworkPolicyAllowlistParam) SetAllowedDomains(val []string) {
 	s.AllowedDomains = val
 }
 
@@ -11774,10 +11774,10 @@ type CreateChatCompletionRequest struct {
 	// [text]: /docs/guides/text-generation
 	// [images]: /docs/guides/vision
 	// [audio]: /docs/guides/audio
-	Messages   OptNilChatCompletionRequestMessageArray `json:"messages"`
-	Modalities OptNilResponseModalities                `json:"modalities"`
-	Model      OptNilModelIdsShared                    `json:"model"`
-	Moderation OptNilModerationParam                   `json:"moderation"`
+	Messages   []ChatCompletionRequestMessage `json:"messages" transponder:"encode-empty"`
+	Modalities OptNilResponseModalities       `json:"modalities"`
+	Model      OptNilModelIdsShared           `json:"model"`
+	Moderation OptNilModerationParam          `json:"moderation"`
 	// How many chat completion choices to generate for each input message. Note that you will be charged
 	// based on the number of generated tokens across all of the choices. Keep `n` as `1` to minimize
 	// costs.
@@ -11930,7 +11930,7 @@ func (s *CreateChatCompletionRequest) GetMaxTokens() OptNilInt {
 }
 
 // GetMessages returns the value of Messages.
-func (s *CreateChatCompletionRequest) GetMessages() OptNilChatCompletionRequestMessageArray {
+func (s *CreateChatCompletionRequest) GetMessages() []ChatCompletionRequestMessage {
 	return s.Messages
 }
 
@@ -12120,7 +12120,7 @@ func (s *CreateChatCompletionRequest) SetMaxTokens(val OptNilInt) {
 }
 
 // SetMessages sets the value of Messages.
-func (s *CreateChatCompletionRequest) SetMessages(val OptNilChatCompletionRequestMessageArray) {
+func (s *CreateChatCompletionRequest) SetMessages(val []ChatCompletionRequestMessage) {
 	s.Messages = val
 }
 
@@ -12929,7 +12929,7 @@ func (s *CreateChatCompletionRequestWebSearchOptionsUserLocationType) UnmarshalT
 // Ref: #/components/schemas/CreateChatCompletionResponse
 type CreateChatCompletionResponse struct {
 	// A list of chat completion choices. Can be more than one if `n` is greater than 1.
-	Choices OptNilCreateChatCompletionResponseChoicesItemArray `json:"choices"`
+	Choices []CreateChatCompletionResponseChoicesItem `json:"choices" transponder:"encode-empty"`
 	// The Unix timestamp (in seconds) of when the chat completion was created.
 	Created OptNilInt `json:"created"`
 	// A unique identifier for the chat completion.
@@ -12953,7 +12953,7 @@ type CreateChatCompletionResponse struct {
 }
 
 // GetChoices returns the value of Choices.
-func (s *CreateChatCompletionResponse) GetChoices() OptNilCreateChatCompletionResponseChoicesItemArray {
+func (s *CreateChatCompletionResponse) GetChoices() []CreateChatCompletionResponseChoicesItem {
 	return s.Choices
 }
 
@@ -13008,7 +13008,7 @@ func (s *CreateChatCompletionResponse) GetAdditionalProps() CreateChatCompletion
 }
 
 // SetChoices sets the value of Choices.
-func (s *CreateChatCompletionResponse) SetChoices(val OptNilCreateChatCompletionResponseChoicesItemArray) {
+func (s *CreateChatCompletionResponse) SetChoices(val []CreateChatCompletionResponseChoicesItem) {
 	s.Choices = val
 }
 
@@ -13312,7 +13312,7 @@ func (s *CreateChatCompletionResponseObject) UnmarshalText(data []byte) error {
 type CreateChatCompletionStreamResponse struct {
 	// A list of chat completion choices. Can contain more than one elements if `n` is greater than 1. Can
 	// also be empty for the last chunk if you set `stream_options: {"include_usage": true}`.
-	Choices OptNilCreateChatCompletionStreamResponseChoicesItemArray `json:"choices"`
+	Choices []CreateChatCompletionStreamResponseChoicesItem `json:"choices" transponder:"encode-empty"`
 	// The Unix timestamp (in seconds) of when the chat completion was created. Each chunk has the same
 	// timestamp.
 	Created OptNilInt `json:"created"`
@@ -13339,7 +13339,7 @@ type CreateChatCompletionStreamResponse struct {
 }
 
 // GetChoices returns the value of Choices.
-func (s *CreateChatCompletionStreamResponse) GetChoices() OptNilCreateChatCompletionStreamResponseChoicesItemArray {
+func (s *CreateChatCompletionStreamResponse) GetChoices() []CreateChatCompletionStreamResponseChoicesItem {
 	return s.Choices
 }
 
@@ -13394,7 +13394,7 @@ func (s *CreateChatCompletionStreamResponse) GetAdditionalProps() CreateChatComp
 }
 
 // SetChoices sets the value of Choices.
-func (s *CreateChatCompletionStreamResponse) SetChoices(val OptNilCreateChatCompletionStreamResponseChoicesItemArray) {
+func (s *CreateChatCompletionStreamResponse) SetChoices(val []CreateChatCompletionStreamResponseChoicesItem) {
 	s.Choices = val
 }
 
@@ -16316,7 +16316,7 @@ type DragParam struct {
 	// 	  { x: 100, y: 200 },
 	// 	  { x: 200, y: 300 }
 	// 	]
-	Path OptNilCoordParamArray `json:"path"`
+	Path []CoordParam `json:"path" transponder:"encode-empty"`
 	// Specifies the event type. For a drag action, this property is always set to `drag`.
 	Type            OptNilDragParamType `json:"type"`
 	AdditionalProps DragParamAdditional
@@ -16328,7 +16328,7 @@ func (s *DragParam) GetKeys() OptNilStringArray {
 }
 
 // GetPath returns the value of Path.
-func (s *DragParam) GetPath() OptNilCoordParamArray {
+func (s *DragParam) GetPath() []CoordParam {
 	return s.Path
 }
 
@@ -16348,7 +16348,7 @@ func (s *DragParam) SetKeys(val OptNilStringArray) {
 }
 
 // SetPath sets the value of Path.
-func (s *DragParam) SetPath(val OptNilCoordParamArray) {
+func (s *DragParam) SetPath(val []CoordParam) {
 	s.Path = val
 }
 
@@ -17100,7 +17100,7 @@ type FileSearchTool struct {
 	// The type of the file search tool. Always `file_search`.
 	Type OptNilFileSearchToolType `json:"type"`
 	// The IDs of the vector stores to search.
-	VectorStoreIds  OptNilStringArray `json:"vector_store_ids"`
+	VectorStoreIds  []string `json:"vector_store_ids" transponder:"encode-empty"`
 	AdditionalProps FileSearchToolAdditional
 }
 
@@ -17125,7 +17125,7 @@ func (s *FileSearchTool) GetType() OptNilFileSearchToolType {
 }
 
 // GetVectorStoreIds returns the value of VectorStoreIds.
-func (s *FileSearchTool) GetVectorStoreIds() OptNilStringArray {
+func (s *FileSearchTool) GetVectorStoreIds() []string {
 	return s.VectorStoreIds
 }
 
@@ -17155,7 +17155,7 @@ func (s *FileSearchTool) SetType(val OptNilFileSearchToolType) {
 }
 
 // SetVectorStoreIds sets the value of VectorStoreIds.
-func (s *FileSearchTool) SetVectorStoreIds(val OptNilStringArray) {
+func (s *FileSearchTool) SetVectorStoreIds(val []string) {
 	s.VectorStoreIds = val
 }
 
@@ -17183,7 +17183,7 @@ type FileSearchToolCall struct {
 	// The unique ID of the file search tool call.
 	ID OptNilString `json:"id"`
 	// The queries used to search for files.
-	Queries OptNilStringArray                        `json:"queries"`
+	Queries []string                                 `json:"queries" transponder:"encode-empty"`
 	Results OptNilFileSearchToolCallResultsItemArray `json:"results"`
 	// The status of the file search tool call. One of `in_progress`, `searching`, `incomplete` or
 	// `failed`,.
@@ -17199,7 +17199,7 @@ func (s *FileSearchToolCall) GetID() OptNilString {
 }
 
 // GetQueries returns the value of Queries.
-func (s *FileSearchToolCall) GetQueries() OptNilStringArray {
+func (s *FileSearchToolCall) GetQueries() []string {
 	return s.Queries
 }
 
@@ -17229,7 +17229,7 @@ func (s *FileSearchToolCall) SetID(val OptNilString) {
 }
 
 // SetQueries sets the value of Queries.
-func (s *FileSearchToolCall) SetQueries(val OptNilStringArray) {
+func (s *FileSearchToolCall) SetQueries(val []string) {
 	s.Queries = val
 }
 
@@ -18311,14 +18311,14 @@ func (s *FunctionObjectAdditional) init() FunctionObjectAdditional {
 // Execute a shell command.
 // Ref: #/components/schemas/FunctionShellAction
 type FunctionShellAction struct {
-	Commands        OptNilStringArray `json:"commands"`
-	MaxOutputLength OptNilInt         `json:"max_output_length"`
-	TimeoutMs       OptNilInt         `json:"timeout_ms"`
+	Commands        []string  `json:"commands" transponder:"encode-empty"`
+	MaxOutputLength OptNilInt `json:"max_output_length"`
+	TimeoutMs       OptNilInt `json:"timeout_ms"`
 	AdditionalProps FunctionShellActionAdditional
 }
 
 // GetCommands returns the value of Commands.
-func (s *FunctionShellAction) GetCommands() OptNilStringArray {
+func (s *FunctionShellAction) GetCommands() []string {
 	return s.Commands
 }
 
@@ -18338,7 +18338,7 @@ func (s *FunctionShellAction) GetAdditionalProps() FunctionShellActionAdditional
 }
 
 // SetCommands sets the value of Commands.
-func (s *FunctionShellAction) SetCommands(val OptNilStringArray) {
+func (s *FunctionShellAction) SetCommands(val []string) {
 	s.Commands = val
 }
 
@@ -18372,14 +18372,14 @@ func (s *FunctionShellActionAdditional) init() FunctionShellActionAdditional {
 // Ref: #/components/schemas/FunctionShellActionParam
 type FunctionShellActionParam struct {
 	// Ordered shell commands for the execution environment to run.
-	Commands        OptNilStringArray `json:"commands"`
-	MaxOutputLength OptNilInt         `json:"max_output_length"`
-	TimeoutMs       OptNilInt         `json:"timeout_ms"`
+	Commands        []string  `json:"commands" transponder:"encode-empty"`
+	MaxOutputLength OptNilInt `json:"max_output_length"`
+	TimeoutMs       OptNilInt `json:"timeout_ms"`
 	AdditionalProps FunctionShellActionParamAdditional
 }
 
 // GetCommands returns the value of Commands.
-func (s *FunctionShellActionParam) GetCommands() OptNilStringArray {
+func (s *FunctionShellActionParam) GetCommands() []string {
 	return s.Commands
 }
 
@@ -18399,7 +18399,7 @@ func (s *FunctionShellActionParam) GetAdditionalProps() FunctionShellActionParam
 }
 
 // SetCommands sets the value of Commands.
-func (s *FunctionShellActionParam) SetCommands(val OptNilStringArray) {
+func (s *FunctionShellActionParam) SetCommands(val []string) {
 	s.Commands = val
 }
 
@@ -18890,8 +18890,8 @@ type FunctionShellCallOutput struct {
 	ID              OptNilString `json:"id"`
 	MaxOutputLength OptNilInt    `json:"max_output_length"`
 	// An array of shell call output contents.
-	Output OptNilFunctionShellCallOutputContentArray `json:"output"`
-	Status OptNilFunctionShellCallOutputStatusEnum   `json:"status"`
+	Output []FunctionShellCallOutputContent        `json:"output" transponder:"encode-empty"`
+	Status OptNilFunctionShellCallOutputStatusEnum `json:"status"`
 	// The type of the shell call output. Always `shell_call_output`.
 	Type            OptNilFunctionShellCallOutputType `json:"type"`
 	AdditionalProps FunctionShellCallOutputAdditional
@@ -18923,7 +18923,7 @@ func (s *FunctionShellCallOutput) GetMaxOutputLength() OptNilInt {
 }
 
 // GetOutput returns the value of Output.
-func (s *FunctionShellCallOutput) GetOutput() OptNilFunctionShellCallOutputContentArray {
+func (s *FunctionShellCallOutput) GetOutput() []FunctionShellCallOutputContent {
 	return s.Output
 }
 
@@ -18968,7 +18968,7 @@ func (s *FunctionShellCallOutput) SetMaxOutputLength(val OptNilInt) {
 }
 
 // SetOutput sets the value of Output.
-func (s *FunctionShellCallOutput) SetOutput(val OptNilFunctionShellCallOutputContentArray) {
+func (s *FunctionShellCallOutput) SetOutput(val []FunctionShellCallOutputContent) {
 	s.Output = val
 }
 
@@ -19388,8 +19388,8 @@ type FunctionShellCallOutputItemParam struct {
 	ID              OptNilString              `json:"id"`
 	MaxOutputLength OptNilInt                 `json:"max_output_length"`
 	// Captured chunks of stdout and stderr output, along with their associated outcomes.
-	Output OptNilFunctionShellCallOutputContentParamArray `json:"output"`
-	Status OptNilFunctionShellCallItemStatus              `json:"status"`
+	Output []FunctionShellCallOutputContentParam `json:"output" transponder:"encode-empty"`
+	Status OptNilFunctionShellCallItemStatus     `json:"status"`
 	// The type of the item. Always `shell_call_output`.
 	Type            OptNilFunctionShellCallOutputItemParamType `json:"type"`
 	AdditionalProps FunctionShellCallOutputItemParamAdditional
@@ -19416,7 +19416,7 @@ func (s *FunctionShellCallOutputItemParam) GetMaxOutputLength() OptNilInt {
 }
 
 // GetOutput returns the value of Output.
-func (s *FunctionShellCallOutputItemParam) GetOutput() OptNilFunctionShellCallOutputContentParamArray {
+func (s *FunctionShellCallOutputItemParam) GetOutput() []FunctionShellCallOutputContentParam {
 	return s.Output
 }
 
@@ -19456,7 +19456,7 @@ func (s *FunctionShellCallOutputItemParam) SetMaxOutputLength(val OptNilInt) {
 }
 
 // SetOutput sets the value of Output.
-func (s *FunctionShellCallOutputItemParam) SetOutput(val OptNilFunctionShellCallOutputContentParamArray) {
+func (s *FunctionShellCallOutputItemParam) SetOutput(val []FunctionShellCallOutputContentParam) {
 	s.Output = val
 }
 
@@ -25347,7 +25347,7 @@ func (s *Item) SetOneOf(val ItemSum) {
 // Any of [InputMessage OutputMessage]: they share type "message".
 // Ref: #/components/schemas/ItemMessage
 type ItemMessage struct {
-	Content OptNilItemMessageContentItemArray `json:"content"`
+	Content []ItemMessageContentItem `json:"content" transponder:"encode-empty"`
 	// The unique ID of the output message.
 	ID              OptNilString            `json:"id"`
 	Phase           OptNilMessagePhase      `json:"phase"`
@@ -25358,7 +25358,7 @@ type ItemMessage struct {
 }
 
 // GetContent returns the value of Content.
-func (s *ItemMessage) GetContent() OptNilItemMessageContentItemArray {
+func (s *ItemMessage) GetContent() []ItemMessageContentItem {
 	return s.Content
 }
 
@@ -25393,7 +25393,7 @@ func (s *ItemMessage) GetAdditionalProps() ItemMessageAdditional {
 }
 
 // SetContent sets the value of Content.
-func (s *ItemMessage) SetContent(val OptNilItemMessageContentItemArray) {
+func (s *ItemMessage) SetContent(val []ItemMessageContentItem) {
 	s.Content = val
 }
 
@@ -26579,17 +26579,17 @@ func NewCustomToolCallOutputResourceItemResource(v CustomToolCallOutputResource)
 // Any of [InputMessageResource OutputMessage]: they share type "message".
 // Ref: #/components/schemas/ItemResourceMessage
 type ItemResourceMessage struct {
-	Content         OptNilItemResourceMessageContentItemArray `json:"content"`
-	ID              OptNilString                              `json:"id"`
-	Phase           OptNilMessagePhase                        `json:"phase"`
-	Role            OptNilItemResourceMessageRole             `json:"role"`
-	Status          OptNilItemResourceMessageStatus           `json:"status"`
-	Type            OptNilItemResourceMessageType             `json:"type"`
+	Content         []ItemResourceMessageContentItem `json:"content" transponder:"encode-empty"`
+	ID              OptNilString                     `json:"id"`
+	Phase           OptNilMessagePhase               `json:"phase"`
+	Role            OptNilItemResourceMessageRole    `json:"role"`
+	Status          OptNilItemResourceMessageStatus  `json:"status"`
+	Type            OptNilItemResourceMessageType    `json:"type"`
 	AdditionalProps ItemResourceMessageAdditional
 }
 
 // GetContent returns the value of Content.
-func (s *ItemResourceMessage) GetContent() OptNilItemResourceMessageContentItemArray {
+func (s *ItemResourceMessage) GetContent() []ItemResourceMessageContentItem {
 	return s.Content
 }
 
@@ -26624,7 +26624,7 @@ func (s *ItemResourceMessage) GetAdditionalProps() ItemResourceMessageAdditional
 }
 
 // SetContent sets the value of Content.
-func (s *ItemResourceMessage) SetContent(val OptNilItemResourceMessageContentItemArray) {
+func (s *ItemResourceMessage) SetContent(val []ItemResourceMessageContentItem) {
 	s.Content = val
 }
 
@@ -27669,14 +27669,14 @@ func NewCustomToolCallItemSum(v CustomToolCall) ItemSum {
 type KeyPressAction struct {
 	// The combination of keys the model is requesting to be pressed. This is an array of strings, each
 	// representing a key.
-	Keys OptNilStringArray `json:"keys"`
+	Keys []string `json:"keys" transponder:"encode-empty"`
 	// Specifies the event type. For a keypress action, this property is always set to `keypress`.
 	Type            OptNilKeyPressActionType `json:"type"`
 	AdditionalProps KeyPressActionAdditional
 }
 
 // GetKeys returns the value of Keys.
-func (s *KeyPressAction) GetKeys() OptNilStringArray {
+func (s *KeyPressAction) GetKeys() []string {
 	return s.Keys
 }
 
@@ -27691,7 +27691,7 @@ func (s *KeyPressAction) GetAdditionalProps() KeyPressActionAdditional {
 }
 
 // SetKeys sets the value of Keys.
-func (s *KeyPressAction) SetKeys(val OptNilStringArray) {
+func (s *KeyPressAction) SetKeys(val []string) {
 	s.Keys = val
 }
 
@@ -27955,7 +27955,7 @@ func (s *LocalEnvironmentResourceType) UnmarshalText(data []byte) error {
 // Ref: #/components/schemas/LocalShellExecAction
 type LocalShellExecAction struct {
 	// The command to run.
-	Command OptNilStringArray `json:"command"`
+	Command []string `json:"command" transponder:"encode-empty"`
 	// Environment variables to set for the command.
 	Env       jx.Raw    `json:"env"`
 	TimeoutMs OptNilInt `json:"timeout_ms"`
@@ -27967,7 +27967,7 @@ type LocalShellExecAction struct {
 }
 
 // GetCommand returns the value of Command.
-func (s *LocalShellExecAction) GetCommand() OptNilStringArray {
+func (s *LocalShellExecAction) GetCommand() []string {
 	return s.Command
 }
 
@@ -28002,7 +28002,7 @@ func (s *LocalShellExecAction) GetAdditionalProps() LocalShellExecActionAddition
 }
 
 // SetCommand sets the value of Command.
-func (s *LocalShellExecAction) SetCommand(val OptNilStringArray) {
+func (s *LocalShellExecAction) SetCommand(val []string) {
 	s.Command = val
 }
 
@@ -28549,15 +28549,15 @@ func (s *LocalSkillParamAdditional) init() LocalSkillParamAdditional {
 // The log probability of a token.
 // Ref: #/components/schemas/LogProb
 type LogProb struct {
-	Bytes           OptNilIntArray        `json:"bytes"`
-	Logprob         OptNilFloat64         `json:"logprob"`
-	Token           OptNilString          `json:"token"`
-	TopLogprobs     OptNilTopLogProbArray `json:"top_logprobs"`
+	Bytes           []int         `json:"bytes" transponder:"encode-empty"`
+	Logprob         OptNilFloat64 `json:"logprob"`
+	Token           OptNilString  `json:"token"`
+	TopLogprobs     []TopLogProb  `json:"top_logprobs" transponder:"encode-empty"`
 	AdditionalProps LogProbAdditional
 }
 
 // GetBytes returns the value of Bytes.
-func (s *LogProb) GetBytes() OptNilIntArray {
+func (s *LogProb) GetBytes() []int {
 	return s.Bytes
 }
 
@@ -28572,7 +28572,7 @@ func (s *LogProb) GetToken() OptNilString {
 }
 
 // GetTopLogprobs returns the value of TopLogprobs.
-func (s *LogProb) GetTopLogprobs() OptNilTopLogProbArray {
+func (s *LogProb) GetTopLogprobs() []TopLogProb {
 	return s.TopLogprobs
 }
 
@@ -28582,7 +28582,7 @@ func (s *LogProb) GetAdditionalProps() LogProbAdditional {
 }
 
 // SetBytes sets the value of Bytes.
-func (s *LogProb) SetBytes(val OptNilIntArray) {
+func (s *LogProb) SetBytes(val []int) {
 	s.Bytes = val
 }
 
@@ -28597,7 +28597,7 @@ func (s *LogProb) SetToken(val OptNilString) {
 }
 
 // SetTopLogprobs sets the value of TopLogprobs.
-func (s *LogProb) SetTopLogprobs(val OptNilTopLogProbArray) {
+func (s *LogProb) SetTopLogprobs(val []TopLogProb) {
 	s.TopLogprobs = val
 }
 
@@ -28989,7 +28989,7 @@ type MCPListTools struct {
 	// The label of the MCP server.
 	ServerLabel OptNilString `json:"server_label"`
 	// The tools available on the server.
-	Tools OptNilMCPListToolsToolArray `json:"tools"`
+	Tools []MCPListToolsTool `json:"tools" transponder:"encode-empty"`
 	// The type of the item. Always `mcp_list_tools`.
 	Type            OptNilMCPListToolsType `json:"type"`
 	AdditionalProps MCPListToolsAdditional
@@ -29011,7 +29011,7 @@ func (s *MCPListTools) GetServerLabel() OptNilString {
 }
 
 // GetTools returns the value of Tools.
-func (s *MCPListTools) GetTools() OptNilMCPListToolsToolArray {
+func (s *MCPListTools) GetTools() []MCPListToolsTool {
 	return s.Tools
 }
 
@@ -29041,7 +29041,7 @@ func (s *MCPListTools) SetServerLabel(val OptNilString) {
 }
 
 // SetTools sets the value of Tools.
-func (s *MCPListTools) SetTools(val OptNilMCPListToolsToolArray) {
+func (s *MCPListTools) SetTools(val []MCPListToolsTool) {
 	s.Tools = val
 }
 
@@ -31354,7 +31354,7 @@ type NamespaceToolParam struct {
 	// The namespace name used in tool calls (for example, `crm`).
 	Name OptNilString `json:"name"`
 	// The function/custom tools available inside this namespace.
-	Tools OptNilNamespaceToolParamToolsItemArray `json:"tools"`
+	Tools []NamespaceToolParamToolsItem `json:"tools" transponder:"encode-empty"`
 	// The type of the tool. Always `namespace`.
 	Type            OptNilNamespaceToolParamType `json:"type"`
 	AdditionalProps NamespaceToolParamAdditional
@@ -31371,7 +31371,7 @@ func (s *NamespaceToolParam) GetName() OptNilString {
 }
 
 // GetTools returns the value of Tools.
-func (s *NamespaceToolParam) GetTools() OptNilNamespaceToolParamToolsItemArray {
+func (s *NamespaceToolParam) GetTools() []NamespaceToolParamToolsItem {
 	return s.Tools
 }
 
@@ -31396,7 +31396,7 @@ func (s *NamespaceToolParam) SetName(val OptNilString) {
 }
 
 // SetTools sets the value of Tools.
-func (s *NamespaceToolParam) SetTools(val OptNilNamespaceToolParamToolsItemArray) {
+func (s *NamespaceToolParam) SetTools(val []NamespaceToolParamToolsItem) {
 	s.Tools = val
 }
 
@@ -33586,142 +33586,6 @@ func (o OptNilAnnotation) Get() (v Annotation, ok bool) {
 
 // Or returns value if set, or given parameter if does not.
 func (o OptNilAnnotation) Or(d Annotation) Annotation {
-	if v, ok := o.Get(); ok {
-		return v
-	}
-	return d
-}
-
-// NewOptNilAnnotationArray returns new OptNilAnnotationArray with value set to v.
-func NewOptNilAnnotationArray(v []Annotation) OptNilAnnotationArray {
-	return OptNilAnnotationArray{
-		Value: v,
-		Set:   true,
-	}
-}
-
-// OptNilAnnotationArray is optional nullable []Annotation.
-type OptNilAnnotationArray struct {
-	Value []Annotation
-	Set   bool
-	Null  bool
-}
-
-// IsSet returns true if OptNilAnnotationArray was set.
-func (o OptNilAnnotationArray) IsSet() bool { return o.Set }
-
-// Reset unsets value.
-func (o *OptNilAnnotationArray) Reset() {
-	var v []Annotation
-	o.Value = v
-	o.Set = false
-	o.Null = false
-}
-
-// SetTo sets value to v.
-func (o *OptNilAnnotationArray) SetTo(v []Annotation) {
-	o.Set = true
-	o.Null = false
-	o.Value = v
-}
-
-// IsNull returns true if value is Null.
-func (o OptNilAnnotationArray) IsNull() bool { return o.Null }
-
-// SetToNull sets value to null.
-func (o *OptNilAnnotationArray) SetToNull() {
-	o.Set = true
-	o.Null = true
-	var v []Annotation
-	o.Value = v
-}
-
-// IsEmpty returns true if the field was omitted from the payload (not Set and not Null).
-func (o OptNilAnnotationArray) IsEmpty() bool {
-	return !o.Set && !o.Null
-}
-
-// Get returns value and boolean that denotes whether value was set.
-func (o OptNilAnnotationArray) Get() (v []Annotation, ok bool) {
-	if o.Null {
-		return v, false
-	}
-	if !o.Set {
-		return v, false
-	}
-	return o.Value, true
-}
-
-// Or returns value if set, or given parameter if does not.
-func (o OptNilAnnotationArray) Or(d []Annotation) []Annotation {
-	if v, ok := o.Get(); ok {
-		return v
-	}
-	return d
-}
-
-// NewOptNilAnyArray returns new OptNilAnyArray with value set to v.
-func NewOptNilAnyArray(v []jx.Raw) OptNilAnyArray {
-	return OptNilAnyArray{
-		Value: v,
-		Set:   true,
-	}
-}
-
-// OptNilAnyArray is optional nullable []jx.Raw.
-type OptNilAnyArray struct {
-	Value []jx.Raw
-	Set   bool
-	Null  bool
-}
-
-// IsSet returns true if OptNilAnyArray was set.
-func (o OptNilAnyArray) IsSet() bool { return o.Set }
-
-// Reset unsets value.
-func (o *OptNilAnyArray) Reset() {
-	var v []jx.Raw
-	o.Value = v
-	o.Set = false
-	o.Null = false
-}
-
-// SetTo sets value to v.
-func (o *OptNilAnyArray) SetTo(v []jx.Raw) {
-	o.Set = true
-	o.Null = false
-	o.Value = v
-}
-
-// IsNull returns true if value is Null.
-func (o OptNilAnyArray) IsNull() bool { return o.Null }
-
-// SetToNull sets value to null.
-func (o *OptNilAnyArray) SetToNull() {
-	o.Set = true
-	o.Null = true
-	var v []jx.Raw
-	o.Value = v
-}
-
-// IsEmpty returns true if the field was omitted from the payload (not Set and not Null).
-func (o OptNilAnyArray) IsEmpty() bool {
-	return !o.Set && !o.Null
-}
-
-// Get returns value and boolean that denotes whether value was set.
-func (o OptNilAnyArray) Get() (v []jx.Raw, ok bool) {
-	if o.Null {
-		return v, false
-	}
-	if !o.Set {
-		return v, false
-	}
-	return o.Value, true
-}
-
-// Or returns value if set, or given parameter if does not.
-func (o OptNilAnyArray) Or(d []jx.Raw) []jx.Raw {
 	if v, ok := o.Get(); ok {
 		return v
 	}
@@ -36856,74 +36720,6 @@ func (o OptNilChatCompletionRequestFunctionMessageRole) Or(d ChatCompletionReque
 	return d
 }
 
-// NewOptNilChatCompletionRequestMessageArray returns new OptNilChatCompletionRequestMessageArray with value set to v.
-func NewOptNilChatCompletionRequestMessageArray(v []ChatCompletionRequestMessage) OptNilChatCompletionRequestMessageArray {
-	return OptNilChatCompletionRequestMessageArray{
-		Value: v,
-		Set:   true,
-	}
-}
-
-// OptNilChatCompletionRequestMessageArray is optional nullable []ChatCompletionRequestMessage.
-type OptNilChatCompletionRequestMessageArray struct {
-	Value []ChatCompletionRequestMessage
-	Set   bool
-	Null  bool
-}
-
-// IsSet returns true if OptNilChatCompletionRequestMessageArray was set.
-func (o OptNilChatCompletionRequestMessageArray) IsSet() bool { return o.Set }
-
-// Reset unsets value.
-func (o *OptNilChatCompletionRequestMessageArray) Reset() {
-	var v []ChatCompletionRequestMessage
-	o.Value = v
-	o.Set = false
-	o.Null = false
-}
-
-// SetTo sets value to v.
-func (o *OptNilChatCompletionRequestMessageArray) SetTo(v []ChatCompletionRequestMessage) {
-	o.Set = true
-	o.Null = false
-	o.Value = v
-}
-
-// IsNull returns true if value is Null.
-func (o OptNilChatCompletionRequestMessageArray) IsNull() bool { return o.Null }
-
-// SetToNull sets value to null.
-func (o *OptNilChatCompletionRequestMessageArray) SetToNull() {
-	o.Set = true
-	o.Null = true
-	var v []ChatCompletionRequestMessage
-	o.Value = v
-}
-
-// IsEmpty returns true if the field was omitted from the payload (not Set and not Null).
-func (o OptNilChatCompletionRequestMessageArray) IsEmpty() bool {
-	return !o.Set && !o.Null
-}
-
-// Get returns value and boolean that denotes whether value was set.
-func (o OptNilChatCompletionRequestMessageArray) Get() (v []ChatCompletionRequestMessage, ok bool) {
-	if o.Null {
-		return v, false
-	}
-	if !o.Set {
-		return v, false
-	}
-	return o.Value, true
-}
-
-// Or returns value if set, or given parameter if does not.
-func (o OptNilChatCompletionRequestMessageArray) Or(d []ChatCompletionRequestMessage) []ChatCompletionRequestMessage {
-	if v, ok := o.Get(); ok {
-		return v
-	}
-	return d
-}
-
 // NewOptNilChatCompletionRequestMessageContentPartAudioInputAudio returns new OptNilChatCompletionRequestMessageContentPartAudioInputAudio with value set to v.
 func NewOptNilChatCompletionRequestMessageContentPartAudioInputAudio(v ChatCompletionRequestMessageContentPartAudioInputAudio) OptNilChatCompletionRequestMessageContentPartAudioInputAudio {
 	return OptNilChatCompletionRequestMessageContentPartAudioInputAudio{
@@ -38630,74 +38426,6 @@ func (o OptNilChatCompletionTokenLogprobArray) Or(d []ChatCompletionTokenLogprob
 	return d
 }
 
-// NewOptNilChatCompletionTokenLogprobTopLogprobsItemArray returns new OptNilChatCompletionTokenLogprobTopLogprobsItemArray with value set to v.
-func NewOptNilChatCompletionTokenLogprobTopLogprobsItemArray(v []ChatCompletionTokenLogprobTopLogprobsItem) OptNilChatCompletionTokenLogprobTopLogprobsItemArray {
-	return OptNilChatCompletionTokenLogprobTopLogprobsItemArray{
-		Value: v,
-		Set:   true,
-	}
-}
-
-// OptNilChatCompletionTokenLogprobTopLogprobsItemArray is optional nullable []ChatCompletionTokenLogprobTopLogprobsItem.
-type OptNilChatCompletionTokenLogprobTopLogprobsItemArray struct {
-	Value []ChatCompletionTokenLogprobTopLogprobsItem
-	Set   bool
-	Null  bool
-}
-
-// IsSet returns true if OptNilChatCompletionTokenLogprobTopLogprobsItemArray was set.
-func (o OptNilChatCompletionTokenLogprobTopLogprobsItemArray) IsSet() bool { return o.Set }
-
-// Reset unsets value.
-func (o *OptNilChatCompletionTokenLogprobTopLogprobsItemArray) Reset() {
-	var v []ChatCompletionTokenLogprobTopLogprobsItem
-	o.Value = v
-	o.Set = false
-	o.Null = false
-}
-
-// SetTo sets value to v.
-func (o *OptNilChatCompletionTokenLogprobTopLogprobsItemArray) SetTo(v []ChatCompletionTokenLogprobTopLogprobsItem) {
-	o.Set = true
-	o.Null = false
-	o.Value = v
-}
-
-// IsNull returns true if value is Null.
-func (o OptNilChatCompletionTokenLogprobTopLogprobsItemArray) IsNull() bool { return o.Null }
-
-// SetToNull sets value to null.
-func (o *OptNilChatCompletionTokenLogprobTopLogprobsItemArray) SetToNull() {
-	o.Set = true
-	o.Null = true
-	var v []ChatCompletionTokenLogprobTopLogprobsItem
-	o.Value = v
-}
-
-// IsEmpty returns true if the field was omitted from the payload (not Set and not Null).
-func (o OptNilChatCompletionTokenLogprobTopLogprobsItemArray) IsEmpty() bool {
-	return !o.Set && !o.Null
-}
-
-// Get returns value and boolean that denotes whether value was set.
-func (o OptNilChatCompletionTokenLogprobTopLogprobsItemArray) Get() (v []ChatCompletionTokenLogprobTopLogprobsItem, ok bool) {
-	if o.Null {
-		return v, false
-	}
-	if !o.Set {
-		return v, false
-	}
-	return o.Value, true
-}
-
-// Or returns value if set, or given parameter if does not.
-func (o OptNilChatCompletionTokenLogprobTopLogprobsItemArray) Or(d []ChatCompletionTokenLogprobTopLogprobsItem) []ChatCompletionTokenLogprobTopLogprobsItem {
-	if v, ok := o.Get(); ok {
-		return v
-	}
-	return d
-}
-
 // NewOptNilChatCompletionToolChoiceOption returns new OptNilChatCompletionToolChoiceOption with value set to v.
 func NewOptNilChatCompletionToolChoiceOption(v ChatCompletionToolChoiceOption) OptNilChatCompletionToolChoiceOption {
 	return OptNilChatCompletionToolChoiceOption{
@@ -39848,74 +39576,6 @@ func (o OptNilCompletionUsagePromptTokensDetails) Get() (v CompletionUsagePrompt
 
 // Or returns value if set, or given parameter if does not.
 func (o OptNilCompletionUsagePromptTokensDetails) Or(d CompletionUsagePromptTokensDetails) CompletionUsagePromptTokensDetails {
-	if v, ok := o.Get(); ok {
-		return v
-	}
-	return d
-}
-
-// NewOptNilCompoundFilterFiltersItemArray returns new OptNilCompoundFilterFiltersItemArray with value set to v.
-func NewOptNilCompoundFilterFiltersItemArray(v []CompoundFilterFiltersItem) OptNilCompoundFilterFiltersItemArray {
-	return OptNilCompoundFilterFiltersItemArray{
-		Value: v,
-		Set:   true,
-	}
-}
-
-// OptNilCompoundFilterFiltersItemArray is optional nullable []CompoundFilterFiltersItem.
-type OptNilCompoundFilterFiltersItemArray struct {
-	Value []CompoundFilterFiltersItem
-	Set   bool
-	Null  bool
-}
-
-// IsSet returns true if OptNilCompoundFilterFiltersItemArray was set.
-func (o OptNilCompoundFilterFiltersItemArray) IsSet() bool { return o.Set }
-
-// Reset unsets value.
-func (o *OptNilCompoundFilterFiltersItemArray) Reset() {
-	var v []CompoundFilterFiltersItem
-	o.Value = v
-	o.Set = false
-	o.Null = false
-}
-
-// SetTo sets value to v.
-func (o *OptNilCompoundFilterFiltersItemArray) SetTo(v []CompoundFilterFiltersItem) {
-	o.Set = true
-	o.Null = false
-	o.Value = v
-}
-
-// IsNull returns true if value is Null.
-func (o OptNilCompoundFilterFiltersItemArray) IsNull() bool { return o.Null }
-
-// SetToNull sets value to null.
-func (o *OptNilCompoundFilterFiltersItemArray) SetToNull() {
-	o.Set = true
-	o.Null = true
-	var v []CompoundFilterFiltersItem
-	o.Value = v
-}
-
-// IsEmpty returns true if the field was omitted from the payload (not Set and not Null).
-func (o OptNilCompoundFilterFiltersItemArray) IsEmpty() bool {
-	return !o.Set && !o.Null
-}
-
-// Get returns value and boolean that denotes whether value was set.
-func (o OptNilCompoundFilterFiltersItemArray) Get() (v []CompoundFilterFiltersItem, ok bool) {
-	if o.Null {
-		return v, false
-	}
-	if !o.Set {
-		return v, false
-	}
-	return o.Value, true
-}
-
-// Or returns value if set, or given parameter if does not.
-func (o OptNilCompoundFilterFiltersItemArray) Or(d []CompoundFilterFiltersItem) []CompoundFilterFiltersItem {
 	if v, ok := o.Get(); ok {
 		return v
 	}
@@ -41758,74 +41418,6 @@ func (o OptNilConversationParam) Or(d ConversationParam) ConversationParam {
 	return d
 }
 
-// NewOptNilCoordParamArray returns new OptNilCoordParamArray with value set to v.
-func NewOptNilCoordParamArray(v []CoordParam) OptNilCoordParamArray {
-	return OptNilCoordParamArray{
-		Value: v,
-		Set:   true,
-	}
-}
-
-// OptNilCoordParamArray is optional nullable []CoordParam.
-type OptNilCoordParamArray struct {
-	Value []CoordParam
-	Set   bool
-	Null  bool
-}
-
-// IsSet returns true if OptNilCoordParamArray was set.
-func (o OptNilCoordParamArray) IsSet() bool { return o.Set }
-
-// Reset unsets value.
-func (o *OptNilCoordParamArray) Reset() {
-	var v []CoordParam
-	o.Value = v
-	o.Set = false
-	o.Null = false
-}
-
-// SetTo sets value to v.
-func (o *OptNilCoordParamArray) SetTo(v []CoordParam) {
-	o.Set = true
-	o.Null = false
-	o.Value = v
-}
-
-// IsNull returns true if value is Null.
-func (o OptNilCoordParamArray) IsNull() bool { return o.Null }
-
-// SetToNull sets value to null.
-func (o *OptNilCoordParamArray) SetToNull() {
-	o.Set = true
-	o.Null = true
-	var v []CoordParam
-	o.Value = v
-}
-
-// IsEmpty returns true if the field was omitted from the payload (not Set and not Null).
-func (o OptNilCoordParamArray) IsEmpty() bool {
-	return !o.Set && !o.Null
-}
-
-// Get returns value and boolean that denotes whether value was set.
-func (o OptNilCoordParamArray) Get() (v []CoordParam, ok bool) {
-	if o.Null {
-		return v, false
-	}
-	if !o.Set {
-		return v, false
-	}
-	return o.Value, true
-}
-
-// Or returns value if set, or given parameter if does not.
-func (o OptNilCoordParamArray) Or(d []CoordParam) []CoordParam {
-	if v, ok := o.Get(); ok {
-		return v
-	}
-	return d
-}
-
 // NewOptNilCreateChatCompletionRequestAudio returns new OptNilCreateChatCompletionRequestAudio with value set to v.
 func NewOptNilCreateChatCompletionRequestAudio(v CreateChatCompletionRequestAudio) OptNilCreateChatCompletionRequestAudio {
 	return OptNilCreateChatCompletionRequestAudio{
@@ -42372,74 +41964,6 @@ func (o OptNilCreateChatCompletionRequestWebSearchOptionsUserLocationType) Or(d 
 	return d
 }
 
-// NewOptNilCreateChatCompletionResponseChoicesItemArray returns new OptNilCreateChatCompletionResponseChoicesItemArray with value set to v.
-func NewOptNilCreateChatCompletionResponseChoicesItemArray(v []CreateChatCompletionResponseChoicesItem) OptNilCreateChatCompletionResponseChoicesItemArray {
-	return OptNilCreateChatCompletionResponseChoicesItemArray{
-		Value: v,
-		Set:   true,
-	}
-}
-
-// OptNilCreateChatCompletionResponseChoicesItemArray is optional nullable []CreateChatCompletionResponseChoicesItem.
-type OptNilCreateChatCompletionResponseChoicesItemArray struct {
-	Value []CreateChatCompletionResponseChoicesItem
-	Set   bool
-	Null  bool
-}
-
-// IsSet returns true if OptNilCreateChatCompletionResponseChoicesItemArray was set.
-func (o OptNilCreateChatCompletionResponseChoicesItemArray) IsSet() bool { return o.Set }
-
-// Reset unsets value.
-func (o *OptNilCreateChatCompletionResponseChoicesItemArray) Reset() {
-	var v []CreateChatCompletionResponseChoicesItem
-	o.Value = v
-	o.Set = false
-	o.Null = false
-}
-
-// SetTo sets value to v.
-func (o *OptNilCreateChatCompletionResponseChoicesItemArray) SetTo(v []CreateChatCompletionResponseChoicesItem) {
-	o.Set = true
-	o.Null = false
-	o.Value = v
-}
-
-// IsNull returns true if value is Null.
-func (o OptNilCreateChatCompletionResponseChoicesItemArray) IsNull() bool { return o.Null }
-
-// SetToNull sets value to null.
-func (o *OptNilCreateChatCompletionResponseChoicesItemArray) SetToNull() {
-	o.Set = true
-	o.Null = true
-	var v []CreateChatCompletionResponseChoicesItem
-	o.Value = v
-}
-
-// IsEmpty returns true if the field was omitted from the payload (not Set and not Null).
-func (o OptNilCreateChatCompletionResponseChoicesItemArray) IsEmpty() bool {
-	return !o.Set && !o.Null
-}
-
-// Get returns value and boolean that denotes whether value was set.
-func (o OptNilCreateChatCompletionResponseChoicesItemArray) Get() (v []CreateChatCompletionResponseChoicesItem, ok bool) {
-	if o.Null {
-		return v, false
-	}
-	if !o.Set {
-		return v, false
-	}
-	return o.Value, true
-}
-
-// Or returns value if set, or given parameter if does not.
-func (o OptNilCreateChatCompletionResponseChoicesItemArray) Or(d []CreateChatCompletionResponseChoicesItem) []CreateChatCompletionResponseChoicesItem {
-	if v, ok := o.Get(); ok {
-		return v
-	}
-	return d
-}
-
 // NewOptNilCreateChatCompletionResponseChoicesItemFinishReason returns new OptNilCreateChatCompletionResponseChoicesItemFinishReason with value set to v.
 func NewOptNilCreateChatCompletionResponseChoicesItemFinishReason(v CreateChatCompletionResponseChoicesItemFinishReason) OptNilCreateChatCompletionResponseChoicesItemFinishReason {
 	return OptNilCreateChatCompletionResponseChoicesItemFinishReason{
@@ -42638,74 +42162,6 @@ func (o OptNilCreateChatCompletionResponseObject) Get() (v CreateChatCompletionR
 
 // Or returns value if set, or given parameter if does not.
 func (o OptNilCreateChatCompletionResponseObject) Or(d CreateChatCompletionResponseObject) CreateChatCompletionResponseObject {
-	if v, ok := o.Get(); ok {
-		return v
-	}
-	return d
-}
-
-// NewOptNilCreateChatCompletionStreamResponseChoicesItemArray returns new OptNilCreateChatCompletionStreamResponseChoicesItemArray with value set to v.
-func NewOptNilCreateChatCompletionStreamResponseChoicesItemArray(v []CreateChatCompletionStreamResponseChoicesItem) OptNilCreateChatCompletionStreamResponseChoicesItemArray {
-	return OptNilCreateChatCompletionStreamResponseChoicesItemArray{
-		Value: v,
-		Set:   true,
-	}
-}
-
-// OptNilCreateChatCompletionStreamResponseChoicesItemArray is optional nullable []CreateChatCompletionStreamResponseChoicesItem.
-type OptNilCreateChatCompletionStreamResponseChoicesItemArray struct {
-	Value []CreateChatCompletionStreamResponseChoicesItem
-	Set   bool
-	Null  bool
-}
-
-// IsSet returns true if OptNilCreateChatCompletionStreamResponseChoicesItemArray was set.
-func (o OptNilCreateChatCompletionStreamResponseChoicesItemArray) IsSet() bool { return o.Set }
-
-// Reset unsets value.
-func (o *OptNilCreateChatCompletionStreamResponseChoicesItemArray) Reset() {
-	var v []CreateChatCompletionStreamResponseChoicesItem
-	o.Value = v
-	o.Set = false
-	o.Null = false
-}
-
-// SetTo sets value to v.
-func (o *OptNilCreateChatCompletionStreamResponseChoicesItemArray) SetTo(v []CreateChatCompletionStreamResponseChoicesItem) {
-	o.Set = true
-	o.Null = false
-	o.Value = v
-}
-
-// IsNull returns true if value is Null.
-func (o OptNilCreateChatCompletionStreamResponseChoicesItemArray) IsNull() bool { return o.Null }
-
-// SetToNull sets value to null.
-func (o *OptNilCreateChatCompletionStreamResponseChoicesItemArray) SetToNull() {
-	o.Set = true
-	o.Null = true
-	var v []CreateChatCompletionStreamResponseChoicesItem
-	o.Value = v
-}
-
-// IsEmpty returns true if the field was omitted from the payload (not Set and not Null).
-func (o OptNilCreateChatCompletionStreamResponseChoicesItemArray) IsEmpty() bool {
-	return !o.Set && !o.Null
-}
-
-// Get returns value and boolean that denotes whether value was set.
-func (o OptNilCreateChatCompletionStreamResponseChoicesItemArray) Get() (v []CreateChatCompletionStreamResponseChoicesItem, ok bool) {
-	if o.Null {
-		return v, false
-	}
-	if !o.Set {
-		return v, false
-	}
-	return o.Value, true
-}
-
-// Or returns value if set, or given parameter if does not.
-func (o OptNilCreateChatCompletionStreamResponseChoicesItemArray) Or(d []CreateChatCompletionStreamResponseChoicesItem) []CreateChatCompletionStreamResponseChoicesItem {
 	if v, ok := o.Get(); ok {
 		return v
 	}
@@ -46038,142 +45494,6 @@ func (o OptNilFunctionShellCallItemStatus) Get() (v FunctionShellCallItemStatus,
 
 // Or returns value if set, or given parameter if does not.
 func (o OptNilFunctionShellCallItemStatus) Or(d FunctionShellCallItemStatus) FunctionShellCallItemStatus {
-	if v, ok := o.Get(); ok {
-		return v
-	}
-	return d
-}
-
-// NewOptNilFunctionShellCallOutputContentArray returns new OptNilFunctionShellCallOutputContentArray with value set to v.
-func NewOptNilFunctionShellCallOutputContentArray(v []FunctionShellCallOutputContent) OptNilFunctionShellCallOutputContentArray {
-	return OptNilFunctionShellCallOutputContentArray{
-		Value: v,
-		Set:   true,
-	}
-}
-
-// OptNilFunctionShellCallOutputContentArray is optional nullable []FunctionShellCallOutputContent.
-type OptNilFunctionShellCallOutputContentArray struct {
-	Value []FunctionShellCallOutputContent
-	Set   bool
-	Null  bool
-}
-
-// IsSet returns true if OptNilFunctionShellCallOutputContentArray was set.
-func (o OptNilFunctionShellCallOutputContentArray) IsSet() bool { return o.Set }
-
-// Reset unsets value.
-func (o *OptNilFunctionShellCallOutputContentArray) Reset() {
-	var v []FunctionShellCallOutputContent
-	o.Value = v
-	o.Set = false
-	o.Null = false
-}
-
-// SetTo sets value to v.
-func (o *OptNilFunctionShellCallOutputContentArray) SetTo(v []FunctionShellCallOutputContent) {
-	o.Set = true
-	o.Null = false
-	o.Value = v
-}
-
-// IsNull returns true if value is Null.
-func (o OptNilFunctionShellCallOutputContentArray) IsNull() bool { return o.Null }
-
-// SetToNull sets value to null.
-func (o *OptNilFunctionShellCallOutputContentArray) SetToNull() {
-	o.Set = true
-	o.Null = true
-	var v []FunctionShellCallOutputContent
-	o.Value = v
-}
-
-// IsEmpty returns true if the field was omitted from the payload (not Set and not Null).
-func (o OptNilFunctionShellCallOutputContentArray) IsEmpty() bool {
-	return !o.Set && !o.Null
-}
-
-// Get returns value and boolean that denotes whether value was set.
-func (o OptNilFunctionShellCallOutputContentArray) Get() (v []FunctionShellCallOutputContent, ok bool) {
-	if o.Null {
-		return v, false
-	}
-	if !o.Set {
-		return v, false
-	}
-	return o.Value, true
-}
-
-// Or returns value if set, or given parameter if does not.
-func (o OptNilFunctionShellCallOutputContentArray) Or(d []FunctionShellCallOutputContent) []FunctionShellCallOutputContent {
-	if v, ok := o.Get(); ok {
-		return v
-	}
-	return d
-}
-
-// NewOptNilFunctionShellCallOutputContentParamArray returns new OptNilFunctionShellCallOutputContentParamArray with value set to v.
-func NewOptNilFunctionShellCallOutputContentParamArray(v []FunctionShellCallOutputContentParam) OptNilFunctionShellCallOutputContentParamArray {
-	return OptNilFunctionShellCallOutputContentParamArray{
-		Value: v,
-		Set:   true,
-	}
-}
-
-// OptNilFunctionShellCallOutputContentParamArray is optional nullable []FunctionShellCallOutputContentParam.
-type OptNilFunctionShellCallOutputContentParamArray struct {
-	Value []FunctionShellCallOutputContentParam
-	Set   bool
-	Null  bool
-}
-
-// IsSet returns true if OptNilFunctionShellCallOutputContentParamArray was set.
-func (o OptNilFunctionShellCallOutputContentParamArray) IsSet() bool { return o.Set }
-
-// Reset unsets value.
-func (o *OptNilFunctionShellCallOutputContentParamArray) Reset() {
-	var v []FunctionShellCallOutputContentParam
-	o.Value = v
-	o.Set = false
-	o.Null = false
-}
-
-// SetTo sets value to v.
-func (o *OptNilFunctionShellCallOutputContentParamArray) SetTo(v []FunctionShellCallOutputContentParam) {
-	o.Set = true
-	o.Null = false
-	o.Value = v
-}
-
-// IsNull returns true if value is Null.
-func (o OptNilFunctionShellCallOutputContentParamArray) IsNull() bool { return o.Null }
-
-// SetToNull sets value to null.
-func (o *OptNilFunctionShellCallOutputContentParamArray) SetToNull() {
-	o.Set = true
-	o.Null = true
-	var v []FunctionShellCallOutputContentParam
-	o.Value = v
-}
-
-// IsEmpty returns true if the field was omitted from the payload (not Set and not Null).
-func (o OptNilFunctionShellCallOutputContentParamArray) IsEmpty() bool {
-	return !o.Set && !o.Null
-}
-
-// Get returns value and boolean that denotes whether value was set.
-func (o OptNilFunctionShellCallOutputContentParamArray) Get() (v []FunctionShellCallOutputContentParam, ok bool) {
-	if o.Null {
-		return v, false
-	}
-	if !o.Set {
-		return v, false
-	}
-	return o.Value, true
-}
-
-// Or returns value if set, or given parameter if does not.
-func (o OptNilFunctionShellCallOutputContentParamArray) Or(d []FunctionShellCallOutputContentParam) []FunctionShellCallOutputContentParam {
 	if v, ok := o.Get(); ok {
 		return v
 	}
@@ -50192,74 +49512,6 @@ func (o OptNilIntArray) Or(d []int) []int {
 	return d
 }
 
-// NewOptNilItemMessageContentItemArray returns new OptNilItemMessageContentItemArray with value set to v.
-func NewOptNilItemMessageContentItemArray(v []ItemMessageContentItem) OptNilItemMessageContentItemArray {
-	return OptNilItemMessageContentItemArray{
-		Value: v,
-		Set:   true,
-	}
-}
-
-// OptNilItemMessageContentItemArray is optional nullable []ItemMessageContentItem.
-type OptNilItemMessageContentItemArray struct {
-	Value []ItemMessageContentItem
-	Set   bool
-	Null  bool
-}
-
-// IsSet returns true if OptNilItemMessageContentItemArray was set.
-func (o OptNilItemMessageContentItemArray) IsSet() bool { return o.Set }
-
-// Reset unsets value.
-func (o *OptNilItemMessageContentItemArray) Reset() {
-	var v []ItemMessageContentItem
-	o.Value = v
-	o.Set = false
-	o.Null = false
-}
-
-// SetTo sets value to v.
-func (o *OptNilItemMessageContentItemArray) SetTo(v []ItemMessageContentItem) {
-	o.Set = true
-	o.Null = false
-	o.Value = v
-}
-
-// IsNull returns true if value is Null.
-func (o OptNilItemMessageContentItemArray) IsNull() bool { return o.Null }
-
-// SetToNull sets value to null.
-func (o *OptNilItemMessageContentItemArray) SetToNull() {
-	o.Set = true
-	o.Null = true
-	var v []ItemMessageContentItem
-	o.Value = v
-}
-
-// IsEmpty returns true if the field was omitted from the payload (not Set and not Null).
-func (o OptNilItemMessageContentItemArray) IsEmpty() bool {
-	return !o.Set && !o.Null
-}
-
-// Get returns value and boolean that denotes whether value was set.
-func (o OptNilItemMessageContentItemArray) Get() (v []ItemMessageContentItem, ok bool) {
-	if o.Null {
-		return v, false
-	}
-	if !o.Set {
-		return v, false
-	}
-	return o.Value, true
-}
-
-// Or returns value if set, or given parameter if does not.
-func (o OptNilItemMessageContentItemArray) Or(d []ItemMessageContentItem) []ItemMessageContentItem {
-	if v, ok := o.Get(); ok {
-		return v
-	}
-	return d
-}
-
 // NewOptNilItemMessageRole returns new OptNilItemMessageRole with value set to v.
 func NewOptNilItemMessageRole(v ItemMessageRole) OptNilItemMessageRole {
 	return OptNilItemMessageRole{
@@ -50526,142 +49778,6 @@ func (o OptNilItemReferenceParamType) Get() (v ItemReferenceParamType, ok bool) 
 
 // Or returns value if set, or given parameter if does not.
 func (o OptNilItemReferenceParamType) Or(d ItemReferenceParamType) ItemReferenceParamType {
-	if v, ok := o.Get(); ok {
-		return v
-	}
-	return d
-}
-
-// NewOptNilItemResourceArray returns new OptNilItemResourceArray with value set to v.
-func NewOptNilItemResourceArray(v []ItemResource) OptNilItemResourceArray {
-	return OptNilItemResourceArray{
-		Value: v,
-		Set:   true,
-	}
-}
-
-// OptNilItemResourceArray is optional nullable []ItemResource.
-type OptNilItemResourceArray struct {
-	Value []ItemResource
-	Set   bool
-	Null  bool
-}
-
-// IsSet returns true if OptNilItemResourceArray was set.
-func (o OptNilItemResourceArray) IsSet() bool { return o.Set }
-
-// Reset unsets value.
-func (o *OptNilItemResourceArray) Reset() {
-	var v []ItemResource
-	o.Value = v
-	o.Set = false
-	o.Null = false
-}
-
-// SetTo sets value to v.
-func (o *OptNilItemResourceArray) SetTo(v []ItemResource) {
-	o.Set = true
-	o.Null = false
-	o.Value = v
-}
-
-// IsNull returns true if value is Null.
-func (o OptNilItemResourceArray) IsNull() bool { return o.Null }
-
-// SetToNull sets value to null.
-func (o *OptNilItemResourceArray) SetToNull() {
-	o.Set = true
-	o.Null = true
-	var v []ItemResource
-	o.Value = v
-}
-
-// IsEmpty returns true if the field was omitted from the payload (not Set and not Null).
-func (o OptNilItemResourceArray) IsEmpty() bool {
-	return !o.Set && !o.Null
-}
-
-// Get returns value and boolean that denotes whether value was set.
-func (o OptNilItemResourceArray) Get() (v []ItemResource, ok bool) {
-	if o.Null {
-		return v, false
-	}
-	if !o.Set {
-		return v, false
-	}
-	return o.Value, true
-}
-
-// Or returns value if set, or given parameter if does not.
-func (o OptNilItemResourceArray) Or(d []ItemResource) []ItemResource {
-	if v, ok := o.Get(); ok {
-		return v
-	}
-	return d
-}
-
-// NewOptNilItemResourceMessageContentItemArray returns new OptNilItemResourceMessageContentItemArray with value set to v.
-func NewOptNilItemResourceMessageContentItemArray(v []ItemResourceMessageContentItem) OptNilItemResourceMessageContentItemArray {
-	return OptNilItemResourceMessageContentItemArray{
-		Value: v,
-		Set:   true,
-	}
-}
-
-// OptNilItemResourceMessageContentItemArray is optional nullable []ItemResourceMessageContentItem.
-type OptNilItemResourceMessageContentItemArray struct {
-	Value []ItemResourceMessageContentItem
-	Set   bool
-	Null  bool
-}
-
-// IsSet returns true if OptNilItemResourceMessageContentItemArray was set.
-func (o OptNilItemResourceMessageContentItemArray) IsSet() bool { return o.Set }
-
-// Reset unsets value.
-func (o *OptNilItemResourceMessageContentItemArray) Reset() {
-	var v []ItemResourceMessageContentItem
-	o.Value = v
-	o.Set = false
-	o.Null = false
-}
-
-// SetTo sets value to v.
-func (o *OptNilItemResourceMessageContentItemArray) SetTo(v []ItemResourceMessageContentItem) {
-	o.Set = true
-	o.Null = false
-	o.Value = v
-}
-
-// IsNull returns true if value is Null.
-func (o OptNilItemResourceMessageContentItemArray) IsNull() bool { return o.Null }
-
-// SetToNull sets value to null.
-func (o *OptNilItemResourceMessageContentItemArray) SetToNull() {
-	o.Set = true
-	o.Null = true
-	var v []ItemResourceMessageContentItem
-	o.Value = v
-}
-
-// IsEmpty returns true if the field was omitted from the payload (not Set and not Null).
-func (o OptNilItemResourceMessageContentItemArray) IsEmpty() bool {
-	return !o.Set && !o.Null
-}
-
-// Get returns value and boolean that denotes whether value was set.
-func (o OptNilItemResourceMessageContentItemArray) Get() (v []ItemResourceMessageContentItem, ok bool) {
-	if o.Null {
-		return v, false
-	}
-	if !o.Set {
-		return v, false
-	}
-	return o.Value, true
-}
-
-// Or returns value if set, or given parameter if does not.
-func (o OptNilItemResourceMessageContentItemArray) Or(d []ItemResourceMessageContentItem) []ItemResourceMessageContentItem {
 	if v, ok := o.Get(); ok {
 		return v
 	}
@@ -51620,74 +50736,6 @@ func (o OptNilLocalSkillParamArray) Or(d []LocalSkillParam) []LocalSkillParam {
 	return d
 }
 
-// NewOptNilLogProbArray returns new OptNilLogProbArray with value set to v.
-func NewOptNilLogProbArray(v []LogProb) OptNilLogProbArray {
-	return OptNilLogProbArray{
-		Value: v,
-		Set:   true,
-	}
-}
-
-// OptNilLogProbArray is optional nullable []LogProb.
-type OptNilLogProbArray struct {
-	Value []LogProb
-	Set   bool
-	Null  bool
-}
-
-// IsSet returns true if OptNilLogProbArray was set.
-func (o OptNilLogProbArray) IsSet() bool { return o.Set }
-
-// Reset unsets value.
-func (o *OptNilLogProbArray) Reset() {
-	var v []LogProb
-	o.Value = v
-	o.Set = false
-	o.Null = false
-}
-
-// SetTo sets value to v.
-func (o *OptNilLogProbArray) SetTo(v []LogProb) {
-	o.Set = true
-	o.Null = false
-	o.Value = v
-}
-
-// IsNull returns true if value is Null.
-func (o OptNilLogProbArray) IsNull() bool { return o.Null }
-
-// SetToNull sets value to null.
-func (o *OptNilLogProbArray) SetToNull() {
-	o.Set = true
-	o.Null = true
-	var v []LogProb
-	o.Value = v
-}
-
-// IsEmpty returns true if the field was omitted from the payload (not Set and not Null).
-func (o OptNilLogProbArray) IsEmpty() bool {
-	return !o.Set && !o.Null
-}
-
-// Get returns value and boolean that denotes whether value was set.
-func (o OptNilLogProbArray) Get() (v []LogProb, ok bool) {
-	if o.Null {
-		return v, false
-	}
-	if !o.Set {
-		return v, false
-	}
-	return o.Value, true
-}
-
-// Or returns value if set, or given parameter if does not.
-func (o OptNilLogProbArray) Or(d []LogProb) []LogProb {
-	if v, ok := o.Get(); ok {
-		return v
-	}
-	return d
-}
-
 // NewOptNilMCPApprovalRequestType returns new OptNilMCPApprovalRequestType with value set to v.
 func NewOptNilMCPApprovalRequestType(v MCPApprovalRequestType) OptNilMCPApprovalRequestType {
 	return OptNilMCPApprovalRequestType{
@@ -51886,74 +50934,6 @@ func (o OptNilMCPApprovalResponseType) Get() (v MCPApprovalResponseType, ok bool
 
 // Or returns value if set, or given parameter if does not.
 func (o OptNilMCPApprovalResponseType) Or(d MCPApprovalResponseType) MCPApprovalResponseType {
-	if v, ok := o.Get(); ok {
-		return v
-	}
-	return d
-}
-
-// NewOptNilMCPListToolsToolArray returns new OptNilMCPListToolsToolArray with value set to v.
-func NewOptNilMCPListToolsToolArray(v []MCPListToolsTool) OptNilMCPListToolsToolArray {
-	return OptNilMCPListToolsToolArray{
-		Value: v,
-		Set:   true,
-	}
-}
-
-// OptNilMCPListToolsToolArray is optional nullable []MCPListToolsTool.
-type OptNilMCPListToolsToolArray struct {
-	Value []MCPListToolsTool
-	Set   bool
-	Null  bool
-}
-
-// IsSet returns true if OptNilMCPListToolsToolArray was set.
-func (o OptNilMCPListToolsToolArray) IsSet() bool { return o.Set }
-
-// Reset unsets value.
-func (o *OptNilMCPListToolsToolArray) Reset() {
-	var v []MCPListToolsTool
-	o.Value = v
-	o.Set = false
-	o.Null = false
-}
-
-// SetTo sets value to v.
-func (o *OptNilMCPListToolsToolArray) SetTo(v []MCPListToolsTool) {
-	o.Set = true
-	o.Null = false
-	o.Value = v
-}
-
-// IsNull returns true if value is Null.
-func (o OptNilMCPListToolsToolArray) IsNull() bool { return o.Null }
-
-// SetToNull sets value to null.
-func (o *OptNilMCPListToolsToolArray) SetToNull() {
-	o.Set = true
-	o.Null = true
-	var v []MCPListToolsTool
-	o.Value = v
-}
-
-// IsEmpty returns true if the field was omitted from the payload (not Set and not Null).
-func (o OptNilMCPListToolsToolArray) IsEmpty() bool {
-	return !o.Set && !o.Null
-}
-
-// Get returns value and boolean that denotes whether value was set.
-func (o OptNilMCPListToolsToolArray) Get() (v []MCPListToolsTool, ok bool) {
-	if o.Null {
-		return v, false
-	}
-	if !o.Set {
-		return v, false
-	}
-	return o.Value, true
-}
-
-// Or returns value if set, or given parameter if does not.
-func (o OptNilMCPListToolsToolArray) Or(d []MCPListToolsTool) []MCPListToolsTool {
 	if v, ok := o.Get(); ok {
 		return v
 	}
@@ -53456,74 +52436,6 @@ func (o OptNilModerationPolicyParam) Or(d ModerationPolicyParam) ModerationPolic
 	return d
 }
 
-// NewOptNilModerationResultBodyArray returns new OptNilModerationResultBodyArray with value set to v.
-func NewOptNilModerationResultBodyArray(v []ModerationResultBody) OptNilModerationResultBodyArray {
-	return OptNilModerationResultBodyArray{
-		Value: v,
-		Set:   true,
-	}
-}
-
-// OptNilModerationResultBodyArray is optional nullable []ModerationResultBody.
-type OptNilModerationResultBodyArray struct {
-	Value []ModerationResultBody
-	Set   bool
-	Null  bool
-}
-
-// IsSet returns true if OptNilModerationResultBodyArray was set.
-func (o OptNilModerationResultBodyArray) IsSet() bool { return o.Set }
-
-// Reset unsets value.
-func (o *OptNilModerationResultBodyArray) Reset() {
-	var v []ModerationResultBody
-	o.Value = v
-	o.Set = false
-	o.Null = false
-}
-
-// SetTo sets value to v.
-func (o *OptNilModerationResultBodyArray) SetTo(v []ModerationResultBody) {
-	o.Set = true
-	o.Null = false
-	o.Value = v
-}
-
-// IsNull returns true if value is Null.
-func (o OptNilModerationResultBodyArray) IsNull() bool { return o.Null }
-
-// SetToNull sets value to null.
-func (o *OptNilModerationResultBodyArray) SetToNull() {
-	o.Set = true
-	o.Null = true
-	var v []ModerationResultBody
-	o.Value = v
-}
-
-// IsEmpty returns true if the field was omitted from the payload (not Set and not Null).
-func (o OptNilModerationResultBodyArray) IsEmpty() bool {
-	return !o.Set && !o.Null
-}
-
-// Get returns value and boolean that denotes whether value was set.
-func (o OptNilModerationResultBodyArray) Get() (v []ModerationResultBody, ok bool) {
-	if o.Null {
-		return v, false
-	}
-	if !o.Set {
-		return v, false
-	}
-	return o.Value, true
-}
-
-// Or returns value if set, or given parameter if does not.
-func (o OptNilModerationResultBodyArray) Or(d []ModerationResultBody) []ModerationResultBody {
-	if v, ok := o.Get(); ok {
-		return v
-	}
-	return d
-}
-
 // NewOptNilModerationResultBodyType returns new OptNilModerationResultBodyType with value set to v.
 func NewOptNilModerationResultBodyType(v ModerationResultBodyType) OptNilModerationResultBodyType {
 	return OptNilModerationResultBodyType{
@@ -53654,74 +52566,6 @@ func (o OptNilMoveParamType) Get() (v MoveParamType, ok bool) {
 
 // Or returns value if set, or given parameter if does not.
 func (o OptNilMoveParamType) Or(d MoveParamType) MoveParamType {
-	if v, ok := o.Get(); ok {
-		return v
-	}
-	return d
-}
-
-// NewOptNilNamespaceToolParamToolsItemArray returns new OptNilNamespaceToolParamToolsItemArray with value set to v.
-func NewOptNilNamespaceToolParamToolsItemArray(v []NamespaceToolParamToolsItem) OptNilNamespaceToolParamToolsItemArray {
-	return OptNilNamespaceToolParamToolsItemArray{
-		Value: v,
-		Set:   true,
-	}
-}
-
-// OptNilNamespaceToolParamToolsItemArray is optional nullable []NamespaceToolParamToolsItem.
-type OptNilNamespaceToolParamToolsItemArray struct {
-	Value []NamespaceToolParamToolsItem
-	Set   bool
-	Null  bool
-}
-
-// IsSet returns true if OptNilNamespaceToolParamToolsItemArray was set.
-func (o OptNilNamespaceToolParamToolsItemArray) IsSet() bool { return o.Set }
-
-// Reset unsets value.
-func (o *OptNilNamespaceToolParamToolsItemArray) Reset() {
-	var v []NamespaceToolParamToolsItem
-	o.Value = v
-	o.Set = false
-	o.Null = false
-}
-
-// SetTo sets value to v.
-func (o *OptNilNamespaceToolParamToolsItemArray) SetTo(v []NamespaceToolParamToolsItem) {
-	o.Set = true
-	o.Null = false
-	o.Value = v
-}
-
-// IsNull returns true if value is Null.
-func (o OptNilNamespaceToolParamToolsItemArray) IsNull() bool { return o.Null }
-
-// SetToNull sets value to null.
-func (o *OptNilNamespaceToolParamToolsItemArray) SetToNull() {
-	o.Set = true
-	o.Null = true
-	var v []NamespaceToolParamToolsItem
-	o.Value = v
-}
-
-// IsEmpty returns true if the field was omitted from the payload (not Set and not Null).
-func (o OptNilNamespaceToolParamToolsItemArray) IsEmpty() bool {
-	return !o.Set && !o.Null
-}
-
-// Get returns value and boolean that denotes whether value was set.
-func (o OptNilNamespaceToolParamToolsItemArray) Get() (v []NamespaceToolParamToolsItem, ok bool) {
-	if o.Null {
-		return v, false
-	}
-	if !o.Set {
-		return v, false
-	}
-	return o.Value, true
-}
-
-// Or returns value if set, or given parameter if does not.
-func (o OptNilNamespaceToolParamToolsItemArray) Or(d []NamespaceToolParamToolsItem) []NamespaceToolParamToolsItem {
 	if v, ok := o.Get(); ok {
 		return v
 	}
@@ -53926,142 +52770,6 @@ func (o OptNilOutputItem) Get() (v OutputItem, ok bool) {
 
 // Or returns value if set, or given parameter if does not.
 func (o OptNilOutputItem) Or(d OutputItem) OutputItem {
-	if v, ok := o.Get(); ok {
-		return v
-	}
-	return d
-}
-
-// NewOptNilOutputItemArray returns new OptNilOutputItemArray with value set to v.
-func NewOptNilOutputItemArray(v []OutputItem) OptNilOutputItemArray {
-	return OptNilOutputItemArray{
-		Value: v,
-		Set:   true,
-	}
-}
-
-// OptNilOutputItemArray is optional nullable []OutputItem.
-type OptNilOutputItemArray struct {
-	Value []OutputItem
-	Set   bool
-	Null  bool
-}
-
-// IsSet returns true if OptNilOutputItemArray was set.
-func (o OptNilOutputItemArray) IsSet() bool { return o.Set }
-
-// Reset unsets value.
-func (o *OptNilOutputItemArray) Reset() {
-	var v []OutputItem
-	o.Value = v
-	o.Set = false
-	o.Null = false
-}
-
-// SetTo sets value to v.
-func (o *OptNilOutputItemArray) SetTo(v []OutputItem) {
-	o.Set = true
-	o.Null = false
-	o.Value = v
-}
-
-// IsNull returns true if value is Null.
-func (o OptNilOutputItemArray) IsNull() bool { return o.Null }
-
-// SetToNull sets value to null.
-func (o *OptNilOutputItemArray) SetToNull() {
-	o.Set = true
-	o.Null = true
-	var v []OutputItem
-	o.Value = v
-}
-
-// IsEmpty returns true if the field was omitted from the payload (not Set and not Null).
-func (o OptNilOutputItemArray) IsEmpty() bool {
-	return !o.Set && !o.Null
-}
-
-// Get returns value and boolean that denotes whether value was set.
-func (o OptNilOutputItemArray) Get() (v []OutputItem, ok bool) {
-	if o.Null {
-		return v, false
-	}
-	if !o.Set {
-		return v, false
-	}
-	return o.Value, true
-}
-
-// Or returns value if set, or given parameter if does not.
-func (o OptNilOutputItemArray) Or(d []OutputItem) []OutputItem {
-	if v, ok := o.Get(); ok {
-		return v
-	}
-	return d
-}
-
-// NewOptNilOutputMessageContentArray returns new OptNilOutputMessageContentArray with value set to v.
-func NewOptNilOutputMessageContentArray(v []OutputMessageContent) OptNilOutputMessageContentArray {
-	return OptNilOutputMessageContentArray{
-		Value: v,
-		Set:   true,
-	}
-}
-
-// OptNilOutputMessageContentArray is optional nullable []OutputMessageContent.
-type OptNilOutputMessageContentArray struct {
-	Value []OutputMessageContent
-	Set   bool
-	Null  bool
-}
-
-// IsSet returns true if OptNilOutputMessageContentArray was set.
-func (o OptNilOutputMessageContentArray) IsSet() bool { return o.Set }
-
-// Reset unsets value.
-func (o *OptNilOutputMessageContentArray) Reset() {
-	var v []OutputMessageContent
-	o.Value = v
-	o.Set = false
-	o.Null = false
-}
-
-// SetTo sets value to v.
-func (o *OptNilOutputMessageContentArray) SetTo(v []OutputMessageContent) {
-	o.Set = true
-	o.Null = false
-	o.Value = v
-}
-
-// IsNull returns true if value is Null.
-func (o OptNilOutputMessageContentArray) IsNull() bool { return o.Null }
-
-// SetToNull sets value to null.
-func (o *OptNilOutputMessageContentArray) SetToNull() {
-	o.Set = true
-	o.Null = true
-	var v []OutputMessageContent
-	o.Value = v
-}
-
-// IsEmpty returns true if the field was omitted from the payload (not Set and not Null).
-func (o OptNilOutputMessageContentArray) IsEmpty() bool {
-	return !o.Set && !o.Null
-}
-
-// Get returns value and boolean that denotes whether value was set.
-func (o OptNilOutputMessageContentArray) Get() (v []OutputMessageContent, ok bool) {
-	if o.Null {
-		return v, false
-	}
-	if !o.Set {
-		return v, false
-	}
-	return o.Value, true
-}
-
-// Or returns value if set, or given parameter if does not.
-func (o OptNilOutputMessageContentArray) Or(d []OutputMessageContent) []OutputMessageContent {
 	if v, ok := o.Get(); ok {
 		return v
 	}
@@ -59304,74 +58012,6 @@ func (o OptNilResponseItemListObject) Or(d ResponseItemListObject) ResponseItemL
 	return d
 }
 
-// NewOptNilResponseLogProbArray returns new OptNilResponseLogProbArray with value set to v.
-func NewOptNilResponseLogProbArray(v []ResponseLogProb) OptNilResponseLogProbArray {
-	return OptNilResponseLogProbArray{
-		Value: v,
-		Set:   true,
-	}
-}
-
-// OptNilResponseLogProbArray is optional nullable []ResponseLogProb.
-type OptNilResponseLogProbArray struct {
-	Value []ResponseLogProb
-	Set   bool
-	Null  bool
-}
-
-// IsSet returns true if OptNilResponseLogProbArray was set.
-func (o OptNilResponseLogProbArray) IsSet() bool { return o.Set }
-
-// Reset unsets value.
-func (o *OptNilResponseLogProbArray) Reset() {
-	var v []ResponseLogProb
-	o.Value = v
-	o.Set = false
-	o.Null = false
-}
-
-// SetTo sets value to v.
-func (o *OptNilResponseLogProbArray) SetTo(v []ResponseLogProb) {
-	o.Set = true
-	o.Null = false
-	o.Value = v
-}
-
-// IsNull returns true if value is Null.
-func (o OptNilResponseLogProbArray) IsNull() bool { return o.Null }
-
-// SetToNull sets value to null.
-func (o *OptNilResponseLogProbArray) SetToNull() {
-	o.Set = true
-	o.Null = true
-	var v []ResponseLogProb
-	o.Value = v
-}
-
-// IsEmpty returns true if the field was omitted from the payload (not Set and not Null).
-func (o OptNilResponseLogProbArray) IsEmpty() bool {
-	return !o.Set && !o.Null
-}
-
-// Get returns value and boolean that denotes whether value was set.
-func (o OptNilResponseLogProbArray) Get() (v []ResponseLogProb, ok bool) {
-	if o.Null {
-		return v, false
-	}
-	if !o.Set {
-		return v, false
-	}
-	return o.Value, true
-}
-
-// Or returns value if set, or given parameter if does not.
-func (o OptNilResponseLogProbArray) Or(d []ResponseLogProb) []ResponseLogProb {
-	if v, ok := o.Get(); ok {
-		return v
-	}
-	return d
-}
-
 // NewOptNilResponseLogProbTopLogprobsItemArray returns new OptNilResponseLogProbTopLogprobsItemArray with value set to v.
 func NewOptNilResponseLogProbTopLogprobsItemArray(v []ResponseLogProbTopLogprobsItem) OptNilResponseLogProbTopLogprobsItemArray {
 	return OptNilResponseLogProbTopLogprobsItemArray{
@@ -63452,74 +62092,6 @@ func (o OptNilStringArray) Or(d []string) []string {
 	return d
 }
 
-// NewOptNilSummaryTextContentArray returns new OptNilSummaryTextContentArray with value set to v.
-func NewOptNilSummaryTextContentArray(v []SummaryTextContent) OptNilSummaryTextContentArray {
-	return OptNilSummaryTextContentArray{
-		Value: v,
-		Set:   true,
-	}
-}
-
-// OptNilSummaryTextContentArray is optional nullable []SummaryTextContent.
-type OptNilSummaryTextContentArray struct {
-	Value []SummaryTextContent
-	Set   bool
-	Null  bool
-}
-
-// IsSet returns true if OptNilSummaryTextContentArray was set.
-func (o OptNilSummaryTextContentArray) IsSet() bool { return o.Set }
-
-// Reset unsets value.
-func (o *OptNilSummaryTextContentArray) Reset() {
-	var v []SummaryTextContent
-	o.Value = v
-	o.Set = false
-	o.Null = false
-}
-
-// SetTo sets value to v.
-func (o *OptNilSummaryTextContentArray) SetTo(v []SummaryTextContent) {
-	o.Set = true
-	o.Null = false
-	o.Value = v
-}
-
-// IsNull returns true if value is Null.
-func (o OptNilSummaryTextContentArray) IsNull() bool { return o.Null }
-
-// SetToNull sets value to null.
-func (o *OptNilSummaryTextContentArray) SetToNull() {
-	o.Set = true
-	o.Null = true
-	var v []SummaryTextContent
-	o.Value = v
-}
-
-// IsEmpty returns true if the field was omitted from the payload (not Set and not Null).
-func (o OptNilSummaryTextContentArray) IsEmpty() bool {
-	return !o.Set && !o.Null
-}
-
-// Get returns value and boolean that denotes whether value was set.
-func (o OptNilSummaryTextContentArray) Get() (v []SummaryTextContent, ok bool) {
-	if o.Null {
-		return v, false
-	}
-	if !o.Set {
-		return v, false
-	}
-	return o.Value, true
-}
-
-// Or returns value if set, or given parameter if does not.
-func (o OptNilSummaryTextContentArray) Or(d []SummaryTextContent) []SummaryTextContent {
-	if v, ok := o.Get(); ok {
-		return v
-	}
-	return d
-}
-
 // NewOptNilSummaryTextContentType returns new OptNilSummaryTextContentType with value set to v.
 func NewOptNilSummaryTextContentType(v SummaryTextContentType) OptNilSummaryTextContentType {
 	return OptNilSummaryTextContentType{
@@ -63718,74 +62290,6 @@ func (o OptNilTextResponseFormatJsonSchemaType) Get() (v TextResponseFormatJsonS
 
 // Or returns value if set, or given parameter if does not.
 func (o OptNilTextResponseFormatJsonSchemaType) Or(d TextResponseFormatJsonSchemaType) TextResponseFormatJsonSchemaType {
-	if v, ok := o.Get(); ok {
-		return v
-	}
-	return d
-}
-
-// NewOptNilToolArray returns new OptNilToolArray with value set to v.
-func NewOptNilToolArray(v []Tool) OptNilToolArray {
-	return OptNilToolArray{
-		Value: v,
-		Set:   true,
-	}
-}
-
-// OptNilToolArray is optional nullable []Tool.
-type OptNilToolArray struct {
-	Value []Tool
-	Set   bool
-	Null  bool
-}
-
-// IsSet returns true if OptNilToolArray was set.
-func (o OptNilToolArray) IsSet() bool { return o.Set }
-
-// Reset unsets value.
-func (o *OptNilToolArray) Reset() {
-	var v []Tool
-	o.Value = v
-	o.Set = false
-	o.Null = false
-}
-
-// SetTo sets value to v.
-func (o *OptNilToolArray) SetTo(v []Tool) {
-	o.Set = true
-	o.Null = false
-	o.Value = v
-}
-
-// IsNull returns true if value is Null.
-func (o OptNilToolArray) IsNull() bool { return o.Null }
-
-// SetToNull sets value to null.
-func (o *OptNilToolArray) SetToNull() {
-	o.Set = true
-	o.Null = true
-	var v []Tool
-	o.Value = v
-}
-
-// IsEmpty returns true if the field was omitted from the payload (not Set and not Null).
-func (o OptNilToolArray) IsEmpty() bool {
-	return !o.Set && !o.Null
-}
-
-// Get returns value and boolean that denotes whether value was set.
-func (o OptNilToolArray) Get() (v []Tool, ok bool) {
-	if o.Null {
-		return v, false
-	}
-	if !o.Set {
-		return v, false
-	}
-	return o.Value, true
-}
-
-// Or returns value if set, or given parameter if does not.
-func (o OptNilToolArray) Or(d []Tool) []Tool {
 	if v, ok := o.Get(); ok {
 		return v
 	}
@@ -64874,74 +63378,6 @@ func (o OptNilToolsArray) Get() (v ToolsArray, ok bool) {
 
 // Or returns value if set, or given parameter if does not.
 func (o OptNilToolsArray) Or(d ToolsArray) ToolsArray {
-	if v, ok := o.Get(); ok {
-		return v
-	}
-	return d
-}
-
-// NewOptNilTopLogProbArray returns new OptNilTopLogProbArray with value set to v.
-func NewOptNilTopLogProbArray(v []TopLogProb) OptNilTopLogProbArray {
-	return OptNilTopLogProbArray{
-		Value: v,
-		Set:   true,
-	}
-}
-
-// OptNilTopLogProbArray is optional nullable []TopLogProb.
-type OptNilTopLogProbArray struct {
-	Value []TopLogProb
-	Set   bool
-	Null  bool
-}
-
-// IsSet returns true if OptNilTopLogProbArray was set.
-func (o OptNilTopLogProbArray) IsSet() bool { return o.Set }
-
-// Reset unsets value.
-func (o *OptNilTopLogProbArray) Reset() {
-	var v []TopLogProb
-	o.Value = v
-	o.Set = false
-	o.Null = false
-}
-
-// SetTo sets value to v.
-func (o *OptNilTopLogProbArray) SetTo(v []TopLogProb) {
-	o.Set = true
-	o.Null = false
-	o.Value = v
-}
-
-// IsNull returns true if value is Null.
-func (o OptNilTopLogProbArray) IsNull() bool { return o.Null }
-
-// SetToNull sets value to null.
-func (o *OptNilTopLogProbArray) SetToNull() {
-	o.Set = true
-	o.Null = true
-	var v []TopLogProb
-	o.Value = v
-}
-
-// IsEmpty returns true if the field was omitted from the payload (not Set and not Null).
-func (o OptNilTopLogProbArray) IsEmpty() bool {
-	return !o.Set && !o.Null
-}
-
-// Get returns value and boolean that denotes whether value was set.
-func (o OptNilTopLogProbArray) Get() (v []TopLogProb, ok bool) {
-	if o.Null {
-		return v, false
-	}
-	if !o.Set {
-		return v, false
-	}
-	return o.Value, true
-}
-
-// Or returns value if set, or given parameter if does not.
-func (o OptNilTopLogProbArray) Or(d []TopLogProb) []TopLogProb {
 	if v, ok := o.Get(); ok {
 		return v
 	}
@@ -67416,7 +65852,7 @@ func NewCustomToolCallOutputResourceOutputItem(v CustomToolCallOutputResource) O
 // Ref: #/components/schemas/OutputMessage
 type OutputMessage struct {
 	// The content of the output message.
-	Content OptNilOutputMessageContentArray `json:"content"`
+	Content []OutputMessageContent `json:"content" transponder:"encode-empty"`
 	// The unique ID of the output message.
 	ID    OptNilString       `json:"id"`
 	Phase OptNilMessagePhase `json:"phase"`
@@ -67431,7 +65867,7 @@ type OutputMessage struct {
 }
 
 // GetContent returns the value of Content.
-func (s *OutputMessage) GetContent() OptNilOutputMessageContentArray {
+func (s *OutputMessage) GetContent() []OutputMessageContent {
 	return s.Content
 }
 
@@ -67466,7 +65902,7 @@ func (s *OutputMessage) GetAdditionalProps() OutputMessageAdditional {
 }
 
 // SetContent sets the value of Content.
-func (s *OutputMessage) SetContent(val OptNilOutputMessageContentArray) {
+func (s *OutputMessage) SetContent(val []OutputMessageContent) {
 	s.Content = val
 }
 
@@ -67705,8 +66141,8 @@ func (s *OutputMessageType) UnmarshalText(data []byte) error {
 // Ref: #/components/schemas/OutputTextContent
 type OutputTextContent struct {
 	// The annotations of the text output.
-	Annotations OptNilAnnotationArray `json:"annotations"`
-	Logprobs    OptNilLogProbArray    `json:"logprobs"`
+	Annotations []Annotation `json:"annotations" transponder:"encode-empty"`
+	Logprobs    []LogProb    `json:"logprobs" transponder:"encode-empty"`
 	// The text output from the model.
 	Text OptNilString `json:"text"`
 	// The type of the output text. Always `output_text`.
@@ -67715,12 +66151,12 @@ type OutputTextContent struct {
 }
 
 // GetAnnotations returns the value of Annotations.
-func (s *OutputTextContent) GetAnnotations() OptNilAnnotationArray {
+func (s *OutputTextContent) GetAnnotations() []Annotation {
 	return s.Annotations
 }
 
 // GetLogprobs returns the value of Logprobs.
-func (s *OutputTextContent) GetLogprobs() OptNilLogProbArray {
+func (s *OutputTextContent) GetLogprobs() []LogProb {
 	return s.Logprobs
 }
 
@@ -67740,12 +66176,12 @@ func (s *OutputTextContent) GetAdditionalProps() OutputTextContentAdditional {
 }
 
 // SetAnnotations sets the value of Annotations.
-func (s *OutputTextContent) SetAnnotations(val OptNilAnnotationArray) {
+func (s *OutputTextContent) SetAnnotations(val []Annotation) {
 	s.Annotations = val
 }
 
 // SetLogprobs sets the value of Logprobs.
-func (s *OutputTextContent) SetLogprobs(val OptNilLogProbArray) {
+func (s *OutputTextContent) SetLogprobs(val []LogProb) {
 	s.Logprobs = val
 }
 
@@ -69593,7 +68029,7 @@ type ReasoningItem struct {
 	// returned via API.
 	Status OptNilReasoningItemStatus `json:"status"`
 	// Reasoning summary content.
-	Summary OptNilSummaryTextContentArray `json:"summary"`
+	Summary []SummaryTextContent `json:"summary" transponder:"encode-empty"`
 	// The type of the object. Always `reasoning`.
 	Type            OptNilReasoningItemType `json:"type"`
 	AdditionalProps ReasoningItemAdditional
@@ -69620,7 +68056,7 @@ func (s *ReasoningItem) GetStatus() OptNilReasoningItemStatus {
 }
 
 // GetSummary returns the value of Summary.
-func (s *ReasoningItem) GetSummary() OptNilSummaryTextContentArray {
+func (s *ReasoningItem) GetSummary() []SummaryTextContent {
 	return s.Summary
 }
 
@@ -69655,7 +68091,7 @@ func (s *ReasoningItem) SetStatus(val OptNilReasoningItemStatus) {
 }
 
 // SetSummary sets the value of Summary.
-func (s *ReasoningItem) SetSummary(val OptNilSummaryTextContentArray) {
+func (s *ReasoningItem) SetSummary(val []SummaryTextContent) {
 	s.Summary = val
 }
 
@@ -70038,8 +68474,8 @@ type Response struct {
 	//  - Rather than accessing the first item in the `output` array and assuming it's an `assistant`
 	//    message with the content generated by the model, you might consider using the `output_text`
 	//    property where supported in SDKs.
-	Output     OptNilOutputItemArray `json:"output"`
-	OutputText OptNilString          `json:"output_text"`
+	Output     []OutputItem `json:"output" transponder:"encode-empty"`
+	OutputText OptNilString `json:"output_text"`
 	// Whether to allow the model to run tool calls in parallel.
 	ParallelToolCalls  OptNilBool                 `json:"parallel_tool_calls"`
 	PromptCacheOptions OptNilPromptCacheOptions   `json:"prompt_cache_options"`
@@ -70184,7 +68620,7 @@ func (s *Response) GetObject() OptNilResponseObject {
 }
 
 // GetOutput returns the value of Output.
-func (s *Response) GetOutput() OptNilOutputItemArray {
+func (s *Response) GetOutput() []OutputItem {
 	return s.Output
 }
 
@@ -70364,7 +68800,7 @@ func (s *Response) SetObject(val OptNilResponseObject) {
 }
 
 // SetOutput sets the value of Output.
-func (s *Response) SetOutput(val OptNilOutputItemArray) {
+func (s *Response) SetOutput(val []OutputItem) {
 	s.Output = val
 }
 
@@ -74312,7 +72748,7 @@ func NewInputItemArrayResponseInstructions(v []InputItem) ResponseInstructions {
 // Ref: #/components/schemas/ResponseItemList
 type ResponseItemList struct {
 	// A list of items used to generate this response.
-	Data OptNilItemResourceArray `json:"data"`
+	Data []ItemResource `json:"data" transponder:"encode-empty"`
 	// The ID of the first item in the list.
 	FirstID OptNilString `json:"first_id"`
 	// Whether there are more items available.
@@ -74325,7 +72761,7 @@ type ResponseItemList struct {
 }
 
 // GetData returns the value of Data.
-func (s *ResponseItemList) GetData() OptNilItemResourceArray {
+func (s *ResponseItemList) GetData() []ItemResource {
 	return s.Data
 }
 
@@ -74355,7 +72791,7 @@ func (s *ResponseItemList) GetAdditionalProps() ResponseItemListAdditional {
 }
 
 // SetData sets the value of Data.
-func (s *ResponseItemList) SetData(val OptNilItemResourceArray) {
+func (s *ResponseItemList) SetData(val []ItemResource) {
 	s.Data = val
 }
 
@@ -77970,7 +76406,7 @@ type ResponseShellCallOutputContentDoneStreamingEvent struct {
 	// The ID of the output item that was updated.
 	ItemID OptNilString `json:"item_id"`
 	// The output contents emitted for the shell command.
-	Output OptNilFunctionShellCallOutputContentArray `json:"output"`
+	Output []FunctionShellCallOutputContent `json:"output" transponder:"encode-empty"`
 	// The index of the output item that was updated.
 	OutputIndex OptNilInt `json:"output_index"`
 	// The sequence number of the event that was emitted.
@@ -77991,7 +76427,7 @@ func (s *ResponseShellCallOutputContentDoneStreamingEvent) GetItemID() OptNilStr
 }
 
 // GetOutput returns the value of Output.
-func (s *ResponseShellCallOutputContentDoneStreamingEvent) GetOutput() OptNilFunctionShellCallOutputContentArray {
+func (s *ResponseShellCallOutputContentDoneStreamingEvent) GetOutput() []FunctionShellCallOutputContent {
 	return s.Output
 }
 
@@ -78026,7 +76462,7 @@ func (s *ResponseShellCallOutputContentDoneStreamingEvent) SetItemID(val OptNilS
 }
 
 // SetOutput sets the value of Output.
-func (s *ResponseShellCallOutputContentDoneStreamingEvent) SetOutput(val OptNilFunctionShellCallOutputContentArray) {
+func (s *ResponseShellCallOutputContentDoneStreamingEvent) SetOutput(val []FunctionShellCallOutputContent) {
 	s.Output = val
 }
 
@@ -79861,7 +78297,7 @@ type ResponseTextDeltaEvent struct {
 	// The ID of the output item that the text delta was added to.
 	ItemID OptNilString `json:"item_id"`
 	// The log probabilities of the tokens in the delta.
-	Logprobs OptNilResponseLogProbArray `json:"logprobs"`
+	Logprobs []ResponseLogProb `json:"logprobs" transponder:"encode-empty"`
 	// The index of the output item that the text delta was added to.
 	OutputIndex OptNilInt `json:"output_index"`
 	// The sequence number for this event.
@@ -79887,7 +78323,7 @@ func (s *ResponseTextDeltaEvent) GetItemID() OptNilString {
 }
 
 // GetLogprobs returns the value of Logprobs.
-func (s *ResponseTextDeltaEvent) GetLogprobs() OptNilResponseLogProbArray {
+func (s *ResponseTextDeltaEvent) GetLogprobs() []ResponseLogProb {
 	return s.Logprobs
 }
 
@@ -79927,7 +78363,7 @@ func (s *ResponseTextDeltaEvent) SetItemID(val OptNilString) {
 }
 
 // SetLogprobs sets the value of Logprobs.
-func (s *ResponseTextDeltaEvent) SetLogprobs(val OptNilResponseLogProbArray) {
+func (s *ResponseTextDeltaEvent) SetLogprobs(val []ResponseLogProb) {
 	s.Logprobs = val
 }
 
@@ -80005,7 +78441,7 @@ type ResponseTextDoneEvent struct {
 	// The ID of the output item that the text content is finalized.
 	ItemID OptNilString `json:"item_id"`
 	// The log probabilities of the tokens in the delta.
-	Logprobs OptNilResponseLogProbArray `json:"logprobs"`
+	Logprobs []ResponseLogProb `json:"logprobs" transponder:"encode-empty"`
 	// The index of the output item that the text content is finalized.
 	OutputIndex OptNilInt `json:"output_index"`
 	// The sequence number for this event.
@@ -80028,7 +78464,7 @@ func (s *ResponseTextDoneEvent) GetItemID() OptNilString {
 }
 
 // GetLogprobs returns the value of Logprobs.
-func (s *ResponseTextDoneEvent) GetLogprobs() OptNilResponseLogProbArray {
+func (s *ResponseTextDoneEvent) GetLogprobs() []ResponseLogProb {
 	return s.Logprobs
 }
 
@@ -80068,7 +78504,7 @@ func (s *ResponseTextDoneEvent) SetItemID(val OptNilString) {
 }
 
 // SetLogprobs sets the value of Logprobs.
-func (s *ResponseTextDoneEvent) SetLogprobs(val OptNilResponseLogProbArray) {
+func (s *ResponseTextDoneEvent) SetLogprobs(val []ResponseLogProb) {
 	s.Logprobs = val
 }
 
@@ -82695,7 +81131,7 @@ type ToolChoiceAllowed struct {
 	// 	  { "type": "mcp", "server_label": "deepwiki" },
 	// 	  { "type": "image_generation" }
 	// 	]
-	Tools OptNilAnyArray `json:"tools"`
+	Tools []jx.Raw `json:"tools" transponder:"encode-empty"`
 	// Allowed tool configuration type. Always `allowed_tools`.
 	Type            OptNilToolChoiceAllowedType `json:"type"`
 	AdditionalProps ToolChoiceAllowedAdditional
@@ -82707,7 +81143,7 @@ func (s *ToolChoiceAllowed) GetMode() OptNilToolChoiceAllowedMode {
 }
 
 // GetTools returns the value of Tools.
-func (s *ToolChoiceAllowed) GetTools() OptNilAnyArray {
+func (s *ToolChoiceAllowed) GetTools() []jx.Raw {
 	return s.Tools
 }
 
@@ -82727,7 +81163,7 @@ func (s *ToolChoiceAllowed) SetMode(val OptNilToolChoiceAllowedMode) {
 }
 
 // SetTools sets the value of Tools.
-func (s *ToolChoiceAllowed) SetTools(val OptNilAnyArray) {
+func (s *ToolChoiceAllowed) SetTools(val []jx.Raw) {
 	s.Tools = val
 }
 
@@ -84000,7 +82436,7 @@ type ToolSearchOutput struct {
 	ID     OptNilString                       `json:"id"`
 	Status OptNilFunctionCallOutputStatusEnum `json:"status"`
 	// The loaded tool definitions returned by tool search.
-	Tools OptNilToolArray `json:"tools"`
+	Tools []Tool `json:"tools" transponder:"encode-empty"`
 	// The type of the item. Always `tool_search_output`.
 	Type            OptNilToolSearchOutputType `json:"type"`
 	AdditionalProps ToolSearchOutputAdditional
@@ -84032,7 +82468,7 @@ func (s *ToolSearchOutput) GetStatus() OptNilFunctionCallOutputStatusEnum {
 }
 
 // GetTools returns the value of Tools.
-func (s *ToolSearchOutput) GetTools() OptNilToolArray {
+func (s *ToolSearchOutput) GetTools() []Tool {
 	return s.Tools
 }
 
@@ -84072,7 +82508,7 @@ func (s *ToolSearchOutput) SetStatus(val OptNilFunctionCallOutputStatusEnum) {
 }
 
 // SetTools sets the value of Tools.
-func (s *ToolSearchOutput) SetTools(val OptNilToolArray) {
+func (s *ToolSearchOutput) SetTools(val []Tool) {
 	s.Tools = val
 }
 
@@ -84104,7 +82540,7 @@ type ToolSearchOutputItemParam struct {
 	ID        OptNilString                  `json:"id"`
 	Status    OptNilFunctionCallItemStatus  `json:"status"`
 	// The loaded tool definitions returned by the tool search output.
-	Tools OptNilToolArray `json:"tools"`
+	Tools []Tool `json:"tools" transponder:"encode-empty"`
 	// The item type. Always `tool_search_output`.
 	Type            OptNilToolSearchOutputItemParamType `json:"type"`
 	AdditionalProps ToolSearchOutputItemParamAdditional
@@ -84131,7 +82567,7 @@ func (s *ToolSearchOutputItemParam) GetStatus() OptNilFunctionCallItemStatus {
 }
 
 // GetTools returns the value of Tools.
-func (s *ToolSearchOutputItemParam) GetTools() OptNilToolArray {
+func (s *ToolSearchOutputItemParam) GetTools() []Tool {
 	return s.Tools
 }
 
@@ -84166,7 +82602,7 @@ func (s *ToolSearchOutputItemParam) SetStatus(val OptNilFunctionCallItemStatus) 
 }
 
 // SetTools sets the value of Tools.
-func (s *ToolSearchOutputItemParam) SetTools(val OptNilToolArray) {
+func (s *ToolSearchOutputItemParam) SetTools(val []Tool) {
 	s.Tools = val
 }
 
@@ -84373,14 +82809,14 @@ type ToolsArray []Tool
 // The top log probability of a token.
 // Ref: #/components/schemas/TopLogProb
 type TopLogProb struct {
-	Bytes           OptNilIntArray `json:"bytes"`
-	Logprob         OptNilFloat64  `json:"logprob"`
-	Token           OptNilString   `json:"token"`
+	Bytes           []int         `json:"bytes" transponder:"encode-empty"`
+	Logprob         OptNilFloat64 `json:"logprob"`
+	Token           OptNilString  `json:"token"`
 	AdditionalProps TopLogProbAdditional
 }
 
 // GetBytes returns the value of Bytes.
-func (s *TopLogProb) GetBytes() OptNilIntArray {
+func (s *TopLogProb) GetBytes() []int {
 	return s.Bytes
 }
 
@@ -84400,7 +82836,7 @@ func (s *TopLogProb) GetAdditionalProps() TopLogProbAdditional {
 }
 
 // SetBytes sets the value of Bytes.
-func (s *TopLogProb) SetBytes(val OptNilIntArray) {
+func (s *TopLogProb) SetBytes(val []int) {
 	s.Bytes = val
 }
 

@@ -3,6 +3,8 @@
 package openai
 
 import (
+	"github.com/go-faster/errors"
+	"github.com/ogen-go/ogen/validate"
 	"slices"
 )
 
@@ -18,4 +20,4308 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	slices.Sort(keys)
 	return keys
+}
+
+// validatedBefore stands for the calls ogen repeats after an object's
+// Validate(), which has run its validators (step spec-validators).
+func validatedBefore(string, any, any) error { return nil }
+
+// errSpecRequired is the error of a field the spec requires that is absent.
+var errSpecRequired = errors.New("required by the spec")
+
+// validateWith runs the pluggable validator name (x-ogen-validate of the
+// normalized spec) on v, an object with a specField method.
+func validateWith(name string, v any, params any) error {
+	obj, ok := v.(interface {
+		specField(string) (bool, bool, bool)
+	})
+	if !ok {
+		return errors.Errorf("%T has no spec fields", v)
+	}
+	// field says whether the field p is sent, and sent with a value.
+	field := func(p any) (string, bool, bool, error) {
+		name, _ := p.(string)
+		present, null, known := obj.specField(name)
+		if !known {
+			return "", false, false, errors.Errorf("%T has no field %q", v, p)
+		}
+		return name, present, present && !null, nil
+	}
+	list, _ := params.([]any)
+	var failures []validate.FieldError
+	switch name {
+	case "x-spec-required":
+		for _, p := range list {
+			name, present, _, err := field(p)
+			if err != nil {
+				return err
+			}
+			if !present { // (null is present: a required field may be nullable)
+				failures = append(failures, validate.FieldError{Name: name, Error: errSpecRequired})
+			}
+		}
+	case "x-exclusive":
+		for _, g := range list {
+			group, _ := g.([]any)
+			var sent []string
+			for _, p := range group {
+				name, _, value, err := field(p)
+				if err != nil {
+					return err
+				}
+				if value { // (null is not a choice)
+					sent = append(sent, name)
+				}
+			}
+			if len(sent) > 1 {
+				failures = append(failures, validate.FieldError{Name: sent[1], Error: errors.Errorf("not allowed together with %q", sent[0])})
+			}
+		}
+	default:
+		return errors.Errorf("unknown validator %q", name)
+	}
+	if len(failures) > 0 {
+		return &validate.Error{Fields: failures}
+	}
+	return nil
+}
+
+func (s *AdditionalTools) specField(name string) (present, null, known bool) {
+	switch name {
+	case "id":
+		return s.ID.Set, s.ID.Null, true
+	case "role":
+		return s.Role.Set, s.Role.Null, true
+	case "tools":
+		return s.Tools != nil, false, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *AdditionalToolsItemParam) specField(name string) (present, null, known bool) {
+	switch name {
+	case "id":
+		return s.ID.Set, s.ID.Null, true
+	case "role":
+		return s.Role.Set, s.Role.Null, true
+	case "tools":
+		return s.Tools != nil, false, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *ApplyPatchCreateFileOperation) specField(name string) (present, null, known bool) {
+	switch name {
+	case "diff":
+		return s.Diff.Set, s.Diff.Null, true
+	case "path":
+		return s.Path.Set, s.Path.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *ApplyPatchCreateFileOperationParam) specField(name string) (present, null, known bool) {
+	switch name {
+	case "diff":
+		return s.Diff.Set, s.Diff.Null, true
+	case "path":
+		return s.Path.Set, s.Path.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *ApplyPatchDeleteFileOperation) specField(name string) (present, null, known bool) {
+	switch name {
+	case "path":
+		return s.Path.Set, s.Path.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *ApplyPatchDeleteFileOperationParam) specField(name string) (present, null, known bool) {
+	switch name {
+	case "path":
+		return s.Path.Set, s.Path.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *ApplyPatchToolCall) specField(name string) (present, null, known bool) {
+	switch name {
+	case "call_id":
+		return s.CallID.Set, s.CallID.Null, true
+	case "caller":
+		return s.Caller.Set, s.Caller.Null, true
+	case "created_by":
+		return s.CreatedBy.Set, s.CreatedBy.Null, true
+	case "id":
+		return s.ID.Set, s.ID.Null, true
+	case "operation":
+		return s.Operation.Set, false, true
+	case "status":
+		return s.Status.Set, s.Status.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *ApplyPatchToolCallItemParam) specField(name string) (present, null, known bool) {
+	switch name {
+	case "call_id":
+		return s.CallID.Set, s.CallID.Null, true
+	case "caller":
+		return s.Caller.Set, s.Caller.Null, true
+	case "id":
+		return s.ID.Set, s.ID.Null, true
+	case "operation":
+		return s.Operation.Set, s.Operation.Null, true
+	case "status":
+		return s.Status.Set, s.Status.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *ApplyPatchToolCallOutput) specField(name string) (present, null, known bool) {
+	switch name {
+	case "call_id":
+		return s.CallID.Set, s.CallID.Null, true
+	case "caller":
+		return s.Caller.Set, s.Caller.Null, true
+	case "created_by":
+		return s.CreatedBy.Set, s.CreatedBy.Null, true
+	case "id":
+		return s.ID.Set, s.ID.Null, true
+	case "output":
+		return s.Output.Set, s.Output.Null, true
+	case "status":
+		return s.Status.Set, s.Status.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *ApplyPatchToolCallOutputItemParam) specField(name string) (present, null, known bool) {
+	switch name {
+	case "call_id":
+		return s.CallID.Set, s.CallID.Null, true
+	case "caller":
+		return s.Caller.Set, s.Caller.Null, true
+	case "id":
+		return s.ID.Set, s.ID.Null, true
+	case "output":
+		return s.Output.Set, s.Output.Null, true
+	case "status":
+		return s.Status.Set, s.Status.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *ApplyPatchToolParam) specField(name string) (present, null, known bool) {
+	switch name {
+	case "allowed_callers":
+		return s.AllowedCallers.Set, s.AllowedCallers.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *ApplyPatchUpdateFileOperation) specField(name string) (present, null, known bool) {
+	switch name {
+	case "diff":
+		return s.Diff.Set, s.Diff.Null, true
+	case "path":
+		return s.Path.Set, s.Path.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *ApplyPatchUpdateFileOperationParam) specField(name string) (present, null, known bool) {
+	switch name {
+	case "diff":
+		return s.Diff.Set, s.Diff.Null, true
+	case "path":
+		return s.Path.Set, s.Path.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *ApproximateLocation) specField(name string) (present, null, known bool) {
+	switch name {
+	case "city":
+		return s.City.Set, s.City.Null, true
+	case "country":
+		return s.Country.Set, s.Country.Null, true
+	case "region":
+		return s.Region.Set, s.Region.Null, true
+	case "timezone":
+		return s.Timezone.Set, s.Timezone.Null, true
+	case "type":
+		return s.Type.Set, s.Type.Null, true
+	}
+	return false, false, false
+}
+
+func (s *AutoCodeInterpreterToolParam) specField(name string) (present, null, known bool) {
+	switch name {
+	case "file_ids":
+		return s.FileIds.Set, s.FileIds.Null, true
+	case "memory_limit":
+		return s.MemoryLimit.Set, s.MemoryLimit.Null, true
+	case "network_policy":
+		return s.NetworkPolicy.Set, false, true
+	case "type":
+		return s.Type.Set, s.Type.Null, true
+	}
+	return false, false, false
+}
+
+func (s *ChatCompletionAllowedTools) specField(name string) (present, null, known bool) {
+	switch name {
+	case "mode":
+		return s.Mode.Set, s.Mode.Null, true
+	case "tools":
+		return s.Tools != nil, false, true
+	}
+	return false, false, false
+}
+
+func (s *ChatCompletionAllowedToolsChoice) specField(name string) (present, null, known bool) {
+	switch name {
+	case "allowed_tools":
+		return s.AllowedTools.Set, s.AllowedTools.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *ChatCompletionFunctionCallOption) specField(name string) (present, null, known bool) {
+	switch name {
+	case "name":
+		return s.Name.Set, s.Name.Null, true
+	}
+	return false, false, false
+}
+
+func (s *ChatCompletionFunctions) specField(name string) (present, null, known bool) {
+	switch name {
+	case "description":
+		return s.Description.Set, s.Description.Null, true
+	case "name":
+		return s.Name.Set, s.Name.Null, true
+	case "parameters":
+		return len(s.Parameters) != 0, false, true
+	}
+	return false, false, false
+}
+
+func (s *ChatCompletionMessageCustomToolCall) specField(name string) (present, null, known bool) {
+	switch name {
+	case "custom":
+		return s.Custom.Set, s.Custom.Null, true
+	case "id":
+		return s.ID.Set, s.ID.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *ChatCompletionMessageCustomToolCallCustom) specField(name string) (present, null, known bool) {
+	switch name {
+	case "input":
+		return s.Input.Set, s.Input.Null, true
+	case "name":
+		return s.Name.Set, s.Name.Null, true
+	}
+	return false, false, false
+}
+
+func (s *ChatCompletionMessageToolCall) specField(name string) (present, null, known bool) {
+	switch name {
+	case "function":
+		return s.Function.Set, s.Function.Null, true
+	case "id":
+		return s.ID.Set, s.ID.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *ChatCompletionMessageToolCallChunk) specField(name string) (present, null, known bool) {
+	switch name {
+	case "function":
+		return s.Function.Set, s.Function.Null, true
+	case "id":
+		return s.ID.Set, s.ID.Null, true
+	case "index":
+		return s.Index.Set, s.Index.Null, true
+	case "type":
+		return s.Type.Set, s.Type.Null, true
+	}
+	return false, false, false
+}
+
+func (s *ChatCompletionMessageToolCallFunction) specField(name string) (present, null, known bool) {
+	switch name {
+	case "arguments":
+		return s.Arguments.Set, s.Arguments.Null, true
+	case "name":
+		return s.Name.Set, s.Name.Null, true
+	}
+	return false, false, false
+}
+
+func (s *ChatCompletionModeration) specField(name string) (present, null, known bool) {
+	switch name {
+	case "input":
+		return s.Input.Set, false, true
+	case "output":
+		return s.Output.Set, false, true
+	}
+	return false, false, false
+}
+
+func (s *ChatCompletionModerationError) specField(name string) (present, null, known bool) {
+	switch name {
+	case "code":
+		return s.Code.Set, s.Code.Null, true
+	case "message":
+		return s.Message.Set, s.Message.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *ChatCompletionModerationResults) specField(name string) (present, null, known bool) {
+	switch name {
+	case "model":
+		return s.Model.Set, s.Model.Null, true
+	case "results":
+		return s.Results != nil, false, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *ChatCompletionNamedToolChoice) specField(name string) (present, null, known bool) {
+	switch name {
+	case "function":
+		return s.Function.Set, s.Function.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *ChatCompletionNamedToolChoiceCustom) specField(name string) (present, null, known bool) {
+	switch name {
+	case "custom":
+		return s.Custom.Set, s.Custom.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *ChatCompletionNamedToolChoiceCustomCustom) specField(name string) (present, null, known bool) {
+	switch name {
+	case "name":
+		return s.Name.Set, s.Name.Null, true
+	}
+	return false, false, false
+}
+
+func (s *ChatCompletionNamedToolChoiceFunction) specField(name string) (present, null, known bool) {
+	switch name {
+	case "name":
+		return s.Name.Set, s.Name.Null, true
+	}
+	return false, false, false
+}
+
+func (s *ChatCompletionRequestAssistantMessage) specField(name string) (present, null, known bool) {
+	switch name {
+	case "audio":
+		return s.Audio.Set, s.Audio.Null, true
+	case "content":
+		return s.Content.Set, s.Content.Null, true
+	case "function_call":
+		return s.FunctionCall.Set, s.FunctionCall.Null, true
+	case "name":
+		return s.Name.Set, s.Name.Null, true
+	case "refusal":
+		return s.Refusal.Set, s.Refusal.Null, true
+	case "role":
+		return true /* the union writes its discriminator */, false, true
+	case "tool_calls":
+		return s.ToolCalls.Set, s.ToolCalls.Null, true
+	}
+	return false, false, false
+}
+
+func (s *ChatCompletionRequestAssistantMessageAudio) specField(name string) (present, null, known bool) {
+	switch name {
+	case "id":
+		return s.ID.Set, s.ID.Null, true
+	}
+	return false, false, false
+}
+
+func (s *ChatCompletionRequestAssistantMessageFunctionCall) specField(name string) (present, null, known bool) {
+	switch name {
+	case "arguments":
+		return s.Arguments.Set, s.Arguments.Null, true
+	case "name":
+		return s.Name.Set, s.Name.Null, true
+	}
+	return false, false, false
+}
+
+func (s *ChatCompletionRequestDeveloperMessage) specField(name string) (present, null, known bool) {
+	switch name {
+	case "content":
+		return s.Content.Set, false, true
+	case "name":
+		return s.Name.Set, s.Name.Null, true
+	case "role":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *ChatCompletionRequestFunctionMessage) specField(name string) (present, null, known bool) {
+	switch name {
+	case "content":
+		return s.Content.Set, s.Content.Null, true
+	case "name":
+		return s.Name.Set, s.Name.Null, true
+	case "role":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *ChatCompletionRequestMessageContentPartAudio) specField(name string) (present, null, known bool) {
+	switch name {
+	case "input_audio":
+		return s.InputAudio.Set, s.InputAudio.Null, true
+	case "prompt_cache_breakpoint":
+		return s.PromptCacheBreakpoint.Set, s.PromptCacheBreakpoint.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *ChatCompletionRequestMessageContentPartAudioInputAudio) specField(name string) (present, null, known bool) {
+	switch name {
+	case "data":
+		return s.Data.Set, s.Data.Null, true
+	case "format":
+		return s.Format.Set, s.Format.Null, true
+	}
+	return false, false, false
+}
+
+func (s *ChatCompletionRequestMessageContentPartFile) specField(name string) (present, null, known bool) {
+	switch name {
+	case "file":
+		return s.File.Set, s.File.Null, true
+	case "prompt_cache_breakpoint":
+		return s.PromptCacheBreakpoint.Set, s.PromptCacheBreakpoint.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *ChatCompletionRequestMessageContentPartImage) specField(name string) (present, null, known bool) {
+	switch name {
+	case "image_url":
+		return s.ImageURL.Set, s.ImageURL.Null, true
+	case "prompt_cache_breakpoint":
+		return s.PromptCacheBreakpoint.Set, s.PromptCacheBreakpoint.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *ChatCompletionRequestMessageContentPartImageImageURL) specField(name string) (present, null, known bool) {
+	switch name {
+	case "detail":
+		return s.Detail.Set, s.Detail.Null, true
+	case "url":
+		return s.URL.Set, s.URL.Null, true
+	}
+	return false, false, false
+}
+
+func (s *ChatCompletionRequestMessageContentPartRefusal) specField(name string) (present, null, known bool) {
+	switch name {
+	case "refusal":
+		return s.Refusal.Set, s.Refusal.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *ChatCompletionRequestMessageContentPartText) specField(name string) (present, null, known bool) {
+	switch name {
+	case "prompt_cache_breakpoint":
+		return s.PromptCacheBreakpoint.Set, s.PromptCacheBreakpoint.Null, true
+	case "text":
+		return s.Text.Set, s.Text.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *ChatCompletionRequestSystemMessage) specField(name string) (present, null, known bool) {
+	switch name {
+	case "content":
+		return s.Content.Set, false, true
+	case "name":
+		return s.Name.Set, s.Name.Null, true
+	case "role":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *ChatCompletionRequestToolMessage) specField(name string) (present, null, known bool) {
+	switch name {
+	case "content":
+		return s.Content.Set, false, true
+	case "role":
+		return true /* the union writes its discriminator */, false, true
+	case "tool_call_id":
+		return s.ToolCallID.Set, s.ToolCallID.Null, true
+	}
+	return false, false, false
+}
+
+func (s *ChatCompletionRequestUserMessage) specField(name string) (present, null, known bool) {
+	switch name {
+	case "content":
+		return s.Content.Set, false, true
+	case "name":
+		return s.Name.Set, s.Name.Null, true
+	case "role":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *ChatCompletionResponseMessage) specField(name string) (present, null, known bool) {
+	switch name {
+	case "annotations":
+		return s.Annotations.Set, s.Annotations.Null, true
+	case "audio":
+		return s.Audio.Set, s.Audio.Null, true
+	case "content":
+		return s.Content.Set, s.Content.Null, true
+	case "function_call":
+		return s.FunctionCall.Set, s.FunctionCall.Null, true
+	case "reasoning":
+		return s.Reasoning.Set, s.Reasoning.Null, true
+	case "reasoning_content":
+		return s.ReasoningContent.Set, s.ReasoningContent.Null, true
+	case "refusal":
+		return s.Refusal.Set, s.Refusal.Null, true
+	case "role":
+		return s.Role.Set, s.Role.Null, true
+	case "tool_calls":
+		return s.ToolCalls.Set, s.ToolCalls.Null, true
+	}
+	return false, false, false
+}
+
+func (s *ChatCompletionResponseMessageAnnotationsItem) specField(name string) (present, null, known bool) {
+	switch name {
+	case "type":
+		return s.Type.Set, s.Type.Null, true
+	case "url_citation":
+		return s.URLCitation.Set, s.URLCitation.Null, true
+	}
+	return false, false, false
+}
+
+func (s *ChatCompletionResponseMessageAnnotationsItemURLCitation) specField(name string) (present, null, known bool) {
+	switch name {
+	case "end_index":
+		return s.EndIndex.Set, s.EndIndex.Null, true
+	case "start_index":
+		return s.StartIndex.Set, s.StartIndex.Null, true
+	case "title":
+		return s.Title.Set, s.Title.Null, true
+	case "url":
+		return s.URL.Set, s.URL.Null, true
+	}
+	return false, false, false
+}
+
+func (s *ChatCompletionResponseMessageAudio) specField(name string) (present, null, known bool) {
+	switch name {
+	case "data":
+		return s.Data.Set, s.Data.Null, true
+	case "expires_at":
+		return s.ExpiresAt.Set, s.ExpiresAt.Null, true
+	case "id":
+		return s.ID.Set, s.ID.Null, true
+	case "transcript":
+		return s.Transcript.Set, s.Transcript.Null, true
+	}
+	return false, false, false
+}
+
+func (s *ChatCompletionResponseMessageFunctionCall) specField(name string) (present, null, known bool) {
+	switch name {
+	case "arguments":
+		return s.Arguments.Set, s.Arguments.Null, true
+	case "name":
+		return s.Name.Set, s.Name.Null, true
+	}
+	return false, false, false
+}
+
+func (s *ChatCompletionTokenLogprob) specField(name string) (present, null, known bool) {
+	switch name {
+	case "bytes":
+		return s.Bytes.Set, s.Bytes.Null, true
+	case "logprob":
+		return s.Logprob.Set, s.Logprob.Null, true
+	case "token":
+		return s.Token.Set, s.Token.Null, true
+	case "top_logprobs":
+		return s.TopLogprobs != nil, false, true
+	}
+	return false, false, false
+}
+
+func (s *ChatCompletionTokenLogprobTopLogprobsItem) specField(name string) (present, null, known bool) {
+	switch name {
+	case "bytes":
+		return s.Bytes.Set, s.Bytes.Null, true
+	case "logprob":
+		return s.Logprob.Set, s.Logprob.Null, true
+	case "token":
+		return s.Token.Set, s.Token.Null, true
+	}
+	return false, false, false
+}
+
+func (s *ChatCompletionTool) specField(name string) (present, null, known bool) {
+	switch name {
+	case "function":
+		return s.Function.Set, s.Function.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *ClickParam) specField(name string) (present, null, known bool) {
+	switch name {
+	case "button":
+		return s.Button.Set, s.Button.Null, true
+	case "keys":
+		return s.Keys.Set, s.Keys.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	case "x":
+		return s.X.Set, s.X.Null, true
+	case "y":
+		return s.Y.Set, s.Y.Null, true
+	}
+	return false, false, false
+}
+
+func (s *CodeInterpreterOutputImage) specField(name string) (present, null, known bool) {
+	switch name {
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	case "url":
+		return s.URL.Set, s.URL.Null, true
+	}
+	return false, false, false
+}
+
+func (s *CodeInterpreterOutputLogs) specField(name string) (present, null, known bool) {
+	switch name {
+	case "logs":
+		return s.Logs.Set, s.Logs.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *CodeInterpreterTool) specField(name string) (present, null, known bool) {
+	switch name {
+	case "allowed_callers":
+		return s.AllowedCallers.Set, s.AllowedCallers.Null, true
+	case "container":
+		return s.Container.Set, false, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *CodeInterpreterToolCall) specField(name string) (present, null, known bool) {
+	switch name {
+	case "code":
+		return s.Code.Set, s.Code.Null, true
+	case "container_id":
+		return s.ContainerID.Set, s.ContainerID.Null, true
+	case "id":
+		return s.ID.Set, s.ID.Null, true
+	case "outputs":
+		return s.Outputs.Set, s.Outputs.Null, true
+	case "status":
+		return s.Status.Set, s.Status.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *CompactionBody) specField(name string) (present, null, known bool) {
+	switch name {
+	case "created_by":
+		return s.CreatedBy.Set, s.CreatedBy.Null, true
+	case "encrypted_content":
+		return s.EncryptedContent.Set, s.EncryptedContent.Null, true
+	case "id":
+		return s.ID.Set, s.ID.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *CompactionSummaryItemParam) specField(name string) (present, null, known bool) {
+	switch name {
+	case "encrypted_content":
+		return s.EncryptedContent.Set, s.EncryptedContent.Null, true
+	case "id":
+		return s.ID.Set, s.ID.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *CompactionTriggerItemParam) specField(name string) (present, null, known bool) {
+	switch name {
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *ComparisonFilter) specField(name string) (present, null, known bool) {
+	switch name {
+	case "key":
+		return s.Key.Set, s.Key.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	case "value":
+		return s.Value.Set, false, true
+	}
+	return false, false, false
+}
+
+func (s *CompletionUsage) specField(name string) (present, null, known bool) {
+	switch name {
+	case "completion_tokens":
+		return s.CompletionTokens.Set, s.CompletionTokens.Null, true
+	case "completion_tokens_details":
+		return s.CompletionTokensDetails.Set, s.CompletionTokensDetails.Null, true
+	case "prompt_tokens":
+		return s.PromptTokens.Set, s.PromptTokens.Null, true
+	case "prompt_tokens_details":
+		return s.PromptTokensDetails.Set, s.PromptTokensDetails.Null, true
+	case "total_tokens":
+		return s.TotalTokens.Set, s.TotalTokens.Null, true
+	}
+	return false, false, false
+}
+
+func (s *CompoundFilter) specField(name string) (present, null, known bool) {
+	switch name {
+	case "filters":
+		return s.Filters != nil, false, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *ComputerCallOutputItemParam) specField(name string) (present, null, known bool) {
+	switch name {
+	case "acknowledged_safety_checks":
+		return s.AcknowledgedSafetyChecks.Set, s.AcknowledgedSafetyChecks.Null, true
+	case "call_id":
+		return s.CallID.Set, s.CallID.Null, true
+	case "id":
+		return s.ID.Set, s.ID.Null, true
+	case "output":
+		return s.Output.Set, s.Output.Null, true
+	case "status":
+		return s.Status.Set, s.Status.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *ComputerCallSafetyCheckParam) specField(name string) (present, null, known bool) {
+	switch name {
+	case "code":
+		return s.Code.Set, s.Code.Null, true
+	case "id":
+		return s.ID.Set, s.ID.Null, true
+	case "message":
+		return s.Message.Set, s.Message.Null, true
+	}
+	return false, false, false
+}
+
+func (s *ComputerScreenshotImage) specField(name string) (present, null, known bool) {
+	switch name {
+	case "file_id":
+		return s.FileID.Set, s.FileID.Null, true
+	case "image_url":
+		return s.ImageURL.Set, s.ImageURL.Null, true
+	case "type":
+		return s.Type.Set, s.Type.Null, true
+	}
+	return false, false, false
+}
+
+func (s *ComputerTool) specField(name string) (present, null, known bool) {
+	switch name {
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *ComputerToolCall) specField(name string) (present, null, known bool) {
+	switch name {
+	case "action":
+		return s.Action.Set, s.Action.Null, true
+	case "actions":
+		return s.Actions.Set, s.Actions.Null, true
+	case "call_id":
+		return s.CallID.Set, s.CallID.Null, true
+	case "id":
+		return s.ID.Set, s.ID.Null, true
+	case "pending_safety_checks":
+		return s.PendingSafetyChecks != nil, false, true
+	case "status":
+		return s.Status.Set, s.Status.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *ComputerToolCallOutput) specField(name string) (present, null, known bool) {
+	switch name {
+	case "acknowledged_safety_checks":
+		return s.AcknowledgedSafetyChecks.Set, s.AcknowledgedSafetyChecks.Null, true
+	case "call_id":
+		return s.CallID.Set, s.CallID.Null, true
+	case "id":
+		return s.ID.Set, s.ID.Null, true
+	case "output":
+		return s.Output.Set, s.Output.Null, true
+	case "status":
+		return s.Status.Set, s.Status.Null, true
+	case "type":
+		return s.Type.Set, s.Type.Null, true
+	}
+	return false, false, false
+}
+
+func (s *ComputerToolCallOutputResource) specField(name string) (present, null, known bool) {
+	switch name {
+	case "acknowledged_safety_checks":
+		return s.AcknowledgedSafetyChecks.Set, s.AcknowledgedSafetyChecks.Null, true
+	case "call_id":
+		return s.CallID.Set, s.CallID.Null, true
+	case "created_by":
+		return s.CreatedBy.Set, s.CreatedBy.Null, true
+	case "id":
+		return s.ID.Set, s.ID.Null, true
+	case "output":
+		return s.Output.Set, s.Output.Null, true
+	case "status":
+		return s.Status.Set, s.Status.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *ComputerUsePreviewTool) specField(name string) (present, null, known bool) {
+	switch name {
+	case "display_height":
+		return s.DisplayHeight.Set, s.DisplayHeight.Null, true
+	case "display_width":
+		return s.DisplayWidth.Set, s.DisplayWidth.Null, true
+	case "environment":
+		return s.Environment.Set, s.Environment.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *ContainerAutoParam) specField(name string) (present, null, known bool) {
+	switch name {
+	case "file_ids":
+		return s.FileIds.Set, s.FileIds.Null, true
+	case "memory_limit":
+		return s.MemoryLimit.Set, s.MemoryLimit.Null, true
+	case "network_policy":
+		return s.NetworkPolicy.Set, false, true
+	case "skills":
+		return s.Skills.Set, s.Skills.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *ContainerFileCitationBody) specField(name string) (present, null, known bool) {
+	switch name {
+	case "container_id":
+		return s.ContainerID.Set, s.ContainerID.Null, true
+	case "end_index":
+		return s.EndIndex.Set, s.EndIndex.Null, true
+	case "file_id":
+		return s.FileID.Set, s.FileID.Null, true
+	case "filename":
+		return s.Filename.Set, s.Filename.Null, true
+	case "start_index":
+		return s.StartIndex.Set, s.StartIndex.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *ContainerNetworkPolicyAllowlistParam) specField(name string) (present, null, known bool) {
+	switch name {
+	case "allowed_domains":
+		return s.AllowedDomains != nil, false, true
+	case "domain_secrets":
+		return s.DomainSecrets.Set, s.DomainSecrets.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *ContainerNetworkPolicyDisabledParam) specField(name string) (present, null, known bool) {
+	switch name {
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *ContainerNetworkPolicyDomainSecretParam) specField(name string) (present, null, known bool) {
+	switch name {
+	case "domain":
+		return s.Domain.Set, s.Domain.Null, true
+	case "name":
+		return s.Name.Set, s.Name.Null, true
+	case "value":
+		return s.Value.Set, s.Value.Null, true
+	}
+	return false, false, false
+}
+
+func (s *ContainerReferenceParam) specField(name string) (present, null, known bool) {
+	switch name {
+	case "container_id":
+		return s.ContainerID.Set, s.ContainerID.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *ContainerReferenceResource) specField(name string) (present, null, known bool) {
+	switch name {
+	case "container_id":
+		return s.ContainerID.Set, s.ContainerID.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *ContextManagementParam) specField(name string) (present, null, known bool) {
+	switch name {
+	case "compact_threshold":
+		return s.CompactThreshold.Set, s.CompactThreshold.Null, true
+	case "type":
+		return s.Type.Set, s.Type.Null, true
+	}
+	return false, false, false
+}
+
+func (s *ConversationParam2) specField(name string) (present, null, known bool) {
+	switch name {
+	case "id":
+		return s.ID.Set, s.ID.Null, true
+	}
+	return false, false, false
+}
+
+func (s *CoordParam) specField(name string) (present, null, known bool) {
+	switch name {
+	case "x":
+		return s.X.Set, s.X.Null, true
+	case "y":
+		return s.Y.Set, s.Y.Null, true
+	}
+	return false, false, false
+}
+
+func (s *CreateChatCompletionRequest) specField(name string) (present, null, known bool) {
+	switch name {
+	case "metadata":
+		return len(s.Metadata) != 0, false, true
+	case "prompt_cache_key":
+		return s.PromptCacheKey.Set, s.PromptCacheKey.Null, true
+	case "prompt_cache_options":
+		return s.PromptCacheOptions.Set, s.PromptCacheOptions.Null, true
+	case "prompt_cache_retention":
+		return s.PromptCacheRetention.Set, s.PromptCacheRetention.Null, true
+	case "safety_identifier":
+		return s.SafetyIdentifier.Set, s.SafetyIdentifier.Null, true
+	case "temperature":
+		return s.Temperature.Set, s.Temperature.Null, true
+	case "top_logprobs":
+		return s.TopLogprobs.Set, s.TopLogprobs.Null, true
+	case "top_p":
+		return s.TopP.Set, s.TopP.Null, true
+	case "user":
+		return s.User.Set, s.User.Null, true
+	case "audio":
+		return s.Audio.Set, s.Audio.Null, true
+	case "frequency_penalty":
+		return s.FrequencyPenalty.Set, s.FrequencyPenalty.Null, true
+	case "function_call":
+		return s.FunctionCall.Set, false, true
+	case "functions":
+		return s.Functions.Set, s.Functions.Null, true
+	case "logit_bias":
+		return len(s.LogitBias) != 0, false, true
+	case "logprobs":
+		return s.Logprobs.Set, s.Logprobs.Null, true
+	case "max_completion_tokens":
+		return s.MaxCompletionTokens.Set, s.MaxCompletionTokens.Null, true
+	case "max_tokens":
+		return s.MaxTokens.Set, s.MaxTokens.Null, true
+	case "messages":
+		return s.Messages != nil, false, true
+	case "modalities":
+		return s.Modalities.Set, s.Modalities.Null, true
+	case "model":
+		return s.Model.Set, s.Model.Null, true
+	case "moderation":
+		return s.Moderation.Set, s.Moderation.Null, true
+	case "n":
+		return s.N.Set, s.N.Null, true
+	case "parallel_tool_calls":
+		return s.ParallelToolCalls.Set, s.ParallelToolCalls.Null, true
+	case "prediction":
+		return s.Prediction.Set, s.Prediction.Null, true
+	case "presence_penalty":
+		return s.PresencePenalty.Set, s.PresencePenalty.Null, true
+	case "reasoning_effort":
+		return s.ReasoningEffort.Set, s.ReasoningEffort.Null, true
+	case "response_format":
+		return s.ResponseFormat.Set, false, true
+	case "seed":
+		return s.Seed.Set, s.Seed.Null, true
+	case "service_tier":
+		return s.ServiceTier.Set, s.ServiceTier.Null, true
+	case "stop":
+		return s.Stop.Set, s.Stop.Null, true
+	case "store":
+		return s.Store.Set, s.Store.Null, true
+	case "stream":
+		return s.Stream.Set, s.Stream.Null, true
+	case "stream_options":
+		return s.StreamOptions.Set, s.StreamOptions.Null, true
+	case "tool_choice":
+		return s.ToolChoice.Set, s.ToolChoice.Null, true
+	case "tools":
+		return s.Tools.Set, s.Tools.Null, true
+	case "verbosity":
+		return s.Verbosity.Set, s.Verbosity.Null, true
+	case "web_search_options":
+		return s.WebSearchOptions.Set, s.WebSearchOptions.Null, true
+	}
+	return false, false, false
+}
+
+func (s *CreateChatCompletionRequestAudio) specField(name string) (present, null, known bool) {
+	switch name {
+	case "format":
+		return s.Format.Set, s.Format.Null, true
+	case "voice":
+		return s.Voice.Set, s.Voice.Null, true
+	}
+	return false, false, false
+}
+
+func (s *CreateChatCompletionRequestWebSearchOptionsUserLocation) specField(name string) (present, null, known bool) {
+	switch name {
+	case "approximate":
+		return s.Approximate.Set, s.Approximate.Null, true
+	case "type":
+		return s.Type.Set, s.Type.Null, true
+	}
+	return false, false, false
+}
+
+func (s *CreateChatCompletionResponse) specField(name string) (present, null, known bool) {
+	switch name {
+	case "choices":
+		return s.Choices != nil, false, true
+	case "created":
+		return s.Created.Set, s.Created.Null, true
+	case "id":
+		return s.ID.Set, s.ID.Null, true
+	case "metadata":
+		return len(s.Metadata) != 0, false, true
+	case "model":
+		return s.Model.Set, s.Model.Null, true
+	case "moderation":
+		return s.Moderation.Set, s.Moderation.Null, true
+	case "object":
+		return s.Object.Set, s.Object.Null, true
+	case "service_tier":
+		return s.ServiceTier.Set, s.ServiceTier.Null, true
+	case "system_fingerprint":
+		return s.SystemFingerprint.Set, s.SystemFingerprint.Null, true
+	case "usage":
+		return s.Usage.Set, s.Usage.Null, true
+	}
+	return false, false, false
+}
+
+func (s *CreateChatCompletionResponseChoicesItem) specField(name string) (present, null, known bool) {
+	switch name {
+	case "finish_reason":
+		return s.FinishReason.Set, s.FinishReason.Null, true
+	case "index":
+		return s.Index.Set, s.Index.Null, true
+	case "logprobs":
+		return s.Logprobs.Set, s.Logprobs.Null, true
+	case "message":
+		return s.Message.Set, s.Message.Null, true
+	}
+	return false, false, false
+}
+
+func (s *CreateChatCompletionResponseChoicesItemLogprobs) specField(name string) (present, null, known bool) {
+	switch name {
+	case "content":
+		return s.Content.Set, s.Content.Null, true
+	case "refusal":
+		return s.Refusal.Set, s.Refusal.Null, true
+	}
+	return false, false, false
+}
+
+func (s *CreateChatCompletionStreamResponse) specField(name string) (present, null, known bool) {
+	switch name {
+	case "choices":
+		return s.Choices != nil, false, true
+	case "created":
+		return s.Created.Set, s.Created.Null, true
+	case "id":
+		return s.ID.Set, s.ID.Null, true
+	case "model":
+		return s.Model.Set, s.Model.Null, true
+	case "moderation":
+		return s.Moderation.Set, s.Moderation.Null, true
+	case "obfuscation":
+		return s.Obfuscation.Set, s.Obfuscation.Null, true
+	case "object":
+		return s.Object.Set, s.Object.Null, true
+	case "service_tier":
+		return s.ServiceTier.Set, s.ServiceTier.Null, true
+	case "system_fingerprint":
+		return s.SystemFingerprint.Set, s.SystemFingerprint.Null, true
+	case "usage":
+		return s.Usage.Set, s.Usage.Null, true
+	}
+	return false, false, false
+}
+
+func (s *CreateChatCompletionStreamResponseChoicesItem) specField(name string) (present, null, known bool) {
+	switch name {
+	case "delta":
+		return s.Delta.Set, s.Delta.Null, true
+	case "finish_reason":
+		return s.FinishReason.Set, s.FinishReason.Null, true
+	case "index":
+		return s.Index.Set, s.Index.Null, true
+	case "logprobs":
+		return s.Logprobs.Set, s.Logprobs.Null, true
+	}
+	return false, false, false
+}
+
+func (s *CreateChatCompletionStreamResponseChoicesItemLogprobs) specField(name string) (present, null, known bool) {
+	switch name {
+	case "content":
+		return s.Content.Set, s.Content.Null, true
+	case "refusal":
+		return s.Refusal.Set, s.Refusal.Null, true
+	}
+	return false, false, false
+}
+
+func (s *CustomGrammarFormatParam) specField(name string) (present, null, known bool) {
+	switch name {
+	case "definition":
+		return s.Definition.Set, s.Definition.Null, true
+	case "syntax":
+		return s.Syntax.Set, s.Syntax.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *CustomTextFormatParam) specField(name string) (present, null, known bool) {
+	switch name {
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *CustomToolCall) specField(name string) (present, null, known bool) {
+	switch name {
+	case "call_id":
+		return s.CallID.Set, s.CallID.Null, true
+	case "caller":
+		return s.Caller.Set, s.Caller.Null, true
+	case "id":
+		return s.ID.Set, s.ID.Null, true
+	case "input":
+		return s.Input.Set, s.Input.Null, true
+	case "name":
+		return s.Name.Set, s.Name.Null, true
+	case "namespace":
+		return s.Namespace.Set, s.Namespace.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *CustomToolCallOutput) specField(name string) (present, null, known bool) {
+	switch name {
+	case "call_id":
+		return s.CallID.Set, s.CallID.Null, true
+	case "caller":
+		return s.Caller.Set, s.Caller.Null, true
+	case "id":
+		return s.ID.Set, s.ID.Null, true
+	case "output":
+		return s.Output.Set, false, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *CustomToolCallOutputResource) specField(name string) (present, null, known bool) {
+	switch name {
+	case "call_id":
+		return s.CallID.Set, s.CallID.Null, true
+	case "caller":
+		return s.Caller.Set, s.Caller.Null, true
+	case "created_by":
+		return s.CreatedBy.Set, s.CreatedBy.Null, true
+	case "id":
+		return s.ID.Set, s.ID.Null, true
+	case "output":
+		return s.Output.Set, false, true
+	case "status":
+		return s.Status.Set, s.Status.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *CustomToolCallResource) specField(name string) (present, null, known bool) {
+	switch name {
+	case "call_id":
+		return s.CallID.Set, s.CallID.Null, true
+	case "caller":
+		return s.Caller.Set, s.Caller.Null, true
+	case "created_by":
+		return s.CreatedBy.Set, s.CreatedBy.Null, true
+	case "id":
+		return s.ID.Set, s.ID.Null, true
+	case "input":
+		return s.Input.Set, s.Input.Null, true
+	case "name":
+		return s.Name.Set, s.Name.Null, true
+	case "namespace":
+		return s.Namespace.Set, s.Namespace.Null, true
+	case "status":
+		return s.Status.Set, s.Status.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *CustomToolChatCompletions) specField(name string) (present, null, known bool) {
+	switch name {
+	case "custom":
+		return s.Custom.Set, s.Custom.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *CustomToolChatCompletionsCustom) specField(name string) (present, null, known bool) {
+	switch name {
+	case "description":
+		return s.Description.Set, s.Description.Null, true
+	case "format":
+		return s.Format.Set, false, true
+	case "name":
+		return s.Name.Set, s.Name.Null, true
+	}
+	return false, false, false
+}
+
+func (s *CustomToolChatCompletionsCustomFormatGrammar) specField(name string) (present, null, known bool) {
+	switch name {
+	case "grammar":
+		return s.Grammar.Set, s.Grammar.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *CustomToolChatCompletionsCustomFormatGrammarGrammar) specField(name string) (present, null, known bool) {
+	switch name {
+	case "definition":
+		return s.Definition.Set, s.Definition.Null, true
+	case "syntax":
+		return s.Syntax.Set, s.Syntax.Null, true
+	}
+	return false, false, false
+}
+
+func (s *CustomToolChatCompletionsCustomFormatText) specField(name string) (present, null, known bool) {
+	switch name {
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *CustomToolParam) specField(name string) (present, null, known bool) {
+	switch name {
+	case "allowed_callers":
+		return s.AllowedCallers.Set, s.AllowedCallers.Null, true
+	case "defer_loading":
+		return s.DeferLoading.Set, s.DeferLoading.Null, true
+	case "description":
+		return s.Description.Set, s.Description.Null, true
+	case "format":
+		return s.Format.Set, false, true
+	case "name":
+		return s.Name.Set, s.Name.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *DirectToolCallCaller) specField(name string) (present, null, known bool) {
+	switch name {
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *DirectToolCallCallerParam) specField(name string) (present, null, known bool) {
+	switch name {
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *DoubleClickAction) specField(name string) (present, null, known bool) {
+	switch name {
+	case "keys":
+		return s.Keys.Set, s.Keys.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	case "x":
+		return s.X.Set, s.X.Null, true
+	case "y":
+		return s.Y.Set, s.Y.Null, true
+	}
+	return false, false, false
+}
+
+func (s *DragParam) specField(name string) (present, null, known bool) {
+	switch name {
+	case "keys":
+		return s.Keys.Set, s.Keys.Null, true
+	case "path":
+		return s.Path != nil, false, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *EasyInputMessage) specField(name string) (present, null, known bool) {
+	switch name {
+	case "content":
+		return s.Content.Set, false, true
+	case "phase":
+		return s.Phase.Set, s.Phase.Null, true
+	case "role":
+		return s.Role.Set, s.Role.Null, true
+	case "type":
+		return s.Type.Set, s.Type.Null, true
+	}
+	return false, false, false
+}
+
+func (s *Error) specField(name string) (present, null, known bool) {
+	switch name {
+	case "code":
+		return s.Code.Set, s.Code.Null, true
+	case "message":
+		return s.Message.Set, s.Message.Null, true
+	case "param":
+		return s.Param.Set, s.Param.Null, true
+	case "type":
+		return s.Type.Set, s.Type.Null, true
+	}
+	return false, false, false
+}
+
+func (s *ErrorResponse) specField(name string) (present, null, known bool) {
+	switch name {
+	case "error":
+		return s.Error.Set, s.Error.Null, true
+	}
+	return false, false, false
+}
+
+func (s *FileCitationBody) specField(name string) (present, null, known bool) {
+	switch name {
+	case "file_id":
+		return s.FileID.Set, s.FileID.Null, true
+	case "filename":
+		return s.Filename.Set, s.Filename.Null, true
+	case "index":
+		return s.Index.Set, s.Index.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *FilePath) specField(name string) (present, null, known bool) {
+	switch name {
+	case "file_id":
+		return s.FileID.Set, s.FileID.Null, true
+	case "index":
+		return s.Index.Set, s.Index.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *FileSearchTool) specField(name string) (present, null, known bool) {
+	switch name {
+	case "filters":
+		return s.Filters.Set, s.Filters.Null, true
+	case "max_num_results":
+		return s.MaxNumResults.Set, s.MaxNumResults.Null, true
+	case "ranking_options":
+		return s.RankingOptions.Set, s.RankingOptions.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	case "vector_store_ids":
+		return s.VectorStoreIds != nil, false, true
+	}
+	return false, false, false
+}
+
+func (s *FileSearchToolCall) specField(name string) (present, null, known bool) {
+	switch name {
+	case "id":
+		return s.ID.Set, s.ID.Null, true
+	case "queries":
+		return s.Queries != nil, false, true
+	case "results":
+		return s.Results.Set, s.Results.Null, true
+	case "status":
+		return s.Status.Set, s.Status.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *FunctionCallOutputItemParam) specField(name string) (present, null, known bool) {
+	switch name {
+	case "call_id":
+		return s.CallID.Set, s.CallID.Null, true
+	case "caller":
+		return s.Caller.Set, s.Caller.Null, true
+	case "id":
+		return s.ID.Set, s.ID.Null, true
+	case "name":
+		return s.Name.Set, s.Name.Null, true
+	case "namespace":
+		return s.Namespace.Set, s.Namespace.Null, true
+	case "output":
+		return s.Output.Set, false, true
+	case "status":
+		return s.Status.Set, s.Status.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *FunctionObject) specField(name string) (present, null, known bool) {
+	switch name {
+	case "description":
+		return s.Description.Set, s.Description.Null, true
+	case "name":
+		return s.Name.Set, s.Name.Null, true
+	case "parameters":
+		return len(s.Parameters) != 0, false, true
+	case "strict":
+		return s.Strict.Set, s.Strict.Null, true
+	}
+	return false, false, false
+}
+
+func (s *FunctionShellAction) specField(name string) (present, null, known bool) {
+	switch name {
+	case "commands":
+		return s.Commands != nil, false, true
+	case "max_output_length":
+		return s.MaxOutputLength.Set, s.MaxOutputLength.Null, true
+	case "timeout_ms":
+		return s.TimeoutMs.Set, s.TimeoutMs.Null, true
+	}
+	return false, false, false
+}
+
+func (s *FunctionShellActionParam) specField(name string) (present, null, known bool) {
+	switch name {
+	case "commands":
+		return s.Commands != nil, false, true
+	case "max_output_length":
+		return s.MaxOutputLength.Set, s.MaxOutputLength.Null, true
+	case "timeout_ms":
+		return s.TimeoutMs.Set, s.TimeoutMs.Null, true
+	}
+	return false, false, false
+}
+
+func (s *FunctionShellCall) specField(name string) (present, null, known bool) {
+	switch name {
+	case "action":
+		return s.Action.Set, s.Action.Null, true
+	case "call_id":
+		return s.CallID.Set, s.CallID.Null, true
+	case "caller":
+		return s.Caller.Set, s.Caller.Null, true
+	case "created_by":
+		return s.CreatedBy.Set, s.CreatedBy.Null, true
+	case "environment":
+		return s.Environment.Set, s.Environment.Null, true
+	case "id":
+		return s.ID.Set, s.ID.Null, true
+	case "status":
+		return s.Status.Set, s.Status.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *FunctionShellCallItemParam) specField(name string) (present, null, known bool) {
+	switch name {
+	case "action":
+		return s.Action.Set, s.Action.Null, true
+	case "call_id":
+		return s.CallID.Set, s.CallID.Null, true
+	case "caller":
+		return s.Caller.Set, s.Caller.Null, true
+	case "environment":
+		return s.Environment.Set, s.Environment.Null, true
+	case "id":
+		return s.ID.Set, s.ID.Null, true
+	case "status":
+		return s.Status.Set, s.Status.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *FunctionShellCallOutput) specField(name string) (present, null, known bool) {
+	switch name {
+	case "call_id":
+		return s.CallID.Set, s.CallID.Null, true
+	case "caller":
+		return s.Caller.Set, s.Caller.Null, true
+	case "created_by":
+		return s.CreatedBy.Set, s.CreatedBy.Null, true
+	case "id":
+		return s.ID.Set, s.ID.Null, true
+	case "max_output_length":
+		return s.MaxOutputLength.Set, s.MaxOutputLength.Null, true
+	case "output":
+		return s.Output != nil, false, true
+	case "status":
+		return s.Status.Set, s.Status.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *FunctionShellCallOutputContent) specField(name string) (present, null, known bool) {
+	switch name {
+	case "created_by":
+		return s.CreatedBy.Set, s.CreatedBy.Null, true
+	case "outcome":
+		return s.Outcome.Set, false, true
+	case "stderr":
+		return s.Stderr.Set, s.Stderr.Null, true
+	case "stdout":
+		return s.Stdout.Set, s.Stdout.Null, true
+	}
+	return false, false, false
+}
+
+func (s *FunctionShellCallOutputContentParam) specField(name string) (present, null, known bool) {
+	switch name {
+	case "outcome":
+		return s.Outcome.Set, s.Outcome.Null, true
+	case "stderr":
+		return s.Stderr.Set, s.Stderr.Null, true
+	case "stdout":
+		return s.Stdout.Set, s.Stdout.Null, true
+	}
+	return false, false, false
+}
+
+func (s *FunctionShellCallOutputExitOutcome) specField(name string) (present, null, known bool) {
+	switch name {
+	case "exit_code":
+		return s.ExitCode.Set, s.ExitCode.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *FunctionShellCallOutputExitOutcomeParam) specField(name string) (present, null, known bool) {
+	switch name {
+	case "exit_code":
+		return s.ExitCode.Set, s.ExitCode.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *FunctionShellCallOutputItemParam) specField(name string) (present, null, known bool) {
+	switch name {
+	case "call_id":
+		return s.CallID.Set, s.CallID.Null, true
+	case "caller":
+		return s.Caller.Set, s.Caller.Null, true
+	case "id":
+		return s.ID.Set, s.ID.Null, true
+	case "max_output_length":
+		return s.MaxOutputLength.Set, s.MaxOutputLength.Null, true
+	case "output":
+		return s.Output != nil, false, true
+	case "status":
+		return s.Status.Set, s.Status.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *FunctionShellCallOutputTimeoutOutcome) specField(name string) (present, null, known bool) {
+	switch name {
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *FunctionShellCallOutputTimeoutOutcomeParam) specField(name string) (present, null, known bool) {
+	switch name {
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *FunctionShellToolParam) specField(name string) (present, null, known bool) {
+	switch name {
+	case "allowed_callers":
+		return s.AllowedCallers.Set, s.AllowedCallers.Null, true
+	case "environment":
+		return s.Environment.Set, s.Environment.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *FunctionTool) specField(name string) (present, null, known bool) {
+	switch name {
+	case "allowed_callers":
+		return s.AllowedCallers.Set, s.AllowedCallers.Null, true
+	case "defer_loading":
+		return s.DeferLoading.Set, s.DeferLoading.Null, true
+	case "description":
+		return s.Description.Set, s.Description.Null, true
+	case "name":
+		return s.Name.Set, s.Name.Null, true
+	case "output_schema":
+		return len(s.OutputSchema) != 0, false, true
+	case "parameters":
+		return len(s.Parameters) != 0, false, true
+	case "strict":
+		return s.Strict.Set, s.Strict.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *FunctionToolCall) specField(name string) (present, null, known bool) {
+	switch name {
+	case "arguments":
+		return s.Arguments.Set, s.Arguments.Null, true
+	case "call_id":
+		return s.CallID.Set, s.CallID.Null, true
+	case "caller":
+		return s.Caller.Set, s.Caller.Null, true
+	case "id":
+		return s.ID.Set, s.ID.Null, true
+	case "name":
+		return s.Name.Set, s.Name.Null, true
+	case "namespace":
+		return s.Namespace.Set, s.Namespace.Null, true
+	case "status":
+		return s.Status.Set, s.Status.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *FunctionToolCallOutput) specField(name string) (present, null, known bool) {
+	switch name {
+	case "call_id":
+		return s.CallID.Set, s.CallID.Null, true
+	case "caller":
+		return s.Caller.Set, s.Caller.Null, true
+	case "id":
+		return s.ID.Set, s.ID.Null, true
+	case "name":
+		return s.Name.Set, s.Name.Null, true
+	case "namespace":
+		return s.Namespace.Set, s.Namespace.Null, true
+	case "output":
+		return s.Output.Set, false, true
+	case "status":
+		return s.Status.Set, s.Status.Null, true
+	case "type":
+		return s.Type.Set, s.Type.Null, true
+	}
+	return false, false, false
+}
+
+func (s *FunctionToolCallOutputResource) specField(name string) (present, null, known bool) {
+	switch name {
+	case "call_id":
+		return s.CallID.Set, s.CallID.Null, true
+	case "caller":
+		return s.Caller.Set, s.Caller.Null, true
+	case "created_by":
+		return s.CreatedBy.Set, s.CreatedBy.Null, true
+	case "id":
+		return s.ID.Set, s.ID.Null, true
+	case "name":
+		return s.Name.Set, s.Name.Null, true
+	case "namespace":
+		return s.Namespace.Set, s.Namespace.Null, true
+	case "output":
+		return s.Output.Set, false, true
+	case "status":
+		return s.Status.Set, s.Status.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *FunctionToolCallResource) specField(name string) (present, null, known bool) {
+	switch name {
+	case "arguments":
+		return s.Arguments.Set, s.Arguments.Null, true
+	case "call_id":
+		return s.CallID.Set, s.CallID.Null, true
+	case "caller":
+		return s.Caller.Set, s.Caller.Null, true
+	case "created_by":
+		return s.CreatedBy.Set, s.CreatedBy.Null, true
+	case "id":
+		return s.ID.Set, s.ID.Null, true
+	case "name":
+		return s.Name.Set, s.Name.Null, true
+	case "namespace":
+		return s.Namespace.Set, s.Namespace.Null, true
+	case "status":
+		return s.Status.Set, s.Status.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *FunctionToolParam) specField(name string) (present, null, known bool) {
+	switch name {
+	case "allowed_callers":
+		return s.AllowedCallers.Set, s.AllowedCallers.Null, true
+	case "defer_loading":
+		return s.DeferLoading.Set, s.DeferLoading.Null, true
+	case "description":
+		return s.Description.Set, s.Description.Null, true
+	case "name":
+		return s.Name.Set, s.Name.Null, true
+	case "output_schema":
+		return len(s.OutputSchema) != 0, false, true
+	case "parameters":
+		return len(s.Parameters) != 0, false, true
+	case "strict":
+		return s.Strict.Set, s.Strict.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *HTTPError) specField(name string) (present, null, known bool) {
+	switch name {
+	case "code":
+		return s.Code.Set, s.Code.Null, true
+	case "message":
+		return s.Message.Set, s.Message.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *HybridSearchOptions) specField(name string) (present, null, known bool) {
+	switch name {
+	case "embedding_weight":
+		return s.EmbeddingWeight.Set, s.EmbeddingWeight.Null, true
+	case "text_weight":
+		return s.TextWeight.Set, s.TextWeight.Null, true
+	}
+	return false, false, false
+}
+
+func (s *ImageGenTool) specField(name string) (present, null, known bool) {
+	switch name {
+	case "action":
+		return s.Action.Set, s.Action.Null, true
+	case "background":
+		return s.Background.Set, s.Background.Null, true
+	case "input_fidelity":
+		return s.InputFidelity.Set, s.InputFidelity.Null, true
+	case "input_image_mask":
+		return s.InputImageMask.Set, s.InputImageMask.Null, true
+	case "model":
+		return s.Model.Set, s.Model.Null, true
+	case "moderation":
+		return s.Moderation.Set, s.Moderation.Null, true
+	case "output_compression":
+		return s.OutputCompression.Set, s.OutputCompression.Null, true
+	case "output_format":
+		return s.OutputFormat.Set, s.OutputFormat.Null, true
+	case "partial_images":
+		return s.PartialImages.Set, s.PartialImages.Null, true
+	case "quality":
+		return s.Quality.Set, s.Quality.Null, true
+	case "size":
+		return s.Size.Set, s.Size.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *ImageGenToolCall) specField(name string) (present, null, known bool) {
+	switch name {
+	case "id":
+		return s.ID.Set, s.ID.Null, true
+	case "result":
+		return s.Result.Set, s.Result.Null, true
+	case "status":
+		return s.Status.Set, s.Status.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *InlineSkillParam) specField(name string) (present, null, known bool) {
+	switch name {
+	case "description":
+		return s.Description.Set, s.Description.Null, true
+	case "name":
+		return s.Name.Set, s.Name.Null, true
+	case "source":
+		return s.Source.Set, s.Source.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *InlineSkillSourceParam) specField(name string) (present, null, known bool) {
+	switch name {
+	case "data":
+		return s.Data.Set, s.Data.Null, true
+	case "media_type":
+		return s.MediaType.Set, s.MediaType.Null, true
+	case "type":
+		return s.Type.Set, s.Type.Null, true
+	}
+	return false, false, false
+}
+
+func (s *InputFileContent) specField(name string) (present, null, known bool) {
+	switch name {
+	case "detail":
+		return s.Detail.Set, s.Detail.Null, true
+	case "file_data":
+		return s.FileData.Set, s.FileData.Null, true
+	case "file_id":
+		return s.FileID.Set, s.FileID.Null, true
+	case "file_url":
+		return s.FileURL.Set, s.FileURL.Null, true
+	case "filename":
+		return s.Filename.Set, s.Filename.Null, true
+	case "prompt_cache_breakpoint":
+		return s.PromptCacheBreakpoint.Set, s.PromptCacheBreakpoint.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *InputFileContentParam) specField(name string) (present, null, known bool) {
+	switch name {
+	case "detail":
+		return s.Detail.Set, s.Detail.Null, true
+	case "file_data":
+		return s.FileData.Set, s.FileData.Null, true
+	case "file_id":
+		return s.FileID.Set, s.FileID.Null, true
+	case "file_url":
+		return s.FileURL.Set, s.FileURL.Null, true
+	case "filename":
+		return s.Filename.Set, s.Filename.Null, true
+	case "prompt_cache_breakpoint":
+		return s.PromptCacheBreakpoint.Set, s.PromptCacheBreakpoint.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *InputImageContent) specField(name string) (present, null, known bool) {
+	switch name {
+	case "detail":
+		return s.Detail.Set, s.Detail.Null, true
+	case "file_id":
+		return s.FileID.Set, s.FileID.Null, true
+	case "image_url":
+		return s.ImageURL.Set, s.ImageURL.Null, true
+	case "prompt_cache_breakpoint":
+		return s.PromptCacheBreakpoint.Set, s.PromptCacheBreakpoint.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *InputImageContentParamAutoParam) specField(name string) (present, null, known bool) {
+	switch name {
+	case "detail":
+		return s.Detail.Set, s.Detail.Null, true
+	case "file_id":
+		return s.FileID.Set, s.FileID.Null, true
+	case "image_url":
+		return s.ImageURL.Set, s.ImageURL.Null, true
+	case "prompt_cache_breakpoint":
+		return s.PromptCacheBreakpoint.Set, s.PromptCacheBreakpoint.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *InputItemMessage) specField(name string) (present, null, known bool) {
+	switch name {
+	case "content":
+		return s.Content.Set, false, true
+	case "id":
+		return s.ID.Set, s.ID.Null, true
+	case "phase":
+		return s.Phase.Set, s.Phase.Null, true
+	case "role":
+		return s.Role.Set, s.Role.Null, true
+	case "status":
+		return s.Status.Set, s.Status.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *InputMessage) specField(name string) (present, null, known bool) {
+	switch name {
+	case "content":
+		return s.Content.Set, s.Content.Null, true
+	case "role":
+		return s.Role.Set, s.Role.Null, true
+	case "status":
+		return s.Status.Set, s.Status.Null, true
+	case "type":
+		return s.Type.Set, s.Type.Null, true
+	}
+	return false, false, false
+}
+
+func (s *InputMessageResource) specField(name string) (present, null, known bool) {
+	switch name {
+	case "content":
+		return s.Content.Set, s.Content.Null, true
+	case "role":
+		return s.Role.Set, s.Role.Null, true
+	case "status":
+		return s.Status.Set, s.Status.Null, true
+	case "type":
+		return s.Type.Set, s.Type.Null, true
+	case "id":
+		return s.ID.Set, s.ID.Null, true
+	}
+	return false, false, false
+}
+
+func (s *InputTextContent) specField(name string) (present, null, known bool) {
+	switch name {
+	case "prompt_cache_breakpoint":
+		return s.PromptCacheBreakpoint.Set, s.PromptCacheBreakpoint.Null, true
+	case "text":
+		return s.Text.Set, s.Text.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *InputTextContentParam) specField(name string) (present, null, known bool) {
+	switch name {
+	case "prompt_cache_breakpoint":
+		return s.PromptCacheBreakpoint.Set, s.PromptCacheBreakpoint.Null, true
+	case "text":
+		return s.Text.Set, s.Text.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *ItemMessage) specField(name string) (present, null, known bool) {
+	switch name {
+	case "content":
+		return s.Content != nil, false, true
+	case "id":
+		return s.ID.Set, s.ID.Null, true
+	case "phase":
+		return s.Phase.Set, s.Phase.Null, true
+	case "role":
+		return s.Role.Set, s.Role.Null, true
+	case "status":
+		return s.Status.Set, s.Status.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *ItemReferenceParam) specField(name string) (present, null, known bool) {
+	switch name {
+	case "id":
+		return s.ID.Set, s.ID.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *ItemResourceMessage) specField(name string) (present, null, known bool) {
+	switch name {
+	case "content":
+		return s.Content != nil, false, true
+	case "id":
+		return s.ID.Set, s.ID.Null, true
+	case "phase":
+		return s.Phase.Set, s.Phase.Null, true
+	case "role":
+		return s.Role.Set, s.Role.Null, true
+	case "status":
+		return s.Status.Set, s.Status.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *KeyPressAction) specField(name string) (present, null, known bool) {
+	switch name {
+	case "keys":
+		return s.Keys != nil, false, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *LocalEnvironmentParam) specField(name string) (present, null, known bool) {
+	switch name {
+	case "skills":
+		return s.Skills.Set, s.Skills.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *LocalEnvironmentResource) specField(name string) (present, null, known bool) {
+	switch name {
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *LocalShellExecAction) specField(name string) (present, null, known bool) {
+	switch name {
+	case "command":
+		return s.Command != nil, false, true
+	case "env":
+		return len(s.Env) != 0, false, true
+	case "timeout_ms":
+		return s.TimeoutMs.Set, s.TimeoutMs.Null, true
+	case "type":
+		return s.Type.Set, s.Type.Null, true
+	case "user":
+		return s.User.Set, s.User.Null, true
+	case "working_directory":
+		return s.WorkingDirectory.Set, s.WorkingDirectory.Null, true
+	}
+	return false, false, false
+}
+
+func (s *LocalShellToolCall) specField(name string) (present, null, known bool) {
+	switch name {
+	case "action":
+		return s.Action.Set, s.Action.Null, true
+	case "call_id":
+		return s.CallID.Set, s.CallID.Null, true
+	case "id":
+		return s.ID.Set, s.ID.Null, true
+	case "status":
+		return s.Status.Set, s.Status.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *LocalShellToolCallOutput) specField(name string) (present, null, known bool) {
+	switch name {
+	case "id":
+		return s.ID.Set, s.ID.Null, true
+	case "output":
+		return s.Output.Set, s.Output.Null, true
+	case "status":
+		return s.Status.Set, s.Status.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *LocalShellToolParam) specField(name string) (present, null, known bool) {
+	switch name {
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *LocalSkillParam) specField(name string) (present, null, known bool) {
+	switch name {
+	case "description":
+		return s.Description.Set, s.Description.Null, true
+	case "name":
+		return s.Name.Set, s.Name.Null, true
+	case "path":
+		return s.Path.Set, s.Path.Null, true
+	}
+	return false, false, false
+}
+
+func (s *LogProb) specField(name string) (present, null, known bool) {
+	switch name {
+	case "bytes":
+		return s.Bytes != nil, false, true
+	case "logprob":
+		return s.Logprob.Set, s.Logprob.Null, true
+	case "token":
+		return s.Token.Set, s.Token.Null, true
+	case "top_logprobs":
+		return s.TopLogprobs != nil, false, true
+	}
+	return false, false, false
+}
+
+func (s *MCPApprovalRequest) specField(name string) (present, null, known bool) {
+	switch name {
+	case "arguments":
+		return s.Arguments.Set, s.Arguments.Null, true
+	case "id":
+		return s.ID.Set, s.ID.Null, true
+	case "name":
+		return s.Name.Set, s.Name.Null, true
+	case "server_label":
+		return s.ServerLabel.Set, s.ServerLabel.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *MCPApprovalResponse) specField(name string) (present, null, known bool) {
+	switch name {
+	case "approval_request_id":
+		return s.ApprovalRequestID.Set, s.ApprovalRequestID.Null, true
+	case "approve":
+		return s.Approve.Set, s.Approve.Null, true
+	case "id":
+		return s.ID.Set, s.ID.Null, true
+	case "reason":
+		return s.Reason.Set, s.Reason.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *MCPApprovalResponseResource) specField(name string) (present, null, known bool) {
+	switch name {
+	case "approval_request_id":
+		return s.ApprovalRequestID.Set, s.ApprovalRequestID.Null, true
+	case "approve":
+		return s.Approve.Set, s.Approve.Null, true
+	case "id":
+		return s.ID.Set, s.ID.Null, true
+	case "reason":
+		return s.Reason.Set, s.Reason.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *MCPListTools) specField(name string) (present, null, known bool) {
+	switch name {
+	case "error":
+		return s.Error.Set, s.Error.Null, true
+	case "id":
+		return s.ID.Set, s.ID.Null, true
+	case "server_label":
+		return s.ServerLabel.Set, s.ServerLabel.Null, true
+	case "tools":
+		return s.Tools != nil, false, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *MCPListToolsTool) specField(name string) (present, null, known bool) {
+	switch name {
+	case "annotations":
+		return len(s.Annotations) != 0, false, true
+	case "description":
+		return s.Description.Set, s.Description.Null, true
+	case "input_schema":
+		return len(s.InputSchema) != 0, false, true
+	case "name":
+		return s.Name.Set, s.Name.Null, true
+	}
+	return false, false, false
+}
+
+func (s *MCPProtocolError) specField(name string) (present, null, known bool) {
+	switch name {
+	case "code":
+		return s.Code.Set, s.Code.Null, true
+	case "message":
+		return s.Message.Set, s.Message.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *MCPTool) specField(name string) (present, null, known bool) {
+	switch name {
+	case "allowed_callers":
+		return s.AllowedCallers.Set, s.AllowedCallers.Null, true
+	case "allowed_tools":
+		return s.AllowedTools.Set, s.AllowedTools.Null, true
+	case "authorization":
+		return s.Authorization.Set, s.Authorization.Null, true
+	case "connector_id":
+		return s.ConnectorID.Set, s.ConnectorID.Null, true
+	case "defer_loading":
+		return s.DeferLoading.Set, s.DeferLoading.Null, true
+	case "headers":
+		return len(s.Headers) != 0, false, true
+	case "require_approval":
+		return s.RequireApproval.Set, s.RequireApproval.Null, true
+	case "server_description":
+		return s.ServerDescription.Set, s.ServerDescription.Null, true
+	case "server_label":
+		return s.ServerLabel.Set, s.ServerLabel.Null, true
+	case "server_url":
+		return s.ServerURL.Set, s.ServerURL.Null, true
+	case "tunnel_id":
+		return s.TunnelID.Set, s.TunnelID.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *MCPToolCall) specField(name string) (present, null, known bool) {
+	switch name {
+	case "approval_request_id":
+		return s.ApprovalRequestID.Set, s.ApprovalRequestID.Null, true
+	case "arguments":
+		return s.Arguments.Set, s.Arguments.Null, true
+	case "error":
+		return s.Error.Set, s.Error.Null, true
+	case "id":
+		return s.ID.Set, s.ID.Null, true
+	case "name":
+		return s.Name.Set, s.Name.Null, true
+	case "output":
+		return s.Output.Set, s.Output.Null, true
+	case "server_label":
+		return s.ServerLabel.Set, s.ServerLabel.Null, true
+	case "status":
+		return s.Status.Set, s.Status.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *MCPToolExecutionError) specField(name string) (present, null, known bool) {
+	switch name {
+	case "content":
+		return len(s.Content) != 0, false, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *Moderation) specField(name string) (present, null, known bool) {
+	switch name {
+	case "input":
+		return s.Input.Set, false, true
+	case "output":
+		return s.Output.Set, false, true
+	}
+	return false, false, false
+}
+
+func (s *ModerationConfigParam) specField(name string) (present, null, known bool) {
+	switch name {
+	case "mode":
+		return s.Mode.Set, s.Mode.Null, true
+	}
+	return false, false, false
+}
+
+func (s *ModerationErrorBody) specField(name string) (present, null, known bool) {
+	switch name {
+	case "code":
+		return s.Code.Set, s.Code.Null, true
+	case "message":
+		return s.Message.Set, s.Message.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *ModerationParam) specField(name string) (present, null, known bool) {
+	switch name {
+	case "model":
+		return s.Model.Set, s.Model.Null, true
+	case "policy":
+		return s.Policy.Set, s.Policy.Null, true
+	}
+	return false, false, false
+}
+
+func (s *ModerationResultBody) specField(name string) (present, null, known bool) {
+	switch name {
+	case "categories":
+		return len(s.Categories) != 0, false, true
+	case "category_applied_input_types":
+		return len(s.CategoryAppliedInputTypes) != 0, false, true
+	case "category_scores":
+		return len(s.CategoryScores) != 0, false, true
+	case "flagged":
+		return s.Flagged.Set, s.Flagged.Null, true
+	case "model":
+		return s.Model.Set, s.Model.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *MoveParam) specField(name string) (present, null, known bool) {
+	switch name {
+	case "keys":
+		return s.Keys.Set, s.Keys.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	case "x":
+		return s.X.Set, s.X.Null, true
+	case "y":
+		return s.Y.Set, s.Y.Null, true
+	}
+	return false, false, false
+}
+
+func (s *NamespaceToolParam) specField(name string) (present, null, known bool) {
+	switch name {
+	case "description":
+		return s.Description.Set, s.Description.Null, true
+	case "name":
+		return s.Name.Set, s.Name.Null, true
+	case "tools":
+		return s.Tools != nil, false, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *OutputMessage) specField(name string) (present, null, known bool) {
+	switch name {
+	case "content":
+		return s.Content != nil, false, true
+	case "id":
+		return s.ID.Set, s.ID.Null, true
+	case "phase":
+		return s.Phase.Set, s.Phase.Null, true
+	case "role":
+		return s.Role.Set, s.Role.Null, true
+	case "status":
+		return s.Status.Set, s.Status.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *OutputTextContent) specField(name string) (present, null, known bool) {
+	switch name {
+	case "annotations":
+		return s.Annotations != nil, false, true
+	case "logprobs":
+		return s.Logprobs != nil, false, true
+	case "text":
+		return s.Text.Set, s.Text.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *PredictionContent) specField(name string) (present, null, known bool) {
+	switch name {
+	case "content":
+		return s.Content.Set, false, true
+	case "type":
+		return s.Type.Set, s.Type.Null, true
+	}
+	return false, false, false
+}
+
+func (s *Program) specField(name string) (present, null, known bool) {
+	switch name {
+	case "call_id":
+		return s.CallID.Set, s.CallID.Null, true
+	case "code":
+		return s.Code.Set, s.Code.Null, true
+	case "fingerprint":
+		return s.Fingerprint.Set, s.Fingerprint.Null, true
+	case "id":
+		return s.ID.Set, s.ID.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *ProgramItemParam) specField(name string) (present, null, known bool) {
+	switch name {
+	case "call_id":
+		return s.CallID.Set, s.CallID.Null, true
+	case "code":
+		return s.Code.Set, s.Code.Null, true
+	case "fingerprint":
+		return s.Fingerprint.Set, s.Fingerprint.Null, true
+	case "id":
+		return s.ID.Set, s.ID.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *ProgramOutput) specField(name string) (present, null, known bool) {
+	switch name {
+	case "call_id":
+		return s.CallID.Set, s.CallID.Null, true
+	case "id":
+		return s.ID.Set, s.ID.Null, true
+	case "result":
+		return s.Result.Set, s.Result.Null, true
+	case "status":
+		return s.Status.Set, s.Status.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *ProgramOutputItemParam) specField(name string) (present, null, known bool) {
+	switch name {
+	case "call_id":
+		return s.CallID.Set, s.CallID.Null, true
+	case "id":
+		return s.ID.Set, s.ID.Null, true
+	case "result":
+		return s.Result.Set, s.Result.Null, true
+	case "status":
+		return s.Status.Set, s.Status.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *ProgramToolCallCaller) specField(name string) (present, null, known bool) {
+	switch name {
+	case "caller_id":
+		return s.CallerID.Set, s.CallerID.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *ProgramToolCallCallerParam) specField(name string) (present, null, known bool) {
+	switch name {
+	case "caller_id":
+		return s.CallerID.Set, s.CallerID.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *ProgrammaticToolCallingParam) specField(name string) (present, null, known bool) {
+	switch name {
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *Prompt) specField(name string) (present, null, known bool) {
+	switch name {
+	case "id":
+		return s.ID.Set, s.ID.Null, true
+	case "variables":
+		return len(s.Variables) != 0, false, true
+	case "version":
+		return s.Version.Set, s.Version.Null, true
+	}
+	return false, false, false
+}
+
+func (s *PromptCacheBreakpointConfig) specField(name string) (present, null, known bool) {
+	switch name {
+	case "mode":
+		return s.Mode.Set, s.Mode.Null, true
+	}
+	return false, false, false
+}
+
+func (s *PromptCacheBreakpointParam) specField(name string) (present, null, known bool) {
+	switch name {
+	case "mode":
+		return s.Mode.Set, s.Mode.Null, true
+	}
+	return false, false, false
+}
+
+func (s *PromptCacheOptions) specField(name string) (present, null, known bool) {
+	switch name {
+	case "mode":
+		return s.Mode.Set, s.Mode.Null, true
+	case "ttl":
+		return s.TTL.Set, s.TTL.Null, true
+	}
+	return false, false, false
+}
+
+func (s *Reasoning) specField(name string) (present, null, known bool) {
+	switch name {
+	case "context":
+		return s.Context.Set, s.Context.Null, true
+	case "effort":
+		return s.Effort.Set, s.Effort.Null, true
+	case "generate_summary":
+		return s.GenerateSummary.Set, s.GenerateSummary.Null, true
+	case "mode":
+		return s.Mode.Set, s.Mode.Null, true
+	case "summary":
+		return s.Summary.Set, s.Summary.Null, true
+	}
+	return false, false, false
+}
+
+func (s *ReasoningItem) specField(name string) (present, null, known bool) {
+	switch name {
+	case "content":
+		return s.Content.Set, s.Content.Null, true
+	case "encrypted_content":
+		return s.EncryptedContent.Set, s.EncryptedContent.Null, true
+	case "id":
+		return s.ID.Set, s.ID.Null, true
+	case "status":
+		return s.Status.Set, s.Status.Null, true
+	case "summary":
+		return s.Summary != nil, false, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *ReasoningTextContent) specField(name string) (present, null, known bool) {
+	switch name {
+	case "text":
+		return s.Text.Set, s.Text.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *RefusalContent) specField(name string) (present, null, known bool) {
+	switch name {
+	case "refusal":
+		return s.Refusal.Set, s.Refusal.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *Response) specField(name string) (present, null, known bool) {
+	switch name {
+	case "metadata":
+		return len(s.Metadata) != 0, false, true
+	case "prompt_cache_key":
+		return s.PromptCacheKey.Set, s.PromptCacheKey.Null, true
+	case "prompt_cache_retention":
+		return s.PromptCacheRetention.Set, s.PromptCacheRetention.Null, true
+	case "safety_identifier":
+		return s.SafetyIdentifier.Set, s.SafetyIdentifier.Null, true
+	case "temperature":
+		return s.Temperature.Set, s.Temperature.Null, true
+	case "top_logprobs":
+		return s.TopLogprobs.Set, s.TopLogprobs.Null, true
+	case "top_p":
+		return s.TopP.Set, s.TopP.Null, true
+	case "user":
+		return s.User.Set, s.User.Null, true
+	case "background":
+		return s.Background.Set, s.Background.Null, true
+	case "max_tool_calls":
+		return s.MaxToolCalls.Set, s.MaxToolCalls.Null, true
+	case "model":
+		return s.Model.Set, s.Model.Null, true
+	case "previous_response_id":
+		return s.PreviousResponseID.Set, s.PreviousResponseID.Null, true
+	case "prompt":
+		return s.Prompt.Set, s.Prompt.Null, true
+	case "text":
+		return s.Text.Set, s.Text.Null, true
+	case "tool_choice":
+		return s.ToolChoice.Set, s.ToolChoice.Null, true
+	case "tools":
+		return s.Tools.Set, s.Tools.Null, true
+	case "completed_at":
+		return s.CompletedAt.Set, s.CompletedAt.Null, true
+	case "conversation":
+		return s.Conversation.Set, s.Conversation.Null, true
+	case "created_at":
+		return s.CreatedAt.Set, s.CreatedAt.Null, true
+	case "error":
+		return s.Error.Set, s.Error.Null, true
+	case "id":
+		return s.ID.Set, s.ID.Null, true
+	case "incomplete_details":
+		return s.IncompleteDetails.Set, s.IncompleteDetails.Null, true
+	case "instructions":
+		return s.Instructions.Set, s.Instructions.Null, true
+	case "max_output_tokens":
+		return s.MaxOutputTokens.Set, s.MaxOutputTokens.Null, true
+	case "moderation":
+		return s.Moderation.Set, s.Moderation.Null, true
+	case "object":
+		return s.Object.Set, s.Object.Null, true
+	case "output":
+		return s.Output != nil, false, true
+	case "output_text":
+		return s.OutputText.Set, s.OutputText.Null, true
+	case "parallel_tool_calls":
+		return s.ParallelToolCalls.Set, s.ParallelToolCalls.Null, true
+	case "prompt_cache_options":
+		return s.PromptCacheOptions.Set, s.PromptCacheOptions.Null, true
+	case "reasoning":
+		return s.Reasoning.Set, s.Reasoning.Null, true
+	case "service_tier":
+		return s.ServiceTier.Set, s.ServiceTier.Null, true
+	case "status":
+		return s.Status.Set, s.Status.Null, true
+	case "truncation":
+		return s.Truncation.Set, s.Truncation.Null, true
+	case "usage":
+		return s.Usage.Set, s.Usage.Null, true
+	}
+	return false, false, false
+}
+
+func (s *ResponseAudioDeltaEvent) specField(name string) (present, null, known bool) {
+	switch name {
+	case "delta":
+		return s.Delta.Set, s.Delta.Null, true
+	case "sequence_number":
+		return s.SequenceNumber.Set, s.SequenceNumber.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *ResponseAudioDoneEvent) specField(name string) (present, null, known bool) {
+	switch name {
+	case "sequence_number":
+		return s.SequenceNumber.Set, s.SequenceNumber.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *ResponseAudioTranscriptDeltaEvent) specField(name string) (present, null, known bool) {
+	switch name {
+	case "delta":
+		return s.Delta.Set, s.Delta.Null, true
+	case "sequence_number":
+		return s.SequenceNumber.Set, s.SequenceNumber.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *ResponseAudioTranscriptDoneEvent) specField(name string) (present, null, known bool) {
+	switch name {
+	case "sequence_number":
+		return s.SequenceNumber.Set, s.SequenceNumber.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *ResponseCodeInterpreterCallCodeDeltaEvent) specField(name string) (present, null, known bool) {
+	switch name {
+	case "delta":
+		return s.Delta.Set, s.Delta.Null, true
+	case "item_id":
+		return s.ItemID.Set, s.ItemID.Null, true
+	case "output_index":
+		return s.OutputIndex.Set, s.OutputIndex.Null, true
+	case "sequence_number":
+		return s.SequenceNumber.Set, s.SequenceNumber.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *ResponseCodeInterpreterCallCodeDoneEvent) specField(name string) (present, null, known bool) {
+	switch name {
+	case "code":
+		return s.Code.Set, s.Code.Null, true
+	case "item_id":
+		return s.ItemID.Set, s.ItemID.Null, true
+	case "output_index":
+		return s.OutputIndex.Set, s.OutputIndex.Null, true
+	case "sequence_number":
+		return s.SequenceNumber.Set, s.SequenceNumber.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *ResponseCodeInterpreterCallCompletedEvent) specField(name string) (present, null, known bool) {
+	switch name {
+	case "item_id":
+		return s.ItemID.Set, s.ItemID.Null, true
+	case "output_index":
+		return s.OutputIndex.Set, s.OutputIndex.Null, true
+	case "sequence_number":
+		return s.SequenceNumber.Set, s.SequenceNumber.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *ResponseCodeInterpreterCallInProgressEvent) specField(name string) (present, null, known bool) {
+	switch name {
+	case "item_id":
+		return s.ItemID.Set, s.ItemID.Null, true
+	case "output_index":
+		return s.OutputIndex.Set, s.OutputIndex.Null, true
+	case "sequence_number":
+		return s.SequenceNumber.Set, s.SequenceNumber.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *ResponseCodeInterpreterCallInterpretingEvent) specField(name string) (present, null, known bool) {
+	switch name {
+	case "item_id":
+		return s.ItemID.Set, s.ItemID.Null, true
+	case "output_index":
+		return s.OutputIndex.Set, s.OutputIndex.Null, true
+	case "sequence_number":
+		return s.SequenceNumber.Set, s.SequenceNumber.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *ResponseCompletedEvent) specField(name string) (present, null, known bool) {
+	switch name {
+	case "response":
+		return s.Response.Set, s.Response.Null, true
+	case "sequence_number":
+		return s.SequenceNumber.Set, s.SequenceNumber.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *ResponseContentPartAddedEvent) specField(name string) (present, null, known bool) {
+	switch name {
+	case "content_index":
+		return s.ContentIndex.Set, s.ContentIndex.Null, true
+	case "item_id":
+		return s.ItemID.Set, s.ItemID.Null, true
+	case "output_index":
+		return s.OutputIndex.Set, s.OutputIndex.Null, true
+	case "part":
+		return s.Part.Set, s.Part.Null, true
+	case "sequence_number":
+		return s.SequenceNumber.Set, s.SequenceNumber.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *ResponseContentPartDoneEvent) specField(name string) (present, null, known bool) {
+	switch name {
+	case "content_index":
+		return s.ContentIndex.Set, s.ContentIndex.Null, true
+	case "item_id":
+		return s.ItemID.Set, s.ItemID.Null, true
+	case "output_index":
+		return s.OutputIndex.Set, s.OutputIndex.Null, true
+	case "part":
+		return s.Part.Set, s.Part.Null, true
+	case "sequence_number":
+		return s.SequenceNumber.Set, s.SequenceNumber.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *ResponseConversation) specField(name string) (present, null, known bool) {
+	switch name {
+	case "id":
+		return s.ID.Set, s.ID.Null, true
+	}
+	return false, false, false
+}
+
+func (s *ResponseCreatedEvent) specField(name string) (present, null, known bool) {
+	switch name {
+	case "response":
+		return s.Response.Set, s.Response.Null, true
+	case "sequence_number":
+		return s.SequenceNumber.Set, s.SequenceNumber.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *ResponseCustomToolCallInputDeltaEvent) specField(name string) (present, null, known bool) {
+	switch name {
+	case "delta":
+		return s.Delta.Set, s.Delta.Null, true
+	case "item_id":
+		return s.ItemID.Set, s.ItemID.Null, true
+	case "output_index":
+		return s.OutputIndex.Set, s.OutputIndex.Null, true
+	case "sequence_number":
+		return s.SequenceNumber.Set, s.SequenceNumber.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *ResponseCustomToolCallInputDoneEvent) specField(name string) (present, null, known bool) {
+	switch name {
+	case "input":
+		return s.Input.Set, s.Input.Null, true
+	case "item_id":
+		return s.ItemID.Set, s.ItemID.Null, true
+	case "output_index":
+		return s.OutputIndex.Set, s.OutputIndex.Null, true
+	case "sequence_number":
+		return s.SequenceNumber.Set, s.SequenceNumber.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *ResponseError) specField(name string) (present, null, known bool) {
+	switch name {
+	case "code":
+		return s.Code.Set, s.Code.Null, true
+	case "message":
+		return s.Message.Set, s.Message.Null, true
+	}
+	return false, false, false
+}
+
+func (s *ResponseErrorEvent) specField(name string) (present, null, known bool) {
+	switch name {
+	case "code":
+		return s.Code.Set, s.Code.Null, true
+	case "message":
+		return s.Message.Set, s.Message.Null, true
+	case "param":
+		return s.Param.Set, s.Param.Null, true
+	case "sequence_number":
+		return s.SequenceNumber.Set, s.SequenceNumber.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *ResponseFailedEvent) specField(name string) (present, null, known bool) {
+	switch name {
+	case "response":
+		return s.Response.Set, s.Response.Null, true
+	case "sequence_number":
+		return s.SequenceNumber.Set, s.SequenceNumber.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *ResponseFileSearchCallCompletedEvent) specField(name string) (present, null, known bool) {
+	switch name {
+	case "item_id":
+		return s.ItemID.Set, s.ItemID.Null, true
+	case "output_index":
+		return s.OutputIndex.Set, s.OutputIndex.Null, true
+	case "sequence_number":
+		return s.SequenceNumber.Set, s.SequenceNumber.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *ResponseFileSearchCallInProgressEvent) specField(name string) (present, null, known bool) {
+	switch name {
+	case "item_id":
+		return s.ItemID.Set, s.ItemID.Null, true
+	case "output_index":
+		return s.OutputIndex.Set, s.OutputIndex.Null, true
+	case "sequence_number":
+		return s.SequenceNumber.Set, s.SequenceNumber.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *ResponseFileSearchCallSearchingEvent) specField(name string) (present, null, known bool) {
+	switch name {
+	case "item_id":
+		return s.ItemID.Set, s.ItemID.Null, true
+	case "output_index":
+		return s.OutputIndex.Set, s.OutputIndex.Null, true
+	case "sequence_number":
+		return s.SequenceNumber.Set, s.SequenceNumber.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *ResponseFormatJsonObject) specField(name string) (present, null, known bool) {
+	switch name {
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *ResponseFormatJsonSchema) specField(name string) (present, null, known bool) {
+	switch name {
+	case "json_schema":
+		return s.JSONSchema.Set, s.JSONSchema.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *ResponseFormatJsonSchemaJSONSchema) specField(name string) (present, null, known bool) {
+	switch name {
+	case "description":
+		return s.Description.Set, s.Description.Null, true
+	case "name":
+		return s.Name.Set, s.Name.Null, true
+	case "schema":
+		return len(s.Schema) != 0, false, true
+	case "strict":
+		return s.Strict.Set, s.Strict.Null, true
+	}
+	return false, false, false
+}
+
+func (s *ResponseFormatText) specField(name string) (present, null, known bool) {
+	switch name {
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *ResponseFunctionCallArgumentsDeltaEvent) specField(name string) (present, null, known bool) {
+	switch name {
+	case "delta":
+		return s.Delta.Set, s.Delta.Null, true
+	case "item_id":
+		return s.ItemID.Set, s.ItemID.Null, true
+	case "output_index":
+		return s.OutputIndex.Set, s.OutputIndex.Null, true
+	case "sequence_number":
+		return s.SequenceNumber.Set, s.SequenceNumber.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *ResponseFunctionCallArgumentsDoneEvent) specField(name string) (present, null, known bool) {
+	switch name {
+	case "arguments":
+		return s.Arguments.Set, s.Arguments.Null, true
+	case "item_id":
+		return s.ItemID.Set, s.ItemID.Null, true
+	case "name":
+		return s.Name.Set, s.Name.Null, true
+	case "output_index":
+		return s.OutputIndex.Set, s.OutputIndex.Null, true
+	case "sequence_number":
+		return s.SequenceNumber.Set, s.SequenceNumber.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *ResponseImageGenCallCompletedEvent) specField(name string) (present, null, known bool) {
+	switch name {
+	case "item_id":
+		return s.ItemID.Set, s.ItemID.Null, true
+	case "output_index":
+		return s.OutputIndex.Set, s.OutputIndex.Null, true
+	case "sequence_number":
+		return s.SequenceNumber.Set, s.SequenceNumber.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *ResponseImageGenCallGeneratingEvent) specField(name string) (present, null, known bool) {
+	switch name {
+	case "item_id":
+		return s.ItemID.Set, s.ItemID.Null, true
+	case "output_index":
+		return s.OutputIndex.Set, s.OutputIndex.Null, true
+	case "sequence_number":
+		return s.SequenceNumber.Set, s.SequenceNumber.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *ResponseImageGenCallInProgressEvent) specField(name string) (present, null, known bool) {
+	switch name {
+	case "item_id":
+		return s.ItemID.Set, s.ItemID.Null, true
+	case "output_index":
+		return s.OutputIndex.Set, s.OutputIndex.Null, true
+	case "sequence_number":
+		return s.SequenceNumber.Set, s.SequenceNumber.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *ResponseImageGenCallPartialImageEvent) specField(name string) (present, null, known bool) {
+	switch name {
+	case "background":
+		return s.Background.Set, s.Background.Null, true
+	case "item_id":
+		return s.ItemID.Set, s.ItemID.Null, true
+	case "output_format":
+		return s.OutputFormat.Set, s.OutputFormat.Null, true
+	case "output_index":
+		return s.OutputIndex.Set, s.OutputIndex.Null, true
+	case "partial_image_b64":
+		return s.PartialImageB64.Set, s.PartialImageB64.Null, true
+	case "partial_image_index":
+		return s.PartialImageIndex.Set, s.PartialImageIndex.Null, true
+	case "quality":
+		return s.Quality.Set, s.Quality.Null, true
+	case "sequence_number":
+		return s.SequenceNumber.Set, s.SequenceNumber.Null, true
+	case "size":
+		return s.Size.Set, s.Size.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *ResponseInProgressEvent) specField(name string) (present, null, known bool) {
+	switch name {
+	case "response":
+		return s.Response.Set, s.Response.Null, true
+	case "sequence_number":
+		return s.SequenceNumber.Set, s.SequenceNumber.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *ResponseIncompleteEvent) specField(name string) (present, null, known bool) {
+	switch name {
+	case "response":
+		return s.Response.Set, s.Response.Null, true
+	case "sequence_number":
+		return s.SequenceNumber.Set, s.SequenceNumber.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *ResponseItemList) specField(name string) (present, null, known bool) {
+	switch name {
+	case "data":
+		return s.Data != nil, false, true
+	case "first_id":
+		return s.FirstID.Set, s.FirstID.Null, true
+	case "has_more":
+		return s.HasMore.Set, s.HasMore.Null, true
+	case "last_id":
+		return s.LastID.Set, s.LastID.Null, true
+	case "object":
+		return s.Object.Set, s.Object.Null, true
+	}
+	return false, false, false
+}
+
+func (s *ResponseLogProb) specField(name string) (present, null, known bool) {
+	switch name {
+	case "logprob":
+		return s.Logprob.Set, s.Logprob.Null, true
+	case "token":
+		return s.Token.Set, s.Token.Null, true
+	case "top_logprobs":
+		return s.TopLogprobs.Set, s.TopLogprobs.Null, true
+	}
+	return false, false, false
+}
+
+func (s *ResponseMCPCallArgumentsDeltaEvent) specField(name string) (present, null, known bool) {
+	switch name {
+	case "delta":
+		return s.Delta.Set, s.Delta.Null, true
+	case "item_id":
+		return s.ItemID.Set, s.ItemID.Null, true
+	case "output_index":
+		return s.OutputIndex.Set, s.OutputIndex.Null, true
+	case "sequence_number":
+		return s.SequenceNumber.Set, s.SequenceNumber.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *ResponseMCPCallArgumentsDoneEvent) specField(name string) (present, null, known bool) {
+	switch name {
+	case "arguments":
+		return s.Arguments.Set, s.Arguments.Null, true
+	case "item_id":
+		return s.ItemID.Set, s.ItemID.Null, true
+	case "output_index":
+		return s.OutputIndex.Set, s.OutputIndex.Null, true
+	case "sequence_number":
+		return s.SequenceNumber.Set, s.SequenceNumber.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *ResponseMCPCallCompletedEvent) specField(name string) (present, null, known bool) {
+	switch name {
+	case "item_id":
+		return s.ItemID.Set, s.ItemID.Null, true
+	case "output_index":
+		return s.OutputIndex.Set, s.OutputIndex.Null, true
+	case "sequence_number":
+		return s.SequenceNumber.Set, s.SequenceNumber.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *ResponseMCPCallFailedEvent) specField(name string) (present, null, known bool) {
+	switch name {
+	case "item_id":
+		return s.ItemID.Set, s.ItemID.Null, true
+	case "output_index":
+		return s.OutputIndex.Set, s.OutputIndex.Null, true
+	case "sequence_number":
+		return s.SequenceNumber.Set, s.SequenceNumber.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *ResponseMCPCallInProgressEvent) specField(name string) (present, null, known bool) {
+	switch name {
+	case "item_id":
+		return s.ItemID.Set, s.ItemID.Null, true
+	case "output_index":
+		return s.OutputIndex.Set, s.OutputIndex.Null, true
+	case "sequence_number":
+		return s.SequenceNumber.Set, s.SequenceNumber.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *ResponseMCPListToolsCompletedEvent) specField(name string) (present, null, known bool) {
+	switch name {
+	case "item_id":
+		return s.ItemID.Set, s.ItemID.Null, true
+	case "output_index":
+		return s.OutputIndex.Set, s.OutputIndex.Null, true
+	case "sequence_number":
+		return s.SequenceNumber.Set, s.SequenceNumber.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *ResponseMCPListToolsFailedEvent) specField(name string) (present, null, known bool) {
+	switch name {
+	case "item_id":
+		return s.ItemID.Set, s.ItemID.Null, true
+	case "output_index":
+		return s.OutputIndex.Set, s.OutputIndex.Null, true
+	case "sequence_number":
+		return s.SequenceNumber.Set, s.SequenceNumber.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *ResponseMCPListToolsInProgressEvent) specField(name string) (present, null, known bool) {
+	switch name {
+	case "item_id":
+		return s.ItemID.Set, s.ItemID.Null, true
+	case "output_index":
+		return s.OutputIndex.Set, s.OutputIndex.Null, true
+	case "sequence_number":
+		return s.SequenceNumber.Set, s.SequenceNumber.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *ResponseOutputItemAddedEvent) specField(name string) (present, null, known bool) {
+	switch name {
+	case "item":
+		return s.Item.Set, s.Item.Null, true
+	case "output_index":
+		return s.OutputIndex.Set, s.OutputIndex.Null, true
+	case "sequence_number":
+		return s.SequenceNumber.Set, s.SequenceNumber.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *ResponseOutputItemDoneEvent) specField(name string) (present, null, known bool) {
+	switch name {
+	case "item":
+		return s.Item.Set, s.Item.Null, true
+	case "output_index":
+		return s.OutputIndex.Set, s.OutputIndex.Null, true
+	case "sequence_number":
+		return s.SequenceNumber.Set, s.SequenceNumber.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *ResponseOutputTextAnnotationAddedEvent) specField(name string) (present, null, known bool) {
+	switch name {
+	case "annotation":
+		return s.Annotation.Set, s.Annotation.Null, true
+	case "annotation_index":
+		return s.AnnotationIndex.Set, s.AnnotationIndex.Null, true
+	case "content_index":
+		return s.ContentIndex.Set, s.ContentIndex.Null, true
+	case "item_id":
+		return s.ItemID.Set, s.ItemID.Null, true
+	case "output_index":
+		return s.OutputIndex.Set, s.OutputIndex.Null, true
+	case "sequence_number":
+		return s.SequenceNumber.Set, s.SequenceNumber.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *ResponseQueuedEvent) specField(name string) (present, null, known bool) {
+	switch name {
+	case "response":
+		return s.Response.Set, s.Response.Null, true
+	case "sequence_number":
+		return s.SequenceNumber.Set, s.SequenceNumber.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *ResponseReasoningSummaryPartAddedEvent) specField(name string) (present, null, known bool) {
+	switch name {
+	case "item_id":
+		return s.ItemID.Set, s.ItemID.Null, true
+	case "output_index":
+		return s.OutputIndex.Set, s.OutputIndex.Null, true
+	case "part":
+		return s.Part.Set, s.Part.Null, true
+	case "sequence_number":
+		return s.SequenceNumber.Set, s.SequenceNumber.Null, true
+	case "summary_index":
+		return s.SummaryIndex.Set, s.SummaryIndex.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *ResponseReasoningSummaryPartAddedEventPart) specField(name string) (present, null, known bool) {
+	switch name {
+	case "text":
+		return s.Text.Set, s.Text.Null, true
+	case "type":
+		return s.Type.Set, s.Type.Null, true
+	}
+	return false, false, false
+}
+
+func (s *ResponseReasoningSummaryPartDoneEvent) specField(name string) (present, null, known bool) {
+	switch name {
+	case "item_id":
+		return s.ItemID.Set, s.ItemID.Null, true
+	case "output_index":
+		return s.OutputIndex.Set, s.OutputIndex.Null, true
+	case "part":
+		return s.Part.Set, s.Part.Null, true
+	case "sequence_number":
+		return s.SequenceNumber.Set, s.SequenceNumber.Null, true
+	case "status":
+		return s.Status.Set, s.Status.Null, true
+	case "summary_index":
+		return s.SummaryIndex.Set, s.SummaryIndex.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *ResponseReasoningSummaryPartDoneEventPart) specField(name string) (present, null, known bool) {
+	switch name {
+	case "text":
+		return s.Text.Set, s.Text.Null, true
+	case "type":
+		return s.Type.Set, s.Type.Null, true
+	}
+	return false, false, false
+}
+
+func (s *ResponseReasoningSummaryTextDeltaEvent) specField(name string) (present, null, known bool) {
+	switch name {
+	case "delta":
+		return s.Delta.Set, s.Delta.Null, true
+	case "item_id":
+		return s.ItemID.Set, s.ItemID.Null, true
+	case "output_index":
+		return s.OutputIndex.Set, s.OutputIndex.Null, true
+	case "sequence_number":
+		return s.SequenceNumber.Set, s.SequenceNumber.Null, true
+	case "summary_index":
+		return s.SummaryIndex.Set, s.SummaryIndex.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *ResponseReasoningSummaryTextDoneEvent) specField(name string) (present, null, known bool) {
+	switch name {
+	case "item_id":
+		return s.ItemID.Set, s.ItemID.Null, true
+	case "output_index":
+		return s.OutputIndex.Set, s.OutputIndex.Null, true
+	case "sequence_number":
+		return s.SequenceNumber.Set, s.SequenceNumber.Null, true
+	case "summary_index":
+		return s.SummaryIndex.Set, s.SummaryIndex.Null, true
+	case "text":
+		return s.Text.Set, s.Text.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *ResponseReasoningTextDeltaEvent) specField(name string) (present, null, known bool) {
+	switch name {
+	case "content_index":
+		return s.ContentIndex.Set, s.ContentIndex.Null, true
+	case "delta":
+		return s.Delta.Set, s.Delta.Null, true
+	case "item_id":
+		return s.ItemID.Set, s.ItemID.Null, true
+	case "output_index":
+		return s.OutputIndex.Set, s.OutputIndex.Null, true
+	case "sequence_number":
+		return s.SequenceNumber.Set, s.SequenceNumber.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *ResponseReasoningTextDoneEvent) specField(name string) (present, null, known bool) {
+	switch name {
+	case "content_index":
+		return s.ContentIndex.Set, s.ContentIndex.Null, true
+	case "item_id":
+		return s.ItemID.Set, s.ItemID.Null, true
+	case "output_index":
+		return s.OutputIndex.Set, s.OutputIndex.Null, true
+	case "sequence_number":
+		return s.SequenceNumber.Set, s.SequenceNumber.Null, true
+	case "text":
+		return s.Text.Set, s.Text.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *ResponseRefusalDeltaEvent) specField(name string) (present, null, known bool) {
+	switch name {
+	case "content_index":
+		return s.ContentIndex.Set, s.ContentIndex.Null, true
+	case "delta":
+		return s.Delta.Set, s.Delta.Null, true
+	case "item_id":
+		return s.ItemID.Set, s.ItemID.Null, true
+	case "output_index":
+		return s.OutputIndex.Set, s.OutputIndex.Null, true
+	case "sequence_number":
+		return s.SequenceNumber.Set, s.SequenceNumber.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *ResponseRefusalDoneEvent) specField(name string) (present, null, known bool) {
+	switch name {
+	case "content_index":
+		return s.ContentIndex.Set, s.ContentIndex.Null, true
+	case "item_id":
+		return s.ItemID.Set, s.ItemID.Null, true
+	case "output_index":
+		return s.OutputIndex.Set, s.OutputIndex.Null, true
+	case "refusal":
+		return s.Refusal.Set, s.Refusal.Null, true
+	case "sequence_number":
+		return s.SequenceNumber.Set, s.SequenceNumber.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *ResponseShellCallCommandAddedStreamingEvent) specField(name string) (present, null, known bool) {
+	switch name {
+	case "command":
+		return s.Command.Set, s.Command.Null, true
+	case "command_index":
+		return s.CommandIndex.Set, s.CommandIndex.Null, true
+	case "output_index":
+		return s.OutputIndex.Set, s.OutputIndex.Null, true
+	case "sequence_number":
+		return s.SequenceNumber.Set, s.SequenceNumber.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *ResponseShellCallCommandDeltaStreamingEvent) specField(name string) (present, null, known bool) {
+	switch name {
+	case "command_index":
+		return s.CommandIndex.Set, s.CommandIndex.Null, true
+	case "delta":
+		return s.Delta.Set, s.Delta.Null, true
+	case "obfuscation":
+		return s.Obfuscation.Set, s.Obfuscation.Null, true
+	case "output_index":
+		return s.OutputIndex.Set, s.OutputIndex.Null, true
+	case "sequence_number":
+		return s.SequenceNumber.Set, s.SequenceNumber.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *ResponseShellCallCommandDoneStreamingEvent) specField(name string) (present, null, known bool) {
+	switch name {
+	case "command":
+		return s.Command.Set, s.Command.Null, true
+	case "command_index":
+		return s.CommandIndex.Set, s.CommandIndex.Null, true
+	case "output_index":
+		return s.OutputIndex.Set, s.OutputIndex.Null, true
+	case "sequence_number":
+		return s.SequenceNumber.Set, s.SequenceNumber.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *ResponseShellCallOutputContentDeltaStreamingEvent) specField(name string) (present, null, known bool) {
+	switch name {
+	case "command_index":
+		return s.CommandIndex.Set, s.CommandIndex.Null, true
+	case "delta":
+		return s.Delta.Set, s.Delta.Null, true
+	case "item_id":
+		return s.ItemID.Set, s.ItemID.Null, true
+	case "output_index":
+		return s.OutputIndex.Set, s.OutputIndex.Null, true
+	case "sequence_number":
+		return s.SequenceNumber.Set, s.SequenceNumber.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *ResponseShellCallOutputContentDoneStreamingEvent) specField(name string) (present, null, known bool) {
+	switch name {
+	case "command_index":
+		return s.CommandIndex.Set, s.CommandIndex.Null, true
+	case "item_id":
+		return s.ItemID.Set, s.ItemID.Null, true
+	case "output":
+		return s.Output != nil, false, true
+	case "output_index":
+		return s.OutputIndex.Set, s.OutputIndex.Null, true
+	case "sequence_number":
+		return s.SequenceNumber.Set, s.SequenceNumber.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *ResponseTextDeltaEvent) specField(name string) (present, null, known bool) {
+	switch name {
+	case "content_index":
+		return s.ContentIndex.Set, s.ContentIndex.Null, true
+	case "delta":
+		return s.Delta.Set, s.Delta.Null, true
+	case "item_id":
+		return s.ItemID.Set, s.ItemID.Null, true
+	case "logprobs":
+		return s.Logprobs != nil, false, true
+	case "output_index":
+		return s.OutputIndex.Set, s.OutputIndex.Null, true
+	case "sequence_number":
+		return s.SequenceNumber.Set, s.SequenceNumber.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *ResponseTextDoneEvent) specField(name string) (present, null, known bool) {
+	switch name {
+	case "content_index":
+		return s.ContentIndex.Set, s.ContentIndex.Null, true
+	case "item_id":
+		return s.ItemID.Set, s.ItemID.Null, true
+	case "logprobs":
+		return s.Logprobs != nil, false, true
+	case "output_index":
+		return s.OutputIndex.Set, s.OutputIndex.Null, true
+	case "sequence_number":
+		return s.SequenceNumber.Set, s.SequenceNumber.Null, true
+	case "text":
+		return s.Text.Set, s.Text.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *ResponseUsage) specField(name string) (present, null, known bool) {
+	switch name {
+	case "input_tokens":
+		return s.InputTokens.Set, s.InputTokens.Null, true
+	case "input_tokens_details":
+		return s.InputTokensDetails.Set, s.InputTokensDetails.Null, true
+	case "output_tokens":
+		return s.OutputTokens.Set, s.OutputTokens.Null, true
+	case "output_tokens_details":
+		return s.OutputTokensDetails.Set, s.OutputTokensDetails.Null, true
+	case "total_tokens":
+		return s.TotalTokens.Set, s.TotalTokens.Null, true
+	}
+	return false, false, false
+}
+
+func (s *ResponseUsageInputTokensDetails) specField(name string) (present, null, known bool) {
+	switch name {
+	case "cache_write_tokens":
+		return s.CacheWriteTokens.Set, s.CacheWriteTokens.Null, true
+	case "cached_tokens":
+		return s.CachedTokens.Set, s.CachedTokens.Null, true
+	}
+	return false, false, false
+}
+
+func (s *ResponseUsageOutputTokensDetails) specField(name string) (present, null, known bool) {
+	switch name {
+	case "reasoning_tokens":
+		return s.ReasoningTokens.Set, s.ReasoningTokens.Null, true
+	}
+	return false, false, false
+}
+
+func (s *ResponseWebSearchCallCompletedEvent) specField(name string) (present, null, known bool) {
+	switch name {
+	case "item_id":
+		return s.ItemID.Set, s.ItemID.Null, true
+	case "output_index":
+		return s.OutputIndex.Set, s.OutputIndex.Null, true
+	case "sequence_number":
+		return s.SequenceNumber.Set, s.SequenceNumber.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *ResponseWebSearchCallInProgressEvent) specField(name string) (present, null, known bool) {
+	switch name {
+	case "item_id":
+		return s.ItemID.Set, s.ItemID.Null, true
+	case "output_index":
+		return s.OutputIndex.Set, s.OutputIndex.Null, true
+	case "sequence_number":
+		return s.SequenceNumber.Set, s.SequenceNumber.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *ResponseWebSearchCallSearchingEvent) specField(name string) (present, null, known bool) {
+	switch name {
+	case "item_id":
+		return s.ItemID.Set, s.ItemID.Null, true
+	case "output_index":
+		return s.OutputIndex.Set, s.OutputIndex.Null, true
+	case "sequence_number":
+		return s.SequenceNumber.Set, s.SequenceNumber.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *ScreenshotParam) specField(name string) (present, null, known bool) {
+	switch name {
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *ScrollParam) specField(name string) (present, null, known bool) {
+	switch name {
+	case "keys":
+		return s.Keys.Set, s.Keys.Null, true
+	case "scroll_x":
+		return s.ScrollX.Set, s.ScrollX.Null, true
+	case "scroll_y":
+		return s.ScrollY.Set, s.ScrollY.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	case "x":
+		return s.X.Set, s.X.Null, true
+	case "y":
+		return s.Y.Set, s.Y.Null, true
+	}
+	return false, false, false
+}
+
+func (s *SkillReferenceParam) specField(name string) (present, null, known bool) {
+	switch name {
+	case "skill_id":
+		return s.SkillID.Set, s.SkillID.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	case "version":
+		return s.Version.Set, s.Version.Null, true
+	}
+	return false, false, false
+}
+
+func (s *SpecificApplyPatchParam) specField(name string) (present, null, known bool) {
+	switch name {
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *SpecificFunctionShellParam) specField(name string) (present, null, known bool) {
+	switch name {
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *SpecificProgrammaticToolCallingParam) specField(name string) (present, null, known bool) {
+	switch name {
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *SummaryTextContent) specField(name string) (present, null, known bool) {
+	switch name {
+	case "text":
+		return s.Text.Set, s.Text.Null, true
+	case "type":
+		return s.Type.Set, s.Type.Null, true
+	}
+	return false, false, false
+}
+
+func (s *TextResponseFormatJsonSchema) specField(name string) (present, null, known bool) {
+	switch name {
+	case "description":
+		return s.Description.Set, s.Description.Null, true
+	case "name":
+		return s.Name.Set, s.Name.Null, true
+	case "schema":
+		return len(s.Schema) != 0, false, true
+	case "strict":
+		return s.Strict.Set, s.Strict.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *ToolChoiceAllowed) specField(name string) (present, null, known bool) {
+	switch name {
+	case "mode":
+		return s.Mode.Set, s.Mode.Null, true
+	case "tools":
+		return s.Tools != nil, false, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *ToolChoiceCustom) specField(name string) (present, null, known bool) {
+	switch name {
+	case "name":
+		return s.Name.Set, s.Name.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *ToolChoiceFunction) specField(name string) (present, null, known bool) {
+	switch name {
+	case "name":
+		return s.Name.Set, s.Name.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *ToolChoiceMCP) specField(name string) (present, null, known bool) {
+	switch name {
+	case "name":
+		return s.Name.Set, s.Name.Null, true
+	case "server_label":
+		return s.ServerLabel.Set, s.ServerLabel.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *ToolChoiceTypes) specField(name string) (present, null, known bool) {
+	switch name {
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *ToolSearchCall) specField(name string) (present, null, known bool) {
+	switch name {
+	case "arguments":
+		return len(s.Arguments) != 0, false, true
+	case "call_id":
+		return s.CallID.Set, s.CallID.Null, true
+	case "created_by":
+		return s.CreatedBy.Set, s.CreatedBy.Null, true
+	case "execution":
+		return s.Execution.Set, s.Execution.Null, true
+	case "id":
+		return s.ID.Set, s.ID.Null, true
+	case "status":
+		return s.Status.Set, s.Status.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *ToolSearchCallItemParam) specField(name string) (present, null, known bool) {
+	switch name {
+	case "arguments":
+		return len(s.Arguments) != 0, false, true
+	case "call_id":
+		return s.CallID.Set, s.CallID.Null, true
+	case "execution":
+		return s.Execution.Set, s.Execution.Null, true
+	case "id":
+		return s.ID.Set, s.ID.Null, true
+	case "status":
+		return s.Status.Set, s.Status.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *ToolSearchOutput) specField(name string) (present, null, known bool) {
+	switch name {
+	case "call_id":
+		return s.CallID.Set, s.CallID.Null, true
+	case "created_by":
+		return s.CreatedBy.Set, s.CreatedBy.Null, true
+	case "execution":
+		return s.Execution.Set, s.Execution.Null, true
+	case "id":
+		return s.ID.Set, s.ID.Null, true
+	case "status":
+		return s.Status.Set, s.Status.Null, true
+	case "tools":
+		return s.Tools != nil, false, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *ToolSearchOutputItemParam) specField(name string) (present, null, known bool) {
+	switch name {
+	case "call_id":
+		return s.CallID.Set, s.CallID.Null, true
+	case "execution":
+		return s.Execution.Set, s.Execution.Null, true
+	case "id":
+		return s.ID.Set, s.ID.Null, true
+	case "status":
+		return s.Status.Set, s.Status.Null, true
+	case "tools":
+		return s.Tools != nil, false, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *ToolSearchToolParam) specField(name string) (present, null, known bool) {
+	switch name {
+	case "description":
+		return s.Description.Set, s.Description.Null, true
+	case "execution":
+		return s.Execution.Set, s.Execution.Null, true
+	case "parameters":
+		return len(s.Parameters) != 0, false, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *TopLogProb) specField(name string) (present, null, known bool) {
+	switch name {
+	case "bytes":
+		return s.Bytes != nil, false, true
+	case "logprob":
+		return s.Logprob.Set, s.Logprob.Null, true
+	case "token":
+		return s.Token.Set, s.Token.Null, true
+	}
+	return false, false, false
+}
+
+func (s *TypeParam) specField(name string) (present, null, known bool) {
+	switch name {
+	case "text":
+		return s.Text.Set, s.Text.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *UrlCitationBody) specField(name string) (present, null, known bool) {
+	switch name {
+	case "end_index":
+		return s.EndIndex.Set, s.EndIndex.Null, true
+	case "start_index":
+		return s.StartIndex.Set, s.StartIndex.Null, true
+	case "title":
+		return s.Title.Set, s.Title.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	case "url":
+		return s.URL.Set, s.URL.Null, true
+	}
+	return false, false, false
+}
+
+func (s *VoiceIdsOrCustomVoice1) specField(name string) (present, null, known bool) {
+	switch name {
+	case "id":
+		return s.ID.Set, s.ID.Null, true
+	}
+	return false, false, false
+}
+
+func (s *WaitParam) specField(name string) (present, null, known bool) {
+	switch name {
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *WebSearchActionFind) specField(name string) (present, null, known bool) {
+	switch name {
+	case "pattern":
+		return s.Pattern.Set, s.Pattern.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	case "url":
+		return s.URL.Set, s.URL.Null, true
+	}
+	return false, false, false
+}
+
+func (s *WebSearchActionOpenPage) specField(name string) (present, null, known bool) {
+	switch name {
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	case "url":
+		return s.URL.Set, s.URL.Null, true
+	}
+	return false, false, false
+}
+
+func (s *WebSearchActionSearch) specField(name string) (present, null, known bool) {
+	switch name {
+	case "queries":
+		return s.Queries.Set, s.Queries.Null, true
+	case "query":
+		return s.Query.Set, s.Query.Null, true
+	case "sources":
+		return s.Sources.Set, s.Sources.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *WebSearchActionSearchSourcesItem) specField(name string) (present, null, known bool) {
+	switch name {
+	case "type":
+		return s.Type.Set, s.Type.Null, true
+	case "url":
+		return s.URL.Set, s.URL.Null, true
+	}
+	return false, false, false
+}
+
+func (s *WebSearchPreviewTool) specField(name string) (present, null, known bool) {
+	switch name {
+	case "search_content_types":
+		return s.SearchContentTypes.Set, s.SearchContentTypes.Null, true
+	case "search_context_size":
+		return s.SearchContextSize.Set, s.SearchContextSize.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	case "user_location":
+		return s.UserLocation.Set, s.UserLocation.Null, true
+	}
+	return false, false, false
+}
+
+func (s *WebSearchTool) specField(name string) (present, null, known bool) {
+	switch name {
+	case "external_web_access":
+		return s.ExternalWebAccess.Set, s.ExternalWebAccess.Null, true
+	case "filters":
+		return s.Filters.Set, s.Filters.Null, true
+	case "search_context_size":
+		return s.SearchContextSize.Set, s.SearchContextSize.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	case "user_location":
+		return s.UserLocation.Set, s.UserLocation.Null, true
+	}
+	return false, false, false
+}
+
+func (s *WebSearchToolCall) specField(name string) (present, null, known bool) {
+	switch name {
+	case "action":
+		return s.Action.Set, false, true
+	case "id":
+		return s.ID.Set, s.ID.Null, true
+	case "status":
+		return s.Status.Set, s.Status.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
 }

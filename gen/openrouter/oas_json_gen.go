@@ -29,10 +29,12 @@ func (s *AdditionalToolsItem) encodeFields(e *jx.Encoder) {
 		}
 	}
 	{
-		if s.Tools.Set {
-			e.FieldStart("tools")
-			s.Tools.Encode(e)
+		e.FieldStart("tools")
+		e.ArrStart()
+		for _, elem := range s.Tools {
+			elem.Encode(e)
 		}
+		e.ArrEnd()
 	}
 	{
 		if s.Type.Set {
@@ -88,8 +90,15 @@ func (s *AdditionalToolsItem) Decode(d *jx.Decoder) error {
 			}
 		case "tools":
 			if err := func() error {
-				s.Tools.Reset()
-				if err := s.Tools.Decode(d); err != nil {
+				s.Tools = make([]AdditionalToolsItemToolsItem, 0)
+				if err := d.Arr(func(d *jx.Decoder) error {
+					var elem AdditionalToolsItemToolsItem
+					if err := elem.Decode(d); err != nil {
+						return err
+					}
+					s.Tools = append(s.Tools, elem)
+					return nil
+				}); err != nil {
 					return err
 				}
 				return nil
@@ -819,10 +828,12 @@ func (s AdditionalToolsItemToolsItem) encodeFields(e *jx.Encoder) {
 				}
 			}
 			{
-				if s.VectorStoreIds.Set {
-					e.FieldStart("vector_store_ids")
-					s.VectorStoreIds.Encode(e)
+				e.FieldStart("vector_store_ids")
+				e.ArrStart()
+				for _, elem := range s.VectorStoreIds {
+					e.Str(elem)
 				}
+				e.ArrEnd()
 			}
 			for _, k := range sortedKeys(s.AdditionalProps) {
 				elem := s.AdditionalProps[k]
@@ -1113,10 +1124,12 @@ func (s AdditionalToolsItemToolsItem) encodeFields(e *jx.Encoder) {
 				}
 			}
 			{
-				if s.Tools.Set {
-					e.FieldStart("tools")
-					s.Tools.Encode(e)
+				e.FieldStart("tools")
+				e.ArrStart()
+				for _, elem := range s.Tools {
+					elem.Encode(e)
 				}
+				e.ArrEnd()
 			}
 			for _, k := range sortedKeys(s.AdditionalProps) {
 				elem := s.AdditionalProps[k]
@@ -2511,10 +2524,12 @@ func (s *AgentMessageItem) encodeFields(e *jx.Encoder) {
 		}
 	}
 	{
-		if s.Content.Set {
-			e.FieldStart("content")
-			s.Content.Encode(e)
+		e.FieldStart("content")
+		e.ArrStart()
+		for _, elem := range s.Content {
+			elem.Encode(e)
 		}
+		e.ArrEnd()
 	}
 	{
 		if s.ID.Set {
@@ -2584,8 +2599,15 @@ func (s *AgentMessageItem) Decode(d *jx.Decoder) error {
 			}
 		case "content":
 			if err := func() error {
-				s.Content.Reset()
-				if err := s.Content.Decode(d); err != nil {
+				s.Content = make([]AgentMessageItemContentItem, 0)
+				if err := d.Arr(func(d *jx.Decoder) error {
+					var elem AgentMessageItemContentItem
+					if err := elem.Decode(d); err != nil {
+						return err
+					}
+					s.Content = append(s.Content, elem)
+					return nil
+				}); err != nil {
 					return err
 				}
 				return nil
@@ -13876,10 +13898,12 @@ func (s *BaseResponsesResult) encodeFields(e *jx.Encoder) {
 		}
 	}
 	{
-		if s.Output.Set {
-			e.FieldStart("output")
-			s.Output.Encode(e)
+		e.FieldStart("output")
+		e.ArrStart()
+		for _, elem := range s.Output {
+			elem.Encode(e)
 		}
+		e.ArrEnd()
 	}
 	{
 		if s.OutputText.Set {
@@ -13972,10 +13996,12 @@ func (s *BaseResponsesResult) encodeFields(e *jx.Encoder) {
 		}
 	}
 	{
-		if s.Tools.Set {
-			e.FieldStart("tools")
-			s.Tools.Encode(e)
+		e.FieldStart("tools")
+		e.ArrStart()
+		for _, elem := range s.Tools {
+			elem.Encode(e)
 		}
+		e.ArrEnd()
 	}
 	{
 		if s.TopLogprobs.Set {
@@ -14197,8 +14223,15 @@ func (s *BaseResponsesResult) Decode(d *jx.Decoder) error {
 			}
 		case "output":
 			if err := func() error {
-				s.Output.Reset()
-				if err := s.Output.Decode(d); err != nil {
+				s.Output = make([]BaseResponsesResultOutputItem, 0)
+				if err := d.Arr(func(d *jx.Decoder) error {
+					var elem BaseResponsesResultOutputItem
+					if err := elem.Decode(d); err != nil {
+						return err
+					}
+					s.Output = append(s.Output, elem)
+					return nil
+				}); err != nil {
 					return err
 				}
 				return nil
@@ -14357,8 +14390,15 @@ func (s *BaseResponsesResult) Decode(d *jx.Decoder) error {
 			}
 		case "tools":
 			if err := func() error {
-				s.Tools.Reset()
-				if err := s.Tools.Decode(d); err != nil {
+				s.Tools = make([]BaseResponsesResultToolsItem, 0)
+				if err := d.Arr(func(d *jx.Decoder) error {
+					var elem BaseResponsesResultToolsItem
+					if err := elem.Decode(d); err != nil {
+						return err
+					}
+					s.Tools = append(s.Tools, elem)
+					return nil
+				}); err != nil {
 					return err
 				}
 				return nil
@@ -14562,10 +14602,12 @@ func (s BaseResponsesResultOutputItem) encodeFields(e *jx.Encoder) {
 		{
 			s := s.OutputMessage
 			{
-				if s.Content.Set {
-					e.FieldStart("content")
-					s.Content.Encode(e)
+				e.FieldStart("content")
+				e.ArrStart()
+				for _, elem := range s.Content {
+					elem.Encode(e)
 				}
+				e.ArrEnd()
 			}
 			{
 				if s.ID.Set {
@@ -14630,10 +14672,12 @@ func (s BaseResponsesResultOutputItem) encodeFields(e *jx.Encoder) {
 				}
 			}
 			{
-				if s.Summary.Set {
-					e.FieldStart("summary")
-					s.Summary.Encode(e)
+				e.FieldStart("summary")
+				e.ArrStart()
+				for _, elem := range s.Summary {
+					elem.Encode(e)
 				}
+				e.ArrEnd()
 			}
 			for _, k := range sortedKeys(s.AdditionalProps) {
 				elem := s.AdditionalProps[k]
@@ -14782,10 +14826,12 @@ func (s BaseResponsesResultOutputItem) encodeFields(e *jx.Encoder) {
 				}
 			}
 			{
-				if s.Queries.Set {
-					e.FieldStart("queries")
-					s.Queries.Encode(e)
+				e.FieldStart("queries")
+				e.ArrStart()
+				for _, elem := range s.Queries {
+					e.Str(elem)
 				}
+				e.ArrEnd()
 			}
 			{
 				if s.Status.Set {
@@ -15611,10 +15657,12 @@ func (s BaseResponsesResultToolsItem) encodeFields(e *jx.Encoder) {
 				}
 			}
 			{
-				if s.VectorStoreIds.Set {
-					e.FieldStart("vector_store_ids")
-					s.VectorStoreIds.Encode(e)
+				e.FieldStart("vector_store_ids")
+				e.ArrStart()
+				for _, elem := range s.VectorStoreIds {
+					e.Str(elem)
 				}
+				e.ArrEnd()
 			}
 			for _, k := range sortedKeys(s.AdditionalProps) {
 				elem := s.AdditionalProps[k]
@@ -15905,10 +15953,12 @@ func (s BaseResponsesResultToolsItem) encodeFields(e *jx.Encoder) {
 				}
 			}
 			{
-				if s.Tools.Set {
-					e.FieldStart("tools")
-					s.Tools.Encode(e)
+				e.FieldStart("tools")
+				e.ArrStart()
+				for _, elem := range s.Tools {
+					elem.Encode(e)
 				}
+				e.ArrEnd()
 			}
 			for _, k := range sortedKeys(s.AdditionalProps) {
 				elem := s.AdditionalProps[k]
@@ -16111,10 +16161,12 @@ func (s *BaseTextDeltaEvent) encodeFields(e *jx.Encoder) {
 		}
 	}
 	{
-		if s.Logprobs.Set {
-			e.FieldStart("logprobs")
-			s.Logprobs.Encode(e)
+		e.FieldStart("logprobs")
+		e.ArrStart()
+		for _, elem := range s.Logprobs {
+			elem.Encode(e)
 		}
+		e.ArrEnd()
 	}
 	{
 		if s.OutputIndex.Set {
@@ -16195,8 +16247,15 @@ func (s *BaseTextDeltaEvent) Decode(d *jx.Decoder) error {
 			}
 		case "logprobs":
 			if err := func() error {
-				s.Logprobs.Reset()
-				if err := s.Logprobs.Decode(d); err != nil {
+				s.Logprobs = make([]OpenResponsesLogProbs, 0)
+				if err := d.Arr(func(d *jx.Decoder) error {
+					var elem OpenResponsesLogProbs
+					if err := elem.Decode(d); err != nil {
+						return err
+					}
+					s.Logprobs = append(s.Logprobs, elem)
+					return nil
+				}); err != nil {
 					return err
 				}
 				return nil
@@ -16387,10 +16446,12 @@ func (s *BaseTextDoneEvent) encodeFields(e *jx.Encoder) {
 		}
 	}
 	{
-		if s.Logprobs.Set {
-			e.FieldStart("logprobs")
-			s.Logprobs.Encode(e)
+		e.FieldStart("logprobs")
+		e.ArrStart()
+		for _, elem := range s.Logprobs {
+			elem.Encode(e)
 		}
+		e.ArrEnd()
 	}
 	{
 		if s.OutputIndex.Set {
@@ -16467,8 +16528,15 @@ func (s *BaseTextDoneEvent) Decode(d *jx.Decoder) error {
 			}
 		case "logprobs":
 			if err := func() error {
-				s.Logprobs.Reset()
-				if err := s.Logprobs.Decode(d); err != nil {
+				s.Logprobs = make([]OpenResponsesLogProbs, 0)
+				if err := d.Arr(func(d *jx.Decoder) error {
+					var elem OpenResponsesLogProbs
+					if err := elem.Decode(d); err != nil {
+						return err
+					}
+					s.Logprobs = append(s.Logprobs, elem)
+					return nil
+				}); err != nil {
 					return err
 				}
 				return nil
@@ -24208,10 +24276,12 @@ func (s *ChatRequest) encodeFields(e *jx.Encoder) {
 		}
 	}
 	{
-		if s.Messages.Set {
-			e.FieldStart("messages")
-			s.Messages.Encode(e)
+		e.FieldStart("messages")
+		e.ArrStart()
+		for _, elem := range s.Messages {
+			elem.Encode(e)
 		}
+		e.ArrEnd()
 	}
 	{
 		if len(s.Metadata) != 0 {
@@ -24559,8 +24629,15 @@ func (s *ChatRequest) Decode(d *jx.Decoder) error {
 			}
 		case "messages":
 			if err := func() error {
-				s.Messages.Reset()
-				if err := s.Messages.Decode(d); err != nil {
+				s.Messages = make([]ChatMessages, 0)
+				if err := d.Arr(func(d *jx.Decoder) error {
+					var elem ChatMessages
+					if err := elem.Decode(d); err != nil {
+						return err
+					}
+					s.Messages = append(s.Messages, elem)
+					return nil
+				}); err != nil {
 					return err
 				}
 				return nil
@@ -26118,10 +26195,12 @@ func (s *ChatResult) Encode(e *jx.Encoder) {
 // encodeFields encodes fields.
 func (s *ChatResult) encodeFields(e *jx.Encoder) {
 	{
-		if s.Choices.Set {
-			e.FieldStart("choices")
-			s.Choices.Encode(e)
+		e.FieldStart("choices")
+		e.ArrStart()
+		for _, elem := range s.Choices {
+			elem.Encode(e)
 		}
+		e.ArrEnd()
 	}
 	{
 		if s.Created.Set {
@@ -26204,8 +26283,15 @@ func (s *ChatResult) Decode(d *jx.Decoder) error {
 		switch string(k) {
 		case "choices":
 			if err := func() error {
-				s.Choices.Reset()
-				if err := s.Choices.Decode(d); err != nil {
+				s.Choices = make([]ChatChoice, 0)
+				if err := d.Arr(func(d *jx.Decoder) error {
+					var elem ChatChoice
+					if err := elem.Decode(d); err != nil {
+						return err
+					}
+					s.Choices = append(s.Choices, elem)
+					return nil
+				}); err != nil {
 					return err
 				}
 				return nil
@@ -26983,10 +27069,12 @@ func (s *ChatStreamChunk) Encode(e *jx.Encoder) {
 // encodeFields encodes fields.
 func (s *ChatStreamChunk) encodeFields(e *jx.Encoder) {
 	{
-		if s.Choices.Set {
-			e.FieldStart("choices")
-			s.Choices.Encode(e)
+		e.FieldStart("choices")
+		e.ArrStart()
+		for _, elem := range s.Choices {
+			elem.Encode(e)
 		}
+		e.ArrEnd()
 	}
 	{
 		if s.Created.Set {
@@ -27076,8 +27164,15 @@ func (s *ChatStreamChunk) Decode(d *jx.Decoder) error {
 		switch string(k) {
 		case "choices":
 			if err := func() error {
-				s.Choices.Reset()
-				if err := s.Choices.Decode(d); err != nil {
+				s.Choices = make([]ChatStreamChoice, 0)
+				if err := d.Arr(func(d *jx.Decoder) error {
+					var elem ChatStreamChoice
+					if err := elem.Decode(d); err != nil {
+						return err
+					}
+					s.Choices = append(s.Choices, elem)
+					return nil
+				}); err != nil {
 					return err
 				}
 				return nil
@@ -29184,10 +29279,12 @@ func (s *ChatTokenLogprob) encodeFields(e *jx.Encoder) {
 		}
 	}
 	{
-		if s.TopLogprobs.Set {
-			e.FieldStart("top_logprobs")
-			s.TopLogprobs.Encode(e)
+		e.FieldStart("top_logprobs")
+		e.ArrStart()
+		for _, elem := range s.TopLogprobs {
+			elem.Encode(e)
 		}
+		e.ArrEnd()
 	}
 	for _, k := range sortedKeys(s.AdditionalProps) {
 		elem := s.AdditionalProps[k]
@@ -29247,8 +29344,15 @@ func (s *ChatTokenLogprob) Decode(d *jx.Decoder) error {
 			}
 		case "top_logprobs":
 			if err := func() error {
-				s.TopLogprobs.Reset()
-				if err := s.TopLogprobs.Decode(d); err != nil {
+				s.TopLogprobs = make([]ChatTokenLogprobTopLogprobsItem, 0)
+				if err := d.Arr(func(d *jx.Decoder) error {
+					var elem ChatTokenLogprobTopLogprobsItem
+					if err := elem.Decode(d); err != nil {
+						return err
+					}
+					s.TopLogprobs = append(s.TopLogprobs, elem)
+					return nil
+				}); err != nil {
 					return err
 				}
 				return nil
@@ -35394,10 +35498,14 @@ func (s *CompoundFilter) Encode(e *jx.Encoder) {
 // encodeFields encodes fields.
 func (s *CompoundFilter) encodeFields(e *jx.Encoder) {
 	{
-		if s.Filters.Set {
-			e.FieldStart("filters")
-			s.Filters.Encode(e)
+		e.FieldStart("filters")
+		e.ArrStart()
+		for _, elem := range s.Filters {
+			if len(elem) != 0 {
+				e.Raw(elem)
+			}
 		}
+		e.ArrEnd()
 	}
 	{
 		if s.Type.Set {
@@ -35431,8 +35539,17 @@ func (s *CompoundFilter) Decode(d *jx.Decoder) error {
 		switch string(k) {
 		case "filters":
 			if err := func() error {
-				s.Filters.Reset()
-				if err := s.Filters.Decode(d); err != nil {
+				s.Filters = make([]jx.Raw, 0)
+				if err := d.Arr(func(d *jx.Decoder) error {
+					var elem jx.Raw
+					v, err := d.RawAppend(nil)
+					elem = jx.Raw(v)
+					if err != nil {
+						return err
+					}
+					s.Filters = append(s.Filters, elem)
+					return nil
+				}); err != nil {
 					return err
 				}
 				return nil
@@ -42633,10 +42750,12 @@ func (s *EndpointsMetadata) Encode(e *jx.Encoder) {
 // encodeFields encodes fields.
 func (s *EndpointsMetadata) encodeFields(e *jx.Encoder) {
 	{
-		if s.Available.Set {
-			e.FieldStart("available")
-			s.Available.Encode(e)
+		e.FieldStart("available")
+		e.ArrStart()
+		for _, elem := range s.Available {
+			elem.Encode(e)
 		}
+		e.ArrEnd()
 	}
 	{
 		if s.Total.Set {
@@ -42670,8 +42789,15 @@ func (s *EndpointsMetadata) Decode(d *jx.Decoder) error {
 		switch string(k) {
 		case "available":
 			if err := func() error {
-				s.Available.Reset()
-				if err := s.Available.Decode(d); err != nil {
+				s.Available = make([]EndpointInfo, 0)
+				if err := d.Arr(func(d *jx.Decoder) error {
+					var elem EndpointInfo
+					if err := elem.Decode(d); err != nil {
+						return err
+					}
+					s.Available = append(s.Available, elem)
+					return nil
+				}); err != nil {
 					return err
 				}
 				return nil
@@ -43981,10 +44107,12 @@ func (s *FileSearchServerTool) encodeFields(e *jx.Encoder) {
 		}
 	}
 	{
-		if s.VectorStoreIds.Set {
-			e.FieldStart("vector_store_ids")
-			s.VectorStoreIds.Encode(e)
+		e.FieldStart("vector_store_ids")
+		e.ArrStart()
+		for _, elem := range s.VectorStoreIds {
+			e.Str(elem)
 		}
+		e.ArrEnd()
 	}
 	for _, k := range sortedKeys(s.AdditionalProps) {
 		elem := s.AdditionalProps[k]
@@ -44055,8 +44183,17 @@ func (s *FileSearchServerTool) Decode(d *jx.Decoder) error {
 			}
 		case "vector_store_ids":
 			if err := func() error {
-				s.VectorStoreIds.Reset()
-				if err := s.VectorStoreIds.Decode(d); err != nil {
+				s.VectorStoreIds = make([]string, 0)
+				if err := d.Arr(func(d *jx.Decoder) error {
+					var elem string
+					v, err := d.Str()
+					elem = string(v)
+					if err != nil {
+						return err
+					}
+					s.VectorStoreIds = append(s.VectorStoreIds, elem)
+					return nil
+				}); err != nil {
 					return err
 				}
 				return nil
@@ -44222,10 +44359,14 @@ func (s FileSearchServerToolFilters) encodeFields(e *jx.Encoder) {
 		{
 			s := s.CompoundFilter
 			{
-				if s.Filters.Set {
-					e.FieldStart("filters")
-					s.Filters.Encode(e)
+				e.FieldStart("filters")
+				e.ArrStart()
+				for _, elem := range s.Filters {
+					if len(elem) != 0 {
+						e.Raw(elem)
+					}
 				}
+				e.ArrEnd()
 			}
 			for _, k := range sortedKeys(s.AdditionalProps) {
 				elem := s.AdditionalProps[k]
@@ -48223,34 +48364,44 @@ func (s *FusionAnalysisResult) Encode(e *jx.Encoder) {
 // encodeFields encodes fields.
 func (s *FusionAnalysisResult) encodeFields(e *jx.Encoder) {
 	{
-		if s.BlindSpots.Set {
-			e.FieldStart("blind_spots")
-			s.BlindSpots.Encode(e)
+		e.FieldStart("blind_spots")
+		e.ArrStart()
+		for _, elem := range s.BlindSpots {
+			e.Str(elem)
 		}
+		e.ArrEnd()
 	}
 	{
-		if s.Consensus.Set {
-			e.FieldStart("consensus")
-			s.Consensus.Encode(e)
+		e.FieldStart("consensus")
+		e.ArrStart()
+		for _, elem := range s.Consensus {
+			e.Str(elem)
 		}
+		e.ArrEnd()
 	}
 	{
-		if s.Contradictions.Set {
-			e.FieldStart("contradictions")
-			s.Contradictions.Encode(e)
+		e.FieldStart("contradictions")
+		e.ArrStart()
+		for _, elem := range s.Contradictions {
+			elem.Encode(e)
 		}
+		e.ArrEnd()
 	}
 	{
-		if s.PartialCoverage.Set {
-			e.FieldStart("partial_coverage")
-			s.PartialCoverage.Encode(e)
+		e.FieldStart("partial_coverage")
+		e.ArrStart()
+		for _, elem := range s.PartialCoverage {
+			elem.Encode(e)
 		}
+		e.ArrEnd()
 	}
 	{
-		if s.UniqueInsights.Set {
-			e.FieldStart("unique_insights")
-			s.UniqueInsights.Encode(e)
+		e.FieldStart("unique_insights")
+		e.ArrStart()
+		for _, elem := range s.UniqueInsights {
+			elem.Encode(e)
 		}
+		e.ArrEnd()
 	}
 	for _, k := range sortedKeys(s.AdditionalProps) {
 		elem := s.AdditionalProps[k]
@@ -48281,8 +48432,17 @@ func (s *FusionAnalysisResult) Decode(d *jx.Decoder) error {
 		switch string(k) {
 		case "blind_spots":
 			if err := func() error {
-				s.BlindSpots.Reset()
-				if err := s.BlindSpots.Decode(d); err != nil {
+				s.BlindSpots = make([]string, 0)
+				if err := d.Arr(func(d *jx.Decoder) error {
+					var elem string
+					v, err := d.Str()
+					elem = string(v)
+					if err != nil {
+						return err
+					}
+					s.BlindSpots = append(s.BlindSpots, elem)
+					return nil
+				}); err != nil {
 					return err
 				}
 				return nil
@@ -48291,8 +48451,17 @@ func (s *FusionAnalysisResult) Decode(d *jx.Decoder) error {
 			}
 		case "consensus":
 			if err := func() error {
-				s.Consensus.Reset()
-				if err := s.Consensus.Decode(d); err != nil {
+				s.Consensus = make([]string, 0)
+				if err := d.Arr(func(d *jx.Decoder) error {
+					var elem string
+					v, err := d.Str()
+					elem = string(v)
+					if err != nil {
+						return err
+					}
+					s.Consensus = append(s.Consensus, elem)
+					return nil
+				}); err != nil {
 					return err
 				}
 				return nil
@@ -48301,8 +48470,15 @@ func (s *FusionAnalysisResult) Decode(d *jx.Decoder) error {
 			}
 		case "contradictions":
 			if err := func() error {
-				s.Contradictions.Reset()
-				if err := s.Contradictions.Decode(d); err != nil {
+				s.Contradictions = make([]FusionAnalysisResultContradictionsItem, 0)
+				if err := d.Arr(func(d *jx.Decoder) error {
+					var elem FusionAnalysisResultContradictionsItem
+					if err := elem.Decode(d); err != nil {
+						return err
+					}
+					s.Contradictions = append(s.Contradictions, elem)
+					return nil
+				}); err != nil {
 					return err
 				}
 				return nil
@@ -48311,8 +48487,15 @@ func (s *FusionAnalysisResult) Decode(d *jx.Decoder) error {
 			}
 		case "partial_coverage":
 			if err := func() error {
-				s.PartialCoverage.Reset()
-				if err := s.PartialCoverage.Decode(d); err != nil {
+				s.PartialCoverage = make([]FusionAnalysisResultPartialCoverageItem, 0)
+				if err := d.Arr(func(d *jx.Decoder) error {
+					var elem FusionAnalysisResultPartialCoverageItem
+					if err := elem.Decode(d); err != nil {
+						return err
+					}
+					s.PartialCoverage = append(s.PartialCoverage, elem)
+					return nil
+				}); err != nil {
 					return err
 				}
 				return nil
@@ -48321,8 +48504,15 @@ func (s *FusionAnalysisResult) Decode(d *jx.Decoder) error {
 			}
 		case "unique_insights":
 			if err := func() error {
-				s.UniqueInsights.Reset()
-				if err := s.UniqueInsights.Decode(d); err != nil {
+				s.UniqueInsights = make([]FusionAnalysisResultUniqueInsightsItem, 0)
+				if err := d.Arr(func(d *jx.Decoder) error {
+					var elem FusionAnalysisResultUniqueInsightsItem
+					if err := elem.Decode(d); err != nil {
+						return err
+					}
+					s.UniqueInsights = append(s.UniqueInsights, elem)
+					return nil
+				}); err != nil {
 					return err
 				}
 				return nil
@@ -48433,10 +48623,12 @@ func (s *FusionAnalysisResultContradictionsItem) Encode(e *jx.Encoder) {
 // encodeFields encodes fields.
 func (s *FusionAnalysisResultContradictionsItem) encodeFields(e *jx.Encoder) {
 	{
-		if s.Stances.Set {
-			e.FieldStart("stances")
-			s.Stances.Encode(e)
+		e.FieldStart("stances")
+		e.ArrStart()
+		for _, elem := range s.Stances {
+			elem.Encode(e)
 		}
+		e.ArrEnd()
 	}
 	{
 		if s.Topic.Set {
@@ -48470,8 +48662,15 @@ func (s *FusionAnalysisResultContradictionsItem) Decode(d *jx.Decoder) error {
 		switch string(k) {
 		case "stances":
 			if err := func() error {
-				s.Stances.Reset()
-				if err := s.Stances.Decode(d); err != nil {
+				s.Stances = make([]FusionAnalysisResultContradictionsItemStancesItem, 0)
+				if err := d.Arr(func(d *jx.Decoder) error {
+					var elem FusionAnalysisResultContradictionsItemStancesItem
+					if err := elem.Decode(d); err != nil {
+						return err
+					}
+					s.Stances = append(s.Stances, elem)
+					return nil
+				}); err != nil {
 					return err
 				}
 				return nil
@@ -48751,10 +48950,12 @@ func (s *FusionAnalysisResultPartialCoverageItem) Encode(e *jx.Encoder) {
 // encodeFields encodes fields.
 func (s *FusionAnalysisResultPartialCoverageItem) encodeFields(e *jx.Encoder) {
 	{
-		if s.Models.Set {
-			e.FieldStart("models")
-			s.Models.Encode(e)
+		e.FieldStart("models")
+		e.ArrStart()
+		for _, elem := range s.Models {
+			e.Str(elem)
 		}
+		e.ArrEnd()
 	}
 	{
 		if s.Point.Set {
@@ -48788,8 +48989,17 @@ func (s *FusionAnalysisResultPartialCoverageItem) Decode(d *jx.Decoder) error {
 		switch string(k) {
 		case "models":
 			if err := func() error {
-				s.Models.Reset()
-				if err := s.Models.Decode(d); err != nil {
+				s.Models = make([]string, 0)
+				if err := d.Arr(func(d *jx.Decoder) error {
+					var elem string
+					v, err := d.Str()
+					elem = string(v)
+					if err != nil {
+						return err
+					}
+					s.Models = append(s.Models, elem)
+					return nil
+				}); err != nil {
 					return err
 				}
 				return nil
@@ -58795,10 +59005,12 @@ func (s InputsItem) encodeFields(e *jx.Encoder) {
 				}
 			}
 			{
-				if s.Queries.Set {
-					e.FieldStart("queries")
-					s.Queries.Encode(e)
+				e.FieldStart("queries")
+				e.ArrStart()
+				for _, elem := range s.Queries {
+					e.Str(elem)
 				}
+				e.ArrEnd()
 			}
 			{
 				if s.Status.Set {
@@ -58921,10 +59133,12 @@ func (s InputsItem) encodeFields(e *jx.Encoder) {
 				}
 			}
 			{
-				if s.PendingSafetyChecks.Set {
-					e.FieldStart("pending_safety_checks")
-					s.PendingSafetyChecks.Encode(e)
+				e.FieldStart("pending_safety_checks")
+				e.ArrStart()
+				for _, elem := range s.PendingSafetyChecks {
+					elem.Encode(e)
 				}
+				e.ArrEnd()
 			}
 			{
 				if s.Status.Set {
@@ -59993,10 +60207,12 @@ func (s InputsItem) encodeFields(e *jx.Encoder) {
 				}
 			}
 			{
-				if s.Output.Set {
-					e.FieldStart("output")
-					s.Output.Encode(e)
+				e.FieldStart("output")
+				e.ArrStart()
+				for _, elem := range s.Output {
+					elem.Encode(e)
 				}
+				e.ArrEnd()
 			}
 			{
 				if s.Status.Set {
@@ -60037,10 +60253,12 @@ func (s InputsItem) encodeFields(e *jx.Encoder) {
 				}
 			}
 			{
-				if s.Tools.Set {
-					e.FieldStart("tools")
-					s.Tools.Encode(e)
+				e.FieldStart("tools")
+				e.ArrStart()
+				for _, elem := range s.Tools {
+					elem.Encode(e)
 				}
+				e.ArrEnd()
 			}
 			for _, k := range sortedKeys(s.AdditionalProps) {
 				elem := s.AdditionalProps[k]
@@ -60299,10 +60517,12 @@ func (s InputsItem) encodeFields(e *jx.Encoder) {
 				}
 			}
 			{
-				if s.Tools.Set {
-					e.FieldStart("tools")
-					s.Tools.Encode(e)
+				e.FieldStart("tools")
+				e.ArrStart()
+				for _, elem := range s.Tools {
+					elem.Encode(e)
 				}
+				e.ArrEnd()
 			}
 			for _, k := range sortedKeys(s.AdditionalProps) {
 				elem := s.AdditionalProps[k]
@@ -60331,10 +60551,12 @@ func (s InputsItem) encodeFields(e *jx.Encoder) {
 				}
 			}
 			{
-				if s.Content.Set {
-					e.FieldStart("content")
-					s.Content.Encode(e)
+				e.FieldStart("content")
+				e.ArrStart()
+				for _, elem := range s.Content {
+					elem.Encode(e)
 				}
+				e.ArrEnd()
 			}
 			{
 				if s.ID.Set {
@@ -63180,10 +63402,12 @@ func (s *LocalShellCallItemAction) Encode(e *jx.Encoder) {
 // encodeFields encodes fields.
 func (s *LocalShellCallItemAction) encodeFields(e *jx.Encoder) {
 	{
-		if s.Command.Set {
-			e.FieldStart("command")
-			s.Command.Encode(e)
+		e.FieldStart("command")
+		e.ArrStart()
+		for _, elem := range s.Command {
+			e.Str(elem)
 		}
+		e.ArrEnd()
 	}
 	{
 		if len(s.Env) != 0 {
@@ -63245,8 +63469,17 @@ func (s *LocalShellCallItemAction) Decode(d *jx.Decoder) error {
 		switch string(k) {
 		case "command":
 			if err := func() error {
-				s.Command.Reset()
-				if err := s.Command.Decode(d); err != nil {
+				s.Command = make([]string, 0)
+				if err := d.Arr(func(d *jx.Decoder) error {
+					var elem string
+					v, err := d.Str()
+					elem = string(v)
+					if err != nil {
+						return err
+					}
+					s.Command = append(s.Command, elem)
+					return nil
+				}); err != nil {
 					return err
 				}
 				return nil
@@ -64570,10 +64803,12 @@ func (s *McpListToolsItem) encodeFields(e *jx.Encoder) {
 		}
 	}
 	{
-		if s.Tools.Set {
-			e.FieldStart("tools")
-			s.Tools.Encode(e)
+		e.FieldStart("tools")
+		e.ArrStart()
+		for _, elem := range s.Tools {
+			elem.Encode(e)
 		}
+		e.ArrEnd()
 	}
 	{
 		if s.Type.Set {
@@ -64640,8 +64875,15 @@ func (s *McpListToolsItem) Decode(d *jx.Decoder) error {
 			}
 		case "tools":
 			if err := func() error {
-				s.Tools.Reset()
-				if err := s.Tools.Decode(d); err != nil {
+				s.Tools = make([]McpListToolsItemToolsItem, 0)
+				if err := d.Arr(func(d *jx.Decoder) error {
+					var elem McpListToolsItemToolsItem
+					if err := elem.Decode(d); err != nil {
+						return err
+					}
+					s.Tools = append(s.Tools, elem)
+					return nil
+				}); err != nil {
 					return err
 				}
 				return nil
@@ -66701,10 +66943,12 @@ func (s *NamespaceTool) encodeFields(e *jx.Encoder) {
 		}
 	}
 	{
-		if s.Tools.Set {
-			e.FieldStart("tools")
-			s.Tools.Encode(e)
+		e.FieldStart("tools")
+		e.ArrStart()
+		for _, elem := range s.Tools {
+			elem.Encode(e)
 		}
+		e.ArrEnd()
 	}
 	{
 		if s.Type.Set {
@@ -66760,8 +67004,15 @@ func (s *NamespaceTool) Decode(d *jx.Decoder) error {
 			}
 		case "tools":
 			if err := func() error {
-				s.Tools.Reset()
-				if err := s.Tools.Decode(d); err != nil {
+				s.Tools = make([]NamespaceToolToolsItem, 0)
+				if err := d.Arr(func(d *jx.Decoder) error {
+					var elem NamespaceToolToolsItem
+					if err := elem.Decode(d); err != nil {
+						return err
+					}
+					s.Tools = append(s.Tools, elem)
+					return nil
+				}); err != nil {
 					return err
 				}
 				return nil
@@ -69140,10 +69391,12 @@ func (s *OpenAIResponseInputMessageItem) Encode(e *jx.Encoder) {
 // encodeFields encodes fields.
 func (s *OpenAIResponseInputMessageItem) encodeFields(e *jx.Encoder) {
 	{
-		if s.Content.Set {
-			e.FieldStart("content")
-			s.Content.Encode(e)
+		e.FieldStart("content")
+		e.ArrStart()
+		for _, elem := range s.Content {
+			elem.Encode(e)
 		}
+		e.ArrEnd()
 	}
 	{
 		if s.ID.Set {
@@ -69191,8 +69444,15 @@ func (s *OpenAIResponseInputMessageItem) Decode(d *jx.Decoder) error {
 		switch string(k) {
 		case "content":
 			if err := func() error {
-				s.Content.Reset()
-				if err := s.Content.Decode(d); err != nil {
+				s.Content = make([]OpenAIResponseInputMessageItemContentItem, 0)
+				if err := d.Arr(func(d *jx.Decoder) error {
+					var elem OpenAIResponseInputMessageItemContentItem
+					if err := elem.Decode(d); err != nil {
+						return err
+					}
+					s.Content = append(s.Content, elem)
+					return nil
+				}); err != nil {
 					return err
 				}
 				return nil
@@ -72572,10 +72832,14 @@ func (s OpenAIResponsesToolChoice1) encodeFields(e *jx.Encoder) {
 				}
 			}
 			{
-				if s.Tools.Set {
-					e.FieldStart("tools")
-					s.Tools.Encode(e)
+				e.FieldStart("tools")
+				e.ArrStart()
+				for _, elem := range s.Tools {
+					if len(elem) != 0 {
+						e.Raw(elem)
+					}
 				}
+				e.ArrEnd()
 			}
 			for _, k := range sortedKeys(s.AdditionalProps) {
 				elem := s.AdditionalProps[k]
@@ -75184,10 +75448,12 @@ func (s *OpenResponsesResult) encodeFields(e *jx.Encoder) {
 		}
 	}
 	{
-		if s.Output.Set {
-			e.FieldStart("output")
-			s.Output.Encode(e)
+		e.FieldStart("output")
+		e.ArrStart()
+		for _, elem := range s.Output {
+			elem.Encode(e)
 		}
+		e.ArrEnd()
 	}
 	{
 		if s.OutputText.Set {
@@ -75280,10 +75546,12 @@ func (s *OpenResponsesResult) encodeFields(e *jx.Encoder) {
 		}
 	}
 	{
-		if s.Tools.Set {
-			e.FieldStart("tools")
-			s.Tools.Encode(e)
+		e.FieldStart("tools")
+		e.ArrStart()
+		for _, elem := range s.Tools {
+			elem.Encode(e)
 		}
+		e.ArrEnd()
 	}
 	{
 		if s.TopLogprobs.Set {
@@ -75527,8 +75795,15 @@ func (s *OpenResponsesResult) Decode(d *jx.Decoder) error {
 			}
 		case "output":
 			if err := func() error {
-				s.Output.Reset()
-				if err := s.Output.Decode(d); err != nil {
+				s.Output = make([]OutputItems, 0)
+				if err := d.Arr(func(d *jx.Decoder) error {
+					var elem OutputItems
+					if err := elem.Decode(d); err != nil {
+						return err
+					}
+					s.Output = append(s.Output, elem)
+					return nil
+				}); err != nil {
 					return err
 				}
 				return nil
@@ -75687,8 +75962,15 @@ func (s *OpenResponsesResult) Decode(d *jx.Decoder) error {
 			}
 		case "tools":
 			if err := func() error {
-				s.Tools.Reset()
-				if err := s.Tools.Decode(d); err != nil {
+				s.Tools = make([]OpenResponsesResultToolsItem, 0)
+				if err := d.Arr(func(d *jx.Decoder) error {
+					var elem OpenResponsesResultToolsItem
+					if err := elem.Decode(d); err != nil {
+						return err
+					}
+					s.Tools = append(s.Tools, elem)
+					return nil
+				}); err != nil {
 					return err
 				}
 				return nil
@@ -76178,10 +76460,12 @@ func (s OpenResponsesResultToolsItem) encodeFields(e *jx.Encoder) {
 				}
 			}
 			{
-				if s.VectorStoreIds.Set {
-					e.FieldStart("vector_store_ids")
-					s.VectorStoreIds.Encode(e)
+				e.FieldStart("vector_store_ids")
+				e.ArrStart()
+				for _, elem := range s.VectorStoreIds {
+					e.Str(elem)
 				}
+				e.ArrEnd()
 			}
 			for _, k := range sortedKeys(s.AdditionalProps) {
 				elem := s.AdditionalProps[k]
@@ -76472,10 +76756,12 @@ func (s OpenResponsesResultToolsItem) encodeFields(e *jx.Encoder) {
 				}
 			}
 			{
-				if s.Tools.Set {
-					e.FieldStart("tools")
-					s.Tools.Encode(e)
+				e.FieldStart("tools")
+				e.ArrStart()
+				for _, elem := range s.Tools {
+					elem.Encode(e)
 				}
+				e.ArrEnd()
 			}
 			for _, k := range sortedKeys(s.AdditionalProps) {
 				elem := s.AdditionalProps[k]
@@ -79264,67 +79550,6 @@ func (s *OptNilAdditionalToolsItemToolsFunctionType) UnmarshalJSON(data []byte) 
 	return s.Decode(d)
 }
 
-// Encode encodes []AdditionalToolsItemToolsItem as json.
-func (o OptNilAdditionalToolsItemToolsItemArray) Encode(e *jx.Encoder) {
-	if !o.Set {
-		return
-	}
-	if o.Null {
-		e.Null()
-		return
-	}
-	e.ArrStart()
-	for _, elem := range o.Value {
-		elem.Encode(e)
-	}
-	e.ArrEnd()
-}
-
-// Decode decodes []AdditionalToolsItemToolsItem from json.
-func (o *OptNilAdditionalToolsItemToolsItemArray) Decode(d *jx.Decoder) error {
-	if o == nil {
-		return errors.New("invalid: unable to decode OptNilAdditionalToolsItemToolsItemArray to nil")
-	}
-	if d.Next() == jx.Null {
-		if err := d.Null(); err != nil {
-			return err
-		}
-
-		var v []AdditionalToolsItemToolsItem
-		o.Value = v
-		o.Set = true
-		o.Null = true
-		return nil
-	}
-	o.Set = true
-	o.Null = false
-	o.Value = make([]AdditionalToolsItemToolsItem, 0)
-	if err := d.Arr(func(d *jx.Decoder) error {
-		var elem AdditionalToolsItemToolsItem
-		if err := elem.Decode(d); err != nil {
-			return err
-		}
-		o.Value = append(o.Value, elem)
-		return nil
-	}); err != nil {
-		return err
-	}
-	return nil
-}
-
-// MarshalJSON implements stdjson.Marshaler.
-func (s OptNilAdditionalToolsItemToolsItemArray) MarshalJSON() ([]byte, error) {
-	e := jx.Encoder{}
-	s.Encode(&e)
-	return e.Bytes(), nil
-}
-
-// UnmarshalJSON implements stdjson.Unmarshaler.
-func (s *OptNilAdditionalToolsItemToolsItemArray) UnmarshalJSON(data []byte) error {
-	d := jx.DecodeBytes(data)
-	return s.Decode(d)
-}
-
 // Encode encodes AdditionalToolsItemType as json.
 func (o OptNilAdditionalToolsItemType) Encode(e *jx.Encoder) {
 	if !o.Set {
@@ -79766,67 +79991,6 @@ func (s *OptNilAgentMessageItemContentInputImageType) UnmarshalJSON(data []byte)
 	return s.Decode(d)
 }
 
-// Encode encodes []AgentMessageItemContentItem as json.
-func (o OptNilAgentMessageItemContentItemArray) Encode(e *jx.Encoder) {
-	if !o.Set {
-		return
-	}
-	if o.Null {
-		e.Null()
-		return
-	}
-	e.ArrStart()
-	for _, elem := range o.Value {
-		elem.Encode(e)
-	}
-	e.ArrEnd()
-}
-
-// Decode decodes []AgentMessageItemContentItem from json.
-func (o *OptNilAgentMessageItemContentItemArray) Decode(d *jx.Decoder) error {
-	if o == nil {
-		return errors.New("invalid: unable to decode OptNilAgentMessageItemContentItemArray to nil")
-	}
-	if d.Next() == jx.Null {
-		if err := d.Null(); err != nil {
-			return err
-		}
-
-		var v []AgentMessageItemContentItem
-		o.Value = v
-		o.Set = true
-		o.Null = true
-		return nil
-	}
-	o.Set = true
-	o.Null = false
-	o.Value = make([]AgentMessageItemContentItem, 0)
-	if err := d.Arr(func(d *jx.Decoder) error {
-		var elem AgentMessageItemContentItem
-		if err := elem.Decode(d); err != nil {
-			return err
-		}
-		o.Value = append(o.Value, elem)
-		return nil
-	}); err != nil {
-		return err
-	}
-	return nil
-}
-
-// MarshalJSON implements stdjson.Marshaler.
-func (s OptNilAgentMessageItemContentItemArray) MarshalJSON() ([]byte, error) {
-	e := jx.Encoder{}
-	s.Encode(&e)
-	return e.Bytes(), nil
-}
-
-// UnmarshalJSON implements stdjson.Unmarshaler.
-func (s *OptNilAgentMessageItemContentItemArray) UnmarshalJSON(data []byte) error {
-	d := jx.DecodeBytes(data)
-	return s.Decode(d)
-}
-
 // Encode encodes AgentMessageItemType as json.
 func (o OptNilAgentMessageItemType) Encode(e *jx.Encoder) {
 	if !o.Set {
@@ -80068,71 +80232,6 @@ func (s OptNilAnthropicCacheControlTtl) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON implements stdjson.Unmarshaler.
 func (s *OptNilAnthropicCacheControlTtl) UnmarshalJSON(data []byte) error {
-	d := jx.DecodeBytes(data)
-	return s.Decode(d)
-}
-
-// Encode encodes []jx.Raw as json.
-func (o OptNilAnyArray) Encode(e *jx.Encoder) {
-	if !o.Set {
-		return
-	}
-	if o.Null {
-		e.Null()
-		return
-	}
-	e.ArrStart()
-	for _, elem := range o.Value {
-		if len(elem) != 0 {
-			e.Raw(elem)
-		}
-	}
-	e.ArrEnd()
-}
-
-// Decode decodes []jx.Raw from json.
-func (o *OptNilAnyArray) Decode(d *jx.Decoder) error {
-	if o == nil {
-		return errors.New("invalid: unable to decode OptNilAnyArray to nil")
-	}
-	if d.Next() == jx.Null {
-		if err := d.Null(); err != nil {
-			return err
-		}
-
-		var v []jx.Raw
-		o.Value = v
-		o.Set = true
-		o.Null = true
-		return nil
-	}
-	o.Set = true
-	o.Null = false
-	o.Value = make([]jx.Raw, 0)
-	if err := d.Arr(func(d *jx.Decoder) error {
-		var elem jx.Raw
-		v, err := d.RawAppend(nil)
-		elem = jx.Raw(v)
-		if err != nil {
-			return err
-		}
-		o.Value = append(o.Value, elem)
-		return nil
-	}); err != nil {
-		return err
-	}
-	return nil
-}
-
-// MarshalJSON implements stdjson.Marshaler.
-func (s OptNilAnyArray) MarshalJSON() ([]byte, error) {
-	e := jx.Encoder{}
-	s.Encode(&e)
-	return e.Bytes(), nil
-}
-
-// UnmarshalJSON implements stdjson.Unmarshaler.
-func (s *OptNilAnyArray) UnmarshalJSON(data []byte) error {
 	d := jx.DecodeBytes(data)
 	return s.Decode(d)
 }
@@ -82293,67 +82392,6 @@ func (s *OptNilBaseResponsesResultObject) UnmarshalJSON(data []byte) error {
 	return s.Decode(d)
 }
 
-// Encode encodes []BaseResponsesResultOutputItem as json.
-func (o OptNilBaseResponsesResultOutputItemArray) Encode(e *jx.Encoder) {
-	if !o.Set {
-		return
-	}
-	if o.Null {
-		e.Null()
-		return
-	}
-	e.ArrStart()
-	for _, elem := range o.Value {
-		elem.Encode(e)
-	}
-	e.ArrEnd()
-}
-
-// Decode decodes []BaseResponsesResultOutputItem from json.
-func (o *OptNilBaseResponsesResultOutputItemArray) Decode(d *jx.Decoder) error {
-	if o == nil {
-		return errors.New("invalid: unable to decode OptNilBaseResponsesResultOutputItemArray to nil")
-	}
-	if d.Next() == jx.Null {
-		if err := d.Null(); err != nil {
-			return err
-		}
-
-		var v []BaseResponsesResultOutputItem
-		o.Value = v
-		o.Set = true
-		o.Null = true
-		return nil
-	}
-	o.Set = true
-	o.Null = false
-	o.Value = make([]BaseResponsesResultOutputItem, 0)
-	if err := d.Arr(func(d *jx.Decoder) error {
-		var elem BaseResponsesResultOutputItem
-		if err := elem.Decode(d); err != nil {
-			return err
-		}
-		o.Value = append(o.Value, elem)
-		return nil
-	}); err != nil {
-		return err
-	}
-	return nil
-}
-
-// MarshalJSON implements stdjson.Marshaler.
-func (s OptNilBaseResponsesResultOutputItemArray) MarshalJSON() ([]byte, error) {
-	e := jx.Encoder{}
-	s.Encode(&e)
-	return e.Bytes(), nil
-}
-
-// UnmarshalJSON implements stdjson.Unmarshaler.
-func (s *OptNilBaseResponsesResultOutputItemArray) UnmarshalJSON(data []byte) error {
-	d := jx.DecodeBytes(data)
-	return s.Decode(d)
-}
-
 // Encode encodes BaseResponsesResultToolsFunctionType as json.
 func (o OptNilBaseResponsesResultToolsFunctionType) Encode(e *jx.Encoder) {
 	if !o.Set {
@@ -82399,67 +82437,6 @@ func (s OptNilBaseResponsesResultToolsFunctionType) MarshalJSON() ([]byte, error
 
 // UnmarshalJSON implements stdjson.Unmarshaler.
 func (s *OptNilBaseResponsesResultToolsFunctionType) UnmarshalJSON(data []byte) error {
-	d := jx.DecodeBytes(data)
-	return s.Decode(d)
-}
-
-// Encode encodes []BaseResponsesResultToolsItem as json.
-func (o OptNilBaseResponsesResultToolsItemArray) Encode(e *jx.Encoder) {
-	if !o.Set {
-		return
-	}
-	if o.Null {
-		e.Null()
-		return
-	}
-	e.ArrStart()
-	for _, elem := range o.Value {
-		elem.Encode(e)
-	}
-	e.ArrEnd()
-}
-
-// Decode decodes []BaseResponsesResultToolsItem from json.
-func (o *OptNilBaseResponsesResultToolsItemArray) Decode(d *jx.Decoder) error {
-	if o == nil {
-		return errors.New("invalid: unable to decode OptNilBaseResponsesResultToolsItemArray to nil")
-	}
-	if d.Next() == jx.Null {
-		if err := d.Null(); err != nil {
-			return err
-		}
-
-		var v []BaseResponsesResultToolsItem
-		o.Value = v
-		o.Set = true
-		o.Null = true
-		return nil
-	}
-	o.Set = true
-	o.Null = false
-	o.Value = make([]BaseResponsesResultToolsItem, 0)
-	if err := d.Arr(func(d *jx.Decoder) error {
-		var elem BaseResponsesResultToolsItem
-		if err := elem.Decode(d); err != nil {
-			return err
-		}
-		o.Value = append(o.Value, elem)
-		return nil
-	}); err != nil {
-		return err
-	}
-	return nil
-}
-
-// MarshalJSON implements stdjson.Marshaler.
-func (s OptNilBaseResponsesResultToolsItemArray) MarshalJSON() ([]byte, error) {
-	e := jx.Encoder{}
-	s.Encode(&e)
-	return e.Bytes(), nil
-}
-
-// UnmarshalJSON implements stdjson.Unmarshaler.
-func (s *OptNilBaseResponsesResultToolsItemArray) UnmarshalJSON(data []byte) error {
 	d := jx.DecodeBytes(data)
 	return s.Decode(d)
 }
@@ -83050,67 +83027,6 @@ func (s OptNilChatAudioOutput) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON implements stdjson.Unmarshaler.
 func (s *OptNilChatAudioOutput) UnmarshalJSON(data []byte) error {
-	d := jx.DecodeBytes(data)
-	return s.Decode(d)
-}
-
-// Encode encodes []ChatChoice as json.
-func (o OptNilChatChoiceArray) Encode(e *jx.Encoder) {
-	if !o.Set {
-		return
-	}
-	if o.Null {
-		e.Null()
-		return
-	}
-	e.ArrStart()
-	for _, elem := range o.Value {
-		elem.Encode(e)
-	}
-	e.ArrEnd()
-}
-
-// Decode decodes []ChatChoice from json.
-func (o *OptNilChatChoiceArray) Decode(d *jx.Decoder) error {
-	if o == nil {
-		return errors.New("invalid: unable to decode OptNilChatChoiceArray to nil")
-	}
-	if d.Next() == jx.Null {
-		if err := d.Null(); err != nil {
-			return err
-		}
-
-		var v []ChatChoice
-		o.Value = v
-		o.Set = true
-		o.Null = true
-		return nil
-	}
-	o.Set = true
-	o.Null = false
-	o.Value = make([]ChatChoice, 0)
-	if err := d.Arr(func(d *jx.Decoder) error {
-		var elem ChatChoice
-		if err := elem.Decode(d); err != nil {
-			return err
-		}
-		o.Value = append(o.Value, elem)
-		return nil
-	}); err != nil {
-		return err
-	}
-	return nil
-}
-
-// MarshalJSON implements stdjson.Marshaler.
-func (s OptNilChatChoiceArray) MarshalJSON() ([]byte, error) {
-	e := jx.Encoder{}
-	s.Encode(&e)
-	return e.Bytes(), nil
-}
-
-// UnmarshalJSON implements stdjson.Unmarshaler.
-func (s *OptNilChatChoiceArray) UnmarshalJSON(data []byte) error {
 	d := jx.DecodeBytes(data)
 	return s.Decode(d)
 }
@@ -84462,67 +84378,6 @@ func (s *OptNilChatMessageAnnotationURLCitation) UnmarshalJSON(data []byte) erro
 	return s.Decode(d)
 }
 
-// Encode encodes []ChatMessages as json.
-func (o OptNilChatMessagesArray) Encode(e *jx.Encoder) {
-	if !o.Set {
-		return
-	}
-	if o.Null {
-		e.Null()
-		return
-	}
-	e.ArrStart()
-	for _, elem := range o.Value {
-		elem.Encode(e)
-	}
-	e.ArrEnd()
-}
-
-// Decode decodes []ChatMessages from json.
-func (o *OptNilChatMessagesArray) Decode(d *jx.Decoder) error {
-	if o == nil {
-		return errors.New("invalid: unable to decode OptNilChatMessagesArray to nil")
-	}
-	if d.Next() == jx.Null {
-		if err := d.Null(); err != nil {
-			return err
-		}
-
-		var v []ChatMessages
-		o.Value = v
-		o.Set = true
-		o.Null = true
-		return nil
-	}
-	o.Set = true
-	o.Null = false
-	o.Value = make([]ChatMessages, 0)
-	if err := d.Arr(func(d *jx.Decoder) error {
-		var elem ChatMessages
-		if err := elem.Decode(d); err != nil {
-			return err
-		}
-		o.Value = append(o.Value, elem)
-		return nil
-	}); err != nil {
-		return err
-	}
-	return nil
-}
-
-// MarshalJSON implements stdjson.Marshaler.
-func (s OptNilChatMessagesArray) MarshalJSON() ([]byte, error) {
-	e := jx.Encoder{}
-	s.Encode(&e)
-	return e.Bytes(), nil
-}
-
-// UnmarshalJSON implements stdjson.Unmarshaler.
-func (s *OptNilChatMessagesArray) UnmarshalJSON(data []byte) error {
-	d := jx.DecodeBytes(data)
-	return s.Decode(d)
-}
-
 // Encode encodes ChatModelNames as json.
 func (o OptNilChatModelNames) Encode(e *jx.Encoder) {
 	if !o.Set {
@@ -85184,67 +85039,6 @@ func (s *OptNilChatSearchModelsServerToolType) UnmarshalJSON(data []byte) error 
 	return s.Decode(d)
 }
 
-// Encode encodes []ChatStreamChoice as json.
-func (o OptNilChatStreamChoiceArray) Encode(e *jx.Encoder) {
-	if !o.Set {
-		return
-	}
-	if o.Null {
-		e.Null()
-		return
-	}
-	e.ArrStart()
-	for _, elem := range o.Value {
-		elem.Encode(e)
-	}
-	e.ArrEnd()
-}
-
-// Decode decodes []ChatStreamChoice from json.
-func (o *OptNilChatStreamChoiceArray) Decode(d *jx.Decoder) error {
-	if o == nil {
-		return errors.New("invalid: unable to decode OptNilChatStreamChoiceArray to nil")
-	}
-	if d.Next() == jx.Null {
-		if err := d.Null(); err != nil {
-			return err
-		}
-
-		var v []ChatStreamChoice
-		o.Value = v
-		o.Set = true
-		o.Null = true
-		return nil
-	}
-	o.Set = true
-	o.Null = false
-	o.Value = make([]ChatStreamChoice, 0)
-	if err := d.Arr(func(d *jx.Decoder) error {
-		var elem ChatStreamChoice
-		if err := elem.Decode(d); err != nil {
-			return err
-		}
-		o.Value = append(o.Value, elem)
-		return nil
-	}); err != nil {
-		return err
-	}
-	return nil
-}
-
-// MarshalJSON implements stdjson.Marshaler.
-func (s OptNilChatStreamChoiceArray) MarshalJSON() ([]byte, error) {
-	e := jx.Encoder{}
-	s.Encode(&e)
-	return e.Bytes(), nil
-}
-
-// UnmarshalJSON implements stdjson.Unmarshaler.
-func (s *OptNilChatStreamChoiceArray) UnmarshalJSON(data []byte) error {
-	d := jx.DecodeBytes(data)
-	return s.Decode(d)
-}
-
 // Encode encodes ChatStreamChunk as json.
 func (o OptNilChatStreamChunk) Encode(e *jx.Encoder) {
 	if !o.Set {
@@ -85902,67 +85696,6 @@ func (s OptNilChatTokenLogprobArray) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON implements stdjson.Unmarshaler.
 func (s *OptNilChatTokenLogprobArray) UnmarshalJSON(data []byte) error {
-	d := jx.DecodeBytes(data)
-	return s.Decode(d)
-}
-
-// Encode encodes []ChatTokenLogprobTopLogprobsItem as json.
-func (o OptNilChatTokenLogprobTopLogprobsItemArray) Encode(e *jx.Encoder) {
-	if !o.Set {
-		return
-	}
-	if o.Null {
-		e.Null()
-		return
-	}
-	e.ArrStart()
-	for _, elem := range o.Value {
-		elem.Encode(e)
-	}
-	e.ArrEnd()
-}
-
-// Decode decodes []ChatTokenLogprobTopLogprobsItem from json.
-func (o *OptNilChatTokenLogprobTopLogprobsItemArray) Decode(d *jx.Decoder) error {
-	if o == nil {
-		return errors.New("invalid: unable to decode OptNilChatTokenLogprobTopLogprobsItemArray to nil")
-	}
-	if d.Next() == jx.Null {
-		if err := d.Null(); err != nil {
-			return err
-		}
-
-		var v []ChatTokenLogprobTopLogprobsItem
-		o.Value = v
-		o.Set = true
-		o.Null = true
-		return nil
-	}
-	o.Set = true
-	o.Null = false
-	o.Value = make([]ChatTokenLogprobTopLogprobsItem, 0)
-	if err := d.Arr(func(d *jx.Decoder) error {
-		var elem ChatTokenLogprobTopLogprobsItem
-		if err := elem.Decode(d); err != nil {
-			return err
-		}
-		o.Value = append(o.Value, elem)
-		return nil
-	}); err != nil {
-		return err
-	}
-	return nil
-}
-
-// MarshalJSON implements stdjson.Marshaler.
-func (s OptNilChatTokenLogprobTopLogprobsItemArray) MarshalJSON() ([]byte, error) {
-	e := jx.Encoder{}
-	s.Encode(&e)
-	return e.Bytes(), nil
-}
-
-// UnmarshalJSON implements stdjson.Unmarshaler.
-func (s *OptNilChatTokenLogprobTopLogprobsItemArray) UnmarshalJSON(data []byte) error {
 	d := jx.DecodeBytes(data)
 	return s.Decode(d)
 }
@@ -89078,67 +88811,6 @@ func (s *OptNilEdgeNetworkTimeoutResponseErrorData) UnmarshalJSON(data []byte) e
 	return s.Decode(d)
 }
 
-// Encode encodes []EndpointInfo as json.
-func (o OptNilEndpointInfoArray) Encode(e *jx.Encoder) {
-	if !o.Set {
-		return
-	}
-	if o.Null {
-		e.Null()
-		return
-	}
-	e.ArrStart()
-	for _, elem := range o.Value {
-		elem.Encode(e)
-	}
-	e.ArrEnd()
-}
-
-// Decode decodes []EndpointInfo from json.
-func (o *OptNilEndpointInfoArray) Decode(d *jx.Decoder) error {
-	if o == nil {
-		return errors.New("invalid: unable to decode OptNilEndpointInfoArray to nil")
-	}
-	if d.Next() == jx.Null {
-		if err := d.Null(); err != nil {
-			return err
-		}
-
-		var v []EndpointInfo
-		o.Value = v
-		o.Set = true
-		o.Null = true
-		return nil
-	}
-	o.Set = true
-	o.Null = false
-	o.Value = make([]EndpointInfo, 0)
-	if err := d.Arr(func(d *jx.Decoder) error {
-		var elem EndpointInfo
-		if err := elem.Decode(d); err != nil {
-			return err
-		}
-		o.Value = append(o.Value, elem)
-		return nil
-	}); err != nil {
-		return err
-	}
-	return nil
-}
-
-// MarshalJSON implements stdjson.Marshaler.
-func (s OptNilEndpointInfoArray) MarshalJSON() ([]byte, error) {
-	e := jx.Encoder{}
-	s.Encode(&e)
-	return e.Bytes(), nil
-}
-
-// UnmarshalJSON implements stdjson.Unmarshaler.
-func (s *OptNilEndpointInfoArray) UnmarshalJSON(data []byte) error {
-	d := jx.DecodeBytes(data)
-	return s.Decode(d)
-}
-
 // Encode encodes EndpointsMetadata as json.
 func (o OptNilEndpointsMetadata) Encode(e *jx.Encoder) {
 	if !o.Set {
@@ -90521,250 +90193,6 @@ func (s OptNilFusionAnalysisResult) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON implements stdjson.Unmarshaler.
 func (s *OptNilFusionAnalysisResult) UnmarshalJSON(data []byte) error {
-	d := jx.DecodeBytes(data)
-	return s.Decode(d)
-}
-
-// Encode encodes []FusionAnalysisResultContradictionsItem as json.
-func (o OptNilFusionAnalysisResultContradictionsItemArray) Encode(e *jx.Encoder) {
-	if !o.Set {
-		return
-	}
-	if o.Null {
-		e.Null()
-		return
-	}
-	e.ArrStart()
-	for _, elem := range o.Value {
-		elem.Encode(e)
-	}
-	e.ArrEnd()
-}
-
-// Decode decodes []FusionAnalysisResultContradictionsItem from json.
-func (o *OptNilFusionAnalysisResultContradictionsItemArray) Decode(d *jx.Decoder) error {
-	if o == nil {
-		return errors.New("invalid: unable to decode OptNilFusionAnalysisResultContradictionsItemArray to nil")
-	}
-	if d.Next() == jx.Null {
-		if err := d.Null(); err != nil {
-			return err
-		}
-
-		var v []FusionAnalysisResultContradictionsItem
-		o.Value = v
-		o.Set = true
-		o.Null = true
-		return nil
-	}
-	o.Set = true
-	o.Null = false
-	o.Value = make([]FusionAnalysisResultContradictionsItem, 0)
-	if err := d.Arr(func(d *jx.Decoder) error {
-		var elem FusionAnalysisResultContradictionsItem
-		if err := elem.Decode(d); err != nil {
-			return err
-		}
-		o.Value = append(o.Value, elem)
-		return nil
-	}); err != nil {
-		return err
-	}
-	return nil
-}
-
-// MarshalJSON implements stdjson.Marshaler.
-func (s OptNilFusionAnalysisResultContradictionsItemArray) MarshalJSON() ([]byte, error) {
-	e := jx.Encoder{}
-	s.Encode(&e)
-	return e.Bytes(), nil
-}
-
-// UnmarshalJSON implements stdjson.Unmarshaler.
-func (s *OptNilFusionAnalysisResultContradictionsItemArray) UnmarshalJSON(data []byte) error {
-	d := jx.DecodeBytes(data)
-	return s.Decode(d)
-}
-
-// Encode encodes []FusionAnalysisResultContradictionsItemStancesItem as json.
-func (o OptNilFusionAnalysisResultContradictionsItemStancesItemArray) Encode(e *jx.Encoder) {
-	if !o.Set {
-		return
-	}
-	if o.Null {
-		e.Null()
-		return
-	}
-	e.ArrStart()
-	for _, elem := range o.Value {
-		elem.Encode(e)
-	}
-	e.ArrEnd()
-}
-
-// Decode decodes []FusionAnalysisResultContradictionsItemStancesItem from json.
-func (o *OptNilFusionAnalysisResultContradictionsItemStancesItemArray) Decode(d *jx.Decoder) error {
-	if o == nil {
-		return errors.New("invalid: unable to decode OptNilFusionAnalysisResultContradictionsItemStancesItemArray to nil")
-	}
-	if d.Next() == jx.Null {
-		if err := d.Null(); err != nil {
-			return err
-		}
-
-		var v []FusionAnalysisResultContradictionsItemStancesItem
-		o.Value = v
-		o.Set = true
-		o.Null = true
-		return nil
-	}
-	o.Set = true
-	o.Null = false
-	o.Value = make([]FusionAnalysisResultContradictionsItemStancesItem, 0)
-	if err := d.Arr(func(d *jx.Decoder) error {
-		var elem FusionAnalysisResultContradictionsItemStancesItem
-		if err := elem.Decode(d); err != nil {
-			return err
-		}
-		o.Value = append(o.Value, elem)
-		return nil
-	}); err != nil {
-		return err
-	}
-	return nil
-}
-
-// MarshalJSON implements stdjson.Marshaler.
-func (s OptNilFusionAnalysisResultContradictionsItemStancesItemArray) MarshalJSON() ([]byte, error) {
-	e := jx.Encoder{}
-	s.Encode(&e)
-	return e.Bytes(), nil
-}
-
-// UnmarshalJSON implements stdjson.Unmarshaler.
-func (s *OptNilFusionAnalysisResultContradictionsItemStancesItemArray) UnmarshalJSON(data []byte) error {
-	d := jx.DecodeBytes(data)
-	return s.Decode(d)
-}
-
-// Encode encodes []FusionAnalysisResultPartialCoverageItem as json.
-func (o OptNilFusionAnalysisResultPartialCoverageItemArray) Encode(e *jx.Encoder) {
-	if !o.Set {
-		return
-	}
-	if o.Null {
-		e.Null()
-		return
-	}
-	e.ArrStart()
-	for _, elem := range o.Value {
-		elem.Encode(e)
-	}
-	e.ArrEnd()
-}
-
-// Decode decodes []FusionAnalysisResultPartialCoverageItem from json.
-func (o *OptNilFusionAnalysisResultPartialCoverageItemArray) Decode(d *jx.Decoder) error {
-	if o == nil {
-		return errors.New("invalid: unable to decode OptNilFusionAnalysisResultPartialCoverageItemArray to nil")
-	}
-	if d.Next() == jx.Null {
-		if err := d.Null(); err != nil {
-			return err
-		}
-
-		var v []FusionAnalysisResultPartialCoverageItem
-		o.Value = v
-		o.Set = true
-		o.Null = true
-		return nil
-	}
-	o.Set = true
-	o.Null = false
-	o.Value = make([]FusionAnalysisResultPartialCoverageItem, 0)
-	if err := d.Arr(func(d *jx.Decoder) error {
-		var elem FusionAnalysisResultPartialCoverageItem
-		if err := elem.Decode(d); err != nil {
-			return err
-		}
-		o.Value = append(o.Value, elem)
-		return nil
-	}); err != nil {
-		return err
-	}
-	return nil
-}
-
-// MarshalJSON implements stdjson.Marshaler.
-func (s OptNilFusionAnalysisResultPartialCoverageItemArray) MarshalJSON() ([]byte, error) {
-	e := jx.Encoder{}
-	s.Encode(&e)
-	return e.Bytes(), nil
-}
-
-// UnmarshalJSON implements stdjson.Unmarshaler.
-func (s *OptNilFusionAnalysisResultPartialCoverageItemArray) UnmarshalJSON(data []byte) error {
-	d := jx.DecodeBytes(data)
-	return s.Decode(d)
-}
-
-// Encode encodes []FusionAnalysisResultUniqueInsightsItem as json.
-func (o OptNilFusionAnalysisResultUniqueInsightsItemArray) Encode(e *jx.Encoder) {
-	if !o.Set {
-		return
-	}
-	if o.Null {
-		e.Null()
-		return
-	}
-	e.ArrStart()
-	for _, elem := range o.Value {
-		elem.Encode(e)
-	}
-	e.ArrEnd()
-}
-
-// Decode decodes []FusionAnalysisResultUniqueInsightsItem from json.
-func (o *OptNilFusionAnalysisResultUniqueInsightsItemArray) Decode(d *jx.Decoder) error {
-	if o == nil {
-		return errors.New("invalid: unable to decode OptNilFusionAnalysisResultUniqueInsightsItemArray to nil")
-	}
-	if d.Next() == jx.Null {
-		if err := d.Null(); err != nil {
-			return err
-		}
-
-		var v []FusionAnalysisResultUniqueInsightsItem
-		o.Value = v
-		o.Set = true
-		o.Null = true
-		return nil
-	}
-	o.Set = true
-	o.Null = false
-	o.Value = make([]FusionAnalysisResultUniqueInsightsItem, 0)
-	if err := d.Arr(func(d *jx.Decoder) error {
-		var elem FusionAnalysisResultUniqueInsightsItem
-		if err := elem.Decode(d); err != nil {
-			return err
-		}
-		o.Value = append(o.Value, elem)
-		return nil
-	}); err != nil {
-		return err
-	}
-	return nil
-}
-
-// MarshalJSON implements stdjson.Marshaler.
-func (s OptNilFusionAnalysisResultUniqueInsightsItemArray) MarshalJSON() ([]byte, error) {
-	e := jx.Encoder{}
-	s.Encode(&e)
-	return e.Bytes(), nil
-}
-
-// UnmarshalJSON implements stdjson.Unmarshaler.
-func (s *OptNilFusionAnalysisResultUniqueInsightsItemArray) UnmarshalJSON(data []byte) error {
 	d := jx.DecodeBytes(data)
 	return s.Decode(d)
 }
@@ -94522,67 +93950,6 @@ func (s *OptNilMcpCallItemType) UnmarshalJSON(data []byte) error {
 	return s.Decode(d)
 }
 
-// Encode encodes []McpListToolsItemToolsItem as json.
-func (o OptNilMcpListToolsItemToolsItemArray) Encode(e *jx.Encoder) {
-	if !o.Set {
-		return
-	}
-	if o.Null {
-		e.Null()
-		return
-	}
-	e.ArrStart()
-	for _, elem := range o.Value {
-		elem.Encode(e)
-	}
-	e.ArrEnd()
-}
-
-// Decode decodes []McpListToolsItemToolsItem from json.
-func (o *OptNilMcpListToolsItemToolsItemArray) Decode(d *jx.Decoder) error {
-	if o == nil {
-		return errors.New("invalid: unable to decode OptNilMcpListToolsItemToolsItemArray to nil")
-	}
-	if d.Next() == jx.Null {
-		if err := d.Null(); err != nil {
-			return err
-		}
-
-		var v []McpListToolsItemToolsItem
-		o.Value = v
-		o.Set = true
-		o.Null = true
-		return nil
-	}
-	o.Set = true
-	o.Null = false
-	o.Value = make([]McpListToolsItemToolsItem, 0)
-	if err := d.Arr(func(d *jx.Decoder) error {
-		var elem McpListToolsItemToolsItem
-		if err := elem.Decode(d); err != nil {
-			return err
-		}
-		o.Value = append(o.Value, elem)
-		return nil
-	}); err != nil {
-		return err
-	}
-	return nil
-}
-
-// MarshalJSON implements stdjson.Marshaler.
-func (s OptNilMcpListToolsItemToolsItemArray) MarshalJSON() ([]byte, error) {
-	e := jx.Encoder{}
-	s.Encode(&e)
-	return e.Bytes(), nil
-}
-
-// UnmarshalJSON implements stdjson.Unmarshaler.
-func (s *OptNilMcpListToolsItemToolsItemArray) UnmarshalJSON(data []byte) error {
-	d := jx.DecodeBytes(data)
-	return s.Decode(d)
-}
-
 // Encode encodes McpListToolsItemType as json.
 func (o OptNilMcpListToolsItemType) Encode(e *jx.Encoder) {
 	if !o.Set {
@@ -95036,67 +94403,6 @@ func (s *OptNilNamespaceFunctionToolType) UnmarshalJSON(data []byte) error {
 	return s.Decode(d)
 }
 
-// Encode encodes []NamespaceToolToolsItem as json.
-func (o OptNilNamespaceToolToolsItemArray) Encode(e *jx.Encoder) {
-	if !o.Set {
-		return
-	}
-	if o.Null {
-		e.Null()
-		return
-	}
-	e.ArrStart()
-	for _, elem := range o.Value {
-		elem.Encode(e)
-	}
-	e.ArrEnd()
-}
-
-// Decode decodes []NamespaceToolToolsItem from json.
-func (o *OptNilNamespaceToolToolsItemArray) Decode(d *jx.Decoder) error {
-	if o == nil {
-		return errors.New("invalid: unable to decode OptNilNamespaceToolToolsItemArray to nil")
-	}
-	if d.Next() == jx.Null {
-		if err := d.Null(); err != nil {
-			return err
-		}
-
-		var v []NamespaceToolToolsItem
-		o.Value = v
-		o.Set = true
-		o.Null = true
-		return nil
-	}
-	o.Set = true
-	o.Null = false
-	o.Value = make([]NamespaceToolToolsItem, 0)
-	if err := d.Arr(func(d *jx.Decoder) error {
-		var elem NamespaceToolToolsItem
-		if err := elem.Decode(d); err != nil {
-			return err
-		}
-		o.Value = append(o.Value, elem)
-		return nil
-	}); err != nil {
-		return err
-	}
-	return nil
-}
-
-// MarshalJSON implements stdjson.Marshaler.
-func (s OptNilNamespaceToolToolsItemArray) MarshalJSON() ([]byte, error) {
-	e := jx.Encoder{}
-	s.Encode(&e)
-	return e.Bytes(), nil
-}
-
-// UnmarshalJSON implements stdjson.Unmarshaler.
-func (s *OptNilNamespaceToolToolsItemArray) UnmarshalJSON(data []byte) error {
-	d := jx.DecodeBytes(data)
-	return s.Decode(d)
-}
-
 // Encode encodes NamespaceToolType as json.
 func (o OptNilNamespaceToolType) Encode(e *jx.Encoder) {
 	if !o.Set {
@@ -95448,67 +94754,6 @@ func (s OptNilOpenAIResponseFunctionToolCallType) MarshalJSON() ([]byte, error) 
 
 // UnmarshalJSON implements stdjson.Unmarshaler.
 func (s *OptNilOpenAIResponseFunctionToolCallType) UnmarshalJSON(data []byte) error {
-	d := jx.DecodeBytes(data)
-	return s.Decode(d)
-}
-
-// Encode encodes []OpenAIResponseInputMessageItemContentItem as json.
-func (o OptNilOpenAIResponseInputMessageItemContentItemArray) Encode(e *jx.Encoder) {
-	if !o.Set {
-		return
-	}
-	if o.Null {
-		e.Null()
-		return
-	}
-	e.ArrStart()
-	for _, elem := range o.Value {
-		elem.Encode(e)
-	}
-	e.ArrEnd()
-}
-
-// Decode decodes []OpenAIResponseInputMessageItemContentItem from json.
-func (o *OptNilOpenAIResponseInputMessageItemContentItemArray) Decode(d *jx.Decoder) error {
-	if o == nil {
-		return errors.New("invalid: unable to decode OptNilOpenAIResponseInputMessageItemContentItemArray to nil")
-	}
-	if d.Next() == jx.Null {
-		if err := d.Null(); err != nil {
-			return err
-		}
-
-		var v []OpenAIResponseInputMessageItemContentItem
-		o.Value = v
-		o.Set = true
-		o.Null = true
-		return nil
-	}
-	o.Set = true
-	o.Null = false
-	o.Value = make([]OpenAIResponseInputMessageItemContentItem, 0)
-	if err := d.Arr(func(d *jx.Decoder) error {
-		var elem OpenAIResponseInputMessageItemContentItem
-		if err := elem.Decode(d); err != nil {
-			return err
-		}
-		o.Value = append(o.Value, elem)
-		return nil
-	}); err != nil {
-		return err
-	}
-	return nil
-}
-
-// MarshalJSON implements stdjson.Marshaler.
-func (s OptNilOpenAIResponseInputMessageItemContentItemArray) MarshalJSON() ([]byte, error) {
-	e := jx.Encoder{}
-	s.Encode(&e)
-	return e.Bytes(), nil
-}
-
-// UnmarshalJSON implements stdjson.Unmarshaler.
-func (s *OptNilOpenAIResponseInputMessageItemContentItemArray) UnmarshalJSON(data []byte) error {
 	d := jx.DecodeBytes(data)
 	return s.Decode(d)
 }
@@ -96946,67 +96191,6 @@ func (s *OptNilOpenResponsesInProgressEventType) UnmarshalJSON(data []byte) erro
 	return s.Decode(d)
 }
 
-// Encode encodes []OpenResponsesLogProbs as json.
-func (o OptNilOpenResponsesLogProbsArray) Encode(e *jx.Encoder) {
-	if !o.Set {
-		return
-	}
-	if o.Null {
-		e.Null()
-		return
-	}
-	e.ArrStart()
-	for _, elem := range o.Value {
-		elem.Encode(e)
-	}
-	e.ArrEnd()
-}
-
-// Decode decodes []OpenResponsesLogProbs from json.
-func (o *OptNilOpenResponsesLogProbsArray) Decode(d *jx.Decoder) error {
-	if o == nil {
-		return errors.New("invalid: unable to decode OptNilOpenResponsesLogProbsArray to nil")
-	}
-	if d.Next() == jx.Null {
-		if err := d.Null(); err != nil {
-			return err
-		}
-
-		var v []OpenResponsesLogProbs
-		o.Value = v
-		o.Set = true
-		o.Null = true
-		return nil
-	}
-	o.Set = true
-	o.Null = false
-	o.Value = make([]OpenResponsesLogProbs, 0)
-	if err := d.Arr(func(d *jx.Decoder) error {
-		var elem OpenResponsesLogProbs
-		if err := elem.Decode(d); err != nil {
-			return err
-		}
-		o.Value = append(o.Value, elem)
-		return nil
-	}); err != nil {
-		return err
-	}
-	return nil
-}
-
-// MarshalJSON implements stdjson.Marshaler.
-func (s OptNilOpenResponsesLogProbsArray) MarshalJSON() ([]byte, error) {
-	e := jx.Encoder{}
-	s.Encode(&e)
-	return e.Bytes(), nil
-}
-
-// UnmarshalJSON implements stdjson.Unmarshaler.
-func (s *OptNilOpenResponsesLogProbsArray) UnmarshalJSON(data []byte) error {
-	d := jx.DecodeBytes(data)
-	return s.Decode(d)
-}
-
 // Encode encodes OpenResponsesResult as json.
 func (o OptNilOpenResponsesResult) Encode(e *jx.Encoder) {
 	if !o.Set {
@@ -97101,67 +96285,6 @@ func (s OptNilOpenResponsesResultObject) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON implements stdjson.Unmarshaler.
 func (s *OptNilOpenResponsesResultObject) UnmarshalJSON(data []byte) error {
-	d := jx.DecodeBytes(data)
-	return s.Decode(d)
-}
-
-// Encode encodes []OpenResponsesResultToolsItem as json.
-func (o OptNilOpenResponsesResultToolsItemArray) Encode(e *jx.Encoder) {
-	if !o.Set {
-		return
-	}
-	if o.Null {
-		e.Null()
-		return
-	}
-	e.ArrStart()
-	for _, elem := range o.Value {
-		elem.Encode(e)
-	}
-	e.ArrEnd()
-}
-
-// Decode decodes []OpenResponsesResultToolsItem from json.
-func (o *OptNilOpenResponsesResultToolsItemArray) Decode(d *jx.Decoder) error {
-	if o == nil {
-		return errors.New("invalid: unable to decode OptNilOpenResponsesResultToolsItemArray to nil")
-	}
-	if d.Next() == jx.Null {
-		if err := d.Null(); err != nil {
-			return err
-		}
-
-		var v []OpenResponsesResultToolsItem
-		o.Value = v
-		o.Set = true
-		o.Null = true
-		return nil
-	}
-	o.Set = true
-	o.Null = false
-	o.Value = make([]OpenResponsesResultToolsItem, 0)
-	if err := d.Arr(func(d *jx.Decoder) error {
-		var elem OpenResponsesResultToolsItem
-		if err := elem.Decode(d); err != nil {
-			return err
-		}
-		o.Value = append(o.Value, elem)
-		return nil
-	}); err != nil {
-		return err
-	}
-	return nil
-}
-
-// MarshalJSON implements stdjson.Marshaler.
-func (s OptNilOpenResponsesResultToolsItemArray) MarshalJSON() ([]byte, error) {
-	e := jx.Encoder{}
-	s.Encode(&e)
-	return e.Bytes(), nil
-}
-
-// UnmarshalJSON implements stdjson.Unmarshaler.
-func (s *OptNilOpenResponsesResultToolsItemArray) UnmarshalJSON(data []byte) error {
 	d := jx.DecodeBytes(data)
 	return s.Decode(d)
 }
@@ -97774,67 +96897,6 @@ func (s OptNilOutputCodeInterpreterServerToolItemType) MarshalJSON() ([]byte, er
 
 // UnmarshalJSON implements stdjson.Unmarshaler.
 func (s *OptNilOutputCodeInterpreterServerToolItemType) UnmarshalJSON(data []byte) error {
-	d := jx.DecodeBytes(data)
-	return s.Decode(d)
-}
-
-// Encode encodes []OutputComputerCallItemPendingSafetyChecksItem as json.
-func (o OptNilOutputComputerCallItemPendingSafetyChecksItemArray) Encode(e *jx.Encoder) {
-	if !o.Set {
-		return
-	}
-	if o.Null {
-		e.Null()
-		return
-	}
-	e.ArrStart()
-	for _, elem := range o.Value {
-		elem.Encode(e)
-	}
-	e.ArrEnd()
-}
-
-// Decode decodes []OutputComputerCallItemPendingSafetyChecksItem from json.
-func (o *OptNilOutputComputerCallItemPendingSafetyChecksItemArray) Decode(d *jx.Decoder) error {
-	if o == nil {
-		return errors.New("invalid: unable to decode OptNilOutputComputerCallItemPendingSafetyChecksItemArray to nil")
-	}
-	if d.Next() == jx.Null {
-		if err := d.Null(); err != nil {
-			return err
-		}
-
-		var v []OutputComputerCallItemPendingSafetyChecksItem
-		o.Value = v
-		o.Set = true
-		o.Null = true
-		return nil
-	}
-	o.Set = true
-	o.Null = false
-	o.Value = make([]OutputComputerCallItemPendingSafetyChecksItem, 0)
-	if err := d.Arr(func(d *jx.Decoder) error {
-		var elem OutputComputerCallItemPendingSafetyChecksItem
-		if err := elem.Decode(d); err != nil {
-			return err
-		}
-		o.Value = append(o.Value, elem)
-		return nil
-	}); err != nil {
-		return err
-	}
-	return nil
-}
-
-// MarshalJSON implements stdjson.Marshaler.
-func (s OptNilOutputComputerCallItemPendingSafetyChecksItemArray) MarshalJSON() ([]byte, error) {
-	e := jx.Encoder{}
-	s.Encode(&e)
-	return e.Bytes(), nil
-}
-
-// UnmarshalJSON implements stdjson.Unmarshaler.
-func (s *OptNilOutputComputerCallItemPendingSafetyChecksItemArray) UnmarshalJSON(data []byte) error {
 	d := jx.DecodeBytes(data)
 	return s.Decode(d)
 }
@@ -99553,67 +98615,6 @@ func (s *OptNilOutputItems) UnmarshalJSON(data []byte) error {
 	return s.Decode(d)
 }
 
-// Encode encodes []OutputItems as json.
-func (o OptNilOutputItemsArray) Encode(e *jx.Encoder) {
-	if !o.Set {
-		return
-	}
-	if o.Null {
-		e.Null()
-		return
-	}
-	e.ArrStart()
-	for _, elem := range o.Value {
-		elem.Encode(e)
-	}
-	e.ArrEnd()
-}
-
-// Decode decodes []OutputItems from json.
-func (o *OptNilOutputItemsArray) Decode(d *jx.Decoder) error {
-	if o == nil {
-		return errors.New("invalid: unable to decode OptNilOutputItemsArray to nil")
-	}
-	if d.Next() == jx.Null {
-		if err := d.Null(); err != nil {
-			return err
-		}
-
-		var v []OutputItems
-		o.Value = v
-		o.Set = true
-		o.Null = true
-		return nil
-	}
-	o.Set = true
-	o.Null = false
-	o.Value = make([]OutputItems, 0)
-	if err := d.Arr(func(d *jx.Decoder) error {
-		var elem OutputItems
-		if err := elem.Decode(d); err != nil {
-			return err
-		}
-		o.Value = append(o.Value, elem)
-		return nil
-	}); err != nil {
-		return err
-	}
-	return nil
-}
-
-// MarshalJSON implements stdjson.Marshaler.
-func (s OptNilOutputItemsArray) MarshalJSON() ([]byte, error) {
-	e := jx.Encoder{}
-	s.Encode(&e)
-	return e.Bytes(), nil
-}
-
-// UnmarshalJSON implements stdjson.Unmarshaler.
-func (s *OptNilOutputItemsArray) UnmarshalJSON(data []byte) error {
-	d := jx.DecodeBytes(data)
-	return s.Decode(d)
-}
-
 // Encode encodes OutputMcpServerToolItemType as json.
 func (o OptNilOutputMcpServerToolItemType) Encode(e *jx.Encoder) {
 	if !o.Set {
@@ -99757,128 +98758,6 @@ func (s OptNilOutputMemoryServerToolItemType) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON implements stdjson.Unmarshaler.
 func (s *OptNilOutputMemoryServerToolItemType) UnmarshalJSON(data []byte) error {
-	d := jx.DecodeBytes(data)
-	return s.Decode(d)
-}
-
-// Encode encodes []OutputMessageContentItem as json.
-func (o OptNilOutputMessageContentItemArray) Encode(e *jx.Encoder) {
-	if !o.Set {
-		return
-	}
-	if o.Null {
-		e.Null()
-		return
-	}
-	e.ArrStart()
-	for _, elem := range o.Value {
-		elem.Encode(e)
-	}
-	e.ArrEnd()
-}
-
-// Decode decodes []OutputMessageContentItem from json.
-func (o *OptNilOutputMessageContentItemArray) Decode(d *jx.Decoder) error {
-	if o == nil {
-		return errors.New("invalid: unable to decode OptNilOutputMessageContentItemArray to nil")
-	}
-	if d.Next() == jx.Null {
-		if err := d.Null(); err != nil {
-			return err
-		}
-
-		var v []OutputMessageContentItem
-		o.Value = v
-		o.Set = true
-		o.Null = true
-		return nil
-	}
-	o.Set = true
-	o.Null = false
-	o.Value = make([]OutputMessageContentItem, 0)
-	if err := d.Arr(func(d *jx.Decoder) error {
-		var elem OutputMessageContentItem
-		if err := elem.Decode(d); err != nil {
-			return err
-		}
-		o.Value = append(o.Value, elem)
-		return nil
-	}); err != nil {
-		return err
-	}
-	return nil
-}
-
-// MarshalJSON implements stdjson.Marshaler.
-func (s OptNilOutputMessageContentItemArray) MarshalJSON() ([]byte, error) {
-	e := jx.Encoder{}
-	s.Encode(&e)
-	return e.Bytes(), nil
-}
-
-// UnmarshalJSON implements stdjson.Unmarshaler.
-func (s *OptNilOutputMessageContentItemArray) UnmarshalJSON(data []byte) error {
-	d := jx.DecodeBytes(data)
-	return s.Decode(d)
-}
-
-// Encode encodes []OutputMessageItemContentItem as json.
-func (o OptNilOutputMessageItemContentItemArray) Encode(e *jx.Encoder) {
-	if !o.Set {
-		return
-	}
-	if o.Null {
-		e.Null()
-		return
-	}
-	e.ArrStart()
-	for _, elem := range o.Value {
-		elem.Encode(e)
-	}
-	e.ArrEnd()
-}
-
-// Decode decodes []OutputMessageItemContentItem from json.
-func (o *OptNilOutputMessageItemContentItemArray) Decode(d *jx.Decoder) error {
-	if o == nil {
-		return errors.New("invalid: unable to decode OptNilOutputMessageItemContentItemArray to nil")
-	}
-	if d.Next() == jx.Null {
-		if err := d.Null(); err != nil {
-			return err
-		}
-
-		var v []OutputMessageItemContentItem
-		o.Value = v
-		o.Set = true
-		o.Null = true
-		return nil
-	}
-	o.Set = true
-	o.Null = false
-	o.Value = make([]OutputMessageItemContentItem, 0)
-	if err := d.Arr(func(d *jx.Decoder) error {
-		var elem OutputMessageItemContentItem
-		if err := elem.Decode(d); err != nil {
-			return err
-		}
-		o.Value = append(o.Value, elem)
-		return nil
-	}); err != nil {
-		return err
-	}
-	return nil
-}
-
-// MarshalJSON implements stdjson.Marshaler.
-func (s OptNilOutputMessageItemContentItemArray) MarshalJSON() ([]byte, error) {
-	e := jx.Encoder{}
-	s.Encode(&e)
-	return e.Bytes(), nil
-}
-
-// UnmarshalJSON implements stdjson.Unmarshaler.
-func (s *OptNilOutputMessageItemContentItemArray) UnmarshalJSON(data []byte) error {
 	d := jx.DecodeBytes(data)
 	return s.Decode(d)
 }
@@ -104046,67 +102925,6 @@ func (s *OptNilResponseOutputTextLogprobsItemArray) UnmarshalJSON(data []byte) e
 	return s.Decode(d)
 }
 
-// Encode encodes []ResponseOutputTextLogprobsItemTopLogprobsItem as json.
-func (o OptNilResponseOutputTextLogprobsItemTopLogprobsItemArray) Encode(e *jx.Encoder) {
-	if !o.Set {
-		return
-	}
-	if o.Null {
-		e.Null()
-		return
-	}
-	e.ArrStart()
-	for _, elem := range o.Value {
-		elem.Encode(e)
-	}
-	e.ArrEnd()
-}
-
-// Decode decodes []ResponseOutputTextLogprobsItemTopLogprobsItem from json.
-func (o *OptNilResponseOutputTextLogprobsItemTopLogprobsItemArray) Decode(d *jx.Decoder) error {
-	if o == nil {
-		return errors.New("invalid: unable to decode OptNilResponseOutputTextLogprobsItemTopLogprobsItemArray to nil")
-	}
-	if d.Next() == jx.Null {
-		if err := d.Null(); err != nil {
-			return err
-		}
-
-		var v []ResponseOutputTextLogprobsItemTopLogprobsItem
-		o.Value = v
-		o.Set = true
-		o.Null = true
-		return nil
-	}
-	o.Set = true
-	o.Null = false
-	o.Value = make([]ResponseOutputTextLogprobsItemTopLogprobsItem, 0)
-	if err := d.Arr(func(d *jx.Decoder) error {
-		var elem ResponseOutputTextLogprobsItemTopLogprobsItem
-		if err := elem.Decode(d); err != nil {
-			return err
-		}
-		o.Value = append(o.Value, elem)
-		return nil
-	}); err != nil {
-		return err
-	}
-	return nil
-}
-
-// MarshalJSON implements stdjson.Marshaler.
-func (s OptNilResponseOutputTextLogprobsItemTopLogprobsItemArray) MarshalJSON() ([]byte, error) {
-	e := jx.Encoder{}
-	s.Encode(&e)
-	return e.Bytes(), nil
-}
-
-// UnmarshalJSON implements stdjson.Unmarshaler.
-func (s *OptNilResponseOutputTextLogprobsItemTopLogprobsItemArray) UnmarshalJSON(data []byte) error {
-	d := jx.DecodeBytes(data)
-	return s.Decode(d)
-}
-
 // Encode encodes ResponseOutputTextType as json.
 func (o OptNilResponseOutputTextType) Encode(e *jx.Encoder) {
 	if !o.Set {
@@ -106307,67 +105125,6 @@ func (s OptNilStreamEventsResponseOutputItemDoneType) MarshalJSON() ([]byte, err
 
 // UnmarshalJSON implements stdjson.Unmarshaler.
 func (s *OptNilStreamEventsResponseOutputItemDoneType) UnmarshalJSON(data []byte) error {
-	d := jx.DecodeBytes(data)
-	return s.Decode(d)
-}
-
-// Encode encodes []StreamLogprob as json.
-func (o OptNilStreamLogprobArray) Encode(e *jx.Encoder) {
-	if !o.Set {
-		return
-	}
-	if o.Null {
-		e.Null()
-		return
-	}
-	e.ArrStart()
-	for _, elem := range o.Value {
-		elem.Encode(e)
-	}
-	e.ArrEnd()
-}
-
-// Decode decodes []StreamLogprob from json.
-func (o *OptNilStreamLogprobArray) Decode(d *jx.Decoder) error {
-	if o == nil {
-		return errors.New("invalid: unable to decode OptNilStreamLogprobArray to nil")
-	}
-	if d.Next() == jx.Null {
-		if err := d.Null(); err != nil {
-			return err
-		}
-
-		var v []StreamLogprob
-		o.Value = v
-		o.Set = true
-		o.Null = true
-		return nil
-	}
-	o.Set = true
-	o.Null = false
-	o.Value = make([]StreamLogprob, 0)
-	if err := d.Arr(func(d *jx.Decoder) error {
-		var elem StreamLogprob
-		if err := elem.Decode(d); err != nil {
-			return err
-		}
-		o.Value = append(o.Value, elem)
-		return nil
-	}); err != nil {
-		return err
-	}
-	return nil
-}
-
-// MarshalJSON implements stdjson.Marshaler.
-func (s OptNilStreamLogprobArray) MarshalJSON() ([]byte, error) {
-	e := jx.Encoder{}
-	s.Encode(&e)
-	return e.Bytes(), nil
-}
-
-// UnmarshalJSON implements stdjson.Unmarshaler.
-func (s *OptNilStreamLogprobArray) UnmarshalJSON(data []byte) error {
 	d := jx.DecodeBytes(data)
 	return s.Decode(d)
 }
@@ -112617,10 +111374,12 @@ func (s *OutputComputerCallItem) encodeFields(e *jx.Encoder) {
 		}
 	}
 	{
-		if s.PendingSafetyChecks.Set {
-			e.FieldStart("pending_safety_checks")
-			s.PendingSafetyChecks.Encode(e)
+		e.FieldStart("pending_safety_checks")
+		e.ArrStart()
+		for _, elem := range s.PendingSafetyChecks {
+			elem.Encode(e)
 		}
+		e.ArrEnd()
 	}
 	{
 		if s.Status.Set {
@@ -112695,8 +111454,15 @@ func (s *OutputComputerCallItem) Decode(d *jx.Decoder) error {
 			}
 		case "pending_safety_checks":
 			if err := func() error {
-				s.PendingSafetyChecks.Reset()
-				if err := s.PendingSafetyChecks.Decode(d); err != nil {
+				s.PendingSafetyChecks = make([]OutputComputerCallItemPendingSafetyChecksItem, 0)
+				if err := d.Arr(func(d *jx.Decoder) error {
+					var elem OutputComputerCallItemPendingSafetyChecksItem
+					if err := elem.Decode(d); err != nil {
+						return err
+					}
+					s.PendingSafetyChecks = append(s.PendingSafetyChecks, elem)
+					return nil
+				}); err != nil {
 					return err
 				}
 				return nil
@@ -113602,10 +112368,12 @@ func (s *OutputFileSearchCallItem) encodeFields(e *jx.Encoder) {
 		}
 	}
 	{
-		if s.Queries.Set {
-			e.FieldStart("queries")
-			s.Queries.Encode(e)
+		e.FieldStart("queries")
+		e.ArrStart()
+		for _, elem := range s.Queries {
+			e.Str(elem)
 		}
+		e.ArrEnd()
 	}
 	{
 		if s.Status.Set {
@@ -113657,8 +112425,17 @@ func (s *OutputFileSearchCallItem) Decode(d *jx.Decoder) error {
 			}
 		case "queries":
 			if err := func() error {
-				s.Queries.Reset()
-				if err := s.Queries.Decode(d); err != nil {
+				s.Queries = make([]string, 0)
+				if err := d.Arr(func(d *jx.Decoder) error {
+					var elem string
+					v, err := d.Str()
+					elem = string(v)
+					if err != nil {
+						return err
+					}
+					s.Queries = append(s.Queries, elem)
+					return nil
+				}); err != nil {
 					return err
 				}
 				return nil
@@ -116287,10 +115064,12 @@ func (s OutputItemAddedEventItem) encodeFields(e *jx.Encoder) {
 		{
 			s := s.OutputMessage
 			{
-				if s.Content.Set {
-					e.FieldStart("content")
-					s.Content.Encode(e)
+				e.FieldStart("content")
+				e.ArrStart()
+				for _, elem := range s.Content {
+					elem.Encode(e)
 				}
+				e.ArrEnd()
 			}
 			{
 				if s.ID.Set {
@@ -116355,10 +115134,12 @@ func (s OutputItemAddedEventItem) encodeFields(e *jx.Encoder) {
 				}
 			}
 			{
-				if s.Summary.Set {
-					e.FieldStart("summary")
-					s.Summary.Encode(e)
+				e.FieldStart("summary")
+				e.ArrStart()
+				for _, elem := range s.Summary {
+					elem.Encode(e)
 				}
+				e.ArrEnd()
 			}
 			for _, k := range sortedKeys(s.AdditionalProps) {
 				elem := s.AdditionalProps[k]
@@ -116507,10 +115288,12 @@ func (s OutputItemAddedEventItem) encodeFields(e *jx.Encoder) {
 				}
 			}
 			{
-				if s.Queries.Set {
-					e.FieldStart("queries")
-					s.Queries.Encode(e)
+				e.FieldStart("queries")
+				e.ArrStart()
+				for _, elem := range s.Queries {
+					e.Str(elem)
 				}
+				e.ArrEnd()
 			}
 			{
 				if s.Status.Set {
@@ -118254,10 +117037,12 @@ func (s OutputItemDoneEventItem) encodeFields(e *jx.Encoder) {
 		{
 			s := s.OutputMessage
 			{
-				if s.Content.Set {
-					e.FieldStart("content")
-					s.Content.Encode(e)
+				e.FieldStart("content")
+				e.ArrStart()
+				for _, elem := range s.Content {
+					elem.Encode(e)
 				}
+				e.ArrEnd()
 			}
 			{
 				if s.ID.Set {
@@ -118322,10 +117107,12 @@ func (s OutputItemDoneEventItem) encodeFields(e *jx.Encoder) {
 				}
 			}
 			{
-				if s.Summary.Set {
-					e.FieldStart("summary")
-					s.Summary.Encode(e)
+				e.FieldStart("summary")
+				e.ArrStart()
+				for _, elem := range s.Summary {
+					elem.Encode(e)
 				}
+				e.ArrEnd()
 			}
 			for _, k := range sortedKeys(s.AdditionalProps) {
 				elem := s.AdditionalProps[k]
@@ -118474,10 +117261,12 @@ func (s OutputItemDoneEventItem) encodeFields(e *jx.Encoder) {
 				}
 			}
 			{
-				if s.Queries.Set {
-					e.FieldStart("queries")
-					s.Queries.Encode(e)
+				e.FieldStart("queries")
+				e.ArrStart()
+				for _, elem := range s.Queries {
+					e.Str(elem)
 				}
+				e.ArrEnd()
 			}
 			{
 				if s.Status.Set {
@@ -118790,10 +117579,12 @@ func (s *OutputItemFileSearchCall) encodeFields(e *jx.Encoder) {
 		}
 	}
 	{
-		if s.Queries.Set {
-			e.FieldStart("queries")
-			s.Queries.Encode(e)
+		e.FieldStart("queries")
+		e.ArrStart()
+		for _, elem := range s.Queries {
+			e.Str(elem)
 		}
+		e.ArrEnd()
 	}
 	{
 		if s.Status.Set {
@@ -118845,8 +117636,17 @@ func (s *OutputItemFileSearchCall) Decode(d *jx.Decoder) error {
 			}
 		case "queries":
 			if err := func() error {
-				s.Queries.Reset()
-				if err := s.Queries.Decode(d); err != nil {
+				s.Queries = make([]string, 0)
+				if err := d.Arr(func(d *jx.Decoder) error {
+					var elem string
+					v, err := d.Str()
+					elem = string(v)
+					if err != nil {
+						return err
+					}
+					s.Queries = append(s.Queries, elem)
+					return nil
+				}); err != nil {
 					return err
 				}
 				return nil
@@ -119594,10 +118394,12 @@ func (s *OutputItemReasoning) encodeFields(e *jx.Encoder) {
 		}
 	}
 	{
-		if s.Summary.Set {
-			e.FieldStart("summary")
-			s.Summary.Encode(e)
+		e.FieldStart("summary")
+		e.ArrStart()
+		for _, elem := range s.Summary {
+			elem.Encode(e)
 		}
+		e.ArrEnd()
 	}
 	{
 		if s.Type.Set {
@@ -119675,8 +118477,15 @@ func (s *OutputItemReasoning) Decode(d *jx.Decoder) error {
 			}
 		case "summary":
 			if err := func() error {
-				s.Summary.Reset()
-				if err := s.Summary.Decode(d); err != nil {
+				s.Summary = make([]ReasoningSummaryText, 0)
+				if err := d.Arr(func(d *jx.Decoder) error {
+					var elem ReasoningSummaryText
+					if err := elem.Decode(d); err != nil {
+						return err
+					}
+					s.Summary = append(s.Summary, elem)
+					return nil
+				}); err != nil {
 					return err
 				}
 				return nil
@@ -120922,10 +119731,12 @@ func (s OutputItems) encodeFields(e *jx.Encoder) {
 		{
 			s := s.OutputMessageItem
 			{
-				if s.Content.Set {
-					e.FieldStart("content")
-					s.Content.Encode(e)
+				e.FieldStart("content")
+				e.ArrStart()
+				for _, elem := range s.Content {
+					elem.Encode(e)
 				}
+				e.ArrEnd()
 			}
 			{
 				if s.ID.Set {
@@ -121002,10 +119813,12 @@ func (s OutputItems) encodeFields(e *jx.Encoder) {
 				}
 			}
 			{
-				if s.Summary.Set {
-					e.FieldStart("summary")
-					s.Summary.Encode(e)
+				e.FieldStart("summary")
+				e.ArrStart()
+				for _, elem := range s.Summary {
+					elem.Encode(e)
 				}
+				e.ArrEnd()
 			}
 			for _, k := range sortedKeys(s.AdditionalProps) {
 				elem := s.AdditionalProps[k]
@@ -121122,10 +119935,12 @@ func (s OutputItems) encodeFields(e *jx.Encoder) {
 				}
 			}
 			{
-				if s.Queries.Set {
-					e.FieldStart("queries")
-					s.Queries.Encode(e)
+				e.FieldStart("queries")
+				e.ArrStart()
+				for _, elem := range s.Queries {
+					e.Str(elem)
 				}
+				e.ArrEnd()
 			}
 			{
 				if s.Status.Set {
@@ -121248,10 +120063,12 @@ func (s OutputItems) encodeFields(e *jx.Encoder) {
 				}
 			}
 			{
-				if s.PendingSafetyChecks.Set {
-					e.FieldStart("pending_safety_checks")
-					s.PendingSafetyChecks.Encode(e)
+				e.FieldStart("pending_safety_checks")
+				e.ArrStart()
+				for _, elem := range s.PendingSafetyChecks {
+					elem.Encode(e)
 				}
+				e.ArrEnd()
 			}
 			{
 				if s.Status.Set {
@@ -121764,10 +120581,12 @@ func (s OutputItems) encodeFields(e *jx.Encoder) {
 				}
 			}
 			{
-				if s.Output.Set {
-					e.FieldStart("output")
-					s.Output.Encode(e)
+				e.FieldStart("output")
+				e.ArrStart()
+				for _, elem := range s.Output {
+					elem.Encode(e)
 				}
+				e.ArrEnd()
 			}
 			{
 				if s.Status.Set {
@@ -123188,10 +122007,12 @@ func (s *OutputMessage) Encode(e *jx.Encoder) {
 // encodeFields encodes fields.
 func (s *OutputMessage) encodeFields(e *jx.Encoder) {
 	{
-		if s.Content.Set {
-			e.FieldStart("content")
-			s.Content.Encode(e)
+		e.FieldStart("content")
+		e.ArrStart()
+		for _, elem := range s.Content {
+			elem.Encode(e)
 		}
+		e.ArrEnd()
 	}
 	{
 		if s.ID.Set {
@@ -123253,8 +122074,15 @@ func (s *OutputMessage) Decode(d *jx.Decoder) error {
 		switch string(k) {
 		case "content":
 			if err := func() error {
-				s.Content.Reset()
-				if err := s.Content.Decode(d); err != nil {
+				s.Content = make([]OutputMessageContentItem, 0)
+				if err := d.Arr(func(d *jx.Decoder) error {
+					var elem OutputMessageContentItem
+					if err := elem.Decode(d); err != nil {
+						return err
+					}
+					s.Content = append(s.Content, elem)
+					return nil
+				}); err != nil {
 					return err
 				}
 				return nil
@@ -123549,10 +122377,12 @@ func (s *OutputMessageItem) Encode(e *jx.Encoder) {
 // encodeFields encodes fields.
 func (s *OutputMessageItem) encodeFields(e *jx.Encoder) {
 	{
-		if s.Content.Set {
-			e.FieldStart("content")
-			s.Content.Encode(e)
+		e.FieldStart("content")
+		e.ArrStart()
+		for _, elem := range s.Content {
+			elem.Encode(e)
 		}
+		e.ArrEnd()
 	}
 	{
 		if s.ID.Set {
@@ -123614,8 +122444,15 @@ func (s *OutputMessageItem) Decode(d *jx.Decoder) error {
 		switch string(k) {
 		case "content":
 			if err := func() error {
-				s.Content.Reset()
-				if err := s.Content.Decode(d); err != nil {
+				s.Content = make([]OutputMessageItemContentItem, 0)
+				if err := d.Arr(func(d *jx.Decoder) error {
+					var elem OutputMessageItemContentItem
+					if err := elem.Decode(d); err != nil {
+						return err
+					}
+					s.Content = append(s.Content, elem)
+					return nil
+				}); err != nil {
 					return err
 				}
 				return nil
@@ -124302,10 +123139,12 @@ func (s *OutputReasoningItem) encodeFields(e *jx.Encoder) {
 		}
 	}
 	{
-		if s.Summary.Set {
-			e.FieldStart("summary")
-			s.Summary.Encode(e)
+		e.FieldStart("summary")
+		e.ArrStart()
+		for _, elem := range s.Summary {
+			elem.Encode(e)
 		}
+		e.ArrEnd()
 	}
 	{
 		if s.Type.Set {
@@ -124405,8 +123244,15 @@ func (s *OutputReasoningItem) Decode(d *jx.Decoder) error {
 			}
 		case "summary":
 			if err := func() error {
-				s.Summary.Reset()
-				if err := s.Summary.Decode(d); err != nil {
+				s.Summary = make([]ReasoningSummaryText, 0)
+				if err := d.Arr(func(d *jx.Decoder) error {
+					var elem ReasoningSummaryText
+					if err := elem.Decode(d); err != nil {
+						return err
+					}
+					s.Summary = append(s.Summary, elem)
+					return nil
+				}); err != nil {
 					return err
 				}
 				return nil
@@ -125023,10 +123869,12 @@ func (s *OutputShellCallItemAction) Encode(e *jx.Encoder) {
 // encodeFields encodes fields.
 func (s *OutputShellCallItemAction) encodeFields(e *jx.Encoder) {
 	{
-		if s.Commands.Set {
-			e.FieldStart("commands")
-			s.Commands.Encode(e)
+		e.FieldStart("commands")
+		e.ArrStart()
+		for _, elem := range s.Commands {
+			e.Str(elem)
 		}
+		e.ArrEnd()
 	}
 	{
 		if s.MaxOutputLength.Set {
@@ -125067,8 +123915,17 @@ func (s *OutputShellCallItemAction) Decode(d *jx.Decoder) error {
 		switch string(k) {
 		case "commands":
 			if err := func() error {
-				s.Commands.Reset()
-				if err := s.Commands.Decode(d); err != nil {
+				s.Commands = make([]string, 0)
+				if err := d.Arr(func(d *jx.Decoder) error {
+					var elem string
+					v, err := d.Str()
+					elem = string(v)
+					if err != nil {
+						return err
+					}
+					s.Commands = append(s.Commands, elem)
+					return nil
+				}); err != nil {
 					return err
 				}
 				return nil
@@ -125314,10 +124171,12 @@ func (s *OutputShellCallOutputItem) encodeFields(e *jx.Encoder) {
 		}
 	}
 	{
-		if s.Output.Set {
-			e.FieldStart("output")
-			s.Output.Encode(e)
+		e.FieldStart("output")
+		e.ArrStart()
+		for _, elem := range s.Output {
+			elem.Encode(e)
 		}
+		e.ArrEnd()
 	}
 	{
 		if s.Status.Set {
@@ -125391,8 +124250,15 @@ func (s *OutputShellCallOutputItem) Decode(d *jx.Decoder) error {
 			}
 		case "output":
 			if err := func() error {
-				s.Output.Reset()
-				if err := s.Output.Decode(d); err != nil {
+				s.Output = make([]ShellCallOutputContent, 0)
+				if err := d.Arr(func(d *jx.Decoder) error {
+					var elem ShellCallOutputContent
+					if err := elem.Decode(d); err != nil {
+						return err
+					}
+					s.Output = append(s.Output, elem)
+					return nil
+				}); err != nil {
 					return err
 				}
 				return nil
@@ -125746,10 +124612,12 @@ func (s *OutputShellServerToolItemAction) Encode(e *jx.Encoder) {
 // encodeFields encodes fields.
 func (s *OutputShellServerToolItemAction) encodeFields(e *jx.Encoder) {
 	{
-		if s.Commands.Set {
-			e.FieldStart("commands")
-			s.Commands.Encode(e)
+		e.FieldStart("commands")
+		e.ArrStart()
+		for _, elem := range s.Commands {
+			e.Str(elem)
 		}
+		e.ArrEnd()
 	}
 	{
 		if s.MaxOutputLength.Set {
@@ -125790,8 +124658,17 @@ func (s *OutputShellServerToolItemAction) Decode(d *jx.Decoder) error {
 		switch string(k) {
 		case "commands":
 			if err := func() error {
-				s.Commands.Reset()
-				if err := s.Commands.Decode(d); err != nil {
+				s.Commands = make([]string, 0)
+				if err := d.Arr(func(d *jx.Decoder) error {
+					var elem string
+					v, err := d.Str()
+					elem = string(v)
+					if err != nil {
+						return err
+					}
+					s.Commands = append(s.Commands, elem)
+					return nil
+				}); err != nil {
 					return err
 				}
 				return nil
@@ -135755,10 +134632,12 @@ func (s *ReasoningItem) encodeFields(e *jx.Encoder) {
 		}
 	}
 	{
-		if s.Summary.Set {
-			e.FieldStart("summary")
-			s.Summary.Encode(e)
+		e.FieldStart("summary")
+		e.ArrStart()
+		for _, elem := range s.Summary {
+			elem.Encode(e)
 		}
+		e.ArrEnd()
 	}
 	{
 		if s.Type.Set {
@@ -135858,8 +134737,15 @@ func (s *ReasoningItem) Decode(d *jx.Decoder) error {
 			}
 		case "summary":
 			if err := func() error {
-				s.Summary.Reset()
-				if err := s.Summary.Decode(d); err != nil {
+				s.Summary = make([]ReasoningSummaryText, 0)
+				if err := d.Arr(func(d *jx.Decoder) error {
+					var elem ReasoningSummaryText
+					if err := elem.Decode(d); err != nil {
+						return err
+					}
+					s.Summary = append(s.Summary, elem)
+					return nil
+				}); err != nil {
 					return err
 				}
 				return nil
@@ -138916,10 +137802,12 @@ func (s *ResponseOutputTextLogprobsItem) Encode(e *jx.Encoder) {
 // encodeFields encodes fields.
 func (s *ResponseOutputTextLogprobsItem) encodeFields(e *jx.Encoder) {
 	{
-		if s.Bytes.Set {
-			e.FieldStart("bytes")
-			s.Bytes.Encode(e)
+		e.FieldStart("bytes")
+		e.ArrStart()
+		for _, elem := range s.Bytes {
+			e.Int(elem)
 		}
+		e.ArrEnd()
 	}
 	{
 		if s.Logprob.Set {
@@ -138934,10 +137822,12 @@ func (s *ResponseOutputTextLogprobsItem) encodeFields(e *jx.Encoder) {
 		}
 	}
 	{
-		if s.TopLogprobs.Set {
-			e.FieldStart("top_logprobs")
-			s.TopLogprobs.Encode(e)
+		e.FieldStart("top_logprobs")
+		e.ArrStart()
+		for _, elem := range s.TopLogprobs {
+			elem.Encode(e)
 		}
+		e.ArrEnd()
 	}
 	for _, k := range sortedKeys(s.AdditionalProps) {
 		elem := s.AdditionalProps[k]
@@ -138967,8 +137857,17 @@ func (s *ResponseOutputTextLogprobsItem) Decode(d *jx.Decoder) error {
 		switch string(k) {
 		case "bytes":
 			if err := func() error {
-				s.Bytes.Reset()
-				if err := s.Bytes.Decode(d); err != nil {
+				s.Bytes = make([]int, 0)
+				if err := d.Arr(func(d *jx.Decoder) error {
+					var elem int
+					v, err := d.Int()
+					elem = int(v)
+					if err != nil {
+						return err
+					}
+					s.Bytes = append(s.Bytes, elem)
+					return nil
+				}); err != nil {
 					return err
 				}
 				return nil
@@ -138997,8 +137896,15 @@ func (s *ResponseOutputTextLogprobsItem) Decode(d *jx.Decoder) error {
 			}
 		case "top_logprobs":
 			if err := func() error {
-				s.TopLogprobs.Reset()
-				if err := s.TopLogprobs.Decode(d); err != nil {
+				s.TopLogprobs = make([]ResponseOutputTextLogprobsItemTopLogprobsItem, 0)
+				if err := d.Arr(func(d *jx.Decoder) error {
+					var elem ResponseOutputTextLogprobsItemTopLogprobsItem
+					if err := elem.Decode(d); err != nil {
+						return err
+					}
+					s.TopLogprobs = append(s.TopLogprobs, elem)
+					return nil
+				}); err != nil {
 					return err
 				}
 				return nil
@@ -139109,10 +138015,12 @@ func (s *ResponseOutputTextLogprobsItemTopLogprobsItem) Encode(e *jx.Encoder) {
 // encodeFields encodes fields.
 func (s *ResponseOutputTextLogprobsItemTopLogprobsItem) encodeFields(e *jx.Encoder) {
 	{
-		if s.Bytes.Set {
-			e.FieldStart("bytes")
-			s.Bytes.Encode(e)
+		e.FieldStart("bytes")
+		e.ArrStart()
+		for _, elem := range s.Bytes {
+			e.Int(elem)
 		}
+		e.ArrEnd()
 	}
 	{
 		if s.Logprob.Set {
@@ -139153,8 +138061,17 @@ func (s *ResponseOutputTextLogprobsItemTopLogprobsItem) Decode(d *jx.Decoder) er
 		switch string(k) {
 		case "bytes":
 			if err := func() error {
-				s.Bytes.Reset()
-				if err := s.Bytes.Decode(d); err != nil {
+				s.Bytes = make([]int, 0)
+				if err := d.Arr(func(d *jx.Decoder) error {
+					var elem int
+					v, err := d.Int()
+					elem = int(v)
+					if err != nil {
+						return err
+					}
+					s.Bytes = append(s.Bytes, elem)
+					return nil
+				}); err != nil {
 					return err
 				}
 				return nil
@@ -141515,10 +140432,12 @@ func (s ResponsesRequestToolsItem) encodeFields(e *jx.Encoder) {
 				}
 			}
 			{
-				if s.VectorStoreIds.Set {
-					e.FieldStart("vector_store_ids")
-					s.VectorStoreIds.Encode(e)
+				e.FieldStart("vector_store_ids")
+				e.ArrStart()
+				for _, elem := range s.VectorStoreIds {
+					e.Str(elem)
 				}
+				e.ArrEnd()
 			}
 			for _, k := range sortedKeys(s.AdditionalProps) {
 				elem := s.AdditionalProps[k]
@@ -141809,10 +140728,12 @@ func (s ResponsesRequestToolsItem) encodeFields(e *jx.Encoder) {
 				}
 			}
 			{
-				if s.Tools.Set {
-					e.FieldStart("tools")
-					s.Tools.Encode(e)
+				e.FieldStart("tools")
+				e.ArrStart()
+				for _, elem := range s.Tools {
+					elem.Encode(e)
 				}
+				e.ArrEnd()
 			}
 			for _, k := range sortedKeys(s.AdditionalProps) {
 				elem := s.AdditionalProps[k]
@@ -144121,10 +143042,12 @@ func (s *ShellCallItemAction) Encode(e *jx.Encoder) {
 // encodeFields encodes fields.
 func (s *ShellCallItemAction) encodeFields(e *jx.Encoder) {
 	{
-		if s.Commands.Set {
-			e.FieldStart("commands")
-			s.Commands.Encode(e)
+		e.FieldStart("commands")
+		e.ArrStart()
+		for _, elem := range s.Commands {
+			e.Str(elem)
 		}
+		e.ArrEnd()
 	}
 	{
 		if s.MaxOutputLength.Set {
@@ -144165,8 +143088,17 @@ func (s *ShellCallItemAction) Decode(d *jx.Decoder) error {
 		switch string(k) {
 		case "commands":
 			if err := func() error {
-				s.Commands.Reset()
-				if err := s.Commands.Decode(d); err != nil {
+				s.Commands = make([]string, 0)
+				if err := d.Arr(func(d *jx.Decoder) error {
+					var elem string
+					v, err := d.Str()
+					elem = string(v)
+					if err != nil {
+						return err
+					}
+					s.Commands = append(s.Commands, elem)
+					return nil
+				}); err != nil {
 					return err
 				}
 				return nil
@@ -145081,10 +144013,12 @@ func (s *ShellCallOutputItem) encodeFields(e *jx.Encoder) {
 		}
 	}
 	{
-		if s.Output.Set {
-			e.FieldStart("output")
-			s.Output.Encode(e)
+		e.FieldStart("output")
+		e.ArrStart()
+		for _, elem := range s.Output {
+			elem.Encode(e)
 		}
+		e.ArrEnd()
 	}
 	{
 		if s.Status.Set {
@@ -145158,8 +144092,15 @@ func (s *ShellCallOutputItem) Decode(d *jx.Decoder) error {
 			}
 		case "output":
 			if err := func() error {
-				s.Output.Reset()
-				if err := s.Output.Decode(d); err != nil {
+				s.Output = make([]ShellCallOutputContent, 0)
+				if err := d.Arr(func(d *jx.Decoder) error {
+					var elem ShellCallOutputContent
+					if err := elem.Decode(d); err != nil {
+						return err
+					}
+					s.Output = append(s.Output, elem)
+					return nil
+				}); err != nil {
 					return err
 				}
 				return nil
@@ -147820,10 +146761,12 @@ func (s StreamEvents) encodeFields(e *jx.Encoder) {
 				}
 			}
 			{
-				if s.Logprobs.Set {
-					e.FieldStart("logprobs")
-					s.Logprobs.Encode(e)
+				e.FieldStart("logprobs")
+				e.ArrStart()
+				for _, elem := range s.Logprobs {
+					elem.Encode(e)
 				}
+				e.ArrEnd()
 			}
 			{
 				if s.OutputIndex.Set {
@@ -147864,10 +146807,12 @@ func (s StreamEvents) encodeFields(e *jx.Encoder) {
 				}
 			}
 			{
-				if s.Logprobs.Set {
-					e.FieldStart("logprobs")
-					s.Logprobs.Encode(e)
+				e.FieldStart("logprobs")
+				e.ArrStart()
+				for _, elem := range s.Logprobs {
+					elem.Encode(e)
 				}
+				e.ArrEnd()
 			}
 			{
 				if s.OutputIndex.Set {
@@ -152297,10 +151242,12 @@ func (s *TextDeltaEvent) encodeFields(e *jx.Encoder) {
 		}
 	}
 	{
-		if s.Logprobs.Set {
-			e.FieldStart("logprobs")
-			s.Logprobs.Encode(e)
+		e.FieldStart("logprobs")
+		e.ArrStart()
+		for _, elem := range s.Logprobs {
+			elem.Encode(e)
 		}
+		e.ArrEnd()
 	}
 	{
 		if s.OutputIndex.Set {
@@ -152381,8 +151328,15 @@ func (s *TextDeltaEvent) Decode(d *jx.Decoder) error {
 			}
 		case "logprobs":
 			if err := func() error {
-				s.Logprobs.Reset()
-				if err := s.Logprobs.Decode(d); err != nil {
+				s.Logprobs = make([]StreamLogprob, 0)
+				if err := d.Arr(func(d *jx.Decoder) error {
+					var elem StreamLogprob
+					if err := elem.Decode(d); err != nil {
+						return err
+					}
+					s.Logprobs = append(s.Logprobs, elem)
+					return nil
+				}); err != nil {
 					return err
 				}
 				return nil
@@ -152573,10 +151527,12 @@ func (s *TextDoneEvent) encodeFields(e *jx.Encoder) {
 		}
 	}
 	{
-		if s.Logprobs.Set {
-			e.FieldStart("logprobs")
-			s.Logprobs.Encode(e)
+		e.FieldStart("logprobs")
+		e.ArrStart()
+		for _, elem := range s.Logprobs {
+			elem.Encode(e)
 		}
+		e.ArrEnd()
 	}
 	{
 		if s.OutputIndex.Set {
@@ -152653,8 +151609,15 @@ func (s *TextDoneEvent) Decode(d *jx.Decoder) error {
 			}
 		case "logprobs":
 			if err := func() error {
-				s.Logprobs.Reset()
-				if err := s.Logprobs.Decode(d); err != nil {
+				s.Logprobs = make([]StreamLogprob, 0)
+				if err := d.Arr(func(d *jx.Decoder) error {
+					var elem StreamLogprob
+					if err := elem.Decode(d); err != nil {
+						return err
+					}
+					s.Logprobs = append(s.Logprobs, elem)
+					return nil
+				}); err != nil {
 					return err
 				}
 				return nil
@@ -153450,10 +152413,14 @@ func (s *ToolChoiceAllowed) encodeFields(e *jx.Encoder) {
 		}
 	}
 	{
-		if s.Tools.Set {
-			e.FieldStart("tools")
-			s.Tools.Encode(e)
+		e.FieldStart("tools")
+		e.ArrStart()
+		for _, elem := range s.Tools {
+			if len(elem) != 0 {
+				e.Raw(elem)
+			}
 		}
+		e.ArrEnd()
 	}
 	{
 		if s.Type.Set {
@@ -153498,8 +152465,17 @@ func (s *ToolChoiceAllowed) Decode(d *jx.Decoder) error {
 			}
 		case "tools":
 			if err := func() error {
-				s.Tools.Reset()
-				if err := s.Tools.Decode(d); err != nil {
+				s.Tools = make([]jx.Raw, 0)
+				if err := d.Arr(func(d *jx.Decoder) error {
+					var elem jx.Raw
+					v, err := d.RawAppend(nil)
+					elem = jx.Raw(v)
+					if err != nil {
+						return err
+					}
+					s.Tools = append(s.Tools, elem)
+					return nil
+				}); err != nil {
 					return err
 				}
 				return nil

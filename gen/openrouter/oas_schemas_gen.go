@@ -12,10 +12,10 @@ import (
 // Additional tools made available to the model at this point in the input.
 // Ref: #/components/schemas/AdditionalToolsItem
 type AdditionalToolsItem struct {
-	ID              OptNilString                            `json:"id"`
-	Role            OptNilAdditionalToolsItemRole           `json:"role"`
-	Tools           OptNilAdditionalToolsItemToolsItemArray `json:"tools"`
-	Type            OptNilAdditionalToolsItemType           `json:"type"`
+	ID              OptNilString                   `json:"id"`
+	Role            OptNilAdditionalToolsItemRole  `json:"role"`
+	Tools           []AdditionalToolsItemToolsItem `json:"tools" transponder:"encode-empty"`
+	Type            OptNilAdditionalToolsItemType  `json:"type"`
 	AdditionalProps AdditionalToolsItemAdditional
 }
 
@@ -30,7 +30,7 @@ func (s *AdditionalToolsItem) GetRole() OptNilAdditionalToolsItemRole {
 }
 
 // GetTools returns the value of Tools.
-func (s *AdditionalToolsItem) GetTools() OptNilAdditionalToolsItemToolsItemArray {
+func (s *AdditionalToolsItem) GetTools() []AdditionalToolsItemToolsItem {
 	return s.Tools
 }
 
@@ -55,7 +55,7 @@ func (s *AdditionalToolsItem) SetRole(val OptNilAdditionalToolsItemRole) {
 }
 
 // SetTools sets the value of Tools.
-func (s *AdditionalToolsItem) SetTools(val OptNilAdditionalToolsItemToolsItemArray) {
+func (s *AdditionalToolsItem) SetTools(val []AdditionalToolsItemToolsItem) {
 	s.Tools = val
 }
 
@@ -1511,12 +1511,12 @@ func (s *AdvisorServerToolOpenRouterType) UnmarshalText(data []byte) error {
 // A message routed between agents in a multi-agent session.
 // Ref: #/components/schemas/AgentMessageItem
 type AgentMessageItem struct {
-	Agent           OptNilAgentMessageItemAgent            `json:"agent"`
-	Author          OptNilString                           `json:"author"`
-	Content         OptNilAgentMessageItemContentItemArray `json:"content"`
-	ID              OptNilString                           `json:"id"`
-	Recipient       OptNilString                           `json:"recipient"`
-	Type            OptNilAgentMessageItemType             `json:"type"`
+	Agent           OptNilAgentMessageItemAgent   `json:"agent"`
+	Author          OptNilString                  `json:"author"`
+	Content         []AgentMessageItemContentItem `json:"content" transponder:"encode-empty"`
+	ID              OptNilString                  `json:"id"`
+	Recipient       OptNilString                  `json:"recipient"`
+	Type            OptNilAgentMessageItemType    `json:"type"`
 	AdditionalProps AgentMessageItemAdditional
 }
 
@@ -1531,7 +1531,7 @@ func (s *AgentMessageItem) GetAuthor() OptNilString {
 }
 
 // GetContent returns the value of Content.
-func (s *AgentMessageItem) GetContent() OptNilAgentMessageItemContentItemArray {
+func (s *AgentMessageItem) GetContent() []AgentMessageItemContentItem {
 	return s.Content
 }
 
@@ -1566,7 +1566,7 @@ func (s *AgentMessageItem) SetAuthor(val OptNilString) {
 }
 
 // SetContent sets the value of Content.
-func (s *AgentMessageItem) SetContent(val OptNilAgentMessageItemContentItemArray) {
+func (s *AgentMessageItem) SetContent(val []AgentMessageItemContentItem) {
 	s.Content = val
 }
 
@@ -7462,31 +7462,31 @@ type BaseResponsesResult struct {
 	MaxToolCalls      OptNilInt                 `json:"max_tool_calls"`
 	// Metadata key-value pairs for the request. Keys must be ≤64 characters and cannot contain brackets.
 	// Values must be ≤512 characters. Maximum 16 pairs allowed.
-	Metadata           jx.Raw                                   `json:"metadata"`
-	Model              OptNilString                             `json:"model"`
-	Object             OptNilBaseResponsesResultObject          `json:"object"`
-	Output             OptNilBaseResponsesResultOutputItemArray `json:"output"`
-	OutputText         OptNilString                             `json:"output_text"`
-	ParallelToolCalls  OptNilBool                               `json:"parallel_tool_calls"`
-	PresencePenalty    OptNilFloat64                            `json:"presence_penalty"`
-	PreviousResponseID OptNilString                             `json:"previous_response_id"`
-	Prompt             OptNilStoredPromptTemplate               `json:"prompt"`
-	PromptCacheKey     OptNilString                             `json:"prompt_cache_key"`
-	PromptCacheOptions OptNilPromptCacheOptions                 `json:"prompt_cache_options"`
-	Reasoning          OptNilBaseReasoningConfig                `json:"reasoning"`
-	SafetyIdentifier   OptNilString                             `json:"safety_identifier"`
-	ServiceTier        OptNilServiceTier                        `json:"service_tier"`
-	Status             OptNilOpenAIResponsesResponseStatus      `json:"status"`
-	Store              OptNilBool                               `json:"store"`
-	Temperature        OptNilFloat64                            `json:"temperature"`
-	Text               OptNilTextConfig                         `json:"text"`
-	ToolChoice         OptNilOpenAIResponsesToolChoice          `json:"tool_choice"`
-	Tools              OptNilBaseResponsesResultToolsItemArray  `json:"tools"`
-	TopLogprobs        OptNilInt                                `json:"top_logprobs"`
-	TopP               OptNilFloat64                            `json:"top_p"`
-	Truncation         OptNilTruncation                         `json:"truncation"`
-	Usage              OptNilOpenAIResponsesUsage               `json:"usage"`
-	User               OptNilString                             `json:"user"`
+	Metadata           jx.Raw                              `json:"metadata"`
+	Model              OptNilString                        `json:"model"`
+	Object             OptNilBaseResponsesResultObject     `json:"object"`
+	Output             []BaseResponsesResultOutputItem     `json:"output" transponder:"encode-empty"`
+	OutputText         OptNilString                        `json:"output_text"`
+	ParallelToolCalls  OptNilBool                          `json:"parallel_tool_calls"`
+	PresencePenalty    OptNilFloat64                       `json:"presence_penalty"`
+	PreviousResponseID OptNilString                        `json:"previous_response_id"`
+	Prompt             OptNilStoredPromptTemplate          `json:"prompt"`
+	PromptCacheKey     OptNilString                        `json:"prompt_cache_key"`
+	PromptCacheOptions OptNilPromptCacheOptions            `json:"prompt_cache_options"`
+	Reasoning          OptNilBaseReasoningConfig           `json:"reasoning"`
+	SafetyIdentifier   OptNilString                        `json:"safety_identifier"`
+	ServiceTier        OptNilServiceTier                   `json:"service_tier"`
+	Status             OptNilOpenAIResponsesResponseStatus `json:"status"`
+	Store              OptNilBool                          `json:"store"`
+	Temperature        OptNilFloat64                       `json:"temperature"`
+	Text               OptNilTextConfig                    `json:"text"`
+	ToolChoice         OptNilOpenAIResponsesToolChoice     `json:"tool_choice"`
+	Tools              []BaseResponsesResultToolsItem      `json:"tools" transponder:"encode-empty"`
+	TopLogprobs        OptNilInt                           `json:"top_logprobs"`
+	TopP               OptNilFloat64                       `json:"top_p"`
+	Truncation         OptNilTruncation                    `json:"truncation"`
+	Usage              OptNilOpenAIResponsesUsage          `json:"usage"`
+	User               OptNilString                        `json:"user"`
 	AdditionalProps    BaseResponsesResultAdditional
 }
 
@@ -7556,7 +7556,7 @@ func (s *BaseResponsesResult) GetObject() OptNilBaseResponsesResultObject {
 }
 
 // GetOutput returns the value of Output.
-func (s *BaseResponsesResult) GetOutput() OptNilBaseResponsesResultOutputItemArray {
+func (s *BaseResponsesResult) GetOutput() []BaseResponsesResultOutputItem {
 	return s.Output
 }
 
@@ -7636,7 +7636,7 @@ func (s *BaseResponsesResult) GetToolChoice() OptNilOpenAIResponsesToolChoice {
 }
 
 // GetTools returns the value of Tools.
-func (s *BaseResponsesResult) GetTools() OptNilBaseResponsesResultToolsItemArray {
+func (s *BaseResponsesResult) GetTools() []BaseResponsesResultToolsItem {
 	return s.Tools
 }
 
@@ -7736,7 +7736,7 @@ func (s *BaseResponsesResult) SetObject(val OptNilBaseResponsesResultObject) {
 }
 
 // SetOutput sets the value of Output.
-func (s *BaseResponsesResult) SetOutput(val OptNilBaseResponsesResultOutputItemArray) {
+func (s *BaseResponsesResult) SetOutput(val []BaseResponsesResultOutputItem) {
 	s.Output = val
 }
 
@@ -7816,7 +7816,7 @@ func (s *BaseResponsesResult) SetToolChoice(val OptNilOpenAIResponsesToolChoice)
 }
 
 // SetTools sets the value of Tools.
-func (s *BaseResponsesResult) SetTools(val OptNilBaseResponsesResultToolsItemArray) {
+func (s *BaseResponsesResult) SetTools(val []BaseResponsesResultToolsItem) {
 	s.Tools = val
 }
 
@@ -8725,13 +8725,13 @@ func NewNamespaceToolBaseResponsesResultToolsItem(v NamespaceTool) BaseResponses
 // Event emitted when a text delta is streamed.
 // Ref: #/components/schemas/BaseTextDeltaEvent
 type BaseTextDeltaEvent struct {
-	ContentIndex    OptNilInt                        `json:"content_index"`
-	Delta           OptNilString                     `json:"delta"`
-	ItemID          OptNilString                     `json:"item_id"`
-	Logprobs        OptNilOpenResponsesLogProbsArray `json:"logprobs"`
-	OutputIndex     OptNilInt                        `json:"output_index"`
-	SequenceNumber  OptNilInt                        `json:"sequence_number"`
-	Type            OptNilBaseTextDeltaEventType     `json:"type"`
+	ContentIndex    OptNilInt                    `json:"content_index"`
+	Delta           OptNilString                 `json:"delta"`
+	ItemID          OptNilString                 `json:"item_id"`
+	Logprobs        []OpenResponsesLogProbs      `json:"logprobs" transponder:"encode-empty"`
+	OutputIndex     OptNilInt                    `json:"output_index"`
+	SequenceNumber  OptNilInt                    `json:"sequence_number"`
+	Type            OptNilBaseTextDeltaEventType `json:"type"`
 	AdditionalProps BaseTextDeltaEventAdditional
 }
 
@@ -8751,7 +8751,7 @@ func (s *BaseTextDeltaEvent) GetItemID() OptNilString {
 }
 
 // GetLogprobs returns the value of Logprobs.
-func (s *BaseTextDeltaEvent) GetLogprobs() OptNilOpenResponsesLogProbsArray {
+func (s *BaseTextDeltaEvent) GetLogprobs() []OpenResponsesLogProbs {
 	return s.Logprobs
 }
 
@@ -8791,7 +8791,7 @@ func (s *BaseTextDeltaEvent) SetItemID(val OptNilString) {
 }
 
 // SetLogprobs sets the value of Logprobs.
-func (s *BaseTextDeltaEvent) SetLogprobs(val OptNilOpenResponsesLogProbsArray) {
+func (s *BaseTextDeltaEvent) SetLogprobs(val []OpenResponsesLogProbs) {
 	s.Logprobs = val
 }
 
@@ -8863,13 +8863,13 @@ func (s *BaseTextDeltaEventType) UnmarshalText(data []byte) error {
 // Event emitted when text streaming is complete.
 // Ref: #/components/schemas/BaseTextDoneEvent
 type BaseTextDoneEvent struct {
-	ContentIndex    OptNilInt                        `json:"content_index"`
-	ItemID          OptNilString                     `json:"item_id"`
-	Logprobs        OptNilOpenResponsesLogProbsArray `json:"logprobs"`
-	OutputIndex     OptNilInt                        `json:"output_index"`
-	SequenceNumber  OptNilInt                        `json:"sequence_number"`
-	Text            OptNilString                     `json:"text"`
-	Type            OptNilBaseTextDoneEventType      `json:"type"`
+	ContentIndex    OptNilInt                   `json:"content_index"`
+	ItemID          OptNilString                `json:"item_id"`
+	Logprobs        []OpenResponsesLogProbs     `json:"logprobs" transponder:"encode-empty"`
+	OutputIndex     OptNilInt                   `json:"output_index"`
+	SequenceNumber  OptNilInt                   `json:"sequence_number"`
+	Text            OptNilString                `json:"text"`
+	Type            OptNilBaseTextDoneEventType `json:"type"`
 	AdditionalProps BaseTextDoneEventAdditional
 }
 
@@ -8884,7 +8884,7 @@ func (s *BaseTextDoneEvent) GetItemID() OptNilString {
 }
 
 // GetLogprobs returns the value of Logprobs.
-func (s *BaseTextDoneEvent) GetLogprobs() OptNilOpenResponsesLogProbsArray {
+func (s *BaseTextDoneEvent) GetLogprobs() []OpenResponsesLogProbs {
 	return s.Logprobs
 }
 
@@ -8924,7 +8924,7 @@ func (s *BaseTextDoneEvent) SetItemID(val OptNilString) {
 }
 
 // SetLogprobs sets the value of Logprobs.
-func (s *BaseTextDoneEvent) SetLogprobs(val OptNilOpenResponsesLogProbsArray) {
+func (s *BaseTextDoneEvent) SetLogprobs(val []OpenResponsesLogProbs) {
 	s.Logprobs = val
 }
 
@@ -12558,7 +12558,7 @@ type ChatRequest struct {
 	// 16.
 	MaxTokens OptNilInt `json:"max_tokens"`
 	// List of messages for the conversation.
-	Messages OptNilChatMessagesArray `json:"messages"`
+	Messages []ChatMessages `json:"messages" transponder:"encode-empty"`
 	// Key-value pairs for additional object information (max 16 pairs, 64 char keys, 512 char values).
 	Metadata jx.Raw `json:"metadata"`
 	// Minimum probability threshold relative to the most likely token. Tokens with probability below min_p
@@ -12673,7 +12673,7 @@ func (s *ChatRequest) GetMaxTokens() OptNilInt {
 }
 
 // GetMessages returns the value of Messages.
-func (s *ChatRequest) GetMessages() OptNilChatMessagesArray {
+func (s *ChatRequest) GetMessages() []ChatMessages {
 	return s.Messages
 }
 
@@ -12888,7 +12888,7 @@ func (s *ChatRequest) SetMaxTokens(val OptNilInt) {
 }
 
 // SetMessages sets the value of Messages.
-func (s *ChatRequest) SetMessages(val OptNilChatMessagesArray) {
+func (s *ChatRequest) SetMessages(val []ChatMessages) {
 	s.Messages = val
 }
 
@@ -13938,7 +13938,7 @@ func NewNullChatRequestStop(v struct{}) ChatRequestStop {
 // Ref: #/components/schemas/ChatResult
 type ChatResult struct {
 	// List of completion choices.
-	Choices OptNilChatChoiceArray `json:"choices"`
+	Choices []ChatChoice `json:"choices" transponder:"encode-empty"`
 	// Unix timestamp of creation.
 	Created OptNilInt `json:"created"`
 	// Unique completion identifier.
@@ -13956,7 +13956,7 @@ type ChatResult struct {
 }
 
 // GetChoices returns the value of Choices.
-func (s *ChatResult) GetChoices() OptNilChatChoiceArray {
+func (s *ChatResult) GetChoices() []ChatChoice {
 	return s.Choices
 }
 
@@ -14006,7 +14006,7 @@ func (s *ChatResult) GetAdditionalProps() ChatResultAdditional {
 }
 
 // SetChoices sets the value of Choices.
-func (s *ChatResult) SetChoices(val OptNilChatChoiceArray) {
+func (s *ChatResult) SetChoices(val []ChatChoice) {
 	s.Choices = val
 }
 
@@ -14314,7 +14314,7 @@ func (s *ChatStreamChoiceAdditional) init() ChatStreamChoiceAdditional {
 // Ref: #/components/schemas/ChatStreamChunk
 type ChatStreamChunk struct {
 	// List of streaming chunk choices.
-	Choices OptNilChatStreamChoiceArray `json:"choices"`
+	Choices []ChatStreamChoice `json:"choices" transponder:"encode-empty"`
 	// Unix timestamp of creation.
 	Created OptNilInt `json:"created"`
 	// Error information.
@@ -14334,7 +14334,7 @@ type ChatStreamChunk struct {
 }
 
 // GetChoices returns the value of Choices.
-func (s *ChatStreamChunk) GetChoices() OptNilChatStreamChoiceArray {
+func (s *ChatStreamChunk) GetChoices() []ChatStreamChoice {
 	return s.Choices
 }
 
@@ -14389,7 +14389,7 @@ func (s *ChatStreamChunk) GetAdditionalProps() ChatStreamChunkAdditional {
 }
 
 // SetChoices sets the value of Choices.
-func (s *ChatStreamChunk) SetChoices(val OptNilChatStreamChoiceArray) {
+func (s *ChatStreamChunk) SetChoices(val []ChatStreamChoice) {
 	s.Choices = val
 }
 
@@ -15283,7 +15283,7 @@ type ChatTokenLogprob struct {
 	// The token.
 	Token OptNilString `json:"token"`
 	// Top alternative tokens with probabilities.
-	TopLogprobs     OptNilChatTokenLogprobTopLogprobsItemArray `json:"top_logprobs"`
+	TopLogprobs     []ChatTokenLogprobTopLogprobsItem `json:"top_logprobs" transponder:"encode-empty"`
 	AdditionalProps ChatTokenLogprobAdditional
 }
 
@@ -15303,7 +15303,7 @@ func (s *ChatTokenLogprob) GetToken() OptNilString {
 }
 
 // GetTopLogprobs returns the value of TopLogprobs.
-func (s *ChatTokenLogprob) GetTopLogprobs() OptNilChatTokenLogprobTopLogprobsItemArray {
+func (s *ChatTokenLogprob) GetTopLogprobs() []ChatTokenLogprobTopLogprobsItem {
 	return s.TopLogprobs
 }
 
@@ -15328,7 +15328,7 @@ func (s *ChatTokenLogprob) SetToken(val OptNilString) {
 }
 
 // SetTopLogprobs sets the value of TopLogprobs.
-func (s *ChatTokenLogprob) SetTopLogprobs(val OptNilChatTokenLogprobTopLogprobsItemArray) {
+func (s *ChatTokenLogprob) SetTopLogprobs(val []ChatTokenLogprobTopLogprobsItem) {
 	s.TopLogprobs = val
 }
 
@@ -18417,13 +18417,13 @@ func (s *CompletedEventType) UnmarshalText(data []byte) error {
 // A compound filter that combines multiple comparison or compound filters.
 // Ref: #/components/schemas/CompoundFilter
 type CompoundFilter struct {
-	Filters         OptNilAnyArray           `json:"filters"`
+	Filters         []jx.Raw                 `json:"filters" transponder:"encode-empty"`
 	Type            OptNilCompoundFilterType `json:"type"`
 	AdditionalProps CompoundFilterAdditional
 }
 
 // GetFilters returns the value of Filters.
-func (s *CompoundFilter) GetFilters() OptNilAnyArray {
+func (s *CompoundFilter) GetFilters() []jx.Raw {
 	return s.Filters
 }
 
@@ -18438,7 +18438,7 @@ func (s *CompoundFilter) GetAdditionalProps() CompoundFilterAdditional {
 }
 
 // SetFilters sets the value of Filters.
-func (s *CompoundFilter) SetFilters(val OptNilAnyArray) {
+func (s *CompoundFilter) SetFilters(val []jx.Raw) {
 	s.Filters = val
 }
 
@@ -22063,13 +22063,13 @@ func (s *EndpointInfoAdditional) init() EndpointInfoAdditional {
 
 // Ref: #/components/schemas/EndpointsMetadata
 type EndpointsMetadata struct {
-	Available       OptNilEndpointInfoArray `json:"available"`
-	Total           OptNilInt               `json:"total"`
+	Available       []EndpointInfo `json:"available" transponder:"encode-empty"`
+	Total           OptNilInt      `json:"total"`
 	AdditionalProps EndpointsMetadataAdditional
 }
 
 // GetAvailable returns the value of Available.
-func (s *EndpointsMetadata) GetAvailable() OptNilEndpointInfoArray {
+func (s *EndpointsMetadata) GetAvailable() []EndpointInfo {
 	return s.Available
 }
 
@@ -22084,7 +22084,7 @@ func (s *EndpointsMetadata) GetAdditionalProps() EndpointsMetadataAdditional {
 }
 
 // SetAvailable sets the value of Available.
-func (s *EndpointsMetadata) SetAvailable(val OptNilEndpointInfoArray) {
+func (s *EndpointsMetadata) SetAvailable(val []EndpointInfo) {
 	s.Available = val
 }
 
@@ -22673,7 +22673,7 @@ type FileSearchServerTool struct {
 	MaxNumResults   OptNilInt                                `json:"max_num_results"`
 	RankingOptions  OptNilFileSearchServerToolRankingOptions `json:"ranking_options"`
 	Type            OptNilFileSearchServerToolType           `json:"type"`
-	VectorStoreIds  OptNilStringArray                        `json:"vector_store_ids"`
+	VectorStoreIds  []string                                 `json:"vector_store_ids" transponder:"encode-empty"`
 	AdditionalProps FileSearchServerToolAdditional
 }
 
@@ -22698,7 +22698,7 @@ func (s *FileSearchServerTool) GetType() OptNilFileSearchServerToolType {
 }
 
 // GetVectorStoreIds returns the value of VectorStoreIds.
-func (s *FileSearchServerTool) GetVectorStoreIds() OptNilStringArray {
+func (s *FileSearchServerTool) GetVectorStoreIds() []string {
 	return s.VectorStoreIds
 }
 
@@ -22728,7 +22728,7 @@ func (s *FileSearchServerTool) SetType(val OptNilFileSearchServerToolType) {
 }
 
 // SetVectorStoreIds sets the value of VectorStoreIds.
-func (s *FileSearchServerTool) SetVectorStoreIds(val OptNilStringArray) {
+func (s *FileSearchServerTool) SetVectorStoreIds(val []string) {
 	s.VectorStoreIds = val
 }
 
@@ -24944,36 +24944,36 @@ func (s *FunctionToolType) UnmarshalText(data []byte) error {
 // Structured analysis produced by the fusion analyst model.
 // Ref: #/components/schemas/FusionAnalysisResult
 type FusionAnalysisResult struct {
-	BlindSpots      OptNilStringArray                                  `json:"blind_spots"`
-	Consensus       OptNilStringArray                                  `json:"consensus"`
-	Contradictions  OptNilFusionAnalysisResultContradictionsItemArray  `json:"contradictions"`
-	PartialCoverage OptNilFusionAnalysisResultPartialCoverageItemArray `json:"partial_coverage"`
-	UniqueInsights  OptNilFusionAnalysisResultUniqueInsightsItemArray  `json:"unique_insights"`
+	BlindSpots      []string                                  `json:"blind_spots" transponder:"encode-empty"`
+	Consensus       []string                                  `json:"consensus" transponder:"encode-empty"`
+	Contradictions  []FusionAnalysisResultContradictionsItem  `json:"contradictions" transponder:"encode-empty"`
+	PartialCoverage []FusionAnalysisResultPartialCoverageItem `json:"partial_coverage" transponder:"encode-empty"`
+	UniqueInsights  []FusionAnalysisResultUniqueInsightsItem  `json:"unique_insights" transponder:"encode-empty"`
 	AdditionalProps FusionAnalysisResultAdditional
 }
 
 // GetBlindSpots returns the value of BlindSpots.
-func (s *FusionAnalysisResult) GetBlindSpots() OptNilStringArray {
+func (s *FusionAnalysisResult) GetBlindSpots() []string {
 	return s.BlindSpots
 }
 
 // GetConsensus returns the value of Consensus.
-func (s *FusionAnalysisResult) GetConsensus() OptNilStringArray {
+func (s *FusionAnalysisResult) GetConsensus() []string {
 	return s.Consensus
 }
 
 // GetContradictions returns the value of Contradictions.
-func (s *FusionAnalysisResult) GetContradictions() OptNilFusionAnalysisResultContradictionsItemArray {
+func (s *FusionAnalysisResult) GetContradictions() []FusionAnalysisResultContradictionsItem {
 	return s.Contradictions
 }
 
 // GetPartialCoverage returns the value of PartialCoverage.
-func (s *FusionAnalysisResult) GetPartialCoverage() OptNilFusionAnalysisResultPartialCoverageItemArray {
+func (s *FusionAnalysisResult) GetPartialCoverage() []FusionAnalysisResultPartialCoverageItem {
 	return s.PartialCoverage
 }
 
 // GetUniqueInsights returns the value of UniqueInsights.
-func (s *FusionAnalysisResult) GetUniqueInsights() OptNilFusionAnalysisResultUniqueInsightsItemArray {
+func (s *FusionAnalysisResult) GetUniqueInsights() []FusionAnalysisResultUniqueInsightsItem {
 	return s.UniqueInsights
 }
 
@@ -24983,27 +24983,27 @@ func (s *FusionAnalysisResult) GetAdditionalProps() FusionAnalysisResultAddition
 }
 
 // SetBlindSpots sets the value of BlindSpots.
-func (s *FusionAnalysisResult) SetBlindSpots(val OptNilStringArray) {
+func (s *FusionAnalysisResult) SetBlindSpots(val []string) {
 	s.BlindSpots = val
 }
 
 // SetConsensus sets the value of Consensus.
-func (s *FusionAnalysisResult) SetConsensus(val OptNilStringArray) {
+func (s *FusionAnalysisResult) SetConsensus(val []string) {
 	s.Consensus = val
 }
 
 // SetContradictions sets the value of Contradictions.
-func (s *FusionAnalysisResult) SetContradictions(val OptNilFusionAnalysisResultContradictionsItemArray) {
+func (s *FusionAnalysisResult) SetContradictions(val []FusionAnalysisResultContradictionsItem) {
 	s.Contradictions = val
 }
 
 // SetPartialCoverage sets the value of PartialCoverage.
-func (s *FusionAnalysisResult) SetPartialCoverage(val OptNilFusionAnalysisResultPartialCoverageItemArray) {
+func (s *FusionAnalysisResult) SetPartialCoverage(val []FusionAnalysisResultPartialCoverageItem) {
 	s.PartialCoverage = val
 }
 
 // SetUniqueInsights sets the value of UniqueInsights.
-func (s *FusionAnalysisResult) SetUniqueInsights(val OptNilFusionAnalysisResultUniqueInsightsItemArray) {
+func (s *FusionAnalysisResult) SetUniqueInsights(val []FusionAnalysisResultUniqueInsightsItem) {
 	s.UniqueInsights = val
 }
 
@@ -25024,13 +25024,13 @@ func (s *FusionAnalysisResultAdditional) init() FusionAnalysisResultAdditional {
 }
 
 type FusionAnalysisResultContradictionsItem struct {
-	Stances         OptNilFusionAnalysisResultContradictionsItemStancesItemArray `json:"stances"`
-	Topic           OptNilString                                                 `json:"topic"`
+	Stances         []FusionAnalysisResultContradictionsItemStancesItem `json:"stances" transponder:"encode-empty"`
+	Topic           OptNilString                                        `json:"topic"`
 	AdditionalProps FusionAnalysisResultContradictionsItemAdditional
 }
 
 // GetStances returns the value of Stances.
-func (s *FusionAnalysisResultContradictionsItem) GetStances() OptNilFusionAnalysisResultContradictionsItemStancesItemArray {
+func (s *FusionAnalysisResultContradictionsItem) GetStances() []FusionAnalysisResultContradictionsItemStancesItem {
 	return s.Stances
 }
 
@@ -25045,7 +25045,7 @@ func (s *FusionAnalysisResultContradictionsItem) GetAdditionalProps() FusionAnal
 }
 
 // SetStances sets the value of Stances.
-func (s *FusionAnalysisResultContradictionsItem) SetStances(val OptNilFusionAnalysisResultContradictionsItemStancesItemArray) {
+func (s *FusionAnalysisResultContradictionsItem) SetStances(val []FusionAnalysisResultContradictionsItemStancesItem) {
 	s.Stances = val
 }
 
@@ -25118,13 +25118,13 @@ func (s *FusionAnalysisResultContradictionsItemStancesItemAdditional) init() Fus
 }
 
 type FusionAnalysisResultPartialCoverageItem struct {
-	Models          OptNilStringArray `json:"models"`
-	Point           OptNilString      `json:"point"`
+	Models          []string     `json:"models" transponder:"encode-empty"`
+	Point           OptNilString `json:"point"`
 	AdditionalProps FusionAnalysisResultPartialCoverageItemAdditional
 }
 
 // GetModels returns the value of Models.
-func (s *FusionAnalysisResultPartialCoverageItem) GetModels() OptNilStringArray {
+func (s *FusionAnalysisResultPartialCoverageItem) GetModels() []string {
 	return s.Models
 }
 
@@ -25139,7 +25139,7 @@ func (s *FusionAnalysisResultPartialCoverageItem) GetAdditionalProps() FusionAna
 }
 
 // SetModels sets the value of Models.
-func (s *FusionAnalysisResultPartialCoverageItem) SetModels(val OptNilStringArray) {
+func (s *FusionAnalysisResultPartialCoverageItem) SetModels(val []string) {
 	s.Models = val
 }
 
@@ -32444,7 +32444,7 @@ func (s *LocalShellCallItem) SetAdditionalProps(val LocalShellCallItemAdditional
 }
 
 type LocalShellCallItemAction struct {
-	Command          OptNilStringArray                  `json:"command"`
+	Command          []string                           `json:"command" transponder:"encode-empty"`
 	Env              jx.Raw                             `json:"env"`
 	TimeoutMs        OptNilInt                          `json:"timeout_ms"`
 	Type             OptNilLocalShellCallItemActionType `json:"type"`
@@ -32454,7 +32454,7 @@ type LocalShellCallItemAction struct {
 }
 
 // GetCommand returns the value of Command.
-func (s *LocalShellCallItemAction) GetCommand() OptNilStringArray {
+func (s *LocalShellCallItemAction) GetCommand() []string {
 	return s.Command
 }
 
@@ -32489,7 +32489,7 @@ func (s *LocalShellCallItemAction) GetAdditionalProps() LocalShellCallItemAction
 }
 
 // SetCommand sets the value of Command.
-func (s *LocalShellCallItemAction) SetCommand(val OptNilStringArray) {
+func (s *LocalShellCallItemAction) SetCommand(val []string) {
 	s.Command = val
 }
 
@@ -33091,11 +33091,11 @@ func (s *McpCallItemType) UnmarshalText(data []byte) error {
 // List of available MCP tools from a server.
 // Ref: #/components/schemas/McpListToolsItem
 type McpListToolsItem struct {
-	Error           OptNilString                         `json:"error"`
-	ID              OptNilString                         `json:"id"`
-	ServerLabel     OptNilString                         `json:"server_label"`
-	Tools           OptNilMcpListToolsItemToolsItemArray `json:"tools"`
-	Type            OptNilMcpListToolsItemType           `json:"type"`
+	Error           OptNilString                `json:"error"`
+	ID              OptNilString                `json:"id"`
+	ServerLabel     OptNilString                `json:"server_label"`
+	Tools           []McpListToolsItemToolsItem `json:"tools" transponder:"encode-empty"`
+	Type            OptNilMcpListToolsItemType  `json:"type"`
 	AdditionalProps McpListToolsItemAdditional
 }
 
@@ -33115,7 +33115,7 @@ func (s *McpListToolsItem) GetServerLabel() OptNilString {
 }
 
 // GetTools returns the value of Tools.
-func (s *McpListToolsItem) GetTools() OptNilMcpListToolsItemToolsItemArray {
+func (s *McpListToolsItem) GetTools() []McpListToolsItemToolsItem {
 	return s.Tools
 }
 
@@ -33145,7 +33145,7 @@ func (s *McpListToolsItem) SetServerLabel(val OptNilString) {
 }
 
 // SetTools sets the value of Tools.
-func (s *McpListToolsItem) SetTools(val OptNilMcpListToolsItemToolsItemArray) {
+func (s *McpListToolsItem) SetTools(val []McpListToolsItemToolsItem) {
 	s.Tools = val
 }
 
@@ -34224,10 +34224,10 @@ func (s *NamespaceFunctionToolType) UnmarshalText(data []byte) error {
 // Groups function/custom tools under a shared namespace.
 // Ref: #/components/schemas/NamespaceTool
 type NamespaceTool struct {
-	Description     OptNilString                      `json:"description"`
-	Name            OptNilString                      `json:"name"`
-	Tools           OptNilNamespaceToolToolsItemArray `json:"tools"`
-	Type            OptNilNamespaceToolType           `json:"type"`
+	Description     OptNilString             `json:"description"`
+	Name            OptNilString             `json:"name"`
+	Tools           []NamespaceToolToolsItem `json:"tools" transponder:"encode-empty"`
+	Type            OptNilNamespaceToolType  `json:"type"`
 	AdditionalProps NamespaceToolAdditional
 }
 
@@ -34242,7 +34242,7 @@ func (s *NamespaceTool) GetName() OptNilString {
 }
 
 // GetTools returns the value of Tools.
-func (s *NamespaceTool) GetTools() OptNilNamespaceToolToolsItemArray {
+func (s *NamespaceTool) GetTools() []NamespaceToolToolsItem {
 	return s.Tools
 }
 
@@ -34267,7 +34267,7 @@ func (s *NamespaceTool) SetName(val OptNilString) {
 }
 
 // SetTools sets the value of Tools.
-func (s *NamespaceTool) SetTools(val OptNilNamespaceToolToolsItemArray) {
+func (s *NamespaceTool) SetTools(val []NamespaceToolToolsItem) {
 	s.Tools = val
 }
 
@@ -35459,15 +35459,15 @@ func (s *OpenAIResponseFunctionToolCallType) UnmarshalText(data []byte) error {
 
 // Ref: #/components/schemas/OpenAIResponseInputMessageItem
 type OpenAIResponseInputMessageItem struct {
-	Content         OptNilOpenAIResponseInputMessageItemContentItemArray `json:"content"`
-	ID              OptNilString                                         `json:"id"`
-	Role            OptNilOpenAIResponseInputMessageItemRole             `json:"role"`
-	Type            OptNilOpenAIResponseInputMessageItemType             `json:"type"`
+	Content         []OpenAIResponseInputMessageItemContentItem `json:"content" transponder:"encode-empty"`
+	ID              OptNilString                                `json:"id"`
+	Role            OptNilOpenAIResponseInputMessageItemRole    `json:"role"`
+	Type            OptNilOpenAIResponseInputMessageItemType    `json:"type"`
 	AdditionalProps OpenAIResponseInputMessageItemAdditional
 }
 
 // GetContent returns the value of Content.
-func (s *OpenAIResponseInputMessageItem) GetContent() OptNilOpenAIResponseInputMessageItemContentItemArray {
+func (s *OpenAIResponseInputMessageItem) GetContent() []OpenAIResponseInputMessageItemContentItem {
 	return s.Content
 }
 
@@ -35492,7 +35492,7 @@ func (s *OpenAIResponseInputMessageItem) GetAdditionalProps() OpenAIResponseInpu
 }
 
 // SetContent sets the value of Content.
-func (s *OpenAIResponseInputMessageItem) SetContent(val OptNilOpenAIResponseInputMessageItemContentItemArray) {
+func (s *OpenAIResponseInputMessageItem) SetContent(val []OpenAIResponseInputMessageItemContentItem) {
 	s.Content = val
 }
 
@@ -38347,32 +38347,32 @@ type OpenResponsesResult struct {
 	MaxToolCalls      OptNilInt                 `json:"max_tool_calls"`
 	// Metadata key-value pairs for the request. Keys must be ≤64 characters and cannot contain brackets.
 	// Values must be ≤512 characters. Maximum 16 pairs allowed.
-	Metadata           jx.Raw                                  `json:"metadata"`
-	Model              OptNilString                            `json:"model"`
-	Object             OptNilOpenResponsesResultObject         `json:"object"`
-	OpenrouterMetadata OptNilOpenRouterMetadata                `json:"openrouter_metadata"`
-	Output             OptNilOutputItemsArray                  `json:"output"`
-	OutputText         OptNilString                            `json:"output_text"`
-	ParallelToolCalls  OptNilBool                              `json:"parallel_tool_calls"`
-	PresencePenalty    OptNilFloat64                           `json:"presence_penalty"`
-	PreviousResponseID OptNilString                            `json:"previous_response_id"`
-	Prompt             OptNilStoredPromptTemplate              `json:"prompt"`
-	PromptCacheKey     OptNilString                            `json:"prompt_cache_key"`
-	PromptCacheOptions OptNilPromptCacheOptions                `json:"prompt_cache_options"`
-	Reasoning          OptNilBaseReasoningConfig               `json:"reasoning"`
-	SafetyIdentifier   OptNilString                            `json:"safety_identifier"`
-	ServiceTier        OptNilString                            `json:"service_tier"`
-	Status             OptNilOpenAIResponsesResponseStatus     `json:"status"`
-	Store              OptNilBool                              `json:"store"`
-	Temperature        OptNilFloat64                           `json:"temperature"`
-	Text               OptNilTextExtendedConfig                `json:"text"`
-	ToolChoice         OptNilOpenAIResponsesToolChoice         `json:"tool_choice"`
-	Tools              OptNilOpenResponsesResultToolsItemArray `json:"tools"`
-	TopLogprobs        OptNilInt                               `json:"top_logprobs"`
-	TopP               OptNilFloat64                           `json:"top_p"`
-	Truncation         OptNilTruncation                        `json:"truncation"`
-	Usage              OptNilUsage                             `json:"usage"`
-	User               OptNilString                            `json:"user"`
+	Metadata           jx.Raw                              `json:"metadata"`
+	Model              OptNilString                        `json:"model"`
+	Object             OptNilOpenResponsesResultObject     `json:"object"`
+	OpenrouterMetadata OptNilOpenRouterMetadata            `json:"openrouter_metadata"`
+	Output             []OutputItems                       `json:"output" transponder:"encode-empty"`
+	OutputText         OptNilString                        `json:"output_text"`
+	ParallelToolCalls  OptNilBool                          `json:"parallel_tool_calls"`
+	PresencePenalty    OptNilFloat64                       `json:"presence_penalty"`
+	PreviousResponseID OptNilString                        `json:"previous_response_id"`
+	Prompt             OptNilStoredPromptTemplate          `json:"prompt"`
+	PromptCacheKey     OptNilString                        `json:"prompt_cache_key"`
+	PromptCacheOptions OptNilPromptCacheOptions            `json:"prompt_cache_options"`
+	Reasoning          OptNilBaseReasoningConfig           `json:"reasoning"`
+	SafetyIdentifier   OptNilString                        `json:"safety_identifier"`
+	ServiceTier        OptNilString                        `json:"service_tier"`
+	Status             OptNilOpenAIResponsesResponseStatus `json:"status"`
+	Store              OptNilBool                          `json:"store"`
+	Temperature        OptNilFloat64                       `json:"temperature"`
+	Text               OptNilTextExtendedConfig            `json:"text"`
+	ToolChoice         OptNilOpenAIResponsesToolChoice     `json:"tool_choice"`
+	Tools              []OpenResponsesResultToolsItem      `json:"tools" transponder:"encode-empty"`
+	TopLogprobs        OptNilInt                           `json:"top_logprobs"`
+	TopP               OptNilFloat64                       `json:"top_p"`
+	Truncation         OptNilTruncation                    `json:"truncation"`
+	Usage              OptNilUsage                         `json:"usage"`
+	User               OptNilString                        `json:"user"`
 	AdditionalProps    OpenResponsesResultAdditional
 }
 
@@ -38452,7 +38452,7 @@ func (s *OpenResponsesResult) GetOpenrouterMetadata() OptNilOpenRouterMetadata {
 }
 
 // GetOutput returns the value of Output.
-func (s *OpenResponsesResult) GetOutput() OptNilOutputItemsArray {
+func (s *OpenResponsesResult) GetOutput() []OutputItems {
 	return s.Output
 }
 
@@ -38532,7 +38532,7 @@ func (s *OpenResponsesResult) GetToolChoice() OptNilOpenAIResponsesToolChoice {
 }
 
 // GetTools returns the value of Tools.
-func (s *OpenResponsesResult) GetTools() OptNilOpenResponsesResultToolsItemArray {
+func (s *OpenResponsesResult) GetTools() []OpenResponsesResultToolsItem {
 	return s.Tools
 }
 
@@ -38642,7 +38642,7 @@ func (s *OpenResponsesResult) SetOpenrouterMetadata(val OptNilOpenRouterMetadata
 }
 
 // SetOutput sets the value of Output.
-func (s *OpenResponsesResult) SetOutput(val OptNilOutputItemsArray) {
+func (s *OpenResponsesResult) SetOutput(val []OutputItems) {
 	s.Output = val
 }
 
@@ -38722,7 +38722,7 @@ func (s *OpenResponsesResult) SetToolChoice(val OptNilOpenAIResponsesToolChoice)
 }
 
 // SetTools sets the value of Tools.
-func (s *OpenResponsesResult) SetTools(val OptNilOpenResponsesResultToolsItemArray) {
+func (s *OpenResponsesResult) SetTools(val []OpenResponsesResultToolsItem) {
 	s.Tools = val
 }
 
@@ -42273,74 +42273,6 @@ func (o OptNilAdditionalToolsItemToolsFunctionType) Or(d AdditionalToolsItemTool
 	return d
 }
 
-// NewOptNilAdditionalToolsItemToolsItemArray returns new OptNilAdditionalToolsItemToolsItemArray with value set to v.
-func NewOptNilAdditionalToolsItemToolsItemArray(v []AdditionalToolsItemToolsItem) OptNilAdditionalToolsItemToolsItemArray {
-	return OptNilAdditionalToolsItemToolsItemArray{
-		Value: v,
-		Set:   true,
-	}
-}
-
-// OptNilAdditionalToolsItemToolsItemArray is optional nullable []AdditionalToolsItemToolsItem.
-type OptNilAdditionalToolsItemToolsItemArray struct {
-	Value []AdditionalToolsItemToolsItem
-	Set   bool
-	Null  bool
-}
-
-// IsSet returns true if OptNilAdditionalToolsItemToolsItemArray was set.
-func (o OptNilAdditionalToolsItemToolsItemArray) IsSet() bool { return o.Set }
-
-// Reset unsets value.
-func (o *OptNilAdditionalToolsItemToolsItemArray) Reset() {
-	var v []AdditionalToolsItemToolsItem
-	o.Value = v
-	o.Set = false
-	o.Null = false
-}
-
-// SetTo sets value to v.
-func (o *OptNilAdditionalToolsItemToolsItemArray) SetTo(v []AdditionalToolsItemToolsItem) {
-	o.Set = true
-	o.Null = false
-	o.Value = v
-}
-
-// IsNull returns true if value is Null.
-func (o OptNilAdditionalToolsItemToolsItemArray) IsNull() bool { return o.Null }
-
-// SetToNull sets value to null.
-func (o *OptNilAdditionalToolsItemToolsItemArray) SetToNull() {
-	o.Set = true
-	o.Null = true
-	var v []AdditionalToolsItemToolsItem
-	o.Value = v
-}
-
-// IsEmpty returns true if the field was omitted from the payload (not Set and not Null).
-func (o OptNilAdditionalToolsItemToolsItemArray) IsEmpty() bool {
-	return !o.Set && !o.Null
-}
-
-// Get returns value and boolean that denotes whether value was set.
-func (o OptNilAdditionalToolsItemToolsItemArray) Get() (v []AdditionalToolsItemToolsItem, ok bool) {
-	if o.Null {
-		return v, false
-	}
-	if !o.Set {
-		return v, false
-	}
-	return o.Value, true
-}
-
-// Or returns value if set, or given parameter if does not.
-func (o OptNilAdditionalToolsItemToolsItemArray) Or(d []AdditionalToolsItemToolsItem) []AdditionalToolsItemToolsItem {
-	if v, ok := o.Get(); ok {
-		return v
-	}
-	return d
-}
-
 // NewOptNilAdditionalToolsItemType returns new OptNilAdditionalToolsItemType with value set to v.
 func NewOptNilAdditionalToolsItemType(v AdditionalToolsItemType) OptNilAdditionalToolsItemType {
 	return OptNilAdditionalToolsItemType{
@@ -42953,74 +42885,6 @@ func (o OptNilAgentMessageItemContentInputImageType) Or(d AgentMessageItemConten
 	return d
 }
 
-// NewOptNilAgentMessageItemContentItemArray returns new OptNilAgentMessageItemContentItemArray with value set to v.
-func NewOptNilAgentMessageItemContentItemArray(v []AgentMessageItemContentItem) OptNilAgentMessageItemContentItemArray {
-	return OptNilAgentMessageItemContentItemArray{
-		Value: v,
-		Set:   true,
-	}
-}
-
-// OptNilAgentMessageItemContentItemArray is optional nullable []AgentMessageItemContentItem.
-type OptNilAgentMessageItemContentItemArray struct {
-	Value []AgentMessageItemContentItem
-	Set   bool
-	Null  bool
-}
-
-// IsSet returns true if OptNilAgentMessageItemContentItemArray was set.
-func (o OptNilAgentMessageItemContentItemArray) IsSet() bool { return o.Set }
-
-// Reset unsets value.
-func (o *OptNilAgentMessageItemContentItemArray) Reset() {
-	var v []AgentMessageItemContentItem
-	o.Value = v
-	o.Set = false
-	o.Null = false
-}
-
-// SetTo sets value to v.
-func (o *OptNilAgentMessageItemContentItemArray) SetTo(v []AgentMessageItemContentItem) {
-	o.Set = true
-	o.Null = false
-	o.Value = v
-}
-
-// IsNull returns true if value is Null.
-func (o OptNilAgentMessageItemContentItemArray) IsNull() bool { return o.Null }
-
-// SetToNull sets value to null.
-func (o *OptNilAgentMessageItemContentItemArray) SetToNull() {
-	o.Set = true
-	o.Null = true
-	var v []AgentMessageItemContentItem
-	o.Value = v
-}
-
-// IsEmpty returns true if the field was omitted from the payload (not Set and not Null).
-func (o OptNilAgentMessageItemContentItemArray) IsEmpty() bool {
-	return !o.Set && !o.Null
-}
-
-// Get returns value and boolean that denotes whether value was set.
-func (o OptNilAgentMessageItemContentItemArray) Get() (v []AgentMessageItemContentItem, ok bool) {
-	if o.Null {
-		return v, false
-	}
-	if !o.Set {
-		return v, false
-	}
-	return o.Value, true
-}
-
-// Or returns value if set, or given parameter if does not.
-func (o OptNilAgentMessageItemContentItemArray) Or(d []AgentMessageItemContentItem) []AgentMessageItemContentItem {
-	if v, ok := o.Get(); ok {
-		return v
-	}
-	return d
-}
-
 // NewOptNilAgentMessageItemType returns new OptNilAgentMessageItemType with value set to v.
 func NewOptNilAgentMessageItemType(v AgentMessageItemType) OptNilAgentMessageItemType {
 	return OptNilAgentMessageItemType{
@@ -43355,74 +43219,6 @@ func (o OptNilAnthropicCacheControlTtl) Get() (v AnthropicCacheControlTtl, ok bo
 
 // Or returns value if set, or given parameter if does not.
 func (o OptNilAnthropicCacheControlTtl) Or(d AnthropicCacheControlTtl) AnthropicCacheControlTtl {
-	if v, ok := o.Get(); ok {
-		return v
-	}
-	return d
-}
-
-// NewOptNilAnyArray returns new OptNilAnyArray with value set to v.
-func NewOptNilAnyArray(v []jx.Raw) OptNilAnyArray {
-	return OptNilAnyArray{
-		Value: v,
-		Set:   true,
-	}
-}
-
-// OptNilAnyArray is optional nullable []jx.Raw.
-type OptNilAnyArray struct {
-	Value []jx.Raw
-	Set   bool
-	Null  bool
-}
-
-// IsSet returns true if OptNilAnyArray was set.
-func (o OptNilAnyArray) IsSet() bool { return o.Set }
-
-// Reset unsets value.
-func (o *OptNilAnyArray) Reset() {
-	var v []jx.Raw
-	o.Value = v
-	o.Set = false
-	o.Null = false
-}
-
-// SetTo sets value to v.
-func (o *OptNilAnyArray) SetTo(v []jx.Raw) {
-	o.Set = true
-	o.Null = false
-	o.Value = v
-}
-
-// IsNull returns true if value is Null.
-func (o OptNilAnyArray) IsNull() bool { return o.Null }
-
-// SetToNull sets value to null.
-func (o *OptNilAnyArray) SetToNull() {
-	o.Set = true
-	o.Null = true
-	var v []jx.Raw
-	o.Value = v
-}
-
-// IsEmpty returns true if the field was omitted from the payload (not Set and not Null).
-func (o OptNilAnyArray) IsEmpty() bool {
-	return !o.Set && !o.Null
-}
-
-// Get returns value and boolean that denotes whether value was set.
-func (o OptNilAnyArray) Get() (v []jx.Raw, ok bool) {
-	if o.Null {
-		return v, false
-	}
-	if !o.Set {
-		return v, false
-	}
-	return o.Value, true
-}
-
-// Or returns value if set, or given parameter if does not.
-func (o OptNilAnyArray) Or(d []jx.Raw) []jx.Raw {
 	if v, ok := o.Get(); ok {
 		return v
 	}
@@ -46421,74 +46217,6 @@ func (o OptNilBaseResponsesResultObject) Or(d BaseResponsesResultObject) BaseRes
 	return d
 }
 
-// NewOptNilBaseResponsesResultOutputItemArray returns new OptNilBaseResponsesResultOutputItemArray with value set to v.
-func NewOptNilBaseResponsesResultOutputItemArray(v []BaseResponsesResultOutputItem) OptNilBaseResponsesResultOutputItemArray {
-	return OptNilBaseResponsesResultOutputItemArray{
-		Value: v,
-		Set:   true,
-	}
-}
-
-// OptNilBaseResponsesResultOutputItemArray is optional nullable []BaseResponsesResultOutputItem.
-type OptNilBaseResponsesResultOutputItemArray struct {
-	Value []BaseResponsesResultOutputItem
-	Set   bool
-	Null  bool
-}
-
-// IsSet returns true if OptNilBaseResponsesResultOutputItemArray was set.
-func (o OptNilBaseResponsesResultOutputItemArray) IsSet() bool { return o.Set }
-
-// Reset unsets value.
-func (o *OptNilBaseResponsesResultOutputItemArray) Reset() {
-	var v []BaseResponsesResultOutputItem
-	o.Value = v
-	o.Set = false
-	o.Null = false
-}
-
-// SetTo sets value to v.
-func (o *OptNilBaseResponsesResultOutputItemArray) SetTo(v []BaseResponsesResultOutputItem) {
-	o.Set = true
-	o.Null = false
-	o.Value = v
-}
-
-// IsNull returns true if value is Null.
-func (o OptNilBaseResponsesResultOutputItemArray) IsNull() bool { return o.Null }
-
-// SetToNull sets value to null.
-func (o *OptNilBaseResponsesResultOutputItemArray) SetToNull() {
-	o.Set = true
-	o.Null = true
-	var v []BaseResponsesResultOutputItem
-	o.Value = v
-}
-
-// IsEmpty returns true if the field was omitted from the payload (not Set and not Null).
-func (o OptNilBaseResponsesResultOutputItemArray) IsEmpty() bool {
-	return !o.Set && !o.Null
-}
-
-// Get returns value and boolean that denotes whether value was set.
-func (o OptNilBaseResponsesResultOutputItemArray) Get() (v []BaseResponsesResultOutputItem, ok bool) {
-	if o.Null {
-		return v, false
-	}
-	if !o.Set {
-		return v, false
-	}
-	return o.Value, true
-}
-
-// Or returns value if set, or given parameter if does not.
-func (o OptNilBaseResponsesResultOutputItemArray) Or(d []BaseResponsesResultOutputItem) []BaseResponsesResultOutputItem {
-	if v, ok := o.Get(); ok {
-		return v
-	}
-	return d
-}
-
 // NewOptNilBaseResponsesResultToolsFunctionType returns new OptNilBaseResponsesResultToolsFunctionType with value set to v.
 func NewOptNilBaseResponsesResultToolsFunctionType(v BaseResponsesResultToolsFunctionType) OptNilBaseResponsesResultToolsFunctionType {
 	return OptNilBaseResponsesResultToolsFunctionType{
@@ -46551,74 +46279,6 @@ func (o OptNilBaseResponsesResultToolsFunctionType) Get() (v BaseResponsesResult
 
 // Or returns value if set, or given parameter if does not.
 func (o OptNilBaseResponsesResultToolsFunctionType) Or(d BaseResponsesResultToolsFunctionType) BaseResponsesResultToolsFunctionType {
-	if v, ok := o.Get(); ok {
-		return v
-	}
-	return d
-}
-
-// NewOptNilBaseResponsesResultToolsItemArray returns new OptNilBaseResponsesResultToolsItemArray with value set to v.
-func NewOptNilBaseResponsesResultToolsItemArray(v []BaseResponsesResultToolsItem) OptNilBaseResponsesResultToolsItemArray {
-	return OptNilBaseResponsesResultToolsItemArray{
-		Value: v,
-		Set:   true,
-	}
-}
-
-// OptNilBaseResponsesResultToolsItemArray is optional nullable []BaseResponsesResultToolsItem.
-type OptNilBaseResponsesResultToolsItemArray struct {
-	Value []BaseResponsesResultToolsItem
-	Set   bool
-	Null  bool
-}
-
-// IsSet returns true if OptNilBaseResponsesResultToolsItemArray was set.
-func (o OptNilBaseResponsesResultToolsItemArray) IsSet() bool { return o.Set }
-
-// Reset unsets value.
-func (o *OptNilBaseResponsesResultToolsItemArray) Reset() {
-	var v []BaseResponsesResultToolsItem
-	o.Value = v
-	o.Set = false
-	o.Null = false
-}
-
-// SetTo sets value to v.
-func (o *OptNilBaseResponsesResultToolsItemArray) SetTo(v []BaseResponsesResultToolsItem) {
-	o.Set = true
-	o.Null = false
-	o.Value = v
-}
-
-// IsNull returns true if value is Null.
-func (o OptNilBaseResponsesResultToolsItemArray) IsNull() bool { return o.Null }
-
-// SetToNull sets value to null.
-func (o *OptNilBaseResponsesResultToolsItemArray) SetToNull() {
-	o.Set = true
-	o.Null = true
-	var v []BaseResponsesResultToolsItem
-	o.Value = v
-}
-
-// IsEmpty returns true if the field was omitted from the payload (not Set and not Null).
-func (o OptNilBaseResponsesResultToolsItemArray) IsEmpty() bool {
-	return !o.Set && !o.Null
-}
-
-// Get returns value and boolean that denotes whether value was set.
-func (o OptNilBaseResponsesResultToolsItemArray) Get() (v []BaseResponsesResultToolsItem, ok bool) {
-	if o.Null {
-		return v, false
-	}
-	if !o.Set {
-		return v, false
-	}
-	return o.Value, true
-}
-
-// Or returns value if set, or given parameter if does not.
-func (o OptNilBaseResponsesResultToolsItemArray) Or(d []BaseResponsesResultToolsItem) []BaseResponsesResultToolsItem {
 	if v, ok := o.Get(); ok {
 		return v
 	}
@@ -47435,74 +47095,6 @@ func (o OptNilChatAudioOutput) Get() (v ChatAudioOutput, ok bool) {
 
 // Or returns value if set, or given parameter if does not.
 func (o OptNilChatAudioOutput) Or(d ChatAudioOutput) ChatAudioOutput {
-	if v, ok := o.Get(); ok {
-		return v
-	}
-	return d
-}
-
-// NewOptNilChatChoiceArray returns new OptNilChatChoiceArray with value set to v.
-func NewOptNilChatChoiceArray(v []ChatChoice) OptNilChatChoiceArray {
-	return OptNilChatChoiceArray{
-		Value: v,
-		Set:   true,
-	}
-}
-
-// OptNilChatChoiceArray is optional nullable []ChatChoice.
-type OptNilChatChoiceArray struct {
-	Value []ChatChoice
-	Set   bool
-	Null  bool
-}
-
-// IsSet returns true if OptNilChatChoiceArray was set.
-func (o OptNilChatChoiceArray) IsSet() bool { return o.Set }
-
-// Reset unsets value.
-func (o *OptNilChatChoiceArray) Reset() {
-	var v []ChatChoice
-	o.Value = v
-	o.Set = false
-	o.Null = false
-}
-
-// SetTo sets value to v.
-func (o *OptNilChatChoiceArray) SetTo(v []ChatChoice) {
-	o.Set = true
-	o.Null = false
-	o.Value = v
-}
-
-// IsNull returns true if value is Null.
-func (o OptNilChatChoiceArray) IsNull() bool { return o.Null }
-
-// SetToNull sets value to null.
-func (o *OptNilChatChoiceArray) SetToNull() {
-	o.Set = true
-	o.Null = true
-	var v []ChatChoice
-	o.Value = v
-}
-
-// IsEmpty returns true if the field was omitted from the payload (not Set and not Null).
-func (o OptNilChatChoiceArray) IsEmpty() bool {
-	return !o.Set && !o.Null
-}
-
-// Get returns value and boolean that denotes whether value was set.
-func (o OptNilChatChoiceArray) Get() (v []ChatChoice, ok bool) {
-	if o.Null {
-		return v, false
-	}
-	if !o.Set {
-		return v, false
-	}
-	return o.Value, true
-}
-
-// Or returns value if set, or given parameter if does not.
-func (o OptNilChatChoiceArray) Or(d []ChatChoice) []ChatChoice {
 	if v, ok := o.Get(); ok {
 		return v
 	}
@@ -49345,74 +48937,6 @@ func (o OptNilChatMessageAnnotationURLCitation) Or(d ChatMessageAnnotationURLCit
 	return d
 }
 
-// NewOptNilChatMessagesArray returns new OptNilChatMessagesArray with value set to v.
-func NewOptNilChatMessagesArray(v []ChatMessages) OptNilChatMessagesArray {
-	return OptNilChatMessagesArray{
-		Value: v,
-		Set:   true,
-	}
-}
-
-// OptNilChatMessagesArray is optional nullable []ChatMessages.
-type OptNilChatMessagesArray struct {
-	Value []ChatMessages
-	Set   bool
-	Null  bool
-}
-
-// IsSet returns true if OptNilChatMessagesArray was set.
-func (o OptNilChatMessagesArray) IsSet() bool { return o.Set }
-
-// Reset unsets value.
-func (o *OptNilChatMessagesArray) Reset() {
-	var v []ChatMessages
-	o.Value = v
-	o.Set = false
-	o.Null = false
-}
-
-// SetTo sets value to v.
-func (o *OptNilChatMessagesArray) SetTo(v []ChatMessages) {
-	o.Set = true
-	o.Null = false
-	o.Value = v
-}
-
-// IsNull returns true if value is Null.
-func (o OptNilChatMessagesArray) IsNull() bool { return o.Null }
-
-// SetToNull sets value to null.
-func (o *OptNilChatMessagesArray) SetToNull() {
-	o.Set = true
-	o.Null = true
-	var v []ChatMessages
-	o.Value = v
-}
-
-// IsEmpty returns true if the field was omitted from the payload (not Set and not Null).
-func (o OptNilChatMessagesArray) IsEmpty() bool {
-	return !o.Set && !o.Null
-}
-
-// Get returns value and boolean that denotes whether value was set.
-func (o OptNilChatMessagesArray) Get() (v []ChatMessages, ok bool) {
-	if o.Null {
-		return v, false
-	}
-	if !o.Set {
-		return v, false
-	}
-	return o.Value, true
-}
-
-// Or returns value if set, or given parameter if does not.
-func (o OptNilChatMessagesArray) Or(d []ChatMessages) []ChatMessages {
-	if v, ok := o.Get(); ok {
-		return v
-	}
-	return d
-}
-
 // NewOptNilChatModelNames returns new OptNilChatModelNames with value set to v.
 func NewOptNilChatModelNames(v ChatModelNames) OptNilChatModelNames {
 	return OptNilChatModelNames{
@@ -50297,74 +49821,6 @@ func (o OptNilChatSearchModelsServerToolType) Or(d ChatSearchModelsServerToolTyp
 	return d
 }
 
-// NewOptNilChatStreamChoiceArray returns new OptNilChatStreamChoiceArray with value set to v.
-func NewOptNilChatStreamChoiceArray(v []ChatStreamChoice) OptNilChatStreamChoiceArray {
-	return OptNilChatStreamChoiceArray{
-		Value: v,
-		Set:   true,
-	}
-}
-
-// OptNilChatStreamChoiceArray is optional nullable []ChatStreamChoice.
-type OptNilChatStreamChoiceArray struct {
-	Value []ChatStreamChoice
-	Set   bool
-	Null  bool
-}
-
-// IsSet returns true if OptNilChatStreamChoiceArray was set.
-func (o OptNilChatStreamChoiceArray) IsSet() bool { return o.Set }
-
-// Reset unsets value.
-func (o *OptNilChatStreamChoiceArray) Reset() {
-	var v []ChatStreamChoice
-	o.Value = v
-	o.Set = false
-	o.Null = false
-}
-
-// SetTo sets value to v.
-func (o *OptNilChatStreamChoiceArray) SetTo(v []ChatStreamChoice) {
-	o.Set = true
-	o.Null = false
-	o.Value = v
-}
-
-// IsNull returns true if value is Null.
-func (o OptNilChatStreamChoiceArray) IsNull() bool { return o.Null }
-
-// SetToNull sets value to null.
-func (o *OptNilChatStreamChoiceArray) SetToNull() {
-	o.Set = true
-	o.Null = true
-	var v []ChatStreamChoice
-	o.Value = v
-}
-
-// IsEmpty returns true if the field was omitted from the payload (not Set and not Null).
-func (o OptNilChatStreamChoiceArray) IsEmpty() bool {
-	return !o.Set && !o.Null
-}
-
-// Get returns value and boolean that denotes whether value was set.
-func (o OptNilChatStreamChoiceArray) Get() (v []ChatStreamChoice, ok bool) {
-	if o.Null {
-		return v, false
-	}
-	if !o.Set {
-		return v, false
-	}
-	return o.Value, true
-}
-
-// Or returns value if set, or given parameter if does not.
-func (o OptNilChatStreamChoiceArray) Or(d []ChatStreamChoice) []ChatStreamChoice {
-	if v, ok := o.Get(); ok {
-		return v
-	}
-	return d
-}
-
 // NewOptNilChatStreamChunk returns new OptNilChatStreamChunk with value set to v.
 func NewOptNilChatStreamChunk(v ChatStreamChunk) OptNilChatStreamChunk {
 	return OptNilChatStreamChunk{
@@ -51243,74 +50699,6 @@ func (o OptNilChatTokenLogprobArray) Get() (v []ChatTokenLogprob, ok bool) {
 
 // Or returns value if set, or given parameter if does not.
 func (o OptNilChatTokenLogprobArray) Or(d []ChatTokenLogprob) []ChatTokenLogprob {
-	if v, ok := o.Get(); ok {
-		return v
-	}
-	return d
-}
-
-// NewOptNilChatTokenLogprobTopLogprobsItemArray returns new OptNilChatTokenLogprobTopLogprobsItemArray with value set to v.
-func NewOptNilChatTokenLogprobTopLogprobsItemArray(v []ChatTokenLogprobTopLogprobsItem) OptNilChatTokenLogprobTopLogprobsItemArray {
-	return OptNilChatTokenLogprobTopLogprobsItemArray{
-		Value: v,
-		Set:   true,
-	}
-}
-
-// OptNilChatTokenLogprobTopLogprobsItemArray is optional nullable []ChatTokenLogprobTopLogprobsItem.
-type OptNilChatTokenLogprobTopLogprobsItemArray struct {
-	Value []ChatTokenLogprobTopLogprobsItem
-	Set   bool
-	Null  bool
-}
-
-// IsSet returns true if OptNilChatTokenLogprobTopLogprobsItemArray was set.
-func (o OptNilChatTokenLogprobTopLogprobsItemArray) IsSet() bool { return o.Set }
-
-// Reset unsets value.
-func (o *OptNilChatTokenLogprobTopLogprobsItemArray) Reset() {
-	var v []ChatTokenLogprobTopLogprobsItem
-	o.Value = v
-	o.Set = false
-	o.Null = false
-}
-
-// SetTo sets value to v.
-func (o *OptNilChatTokenLogprobTopLogprobsItemArray) SetTo(v []ChatTokenLogprobTopLogprobsItem) {
-	o.Set = true
-	o.Null = false
-	o.Value = v
-}
-
-// IsNull returns true if value is Null.
-func (o OptNilChatTokenLogprobTopLogprobsItemArray) IsNull() bool { return o.Null }
-
-// SetToNull sets value to null.
-func (o *OptNilChatTokenLogprobTopLogprobsItemArray) SetToNull() {
-	o.Set = true
-	o.Null = true
-	var v []ChatTokenLogprobTopLogprobsItem
-	o.Value = v
-}
-
-// IsEmpty returns true if the field was omitted from the payload (not Set and not Null).
-func (o OptNilChatTokenLogprobTopLogprobsItemArray) IsEmpty() bool {
-	return !o.Set && !o.Null
-}
-
-// Get returns value and boolean that denotes whether value was set.
-func (o OptNilChatTokenLogprobTopLogprobsItemArray) Get() (v []ChatTokenLogprobTopLogprobsItem, ok bool) {
-	if o.Null {
-		return v, false
-	}
-	if !o.Set {
-		return v, false
-	}
-	return o.Value, true
-}
-
-// Or returns value if set, or given parameter if does not.
-func (o OptNilChatTokenLogprobTopLogprobsItemArray) Or(d []ChatTokenLogprobTopLogprobsItem) []ChatTokenLogprobTopLogprobsItem {
 	if v, ok := o.Get(); ok {
 		return v
 	}
@@ -55601,74 +54989,6 @@ func (o OptNilEdgeNetworkTimeoutResponseErrorData) Or(d EdgeNetworkTimeoutRespon
 	return d
 }
 
-// NewOptNilEndpointInfoArray returns new OptNilEndpointInfoArray with value set to v.
-func NewOptNilEndpointInfoArray(v []EndpointInfo) OptNilEndpointInfoArray {
-	return OptNilEndpointInfoArray{
-		Value: v,
-		Set:   true,
-	}
-}
-
-// OptNilEndpointInfoArray is optional nullable []EndpointInfo.
-type OptNilEndpointInfoArray struct {
-	Value []EndpointInfo
-	Set   bool
-	Null  bool
-}
-
-// IsSet returns true if OptNilEndpointInfoArray was set.
-func (o OptNilEndpointInfoArray) IsSet() bool { return o.Set }
-
-// Reset unsets value.
-func (o *OptNilEndpointInfoArray) Reset() {
-	var v []EndpointInfo
-	o.Value = v
-	o.Set = false
-	o.Null = false
-}
-
-// SetTo sets value to v.
-func (o *OptNilEndpointInfoArray) SetTo(v []EndpointInfo) {
-	o.Set = true
-	o.Null = false
-	o.Value = v
-}
-
-// IsNull returns true if value is Null.
-func (o OptNilEndpointInfoArray) IsNull() bool { return o.Null }
-
-// SetToNull sets value to null.
-func (o *OptNilEndpointInfoArray) SetToNull() {
-	o.Set = true
-	o.Null = true
-	var v []EndpointInfo
-	o.Value = v
-}
-
-// IsEmpty returns true if the field was omitted from the payload (not Set and not Null).
-func (o OptNilEndpointInfoArray) IsEmpty() bool {
-	return !o.Set && !o.Null
-}
-
-// Get returns value and boolean that denotes whether value was set.
-func (o OptNilEndpointInfoArray) Get() (v []EndpointInfo, ok bool) {
-	if o.Null {
-		return v, false
-	}
-	if !o.Set {
-		return v, false
-	}
-	return o.Value, true
-}
-
-// Or returns value if set, or given parameter if does not.
-func (o OptNilEndpointInfoArray) Or(d []EndpointInfo) []EndpointInfo {
-	if v, ok := o.Get(); ok {
-		return v
-	}
-	return d
-}
-
 // NewOptNilEndpointsMetadata returns new OptNilEndpointsMetadata with value set to v.
 func NewOptNilEndpointsMetadata(v EndpointsMetadata) OptNilEndpointsMetadata {
 	return OptNilEndpointsMetadata{
@@ -57567,278 +56887,6 @@ func (o OptNilFusionAnalysisResult) Get() (v FusionAnalysisResult, ok bool) {
 
 // Or returns value if set, or given parameter if does not.
 func (o OptNilFusionAnalysisResult) Or(d FusionAnalysisResult) FusionAnalysisResult {
-	if v, ok := o.Get(); ok {
-		return v
-	}
-	return d
-}
-
-// NewOptNilFusionAnalysisResultContradictionsItemArray returns new OptNilFusionAnalysisResultContradictionsItemArray with value set to v.
-func NewOptNilFusionAnalysisResultContradictionsItemArray(v []FusionAnalysisResultContradictionsItem) OptNilFusionAnalysisResultContradictionsItemArray {
-	return OptNilFusionAnalysisResultContradictionsItemArray{
-		Value: v,
-		Set:   true,
-	}
-}
-
-// OptNilFusionAnalysisResultContradictionsItemArray is optional nullable []FusionAnalysisResultContradictionsItem.
-type OptNilFusionAnalysisResultContradictionsItemArray struct {
-	Value []FusionAnalysisResultContradictionsItem
-	Set   bool
-	Null  bool
-}
-
-// IsSet returns true if OptNilFusionAnalysisResultContradictionsItemArray was set.
-func (o OptNilFusionAnalysisResultContradictionsItemArray) IsSet() bool { return o.Set }
-
-// Reset unsets value.
-func (o *OptNilFusionAnalysisResultContradictionsItemArray) Reset() {
-	var v []FusionAnalysisResultContradictionsItem
-	o.Value = v
-	o.Set = false
-	o.Null = false
-}
-
-// SetTo sets value to v.
-func (o *OptNilFusionAnalysisResultContradictionsItemArray) SetTo(v []FusionAnalysisResultContradictionsItem) {
-	o.Set = true
-	o.Null = false
-	o.Value = v
-}
-
-// IsNull returns true if value is Null.
-func (o OptNilFusionAnalysisResultContradictionsItemArray) IsNull() bool { return o.Null }
-
-// SetToNull sets value to null.
-func (o *OptNilFusionAnalysisResultContradictionsItemArray) SetToNull() {
-	o.Set = true
-	o.Null = true
-	var v []FusionAnalysisResultContradictionsItem
-	o.Value = v
-}
-
-// IsEmpty returns true if the field was omitted from the payload (not Set and not Null).
-func (o OptNilFusionAnalysisResultContradictionsItemArray) IsEmpty() bool {
-	return !o.Set && !o.Null
-}
-
-// Get returns value and boolean that denotes whether value was set.
-func (o OptNilFusionAnalysisResultContradictionsItemArray) Get() (v []FusionAnalysisResultContradictionsItem, ok bool) {
-	if o.Null {
-		return v, false
-	}
-	if !o.Set {
-		return v, false
-	}
-	return o.Value, true
-}
-
-// Or returns value if set, or given parameter if does not.
-func (o OptNilFusionAnalysisResultContradictionsItemArray) Or(d []FusionAnalysisResultContradictionsItem) []FusionAnalysisResultContradictionsItem {
-	if v, ok := o.Get(); ok {
-		return v
-	}
-	return d
-}
-
-// NewOptNilFusionAnalysisResultContradictionsItemStancesItemArray returns new OptNilFusionAnalysisResultContradictionsItemStancesItemArray with value set to v.
-func NewOptNilFusionAnalysisResultContradictionsItemStancesItemArray(v []FusionAnalysisResultContradictionsItemStancesItem) OptNilFusionAnalysisResultContradictionsItemStancesItemArray {
-	return OptNilFusionAnalysisResultContradictionsItemStancesItemArray{
-		Value: v,
-		Set:   true,
-	}
-}
-
-// OptNilFusionAnalysisResultContradictionsItemStancesItemArray is optional nullable []FusionAnalysisResultContradictionsItemStancesItem.
-type OptNilFusionAnalysisResultContradictionsItemStancesItemArray struct {
-	Value []FusionAnalysisResultContradictionsItemStancesItem
-	Set   bool
-	Null  bool
-}
-
-// IsSet returns true if OptNilFusionAnalysisResultContradictionsItemStancesItemArray was set.
-func (o OptNilFusionAnalysisResultContradictionsItemStancesItemArray) IsSet() bool { return o.Set }
-
-// Reset unsets value.
-func (o *OptNilFusionAnalysisResultContradictionsItemStancesItemArray) Reset() {
-	var v []FusionAnalysisResultContradictionsItemStancesItem
-	o.Value = v
-	o.Set = false
-	o.Null = false
-}
-
-// SetTo sets value to v.
-func (o *OptNilFusionAnalysisResultContradictionsItemStancesItemArray) SetTo(v []FusionAnalysisResultContradictionsItemStancesItem) {
-	o.Set = true
-	o.Null = false
-	o.Value = v
-}
-
-// IsNull returns true if value is Null.
-func (o OptNilFusionAnalysisResultContradictionsItemStancesItemArray) IsNull() bool { return o.Null }
-
-// SetToNull sets value to null.
-func (o *OptNilFusionAnalysisResultContradictionsItemStancesItemArray) SetToNull() {
-	o.Set = true
-	o.Null = true
-	var v []FusionAnalysisResultContradictionsItemStancesItem
-	o.Value = v
-}
-
-// IsEmpty returns true if the field was omitted from the payload (not Set and not Null).
-func (o OptNilFusionAnalysisResultContradictionsItemStancesItemArray) IsEmpty() bool {
-	return !o.Set && !o.Null
-}
-
-// Get returns value and boolean that denotes whether value was set.
-func (o OptNilFusionAnalysisResultContradictionsItemStancesItemArray) Get() (v []FusionAnalysisResultContradictionsItemStancesItem, ok bool) {
-	if o.Null {
-		return v, false
-	}
-	if !o.Set {
-		return v, false
-	}
-	return o.Value, true
-}
-
-// Or returns value if set, or given parameter if does not.
-func (o OptNilFusionAnalysisResultContradictionsItemStancesItemArray) Or(d []FusionAnalysisResultContradictionsItemStancesItem) []FusionAnalysisResultContradictionsItemStancesItem {
-	if v, ok := o.Get(); ok {
-		return v
-	}
-	return d
-}
-
-// NewOptNilFusionAnalysisResultPartialCoverageItemArray returns new OptNilFusionAnalysisResultPartialCoverageItemArray with value set to v.
-func NewOptNilFusionAnalysisResultPartialCoverageItemArray(v []FusionAnalysisResultPartialCoverageItem) OptNilFusionAnalysisResultPartialCoverageItemArray {
-	return OptNilFusionAnalysisResultPartialCoverageItemArray{
-		Value: v,
-		Set:   true,
-	}
-}
-
-// OptNilFusionAnalysisResultPartialCoverageItemArray is optional nullable []FusionAnalysisResultPartialCoverageItem.
-type OptNilFusionAnalysisResultPartialCoverageItemArray struct {
-	Value []FusionAnalysisResultPartialCoverageItem
-	Set   bool
-	Null  bool
-}
-
-// IsSet returns true if OptNilFusionAnalysisResultPartialCoverageItemArray was set.
-func (o OptNilFusionAnalysisResultPartialCoverageItemArray) IsSet() bool { return o.Set }
-
-// Reset unsets value.
-func (o *OptNilFusionAnalysisResultPartialCoverageItemArray) Reset() {
-	var v []FusionAnalysisResultPartialCoverageItem
-	o.Value = v
-	o.Set = false
-	o.Null = false
-}
-
-// SetTo sets value to v.
-func (o *OptNilFusionAnalysisResultPartialCoverageItemArray) SetTo(v []FusionAnalysisResultPartialCoverageItem) {
-	o.Set = true
-	o.Null = false
-	o.Value = v
-}
-
-// IsNull returns true if value is Null.
-func (o OptNilFusionAnalysisResultPartialCoverageItemArray) IsNull() bool { return o.Null }
-
-// SetToNull sets value to null.
-func (o *OptNilFusionAnalysisResultPartialCoverageItemArray) SetToNull() {
-	o.Set = true
-	o.Null = true
-	var v []FusionAnalysisResultPartialCoverageItem
-	o.Value = v
-}
-
-// IsEmpty returns true if the field was omitted from the payload (not Set and not Null).
-func (o OptNilFusionAnalysisResultPartialCoverageItemArray) IsEmpty() bool {
-	return !o.Set && !o.Null
-}
-
-// Get returns value and boolean that denotes whether value was set.
-func (o OptNilFusionAnalysisResultPartialCoverageItemArray) Get() (v []FusionAnalysisResultPartialCoverageItem, ok bool) {
-	if o.Null {
-		return v, false
-	}
-	if !o.Set {
-		return v, false
-	}
-	return o.Value, true
-}
-
-// Or returns value if set, or given parameter if does not.
-func (o OptNilFusionAnalysisResultPartialCoverageItemArray) Or(d []FusionAnalysisResultPartialCoverageItem) []FusionAnalysisResultPartialCoverageItem {
-	if v, ok := o.Get(); ok {
-		return v
-	}
-	return d
-}
-
-// NewOptNilFusionAnalysisResultUniqueInsightsItemArray returns new OptNilFusionAnalysisResultUniqueInsightsItemArray with value set to v.
-func NewOptNilFusionAnalysisResultUniqueInsightsItemArray(v []FusionAnalysisResultUniqueInsightsItem) OptNilFusionAnalysisResultUniqueInsightsItemArray {
-	return OptNilFusionAnalysisResultUniqueInsightsItemArray{
-		Value: v,
-		Set:   true,
-	}
-}
-
-// OptNilFusionAnalysisResultUniqueInsightsItemArray is optional nullable []FusionAnalysisResultUniqueInsightsItem.
-type OptNilFusionAnalysisResultUniqueInsightsItemArray struct {
-	Value []FusionAnalysisResultUniqueInsightsItem
-	Set   bool
-	Null  bool
-}
-
-// IsSet returns true if OptNilFusionAnalysisResultUniqueInsightsItemArray was set.
-func (o OptNilFusionAnalysisResultUniqueInsightsItemArray) IsSet() bool { return o.Set }
-
-// Reset unsets value.
-func (o *OptNilFusionAnalysisResultUniqueInsightsItemArray) Reset() {
-	var v []FusionAnalysisResultUniqueInsightsItem
-	o.Value = v
-	o.Set = false
-	o.Null = false
-}
-
-// SetTo sets value to v.
-func (o *OptNilFusionAnalysisResultUniqueInsightsItemArray) SetTo(v []FusionAnalysisResultUniqueInsightsItem) {
-	o.Set = true
-	o.Null = false
-	o.Value = v
-}
-
-// IsNull returns true if value is Null.
-func (o OptNilFusionAnalysisResultUniqueInsightsItemArray) IsNull() bool { return o.Null }
-
-// SetToNull sets value to null.
-func (o *OptNilFusionAnalysisResultUniqueInsightsItemArray) SetToNull() {
-	o.Set = true
-	o.Null = true
-	var v []FusionAnalysisResultUniqueInsightsItem
-	o.Value = v
-}
-
-// IsEmpty returns true if the field was omitted from the payload (not Set and not Null).
-func (o OptNilFusionAnalysisResultUniqueInsightsItemArray) IsEmpty() bool {
-	return !o.Set && !o.Null
-}
-
-// Get returns value and boolean that denotes whether value was set.
-func (o OptNilFusionAnalysisResultUniqueInsightsItemArray) Get() (v []FusionAnalysisResultUniqueInsightsItem, ok bool) {
-	if o.Null {
-		return v, false
-	}
-	if !o.Set {
-		return v, false
-	}
-	return o.Value, true
-}
-
-// Or returns value if set, or given parameter if does not.
-func (o OptNilFusionAnalysisResultUniqueInsightsItemArray) Or(d []FusionAnalysisResultUniqueInsightsItem) []FusionAnalysisResultUniqueInsightsItem {
 	if v, ok := o.Get(); ok {
 		return v
 	}
@@ -62945,74 +61993,6 @@ func (o OptNilMcpCallItemType) Or(d McpCallItemType) McpCallItemType {
 	return d
 }
 
-// NewOptNilMcpListToolsItemToolsItemArray returns new OptNilMcpListToolsItemToolsItemArray with value set to v.
-func NewOptNilMcpListToolsItemToolsItemArray(v []McpListToolsItemToolsItem) OptNilMcpListToolsItemToolsItemArray {
-	return OptNilMcpListToolsItemToolsItemArray{
-		Value: v,
-		Set:   true,
-	}
-}
-
-// OptNilMcpListToolsItemToolsItemArray is optional nullable []McpListToolsItemToolsItem.
-type OptNilMcpListToolsItemToolsItemArray struct {
-	Value []McpListToolsItemToolsItem
-	Set   bool
-	Null  bool
-}
-
-// IsSet returns true if OptNilMcpListToolsItemToolsItemArray was set.
-func (o OptNilMcpListToolsItemToolsItemArray) IsSet() bool { return o.Set }
-
-// Reset unsets value.
-func (o *OptNilMcpListToolsItemToolsItemArray) Reset() {
-	var v []McpListToolsItemToolsItem
-	o.Value = v
-	o.Set = false
-	o.Null = false
-}
-
-// SetTo sets value to v.
-func (o *OptNilMcpListToolsItemToolsItemArray) SetTo(v []McpListToolsItemToolsItem) {
-	o.Set = true
-	o.Null = false
-	o.Value = v
-}
-
-// IsNull returns true if value is Null.
-func (o OptNilMcpListToolsItemToolsItemArray) IsNull() bool { return o.Null }
-
-// SetToNull sets value to null.
-func (o *OptNilMcpListToolsItemToolsItemArray) SetToNull() {
-	o.Set = true
-	o.Null = true
-	var v []McpListToolsItemToolsItem
-	o.Value = v
-}
-
-// IsEmpty returns true if the field was omitted from the payload (not Set and not Null).
-func (o OptNilMcpListToolsItemToolsItemArray) IsEmpty() bool {
-	return !o.Set && !o.Null
-}
-
-// Get returns value and boolean that denotes whether value was set.
-func (o OptNilMcpListToolsItemToolsItemArray) Get() (v []McpListToolsItemToolsItem, ok bool) {
-	if o.Null {
-		return v, false
-	}
-	if !o.Set {
-		return v, false
-	}
-	return o.Value, true
-}
-
-// Or returns value if set, or given parameter if does not.
-func (o OptNilMcpListToolsItemToolsItemArray) Or(d []McpListToolsItemToolsItem) []McpListToolsItemToolsItem {
-	if v, ok := o.Get(); ok {
-		return v
-	}
-	return d
-}
-
 // NewOptNilMcpListToolsItemType returns new OptNilMcpListToolsItemType with value set to v.
 func NewOptNilMcpListToolsItemType(v McpListToolsItemType) OptNilMcpListToolsItemType {
 	return OptNilMcpListToolsItemType{
@@ -63625,74 +62605,6 @@ func (o OptNilNamespaceFunctionToolType) Or(d NamespaceFunctionToolType) Namespa
 	return d
 }
 
-// NewOptNilNamespaceToolToolsItemArray returns new OptNilNamespaceToolToolsItemArray with value set to v.
-func NewOptNilNamespaceToolToolsItemArray(v []NamespaceToolToolsItem) OptNilNamespaceToolToolsItemArray {
-	return OptNilNamespaceToolToolsItemArray{
-		Value: v,
-		Set:   true,
-	}
-}
-
-// OptNilNamespaceToolToolsItemArray is optional nullable []NamespaceToolToolsItem.
-type OptNilNamespaceToolToolsItemArray struct {
-	Value []NamespaceToolToolsItem
-	Set   bool
-	Null  bool
-}
-
-// IsSet returns true if OptNilNamespaceToolToolsItemArray was set.
-func (o OptNilNamespaceToolToolsItemArray) IsSet() bool { return o.Set }
-
-// Reset unsets value.
-func (o *OptNilNamespaceToolToolsItemArray) Reset() {
-	var v []NamespaceToolToolsItem
-	o.Value = v
-	o.Set = false
-	o.Null = false
-}
-
-// SetTo sets value to v.
-func (o *OptNilNamespaceToolToolsItemArray) SetTo(v []NamespaceToolToolsItem) {
-	o.Set = true
-	o.Null = false
-	o.Value = v
-}
-
-// IsNull returns true if value is Null.
-func (o OptNilNamespaceToolToolsItemArray) IsNull() bool { return o.Null }
-
-// SetToNull sets value to null.
-func (o *OptNilNamespaceToolToolsItemArray) SetToNull() {
-	o.Set = true
-	o.Null = true
-	var v []NamespaceToolToolsItem
-	o.Value = v
-}
-
-// IsEmpty returns true if the field was omitted from the payload (not Set and not Null).
-func (o OptNilNamespaceToolToolsItemArray) IsEmpty() bool {
-	return !o.Set && !o.Null
-}
-
-// Get returns value and boolean that denotes whether value was set.
-func (o OptNilNamespaceToolToolsItemArray) Get() (v []NamespaceToolToolsItem, ok bool) {
-	if o.Null {
-		return v, false
-	}
-	if !o.Set {
-		return v, false
-	}
-	return o.Value, true
-}
-
-// Or returns value if set, or given parameter if does not.
-func (o OptNilNamespaceToolToolsItemArray) Or(d []NamespaceToolToolsItem) []NamespaceToolToolsItem {
-	if v, ok := o.Get(); ok {
-		return v
-	}
-	return d
-}
-
 // NewOptNilNamespaceToolType returns new OptNilNamespaceToolType with value set to v.
 func NewOptNilNamespaceToolType(v NamespaceToolType) OptNilNamespaceToolType {
 	return OptNilNamespaceToolType{
@@ -64163,74 +63075,6 @@ func (o OptNilOpenAIResponseFunctionToolCallType) Get() (v OpenAIResponseFunctio
 
 // Or returns value if set, or given parameter if does not.
 func (o OptNilOpenAIResponseFunctionToolCallType) Or(d OpenAIResponseFunctionToolCallType) OpenAIResponseFunctionToolCallType {
-	if v, ok := o.Get(); ok {
-		return v
-	}
-	return d
-}
-
-// NewOptNilOpenAIResponseInputMessageItemContentItemArray returns new OptNilOpenAIResponseInputMessageItemContentItemArray with value set to v.
-func NewOptNilOpenAIResponseInputMessageItemContentItemArray(v []OpenAIResponseInputMessageItemContentItem) OptNilOpenAIResponseInputMessageItemContentItemArray {
-	return OptNilOpenAIResponseInputMessageItemContentItemArray{
-		Value: v,
-		Set:   true,
-	}
-}
-
-// OptNilOpenAIResponseInputMessageItemContentItemArray is optional nullable []OpenAIResponseInputMessageItemContentItem.
-type OptNilOpenAIResponseInputMessageItemContentItemArray struct {
-	Value []OpenAIResponseInputMessageItemContentItem
-	Set   bool
-	Null  bool
-}
-
-// IsSet returns true if OptNilOpenAIResponseInputMessageItemContentItemArray was set.
-func (o OptNilOpenAIResponseInputMessageItemContentItemArray) IsSet() bool { return o.Set }
-
-// Reset unsets value.
-func (o *OptNilOpenAIResponseInputMessageItemContentItemArray) Reset() {
-	var v []OpenAIResponseInputMessageItemContentItem
-	o.Value = v
-	o.Set = false
-	o.Null = false
-}
-
-// SetTo sets value to v.
-func (o *OptNilOpenAIResponseInputMessageItemContentItemArray) SetTo(v []OpenAIResponseInputMessageItemContentItem) {
-	o.Set = true
-	o.Null = false
-	o.Value = v
-}
-
-// IsNull returns true if value is Null.
-func (o OptNilOpenAIResponseInputMessageItemContentItemArray) IsNull() bool { return o.Null }
-
-// SetToNull sets value to null.
-func (o *OptNilOpenAIResponseInputMessageItemContentItemArray) SetToNull() {
-	o.Set = true
-	o.Null = true
-	var v []OpenAIResponseInputMessageItemContentItem
-	o.Value = v
-}
-
-// IsEmpty returns true if the field was omitted from the payload (not Set and not Null).
-func (o OptNilOpenAIResponseInputMessageItemContentItemArray) IsEmpty() bool {
-	return !o.Set && !o.Null
-}
-
-// Get returns value and boolean that denotes whether value was set.
-func (o OptNilOpenAIResponseInputMessageItemContentItemArray) Get() (v []OpenAIResponseInputMessageItemContentItem, ok bool) {
-	if o.Null {
-		return v, false
-	}
-	if !o.Set {
-		return v, false
-	}
-	return o.Value, true
-}
-
-// Or returns value if set, or given parameter if does not.
-func (o OptNilOpenAIResponseInputMessageItemContentItemArray) Or(d []OpenAIResponseInputMessageItemContentItem) []OpenAIResponseInputMessageItemContentItem {
 	if v, ok := o.Get(); ok {
 		return v
 	}
@@ -66209,74 +65053,6 @@ func (o OptNilOpenResponsesInProgressEventType) Or(d OpenResponsesInProgressEven
 	return d
 }
 
-// NewOptNilOpenResponsesLogProbsArray returns new OptNilOpenResponsesLogProbsArray with value set to v.
-func NewOptNilOpenResponsesLogProbsArray(v []OpenResponsesLogProbs) OptNilOpenResponsesLogProbsArray {
-	return OptNilOpenResponsesLogProbsArray{
-		Value: v,
-		Set:   true,
-	}
-}
-
-// OptNilOpenResponsesLogProbsArray is optional nullable []OpenResponsesLogProbs.
-type OptNilOpenResponsesLogProbsArray struct {
-	Value []OpenResponsesLogProbs
-	Set   bool
-	Null  bool
-}
-
-// IsSet returns true if OptNilOpenResponsesLogProbsArray was set.
-func (o OptNilOpenResponsesLogProbsArray) IsSet() bool { return o.Set }
-
-// Reset unsets value.
-func (o *OptNilOpenResponsesLogProbsArray) Reset() {
-	var v []OpenResponsesLogProbs
-	o.Value = v
-	o.Set = false
-	o.Null = false
-}
-
-// SetTo sets value to v.
-func (o *OptNilOpenResponsesLogProbsArray) SetTo(v []OpenResponsesLogProbs) {
-	o.Set = true
-	o.Null = false
-	o.Value = v
-}
-
-// IsNull returns true if value is Null.
-func (o OptNilOpenResponsesLogProbsArray) IsNull() bool { return o.Null }
-
-// SetToNull sets value to null.
-func (o *OptNilOpenResponsesLogProbsArray) SetToNull() {
-	o.Set = true
-	o.Null = true
-	var v []OpenResponsesLogProbs
-	o.Value = v
-}
-
-// IsEmpty returns true if the field was omitted from the payload (not Set and not Null).
-func (o OptNilOpenResponsesLogProbsArray) IsEmpty() bool {
-	return !o.Set && !o.Null
-}
-
-// Get returns value and boolean that denotes whether value was set.
-func (o OptNilOpenResponsesLogProbsArray) Get() (v []OpenResponsesLogProbs, ok bool) {
-	if o.Null {
-		return v, false
-	}
-	if !o.Set {
-		return v, false
-	}
-	return o.Value, true
-}
-
-// Or returns value if set, or given parameter if does not.
-func (o OptNilOpenResponsesLogProbsArray) Or(d []OpenResponsesLogProbs) []OpenResponsesLogProbs {
-	if v, ok := o.Get(); ok {
-		return v
-	}
-	return d
-}
-
 // NewOptNilOpenResponsesResult returns new OptNilOpenResponsesResult with value set to v.
 func NewOptNilOpenResponsesResult(v OpenResponsesResult) OptNilOpenResponsesResult {
 	return OptNilOpenResponsesResult{
@@ -66407,74 +65183,6 @@ func (o OptNilOpenResponsesResultObject) Get() (v OpenResponsesResultObject, ok 
 
 // Or returns value if set, or given parameter if does not.
 func (o OptNilOpenResponsesResultObject) Or(d OpenResponsesResultObject) OpenResponsesResultObject {
-	if v, ok := o.Get(); ok {
-		return v
-	}
-	return d
-}
-
-// NewOptNilOpenResponsesResultToolsItemArray returns new OptNilOpenResponsesResultToolsItemArray with value set to v.
-func NewOptNilOpenResponsesResultToolsItemArray(v []OpenResponsesResultToolsItem) OptNilOpenResponsesResultToolsItemArray {
-	return OptNilOpenResponsesResultToolsItemArray{
-		Value: v,
-		Set:   true,
-	}
-}
-
-// OptNilOpenResponsesResultToolsItemArray is optional nullable []OpenResponsesResultToolsItem.
-type OptNilOpenResponsesResultToolsItemArray struct {
-	Value []OpenResponsesResultToolsItem
-	Set   bool
-	Null  bool
-}
-
-// IsSet returns true if OptNilOpenResponsesResultToolsItemArray was set.
-func (o OptNilOpenResponsesResultToolsItemArray) IsSet() bool { return o.Set }
-
-// Reset unsets value.
-func (o *OptNilOpenResponsesResultToolsItemArray) Reset() {
-	var v []OpenResponsesResultToolsItem
-	o.Value = v
-	o.Set = false
-	o.Null = false
-}
-
-// SetTo sets value to v.
-func (o *OptNilOpenResponsesResultToolsItemArray) SetTo(v []OpenResponsesResultToolsItem) {
-	o.Set = true
-	o.Null = false
-	o.Value = v
-}
-
-// IsNull returns true if value is Null.
-func (o OptNilOpenResponsesResultToolsItemArray) IsNull() bool { return o.Null }
-
-// SetToNull sets value to null.
-func (o *OptNilOpenResponsesResultToolsItemArray) SetToNull() {
-	o.Set = true
-	o.Null = true
-	var v []OpenResponsesResultToolsItem
-	o.Value = v
-}
-
-// IsEmpty returns true if the field was omitted from the payload (not Set and not Null).
-func (o OptNilOpenResponsesResultToolsItemArray) IsEmpty() bool {
-	return !o.Set && !o.Null
-}
-
-// Get returns value and boolean that denotes whether value was set.
-func (o OptNilOpenResponsesResultToolsItemArray) Get() (v []OpenResponsesResultToolsItem, ok bool) {
-	if o.Null {
-		return v, false
-	}
-	if !o.Set {
-		return v, false
-	}
-	return o.Value, true
-}
-
-// Or returns value if set, or given parameter if does not.
-func (o OptNilOpenResponsesResultToolsItemArray) Or(d []OpenResponsesResultToolsItem) []OpenResponsesResultToolsItem {
 	if v, ok := o.Get(); ok {
 		return v
 	}
@@ -67291,74 +65999,6 @@ func (o OptNilOutputCodeInterpreterServerToolItemType) Get() (v OutputCodeInterp
 
 // Or returns value if set, or given parameter if does not.
 func (o OptNilOutputCodeInterpreterServerToolItemType) Or(d OutputCodeInterpreterServerToolItemType) OutputCodeInterpreterServerToolItemType {
-	if v, ok := o.Get(); ok {
-		return v
-	}
-	return d
-}
-
-// NewOptNilOutputComputerCallItemPendingSafetyChecksItemArray returns new OptNilOutputComputerCallItemPendingSafetyChecksItemArray with value set to v.
-func NewOptNilOutputComputerCallItemPendingSafetyChecksItemArray(v []OutputComputerCallItemPendingSafetyChecksItem) OptNilOutputComputerCallItemPendingSafetyChecksItemArray {
-	return OptNilOutputComputerCallItemPendingSafetyChecksItemArray{
-		Value: v,
-		Set:   true,
-	}
-}
-
-// OptNilOutputComputerCallItemPendingSafetyChecksItemArray is optional nullable []OutputComputerCallItemPendingSafetyChecksItem.
-type OptNilOutputComputerCallItemPendingSafetyChecksItemArray struct {
-	Value []OutputComputerCallItemPendingSafetyChecksItem
-	Set   bool
-	Null  bool
-}
-
-// IsSet returns true if OptNilOutputComputerCallItemPendingSafetyChecksItemArray was set.
-func (o OptNilOutputComputerCallItemPendingSafetyChecksItemArray) IsSet() bool { return o.Set }
-
-// Reset unsets value.
-func (o *OptNilOutputComputerCallItemPendingSafetyChecksItemArray) Reset() {
-	var v []OutputComputerCallItemPendingSafetyChecksItem
-	o.Value = v
-	o.Set = false
-	o.Null = false
-}
-
-// SetTo sets value to v.
-func (o *OptNilOutputComputerCallItemPendingSafetyChecksItemArray) SetTo(v []OutputComputerCallItemPendingSafetyChecksItem) {
-	o.Set = true
-	o.Null = false
-	o.Value = v
-}
-
-// IsNull returns true if value is Null.
-func (o OptNilOutputComputerCallItemPendingSafetyChecksItemArray) IsNull() bool { return o.Null }
-
-// SetToNull sets value to null.
-func (o *OptNilOutputComputerCallItemPendingSafetyChecksItemArray) SetToNull() {
-	o.Set = true
-	o.Null = true
-	var v []OutputComputerCallItemPendingSafetyChecksItem
-	o.Value = v
-}
-
-// IsEmpty returns true if the field was omitted from the payload (not Set and not Null).
-func (o OptNilOutputComputerCallItemPendingSafetyChecksItemArray) IsEmpty() bool {
-	return !o.Set && !o.Null
-}
-
-// Get returns value and boolean that denotes whether value was set.
-func (o OptNilOutputComputerCallItemPendingSafetyChecksItemArray) Get() (v []OutputComputerCallItemPendingSafetyChecksItem, ok bool) {
-	if o.Null {
-		return v, false
-	}
-	if !o.Set {
-		return v, false
-	}
-	return o.Value, true
-}
-
-// Or returns value if set, or given parameter if does not.
-func (o OptNilOutputComputerCallItemPendingSafetyChecksItemArray) Or(d []OutputComputerCallItemPendingSafetyChecksItem) []OutputComputerCallItemPendingSafetyChecksItem {
 	if v, ok := o.Get(); ok {
 		return v
 	}
@@ -69677,74 +68317,6 @@ func (o OptNilOutputItems) Or(d OutputItems) OutputItems {
 	return d
 }
 
-// NewOptNilOutputItemsArray returns new OptNilOutputItemsArray with value set to v.
-func NewOptNilOutputItemsArray(v []OutputItems) OptNilOutputItemsArray {
-	return OptNilOutputItemsArray{
-		Value: v,
-		Set:   true,
-	}
-}
-
-// OptNilOutputItemsArray is optional nullable []OutputItems.
-type OptNilOutputItemsArray struct {
-	Value []OutputItems
-	Set   bool
-	Null  bool
-}
-
-// IsSet returns true if OptNilOutputItemsArray was set.
-func (o OptNilOutputItemsArray) IsSet() bool { return o.Set }
-
-// Reset unsets value.
-func (o *OptNilOutputItemsArray) Reset() {
-	var v []OutputItems
-	o.Value = v
-	o.Set = false
-	o.Null = false
-}
-
-// SetTo sets value to v.
-func (o *OptNilOutputItemsArray) SetTo(v []OutputItems) {
-	o.Set = true
-	o.Null = false
-	o.Value = v
-}
-
-// IsNull returns true if value is Null.
-func (o OptNilOutputItemsArray) IsNull() bool { return o.Null }
-
-// SetToNull sets value to null.
-func (o *OptNilOutputItemsArray) SetToNull() {
-	o.Set = true
-	o.Null = true
-	var v []OutputItems
-	o.Value = v
-}
-
-// IsEmpty returns true if the field was omitted from the payload (not Set and not Null).
-func (o OptNilOutputItemsArray) IsEmpty() bool {
-	return !o.Set && !o.Null
-}
-
-// Get returns value and boolean that denotes whether value was set.
-func (o OptNilOutputItemsArray) Get() (v []OutputItems, ok bool) {
-	if o.Null {
-		return v, false
-	}
-	if !o.Set {
-		return v, false
-	}
-	return o.Value, true
-}
-
-// Or returns value if set, or given parameter if does not.
-func (o OptNilOutputItemsArray) Or(d []OutputItems) []OutputItems {
-	if v, ok := o.Get(); ok {
-		return v
-	}
-	return d
-}
-
 // NewOptNilOutputMcpServerToolItemType returns new OptNilOutputMcpServerToolItemType with value set to v.
 func NewOptNilOutputMcpServerToolItemType(v OutputMcpServerToolItemType) OptNilOutputMcpServerToolItemType {
 	return OptNilOutputMcpServerToolItemType{
@@ -69943,142 +68515,6 @@ func (o OptNilOutputMemoryServerToolItemType) Get() (v OutputMemoryServerToolIte
 
 // Or returns value if set, or given parameter if does not.
 func (o OptNilOutputMemoryServerToolItemType) Or(d OutputMemoryServerToolItemType) OutputMemoryServerToolItemType {
-	if v, ok := o.Get(); ok {
-		return v
-	}
-	return d
-}
-
-// NewOptNilOutputMessageContentItemArray returns new OptNilOutputMessageContentItemArray with value set to v.
-func NewOptNilOutputMessageContentItemArray(v []OutputMessageContentItem) OptNilOutputMessageContentItemArray {
-	return OptNilOutputMessageContentItemArray{
-		Value: v,
-		Set:   true,
-	}
-}
-
-// OptNilOutputMessageContentItemArray is optional nullable []OutputMessageContentItem.
-type OptNilOutputMessageContentItemArray struct {
-	Value []OutputMessageContentItem
-	Set   bool
-	Null  bool
-}
-
-// IsSet returns true if OptNilOutputMessageContentItemArray was set.
-func (o OptNilOutputMessageContentItemArray) IsSet() bool { return o.Set }
-
-// Reset unsets value.
-func (o *OptNilOutputMessageContentItemArray) Reset() {
-	var v []OutputMessageContentItem
-	o.Value = v
-	o.Set = false
-	o.Null = false
-}
-
-// SetTo sets value to v.
-func (o *OptNilOutputMessageContentItemArray) SetTo(v []OutputMessageContentItem) {
-	o.Set = true
-	o.Null = false
-	o.Value = v
-}
-
-// IsNull returns true if value is Null.
-func (o OptNilOutputMessageContentItemArray) IsNull() bool { return o.Null }
-
-// SetToNull sets value to null.
-func (o *OptNilOutputMessageContentItemArray) SetToNull() {
-	o.Set = true
-	o.Null = true
-	var v []OutputMessageContentItem
-	o.Value = v
-}
-
-// IsEmpty returns true if the field was omitted from the payload (not Set and not Null).
-func (o OptNilOutputMessageContentItemArray) IsEmpty() bool {
-	return !o.Set && !o.Null
-}
-
-// Get returns value and boolean that denotes whether value was set.
-func (o OptNilOutputMessageContentItemArray) Get() (v []OutputMessageContentItem, ok bool) {
-	if o.Null {
-		return v, false
-	}
-	if !o.Set {
-		return v, false
-	}
-	return o.Value, true
-}
-
-// Or returns value if set, or given parameter if does not.
-func (o OptNilOutputMessageContentItemArray) Or(d []OutputMessageContentItem) []OutputMessageContentItem {
-	if v, ok := o.Get(); ok {
-		return v
-	}
-	return d
-}
-
-// NewOptNilOutputMessageItemContentItemArray returns new OptNilOutputMessageItemContentItemArray with value set to v.
-func NewOptNilOutputMessageItemContentItemArray(v []OutputMessageItemContentItem) OptNilOutputMessageItemContentItemArray {
-	return OptNilOutputMessageItemContentItemArray{
-		Value: v,
-		Set:   true,
-	}
-}
-
-// OptNilOutputMessageItemContentItemArray is optional nullable []OutputMessageItemContentItem.
-type OptNilOutputMessageItemContentItemArray struct {
-	Value []OutputMessageItemContentItem
-	Set   bool
-	Null  bool
-}
-
-// IsSet returns true if OptNilOutputMessageItemContentItemArray was set.
-func (o OptNilOutputMessageItemContentItemArray) IsSet() bool { return o.Set }
-
-// Reset unsets value.
-func (o *OptNilOutputMessageItemContentItemArray) Reset() {
-	var v []OutputMessageItemContentItem
-	o.Value = v
-	o.Set = false
-	o.Null = false
-}
-
-// SetTo sets value to v.
-func (o *OptNilOutputMessageItemContentItemArray) SetTo(v []OutputMessageItemContentItem) {
-	o.Set = true
-	o.Null = false
-	o.Value = v
-}
-
-// IsNull returns true if value is Null.
-func (o OptNilOutputMessageItemContentItemArray) IsNull() bool { return o.Null }
-
-// SetToNull sets value to null.
-func (o *OptNilOutputMessageItemContentItemArray) SetToNull() {
-	o.Set = true
-	o.Null = true
-	var v []OutputMessageItemContentItem
-	o.Value = v
-}
-
-// IsEmpty returns true if the field was omitted from the payload (not Set and not Null).
-func (o OptNilOutputMessageItemContentItemArray) IsEmpty() bool {
-	return !o.Set && !o.Null
-}
-
-// Get returns value and boolean that denotes whether value was set.
-func (o OptNilOutputMessageItemContentItemArray) Get() (v []OutputMessageItemContentItem, ok bool) {
-	if o.Null {
-		return v, false
-	}
-	if !o.Set {
-		return v, false
-	}
-	return o.Value, true
-}
-
-// Or returns value if set, or given parameter if does not.
-func (o OptNilOutputMessageItemContentItemArray) Or(d []OutputMessageItemContentItem) []OutputMessageItemContentItem {
 	if v, ok := o.Get(); ok {
 		return v
 	}
@@ -75729,74 +74165,6 @@ func (o OptNilResponseOutputTextLogprobsItemArray) Or(d []ResponseOutputTextLogp
 	return d
 }
 
-// NewOptNilResponseOutputTextLogprobsItemTopLogprobsItemArray returns new OptNilResponseOutputTextLogprobsItemTopLogprobsItemArray with value set to v.
-func NewOptNilResponseOutputTextLogprobsItemTopLogprobsItemArray(v []ResponseOutputTextLogprobsItemTopLogprobsItem) OptNilResponseOutputTextLogprobsItemTopLogprobsItemArray {
-	return OptNilResponseOutputTextLogprobsItemTopLogprobsItemArray{
-		Value: v,
-		Set:   true,
-	}
-}
-
-// OptNilResponseOutputTextLogprobsItemTopLogprobsItemArray is optional nullable []ResponseOutputTextLogprobsItemTopLogprobsItem.
-type OptNilResponseOutputTextLogprobsItemTopLogprobsItemArray struct {
-	Value []ResponseOutputTextLogprobsItemTopLogprobsItem
-	Set   bool
-	Null  bool
-}
-
-// IsSet returns true if OptNilResponseOutputTextLogprobsItemTopLogprobsItemArray was set.
-func (o OptNilResponseOutputTextLogprobsItemTopLogprobsItemArray) IsSet() bool { return o.Set }
-
-// Reset unsets value.
-func (o *OptNilResponseOutputTextLogprobsItemTopLogprobsItemArray) Reset() {
-	var v []ResponseOutputTextLogprobsItemTopLogprobsItem
-	o.Value = v
-	o.Set = false
-	o.Null = false
-}
-
-// SetTo sets value to v.
-func (o *OptNilResponseOutputTextLogprobsItemTopLogprobsItemArray) SetTo(v []ResponseOutputTextLogprobsItemTopLogprobsItem) {
-	o.Set = true
-	o.Null = false
-	o.Value = v
-}
-
-// IsNull returns true if value is Null.
-func (o OptNilResponseOutputTextLogprobsItemTopLogprobsItemArray) IsNull() bool { return o.Null }
-
-// SetToNull sets value to null.
-func (o *OptNilResponseOutputTextLogprobsItemTopLogprobsItemArray) SetToNull() {
-	o.Set = true
-	o.Null = true
-	var v []ResponseOutputTextLogprobsItemTopLogprobsItem
-	o.Value = v
-}
-
-// IsEmpty returns true if the field was omitted from the payload (not Set and not Null).
-func (o OptNilResponseOutputTextLogprobsItemTopLogprobsItemArray) IsEmpty() bool {
-	return !o.Set && !o.Null
-}
-
-// Get returns value and boolean that denotes whether value was set.
-func (o OptNilResponseOutputTextLogprobsItemTopLogprobsItemArray) Get() (v []ResponseOutputTextLogprobsItemTopLogprobsItem, ok bool) {
-	if o.Null {
-		return v, false
-	}
-	if !o.Set {
-		return v, false
-	}
-	return o.Value, true
-}
-
-// Or returns value if set, or given parameter if does not.
-func (o OptNilResponseOutputTextLogprobsItemTopLogprobsItemArray) Or(d []ResponseOutputTextLogprobsItemTopLogprobsItem) []ResponseOutputTextLogprobsItemTopLogprobsItem {
-	if v, ok := o.Get(); ok {
-		return v
-	}
-	return d
-}
-
 // NewOptNilResponseOutputTextType returns new OptNilResponseOutputTextType with value set to v.
 func NewOptNilResponseOutputTextType(v ResponseOutputTextType) OptNilResponseOutputTextType {
 	return OptNilResponseOutputTextType{
@@ -78783,74 +77151,6 @@ func (o OptNilStreamEventsResponseOutputItemDoneType) Get() (v StreamEventsRespo
 
 // Or returns value if set, or given parameter if does not.
 func (o OptNilStreamEventsResponseOutputItemDoneType) Or(d StreamEventsResponseOutputItemDoneType) StreamEventsResponseOutputItemDoneType {
-	if v, ok := o.Get(); ok {
-		return v
-	}
-	return d
-}
-
-// NewOptNilStreamLogprobArray returns new OptNilStreamLogprobArray with value set to v.
-func NewOptNilStreamLogprobArray(v []StreamLogprob) OptNilStreamLogprobArray {
-	return OptNilStreamLogprobArray{
-		Value: v,
-		Set:   true,
-	}
-}
-
-// OptNilStreamLogprobArray is optional nullable []StreamLogprob.
-type OptNilStreamLogprobArray struct {
-	Value []StreamLogprob
-	Set   bool
-	Null  bool
-}
-
-// IsSet returns true if OptNilStreamLogprobArray was set.
-func (o OptNilStreamLogprobArray) IsSet() bool { return o.Set }
-
-// Reset unsets value.
-func (o *OptNilStreamLogprobArray) Reset() {
-	var v []StreamLogprob
-	o.Value = v
-	o.Set = false
-	o.Null = false
-}
-
-// SetTo sets value to v.
-func (o *OptNilStreamLogprobArray) SetTo(v []StreamLogprob) {
-	o.Set = true
-	o.Null = false
-	o.Value = v
-}
-
-// IsNull returns true if value is Null.
-func (o OptNilStreamLogprobArray) IsNull() bool { return o.Null }
-
-// SetToNull sets value to null.
-func (o *OptNilStreamLogprobArray) SetToNull() {
-	o.Set = true
-	o.Null = true
-	var v []StreamLogprob
-	o.Value = v
-}
-
-// IsEmpty returns true if the field was omitted from the payload (not Set and not Null).
-func (o OptNilStreamLogprobArray) IsEmpty() bool {
-	return !o.Set && !o.Null
-}
-
-// Get returns value and boolean that denotes whether value was set.
-func (o OptNilStreamLogprobArray) Get() (v []StreamLogprob, ok bool) {
-	if o.Null {
-		return v, false
-	}
-	if !o.Set {
-		return v, false
-	}
-	return o.Value, true
-}
-
-// Or returns value if set, or given parameter if does not.
-func (o OptNilStreamLogprobArray) Or(d []StreamLogprob) []StreamLogprob {
 	if v, ok := o.Get(); ok {
 		return v
 	}
@@ -85525,12 +83825,12 @@ func (s *OutputCodeInterpreterServerToolItemType) UnmarshalText(data []byte) err
 
 // Ref: #/components/schemas/OutputComputerCallItem
 type OutputComputerCallItem struct {
-	Action              jx.Raw                                                   `json:"action"`
-	CallID              OptNilString                                             `json:"call_id"`
-	ID                  OptNilString                                             `json:"id"`
-	PendingSafetyChecks OptNilOutputComputerCallItemPendingSafetyChecksItemArray `json:"pending_safety_checks"`
-	Status              OptNilOutputComputerCallItemStatus                       `json:"status"`
-	Type                OptNilOutputComputerCallItemType                         `json:"type"`
+	Action              jx.Raw                                          `json:"action"`
+	CallID              OptNilString                                    `json:"call_id"`
+	ID                  OptNilString                                    `json:"id"`
+	PendingSafetyChecks []OutputComputerCallItemPendingSafetyChecksItem `json:"pending_safety_checks" transponder:"encode-empty"`
+	Status              OptNilOutputComputerCallItemStatus              `json:"status"`
+	Type                OptNilOutputComputerCallItemType                `json:"type"`
 	AdditionalProps     OutputComputerCallItemAdditional
 }
 
@@ -85550,7 +83850,7 @@ func (s *OutputComputerCallItem) GetID() OptNilString {
 }
 
 // GetPendingSafetyChecks returns the value of PendingSafetyChecks.
-func (s *OutputComputerCallItem) GetPendingSafetyChecks() OptNilOutputComputerCallItemPendingSafetyChecksItemArray {
+func (s *OutputComputerCallItem) GetPendingSafetyChecks() []OutputComputerCallItemPendingSafetyChecksItem {
 	return s.PendingSafetyChecks
 }
 
@@ -85585,7 +83885,7 @@ func (s *OutputComputerCallItem) SetID(val OptNilString) {
 }
 
 // SetPendingSafetyChecks sets the value of PendingSafetyChecks.
-func (s *OutputComputerCallItem) SetPendingSafetyChecks(val OptNilOutputComputerCallItemPendingSafetyChecksItemArray) {
+func (s *OutputComputerCallItem) SetPendingSafetyChecks(val []OutputComputerCallItemPendingSafetyChecksItem) {
 	s.PendingSafetyChecks = val
 }
 
@@ -86007,7 +84307,7 @@ func (s *OutputDatetimeItemType) UnmarshalText(data []byte) error {
 // Ref: #/components/schemas/OutputFileSearchCallItem
 type OutputFileSearchCallItem struct {
 	ID              OptNilString                       `json:"id"`
-	Queries         OptNilStringArray                  `json:"queries"`
+	Queries         []string                           `json:"queries" transponder:"encode-empty"`
 	Status          OptNilWebSearchStatus              `json:"status"`
 	Type            OptNilOutputFileSearchCallItemType `json:"type"`
 	AdditionalProps OutputFileSearchCallItemAdditional
@@ -86019,7 +84319,7 @@ func (s *OutputFileSearchCallItem) GetID() OptNilString {
 }
 
 // GetQueries returns the value of Queries.
-func (s *OutputFileSearchCallItem) GetQueries() OptNilStringArray {
+func (s *OutputFileSearchCallItem) GetQueries() []string {
 	return s.Queries
 }
 
@@ -86044,7 +84344,7 @@ func (s *OutputFileSearchCallItem) SetID(val OptNilString) {
 }
 
 // SetQueries sets the value of Queries.
-func (s *OutputFileSearchCallItem) SetQueries(val OptNilStringArray) {
+func (s *OutputFileSearchCallItem) SetQueries(val []string) {
 	s.Queries = val
 }
 
@@ -88612,7 +86912,7 @@ func (s *OutputItemDoneEventType) UnmarshalText(data []byte) error {
 // Ref: #/components/schemas/OutputItemFileSearchCall
 type OutputItemFileSearchCall struct {
 	ID              OptNilString                       `json:"id"`
-	Queries         OptNilStringArray                  `json:"queries"`
+	Queries         []string                           `json:"queries" transponder:"encode-empty"`
 	Status          OptNilWebSearchStatus              `json:"status"`
 	Type            OptNilOutputItemFileSearchCallType `json:"type"`
 	AdditionalProps OutputItemFileSearchCallAdditional
@@ -88624,7 +86924,7 @@ func (s *OutputItemFileSearchCall) GetID() OptNilString {
 }
 
 // GetQueries returns the value of Queries.
-func (s *OutputItemFileSearchCall) GetQueries() OptNilStringArray {
+func (s *OutputItemFileSearchCall) GetQueries() []string {
 	return s.Queries
 }
 
@@ -88649,7 +86949,7 @@ func (s *OutputItemFileSearchCall) SetID(val OptNilString) {
 }
 
 // SetQueries sets the value of Queries.
-func (s *OutputItemFileSearchCall) SetQueries(val OptNilStringArray) {
+func (s *OutputItemFileSearchCall) SetQueries(val []string) {
 	s.Queries = val
 }
 
@@ -89009,7 +87309,7 @@ type OutputItemReasoning struct {
 	EncryptedContent OptNilString                    `json:"encrypted_content"`
 	ID               OptNilString                    `json:"id"`
 	Status           OptNilOutputItemReasoningStatus `json:"status"`
-	Summary          OptNilReasoningSummaryTextArray `json:"summary"`
+	Summary          []ReasoningSummaryText          `json:"summary" transponder:"encode-empty"`
 	Type             OptNilOutputItemReasoningType   `json:"type"`
 	AdditionalProps  OutputItemReasoningAdditional
 }
@@ -89035,7 +87335,7 @@ func (s *OutputItemReasoning) GetStatus() OptNilOutputItemReasoningStatus {
 }
 
 // GetSummary returns the value of Summary.
-func (s *OutputItemReasoning) GetSummary() OptNilReasoningSummaryTextArray {
+func (s *OutputItemReasoning) GetSummary() []ReasoningSummaryText {
 	return s.Summary
 }
 
@@ -89070,7 +87370,7 @@ func (s *OutputItemReasoning) SetStatus(val OptNilOutputItemReasoningStatus) {
 }
 
 // SetSummary sets the value of Summary.
-func (s *OutputItemReasoning) SetSummary(val OptNilReasoningSummaryTextArray) {
+func (s *OutputItemReasoning) SetSummary(val []ReasoningSummaryText) {
 	s.Summary = val
 }
 
@@ -90825,8 +89125,8 @@ func (s *OutputMemoryServerToolItemType) UnmarshalText(data []byte) error {
 
 // Ref: #/components/schemas/OutputMessage
 type OutputMessage struct {
-	Content OptNilOutputMessageContentItemArray `json:"content"`
-	ID      OptNilString                        `json:"id"`
+	Content []OutputMessageContentItem `json:"content" transponder:"encode-empty"`
+	ID      OptNilString               `json:"id"`
 	// The phase of an assistant message. Use `commentary` for an intermediate assistant message and
 	// `final_answer` for the final assistant message. For follow-up requests with models like
 	// `gpt-5.3-codex` and later, preserve and resend phase on all assistant messages. Omitting it can
@@ -90839,7 +89139,7 @@ type OutputMessage struct {
 }
 
 // GetContent returns the value of Content.
-func (s *OutputMessage) GetContent() OptNilOutputMessageContentItemArray {
+func (s *OutputMessage) GetContent() []OutputMessageContentItem {
 	return s.Content
 }
 
@@ -90874,7 +89174,7 @@ func (s *OutputMessage) GetAdditionalProps() OutputMessageAdditional {
 }
 
 // SetContent sets the value of Content.
-func (s *OutputMessage) SetContent(val OptNilOutputMessageContentItemArray) {
+func (s *OutputMessage) SetContent(val []OutputMessageContentItem) {
 	s.Content = val
 }
 
@@ -90991,8 +89291,8 @@ func NewOpenAIResponsesRefusalContentOutputMessageContentItem(v OpenAIResponsesR
 // Merged schema.
 // Ref: #/components/schemas/OutputMessageItem
 type OutputMessageItem struct {
-	Content OptNilOutputMessageItemContentItemArray `json:"content"`
-	ID      OptNilString                            `json:"id"`
+	Content []OutputMessageItemContentItem `json:"content" transponder:"encode-empty"`
+	ID      OptNilString                   `json:"id"`
 	// The phase of an assistant message. Use `commentary` for an intermediate assistant message and
 	// `final_answer` for the final assistant message. For follow-up requests with models like
 	// `gpt-5.3-codex` and later, preserve and resend phase on all assistant messages. Omitting it can
@@ -91005,7 +89305,7 @@ type OutputMessageItem struct {
 }
 
 // GetContent returns the value of Content.
-func (s *OutputMessageItem) GetContent() OptNilOutputMessageItemContentItemArray {
+func (s *OutputMessageItem) GetContent() []OutputMessageItemContentItem {
 	return s.Content
 }
 
@@ -91040,7 +89340,7 @@ func (s *OutputMessageItem) GetAdditionalProps() OutputMessageItemAdditional {
 }
 
 // SetContent sets the value of Content.
-func (s *OutputMessageItem) SetContent(val OptNilOutputMessageItemContentItemArray) {
+func (s *OutputMessageItem) SetContent(val []OutputMessageItemContentItem) {
 	s.Content = val
 }
 
@@ -91528,7 +89828,7 @@ type OutputReasoningItem struct {
 	// A signature for the reasoning content, used for verification.
 	Signature       OptNilString                    `json:"signature"`
 	Status          OptNilOutputReasoningItemStatus `json:"status"`
-	Summary         OptNilReasoningSummaryTextArray `json:"summary"`
+	Summary         []ReasoningSummaryText          `json:"summary" transponder:"encode-empty"`
 	Type            OptNilOutputReasoningItemType   `json:"type"`
 	AdditionalProps OutputReasoningItemAdditional
 }
@@ -91564,7 +89864,7 @@ func (s *OutputReasoningItem) GetStatus() OptNilOutputReasoningItemStatus {
 }
 
 // GetSummary returns the value of Summary.
-func (s *OutputReasoningItem) GetSummary() OptNilReasoningSummaryTextArray {
+func (s *OutputReasoningItem) GetSummary() []ReasoningSummaryText {
 	return s.Summary
 }
 
@@ -91609,7 +89909,7 @@ func (s *OutputReasoningItem) SetStatus(val OptNilOutputReasoningItemStatus) {
 }
 
 // SetSummary sets the value of Summary.
-func (s *OutputReasoningItem) SetSummary(val OptNilReasoningSummaryTextArray) {
+func (s *OutputReasoningItem) SetSummary(val []ReasoningSummaryText) {
 	s.Summary = val
 }
 
@@ -91919,14 +90219,14 @@ func (s *OutputShellCallItem) SetAdditionalProps(val OutputShellCallItemAddition
 }
 
 type OutputShellCallItemAction struct {
-	Commands        OptNilStringArray `json:"commands"`
-	MaxOutputLength OptNilInt         `json:"max_output_length"`
-	TimeoutMs       OptNilInt         `json:"timeout_ms"`
+	Commands        []string  `json:"commands" transponder:"encode-empty"`
+	MaxOutputLength OptNilInt `json:"max_output_length"`
+	TimeoutMs       OptNilInt `json:"timeout_ms"`
 	AdditionalProps OutputShellCallItemActionAdditional
 }
 
 // GetCommands returns the value of Commands.
-func (s *OutputShellCallItemAction) GetCommands() OptNilStringArray {
+func (s *OutputShellCallItemAction) GetCommands() []string {
 	return s.Commands
 }
 
@@ -91946,7 +90246,7 @@ func (s *OutputShellCallItemAction) GetAdditionalProps() OutputShellCallItemActi
 }
 
 // SetCommands sets the value of Commands.
-func (s *OutputShellCallItemAction) SetCommands(val OptNilStringArray) {
+func (s *OutputShellCallItemAction) SetCommands(val []string) {
 	s.Commands = val
 }
 
@@ -92028,7 +90328,7 @@ type OutputShellCallOutputItem struct {
 	CallID          OptNilString                        `json:"call_id"`
 	ID              OptNilString                        `json:"id"`
 	MaxOutputLength OptNilInt                           `json:"max_output_length"`
-	Output          OptNilShellCallOutputContentArray   `json:"output"`
+	Output          []ShellCallOutputContent            `json:"output" transponder:"encode-empty"`
 	Status          OptNilShellCallStatus               `json:"status"`
 	Type            OptNilOutputShellCallOutputItemType `json:"type"`
 	AdditionalProps OutputShellCallOutputItemAdditional
@@ -92050,7 +90350,7 @@ func (s *OutputShellCallOutputItem) GetMaxOutputLength() OptNilInt {
 }
 
 // GetOutput returns the value of Output.
-func (s *OutputShellCallOutputItem) GetOutput() OptNilShellCallOutputContentArray {
+func (s *OutputShellCallOutputItem) GetOutput() []ShellCallOutputContent {
 	return s.Output
 }
 
@@ -92085,7 +90385,7 @@ func (s *OutputShellCallOutputItem) SetMaxOutputLength(val OptNilInt) {
 }
 
 // SetOutput sets the value of Output.
-func (s *OutputShellCallOutputItem) SetOutput(val OptNilShellCallOutputContentArray) {
+func (s *OutputShellCallOutputItem) SetOutput(val []ShellCallOutputContent) {
 	s.Output = val
 }
 
@@ -92245,14 +90545,14 @@ func (s *OutputShellServerToolItem) SetAdditionalProps(val OutputShellServerTool
 }
 
 type OutputShellServerToolItemAction struct {
-	Commands        OptNilStringArray `json:"commands"`
-	MaxOutputLength OptNilInt         `json:"max_output_length"`
-	TimeoutMs       OptNilInt         `json:"timeout_ms"`
+	Commands        []string  `json:"commands" transponder:"encode-empty"`
+	MaxOutputLength OptNilInt `json:"max_output_length"`
+	TimeoutMs       OptNilInt `json:"timeout_ms"`
 	AdditionalProps OutputShellServerToolItemActionAdditional
 }
 
 // GetCommands returns the value of Commands.
-func (s *OutputShellServerToolItemAction) GetCommands() OptNilStringArray {
+func (s *OutputShellServerToolItemAction) GetCommands() []string {
 	return s.Commands
 }
 
@@ -92272,7 +90572,7 @@ func (s *OutputShellServerToolItemAction) GetAdditionalProps() OutputShellServer
 }
 
 // SetCommands sets the value of Commands.
-func (s *OutputShellServerToolItemAction) SetCommands(val OptNilStringArray) {
+func (s *OutputShellServerToolItemAction) SetCommands(val []string) {
 	s.Commands = val
 }
 
@@ -98182,7 +96482,7 @@ type ReasoningItem struct {
 	ID               OptNilString                    `json:"id"`
 	Signature        OptNilString                    `json:"signature"`
 	Status           OptNilReasoningItemStatus       `json:"status"`
-	Summary          OptNilReasoningSummaryTextArray `json:"summary"`
+	Summary          []ReasoningSummaryText          `json:"summary" transponder:"encode-empty"`
 	Type             OptNilReasoningItemType         `json:"type"`
 	AdditionalProps  ReasoningItemAdditional
 }
@@ -98218,7 +96518,7 @@ func (s *ReasoningItem) GetStatus() OptNilReasoningItemStatus {
 }
 
 // GetSummary returns the value of Summary.
-func (s *ReasoningItem) GetSummary() OptNilReasoningSummaryTextArray {
+func (s *ReasoningItem) GetSummary() []ReasoningSummaryText {
 	return s.Summary
 }
 
@@ -98263,7 +96563,7 @@ func (s *ReasoningItem) SetStatus(val OptNilReasoningItemStatus) {
 }
 
 // SetSummary sets the value of Summary.
-func (s *ReasoningItem) SetSummary(val OptNilReasoningSummaryTextArray) {
+func (s *ReasoningItem) SetSummary(val []ReasoningSummaryText) {
 	s.Summary = val
 }
 
@@ -99729,15 +98029,15 @@ func (s *ResponseOutputTextAdditional) init() ResponseOutputTextAdditional {
 }
 
 type ResponseOutputTextLogprobsItem struct {
-	Bytes           OptNilIntArray                                           `json:"bytes"`
-	Logprob         OptNilFloat64                                            `json:"logprob"`
-	Token           OptNilString                                             `json:"token"`
-	TopLogprobs     OptNilResponseOutputTextLogprobsItemTopLogprobsItemArray `json:"top_logprobs"`
+	Bytes           []int                                           `json:"bytes" transponder:"encode-empty"`
+	Logprob         OptNilFloat64                                   `json:"logprob"`
+	Token           OptNilString                                    `json:"token"`
+	TopLogprobs     []ResponseOutputTextLogprobsItemTopLogprobsItem `json:"top_logprobs" transponder:"encode-empty"`
 	AdditionalProps ResponseOutputTextLogprobsItemAdditional
 }
 
 // GetBytes returns the value of Bytes.
-func (s *ResponseOutputTextLogprobsItem) GetBytes() OptNilIntArray {
+func (s *ResponseOutputTextLogprobsItem) GetBytes() []int {
 	return s.Bytes
 }
 
@@ -99752,7 +98052,7 @@ func (s *ResponseOutputTextLogprobsItem) GetToken() OptNilString {
 }
 
 // GetTopLogprobs returns the value of TopLogprobs.
-func (s *ResponseOutputTextLogprobsItem) GetTopLogprobs() OptNilResponseOutputTextLogprobsItemTopLogprobsItemArray {
+func (s *ResponseOutputTextLogprobsItem) GetTopLogprobs() []ResponseOutputTextLogprobsItemTopLogprobsItem {
 	return s.TopLogprobs
 }
 
@@ -99762,7 +98062,7 @@ func (s *ResponseOutputTextLogprobsItem) GetAdditionalProps() ResponseOutputText
 }
 
 // SetBytes sets the value of Bytes.
-func (s *ResponseOutputTextLogprobsItem) SetBytes(val OptNilIntArray) {
+func (s *ResponseOutputTextLogprobsItem) SetBytes(val []int) {
 	s.Bytes = val
 }
 
@@ -99777,7 +98077,7 @@ func (s *ResponseOutputTextLogprobsItem) SetToken(val OptNilString) {
 }
 
 // SetTopLogprobs sets the value of TopLogprobs.
-func (s *ResponseOutputTextLogprobsItem) SetTopLogprobs(val OptNilResponseOutputTextLogprobsItemTopLogprobsItemArray) {
+func (s *ResponseOutputTextLogprobsItem) SetTopLogprobs(val []ResponseOutputTextLogprobsItemTopLogprobsItem) {
 	s.TopLogprobs = val
 }
 
@@ -99798,14 +98098,14 @@ func (s *ResponseOutputTextLogprobsItemAdditional) init() ResponseOutputTextLogp
 }
 
 type ResponseOutputTextLogprobsItemTopLogprobsItem struct {
-	Bytes           OptNilIntArray `json:"bytes"`
-	Logprob         OptNilFloat64  `json:"logprob"`
-	Token           OptNilString   `json:"token"`
+	Bytes           []int         `json:"bytes" transponder:"encode-empty"`
+	Logprob         OptNilFloat64 `json:"logprob"`
+	Token           OptNilString  `json:"token"`
 	AdditionalProps ResponseOutputTextLogprobsItemTopLogprobsItemAdditional
 }
 
 // GetBytes returns the value of Bytes.
-func (s *ResponseOutputTextLogprobsItemTopLogprobsItem) GetBytes() OptNilIntArray {
+func (s *ResponseOutputTextLogprobsItemTopLogprobsItem) GetBytes() []int {
 	return s.Bytes
 }
 
@@ -99825,7 +98125,7 @@ func (s *ResponseOutputTextLogprobsItemTopLogprobsItem) GetAdditionalProps() Res
 }
 
 // SetBytes sets the value of Bytes.
-func (s *ResponseOutputTextLogprobsItemTopLogprobsItem) SetBytes(val OptNilIntArray) {
+func (s *ResponseOutputTextLogprobsItemTopLogprobsItem) SetBytes(val []int) {
 	s.Bytes = val
 }
 
@@ -102725,14 +101025,14 @@ func (s *ShellCallItem) SetAdditionalProps(val ShellCallItemAdditional) {
 }
 
 type ShellCallItemAction struct {
-	Commands        OptNilStringArray `json:"commands"`
-	MaxOutputLength OptNilInt         `json:"max_output_length"`
-	TimeoutMs       OptNilInt         `json:"timeout_ms"`
+	Commands        []string  `json:"commands" transponder:"encode-empty"`
+	MaxOutputLength OptNilInt `json:"max_output_length"`
+	TimeoutMs       OptNilInt `json:"timeout_ms"`
 	AdditionalProps ShellCallItemActionAdditional
 }
 
 // GetCommands returns the value of Commands.
-func (s *ShellCallItemAction) GetCommands() OptNilStringArray {
+func (s *ShellCallItemAction) GetCommands() []string {
 	return s.Commands
 }
 
@@ -102752,7 +101052,7 @@ func (s *ShellCallItemAction) GetAdditionalProps() ShellCallItemActionAdditional
 }
 
 // SetCommands sets the value of Commands.
-func (s *ShellCallItemAction) SetCommands(val OptNilStringArray) {
+func (s *ShellCallItemAction) SetCommands(val []string) {
 	s.Commands = val
 }
 
@@ -103112,12 +101412,12 @@ func (s *ShellCallOutputContentOutcomeTimeoutType) UnmarshalText(data []byte) er
 // Output from a shell command execution (newer variant).
 // Ref: #/components/schemas/ShellCallOutputItem
 type ShellCallOutputItem struct {
-	CallID          OptNilString                      `json:"call_id"`
-	ID              OptNilString                      `json:"id"`
-	MaxOutputLength OptNilInt                         `json:"max_output_length"`
-	Output          OptNilShellCallOutputContentArray `json:"output"`
-	Status          OptNilToolCallStatus              `json:"status"`
-	Type            OptNilShellCallOutputItemType     `json:"type"`
+	CallID          OptNilString                  `json:"call_id"`
+	ID              OptNilString                  `json:"id"`
+	MaxOutputLength OptNilInt                     `json:"max_output_length"`
+	Output          []ShellCallOutputContent      `json:"output" transponder:"encode-empty"`
+	Status          OptNilToolCallStatus          `json:"status"`
+	Type            OptNilShellCallOutputItemType `json:"type"`
 	AdditionalProps ShellCallOutputItemAdditional
 }
 
@@ -103137,7 +101437,7 @@ func (s *ShellCallOutputItem) GetMaxOutputLength() OptNilInt {
 }
 
 // GetOutput returns the value of Output.
-func (s *ShellCallOutputItem) GetOutput() OptNilShellCallOutputContentArray {
+func (s *ShellCallOutputItem) GetOutput() []ShellCallOutputContent {
 	return s.Output
 }
 
@@ -103172,7 +101472,7 @@ func (s *ShellCallOutputItem) SetMaxOutputLength(val OptNilInt) {
 }
 
 // SetOutput sets the value of Output.
-func (s *ShellCallOutputItem) SetOutput(val OptNilShellCallOutputContentArray) {
+func (s *ShellCallOutputItem) SetOutput(val []ShellCallOutputContent) {
 	s.Output = val
 }
 
@@ -106764,7 +105064,7 @@ type TextDeltaEvent struct {
 	ContentIndex    OptNilInt                `json:"content_index"`
 	Delta           OptNilString             `json:"delta"`
 	ItemID          OptNilString             `json:"item_id"`
-	Logprobs        OptNilStreamLogprobArray `json:"logprobs"`
+	Logprobs        []StreamLogprob          `json:"logprobs" transponder:"encode-empty"`
 	OutputIndex     OptNilInt                `json:"output_index"`
 	SequenceNumber  OptNilInt                `json:"sequence_number"`
 	Type            OptNilTextDeltaEventType `json:"type"`
@@ -106787,7 +105087,7 @@ func (s *TextDeltaEvent) GetItemID() OptNilString {
 }
 
 // GetLogprobs returns the value of Logprobs.
-func (s *TextDeltaEvent) GetLogprobs() OptNilStreamLogprobArray {
+func (s *TextDeltaEvent) GetLogprobs() []StreamLogprob {
 	return s.Logprobs
 }
 
@@ -106827,7 +105127,7 @@ func (s *TextDeltaEvent) SetItemID(val OptNilString) {
 }
 
 // SetLogprobs sets the value of Logprobs.
-func (s *TextDeltaEvent) SetLogprobs(val OptNilStreamLogprobArray) {
+func (s *TextDeltaEvent) SetLogprobs(val []StreamLogprob) {
 	s.Logprobs = val
 }
 
@@ -106899,13 +105199,13 @@ func (s *TextDeltaEventType) UnmarshalText(data []byte) error {
 // Event emitted when text streaming is complete.
 // Ref: #/components/schemas/TextDoneEvent
 type TextDoneEvent struct {
-	ContentIndex    OptNilInt                `json:"content_index"`
-	ItemID          OptNilString             `json:"item_id"`
-	Logprobs        OptNilStreamLogprobArray `json:"logprobs"`
-	OutputIndex     OptNilInt                `json:"output_index"`
-	SequenceNumber  OptNilInt                `json:"sequence_number"`
-	Text            OptNilString             `json:"text"`
-	Type            OptNilTextDoneEventType  `json:"type"`
+	ContentIndex    OptNilInt               `json:"content_index"`
+	ItemID          OptNilString            `json:"item_id"`
+	Logprobs        []StreamLogprob         `json:"logprobs" transponder:"encode-empty"`
+	OutputIndex     OptNilInt               `json:"output_index"`
+	SequenceNumber  OptNilInt               `json:"sequence_number"`
+	Text            OptNilString            `json:"text"`
+	Type            OptNilTextDoneEventType `json:"type"`
 	AdditionalProps TextDoneEventAdditional
 }
 
@@ -106920,7 +105220,7 @@ func (s *TextDoneEvent) GetItemID() OptNilString {
 }
 
 // GetLogprobs returns the value of Logprobs.
-func (s *TextDoneEvent) GetLogprobs() OptNilStreamLogprobArray {
+func (s *TextDoneEvent) GetLogprobs() []StreamLogprob {
 	return s.Logprobs
 }
 
@@ -106960,7 +105260,7 @@ func (s *TextDoneEvent) SetItemID(val OptNilString) {
 }
 
 // SetLogprobs sets the value of Logprobs.
-func (s *TextDoneEvent) SetLogprobs(val OptNilStreamLogprobArray) {
+func (s *TextDoneEvent) SetLogprobs(val []StreamLogprob) {
 	s.Logprobs = val
 }
 
@@ -107321,7 +105621,7 @@ func (s *ToolCallStatus) UnmarshalText(data []byte) error {
 // Ref: #/components/schemas/ToolChoiceAllowed
 type ToolChoiceAllowed struct {
 	Mode            OptNilToolChoiceAllowedMode `json:"mode"`
-	Tools           OptNilAnyArray              `json:"tools"`
+	Tools           []jx.Raw                    `json:"tools" transponder:"encode-empty"`
 	Type            OptNilToolChoiceAllowedType `json:"type"`
 	AdditionalProps ToolChoiceAllowedAdditional
 }
@@ -107332,7 +105632,7 @@ func (s *ToolChoiceAllowed) GetMode() OptNilToolChoiceAllowedMode {
 }
 
 // GetTools returns the value of Tools.
-func (s *ToolChoiceAllowed) GetTools() OptNilAnyArray {
+func (s *ToolChoiceAllowed) GetTools() []jx.Raw {
 	return s.Tools
 }
 
@@ -107352,7 +105652,7 @@ func (s *ToolChoiceAllowed) SetMode(val OptNilToolChoiceAllowedMode) {
 }
 
 // SetTools sets the value of Tools.
-func (s *ToolChoiceAllowed) SetTools(val OptNilAnyArray) {
+func (s *ToolChoiceAllowed) SetTools(val []jx.Raw) {
 	s.Tools = val
 }
 

@@ -3,6 +3,8 @@
 package openrouter
 
 import (
+	"github.com/go-faster/errors"
+	"github.com/ogen-go/ogen/validate"
 	"slices"
 )
 
@@ -18,4 +20,5802 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	slices.Sort(keys)
 	return keys
+}
+
+// validatedBefore stands for the calls ogen repeats after an object's
+// Validate(), which has run its validators (step spec-validators).
+func validatedBefore(string, any, any) error { return nil }
+
+// errSpecRequired is the error of a field the spec requires that is absent.
+var errSpecRequired = errors.New("required by the spec")
+
+// validateWith runs the pluggable validator name (x-ogen-validate of the
+// normalized spec) on v, an object with a specField method.
+func validateWith(name string, v any, params any) error {
+	obj, ok := v.(interface {
+		specField(string) (bool, bool, bool)
+	})
+	if !ok {
+		return errors.Errorf("%T has no spec fields", v)
+	}
+	// field says whether the field p is sent, and sent with a value.
+	field := func(p any) (string, bool, bool, error) {
+		name, _ := p.(string)
+		present, null, known := obj.specField(name)
+		if !known {
+			return "", false, false, errors.Errorf("%T has no field %q", v, p)
+		}
+		return name, present, present && !null, nil
+	}
+	list, _ := params.([]any)
+	var failures []validate.FieldError
+	switch name {
+	case "x-spec-required":
+		for _, p := range list {
+			name, present, _, err := field(p)
+			if err != nil {
+				return err
+			}
+			if !present { // (null is present: a required field may be nullable)
+				failures = append(failures, validate.FieldError{Name: name, Error: errSpecRequired})
+			}
+		}
+	case "x-exclusive":
+		for _, g := range list {
+			group, _ := g.([]any)
+			var sent []string
+			for _, p := range group {
+				name, _, value, err := field(p)
+				if err != nil {
+					return err
+				}
+				if value { // (null is not a choice)
+					sent = append(sent, name)
+				}
+			}
+			if len(sent) > 1 {
+				failures = append(failures, validate.FieldError{Name: sent[1], Error: errors.Errorf("not allowed together with %q", sent[0])})
+			}
+		}
+	default:
+		return errors.Errorf("unknown validator %q", name)
+	}
+	if len(failures) > 0 {
+		return &validate.Error{Fields: failures}
+	}
+	return nil
+}
+
+func (s *AdditionalToolsItem) specField(name string) (present, null, known bool) {
+	switch name {
+	case "id":
+		return s.ID.Set, s.ID.Null, true
+	case "role":
+		return s.Role.Set, s.Role.Null, true
+	case "tools":
+		return s.Tools != nil, false, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *AdditionalToolsItemToolsFunction) specField(name string) (present, null, known bool) {
+	switch name {
+	case "description":
+		return s.Description.Set, s.Description.Null, true
+	case "name":
+		return s.Name.Set, s.Name.Null, true
+	case "parameters":
+		return len(s.Parameters) != 0, false, true
+	case "strict":
+		return s.Strict.Set, s.Strict.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	case "defer_loading":
+		return s.DeferLoading.Set, s.DeferLoading.Null, true
+	}
+	return false, false, false
+}
+
+func (s *AdditionalToolsItemToolsVariant28) specField(name string) (present, null, known bool) {
+	switch name {
+	case "type":
+		return s.Type.Set, s.Type.Null, true
+	}
+	return false, false, false
+}
+
+func (s *AdvisorServerToolOpenRouter) specField(name string) (present, null, known bool) {
+	switch name {
+	case "parameters":
+		return s.Parameters.Set, s.Parameters.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *AgentMessageItem) specField(name string) (present, null, known bool) {
+	switch name {
+	case "agent":
+		return s.Agent.Set, s.Agent.Null, true
+	case "author":
+		return s.Author.Set, s.Author.Null, true
+	case "content":
+		return s.Content != nil, false, true
+	case "id":
+		return s.ID.Set, s.ID.Null, true
+	case "recipient":
+		return s.Recipient.Set, s.Recipient.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *AgentMessageItemAgent) specField(name string) (present, null, known bool) {
+	switch name {
+	case "agent_name":
+		return s.AgentName.Set, s.AgentName.Null, true
+	}
+	return false, false, false
+}
+
+func (s *AgentMessageItemContentEncryptedContent) specField(name string) (present, null, known bool) {
+	switch name {
+	case "encrypted_content":
+		return s.EncryptedContent.Set, s.EncryptedContent.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *AgentMessageItemContentInputImage) specField(name string) (present, null, known bool) {
+	switch name {
+	case "detail":
+		return s.Detail.Set, s.Detail.Null, true
+	case "image_url":
+		return s.ImageURL.Set, s.ImageURL.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *AnnotationAddedEvent) specField(name string) (present, null, known bool) {
+	switch name {
+	case "annotation":
+		return s.Annotation.Set, s.Annotation.Null, true
+	case "annotation_index":
+		return s.AnnotationIndex.Set, s.AnnotationIndex.Null, true
+	case "content_index":
+		return s.ContentIndex.Set, s.ContentIndex.Null, true
+	case "item_id":
+		return s.ItemID.Set, s.ItemID.Null, true
+	case "output_index":
+		return s.OutputIndex.Set, s.OutputIndex.Null, true
+	case "sequence_number":
+		return s.SequenceNumber.Set, s.SequenceNumber.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *AnthropicCacheControlDirective) specField(name string) (present, null, known bool) {
+	switch name {
+	case "ttl":
+		return s.TTL.Set, s.TTL.Null, true
+	case "type":
+		return s.Type.Set, s.Type.Null, true
+	}
+	return false, false, false
+}
+
+func (s *ApplyPatchCallItem) specField(name string) (present, null, known bool) {
+	switch name {
+	case "call_id":
+		return s.CallID.Set, s.CallID.Null, true
+	case "id":
+		return s.ID.Set, s.ID.Null, true
+	case "operation":
+		return s.Operation.Set, s.Operation.Null, true
+	case "status":
+		return s.Status.Set, s.Status.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *ApplyPatchCallOperationDiffDeltaEvent) specField(name string) (present, null, known bool) {
+	switch name {
+	case "delta":
+		return s.Delta.Set, s.Delta.Null, true
+	case "item_id":
+		return s.ItemID.Set, s.ItemID.Null, true
+	case "output_index":
+		return s.OutputIndex.Set, s.OutputIndex.Null, true
+	case "sequence_number":
+		return s.SequenceNumber.Set, s.SequenceNumber.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *ApplyPatchCallOperationDiffDoneEvent) specField(name string) (present, null, known bool) {
+	switch name {
+	case "diff":
+		return s.Diff.Set, s.Diff.Null, true
+	case "item_id":
+		return s.ItemID.Set, s.ItemID.Null, true
+	case "output_index":
+		return s.OutputIndex.Set, s.OutputIndex.Null, true
+	case "sequence_number":
+		return s.SequenceNumber.Set, s.SequenceNumber.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *ApplyPatchCallOutputItem) specField(name string) (present, null, known bool) {
+	switch name {
+	case "call_id":
+		return s.CallID.Set, s.CallID.Null, true
+	case "id":
+		return s.ID.Set, s.ID.Null, true
+	case "output":
+		return s.Output.Set, s.Output.Null, true
+	case "status":
+		return s.Status.Set, s.Status.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *ApplyPatchCreateFileOperation) specField(name string) (present, null, known bool) {
+	switch name {
+	case "diff":
+		return s.Diff.Set, s.Diff.Null, true
+	case "path":
+		return s.Path.Set, s.Path.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *ApplyPatchDeleteFileOperation) specField(name string) (present, null, known bool) {
+	switch name {
+	case "path":
+		return s.Path.Set, s.Path.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *ApplyPatchServerTool) specField(name string) (present, null, known bool) {
+	switch name {
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *ApplyPatchServerToolOpenRouter) specField(name string) (present, null, known bool) {
+	switch name {
+	case "parameters":
+		return s.Parameters.Set, s.Parameters.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *ApplyPatchUpdateFileOperation) specField(name string) (present, null, known bool) {
+	switch name {
+	case "diff":
+		return s.Diff.Set, s.Diff.Null, true
+	case "path":
+		return s.Path.Set, s.Path.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *AutoBetaRouterPlugin) specField(name string) (present, null, known bool) {
+	switch name {
+	case "allowed_models":
+		return s.AllowedModels.Set, s.AllowedModels.Null, true
+	case "cost_quality_tradeoff":
+		return s.CostQualityTradeoff.Set, s.CostQualityTradeoff.Null, true
+	case "cost_tier":
+		return s.CostTier.Set, s.CostTier.Null, true
+	case "enabled":
+		return s.Enabled.Set, s.Enabled.Null, true
+	case "excluded_models":
+		return s.ExcludedModels.Set, s.ExcludedModels.Null, true
+	case "id":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *AutoRouterPlugin) specField(name string) (present, null, known bool) {
+	switch name {
+	case "allowed_models":
+		return s.AllowedModels.Set, s.AllowedModels.Null, true
+	case "cost_quality_tradeoff":
+		return s.CostQualityTradeoff.Set, s.CostQualityTradeoff.Null, true
+	case "cost_tier":
+		return s.CostTier.Set, s.CostTier.Null, true
+	case "enabled":
+		return s.Enabled.Set, s.Enabled.Null, true
+	case "excluded_models":
+		return s.ExcludedModels.Set, s.ExcludedModels.Null, true
+	case "id":
+		return true /* the union writes its discriminator */, false, true
+	case "pin_model":
+		return s.PinModel.Set, s.PinModel.Null, true
+	}
+	return false, false, false
+}
+
+func (s *BadGatewayResponse) specField(name string) (present, null, known bool) {
+	switch name {
+	case "error":
+		return s.Error.Set, s.Error.Null, true
+	case "openrouter_metadata":
+		return len(s.OpenrouterMetadata) != 0, false, true
+	case "user_id":
+		return s.UserID.Set, s.UserID.Null, true
+	}
+	return false, false, false
+}
+
+func (s *BadGatewayResponseErrorData) specField(name string) (present, null, known bool) {
+	switch name {
+	case "code":
+		return s.Code.Set, s.Code.Null, true
+	case "message":
+		return s.Message.Set, s.Message.Null, true
+	case "metadata":
+		return len(s.Metadata) != 0, false, true
+	}
+	return false, false, false
+}
+
+func (s *BadRequestResponse) specField(name string) (present, null, known bool) {
+	switch name {
+	case "error":
+		return s.Error.Set, s.Error.Null, true
+	case "openrouter_metadata":
+		return len(s.OpenrouterMetadata) != 0, false, true
+	case "user_id":
+		return s.UserID.Set, s.UserID.Null, true
+	}
+	return false, false, false
+}
+
+func (s *BadRequestResponseErrorData) specField(name string) (present, null, known bool) {
+	switch name {
+	case "code":
+		return s.Code.Set, s.Code.Null, true
+	case "message":
+		return s.Message.Set, s.Message.Null, true
+	case "metadata":
+		return len(s.Metadata) != 0, false, true
+	}
+	return false, false, false
+}
+
+func (s *BaseAnnotationAddedEvent) specField(name string) (present, null, known bool) {
+	switch name {
+	case "annotation":
+		return s.Annotation.Set, s.Annotation.Null, true
+	case "annotation_index":
+		return s.AnnotationIndex.Set, s.AnnotationIndex.Null, true
+	case "content_index":
+		return s.ContentIndex.Set, s.ContentIndex.Null, true
+	case "item_id":
+		return s.ItemID.Set, s.ItemID.Null, true
+	case "output_index":
+		return s.OutputIndex.Set, s.OutputIndex.Null, true
+	case "sequence_number":
+		return s.SequenceNumber.Set, s.SequenceNumber.Null, true
+	case "type":
+		return s.Type.Set, s.Type.Null, true
+	}
+	return false, false, false
+}
+
+func (s *BaseContentPartAddedEvent) specField(name string) (present, null, known bool) {
+	switch name {
+	case "content_index":
+		return s.ContentIndex.Set, s.ContentIndex.Null, true
+	case "item_id":
+		return s.ItemID.Set, s.ItemID.Null, true
+	case "output_index":
+		return s.OutputIndex.Set, s.OutputIndex.Null, true
+	case "part":
+		return s.Part.Set, false, true
+	case "sequence_number":
+		return s.SequenceNumber.Set, s.SequenceNumber.Null, true
+	case "type":
+		return s.Type.Set, s.Type.Null, true
+	}
+	return false, false, false
+}
+
+func (s *BaseContentPartDoneEvent) specField(name string) (present, null, known bool) {
+	switch name {
+	case "content_index":
+		return s.ContentIndex.Set, s.ContentIndex.Null, true
+	case "item_id":
+		return s.ItemID.Set, s.ItemID.Null, true
+	case "output_index":
+		return s.OutputIndex.Set, s.OutputIndex.Null, true
+	case "part":
+		return s.Part.Set, false, true
+	case "sequence_number":
+		return s.SequenceNumber.Set, s.SequenceNumber.Null, true
+	case "type":
+		return s.Type.Set, s.Type.Null, true
+	}
+	return false, false, false
+}
+
+func (s *BaseCustomToolCallInputDeltaEvent) specField(name string) (present, null, known bool) {
+	switch name {
+	case "delta":
+		return s.Delta.Set, s.Delta.Null, true
+	case "item_id":
+		return s.ItemID.Set, s.ItemID.Null, true
+	case "output_index":
+		return s.OutputIndex.Set, s.OutputIndex.Null, true
+	case "sequence_number":
+		return s.SequenceNumber.Set, s.SequenceNumber.Null, true
+	case "type":
+		return s.Type.Set, s.Type.Null, true
+	}
+	return false, false, false
+}
+
+func (s *BaseCustomToolCallInputDoneEvent) specField(name string) (present, null, known bool) {
+	switch name {
+	case "input":
+		return s.Input.Set, s.Input.Null, true
+	case "item_id":
+		return s.ItemID.Set, s.ItemID.Null, true
+	case "output_index":
+		return s.OutputIndex.Set, s.OutputIndex.Null, true
+	case "sequence_number":
+		return s.SequenceNumber.Set, s.SequenceNumber.Null, true
+	case "type":
+		return s.Type.Set, s.Type.Null, true
+	}
+	return false, false, false
+}
+
+func (s *BaseErrorEvent) specField(name string) (present, null, known bool) {
+	switch name {
+	case "code":
+		return s.Code.Set, s.Code.Null, true
+	case "message":
+		return s.Message.Set, s.Message.Null, true
+	case "param":
+		return s.Param.Set, s.Param.Null, true
+	case "sequence_number":
+		return s.SequenceNumber.Set, s.SequenceNumber.Null, true
+	case "type":
+		return s.Type.Set, s.Type.Null, true
+	}
+	return false, false, false
+}
+
+func (s *BaseFunctionCallArgsDeltaEvent) specField(name string) (present, null, known bool) {
+	switch name {
+	case "delta":
+		return s.Delta.Set, s.Delta.Null, true
+	case "item_id":
+		return s.ItemID.Set, s.ItemID.Null, true
+	case "output_index":
+		return s.OutputIndex.Set, s.OutputIndex.Null, true
+	case "sequence_number":
+		return s.SequenceNumber.Set, s.SequenceNumber.Null, true
+	case "type":
+		return s.Type.Set, s.Type.Null, true
+	}
+	return false, false, false
+}
+
+func (s *BaseFunctionCallArgsDoneEvent) specField(name string) (present, null, known bool) {
+	switch name {
+	case "arguments":
+		return s.Arguments.Set, s.Arguments.Null, true
+	case "item_id":
+		return s.ItemID.Set, s.ItemID.Null, true
+	case "name":
+		return s.Name.Set, s.Name.Null, true
+	case "output_index":
+		return s.OutputIndex.Set, s.OutputIndex.Null, true
+	case "sequence_number":
+		return s.SequenceNumber.Set, s.SequenceNumber.Null, true
+	case "type":
+		return s.Type.Set, s.Type.Null, true
+	}
+	return false, false, false
+}
+
+func (s *BaseInputsMessage) specField(name string) (present, null, known bool) {
+	switch name {
+	case "content":
+		return s.Content.Set, false, true
+	case "id":
+		return s.ID.Set, s.ID.Null, true
+	case "phase":
+		return s.Phase.Set, s.Phase.Null, true
+	case "role":
+		return s.Role.Set, s.Role.Null, true
+	case "status":
+		return s.Status.Set, s.Status.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *BaseReasoningDeltaEvent) specField(name string) (present, null, known bool) {
+	switch name {
+	case "content_index":
+		return s.ContentIndex.Set, s.ContentIndex.Null, true
+	case "delta":
+		return s.Delta.Set, s.Delta.Null, true
+	case "item_id":
+		return s.ItemID.Set, s.ItemID.Null, true
+	case "output_index":
+		return s.OutputIndex.Set, s.OutputIndex.Null, true
+	case "sequence_number":
+		return s.SequenceNumber.Set, s.SequenceNumber.Null, true
+	case "type":
+		return s.Type.Set, s.Type.Null, true
+	}
+	return false, false, false
+}
+
+func (s *BaseReasoningDoneEvent) specField(name string) (present, null, known bool) {
+	switch name {
+	case "content_index":
+		return s.ContentIndex.Set, s.ContentIndex.Null, true
+	case "item_id":
+		return s.ItemID.Set, s.ItemID.Null, true
+	case "output_index":
+		return s.OutputIndex.Set, s.OutputIndex.Null, true
+	case "sequence_number":
+		return s.SequenceNumber.Set, s.SequenceNumber.Null, true
+	case "text":
+		return s.Text.Set, s.Text.Null, true
+	case "type":
+		return s.Type.Set, s.Type.Null, true
+	}
+	return false, false, false
+}
+
+func (s *BaseReasoningSummaryPartAddedEvent) specField(name string) (present, null, known bool) {
+	switch name {
+	case "item_id":
+		return s.ItemID.Set, s.ItemID.Null, true
+	case "output_index":
+		return s.OutputIndex.Set, s.OutputIndex.Null, true
+	case "part":
+		return s.Part.Set, s.Part.Null, true
+	case "sequence_number":
+		return s.SequenceNumber.Set, s.SequenceNumber.Null, true
+	case "summary_index":
+		return s.SummaryIndex.Set, s.SummaryIndex.Null, true
+	case "type":
+		return s.Type.Set, s.Type.Null, true
+	}
+	return false, false, false
+}
+
+func (s *BaseReasoningSummaryPartDoneEvent) specField(name string) (present, null, known bool) {
+	switch name {
+	case "item_id":
+		return s.ItemID.Set, s.ItemID.Null, true
+	case "output_index":
+		return s.OutputIndex.Set, s.OutputIndex.Null, true
+	case "part":
+		return s.Part.Set, s.Part.Null, true
+	case "sequence_number":
+		return s.SequenceNumber.Set, s.SequenceNumber.Null, true
+	case "summary_index":
+		return s.SummaryIndex.Set, s.SummaryIndex.Null, true
+	case "type":
+		return s.Type.Set, s.Type.Null, true
+	}
+	return false, false, false
+}
+
+func (s *BaseReasoningSummaryTextDeltaEvent) specField(name string) (present, null, known bool) {
+	switch name {
+	case "delta":
+		return s.Delta.Set, s.Delta.Null, true
+	case "item_id":
+		return s.ItemID.Set, s.ItemID.Null, true
+	case "output_index":
+		return s.OutputIndex.Set, s.OutputIndex.Null, true
+	case "sequence_number":
+		return s.SequenceNumber.Set, s.SequenceNumber.Null, true
+	case "summary_index":
+		return s.SummaryIndex.Set, s.SummaryIndex.Null, true
+	case "type":
+		return s.Type.Set, s.Type.Null, true
+	}
+	return false, false, false
+}
+
+func (s *BaseReasoningSummaryTextDoneEvent) specField(name string) (present, null, known bool) {
+	switch name {
+	case "item_id":
+		return s.ItemID.Set, s.ItemID.Null, true
+	case "output_index":
+		return s.OutputIndex.Set, s.OutputIndex.Null, true
+	case "sequence_number":
+		return s.SequenceNumber.Set, s.SequenceNumber.Null, true
+	case "summary_index":
+		return s.SummaryIndex.Set, s.SummaryIndex.Null, true
+	case "text":
+		return s.Text.Set, s.Text.Null, true
+	case "type":
+		return s.Type.Set, s.Type.Null, true
+	}
+	return false, false, false
+}
+
+func (s *BaseRefusalDeltaEvent) specField(name string) (present, null, known bool) {
+	switch name {
+	case "content_index":
+		return s.ContentIndex.Set, s.ContentIndex.Null, true
+	case "delta":
+		return s.Delta.Set, s.Delta.Null, true
+	case "item_id":
+		return s.ItemID.Set, s.ItemID.Null, true
+	case "output_index":
+		return s.OutputIndex.Set, s.OutputIndex.Null, true
+	case "sequence_number":
+		return s.SequenceNumber.Set, s.SequenceNumber.Null, true
+	case "type":
+		return s.Type.Set, s.Type.Null, true
+	}
+	return false, false, false
+}
+
+func (s *BaseRefusalDoneEvent) specField(name string) (present, null, known bool) {
+	switch name {
+	case "content_index":
+		return s.ContentIndex.Set, s.ContentIndex.Null, true
+	case "item_id":
+		return s.ItemID.Set, s.ItemID.Null, true
+	case "output_index":
+		return s.OutputIndex.Set, s.OutputIndex.Null, true
+	case "refusal":
+		return s.Refusal.Set, s.Refusal.Null, true
+	case "sequence_number":
+		return s.SequenceNumber.Set, s.SequenceNumber.Null, true
+	case "type":
+		return s.Type.Set, s.Type.Null, true
+	}
+	return false, false, false
+}
+
+func (s *BaseResponsesResult) specField(name string) (present, null, known bool) {
+	switch name {
+	case "background":
+		return s.Background.Set, s.Background.Null, true
+	case "completed_at":
+		return s.CompletedAt.Set, s.CompletedAt.Null, true
+	case "created_at":
+		return s.CreatedAt.Set, s.CreatedAt.Null, true
+	case "error":
+		return s.Error.Set, s.Error.Null, true
+	case "frequency_penalty":
+		return s.FrequencyPenalty.Set, s.FrequencyPenalty.Null, true
+	case "id":
+		return s.ID.Set, s.ID.Null, true
+	case "incomplete_details":
+		return s.IncompleteDetails.Set, s.IncompleteDetails.Null, true
+	case "instructions":
+		return s.Instructions.Set, false, true
+	case "max_output_tokens":
+		return s.MaxOutputTokens.Set, s.MaxOutputTokens.Null, true
+	case "max_tool_calls":
+		return s.MaxToolCalls.Set, s.MaxToolCalls.Null, true
+	case "metadata":
+		return len(s.Metadata) != 0, false, true
+	case "model":
+		return s.Model.Set, s.Model.Null, true
+	case "object":
+		return s.Object.Set, s.Object.Null, true
+	case "output":
+		return s.Output != nil, false, true
+	case "output_text":
+		return s.OutputText.Set, s.OutputText.Null, true
+	case "parallel_tool_calls":
+		return s.ParallelToolCalls.Set, s.ParallelToolCalls.Null, true
+	case "presence_penalty":
+		return s.PresencePenalty.Set, s.PresencePenalty.Null, true
+	case "previous_response_id":
+		return s.PreviousResponseID.Set, s.PreviousResponseID.Null, true
+	case "prompt":
+		return s.Prompt.Set, s.Prompt.Null, true
+	case "prompt_cache_key":
+		return s.PromptCacheKey.Set, s.PromptCacheKey.Null, true
+	case "prompt_cache_options":
+		return s.PromptCacheOptions.Set, s.PromptCacheOptions.Null, true
+	case "reasoning":
+		return s.Reasoning.Set, s.Reasoning.Null, true
+	case "safety_identifier":
+		return s.SafetyIdentifier.Set, s.SafetyIdentifier.Null, true
+	case "service_tier":
+		return s.ServiceTier.Set, s.ServiceTier.Null, true
+	case "status":
+		return s.Status.Set, s.Status.Null, true
+	case "store":
+		return s.Store.Set, s.Store.Null, true
+	case "temperature":
+		return s.Temperature.Set, s.Temperature.Null, true
+	case "text":
+		return s.Text.Set, s.Text.Null, true
+	case "tool_choice":
+		return s.ToolChoice.Set, s.ToolChoice.Null, true
+	case "tools":
+		return s.Tools != nil, false, true
+	case "top_logprobs":
+		return s.TopLogprobs.Set, s.TopLogprobs.Null, true
+	case "top_p":
+		return s.TopP.Set, s.TopP.Null, true
+	case "truncation":
+		return s.Truncation.Set, s.Truncation.Null, true
+	case "usage":
+		return s.Usage.Set, s.Usage.Null, true
+	case "user":
+		return s.User.Set, s.User.Null, true
+	}
+	return false, false, false
+}
+
+func (s *BaseResponsesResultToolsFunction) specField(name string) (present, null, known bool) {
+	switch name {
+	case "description":
+		return s.Description.Set, s.Description.Null, true
+	case "name":
+		return s.Name.Set, s.Name.Null, true
+	case "parameters":
+		return len(s.Parameters) != 0, false, true
+	case "strict":
+		return s.Strict.Set, s.Strict.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	case "defer_loading":
+		return s.DeferLoading.Set, s.DeferLoading.Null, true
+	}
+	return false, false, false
+}
+
+func (s *BaseTextDeltaEvent) specField(name string) (present, null, known bool) {
+	switch name {
+	case "content_index":
+		return s.ContentIndex.Set, s.ContentIndex.Null, true
+	case "delta":
+		return s.Delta.Set, s.Delta.Null, true
+	case "item_id":
+		return s.ItemID.Set, s.ItemID.Null, true
+	case "logprobs":
+		return s.Logprobs != nil, false, true
+	case "output_index":
+		return s.OutputIndex.Set, s.OutputIndex.Null, true
+	case "sequence_number":
+		return s.SequenceNumber.Set, s.SequenceNumber.Null, true
+	case "type":
+		return s.Type.Set, s.Type.Null, true
+	}
+	return false, false, false
+}
+
+func (s *BaseTextDoneEvent) specField(name string) (present, null, known bool) {
+	switch name {
+	case "content_index":
+		return s.ContentIndex.Set, s.ContentIndex.Null, true
+	case "item_id":
+		return s.ItemID.Set, s.ItemID.Null, true
+	case "logprobs":
+		return s.Logprobs != nil, false, true
+	case "output_index":
+		return s.OutputIndex.Set, s.OutputIndex.Null, true
+	case "sequence_number":
+		return s.SequenceNumber.Set, s.SequenceNumber.Null, true
+	case "text":
+		return s.Text.Set, s.Text.Null, true
+	case "type":
+		return s.Type.Set, s.Type.Null, true
+	}
+	return false, false, false
+}
+
+func (s *BashServerTool) specField(name string) (present, null, known bool) {
+	switch name {
+	case "parameters":
+		return s.Parameters.Set, s.Parameters.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *ChatAssistantImagesItem) specField(name string) (present, null, known bool) {
+	switch name {
+	case "image_url":
+		return s.ImageURL.Set, s.ImageURL.Null, true
+	}
+	return false, false, false
+}
+
+func (s *ChatAssistantImagesItemImageURL) specField(name string) (present, null, known bool) {
+	switch name {
+	case "url":
+		return s.URL.Set, s.URL.Null, true
+	}
+	return false, false, false
+}
+
+func (s *ChatAssistantMessage) specField(name string) (present, null, known bool) {
+	switch name {
+	case "annotations":
+		return s.Annotations.Set, s.Annotations.Null, true
+	case "audio":
+		return s.Audio.Set, s.Audio.Null, true
+	case "content":
+		return s.Content.Set, false, true
+	case "images":
+		return s.Images.Set, s.Images.Null, true
+	case "model":
+		return s.Model.Set, s.Model.Null, true
+	case "name":
+		return s.Name.Set, s.Name.Null, true
+	case "reasoning":
+		return s.Reasoning.Set, s.Reasoning.Null, true
+	case "reasoning_content":
+		return s.ReasoningContent.Set, s.ReasoningContent.Null, true
+	case "reasoning_details":
+		return s.ReasoningDetails.Set, s.ReasoningDetails.Null, true
+	case "refusal":
+		return s.Refusal.Set, s.Refusal.Null, true
+	case "role":
+		return true /* the union writes its discriminator */, false, true
+	case "tool_calls":
+		return s.ToolCalls.Set, s.ToolCalls.Null, true
+	}
+	return false, false, false
+}
+
+func (s *ChatChoice) specField(name string) (present, null, known bool) {
+	switch name {
+	case "finish_reason":
+		return s.FinishReason.Set, s.FinishReason.Null, true
+	case "index":
+		return s.Index.Set, s.Index.Null, true
+	case "logprobs":
+		return s.Logprobs.Set, s.Logprobs.Null, true
+	case "message":
+		return s.Message.Set, s.Message.Null, true
+	case "native_finish_reason":
+		return s.NativeFinishReason.Set, s.NativeFinishReason.Null, true
+	}
+	return false, false, false
+}
+
+func (s *ChatContentAudio) specField(name string) (present, null, known bool) {
+	switch name {
+	case "input_audio":
+		return s.InputAudio.Set, s.InputAudio.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *ChatContentAudioInputAudio) specField(name string) (present, null, known bool) {
+	switch name {
+	case "data":
+		return s.Data.Set, s.Data.Null, true
+	case "format":
+		return s.Format.Set, s.Format.Null, true
+	}
+	return false, false, false
+}
+
+func (s *ChatContentCacheControl) specField(name string) (present, null, known bool) {
+	switch name {
+	case "ttl":
+		return s.TTL.Set, s.TTL.Null, true
+	case "type":
+		return s.Type.Set, s.Type.Null, true
+	}
+	return false, false, false
+}
+
+func (s *ChatContentFile) specField(name string) (present, null, known bool) {
+	switch name {
+	case "file":
+		return s.File.Set, s.File.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *ChatContentImage) specField(name string) (present, null, known bool) {
+	switch name {
+	case "image_url":
+		return s.ImageURL.Set, s.ImageURL.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *ChatContentImageImageURL) specField(name string) (present, null, known bool) {
+	switch name {
+	case "detail":
+		return s.Detail.Set, s.Detail.Null, true
+	case "url":
+		return s.URL.Set, s.URL.Null, true
+	}
+	return false, false, false
+}
+
+func (s *ChatContentText) specField(name string) (present, null, known bool) {
+	switch name {
+	case "cache_control":
+		return s.CacheControl.Set, s.CacheControl.Null, true
+	case "prompt_cache_breakpoint":
+		return s.PromptCacheBreakpoint.Set, s.PromptCacheBreakpoint.Null, true
+	case "text":
+		return s.Text.Set, s.Text.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *ChatContentVideo) specField(name string) (present, null, known bool) {
+	switch name {
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	case "video_url":
+		return s.VideoURL.Set, s.VideoURL.Null, true
+	}
+	return false, false, false
+}
+
+func (s *ChatContentVideoInput) specField(name string) (present, null, known bool) {
+	switch name {
+	case "url":
+		return s.URL.Set, s.URL.Null, true
+	}
+	return false, false, false
+}
+
+func (s *ChatDeveloperMessage) specField(name string) (present, null, known bool) {
+	switch name {
+	case "content":
+		return s.Content.Set, false, true
+	case "name":
+		return s.Name.Set, s.Name.Null, true
+	case "role":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *ChatFormatGrammarConfig) specField(name string) (present, null, known bool) {
+	switch name {
+	case "grammar":
+		return s.Grammar.Set, s.Grammar.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *ChatFormatJsonObjectConfig) specField(name string) (present, null, known bool) {
+	switch name {
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *ChatFormatJsonSchemaConfig) specField(name string) (present, null, known bool) {
+	switch name {
+	case "json_schema":
+		return s.JSONSchema.Set, s.JSONSchema.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *ChatFormatPythonConfig) specField(name string) (present, null, known bool) {
+	switch name {
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *ChatFormatTextConfig) specField(name string) (present, null, known bool) {
+	switch name {
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *ChatFunctionToolFunction) specField(name string) (present, null, known bool) {
+	switch name {
+	case "cache_control":
+		return s.CacheControl.Set, s.CacheControl.Null, true
+	case "function":
+		return s.Function.Set, s.Function.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *ChatFunctionToolFunctionFunction) specField(name string) (present, null, known bool) {
+	switch name {
+	case "description":
+		return s.Description.Set, s.Description.Null, true
+	case "name":
+		return s.Name.Set, s.Name.Null, true
+	case "parameters":
+		return len(s.Parameters) != 0, false, true
+	case "strict":
+		return s.Strict.Set, s.Strict.Null, true
+	}
+	return false, false, false
+}
+
+func (s *ChatJsonSchemaConfig) specField(name string) (present, null, known bool) {
+	switch name {
+	case "description":
+		return s.Description.Set, s.Description.Null, true
+	case "name":
+		return s.Name.Set, s.Name.Null, true
+	case "schema":
+		return len(s.Schema) != 0, false, true
+	case "strict":
+		return s.Strict.Set, s.Strict.Null, true
+	}
+	return false, false, false
+}
+
+func (s *ChatMessageAnnotation) specField(name string) (present, null, known bool) {
+	switch name {
+	case "type":
+		return s.Type.Set, s.Type.Null, true
+	case "url_citation":
+		return s.URLCitation.Set, s.URLCitation.Null, true
+	}
+	return false, false, false
+}
+
+func (s *ChatMessageAnnotationURLCitation) specField(name string) (present, null, known bool) {
+	switch name {
+	case "content":
+		return s.Content.Set, s.Content.Null, true
+	case "end_index":
+		return s.EndIndex.Set, s.EndIndex.Null, true
+	case "start_index":
+		return s.StartIndex.Set, s.StartIndex.Null, true
+	case "title":
+		return s.Title.Set, s.Title.Null, true
+	case "url":
+		return s.URL.Set, s.URL.Null, true
+	}
+	return false, false, false
+}
+
+func (s *ChatNamedToolChoice) specField(name string) (present, null, known bool) {
+	switch name {
+	case "function":
+		return s.Function.Set, s.Function.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *ChatNamedToolChoiceFunction) specField(name string) (present, null, known bool) {
+	switch name {
+	case "name":
+		return s.Name.Set, s.Name.Null, true
+	}
+	return false, false, false
+}
+
+func (s *ChatRequest) specField(name string) (present, null, known bool) {
+	switch name {
+	case "cache_control":
+		return s.CacheControl.Set, s.CacheControl.Null, true
+	case "debug":
+		return s.Debug.Set, s.Debug.Null, true
+	case "frequency_penalty":
+		return s.FrequencyPenalty.Set, s.FrequencyPenalty.Null, true
+	case "image_config":
+		return len(s.ImageConfig) != 0, false, true
+	case "logit_bias":
+		return len(s.LogitBias) != 0, false, true
+	case "logprobs":
+		return s.Logprobs.Set, s.Logprobs.Null, true
+	case "max_completion_tokens":
+		return s.MaxCompletionTokens.Set, s.MaxCompletionTokens.Null, true
+	case "max_tokens":
+		return s.MaxTokens.Set, s.MaxTokens.Null, true
+	case "messages":
+		return s.Messages != nil, false, true
+	case "metadata":
+		return len(s.Metadata) != 0, false, true
+	case "min_p":
+		return s.MinP.Set, s.MinP.Null, true
+	case "modalities":
+		return s.Modalities.Set, s.Modalities.Null, true
+	case "model":
+		return s.Model.Set, s.Model.Null, true
+	case "models":
+		return s.Models.Set, s.Models.Null, true
+	case "parallel_tool_calls":
+		return s.ParallelToolCalls.Set, s.ParallelToolCalls.Null, true
+	case "plugins":
+		return s.Plugins.Set, s.Plugins.Null, true
+	case "prediction":
+		return s.Prediction.Set, s.Prediction.Null, true
+	case "presence_penalty":
+		return s.PresencePenalty.Set, s.PresencePenalty.Null, true
+	case "prompt_cache_key":
+		return s.PromptCacheKey.Set, s.PromptCacheKey.Null, true
+	case "prompt_cache_options":
+		return s.PromptCacheOptions.Set, s.PromptCacheOptions.Null, true
+	case "provider":
+		return s.Provider.Set, s.Provider.Null, true
+	case "reasoning":
+		return s.Reasoning.Set, s.Reasoning.Null, true
+	case "reasoning_effort":
+		return s.ReasoningEffort.Set, s.ReasoningEffort.Null, true
+	case "repetition_penalty":
+		return s.RepetitionPenalty.Set, s.RepetitionPenalty.Null, true
+	case "response_format":
+		return s.ResponseFormat.Set, false, true
+	case "route":
+		return s.Route.Set, s.Route.Null, true
+	case "seed":
+		return s.Seed.Set, s.Seed.Null, true
+	case "service_tier":
+		return s.ServiceTier.Set, s.ServiceTier.Null, true
+	case "session_id":
+		return s.SessionID.Set, s.SessionID.Null, true
+	case "stop":
+		return s.Stop.Set, false, true
+	case "stop_server_tools_when":
+		return s.StopServerToolsWhen.Set, s.StopServerToolsWhen.Null, true
+	case "stream":
+		return s.Stream.Set, s.Stream.Null, true
+	case "stream_options":
+		return s.StreamOptions.Set, s.StreamOptions.Null, true
+	case "temperature":
+		return s.Temperature.Set, s.Temperature.Null, true
+	case "tool_choice":
+		return s.ToolChoice.Set, s.ToolChoice.Null, true
+	case "tools":
+		return s.Tools.Set, s.Tools.Null, true
+	case "top_a":
+		return s.TopA.Set, s.TopA.Null, true
+	case "top_k":
+		return s.TopK.Set, s.TopK.Null, true
+	case "top_logprobs":
+		return s.TopLogprobs.Set, s.TopLogprobs.Null, true
+	case "top_p":
+		return s.TopP.Set, s.TopP.Null, true
+	case "trace":
+		return s.Trace.Set, s.Trace.Null, true
+	case "user":
+		return s.User.Set, s.User.Null, true
+	}
+	return false, false, false
+}
+
+func (s *ChatResult) specField(name string) (present, null, known bool) {
+	switch name {
+	case "choices":
+		return s.Choices != nil, false, true
+	case "created":
+		return s.Created.Set, s.Created.Null, true
+	case "id":
+		return s.ID.Set, s.ID.Null, true
+	case "model":
+		return s.Model.Set, s.Model.Null, true
+	case "object":
+		return s.Object.Set, s.Object.Null, true
+	case "openrouter_metadata":
+		return s.OpenrouterMetadata.Set, s.OpenrouterMetadata.Null, true
+	case "service_tier":
+		return s.ServiceTier.Set, s.ServiceTier.Null, true
+	case "system_fingerprint":
+		return s.SystemFingerprint.Set, s.SystemFingerprint.Null, true
+	case "usage":
+		return s.Usage.Set, s.Usage.Null, true
+	}
+	return false, false, false
+}
+
+func (s *ChatSearchModelsServerTool) specField(name string) (present, null, known bool) {
+	switch name {
+	case "parameters":
+		return s.Parameters.Set, s.Parameters.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *ChatServerToolChoice) specField(name string) (present, null, known bool) {
+	switch name {
+	case "type":
+		return s.Type.Set, s.Type.Null, true
+	}
+	return false, false, false
+}
+
+func (s *ChatStreamChoice) specField(name string) (present, null, known bool) {
+	switch name {
+	case "delta":
+		return s.Delta.Set, s.Delta.Null, true
+	case "finish_reason":
+		return s.FinishReason.Set, s.FinishReason.Null, true
+	case "index":
+		return s.Index.Set, s.Index.Null, true
+	case "logprobs":
+		return s.Logprobs.Set, s.Logprobs.Null, true
+	case "native_finish_reason":
+		return s.NativeFinishReason.Set, s.NativeFinishReason.Null, true
+	}
+	return false, false, false
+}
+
+func (s *ChatStreamChunk) specField(name string) (present, null, known bool) {
+	switch name {
+	case "choices":
+		return s.Choices != nil, false, true
+	case "created":
+		return s.Created.Set, s.Created.Null, true
+	case "error":
+		return s.Error.Set, s.Error.Null, true
+	case "id":
+		return s.ID.Set, s.ID.Null, true
+	case "model":
+		return s.Model.Set, s.Model.Null, true
+	case "object":
+		return s.Object.Set, s.Object.Null, true
+	case "openrouter_metadata":
+		return s.OpenrouterMetadata.Set, s.OpenrouterMetadata.Null, true
+	case "service_tier":
+		return s.ServiceTier.Set, s.ServiceTier.Null, true
+	case "system_fingerprint":
+		return s.SystemFingerprint.Set, s.SystemFingerprint.Null, true
+	case "usage":
+		return s.Usage.Set, s.Usage.Null, true
+	}
+	return false, false, false
+}
+
+func (s *ChatStreamChunkError) specField(name string) (present, null, known bool) {
+	switch name {
+	case "code":
+		return s.Code.Set, s.Code.Null, true
+	case "message":
+		return s.Message.Set, s.Message.Null, true
+	case "metadata":
+		return s.Metadata.Set, s.Metadata.Null, true
+	}
+	return false, false, false
+}
+
+func (s *ChatStreamChunkErrorMetadata) specField(name string) (present, null, known bool) {
+	switch name {
+	case "error_type":
+		return s.ErrorType.Set, s.ErrorType.Null, true
+	case "provider_code":
+		return s.ProviderCode.Set, s.ProviderCode.Null, true
+	}
+	return false, false, false
+}
+
+func (s *ChatStreamToolCall) specField(name string) (present, null, known bool) {
+	switch name {
+	case "function":
+		return s.Function.Set, s.Function.Null, true
+	case "id":
+		return s.ID.Set, s.ID.Null, true
+	case "index":
+		return s.Index.Set, s.Index.Null, true
+	case "type":
+		return s.Type.Set, s.Type.Null, true
+	}
+	return false, false, false
+}
+
+func (s *ChatStreamingResponse) specField(name string) (present, null, known bool) {
+	switch name {
+	case "data":
+		return s.Data.Set, s.Data.Null, true
+	}
+	return false, false, false
+}
+
+func (s *ChatSystemMessage) specField(name string) (present, null, known bool) {
+	switch name {
+	case "content":
+		return s.Content.Set, false, true
+	case "name":
+		return s.Name.Set, s.Name.Null, true
+	case "role":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *ChatTokenLogprob) specField(name string) (present, null, known bool) {
+	switch name {
+	case "bytes":
+		return s.Bytes.Set, s.Bytes.Null, true
+	case "logprob":
+		return s.Logprob.Set, s.Logprob.Null, true
+	case "token":
+		return s.Token.Set, s.Token.Null, true
+	case "top_logprobs":
+		return s.TopLogprobs != nil, false, true
+	}
+	return false, false, false
+}
+
+func (s *ChatTokenLogprobTopLogprobsItem) specField(name string) (present, null, known bool) {
+	switch name {
+	case "bytes":
+		return s.Bytes.Set, s.Bytes.Null, true
+	case "logprob":
+		return s.Logprob.Set, s.Logprob.Null, true
+	case "token":
+		return s.Token.Set, s.Token.Null, true
+	}
+	return false, false, false
+}
+
+func (s *ChatTokenLogprobs) specField(name string) (present, null, known bool) {
+	switch name {
+	case "content":
+		return s.Content.Set, s.Content.Null, true
+	case "refusal":
+		return s.Refusal.Set, s.Refusal.Null, true
+	}
+	return false, false, false
+}
+
+func (s *ChatToolCall) specField(name string) (present, null, known bool) {
+	switch name {
+	case "function":
+		return s.Function.Set, s.Function.Null, true
+	case "id":
+		return s.ID.Set, s.ID.Null, true
+	case "type":
+		return s.Type.Set, s.Type.Null, true
+	}
+	return false, false, false
+}
+
+func (s *ChatToolCallFunction) specField(name string) (present, null, known bool) {
+	switch name {
+	case "arguments":
+		return s.Arguments.Set, s.Arguments.Null, true
+	case "name":
+		return s.Name.Set, s.Name.Null, true
+	}
+	return false, false, false
+}
+
+func (s *ChatToolMessage) specField(name string) (present, null, known bool) {
+	switch name {
+	case "content":
+		return s.Content.Set, false, true
+	case "role":
+		return true /* the union writes its discriminator */, false, true
+	case "tool_call_id":
+		return s.ToolCallID.Set, s.ToolCallID.Null, true
+	}
+	return false, false, false
+}
+
+func (s *ChatUsage) specField(name string) (present, null, known bool) {
+	switch name {
+	case "completion_tokens":
+		return s.CompletionTokens.Set, s.CompletionTokens.Null, true
+	case "completion_tokens_details":
+		return s.CompletionTokensDetails.Set, s.CompletionTokensDetails.Null, true
+	case "cost":
+		return s.Cost.Set, s.Cost.Null, true
+	case "cost_details":
+		return s.CostDetails.Set, s.CostDetails.Null, true
+	case "is_byok":
+		return s.IsByok.Set, s.IsByok.Null, true
+	case "prompt_tokens":
+		return s.PromptTokens.Set, s.PromptTokens.Null, true
+	case "prompt_tokens_details":
+		return s.PromptTokensDetails.Set, s.PromptTokensDetails.Null, true
+	case "server_tool_use_details":
+		return s.ServerToolUseDetails.Set, s.ServerToolUseDetails.Null, true
+	case "total_tokens":
+		return s.TotalTokens.Set, s.TotalTokens.Null, true
+	}
+	return false, false, false
+}
+
+func (s *ChatUserMessage) specField(name string) (present, null, known bool) {
+	switch name {
+	case "content":
+		return s.Content.Set, false, true
+	case "name":
+		return s.Name.Set, s.Name.Null, true
+	case "role":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *ChatWebSearchShorthand) specField(name string) (present, null, known bool) {
+	switch name {
+	case "allowed_domains":
+		return s.AllowedDomains.Set, s.AllowedDomains.Null, true
+	case "engine":
+		return s.Engine.Set, s.Engine.Null, true
+	case "excluded_domains":
+		return s.ExcludedDomains.Set, s.ExcludedDomains.Null, true
+	case "max_characters":
+		return s.MaxCharacters.Set, s.MaxCharacters.Null, true
+	case "max_results":
+		return s.MaxResults.Set, s.MaxResults.Null, true
+	case "max_total_results":
+		return s.MaxTotalResults.Set, s.MaxTotalResults.Null, true
+	case "max_uses":
+		return s.MaxUses.Set, s.MaxUses.Null, true
+	case "mode":
+		return s.Mode.Set, s.Mode.Null, true
+	case "parameters":
+		return s.Parameters.Set, s.Parameters.Null, true
+	case "search_context_size":
+		return s.SearchContextSize.Set, s.SearchContextSize.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	case "user_location":
+		return s.UserLocation.Set, s.UserLocation.Null, true
+	}
+	return false, false, false
+}
+
+func (s *CodeInterpreterCallCodeDeltaEvent) specField(name string) (present, null, known bool) {
+	switch name {
+	case "delta":
+		return s.Delta.Set, s.Delta.Null, true
+	case "item_id":
+		return s.ItemID.Set, s.ItemID.Null, true
+	case "output_index":
+		return s.OutputIndex.Set, s.OutputIndex.Null, true
+	case "sequence_number":
+		return s.SequenceNumber.Set, s.SequenceNumber.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *CodeInterpreterCallCodeDoneEvent) specField(name string) (present, null, known bool) {
+	switch name {
+	case "code":
+		return s.Code.Set, s.Code.Null, true
+	case "item_id":
+		return s.ItemID.Set, s.ItemID.Null, true
+	case "output_index":
+		return s.OutputIndex.Set, s.OutputIndex.Null, true
+	case "sequence_number":
+		return s.SequenceNumber.Set, s.SequenceNumber.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *CodeInterpreterCallCompletedEvent) specField(name string) (present, null, known bool) {
+	switch name {
+	case "item_id":
+		return s.ItemID.Set, s.ItemID.Null, true
+	case "output_index":
+		return s.OutputIndex.Set, s.OutputIndex.Null, true
+	case "sequence_number":
+		return s.SequenceNumber.Set, s.SequenceNumber.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *CodeInterpreterCallInProgressEvent) specField(name string) (present, null, known bool) {
+	switch name {
+	case "item_id":
+		return s.ItemID.Set, s.ItemID.Null, true
+	case "output_index":
+		return s.OutputIndex.Set, s.OutputIndex.Null, true
+	case "sequence_number":
+		return s.SequenceNumber.Set, s.SequenceNumber.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *CodeInterpreterCallInterpretingEvent) specField(name string) (present, null, known bool) {
+	switch name {
+	case "item_id":
+		return s.ItemID.Set, s.ItemID.Null, true
+	case "output_index":
+		return s.OutputIndex.Set, s.OutputIndex.Null, true
+	case "sequence_number":
+		return s.SequenceNumber.Set, s.SequenceNumber.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *CodeInterpreterCallItem) specField(name string) (present, null, known bool) {
+	switch name {
+	case "code":
+		return s.Code.Set, s.Code.Null, true
+	case "container_id":
+		return s.ContainerID.Set, s.ContainerID.Null, true
+	case "id":
+		return s.ID.Set, s.ID.Null, true
+	case "outputs":
+		return s.Outputs.Set, s.Outputs.Null, true
+	case "status":
+		return s.Status.Set, s.Status.Null, true
+	case "type":
+		return s.Type.Set, s.Type.Null, true
+	}
+	return false, false, false
+}
+
+func (s *CodeInterpreterFileOutput) specField(name string) (present, null, known bool) {
+	switch name {
+	case "download_url":
+		return s.DownloadURL.Set, s.DownloadURL.Null, true
+	case "error_code":
+		return s.ErrorCode.Set, s.ErrorCode.Null, true
+	case "expires_at":
+		return s.ExpiresAt.Set, s.ExpiresAt.Null, true
+	case "filename":
+		return s.Filename.Set, s.Filename.Null, true
+	case "id":
+		return s.ID.Set, s.ID.Null, true
+	case "media_type":
+		return s.MediaType.Set, s.MediaType.Null, true
+	case "sha256":
+		return s.SHA256.Set, s.SHA256.Null, true
+	case "size_bytes":
+		return s.SizeBytes.Set, s.SizeBytes.Null, true
+	case "status":
+		return s.Status.Set, s.Status.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *CodeInterpreterImageOutput) specField(name string) (present, null, known bool) {
+	switch name {
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	case "url":
+		return s.URL.Set, s.URL.Null, true
+	}
+	return false, false, false
+}
+
+func (s *CodeInterpreterLogsOutput) specField(name string) (present, null, known bool) {
+	switch name {
+	case "logs":
+		return s.Logs.Set, s.Logs.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *CodeInterpreterServerTool) specField(name string) (present, null, known bool) {
+	switch name {
+	case "container":
+		return s.Container.Set, false, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *CodeInterpreterServerToolContainer1) specField(name string) (present, null, known bool) {
+	switch name {
+	case "file_ids":
+		return s.FileIds.Set, s.FileIds.Null, true
+	case "memory_limit":
+		return s.MemoryLimit.Set, s.MemoryLimit.Null, true
+	case "type":
+		return s.Type.Set, s.Type.Null, true
+	}
+	return false, false, false
+}
+
+func (s *CodexLocalShellTool) specField(name string) (present, null, known bool) {
+	switch name {
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *CompactionItem) specField(name string) (present, null, known bool) {
+	switch name {
+	case "encrypted_content":
+		return s.EncryptedContent.Set, s.EncryptedContent.Null, true
+	case "id":
+		return s.ID.Set, s.ID.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *CompletedEvent) specField(name string) (present, null, known bool) {
+	switch name {
+	case "response":
+		return s.Response.Set, s.Response.Null, true
+	case "sequence_number":
+		return s.SequenceNumber.Set, s.SequenceNumber.Null, true
+	case "type":
+		return s.Type.Set, s.Type.Null, true
+	}
+	return false, false, false
+}
+
+func (s *CompoundFilter) specField(name string) (present, null, known bool) {
+	switch name {
+	case "filters":
+		return s.Filters != nil, false, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *ComputerUseServerTool) specField(name string) (present, null, known bool) {
+	switch name {
+	case "display_height":
+		return s.DisplayHeight.Set, s.DisplayHeight.Null, true
+	case "display_width":
+		return s.DisplayWidth.Set, s.DisplayWidth.Null, true
+	case "environment":
+		return s.Environment.Set, s.Environment.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *ContainerAutoEnvironment) specField(name string) (present, null, known bool) {
+	switch name {
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *ContainerReferenceEnvironment) specField(name string) (present, null, known bool) {
+	switch name {
+	case "container_id":
+		return s.ContainerID.Set, s.ContainerID.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *ContentPartAddedEvent) specField(name string) (present, null, known bool) {
+	switch name {
+	case "content_index":
+		return s.ContentIndex.Set, s.ContentIndex.Null, true
+	case "item_id":
+		return s.ItemID.Set, s.ItemID.Null, true
+	case "output_index":
+		return s.OutputIndex.Set, s.OutputIndex.Null, true
+	case "part":
+		return s.Part.Set, false, true
+	case "sequence_number":
+		return s.SequenceNumber.Set, s.SequenceNumber.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *ContentPartDoneEvent) specField(name string) (present, null, known bool) {
+	switch name {
+	case "content_index":
+		return s.ContentIndex.Set, s.ContentIndex.Null, true
+	case "item_id":
+		return s.ItemID.Set, s.ItemID.Null, true
+	case "output_index":
+		return s.OutputIndex.Set, s.OutputIndex.Null, true
+	case "part":
+		return s.Part.Set, false, true
+	case "sequence_number":
+		return s.SequenceNumber.Set, s.SequenceNumber.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *ContextCompactionItem) specField(name string) (present, null, known bool) {
+	switch name {
+	case "encrypted_content":
+		return s.EncryptedContent.Set, s.EncryptedContent.Null, true
+	case "id":
+		return s.ID.Set, s.ID.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *ContextCompressionPlugin) specField(name string) (present, null, known bool) {
+	switch name {
+	case "enabled":
+		return s.Enabled.Set, s.Enabled.Null, true
+	case "engine":
+		return s.Engine.Set, s.Engine.Null, true
+	case "id":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *CostDetails) specField(name string) (present, null, known bool) {
+	switch name {
+	case "upstream_inference_completions_cost":
+		return s.UpstreamInferenceCompletionsCost.Set, s.UpstreamInferenceCompletionsCost.Null, true
+	case "upstream_inference_cost":
+		return s.UpstreamInferenceCost.Set, s.UpstreamInferenceCost.Null, true
+	case "upstream_inference_prompt_cost":
+		return s.UpstreamInferencePromptCost.Set, s.UpstreamInferencePromptCost.Null, true
+	}
+	return false, false, false
+}
+
+func (s *CreatedEvent) specField(name string) (present, null, known bool) {
+	switch name {
+	case "response":
+		return s.Response.Set, s.Response.Null, true
+	case "sequence_number":
+		return s.SequenceNumber.Set, s.SequenceNumber.Null, true
+	case "type":
+		return s.Type.Set, s.Type.Null, true
+	}
+	return false, false, false
+}
+
+func (s *CustomTool) specField(name string) (present, null, known bool) {
+	switch name {
+	case "description":
+		return s.Description.Set, s.Description.Null, true
+	case "format":
+		return s.Format.Set, false, true
+	case "name":
+		return s.Name.Set, s.Name.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *CustomToolCallInputDeltaEvent) specField(name string) (present, null, known bool) {
+	switch name {
+	case "delta":
+		return s.Delta.Set, s.Delta.Null, true
+	case "item_id":
+		return s.ItemID.Set, s.ItemID.Null, true
+	case "output_index":
+		return s.OutputIndex.Set, s.OutputIndex.Null, true
+	case "sequence_number":
+		return s.SequenceNumber.Set, s.SequenceNumber.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *CustomToolCallInputDoneEvent) specField(name string) (present, null, known bool) {
+	switch name {
+	case "input":
+		return s.Input.Set, s.Input.Null, true
+	case "item_id":
+		return s.ItemID.Set, s.ItemID.Null, true
+	case "output_index":
+		return s.OutputIndex.Set, s.OutputIndex.Null, true
+	case "sequence_number":
+		return s.SequenceNumber.Set, s.SequenceNumber.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *CustomToolCallItem) specField(name string) (present, null, known bool) {
+	switch name {
+	case "call_id":
+		return s.CallID.Set, s.CallID.Null, true
+	case "id":
+		return s.ID.Set, s.ID.Null, true
+	case "input":
+		return s.Input.Set, s.Input.Null, true
+	case "name":
+		return s.Name.Set, s.Name.Null, true
+	case "namespace":
+		return s.Namespace.Set, s.Namespace.Null, true
+	case "type":
+		return s.Type.Set, s.Type.Null, true
+	case "status":
+		return s.Status.Set, s.Status.Null, true
+	}
+	return false, false, false
+}
+
+func (s *CustomToolCallOutputItem) specField(name string) (present, null, known bool) {
+	switch name {
+	case "call_id":
+		return s.CallID.Set, s.CallID.Null, true
+	case "id":
+		return s.ID.Set, s.ID.Null, true
+	case "output":
+		return s.Output.Set, false, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *CustomToolCallOutputItemOutputInputImage) specField(name string) (present, null, known bool) {
+	switch name {
+	case "detail":
+		return s.Detail.Set, s.Detail.Null, true
+	case "image_url":
+		return s.ImageURL.Set, s.ImageURL.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *CustomToolFormatGrammar) specField(name string) (present, null, known bool) {
+	switch name {
+	case "definition":
+		return s.Definition.Set, s.Definition.Null, true
+	case "syntax":
+		return s.Syntax.Set, s.Syntax.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *CustomToolFormatText) specField(name string) (present, null, known bool) {
+	switch name {
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *DatetimeServerTool) specField(name string) (present, null, known bool) {
+	switch name {
+	case "parameters":
+		return s.Parameters.Set, s.Parameters.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *DebugEvent) specField(name string) (present, null, known bool) {
+	switch name {
+	case "debug":
+		return s.Debug.Set, s.Debug.Null, true
+	case "sequence_number":
+		return s.SequenceNumber.Set, s.SequenceNumber.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *DebugEventDebugTimings) specField(name string) (present, null, known bool) {
+	switch name {
+	case "epoch_ms":
+		return s.EpochMs.Set, s.EpochMs.Null, true
+	case "event":
+		return s.Event.Set, s.Event.Null, true
+	case "start_ms":
+		return s.StartMs.Set, s.StartMs.Null, true
+	}
+	return false, false, false
+}
+
+func (s *EasyInputMessage) specField(name string) (present, null, known bool) {
+	switch name {
+	case "content":
+		return s.Content.Set, false, true
+	case "phase":
+		return s.Phase.Set, s.Phase.Null, true
+	case "role":
+		return s.Role.Set, s.Role.Null, true
+	case "type":
+		return s.Type.Set, s.Type.Null, true
+	}
+	return false, false, false
+}
+
+func (s *EasyInputMessageContentInputImage) specField(name string) (present, null, known bool) {
+	switch name {
+	case "detail":
+		return s.Detail.Set, s.Detail.Null, true
+	case "image_url":
+		return s.ImageURL.Set, s.ImageURL.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *EdgeNetworkTimeoutResponse) specField(name string) (present, null, known bool) {
+	switch name {
+	case "error":
+		return s.Error.Set, s.Error.Null, true
+	case "openrouter_metadata":
+		return len(s.OpenrouterMetadata) != 0, false, true
+	case "user_id":
+		return s.UserID.Set, s.UserID.Null, true
+	}
+	return false, false, false
+}
+
+func (s *EdgeNetworkTimeoutResponseErrorData) specField(name string) (present, null, known bool) {
+	switch name {
+	case "code":
+		return s.Code.Set, s.Code.Null, true
+	case "message":
+		return s.Message.Set, s.Message.Null, true
+	case "metadata":
+		return len(s.Metadata) != 0, false, true
+	}
+	return false, false, false
+}
+
+func (s *EndpointInfo) specField(name string) (present, null, known bool) {
+	switch name {
+	case "model":
+		return s.Model.Set, s.Model.Null, true
+	case "provider":
+		return s.Provider.Set, s.Provider.Null, true
+	case "selected":
+		return s.Selected.Set, s.Selected.Null, true
+	}
+	return false, false, false
+}
+
+func (s *EndpointsMetadata) specField(name string) (present, null, known bool) {
+	switch name {
+	case "available":
+		return s.Available != nil, false, true
+	case "total":
+		return s.Total.Set, s.Total.Null, true
+	}
+	return false, false, false
+}
+
+func (s *ErrorEvent) specField(name string) (present, null, known bool) {
+	switch name {
+	case "code":
+		return s.Code.Set, s.Code.Null, true
+	case "message":
+		return s.Message.Set, s.Message.Null, true
+	case "param":
+		return s.Param.Set, s.Param.Null, true
+	case "sequence_number":
+		return s.SequenceNumber.Set, s.SequenceNumber.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *FailedEvent) specField(name string) (present, null, known bool) {
+	switch name {
+	case "response":
+		return s.Response.Set, s.Response.Null, true
+	case "sequence_number":
+		return s.SequenceNumber.Set, s.SequenceNumber.Null, true
+	case "type":
+		return s.Type.Set, s.Type.Null, true
+	}
+	return false, false, false
+}
+
+func (s *FileCitation) specField(name string) (present, null, known bool) {
+	switch name {
+	case "file_id":
+		return s.FileID.Set, s.FileID.Null, true
+	case "filename":
+		return s.Filename.Set, s.Filename.Null, true
+	case "index":
+		return s.Index.Set, s.Index.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *FileParserPlugin) specField(name string) (present, null, known bool) {
+	switch name {
+	case "enabled":
+		return s.Enabled.Set, s.Enabled.Null, true
+	case "id":
+		return true /* the union writes its discriminator */, false, true
+	case "pdf":
+		return s.Pdf.Set, s.Pdf.Null, true
+	}
+	return false, false, false
+}
+
+func (s *FilePath) specField(name string) (present, null, known bool) {
+	switch name {
+	case "file_id":
+		return s.FileID.Set, s.FileID.Null, true
+	case "index":
+		return s.Index.Set, s.Index.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *FileSearchServerTool) specField(name string) (present, null, known bool) {
+	switch name {
+	case "filters":
+		return s.Filters.Set, s.Filters.Null, true
+	case "max_num_results":
+		return s.MaxNumResults.Set, s.MaxNumResults.Null, true
+	case "ranking_options":
+		return s.RankingOptions.Set, s.RankingOptions.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	case "vector_store_ids":
+		return s.VectorStoreIds != nil, false, true
+	}
+	return false, false, false
+}
+
+func (s *FileSearchServerToolFiltersEq) specField(name string) (present, null, known bool) {
+	switch name {
+	case "key":
+		return s.Key.Set, s.Key.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	case "value":
+		return s.Value.Set, false, true
+	}
+	return false, false, false
+}
+
+func (s *FilesServerTool) specField(name string) (present, null, known bool) {
+	switch name {
+	case "parameters":
+		return len(s.Parameters) != 0, false, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *ForbiddenResponse) specField(name string) (present, null, known bool) {
+	switch name {
+	case "error":
+		return s.Error.Set, s.Error.Null, true
+	case "openrouter_metadata":
+		return len(s.OpenrouterMetadata) != 0, false, true
+	case "user_id":
+		return s.UserID.Set, s.UserID.Null, true
+	}
+	return false, false, false
+}
+
+func (s *ForbiddenResponseErrorData) specField(name string) (present, null, known bool) {
+	switch name {
+	case "code":
+		return s.Code.Set, s.Code.Null, true
+	case "message":
+		return s.Message.Set, s.Message.Null, true
+	case "metadata":
+		return len(s.Metadata) != 0, false, true
+	}
+	return false, false, false
+}
+
+func (s *FormatJsonObjectConfig) specField(name string) (present, null, known bool) {
+	switch name {
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *FormatJsonSchemaConfig) specField(name string) (present, null, known bool) {
+	switch name {
+	case "description":
+		return s.Description.Set, s.Description.Null, true
+	case "name":
+		return s.Name.Set, s.Name.Null, true
+	case "schema":
+		return len(s.Schema) != 0, false, true
+	case "strict":
+		return s.Strict.Set, s.Strict.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *FormatTextConfig) specField(name string) (present, null, known bool) {
+	switch name {
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *FunctionCallArgsDeltaEvent) specField(name string) (present, null, known bool) {
+	switch name {
+	case "delta":
+		return s.Delta.Set, s.Delta.Null, true
+	case "item_id":
+		return s.ItemID.Set, s.ItemID.Null, true
+	case "output_index":
+		return s.OutputIndex.Set, s.OutputIndex.Null, true
+	case "sequence_number":
+		return s.SequenceNumber.Set, s.SequenceNumber.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *FunctionCallArgsDoneEvent) specField(name string) (present, null, known bool) {
+	switch name {
+	case "arguments":
+		return s.Arguments.Set, s.Arguments.Null, true
+	case "item_id":
+		return s.ItemID.Set, s.ItemID.Null, true
+	case "name":
+		return s.Name.Set, s.Name.Null, true
+	case "output_index":
+		return s.OutputIndex.Set, s.OutputIndex.Null, true
+	case "sequence_number":
+		return s.SequenceNumber.Set, s.SequenceNumber.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *FunctionCallItem) specField(name string) (present, null, known bool) {
+	switch name {
+	case "arguments":
+		return s.Arguments.Set, s.Arguments.Null, true
+	case "call_id":
+		return s.CallID.Set, s.CallID.Null, true
+	case "id":
+		return s.ID.Set, s.ID.Null, true
+	case "name":
+		return s.Name.Set, s.Name.Null, true
+	case "namespace":
+		return s.Namespace.Set, s.Namespace.Null, true
+	case "status":
+		return s.Status.Set, s.Status.Null, true
+	case "subagent_id":
+		return s.SubagentID.Set, s.SubagentID.Null, true
+	case "subagent_items":
+		return s.SubagentItems.Set, s.SubagentItems.Null, true
+	case "type":
+		return s.Type.Set, s.Type.Null, true
+	}
+	return false, false, false
+}
+
+func (s *FunctionCallItemSubagentItemsItem) specField(name string) (present, null, known bool) {
+	switch name {
+	case "type":
+		return s.Type.Set, s.Type.Null, true
+	}
+	return false, false, false
+}
+
+func (s *FunctionCallOutputItem) specField(name string) (present, null, known bool) {
+	switch name {
+	case "call_id":
+		return s.CallID.Set, s.CallID.Null, true
+	case "id":
+		return s.ID.Set, s.ID.Null, true
+	case "output":
+		return s.Output.Set, false, true
+	case "status":
+		return s.Status.Set, s.Status.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *FunctionCallOutputItemOutputInputImage) specField(name string) (present, null, known bool) {
+	switch name {
+	case "detail":
+		return s.Detail.Set, s.Detail.Null, true
+	case "image_url":
+		return s.ImageURL.Set, s.ImageURL.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *FunctionTool) specField(name string) (present, null, known bool) {
+	switch name {
+	case "description":
+		return s.Description.Set, s.Description.Null, true
+	case "name":
+		return s.Name.Set, s.Name.Null, true
+	case "parameters":
+		return len(s.Parameters) != 0, false, true
+	case "strict":
+		return s.Strict.Set, s.Strict.Null, true
+	case "type":
+		return s.Type.Set, s.Type.Null, true
+	}
+	return false, false, false
+}
+
+func (s *FusionAnalysisResult) specField(name string) (present, null, known bool) {
+	switch name {
+	case "blind_spots":
+		return s.BlindSpots != nil, false, true
+	case "consensus":
+		return s.Consensus != nil, false, true
+	case "contradictions":
+		return s.Contradictions != nil, false, true
+	case "partial_coverage":
+		return s.PartialCoverage != nil, false, true
+	case "unique_insights":
+		return s.UniqueInsights != nil, false, true
+	}
+	return false, false, false
+}
+
+func (s *FusionAnalysisResultContradictionsItem) specField(name string) (present, null, known bool) {
+	switch name {
+	case "stances":
+		return s.Stances != nil, false, true
+	case "topic":
+		return s.Topic.Set, s.Topic.Null, true
+	}
+	return false, false, false
+}
+
+func (s *FusionAnalysisResultContradictionsItemStancesItem) specField(name string) (present, null, known bool) {
+	switch name {
+	case "model":
+		return s.Model.Set, s.Model.Null, true
+	case "stance":
+		return s.Stance.Set, s.Stance.Null, true
+	}
+	return false, false, false
+}
+
+func (s *FusionAnalysisResultPartialCoverageItem) specField(name string) (present, null, known bool) {
+	switch name {
+	case "models":
+		return s.Models != nil, false, true
+	case "point":
+		return s.Point.Set, s.Point.Null, true
+	}
+	return false, false, false
+}
+
+func (s *FusionAnalysisResultUniqueInsightsItem) specField(name string) (present, null, known bool) {
+	switch name {
+	case "insight":
+		return s.Insight.Set, s.Insight.Null, true
+	case "model":
+		return s.Model.Set, s.Model.Null, true
+	}
+	return false, false, false
+}
+
+func (s *FusionCallAnalysisCompletedEvent) specField(name string) (present, null, known bool) {
+	switch name {
+	case "analysis":
+		return s.Analysis.Set, s.Analysis.Null, true
+	case "item_id":
+		return s.ItemID.Set, s.ItemID.Null, true
+	case "output_index":
+		return s.OutputIndex.Set, s.OutputIndex.Null, true
+	case "sequence_number":
+		return s.SequenceNumber.Set, s.SequenceNumber.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *FusionCallAnalysisInProgressEvent) specField(name string) (present, null, known bool) {
+	switch name {
+	case "analyst_model":
+		return s.AnalystModel.Set, s.AnalystModel.Null, true
+	case "item_id":
+		return s.ItemID.Set, s.ItemID.Null, true
+	case "judge_model":
+		return s.JudgeModel.Set, s.JudgeModel.Null, true
+	case "output_index":
+		return s.OutputIndex.Set, s.OutputIndex.Null, true
+	case "sequence_number":
+		return s.SequenceNumber.Set, s.SequenceNumber.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *FusionCallCompletedEvent) specField(name string) (present, null, known bool) {
+	switch name {
+	case "item_id":
+		return s.ItemID.Set, s.ItemID.Null, true
+	case "output_index":
+		return s.OutputIndex.Set, s.OutputIndex.Null, true
+	case "sequence_number":
+		return s.SequenceNumber.Set, s.SequenceNumber.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *FusionCallInProgressEvent) specField(name string) (present, null, known bool) {
+	switch name {
+	case "item_id":
+		return s.ItemID.Set, s.ItemID.Null, true
+	case "output_index":
+		return s.OutputIndex.Set, s.OutputIndex.Null, true
+	case "sequence_number":
+		return s.SequenceNumber.Set, s.SequenceNumber.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *FusionCallPanelAddedEvent) specField(name string) (present, null, known bool) {
+	switch name {
+	case "item_id":
+		return s.ItemID.Set, s.ItemID.Null, true
+	case "model":
+		return s.Model.Set, s.Model.Null, true
+	case "output_index":
+		return s.OutputIndex.Set, s.OutputIndex.Null, true
+	case "sequence_number":
+		return s.SequenceNumber.Set, s.SequenceNumber.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *FusionCallPanelCompletedEvent) specField(name string) (present, null, known bool) {
+	switch name {
+	case "content":
+		return s.Content.Set, s.Content.Null, true
+	case "item_id":
+		return s.ItemID.Set, s.ItemID.Null, true
+	case "model":
+		return s.Model.Set, s.Model.Null, true
+	case "output_index":
+		return s.OutputIndex.Set, s.OutputIndex.Null, true
+	case "sequence_number":
+		return s.SequenceNumber.Set, s.SequenceNumber.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *FusionCallPanelDeltaEvent) specField(name string) (present, null, known bool) {
+	switch name {
+	case "delta":
+		return s.Delta.Set, s.Delta.Null, true
+	case "item_id":
+		return s.ItemID.Set, s.ItemID.Null, true
+	case "model":
+		return s.Model.Set, s.Model.Null, true
+	case "output_index":
+		return s.OutputIndex.Set, s.OutputIndex.Null, true
+	case "sequence_number":
+		return s.SequenceNumber.Set, s.SequenceNumber.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *FusionCallPanelFailedEvent) specField(name string) (present, null, known bool) {
+	switch name {
+	case "error":
+		return s.Error.Set, s.Error.Null, true
+	case "item_id":
+		return s.ItemID.Set, s.ItemID.Null, true
+	case "model":
+		return s.Model.Set, s.Model.Null, true
+	case "output_index":
+		return s.OutputIndex.Set, s.OutputIndex.Null, true
+	case "sequence_number":
+		return s.SequenceNumber.Set, s.SequenceNumber.Null, true
+	case "status_code":
+		return s.StatusCode.Set, s.StatusCode.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *FusionCallPanelReasoningDeltaEvent) specField(name string) (present, null, known bool) {
+	switch name {
+	case "delta":
+		return s.Delta.Set, s.Delta.Null, true
+	case "item_id":
+		return s.ItemID.Set, s.ItemID.Null, true
+	case "model":
+		return s.Model.Set, s.Model.Null, true
+	case "output_index":
+		return s.OutputIndex.Set, s.OutputIndex.Null, true
+	case "sequence_number":
+		return s.SequenceNumber.Set, s.SequenceNumber.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *FusionPlugin) specField(name string) (present, null, known bool) {
+	switch name {
+	case "analysis_models":
+		return s.AnalysisModels.Set, s.AnalysisModels.Null, true
+	case "enabled":
+		return s.Enabled.Set, s.Enabled.Null, true
+	case "id":
+		return true /* the union writes its discriminator */, false, true
+	case "max_tool_calls":
+		return s.MaxToolCalls.Set, s.MaxToolCalls.Null, true
+	case "model":
+		return s.Model.Set, s.Model.Null, true
+	case "preset":
+		return s.Preset.Set, s.Preset.Null, true
+	case "tools":
+		return s.Tools.Set, s.Tools.Null, true
+	}
+	return false, false, false
+}
+
+func (s *FusionPluginToolsItem) specField(name string) (present, null, known bool) {
+	switch name {
+	case "parameters":
+		return len(s.Parameters) != 0, false, true
+	case "type":
+		return s.Type.Set, s.Type.Null, true
+	}
+	return false, false, false
+}
+
+func (s *FusionServerToolConfigToolsItem) specField(name string) (present, null, known bool) {
+	switch name {
+	case "parameters":
+		return len(s.Parameters) != 0, false, true
+	case "type":
+		return s.Type.Set, s.Type.Null, true
+	}
+	return false, false, false
+}
+
+func (s *FusionServerToolOpenRouter) specField(name string) (present, null, known bool) {
+	switch name {
+	case "parameters":
+		return s.Parameters.Set, s.Parameters.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *FusionSource) specField(name string) (present, null, known bool) {
+	switch name {
+	case "title":
+		return s.Title.Set, s.Title.Null, true
+	case "url":
+		return s.URL.Set, s.URL.Null, true
+	}
+	return false, false, false
+}
+
+func (s *ImageGenCallCompletedEvent) specField(name string) (present, null, known bool) {
+	switch name {
+	case "item_id":
+		return s.ItemID.Set, s.ItemID.Null, true
+	case "output_index":
+		return s.OutputIndex.Set, s.OutputIndex.Null, true
+	case "sequence_number":
+		return s.SequenceNumber.Set, s.SequenceNumber.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *ImageGenCallGeneratingEvent) specField(name string) (present, null, known bool) {
+	switch name {
+	case "item_id":
+		return s.ItemID.Set, s.ItemID.Null, true
+	case "output_index":
+		return s.OutputIndex.Set, s.OutputIndex.Null, true
+	case "sequence_number":
+		return s.SequenceNumber.Set, s.SequenceNumber.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *ImageGenCallInProgressEvent) specField(name string) (present, null, known bool) {
+	switch name {
+	case "item_id":
+		return s.ItemID.Set, s.ItemID.Null, true
+	case "output_index":
+		return s.OutputIndex.Set, s.OutputIndex.Null, true
+	case "sequence_number":
+		return s.SequenceNumber.Set, s.SequenceNumber.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *ImageGenCallPartialImageEvent) specField(name string) (present, null, known bool) {
+	switch name {
+	case "item_id":
+		return s.ItemID.Set, s.ItemID.Null, true
+	case "output_index":
+		return s.OutputIndex.Set, s.OutputIndex.Null, true
+	case "partial_image_b64":
+		return s.PartialImageB64.Set, s.PartialImageB64.Null, true
+	case "partial_image_index":
+		return s.PartialImageIndex.Set, s.PartialImageIndex.Null, true
+	case "sequence_number":
+		return s.SequenceNumber.Set, s.SequenceNumber.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *ImageGenerationServerTool) specField(name string) (present, null, known bool) {
+	switch name {
+	case "background":
+		return s.Background.Set, s.Background.Null, true
+	case "input_fidelity":
+		return s.InputFidelity.Set, s.InputFidelity.Null, true
+	case "input_image_mask":
+		return s.InputImageMask.Set, s.InputImageMask.Null, true
+	case "model":
+		return s.Model.Set, s.Model.Null, true
+	case "moderation":
+		return s.Moderation.Set, s.Moderation.Null, true
+	case "output_compression":
+		return s.OutputCompression.Set, s.OutputCompression.Null, true
+	case "output_format":
+		return s.OutputFormat.Set, s.OutputFormat.Null, true
+	case "partial_images":
+		return s.PartialImages.Set, s.PartialImages.Null, true
+	case "quality":
+		return s.Quality.Set, s.Quality.Null, true
+	case "size":
+		return s.Size.Set, s.Size.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *ImageGenerationServerToolOpenRouter) specField(name string) (present, null, known bool) {
+	switch name {
+	case "parameters":
+		return s.Parameters.Set, s.Parameters.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *InProgressEvent) specField(name string) (present, null, known bool) {
+	switch name {
+	case "response":
+		return s.Response.Set, s.Response.Null, true
+	case "sequence_number":
+		return s.SequenceNumber.Set, s.SequenceNumber.Null, true
+	case "type":
+		return s.Type.Set, s.Type.Null, true
+	}
+	return false, false, false
+}
+
+func (s *IncompleteEvent) specField(name string) (present, null, known bool) {
+	switch name {
+	case "response":
+		return s.Response.Set, s.Response.Null, true
+	case "sequence_number":
+		return s.SequenceNumber.Set, s.SequenceNumber.Null, true
+	case "type":
+		return s.Type.Set, s.Type.Null, true
+	}
+	return false, false, false
+}
+
+func (s *InputAudio) specField(name string) (present, null, known bool) {
+	switch name {
+	case "input_audio":
+		return s.InputAudio.Set, s.InputAudio.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *InputAudioInputAudio) specField(name string) (present, null, known bool) {
+	switch name {
+	case "data":
+		return s.Data.Set, s.Data.Null, true
+	case "format":
+		return s.Format.Set, s.Format.Null, true
+	}
+	return false, false, false
+}
+
+func (s *InputFile) specField(name string) (present, null, known bool) {
+	switch name {
+	case "file_data":
+		return s.FileData.Set, s.FileData.Null, true
+	case "file_id":
+		return s.FileID.Set, s.FileID.Null, true
+	case "file_url":
+		return s.FileURL.Set, s.FileURL.Null, true
+	case "filename":
+		return s.Filename.Set, s.Filename.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *InputImage) specField(name string) (present, null, known bool) {
+	switch name {
+	case "detail":
+		return s.Detail.Set, s.Detail.Null, true
+	case "image_url":
+		return s.ImageURL.Set, s.ImageURL.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *InputMessageItem) specField(name string) (present, null, known bool) {
+	switch name {
+	case "content":
+		return s.Content.Set, s.Content.Null, true
+	case "id":
+		return s.ID.Set, s.ID.Null, true
+	case "role":
+		return s.Role.Set, s.Role.Null, true
+	case "type":
+		return s.Type.Set, s.Type.Null, true
+	}
+	return false, false, false
+}
+
+func (s *InputMessageItemContentInputImage) specField(name string) (present, null, known bool) {
+	switch name {
+	case "detail":
+		return s.Detail.Set, s.Detail.Null, true
+	case "image_url":
+		return s.ImageURL.Set, s.ImageURL.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *InputText) specField(name string) (present, null, known bool) {
+	switch name {
+	case "prompt_cache_breakpoint":
+		return s.PromptCacheBreakpoint.Set, s.PromptCacheBreakpoint.Null, true
+	case "text":
+		return s.Text.Set, s.Text.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *InputVideo) specField(name string) (present, null, known bool) {
+	switch name {
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	case "video_url":
+		return s.VideoURL.Set, s.VideoURL.Null, true
+	}
+	return false, false, false
+}
+
+func (s *InputsCustomToolCall) specField(name string) (present, null, known bool) {
+	switch name {
+	case "call_id":
+		return s.CallID.Set, s.CallID.Null, true
+	case "id":
+		return s.ID.Set, s.ID.Null, true
+	case "input":
+		return s.Input.Set, s.Input.Null, true
+	case "name":
+		return s.Name.Set, s.Name.Null, true
+	case "namespace":
+		return s.Namespace.Set, s.Namespace.Null, true
+	case "status":
+		return s.Status.Set, s.Status.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *InputsFunctionCall) specField(name string) (present, null, known bool) {
+	switch name {
+	case "arguments":
+		return s.Arguments.Set, s.Arguments.Null, true
+	case "call_id":
+		return s.CallID.Set, s.CallID.Null, true
+	case "id":
+		return s.ID.Set, s.ID.Null, true
+	case "name":
+		return s.Name.Set, s.Name.Null, true
+	case "namespace":
+		return s.Namespace.Set, s.Namespace.Null, true
+	case "status":
+		return s.Status.Set, s.Status.Null, true
+	case "subagent_id":
+		return s.SubagentID.Set, s.SubagentID.Null, true
+	case "subagent_items":
+		return s.SubagentItems.Set, s.SubagentItems.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *InputsFunctionCallSubagentItemsItem) specField(name string) (present, null, known bool) {
+	switch name {
+	case "type":
+		return s.Type.Set, s.Type.Null, true
+	}
+	return false, false, false
+}
+
+func (s *InputsMessage) specField(name string) (present, null, known bool) {
+	switch name {
+	case "content":
+		return s.Content.Set, false, true
+	case "id":
+		return s.ID.Set, s.ID.Null, true
+	case "phase":
+		return s.Phase.Set, s.Phase.Null, true
+	case "role":
+		return s.Role.Set, s.Role.Null, true
+	case "status":
+		return s.Status.Set, s.Status.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *InputsReasoning) specField(name string) (present, null, known bool) {
+	switch name {
+	case "content":
+		return s.Content.Set, s.Content.Null, true
+	case "encrypted_content":
+		return s.EncryptedContent.Set, s.EncryptedContent.Null, true
+	case "format":
+		return s.Format.Set, s.Format.Null, true
+	case "id":
+		return s.ID.Set, s.ID.Null, true
+	case "signature":
+		return s.Signature.Set, s.Signature.Null, true
+	case "status":
+		return s.Status.Set, s.Status.Null, true
+	case "summary":
+		return s.Summary.Set, s.Summary.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *InternalServerResponse) specField(name string) (present, null, known bool) {
+	switch name {
+	case "error":
+		return s.Error.Set, s.Error.Null, true
+	case "openrouter_metadata":
+		return len(s.OpenrouterMetadata) != 0, false, true
+	case "user_id":
+		return s.UserID.Set, s.UserID.Null, true
+	}
+	return false, false, false
+}
+
+func (s *InternalServerResponseErrorData) specField(name string) (present, null, known bool) {
+	switch name {
+	case "code":
+		return s.Code.Set, s.Code.Null, true
+	case "message":
+		return s.Message.Set, s.Message.Null, true
+	case "metadata":
+		return len(s.Metadata) != 0, false, true
+	}
+	return false, false, false
+}
+
+func (s *ItemReferenceItem) specField(name string) (present, null, known bool) {
+	switch name {
+	case "id":
+		return s.ID.Set, s.ID.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *LegacyChatContentVideo) specField(name string) (present, null, known bool) {
+	switch name {
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	case "video_url":
+		return s.VideoURL.Set, s.VideoURL.Null, true
+	}
+	return false, false, false
+}
+
+func (s *LegacyChatContentVideoInput) specField(name string) (present, null, known bool) {
+	switch name {
+	case "url":
+		return s.URL.Set, s.URL.Null, true
+	}
+	return false, false, false
+}
+
+func (s *LegacyWebSearchServerTool) specField(name string) (present, null, known bool) {
+	switch name {
+	case "engine":
+		return s.Engine.Set, s.Engine.Null, true
+	case "filters":
+		return s.Filters.Set, s.Filters.Null, true
+	case "max_results":
+		return s.MaxResults.Set, s.MaxResults.Null, true
+	case "max_uses":
+		return s.MaxUses.Set, s.MaxUses.Null, true
+	case "mode":
+		return s.Mode.Set, s.Mode.Null, true
+	case "search_context_size":
+		return s.SearchContextSize.Set, s.SearchContextSize.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	case "user_location":
+		return s.UserLocation.Set, s.UserLocation.Null, true
+	}
+	return false, false, false
+}
+
+func (s *LocalShellCallItem) specField(name string) (present, null, known bool) {
+	switch name {
+	case "action":
+		return s.Action.Set, s.Action.Null, true
+	case "call_id":
+		return s.CallID.Set, s.CallID.Null, true
+	case "id":
+		return s.ID.Set, s.ID.Null, true
+	case "status":
+		return s.Status.Set, s.Status.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *LocalShellCallItemAction) specField(name string) (present, null, known bool) {
+	switch name {
+	case "command":
+		return s.Command != nil, false, true
+	case "env":
+		return len(s.Env) != 0, false, true
+	case "timeout_ms":
+		return s.TimeoutMs.Set, s.TimeoutMs.Null, true
+	case "type":
+		return s.Type.Set, s.Type.Null, true
+	case "user":
+		return s.User.Set, s.User.Null, true
+	case "working_directory":
+		return s.WorkingDirectory.Set, s.WorkingDirectory.Null, true
+	}
+	return false, false, false
+}
+
+func (s *LocalShellCallOutputItem) specField(name string) (present, null, known bool) {
+	switch name {
+	case "id":
+		return s.ID.Set, s.ID.Null, true
+	case "output":
+		return s.Output.Set, s.Output.Null, true
+	case "status":
+		return s.Status.Set, s.Status.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *McpApprovalRequestItem) specField(name string) (present, null, known bool) {
+	switch name {
+	case "arguments":
+		return s.Arguments.Set, s.Arguments.Null, true
+	case "id":
+		return s.ID.Set, s.ID.Null, true
+	case "name":
+		return s.Name.Set, s.Name.Null, true
+	case "server_label":
+		return s.ServerLabel.Set, s.ServerLabel.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *McpApprovalResponseItem) specField(name string) (present, null, known bool) {
+	switch name {
+	case "approval_request_id":
+		return s.ApprovalRequestID.Set, s.ApprovalRequestID.Null, true
+	case "approve":
+		return s.Approve.Set, s.Approve.Null, true
+	case "id":
+		return s.ID.Set, s.ID.Null, true
+	case "reason":
+		return s.Reason.Set, s.Reason.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *McpCallItem) specField(name string) (present, null, known bool) {
+	switch name {
+	case "arguments":
+		return s.Arguments.Set, s.Arguments.Null, true
+	case "error":
+		return s.Error.Set, s.Error.Null, true
+	case "id":
+		return s.ID.Set, s.ID.Null, true
+	case "name":
+		return s.Name.Set, s.Name.Null, true
+	case "output":
+		return s.Output.Set, s.Output.Null, true
+	case "server_label":
+		return s.ServerLabel.Set, s.ServerLabel.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *McpListToolsItem) specField(name string) (present, null, known bool) {
+	switch name {
+	case "error":
+		return s.Error.Set, s.Error.Null, true
+	case "id":
+		return s.ID.Set, s.ID.Null, true
+	case "server_label":
+		return s.ServerLabel.Set, s.ServerLabel.Null, true
+	case "tools":
+		return s.Tools != nil, false, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *McpListToolsItemToolsItem) specField(name string) (present, null, known bool) {
+	switch name {
+	case "annotations":
+		return len(s.Annotations) != 0, false, true
+	case "description":
+		return s.Description.Set, s.Description.Null, true
+	case "input_schema":
+		return len(s.InputSchema) != 0, false, true
+	case "name":
+		return s.Name.Set, s.Name.Null, true
+	}
+	return false, false, false
+}
+
+func (s *McpServerTool) specField(name string) (present, null, known bool) {
+	switch name {
+	case "allowed_tools":
+		return s.AllowedTools.Set, false, true
+	case "authorization":
+		return s.Authorization.Set, s.Authorization.Null, true
+	case "connector_id":
+		return s.ConnectorID.Set, s.ConnectorID.Null, true
+	case "headers":
+		return len(s.Headers) != 0, false, true
+	case "require_approval":
+		return s.RequireApproval.Set, false, true
+	case "server_description":
+		return s.ServerDescription.Set, s.ServerDescription.Null, true
+	case "server_label":
+		return s.ServerLabel.Set, s.ServerLabel.Null, true
+	case "server_url":
+		return s.ServerURL.Set, s.ServerURL.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *ModerationPlugin) specField(name string) (present, null, known bool) {
+	switch name {
+	case "id":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *NamespaceFunctionTool) specField(name string) (present, null, known bool) {
+	switch name {
+	case "allowed_callers":
+		return s.AllowedCallers.Set, s.AllowedCallers.Null, true
+	case "defer_loading":
+		return s.DeferLoading.Set, s.DeferLoading.Null, true
+	case "description":
+		return s.Description.Set, s.Description.Null, true
+	case "name":
+		return s.Name.Set, s.Name.Null, true
+	case "output_schema":
+		return len(s.OutputSchema) != 0, false, true
+	case "parameters":
+		return len(s.Parameters) != 0, false, true
+	case "strict":
+		return s.Strict.Set, s.Strict.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *NamespaceTool) specField(name string) (present, null, known bool) {
+	switch name {
+	case "description":
+		return s.Description.Set, s.Description.Null, true
+	case "name":
+		return s.Name.Set, s.Name.Null, true
+	case "tools":
+		return s.Tools != nil, false, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *NotFoundResponse) specField(name string) (present, null, known bool) {
+	switch name {
+	case "error":
+		return s.Error.Set, s.Error.Null, true
+	case "openrouter_metadata":
+		return len(s.OpenrouterMetadata) != 0, false, true
+	case "user_id":
+		return s.UserID.Set, s.UserID.Null, true
+	}
+	return false, false, false
+}
+
+func (s *NotFoundResponseErrorData) specField(name string) (present, null, known bool) {
+	switch name {
+	case "code":
+		return s.Code.Set, s.Code.Null, true
+	case "message":
+		return s.Message.Set, s.Message.Null, true
+	case "metadata":
+		return len(s.Metadata) != 0, false, true
+	}
+	return false, false, false
+}
+
+func (s *OpenAIResponseCustomToolCall) specField(name string) (present, null, known bool) {
+	switch name {
+	case "call_id":
+		return s.CallID.Set, s.CallID.Null, true
+	case "id":
+		return s.ID.Set, s.ID.Null, true
+	case "input":
+		return s.Input.Set, s.Input.Null, true
+	case "name":
+		return s.Name.Set, s.Name.Null, true
+	case "namespace":
+		return s.Namespace.Set, s.Namespace.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *OpenAIResponseCustomToolCallOutput) specField(name string) (present, null, known bool) {
+	switch name {
+	case "call_id":
+		return s.CallID.Set, s.CallID.Null, true
+	case "id":
+		return s.ID.Set, s.ID.Null, true
+	case "output":
+		return s.Output.Set, false, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *OpenAIResponseFunctionToolCall) specField(name string) (present, null, known bool) {
+	switch name {
+	case "arguments":
+		return s.Arguments.Set, s.Arguments.Null, true
+	case "call_id":
+		return s.CallID.Set, s.CallID.Null, true
+	case "id":
+		return s.ID.Set, s.ID.Null, true
+	case "name":
+		return s.Name.Set, s.Name.Null, true
+	case "namespace":
+		return s.Namespace.Set, s.Namespace.Null, true
+	case "status":
+		return s.Status.Set, s.Status.Null, true
+	case "subagent_id":
+		return s.SubagentID.Set, s.SubagentID.Null, true
+	case "subagent_items":
+		return s.SubagentItems.Set, s.SubagentItems.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *OpenAIResponseFunctionToolCallOutput) specField(name string) (present, null, known bool) {
+	switch name {
+	case "call_id":
+		return s.CallID.Set, s.CallID.Null, true
+	case "id":
+		return s.ID.Set, s.ID.Null, true
+	case "output":
+		return s.Output.Set, false, true
+	case "status":
+		return s.Status.Set, s.Status.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *OpenAIResponseFunctionToolCallSubagentItemsItem) specField(name string) (present, null, known bool) {
+	switch name {
+	case "type":
+		return s.Type.Set, s.Type.Null, true
+	}
+	return false, false, false
+}
+
+func (s *OpenAIResponseInputMessageItem) specField(name string) (present, null, known bool) {
+	switch name {
+	case "content":
+		return s.Content != nil, false, true
+	case "id":
+		return s.ID.Set, s.ID.Null, true
+	case "role":
+		return s.Role.Set, s.Role.Null, true
+	case "type":
+		return s.Type.Set, s.Type.Null, true
+	}
+	return false, false, false
+}
+
+func (s *OpenAIResponsesCodeInterpreterCallCodeDelta) specField(name string) (present, null, known bool) {
+	switch name {
+	case "delta":
+		return s.Delta.Set, s.Delta.Null, true
+	case "item_id":
+		return s.ItemID.Set, s.ItemID.Null, true
+	case "output_index":
+		return s.OutputIndex.Set, s.OutputIndex.Null, true
+	case "sequence_number":
+		return s.SequenceNumber.Set, s.SequenceNumber.Null, true
+	case "type":
+		return s.Type.Set, s.Type.Null, true
+	}
+	return false, false, false
+}
+
+func (s *OpenAIResponsesCodeInterpreterCallCodeDone) specField(name string) (present, null, known bool) {
+	switch name {
+	case "code":
+		return s.Code.Set, s.Code.Null, true
+	case "item_id":
+		return s.ItemID.Set, s.ItemID.Null, true
+	case "output_index":
+		return s.OutputIndex.Set, s.OutputIndex.Null, true
+	case "sequence_number":
+		return s.SequenceNumber.Set, s.SequenceNumber.Null, true
+	case "type":
+		return s.Type.Set, s.Type.Null, true
+	}
+	return false, false, false
+}
+
+func (s *OpenAIResponsesCodeInterpreterCallCompleted) specField(name string) (present, null, known bool) {
+	switch name {
+	case "item_id":
+		return s.ItemID.Set, s.ItemID.Null, true
+	case "output_index":
+		return s.OutputIndex.Set, s.OutputIndex.Null, true
+	case "sequence_number":
+		return s.SequenceNumber.Set, s.SequenceNumber.Null, true
+	case "type":
+		return s.Type.Set, s.Type.Null, true
+	}
+	return false, false, false
+}
+
+func (s *OpenAIResponsesCodeInterpreterCallInProgress) specField(name string) (present, null, known bool) {
+	switch name {
+	case "item_id":
+		return s.ItemID.Set, s.ItemID.Null, true
+	case "output_index":
+		return s.OutputIndex.Set, s.OutputIndex.Null, true
+	case "sequence_number":
+		return s.SequenceNumber.Set, s.SequenceNumber.Null, true
+	case "type":
+		return s.Type.Set, s.Type.Null, true
+	}
+	return false, false, false
+}
+
+func (s *OpenAIResponsesCodeInterpreterCallInterpreting) specField(name string) (present, null, known bool) {
+	switch name {
+	case "item_id":
+		return s.ItemID.Set, s.ItemID.Null, true
+	case "output_index":
+		return s.OutputIndex.Set, s.OutputIndex.Null, true
+	case "sequence_number":
+		return s.SequenceNumber.Set, s.SequenceNumber.Null, true
+	case "type":
+		return s.Type.Set, s.Type.Null, true
+	}
+	return false, false, false
+}
+
+func (s *OpenAIResponsesImageGenCallCompleted) specField(name string) (present, null, known bool) {
+	switch name {
+	case "item_id":
+		return s.ItemID.Set, s.ItemID.Null, true
+	case "output_index":
+		return s.OutputIndex.Set, s.OutputIndex.Null, true
+	case "sequence_number":
+		return s.SequenceNumber.Set, s.SequenceNumber.Null, true
+	case "type":
+		return s.Type.Set, s.Type.Null, true
+	}
+	return false, false, false
+}
+
+func (s *OpenAIResponsesImageGenCallGenerating) specField(name string) (present, null, known bool) {
+	switch name {
+	case "item_id":
+		return s.ItemID.Set, s.ItemID.Null, true
+	case "output_index":
+		return s.OutputIndex.Set, s.OutputIndex.Null, true
+	case "sequence_number":
+		return s.SequenceNumber.Set, s.SequenceNumber.Null, true
+	case "type":
+		return s.Type.Set, s.Type.Null, true
+	}
+	return false, false, false
+}
+
+func (s *OpenAIResponsesImageGenCallInProgress) specField(name string) (present, null, known bool) {
+	switch name {
+	case "item_id":
+		return s.ItemID.Set, s.ItemID.Null, true
+	case "output_index":
+		return s.OutputIndex.Set, s.OutputIndex.Null, true
+	case "sequence_number":
+		return s.SequenceNumber.Set, s.SequenceNumber.Null, true
+	case "type":
+		return s.Type.Set, s.Type.Null, true
+	}
+	return false, false, false
+}
+
+func (s *OpenAIResponsesImageGenCallPartialImage) specField(name string) (present, null, known bool) {
+	switch name {
+	case "item_id":
+		return s.ItemID.Set, s.ItemID.Null, true
+	case "output_index":
+		return s.OutputIndex.Set, s.OutputIndex.Null, true
+	case "partial_image_b64":
+		return s.PartialImageB64.Set, s.PartialImageB64.Null, true
+	case "partial_image_index":
+		return s.PartialImageIndex.Set, s.PartialImageIndex.Null, true
+	case "sequence_number":
+		return s.SequenceNumber.Set, s.SequenceNumber.Null, true
+	case "type":
+		return s.Type.Set, s.Type.Null, true
+	}
+	return false, false, false
+}
+
+func (s *OpenAIResponsesRefusalContent) specField(name string) (present, null, known bool) {
+	switch name {
+	case "refusal":
+		return s.Refusal.Set, s.Refusal.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *OpenAIResponsesSearchCompleted) specField(name string) (present, null, known bool) {
+	switch name {
+	case "item_id":
+		return s.ItemID.Set, s.ItemID.Null, true
+	case "output_index":
+		return s.OutputIndex.Set, s.OutputIndex.Null, true
+	case "sequence_number":
+		return s.SequenceNumber.Set, s.SequenceNumber.Null, true
+	case "type":
+		return s.Type.Set, s.Type.Null, true
+	}
+	return false, false, false
+}
+
+func (s *OpenAIResponsesToolChoiceApplyPatch) specField(name string) (present, null, known bool) {
+	switch name {
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *OpenAIResponsesToolChoiceFunction) specField(name string) (present, null, known bool) {
+	switch name {
+	case "name":
+		return s.Name.Set, s.Name.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *OpenAIResponsesToolChoiceShell) specField(name string) (present, null, known bool) {
+	switch name {
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *OpenAIResponsesToolChoiceWebSearchPreview20250311) specField(name string) (present, null, known bool) {
+	switch name {
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *OpenAIResponsesUsage) specField(name string) (present, null, known bool) {
+	switch name {
+	case "input_tokens":
+		return s.InputTokens.Set, s.InputTokens.Null, true
+	case "input_tokens_details":
+		return s.InputTokensDetails.Set, s.InputTokensDetails.Null, true
+	case "output_tokens":
+		return s.OutputTokens.Set, s.OutputTokens.Null, true
+	case "output_tokens_details":
+		return s.OutputTokensDetails.Set, s.OutputTokensDetails.Null, true
+	case "total_tokens":
+		return s.TotalTokens.Set, s.TotalTokens.Null, true
+	}
+	return false, false, false
+}
+
+func (s *OpenAIResponsesUsageInputTokensDetails) specField(name string) (present, null, known bool) {
+	switch name {
+	case "cache_write_tokens":
+		return s.CacheWriteTokens.Set, s.CacheWriteTokens.Null, true
+	case "cached_tokens":
+		return s.CachedTokens.Set, s.CachedTokens.Null, true
+	}
+	return false, false, false
+}
+
+func (s *OpenAIResponsesUsageOutputTokensDetails) specField(name string) (present, null, known bool) {
+	switch name {
+	case "reasoning_tokens":
+		return s.ReasoningTokens.Set, s.ReasoningTokens.Null, true
+	}
+	return false, false, false
+}
+
+func (s *OpenAIResponsesWebSearchCallInProgress) specField(name string) (present, null, known bool) {
+	switch name {
+	case "item_id":
+		return s.ItemID.Set, s.ItemID.Null, true
+	case "output_index":
+		return s.OutputIndex.Set, s.OutputIndex.Null, true
+	case "sequence_number":
+		return s.SequenceNumber.Set, s.SequenceNumber.Null, true
+	case "type":
+		return s.Type.Set, s.Type.Null, true
+	}
+	return false, false, false
+}
+
+func (s *OpenAIResponsesWebSearchCallSearching) specField(name string) (present, null, known bool) {
+	switch name {
+	case "item_id":
+		return s.ItemID.Set, s.ItemID.Null, true
+	case "output_index":
+		return s.OutputIndex.Set, s.OutputIndex.Null, true
+	case "sequence_number":
+		return s.SequenceNumber.Set, s.SequenceNumber.Null, true
+	case "type":
+		return s.Type.Set, s.Type.Null, true
+	}
+	return false, false, false
+}
+
+func (s *OpenResponsesCreatedEvent) specField(name string) (present, null, known bool) {
+	switch name {
+	case "response":
+		return s.Response.Set, s.Response.Null, true
+	case "sequence_number":
+		return s.SequenceNumber.Set, s.SequenceNumber.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *OpenResponsesInProgressEvent) specField(name string) (present, null, known bool) {
+	switch name {
+	case "response":
+		return s.Response.Set, s.Response.Null, true
+	case "sequence_number":
+		return s.SequenceNumber.Set, s.SequenceNumber.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *OpenResponsesLogProbs) specField(name string) (present, null, known bool) {
+	switch name {
+	case "bytes":
+		return s.Bytes.Set, s.Bytes.Null, true
+	case "logprob":
+		return s.Logprob.Set, s.Logprob.Null, true
+	case "token":
+		return s.Token.Set, s.Token.Null, true
+	case "top_logprobs":
+		return s.TopLogprobs.Set, s.TopLogprobs.Null, true
+	}
+	return false, false, false
+}
+
+func (s *OpenResponsesResult) specField(name string) (present, null, known bool) {
+	switch name {
+	case "background":
+		return s.Background.Set, s.Background.Null, true
+	case "completed_at":
+		return s.CompletedAt.Set, s.CompletedAt.Null, true
+	case "created_at":
+		return s.CreatedAt.Set, s.CreatedAt.Null, true
+	case "error":
+		return s.Error.Set, s.Error.Null, true
+	case "error_type":
+		return s.ErrorType.Set, s.ErrorType.Null, true
+	case "frequency_penalty":
+		return s.FrequencyPenalty.Set, s.FrequencyPenalty.Null, true
+	case "id":
+		return s.ID.Set, s.ID.Null, true
+	case "incomplete_details":
+		return s.IncompleteDetails.Set, s.IncompleteDetails.Null, true
+	case "instructions":
+		return s.Instructions.Set, false, true
+	case "max_output_tokens":
+		return s.MaxOutputTokens.Set, s.MaxOutputTokens.Null, true
+	case "max_tool_calls":
+		return s.MaxToolCalls.Set, s.MaxToolCalls.Null, true
+	case "metadata":
+		return len(s.Metadata) != 0, false, true
+	case "model":
+		return s.Model.Set, s.Model.Null, true
+	case "object":
+		return s.Object.Set, s.Object.Null, true
+	case "openrouter_metadata":
+		return s.OpenrouterMetadata.Set, s.OpenrouterMetadata.Null, true
+	case "output":
+		return s.Output != nil, false, true
+	case "output_text":
+		return s.OutputText.Set, s.OutputText.Null, true
+	case "parallel_tool_calls":
+		return s.ParallelToolCalls.Set, s.ParallelToolCalls.Null, true
+	case "presence_penalty":
+		return s.PresencePenalty.Set, s.PresencePenalty.Null, true
+	case "previous_response_id":
+		return s.PreviousResponseID.Set, s.PreviousResponseID.Null, true
+	case "prompt":
+		return s.Prompt.Set, s.Prompt.Null, true
+	case "prompt_cache_key":
+		return s.PromptCacheKey.Set, s.PromptCacheKey.Null, true
+	case "prompt_cache_options":
+		return s.PromptCacheOptions.Set, s.PromptCacheOptions.Null, true
+	case "reasoning":
+		return s.Reasoning.Set, s.Reasoning.Null, true
+	case "safety_identifier":
+		return s.SafetyIdentifier.Set, s.SafetyIdentifier.Null, true
+	case "service_tier":
+		return s.ServiceTier.Set, s.ServiceTier.Null, true
+	case "status":
+		return s.Status.Set, s.Status.Null, true
+	case "store":
+		return s.Store.Set, s.Store.Null, true
+	case "temperature":
+		return s.Temperature.Set, s.Temperature.Null, true
+	case "text":
+		return s.Text.Set, s.Text.Null, true
+	case "tool_choice":
+		return s.ToolChoice.Set, s.ToolChoice.Null, true
+	case "tools":
+		return s.Tools != nil, false, true
+	case "top_logprobs":
+		return s.TopLogprobs.Set, s.TopLogprobs.Null, true
+	case "top_p":
+		return s.TopP.Set, s.TopP.Null, true
+	case "truncation":
+		return s.Truncation.Set, s.Truncation.Null, true
+	case "usage":
+		return s.Usage.Set, s.Usage.Null, true
+	case "user":
+		return s.User.Set, s.User.Null, true
+	}
+	return false, false, false
+}
+
+func (s *OpenRouterMetadata) specField(name string) (present, null, known bool) {
+	switch name {
+	case "attempt":
+		return s.Attempt.Set, s.Attempt.Null, true
+	case "attempts":
+		return s.Attempts.Set, s.Attempts.Null, true
+	case "endpoints":
+		return s.Endpoints.Set, s.Endpoints.Null, true
+	case "is_byok":
+		return s.IsByok.Set, s.IsByok.Null, true
+	case "params":
+		return s.Params.Set, s.Params.Null, true
+	case "pipeline":
+		return s.Pipeline.Set, s.Pipeline.Null, true
+	case "region":
+		return s.Region.Set, s.Region.Null, true
+	case "requested":
+		return s.Requested.Set, s.Requested.Null, true
+	case "strategy":
+		return s.Strategy.Set, s.Strategy.Null, true
+	case "summary":
+		return s.Summary.Set, s.Summary.Null, true
+	}
+	return false, false, false
+}
+
+func (s *OpenRouterWebSearchServerTool) specField(name string) (present, null, known bool) {
+	switch name {
+	case "parameters":
+		return s.Parameters.Set, s.Parameters.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *OutputAdvisorServerToolItem) specField(name string) (present, null, known bool) {
+	switch name {
+	case "advice":
+		return s.Advice.Set, s.Advice.Null, true
+	case "error":
+		return s.Error.Set, s.Error.Null, true
+	case "id":
+		return s.ID.Set, s.ID.Null, true
+	case "instance_name":
+		return s.InstanceName.Set, s.InstanceName.Null, true
+	case "model":
+		return s.Model.Set, s.Model.Null, true
+	case "prompt":
+		return s.Prompt.Set, s.Prompt.Null, true
+	case "status":
+		return s.Status.Set, s.Status.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *OutputApplyPatchCallItem) specField(name string) (present, null, known bool) {
+	switch name {
+	case "call_id":
+		return s.CallID.Set, s.CallID.Null, true
+	case "id":
+		return s.ID.Set, s.ID.Null, true
+	case "operation":
+		return s.Operation.Set, s.Operation.Null, true
+	case "status":
+		return s.Status.Set, s.Status.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *OutputApplyPatchServerToolItem) specField(name string) (present, null, known bool) {
+	switch name {
+	case "call_id":
+		return s.CallID.Set, s.CallID.Null, true
+	case "id":
+		return s.ID.Set, s.ID.Null, true
+	case "operation":
+		return s.Operation.Set, s.Operation.Null, true
+	case "status":
+		return s.Status.Set, s.Status.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *OutputBashServerToolItem) specField(name string) (present, null, known bool) {
+	switch name {
+	case "arguments":
+		return s.Arguments.Set, s.Arguments.Null, true
+	case "call_id":
+		return s.CallID.Set, s.CallID.Null, true
+	case "command":
+		return s.Command.Set, s.Command.Null, true
+	case "exitCode":
+		return s.ExitCode.Set, s.ExitCode.Null, true
+	case "id":
+		return s.ID.Set, s.ID.Null, true
+	case "status":
+		return s.Status.Set, s.Status.Null, true
+	case "stderr":
+		return s.Stderr.Set, s.Stderr.Null, true
+	case "stdout":
+		return s.Stdout.Set, s.Stdout.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *OutputBrowserUseServerToolItem) specField(name string) (present, null, known bool) {
+	switch name {
+	case "action":
+		return s.Action.Set, s.Action.Null, true
+	case "id":
+		return s.ID.Set, s.ID.Null, true
+	case "screenshotB64":
+		return s.ScreenshotB64.Set, s.ScreenshotB64.Null, true
+	case "status":
+		return s.Status.Set, s.Status.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *OutputCodeInterpreterCallItem) specField(name string) (present, null, known bool) {
+	switch name {
+	case "code":
+		return s.Code.Set, s.Code.Null, true
+	case "container_id":
+		return s.ContainerID.Set, s.ContainerID.Null, true
+	case "id":
+		return s.ID.Set, s.ID.Null, true
+	case "outputs":
+		return s.Outputs.Set, s.Outputs.Null, true
+	case "status":
+		return s.Status.Set, s.Status.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *OutputCodeInterpreterServerToolItem) specField(name string) (present, null, known bool) {
+	switch name {
+	case "code":
+		return s.Code.Set, s.Code.Null, true
+	case "exitCode":
+		return s.ExitCode.Set, s.ExitCode.Null, true
+	case "id":
+		return s.ID.Set, s.ID.Null, true
+	case "language":
+		return s.Language.Set, s.Language.Null, true
+	case "status":
+		return s.Status.Set, s.Status.Null, true
+	case "stderr":
+		return s.Stderr.Set, s.Stderr.Null, true
+	case "stdout":
+		return s.Stdout.Set, s.Stdout.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *OutputComputerCallItem) specField(name string) (present, null, known bool) {
+	switch name {
+	case "action":
+		return len(s.Action) != 0, false, true
+	case "call_id":
+		return s.CallID.Set, s.CallID.Null, true
+	case "id":
+		return s.ID.Set, s.ID.Null, true
+	case "pending_safety_checks":
+		return s.PendingSafetyChecks != nil, false, true
+	case "status":
+		return s.Status.Set, s.Status.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *OutputComputerCallItemPendingSafetyChecksItem) specField(name string) (present, null, known bool) {
+	switch name {
+	case "code":
+		return s.Code.Set, s.Code.Null, true
+	case "id":
+		return s.ID.Set, s.ID.Null, true
+	case "message":
+		return s.Message.Set, s.Message.Null, true
+	}
+	return false, false, false
+}
+
+func (s *OutputCustomToolCallItem) specField(name string) (present, null, known bool) {
+	switch name {
+	case "call_id":
+		return s.CallID.Set, s.CallID.Null, true
+	case "id":
+		return s.ID.Set, s.ID.Null, true
+	case "input":
+		return s.Input.Set, s.Input.Null, true
+	case "name":
+		return s.Name.Set, s.Name.Null, true
+	case "namespace":
+		return s.Namespace.Set, s.Namespace.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *OutputDatetimeItem) specField(name string) (present, null, known bool) {
+	switch name {
+	case "datetime":
+		return s.Datetime.Set, s.Datetime.Null, true
+	case "id":
+		return s.ID.Set, s.ID.Null, true
+	case "status":
+		return s.Status.Set, s.Status.Null, true
+	case "timezone":
+		return s.Timezone.Set, s.Timezone.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *OutputFileSearchCallItem) specField(name string) (present, null, known bool) {
+	switch name {
+	case "id":
+		return s.ID.Set, s.ID.Null, true
+	case "queries":
+		return s.Queries != nil, false, true
+	case "status":
+		return s.Status.Set, s.Status.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *OutputFileSearchServerToolItem) specField(name string) (present, null, known bool) {
+	switch name {
+	case "id":
+		return s.ID.Set, s.ID.Null, true
+	case "queries":
+		return s.Queries.Set, s.Queries.Null, true
+	case "status":
+		return s.Status.Set, s.Status.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *OutputFilesServerToolItem) specField(name string) (present, null, known bool) {
+	switch name {
+	case "arguments":
+		return s.Arguments.Set, s.Arguments.Null, true
+	case "call_id":
+		return s.CallID.Set, s.CallID.Null, true
+	case "error":
+		return s.Error.Set, s.Error.Null, true
+	case "file_id":
+		return s.FileID.Set, s.FileID.Null, true
+	case "filename":
+		return s.Filename.Set, s.Filename.Null, true
+	case "id":
+		return s.ID.Set, s.ID.Null, true
+	case "operation":
+		return s.Operation.Set, s.Operation.Null, true
+	case "result":
+		return s.Result.Set, s.Result.Null, true
+	case "status":
+		return s.Status.Set, s.Status.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *OutputFunctionCallItem) specField(name string) (present, null, known bool) {
+	switch name {
+	case "arguments":
+		return s.Arguments.Set, s.Arguments.Null, true
+	case "call_id":
+		return s.CallID.Set, s.CallID.Null, true
+	case "id":
+		return s.ID.Set, s.ID.Null, true
+	case "name":
+		return s.Name.Set, s.Name.Null, true
+	case "namespace":
+		return s.Namespace.Set, s.Namespace.Null, true
+	case "status":
+		return s.Status.Set, s.Status.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	case "subagent_id":
+		return s.SubagentID.Set, s.SubagentID.Null, true
+	case "subagent_items":
+		return s.SubagentItems.Set, s.SubagentItems.Null, true
+	}
+	return false, false, false
+}
+
+func (s *OutputFunctionCallItemSubagentItemsItem) specField(name string) (present, null, known bool) {
+	switch name {
+	case "type":
+		return s.Type.Set, s.Type.Null, true
+	}
+	return false, false, false
+}
+
+func (s *OutputFusionServerToolItem) specField(name string) (present, null, known bool) {
+	switch name {
+	case "analysis":
+		return s.Analysis.Set, s.Analysis.Null, true
+	case "error":
+		return s.Error.Set, s.Error.Null, true
+	case "failed_models":
+		return s.FailedModels.Set, s.FailedModels.Null, true
+	case "failure_reason":
+		return s.FailureReason.Set, s.FailureReason.Null, true
+	case "id":
+		return s.ID.Set, s.ID.Null, true
+	case "responses":
+		return s.Responses.Set, s.Responses.Null, true
+	case "sources":
+		return s.Sources.Set, s.Sources.Null, true
+	case "status":
+		return s.Status.Set, s.Status.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *OutputFusionServerToolItemFailedModelsItem) specField(name string) (present, null, known bool) {
+	switch name {
+	case "error":
+		return s.Error.Set, s.Error.Null, true
+	case "model":
+		return s.Model.Set, s.Model.Null, true
+	case "status_code":
+		return s.StatusCode.Set, s.StatusCode.Null, true
+	}
+	return false, false, false
+}
+
+func (s *OutputFusionServerToolItemResponsesItem) specField(name string) (present, null, known bool) {
+	switch name {
+	case "content":
+		return s.Content.Set, s.Content.Null, true
+	case "model":
+		return s.Model.Set, s.Model.Null, true
+	}
+	return false, false, false
+}
+
+func (s *OutputImageGenerationCallItem) specField(name string) (present, null, known bool) {
+	switch name {
+	case "id":
+		return s.ID.Set, s.ID.Null, true
+	case "result":
+		return s.Result.Set, s.Result.Null, true
+	case "status":
+		return s.Status.Set, s.Status.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	case "prompt":
+		return s.Prompt.Set, s.Prompt.Null, true
+	}
+	return false, false, false
+}
+
+func (s *OutputImageGenerationServerToolItem) specField(name string) (present, null, known bool) {
+	switch name {
+	case "id":
+		return s.ID.Set, s.ID.Null, true
+	case "imageB64":
+		return s.ImageB64.Set, s.ImageB64.Null, true
+	case "imageUrl":
+		return s.ImageUrl.Set, s.ImageUrl.Null, true
+	case "prompt":
+		return s.Prompt.Set, s.Prompt.Null, true
+	case "result":
+		return s.Result.Set, s.Result.Null, true
+	case "revisedPrompt":
+		return s.RevisedPrompt.Set, s.RevisedPrompt.Null, true
+	case "status":
+		return s.Status.Set, s.Status.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *OutputItemAddedEvent) specField(name string) (present, null, known bool) {
+	switch name {
+	case "item":
+		return s.Item.Set, false, true
+	case "output_index":
+		return s.OutputIndex.Set, s.OutputIndex.Null, true
+	case "sequence_number":
+		return s.SequenceNumber.Set, s.SequenceNumber.Null, true
+	case "type":
+		return s.Type.Set, s.Type.Null, true
+	}
+	return false, false, false
+}
+
+func (s *OutputItemApplyPatchCall) specField(name string) (present, null, known bool) {
+	switch name {
+	case "call_id":
+		return s.CallID.Set, s.CallID.Null, true
+	case "created_by":
+		return s.CreatedBy.Set, s.CreatedBy.Null, true
+	case "id":
+		return s.ID.Set, s.ID.Null, true
+	case "operation":
+		return s.Operation.Set, false, true
+	case "status":
+		return s.Status.Set, s.Status.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *OutputItemCodeInterpreterCall) specField(name string) (present, null, known bool) {
+	switch name {
+	case "code":
+		return s.Code.Set, s.Code.Null, true
+	case "container_id":
+		return s.ContainerID.Set, s.ContainerID.Null, true
+	case "id":
+		return s.ID.Set, s.ID.Null, true
+	case "outputs":
+		return s.Outputs.Set, s.Outputs.Null, true
+	case "status":
+		return s.Status.Set, s.Status.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *OutputItemCustomToolCall) specField(name string) (present, null, known bool) {
+	switch name {
+	case "call_id":
+		return s.CallID.Set, s.CallID.Null, true
+	case "id":
+		return s.ID.Set, s.ID.Null, true
+	case "input":
+		return s.Input.Set, s.Input.Null, true
+	case "name":
+		return s.Name.Set, s.Name.Null, true
+	case "namespace":
+		return s.Namespace.Set, s.Namespace.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *OutputItemDoneEvent) specField(name string) (present, null, known bool) {
+	switch name {
+	case "item":
+		return s.Item.Set, false, true
+	case "output_index":
+		return s.OutputIndex.Set, s.OutputIndex.Null, true
+	case "sequence_number":
+		return s.SequenceNumber.Set, s.SequenceNumber.Null, true
+	case "type":
+		return s.Type.Set, s.Type.Null, true
+	}
+	return false, false, false
+}
+
+func (s *OutputItemFileSearchCall) specField(name string) (present, null, known bool) {
+	switch name {
+	case "id":
+		return s.ID.Set, s.ID.Null, true
+	case "queries":
+		return s.Queries != nil, false, true
+	case "status":
+		return s.Status.Set, s.Status.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *OutputItemFunctionCall) specField(name string) (present, null, known bool) {
+	switch name {
+	case "arguments":
+		return s.Arguments.Set, s.Arguments.Null, true
+	case "call_id":
+		return s.CallID.Set, s.CallID.Null, true
+	case "id":
+		return s.ID.Set, s.ID.Null, true
+	case "name":
+		return s.Name.Set, s.Name.Null, true
+	case "namespace":
+		return s.Namespace.Set, s.Namespace.Null, true
+	case "status":
+		return s.Status.Set, s.Status.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *OutputItemImageGenerationCall) specField(name string) (present, null, known bool) {
+	switch name {
+	case "id":
+		return s.ID.Set, s.ID.Null, true
+	case "result":
+		return s.Result.Set, s.Result.Null, true
+	case "status":
+		return s.Status.Set, s.Status.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *OutputItemReasoning) specField(name string) (present, null, known bool) {
+	switch name {
+	case "content":
+		return s.Content.Set, s.Content.Null, true
+	case "encrypted_content":
+		return s.EncryptedContent.Set, s.EncryptedContent.Null, true
+	case "id":
+		return s.ID.Set, s.ID.Null, true
+	case "status":
+		return s.Status.Set, s.Status.Null, true
+	case "summary":
+		return s.Summary != nil, false, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *OutputItemWebSearchCall) specField(name string) (present, null, known bool) {
+	switch name {
+	case "action":
+		return s.Action.Set, false, true
+	case "id":
+		return s.ID.Set, s.ID.Null, true
+	case "status":
+		return s.Status.Set, s.Status.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *OutputItemWebSearchCallActionFindInPage) specField(name string) (present, null, known bool) {
+	switch name {
+	case "pattern":
+		return s.Pattern.Set, s.Pattern.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	case "url":
+		return s.URL.Set, s.URL.Null, true
+	}
+	return false, false, false
+}
+
+func (s *OutputItemWebSearchCallActionOpenPage) specField(name string) (present, null, known bool) {
+	switch name {
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	case "url":
+		return s.URL.Set, s.URL.Null, true
+	}
+	return false, false, false
+}
+
+func (s *OutputItemWebSearchCallActionSearch) specField(name string) (present, null, known bool) {
+	switch name {
+	case "queries":
+		return s.Queries.Set, s.Queries.Null, true
+	case "query":
+		return s.Query.Set, s.Query.Null, true
+	case "sources":
+		return s.Sources.Set, s.Sources.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *OutputMcpServerToolItem) specField(name string) (present, null, known bool) {
+	switch name {
+	case "id":
+		return s.ID.Set, s.ID.Null, true
+	case "serverLabel":
+		return s.ServerLabel.Set, s.ServerLabel.Null, true
+	case "status":
+		return s.Status.Set, s.Status.Null, true
+	case "toolName":
+		return s.ToolName.Set, s.ToolName.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *OutputMemoryServerToolItem) specField(name string) (present, null, known bool) {
+	switch name {
+	case "action":
+		return s.Action.Set, s.Action.Null, true
+	case "id":
+		return s.ID.Set, s.ID.Null, true
+	case "key":
+		return s.Key.Set, s.Key.Null, true
+	case "status":
+		return s.Status.Set, s.Status.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	case "value":
+		return len(s.Value) != 0, false, true
+	}
+	return false, false, false
+}
+
+func (s *OutputMessage) specField(name string) (present, null, known bool) {
+	switch name {
+	case "content":
+		return s.Content != nil, false, true
+	case "id":
+		return s.ID.Set, s.ID.Null, true
+	case "phase":
+		return s.Phase.Set, s.Phase.Null, true
+	case "role":
+		return s.Role.Set, s.Role.Null, true
+	case "status":
+		return s.Status.Set, s.Status.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *OutputMessageItem) specField(name string) (present, null, known bool) {
+	switch name {
+	case "content":
+		return s.Content != nil, false, true
+	case "id":
+		return s.ID.Set, s.ID.Null, true
+	case "phase":
+		return s.Phase.Set, s.Phase.Null, true
+	case "role":
+		return s.Role.Set, s.Role.Null, true
+	case "status":
+		return s.Status.Set, s.Status.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *OutputReasoningItem) specField(name string) (present, null, known bool) {
+	switch name {
+	case "content":
+		return s.Content.Set, s.Content.Null, true
+	case "encrypted_content":
+		return s.EncryptedContent.Set, s.EncryptedContent.Null, true
+	case "format":
+		return s.Format.Set, s.Format.Null, true
+	case "id":
+		return s.ID.Set, s.ID.Null, true
+	case "signature":
+		return s.Signature.Set, s.Signature.Null, true
+	case "status":
+		return s.Status.Set, s.Status.Null, true
+	case "summary":
+		return s.Summary != nil, false, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *OutputSearchModelsServerToolItem) specField(name string) (present, null, known bool) {
+	switch name {
+	case "arguments":
+		return s.Arguments.Set, s.Arguments.Null, true
+	case "id":
+		return s.ID.Set, s.ID.Null, true
+	case "query":
+		return s.Query.Set, s.Query.Null, true
+	case "status":
+		return s.Status.Set, s.Status.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *OutputShellCallItem) specField(name string) (present, null, known bool) {
+	switch name {
+	case "action":
+		return s.Action.Set, s.Action.Null, true
+	case "arguments":
+		return s.Arguments.Set, s.Arguments.Null, true
+	case "call_id":
+		return s.CallID.Set, s.CallID.Null, true
+	case "id":
+		return s.ID.Set, s.ID.Null, true
+	case "status":
+		return s.Status.Set, s.Status.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *OutputShellCallItemAction) specField(name string) (present, null, known bool) {
+	switch name {
+	case "commands":
+		return s.Commands != nil, false, true
+	case "max_output_length":
+		return s.MaxOutputLength.Set, s.MaxOutputLength.Null, true
+	case "timeout_ms":
+		return s.TimeoutMs.Set, s.TimeoutMs.Null, true
+	}
+	return false, false, false
+}
+
+func (s *OutputShellCallOutputItem) specField(name string) (present, null, known bool) {
+	switch name {
+	case "call_id":
+		return s.CallID.Set, s.CallID.Null, true
+	case "id":
+		return s.ID.Set, s.ID.Null, true
+	case "max_output_length":
+		return s.MaxOutputLength.Set, s.MaxOutputLength.Null, true
+	case "output":
+		return s.Output != nil, false, true
+	case "status":
+		return s.Status.Set, s.Status.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *OutputShellServerToolItem) specField(name string) (present, null, known bool) {
+	switch name {
+	case "action":
+		return s.Action.Set, s.Action.Null, true
+	case "arguments":
+		return s.Arguments.Set, s.Arguments.Null, true
+	case "call_id":
+		return s.CallID.Set, s.CallID.Null, true
+	case "id":
+		return s.ID.Set, s.ID.Null, true
+	case "output":
+		return s.Output.Set, s.Output.Null, true
+	case "status":
+		return s.Status.Set, s.Status.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *OutputShellServerToolItemAction) specField(name string) (present, null, known bool) {
+	switch name {
+	case "commands":
+		return s.Commands != nil, false, true
+	case "max_output_length":
+		return s.MaxOutputLength.Set, s.MaxOutputLength.Null, true
+	case "timeout_ms":
+		return s.TimeoutMs.Set, s.TimeoutMs.Null, true
+	}
+	return false, false, false
+}
+
+func (s *OutputSubagentServerToolItem) specField(name string) (present, null, known bool) {
+	switch name {
+	case "call_id":
+		return s.CallID.Set, s.CallID.Null, true
+	case "error":
+		return s.Error.Set, s.Error.Null, true
+	case "id":
+		return s.ID.Set, s.ID.Null, true
+	case "instance_name":
+		return s.InstanceName.Set, s.InstanceName.Null, true
+	case "model":
+		return s.Model.Set, s.Model.Null, true
+	case "name":
+		return s.Name.Set, s.Name.Null, true
+	case "outcome":
+		return s.Outcome.Set, s.Outcome.Null, true
+	case "status":
+		return s.Status.Set, s.Status.Null, true
+	case "task_description":
+		return s.TaskDescription.Set, s.TaskDescription.Null, true
+	case "task_name":
+		return s.TaskName.Set, s.TaskName.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *OutputTextEditorServerToolItem) specField(name string) (present, null, known bool) {
+	switch name {
+	case "command":
+		return s.Command.Set, s.Command.Null, true
+	case "filePath":
+		return s.FilePath.Set, s.FilePath.Null, true
+	case "id":
+		return s.ID.Set, s.ID.Null, true
+	case "status":
+		return s.Status.Set, s.Status.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *OutputToolSearchServerToolItem) specField(name string) (present, null, known bool) {
+	switch name {
+	case "id":
+		return s.ID.Set, s.ID.Null, true
+	case "query":
+		return s.Query.Set, s.Query.Null, true
+	case "status":
+		return s.Status.Set, s.Status.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *OutputWebFetchServerToolItem) specField(name string) (present, null, known bool) {
+	switch name {
+	case "content":
+		return s.Content.Set, s.Content.Null, true
+	case "error":
+		return s.Error.Set, s.Error.Null, true
+	case "httpStatus":
+		return s.HttpStatus.Set, s.HttpStatus.Null, true
+	case "id":
+		return s.ID.Set, s.ID.Null, true
+	case "status":
+		return s.Status.Set, s.Status.Null, true
+	case "title":
+		return s.Title.Set, s.Title.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	case "url":
+		return s.URL.Set, s.URL.Null, true
+	}
+	return false, false, false
+}
+
+func (s *OutputWebSearchCallItem) specField(name string) (present, null, known bool) {
+	switch name {
+	case "action":
+		return s.Action.Set, false, true
+	case "id":
+		return s.ID.Set, s.ID.Null, true
+	case "status":
+		return s.Status.Set, s.Status.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *OutputWebSearchServerToolItem) specField(name string) (present, null, known bool) {
+	switch name {
+	case "action":
+		return s.Action.Set, s.Action.Null, true
+	case "id":
+		return s.ID.Set, s.ID.Null, true
+	case "status":
+		return s.Status.Set, s.Status.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *OutputWebSearchServerToolItemAction) specField(name string) (present, null, known bool) {
+	switch name {
+	case "query":
+		return s.Query.Set, s.Query.Null, true
+	case "sources":
+		return s.Sources.Set, s.Sources.Null, true
+	case "type":
+		return s.Type.Set, s.Type.Null, true
+	}
+	return false, false, false
+}
+
+func (s *OutputWebSearchServerToolItemActionSourcesItem) specField(name string) (present, null, known bool) {
+	switch name {
+	case "type":
+		return s.Type.Set, s.Type.Null, true
+	case "url":
+		return s.URL.Set, s.URL.Null, true
+	}
+	return false, false, false
+}
+
+func (s *ParetoRouterPlugin) specField(name string) (present, null, known bool) {
+	switch name {
+	case "enabled":
+		return s.Enabled.Set, s.Enabled.Null, true
+	case "id":
+		return true /* the union writes its discriminator */, false, true
+	case "max_price":
+		return s.MaxPrice.Set, s.MaxPrice.Null, true
+	case "min_coding_score":
+		return s.MinCodingScore.Set, s.MinCodingScore.Null, true
+	case "price_source":
+		return s.PriceSource.Set, s.PriceSource.Null, true
+	}
+	return false, false, false
+}
+
+func (s *PayloadTooLargeResponse) specField(name string) (present, null, known bool) {
+	switch name {
+	case "error":
+		return s.Error.Set, s.Error.Null, true
+	case "openrouter_metadata":
+		return len(s.OpenrouterMetadata) != 0, false, true
+	case "user_id":
+		return s.UserID.Set, s.UserID.Null, true
+	}
+	return false, false, false
+}
+
+func (s *PayloadTooLargeResponseErrorData) specField(name string) (present, null, known bool) {
+	switch name {
+	case "code":
+		return s.Code.Set, s.Code.Null, true
+	case "message":
+		return s.Message.Set, s.Message.Null, true
+	case "metadata":
+		return len(s.Metadata) != 0, false, true
+	}
+	return false, false, false
+}
+
+func (s *PaymentRequiredResponse) specField(name string) (present, null, known bool) {
+	switch name {
+	case "error":
+		return s.Error.Set, s.Error.Null, true
+	case "openrouter_metadata":
+		return len(s.OpenrouterMetadata) != 0, false, true
+	case "user_id":
+		return s.UserID.Set, s.UserID.Null, true
+	}
+	return false, false, false
+}
+
+func (s *PaymentRequiredResponseErrorData) specField(name string) (present, null, known bool) {
+	switch name {
+	case "code":
+		return s.Code.Set, s.Code.Null, true
+	case "message":
+		return s.Message.Set, s.Message.Null, true
+	case "metadata":
+		return len(s.Metadata) != 0, false, true
+	}
+	return false, false, false
+}
+
+func (s *PipelineStage) specField(name string) (present, null, known bool) {
+	switch name {
+	case "cost_usd":
+		return s.CostUsd.Set, s.CostUsd.Null, true
+	case "data":
+		return len(s.Data) != 0, false, true
+	case "guardrail_id":
+		return s.GuardrailID.Set, s.GuardrailID.Null, true
+	case "guardrail_scope":
+		return s.GuardrailScope.Set, s.GuardrailScope.Null, true
+	case "name":
+		return s.Name.Set, s.Name.Null, true
+	case "summary":
+		return s.Summary.Set, s.Summary.Null, true
+	case "type":
+		return s.Type.Set, s.Type.Null, true
+	}
+	return false, false, false
+}
+
+func (s *Prediction) specField(name string) (present, null, known bool) {
+	switch name {
+	case "content":
+		return s.Content.Set, false, true
+	case "type":
+		return s.Type.Set, s.Type.Null, true
+	}
+	return false, false, false
+}
+
+func (s *PredictionContentText) specField(name string) (present, null, known bool) {
+	switch name {
+	case "text":
+		return s.Text.Set, s.Text.Null, true
+	case "type":
+		return s.Type.Set, s.Type.Null, true
+	}
+	return false, false, false
+}
+
+func (s *Preview20250311WebSearchServerTool) specField(name string) (present, null, known bool) {
+	switch name {
+	case "engine":
+		return s.Engine.Set, s.Engine.Null, true
+	case "filters":
+		return s.Filters.Set, s.Filters.Null, true
+	case "max_results":
+		return s.MaxResults.Set, s.MaxResults.Null, true
+	case "max_uses":
+		return s.MaxUses.Set, s.MaxUses.Null, true
+	case "mode":
+		return s.Mode.Set, s.Mode.Null, true
+	case "search_context_size":
+		return s.SearchContextSize.Set, s.SearchContextSize.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	case "user_location":
+		return s.UserLocation.Set, s.UserLocation.Null, true
+	}
+	return false, false, false
+}
+
+func (s *PreviewWebSearchServerTool) specField(name string) (present, null, known bool) {
+	switch name {
+	case "engine":
+		return s.Engine.Set, s.Engine.Null, true
+	case "filters":
+		return s.Filters.Set, s.Filters.Null, true
+	case "max_results":
+		return s.MaxResults.Set, s.MaxResults.Null, true
+	case "max_uses":
+		return s.MaxUses.Set, s.MaxUses.Null, true
+	case "mode":
+		return s.Mode.Set, s.Mode.Null, true
+	case "search_context_size":
+		return s.SearchContextSize.Set, s.SearchContextSize.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	case "user_location":
+		return s.UserLocation.Set, s.UserLocation.Null, true
+	}
+	return false, false, false
+}
+
+func (s *PreviewWebSearchUserLocation) specField(name string) (present, null, known bool) {
+	switch name {
+	case "city":
+		return s.City.Set, s.City.Null, true
+	case "country":
+		return s.Country.Set, s.Country.Null, true
+	case "region":
+		return s.Region.Set, s.Region.Null, true
+	case "timezone":
+		return s.Timezone.Set, s.Timezone.Null, true
+	case "type":
+		return s.Type.Set, s.Type.Null, true
+	}
+	return false, false, false
+}
+
+func (s *PromptCacheBreakpoint) specField(name string) (present, null, known bool) {
+	switch name {
+	case "mode":
+		return s.Mode.Set, s.Mode.Null, true
+	}
+	return false, false, false
+}
+
+func (s *PromptCacheOptions) specField(name string) (present, null, known bool) {
+	switch name {
+	case "mode":
+		return s.Mode.Set, s.Mode.Null, true
+	case "ttl":
+		return s.TTL.Set, s.TTL.Null, true
+	}
+	return false, false, false
+}
+
+func (s *ProviderOverloadedResponse) specField(name string) (present, null, known bool) {
+	switch name {
+	case "error":
+		return s.Error.Set, s.Error.Null, true
+	case "openrouter_metadata":
+		return len(s.OpenrouterMetadata) != 0, false, true
+	case "user_id":
+		return s.UserID.Set, s.UserID.Null, true
+	}
+	return false, false, false
+}
+
+func (s *ProviderOverloadedResponseErrorData) specField(name string) (present, null, known bool) {
+	switch name {
+	case "code":
+		return s.Code.Set, s.Code.Null, true
+	case "message":
+		return s.Message.Set, s.Message.Null, true
+	case "metadata":
+		return len(s.Metadata) != 0, false, true
+	}
+	return false, false, false
+}
+
+func (s *ReasoningDeltaEvent) specField(name string) (present, null, known bool) {
+	switch name {
+	case "content_index":
+		return s.ContentIndex.Set, s.ContentIndex.Null, true
+	case "delta":
+		return s.Delta.Set, s.Delta.Null, true
+	case "item_id":
+		return s.ItemID.Set, s.ItemID.Null, true
+	case "output_index":
+		return s.OutputIndex.Set, s.OutputIndex.Null, true
+	case "sequence_number":
+		return s.SequenceNumber.Set, s.SequenceNumber.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *ReasoningDetailEncrypted) specField(name string) (present, null, known bool) {
+	switch name {
+	case "data":
+		return s.Data.Set, s.Data.Null, true
+	case "format":
+		return s.Format.Set, s.Format.Null, true
+	case "id":
+		return s.ID.Set, s.ID.Null, true
+	case "index":
+		return s.Index.Set, s.Index.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *ReasoningDetailServerToolCall) specField(name string) (present, null, known bool) {
+	switch name {
+	case "arguments":
+		return s.Arguments.Set, s.Arguments.Null, true
+	case "format":
+		return s.Format.Set, s.Format.Null, true
+	case "id":
+		return s.ID.Set, s.ID.Null, true
+	case "index":
+		return s.Index.Set, s.Index.Null, true
+	case "result":
+		return s.Result.Set, s.Result.Null, true
+	case "tool_call_id":
+		return s.ToolCallID.Set, s.ToolCallID.Null, true
+	case "tool_name":
+		return s.ToolName.Set, s.ToolName.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *ReasoningDetailSummary) specField(name string) (present, null, known bool) {
+	switch name {
+	case "format":
+		return s.Format.Set, s.Format.Null, true
+	case "id":
+		return s.ID.Set, s.ID.Null, true
+	case "index":
+		return s.Index.Set, s.Index.Null, true
+	case "summary":
+		return s.Summary.Set, s.Summary.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *ReasoningDetailText) specField(name string) (present, null, known bool) {
+	switch name {
+	case "format":
+		return s.Format.Set, s.Format.Null, true
+	case "id":
+		return s.ID.Set, s.ID.Null, true
+	case "index":
+		return s.Index.Set, s.Index.Null, true
+	case "signature":
+		return s.Signature.Set, s.Signature.Null, true
+	case "text":
+		return s.Text.Set, s.Text.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *ReasoningDoneEvent) specField(name string) (present, null, known bool) {
+	switch name {
+	case "content_index":
+		return s.ContentIndex.Set, s.ContentIndex.Null, true
+	case "item_id":
+		return s.ItemID.Set, s.ItemID.Null, true
+	case "output_index":
+		return s.OutputIndex.Set, s.OutputIndex.Null, true
+	case "sequence_number":
+		return s.SequenceNumber.Set, s.SequenceNumber.Null, true
+	case "text":
+		return s.Text.Set, s.Text.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *ReasoningItem) specField(name string) (present, null, known bool) {
+	switch name {
+	case "content":
+		return s.Content.Set, s.Content.Null, true
+	case "encrypted_content":
+		return s.EncryptedContent.Set, s.EncryptedContent.Null, true
+	case "format":
+		return s.Format.Set, s.Format.Null, true
+	case "id":
+		return s.ID.Set, s.ID.Null, true
+	case "signature":
+		return s.Signature.Set, s.Signature.Null, true
+	case "status":
+		return s.Status.Set, s.Status.Null, true
+	case "summary":
+		return s.Summary != nil, false, true
+	case "type":
+		return s.Type.Set, s.Type.Null, true
+	}
+	return false, false, false
+}
+
+func (s *ReasoningSummaryPartAddedEvent) specField(name string) (present, null, known bool) {
+	switch name {
+	case "item_id":
+		return s.ItemID.Set, s.ItemID.Null, true
+	case "output_index":
+		return s.OutputIndex.Set, s.OutputIndex.Null, true
+	case "part":
+		return s.Part.Set, s.Part.Null, true
+	case "sequence_number":
+		return s.SequenceNumber.Set, s.SequenceNumber.Null, true
+	case "summary_index":
+		return s.SummaryIndex.Set, s.SummaryIndex.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *ReasoningSummaryPartDoneEvent) specField(name string) (present, null, known bool) {
+	switch name {
+	case "item_id":
+		return s.ItemID.Set, s.ItemID.Null, true
+	case "output_index":
+		return s.OutputIndex.Set, s.OutputIndex.Null, true
+	case "part":
+		return s.Part.Set, s.Part.Null, true
+	case "sequence_number":
+		return s.SequenceNumber.Set, s.SequenceNumber.Null, true
+	case "summary_index":
+		return s.SummaryIndex.Set, s.SummaryIndex.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *ReasoningSummaryText) specField(name string) (present, null, known bool) {
+	switch name {
+	case "text":
+		return s.Text.Set, s.Text.Null, true
+	case "type":
+		return s.Type.Set, s.Type.Null, true
+	}
+	return false, false, false
+}
+
+func (s *ReasoningSummaryTextDeltaEvent) specField(name string) (present, null, known bool) {
+	switch name {
+	case "delta":
+		return s.Delta.Set, s.Delta.Null, true
+	case "item_id":
+		return s.ItemID.Set, s.ItemID.Null, true
+	case "output_index":
+		return s.OutputIndex.Set, s.OutputIndex.Null, true
+	case "sequence_number":
+		return s.SequenceNumber.Set, s.SequenceNumber.Null, true
+	case "summary_index":
+		return s.SummaryIndex.Set, s.SummaryIndex.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *ReasoningSummaryTextDoneEvent) specField(name string) (present, null, known bool) {
+	switch name {
+	case "item_id":
+		return s.ItemID.Set, s.ItemID.Null, true
+	case "output_index":
+		return s.OutputIndex.Set, s.OutputIndex.Null, true
+	case "sequence_number":
+		return s.SequenceNumber.Set, s.SequenceNumber.Null, true
+	case "summary_index":
+		return s.SummaryIndex.Set, s.SummaryIndex.Null, true
+	case "text":
+		return s.Text.Set, s.Text.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *ReasoningTextContent) specField(name string) (present, null, known bool) {
+	switch name {
+	case "text":
+		return s.Text.Set, s.Text.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *RefusalDeltaEvent) specField(name string) (present, null, known bool) {
+	switch name {
+	case "content_index":
+		return s.ContentIndex.Set, s.ContentIndex.Null, true
+	case "delta":
+		return s.Delta.Set, s.Delta.Null, true
+	case "item_id":
+		return s.ItemID.Set, s.ItemID.Null, true
+	case "output_index":
+		return s.OutputIndex.Set, s.OutputIndex.Null, true
+	case "sequence_number":
+		return s.SequenceNumber.Set, s.SequenceNumber.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *RefusalDoneEvent) specField(name string) (present, null, known bool) {
+	switch name {
+	case "content_index":
+		return s.ContentIndex.Set, s.ContentIndex.Null, true
+	case "item_id":
+		return s.ItemID.Set, s.ItemID.Null, true
+	case "output_index":
+		return s.OutputIndex.Set, s.OutputIndex.Null, true
+	case "refusal":
+		return s.Refusal.Set, s.Refusal.Null, true
+	case "sequence_number":
+		return s.SequenceNumber.Set, s.SequenceNumber.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *RequestTimeoutResponse) specField(name string) (present, null, known bool) {
+	switch name {
+	case "error":
+		return s.Error.Set, s.Error.Null, true
+	case "openrouter_metadata":
+		return len(s.OpenrouterMetadata) != 0, false, true
+	case "user_id":
+		return s.UserID.Set, s.UserID.Null, true
+	}
+	return false, false, false
+}
+
+func (s *RequestTimeoutResponseErrorData) specField(name string) (present, null, known bool) {
+	switch name {
+	case "code":
+		return s.Code.Set, s.Code.Null, true
+	case "message":
+		return s.Message.Set, s.Message.Null, true
+	case "metadata":
+		return len(s.Metadata) != 0, false, true
+	}
+	return false, false, false
+}
+
+func (s *ResponseHealingPlugin) specField(name string) (present, null, known bool) {
+	switch name {
+	case "enabled":
+		return s.Enabled.Set, s.Enabled.Null, true
+	case "id":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *ResponseOutputText) specField(name string) (present, null, known bool) {
+	switch name {
+	case "annotations":
+		return s.Annotations.Set, s.Annotations.Null, true
+	case "logprobs":
+		return s.Logprobs.Set, s.Logprobs.Null, true
+	case "text":
+		return s.Text.Set, s.Text.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *ResponseOutputTextLogprobsItem) specField(name string) (present, null, known bool) {
+	switch name {
+	case "bytes":
+		return s.Bytes != nil, false, true
+	case "logprob":
+		return s.Logprob.Set, s.Logprob.Null, true
+	case "token":
+		return s.Token.Set, s.Token.Null, true
+	case "top_logprobs":
+		return s.TopLogprobs != nil, false, true
+	}
+	return false, false, false
+}
+
+func (s *ResponseOutputTextLogprobsItemTopLogprobsItem) specField(name string) (present, null, known bool) {
+	switch name {
+	case "bytes":
+		return s.Bytes != nil, false, true
+	case "logprob":
+		return s.Logprob.Set, s.Logprob.Null, true
+	case "token":
+		return s.Token.Set, s.Token.Null, true
+	}
+	return false, false, false
+}
+
+func (s *ResponsesErrorField) specField(name string) (present, null, known bool) {
+	switch name {
+	case "code":
+		return s.Code.Set, s.Code.Null, true
+	case "message":
+		return s.Message.Set, s.Message.Null, true
+	}
+	return false, false, false
+}
+
+func (s *ResponsesRequestToolsFunction) specField(name string) (present, null, known bool) {
+	switch name {
+	case "description":
+		return s.Description.Set, s.Description.Null, true
+	case "name":
+		return s.Name.Set, s.Name.Null, true
+	case "parameters":
+		return len(s.Parameters) != 0, false, true
+	case "strict":
+		return s.Strict.Set, s.Strict.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	case "defer_loading":
+		return s.DeferLoading.Set, s.DeferLoading.Null, true
+	}
+	return false, false, false
+}
+
+func (s *ResponsesStreamingResponse) specField(name string) (present, null, known bool) {
+	switch name {
+	case "data":
+		return s.Data.Set, s.Data.Null, true
+	}
+	return false, false, false
+}
+
+func (s *RouterAttempt) specField(name string) (present, null, known bool) {
+	switch name {
+	case "model":
+		return s.Model.Set, s.Model.Null, true
+	case "provider":
+		return s.Provider.Set, s.Provider.Null, true
+	case "status":
+		return s.Status.Set, s.Status.Null, true
+	}
+	return false, false, false
+}
+
+func (s *SearchModelsServerToolOpenRouter) specField(name string) (present, null, known bool) {
+	switch name {
+	case "parameters":
+		return s.Parameters.Set, s.Parameters.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *ServiceUnavailableResponse) specField(name string) (present, null, known bool) {
+	switch name {
+	case "error":
+		return s.Error.Set, s.Error.Null, true
+	case "openrouter_metadata":
+		return len(s.OpenrouterMetadata) != 0, false, true
+	case "user_id":
+		return s.UserID.Set, s.UserID.Null, true
+	}
+	return false, false, false
+}
+
+func (s *ServiceUnavailableResponseErrorData) specField(name string) (present, null, known bool) {
+	switch name {
+	case "code":
+		return s.Code.Set, s.Code.Null, true
+	case "message":
+		return s.Message.Set, s.Message.Null, true
+	case "metadata":
+		return len(s.Metadata) != 0, false, true
+	}
+	return false, false, false
+}
+
+func (s *ShellCallItem) specField(name string) (present, null, known bool) {
+	switch name {
+	case "action":
+		return s.Action.Set, s.Action.Null, true
+	case "arguments":
+		return s.Arguments.Set, s.Arguments.Null, true
+	case "call_id":
+		return s.CallID.Set, s.CallID.Null, true
+	case "environment":
+		return len(s.Environment) != 0, false, true
+	case "id":
+		return s.ID.Set, s.ID.Null, true
+	case "status":
+		return s.Status.Set, s.Status.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *ShellCallItemAction) specField(name string) (present, null, known bool) {
+	switch name {
+	case "commands":
+		return s.Commands != nil, false, true
+	case "max_output_length":
+		return s.MaxOutputLength.Set, s.MaxOutputLength.Null, true
+	case "timeout_ms":
+		return s.TimeoutMs.Set, s.TimeoutMs.Null, true
+	}
+	return false, false, false
+}
+
+func (s *ShellCallOutputContent) specField(name string) (present, null, known bool) {
+	switch name {
+	case "outcome":
+		return s.Outcome.Set, false, true
+	case "stderr":
+		return s.Stderr.Set, s.Stderr.Null, true
+	case "stdout":
+		return s.Stdout.Set, s.Stdout.Null, true
+	}
+	return false, false, false
+}
+
+func (s *ShellCallOutputContentOutcomeExit) specField(name string) (present, null, known bool) {
+	switch name {
+	case "exit_code":
+		return s.ExitCode.Set, s.ExitCode.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *ShellCallOutputContentOutcomeTimeout) specField(name string) (present, null, known bool) {
+	switch name {
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *ShellCallOutputItem) specField(name string) (present, null, known bool) {
+	switch name {
+	case "call_id":
+		return s.CallID.Set, s.CallID.Null, true
+	case "id":
+		return s.ID.Set, s.ID.Null, true
+	case "max_output_length":
+		return s.MaxOutputLength.Set, s.MaxOutputLength.Null, true
+	case "output":
+		return s.Output != nil, false, true
+	case "status":
+		return s.Status.Set, s.Status.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *ShellServerTool) specField(name string) (present, null, known bool) {
+	switch name {
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *ShellServerToolOpenRouter) specField(name string) (present, null, known bool) {
+	switch name {
+	case "parameters":
+		return s.Parameters.Set, s.Parameters.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *StopServerToolsWhenFinishReasonIs) specField(name string) (present, null, known bool) {
+	switch name {
+	case "reason":
+		return s.Reason.Set, s.Reason.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *StopServerToolsWhenHasToolCall) specField(name string) (present, null, known bool) {
+	switch name {
+	case "tool_name":
+		return s.ToolName.Set, s.ToolName.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *StopServerToolsWhenMaxCost) specField(name string) (present, null, known bool) {
+	switch name {
+	case "max_cost_in_dollars":
+		return s.MaxCostInDollars.Set, s.MaxCostInDollars.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *StopServerToolsWhenMaxTokensUsed) specField(name string) (present, null, known bool) {
+	switch name {
+	case "max_tokens":
+		return s.MaxTokens.Set, s.MaxTokens.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *StopServerToolsWhenStepCountIs) specField(name string) (present, null, known bool) {
+	switch name {
+	case "step_count":
+		return s.StepCount.Set, s.StepCount.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *StoredPromptTemplate) specField(name string) (present, null, known bool) {
+	switch name {
+	case "id":
+		return s.ID.Set, s.ID.Null, true
+	case "variables":
+		return len(s.Variables) != 0, false, true
+	}
+	return false, false, false
+}
+
+func (s *StreamEventsResponseCompleted) specField(name string) (present, null, known bool) {
+	switch name {
+	case "response":
+		return s.Response.Set, s.Response.Null, true
+	case "sequence_number":
+		return s.SequenceNumber.Set, s.SequenceNumber.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *StreamEventsResponseFailed) specField(name string) (present, null, known bool) {
+	switch name {
+	case "response":
+		return s.Response.Set, s.Response.Null, true
+	case "sequence_number":
+		return s.SequenceNumber.Set, s.SequenceNumber.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *StreamEventsResponseIncomplete) specField(name string) (present, null, known bool) {
+	switch name {
+	case "response":
+		return s.Response.Set, s.Response.Null, true
+	case "sequence_number":
+		return s.SequenceNumber.Set, s.SequenceNumber.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *StreamEventsResponseOutputItemAdded) specField(name string) (present, null, known bool) {
+	switch name {
+	case "item":
+		return s.Item.Set, s.Item.Null, true
+	case "output_index":
+		return s.OutputIndex.Set, s.OutputIndex.Null, true
+	case "sequence_number":
+		return s.SequenceNumber.Set, s.SequenceNumber.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *StreamEventsResponseOutputItemDone) specField(name string) (present, null, known bool) {
+	switch name {
+	case "item":
+		return s.Item.Set, s.Item.Null, true
+	case "output_index":
+		return s.OutputIndex.Set, s.OutputIndex.Null, true
+	case "sequence_number":
+		return s.SequenceNumber.Set, s.SequenceNumber.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *StreamLogprob) specField(name string) (present, null, known bool) {
+	switch name {
+	case "bytes":
+		return s.Bytes.Set, s.Bytes.Null, true
+	case "logprob":
+		return s.Logprob.Set, s.Logprob.Null, true
+	case "token":
+		return s.Token.Set, s.Token.Null, true
+	case "top_logprobs":
+		return s.TopLogprobs.Set, s.TopLogprobs.Null, true
+	}
+	return false, false, false
+}
+
+func (s *SubagentNestedTool) specField(name string) (present, null, known bool) {
+	switch name {
+	case "parameters":
+		return len(s.Parameters) != 0, false, true
+	case "type":
+		return s.Type.Set, s.Type.Null, true
+	}
+	return false, false, false
+}
+
+func (s *SubagentServerToolOpenRouter) specField(name string) (present, null, known bool) {
+	switch name {
+	case "parameters":
+		return s.Parameters.Set, s.Parameters.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *TextDeltaEvent) specField(name string) (present, null, known bool) {
+	switch name {
+	case "content_index":
+		return s.ContentIndex.Set, s.ContentIndex.Null, true
+	case "delta":
+		return s.Delta.Set, s.Delta.Null, true
+	case "item_id":
+		return s.ItemID.Set, s.ItemID.Null, true
+	case "logprobs":
+		return s.Logprobs != nil, false, true
+	case "output_index":
+		return s.OutputIndex.Set, s.OutputIndex.Null, true
+	case "sequence_number":
+		return s.SequenceNumber.Set, s.SequenceNumber.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *TextDoneEvent) specField(name string) (present, null, known bool) {
+	switch name {
+	case "content_index":
+		return s.ContentIndex.Set, s.ContentIndex.Null, true
+	case "item_id":
+		return s.ItemID.Set, s.ItemID.Null, true
+	case "logprobs":
+		return s.Logprobs != nil, false, true
+	case "output_index":
+		return s.OutputIndex.Set, s.OutputIndex.Null, true
+	case "sequence_number":
+		return s.SequenceNumber.Set, s.SequenceNumber.Null, true
+	case "text":
+		return s.Text.Set, s.Text.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *TooManyRequestsResponse) specField(name string) (present, null, known bool) {
+	switch name {
+	case "error":
+		return s.Error.Set, s.Error.Null, true
+	case "openrouter_metadata":
+		return len(s.OpenrouterMetadata) != 0, false, true
+	case "user_id":
+		return s.UserID.Set, s.UserID.Null, true
+	}
+	return false, false, false
+}
+
+func (s *TooManyRequestsResponseErrorData) specField(name string) (present, null, known bool) {
+	switch name {
+	case "code":
+		return s.Code.Set, s.Code.Null, true
+	case "message":
+		return s.Message.Set, s.Message.Null, true
+	case "metadata":
+		return len(s.Metadata) != 0, false, true
+	}
+	return false, false, false
+}
+
+func (s *ToolChoiceAllowed) specField(name string) (present, null, known bool) {
+	switch name {
+	case "mode":
+		return s.Mode.Set, s.Mode.Null, true
+	case "tools":
+		return s.Tools != nil, false, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *ToolSearchServerTool) specField(name string) (present, null, known bool) {
+	switch name {
+	case "parameters":
+		return s.Parameters.Set, s.Parameters.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *URLCitation) specField(name string) (present, null, known bool) {
+	switch name {
+	case "content":
+		return s.Content.Set, s.Content.Null, true
+	case "end_index":
+		return s.EndIndex.Set, s.EndIndex.Null, true
+	case "start_index":
+		return s.StartIndex.Set, s.StartIndex.Null, true
+	case "title":
+		return s.Title.Set, s.Title.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	case "url":
+		return s.URL.Set, s.URL.Null, true
+	}
+	return false, false, false
+}
+
+func (s *UnauthorizedResponse) specField(name string) (present, null, known bool) {
+	switch name {
+	case "error":
+		return s.Error.Set, s.Error.Null, true
+	case "openrouter_metadata":
+		return len(s.OpenrouterMetadata) != 0, false, true
+	case "user_id":
+		return s.UserID.Set, s.UserID.Null, true
+	}
+	return false, false, false
+}
+
+func (s *UnauthorizedResponseErrorData) specField(name string) (present, null, known bool) {
+	switch name {
+	case "code":
+		return s.Code.Set, s.Code.Null, true
+	case "message":
+		return s.Message.Set, s.Message.Null, true
+	case "metadata":
+		return len(s.Metadata) != 0, false, true
+	}
+	return false, false, false
+}
+
+func (s *UnprocessableEntityResponse) specField(name string) (present, null, known bool) {
+	switch name {
+	case "error":
+		return s.Error.Set, s.Error.Null, true
+	case "openrouter_metadata":
+		return len(s.OpenrouterMetadata) != 0, false, true
+	case "user_id":
+		return s.UserID.Set, s.UserID.Null, true
+	}
+	return false, false, false
+}
+
+func (s *UnprocessableEntityResponseErrorData) specField(name string) (present, null, known bool) {
+	switch name {
+	case "code":
+		return s.Code.Set, s.Code.Null, true
+	case "message":
+		return s.Message.Set, s.Message.Null, true
+	case "metadata":
+		return len(s.Metadata) != 0, false, true
+	}
+	return false, false, false
+}
+
+func (s *Usage) specField(name string) (present, null, known bool) {
+	switch name {
+	case "input_tokens":
+		return s.InputTokens.Set, s.InputTokens.Null, true
+	case "input_tokens_details":
+		return s.InputTokensDetails.Set, s.InputTokensDetails.Null, true
+	case "output_tokens":
+		return s.OutputTokens.Set, s.OutputTokens.Null, true
+	case "output_tokens_details":
+		return s.OutputTokensDetails.Set, s.OutputTokensDetails.Null, true
+	case "total_tokens":
+		return s.TotalTokens.Set, s.TotalTokens.Null, true
+	case "cost":
+		return s.Cost.Set, s.Cost.Null, true
+	case "cost_details":
+		return s.CostDetails.Set, s.CostDetails.Null, true
+	case "is_byok":
+		return s.IsByok.Set, s.IsByok.Null, true
+	case "server_tool_use_details":
+		return s.ServerToolUseDetails.Set, s.ServerToolUseDetails.Null, true
+	}
+	return false, false, false
+}
+
+func (s *UsageCostDetails) specField(name string) (present, null, known bool) {
+	switch name {
+	case "upstream_inference_cost":
+		return s.UpstreamInferenceCost.Set, s.UpstreamInferenceCost.Null, true
+	case "upstream_inference_input_cost":
+		return s.UpstreamInferenceInputCost.Set, s.UpstreamInferenceInputCost.Null, true
+	case "upstream_inference_output_cost":
+		return s.UpstreamInferenceOutputCost.Set, s.UpstreamInferenceOutputCost.Null, true
+	}
+	return false, false, false
+}
+
+func (s *UsageInputTokensDetails) specField(name string) (present, null, known bool) {
+	switch name {
+	case "cache_write_tokens":
+		return s.CacheWriteTokens.Set, s.CacheWriteTokens.Null, true
+	case "cached_tokens":
+		return s.CachedTokens.Set, s.CachedTokens.Null, true
+	}
+	return false, false, false
+}
+
+func (s *UsageOutputTokensDetails) specField(name string) (present, null, known bool) {
+	switch name {
+	case "reasoning_tokens":
+		return s.ReasoningTokens.Set, s.ReasoningTokens.Null, true
+	}
+	return false, false, false
+}
+
+func (s *WebFetchPlugin) specField(name string) (present, null, known bool) {
+	switch name {
+	case "allowed_domains":
+		return s.AllowedDomains.Set, s.AllowedDomains.Null, true
+	case "blocked_domains":
+		return s.BlockedDomains.Set, s.BlockedDomains.Null, true
+	case "id":
+		return true /* the union writes its discriminator */, false, true
+	case "max_content_tokens":
+		return s.MaxContentTokens.Set, s.MaxContentTokens.Null, true
+	case "max_uses":
+		return s.MaxUses.Set, s.MaxUses.Null, true
+	}
+	return false, false, false
+}
+
+func (s *WebFetchServerTool) specField(name string) (present, null, known bool) {
+	switch name {
+	case "parameters":
+		return s.Parameters.Set, s.Parameters.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *WebSearchCallCompletedEvent) specField(name string) (present, null, known bool) {
+	switch name {
+	case "item_id":
+		return s.ItemID.Set, s.ItemID.Null, true
+	case "output_index":
+		return s.OutputIndex.Set, s.OutputIndex.Null, true
+	case "sequence_number":
+		return s.SequenceNumber.Set, s.SequenceNumber.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *WebSearchCallInProgressEvent) specField(name string) (present, null, known bool) {
+	switch name {
+	case "item_id":
+		return s.ItemID.Set, s.ItemID.Null, true
+	case "output_index":
+		return s.OutputIndex.Set, s.OutputIndex.Null, true
+	case "sequence_number":
+		return s.SequenceNumber.Set, s.SequenceNumber.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *WebSearchCallSearchingEvent) specField(name string) (present, null, known bool) {
+	switch name {
+	case "item_id":
+		return s.ItemID.Set, s.ItemID.Null, true
+	case "output_index":
+		return s.OutputIndex.Set, s.OutputIndex.Null, true
+	case "sequence_number":
+		return s.SequenceNumber.Set, s.SequenceNumber.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *WebSearchPlugin) specField(name string) (present, null, known bool) {
+	switch name {
+	case "enabled":
+		return s.Enabled.Set, s.Enabled.Null, true
+	case "engine":
+		return s.Engine.Set, s.Engine.Null, true
+	case "exclude_domains":
+		return s.ExcludeDomains.Set, s.ExcludeDomains.Null, true
+	case "id":
+		return true /* the union writes its discriminator */, false, true
+	case "include_domains":
+		return s.IncludeDomains.Set, s.IncludeDomains.Null, true
+	case "max_results":
+		return s.MaxResults.Set, s.MaxResults.Null, true
+	case "max_uses":
+		return s.MaxUses.Set, s.MaxUses.Null, true
+	case "mode":
+		return s.Mode.Set, s.Mode.Null, true
+	case "search_prompt":
+		return s.SearchPrompt.Set, s.SearchPrompt.Null, true
+	case "user_location":
+		return s.UserLocation.Set, s.UserLocation.Null, true
+	}
+	return false, false, false
+}
+
+func (s *WebSearchPluginUserLocation) specField(name string) (present, null, known bool) {
+	switch name {
+	case "city":
+		return s.City.Set, s.City.Null, true
+	case "country":
+		return s.Country.Set, s.Country.Null, true
+	case "region":
+		return s.Region.Set, s.Region.Null, true
+	case "timezone":
+		return s.Timezone.Set, s.Timezone.Null, true
+	case "type":
+		return s.Type.Set, s.Type.Null, true
+	}
+	return false, false, false
+}
+
+func (s *WebSearchServerTool) specField(name string) (present, null, known bool) {
+	switch name {
+	case "engine":
+		return s.Engine.Set, s.Engine.Null, true
+	case "filters":
+		return s.Filters.Set, s.Filters.Null, true
+	case "max_results":
+		return s.MaxResults.Set, s.MaxResults.Null, true
+	case "max_uses":
+		return s.MaxUses.Set, s.MaxUses.Null, true
+	case "mode":
+		return s.Mode.Set, s.Mode.Null, true
+	case "search_context_size":
+		return s.SearchContextSize.Set, s.SearchContextSize.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	case "user_location":
+		return s.UserLocation.Set, s.UserLocation.Null, true
+	}
+	return false, false, false
+}
+
+func (s *WebSearchServerToolOpenRouter) specField(name string) (present, null, known bool) {
+	switch name {
+	case "parameters":
+		return s.Parameters.Set, s.Parameters.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *WebSearchSource) specField(name string) (present, null, known bool) {
+	switch name {
+	case "type":
+		return s.Type.Set, s.Type.Null, true
+	case "url":
+		return s.URL.Set, s.URL.Null, true
+	}
+	return false, false, false
 }

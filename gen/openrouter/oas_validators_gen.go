@@ -15,6 +15,18 @@ func (s *AdditionalToolsItem) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"role", "tools", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Role.Get(); ok {
 			if err := func() error {
@@ -34,32 +46,25 @@ func (s *AdditionalToolsItem) Validate() error {
 		})
 	}
 	if err := func() error {
-		if value, ok := s.Tools.Get(); ok {
+		if s.Tools == nil {
+			return errors.New("nil is invalid value")
+		}
+		var failures []validate.FieldError
+		for i, elem := range s.Tools {
 			if err := func() error {
-				if value == nil {
-					return errors.New("nil is invalid value")
-				}
-				var failures []validate.FieldError
-				for i, elem := range value {
-					if err := func() error {
-						if err := elem.Validate(); err != nil {
-							return err
-						}
-						return nil
-					}(); err != nil {
-						failures = append(failures, validate.FieldError{
-							Name:  fmt.Sprintf("[%d]", i),
-							Error: err,
-						})
-					}
-				}
-				if len(failures) > 0 {
-					return &validate.Error{Fields: failures}
+				if err := elem.Validate(); err != nil {
+					return err
 				}
 				return nil
 			}(); err != nil {
-				return err
+				failures = append(failures, validate.FieldError{
+					Name:  fmt.Sprintf("[%d]", i),
+					Error: err,
+				})
 			}
+		}
+		if len(failures) > 0 {
+			return &validate.Error{Fields: failures}
 		}
 		return nil
 	}(); err != nil {
@@ -121,6 +126,18 @@ func (s *AdditionalToolsItemToolsFunction) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"name", "parameters", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -160,145 +177,253 @@ func (s AdditionalToolsItemToolsItem) Validate() error {
 		if err := s.AdditionalToolsItemToolsFunction.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.AdditionalToolsItemToolsFunction, []interface{}{"name", "parameters", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case PreviewWebSearchServerToolAdditionalToolsItemToolsItem:
 		if err := s.PreviewWebSearchServerTool.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.PreviewWebSearchServerTool, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case Preview20250311WebSearchServerToolAdditionalToolsItemToolsItem:
 		if err := s.Preview20250311WebSearchServerTool.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.Preview20250311WebSearchServerTool, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case LegacyWebSearchServerToolAdditionalToolsItemToolsItem:
 		if err := s.LegacyWebSearchServerTool.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.LegacyWebSearchServerTool, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case WebSearchServerToolAdditionalToolsItemToolsItem:
 		if err := s.WebSearchServerTool.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.WebSearchServerTool, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case FileSearchServerToolAdditionalToolsItemToolsItem:
 		if err := s.FileSearchServerTool.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.FileSearchServerTool, []interface{}{"type", "vector_store_ids"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case ComputerUseServerToolAdditionalToolsItemToolsItem:
 		if err := s.ComputerUseServerTool.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.ComputerUseServerTool, []interface{}{"display_height", "display_width", "environment", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case CodeInterpreterServerToolAdditionalToolsItemToolsItem:
 		if err := s.CodeInterpreterServerTool.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.CodeInterpreterServerTool, []interface{}{"container", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case McpServerToolAdditionalToolsItemToolsItem:
 		if err := s.McpServerTool.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.McpServerTool, []interface{}{"server_label", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case ImageGenerationServerToolAdditionalToolsItemToolsItem:
 		if err := s.ImageGenerationServerTool.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.ImageGenerationServerTool, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case CodexLocalShellToolAdditionalToolsItemToolsItem:
 		if err := s.CodexLocalShellTool.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.CodexLocalShellTool, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case ShellServerToolAdditionalToolsItemToolsItem:
 		if err := s.ShellServerTool.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.ShellServerTool, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case ApplyPatchServerToolAdditionalToolsItemToolsItem:
 		if err := s.ApplyPatchServerTool.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.ApplyPatchServerTool, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case CustomToolAdditionalToolsItemToolsItem:
 		if err := s.CustomTool.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.CustomTool, []interface{}{"name", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case NamespaceToolAdditionalToolsItemToolsItem:
 		if err := s.NamespaceTool.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.NamespaceTool, []interface{}{"description", "name", "tools", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case AdvisorServerToolOpenRouterAdditionalToolsItemToolsItem:
 		if err := s.AdvisorServerToolOpenRouter.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.AdvisorServerToolOpenRouter, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case SubagentServerToolOpenRouterAdditionalToolsItemToolsItem:
 		if err := s.SubagentServerToolOpenRouter.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.SubagentServerToolOpenRouter, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case DatetimeServerToolAdditionalToolsItemToolsItem:
 		if err := s.DatetimeServerTool.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.DatetimeServerTool, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case FilesServerToolAdditionalToolsItemToolsItem:
 		if err := s.FilesServerTool.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.FilesServerTool, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case FusionServerToolOpenRouterAdditionalToolsItemToolsItem:
 		if err := s.FusionServerToolOpenRouter.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.FusionServerToolOpenRouter, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case ImageGenerationServerToolOpenRouterAdditionalToolsItemToolsItem:
 		if err := s.ImageGenerationServerToolOpenRouter.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.ImageGenerationServerToolOpenRouter, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case SearchModelsServerToolOpenRouterAdditionalToolsItemToolsItem:
 		if err := s.SearchModelsServerToolOpenRouter.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.SearchModelsServerToolOpenRouter, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case WebFetchServerToolAdditionalToolsItemToolsItem:
 		if err := s.WebFetchServerTool.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.WebFetchServerTool, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case WebSearchServerToolOpenRouterAdditionalToolsItemToolsItem:
 		if err := s.WebSearchServerToolOpenRouter.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.WebSearchServerToolOpenRouter, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case ApplyPatchServerToolOpenRouterAdditionalToolsItemToolsItem:
 		if err := s.ApplyPatchServerToolOpenRouter.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.ApplyPatchServerToolOpenRouter, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case BashServerToolAdditionalToolsItemToolsItem:
 		if err := s.BashServerTool.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.BashServerTool, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case ShellServerToolOpenRouterAdditionalToolsItemToolsItem:
 		if err := s.ShellServerToolOpenRouter.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.ShellServerToolOpenRouter, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case ToolSearchServerToolAdditionalToolsItemToolsItem:
 		if err := s.ToolSearchServerTool.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.ToolSearchServerTool, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	default:
 		return errors.Errorf("invalid type %q", s.Type)
 	}
+}
+
+func (s *AdditionalToolsItemToolsVariant28) Validate() error {
+	if s == nil {
+		return validate.ErrNilPointer
+	}
+
+	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if len(failures) > 0 {
+		return &validate.Error{Fields: failures}
+	}
+	return nil
 }
 
 func (s AdditionalToolsItemType) Validate() error {
@@ -445,6 +570,18 @@ func (s *AdvisorServerToolOpenRouter) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Parameters.Get(); ok {
 			if err := func() error {
@@ -502,33 +639,59 @@ func (s *AgentMessageItem) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
 	if err := func() error {
-		if value, ok := s.Content.Get(); ok {
+		if err := validateWith("x-spec-required", s, []interface{}{"author", "content", "recipient", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		if value, ok := s.Agent.Get(); ok {
 			if err := func() error {
-				if value == nil {
-					return errors.New("nil is invalid value")
+				if err := value.Validate(); err != nil {
+					return err
 				}
-				var failures []validate.FieldError
-				for i, elem := range value {
-					if err := func() error {
-						if err := elem.Validate(); err != nil {
-							return err
-						}
-						return nil
-					}(); err != nil {
-						failures = append(failures, validate.FieldError{
-							Name:  fmt.Sprintf("[%d]", i),
-							Error: err,
-						})
-					}
-				}
-				if len(failures) > 0 {
-					return &validate.Error{Fields: failures}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"agent_name"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
 				return err
 			}
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "agent",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		if s.Content == nil {
+			return errors.New("nil is invalid value")
+		}
+		var failures []validate.FieldError
+		for i, elem := range s.Content {
+			if err := func() error {
+				if err := elem.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				failures = append(failures, validate.FieldError{
+					Name:  fmt.Sprintf("[%d]", i),
+					Error: err,
+				})
+			}
+		}
+		if len(failures) > 0 {
+			return &validate.Error{Fields: failures}
 		}
 		return nil
 	}(); err != nil {
@@ -561,12 +724,48 @@ func (s *AgentMessageItem) Validate() error {
 	return nil
 }
 
+func (s *AgentMessageItemAgent) Validate() error {
+	if s == nil {
+		return validate.ErrNilPointer
+	}
+
+	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"agent_name"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if len(failures) > 0 {
+		return &validate.Error{Fields: failures}
+	}
+	return nil
+}
+
 func (s *AgentMessageItemContentEncryptedContent) Validate() error {
 	if s == nil {
 		return validate.ErrNilPointer
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"encrypted_content", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -606,6 +805,18 @@ func (s *AgentMessageItemContentInputImage) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"detail", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Detail.Get(); ok {
 			if err := func() error {
@@ -678,15 +889,24 @@ func (s AgentMessageItemContentItem) Validate() error {
 		if err := s.InputText.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.InputText, []interface{}{"text", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case AgentMessageItemContentInputImageAgentMessageItemContentItem:
 		if err := s.AgentMessageItemContentInputImage.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.AgentMessageItemContentInputImage, []interface{}{"detail", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case AgentMessageItemContentEncryptedContentAgentMessageItemContentItem:
 		if err := s.AgentMessageItemContentEncryptedContent.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.AgentMessageItemContentEncryptedContent, []interface{}{"encrypted_content", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	default:
@@ -709,6 +929,18 @@ func (s *AnnotationAddedEvent) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"annotation", "annotation_index", "content_index", "item_id", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Annotation.Get(); ok {
 			if err := func() error {
@@ -766,6 +998,18 @@ func (s *AnthropicCacheControlDirective) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.TTL.Get(); ok {
 			if err := func() error {
@@ -895,6 +1139,18 @@ func (s *ApplyPatchCallItem) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"call_id", "operation", "status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Operation.Get(); ok {
 			if err := func() error {
@@ -970,15 +1226,24 @@ func (s ApplyPatchCallOperation) Validate() error {
 		if err := s.ApplyPatchCreateFileOperation.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.ApplyPatchCreateFileOperation, []interface{}{"diff", "path", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case ApplyPatchUpdateFileOperationApplyPatchCallOperation:
 		if err := s.ApplyPatchUpdateFileOperation.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.ApplyPatchUpdateFileOperation, []interface{}{"diff", "path", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case ApplyPatchDeleteFileOperationApplyPatchCallOperation:
 		if err := s.ApplyPatchDeleteFileOperation.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.ApplyPatchDeleteFileOperation, []interface{}{"path", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	default:
@@ -992,6 +1257,18 @@ func (s *ApplyPatchCallOperationDiffDeltaEvent) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"delta", "item_id", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -1031,6 +1308,18 @@ func (s *ApplyPatchCallOperationDiffDoneEvent) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"diff", "item_id", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -1070,6 +1359,18 @@ func (s *ApplyPatchCallOutputItem) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"call_id", "status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Status.Get(); ok {
 			if err := func() error {
@@ -1149,6 +1450,18 @@ func (s *ApplyPatchCreateFileOperation) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"diff", "path", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -1188,6 +1501,18 @@ func (s *ApplyPatchDeleteFileOperation) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"path", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -1240,6 +1565,18 @@ func (s *ApplyPatchServerTool) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -1300,6 +1637,18 @@ func (s *ApplyPatchServerToolOpenRouter) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Parameters.Get(); ok {
 			if err := func() error {
@@ -1366,6 +1715,18 @@ func (s *ApplyPatchUpdateFileOperation) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"diff", "path", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -1405,6 +1766,18 @@ func (s *AutoBetaRouterPlugin) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"id"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.AllowedModels.Get(); ok {
 			if err := func() error {
@@ -1617,6 +1990,18 @@ func (s *AutoRouterPlugin) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"id"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.AllowedModels.Get(); ok {
 			if err := func() error {
@@ -1823,12 +2208,162 @@ func (s AutoRouterPluginID) Validate() error {
 	}
 }
 
+func (s *BadGatewayResponse) Validate() error {
+	if s == nil {
+		return validate.ErrNilPointer
+	}
+
+	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"error"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		if value, ok := s.Error.Get(); ok {
+			if err := func() error {
+				if err := value.Validate(); err != nil {
+					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"code", "message"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
+				}
+				return nil
+			}(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "error",
+			Error: err,
+		})
+	}
+	if len(failures) > 0 {
+		return &validate.Error{Fields: failures}
+	}
+	return nil
+}
+
+func (s *BadGatewayResponseErrorData) Validate() error {
+	if s == nil {
+		return validate.ErrNilPointer
+	}
+
+	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"code", "message"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if len(failures) > 0 {
+		return &validate.Error{Fields: failures}
+	}
+	return nil
+}
+
+func (s *BadRequestResponse) Validate() error {
+	if s == nil {
+		return validate.ErrNilPointer
+	}
+
+	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"error"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		if value, ok := s.Error.Get(); ok {
+			if err := func() error {
+				if err := value.Validate(); err != nil {
+					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"code", "message"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
+				}
+				return nil
+			}(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "error",
+			Error: err,
+		})
+	}
+	if len(failures) > 0 {
+		return &validate.Error{Fields: failures}
+	}
+	return nil
+}
+
+func (s *BadRequestResponseErrorData) Validate() error {
+	if s == nil {
+		return validate.ErrNilPointer
+	}
+
+	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"code", "message"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if len(failures) > 0 {
+		return &validate.Error{Fields: failures}
+	}
+	return nil
+}
+
 func (s *BaseAnnotationAddedEvent) Validate() error {
 	if s == nil {
 		return validate.ErrNilPointer
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"annotation", "annotation_index", "content_index", "item_id", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Annotation.Get(); ok {
 			if err := func() error {
@@ -1886,6 +2421,18 @@ func (s *BaseContentPartAddedEvent) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"content_index", "item_id", "output_index", "part", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Part.Get(); ok {
 			if err := func() error {
@@ -1934,10 +2481,16 @@ func (s BaseContentPartAddedEventPart) Validate() error {
 		if err := s.ResponseOutputText.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.ResponseOutputText, []interface{}{"text", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case OpenAIResponsesRefusalContentBaseContentPartAddedEventPart:
 		if err := s.OpenAIResponsesRefusalContent.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.OpenAIResponsesRefusalContent, []interface{}{"refusal", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	default:
@@ -1960,6 +2513,18 @@ func (s *BaseContentPartDoneEvent) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"content_index", "item_id", "output_index", "part", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Part.Get(); ok {
 			if err := func() error {
@@ -2008,10 +2573,16 @@ func (s BaseContentPartDoneEventPart) Validate() error {
 		if err := s.ResponseOutputText.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.ResponseOutputText, []interface{}{"text", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case OpenAIResponsesRefusalContentBaseContentPartDoneEventPart:
 		if err := s.OpenAIResponsesRefusalContent.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.OpenAIResponsesRefusalContent, []interface{}{"refusal", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	default:
@@ -2034,6 +2605,18 @@ func (s *BaseCustomToolCallInputDeltaEvent) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"delta", "item_id", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -2073,6 +2656,18 @@ func (s *BaseCustomToolCallInputDoneEvent) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"input", "item_id", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -2112,6 +2707,18 @@ func (s *BaseErrorEvent) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"code", "message", "param", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -2151,6 +2758,18 @@ func (s *BaseFunctionCallArgsDeltaEvent) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"delta", "item_id", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -2190,6 +2809,18 @@ func (s *BaseFunctionCallArgsDoneEvent) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"arguments", "item_id", "name", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -2262,40 +2893,64 @@ func (s BaseInputsItem) Validate() error {
 		if err := s.BaseInputsMessage.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.BaseInputsMessage, []interface{}{"content", "role"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case OpenAIResponseFunctionToolCallOutputBaseInputsItem:
 		if err := s.OpenAIResponseFunctionToolCallOutput.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.OpenAIResponseFunctionToolCallOutput, []interface{}{"call_id", "output", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case OpenAIResponseFunctionToolCallBaseInputsItem:
 		if err := s.OpenAIResponseFunctionToolCall.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.OpenAIResponseFunctionToolCall, []interface{}{"arguments", "call_id", "name", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case OutputItemImageGenerationCallBaseInputsItem:
 		if err := s.OutputItemImageGenerationCall.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.OutputItemImageGenerationCall, []interface{}{"id", "status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case OpenAIResponseCustomToolCallBaseInputsItem:
 		if err := s.OpenAIResponseCustomToolCall.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.OpenAIResponseCustomToolCall, []interface{}{"call_id", "input", "name", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case OpenAIResponseCustomToolCallOutputBaseInputsItem:
 		if err := s.OpenAIResponseCustomToolCallOutput.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.OpenAIResponseCustomToolCallOutput, []interface{}{"call_id", "output", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case ApplyPatchCallItemBaseInputsItem:
 		if err := s.ApplyPatchCallItem.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.ApplyPatchCallItem, []interface{}{"call_id", "operation", "status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case ApplyPatchCallOutputItemBaseInputsItem:
 		if err := s.ApplyPatchCallOutputItem.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.ApplyPatchCallOutputItem, []interface{}{"call_id", "status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	default:
@@ -2309,6 +2964,18 @@ func (s *BaseInputsMessage) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"content", "role"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Content.Get(); ok {
 			if err := func() error {
@@ -2444,30 +3111,48 @@ func (s BaseInputsMessageContent1Item) Validate() error {
 		if err := s.InputText.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.InputText, []interface{}{"text", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case InputImageBaseInputsMessageContent1Item:
 		if err := s.InputImage.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.InputImage, []interface{}{"detail", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case InputFileBaseInputsMessageContent1Item:
 		if err := s.InputFile.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.InputFile, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case InputAudioBaseInputsMessageContent1Item:
 		if err := s.InputAudio.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.InputAudio, []interface{}{"input_audio", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case ResponseOutputTextBaseInputsMessageContent1Item:
 		if err := s.ResponseOutputText.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.ResponseOutputText, []interface{}{"text", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case OpenAIResponsesRefusalContentBaseInputsMessageContent1Item:
 		if err := s.OpenAIResponsesRefusalContent.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.OpenAIResponsesRefusalContent, []interface{}{"refusal", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	default:
@@ -2613,6 +3298,18 @@ func (s *BaseReasoningDeltaEvent) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"content_index", "delta", "item_id", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -2652,6 +3349,18 @@ func (s *BaseReasoningDoneEvent) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"content_index", "item_id", "output_index", "sequence_number", "text", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -2691,11 +3400,26 @@ func (s *BaseReasoningSummaryPartAddedEvent) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"item_id", "output_index", "part", "sequence_number", "summary_index", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Part.Get(); ok {
 			if err := func() error {
 				if err := value.Validate(); err != nil {
 					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"text", "type"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
@@ -2748,11 +3472,26 @@ func (s *BaseReasoningSummaryPartDoneEvent) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"item_id", "output_index", "part", "sequence_number", "summary_index", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Part.Get(); ok {
 			if err := func() error {
 				if err := value.Validate(); err != nil {
 					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"text", "type"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
@@ -2805,6 +3544,18 @@ func (s *BaseReasoningSummaryTextDeltaEvent) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"delta", "item_id", "output_index", "sequence_number", "summary_index", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -2844,6 +3595,18 @@ func (s *BaseReasoningSummaryTextDoneEvent) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"item_id", "output_index", "sequence_number", "summary_index", "text", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -2883,6 +3646,18 @@ func (s *BaseRefusalDeltaEvent) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"content_index", "delta", "item_id", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -2922,6 +3697,18 @@ func (s *BaseRefusalDoneEvent) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"content_index", "item_id", "output_index", "refusal", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -2961,11 +3748,26 @@ func (s *BaseResponsesResult) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"completed_at", "created_at", "error", "frequency_penalty", "id", "incomplete_details", "instructions", "metadata", "model", "object", "output", "parallel_tool_calls", "presence_penalty", "status", "temperature", "tool_choice", "tools", "top_p"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Error.Get(); ok {
 			if err := func() error {
 				if err := value.Validate(); err != nil {
 					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"code", "message"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
@@ -3052,32 +3854,25 @@ func (s *BaseResponsesResult) Validate() error {
 		})
 	}
 	if err := func() error {
-		if value, ok := s.Output.Get(); ok {
+		if s.Output == nil {
+			return errors.New("nil is invalid value")
+		}
+		var failures []validate.FieldError
+		for i, elem := range s.Output {
 			if err := func() error {
-				if value == nil {
-					return errors.New("nil is invalid value")
-				}
-				var failures []validate.FieldError
-				for i, elem := range value {
-					if err := func() error {
-						if err := elem.Validate(); err != nil {
-							return err
-						}
-						return nil
-					}(); err != nil {
-						failures = append(failures, validate.FieldError{
-							Name:  fmt.Sprintf("[%d]", i),
-							Error: err,
-						})
-					}
-				}
-				if len(failures) > 0 {
-					return &validate.Error{Fields: failures}
+				if err := elem.Validate(); err != nil {
+					return err
 				}
 				return nil
 			}(); err != nil {
-				return err
+				failures = append(failures, validate.FieldError{
+					Name:  fmt.Sprintf("[%d]", i),
+					Error: err,
+				})
 			}
+		}
+		if len(failures) > 0 {
+			return &validate.Error{Fields: failures}
 		}
 		return nil
 	}(); err != nil {
@@ -3105,10 +3900,34 @@ func (s *BaseResponsesResult) Validate() error {
 		})
 	}
 	if err := func() error {
+		if value, ok := s.Prompt.Get(); ok {
+			if err := func() error {
+				if err := value.Validate(); err != nil {
+					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"id"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
+				}
+				return nil
+			}(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "prompt",
+			Error: err,
+		})
+	}
+	if err := func() error {
 		if value, ok := s.PromptCacheOptions.Get(); ok {
 			if err := func() error {
 				if err := value.Validate(); err != nil {
 					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"mode"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
@@ -3231,32 +4050,25 @@ func (s *BaseResponsesResult) Validate() error {
 		})
 	}
 	if err := func() error {
-		if value, ok := s.Tools.Get(); ok {
+		if s.Tools == nil {
+			return errors.New("nil is invalid value")
+		}
+		var failures []validate.FieldError
+		for i, elem := range s.Tools {
 			if err := func() error {
-				if value == nil {
-					return errors.New("nil is invalid value")
-				}
-				var failures []validate.FieldError
-				for i, elem := range value {
-					if err := func() error {
-						if err := elem.Validate(); err != nil {
-							return err
-						}
-						return nil
-					}(); err != nil {
-						failures = append(failures, validate.FieldError{
-							Name:  fmt.Sprintf("[%d]", i),
-							Error: err,
-						})
-					}
-				}
-				if len(failures) > 0 {
-					return &validate.Error{Fields: failures}
+				if err := elem.Validate(); err != nil {
+					return err
 				}
 				return nil
 			}(); err != nil {
-				return err
+				failures = append(failures, validate.FieldError{
+					Name:  fmt.Sprintf("[%d]", i),
+					Error: err,
+				})
 			}
+		}
+		if len(failures) > 0 {
+			return &validate.Error{Fields: failures}
 		}
 		return nil
 	}(); err != nil {
@@ -3301,6 +4113,27 @@ func (s *BaseResponsesResult) Validate() error {
 			Error: err,
 		})
 	}
+	if err := func() error {
+		if value, ok := s.Usage.Get(); ok {
+			if err := func() error {
+				if err := value.Validate(); err != nil {
+					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"input_tokens", "input_tokens_details", "output_tokens", "output_tokens_details", "total_tokens"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
+				}
+				return nil
+			}(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "usage",
+			Error: err,
+		})
+	}
 	if len(failures) > 0 {
 		return &validate.Error{Fields: failures}
 	}
@@ -3322,45 +4155,72 @@ func (s BaseResponsesResultOutputItem) Validate() error {
 		if err := s.OutputMessage.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.OutputMessage, []interface{}{"content", "id", "role", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case OutputItemReasoningBaseResponsesResultOutputItem:
 		if err := s.OutputItemReasoning.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.OutputItemReasoning, []interface{}{"id", "summary", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case OutputItemFunctionCallBaseResponsesResultOutputItem:
 		if err := s.OutputItemFunctionCall.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.OutputItemFunctionCall, []interface{}{"arguments", "call_id", "name", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case OutputItemCustomToolCallBaseResponsesResultOutputItem:
 		if err := s.OutputItemCustomToolCall.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.OutputItemCustomToolCall, []interface{}{"call_id", "input", "name", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case OutputItemWebSearchCallBaseResponsesResultOutputItem:
 		if err := s.OutputItemWebSearchCall.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.OutputItemWebSearchCall, []interface{}{"id", "status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case OutputItemFileSearchCallBaseResponsesResultOutputItem:
 		if err := s.OutputItemFileSearchCall.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.OutputItemFileSearchCall, []interface{}{"id", "queries", "status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case OutputItemImageGenerationCallBaseResponsesResultOutputItem:
 		if err := s.OutputItemImageGenerationCall.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.OutputItemImageGenerationCall, []interface{}{"id", "status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case OutputItemApplyPatchCallBaseResponsesResultOutputItem:
 		if err := s.OutputItemApplyPatchCall.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.OutputItemApplyPatchCall, []interface{}{"call_id", "id", "operation", "status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case OutputItemCodeInterpreterCallBaseResponsesResultOutputItem:
 		if err := s.OutputItemCodeInterpreterCall.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.OutputItemCodeInterpreterCall, []interface{}{"id", "status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	default:
@@ -3374,6 +4234,18 @@ func (s *BaseResponsesResultToolsFunction) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"name", "parameters", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -3413,75 +4285,120 @@ func (s BaseResponsesResultToolsItem) Validate() error {
 		if err := s.BaseResponsesResultToolsFunction.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.BaseResponsesResultToolsFunction, []interface{}{"name", "parameters", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case PreviewWebSearchServerToolBaseResponsesResultToolsItem:
 		if err := s.PreviewWebSearchServerTool.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.PreviewWebSearchServerTool, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case Preview20250311WebSearchServerToolBaseResponsesResultToolsItem:
 		if err := s.Preview20250311WebSearchServerTool.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.Preview20250311WebSearchServerTool, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case LegacyWebSearchServerToolBaseResponsesResultToolsItem:
 		if err := s.LegacyWebSearchServerTool.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.LegacyWebSearchServerTool, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case WebSearchServerToolBaseResponsesResultToolsItem:
 		if err := s.WebSearchServerTool.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.WebSearchServerTool, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case FileSearchServerToolBaseResponsesResultToolsItem:
 		if err := s.FileSearchServerTool.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.FileSearchServerTool, []interface{}{"type", "vector_store_ids"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case ComputerUseServerToolBaseResponsesResultToolsItem:
 		if err := s.ComputerUseServerTool.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.ComputerUseServerTool, []interface{}{"display_height", "display_width", "environment", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case CodeInterpreterServerToolBaseResponsesResultToolsItem:
 		if err := s.CodeInterpreterServerTool.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.CodeInterpreterServerTool, []interface{}{"container", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case McpServerToolBaseResponsesResultToolsItem:
 		if err := s.McpServerTool.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.McpServerTool, []interface{}{"server_label", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case ImageGenerationServerToolBaseResponsesResultToolsItem:
 		if err := s.ImageGenerationServerTool.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.ImageGenerationServerTool, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case CodexLocalShellToolBaseResponsesResultToolsItem:
 		if err := s.CodexLocalShellTool.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.CodexLocalShellTool, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case ShellServerToolBaseResponsesResultToolsItem:
 		if err := s.ShellServerTool.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.ShellServerTool, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case ApplyPatchServerToolBaseResponsesResultToolsItem:
 		if err := s.ApplyPatchServerTool.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.ApplyPatchServerTool, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case CustomToolBaseResponsesResultToolsItem:
 		if err := s.CustomTool.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.CustomTool, []interface{}{"name", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case NamespaceToolBaseResponsesResultToolsItem:
 		if err := s.NamespaceTool.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.NamespaceTool, []interface{}{"description", "name", "tools", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	default:
@@ -3495,33 +4412,41 @@ func (s *BaseTextDeltaEvent) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
 	if err := func() error {
-		if value, ok := s.Logprobs.Get(); ok {
+		if err := validateWith("x-spec-required", s, []interface{}{"content_index", "delta", "item_id", "logprobs", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		if s.Logprobs == nil {
+			return errors.New("nil is invalid value")
+		}
+		var failures []validate.FieldError
+		for i, elem := range s.Logprobs {
 			if err := func() error {
-				if value == nil {
-					return errors.New("nil is invalid value")
+				if err := elem.Validate(); err != nil {
+					return err
 				}
-				var failures []validate.FieldError
-				for i, elem := range value {
-					if err := func() error {
-						if err := elem.Validate(); err != nil {
-							return err
-						}
-						return nil
-					}(); err != nil {
-						failures = append(failures, validate.FieldError{
-							Name:  fmt.Sprintf("[%d]", i),
-							Error: err,
-						})
-					}
-				}
-				if len(failures) > 0 {
-					return &validate.Error{Fields: failures}
+				if err := validatedBefore("x-spec-required", elem, []interface{}{"logprob", "token"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
-				return err
+				failures = append(failures, validate.FieldError{
+					Name:  fmt.Sprintf("[%d]", i),
+					Error: err,
+				})
 			}
+		}
+		if len(failures) > 0 {
+			return &validate.Error{Fields: failures}
 		}
 		return nil
 	}(); err != nil {
@@ -3569,33 +4494,41 @@ func (s *BaseTextDoneEvent) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
 	if err := func() error {
-		if value, ok := s.Logprobs.Get(); ok {
+		if err := validateWith("x-spec-required", s, []interface{}{"content_index", "item_id", "logprobs", "output_index", "sequence_number", "text", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		if s.Logprobs == nil {
+			return errors.New("nil is invalid value")
+		}
+		var failures []validate.FieldError
+		for i, elem := range s.Logprobs {
 			if err := func() error {
-				if value == nil {
-					return errors.New("nil is invalid value")
+				if err := elem.Validate(); err != nil {
+					return err
 				}
-				var failures []validate.FieldError
-				for i, elem := range value {
-					if err := func() error {
-						if err := elem.Validate(); err != nil {
-							return err
-						}
-						return nil
-					}(); err != nil {
-						failures = append(failures, validate.FieldError{
-							Name:  fmt.Sprintf("[%d]", i),
-							Error: err,
-						})
-					}
-				}
-				if len(failures) > 0 {
-					return &validate.Error{Fields: failures}
+				if err := validatedBefore("x-spec-required", elem, []interface{}{"logprob", "token"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
-				return err
+				failures = append(failures, validate.FieldError{
+					Name:  fmt.Sprintf("[%d]", i),
+					Error: err,
+				})
 			}
+		}
+		if len(failures) > 0 {
+			return &validate.Error{Fields: failures}
 		}
 		return nil
 	}(); err != nil {
@@ -3643,6 +4576,18 @@ func (s *BashServerTool) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Parameters.Get(); ok {
 			if err := func() error {
@@ -3752,10 +4697,16 @@ func (s BashServerToolEnvironment) Validate() error {
 		if err := s.ContainerAutoEnvironment.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.ContainerAutoEnvironment, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case ContainerReferenceEnvironmentBashServerToolEnvironment:
 		if err := s.ContainerReferenceEnvironment.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.ContainerReferenceEnvironment, []interface{}{"container_id", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	default:
@@ -3777,6 +4728,95 @@ func (s ChatAssistantImages) Validate() error {
 	if alias == nil {
 		return errors.New("nil is invalid value")
 	}
+	var failures []validate.FieldError
+	for i, elem := range alias {
+		if err := func() error {
+			if err := elem.Validate(); err != nil {
+				return err
+			}
+			if err := validatedBefore("x-spec-required", elem, []interface{}{"image_url"}); err != nil {
+				return errors.Wrap(err, "x-spec-required")
+			}
+			return nil
+		}(); err != nil {
+			failures = append(failures, validate.FieldError{
+				Name:  fmt.Sprintf("[%d]", i),
+				Error: err,
+			})
+		}
+	}
+	if len(failures) > 0 {
+		return &validate.Error{Fields: failures}
+	}
+	return nil
+}
+
+func (s *ChatAssistantImagesItem) Validate() error {
+	if s == nil {
+		return validate.ErrNilPointer
+	}
+
+	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"image_url"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		if value, ok := s.ImageURL.Get(); ok {
+			if err := func() error {
+				if err := value.Validate(); err != nil {
+					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"url"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
+				}
+				return nil
+			}(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "image_url",
+			Error: err,
+		})
+	}
+	if len(failures) > 0 {
+		return &validate.Error{Fields: failures}
+	}
+	return nil
+}
+
+func (s *ChatAssistantImagesItemImageURL) Validate() error {
+	if s == nil {
+		return validate.ErrNilPointer
+	}
+
+	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"url"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if len(failures) > 0 {
+		return &validate.Error{Fields: failures}
+	}
 	return nil
 }
 
@@ -3786,6 +4826,18 @@ func (s *ChatAssistantMessage) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"role"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Annotations.Get(); ok {
 			if err := func() error {
@@ -3797,6 +4849,9 @@ func (s *ChatAssistantMessage) Validate() error {
 					if err := func() error {
 						if err := elem.Validate(); err != nil {
 							return err
+						}
+						if err := validatedBefore("x-spec-required", elem, []interface{}{"type", "url_citation"}); err != nil {
+							return errors.Wrap(err, "x-spec-required")
 						}
 						return nil
 					}(); err != nil {
@@ -3905,6 +4960,9 @@ func (s *ChatAssistantMessage) Validate() error {
 						if err := elem.Validate(); err != nil {
 							return err
 						}
+						if err := validatedBefore("x-spec-required", elem, []interface{}{"function", "id", "type"}); err != nil {
+							return errors.Wrap(err, "x-spec-required")
+						}
 						return nil
 					}(); err != nil {
 						failures = append(failures, validate.FieldError{
@@ -3982,6 +5040,18 @@ func (s *ChatChoice) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"finish_reason", "index", "message"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.FinishReason.Get(); ok {
 			if err := func() error {
@@ -4006,6 +5076,9 @@ func (s *ChatChoice) Validate() error {
 				if err := value.Validate(); err != nil {
 					return err
 				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"content"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
+				}
 				return nil
 			}(); err != nil {
 				return err
@@ -4023,6 +5096,9 @@ func (s *ChatChoice) Validate() error {
 			if err := func() error {
 				if err := value.Validate(); err != nil {
 					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"role"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
@@ -4048,6 +5124,39 @@ func (s *ChatContentAudio) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"input_audio", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		if value, ok := s.InputAudio.Get(); ok {
+			if err := func() error {
+				if err := value.Validate(); err != nil {
+					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"data", "format"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
+				}
+				return nil
+			}(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "input_audio",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -4072,6 +5181,30 @@ func (s *ChatContentAudio) Validate() error {
 	return nil
 }
 
+func (s *ChatContentAudioInputAudio) Validate() error {
+	if s == nil {
+		return validate.ErrNilPointer
+	}
+
+	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"data", "format"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if len(failures) > 0 {
+		return &validate.Error{Fields: failures}
+	}
+	return nil
+}
+
 func (s ChatContentAudioType) Validate() error {
 	switch s {
 	case "input_audio":
@@ -4087,6 +5220,18 @@ func (s *ChatContentCacheControl) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.TTL.Get(); ok {
 			if err := func() error {
@@ -4144,6 +5289,18 @@ func (s *ChatContentFile) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"file", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -4183,11 +5340,26 @@ func (s *ChatContentImage) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"image_url", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.ImageURL.Get(); ok {
 			if err := func() error {
 				if err := value.Validate(); err != nil {
 					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"url"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
@@ -4231,6 +5403,18 @@ func (s *ChatContentImageImageURL) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"url"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Detail.Get(); ok {
 			if err := func() error {
@@ -4285,30 +5469,48 @@ func (s ChatContentItems) Validate() error {
 		if err := s.ChatContentText.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.ChatContentText, []interface{}{"text", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case ChatContentImageChatContentItems:
 		if err := s.ChatContentImage.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.ChatContentImage, []interface{}{"image_url", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case ChatContentAudioChatContentItems:
 		if err := s.ChatContentAudio.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.ChatContentAudio, []interface{}{"input_audio", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case LegacyChatContentVideoChatContentItems:
 		if err := s.LegacyChatContentVideo.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.LegacyChatContentVideo, []interface{}{"type", "video_url"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case ChatContentVideoChatContentItems:
 		if err := s.ChatContentVideo.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.ChatContentVideo, []interface{}{"type", "video_url"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case ChatContentFileChatContentItems:
 		if err := s.ChatContentFile.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.ChatContentFile, []interface{}{"file", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	default:
@@ -4322,11 +5524,26 @@ func (s *ChatContentText) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"text", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.CacheControl.Get(); ok {
 			if err := func() error {
 				if err := value.Validate(); err != nil {
 					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"type"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
@@ -4345,6 +5562,9 @@ func (s *ChatContentText) Validate() error {
 			if err := func() error {
 				if err := value.Validate(); err != nil {
 					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"mode"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
@@ -4397,6 +5617,18 @@ func (s *ChatContentVideo) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"type", "video_url"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -4412,6 +5644,51 @@ func (s *ChatContentVideo) Validate() error {
 	}(); err != nil {
 		failures = append(failures, validate.FieldError{
 			Name:  "type",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		if value, ok := s.VideoURL.Get(); ok {
+			if err := func() error {
+				if err := value.Validate(); err != nil {
+					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"url"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
+				}
+				return nil
+			}(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "video_url",
+			Error: err,
+		})
+	}
+	if len(failures) > 0 {
+		return &validate.Error{Fields: failures}
+	}
+	return nil
+}
+
+func (s *ChatContentVideoInput) Validate() error {
+	if s == nil {
+		return validate.ErrNilPointer
+	}
+
+	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"url"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
 			Error: err,
 		})
 	}
@@ -4436,6 +5713,18 @@ func (s *ChatDeveloperMessage) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"content", "role"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Content.Get(); ok {
 			if err := func() error {
@@ -4492,6 +5781,9 @@ func (s ChatDeveloperMessageContent) Validate() error {
 				if err := elem.Validate(); err != nil {
 					return err
 				}
+				if err := validatedBefore("x-spec-required", elem, []interface{}{"text", "type"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
+				}
 				return nil
 			}(); err != nil {
 				failures = append(failures, validate.FieldError{
@@ -4543,6 +5835,18 @@ func (s *ChatFormatGrammarConfig) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"grammar", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -4582,6 +5886,18 @@ func (s *ChatFormatJsonObjectConfig) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -4621,11 +5937,26 @@ func (s *ChatFormatJsonSchemaConfig) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"json_schema", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.JSONSchema.Get(); ok {
 			if err := func() error {
 				if err := value.Validate(); err != nil {
 					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"name"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
@@ -4678,6 +6009,18 @@ func (s *ChatFormatPythonConfig) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -4717,6 +6060,18 @@ func (s *ChatFormatTextConfig) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -4756,60 +6111,96 @@ func (s ChatFunctionTool) Validate() error {
 		if err := s.ChatFunctionToolFunction.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.ChatFunctionToolFunction, []interface{}{"function", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case AdvisorServerToolOpenRouterChatFunctionTool:
 		if err := s.AdvisorServerToolOpenRouter.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.AdvisorServerToolOpenRouter, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case BashServerToolChatFunctionTool:
 		if err := s.BashServerTool.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.BashServerTool, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case DatetimeServerToolChatFunctionTool:
 		if err := s.DatetimeServerTool.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.DatetimeServerTool, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case FilesServerToolChatFunctionTool:
 		if err := s.FilesServerTool.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.FilesServerTool, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case FusionServerToolOpenRouterChatFunctionTool:
 		if err := s.FusionServerToolOpenRouter.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.FusionServerToolOpenRouter, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case ImageGenerationServerToolOpenRouterChatFunctionTool:
 		if err := s.ImageGenerationServerToolOpenRouter.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.ImageGenerationServerToolOpenRouter, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case ChatSearchModelsServerToolChatFunctionTool:
 		if err := s.ChatSearchModelsServerTool.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.ChatSearchModelsServerTool, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case SubagentServerToolOpenRouterChatFunctionTool:
 		if err := s.SubagentServerToolOpenRouter.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.SubagentServerToolOpenRouter, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case WebFetchServerToolChatFunctionTool:
 		if err := s.WebFetchServerTool.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.WebFetchServerTool, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case OpenRouterWebSearchServerToolChatFunctionTool:
 		if err := s.OpenRouterWebSearchServerTool.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.OpenRouterWebSearchServerTool, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case ChatFunctionToolWebSearchChatFunctionTool, ChatFunctionToolWebSearch20250826ChatFunctionTool, ChatFunctionToolWebSearchPreviewChatFunctionTool, ChatFunctionToolWebSearchPreview20250311ChatFunctionTool:
 		if err := s.ChatWebSearchShorthand.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.ChatWebSearchShorthand, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	default:
@@ -4823,11 +6214,26 @@ func (s *ChatFunctionToolFunction) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"function", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.CacheControl.Get(); ok {
 			if err := func() error {
 				if err := value.Validate(); err != nil {
 					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"type"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
@@ -4846,6 +6252,9 @@ func (s *ChatFunctionToolFunction) Validate() error {
 			if err := func() error {
 				if err := value.Validate(); err != nil {
 					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"name"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
@@ -4889,6 +6298,18 @@ func (s *ChatFunctionToolFunctionFunction) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"name"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Name.Get(); ok {
 			if err := func() error {
@@ -4940,6 +6361,18 @@ func (s *ChatJsonSchemaConfig) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"name"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Name.Get(); ok {
 			if err := func() error {
@@ -4982,6 +6415,190 @@ func (s *ChatMessageAnnotation) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"type", "url_citation"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		if value, ok := s.Type.Get(); ok {
+			if err := func() error {
+				if err := value.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "type",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		if value, ok := s.URLCitation.Get(); ok {
+			if err := func() error {
+				if err := value.Validate(); err != nil {
+					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"url"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
+				}
+				return nil
+			}(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "url_citation",
+			Error: err,
+		})
+	}
+	if len(failures) > 0 {
+		return &validate.Error{Fields: failures}
+	}
+	return nil
+}
+
+func (s ChatMessageAnnotationType) Validate() error {
+	switch s {
+	case "url_citation":
+		return nil
+	default:
+		return errors.Errorf("invalid value: %v", s)
+	}
+}
+
+func (s *ChatMessageAnnotationURLCitation) Validate() error {
+	if s == nil {
+		return validate.ErrNilPointer
+	}
+
+	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"url"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if len(failures) > 0 {
+		return &validate.Error{Fields: failures}
+	}
+	return nil
+}
+
+func (s ChatMessages) Validate() error {
+	switch s.Type {
+	case ChatSystemMessageChatMessages:
+		if err := s.ChatSystemMessage.Validate(); err != nil {
+			return err
+		}
+		if err := validatedBefore("x-spec-required", s.ChatSystemMessage, []interface{}{"content", "role"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	case ChatUserMessageChatMessages:
+		if err := s.ChatUserMessage.Validate(); err != nil {
+			return err
+		}
+		if err := validatedBefore("x-spec-required", s.ChatUserMessage, []interface{}{"content", "role"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	case ChatDeveloperMessageChatMessages:
+		if err := s.ChatDeveloperMessage.Validate(); err != nil {
+			return err
+		}
+		if err := validatedBefore("x-spec-required", s.ChatDeveloperMessage, []interface{}{"content", "role"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	case ChatAssistantMessageChatMessages:
+		if err := s.ChatAssistantMessage.Validate(); err != nil {
+			return err
+		}
+		if err := validatedBefore("x-spec-required", s.ChatAssistantMessage, []interface{}{"role"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	case ChatToolMessageChatMessages:
+		if err := s.ChatToolMessage.Validate(); err != nil {
+			return err
+		}
+		if err := validatedBefore("x-spec-required", s.ChatToolMessage, []interface{}{"content", "role", "tool_call_id"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	default:
+		return errors.Errorf("invalid type %q", s.Type)
+	}
+}
+
+func (s ChatModelNames) Validate() error {
+	alias := ([]string)(s)
+	if alias == nil {
+		return errors.New("nil is invalid value")
+	}
+	return nil
+}
+
+func (s *ChatNamedToolChoice) Validate() error {
+	if s == nil {
+		return validate.ErrNilPointer
+	}
+
+	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"function", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		if value, ok := s.Function.Get(); ok {
+			if err := func() error {
+				if err := value.Validate(); err != nil {
+					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"name"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
+				}
+				return nil
+			}(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "function",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -5006,76 +6623,21 @@ func (s *ChatMessageAnnotation) Validate() error {
 	return nil
 }
 
-func (s ChatMessageAnnotationType) Validate() error {
-	switch s {
-	case "url_citation":
-		return nil
-	default:
-		return errors.Errorf("invalid value: %v", s)
-	}
-}
-
-func (s ChatMessages) Validate() error {
-	switch s.Type {
-	case ChatSystemMessageChatMessages:
-		if err := s.ChatSystemMessage.Validate(); err != nil {
-			return err
-		}
-		return nil
-	case ChatUserMessageChatMessages:
-		if err := s.ChatUserMessage.Validate(); err != nil {
-			return err
-		}
-		return nil
-	case ChatDeveloperMessageChatMessages:
-		if err := s.ChatDeveloperMessage.Validate(); err != nil {
-			return err
-		}
-		return nil
-	case ChatAssistantMessageChatMessages:
-		if err := s.ChatAssistantMessage.Validate(); err != nil {
-			return err
-		}
-		return nil
-	case ChatToolMessageChatMessages:
-		if err := s.ChatToolMessage.Validate(); err != nil {
-			return err
-		}
-		return nil
-	default:
-		return errors.Errorf("invalid type %q", s.Type)
-	}
-}
-
-func (s ChatModelNames) Validate() error {
-	alias := ([]string)(s)
-	if alias == nil {
-		return errors.New("nil is invalid value")
-	}
-	return nil
-}
-
-func (s *ChatNamedToolChoice) Validate() error {
+func (s *ChatNamedToolChoiceFunction) Validate() error {
 	if s == nil {
 		return validate.ErrNilPointer
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
 	if err := func() error {
-		if value, ok := s.Type.Get(); ok {
-			if err := func() error {
-				if err := value.Validate(); err != nil {
-					return err
-				}
-				return nil
-			}(); err != nil {
-				return err
-			}
+		if err := validateWith("x-spec-required", s, []interface{}{"name"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	}(); err != nil {
 		failures = append(failures, validate.FieldError{
-			Name:  "type",
+			Name:  "x-spec-required",
 			Error: err,
 		})
 	}
@@ -5138,11 +6700,26 @@ func (s *ChatRequest) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"messages"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.CacheControl.Get(); ok {
 			if err := func() error {
 				if err := value.Validate(); err != nil {
 					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"type"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
@@ -5175,40 +6752,33 @@ func (s *ChatRequest) Validate() error {
 		})
 	}
 	if err := func() error {
-		if value, ok := s.Messages.Get(); ok {
+		if s.Messages == nil {
+			return errors.New("nil is invalid value")
+		}
+		if err := (validate.Array{
+			MinLength:    1,
+			MinLengthSet: true,
+			MaxLength:    0,
+			MaxLengthSet: false,
+		}).ValidateLength(len(s.Messages)); err != nil {
+			return errors.Wrap(err, "array")
+		}
+		var failures []validate.FieldError
+		for i, elem := range s.Messages {
 			if err := func() error {
-				if value == nil {
-					return errors.New("nil is invalid value")
-				}
-				if err := (validate.Array{
-					MinLength:    1,
-					MinLengthSet: true,
-					MaxLength:    0,
-					MaxLengthSet: false,
-				}).ValidateLength(len(value)); err != nil {
-					return errors.Wrap(err, "array")
-				}
-				var failures []validate.FieldError
-				for i, elem := range value {
-					if err := func() error {
-						if err := elem.Validate(); err != nil {
-							return err
-						}
-						return nil
-					}(); err != nil {
-						failures = append(failures, validate.FieldError{
-							Name:  fmt.Sprintf("[%d]", i),
-							Error: err,
-						})
-					}
-				}
-				if len(failures) > 0 {
-					return &validate.Error{Fields: failures}
+				if err := elem.Validate(); err != nil {
+					return err
 				}
 				return nil
 			}(); err != nil {
-				return err
+				failures = append(failures, validate.FieldError{
+					Name:  fmt.Sprintf("[%d]", i),
+					Error: err,
+				})
 			}
+		}
+		if len(failures) > 0 {
+			return &validate.Error{Fields: failures}
 		}
 		return nil
 	}(); err != nil {
@@ -5329,6 +6899,9 @@ func (s *ChatRequest) Validate() error {
 				if err := value.Validate(); err != nil {
 					return err
 				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"content", "type"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
+				}
 				return nil
 			}(); err != nil {
 				return err
@@ -5364,6 +6937,9 @@ func (s *ChatRequest) Validate() error {
 			if err := func() error {
 				if err := value.Validate(); err != nil {
 					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"mode"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
@@ -5701,50 +7277,80 @@ func (s ChatRequestPluginsItem) Validate() error {
 		if err := s.AutoRouterPlugin.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.AutoRouterPlugin, []interface{}{"id"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case AutoBetaRouterPluginChatRequestPluginsItem:
 		if err := s.AutoBetaRouterPlugin.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.AutoBetaRouterPlugin, []interface{}{"id"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case ModerationPluginChatRequestPluginsItem:
 		if err := s.ModerationPlugin.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.ModerationPlugin, []interface{}{"id"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case WebSearchPluginChatRequestPluginsItem:
 		if err := s.WebSearchPlugin.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.WebSearchPlugin, []interface{}{"id"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case WebFetchPluginChatRequestPluginsItem:
 		if err := s.WebFetchPlugin.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.WebFetchPlugin, []interface{}{"id"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case FileParserPluginChatRequestPluginsItem:
 		if err := s.FileParserPlugin.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.FileParserPlugin, []interface{}{"id"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case ResponseHealingPluginChatRequestPluginsItem:
 		if err := s.ResponseHealingPlugin.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.ResponseHealingPlugin, []interface{}{"id"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case ContextCompressionPluginChatRequestPluginsItem:
 		if err := s.ContextCompressionPlugin.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.ContextCompressionPlugin, []interface{}{"id"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case ParetoRouterPluginChatRequestPluginsItem:
 		if err := s.ParetoRouterPlugin.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.ParetoRouterPlugin, []interface{}{"id"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case FusionPluginChatRequestPluginsItem:
 		if err := s.FusionPlugin.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.FusionPlugin, []interface{}{"id"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	default:
@@ -5848,25 +7454,40 @@ func (s ChatRequestResponseFormat) Validate() error {
 		if err := s.ChatFormatTextConfig.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.ChatFormatTextConfig, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case ChatFormatJsonObjectConfigChatRequestResponseFormat:
 		if err := s.ChatFormatJsonObjectConfig.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.ChatFormatJsonObjectConfig, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case ChatFormatJsonSchemaConfigChatRequestResponseFormat:
 		if err := s.ChatFormatJsonSchemaConfig.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.ChatFormatJsonSchemaConfig, []interface{}{"json_schema", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case ChatFormatGrammarConfigChatRequestResponseFormat:
 		if err := s.ChatFormatGrammarConfig.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.ChatFormatGrammarConfig, []interface{}{"grammar", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case ChatFormatPythonConfigChatRequestResponseFormat:
 		if err := s.ChatFormatPythonConfig.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.ChatFormatPythonConfig, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	default:
@@ -5923,33 +7544,41 @@ func (s *ChatResult) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
 	if err := func() error {
-		if value, ok := s.Choices.Get(); ok {
+		if err := validateWith("x-spec-required", s, []interface{}{"choices", "created", "id", "model", "object", "system_fingerprint"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		if s.Choices == nil {
+			return errors.New("nil is invalid value")
+		}
+		var failures []validate.FieldError
+		for i, elem := range s.Choices {
 			if err := func() error {
-				if value == nil {
-					return errors.New("nil is invalid value")
+				if err := elem.Validate(); err != nil {
+					return err
 				}
-				var failures []validate.FieldError
-				for i, elem := range value {
-					if err := func() error {
-						if err := elem.Validate(); err != nil {
-							return err
-						}
-						return nil
-					}(); err != nil {
-						failures = append(failures, validate.FieldError{
-							Name:  fmt.Sprintf("[%d]", i),
-							Error: err,
-						})
-					}
-				}
-				if len(failures) > 0 {
-					return &validate.Error{Fields: failures}
+				if err := validatedBefore("x-spec-required", elem, []interface{}{"finish_reason", "index", "message"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
-				return err
+				failures = append(failures, validate.FieldError{
+					Name:  fmt.Sprintf("[%d]", i),
+					Error: err,
+				})
 			}
+		}
+		if len(failures) > 0 {
+			return &validate.Error{Fields: failures}
 		}
 		return nil
 	}(); err != nil {
@@ -5982,6 +7611,9 @@ func (s *ChatResult) Validate() error {
 				if err := value.Validate(); err != nil {
 					return err
 				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"attempt", "endpoints", "is_byok", "region", "requested", "strategy", "summary"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
+				}
 				return nil
 			}(); err != nil {
 				return err
@@ -5999,6 +7631,9 @@ func (s *ChatResult) Validate() error {
 			if err := func() error {
 				if err := value.Validate(); err != nil {
 					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"completion_tokens", "prompt_tokens", "total_tokens"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
@@ -6033,6 +7668,18 @@ func (s *ChatSearchModelsServerTool) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -6066,12 +7713,48 @@ func (s ChatSearchModelsServerToolType) Validate() error {
 	}
 }
 
+func (s *ChatServerToolChoice) Validate() error {
+	if s == nil {
+		return validate.ErrNilPointer
+	}
+
+	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if len(failures) > 0 {
+		return &validate.Error{Fields: failures}
+	}
+	return nil
+}
+
 func (s *ChatStreamChoice) Validate() error {
 	if s == nil {
 		return validate.ErrNilPointer
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"delta", "finish_reason", "index"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Delta.Get(); ok {
 			if err := func() error {
@@ -6114,6 +7797,9 @@ func (s *ChatStreamChoice) Validate() error {
 				if err := value.Validate(); err != nil {
 					return err
 				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"content"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
+				}
 				return nil
 			}(); err != nil {
 				return err
@@ -6138,33 +7824,41 @@ func (s *ChatStreamChunk) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
 	if err := func() error {
-		if value, ok := s.Choices.Get(); ok {
+		if err := validateWith("x-spec-required", s, []interface{}{"choices", "created", "id", "model", "object"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		if s.Choices == nil {
+			return errors.New("nil is invalid value")
+		}
+		var failures []validate.FieldError
+		for i, elem := range s.Choices {
 			if err := func() error {
-				if value == nil {
-					return errors.New("nil is invalid value")
+				if err := elem.Validate(); err != nil {
+					return err
 				}
-				var failures []validate.FieldError
-				for i, elem := range value {
-					if err := func() error {
-						if err := elem.Validate(); err != nil {
-							return err
-						}
-						return nil
-					}(); err != nil {
-						failures = append(failures, validate.FieldError{
-							Name:  fmt.Sprintf("[%d]", i),
-							Error: err,
-						})
-					}
-				}
-				if len(failures) > 0 {
-					return &validate.Error{Fields: failures}
+				if err := validatedBefore("x-spec-required", elem, []interface{}{"delta", "finish_reason", "index"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
-				return err
+				failures = append(failures, validate.FieldError{
+					Name:  fmt.Sprintf("[%d]", i),
+					Error: err,
+				})
 			}
+		}
+		if len(failures) > 0 {
+			return &validate.Error{Fields: failures}
 		}
 		return nil
 	}(); err != nil {
@@ -6178,6 +7872,9 @@ func (s *ChatStreamChunk) Validate() error {
 			if err := func() error {
 				if err := value.Validate(); err != nil {
 					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"code", "message"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
@@ -6215,6 +7912,9 @@ func (s *ChatStreamChunk) Validate() error {
 				if err := value.Validate(); err != nil {
 					return err
 				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"attempt", "endpoints", "is_byok", "region", "requested", "strategy", "summary"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
+				}
 				return nil
 			}(); err != nil {
 				return err
@@ -6232,6 +7932,9 @@ func (s *ChatStreamChunk) Validate() error {
 			if err := func() error {
 				if err := value.Validate(); err != nil {
 					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"completion_tokens", "prompt_tokens", "total_tokens"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
@@ -6257,11 +7960,26 @@ func (s *ChatStreamChunkError) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"code", "message"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Metadata.Get(); ok {
 			if err := func() error {
 				if err := value.Validate(); err != nil {
 					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"error_type"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
@@ -6287,6 +8005,18 @@ func (s *ChatStreamChunkErrorMetadata) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"error_type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.ErrorType.Get(); ok {
 			if err := func() error {
@@ -6337,6 +8067,9 @@ func (s *ChatStreamDelta) Validate() error {
 					if err := func() error {
 						if err := elem.Validate(); err != nil {
 							return err
+						}
+						if err := validatedBefore("x-spec-required", elem, []interface{}{"type", "url_citation"}); err != nil {
+							return errors.Wrap(err, "x-spec-required")
 						}
 						return nil
 					}(); err != nil {
@@ -6409,6 +8142,9 @@ func (s *ChatStreamDelta) Validate() error {
 						if err := elem.Validate(); err != nil {
 							return err
 						}
+						if err := validatedBefore("x-spec-required", elem, []interface{}{"index"}); err != nil {
+							return errors.Wrap(err, "x-spec-required")
+						}
 						return nil
 					}(); err != nil {
 						failures = append(failures, validate.FieldError{
@@ -6478,6 +8214,18 @@ func (s *ChatStreamToolCall) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"index"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -6517,11 +8265,26 @@ func (s *ChatStreamingResponse) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"data"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Data.Get(); ok {
 			if err := func() error {
 				if err := value.Validate(); err != nil {
 					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"choices", "created", "id", "model", "object"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
@@ -6547,6 +8310,18 @@ func (s *ChatSystemMessage) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"content", "role"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Content.Get(); ok {
 			if err := func() error {
@@ -6603,6 +8378,9 @@ func (s ChatSystemMessageContent) Validate() error {
 				if err := elem.Validate(); err != nil {
 					return err
 				}
+				if err := validatedBefore("x-spec-required", elem, []interface{}{"text", "type"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
+				}
 				return nil
 			}(); err != nil {
 				failures = append(failures, validate.FieldError{
@@ -6637,6 +8415,18 @@ func (s *ChatTokenLogprob) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"bytes", "logprob", "token", "top_logprobs"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Bytes.Get(); ok {
 			if err := func() error {
@@ -6674,32 +8464,28 @@ func (s *ChatTokenLogprob) Validate() error {
 		})
 	}
 	if err := func() error {
-		if value, ok := s.TopLogprobs.Get(); ok {
+		if s.TopLogprobs == nil {
+			return errors.New("nil is invalid value")
+		}
+		var failures []validate.FieldError
+		for i, elem := range s.TopLogprobs {
 			if err := func() error {
-				if value == nil {
-					return errors.New("nil is invalid value")
+				if err := elem.Validate(); err != nil {
+					return err
 				}
-				var failures []validate.FieldError
-				for i, elem := range value {
-					if err := func() error {
-						if err := elem.Validate(); err != nil {
-							return err
-						}
-						return nil
-					}(); err != nil {
-						failures = append(failures, validate.FieldError{
-							Name:  fmt.Sprintf("[%d]", i),
-							Error: err,
-						})
-					}
-				}
-				if len(failures) > 0 {
-					return &validate.Error{Fields: failures}
+				if err := validatedBefore("x-spec-required", elem, []interface{}{"bytes", "logprob", "token"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
-				return err
+				failures = append(failures, validate.FieldError{
+					Name:  fmt.Sprintf("[%d]", i),
+					Error: err,
+				})
 			}
+		}
+		if len(failures) > 0 {
+			return &validate.Error{Fields: failures}
 		}
 		return nil
 	}(); err != nil {
@@ -6720,6 +8506,18 @@ func (s *ChatTokenLogprobTopLogprobsItem) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"bytes", "logprob", "token"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Bytes.Get(); ok {
 			if err := func() error {
@@ -6768,6 +8566,18 @@ func (s *ChatTokenLogprobs) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"content"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Content.Get(); ok {
 			if err := func() error {
@@ -6779,6 +8589,9 @@ func (s *ChatTokenLogprobs) Validate() error {
 					if err := func() error {
 						if err := elem.Validate(); err != nil {
 							return err
+						}
+						if err := validatedBefore("x-spec-required", elem, []interface{}{"bytes", "logprob", "token", "top_logprobs"}); err != nil {
+							return errors.Wrap(err, "x-spec-required")
 						}
 						return nil
 					}(); err != nil {
@@ -6815,6 +8628,9 @@ func (s *ChatTokenLogprobs) Validate() error {
 						if err := elem.Validate(); err != nil {
 							return err
 						}
+						if err := validatedBefore("x-spec-required", elem, []interface{}{"bytes", "logprob", "token", "top_logprobs"}); err != nil {
+							return errors.Wrap(err, "x-spec-required")
+						}
 						return nil
 					}(); err != nil {
 						failures = append(failures, validate.FieldError{
@@ -6850,6 +8666,39 @@ func (s *ChatToolCall) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"function", "id", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		if value, ok := s.Function.Get(); ok {
+			if err := func() error {
+				if err := value.Validate(); err != nil {
+					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"arguments", "name"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
+				}
+				return nil
+			}(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "function",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -6865,6 +8714,30 @@ func (s *ChatToolCall) Validate() error {
 	}(); err != nil {
 		failures = append(failures, validate.FieldError{
 			Name:  "type",
+			Error: err,
+		})
+	}
+	if len(failures) > 0 {
+		return &validate.Error{Fields: failures}
+	}
+	return nil
+}
+
+func (s *ChatToolCallFunction) Validate() error {
+	if s == nil {
+		return validate.ErrNilPointer
+	}
+
+	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"arguments", "name"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
 			Error: err,
 		})
 	}
@@ -6919,6 +8792,9 @@ func (s ChatToolChoice1) Validate() error {
 		if err := s.ChatNamedToolChoice.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.ChatNamedToolChoice, []interface{}{"function", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	default:
 		return errors.Errorf("invalid type %q", s.Type)
@@ -6931,6 +8807,18 @@ func (s *ChatToolMessage) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"content", "role", "tool_call_id"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Content.Get(); ok {
 			if err := func() error {
@@ -7021,6 +8909,18 @@ func (s *ChatUsage) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"completion_tokens", "prompt_tokens", "total_tokens"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Cost.Get(); ok {
 			if err := func() error {
@@ -7044,6 +8944,9 @@ func (s *ChatUsage) Validate() error {
 			if err := func() error {
 				if err := value.Validate(); err != nil {
 					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"upstream_inference_completions_cost", "upstream_inference_prompt_cost"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
@@ -7069,6 +8972,18 @@ func (s *ChatUserMessage) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"content", "role"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Content.Get(); ok {
 			if err := func() error {
@@ -7159,6 +9074,18 @@ func (s *ChatWebSearchShorthand) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.AllowedDomains.Get(); ok {
 			if err := func() error {
@@ -7330,6 +9257,18 @@ func (s *CodeInterpreterCallCodeDeltaEvent) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"delta", "item_id", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -7369,6 +9308,18 @@ func (s *CodeInterpreterCallCodeDoneEvent) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"code", "item_id", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -7408,6 +9359,18 @@ func (s *CodeInterpreterCallCompletedEvent) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"item_id", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -7447,6 +9410,18 @@ func (s *CodeInterpreterCallInProgressEvent) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"item_id", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -7486,6 +9461,18 @@ func (s *CodeInterpreterCallInterpretingEvent) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"item_id", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -7525,6 +9512,18 @@ func (s *CodeInterpreterCallItem) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"id", "status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Outputs.Get(); ok {
 			if err := func() error {
@@ -7608,15 +9607,24 @@ func (s CodeInterpreterCallItemOutputsItem) Validate() error {
 		if err := s.CodeInterpreterLogsOutput.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.CodeInterpreterLogsOutput, []interface{}{"logs", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case CodeInterpreterImageOutputCodeInterpreterCallItemOutputsItem:
 		if err := s.CodeInterpreterImageOutput.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.CodeInterpreterImageOutput, []interface{}{"type", "url"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case CodeInterpreterFileOutputCodeInterpreterCallItemOutputsItem:
 		if err := s.CodeInterpreterFileOutput.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.CodeInterpreterFileOutput, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	default:
@@ -7656,6 +9664,18 @@ func (s *CodeInterpreterFileOutput) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -7695,6 +9715,18 @@ func (s *CodeInterpreterImageOutput) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"type", "url"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -7734,6 +9766,18 @@ func (s *CodeInterpreterLogsOutput) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"logs", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -7773,6 +9817,18 @@ func (s *CodeInterpreterServerTool) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"container", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Container.Get(); ok {
 			if err := func() error {
@@ -7823,6 +9879,9 @@ func (s CodeInterpreterServerToolContainer) Validate() error {
 		if err := s.CodeInterpreterServerToolContainer1.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.CodeInterpreterServerToolContainer1, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case NullCodeInterpreterServerToolContainer:
 		return nil // no validation needed
@@ -7837,6 +9896,18 @@ func (s *CodeInterpreterServerToolContainer1) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.FileIds.Get(); ok {
 			if err := func() error {
@@ -7936,6 +10007,18 @@ func (s *CodexLocalShellTool) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -7975,6 +10058,18 @@ func (s *CompactionItem) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"encrypted_content", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -8014,11 +10109,26 @@ func (s *CompletedEvent) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"response", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Response.Get(); ok {
 			if err := func() error {
 				if err := value.Validate(); err != nil {
 					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"completed_at", "created_at", "error", "frequency_penalty", "id", "incomplete_details", "instructions", "metadata", "model", "object", "output", "parallel_tool_calls", "presence_penalty", "status", "temperature", "tool_choice", "tools", "top_p"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
@@ -8071,16 +10181,21 @@ func (s *CompoundFilter) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
 	if err := func() error {
-		if value, ok := s.Filters.Get(); ok {
-			if err := func() error {
-				if value == nil {
-					return errors.New("nil is invalid value")
-				}
-				return nil
-			}(); err != nil {
-				return err
-			}
+		if err := validateWith("x-spec-required", s, []interface{}{"filters", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		if s.Filters == nil {
+			return errors.New("nil is invalid value")
 		}
 		return nil
 	}(); err != nil {
@@ -8130,6 +10245,18 @@ func (s *ComputerUseServerTool) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"display_height", "display_width", "environment", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Environment.Get(); ok {
 			if err := func() error {
@@ -8204,6 +10331,18 @@ func (s *ContainerAutoEnvironment) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -8243,6 +10382,18 @@ func (s *ContainerReferenceEnvironment) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"container_id", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.ContainerID.Get(); ok {
 			if err := func() error {
@@ -8312,6 +10463,18 @@ func (s *ContentPartAddedEvent) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"content_index", "item_id", "output_index", "part", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Part.Get(); ok {
 			if err := func() error {
@@ -8360,15 +10523,24 @@ func (s ContentPartAddedEventPart) Validate() error {
 		if err := s.ResponseOutputText.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.ResponseOutputText, []interface{}{"text", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case ReasoningTextContentContentPartAddedEventPart:
 		if err := s.ReasoningTextContent.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.ReasoningTextContent, []interface{}{"text", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case OpenAIResponsesRefusalContentContentPartAddedEventPart:
 		if err := s.OpenAIResponsesRefusalContent.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.OpenAIResponsesRefusalContent, []interface{}{"refusal", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	default:
@@ -8391,6 +10563,18 @@ func (s *ContentPartDoneEvent) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"content_index", "item_id", "output_index", "part", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Part.Get(); ok {
 			if err := func() error {
@@ -8439,15 +10623,24 @@ func (s ContentPartDoneEventPart) Validate() error {
 		if err := s.ResponseOutputText.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.ResponseOutputText, []interface{}{"text", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case ReasoningTextContentContentPartDoneEventPart:
 		if err := s.ReasoningTextContent.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.ReasoningTextContent, []interface{}{"text", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case OpenAIResponsesRefusalContentContentPartDoneEventPart:
 		if err := s.OpenAIResponsesRefusalContent.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.OpenAIResponsesRefusalContent, []interface{}{"refusal", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	default:
@@ -8470,6 +10663,18 @@ func (s *ContextCompactionItem) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -8518,6 +10723,18 @@ func (s *ContextCompressionPlugin) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"id"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Engine.Get(); ok {
 			if err := func() error {
@@ -8575,6 +10792,18 @@ func (s *CostDetails) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"upstream_inference_completions_cost", "upstream_inference_prompt_cost"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.UpstreamInferenceCompletionsCost.Get(); ok {
 			if err := func() error {
@@ -8641,11 +10870,26 @@ func (s *CreatedEvent) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"response", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Response.Get(); ok {
 			if err := func() error {
 				if err := value.Validate(); err != nil {
 					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"completed_at", "created_at", "error", "frequency_penalty", "id", "incomplete_details", "instructions", "metadata", "model", "object", "output", "parallel_tool_calls", "presence_penalty", "status", "temperature", "tool_choice", "tools", "top_p"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
@@ -8698,6 +10942,18 @@ func (s *CustomTool) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"name", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Format.Get(); ok {
 			if err := func() error {
@@ -8746,6 +11002,18 @@ func (s *CustomToolCallInputDeltaEvent) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"delta", "item_id", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -8785,6 +11053,18 @@ func (s *CustomToolCallInputDoneEvent) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"input", "item_id", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -8824,6 +11104,18 @@ func (s *CustomToolCallItem) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"call_id", "input", "name", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -8881,6 +11173,18 @@ func (s *CustomToolCallOutputItem) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"call_id", "output", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Output.Get(); ok {
 			if err := func() error {
@@ -8962,15 +11266,24 @@ func (s CustomToolCallOutputItemOutput1Item) Validate() error {
 		if err := s.InputText.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.InputText, []interface{}{"text", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case CustomToolCallOutputItemOutputInputImageCustomToolCallOutputItemOutput1Item:
 		if err := s.CustomToolCallOutputItemOutputInputImage.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.CustomToolCallOutputItemOutputInputImage, []interface{}{"detail", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case InputFileCustomToolCallOutputItemOutput1Item:
 		if err := s.InputFile.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.InputFile, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	default:
@@ -8984,6 +11297,18 @@ func (s *CustomToolCallOutputItemOutputInputImage) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"detail", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Detail.Get(); ok {
 			if err := func() error {
@@ -9065,10 +11390,16 @@ func (s CustomToolFormat) Validate() error {
 		if err := s.CustomToolFormatText.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.CustomToolFormatText, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case CustomToolFormatGrammarCustomToolFormat:
 		if err := s.CustomToolFormatGrammar.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.CustomToolFormatGrammar, []interface{}{"definition", "syntax", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	default:
@@ -9082,6 +11413,18 @@ func (s *CustomToolFormatGrammar) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"definition", "syntax", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Syntax.Get(); ok {
 			if err := func() error {
@@ -9150,6 +11493,18 @@ func (s *CustomToolFormatText) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -9198,6 +11553,18 @@ func (s *DatetimeServerTool) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -9237,6 +11604,18 @@ func (s *DebugEvent) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"debug", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Debug.Get(); ok {
 			if err := func() error {
@@ -9291,6 +11670,9 @@ func (s *DebugEventDebug) Validate() error {
 				if err := value.Validate(); err != nil {
 					return err
 				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"epoch_ms", "event", "start_ms"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
+				}
 				return nil
 			}(); err != nil {
 				return err
@@ -9315,6 +11697,18 @@ func (s *DebugEventDebugTimings) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"epoch_ms", "event", "start_ms"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Event.Get(); ok {
 			if err := func() error {
@@ -9380,6 +11774,18 @@ func (s *EasyInputMessage) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"role"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Content.Get(); ok {
 			if err := func() error {
@@ -9497,25 +11903,40 @@ func (s EasyInputMessageContent0Item) Validate() error {
 		if err := s.InputText.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.InputText, []interface{}{"text", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case EasyInputMessageContentInputImageEasyInputMessageContent0Item:
 		if err := s.EasyInputMessageContentInputImage.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.EasyInputMessageContentInputImage, []interface{}{"detail", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case InputFileEasyInputMessageContent0Item:
 		if err := s.InputFile.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.InputFile, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case InputAudioEasyInputMessageContent0Item:
 		if err := s.InputAudio.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.InputAudio, []interface{}{"input_audio", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case InputVideoEasyInputMessageContent0Item:
 		if err := s.InputVideo.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.InputVideo, []interface{}{"type", "video_url"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	default:
@@ -9529,6 +11950,18 @@ func (s *EasyInputMessageContentInputImage) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"detail", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Detail.Get(); ok {
 			if err := func() error {
@@ -9630,22 +12063,140 @@ func (s EasyInputMessageType) Validate() error {
 	}
 }
 
+func (s *EdgeNetworkTimeoutResponse) Validate() error {
+	if s == nil {
+		return validate.ErrNilPointer
+	}
+
+	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"error"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		if value, ok := s.Error.Get(); ok {
+			if err := func() error {
+				if err := value.Validate(); err != nil {
+					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"code", "message"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
+				}
+				return nil
+			}(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "error",
+			Error: err,
+		})
+	}
+	if len(failures) > 0 {
+		return &validate.Error{Fields: failures}
+	}
+	return nil
+}
+
+func (s *EdgeNetworkTimeoutResponseErrorData) Validate() error {
+	if s == nil {
+		return validate.ErrNilPointer
+	}
+
+	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"code", "message"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if len(failures) > 0 {
+		return &validate.Error{Fields: failures}
+	}
+	return nil
+}
+
+func (s *EndpointInfo) Validate() error {
+	if s == nil {
+		return validate.ErrNilPointer
+	}
+
+	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"model", "provider", "selected"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if len(failures) > 0 {
+		return &validate.Error{Fields: failures}
+	}
+	return nil
+}
+
 func (s *EndpointsMetadata) Validate() error {
 	if s == nil {
 		return validate.ErrNilPointer
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
 	if err := func() error {
-		if value, ok := s.Available.Get(); ok {
+		if err := validateWith("x-spec-required", s, []interface{}{"available", "total"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		if s.Available == nil {
+			return errors.New("nil is invalid value")
+		}
+		var failures []validate.FieldError
+		for i, elem := range s.Available {
 			if err := func() error {
-				if value == nil {
-					return errors.New("nil is invalid value")
+				if err := elem.Validate(); err != nil {
+					return err
+				}
+				if err := validatedBefore("x-spec-required", elem, []interface{}{"model", "provider", "selected"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
-				return err
+				failures = append(failures, validate.FieldError{
+					Name:  fmt.Sprintf("[%d]", i),
+					Error: err,
+				})
 			}
+		}
+		if len(failures) > 0 {
+			return &validate.Error{Fields: failures}
 		}
 		return nil
 	}(); err != nil {
@@ -9666,6 +12217,18 @@ func (s *ErrorEvent) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"code", "message", "param", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -9720,11 +12283,26 @@ func (s *FailedEvent) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"response", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Response.Get(); ok {
 			if err := func() error {
 				if err := value.Validate(); err != nil {
 					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"completed_at", "created_at", "error", "frequency_penalty", "id", "incomplete_details", "instructions", "metadata", "model", "object", "output", "parallel_tool_calls", "presence_penalty", "status", "temperature", "tool_choice", "tools", "top_p"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
@@ -9777,6 +12355,18 @@ func (s *FileCitation) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"file_id", "filename", "index", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -9816,6 +12406,18 @@ func (s *FileParserPlugin) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"id"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.ID.Get(); ok {
 			if err := func() error {
@@ -9873,6 +12475,18 @@ func (s *FilePath) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"file_id", "index", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -9912,6 +12526,18 @@ func (s *FileSearchServerTool) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"type", "vector_store_ids"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Filters.Get(); ok {
 			if err := func() error {
@@ -9967,15 +12593,8 @@ func (s *FileSearchServerTool) Validate() error {
 		})
 	}
 	if err := func() error {
-		if value, ok := s.VectorStoreIds.Get(); ok {
-			if err := func() error {
-				if value == nil {
-					return errors.New("nil is invalid value")
-				}
-				return nil
-			}(); err != nil {
-				return err
-			}
+		if s.VectorStoreIds == nil {
+			return errors.New("nil is invalid value")
 		}
 		return nil
 	}(); err != nil {
@@ -9996,10 +12615,16 @@ func (s FileSearchServerToolFilters) Validate() error {
 		if err := s.FileSearchServerToolFiltersEq.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.FileSearchServerToolFiltersEq, []interface{}{"key", "type", "value"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case FileSearchServerToolFiltersAndFileSearchServerToolFilters, FileSearchServerToolFiltersOrFileSearchServerToolFilters:
 		if err := s.CompoundFilter.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.CompoundFilter, []interface{}{"filters", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	default:
@@ -10013,6 +12638,18 @@ func (s *FileSearchServerToolFiltersEq) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"key", "type", "value"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -10202,6 +12839,18 @@ func (s *FilesServerTool) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -10235,12 +12884,93 @@ func (s FilesServerToolType) Validate() error {
 	}
 }
 
+func (s *ForbiddenResponse) Validate() error {
+	if s == nil {
+		return validate.ErrNilPointer
+	}
+
+	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"error"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		if value, ok := s.Error.Get(); ok {
+			if err := func() error {
+				if err := value.Validate(); err != nil {
+					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"code", "message"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
+				}
+				return nil
+			}(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "error",
+			Error: err,
+		})
+	}
+	if len(failures) > 0 {
+		return &validate.Error{Fields: failures}
+	}
+	return nil
+}
+
+func (s *ForbiddenResponseErrorData) Validate() error {
+	if s == nil {
+		return validate.ErrNilPointer
+	}
+
+	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"code", "message"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if len(failures) > 0 {
+		return &validate.Error{Fields: failures}
+	}
+	return nil
+}
+
 func (s *FormatJsonObjectConfig) Validate() error {
 	if s == nil {
 		return validate.ErrNilPointer
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -10280,6 +13010,18 @@ func (s *FormatJsonSchemaConfig) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"name", "schema", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -10319,6 +13061,18 @@ func (s *FormatTextConfig) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -10358,15 +13112,24 @@ func (s Formats) Validate() error {
 		if err := s.FormatTextConfig.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.FormatTextConfig, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case FormatJsonObjectConfigFormats:
 		if err := s.FormatJsonObjectConfig.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.FormatJsonObjectConfig, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case FormatJsonSchemaConfigFormats:
 		if err := s.FormatJsonSchemaConfig.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.FormatJsonSchemaConfig, []interface{}{"name", "schema", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	default:
@@ -10380,6 +13143,18 @@ func (s *FunctionCallArgsDeltaEvent) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"delta", "item_id", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -10419,6 +13194,18 @@ func (s *FunctionCallArgsDoneEvent) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"arguments", "item_id", "name", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -10458,6 +13245,18 @@ func (s *FunctionCallItem) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"arguments", "call_id", "id", "name", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Status.Get(); ok {
 			if err := func() error {
@@ -10481,6 +13280,26 @@ func (s *FunctionCallItem) Validate() error {
 			if err := func() error {
 				if value == nil {
 					return errors.New("nil is invalid value")
+				}
+				var failures []validate.FieldError
+				for i, elem := range value {
+					if err := func() error {
+						if err := elem.Validate(); err != nil {
+							return err
+						}
+						if err := validatedBefore("x-spec-required", elem, []interface{}{"type"}); err != nil {
+							return errors.Wrap(err, "x-spec-required")
+						}
+						return nil
+					}(); err != nil {
+						failures = append(failures, validate.FieldError{
+							Name:  fmt.Sprintf("[%d]", i),
+							Error: err,
+						})
+					}
+				}
+				if len(failures) > 0 {
+					return &validate.Error{Fields: failures}
 				}
 				return nil
 			}(); err != nil {
@@ -10518,6 +13337,30 @@ func (s *FunctionCallItem) Validate() error {
 	return nil
 }
 
+func (s *FunctionCallItemSubagentItemsItem) Validate() error {
+	if s == nil {
+		return validate.ErrNilPointer
+	}
+
+	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if len(failures) > 0 {
+		return &validate.Error{Fields: failures}
+	}
+	return nil
+}
+
 func (s FunctionCallItemType) Validate() error {
 	switch s {
 	case "function_call":
@@ -10533,6 +13376,18 @@ func (s *FunctionCallOutputItem) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"call_id", "output", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Output.Get(); ok {
 			if err := func() error {
@@ -10632,15 +13487,24 @@ func (s FunctionCallOutputItemOutput1Item) Validate() error {
 		if err := s.InputText.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.InputText, []interface{}{"text", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case FunctionCallOutputItemOutputInputImageFunctionCallOutputItemOutput1Item:
 		if err := s.FunctionCallOutputItemOutputInputImage.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.FunctionCallOutputItemOutputInputImage, []interface{}{"detail", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case InputFileFunctionCallOutputItemOutput1Item:
 		if err := s.InputFile.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.InputFile, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	default:
@@ -10654,6 +13518,18 @@ func (s *FunctionCallOutputItemOutputInputImage) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"detail", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Detail.Get(); ok {
 			if err := func() error {
@@ -10735,6 +13611,18 @@ func (s *FunctionTool) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"name", "parameters", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -10774,16 +13662,21 @@ func (s *FusionAnalysisResult) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
 	if err := func() error {
-		if value, ok := s.BlindSpots.Get(); ok {
-			if err := func() error {
-				if value == nil {
-					return errors.New("nil is invalid value")
-				}
-				return nil
-			}(); err != nil {
-				return err
-			}
+		if err := validateWith("x-spec-required", s, []interface{}{"blind_spots", "consensus", "contradictions", "partial_coverage", "unique_insights"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		if s.BlindSpots == nil {
+			return errors.New("nil is invalid value")
 		}
 		return nil
 	}(); err != nil {
@@ -10793,15 +13686,8 @@ func (s *FusionAnalysisResult) Validate() error {
 		})
 	}
 	if err := func() error {
-		if value, ok := s.Consensus.Get(); ok {
-			if err := func() error {
-				if value == nil {
-					return errors.New("nil is invalid value")
-				}
-				return nil
-			}(); err != nil {
-				return err
-			}
+		if s.Consensus == nil {
+			return errors.New("nil is invalid value")
 		}
 		return nil
 	}(); err != nil {
@@ -10811,32 +13697,28 @@ func (s *FusionAnalysisResult) Validate() error {
 		})
 	}
 	if err := func() error {
-		if value, ok := s.Contradictions.Get(); ok {
+		if s.Contradictions == nil {
+			return errors.New("nil is invalid value")
+		}
+		var failures []validate.FieldError
+		for i, elem := range s.Contradictions {
 			if err := func() error {
-				if value == nil {
-					return errors.New("nil is invalid value")
+				if err := elem.Validate(); err != nil {
+					return err
 				}
-				var failures []validate.FieldError
-				for i, elem := range value {
-					if err := func() error {
-						if err := elem.Validate(); err != nil {
-							return err
-						}
-						return nil
-					}(); err != nil {
-						failures = append(failures, validate.FieldError{
-							Name:  fmt.Sprintf("[%d]", i),
-							Error: err,
-						})
-					}
-				}
-				if len(failures) > 0 {
-					return &validate.Error{Fields: failures}
+				if err := validatedBefore("x-spec-required", elem, []interface{}{"stances", "topic"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
-				return err
+				failures = append(failures, validate.FieldError{
+					Name:  fmt.Sprintf("[%d]", i),
+					Error: err,
+				})
 			}
+		}
+		if len(failures) > 0 {
+			return &validate.Error{Fields: failures}
 		}
 		return nil
 	}(); err != nil {
@@ -10846,32 +13728,28 @@ func (s *FusionAnalysisResult) Validate() error {
 		})
 	}
 	if err := func() error {
-		if value, ok := s.PartialCoverage.Get(); ok {
+		if s.PartialCoverage == nil {
+			return errors.New("nil is invalid value")
+		}
+		var failures []validate.FieldError
+		for i, elem := range s.PartialCoverage {
 			if err := func() error {
-				if value == nil {
-					return errors.New("nil is invalid value")
+				if err := elem.Validate(); err != nil {
+					return err
 				}
-				var failures []validate.FieldError
-				for i, elem := range value {
-					if err := func() error {
-						if err := elem.Validate(); err != nil {
-							return err
-						}
-						return nil
-					}(); err != nil {
-						failures = append(failures, validate.FieldError{
-							Name:  fmt.Sprintf("[%d]", i),
-							Error: err,
-						})
-					}
-				}
-				if len(failures) > 0 {
-					return &validate.Error{Fields: failures}
+				if err := validatedBefore("x-spec-required", elem, []interface{}{"models", "point"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
-				return err
+				failures = append(failures, validate.FieldError{
+					Name:  fmt.Sprintf("[%d]", i),
+					Error: err,
+				})
 			}
+		}
+		if len(failures) > 0 {
+			return &validate.Error{Fields: failures}
 		}
 		return nil
 	}(); err != nil {
@@ -10881,15 +13759,28 @@ func (s *FusionAnalysisResult) Validate() error {
 		})
 	}
 	if err := func() error {
-		if value, ok := s.UniqueInsights.Get(); ok {
+		if s.UniqueInsights == nil {
+			return errors.New("nil is invalid value")
+		}
+		var failures []validate.FieldError
+		for i, elem := range s.UniqueInsights {
 			if err := func() error {
-				if value == nil {
-					return errors.New("nil is invalid value")
+				if err := elem.Validate(); err != nil {
+					return err
+				}
+				if err := validatedBefore("x-spec-required", elem, []interface{}{"insight", "model"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
-				return err
+				failures = append(failures, validate.FieldError{
+					Name:  fmt.Sprintf("[%d]", i),
+					Error: err,
+				})
 			}
+		}
+		if len(failures) > 0 {
+			return &validate.Error{Fields: failures}
 		}
 		return nil
 	}(); err != nil {
@@ -10910,21 +13801,70 @@ func (s *FusionAnalysisResultContradictionsItem) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
 	if err := func() error {
-		if value, ok := s.Stances.Get(); ok {
+		if err := validateWith("x-spec-required", s, []interface{}{"stances", "topic"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		if s.Stances == nil {
+			return errors.New("nil is invalid value")
+		}
+		var failures []validate.FieldError
+		for i, elem := range s.Stances {
 			if err := func() error {
-				if value == nil {
-					return errors.New("nil is invalid value")
+				if err := elem.Validate(); err != nil {
+					return err
+				}
+				if err := validatedBefore("x-spec-required", elem, []interface{}{"model", "stance"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
-				return err
+				failures = append(failures, validate.FieldError{
+					Name:  fmt.Sprintf("[%d]", i),
+					Error: err,
+				})
 			}
+		}
+		if len(failures) > 0 {
+			return &validate.Error{Fields: failures}
 		}
 		return nil
 	}(); err != nil {
 		failures = append(failures, validate.FieldError{
 			Name:  "stances",
+			Error: err,
+		})
+	}
+	if len(failures) > 0 {
+		return &validate.Error{Fields: failures}
+	}
+	return nil
+}
+
+func (s *FusionAnalysisResultContradictionsItemStancesItem) Validate() error {
+	if s == nil {
+		return validate.ErrNilPointer
+	}
+
+	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"model", "stance"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
 			Error: err,
 		})
 	}
@@ -10940,21 +13880,50 @@ func (s *FusionAnalysisResultPartialCoverageItem) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
 	if err := func() error {
-		if value, ok := s.Models.Get(); ok {
-			if err := func() error {
-				if value == nil {
-					return errors.New("nil is invalid value")
-				}
-				return nil
-			}(); err != nil {
-				return err
-			}
+		if err := validateWith("x-spec-required", s, []interface{}{"models", "point"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		if s.Models == nil {
+			return errors.New("nil is invalid value")
 		}
 		return nil
 	}(); err != nil {
 		failures = append(failures, validate.FieldError{
 			Name:  "models",
+			Error: err,
+		})
+	}
+	if len(failures) > 0 {
+		return &validate.Error{Fields: failures}
+	}
+	return nil
+}
+
+func (s *FusionAnalysisResultUniqueInsightsItem) Validate() error {
+	if s == nil {
+		return validate.ErrNilPointer
+	}
+
+	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"insight", "model"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
 			Error: err,
 		})
 	}
@@ -10970,11 +13939,26 @@ func (s *FusionCallAnalysisCompletedEvent) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"analysis", "item_id", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Analysis.Get(); ok {
 			if err := func() error {
 				if err := value.Validate(); err != nil {
 					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"blind_spots", "consensus", "contradictions", "partial_coverage", "unique_insights"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
@@ -11027,6 +14011,18 @@ func (s *FusionCallAnalysisInProgressEvent) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"analyst_model", "item_id", "judge_model", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -11066,6 +14062,18 @@ func (s *FusionCallCompletedEvent) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"item_id", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -11105,6 +14113,18 @@ func (s *FusionCallInProgressEvent) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"item_id", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -11144,6 +14164,18 @@ func (s *FusionCallPanelAddedEvent) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"item_id", "model", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -11183,6 +14215,18 @@ func (s *FusionCallPanelCompletedEvent) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"content", "item_id", "model", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -11222,6 +14266,18 @@ func (s *FusionCallPanelDeltaEvent) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"delta", "item_id", "model", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -11261,6 +14317,18 @@ func (s *FusionCallPanelFailedEvent) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"error", "item_id", "model", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -11300,6 +14368,18 @@ func (s *FusionCallPanelReasoningDeltaEvent) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"delta", "item_id", "model", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -11339,6 +14419,18 @@ func (s *FusionPlugin) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"id"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.AnalysisModels.Get(); ok {
 			if err := func() error {
@@ -11443,6 +14535,26 @@ func (s *FusionPlugin) Validate() error {
 				}).ValidateLength(len(value)); err != nil {
 					return errors.Wrap(err, "array")
 				}
+				var failures []validate.FieldError
+				for i, elem := range value {
+					if err := func() error {
+						if err := elem.Validate(); err != nil {
+							return err
+						}
+						if err := validatedBefore("x-spec-required", elem, []interface{}{"type"}); err != nil {
+							return errors.Wrap(err, "x-spec-required")
+						}
+						return nil
+					}(); err != nil {
+						failures = append(failures, validate.FieldError{
+							Name:  fmt.Sprintf("[%d]", i),
+							Error: err,
+						})
+					}
+				}
+				if len(failures) > 0 {
+					return &validate.Error{Fields: failures}
+				}
 				return nil
 			}(); err != nil {
 				return err
@@ -11483,6 +14595,30 @@ func (s FusionPluginPreset) Validate() error {
 	}
 }
 
+func (s *FusionPluginToolsItem) Validate() error {
+	if s == nil {
+		return validate.ErrNilPointer
+	}
+
+	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if len(failures) > 0 {
+		return &validate.Error{Fields: failures}
+	}
+	return nil
+}
+
 func (s *FusionServerToolConfig) Validate() error {
 	if s == nil {
 		return validate.ErrNilPointer
@@ -11520,6 +14656,9 @@ func (s *FusionServerToolConfig) Validate() error {
 			if err := func() error {
 				if err := value.Validate(); err != nil {
 					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"type"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
@@ -11611,6 +14750,26 @@ func (s *FusionServerToolConfig) Validate() error {
 				}).ValidateLength(len(value)); err != nil {
 					return errors.Wrap(err, "array")
 				}
+				var failures []validate.FieldError
+				for i, elem := range value {
+					if err := func() error {
+						if err := elem.Validate(); err != nil {
+							return err
+						}
+						if err := validatedBefore("x-spec-required", elem, []interface{}{"type"}); err != nil {
+							return errors.Wrap(err, "x-spec-required")
+						}
+						return nil
+					}(); err != nil {
+						failures = append(failures, validate.FieldError{
+							Name:  fmt.Sprintf("[%d]", i),
+							Error: err,
+						})
+					}
+				}
+				if len(failures) > 0 {
+					return &validate.Error{Fields: failures}
+				}
 				return nil
 			}(); err != nil {
 				return err
@@ -11680,12 +14839,48 @@ func (s FusionServerToolConfigReasoningEffort) Validate() error {
 	}
 }
 
+func (s *FusionServerToolConfigToolsItem) Validate() error {
+	if s == nil {
+		return validate.ErrNilPointer
+	}
+
+	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if len(failures) > 0 {
+		return &validate.Error{Fields: failures}
+	}
+	return nil
+}
+
 func (s *FusionServerToolOpenRouter) Validate() error {
 	if s == nil {
 		return validate.ErrNilPointer
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Parameters.Get(); ok {
 			if err := func() error {
@@ -11737,12 +14932,48 @@ func (s FusionServerToolOpenRouterType) Validate() error {
 	}
 }
 
+func (s *FusionSource) Validate() error {
+	if s == nil {
+		return validate.ErrNilPointer
+	}
+
+	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"title", "url"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if len(failures) > 0 {
+		return &validate.Error{Fields: failures}
+	}
+	return nil
+}
+
 func (s *ImageGenCallCompletedEvent) Validate() error {
 	if s == nil {
 		return validate.ErrNilPointer
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"item_id", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -11782,6 +15013,18 @@ func (s *ImageGenCallGeneratingEvent) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"item_id", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -11821,6 +15064,18 @@ func (s *ImageGenCallInProgressEvent) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"item_id", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -11860,6 +15115,18 @@ func (s *ImageGenCallPartialImageEvent) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"item_id", "output_index", "partial_image_b64", "partial_image_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -11899,6 +15166,18 @@ func (s *ImageGenerationServerTool) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Background.Get(); ok {
 			if err := func() error {
@@ -12054,6 +15333,18 @@ func (s *ImageGenerationServerToolOpenRouter) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -12145,11 +15436,26 @@ func (s *InProgressEvent) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"response", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Response.Get(); ok {
 			if err := func() error {
 				if err := value.Validate(); err != nil {
 					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"completed_at", "created_at", "error", "frequency_penalty", "id", "incomplete_details", "instructions", "metadata", "model", "object", "output", "parallel_tool_calls", "presence_penalty", "status", "temperature", "tool_choice", "tools", "top_p"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
@@ -12243,11 +15549,26 @@ func (s *IncompleteEvent) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"response", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Response.Get(); ok {
 			if err := func() error {
 				if err := value.Validate(); err != nil {
 					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"completed_at", "created_at", "error", "frequency_penalty", "id", "incomplete_details", "instructions", "metadata", "model", "object", "output", "parallel_tool_calls", "presence_penalty", "status", "temperature", "tool_choice", "tools", "top_p"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
@@ -12300,11 +15621,26 @@ func (s *InputAudio) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"input_audio", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.InputAudio.Get(); ok {
 			if err := func() error {
 				if err := value.Validate(); err != nil {
 					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"data", "format"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
@@ -12348,6 +15684,18 @@ func (s *InputAudioInputAudio) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"data", "format"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Format.Get(); ok {
 			if err := func() error {
@@ -12398,6 +15746,18 @@ func (s *InputFile) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -12437,6 +15797,18 @@ func (s *InputImage) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"detail", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Detail.Get(); ok {
 			if err := func() error {
@@ -12509,6 +15881,18 @@ func (s *InputMessageItem) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"role"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Content.Get(); ok {
 			if err := func() error {
@@ -12592,6 +15976,18 @@ func (s *InputMessageItemContentInputImage) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"detail", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Detail.Get(); ok {
 			if err := func() error {
@@ -12664,25 +16060,40 @@ func (s InputMessageItemContentItem) Validate() error {
 		if err := s.InputText.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.InputText, []interface{}{"text", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case InputMessageItemContentInputImageInputMessageItemContentItem:
 		if err := s.InputMessageItemContentInputImage.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.InputMessageItemContentInputImage, []interface{}{"detail", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case InputFileInputMessageItemContentItem:
 		if err := s.InputFile.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.InputFile, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case InputAudioInputMessageItemContentItem:
 		if err := s.InputAudio.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.InputAudio, []interface{}{"input_audio", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case InputVideoInputMessageItemContentItem:
 		if err := s.InputVideo.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.InputVideo, []interface{}{"type", "video_url"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	default:
@@ -12718,11 +16129,26 @@ func (s *InputText) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"text", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.PromptCacheBreakpoint.Get(); ok {
 			if err := func() error {
 				if err := value.Validate(); err != nil {
 					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"mode"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
@@ -12775,6 +16201,18 @@ func (s *InputVideo) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"type", "video_url"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -12845,6 +16283,18 @@ func (s *InputsCustomToolCall) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"call_id", "input", "name", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Status.Get(); ok {
 			if err := func() error {
@@ -12902,6 +16352,18 @@ func (s *InputsFunctionCall) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"arguments", "call_id", "name", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Status.Get(); ok {
 			if err := func() error {
@@ -12925,6 +16387,26 @@ func (s *InputsFunctionCall) Validate() error {
 			if err := func() error {
 				if value == nil {
 					return errors.New("nil is invalid value")
+				}
+				var failures []validate.FieldError
+				for i, elem := range value {
+					if err := func() error {
+						if err := elem.Validate(); err != nil {
+							return err
+						}
+						if err := validatedBefore("x-spec-required", elem, []interface{}{"type"}); err != nil {
+							return errors.Wrap(err, "x-spec-required")
+						}
+						return nil
+					}(); err != nil {
+						failures = append(failures, validate.FieldError{
+							Name:  fmt.Sprintf("[%d]", i),
+							Error: err,
+						})
+					}
+				}
+				if len(failures) > 0 {
+					return &validate.Error{Fields: failures}
 				}
 				return nil
 			}(); err != nil {
@@ -12975,6 +16457,30 @@ func (s InputsFunctionCallStatus) Validate() error {
 	}
 }
 
+func (s *InputsFunctionCallSubagentItemsItem) Validate() error {
+	if s == nil {
+		return validate.ErrNilPointer
+	}
+
+	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if len(failures) > 0 {
+		return &validate.Error{Fields: failures}
+	}
+	return nil
+}
+
 func (s InputsFunctionCallType) Validate() error {
 	switch s {
 	case "function_call":
@@ -12990,225 +16496,360 @@ func (s InputsItem) Validate() error {
 		if err := s.InputsReasoning.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.InputsReasoning, []interface{}{"id", "summary", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case InputsMessageInputsItem:
 		if err := s.InputsMessage.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.InputsMessage, []interface{}{"role"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case InputsFunctionCallInputsItem:
 		if err := s.InputsFunctionCall.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.InputsFunctionCall, []interface{}{"arguments", "call_id", "name", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case FunctionCallOutputItemInputsItem:
 		if err := s.FunctionCallOutputItem.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.FunctionCallOutputItem, []interface{}{"call_id", "output", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case ApplyPatchCallItemInputsItem:
 		if err := s.ApplyPatchCallItem.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.ApplyPatchCallItem, []interface{}{"call_id", "operation", "status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case ApplyPatchCallOutputItemInputsItem:
 		if err := s.ApplyPatchCallOutputItem.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.ApplyPatchCallOutputItem, []interface{}{"call_id", "status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case InputsCustomToolCallInputsItem:
 		if err := s.InputsCustomToolCall.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.InputsCustomToolCall, []interface{}{"call_id", "input", "name", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case OutputWebSearchCallItemInputsItem:
 		if err := s.OutputWebSearchCallItem.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.OutputWebSearchCallItem, []interface{}{"id", "status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case OutputFileSearchCallItemInputsItem:
 		if err := s.OutputFileSearchCallItem.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.OutputFileSearchCallItem, []interface{}{"id", "queries", "status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case OutputImageGenerationCallItemInputsItem:
 		if err := s.OutputImageGenerationCallItem.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.OutputImageGenerationCallItem, []interface{}{"id", "status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case OutputCodeInterpreterCallItemInputsItem:
 		if err := s.OutputCodeInterpreterCallItem.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.OutputCodeInterpreterCallItem, []interface{}{"id", "status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case OutputComputerCallItemInputsItem:
 		if err := s.OutputComputerCallItem.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.OutputComputerCallItem, []interface{}{"call_id", "pending_safety_checks", "status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case OutputDatetimeItemInputsItem:
 		if err := s.OutputDatetimeItem.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.OutputDatetimeItem, []interface{}{"datetime", "status", "timezone", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case OutputWebSearchServerToolItemInputsItem:
 		if err := s.OutputWebSearchServerToolItem.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.OutputWebSearchServerToolItem, []interface{}{"status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case OutputCodeInterpreterServerToolItemInputsItem:
 		if err := s.OutputCodeInterpreterServerToolItem.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.OutputCodeInterpreterServerToolItem, []interface{}{"status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case OutputFileSearchServerToolItemInputsItem:
 		if err := s.OutputFileSearchServerToolItem.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.OutputFileSearchServerToolItem, []interface{}{"status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case OutputImageGenerationServerToolItemInputsItem:
 		if err := s.OutputImageGenerationServerToolItem.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.OutputImageGenerationServerToolItem, []interface{}{"status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case OutputBrowserUseServerToolItemInputsItem:
 		if err := s.OutputBrowserUseServerToolItem.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.OutputBrowserUseServerToolItem, []interface{}{"status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case OutputBashServerToolItemInputsItem:
 		if err := s.OutputBashServerToolItem.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.OutputBashServerToolItem, []interface{}{"status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case OutputTextEditorServerToolItemInputsItem:
 		if err := s.OutputTextEditorServerToolItem.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.OutputTextEditorServerToolItem, []interface{}{"status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case OutputApplyPatchServerToolItemInputsItem:
 		if err := s.OutputApplyPatchServerToolItem.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.OutputApplyPatchServerToolItem, []interface{}{"status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case OutputWebFetchServerToolItemInputsItem:
 		if err := s.OutputWebFetchServerToolItem.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.OutputWebFetchServerToolItem, []interface{}{"status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case OutputToolSearchServerToolItemInputsItem:
 		if err := s.OutputToolSearchServerToolItem.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.OutputToolSearchServerToolItem, []interface{}{"status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case OutputMemoryServerToolItemInputsItem:
 		if err := s.OutputMemoryServerToolItem.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.OutputMemoryServerToolItem, []interface{}{"status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case OutputMcpServerToolItemInputsItem:
 		if err := s.OutputMcpServerToolItem.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.OutputMcpServerToolItem, []interface{}{"status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case OutputSearchModelsServerToolItemInputsItem:
 		if err := s.OutputSearchModelsServerToolItem.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.OutputSearchModelsServerToolItem, []interface{}{"status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case OutputFusionServerToolItemInputsItem:
 		if err := s.OutputFusionServerToolItem.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.OutputFusionServerToolItem, []interface{}{"status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case OutputAdvisorServerToolItemInputsItem:
 		if err := s.OutputAdvisorServerToolItem.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.OutputAdvisorServerToolItem, []interface{}{"status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case OutputSubagentServerToolItemInputsItem:
 		if err := s.OutputSubagentServerToolItem.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.OutputSubagentServerToolItem, []interface{}{"status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case OutputFilesServerToolItemInputsItem:
 		if err := s.OutputFilesServerToolItem.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.OutputFilesServerToolItem, []interface{}{"status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case OutputShellServerToolItemInputsItem:
 		if err := s.OutputShellServerToolItem.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.OutputShellServerToolItem, []interface{}{"status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case LocalShellCallItemInputsItem:
 		if err := s.LocalShellCallItem.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.LocalShellCallItem, []interface{}{"action", "call_id", "id", "status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case LocalShellCallOutputItemInputsItem:
 		if err := s.LocalShellCallOutputItem.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.LocalShellCallOutputItem, []interface{}{"id", "output", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case ShellCallItemInputsItem:
 		if err := s.ShellCallItem.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.ShellCallItem, []interface{}{"action", "call_id", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case ShellCallOutputItemInputsItem:
 		if err := s.ShellCallOutputItem.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.ShellCallOutputItem, []interface{}{"call_id", "output", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case McpListToolsItemInputsItem:
 		if err := s.McpListToolsItem.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.McpListToolsItem, []interface{}{"id", "server_label", "tools", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case McpApprovalRequestItemInputsItem:
 		if err := s.McpApprovalRequestItem.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.McpApprovalRequestItem, []interface{}{"arguments", "id", "name", "server_label", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case McpApprovalResponseItemInputsItem:
 		if err := s.McpApprovalResponseItem.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.McpApprovalResponseItem, []interface{}{"approval_request_id", "approve", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case McpCallItemInputsItem:
 		if err := s.McpCallItem.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.McpCallItem, []interface{}{"arguments", "id", "name", "server_label", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case CustomToolCallOutputItemInputsItem:
 		if err := s.CustomToolCallOutputItem.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.CustomToolCallOutputItem, []interface{}{"call_id", "output", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case CompactionItemInputsItem:
 		if err := s.CompactionItem.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.CompactionItem, []interface{}{"encrypted_content", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case ContextCompactionItemInputsItem:
 		if err := s.ContextCompactionItem.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.ContextCompactionItem, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case ItemReferenceItemInputsItem:
 		if err := s.ItemReferenceItem.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.ItemReferenceItem, []interface{}{"id", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case AdditionalToolsItemInputsItem:
 		if err := s.AdditionalToolsItem.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.AdditionalToolsItem, []interface{}{"role", "tools", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case AgentMessageItemInputsItem:
 		if err := s.AgentMessageItem.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.AgentMessageItem, []interface{}{"author", "content", "recipient", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	default:
@@ -13222,6 +16863,18 @@ func (s *InputsMessage) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"role"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Content.Get(); ok {
 			if err := func() error {
@@ -13357,35 +17010,56 @@ func (s InputsMessageContent1Item) Validate() error {
 		if err := s.InputText.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.InputText, []interface{}{"text", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case EasyInputMessageContentInputImageInputsMessageContent1Item:
 		if err := s.EasyInputMessageContentInputImage.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.EasyInputMessageContentInputImage, []interface{}{"detail", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case InputFileInputsMessageContent1Item:
 		if err := s.InputFile.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.InputFile, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case InputAudioInputsMessageContent1Item:
 		if err := s.InputAudio.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.InputAudio, []interface{}{"input_audio", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case InputVideoInputsMessageContent1Item:
 		if err := s.InputVideo.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.InputVideo, []interface{}{"type", "video_url"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case ResponseOutputTextInputsMessageContent1Item:
 		if err := s.ResponseOutputText.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.ResponseOutputText, []interface{}{"text", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case OpenAIResponsesRefusalContentInputsMessageContent1Item:
 		if err := s.OpenAIResponsesRefusalContent.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.OpenAIResponsesRefusalContent, []interface{}{"refusal", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	default:
@@ -13447,6 +17121,18 @@ func (s *InputsReasoning) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"id", "summary", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Content.Get(); ok {
 			if err := func() error {
@@ -13458,6 +17144,9 @@ func (s *InputsReasoning) Validate() error {
 					if err := func() error {
 						if err := elem.Validate(); err != nil {
 							return err
+						}
+						if err := validatedBefore("x-spec-required", elem, []interface{}{"text", "type"}); err != nil {
+							return errors.Wrap(err, "x-spec-required")
 						}
 						return nil
 					}(); err != nil {
@@ -13530,6 +17219,9 @@ func (s *InputsReasoning) Validate() error {
 						if err := elem.Validate(); err != nil {
 							return err
 						}
+						if err := validatedBefore("x-spec-required", elem, []interface{}{"text", "type"}); err != nil {
+							return errors.Wrap(err, "x-spec-required")
+						}
 						return nil
 					}(); err != nil {
 						failures = append(failures, validate.FieldError{
@@ -13599,12 +17291,93 @@ func (s InputsReasoningType) Validate() error {
 	}
 }
 
+func (s *InternalServerResponse) Validate() error {
+	if s == nil {
+		return validate.ErrNilPointer
+	}
+
+	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"error"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		if value, ok := s.Error.Get(); ok {
+			if err := func() error {
+				if err := value.Validate(); err != nil {
+					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"code", "message"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
+				}
+				return nil
+			}(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "error",
+			Error: err,
+		})
+	}
+	if len(failures) > 0 {
+		return &validate.Error{Fields: failures}
+	}
+	return nil
+}
+
+func (s *InternalServerResponseErrorData) Validate() error {
+	if s == nil {
+		return validate.ErrNilPointer
+	}
+
+	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"code", "message"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if len(failures) > 0 {
+		return &validate.Error{Fields: failures}
+	}
+	return nil
+}
+
 func (s *ItemReferenceItem) Validate() error {
 	if s == nil {
 		return validate.ErrNilPointer
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"id", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -13644,6 +17417,18 @@ func (s *LegacyChatContentVideo) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"type", "video_url"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -13659,6 +17444,51 @@ func (s *LegacyChatContentVideo) Validate() error {
 	}(); err != nil {
 		failures = append(failures, validate.FieldError{
 			Name:  "type",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		if value, ok := s.VideoURL.Get(); ok {
+			if err := func() error {
+				if err := value.Validate(); err != nil {
+					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"url"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
+				}
+				return nil
+			}(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "video_url",
+			Error: err,
+		})
+	}
+	if len(failures) > 0 {
+		return &validate.Error{Fields: failures}
+	}
+	return nil
+}
+
+func (s *LegacyChatContentVideoInput) Validate() error {
+	if s == nil {
+		return validate.ErrNilPointer
+	}
+
+	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"url"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
 			Error: err,
 		})
 	}
@@ -13683,6 +17513,18 @@ func (s *LegacyWebSearchServerTool) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Engine.Get(); ok {
 			if err := func() error {
@@ -13812,11 +17654,26 @@ func (s *LocalShellCallItem) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"action", "call_id", "id", "status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Action.Get(); ok {
 			if err := func() error {
 				if err := value.Validate(); err != nil {
 					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"command", "env", "type"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
@@ -13878,16 +17735,21 @@ func (s *LocalShellCallItemAction) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
 	if err := func() error {
-		if value, ok := s.Command.Get(); ok {
-			if err := func() error {
-				if value == nil {
-					return errors.New("nil is invalid value")
-				}
-				return nil
-			}(); err != nil {
-				return err
-			}
+		if err := validateWith("x-spec-required", s, []interface{}{"command", "env", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		if s.Command == nil {
+			return errors.New("nil is invalid value")
 		}
 		return nil
 	}(); err != nil {
@@ -13944,6 +17806,18 @@ func (s *LocalShellCallOutputItem) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"id", "output", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Status.Get(); ok {
 			if err := func() error {
@@ -14001,6 +17875,18 @@ func (s *McpApprovalRequestItem) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"arguments", "id", "name", "server_label", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -14040,6 +17926,18 @@ func (s *McpApprovalResponseItem) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"approval_request_id", "approve", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -14079,6 +17977,18 @@ func (s *McpCallItem) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"arguments", "id", "name", "server_label", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -14118,16 +18028,41 @@ func (s *McpListToolsItem) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
 	if err := func() error {
-		if value, ok := s.Tools.Get(); ok {
+		if err := validateWith("x-spec-required", s, []interface{}{"id", "server_label", "tools", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		if s.Tools == nil {
+			return errors.New("nil is invalid value")
+		}
+		var failures []validate.FieldError
+		for i, elem := range s.Tools {
 			if err := func() error {
-				if value == nil {
-					return errors.New("nil is invalid value")
+				if err := elem.Validate(); err != nil {
+					return err
+				}
+				if err := validatedBefore("x-spec-required", elem, []interface{}{"input_schema", "name"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
-				return err
+				failures = append(failures, validate.FieldError{
+					Name:  fmt.Sprintf("[%d]", i),
+					Error: err,
+				})
 			}
+		}
+		if len(failures) > 0 {
+			return &validate.Error{Fields: failures}
 		}
 		return nil
 	}(); err != nil {
@@ -14160,6 +18095,30 @@ func (s *McpListToolsItem) Validate() error {
 	return nil
 }
 
+func (s *McpListToolsItemToolsItem) Validate() error {
+	if s == nil {
+		return validate.ErrNilPointer
+	}
+
+	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"input_schema", "name"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if len(failures) > 0 {
+		return &validate.Error{Fields: failures}
+	}
+	return nil
+}
+
 func (s McpListToolsItemType) Validate() error {
 	switch s {
 	case "mcp_list_tools":
@@ -14175,6 +18134,18 @@ func (s *McpServerTool) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"server_label", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.AllowedTools.Get(); ok {
 			if err := func() error {
@@ -14489,6 +18460,18 @@ func (s *ModerationPlugin) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"id"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.ID.Get(); ok {
 			if err := func() error {
@@ -14528,6 +18511,18 @@ func (s *NamespaceFunctionTool) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"name", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.AllowedCallers.Get(); ok {
 			if err := func() error {
@@ -14613,33 +18608,38 @@ func (s *NamespaceTool) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
 	if err := func() error {
-		if value, ok := s.Tools.Get(); ok {
+		if err := validateWith("x-spec-required", s, []interface{}{"description", "name", "tools", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		if s.Tools == nil {
+			return errors.New("nil is invalid value")
+		}
+		var failures []validate.FieldError
+		for i, elem := range s.Tools {
 			if err := func() error {
-				if value == nil {
-					return errors.New("nil is invalid value")
-				}
-				var failures []validate.FieldError
-				for i, elem := range value {
-					if err := func() error {
-						if err := elem.Validate(); err != nil {
-							return err
-						}
-						return nil
-					}(); err != nil {
-						failures = append(failures, validate.FieldError{
-							Name:  fmt.Sprintf("[%d]", i),
-							Error: err,
-						})
-					}
-				}
-				if len(failures) > 0 {
-					return &validate.Error{Fields: failures}
+				if err := elem.Validate(); err != nil {
+					return err
 				}
 				return nil
 			}(); err != nil {
-				return err
+				failures = append(failures, validate.FieldError{
+					Name:  fmt.Sprintf("[%d]", i),
+					Error: err,
+				})
 			}
+		}
+		if len(failures) > 0 {
+			return &validate.Error{Fields: failures}
 		}
 		return nil
 	}(); err != nil {
@@ -14678,10 +18678,16 @@ func (s NamespaceToolToolsItem) Validate() error {
 		if err := s.NamespaceFunctionTool.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.NamespaceFunctionTool, []interface{}{"name", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case CustomToolNamespaceToolToolsItem:
 		if err := s.CustomTool.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.CustomTool, []interface{}{"name", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	default:
@@ -14698,12 +18704,93 @@ func (s NamespaceToolType) Validate() error {
 	}
 }
 
+func (s *NotFoundResponse) Validate() error {
+	if s == nil {
+		return validate.ErrNilPointer
+	}
+
+	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"error"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		if value, ok := s.Error.Get(); ok {
+			if err := func() error {
+				if err := value.Validate(); err != nil {
+					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"code", "message"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
+				}
+				return nil
+			}(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "error",
+			Error: err,
+		})
+	}
+	if len(failures) > 0 {
+		return &validate.Error{Fields: failures}
+	}
+	return nil
+}
+
+func (s *NotFoundResponseErrorData) Validate() error {
+	if s == nil {
+		return validate.ErrNilPointer
+	}
+
+	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"code", "message"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if len(failures) > 0 {
+		return &validate.Error{Fields: failures}
+	}
+	return nil
+}
+
 func (s *OpenAIResponseCustomToolCall) Validate() error {
 	if s == nil {
 		return validate.ErrNilPointer
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"call_id", "input", "name", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -14734,6 +18821,18 @@ func (s *OpenAIResponseCustomToolCallOutput) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"call_id", "output", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Output.Get(); ok {
 			if err := func() error {
@@ -14815,15 +18914,24 @@ func (s OpenAIResponseCustomToolCallOutputOutput1Item) Validate() error {
 		if err := s.InputText.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.InputText, []interface{}{"text", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case InputImageOpenAIResponseCustomToolCallOutputOutput1Item:
 		if err := s.InputImage.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.InputImage, []interface{}{"detail", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case InputFileOpenAIResponseCustomToolCallOutputOutput1Item:
 		if err := s.InputFile.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.InputFile, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	default:
@@ -14855,6 +18963,18 @@ func (s *OpenAIResponseFunctionToolCall) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"arguments", "call_id", "name", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Status.Get(); ok {
 			if err := func() error {
@@ -14878,6 +18998,26 @@ func (s *OpenAIResponseFunctionToolCall) Validate() error {
 			if err := func() error {
 				if value == nil {
 					return errors.New("nil is invalid value")
+				}
+				var failures []validate.FieldError
+				for i, elem := range value {
+					if err := func() error {
+						if err := elem.Validate(); err != nil {
+							return err
+						}
+						if err := validatedBefore("x-spec-required", elem, []interface{}{"type"}); err != nil {
+							return errors.Wrap(err, "x-spec-required")
+						}
+						return nil
+					}(); err != nil {
+						failures = append(failures, validate.FieldError{
+							Name:  fmt.Sprintf("[%d]", i),
+							Error: err,
+						})
+					}
+				}
+				if len(failures) > 0 {
+					return &validate.Error{Fields: failures}
 				}
 				return nil
 			}(); err != nil {
@@ -14921,6 +19061,18 @@ func (s *OpenAIResponseFunctionToolCallOutput) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"call_id", "output", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Output.Get(); ok {
 			if err := func() error {
@@ -15020,15 +19172,24 @@ func (s OpenAIResponseFunctionToolCallOutputOutput1Item) Validate() error {
 		if err := s.InputText.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.InputText, []interface{}{"text", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case InputImageOpenAIResponseFunctionToolCallOutputOutput1Item:
 		if err := s.InputImage.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.InputImage, []interface{}{"detail", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case InputFileOpenAIResponseFunctionToolCallOutputOutput1Item:
 		if err := s.InputFile.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.InputFile, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	default:
@@ -15043,6 +19204,30 @@ func (s OpenAIResponseFunctionToolCallOutputType) Validate() error {
 	default:
 		return errors.Errorf("invalid value: %v", s)
 	}
+}
+
+func (s *OpenAIResponseFunctionToolCallSubagentItemsItem) Validate() error {
+	if s == nil {
+		return validate.ErrNilPointer
+	}
+
+	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if len(failures) > 0 {
+		return &validate.Error{Fields: failures}
+	}
+	return nil
 }
 
 func (s OpenAIResponseFunctionToolCallType) Validate() error {
@@ -15060,33 +19245,38 @@ func (s *OpenAIResponseInputMessageItem) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
 	if err := func() error {
-		if value, ok := s.Content.Get(); ok {
+		if err := validateWith("x-spec-required", s, []interface{}{"content", "id", "role"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		if s.Content == nil {
+			return errors.New("nil is invalid value")
+		}
+		var failures []validate.FieldError
+		for i, elem := range s.Content {
 			if err := func() error {
-				if value == nil {
-					return errors.New("nil is invalid value")
-				}
-				var failures []validate.FieldError
-				for i, elem := range value {
-					if err := func() error {
-						if err := elem.Validate(); err != nil {
-							return err
-						}
-						return nil
-					}(); err != nil {
-						failures = append(failures, validate.FieldError{
-							Name:  fmt.Sprintf("[%d]", i),
-							Error: err,
-						})
-					}
-				}
-				if len(failures) > 0 {
-					return &validate.Error{Fields: failures}
+				if err := elem.Validate(); err != nil {
+					return err
 				}
 				return nil
 			}(); err != nil {
-				return err
+				failures = append(failures, validate.FieldError{
+					Name:  fmt.Sprintf("[%d]", i),
+					Error: err,
+				})
 			}
+		}
+		if len(failures) > 0 {
+			return &validate.Error{Fields: failures}
 		}
 		return nil
 	}(); err != nil {
@@ -15143,20 +19333,32 @@ func (s OpenAIResponseInputMessageItemContentItem) Validate() error {
 		if err := s.InputText.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.InputText, []interface{}{"text", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case InputImageOpenAIResponseInputMessageItemContentItem:
 		if err := s.InputImage.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.InputImage, []interface{}{"detail", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case InputFileOpenAIResponseInputMessageItemContentItem:
 		if err := s.InputFile.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.InputFile, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case InputAudioOpenAIResponseInputMessageItemContentItem:
 		if err := s.InputAudio.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.InputAudio, []interface{}{"input_audio", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	default:
@@ -15192,15 +19394,24 @@ func (s OpenAIResponsesAnnotation) Validate() error {
 		if err := s.FileCitation.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.FileCitation, []interface{}{"file_id", "filename", "index", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case URLCitationOpenAIResponsesAnnotation:
 		if err := s.URLCitation.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.URLCitation, []interface{}{"end_index", "start_index", "title", "type", "url"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case FilePathOpenAIResponsesAnnotation:
 		if err := s.FilePath.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.FilePath, []interface{}{"file_id", "index", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	default:
@@ -15214,6 +19425,18 @@ func (s *OpenAIResponsesCodeInterpreterCallCodeDelta) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"delta", "item_id", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -15253,6 +19476,18 @@ func (s *OpenAIResponsesCodeInterpreterCallCodeDone) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"code", "item_id", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -15292,6 +19527,18 @@ func (s *OpenAIResponsesCodeInterpreterCallCompleted) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"item_id", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -15331,6 +19578,18 @@ func (s *OpenAIResponsesCodeInterpreterCallInProgress) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"item_id", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -15370,6 +19629,18 @@ func (s *OpenAIResponsesCodeInterpreterCallInterpreting) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"item_id", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -15409,6 +19680,18 @@ func (s *OpenAIResponsesImageGenCallCompleted) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"item_id", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -15448,6 +19731,18 @@ func (s *OpenAIResponsesImageGenCallGenerating) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"item_id", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -15487,6 +19782,18 @@ func (s *OpenAIResponsesImageGenCallInProgress) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"item_id", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -15526,6 +19833,18 @@ func (s *OpenAIResponsesImageGenCallPartialImage) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"item_id", "output_index", "partial_image_b64", "partial_image_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -15565,6 +19884,18 @@ func (s *OpenAIResponsesRefusalContent) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"refusal", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -15623,6 +19954,18 @@ func (s *OpenAIResponsesSearchCompleted) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"item_id", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -15692,25 +20035,40 @@ func (s OpenAIResponsesToolChoice1) Validate() error {
 		if err := s.OpenAIResponsesToolChoiceFunction.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.OpenAIResponsesToolChoiceFunction, []interface{}{"name", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case OpenAIResponsesToolChoice1WebSearchPreviewOpenAIResponsesToolChoice1, OpenAIResponsesToolChoice1WebSearchPreview20250311OpenAIResponsesToolChoice1:
 		if err := s.OpenAIResponsesToolChoiceWebSearchPreview20250311.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.OpenAIResponsesToolChoiceWebSearchPreview20250311, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case ToolChoiceAllowedOpenAIResponsesToolChoice1:
 		if err := s.ToolChoiceAllowed.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.ToolChoiceAllowed, []interface{}{"mode", "tools", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case OpenAIResponsesToolChoiceApplyPatchOpenAIResponsesToolChoice1:
 		if err := s.OpenAIResponsesToolChoiceApplyPatch.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.OpenAIResponsesToolChoiceApplyPatch, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case OpenAIResponsesToolChoiceShellOpenAIResponsesToolChoice1:
 		if err := s.OpenAIResponsesToolChoiceShell.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.OpenAIResponsesToolChoiceShell, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	default:
@@ -15724,6 +20082,18 @@ func (s *OpenAIResponsesToolChoiceApplyPatch) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -15763,6 +20133,18 @@ func (s *OpenAIResponsesToolChoiceFunction) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"name", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -15802,6 +20184,18 @@ func (s *OpenAIResponsesToolChoiceShell) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -15841,6 +20235,18 @@ func (s *OpenAIResponsesToolChoiceWebSearchPreview20250311) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -15887,12 +20293,138 @@ func (s OpenAIResponsesTruncation) Validate() error {
 	}
 }
 
+func (s *OpenAIResponsesUsage) Validate() error {
+	if s == nil {
+		return validate.ErrNilPointer
+	}
+
+	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"input_tokens", "input_tokens_details", "output_tokens", "output_tokens_details", "total_tokens"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		if value, ok := s.InputTokensDetails.Get(); ok {
+			if err := func() error {
+				if err := value.Validate(); err != nil {
+					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"cached_tokens"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
+				}
+				return nil
+			}(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "input_tokens_details",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		if value, ok := s.OutputTokensDetails.Get(); ok {
+			if err := func() error {
+				if err := value.Validate(); err != nil {
+					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"reasoning_tokens"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
+				}
+				return nil
+			}(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "output_tokens_details",
+			Error: err,
+		})
+	}
+	if len(failures) > 0 {
+		return &validate.Error{Fields: failures}
+	}
+	return nil
+}
+
+func (s *OpenAIResponsesUsageInputTokensDetails) Validate() error {
+	if s == nil {
+		return validate.ErrNilPointer
+	}
+
+	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"cached_tokens"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if len(failures) > 0 {
+		return &validate.Error{Fields: failures}
+	}
+	return nil
+}
+
+func (s *OpenAIResponsesUsageOutputTokensDetails) Validate() error {
+	if s == nil {
+		return validate.ErrNilPointer
+	}
+
+	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"reasoning_tokens"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if len(failures) > 0 {
+		return &validate.Error{Fields: failures}
+	}
+	return nil
+}
+
 func (s *OpenAIResponsesWebSearchCallInProgress) Validate() error {
 	if s == nil {
 		return validate.ErrNilPointer
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"item_id", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -15932,6 +20464,18 @@ func (s *OpenAIResponsesWebSearchCallSearching) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"item_id", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -15971,11 +20515,26 @@ func (s *OpenResponsesCreatedEvent) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"response", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Response.Get(); ok {
 			if err := func() error {
 				if err := value.Validate(); err != nil {
 					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"completed_at", "created_at", "error", "frequency_penalty", "id", "incomplete_details", "instructions", "metadata", "model", "object", "output", "parallel_tool_calls", "presence_penalty", "status", "temperature", "tool_choice", "tools", "top_p"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
@@ -16028,11 +20587,26 @@ func (s *OpenResponsesInProgressEvent) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"response", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Response.Get(); ok {
 			if err := func() error {
 				if err := value.Validate(); err != nil {
 					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"completed_at", "created_at", "error", "frequency_penalty", "id", "incomplete_details", "instructions", "metadata", "model", "object", "output", "parallel_tool_calls", "presence_penalty", "status", "temperature", "tool_choice", "tools", "top_p"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
@@ -16085,6 +20659,18 @@ func (s *OpenResponsesLogProbs) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"logprob", "token"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Bytes.Get(); ok {
 			if err := func() error {
@@ -16168,11 +20754,26 @@ func (s *OpenResponsesResult) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"completed_at", "created_at", "error", "frequency_penalty", "id", "incomplete_details", "instructions", "metadata", "model", "object", "output", "parallel_tool_calls", "presence_penalty", "status", "temperature", "tool_choice", "tools", "top_p"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Error.Get(); ok {
 			if err := func() error {
 				if err := value.Validate(); err != nil {
 					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"code", "message"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
@@ -16282,6 +20883,9 @@ func (s *OpenResponsesResult) Validate() error {
 				if err := value.Validate(); err != nil {
 					return err
 				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"attempt", "endpoints", "is_byok", "region", "requested", "strategy", "summary"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
+				}
 				return nil
 			}(); err != nil {
 				return err
@@ -16295,32 +20899,25 @@ func (s *OpenResponsesResult) Validate() error {
 		})
 	}
 	if err := func() error {
-		if value, ok := s.Output.Get(); ok {
+		if s.Output == nil {
+			return errors.New("nil is invalid value")
+		}
+		var failures []validate.FieldError
+		for i, elem := range s.Output {
 			if err := func() error {
-				if value == nil {
-					return errors.New("nil is invalid value")
-				}
-				var failures []validate.FieldError
-				for i, elem := range value {
-					if err := func() error {
-						if err := elem.Validate(); err != nil {
-							return err
-						}
-						return nil
-					}(); err != nil {
-						failures = append(failures, validate.FieldError{
-							Name:  fmt.Sprintf("[%d]", i),
-							Error: err,
-						})
-					}
-				}
-				if len(failures) > 0 {
-					return &validate.Error{Fields: failures}
+				if err := elem.Validate(); err != nil {
+					return err
 				}
 				return nil
 			}(); err != nil {
-				return err
+				failures = append(failures, validate.FieldError{
+					Name:  fmt.Sprintf("[%d]", i),
+					Error: err,
+				})
 			}
+		}
+		if len(failures) > 0 {
+			return &validate.Error{Fields: failures}
 		}
 		return nil
 	}(); err != nil {
@@ -16348,10 +20945,34 @@ func (s *OpenResponsesResult) Validate() error {
 		})
 	}
 	if err := func() error {
+		if value, ok := s.Prompt.Get(); ok {
+			if err := func() error {
+				if err := value.Validate(); err != nil {
+					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"id"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
+				}
+				return nil
+			}(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "prompt",
+			Error: err,
+		})
+	}
+	if err := func() error {
 		if value, ok := s.PromptCacheOptions.Get(); ok {
 			if err := func() error {
 				if err := value.Validate(); err != nil {
 					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"mode"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
@@ -16456,32 +21077,25 @@ func (s *OpenResponsesResult) Validate() error {
 		})
 	}
 	if err := func() error {
-		if value, ok := s.Tools.Get(); ok {
+		if s.Tools == nil {
+			return errors.New("nil is invalid value")
+		}
+		var failures []validate.FieldError
+		for i, elem := range s.Tools {
 			if err := func() error {
-				if value == nil {
-					return errors.New("nil is invalid value")
-				}
-				var failures []validate.FieldError
-				for i, elem := range value {
-					if err := func() error {
-						if err := elem.Validate(); err != nil {
-							return err
-						}
-						return nil
-					}(); err != nil {
-						failures = append(failures, validate.FieldError{
-							Name:  fmt.Sprintf("[%d]", i),
-							Error: err,
-						})
-					}
-				}
-				if len(failures) > 0 {
-					return &validate.Error{Fields: failures}
+				if err := elem.Validate(); err != nil {
+					return err
 				}
 				return nil
 			}(); err != nil {
-				return err
+				failures = append(failures, validate.FieldError{
+					Name:  fmt.Sprintf("[%d]", i),
+					Error: err,
+				})
 			}
+		}
+		if len(failures) > 0 {
+			return &validate.Error{Fields: failures}
 		}
 		return nil
 	}(); err != nil {
@@ -16532,6 +21146,9 @@ func (s *OpenResponsesResult) Validate() error {
 				if err := value.Validate(); err != nil {
 					return err
 				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"input_tokens", "input_tokens_details", "output_tokens", "output_tokens_details", "total_tokens"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
+				}
 				return nil
 			}(); err != nil {
 				return err
@@ -16565,75 +21182,120 @@ func (s OpenResponsesResultToolsItem) Validate() error {
 		if err := s.BaseResponsesResultToolsFunction.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.BaseResponsesResultToolsFunction, []interface{}{"name", "parameters", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case PreviewWebSearchServerToolOpenResponsesResultToolsItem:
 		if err := s.PreviewWebSearchServerTool.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.PreviewWebSearchServerTool, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case Preview20250311WebSearchServerToolOpenResponsesResultToolsItem:
 		if err := s.Preview20250311WebSearchServerTool.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.Preview20250311WebSearchServerTool, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case LegacyWebSearchServerToolOpenResponsesResultToolsItem:
 		if err := s.LegacyWebSearchServerTool.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.LegacyWebSearchServerTool, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case WebSearchServerToolOpenResponsesResultToolsItem:
 		if err := s.WebSearchServerTool.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.WebSearchServerTool, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case FileSearchServerToolOpenResponsesResultToolsItem:
 		if err := s.FileSearchServerTool.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.FileSearchServerTool, []interface{}{"type", "vector_store_ids"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case ComputerUseServerToolOpenResponsesResultToolsItem:
 		if err := s.ComputerUseServerTool.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.ComputerUseServerTool, []interface{}{"display_height", "display_width", "environment", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case CodeInterpreterServerToolOpenResponsesResultToolsItem:
 		if err := s.CodeInterpreterServerTool.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.CodeInterpreterServerTool, []interface{}{"container", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case McpServerToolOpenResponsesResultToolsItem:
 		if err := s.McpServerTool.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.McpServerTool, []interface{}{"server_label", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case ImageGenerationServerToolOpenResponsesResultToolsItem:
 		if err := s.ImageGenerationServerTool.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.ImageGenerationServerTool, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case CodexLocalShellToolOpenResponsesResultToolsItem:
 		if err := s.CodexLocalShellTool.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.CodexLocalShellTool, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case ShellServerToolOpenResponsesResultToolsItem:
 		if err := s.ShellServerTool.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.ShellServerTool, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case ApplyPatchServerToolOpenResponsesResultToolsItem:
 		if err := s.ApplyPatchServerTool.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.ApplyPatchServerTool, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case CustomToolOpenResponsesResultToolsItem:
 		if err := s.CustomTool.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.CustomTool, []interface{}{"name", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case NamespaceToolOpenResponsesResultToolsItem:
 		if err := s.NamespaceTool.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.NamespaceTool, []interface{}{"description", "name", "tools", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	default:
@@ -16695,11 +21357,43 @@ func (s *OpenRouterMetadata) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"attempt", "endpoints", "is_byok", "region", "requested", "strategy", "summary"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Attempts.Get(); ok {
 			if err := func() error {
 				if value == nil {
 					return errors.New("nil is invalid value")
+				}
+				var failures []validate.FieldError
+				for i, elem := range value {
+					if err := func() error {
+						if err := elem.Validate(); err != nil {
+							return err
+						}
+						if err := validatedBefore("x-spec-required", elem, []interface{}{"model", "provider", "status"}); err != nil {
+							return errors.Wrap(err, "x-spec-required")
+						}
+						return nil
+					}(); err != nil {
+						failures = append(failures, validate.FieldError{
+							Name:  fmt.Sprintf("[%d]", i),
+							Error: err,
+						})
+					}
+				}
+				if len(failures) > 0 {
+					return &validate.Error{Fields: failures}
 				}
 				return nil
 			}(); err != nil {
@@ -16718,6 +21412,9 @@ func (s *OpenRouterMetadata) Validate() error {
 			if err := func() error {
 				if err := value.Validate(); err != nil {
 					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"available", "total"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
@@ -16760,6 +21457,9 @@ func (s *OpenRouterMetadata) Validate() error {
 					if err := func() error {
 						if err := elem.Validate(); err != nil {
 							return err
+						}
+						if err := validatedBefore("x-spec-required", elem, []interface{}{"name", "type"}); err != nil {
+							return errors.Wrap(err, "x-spec-required")
 						}
 						return nil
 					}(); err != nil {
@@ -16814,6 +21514,18 @@ func (s *OpenRouterWebSearchServerTool) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Parameters.Get(); ok {
 			if err := func() error {
@@ -16871,6 +21583,18 @@ func (s *OutputAdvisorServerToolItem) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Status.Get(); ok {
 			if err := func() error {
@@ -16928,6 +21652,18 @@ func (s *OutputApplyPatchCallItem) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"call_id", "id", "operation", "status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Operation.Get(); ok {
 			if err := func() error {
@@ -17003,6 +21739,18 @@ func (s *OutputApplyPatchServerToolItem) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Operation.Get(); ok {
 			if err := func() error {
@@ -17078,6 +21826,18 @@ func (s *OutputBashServerToolItem) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Status.Get(); ok {
 			if err := func() error {
@@ -17135,6 +21895,18 @@ func (s *OutputBrowserUseServerToolItem) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Status.Get(); ok {
 			if err := func() error {
@@ -17192,6 +21964,18 @@ func (s *OutputCodeInterpreterCallItem) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"id", "status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Outputs.Get(); ok {
 			if err := func() error {
@@ -17275,15 +22059,24 @@ func (s OutputCodeInterpreterCallItemOutputsItem) Validate() error {
 		if err := s.CodeInterpreterLogsOutput.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.CodeInterpreterLogsOutput, []interface{}{"logs", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case CodeInterpreterImageOutputOutputCodeInterpreterCallItemOutputsItem:
 		if err := s.CodeInterpreterImageOutput.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.CodeInterpreterImageOutput, []interface{}{"type", "url"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case CodeInterpreterFileOutputOutputCodeInterpreterCallItemOutputsItem:
 		if err := s.CodeInterpreterFileOutput.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.CodeInterpreterFileOutput, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	default:
@@ -17323,6 +22116,18 @@ func (s *OutputCodeInterpreterServerToolItem) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Status.Get(); ok {
 			if err := func() error {
@@ -17380,16 +22185,41 @@ func (s *OutputComputerCallItem) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
 	if err := func() error {
-		if value, ok := s.PendingSafetyChecks.Get(); ok {
+		if err := validateWith("x-spec-required", s, []interface{}{"call_id", "pending_safety_checks", "status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		if s.PendingSafetyChecks == nil {
+			return errors.New("nil is invalid value")
+		}
+		var failures []validate.FieldError
+		for i, elem := range s.PendingSafetyChecks {
 			if err := func() error {
-				if value == nil {
-					return errors.New("nil is invalid value")
+				if err := elem.Validate(); err != nil {
+					return err
+				}
+				if err := validatedBefore("x-spec-required", elem, []interface{}{"code", "id", "message"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
-				return err
+				failures = append(failures, validate.FieldError{
+					Name:  fmt.Sprintf("[%d]", i),
+					Error: err,
+				})
 			}
+		}
+		if len(failures) > 0 {
+			return &validate.Error{Fields: failures}
 		}
 		return nil
 	}(); err != nil {
@@ -17440,6 +22270,30 @@ func (s *OutputComputerCallItem) Validate() error {
 	return nil
 }
 
+func (s *OutputComputerCallItemPendingSafetyChecksItem) Validate() error {
+	if s == nil {
+		return validate.ErrNilPointer
+	}
+
+	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"code", "id", "message"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if len(failures) > 0 {
+		return &validate.Error{Fields: failures}
+	}
+	return nil
+}
+
 func (s OutputComputerCallItemStatus) Validate() error {
 	switch s {
 	case "completed":
@@ -17468,6 +22322,18 @@ func (s *OutputCustomToolCallItem) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"call_id", "input", "name", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -17507,6 +22373,18 @@ func (s *OutputDatetimeItem) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"datetime", "status", "timezone", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Status.Get(); ok {
 			if err := func() error {
@@ -17564,16 +22442,21 @@ func (s *OutputFileSearchCallItem) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
 	if err := func() error {
-		if value, ok := s.Queries.Get(); ok {
-			if err := func() error {
-				if value == nil {
-					return errors.New("nil is invalid value")
-				}
-				return nil
-			}(); err != nil {
-				return err
-			}
+		if err := validateWith("x-spec-required", s, []interface{}{"id", "queries", "status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		if s.Queries == nil {
+			return errors.New("nil is invalid value")
 		}
 		return nil
 	}(); err != nil {
@@ -17639,6 +22522,18 @@ func (s *OutputFileSearchServerToolItem) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Queries.Get(); ok {
 			if err := func() error {
@@ -17714,6 +22609,18 @@ func (s *OutputFilesServerToolItem) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Status.Get(); ok {
 			if err := func() error {
@@ -17771,6 +22678,18 @@ func (s *OutputFunctionCallItem) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"arguments", "call_id", "name", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Status.Get(); ok {
 			if err := func() error {
@@ -17813,6 +22732,26 @@ func (s *OutputFunctionCallItem) Validate() error {
 				if value == nil {
 					return errors.New("nil is invalid value")
 				}
+				var failures []validate.FieldError
+				for i, elem := range value {
+					if err := func() error {
+						if err := elem.Validate(); err != nil {
+							return err
+						}
+						if err := validatedBefore("x-spec-required", elem, []interface{}{"type"}); err != nil {
+							return errors.Wrap(err, "x-spec-required")
+						}
+						return nil
+					}(); err != nil {
+						failures = append(failures, validate.FieldError{
+							Name:  fmt.Sprintf("[%d]", i),
+							Error: err,
+						})
+					}
+				}
+				if len(failures) > 0 {
+					return &validate.Error{Fields: failures}
+				}
 				return nil
 			}(); err != nil {
 				return err
@@ -17844,6 +22783,30 @@ func (s OutputFunctionCallItemStatus) Validate() error {
 	}
 }
 
+func (s *OutputFunctionCallItemSubagentItemsItem) Validate() error {
+	if s == nil {
+		return validate.ErrNilPointer
+	}
+
+	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if len(failures) > 0 {
+		return &validate.Error{Fields: failures}
+	}
+	return nil
+}
+
 func (s OutputFunctionCallItemType) Validate() error {
 	switch s {
 	case "function_call":
@@ -17859,11 +22822,26 @@ func (s *OutputFusionServerToolItem) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Analysis.Get(); ok {
 			if err := func() error {
 				if err := value.Validate(); err != nil {
 					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"blind_spots", "consensus", "contradictions", "partial_coverage", "unique_insights"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
@@ -17883,6 +22861,26 @@ func (s *OutputFusionServerToolItem) Validate() error {
 				if value == nil {
 					return errors.New("nil is invalid value")
 				}
+				var failures []validate.FieldError
+				for i, elem := range value {
+					if err := func() error {
+						if err := elem.Validate(); err != nil {
+							return err
+						}
+						if err := validatedBefore("x-spec-required", elem, []interface{}{"error", "model"}); err != nil {
+							return errors.Wrap(err, "x-spec-required")
+						}
+						return nil
+					}(); err != nil {
+						failures = append(failures, validate.FieldError{
+							Name:  fmt.Sprintf("[%d]", i),
+							Error: err,
+						})
+					}
+				}
+				if len(failures) > 0 {
+					return &validate.Error{Fields: failures}
+				}
 				return nil
 			}(); err != nil {
 				return err
@@ -17901,6 +22899,26 @@ func (s *OutputFusionServerToolItem) Validate() error {
 				if value == nil {
 					return errors.New("nil is invalid value")
 				}
+				var failures []validate.FieldError
+				for i, elem := range value {
+					if err := func() error {
+						if err := elem.Validate(); err != nil {
+							return err
+						}
+						if err := validatedBefore("x-spec-required", elem, []interface{}{"model"}); err != nil {
+							return errors.Wrap(err, "x-spec-required")
+						}
+						return nil
+					}(); err != nil {
+						failures = append(failures, validate.FieldError{
+							Name:  fmt.Sprintf("[%d]", i),
+							Error: err,
+						})
+					}
+				}
+				if len(failures) > 0 {
+					return &validate.Error{Fields: failures}
+				}
 				return nil
 			}(); err != nil {
 				return err
@@ -17918,6 +22936,26 @@ func (s *OutputFusionServerToolItem) Validate() error {
 			if err := func() error {
 				if value == nil {
 					return errors.New("nil is invalid value")
+				}
+				var failures []validate.FieldError
+				for i, elem := range value {
+					if err := func() error {
+						if err := elem.Validate(); err != nil {
+							return err
+						}
+						if err := validatedBefore("x-spec-required", elem, []interface{}{"title", "url"}); err != nil {
+							return errors.Wrap(err, "x-spec-required")
+						}
+						return nil
+					}(); err != nil {
+						failures = append(failures, validate.FieldError{
+							Name:  fmt.Sprintf("[%d]", i),
+							Error: err,
+						})
+					}
+				}
+				if len(failures) > 0 {
+					return &validate.Error{Fields: failures}
 				}
 				return nil
 			}(); err != nil {
@@ -17973,6 +23011,54 @@ func (s *OutputFusionServerToolItem) Validate() error {
 	return nil
 }
 
+func (s *OutputFusionServerToolItemFailedModelsItem) Validate() error {
+	if s == nil {
+		return validate.ErrNilPointer
+	}
+
+	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"error", "model"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if len(failures) > 0 {
+		return &validate.Error{Fields: failures}
+	}
+	return nil
+}
+
+func (s *OutputFusionServerToolItemResponsesItem) Validate() error {
+	if s == nil {
+		return validate.ErrNilPointer
+	}
+
+	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"model"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if len(failures) > 0 {
+		return &validate.Error{Fields: failures}
+	}
+	return nil
+}
+
 func (s OutputFusionServerToolItemType) Validate() error {
 	switch s {
 	case "openrouter:fusion":
@@ -17988,6 +23074,18 @@ func (s *OutputImageGenerationCallItem) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"id", "status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Status.Get(); ok {
 			if err := func() error {
@@ -18045,6 +23143,18 @@ func (s *OutputImageGenerationServerToolItem) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Status.Get(); ok {
 			if err := func() error {
@@ -18102,6 +23212,18 @@ func (s *OutputItemAddedEvent) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"item", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Item.Get(); ok {
 			if err := func() error {
@@ -18150,45 +23272,72 @@ func (s OutputItemAddedEventItem) Validate() error {
 		if err := s.OutputMessage.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.OutputMessage, []interface{}{"content", "id", "role", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case OutputItemReasoningOutputItemAddedEventItem:
 		if err := s.OutputItemReasoning.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.OutputItemReasoning, []interface{}{"id", "summary", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case OutputItemFunctionCallOutputItemAddedEventItem:
 		if err := s.OutputItemFunctionCall.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.OutputItemFunctionCall, []interface{}{"arguments", "call_id", "name", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case OutputItemCustomToolCallOutputItemAddedEventItem:
 		if err := s.OutputItemCustomToolCall.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.OutputItemCustomToolCall, []interface{}{"call_id", "input", "name", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case OutputItemWebSearchCallOutputItemAddedEventItem:
 		if err := s.OutputItemWebSearchCall.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.OutputItemWebSearchCall, []interface{}{"id", "status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case OutputItemFileSearchCallOutputItemAddedEventItem:
 		if err := s.OutputItemFileSearchCall.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.OutputItemFileSearchCall, []interface{}{"id", "queries", "status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case OutputItemImageGenerationCallOutputItemAddedEventItem:
 		if err := s.OutputItemImageGenerationCall.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.OutputItemImageGenerationCall, []interface{}{"id", "status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case OutputItemApplyPatchCallOutputItemAddedEventItem:
 		if err := s.OutputItemApplyPatchCall.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.OutputItemApplyPatchCall, []interface{}{"call_id", "id", "operation", "status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case OutputItemCodeInterpreterCallOutputItemAddedEventItem:
 		if err := s.OutputItemCodeInterpreterCall.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.OutputItemCodeInterpreterCall, []interface{}{"id", "status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	default:
@@ -18211,6 +23360,18 @@ func (s *OutputItemApplyPatchCall) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"call_id", "id", "operation", "status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Operation.Get(); ok {
 			if err := func() error {
@@ -18277,15 +23438,24 @@ func (s OutputItemApplyPatchCallOperation) Validate() error {
 		if err := s.ApplyPatchCreateFileOperation.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.ApplyPatchCreateFileOperation, []interface{}{"diff", "path", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case ApplyPatchUpdateFileOperationOutputItemApplyPatchCallOperation:
 		if err := s.ApplyPatchUpdateFileOperation.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.ApplyPatchUpdateFileOperation, []interface{}{"diff", "path", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case ApplyPatchDeleteFileOperationOutputItemApplyPatchCallOperation:
 		if err := s.ApplyPatchDeleteFileOperation.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.ApplyPatchDeleteFileOperation, []interface{}{"path", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	default:
@@ -18319,6 +23489,18 @@ func (s *OutputItemCodeInterpreterCall) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"id", "status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Outputs.Get(); ok {
 			if err := func() error {
@@ -18402,15 +23584,24 @@ func (s OutputItemCodeInterpreterCallOutputsItem) Validate() error {
 		if err := s.CodeInterpreterLogsOutput.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.CodeInterpreterLogsOutput, []interface{}{"logs", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case CodeInterpreterImageOutputOutputItemCodeInterpreterCallOutputsItem:
 		if err := s.CodeInterpreterImageOutput.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.CodeInterpreterImageOutput, []interface{}{"type", "url"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case CodeInterpreterFileOutputOutputItemCodeInterpreterCallOutputsItem:
 		if err := s.CodeInterpreterFileOutput.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.CodeInterpreterFileOutput, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	default:
@@ -18450,6 +23641,18 @@ func (s *OutputItemCustomToolCall) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"call_id", "input", "name", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -18489,6 +23692,18 @@ func (s *OutputItemDoneEvent) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"item", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Item.Get(); ok {
 			if err := func() error {
@@ -18537,45 +23752,72 @@ func (s OutputItemDoneEventItem) Validate() error {
 		if err := s.OutputMessage.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.OutputMessage, []interface{}{"content", "id", "role", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case OutputItemReasoningOutputItemDoneEventItem:
 		if err := s.OutputItemReasoning.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.OutputItemReasoning, []interface{}{"id", "summary", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case OutputItemFunctionCallOutputItemDoneEventItem:
 		if err := s.OutputItemFunctionCall.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.OutputItemFunctionCall, []interface{}{"arguments", "call_id", "name", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case OutputItemCustomToolCallOutputItemDoneEventItem:
 		if err := s.OutputItemCustomToolCall.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.OutputItemCustomToolCall, []interface{}{"call_id", "input", "name", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case OutputItemWebSearchCallOutputItemDoneEventItem:
 		if err := s.OutputItemWebSearchCall.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.OutputItemWebSearchCall, []interface{}{"id", "status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case OutputItemFileSearchCallOutputItemDoneEventItem:
 		if err := s.OutputItemFileSearchCall.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.OutputItemFileSearchCall, []interface{}{"id", "queries", "status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case OutputItemImageGenerationCallOutputItemDoneEventItem:
 		if err := s.OutputItemImageGenerationCall.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.OutputItemImageGenerationCall, []interface{}{"id", "status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case OutputItemApplyPatchCallOutputItemDoneEventItem:
 		if err := s.OutputItemApplyPatchCall.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.OutputItemApplyPatchCall, []interface{}{"call_id", "id", "operation", "status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case OutputItemCodeInterpreterCallOutputItemDoneEventItem:
 		if err := s.OutputItemCodeInterpreterCall.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.OutputItemCodeInterpreterCall, []interface{}{"id", "status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	default:
@@ -18598,16 +23840,21 @@ func (s *OutputItemFileSearchCall) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
 	if err := func() error {
-		if value, ok := s.Queries.Get(); ok {
-			if err := func() error {
-				if value == nil {
-					return errors.New("nil is invalid value")
-				}
-				return nil
-			}(); err != nil {
-				return err
-			}
+		if err := validateWith("x-spec-required", s, []interface{}{"id", "queries", "status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		if s.Queries == nil {
+			return errors.New("nil is invalid value")
 		}
 		return nil
 	}(); err != nil {
@@ -18673,6 +23920,18 @@ func (s *OutputItemFunctionCall) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"arguments", "call_id", "name", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Status.Get(); ok {
 			if err := func() error {
@@ -18743,6 +24002,18 @@ func (s *OutputItemImageGenerationCall) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"id", "status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Status.Get(); ok {
 			if err := func() error {
@@ -18800,6 +24071,18 @@ func (s *OutputItemReasoning) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"id", "summary", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Content.Get(); ok {
 			if err := func() error {
@@ -18811,6 +24094,9 @@ func (s *OutputItemReasoning) Validate() error {
 					if err := func() error {
 						if err := elem.Validate(); err != nil {
 							return err
+						}
+						if err := validatedBefore("x-spec-required", elem, []interface{}{"text", "type"}); err != nil {
+							return errors.Wrap(err, "x-spec-required")
 						}
 						return nil
 					}(); err != nil {
@@ -18854,32 +24140,28 @@ func (s *OutputItemReasoning) Validate() error {
 		})
 	}
 	if err := func() error {
-		if value, ok := s.Summary.Get(); ok {
+		if s.Summary == nil {
+			return errors.New("nil is invalid value")
+		}
+		var failures []validate.FieldError
+		for i, elem := range s.Summary {
 			if err := func() error {
-				if value == nil {
-					return errors.New("nil is invalid value")
+				if err := elem.Validate(); err != nil {
+					return err
 				}
-				var failures []validate.FieldError
-				for i, elem := range value {
-					if err := func() error {
-						if err := elem.Validate(); err != nil {
-							return err
-						}
-						return nil
-					}(); err != nil {
-						failures = append(failures, validate.FieldError{
-							Name:  fmt.Sprintf("[%d]", i),
-							Error: err,
-						})
-					}
-				}
-				if len(failures) > 0 {
-					return &validate.Error{Fields: failures}
+				if err := validatedBefore("x-spec-required", elem, []interface{}{"text", "type"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
-				return err
+				failures = append(failures, validate.FieldError{
+					Name:  fmt.Sprintf("[%d]", i),
+					Error: err,
+				})
 			}
+		}
+		if len(failures) > 0 {
+			return &validate.Error{Fields: failures}
 		}
 		return nil
 	}(); err != nil {
@@ -18940,6 +24222,18 @@ func (s *OutputItemWebSearchCall) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"id", "status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Action.Get(); ok {
 			if err := func() error {
@@ -19006,15 +24300,24 @@ func (s OutputItemWebSearchCallAction) Validate() error {
 		if err := s.OutputItemWebSearchCallActionSearch.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.OutputItemWebSearchCallActionSearch, []interface{}{"query", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case OutputItemWebSearchCallActionOpenPageOutputItemWebSearchCallAction:
 		if err := s.OutputItemWebSearchCallActionOpenPage.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.OutputItemWebSearchCallActionOpenPage, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case OutputItemWebSearchCallActionFindInPageOutputItemWebSearchCallAction:
 		if err := s.OutputItemWebSearchCallActionFindInPage.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.OutputItemWebSearchCallActionFindInPage, []interface{}{"pattern", "type", "url"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	default:
@@ -19028,6 +24331,18 @@ func (s *OutputItemWebSearchCallActionFindInPage) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"pattern", "type", "url"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -19067,6 +24382,18 @@ func (s *OutputItemWebSearchCallActionOpenPage) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -19106,6 +24433,18 @@ func (s *OutputItemWebSearchCallActionSearch) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"query", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Queries.Get(); ok {
 			if err := func() error {
@@ -19135,6 +24474,9 @@ func (s *OutputItemWebSearchCallActionSearch) Validate() error {
 					if err := func() error {
 						if err := elem.Validate(); err != nil {
 							return err
+						}
+						if err := validatedBefore("x-spec-required", elem, []interface{}{"type", "url"}); err != nil {
+							return errors.Wrap(err, "x-spec-required")
 						}
 						return nil
 					}(); err != nil {
@@ -19207,155 +24549,248 @@ func (s OutputItems) Validate() error {
 		if err := s.OutputMessageItem.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.OutputMessageItem, []interface{}{"content", "id", "role", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case OutputReasoningItemOutputItems:
 		if err := s.OutputReasoningItem.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.OutputReasoningItem, []interface{}{"id", "summary", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case OutputFunctionCallItemOutputItems:
 		if err := s.OutputFunctionCallItem.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.OutputFunctionCallItem, []interface{}{"arguments", "call_id", "name", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case OutputWebSearchCallItemOutputItems:
 		if err := s.OutputWebSearchCallItem.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.OutputWebSearchCallItem, []interface{}{"id", "status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case OutputFileSearchCallItemOutputItems:
 		if err := s.OutputFileSearchCallItem.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.OutputFileSearchCallItem, []interface{}{"id", "queries", "status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case OutputImageGenerationCallItemOutputItems:
 		if err := s.OutputImageGenerationCallItem.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.OutputImageGenerationCallItem, []interface{}{"id", "status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case OutputCodeInterpreterCallItemOutputItems:
 		if err := s.OutputCodeInterpreterCallItem.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.OutputCodeInterpreterCallItem, []interface{}{"id", "status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case OutputComputerCallItemOutputItems:
 		if err := s.OutputComputerCallItem.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.OutputComputerCallItem, []interface{}{"call_id", "pending_safety_checks", "status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case OutputDatetimeItemOutputItems:
 		if err := s.OutputDatetimeItem.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.OutputDatetimeItem, []interface{}{"datetime", "status", "timezone", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case OutputWebSearchServerToolItemOutputItems:
 		if err := s.OutputWebSearchServerToolItem.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.OutputWebSearchServerToolItem, []interface{}{"status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case OutputCodeInterpreterServerToolItemOutputItems:
 		if err := s.OutputCodeInterpreterServerToolItem.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.OutputCodeInterpreterServerToolItem, []interface{}{"status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case OutputFileSearchServerToolItemOutputItems:
 		if err := s.OutputFileSearchServerToolItem.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.OutputFileSearchServerToolItem, []interface{}{"status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case OutputImageGenerationServerToolItemOutputItems:
 		if err := s.OutputImageGenerationServerToolItem.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.OutputImageGenerationServerToolItem, []interface{}{"status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case OutputBrowserUseServerToolItemOutputItems:
 		if err := s.OutputBrowserUseServerToolItem.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.OutputBrowserUseServerToolItem, []interface{}{"status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case OutputBashServerToolItemOutputItems:
 		if err := s.OutputBashServerToolItem.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.OutputBashServerToolItem, []interface{}{"status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case OutputTextEditorServerToolItemOutputItems:
 		if err := s.OutputTextEditorServerToolItem.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.OutputTextEditorServerToolItem, []interface{}{"status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case OutputApplyPatchServerToolItemOutputItems:
 		if err := s.OutputApplyPatchServerToolItem.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.OutputApplyPatchServerToolItem, []interface{}{"status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case OutputApplyPatchCallItemOutputItems:
 		if err := s.OutputApplyPatchCallItem.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.OutputApplyPatchCallItem, []interface{}{"call_id", "id", "operation", "status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case OutputShellCallItemOutputItems:
 		if err := s.OutputShellCallItem.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.OutputShellCallItem, []interface{}{"call_id", "id", "status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case OutputShellCallOutputItemOutputItems:
 		if err := s.OutputShellCallOutputItem.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.OutputShellCallOutputItem, []interface{}{"call_id", "id", "output", "status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case OutputShellServerToolItemOutputItems:
 		if err := s.OutputShellServerToolItem.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.OutputShellServerToolItem, []interface{}{"status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case OutputWebFetchServerToolItemOutputItems:
 		if err := s.OutputWebFetchServerToolItem.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.OutputWebFetchServerToolItem, []interface{}{"status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case OutputToolSearchServerToolItemOutputItems:
 		if err := s.OutputToolSearchServerToolItem.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.OutputToolSearchServerToolItem, []interface{}{"status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case OutputMemoryServerToolItemOutputItems:
 		if err := s.OutputMemoryServerToolItem.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.OutputMemoryServerToolItem, []interface{}{"status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case OutputMcpServerToolItemOutputItems:
 		if err := s.OutputMcpServerToolItem.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.OutputMcpServerToolItem, []interface{}{"status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case OutputSearchModelsServerToolItemOutputItems:
 		if err := s.OutputSearchModelsServerToolItem.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.OutputSearchModelsServerToolItem, []interface{}{"status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case OutputFusionServerToolItemOutputItems:
 		if err := s.OutputFusionServerToolItem.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.OutputFusionServerToolItem, []interface{}{"status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case OutputAdvisorServerToolItemOutputItems:
 		if err := s.OutputAdvisorServerToolItem.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.OutputAdvisorServerToolItem, []interface{}{"status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case OutputSubagentServerToolItemOutputItems:
 		if err := s.OutputSubagentServerToolItem.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.OutputSubagentServerToolItem, []interface{}{"status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case OutputFilesServerToolItemOutputItems:
 		if err := s.OutputFilesServerToolItem.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.OutputFilesServerToolItem, []interface{}{"status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case OutputCustomToolCallItemOutputItems:
 		if err := s.OutputCustomToolCallItem.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.OutputCustomToolCallItem, []interface{}{"call_id", "input", "name", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	default:
@@ -19369,6 +24804,18 @@ func (s *OutputMcpServerToolItem) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Status.Get(); ok {
 			if err := func() error {
@@ -19426,6 +24873,18 @@ func (s *OutputMemoryServerToolItem) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Action.Get(); ok {
 			if err := func() error {
@@ -19514,33 +24973,38 @@ func (s *OutputMessage) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
 	if err := func() error {
-		if value, ok := s.Content.Get(); ok {
+		if err := validateWith("x-spec-required", s, []interface{}{"content", "id", "role", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		if s.Content == nil {
+			return errors.New("nil is invalid value")
+		}
+		var failures []validate.FieldError
+		for i, elem := range s.Content {
 			if err := func() error {
-				if value == nil {
-					return errors.New("nil is invalid value")
-				}
-				var failures []validate.FieldError
-				for i, elem := range value {
-					if err := func() error {
-						if err := elem.Validate(); err != nil {
-							return err
-						}
-						return nil
-					}(); err != nil {
-						failures = append(failures, validate.FieldError{
-							Name:  fmt.Sprintf("[%d]", i),
-							Error: err,
-						})
-					}
-				}
-				if len(failures) > 0 {
-					return &validate.Error{Fields: failures}
+				if err := elem.Validate(); err != nil {
+					return err
 				}
 				return nil
 			}(); err != nil {
-				return err
+				failures = append(failures, validate.FieldError{
+					Name:  fmt.Sprintf("[%d]", i),
+					Error: err,
+				})
 			}
+		}
+		if len(failures) > 0 {
+			return &validate.Error{Fields: failures}
 		}
 		return nil
 	}(); err != nil {
@@ -19633,10 +25097,16 @@ func (s OutputMessageContentItem) Validate() error {
 		if err := s.ResponseOutputText.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.ResponseOutputText, []interface{}{"text", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case OpenAIResponsesRefusalContentOutputMessageContentItem:
 		if err := s.OpenAIResponsesRefusalContent.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.OpenAIResponsesRefusalContent, []interface{}{"refusal", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	default:
@@ -19650,33 +25120,38 @@ func (s *OutputMessageItem) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
 	if err := func() error {
-		if value, ok := s.Content.Get(); ok {
+		if err := validateWith("x-spec-required", s, []interface{}{"content", "id", "role", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		if s.Content == nil {
+			return errors.New("nil is invalid value")
+		}
+		var failures []validate.FieldError
+		for i, elem := range s.Content {
 			if err := func() error {
-				if value == nil {
-					return errors.New("nil is invalid value")
-				}
-				var failures []validate.FieldError
-				for i, elem := range value {
-					if err := func() error {
-						if err := elem.Validate(); err != nil {
-							return err
-						}
-						return nil
-					}(); err != nil {
-						failures = append(failures, validate.FieldError{
-							Name:  fmt.Sprintf("[%d]", i),
-							Error: err,
-						})
-					}
-				}
-				if len(failures) > 0 {
-					return &validate.Error{Fields: failures}
+				if err := elem.Validate(); err != nil {
+					return err
 				}
 				return nil
 			}(); err != nil {
-				return err
+				failures = append(failures, validate.FieldError{
+					Name:  fmt.Sprintf("[%d]", i),
+					Error: err,
+				})
 			}
+		}
+		if len(failures) > 0 {
+			return &validate.Error{Fields: failures}
 		}
 		return nil
 	}(); err != nil {
@@ -19769,10 +25244,16 @@ func (s OutputMessageItemContentItem) Validate() error {
 		if err := s.ResponseOutputText.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.ResponseOutputText, []interface{}{"text", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case OpenAIResponsesRefusalContentOutputMessageItemContentItem:
 		if err := s.OpenAIResponsesRefusalContent.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.OpenAIResponsesRefusalContent, []interface{}{"refusal", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	default:
@@ -19881,6 +25362,18 @@ func (s *OutputReasoningItem) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"id", "summary", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Content.Get(); ok {
 			if err := func() error {
@@ -19892,6 +25385,9 @@ func (s *OutputReasoningItem) Validate() error {
 					if err := func() error {
 						if err := elem.Validate(); err != nil {
 							return err
+						}
+						if err := validatedBefore("x-spec-required", elem, []interface{}{"text", "type"}); err != nil {
+							return errors.Wrap(err, "x-spec-required")
 						}
 						return nil
 					}(); err != nil {
@@ -19953,32 +25449,28 @@ func (s *OutputReasoningItem) Validate() error {
 		})
 	}
 	if err := func() error {
-		if value, ok := s.Summary.Get(); ok {
+		if s.Summary == nil {
+			return errors.New("nil is invalid value")
+		}
+		var failures []validate.FieldError
+		for i, elem := range s.Summary {
 			if err := func() error {
-				if value == nil {
-					return errors.New("nil is invalid value")
+				if err := elem.Validate(); err != nil {
+					return err
 				}
-				var failures []validate.FieldError
-				for i, elem := range value {
-					if err := func() error {
-						if err := elem.Validate(); err != nil {
-							return err
-						}
-						return nil
-					}(); err != nil {
-						failures = append(failures, validate.FieldError{
-							Name:  fmt.Sprintf("[%d]", i),
-							Error: err,
-						})
-					}
-				}
-				if len(failures) > 0 {
-					return &validate.Error{Fields: failures}
+				if err := validatedBefore("x-spec-required", elem, []interface{}{"text", "type"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
-				return err
+				failures = append(failures, validate.FieldError{
+					Name:  fmt.Sprintf("[%d]", i),
+					Error: err,
+				})
 			}
+		}
+		if len(failures) > 0 {
+			return &validate.Error{Fields: failures}
 		}
 		return nil
 	}(); err != nil {
@@ -20039,6 +25531,18 @@ func (s *OutputSearchModelsServerToolItem) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Status.Get(); ok {
 			if err := func() error {
@@ -20096,11 +25600,26 @@ func (s *OutputShellCallItem) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"call_id", "id", "status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Action.Get(); ok {
 			if err := func() error {
 				if err := value.Validate(); err != nil {
 					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"commands", "max_output_length", "timeout_ms"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
@@ -20162,16 +25681,21 @@ func (s *OutputShellCallItemAction) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
 	if err := func() error {
-		if value, ok := s.Commands.Get(); ok {
-			if err := func() error {
-				if value == nil {
-					return errors.New("nil is invalid value")
-				}
-				return nil
-			}(); err != nil {
-				return err
-			}
+		if err := validateWith("x-spec-required", s, []interface{}{"commands", "max_output_length", "timeout_ms"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		if s.Commands == nil {
+			return errors.New("nil is invalid value")
 		}
 		return nil
 	}(); err != nil {
@@ -20201,33 +25725,41 @@ func (s *OutputShellCallOutputItem) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
 	if err := func() error {
-		if value, ok := s.Output.Get(); ok {
+		if err := validateWith("x-spec-required", s, []interface{}{"call_id", "id", "output", "status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		if s.Output == nil {
+			return errors.New("nil is invalid value")
+		}
+		var failures []validate.FieldError
+		for i, elem := range s.Output {
 			if err := func() error {
-				if value == nil {
-					return errors.New("nil is invalid value")
+				if err := elem.Validate(); err != nil {
+					return err
 				}
-				var failures []validate.FieldError
-				for i, elem := range value {
-					if err := func() error {
-						if err := elem.Validate(); err != nil {
-							return err
-						}
-						return nil
-					}(); err != nil {
-						failures = append(failures, validate.FieldError{
-							Name:  fmt.Sprintf("[%d]", i),
-							Error: err,
-						})
-					}
-				}
-				if len(failures) > 0 {
-					return &validate.Error{Fields: failures}
+				if err := validatedBefore("x-spec-required", elem, []interface{}{"outcome", "stderr", "stdout"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
-				return err
+				failures = append(failures, validate.FieldError{
+					Name:  fmt.Sprintf("[%d]", i),
+					Error: err,
+				})
 			}
+		}
+		if len(failures) > 0 {
+			return &validate.Error{Fields: failures}
 		}
 		return nil
 	}(); err != nil {
@@ -20293,11 +25825,26 @@ func (s *OutputShellServerToolItem) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Action.Get(); ok {
 			if err := func() error {
 				if err := value.Validate(); err != nil {
 					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"commands"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
@@ -20322,6 +25869,9 @@ func (s *OutputShellServerToolItem) Validate() error {
 					if err := func() error {
 						if err := elem.Validate(); err != nil {
 							return err
+						}
+						if err := validatedBefore("x-spec-required", elem, []interface{}{"outcome", "stderr", "stdout"}); err != nil {
+							return errors.Wrap(err, "x-spec-required")
 						}
 						return nil
 					}(); err != nil {
@@ -20394,16 +25944,21 @@ func (s *OutputShellServerToolItemAction) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
 	if err := func() error {
-		if value, ok := s.Commands.Get(); ok {
-			if err := func() error {
-				if value == nil {
-					return errors.New("nil is invalid value")
-				}
-				return nil
-			}(); err != nil {
-				return err
-			}
+		if err := validateWith("x-spec-required", s, []interface{}{"commands"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		if s.Commands == nil {
+			return errors.New("nil is invalid value")
 		}
 		return nil
 	}(); err != nil {
@@ -20433,6 +25988,18 @@ func (s *OutputSubagentServerToolItem) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Status.Get(); ok {
 			if err := func() error {
@@ -20490,6 +26057,18 @@ func (s *OutputTextEditorServerToolItem) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Command.Get(); ok {
 			if err := func() error {
@@ -20580,6 +26159,18 @@ func (s *OutputToolSearchServerToolItem) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Status.Get(); ok {
 			if err := func() error {
@@ -20637,6 +26228,18 @@ func (s *OutputWebFetchServerToolItem) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Status.Get(); ok {
 			if err := func() error {
@@ -20694,6 +26297,18 @@ func (s *OutputWebSearchCallItem) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"id", "status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Action.Get(); ok {
 			if err := func() error {
@@ -20760,15 +26375,24 @@ func (s OutputWebSearchCallItemAction) Validate() error {
 		if err := s.OutputItemWebSearchCallActionSearch.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.OutputItemWebSearchCallActionSearch, []interface{}{"query", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case OutputItemWebSearchCallActionOpenPageOutputWebSearchCallItemAction:
 		if err := s.OutputItemWebSearchCallActionOpenPage.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.OutputItemWebSearchCallActionOpenPage, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case OutputItemWebSearchCallActionFindInPageOutputWebSearchCallItemAction:
 		if err := s.OutputItemWebSearchCallActionFindInPage.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.OutputItemWebSearchCallActionFindInPage, []interface{}{"pattern", "type", "url"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	default:
@@ -20791,11 +26415,26 @@ func (s *OutputWebSearchServerToolItem) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Action.Get(); ok {
 			if err := func() error {
 				if err := value.Validate(); err != nil {
 					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"query", "type"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
@@ -20857,6 +26496,18 @@ func (s *OutputWebSearchServerToolItemAction) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"query", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Sources.Get(); ok {
 			if err := func() error {
@@ -20868,6 +26519,9 @@ func (s *OutputWebSearchServerToolItemAction) Validate() error {
 					if err := func() error {
 						if err := elem.Validate(); err != nil {
 							return err
+						}
+						if err := validatedBefore("x-spec-required", elem, []interface{}{"type", "url"}); err != nil {
+							return errors.Wrap(err, "x-spec-required")
 						}
 						return nil
 					}(); err != nil {
@@ -20922,6 +26576,18 @@ func (s *OutputWebSearchServerToolItemActionSourcesItem) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"type", "url"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -21024,6 +26690,18 @@ func (s *ParetoRouterPlugin) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"id"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.ID.Get(); ok {
 			if err := func() error {
@@ -21140,6 +26818,144 @@ func (s ParetoRouterPluginPriceSource) Validate() error {
 	default:
 		return errors.Errorf("invalid value: %v", s)
 	}
+}
+
+func (s *PayloadTooLargeResponse) Validate() error {
+	if s == nil {
+		return validate.ErrNilPointer
+	}
+
+	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"error"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		if value, ok := s.Error.Get(); ok {
+			if err := func() error {
+				if err := value.Validate(); err != nil {
+					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"code", "message"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
+				}
+				return nil
+			}(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "error",
+			Error: err,
+		})
+	}
+	if len(failures) > 0 {
+		return &validate.Error{Fields: failures}
+	}
+	return nil
+}
+
+func (s *PayloadTooLargeResponseErrorData) Validate() error {
+	if s == nil {
+		return validate.ErrNilPointer
+	}
+
+	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"code", "message"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if len(failures) > 0 {
+		return &validate.Error{Fields: failures}
+	}
+	return nil
+}
+
+func (s *PaymentRequiredResponse) Validate() error {
+	if s == nil {
+		return validate.ErrNilPointer
+	}
+
+	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"error"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		if value, ok := s.Error.Get(); ok {
+			if err := func() error {
+				if err := value.Validate(); err != nil {
+					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"code", "message"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
+				}
+				return nil
+			}(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "error",
+			Error: err,
+		})
+	}
+	if len(failures) > 0 {
+		return &validate.Error{Fields: failures}
+	}
+	return nil
+}
+
+func (s *PaymentRequiredResponseErrorData) Validate() error {
+	if s == nil {
+		return validate.ErrNilPointer
+	}
+
+	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"code", "message"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if len(failures) > 0 {
+		return &validate.Error{Fields: failures}
+	}
+	return nil
 }
 
 func (s *PercentileLatencyCutoffs) Validate() error {
@@ -21316,6 +27132,18 @@ func (s *PipelineStage) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"name", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.CostUsd.Get(); ok {
 			if err := func() error {
@@ -21381,6 +27209,18 @@ func (s *Prediction) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"content", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Content.Get(); ok {
 			if err := func() error {
@@ -21437,6 +27277,9 @@ func (s PredictionContent) Validate() error {
 				if err := elem.Validate(); err != nil {
 					return err
 				}
+				if err := validatedBefore("x-spec-required", elem, []interface{}{"text", "type"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
+				}
 				return nil
 			}(); err != nil {
 				failures = append(failures, validate.FieldError{
@@ -21462,6 +27305,18 @@ func (s *PredictionContentText) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"text", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -21548,6 +27403,18 @@ func (s *Preview20250311WebSearchServerTool) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Engine.Get(); ok {
 			if err := func() error {
@@ -21643,6 +27510,9 @@ func (s *Preview20250311WebSearchServerTool) Validate() error {
 			if err := func() error {
 				if err := value.Validate(); err != nil {
 					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"type"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
@@ -21677,6 +27547,18 @@ func (s *PreviewWebSearchServerTool) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Engine.Get(); ok {
 			if err := func() error {
@@ -21773,6 +27655,9 @@ func (s *PreviewWebSearchServerTool) Validate() error {
 				if err := value.Validate(); err != nil {
 					return err
 				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"type"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
+				}
 				return nil
 			}(); err != nil {
 				return err
@@ -21806,6 +27691,18 @@ func (s *PreviewWebSearchUserLocation) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -21845,6 +27742,18 @@ func (s *PromptCacheBreakpoint) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"mode"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Mode.Get(); ok {
 			if err := func() error {
@@ -21884,6 +27793,18 @@ func (s *PromptCacheOptions) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"mode"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Mode.Get(); ok {
 			if err := func() error {
@@ -22132,6 +28053,75 @@ func (s ProviderName) Validate() error {
 	default:
 		return errors.Errorf("invalid value: %v", s)
 	}
+}
+
+func (s *ProviderOverloadedResponse) Validate() error {
+	if s == nil {
+		return validate.ErrNilPointer
+	}
+
+	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"error"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		if value, ok := s.Error.Get(); ok {
+			if err := func() error {
+				if err := value.Validate(); err != nil {
+					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"code", "message"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
+				}
+				return nil
+			}(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "error",
+			Error: err,
+		})
+	}
+	if len(failures) > 0 {
+		return &validate.Error{Fields: failures}
+	}
+	return nil
+}
+
+func (s *ProviderOverloadedResponseErrorData) Validate() error {
+	if s == nil {
+		return validate.ErrNilPointer
+	}
+
+	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"code", "message"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if len(failures) > 0 {
+		return &validate.Error{Fields: failures}
+	}
+	return nil
 }
 
 func (s *ProviderPreferences) Validate() error {
@@ -22560,6 +28550,18 @@ func (s *ReasoningDeltaEvent) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"content_index", "delta", "item_id", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -22599,6 +28601,18 @@ func (s *ReasoningDetailEncrypted) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"data", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Format.Get(); ok {
 			if err := func() error {
@@ -22656,6 +28670,18 @@ func (s *ReasoningDetailServerToolCall) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"arguments", "result", "tool_name", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Format.Get(); ok {
 			if err := func() error {
@@ -22713,6 +28739,18 @@ func (s *ReasoningDetailSummary) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"summary", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Format.Get(); ok {
 			if err := func() error {
@@ -22770,6 +28808,18 @@ func (s *ReasoningDetailText) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Format.Get(); ok {
 			if err := func() error {
@@ -22827,20 +28877,32 @@ func (s ReasoningDetailUnion) Validate() error {
 		if err := s.ReasoningDetailSummary.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.ReasoningDetailSummary, []interface{}{"summary", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case ReasoningDetailEncryptedReasoningDetailUnion:
 		if err := s.ReasoningDetailEncrypted.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.ReasoningDetailEncrypted, []interface{}{"data", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case ReasoningDetailTextReasoningDetailUnion:
 		if err := s.ReasoningDetailText.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.ReasoningDetailText, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case ReasoningDetailServerToolCallReasoningDetailUnion:
 		if err := s.ReasoningDetailServerToolCall.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.ReasoningDetailServerToolCall, []interface{}{"arguments", "result", "tool_name", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	default:
@@ -22854,6 +28916,18 @@ func (s *ReasoningDoneEvent) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"content_index", "item_id", "output_index", "sequence_number", "text", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -22939,6 +29013,18 @@ func (s *ReasoningItem) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"id", "summary", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Content.Get(); ok {
 			if err := func() error {
@@ -22950,6 +29036,9 @@ func (s *ReasoningItem) Validate() error {
 					if err := func() error {
 						if err := elem.Validate(); err != nil {
 							return err
+						}
+						if err := validatedBefore("x-spec-required", elem, []interface{}{"text", "type"}); err != nil {
+							return errors.Wrap(err, "x-spec-required")
 						}
 						return nil
 					}(); err != nil {
@@ -23011,32 +29100,28 @@ func (s *ReasoningItem) Validate() error {
 		})
 	}
 	if err := func() error {
-		if value, ok := s.Summary.Get(); ok {
+		if s.Summary == nil {
+			return errors.New("nil is invalid value")
+		}
+		var failures []validate.FieldError
+		for i, elem := range s.Summary {
 			if err := func() error {
-				if value == nil {
-					return errors.New("nil is invalid value")
+				if err := elem.Validate(); err != nil {
+					return err
 				}
-				var failures []validate.FieldError
-				for i, elem := range value {
-					if err := func() error {
-						if err := elem.Validate(); err != nil {
-							return err
-						}
-						return nil
-					}(); err != nil {
-						failures = append(failures, validate.FieldError{
-							Name:  fmt.Sprintf("[%d]", i),
-							Error: err,
-						})
-					}
-				}
-				if len(failures) > 0 {
-					return &validate.Error{Fields: failures}
+				if err := validatedBefore("x-spec-required", elem, []interface{}{"text", "type"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
-				return err
+				failures = append(failures, validate.FieldError{
+					Name:  fmt.Sprintf("[%d]", i),
+					Error: err,
+				})
 			}
+		}
+		if len(failures) > 0 {
+			return &validate.Error{Fields: failures}
 		}
 		return nil
 	}(); err != nil {
@@ -23108,11 +29193,26 @@ func (s *ReasoningSummaryPartAddedEvent) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"item_id", "output_index", "part", "sequence_number", "summary_index", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Part.Get(); ok {
 			if err := func() error {
 				if err := value.Validate(); err != nil {
 					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"text", "type"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
@@ -23165,11 +29265,26 @@ func (s *ReasoningSummaryPartDoneEvent) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"item_id", "output_index", "part", "sequence_number", "summary_index", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Part.Get(); ok {
 			if err := func() error {
 				if err := value.Validate(); err != nil {
 					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"text", "type"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
@@ -23222,6 +29337,18 @@ func (s *ReasoningSummaryText) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"text", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -23252,6 +29379,18 @@ func (s *ReasoningSummaryTextDeltaEvent) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"delta", "item_id", "output_index", "sequence_number", "summary_index", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -23291,6 +29430,18 @@ func (s *ReasoningSummaryTextDoneEvent) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"item_id", "output_index", "sequence_number", "summary_index", "text", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -23352,6 +29503,18 @@ func (s *ReasoningTextContent) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"text", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -23391,6 +29554,18 @@ func (s *RefusalDeltaEvent) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"content_index", "delta", "item_id", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -23430,6 +29605,18 @@ func (s *RefusalDoneEvent) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"content_index", "item_id", "output_index", "refusal", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -23463,12 +29650,93 @@ func (s RefusalDoneEventType) Validate() error {
 	}
 }
 
+func (s *RequestTimeoutResponse) Validate() error {
+	if s == nil {
+		return validate.ErrNilPointer
+	}
+
+	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"error"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		if value, ok := s.Error.Get(); ok {
+			if err := func() error {
+				if err := value.Validate(); err != nil {
+					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"code", "message"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
+				}
+				return nil
+			}(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "error",
+			Error: err,
+		})
+	}
+	if len(failures) > 0 {
+		return &validate.Error{Fields: failures}
+	}
+	return nil
+}
+
+func (s *RequestTimeoutResponseErrorData) Validate() error {
+	if s == nil {
+		return validate.ErrNilPointer
+	}
+
+	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"code", "message"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if len(failures) > 0 {
+		return &validate.Error{Fields: failures}
+	}
+	return nil
+}
+
 func (s *ResponseHealingPlugin) Validate() error {
 	if s == nil {
 		return validate.ErrNilPointer
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"id"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.ID.Get(); ok {
 			if err := func() error {
@@ -23525,6 +29793,18 @@ func (s *ResponseOutputText) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"text", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Annotations.Get(); ok {
 			if err := func() error {
@@ -23571,6 +29851,9 @@ func (s *ResponseOutputText) Validate() error {
 					if err := func() error {
 						if err := elem.Validate(); err != nil {
 							return err
+						}
+						if err := validatedBefore("x-spec-required", elem, []interface{}{"bytes", "logprob", "token", "top_logprobs"}); err != nil {
+							return errors.Wrap(err, "x-spec-required")
 						}
 						return nil
 					}(); err != nil {
@@ -23625,16 +29908,21 @@ func (s *ResponseOutputTextLogprobsItem) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
 	if err := func() error {
-		if value, ok := s.Bytes.Get(); ok {
-			if err := func() error {
-				if value == nil {
-					return errors.New("nil is invalid value")
-				}
-				return nil
-			}(); err != nil {
-				return err
-			}
+		if err := validateWith("x-spec-required", s, []interface{}{"bytes", "logprob", "token", "top_logprobs"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		if s.Bytes == nil {
+			return errors.New("nil is invalid value")
 		}
 		return nil
 	}(); err != nil {
@@ -23662,32 +29950,28 @@ func (s *ResponseOutputTextLogprobsItem) Validate() error {
 		})
 	}
 	if err := func() error {
-		if value, ok := s.TopLogprobs.Get(); ok {
+		if s.TopLogprobs == nil {
+			return errors.New("nil is invalid value")
+		}
+		var failures []validate.FieldError
+		for i, elem := range s.TopLogprobs {
 			if err := func() error {
-				if value == nil {
-					return errors.New("nil is invalid value")
+				if err := elem.Validate(); err != nil {
+					return err
 				}
-				var failures []validate.FieldError
-				for i, elem := range value {
-					if err := func() error {
-						if err := elem.Validate(); err != nil {
-							return err
-						}
-						return nil
-					}(); err != nil {
-						failures = append(failures, validate.FieldError{
-							Name:  fmt.Sprintf("[%d]", i),
-							Error: err,
-						})
-					}
-				}
-				if len(failures) > 0 {
-					return &validate.Error{Fields: failures}
+				if err := validatedBefore("x-spec-required", elem, []interface{}{"bytes", "logprob", "token"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
-				return err
+				failures = append(failures, validate.FieldError{
+					Name:  fmt.Sprintf("[%d]", i),
+					Error: err,
+				})
 			}
+		}
+		if len(failures) > 0 {
+			return &validate.Error{Fields: failures}
 		}
 		return nil
 	}(); err != nil {
@@ -23708,16 +29992,21 @@ func (s *ResponseOutputTextLogprobsItemTopLogprobsItem) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
 	if err := func() error {
-		if value, ok := s.Bytes.Get(); ok {
-			if err := func() error {
-				if value == nil {
-					return errors.New("nil is invalid value")
-				}
-				return nil
-			}(); err != nil {
-				return err
-			}
+		if err := validateWith("x-spec-required", s, []interface{}{"bytes", "logprob", "token"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		if s.Bytes == nil {
+			return errors.New("nil is invalid value")
 		}
 		return nil
 	}(); err != nil {
@@ -23765,6 +30054,18 @@ func (s *ResponsesErrorField) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"code", "message"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Code.Get(); ok {
 			if err := func() error {
@@ -23847,6 +30148,9 @@ func (s *ResponsesRequest) Validate() error {
 			if err := func() error {
 				if err := value.Validate(); err != nil {
 					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"type"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
@@ -24038,10 +30342,34 @@ func (s *ResponsesRequest) Validate() error {
 		})
 	}
 	if err := func() error {
+		if value, ok := s.Prompt.Get(); ok {
+			if err := func() error {
+				if err := value.Validate(); err != nil {
+					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"id"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
+				}
+				return nil
+			}(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "prompt",
+			Error: err,
+		})
+	}
+	if err := func() error {
 		if value, ok := s.PromptCacheOptions.Get(); ok {
 			if err := func() error {
 				if err := value.Validate(); err != nil {
 					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"mode"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
@@ -24360,50 +30688,80 @@ func (s ResponsesRequestPluginsItem) Validate() error {
 		if err := s.AutoRouterPlugin.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.AutoRouterPlugin, []interface{}{"id"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case AutoBetaRouterPluginResponsesRequestPluginsItem:
 		if err := s.AutoBetaRouterPlugin.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.AutoBetaRouterPlugin, []interface{}{"id"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case ModerationPluginResponsesRequestPluginsItem:
 		if err := s.ModerationPlugin.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.ModerationPlugin, []interface{}{"id"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case WebSearchPluginResponsesRequestPluginsItem:
 		if err := s.WebSearchPlugin.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.WebSearchPlugin, []interface{}{"id"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case WebFetchPluginResponsesRequestPluginsItem:
 		if err := s.WebFetchPlugin.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.WebFetchPlugin, []interface{}{"id"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case FileParserPluginResponsesRequestPluginsItem:
 		if err := s.FileParserPlugin.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.FileParserPlugin, []interface{}{"id"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case ResponseHealingPluginResponsesRequestPluginsItem:
 		if err := s.ResponseHealingPlugin.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.ResponseHealingPlugin, []interface{}{"id"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case ContextCompressionPluginResponsesRequestPluginsItem:
 		if err := s.ContextCompressionPlugin.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.ContextCompressionPlugin, []interface{}{"id"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case ParetoRouterPluginResponsesRequestPluginsItem:
 		if err := s.ParetoRouterPlugin.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.ParetoRouterPlugin, []interface{}{"id"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case FusionPluginResponsesRequestPluginsItem:
 		if err := s.FusionPlugin.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.FusionPlugin, []interface{}{"id"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	default:
@@ -24445,6 +30803,18 @@ func (s *ResponsesRequestToolsFunction) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"name", "parameters", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -24484,140 +30854,224 @@ func (s ResponsesRequestToolsItem) Validate() error {
 		if err := s.ResponsesRequestToolsFunction.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.ResponsesRequestToolsFunction, []interface{}{"name", "parameters", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case PreviewWebSearchServerToolResponsesRequestToolsItem:
 		if err := s.PreviewWebSearchServerTool.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.PreviewWebSearchServerTool, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case Preview20250311WebSearchServerToolResponsesRequestToolsItem:
 		if err := s.Preview20250311WebSearchServerTool.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.Preview20250311WebSearchServerTool, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case LegacyWebSearchServerToolResponsesRequestToolsItem:
 		if err := s.LegacyWebSearchServerTool.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.LegacyWebSearchServerTool, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case WebSearchServerToolResponsesRequestToolsItem:
 		if err := s.WebSearchServerTool.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.WebSearchServerTool, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case FileSearchServerToolResponsesRequestToolsItem:
 		if err := s.FileSearchServerTool.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.FileSearchServerTool, []interface{}{"type", "vector_store_ids"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case ComputerUseServerToolResponsesRequestToolsItem:
 		if err := s.ComputerUseServerTool.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.ComputerUseServerTool, []interface{}{"display_height", "display_width", "environment", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case CodeInterpreterServerToolResponsesRequestToolsItem:
 		if err := s.CodeInterpreterServerTool.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.CodeInterpreterServerTool, []interface{}{"container", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case McpServerToolResponsesRequestToolsItem:
 		if err := s.McpServerTool.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.McpServerTool, []interface{}{"server_label", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case ImageGenerationServerToolResponsesRequestToolsItem:
 		if err := s.ImageGenerationServerTool.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.ImageGenerationServerTool, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case CodexLocalShellToolResponsesRequestToolsItem:
 		if err := s.CodexLocalShellTool.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.CodexLocalShellTool, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case ShellServerToolResponsesRequestToolsItem:
 		if err := s.ShellServerTool.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.ShellServerTool, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case ApplyPatchServerToolResponsesRequestToolsItem:
 		if err := s.ApplyPatchServerTool.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.ApplyPatchServerTool, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case CustomToolResponsesRequestToolsItem:
 		if err := s.CustomTool.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.CustomTool, []interface{}{"name", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case NamespaceToolResponsesRequestToolsItem:
 		if err := s.NamespaceTool.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.NamespaceTool, []interface{}{"description", "name", "tools", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case AdvisorServerToolOpenRouterResponsesRequestToolsItem:
 		if err := s.AdvisorServerToolOpenRouter.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.AdvisorServerToolOpenRouter, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case SubagentServerToolOpenRouterResponsesRequestToolsItem:
 		if err := s.SubagentServerToolOpenRouter.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.SubagentServerToolOpenRouter, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case DatetimeServerToolResponsesRequestToolsItem:
 		if err := s.DatetimeServerTool.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.DatetimeServerTool, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case FilesServerToolResponsesRequestToolsItem:
 		if err := s.FilesServerTool.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.FilesServerTool, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case FusionServerToolOpenRouterResponsesRequestToolsItem:
 		if err := s.FusionServerToolOpenRouter.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.FusionServerToolOpenRouter, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case ImageGenerationServerToolOpenRouterResponsesRequestToolsItem:
 		if err := s.ImageGenerationServerToolOpenRouter.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.ImageGenerationServerToolOpenRouter, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case SearchModelsServerToolOpenRouterResponsesRequestToolsItem:
 		if err := s.SearchModelsServerToolOpenRouter.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.SearchModelsServerToolOpenRouter, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case WebFetchServerToolResponsesRequestToolsItem:
 		if err := s.WebFetchServerTool.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.WebFetchServerTool, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case WebSearchServerToolOpenRouterResponsesRequestToolsItem:
 		if err := s.WebSearchServerToolOpenRouter.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.WebSearchServerToolOpenRouter, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case ApplyPatchServerToolOpenRouterResponsesRequestToolsItem:
 		if err := s.ApplyPatchServerToolOpenRouter.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.ApplyPatchServerToolOpenRouter, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case BashServerToolResponsesRequestToolsItem:
 		if err := s.BashServerTool.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.BashServerTool, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case ShellServerToolOpenRouterResponsesRequestToolsItem:
 		if err := s.ShellServerToolOpenRouter.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.ShellServerToolOpenRouter, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case ToolSearchServerToolResponsesRequestToolsItem:
 		if err := s.ToolSearchServerTool.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.ToolSearchServerTool, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	default:
@@ -24631,6 +31085,18 @@ func (s *ResponsesStreamingResponse) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"data"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Data.Get(); ok {
 			if err := func() error {
@@ -24646,6 +31112,30 @@ func (s *ResponsesStreamingResponse) Validate() error {
 	}(); err != nil {
 		failures = append(failures, validate.FieldError{
 			Name:  "data",
+			Error: err,
+		})
+	}
+	if len(failures) > 0 {
+		return &validate.Error{Fields: failures}
+	}
+	return nil
+}
+
+func (s *RouterAttempt) Validate() error {
+	if s == nil {
+		return validate.ErrNilPointer
+	}
+
+	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"model", "provider", "status"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
 			Error: err,
 		})
 	}
@@ -24747,6 +31237,18 @@ func (s *SearchModelsServerToolOpenRouter) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -24810,17 +31312,101 @@ func (s ServiceTier) Validate() error {
 	}
 }
 
+func (s *ServiceUnavailableResponse) Validate() error {
+	if s == nil {
+		return validate.ErrNilPointer
+	}
+
+	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"error"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		if value, ok := s.Error.Get(); ok {
+			if err := func() error {
+				if err := value.Validate(); err != nil {
+					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"code", "message"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
+				}
+				return nil
+			}(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "error",
+			Error: err,
+		})
+	}
+	if len(failures) > 0 {
+		return &validate.Error{Fields: failures}
+	}
+	return nil
+}
+
+func (s *ServiceUnavailableResponseErrorData) Validate() error {
+	if s == nil {
+		return validate.ErrNilPointer
+	}
+
+	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"code", "message"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if len(failures) > 0 {
+		return &validate.Error{Fields: failures}
+	}
+	return nil
+}
+
 func (s *ShellCallItem) Validate() error {
 	if s == nil {
 		return validate.ErrNilPointer
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"action", "call_id", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Action.Get(); ok {
 			if err := func() error {
 				if err := value.Validate(); err != nil {
 					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"commands"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
@@ -24882,16 +31468,21 @@ func (s *ShellCallItemAction) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
 	if err := func() error {
-		if value, ok := s.Commands.Get(); ok {
-			if err := func() error {
-				if value == nil {
-					return errors.New("nil is invalid value")
-				}
-				return nil
-			}(); err != nil {
-				return err
-			}
+		if err := validateWith("x-spec-required", s, []interface{}{"commands"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		if s.Commands == nil {
+			return errors.New("nil is invalid value")
 		}
 		return nil
 	}(); err != nil {
@@ -24921,6 +31512,18 @@ func (s *ShellCallOutputContent) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"outcome", "stderr", "stdout"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Outcome.Get(); ok {
 			if err := func() error {
@@ -24951,10 +31554,16 @@ func (s ShellCallOutputContentOutcome) Validate() error {
 		if err := s.ShellCallOutputContentOutcomeExit.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.ShellCallOutputContentOutcomeExit, []interface{}{"exit_code", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case ShellCallOutputContentOutcomeTimeoutShellCallOutputContentOutcome:
 		if err := s.ShellCallOutputContentOutcomeTimeout.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.ShellCallOutputContentOutcomeTimeout, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	default:
@@ -24968,6 +31577,18 @@ func (s *ShellCallOutputContentOutcomeExit) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"exit_code", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -25007,6 +31628,18 @@ func (s *ShellCallOutputContentOutcomeTimeout) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -25046,33 +31679,41 @@ func (s *ShellCallOutputItem) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
 	if err := func() error {
-		if value, ok := s.Output.Get(); ok {
+		if err := validateWith("x-spec-required", s, []interface{}{"call_id", "output", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		if s.Output == nil {
+			return errors.New("nil is invalid value")
+		}
+		var failures []validate.FieldError
+		for i, elem := range s.Output {
 			if err := func() error {
-				if value == nil {
-					return errors.New("nil is invalid value")
+				if err := elem.Validate(); err != nil {
+					return err
 				}
-				var failures []validate.FieldError
-				for i, elem := range value {
-					if err := func() error {
-						if err := elem.Validate(); err != nil {
-							return err
-						}
-						return nil
-					}(); err != nil {
-						failures = append(failures, validate.FieldError{
-							Name:  fmt.Sprintf("[%d]", i),
-							Error: err,
-						})
-					}
-				}
-				if len(failures) > 0 {
-					return &validate.Error{Fields: failures}
+				if err := validatedBefore("x-spec-required", elem, []interface{}{"outcome", "stderr", "stdout"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
-				return err
+				failures = append(failures, validate.FieldError{
+					Name:  fmt.Sprintf("[%d]", i),
+					Error: err,
+				})
 			}
+		}
+		if len(failures) > 0 {
+			return &validate.Error{Fields: failures}
 		}
 		return nil
 	}(); err != nil {
@@ -25151,6 +31792,18 @@ func (s *ShellServerTool) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -25240,10 +31893,16 @@ func (s ShellServerToolEnvironment) Validate() error {
 		if err := s.ContainerAutoEnvironment.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.ContainerAutoEnvironment, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case ContainerReferenceEnvironmentShellServerToolEnvironment:
 		if err := s.ContainerReferenceEnvironment.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.ContainerReferenceEnvironment, []interface{}{"container_id", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	default:
@@ -25257,6 +31916,18 @@ func (s *ShellServerToolOpenRouter) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Parameters.Get(); ok {
 			if err := func() error {
@@ -25356,25 +32027,40 @@ func (s StopServerToolsWhenCondition) Validate() error {
 		if err := s.StopServerToolsWhenStepCountIs.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.StopServerToolsWhenStepCountIs, []interface{}{"step_count", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case StopServerToolsWhenHasToolCallStopServerToolsWhenCondition:
 		if err := s.StopServerToolsWhenHasToolCall.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.StopServerToolsWhenHasToolCall, []interface{}{"tool_name", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case StopServerToolsWhenMaxTokensUsedStopServerToolsWhenCondition:
 		if err := s.StopServerToolsWhenMaxTokensUsed.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.StopServerToolsWhenMaxTokensUsed, []interface{}{"max_tokens", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case StopServerToolsWhenMaxCostStopServerToolsWhenCondition:
 		if err := s.StopServerToolsWhenMaxCost.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.StopServerToolsWhenMaxCost, []interface{}{"max_cost_in_dollars", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case StopServerToolsWhenFinishReasonIsStopServerToolsWhenCondition:
 		if err := s.StopServerToolsWhenFinishReasonIs.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.StopServerToolsWhenFinishReasonIs, []interface{}{"reason", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	default:
@@ -25388,6 +32074,18 @@ func (s *StopServerToolsWhenFinishReasonIs) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"reason", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Reason.Get(); ok {
 			if err := func() error {
@@ -25457,6 +32155,18 @@ func (s *StopServerToolsWhenHasToolCall) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"tool_name", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.ToolName.Get(); ok {
 			if err := func() error {
@@ -25526,6 +32236,18 @@ func (s *StopServerToolsWhenMaxCost) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"max_cost_in_dollars", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.MaxCostInDollars.Get(); ok {
 			if err := func() error {
@@ -25583,6 +32305,18 @@ func (s *StopServerToolsWhenMaxTokensUsed) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"max_tokens", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -25622,6 +32356,18 @@ func (s *StopServerToolsWhenStepCountIs) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"step_count", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -25655,251 +32401,422 @@ func (s StopServerToolsWhenStepCountIsType) Validate() error {
 	}
 }
 
+func (s *StoredPromptTemplate) Validate() error {
+	if s == nil {
+		return validate.ErrNilPointer
+	}
+
+	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"id"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if len(failures) > 0 {
+		return &validate.Error{Fields: failures}
+	}
+	return nil
+}
+
 func (s StreamEvents) Validate() error {
 	switch s.Type {
 	case OpenResponsesCreatedEventStreamEvents:
 		if err := s.OpenResponsesCreatedEvent.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.OpenResponsesCreatedEvent, []interface{}{"response", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case OpenResponsesInProgressEventStreamEvents:
 		if err := s.OpenResponsesInProgressEvent.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.OpenResponsesInProgressEvent, []interface{}{"response", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case StreamEventsResponseCompletedStreamEvents:
 		if err := s.StreamEventsResponseCompleted.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.StreamEventsResponseCompleted, []interface{}{"response", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case StreamEventsResponseIncompleteStreamEvents:
 		if err := s.StreamEventsResponseIncomplete.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.StreamEventsResponseIncomplete, []interface{}{"response", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case StreamEventsResponseFailedStreamEvents:
 		if err := s.StreamEventsResponseFailed.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.StreamEventsResponseFailed, []interface{}{"response", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case ErrorEventStreamEvents:
 		if err := s.ErrorEvent.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.ErrorEvent, []interface{}{"code", "message", "param", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case StreamEventsResponseOutputItemAddedStreamEvents:
 		if err := s.StreamEventsResponseOutputItemAdded.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.StreamEventsResponseOutputItemAdded, []interface{}{"item", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case StreamEventsResponseOutputItemDoneStreamEvents:
 		if err := s.StreamEventsResponseOutputItemDone.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.StreamEventsResponseOutputItemDone, []interface{}{"item", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case ContentPartAddedEventStreamEvents:
 		if err := s.ContentPartAddedEvent.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.ContentPartAddedEvent, []interface{}{"content_index", "item_id", "output_index", "part", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case ContentPartDoneEventStreamEvents:
 		if err := s.ContentPartDoneEvent.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.ContentPartDoneEvent, []interface{}{"content_index", "item_id", "output_index", "part", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case TextDeltaEventStreamEvents:
 		if err := s.TextDeltaEvent.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.TextDeltaEvent, []interface{}{"content_index", "delta", "item_id", "logprobs", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case TextDoneEventStreamEvents:
 		if err := s.TextDoneEvent.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.TextDoneEvent, []interface{}{"content_index", "item_id", "logprobs", "output_index", "sequence_number", "text", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case RefusalDeltaEventStreamEvents:
 		if err := s.RefusalDeltaEvent.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.RefusalDeltaEvent, []interface{}{"content_index", "delta", "item_id", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case RefusalDoneEventStreamEvents:
 		if err := s.RefusalDoneEvent.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.RefusalDoneEvent, []interface{}{"content_index", "item_id", "output_index", "refusal", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case AnnotationAddedEventStreamEvents:
 		if err := s.AnnotationAddedEvent.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.AnnotationAddedEvent, []interface{}{"annotation", "annotation_index", "content_index", "item_id", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case FunctionCallArgsDeltaEventStreamEvents:
 		if err := s.FunctionCallArgsDeltaEvent.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.FunctionCallArgsDeltaEvent, []interface{}{"delta", "item_id", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case FunctionCallArgsDoneEventStreamEvents:
 		if err := s.FunctionCallArgsDoneEvent.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.FunctionCallArgsDoneEvent, []interface{}{"arguments", "item_id", "name", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case ReasoningDeltaEventStreamEvents:
 		if err := s.ReasoningDeltaEvent.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.ReasoningDeltaEvent, []interface{}{"content_index", "delta", "item_id", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case ReasoningDoneEventStreamEvents:
 		if err := s.ReasoningDoneEvent.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.ReasoningDoneEvent, []interface{}{"content_index", "item_id", "output_index", "sequence_number", "text", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case ReasoningSummaryPartAddedEventStreamEvents:
 		if err := s.ReasoningSummaryPartAddedEvent.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.ReasoningSummaryPartAddedEvent, []interface{}{"item_id", "output_index", "part", "sequence_number", "summary_index", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case ReasoningSummaryPartDoneEventStreamEvents:
 		if err := s.ReasoningSummaryPartDoneEvent.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.ReasoningSummaryPartDoneEvent, []interface{}{"item_id", "output_index", "part", "sequence_number", "summary_index", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case ReasoningSummaryTextDeltaEventStreamEvents:
 		if err := s.ReasoningSummaryTextDeltaEvent.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.ReasoningSummaryTextDeltaEvent, []interface{}{"delta", "item_id", "output_index", "sequence_number", "summary_index", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case ReasoningSummaryTextDoneEventStreamEvents:
 		if err := s.ReasoningSummaryTextDoneEvent.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.ReasoningSummaryTextDoneEvent, []interface{}{"item_id", "output_index", "sequence_number", "summary_index", "text", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case ImageGenCallInProgressEventStreamEvents:
 		if err := s.ImageGenCallInProgressEvent.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.ImageGenCallInProgressEvent, []interface{}{"item_id", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case ImageGenCallGeneratingEventStreamEvents:
 		if err := s.ImageGenCallGeneratingEvent.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.ImageGenCallGeneratingEvent, []interface{}{"item_id", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case ImageGenCallPartialImageEventStreamEvents:
 		if err := s.ImageGenCallPartialImageEvent.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.ImageGenCallPartialImageEvent, []interface{}{"item_id", "output_index", "partial_image_b64", "partial_image_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case ImageGenCallCompletedEventStreamEvents:
 		if err := s.ImageGenCallCompletedEvent.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.ImageGenCallCompletedEvent, []interface{}{"item_id", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case CodeInterpreterCallInProgressEventStreamEvents:
 		if err := s.CodeInterpreterCallInProgressEvent.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.CodeInterpreterCallInProgressEvent, []interface{}{"item_id", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case CodeInterpreterCallInterpretingEventStreamEvents:
 		if err := s.CodeInterpreterCallInterpretingEvent.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.CodeInterpreterCallInterpretingEvent, []interface{}{"item_id", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case CodeInterpreterCallCompletedEventStreamEvents:
 		if err := s.CodeInterpreterCallCompletedEvent.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.CodeInterpreterCallCompletedEvent, []interface{}{"item_id", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case CodeInterpreterCallCodeDeltaEventStreamEvents:
 		if err := s.CodeInterpreterCallCodeDeltaEvent.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.CodeInterpreterCallCodeDeltaEvent, []interface{}{"delta", "item_id", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case CodeInterpreterCallCodeDoneEventStreamEvents:
 		if err := s.CodeInterpreterCallCodeDoneEvent.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.CodeInterpreterCallCodeDoneEvent, []interface{}{"code", "item_id", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case WebSearchCallInProgressEventStreamEvents:
 		if err := s.WebSearchCallInProgressEvent.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.WebSearchCallInProgressEvent, []interface{}{"item_id", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case WebSearchCallSearchingEventStreamEvents:
 		if err := s.WebSearchCallSearchingEvent.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.WebSearchCallSearchingEvent, []interface{}{"item_id", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case WebSearchCallCompletedEventStreamEvents:
 		if err := s.WebSearchCallCompletedEvent.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.WebSearchCallCompletedEvent, []interface{}{"item_id", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case CustomToolCallInputDeltaEventStreamEvents:
 		if err := s.CustomToolCallInputDeltaEvent.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.CustomToolCallInputDeltaEvent, []interface{}{"delta", "item_id", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case CustomToolCallInputDoneEventStreamEvents:
 		if err := s.CustomToolCallInputDoneEvent.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.CustomToolCallInputDoneEvent, []interface{}{"input", "item_id", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case ApplyPatchCallOperationDiffDeltaEventStreamEvents:
 		if err := s.ApplyPatchCallOperationDiffDeltaEvent.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.ApplyPatchCallOperationDiffDeltaEvent, []interface{}{"delta", "item_id", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case ApplyPatchCallOperationDiffDoneEventStreamEvents:
 		if err := s.ApplyPatchCallOperationDiffDoneEvent.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.ApplyPatchCallOperationDiffDoneEvent, []interface{}{"diff", "item_id", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case FusionCallInProgressEventStreamEvents:
 		if err := s.FusionCallInProgressEvent.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.FusionCallInProgressEvent, []interface{}{"item_id", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case FusionCallPanelAddedEventStreamEvents:
 		if err := s.FusionCallPanelAddedEvent.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.FusionCallPanelAddedEvent, []interface{}{"item_id", "model", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case FusionCallPanelDeltaEventStreamEvents:
 		if err := s.FusionCallPanelDeltaEvent.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.FusionCallPanelDeltaEvent, []interface{}{"delta", "item_id", "model", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case FusionCallPanelReasoningDeltaEventStreamEvents:
 		if err := s.FusionCallPanelReasoningDeltaEvent.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.FusionCallPanelReasoningDeltaEvent, []interface{}{"delta", "item_id", "model", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case FusionCallPanelCompletedEventStreamEvents:
 		if err := s.FusionCallPanelCompletedEvent.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.FusionCallPanelCompletedEvent, []interface{}{"content", "item_id", "model", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case FusionCallPanelFailedEventStreamEvents:
 		if err := s.FusionCallPanelFailedEvent.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.FusionCallPanelFailedEvent, []interface{}{"error", "item_id", "model", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case FusionCallAnalysisInProgressEventStreamEvents:
 		if err := s.FusionCallAnalysisInProgressEvent.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.FusionCallAnalysisInProgressEvent, []interface{}{"analyst_model", "item_id", "judge_model", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case FusionCallAnalysisCompletedEventStreamEvents:
 		if err := s.FusionCallAnalysisCompletedEvent.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.FusionCallAnalysisCompletedEvent, []interface{}{"analysis", "item_id", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case FusionCallCompletedEventStreamEvents:
 		if err := s.FusionCallCompletedEvent.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.FusionCallCompletedEvent, []interface{}{"item_id", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case DebugEventStreamEvents:
 		if err := s.DebugEvent.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.DebugEvent, []interface{}{"debug", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	default:
@@ -25913,11 +32830,26 @@ func (s *StreamEventsResponseCompleted) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"response", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Response.Get(); ok {
 			if err := func() error {
 				if err := value.Validate(); err != nil {
 					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"completed_at", "created_at", "error", "frequency_penalty", "id", "incomplete_details", "instructions", "metadata", "model", "object", "output", "parallel_tool_calls", "presence_penalty", "status", "temperature", "tool_choice", "tools", "top_p"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
@@ -25970,11 +32902,26 @@ func (s *StreamEventsResponseFailed) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"response", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Response.Get(); ok {
 			if err := func() error {
 				if err := value.Validate(); err != nil {
 					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"completed_at", "created_at", "error", "frequency_penalty", "id", "incomplete_details", "instructions", "metadata", "model", "object", "output", "parallel_tool_calls", "presence_penalty", "status", "temperature", "tool_choice", "tools", "top_p"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
@@ -26027,11 +32974,26 @@ func (s *StreamEventsResponseIncomplete) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"response", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Response.Get(); ok {
 			if err := func() error {
 				if err := value.Validate(); err != nil {
 					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"completed_at", "created_at", "error", "frequency_penalty", "id", "incomplete_details", "instructions", "metadata", "model", "object", "output", "parallel_tool_calls", "presence_penalty", "status", "temperature", "tool_choice", "tools", "top_p"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
@@ -26084,6 +33046,18 @@ func (s *StreamEventsResponseOutputItemAdded) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"item", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Item.Get(); ok {
 			if err := func() error {
@@ -26141,6 +33115,18 @@ func (s *StreamEventsResponseOutputItemDone) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"item", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Item.Get(); ok {
 			if err := func() error {
@@ -26198,6 +33184,18 @@ func (s *StreamLogprob) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"logprob", "token"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Bytes.Get(); ok {
 			if err := func() error {
@@ -26314,6 +33312,30 @@ func (s *StreamLogprobTopLogprob) Validate() error {
 	}(); err != nil {
 		failures = append(failures, validate.FieldError{
 			Name:  "logprob",
+			Error: err,
+		})
+	}
+	if len(failures) > 0 {
+		return &validate.Error{Fields: failures}
+	}
+	return nil
+}
+
+func (s *SubagentNestedTool) Validate() error {
+	if s == nil {
+		return validate.ErrNilPointer
+	}
+
+	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
 			Error: err,
 		})
 	}
@@ -26527,6 +33549,26 @@ func (s *SubagentServerToolConfig) Validate() error {
 				if value == nil {
 					return errors.New("nil is invalid value")
 				}
+				var failures []validate.FieldError
+				for i, elem := range value {
+					if err := func() error {
+						if err := elem.Validate(); err != nil {
+							return err
+						}
+						if err := validatedBefore("x-spec-required", elem, []interface{}{"type"}); err != nil {
+							return errors.Wrap(err, "x-spec-required")
+						}
+						return nil
+					}(); err != nil {
+						failures = append(failures, validate.FieldError{
+							Name:  fmt.Sprintf("[%d]", i),
+							Error: err,
+						})
+					}
+				}
+				if len(failures) > 0 {
+					return &validate.Error{Fields: failures}
+				}
 				return nil
 			}(); err != nil {
 				return err
@@ -26551,6 +33593,18 @@ func (s *SubagentServerToolOpenRouter) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Parameters.Get(); ok {
 			if err := func() error {
@@ -26669,33 +33723,41 @@ func (s *TextDeltaEvent) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
 	if err := func() error {
-		if value, ok := s.Logprobs.Get(); ok {
+		if err := validateWith("x-spec-required", s, []interface{}{"content_index", "delta", "item_id", "logprobs", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		if s.Logprobs == nil {
+			return errors.New("nil is invalid value")
+		}
+		var failures []validate.FieldError
+		for i, elem := range s.Logprobs {
 			if err := func() error {
-				if value == nil {
-					return errors.New("nil is invalid value")
+				if err := elem.Validate(); err != nil {
+					return err
 				}
-				var failures []validate.FieldError
-				for i, elem := range value {
-					if err := func() error {
-						if err := elem.Validate(); err != nil {
-							return err
-						}
-						return nil
-					}(); err != nil {
-						failures = append(failures, validate.FieldError{
-							Name:  fmt.Sprintf("[%d]", i),
-							Error: err,
-						})
-					}
-				}
-				if len(failures) > 0 {
-					return &validate.Error{Fields: failures}
+				if err := validatedBefore("x-spec-required", elem, []interface{}{"logprob", "token"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
-				return err
+				failures = append(failures, validate.FieldError{
+					Name:  fmt.Sprintf("[%d]", i),
+					Error: err,
+				})
 			}
+		}
+		if len(failures) > 0 {
+			return &validate.Error{Fields: failures}
 		}
 		return nil
 	}(); err != nil {
@@ -26743,33 +33805,41 @@ func (s *TextDoneEvent) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
 	if err := func() error {
-		if value, ok := s.Logprobs.Get(); ok {
+		if err := validateWith("x-spec-required", s, []interface{}{"content_index", "item_id", "logprobs", "output_index", "sequence_number", "text", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		if s.Logprobs == nil {
+			return errors.New("nil is invalid value")
+		}
+		var failures []validate.FieldError
+		for i, elem := range s.Logprobs {
 			if err := func() error {
-				if value == nil {
-					return errors.New("nil is invalid value")
+				if err := elem.Validate(); err != nil {
+					return err
 				}
-				var failures []validate.FieldError
-				for i, elem := range value {
-					if err := func() error {
-						if err := elem.Validate(); err != nil {
-							return err
-						}
-						return nil
-					}(); err != nil {
-						failures = append(failures, validate.FieldError{
-							Name:  fmt.Sprintf("[%d]", i),
-							Error: err,
-						})
-					}
-				}
-				if len(failures) > 0 {
-					return &validate.Error{Fields: failures}
+				if err := validatedBefore("x-spec-required", elem, []interface{}{"logprob", "token"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
-				return err
+				failures = append(failures, validate.FieldError{
+					Name:  fmt.Sprintf("[%d]", i),
+					Error: err,
+				})
 			}
+		}
+		if len(failures) > 0 {
+			return &validate.Error{Fields: failures}
 		}
 		return nil
 	}(); err != nil {
@@ -26876,6 +33946,75 @@ func (s TextExtendedConfigVerbosity) Validate() error {
 	}
 }
 
+func (s *TooManyRequestsResponse) Validate() error {
+	if s == nil {
+		return validate.ErrNilPointer
+	}
+
+	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"error"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		if value, ok := s.Error.Get(); ok {
+			if err := func() error {
+				if err := value.Validate(); err != nil {
+					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"code", "message"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
+				}
+				return nil
+			}(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "error",
+			Error: err,
+		})
+	}
+	if len(failures) > 0 {
+		return &validate.Error{Fields: failures}
+	}
+	return nil
+}
+
+func (s *TooManyRequestsResponseErrorData) Validate() error {
+	if s == nil {
+		return validate.ErrNilPointer
+	}
+
+	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"code", "message"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if len(failures) > 0 {
+		return &validate.Error{Fields: failures}
+	}
+	return nil
+}
+
 func (s ToolCallStatus) Validate() error {
 	switch s {
 	case "in_progress":
@@ -26895,6 +34034,18 @@ func (s *ToolChoiceAllowed) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"mode", "tools", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Mode.Get(); ok {
 			if err := func() error {
@@ -26914,15 +34065,8 @@ func (s *ToolChoiceAllowed) Validate() error {
 		})
 	}
 	if err := func() error {
-		if value, ok := s.Tools.Get(); ok {
-			if err := func() error {
-				if value == nil {
-					return errors.New("nil is invalid value")
-				}
-				return nil
-			}(); err != nil {
-				return err
-			}
+		if s.Tools == nil {
+			return errors.New("nil is invalid value")
 		}
 		return nil
 	}(); err != nil {
@@ -26981,6 +34125,18 @@ func (s *ToolSearchServerTool) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -27021,10 +34177,34 @@ func (s *TransponderSchemaHolder) Validate() error {
 
 	var failures []validate.FieldError
 	if err := func() error {
+		if value, ok := s.AdditionalToolsItemToolsVariant28.Get(); ok {
+			if err := func() error {
+				if err := value.Validate(); err != nil {
+					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"type"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
+				}
+				return nil
+			}(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "AdditionalToolsItemToolsVariant28",
+			Error: err,
+		})
+	}
+	if err := func() error {
 		if value, ok := s.BaseAnnotationAddedEvent.Get(); ok {
 			if err := func() error {
 				if err := value.Validate(); err != nil {
 					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"annotation", "annotation_index", "content_index", "item_id", "output_index", "sequence_number", "type"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
@@ -27044,6 +34224,9 @@ func (s *TransponderSchemaHolder) Validate() error {
 				if err := value.Validate(); err != nil {
 					return err
 				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"content_index", "item_id", "output_index", "part", "sequence_number", "type"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
+				}
 				return nil
 			}(); err != nil {
 				return err
@@ -27061,6 +34244,9 @@ func (s *TransponderSchemaHolder) Validate() error {
 			if err := func() error {
 				if err := value.Validate(); err != nil {
 					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"content_index", "item_id", "output_index", "part", "sequence_number", "type"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
@@ -27080,6 +34266,9 @@ func (s *TransponderSchemaHolder) Validate() error {
 				if err := value.Validate(); err != nil {
 					return err
 				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"delta", "item_id", "output_index", "sequence_number", "type"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
+				}
 				return nil
 			}(); err != nil {
 				return err
@@ -27097,6 +34286,9 @@ func (s *TransponderSchemaHolder) Validate() error {
 			if err := func() error {
 				if err := value.Validate(); err != nil {
 					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"input", "item_id", "output_index", "sequence_number", "type"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
@@ -27116,6 +34308,9 @@ func (s *TransponderSchemaHolder) Validate() error {
 				if err := value.Validate(); err != nil {
 					return err
 				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"code", "message", "param", "sequence_number", "type"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
+				}
 				return nil
 			}(); err != nil {
 				return err
@@ -27133,6 +34328,9 @@ func (s *TransponderSchemaHolder) Validate() error {
 			if err := func() error {
 				if err := value.Validate(); err != nil {
 					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"delta", "item_id", "output_index", "sequence_number", "type"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
@@ -27152,6 +34350,9 @@ func (s *TransponderSchemaHolder) Validate() error {
 				if err := value.Validate(); err != nil {
 					return err
 				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"arguments", "item_id", "name", "output_index", "sequence_number", "type"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
+				}
 				return nil
 			}(); err != nil {
 				return err
@@ -27169,6 +34370,9 @@ func (s *TransponderSchemaHolder) Validate() error {
 			if err := func() error {
 				if err := value.Validate(); err != nil {
 					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"content_index", "delta", "item_id", "output_index", "sequence_number", "type"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
@@ -27188,6 +34392,9 @@ func (s *TransponderSchemaHolder) Validate() error {
 				if err := value.Validate(); err != nil {
 					return err
 				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"content_index", "item_id", "output_index", "sequence_number", "text", "type"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
+				}
 				return nil
 			}(); err != nil {
 				return err
@@ -27205,6 +34412,9 @@ func (s *TransponderSchemaHolder) Validate() error {
 			if err := func() error {
 				if err := value.Validate(); err != nil {
 					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"item_id", "output_index", "part", "sequence_number", "summary_index", "type"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
@@ -27224,6 +34434,9 @@ func (s *TransponderSchemaHolder) Validate() error {
 				if err := value.Validate(); err != nil {
 					return err
 				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"item_id", "output_index", "part", "sequence_number", "summary_index", "type"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
+				}
 				return nil
 			}(); err != nil {
 				return err
@@ -27241,6 +34454,9 @@ func (s *TransponderSchemaHolder) Validate() error {
 			if err := func() error {
 				if err := value.Validate(); err != nil {
 					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"delta", "item_id", "output_index", "sequence_number", "summary_index", "type"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
@@ -27260,6 +34476,9 @@ func (s *TransponderSchemaHolder) Validate() error {
 				if err := value.Validate(); err != nil {
 					return err
 				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"item_id", "output_index", "sequence_number", "summary_index", "text", "type"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
+				}
 				return nil
 			}(); err != nil {
 				return err
@@ -27277,6 +34496,9 @@ func (s *TransponderSchemaHolder) Validate() error {
 			if err := func() error {
 				if err := value.Validate(); err != nil {
 					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"content_index", "delta", "item_id", "output_index", "sequence_number", "type"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
@@ -27296,6 +34518,9 @@ func (s *TransponderSchemaHolder) Validate() error {
 				if err := value.Validate(); err != nil {
 					return err
 				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"content_index", "item_id", "output_index", "refusal", "sequence_number", "type"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
+				}
 				return nil
 			}(); err != nil {
 				return err
@@ -27313,6 +34538,9 @@ func (s *TransponderSchemaHolder) Validate() error {
 			if err := func() error {
 				if err := value.Validate(); err != nil {
 					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"completed_at", "created_at", "error", "frequency_penalty", "id", "incomplete_details", "instructions", "metadata", "model", "object", "output", "parallel_tool_calls", "presence_penalty", "status", "temperature", "tool_choice", "tools", "top_p"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
@@ -27332,6 +34560,9 @@ func (s *TransponderSchemaHolder) Validate() error {
 				if err := value.Validate(); err != nil {
 					return err
 				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"content_index", "delta", "item_id", "logprobs", "output_index", "sequence_number", "type"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
+				}
 				return nil
 			}(); err != nil {
 				return err
@@ -27350,6 +34581,9 @@ func (s *TransponderSchemaHolder) Validate() error {
 				if err := value.Validate(); err != nil {
 					return err
 				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"content_index", "item_id", "logprobs", "output_index", "sequence_number", "text", "type"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
+				}
 				return nil
 			}(); err != nil {
 				return err
@@ -27363,10 +34597,34 @@ func (s *TransponderSchemaHolder) Validate() error {
 		})
 	}
 	if err := func() error {
+		if value, ok := s.ChatServerToolChoice.Get(); ok {
+			if err := func() error {
+				if err := value.Validate(); err != nil {
+					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"type"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
+				}
+				return nil
+			}(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "ChatServerToolChoice",
+			Error: err,
+		})
+	}
+	if err := func() error {
 		if value, ok := s.CodeInterpreterCallItem.Get(); ok {
 			if err := func() error {
 				if err := value.Validate(); err != nil {
 					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"id", "status", "type"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
@@ -27386,6 +34644,9 @@ func (s *TransponderSchemaHolder) Validate() error {
 				if err := value.Validate(); err != nil {
 					return err
 				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"response", "sequence_number", "type"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
+				}
 				return nil
 			}(); err != nil {
 				return err
@@ -27403,6 +34664,9 @@ func (s *TransponderSchemaHolder) Validate() error {
 			if err := func() error {
 				if err := value.Validate(); err != nil {
 					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"response", "sequence_number", "type"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
@@ -27422,6 +34686,9 @@ func (s *TransponderSchemaHolder) Validate() error {
 				if err := value.Validate(); err != nil {
 					return err
 				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"call_id", "input", "name", "type"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
+				}
 				return nil
 			}(); err != nil {
 				return err
@@ -27439,6 +34706,9 @@ func (s *TransponderSchemaHolder) Validate() error {
 			if err := func() error {
 				if err := value.Validate(); err != nil {
 					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"role"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
@@ -27458,6 +34728,9 @@ func (s *TransponderSchemaHolder) Validate() error {
 				if err := value.Validate(); err != nil {
 					return err
 				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"response", "sequence_number", "type"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
+				}
 				return nil
 			}(); err != nil {
 				return err
@@ -27475,6 +34748,9 @@ func (s *TransponderSchemaHolder) Validate() error {
 			if err := func() error {
 				if err := value.Validate(); err != nil {
 					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"arguments", "call_id", "id", "name", "type"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
@@ -27494,6 +34770,9 @@ func (s *TransponderSchemaHolder) Validate() error {
 				if err := value.Validate(); err != nil {
 					return err
 				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"name", "parameters", "type"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
+				}
 				return nil
 			}(); err != nil {
 				return err
@@ -27511,6 +34790,9 @@ func (s *TransponderSchemaHolder) Validate() error {
 			if err := func() error {
 				if err := value.Validate(); err != nil {
 					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"response", "sequence_number", "type"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
@@ -27530,6 +34812,9 @@ func (s *TransponderSchemaHolder) Validate() error {
 				if err := value.Validate(); err != nil {
 					return err
 				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"response", "sequence_number", "type"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
+				}
 				return nil
 			}(); err != nil {
 				return err
@@ -27547,6 +34832,9 @@ func (s *TransponderSchemaHolder) Validate() error {
 			if err := func() error {
 				if err := value.Validate(); err != nil {
 					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"role"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
@@ -27566,6 +34854,9 @@ func (s *TransponderSchemaHolder) Validate() error {
 				if err := value.Validate(); err != nil {
 					return err
 				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"detail", "type"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
+				}
 				return nil
 			}(); err != nil {
 				return err
@@ -27583,6 +34874,9 @@ func (s *TransponderSchemaHolder) Validate() error {
 			if err := func() error {
 				if err := value.Validate(); err != nil {
 					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"content", "id", "role"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
@@ -27602,6 +34896,9 @@ func (s *TransponderSchemaHolder) Validate() error {
 				if err := value.Validate(); err != nil {
 					return err
 				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"delta", "item_id", "output_index", "sequence_number", "type"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
+				}
 				return nil
 			}(); err != nil {
 				return err
@@ -27619,6 +34916,9 @@ func (s *TransponderSchemaHolder) Validate() error {
 			if err := func() error {
 				if err := value.Validate(); err != nil {
 					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"code", "item_id", "output_index", "sequence_number", "type"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
@@ -27638,6 +34938,9 @@ func (s *TransponderSchemaHolder) Validate() error {
 				if err := value.Validate(); err != nil {
 					return err
 				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"item_id", "output_index", "sequence_number", "type"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
+				}
 				return nil
 			}(); err != nil {
 				return err
@@ -27655,6 +34958,9 @@ func (s *TransponderSchemaHolder) Validate() error {
 			if err := func() error {
 				if err := value.Validate(); err != nil {
 					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"item_id", "output_index", "sequence_number", "type"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
@@ -27674,6 +34980,9 @@ func (s *TransponderSchemaHolder) Validate() error {
 				if err := value.Validate(); err != nil {
 					return err
 				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"item_id", "output_index", "sequence_number", "type"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
+				}
 				return nil
 			}(); err != nil {
 				return err
@@ -27691,6 +35000,9 @@ func (s *TransponderSchemaHolder) Validate() error {
 			if err := func() error {
 				if err := value.Validate(); err != nil {
 					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"item_id", "output_index", "sequence_number", "type"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
@@ -27710,6 +35022,9 @@ func (s *TransponderSchemaHolder) Validate() error {
 				if err := value.Validate(); err != nil {
 					return err
 				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"item_id", "output_index", "sequence_number", "type"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
+				}
 				return nil
 			}(); err != nil {
 				return err
@@ -27727,6 +35042,9 @@ func (s *TransponderSchemaHolder) Validate() error {
 			if err := func() error {
 				if err := value.Validate(); err != nil {
 					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"item_id", "output_index", "sequence_number", "type"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
@@ -27746,6 +35064,9 @@ func (s *TransponderSchemaHolder) Validate() error {
 				if err := value.Validate(); err != nil {
 					return err
 				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"item_id", "output_index", "partial_image_b64", "partial_image_index", "sequence_number", "type"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
+				}
 				return nil
 			}(); err != nil {
 				return err
@@ -27764,6 +35085,9 @@ func (s *TransponderSchemaHolder) Validate() error {
 				if err := value.Validate(); err != nil {
 					return err
 				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"item_id", "output_index", "sequence_number", "type"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
+				}
 				return nil
 			}(); err != nil {
 				return err
@@ -27777,10 +35101,34 @@ func (s *TransponderSchemaHolder) Validate() error {
 		})
 	}
 	if err := func() error {
+		if value, ok := s.OpenAIResponsesUsage.Get(); ok {
+			if err := func() error {
+				if err := value.Validate(); err != nil {
+					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"input_tokens", "input_tokens_details", "output_tokens", "output_tokens_details", "total_tokens"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
+				}
+				return nil
+			}(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "OpenAIResponsesUsage",
+			Error: err,
+		})
+	}
+	if err := func() error {
 		if value, ok := s.OpenAIResponsesWebSearchCallInProgress.Get(); ok {
 			if err := func() error {
 				if err := value.Validate(); err != nil {
 					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"item_id", "output_index", "sequence_number", "type"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
@@ -27800,6 +35148,9 @@ func (s *TransponderSchemaHolder) Validate() error {
 				if err := value.Validate(); err != nil {
 					return err
 				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"item_id", "output_index", "sequence_number", "type"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
+				}
 				return nil
 			}(); err != nil {
 				return err
@@ -27817,6 +35168,9 @@ func (s *TransponderSchemaHolder) Validate() error {
 			if err := func() error {
 				if err := value.Validate(); err != nil {
 					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"logprob", "token"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
@@ -27854,6 +35208,9 @@ func (s *TransponderSchemaHolder) Validate() error {
 				if err := value.Validate(); err != nil {
 					return err
 				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"item", "output_index", "sequence_number", "type"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
+				}
 				return nil
 			}(); err != nil {
 				return err
@@ -27871,6 +35228,9 @@ func (s *TransponderSchemaHolder) Validate() error {
 			if err := func() error {
 				if err := value.Validate(); err != nil {
 					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"call_id", "id", "operation", "status", "type"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
@@ -27890,6 +35250,9 @@ func (s *TransponderSchemaHolder) Validate() error {
 				if err := value.Validate(); err != nil {
 					return err
 				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"id", "status", "type"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
+				}
 				return nil
 			}(); err != nil {
 				return err
@@ -27907,6 +35270,9 @@ func (s *TransponderSchemaHolder) Validate() error {
 			if err := func() error {
 				if err := value.Validate(); err != nil {
 					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"call_id", "input", "name", "type"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
@@ -27926,6 +35292,9 @@ func (s *TransponderSchemaHolder) Validate() error {
 				if err := value.Validate(); err != nil {
 					return err
 				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"item", "output_index", "sequence_number", "type"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
+				}
 				return nil
 			}(); err != nil {
 				return err
@@ -27943,6 +35312,9 @@ func (s *TransponderSchemaHolder) Validate() error {
 			if err := func() error {
 				if err := value.Validate(); err != nil {
 					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"id", "queries", "status", "type"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
@@ -27962,6 +35334,9 @@ func (s *TransponderSchemaHolder) Validate() error {
 				if err := value.Validate(); err != nil {
 					return err
 				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"arguments", "call_id", "name", "type"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
+				}
 				return nil
 			}(); err != nil {
 				return err
@@ -27979,6 +35354,9 @@ func (s *TransponderSchemaHolder) Validate() error {
 			if err := func() error {
 				if err := value.Validate(); err != nil {
 					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"id", "summary", "type"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
@@ -27998,6 +35376,9 @@ func (s *TransponderSchemaHolder) Validate() error {
 				if err := value.Validate(); err != nil {
 					return err
 				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"id", "status", "type"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
+				}
 				return nil
 			}(); err != nil {
 				return err
@@ -28015,6 +35396,9 @@ func (s *TransponderSchemaHolder) Validate() error {
 			if err := func() error {
 				if err := value.Validate(); err != nil {
 					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"content", "id", "role", "type"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
@@ -28051,6 +35435,9 @@ func (s *TransponderSchemaHolder) Validate() error {
 			if err := func() error {
 				if err := value.Validate(); err != nil {
 					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"id", "summary", "type"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
@@ -28123,6 +35510,18 @@ func (s *URLCitation) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"end_index", "start_index", "title", "type", "url"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -28156,12 +35555,204 @@ func (s URLCitationType) Validate() error {
 	}
 }
 
+func (s *UnauthorizedResponse) Validate() error {
+	if s == nil {
+		return validate.ErrNilPointer
+	}
+
+	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"error"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		if value, ok := s.Error.Get(); ok {
+			if err := func() error {
+				if err := value.Validate(); err != nil {
+					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"code", "message"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
+				}
+				return nil
+			}(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "error",
+			Error: err,
+		})
+	}
+	if len(failures) > 0 {
+		return &validate.Error{Fields: failures}
+	}
+	return nil
+}
+
+func (s *UnauthorizedResponseErrorData) Validate() error {
+	if s == nil {
+		return validate.ErrNilPointer
+	}
+
+	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"code", "message"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if len(failures) > 0 {
+		return &validate.Error{Fields: failures}
+	}
+	return nil
+}
+
+func (s *UnprocessableEntityResponse) Validate() error {
+	if s == nil {
+		return validate.ErrNilPointer
+	}
+
+	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"error"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		if value, ok := s.Error.Get(); ok {
+			if err := func() error {
+				if err := value.Validate(); err != nil {
+					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"code", "message"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
+				}
+				return nil
+			}(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "error",
+			Error: err,
+		})
+	}
+	if len(failures) > 0 {
+		return &validate.Error{Fields: failures}
+	}
+	return nil
+}
+
+func (s *UnprocessableEntityResponseErrorData) Validate() error {
+	if s == nil {
+		return validate.ErrNilPointer
+	}
+
+	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"code", "message"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if len(failures) > 0 {
+		return &validate.Error{Fields: failures}
+	}
+	return nil
+}
+
 func (s *Usage) Validate() error {
 	if s == nil {
 		return validate.ErrNilPointer
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"input_tokens", "input_tokens_details", "output_tokens", "output_tokens_details", "total_tokens"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		if value, ok := s.InputTokensDetails.Get(); ok {
+			if err := func() error {
+				if err := value.Validate(); err != nil {
+					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"cached_tokens"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
+				}
+				return nil
+			}(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "input_tokens_details",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		if value, ok := s.OutputTokensDetails.Get(); ok {
+			if err := func() error {
+				if err := value.Validate(); err != nil {
+					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"reasoning_tokens"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
+				}
+				return nil
+			}(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "output_tokens_details",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Cost.Get(); ok {
 			if err := func() error {
@@ -28185,6 +35776,9 @@ func (s *Usage) Validate() error {
 			if err := func() error {
 				if err := value.Validate(); err != nil {
 					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"upstream_inference_input_cost", "upstream_inference_output_cost"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
@@ -28210,6 +35804,18 @@ func (s *UsageCostDetails) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"upstream_inference_input_cost", "upstream_inference_output_cost"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.UpstreamInferenceCost.Get(); ok {
 			if err := func() error {
@@ -28270,6 +35876,54 @@ func (s *UsageCostDetails) Validate() error {
 	return nil
 }
 
+func (s *UsageInputTokensDetails) Validate() error {
+	if s == nil {
+		return validate.ErrNilPointer
+	}
+
+	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"cached_tokens"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if len(failures) > 0 {
+		return &validate.Error{Fields: failures}
+	}
+	return nil
+}
+
+func (s *UsageOutputTokensDetails) Validate() error {
+	if s == nil {
+		return validate.ErrNilPointer
+	}
+
+	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"reasoning_tokens"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if len(failures) > 0 {
+		return &validate.Error{Fields: failures}
+	}
+	return nil
+}
+
 func (s WebFetchEngineEnum) Validate() error {
 	switch s {
 	case "auto":
@@ -28295,6 +35949,18 @@ func (s *WebFetchPlugin) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"id"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.AllowedDomains.Get(); ok {
 			if err := func() error {
@@ -28370,6 +36036,18 @@ func (s *WebFetchServerTool) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Parameters.Get(); ok {
 			if err := func() error {
@@ -28493,6 +36171,18 @@ func (s *WebSearchCallCompletedEvent) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"item_id", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -28532,6 +36222,18 @@ func (s *WebSearchCallInProgressEvent) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"item_id", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -28571,6 +36273,18 @@ func (s *WebSearchCallSearchingEvent) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"item_id", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -28857,6 +36571,18 @@ func (s *WebSearchPlugin) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"id"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Engine.Get(); ok {
 			if err := func() error {
@@ -28953,6 +36679,9 @@ func (s *WebSearchPlugin) Validate() error {
 				if err := value.Validate(); err != nil {
 					return err
 				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"type"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
+				}
 				return nil
 			}(); err != nil {
 				return err
@@ -28986,6 +36715,18 @@ func (s *WebSearchPluginUserLocation) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -29025,6 +36766,18 @@ func (s *WebSearchServerTool) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Engine.Get(); ok {
 			if err := func() error {
@@ -29265,6 +37018,18 @@ func (s *WebSearchServerToolOpenRouter) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Parameters.Get(); ok {
 			if err := func() error {
@@ -29331,6 +37096,18 @@ func (s *WebSearchSource) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"type", "url"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {

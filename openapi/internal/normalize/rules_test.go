@@ -214,7 +214,7 @@ func TestEveryRuleHasNameAndReason(t *testing.T) {
 	want := []string{
 		"sse-as-json", "recursive-ref", "ref-siblings", "nullable-keyword", "int-bounds", "allof-override",
 		"additional-properties", "free-form", "shared-values", "string-union", "object-union",
-		"nullable-component", "inline-names", "optional-const", "relax-required", "optional-nullable", "defaults-aside", "unknown-fields",
+		"nullable-component", "inline-names", "optional-const", "relax-required", "spec-validation", "required-arrays", "optional-nullable", "defaults-aside", "unknown-fields",
 	}
 	var names []string
 	seen := map[string]bool{}
