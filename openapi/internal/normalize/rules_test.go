@@ -1131,3 +1131,39 @@ func TestRuleUnknownFields(t *testing.T) {
 			"Open": {"type": "object", "properties": {"a": {"type": "string"}}, "additionalProperties": {"type": "string"}}}`),
 	})
 }
+
+func TestRuleSpecValidation(t *testing.T) {
+	const rule = "spec-validation"
+	runRuleCases(t, rule, []ruleCase{{
+		name: "required lists and exclusive groups, merged over allOf",
+		doc: schemasDoc(`{
+			"Base": {"type": "object", "x-spec-required": ["b"], "properties": {"b": {"type": "string"}}},
+			"R": {"type": "object", "x-exclusive": [["s", "g"]], "properties": {"s": {"type": "string"}, "g": {"type": "string"}}},
+			"Req": {"allOf": [{"$ref": "#/components/schemas/Base"}, {"type": "object", "x-spec-required": ["a"], "properties": {"a": {"type": "string"}}}]}}`),
+		hits: []wantHit{
+			{Schema: "Base", Pointer: "/components/schemas/Base", Detail: "required [b]"},
+			{Schema: "R", Pointer: "/components/schemas/R", Detail: "exclusive [[s g]]"},
+			{Schema: "Req", Pointer: "/components/schemas/Req", Detail: "required [a b]"},
+			{Schema: "Req", Pointer: "/components/schemas/Req/allOf/1", Detail: "required [a]"},
+		},
+	}})
+	runUntouched(t, rule, map[string]string{
+		"nothing required": schemasDoc(`{"T": {"type": "object", "properties": {"a": {"type": "string"}}}}`),
+	})
+}
+
+func TestRuleRequiredArrays(t *testing.T) {
+	const rule = "required-arrays"
+	runRuleCases(t, rule, []ruleCase{{
+		name: "required non-null arrays are tagged",
+		doc: schemasDoc(`{"Text": {"type": "object", "x-spec-required": ["annotations", "n"], "properties": {
+			"annotations": {"type": "array", "items": {"type": "string"}},
+			"logprobs": {"type": "array", "items": {"type": "string"}},
+			"n": {"type": ["array", "null"], "items": {"type": "string"}}}}}`),
+		hits: []wantHit{{Schema: "Text", Pointer: "/components/schemas/Text", Detail: "required arrays [annotations]"}},
+		want: map[string]string{
+			"/components/schemas/Text/properties/annotations": `{"type": "array", "items": {"type": "string"}, "x-oapi-codegen-extra-tags": {"transponder": "encode-empty"}}`,
+			"/components/schemas/Text/properties/logprobs":    `{"type": "array", "items": {"type": "string"}}`,
+		},
+	}})
+}
