@@ -27,6 +27,13 @@ type target struct {
 // Pinned, so a spec, overlay or normalizer change that moves it is seen; the
 // forward-compatible layer of the next issue is measured against it.
 var knownCorpusGaps = map[string]string{
+	// Arrays the spec requires, absent in the recording, written as [] (rule
+	// required-arrays): output_text logprobs, OpenRouter's response tools.
+	"vercel-openai-phase.1.jsonl as openai.ResponseStreamEvent":                      "4 of 17",
+	"vercel-openai-phase.1.jsonl as openrouter.StreamEvents":                         "7 of 17",
+	"vercel-xai-text-with-reasoning-streaming.1.jsonl as openai.ResponseStreamEvent": "1 of 679",
+	"vercel-xai-text-with-reasoning-streaming.1.jsonl as openrouter.StreamEvents":    "1 of 679",
+	// Event and item types the pinned specs do not have.
 	"vercel-openai-apply-patch-tool.1.jsonl as openai.ResponseStreamEvent": "33 of 38",
 	"vercel-openai-file-search-tool.1.jsonl as openrouter.StreamEvents":    "3 of 94",
 	"vercel-openai-local-shell-tool.1.jsonl as openrouter.StreamEvents":    "3 of 7",
