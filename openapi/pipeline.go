@@ -11,6 +11,7 @@ import (
 	"github.com/transponder-dev/transponder/openapi/internal/normalize"
 	"github.com/transponder-dev/transponder/openapi/internal/oasgen"
 	"github.com/transponder-dev/transponder/openapi/internal/overlay"
+	"github.com/transponder-dev/transponder/openapi/internal/postgen"
 	"github.com/transponder-dev/transponder/openapi/internal/prune"
 	"github.com/transponder-dev/transponder/openapi/internal/tables"
 	"github.com/transponder-dev/transponder/openapi/internal/walk"
@@ -92,7 +93,9 @@ type Generated struct {
 	// DefaultsUnapplied lists unions with a default variant that ogen did not
 	// generate as a discriminated union of their own (listed in the report).
 	DefaultsUnapplied []string
-	names             map[string]bool
+	// Steps are the post-generation steps applied to ogen's output.
+	Steps []postgen.Step
+	names map[string]bool
 }
 
 // HolderSchema and HolderPath name the synthetic schema and operation that
@@ -134,7 +137,7 @@ func Generate(s Spec, data []byte) (*Generated, error) {
 	if err != nil {
 		return nil, fmt.Errorf("openapi: %s: %w", s.Name, err)
 	}
-	g := &Generated{Prepared: p, Files: out.Files, Types: out.Types, names: out.Names}
+	g := &Generated{Prepared: p, Files: out.Files, Types: out.Types, Steps: out.Steps, names: out.Names}
 	// ogen makes types only for what operations reach, and merges allOf parts
 	// and flattened unions into their users. The schemas it left without a
 	// type of their own are referenced from one holder schema, served by one
@@ -147,7 +150,7 @@ func Generate(s Spec, data []byte) (*Generated, error) {
 		if out, err = oasgen.Generate(spec, s.Package, defaultVariants(p.Doc)); err != nil {
 			return nil, fmt.Errorf("openapi: %s: with the schema holder: %w", s.Name, err)
 		}
-		g.Files, g.Types, g.names = out.Files, out.Types, out.Names
+		g.Files, g.Types, g.Steps, g.names = out.Files, out.Types, out.Steps, out.Names
 	}
 	for _, comp := range walk.SortedKeys(defaultVariants(p.Doc)) {
 		if !out.Defaults[comp] {

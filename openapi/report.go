@@ -77,6 +77,14 @@ func (g *Generated) report() []byte {
 		p("\n")
 	}
 
+	p("## Post-generation steps\n\n")
+	p("Applied to ogen's output in memory (openapi/internal/postgen); each fails the pipeline when the code it expects is not found.\n\n")
+	p("| step | reason | places |\n|---|---|---:|\n")
+	for _, st := range g.Steps {
+		p("| %s | %s | %d %s |\n", st.Name, cell(st.Reason), st.Count, cell(st.Detail))
+	}
+	p("\n")
+
 	p("## Schemas\n\n| schema | Go type | rules |\n|---|---|---|\n")
 	for _, name := range schemas {
 		t, ok := g.GoType(name)

@@ -16,9 +16,10 @@ type AdditionalTools struct {
 	ID   OptNilString      `json:"id"`
 	Role OptNilMessageRole `json:"role"`
 	// The additional tool definitions made available at this item.
-	Tools OptNilToolArray `json:"tools"`
+	Tools []Tool `json:"tools" transponder:"encode-empty"`
 	// The type of the item. Always `additional_tools`.
-	Type OptNilAdditionalToolsType `json:"type"`
+	Type            OptNilAdditionalToolsType `json:"type"`
+	AdditionalProps AdditionalToolsAdditional
 }
 
 // GetID returns the value of ID.
@@ -32,13 +33,18 @@ func (s *AdditionalTools) GetRole() OptNilMessageRole {
 }
 
 // GetTools returns the value of Tools.
-func (s *AdditionalTools) GetTools() OptNilToolArray {
+func (s *AdditionalTools) GetTools() []Tool {
 	return s.Tools
 }
 
 // GetType returns the value of Type.
 func (s *AdditionalTools) GetType() OptNilAdditionalToolsType {
 	return s.Type
+}
+
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *AdditionalTools) GetAdditionalProps() AdditionalToolsAdditional {
+	return s.AdditionalProps
 }
 
 // SetID sets the value of ID.
@@ -52,7 +58,7 @@ func (s *AdditionalTools) SetRole(val OptNilMessageRole) {
 }
 
 // SetTools sets the value of Tools.
-func (s *AdditionalTools) SetTools(val OptNilToolArray) {
+func (s *AdditionalTools) SetTools(val []Tool) {
 	s.Tools = val
 }
 
@@ -61,15 +67,32 @@ func (s *AdditionalTools) SetType(val OptNilAdditionalToolsType) {
 	s.Type = val
 }
 
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *AdditionalTools) SetAdditionalProps(val AdditionalToolsAdditional) {
+	s.AdditionalProps = val
+}
+
+type AdditionalToolsAdditional map[string]jx.Raw
+
+func (s *AdditionalToolsAdditional) init() AdditionalToolsAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
+}
+
 // Ref: #/components/schemas/AdditionalToolsItemParam
 type AdditionalToolsItemParam struct {
 	ID OptNilString `json:"id"`
 	// The role that provided the additional tools. Only `developer` is supported.
 	Role OptNilAdditionalToolsItemParamRole `json:"role"`
 	// A list of additional tools made available at this item.
-	Tools OptNilToolArray `json:"tools"`
+	Tools []Tool `json:"tools" transponder:"encode-empty"`
 	// The item type. Always `additional_tools`.
-	Type OptNilAdditionalToolsItemParamType `json:"type"`
+	Type            OptNilAdditionalToolsItemParamType `json:"type"`
+	AdditionalProps AdditionalToolsItemParamAdditional
 }
 
 // GetID returns the value of ID.
@@ -83,13 +106,18 @@ func (s *AdditionalToolsItemParam) GetRole() OptNilAdditionalToolsItemParamRole 
 }
 
 // GetTools returns the value of Tools.
-func (s *AdditionalToolsItemParam) GetTools() OptNilToolArray {
+func (s *AdditionalToolsItemParam) GetTools() []Tool {
 	return s.Tools
 }
 
 // GetType returns the value of Type.
 func (s *AdditionalToolsItemParam) GetType() OptNilAdditionalToolsItemParamType {
 	return s.Type
+}
+
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *AdditionalToolsItemParam) GetAdditionalProps() AdditionalToolsItemParamAdditional {
+	return s.AdditionalProps
 }
 
 // SetID sets the value of ID.
@@ -103,13 +131,29 @@ func (s *AdditionalToolsItemParam) SetRole(val OptNilAdditionalToolsItemParamRol
 }
 
 // SetTools sets the value of Tools.
-func (s *AdditionalToolsItemParam) SetTools(val OptNilToolArray) {
+func (s *AdditionalToolsItemParam) SetTools(val []Tool) {
 	s.Tools = val
 }
 
 // SetType sets the value of Type.
 func (s *AdditionalToolsItemParam) SetType(val OptNilAdditionalToolsItemParamType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *AdditionalToolsItemParam) SetAdditionalProps(val AdditionalToolsItemParamAdditional) {
+	s.AdditionalProps = val
+}
+
+type AdditionalToolsItemParamAdditional map[string]jx.Raw
+
+func (s *AdditionalToolsItemParamAdditional) init() AdditionalToolsItemParamAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // The role that provided the additional tools. Only `developer` is supported.
@@ -541,7 +585,8 @@ type ApplyPatchCreateFileOperation struct {
 	// Path of the file to create.
 	Path OptNilString `json:"path"`
 	// Create a new file with the provided diff.
-	Type OptNilApplyPatchCreateFileOperationType `json:"type"`
+	Type            OptNilApplyPatchCreateFileOperationType `json:"type"`
+	AdditionalProps ApplyPatchCreateFileOperationAdditional
 }
 
 // GetDiff returns the value of Diff.
@@ -559,6 +604,11 @@ func (s *ApplyPatchCreateFileOperation) GetType() OptNilApplyPatchCreateFileOper
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ApplyPatchCreateFileOperation) GetAdditionalProps() ApplyPatchCreateFileOperationAdditional {
+	return s.AdditionalProps
+}
+
 // SetDiff sets the value of Diff.
 func (s *ApplyPatchCreateFileOperation) SetDiff(val OptNilString) {
 	s.Diff = val
@@ -574,6 +624,22 @@ func (s *ApplyPatchCreateFileOperation) SetType(val OptNilApplyPatchCreateFileOp
 	s.Type = val
 }
 
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ApplyPatchCreateFileOperation) SetAdditionalProps(val ApplyPatchCreateFileOperationAdditional) {
+	s.AdditionalProps = val
+}
+
+type ApplyPatchCreateFileOperationAdditional map[string]jx.Raw
+
+func (s *ApplyPatchCreateFileOperationAdditional) init() ApplyPatchCreateFileOperationAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
+}
+
 // Instruction for creating a new file via the apply_patch tool.
 // Ref: #/components/schemas/ApplyPatchCreateFileOperationParam
 type ApplyPatchCreateFileOperationParam struct {
@@ -582,7 +648,8 @@ type ApplyPatchCreateFileOperationParam struct {
 	// Path of the file to create relative to the workspace root.
 	Path OptNilString `json:"path"`
 	// The operation type. Always `create_file`.
-	Type OptNilApplyPatchCreateFileOperationParamType `json:"type"`
+	Type            OptNilApplyPatchCreateFileOperationParamType `json:"type"`
+	AdditionalProps ApplyPatchCreateFileOperationParamAdditional
 }
 
 // GetDiff returns the value of Diff.
@@ -600,6 +667,11 @@ func (s *ApplyPatchCreateFileOperationParam) GetType() OptNilApplyPatchCreateFil
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ApplyPatchCreateFileOperationParam) GetAdditionalProps() ApplyPatchCreateFileOperationParamAdditional {
+	return s.AdditionalProps
+}
+
 // SetDiff sets the value of Diff.
 func (s *ApplyPatchCreateFileOperationParam) SetDiff(val OptNilString) {
 	s.Diff = val
@@ -613,6 +685,22 @@ func (s *ApplyPatchCreateFileOperationParam) SetPath(val OptNilString) {
 // SetType sets the value of Type.
 func (s *ApplyPatchCreateFileOperationParam) SetType(val OptNilApplyPatchCreateFileOperationParamType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ApplyPatchCreateFileOperationParam) SetAdditionalProps(val ApplyPatchCreateFileOperationParamAdditional) {
+	s.AdditionalProps = val
+}
+
+type ApplyPatchCreateFileOperationParamAdditional map[string]jx.Raw
+
+func (s *ApplyPatchCreateFileOperationParamAdditional) init() ApplyPatchCreateFileOperationParamAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // The operation type. Always `create_file`.
@@ -691,7 +779,8 @@ type ApplyPatchDeleteFileOperation struct {
 	// Path of the file to delete.
 	Path OptNilString `json:"path"`
 	// Delete the specified file.
-	Type OptNilApplyPatchDeleteFileOperationType `json:"type"`
+	Type            OptNilApplyPatchDeleteFileOperationType `json:"type"`
+	AdditionalProps ApplyPatchDeleteFileOperationAdditional
 }
 
 // GetPath returns the value of Path.
@@ -704,6 +793,11 @@ func (s *ApplyPatchDeleteFileOperation) GetType() OptNilApplyPatchDeleteFileOper
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ApplyPatchDeleteFileOperation) GetAdditionalProps() ApplyPatchDeleteFileOperationAdditional {
+	return s.AdditionalProps
+}
+
 // SetPath sets the value of Path.
 func (s *ApplyPatchDeleteFileOperation) SetPath(val OptNilString) {
 	s.Path = val
@@ -714,13 +808,30 @@ func (s *ApplyPatchDeleteFileOperation) SetType(val OptNilApplyPatchDeleteFileOp
 	s.Type = val
 }
 
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ApplyPatchDeleteFileOperation) SetAdditionalProps(val ApplyPatchDeleteFileOperationAdditional) {
+	s.AdditionalProps = val
+}
+
+type ApplyPatchDeleteFileOperationAdditional map[string]jx.Raw
+
+func (s *ApplyPatchDeleteFileOperationAdditional) init() ApplyPatchDeleteFileOperationAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
+}
+
 // Instruction for deleting an existing file via the apply_patch tool.
 // Ref: #/components/schemas/ApplyPatchDeleteFileOperationParam
 type ApplyPatchDeleteFileOperationParam struct {
 	// Path of the file to delete relative to the workspace root.
 	Path OptNilString `json:"path"`
 	// The operation type. Always `delete_file`.
-	Type OptNilApplyPatchDeleteFileOperationParamType `json:"type"`
+	Type            OptNilApplyPatchDeleteFileOperationParamType `json:"type"`
+	AdditionalProps ApplyPatchDeleteFileOperationParamAdditional
 }
 
 // GetPath returns the value of Path.
@@ -733,6 +844,11 @@ func (s *ApplyPatchDeleteFileOperationParam) GetType() OptNilApplyPatchDeleteFil
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ApplyPatchDeleteFileOperationParam) GetAdditionalProps() ApplyPatchDeleteFileOperationParamAdditional {
+	return s.AdditionalProps
+}
+
 // SetPath sets the value of Path.
 func (s *ApplyPatchDeleteFileOperationParam) SetPath(val OptNilString) {
 	s.Path = val
@@ -741,6 +857,22 @@ func (s *ApplyPatchDeleteFileOperationParam) SetPath(val OptNilString) {
 // SetType sets the value of Type.
 func (s *ApplyPatchDeleteFileOperationParam) SetType(val OptNilApplyPatchDeleteFileOperationParamType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ApplyPatchDeleteFileOperationParam) SetAdditionalProps(val ApplyPatchDeleteFileOperationParamAdditional) {
+	s.AdditionalProps = val
+}
+
+type ApplyPatchDeleteFileOperationParamAdditional map[string]jx.Raw
+
+func (s *ApplyPatchDeleteFileOperationParamAdditional) init() ApplyPatchDeleteFileOperationParamAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // The operation type. Always `delete_file`.
@@ -926,7 +1058,8 @@ type ApplyPatchToolCall struct {
 	Operation OptApplyPatchToolCallOperation `json:"operation"`
 	Status    OptNilApplyPatchCallStatus     `json:"status"`
 	// The type of the item. Always `apply_patch_call`.
-	Type OptNilApplyPatchToolCallType `json:"type"`
+	Type            OptNilApplyPatchToolCallType `json:"type"`
+	AdditionalProps ApplyPatchToolCallAdditional
 }
 
 // GetCallID returns the value of CallID.
@@ -964,6 +1097,11 @@ func (s *ApplyPatchToolCall) GetType() OptNilApplyPatchToolCallType {
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ApplyPatchToolCall) GetAdditionalProps() ApplyPatchToolCallAdditional {
+	return s.AdditionalProps
+}
+
 // SetCallID sets the value of CallID.
 func (s *ApplyPatchToolCall) SetCallID(val OptNilString) {
 	s.CallID = val
@@ -999,6 +1137,22 @@ func (s *ApplyPatchToolCall) SetType(val OptNilApplyPatchToolCallType) {
 	s.Type = val
 }
 
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ApplyPatchToolCall) SetAdditionalProps(val ApplyPatchToolCallAdditional) {
+	s.AdditionalProps = val
+}
+
+type ApplyPatchToolCallAdditional map[string]jx.Raw
+
+func (s *ApplyPatchToolCallAdditional) init() ApplyPatchToolCallAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
+}
+
 // A tool call representing a request to create, delete, or update files using diff patches.
 // Ref: #/components/schemas/ApplyPatchToolCallItemParam
 type ApplyPatchToolCallItemParam struct {
@@ -1009,7 +1163,8 @@ type ApplyPatchToolCallItemParam struct {
 	Operation OptNilApplyPatchOperationParam  `json:"operation"`
 	Status    OptNilApplyPatchCallStatusParam `json:"status"`
 	// The type of the item. Always `apply_patch_call`.
-	Type OptNilApplyPatchToolCallItemParamType `json:"type"`
+	Type            OptNilApplyPatchToolCallItemParamType `json:"type"`
+	AdditionalProps ApplyPatchToolCallItemParamAdditional
 }
 
 // GetCallID returns the value of CallID.
@@ -1042,6 +1197,11 @@ func (s *ApplyPatchToolCallItemParam) GetType() OptNilApplyPatchToolCallItemPara
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ApplyPatchToolCallItemParam) GetAdditionalProps() ApplyPatchToolCallItemParamAdditional {
+	return s.AdditionalProps
+}
+
 // SetCallID sets the value of CallID.
 func (s *ApplyPatchToolCallItemParam) SetCallID(val OptNilString) {
 	s.CallID = val
@@ -1070,6 +1230,22 @@ func (s *ApplyPatchToolCallItemParam) SetStatus(val OptNilApplyPatchCallStatusPa
 // SetType sets the value of Type.
 func (s *ApplyPatchToolCallItemParam) SetType(val OptNilApplyPatchToolCallItemParamType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ApplyPatchToolCallItemParam) SetAdditionalProps(val ApplyPatchToolCallItemParamAdditional) {
+	s.AdditionalProps = val
+}
+
+type ApplyPatchToolCallItemParamAdditional map[string]jx.Raw
+
+func (s *ApplyPatchToolCallItemParamAdditional) init() ApplyPatchToolCallItemParamAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // The type of the item. Always `apply_patch_call`.
@@ -1218,7 +1394,8 @@ type ApplyPatchToolCallOutput struct {
 	Output OptNilString                     `json:"output"`
 	Status OptNilApplyPatchCallOutputStatus `json:"status"`
 	// The type of the item. Always `apply_patch_call_output`.
-	Type OptNilApplyPatchToolCallOutputType `json:"type"`
+	Type            OptNilApplyPatchToolCallOutputType `json:"type"`
+	AdditionalProps ApplyPatchToolCallOutputAdditional
 }
 
 // GetCallID returns the value of CallID.
@@ -1256,6 +1433,11 @@ func (s *ApplyPatchToolCallOutput) GetType() OptNilApplyPatchToolCallOutputType 
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ApplyPatchToolCallOutput) GetAdditionalProps() ApplyPatchToolCallOutputAdditional {
+	return s.AdditionalProps
+}
+
 // SetCallID sets the value of CallID.
 func (s *ApplyPatchToolCallOutput) SetCallID(val OptNilString) {
 	s.CallID = val
@@ -1291,6 +1473,22 @@ func (s *ApplyPatchToolCallOutput) SetType(val OptNilApplyPatchToolCallOutputTyp
 	s.Type = val
 }
 
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ApplyPatchToolCallOutput) SetAdditionalProps(val ApplyPatchToolCallOutputAdditional) {
+	s.AdditionalProps = val
+}
+
+type ApplyPatchToolCallOutputAdditional map[string]jx.Raw
+
+func (s *ApplyPatchToolCallOutputAdditional) init() ApplyPatchToolCallOutputAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
+}
+
 // The streamed output emitted by an apply patch tool call.
 // Ref: #/components/schemas/ApplyPatchToolCallOutputItemParam
 type ApplyPatchToolCallOutputItemParam struct {
@@ -1301,7 +1499,8 @@ type ApplyPatchToolCallOutputItemParam struct {
 	Output OptNilString                          `json:"output"`
 	Status OptNilApplyPatchCallOutputStatusParam `json:"status"`
 	// The type of the item. Always `apply_patch_call_output`.
-	Type OptNilApplyPatchToolCallOutputItemParamType `json:"type"`
+	Type            OptNilApplyPatchToolCallOutputItemParamType `json:"type"`
+	AdditionalProps ApplyPatchToolCallOutputItemParamAdditional
 }
 
 // GetCallID returns the value of CallID.
@@ -1334,6 +1533,11 @@ func (s *ApplyPatchToolCallOutputItemParam) GetType() OptNilApplyPatchToolCallOu
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ApplyPatchToolCallOutputItemParam) GetAdditionalProps() ApplyPatchToolCallOutputItemParamAdditional {
+	return s.AdditionalProps
+}
+
 // SetCallID sets the value of CallID.
 func (s *ApplyPatchToolCallOutputItemParam) SetCallID(val OptNilString) {
 	s.CallID = val
@@ -1362,6 +1566,22 @@ func (s *ApplyPatchToolCallOutputItemParam) SetStatus(val OptNilApplyPatchCallOu
 // SetType sets the value of Type.
 func (s *ApplyPatchToolCallOutputItemParam) SetType(val OptNilApplyPatchToolCallOutputItemParamType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ApplyPatchToolCallOutputItemParam) SetAdditionalProps(val ApplyPatchToolCallOutputItemParamAdditional) {
+	s.AdditionalProps = val
+}
+
+type ApplyPatchToolCallOutputItemParamAdditional map[string]jx.Raw
+
+func (s *ApplyPatchToolCallOutputItemParamAdditional) init() ApplyPatchToolCallOutputItemParamAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // The type of the item. Always `apply_patch_call_output`.
@@ -1474,7 +1694,8 @@ func (s *ApplyPatchToolCallType) UnmarshalText(data []byte) error {
 type ApplyPatchToolParam struct {
 	AllowedCallers OptNilCallableToolAllowedCallerArray `json:"allowed_callers"`
 	// The type of the tool. Always `apply_patch`.
-	Type OptNilApplyPatchToolParamType `json:"type"`
+	Type            OptNilApplyPatchToolParamType `json:"type"`
+	AdditionalProps ApplyPatchToolParamAdditional
 }
 
 // GetAllowedCallers returns the value of AllowedCallers.
@@ -1487,6 +1708,11 @@ func (s *ApplyPatchToolParam) GetType() OptNilApplyPatchToolParamType {
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ApplyPatchToolParam) GetAdditionalProps() ApplyPatchToolParamAdditional {
+	return s.AdditionalProps
+}
+
 // SetAllowedCallers sets the value of AllowedCallers.
 func (s *ApplyPatchToolParam) SetAllowedCallers(val OptNilCallableToolAllowedCallerArray) {
 	s.AllowedCallers = val
@@ -1495,6 +1721,22 @@ func (s *ApplyPatchToolParam) SetAllowedCallers(val OptNilCallableToolAllowedCal
 // SetType sets the value of Type.
 func (s *ApplyPatchToolParam) SetType(val OptNilApplyPatchToolParamType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ApplyPatchToolParam) SetAdditionalProps(val ApplyPatchToolParamAdditional) {
+	s.AdditionalProps = val
+}
+
+type ApplyPatchToolParamAdditional map[string]jx.Raw
+
+func (s *ApplyPatchToolParamAdditional) init() ApplyPatchToolParamAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // The type of the tool. Always `apply_patch`.
@@ -1540,7 +1782,8 @@ type ApplyPatchUpdateFileOperation struct {
 	// Path of the file to update.
 	Path OptNilString `json:"path"`
 	// Update an existing file with the provided diff.
-	Type OptNilApplyPatchUpdateFileOperationType `json:"type"`
+	Type            OptNilApplyPatchUpdateFileOperationType `json:"type"`
+	AdditionalProps ApplyPatchUpdateFileOperationAdditional
 }
 
 // GetDiff returns the value of Diff.
@@ -1558,6 +1801,11 @@ func (s *ApplyPatchUpdateFileOperation) GetType() OptNilApplyPatchUpdateFileOper
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ApplyPatchUpdateFileOperation) GetAdditionalProps() ApplyPatchUpdateFileOperationAdditional {
+	return s.AdditionalProps
+}
+
 // SetDiff sets the value of Diff.
 func (s *ApplyPatchUpdateFileOperation) SetDiff(val OptNilString) {
 	s.Diff = val
@@ -1573,6 +1821,22 @@ func (s *ApplyPatchUpdateFileOperation) SetType(val OptNilApplyPatchUpdateFileOp
 	s.Type = val
 }
 
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ApplyPatchUpdateFileOperation) SetAdditionalProps(val ApplyPatchUpdateFileOperationAdditional) {
+	s.AdditionalProps = val
+}
+
+type ApplyPatchUpdateFileOperationAdditional map[string]jx.Raw
+
+func (s *ApplyPatchUpdateFileOperationAdditional) init() ApplyPatchUpdateFileOperationAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
+}
+
 // Instruction for updating an existing file via the apply_patch tool.
 // Ref: #/components/schemas/ApplyPatchUpdateFileOperationParam
 type ApplyPatchUpdateFileOperationParam struct {
@@ -1581,7 +1845,8 @@ type ApplyPatchUpdateFileOperationParam struct {
 	// Path of the file to update relative to the workspace root.
 	Path OptNilString `json:"path"`
 	// The operation type. Always `update_file`.
-	Type OptNilApplyPatchUpdateFileOperationParamType `json:"type"`
+	Type            OptNilApplyPatchUpdateFileOperationParamType `json:"type"`
+	AdditionalProps ApplyPatchUpdateFileOperationParamAdditional
 }
 
 // GetDiff returns the value of Diff.
@@ -1599,6 +1864,11 @@ func (s *ApplyPatchUpdateFileOperationParam) GetType() OptNilApplyPatchUpdateFil
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ApplyPatchUpdateFileOperationParam) GetAdditionalProps() ApplyPatchUpdateFileOperationParamAdditional {
+	return s.AdditionalProps
+}
+
 // SetDiff sets the value of Diff.
 func (s *ApplyPatchUpdateFileOperationParam) SetDiff(val OptNilString) {
 	s.Diff = val
@@ -1612,6 +1882,22 @@ func (s *ApplyPatchUpdateFileOperationParam) SetPath(val OptNilString) {
 // SetType sets the value of Type.
 func (s *ApplyPatchUpdateFileOperationParam) SetType(val OptNilApplyPatchUpdateFileOperationParamType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ApplyPatchUpdateFileOperationParam) SetAdditionalProps(val ApplyPatchUpdateFileOperationParamAdditional) {
+	s.AdditionalProps = val
+}
+
+type ApplyPatchUpdateFileOperationParamAdditional map[string]jx.Raw
+
+func (s *ApplyPatchUpdateFileOperationParamAdditional) init() ApplyPatchUpdateFileOperationParamAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // The operation type. Always `update_file`.
@@ -1691,7 +1977,8 @@ type ApproximateLocation struct {
 	Region   OptNilString `json:"region"`
 	Timezone OptNilString `json:"timezone"`
 	// The type of location approximation. Always `approximate`.
-	Type OptNilApproximateLocationType `json:"type"`
+	Type            OptNilApproximateLocationType `json:"type"`
+	AdditionalProps ApproximateLocationAdditional
 }
 
 // GetCity returns the value of City.
@@ -1719,6 +2006,11 @@ func (s *ApproximateLocation) GetType() OptNilApproximateLocationType {
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ApproximateLocation) GetAdditionalProps() ApproximateLocationAdditional {
+	return s.AdditionalProps
+}
+
 // SetCity sets the value of City.
 func (s *ApproximateLocation) SetCity(val OptNilString) {
 	s.City = val
@@ -1742,6 +2034,22 @@ func (s *ApproximateLocation) SetTimezone(val OptNilString) {
 // SetType sets the value of Type.
 func (s *ApproximateLocation) SetType(val OptNilApproximateLocationType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ApproximateLocation) SetAdditionalProps(val ApproximateLocationAdditional) {
+	s.AdditionalProps = val
+}
+
+type ApproximateLocationAdditional map[string]jx.Raw
+
+func (s *ApproximateLocationAdditional) init() ApproximateLocationAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // The type of location approximation. Always `approximate`.
@@ -1789,7 +2097,8 @@ type AutoCodeInterpreterToolParam struct {
 	// Network access policy for the container.
 	NetworkPolicy OptAutoCodeInterpreterToolParamNetworkPolicy `json:"network_policy"`
 	// Always `auto`.
-	Type OptNilAutoCodeInterpreterToolParamType `json:"type"`
+	Type            OptNilAutoCodeInterpreterToolParamType `json:"type"`
+	AdditionalProps AutoCodeInterpreterToolParamAdditional
 }
 
 // GetFileIds returns the value of FileIds.
@@ -1812,6 +2121,11 @@ func (s *AutoCodeInterpreterToolParam) GetType() OptNilAutoCodeInterpreterToolPa
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *AutoCodeInterpreterToolParam) GetAdditionalProps() AutoCodeInterpreterToolParamAdditional {
+	return s.AdditionalProps
+}
+
 // SetFileIds sets the value of FileIds.
 func (s *AutoCodeInterpreterToolParam) SetFileIds(val OptNilStringArray) {
 	s.FileIds = val
@@ -1830,6 +2144,22 @@ func (s *AutoCodeInterpreterToolParam) SetNetworkPolicy(val OptAutoCodeInterpret
 // SetType sets the value of Type.
 func (s *AutoCodeInterpreterToolParam) SetType(val OptNilAutoCodeInterpreterToolParamType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *AutoCodeInterpreterToolParam) SetAdditionalProps(val AutoCodeInterpreterToolParamAdditional) {
+	s.AdditionalProps = val
+}
+
+type AutoCodeInterpreterToolParamAdditional map[string]jx.Raw
+
+func (s *AutoCodeInterpreterToolParamAdditional) init() AutoCodeInterpreterToolParamAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // Network access policy for the container.
@@ -1996,7 +2326,8 @@ type ChatCompletionAllowedTools struct {
 	// 	  { "type": "function", "function": { "name": "get_weather" } },
 	// 	  { "type": "function", "function": { "name": "get_time" } }
 	// 	]
-	Tools OptNilAnyArray `json:"tools"`
+	Tools           []jx.Raw `json:"tools" transponder:"encode-empty"`
+	AdditionalProps ChatCompletionAllowedToolsAdditional
 }
 
 // GetMode returns the value of Mode.
@@ -2005,8 +2336,13 @@ func (s *ChatCompletionAllowedTools) GetMode() OptNilChatCompletionAllowedToolsM
 }
 
 // GetTools returns the value of Tools.
-func (s *ChatCompletionAllowedTools) GetTools() OptNilAnyArray {
+func (s *ChatCompletionAllowedTools) GetTools() []jx.Raw {
 	return s.Tools
+}
+
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ChatCompletionAllowedTools) GetAdditionalProps() ChatCompletionAllowedToolsAdditional {
+	return s.AdditionalProps
 }
 
 // SetMode sets the value of Mode.
@@ -2015,8 +2351,24 @@ func (s *ChatCompletionAllowedTools) SetMode(val OptNilChatCompletionAllowedTool
 }
 
 // SetTools sets the value of Tools.
-func (s *ChatCompletionAllowedTools) SetTools(val OptNilAnyArray) {
+func (s *ChatCompletionAllowedTools) SetTools(val []jx.Raw) {
 	s.Tools = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ChatCompletionAllowedTools) SetAdditionalProps(val ChatCompletionAllowedToolsAdditional) {
+	s.AdditionalProps = val
+}
+
+type ChatCompletionAllowedToolsAdditional map[string]jx.Raw
+
+func (s *ChatCompletionAllowedToolsAdditional) init() ChatCompletionAllowedToolsAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // Constrains the tools available to the model to a pre-defined set.
@@ -2024,7 +2376,8 @@ func (s *ChatCompletionAllowedTools) SetTools(val OptNilAnyArray) {
 type ChatCompletionAllowedToolsChoice struct {
 	AllowedTools OptNilChatCompletionAllowedTools `json:"allowed_tools"`
 	// Allowed tool configuration type. Always `allowed_tools`.
-	Type OptNilChatCompletionAllowedToolsChoiceType `json:"type"`
+	Type            OptNilChatCompletionAllowedToolsChoiceType `json:"type"`
+	AdditionalProps ChatCompletionAllowedToolsChoiceAdditional
 }
 
 // GetAllowedTools returns the value of AllowedTools.
@@ -2037,6 +2390,11 @@ func (s *ChatCompletionAllowedToolsChoice) GetType() OptNilChatCompletionAllowed
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ChatCompletionAllowedToolsChoice) GetAdditionalProps() ChatCompletionAllowedToolsChoiceAdditional {
+	return s.AdditionalProps
+}
+
 // SetAllowedTools sets the value of AllowedTools.
 func (s *ChatCompletionAllowedToolsChoice) SetAllowedTools(val OptNilChatCompletionAllowedTools) {
 	s.AllowedTools = val
@@ -2045,6 +2403,22 @@ func (s *ChatCompletionAllowedToolsChoice) SetAllowedTools(val OptNilChatComplet
 // SetType sets the value of Type.
 func (s *ChatCompletionAllowedToolsChoice) SetType(val OptNilChatCompletionAllowedToolsChoiceType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ChatCompletionAllowedToolsChoice) SetAdditionalProps(val ChatCompletionAllowedToolsChoiceAdditional) {
+	s.AdditionalProps = val
+}
+
+type ChatCompletionAllowedToolsChoiceAdditional map[string]jx.Raw
+
+func (s *ChatCompletionAllowedToolsChoiceAdditional) init() ChatCompletionAllowedToolsChoiceAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // Allowed tool configuration type. Always `allowed_tools`.
@@ -2133,7 +2507,8 @@ func (s *ChatCompletionAllowedToolsMode) UnmarshalText(data []byte) error {
 // Ref: #/components/schemas/ChatCompletionFunctionCallOption
 type ChatCompletionFunctionCallOption struct {
 	// The name of the function to call.
-	Name OptNilString `json:"name"`
+	Name            OptNilString `json:"name"`
+	AdditionalProps ChatCompletionFunctionCallOptionAdditional
 }
 
 // GetName returns the value of Name.
@@ -2141,9 +2516,30 @@ func (s *ChatCompletionFunctionCallOption) GetName() OptNilString {
 	return s.Name
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ChatCompletionFunctionCallOption) GetAdditionalProps() ChatCompletionFunctionCallOptionAdditional {
+	return s.AdditionalProps
+}
+
 // SetName sets the value of Name.
 func (s *ChatCompletionFunctionCallOption) SetName(val OptNilString) {
 	s.Name = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ChatCompletionFunctionCallOption) SetAdditionalProps(val ChatCompletionFunctionCallOptionAdditional) {
+	s.AdditionalProps = val
+}
+
+type ChatCompletionFunctionCallOptionAdditional map[string]jx.Raw
+
+func (s *ChatCompletionFunctionCallOptionAdditional) init() ChatCompletionFunctionCallOptionAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // Deprecated: schema marks this type as deprecated.
@@ -2162,7 +2558,8 @@ type ChatCompletionFunctions struct {
 	//
 	// [guide]: /docs/guides/function-calling
 	// [JSON Schema reference]: https://json-schema.org/understanding-json-schema/
-	Parameters jx.Raw `json:"parameters"`
+	Parameters      jx.Raw `json:"parameters"`
+	AdditionalProps ChatCompletionFunctionsAdditional
 }
 
 // GetDescription returns the value of Description.
@@ -2180,6 +2577,11 @@ func (s *ChatCompletionFunctions) GetParameters() jx.Raw {
 	return s.Parameters
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ChatCompletionFunctions) GetAdditionalProps() ChatCompletionFunctionsAdditional {
+	return s.AdditionalProps
+}
+
 // SetDescription sets the value of Description.
 func (s *ChatCompletionFunctions) SetDescription(val OptNilString) {
 	s.Description = val
@@ -2195,6 +2597,22 @@ func (s *ChatCompletionFunctions) SetParameters(val jx.Raw) {
 	s.Parameters = val
 }
 
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ChatCompletionFunctions) SetAdditionalProps(val ChatCompletionFunctionsAdditional) {
+	s.AdditionalProps = val
+}
+
+type ChatCompletionFunctionsAdditional map[string]jx.Raw
+
+func (s *ChatCompletionFunctionsAdditional) init() ChatCompletionFunctionsAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
+}
+
 // A call to a custom tool created by the model.
 // Ref: #/components/schemas/ChatCompletionMessageCustomToolCall
 type ChatCompletionMessageCustomToolCall struct {
@@ -2203,7 +2621,8 @@ type ChatCompletionMessageCustomToolCall struct {
 	// The ID of the tool call.
 	ID OptNilString `json:"id"`
 	// The type of the tool. Always `custom`.
-	Type OptNilChatCompletionMessageCustomToolCallType `json:"type"`
+	Type            OptNilChatCompletionMessageCustomToolCallType `json:"type"`
+	AdditionalProps ChatCompletionMessageCustomToolCallAdditional
 }
 
 // GetCustom returns the value of Custom.
@@ -2221,6 +2640,11 @@ func (s *ChatCompletionMessageCustomToolCall) GetType() OptNilChatCompletionMess
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ChatCompletionMessageCustomToolCall) GetAdditionalProps() ChatCompletionMessageCustomToolCallAdditional {
+	return s.AdditionalProps
+}
+
 // SetCustom sets the value of Custom.
 func (s *ChatCompletionMessageCustomToolCall) SetCustom(val OptNilChatCompletionMessageCustomToolCallCustom) {
 	s.Custom = val
@@ -2236,12 +2660,29 @@ func (s *ChatCompletionMessageCustomToolCall) SetType(val OptNilChatCompletionMe
 	s.Type = val
 }
 
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ChatCompletionMessageCustomToolCall) SetAdditionalProps(val ChatCompletionMessageCustomToolCallAdditional) {
+	s.AdditionalProps = val
+}
+
+type ChatCompletionMessageCustomToolCallAdditional map[string]jx.Raw
+
+func (s *ChatCompletionMessageCustomToolCallAdditional) init() ChatCompletionMessageCustomToolCallAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
+}
+
 // The custom tool that the model called.
 type ChatCompletionMessageCustomToolCallCustom struct {
 	// The input for the custom tool call generated by the model.
 	Input OptNilString `json:"input"`
 	// The name of the custom tool to call.
-	Name OptNilString `json:"name"`
+	Name            OptNilString `json:"name"`
+	AdditionalProps ChatCompletionMessageCustomToolCallCustomAdditional
 }
 
 // GetInput returns the value of Input.
@@ -2254,6 +2695,11 @@ func (s *ChatCompletionMessageCustomToolCallCustom) GetName() OptNilString {
 	return s.Name
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ChatCompletionMessageCustomToolCallCustom) GetAdditionalProps() ChatCompletionMessageCustomToolCallCustomAdditional {
+	return s.AdditionalProps
+}
+
 // SetInput sets the value of Input.
 func (s *ChatCompletionMessageCustomToolCallCustom) SetInput(val OptNilString) {
 	s.Input = val
@@ -2262,6 +2708,22 @@ func (s *ChatCompletionMessageCustomToolCallCustom) SetInput(val OptNilString) {
 // SetName sets the value of Name.
 func (s *ChatCompletionMessageCustomToolCallCustom) SetName(val OptNilString) {
 	s.Name = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ChatCompletionMessageCustomToolCallCustom) SetAdditionalProps(val ChatCompletionMessageCustomToolCallCustomAdditional) {
+	s.AdditionalProps = val
+}
+
+type ChatCompletionMessageCustomToolCallCustomAdditional map[string]jx.Raw
+
+func (s *ChatCompletionMessageCustomToolCallCustomAdditional) init() ChatCompletionMessageCustomToolCallCustomAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // The type of the tool. Always `custom`.
@@ -2307,7 +2769,8 @@ type ChatCompletionMessageToolCall struct {
 	// The ID of the tool call.
 	ID OptNilString `json:"id"`
 	// The type of the tool. Currently, only `function` is supported.
-	Type OptNilChatCompletionMessageToolCallType `json:"type"`
+	Type            OptNilChatCompletionMessageToolCallType `json:"type"`
+	AdditionalProps ChatCompletionMessageToolCallAdditional
 }
 
 // GetFunction returns the value of Function.
@@ -2325,6 +2788,11 @@ func (s *ChatCompletionMessageToolCall) GetType() OptNilChatCompletionMessageToo
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ChatCompletionMessageToolCall) GetAdditionalProps() ChatCompletionMessageToolCallAdditional {
+	return s.AdditionalProps
+}
+
 // SetFunction sets the value of Function.
 func (s *ChatCompletionMessageToolCall) SetFunction(val OptNilChatCompletionMessageToolCallFunction) {
 	s.Function = val
@@ -2340,6 +2808,22 @@ func (s *ChatCompletionMessageToolCall) SetType(val OptNilChatCompletionMessageT
 	s.Type = val
 }
 
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ChatCompletionMessageToolCall) SetAdditionalProps(val ChatCompletionMessageToolCallAdditional) {
+	s.AdditionalProps = val
+}
+
+type ChatCompletionMessageToolCallAdditional map[string]jx.Raw
+
+func (s *ChatCompletionMessageToolCallAdditional) init() ChatCompletionMessageToolCallAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
+}
+
 // Ref: #/components/schemas/ChatCompletionMessageToolCallChunk
 type ChatCompletionMessageToolCallChunk struct {
 	Function OptNilChatCompletionMessageToolCallChunkFunction `json:"function"`
@@ -2347,7 +2831,8 @@ type ChatCompletionMessageToolCallChunk struct {
 	ID    OptNilString `json:"id"`
 	Index OptNilInt    `json:"index"`
 	// The type of the tool. Currently, only `function` is supported.
-	Type OptNilChatCompletionMessageToolCallChunkType `json:"type"`
+	Type            OptNilChatCompletionMessageToolCallChunkType `json:"type"`
+	AdditionalProps ChatCompletionMessageToolCallChunkAdditional
 }
 
 // GetFunction returns the value of Function.
@@ -2370,6 +2855,11 @@ func (s *ChatCompletionMessageToolCallChunk) GetType() OptNilChatCompletionMessa
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ChatCompletionMessageToolCallChunk) GetAdditionalProps() ChatCompletionMessageToolCallChunkAdditional {
+	return s.AdditionalProps
+}
+
 // SetFunction sets the value of Function.
 func (s *ChatCompletionMessageToolCallChunk) SetFunction(val OptNilChatCompletionMessageToolCallChunkFunction) {
 	s.Function = val
@@ -2390,13 +2880,30 @@ func (s *ChatCompletionMessageToolCallChunk) SetType(val OptNilChatCompletionMes
 	s.Type = val
 }
 
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ChatCompletionMessageToolCallChunk) SetAdditionalProps(val ChatCompletionMessageToolCallChunkAdditional) {
+	s.AdditionalProps = val
+}
+
+type ChatCompletionMessageToolCallChunkAdditional map[string]jx.Raw
+
+func (s *ChatCompletionMessageToolCallChunkAdditional) init() ChatCompletionMessageToolCallChunkAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
+}
+
 type ChatCompletionMessageToolCallChunkFunction struct {
 	// The arguments to call the function with, as generated by the model in JSON format. Note that the
 	// model does not always generate valid JSON, and may hallucinate parameters not defined by your
 	// function schema. Validate the arguments in your code before calling your function.
 	Arguments OptNilString `json:"arguments"`
 	// The name of the function to call.
-	Name OptNilString `json:"name"`
+	Name            OptNilString `json:"name"`
+	AdditionalProps ChatCompletionMessageToolCallChunkFunctionAdditional
 }
 
 // GetArguments returns the value of Arguments.
@@ -2409,6 +2916,11 @@ func (s *ChatCompletionMessageToolCallChunkFunction) GetName() OptNilString {
 	return s.Name
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ChatCompletionMessageToolCallChunkFunction) GetAdditionalProps() ChatCompletionMessageToolCallChunkFunctionAdditional {
+	return s.AdditionalProps
+}
+
 // SetArguments sets the value of Arguments.
 func (s *ChatCompletionMessageToolCallChunkFunction) SetArguments(val OptNilString) {
 	s.Arguments = val
@@ -2417,6 +2929,22 @@ func (s *ChatCompletionMessageToolCallChunkFunction) SetArguments(val OptNilStri
 // SetName sets the value of Name.
 func (s *ChatCompletionMessageToolCallChunkFunction) SetName(val OptNilString) {
 	s.Name = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ChatCompletionMessageToolCallChunkFunction) SetAdditionalProps(val ChatCompletionMessageToolCallChunkFunctionAdditional) {
+	s.AdditionalProps = val
+}
+
+type ChatCompletionMessageToolCallChunkFunctionAdditional map[string]jx.Raw
+
+func (s *ChatCompletionMessageToolCallChunkFunctionAdditional) init() ChatCompletionMessageToolCallChunkFunctionAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // The type of the tool. Currently, only `function` is supported.
@@ -2461,7 +2989,8 @@ type ChatCompletionMessageToolCallFunction struct {
 	// function schema. Validate the arguments in your code before calling your function.
 	Arguments OptNilString `json:"arguments"`
 	// The name of the function to call.
-	Name OptNilString `json:"name"`
+	Name            OptNilString `json:"name"`
+	AdditionalProps ChatCompletionMessageToolCallFunctionAdditional
 }
 
 // GetArguments returns the value of Arguments.
@@ -2474,6 +3003,11 @@ func (s *ChatCompletionMessageToolCallFunction) GetName() OptNilString {
 	return s.Name
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ChatCompletionMessageToolCallFunction) GetAdditionalProps() ChatCompletionMessageToolCallFunctionAdditional {
+	return s.AdditionalProps
+}
+
 // SetArguments sets the value of Arguments.
 func (s *ChatCompletionMessageToolCallFunction) SetArguments(val OptNilString) {
 	s.Arguments = val
@@ -2482,6 +3016,22 @@ func (s *ChatCompletionMessageToolCallFunction) SetArguments(val OptNilString) {
 // SetName sets the value of Name.
 func (s *ChatCompletionMessageToolCallFunction) SetName(val OptNilString) {
 	s.Name = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ChatCompletionMessageToolCallFunction) SetAdditionalProps(val ChatCompletionMessageToolCallFunctionAdditional) {
+	s.AdditionalProps = val
+}
+
+type ChatCompletionMessageToolCallFunctionAdditional map[string]jx.Raw
+
+func (s *ChatCompletionMessageToolCallFunctionAdditional) init() ChatCompletionMessageToolCallFunctionAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // The type of the tool. Currently, only `function` is supported.
@@ -2596,7 +3146,8 @@ type ChatCompletionModeration struct {
 	// Moderation for the request input.
 	Input OptChatCompletionModerationInput `json:"input"`
 	// Moderation for the generated output.
-	Output OptChatCompletionModerationOutput `json:"output"`
+	Output          OptChatCompletionModerationOutput `json:"output"`
+	AdditionalProps ChatCompletionModerationAdditional
 }
 
 // GetInput returns the value of Input.
@@ -2609,6 +3160,11 @@ func (s *ChatCompletionModeration) GetOutput() OptChatCompletionModerationOutput
 	return s.Output
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ChatCompletionModeration) GetAdditionalProps() ChatCompletionModerationAdditional {
+	return s.AdditionalProps
+}
+
 // SetInput sets the value of Input.
 func (s *ChatCompletionModeration) SetInput(val OptChatCompletionModerationInput) {
 	s.Input = val
@@ -2619,6 +3175,22 @@ func (s *ChatCompletionModeration) SetOutput(val OptChatCompletionModerationOutp
 	s.Output = val
 }
 
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ChatCompletionModeration) SetAdditionalProps(val ChatCompletionModerationAdditional) {
+	s.AdditionalProps = val
+}
+
+type ChatCompletionModerationAdditional map[string]jx.Raw
+
+func (s *ChatCompletionModerationAdditional) init() ChatCompletionModerationAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
+}
+
 // An error produced while attempting moderation.
 // Ref: #/components/schemas/ChatCompletionModerationError
 type ChatCompletionModerationError struct {
@@ -2627,7 +3199,8 @@ type ChatCompletionModerationError struct {
 	// The error message.
 	Message OptNilString `json:"message"`
 	// The object type, which is always `error`.
-	Type OptNilChatCompletionModerationErrorType `json:"type"`
+	Type            OptNilChatCompletionModerationErrorType `json:"type"`
+	AdditionalProps ChatCompletionModerationErrorAdditional
 }
 
 // GetCode returns the value of Code.
@@ -2645,6 +3218,11 @@ func (s *ChatCompletionModerationError) GetType() OptNilChatCompletionModeration
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ChatCompletionModerationError) GetAdditionalProps() ChatCompletionModerationErrorAdditional {
+	return s.AdditionalProps
+}
+
 // SetCode sets the value of Code.
 func (s *ChatCompletionModerationError) SetCode(val OptNilString) {
 	s.Code = val
@@ -2658,6 +3236,22 @@ func (s *ChatCompletionModerationError) SetMessage(val OptNilString) {
 // SetType sets the value of Type.
 func (s *ChatCompletionModerationError) SetType(val OptNilChatCompletionModerationErrorType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ChatCompletionModerationError) SetAdditionalProps(val ChatCompletionModerationErrorAdditional) {
+	s.AdditionalProps = val
+}
+
+type ChatCompletionModerationErrorAdditional map[string]jx.Raw
+
+func (s *ChatCompletionModerationErrorAdditional) init() ChatCompletionModerationErrorAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // The object type, which is always `error`.
@@ -2841,9 +3435,10 @@ type ChatCompletionModerationResults struct {
 	// The moderation model used to generate the results.
 	Model OptNilString `json:"model"`
 	// A list of moderation results.
-	Results OptNilModerationResultBodyArray `json:"results"`
+	Results []ModerationResultBody `json:"results" transponder:"encode-empty"`
 	// The object type, which is always `moderation_results`.
-	Type OptNilChatCompletionModerationResultsType `json:"type"`
+	Type            OptNilChatCompletionModerationResultsType `json:"type"`
+	AdditionalProps ChatCompletionModerationResultsAdditional
 }
 
 // GetModel returns the value of Model.
@@ -2852,7 +3447,7 @@ func (s *ChatCompletionModerationResults) GetModel() OptNilString {
 }
 
 // GetResults returns the value of Results.
-func (s *ChatCompletionModerationResults) GetResults() OptNilModerationResultBodyArray {
+func (s *ChatCompletionModerationResults) GetResults() []ModerationResultBody {
 	return s.Results
 }
 
@@ -2861,19 +3456,40 @@ func (s *ChatCompletionModerationResults) GetType() OptNilChatCompletionModerati
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ChatCompletionModerationResults) GetAdditionalProps() ChatCompletionModerationResultsAdditional {
+	return s.AdditionalProps
+}
+
 // SetModel sets the value of Model.
 func (s *ChatCompletionModerationResults) SetModel(val OptNilString) {
 	s.Model = val
 }
 
 // SetResults sets the value of Results.
-func (s *ChatCompletionModerationResults) SetResults(val OptNilModerationResultBodyArray) {
+func (s *ChatCompletionModerationResults) SetResults(val []ModerationResultBody) {
 	s.Results = val
 }
 
 // SetType sets the value of Type.
 func (s *ChatCompletionModerationResults) SetType(val OptNilChatCompletionModerationResultsType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ChatCompletionModerationResults) SetAdditionalProps(val ChatCompletionModerationResultsAdditional) {
+	s.AdditionalProps = val
+}
+
+type ChatCompletionModerationResultsAdditional map[string]jx.Raw
+
+func (s *ChatCompletionModerationResultsAdditional) init() ChatCompletionModerationResultsAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // The object type, which is always `moderation_results`.
@@ -2916,7 +3532,8 @@ func (s *ChatCompletionModerationResultsType) UnmarshalText(data []byte) error {
 type ChatCompletionNamedToolChoice struct {
 	Function OptNilChatCompletionNamedToolChoiceFunction `json:"function"`
 	// For function calling, the type is always `function`.
-	Type OptNilChatCompletionNamedToolChoiceType `json:"type"`
+	Type            OptNilChatCompletionNamedToolChoiceType `json:"type"`
+	AdditionalProps ChatCompletionNamedToolChoiceAdditional
 }
 
 // GetFunction returns the value of Function.
@@ -2929,6 +3546,11 @@ func (s *ChatCompletionNamedToolChoice) GetType() OptNilChatCompletionNamedToolC
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ChatCompletionNamedToolChoice) GetAdditionalProps() ChatCompletionNamedToolChoiceAdditional {
+	return s.AdditionalProps
+}
+
 // SetFunction sets the value of Function.
 func (s *ChatCompletionNamedToolChoice) SetFunction(val OptNilChatCompletionNamedToolChoiceFunction) {
 	s.Function = val
@@ -2939,12 +3561,29 @@ func (s *ChatCompletionNamedToolChoice) SetType(val OptNilChatCompletionNamedToo
 	s.Type = val
 }
 
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ChatCompletionNamedToolChoice) SetAdditionalProps(val ChatCompletionNamedToolChoiceAdditional) {
+	s.AdditionalProps = val
+}
+
+type ChatCompletionNamedToolChoiceAdditional map[string]jx.Raw
+
+func (s *ChatCompletionNamedToolChoiceAdditional) init() ChatCompletionNamedToolChoiceAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
+}
+
 // Specifies a tool the model should use. Use to force the model to call a specific custom tool.
 // Ref: #/components/schemas/ChatCompletionNamedToolChoiceCustom
 type ChatCompletionNamedToolChoiceCustom struct {
 	Custom OptNilChatCompletionNamedToolChoiceCustomCustom `json:"custom"`
 	// For custom tool calling, the type is always `custom`.
-	Type OptNilChatCompletionNamedToolChoiceCustomType `json:"type"`
+	Type            OptNilChatCompletionNamedToolChoiceCustomType `json:"type"`
+	AdditionalProps ChatCompletionNamedToolChoiceCustomAdditional
 }
 
 // GetCustom returns the value of Custom.
@@ -2957,6 +3596,11 @@ func (s *ChatCompletionNamedToolChoiceCustom) GetType() OptNilChatCompletionName
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ChatCompletionNamedToolChoiceCustom) GetAdditionalProps() ChatCompletionNamedToolChoiceCustomAdditional {
+	return s.AdditionalProps
+}
+
 // SetCustom sets the value of Custom.
 func (s *ChatCompletionNamedToolChoiceCustom) SetCustom(val OptNilChatCompletionNamedToolChoiceCustomCustom) {
 	s.Custom = val
@@ -2967,9 +3611,26 @@ func (s *ChatCompletionNamedToolChoiceCustom) SetType(val OptNilChatCompletionNa
 	s.Type = val
 }
 
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ChatCompletionNamedToolChoiceCustom) SetAdditionalProps(val ChatCompletionNamedToolChoiceCustomAdditional) {
+	s.AdditionalProps = val
+}
+
+type ChatCompletionNamedToolChoiceCustomAdditional map[string]jx.Raw
+
+func (s *ChatCompletionNamedToolChoiceCustomAdditional) init() ChatCompletionNamedToolChoiceCustomAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
+}
+
 type ChatCompletionNamedToolChoiceCustomCustom struct {
 	// The name of the custom tool to call.
-	Name OptNilString `json:"name"`
+	Name            OptNilString `json:"name"`
+	AdditionalProps ChatCompletionNamedToolChoiceCustomCustomAdditional
 }
 
 // GetName returns the value of Name.
@@ -2977,9 +3638,30 @@ func (s *ChatCompletionNamedToolChoiceCustomCustom) GetName() OptNilString {
 	return s.Name
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ChatCompletionNamedToolChoiceCustomCustom) GetAdditionalProps() ChatCompletionNamedToolChoiceCustomCustomAdditional {
+	return s.AdditionalProps
+}
+
 // SetName sets the value of Name.
 func (s *ChatCompletionNamedToolChoiceCustomCustom) SetName(val OptNilString) {
 	s.Name = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ChatCompletionNamedToolChoiceCustomCustom) SetAdditionalProps(val ChatCompletionNamedToolChoiceCustomCustomAdditional) {
+	s.AdditionalProps = val
+}
+
+type ChatCompletionNamedToolChoiceCustomCustomAdditional map[string]jx.Raw
+
+func (s *ChatCompletionNamedToolChoiceCustomCustomAdditional) init() ChatCompletionNamedToolChoiceCustomCustomAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // For custom tool calling, the type is always `custom`.
@@ -3019,7 +3701,8 @@ func (s *ChatCompletionNamedToolChoiceCustomType) UnmarshalText(data []byte) err
 
 type ChatCompletionNamedToolChoiceFunction struct {
 	// The name of the function to call.
-	Name OptNilString `json:"name"`
+	Name            OptNilString `json:"name"`
+	AdditionalProps ChatCompletionNamedToolChoiceFunctionAdditional
 }
 
 // GetName returns the value of Name.
@@ -3027,9 +3710,30 @@ func (s *ChatCompletionNamedToolChoiceFunction) GetName() OptNilString {
 	return s.Name
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ChatCompletionNamedToolChoiceFunction) GetAdditionalProps() ChatCompletionNamedToolChoiceFunctionAdditional {
+	return s.AdditionalProps
+}
+
 // SetName sets the value of Name.
 func (s *ChatCompletionNamedToolChoiceFunction) SetName(val OptNilString) {
 	s.Name = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ChatCompletionNamedToolChoiceFunction) SetAdditionalProps(val ChatCompletionNamedToolChoiceFunctionAdditional) {
+	s.AdditionalProps = val
+}
+
+type ChatCompletionNamedToolChoiceFunctionAdditional map[string]jx.Raw
+
+func (s *ChatCompletionNamedToolChoiceFunctionAdditional) init() ChatCompletionNamedToolChoiceFunctionAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // For function calling, the type is always `function`.
@@ -3078,8 +3782,9 @@ type ChatCompletionRequestAssistantMessage struct {
 	Name    OptNilString `json:"name"`
 	Refusal OptNilString `json:"refusal"`
 	// The role of the messages author, in this case `assistant`.
-	Role      OptNilChatCompletionRequestAssistantMessageRole `json:"role"`
-	ToolCalls OptNilChatCompletionMessageToolCalls            `json:"tool_calls"`
+	Role            OptNilChatCompletionRequestAssistantMessageRole `json:"role"`
+	ToolCalls       OptNilChatCompletionMessageToolCalls            `json:"tool_calls"`
+	AdditionalProps ChatCompletionRequestAssistantMessageAdditional
 }
 
 // GetAudio returns the value of Audio.
@@ -3117,6 +3822,11 @@ func (s *ChatCompletionRequestAssistantMessage) GetToolCalls() OptNilChatComplet
 	return s.ToolCalls
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ChatCompletionRequestAssistantMessage) GetAdditionalProps() ChatCompletionRequestAssistantMessageAdditional {
+	return s.AdditionalProps
+}
+
 // SetAudio sets the value of Audio.
 func (s *ChatCompletionRequestAssistantMessage) SetAudio(val OptNilChatCompletionRequestAssistantMessageAudio) {
 	s.Audio = val
@@ -3152,12 +3862,29 @@ func (s *ChatCompletionRequestAssistantMessage) SetToolCalls(val OptNilChatCompl
 	s.ToolCalls = val
 }
 
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ChatCompletionRequestAssistantMessage) SetAdditionalProps(val ChatCompletionRequestAssistantMessageAdditional) {
+	s.AdditionalProps = val
+}
+
+type ChatCompletionRequestAssistantMessageAdditional map[string]jx.Raw
+
+func (s *ChatCompletionRequestAssistantMessageAdditional) init() ChatCompletionRequestAssistantMessageAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
+}
+
 // Data about a previous audio response from the model. [Learn more].
 //
 // [Learn more]: /docs/guides/audio
 type ChatCompletionRequestAssistantMessageAudio struct {
 	// Unique identifier for a previous audio response from the model.
-	ID OptNilString `json:"id"`
+	ID              OptNilString `json:"id"`
+	AdditionalProps ChatCompletionRequestAssistantMessageAudioAdditional
 }
 
 // GetID returns the value of ID.
@@ -3165,9 +3892,30 @@ func (s *ChatCompletionRequestAssistantMessageAudio) GetID() OptNilString {
 	return s.ID
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ChatCompletionRequestAssistantMessageAudio) GetAdditionalProps() ChatCompletionRequestAssistantMessageAudioAdditional {
+	return s.AdditionalProps
+}
+
 // SetID sets the value of ID.
 func (s *ChatCompletionRequestAssistantMessageAudio) SetID(val OptNilString) {
 	s.ID = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ChatCompletionRequestAssistantMessageAudio) SetAdditionalProps(val ChatCompletionRequestAssistantMessageAudioAdditional) {
+	s.AdditionalProps = val
+}
+
+type ChatCompletionRequestAssistantMessageAudioAdditional map[string]jx.Raw
+
+func (s *ChatCompletionRequestAssistantMessageAudioAdditional) init() ChatCompletionRequestAssistantMessageAudioAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // The contents of the assistant message. Required unless `tool_calls` or `function_call` is specified.
@@ -3320,7 +4068,8 @@ type ChatCompletionRequestAssistantMessageFunctionCall struct {
 	// function schema. Validate the arguments in your code before calling your function.
 	Arguments OptNilString `json:"arguments"`
 	// The name of the function to call.
-	Name OptNilString `json:"name"`
+	Name            OptNilString `json:"name"`
+	AdditionalProps ChatCompletionRequestAssistantMessageFunctionCallAdditional
 }
 
 // GetArguments returns the value of Arguments.
@@ -3333,6 +4082,11 @@ func (s *ChatCompletionRequestAssistantMessageFunctionCall) GetName() OptNilStri
 	return s.Name
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ChatCompletionRequestAssistantMessageFunctionCall) GetAdditionalProps() ChatCompletionRequestAssistantMessageFunctionCallAdditional {
+	return s.AdditionalProps
+}
+
 // SetArguments sets the value of Arguments.
 func (s *ChatCompletionRequestAssistantMessageFunctionCall) SetArguments(val OptNilString) {
 	s.Arguments = val
@@ -3341,6 +4095,22 @@ func (s *ChatCompletionRequestAssistantMessageFunctionCall) SetArguments(val Opt
 // SetName sets the value of Name.
 func (s *ChatCompletionRequestAssistantMessageFunctionCall) SetName(val OptNilString) {
 	s.Name = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ChatCompletionRequestAssistantMessageFunctionCall) SetAdditionalProps(val ChatCompletionRequestAssistantMessageFunctionCallAdditional) {
+	s.AdditionalProps = val
+}
+
+type ChatCompletionRequestAssistantMessageFunctionCallAdditional map[string]jx.Raw
+
+func (s *ChatCompletionRequestAssistantMessageFunctionCallAdditional) init() ChatCompletionRequestAssistantMessageFunctionCallAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // The role of the messages author, in this case `assistant`.
@@ -3388,7 +4158,8 @@ type ChatCompletionRequestDeveloperMessage struct {
 	// participants of the same role.
 	Name OptNilString `json:"name"`
 	// The role of the messages author, in this case `developer`.
-	Role OptNilChatCompletionRequestDeveloperMessageRole `json:"role"`
+	Role            OptNilChatCompletionRequestDeveloperMessageRole `json:"role"`
+	AdditionalProps ChatCompletionRequestDeveloperMessageAdditional
 }
 
 // GetContent returns the value of Content.
@@ -3406,6 +4177,11 @@ func (s *ChatCompletionRequestDeveloperMessage) GetRole() OptNilChatCompletionRe
 	return s.Role
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ChatCompletionRequestDeveloperMessage) GetAdditionalProps() ChatCompletionRequestDeveloperMessageAdditional {
+	return s.AdditionalProps
+}
+
 // SetContent sets the value of Content.
 func (s *ChatCompletionRequestDeveloperMessage) SetContent(val OptChatCompletionRequestDeveloperMessageContent) {
 	s.Content = val
@@ -3419,6 +4195,22 @@ func (s *ChatCompletionRequestDeveloperMessage) SetName(val OptNilString) {
 // SetRole sets the value of Role.
 func (s *ChatCompletionRequestDeveloperMessage) SetRole(val OptNilChatCompletionRequestDeveloperMessageRole) {
 	s.Role = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ChatCompletionRequestDeveloperMessage) SetAdditionalProps(val ChatCompletionRequestDeveloperMessageAdditional) {
+	s.AdditionalProps = val
+}
+
+type ChatCompletionRequestDeveloperMessageAdditional map[string]jx.Raw
+
+func (s *ChatCompletionRequestDeveloperMessageAdditional) init() ChatCompletionRequestDeveloperMessageAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // The contents of the developer message.
@@ -3561,7 +4353,8 @@ type ChatCompletionRequestFunctionMessage struct {
 	// The name of the function to call.
 	Name OptNilString `json:"name"`
 	// The role of the messages author, in this case `function`.
-	Role OptNilChatCompletionRequestFunctionMessageRole `json:"role"`
+	Role            OptNilChatCompletionRequestFunctionMessageRole `json:"role"`
+	AdditionalProps ChatCompletionRequestFunctionMessageAdditional
 }
 
 // GetContent returns the value of Content.
@@ -3579,6 +4372,11 @@ func (s *ChatCompletionRequestFunctionMessage) GetRole() OptNilChatCompletionReq
 	return s.Role
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ChatCompletionRequestFunctionMessage) GetAdditionalProps() ChatCompletionRequestFunctionMessageAdditional {
+	return s.AdditionalProps
+}
+
 // SetContent sets the value of Content.
 func (s *ChatCompletionRequestFunctionMessage) SetContent(val OptNilString) {
 	s.Content = val
@@ -3592,6 +4390,22 @@ func (s *ChatCompletionRequestFunctionMessage) SetName(val OptNilString) {
 // SetRole sets the value of Role.
 func (s *ChatCompletionRequestFunctionMessage) SetRole(val OptNilChatCompletionRequestFunctionMessageRole) {
 	s.Role = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ChatCompletionRequestFunctionMessage) SetAdditionalProps(val ChatCompletionRequestFunctionMessageAdditional) {
+	s.AdditionalProps = val
+}
+
+type ChatCompletionRequestFunctionMessageAdditional map[string]jx.Raw
+
+func (s *ChatCompletionRequestFunctionMessageAdditional) init() ChatCompletionRequestFunctionMessageAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // The role of the messages author, in this case `function`.
@@ -3819,7 +4633,8 @@ type ChatCompletionRequestMessageContentPartAudio struct {
 	InputAudio            OptNilChatCompletionRequestMessageContentPartAudioInputAudio `json:"input_audio"`
 	PromptCacheBreakpoint OptNilPromptCacheBreakpointParam                             `json:"prompt_cache_breakpoint"`
 	// The type of the content part. Always `input_audio`.
-	Type OptNilChatCompletionRequestMessageContentPartAudioType `json:"type"`
+	Type            OptNilChatCompletionRequestMessageContentPartAudioType `json:"type"`
+	AdditionalProps ChatCompletionRequestMessageContentPartAudioAdditional
 }
 
 // GetInputAudio returns the value of InputAudio.
@@ -3837,6 +4652,11 @@ func (s *ChatCompletionRequestMessageContentPartAudio) GetType() OptNilChatCompl
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ChatCompletionRequestMessageContentPartAudio) GetAdditionalProps() ChatCompletionRequestMessageContentPartAudioAdditional {
+	return s.AdditionalProps
+}
+
 // SetInputAudio sets the value of InputAudio.
 func (s *ChatCompletionRequestMessageContentPartAudio) SetInputAudio(val OptNilChatCompletionRequestMessageContentPartAudioInputAudio) {
 	s.InputAudio = val
@@ -3852,11 +4672,28 @@ func (s *ChatCompletionRequestMessageContentPartAudio) SetType(val OptNilChatCom
 	s.Type = val
 }
 
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ChatCompletionRequestMessageContentPartAudio) SetAdditionalProps(val ChatCompletionRequestMessageContentPartAudioAdditional) {
+	s.AdditionalProps = val
+}
+
+type ChatCompletionRequestMessageContentPartAudioAdditional map[string]jx.Raw
+
+func (s *ChatCompletionRequestMessageContentPartAudioAdditional) init() ChatCompletionRequestMessageContentPartAudioAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
+}
+
 type ChatCompletionRequestMessageContentPartAudioInputAudio struct {
 	// Base64 encoded audio data.
 	Data OptNilString `json:"data"`
 	// The format of the encoded audio data. Currently supports "wav" and "mp3".
-	Format OptNilChatCompletionRequestMessageContentPartAudioInputAudioFormat `json:"format"`
+	Format          OptNilChatCompletionRequestMessageContentPartAudioInputAudioFormat `json:"format"`
+	AdditionalProps ChatCompletionRequestMessageContentPartAudioInputAudioAdditional
 }
 
 // GetData returns the value of Data.
@@ -3869,6 +4706,11 @@ func (s *ChatCompletionRequestMessageContentPartAudioInputAudio) GetFormat() Opt
 	return s.Format
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ChatCompletionRequestMessageContentPartAudioInputAudio) GetAdditionalProps() ChatCompletionRequestMessageContentPartAudioInputAudioAdditional {
+	return s.AdditionalProps
+}
+
 // SetData sets the value of Data.
 func (s *ChatCompletionRequestMessageContentPartAudioInputAudio) SetData(val OptNilString) {
 	s.Data = val
@@ -3877,6 +4719,22 @@ func (s *ChatCompletionRequestMessageContentPartAudioInputAudio) SetData(val Opt
 // SetFormat sets the value of Format.
 func (s *ChatCompletionRequestMessageContentPartAudioInputAudio) SetFormat(val OptNilChatCompletionRequestMessageContentPartAudioInputAudioFormat) {
 	s.Format = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ChatCompletionRequestMessageContentPartAudioInputAudio) SetAdditionalProps(val ChatCompletionRequestMessageContentPartAudioInputAudioAdditional) {
+	s.AdditionalProps = val
+}
+
+type ChatCompletionRequestMessageContentPartAudioInputAudioAdditional map[string]jx.Raw
+
+func (s *ChatCompletionRequestMessageContentPartAudioInputAudioAdditional) init() ChatCompletionRequestMessageContentPartAudioInputAudioAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // The format of the encoded audio data. Currently supports "wav" and "mp3".
@@ -3964,7 +4822,8 @@ type ChatCompletionRequestMessageContentPartFile struct {
 	File                  OptNilChatCompletionRequestMessageContentPartFileFile `json:"file"`
 	PromptCacheBreakpoint OptNilPromptCacheBreakpointParam                      `json:"prompt_cache_breakpoint"`
 	// The type of the content part. Always `file`.
-	Type OptNilChatCompletionRequestMessageContentPartFileType `json:"type"`
+	Type            OptNilChatCompletionRequestMessageContentPartFileType `json:"type"`
+	AdditionalProps ChatCompletionRequestMessageContentPartFileAdditional
 }
 
 // GetFile returns the value of File.
@@ -3982,6 +4841,11 @@ func (s *ChatCompletionRequestMessageContentPartFile) GetType() OptNilChatComple
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ChatCompletionRequestMessageContentPartFile) GetAdditionalProps() ChatCompletionRequestMessageContentPartFileAdditional {
+	return s.AdditionalProps
+}
+
 // SetFile sets the value of File.
 func (s *ChatCompletionRequestMessageContentPartFile) SetFile(val OptNilChatCompletionRequestMessageContentPartFileFile) {
 	s.File = val
@@ -3997,13 +4861,30 @@ func (s *ChatCompletionRequestMessageContentPartFile) SetType(val OptNilChatComp
 	s.Type = val
 }
 
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ChatCompletionRequestMessageContentPartFile) SetAdditionalProps(val ChatCompletionRequestMessageContentPartFileAdditional) {
+	s.AdditionalProps = val
+}
+
+type ChatCompletionRequestMessageContentPartFileAdditional map[string]jx.Raw
+
+func (s *ChatCompletionRequestMessageContentPartFileAdditional) init() ChatCompletionRequestMessageContentPartFileAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
+}
+
 type ChatCompletionRequestMessageContentPartFileFile struct {
 	// The base64 encoded file data, used when passing the file to the model as a string.
 	FileData OptNilString `json:"file_data"`
 	// The ID of an uploaded file to use as input.
 	FileID OptNilString `json:"file_id"`
 	// The name of the file, used when passing the file to the model as a string.
-	Filename OptNilString `json:"filename"`
+	Filename        OptNilString `json:"filename"`
+	AdditionalProps ChatCompletionRequestMessageContentPartFileFileAdditional
 }
 
 // GetFileData returns the value of FileData.
@@ -4021,6 +4902,11 @@ func (s *ChatCompletionRequestMessageContentPartFileFile) GetFilename() OptNilSt
 	return s.Filename
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ChatCompletionRequestMessageContentPartFileFile) GetAdditionalProps() ChatCompletionRequestMessageContentPartFileFileAdditional {
+	return s.AdditionalProps
+}
+
 // SetFileData sets the value of FileData.
 func (s *ChatCompletionRequestMessageContentPartFileFile) SetFileData(val OptNilString) {
 	s.FileData = val
@@ -4034,6 +4920,22 @@ func (s *ChatCompletionRequestMessageContentPartFileFile) SetFileID(val OptNilSt
 // SetFilename sets the value of Filename.
 func (s *ChatCompletionRequestMessageContentPartFileFile) SetFilename(val OptNilString) {
 	s.Filename = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ChatCompletionRequestMessageContentPartFileFile) SetAdditionalProps(val ChatCompletionRequestMessageContentPartFileFileAdditional) {
+	s.AdditionalProps = val
+}
+
+type ChatCompletionRequestMessageContentPartFileFileAdditional map[string]jx.Raw
+
+func (s *ChatCompletionRequestMessageContentPartFileFileAdditional) init() ChatCompletionRequestMessageContentPartFileFileAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // The type of the content part. Always `file`.
@@ -4079,7 +4981,8 @@ type ChatCompletionRequestMessageContentPartImage struct {
 	ImageURL              OptNilChatCompletionRequestMessageContentPartImageImageURL `json:"image_url"`
 	PromptCacheBreakpoint OptNilPromptCacheBreakpointParam                           `json:"prompt_cache_breakpoint"`
 	// The type of the content part.
-	Type OptNilChatCompletionRequestMessageContentPartImageType `json:"type"`
+	Type            OptNilChatCompletionRequestMessageContentPartImageType `json:"type"`
+	AdditionalProps ChatCompletionRequestMessageContentPartImageAdditional
 }
 
 // GetImageURL returns the value of ImageURL.
@@ -4097,6 +5000,11 @@ func (s *ChatCompletionRequestMessageContentPartImage) GetType() OptNilChatCompl
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ChatCompletionRequestMessageContentPartImage) GetAdditionalProps() ChatCompletionRequestMessageContentPartImageAdditional {
+	return s.AdditionalProps
+}
+
 // SetImageURL sets the value of ImageURL.
 func (s *ChatCompletionRequestMessageContentPartImage) SetImageURL(val OptNilChatCompletionRequestMessageContentPartImageImageURL) {
 	s.ImageURL = val
@@ -4112,13 +5020,30 @@ func (s *ChatCompletionRequestMessageContentPartImage) SetType(val OptNilChatCom
 	s.Type = val
 }
 
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ChatCompletionRequestMessageContentPartImage) SetAdditionalProps(val ChatCompletionRequestMessageContentPartImageAdditional) {
+	s.AdditionalProps = val
+}
+
+type ChatCompletionRequestMessageContentPartImageAdditional map[string]jx.Raw
+
+func (s *ChatCompletionRequestMessageContentPartImageAdditional) init() ChatCompletionRequestMessageContentPartImageAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
+}
+
 type ChatCompletionRequestMessageContentPartImageImageURL struct {
 	// Specifies the detail level of the image. Learn more in the [Vision guide].
 	//
 	// [Vision guide]: /docs/guides/vision#low-or-high-fidelity-image-understanding
 	Detail OptNilChatCompletionRequestMessageContentPartImageImageURLDetail `json:"detail"`
 	// Either a URL of the image or the base64 encoded image data.
-	URL OptNilURI `json:"url"`
+	URL             OptNilURI `json:"url"`
+	AdditionalProps ChatCompletionRequestMessageContentPartImageImageURLAdditional
 }
 
 // GetDetail returns the value of Detail.
@@ -4131,6 +5056,11 @@ func (s *ChatCompletionRequestMessageContentPartImageImageURL) GetURL() OptNilUR
 	return s.URL
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ChatCompletionRequestMessageContentPartImageImageURL) GetAdditionalProps() ChatCompletionRequestMessageContentPartImageImageURLAdditional {
+	return s.AdditionalProps
+}
+
 // SetDetail sets the value of Detail.
 func (s *ChatCompletionRequestMessageContentPartImageImageURL) SetDetail(val OptNilChatCompletionRequestMessageContentPartImageImageURLDetail) {
 	s.Detail = val
@@ -4139,6 +5069,22 @@ func (s *ChatCompletionRequestMessageContentPartImageImageURL) SetDetail(val Opt
 // SetURL sets the value of URL.
 func (s *ChatCompletionRequestMessageContentPartImageImageURL) SetURL(val OptNilURI) {
 	s.URL = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ChatCompletionRequestMessageContentPartImageImageURL) SetAdditionalProps(val ChatCompletionRequestMessageContentPartImageImageURLAdditional) {
+	s.AdditionalProps = val
+}
+
+type ChatCompletionRequestMessageContentPartImageImageURLAdditional map[string]jx.Raw
+
+func (s *ChatCompletionRequestMessageContentPartImageImageURLAdditional) init() ChatCompletionRequestMessageContentPartImageImageURLAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // Specifies the detail level of the image. Learn more in the [Vision guide].
@@ -4232,7 +5178,8 @@ type ChatCompletionRequestMessageContentPartRefusal struct {
 	// The refusal message generated by the model.
 	Refusal OptNilString `json:"refusal"`
 	// The type of the content part.
-	Type OptNilChatCompletionRequestMessageContentPartRefusalType `json:"type"`
+	Type            OptNilChatCompletionRequestMessageContentPartRefusalType `json:"type"`
+	AdditionalProps ChatCompletionRequestMessageContentPartRefusalAdditional
 }
 
 // GetRefusal returns the value of Refusal.
@@ -4245,6 +5192,11 @@ func (s *ChatCompletionRequestMessageContentPartRefusal) GetType() OptNilChatCom
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ChatCompletionRequestMessageContentPartRefusal) GetAdditionalProps() ChatCompletionRequestMessageContentPartRefusalAdditional {
+	return s.AdditionalProps
+}
+
 // SetRefusal sets the value of Refusal.
 func (s *ChatCompletionRequestMessageContentPartRefusal) SetRefusal(val OptNilString) {
 	s.Refusal = val
@@ -4253,6 +5205,22 @@ func (s *ChatCompletionRequestMessageContentPartRefusal) SetRefusal(val OptNilSt
 // SetType sets the value of Type.
 func (s *ChatCompletionRequestMessageContentPartRefusal) SetType(val OptNilChatCompletionRequestMessageContentPartRefusalType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ChatCompletionRequestMessageContentPartRefusal) SetAdditionalProps(val ChatCompletionRequestMessageContentPartRefusalAdditional) {
+	s.AdditionalProps = val
+}
+
+type ChatCompletionRequestMessageContentPartRefusalAdditional map[string]jx.Raw
+
+func (s *ChatCompletionRequestMessageContentPartRefusalAdditional) init() ChatCompletionRequestMessageContentPartRefusalAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // The type of the content part.
@@ -4299,7 +5267,8 @@ type ChatCompletionRequestMessageContentPartText struct {
 	// The text content.
 	Text OptNilString `json:"text"`
 	// The type of the content part.
-	Type OptNilChatCompletionRequestMessageContentPartTextType `json:"type"`
+	Type            OptNilChatCompletionRequestMessageContentPartTextType `json:"type"`
+	AdditionalProps ChatCompletionRequestMessageContentPartTextAdditional
 }
 
 // GetPromptCacheBreakpoint returns the value of PromptCacheBreakpoint.
@@ -4317,6 +5286,11 @@ func (s *ChatCompletionRequestMessageContentPartText) GetType() OptNilChatComple
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ChatCompletionRequestMessageContentPartText) GetAdditionalProps() ChatCompletionRequestMessageContentPartTextAdditional {
+	return s.AdditionalProps
+}
+
 // SetPromptCacheBreakpoint sets the value of PromptCacheBreakpoint.
 func (s *ChatCompletionRequestMessageContentPartText) SetPromptCacheBreakpoint(val OptNilPromptCacheBreakpointParam) {
 	s.PromptCacheBreakpoint = val
@@ -4330,6 +5304,22 @@ func (s *ChatCompletionRequestMessageContentPartText) SetText(val OptNilString) 
 // SetType sets the value of Type.
 func (s *ChatCompletionRequestMessageContentPartText) SetType(val OptNilChatCompletionRequestMessageContentPartTextType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ChatCompletionRequestMessageContentPartText) SetAdditionalProps(val ChatCompletionRequestMessageContentPartTextAdditional) {
+	s.AdditionalProps = val
+}
+
+type ChatCompletionRequestMessageContentPartTextAdditional map[string]jx.Raw
+
+func (s *ChatCompletionRequestMessageContentPartTextAdditional) init() ChatCompletionRequestMessageContentPartTextAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // The type of the content part.
@@ -4377,7 +5367,8 @@ type ChatCompletionRequestSystemMessage struct {
 	// participants of the same role.
 	Name OptNilString `json:"name"`
 	// The role of the messages author, in this case `system`.
-	Role OptNilChatCompletionRequestSystemMessageRole `json:"role"`
+	Role            OptNilChatCompletionRequestSystemMessageRole `json:"role"`
+	AdditionalProps ChatCompletionRequestSystemMessageAdditional
 }
 
 // GetContent returns the value of Content.
@@ -4395,6 +5386,11 @@ func (s *ChatCompletionRequestSystemMessage) GetRole() OptNilChatCompletionReque
 	return s.Role
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ChatCompletionRequestSystemMessage) GetAdditionalProps() ChatCompletionRequestSystemMessageAdditional {
+	return s.AdditionalProps
+}
+
 // SetContent sets the value of Content.
 func (s *ChatCompletionRequestSystemMessage) SetContent(val OptChatCompletionRequestSystemMessageContent) {
 	s.Content = val
@@ -4408,6 +5404,22 @@ func (s *ChatCompletionRequestSystemMessage) SetName(val OptNilString) {
 // SetRole sets the value of Role.
 func (s *ChatCompletionRequestSystemMessage) SetRole(val OptNilChatCompletionRequestSystemMessageRole) {
 	s.Role = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ChatCompletionRequestSystemMessage) SetAdditionalProps(val ChatCompletionRequestSystemMessageAdditional) {
+	s.AdditionalProps = val
+}
+
+type ChatCompletionRequestSystemMessageAdditional map[string]jx.Raw
+
+func (s *ChatCompletionRequestSystemMessageAdditional) init() ChatCompletionRequestSystemMessageAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // The contents of the system message.
@@ -4550,7 +5562,8 @@ type ChatCompletionRequestToolMessage struct {
 	// The role of the messages author, in this case `tool`.
 	Role OptNilChatCompletionRequestToolMessageRole `json:"role"`
 	// Tool call that this message is responding to.
-	ToolCallID OptNilString `json:"tool_call_id"`
+	ToolCallID      OptNilString `json:"tool_call_id"`
+	AdditionalProps ChatCompletionRequestToolMessageAdditional
 }
 
 // GetContent returns the value of Content.
@@ -4568,6 +5581,11 @@ func (s *ChatCompletionRequestToolMessage) GetToolCallID() OptNilString {
 	return s.ToolCallID
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ChatCompletionRequestToolMessage) GetAdditionalProps() ChatCompletionRequestToolMessageAdditional {
+	return s.AdditionalProps
+}
+
 // SetContent sets the value of Content.
 func (s *ChatCompletionRequestToolMessage) SetContent(val OptChatCompletionRequestToolMessageContent) {
 	s.Content = val
@@ -4581,6 +5599,22 @@ func (s *ChatCompletionRequestToolMessage) SetRole(val OptNilChatCompletionReque
 // SetToolCallID sets the value of ToolCallID.
 func (s *ChatCompletionRequestToolMessage) SetToolCallID(val OptNilString) {
 	s.ToolCallID = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ChatCompletionRequestToolMessage) SetAdditionalProps(val ChatCompletionRequestToolMessageAdditional) {
+	s.AdditionalProps = val
+}
+
+type ChatCompletionRequestToolMessageAdditional map[string]jx.Raw
+
+func (s *ChatCompletionRequestToolMessageAdditional) init() ChatCompletionRequestToolMessageAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // The contents of the tool message.
@@ -4725,7 +5759,8 @@ type ChatCompletionRequestUserMessage struct {
 	// participants of the same role.
 	Name OptNilString `json:"name"`
 	// The role of the messages author, in this case `user`.
-	Role OptNilChatCompletionRequestUserMessageRole `json:"role"`
+	Role            OptNilChatCompletionRequestUserMessageRole `json:"role"`
+	AdditionalProps ChatCompletionRequestUserMessageAdditional
 }
 
 // GetContent returns the value of Content.
@@ -4743,6 +5778,11 @@ func (s *ChatCompletionRequestUserMessage) GetRole() OptNilChatCompletionRequest
 	return s.Role
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ChatCompletionRequestUserMessage) GetAdditionalProps() ChatCompletionRequestUserMessageAdditional {
+	return s.AdditionalProps
+}
+
 // SetContent sets the value of Content.
 func (s *ChatCompletionRequestUserMessage) SetContent(val OptChatCompletionRequestUserMessageContent) {
 	s.Content = val
@@ -4756,6 +5796,22 @@ func (s *ChatCompletionRequestUserMessage) SetName(val OptNilString) {
 // SetRole sets the value of Role.
 func (s *ChatCompletionRequestUserMessage) SetRole(val OptNilChatCompletionRequestUserMessageRole) {
 	s.Role = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ChatCompletionRequestUserMessage) SetAdditionalProps(val ChatCompletionRequestUserMessageAdditional) {
+	s.AdditionalProps = val
+}
+
+type ChatCompletionRequestUserMessageAdditional map[string]jx.Raw
+
+func (s *ChatCompletionRequestUserMessageAdditional) init() ChatCompletionRequestUserMessageAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // The contents of the user message.
@@ -5037,8 +6093,9 @@ type ChatCompletionResponseMessage struct {
 	ReasoningContent OptNilString `json:"reasoning_content"`
 	Refusal          OptNilString `json:"refusal"`
 	// The role of the author of this message.
-	Role      OptNilChatCompletionResponseMessageRole `json:"role"`
-	ToolCalls OptNilChatCompletionMessageToolCalls    `json:"tool_calls"`
+	Role            OptNilChatCompletionResponseMessageRole `json:"role"`
+	ToolCalls       OptNilChatCompletionMessageToolCalls    `json:"tool_calls"`
+	AdditionalProps ChatCompletionResponseMessageAdditional
 }
 
 // GetAnnotations returns the value of Annotations.
@@ -5086,6 +6143,11 @@ func (s *ChatCompletionResponseMessage) GetToolCalls() OptNilChatCompletionMessa
 	return s.ToolCalls
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ChatCompletionResponseMessage) GetAdditionalProps() ChatCompletionResponseMessageAdditional {
+	return s.AdditionalProps
+}
+
 // SetAnnotations sets the value of Annotations.
 func (s *ChatCompletionResponseMessage) SetAnnotations(val OptNilChatCompletionResponseMessageAnnotationsItemArray) {
 	s.Annotations = val
@@ -5131,12 +6193,29 @@ func (s *ChatCompletionResponseMessage) SetToolCalls(val OptNilChatCompletionMes
 	s.ToolCalls = val
 }
 
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ChatCompletionResponseMessage) SetAdditionalProps(val ChatCompletionResponseMessageAdditional) {
+	s.AdditionalProps = val
+}
+
+type ChatCompletionResponseMessageAdditional map[string]jx.Raw
+
+func (s *ChatCompletionResponseMessageAdditional) init() ChatCompletionResponseMessageAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
+}
+
 // A URL citation when using web search.
 type ChatCompletionResponseMessageAnnotationsItem struct {
 	// The type of the URL citation. Always `url_citation`.
 	Type OptNilChatCompletionResponseMessageAnnotationsItemType `json:"type"`
 	// A URL citation when using web search.
-	URLCitation OptNilChatCompletionResponseMessageAnnotationsItemURLCitation `json:"url_citation"`
+	URLCitation     OptNilChatCompletionResponseMessageAnnotationsItemURLCitation `json:"url_citation"`
+	AdditionalProps ChatCompletionResponseMessageAnnotationsItemAdditional
 }
 
 // GetType returns the value of Type.
@@ -5149,6 +6228,11 @@ func (s *ChatCompletionResponseMessageAnnotationsItem) GetURLCitation() OptNilCh
 	return s.URLCitation
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ChatCompletionResponseMessageAnnotationsItem) GetAdditionalProps() ChatCompletionResponseMessageAnnotationsItemAdditional {
+	return s.AdditionalProps
+}
+
 // SetType sets the value of Type.
 func (s *ChatCompletionResponseMessageAnnotationsItem) SetType(val OptNilChatCompletionResponseMessageAnnotationsItemType) {
 	s.Type = val
@@ -5157,6 +6241,22 @@ func (s *ChatCompletionResponseMessageAnnotationsItem) SetType(val OptNilChatCom
 // SetURLCitation sets the value of URLCitation.
 func (s *ChatCompletionResponseMessageAnnotationsItem) SetURLCitation(val OptNilChatCompletionResponseMessageAnnotationsItemURLCitation) {
 	s.URLCitation = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ChatCompletionResponseMessageAnnotationsItem) SetAdditionalProps(val ChatCompletionResponseMessageAnnotationsItemAdditional) {
+	s.AdditionalProps = val
+}
+
+type ChatCompletionResponseMessageAnnotationsItemAdditional map[string]jx.Raw
+
+func (s *ChatCompletionResponseMessageAnnotationsItemAdditional) init() ChatCompletionResponseMessageAnnotationsItemAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // The type of the URL citation. Always `url_citation`.
@@ -5203,7 +6303,8 @@ type ChatCompletionResponseMessageAnnotationsItemURLCitation struct {
 	// The title of the web resource.
 	Title OptNilString `json:"title"`
 	// The URL of the web resource.
-	URL OptNilURI `json:"url"`
+	URL             OptNilURI `json:"url"`
+	AdditionalProps ChatCompletionResponseMessageAnnotationsItemURLCitationAdditional
 }
 
 // GetEndIndex returns the value of EndIndex.
@@ -5226,6 +6327,11 @@ func (s *ChatCompletionResponseMessageAnnotationsItemURLCitation) GetURL() OptNi
 	return s.URL
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ChatCompletionResponseMessageAnnotationsItemURLCitation) GetAdditionalProps() ChatCompletionResponseMessageAnnotationsItemURLCitationAdditional {
+	return s.AdditionalProps
+}
+
 // SetEndIndex sets the value of EndIndex.
 func (s *ChatCompletionResponseMessageAnnotationsItemURLCitation) SetEndIndex(val OptNilInt) {
 	s.EndIndex = val
@@ -5246,6 +6352,22 @@ func (s *ChatCompletionResponseMessageAnnotationsItemURLCitation) SetURL(val Opt
 	s.URL = val
 }
 
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ChatCompletionResponseMessageAnnotationsItemURLCitation) SetAdditionalProps(val ChatCompletionResponseMessageAnnotationsItemURLCitationAdditional) {
+	s.AdditionalProps = val
+}
+
+type ChatCompletionResponseMessageAnnotationsItemURLCitationAdditional map[string]jx.Raw
+
+func (s *ChatCompletionResponseMessageAnnotationsItemURLCitationAdditional) init() ChatCompletionResponseMessageAnnotationsItemURLCitationAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
+}
+
 // If the audio output modality is requested, this object contains data about the audio response from
 // the model. [Learn more].
 //
@@ -5259,7 +6381,8 @@ type ChatCompletionResponseMessageAudio struct {
 	// Unique identifier for this audio response.
 	ID OptNilString `json:"id"`
 	// Transcript of the audio generated by the model.
-	Transcript OptNilString `json:"transcript"`
+	Transcript      OptNilString `json:"transcript"`
+	AdditionalProps ChatCompletionResponseMessageAudioAdditional
 }
 
 // GetData returns the value of Data.
@@ -5282,6 +6405,11 @@ func (s *ChatCompletionResponseMessageAudio) GetTranscript() OptNilString {
 	return s.Transcript
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ChatCompletionResponseMessageAudio) GetAdditionalProps() ChatCompletionResponseMessageAudioAdditional {
+	return s.AdditionalProps
+}
+
 // SetData sets the value of Data.
 func (s *ChatCompletionResponseMessageAudio) SetData(val OptNilString) {
 	s.Data = val
@@ -5302,6 +6430,22 @@ func (s *ChatCompletionResponseMessageAudio) SetTranscript(val OptNilString) {
 	s.Transcript = val
 }
 
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ChatCompletionResponseMessageAudio) SetAdditionalProps(val ChatCompletionResponseMessageAudioAdditional) {
+	s.AdditionalProps = val
+}
+
+type ChatCompletionResponseMessageAudioAdditional map[string]jx.Raw
+
+func (s *ChatCompletionResponseMessageAudioAdditional) init() ChatCompletionResponseMessageAudioAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
+}
+
 // Deprecated and replaced by `tool_calls`. The name and arguments of a function that should be called,
 // as generated by the model.
 //
@@ -5312,7 +6456,8 @@ type ChatCompletionResponseMessageFunctionCall struct {
 	// function schema. Validate the arguments in your code before calling your function.
 	Arguments OptNilString `json:"arguments"`
 	// The name of the function to call.
-	Name OptNilString `json:"name"`
+	Name            OptNilString `json:"name"`
+	AdditionalProps ChatCompletionResponseMessageFunctionCallAdditional
 }
 
 // GetArguments returns the value of Arguments.
@@ -5325,6 +6470,11 @@ func (s *ChatCompletionResponseMessageFunctionCall) GetName() OptNilString {
 	return s.Name
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ChatCompletionResponseMessageFunctionCall) GetAdditionalProps() ChatCompletionResponseMessageFunctionCallAdditional {
+	return s.AdditionalProps
+}
+
 // SetArguments sets the value of Arguments.
 func (s *ChatCompletionResponseMessageFunctionCall) SetArguments(val OptNilString) {
 	s.Arguments = val
@@ -5333,6 +6483,22 @@ func (s *ChatCompletionResponseMessageFunctionCall) SetArguments(val OptNilStrin
 // SetName sets the value of Name.
 func (s *ChatCompletionResponseMessageFunctionCall) SetName(val OptNilString) {
 	s.Name = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ChatCompletionResponseMessageFunctionCall) SetAdditionalProps(val ChatCompletionResponseMessageFunctionCallAdditional) {
+	s.AdditionalProps = val
+}
+
+type ChatCompletionResponseMessageFunctionCallAdditional map[string]jx.Raw
+
+func (s *ChatCompletionResponseMessageFunctionCallAdditional) init() ChatCompletionResponseMessageFunctionCallAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // The role of the author of this message.
@@ -5386,7 +6552,8 @@ type ChatCompletionStreamOptions struct {
 	// All other chunks will also include a `usage` field, but with a null value. NOTE: If the stream is
 	// interrupted, you may not receive the final usage chunk which contains the total token usage for the
 	// request.
-	IncludeUsage OptNilBool `json:"include_usage"`
+	IncludeUsage    OptNilBool `json:"include_usage"`
+	AdditionalProps ChatCompletionStreamOptionsAdditional
 }
 
 // GetIncludeObfuscation returns the value of IncludeObfuscation.
@@ -5399,6 +6566,11 @@ func (s *ChatCompletionStreamOptions) GetIncludeUsage() OptNilBool {
 	return s.IncludeUsage
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ChatCompletionStreamOptions) GetAdditionalProps() ChatCompletionStreamOptionsAdditional {
+	return s.AdditionalProps
+}
+
 // SetIncludeObfuscation sets the value of IncludeObfuscation.
 func (s *ChatCompletionStreamOptions) SetIncludeObfuscation(val OptNilBool) {
 	s.IncludeObfuscation = val
@@ -5407,6 +6579,22 @@ func (s *ChatCompletionStreamOptions) SetIncludeObfuscation(val OptNilBool) {
 // SetIncludeUsage sets the value of IncludeUsage.
 func (s *ChatCompletionStreamOptions) SetIncludeUsage(val OptNilBool) {
 	s.IncludeUsage = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ChatCompletionStreamOptions) SetAdditionalProps(val ChatCompletionStreamOptionsAdditional) {
+	s.AdditionalProps = val
+}
+
+type ChatCompletionStreamOptionsAdditional map[string]jx.Raw
+
+func (s *ChatCompletionStreamOptionsAdditional) init() ChatCompletionStreamOptionsAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // A chat completion delta generated by streamed model responses.
@@ -5424,8 +6612,9 @@ type ChatCompletionStreamResponseDelta struct {
 	ReasoningContent OptNilString `json:"reasoning_content"`
 	Refusal          OptNilString `json:"refusal"`
 	// The role of the author of this message.
-	Role      OptNilChatCompletionStreamResponseDeltaRole   `json:"role"`
-	ToolCalls OptNilChatCompletionMessageToolCallChunkArray `json:"tool_calls"`
+	Role            OptNilChatCompletionStreamResponseDeltaRole   `json:"role"`
+	ToolCalls       OptNilChatCompletionMessageToolCallChunkArray `json:"tool_calls"`
+	AdditionalProps ChatCompletionStreamResponseDeltaAdditional
 }
 
 // GetContent returns the value of Content.
@@ -5463,6 +6652,11 @@ func (s *ChatCompletionStreamResponseDelta) GetToolCalls() OptNilChatCompletionM
 	return s.ToolCalls
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ChatCompletionStreamResponseDelta) GetAdditionalProps() ChatCompletionStreamResponseDeltaAdditional {
+	return s.AdditionalProps
+}
+
 // SetContent sets the value of Content.
 func (s *ChatCompletionStreamResponseDelta) SetContent(val OptNilString) {
 	s.Content = val
@@ -5498,6 +6692,22 @@ func (s *ChatCompletionStreamResponseDelta) SetToolCalls(val OptNilChatCompletio
 	s.ToolCalls = val
 }
 
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ChatCompletionStreamResponseDelta) SetAdditionalProps(val ChatCompletionStreamResponseDeltaAdditional) {
+	s.AdditionalProps = val
+}
+
+type ChatCompletionStreamResponseDeltaAdditional map[string]jx.Raw
+
+func (s *ChatCompletionStreamResponseDeltaAdditional) init() ChatCompletionStreamResponseDeltaAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
+}
+
 // Deprecated and replaced by `tool_calls`. The name and arguments of a function that should be called,
 // as generated by the model.
 //
@@ -5508,7 +6718,8 @@ type ChatCompletionStreamResponseDeltaFunctionCall struct {
 	// function schema. Validate the arguments in your code before calling your function.
 	Arguments OptNilString `json:"arguments"`
 	// The name of the function to call.
-	Name OptNilString `json:"name"`
+	Name            OptNilString `json:"name"`
+	AdditionalProps ChatCompletionStreamResponseDeltaFunctionCallAdditional
 }
 
 // GetArguments returns the value of Arguments.
@@ -5521,6 +6732,11 @@ func (s *ChatCompletionStreamResponseDeltaFunctionCall) GetName() OptNilString {
 	return s.Name
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ChatCompletionStreamResponseDeltaFunctionCall) GetAdditionalProps() ChatCompletionStreamResponseDeltaFunctionCallAdditional {
+	return s.AdditionalProps
+}
+
 // SetArguments sets the value of Arguments.
 func (s *ChatCompletionStreamResponseDeltaFunctionCall) SetArguments(val OptNilString) {
 	s.Arguments = val
@@ -5529,6 +6745,22 @@ func (s *ChatCompletionStreamResponseDeltaFunctionCall) SetArguments(val OptNilS
 // SetName sets the value of Name.
 func (s *ChatCompletionStreamResponseDeltaFunctionCall) SetName(val OptNilString) {
 	s.Name = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ChatCompletionStreamResponseDeltaFunctionCall) SetAdditionalProps(val ChatCompletionStreamResponseDeltaFunctionCallAdditional) {
+	s.AdditionalProps = val
+}
+
+type ChatCompletionStreamResponseDeltaFunctionCallAdditional map[string]jx.Raw
+
+func (s *ChatCompletionStreamResponseDeltaFunctionCallAdditional) init() ChatCompletionStreamResponseDeltaFunctionCallAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // The role of the author of this message.
@@ -5604,7 +6836,8 @@ type ChatCompletionTokenLogprob struct {
 	Token OptNilString `json:"token"`
 	// List of the most likely tokens and their log probability, at this token position. The number of
 	// entries may be fewer than the requested `top_logprobs`.
-	TopLogprobs OptNilChatCompletionTokenLogprobTopLogprobsItemArray `json:"top_logprobs"`
+	TopLogprobs     []ChatCompletionTokenLogprobTopLogprobsItem `json:"top_logprobs" transponder:"encode-empty"`
+	AdditionalProps ChatCompletionTokenLogprobAdditional
 }
 
 // GetBytes returns the value of Bytes.
@@ -5623,8 +6856,13 @@ func (s *ChatCompletionTokenLogprob) GetToken() OptNilString {
 }
 
 // GetTopLogprobs returns the value of TopLogprobs.
-func (s *ChatCompletionTokenLogprob) GetTopLogprobs() OptNilChatCompletionTokenLogprobTopLogprobsItemArray {
+func (s *ChatCompletionTokenLogprob) GetTopLogprobs() []ChatCompletionTokenLogprobTopLogprobsItem {
 	return s.TopLogprobs
+}
+
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ChatCompletionTokenLogprob) GetAdditionalProps() ChatCompletionTokenLogprobAdditional {
+	return s.AdditionalProps
 }
 
 // SetBytes sets the value of Bytes.
@@ -5643,8 +6881,24 @@ func (s *ChatCompletionTokenLogprob) SetToken(val OptNilString) {
 }
 
 // SetTopLogprobs sets the value of TopLogprobs.
-func (s *ChatCompletionTokenLogprob) SetTopLogprobs(val OptNilChatCompletionTokenLogprobTopLogprobsItemArray) {
+func (s *ChatCompletionTokenLogprob) SetTopLogprobs(val []ChatCompletionTokenLogprobTopLogprobsItem) {
 	s.TopLogprobs = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ChatCompletionTokenLogprob) SetAdditionalProps(val ChatCompletionTokenLogprobAdditional) {
+	s.AdditionalProps = val
+}
+
+type ChatCompletionTokenLogprobAdditional map[string]jx.Raw
+
+func (s *ChatCompletionTokenLogprobAdditional) init() ChatCompletionTokenLogprobAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type ChatCompletionTokenLogprobTopLogprobsItem struct {
@@ -5653,7 +6907,8 @@ type ChatCompletionTokenLogprobTopLogprobsItem struct {
 	// value `-9999.0` is used to signify that the token is very unlikely.
 	Logprob OptNilFloat64 `json:"logprob"`
 	// The token.
-	Token OptNilString `json:"token"`
+	Token           OptNilString `json:"token"`
+	AdditionalProps ChatCompletionTokenLogprobTopLogprobsItemAdditional
 }
 
 // GetBytes returns the value of Bytes.
@@ -5671,6 +6926,11 @@ func (s *ChatCompletionTokenLogprobTopLogprobsItem) GetToken() OptNilString {
 	return s.Token
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ChatCompletionTokenLogprobTopLogprobsItem) GetAdditionalProps() ChatCompletionTokenLogprobTopLogprobsItemAdditional {
+	return s.AdditionalProps
+}
+
 // SetBytes sets the value of Bytes.
 func (s *ChatCompletionTokenLogprobTopLogprobsItem) SetBytes(val OptNilIntArray) {
 	s.Bytes = val
@@ -5686,12 +6946,29 @@ func (s *ChatCompletionTokenLogprobTopLogprobsItem) SetToken(val OptNilString) {
 	s.Token = val
 }
 
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ChatCompletionTokenLogprobTopLogprobsItem) SetAdditionalProps(val ChatCompletionTokenLogprobTopLogprobsItemAdditional) {
+	s.AdditionalProps = val
+}
+
+type ChatCompletionTokenLogprobTopLogprobsItemAdditional map[string]jx.Raw
+
+func (s *ChatCompletionTokenLogprobTopLogprobsItemAdditional) init() ChatCompletionTokenLogprobTopLogprobsItemAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
+}
+
 // A function tool that can be used to generate a response.
 // Ref: #/components/schemas/ChatCompletionTool
 type ChatCompletionTool struct {
 	Function OptNilFunctionObject `json:"function"`
 	// The type of the tool. Currently, only `function` is supported.
-	Type OptNilChatCompletionToolType `json:"type"`
+	Type            OptNilChatCompletionToolType `json:"type"`
+	AdditionalProps ChatCompletionToolAdditional
 }
 
 // GetFunction returns the value of Function.
@@ -5704,6 +6981,11 @@ func (s *ChatCompletionTool) GetType() OptNilChatCompletionToolType {
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ChatCompletionTool) GetAdditionalProps() ChatCompletionToolAdditional {
+	return s.AdditionalProps
+}
+
 // SetFunction sets the value of Function.
 func (s *ChatCompletionTool) SetFunction(val OptNilFunctionObject) {
 	s.Function = val
@@ -5712,6 +6994,22 @@ func (s *ChatCompletionTool) SetFunction(val OptNilFunctionObject) {
 // SetType sets the value of Type.
 func (s *ChatCompletionTool) SetType(val OptNilChatCompletionToolType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ChatCompletionTool) SetAdditionalProps(val ChatCompletionToolAdditional) {
+	s.AdditionalProps = val
+}
+
+type ChatCompletionToolAdditional map[string]jx.Raw
+
+func (s *ChatCompletionToolAdditional) init() ChatCompletionToolAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // Controls which (if any) tool is called by the model. `none` means the model will not call any tool
@@ -6047,7 +7345,8 @@ type ClickParam struct {
 	// The x-coordinate where the click occurred.
 	X OptNilInt `json:"x"`
 	// The y-coordinate where the click occurred.
-	Y OptNilInt `json:"y"`
+	Y               OptNilInt `json:"y"`
+	AdditionalProps ClickParamAdditional
 }
 
 // GetButton returns the value of Button.
@@ -6075,6 +7374,11 @@ func (s *ClickParam) GetY() OptNilInt {
 	return s.Y
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ClickParam) GetAdditionalProps() ClickParamAdditional {
+	return s.AdditionalProps
+}
+
 // SetButton sets the value of Button.
 func (s *ClickParam) SetButton(val OptNilClickButtonType) {
 	s.Button = val
@@ -6098,6 +7402,22 @@ func (s *ClickParam) SetX(val OptNilInt) {
 // SetY sets the value of Y.
 func (s *ClickParam) SetY(val OptNilInt) {
 	s.Y = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ClickParam) SetAdditionalProps(val ClickParamAdditional) {
+	s.AdditionalProps = val
+}
+
+type ClickParamAdditional map[string]jx.Raw
+
+func (s *ClickParamAdditional) init() ClickParamAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // Specifies the event type. For a click action, this property is always `click`.
@@ -6141,7 +7461,8 @@ type CodeInterpreterOutputImage struct {
 	// The type of the output. Always `image`.
 	Type OptNilCodeInterpreterOutputImageType `json:"type"`
 	// The URL of the image output from the code interpreter.
-	URL OptNilURI `json:"url"`
+	URL             OptNilURI `json:"url"`
+	AdditionalProps CodeInterpreterOutputImageAdditional
 }
 
 // GetType returns the value of Type.
@@ -6154,6 +7475,11 @@ func (s *CodeInterpreterOutputImage) GetURL() OptNilURI {
 	return s.URL
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *CodeInterpreterOutputImage) GetAdditionalProps() CodeInterpreterOutputImageAdditional {
+	return s.AdditionalProps
+}
+
 // SetType sets the value of Type.
 func (s *CodeInterpreterOutputImage) SetType(val OptNilCodeInterpreterOutputImageType) {
 	s.Type = val
@@ -6162,6 +7488,22 @@ func (s *CodeInterpreterOutputImage) SetType(val OptNilCodeInterpreterOutputImag
 // SetURL sets the value of URL.
 func (s *CodeInterpreterOutputImage) SetURL(val OptNilURI) {
 	s.URL = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *CodeInterpreterOutputImage) SetAdditionalProps(val CodeInterpreterOutputImageAdditional) {
+	s.AdditionalProps = val
+}
+
+type CodeInterpreterOutputImageAdditional map[string]jx.Raw
+
+func (s *CodeInterpreterOutputImageAdditional) init() CodeInterpreterOutputImageAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // The type of the output. Always `image`.
@@ -6205,7 +7547,8 @@ type CodeInterpreterOutputLogs struct {
 	// The logs output from the code interpreter.
 	Logs OptNilString `json:"logs"`
 	// The type of the output. Always `logs`.
-	Type OptNilCodeInterpreterOutputLogsType `json:"type"`
+	Type            OptNilCodeInterpreterOutputLogsType `json:"type"`
+	AdditionalProps CodeInterpreterOutputLogsAdditional
 }
 
 // GetLogs returns the value of Logs.
@@ -6218,6 +7561,11 @@ func (s *CodeInterpreterOutputLogs) GetType() OptNilCodeInterpreterOutputLogsTyp
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *CodeInterpreterOutputLogs) GetAdditionalProps() CodeInterpreterOutputLogsAdditional {
+	return s.AdditionalProps
+}
+
 // SetLogs sets the value of Logs.
 func (s *CodeInterpreterOutputLogs) SetLogs(val OptNilString) {
 	s.Logs = val
@@ -6226,6 +7574,22 @@ func (s *CodeInterpreterOutputLogs) SetLogs(val OptNilString) {
 // SetType sets the value of Type.
 func (s *CodeInterpreterOutputLogs) SetType(val OptNilCodeInterpreterOutputLogsType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *CodeInterpreterOutputLogs) SetAdditionalProps(val CodeInterpreterOutputLogsAdditional) {
+	s.AdditionalProps = val
+}
+
+type CodeInterpreterOutputLogsAdditional map[string]jx.Raw
+
+func (s *CodeInterpreterOutputLogsAdditional) init() CodeInterpreterOutputLogsAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // The type of the output. Always `logs`.
@@ -6271,7 +7635,8 @@ type CodeInterpreterTool struct {
 	// to make available to your code, along with an optional `memory_limit` setting.
 	Container OptCodeInterpreterToolContainer `json:"container"`
 	// The type of the code interpreter tool. Always `code_interpreter`.
-	Type OptNilCodeInterpreterToolType `json:"type"`
+	Type            OptNilCodeInterpreterToolType `json:"type"`
+	AdditionalProps CodeInterpreterToolAdditional
 }
 
 // GetAllowedCallers returns the value of AllowedCallers.
@@ -6289,6 +7654,11 @@ func (s *CodeInterpreterTool) GetType() OptNilCodeInterpreterToolType {
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *CodeInterpreterTool) GetAdditionalProps() CodeInterpreterToolAdditional {
+	return s.AdditionalProps
+}
+
 // SetAllowedCallers sets the value of AllowedCallers.
 func (s *CodeInterpreterTool) SetAllowedCallers(val OptNilCallableToolAllowedCallerArray) {
 	s.AllowedCallers = val
@@ -6304,6 +7674,22 @@ func (s *CodeInterpreterTool) SetType(val OptNilCodeInterpreterToolType) {
 	s.Type = val
 }
 
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *CodeInterpreterTool) SetAdditionalProps(val CodeInterpreterToolAdditional) {
+	s.AdditionalProps = val
+}
+
+type CodeInterpreterToolAdditional map[string]jx.Raw
+
+func (s *CodeInterpreterToolAdditional) init() CodeInterpreterToolAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
+}
+
 // A tool call to run code.
 // Ref: #/components/schemas/CodeInterpreterToolCall
 type CodeInterpreterToolCall struct {
@@ -6317,7 +7703,8 @@ type CodeInterpreterToolCall struct {
 	// `incomplete`, `interpreting`, and `failed`.
 	Status OptNilCodeInterpreterToolCallStatus `json:"status"`
 	// The type of the code interpreter tool call. Always `code_interpreter_call`.
-	Type OptNilCodeInterpreterToolCallType `json:"type"`
+	Type            OptNilCodeInterpreterToolCallType `json:"type"`
+	AdditionalProps CodeInterpreterToolCallAdditional
 }
 
 // GetCode returns the value of Code.
@@ -6350,6 +7737,11 @@ func (s *CodeInterpreterToolCall) GetType() OptNilCodeInterpreterToolCallType {
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *CodeInterpreterToolCall) GetAdditionalProps() CodeInterpreterToolCallAdditional {
+	return s.AdditionalProps
+}
+
 // SetCode sets the value of Code.
 func (s *CodeInterpreterToolCall) SetCode(val OptNilString) {
 	s.Code = val
@@ -6378,6 +7770,22 @@ func (s *CodeInterpreterToolCall) SetStatus(val OptNilCodeInterpreterToolCallSta
 // SetType sets the value of Type.
 func (s *CodeInterpreterToolCall) SetType(val OptNilCodeInterpreterToolCallType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *CodeInterpreterToolCall) SetAdditionalProps(val CodeInterpreterToolCallAdditional) {
+	s.AdditionalProps = val
+}
+
+type CodeInterpreterToolCallAdditional map[string]jx.Raw
+
+func (s *CodeInterpreterToolCallAdditional) init() CodeInterpreterToolCallAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // CodeInterpreterToolCallOutputsItem represents sum type.
@@ -6694,7 +8102,8 @@ type CompactionBody struct {
 	// The unique ID of the compaction item.
 	ID OptNilString `json:"id"`
 	// The type of the item. Always `compaction`.
-	Type OptNilCompactionBodyType `json:"type"`
+	Type            OptNilCompactionBodyType `json:"type"`
+	AdditionalProps CompactionBodyAdditional
 }
 
 // GetCreatedBy returns the value of CreatedBy.
@@ -6717,6 +8126,11 @@ func (s *CompactionBody) GetType() OptNilCompactionBodyType {
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *CompactionBody) GetAdditionalProps() CompactionBodyAdditional {
+	return s.AdditionalProps
+}
+
 // SetCreatedBy sets the value of CreatedBy.
 func (s *CompactionBody) SetCreatedBy(val OptNilString) {
 	s.CreatedBy = val
@@ -6735,6 +8149,22 @@ func (s *CompactionBody) SetID(val OptNilString) {
 // SetType sets the value of Type.
 func (s *CompactionBody) SetType(val OptNilCompactionBodyType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *CompactionBody) SetAdditionalProps(val CompactionBodyAdditional) {
+	s.AdditionalProps = val
+}
+
+type CompactionBodyAdditional map[string]jx.Raw
+
+func (s *CompactionBodyAdditional) init() CompactionBodyAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // The type of the item. Always `compaction`.
@@ -6781,7 +8211,8 @@ type CompactionSummaryItemParam struct {
 	EncryptedContent OptNilString `json:"encrypted_content"`
 	ID               OptNilString `json:"id"`
 	// The type of the item. Always `compaction`.
-	Type OptNilCompactionSummaryItemParamType `json:"type"`
+	Type            OptNilCompactionSummaryItemParamType `json:"type"`
+	AdditionalProps CompactionSummaryItemParamAdditional
 }
 
 // GetEncryptedContent returns the value of EncryptedContent.
@@ -6799,6 +8230,11 @@ func (s *CompactionSummaryItemParam) GetType() OptNilCompactionSummaryItemParamT
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *CompactionSummaryItemParam) GetAdditionalProps() CompactionSummaryItemParamAdditional {
+	return s.AdditionalProps
+}
+
 // SetEncryptedContent sets the value of EncryptedContent.
 func (s *CompactionSummaryItemParam) SetEncryptedContent(val OptNilString) {
 	s.EncryptedContent = val
@@ -6812,6 +8248,22 @@ func (s *CompactionSummaryItemParam) SetID(val OptNilString) {
 // SetType sets the value of Type.
 func (s *CompactionSummaryItemParam) SetType(val OptNilCompactionSummaryItemParamType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *CompactionSummaryItemParam) SetAdditionalProps(val CompactionSummaryItemParamAdditional) {
+	s.AdditionalProps = val
+}
+
+type CompactionSummaryItemParamAdditional map[string]jx.Raw
+
+func (s *CompactionSummaryItemParamAdditional) init() CompactionSummaryItemParamAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // The type of the item. Always `compaction`.
@@ -6853,7 +8305,8 @@ func (s *CompactionSummaryItemParamType) UnmarshalText(data []byte) error {
 // Ref: #/components/schemas/CompactionTriggerItemParam
 type CompactionTriggerItemParam struct {
 	// The type of the item. Always `compaction_trigger`.
-	Type OptNilCompactionTriggerItemParamType `json:"type"`
+	Type            OptNilCompactionTriggerItemParamType `json:"type"`
+	AdditionalProps CompactionTriggerItemParamAdditional
 }
 
 // GetType returns the value of Type.
@@ -6861,9 +8314,30 @@ func (s *CompactionTriggerItemParam) GetType() OptNilCompactionTriggerItemParamT
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *CompactionTriggerItemParam) GetAdditionalProps() CompactionTriggerItemParamAdditional {
+	return s.AdditionalProps
+}
+
 // SetType sets the value of Type.
 func (s *CompactionTriggerItemParam) SetType(val OptNilCompactionTriggerItemParamType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *CompactionTriggerItemParam) SetAdditionalProps(val CompactionTriggerItemParamAdditional) {
+	s.AdditionalProps = val
+}
+
+type CompactionTriggerItemParamAdditional map[string]jx.Raw
+
+func (s *CompactionTriggerItemParamAdditional) init() CompactionTriggerItemParamAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // The type of the item. Always `compaction_trigger`.
@@ -6919,7 +8393,8 @@ type ComparisonFilter struct {
 	//  - `nin`: not in
 	Type OptNilComparisonFilterType `json:"type"`
 	// The value to compare against the attribute key; supports string, number, or boolean types.
-	Value OptComparisonFilterValue `json:"value"`
+	Value           OptComparisonFilterValue `json:"value"`
+	AdditionalProps ComparisonFilterAdditional
 }
 
 // GetKey returns the value of Key.
@@ -6937,6 +8412,11 @@ func (s *ComparisonFilter) GetValue() OptComparisonFilterValue {
 	return s.Value
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ComparisonFilter) GetAdditionalProps() ComparisonFilterAdditional {
+	return s.AdditionalProps
+}
+
 // SetKey sets the value of Key.
 func (s *ComparisonFilter) SetKey(val OptNilString) {
 	s.Key = val
@@ -6950,6 +8430,22 @@ func (s *ComparisonFilter) SetType(val OptNilComparisonFilterType) {
 // SetValue sets the value of Value.
 func (s *ComparisonFilter) SetValue(val OptComparisonFilterValue) {
 	s.Value = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ComparisonFilter) SetAdditionalProps(val ComparisonFilterAdditional) {
+	s.AdditionalProps = val
+}
+
+type ComparisonFilterAdditional map[string]jx.Raw
+
+func (s *ComparisonFilterAdditional) init() ComparisonFilterAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // Specifies the comparison operator: `eq`, `ne`, `gt`, `gte`, `lt`, `lte`, `in`, `nin`.
@@ -7272,7 +8768,8 @@ type CompletionUsage struct {
 	// Breakdown of tokens used in the prompt.
 	PromptTokensDetails OptNilCompletionUsagePromptTokensDetails `json:"prompt_tokens_details"`
 	// Total number of tokens used in the request (prompt + completion).
-	TotalTokens OptNilInt `json:"total_tokens"`
+	TotalTokens     OptNilInt `json:"total_tokens"`
+	AdditionalProps CompletionUsageAdditional
 }
 
 // GetCompletionTokens returns the value of CompletionTokens.
@@ -7300,6 +8797,11 @@ func (s *CompletionUsage) GetTotalTokens() OptNilInt {
 	return s.TotalTokens
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *CompletionUsage) GetAdditionalProps() CompletionUsageAdditional {
+	return s.AdditionalProps
+}
+
 // SetCompletionTokens sets the value of CompletionTokens.
 func (s *CompletionUsage) SetCompletionTokens(val OptNilInt) {
 	s.CompletionTokens = val
@@ -7325,6 +8827,22 @@ func (s *CompletionUsage) SetTotalTokens(val OptNilInt) {
 	s.TotalTokens = val
 }
 
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *CompletionUsage) SetAdditionalProps(val CompletionUsageAdditional) {
+	s.AdditionalProps = val
+}
+
+type CompletionUsageAdditional map[string]jx.Raw
+
+func (s *CompletionUsageAdditional) init() CompletionUsageAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
+}
+
 // Breakdown of tokens used in a completion.
 type CompletionUsageCompletionTokensDetails struct {
 	// When using Predicted Outputs, the number of tokens in the prediction that appeared in the
@@ -7339,7 +8857,8 @@ type CompletionUsageCompletionTokensDetails struct {
 	// tokens for purposes of billing, output, and context window limits.
 	RejectedPredictionTokens OptNilInt `json:"rejected_prediction_tokens"`
 	// Text output tokens generated by the model.
-	TextTokens OptNilInt `json:"text_tokens"`
+	TextTokens      OptNilInt `json:"text_tokens"`
+	AdditionalProps CompletionUsageCompletionTokensDetailsAdditional
 }
 
 // GetAcceptedPredictionTokens returns the value of AcceptedPredictionTokens.
@@ -7367,6 +8886,11 @@ func (s *CompletionUsageCompletionTokensDetails) GetTextTokens() OptNilInt {
 	return s.TextTokens
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *CompletionUsageCompletionTokensDetails) GetAdditionalProps() CompletionUsageCompletionTokensDetailsAdditional {
+	return s.AdditionalProps
+}
+
 // SetAcceptedPredictionTokens sets the value of AcceptedPredictionTokens.
 func (s *CompletionUsageCompletionTokensDetails) SetAcceptedPredictionTokens(val OptNilInt) {
 	s.AcceptedPredictionTokens = val
@@ -7392,6 +8916,22 @@ func (s *CompletionUsageCompletionTokensDetails) SetTextTokens(val OptNilInt) {
 	s.TextTokens = val
 }
 
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *CompletionUsageCompletionTokensDetails) SetAdditionalProps(val CompletionUsageCompletionTokensDetailsAdditional) {
+	s.AdditionalProps = val
+}
+
+type CompletionUsageCompletionTokensDetailsAdditional map[string]jx.Raw
+
+func (s *CompletionUsageCompletionTokensDetailsAdditional) init() CompletionUsageCompletionTokensDetailsAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
+}
+
 // Breakdown of tokens used in the prompt.
 type CompletionUsagePromptTokensDetails struct {
 	// Audio input tokens present in the prompt.
@@ -7403,7 +8943,8 @@ type CompletionUsagePromptTokensDetails struct {
 	// Image input tokens present in the prompt.
 	ImageTokens OptNilInt `json:"image_tokens"`
 	// Text input tokens present in the prompt.
-	TextTokens OptNilInt `json:"text_tokens"`
+	TextTokens      OptNilInt `json:"text_tokens"`
+	AdditionalProps CompletionUsagePromptTokensDetailsAdditional
 }
 
 // GetAudioTokens returns the value of AudioTokens.
@@ -7431,6 +8972,11 @@ func (s *CompletionUsagePromptTokensDetails) GetTextTokens() OptNilInt {
 	return s.TextTokens
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *CompletionUsagePromptTokensDetails) GetAdditionalProps() CompletionUsagePromptTokensDetailsAdditional {
+	return s.AdditionalProps
+}
+
 // SetAudioTokens sets the value of AudioTokens.
 func (s *CompletionUsagePromptTokensDetails) SetAudioTokens(val OptNilInt) {
 	s.AudioTokens = val
@@ -7456,17 +9002,34 @@ func (s *CompletionUsagePromptTokensDetails) SetTextTokens(val OptNilInt) {
 	s.TextTokens = val
 }
 
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *CompletionUsagePromptTokensDetails) SetAdditionalProps(val CompletionUsagePromptTokensDetailsAdditional) {
+	s.AdditionalProps = val
+}
+
+type CompletionUsagePromptTokensDetailsAdditional map[string]jx.Raw
+
+func (s *CompletionUsagePromptTokensDetailsAdditional) init() CompletionUsagePromptTokensDetailsAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
+}
+
 // Combine multiple filters using `and` or `or`.
 // Ref: #/components/schemas/CompoundFilter
 type CompoundFilter struct {
 	// Array of filters to combine. Items can be `ComparisonFilter` or `CompoundFilter`.
-	Filters OptNilCompoundFilterFiltersItemArray `json:"filters"`
+	Filters []CompoundFilterFiltersItem `json:"filters" transponder:"encode-empty"`
 	// Type of operation: `and` or `or`.
-	Type OptNilCompoundFilterType `json:"type"`
+	Type            OptNilCompoundFilterType `json:"type"`
+	AdditionalProps CompoundFilterAdditional
 }
 
 // GetFilters returns the value of Filters.
-func (s *CompoundFilter) GetFilters() OptNilCompoundFilterFiltersItemArray {
+func (s *CompoundFilter) GetFilters() []CompoundFilterFiltersItem {
 	return s.Filters
 }
 
@@ -7475,14 +9038,35 @@ func (s *CompoundFilter) GetType() OptNilCompoundFilterType {
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *CompoundFilter) GetAdditionalProps() CompoundFilterAdditional {
+	return s.AdditionalProps
+}
+
 // SetFilters sets the value of Filters.
-func (s *CompoundFilter) SetFilters(val OptNilCompoundFilterFiltersItemArray) {
+func (s *CompoundFilter) SetFilters(val []CompoundFilterFiltersItem) {
 	s.Filters = val
 }
 
 // SetType sets the value of Type.
 func (s *CompoundFilter) SetType(val OptNilCompoundFilterType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *CompoundFilter) SetAdditionalProps(val CompoundFilterAdditional) {
+	s.AdditionalProps = val
+}
+
+type CompoundFilterAdditional map[string]jx.Raw
+
+func (s *CompoundFilterAdditional) init() CompoundFilterAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // CompoundFilterFiltersItem represents sum type.
@@ -7938,7 +9522,8 @@ type ComputerCallOutputItemParam struct {
 	Output OptNilComputerScreenshotImage `json:"output"`
 	Status OptNilFunctionCallItemStatus  `json:"status"`
 	// The type of the computer tool call output. Always `computer_call_output`.
-	Type OptNilComputerCallOutputItemParamType `json:"type"`
+	Type            OptNilComputerCallOutputItemParamType `json:"type"`
+	AdditionalProps ComputerCallOutputItemParamAdditional
 }
 
 // GetAcknowledgedSafetyChecks returns the value of AcknowledgedSafetyChecks.
@@ -7971,6 +9556,11 @@ func (s *ComputerCallOutputItemParam) GetType() OptNilComputerCallOutputItemPara
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ComputerCallOutputItemParam) GetAdditionalProps() ComputerCallOutputItemParamAdditional {
+	return s.AdditionalProps
+}
+
 // SetAcknowledgedSafetyChecks sets the value of AcknowledgedSafetyChecks.
 func (s *ComputerCallOutputItemParam) SetAcknowledgedSafetyChecks(val OptNilComputerCallSafetyCheckParamArray) {
 	s.AcknowledgedSafetyChecks = val
@@ -7999,6 +9589,22 @@ func (s *ComputerCallOutputItemParam) SetStatus(val OptNilFunctionCallItemStatus
 // SetType sets the value of Type.
 func (s *ComputerCallOutputItemParam) SetType(val OptNilComputerCallOutputItemParamType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ComputerCallOutputItemParam) SetAdditionalProps(val ComputerCallOutputItemParamAdditional) {
+	s.AdditionalProps = val
+}
+
+type ComputerCallOutputItemParamAdditional map[string]jx.Raw
+
+func (s *ComputerCallOutputItemParamAdditional) init() ComputerCallOutputItemParamAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // The type of the computer tool call output. Always `computer_call_output`.
@@ -8090,8 +9696,9 @@ func (s *ComputerCallOutputStatus) UnmarshalText(data []byte) error {
 type ComputerCallSafetyCheckParam struct {
 	Code OptNilString `json:"code"`
 	// The ID of the pending safety check.
-	ID      OptNilString `json:"id"`
-	Message OptNilString `json:"message"`
+	ID              OptNilString `json:"id"`
+	Message         OptNilString `json:"message"`
+	AdditionalProps ComputerCallSafetyCheckParamAdditional
 }
 
 // GetCode returns the value of Code.
@@ -8109,6 +9716,11 @@ func (s *ComputerCallSafetyCheckParam) GetMessage() OptNilString {
 	return s.Message
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ComputerCallSafetyCheckParam) GetAdditionalProps() ComputerCallSafetyCheckParamAdditional {
+	return s.AdditionalProps
+}
+
 // SetCode sets the value of Code.
 func (s *ComputerCallSafetyCheckParam) SetCode(val OptNilString) {
 	s.Code = val
@@ -8122,6 +9734,22 @@ func (s *ComputerCallSafetyCheckParam) SetID(val OptNilString) {
 // SetMessage sets the value of Message.
 func (s *ComputerCallSafetyCheckParam) SetMessage(val OptNilString) {
 	s.Message = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ComputerCallSafetyCheckParam) SetAdditionalProps(val ComputerCallSafetyCheckParamAdditional) {
+	s.AdditionalProps = val
+}
+
+type ComputerCallSafetyCheckParamAdditional map[string]jx.Raw
+
+func (s *ComputerCallSafetyCheckParamAdditional) init() ComputerCallSafetyCheckParamAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // Ref: #/components/schemas/ComputerEnvironment
@@ -8196,7 +9824,8 @@ type ComputerScreenshotImage struct {
 	ImageURL OptNilURI `json:"image_url"`
 	// Specifies the event type. For a computer screenshot, this property is always set to
 	// `computer_screenshot`.
-	Type OptNilComputerScreenshotImageType `json:"type"`
+	Type            OptNilComputerScreenshotImageType `json:"type"`
+	AdditionalProps ComputerScreenshotImageAdditional
 }
 
 // GetFileID returns the value of FileID.
@@ -8214,6 +9843,11 @@ func (s *ComputerScreenshotImage) GetType() OptNilComputerScreenshotImageType {
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ComputerScreenshotImage) GetAdditionalProps() ComputerScreenshotImageAdditional {
+	return s.AdditionalProps
+}
+
 // SetFileID sets the value of FileID.
 func (s *ComputerScreenshotImage) SetFileID(val OptNilString) {
 	s.FileID = val
@@ -8227,6 +9861,22 @@ func (s *ComputerScreenshotImage) SetImageURL(val OptNilURI) {
 // SetType sets the value of Type.
 func (s *ComputerScreenshotImage) SetType(val OptNilComputerScreenshotImageType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ComputerScreenshotImage) SetAdditionalProps(val ComputerScreenshotImageAdditional) {
+	s.AdditionalProps = val
+}
+
+type ComputerScreenshotImageAdditional map[string]jx.Raw
+
+func (s *ComputerScreenshotImageAdditional) init() ComputerScreenshotImageAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // Specifies the event type. For a computer screenshot, this property is always set to
@@ -8271,7 +9921,8 @@ func (s *ComputerScreenshotImageType) UnmarshalText(data []byte) error {
 // Ref: #/components/schemas/ComputerTool
 type ComputerTool struct {
 	// The type of the computer tool. Always `computer`.
-	Type OptNilComputerToolType `json:"type"`
+	Type            OptNilComputerToolType `json:"type"`
+	AdditionalProps ComputerToolAdditional
 }
 
 // GetType returns the value of Type.
@@ -8279,9 +9930,30 @@ func (s *ComputerTool) GetType() OptNilComputerToolType {
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ComputerTool) GetAdditionalProps() ComputerToolAdditional {
+	return s.AdditionalProps
+}
+
 // SetType sets the value of Type.
 func (s *ComputerTool) SetType(val OptNilComputerToolType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ComputerTool) SetAdditionalProps(val ComputerToolAdditional) {
+	s.AdditionalProps = val
+}
+
+type ComputerToolAdditional map[string]jx.Raw
+
+func (s *ComputerToolAdditional) init() ComputerToolAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // A tool call to a computer use tool. See the [computer use guide] for more information.
@@ -8296,12 +9968,13 @@ type ComputerToolCall struct {
 	// The unique ID of the computer call.
 	ID OptNilString `json:"id"`
 	// The pending safety checks for the computer call.
-	PendingSafetyChecks OptNilComputerCallSafetyCheckParamArray `json:"pending_safety_checks"`
+	PendingSafetyChecks []ComputerCallSafetyCheckParam `json:"pending_safety_checks" transponder:"encode-empty"`
 	// The status of the item. One of `in_progress`, `completed`, or `incomplete`. Populated when items are
 	// returned via API.
 	Status OptNilComputerToolCallStatus `json:"status"`
 	// The type of the computer call. Always `computer_call`.
-	Type OptNilComputerToolCallType `json:"type"`
+	Type            OptNilComputerToolCallType `json:"type"`
+	AdditionalProps ComputerToolCallAdditional
 }
 
 // GetAction returns the value of Action.
@@ -8325,7 +9998,7 @@ func (s *ComputerToolCall) GetID() OptNilString {
 }
 
 // GetPendingSafetyChecks returns the value of PendingSafetyChecks.
-func (s *ComputerToolCall) GetPendingSafetyChecks() OptNilComputerCallSafetyCheckParamArray {
+func (s *ComputerToolCall) GetPendingSafetyChecks() []ComputerCallSafetyCheckParam {
 	return s.PendingSafetyChecks
 }
 
@@ -8337,6 +10010,11 @@ func (s *ComputerToolCall) GetStatus() OptNilComputerToolCallStatus {
 // GetType returns the value of Type.
 func (s *ComputerToolCall) GetType() OptNilComputerToolCallType {
 	return s.Type
+}
+
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ComputerToolCall) GetAdditionalProps() ComputerToolCallAdditional {
+	return s.AdditionalProps
 }
 
 // SetAction sets the value of Action.
@@ -8360,7 +10038,7 @@ func (s *ComputerToolCall) SetID(val OptNilString) {
 }
 
 // SetPendingSafetyChecks sets the value of PendingSafetyChecks.
-func (s *ComputerToolCall) SetPendingSafetyChecks(val OptNilComputerCallSafetyCheckParamArray) {
+func (s *ComputerToolCall) SetPendingSafetyChecks(val []ComputerCallSafetyCheckParam) {
 	s.PendingSafetyChecks = val
 }
 
@@ -8372,6 +10050,22 @@ func (s *ComputerToolCall) SetStatus(val OptNilComputerToolCallStatus) {
 // SetType sets the value of Type.
 func (s *ComputerToolCall) SetType(val OptNilComputerToolCallType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ComputerToolCall) SetAdditionalProps(val ComputerToolCallAdditional) {
+	s.AdditionalProps = val
+}
+
+type ComputerToolCallAdditional map[string]jx.Raw
+
+func (s *ComputerToolCallAdditional) init() ComputerToolCallAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // The output of a computer tool call.
@@ -8388,7 +10082,8 @@ type ComputerToolCallOutput struct {
 	// input items are returned via API.
 	Status OptNilComputerToolCallOutputStatus `json:"status"`
 	// The type of the computer tool call output. Always `computer_call_output`.
-	Type OptNilComputerToolCallOutputType `json:"type"`
+	Type            OptNilComputerToolCallOutputType `json:"type"`
+	AdditionalProps ComputerToolCallOutputAdditional
 }
 
 // GetAcknowledgedSafetyChecks returns the value of AcknowledgedSafetyChecks.
@@ -8421,6 +10116,11 @@ func (s *ComputerToolCallOutput) GetType() OptNilComputerToolCallOutputType {
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ComputerToolCallOutput) GetAdditionalProps() ComputerToolCallOutputAdditional {
+	return s.AdditionalProps
+}
+
 // SetAcknowledgedSafetyChecks sets the value of AcknowledgedSafetyChecks.
 func (s *ComputerToolCallOutput) SetAcknowledgedSafetyChecks(val OptNilComputerCallSafetyCheckParamArray) {
 	s.AcknowledgedSafetyChecks = val
@@ -8451,6 +10151,22 @@ func (s *ComputerToolCallOutput) SetType(val OptNilComputerToolCallOutputType) {
 	s.Type = val
 }
 
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ComputerToolCallOutput) SetAdditionalProps(val ComputerToolCallOutputAdditional) {
+	s.AdditionalProps = val
+}
+
+type ComputerToolCallOutputAdditional map[string]jx.Raw
+
+func (s *ComputerToolCallOutputAdditional) init() ComputerToolCallOutputAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
+}
+
 // The output of a computer tool call.
 // Ref: #/components/schemas/ComputerToolCallOutputResource
 type ComputerToolCallOutputResource struct {
@@ -8465,7 +10181,8 @@ type ComputerToolCallOutputResource struct {
 	Output OptNilComputerScreenshotImage  `json:"output"`
 	Status OptNilComputerCallOutputStatus `json:"status"`
 	// The type of the computer tool call output. Always `computer_call_output`.
-	Type OptNilComputerToolCallOutputResourceType `json:"type"`
+	Type            OptNilComputerToolCallOutputResourceType `json:"type"`
+	AdditionalProps ComputerToolCallOutputResourceAdditional
 }
 
 // GetAcknowledgedSafetyChecks returns the value of AcknowledgedSafetyChecks.
@@ -8503,6 +10220,11 @@ func (s *ComputerToolCallOutputResource) GetType() OptNilComputerToolCallOutputR
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ComputerToolCallOutputResource) GetAdditionalProps() ComputerToolCallOutputResourceAdditional {
+	return s.AdditionalProps
+}
+
 // SetAcknowledgedSafetyChecks sets the value of AcknowledgedSafetyChecks.
 func (s *ComputerToolCallOutputResource) SetAcknowledgedSafetyChecks(val OptNilComputerCallSafetyCheckParamArray) {
 	s.AcknowledgedSafetyChecks = val
@@ -8536,6 +10258,22 @@ func (s *ComputerToolCallOutputResource) SetStatus(val OptNilComputerCallOutputS
 // SetType sets the value of Type.
 func (s *ComputerToolCallOutputResource) SetType(val OptNilComputerToolCallOutputResourceType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ComputerToolCallOutputResource) SetAdditionalProps(val ComputerToolCallOutputResourceAdditional) {
+	s.AdditionalProps = val
+}
+
+type ComputerToolCallOutputResourceAdditional map[string]jx.Raw
+
+func (s *ComputerToolCallOutputResourceAdditional) init() ComputerToolCallOutputResourceAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // The type of the computer tool call output. Always `computer_call_output`.
@@ -8789,7 +10527,8 @@ type ComputerUsePreviewTool struct {
 	DisplayWidth OptNilInt                 `json:"display_width"`
 	Environment  OptNilComputerEnvironment `json:"environment"`
 	// The type of the computer use tool. Always `computer_use_preview`.
-	Type OptNilComputerUsePreviewToolType `json:"type"`
+	Type            OptNilComputerUsePreviewToolType `json:"type"`
+	AdditionalProps ComputerUsePreviewToolAdditional
 }
 
 // GetDisplayHeight returns the value of DisplayHeight.
@@ -8812,6 +10551,11 @@ func (s *ComputerUsePreviewTool) GetType() OptNilComputerUsePreviewToolType {
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ComputerUsePreviewTool) GetAdditionalProps() ComputerUsePreviewToolAdditional {
+	return s.AdditionalProps
+}
+
 // SetDisplayHeight sets the value of DisplayHeight.
 func (s *ComputerUsePreviewTool) SetDisplayHeight(val OptNilInt) {
 	s.DisplayHeight = val
@@ -8830,6 +10574,22 @@ func (s *ComputerUsePreviewTool) SetEnvironment(val OptNilComputerEnvironment) {
 // SetType sets the value of Type.
 func (s *ComputerUsePreviewTool) SetType(val OptNilComputerUsePreviewToolType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ComputerUsePreviewTool) SetAdditionalProps(val ComputerUsePreviewToolAdditional) {
+	s.AdditionalProps = val
+}
+
+type ComputerUsePreviewToolAdditional map[string]jx.Raw
+
+func (s *ComputerUsePreviewToolAdditional) init() ComputerUsePreviewToolAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // The type of the computer use tool. Always `computer_use_preview`.
@@ -8877,7 +10637,8 @@ type ContainerAutoParam struct {
 	// An optional list of skills referenced by id or inline data.
 	Skills OptNilContainerAutoParamSkillsItemArray `json:"skills"`
 	// Automatically creates a container for this request.
-	Type OptNilContainerAutoParamType `json:"type"`
+	Type            OptNilContainerAutoParamType `json:"type"`
+	AdditionalProps ContainerAutoParamAdditional
 }
 
 // GetFileIds returns the value of FileIds.
@@ -8905,6 +10666,11 @@ func (s *ContainerAutoParam) GetType() OptNilContainerAutoParamType {
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ContainerAutoParam) GetAdditionalProps() ContainerAutoParamAdditional {
+	return s.AdditionalProps
+}
+
 // SetFileIds sets the value of FileIds.
 func (s *ContainerAutoParam) SetFileIds(val OptNilStringArray) {
 	s.FileIds = val
@@ -8928,6 +10694,22 @@ func (s *ContainerAutoParam) SetSkills(val OptNilContainerAutoParamSkillsItemArr
 // SetType sets the value of Type.
 func (s *ContainerAutoParam) SetType(val OptNilContainerAutoParamType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ContainerAutoParam) SetAdditionalProps(val ContainerAutoParamAdditional) {
+	s.AdditionalProps = val
+}
+
+type ContainerAutoParamAdditional map[string]jx.Raw
+
+func (s *ContainerAutoParamAdditional) init() ContainerAutoParamAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // Network access policy for the container.
@@ -9118,7 +10900,8 @@ type ContainerFileCitationBody struct {
 	// The index of the first character of the container file citation in the message.
 	StartIndex OptNilInt `json:"start_index"`
 	// The type of the container file citation. Always `container_file_citation`.
-	Type OptNilContainerFileCitationBodyType `json:"type"`
+	Type            OptNilContainerFileCitationBodyType `json:"type"`
+	AdditionalProps ContainerFileCitationBodyAdditional
 }
 
 // GetContainerID returns the value of ContainerID.
@@ -9151,6 +10934,11 @@ func (s *ContainerFileCitationBody) GetType() OptNilContainerFileCitationBodyTyp
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ContainerFileCitationBody) GetAdditionalProps() ContainerFileCitationBodyAdditional {
+	return s.AdditionalProps
+}
+
 // SetContainerID sets the value of ContainerID.
 func (s *ContainerFileCitationBody) SetContainerID(val OptNilString) {
 	s.ContainerID = val
@@ -9179,6 +10967,22 @@ func (s *ContainerFileCitationBody) SetStartIndex(val OptNilInt) {
 // SetType sets the value of Type.
 func (s *ContainerFileCitationBody) SetType(val OptNilContainerFileCitationBodyType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ContainerFileCitationBody) SetAdditionalProps(val ContainerFileCitationBodyAdditional) {
+	s.AdditionalProps = val
+}
+
+type ContainerFileCitationBodyAdditional map[string]jx.Raw
+
+func (s *ContainerFileCitationBodyAdditional) init() ContainerFileCitationBodyAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // The type of the container file citation. Always `container_file_citation`.
@@ -9275,15 +11079,16 @@ func (s *ContainerMemoryLimit) UnmarshalText(data []byte) error {
 // Ref: #/components/schemas/ContainerNetworkPolicyAllowlistParam
 type ContainerNetworkPolicyAllowlistParam struct {
 	// A list of allowed domains when type is `allowlist`.
-	AllowedDomains OptNilStringArray `json:"allowed_domains"`
+	AllowedDomains []string `json:"allowed_domains" transponder:"encode-empty"`
 	// Optional domain-scoped secrets for allowlisted domains.
 	DomainSecrets OptNilContainerNetworkPolicyDomainSecretParamArray `json:"domain_secrets"`
 	// Allow outbound network access only to specified domains. Always `allowlist`.
-	Type OptNilContainerNetworkPolicyAllowlistParamType `json:"type"`
+	Type            OptNilContainerNetworkPolicyAllowlistParamType `json:"type"`
+	AdditionalProps ContainerNetworkPolicyAllowlistParamAdditional
 }
 
 // GetAllowedDomains returns the value of AllowedDomains.
-func (s *ContainerNetworkPolicyAllowlistParam) GetAllowedDomains() OptNilStringArray {
+func (s *ContainerNetworkPolicyAllowlistParam) GetAllowedDomains() []string {
 	return s.AllowedDomains
 }
 
@@ -9297,8 +11102,13 @@ func (s *ContainerNetworkPolicyAllowlistParam) GetType() OptNilContainerNetworkP
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ContainerNetworkPolicyAllowlistParam) GetAdditionalProps() ContainerNetworkPolicyAllowlistParamAdditional {
+	return s.AdditionalProps
+}
+
 // SetAllowedDomains sets the value of AllowedDomains.
-func (s *ContainerNetworkPolicyAllowlistParam) SetAllowedDomains(val OptNilStringArray) {
+func (s *ContainerNetworkPolicyAllowlistParam) SetAllowedDomains(val []string) {
 	s.AllowedDomains = val
 }
 
@@ -9310,6 +11120,22 @@ func (s *ContainerNetworkPolicyAllowlistParam) SetDomainSecrets(val OptNilContai
 // SetType sets the value of Type.
 func (s *ContainerNetworkPolicyAllowlistParam) SetType(val OptNilContainerNetworkPolicyAllowlistParamType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ContainerNetworkPolicyAllowlistParam) SetAdditionalProps(val ContainerNetworkPolicyAllowlistParamAdditional) {
+	s.AdditionalProps = val
+}
+
+type ContainerNetworkPolicyAllowlistParamAdditional map[string]jx.Raw
+
+func (s *ContainerNetworkPolicyAllowlistParamAdditional) init() ContainerNetworkPolicyAllowlistParamAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // Allow outbound network access only to specified domains. Always `allowlist`.
@@ -9350,7 +11176,8 @@ func (s *ContainerNetworkPolicyAllowlistParamType) UnmarshalText(data []byte) er
 // Ref: #/components/schemas/ContainerNetworkPolicyDisabledParam
 type ContainerNetworkPolicyDisabledParam struct {
 	// Disable outbound network access. Always `disabled`.
-	Type OptNilContainerNetworkPolicyDisabledParamType `json:"type"`
+	Type            OptNilContainerNetworkPolicyDisabledParamType `json:"type"`
+	AdditionalProps ContainerNetworkPolicyDisabledParamAdditional
 }
 
 // GetType returns the value of Type.
@@ -9358,9 +11185,30 @@ func (s *ContainerNetworkPolicyDisabledParam) GetType() OptNilContainerNetworkPo
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ContainerNetworkPolicyDisabledParam) GetAdditionalProps() ContainerNetworkPolicyDisabledParamAdditional {
+	return s.AdditionalProps
+}
+
 // SetType sets the value of Type.
 func (s *ContainerNetworkPolicyDisabledParam) SetType(val OptNilContainerNetworkPolicyDisabledParamType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ContainerNetworkPolicyDisabledParam) SetAdditionalProps(val ContainerNetworkPolicyDisabledParamAdditional) {
+	s.AdditionalProps = val
+}
+
+type ContainerNetworkPolicyDisabledParamAdditional map[string]jx.Raw
+
+func (s *ContainerNetworkPolicyDisabledParamAdditional) init() ContainerNetworkPolicyDisabledParamAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // Disable outbound network access. Always `disabled`.
@@ -9405,7 +11253,8 @@ type ContainerNetworkPolicyDomainSecretParam struct {
 	// The name of the secret to inject for the domain.
 	Name OptNilString `json:"name"`
 	// The secret value to inject for the domain.
-	Value OptNilString `json:"value"`
+	Value           OptNilString `json:"value"`
+	AdditionalProps ContainerNetworkPolicyDomainSecretParamAdditional
 }
 
 // GetDomain returns the value of Domain.
@@ -9423,6 +11272,11 @@ func (s *ContainerNetworkPolicyDomainSecretParam) GetValue() OptNilString {
 	return s.Value
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ContainerNetworkPolicyDomainSecretParam) GetAdditionalProps() ContainerNetworkPolicyDomainSecretParamAdditional {
+	return s.AdditionalProps
+}
+
 // SetDomain sets the value of Domain.
 func (s *ContainerNetworkPolicyDomainSecretParam) SetDomain(val OptNilString) {
 	s.Domain = val
@@ -9438,12 +11292,29 @@ func (s *ContainerNetworkPolicyDomainSecretParam) SetValue(val OptNilString) {
 	s.Value = val
 }
 
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ContainerNetworkPolicyDomainSecretParam) SetAdditionalProps(val ContainerNetworkPolicyDomainSecretParamAdditional) {
+	s.AdditionalProps = val
+}
+
+type ContainerNetworkPolicyDomainSecretParamAdditional map[string]jx.Raw
+
+func (s *ContainerNetworkPolicyDomainSecretParamAdditional) init() ContainerNetworkPolicyDomainSecretParamAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
+}
+
 // Ref: #/components/schemas/ContainerReferenceParam
 type ContainerReferenceParam struct {
 	// The ID of the referenced container.
 	ContainerID OptNilString `json:"container_id"`
 	// References a container created with the /v1/containers endpoint.
-	Type OptNilContainerReferenceParamType `json:"type"`
+	Type            OptNilContainerReferenceParamType `json:"type"`
+	AdditionalProps ContainerReferenceParamAdditional
 }
 
 // GetContainerID returns the value of ContainerID.
@@ -9456,6 +11327,11 @@ func (s *ContainerReferenceParam) GetType() OptNilContainerReferenceParamType {
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ContainerReferenceParam) GetAdditionalProps() ContainerReferenceParamAdditional {
+	return s.AdditionalProps
+}
+
 // SetContainerID sets the value of ContainerID.
 func (s *ContainerReferenceParam) SetContainerID(val OptNilString) {
 	s.ContainerID = val
@@ -9464,6 +11340,22 @@ func (s *ContainerReferenceParam) SetContainerID(val OptNilString) {
 // SetType sets the value of Type.
 func (s *ContainerReferenceParam) SetType(val OptNilContainerReferenceParamType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ContainerReferenceParam) SetAdditionalProps(val ContainerReferenceParamAdditional) {
+	s.AdditionalProps = val
+}
+
+type ContainerReferenceParamAdditional map[string]jx.Raw
+
+func (s *ContainerReferenceParamAdditional) init() ContainerReferenceParamAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // References a container created with the /v1/containers endpoint.
@@ -9506,7 +11398,8 @@ func (s *ContainerReferenceParamType) UnmarshalText(data []byte) error {
 type ContainerReferenceResource struct {
 	ContainerID OptNilString `json:"container_id"`
 	// The environment type. Always `container_reference`.
-	Type OptNilContainerReferenceResourceType `json:"type"`
+	Type            OptNilContainerReferenceResourceType `json:"type"`
+	AdditionalProps ContainerReferenceResourceAdditional
 }
 
 // GetContainerID returns the value of ContainerID.
@@ -9519,6 +11412,11 @@ func (s *ContainerReferenceResource) GetType() OptNilContainerReferenceResourceT
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ContainerReferenceResource) GetAdditionalProps() ContainerReferenceResourceAdditional {
+	return s.AdditionalProps
+}
+
 // SetContainerID sets the value of ContainerID.
 func (s *ContainerReferenceResource) SetContainerID(val OptNilString) {
 	s.ContainerID = val
@@ -9527,6 +11425,22 @@ func (s *ContainerReferenceResource) SetContainerID(val OptNilString) {
 // SetType sets the value of Type.
 func (s *ContainerReferenceResource) SetType(val OptNilContainerReferenceResourceType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ContainerReferenceResource) SetAdditionalProps(val ContainerReferenceResourceAdditional) {
+	s.AdditionalProps = val
+}
+
+type ContainerReferenceResourceAdditional map[string]jx.Raw
+
+func (s *ContainerReferenceResourceAdditional) init() ContainerReferenceResourceAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // The environment type. Always `container_reference`.
@@ -9568,7 +11482,8 @@ func (s *ContainerReferenceResourceType) UnmarshalText(data []byte) error {
 type ContextManagementParam struct {
 	CompactThreshold OptNilInt `json:"compact_threshold"`
 	// The context management entry type. Currently only 'compaction' is supported.
-	Type OptNilString `json:"type"`
+	Type            OptNilString `json:"type"`
+	AdditionalProps ContextManagementParamAdditional
 }
 
 // GetCompactThreshold returns the value of CompactThreshold.
@@ -9581,6 +11496,11 @@ func (s *ContextManagementParam) GetType() OptNilString {
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ContextManagementParam) GetAdditionalProps() ContextManagementParamAdditional {
+	return s.AdditionalProps
+}
+
 // SetCompactThreshold sets the value of CompactThreshold.
 func (s *ContextManagementParam) SetCompactThreshold(val OptNilInt) {
 	s.CompactThreshold = val
@@ -9589,6 +11509,22 @@ func (s *ContextManagementParam) SetCompactThreshold(val OptNilInt) {
 // SetType sets the value of Type.
 func (s *ContextManagementParam) SetType(val OptNilString) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ContextManagementParam) SetAdditionalProps(val ContextManagementParamAdditional) {
+	s.AdditionalProps = val
+}
+
+type ContextManagementParamAdditional map[string]jx.Raw
+
+func (s *ContextManagementParamAdditional) init() ContextManagementParamAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // The conversation that this response belongs to. Items from this conversation are prepended to
@@ -9666,7 +11602,8 @@ func NewConversationParam2ConversationParam(v ConversationParam2) ConversationPa
 // Ref: #/components/schemas/ConversationParam-2
 type ConversationParam2 struct {
 	// The unique ID of the conversation.
-	ID OptNilString `json:"id"`
+	ID              OptNilString `json:"id"`
+	AdditionalProps ConversationParam2Additional
 }
 
 // GetID returns the value of ID.
@@ -9674,9 +11611,30 @@ func (s *ConversationParam2) GetID() OptNilString {
 	return s.ID
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ConversationParam2) GetAdditionalProps() ConversationParam2Additional {
+	return s.AdditionalProps
+}
+
 // SetID sets the value of ID.
 func (s *ConversationParam2) SetID(val OptNilString) {
 	s.ID = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ConversationParam2) SetAdditionalProps(val ConversationParam2Additional) {
+	s.AdditionalProps = val
+}
+
+type ConversationParam2Additional map[string]jx.Raw
+
+func (s *ConversationParam2Additional) init() ConversationParam2Additional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // An x/y coordinate pair, e.g. `{ x: 100, y: 200 }`.
@@ -9685,7 +11643,8 @@ type CoordParam struct {
 	// The x-coordinate.
 	X OptNilInt `json:"x"`
 	// The y-coordinate.
-	Y OptNilInt `json:"y"`
+	Y               OptNilInt `json:"y"`
+	AdditionalProps CoordParamAdditional
 }
 
 // GetX returns the value of X.
@@ -9698,6 +11657,11 @@ func (s *CoordParam) GetY() OptNilInt {
 	return s.Y
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *CoordParam) GetAdditionalProps() CoordParamAdditional {
+	return s.AdditionalProps
+}
+
 // SetX sets the value of X.
 func (s *CoordParam) SetX(val OptNilInt) {
 	s.X = val
@@ -9706,6 +11670,22 @@ func (s *CoordParam) SetX(val OptNilInt) {
 // SetY sets the value of Y.
 func (s *CoordParam) SetY(val OptNilInt) {
 	s.Y = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *CoordParam) SetAdditionalProps(val CoordParamAdditional) {
+	s.AdditionalProps = val
+}
+
+type CoordParamAdditional map[string]jx.Raw
+
+func (s *CoordParamAdditional) init() CoordParamAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // Merged schema.
@@ -9794,10 +11774,10 @@ type CreateChatCompletionRequest struct {
 	// [text]: /docs/guides/text-generation
 	// [images]: /docs/guides/vision
 	// [audio]: /docs/guides/audio
-	Messages   OptNilChatCompletionRequestMessageArray `json:"messages"`
-	Modalities OptNilResponseModalities                `json:"modalities"`
-	Model      OptNilModelIdsShared                    `json:"model"`
-	Moderation OptNilModerationParam                   `json:"moderation"`
+	Messages   []ChatCompletionRequestMessage `json:"messages" transponder:"encode-empty"`
+	Modalities OptNilResponseModalities       `json:"modalities"`
+	Model      OptNilModelIdsShared           `json:"model"`
+	Moderation OptNilModerationParam          `json:"moderation"`
 	// How many chat completion choices to generate for each input message. Note that you will be charged
 	// based on the number of generated tokens across all of the choices. Keep `n` as `1` to minimize
 	// costs.
@@ -9861,6 +11841,7 @@ type CreateChatCompletionRequest struct {
 	//
 	// [web search tool]: /docs/guides/tools-web-search?api-mode=chat
 	WebSearchOptions OptNilCreateChatCompletionRequestWebSearchOptions `json:"web_search_options"`
+	AdditionalProps  CreateChatCompletionRequestAdditional
 }
 
 // GetMetadata returns the value of Metadata.
@@ -9949,7 +11930,7 @@ func (s *CreateChatCompletionRequest) GetMaxTokens() OptNilInt {
 }
 
 // GetMessages returns the value of Messages.
-func (s *CreateChatCompletionRequest) GetMessages() OptNilChatCompletionRequestMessageArray {
+func (s *CreateChatCompletionRequest) GetMessages() []ChatCompletionRequestMessage {
 	return s.Messages
 }
 
@@ -10048,6 +12029,11 @@ func (s *CreateChatCompletionRequest) GetWebSearchOptions() OptNilCreateChatComp
 	return s.WebSearchOptions
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *CreateChatCompletionRequest) GetAdditionalProps() CreateChatCompletionRequestAdditional {
+	return s.AdditionalProps
+}
+
 // SetMetadata sets the value of Metadata.
 func (s *CreateChatCompletionRequest) SetMetadata(val jx.Raw) {
 	s.Metadata = val
@@ -10134,7 +12120,7 @@ func (s *CreateChatCompletionRequest) SetMaxTokens(val OptNilInt) {
 }
 
 // SetMessages sets the value of Messages.
-func (s *CreateChatCompletionRequest) SetMessages(val OptNilChatCompletionRequestMessageArray) {
+func (s *CreateChatCompletionRequest) SetMessages(val []ChatCompletionRequestMessage) {
 	s.Messages = val
 }
 
@@ -10233,14 +12219,31 @@ func (s *CreateChatCompletionRequest) SetWebSearchOptions(val OptNilCreateChatCo
 	s.WebSearchOptions = val
 }
 
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *CreateChatCompletionRequest) SetAdditionalProps(val CreateChatCompletionRequestAdditional) {
+	s.AdditionalProps = val
+}
+
+type CreateChatCompletionRequestAdditional map[string]jx.Raw
+
+func (s *CreateChatCompletionRequestAdditional) init() CreateChatCompletionRequestAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
+}
+
 // Parameters for audio output. Required when audio output is requested with `modalities: ["audio"]`.
 // [Learn more].
 //
 // [Learn more]: /docs/guides/audio
 type CreateChatCompletionRequestAudio struct {
 	// Specifies the output audio format. Must be one of `wav`, `mp3`, `flac`, `opus`, or `pcm16`.
-	Format OptNilCreateChatCompletionRequestAudioFormat `json:"format"`
-	Voice  OptNilVoiceIdsOrCustomVoice                  `json:"voice"`
+	Format          OptNilCreateChatCompletionRequestAudioFormat `json:"format"`
+	Voice           OptNilVoiceIdsOrCustomVoice                  `json:"voice"`
+	AdditionalProps CreateChatCompletionRequestAudioAdditional
 }
 
 // GetFormat returns the value of Format.
@@ -10253,6 +12256,11 @@ func (s *CreateChatCompletionRequestAudio) GetVoice() OptNilVoiceIdsOrCustomVoic
 	return s.Voice
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *CreateChatCompletionRequestAudio) GetAdditionalProps() CreateChatCompletionRequestAudioAdditional {
+	return s.AdditionalProps
+}
+
 // SetFormat sets the value of Format.
 func (s *CreateChatCompletionRequestAudio) SetFormat(val OptNilCreateChatCompletionRequestAudioFormat) {
 	s.Format = val
@@ -10261,6 +12269,22 @@ func (s *CreateChatCompletionRequestAudio) SetFormat(val OptNilCreateChatComplet
 // SetVoice sets the value of Voice.
 func (s *CreateChatCompletionRequestAudio) SetVoice(val OptNilVoiceIdsOrCustomVoice) {
 	s.Voice = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *CreateChatCompletionRequestAudio) SetAdditionalProps(val CreateChatCompletionRequestAudioAdditional) {
+	s.AdditionalProps = val
+}
+
+type CreateChatCompletionRequestAudioAdditional map[string]jx.Raw
+
+func (s *CreateChatCompletionRequestAudioAdditional) init() CreateChatCompletionRequestAudioAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // Specifies the output audio format. Must be one of `wav`, `mp3`, `flac`, `opus`, or `pcm16`.
@@ -10772,7 +12796,8 @@ func NewCustomToolChatCompletionsCreateChatCompletionRequestToolsItem(v CustomTo
 type CreateChatCompletionRequestWebSearchOptions struct {
 	SearchContextSize OptNilWebSearchContextSize `json:"search_context_size"`
 	// Approximate location parameters for the search.
-	UserLocation OptNilCreateChatCompletionRequestWebSearchOptionsUserLocation `json:"user_location"`
+	UserLocation    OptNilCreateChatCompletionRequestWebSearchOptionsUserLocation `json:"user_location"`
+	AdditionalProps CreateChatCompletionRequestWebSearchOptionsAdditional
 }
 
 // GetSearchContextSize returns the value of SearchContextSize.
@@ -10785,6 +12810,11 @@ func (s *CreateChatCompletionRequestWebSearchOptions) GetUserLocation() OptNilCr
 	return s.UserLocation
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *CreateChatCompletionRequestWebSearchOptions) GetAdditionalProps() CreateChatCompletionRequestWebSearchOptionsAdditional {
+	return s.AdditionalProps
+}
+
 // SetSearchContextSize sets the value of SearchContextSize.
 func (s *CreateChatCompletionRequestWebSearchOptions) SetSearchContextSize(val OptNilWebSearchContextSize) {
 	s.SearchContextSize = val
@@ -10795,11 +12825,28 @@ func (s *CreateChatCompletionRequestWebSearchOptions) SetUserLocation(val OptNil
 	s.UserLocation = val
 }
 
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *CreateChatCompletionRequestWebSearchOptions) SetAdditionalProps(val CreateChatCompletionRequestWebSearchOptionsAdditional) {
+	s.AdditionalProps = val
+}
+
+type CreateChatCompletionRequestWebSearchOptionsAdditional map[string]jx.Raw
+
+func (s *CreateChatCompletionRequestWebSearchOptionsAdditional) init() CreateChatCompletionRequestWebSearchOptionsAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
+}
+
 // Approximate location parameters for the search.
 type CreateChatCompletionRequestWebSearchOptionsUserLocation struct {
 	Approximate OptNilWebSearchLocation `json:"approximate"`
 	// The type of location approximation. Always `approximate`.
-	Type OptNilCreateChatCompletionRequestWebSearchOptionsUserLocationType `json:"type"`
+	Type            OptNilCreateChatCompletionRequestWebSearchOptionsUserLocationType `json:"type"`
+	AdditionalProps CreateChatCompletionRequestWebSearchOptionsUserLocationAdditional
 }
 
 // GetApproximate returns the value of Approximate.
@@ -10812,6 +12859,11 @@ func (s *CreateChatCompletionRequestWebSearchOptionsUserLocation) GetType() OptN
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *CreateChatCompletionRequestWebSearchOptionsUserLocation) GetAdditionalProps() CreateChatCompletionRequestWebSearchOptionsUserLocationAdditional {
+	return s.AdditionalProps
+}
+
 // SetApproximate sets the value of Approximate.
 func (s *CreateChatCompletionRequestWebSearchOptionsUserLocation) SetApproximate(val OptNilWebSearchLocation) {
 	s.Approximate = val
@@ -10820,6 +12872,22 @@ func (s *CreateChatCompletionRequestWebSearchOptionsUserLocation) SetApproximate
 // SetType sets the value of Type.
 func (s *CreateChatCompletionRequestWebSearchOptionsUserLocation) SetType(val OptNilCreateChatCompletionRequestWebSearchOptionsUserLocationType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *CreateChatCompletionRequestWebSearchOptionsUserLocation) SetAdditionalProps(val CreateChatCompletionRequestWebSearchOptionsUserLocationAdditional) {
+	s.AdditionalProps = val
+}
+
+type CreateChatCompletionRequestWebSearchOptionsUserLocationAdditional map[string]jx.Raw
+
+func (s *CreateChatCompletionRequestWebSearchOptionsUserLocationAdditional) init() CreateChatCompletionRequestWebSearchOptionsUserLocationAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // The type of location approximation. Always `approximate`.
@@ -10861,7 +12929,7 @@ func (s *CreateChatCompletionRequestWebSearchOptionsUserLocationType) UnmarshalT
 // Ref: #/components/schemas/CreateChatCompletionResponse
 type CreateChatCompletionResponse struct {
 	// A list of chat completion choices. Can be more than one if `n` is greater than 1.
-	Choices OptNilCreateChatCompletionResponseChoicesItemArray `json:"choices"`
+	Choices []CreateChatCompletionResponseChoicesItem `json:"choices" transponder:"encode-empty"`
 	// The Unix timestamp (in seconds) of when the chat completion was created.
 	Created OptNilInt `json:"created"`
 	// A unique identifier for the chat completion.
@@ -10881,10 +12949,11 @@ type CreateChatCompletionResponse struct {
 	// Deprecated: schema marks this property as deprecated.
 	SystemFingerprint OptNilString          `json:"system_fingerprint"`
 	Usage             OptNilCompletionUsage `json:"usage"`
+	AdditionalProps   CreateChatCompletionResponseAdditional
 }
 
 // GetChoices returns the value of Choices.
-func (s *CreateChatCompletionResponse) GetChoices() OptNilCreateChatCompletionResponseChoicesItemArray {
+func (s *CreateChatCompletionResponse) GetChoices() []CreateChatCompletionResponseChoicesItem {
 	return s.Choices
 }
 
@@ -10933,8 +13002,13 @@ func (s *CreateChatCompletionResponse) GetUsage() OptNilCompletionUsage {
 	return s.Usage
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *CreateChatCompletionResponse) GetAdditionalProps() CreateChatCompletionResponseAdditional {
+	return s.AdditionalProps
+}
+
 // SetChoices sets the value of Choices.
-func (s *CreateChatCompletionResponse) SetChoices(val OptNilCreateChatCompletionResponseChoicesItemArray) {
+func (s *CreateChatCompletionResponse) SetChoices(val []CreateChatCompletionResponseChoicesItem) {
 	s.Choices = val
 }
 
@@ -10983,7 +13057,23 @@ func (s *CreateChatCompletionResponse) SetUsage(val OptNilCompletionUsage) {
 	s.Usage = val
 }
 
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *CreateChatCompletionResponse) SetAdditionalProps(val CreateChatCompletionResponseAdditional) {
+	s.AdditionalProps = val
+}
+
 func (*CreateChatCompletionResponse) createChatCompletionRes() {}
+
+type CreateChatCompletionResponseAdditional map[string]jx.Raw
+
+func (s *CreateChatCompletionResponseAdditional) init() CreateChatCompletionResponseAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
+}
 
 type CreateChatCompletionResponseChoicesItem struct {
 	// The reason the model stopped generating tokens. This will be `stop` if the model hit a natural stop
@@ -10995,9 +13085,10 @@ type CreateChatCompletionResponseChoicesItem struct {
 	// [Model Spec]: https://model-spec.openai.com/2025-12-18.html
 	FinishReason OptNilCreateChatCompletionResponseChoicesItemFinishReason `json:"finish_reason"`
 	// The index of the choice in the list of choices.
-	Index    OptNilInt                                             `json:"index"`
-	Logprobs OptNilCreateChatCompletionResponseChoicesItemLogprobs `json:"logprobs"`
-	Message  OptNilChatCompletionResponseMessage                   `json:"message"`
+	Index           OptNilInt                                             `json:"index"`
+	Logprobs        OptNilCreateChatCompletionResponseChoicesItemLogprobs `json:"logprobs"`
+	Message         OptNilChatCompletionResponseMessage                   `json:"message"`
+	AdditionalProps CreateChatCompletionResponseChoicesItemAdditional
 }
 
 // GetFinishReason returns the value of FinishReason.
@@ -11020,6 +13111,11 @@ func (s *CreateChatCompletionResponseChoicesItem) GetMessage() OptNilChatComplet
 	return s.Message
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *CreateChatCompletionResponseChoicesItem) GetAdditionalProps() CreateChatCompletionResponseChoicesItemAdditional {
+	return s.AdditionalProps
+}
+
 // SetFinishReason sets the value of FinishReason.
 func (s *CreateChatCompletionResponseChoicesItem) SetFinishReason(val OptNilCreateChatCompletionResponseChoicesItemFinishReason) {
 	s.FinishReason = val
@@ -11038,6 +13134,22 @@ func (s *CreateChatCompletionResponseChoicesItem) SetLogprobs(val OptNilCreateCh
 // SetMessage sets the value of Message.
 func (s *CreateChatCompletionResponseChoicesItem) SetMessage(val OptNilChatCompletionResponseMessage) {
 	s.Message = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *CreateChatCompletionResponseChoicesItem) SetAdditionalProps(val CreateChatCompletionResponseChoicesItemAdditional) {
+	s.AdditionalProps = val
+}
+
+type CreateChatCompletionResponseChoicesItemAdditional map[string]jx.Raw
+
+func (s *CreateChatCompletionResponseChoicesItemAdditional) init() CreateChatCompletionResponseChoicesItemAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // The reason the model stopped generating tokens. This will be `stop` if the model hit a natural stop
@@ -11111,8 +13223,9 @@ func (s *CreateChatCompletionResponseChoicesItemFinishReason) UnmarshalText(data
 
 // Log probability information for the choice.
 type CreateChatCompletionResponseChoicesItemLogprobs struct {
-	Content OptNilChatCompletionTokenLogprobArray `json:"content"`
-	Refusal OptNilChatCompletionTokenLogprobArray `json:"refusal"`
+	Content         OptNilChatCompletionTokenLogprobArray `json:"content"`
+	Refusal         OptNilChatCompletionTokenLogprobArray `json:"refusal"`
+	AdditionalProps CreateChatCompletionResponseChoicesItemLogprobsAdditional
 }
 
 // GetContent returns the value of Content.
@@ -11125,6 +13238,11 @@ func (s *CreateChatCompletionResponseChoicesItemLogprobs) GetRefusal() OptNilCha
 	return s.Refusal
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *CreateChatCompletionResponseChoicesItemLogprobs) GetAdditionalProps() CreateChatCompletionResponseChoicesItemLogprobsAdditional {
+	return s.AdditionalProps
+}
+
 // SetContent sets the value of Content.
 func (s *CreateChatCompletionResponseChoicesItemLogprobs) SetContent(val OptNilChatCompletionTokenLogprobArray) {
 	s.Content = val
@@ -11133,6 +13251,22 @@ func (s *CreateChatCompletionResponseChoicesItemLogprobs) SetContent(val OptNilC
 // SetRefusal sets the value of Refusal.
 func (s *CreateChatCompletionResponseChoicesItemLogprobs) SetRefusal(val OptNilChatCompletionTokenLogprobArray) {
 	s.Refusal = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *CreateChatCompletionResponseChoicesItemLogprobs) SetAdditionalProps(val CreateChatCompletionResponseChoicesItemLogprobsAdditional) {
+	s.AdditionalProps = val
+}
+
+type CreateChatCompletionResponseChoicesItemLogprobsAdditional map[string]jx.Raw
+
+func (s *CreateChatCompletionResponseChoicesItemLogprobsAdditional) init() CreateChatCompletionResponseChoicesItemLogprobsAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // The object type, which is always `chat.completion`.
@@ -11178,7 +13312,7 @@ func (s *CreateChatCompletionResponseObject) UnmarshalText(data []byte) error {
 type CreateChatCompletionStreamResponse struct {
 	// A list of chat completion choices. Can contain more than one elements if `n` is greater than 1. Can
 	// also be empty for the last chunk if you set `stream_options: {"include_usage": true}`.
-	Choices OptNilCreateChatCompletionStreamResponseChoicesItemArray `json:"choices"`
+	Choices []CreateChatCompletionStreamResponseChoicesItem `json:"choices" transponder:"encode-empty"`
 	// The Unix timestamp (in seconds) of when the chat completion was created. Each chunk has the same
 	// timestamp.
 	Created OptNilInt `json:"created"`
@@ -11201,10 +13335,11 @@ type CreateChatCompletionStreamResponse struct {
 	// Deprecated: schema marks this property as deprecated.
 	SystemFingerprint OptNilString          `json:"system_fingerprint"`
 	Usage             OptNilCompletionUsage `json:"usage"`
+	AdditionalProps   CreateChatCompletionStreamResponseAdditional
 }
 
 // GetChoices returns the value of Choices.
-func (s *CreateChatCompletionStreamResponse) GetChoices() OptNilCreateChatCompletionStreamResponseChoicesItemArray {
+func (s *CreateChatCompletionStreamResponse) GetChoices() []CreateChatCompletionStreamResponseChoicesItem {
 	return s.Choices
 }
 
@@ -11253,8 +13388,13 @@ func (s *CreateChatCompletionStreamResponse) GetUsage() OptNilCompletionUsage {
 	return s.Usage
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *CreateChatCompletionStreamResponse) GetAdditionalProps() CreateChatCompletionStreamResponseAdditional {
+	return s.AdditionalProps
+}
+
 // SetChoices sets the value of Choices.
-func (s *CreateChatCompletionStreamResponse) SetChoices(val OptNilCreateChatCompletionStreamResponseChoicesItemArray) {
+func (s *CreateChatCompletionStreamResponse) SetChoices(val []CreateChatCompletionStreamResponseChoicesItem) {
 	s.Choices = val
 }
 
@@ -11303,7 +13443,23 @@ func (s *CreateChatCompletionStreamResponse) SetUsage(val OptNilCompletionUsage)
 	s.Usage = val
 }
 
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *CreateChatCompletionStreamResponse) SetAdditionalProps(val CreateChatCompletionStreamResponseAdditional) {
+	s.AdditionalProps = val
+}
+
 func (*CreateChatCompletionStreamResponse) createChatCompletionRes() {}
+
+type CreateChatCompletionStreamResponseAdditional map[string]jx.Raw
+
+func (s *CreateChatCompletionStreamResponseAdditional) init() CreateChatCompletionStreamResponseAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
+}
 
 type CreateChatCompletionStreamResponseChoicesItem struct {
 	Delta OptNilChatCompletionStreamResponseDelta `json:"delta"`
@@ -11316,7 +13472,8 @@ type CreateChatCompletionStreamResponseChoicesItem struct {
 	// The index of the choice in the list of choices.
 	Index OptNilInt `json:"index"`
 	// Log probability information for the choice.
-	Logprobs OptNilCreateChatCompletionStreamResponseChoicesItemLogprobs `json:"logprobs"`
+	Logprobs        OptNilCreateChatCompletionStreamResponseChoicesItemLogprobs `json:"logprobs"`
+	AdditionalProps CreateChatCompletionStreamResponseChoicesItemAdditional
 }
 
 // GetDelta returns the value of Delta.
@@ -11339,6 +13496,11 @@ func (s *CreateChatCompletionStreamResponseChoicesItem) GetLogprobs() OptNilCrea
 	return s.Logprobs
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *CreateChatCompletionStreamResponseChoicesItem) GetAdditionalProps() CreateChatCompletionStreamResponseChoicesItemAdditional {
+	return s.AdditionalProps
+}
+
 // SetDelta sets the value of Delta.
 func (s *CreateChatCompletionStreamResponseChoicesItem) SetDelta(val OptNilChatCompletionStreamResponseDelta) {
 	s.Delta = val
@@ -11357,6 +13519,22 @@ func (s *CreateChatCompletionStreamResponseChoicesItem) SetIndex(val OptNilInt) 
 // SetLogprobs sets the value of Logprobs.
 func (s *CreateChatCompletionStreamResponseChoicesItem) SetLogprobs(val OptNilCreateChatCompletionStreamResponseChoicesItemLogprobs) {
 	s.Logprobs = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *CreateChatCompletionStreamResponseChoicesItem) SetAdditionalProps(val CreateChatCompletionStreamResponseChoicesItemAdditional) {
+	s.AdditionalProps = val
+}
+
+type CreateChatCompletionStreamResponseChoicesItemAdditional map[string]jx.Raw
+
+func (s *CreateChatCompletionStreamResponseChoicesItemAdditional) init() CreateChatCompletionStreamResponseChoicesItemAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // The reason the model stopped generating tokens. This will be `stop` if the model hit a natural stop
@@ -11431,7 +13609,8 @@ type CreateChatCompletionStreamResponseChoicesItemLogprobs struct {
 	// A list of message content tokens with log probability information.
 	Content OptNilChatCompletionTokenLogprobArray `json:"content"`
 	// A list of message refusal tokens with log probability information.
-	Refusal OptNilChatCompletionTokenLogprobArray `json:"refusal"`
+	Refusal         OptNilChatCompletionTokenLogprobArray `json:"refusal"`
+	AdditionalProps CreateChatCompletionStreamResponseChoicesItemLogprobsAdditional
 }
 
 // GetContent returns the value of Content.
@@ -11444,6 +13623,11 @@ func (s *CreateChatCompletionStreamResponseChoicesItemLogprobs) GetRefusal() Opt
 	return s.Refusal
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *CreateChatCompletionStreamResponseChoicesItemLogprobs) GetAdditionalProps() CreateChatCompletionStreamResponseChoicesItemLogprobsAdditional {
+	return s.AdditionalProps
+}
+
 // SetContent sets the value of Content.
 func (s *CreateChatCompletionStreamResponseChoicesItemLogprobs) SetContent(val OptNilChatCompletionTokenLogprobArray) {
 	s.Content = val
@@ -11452,6 +13636,22 @@ func (s *CreateChatCompletionStreamResponseChoicesItemLogprobs) SetContent(val O
 // SetRefusal sets the value of Refusal.
 func (s *CreateChatCompletionStreamResponseChoicesItemLogprobs) SetRefusal(val OptNilChatCompletionTokenLogprobArray) {
 	s.Refusal = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *CreateChatCompletionStreamResponseChoicesItemLogprobs) SetAdditionalProps(val CreateChatCompletionStreamResponseChoicesItemLogprobsAdditional) {
+	s.AdditionalProps = val
+}
+
+type CreateChatCompletionStreamResponseChoicesItemLogprobsAdditional map[string]jx.Raw
+
+func (s *CreateChatCompletionStreamResponseChoicesItemLogprobsAdditional) init() CreateChatCompletionStreamResponseChoicesItemLogprobsAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // The object type, which is always `chat.completion.chunk`.
@@ -11511,7 +13711,8 @@ type CreateModelResponseProperties struct {
 	// [Learn more]: /docs/guides/safety-best-practices#safety-identifiers
 	//
 	// Deprecated: schema marks this property as deprecated.
-	User OptNilString `json:"user"`
+	User            OptNilString `json:"user"`
+	AdditionalProps CreateModelResponsePropertiesAdditional
 }
 
 // GetMetadata returns the value of Metadata.
@@ -11559,6 +13760,11 @@ func (s *CreateModelResponseProperties) GetUser() OptNilString {
 	return s.User
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *CreateModelResponseProperties) GetAdditionalProps() CreateModelResponsePropertiesAdditional {
+	return s.AdditionalProps
+}
+
 // SetMetadata sets the value of Metadata.
 func (s *CreateModelResponseProperties) SetMetadata(val jx.Raw) {
 	s.Metadata = val
@@ -11602,6 +13808,22 @@ func (s *CreateModelResponseProperties) SetTopP(val OptNilFloat64) {
 // SetUser sets the value of User.
 func (s *CreateModelResponseProperties) SetUser(val OptNilString) {
 	s.User = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *CreateModelResponseProperties) SetAdditionalProps(val CreateModelResponsePropertiesAdditional) {
+	s.AdditionalProps = val
+}
+
+type CreateModelResponsePropertiesAdditional map[string]jx.Raw
+
+func (s *CreateModelResponsePropertiesAdditional) init() CreateModelResponsePropertiesAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // Deprecated. Use `prompt_cache_options.ttl` instead.
@@ -11707,7 +13929,8 @@ type CreateResponse struct {
 	Stream             OptNilBool                        `json:"stream"`
 	StreamOptions      OptNilResponseStreamOptions       `json:"stream_options"`
 	// Deprecated: schema marks this property as deprecated.
-	Truncation OptNilCreateResponseTruncation `json:"truncation"`
+	Truncation      OptNilCreateResponseTruncation `json:"truncation"`
+	AdditionalProps CreateResponseAdditional
 }
 
 // GetMetadata returns the value of Metadata.
@@ -11865,6 +14088,11 @@ func (s *CreateResponse) GetTruncation() OptNilCreateResponseTruncation {
 	return s.Truncation
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *CreateResponse) GetAdditionalProps() CreateResponseAdditional {
+	return s.AdditionalProps
+}
+
 // SetMetadata sets the value of Metadata.
 func (s *CreateResponse) SetMetadata(val jx.Raw) {
 	s.Metadata = val
@@ -12020,6 +14248,22 @@ func (s *CreateResponse) SetTruncation(val OptNilCreateResponseTruncation) {
 	s.Truncation = val
 }
 
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *CreateResponse) SetAdditionalProps(val CreateResponseAdditional) {
+	s.AdditionalProps = val
+}
+
+type CreateResponseAdditional map[string]jx.Raw
+
+func (s *CreateResponseAdditional) init() CreateResponseAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
+}
+
 // Deprecated. Use `prompt_cache_options.ttl` instead.
 //
 // The retention policy for the prompt cache. Set to `24h` to enable extended prompt caching, which
@@ -12132,7 +14376,8 @@ type CustomGrammarFormatParam struct {
 	Definition OptNilString         `json:"definition"`
 	Syntax     OptNilGrammarSyntax1 `json:"syntax"`
 	// Grammar format. Always `grammar`.
-	Type OptNilCustomGrammarFormatParamType `json:"type"`
+	Type            OptNilCustomGrammarFormatParamType `json:"type"`
+	AdditionalProps CustomGrammarFormatParamAdditional
 }
 
 // GetDefinition returns the value of Definition.
@@ -12150,6 +14395,11 @@ func (s *CustomGrammarFormatParam) GetType() OptNilCustomGrammarFormatParamType 
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *CustomGrammarFormatParam) GetAdditionalProps() CustomGrammarFormatParamAdditional {
+	return s.AdditionalProps
+}
+
 // SetDefinition sets the value of Definition.
 func (s *CustomGrammarFormatParam) SetDefinition(val OptNilString) {
 	s.Definition = val
@@ -12163,6 +14413,22 @@ func (s *CustomGrammarFormatParam) SetSyntax(val OptNilGrammarSyntax1) {
 // SetType sets the value of Type.
 func (s *CustomGrammarFormatParam) SetType(val OptNilCustomGrammarFormatParamType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *CustomGrammarFormatParam) SetAdditionalProps(val CustomGrammarFormatParamAdditional) {
+	s.AdditionalProps = val
+}
+
+type CustomGrammarFormatParamAdditional map[string]jx.Raw
+
+func (s *CustomGrammarFormatParamAdditional) init() CustomGrammarFormatParamAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // Grammar format. Always `grammar`.
@@ -12204,7 +14470,8 @@ func (s *CustomGrammarFormatParamType) UnmarshalText(data []byte) error {
 // Ref: #/components/schemas/CustomTextFormatParam
 type CustomTextFormatParam struct {
 	// Unconstrained text format. Always `text`.
-	Type OptNilCustomTextFormatParamType `json:"type"`
+	Type            OptNilCustomTextFormatParamType `json:"type"`
+	AdditionalProps CustomTextFormatParamAdditional
 }
 
 // GetType returns the value of Type.
@@ -12212,9 +14479,30 @@ func (s *CustomTextFormatParam) GetType() OptNilCustomTextFormatParamType {
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *CustomTextFormatParam) GetAdditionalProps() CustomTextFormatParamAdditional {
+	return s.AdditionalProps
+}
+
 // SetType sets the value of Type.
 func (s *CustomTextFormatParam) SetType(val OptNilCustomTextFormatParamType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *CustomTextFormatParam) SetAdditionalProps(val CustomTextFormatParamAdditional) {
+	s.AdditionalProps = val
+}
+
+type CustomTextFormatParamAdditional map[string]jx.Raw
+
+func (s *CustomTextFormatParamAdditional) init() CustomTextFormatParamAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // Unconstrained text format. Always `text`.
@@ -12267,7 +14555,8 @@ type CustomToolCall struct {
 	// The namespace of the custom tool being called.
 	Namespace OptNilString `json:"namespace"`
 	// The type of the custom tool call. Always `custom_tool_call`.
-	Type OptNilCustomToolCallType `json:"type"`
+	Type            OptNilCustomToolCallType `json:"type"`
+	AdditionalProps CustomToolCallAdditional
 }
 
 // GetCallID returns the value of CallID.
@@ -12305,6 +14594,11 @@ func (s *CustomToolCall) GetType() OptNilCustomToolCallType {
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *CustomToolCall) GetAdditionalProps() CustomToolCallAdditional {
+	return s.AdditionalProps
+}
+
 // SetCallID sets the value of CallID.
 func (s *CustomToolCall) SetCallID(val OptNilString) {
 	s.CallID = val
@@ -12340,6 +14634,22 @@ func (s *CustomToolCall) SetType(val OptNilCustomToolCallType) {
 	s.Type = val
 }
 
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *CustomToolCall) SetAdditionalProps(val CustomToolCallAdditional) {
+	s.AdditionalProps = val
+}
+
+type CustomToolCallAdditional map[string]jx.Raw
+
+func (s *CustomToolCallAdditional) init() CustomToolCallAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
+}
+
 // The output of a custom tool call from your code, being sent back to the model.
 // Ref: #/components/schemas/CustomToolCallOutput
 type CustomToolCallOutput struct {
@@ -12352,7 +14662,8 @@ type CustomToolCallOutput struct {
 	// content.
 	Output OptCustomToolCallOutputOutput `json:"output"`
 	// The type of the custom tool call output. Always `custom_tool_call_output`.
-	Type OptNilCustomToolCallOutputType `json:"type"`
+	Type            OptNilCustomToolCallOutputType `json:"type"`
+	AdditionalProps CustomToolCallOutputAdditional
 }
 
 // GetCallID returns the value of CallID.
@@ -12380,6 +14691,11 @@ func (s *CustomToolCallOutput) GetType() OptNilCustomToolCallOutputType {
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *CustomToolCallOutput) GetAdditionalProps() CustomToolCallOutputAdditional {
+	return s.AdditionalProps
+}
+
 // SetCallID sets the value of CallID.
 func (s *CustomToolCallOutput) SetCallID(val OptNilString) {
 	s.CallID = val
@@ -12403,6 +14719,22 @@ func (s *CustomToolCallOutput) SetOutput(val OptCustomToolCallOutputOutput) {
 // SetType sets the value of Type.
 func (s *CustomToolCallOutput) SetType(val OptNilCustomToolCallOutputType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *CustomToolCallOutput) SetAdditionalProps(val CustomToolCallOutputAdditional) {
+	s.AdditionalProps = val
+}
+
+type CustomToolCallOutputAdditional map[string]jx.Raw
+
+func (s *CustomToolCallOutputAdditional) init() CustomToolCallOutputAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // The output from the custom tool call generated by your code. Can be a string or an list of output
@@ -12517,7 +14849,8 @@ type CustomToolCallOutputResource struct {
 	Output OptCustomToolCallOutputResourceOutput `json:"output"`
 	Status OptNilFunctionCallOutputStatusEnum    `json:"status"`
 	// The type of the custom tool call output. Always `custom_tool_call_output`.
-	Type OptNilCustomToolCallOutputResourceType `json:"type"`
+	Type            OptNilCustomToolCallOutputResourceType `json:"type"`
+	AdditionalProps CustomToolCallOutputResourceAdditional
 }
 
 // GetCallID returns the value of CallID.
@@ -12555,6 +14888,11 @@ func (s *CustomToolCallOutputResource) GetType() OptNilCustomToolCallOutputResou
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *CustomToolCallOutputResource) GetAdditionalProps() CustomToolCallOutputResourceAdditional {
+	return s.AdditionalProps
+}
+
 // SetCallID sets the value of CallID.
 func (s *CustomToolCallOutputResource) SetCallID(val OptNilString) {
 	s.CallID = val
@@ -12588,6 +14926,22 @@ func (s *CustomToolCallOutputResource) SetStatus(val OptNilFunctionCallOutputSta
 // SetType sets the value of Type.
 func (s *CustomToolCallOutputResource) SetType(val OptNilCustomToolCallOutputResourceType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *CustomToolCallOutputResource) SetAdditionalProps(val CustomToolCallOutputResourceAdditional) {
+	s.AdditionalProps = val
+}
+
+type CustomToolCallOutputResourceAdditional map[string]jx.Raw
+
+func (s *CustomToolCallOutputResourceAdditional) init() CustomToolCallOutputResourceAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // The output from the custom tool call generated by your code. Can be a string or an list of output
@@ -12777,7 +15131,8 @@ type CustomToolCallResource struct {
 	Namespace OptNilString             `json:"namespace"`
 	Status    OptNilFunctionCallStatus `json:"status"`
 	// The type of the custom tool call. Always `custom_tool_call`.
-	Type OptNilCustomToolCallResourceType `json:"type"`
+	Type            OptNilCustomToolCallResourceType `json:"type"`
+	AdditionalProps CustomToolCallResourceAdditional
 }
 
 // GetCallID returns the value of CallID.
@@ -12825,6 +15180,11 @@ func (s *CustomToolCallResource) GetType() OptNilCustomToolCallResourceType {
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *CustomToolCallResource) GetAdditionalProps() CustomToolCallResourceAdditional {
+	return s.AdditionalProps
+}
+
 // SetCallID sets the value of CallID.
 func (s *CustomToolCallResource) SetCallID(val OptNilString) {
 	s.CallID = val
@@ -12868,6 +15228,22 @@ func (s *CustomToolCallResource) SetStatus(val OptNilFunctionCallStatus) {
 // SetType sets the value of Type.
 func (s *CustomToolCallResource) SetType(val OptNilCustomToolCallResourceType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *CustomToolCallResource) SetAdditionalProps(val CustomToolCallResourceAdditional) {
+	s.AdditionalProps = val
+}
+
+type CustomToolCallResourceAdditional map[string]jx.Raw
+
+func (s *CustomToolCallResourceAdditional) init() CustomToolCallResourceAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // The type of the custom tool call. Always `custom_tool_call`.
@@ -12946,7 +15322,8 @@ type CustomToolChatCompletions struct {
 	// Properties of the custom tool.
 	Custom OptNilCustomToolChatCompletionsCustom `json:"custom"`
 	// The type of the custom tool. Always `custom`.
-	Type OptNilCustomToolChatCompletionsType `json:"type"`
+	Type            OptNilCustomToolChatCompletionsType `json:"type"`
+	AdditionalProps CustomToolChatCompletionsAdditional
 }
 
 // GetCustom returns the value of Custom.
@@ -12959,6 +15336,11 @@ func (s *CustomToolChatCompletions) GetType() OptNilCustomToolChatCompletionsTyp
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *CustomToolChatCompletions) GetAdditionalProps() CustomToolChatCompletionsAdditional {
+	return s.AdditionalProps
+}
+
 // SetCustom sets the value of Custom.
 func (s *CustomToolChatCompletions) SetCustom(val OptNilCustomToolChatCompletionsCustom) {
 	s.Custom = val
@@ -12969,6 +15351,22 @@ func (s *CustomToolChatCompletions) SetType(val OptNilCustomToolChatCompletionsT
 	s.Type = val
 }
 
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *CustomToolChatCompletions) SetAdditionalProps(val CustomToolChatCompletionsAdditional) {
+	s.AdditionalProps = val
+}
+
+type CustomToolChatCompletionsAdditional map[string]jx.Raw
+
+func (s *CustomToolChatCompletionsAdditional) init() CustomToolChatCompletionsAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
+}
+
 // Properties of the custom tool.
 type CustomToolChatCompletionsCustom struct {
 	// Optional description of the custom tool, used to provide more context.
@@ -12976,7 +15374,8 @@ type CustomToolChatCompletionsCustom struct {
 	// The input format for the custom tool. Default is unconstrained text.
 	Format OptCustomToolChatCompletionsCustomFormat `json:"format"`
 	// The name of the custom tool, used to identify it in tool calls.
-	Name OptNilString `json:"name"`
+	Name            OptNilString `json:"name"`
+	AdditionalProps CustomToolChatCompletionsCustomAdditional
 }
 
 // GetDescription returns the value of Description.
@@ -12994,6 +15393,11 @@ func (s *CustomToolChatCompletionsCustom) GetName() OptNilString {
 	return s.Name
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *CustomToolChatCompletionsCustom) GetAdditionalProps() CustomToolChatCompletionsCustomAdditional {
+	return s.AdditionalProps
+}
+
 // SetDescription sets the value of Description.
 func (s *CustomToolChatCompletionsCustom) SetDescription(val OptNilString) {
 	s.Description = val
@@ -13007,6 +15411,22 @@ func (s *CustomToolChatCompletionsCustom) SetFormat(val OptCustomToolChatComplet
 // SetName sets the value of Name.
 func (s *CustomToolChatCompletionsCustom) SetName(val OptNilString) {
 	s.Name = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *CustomToolChatCompletionsCustom) SetAdditionalProps(val CustomToolChatCompletionsCustomAdditional) {
+	s.AdditionalProps = val
+}
+
+type CustomToolChatCompletionsCustomAdditional map[string]jx.Raw
+
+func (s *CustomToolChatCompletionsCustomAdditional) init() CustomToolChatCompletionsCustomAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // The input format for the custom tool. Default is unconstrained text.
@@ -13085,7 +15505,8 @@ type CustomToolChatCompletionsCustomFormatGrammar struct {
 	// Your chosen grammar.
 	Grammar OptNilCustomToolChatCompletionsCustomFormatGrammarGrammar `json:"grammar"`
 	// Grammar format. Always `grammar`.
-	Type OptNilCustomToolChatCompletionsCustomFormatGrammarType `json:"type"`
+	Type            OptNilCustomToolChatCompletionsCustomFormatGrammarType `json:"type"`
+	AdditionalProps CustomToolChatCompletionsCustomFormatGrammarAdditional
 }
 
 // GetGrammar returns the value of Grammar.
@@ -13098,6 +15519,11 @@ func (s *CustomToolChatCompletionsCustomFormatGrammar) GetType() OptNilCustomToo
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *CustomToolChatCompletionsCustomFormatGrammar) GetAdditionalProps() CustomToolChatCompletionsCustomFormatGrammarAdditional {
+	return s.AdditionalProps
+}
+
 // SetGrammar sets the value of Grammar.
 func (s *CustomToolChatCompletionsCustomFormatGrammar) SetGrammar(val OptNilCustomToolChatCompletionsCustomFormatGrammarGrammar) {
 	s.Grammar = val
@@ -13108,12 +15534,29 @@ func (s *CustomToolChatCompletionsCustomFormatGrammar) SetType(val OptNilCustomT
 	s.Type = val
 }
 
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *CustomToolChatCompletionsCustomFormatGrammar) SetAdditionalProps(val CustomToolChatCompletionsCustomFormatGrammarAdditional) {
+	s.AdditionalProps = val
+}
+
+type CustomToolChatCompletionsCustomFormatGrammarAdditional map[string]jx.Raw
+
+func (s *CustomToolChatCompletionsCustomFormatGrammarAdditional) init() CustomToolChatCompletionsCustomFormatGrammarAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
+}
+
 // Your chosen grammar.
 type CustomToolChatCompletionsCustomFormatGrammarGrammar struct {
 	// The grammar definition.
 	Definition OptNilString `json:"definition"`
 	// The syntax of the grammar definition. One of `lark` or `regex`.
-	Syntax OptNilCustomToolChatCompletionsCustomFormatGrammarGrammarSyntax `json:"syntax"`
+	Syntax          OptNilCustomToolChatCompletionsCustomFormatGrammarGrammarSyntax `json:"syntax"`
+	AdditionalProps CustomToolChatCompletionsCustomFormatGrammarGrammarAdditional
 }
 
 // GetDefinition returns the value of Definition.
@@ -13126,6 +15569,11 @@ func (s *CustomToolChatCompletionsCustomFormatGrammarGrammar) GetSyntax() OptNil
 	return s.Syntax
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *CustomToolChatCompletionsCustomFormatGrammarGrammar) GetAdditionalProps() CustomToolChatCompletionsCustomFormatGrammarGrammarAdditional {
+	return s.AdditionalProps
+}
+
 // SetDefinition sets the value of Definition.
 func (s *CustomToolChatCompletionsCustomFormatGrammarGrammar) SetDefinition(val OptNilString) {
 	s.Definition = val
@@ -13134,6 +15582,22 @@ func (s *CustomToolChatCompletionsCustomFormatGrammarGrammar) SetDefinition(val 
 // SetSyntax sets the value of Syntax.
 func (s *CustomToolChatCompletionsCustomFormatGrammarGrammar) SetSyntax(val OptNilCustomToolChatCompletionsCustomFormatGrammarGrammarSyntax) {
 	s.Syntax = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *CustomToolChatCompletionsCustomFormatGrammarGrammar) SetAdditionalProps(val CustomToolChatCompletionsCustomFormatGrammarGrammarAdditional) {
+	s.AdditionalProps = val
+}
+
+type CustomToolChatCompletionsCustomFormatGrammarGrammarAdditional map[string]jx.Raw
+
+func (s *CustomToolChatCompletionsCustomFormatGrammarGrammarAdditional) init() CustomToolChatCompletionsCustomFormatGrammarGrammarAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // The syntax of the grammar definition. One of `lark` or `regex`.
@@ -13217,7 +15681,8 @@ func (s *CustomToolChatCompletionsCustomFormatGrammarType) UnmarshalText(data []
 // Ref: #/components/schemas/CustomToolChatCompletionsCustomFormatText
 type CustomToolChatCompletionsCustomFormatText struct {
 	// Unconstrained text format. Always `text`.
-	Type OptNilCustomToolChatCompletionsCustomFormatTextType `json:"type"`
+	Type            OptNilCustomToolChatCompletionsCustomFormatTextType `json:"type"`
+	AdditionalProps CustomToolChatCompletionsCustomFormatTextAdditional
 }
 
 // GetType returns the value of Type.
@@ -13225,9 +15690,30 @@ func (s *CustomToolChatCompletionsCustomFormatText) GetType() OptNilCustomToolCh
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *CustomToolChatCompletionsCustomFormatText) GetAdditionalProps() CustomToolChatCompletionsCustomFormatTextAdditional {
+	return s.AdditionalProps
+}
+
 // SetType sets the value of Type.
 func (s *CustomToolChatCompletionsCustomFormatText) SetType(val OptNilCustomToolChatCompletionsCustomFormatTextType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *CustomToolChatCompletionsCustomFormatText) SetAdditionalProps(val CustomToolChatCompletionsCustomFormatTextAdditional) {
+	s.AdditionalProps = val
+}
+
+type CustomToolChatCompletionsCustomFormatTextAdditional map[string]jx.Raw
+
+func (s *CustomToolChatCompletionsCustomFormatTextAdditional) init() CustomToolChatCompletionsCustomFormatTextAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // Unconstrained text format. Always `text`.
@@ -13315,7 +15801,8 @@ type CustomToolParam struct {
 	// The name of the custom tool, used to identify it in tool calls.
 	Name OptNilString `json:"name"`
 	// The type of the custom tool. Always `custom`.
-	Type OptNilCustomToolParamType `json:"type"`
+	Type            OptNilCustomToolParamType `json:"type"`
+	AdditionalProps CustomToolParamAdditional
 }
 
 // GetAllowedCallers returns the value of AllowedCallers.
@@ -13348,6 +15835,11 @@ func (s *CustomToolParam) GetType() OptNilCustomToolParamType {
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *CustomToolParam) GetAdditionalProps() CustomToolParamAdditional {
+	return s.AdditionalProps
+}
+
 // SetAllowedCallers sets the value of AllowedCallers.
 func (s *CustomToolParam) SetAllowedCallers(val OptNilCallableToolAllowedCallerArray) {
 	s.AllowedCallers = val
@@ -13376,6 +15868,22 @@ func (s *CustomToolParam) SetName(val OptNilString) {
 // SetType sets the value of Type.
 func (s *CustomToolParam) SetType(val OptNilCustomToolParamType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *CustomToolParam) SetAdditionalProps(val CustomToolParamAdditional) {
+	s.AdditionalProps = val
+}
+
+type CustomToolParamAdditional map[string]jx.Raw
+
+func (s *CustomToolParamAdditional) init() CustomToolParamAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // The input format for the custom tool. Default is unconstrained text.
@@ -13546,7 +16054,8 @@ func (s *DetailEnum) UnmarshalText(data []byte) error {
 
 // Ref: #/components/schemas/DirectToolCallCaller
 type DirectToolCallCaller struct {
-	Type OptNilDirectToolCallCallerType `json:"type"`
+	Type            OptNilDirectToolCallCallerType `json:"type"`
+	AdditionalProps DirectToolCallCallerAdditional
 }
 
 // GetType returns the value of Type.
@@ -13554,15 +16063,37 @@ func (s *DirectToolCallCaller) GetType() OptNilDirectToolCallCallerType {
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *DirectToolCallCaller) GetAdditionalProps() DirectToolCallCallerAdditional {
+	return s.AdditionalProps
+}
+
 // SetType sets the value of Type.
 func (s *DirectToolCallCaller) SetType(val OptNilDirectToolCallCallerType) {
 	s.Type = val
 }
 
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *DirectToolCallCaller) SetAdditionalProps(val DirectToolCallCallerAdditional) {
+	s.AdditionalProps = val
+}
+
+type DirectToolCallCallerAdditional map[string]jx.Raw
+
+func (s *DirectToolCallCallerAdditional) init() DirectToolCallCallerAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
+}
+
 // Ref: #/components/schemas/DirectToolCallCallerParam
 type DirectToolCallCallerParam struct {
 	// The caller type. Always `direct`.
-	Type OptNilDirectToolCallCallerParamType `json:"type"`
+	Type            OptNilDirectToolCallCallerParamType `json:"type"`
+	AdditionalProps DirectToolCallCallerParamAdditional
 }
 
 // GetType returns the value of Type.
@@ -13570,9 +16101,30 @@ func (s *DirectToolCallCallerParam) GetType() OptNilDirectToolCallCallerParamTyp
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *DirectToolCallCallerParam) GetAdditionalProps() DirectToolCallCallerParamAdditional {
+	return s.AdditionalProps
+}
+
 // SetType sets the value of Type.
 func (s *DirectToolCallCallerParam) SetType(val OptNilDirectToolCallCallerParamType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *DirectToolCallCallerParam) SetAdditionalProps(val DirectToolCallCallerParamAdditional) {
+	s.AdditionalProps = val
+}
+
+type DirectToolCallCallerParamAdditional map[string]jx.Raw
+
+func (s *DirectToolCallCallerParamAdditional) init() DirectToolCallCallerParamAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // The caller type. Always `direct`.
@@ -13653,7 +16205,8 @@ type DoubleClickAction struct {
 	// The x-coordinate where the double click occurred.
 	X OptNilInt `json:"x"`
 	// The y-coordinate where the double click occurred.
-	Y OptNilInt `json:"y"`
+	Y               OptNilInt `json:"y"`
+	AdditionalProps DoubleClickActionAdditional
 }
 
 // GetKeys returns the value of Keys.
@@ -13676,6 +16229,11 @@ func (s *DoubleClickAction) GetY() OptNilInt {
 	return s.Y
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *DoubleClickAction) GetAdditionalProps() DoubleClickActionAdditional {
+	return s.AdditionalProps
+}
+
 // SetKeys sets the value of Keys.
 func (s *DoubleClickAction) SetKeys(val OptNilStringArray) {
 	s.Keys = val
@@ -13694,6 +16252,22 @@ func (s *DoubleClickAction) SetX(val OptNilInt) {
 // SetY sets the value of Y.
 func (s *DoubleClickAction) SetY(val OptNilInt) {
 	s.Y = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *DoubleClickAction) SetAdditionalProps(val DoubleClickActionAdditional) {
+	s.AdditionalProps = val
+}
+
+type DoubleClickActionAdditional map[string]jx.Raw
+
+func (s *DoubleClickActionAdditional) init() DoubleClickActionAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // Specifies the event type. For a double click action, this property is always set to `double_click`.
@@ -13742,9 +16316,10 @@ type DragParam struct {
 	// 	  { x: 100, y: 200 },
 	// 	  { x: 200, y: 300 }
 	// 	]
-	Path OptNilCoordParamArray `json:"path"`
+	Path []CoordParam `json:"path" transponder:"encode-empty"`
 	// Specifies the event type. For a drag action, this property is always set to `drag`.
-	Type OptNilDragParamType `json:"type"`
+	Type            OptNilDragParamType `json:"type"`
+	AdditionalProps DragParamAdditional
 }
 
 // GetKeys returns the value of Keys.
@@ -13753,7 +16328,7 @@ func (s *DragParam) GetKeys() OptNilStringArray {
 }
 
 // GetPath returns the value of Path.
-func (s *DragParam) GetPath() OptNilCoordParamArray {
+func (s *DragParam) GetPath() []CoordParam {
 	return s.Path
 }
 
@@ -13762,19 +16337,40 @@ func (s *DragParam) GetType() OptNilDragParamType {
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *DragParam) GetAdditionalProps() DragParamAdditional {
+	return s.AdditionalProps
+}
+
 // SetKeys sets the value of Keys.
 func (s *DragParam) SetKeys(val OptNilStringArray) {
 	s.Keys = val
 }
 
 // SetPath sets the value of Path.
-func (s *DragParam) SetPath(val OptNilCoordParamArray) {
+func (s *DragParam) SetPath(val []CoordParam) {
 	s.Path = val
 }
 
 // SetType sets the value of Type.
 func (s *DragParam) SetType(val OptNilDragParamType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *DragParam) SetAdditionalProps(val DragParamAdditional) {
+	s.AdditionalProps = val
+}
+
+type DragParamAdditional map[string]jx.Raw
+
+func (s *DragParamAdditional) init() DragParamAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // Specifies the event type. For a drag action, this property is always set to `drag`.
@@ -13825,7 +16421,8 @@ type EasyInputMessage struct {
 	// The role of the message input. One of `user`, `assistant`, `system`, or `developer`.
 	Role OptNilEasyInputMessageRole `json:"role"`
 	// The type of the message input. Always `message`.
-	Type OptNilEasyInputMessageType `json:"type"`
+	Type            OptNilEasyInputMessageType `json:"type"`
+	AdditionalProps EasyInputMessageAdditional
 }
 
 // GetContent returns the value of Content.
@@ -13848,6 +16445,11 @@ func (s *EasyInputMessage) GetType() OptNilEasyInputMessageType {
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *EasyInputMessage) GetAdditionalProps() EasyInputMessageAdditional {
+	return s.AdditionalProps
+}
+
 // SetContent sets the value of Content.
 func (s *EasyInputMessage) SetContent(val OptEasyInputMessageContent) {
 	s.Content = val
@@ -13866,6 +16468,22 @@ func (s *EasyInputMessage) SetRole(val OptNilEasyInputMessageRole) {
 // SetType sets the value of Type.
 func (s *EasyInputMessage) SetType(val OptNilEasyInputMessageType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *EasyInputMessage) SetAdditionalProps(val EasyInputMessageAdditional) {
+	s.AdditionalProps = val
+}
+
+type EasyInputMessageAdditional map[string]jx.Raw
+
+func (s *EasyInputMessageAdditional) init() EasyInputMessageAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // Text, image, or audio input to the model, used to generate a response. Can also contain previous
@@ -14056,10 +16674,11 @@ func (s *EasyInputMessageType) UnmarshalText(data []byte) error {
 
 // Ref: #/components/schemas/Error
 type Error struct {
-	Code    OptNilString `json:"code"`
-	Message OptNilString `json:"message"`
-	Param   OptNilString `json:"param"`
-	Type    OptNilString `json:"type"`
+	Code            OptNilString `json:"code"`
+	Message         OptNilString `json:"message"`
+	Param           OptNilString `json:"param"`
+	Type            OptNilString `json:"type"`
+	AdditionalProps ErrorAdditional
 }
 
 // GetCode returns the value of Code.
@@ -14082,6 +16701,11 @@ func (s *Error) GetType() OptNilString {
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *Error) GetAdditionalProps() ErrorAdditional {
+	return s.AdditionalProps
+}
+
 // SetCode sets the value of Code.
 func (s *Error) SetCode(val OptNilString) {
 	s.Code = val
@@ -14102,11 +16726,28 @@ func (s *Error) SetType(val OptNilString) {
 	s.Type = val
 }
 
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *Error) SetAdditionalProps(val ErrorAdditional) {
+	s.AdditionalProps = val
+}
+
 func (*Error) deleteResponseRes() {}
+
+type ErrorAdditional map[string]jx.Raw
+
+func (s *ErrorAdditional) init() ErrorAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
+}
 
 // Ref: #/components/schemas/ErrorResponse
 type ErrorResponse struct {
-	Error OptNilError `json:"error"`
+	Error           OptNilError `json:"error"`
+	AdditionalProps ErrorResponseAdditional
 }
 
 // GetError returns the value of Error.
@@ -14114,9 +16755,30 @@ func (s *ErrorResponse) GetError() OptNilError {
 	return s.Error
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ErrorResponse) GetAdditionalProps() ErrorResponseAdditional {
+	return s.AdditionalProps
+}
+
 // SetError sets the value of Error.
 func (s *ErrorResponse) SetError(val OptNilError) {
 	s.Error = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ErrorResponse) SetAdditionalProps(val ErrorResponseAdditional) {
+	s.AdditionalProps = val
+}
+
+type ErrorResponseAdditional map[string]jx.Raw
+
+func (s *ErrorResponseAdditional) init() ErrorResponseAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // A citation to a file.
@@ -14129,7 +16791,8 @@ type FileCitationBody struct {
 	// The index of the file in the list of files.
 	Index OptNilInt `json:"index"`
 	// The type of the file citation. Always `file_citation`.
-	Type OptNilFileCitationBodyType `json:"type"`
+	Type            OptNilFileCitationBodyType `json:"type"`
+	AdditionalProps FileCitationBodyAdditional
 }
 
 // GetFileID returns the value of FileID.
@@ -14152,6 +16815,11 @@ func (s *FileCitationBody) GetType() OptNilFileCitationBodyType {
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *FileCitationBody) GetAdditionalProps() FileCitationBodyAdditional {
+	return s.AdditionalProps
+}
+
 // SetFileID sets the value of FileID.
 func (s *FileCitationBody) SetFileID(val OptNilString) {
 	s.FileID = val
@@ -14170,6 +16838,22 @@ func (s *FileCitationBody) SetIndex(val OptNilInt) {
 // SetType sets the value of Type.
 func (s *FileCitationBody) SetType(val OptNilFileCitationBodyType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *FileCitationBody) SetAdditionalProps(val FileCitationBodyAdditional) {
+	s.AdditionalProps = val
+}
+
+type FileCitationBodyAdditional map[string]jx.Raw
+
+func (s *FileCitationBodyAdditional) init() FileCitationBodyAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // The type of the file citation. Always `file_citation`.
@@ -14313,7 +16997,8 @@ type FilePath struct {
 	// The index of the file in the list of files.
 	Index OptNilInt `json:"index"`
 	// The type of the file path. Always `file_path`.
-	Type OptNilFilePathType `json:"type"`
+	Type            OptNilFilePathType `json:"type"`
+	AdditionalProps FilePathAdditional
 }
 
 // GetFileID returns the value of FileID.
@@ -14331,6 +17016,11 @@ func (s *FilePath) GetType() OptNilFilePathType {
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *FilePath) GetAdditionalProps() FilePathAdditional {
+	return s.AdditionalProps
+}
+
 // SetFileID sets the value of FileID.
 func (s *FilePath) SetFileID(val OptNilString) {
 	s.FileID = val
@@ -14344,6 +17034,22 @@ func (s *FilePath) SetIndex(val OptNilInt) {
 // SetType sets the value of Type.
 func (s *FilePath) SetType(val OptNilFilePathType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *FilePath) SetAdditionalProps(val FilePathAdditional) {
+	s.AdditionalProps = val
+}
+
+type FilePathAdditional map[string]jx.Raw
+
+func (s *FilePathAdditional) init() FilePathAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // The type of the file path. Always `file_path`.
@@ -14394,7 +17100,8 @@ type FileSearchTool struct {
 	// The type of the file search tool. Always `file_search`.
 	Type OptNilFileSearchToolType `json:"type"`
 	// The IDs of the vector stores to search.
-	VectorStoreIds OptNilStringArray `json:"vector_store_ids"`
+	VectorStoreIds  []string `json:"vector_store_ids" transponder:"encode-empty"`
+	AdditionalProps FileSearchToolAdditional
 }
 
 // GetFilters returns the value of Filters.
@@ -14418,8 +17125,13 @@ func (s *FileSearchTool) GetType() OptNilFileSearchToolType {
 }
 
 // GetVectorStoreIds returns the value of VectorStoreIds.
-func (s *FileSearchTool) GetVectorStoreIds() OptNilStringArray {
+func (s *FileSearchTool) GetVectorStoreIds() []string {
 	return s.VectorStoreIds
+}
+
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *FileSearchTool) GetAdditionalProps() FileSearchToolAdditional {
+	return s.AdditionalProps
 }
 
 // SetFilters sets the value of Filters.
@@ -14443,8 +17155,24 @@ func (s *FileSearchTool) SetType(val OptNilFileSearchToolType) {
 }
 
 // SetVectorStoreIds sets the value of VectorStoreIds.
-func (s *FileSearchTool) SetVectorStoreIds(val OptNilStringArray) {
+func (s *FileSearchTool) SetVectorStoreIds(val []string) {
 	s.VectorStoreIds = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *FileSearchTool) SetAdditionalProps(val FileSearchToolAdditional) {
+	s.AdditionalProps = val
+}
+
+type FileSearchToolAdditional map[string]jx.Raw
+
+func (s *FileSearchToolAdditional) init() FileSearchToolAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // The results of a file search tool call. See the [file search guide] for more information.
@@ -14455,13 +17183,14 @@ type FileSearchToolCall struct {
 	// The unique ID of the file search tool call.
 	ID OptNilString `json:"id"`
 	// The queries used to search for files.
-	Queries OptNilStringArray                        `json:"queries"`
+	Queries []string                                 `json:"queries" transponder:"encode-empty"`
 	Results OptNilFileSearchToolCallResultsItemArray `json:"results"`
 	// The status of the file search tool call. One of `in_progress`, `searching`, `incomplete` or
 	// `failed`,.
 	Status OptNilFileSearchToolCallStatus `json:"status"`
 	// The type of the file search tool call. Always `file_search_call`.
-	Type OptNilFileSearchToolCallType `json:"type"`
+	Type            OptNilFileSearchToolCallType `json:"type"`
+	AdditionalProps FileSearchToolCallAdditional
 }
 
 // GetID returns the value of ID.
@@ -14470,7 +17199,7 @@ func (s *FileSearchToolCall) GetID() OptNilString {
 }
 
 // GetQueries returns the value of Queries.
-func (s *FileSearchToolCall) GetQueries() OptNilStringArray {
+func (s *FileSearchToolCall) GetQueries() []string {
 	return s.Queries
 }
 
@@ -14489,13 +17218,18 @@ func (s *FileSearchToolCall) GetType() OptNilFileSearchToolCallType {
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *FileSearchToolCall) GetAdditionalProps() FileSearchToolCallAdditional {
+	return s.AdditionalProps
+}
+
 // SetID sets the value of ID.
 func (s *FileSearchToolCall) SetID(val OptNilString) {
 	s.ID = val
 }
 
 // SetQueries sets the value of Queries.
-func (s *FileSearchToolCall) SetQueries(val OptNilStringArray) {
+func (s *FileSearchToolCall) SetQueries(val []string) {
 	s.Queries = val
 }
 
@@ -14514,6 +17248,22 @@ func (s *FileSearchToolCall) SetType(val OptNilFileSearchToolCallType) {
 	s.Type = val
 }
 
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *FileSearchToolCall) SetAdditionalProps(val FileSearchToolCallAdditional) {
+	s.AdditionalProps = val
+}
+
+type FileSearchToolCallAdditional map[string]jx.Raw
+
+func (s *FileSearchToolCallAdditional) init() FileSearchToolCallAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
+}
+
 type FileSearchToolCallResultsItem struct {
 	Attributes jx.Raw `json:"attributes"`
 	// The unique ID of the file.
@@ -14523,7 +17273,8 @@ type FileSearchToolCallResultsItem struct {
 	// The relevance score of the file - a value between 0 and 1.
 	Score OptNilFloat32 `json:"score"`
 	// The text that was retrieved from the file.
-	Text OptNilString `json:"text"`
+	Text            OptNilString `json:"text"`
+	AdditionalProps FileSearchToolCallResultsItemAdditional
 }
 
 // GetAttributes returns the value of Attributes.
@@ -14551,6 +17302,11 @@ func (s *FileSearchToolCallResultsItem) GetText() OptNilString {
 	return s.Text
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *FileSearchToolCallResultsItem) GetAdditionalProps() FileSearchToolCallResultsItemAdditional {
+	return s.AdditionalProps
+}
+
 // SetAttributes sets the value of Attributes.
 func (s *FileSearchToolCallResultsItem) SetAttributes(val jx.Raw) {
 	s.Attributes = val
@@ -14574,6 +17330,22 @@ func (s *FileSearchToolCallResultsItem) SetScore(val OptNilFloat32) {
 // SetText sets the value of Text.
 func (s *FileSearchToolCallResultsItem) SetText(val OptNilString) {
 	s.Text = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *FileSearchToolCallResultsItem) SetAdditionalProps(val FileSearchToolCallResultsItemAdditional) {
+	s.AdditionalProps = val
+}
+
+type FileSearchToolCallResultsItemAdditional map[string]jx.Raw
+
+func (s *FileSearchToolCallResultsItemAdditional) init() FileSearchToolCallResultsItemAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // The status of the file search tool call. One of `in_progress`, `searching`, `incomplete` or
@@ -15021,7 +17793,8 @@ type FunctionCallOutputItemParam struct {
 	Output OptFunctionCallOutputItemParamOutput `json:"output"`
 	Status OptNilFunctionCallItemStatus         `json:"status"`
 	// The type of the function tool call output. Always `function_call_output`.
-	Type OptNilFunctionCallOutputItemParamType `json:"type"`
+	Type            OptNilFunctionCallOutputItemParamType `json:"type"`
+	AdditionalProps FunctionCallOutputItemParamAdditional
 }
 
 // GetCallID returns the value of CallID.
@@ -15064,6 +17837,11 @@ func (s *FunctionCallOutputItemParam) GetType() OptNilFunctionCallOutputItemPara
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *FunctionCallOutputItemParam) GetAdditionalProps() FunctionCallOutputItemParamAdditional {
+	return s.AdditionalProps
+}
+
 // SetCallID sets the value of CallID.
 func (s *FunctionCallOutputItemParam) SetCallID(val OptNilString) {
 	s.CallID = val
@@ -15102,6 +17880,22 @@ func (s *FunctionCallOutputItemParam) SetStatus(val OptNilFunctionCallItemStatus
 // SetType sets the value of Type.
 func (s *FunctionCallOutputItemParam) SetType(val OptNilFunctionCallOutputItemParamType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *FunctionCallOutputItemParam) SetAdditionalProps(val FunctionCallOutputItemParamAdditional) {
+	s.AdditionalProps = val
+}
+
+type FunctionCallOutputItemParamAdditional map[string]jx.Raw
+
+func (s *FunctionCallOutputItemParamAdditional) init() FunctionCallOutputItemParamAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // Text, image, or file output of the function tool call.
@@ -15448,8 +18242,9 @@ type FunctionObject struct {
 	//
 	// [guide]: /docs/guides/function-calling
 	// [JSON Schema reference]: https://json-schema.org/understanding-json-schema/
-	Parameters jx.Raw     `json:"parameters"`
-	Strict     OptNilBool `json:"strict"`
+	Parameters      jx.Raw     `json:"parameters"`
+	Strict          OptNilBool `json:"strict"`
+	AdditionalProps FunctionObjectAdditional
 }
 
 // GetDescription returns the value of Description.
@@ -15472,6 +18267,11 @@ func (s *FunctionObject) GetStrict() OptNilBool {
 	return s.Strict
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *FunctionObject) GetAdditionalProps() FunctionObjectAdditional {
+	return s.AdditionalProps
+}
+
 // SetDescription sets the value of Description.
 func (s *FunctionObject) SetDescription(val OptNilString) {
 	s.Description = val
@@ -15492,16 +18292,33 @@ func (s *FunctionObject) SetStrict(val OptNilBool) {
 	s.Strict = val
 }
 
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *FunctionObject) SetAdditionalProps(val FunctionObjectAdditional) {
+	s.AdditionalProps = val
+}
+
+type FunctionObjectAdditional map[string]jx.Raw
+
+func (s *FunctionObjectAdditional) init() FunctionObjectAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
+}
+
 // Execute a shell command.
 // Ref: #/components/schemas/FunctionShellAction
 type FunctionShellAction struct {
-	Commands        OptNilStringArray `json:"commands"`
-	MaxOutputLength OptNilInt         `json:"max_output_length"`
-	TimeoutMs       OptNilInt         `json:"timeout_ms"`
+	Commands        []string  `json:"commands" transponder:"encode-empty"`
+	MaxOutputLength OptNilInt `json:"max_output_length"`
+	TimeoutMs       OptNilInt `json:"timeout_ms"`
+	AdditionalProps FunctionShellActionAdditional
 }
 
 // GetCommands returns the value of Commands.
-func (s *FunctionShellAction) GetCommands() OptNilStringArray {
+func (s *FunctionShellAction) GetCommands() []string {
 	return s.Commands
 }
 
@@ -15515,8 +18332,13 @@ func (s *FunctionShellAction) GetTimeoutMs() OptNilInt {
 	return s.TimeoutMs
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *FunctionShellAction) GetAdditionalProps() FunctionShellActionAdditional {
+	return s.AdditionalProps
+}
+
 // SetCommands sets the value of Commands.
-func (s *FunctionShellAction) SetCommands(val OptNilStringArray) {
+func (s *FunctionShellAction) SetCommands(val []string) {
 	s.Commands = val
 }
 
@@ -15530,17 +18352,34 @@ func (s *FunctionShellAction) SetTimeoutMs(val OptNilInt) {
 	s.TimeoutMs = val
 }
 
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *FunctionShellAction) SetAdditionalProps(val FunctionShellActionAdditional) {
+	s.AdditionalProps = val
+}
+
+type FunctionShellActionAdditional map[string]jx.Raw
+
+func (s *FunctionShellActionAdditional) init() FunctionShellActionAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
+}
+
 // Commands and limits describing how to run the shell tool call.
 // Ref: #/components/schemas/FunctionShellActionParam
 type FunctionShellActionParam struct {
 	// Ordered shell commands for the execution environment to run.
-	Commands        OptNilStringArray `json:"commands"`
-	MaxOutputLength OptNilInt         `json:"max_output_length"`
-	TimeoutMs       OptNilInt         `json:"timeout_ms"`
+	Commands        []string  `json:"commands" transponder:"encode-empty"`
+	MaxOutputLength OptNilInt `json:"max_output_length"`
+	TimeoutMs       OptNilInt `json:"timeout_ms"`
+	AdditionalProps FunctionShellActionParamAdditional
 }
 
 // GetCommands returns the value of Commands.
-func (s *FunctionShellActionParam) GetCommands() OptNilStringArray {
+func (s *FunctionShellActionParam) GetCommands() []string {
 	return s.Commands
 }
 
@@ -15554,8 +18393,13 @@ func (s *FunctionShellActionParam) GetTimeoutMs() OptNilInt {
 	return s.TimeoutMs
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *FunctionShellActionParam) GetAdditionalProps() FunctionShellActionParamAdditional {
+	return s.AdditionalProps
+}
+
 // SetCommands sets the value of Commands.
-func (s *FunctionShellActionParam) SetCommands(val OptNilStringArray) {
+func (s *FunctionShellActionParam) SetCommands(val []string) {
 	s.Commands = val
 }
 
@@ -15567,6 +18411,22 @@ func (s *FunctionShellActionParam) SetMaxOutputLength(val OptNilInt) {
 // SetTimeoutMs sets the value of TimeoutMs.
 func (s *FunctionShellActionParam) SetTimeoutMs(val OptNilInt) {
 	s.TimeoutMs = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *FunctionShellActionParam) SetAdditionalProps(val FunctionShellActionParamAdditional) {
+	s.AdditionalProps = val
+}
+
+type FunctionShellActionParamAdditional map[string]jx.Raw
+
+func (s *FunctionShellActionParamAdditional) init() FunctionShellActionParamAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // A tool call that executes one or more shell commands in a managed environment.
@@ -15583,7 +18443,8 @@ type FunctionShellCall struct {
 	ID     OptNilString                  `json:"id"`
 	Status OptNilFunctionShellCallStatus `json:"status"`
 	// The type of the item. Always `shell_call`.
-	Type OptNilFunctionShellCallType `json:"type"`
+	Type            OptNilFunctionShellCallType `json:"type"`
+	AdditionalProps FunctionShellCallAdditional
 }
 
 // GetAction returns the value of Action.
@@ -15626,6 +18487,11 @@ func (s *FunctionShellCall) GetType() OptNilFunctionShellCallType {
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *FunctionShellCall) GetAdditionalProps() FunctionShellCallAdditional {
+	return s.AdditionalProps
+}
+
 // SetAction sets the value of Action.
 func (s *FunctionShellCall) SetAction(val OptNilFunctionShellAction) {
 	s.Action = val
@@ -15664,6 +18530,22 @@ func (s *FunctionShellCall) SetStatus(val OptNilFunctionShellCallStatus) {
 // SetType sets the value of Type.
 func (s *FunctionShellCall) SetType(val OptNilFunctionShellCallType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *FunctionShellCall) SetAdditionalProps(val FunctionShellCallAdditional) {
+	s.AdditionalProps = val
+}
+
+type FunctionShellCallAdditional map[string]jx.Raw
+
+func (s *FunctionShellCallAdditional) init() FunctionShellCallAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // FunctionShellCallEnvironment represents sum type.
@@ -15746,7 +18628,8 @@ type FunctionShellCallItemParam struct {
 	ID          OptNilString                                `json:"id"`
 	Status      OptNilFunctionShellCallItemStatus           `json:"status"`
 	// The type of the item. Always `shell_call`.
-	Type OptNilFunctionShellCallItemParamType `json:"type"`
+	Type            OptNilFunctionShellCallItemParamType `json:"type"`
+	AdditionalProps FunctionShellCallItemParamAdditional
 }
 
 // GetAction returns the value of Action.
@@ -15784,6 +18667,11 @@ func (s *FunctionShellCallItemParam) GetType() OptNilFunctionShellCallItemParamT
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *FunctionShellCallItemParam) GetAdditionalProps() FunctionShellCallItemParamAdditional {
+	return s.AdditionalProps
+}
+
 // SetAction sets the value of Action.
 func (s *FunctionShellCallItemParam) SetAction(val OptNilFunctionShellActionParam) {
 	s.Action = val
@@ -15817,6 +18705,22 @@ func (s *FunctionShellCallItemParam) SetStatus(val OptNilFunctionShellCallItemSt
 // SetType sets the value of Type.
 func (s *FunctionShellCallItemParam) SetType(val OptNilFunctionShellCallItemParamType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *FunctionShellCallItemParam) SetAdditionalProps(val FunctionShellCallItemParamAdditional) {
+	s.AdditionalProps = val
+}
+
+type FunctionShellCallItemParamAdditional map[string]jx.Raw
+
+func (s *FunctionShellCallItemParamAdditional) init() FunctionShellCallItemParamAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // The environment to execute the shell commands in.
@@ -15986,10 +18890,11 @@ type FunctionShellCallOutput struct {
 	ID              OptNilString `json:"id"`
 	MaxOutputLength OptNilInt    `json:"max_output_length"`
 	// An array of shell call output contents.
-	Output OptNilFunctionShellCallOutputContentArray `json:"output"`
-	Status OptNilFunctionShellCallOutputStatusEnum   `json:"status"`
+	Output []FunctionShellCallOutputContent        `json:"output" transponder:"encode-empty"`
+	Status OptNilFunctionShellCallOutputStatusEnum `json:"status"`
 	// The type of the shell call output. Always `shell_call_output`.
-	Type OptNilFunctionShellCallOutputType `json:"type"`
+	Type            OptNilFunctionShellCallOutputType `json:"type"`
+	AdditionalProps FunctionShellCallOutputAdditional
 }
 
 // GetCallID returns the value of CallID.
@@ -16018,7 +18923,7 @@ func (s *FunctionShellCallOutput) GetMaxOutputLength() OptNilInt {
 }
 
 // GetOutput returns the value of Output.
-func (s *FunctionShellCallOutput) GetOutput() OptNilFunctionShellCallOutputContentArray {
+func (s *FunctionShellCallOutput) GetOutput() []FunctionShellCallOutputContent {
 	return s.Output
 }
 
@@ -16030,6 +18935,11 @@ func (s *FunctionShellCallOutput) GetStatus() OptNilFunctionShellCallOutputStatu
 // GetType returns the value of Type.
 func (s *FunctionShellCallOutput) GetType() OptNilFunctionShellCallOutputType {
 	return s.Type
+}
+
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *FunctionShellCallOutput) GetAdditionalProps() FunctionShellCallOutputAdditional {
+	return s.AdditionalProps
 }
 
 // SetCallID sets the value of CallID.
@@ -16058,7 +18968,7 @@ func (s *FunctionShellCallOutput) SetMaxOutputLength(val OptNilInt) {
 }
 
 // SetOutput sets the value of Output.
-func (s *FunctionShellCallOutput) SetOutput(val OptNilFunctionShellCallOutputContentArray) {
+func (s *FunctionShellCallOutput) SetOutput(val []FunctionShellCallOutputContent) {
 	s.Output = val
 }
 
@@ -16072,6 +18982,22 @@ func (s *FunctionShellCallOutput) SetType(val OptNilFunctionShellCallOutputType)
 	s.Type = val
 }
 
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *FunctionShellCallOutput) SetAdditionalProps(val FunctionShellCallOutputAdditional) {
+	s.AdditionalProps = val
+}
+
+type FunctionShellCallOutputAdditional map[string]jx.Raw
+
+func (s *FunctionShellCallOutputAdditional) init() FunctionShellCallOutputAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
+}
+
 // The content of a shell tool call output that was emitted.
 // Ref: #/components/schemas/FunctionShellCallOutputContent
 type FunctionShellCallOutputContent struct {
@@ -16083,7 +19009,8 @@ type FunctionShellCallOutputContent struct {
 	// The standard error output that was captured.
 	Stderr OptNilString `json:"stderr"`
 	// The standard output that was captured.
-	Stdout OptNilString `json:"stdout"`
+	Stdout          OptNilString `json:"stdout"`
+	AdditionalProps FunctionShellCallOutputContentAdditional
 }
 
 // GetCreatedBy returns the value of CreatedBy.
@@ -16106,6 +19033,11 @@ func (s *FunctionShellCallOutputContent) GetStdout() OptNilString {
 	return s.Stdout
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *FunctionShellCallOutputContent) GetAdditionalProps() FunctionShellCallOutputContentAdditional {
+	return s.AdditionalProps
+}
+
 // SetCreatedBy sets the value of CreatedBy.
 func (s *FunctionShellCallOutputContent) SetCreatedBy(val OptNilString) {
 	s.CreatedBy = val
@@ -16124,6 +19056,22 @@ func (s *FunctionShellCallOutputContent) SetStderr(val OptNilString) {
 // SetStdout sets the value of Stdout.
 func (s *FunctionShellCallOutputContent) SetStdout(val OptNilString) {
 	s.Stdout = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *FunctionShellCallOutputContent) SetAdditionalProps(val FunctionShellCallOutputContentAdditional) {
+	s.AdditionalProps = val
+}
+
+type FunctionShellCallOutputContentAdditional map[string]jx.Raw
+
+func (s *FunctionShellCallOutputContentAdditional) init() FunctionShellCallOutputContentAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // Represents either an exit outcome (with an exit code) or a timeout outcome for a shell call output
@@ -16204,7 +19152,8 @@ type FunctionShellCallOutputContentParam struct {
 	// Captured stderr output for the shell call.
 	Stderr OptNilString `json:"stderr"`
 	// Captured stdout output for the shell call.
-	Stdout OptNilString `json:"stdout"`
+	Stdout          OptNilString `json:"stdout"`
+	AdditionalProps FunctionShellCallOutputContentParamAdditional
 }
 
 // GetOutcome returns the value of Outcome.
@@ -16222,6 +19171,11 @@ func (s *FunctionShellCallOutputContentParam) GetStdout() OptNilString {
 	return s.Stdout
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *FunctionShellCallOutputContentParam) GetAdditionalProps() FunctionShellCallOutputContentParamAdditional {
+	return s.AdditionalProps
+}
+
 // SetOutcome sets the value of Outcome.
 func (s *FunctionShellCallOutputContentParam) SetOutcome(val OptNilFunctionShellCallOutputOutcomeParam) {
 	s.Outcome = val
@@ -16237,13 +19191,30 @@ func (s *FunctionShellCallOutputContentParam) SetStdout(val OptNilString) {
 	s.Stdout = val
 }
 
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *FunctionShellCallOutputContentParam) SetAdditionalProps(val FunctionShellCallOutputContentParamAdditional) {
+	s.AdditionalProps = val
+}
+
+type FunctionShellCallOutputContentParamAdditional map[string]jx.Raw
+
+func (s *FunctionShellCallOutputContentParamAdditional) init() FunctionShellCallOutputContentParamAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
+}
+
 // Indicates that the shell commands finished and returned an exit code.
 // Ref: #/components/schemas/FunctionShellCallOutputExitOutcome
 type FunctionShellCallOutputExitOutcome struct {
 	// Exit code from the shell process.
 	ExitCode OptNilInt `json:"exit_code"`
 	// The outcome type. Always `exit`.
-	Type OptNilFunctionShellCallOutputExitOutcomeType `json:"type"`
+	Type            OptNilFunctionShellCallOutputExitOutcomeType `json:"type"`
+	AdditionalProps FunctionShellCallOutputExitOutcomeAdditional
 }
 
 // GetExitCode returns the value of ExitCode.
@@ -16256,6 +19227,11 @@ func (s *FunctionShellCallOutputExitOutcome) GetType() OptNilFunctionShellCallOu
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *FunctionShellCallOutputExitOutcome) GetAdditionalProps() FunctionShellCallOutputExitOutcomeAdditional {
+	return s.AdditionalProps
+}
+
 // SetExitCode sets the value of ExitCode.
 func (s *FunctionShellCallOutputExitOutcome) SetExitCode(val OptNilInt) {
 	s.ExitCode = val
@@ -16266,13 +19242,30 @@ func (s *FunctionShellCallOutputExitOutcome) SetType(val OptNilFunctionShellCall
 	s.Type = val
 }
 
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *FunctionShellCallOutputExitOutcome) SetAdditionalProps(val FunctionShellCallOutputExitOutcomeAdditional) {
+	s.AdditionalProps = val
+}
+
+type FunctionShellCallOutputExitOutcomeAdditional map[string]jx.Raw
+
+func (s *FunctionShellCallOutputExitOutcomeAdditional) init() FunctionShellCallOutputExitOutcomeAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
+}
+
 // Indicates that the shell commands finished and returned an exit code.
 // Ref: #/components/schemas/FunctionShellCallOutputExitOutcomeParam
 type FunctionShellCallOutputExitOutcomeParam struct {
 	// The exit code returned by the shell process.
 	ExitCode OptNilInt `json:"exit_code"`
 	// The outcome type. Always `exit`.
-	Type OptNilFunctionShellCallOutputExitOutcomeParamType `json:"type"`
+	Type            OptNilFunctionShellCallOutputExitOutcomeParamType `json:"type"`
+	AdditionalProps FunctionShellCallOutputExitOutcomeParamAdditional
 }
 
 // GetExitCode returns the value of ExitCode.
@@ -16285,6 +19278,11 @@ func (s *FunctionShellCallOutputExitOutcomeParam) GetType() OptNilFunctionShellC
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *FunctionShellCallOutputExitOutcomeParam) GetAdditionalProps() FunctionShellCallOutputExitOutcomeParamAdditional {
+	return s.AdditionalProps
+}
+
 // SetExitCode sets the value of ExitCode.
 func (s *FunctionShellCallOutputExitOutcomeParam) SetExitCode(val OptNilInt) {
 	s.ExitCode = val
@@ -16293,6 +19291,22 @@ func (s *FunctionShellCallOutputExitOutcomeParam) SetExitCode(val OptNilInt) {
 // SetType sets the value of Type.
 func (s *FunctionShellCallOutputExitOutcomeParam) SetType(val OptNilFunctionShellCallOutputExitOutcomeParamType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *FunctionShellCallOutputExitOutcomeParam) SetAdditionalProps(val FunctionShellCallOutputExitOutcomeParamAdditional) {
+	s.AdditionalProps = val
+}
+
+type FunctionShellCallOutputExitOutcomeParamAdditional map[string]jx.Raw
+
+func (s *FunctionShellCallOutputExitOutcomeParamAdditional) init() FunctionShellCallOutputExitOutcomeParamAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // The outcome type. Always `exit`.
@@ -16374,10 +19388,11 @@ type FunctionShellCallOutputItemParam struct {
 	ID              OptNilString              `json:"id"`
 	MaxOutputLength OptNilInt                 `json:"max_output_length"`
 	// Captured chunks of stdout and stderr output, along with their associated outcomes.
-	Output OptNilFunctionShellCallOutputContentParamArray `json:"output"`
-	Status OptNilFunctionShellCallItemStatus              `json:"status"`
+	Output []FunctionShellCallOutputContentParam `json:"output" transponder:"encode-empty"`
+	Status OptNilFunctionShellCallItemStatus     `json:"status"`
 	// The type of the item. Always `shell_call_output`.
-	Type OptNilFunctionShellCallOutputItemParamType `json:"type"`
+	Type            OptNilFunctionShellCallOutputItemParamType `json:"type"`
+	AdditionalProps FunctionShellCallOutputItemParamAdditional
 }
 
 // GetCallID returns the value of CallID.
@@ -16401,7 +19416,7 @@ func (s *FunctionShellCallOutputItemParam) GetMaxOutputLength() OptNilInt {
 }
 
 // GetOutput returns the value of Output.
-func (s *FunctionShellCallOutputItemParam) GetOutput() OptNilFunctionShellCallOutputContentParamArray {
+func (s *FunctionShellCallOutputItemParam) GetOutput() []FunctionShellCallOutputContentParam {
 	return s.Output
 }
 
@@ -16413,6 +19428,11 @@ func (s *FunctionShellCallOutputItemParam) GetStatus() OptNilFunctionShellCallIt
 // GetType returns the value of Type.
 func (s *FunctionShellCallOutputItemParam) GetType() OptNilFunctionShellCallOutputItemParamType {
 	return s.Type
+}
+
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *FunctionShellCallOutputItemParam) GetAdditionalProps() FunctionShellCallOutputItemParamAdditional {
+	return s.AdditionalProps
 }
 
 // SetCallID sets the value of CallID.
@@ -16436,7 +19456,7 @@ func (s *FunctionShellCallOutputItemParam) SetMaxOutputLength(val OptNilInt) {
 }
 
 // SetOutput sets the value of Output.
-func (s *FunctionShellCallOutputItemParam) SetOutput(val OptNilFunctionShellCallOutputContentParamArray) {
+func (s *FunctionShellCallOutputItemParam) SetOutput(val []FunctionShellCallOutputContentParam) {
 	s.Output = val
 }
 
@@ -16448,6 +19468,22 @@ func (s *FunctionShellCallOutputItemParam) SetStatus(val OptNilFunctionShellCall
 // SetType sets the value of Type.
 func (s *FunctionShellCallOutputItemParam) SetType(val OptNilFunctionShellCallOutputItemParamType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *FunctionShellCallOutputItemParam) SetAdditionalProps(val FunctionShellCallOutputItemParamAdditional) {
+	s.AdditionalProps = val
+}
+
+type FunctionShellCallOutputItemParamAdditional map[string]jx.Raw
+
+func (s *FunctionShellCallOutputItemParamAdditional) init() FunctionShellCallOutputItemParamAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // The type of the item. Always `shell_call_output`.
@@ -16609,7 +19645,8 @@ func (s *FunctionShellCallOutputStatusEnum) UnmarshalText(data []byte) error {
 // Ref: #/components/schemas/FunctionShellCallOutputTimeoutOutcome
 type FunctionShellCallOutputTimeoutOutcome struct {
 	// The outcome type. Always `timeout`.
-	Type OptNilFunctionShellCallOutputTimeoutOutcomeType `json:"type"`
+	Type            OptNilFunctionShellCallOutputTimeoutOutcomeType `json:"type"`
+	AdditionalProps FunctionShellCallOutputTimeoutOutcomeAdditional
 }
 
 // GetType returns the value of Type.
@@ -16617,16 +19654,38 @@ func (s *FunctionShellCallOutputTimeoutOutcome) GetType() OptNilFunctionShellCal
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *FunctionShellCallOutputTimeoutOutcome) GetAdditionalProps() FunctionShellCallOutputTimeoutOutcomeAdditional {
+	return s.AdditionalProps
+}
+
 // SetType sets the value of Type.
 func (s *FunctionShellCallOutputTimeoutOutcome) SetType(val OptNilFunctionShellCallOutputTimeoutOutcomeType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *FunctionShellCallOutputTimeoutOutcome) SetAdditionalProps(val FunctionShellCallOutputTimeoutOutcomeAdditional) {
+	s.AdditionalProps = val
+}
+
+type FunctionShellCallOutputTimeoutOutcomeAdditional map[string]jx.Raw
+
+func (s *FunctionShellCallOutputTimeoutOutcomeAdditional) init() FunctionShellCallOutputTimeoutOutcomeAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // Indicates that the shell call exceeded its configured time limit.
 // Ref: #/components/schemas/FunctionShellCallOutputTimeoutOutcomeParam
 type FunctionShellCallOutputTimeoutOutcomeParam struct {
 	// The outcome type. Always `timeout`.
-	Type OptNilFunctionShellCallOutputTimeoutOutcomeParamType `json:"type"`
+	Type            OptNilFunctionShellCallOutputTimeoutOutcomeParamType `json:"type"`
+	AdditionalProps FunctionShellCallOutputTimeoutOutcomeParamAdditional
 }
 
 // GetType returns the value of Type.
@@ -16634,9 +19693,30 @@ func (s *FunctionShellCallOutputTimeoutOutcomeParam) GetType() OptNilFunctionShe
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *FunctionShellCallOutputTimeoutOutcomeParam) GetAdditionalProps() FunctionShellCallOutputTimeoutOutcomeParamAdditional {
+	return s.AdditionalProps
+}
+
 // SetType sets the value of Type.
 func (s *FunctionShellCallOutputTimeoutOutcomeParam) SetType(val OptNilFunctionShellCallOutputTimeoutOutcomeParamType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *FunctionShellCallOutputTimeoutOutcomeParam) SetAdditionalProps(val FunctionShellCallOutputTimeoutOutcomeParamAdditional) {
+	s.AdditionalProps = val
+}
+
+type FunctionShellCallOutputTimeoutOutcomeParamAdditional map[string]jx.Raw
+
+func (s *FunctionShellCallOutputTimeoutOutcomeParamAdditional) init() FunctionShellCallOutputTimeoutOutcomeParamAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // The outcome type. Always `timeout`.
@@ -16834,7 +19914,8 @@ type FunctionShellToolParam struct {
 	AllowedCallers OptNilCallableToolAllowedCallerArray    `json:"allowed_callers"`
 	Environment    OptNilFunctionShellToolParamEnvironment `json:"environment"`
 	// The type of the shell tool. Always `shell`.
-	Type OptNilFunctionShellToolParamType `json:"type"`
+	Type            OptNilFunctionShellToolParamType `json:"type"`
+	AdditionalProps FunctionShellToolParamAdditional
 }
 
 // GetAllowedCallers returns the value of AllowedCallers.
@@ -16852,6 +19933,11 @@ func (s *FunctionShellToolParam) GetType() OptNilFunctionShellToolParamType {
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *FunctionShellToolParam) GetAdditionalProps() FunctionShellToolParamAdditional {
+	return s.AdditionalProps
+}
+
 // SetAllowedCallers sets the value of AllowedCallers.
 func (s *FunctionShellToolParam) SetAllowedCallers(val OptNilCallableToolAllowedCallerArray) {
 	s.AllowedCallers = val
@@ -16865,6 +19951,22 @@ func (s *FunctionShellToolParam) SetEnvironment(val OptNilFunctionShellToolParam
 // SetType sets the value of Type.
 func (s *FunctionShellToolParam) SetType(val OptNilFunctionShellToolParamType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *FunctionShellToolParam) SetAdditionalProps(val FunctionShellToolParamAdditional) {
+	s.AdditionalProps = val
+}
+
+type FunctionShellToolParamAdditional map[string]jx.Raw
+
+func (s *FunctionShellToolParamAdditional) init() FunctionShellToolParamAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // FunctionShellToolParamEnvironment represents sum type.
@@ -17015,7 +20117,8 @@ type FunctionTool struct {
 	Parameters   jx.Raw       `json:"parameters"`
 	Strict       OptNilBool   `json:"strict"`
 	// The type of the function tool. Always `function`.
-	Type OptNilFunctionToolType `json:"type"`
+	Type            OptNilFunctionToolType `json:"type"`
+	AdditionalProps FunctionToolAdditional
 }
 
 // GetAllowedCallers returns the value of AllowedCallers.
@@ -17058,6 +20161,11 @@ func (s *FunctionTool) GetType() OptNilFunctionToolType {
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *FunctionTool) GetAdditionalProps() FunctionToolAdditional {
+	return s.AdditionalProps
+}
+
 // SetAllowedCallers sets the value of AllowedCallers.
 func (s *FunctionTool) SetAllowedCallers(val OptNilCallableToolAllowedCallerArray) {
 	s.AllowedCallers = val
@@ -17098,6 +20206,22 @@ func (s *FunctionTool) SetType(val OptNilFunctionToolType) {
 	s.Type = val
 }
 
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *FunctionTool) SetAdditionalProps(val FunctionToolAdditional) {
+	s.AdditionalProps = val
+}
+
+type FunctionToolAdditional map[string]jx.Raw
+
+func (s *FunctionToolAdditional) init() FunctionToolAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
+}
+
 // A tool call to run a function. See the [function calling guide] for more information.
 //
 // [function calling guide]: /docs/guides/function-calling
@@ -17118,7 +20242,8 @@ type FunctionToolCall struct {
 	// returned via API.
 	Status OptNilFunctionToolCallStatus `json:"status"`
 	// The type of the function tool call. Always `function_call`.
-	Type OptNilFunctionToolCallType `json:"type"`
+	Type            OptNilFunctionToolCallType `json:"type"`
+	AdditionalProps FunctionToolCallAdditional
 }
 
 // GetArguments returns the value of Arguments.
@@ -17161,6 +20286,11 @@ func (s *FunctionToolCall) GetType() OptNilFunctionToolCallType {
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *FunctionToolCall) GetAdditionalProps() FunctionToolCallAdditional {
+	return s.AdditionalProps
+}
+
 // SetArguments sets the value of Arguments.
 func (s *FunctionToolCall) SetArguments(val OptNilString) {
 	s.Arguments = val
@@ -17201,6 +20331,22 @@ func (s *FunctionToolCall) SetType(val OptNilFunctionToolCallType) {
 	s.Type = val
 }
 
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *FunctionToolCall) SetAdditionalProps(val FunctionToolCallAdditional) {
+	s.AdditionalProps = val
+}
+
+type FunctionToolCallAdditional map[string]jx.Raw
+
+func (s *FunctionToolCallAdditional) init() FunctionToolCallAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
+}
+
 // The output of a function tool call.
 // Ref: #/components/schemas/FunctionToolCallOutput
 type FunctionToolCallOutput struct {
@@ -17220,7 +20366,8 @@ type FunctionToolCallOutput struct {
 	// returned via API.
 	Status OptNilFunctionToolCallOutputStatus `json:"status"`
 	// The type of the function tool call output. Always `function_call_output`.
-	Type OptNilFunctionToolCallOutputType `json:"type"`
+	Type            OptNilFunctionToolCallOutputType `json:"type"`
+	AdditionalProps FunctionToolCallOutputAdditional
 }
 
 // GetCallID returns the value of CallID.
@@ -17263,6 +20410,11 @@ func (s *FunctionToolCallOutput) GetType() OptNilFunctionToolCallOutputType {
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *FunctionToolCallOutput) GetAdditionalProps() FunctionToolCallOutputAdditional {
+	return s.AdditionalProps
+}
+
 // SetCallID sets the value of CallID.
 func (s *FunctionToolCallOutput) SetCallID(val OptNilString) {
 	s.CallID = val
@@ -17301,6 +20453,22 @@ func (s *FunctionToolCallOutput) SetStatus(val OptNilFunctionToolCallOutputStatu
 // SetType sets the value of Type.
 func (s *FunctionToolCallOutput) SetType(val OptNilFunctionToolCallOutputType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *FunctionToolCallOutput) SetAdditionalProps(val FunctionToolCallOutputAdditional) {
+	s.AdditionalProps = val
+}
+
+type FunctionToolCallOutputAdditional map[string]jx.Raw
+
+func (s *FunctionToolCallOutputAdditional) init() FunctionToolCallOutputAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // The output from the function call generated by your code. Can be a string or an list of output
@@ -17421,7 +20589,8 @@ type FunctionToolCallOutputResource struct {
 	Output OptFunctionToolCallOutputResourceOutput `json:"output"`
 	Status OptNilFunctionCallOutputStatusEnum      `json:"status"`
 	// The type of the function tool call output. Always `function_call_output`.
-	Type OptNilFunctionToolCallOutputResourceType `json:"type"`
+	Type            OptNilFunctionToolCallOutputResourceType `json:"type"`
+	AdditionalProps FunctionToolCallOutputResourceAdditional
 }
 
 // GetCallID returns the value of CallID.
@@ -17469,6 +20638,11 @@ func (s *FunctionToolCallOutputResource) GetType() OptNilFunctionToolCallOutputR
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *FunctionToolCallOutputResource) GetAdditionalProps() FunctionToolCallOutputResourceAdditional {
+	return s.AdditionalProps
+}
+
 // SetCallID sets the value of CallID.
 func (s *FunctionToolCallOutputResource) SetCallID(val OptNilString) {
 	s.CallID = val
@@ -17512,6 +20686,22 @@ func (s *FunctionToolCallOutputResource) SetStatus(val OptNilFunctionCallOutputS
 // SetType sets the value of Type.
 func (s *FunctionToolCallOutputResource) SetType(val OptNilFunctionToolCallOutputResourceType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *FunctionToolCallOutputResource) SetAdditionalProps(val FunctionToolCallOutputResourceAdditional) {
+	s.AdditionalProps = val
+}
+
+type FunctionToolCallOutputResourceAdditional map[string]jx.Raw
+
+func (s *FunctionToolCallOutputResourceAdditional) init() FunctionToolCallOutputResourceAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // The output from the function call generated by your code. Can be a string or an list of output
@@ -17753,7 +20943,8 @@ type FunctionToolCallResource struct {
 	Namespace OptNilString             `json:"namespace"`
 	Status    OptNilFunctionCallStatus `json:"status"`
 	// The type of the function tool call. Always `function_call`.
-	Type OptNilFunctionToolCallResourceType `json:"type"`
+	Type            OptNilFunctionToolCallResourceType `json:"type"`
+	AdditionalProps FunctionToolCallResourceAdditional
 }
 
 // GetArguments returns the value of Arguments.
@@ -17801,6 +20992,11 @@ func (s *FunctionToolCallResource) GetType() OptNilFunctionToolCallResourceType 
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *FunctionToolCallResource) GetAdditionalProps() FunctionToolCallResourceAdditional {
+	return s.AdditionalProps
+}
+
 // SetArguments sets the value of Arguments.
 func (s *FunctionToolCallResource) SetArguments(val OptNilString) {
 	s.Arguments = val
@@ -17844,6 +21040,22 @@ func (s *FunctionToolCallResource) SetStatus(val OptNilFunctionCallStatus) {
 // SetType sets the value of Type.
 func (s *FunctionToolCallResource) SetType(val OptNilFunctionToolCallResourceType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *FunctionToolCallResource) SetAdditionalProps(val FunctionToolCallResourceAdditional) {
+	s.AdditionalProps = val
+}
+
+type FunctionToolCallResourceAdditional map[string]jx.Raw
+
+func (s *FunctionToolCallResourceAdditional) init() FunctionToolCallResourceAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // The type of the function tool call. Always `function_call`.
@@ -17970,13 +21182,14 @@ func (s *FunctionToolCallType) UnmarshalText(data []byte) error {
 type FunctionToolParam struct {
 	AllowedCallers OptNilCallableToolAllowedCallerArray `json:"allowed_callers"`
 	// Whether this function should be deferred and discovered via tool search.
-	DeferLoading OptNilBool                  `json:"defer_loading"`
-	Description  OptNilString                `json:"description"`
-	Name         OptNilString                `json:"name"`
-	OutputSchema jx.Raw                      `json:"output_schema"`
-	Parameters   jx.Raw                      `json:"parameters"`
-	Strict       OptNilBool                  `json:"strict"`
-	Type         OptNilFunctionToolParamType `json:"type"`
+	DeferLoading    OptNilBool                  `json:"defer_loading"`
+	Description     OptNilString                `json:"description"`
+	Name            OptNilString                `json:"name"`
+	OutputSchema    jx.Raw                      `json:"output_schema"`
+	Parameters      jx.Raw                      `json:"parameters"`
+	Strict          OptNilBool                  `json:"strict"`
+	Type            OptNilFunctionToolParamType `json:"type"`
+	AdditionalProps FunctionToolParamAdditional
 }
 
 // GetAllowedCallers returns the value of AllowedCallers.
@@ -18019,6 +21232,11 @@ func (s *FunctionToolParam) GetType() OptNilFunctionToolParamType {
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *FunctionToolParam) GetAdditionalProps() FunctionToolParamAdditional {
+	return s.AdditionalProps
+}
+
 // SetAllowedCallers sets the value of AllowedCallers.
 func (s *FunctionToolParam) SetAllowedCallers(val OptNilCallableToolAllowedCallerArray) {
 	s.AllowedCallers = val
@@ -18057,6 +21275,22 @@ func (s *FunctionToolParam) SetStrict(val OptNilBool) {
 // SetType sets the value of Type.
 func (s *FunctionToolParam) SetType(val OptNilFunctionToolParamType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *FunctionToolParam) SetAdditionalProps(val FunctionToolParamAdditional) {
+	s.AdditionalProps = val
+}
+
+type FunctionToolParamAdditional map[string]jx.Raw
+
+func (s *FunctionToolParamAdditional) init() FunctionToolParamAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type FunctionToolParamType string
@@ -18172,9 +21406,10 @@ func (s *GrammarSyntax1) UnmarshalText(data []byte) error {
 
 // Ref: #/components/schemas/HTTPError
 type HTTPError struct {
-	Code    OptNilInt           `json:"code"`
-	Message OptNilString        `json:"message"`
-	Type    OptNilHTTPErrorType `json:"type"`
+	Code            OptNilInt           `json:"code"`
+	Message         OptNilString        `json:"message"`
+	Type            OptNilHTTPErrorType `json:"type"`
+	AdditionalProps HTTPErrorAdditional
 }
 
 // GetCode returns the value of Code.
@@ -18192,6 +21427,11 @@ func (s *HTTPError) GetType() OptNilHTTPErrorType {
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *HTTPError) GetAdditionalProps() HTTPErrorAdditional {
+	return s.AdditionalProps
+}
+
 // SetCode sets the value of Code.
 func (s *HTTPError) SetCode(val OptNilInt) {
 	s.Code = val
@@ -18205,6 +21445,22 @@ func (s *HTTPError) SetMessage(val OptNilString) {
 // SetType sets the value of Type.
 func (s *HTTPError) SetType(val OptNilHTTPErrorType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *HTTPError) SetAdditionalProps(val HTTPErrorAdditional) {
+	s.AdditionalProps = val
+}
+
+type HTTPErrorAdditional map[string]jx.Raw
+
+func (s *HTTPErrorAdditional) init() HTTPErrorAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type HTTPErrorType string
@@ -18246,7 +21502,8 @@ type HybridSearchOptions struct {
 	// The weight of the embedding in the reciprocal ranking fusion.
 	EmbeddingWeight OptNilFloat64 `json:"embedding_weight"`
 	// The weight of the text in the reciprocal ranking fusion.
-	TextWeight OptNilFloat64 `json:"text_weight"`
+	TextWeight      OptNilFloat64 `json:"text_weight"`
+	AdditionalProps HybridSearchOptionsAdditional
 }
 
 // GetEmbeddingWeight returns the value of EmbeddingWeight.
@@ -18259,6 +21516,11 @@ func (s *HybridSearchOptions) GetTextWeight() OptNilFloat64 {
 	return s.TextWeight
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *HybridSearchOptions) GetAdditionalProps() HybridSearchOptionsAdditional {
+	return s.AdditionalProps
+}
+
 // SetEmbeddingWeight sets the value of EmbeddingWeight.
 func (s *HybridSearchOptions) SetEmbeddingWeight(val OptNilFloat64) {
 	s.EmbeddingWeight = val
@@ -18267,6 +21529,22 @@ func (s *HybridSearchOptions) SetEmbeddingWeight(val OptNilFloat64) {
 // SetTextWeight sets the value of TextWeight.
 func (s *HybridSearchOptions) SetTextWeight(val OptNilFloat64) {
 	s.TextWeight = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *HybridSearchOptions) SetAdditionalProps(val HybridSearchOptionsAdditional) {
+	s.AdditionalProps = val
+}
+
+type HybridSearchOptionsAdditional map[string]jx.Raw
+
+func (s *HybridSearchOptionsAdditional) init() HybridSearchOptionsAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // Ref: #/components/schemas/ImageDetail
@@ -18408,7 +21686,8 @@ type ImageGenTool struct {
 	// `1024x1024`. For `dall-e-3`, use one of `1024x1024`, `1792x1024`, or `1024x1792`.
 	Size OptNilString `json:"size"`
 	// The type of the image generation tool. Always `image_generation`.
-	Type OptNilImageGenToolType `json:"type"`
+	Type            OptNilImageGenToolType `json:"type"`
+	AdditionalProps ImageGenToolAdditional
 }
 
 // GetAction returns the value of Action.
@@ -18471,6 +21750,11 @@ func (s *ImageGenTool) GetType() OptNilImageGenToolType {
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ImageGenTool) GetAdditionalProps() ImageGenToolAdditional {
+	return s.AdditionalProps
+}
+
 // SetAction sets the value of Action.
 func (s *ImageGenTool) SetAction(val OptNilImageGenActionEnum) {
 	s.Action = val
@@ -18529,6 +21813,22 @@ func (s *ImageGenTool) SetSize(val OptNilString) {
 // SetType sets the value of Type.
 func (s *ImageGenTool) SetType(val OptNilImageGenToolType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ImageGenTool) SetAdditionalProps(val ImageGenToolAdditional) {
+	s.AdditionalProps = val
+}
+
+type ImageGenToolAdditional map[string]jx.Raw
+
+func (s *ImageGenToolAdditional) init() ImageGenToolAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // Set the background of the generated image. One of `transparent`, `opaque`, or `auto`. Transparent
@@ -18592,7 +21892,8 @@ type ImageGenToolCall struct {
 	// The status of the image generation call.
 	Status OptNilImageGenToolCallStatus `json:"status"`
 	// The type of the image generation call. Always `image_generation_call`.
-	Type OptNilImageGenToolCallType `json:"type"`
+	Type            OptNilImageGenToolCallType `json:"type"`
+	AdditionalProps ImageGenToolCallAdditional
 }
 
 // GetID returns the value of ID.
@@ -18615,6 +21916,11 @@ func (s *ImageGenToolCall) GetType() OptNilImageGenToolCallType {
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ImageGenToolCall) GetAdditionalProps() ImageGenToolCallAdditional {
+	return s.AdditionalProps
+}
+
 // SetID sets the value of ID.
 func (s *ImageGenToolCall) SetID(val OptNilString) {
 	s.ID = val
@@ -18633,6 +21939,22 @@ func (s *ImageGenToolCall) SetStatus(val OptNilImageGenToolCallStatus) {
 // SetType sets the value of Type.
 func (s *ImageGenToolCall) SetType(val OptNilImageGenToolCallType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ImageGenToolCall) SetAdditionalProps(val ImageGenToolCallAdditional) {
+	s.AdditionalProps = val
+}
+
+type ImageGenToolCallAdditional map[string]jx.Raw
+
+func (s *ImageGenToolCallAdditional) init() ImageGenToolCallAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // The status of the image generation call.
@@ -18732,7 +22054,8 @@ type ImageGenToolInputImageMask struct {
 	// File ID for the mask image.
 	FileID OptNilString `json:"file_id"`
 	// Base64-encoded mask image.
-	ImageURL OptNilString `json:"image_url"`
+	ImageURL        OptNilString `json:"image_url"`
+	AdditionalProps ImageGenToolInputImageMaskAdditional
 }
 
 // GetFileID returns the value of FileID.
@@ -18745,6 +22068,11 @@ func (s *ImageGenToolInputImageMask) GetImageURL() OptNilString {
 	return s.ImageURL
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ImageGenToolInputImageMask) GetAdditionalProps() ImageGenToolInputImageMaskAdditional {
+	return s.AdditionalProps
+}
+
 // SetFileID sets the value of FileID.
 func (s *ImageGenToolInputImageMask) SetFileID(val OptNilString) {
 	s.FileID = val
@@ -18753,6 +22081,22 @@ func (s *ImageGenToolInputImageMask) SetFileID(val OptNilString) {
 // SetImageURL sets the value of ImageURL.
 func (s *ImageGenToolInputImageMask) SetImageURL(val OptNilString) {
 	s.ImageURL = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ImageGenToolInputImageMask) SetAdditionalProps(val ImageGenToolInputImageMaskAdditional) {
+	s.AdditionalProps = val
+}
+
+type ImageGenToolInputImageMaskAdditional map[string]jx.Raw
+
+func (s *ImageGenToolInputImageMaskAdditional) init() ImageGenToolInputImageMaskAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // Moderation level for the generated image. Default: `auto`.
@@ -19044,7 +22388,8 @@ type InlineSkillParam struct {
 	Name   OptNilString                 `json:"name"`
 	Source OptNilInlineSkillSourceParam `json:"source"`
 	// Defines an inline skill for this request.
-	Type OptNilInlineSkillParamType `json:"type"`
+	Type            OptNilInlineSkillParamType `json:"type"`
+	AdditionalProps InlineSkillParamAdditional
 }
 
 // GetDescription returns the value of Description.
@@ -19067,6 +22412,11 @@ func (s *InlineSkillParam) GetType() OptNilInlineSkillParamType {
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *InlineSkillParam) GetAdditionalProps() InlineSkillParamAdditional {
+	return s.AdditionalProps
+}
+
 // SetDescription sets the value of Description.
 func (s *InlineSkillParam) SetDescription(val OptNilString) {
 	s.Description = val
@@ -19085,6 +22435,22 @@ func (s *InlineSkillParam) SetSource(val OptNilInlineSkillSourceParam) {
 // SetType sets the value of Type.
 func (s *InlineSkillParam) SetType(val OptNilInlineSkillParamType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *InlineSkillParam) SetAdditionalProps(val InlineSkillParamAdditional) {
+	s.AdditionalProps = val
+}
+
+type InlineSkillParamAdditional map[string]jx.Raw
+
+func (s *InlineSkillParamAdditional) init() InlineSkillParamAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // Defines an inline skill for this request.
@@ -19130,7 +22496,8 @@ type InlineSkillSourceParam struct {
 	// The media type of the inline skill payload. Must be `application/zip`.
 	MediaType OptNilInlineSkillSourceParamMediaType `json:"media_type"`
 	// The type of the inline skill source. Must be `base64`.
-	Type OptNilInlineSkillSourceParamType `json:"type"`
+	Type            OptNilInlineSkillSourceParamType `json:"type"`
+	AdditionalProps InlineSkillSourceParamAdditional
 }
 
 // GetData returns the value of Data.
@@ -19148,6 +22515,11 @@ func (s *InlineSkillSourceParam) GetType() OptNilInlineSkillSourceParamType {
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *InlineSkillSourceParam) GetAdditionalProps() InlineSkillSourceParamAdditional {
+	return s.AdditionalProps
+}
+
 // SetData sets the value of Data.
 func (s *InlineSkillSourceParam) SetData(val OptNilString) {
 	s.Data = val
@@ -19161,6 +22533,22 @@ func (s *InlineSkillSourceParam) SetMediaType(val OptNilInlineSkillSourceParamMe
 // SetType sets the value of Type.
 func (s *InlineSkillSourceParam) SetType(val OptNilInlineSkillSourceParamType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *InlineSkillSourceParam) SetAdditionalProps(val InlineSkillSourceParamAdditional) {
+	s.AdditionalProps = val
+}
+
+type InlineSkillSourceParamAdditional map[string]jx.Raw
+
+func (s *InlineSkillSourceParamAdditional) init() InlineSkillSourceParamAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // The media type of the inline skill payload. Must be `application/zip`.
@@ -19383,7 +22771,8 @@ type InputFileContent struct {
 	Filename              OptNilString                      `json:"filename"`
 	PromptCacheBreakpoint OptNilPromptCacheBreakpointConfig `json:"prompt_cache_breakpoint"`
 	// The type of the input item. Always `input_file`.
-	Type OptNilInputFileContentType `json:"type"`
+	Type            OptNilInputFileContentType `json:"type"`
+	AdditionalProps InputFileContentAdditional
 }
 
 // GetDetail returns the value of Detail.
@@ -19421,6 +22810,11 @@ func (s *InputFileContent) GetType() OptNilInputFileContentType {
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *InputFileContent) GetAdditionalProps() InputFileContentAdditional {
+	return s.AdditionalProps
+}
+
 // SetDetail sets the value of Detail.
 func (s *InputFileContent) SetDetail(val OptNilFileInputDetail) {
 	s.Detail = val
@@ -19456,6 +22850,22 @@ func (s *InputFileContent) SetType(val OptNilInputFileContentType) {
 	s.Type = val
 }
 
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *InputFileContent) SetAdditionalProps(val InputFileContentAdditional) {
+	s.AdditionalProps = val
+}
+
+type InputFileContentAdditional map[string]jx.Raw
+
+func (s *InputFileContentAdditional) init() InputFileContentAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
+}
+
 // A file input to the model.
 // Ref: #/components/schemas/InputFileContentParam
 type InputFileContentParam struct {
@@ -19466,7 +22876,8 @@ type InputFileContentParam struct {
 	Filename              OptNilString                     `json:"filename"`
 	PromptCacheBreakpoint OptNilPromptCacheBreakpointParam `json:"prompt_cache_breakpoint"`
 	// The type of the input item. Always `input_file`.
-	Type OptNilInputFileContentParamType `json:"type"`
+	Type            OptNilInputFileContentParamType `json:"type"`
+	AdditionalProps InputFileContentParamAdditional
 }
 
 // GetDetail returns the value of Detail.
@@ -19504,6 +22915,11 @@ func (s *InputFileContentParam) GetType() OptNilInputFileContentParamType {
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *InputFileContentParam) GetAdditionalProps() InputFileContentParamAdditional {
+	return s.AdditionalProps
+}
+
 // SetDetail sets the value of Detail.
 func (s *InputFileContentParam) SetDetail(val OptNilFileDetailEnum) {
 	s.Detail = val
@@ -19537,6 +22953,22 @@ func (s *InputFileContentParam) SetPromptCacheBreakpoint(val OptNilPromptCacheBr
 // SetType sets the value of Type.
 func (s *InputFileContentParam) SetType(val OptNilInputFileContentParamType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *InputFileContentParam) SetAdditionalProps(val InputFileContentParamAdditional) {
+	s.AdditionalProps = val
+}
+
+type InputFileContentParamAdditional map[string]jx.Raw
+
+func (s *InputFileContentParamAdditional) init() InputFileContentParamAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // The type of the input item. Always `input_file`.
@@ -19619,7 +23051,8 @@ type InputImageContent struct {
 	ImageURL              OptNilURI                         `json:"image_url"`
 	PromptCacheBreakpoint OptNilPromptCacheBreakpointConfig `json:"prompt_cache_breakpoint"`
 	// The type of the input item. Always `input_image`.
-	Type OptNilInputImageContentType `json:"type"`
+	Type            OptNilInputImageContentType `json:"type"`
+	AdditionalProps InputImageContentAdditional
 }
 
 // GetDetail returns the value of Detail.
@@ -19647,6 +23080,11 @@ func (s *InputImageContent) GetType() OptNilInputImageContentType {
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *InputImageContent) GetAdditionalProps() InputImageContentAdditional {
+	return s.AdditionalProps
+}
+
 // SetDetail sets the value of Detail.
 func (s *InputImageContent) SetDetail(val OptNilImageDetail) {
 	s.Detail = val
@@ -19672,6 +23110,22 @@ func (s *InputImageContent) SetType(val OptNilInputImageContentType) {
 	s.Type = val
 }
 
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *InputImageContent) SetAdditionalProps(val InputImageContentAdditional) {
+	s.AdditionalProps = val
+}
+
+type InputImageContentAdditional map[string]jx.Raw
+
+func (s *InputImageContentAdditional) init() InputImageContentAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
+}
+
 // An image input to the model. Learn about [image inputs].
 //
 // [image inputs]: /docs/guides/vision
@@ -19682,7 +23136,8 @@ type InputImageContentParamAutoParam struct {
 	ImageURL              OptNilURI                        `json:"image_url"`
 	PromptCacheBreakpoint OptNilPromptCacheBreakpointParam `json:"prompt_cache_breakpoint"`
 	// The type of the input item. Always `input_image`.
-	Type OptNilInputImageContentParamAutoParamType `json:"type"`
+	Type            OptNilInputImageContentParamAutoParamType `json:"type"`
+	AdditionalProps InputImageContentParamAutoParamAdditional
 }
 
 // GetDetail returns the value of Detail.
@@ -19710,6 +23165,11 @@ func (s *InputImageContentParamAutoParam) GetType() OptNilInputImageContentParam
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *InputImageContentParamAutoParam) GetAdditionalProps() InputImageContentParamAutoParamAdditional {
+	return s.AdditionalProps
+}
+
 // SetDetail sets the value of Detail.
 func (s *InputImageContentParamAutoParam) SetDetail(val OptNilDetailEnum) {
 	s.Detail = val
@@ -19733,6 +23193,22 @@ func (s *InputImageContentParamAutoParam) SetPromptCacheBreakpoint(val OptNilPro
 // SetType sets the value of Type.
 func (s *InputImageContentParamAutoParam) SetType(val OptNilInputImageContentParamAutoParamType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *InputImageContentParamAutoParam) SetAdditionalProps(val InputImageContentParamAutoParamAdditional) {
+	s.AdditionalProps = val
+}
+
+type InputImageContentParamAutoParamAdditional map[string]jx.Raw
+
+func (s *InputImageContentParamAutoParamAdditional) init() InputImageContentParamAutoParamAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // The type of the input item. Always `input_image`.
@@ -20630,11 +24106,12 @@ func NewProgramOutputItemParamInputItem(v ProgramOutputItemParam) InputItem {
 type InputItemMessage struct {
 	Content OptInputItemMessageContent `json:"content"`
 	// The unique ID of the output message.
-	ID     OptNilString                 `json:"id"`
-	Phase  OptNilInputItemMessagePhase  `json:"phase"`
-	Role   OptNilInputItemMessageRole   `json:"role"`
-	Status OptNilInputItemMessageStatus `json:"status"`
-	Type   OptNilInputItemMessageType   `json:"type"`
+	ID              OptNilString                 `json:"id"`
+	Phase           OptNilInputItemMessagePhase  `json:"phase"`
+	Role            OptNilInputItemMessageRole   `json:"role"`
+	Status          OptNilInputItemMessageStatus `json:"status"`
+	Type            OptNilInputItemMessageType   `json:"type"`
+	AdditionalProps InputItemMessageAdditional
 }
 
 // GetContent returns the value of Content.
@@ -20667,6 +24144,11 @@ func (s *InputItemMessage) GetType() OptNilInputItemMessageType {
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *InputItemMessage) GetAdditionalProps() InputItemMessageAdditional {
+	return s.AdditionalProps
+}
+
 // SetContent sets the value of Content.
 func (s *InputItemMessage) SetContent(val OptInputItemMessageContent) {
 	s.Content = val
@@ -20695,6 +24177,22 @@ func (s *InputItemMessage) SetStatus(val OptNilInputItemMessageStatus) {
 // SetType sets the value of Type.
 func (s *InputItemMessage) SetType(val OptNilInputItemMessageType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *InputItemMessage) SetAdditionalProps(val InputItemMessageAdditional) {
+	s.AdditionalProps = val
+}
+
+type InputItemMessageAdditional map[string]jx.Raw
+
+func (s *InputItemMessageAdditional) init() InputItemMessageAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // InputItemMessageContent represents sum type.
@@ -21133,7 +24631,8 @@ type InputMessage struct {
 	// returned via API.
 	Status OptNilInputMessageStatus `json:"status"`
 	// The type of the message input. Always set to `message`.
-	Type OptNilInputMessageType `json:"type"`
+	Type            OptNilInputMessageType `json:"type"`
+	AdditionalProps InputMessageAdditional
 }
 
 // GetContent returns the value of Content.
@@ -21156,6 +24655,11 @@ func (s *InputMessage) GetType() OptNilInputMessageType {
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *InputMessage) GetAdditionalProps() InputMessageAdditional {
+	return s.AdditionalProps
+}
+
 // SetContent sets the value of Content.
 func (s *InputMessage) SetContent(val OptNilInputMessageContentList) {
 	s.Content = val
@@ -21176,6 +24680,22 @@ func (s *InputMessage) SetType(val OptNilInputMessageType) {
 	s.Type = val
 }
 
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *InputMessage) SetAdditionalProps(val InputMessageAdditional) {
+	s.AdditionalProps = val
+}
+
+type InputMessageAdditional map[string]jx.Raw
+
+func (s *InputMessageAdditional) init() InputMessageAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
+}
+
 type InputMessageContentList []InputContent
 
 // Merged schema.
@@ -21190,7 +24710,8 @@ type InputMessageResource struct {
 	// The type of the message input. Always set to `message`.
 	Type OptNilInputMessageResourceType `json:"type"`
 	// The unique ID of the message input.
-	ID OptNilString `json:"id"`
+	ID              OptNilString `json:"id"`
+	AdditionalProps InputMessageResourceAdditional
 }
 
 // GetContent returns the value of Content.
@@ -21218,6 +24739,11 @@ func (s *InputMessageResource) GetID() OptNilString {
 	return s.ID
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *InputMessageResource) GetAdditionalProps() InputMessageResourceAdditional {
+	return s.AdditionalProps
+}
+
 // SetContent sets the value of Content.
 func (s *InputMessageResource) SetContent(val OptNilInputMessageContentList) {
 	s.Content = val
@@ -21241,6 +24767,22 @@ func (s *InputMessageResource) SetType(val OptNilInputMessageResourceType) {
 // SetID sets the value of ID.
 func (s *InputMessageResource) SetID(val OptNilString) {
 	s.ID = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *InputMessageResource) SetAdditionalProps(val InputMessageResourceAdditional) {
+	s.AdditionalProps = val
+}
+
+type InputMessageResourceAdditional map[string]jx.Raw
+
+func (s *InputMessageResourceAdditional) init() InputMessageResourceAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // The role of the message input. One of `user`, `system`, or `developer`.
@@ -21599,7 +25141,8 @@ type InputTextContent struct {
 	// The text input to the model.
 	Text OptNilString `json:"text"`
 	// The type of the input item. Always `input_text`.
-	Type OptNilInputTextContentType `json:"type"`
+	Type            OptNilInputTextContentType `json:"type"`
+	AdditionalProps InputTextContentAdditional
 }
 
 // GetPromptCacheBreakpoint returns the value of PromptCacheBreakpoint.
@@ -21617,6 +25160,11 @@ func (s *InputTextContent) GetType() OptNilInputTextContentType {
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *InputTextContent) GetAdditionalProps() InputTextContentAdditional {
+	return s.AdditionalProps
+}
+
 // SetPromptCacheBreakpoint sets the value of PromptCacheBreakpoint.
 func (s *InputTextContent) SetPromptCacheBreakpoint(val OptNilPromptCacheBreakpointConfig) {
 	s.PromptCacheBreakpoint = val
@@ -21632,6 +25180,22 @@ func (s *InputTextContent) SetType(val OptNilInputTextContentType) {
 	s.Type = val
 }
 
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *InputTextContent) SetAdditionalProps(val InputTextContentAdditional) {
+	s.AdditionalProps = val
+}
+
+type InputTextContentAdditional map[string]jx.Raw
+
+func (s *InputTextContentAdditional) init() InputTextContentAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
+}
+
 // A text input to the model.
 // Ref: #/components/schemas/InputTextContentParam
 type InputTextContentParam struct {
@@ -21639,7 +25203,8 @@ type InputTextContentParam struct {
 	// The text input to the model.
 	Text OptNilString `json:"text"`
 	// The type of the input item. Always `input_text`.
-	Type OptNilInputTextContentParamType `json:"type"`
+	Type            OptNilInputTextContentParamType `json:"type"`
+	AdditionalProps InputTextContentParamAdditional
 }
 
 // GetPromptCacheBreakpoint returns the value of PromptCacheBreakpoint.
@@ -21657,6 +25222,11 @@ func (s *InputTextContentParam) GetType() OptNilInputTextContentParamType {
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *InputTextContentParam) GetAdditionalProps() InputTextContentParamAdditional {
+	return s.AdditionalProps
+}
+
 // SetPromptCacheBreakpoint sets the value of PromptCacheBreakpoint.
 func (s *InputTextContentParam) SetPromptCacheBreakpoint(val OptNilPromptCacheBreakpointParam) {
 	s.PromptCacheBreakpoint = val
@@ -21670,6 +25240,22 @@ func (s *InputTextContentParam) SetText(val OptNilString) {
 // SetType sets the value of Type.
 func (s *InputTextContentParam) SetType(val OptNilInputTextContentParamType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *InputTextContentParam) SetAdditionalProps(val InputTextContentParamAdditional) {
+	s.AdditionalProps = val
+}
+
+type InputTextContentParamAdditional map[string]jx.Raw
+
+func (s *InputTextContentParamAdditional) init() InputTextContentParamAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // The type of the input item. Always `input_text`.
@@ -21761,17 +25347,18 @@ func (s *Item) SetOneOf(val ItemSum) {
 // Any of [InputMessage OutputMessage]: they share type "message".
 // Ref: #/components/schemas/ItemMessage
 type ItemMessage struct {
-	Content OptNilItemMessageContentItemArray `json:"content"`
+	Content []ItemMessageContentItem `json:"content" transponder:"encode-empty"`
 	// The unique ID of the output message.
-	ID     OptNilString            `json:"id"`
-	Phase  OptNilMessagePhase      `json:"phase"`
-	Role   OptNilItemMessageRole   `json:"role"`
-	Status OptNilItemMessageStatus `json:"status"`
-	Type   OptNilItemMessageType   `json:"type"`
+	ID              OptNilString            `json:"id"`
+	Phase           OptNilMessagePhase      `json:"phase"`
+	Role            OptNilItemMessageRole   `json:"role"`
+	Status          OptNilItemMessageStatus `json:"status"`
+	Type            OptNilItemMessageType   `json:"type"`
+	AdditionalProps ItemMessageAdditional
 }
 
 // GetContent returns the value of Content.
-func (s *ItemMessage) GetContent() OptNilItemMessageContentItemArray {
+func (s *ItemMessage) GetContent() []ItemMessageContentItem {
 	return s.Content
 }
 
@@ -21800,8 +25387,13 @@ func (s *ItemMessage) GetType() OptNilItemMessageType {
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ItemMessage) GetAdditionalProps() ItemMessageAdditional {
+	return s.AdditionalProps
+}
+
 // SetContent sets the value of Content.
-func (s *ItemMessage) SetContent(val OptNilItemMessageContentItemArray) {
+func (s *ItemMessage) SetContent(val []ItemMessageContentItem) {
 	s.Content = val
 }
 
@@ -21828,6 +25420,22 @@ func (s *ItemMessage) SetStatus(val OptNilItemMessageStatus) {
 // SetType sets the value of Type.
 func (s *ItemMessage) SetType(val OptNilItemMessageType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ItemMessage) SetAdditionalProps(val ItemMessageAdditional) {
+	s.AdditionalProps = val
+}
+
+type ItemMessageAdditional map[string]jx.Raw
+
+func (s *ItemMessageAdditional) init() ItemMessageAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // ItemMessageContentItem represents sum type.
@@ -22124,8 +25732,9 @@ func (s *ItemMessageType) UnmarshalText(data []byte) error {
 // Ref: #/components/schemas/ItemReferenceParam
 type ItemReferenceParam struct {
 	// The ID of the item to reference.
-	ID   OptNilString                 `json:"id"`
-	Type OptNilItemReferenceParamType `json:"type"`
+	ID              OptNilString                 `json:"id"`
+	Type            OptNilItemReferenceParamType `json:"type"`
+	AdditionalProps ItemReferenceParamAdditional
 }
 
 // GetID returns the value of ID.
@@ -22138,6 +25747,11 @@ func (s *ItemReferenceParam) GetType() OptNilItemReferenceParamType {
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ItemReferenceParam) GetAdditionalProps() ItemReferenceParamAdditional {
+	return s.AdditionalProps
+}
+
 // SetID sets the value of ID.
 func (s *ItemReferenceParam) SetID(val OptNilString) {
 	s.ID = val
@@ -22146,6 +25760,22 @@ func (s *ItemReferenceParam) SetID(val OptNilString) {
 // SetType sets the value of Type.
 func (s *ItemReferenceParam) SetType(val OptNilItemReferenceParamType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ItemReferenceParam) SetAdditionalProps(val ItemReferenceParamAdditional) {
+	s.AdditionalProps = val
+}
+
+type ItemReferenceParamAdditional map[string]jx.Raw
+
+func (s *ItemReferenceParamAdditional) init() ItemReferenceParamAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // The type of item to reference. Always `item_reference`.
@@ -22949,16 +26579,17 @@ func NewCustomToolCallOutputResourceItemResource(v CustomToolCallOutputResource)
 // Any of [InputMessageResource OutputMessage]: they share type "message".
 // Ref: #/components/schemas/ItemResourceMessage
 type ItemResourceMessage struct {
-	Content OptNilItemResourceMessageContentItemArray `json:"content"`
-	ID      OptNilString                              `json:"id"`
-	Phase   OptNilMessagePhase                        `json:"phase"`
-	Role    OptNilItemResourceMessageRole             `json:"role"`
-	Status  OptNilItemResourceMessageStatus           `json:"status"`
-	Type    OptNilItemResourceMessageType             `json:"type"`
+	Content         []ItemResourceMessageContentItem `json:"content" transponder:"encode-empty"`
+	ID              OptNilString                     `json:"id"`
+	Phase           OptNilMessagePhase               `json:"phase"`
+	Role            OptNilItemResourceMessageRole    `json:"role"`
+	Status          OptNilItemResourceMessageStatus  `json:"status"`
+	Type            OptNilItemResourceMessageType    `json:"type"`
+	AdditionalProps ItemResourceMessageAdditional
 }
 
 // GetContent returns the value of Content.
-func (s *ItemResourceMessage) GetContent() OptNilItemResourceMessageContentItemArray {
+func (s *ItemResourceMessage) GetContent() []ItemResourceMessageContentItem {
 	return s.Content
 }
 
@@ -22987,8 +26618,13 @@ func (s *ItemResourceMessage) GetType() OptNilItemResourceMessageType {
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ItemResourceMessage) GetAdditionalProps() ItemResourceMessageAdditional {
+	return s.AdditionalProps
+}
+
 // SetContent sets the value of Content.
-func (s *ItemResourceMessage) SetContent(val OptNilItemResourceMessageContentItemArray) {
+func (s *ItemResourceMessage) SetContent(val []ItemResourceMessageContentItem) {
 	s.Content = val
 }
 
@@ -23015,6 +26651,22 @@ func (s *ItemResourceMessage) SetStatus(val OptNilItemResourceMessageStatus) {
 // SetType sets the value of Type.
 func (s *ItemResourceMessage) SetType(val OptNilItemResourceMessageType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ItemResourceMessage) SetAdditionalProps(val ItemResourceMessageAdditional) {
+	s.AdditionalProps = val
+}
+
+type ItemResourceMessageAdditional map[string]jx.Raw
+
+func (s *ItemResourceMessageAdditional) init() ItemResourceMessageAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // ItemResourceMessageContentItem represents sum type.
@@ -24017,13 +27669,14 @@ func NewCustomToolCallItemSum(v CustomToolCall) ItemSum {
 type KeyPressAction struct {
 	// The combination of keys the model is requesting to be pressed. This is an array of strings, each
 	// representing a key.
-	Keys OptNilStringArray `json:"keys"`
+	Keys []string `json:"keys" transponder:"encode-empty"`
 	// Specifies the event type. For a keypress action, this property is always set to `keypress`.
-	Type OptNilKeyPressActionType `json:"type"`
+	Type            OptNilKeyPressActionType `json:"type"`
+	AdditionalProps KeyPressActionAdditional
 }
 
 // GetKeys returns the value of Keys.
-func (s *KeyPressAction) GetKeys() OptNilStringArray {
+func (s *KeyPressAction) GetKeys() []string {
 	return s.Keys
 }
 
@@ -24032,14 +27685,35 @@ func (s *KeyPressAction) GetType() OptNilKeyPressActionType {
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *KeyPressAction) GetAdditionalProps() KeyPressActionAdditional {
+	return s.AdditionalProps
+}
+
 // SetKeys sets the value of Keys.
-func (s *KeyPressAction) SetKeys(val OptNilStringArray) {
+func (s *KeyPressAction) SetKeys(val []string) {
 	s.Keys = val
 }
 
 // SetType sets the value of Type.
 func (s *KeyPressAction) SetType(val OptNilKeyPressActionType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *KeyPressAction) SetAdditionalProps(val KeyPressActionAdditional) {
+	s.AdditionalProps = val
+}
+
+type KeyPressActionAdditional map[string]jx.Raw
+
+func (s *KeyPressActionAdditional) init() KeyPressActionAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // Specifies the event type. For a keypress action, this property is always set to `keypress`.
@@ -24123,7 +27797,8 @@ type LocalEnvironmentParam struct {
 	// An optional list of skills.
 	Skills OptNilLocalSkillParamArray `json:"skills"`
 	// Use a local computer environment.
-	Type OptNilLocalEnvironmentParamType `json:"type"`
+	Type            OptNilLocalEnvironmentParamType `json:"type"`
+	AdditionalProps LocalEnvironmentParamAdditional
 }
 
 // GetSkills returns the value of Skills.
@@ -24136,6 +27811,11 @@ func (s *LocalEnvironmentParam) GetType() OptNilLocalEnvironmentParamType {
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *LocalEnvironmentParam) GetAdditionalProps() LocalEnvironmentParamAdditional {
+	return s.AdditionalProps
+}
+
 // SetSkills sets the value of Skills.
 func (s *LocalEnvironmentParam) SetSkills(val OptNilLocalSkillParamArray) {
 	s.Skills = val
@@ -24144,6 +27824,22 @@ func (s *LocalEnvironmentParam) SetSkills(val OptNilLocalSkillParamArray) {
 // SetType sets the value of Type.
 func (s *LocalEnvironmentParam) SetType(val OptNilLocalEnvironmentParamType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *LocalEnvironmentParam) SetAdditionalProps(val LocalEnvironmentParamAdditional) {
+	s.AdditionalProps = val
+}
+
+type LocalEnvironmentParamAdditional map[string]jx.Raw
+
+func (s *LocalEnvironmentParamAdditional) init() LocalEnvironmentParamAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // Use a local computer environment.
@@ -24185,7 +27881,8 @@ func (s *LocalEnvironmentParamType) UnmarshalText(data []byte) error {
 // Ref: #/components/schemas/LocalEnvironmentResource
 type LocalEnvironmentResource struct {
 	// The environment type. Always `local`.
-	Type OptNilLocalEnvironmentResourceType `json:"type"`
+	Type            OptNilLocalEnvironmentResourceType `json:"type"`
+	AdditionalProps LocalEnvironmentResourceAdditional
 }
 
 // GetType returns the value of Type.
@@ -24193,9 +27890,30 @@ func (s *LocalEnvironmentResource) GetType() OptNilLocalEnvironmentResourceType 
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *LocalEnvironmentResource) GetAdditionalProps() LocalEnvironmentResourceAdditional {
+	return s.AdditionalProps
+}
+
 // SetType sets the value of Type.
 func (s *LocalEnvironmentResource) SetType(val OptNilLocalEnvironmentResourceType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *LocalEnvironmentResource) SetAdditionalProps(val LocalEnvironmentResourceAdditional) {
+	s.AdditionalProps = val
+}
+
+type LocalEnvironmentResourceAdditional map[string]jx.Raw
+
+func (s *LocalEnvironmentResourceAdditional) init() LocalEnvironmentResourceAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // The environment type. Always `local`.
@@ -24237,7 +27955,7 @@ func (s *LocalEnvironmentResourceType) UnmarshalText(data []byte) error {
 // Ref: #/components/schemas/LocalShellExecAction
 type LocalShellExecAction struct {
 	// The command to run.
-	Command OptNilStringArray `json:"command"`
+	Command []string `json:"command" transponder:"encode-empty"`
 	// Environment variables to set for the command.
 	Env       jx.Raw    `json:"env"`
 	TimeoutMs OptNilInt `json:"timeout_ms"`
@@ -24245,10 +27963,11 @@ type LocalShellExecAction struct {
 	Type             OptNilLocalShellExecActionType `json:"type"`
 	User             OptNilString                   `json:"user"`
 	WorkingDirectory OptNilString                   `json:"working_directory"`
+	AdditionalProps  LocalShellExecActionAdditional
 }
 
 // GetCommand returns the value of Command.
-func (s *LocalShellExecAction) GetCommand() OptNilStringArray {
+func (s *LocalShellExecAction) GetCommand() []string {
 	return s.Command
 }
 
@@ -24277,8 +27996,13 @@ func (s *LocalShellExecAction) GetWorkingDirectory() OptNilString {
 	return s.WorkingDirectory
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *LocalShellExecAction) GetAdditionalProps() LocalShellExecActionAdditional {
+	return s.AdditionalProps
+}
+
 // SetCommand sets the value of Command.
-func (s *LocalShellExecAction) SetCommand(val OptNilStringArray) {
+func (s *LocalShellExecAction) SetCommand(val []string) {
 	s.Command = val
 }
 
@@ -24305,6 +28029,22 @@ func (s *LocalShellExecAction) SetUser(val OptNilString) {
 // SetWorkingDirectory sets the value of WorkingDirectory.
 func (s *LocalShellExecAction) SetWorkingDirectory(val OptNilString) {
 	s.WorkingDirectory = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *LocalShellExecAction) SetAdditionalProps(val LocalShellExecActionAdditional) {
+	s.AdditionalProps = val
+}
+
+type LocalShellExecActionAdditional map[string]jx.Raw
+
+func (s *LocalShellExecActionAdditional) init() LocalShellExecActionAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // The type of the local shell action. Always `exec`.
@@ -24353,7 +28093,8 @@ type LocalShellToolCall struct {
 	// The status of the local shell call.
 	Status OptNilLocalShellToolCallStatus `json:"status"`
 	// The type of the local shell call. Always `local_shell_call`.
-	Type OptNilLocalShellToolCallType `json:"type"`
+	Type            OptNilLocalShellToolCallType `json:"type"`
+	AdditionalProps LocalShellToolCallAdditional
 }
 
 // GetAction returns the value of Action.
@@ -24381,6 +28122,11 @@ func (s *LocalShellToolCall) GetType() OptNilLocalShellToolCallType {
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *LocalShellToolCall) GetAdditionalProps() LocalShellToolCallAdditional {
+	return s.AdditionalProps
+}
+
 // SetAction sets the value of Action.
 func (s *LocalShellToolCall) SetAction(val OptNilLocalShellExecAction) {
 	s.Action = val
@@ -24406,6 +28152,22 @@ func (s *LocalShellToolCall) SetType(val OptNilLocalShellToolCallType) {
 	s.Type = val
 }
 
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *LocalShellToolCall) SetAdditionalProps(val LocalShellToolCallAdditional) {
+	s.AdditionalProps = val
+}
+
+type LocalShellToolCallAdditional map[string]jx.Raw
+
+func (s *LocalShellToolCallAdditional) init() LocalShellToolCallAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
+}
+
 // The output of a local shell tool call.
 // Ref: #/components/schemas/LocalShellToolCallOutput
 type LocalShellToolCallOutput struct {
@@ -24415,7 +28177,8 @@ type LocalShellToolCallOutput struct {
 	Output OptNilString                         `json:"output"`
 	Status OptNilLocalShellToolCallOutputStatus `json:"status"`
 	// The type of the local shell tool call output. Always `local_shell_call_output`.
-	Type OptNilLocalShellToolCallOutputType `json:"type"`
+	Type            OptNilLocalShellToolCallOutputType `json:"type"`
+	AdditionalProps LocalShellToolCallOutputAdditional
 }
 
 // GetID returns the value of ID.
@@ -24438,6 +28201,11 @@ func (s *LocalShellToolCallOutput) GetType() OptNilLocalShellToolCallOutputType 
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *LocalShellToolCallOutput) GetAdditionalProps() LocalShellToolCallOutputAdditional {
+	return s.AdditionalProps
+}
+
 // SetID sets the value of ID.
 func (s *LocalShellToolCallOutput) SetID(val OptNilString) {
 	s.ID = val
@@ -24456,6 +28224,22 @@ func (s *LocalShellToolCallOutput) SetStatus(val OptNilLocalShellToolCallOutputS
 // SetType sets the value of Type.
 func (s *LocalShellToolCallOutput) SetType(val OptNilLocalShellToolCallOutputType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *LocalShellToolCallOutput) SetAdditionalProps(val LocalShellToolCallOutputAdditional) {
+	s.AdditionalProps = val
+}
+
+type LocalShellToolCallOutputAdditional map[string]jx.Raw
+
+func (s *LocalShellToolCallOutputAdditional) init() LocalShellToolCallOutputAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // The status of the item. One of `in_progress`, `completed`, or `incomplete`.
@@ -24630,7 +28414,8 @@ func (s *LocalShellToolCallType) UnmarshalText(data []byte) error {
 // Ref: #/components/schemas/LocalShellToolParam
 type LocalShellToolParam struct {
 	// The type of the local shell tool. Always `local_shell`.
-	Type OptNilLocalShellToolParamType `json:"type"`
+	Type            OptNilLocalShellToolParamType `json:"type"`
+	AdditionalProps LocalShellToolParamAdditional
 }
 
 // GetType returns the value of Type.
@@ -24638,9 +28423,30 @@ func (s *LocalShellToolParam) GetType() OptNilLocalShellToolParamType {
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *LocalShellToolParam) GetAdditionalProps() LocalShellToolParamAdditional {
+	return s.AdditionalProps
+}
+
 // SetType sets the value of Type.
 func (s *LocalShellToolParam) SetType(val OptNilLocalShellToolParamType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *LocalShellToolParam) SetAdditionalProps(val LocalShellToolParamAdditional) {
+	s.AdditionalProps = val
+}
+
+type LocalShellToolParamAdditional map[string]jx.Raw
+
+func (s *LocalShellToolParamAdditional) init() LocalShellToolParamAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // The type of the local shell tool. Always `local_shell`.
@@ -24685,7 +28491,8 @@ type LocalSkillParam struct {
 	// The name of the skill.
 	Name OptNilString `json:"name"`
 	// The path to the directory containing the skill.
-	Path OptNilString `json:"path"`
+	Path            OptNilString `json:"path"`
+	AdditionalProps LocalSkillParamAdditional
 }
 
 // GetDescription returns the value of Description.
@@ -24703,6 +28510,11 @@ func (s *LocalSkillParam) GetPath() OptNilString {
 	return s.Path
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *LocalSkillParam) GetAdditionalProps() LocalSkillParamAdditional {
+	return s.AdditionalProps
+}
+
 // SetDescription sets the value of Description.
 func (s *LocalSkillParam) SetDescription(val OptNilString) {
 	s.Description = val
@@ -24718,17 +28530,34 @@ func (s *LocalSkillParam) SetPath(val OptNilString) {
 	s.Path = val
 }
 
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *LocalSkillParam) SetAdditionalProps(val LocalSkillParamAdditional) {
+	s.AdditionalProps = val
+}
+
+type LocalSkillParamAdditional map[string]jx.Raw
+
+func (s *LocalSkillParamAdditional) init() LocalSkillParamAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
+}
+
 // The log probability of a token.
 // Ref: #/components/schemas/LogProb
 type LogProb struct {
-	Bytes       OptNilIntArray        `json:"bytes"`
-	Logprob     OptNilFloat64         `json:"logprob"`
-	Token       OptNilString          `json:"token"`
-	TopLogprobs OptNilTopLogProbArray `json:"top_logprobs"`
+	Bytes           []int         `json:"bytes" transponder:"encode-empty"`
+	Logprob         OptNilFloat64 `json:"logprob"`
+	Token           OptNilString  `json:"token"`
+	TopLogprobs     []TopLogProb  `json:"top_logprobs" transponder:"encode-empty"`
+	AdditionalProps LogProbAdditional
 }
 
 // GetBytes returns the value of Bytes.
-func (s *LogProb) GetBytes() OptNilIntArray {
+func (s *LogProb) GetBytes() []int {
 	return s.Bytes
 }
 
@@ -24743,12 +28572,17 @@ func (s *LogProb) GetToken() OptNilString {
 }
 
 // GetTopLogprobs returns the value of TopLogprobs.
-func (s *LogProb) GetTopLogprobs() OptNilTopLogProbArray {
+func (s *LogProb) GetTopLogprobs() []TopLogProb {
 	return s.TopLogprobs
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *LogProb) GetAdditionalProps() LogProbAdditional {
+	return s.AdditionalProps
+}
+
 // SetBytes sets the value of Bytes.
-func (s *LogProb) SetBytes(val OptNilIntArray) {
+func (s *LogProb) SetBytes(val []int) {
 	s.Bytes = val
 }
 
@@ -24763,8 +28597,24 @@ func (s *LogProb) SetToken(val OptNilString) {
 }
 
 // SetTopLogprobs sets the value of TopLogprobs.
-func (s *LogProb) SetTopLogprobs(val OptNilTopLogProbArray) {
+func (s *LogProb) SetTopLogprobs(val []TopLogProb) {
 	s.TopLogprobs = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *LogProb) SetAdditionalProps(val LogProbAdditional) {
+	s.AdditionalProps = val
+}
+
+type LogProbAdditional map[string]jx.Raw
+
+func (s *LogProbAdditional) init() LogProbAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // A request for human approval of a tool invocation.
@@ -24779,7 +28629,8 @@ type MCPApprovalRequest struct {
 	// The label of the MCP server making the request.
 	ServerLabel OptNilString `json:"server_label"`
 	// The type of the item. Always `mcp_approval_request`.
-	Type OptNilMCPApprovalRequestType `json:"type"`
+	Type            OptNilMCPApprovalRequestType `json:"type"`
+	AdditionalProps MCPApprovalRequestAdditional
 }
 
 // GetArguments returns the value of Arguments.
@@ -24807,6 +28658,11 @@ func (s *MCPApprovalRequest) GetType() OptNilMCPApprovalRequestType {
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *MCPApprovalRequest) GetAdditionalProps() MCPApprovalRequestAdditional {
+	return s.AdditionalProps
+}
+
 // SetArguments sets the value of Arguments.
 func (s *MCPApprovalRequest) SetArguments(val OptNilString) {
 	s.Arguments = val
@@ -24830,6 +28686,22 @@ func (s *MCPApprovalRequest) SetServerLabel(val OptNilString) {
 // SetType sets the value of Type.
 func (s *MCPApprovalRequest) SetType(val OptNilMCPApprovalRequestType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *MCPApprovalRequest) SetAdditionalProps(val MCPApprovalRequestAdditional) {
+	s.AdditionalProps = val
+}
+
+type MCPApprovalRequestAdditional map[string]jx.Raw
+
+func (s *MCPApprovalRequestAdditional) init() MCPApprovalRequestAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // The type of the item. Always `mcp_approval_request`.
@@ -24877,7 +28749,8 @@ type MCPApprovalResponse struct {
 	ID      OptNilString `json:"id"`
 	Reason  OptNilString `json:"reason"`
 	// The type of the item. Always `mcp_approval_response`.
-	Type OptNilMCPApprovalResponseType `json:"type"`
+	Type            OptNilMCPApprovalResponseType `json:"type"`
+	AdditionalProps MCPApprovalResponseAdditional
 }
 
 // GetApprovalRequestID returns the value of ApprovalRequestID.
@@ -24905,6 +28778,11 @@ func (s *MCPApprovalResponse) GetType() OptNilMCPApprovalResponseType {
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *MCPApprovalResponse) GetAdditionalProps() MCPApprovalResponseAdditional {
+	return s.AdditionalProps
+}
+
 // SetApprovalRequestID sets the value of ApprovalRequestID.
 func (s *MCPApprovalResponse) SetApprovalRequestID(val OptNilString) {
 	s.ApprovalRequestID = val
@@ -24930,6 +28808,22 @@ func (s *MCPApprovalResponse) SetType(val OptNilMCPApprovalResponseType) {
 	s.Type = val
 }
 
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *MCPApprovalResponse) SetAdditionalProps(val MCPApprovalResponseAdditional) {
+	s.AdditionalProps = val
+}
+
+type MCPApprovalResponseAdditional map[string]jx.Raw
+
+func (s *MCPApprovalResponseAdditional) init() MCPApprovalResponseAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
+}
+
 // A response to an MCP approval request.
 // Ref: #/components/schemas/MCPApprovalResponseResource
 type MCPApprovalResponseResource struct {
@@ -24941,7 +28835,8 @@ type MCPApprovalResponseResource struct {
 	ID     OptNilString `json:"id"`
 	Reason OptNilString `json:"reason"`
 	// The type of the item. Always `mcp_approval_response`.
-	Type OptNilMCPApprovalResponseResourceType `json:"type"`
+	Type            OptNilMCPApprovalResponseResourceType `json:"type"`
+	AdditionalProps MCPApprovalResponseResourceAdditional
 }
 
 // GetApprovalRequestID returns the value of ApprovalRequestID.
@@ -24969,6 +28864,11 @@ func (s *MCPApprovalResponseResource) GetType() OptNilMCPApprovalResponseResourc
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *MCPApprovalResponseResource) GetAdditionalProps() MCPApprovalResponseResourceAdditional {
+	return s.AdditionalProps
+}
+
 // SetApprovalRequestID sets the value of ApprovalRequestID.
 func (s *MCPApprovalResponseResource) SetApprovalRequestID(val OptNilString) {
 	s.ApprovalRequestID = val
@@ -24992,6 +28892,22 @@ func (s *MCPApprovalResponseResource) SetReason(val OptNilString) {
 // SetType sets the value of Type.
 func (s *MCPApprovalResponseResource) SetType(val OptNilMCPApprovalResponseResourceType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *MCPApprovalResponseResource) SetAdditionalProps(val MCPApprovalResponseResourceAdditional) {
+	s.AdditionalProps = val
+}
+
+type MCPApprovalResponseResourceAdditional map[string]jx.Raw
+
+func (s *MCPApprovalResponseResourceAdditional) init() MCPApprovalResponseResourceAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // The type of the item. Always `mcp_approval_response`.
@@ -25073,9 +28989,10 @@ type MCPListTools struct {
 	// The label of the MCP server.
 	ServerLabel OptNilString `json:"server_label"`
 	// The tools available on the server.
-	Tools OptNilMCPListToolsToolArray `json:"tools"`
+	Tools []MCPListToolsTool `json:"tools" transponder:"encode-empty"`
 	// The type of the item. Always `mcp_list_tools`.
-	Type OptNilMCPListToolsType `json:"type"`
+	Type            OptNilMCPListToolsType `json:"type"`
+	AdditionalProps MCPListToolsAdditional
 }
 
 // GetError returns the value of Error.
@@ -25094,13 +29011,18 @@ func (s *MCPListTools) GetServerLabel() OptNilString {
 }
 
 // GetTools returns the value of Tools.
-func (s *MCPListTools) GetTools() OptNilMCPListToolsToolArray {
+func (s *MCPListTools) GetTools() []MCPListToolsTool {
 	return s.Tools
 }
 
 // GetType returns the value of Type.
 func (s *MCPListTools) GetType() OptNilMCPListToolsType {
 	return s.Type
+}
+
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *MCPListTools) GetAdditionalProps() MCPListToolsAdditional {
+	return s.AdditionalProps
 }
 
 // SetError sets the value of Error.
@@ -25119,13 +29041,29 @@ func (s *MCPListTools) SetServerLabel(val OptNilString) {
 }
 
 // SetTools sets the value of Tools.
-func (s *MCPListTools) SetTools(val OptNilMCPListToolsToolArray) {
+func (s *MCPListTools) SetTools(val []MCPListToolsTool) {
 	s.Tools = val
 }
 
 // SetType sets the value of Type.
 func (s *MCPListTools) SetType(val OptNilMCPListToolsType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *MCPListTools) SetAdditionalProps(val MCPListToolsAdditional) {
+	s.AdditionalProps = val
+}
+
+type MCPListToolsAdditional map[string]jx.Raw
+
+func (s *MCPListToolsAdditional) init() MCPListToolsAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // A tool available on an MCP server.
@@ -25136,7 +29074,8 @@ type MCPListToolsTool struct {
 	// The JSON schema describing the tool's input.
 	InputSchema jx.Raw `json:"input_schema"`
 	// The name of the tool.
-	Name OptNilString `json:"name"`
+	Name            OptNilString `json:"name"`
+	AdditionalProps MCPListToolsToolAdditional
 }
 
 // GetAnnotations returns the value of Annotations.
@@ -25159,6 +29098,11 @@ func (s *MCPListToolsTool) GetName() OptNilString {
 	return s.Name
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *MCPListToolsTool) GetAdditionalProps() MCPListToolsToolAdditional {
+	return s.AdditionalProps
+}
+
 // SetAnnotations sets the value of Annotations.
 func (s *MCPListToolsTool) SetAnnotations(val jx.Raw) {
 	s.Annotations = val
@@ -25177,6 +29121,22 @@ func (s *MCPListToolsTool) SetInputSchema(val jx.Raw) {
 // SetName sets the value of Name.
 func (s *MCPListToolsTool) SetName(val OptNilString) {
 	s.Name = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *MCPListToolsTool) SetAdditionalProps(val MCPListToolsToolAdditional) {
+	s.AdditionalProps = val
+}
+
+type MCPListToolsToolAdditional map[string]jx.Raw
+
+func (s *MCPListToolsToolAdditional) init() MCPListToolsToolAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // The type of the item. Always `mcp_list_tools`.
@@ -25216,9 +29176,10 @@ func (s *MCPListToolsType) UnmarshalText(data []byte) error {
 
 // Ref: #/components/schemas/MCPProtocolError
 type MCPProtocolError struct {
-	Code    OptNilInt                  `json:"code"`
-	Message OptNilString               `json:"message"`
-	Type    OptNilMCPProtocolErrorType `json:"type"`
+	Code            OptNilInt                  `json:"code"`
+	Message         OptNilString               `json:"message"`
+	Type            OptNilMCPProtocolErrorType `json:"type"`
+	AdditionalProps MCPProtocolErrorAdditional
 }
 
 // GetCode returns the value of Code.
@@ -25236,6 +29197,11 @@ func (s *MCPProtocolError) GetType() OptNilMCPProtocolErrorType {
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *MCPProtocolError) GetAdditionalProps() MCPProtocolErrorAdditional {
+	return s.AdditionalProps
+}
+
 // SetCode sets the value of Code.
 func (s *MCPProtocolError) SetCode(val OptNilInt) {
 	s.Code = val
@@ -25249,6 +29215,22 @@ func (s *MCPProtocolError) SetMessage(val OptNilString) {
 // SetType sets the value of Type.
 func (s *MCPProtocolError) SetType(val OptNilMCPProtocolErrorType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *MCPProtocolError) SetAdditionalProps(val MCPProtocolErrorAdditional) {
+	s.AdditionalProps = val
+}
+
+type MCPProtocolErrorAdditional map[string]jx.Raw
+
+func (s *MCPProtocolErrorAdditional) init() MCPProtocolErrorAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type MCPProtocolErrorType string
@@ -25327,7 +29309,8 @@ type MCPTool struct {
 	// or `tunnel_id` must be provided.
 	TunnelID OptNilString `json:"tunnel_id"`
 	// The type of the MCP tool. Always `mcp`.
-	Type OptNilMCPToolType `json:"type"`
+	Type            OptNilMCPToolType `json:"type"`
+	AdditionalProps MCPToolAdditional
 }
 
 // GetAllowedCallers returns the value of AllowedCallers.
@@ -25390,6 +29373,11 @@ func (s *MCPTool) GetType() OptNilMCPToolType {
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *MCPTool) GetAdditionalProps() MCPToolAdditional {
+	return s.AdditionalProps
+}
+
 // SetAllowedCallers sets the value of AllowedCallers.
 func (s *MCPTool) SetAllowedCallers(val OptNilCallableToolAllowedCallerArray) {
 	s.AllowedCallers = val
@@ -25448,6 +29436,22 @@ func (s *MCPTool) SetTunnelID(val OptNilString) {
 // SetType sets the value of Type.
 func (s *MCPTool) SetType(val OptNilMCPToolType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *MCPTool) SetAdditionalProps(val MCPToolAdditional) {
+	s.AdditionalProps = val
+}
+
+type MCPToolAdditional map[string]jx.Raw
+
+func (s *MCPToolAdditional) init() MCPToolAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // List of allowed tool names or a filter object.
@@ -25535,7 +29539,8 @@ type MCPToolCall struct {
 	ServerLabel OptNilString            `json:"server_label"`
 	Status      OptNilMCPToolCallStatus `json:"status"`
 	// The type of the item. Always `mcp_call`.
-	Type OptNilMCPToolCallType `json:"type"`
+	Type            OptNilMCPToolCallType `json:"type"`
+	AdditionalProps MCPToolCallAdditional
 }
 
 // GetApprovalRequestID returns the value of ApprovalRequestID.
@@ -25583,6 +29588,11 @@ func (s *MCPToolCall) GetType() OptNilMCPToolCallType {
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *MCPToolCall) GetAdditionalProps() MCPToolCallAdditional {
+	return s.AdditionalProps
+}
+
 // SetApprovalRequestID sets the value of ApprovalRequestID.
 func (s *MCPToolCall) SetApprovalRequestID(val OptNilString) {
 	s.ApprovalRequestID = val
@@ -25626,6 +29636,22 @@ func (s *MCPToolCall) SetStatus(val OptNilMCPToolCallStatus) {
 // SetType sets the value of Type.
 func (s *MCPToolCall) SetType(val OptNilMCPToolCallType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *MCPToolCall) SetAdditionalProps(val MCPToolCallAdditional) {
+	s.AdditionalProps = val
+}
+
+type MCPToolCallAdditional map[string]jx.Raw
+
+func (s *MCPToolCallAdditional) init() MCPToolCallAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // Ref: #/components/schemas/MCPToolCallError
@@ -25922,8 +29948,9 @@ func (s *MCPToolConnectorID) UnmarshalText(data []byte) error {
 
 // Ref: #/components/schemas/MCPToolExecutionError
 type MCPToolExecutionError struct {
-	Content jx.Raw                          `json:"content"`
-	Type    OptNilMCPToolExecutionErrorType `json:"type"`
+	Content         jx.Raw                          `json:"content"`
+	Type            OptNilMCPToolExecutionErrorType `json:"type"`
+	AdditionalProps MCPToolExecutionErrorAdditional
 }
 
 // GetContent returns the value of Content.
@@ -25936,6 +29963,11 @@ func (s *MCPToolExecutionError) GetType() OptNilMCPToolExecutionErrorType {
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *MCPToolExecutionError) GetAdditionalProps() MCPToolExecutionErrorAdditional {
+	return s.AdditionalProps
+}
+
 // SetContent sets the value of Content.
 func (s *MCPToolExecutionError) SetContent(val jx.Raw) {
 	s.Content = val
@@ -25944,6 +29976,22 @@ func (s *MCPToolExecutionError) SetContent(val jx.Raw) {
 // SetType sets the value of Type.
 func (s *MCPToolExecutionError) SetType(val OptNilMCPToolExecutionErrorType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *MCPToolExecutionError) SetAdditionalProps(val MCPToolExecutionErrorAdditional) {
+	s.AdditionalProps = val
+}
+
+type MCPToolExecutionErrorAdditional map[string]jx.Raw
+
+func (s *MCPToolExecutionErrorAdditional) init() MCPToolExecutionErrorAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type MCPToolExecutionErrorType string
@@ -25989,7 +30037,8 @@ type MCPToolFilter struct {
 	// [annotated with readOnlyHint]: https://modelcontextprotocol.io/specification/2025-06-18/schema#toolannotations-readonlyhint
 	ReadOnly OptNilBool `json:"read_only"`
 	// List of allowed tool names.
-	ToolNames OptNilStringArray `json:"tool_names"`
+	ToolNames       OptNilStringArray `json:"tool_names"`
+	AdditionalProps MCPToolFilterAdditional
 }
 
 // GetReadOnly returns the value of ReadOnly.
@@ -26002,6 +30051,11 @@ func (s *MCPToolFilter) GetToolNames() OptNilStringArray {
 	return s.ToolNames
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *MCPToolFilter) GetAdditionalProps() MCPToolFilterAdditional {
+	return s.AdditionalProps
+}
+
 // SetReadOnly sets the value of ReadOnly.
 func (s *MCPToolFilter) SetReadOnly(val OptNilBool) {
 	s.ReadOnly = val
@@ -26010,6 +30064,22 @@ func (s *MCPToolFilter) SetReadOnly(val OptNilBool) {
 // SetToolNames sets the value of ToolNames.
 func (s *MCPToolFilter) SetToolNames(val OptNilStringArray) {
 	s.ToolNames = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *MCPToolFilter) SetAdditionalProps(val MCPToolFilterAdditional) {
+	s.AdditionalProps = val
+}
+
+type MCPToolFilterAdditional map[string]jx.Raw
+
+func (s *MCPToolFilterAdditional) init() MCPToolFilterAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // Specify which of the MCP server's tools require approval.
@@ -26085,8 +30155,9 @@ func NewMCPToolRequireApproval1MCPToolRequireApproval(v MCPToolRequireApproval1)
 // Specify which of the MCP server's tools require approval. Can be `always`, `never`, or a filter
 // object associated with tools that require approval.
 type MCPToolRequireApproval0 struct {
-	Always OptNilMCPToolFilter `json:"always"`
-	Never  OptNilMCPToolFilter `json:"never"`
+	Always          OptNilMCPToolFilter `json:"always"`
+	Never           OptNilMCPToolFilter `json:"never"`
+	AdditionalProps MCPToolRequireApproval0Additional
 }
 
 // GetAlways returns the value of Always.
@@ -26099,6 +30170,11 @@ func (s *MCPToolRequireApproval0) GetNever() OptNilMCPToolFilter {
 	return s.Never
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *MCPToolRequireApproval0) GetAdditionalProps() MCPToolRequireApproval0Additional {
+	return s.AdditionalProps
+}
+
 // SetAlways sets the value of Always.
 func (s *MCPToolRequireApproval0) SetAlways(val OptNilMCPToolFilter) {
 	s.Always = val
@@ -26107,6 +30183,22 @@ func (s *MCPToolRequireApproval0) SetAlways(val OptNilMCPToolFilter) {
 // SetNever sets the value of Never.
 func (s *MCPToolRequireApproval0) SetNever(val OptNilMCPToolFilter) {
 	s.Never = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *MCPToolRequireApproval0) SetAdditionalProps(val MCPToolRequireApproval0Additional) {
+	s.AdditionalProps = val
+}
+
+type MCPToolRequireApproval0Additional map[string]jx.Raw
+
+func (s *MCPToolRequireApproval0Additional) init() MCPToolRequireApproval0Additional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // Specify a single approval policy for all tools. One of `always` or `never`. When set to `always`,
@@ -26339,7 +30431,8 @@ type ModelResponseProperties struct {
 	// [Learn more]: /docs/guides/safety-best-practices#safety-identifiers
 	//
 	// Deprecated: schema marks this property as deprecated.
-	User OptNilString `json:"user"`
+	User            OptNilString `json:"user"`
+	AdditionalProps ModelResponsePropertiesAdditional
 }
 
 // GetMetadata returns the value of Metadata.
@@ -26382,6 +30475,11 @@ func (s *ModelResponseProperties) GetUser() OptNilString {
 	return s.User
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ModelResponseProperties) GetAdditionalProps() ModelResponsePropertiesAdditional {
+	return s.AdditionalProps
+}
+
 // SetMetadata sets the value of Metadata.
 func (s *ModelResponseProperties) SetMetadata(val jx.Raw) {
 	s.Metadata = val
@@ -26420,6 +30518,22 @@ func (s *ModelResponseProperties) SetTopP(val OptNilFloat64) {
 // SetUser sets the value of User.
 func (s *ModelResponseProperties) SetUser(val OptNilString) {
 	s.User = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ModelResponseProperties) SetAdditionalProps(val ModelResponsePropertiesAdditional) {
+	s.AdditionalProps = val
+}
+
+type ModelResponsePropertiesAdditional map[string]jx.Raw
+
+func (s *ModelResponsePropertiesAdditional) init() ModelResponsePropertiesAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // Deprecated. Use `prompt_cache_options.ttl` instead.
@@ -26485,7 +30599,8 @@ type Moderation struct {
 	// Moderation for the response input.
 	Input OptModerationInput `json:"input"`
 	// Moderation for the response output.
-	Output OptModerationOutput `json:"output"`
+	Output          OptModerationOutput `json:"output"`
+	AdditionalProps ModerationAdditional
 }
 
 // GetInput returns the value of Input.
@@ -26498,6 +30613,11 @@ func (s *Moderation) GetOutput() OptModerationOutput {
 	return s.Output
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *Moderation) GetAdditionalProps() ModerationAdditional {
+	return s.AdditionalProps
+}
+
 // SetInput sets the value of Input.
 func (s *Moderation) SetInput(val OptModerationInput) {
 	s.Input = val
@@ -26508,10 +30628,27 @@ func (s *Moderation) SetOutput(val OptModerationOutput) {
 	s.Output = val
 }
 
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *Moderation) SetAdditionalProps(val ModerationAdditional) {
+	s.AdditionalProps = val
+}
+
+type ModerationAdditional map[string]jx.Raw
+
+func (s *ModerationAdditional) init() ModerationAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
+}
+
 // The moderation policy for the response input.
 // Ref: #/components/schemas/ModerationConfigParam
 type ModerationConfigParam struct {
-	Mode OptNilModerationMode `json:"mode"`
+	Mode            OptNilModerationMode `json:"mode"`
+	AdditionalProps ModerationConfigParamAdditional
 }
 
 // GetMode returns the value of Mode.
@@ -26519,9 +30656,30 @@ func (s *ModerationConfigParam) GetMode() OptNilModerationMode {
 	return s.Mode
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ModerationConfigParam) GetAdditionalProps() ModerationConfigParamAdditional {
+	return s.AdditionalProps
+}
+
 // SetMode sets the value of Mode.
 func (s *ModerationConfigParam) SetMode(val OptNilModerationMode) {
 	s.Mode = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ModerationConfigParam) SetAdditionalProps(val ModerationConfigParamAdditional) {
+	s.AdditionalProps = val
+}
+
+type ModerationConfigParamAdditional map[string]jx.Raw
+
+func (s *ModerationConfigParamAdditional) init() ModerationConfigParamAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // An error produced while attempting moderation for the response input or output.
@@ -26532,7 +30690,8 @@ type ModerationErrorBody struct {
 	// The error message.
 	Message OptNilString `json:"message"`
 	// The object type, which was always `error` for moderation failures.
-	Type OptNilModerationErrorBodyType `json:"type"`
+	Type            OptNilModerationErrorBodyType `json:"type"`
+	AdditionalProps ModerationErrorBodyAdditional
 }
 
 // GetCode returns the value of Code.
@@ -26550,6 +30709,11 @@ func (s *ModerationErrorBody) GetType() OptNilModerationErrorBodyType {
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ModerationErrorBody) GetAdditionalProps() ModerationErrorBodyAdditional {
+	return s.AdditionalProps
+}
+
 // SetCode sets the value of Code.
 func (s *ModerationErrorBody) SetCode(val OptNilString) {
 	s.Code = val
@@ -26563,6 +30727,22 @@ func (s *ModerationErrorBody) SetMessage(val OptNilString) {
 // SetType sets the value of Type.
 func (s *ModerationErrorBody) SetType(val OptNilModerationErrorBodyType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ModerationErrorBody) SetAdditionalProps(val ModerationErrorBodyAdditional) {
+	s.AdditionalProps = val
+}
+
+type ModerationErrorBodyAdditional map[string]jx.Raw
+
+func (s *ModerationErrorBodyAdditional) init() ModerationErrorBodyAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // The object type, which was always `error` for moderation failures.
@@ -26828,8 +31008,9 @@ func NewModerationErrorBodyModerationOutput(v ModerationErrorBody) ModerationOut
 // Ref: #/components/schemas/ModerationParam
 type ModerationParam struct {
 	// The moderation model to use for moderated completions, e.g. 'omni-moderation-latest'.
-	Model  OptNilString                `json:"model"`
-	Policy OptNilModerationPolicyParam `json:"policy"`
+	Model           OptNilString                `json:"model"`
+	Policy          OptNilModerationPolicyParam `json:"policy"`
+	AdditionalProps ModerationParamAdditional
 }
 
 // GetModel returns the value of Model.
@@ -26842,6 +31023,11 @@ func (s *ModerationParam) GetPolicy() OptNilModerationPolicyParam {
 	return s.Policy
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ModerationParam) GetAdditionalProps() ModerationParamAdditional {
+	return s.AdditionalProps
+}
+
 // SetModel sets the value of Model.
 func (s *ModerationParam) SetModel(val OptNilString) {
 	s.Model = val
@@ -26852,11 +31038,28 @@ func (s *ModerationParam) SetPolicy(val OptNilModerationPolicyParam) {
 	s.Policy = val
 }
 
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ModerationParam) SetAdditionalProps(val ModerationParamAdditional) {
+	s.AdditionalProps = val
+}
+
+type ModerationParamAdditional map[string]jx.Raw
+
+func (s *ModerationParamAdditional) init() ModerationParamAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
+}
+
 // The policy to apply to moderated response input and output.
 // Ref: #/components/schemas/ModerationPolicyParam
 type ModerationPolicyParam struct {
-	Input  OptNilModerationConfigParam `json:"input"`
-	Output OptNilModerationConfigParam `json:"output"`
+	Input           OptNilModerationConfigParam `json:"input"`
+	Output          OptNilModerationConfigParam `json:"output"`
+	AdditionalProps ModerationPolicyParamAdditional
 }
 
 // GetInput returns the value of Input.
@@ -26869,6 +31072,11 @@ func (s *ModerationPolicyParam) GetOutput() OptNilModerationConfigParam {
 	return s.Output
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ModerationPolicyParam) GetAdditionalProps() ModerationPolicyParamAdditional {
+	return s.AdditionalProps
+}
+
 // SetInput sets the value of Input.
 func (s *ModerationPolicyParam) SetInput(val OptNilModerationConfigParam) {
 	s.Input = val
@@ -26877,6 +31085,22 @@ func (s *ModerationPolicyParam) SetInput(val OptNilModerationConfigParam) {
 // SetOutput sets the value of Output.
 func (s *ModerationPolicyParam) SetOutput(val OptNilModerationConfigParam) {
 	s.Output = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ModerationPolicyParam) SetAdditionalProps(val ModerationPolicyParamAdditional) {
+	s.AdditionalProps = val
+}
+
+type ModerationPolicyParamAdditional map[string]jx.Raw
+
+func (s *ModerationPolicyParamAdditional) init() ModerationPolicyParamAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // A moderation result produced for the response input or output.
@@ -26893,7 +31117,8 @@ type ModerationResultBody struct {
 	// The moderation model that produced this result.
 	Model OptNilString `json:"model"`
 	// The object type, which was always `moderation_result` for successful moderation results.
-	Type OptNilModerationResultBodyType `json:"type"`
+	Type            OptNilModerationResultBodyType `json:"type"`
+	AdditionalProps ModerationResultBodyAdditional
 }
 
 // GetCategories returns the value of Categories.
@@ -26926,6 +31151,11 @@ func (s *ModerationResultBody) GetType() OptNilModerationResultBodyType {
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ModerationResultBody) GetAdditionalProps() ModerationResultBodyAdditional {
+	return s.AdditionalProps
+}
+
 // SetCategories sets the value of Categories.
 func (s *ModerationResultBody) SetCategories(val jx.Raw) {
 	s.Categories = val
@@ -26954,6 +31184,22 @@ func (s *ModerationResultBody) SetModel(val OptNilString) {
 // SetType sets the value of Type.
 func (s *ModerationResultBody) SetType(val OptNilModerationResultBodyType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ModerationResultBody) SetAdditionalProps(val ModerationResultBodyAdditional) {
+	s.AdditionalProps = val
+}
+
+type ModerationResultBodyAdditional map[string]jx.Raw
+
+func (s *ModerationResultBodyAdditional) init() ModerationResultBodyAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // The object type, which was always `moderation_result` for successful moderation results.
@@ -27000,7 +31246,8 @@ type MoveParam struct {
 	// The x-coordinate to move to.
 	X OptNilInt `json:"x"`
 	// The y-coordinate to move to.
-	Y OptNilInt `json:"y"`
+	Y               OptNilInt `json:"y"`
+	AdditionalProps MoveParamAdditional
 }
 
 // GetKeys returns the value of Keys.
@@ -27023,6 +31270,11 @@ func (s *MoveParam) GetY() OptNilInt {
 	return s.Y
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *MoveParam) GetAdditionalProps() MoveParamAdditional {
+	return s.AdditionalProps
+}
+
 // SetKeys sets the value of Keys.
 func (s *MoveParam) SetKeys(val OptNilStringArray) {
 	s.Keys = val
@@ -27041,6 +31293,22 @@ func (s *MoveParam) SetX(val OptNilInt) {
 // SetY sets the value of Y.
 func (s *MoveParam) SetY(val OptNilInt) {
 	s.Y = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *MoveParam) SetAdditionalProps(val MoveParamAdditional) {
+	s.AdditionalProps = val
+}
+
+type MoveParamAdditional map[string]jx.Raw
+
+func (s *MoveParamAdditional) init() MoveParamAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // Specifies the event type. For a move action, this property is always set to `move`.
@@ -27086,9 +31354,10 @@ type NamespaceToolParam struct {
 	// The namespace name used in tool calls (for example, `crm`).
 	Name OptNilString `json:"name"`
 	// The function/custom tools available inside this namespace.
-	Tools OptNilNamespaceToolParamToolsItemArray `json:"tools"`
+	Tools []NamespaceToolParamToolsItem `json:"tools" transponder:"encode-empty"`
 	// The type of the tool. Always `namespace`.
-	Type OptNilNamespaceToolParamType `json:"type"`
+	Type            OptNilNamespaceToolParamType `json:"type"`
+	AdditionalProps NamespaceToolParamAdditional
 }
 
 // GetDescription returns the value of Description.
@@ -27102,13 +31371,18 @@ func (s *NamespaceToolParam) GetName() OptNilString {
 }
 
 // GetTools returns the value of Tools.
-func (s *NamespaceToolParam) GetTools() OptNilNamespaceToolParamToolsItemArray {
+func (s *NamespaceToolParam) GetTools() []NamespaceToolParamToolsItem {
 	return s.Tools
 }
 
 // GetType returns the value of Type.
 func (s *NamespaceToolParam) GetType() OptNilNamespaceToolParamType {
 	return s.Type
+}
+
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *NamespaceToolParam) GetAdditionalProps() NamespaceToolParamAdditional {
+	return s.AdditionalProps
 }
 
 // SetDescription sets the value of Description.
@@ -27122,13 +31396,29 @@ func (s *NamespaceToolParam) SetName(val OptNilString) {
 }
 
 // SetTools sets the value of Tools.
-func (s *NamespaceToolParam) SetTools(val OptNilNamespaceToolParamToolsItemArray) {
+func (s *NamespaceToolParam) SetTools(val []NamespaceToolParamToolsItem) {
 	s.Tools = val
 }
 
 // SetType sets the value of Type.
 func (s *NamespaceToolParam) SetType(val OptNilNamespaceToolParamType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *NamespaceToolParam) SetAdditionalProps(val NamespaceToolParamAdditional) {
+	s.AdditionalProps = val
+}
+
+type NamespaceToolParamAdditional map[string]jx.Raw
+
+func (s *NamespaceToolParamAdditional) init() NamespaceToolParamAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // A function or custom tool that belongs to a namespace.
@@ -29296,142 +33586,6 @@ func (o OptNilAnnotation) Get() (v Annotation, ok bool) {
 
 // Or returns value if set, or given parameter if does not.
 func (o OptNilAnnotation) Or(d Annotation) Annotation {
-	if v, ok := o.Get(); ok {
-		return v
-	}
-	return d
-}
-
-// NewOptNilAnnotationArray returns new OptNilAnnotationArray with value set to v.
-func NewOptNilAnnotationArray(v []Annotation) OptNilAnnotationArray {
-	return OptNilAnnotationArray{
-		Value: v,
-		Set:   true,
-	}
-}
-
-// OptNilAnnotationArray is optional nullable []Annotation.
-type OptNilAnnotationArray struct {
-	Value []Annotation
-	Set   bool
-	Null  bool
-}
-
-// IsSet returns true if OptNilAnnotationArray was set.
-func (o OptNilAnnotationArray) IsSet() bool { return o.Set }
-
-// Reset unsets value.
-func (o *OptNilAnnotationArray) Reset() {
-	var v []Annotation
-	o.Value = v
-	o.Set = false
-	o.Null = false
-}
-
-// SetTo sets value to v.
-func (o *OptNilAnnotationArray) SetTo(v []Annotation) {
-	o.Set = true
-	o.Null = false
-	o.Value = v
-}
-
-// IsNull returns true if value is Null.
-func (o OptNilAnnotationArray) IsNull() bool { return o.Null }
-
-// SetToNull sets value to null.
-func (o *OptNilAnnotationArray) SetToNull() {
-	o.Set = true
-	o.Null = true
-	var v []Annotation
-	o.Value = v
-}
-
-// IsEmpty returns true if the field was omitted from the payload (not Set and not Null).
-func (o OptNilAnnotationArray) IsEmpty() bool {
-	return !o.Set && !o.Null
-}
-
-// Get returns value and boolean that denotes whether value was set.
-func (o OptNilAnnotationArray) Get() (v []Annotation, ok bool) {
-	if o.Null {
-		return v, false
-	}
-	if !o.Set {
-		return v, false
-	}
-	return o.Value, true
-}
-
-// Or returns value if set, or given parameter if does not.
-func (o OptNilAnnotationArray) Or(d []Annotation) []Annotation {
-	if v, ok := o.Get(); ok {
-		return v
-	}
-	return d
-}
-
-// NewOptNilAnyArray returns new OptNilAnyArray with value set to v.
-func NewOptNilAnyArray(v []jx.Raw) OptNilAnyArray {
-	return OptNilAnyArray{
-		Value: v,
-		Set:   true,
-	}
-}
-
-// OptNilAnyArray is optional nullable []jx.Raw.
-type OptNilAnyArray struct {
-	Value []jx.Raw
-	Set   bool
-	Null  bool
-}
-
-// IsSet returns true if OptNilAnyArray was set.
-func (o OptNilAnyArray) IsSet() bool { return o.Set }
-
-// Reset unsets value.
-func (o *OptNilAnyArray) Reset() {
-	var v []jx.Raw
-	o.Value = v
-	o.Set = false
-	o.Null = false
-}
-
-// SetTo sets value to v.
-func (o *OptNilAnyArray) SetTo(v []jx.Raw) {
-	o.Set = true
-	o.Null = false
-	o.Value = v
-}
-
-// IsNull returns true if value is Null.
-func (o OptNilAnyArray) IsNull() bool { return o.Null }
-
-// SetToNull sets value to null.
-func (o *OptNilAnyArray) SetToNull() {
-	o.Set = true
-	o.Null = true
-	var v []jx.Raw
-	o.Value = v
-}
-
-// IsEmpty returns true if the field was omitted from the payload (not Set and not Null).
-func (o OptNilAnyArray) IsEmpty() bool {
-	return !o.Set && !o.Null
-}
-
-// Get returns value and boolean that denotes whether value was set.
-func (o OptNilAnyArray) Get() (v []jx.Raw, ok bool) {
-	if o.Null {
-		return v, false
-	}
-	if !o.Set {
-		return v, false
-	}
-	return o.Value, true
-}
-
-// Or returns value if set, or given parameter if does not.
-func (o OptNilAnyArray) Or(d []jx.Raw) []jx.Raw {
 	if v, ok := o.Get(); ok {
 		return v
 	}
@@ -32566,74 +36720,6 @@ func (o OptNilChatCompletionRequestFunctionMessageRole) Or(d ChatCompletionReque
 	return d
 }
 
-// NewOptNilChatCompletionRequestMessageArray returns new OptNilChatCompletionRequestMessageArray with value set to v.
-func NewOptNilChatCompletionRequestMessageArray(v []ChatCompletionRequestMessage) OptNilChatCompletionRequestMessageArray {
-	return OptNilChatCompletionRequestMessageArray{
-		Value: v,
-		Set:   true,
-	}
-}
-
-// OptNilChatCompletionRequestMessageArray is optional nullable []ChatCompletionRequestMessage.
-type OptNilChatCompletionRequestMessageArray struct {
-	Value []ChatCompletionRequestMessage
-	Set   bool
-	Null  bool
-}
-
-// IsSet returns true if OptNilChatCompletionRequestMessageArray was set.
-func (o OptNilChatCompletionRequestMessageArray) IsSet() bool { return o.Set }
-
-// Reset unsets value.
-func (o *OptNilChatCompletionRequestMessageArray) Reset() {
-	var v []ChatCompletionRequestMessage
-	o.Value = v
-	o.Set = false
-	o.Null = false
-}
-
-// SetTo sets value to v.
-func (o *OptNilChatCompletionRequestMessageArray) SetTo(v []ChatCompletionRequestMessage) {
-	o.Set = true
-	o.Null = false
-	o.Value = v
-}
-
-// IsNull returns true if value is Null.
-func (o OptNilChatCompletionRequestMessageArray) IsNull() bool { return o.Null }
-
-// SetToNull sets value to null.
-func (o *OptNilChatCompletionRequestMessageArray) SetToNull() {
-	o.Set = true
-	o.Null = true
-	var v []ChatCompletionRequestMessage
-	o.Value = v
-}
-
-// IsEmpty returns true if the field was omitted from the payload (not Set and not Null).
-func (o OptNilChatCompletionRequestMessageArray) IsEmpty() bool {
-	return !o.Set && !o.Null
-}
-
-// Get returns value and boolean that denotes whether value was set.
-func (o OptNilChatCompletionRequestMessageArray) Get() (v []ChatCompletionRequestMessage, ok bool) {
-	if o.Null {
-		return v, false
-	}
-	if !o.Set {
-		return v, false
-	}
-	return o.Value, true
-}
-
-// Or returns value if set, or given parameter if does not.
-func (o OptNilChatCompletionRequestMessageArray) Or(d []ChatCompletionRequestMessage) []ChatCompletionRequestMessage {
-	if v, ok := o.Get(); ok {
-		return v
-	}
-	return d
-}
-
 // NewOptNilChatCompletionRequestMessageContentPartAudioInputAudio returns new OptNilChatCompletionRequestMessageContentPartAudioInputAudio with value set to v.
 func NewOptNilChatCompletionRequestMessageContentPartAudioInputAudio(v ChatCompletionRequestMessageContentPartAudioInputAudio) OptNilChatCompletionRequestMessageContentPartAudioInputAudio {
 	return OptNilChatCompletionRequestMessageContentPartAudioInputAudio{
@@ -34340,74 +38426,6 @@ func (o OptNilChatCompletionTokenLogprobArray) Or(d []ChatCompletionTokenLogprob
 	return d
 }
 
-// NewOptNilChatCompletionTokenLogprobTopLogprobsItemArray returns new OptNilChatCompletionTokenLogprobTopLogprobsItemArray with value set to v.
-func NewOptNilChatCompletionTokenLogprobTopLogprobsItemArray(v []ChatCompletionTokenLogprobTopLogprobsItem) OptNilChatCompletionTokenLogprobTopLogprobsItemArray {
-	return OptNilChatCompletionTokenLogprobTopLogprobsItemArray{
-		Value: v,
-		Set:   true,
-	}
-}
-
-// OptNilChatCompletionTokenLogprobTopLogprobsItemArray is optional nullable []ChatCompletionTokenLogprobTopLogprobsItem.
-type OptNilChatCompletionTokenLogprobTopLogprobsItemArray struct {
-	Value []ChatCompletionTokenLogprobTopLogprobsItem
-	Set   bool
-	Null  bool
-}
-
-// IsSet returns true if OptNilChatCompletionTokenLogprobTopLogprobsItemArray was set.
-func (o OptNilChatCompletionTokenLogprobTopLogprobsItemArray) IsSet() bool { return o.Set }
-
-// Reset unsets value.
-func (o *OptNilChatCompletionTokenLogprobTopLogprobsItemArray) Reset() {
-	var v []ChatCompletionTokenLogprobTopLogprobsItem
-	o.Value = v
-	o.Set = false
-	o.Null = false
-}
-
-// SetTo sets value to v.
-func (o *OptNilChatCompletionTokenLogprobTopLogprobsItemArray) SetTo(v []ChatCompletionTokenLogprobTopLogprobsItem) {
-	o.Set = true
-	o.Null = false
-	o.Value = v
-}
-
-// IsNull returns true if value is Null.
-func (o OptNilChatCompletionTokenLogprobTopLogprobsItemArray) IsNull() bool { return o.Null }
-
-// SetToNull sets value to null.
-func (o *OptNilChatCompletionTokenLogprobTopLogprobsItemArray) SetToNull() {
-	o.Set = true
-	o.Null = true
-	var v []ChatCompletionTokenLogprobTopLogprobsItem
-	o.Value = v
-}
-
-// IsEmpty returns true if the field was omitted from the payload (not Set and not Null).
-func (o OptNilChatCompletionTokenLogprobTopLogprobsItemArray) IsEmpty() bool {
-	return !o.Set && !o.Null
-}
-
-// Get returns value and boolean that denotes whether value was set.
-func (o OptNilChatCompletionTokenLogprobTopLogprobsItemArray) Get() (v []ChatCompletionTokenLogprobTopLogprobsItem, ok bool) {
-	if o.Null {
-		return v, false
-	}
-	if !o.Set {
-		return v, false
-	}
-	return o.Value, true
-}
-
-// Or returns value if set, or given parameter if does not.
-func (o OptNilChatCompletionTokenLogprobTopLogprobsItemArray) Or(d []ChatCompletionTokenLogprobTopLogprobsItem) []ChatCompletionTokenLogprobTopLogprobsItem {
-	if v, ok := o.Get(); ok {
-		return v
-	}
-	return d
-}
-
 // NewOptNilChatCompletionToolChoiceOption returns new OptNilChatCompletionToolChoiceOption with value set to v.
 func NewOptNilChatCompletionToolChoiceOption(v ChatCompletionToolChoiceOption) OptNilChatCompletionToolChoiceOption {
 	return OptNilChatCompletionToolChoiceOption{
@@ -35558,74 +39576,6 @@ func (o OptNilCompletionUsagePromptTokensDetails) Get() (v CompletionUsagePrompt
 
 // Or returns value if set, or given parameter if does not.
 func (o OptNilCompletionUsagePromptTokensDetails) Or(d CompletionUsagePromptTokensDetails) CompletionUsagePromptTokensDetails {
-	if v, ok := o.Get(); ok {
-		return v
-	}
-	return d
-}
-
-// NewOptNilCompoundFilterFiltersItemArray returns new OptNilCompoundFilterFiltersItemArray with value set to v.
-func NewOptNilCompoundFilterFiltersItemArray(v []CompoundFilterFiltersItem) OptNilCompoundFilterFiltersItemArray {
-	return OptNilCompoundFilterFiltersItemArray{
-		Value: v,
-		Set:   true,
-	}
-}
-
-// OptNilCompoundFilterFiltersItemArray is optional nullable []CompoundFilterFiltersItem.
-type OptNilCompoundFilterFiltersItemArray struct {
-	Value []CompoundFilterFiltersItem
-	Set   bool
-	Null  bool
-}
-
-// IsSet returns true if OptNilCompoundFilterFiltersItemArray was set.
-func (o OptNilCompoundFilterFiltersItemArray) IsSet() bool { return o.Set }
-
-// Reset unsets value.
-func (o *OptNilCompoundFilterFiltersItemArray) Reset() {
-	var v []CompoundFilterFiltersItem
-	o.Value = v
-	o.Set = false
-	o.Null = false
-}
-
-// SetTo sets value to v.
-func (o *OptNilCompoundFilterFiltersItemArray) SetTo(v []CompoundFilterFiltersItem) {
-	o.Set = true
-	o.Null = false
-	o.Value = v
-}
-
-// IsNull returns true if value is Null.
-func (o OptNilCompoundFilterFiltersItemArray) IsNull() bool { return o.Null }
-
-// SetToNull sets value to null.
-func (o *OptNilCompoundFilterFiltersItemArray) SetToNull() {
-	o.Set = true
-	o.Null = true
-	var v []CompoundFilterFiltersItem
-	o.Value = v
-}
-
-// IsEmpty returns true if the field was omitted from the payload (not Set and not Null).
-func (o OptNilCompoundFilterFiltersItemArray) IsEmpty() bool {
-	return !o.Set && !o.Null
-}
-
-// Get returns value and boolean that denotes whether value was set.
-func (o OptNilCompoundFilterFiltersItemArray) Get() (v []CompoundFilterFiltersItem, ok bool) {
-	if o.Null {
-		return v, false
-	}
-	if !o.Set {
-		return v, false
-	}
-	return o.Value, true
-}
-
-// Or returns value if set, or given parameter if does not.
-func (o OptNilCompoundFilterFiltersItemArray) Or(d []CompoundFilterFiltersItem) []CompoundFilterFiltersItem {
 	if v, ok := o.Get(); ok {
 		return v
 	}
@@ -37468,74 +41418,6 @@ func (o OptNilConversationParam) Or(d ConversationParam) ConversationParam {
 	return d
 }
 
-// NewOptNilCoordParamArray returns new OptNilCoordParamArray with value set to v.
-func NewOptNilCoordParamArray(v []CoordParam) OptNilCoordParamArray {
-	return OptNilCoordParamArray{
-		Value: v,
-		Set:   true,
-	}
-}
-
-// OptNilCoordParamArray is optional nullable []CoordParam.
-type OptNilCoordParamArray struct {
-	Value []CoordParam
-	Set   bool
-	Null  bool
-}
-
-// IsSet returns true if OptNilCoordParamArray was set.
-func (o OptNilCoordParamArray) IsSet() bool { return o.Set }
-
-// Reset unsets value.
-func (o *OptNilCoordParamArray) Reset() {
-	var v []CoordParam
-	o.Value = v
-	o.Set = false
-	o.Null = false
-}
-
-// SetTo sets value to v.
-func (o *OptNilCoordParamArray) SetTo(v []CoordParam) {
-	o.Set = true
-	o.Null = false
-	o.Value = v
-}
-
-// IsNull returns true if value is Null.
-func (o OptNilCoordParamArray) IsNull() bool { return o.Null }
-
-// SetToNull sets value to null.
-func (o *OptNilCoordParamArray) SetToNull() {
-	o.Set = true
-	o.Null = true
-	var v []CoordParam
-	o.Value = v
-}
-
-// IsEmpty returns true if the field was omitted from the payload (not Set and not Null).
-func (o OptNilCoordParamArray) IsEmpty() bool {
-	return !o.Set && !o.Null
-}
-
-// Get returns value and boolean that denotes whether value was set.
-func (o OptNilCoordParamArray) Get() (v []CoordParam, ok bool) {
-	if o.Null {
-		return v, false
-	}
-	if !o.Set {
-		return v, false
-	}
-	return o.Value, true
-}
-
-// Or returns value if set, or given parameter if does not.
-func (o OptNilCoordParamArray) Or(d []CoordParam) []CoordParam {
-	if v, ok := o.Get(); ok {
-		return v
-	}
-	return d
-}
-
 // NewOptNilCreateChatCompletionRequestAudio returns new OptNilCreateChatCompletionRequestAudio with value set to v.
 func NewOptNilCreateChatCompletionRequestAudio(v CreateChatCompletionRequestAudio) OptNilCreateChatCompletionRequestAudio {
 	return OptNilCreateChatCompletionRequestAudio{
@@ -38082,74 +41964,6 @@ func (o OptNilCreateChatCompletionRequestWebSearchOptionsUserLocationType) Or(d 
 	return d
 }
 
-// NewOptNilCreateChatCompletionResponseChoicesItemArray returns new OptNilCreateChatCompletionResponseChoicesItemArray with value set to v.
-func NewOptNilCreateChatCompletionResponseChoicesItemArray(v []CreateChatCompletionResponseChoicesItem) OptNilCreateChatCompletionResponseChoicesItemArray {
-	return OptNilCreateChatCompletionResponseChoicesItemArray{
-		Value: v,
-		Set:   true,
-	}
-}
-
-// OptNilCreateChatCompletionResponseChoicesItemArray is optional nullable []CreateChatCompletionResponseChoicesItem.
-type OptNilCreateChatCompletionResponseChoicesItemArray struct {
-	Value []CreateChatCompletionResponseChoicesItem
-	Set   bool
-	Null  bool
-}
-
-// IsSet returns true if OptNilCreateChatCompletionResponseChoicesItemArray was set.
-func (o OptNilCreateChatCompletionResponseChoicesItemArray) IsSet() bool { return o.Set }
-
-// Reset unsets value.
-func (o *OptNilCreateChatCompletionResponseChoicesItemArray) Reset() {
-	var v []CreateChatCompletionResponseChoicesItem
-	o.Value = v
-	o.Set = false
-	o.Null = false
-}
-
-// SetTo sets value to v.
-func (o *OptNilCreateChatCompletionResponseChoicesItemArray) SetTo(v []CreateChatCompletionResponseChoicesItem) {
-	o.Set = true
-	o.Null = false
-	o.Value = v
-}
-
-// IsNull returns true if value is Null.
-func (o OptNilCreateChatCompletionResponseChoicesItemArray) IsNull() bool { return o.Null }
-
-// SetToNull sets value to null.
-func (o *OptNilCreateChatCompletionResponseChoicesItemArray) SetToNull() {
-	o.Set = true
-	o.Null = true
-	var v []CreateChatCompletionResponseChoicesItem
-	o.Value = v
-}
-
-// IsEmpty returns true if the field was omitted from the payload (not Set and not Null).
-func (o OptNilCreateChatCompletionResponseChoicesItemArray) IsEmpty() bool {
-	return !o.Set && !o.Null
-}
-
-// Get returns value and boolean that denotes whether value was set.
-func (o OptNilCreateChatCompletionResponseChoicesItemArray) Get() (v []CreateChatCompletionResponseChoicesItem, ok bool) {
-	if o.Null {
-		return v, false
-	}
-	if !o.Set {
-		return v, false
-	}
-	return o.Value, true
-}
-
-// Or returns value if set, or given parameter if does not.
-func (o OptNilCreateChatCompletionResponseChoicesItemArray) Or(d []CreateChatCompletionResponseChoicesItem) []CreateChatCompletionResponseChoicesItem {
-	if v, ok := o.Get(); ok {
-		return v
-	}
-	return d
-}
-
 // NewOptNilCreateChatCompletionResponseChoicesItemFinishReason returns new OptNilCreateChatCompletionResponseChoicesItemFinishReason with value set to v.
 func NewOptNilCreateChatCompletionResponseChoicesItemFinishReason(v CreateChatCompletionResponseChoicesItemFinishReason) OptNilCreateChatCompletionResponseChoicesItemFinishReason {
 	return OptNilCreateChatCompletionResponseChoicesItemFinishReason{
@@ -38348,74 +42162,6 @@ func (o OptNilCreateChatCompletionResponseObject) Get() (v CreateChatCompletionR
 
 // Or returns value if set, or given parameter if does not.
 func (o OptNilCreateChatCompletionResponseObject) Or(d CreateChatCompletionResponseObject) CreateChatCompletionResponseObject {
-	if v, ok := o.Get(); ok {
-		return v
-	}
-	return d
-}
-
-// NewOptNilCreateChatCompletionStreamResponseChoicesItemArray returns new OptNilCreateChatCompletionStreamResponseChoicesItemArray with value set to v.
-func NewOptNilCreateChatCompletionStreamResponseChoicesItemArray(v []CreateChatCompletionStreamResponseChoicesItem) OptNilCreateChatCompletionStreamResponseChoicesItemArray {
-	return OptNilCreateChatCompletionStreamResponseChoicesItemArray{
-		Value: v,
-		Set:   true,
-	}
-}
-
-// OptNilCreateChatCompletionStreamResponseChoicesItemArray is optional nullable []CreateChatCompletionStreamResponseChoicesItem.
-type OptNilCreateChatCompletionStreamResponseChoicesItemArray struct {
-	Value []CreateChatCompletionStreamResponseChoicesItem
-	Set   bool
-	Null  bool
-}
-
-// IsSet returns true if OptNilCreateChatCompletionStreamResponseChoicesItemArray was set.
-func (o OptNilCreateChatCompletionStreamResponseChoicesItemArray) IsSet() bool { return o.Set }
-
-// Reset unsets value.
-func (o *OptNilCreateChatCompletionStreamResponseChoicesItemArray) Reset() {
-	var v []CreateChatCompletionStreamResponseChoicesItem
-	o.Value = v
-	o.Set = false
-	o.Null = false
-}
-
-// SetTo sets value to v.
-func (o *OptNilCreateChatCompletionStreamResponseChoicesItemArray) SetTo(v []CreateChatCompletionStreamResponseChoicesItem) {
-	o.Set = true
-	o.Null = false
-	o.Value = v
-}
-
-// IsNull returns true if value is Null.
-func (o OptNilCreateChatCompletionStreamResponseChoicesItemArray) IsNull() bool { return o.Null }
-
-// SetToNull sets value to null.
-func (o *OptNilCreateChatCompletionStreamResponseChoicesItemArray) SetToNull() {
-	o.Set = true
-	o.Null = true
-	var v []CreateChatCompletionStreamResponseChoicesItem
-	o.Value = v
-}
-
-// IsEmpty returns true if the field was omitted from the payload (not Set and not Null).
-func (o OptNilCreateChatCompletionStreamResponseChoicesItemArray) IsEmpty() bool {
-	return !o.Set && !o.Null
-}
-
-// Get returns value and boolean that denotes whether value was set.
-func (o OptNilCreateChatCompletionStreamResponseChoicesItemArray) Get() (v []CreateChatCompletionStreamResponseChoicesItem, ok bool) {
-	if o.Null {
-		return v, false
-	}
-	if !o.Set {
-		return v, false
-	}
-	return o.Value, true
-}
-
-// Or returns value if set, or given parameter if does not.
-func (o OptNilCreateChatCompletionStreamResponseChoicesItemArray) Or(d []CreateChatCompletionStreamResponseChoicesItem) []CreateChatCompletionStreamResponseChoicesItem {
 	if v, ok := o.Get(); ok {
 		return v
 	}
@@ -41748,142 +45494,6 @@ func (o OptNilFunctionShellCallItemStatus) Get() (v FunctionShellCallItemStatus,
 
 // Or returns value if set, or given parameter if does not.
 func (o OptNilFunctionShellCallItemStatus) Or(d FunctionShellCallItemStatus) FunctionShellCallItemStatus {
-	if v, ok := o.Get(); ok {
-		return v
-	}
-	return d
-}
-
-// NewOptNilFunctionShellCallOutputContentArray returns new OptNilFunctionShellCallOutputContentArray with value set to v.
-func NewOptNilFunctionShellCallOutputContentArray(v []FunctionShellCallOutputContent) OptNilFunctionShellCallOutputContentArray {
-	return OptNilFunctionShellCallOutputContentArray{
-		Value: v,
-		Set:   true,
-	}
-}
-
-// OptNilFunctionShellCallOutputContentArray is optional nullable []FunctionShellCallOutputContent.
-type OptNilFunctionShellCallOutputContentArray struct {
-	Value []FunctionShellCallOutputContent
-	Set   bool
-	Null  bool
-}
-
-// IsSet returns true if OptNilFunctionShellCallOutputContentArray was set.
-func (o OptNilFunctionShellCallOutputContentArray) IsSet() bool { return o.Set }
-
-// Reset unsets value.
-func (o *OptNilFunctionShellCallOutputContentArray) Reset() {
-	var v []FunctionShellCallOutputContent
-	o.Value = v
-	o.Set = false
-	o.Null = false
-}
-
-// SetTo sets value to v.
-func (o *OptNilFunctionShellCallOutputContentArray) SetTo(v []FunctionShellCallOutputContent) {
-	o.Set = true
-	o.Null = false
-	o.Value = v
-}
-
-// IsNull returns true if value is Null.
-func (o OptNilFunctionShellCallOutputContentArray) IsNull() bool { return o.Null }
-
-// SetToNull sets value to null.
-func (o *OptNilFunctionShellCallOutputContentArray) SetToNull() {
-	o.Set = true
-	o.Null = true
-	var v []FunctionShellCallOutputContent
-	o.Value = v
-}
-
-// IsEmpty returns true if the field was omitted from the payload (not Set and not Null).
-func (o OptNilFunctionShellCallOutputContentArray) IsEmpty() bool {
-	return !o.Set && !o.Null
-}
-
-// Get returns value and boolean that denotes whether value was set.
-func (o OptNilFunctionShellCallOutputContentArray) Get() (v []FunctionShellCallOutputContent, ok bool) {
-	if o.Null {
-		return v, false
-	}
-	if !o.Set {
-		return v, false
-	}
-	return o.Value, true
-}
-
-// Or returns value if set, or given parameter if does not.
-func (o OptNilFunctionShellCallOutputContentArray) Or(d []FunctionShellCallOutputContent) []FunctionShellCallOutputContent {
-	if v, ok := o.Get(); ok {
-		return v
-	}
-	return d
-}
-
-// NewOptNilFunctionShellCallOutputContentParamArray returns new OptNilFunctionShellCallOutputContentParamArray with value set to v.
-func NewOptNilFunctionShellCallOutputContentParamArray(v []FunctionShellCallOutputContentParam) OptNilFunctionShellCallOutputContentParamArray {
-	return OptNilFunctionShellCallOutputContentParamArray{
-		Value: v,
-		Set:   true,
-	}
-}
-
-// OptNilFunctionShellCallOutputContentParamArray is optional nullable []FunctionShellCallOutputContentParam.
-type OptNilFunctionShellCallOutputContentParamArray struct {
-	Value []FunctionShellCallOutputContentParam
-	Set   bool
-	Null  bool
-}
-
-// IsSet returns true if OptNilFunctionShellCallOutputContentParamArray was set.
-func (o OptNilFunctionShellCallOutputContentParamArray) IsSet() bool { return o.Set }
-
-// Reset unsets value.
-func (o *OptNilFunctionShellCallOutputContentParamArray) Reset() {
-	var v []FunctionShellCallOutputContentParam
-	o.Value = v
-	o.Set = false
-	o.Null = false
-}
-
-// SetTo sets value to v.
-func (o *OptNilFunctionShellCallOutputContentParamArray) SetTo(v []FunctionShellCallOutputContentParam) {
-	o.Set = true
-	o.Null = false
-	o.Value = v
-}
-
-// IsNull returns true if value is Null.
-func (o OptNilFunctionShellCallOutputContentParamArray) IsNull() bool { return o.Null }
-
-// SetToNull sets value to null.
-func (o *OptNilFunctionShellCallOutputContentParamArray) SetToNull() {
-	o.Set = true
-	o.Null = true
-	var v []FunctionShellCallOutputContentParam
-	o.Value = v
-}
-
-// IsEmpty returns true if the field was omitted from the payload (not Set and not Null).
-func (o OptNilFunctionShellCallOutputContentParamArray) IsEmpty() bool {
-	return !o.Set && !o.Null
-}
-
-// Get returns value and boolean that denotes whether value was set.
-func (o OptNilFunctionShellCallOutputContentParamArray) Get() (v []FunctionShellCallOutputContentParam, ok bool) {
-	if o.Null {
-		return v, false
-	}
-	if !o.Set {
-		return v, false
-	}
-	return o.Value, true
-}
-
-// Or returns value if set, or given parameter if does not.
-func (o OptNilFunctionShellCallOutputContentParamArray) Or(d []FunctionShellCallOutputContentParam) []FunctionShellCallOutputContentParam {
 	if v, ok := o.Get(); ok {
 		return v
 	}
@@ -45902,74 +49512,6 @@ func (o OptNilIntArray) Or(d []int) []int {
 	return d
 }
 
-// NewOptNilItemMessageContentItemArray returns new OptNilItemMessageContentItemArray with value set to v.
-func NewOptNilItemMessageContentItemArray(v []ItemMessageContentItem) OptNilItemMessageContentItemArray {
-	return OptNilItemMessageContentItemArray{
-		Value: v,
-		Set:   true,
-	}
-}
-
-// OptNilItemMessageContentItemArray is optional nullable []ItemMessageContentItem.
-type OptNilItemMessageContentItemArray struct {
-	Value []ItemMessageContentItem
-	Set   bool
-	Null  bool
-}
-
-// IsSet returns true if OptNilItemMessageContentItemArray was set.
-func (o OptNilItemMessageContentItemArray) IsSet() bool { return o.Set }
-
-// Reset unsets value.
-func (o *OptNilItemMessageContentItemArray) Reset() {
-	var v []ItemMessageContentItem
-	o.Value = v
-	o.Set = false
-	o.Null = false
-}
-
-// SetTo sets value to v.
-func (o *OptNilItemMessageContentItemArray) SetTo(v []ItemMessageContentItem) {
-	o.Set = true
-	o.Null = false
-	o.Value = v
-}
-
-// IsNull returns true if value is Null.
-func (o OptNilItemMessageContentItemArray) IsNull() bool { return o.Null }
-
-// SetToNull sets value to null.
-func (o *OptNilItemMessageContentItemArray) SetToNull() {
-	o.Set = true
-	o.Null = true
-	var v []ItemMessageContentItem
-	o.Value = v
-}
-
-// IsEmpty returns true if the field was omitted from the payload (not Set and not Null).
-func (o OptNilItemMessageContentItemArray) IsEmpty() bool {
-	return !o.Set && !o.Null
-}
-
-// Get returns value and boolean that denotes whether value was set.
-func (o OptNilItemMessageContentItemArray) Get() (v []ItemMessageContentItem, ok bool) {
-	if o.Null {
-		return v, false
-	}
-	if !o.Set {
-		return v, false
-	}
-	return o.Value, true
-}
-
-// Or returns value if set, or given parameter if does not.
-func (o OptNilItemMessageContentItemArray) Or(d []ItemMessageContentItem) []ItemMessageContentItem {
-	if v, ok := o.Get(); ok {
-		return v
-	}
-	return d
-}
-
 // NewOptNilItemMessageRole returns new OptNilItemMessageRole with value set to v.
 func NewOptNilItemMessageRole(v ItemMessageRole) OptNilItemMessageRole {
 	return OptNilItemMessageRole{
@@ -46236,142 +49778,6 @@ func (o OptNilItemReferenceParamType) Get() (v ItemReferenceParamType, ok bool) 
 
 // Or returns value if set, or given parameter if does not.
 func (o OptNilItemReferenceParamType) Or(d ItemReferenceParamType) ItemReferenceParamType {
-	if v, ok := o.Get(); ok {
-		return v
-	}
-	return d
-}
-
-// NewOptNilItemResourceArray returns new OptNilItemResourceArray with value set to v.
-func NewOptNilItemResourceArray(v []ItemResource) OptNilItemResourceArray {
-	return OptNilItemResourceArray{
-		Value: v,
-		Set:   true,
-	}
-}
-
-// OptNilItemResourceArray is optional nullable []ItemResource.
-type OptNilItemResourceArray struct {
-	Value []ItemResource
-	Set   bool
-	Null  bool
-}
-
-// IsSet returns true if OptNilItemResourceArray was set.
-func (o OptNilItemResourceArray) IsSet() bool { return o.Set }
-
-// Reset unsets value.
-func (o *OptNilItemResourceArray) Reset() {
-	var v []ItemResource
-	o.Value = v
-	o.Set = false
-	o.Null = false
-}
-
-// SetTo sets value to v.
-func (o *OptNilItemResourceArray) SetTo(v []ItemResource) {
-	o.Set = true
-	o.Null = false
-	o.Value = v
-}
-
-// IsNull returns true if value is Null.
-func (o OptNilItemResourceArray) IsNull() bool { return o.Null }
-
-// SetToNull sets value to null.
-func (o *OptNilItemResourceArray) SetToNull() {
-	o.Set = true
-	o.Null = true
-	var v []ItemResource
-	o.Value = v
-}
-
-// IsEmpty returns true if the field was omitted from the payload (not Set and not Null).
-func (o OptNilItemResourceArray) IsEmpty() bool {
-	return !o.Set && !o.Null
-}
-
-// Get returns value and boolean that denotes whether value was set.
-func (o OptNilItemResourceArray) Get() (v []ItemResource, ok bool) {
-	if o.Null {
-		return v, false
-	}
-	if !o.Set {
-		return v, false
-	}
-	return o.Value, true
-}
-
-// Or returns value if set, or given parameter if does not.
-func (o OptNilItemResourceArray) Or(d []ItemResource) []ItemResource {
-	if v, ok := o.Get(); ok {
-		return v
-	}
-	return d
-}
-
-// NewOptNilItemResourceMessageContentItemArray returns new OptNilItemResourceMessageContentItemArray with value set to v.
-func NewOptNilItemResourceMessageContentItemArray(v []ItemResourceMessageContentItem) OptNilItemResourceMessageContentItemArray {
-	return OptNilItemResourceMessageContentItemArray{
-		Value: v,
-		Set:   true,
-	}
-}
-
-// OptNilItemResourceMessageContentItemArray is optional nullable []ItemResourceMessageContentItem.
-type OptNilItemResourceMessageContentItemArray struct {
-	Value []ItemResourceMessageContentItem
-	Set   bool
-	Null  bool
-}
-
-// IsSet returns true if OptNilItemResourceMessageContentItemArray was set.
-func (o OptNilItemResourceMessageContentItemArray) IsSet() bool { return o.Set }
-
-// Reset unsets value.
-func (o *OptNilItemResourceMessageContentItemArray) Reset() {
-	var v []ItemResourceMessageContentItem
-	o.Value = v
-	o.Set = false
-	o.Null = false
-}
-
-// SetTo sets value to v.
-func (o *OptNilItemResourceMessageContentItemArray) SetTo(v []ItemResourceMessageContentItem) {
-	o.Set = true
-	o.Null = false
-	o.Value = v
-}
-
-// IsNull returns true if value is Null.
-func (o OptNilItemResourceMessageContentItemArray) IsNull() bool { return o.Null }
-
-// SetToNull sets value to null.
-func (o *OptNilItemResourceMessageContentItemArray) SetToNull() {
-	o.Set = true
-	o.Null = true
-	var v []ItemResourceMessageContentItem
-	o.Value = v
-}
-
-// IsEmpty returns true if the field was omitted from the payload (not Set and not Null).
-func (o OptNilItemResourceMessageContentItemArray) IsEmpty() bool {
-	return !o.Set && !o.Null
-}
-
-// Get returns value and boolean that denotes whether value was set.
-func (o OptNilItemResourceMessageContentItemArray) Get() (v []ItemResourceMessageContentItem, ok bool) {
-	if o.Null {
-		return v, false
-	}
-	if !o.Set {
-		return v, false
-	}
-	return o.Value, true
-}
-
-// Or returns value if set, or given parameter if does not.
-func (o OptNilItemResourceMessageContentItemArray) Or(d []ItemResourceMessageContentItem) []ItemResourceMessageContentItem {
 	if v, ok := o.Get(); ok {
 		return v
 	}
@@ -47330,74 +50736,6 @@ func (o OptNilLocalSkillParamArray) Or(d []LocalSkillParam) []LocalSkillParam {
 	return d
 }
 
-// NewOptNilLogProbArray returns new OptNilLogProbArray with value set to v.
-func NewOptNilLogProbArray(v []LogProb) OptNilLogProbArray {
-	return OptNilLogProbArray{
-		Value: v,
-		Set:   true,
-	}
-}
-
-// OptNilLogProbArray is optional nullable []LogProb.
-type OptNilLogProbArray struct {
-	Value []LogProb
-	Set   bool
-	Null  bool
-}
-
-// IsSet returns true if OptNilLogProbArray was set.
-func (o OptNilLogProbArray) IsSet() bool { return o.Set }
-
-// Reset unsets value.
-func (o *OptNilLogProbArray) Reset() {
-	var v []LogProb
-	o.Value = v
-	o.Set = false
-	o.Null = false
-}
-
-// SetTo sets value to v.
-func (o *OptNilLogProbArray) SetTo(v []LogProb) {
-	o.Set = true
-	o.Null = false
-	o.Value = v
-}
-
-// IsNull returns true if value is Null.
-func (o OptNilLogProbArray) IsNull() bool { return o.Null }
-
-// SetToNull sets value to null.
-func (o *OptNilLogProbArray) SetToNull() {
-	o.Set = true
-	o.Null = true
-	var v []LogProb
-	o.Value = v
-}
-
-// IsEmpty returns true if the field was omitted from the payload (not Set and not Null).
-func (o OptNilLogProbArray) IsEmpty() bool {
-	return !o.Set && !o.Null
-}
-
-// Get returns value and boolean that denotes whether value was set.
-func (o OptNilLogProbArray) Get() (v []LogProb, ok bool) {
-	if o.Null {
-		return v, false
-	}
-	if !o.Set {
-		return v, false
-	}
-	return o.Value, true
-}
-
-// Or returns value if set, or given parameter if does not.
-func (o OptNilLogProbArray) Or(d []LogProb) []LogProb {
-	if v, ok := o.Get(); ok {
-		return v
-	}
-	return d
-}
-
 // NewOptNilMCPApprovalRequestType returns new OptNilMCPApprovalRequestType with value set to v.
 func NewOptNilMCPApprovalRequestType(v MCPApprovalRequestType) OptNilMCPApprovalRequestType {
 	return OptNilMCPApprovalRequestType{
@@ -47596,74 +50934,6 @@ func (o OptNilMCPApprovalResponseType) Get() (v MCPApprovalResponseType, ok bool
 
 // Or returns value if set, or given parameter if does not.
 func (o OptNilMCPApprovalResponseType) Or(d MCPApprovalResponseType) MCPApprovalResponseType {
-	if v, ok := o.Get(); ok {
-		return v
-	}
-	return d
-}
-
-// NewOptNilMCPListToolsToolArray returns new OptNilMCPListToolsToolArray with value set to v.
-func NewOptNilMCPListToolsToolArray(v []MCPListToolsTool) OptNilMCPListToolsToolArray {
-	return OptNilMCPListToolsToolArray{
-		Value: v,
-		Set:   true,
-	}
-}
-
-// OptNilMCPListToolsToolArray is optional nullable []MCPListToolsTool.
-type OptNilMCPListToolsToolArray struct {
-	Value []MCPListToolsTool
-	Set   bool
-	Null  bool
-}
-
-// IsSet returns true if OptNilMCPListToolsToolArray was set.
-func (o OptNilMCPListToolsToolArray) IsSet() bool { return o.Set }
-
-// Reset unsets value.
-func (o *OptNilMCPListToolsToolArray) Reset() {
-	var v []MCPListToolsTool
-	o.Value = v
-	o.Set = false
-	o.Null = false
-}
-
-// SetTo sets value to v.
-func (o *OptNilMCPListToolsToolArray) SetTo(v []MCPListToolsTool) {
-	o.Set = true
-	o.Null = false
-	o.Value = v
-}
-
-// IsNull returns true if value is Null.
-func (o OptNilMCPListToolsToolArray) IsNull() bool { return o.Null }
-
-// SetToNull sets value to null.
-func (o *OptNilMCPListToolsToolArray) SetToNull() {
-	o.Set = true
-	o.Null = true
-	var v []MCPListToolsTool
-	o.Value = v
-}
-
-// IsEmpty returns true if the field was omitted from the payload (not Set and not Null).
-func (o OptNilMCPListToolsToolArray) IsEmpty() bool {
-	return !o.Set && !o.Null
-}
-
-// Get returns value and boolean that denotes whether value was set.
-func (o OptNilMCPListToolsToolArray) Get() (v []MCPListToolsTool, ok bool) {
-	if o.Null {
-		return v, false
-	}
-	if !o.Set {
-		return v, false
-	}
-	return o.Value, true
-}
-
-// Or returns value if set, or given parameter if does not.
-func (o OptNilMCPListToolsToolArray) Or(d []MCPListToolsTool) []MCPListToolsTool {
 	if v, ok := o.Get(); ok {
 		return v
 	}
@@ -49166,74 +52436,6 @@ func (o OptNilModerationPolicyParam) Or(d ModerationPolicyParam) ModerationPolic
 	return d
 }
 
-// NewOptNilModerationResultBodyArray returns new OptNilModerationResultBodyArray with value set to v.
-func NewOptNilModerationResultBodyArray(v []ModerationResultBody) OptNilModerationResultBodyArray {
-	return OptNilModerationResultBodyArray{
-		Value: v,
-		Set:   true,
-	}
-}
-
-// OptNilModerationResultBodyArray is optional nullable []ModerationResultBody.
-type OptNilModerationResultBodyArray struct {
-	Value []ModerationResultBody
-	Set   bool
-	Null  bool
-}
-
-// IsSet returns true if OptNilModerationResultBodyArray was set.
-func (o OptNilModerationResultBodyArray) IsSet() bool { return o.Set }
-
-// Reset unsets value.
-func (o *OptNilModerationResultBodyArray) Reset() {
-	var v []ModerationResultBody
-	o.Value = v
-	o.Set = false
-	o.Null = false
-}
-
-// SetTo sets value to v.
-func (o *OptNilModerationResultBodyArray) SetTo(v []ModerationResultBody) {
-	o.Set = true
-	o.Null = false
-	o.Value = v
-}
-
-// IsNull returns true if value is Null.
-func (o OptNilModerationResultBodyArray) IsNull() bool { return o.Null }
-
-// SetToNull sets value to null.
-func (o *OptNilModerationResultBodyArray) SetToNull() {
-	o.Set = true
-	o.Null = true
-	var v []ModerationResultBody
-	o.Value = v
-}
-
-// IsEmpty returns true if the field was omitted from the payload (not Set and not Null).
-func (o OptNilModerationResultBodyArray) IsEmpty() bool {
-	return !o.Set && !o.Null
-}
-
-// Get returns value and boolean that denotes whether value was set.
-func (o OptNilModerationResultBodyArray) Get() (v []ModerationResultBody, ok bool) {
-	if o.Null {
-		return v, false
-	}
-	if !o.Set {
-		return v, false
-	}
-	return o.Value, true
-}
-
-// Or returns value if set, or given parameter if does not.
-func (o OptNilModerationResultBodyArray) Or(d []ModerationResultBody) []ModerationResultBody {
-	if v, ok := o.Get(); ok {
-		return v
-	}
-	return d
-}
-
 // NewOptNilModerationResultBodyType returns new OptNilModerationResultBodyType with value set to v.
 func NewOptNilModerationResultBodyType(v ModerationResultBodyType) OptNilModerationResultBodyType {
 	return OptNilModerationResultBodyType{
@@ -49364,74 +52566,6 @@ func (o OptNilMoveParamType) Get() (v MoveParamType, ok bool) {
 
 // Or returns value if set, or given parameter if does not.
 func (o OptNilMoveParamType) Or(d MoveParamType) MoveParamType {
-	if v, ok := o.Get(); ok {
-		return v
-	}
-	return d
-}
-
-// NewOptNilNamespaceToolParamToolsItemArray returns new OptNilNamespaceToolParamToolsItemArray with value set to v.
-func NewOptNilNamespaceToolParamToolsItemArray(v []NamespaceToolParamToolsItem) OptNilNamespaceToolParamToolsItemArray {
-	return OptNilNamespaceToolParamToolsItemArray{
-		Value: v,
-		Set:   true,
-	}
-}
-
-// OptNilNamespaceToolParamToolsItemArray is optional nullable []NamespaceToolParamToolsItem.
-type OptNilNamespaceToolParamToolsItemArray struct {
-	Value []NamespaceToolParamToolsItem
-	Set   bool
-	Null  bool
-}
-
-// IsSet returns true if OptNilNamespaceToolParamToolsItemArray was set.
-func (o OptNilNamespaceToolParamToolsItemArray) IsSet() bool { return o.Set }
-
-// Reset unsets value.
-func (o *OptNilNamespaceToolParamToolsItemArray) Reset() {
-	var v []NamespaceToolParamToolsItem
-	o.Value = v
-	o.Set = false
-	o.Null = false
-}
-
-// SetTo sets value to v.
-func (o *OptNilNamespaceToolParamToolsItemArray) SetTo(v []NamespaceToolParamToolsItem) {
-	o.Set = true
-	o.Null = false
-	o.Value = v
-}
-
-// IsNull returns true if value is Null.
-func (o OptNilNamespaceToolParamToolsItemArray) IsNull() bool { return o.Null }
-
-// SetToNull sets value to null.
-func (o *OptNilNamespaceToolParamToolsItemArray) SetToNull() {
-	o.Set = true
-	o.Null = true
-	var v []NamespaceToolParamToolsItem
-	o.Value = v
-}
-
-// IsEmpty returns true if the field was omitted from the payload (not Set and not Null).
-func (o OptNilNamespaceToolParamToolsItemArray) IsEmpty() bool {
-	return !o.Set && !o.Null
-}
-
-// Get returns value and boolean that denotes whether value was set.
-func (o OptNilNamespaceToolParamToolsItemArray) Get() (v []NamespaceToolParamToolsItem, ok bool) {
-	if o.Null {
-		return v, false
-	}
-	if !o.Set {
-		return v, false
-	}
-	return o.Value, true
-}
-
-// Or returns value if set, or given parameter if does not.
-func (o OptNilNamespaceToolParamToolsItemArray) Or(d []NamespaceToolParamToolsItem) []NamespaceToolParamToolsItem {
 	if v, ok := o.Get(); ok {
 		return v
 	}
@@ -49636,142 +52770,6 @@ func (o OptNilOutputItem) Get() (v OutputItem, ok bool) {
 
 // Or returns value if set, or given parameter if does not.
 func (o OptNilOutputItem) Or(d OutputItem) OutputItem {
-	if v, ok := o.Get(); ok {
-		return v
-	}
-	return d
-}
-
-// NewOptNilOutputItemArray returns new OptNilOutputItemArray with value set to v.
-func NewOptNilOutputItemArray(v []OutputItem) OptNilOutputItemArray {
-	return OptNilOutputItemArray{
-		Value: v,
-		Set:   true,
-	}
-}
-
-// OptNilOutputItemArray is optional nullable []OutputItem.
-type OptNilOutputItemArray struct {
-	Value []OutputItem
-	Set   bool
-	Null  bool
-}
-
-// IsSet returns true if OptNilOutputItemArray was set.
-func (o OptNilOutputItemArray) IsSet() bool { return o.Set }
-
-// Reset unsets value.
-func (o *OptNilOutputItemArray) Reset() {
-	var v []OutputItem
-	o.Value = v
-	o.Set = false
-	o.Null = false
-}
-
-// SetTo sets value to v.
-func (o *OptNilOutputItemArray) SetTo(v []OutputItem) {
-	o.Set = true
-	o.Null = false
-	o.Value = v
-}
-
-// IsNull returns true if value is Null.
-func (o OptNilOutputItemArray) IsNull() bool { return o.Null }
-
-// SetToNull sets value to null.
-func (o *OptNilOutputItemArray) SetToNull() {
-	o.Set = true
-	o.Null = true
-	var v []OutputItem
-	o.Value = v
-}
-
-// IsEmpty returns true if the field was omitted from the payload (not Set and not Null).
-func (o OptNilOutputItemArray) IsEmpty() bool {
-	return !o.Set && !o.Null
-}
-
-// Get returns value and boolean that denotes whether value was set.
-func (o OptNilOutputItemArray) Get() (v []OutputItem, ok bool) {
-	if o.Null {
-		return v, false
-	}
-	if !o.Set {
-		return v, false
-	}
-	return o.Value, true
-}
-
-// Or returns value if set, or given parameter if does not.
-func (o OptNilOutputItemArray) Or(d []OutputItem) []OutputItem {
-	if v, ok := o.Get(); ok {
-		return v
-	}
-	return d
-}
-
-// NewOptNilOutputMessageContentArray returns new OptNilOutputMessageContentArray with value set to v.
-func NewOptNilOutputMessageContentArray(v []OutputMessageContent) OptNilOutputMessageContentArray {
-	return OptNilOutputMessageContentArray{
-		Value: v,
-		Set:   true,
-	}
-}
-
-// OptNilOutputMessageContentArray is optional nullable []OutputMessageContent.
-type OptNilOutputMessageContentArray struct {
-	Value []OutputMessageContent
-	Set   bool
-	Null  bool
-}
-
-// IsSet returns true if OptNilOutputMessageContentArray was set.
-func (o OptNilOutputMessageContentArray) IsSet() bool { return o.Set }
-
-// Reset unsets value.
-func (o *OptNilOutputMessageContentArray) Reset() {
-	var v []OutputMessageContent
-	o.Value = v
-	o.Set = false
-	o.Null = false
-}
-
-// SetTo sets value to v.
-func (o *OptNilOutputMessageContentArray) SetTo(v []OutputMessageContent) {
-	o.Set = true
-	o.Null = false
-	o.Value = v
-}
-
-// IsNull returns true if value is Null.
-func (o OptNilOutputMessageContentArray) IsNull() bool { return o.Null }
-
-// SetToNull sets value to null.
-func (o *OptNilOutputMessageContentArray) SetToNull() {
-	o.Set = true
-	o.Null = true
-	var v []OutputMessageContent
-	o.Value = v
-}
-
-// IsEmpty returns true if the field was omitted from the payload (not Set and not Null).
-func (o OptNilOutputMessageContentArray) IsEmpty() bool {
-	return !o.Set && !o.Null
-}
-
-// Get returns value and boolean that denotes whether value was set.
-func (o OptNilOutputMessageContentArray) Get() (v []OutputMessageContent, ok bool) {
-	if o.Null {
-		return v, false
-	}
-	if !o.Set {
-		return v, false
-	}
-	return o.Value, true
-}
-
-// Or returns value if set, or given parameter if does not.
-func (o OptNilOutputMessageContentArray) Or(d []OutputMessageContent) []OutputMessageContent {
 	if v, ok := o.Get(); ok {
 		return v
 	}
@@ -55014,74 +58012,6 @@ func (o OptNilResponseItemListObject) Or(d ResponseItemListObject) ResponseItemL
 	return d
 }
 
-// NewOptNilResponseLogProbArray returns new OptNilResponseLogProbArray with value set to v.
-func NewOptNilResponseLogProbArray(v []ResponseLogProb) OptNilResponseLogProbArray {
-	return OptNilResponseLogProbArray{
-		Value: v,
-		Set:   true,
-	}
-}
-
-// OptNilResponseLogProbArray is optional nullable []ResponseLogProb.
-type OptNilResponseLogProbArray struct {
-	Value []ResponseLogProb
-	Set   bool
-	Null  bool
-}
-
-// IsSet returns true if OptNilResponseLogProbArray was set.
-func (o OptNilResponseLogProbArray) IsSet() bool { return o.Set }
-
-// Reset unsets value.
-func (o *OptNilResponseLogProbArray) Reset() {
-	var v []ResponseLogProb
-	o.Value = v
-	o.Set = false
-	o.Null = false
-}
-
-// SetTo sets value to v.
-func (o *OptNilResponseLogProbArray) SetTo(v []ResponseLogProb) {
-	o.Set = true
-	o.Null = false
-	o.Value = v
-}
-
-// IsNull returns true if value is Null.
-func (o OptNilResponseLogProbArray) IsNull() bool { return o.Null }
-
-// SetToNull sets value to null.
-func (o *OptNilResponseLogProbArray) SetToNull() {
-	o.Set = true
-	o.Null = true
-	var v []ResponseLogProb
-	o.Value = v
-}
-
-// IsEmpty returns true if the field was omitted from the payload (not Set and not Null).
-func (o OptNilResponseLogProbArray) IsEmpty() bool {
-	return !o.Set && !o.Null
-}
-
-// Get returns value and boolean that denotes whether value was set.
-func (o OptNilResponseLogProbArray) Get() (v []ResponseLogProb, ok bool) {
-	if o.Null {
-		return v, false
-	}
-	if !o.Set {
-		return v, false
-	}
-	return o.Value, true
-}
-
-// Or returns value if set, or given parameter if does not.
-func (o OptNilResponseLogProbArray) Or(d []ResponseLogProb) []ResponseLogProb {
-	if v, ok := o.Get(); ok {
-		return v
-	}
-	return d
-}
-
 // NewOptNilResponseLogProbTopLogprobsItemArray returns new OptNilResponseLogProbTopLogprobsItemArray with value set to v.
 func NewOptNilResponseLogProbTopLogprobsItemArray(v []ResponseLogProbTopLogprobsItem) OptNilResponseLogProbTopLogprobsItemArray {
 	return OptNilResponseLogProbTopLogprobsItemArray{
@@ -59162,74 +62092,6 @@ func (o OptNilStringArray) Or(d []string) []string {
 	return d
 }
 
-// NewOptNilSummaryTextContentArray returns new OptNilSummaryTextContentArray with value set to v.
-func NewOptNilSummaryTextContentArray(v []SummaryTextContent) OptNilSummaryTextContentArray {
-	return OptNilSummaryTextContentArray{
-		Value: v,
-		Set:   true,
-	}
-}
-
-// OptNilSummaryTextContentArray is optional nullable []SummaryTextContent.
-type OptNilSummaryTextContentArray struct {
-	Value []SummaryTextContent
-	Set   bool
-	Null  bool
-}
-
-// IsSet returns true if OptNilSummaryTextContentArray was set.
-func (o OptNilSummaryTextContentArray) IsSet() bool { return o.Set }
-
-// Reset unsets value.
-func (o *OptNilSummaryTextContentArray) Reset() {
-	var v []SummaryTextContent
-	o.Value = v
-	o.Set = false
-	o.Null = false
-}
-
-// SetTo sets value to v.
-func (o *OptNilSummaryTextContentArray) SetTo(v []SummaryTextContent) {
-	o.Set = true
-	o.Null = false
-	o.Value = v
-}
-
-// IsNull returns true if value is Null.
-func (o OptNilSummaryTextContentArray) IsNull() bool { return o.Null }
-
-// SetToNull sets value to null.
-func (o *OptNilSummaryTextContentArray) SetToNull() {
-	o.Set = true
-	o.Null = true
-	var v []SummaryTextContent
-	o.Value = v
-}
-
-// IsEmpty returns true if the field was omitted from the payload (not Set and not Null).
-func (o OptNilSummaryTextContentArray) IsEmpty() bool {
-	return !o.Set && !o.Null
-}
-
-// Get returns value and boolean that denotes whether value was set.
-func (o OptNilSummaryTextContentArray) Get() (v []SummaryTextContent, ok bool) {
-	if o.Null {
-		return v, false
-	}
-	if !o.Set {
-		return v, false
-	}
-	return o.Value, true
-}
-
-// Or returns value if set, or given parameter if does not.
-func (o OptNilSummaryTextContentArray) Or(d []SummaryTextContent) []SummaryTextContent {
-	if v, ok := o.Get(); ok {
-		return v
-	}
-	return d
-}
-
 // NewOptNilSummaryTextContentType returns new OptNilSummaryTextContentType with value set to v.
 func NewOptNilSummaryTextContentType(v SummaryTextContentType) OptNilSummaryTextContentType {
 	return OptNilSummaryTextContentType{
@@ -59428,74 +62290,6 @@ func (o OptNilTextResponseFormatJsonSchemaType) Get() (v TextResponseFormatJsonS
 
 // Or returns value if set, or given parameter if does not.
 func (o OptNilTextResponseFormatJsonSchemaType) Or(d TextResponseFormatJsonSchemaType) TextResponseFormatJsonSchemaType {
-	if v, ok := o.Get(); ok {
-		return v
-	}
-	return d
-}
-
-// NewOptNilToolArray returns new OptNilToolArray with value set to v.
-func NewOptNilToolArray(v []Tool) OptNilToolArray {
-	return OptNilToolArray{
-		Value: v,
-		Set:   true,
-	}
-}
-
-// OptNilToolArray is optional nullable []Tool.
-type OptNilToolArray struct {
-	Value []Tool
-	Set   bool
-	Null  bool
-}
-
-// IsSet returns true if OptNilToolArray was set.
-func (o OptNilToolArray) IsSet() bool { return o.Set }
-
-// Reset unsets value.
-func (o *OptNilToolArray) Reset() {
-	var v []Tool
-	o.Value = v
-	o.Set = false
-	o.Null = false
-}
-
-// SetTo sets value to v.
-func (o *OptNilToolArray) SetTo(v []Tool) {
-	o.Set = true
-	o.Null = false
-	o.Value = v
-}
-
-// IsNull returns true if value is Null.
-func (o OptNilToolArray) IsNull() bool { return o.Null }
-
-// SetToNull sets value to null.
-func (o *OptNilToolArray) SetToNull() {
-	o.Set = true
-	o.Null = true
-	var v []Tool
-	o.Value = v
-}
-
-// IsEmpty returns true if the field was omitted from the payload (not Set and not Null).
-func (o OptNilToolArray) IsEmpty() bool {
-	return !o.Set && !o.Null
-}
-
-// Get returns value and boolean that denotes whether value was set.
-func (o OptNilToolArray) Get() (v []Tool, ok bool) {
-	if o.Null {
-		return v, false
-	}
-	if !o.Set {
-		return v, false
-	}
-	return o.Value, true
-}
-
-// Or returns value if set, or given parameter if does not.
-func (o OptNilToolArray) Or(d []Tool) []Tool {
 	if v, ok := o.Get(); ok {
 		return v
 	}
@@ -60584,74 +63378,6 @@ func (o OptNilToolsArray) Get() (v ToolsArray, ok bool) {
 
 // Or returns value if set, or given parameter if does not.
 func (o OptNilToolsArray) Or(d ToolsArray) ToolsArray {
-	if v, ok := o.Get(); ok {
-		return v
-	}
-	return d
-}
-
-// NewOptNilTopLogProbArray returns new OptNilTopLogProbArray with value set to v.
-func NewOptNilTopLogProbArray(v []TopLogProb) OptNilTopLogProbArray {
-	return OptNilTopLogProbArray{
-		Value: v,
-		Set:   true,
-	}
-}
-
-// OptNilTopLogProbArray is optional nullable []TopLogProb.
-type OptNilTopLogProbArray struct {
-	Value []TopLogProb
-	Set   bool
-	Null  bool
-}
-
-// IsSet returns true if OptNilTopLogProbArray was set.
-func (o OptNilTopLogProbArray) IsSet() bool { return o.Set }
-
-// Reset unsets value.
-func (o *OptNilTopLogProbArray) Reset() {
-	var v []TopLogProb
-	o.Value = v
-	o.Set = false
-	o.Null = false
-}
-
-// SetTo sets value to v.
-func (o *OptNilTopLogProbArray) SetTo(v []TopLogProb) {
-	o.Set = true
-	o.Null = false
-	o.Value = v
-}
-
-// IsNull returns true if value is Null.
-func (o OptNilTopLogProbArray) IsNull() bool { return o.Null }
-
-// SetToNull sets value to null.
-func (o *OptNilTopLogProbArray) SetToNull() {
-	o.Set = true
-	o.Null = true
-	var v []TopLogProb
-	o.Value = v
-}
-
-// IsEmpty returns true if the field was omitted from the payload (not Set and not Null).
-func (o OptNilTopLogProbArray) IsEmpty() bool {
-	return !o.Set && !o.Null
-}
-
-// Get returns value and boolean that denotes whether value was set.
-func (o OptNilTopLogProbArray) Get() (v []TopLogProb, ok bool) {
-	if o.Null {
-		return v, false
-	}
-	if !o.Set {
-		return v, false
-	}
-	return o.Value, true
-}
-
-// Or returns value if set, or given parameter if does not.
-func (o OptNilTopLogProbArray) Or(d []TopLogProb) []TopLogProb {
 	if v, ok := o.Get(); ok {
 		return v
 	}
@@ -63126,7 +65852,7 @@ func NewCustomToolCallOutputResourceOutputItem(v CustomToolCallOutputResource) O
 // Ref: #/components/schemas/OutputMessage
 type OutputMessage struct {
 	// The content of the output message.
-	Content OptNilOutputMessageContentArray `json:"content"`
+	Content []OutputMessageContent `json:"content" transponder:"encode-empty"`
 	// The unique ID of the output message.
 	ID    OptNilString       `json:"id"`
 	Phase OptNilMessagePhase `json:"phase"`
@@ -63136,11 +65862,12 @@ type OutputMessage struct {
 	// input items are returned via API.
 	Status OptNilOutputMessageStatus `json:"status"`
 	// The type of the output message. Always `message`.
-	Type OptNilOutputMessageType `json:"type"`
+	Type            OptNilOutputMessageType `json:"type"`
+	AdditionalProps OutputMessageAdditional
 }
 
 // GetContent returns the value of Content.
-func (s *OutputMessage) GetContent() OptNilOutputMessageContentArray {
+func (s *OutputMessage) GetContent() []OutputMessageContent {
 	return s.Content
 }
 
@@ -63169,8 +65896,13 @@ func (s *OutputMessage) GetType() OptNilOutputMessageType {
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *OutputMessage) GetAdditionalProps() OutputMessageAdditional {
+	return s.AdditionalProps
+}
+
 // SetContent sets the value of Content.
-func (s *OutputMessage) SetContent(val OptNilOutputMessageContentArray) {
+func (s *OutputMessage) SetContent(val []OutputMessageContent) {
 	s.Content = val
 }
 
@@ -63197,6 +65929,22 @@ func (s *OutputMessage) SetStatus(val OptNilOutputMessageStatus) {
 // SetType sets the value of Type.
 func (s *OutputMessage) SetType(val OptNilOutputMessageType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *OutputMessage) SetAdditionalProps(val OutputMessageAdditional) {
+	s.AdditionalProps = val
+}
+
+type OutputMessageAdditional map[string]jx.Raw
+
+func (s *OutputMessageAdditional) init() OutputMessageAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // Ref: #/components/schemas/OutputMessageContent
@@ -63393,21 +66141,22 @@ func (s *OutputMessageType) UnmarshalText(data []byte) error {
 // Ref: #/components/schemas/OutputTextContent
 type OutputTextContent struct {
 	// The annotations of the text output.
-	Annotations OptNilAnnotationArray `json:"annotations"`
-	Logprobs    OptNilLogProbArray    `json:"logprobs"`
+	Annotations []Annotation `json:"annotations" transponder:"encode-empty"`
+	Logprobs    []LogProb    `json:"logprobs" transponder:"encode-empty"`
 	// The text output from the model.
 	Text OptNilString `json:"text"`
 	// The type of the output text. Always `output_text`.
-	Type OptNilOutputTextContentType `json:"type"`
+	Type            OptNilOutputTextContentType `json:"type"`
+	AdditionalProps OutputTextContentAdditional
 }
 
 // GetAnnotations returns the value of Annotations.
-func (s *OutputTextContent) GetAnnotations() OptNilAnnotationArray {
+func (s *OutputTextContent) GetAnnotations() []Annotation {
 	return s.Annotations
 }
 
 // GetLogprobs returns the value of Logprobs.
-func (s *OutputTextContent) GetLogprobs() OptNilLogProbArray {
+func (s *OutputTextContent) GetLogprobs() []LogProb {
 	return s.Logprobs
 }
 
@@ -63421,13 +66170,18 @@ func (s *OutputTextContent) GetType() OptNilOutputTextContentType {
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *OutputTextContent) GetAdditionalProps() OutputTextContentAdditional {
+	return s.AdditionalProps
+}
+
 // SetAnnotations sets the value of Annotations.
-func (s *OutputTextContent) SetAnnotations(val OptNilAnnotationArray) {
+func (s *OutputTextContent) SetAnnotations(val []Annotation) {
 	s.Annotations = val
 }
 
 // SetLogprobs sets the value of Logprobs.
-func (s *OutputTextContent) SetLogprobs(val OptNilLogProbArray) {
+func (s *OutputTextContent) SetLogprobs(val []LogProb) {
 	s.Logprobs = val
 }
 
@@ -63439,6 +66193,22 @@ func (s *OutputTextContent) SetText(val OptNilString) {
 // SetType sets the value of Type.
 func (s *OutputTextContent) SetType(val OptNilOutputTextContentType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *OutputTextContent) SetAdditionalProps(val OutputTextContentAdditional) {
+	s.AdditionalProps = val
+}
+
+type OutputTextContentAdditional map[string]jx.Raw
+
+func (s *OutputTextContentAdditional) init() OutputTextContentAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // The type of the output text. Always `output_text`.
@@ -63485,7 +66255,8 @@ type PredictionContent struct {
 	// this content, the entire model response can be returned much more quickly.
 	Content OptPredictionContentContent `json:"content"`
 	// The type of the predicted content you want to provide. This type is currently always `content`.
-	Type OptNilPredictionContentType `json:"type"`
+	Type            OptNilPredictionContentType `json:"type"`
+	AdditionalProps PredictionContentAdditional
 }
 
 // GetContent returns the value of Content.
@@ -63498,6 +66269,11 @@ func (s *PredictionContent) GetType() OptNilPredictionContentType {
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *PredictionContent) GetAdditionalProps() PredictionContentAdditional {
+	return s.AdditionalProps
+}
+
 // SetContent sets the value of Content.
 func (s *PredictionContent) SetContent(val OptPredictionContentContent) {
 	s.Content = val
@@ -63506,6 +66282,22 @@ func (s *PredictionContent) SetContent(val OptPredictionContentContent) {
 // SetType sets the value of Type.
 func (s *PredictionContent) SetType(val OptNilPredictionContentType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *PredictionContent) SetAdditionalProps(val PredictionContentAdditional) {
+	s.AdditionalProps = val
+}
+
+type PredictionContentAdditional map[string]jx.Raw
+
+func (s *PredictionContentAdditional) init() PredictionContentAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // The content that should be matched when generating a model response. If generated tokens would match
@@ -63649,7 +66441,8 @@ type Program struct {
 	// The unique ID of the program item.
 	ID OptNilString `json:"id"`
 	// The type of the item. Always `program`.
-	Type OptNilProgramType `json:"type"`
+	Type            OptNilProgramType `json:"type"`
+	AdditionalProps ProgramAdditional
 }
 
 // GetCallID returns the value of CallID.
@@ -63677,6 +66470,11 @@ func (s *Program) GetType() OptNilProgramType {
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *Program) GetAdditionalProps() ProgramAdditional {
+	return s.AdditionalProps
+}
+
 // SetCallID sets the value of CallID.
 func (s *Program) SetCallID(val OptNilString) {
 	s.CallID = val
@@ -63702,6 +66500,22 @@ func (s *Program) SetType(val OptNilProgramType) {
 	s.Type = val
 }
 
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *Program) SetAdditionalProps(val ProgramAdditional) {
+	s.AdditionalProps = val
+}
+
+type ProgramAdditional map[string]jx.Raw
+
+func (s *ProgramAdditional) init() ProgramAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
+}
+
 // Ref: #/components/schemas/ProgramItemParam
 type ProgramItemParam struct {
 	// The stable call ID of the program item.
@@ -63713,7 +66527,8 @@ type ProgramItemParam struct {
 	// The unique ID of this program item.
 	ID OptNilString `json:"id"`
 	// The item type. Always `program`.
-	Type OptNilProgramItemParamType `json:"type"`
+	Type            OptNilProgramItemParamType `json:"type"`
+	AdditionalProps ProgramItemParamAdditional
 }
 
 // GetCallID returns the value of CallID.
@@ -63741,6 +66556,11 @@ func (s *ProgramItemParam) GetType() OptNilProgramItemParamType {
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ProgramItemParam) GetAdditionalProps() ProgramItemParamAdditional {
+	return s.AdditionalProps
+}
+
 // SetCallID sets the value of CallID.
 func (s *ProgramItemParam) SetCallID(val OptNilString) {
 	s.CallID = val
@@ -63764,6 +66584,22 @@ func (s *ProgramItemParam) SetID(val OptNilString) {
 // SetType sets the value of Type.
 func (s *ProgramItemParam) SetType(val OptNilProgramItemParamType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ProgramItemParam) SetAdditionalProps(val ProgramItemParamAdditional) {
+	s.AdditionalProps = val
+}
+
+type ProgramItemParamAdditional map[string]jx.Raw
+
+func (s *ProgramItemParamAdditional) init() ProgramItemParamAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // The item type. Always `program`.
@@ -63811,7 +66647,8 @@ type ProgramOutput struct {
 	Result OptNilString              `json:"result"`
 	Status OptNilProgramOutputStatus `json:"status"`
 	// The type of the item. Always `program_output`.
-	Type OptNilProgramOutputType `json:"type"`
+	Type            OptNilProgramOutputType `json:"type"`
+	AdditionalProps ProgramOutputAdditional
 }
 
 // GetCallID returns the value of CallID.
@@ -63839,6 +66676,11 @@ func (s *ProgramOutput) GetType() OptNilProgramOutputType {
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ProgramOutput) GetAdditionalProps() ProgramOutputAdditional {
+	return s.AdditionalProps
+}
+
 // SetCallID sets the value of CallID.
 func (s *ProgramOutput) SetCallID(val OptNilString) {
 	s.CallID = val
@@ -63864,6 +66706,22 @@ func (s *ProgramOutput) SetType(val OptNilProgramOutputType) {
 	s.Type = val
 }
 
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ProgramOutput) SetAdditionalProps(val ProgramOutputAdditional) {
+	s.AdditionalProps = val
+}
+
+type ProgramOutputAdditional map[string]jx.Raw
+
+func (s *ProgramOutputAdditional) init() ProgramOutputAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
+}
+
 // Ref: #/components/schemas/ProgramOutputItemParam
 type ProgramOutputItemParam struct {
 	// The call ID of the program item.
@@ -63874,7 +66732,8 @@ type ProgramOutputItemParam struct {
 	Result OptNilString                  `json:"result"`
 	Status OptNilProgramOutputItemStatus `json:"status"`
 	// The item type. Always `program_output`.
-	Type OptNilProgramOutputItemParamType `json:"type"`
+	Type            OptNilProgramOutputItemParamType `json:"type"`
+	AdditionalProps ProgramOutputItemParamAdditional
 }
 
 // GetCallID returns the value of CallID.
@@ -63902,6 +66761,11 @@ func (s *ProgramOutputItemParam) GetType() OptNilProgramOutputItemParamType {
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ProgramOutputItemParam) GetAdditionalProps() ProgramOutputItemParamAdditional {
+	return s.AdditionalProps
+}
+
 // SetCallID sets the value of CallID.
 func (s *ProgramOutputItemParam) SetCallID(val OptNilString) {
 	s.CallID = val
@@ -63925,6 +66789,22 @@ func (s *ProgramOutputItemParam) SetStatus(val OptNilProgramOutputItemStatus) {
 // SetType sets the value of Type.
 func (s *ProgramOutputItemParam) SetType(val OptNilProgramOutputItemParamType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ProgramOutputItemParam) SetAdditionalProps(val ProgramOutputItemParamAdditional) {
+	s.AdditionalProps = val
+}
+
+type ProgramOutputItemParamAdditional map[string]jx.Raw
+
+func (s *ProgramOutputItemParamAdditional) init() ProgramOutputItemParamAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // The item type. Always `program_output`.
@@ -64084,8 +66964,9 @@ func (s *ProgramOutputType) UnmarshalText(data []byte) error {
 // Ref: #/components/schemas/ProgramToolCallCaller
 type ProgramToolCallCaller struct {
 	// The call ID of the program item that produced this tool call.
-	CallerID OptNilString                    `json:"caller_id"`
-	Type     OptNilProgramToolCallCallerType `json:"type"`
+	CallerID        OptNilString                    `json:"caller_id"`
+	Type            OptNilProgramToolCallCallerType `json:"type"`
+	AdditionalProps ProgramToolCallCallerAdditional
 }
 
 // GetCallerID returns the value of CallerID.
@@ -64098,6 +66979,11 @@ func (s *ProgramToolCallCaller) GetType() OptNilProgramToolCallCallerType {
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ProgramToolCallCaller) GetAdditionalProps() ProgramToolCallCallerAdditional {
+	return s.AdditionalProps
+}
+
 // SetCallerID sets the value of CallerID.
 func (s *ProgramToolCallCaller) SetCallerID(val OptNilString) {
 	s.CallerID = val
@@ -64108,12 +66994,29 @@ func (s *ProgramToolCallCaller) SetType(val OptNilProgramToolCallCallerType) {
 	s.Type = val
 }
 
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ProgramToolCallCaller) SetAdditionalProps(val ProgramToolCallCallerAdditional) {
+	s.AdditionalProps = val
+}
+
+type ProgramToolCallCallerAdditional map[string]jx.Raw
+
+func (s *ProgramToolCallCallerAdditional) init() ProgramToolCallCallerAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
+}
+
 // Ref: #/components/schemas/ProgramToolCallCallerParam
 type ProgramToolCallCallerParam struct {
 	// The call ID of the program item that produced this tool call.
 	CallerID OptNilString `json:"caller_id"`
 	// The caller type. Always `program`.
-	Type OptNilProgramToolCallCallerParamType `json:"type"`
+	Type            OptNilProgramToolCallCallerParamType `json:"type"`
+	AdditionalProps ProgramToolCallCallerParamAdditional
 }
 
 // GetCallerID returns the value of CallerID.
@@ -64126,6 +67029,11 @@ func (s *ProgramToolCallCallerParam) GetType() OptNilProgramToolCallCallerParamT
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ProgramToolCallCallerParam) GetAdditionalProps() ProgramToolCallCallerParamAdditional {
+	return s.AdditionalProps
+}
+
 // SetCallerID sets the value of CallerID.
 func (s *ProgramToolCallCallerParam) SetCallerID(val OptNilString) {
 	s.CallerID = val
@@ -64134,6 +67042,22 @@ func (s *ProgramToolCallCallerParam) SetCallerID(val OptNilString) {
 // SetType sets the value of Type.
 func (s *ProgramToolCallCallerParam) SetType(val OptNilProgramToolCallCallerParamType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ProgramToolCallCallerParam) SetAdditionalProps(val ProgramToolCallCallerParamAdditional) {
+	s.AdditionalProps = val
+}
+
+type ProgramToolCallCallerParamAdditional map[string]jx.Raw
+
+func (s *ProgramToolCallCallerParamAdditional) init() ProgramToolCallCallerParamAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // The caller type. Always `program`.
@@ -64243,7 +67167,8 @@ func (s *ProgramType) UnmarshalText(data []byte) error {
 // Ref: #/components/schemas/ProgrammaticToolCallingParam
 type ProgrammaticToolCallingParam struct {
 	// The type of the tool. Always `programmatic_tool_calling`.
-	Type OptNilProgrammaticToolCallingParamType `json:"type"`
+	Type            OptNilProgrammaticToolCallingParamType `json:"type"`
+	AdditionalProps ProgrammaticToolCallingParamAdditional
 }
 
 // GetType returns the value of Type.
@@ -64251,9 +67176,30 @@ func (s *ProgrammaticToolCallingParam) GetType() OptNilProgrammaticToolCallingPa
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ProgrammaticToolCallingParam) GetAdditionalProps() ProgrammaticToolCallingParamAdditional {
+	return s.AdditionalProps
+}
+
 // SetType sets the value of Type.
 func (s *ProgrammaticToolCallingParam) SetType(val OptNilProgrammaticToolCallingParamType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ProgrammaticToolCallingParam) SetAdditionalProps(val ProgrammaticToolCallingParamAdditional) {
+	s.AdditionalProps = val
+}
+
+type ProgrammaticToolCallingParamAdditional map[string]jx.Raw
+
+func (s *ProgrammaticToolCallingParamAdditional) init() ProgrammaticToolCallingParamAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // The type of the tool. Always `programmatic_tool_calling`.
@@ -64297,9 +67243,10 @@ func (s *ProgrammaticToolCallingParamType) UnmarshalText(data []byte) error {
 // Ref: #/components/schemas/Prompt
 type Prompt struct {
 	// The unique identifier of the prompt template to use.
-	ID        OptNilString `json:"id"`
-	Variables jx.Raw       `json:"variables"`
-	Version   OptNilString `json:"version"`
+	ID              OptNilString `json:"id"`
+	Variables       jx.Raw       `json:"variables"`
+	Version         OptNilString `json:"version"`
+	AdditionalProps PromptAdditional
 }
 
 // GetID returns the value of ID.
@@ -64317,6 +67264,11 @@ func (s *Prompt) GetVersion() OptNilString {
 	return s.Version
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *Prompt) GetAdditionalProps() PromptAdditional {
+	return s.AdditionalProps
+}
+
 // SetID sets the value of ID.
 func (s *Prompt) SetID(val OptNilString) {
 	s.ID = val
@@ -64332,12 +67284,29 @@ func (s *Prompt) SetVersion(val OptNilString) {
 	s.Version = val
 }
 
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *Prompt) SetAdditionalProps(val PromptAdditional) {
+	s.AdditionalProps = val
+}
+
+type PromptAdditional map[string]jx.Raw
+
+func (s *PromptAdditional) init() PromptAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
+}
+
 // Marks the exact end of a reusable prompt prefix. The breakpoint inherits its TTL from the request's
 // `prompt_cache_options.ttl`; the boundary is not rounded to a token block.
 // Ref: #/components/schemas/PromptCacheBreakpointConfig
 type PromptCacheBreakpointConfig struct {
 	// The breakpoint mode. Always `explicit`.
-	Mode OptNilPromptCacheBreakpointConfigMode `json:"mode"`
+	Mode            OptNilPromptCacheBreakpointConfigMode `json:"mode"`
+	AdditionalProps PromptCacheBreakpointConfigAdditional
 }
 
 // GetMode returns the value of Mode.
@@ -64345,9 +67314,30 @@ func (s *PromptCacheBreakpointConfig) GetMode() OptNilPromptCacheBreakpointConfi
 	return s.Mode
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *PromptCacheBreakpointConfig) GetAdditionalProps() PromptCacheBreakpointConfigAdditional {
+	return s.AdditionalProps
+}
+
 // SetMode sets the value of Mode.
 func (s *PromptCacheBreakpointConfig) SetMode(val OptNilPromptCacheBreakpointConfigMode) {
 	s.Mode = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *PromptCacheBreakpointConfig) SetAdditionalProps(val PromptCacheBreakpointConfigAdditional) {
+	s.AdditionalProps = val
+}
+
+type PromptCacheBreakpointConfigAdditional map[string]jx.Raw
+
+func (s *PromptCacheBreakpointConfigAdditional) init() PromptCacheBreakpointConfigAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // The breakpoint mode. Always `explicit`.
@@ -64390,7 +67380,8 @@ func (s *PromptCacheBreakpointConfigMode) UnmarshalText(data []byte) error {
 // Ref: #/components/schemas/PromptCacheBreakpointParam
 type PromptCacheBreakpointParam struct {
 	// The breakpoint mode. Always `explicit`.
-	Mode OptNilPromptCacheBreakpointParamMode `json:"mode"`
+	Mode            OptNilPromptCacheBreakpointParamMode `json:"mode"`
+	AdditionalProps PromptCacheBreakpointParamAdditional
 }
 
 // GetMode returns the value of Mode.
@@ -64398,9 +67389,30 @@ func (s *PromptCacheBreakpointParam) GetMode() OptNilPromptCacheBreakpointParamM
 	return s.Mode
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *PromptCacheBreakpointParam) GetAdditionalProps() PromptCacheBreakpointParamAdditional {
+	return s.AdditionalProps
+}
+
 // SetMode sets the value of Mode.
 func (s *PromptCacheBreakpointParam) SetMode(val OptNilPromptCacheBreakpointParamMode) {
 	s.Mode = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *PromptCacheBreakpointParam) SetAdditionalProps(val PromptCacheBreakpointParamAdditional) {
+	s.AdditionalProps = val
+}
+
+type PromptCacheBreakpointParamAdditional map[string]jx.Raw
+
+func (s *PromptCacheBreakpointParamAdditional) init() PromptCacheBreakpointParamAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // The breakpoint mode. Always `explicit`.
@@ -64484,8 +67496,9 @@ func (s *PromptCacheModeEnum) UnmarshalText(data []byte) error {
 // models.
 // Ref: #/components/schemas/PromptCacheOptions
 type PromptCacheOptions struct {
-	Mode OptNilPromptCacheModeEnum `json:"mode"`
-	TTL  OptNilPromptCacheTTLEnum  `json:"ttl"`
+	Mode            OptNilPromptCacheModeEnum `json:"mode"`
+	TTL             OptNilPromptCacheTTLEnum  `json:"ttl"`
+	AdditionalProps PromptCacheOptionsAdditional
 }
 
 // GetMode returns the value of Mode.
@@ -64498,6 +67511,11 @@ func (s *PromptCacheOptions) GetTTL() OptNilPromptCacheTTLEnum {
 	return s.TTL
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *PromptCacheOptions) GetAdditionalProps() PromptCacheOptionsAdditional {
+	return s.AdditionalProps
+}
+
 // SetMode sets the value of Mode.
 func (s *PromptCacheOptions) SetMode(val OptNilPromptCacheModeEnum) {
 	s.Mode = val
@@ -64506,6 +67524,22 @@ func (s *PromptCacheOptions) SetMode(val OptNilPromptCacheModeEnum) {
 // SetTTL sets the value of TTL.
 func (s *PromptCacheOptions) SetTTL(val OptNilPromptCacheTTLEnum) {
 	s.TTL = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *PromptCacheOptions) SetAdditionalProps(val PromptCacheOptionsAdditional) {
+	s.AdditionalProps = val
+}
+
+type PromptCacheOptionsAdditional map[string]jx.Raw
+
+func (s *PromptCacheOptionsAdditional) init() PromptCacheOptionsAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // Options for prompt caching. Supported for `gpt-5.6` and later models. By default, OpenAI
@@ -64519,8 +67553,9 @@ func (s *PromptCacheOptions) SetTTL(val OptNilPromptCacheTTLEnum) {
 // [prompt caching guide]: /docs/guides/prompt-caching
 // Ref: #/components/schemas/PromptCacheOptionsParam
 type PromptCacheOptionsParam struct {
-	Mode OptNilPromptCacheModeEnum `json:"mode"`
-	TTL  OptNilPromptCacheTTLEnum  `json:"ttl"`
+	Mode            OptNilPromptCacheModeEnum `json:"mode"`
+	TTL             OptNilPromptCacheTTLEnum  `json:"ttl"`
+	AdditionalProps PromptCacheOptionsParamAdditional
 }
 
 // GetMode returns the value of Mode.
@@ -64533,6 +67568,11 @@ func (s *PromptCacheOptionsParam) GetTTL() OptNilPromptCacheTTLEnum {
 	return s.TTL
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *PromptCacheOptionsParam) GetAdditionalProps() PromptCacheOptionsParamAdditional {
+	return s.AdditionalProps
+}
+
 // SetMode sets the value of Mode.
 func (s *PromptCacheOptionsParam) SetMode(val OptNilPromptCacheModeEnum) {
 	s.Mode = val
@@ -64541,6 +67581,22 @@ func (s *PromptCacheOptionsParam) SetMode(val OptNilPromptCacheModeEnum) {
 // SetTTL sets the value of TTL.
 func (s *PromptCacheOptionsParam) SetTTL(val OptNilPromptCacheTTLEnum) {
 	s.TTL = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *PromptCacheOptionsParam) SetAdditionalProps(val PromptCacheOptionsParamAdditional) {
+	s.AdditionalProps = val
+}
+
+type PromptCacheOptionsParamAdditional map[string]jx.Raw
+
+func (s *PromptCacheOptionsParamAdditional) init() PromptCacheOptionsParamAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // Ref: #/components/schemas/PromptCacheTTLEnum
@@ -64626,7 +67682,8 @@ type RankingOptions struct {
 	Ranker       OptNilRankerVersionType   `json:"ranker"`
 	// The score threshold for the file search, a number between 0 and 1. Numbers closer to 1 will attempt
 	// to return only the most relevant results, but may return fewer results.
-	ScoreThreshold OptNilFloat64 `json:"score_threshold"`
+	ScoreThreshold  OptNilFloat64 `json:"score_threshold"`
+	AdditionalProps RankingOptionsAdditional
 }
 
 // GetHybridSearch returns the value of HybridSearch.
@@ -64644,6 +67701,11 @@ func (s *RankingOptions) GetScoreThreshold() OptNilFloat64 {
 	return s.ScoreThreshold
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *RankingOptions) GetAdditionalProps() RankingOptionsAdditional {
+	return s.AdditionalProps
+}
+
 // SetHybridSearch sets the value of HybridSearch.
 func (s *RankingOptions) SetHybridSearch(val OptNilHybridSearchOptions) {
 	s.HybridSearch = val
@@ -64659,6 +67721,22 @@ func (s *RankingOptions) SetScoreThreshold(val OptNilFloat64) {
 	s.ScoreThreshold = val
 }
 
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *RankingOptions) SetAdditionalProps(val RankingOptionsAdditional) {
+	s.AdditionalProps = val
+}
+
+type RankingOptionsAdditional map[string]jx.Raw
+
+func (s *RankingOptionsAdditional) init() RankingOptionsAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
+}
+
 // Gpt-5 and o-series models only
 //
 // Configuration options for [reasoning models].
@@ -64671,6 +67749,7 @@ type Reasoning struct {
 	GenerateSummary OptNilReasoningGenerateSummary `json:"generate_summary"`
 	Mode            OptNilReasoningModeEnum        `json:"mode"`
 	Summary         OptNilReasoningSummary         `json:"summary"`
+	AdditionalProps ReasoningAdditional
 }
 
 // GetContext returns the value of Context.
@@ -64698,6 +67777,11 @@ func (s *Reasoning) GetSummary() OptNilReasoningSummary {
 	return s.Summary
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *Reasoning) GetAdditionalProps() ReasoningAdditional {
+	return s.AdditionalProps
+}
+
 // SetContext sets the value of Context.
 func (s *Reasoning) SetContext(val OptNilReasoningContext) {
 	s.Context = val
@@ -64721,6 +67805,22 @@ func (s *Reasoning) SetMode(val OptNilReasoningModeEnum) {
 // SetSummary sets the value of Summary.
 func (s *Reasoning) SetSummary(val OptNilReasoningSummary) {
 	s.Summary = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *Reasoning) SetAdditionalProps(val ReasoningAdditional) {
+	s.AdditionalProps = val
+}
+
+type ReasoningAdditional map[string]jx.Raw
+
+func (s *ReasoningAdditional) init() ReasoningAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // Controls which reasoning items are rendered back to the model on later turns. If omitted or set to
@@ -64929,9 +68029,10 @@ type ReasoningItem struct {
 	// returned via API.
 	Status OptNilReasoningItemStatus `json:"status"`
 	// Reasoning summary content.
-	Summary OptNilSummaryTextContentArray `json:"summary"`
+	Summary []SummaryTextContent `json:"summary" transponder:"encode-empty"`
 	// The type of the object. Always `reasoning`.
-	Type OptNilReasoningItemType `json:"type"`
+	Type            OptNilReasoningItemType `json:"type"`
+	AdditionalProps ReasoningItemAdditional
 }
 
 // GetContent returns the value of Content.
@@ -64955,13 +68056,18 @@ func (s *ReasoningItem) GetStatus() OptNilReasoningItemStatus {
 }
 
 // GetSummary returns the value of Summary.
-func (s *ReasoningItem) GetSummary() OptNilSummaryTextContentArray {
+func (s *ReasoningItem) GetSummary() []SummaryTextContent {
 	return s.Summary
 }
 
 // GetType returns the value of Type.
 func (s *ReasoningItem) GetType() OptNilReasoningItemType {
 	return s.Type
+}
+
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ReasoningItem) GetAdditionalProps() ReasoningItemAdditional {
+	return s.AdditionalProps
 }
 
 // SetContent sets the value of Content.
@@ -64985,13 +68091,29 @@ func (s *ReasoningItem) SetStatus(val OptNilReasoningItemStatus) {
 }
 
 // SetSummary sets the value of Summary.
-func (s *ReasoningItem) SetSummary(val OptNilSummaryTextContentArray) {
+func (s *ReasoningItem) SetSummary(val []SummaryTextContent) {
 	s.Summary = val
 }
 
 // SetType sets the value of Type.
 func (s *ReasoningItem) SetType(val OptNilReasoningItemType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ReasoningItem) SetAdditionalProps(val ReasoningItemAdditional) {
+	s.AdditionalProps = val
+}
+
+type ReasoningItemAdditional map[string]jx.Raw
+
+func (s *ReasoningItemAdditional) init() ReasoningItemAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // The status of the item. One of `in_progress`, `completed`, or `incomplete`. Populated when items are
@@ -65139,7 +68261,8 @@ type ReasoningTextContent struct {
 	// The reasoning text from the model.
 	Text OptNilString `json:"text"`
 	// The type of the reasoning text. Always `reasoning_text`.
-	Type OptNilReasoningTextContentType `json:"type"`
+	Type            OptNilReasoningTextContentType `json:"type"`
+	AdditionalProps ReasoningTextContentAdditional
 }
 
 // GetText returns the value of Text.
@@ -65152,6 +68275,11 @@ func (s *ReasoningTextContent) GetType() OptNilReasoningTextContentType {
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ReasoningTextContent) GetAdditionalProps() ReasoningTextContentAdditional {
+	return s.AdditionalProps
+}
+
 // SetText sets the value of Text.
 func (s *ReasoningTextContent) SetText(val OptNilString) {
 	s.Text = val
@@ -65160,6 +68288,22 @@ func (s *ReasoningTextContent) SetText(val OptNilString) {
 // SetType sets the value of Type.
 func (s *ReasoningTextContent) SetType(val OptNilReasoningTextContentType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ReasoningTextContent) SetAdditionalProps(val ReasoningTextContentAdditional) {
+	s.AdditionalProps = val
+}
+
+type ReasoningTextContentAdditional map[string]jx.Raw
+
+func (s *ReasoningTextContentAdditional) init() ReasoningTextContentAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // The type of the reasoning text. Always `reasoning_text`.
@@ -65203,7 +68347,8 @@ type RefusalContent struct {
 	// The refusal explanation from the model.
 	Refusal OptNilString `json:"refusal"`
 	// The type of the refusal. Always `refusal`.
-	Type OptNilRefusalContentType `json:"type"`
+	Type            OptNilRefusalContentType `json:"type"`
+	AdditionalProps RefusalContentAdditional
 }
 
 // GetRefusal returns the value of Refusal.
@@ -65216,6 +68361,11 @@ func (s *RefusalContent) GetType() OptNilRefusalContentType {
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *RefusalContent) GetAdditionalProps() RefusalContentAdditional {
+	return s.AdditionalProps
+}
+
 // SetRefusal sets the value of Refusal.
 func (s *RefusalContent) SetRefusal(val OptNilString) {
 	s.Refusal = val
@@ -65224,6 +68374,22 @@ func (s *RefusalContent) SetRefusal(val OptNilString) {
 // SetType sets the value of Type.
 func (s *RefusalContent) SetType(val OptNilRefusalContentType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *RefusalContent) SetAdditionalProps(val RefusalContentAdditional) {
+	s.AdditionalProps = val
+}
+
+type RefusalContentAdditional map[string]jx.Raw
+
+func (s *RefusalContentAdditional) init() RefusalContentAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // The type of the refusal. Always `refusal`.
@@ -65308,8 +68474,8 @@ type Response struct {
 	//  - Rather than accessing the first item in the `output` array and assuming it's an `assistant`
 	//    message with the content generated by the model, you might consider using the `output_text`
 	//    property where supported in SDKs.
-	Output     OptNilOutputItemArray `json:"output"`
-	OutputText OptNilString          `json:"output_text"`
+	Output     []OutputItem `json:"output" transponder:"encode-empty"`
+	OutputText OptNilString `json:"output_text"`
 	// Whether to allow the model to run tool calls in parallel.
 	ParallelToolCalls  OptNilBool                 `json:"parallel_tool_calls"`
 	PromptCacheOptions OptNilPromptCacheOptions   `json:"prompt_cache_options"`
@@ -65317,9 +68483,10 @@ type Response struct {
 	ServiceTier        OptNilServiceTierResponses `json:"service_tier"`
 	// The status of the response generation. One of `completed`, `failed`, `in_progress`, `cancelled`,
 	// `queued`, or `incomplete`.
-	Status     OptNilResponseStatus     `json:"status"`
-	Truncation OptNilResponseTruncation `json:"truncation"`
-	Usage      OptNilResponseUsage      `json:"usage"`
+	Status          OptNilResponseStatus     `json:"status"`
+	Truncation      OptNilResponseTruncation `json:"truncation"`
+	Usage           OptNilResponseUsage      `json:"usage"`
+	AdditionalProps ResponseAdditional
 }
 
 // GetMetadata returns the value of Metadata.
@@ -65453,7 +68620,7 @@ func (s *Response) GetObject() OptNilResponseObject {
 }
 
 // GetOutput returns the value of Output.
-func (s *Response) GetOutput() OptNilOutputItemArray {
+func (s *Response) GetOutput() []OutputItem {
 	return s.Output
 }
 
@@ -65495,6 +68662,11 @@ func (s *Response) GetTruncation() OptNilResponseTruncation {
 // GetUsage returns the value of Usage.
 func (s *Response) GetUsage() OptNilResponseUsage {
 	return s.Usage
+}
+
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *Response) GetAdditionalProps() ResponseAdditional {
+	return s.AdditionalProps
 }
 
 // SetMetadata sets the value of Metadata.
@@ -65628,7 +68800,7 @@ func (s *Response) SetObject(val OptNilResponseObject) {
 }
 
 // SetOutput sets the value of Output.
-func (s *Response) SetOutput(val OptNilOutputItemArray) {
+func (s *Response) SetOutput(val []OutputItem) {
 	s.Output = val
 }
 
@@ -65672,8 +68844,24 @@ func (s *Response) SetUsage(val OptNilResponseUsage) {
 	s.Usage = val
 }
 
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *Response) SetAdditionalProps(val ResponseAdditional) {
+	s.AdditionalProps = val
+}
+
 func (*Response) createResponseRes() {}
 func (*Response) getResponseRes()    {}
+
+type ResponseAdditional map[string]jx.Raw
+
+func (s *ResponseAdditional) init() ResponseAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
+}
 
 // Emitted when there is a partial audio response.
 // Ref: #/components/schemas/ResponseAudioDeltaEvent
@@ -65683,7 +68871,8 @@ type ResponseAudioDeltaEvent struct {
 	// A sequence number for this chunk of the stream response.
 	SequenceNumber OptNilInt `json:"sequence_number"`
 	// The type of the event. Always `response.audio.delta`.
-	Type OptNilResponseAudioDeltaEventType `json:"type"`
+	Type            OptNilResponseAudioDeltaEventType `json:"type"`
+	AdditionalProps ResponseAudioDeltaEventAdditional
 }
 
 // GetDelta returns the value of Delta.
@@ -65701,6 +68890,11 @@ func (s *ResponseAudioDeltaEvent) GetType() OptNilResponseAudioDeltaEventType {
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ResponseAudioDeltaEvent) GetAdditionalProps() ResponseAudioDeltaEventAdditional {
+	return s.AdditionalProps
+}
+
 // SetDelta sets the value of Delta.
 func (s *ResponseAudioDeltaEvent) SetDelta(val OptNilString) {
 	s.Delta = val
@@ -65714,6 +68908,22 @@ func (s *ResponseAudioDeltaEvent) SetSequenceNumber(val OptNilInt) {
 // SetType sets the value of Type.
 func (s *ResponseAudioDeltaEvent) SetType(val OptNilResponseAudioDeltaEventType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ResponseAudioDeltaEvent) SetAdditionalProps(val ResponseAudioDeltaEventAdditional) {
+	s.AdditionalProps = val
+}
+
+type ResponseAudioDeltaEventAdditional map[string]jx.Raw
+
+func (s *ResponseAudioDeltaEventAdditional) init() ResponseAudioDeltaEventAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // The type of the event. Always `response.audio.delta`.
@@ -65757,7 +68967,8 @@ type ResponseAudioDoneEvent struct {
 	// The sequence number of the delta.
 	SequenceNumber OptNilInt `json:"sequence_number"`
 	// The type of the event. Always `response.audio.done`.
-	Type OptNilResponseAudioDoneEventType `json:"type"`
+	Type            OptNilResponseAudioDoneEventType `json:"type"`
+	AdditionalProps ResponseAudioDoneEventAdditional
 }
 
 // GetSequenceNumber returns the value of SequenceNumber.
@@ -65770,6 +68981,11 @@ func (s *ResponseAudioDoneEvent) GetType() OptNilResponseAudioDoneEventType {
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ResponseAudioDoneEvent) GetAdditionalProps() ResponseAudioDoneEventAdditional {
+	return s.AdditionalProps
+}
+
 // SetSequenceNumber sets the value of SequenceNumber.
 func (s *ResponseAudioDoneEvent) SetSequenceNumber(val OptNilInt) {
 	s.SequenceNumber = val
@@ -65778,6 +68994,22 @@ func (s *ResponseAudioDoneEvent) SetSequenceNumber(val OptNilInt) {
 // SetType sets the value of Type.
 func (s *ResponseAudioDoneEvent) SetType(val OptNilResponseAudioDoneEventType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ResponseAudioDoneEvent) SetAdditionalProps(val ResponseAudioDoneEventAdditional) {
+	s.AdditionalProps = val
+}
+
+type ResponseAudioDoneEventAdditional map[string]jx.Raw
+
+func (s *ResponseAudioDoneEventAdditional) init() ResponseAudioDoneEventAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // The type of the event. Always `response.audio.done`.
@@ -65823,7 +69055,8 @@ type ResponseAudioTranscriptDeltaEvent struct {
 	// The sequence number of this event.
 	SequenceNumber OptNilInt `json:"sequence_number"`
 	// The type of the event. Always `response.audio.transcript.delta`.
-	Type OptNilResponseAudioTranscriptDeltaEventType `json:"type"`
+	Type            OptNilResponseAudioTranscriptDeltaEventType `json:"type"`
+	AdditionalProps ResponseAudioTranscriptDeltaEventAdditional
 }
 
 // GetDelta returns the value of Delta.
@@ -65841,6 +69074,11 @@ func (s *ResponseAudioTranscriptDeltaEvent) GetType() OptNilResponseAudioTranscr
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ResponseAudioTranscriptDeltaEvent) GetAdditionalProps() ResponseAudioTranscriptDeltaEventAdditional {
+	return s.AdditionalProps
+}
+
 // SetDelta sets the value of Delta.
 func (s *ResponseAudioTranscriptDeltaEvent) SetDelta(val OptNilString) {
 	s.Delta = val
@@ -65854,6 +69092,22 @@ func (s *ResponseAudioTranscriptDeltaEvent) SetSequenceNumber(val OptNilInt) {
 // SetType sets the value of Type.
 func (s *ResponseAudioTranscriptDeltaEvent) SetType(val OptNilResponseAudioTranscriptDeltaEventType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ResponseAudioTranscriptDeltaEvent) SetAdditionalProps(val ResponseAudioTranscriptDeltaEventAdditional) {
+	s.AdditionalProps = val
+}
+
+type ResponseAudioTranscriptDeltaEventAdditional map[string]jx.Raw
+
+func (s *ResponseAudioTranscriptDeltaEventAdditional) init() ResponseAudioTranscriptDeltaEventAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // The type of the event. Always `response.audio.transcript.delta`.
@@ -65897,7 +69151,8 @@ type ResponseAudioTranscriptDoneEvent struct {
 	// The sequence number of this event.
 	SequenceNumber OptNilInt `json:"sequence_number"`
 	// The type of the event. Always `response.audio.transcript.done`.
-	Type OptNilResponseAudioTranscriptDoneEventType `json:"type"`
+	Type            OptNilResponseAudioTranscriptDoneEventType `json:"type"`
+	AdditionalProps ResponseAudioTranscriptDoneEventAdditional
 }
 
 // GetSequenceNumber returns the value of SequenceNumber.
@@ -65910,6 +69165,11 @@ func (s *ResponseAudioTranscriptDoneEvent) GetType() OptNilResponseAudioTranscri
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ResponseAudioTranscriptDoneEvent) GetAdditionalProps() ResponseAudioTranscriptDoneEventAdditional {
+	return s.AdditionalProps
+}
+
 // SetSequenceNumber sets the value of SequenceNumber.
 func (s *ResponseAudioTranscriptDoneEvent) SetSequenceNumber(val OptNilInt) {
 	s.SequenceNumber = val
@@ -65918,6 +69178,22 @@ func (s *ResponseAudioTranscriptDoneEvent) SetSequenceNumber(val OptNilInt) {
 // SetType sets the value of Type.
 func (s *ResponseAudioTranscriptDoneEvent) SetType(val OptNilResponseAudioTranscriptDoneEventType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ResponseAudioTranscriptDoneEvent) SetAdditionalProps(val ResponseAudioTranscriptDoneEventAdditional) {
+	s.AdditionalProps = val
+}
+
+type ResponseAudioTranscriptDoneEventAdditional map[string]jx.Raw
+
+func (s *ResponseAudioTranscriptDoneEventAdditional) init() ResponseAudioTranscriptDoneEventAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // The type of the event. Always `response.audio.transcript.done`.
@@ -65967,7 +69243,8 @@ type ResponseCodeInterpreterCallCodeDeltaEvent struct {
 	// The sequence number of this event, used to order streaming events.
 	SequenceNumber OptNilInt `json:"sequence_number"`
 	// The type of the event. Always `response.code_interpreter_call_code.delta`.
-	Type OptNilResponseCodeInterpreterCallCodeDeltaEventType `json:"type"`
+	Type            OptNilResponseCodeInterpreterCallCodeDeltaEventType `json:"type"`
+	AdditionalProps ResponseCodeInterpreterCallCodeDeltaEventAdditional
 }
 
 // GetDelta returns the value of Delta.
@@ -65995,6 +69272,11 @@ func (s *ResponseCodeInterpreterCallCodeDeltaEvent) GetType() OptNilResponseCode
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ResponseCodeInterpreterCallCodeDeltaEvent) GetAdditionalProps() ResponseCodeInterpreterCallCodeDeltaEventAdditional {
+	return s.AdditionalProps
+}
+
 // SetDelta sets the value of Delta.
 func (s *ResponseCodeInterpreterCallCodeDeltaEvent) SetDelta(val OptNilString) {
 	s.Delta = val
@@ -66018,6 +69300,22 @@ func (s *ResponseCodeInterpreterCallCodeDeltaEvent) SetSequenceNumber(val OptNil
 // SetType sets the value of Type.
 func (s *ResponseCodeInterpreterCallCodeDeltaEvent) SetType(val OptNilResponseCodeInterpreterCallCodeDeltaEventType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ResponseCodeInterpreterCallCodeDeltaEvent) SetAdditionalProps(val ResponseCodeInterpreterCallCodeDeltaEventAdditional) {
+	s.AdditionalProps = val
+}
+
+type ResponseCodeInterpreterCallCodeDeltaEventAdditional map[string]jx.Raw
+
+func (s *ResponseCodeInterpreterCallCodeDeltaEventAdditional) init() ResponseCodeInterpreterCallCodeDeltaEventAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // The type of the event. Always `response.code_interpreter_call_code.delta`.
@@ -66067,7 +69365,8 @@ type ResponseCodeInterpreterCallCodeDoneEvent struct {
 	// The sequence number of this event, used to order streaming events.
 	SequenceNumber OptNilInt `json:"sequence_number"`
 	// The type of the event. Always `response.code_interpreter_call_code.done`.
-	Type OptNilResponseCodeInterpreterCallCodeDoneEventType `json:"type"`
+	Type            OptNilResponseCodeInterpreterCallCodeDoneEventType `json:"type"`
+	AdditionalProps ResponseCodeInterpreterCallCodeDoneEventAdditional
 }
 
 // GetCode returns the value of Code.
@@ -66095,6 +69394,11 @@ func (s *ResponseCodeInterpreterCallCodeDoneEvent) GetType() OptNilResponseCodeI
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ResponseCodeInterpreterCallCodeDoneEvent) GetAdditionalProps() ResponseCodeInterpreterCallCodeDoneEventAdditional {
+	return s.AdditionalProps
+}
+
 // SetCode sets the value of Code.
 func (s *ResponseCodeInterpreterCallCodeDoneEvent) SetCode(val OptNilString) {
 	s.Code = val
@@ -66118,6 +69422,22 @@ func (s *ResponseCodeInterpreterCallCodeDoneEvent) SetSequenceNumber(val OptNilI
 // SetType sets the value of Type.
 func (s *ResponseCodeInterpreterCallCodeDoneEvent) SetType(val OptNilResponseCodeInterpreterCallCodeDoneEventType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ResponseCodeInterpreterCallCodeDoneEvent) SetAdditionalProps(val ResponseCodeInterpreterCallCodeDoneEventAdditional) {
+	s.AdditionalProps = val
+}
+
+type ResponseCodeInterpreterCallCodeDoneEventAdditional map[string]jx.Raw
+
+func (s *ResponseCodeInterpreterCallCodeDoneEventAdditional) init() ResponseCodeInterpreterCallCodeDoneEventAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // The type of the event. Always `response.code_interpreter_call_code.done`.
@@ -66165,7 +69485,8 @@ type ResponseCodeInterpreterCallCompletedEvent struct {
 	// The sequence number of this event, used to order streaming events.
 	SequenceNumber OptNilInt `json:"sequence_number"`
 	// The type of the event. Always `response.code_interpreter_call.completed`.
-	Type OptNilResponseCodeInterpreterCallCompletedEventType `json:"type"`
+	Type            OptNilResponseCodeInterpreterCallCompletedEventType `json:"type"`
+	AdditionalProps ResponseCodeInterpreterCallCompletedEventAdditional
 }
 
 // GetItemID returns the value of ItemID.
@@ -66188,6 +69509,11 @@ func (s *ResponseCodeInterpreterCallCompletedEvent) GetType() OptNilResponseCode
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ResponseCodeInterpreterCallCompletedEvent) GetAdditionalProps() ResponseCodeInterpreterCallCompletedEventAdditional {
+	return s.AdditionalProps
+}
+
 // SetItemID sets the value of ItemID.
 func (s *ResponseCodeInterpreterCallCompletedEvent) SetItemID(val OptNilString) {
 	s.ItemID = val
@@ -66206,6 +69532,22 @@ func (s *ResponseCodeInterpreterCallCompletedEvent) SetSequenceNumber(val OptNil
 // SetType sets the value of Type.
 func (s *ResponseCodeInterpreterCallCompletedEvent) SetType(val OptNilResponseCodeInterpreterCallCompletedEventType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ResponseCodeInterpreterCallCompletedEvent) SetAdditionalProps(val ResponseCodeInterpreterCallCompletedEventAdditional) {
+	s.AdditionalProps = val
+}
+
+type ResponseCodeInterpreterCallCompletedEventAdditional map[string]jx.Raw
+
+func (s *ResponseCodeInterpreterCallCompletedEventAdditional) init() ResponseCodeInterpreterCallCompletedEventAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // The type of the event. Always `response.code_interpreter_call.completed`.
@@ -66253,7 +69595,8 @@ type ResponseCodeInterpreterCallInProgressEvent struct {
 	// The sequence number of this event, used to order streaming events.
 	SequenceNumber OptNilInt `json:"sequence_number"`
 	// The type of the event. Always `response.code_interpreter_call.in_progress`.
-	Type OptNilResponseCodeInterpreterCallInProgressEventType `json:"type"`
+	Type            OptNilResponseCodeInterpreterCallInProgressEventType `json:"type"`
+	AdditionalProps ResponseCodeInterpreterCallInProgressEventAdditional
 }
 
 // GetItemID returns the value of ItemID.
@@ -66276,6 +69619,11 @@ func (s *ResponseCodeInterpreterCallInProgressEvent) GetType() OptNilResponseCod
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ResponseCodeInterpreterCallInProgressEvent) GetAdditionalProps() ResponseCodeInterpreterCallInProgressEventAdditional {
+	return s.AdditionalProps
+}
+
 // SetItemID sets the value of ItemID.
 func (s *ResponseCodeInterpreterCallInProgressEvent) SetItemID(val OptNilString) {
 	s.ItemID = val
@@ -66294,6 +69642,22 @@ func (s *ResponseCodeInterpreterCallInProgressEvent) SetSequenceNumber(val OptNi
 // SetType sets the value of Type.
 func (s *ResponseCodeInterpreterCallInProgressEvent) SetType(val OptNilResponseCodeInterpreterCallInProgressEventType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ResponseCodeInterpreterCallInProgressEvent) SetAdditionalProps(val ResponseCodeInterpreterCallInProgressEventAdditional) {
+	s.AdditionalProps = val
+}
+
+type ResponseCodeInterpreterCallInProgressEventAdditional map[string]jx.Raw
+
+func (s *ResponseCodeInterpreterCallInProgressEventAdditional) init() ResponseCodeInterpreterCallInProgressEventAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // The type of the event. Always `response.code_interpreter_call.in_progress`.
@@ -66341,7 +69705,8 @@ type ResponseCodeInterpreterCallInterpretingEvent struct {
 	// The sequence number of this event, used to order streaming events.
 	SequenceNumber OptNilInt `json:"sequence_number"`
 	// The type of the event. Always `response.code_interpreter_call.interpreting`.
-	Type OptNilResponseCodeInterpreterCallInterpretingEventType `json:"type"`
+	Type            OptNilResponseCodeInterpreterCallInterpretingEventType `json:"type"`
+	AdditionalProps ResponseCodeInterpreterCallInterpretingEventAdditional
 }
 
 // GetItemID returns the value of ItemID.
@@ -66364,6 +69729,11 @@ func (s *ResponseCodeInterpreterCallInterpretingEvent) GetType() OptNilResponseC
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ResponseCodeInterpreterCallInterpretingEvent) GetAdditionalProps() ResponseCodeInterpreterCallInterpretingEventAdditional {
+	return s.AdditionalProps
+}
+
 // SetItemID sets the value of ItemID.
 func (s *ResponseCodeInterpreterCallInterpretingEvent) SetItemID(val OptNilString) {
 	s.ItemID = val
@@ -66382,6 +69752,22 @@ func (s *ResponseCodeInterpreterCallInterpretingEvent) SetSequenceNumber(val Opt
 // SetType sets the value of Type.
 func (s *ResponseCodeInterpreterCallInterpretingEvent) SetType(val OptNilResponseCodeInterpreterCallInterpretingEventType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ResponseCodeInterpreterCallInterpretingEvent) SetAdditionalProps(val ResponseCodeInterpreterCallInterpretingEventAdditional) {
+	s.AdditionalProps = val
+}
+
+type ResponseCodeInterpreterCallInterpretingEventAdditional map[string]jx.Raw
+
+func (s *ResponseCodeInterpreterCallInterpretingEventAdditional) init() ResponseCodeInterpreterCallInterpretingEventAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // The type of the event. Always `response.code_interpreter_call.interpreting`.
@@ -66426,7 +69812,8 @@ type ResponseCompletedEvent struct {
 	// The sequence number for this event.
 	SequenceNumber OptNilInt `json:"sequence_number"`
 	// The type of the event. Always `response.completed`.
-	Type OptNilResponseCompletedEventType `json:"type"`
+	Type            OptNilResponseCompletedEventType `json:"type"`
+	AdditionalProps ResponseCompletedEventAdditional
 }
 
 // GetResponse returns the value of Response.
@@ -66444,6 +69831,11 @@ func (s *ResponseCompletedEvent) GetType() OptNilResponseCompletedEventType {
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ResponseCompletedEvent) GetAdditionalProps() ResponseCompletedEventAdditional {
+	return s.AdditionalProps
+}
+
 // SetResponse sets the value of Response.
 func (s *ResponseCompletedEvent) SetResponse(val OptNilResponse) {
 	s.Response = val
@@ -66457,6 +69849,22 @@ func (s *ResponseCompletedEvent) SetSequenceNumber(val OptNilInt) {
 // SetType sets the value of Type.
 func (s *ResponseCompletedEvent) SetType(val OptNilResponseCompletedEventType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ResponseCompletedEvent) SetAdditionalProps(val ResponseCompletedEventAdditional) {
+	s.AdditionalProps = val
+}
+
+type ResponseCompletedEventAdditional map[string]jx.Raw
+
+func (s *ResponseCompletedEventAdditional) init() ResponseCompletedEventAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // The type of the event. Always `response.completed`.
@@ -66507,7 +69915,8 @@ type ResponseContentPartAddedEvent struct {
 	// The sequence number of this event.
 	SequenceNumber OptNilInt `json:"sequence_number"`
 	// The type of the event. Always `response.content_part.added`.
-	Type OptNilResponseContentPartAddedEventType `json:"type"`
+	Type            OptNilResponseContentPartAddedEventType `json:"type"`
+	AdditionalProps ResponseContentPartAddedEventAdditional
 }
 
 // GetContentIndex returns the value of ContentIndex.
@@ -66540,6 +69949,11 @@ func (s *ResponseContentPartAddedEvent) GetType() OptNilResponseContentPartAdded
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ResponseContentPartAddedEvent) GetAdditionalProps() ResponseContentPartAddedEventAdditional {
+	return s.AdditionalProps
+}
+
 // SetContentIndex sets the value of ContentIndex.
 func (s *ResponseContentPartAddedEvent) SetContentIndex(val OptNilInt) {
 	s.ContentIndex = val
@@ -66568,6 +69982,22 @@ func (s *ResponseContentPartAddedEvent) SetSequenceNumber(val OptNilInt) {
 // SetType sets the value of Type.
 func (s *ResponseContentPartAddedEvent) SetType(val OptNilResponseContentPartAddedEventType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ResponseContentPartAddedEvent) SetAdditionalProps(val ResponseContentPartAddedEventAdditional) {
+	s.AdditionalProps = val
+}
+
+type ResponseContentPartAddedEventAdditional map[string]jx.Raw
+
+func (s *ResponseContentPartAddedEventAdditional) init() ResponseContentPartAddedEventAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // The type of the event. Always `response.content_part.added`.
@@ -66618,7 +70048,8 @@ type ResponseContentPartDoneEvent struct {
 	// The sequence number of this event.
 	SequenceNumber OptNilInt `json:"sequence_number"`
 	// The type of the event. Always `response.content_part.done`.
-	Type OptNilResponseContentPartDoneEventType `json:"type"`
+	Type            OptNilResponseContentPartDoneEventType `json:"type"`
+	AdditionalProps ResponseContentPartDoneEventAdditional
 }
 
 // GetContentIndex returns the value of ContentIndex.
@@ -66651,6 +70082,11 @@ func (s *ResponseContentPartDoneEvent) GetType() OptNilResponseContentPartDoneEv
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ResponseContentPartDoneEvent) GetAdditionalProps() ResponseContentPartDoneEventAdditional {
+	return s.AdditionalProps
+}
+
 // SetContentIndex sets the value of ContentIndex.
 func (s *ResponseContentPartDoneEvent) SetContentIndex(val OptNilInt) {
 	s.ContentIndex = val
@@ -66679,6 +70115,22 @@ func (s *ResponseContentPartDoneEvent) SetSequenceNumber(val OptNilInt) {
 // SetType sets the value of Type.
 func (s *ResponseContentPartDoneEvent) SetType(val OptNilResponseContentPartDoneEventType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ResponseContentPartDoneEvent) SetAdditionalProps(val ResponseContentPartDoneEventAdditional) {
+	s.AdditionalProps = val
+}
+
+type ResponseContentPartDoneEventAdditional map[string]jx.Raw
+
+func (s *ResponseContentPartDoneEventAdditional) init() ResponseContentPartDoneEventAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // The type of the event. Always `response.content_part.done`.
@@ -66721,7 +70173,8 @@ func (s *ResponseContentPartDoneEventType) UnmarshalText(data []byte) error {
 // Ref: #/components/schemas/ResponseConversation
 type ResponseConversation struct {
 	// The unique ID of the conversation that this response was associated with.
-	ID OptNilString `json:"id"`
+	ID              OptNilString `json:"id"`
+	AdditionalProps ResponseConversationAdditional
 }
 
 // GetID returns the value of ID.
@@ -66729,9 +70182,30 @@ func (s *ResponseConversation) GetID() OptNilString {
 	return s.ID
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ResponseConversation) GetAdditionalProps() ResponseConversationAdditional {
+	return s.AdditionalProps
+}
+
 // SetID sets the value of ID.
 func (s *ResponseConversation) SetID(val OptNilString) {
 	s.ID = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ResponseConversation) SetAdditionalProps(val ResponseConversationAdditional) {
+	s.AdditionalProps = val
+}
+
+type ResponseConversationAdditional map[string]jx.Raw
+
+func (s *ResponseConversationAdditional) init() ResponseConversationAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // An event that is emitted when a response is created.
@@ -66741,7 +70215,8 @@ type ResponseCreatedEvent struct {
 	// The sequence number for this event.
 	SequenceNumber OptNilInt `json:"sequence_number"`
 	// The type of the event. Always `response.created`.
-	Type OptNilResponseCreatedEventType `json:"type"`
+	Type            OptNilResponseCreatedEventType `json:"type"`
+	AdditionalProps ResponseCreatedEventAdditional
 }
 
 // GetResponse returns the value of Response.
@@ -66759,6 +70234,11 @@ func (s *ResponseCreatedEvent) GetType() OptNilResponseCreatedEventType {
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ResponseCreatedEvent) GetAdditionalProps() ResponseCreatedEventAdditional {
+	return s.AdditionalProps
+}
+
 // SetResponse sets the value of Response.
 func (s *ResponseCreatedEvent) SetResponse(val OptNilResponse) {
 	s.Response = val
@@ -66772,6 +70252,22 @@ func (s *ResponseCreatedEvent) SetSequenceNumber(val OptNilInt) {
 // SetType sets the value of Type.
 func (s *ResponseCreatedEvent) SetType(val OptNilResponseCreatedEventType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ResponseCreatedEvent) SetAdditionalProps(val ResponseCreatedEventAdditional) {
+	s.AdditionalProps = val
+}
+
+type ResponseCreatedEventAdditional map[string]jx.Raw
+
+func (s *ResponseCreatedEventAdditional) init() ResponseCreatedEventAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // The type of the event. Always `response.created`.
@@ -66821,7 +70317,8 @@ type ResponseCustomToolCallInputDeltaEvent struct {
 	// The sequence number of this event.
 	SequenceNumber OptNilInt `json:"sequence_number"`
 	// The event type identifier.
-	Type OptNilResponseCustomToolCallInputDeltaEventType `json:"type"`
+	Type            OptNilResponseCustomToolCallInputDeltaEventType `json:"type"`
+	AdditionalProps ResponseCustomToolCallInputDeltaEventAdditional
 }
 
 // GetDelta returns the value of Delta.
@@ -66849,6 +70346,11 @@ func (s *ResponseCustomToolCallInputDeltaEvent) GetType() OptNilResponseCustomTo
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ResponseCustomToolCallInputDeltaEvent) GetAdditionalProps() ResponseCustomToolCallInputDeltaEventAdditional {
+	return s.AdditionalProps
+}
+
 // SetDelta sets the value of Delta.
 func (s *ResponseCustomToolCallInputDeltaEvent) SetDelta(val OptNilString) {
 	s.Delta = val
@@ -66872,6 +70374,22 @@ func (s *ResponseCustomToolCallInputDeltaEvent) SetSequenceNumber(val OptNilInt)
 // SetType sets the value of Type.
 func (s *ResponseCustomToolCallInputDeltaEvent) SetType(val OptNilResponseCustomToolCallInputDeltaEventType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ResponseCustomToolCallInputDeltaEvent) SetAdditionalProps(val ResponseCustomToolCallInputDeltaEventAdditional) {
+	s.AdditionalProps = val
+}
+
+type ResponseCustomToolCallInputDeltaEventAdditional map[string]jx.Raw
+
+func (s *ResponseCustomToolCallInputDeltaEventAdditional) init() ResponseCustomToolCallInputDeltaEventAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // The event type identifier.
@@ -66921,7 +70439,8 @@ type ResponseCustomToolCallInputDoneEvent struct {
 	// The sequence number of this event.
 	SequenceNumber OptNilInt `json:"sequence_number"`
 	// The event type identifier.
-	Type OptNilResponseCustomToolCallInputDoneEventType `json:"type"`
+	Type            OptNilResponseCustomToolCallInputDoneEventType `json:"type"`
+	AdditionalProps ResponseCustomToolCallInputDoneEventAdditional
 }
 
 // GetInput returns the value of Input.
@@ -66949,6 +70468,11 @@ func (s *ResponseCustomToolCallInputDoneEvent) GetType() OptNilResponseCustomToo
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ResponseCustomToolCallInputDoneEvent) GetAdditionalProps() ResponseCustomToolCallInputDoneEventAdditional {
+	return s.AdditionalProps
+}
+
 // SetInput sets the value of Input.
 func (s *ResponseCustomToolCallInputDoneEvent) SetInput(val OptNilString) {
 	s.Input = val
@@ -66972,6 +70496,22 @@ func (s *ResponseCustomToolCallInputDoneEvent) SetSequenceNumber(val OptNilInt) 
 // SetType sets the value of Type.
 func (s *ResponseCustomToolCallInputDoneEvent) SetType(val OptNilResponseCustomToolCallInputDoneEventType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ResponseCustomToolCallInputDoneEvent) SetAdditionalProps(val ResponseCustomToolCallInputDoneEventAdditional) {
+	s.AdditionalProps = val
+}
+
+type ResponseCustomToolCallInputDoneEventAdditional map[string]jx.Raw
+
+func (s *ResponseCustomToolCallInputDoneEventAdditional) init() ResponseCustomToolCallInputDoneEventAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // The event type identifier.
@@ -67014,7 +70554,8 @@ func (s *ResponseCustomToolCallInputDoneEventType) UnmarshalText(data []byte) er
 type ResponseError struct {
 	Code OptNilResponseErrorCode `json:"code"`
 	// A human-readable description of the error.
-	Message OptNilString `json:"message"`
+	Message         OptNilString `json:"message"`
+	AdditionalProps ResponseErrorAdditional
 }
 
 // GetCode returns the value of Code.
@@ -67027,6 +70568,11 @@ func (s *ResponseError) GetMessage() OptNilString {
 	return s.Message
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ResponseError) GetAdditionalProps() ResponseErrorAdditional {
+	return s.AdditionalProps
+}
+
 // SetCode sets the value of Code.
 func (s *ResponseError) SetCode(val OptNilResponseErrorCode) {
 	s.Code = val
@@ -67035,6 +70581,22 @@ func (s *ResponseError) SetCode(val OptNilResponseErrorCode) {
 // SetMessage sets the value of Message.
 func (s *ResponseError) SetMessage(val OptNilString) {
 	s.Message = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ResponseError) SetAdditionalProps(val ResponseErrorAdditional) {
+	s.AdditionalProps = val
+}
+
+type ResponseErrorAdditional map[string]jx.Raw
+
+func (s *ResponseErrorAdditional) init() ResponseErrorAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // The error code for the response.
@@ -67216,7 +70778,8 @@ type ResponseErrorEvent struct {
 	// The sequence number of this event.
 	SequenceNumber OptNilInt `json:"sequence_number"`
 	// The type of the event. Always `error`.
-	Type OptNilResponseErrorEventType `json:"type"`
+	Type            OptNilResponseErrorEventType `json:"type"`
+	AdditionalProps ResponseErrorEventAdditional
 }
 
 // GetCode returns the value of Code.
@@ -67244,6 +70807,11 @@ func (s *ResponseErrorEvent) GetType() OptNilResponseErrorEventType {
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ResponseErrorEvent) GetAdditionalProps() ResponseErrorEventAdditional {
+	return s.AdditionalProps
+}
+
 // SetCode sets the value of Code.
 func (s *ResponseErrorEvent) SetCode(val OptNilString) {
 	s.Code = val
@@ -67267,6 +70835,22 @@ func (s *ResponseErrorEvent) SetSequenceNumber(val OptNilInt) {
 // SetType sets the value of Type.
 func (s *ResponseErrorEvent) SetType(val OptNilResponseErrorEventType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ResponseErrorEvent) SetAdditionalProps(val ResponseErrorEventAdditional) {
+	s.AdditionalProps = val
+}
+
+type ResponseErrorEventAdditional map[string]jx.Raw
+
+func (s *ResponseErrorEventAdditional) init() ResponseErrorEventAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // The type of the event. Always `error`.
@@ -67311,7 +70895,8 @@ type ResponseFailedEvent struct {
 	// The sequence number of this event.
 	SequenceNumber OptNilInt `json:"sequence_number"`
 	// The type of the event. Always `response.failed`.
-	Type OptNilResponseFailedEventType `json:"type"`
+	Type            OptNilResponseFailedEventType `json:"type"`
+	AdditionalProps ResponseFailedEventAdditional
 }
 
 // GetResponse returns the value of Response.
@@ -67329,6 +70914,11 @@ func (s *ResponseFailedEvent) GetType() OptNilResponseFailedEventType {
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ResponseFailedEvent) GetAdditionalProps() ResponseFailedEventAdditional {
+	return s.AdditionalProps
+}
+
 // SetResponse sets the value of Response.
 func (s *ResponseFailedEvent) SetResponse(val OptNilResponse) {
 	s.Response = val
@@ -67342,6 +70932,22 @@ func (s *ResponseFailedEvent) SetSequenceNumber(val OptNilInt) {
 // SetType sets the value of Type.
 func (s *ResponseFailedEvent) SetType(val OptNilResponseFailedEventType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ResponseFailedEvent) SetAdditionalProps(val ResponseFailedEventAdditional) {
+	s.AdditionalProps = val
+}
+
+type ResponseFailedEventAdditional map[string]jx.Raw
+
+func (s *ResponseFailedEventAdditional) init() ResponseFailedEventAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // The type of the event. Always `response.failed`.
@@ -67389,7 +70995,8 @@ type ResponseFileSearchCallCompletedEvent struct {
 	// The sequence number of this event.
 	SequenceNumber OptNilInt `json:"sequence_number"`
 	// The type of the event. Always `response.file_search_call.completed`.
-	Type OptNilResponseFileSearchCallCompletedEventType `json:"type"`
+	Type            OptNilResponseFileSearchCallCompletedEventType `json:"type"`
+	AdditionalProps ResponseFileSearchCallCompletedEventAdditional
 }
 
 // GetItemID returns the value of ItemID.
@@ -67412,6 +71019,11 @@ func (s *ResponseFileSearchCallCompletedEvent) GetType() OptNilResponseFileSearc
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ResponseFileSearchCallCompletedEvent) GetAdditionalProps() ResponseFileSearchCallCompletedEventAdditional {
+	return s.AdditionalProps
+}
+
 // SetItemID sets the value of ItemID.
 func (s *ResponseFileSearchCallCompletedEvent) SetItemID(val OptNilString) {
 	s.ItemID = val
@@ -67430,6 +71042,22 @@ func (s *ResponseFileSearchCallCompletedEvent) SetSequenceNumber(val OptNilInt) 
 // SetType sets the value of Type.
 func (s *ResponseFileSearchCallCompletedEvent) SetType(val OptNilResponseFileSearchCallCompletedEventType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ResponseFileSearchCallCompletedEvent) SetAdditionalProps(val ResponseFileSearchCallCompletedEventAdditional) {
+	s.AdditionalProps = val
+}
+
+type ResponseFileSearchCallCompletedEventAdditional map[string]jx.Raw
+
+func (s *ResponseFileSearchCallCompletedEventAdditional) init() ResponseFileSearchCallCompletedEventAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // The type of the event. Always `response.file_search_call.completed`.
@@ -67477,7 +71105,8 @@ type ResponseFileSearchCallInProgressEvent struct {
 	// The sequence number of this event.
 	SequenceNumber OptNilInt `json:"sequence_number"`
 	// The type of the event. Always `response.file_search_call.in_progress`.
-	Type OptNilResponseFileSearchCallInProgressEventType `json:"type"`
+	Type            OptNilResponseFileSearchCallInProgressEventType `json:"type"`
+	AdditionalProps ResponseFileSearchCallInProgressEventAdditional
 }
 
 // GetItemID returns the value of ItemID.
@@ -67500,6 +71129,11 @@ func (s *ResponseFileSearchCallInProgressEvent) GetType() OptNilResponseFileSear
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ResponseFileSearchCallInProgressEvent) GetAdditionalProps() ResponseFileSearchCallInProgressEventAdditional {
+	return s.AdditionalProps
+}
+
 // SetItemID sets the value of ItemID.
 func (s *ResponseFileSearchCallInProgressEvent) SetItemID(val OptNilString) {
 	s.ItemID = val
@@ -67518,6 +71152,22 @@ func (s *ResponseFileSearchCallInProgressEvent) SetSequenceNumber(val OptNilInt)
 // SetType sets the value of Type.
 func (s *ResponseFileSearchCallInProgressEvent) SetType(val OptNilResponseFileSearchCallInProgressEventType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ResponseFileSearchCallInProgressEvent) SetAdditionalProps(val ResponseFileSearchCallInProgressEventAdditional) {
+	s.AdditionalProps = val
+}
+
+type ResponseFileSearchCallInProgressEventAdditional map[string]jx.Raw
+
+func (s *ResponseFileSearchCallInProgressEventAdditional) init() ResponseFileSearchCallInProgressEventAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // The type of the event. Always `response.file_search_call.in_progress`.
@@ -67565,7 +71215,8 @@ type ResponseFileSearchCallSearchingEvent struct {
 	// The sequence number of this event.
 	SequenceNumber OptNilInt `json:"sequence_number"`
 	// The type of the event. Always `response.file_search_call.searching`.
-	Type OptNilResponseFileSearchCallSearchingEventType `json:"type"`
+	Type            OptNilResponseFileSearchCallSearchingEventType `json:"type"`
+	AdditionalProps ResponseFileSearchCallSearchingEventAdditional
 }
 
 // GetItemID returns the value of ItemID.
@@ -67588,6 +71239,11 @@ func (s *ResponseFileSearchCallSearchingEvent) GetType() OptNilResponseFileSearc
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ResponseFileSearchCallSearchingEvent) GetAdditionalProps() ResponseFileSearchCallSearchingEventAdditional {
+	return s.AdditionalProps
+}
+
 // SetItemID sets the value of ItemID.
 func (s *ResponseFileSearchCallSearchingEvent) SetItemID(val OptNilString) {
 	s.ItemID = val
@@ -67606,6 +71262,22 @@ func (s *ResponseFileSearchCallSearchingEvent) SetSequenceNumber(val OptNilInt) 
 // SetType sets the value of Type.
 func (s *ResponseFileSearchCallSearchingEvent) SetType(val OptNilResponseFileSearchCallSearchingEventType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ResponseFileSearchCallSearchingEvent) SetAdditionalProps(val ResponseFileSearchCallSearchingEventAdditional) {
+	s.AdditionalProps = val
+}
+
+type ResponseFileSearchCallSearchingEventAdditional map[string]jx.Raw
+
+func (s *ResponseFileSearchCallSearchingEventAdditional) init() ResponseFileSearchCallSearchingEventAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // The type of the event. Always `response.file_search_call.searching`.
@@ -67649,7 +71321,8 @@ func (s *ResponseFileSearchCallSearchingEventType) UnmarshalText(data []byte) er
 // Ref: #/components/schemas/ResponseFormatJsonObject
 type ResponseFormatJsonObject struct {
 	// The type of response format being defined. Always `json_object`.
-	Type OptNilResponseFormatJsonObjectType `json:"type"`
+	Type            OptNilResponseFormatJsonObjectType `json:"type"`
+	AdditionalProps ResponseFormatJsonObjectAdditional
 }
 
 // GetType returns the value of Type.
@@ -67657,9 +71330,30 @@ func (s *ResponseFormatJsonObject) GetType() OptNilResponseFormatJsonObjectType 
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ResponseFormatJsonObject) GetAdditionalProps() ResponseFormatJsonObjectAdditional {
+	return s.AdditionalProps
+}
+
 // SetType sets the value of Type.
 func (s *ResponseFormatJsonObject) SetType(val OptNilResponseFormatJsonObjectType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ResponseFormatJsonObject) SetAdditionalProps(val ResponseFormatJsonObjectAdditional) {
+	s.AdditionalProps = val
+}
+
+type ResponseFormatJsonObjectAdditional map[string]jx.Raw
+
+func (s *ResponseFormatJsonObjectAdditional) init() ResponseFormatJsonObjectAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // The type of response format being defined. Always `json_object`.
@@ -67706,7 +71400,8 @@ type ResponseFormatJsonSchema struct {
 	// Structured Outputs configuration options, including a JSON Schema.
 	JSONSchema OptNilResponseFormatJsonSchemaJSONSchema `json:"json_schema"`
 	// The type of response format being defined. Always `json_schema`.
-	Type OptNilResponseFormatJsonSchemaType `json:"type"`
+	Type            OptNilResponseFormatJsonSchemaType `json:"type"`
+	AdditionalProps ResponseFormatJsonSchemaAdditional
 }
 
 // GetJSONSchema returns the value of JSONSchema.
@@ -67719,6 +71414,11 @@ func (s *ResponseFormatJsonSchema) GetType() OptNilResponseFormatJsonSchemaType 
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ResponseFormatJsonSchema) GetAdditionalProps() ResponseFormatJsonSchemaAdditional {
+	return s.AdditionalProps
+}
+
 // SetJSONSchema sets the value of JSONSchema.
 func (s *ResponseFormatJsonSchema) SetJSONSchema(val OptNilResponseFormatJsonSchemaJSONSchema) {
 	s.JSONSchema = val
@@ -67727,6 +71427,22 @@ func (s *ResponseFormatJsonSchema) SetJSONSchema(val OptNilResponseFormatJsonSch
 // SetType sets the value of Type.
 func (s *ResponseFormatJsonSchema) SetType(val OptNilResponseFormatJsonSchemaType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ResponseFormatJsonSchema) SetAdditionalProps(val ResponseFormatJsonSchemaAdditional) {
+	s.AdditionalProps = val
+}
+
+type ResponseFormatJsonSchemaAdditional map[string]jx.Raw
+
+func (s *ResponseFormatJsonSchemaAdditional) init() ResponseFormatJsonSchemaAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // Structured Outputs configuration options, including a JSON Schema.
@@ -67741,8 +71457,9 @@ type ResponseFormatJsonSchemaJSONSchema struct {
 	// schemas [here].
 	//
 	// [here]: https://json-schema.org/
-	Schema jx.Raw     `json:"schema"`
-	Strict OptNilBool `json:"strict"`
+	Schema          jx.Raw     `json:"schema"`
+	Strict          OptNilBool `json:"strict"`
+	AdditionalProps ResponseFormatJsonSchemaJSONSchemaAdditional
 }
 
 // GetDescription returns the value of Description.
@@ -67765,6 +71482,11 @@ func (s *ResponseFormatJsonSchemaJSONSchema) GetStrict() OptNilBool {
 	return s.Strict
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ResponseFormatJsonSchemaJSONSchema) GetAdditionalProps() ResponseFormatJsonSchemaJSONSchemaAdditional {
+	return s.AdditionalProps
+}
+
 // SetDescription sets the value of Description.
 func (s *ResponseFormatJsonSchemaJSONSchema) SetDescription(val OptNilString) {
 	s.Description = val
@@ -67783,6 +71505,22 @@ func (s *ResponseFormatJsonSchemaJSONSchema) SetSchema(val jx.Raw) {
 // SetStrict sets the value of Strict.
 func (s *ResponseFormatJsonSchemaJSONSchema) SetStrict(val OptNilBool) {
 	s.Strict = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ResponseFormatJsonSchemaJSONSchema) SetAdditionalProps(val ResponseFormatJsonSchemaJSONSchemaAdditional) {
+	s.AdditionalProps = val
+}
+
+type ResponseFormatJsonSchemaJSONSchemaAdditional map[string]jx.Raw
+
+func (s *ResponseFormatJsonSchemaJSONSchemaAdditional) init() ResponseFormatJsonSchemaJSONSchemaAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // The type of response format being defined. Always `json_schema`.
@@ -67824,7 +71562,8 @@ func (s *ResponseFormatJsonSchemaType) UnmarshalText(data []byte) error {
 // Ref: #/components/schemas/ResponseFormatText
 type ResponseFormatText struct {
 	// The type of response format being defined. Always `text`.
-	Type OptNilResponseFormatTextType `json:"type"`
+	Type            OptNilResponseFormatTextType `json:"type"`
+	AdditionalProps ResponseFormatTextAdditional
 }
 
 // GetType returns the value of Type.
@@ -67832,9 +71571,30 @@ func (s *ResponseFormatText) GetType() OptNilResponseFormatTextType {
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ResponseFormatText) GetAdditionalProps() ResponseFormatTextAdditional {
+	return s.AdditionalProps
+}
+
 // SetType sets the value of Type.
 func (s *ResponseFormatText) SetType(val OptNilResponseFormatTextType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ResponseFormatText) SetAdditionalProps(val ResponseFormatTextAdditional) {
+	s.AdditionalProps = val
+}
+
+type ResponseFormatTextAdditional map[string]jx.Raw
+
+func (s *ResponseFormatTextAdditional) init() ResponseFormatTextAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // The type of response format being defined. Always `text`.
@@ -67884,7 +71644,8 @@ type ResponseFunctionCallArgumentsDeltaEvent struct {
 	// The sequence number of this event.
 	SequenceNumber OptNilInt `json:"sequence_number"`
 	// The type of the event. Always `response.function_call_arguments.delta`.
-	Type OptNilResponseFunctionCallArgumentsDeltaEventType `json:"type"`
+	Type            OptNilResponseFunctionCallArgumentsDeltaEventType `json:"type"`
+	AdditionalProps ResponseFunctionCallArgumentsDeltaEventAdditional
 }
 
 // GetDelta returns the value of Delta.
@@ -67912,6 +71673,11 @@ func (s *ResponseFunctionCallArgumentsDeltaEvent) GetType() OptNilResponseFuncti
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ResponseFunctionCallArgumentsDeltaEvent) GetAdditionalProps() ResponseFunctionCallArgumentsDeltaEventAdditional {
+	return s.AdditionalProps
+}
+
 // SetDelta sets the value of Delta.
 func (s *ResponseFunctionCallArgumentsDeltaEvent) SetDelta(val OptNilString) {
 	s.Delta = val
@@ -67935,6 +71701,22 @@ func (s *ResponseFunctionCallArgumentsDeltaEvent) SetSequenceNumber(val OptNilIn
 // SetType sets the value of Type.
 func (s *ResponseFunctionCallArgumentsDeltaEvent) SetType(val OptNilResponseFunctionCallArgumentsDeltaEventType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ResponseFunctionCallArgumentsDeltaEvent) SetAdditionalProps(val ResponseFunctionCallArgumentsDeltaEventAdditional) {
+	s.AdditionalProps = val
+}
+
+type ResponseFunctionCallArgumentsDeltaEventAdditional map[string]jx.Raw
+
+func (s *ResponseFunctionCallArgumentsDeltaEventAdditional) init() ResponseFunctionCallArgumentsDeltaEventAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // The type of the event. Always `response.function_call_arguments.delta`.
@@ -67984,8 +71766,9 @@ type ResponseFunctionCallArgumentsDoneEvent struct {
 	// The index of the output item.
 	OutputIndex OptNilInt `json:"output_index"`
 	// The sequence number of this event.
-	SequenceNumber OptNilInt                                        `json:"sequence_number"`
-	Type           OptNilResponseFunctionCallArgumentsDoneEventType `json:"type"`
+	SequenceNumber  OptNilInt                                        `json:"sequence_number"`
+	Type            OptNilResponseFunctionCallArgumentsDoneEventType `json:"type"`
+	AdditionalProps ResponseFunctionCallArgumentsDoneEventAdditional
 }
 
 // GetArguments returns the value of Arguments.
@@ -68018,6 +71801,11 @@ func (s *ResponseFunctionCallArgumentsDoneEvent) GetType() OptNilResponseFunctio
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ResponseFunctionCallArgumentsDoneEvent) GetAdditionalProps() ResponseFunctionCallArgumentsDoneEventAdditional {
+	return s.AdditionalProps
+}
+
 // SetArguments sets the value of Arguments.
 func (s *ResponseFunctionCallArgumentsDoneEvent) SetArguments(val OptNilString) {
 	s.Arguments = val
@@ -68046,6 +71834,22 @@ func (s *ResponseFunctionCallArgumentsDoneEvent) SetSequenceNumber(val OptNilInt
 // SetType sets the value of Type.
 func (s *ResponseFunctionCallArgumentsDoneEvent) SetType(val OptNilResponseFunctionCallArgumentsDoneEventType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ResponseFunctionCallArgumentsDoneEvent) SetAdditionalProps(val ResponseFunctionCallArgumentsDoneEventAdditional) {
+	s.AdditionalProps = val
+}
+
+type ResponseFunctionCallArgumentsDoneEventAdditional map[string]jx.Raw
+
+func (s *ResponseFunctionCallArgumentsDoneEventAdditional) init() ResponseFunctionCallArgumentsDoneEventAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type ResponseFunctionCallArgumentsDoneEventType string
@@ -68092,7 +71896,8 @@ type ResponseImageGenCallCompletedEvent struct {
 	// The sequence number of this event.
 	SequenceNumber OptNilInt `json:"sequence_number"`
 	// The type of the event. Always 'response.image_generation_call.completed'.
-	Type OptNilResponseImageGenCallCompletedEventType `json:"type"`
+	Type            OptNilResponseImageGenCallCompletedEventType `json:"type"`
+	AdditionalProps ResponseImageGenCallCompletedEventAdditional
 }
 
 // GetItemID returns the value of ItemID.
@@ -68115,6 +71920,11 @@ func (s *ResponseImageGenCallCompletedEvent) GetType() OptNilResponseImageGenCal
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ResponseImageGenCallCompletedEvent) GetAdditionalProps() ResponseImageGenCallCompletedEventAdditional {
+	return s.AdditionalProps
+}
+
 // SetItemID sets the value of ItemID.
 func (s *ResponseImageGenCallCompletedEvent) SetItemID(val OptNilString) {
 	s.ItemID = val
@@ -68133,6 +71943,22 @@ func (s *ResponseImageGenCallCompletedEvent) SetSequenceNumber(val OptNilInt) {
 // SetType sets the value of Type.
 func (s *ResponseImageGenCallCompletedEvent) SetType(val OptNilResponseImageGenCallCompletedEventType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ResponseImageGenCallCompletedEvent) SetAdditionalProps(val ResponseImageGenCallCompletedEventAdditional) {
+	s.AdditionalProps = val
+}
+
+type ResponseImageGenCallCompletedEventAdditional map[string]jx.Raw
+
+func (s *ResponseImageGenCallCompletedEventAdditional) init() ResponseImageGenCallCompletedEventAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // The type of the event. Always 'response.image_generation_call.completed'.
@@ -68180,7 +72006,8 @@ type ResponseImageGenCallGeneratingEvent struct {
 	// The sequence number of the image generation item being processed.
 	SequenceNumber OptNilInt `json:"sequence_number"`
 	// The type of the event. Always 'response.image_generation_call.generating'.
-	Type OptNilResponseImageGenCallGeneratingEventType `json:"type"`
+	Type            OptNilResponseImageGenCallGeneratingEventType `json:"type"`
+	AdditionalProps ResponseImageGenCallGeneratingEventAdditional
 }
 
 // GetItemID returns the value of ItemID.
@@ -68203,6 +72030,11 @@ func (s *ResponseImageGenCallGeneratingEvent) GetType() OptNilResponseImageGenCa
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ResponseImageGenCallGeneratingEvent) GetAdditionalProps() ResponseImageGenCallGeneratingEventAdditional {
+	return s.AdditionalProps
+}
+
 // SetItemID sets the value of ItemID.
 func (s *ResponseImageGenCallGeneratingEvent) SetItemID(val OptNilString) {
 	s.ItemID = val
@@ -68221,6 +72053,22 @@ func (s *ResponseImageGenCallGeneratingEvent) SetSequenceNumber(val OptNilInt) {
 // SetType sets the value of Type.
 func (s *ResponseImageGenCallGeneratingEvent) SetType(val OptNilResponseImageGenCallGeneratingEventType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ResponseImageGenCallGeneratingEvent) SetAdditionalProps(val ResponseImageGenCallGeneratingEventAdditional) {
+	s.AdditionalProps = val
+}
+
+type ResponseImageGenCallGeneratingEventAdditional map[string]jx.Raw
+
+func (s *ResponseImageGenCallGeneratingEventAdditional) init() ResponseImageGenCallGeneratingEventAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // The type of the event. Always 'response.image_generation_call.generating'.
@@ -68268,7 +72116,8 @@ type ResponseImageGenCallInProgressEvent struct {
 	// The sequence number of the image generation item being processed.
 	SequenceNumber OptNilInt `json:"sequence_number"`
 	// The type of the event. Always 'response.image_generation_call.in_progress'.
-	Type OptNilResponseImageGenCallInProgressEventType `json:"type"`
+	Type            OptNilResponseImageGenCallInProgressEventType `json:"type"`
+	AdditionalProps ResponseImageGenCallInProgressEventAdditional
 }
 
 // GetItemID returns the value of ItemID.
@@ -68291,6 +72140,11 @@ func (s *ResponseImageGenCallInProgressEvent) GetType() OptNilResponseImageGenCa
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ResponseImageGenCallInProgressEvent) GetAdditionalProps() ResponseImageGenCallInProgressEventAdditional {
+	return s.AdditionalProps
+}
+
 // SetItemID sets the value of ItemID.
 func (s *ResponseImageGenCallInProgressEvent) SetItemID(val OptNilString) {
 	s.ItemID = val
@@ -68309,6 +72163,22 @@ func (s *ResponseImageGenCallInProgressEvent) SetSequenceNumber(val OptNilInt) {
 // SetType sets the value of Type.
 func (s *ResponseImageGenCallInProgressEvent) SetType(val OptNilResponseImageGenCallInProgressEventType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ResponseImageGenCallInProgressEvent) SetAdditionalProps(val ResponseImageGenCallInProgressEventAdditional) {
+	s.AdditionalProps = val
+}
+
+type ResponseImageGenCallInProgressEventAdditional map[string]jx.Raw
+
+func (s *ResponseImageGenCallInProgressEventAdditional) init() ResponseImageGenCallInProgressEventAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // The type of the event. Always 'response.image_generation_call.in_progress'.
@@ -68368,7 +72238,8 @@ type ResponseImageGenCallPartialImageEvent struct {
 	// The image size that was used.
 	Size OptNilString `json:"size"`
 	// The type of the event. Always 'response.image_generation_call.partial_image'.
-	Type OptNilResponseImageGenCallPartialImageEventType `json:"type"`
+	Type            OptNilResponseImageGenCallPartialImageEventType `json:"type"`
+	AdditionalProps ResponseImageGenCallPartialImageEventAdditional
 }
 
 // GetBackground returns the value of Background.
@@ -68421,6 +72292,11 @@ func (s *ResponseImageGenCallPartialImageEvent) GetType() OptNilResponseImageGen
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ResponseImageGenCallPartialImageEvent) GetAdditionalProps() ResponseImageGenCallPartialImageEventAdditional {
+	return s.AdditionalProps
+}
+
 // SetBackground sets the value of Background.
 func (s *ResponseImageGenCallPartialImageEvent) SetBackground(val OptNilString) {
 	s.Background = val
@@ -68471,6 +72347,22 @@ func (s *ResponseImageGenCallPartialImageEvent) SetType(val OptNilResponseImageG
 	s.Type = val
 }
 
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ResponseImageGenCallPartialImageEvent) SetAdditionalProps(val ResponseImageGenCallPartialImageEventAdditional) {
+	s.AdditionalProps = val
+}
+
+type ResponseImageGenCallPartialImageEventAdditional map[string]jx.Raw
+
+func (s *ResponseImageGenCallPartialImageEventAdditional) init() ResponseImageGenCallPartialImageEventAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
+}
+
 // The type of the event. Always 'response.image_generation_call.partial_image'.
 type ResponseImageGenCallPartialImageEventType string
 
@@ -68513,7 +72405,8 @@ type ResponseInProgressEvent struct {
 	// The sequence number of this event.
 	SequenceNumber OptNilInt `json:"sequence_number"`
 	// The type of the event. Always `response.in_progress`.
-	Type OptNilResponseInProgressEventType `json:"type"`
+	Type            OptNilResponseInProgressEventType `json:"type"`
+	AdditionalProps ResponseInProgressEventAdditional
 }
 
 // GetResponse returns the value of Response.
@@ -68531,6 +72424,11 @@ func (s *ResponseInProgressEvent) GetType() OptNilResponseInProgressEventType {
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ResponseInProgressEvent) GetAdditionalProps() ResponseInProgressEventAdditional {
+	return s.AdditionalProps
+}
+
 // SetResponse sets the value of Response.
 func (s *ResponseInProgressEvent) SetResponse(val OptNilResponse) {
 	s.Response = val
@@ -68544,6 +72442,22 @@ func (s *ResponseInProgressEvent) SetSequenceNumber(val OptNilInt) {
 // SetType sets the value of Type.
 func (s *ResponseInProgressEvent) SetType(val OptNilResponseInProgressEventType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ResponseInProgressEvent) SetAdditionalProps(val ResponseInProgressEventAdditional) {
+	s.AdditionalProps = val
+}
+
+type ResponseInProgressEventAdditional map[string]jx.Raw
+
+func (s *ResponseInProgressEventAdditional) init() ResponseInProgressEventAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // The type of the event. Always `response.in_progress`.
@@ -68584,7 +72498,8 @@ func (s *ResponseInProgressEventType) UnmarshalText(data []byte) error {
 // Details about why the response is incomplete.
 type ResponseIncompleteDetails struct {
 	// The reason why the response is incomplete.
-	Reason OptNilResponseIncompleteDetailsReason `json:"reason"`
+	Reason          OptNilResponseIncompleteDetailsReason `json:"reason"`
+	AdditionalProps ResponseIncompleteDetailsAdditional
 }
 
 // GetReason returns the value of Reason.
@@ -68592,9 +72507,30 @@ func (s *ResponseIncompleteDetails) GetReason() OptNilResponseIncompleteDetailsR
 	return s.Reason
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ResponseIncompleteDetails) GetAdditionalProps() ResponseIncompleteDetailsAdditional {
+	return s.AdditionalProps
+}
+
 // SetReason sets the value of Reason.
 func (s *ResponseIncompleteDetails) SetReason(val OptNilResponseIncompleteDetailsReason) {
 	s.Reason = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ResponseIncompleteDetails) SetAdditionalProps(val ResponseIncompleteDetailsAdditional) {
+	s.AdditionalProps = val
+}
+
+type ResponseIncompleteDetailsAdditional map[string]jx.Raw
+
+func (s *ResponseIncompleteDetailsAdditional) init() ResponseIncompleteDetailsAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // The reason why the response is incomplete.
@@ -68646,7 +72582,8 @@ type ResponseIncompleteEvent struct {
 	// The sequence number of this event.
 	SequenceNumber OptNilInt `json:"sequence_number"`
 	// The type of the event. Always `response.incomplete`.
-	Type OptNilResponseIncompleteEventType `json:"type"`
+	Type            OptNilResponseIncompleteEventType `json:"type"`
+	AdditionalProps ResponseIncompleteEventAdditional
 }
 
 // GetResponse returns the value of Response.
@@ -68664,6 +72601,11 @@ func (s *ResponseIncompleteEvent) GetType() OptNilResponseIncompleteEventType {
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ResponseIncompleteEvent) GetAdditionalProps() ResponseIncompleteEventAdditional {
+	return s.AdditionalProps
+}
+
 // SetResponse sets the value of Response.
 func (s *ResponseIncompleteEvent) SetResponse(val OptNilResponse) {
 	s.Response = val
@@ -68677,6 +72619,22 @@ func (s *ResponseIncompleteEvent) SetSequenceNumber(val OptNilInt) {
 // SetType sets the value of Type.
 func (s *ResponseIncompleteEvent) SetType(val OptNilResponseIncompleteEventType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ResponseIncompleteEvent) SetAdditionalProps(val ResponseIncompleteEventAdditional) {
+	s.AdditionalProps = val
+}
+
+type ResponseIncompleteEventAdditional map[string]jx.Raw
+
+func (s *ResponseIncompleteEventAdditional) init() ResponseIncompleteEventAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // The type of the event. Always `response.incomplete`.
@@ -68790,7 +72748,7 @@ func NewInputItemArrayResponseInstructions(v []InputItem) ResponseInstructions {
 // Ref: #/components/schemas/ResponseItemList
 type ResponseItemList struct {
 	// A list of items used to generate this response.
-	Data OptNilItemResourceArray `json:"data"`
+	Data []ItemResource `json:"data" transponder:"encode-empty"`
 	// The ID of the first item in the list.
 	FirstID OptNilString `json:"first_id"`
 	// Whether there are more items available.
@@ -68798,11 +72756,12 @@ type ResponseItemList struct {
 	// The ID of the last item in the list.
 	LastID OptNilString `json:"last_id"`
 	// The type of object returned, must be `list`.
-	Object OptNilResponseItemListObject `json:"object"`
+	Object          OptNilResponseItemListObject `json:"object"`
+	AdditionalProps ResponseItemListAdditional
 }
 
 // GetData returns the value of Data.
-func (s *ResponseItemList) GetData() OptNilItemResourceArray {
+func (s *ResponseItemList) GetData() []ItemResource {
 	return s.Data
 }
 
@@ -68826,8 +72785,13 @@ func (s *ResponseItemList) GetObject() OptNilResponseItemListObject {
 	return s.Object
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ResponseItemList) GetAdditionalProps() ResponseItemListAdditional {
+	return s.AdditionalProps
+}
+
 // SetData sets the value of Data.
-func (s *ResponseItemList) SetData(val OptNilItemResourceArray) {
+func (s *ResponseItemList) SetData(val []ItemResource) {
 	s.Data = val
 }
 
@@ -68851,7 +72815,23 @@ func (s *ResponseItemList) SetObject(val OptNilResponseItemListObject) {
 	s.Object = val
 }
 
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ResponseItemList) SetAdditionalProps(val ResponseItemListAdditional) {
+	s.AdditionalProps = val
+}
+
 func (*ResponseItemList) listInputItemsRes() {}
+
+type ResponseItemListAdditional map[string]jx.Raw
+
+func (s *ResponseItemListAdditional) init() ResponseItemListAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
+}
 
 // The type of object returned, must be `list`.
 type ResponseItemListObject string
@@ -68898,7 +72878,8 @@ type ResponseLogProb struct {
 	// A possible text token.
 	Token OptNilString `json:"token"`
 	// The log probabilities of up to 20 of the most likely tokens.
-	TopLogprobs OptNilResponseLogProbTopLogprobsItemArray `json:"top_logprobs"`
+	TopLogprobs     OptNilResponseLogProbTopLogprobsItemArray `json:"top_logprobs"`
+	AdditionalProps ResponseLogProbAdditional
 }
 
 // GetLogprob returns the value of Logprob.
@@ -68916,6 +72897,11 @@ func (s *ResponseLogProb) GetTopLogprobs() OptNilResponseLogProbTopLogprobsItemA
 	return s.TopLogprobs
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ResponseLogProb) GetAdditionalProps() ResponseLogProbAdditional {
+	return s.AdditionalProps
+}
+
 // SetLogprob sets the value of Logprob.
 func (s *ResponseLogProb) SetLogprob(val OptNilFloat64) {
 	s.Logprob = val
@@ -68931,11 +72917,28 @@ func (s *ResponseLogProb) SetTopLogprobs(val OptNilResponseLogProbTopLogprobsIte
 	s.TopLogprobs = val
 }
 
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ResponseLogProb) SetAdditionalProps(val ResponseLogProbAdditional) {
+	s.AdditionalProps = val
+}
+
+type ResponseLogProbAdditional map[string]jx.Raw
+
+func (s *ResponseLogProbAdditional) init() ResponseLogProbAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
+}
+
 type ResponseLogProbTopLogprobsItem struct {
 	// The log probability of this token.
 	Logprob OptNilFloat64 `json:"logprob"`
 	// A possible text token.
-	Token OptNilString `json:"token"`
+	Token           OptNilString `json:"token"`
+	AdditionalProps ResponseLogProbTopLogprobsItemAdditional
 }
 
 // GetLogprob returns the value of Logprob.
@@ -68948,6 +72951,11 @@ func (s *ResponseLogProbTopLogprobsItem) GetToken() OptNilString {
 	return s.Token
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ResponseLogProbTopLogprobsItem) GetAdditionalProps() ResponseLogProbTopLogprobsItemAdditional {
+	return s.AdditionalProps
+}
+
 // SetLogprob sets the value of Logprob.
 func (s *ResponseLogProbTopLogprobsItem) SetLogprob(val OptNilFloat64) {
 	s.Logprob = val
@@ -68956,6 +72964,22 @@ func (s *ResponseLogProbTopLogprobsItem) SetLogprob(val OptNilFloat64) {
 // SetToken sets the value of Token.
 func (s *ResponseLogProbTopLogprobsItem) SetToken(val OptNilString) {
 	s.Token = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ResponseLogProbTopLogprobsItem) SetAdditionalProps(val ResponseLogProbTopLogprobsItemAdditional) {
+	s.AdditionalProps = val
+}
+
+type ResponseLogProbTopLogprobsItemAdditional map[string]jx.Raw
+
+func (s *ResponseLogProbTopLogprobsItemAdditional) init() ResponseLogProbTopLogprobsItemAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // Emitted when there is a delta (partial update) to the arguments of an MCP tool call.
@@ -68970,7 +72994,8 @@ type ResponseMCPCallArgumentsDeltaEvent struct {
 	// The sequence number of this event.
 	SequenceNumber OptNilInt `json:"sequence_number"`
 	// The type of the event. Always 'response.mcp_call_arguments.delta'.
-	Type OptNilResponseMCPCallArgumentsDeltaEventType `json:"type"`
+	Type            OptNilResponseMCPCallArgumentsDeltaEventType `json:"type"`
+	AdditionalProps ResponseMCPCallArgumentsDeltaEventAdditional
 }
 
 // GetDelta returns the value of Delta.
@@ -68998,6 +73023,11 @@ func (s *ResponseMCPCallArgumentsDeltaEvent) GetType() OptNilResponseMCPCallArgu
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ResponseMCPCallArgumentsDeltaEvent) GetAdditionalProps() ResponseMCPCallArgumentsDeltaEventAdditional {
+	return s.AdditionalProps
+}
+
 // SetDelta sets the value of Delta.
 func (s *ResponseMCPCallArgumentsDeltaEvent) SetDelta(val OptNilString) {
 	s.Delta = val
@@ -69021,6 +73051,22 @@ func (s *ResponseMCPCallArgumentsDeltaEvent) SetSequenceNumber(val OptNilInt) {
 // SetType sets the value of Type.
 func (s *ResponseMCPCallArgumentsDeltaEvent) SetType(val OptNilResponseMCPCallArgumentsDeltaEventType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ResponseMCPCallArgumentsDeltaEvent) SetAdditionalProps(val ResponseMCPCallArgumentsDeltaEventAdditional) {
+	s.AdditionalProps = val
+}
+
+type ResponseMCPCallArgumentsDeltaEventAdditional map[string]jx.Raw
+
+func (s *ResponseMCPCallArgumentsDeltaEventAdditional) init() ResponseMCPCallArgumentsDeltaEventAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // The type of the event. Always 'response.mcp_call_arguments.delta'.
@@ -69070,7 +73116,8 @@ type ResponseMCPCallArgumentsDoneEvent struct {
 	// The sequence number of this event.
 	SequenceNumber OptNilInt `json:"sequence_number"`
 	// The type of the event. Always 'response.mcp_call_arguments.done'.
-	Type OptNilResponseMCPCallArgumentsDoneEventType `json:"type"`
+	Type            OptNilResponseMCPCallArgumentsDoneEventType `json:"type"`
+	AdditionalProps ResponseMCPCallArgumentsDoneEventAdditional
 }
 
 // GetArguments returns the value of Arguments.
@@ -69098,6 +73145,11 @@ func (s *ResponseMCPCallArgumentsDoneEvent) GetType() OptNilResponseMCPCallArgum
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ResponseMCPCallArgumentsDoneEvent) GetAdditionalProps() ResponseMCPCallArgumentsDoneEventAdditional {
+	return s.AdditionalProps
+}
+
 // SetArguments sets the value of Arguments.
 func (s *ResponseMCPCallArgumentsDoneEvent) SetArguments(val OptNilString) {
 	s.Arguments = val
@@ -69121,6 +73173,22 @@ func (s *ResponseMCPCallArgumentsDoneEvent) SetSequenceNumber(val OptNilInt) {
 // SetType sets the value of Type.
 func (s *ResponseMCPCallArgumentsDoneEvent) SetType(val OptNilResponseMCPCallArgumentsDoneEventType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ResponseMCPCallArgumentsDoneEvent) SetAdditionalProps(val ResponseMCPCallArgumentsDoneEventAdditional) {
+	s.AdditionalProps = val
+}
+
+type ResponseMCPCallArgumentsDoneEventAdditional map[string]jx.Raw
+
+func (s *ResponseMCPCallArgumentsDoneEventAdditional) init() ResponseMCPCallArgumentsDoneEventAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // The type of the event. Always 'response.mcp_call_arguments.done'.
@@ -69168,7 +73236,8 @@ type ResponseMCPCallCompletedEvent struct {
 	// The sequence number of this event.
 	SequenceNumber OptNilInt `json:"sequence_number"`
 	// The type of the event. Always 'response.mcp_call.completed'.
-	Type OptNilResponseMCPCallCompletedEventType `json:"type"`
+	Type            OptNilResponseMCPCallCompletedEventType `json:"type"`
+	AdditionalProps ResponseMCPCallCompletedEventAdditional
 }
 
 // GetItemID returns the value of ItemID.
@@ -69191,6 +73260,11 @@ func (s *ResponseMCPCallCompletedEvent) GetType() OptNilResponseMCPCallCompleted
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ResponseMCPCallCompletedEvent) GetAdditionalProps() ResponseMCPCallCompletedEventAdditional {
+	return s.AdditionalProps
+}
+
 // SetItemID sets the value of ItemID.
 func (s *ResponseMCPCallCompletedEvent) SetItemID(val OptNilString) {
 	s.ItemID = val
@@ -69209,6 +73283,22 @@ func (s *ResponseMCPCallCompletedEvent) SetSequenceNumber(val OptNilInt) {
 // SetType sets the value of Type.
 func (s *ResponseMCPCallCompletedEvent) SetType(val OptNilResponseMCPCallCompletedEventType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ResponseMCPCallCompletedEvent) SetAdditionalProps(val ResponseMCPCallCompletedEventAdditional) {
+	s.AdditionalProps = val
+}
+
+type ResponseMCPCallCompletedEventAdditional map[string]jx.Raw
+
+func (s *ResponseMCPCallCompletedEventAdditional) init() ResponseMCPCallCompletedEventAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // The type of the event. Always 'response.mcp_call.completed'.
@@ -69256,7 +73346,8 @@ type ResponseMCPCallFailedEvent struct {
 	// The sequence number of this event.
 	SequenceNumber OptNilInt `json:"sequence_number"`
 	// The type of the event. Always 'response.mcp_call.failed'.
-	Type OptNilResponseMCPCallFailedEventType `json:"type"`
+	Type            OptNilResponseMCPCallFailedEventType `json:"type"`
+	AdditionalProps ResponseMCPCallFailedEventAdditional
 }
 
 // GetItemID returns the value of ItemID.
@@ -69279,6 +73370,11 @@ func (s *ResponseMCPCallFailedEvent) GetType() OptNilResponseMCPCallFailedEventT
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ResponseMCPCallFailedEvent) GetAdditionalProps() ResponseMCPCallFailedEventAdditional {
+	return s.AdditionalProps
+}
+
 // SetItemID sets the value of ItemID.
 func (s *ResponseMCPCallFailedEvent) SetItemID(val OptNilString) {
 	s.ItemID = val
@@ -69297,6 +73393,22 @@ func (s *ResponseMCPCallFailedEvent) SetSequenceNumber(val OptNilInt) {
 // SetType sets the value of Type.
 func (s *ResponseMCPCallFailedEvent) SetType(val OptNilResponseMCPCallFailedEventType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ResponseMCPCallFailedEvent) SetAdditionalProps(val ResponseMCPCallFailedEventAdditional) {
+	s.AdditionalProps = val
+}
+
+type ResponseMCPCallFailedEventAdditional map[string]jx.Raw
+
+func (s *ResponseMCPCallFailedEventAdditional) init() ResponseMCPCallFailedEventAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // The type of the event. Always 'response.mcp_call.failed'.
@@ -69344,7 +73456,8 @@ type ResponseMCPCallInProgressEvent struct {
 	// The sequence number of this event.
 	SequenceNumber OptNilInt `json:"sequence_number"`
 	// The type of the event. Always 'response.mcp_call.in_progress'.
-	Type OptNilResponseMCPCallInProgressEventType `json:"type"`
+	Type            OptNilResponseMCPCallInProgressEventType `json:"type"`
+	AdditionalProps ResponseMCPCallInProgressEventAdditional
 }
 
 // GetItemID returns the value of ItemID.
@@ -69367,6 +73480,11 @@ func (s *ResponseMCPCallInProgressEvent) GetType() OptNilResponseMCPCallInProgre
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ResponseMCPCallInProgressEvent) GetAdditionalProps() ResponseMCPCallInProgressEventAdditional {
+	return s.AdditionalProps
+}
+
 // SetItemID sets the value of ItemID.
 func (s *ResponseMCPCallInProgressEvent) SetItemID(val OptNilString) {
 	s.ItemID = val
@@ -69385,6 +73503,22 @@ func (s *ResponseMCPCallInProgressEvent) SetSequenceNumber(val OptNilInt) {
 // SetType sets the value of Type.
 func (s *ResponseMCPCallInProgressEvent) SetType(val OptNilResponseMCPCallInProgressEventType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ResponseMCPCallInProgressEvent) SetAdditionalProps(val ResponseMCPCallInProgressEventAdditional) {
+	s.AdditionalProps = val
+}
+
+type ResponseMCPCallInProgressEventAdditional map[string]jx.Raw
+
+func (s *ResponseMCPCallInProgressEventAdditional) init() ResponseMCPCallInProgressEventAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // The type of the event. Always 'response.mcp_call.in_progress'.
@@ -69432,7 +73566,8 @@ type ResponseMCPListToolsCompletedEvent struct {
 	// The sequence number of this event.
 	SequenceNumber OptNilInt `json:"sequence_number"`
 	// The type of the event. Always 'response.mcp_list_tools.completed'.
-	Type OptNilResponseMCPListToolsCompletedEventType `json:"type"`
+	Type            OptNilResponseMCPListToolsCompletedEventType `json:"type"`
+	AdditionalProps ResponseMCPListToolsCompletedEventAdditional
 }
 
 // GetItemID returns the value of ItemID.
@@ -69455,6 +73590,11 @@ func (s *ResponseMCPListToolsCompletedEvent) GetType() OptNilResponseMCPListTool
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ResponseMCPListToolsCompletedEvent) GetAdditionalProps() ResponseMCPListToolsCompletedEventAdditional {
+	return s.AdditionalProps
+}
+
 // SetItemID sets the value of ItemID.
 func (s *ResponseMCPListToolsCompletedEvent) SetItemID(val OptNilString) {
 	s.ItemID = val
@@ -69473,6 +73613,22 @@ func (s *ResponseMCPListToolsCompletedEvent) SetSequenceNumber(val OptNilInt) {
 // SetType sets the value of Type.
 func (s *ResponseMCPListToolsCompletedEvent) SetType(val OptNilResponseMCPListToolsCompletedEventType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ResponseMCPListToolsCompletedEvent) SetAdditionalProps(val ResponseMCPListToolsCompletedEventAdditional) {
+	s.AdditionalProps = val
+}
+
+type ResponseMCPListToolsCompletedEventAdditional map[string]jx.Raw
+
+func (s *ResponseMCPListToolsCompletedEventAdditional) init() ResponseMCPListToolsCompletedEventAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // The type of the event. Always 'response.mcp_list_tools.completed'.
@@ -69520,7 +73676,8 @@ type ResponseMCPListToolsFailedEvent struct {
 	// The sequence number of this event.
 	SequenceNumber OptNilInt `json:"sequence_number"`
 	// The type of the event. Always 'response.mcp_list_tools.failed'.
-	Type OptNilResponseMCPListToolsFailedEventType `json:"type"`
+	Type            OptNilResponseMCPListToolsFailedEventType `json:"type"`
+	AdditionalProps ResponseMCPListToolsFailedEventAdditional
 }
 
 // GetItemID returns the value of ItemID.
@@ -69543,6 +73700,11 @@ func (s *ResponseMCPListToolsFailedEvent) GetType() OptNilResponseMCPListToolsFa
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ResponseMCPListToolsFailedEvent) GetAdditionalProps() ResponseMCPListToolsFailedEventAdditional {
+	return s.AdditionalProps
+}
+
 // SetItemID sets the value of ItemID.
 func (s *ResponseMCPListToolsFailedEvent) SetItemID(val OptNilString) {
 	s.ItemID = val
@@ -69561,6 +73723,22 @@ func (s *ResponseMCPListToolsFailedEvent) SetSequenceNumber(val OptNilInt) {
 // SetType sets the value of Type.
 func (s *ResponseMCPListToolsFailedEvent) SetType(val OptNilResponseMCPListToolsFailedEventType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ResponseMCPListToolsFailedEvent) SetAdditionalProps(val ResponseMCPListToolsFailedEventAdditional) {
+	s.AdditionalProps = val
+}
+
+type ResponseMCPListToolsFailedEventAdditional map[string]jx.Raw
+
+func (s *ResponseMCPListToolsFailedEventAdditional) init() ResponseMCPListToolsFailedEventAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // The type of the event. Always 'response.mcp_list_tools.failed'.
@@ -69608,7 +73786,8 @@ type ResponseMCPListToolsInProgressEvent struct {
 	// The sequence number of this event.
 	SequenceNumber OptNilInt `json:"sequence_number"`
 	// The type of the event. Always 'response.mcp_list_tools.in_progress'.
-	Type OptNilResponseMCPListToolsInProgressEventType `json:"type"`
+	Type            OptNilResponseMCPListToolsInProgressEventType `json:"type"`
+	AdditionalProps ResponseMCPListToolsInProgressEventAdditional
 }
 
 // GetItemID returns the value of ItemID.
@@ -69631,6 +73810,11 @@ func (s *ResponseMCPListToolsInProgressEvent) GetType() OptNilResponseMCPListToo
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ResponseMCPListToolsInProgressEvent) GetAdditionalProps() ResponseMCPListToolsInProgressEventAdditional {
+	return s.AdditionalProps
+}
+
 // SetItemID sets the value of ItemID.
 func (s *ResponseMCPListToolsInProgressEvent) SetItemID(val OptNilString) {
 	s.ItemID = val
@@ -69649,6 +73833,22 @@ func (s *ResponseMCPListToolsInProgressEvent) SetSequenceNumber(val OptNilInt) {
 // SetType sets the value of Type.
 func (s *ResponseMCPListToolsInProgressEvent) SetType(val OptNilResponseMCPListToolsInProgressEventType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ResponseMCPListToolsInProgressEvent) SetAdditionalProps(val ResponseMCPListToolsInProgressEventAdditional) {
+	s.AdditionalProps = val
+}
+
+type ResponseMCPListToolsInProgressEventAdditional map[string]jx.Raw
+
+func (s *ResponseMCPListToolsInProgressEventAdditional) init() ResponseMCPListToolsInProgressEventAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // The type of the event. Always 'response.mcp_list_tools.in_progress'.
@@ -69773,7 +73973,8 @@ type ResponseOutputItemAddedEvent struct {
 	// The sequence number of this event.
 	SequenceNumber OptNilInt `json:"sequence_number"`
 	// The type of the event. Always `response.output_item.added`.
-	Type OptNilResponseOutputItemAddedEventType `json:"type"`
+	Type            OptNilResponseOutputItemAddedEventType `json:"type"`
+	AdditionalProps ResponseOutputItemAddedEventAdditional
 }
 
 // GetItem returns the value of Item.
@@ -69796,6 +73997,11 @@ func (s *ResponseOutputItemAddedEvent) GetType() OptNilResponseOutputItemAddedEv
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ResponseOutputItemAddedEvent) GetAdditionalProps() ResponseOutputItemAddedEventAdditional {
+	return s.AdditionalProps
+}
+
 // SetItem sets the value of Item.
 func (s *ResponseOutputItemAddedEvent) SetItem(val OptNilOutputItem) {
 	s.Item = val
@@ -69814,6 +74020,22 @@ func (s *ResponseOutputItemAddedEvent) SetSequenceNumber(val OptNilInt) {
 // SetType sets the value of Type.
 func (s *ResponseOutputItemAddedEvent) SetType(val OptNilResponseOutputItemAddedEventType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ResponseOutputItemAddedEvent) SetAdditionalProps(val ResponseOutputItemAddedEventAdditional) {
+	s.AdditionalProps = val
+}
+
+type ResponseOutputItemAddedEventAdditional map[string]jx.Raw
+
+func (s *ResponseOutputItemAddedEventAdditional) init() ResponseOutputItemAddedEventAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // The type of the event. Always `response.output_item.added`.
@@ -69860,7 +74082,8 @@ type ResponseOutputItemDoneEvent struct {
 	// The sequence number of this event.
 	SequenceNumber OptNilInt `json:"sequence_number"`
 	// The type of the event. Always `response.output_item.done`.
-	Type OptNilResponseOutputItemDoneEventType `json:"type"`
+	Type            OptNilResponseOutputItemDoneEventType `json:"type"`
+	AdditionalProps ResponseOutputItemDoneEventAdditional
 }
 
 // GetItem returns the value of Item.
@@ -69883,6 +74106,11 @@ func (s *ResponseOutputItemDoneEvent) GetType() OptNilResponseOutputItemDoneEven
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ResponseOutputItemDoneEvent) GetAdditionalProps() ResponseOutputItemDoneEventAdditional {
+	return s.AdditionalProps
+}
+
 // SetItem sets the value of Item.
 func (s *ResponseOutputItemDoneEvent) SetItem(val OptNilOutputItem) {
 	s.Item = val
@@ -69901,6 +74129,22 @@ func (s *ResponseOutputItemDoneEvent) SetSequenceNumber(val OptNilInt) {
 // SetType sets the value of Type.
 func (s *ResponseOutputItemDoneEvent) SetType(val OptNilResponseOutputItemDoneEventType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ResponseOutputItemDoneEvent) SetAdditionalProps(val ResponseOutputItemDoneEventAdditional) {
+	s.AdditionalProps = val
+}
+
+type ResponseOutputItemDoneEventAdditional map[string]jx.Raw
+
+func (s *ResponseOutputItemDoneEventAdditional) init() ResponseOutputItemDoneEventAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // The type of the event. Always `response.output_item.done`.
@@ -69954,7 +74198,8 @@ type ResponseOutputTextAnnotationAddedEvent struct {
 	// The sequence number of this event.
 	SequenceNumber OptNilInt `json:"sequence_number"`
 	// The type of the event. Always 'response.output_text.annotation.added'.
-	Type OptNilResponseOutputTextAnnotationAddedEventType `json:"type"`
+	Type            OptNilResponseOutputTextAnnotationAddedEventType `json:"type"`
+	AdditionalProps ResponseOutputTextAnnotationAddedEventAdditional
 }
 
 // GetAnnotation returns the value of Annotation.
@@ -69992,6 +74237,11 @@ func (s *ResponseOutputTextAnnotationAddedEvent) GetType() OptNilResponseOutputT
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ResponseOutputTextAnnotationAddedEvent) GetAdditionalProps() ResponseOutputTextAnnotationAddedEventAdditional {
+	return s.AdditionalProps
+}
+
 // SetAnnotation sets the value of Annotation.
 func (s *ResponseOutputTextAnnotationAddedEvent) SetAnnotation(val OptNilAnnotation) {
 	s.Annotation = val
@@ -70025,6 +74275,22 @@ func (s *ResponseOutputTextAnnotationAddedEvent) SetSequenceNumber(val OptNilInt
 // SetType sets the value of Type.
 func (s *ResponseOutputTextAnnotationAddedEvent) SetType(val OptNilResponseOutputTextAnnotationAddedEventType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ResponseOutputTextAnnotationAddedEvent) SetAdditionalProps(val ResponseOutputTextAnnotationAddedEventAdditional) {
+	s.AdditionalProps = val
+}
+
+type ResponseOutputTextAnnotationAddedEventAdditional map[string]jx.Raw
+
+func (s *ResponseOutputTextAnnotationAddedEventAdditional) init() ResponseOutputTextAnnotationAddedEventAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // The type of the event. Always 'response.output_text.annotation.added'.
@@ -70129,6 +74395,7 @@ type ResponseProperties struct {
 	Text               OptNilResponseTextParam `json:"text"`
 	ToolChoice         OptNilToolChoiceParam   `json:"tool_choice"`
 	Tools              OptNilToolsArray        `json:"tools"`
+	AdditionalProps    ResponsePropertiesAdditional
 }
 
 // GetBackground returns the value of Background.
@@ -70171,6 +74438,11 @@ func (s *ResponseProperties) GetTools() OptNilToolsArray {
 	return s.Tools
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ResponseProperties) GetAdditionalProps() ResponsePropertiesAdditional {
+	return s.AdditionalProps
+}
+
 // SetBackground sets the value of Background.
 func (s *ResponseProperties) SetBackground(val OptNilBool) {
 	s.Background = val
@@ -70211,6 +74483,22 @@ func (s *ResponseProperties) SetTools(val OptNilToolsArray) {
 	s.Tools = val
 }
 
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ResponseProperties) SetAdditionalProps(val ResponsePropertiesAdditional) {
+	s.AdditionalProps = val
+}
+
+type ResponsePropertiesAdditional map[string]jx.Raw
+
+func (s *ResponsePropertiesAdditional) init() ResponsePropertiesAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
+}
+
 // Emitted when a response is queued and waiting to be processed.
 // Ref: #/components/schemas/ResponseQueuedEvent
 type ResponseQueuedEvent struct {
@@ -70218,7 +74506,8 @@ type ResponseQueuedEvent struct {
 	// The sequence number for this event.
 	SequenceNumber OptNilInt `json:"sequence_number"`
 	// The type of the event. Always 'response.queued'.
-	Type OptNilResponseQueuedEventType `json:"type"`
+	Type            OptNilResponseQueuedEventType `json:"type"`
+	AdditionalProps ResponseQueuedEventAdditional
 }
 
 // GetResponse returns the value of Response.
@@ -70236,6 +74525,11 @@ func (s *ResponseQueuedEvent) GetType() OptNilResponseQueuedEventType {
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ResponseQueuedEvent) GetAdditionalProps() ResponseQueuedEventAdditional {
+	return s.AdditionalProps
+}
+
 // SetResponse sets the value of Response.
 func (s *ResponseQueuedEvent) SetResponse(val OptNilResponse) {
 	s.Response = val
@@ -70249,6 +74543,22 @@ func (s *ResponseQueuedEvent) SetSequenceNumber(val OptNilInt) {
 // SetType sets the value of Type.
 func (s *ResponseQueuedEvent) SetType(val OptNilResponseQueuedEventType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ResponseQueuedEvent) SetAdditionalProps(val ResponseQueuedEventAdditional) {
+	s.AdditionalProps = val
+}
+
+type ResponseQueuedEventAdditional map[string]jx.Raw
+
+func (s *ResponseQueuedEventAdditional) init() ResponseQueuedEventAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // The type of the event. Always 'response.queued'.
@@ -70300,7 +74610,8 @@ type ResponseReasoningSummaryPartAddedEvent struct {
 	// The index of the summary part within the reasoning summary.
 	SummaryIndex OptNilInt `json:"summary_index"`
 	// The type of the event. Always `response.reasoning_summary_part.added`.
-	Type OptNilResponseReasoningSummaryPartAddedEventType `json:"type"`
+	Type            OptNilResponseReasoningSummaryPartAddedEventType `json:"type"`
+	AdditionalProps ResponseReasoningSummaryPartAddedEventAdditional
 }
 
 // GetItemID returns the value of ItemID.
@@ -70333,6 +74644,11 @@ func (s *ResponseReasoningSummaryPartAddedEvent) GetType() OptNilResponseReasoni
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ResponseReasoningSummaryPartAddedEvent) GetAdditionalProps() ResponseReasoningSummaryPartAddedEventAdditional {
+	return s.AdditionalProps
+}
+
 // SetItemID sets the value of ItemID.
 func (s *ResponseReasoningSummaryPartAddedEvent) SetItemID(val OptNilString) {
 	s.ItemID = val
@@ -70363,12 +74679,29 @@ func (s *ResponseReasoningSummaryPartAddedEvent) SetType(val OptNilResponseReaso
 	s.Type = val
 }
 
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ResponseReasoningSummaryPartAddedEvent) SetAdditionalProps(val ResponseReasoningSummaryPartAddedEventAdditional) {
+	s.AdditionalProps = val
+}
+
+type ResponseReasoningSummaryPartAddedEventAdditional map[string]jx.Raw
+
+func (s *ResponseReasoningSummaryPartAddedEventAdditional) init() ResponseReasoningSummaryPartAddedEventAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
+}
+
 // The summary part that was added.
 type ResponseReasoningSummaryPartAddedEventPart struct {
 	// The text of the summary part.
 	Text OptNilString `json:"text"`
 	// The type of the summary part. Always `summary_text`.
-	Type OptNilResponseReasoningSummaryPartAddedEventPartType `json:"type"`
+	Type            OptNilResponseReasoningSummaryPartAddedEventPartType `json:"type"`
+	AdditionalProps ResponseReasoningSummaryPartAddedEventPartAdditional
 }
 
 // GetText returns the value of Text.
@@ -70381,6 +74714,11 @@ func (s *ResponseReasoningSummaryPartAddedEventPart) GetType() OptNilResponseRea
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ResponseReasoningSummaryPartAddedEventPart) GetAdditionalProps() ResponseReasoningSummaryPartAddedEventPartAdditional {
+	return s.AdditionalProps
+}
+
 // SetText sets the value of Text.
 func (s *ResponseReasoningSummaryPartAddedEventPart) SetText(val OptNilString) {
 	s.Text = val
@@ -70389,6 +74727,22 @@ func (s *ResponseReasoningSummaryPartAddedEventPart) SetText(val OptNilString) {
 // SetType sets the value of Type.
 func (s *ResponseReasoningSummaryPartAddedEventPart) SetType(val OptNilResponseReasoningSummaryPartAddedEventPartType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ResponseReasoningSummaryPartAddedEventPart) SetAdditionalProps(val ResponseReasoningSummaryPartAddedEventPartAdditional) {
+	s.AdditionalProps = val
+}
+
+type ResponseReasoningSummaryPartAddedEventPartAdditional map[string]jx.Raw
+
+func (s *ResponseReasoningSummaryPartAddedEventPartAdditional) init() ResponseReasoningSummaryPartAddedEventPartAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // The type of the summary part. Always `summary_text`.
@@ -70478,7 +74832,8 @@ type ResponseReasoningSummaryPartDoneEvent struct {
 	// The index of the summary part within the reasoning summary.
 	SummaryIndex OptNilInt `json:"summary_index"`
 	// The type of the event. Always `response.reasoning_summary_part.done`.
-	Type OptNilResponseReasoningSummaryPartDoneEventType `json:"type"`
+	Type            OptNilResponseReasoningSummaryPartDoneEventType `json:"type"`
+	AdditionalProps ResponseReasoningSummaryPartDoneEventAdditional
 }
 
 // GetItemID returns the value of ItemID.
@@ -70516,6 +74871,11 @@ func (s *ResponseReasoningSummaryPartDoneEvent) GetType() OptNilResponseReasonin
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ResponseReasoningSummaryPartDoneEvent) GetAdditionalProps() ResponseReasoningSummaryPartDoneEventAdditional {
+	return s.AdditionalProps
+}
+
 // SetItemID sets the value of ItemID.
 func (s *ResponseReasoningSummaryPartDoneEvent) SetItemID(val OptNilString) {
 	s.ItemID = val
@@ -70551,12 +74911,29 @@ func (s *ResponseReasoningSummaryPartDoneEvent) SetType(val OptNilResponseReason
 	s.Type = val
 }
 
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ResponseReasoningSummaryPartDoneEvent) SetAdditionalProps(val ResponseReasoningSummaryPartDoneEventAdditional) {
+	s.AdditionalProps = val
+}
+
+type ResponseReasoningSummaryPartDoneEventAdditional map[string]jx.Raw
+
+func (s *ResponseReasoningSummaryPartDoneEventAdditional) init() ResponseReasoningSummaryPartDoneEventAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
+}
+
 // The completed summary part.
 type ResponseReasoningSummaryPartDoneEventPart struct {
 	// The text of the summary part.
 	Text OptNilString `json:"text"`
 	// The type of the summary part. Always `summary_text`.
-	Type OptNilResponseReasoningSummaryPartDoneEventPartType `json:"type"`
+	Type            OptNilResponseReasoningSummaryPartDoneEventPartType `json:"type"`
+	AdditionalProps ResponseReasoningSummaryPartDoneEventPartAdditional
 }
 
 // GetText returns the value of Text.
@@ -70569,6 +74946,11 @@ func (s *ResponseReasoningSummaryPartDoneEventPart) GetType() OptNilResponseReas
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ResponseReasoningSummaryPartDoneEventPart) GetAdditionalProps() ResponseReasoningSummaryPartDoneEventPartAdditional {
+	return s.AdditionalProps
+}
+
 // SetText sets the value of Text.
 func (s *ResponseReasoningSummaryPartDoneEventPart) SetText(val OptNilString) {
 	s.Text = val
@@ -70577,6 +74959,22 @@ func (s *ResponseReasoningSummaryPartDoneEventPart) SetText(val OptNilString) {
 // SetType sets the value of Type.
 func (s *ResponseReasoningSummaryPartDoneEventPart) SetType(val OptNilResponseReasoningSummaryPartDoneEventPartType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ResponseReasoningSummaryPartDoneEventPart) SetAdditionalProps(val ResponseReasoningSummaryPartDoneEventPartAdditional) {
+	s.AdditionalProps = val
+}
+
+type ResponseReasoningSummaryPartDoneEventPartAdditional map[string]jx.Raw
+
+func (s *ResponseReasoningSummaryPartDoneEventPartAdditional) init() ResponseReasoningSummaryPartDoneEventPartAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // The type of the summary part. Always `summary_text`.
@@ -70699,7 +75097,8 @@ type ResponseReasoningSummaryTextDeltaEvent struct {
 	// The index of the summary part within the reasoning summary.
 	SummaryIndex OptNilInt `json:"summary_index"`
 	// The type of the event. Always `response.reasoning_summary_text.delta`.
-	Type OptNilResponseReasoningSummaryTextDeltaEventType `json:"type"`
+	Type            OptNilResponseReasoningSummaryTextDeltaEventType `json:"type"`
+	AdditionalProps ResponseReasoningSummaryTextDeltaEventAdditional
 }
 
 // GetDelta returns the value of Delta.
@@ -70732,6 +75131,11 @@ func (s *ResponseReasoningSummaryTextDeltaEvent) GetType() OptNilResponseReasoni
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ResponseReasoningSummaryTextDeltaEvent) GetAdditionalProps() ResponseReasoningSummaryTextDeltaEventAdditional {
+	return s.AdditionalProps
+}
+
 // SetDelta sets the value of Delta.
 func (s *ResponseReasoningSummaryTextDeltaEvent) SetDelta(val OptNilString) {
 	s.Delta = val
@@ -70760,6 +75164,22 @@ func (s *ResponseReasoningSummaryTextDeltaEvent) SetSummaryIndex(val OptNilInt) 
 // SetType sets the value of Type.
 func (s *ResponseReasoningSummaryTextDeltaEvent) SetType(val OptNilResponseReasoningSummaryTextDeltaEventType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ResponseReasoningSummaryTextDeltaEvent) SetAdditionalProps(val ResponseReasoningSummaryTextDeltaEventAdditional) {
+	s.AdditionalProps = val
+}
+
+type ResponseReasoningSummaryTextDeltaEventAdditional map[string]jx.Raw
+
+func (s *ResponseReasoningSummaryTextDeltaEventAdditional) init() ResponseReasoningSummaryTextDeltaEventAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // The type of the event. Always `response.reasoning_summary_text.delta`.
@@ -70811,7 +75231,8 @@ type ResponseReasoningSummaryTextDoneEvent struct {
 	// The full text of the completed reasoning summary.
 	Text OptNilString `json:"text"`
 	// The type of the event. Always `response.reasoning_summary_text.done`.
-	Type OptNilResponseReasoningSummaryTextDoneEventType `json:"type"`
+	Type            OptNilResponseReasoningSummaryTextDoneEventType `json:"type"`
+	AdditionalProps ResponseReasoningSummaryTextDoneEventAdditional
 }
 
 // GetItemID returns the value of ItemID.
@@ -70844,6 +75265,11 @@ func (s *ResponseReasoningSummaryTextDoneEvent) GetType() OptNilResponseReasonin
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ResponseReasoningSummaryTextDoneEvent) GetAdditionalProps() ResponseReasoningSummaryTextDoneEventAdditional {
+	return s.AdditionalProps
+}
+
 // SetItemID sets the value of ItemID.
 func (s *ResponseReasoningSummaryTextDoneEvent) SetItemID(val OptNilString) {
 	s.ItemID = val
@@ -70872,6 +75298,22 @@ func (s *ResponseReasoningSummaryTextDoneEvent) SetText(val OptNilString) {
 // SetType sets the value of Type.
 func (s *ResponseReasoningSummaryTextDoneEvent) SetType(val OptNilResponseReasoningSummaryTextDoneEventType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ResponseReasoningSummaryTextDoneEvent) SetAdditionalProps(val ResponseReasoningSummaryTextDoneEventAdditional) {
+	s.AdditionalProps = val
+}
+
+type ResponseReasoningSummaryTextDoneEventAdditional map[string]jx.Raw
+
+func (s *ResponseReasoningSummaryTextDoneEventAdditional) init() ResponseReasoningSummaryTextDoneEventAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // The type of the event. Always `response.reasoning_summary_text.done`.
@@ -70923,7 +75365,8 @@ type ResponseReasoningTextDeltaEvent struct {
 	// The sequence number of this event.
 	SequenceNumber OptNilInt `json:"sequence_number"`
 	// The type of the event. Always `response.reasoning_text.delta`.
-	Type OptNilResponseReasoningTextDeltaEventType `json:"type"`
+	Type            OptNilResponseReasoningTextDeltaEventType `json:"type"`
+	AdditionalProps ResponseReasoningTextDeltaEventAdditional
 }
 
 // GetContentIndex returns the value of ContentIndex.
@@ -70956,6 +75399,11 @@ func (s *ResponseReasoningTextDeltaEvent) GetType() OptNilResponseReasoningTextD
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ResponseReasoningTextDeltaEvent) GetAdditionalProps() ResponseReasoningTextDeltaEventAdditional {
+	return s.AdditionalProps
+}
+
 // SetContentIndex sets the value of ContentIndex.
 func (s *ResponseReasoningTextDeltaEvent) SetContentIndex(val OptNilInt) {
 	s.ContentIndex = val
@@ -70984,6 +75432,22 @@ func (s *ResponseReasoningTextDeltaEvent) SetSequenceNumber(val OptNilInt) {
 // SetType sets the value of Type.
 func (s *ResponseReasoningTextDeltaEvent) SetType(val OptNilResponseReasoningTextDeltaEventType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ResponseReasoningTextDeltaEvent) SetAdditionalProps(val ResponseReasoningTextDeltaEventAdditional) {
+	s.AdditionalProps = val
+}
+
+type ResponseReasoningTextDeltaEventAdditional map[string]jx.Raw
+
+func (s *ResponseReasoningTextDeltaEventAdditional) init() ResponseReasoningTextDeltaEventAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // The type of the event. Always `response.reasoning_text.delta`.
@@ -71035,7 +75499,8 @@ type ResponseReasoningTextDoneEvent struct {
 	// The full text of the completed reasoning content.
 	Text OptNilString `json:"text"`
 	// The type of the event. Always `response.reasoning_text.done`.
-	Type OptNilResponseReasoningTextDoneEventType `json:"type"`
+	Type            OptNilResponseReasoningTextDoneEventType `json:"type"`
+	AdditionalProps ResponseReasoningTextDoneEventAdditional
 }
 
 // GetContentIndex returns the value of ContentIndex.
@@ -71068,6 +75533,11 @@ func (s *ResponseReasoningTextDoneEvent) GetType() OptNilResponseReasoningTextDo
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ResponseReasoningTextDoneEvent) GetAdditionalProps() ResponseReasoningTextDoneEventAdditional {
+	return s.AdditionalProps
+}
+
 // SetContentIndex sets the value of ContentIndex.
 func (s *ResponseReasoningTextDoneEvent) SetContentIndex(val OptNilInt) {
 	s.ContentIndex = val
@@ -71096,6 +75566,22 @@ func (s *ResponseReasoningTextDoneEvent) SetText(val OptNilString) {
 // SetType sets the value of Type.
 func (s *ResponseReasoningTextDoneEvent) SetType(val OptNilResponseReasoningTextDoneEventType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ResponseReasoningTextDoneEvent) SetAdditionalProps(val ResponseReasoningTextDoneEventAdditional) {
+	s.AdditionalProps = val
+}
+
+type ResponseReasoningTextDoneEventAdditional map[string]jx.Raw
+
+func (s *ResponseReasoningTextDoneEventAdditional) init() ResponseReasoningTextDoneEventAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // The type of the event. Always `response.reasoning_text.done`.
@@ -71147,7 +75633,8 @@ type ResponseRefusalDeltaEvent struct {
 	// The sequence number of this event.
 	SequenceNumber OptNilInt `json:"sequence_number"`
 	// The type of the event. Always `response.refusal.delta`.
-	Type OptNilResponseRefusalDeltaEventType `json:"type"`
+	Type            OptNilResponseRefusalDeltaEventType `json:"type"`
+	AdditionalProps ResponseRefusalDeltaEventAdditional
 }
 
 // GetContentIndex returns the value of ContentIndex.
@@ -71180,6 +75667,11 @@ func (s *ResponseRefusalDeltaEvent) GetType() OptNilResponseRefusalDeltaEventTyp
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ResponseRefusalDeltaEvent) GetAdditionalProps() ResponseRefusalDeltaEventAdditional {
+	return s.AdditionalProps
+}
+
 // SetContentIndex sets the value of ContentIndex.
 func (s *ResponseRefusalDeltaEvent) SetContentIndex(val OptNilInt) {
 	s.ContentIndex = val
@@ -71208,6 +75700,22 @@ func (s *ResponseRefusalDeltaEvent) SetSequenceNumber(val OptNilInt) {
 // SetType sets the value of Type.
 func (s *ResponseRefusalDeltaEvent) SetType(val OptNilResponseRefusalDeltaEventType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ResponseRefusalDeltaEvent) SetAdditionalProps(val ResponseRefusalDeltaEventAdditional) {
+	s.AdditionalProps = val
+}
+
+type ResponseRefusalDeltaEventAdditional map[string]jx.Raw
+
+func (s *ResponseRefusalDeltaEventAdditional) init() ResponseRefusalDeltaEventAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // The type of the event. Always `response.refusal.delta`.
@@ -71259,7 +75767,8 @@ type ResponseRefusalDoneEvent struct {
 	// The sequence number of this event.
 	SequenceNumber OptNilInt `json:"sequence_number"`
 	// The type of the event. Always `response.refusal.done`.
-	Type OptNilResponseRefusalDoneEventType `json:"type"`
+	Type            OptNilResponseRefusalDoneEventType `json:"type"`
+	AdditionalProps ResponseRefusalDoneEventAdditional
 }
 
 // GetContentIndex returns the value of ContentIndex.
@@ -71292,6 +75801,11 @@ func (s *ResponseRefusalDoneEvent) GetType() OptNilResponseRefusalDoneEventType 
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ResponseRefusalDoneEvent) GetAdditionalProps() ResponseRefusalDoneEventAdditional {
+	return s.AdditionalProps
+}
+
 // SetContentIndex sets the value of ContentIndex.
 func (s *ResponseRefusalDoneEvent) SetContentIndex(val OptNilInt) {
 	s.ContentIndex = val
@@ -71320,6 +75834,22 @@ func (s *ResponseRefusalDoneEvent) SetSequenceNumber(val OptNilInt) {
 // SetType sets the value of Type.
 func (s *ResponseRefusalDoneEvent) SetType(val OptNilResponseRefusalDoneEventType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ResponseRefusalDoneEvent) SetAdditionalProps(val ResponseRefusalDoneEventAdditional) {
+	s.AdditionalProps = val
+}
+
+type ResponseRefusalDoneEventAdditional map[string]jx.Raw
+
+func (s *ResponseRefusalDoneEventAdditional) init() ResponseRefusalDoneEventAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // The type of the event. Always `response.refusal.done`.
@@ -71369,7 +75899,8 @@ type ResponseShellCallCommandAddedStreamingEvent struct {
 	// The sequence number of the event that was emitted.
 	SequenceNumber OptNilInt `json:"sequence_number"`
 	// The type of the event, always `response.shell_call_command.added`.
-	Type OptNilResponseShellCallCommandAddedStreamingEventType `json:"type"`
+	Type            OptNilResponseShellCallCommandAddedStreamingEventType `json:"type"`
+	AdditionalProps ResponseShellCallCommandAddedStreamingEventAdditional
 }
 
 // GetCommand returns the value of Command.
@@ -71397,6 +75928,11 @@ func (s *ResponseShellCallCommandAddedStreamingEvent) GetType() OptNilResponseSh
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ResponseShellCallCommandAddedStreamingEvent) GetAdditionalProps() ResponseShellCallCommandAddedStreamingEventAdditional {
+	return s.AdditionalProps
+}
+
 // SetCommand sets the value of Command.
 func (s *ResponseShellCallCommandAddedStreamingEvent) SetCommand(val OptNilString) {
 	s.Command = val
@@ -71420,6 +75956,22 @@ func (s *ResponseShellCallCommandAddedStreamingEvent) SetSequenceNumber(val OptN
 // SetType sets the value of Type.
 func (s *ResponseShellCallCommandAddedStreamingEvent) SetType(val OptNilResponseShellCallCommandAddedStreamingEventType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ResponseShellCallCommandAddedStreamingEvent) SetAdditionalProps(val ResponseShellCallCommandAddedStreamingEventAdditional) {
+	s.AdditionalProps = val
+}
+
+type ResponseShellCallCommandAddedStreamingEventAdditional map[string]jx.Raw
+
+func (s *ResponseShellCallCommandAddedStreamingEventAdditional) init() ResponseShellCallCommandAddedStreamingEventAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // The type of the event, always `response.shell_call_command.added`.
@@ -71471,7 +76023,8 @@ type ResponseShellCallCommandDeltaStreamingEvent struct {
 	// The sequence number of the event that was emitted.
 	SequenceNumber OptNilInt `json:"sequence_number"`
 	// The type of the event, always `response.shell_call_command.delta`.
-	Type OptNilResponseShellCallCommandDeltaStreamingEventType `json:"type"`
+	Type            OptNilResponseShellCallCommandDeltaStreamingEventType `json:"type"`
+	AdditionalProps ResponseShellCallCommandDeltaStreamingEventAdditional
 }
 
 // GetCommandIndex returns the value of CommandIndex.
@@ -71504,6 +76057,11 @@ func (s *ResponseShellCallCommandDeltaStreamingEvent) GetType() OptNilResponseSh
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ResponseShellCallCommandDeltaStreamingEvent) GetAdditionalProps() ResponseShellCallCommandDeltaStreamingEventAdditional {
+	return s.AdditionalProps
+}
+
 // SetCommandIndex sets the value of CommandIndex.
 func (s *ResponseShellCallCommandDeltaStreamingEvent) SetCommandIndex(val OptNilInt) {
 	s.CommandIndex = val
@@ -71532,6 +76090,22 @@ func (s *ResponseShellCallCommandDeltaStreamingEvent) SetSequenceNumber(val OptN
 // SetType sets the value of Type.
 func (s *ResponseShellCallCommandDeltaStreamingEvent) SetType(val OptNilResponseShellCallCommandDeltaStreamingEventType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ResponseShellCallCommandDeltaStreamingEvent) SetAdditionalProps(val ResponseShellCallCommandDeltaStreamingEventAdditional) {
+	s.AdditionalProps = val
+}
+
+type ResponseShellCallCommandDeltaStreamingEventAdditional map[string]jx.Raw
+
+func (s *ResponseShellCallCommandDeltaStreamingEventAdditional) init() ResponseShellCallCommandDeltaStreamingEventAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // The type of the event, always `response.shell_call_command.delta`.
@@ -71581,7 +76155,8 @@ type ResponseShellCallCommandDoneStreamingEvent struct {
 	// The sequence number of the event that was emitted.
 	SequenceNumber OptNilInt `json:"sequence_number"`
 	// The type of the event, always `response.shell_call_command.done`.
-	Type OptNilResponseShellCallCommandDoneStreamingEventType `json:"type"`
+	Type            OptNilResponseShellCallCommandDoneStreamingEventType `json:"type"`
+	AdditionalProps ResponseShellCallCommandDoneStreamingEventAdditional
 }
 
 // GetCommand returns the value of Command.
@@ -71609,6 +76184,11 @@ func (s *ResponseShellCallCommandDoneStreamingEvent) GetType() OptNilResponseShe
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ResponseShellCallCommandDoneStreamingEvent) GetAdditionalProps() ResponseShellCallCommandDoneStreamingEventAdditional {
+	return s.AdditionalProps
+}
+
 // SetCommand sets the value of Command.
 func (s *ResponseShellCallCommandDoneStreamingEvent) SetCommand(val OptNilString) {
 	s.Command = val
@@ -71632,6 +76212,22 @@ func (s *ResponseShellCallCommandDoneStreamingEvent) SetSequenceNumber(val OptNi
 // SetType sets the value of Type.
 func (s *ResponseShellCallCommandDoneStreamingEvent) SetType(val OptNilResponseShellCallCommandDoneStreamingEventType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ResponseShellCallCommandDoneStreamingEvent) SetAdditionalProps(val ResponseShellCallCommandDoneStreamingEventAdditional) {
+	s.AdditionalProps = val
+}
+
+type ResponseShellCallCommandDoneStreamingEventAdditional map[string]jx.Raw
+
+func (s *ResponseShellCallCommandDoneStreamingEventAdditional) init() ResponseShellCallCommandDoneStreamingEventAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // The type of the event, always `response.shell_call_command.done`.
@@ -71682,7 +76278,8 @@ type ResponseShellCallOutputContentDeltaStreamingEvent struct {
 	// The sequence number of the event that was emitted.
 	SequenceNumber OptNilInt `json:"sequence_number"`
 	// The type of the event, always `response.shell_call_output_content.delta`.
-	Type OptNilResponseShellCallOutputContentDeltaStreamingEventType `json:"type"`
+	Type            OptNilResponseShellCallOutputContentDeltaStreamingEventType `json:"type"`
+	AdditionalProps ResponseShellCallOutputContentDeltaStreamingEventAdditional
 }
 
 // GetCommandIndex returns the value of CommandIndex.
@@ -71715,6 +76312,11 @@ func (s *ResponseShellCallOutputContentDeltaStreamingEvent) GetType() OptNilResp
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ResponseShellCallOutputContentDeltaStreamingEvent) GetAdditionalProps() ResponseShellCallOutputContentDeltaStreamingEventAdditional {
+	return s.AdditionalProps
+}
+
 // SetCommandIndex sets the value of CommandIndex.
 func (s *ResponseShellCallOutputContentDeltaStreamingEvent) SetCommandIndex(val OptNilInt) {
 	s.CommandIndex = val
@@ -71743,6 +76345,22 @@ func (s *ResponseShellCallOutputContentDeltaStreamingEvent) SetSequenceNumber(va
 // SetType sets the value of Type.
 func (s *ResponseShellCallOutputContentDeltaStreamingEvent) SetType(val OptNilResponseShellCallOutputContentDeltaStreamingEventType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ResponseShellCallOutputContentDeltaStreamingEvent) SetAdditionalProps(val ResponseShellCallOutputContentDeltaStreamingEventAdditional) {
+	s.AdditionalProps = val
+}
+
+type ResponseShellCallOutputContentDeltaStreamingEventAdditional map[string]jx.Raw
+
+func (s *ResponseShellCallOutputContentDeltaStreamingEventAdditional) init() ResponseShellCallOutputContentDeltaStreamingEventAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // The type of the event, always `response.shell_call_output_content.delta`.
@@ -71788,13 +76406,14 @@ type ResponseShellCallOutputContentDoneStreamingEvent struct {
 	// The ID of the output item that was updated.
 	ItemID OptNilString `json:"item_id"`
 	// The output contents emitted for the shell command.
-	Output OptNilFunctionShellCallOutputContentArray `json:"output"`
+	Output []FunctionShellCallOutputContent `json:"output" transponder:"encode-empty"`
 	// The index of the output item that was updated.
 	OutputIndex OptNilInt `json:"output_index"`
 	// The sequence number of the event that was emitted.
 	SequenceNumber OptNilInt `json:"sequence_number"`
 	// The type of the event, always `response.shell_call_output_content.done`.
-	Type OptNilResponseShellCallOutputContentDoneStreamingEventType `json:"type"`
+	Type            OptNilResponseShellCallOutputContentDoneStreamingEventType `json:"type"`
+	AdditionalProps ResponseShellCallOutputContentDoneStreamingEventAdditional
 }
 
 // GetCommandIndex returns the value of CommandIndex.
@@ -71808,7 +76427,7 @@ func (s *ResponseShellCallOutputContentDoneStreamingEvent) GetItemID() OptNilStr
 }
 
 // GetOutput returns the value of Output.
-func (s *ResponseShellCallOutputContentDoneStreamingEvent) GetOutput() OptNilFunctionShellCallOutputContentArray {
+func (s *ResponseShellCallOutputContentDoneStreamingEvent) GetOutput() []FunctionShellCallOutputContent {
 	return s.Output
 }
 
@@ -71827,6 +76446,11 @@ func (s *ResponseShellCallOutputContentDoneStreamingEvent) GetType() OptNilRespo
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ResponseShellCallOutputContentDoneStreamingEvent) GetAdditionalProps() ResponseShellCallOutputContentDoneStreamingEventAdditional {
+	return s.AdditionalProps
+}
+
 // SetCommandIndex sets the value of CommandIndex.
 func (s *ResponseShellCallOutputContentDoneStreamingEvent) SetCommandIndex(val OptNilInt) {
 	s.CommandIndex = val
@@ -71838,7 +76462,7 @@ func (s *ResponseShellCallOutputContentDoneStreamingEvent) SetItemID(val OptNilS
 }
 
 // SetOutput sets the value of Output.
-func (s *ResponseShellCallOutputContentDoneStreamingEvent) SetOutput(val OptNilFunctionShellCallOutputContentArray) {
+func (s *ResponseShellCallOutputContentDoneStreamingEvent) SetOutput(val []FunctionShellCallOutputContent) {
 	s.Output = val
 }
 
@@ -71855,6 +76479,22 @@ func (s *ResponseShellCallOutputContentDoneStreamingEvent) SetSequenceNumber(val
 // SetType sets the value of Type.
 func (s *ResponseShellCallOutputContentDoneStreamingEvent) SetType(val OptNilResponseShellCallOutputContentDoneStreamingEventType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ResponseShellCallOutputContentDoneStreamingEvent) SetAdditionalProps(val ResponseShellCallOutputContentDoneStreamingEventAdditional) {
+	s.AdditionalProps = val
+}
+
+type ResponseShellCallOutputContentDoneStreamingEventAdditional map[string]jx.Raw
+
+func (s *ResponseShellCallOutputContentDoneStreamingEventAdditional) init() ResponseShellCallOutputContentDoneStreamingEventAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // The type of the event, always `response.shell_call_output_content.done`.
@@ -73613,6 +78253,7 @@ type ResponseStreamOptions struct {
 	// overhead to the data stream. You can set `include_obfuscation` to false to optimize for bandwidth if
 	// you trust the network links between your application and the OpenAI API.
 	IncludeObfuscation OptNilBool `json:"include_obfuscation"`
+	AdditionalProps    ResponseStreamOptionsAdditional
 }
 
 // GetIncludeObfuscation returns the value of IncludeObfuscation.
@@ -73620,9 +78261,30 @@ func (s *ResponseStreamOptions) GetIncludeObfuscation() OptNilBool {
 	return s.IncludeObfuscation
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ResponseStreamOptions) GetAdditionalProps() ResponseStreamOptionsAdditional {
+	return s.AdditionalProps
+}
+
 // SetIncludeObfuscation sets the value of IncludeObfuscation.
 func (s *ResponseStreamOptions) SetIncludeObfuscation(val OptNilBool) {
 	s.IncludeObfuscation = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ResponseStreamOptions) SetAdditionalProps(val ResponseStreamOptionsAdditional) {
+	s.AdditionalProps = val
+}
+
+type ResponseStreamOptionsAdditional map[string]jx.Raw
+
+func (s *ResponseStreamOptionsAdditional) init() ResponseStreamOptionsAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // Emitted when there is an additional text delta.
@@ -73635,13 +78297,14 @@ type ResponseTextDeltaEvent struct {
 	// The ID of the output item that the text delta was added to.
 	ItemID OptNilString `json:"item_id"`
 	// The log probabilities of the tokens in the delta.
-	Logprobs OptNilResponseLogProbArray `json:"logprobs"`
+	Logprobs []ResponseLogProb `json:"logprobs" transponder:"encode-empty"`
 	// The index of the output item that the text delta was added to.
 	OutputIndex OptNilInt `json:"output_index"`
 	// The sequence number for this event.
 	SequenceNumber OptNilInt `json:"sequence_number"`
 	// The type of the event. Always `response.output_text.delta`.
-	Type OptNilResponseTextDeltaEventType `json:"type"`
+	Type            OptNilResponseTextDeltaEventType `json:"type"`
+	AdditionalProps ResponseTextDeltaEventAdditional
 }
 
 // GetContentIndex returns the value of ContentIndex.
@@ -73660,7 +78323,7 @@ func (s *ResponseTextDeltaEvent) GetItemID() OptNilString {
 }
 
 // GetLogprobs returns the value of Logprobs.
-func (s *ResponseTextDeltaEvent) GetLogprobs() OptNilResponseLogProbArray {
+func (s *ResponseTextDeltaEvent) GetLogprobs() []ResponseLogProb {
 	return s.Logprobs
 }
 
@@ -73679,6 +78342,11 @@ func (s *ResponseTextDeltaEvent) GetType() OptNilResponseTextDeltaEventType {
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ResponseTextDeltaEvent) GetAdditionalProps() ResponseTextDeltaEventAdditional {
+	return s.AdditionalProps
+}
+
 // SetContentIndex sets the value of ContentIndex.
 func (s *ResponseTextDeltaEvent) SetContentIndex(val OptNilInt) {
 	s.ContentIndex = val
@@ -73695,7 +78363,7 @@ func (s *ResponseTextDeltaEvent) SetItemID(val OptNilString) {
 }
 
 // SetLogprobs sets the value of Logprobs.
-func (s *ResponseTextDeltaEvent) SetLogprobs(val OptNilResponseLogProbArray) {
+func (s *ResponseTextDeltaEvent) SetLogprobs(val []ResponseLogProb) {
 	s.Logprobs = val
 }
 
@@ -73712,6 +78380,22 @@ func (s *ResponseTextDeltaEvent) SetSequenceNumber(val OptNilInt) {
 // SetType sets the value of Type.
 func (s *ResponseTextDeltaEvent) SetType(val OptNilResponseTextDeltaEventType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ResponseTextDeltaEvent) SetAdditionalProps(val ResponseTextDeltaEventAdditional) {
+	s.AdditionalProps = val
+}
+
+type ResponseTextDeltaEventAdditional map[string]jx.Raw
+
+func (s *ResponseTextDeltaEventAdditional) init() ResponseTextDeltaEventAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // The type of the event. Always `response.output_text.delta`.
@@ -73757,7 +78441,7 @@ type ResponseTextDoneEvent struct {
 	// The ID of the output item that the text content is finalized.
 	ItemID OptNilString `json:"item_id"`
 	// The log probabilities of the tokens in the delta.
-	Logprobs OptNilResponseLogProbArray `json:"logprobs"`
+	Logprobs []ResponseLogProb `json:"logprobs" transponder:"encode-empty"`
 	// The index of the output item that the text content is finalized.
 	OutputIndex OptNilInt `json:"output_index"`
 	// The sequence number for this event.
@@ -73765,7 +78449,8 @@ type ResponseTextDoneEvent struct {
 	// The text content that is finalized.
 	Text OptNilString `json:"text"`
 	// The type of the event. Always `response.output_text.done`.
-	Type OptNilResponseTextDoneEventType `json:"type"`
+	Type            OptNilResponseTextDoneEventType `json:"type"`
+	AdditionalProps ResponseTextDoneEventAdditional
 }
 
 // GetContentIndex returns the value of ContentIndex.
@@ -73779,7 +78464,7 @@ func (s *ResponseTextDoneEvent) GetItemID() OptNilString {
 }
 
 // GetLogprobs returns the value of Logprobs.
-func (s *ResponseTextDoneEvent) GetLogprobs() OptNilResponseLogProbArray {
+func (s *ResponseTextDoneEvent) GetLogprobs() []ResponseLogProb {
 	return s.Logprobs
 }
 
@@ -73803,6 +78488,11 @@ func (s *ResponseTextDoneEvent) GetType() OptNilResponseTextDoneEventType {
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ResponseTextDoneEvent) GetAdditionalProps() ResponseTextDoneEventAdditional {
+	return s.AdditionalProps
+}
+
 // SetContentIndex sets the value of ContentIndex.
 func (s *ResponseTextDoneEvent) SetContentIndex(val OptNilInt) {
 	s.ContentIndex = val
@@ -73814,7 +78504,7 @@ func (s *ResponseTextDoneEvent) SetItemID(val OptNilString) {
 }
 
 // SetLogprobs sets the value of Logprobs.
-func (s *ResponseTextDoneEvent) SetLogprobs(val OptNilResponseLogProbArray) {
+func (s *ResponseTextDoneEvent) SetLogprobs(val []ResponseLogProb) {
 	s.Logprobs = val
 }
 
@@ -73836,6 +78526,22 @@ func (s *ResponseTextDoneEvent) SetText(val OptNilString) {
 // SetType sets the value of Type.
 func (s *ResponseTextDoneEvent) SetType(val OptNilResponseTextDoneEventType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ResponseTextDoneEvent) SetAdditionalProps(val ResponseTextDoneEventAdditional) {
+	s.AdditionalProps = val
+}
+
+type ResponseTextDoneEventAdditional map[string]jx.Raw
+
+func (s *ResponseTextDoneEventAdditional) init() ResponseTextDoneEventAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // The type of the event. Always `response.output_text.done`.
@@ -73883,8 +78589,9 @@ func (s *ResponseTextDoneEventType) UnmarshalText(data []byte) error {
 // [Structured Outputs]: /docs/guides/structured-outputs
 // Ref: #/components/schemas/ResponseTextParam
 type ResponseTextParam struct {
-	Format    OptNilTextResponseFormatConfiguration `json:"format"`
-	Verbosity OptNilVerbosity                       `json:"verbosity"`
+	Format          OptNilTextResponseFormatConfiguration `json:"format"`
+	Verbosity       OptNilVerbosity                       `json:"verbosity"`
+	AdditionalProps ResponseTextParamAdditional
 }
 
 // GetFormat returns the value of Format.
@@ -73897,6 +78604,11 @@ func (s *ResponseTextParam) GetVerbosity() OptNilVerbosity {
 	return s.Verbosity
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ResponseTextParam) GetAdditionalProps() ResponseTextParamAdditional {
+	return s.AdditionalProps
+}
+
 // SetFormat sets the value of Format.
 func (s *ResponseTextParam) SetFormat(val OptNilTextResponseFormatConfiguration) {
 	s.Format = val
@@ -73905,6 +78617,22 @@ func (s *ResponseTextParam) SetFormat(val OptNilTextResponseFormatConfiguration)
 // SetVerbosity sets the value of Verbosity.
 func (s *ResponseTextParam) SetVerbosity(val OptNilVerbosity) {
 	s.Verbosity = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ResponseTextParam) SetAdditionalProps(val ResponseTextParamAdditional) {
+	s.AdditionalProps = val
+}
+
+type ResponseTextParamAdditional map[string]jx.Raw
+
+func (s *ResponseTextParamAdditional) init() ResponseTextParamAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // The truncation strategy to use for the model response.
@@ -73968,7 +78696,8 @@ type ResponseUsage struct {
 	// A detailed breakdown of the output tokens.
 	OutputTokensDetails OptNilResponseUsageOutputTokensDetails `json:"output_tokens_details"`
 	// The total number of tokens used.
-	TotalTokens OptNilInt `json:"total_tokens"`
+	TotalTokens     OptNilInt `json:"total_tokens"`
+	AdditionalProps ResponseUsageAdditional
 }
 
 // GetInputTokens returns the value of InputTokens.
@@ -73996,6 +78725,11 @@ func (s *ResponseUsage) GetTotalTokens() OptNilInt {
 	return s.TotalTokens
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ResponseUsage) GetAdditionalProps() ResponseUsageAdditional {
+	return s.AdditionalProps
+}
+
 // SetInputTokens sets the value of InputTokens.
 func (s *ResponseUsage) SetInputTokens(val OptNilInt) {
 	s.InputTokens = val
@@ -74021,6 +78755,22 @@ func (s *ResponseUsage) SetTotalTokens(val OptNilInt) {
 	s.TotalTokens = val
 }
 
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ResponseUsage) SetAdditionalProps(val ResponseUsageAdditional) {
+	s.AdditionalProps = val
+}
+
+type ResponseUsageAdditional map[string]jx.Raw
+
+func (s *ResponseUsageAdditional) init() ResponseUsageAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
+}
+
 // A detailed breakdown of the input tokens.
 type ResponseUsageInputTokensDetails struct {
 	// The number of input tokens that were written to the cache.
@@ -74028,7 +78778,8 @@ type ResponseUsageInputTokensDetails struct {
 	// The number of tokens that were retrieved from the cache. [More on prompt caching].
 	//
 	// [More on prompt caching]: /docs/guides/prompt-caching
-	CachedTokens OptNilInt `json:"cached_tokens"`
+	CachedTokens    OptNilInt `json:"cached_tokens"`
+	AdditionalProps ResponseUsageInputTokensDetailsAdditional
 }
 
 // GetCacheWriteTokens returns the value of CacheWriteTokens.
@@ -74041,6 +78792,11 @@ func (s *ResponseUsageInputTokensDetails) GetCachedTokens() OptNilInt {
 	return s.CachedTokens
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ResponseUsageInputTokensDetails) GetAdditionalProps() ResponseUsageInputTokensDetailsAdditional {
+	return s.AdditionalProps
+}
+
 // SetCacheWriteTokens sets the value of CacheWriteTokens.
 func (s *ResponseUsageInputTokensDetails) SetCacheWriteTokens(val OptNilInt) {
 	s.CacheWriteTokens = val
@@ -74051,10 +78807,27 @@ func (s *ResponseUsageInputTokensDetails) SetCachedTokens(val OptNilInt) {
 	s.CachedTokens = val
 }
 
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ResponseUsageInputTokensDetails) SetAdditionalProps(val ResponseUsageInputTokensDetailsAdditional) {
+	s.AdditionalProps = val
+}
+
+type ResponseUsageInputTokensDetailsAdditional map[string]jx.Raw
+
+func (s *ResponseUsageInputTokensDetailsAdditional) init() ResponseUsageInputTokensDetailsAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
+}
+
 // A detailed breakdown of the output tokens.
 type ResponseUsageOutputTokensDetails struct {
 	// The number of reasoning tokens.
 	ReasoningTokens OptNilInt `json:"reasoning_tokens"`
+	AdditionalProps ResponseUsageOutputTokensDetailsAdditional
 }
 
 // GetReasoningTokens returns the value of ReasoningTokens.
@@ -74062,9 +78835,30 @@ func (s *ResponseUsageOutputTokensDetails) GetReasoningTokens() OptNilInt {
 	return s.ReasoningTokens
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ResponseUsageOutputTokensDetails) GetAdditionalProps() ResponseUsageOutputTokensDetailsAdditional {
+	return s.AdditionalProps
+}
+
 // SetReasoningTokens sets the value of ReasoningTokens.
 func (s *ResponseUsageOutputTokensDetails) SetReasoningTokens(val OptNilInt) {
 	s.ReasoningTokens = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ResponseUsageOutputTokensDetails) SetAdditionalProps(val ResponseUsageOutputTokensDetailsAdditional) {
+	s.AdditionalProps = val
+}
+
+type ResponseUsageOutputTokensDetailsAdditional map[string]jx.Raw
+
+func (s *ResponseUsageOutputTokensDetailsAdditional) init() ResponseUsageOutputTokensDetailsAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // Emitted when a web search call is completed.
@@ -74077,7 +78871,8 @@ type ResponseWebSearchCallCompletedEvent struct {
 	// The sequence number of the web search call being processed.
 	SequenceNumber OptNilInt `json:"sequence_number"`
 	// The type of the event. Always `response.web_search_call.completed`.
-	Type OptNilResponseWebSearchCallCompletedEventType `json:"type"`
+	Type            OptNilResponseWebSearchCallCompletedEventType `json:"type"`
+	AdditionalProps ResponseWebSearchCallCompletedEventAdditional
 }
 
 // GetItemID returns the value of ItemID.
@@ -74100,6 +78895,11 @@ func (s *ResponseWebSearchCallCompletedEvent) GetType() OptNilResponseWebSearchC
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ResponseWebSearchCallCompletedEvent) GetAdditionalProps() ResponseWebSearchCallCompletedEventAdditional {
+	return s.AdditionalProps
+}
+
 // SetItemID sets the value of ItemID.
 func (s *ResponseWebSearchCallCompletedEvent) SetItemID(val OptNilString) {
 	s.ItemID = val
@@ -74118,6 +78918,22 @@ func (s *ResponseWebSearchCallCompletedEvent) SetSequenceNumber(val OptNilInt) {
 // SetType sets the value of Type.
 func (s *ResponseWebSearchCallCompletedEvent) SetType(val OptNilResponseWebSearchCallCompletedEventType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ResponseWebSearchCallCompletedEvent) SetAdditionalProps(val ResponseWebSearchCallCompletedEventAdditional) {
+	s.AdditionalProps = val
+}
+
+type ResponseWebSearchCallCompletedEventAdditional map[string]jx.Raw
+
+func (s *ResponseWebSearchCallCompletedEventAdditional) init() ResponseWebSearchCallCompletedEventAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // The type of the event. Always `response.web_search_call.completed`.
@@ -74165,7 +78981,8 @@ type ResponseWebSearchCallInProgressEvent struct {
 	// The sequence number of the web search call being processed.
 	SequenceNumber OptNilInt `json:"sequence_number"`
 	// The type of the event. Always `response.web_search_call.in_progress`.
-	Type OptNilResponseWebSearchCallInProgressEventType `json:"type"`
+	Type            OptNilResponseWebSearchCallInProgressEventType `json:"type"`
+	AdditionalProps ResponseWebSearchCallInProgressEventAdditional
 }
 
 // GetItemID returns the value of ItemID.
@@ -74188,6 +79005,11 @@ func (s *ResponseWebSearchCallInProgressEvent) GetType() OptNilResponseWebSearch
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ResponseWebSearchCallInProgressEvent) GetAdditionalProps() ResponseWebSearchCallInProgressEventAdditional {
+	return s.AdditionalProps
+}
+
 // SetItemID sets the value of ItemID.
 func (s *ResponseWebSearchCallInProgressEvent) SetItemID(val OptNilString) {
 	s.ItemID = val
@@ -74206,6 +79028,22 @@ func (s *ResponseWebSearchCallInProgressEvent) SetSequenceNumber(val OptNilInt) 
 // SetType sets the value of Type.
 func (s *ResponseWebSearchCallInProgressEvent) SetType(val OptNilResponseWebSearchCallInProgressEventType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ResponseWebSearchCallInProgressEvent) SetAdditionalProps(val ResponseWebSearchCallInProgressEventAdditional) {
+	s.AdditionalProps = val
+}
+
+type ResponseWebSearchCallInProgressEventAdditional map[string]jx.Raw
+
+func (s *ResponseWebSearchCallInProgressEventAdditional) init() ResponseWebSearchCallInProgressEventAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // The type of the event. Always `response.web_search_call.in_progress`.
@@ -74253,7 +79091,8 @@ type ResponseWebSearchCallSearchingEvent struct {
 	// The sequence number of the web search call being processed.
 	SequenceNumber OptNilInt `json:"sequence_number"`
 	// The type of the event. Always `response.web_search_call.searching`.
-	Type OptNilResponseWebSearchCallSearchingEventType `json:"type"`
+	Type            OptNilResponseWebSearchCallSearchingEventType `json:"type"`
+	AdditionalProps ResponseWebSearchCallSearchingEventAdditional
 }
 
 // GetItemID returns the value of ItemID.
@@ -74276,6 +79115,11 @@ func (s *ResponseWebSearchCallSearchingEvent) GetType() OptNilResponseWebSearchC
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ResponseWebSearchCallSearchingEvent) GetAdditionalProps() ResponseWebSearchCallSearchingEventAdditional {
+	return s.AdditionalProps
+}
+
 // SetItemID sets the value of ItemID.
 func (s *ResponseWebSearchCallSearchingEvent) SetItemID(val OptNilString) {
 	s.ItemID = val
@@ -74294,6 +79138,22 @@ func (s *ResponseWebSearchCallSearchingEvent) SetSequenceNumber(val OptNilInt) {
 // SetType sets the value of Type.
 func (s *ResponseWebSearchCallSearchingEvent) SetType(val OptNilResponseWebSearchCallSearchingEventType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ResponseWebSearchCallSearchingEvent) SetAdditionalProps(val ResponseWebSearchCallSearchingEventAdditional) {
+	s.AdditionalProps = val
+}
+
+type ResponseWebSearchCallSearchingEventAdditional map[string]jx.Raw
+
+func (s *ResponseWebSearchCallSearchingEventAdditional) init() ResponseWebSearchCallSearchingEventAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // The type of the event. Always `response.web_search_call.searching`.
@@ -74335,7 +79195,8 @@ func (s *ResponseWebSearchCallSearchingEventType) UnmarshalText(data []byte) err
 // Ref: #/components/schemas/ScreenshotParam
 type ScreenshotParam struct {
 	// Specifies the event type. For a screenshot action, this property is always set to `screenshot`.
-	Type OptNilScreenshotParamType `json:"type"`
+	Type            OptNilScreenshotParamType `json:"type"`
+	AdditionalProps ScreenshotParamAdditional
 }
 
 // GetType returns the value of Type.
@@ -74343,9 +79204,30 @@ func (s *ScreenshotParam) GetType() OptNilScreenshotParamType {
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ScreenshotParam) GetAdditionalProps() ScreenshotParamAdditional {
+	return s.AdditionalProps
+}
+
 // SetType sets the value of Type.
 func (s *ScreenshotParam) SetType(val OptNilScreenshotParamType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ScreenshotParam) SetAdditionalProps(val ScreenshotParamAdditional) {
+	s.AdditionalProps = val
+}
+
+type ScreenshotParamAdditional map[string]jx.Raw
+
+func (s *ScreenshotParamAdditional) init() ScreenshotParamAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // Specifies the event type. For a screenshot action, this property is always set to `screenshot`.
@@ -74396,7 +79278,8 @@ type ScrollParam struct {
 	// The x-coordinate where the scroll occurred.
 	X OptNilInt `json:"x"`
 	// The y-coordinate where the scroll occurred.
-	Y OptNilInt `json:"y"`
+	Y               OptNilInt `json:"y"`
+	AdditionalProps ScrollParamAdditional
 }
 
 // GetKeys returns the value of Keys.
@@ -74429,6 +79312,11 @@ func (s *ScrollParam) GetY() OptNilInt {
 	return s.Y
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ScrollParam) GetAdditionalProps() ScrollParamAdditional {
+	return s.AdditionalProps
+}
+
 // SetKeys sets the value of Keys.
 func (s *ScrollParam) SetKeys(val OptNilStringArray) {
 	s.Keys = val
@@ -74457,6 +79345,22 @@ func (s *ScrollParam) SetX(val OptNilInt) {
 // SetY sets the value of Y.
 func (s *ScrollParam) SetY(val OptNilInt) {
 	s.Y = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ScrollParam) SetAdditionalProps(val ScrollParamAdditional) {
+	s.AdditionalProps = val
+}
+
+type ScrollParamAdditional map[string]jx.Raw
+
+func (s *ScrollParamAdditional) init() ScrollParamAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // Specifies the event type. For a scroll action, this property is always set to `scroll`.
@@ -74779,7 +79683,8 @@ type ShellCallOutputDelta struct {
 	// The stderr delta that was emitted.
 	Stderr OptNilString `json:"stderr"`
 	// The stdout delta that was emitted.
-	Stdout OptNilString `json:"stdout"`
+	Stdout          OptNilString `json:"stdout"`
+	AdditionalProps ShellCallOutputDeltaAdditional
 }
 
 // GetStderr returns the value of Stderr.
@@ -74792,6 +79697,11 @@ func (s *ShellCallOutputDelta) GetStdout() OptNilString {
 	return s.Stdout
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ShellCallOutputDelta) GetAdditionalProps() ShellCallOutputDeltaAdditional {
+	return s.AdditionalProps
+}
+
 // SetStderr sets the value of Stderr.
 func (s *ShellCallOutputDelta) SetStderr(val OptNilString) {
 	s.Stderr = val
@@ -74802,6 +79712,22 @@ func (s *ShellCallOutputDelta) SetStdout(val OptNilString) {
 	s.Stdout = val
 }
 
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ShellCallOutputDelta) SetAdditionalProps(val ShellCallOutputDeltaAdditional) {
+	s.AdditionalProps = val
+}
+
+type ShellCallOutputDeltaAdditional map[string]jx.Raw
+
+func (s *ShellCallOutputDeltaAdditional) init() ShellCallOutputDeltaAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
+}
+
 // Ref: #/components/schemas/SkillReferenceParam
 type SkillReferenceParam struct {
 	// The ID of the referenced skill.
@@ -74809,7 +79735,8 @@ type SkillReferenceParam struct {
 	// References a skill created with the /v1/skills endpoint.
 	Type OptNilSkillReferenceParamType `json:"type"`
 	// Optional skill version. Use a positive integer or 'latest'. Omit for default.
-	Version OptNilString `json:"version"`
+	Version         OptNilString `json:"version"`
+	AdditionalProps SkillReferenceParamAdditional
 }
 
 // GetSkillID returns the value of SkillID.
@@ -74827,6 +79754,11 @@ func (s *SkillReferenceParam) GetVersion() OptNilString {
 	return s.Version
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *SkillReferenceParam) GetAdditionalProps() SkillReferenceParamAdditional {
+	return s.AdditionalProps
+}
+
 // SetSkillID sets the value of SkillID.
 func (s *SkillReferenceParam) SetSkillID(val OptNilString) {
 	s.SkillID = val
@@ -74840,6 +79772,22 @@ func (s *SkillReferenceParam) SetType(val OptNilSkillReferenceParamType) {
 // SetVersion sets the value of Version.
 func (s *SkillReferenceParam) SetVersion(val OptNilString) {
 	s.Version = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *SkillReferenceParam) SetAdditionalProps(val SkillReferenceParamAdditional) {
+	s.AdditionalProps = val
+}
+
+type SkillReferenceParamAdditional map[string]jx.Raw
+
+func (s *SkillReferenceParamAdditional) init() SkillReferenceParamAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // References a skill created with the /v1/skills endpoint.
@@ -74881,7 +79829,8 @@ func (s *SkillReferenceParamType) UnmarshalText(data []byte) error {
 // Ref: #/components/schemas/SpecificApplyPatchParam
 type SpecificApplyPatchParam struct {
 	// The tool to call. Always `apply_patch`.
-	Type OptNilSpecificApplyPatchParamType `json:"type"`
+	Type            OptNilSpecificApplyPatchParamType `json:"type"`
+	AdditionalProps SpecificApplyPatchParamAdditional
 }
 
 // GetType returns the value of Type.
@@ -74889,9 +79838,30 @@ func (s *SpecificApplyPatchParam) GetType() OptNilSpecificApplyPatchParamType {
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *SpecificApplyPatchParam) GetAdditionalProps() SpecificApplyPatchParamAdditional {
+	return s.AdditionalProps
+}
+
 // SetType sets the value of Type.
 func (s *SpecificApplyPatchParam) SetType(val OptNilSpecificApplyPatchParamType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *SpecificApplyPatchParam) SetAdditionalProps(val SpecificApplyPatchParamAdditional) {
+	s.AdditionalProps = val
+}
+
+type SpecificApplyPatchParamAdditional map[string]jx.Raw
+
+func (s *SpecificApplyPatchParamAdditional) init() SpecificApplyPatchParamAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // The tool to call. Always `apply_patch`.
@@ -74933,7 +79903,8 @@ func (s *SpecificApplyPatchParamType) UnmarshalText(data []byte) error {
 // Ref: #/components/schemas/SpecificFunctionShellParam
 type SpecificFunctionShellParam struct {
 	// The tool to call. Always `shell`.
-	Type OptNilSpecificFunctionShellParamType `json:"type"`
+	Type            OptNilSpecificFunctionShellParamType `json:"type"`
+	AdditionalProps SpecificFunctionShellParamAdditional
 }
 
 // GetType returns the value of Type.
@@ -74941,9 +79912,30 @@ func (s *SpecificFunctionShellParam) GetType() OptNilSpecificFunctionShellParamT
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *SpecificFunctionShellParam) GetAdditionalProps() SpecificFunctionShellParamAdditional {
+	return s.AdditionalProps
+}
+
 // SetType sets the value of Type.
 func (s *SpecificFunctionShellParam) SetType(val OptNilSpecificFunctionShellParamType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *SpecificFunctionShellParam) SetAdditionalProps(val SpecificFunctionShellParamAdditional) {
+	s.AdditionalProps = val
+}
+
+type SpecificFunctionShellParamAdditional map[string]jx.Raw
+
+func (s *SpecificFunctionShellParamAdditional) init() SpecificFunctionShellParamAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // The tool to call. Always `shell`.
@@ -74984,7 +79976,8 @@ func (s *SpecificFunctionShellParamType) UnmarshalText(data []byte) error {
 // Ref: #/components/schemas/SpecificProgrammaticToolCallingParam
 type SpecificProgrammaticToolCallingParam struct {
 	// The tool to call. Always `programmatic_tool_calling`.
-	Type OptNilSpecificProgrammaticToolCallingParamType `json:"type"`
+	Type            OptNilSpecificProgrammaticToolCallingParamType `json:"type"`
+	AdditionalProps SpecificProgrammaticToolCallingParamAdditional
 }
 
 // GetType returns the value of Type.
@@ -74992,9 +79985,30 @@ func (s *SpecificProgrammaticToolCallingParam) GetType() OptNilSpecificProgramma
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *SpecificProgrammaticToolCallingParam) GetAdditionalProps() SpecificProgrammaticToolCallingParamAdditional {
+	return s.AdditionalProps
+}
+
 // SetType sets the value of Type.
 func (s *SpecificProgrammaticToolCallingParam) SetType(val OptNilSpecificProgrammaticToolCallingParamType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *SpecificProgrammaticToolCallingParam) SetAdditionalProps(val SpecificProgrammaticToolCallingParamAdditional) {
+	s.AdditionalProps = val
+}
+
+type SpecificProgrammaticToolCallingParamAdditional map[string]jx.Raw
+
+func (s *SpecificProgrammaticToolCallingParamAdditional) init() SpecificProgrammaticToolCallingParamAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // The tool to call. Always `programmatic_tool_calling`.
@@ -75134,7 +80148,8 @@ type SummaryTextContent struct {
 	// A summary of the reasoning output from the model so far.
 	Text OptNilString `json:"text"`
 	// The type of the object. Always `summary_text`.
-	Type OptNilSummaryTextContentType `json:"type"`
+	Type            OptNilSummaryTextContentType `json:"type"`
+	AdditionalProps SummaryTextContentAdditional
 }
 
 // GetText returns the value of Text.
@@ -75147,6 +80162,11 @@ func (s *SummaryTextContent) GetType() OptNilSummaryTextContentType {
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *SummaryTextContent) GetAdditionalProps() SummaryTextContentAdditional {
+	return s.AdditionalProps
+}
+
 // SetText sets the value of Text.
 func (s *SummaryTextContent) SetText(val OptNilString) {
 	s.Text = val
@@ -75155,6 +80175,22 @@ func (s *SummaryTextContent) SetText(val OptNilString) {
 // SetType sets the value of Type.
 func (s *SummaryTextContent) SetType(val OptNilSummaryTextContentType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *SummaryTextContent) SetAdditionalProps(val SummaryTextContentAdditional) {
+	s.AdditionalProps = val
+}
+
+type SummaryTextContentAdditional map[string]jx.Raw
+
+func (s *SummaryTextContentAdditional) init() SummaryTextContentAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // The type of the object. Always `summary_text`.
@@ -75322,7 +80358,8 @@ type TextResponseFormatJsonSchema struct {
 	Schema jx.Raw     `json:"schema"`
 	Strict OptNilBool `json:"strict"`
 	// The type of response format being defined. Always `json_schema`.
-	Type OptNilTextResponseFormatJsonSchemaType `json:"type"`
+	Type            OptNilTextResponseFormatJsonSchemaType `json:"type"`
+	AdditionalProps TextResponseFormatJsonSchemaAdditional
 }
 
 // GetDescription returns the value of Description.
@@ -75350,6 +80387,11 @@ func (s *TextResponseFormatJsonSchema) GetType() OptNilTextResponseFormatJsonSch
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *TextResponseFormatJsonSchema) GetAdditionalProps() TextResponseFormatJsonSchemaAdditional {
+	return s.AdditionalProps
+}
+
 // SetDescription sets the value of Description.
 func (s *TextResponseFormatJsonSchema) SetDescription(val OptNilString) {
 	s.Description = val
@@ -75373,6 +80415,22 @@ func (s *TextResponseFormatJsonSchema) SetStrict(val OptNilBool) {
 // SetType sets the value of Type.
 func (s *TextResponseFormatJsonSchema) SetType(val OptNilTextResponseFormatJsonSchemaType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *TextResponseFormatJsonSchema) SetAdditionalProps(val TextResponseFormatJsonSchemaAdditional) {
+	s.AdditionalProps = val
+}
+
+type TextResponseFormatJsonSchemaAdditional map[string]jx.Raw
+
+func (s *TextResponseFormatJsonSchemaAdditional) init() TextResponseFormatJsonSchemaAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // The type of response format being defined. Always `json_schema`.
@@ -76073,9 +81131,10 @@ type ToolChoiceAllowed struct {
 	// 	  { "type": "mcp", "server_label": "deepwiki" },
 	// 	  { "type": "image_generation" }
 	// 	]
-	Tools OptNilAnyArray `json:"tools"`
+	Tools []jx.Raw `json:"tools" transponder:"encode-empty"`
 	// Allowed tool configuration type. Always `allowed_tools`.
-	Type OptNilToolChoiceAllowedType `json:"type"`
+	Type            OptNilToolChoiceAllowedType `json:"type"`
+	AdditionalProps ToolChoiceAllowedAdditional
 }
 
 // GetMode returns the value of Mode.
@@ -76084,7 +81143,7 @@ func (s *ToolChoiceAllowed) GetMode() OptNilToolChoiceAllowedMode {
 }
 
 // GetTools returns the value of Tools.
-func (s *ToolChoiceAllowed) GetTools() OptNilAnyArray {
+func (s *ToolChoiceAllowed) GetTools() []jx.Raw {
 	return s.Tools
 }
 
@@ -76093,19 +81152,40 @@ func (s *ToolChoiceAllowed) GetType() OptNilToolChoiceAllowedType {
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ToolChoiceAllowed) GetAdditionalProps() ToolChoiceAllowedAdditional {
+	return s.AdditionalProps
+}
+
 // SetMode sets the value of Mode.
 func (s *ToolChoiceAllowed) SetMode(val OptNilToolChoiceAllowedMode) {
 	s.Mode = val
 }
 
 // SetTools sets the value of Tools.
-func (s *ToolChoiceAllowed) SetTools(val OptNilAnyArray) {
+func (s *ToolChoiceAllowed) SetTools(val []jx.Raw) {
 	s.Tools = val
 }
 
 // SetType sets the value of Type.
 func (s *ToolChoiceAllowed) SetType(val OptNilToolChoiceAllowedType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ToolChoiceAllowed) SetAdditionalProps(val ToolChoiceAllowedAdditional) {
+	s.AdditionalProps = val
+}
+
+type ToolChoiceAllowedAdditional map[string]jx.Raw
+
+func (s *ToolChoiceAllowedAdditional) init() ToolChoiceAllowedAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // Constrains the tools available to the model to a pre-defined set.
@@ -76195,7 +81275,8 @@ type ToolChoiceCustom struct {
 	// The name of the custom tool to call.
 	Name OptNilString `json:"name"`
 	// For custom tool calling, the type is always `custom`.
-	Type OptNilToolChoiceCustomType `json:"type"`
+	Type            OptNilToolChoiceCustomType `json:"type"`
+	AdditionalProps ToolChoiceCustomAdditional
 }
 
 // GetName returns the value of Name.
@@ -76208,6 +81289,11 @@ func (s *ToolChoiceCustom) GetType() OptNilToolChoiceCustomType {
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ToolChoiceCustom) GetAdditionalProps() ToolChoiceCustomAdditional {
+	return s.AdditionalProps
+}
+
 // SetName sets the value of Name.
 func (s *ToolChoiceCustom) SetName(val OptNilString) {
 	s.Name = val
@@ -76216,6 +81302,22 @@ func (s *ToolChoiceCustom) SetName(val OptNilString) {
 // SetType sets the value of Type.
 func (s *ToolChoiceCustom) SetType(val OptNilToolChoiceCustomType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ToolChoiceCustom) SetAdditionalProps(val ToolChoiceCustomAdditional) {
+	s.AdditionalProps = val
+}
+
+type ToolChoiceCustomAdditional map[string]jx.Raw
+
+func (s *ToolChoiceCustomAdditional) init() ToolChoiceCustomAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // For custom tool calling, the type is always `custom`.
@@ -76259,7 +81361,8 @@ type ToolChoiceFunction struct {
 	// The name of the function to call.
 	Name OptNilString `json:"name"`
 	// For function calling, the type is always `function`.
-	Type OptNilToolChoiceFunctionType `json:"type"`
+	Type            OptNilToolChoiceFunctionType `json:"type"`
+	AdditionalProps ToolChoiceFunctionAdditional
 }
 
 // GetName returns the value of Name.
@@ -76272,6 +81375,11 @@ func (s *ToolChoiceFunction) GetType() OptNilToolChoiceFunctionType {
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ToolChoiceFunction) GetAdditionalProps() ToolChoiceFunctionAdditional {
+	return s.AdditionalProps
+}
+
 // SetName sets the value of Name.
 func (s *ToolChoiceFunction) SetName(val OptNilString) {
 	s.Name = val
@@ -76280,6 +81388,22 @@ func (s *ToolChoiceFunction) SetName(val OptNilString) {
 // SetType sets the value of Type.
 func (s *ToolChoiceFunction) SetType(val OptNilToolChoiceFunctionType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ToolChoiceFunction) SetAdditionalProps(val ToolChoiceFunctionAdditional) {
+	s.AdditionalProps = val
+}
+
+type ToolChoiceFunctionAdditional map[string]jx.Raw
+
+func (s *ToolChoiceFunctionAdditional) init() ToolChoiceFunctionAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // For function calling, the type is always `function`.
@@ -76324,7 +81448,8 @@ type ToolChoiceMCP struct {
 	// The label of the MCP server to use.
 	ServerLabel OptNilString `json:"server_label"`
 	// For MCP tools, the type is always `mcp`.
-	Type OptNilToolChoiceMCPType `json:"type"`
+	Type            OptNilToolChoiceMCPType `json:"type"`
+	AdditionalProps ToolChoiceMCPAdditional
 }
 
 // GetName returns the value of Name.
@@ -76342,6 +81467,11 @@ func (s *ToolChoiceMCP) GetType() OptNilToolChoiceMCPType {
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ToolChoiceMCP) GetAdditionalProps() ToolChoiceMCPAdditional {
+	return s.AdditionalProps
+}
+
 // SetName sets the value of Name.
 func (s *ToolChoiceMCP) SetName(val OptNilString) {
 	s.Name = val
@@ -76355,6 +81485,22 @@ func (s *ToolChoiceMCP) SetServerLabel(val OptNilString) {
 // SetType sets the value of Type.
 func (s *ToolChoiceMCP) SetType(val OptNilToolChoiceMCPType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ToolChoiceMCP) SetAdditionalProps(val ToolChoiceMCPAdditional) {
+	s.AdditionalProps = val
+}
+
+type ToolChoiceMCPAdditional map[string]jx.Raw
+
+func (s *ToolChoiceMCPAdditional) init() ToolChoiceMCPAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // For MCP tools, the type is always `mcp`.
@@ -76837,7 +81983,8 @@ type ToolChoiceTypes struct {
 	//  - `image_generation`
 	//
 	// [built-in tools]: /docs/guides/tools
-	Type OptNilToolChoiceTypesType `json:"type"`
+	Type            OptNilToolChoiceTypesType `json:"type"`
+	AdditionalProps ToolChoiceTypesAdditional
 }
 
 // GetType returns the value of Type.
@@ -76845,9 +81992,30 @@ func (s *ToolChoiceTypes) GetType() OptNilToolChoiceTypesType {
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ToolChoiceTypes) GetAdditionalProps() ToolChoiceTypesAdditional {
+	return s.AdditionalProps
+}
+
 // SetType sets the value of Type.
 func (s *ToolChoiceTypes) SetType(val OptNilToolChoiceTypesType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ToolChoiceTypes) SetAdditionalProps(val ToolChoiceTypesAdditional) {
+	s.AdditionalProps = val
+}
+
+type ToolChoiceTypesAdditional map[string]jx.Raw
+
+func (s *ToolChoiceTypesAdditional) init() ToolChoiceTypesAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // The type of hosted tool the model should to use. Learn more about [built-in tools].
@@ -76958,7 +82126,8 @@ type ToolSearchCall struct {
 	ID     OptNilString             `json:"id"`
 	Status OptNilFunctionCallStatus `json:"status"`
 	// The type of the item. Always `tool_search_call`.
-	Type OptNilToolSearchCallType `json:"type"`
+	Type            OptNilToolSearchCallType `json:"type"`
+	AdditionalProps ToolSearchCallAdditional
 }
 
 // GetArguments returns the value of Arguments.
@@ -76996,6 +82165,11 @@ func (s *ToolSearchCall) GetType() OptNilToolSearchCallType {
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ToolSearchCall) GetAdditionalProps() ToolSearchCallAdditional {
+	return s.AdditionalProps
+}
+
 // SetArguments sets the value of Arguments.
 func (s *ToolSearchCall) SetArguments(val jx.Raw) {
 	s.Arguments = val
@@ -77031,6 +82205,22 @@ func (s *ToolSearchCall) SetType(val OptNilToolSearchCallType) {
 	s.Type = val
 }
 
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ToolSearchCall) SetAdditionalProps(val ToolSearchCallAdditional) {
+	s.AdditionalProps = val
+}
+
+type ToolSearchCallAdditional map[string]jx.Raw
+
+func (s *ToolSearchCallAdditional) init() ToolSearchCallAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
+}
+
 // Ref: #/components/schemas/ToolSearchCallItemParam
 type ToolSearchCallItemParam struct {
 	Arguments jx.Raw                        `json:"arguments"`
@@ -77039,7 +82229,8 @@ type ToolSearchCallItemParam struct {
 	ID        OptNilString                  `json:"id"`
 	Status    OptNilFunctionCallItemStatus  `json:"status"`
 	// The item type. Always `tool_search_call`.
-	Type OptNilToolSearchCallItemParamType `json:"type"`
+	Type            OptNilToolSearchCallItemParamType `json:"type"`
+	AdditionalProps ToolSearchCallItemParamAdditional
 }
 
 // GetArguments returns the value of Arguments.
@@ -77072,6 +82263,11 @@ func (s *ToolSearchCallItemParam) GetType() OptNilToolSearchCallItemParamType {
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ToolSearchCallItemParam) GetAdditionalProps() ToolSearchCallItemParamAdditional {
+	return s.AdditionalProps
+}
+
 // SetArguments sets the value of Arguments.
 func (s *ToolSearchCallItemParam) SetArguments(val jx.Raw) {
 	s.Arguments = val
@@ -77100,6 +82296,22 @@ func (s *ToolSearchCallItemParam) SetStatus(val OptNilFunctionCallItemStatus) {
 // SetType sets the value of Type.
 func (s *ToolSearchCallItemParam) SetType(val OptNilToolSearchCallItemParamType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ToolSearchCallItemParam) SetAdditionalProps(val ToolSearchCallItemParamAdditional) {
+	s.AdditionalProps = val
+}
+
+type ToolSearchCallItemParamAdditional map[string]jx.Raw
+
+func (s *ToolSearchCallItemParamAdditional) init() ToolSearchCallItemParamAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // The item type. Always `tool_search_call`.
@@ -77224,9 +82436,10 @@ type ToolSearchOutput struct {
 	ID     OptNilString                       `json:"id"`
 	Status OptNilFunctionCallOutputStatusEnum `json:"status"`
 	// The loaded tool definitions returned by tool search.
-	Tools OptNilToolArray `json:"tools"`
+	Tools []Tool `json:"tools" transponder:"encode-empty"`
 	// The type of the item. Always `tool_search_output`.
-	Type OptNilToolSearchOutputType `json:"type"`
+	Type            OptNilToolSearchOutputType `json:"type"`
+	AdditionalProps ToolSearchOutputAdditional
 }
 
 // GetCallID returns the value of CallID.
@@ -77255,13 +82468,18 @@ func (s *ToolSearchOutput) GetStatus() OptNilFunctionCallOutputStatusEnum {
 }
 
 // GetTools returns the value of Tools.
-func (s *ToolSearchOutput) GetTools() OptNilToolArray {
+func (s *ToolSearchOutput) GetTools() []Tool {
 	return s.Tools
 }
 
 // GetType returns the value of Type.
 func (s *ToolSearchOutput) GetType() OptNilToolSearchOutputType {
 	return s.Type
+}
+
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ToolSearchOutput) GetAdditionalProps() ToolSearchOutputAdditional {
+	return s.AdditionalProps
 }
 
 // SetCallID sets the value of CallID.
@@ -77290,13 +82508,29 @@ func (s *ToolSearchOutput) SetStatus(val OptNilFunctionCallOutputStatusEnum) {
 }
 
 // SetTools sets the value of Tools.
-func (s *ToolSearchOutput) SetTools(val OptNilToolArray) {
+func (s *ToolSearchOutput) SetTools(val []Tool) {
 	s.Tools = val
 }
 
 // SetType sets the value of Type.
 func (s *ToolSearchOutput) SetType(val OptNilToolSearchOutputType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ToolSearchOutput) SetAdditionalProps(val ToolSearchOutputAdditional) {
+	s.AdditionalProps = val
+}
+
+type ToolSearchOutputAdditional map[string]jx.Raw
+
+func (s *ToolSearchOutputAdditional) init() ToolSearchOutputAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // Ref: #/components/schemas/ToolSearchOutputItemParam
@@ -77306,9 +82540,10 @@ type ToolSearchOutputItemParam struct {
 	ID        OptNilString                  `json:"id"`
 	Status    OptNilFunctionCallItemStatus  `json:"status"`
 	// The loaded tool definitions returned by the tool search output.
-	Tools OptNilToolArray `json:"tools"`
+	Tools []Tool `json:"tools" transponder:"encode-empty"`
 	// The item type. Always `tool_search_output`.
-	Type OptNilToolSearchOutputItemParamType `json:"type"`
+	Type            OptNilToolSearchOutputItemParamType `json:"type"`
+	AdditionalProps ToolSearchOutputItemParamAdditional
 }
 
 // GetCallID returns the value of CallID.
@@ -77332,13 +82567,18 @@ func (s *ToolSearchOutputItemParam) GetStatus() OptNilFunctionCallItemStatus {
 }
 
 // GetTools returns the value of Tools.
-func (s *ToolSearchOutputItemParam) GetTools() OptNilToolArray {
+func (s *ToolSearchOutputItemParam) GetTools() []Tool {
 	return s.Tools
 }
 
 // GetType returns the value of Type.
 func (s *ToolSearchOutputItemParam) GetType() OptNilToolSearchOutputItemParamType {
 	return s.Type
+}
+
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ToolSearchOutputItemParam) GetAdditionalProps() ToolSearchOutputItemParamAdditional {
+	return s.AdditionalProps
 }
 
 // SetCallID sets the value of CallID.
@@ -77362,13 +82602,29 @@ func (s *ToolSearchOutputItemParam) SetStatus(val OptNilFunctionCallItemStatus) 
 }
 
 // SetTools sets the value of Tools.
-func (s *ToolSearchOutputItemParam) SetTools(val OptNilToolArray) {
+func (s *ToolSearchOutputItemParam) SetTools(val []Tool) {
 	s.Tools = val
 }
 
 // SetType sets the value of Type.
 func (s *ToolSearchOutputItemParam) SetType(val OptNilToolSearchOutputItemParamType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ToolSearchOutputItemParam) SetAdditionalProps(val ToolSearchOutputItemParamAdditional) {
+	s.AdditionalProps = val
+}
+
+type ToolSearchOutputItemParamAdditional map[string]jx.Raw
+
+func (s *ToolSearchOutputItemParamAdditional) init() ToolSearchOutputItemParamAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // The item type. Always `tool_search_output`.
@@ -77448,7 +82704,8 @@ type ToolSearchToolParam struct {
 	Execution   OptNilToolSearchExecutionType `json:"execution"`
 	Parameters  jx.Raw                        `json:"parameters"`
 	// The type of the tool. Always `tool_search`.
-	Type OptNilToolSearchToolParamType `json:"type"`
+	Type            OptNilToolSearchToolParamType `json:"type"`
+	AdditionalProps ToolSearchToolParamAdditional
 }
 
 // GetDescription returns the value of Description.
@@ -77471,6 +82728,11 @@ func (s *ToolSearchToolParam) GetType() OptNilToolSearchToolParamType {
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ToolSearchToolParam) GetAdditionalProps() ToolSearchToolParamAdditional {
+	return s.AdditionalProps
+}
+
 // SetDescription sets the value of Description.
 func (s *ToolSearchToolParam) SetDescription(val OptNilString) {
 	s.Description = val
@@ -77489,6 +82751,22 @@ func (s *ToolSearchToolParam) SetParameters(val jx.Raw) {
 // SetType sets the value of Type.
 func (s *ToolSearchToolParam) SetType(val OptNilToolSearchToolParamType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ToolSearchToolParam) SetAdditionalProps(val ToolSearchToolParamAdditional) {
+	s.AdditionalProps = val
+}
+
+type ToolSearchToolParamAdditional map[string]jx.Raw
+
+func (s *ToolSearchToolParamAdditional) init() ToolSearchToolParamAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // The type of the tool. Always `tool_search`.
@@ -77531,13 +82809,14 @@ type ToolsArray []Tool
 // The top log probability of a token.
 // Ref: #/components/schemas/TopLogProb
 type TopLogProb struct {
-	Bytes   OptNilIntArray `json:"bytes"`
-	Logprob OptNilFloat64  `json:"logprob"`
-	Token   OptNilString   `json:"token"`
+	Bytes           []int         `json:"bytes" transponder:"encode-empty"`
+	Logprob         OptNilFloat64 `json:"logprob"`
+	Token           OptNilString  `json:"token"`
+	AdditionalProps TopLogProbAdditional
 }
 
 // GetBytes returns the value of Bytes.
-func (s *TopLogProb) GetBytes() OptNilIntArray {
+func (s *TopLogProb) GetBytes() []int {
 	return s.Bytes
 }
 
@@ -77551,8 +82830,13 @@ func (s *TopLogProb) GetToken() OptNilString {
 	return s.Token
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *TopLogProb) GetAdditionalProps() TopLogProbAdditional {
+	return s.AdditionalProps
+}
+
 // SetBytes sets the value of Bytes.
-func (s *TopLogProb) SetBytes(val OptNilIntArray) {
+func (s *TopLogProb) SetBytes(val []int) {
 	s.Bytes = val
 }
 
@@ -77564,6 +82848,22 @@ func (s *TopLogProb) SetLogprob(val OptNilFloat64) {
 // SetToken sets the value of Token.
 func (s *TopLogProb) SetToken(val OptNilString) {
 	s.Token = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *TopLogProb) SetAdditionalProps(val TopLogProbAdditional) {
+	s.AdditionalProps = val
+}
+
+type TopLogProbAdditional map[string]jx.Raw
+
+func (s *TopLogProbAdditional) init() TopLogProbAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // Not an API object: references the schemas no kept operation names directly, so each has a Go type.
@@ -77709,7 +83009,8 @@ type TypeParam struct {
 	// The text to type.
 	Text OptNilString `json:"text"`
 	// Specifies the event type. For a type action, this property is always set to `type`.
-	Type OptNilTypeParamType `json:"type"`
+	Type            OptNilTypeParamType `json:"type"`
+	AdditionalProps TypeParamAdditional
 }
 
 // GetText returns the value of Text.
@@ -77722,6 +83023,11 @@ func (s *TypeParam) GetType() OptNilTypeParamType {
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *TypeParam) GetAdditionalProps() TypeParamAdditional {
+	return s.AdditionalProps
+}
+
 // SetText sets the value of Text.
 func (s *TypeParam) SetText(val OptNilString) {
 	s.Text = val
@@ -77730,6 +83036,22 @@ func (s *TypeParam) SetText(val OptNilString) {
 // SetType sets the value of Type.
 func (s *TypeParam) SetType(val OptNilTypeParamType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *TypeParam) SetAdditionalProps(val TypeParamAdditional) {
+	s.AdditionalProps = val
+}
+
+type TypeParamAdditional map[string]jx.Raw
+
+func (s *TypeParamAdditional) init() TypeParamAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // Specifies the event type. For a type action, this property is always set to `type`.
@@ -77779,7 +83101,8 @@ type UrlCitationBody struct {
 	// The type of the URL citation. Always `url_citation`.
 	Type OptNilUrlCitationBodyType `json:"type"`
 	// The URL of the web resource.
-	URL OptNilURI `json:"url"`
+	URL             OptNilURI `json:"url"`
+	AdditionalProps UrlCitationBodyAdditional
 }
 
 // GetEndIndex returns the value of EndIndex.
@@ -77807,6 +83130,11 @@ func (s *UrlCitationBody) GetURL() OptNilURI {
 	return s.URL
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *UrlCitationBody) GetAdditionalProps() UrlCitationBodyAdditional {
+	return s.AdditionalProps
+}
+
 // SetEndIndex sets the value of EndIndex.
 func (s *UrlCitationBody) SetEndIndex(val OptNilInt) {
 	s.EndIndex = val
@@ -77830,6 +83158,22 @@ func (s *UrlCitationBody) SetType(val OptNilUrlCitationBodyType) {
 // SetURL sets the value of URL.
 func (s *UrlCitationBody) SetURL(val OptNilURI) {
 	s.URL = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *UrlCitationBody) SetAdditionalProps(val UrlCitationBodyAdditional) {
+	s.AdditionalProps = val
+}
+
+type UrlCitationBodyAdditional map[string]jx.Raw
+
+func (s *UrlCitationBodyAdditional) init() UrlCitationBodyAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // The type of the URL citation. Always `url_citation`.
@@ -77993,7 +83337,8 @@ func NewVoiceIdsOrCustomVoice1VoiceIdsOrCustomVoice(v VoiceIdsOrCustomVoice1) Vo
 // Custom voice reference.
 type VoiceIdsOrCustomVoice1 struct {
 	// The custom voice ID, e.g. `voice_1234`.
-	ID OptNilString `json:"id"`
+	ID              OptNilString `json:"id"`
+	AdditionalProps VoiceIdsOrCustomVoice1Additional
 }
 
 // GetID returns the value of ID.
@@ -78001,9 +83346,30 @@ func (s *VoiceIdsOrCustomVoice1) GetID() OptNilString {
 	return s.ID
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *VoiceIdsOrCustomVoice1) GetAdditionalProps() VoiceIdsOrCustomVoice1Additional {
+	return s.AdditionalProps
+}
+
 // SetID sets the value of ID.
 func (s *VoiceIdsOrCustomVoice1) SetID(val OptNilString) {
 	s.ID = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *VoiceIdsOrCustomVoice1) SetAdditionalProps(val VoiceIdsOrCustomVoice1Additional) {
+	s.AdditionalProps = val
+}
+
+type VoiceIdsOrCustomVoice1Additional map[string]jx.Raw
+
+func (s *VoiceIdsOrCustomVoice1Additional) init() VoiceIdsOrCustomVoice1Additional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type VoiceIdsShared string
@@ -78012,7 +83378,8 @@ type VoiceIdsShared string
 // Ref: #/components/schemas/WaitParam
 type WaitParam struct {
 	// Specifies the event type. For a wait action, this property is always set to `wait`.
-	Type OptNilWaitParamType `json:"type"`
+	Type            OptNilWaitParamType `json:"type"`
+	AdditionalProps WaitParamAdditional
 }
 
 // GetType returns the value of Type.
@@ -78020,9 +83387,30 @@ func (s *WaitParam) GetType() OptNilWaitParamType {
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *WaitParam) GetAdditionalProps() WaitParamAdditional {
+	return s.AdditionalProps
+}
+
 // SetType sets the value of Type.
 func (s *WaitParam) SetType(val OptNilWaitParamType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *WaitParam) SetAdditionalProps(val WaitParamAdditional) {
+	s.AdditionalProps = val
+}
+
+type WaitParamAdditional map[string]jx.Raw
+
+func (s *WaitParamAdditional) init() WaitParamAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // Specifies the event type. For a wait action, this property is always set to `wait`.
@@ -78068,7 +83456,8 @@ type WebSearchActionFind struct {
 	// The action type.
 	Type OptNilWebSearchActionFindType `json:"type"`
 	// The URL of the page searched for the pattern.
-	URL OptNilURI `json:"url"`
+	URL             OptNilURI `json:"url"`
+	AdditionalProps WebSearchActionFindAdditional
 }
 
 // GetPattern returns the value of Pattern.
@@ -78086,6 +83475,11 @@ func (s *WebSearchActionFind) GetURL() OptNilURI {
 	return s.URL
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *WebSearchActionFind) GetAdditionalProps() WebSearchActionFindAdditional {
+	return s.AdditionalProps
+}
+
 // SetPattern sets the value of Pattern.
 func (s *WebSearchActionFind) SetPattern(val OptNilString) {
 	s.Pattern = val
@@ -78099,6 +83493,22 @@ func (s *WebSearchActionFind) SetType(val OptNilWebSearchActionFindType) {
 // SetURL sets the value of URL.
 func (s *WebSearchActionFind) SetURL(val OptNilURI) {
 	s.URL = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *WebSearchActionFind) SetAdditionalProps(val WebSearchActionFindAdditional) {
+	s.AdditionalProps = val
+}
+
+type WebSearchActionFindAdditional map[string]jx.Raw
+
+func (s *WebSearchActionFindAdditional) init() WebSearchActionFindAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // The action type.
@@ -78142,7 +83552,8 @@ type WebSearchActionOpenPage struct {
 	// The action type.
 	Type OptNilWebSearchActionOpenPageType `json:"type"`
 	// The URL opened by the model.
-	URL OptNilURI `json:"url"`
+	URL             OptNilURI `json:"url"`
+	AdditionalProps WebSearchActionOpenPageAdditional
 }
 
 // GetType returns the value of Type.
@@ -78155,6 +83566,11 @@ func (s *WebSearchActionOpenPage) GetURL() OptNilURI {
 	return s.URL
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *WebSearchActionOpenPage) GetAdditionalProps() WebSearchActionOpenPageAdditional {
+	return s.AdditionalProps
+}
+
 // SetType sets the value of Type.
 func (s *WebSearchActionOpenPage) SetType(val OptNilWebSearchActionOpenPageType) {
 	s.Type = val
@@ -78163,6 +83579,22 @@ func (s *WebSearchActionOpenPage) SetType(val OptNilWebSearchActionOpenPageType)
 // SetURL sets the value of URL.
 func (s *WebSearchActionOpenPage) SetURL(val OptNilURI) {
 	s.URL = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *WebSearchActionOpenPage) SetAdditionalProps(val WebSearchActionOpenPageAdditional) {
+	s.AdditionalProps = val
+}
+
+type WebSearchActionOpenPageAdditional map[string]jx.Raw
+
+func (s *WebSearchActionOpenPageAdditional) init() WebSearchActionOpenPageAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // The action type.
@@ -78212,7 +83644,8 @@ type WebSearchActionSearch struct {
 	// The sources used in the search.
 	Sources OptNilWebSearchActionSearchSourcesItemArray `json:"sources"`
 	// The action type.
-	Type OptNilWebSearchActionSearchType `json:"type"`
+	Type            OptNilWebSearchActionSearchType `json:"type"`
+	AdditionalProps WebSearchActionSearchAdditional
 }
 
 // GetQueries returns the value of Queries.
@@ -78235,6 +83668,11 @@ func (s *WebSearchActionSearch) GetType() OptNilWebSearchActionSearchType {
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *WebSearchActionSearch) GetAdditionalProps() WebSearchActionSearchAdditional {
+	return s.AdditionalProps
+}
+
 // SetQueries sets the value of Queries.
 func (s *WebSearchActionSearch) SetQueries(val OptNilStringArray) {
 	s.Queries = val
@@ -78255,12 +83693,29 @@ func (s *WebSearchActionSearch) SetType(val OptNilWebSearchActionSearchType) {
 	s.Type = val
 }
 
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *WebSearchActionSearch) SetAdditionalProps(val WebSearchActionSearchAdditional) {
+	s.AdditionalProps = val
+}
+
+type WebSearchActionSearchAdditional map[string]jx.Raw
+
+func (s *WebSearchActionSearchAdditional) init() WebSearchActionSearchAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
+}
+
 // A source used in the search.
 type WebSearchActionSearchSourcesItem struct {
 	// The type of source. Always `url`.
 	Type OptNilWebSearchActionSearchSourcesItemType `json:"type"`
 	// The URL of the source.
-	URL OptNilURI `json:"url"`
+	URL             OptNilURI `json:"url"`
+	AdditionalProps WebSearchActionSearchSourcesItemAdditional
 }
 
 // GetType returns the value of Type.
@@ -78273,6 +83728,11 @@ func (s *WebSearchActionSearchSourcesItem) GetURL() OptNilURI {
 	return s.URL
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *WebSearchActionSearchSourcesItem) GetAdditionalProps() WebSearchActionSearchSourcesItemAdditional {
+	return s.AdditionalProps
+}
+
 // SetType sets the value of Type.
 func (s *WebSearchActionSearchSourcesItem) SetType(val OptNilWebSearchActionSearchSourcesItemType) {
 	s.Type = val
@@ -78281,6 +83741,22 @@ func (s *WebSearchActionSearchSourcesItem) SetType(val OptNilWebSearchActionSear
 // SetURL sets the value of URL.
 func (s *WebSearchActionSearchSourcesItem) SetURL(val OptNilURI) {
 	s.URL = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *WebSearchActionSearchSourcesItem) SetAdditionalProps(val WebSearchActionSearchSourcesItemAdditional) {
+	s.AdditionalProps = val
+}
+
+type WebSearchActionSearchSourcesItemAdditional map[string]jx.Raw
+
+func (s *WebSearchActionSearchSourcesItemAdditional) init() WebSearchActionSearchSourcesItemAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // The type of source. Always `url`.
@@ -78361,7 +83837,8 @@ type WebSearchApproximateLocation struct {
 	Region   OptNilString `json:"region"`
 	Timezone OptNilString `json:"timezone"`
 	// The type of location approximation. Always `approximate`.
-	Type OptNilWebSearchApproximateLocationType `json:"type"`
+	Type            OptNilWebSearchApproximateLocationType `json:"type"`
+	AdditionalProps WebSearchApproximateLocationAdditional
 }
 
 // GetCity returns the value of City.
@@ -78389,6 +83866,11 @@ func (s *WebSearchApproximateLocation) GetType() OptNilWebSearchApproximateLocat
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *WebSearchApproximateLocation) GetAdditionalProps() WebSearchApproximateLocationAdditional {
+	return s.AdditionalProps
+}
+
 // SetCity sets the value of City.
 func (s *WebSearchApproximateLocation) SetCity(val OptNilString) {
 	s.City = val
@@ -78412,6 +83894,22 @@ func (s *WebSearchApproximateLocation) SetTimezone(val OptNilString) {
 // SetType sets the value of Type.
 func (s *WebSearchApproximateLocation) SetType(val OptNilWebSearchApproximateLocationType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *WebSearchApproximateLocation) SetAdditionalProps(val WebSearchApproximateLocationAdditional) {
+	s.AdditionalProps = val
+}
+
+type WebSearchApproximateLocationAdditional map[string]jx.Raw
+
+func (s *WebSearchApproximateLocationAdditional) init() WebSearchApproximateLocationAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // The type of location approximation. Always `approximate`.
@@ -78514,7 +84012,8 @@ type WebSearchLocation struct {
 	// The [IANA timezone] of the user, e.g. `America/Los_Angeles`.
 	//
 	// [IANA timezone]: https://timeapi.io/documentation/iana-timezones
-	Timezone OptNilString `json:"timezone"`
+	Timezone        OptNilString `json:"timezone"`
+	AdditionalProps WebSearchLocationAdditional
 }
 
 // GetCity returns the value of City.
@@ -78537,6 +84036,11 @@ func (s *WebSearchLocation) GetTimezone() OptNilString {
 	return s.Timezone
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *WebSearchLocation) GetAdditionalProps() WebSearchLocationAdditional {
+	return s.AdditionalProps
+}
+
 // SetCity sets the value of City.
 func (s *WebSearchLocation) SetCity(val OptNilString) {
 	s.City = val
@@ -78557,6 +84061,22 @@ func (s *WebSearchLocation) SetTimezone(val OptNilString) {
 	s.Timezone = val
 }
 
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *WebSearchLocation) SetAdditionalProps(val WebSearchLocationAdditional) {
+	s.AdditionalProps = val
+}
+
+type WebSearchLocationAdditional map[string]jx.Raw
+
+func (s *WebSearchLocationAdditional) init() WebSearchLocationAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
+}
+
 // This tool searches the web for relevant results to use in a response. Learn more about the
 // [web search tool].
 //
@@ -78566,8 +84086,9 @@ type WebSearchPreviewTool struct {
 	SearchContentTypes OptNilSearchContentTypeArray `json:"search_content_types"`
 	SearchContextSize  OptNilSearchContextSize      `json:"search_context_size"`
 	// The type of the web search tool. One of `web_search_preview` or `web_search_preview_2025_03_11`.
-	Type         OptNilWebSearchPreviewToolType `json:"type"`
-	UserLocation OptNilApproximateLocation      `json:"user_location"`
+	Type            OptNilWebSearchPreviewToolType `json:"type"`
+	UserLocation    OptNilApproximateLocation      `json:"user_location"`
+	AdditionalProps WebSearchPreviewToolAdditional
 }
 
 // GetSearchContentTypes returns the value of SearchContentTypes.
@@ -78590,6 +84111,11 @@ func (s *WebSearchPreviewTool) GetUserLocation() OptNilApproximateLocation {
 	return s.UserLocation
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *WebSearchPreviewTool) GetAdditionalProps() WebSearchPreviewToolAdditional {
+	return s.AdditionalProps
+}
+
 // SetSearchContentTypes sets the value of SearchContentTypes.
 func (s *WebSearchPreviewTool) SetSearchContentTypes(val OptNilSearchContentTypeArray) {
 	s.SearchContentTypes = val
@@ -78608,6 +84134,22 @@ func (s *WebSearchPreviewTool) SetType(val OptNilWebSearchPreviewToolType) {
 // SetUserLocation sets the value of UserLocation.
 func (s *WebSearchPreviewTool) SetUserLocation(val OptNilApproximateLocation) {
 	s.UserLocation = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *WebSearchPreviewTool) SetAdditionalProps(val WebSearchPreviewToolAdditional) {
+	s.AdditionalProps = val
+}
+
+type WebSearchPreviewToolAdditional map[string]jx.Raw
+
+func (s *WebSearchPreviewToolAdditional) init() WebSearchPreviewToolAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // The type of the web search tool. One of `web_search_preview` or `web_search_preview_2025_03_11`.
@@ -78665,8 +84207,9 @@ type WebSearchTool struct {
 	// `medium`, or `high`. `medium` is the default.
 	SearchContextSize OptNilWebSearchToolSearchContextSize `json:"search_context_size"`
 	// The type of the web search tool. One of `web_search` or `web_search_2025_08_26`.
-	Type         OptNilWebSearchToolType            `json:"type"`
-	UserLocation OptNilWebSearchApproximateLocation `json:"user_location"`
+	Type            OptNilWebSearchToolType            `json:"type"`
+	UserLocation    OptNilWebSearchApproximateLocation `json:"user_location"`
+	AdditionalProps WebSearchToolAdditional
 }
 
 // GetExternalWebAccess returns the value of ExternalWebAccess.
@@ -78694,6 +84237,11 @@ func (s *WebSearchTool) GetUserLocation() OptNilWebSearchApproximateLocation {
 	return s.UserLocation
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *WebSearchTool) GetAdditionalProps() WebSearchToolAdditional {
+	return s.AdditionalProps
+}
+
 // SetExternalWebAccess sets the value of ExternalWebAccess.
 func (s *WebSearchTool) SetExternalWebAccess(val OptNilBool) {
 	s.ExternalWebAccess = val
@@ -78719,6 +84267,22 @@ func (s *WebSearchTool) SetUserLocation(val OptNilWebSearchApproximateLocation) 
 	s.UserLocation = val
 }
 
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *WebSearchTool) SetAdditionalProps(val WebSearchToolAdditional) {
+	s.AdditionalProps = val
+}
+
+type WebSearchToolAdditional map[string]jx.Raw
+
+func (s *WebSearchToolAdditional) init() WebSearchToolAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
+}
+
 // The results of a web search tool call. See the [web search guide] for more information.
 //
 // [web search guide]: /docs/guides/tools-web-search
@@ -78732,7 +84296,8 @@ type WebSearchToolCall struct {
 	// The status of the web search tool call.
 	Status OptNilWebSearchToolCallStatus `json:"status"`
 	// The type of the web search tool call. Always `web_search_call`.
-	Type OptNilWebSearchToolCallType `json:"type"`
+	Type            OptNilWebSearchToolCallType `json:"type"`
+	AdditionalProps WebSearchToolCallAdditional
 }
 
 // GetAction returns the value of Action.
@@ -78755,6 +84320,11 @@ func (s *WebSearchToolCall) GetType() OptNilWebSearchToolCallType {
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *WebSearchToolCall) GetAdditionalProps() WebSearchToolCallAdditional {
+	return s.AdditionalProps
+}
+
 // SetAction sets the value of Action.
 func (s *WebSearchToolCall) SetAction(val OptWebSearchToolCallAction) {
 	s.Action = val
@@ -78773,6 +84343,11 @@ func (s *WebSearchToolCall) SetStatus(val OptNilWebSearchToolCallStatus) {
 // SetType sets the value of Type.
 func (s *WebSearchToolCall) SetType(val OptNilWebSearchToolCallType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *WebSearchToolCall) SetAdditionalProps(val WebSearchToolCallAdditional) {
+	s.AdditionalProps = val
 }
 
 // An object describing the specific action taken in this web search call. Includes details on how the
@@ -78888,6 +84463,17 @@ func NewWebSearchActionFindWebSearchToolCallActionSum(v WebSearchActionFind) Web
 	return s
 }
 
+type WebSearchToolCallAdditional map[string]jx.Raw
+
+func (s *WebSearchToolCallAdditional) init() WebSearchToolCallAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
+}
+
 // The status of the web search tool call.
 type WebSearchToolCallStatus string
 
@@ -78981,7 +84567,8 @@ func (s *WebSearchToolCallType) UnmarshalText(data []byte) error {
 
 // Filters for the search.
 type WebSearchToolFilters struct {
-	AllowedDomains OptNilStringArray `json:"allowed_domains"`
+	AllowedDomains  OptNilStringArray `json:"allowed_domains"`
+	AdditionalProps WebSearchToolFiltersAdditional
 }
 
 // GetAllowedDomains returns the value of AllowedDomains.
@@ -78989,9 +84576,30 @@ func (s *WebSearchToolFilters) GetAllowedDomains() OptNilStringArray {
 	return s.AllowedDomains
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *WebSearchToolFilters) GetAdditionalProps() WebSearchToolFiltersAdditional {
+	return s.AdditionalProps
+}
+
 // SetAllowedDomains sets the value of AllowedDomains.
 func (s *WebSearchToolFilters) SetAllowedDomains(val OptNilStringArray) {
 	s.AllowedDomains = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *WebSearchToolFilters) SetAdditionalProps(val WebSearchToolFiltersAdditional) {
+	s.AdditionalProps = val
+}
+
+type WebSearchToolFiltersAdditional map[string]jx.Raw
+
+func (s *WebSearchToolFiltersAdditional) init() WebSearchToolFiltersAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // High level guidance for the amount of context window space to use for the search. One of `low`,

@@ -15,6 +15,18 @@ func (s *AdditionalTools) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"id", "role", "tools", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Role.Get(); ok {
 			if err := func() error {
@@ -34,32 +46,25 @@ func (s *AdditionalTools) Validate() error {
 		})
 	}
 	if err := func() error {
-		if value, ok := s.Tools.Get(); ok {
+		if s.Tools == nil {
+			return errors.New("nil is invalid value")
+		}
+		var failures []validate.FieldError
+		for i, elem := range s.Tools {
 			if err := func() error {
-				if value == nil {
-					return errors.New("nil is invalid value")
-				}
-				var failures []validate.FieldError
-				for i, elem := range value {
-					if err := func() error {
-						if err := elem.Validate(); err != nil {
-							return err
-						}
-						return nil
-					}(); err != nil {
-						failures = append(failures, validate.FieldError{
-							Name:  fmt.Sprintf("[%d]", i),
-							Error: err,
-						})
-					}
-				}
-				if len(failures) > 0 {
-					return &validate.Error{Fields: failures}
+				if err := elem.Validate(); err != nil {
+					return err
 				}
 				return nil
 			}(); err != nil {
-				return err
+				failures = append(failures, validate.FieldError{
+					Name:  fmt.Sprintf("[%d]", i),
+					Error: err,
+				})
 			}
+		}
+		if len(failures) > 0 {
+			return &validate.Error{Fields: failures}
 		}
 		return nil
 	}(); err != nil {
@@ -98,6 +103,18 @@ func (s *AdditionalToolsItemParam) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"role", "tools", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Role.Get(); ok {
 			if err := func() error {
@@ -117,32 +134,25 @@ func (s *AdditionalToolsItemParam) Validate() error {
 		})
 	}
 	if err := func() error {
-		if value, ok := s.Tools.Get(); ok {
+		if s.Tools == nil {
+			return errors.New("nil is invalid value")
+		}
+		var failures []validate.FieldError
+		for i, elem := range s.Tools {
 			if err := func() error {
-				if value == nil {
-					return errors.New("nil is invalid value")
-				}
-				var failures []validate.FieldError
-				for i, elem := range value {
-					if err := func() error {
-						if err := elem.Validate(); err != nil {
-							return err
-						}
-						return nil
-					}(); err != nil {
-						failures = append(failures, validate.FieldError{
-							Name:  fmt.Sprintf("[%d]", i),
-							Error: err,
-						})
-					}
-				}
-				if len(failures) > 0 {
-					return &validate.Error{Fields: failures}
+				if err := elem.Validate(); err != nil {
+					return err
 				}
 				return nil
 			}(); err != nil {
-				return err
+				failures = append(failures, validate.FieldError{
+					Name:  fmt.Sprintf("[%d]", i),
+					Error: err,
+				})
 			}
+		}
+		if len(failures) > 0 {
+			return &validate.Error{Fields: failures}
 		}
 		return nil
 	}(); err != nil {
@@ -208,20 +218,32 @@ func (s Annotation) Validate() error {
 		if err := s.FileCitationBody.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.FileCitationBody, []interface{}{"file_id", "filename", "index", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case UrlCitationBodyAnnotation:
 		if err := s.UrlCitationBody.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.UrlCitationBody, []interface{}{"end_index", "start_index", "title", "type", "url"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case ContainerFileCitationBodyAnnotation:
 		if err := s.ContainerFileCitationBody.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.ContainerFileCitationBody, []interface{}{"container_id", "end_index", "file_id", "filename", "start_index", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case FilePathAnnotation:
 		if err := s.FilePath.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.FilePath, []interface{}{"file_id", "index", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	default:
@@ -279,6 +301,18 @@ func (s *ApplyPatchCreateFileOperation) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"diff", "path", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -309,6 +343,18 @@ func (s *ApplyPatchCreateFileOperationParam) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"diff", "path", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Diff.Get(); ok {
 			if err := func() error {
@@ -417,6 +463,18 @@ func (s *ApplyPatchDeleteFileOperation) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"path", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -447,6 +505,18 @@ func (s *ApplyPatchDeleteFileOperationParam) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"path", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Path.Get(); ok {
 			if err := func() error {
@@ -525,15 +595,24 @@ func (s ApplyPatchOperationParam) Validate() error {
 		if err := s.ApplyPatchCreateFileOperationParam.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.ApplyPatchCreateFileOperationParam, []interface{}{"diff", "path", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case ApplyPatchDeleteFileOperationParamApplyPatchOperationParam:
 		if err := s.ApplyPatchDeleteFileOperationParam.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.ApplyPatchDeleteFileOperationParam, []interface{}{"path", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case ApplyPatchUpdateFileOperationParamApplyPatchOperationParam:
 		if err := s.ApplyPatchUpdateFileOperationParam.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.ApplyPatchUpdateFileOperationParam, []interface{}{"diff", "path", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	default:
@@ -547,6 +626,18 @@ func (s *ApplyPatchToolCall) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"call_id", "id", "operation", "status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Caller.Get(); ok {
 			if err := func() error {
@@ -631,6 +722,18 @@ func (s *ApplyPatchToolCallItemParam) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"call_id", "operation", "status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.CallID.Get(); ok {
 			if err := func() error {
@@ -754,15 +857,24 @@ func (s ApplyPatchToolCallOperation) Validate() error {
 		if err := s.ApplyPatchCreateFileOperation.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.ApplyPatchCreateFileOperation, []interface{}{"diff", "path", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case ApplyPatchDeleteFileOperationApplyPatchToolCallOperation:
 		if err := s.ApplyPatchDeleteFileOperation.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.ApplyPatchDeleteFileOperation, []interface{}{"path", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case ApplyPatchUpdateFileOperationApplyPatchToolCallOperation:
 		if err := s.ApplyPatchUpdateFileOperation.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.ApplyPatchUpdateFileOperation, []interface{}{"diff", "path", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	default:
@@ -776,6 +888,18 @@ func (s *ApplyPatchToolCallOutput) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"call_id", "id", "status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Caller.Get(); ok {
 			if err := func() error {
@@ -842,6 +966,18 @@ func (s *ApplyPatchToolCallOutputItemParam) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"call_id", "status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.CallID.Get(); ok {
 			if err := func() error {
@@ -995,6 +1131,18 @@ func (s *ApplyPatchToolParam) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.AllowedCallers.Get(); ok {
 			if err := func() error {
@@ -1077,6 +1225,18 @@ func (s *ApplyPatchUpdateFileOperation) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"diff", "path", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -1107,6 +1267,18 @@ func (s *ApplyPatchUpdateFileOperationParam) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"diff", "path", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Diff.Get(); ok {
 			if err := func() error {
@@ -1215,6 +1387,18 @@ func (s *ApproximateLocation) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -1254,6 +1438,18 @@ func (s *AutoCodeInterpreterToolParam) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.FileIds.Get(); ok {
 			if err := func() error {
@@ -1346,10 +1542,16 @@ func (s AutoCodeInterpreterToolParamNetworkPolicy) Validate() error {
 		if err := s.ContainerNetworkPolicyDisabledParam.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.ContainerNetworkPolicyDisabledParam, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case ContainerNetworkPolicyAllowlistParamAutoCodeInterpreterToolParamNetworkPolicy:
 		if err := s.ContainerNetworkPolicyAllowlistParam.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.ContainerNetworkPolicyAllowlistParam, []interface{}{"allowed_domains", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	default:
@@ -1383,6 +1585,18 @@ func (s *ChatCompletionAllowedTools) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"mode", "tools"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Mode.Get(); ok {
 			if err := func() error {
@@ -1402,15 +1616,8 @@ func (s *ChatCompletionAllowedTools) Validate() error {
 		})
 	}
 	if err := func() error {
-		if value, ok := s.Tools.Get(); ok {
-			if err := func() error {
-				if value == nil {
-					return errors.New("nil is invalid value")
-				}
-				return nil
-			}(); err != nil {
-				return err
-			}
+		if s.Tools == nil {
+			return errors.New("nil is invalid value")
 		}
 		return nil
 	}(); err != nil {
@@ -1431,11 +1638,26 @@ func (s *ChatCompletionAllowedToolsChoice) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"allowed_tools", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.AllowedTools.Get(); ok {
 			if err := func() error {
 				if err := value.Validate(); err != nil {
 					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"mode", "tools"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
@@ -1493,12 +1715,93 @@ func (s ChatCompletionAllowedToolsMode) Validate() error {
 	}
 }
 
+func (s *ChatCompletionFunctionCallOption) Validate() error {
+	if s == nil {
+		return validate.ErrNilPointer
+	}
+
+	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"name"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if len(failures) > 0 {
+		return &validate.Error{Fields: failures}
+	}
+	return nil
+}
+
+func (s *ChatCompletionFunctions) Validate() error {
+	if s == nil {
+		return validate.ErrNilPointer
+	}
+
+	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"name"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if len(failures) > 0 {
+		return &validate.Error{Fields: failures}
+	}
+	return nil
+}
+
 func (s *ChatCompletionMessageCustomToolCall) Validate() error {
 	if s == nil {
 		return validate.ErrNilPointer
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"custom", "id", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		if value, ok := s.Custom.Get(); ok {
+			if err := func() error {
+				if err := value.Validate(); err != nil {
+					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"input", "name"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
+				}
+				return nil
+			}(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "custom",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -1523,6 +1826,30 @@ func (s *ChatCompletionMessageCustomToolCall) Validate() error {
 	return nil
 }
 
+func (s *ChatCompletionMessageCustomToolCallCustom) Validate() error {
+	if s == nil {
+		return validate.ErrNilPointer
+	}
+
+	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"input", "name"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if len(failures) > 0 {
+		return &validate.Error{Fields: failures}
+	}
+	return nil
+}
+
 func (s ChatCompletionMessageCustomToolCallType) Validate() error {
 	switch s {
 	case "custom":
@@ -1538,6 +1865,39 @@ func (s *ChatCompletionMessageToolCall) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"function", "id", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		if value, ok := s.Function.Get(); ok {
+			if err := func() error {
+				if err := value.Validate(); err != nil {
+					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"arguments", "name"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
+				}
+				return nil
+			}(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "function",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -1568,6 +1928,18 @@ func (s *ChatCompletionMessageToolCallChunk) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"index"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -1599,6 +1971,30 @@ func (s ChatCompletionMessageToolCallChunkType) Validate() error {
 	default:
 		return errors.Errorf("invalid value: %v", s)
 	}
+}
+
+func (s *ChatCompletionMessageToolCallFunction) Validate() error {
+	if s == nil {
+		return validate.ErrNilPointer
+	}
+
+	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"arguments", "name"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if len(failures) > 0 {
+		return &validate.Error{Fields: failures}
+	}
+	return nil
 }
 
 func (s ChatCompletionMessageToolCallType) Validate() error {
@@ -1641,10 +2037,16 @@ func (s ChatCompletionMessageToolCallsItem) Validate() error {
 		if err := s.ChatCompletionMessageToolCall.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.ChatCompletionMessageToolCall, []interface{}{"function", "id", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case ChatCompletionMessageCustomToolCallChatCompletionMessageToolCallsItem:
 		if err := s.ChatCompletionMessageCustomToolCall.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.ChatCompletionMessageCustomToolCall, []interface{}{"custom", "id", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	default:
@@ -1658,6 +2060,18 @@ func (s *ChatCompletionModeration) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"input", "output"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Input.Get(); ok {
 			if err := func() error {
@@ -1706,6 +2120,18 @@ func (s *ChatCompletionModerationError) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"code", "message", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -1745,10 +2171,16 @@ func (s ChatCompletionModerationInput) Validate() error {
 		if err := s.ChatCompletionModerationResults.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.ChatCompletionModerationResults, []interface{}{"model", "results", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case ChatCompletionModerationErrorChatCompletionModerationInput:
 		if err := s.ChatCompletionModerationError.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.ChatCompletionModerationError, []interface{}{"code", "message", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	default:
@@ -1762,10 +2194,16 @@ func (s ChatCompletionModerationOutput) Validate() error {
 		if err := s.ChatCompletionModerationResults.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.ChatCompletionModerationResults, []interface{}{"model", "results", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case ChatCompletionModerationErrorChatCompletionModerationOutput:
 		if err := s.ChatCompletionModerationError.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.ChatCompletionModerationError, []interface{}{"code", "message", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	default:
@@ -1779,33 +2217,41 @@ func (s *ChatCompletionModerationResults) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
 	if err := func() error {
-		if value, ok := s.Results.Get(); ok {
+		if err := validateWith("x-spec-required", s, []interface{}{"model", "results", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		if s.Results == nil {
+			return errors.New("nil is invalid value")
+		}
+		var failures []validate.FieldError
+		for i, elem := range s.Results {
 			if err := func() error {
-				if value == nil {
-					return errors.New("nil is invalid value")
+				if err := elem.Validate(); err != nil {
+					return err
 				}
-				var failures []validate.FieldError
-				for i, elem := range value {
-					if err := func() error {
-						if err := elem.Validate(); err != nil {
-							return err
-						}
-						return nil
-					}(); err != nil {
-						failures = append(failures, validate.FieldError{
-							Name:  fmt.Sprintf("[%d]", i),
-							Error: err,
-						})
-					}
-				}
-				if len(failures) > 0 {
-					return &validate.Error{Fields: failures}
+				if err := validatedBefore("x-spec-required", elem, []interface{}{"categories", "category_applied_input_types", "category_scores", "flagged", "model", "type"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
-				return err
+				failures = append(failures, validate.FieldError{
+					Name:  fmt.Sprintf("[%d]", i),
+					Error: err,
+				})
 			}
+		}
+		if len(failures) > 0 {
+			return &validate.Error{Fields: failures}
 		}
 		return nil
 	}(); err != nil {
@@ -1853,6 +2299,39 @@ func (s *ChatCompletionNamedToolChoice) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"function", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		if value, ok := s.Function.Get(); ok {
+			if err := func() error {
+				if err := value.Validate(); err != nil {
+					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"name"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
+				}
+				return nil
+			}(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "function",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -1883,6 +2362,39 @@ func (s *ChatCompletionNamedToolChoiceCustom) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"custom", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		if value, ok := s.Custom.Get(); ok {
+			if err := func() error {
+				if err := value.Validate(); err != nil {
+					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"name"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
+				}
+				return nil
+			}(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "custom",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -1907,6 +2419,30 @@ func (s *ChatCompletionNamedToolChoiceCustom) Validate() error {
 	return nil
 }
 
+func (s *ChatCompletionNamedToolChoiceCustomCustom) Validate() error {
+	if s == nil {
+		return validate.ErrNilPointer
+	}
+
+	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"name"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if len(failures) > 0 {
+		return &validate.Error{Fields: failures}
+	}
+	return nil
+}
+
 func (s ChatCompletionNamedToolChoiceCustomType) Validate() error {
 	switch s {
 	case "custom":
@@ -1914,6 +2450,30 @@ func (s ChatCompletionNamedToolChoiceCustomType) Validate() error {
 	default:
 		return errors.Errorf("invalid value: %v", s)
 	}
+}
+
+func (s *ChatCompletionNamedToolChoiceFunction) Validate() error {
+	if s == nil {
+		return validate.ErrNilPointer
+	}
+
+	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"name"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if len(failures) > 0 {
+		return &validate.Error{Fields: failures}
+	}
+	return nil
 }
 
 func (s ChatCompletionNamedToolChoiceType) Validate() error {
@@ -1931,6 +2491,39 @@ func (s *ChatCompletionRequestAssistantMessage) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"role"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		if value, ok := s.Audio.Get(); ok {
+			if err := func() error {
+				if err := value.Validate(); err != nil {
+					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"id"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
+				}
+				return nil
+			}(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "audio",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Content.Get(); ok {
 			if err := func() error {
@@ -1946,6 +2539,27 @@ func (s *ChatCompletionRequestAssistantMessage) Validate() error {
 	}(); err != nil {
 		failures = append(failures, validate.FieldError{
 			Name:  "content",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		if value, ok := s.FunctionCall.Get(); ok {
+			if err := func() error {
+				if err := value.Validate(); err != nil {
+					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"arguments", "name"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
+				}
+				return nil
+			}(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "function_call",
 			Error: err,
 		})
 	}
@@ -1982,6 +2596,30 @@ func (s *ChatCompletionRequestAssistantMessage) Validate() error {
 	}(); err != nil {
 		failures = append(failures, validate.FieldError{
 			Name:  "tool_calls",
+			Error: err,
+		})
+	}
+	if len(failures) > 0 {
+		return &validate.Error{Fields: failures}
+	}
+	return nil
+}
+
+func (s *ChatCompletionRequestAssistantMessageAudio) Validate() error {
+	if s == nil {
+		return validate.ErrNilPointer
+	}
+
+	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"id"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
 			Error: err,
 		})
 	}
@@ -2036,15 +2674,45 @@ func (s ChatCompletionRequestAssistantMessageContentPart) Validate() error {
 		if err := s.ChatCompletionRequestMessageContentPartText.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.ChatCompletionRequestMessageContentPartText, []interface{}{"text", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case ChatCompletionRequestMessageContentPartRefusalChatCompletionRequestAssistantMessageContentPart:
 		if err := s.ChatCompletionRequestMessageContentPartRefusal.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.ChatCompletionRequestMessageContentPartRefusal, []interface{}{"refusal", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	default:
 		return errors.Errorf("invalid type %q", s.Type)
 	}
+}
+
+func (s *ChatCompletionRequestAssistantMessageFunctionCall) Validate() error {
+	if s == nil {
+		return validate.ErrNilPointer
+	}
+
+	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"arguments", "name"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if len(failures) > 0 {
+		return &validate.Error{Fields: failures}
+	}
+	return nil
 }
 
 func (s ChatCompletionRequestAssistantMessageRole) Validate() error {
@@ -2062,6 +2730,18 @@ func (s *ChatCompletionRequestDeveloperMessage) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"content", "role"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Content.Get(); ok {
 			if err := func() error {
@@ -2126,6 +2806,9 @@ func (s ChatCompletionRequestDeveloperMessageContent) Validate() error {
 				if err := elem.Validate(); err != nil {
 					return err
 				}
+				if err := validatedBefore("x-spec-required", elem, []interface{}{"text", "type"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
+				}
 				return nil
 			}(); err != nil {
 				failures = append(failures, validate.FieldError{
@@ -2160,6 +2843,18 @@ func (s *ChatCompletionRequestFunctionMessage) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"content", "name", "role"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Role.Get(); ok {
 			if err := func() error {
@@ -2199,30 +2894,48 @@ func (s ChatCompletionRequestMessage) Validate() error {
 		if err := s.ChatCompletionRequestDeveloperMessage.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.ChatCompletionRequestDeveloperMessage, []interface{}{"content", "role"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case ChatCompletionRequestSystemMessageChatCompletionRequestMessage:
 		if err := s.ChatCompletionRequestSystemMessage.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.ChatCompletionRequestSystemMessage, []interface{}{"content", "role"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case ChatCompletionRequestUserMessageChatCompletionRequestMessage:
 		if err := s.ChatCompletionRequestUserMessage.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.ChatCompletionRequestUserMessage, []interface{}{"content", "role"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case ChatCompletionRequestAssistantMessageChatCompletionRequestMessage:
 		if err := s.ChatCompletionRequestAssistantMessage.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.ChatCompletionRequestAssistantMessage, []interface{}{"role"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case ChatCompletionRequestToolMessageChatCompletionRequestMessage:
 		if err := s.ChatCompletionRequestToolMessage.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.ChatCompletionRequestToolMessage, []interface{}{"content", "role", "tool_call_id"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case ChatCompletionRequestFunctionMessageChatCompletionRequestMessage:
 		if err := s.ChatCompletionRequestFunctionMessage.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.ChatCompletionRequestFunctionMessage, []interface{}{"content", "name", "role"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	default:
@@ -2236,11 +2949,26 @@ func (s *ChatCompletionRequestMessageContentPartAudio) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"input_audio", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.InputAudio.Get(); ok {
 			if err := func() error {
 				if err := value.Validate(); err != nil {
 					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"data", "format"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
@@ -2259,6 +2987,9 @@ func (s *ChatCompletionRequestMessageContentPartAudio) Validate() error {
 			if err := func() error {
 				if err := value.Validate(); err != nil {
 					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"mode"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
@@ -2302,6 +3033,18 @@ func (s *ChatCompletionRequestMessageContentPartAudioInputAudio) Validate() erro
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"data", "format"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Format.Get(); ok {
 			if err := func() error {
@@ -2352,11 +3095,26 @@ func (s *ChatCompletionRequestMessageContentPartFile) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"file", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.PromptCacheBreakpoint.Get(); ok {
 			if err := func() error {
 				if err := value.Validate(); err != nil {
 					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"mode"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
@@ -2409,11 +3167,26 @@ func (s *ChatCompletionRequestMessageContentPartImage) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"image_url", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.ImageURL.Get(); ok {
 			if err := func() error {
 				if err := value.Validate(); err != nil {
 					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"url"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
@@ -2432,6 +3205,9 @@ func (s *ChatCompletionRequestMessageContentPartImage) Validate() error {
 			if err := func() error {
 				if err := value.Validate(); err != nil {
 					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"mode"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
@@ -2475,6 +3251,18 @@ func (s *ChatCompletionRequestMessageContentPartImageImageURL) Validate() error 
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"url"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Detail.Get(); ok {
 			if err := func() error {
@@ -2527,6 +3315,18 @@ func (s *ChatCompletionRequestMessageContentPartRefusal) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"refusal", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -2566,11 +3366,26 @@ func (s *ChatCompletionRequestMessageContentPartText) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"text", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.PromptCacheBreakpoint.Get(); ok {
 			if err := func() error {
 				if err := value.Validate(); err != nil {
 					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"mode"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
@@ -2623,6 +3438,18 @@ func (s *ChatCompletionRequestSystemMessage) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"content", "role"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Content.Get(); ok {
 			if err := func() error {
@@ -2687,6 +3514,9 @@ func (s ChatCompletionRequestSystemMessageContent) Validate() error {
 				if err := elem.Validate(); err != nil {
 					return err
 				}
+				if err := validatedBefore("x-spec-required", elem, []interface{}{"text", "type"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
+				}
 				return nil
 			}(); err != nil {
 				failures = append(failures, validate.FieldError{
@@ -2721,6 +3551,18 @@ func (s *ChatCompletionRequestToolMessage) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"content", "role", "tool_call_id"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Content.Get(); ok {
 			if err := func() error {
@@ -2785,6 +3627,9 @@ func (s ChatCompletionRequestToolMessageContent) Validate() error {
 				if err := elem.Validate(); err != nil {
 					return err
 				}
+				if err := validatedBefore("x-spec-required", elem, []interface{}{"text", "type"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
+				}
 				return nil
 			}(); err != nil {
 				failures = append(failures, validate.FieldError{
@@ -2819,6 +3664,18 @@ func (s *ChatCompletionRequestUserMessage) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"content", "role"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Content.Get(); ok {
 			if err := func() error {
@@ -2908,20 +3765,32 @@ func (s ChatCompletionRequestUserMessageContentPart) Validate() error {
 		if err := s.ChatCompletionRequestMessageContentPartText.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.ChatCompletionRequestMessageContentPartText, []interface{}{"text", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case ChatCompletionRequestMessageContentPartImageChatCompletionRequestUserMessageContentPart:
 		if err := s.ChatCompletionRequestMessageContentPartImage.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.ChatCompletionRequestMessageContentPartImage, []interface{}{"image_url", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case ChatCompletionRequestMessageContentPartAudioChatCompletionRequestUserMessageContentPart:
 		if err := s.ChatCompletionRequestMessageContentPartAudio.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.ChatCompletionRequestMessageContentPartAudio, []interface{}{"input_audio", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case ChatCompletionRequestMessageContentPartFileChatCompletionRequestUserMessageContentPart:
 		if err := s.ChatCompletionRequestMessageContentPartFile.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.ChatCompletionRequestMessageContentPartFile, []interface{}{"file", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	default:
@@ -2944,6 +3813,18 @@ func (s *ChatCompletionResponseMessage) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"content", "refusal", "role"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Annotations.Get(); ok {
 			if err := func() error {
@@ -2955,6 +3836,9 @@ func (s *ChatCompletionResponseMessage) Validate() error {
 					if err := func() error {
 						if err := elem.Validate(); err != nil {
 							return err
+						}
+						if err := validatedBefore("x-spec-required", elem, []interface{}{"type", "url_citation"}); err != nil {
+							return errors.Wrap(err, "x-spec-required")
 						}
 						return nil
 					}(); err != nil {
@@ -2976,6 +3860,48 @@ func (s *ChatCompletionResponseMessage) Validate() error {
 	}(); err != nil {
 		failures = append(failures, validate.FieldError{
 			Name:  "annotations",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		if value, ok := s.Audio.Get(); ok {
+			if err := func() error {
+				if err := value.Validate(); err != nil {
+					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"data", "expires_at", "id", "transcript"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
+				}
+				return nil
+			}(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "audio",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		if value, ok := s.FunctionCall.Get(); ok {
+			if err := func() error {
+				if err := value.Validate(); err != nil {
+					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"arguments", "name"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
+				}
+				return nil
+			}(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "function_call",
 			Error: err,
 		})
 	}
@@ -3027,6 +3953,18 @@ func (s *ChatCompletionResponseMessageAnnotationsItem) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"type", "url_citation"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -3045,6 +3983,27 @@ func (s *ChatCompletionResponseMessageAnnotationsItem) Validate() error {
 			Error: err,
 		})
 	}
+	if err := func() error {
+		if value, ok := s.URLCitation.Get(); ok {
+			if err := func() error {
+				if err := value.Validate(); err != nil {
+					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"end_index", "start_index", "title", "url"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
+				}
+				return nil
+			}(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "url_citation",
+			Error: err,
+		})
+	}
 	if len(failures) > 0 {
 		return &validate.Error{Fields: failures}
 	}
@@ -3058,6 +4017,78 @@ func (s ChatCompletionResponseMessageAnnotationsItemType) Validate() error {
 	default:
 		return errors.Errorf("invalid value: %v", s)
 	}
+}
+
+func (s *ChatCompletionResponseMessageAnnotationsItemURLCitation) Validate() error {
+	if s == nil {
+		return validate.ErrNilPointer
+	}
+
+	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"end_index", "start_index", "title", "url"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if len(failures) > 0 {
+		return &validate.Error{Fields: failures}
+	}
+	return nil
+}
+
+func (s *ChatCompletionResponseMessageAudio) Validate() error {
+	if s == nil {
+		return validate.ErrNilPointer
+	}
+
+	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"data", "expires_at", "id", "transcript"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if len(failures) > 0 {
+		return &validate.Error{Fields: failures}
+	}
+	return nil
+}
+
+func (s *ChatCompletionResponseMessageFunctionCall) Validate() error {
+	if s == nil {
+		return validate.ErrNilPointer
+	}
+
+	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"arguments", "name"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if len(failures) > 0 {
+		return &validate.Error{Fields: failures}
+	}
+	return nil
 }
 
 func (s ChatCompletionResponseMessageRole) Validate() error {
@@ -3104,6 +4135,9 @@ func (s *ChatCompletionStreamResponseDelta) Validate() error {
 					if err := func() error {
 						if err := elem.Validate(); err != nil {
 							return err
+						}
+						if err := validatedBefore("x-spec-required", elem, []interface{}{"index"}); err != nil {
+							return errors.Wrap(err, "x-spec-required")
 						}
 						return nil
 					}(); err != nil {
@@ -3157,6 +4191,18 @@ func (s *ChatCompletionTokenLogprob) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"bytes", "logprob", "token", "top_logprobs"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Bytes.Get(); ok {
 			if err := func() error {
@@ -3194,32 +4240,28 @@ func (s *ChatCompletionTokenLogprob) Validate() error {
 		})
 	}
 	if err := func() error {
-		if value, ok := s.TopLogprobs.Get(); ok {
+		if s.TopLogprobs == nil {
+			return errors.New("nil is invalid value")
+		}
+		var failures []validate.FieldError
+		for i, elem := range s.TopLogprobs {
 			if err := func() error {
-				if value == nil {
-					return errors.New("nil is invalid value")
+				if err := elem.Validate(); err != nil {
+					return err
 				}
-				var failures []validate.FieldError
-				for i, elem := range value {
-					if err := func() error {
-						if err := elem.Validate(); err != nil {
-							return err
-						}
-						return nil
-					}(); err != nil {
-						failures = append(failures, validate.FieldError{
-							Name:  fmt.Sprintf("[%d]", i),
-							Error: err,
-						})
-					}
-				}
-				if len(failures) > 0 {
-					return &validate.Error{Fields: failures}
+				if err := validatedBefore("x-spec-required", elem, []interface{}{"bytes", "logprob", "token"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
-				return err
+				failures = append(failures, validate.FieldError{
+					Name:  fmt.Sprintf("[%d]", i),
+					Error: err,
+				})
 			}
+		}
+		if len(failures) > 0 {
+			return &validate.Error{Fields: failures}
 		}
 		return nil
 	}(); err != nil {
@@ -3240,6 +4282,18 @@ func (s *ChatCompletionTokenLogprobTopLogprobsItem) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"bytes", "logprob", "token"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Bytes.Get(); ok {
 			if err := func() error {
@@ -3288,6 +4342,39 @@ func (s *ChatCompletionTool) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"function", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		if value, ok := s.Function.Get(); ok {
+			if err := func() error {
+				if err := value.Validate(); err != nil {
+					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"name"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
+				}
+				return nil
+			}(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "function",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -3348,15 +4435,24 @@ func (s ChatCompletionToolChoiceOption1) Validate() error {
 		if err := s.ChatCompletionAllowedToolsChoice.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.ChatCompletionAllowedToolsChoice, []interface{}{"allowed_tools", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case ChatCompletionNamedToolChoiceChatCompletionToolChoiceOption1:
 		if err := s.ChatCompletionNamedToolChoice.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.ChatCompletionNamedToolChoice, []interface{}{"function", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case ChatCompletionNamedToolChoiceCustomChatCompletionToolChoiceOption1:
 		if err := s.ChatCompletionNamedToolChoiceCustom.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.ChatCompletionNamedToolChoiceCustom, []interface{}{"custom", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	default:
@@ -3396,6 +4492,18 @@ func (s *ClickParam) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"button", "type", "x", "y"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Button.Get(); ok {
 			if err := func() error {
@@ -3471,6 +4579,18 @@ func (s *CodeInterpreterOutputImage) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"type", "url"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -3510,6 +4630,18 @@ func (s *CodeInterpreterOutputLogs) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"logs", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -3549,6 +4681,18 @@ func (s *CodeInterpreterTool) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"container", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.AllowedCallers.Get(); ok {
 			if err := func() error {
@@ -3640,6 +4784,18 @@ func (s *CodeInterpreterToolCall) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"code", "container_id", "id", "outputs", "status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Outputs.Get(); ok {
 			if err := func() error {
@@ -3723,10 +4879,16 @@ func (s CodeInterpreterToolCallOutputsItem) Validate() error {
 		if err := s.CodeInterpreterOutputLogs.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.CodeInterpreterOutputLogs, []interface{}{"logs", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case CodeInterpreterOutputImageCodeInterpreterToolCallOutputsItem:
 		if err := s.CodeInterpreterOutputImage.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.CodeInterpreterOutputImage, []interface{}{"type", "url"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	default:
@@ -3768,6 +4930,9 @@ func (s CodeInterpreterToolContainer) Validate() error {
 		if err := s.AutoCodeInterpreterToolParam.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.AutoCodeInterpreterToolParam, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case NullCodeInterpreterToolContainer:
 		return nil // no validation needed
@@ -3791,6 +4956,18 @@ func (s *CompactionBody) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"encrypted_content", "id", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -3830,6 +5007,18 @@ func (s *CompactionSummaryItemParam) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"encrypted_content", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.EncryptedContent.Get(); ok {
 			if err := func() error {
@@ -3899,6 +5088,18 @@ func (s *CompactionTriggerItemParam) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -3938,6 +5139,18 @@ func (s *ComparisonFilter) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"key", "type", "value"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -4057,39 +5270,68 @@ func (s ComparisonFilterValue3Item) Validate() error {
 	}
 }
 
+func (s *CompletionUsage) Validate() error {
+	if s == nil {
+		return validate.ErrNilPointer
+	}
+
+	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"completion_tokens", "prompt_tokens", "total_tokens"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if len(failures) > 0 {
+		return &validate.Error{Fields: failures}
+	}
+	return nil
+}
+
 func (s *CompoundFilter) Validate() error {
 	if s == nil {
 		return validate.ErrNilPointer
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
 	if err := func() error {
-		if value, ok := s.Filters.Get(); ok {
+		if err := validateWith("x-spec-required", s, []interface{}{"filters", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		if s.Filters == nil {
+			return errors.New("nil is invalid value")
+		}
+		var failures []validate.FieldError
+		for i, elem := range s.Filters {
 			if err := func() error {
-				if value == nil {
-					return errors.New("nil is invalid value")
-				}
-				var failures []validate.FieldError
-				for i, elem := range value {
-					if err := func() error {
-						if err := elem.Validate(); err != nil {
-							return err
-						}
-						return nil
-					}(); err != nil {
-						failures = append(failures, validate.FieldError{
-							Name:  fmt.Sprintf("[%d]", i),
-							Error: err,
-						})
-					}
-				}
-				if len(failures) > 0 {
-					return &validate.Error{Fields: failures}
+				if err := elem.Validate(); err != nil {
+					return err
 				}
 				return nil
 			}(); err != nil {
-				return err
+				failures = append(failures, validate.FieldError{
+					Name:  fmt.Sprintf("[%d]", i),
+					Error: err,
+				})
 			}
+		}
+		if len(failures) > 0 {
+			return &validate.Error{Fields: failures}
 		}
 		return nil
 	}(); err != nil {
@@ -4128,10 +5370,16 @@ func (s CompoundFilterFiltersItem) Validate() error {
 		if err := s.ComparisonFilter.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.ComparisonFilter, []interface{}{"key", "type", "value"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case CompoundFilterFiltersItemAndCompoundFilterFiltersItem, CompoundFilterFiltersItemOrCompoundFilterFiltersItem:
 		if err := s.CompoundFilter.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.CompoundFilter, []interface{}{"filters", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	default:
@@ -4156,45 +5404,72 @@ func (s ComputerAction) Validate() error {
 		if err := s.ClickParam.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.ClickParam, []interface{}{"button", "type", "x", "y"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case DoubleClickActionComputerAction:
 		if err := s.DoubleClickAction.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.DoubleClickAction, []interface{}{"keys", "type", "x", "y"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case DragParamComputerAction:
 		if err := s.DragParam.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.DragParam, []interface{}{"path", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case KeyPressActionComputerAction:
 		if err := s.KeyPressAction.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.KeyPressAction, []interface{}{"keys", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case MoveParamComputerAction:
 		if err := s.MoveParam.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.MoveParam, []interface{}{"type", "x", "y"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case ScreenshotParamComputerAction:
 		if err := s.ScreenshotParam.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.ScreenshotParam, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case ScrollParamComputerAction:
 		if err := s.ScrollParam.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.ScrollParam, []interface{}{"scroll_x", "scroll_y", "type", "x", "y"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case TypeParamComputerAction:
 		if err := s.TypeParam.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.TypeParam, []interface{}{"text", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case WaitParamComputerAction:
 		if err := s.WaitParam.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.WaitParam, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	default:
@@ -4233,11 +5508,43 @@ func (s *ComputerCallOutputItemParam) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"call_id", "output", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.AcknowledgedSafetyChecks.Get(); ok {
 			if err := func() error {
 				if value == nil {
 					return errors.New("nil is invalid value")
+				}
+				var failures []validate.FieldError
+				for i, elem := range value {
+					if err := func() error {
+						if err := elem.Validate(); err != nil {
+							return err
+						}
+						if err := validatedBefore("x-spec-required", elem, []interface{}{"id"}); err != nil {
+							return errors.Wrap(err, "x-spec-required")
+						}
+						return nil
+					}(); err != nil {
+						failures = append(failures, validate.FieldError{
+							Name:  fmt.Sprintf("[%d]", i),
+							Error: err,
+						})
+					}
+				}
+				if len(failures) > 0 {
+					return &validate.Error{Fields: failures}
 				}
 				return nil
 			}(); err != nil {
@@ -4286,6 +5593,9 @@ func (s *ComputerCallOutputItemParam) Validate() error {
 			if err := func() error {
 				if err := value.Validate(); err != nil {
 					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"type"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
@@ -4363,6 +5673,30 @@ func (s ComputerCallOutputStatus) Validate() error {
 	}
 }
 
+func (s *ComputerCallSafetyCheckParam) Validate() error {
+	if s == nil {
+		return validate.ErrNilPointer
+	}
+
+	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"id"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if len(failures) > 0 {
+		return &validate.Error{Fields: failures}
+	}
+	return nil
+}
+
 func (s ComputerEnvironment) Validate() error {
 	switch s {
 	case "windows":
@@ -4386,6 +5720,18 @@ func (s *ComputerScreenshotImage) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -4425,6 +5771,18 @@ func (s *ComputerTool) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -4455,6 +5813,18 @@ func (s *ComputerToolCall) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"call_id", "id", "pending_safety_checks", "status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Action.Get(); ok {
 			if err := func() error {
@@ -4492,15 +5862,28 @@ func (s *ComputerToolCall) Validate() error {
 		})
 	}
 	if err := func() error {
-		if value, ok := s.PendingSafetyChecks.Get(); ok {
+		if s.PendingSafetyChecks == nil {
+			return errors.New("nil is invalid value")
+		}
+		var failures []validate.FieldError
+		for i, elem := range s.PendingSafetyChecks {
 			if err := func() error {
-				if value == nil {
-					return errors.New("nil is invalid value")
+				if err := elem.Validate(); err != nil {
+					return err
+				}
+				if err := validatedBefore("x-spec-required", elem, []interface{}{"id"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
-				return err
+				failures = append(failures, validate.FieldError{
+					Name:  fmt.Sprintf("[%d]", i),
+					Error: err,
+				})
 			}
+		}
+		if len(failures) > 0 {
+			return &validate.Error{Fields: failures}
 		}
 		return nil
 	}(); err != nil {
@@ -4557,11 +5940,43 @@ func (s *ComputerToolCallOutput) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"call_id", "output", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.AcknowledgedSafetyChecks.Get(); ok {
 			if err := func() error {
 				if value == nil {
 					return errors.New("nil is invalid value")
+				}
+				var failures []validate.FieldError
+				for i, elem := range value {
+					if err := func() error {
+						if err := elem.Validate(); err != nil {
+							return err
+						}
+						if err := validatedBefore("x-spec-required", elem, []interface{}{"id"}); err != nil {
+							return errors.Wrap(err, "x-spec-required")
+						}
+						return nil
+					}(); err != nil {
+						failures = append(failures, validate.FieldError{
+							Name:  fmt.Sprintf("[%d]", i),
+							Error: err,
+						})
+					}
+				}
+				if len(failures) > 0 {
+					return &validate.Error{Fields: failures}
 				}
 				return nil
 			}(); err != nil {
@@ -4580,6 +5995,9 @@ func (s *ComputerToolCallOutput) Validate() error {
 			if err := func() error {
 				if err := value.Validate(); err != nil {
 					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"type"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
@@ -4641,11 +6059,43 @@ func (s *ComputerToolCallOutputResource) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"call_id", "id", "output", "status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.AcknowledgedSafetyChecks.Get(); ok {
 			if err := func() error {
 				if value == nil {
 					return errors.New("nil is invalid value")
+				}
+				var failures []validate.FieldError
+				for i, elem := range value {
+					if err := func() error {
+						if err := elem.Validate(); err != nil {
+							return err
+						}
+						if err := validatedBefore("x-spec-required", elem, []interface{}{"id"}); err != nil {
+							return errors.Wrap(err, "x-spec-required")
+						}
+						return nil
+					}(); err != nil {
+						failures = append(failures, validate.FieldError{
+							Name:  fmt.Sprintf("[%d]", i),
+							Error: err,
+						})
+					}
+				}
+				if len(failures) > 0 {
+					return &validate.Error{Fields: failures}
 				}
 				return nil
 			}(); err != nil {
@@ -4664,6 +6114,9 @@ func (s *ComputerToolCallOutputResource) Validate() error {
 			if err := func() error {
 				if err := value.Validate(); err != nil {
 					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"type"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
@@ -4787,6 +6240,18 @@ func (s *ComputerUsePreviewTool) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"display_height", "display_width", "environment", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Environment.Get(); ok {
 			if err := func() error {
@@ -4844,6 +6309,18 @@ func (s *ContainerAutoParam) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.FileIds.Get(); ok {
 			if err := func() error {
@@ -4979,10 +6456,16 @@ func (s ContainerAutoParamNetworkPolicy) Validate() error {
 		if err := s.ContainerNetworkPolicyDisabledParam.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.ContainerNetworkPolicyDisabledParam, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case ContainerNetworkPolicyAllowlistParamContainerAutoParamNetworkPolicy:
 		if err := s.ContainerNetworkPolicyAllowlistParam.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.ContainerNetworkPolicyAllowlistParam, []interface{}{"allowed_domains", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	default:
@@ -4996,10 +6479,16 @@ func (s ContainerAutoParamSkillsItem) Validate() error {
 		if err := s.SkillReferenceParam.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.SkillReferenceParam, []interface{}{"skill_id", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case InlineSkillParamContainerAutoParamSkillsItem:
 		if err := s.InlineSkillParam.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.InlineSkillParam, []interface{}{"description", "name", "source", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	default:
@@ -5022,6 +6511,18 @@ func (s *ContainerFileCitationBody) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"container_id", "end_index", "file_id", "filename", "start_index", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -5076,24 +6577,29 @@ func (s *ContainerNetworkPolicyAllowlistParam) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
 	if err := func() error {
-		if value, ok := s.AllowedDomains.Get(); ok {
-			if err := func() error {
-				if value == nil {
-					return errors.New("nil is invalid value")
-				}
-				if err := (validate.Array{
-					MinLength:    1,
-					MinLengthSet: true,
-					MaxLength:    0,
-					MaxLengthSet: false,
-				}).ValidateLength(len(value)); err != nil {
-					return errors.Wrap(err, "array")
-				}
-				return nil
-			}(); err != nil {
-				return err
-			}
+		if err := validateWith("x-spec-required", s, []interface{}{"allowed_domains", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		if s.AllowedDomains == nil {
+			return errors.New("nil is invalid value")
+		}
+		if err := (validate.Array{
+			MinLength:    1,
+			MinLengthSet: true,
+			MaxLength:    0,
+			MaxLengthSet: false,
+		}).ValidateLength(len(s.AllowedDomains)); err != nil {
+			return errors.Wrap(err, "array")
 		}
 		return nil
 	}(); err != nil {
@@ -5121,6 +6627,9 @@ func (s *ContainerNetworkPolicyAllowlistParam) Validate() error {
 					if err := func() error {
 						if err := elem.Validate(); err != nil {
 							return err
+						}
+						if err := validatedBefore("x-spec-required", elem, []interface{}{"domain", "name", "value"}); err != nil {
+							return errors.Wrap(err, "x-spec-required")
 						}
 						return nil
 					}(); err != nil {
@@ -5184,6 +6693,18 @@ func (s *ContainerNetworkPolicyDisabledParam) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -5223,6 +6744,18 @@ func (s *ContainerNetworkPolicyDomainSecretParam) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"domain", "name", "value"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Domain.Get(); ok {
 			if err := func() error {
@@ -5325,6 +6858,18 @@ func (s *ContainerReferenceParam) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"container_id", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -5364,6 +6909,18 @@ func (s *ContainerReferenceResource) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"container_id", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -5403,6 +6960,18 @@ func (s *ContextManagementParam) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.CompactThreshold.Get(); ok {
 			if err := func() error {
@@ -5437,12 +7006,89 @@ func (s *ContextManagementParam) Validate() error {
 	return nil
 }
 
+func (s ConversationParam) Validate() error {
+	switch s.Type {
+	case StringConversationParam:
+		return nil // no validation needed
+	case ConversationParam2ConversationParam:
+		if err := s.ConversationParam2.Validate(); err != nil {
+			return err
+		}
+		if err := validatedBefore("x-spec-required", s.ConversationParam2, []interface{}{"id"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	default:
+		return errors.Errorf("invalid type %q", s.Type)
+	}
+}
+
+func (s *ConversationParam2) Validate() error {
+	if s == nil {
+		return validate.ErrNilPointer
+	}
+
+	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"id"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if len(failures) > 0 {
+		return &validate.Error{Fields: failures}
+	}
+	return nil
+}
+
+func (s *CoordParam) Validate() error {
+	if s == nil {
+		return validate.ErrNilPointer
+	}
+
+	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"x", "y"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if len(failures) > 0 {
+		return &validate.Error{Fields: failures}
+	}
+	return nil
+}
+
 func (s *CreateChatCompletionRequest) Validate() error {
 	if s == nil {
 		return validate.ErrNilPointer
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"messages", "model"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.PromptCacheOptions.Get(); ok {
 			if err := func() error {
@@ -5599,6 +7245,9 @@ func (s *CreateChatCompletionRequest) Validate() error {
 				if err := value.Validate(); err != nil {
 					return err
 				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"format", "voice"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
+				}
 				return nil
 			}(); err != nil {
 				return err
@@ -5671,37 +7320,14 @@ func (s *CreateChatCompletionRequest) Validate() error {
 				}).ValidateLength(len(value)); err != nil {
 					return errors.Wrap(err, "array")
 				}
-				return nil
-			}(); err != nil {
-				return err
-			}
-		}
-		return nil
-	}(); err != nil {
-		failures = append(failures, validate.FieldError{
-			Name:  "functions",
-			Error: err,
-		})
-	}
-	if err := func() error {
-		if value, ok := s.Messages.Get(); ok {
-			if err := func() error {
-				if value == nil {
-					return errors.New("nil is invalid value")
-				}
-				if err := (validate.Array{
-					MinLength:    1,
-					MinLengthSet: true,
-					MaxLength:    0,
-					MaxLengthSet: false,
-				}).ValidateLength(len(value)); err != nil {
-					return errors.Wrap(err, "array")
-				}
 				var failures []validate.FieldError
 				for i, elem := range value {
 					if err := func() error {
 						if err := elem.Validate(); err != nil {
 							return err
+						}
+						if err := validatedBefore("x-spec-required", elem, []interface{}{"name"}); err != nil {
+							return errors.Wrap(err, "x-spec-required")
 						}
 						return nil
 					}(); err != nil {
@@ -5718,6 +7344,42 @@ func (s *CreateChatCompletionRequest) Validate() error {
 			}(); err != nil {
 				return err
 			}
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "functions",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		if s.Messages == nil {
+			return errors.New("nil is invalid value")
+		}
+		if err := (validate.Array{
+			MinLength:    1,
+			MinLengthSet: true,
+			MaxLength:    0,
+			MaxLengthSet: false,
+		}).ValidateLength(len(s.Messages)); err != nil {
+			return errors.Wrap(err, "array")
+		}
+		var failures []validate.FieldError
+		for i, elem := range s.Messages {
+			if err := func() error {
+				if err := elem.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				failures = append(failures, validate.FieldError{
+					Name:  fmt.Sprintf("[%d]", i),
+					Error: err,
+				})
+			}
+		}
+		if len(failures) > 0 {
+			return &validate.Error{Fields: failures}
 		}
 		return nil
 	}(); err != nil {
@@ -5749,6 +7411,9 @@ func (s *CreateChatCompletionRequest) Validate() error {
 			if err := func() error {
 				if err := value.Validate(); err != nil {
 					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"model"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
@@ -6009,6 +7674,18 @@ func (s *CreateChatCompletionRequestAudio) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"format", "voice"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Format.Get(); ok {
 			if err := func() error {
@@ -6024,6 +7701,24 @@ func (s *CreateChatCompletionRequestAudio) Validate() error {
 	}(); err != nil {
 		failures = append(failures, validate.FieldError{
 			Name:  "format",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		if value, ok := s.Voice.Get(); ok {
+			if err := func() error {
+				if err := value.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "voice",
 			Error: err,
 		})
 	}
@@ -6060,7 +7755,13 @@ func (s CreateChatCompletionRequestFunctionCall) Validate() error {
 		}
 		return nil
 	case ChatCompletionFunctionCallOptionCreateChatCompletionRequestFunctionCall:
-		return nil // no validation needed
+		if err := s.ChatCompletionFunctionCallOption.Validate(); err != nil {
+			return err
+		}
+		if err := validatedBefore("x-spec-required", s.ChatCompletionFunctionCallOption, []interface{}{"name"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
 	case NullCreateChatCompletionRequestFunctionCall:
 		return nil // no validation needed
 	default:
@@ -6085,6 +7786,9 @@ func (s CreateChatCompletionRequestPrediction) Validate() error {
 		if err := s.PredictionContent.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.PredictionContent, []interface{}{"content", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	default:
 		return errors.Errorf("invalid type %q", s.Type)
@@ -6108,15 +7812,24 @@ func (s CreateChatCompletionRequestResponseFormat) Validate() error {
 		if err := s.ResponseFormatText.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.ResponseFormatText, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case ResponseFormatJsonSchemaCreateChatCompletionRequestResponseFormat:
 		if err := s.ResponseFormatJsonSchema.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.ResponseFormatJsonSchema, []interface{}{"json_schema", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case ResponseFormatJsonObjectCreateChatCompletionRequestResponseFormat:
 		if err := s.ResponseFormatJsonObject.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.ResponseFormatJsonObject, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	default:
@@ -6130,10 +7843,16 @@ func (s CreateChatCompletionRequestToolsItem) Validate() error {
 		if err := s.ChatCompletionTool.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.ChatCompletionTool, []interface{}{"function", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case CustomToolChatCompletionsCreateChatCompletionRequestToolsItem:
 		if err := s.CustomToolChatCompletions.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.CustomToolChatCompletions, []interface{}{"custom", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	default:
@@ -6171,6 +7890,9 @@ func (s *CreateChatCompletionRequestWebSearchOptions) Validate() error {
 				if err := value.Validate(); err != nil {
 					return err
 				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"approximate", "type"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
+				}
 				return nil
 			}(); err != nil {
 				return err
@@ -6195,6 +7917,18 @@ func (s *CreateChatCompletionRequestWebSearchOptionsUserLocation) Validate() err
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"approximate", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -6234,33 +7968,41 @@ func (s *CreateChatCompletionResponse) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
 	if err := func() error {
-		if value, ok := s.Choices.Get(); ok {
+		if err := validateWith("x-spec-required", s, []interface{}{"choices", "created", "id", "model", "object"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		if s.Choices == nil {
+			return errors.New("nil is invalid value")
+		}
+		var failures []validate.FieldError
+		for i, elem := range s.Choices {
 			if err := func() error {
-				if value == nil {
-					return errors.New("nil is invalid value")
+				if err := elem.Validate(); err != nil {
+					return err
 				}
-				var failures []validate.FieldError
-				for i, elem := range value {
-					if err := func() error {
-						if err := elem.Validate(); err != nil {
-							return err
-						}
-						return nil
-					}(); err != nil {
-						failures = append(failures, validate.FieldError{
-							Name:  fmt.Sprintf("[%d]", i),
-							Error: err,
-						})
-					}
-				}
-				if len(failures) > 0 {
-					return &validate.Error{Fields: failures}
+				if err := validatedBefore("x-spec-required", elem, []interface{}{"finish_reason", "index", "logprobs", "message"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
-				return err
+				failures = append(failures, validate.FieldError{
+					Name:  fmt.Sprintf("[%d]", i),
+					Error: err,
+				})
 			}
+		}
+		if len(failures) > 0 {
+			return &validate.Error{Fields: failures}
 		}
 		return nil
 	}(); err != nil {
@@ -6274,6 +8016,9 @@ func (s *CreateChatCompletionResponse) Validate() error {
 			if err := func() error {
 				if err := value.Validate(); err != nil {
 					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"input", "output"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
@@ -6323,6 +8068,27 @@ func (s *CreateChatCompletionResponse) Validate() error {
 			Error: err,
 		})
 	}
+	if err := func() error {
+		if value, ok := s.Usage.Get(); ok {
+			if err := func() error {
+				if err := value.Validate(); err != nil {
+					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"completion_tokens", "prompt_tokens", "total_tokens"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
+				}
+				return nil
+			}(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "usage",
+			Error: err,
+		})
+	}
 	if len(failures) > 0 {
 		return &validate.Error{Fields: failures}
 	}
@@ -6335,6 +8101,18 @@ func (s *CreateChatCompletionResponseChoicesItem) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"finish_reason", "index", "logprobs", "message"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.FinishReason.Get(); ok {
 			if err := func() error {
@@ -6359,6 +8137,9 @@ func (s *CreateChatCompletionResponseChoicesItem) Validate() error {
 				if err := value.Validate(); err != nil {
 					return err
 				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"content", "refusal"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
+				}
 				return nil
 			}(); err != nil {
 				return err
@@ -6376,6 +8157,9 @@ func (s *CreateChatCompletionResponseChoicesItem) Validate() error {
 			if err := func() error {
 				if err := value.Validate(); err != nil {
 					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"content", "refusal", "role"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
@@ -6418,6 +8202,18 @@ func (s *CreateChatCompletionResponseChoicesItemLogprobs) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"content", "refusal"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Content.Get(); ok {
 			if err := func() error {
@@ -6429,6 +8225,9 @@ func (s *CreateChatCompletionResponseChoicesItemLogprobs) Validate() error {
 					if err := func() error {
 						if err := elem.Validate(); err != nil {
 							return err
+						}
+						if err := validatedBefore("x-spec-required", elem, []interface{}{"bytes", "logprob", "token", "top_logprobs"}); err != nil {
+							return errors.Wrap(err, "x-spec-required")
 						}
 						return nil
 					}(); err != nil {
@@ -6464,6 +8263,9 @@ func (s *CreateChatCompletionResponseChoicesItemLogprobs) Validate() error {
 					if err := func() error {
 						if err := elem.Validate(); err != nil {
 							return err
+						}
+						if err := validatedBefore("x-spec-required", elem, []interface{}{"bytes", "logprob", "token", "top_logprobs"}); err != nil {
+							return errors.Wrap(err, "x-spec-required")
 						}
 						return nil
 					}(); err != nil {
@@ -6509,33 +8311,41 @@ func (s *CreateChatCompletionStreamResponse) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
 	if err := func() error {
-		if value, ok := s.Choices.Get(); ok {
+		if err := validateWith("x-spec-required", s, []interface{}{"choices", "created", "id", "model", "object"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		if s.Choices == nil {
+			return errors.New("nil is invalid value")
+		}
+		var failures []validate.FieldError
+		for i, elem := range s.Choices {
 			if err := func() error {
-				if value == nil {
-					return errors.New("nil is invalid value")
+				if err := elem.Validate(); err != nil {
+					return err
 				}
-				var failures []validate.FieldError
-				for i, elem := range value {
-					if err := func() error {
-						if err := elem.Validate(); err != nil {
-							return err
-						}
-						return nil
-					}(); err != nil {
-						failures = append(failures, validate.FieldError{
-							Name:  fmt.Sprintf("[%d]", i),
-							Error: err,
-						})
-					}
-				}
-				if len(failures) > 0 {
-					return &validate.Error{Fields: failures}
+				if err := validatedBefore("x-spec-required", elem, []interface{}{"delta", "finish_reason", "index"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
-				return err
+				failures = append(failures, validate.FieldError{
+					Name:  fmt.Sprintf("[%d]", i),
+					Error: err,
+				})
 			}
+		}
+		if len(failures) > 0 {
+			return &validate.Error{Fields: failures}
 		}
 		return nil
 	}(); err != nil {
@@ -6549,6 +8359,9 @@ func (s *CreateChatCompletionStreamResponse) Validate() error {
 			if err := func() error {
 				if err := value.Validate(); err != nil {
 					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"input", "output"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
@@ -6598,6 +8411,27 @@ func (s *CreateChatCompletionStreamResponse) Validate() error {
 			Error: err,
 		})
 	}
+	if err := func() error {
+		if value, ok := s.Usage.Get(); ok {
+			if err := func() error {
+				if err := value.Validate(); err != nil {
+					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"completion_tokens", "prompt_tokens", "total_tokens"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
+				}
+				return nil
+			}(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "usage",
+			Error: err,
+		})
+	}
 	if len(failures) > 0 {
 		return &validate.Error{Fields: failures}
 	}
@@ -6610,6 +8444,18 @@ func (s *CreateChatCompletionStreamResponseChoicesItem) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"delta", "finish_reason", "index"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Delta.Get(); ok {
 			if err := func() error {
@@ -6652,6 +8498,9 @@ func (s *CreateChatCompletionStreamResponseChoicesItem) Validate() error {
 				if err := value.Validate(); err != nil {
 					return err
 				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"content", "refusal"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
+				}
 				return nil
 			}(); err != nil {
 				return err
@@ -6693,6 +8542,18 @@ func (s *CreateChatCompletionStreamResponseChoicesItemLogprobs) Validate() error
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"content", "refusal"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Content.Get(); ok {
 			if err := func() error {
@@ -6704,6 +8565,9 @@ func (s *CreateChatCompletionStreamResponseChoicesItemLogprobs) Validate() error
 					if err := func() error {
 						if err := elem.Validate(); err != nil {
 							return err
+						}
+						if err := validatedBefore("x-spec-required", elem, []interface{}{"bytes", "logprob", "token", "top_logprobs"}); err != nil {
+							return errors.Wrap(err, "x-spec-required")
 						}
 						return nil
 					}(); err != nil {
@@ -6739,6 +8603,9 @@ func (s *CreateChatCompletionStreamResponseChoicesItemLogprobs) Validate() error
 					if err := func() error {
 						if err := elem.Validate(); err != nil {
 							return err
+						}
+						if err := validatedBefore("x-spec-required", elem, []interface{}{"bytes", "logprob", "token", "top_logprobs"}); err != nil {
+							return errors.Wrap(err, "x-spec-required")
 						}
 						return nil
 					}(); err != nil {
@@ -7108,6 +8975,27 @@ func (s *CreateResponse) Validate() error {
 		})
 	}
 	if err := func() error {
+		if value, ok := s.Prompt.Get(); ok {
+			if err := func() error {
+				if err := value.Validate(); err != nil {
+					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"id"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
+				}
+				return nil
+			}(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "prompt",
+			Error: err,
+		})
+	}
+	if err := func() error {
 		if value, ok := s.Text.Get(); ok {
 			if err := func() error {
 				if err := value.Validate(); err != nil {
@@ -7181,6 +9069,9 @@ func (s *CreateResponse) Validate() error {
 						if err := elem.Validate(); err != nil {
 							return err
 						}
+						if err := validatedBefore("x-spec-required", elem, []interface{}{"type"}); err != nil {
+							return errors.Wrap(err, "x-spec-required")
+						}
 						return nil
 					}(); err != nil {
 						failures = append(failures, validate.FieldError{
@@ -7201,6 +9092,24 @@ func (s *CreateResponse) Validate() error {
 	}(); err != nil {
 		failures = append(failures, validate.FieldError{
 			Name:  "context_management",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		if value, ok := s.Conversation.Get(); ok {
+			if err := func() error {
+				if err := value.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "conversation",
 			Error: err,
 		})
 	}
@@ -7291,6 +9200,9 @@ func (s *CreateResponse) Validate() error {
 				if err := value.Validate(); err != nil {
 					return err
 				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"model"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
+				}
 				return nil
 			}(); err != nil {
 				return err
@@ -7308,6 +9220,9 @@ func (s *CreateResponse) Validate() error {
 			if err := func() error {
 				if err := value.Validate(); err != nil {
 					return err
+				}
+				if err := validatedBefore("x-exclusive", value, []interface{}{[]interface{}{"summary", "generate_summary"}}); err != nil {
+					return errors.Wrap(err, "x-exclusive")
 				}
 				return nil
 			}(); err != nil {
@@ -7391,6 +9306,18 @@ func (s *CustomGrammarFormatParam) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"definition", "syntax", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Syntax.Get(); ok {
 			if err := func() error {
@@ -7448,6 +9375,18 @@ func (s *CustomTextFormatParam) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -7487,6 +9426,18 @@ func (s *CustomToolCall) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"call_id", "input", "name", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Caller.Get(); ok {
 			if err := func() error {
@@ -7535,6 +9486,18 @@ func (s *CustomToolCallOutput) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"call_id", "output", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Caller.Get(); ok {
 			if err := func() error {
@@ -7634,6 +9597,18 @@ func (s *CustomToolCallOutputResource) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"call_id", "id", "output", "status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Caller.Get(); ok {
 			if err := func() error {
@@ -7769,6 +9744,18 @@ func (s *CustomToolCallResource) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"call_id", "id", "input", "name", "status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Caller.Get(); ok {
 			if err := func() error {
@@ -7853,11 +9840,26 @@ func (s *CustomToolChatCompletions) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"custom", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Custom.Get(); ok {
 			if err := func() error {
 				if err := value.Validate(); err != nil {
 					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"name"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
@@ -7901,6 +9903,18 @@ func (s *CustomToolChatCompletionsCustom) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"name"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Format.Get(); ok {
 			if err := func() error {
@@ -7931,10 +9945,16 @@ func (s CustomToolChatCompletionsCustomFormat) Validate() error {
 		if err := s.CustomToolChatCompletionsCustomFormatText.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.CustomToolChatCompletionsCustomFormatText, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case CustomToolChatCompletionsCustomFormatGrammarCustomToolChatCompletionsCustomFormat:
 		if err := s.CustomToolChatCompletionsCustomFormatGrammar.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.CustomToolChatCompletionsCustomFormatGrammar, []interface{}{"grammar", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	default:
@@ -7948,11 +9968,26 @@ func (s *CustomToolChatCompletionsCustomFormatGrammar) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"grammar", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Grammar.Get(); ok {
 			if err := func() error {
 				if err := value.Validate(); err != nil {
 					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"definition", "syntax"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
@@ -7996,6 +10031,18 @@ func (s *CustomToolChatCompletionsCustomFormatGrammarGrammar) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"definition", "syntax"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Syntax.Get(); ok {
 			if err := func() error {
@@ -8046,6 +10093,18 @@ func (s *CustomToolChatCompletionsCustomFormatText) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -8094,6 +10153,18 @@ func (s *CustomToolParam) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"name", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.AllowedCallers.Get(); ok {
 			if err := func() error {
@@ -8185,10 +10256,16 @@ func (s CustomToolParamFormat) Validate() error {
 		if err := s.CustomTextFormatParam.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.CustomTextFormatParam, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case CustomGrammarFormatParamCustomToolParamFormat:
 		if err := s.CustomGrammarFormatParam.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.CustomGrammarFormatParam, []interface{}{"definition", "syntax", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	default:
@@ -8226,6 +10303,18 @@ func (s *DirectToolCallCaller) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -8256,6 +10345,18 @@ func (s *DirectToolCallCallerParam) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -8304,6 +10405,18 @@ func (s *DoubleClickAction) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"keys", "type", "x", "y"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Keys.Get(); ok {
 			if err := func() error {
@@ -8361,6 +10474,18 @@ func (s *DragParam) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"path", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Keys.Get(); ok {
 			if err := func() error {
@@ -8380,15 +10505,28 @@ func (s *DragParam) Validate() error {
 		})
 	}
 	if err := func() error {
-		if value, ok := s.Path.Get(); ok {
+		if s.Path == nil {
+			return errors.New("nil is invalid value")
+		}
+		var failures []validate.FieldError
+		for i, elem := range s.Path {
 			if err := func() error {
-				if value == nil {
-					return errors.New("nil is invalid value")
+				if err := elem.Validate(); err != nil {
+					return err
+				}
+				if err := validatedBefore("x-spec-required", elem, []interface{}{"x", "y"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
-				return err
+				failures = append(failures, validate.FieldError{
+					Name:  fmt.Sprintf("[%d]", i),
+					Error: err,
+				})
 			}
+		}
+		if len(failures) > 0 {
+			return &validate.Error{Fields: failures}
 		}
 		return nil
 	}(); err != nil {
@@ -8436,6 +10574,18 @@ func (s *EasyInputMessage) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"content", "role"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Content.Get(); ok {
 			if err := func() error {
@@ -8554,12 +10704,93 @@ func (s EasyInputMessageType) Validate() error {
 	}
 }
 
+func (s *Error) Validate() error {
+	if s == nil {
+		return validate.ErrNilPointer
+	}
+
+	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"code", "message", "param", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if len(failures) > 0 {
+		return &validate.Error{Fields: failures}
+	}
+	return nil
+}
+
+func (s *ErrorResponse) Validate() error {
+	if s == nil {
+		return validate.ErrNilPointer
+	}
+
+	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"error"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		if value, ok := s.Error.Get(); ok {
+			if err := func() error {
+				if err := value.Validate(); err != nil {
+					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"code", "message", "param", "type"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
+				}
+				return nil
+			}(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "error",
+			Error: err,
+		})
+	}
+	if len(failures) > 0 {
+		return &validate.Error{Fields: failures}
+	}
+	return nil
+}
+
 func (s *FileCitationBody) Validate() error {
 	if s == nil {
 		return validate.ErrNilPointer
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"file_id", "filename", "index", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -8625,6 +10856,18 @@ func (s *FilePath) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"file_id", "index", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -8664,6 +10907,18 @@ func (s *FileSearchTool) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"type", "vector_store_ids"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Filters.Get(); ok {
 			if err := func() error {
@@ -8719,15 +10974,8 @@ func (s *FileSearchTool) Validate() error {
 		})
 	}
 	if err := func() error {
-		if value, ok := s.VectorStoreIds.Get(); ok {
-			if err := func() error {
-				if value == nil {
-					return errors.New("nil is invalid value")
-				}
-				return nil
-			}(); err != nil {
-				return err
-			}
+		if s.VectorStoreIds == nil {
+			return errors.New("nil is invalid value")
 		}
 		return nil
 	}(); err != nil {
@@ -8748,16 +10996,21 @@ func (s *FileSearchToolCall) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
 	if err := func() error {
-		if value, ok := s.Queries.Get(); ok {
-			if err := func() error {
-				if value == nil {
-					return errors.New("nil is invalid value")
-				}
-				return nil
-			}(); err != nil {
-				return err
-			}
+		if err := validateWith("x-spec-required", s, []interface{}{"id", "queries", "status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		if s.Queries == nil {
+			return errors.New("nil is invalid value")
 		}
 		return nil
 	}(); err != nil {
@@ -8914,10 +11167,16 @@ func (s Filters) Validate() error {
 		if err := s.ComparisonFilter.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.ComparisonFilter, []interface{}{"key", "type", "value"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case FiltersAndFilters, FiltersOrFilters:
 		if err := s.CompoundFilter.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.CompoundFilter, []interface{}{"filters", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	default:
@@ -8931,15 +11190,24 @@ func (s FunctionAndCustomToolCallOutput) Validate() error {
 		if err := s.InputTextContent.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.InputTextContent, []interface{}{"text", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case InputImageContentFunctionAndCustomToolCallOutput:
 		if err := s.InputImageContent.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.InputImageContent, []interface{}{"detail", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case InputFileContentFunctionAndCustomToolCallOutput:
 		if err := s.InputFileContent.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.InputFileContent, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	default:
@@ -8966,6 +11234,18 @@ func (s *FunctionCallOutputItemParam) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"output", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.CallID.Get(); ok {
 			if err := func() error {
@@ -9188,15 +11468,24 @@ func (s FunctionCallOutputItemParamOutput1Item) Validate() error {
 		if err := s.InputTextContentParam.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.InputTextContentParam, []interface{}{"text", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case InputImageContentParamAutoParamFunctionCallOutputItemParamOutput1Item:
 		if err := s.InputImageContentParamAutoParam.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.InputImageContentParamAutoParam, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case InputFileContentParamFunctionCallOutputItemParamOutput1Item:
 		if err := s.InputFileContentParam.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.InputFileContentParam, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	default:
@@ -9239,22 +11528,51 @@ func (s FunctionCallStatus) Validate() error {
 	}
 }
 
+func (s *FunctionObject) Validate() error {
+	if s == nil {
+		return validate.ErrNilPointer
+	}
+
+	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"name"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if len(failures) > 0 {
+		return &validate.Error{Fields: failures}
+	}
+	return nil
+}
+
 func (s *FunctionShellAction) Validate() error {
 	if s == nil {
 		return validate.ErrNilPointer
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
 	if err := func() error {
-		if value, ok := s.Commands.Get(); ok {
-			if err := func() error {
-				if value == nil {
-					return errors.New("nil is invalid value")
-				}
-				return nil
-			}(); err != nil {
-				return err
-			}
+		if err := validateWith("x-spec-required", s, []interface{}{"commands", "max_output_length", "timeout_ms"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		if s.Commands == nil {
+			return errors.New("nil is invalid value")
 		}
 		return nil
 	}(); err != nil {
@@ -9275,16 +11593,21 @@ func (s *FunctionShellActionParam) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
 	if err := func() error {
-		if value, ok := s.Commands.Get(); ok {
-			if err := func() error {
-				if value == nil {
-					return errors.New("nil is invalid value")
-				}
-				return nil
-			}(); err != nil {
-				return err
-			}
+		if err := validateWith("x-spec-required", s, []interface{}{"commands"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		if s.Commands == nil {
+			return errors.New("nil is invalid value")
 		}
 		return nil
 	}(); err != nil {
@@ -9305,11 +11628,26 @@ func (s *FunctionShellCall) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"action", "call_id", "environment", "id", "status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Action.Get(); ok {
 			if err := func() error {
 				if err := value.Validate(); err != nil {
 					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"commands", "max_output_length", "timeout_ms"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
@@ -9407,10 +11745,16 @@ func (s FunctionShellCallEnvironment) Validate() error {
 		if err := s.LocalEnvironmentResource.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.LocalEnvironmentResource, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case ContainerReferenceResourceFunctionShellCallEnvironment:
 		if err := s.ContainerReferenceResource.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.ContainerReferenceResource, []interface{}{"container_id", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	default:
@@ -9424,11 +11768,26 @@ func (s *FunctionShellCallItemParam) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"action", "call_id", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Action.Get(); ok {
 			if err := func() error {
 				if err := value.Validate(); err != nil {
 					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"commands"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
@@ -9556,10 +11915,16 @@ func (s FunctionShellCallItemParamEnvironment) Validate() error {
 		if err := s.LocalEnvironmentParam.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.LocalEnvironmentParam, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case ContainerReferenceParamFunctionShellCallItemParamEnvironment:
 		if err := s.ContainerReferenceParam.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.ContainerReferenceParam, []interface{}{"container_id", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	default:
@@ -9595,6 +11960,18 @@ func (s *FunctionShellCallOutput) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"call_id", "id", "max_output_length", "output", "status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Caller.Get(); ok {
 			if err := func() error {
@@ -9614,32 +11991,28 @@ func (s *FunctionShellCallOutput) Validate() error {
 		})
 	}
 	if err := func() error {
-		if value, ok := s.Output.Get(); ok {
+		if s.Output == nil {
+			return errors.New("nil is invalid value")
+		}
+		var failures []validate.FieldError
+		for i, elem := range s.Output {
 			if err := func() error {
-				if value == nil {
-					return errors.New("nil is invalid value")
+				if err := elem.Validate(); err != nil {
+					return err
 				}
-				var failures []validate.FieldError
-				for i, elem := range value {
-					if err := func() error {
-						if err := elem.Validate(); err != nil {
-							return err
-						}
-						return nil
-					}(); err != nil {
-						failures = append(failures, validate.FieldError{
-							Name:  fmt.Sprintf("[%d]", i),
-							Error: err,
-						})
-					}
-				}
-				if len(failures) > 0 {
-					return &validate.Error{Fields: failures}
+				if err := validatedBefore("x-spec-required", elem, []interface{}{"outcome", "stderr", "stdout"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
-				return err
+				failures = append(failures, validate.FieldError{
+					Name:  fmt.Sprintf("[%d]", i),
+					Error: err,
+				})
 			}
+		}
+		if len(failures) > 0 {
+			return &validate.Error{Fields: failures}
 		}
 		return nil
 	}(); err != nil {
@@ -9696,6 +12069,18 @@ func (s *FunctionShellCallOutputContent) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"outcome", "stderr", "stdout"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Outcome.Get(); ok {
 			if err := func() error {
@@ -9726,10 +12111,16 @@ func (s FunctionShellCallOutputContentOutcome) Validate() error {
 		if err := s.FunctionShellCallOutputTimeoutOutcome.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.FunctionShellCallOutputTimeoutOutcome, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case FunctionShellCallOutputExitOutcomeFunctionShellCallOutputContentOutcome:
 		if err := s.FunctionShellCallOutputExitOutcome.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.FunctionShellCallOutputExitOutcome, []interface{}{"exit_code", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	default:
@@ -9743,6 +12134,18 @@ func (s *FunctionShellCallOutputContentParam) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"outcome", "stderr", "stdout"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Outcome.Get(); ok {
 			if err := func() error {
@@ -9833,6 +12236,18 @@ func (s *FunctionShellCallOutputExitOutcome) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"exit_code", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -9863,6 +12278,18 @@ func (s *FunctionShellCallOutputExitOutcomeParam) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"exit_code", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -9911,6 +12338,18 @@ func (s *FunctionShellCallOutputItemParam) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"call_id", "output", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.CallID.Get(); ok {
 			if err := func() error {
@@ -9960,32 +12399,28 @@ func (s *FunctionShellCallOutputItemParam) Validate() error {
 		})
 	}
 	if err := func() error {
-		if value, ok := s.Output.Get(); ok {
+		if s.Output == nil {
+			return errors.New("nil is invalid value")
+		}
+		var failures []validate.FieldError
+		for i, elem := range s.Output {
 			if err := func() error {
-				if value == nil {
-					return errors.New("nil is invalid value")
+				if err := elem.Validate(); err != nil {
+					return err
 				}
-				var failures []validate.FieldError
-				for i, elem := range value {
-					if err := func() error {
-						if err := elem.Validate(); err != nil {
-							return err
-						}
-						return nil
-					}(); err != nil {
-						failures = append(failures, validate.FieldError{
-							Name:  fmt.Sprintf("[%d]", i),
-							Error: err,
-						})
-					}
-				}
-				if len(failures) > 0 {
-					return &validate.Error{Fields: failures}
+				if err := validatedBefore("x-spec-required", elem, []interface{}{"outcome", "stderr", "stdout"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
-				return err
+				failures = append(failures, validate.FieldError{
+					Name:  fmt.Sprintf("[%d]", i),
+					Error: err,
+				})
 			}
+		}
+		if len(failures) > 0 {
+			return &validate.Error{Fields: failures}
 		}
 		return nil
 	}(); err != nil {
@@ -10051,10 +12486,16 @@ func (s FunctionShellCallOutputOutcomeParam) Validate() error {
 		if err := s.FunctionShellCallOutputTimeoutOutcomeParam.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.FunctionShellCallOutputTimeoutOutcomeParam, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case FunctionShellCallOutputExitOutcomeParamFunctionShellCallOutputOutcomeParam:
 		if err := s.FunctionShellCallOutputExitOutcomeParam.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.FunctionShellCallOutputExitOutcomeParam, []interface{}{"exit_code", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	default:
@@ -10081,6 +12522,18 @@ func (s *FunctionShellCallOutputTimeoutOutcome) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -10111,6 +12564,18 @@ func (s *FunctionShellCallOutputTimeoutOutcomeParam) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -10190,6 +12655,18 @@ func (s *FunctionShellToolParam) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.AllowedCallers.Get(); ok {
 			if err := func() error {
@@ -10281,15 +12758,24 @@ func (s FunctionShellToolParamEnvironment) Validate() error {
 		if err := s.ContainerAutoParam.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.ContainerAutoParam, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case LocalEnvironmentParamFunctionShellToolParamEnvironment:
 		if err := s.LocalEnvironmentParam.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.LocalEnvironmentParam, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case ContainerReferenceParamFunctionShellToolParamEnvironment:
 		if err := s.ContainerReferenceParam.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.ContainerReferenceParam, []interface{}{"container_id", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	default:
@@ -10312,6 +12798,18 @@ func (s *FunctionTool) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"name", "parameters", "strict", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.AllowedCallers.Get(); ok {
 			if err := func() error {
@@ -10377,6 +12875,18 @@ func (s *FunctionToolCall) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"arguments", "call_id", "name", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Caller.Get(); ok {
 			if err := func() error {
@@ -10443,6 +12953,18 @@ func (s *FunctionToolCallOutput) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"output", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Caller.Get(); ok {
 			if err := func() error {
@@ -10560,6 +13082,18 @@ func (s *FunctionToolCallOutputResource) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"id", "output", "status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Caller.Get(); ok {
 			if err := func() error {
@@ -10708,6 +13242,18 @@ func (s *FunctionToolCallResource) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"arguments", "call_id", "id", "name", "status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Caller.Get(); ok {
 			if err := func() error {
@@ -10805,6 +13351,18 @@ func (s *FunctionToolParam) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"name", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.AllowedCallers.Get(); ok {
 			if err := func() error {
@@ -10937,6 +13495,18 @@ func (s *HTTPError) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"code", "message", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -10976,6 +13546,18 @@ func (s *HybridSearchOptions) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"embedding_weight", "text_weight"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.EmbeddingWeight.Get(); ok {
 			if err := func() error {
@@ -11052,6 +13634,18 @@ func (s *ImageGenTool) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Action.Get(); ok {
 			if err := func() error {
@@ -11259,6 +13853,18 @@ func (s *ImageGenToolCall) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"id", "result", "status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Status.Get(); ok {
 			if err := func() error {
@@ -11402,11 +14008,26 @@ func (s *InlineSkillParam) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"description", "name", "source", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Source.Get(); ok {
 			if err := func() error {
 				if err := value.Validate(); err != nil {
 					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"data", "media_type", "type"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
@@ -11459,6 +14080,18 @@ func (s *InlineSkillSourceParam) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"data", "media_type", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Data.Get(); ok {
 			if err := func() error {
@@ -11555,15 +14188,24 @@ func (s InputContent) Validate() error {
 		if err := s.InputTextContent.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.InputTextContent, []interface{}{"text", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case InputImageContentInputContent:
 		if err := s.InputImageContent.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.InputImageContent, []interface{}{"detail", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case InputFileContentInputContent:
 		if err := s.InputFileContent.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.InputFileContent, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	default:
@@ -11588,6 +14230,18 @@ func (s *InputFileContent) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Detail.Get(); ok {
 			if err := func() error {
@@ -11611,6 +14265,9 @@ func (s *InputFileContent) Validate() error {
 			if err := func() error {
 				if err := value.Validate(); err != nil {
 					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"mode"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
@@ -11654,6 +14311,18 @@ func (s *InputFileContentParam) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Detail.Get(); ok {
 			if err := func() error {
@@ -11707,6 +14376,9 @@ func (s *InputFileContentParam) Validate() error {
 			if err := func() error {
 				if err := value.Validate(); err != nil {
 					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"mode"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
@@ -11768,6 +14440,18 @@ func (s *InputImageContent) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"detail", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Detail.Get(); ok {
 			if err := func() error {
@@ -11791,6 +14475,9 @@ func (s *InputImageContent) Validate() error {
 			if err := func() error {
 				if err := value.Validate(); err != nil {
 					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"mode"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
@@ -11834,6 +14521,18 @@ func (s *InputImageContentParamAutoParam) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Detail.Get(); ok {
 			if err := func() error {
@@ -11857,6 +14556,9 @@ func (s *InputImageContentParamAutoParam) Validate() error {
 			if err := func() error {
 				if err := value.Validate(); err != nil {
 					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"mode"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
@@ -11918,150 +14620,240 @@ func (s InputItem) Validate() error {
 		if err := s.InputItemMessage.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.InputItemMessage, []interface{}{"content", "role"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case FileSearchToolCallInputItem:
 		if err := s.FileSearchToolCall.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.FileSearchToolCall, []interface{}{"id", "queries", "status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case ComputerToolCallInputItem:
 		if err := s.ComputerToolCall.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.ComputerToolCall, []interface{}{"call_id", "id", "pending_safety_checks", "status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case ComputerCallOutputItemParamInputItem:
 		if err := s.ComputerCallOutputItemParam.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.ComputerCallOutputItemParam, []interface{}{"call_id", "output", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case WebSearchToolCallInputItem:
 		if err := s.WebSearchToolCall.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.WebSearchToolCall, []interface{}{"action", "id", "status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case FunctionToolCallInputItem:
 		if err := s.FunctionToolCall.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.FunctionToolCall, []interface{}{"arguments", "call_id", "name", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case FunctionCallOutputItemParamInputItem:
 		if err := s.FunctionCallOutputItemParam.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.FunctionCallOutputItemParam, []interface{}{"output", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case ToolSearchCallItemParamInputItem:
 		if err := s.ToolSearchCallItemParam.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.ToolSearchCallItemParam, []interface{}{"arguments", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case ToolSearchOutputItemParamInputItem:
 		if err := s.ToolSearchOutputItemParam.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.ToolSearchOutputItemParam, []interface{}{"tools", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case AdditionalToolsItemParamInputItem:
 		if err := s.AdditionalToolsItemParam.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.AdditionalToolsItemParam, []interface{}{"role", "tools", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case ReasoningItemInputItem:
 		if err := s.ReasoningItem.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.ReasoningItem, []interface{}{"id", "summary", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case CompactionSummaryItemParamInputItem:
 		if err := s.CompactionSummaryItemParam.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.CompactionSummaryItemParam, []interface{}{"encrypted_content", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case ImageGenToolCallInputItem:
 		if err := s.ImageGenToolCall.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.ImageGenToolCall, []interface{}{"id", "result", "status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case CodeInterpreterToolCallInputItem:
 		if err := s.CodeInterpreterToolCall.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.CodeInterpreterToolCall, []interface{}{"code", "container_id", "id", "outputs", "status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case LocalShellToolCallInputItem:
 		if err := s.LocalShellToolCall.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.LocalShellToolCall, []interface{}{"action", "call_id", "id", "status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case LocalShellToolCallOutputInputItem:
 		if err := s.LocalShellToolCallOutput.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.LocalShellToolCallOutput, []interface{}{"call_id", "id", "output", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case FunctionShellCallItemParamInputItem:
 		if err := s.FunctionShellCallItemParam.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.FunctionShellCallItemParam, []interface{}{"action", "call_id", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case FunctionShellCallOutputItemParamInputItem:
 		if err := s.FunctionShellCallOutputItemParam.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.FunctionShellCallOutputItemParam, []interface{}{"call_id", "output", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case ApplyPatchToolCallItemParamInputItem:
 		if err := s.ApplyPatchToolCallItemParam.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.ApplyPatchToolCallItemParam, []interface{}{"call_id", "operation", "status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case ApplyPatchToolCallOutputItemParamInputItem:
 		if err := s.ApplyPatchToolCallOutputItemParam.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.ApplyPatchToolCallOutputItemParam, []interface{}{"call_id", "status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case MCPListToolsInputItem:
 		if err := s.MCPListTools.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.MCPListTools, []interface{}{"id", "server_label", "tools", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case MCPApprovalRequestInputItem:
 		if err := s.MCPApprovalRequest.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.MCPApprovalRequest, []interface{}{"arguments", "id", "name", "server_label", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case MCPApprovalResponseInputItem:
 		if err := s.MCPApprovalResponse.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.MCPApprovalResponse, []interface{}{"approval_request_id", "approve", "request_id", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case MCPToolCallInputItem:
 		if err := s.MCPToolCall.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.MCPToolCall, []interface{}{"arguments", "id", "name", "server_label", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case CustomToolCallOutputInputItem:
 		if err := s.CustomToolCallOutput.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.CustomToolCallOutput, []interface{}{"call_id", "output", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case CustomToolCallInputItem:
 		if err := s.CustomToolCall.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.CustomToolCall, []interface{}{"call_id", "input", "name", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case CompactionTriggerItemParamInputItem:
 		if err := s.CompactionTriggerItemParam.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.CompactionTriggerItemParam, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case ItemReferenceParamInputItem:
 		if err := s.ItemReferenceParam.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.ItemReferenceParam, []interface{}{"id"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case ProgramItemParamInputItem:
 		if err := s.ProgramItemParam.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.ProgramItemParam, []interface{}{"call_id", "code", "fingerprint", "id", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case ProgramOutputItemParamInputItem:
 		if err := s.ProgramOutputItemParam.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.ProgramOutputItemParam, []interface{}{"call_id", "id", "result", "status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	default:
@@ -12075,6 +14867,18 @@ func (s *InputItemMessage) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"content", "role"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Content.Get(); ok {
 			if err := func() error {
@@ -12210,25 +15014,40 @@ func (s InputItemMessageContent1Item) Validate() error {
 		if err := s.InputTextContent.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.InputTextContent, []interface{}{"text", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case InputImageContentInputItemMessageContent1Item:
 		if err := s.InputImageContent.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.InputImageContent, []interface{}{"detail", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case InputFileContentInputItemMessageContent1Item:
 		if err := s.InputFileContent.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.InputFileContent, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case OutputTextContentInputItemMessageContent1Item:
 		if err := s.OutputTextContent.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.OutputTextContent, []interface{}{"annotations", "logprobs", "text", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case RefusalContentInputItemMessageContent1Item:
 		if err := s.RefusalContent.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.RefusalContent, []interface{}{"refusal", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	default:
@@ -12290,6 +15109,18 @@ func (s *InputMessage) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"content", "role"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Content.Get(); ok {
 			if err := func() error {
@@ -12399,6 +15230,18 @@ func (s *InputMessageResource) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"content", "id", "role", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Content.Get(); ok {
 			if err := func() error {
@@ -12584,11 +15427,26 @@ func (s *InputTextContent) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"text", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.PromptCacheBreakpoint.Get(); ok {
 			if err := func() error {
 				if err := value.Validate(); err != nil {
 					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"mode"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
@@ -12632,11 +15490,26 @@ func (s *InputTextContentParam) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"text", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.PromptCacheBreakpoint.Get(); ok {
 			if err := func() error {
 				if err := value.Validate(); err != nil {
 					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"mode"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
@@ -12751,33 +15624,38 @@ func (s *ItemMessage) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
 	if err := func() error {
-		if value, ok := s.Content.Get(); ok {
+		if err := validateWith("x-spec-required", s, []interface{}{"content", "role"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		if s.Content == nil {
+			return errors.New("nil is invalid value")
+		}
+		var failures []validate.FieldError
+		for i, elem := range s.Content {
 			if err := func() error {
-				if value == nil {
-					return errors.New("nil is invalid value")
-				}
-				var failures []validate.FieldError
-				for i, elem := range value {
-					if err := func() error {
-						if err := elem.Validate(); err != nil {
-							return err
-						}
-						return nil
-					}(); err != nil {
-						failures = append(failures, validate.FieldError{
-							Name:  fmt.Sprintf("[%d]", i),
-							Error: err,
-						})
-					}
-				}
-				if len(failures) > 0 {
-					return &validate.Error{Fields: failures}
+				if err := elem.Validate(); err != nil {
+					return err
 				}
 				return nil
 			}(); err != nil {
-				return err
+				failures = append(failures, validate.FieldError{
+					Name:  fmt.Sprintf("[%d]", i),
+					Error: err,
+				})
 			}
+		}
+		if len(failures) > 0 {
+			return &validate.Error{Fields: failures}
 		}
 		return nil
 	}(); err != nil {
@@ -12870,25 +15748,40 @@ func (s ItemMessageContentItem) Validate() error {
 		if err := s.InputTextContent.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.InputTextContent, []interface{}{"text", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case InputImageContentItemMessageContentItem:
 		if err := s.InputImageContent.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.InputImageContent, []interface{}{"detail", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case InputFileContentItemMessageContentItem:
 		if err := s.InputFileContent.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.InputFileContent, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case OutputTextContentItemMessageContentItem:
 		if err := s.OutputTextContent.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.OutputTextContent, []interface{}{"annotations", "logprobs", "text", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case RefusalContentItemMessageContentItem:
 		if err := s.RefusalContent.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.RefusalContent, []interface{}{"refusal", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	default:
@@ -12939,6 +15832,18 @@ func (s *ItemReferenceParam) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"id"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -12978,140 +15883,224 @@ func (s ItemResource) Validate() error {
 		if err := s.ItemResourceMessage.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.ItemResourceMessage, []interface{}{"content", "id", "role", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case FileSearchToolCallItemResource:
 		if err := s.FileSearchToolCall.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.FileSearchToolCall, []interface{}{"id", "queries", "status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case ComputerToolCallItemResource:
 		if err := s.ComputerToolCall.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.ComputerToolCall, []interface{}{"call_id", "id", "pending_safety_checks", "status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case ComputerToolCallOutputResourceItemResource:
 		if err := s.ComputerToolCallOutputResource.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.ComputerToolCallOutputResource, []interface{}{"call_id", "id", "output", "status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case WebSearchToolCallItemResource:
 		if err := s.WebSearchToolCall.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.WebSearchToolCall, []interface{}{"action", "id", "status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case FunctionToolCallResourceItemResource:
 		if err := s.FunctionToolCallResource.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.FunctionToolCallResource, []interface{}{"arguments", "call_id", "id", "name", "status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case FunctionToolCallOutputResourceItemResource:
 		if err := s.FunctionToolCallOutputResource.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.FunctionToolCallOutputResource, []interface{}{"id", "output", "status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case ToolSearchCallItemResource:
 		if err := s.ToolSearchCall.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.ToolSearchCall, []interface{}{"arguments", "call_id", "execution", "id", "status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case ToolSearchOutputItemResource:
 		if err := s.ToolSearchOutput.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.ToolSearchOutput, []interface{}{"call_id", "execution", "id", "status", "tools", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case AdditionalToolsItemResource:
 		if err := s.AdditionalTools.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.AdditionalTools, []interface{}{"id", "role", "tools", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case ReasoningItemItemResource:
 		if err := s.ReasoningItem.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.ReasoningItem, []interface{}{"id", "summary", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case ProgramItemResource:
 		if err := s.Program.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.Program, []interface{}{"call_id", "code", "fingerprint", "id", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case ProgramOutputItemResource:
 		if err := s.ProgramOutput.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.ProgramOutput, []interface{}{"call_id", "id", "result", "status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case CompactionBodyItemResource:
 		if err := s.CompactionBody.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.CompactionBody, []interface{}{"encrypted_content", "id", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case ImageGenToolCallItemResource:
 		if err := s.ImageGenToolCall.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.ImageGenToolCall, []interface{}{"id", "result", "status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case CodeInterpreterToolCallItemResource:
 		if err := s.CodeInterpreterToolCall.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.CodeInterpreterToolCall, []interface{}{"code", "container_id", "id", "outputs", "status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case LocalShellToolCallItemResource:
 		if err := s.LocalShellToolCall.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.LocalShellToolCall, []interface{}{"action", "call_id", "id", "status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case LocalShellToolCallOutputItemResource:
 		if err := s.LocalShellToolCallOutput.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.LocalShellToolCallOutput, []interface{}{"call_id", "id", "output", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case FunctionShellCallItemResource:
 		if err := s.FunctionShellCall.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.FunctionShellCall, []interface{}{"action", "call_id", "environment", "id", "status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case FunctionShellCallOutputItemResource:
 		if err := s.FunctionShellCallOutput.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.FunctionShellCallOutput, []interface{}{"call_id", "id", "max_output_length", "output", "status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case ApplyPatchToolCallItemResource:
 		if err := s.ApplyPatchToolCall.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.ApplyPatchToolCall, []interface{}{"call_id", "id", "operation", "status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case ApplyPatchToolCallOutputItemResource:
 		if err := s.ApplyPatchToolCallOutput.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.ApplyPatchToolCallOutput, []interface{}{"call_id", "id", "status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case MCPListToolsItemResource:
 		if err := s.MCPListTools.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.MCPListTools, []interface{}{"id", "server_label", "tools", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case MCPApprovalRequestItemResource:
 		if err := s.MCPApprovalRequest.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.MCPApprovalRequest, []interface{}{"arguments", "id", "name", "server_label", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case MCPApprovalResponseResourceItemResource:
 		if err := s.MCPApprovalResponseResource.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.MCPApprovalResponseResource, []interface{}{"approval_request_id", "approve", "id", "request_id", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case MCPToolCallItemResource:
 		if err := s.MCPToolCall.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.MCPToolCall, []interface{}{"arguments", "id", "name", "server_label", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case CustomToolCallResourceItemResource:
 		if err := s.CustomToolCallResource.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.CustomToolCallResource, []interface{}{"call_id", "id", "input", "name", "status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case CustomToolCallOutputResourceItemResource:
 		if err := s.CustomToolCallOutputResource.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.CustomToolCallOutputResource, []interface{}{"call_id", "id", "output", "status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	default:
@@ -13125,33 +16114,38 @@ func (s *ItemResourceMessage) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
 	if err := func() error {
-		if value, ok := s.Content.Get(); ok {
+		if err := validateWith("x-spec-required", s, []interface{}{"content", "id", "role", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		if s.Content == nil {
+			return errors.New("nil is invalid value")
+		}
+		var failures []validate.FieldError
+		for i, elem := range s.Content {
 			if err := func() error {
-				if value == nil {
-					return errors.New("nil is invalid value")
-				}
-				var failures []validate.FieldError
-				for i, elem := range value {
-					if err := func() error {
-						if err := elem.Validate(); err != nil {
-							return err
-						}
-						return nil
-					}(); err != nil {
-						failures = append(failures, validate.FieldError{
-							Name:  fmt.Sprintf("[%d]", i),
-							Error: err,
-						})
-					}
-				}
-				if len(failures) > 0 {
-					return &validate.Error{Fields: failures}
+				if err := elem.Validate(); err != nil {
+					return err
 				}
 				return nil
 			}(); err != nil {
-				return err
+				failures = append(failures, validate.FieldError{
+					Name:  fmt.Sprintf("[%d]", i),
+					Error: err,
+				})
 			}
+		}
+		if len(failures) > 0 {
+			return &validate.Error{Fields: failures}
 		}
 		return nil
 	}(); err != nil {
@@ -13244,25 +16238,40 @@ func (s ItemResourceMessageContentItem) Validate() error {
 		if err := s.InputTextContent.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.InputTextContent, []interface{}{"text", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case InputImageContentItemResourceMessageContentItem:
 		if err := s.InputImageContent.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.InputImageContent, []interface{}{"detail", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case InputFileContentItemResourceMessageContentItem:
 		if err := s.InputFileContent.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.InputFileContent, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case OutputTextContentItemResourceMessageContentItem:
 		if err := s.OutputTextContent.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.OutputTextContent, []interface{}{"annotations", "logprobs", "text", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case RefusalContentItemResourceMessageContentItem:
 		if err := s.RefusalContent.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.RefusalContent, []interface{}{"refusal", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	default:
@@ -13313,130 +16322,208 @@ func (s ItemSum) Validate() error {
 		if err := s.ItemMessage.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.ItemMessage, []interface{}{"content", "role"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case FileSearchToolCallItemSum:
 		if err := s.FileSearchToolCall.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.FileSearchToolCall, []interface{}{"id", "queries", "status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case ComputerToolCallItemSum:
 		if err := s.ComputerToolCall.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.ComputerToolCall, []interface{}{"call_id", "id", "pending_safety_checks", "status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case ComputerCallOutputItemParamItemSum:
 		if err := s.ComputerCallOutputItemParam.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.ComputerCallOutputItemParam, []interface{}{"call_id", "output", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case WebSearchToolCallItemSum:
 		if err := s.WebSearchToolCall.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.WebSearchToolCall, []interface{}{"action", "id", "status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case FunctionToolCallItemSum:
 		if err := s.FunctionToolCall.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.FunctionToolCall, []interface{}{"arguments", "call_id", "name", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case FunctionCallOutputItemParamItemSum:
 		if err := s.FunctionCallOutputItemParam.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.FunctionCallOutputItemParam, []interface{}{"output", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case ToolSearchCallItemParamItemSum:
 		if err := s.ToolSearchCallItemParam.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.ToolSearchCallItemParam, []interface{}{"arguments", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case ToolSearchOutputItemParamItemSum:
 		if err := s.ToolSearchOutputItemParam.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.ToolSearchOutputItemParam, []interface{}{"tools", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case AdditionalToolsItemParamItemSum:
 		if err := s.AdditionalToolsItemParam.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.AdditionalToolsItemParam, []interface{}{"role", "tools", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case ReasoningItemItemSum:
 		if err := s.ReasoningItem.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.ReasoningItem, []interface{}{"id", "summary", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case CompactionSummaryItemParamItemSum:
 		if err := s.CompactionSummaryItemParam.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.CompactionSummaryItemParam, []interface{}{"encrypted_content", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case ImageGenToolCallItemSum:
 		if err := s.ImageGenToolCall.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.ImageGenToolCall, []interface{}{"id", "result", "status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case CodeInterpreterToolCallItemSum:
 		if err := s.CodeInterpreterToolCall.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.CodeInterpreterToolCall, []interface{}{"code", "container_id", "id", "outputs", "status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case LocalShellToolCallItemSum:
 		if err := s.LocalShellToolCall.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.LocalShellToolCall, []interface{}{"action", "call_id", "id", "status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case LocalShellToolCallOutputItemSum:
 		if err := s.LocalShellToolCallOutput.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.LocalShellToolCallOutput, []interface{}{"call_id", "id", "output", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case FunctionShellCallItemParamItemSum:
 		if err := s.FunctionShellCallItemParam.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.FunctionShellCallItemParam, []interface{}{"action", "call_id", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case FunctionShellCallOutputItemParamItemSum:
 		if err := s.FunctionShellCallOutputItemParam.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.FunctionShellCallOutputItemParam, []interface{}{"call_id", "output", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case ApplyPatchToolCallItemParamItemSum:
 		if err := s.ApplyPatchToolCallItemParam.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.ApplyPatchToolCallItemParam, []interface{}{"call_id", "operation", "status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case ApplyPatchToolCallOutputItemParamItemSum:
 		if err := s.ApplyPatchToolCallOutputItemParam.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.ApplyPatchToolCallOutputItemParam, []interface{}{"call_id", "status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case MCPListToolsItemSum:
 		if err := s.MCPListTools.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.MCPListTools, []interface{}{"id", "server_label", "tools", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case MCPApprovalRequestItemSum:
 		if err := s.MCPApprovalRequest.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.MCPApprovalRequest, []interface{}{"arguments", "id", "name", "server_label", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case MCPApprovalResponseItemSum:
 		if err := s.MCPApprovalResponse.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.MCPApprovalResponse, []interface{}{"approval_request_id", "approve", "request_id", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case MCPToolCallItemSum:
 		if err := s.MCPToolCall.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.MCPToolCall, []interface{}{"arguments", "id", "name", "server_label", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case CustomToolCallOutputItemSum:
 		if err := s.CustomToolCallOutput.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.CustomToolCallOutput, []interface{}{"call_id", "output", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case CustomToolCallItemSum:
 		if err := s.CustomToolCall.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.CustomToolCall, []interface{}{"call_id", "input", "name", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	default:
@@ -13450,16 +16537,21 @@ func (s *KeyPressAction) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
 	if err := func() error {
-		if value, ok := s.Keys.Get(); ok {
-			if err := func() error {
-				if value == nil {
-					return errors.New("nil is invalid value")
-				}
-				return nil
-			}(); err != nil {
-				return err
-			}
+		if err := validateWith("x-spec-required", s, []interface{}{"keys", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		if s.Keys == nil {
+			return errors.New("nil is invalid value")
 		}
 		return nil
 	}(); err != nil {
@@ -13518,6 +16610,18 @@ func (s *LocalEnvironmentParam) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Skills.Get(); ok {
 			if err := func() error {
@@ -13531,6 +16635,26 @@ func (s *LocalEnvironmentParam) Validate() error {
 					MaxLengthSet: true,
 				}).ValidateLength(len(value)); err != nil {
 					return errors.Wrap(err, "array")
+				}
+				var failures []validate.FieldError
+				for i, elem := range value {
+					if err := func() error {
+						if err := elem.Validate(); err != nil {
+							return err
+						}
+						if err := validatedBefore("x-spec-required", elem, []interface{}{"description", "name", "path"}); err != nil {
+							return errors.Wrap(err, "x-spec-required")
+						}
+						return nil
+					}(); err != nil {
+						failures = append(failures, validate.FieldError{
+							Name:  fmt.Sprintf("[%d]", i),
+							Error: err,
+						})
+					}
+				}
+				if len(failures) > 0 {
+					return &validate.Error{Fields: failures}
 				}
 				return nil
 			}(); err != nil {
@@ -13583,6 +16707,18 @@ func (s *LocalEnvironmentResource) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -13622,16 +16758,21 @@ func (s *LocalShellExecAction) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
 	if err := func() error {
-		if value, ok := s.Command.Get(); ok {
-			if err := func() error {
-				if value == nil {
-					return errors.New("nil is invalid value")
-				}
-				return nil
-			}(); err != nil {
-				return err
-			}
+		if err := validateWith("x-spec-required", s, []interface{}{"command", "env", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		if s.Command == nil {
+			return errors.New("nil is invalid value")
 		}
 		return nil
 	}(); err != nil {
@@ -13679,11 +16820,26 @@ func (s *LocalShellToolCall) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"action", "call_id", "id", "status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Action.Get(); ok {
 			if err := func() error {
 				if err := value.Validate(); err != nil {
 					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"command", "env", "type"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
@@ -13745,6 +16901,18 @@ func (s *LocalShellToolCallOutput) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"call_id", "id", "output", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Status.Get(); ok {
 			if err := func() error {
@@ -13837,6 +17005,18 @@ func (s *LocalShellToolParam) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -13870,22 +17050,51 @@ func (s LocalShellToolParamType) Validate() error {
 	}
 }
 
+func (s *LocalSkillParam) Validate() error {
+	if s == nil {
+		return validate.ErrNilPointer
+	}
+
+	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"description", "name", "path"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if len(failures) > 0 {
+		return &validate.Error{Fields: failures}
+	}
+	return nil
+}
+
 func (s *LogProb) Validate() error {
 	if s == nil {
 		return validate.ErrNilPointer
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
 	if err := func() error {
-		if value, ok := s.Bytes.Get(); ok {
-			if err := func() error {
-				if value == nil {
-					return errors.New("nil is invalid value")
-				}
-				return nil
-			}(); err != nil {
-				return err
-			}
+		if err := validateWith("x-spec-required", s, []interface{}{"bytes", "logprob", "token", "top_logprobs"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		if s.Bytes == nil {
+			return errors.New("nil is invalid value")
 		}
 		return nil
 	}(); err != nil {
@@ -13913,32 +17122,28 @@ func (s *LogProb) Validate() error {
 		})
 	}
 	if err := func() error {
-		if value, ok := s.TopLogprobs.Get(); ok {
+		if s.TopLogprobs == nil {
+			return errors.New("nil is invalid value")
+		}
+		var failures []validate.FieldError
+		for i, elem := range s.TopLogprobs {
 			if err := func() error {
-				if value == nil {
-					return errors.New("nil is invalid value")
+				if err := elem.Validate(); err != nil {
+					return err
 				}
-				var failures []validate.FieldError
-				for i, elem := range value {
-					if err := func() error {
-						if err := elem.Validate(); err != nil {
-							return err
-						}
-						return nil
-					}(); err != nil {
-						failures = append(failures, validate.FieldError{
-							Name:  fmt.Sprintf("[%d]", i),
-							Error: err,
-						})
-					}
-				}
-				if len(failures) > 0 {
-					return &validate.Error{Fields: failures}
+				if err := validatedBefore("x-spec-required", elem, []interface{}{"bytes", "logprob", "token"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
-				return err
+				failures = append(failures, validate.FieldError{
+					Name:  fmt.Sprintf("[%d]", i),
+					Error: err,
+				})
 			}
+		}
+		if len(failures) > 0 {
+			return &validate.Error{Fields: failures}
 		}
 		return nil
 	}(); err != nil {
@@ -13959,6 +17164,18 @@ func (s *MCPApprovalRequest) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"arguments", "id", "name", "server_label", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -13998,6 +17215,18 @@ func (s *MCPApprovalResponse) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"approval_request_id", "approve", "request_id", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -14028,6 +17257,18 @@ func (s *MCPApprovalResponseResource) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"approval_request_id", "approve", "id", "request_id", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -14076,16 +17317,41 @@ func (s *MCPListTools) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
 	if err := func() error {
-		if value, ok := s.Tools.Get(); ok {
+		if err := validateWith("x-spec-required", s, []interface{}{"id", "server_label", "tools", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		if s.Tools == nil {
+			return errors.New("nil is invalid value")
+		}
+		var failures []validate.FieldError
+		for i, elem := range s.Tools {
 			if err := func() error {
-				if value == nil {
-					return errors.New("nil is invalid value")
+				if err := elem.Validate(); err != nil {
+					return err
+				}
+				if err := validatedBefore("x-spec-required", elem, []interface{}{"input_schema", "name"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
-				return err
+				failures = append(failures, validate.FieldError{
+					Name:  fmt.Sprintf("[%d]", i),
+					Error: err,
+				})
 			}
+		}
+		if len(failures) > 0 {
+			return &validate.Error{Fields: failures}
 		}
 		return nil
 	}(); err != nil {
@@ -14118,6 +17384,30 @@ func (s *MCPListTools) Validate() error {
 	return nil
 }
 
+func (s *MCPListToolsTool) Validate() error {
+	if s == nil {
+		return validate.ErrNilPointer
+	}
+
+	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"input_schema", "name"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if len(failures) > 0 {
+		return &validate.Error{Fields: failures}
+	}
+	return nil
+}
+
 func (s MCPListToolsType) Validate() error {
 	switch s {
 	case "mcp_list_tools":
@@ -14133,6 +17423,18 @@ func (s *MCPProtocolError) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"code", "message", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -14172,6 +17474,18 @@ func (s *MCPTool) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"server_label", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.AllowedCallers.Get(); ok {
 			if err := func() error {
@@ -14346,6 +17660,18 @@ func (s *MCPToolCall) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"arguments", "id", "name", "server_label", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Error.Get(); ok {
 			if err := func() error {
@@ -14412,15 +17738,24 @@ func (s MCPToolCallError) Validate() error {
 		if err := s.MCPProtocolError.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.MCPProtocolError, []interface{}{"code", "message", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case MCPToolExecutionErrorMCPToolCallError:
 		if err := s.MCPToolExecutionError.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.MCPToolExecutionError, []interface{}{"content", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case HTTPErrorMCPToolCallError:
 		if err := s.HTTPError.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.HTTPError, []interface{}{"code", "message", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	default:
@@ -14483,6 +17818,18 @@ func (s *MCPToolExecutionError) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"content", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -14826,6 +18173,18 @@ func (s *Moderation) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"input", "output"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Input.Get(); ok {
 			if err := func() error {
@@ -14874,6 +18233,18 @@ func (s *ModerationConfigParam) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"mode"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Mode.Get(); ok {
 			if err := func() error {
@@ -14904,6 +18275,18 @@ func (s *ModerationErrorBody) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"code", "message", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -14943,10 +18326,16 @@ func (s ModerationInput) Validate() error {
 		if err := s.ModerationResultBody.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.ModerationResultBody, []interface{}{"categories", "category_applied_input_types", "category_scores", "flagged", "model", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case ModerationErrorBodyModerationInput:
 		if err := s.ModerationErrorBody.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.ModerationErrorBody, []interface{}{"code", "message", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	default:
@@ -14982,10 +18371,16 @@ func (s ModerationOutput) Validate() error {
 		if err := s.ModerationResultBody.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.ModerationResultBody, []interface{}{"categories", "category_applied_input_types", "category_scores", "flagged", "model", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case ModerationErrorBodyModerationOutput:
 		if err := s.ModerationErrorBody.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.ModerationErrorBody, []interface{}{"code", "message", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	default:
@@ -14999,6 +18394,18 @@ func (s *ModerationParam) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"model"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Policy.Get(); ok {
 			if err := func() error {
@@ -15035,6 +18442,9 @@ func (s *ModerationPolicyParam) Validate() error {
 				if err := value.Validate(); err != nil {
 					return err
 				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"mode"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
+				}
 				return nil
 			}(); err != nil {
 				return err
@@ -15052,6 +18462,9 @@ func (s *ModerationPolicyParam) Validate() error {
 			if err := func() error {
 				if err := value.Validate(); err != nil {
 					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"mode"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
@@ -15077,6 +18490,18 @@ func (s *ModerationResultBody) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"categories", "category_applied_input_types", "category_scores", "flagged", "model", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -15116,6 +18541,18 @@ func (s *MoveParam) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"type", "x", "y"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Keys.Get(); ok {
 			if err := func() error {
@@ -15173,6 +18610,18 @@ func (s *NamespaceToolParam) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"description", "name", "tools", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Name.Get(); ok {
 			if err := func() error {
@@ -15204,40 +18653,33 @@ func (s *NamespaceToolParam) Validate() error {
 		})
 	}
 	if err := func() error {
-		if value, ok := s.Tools.Get(); ok {
+		if s.Tools == nil {
+			return errors.New("nil is invalid value")
+		}
+		if err := (validate.Array{
+			MinLength:    1,
+			MinLengthSet: true,
+			MaxLength:    0,
+			MaxLengthSet: false,
+		}).ValidateLength(len(s.Tools)); err != nil {
+			return errors.Wrap(err, "array")
+		}
+		var failures []validate.FieldError
+		for i, elem := range s.Tools {
 			if err := func() error {
-				if value == nil {
-					return errors.New("nil is invalid value")
-				}
-				if err := (validate.Array{
-					MinLength:    1,
-					MinLengthSet: true,
-					MaxLength:    0,
-					MaxLengthSet: false,
-				}).ValidateLength(len(value)); err != nil {
-					return errors.Wrap(err, "array")
-				}
-				var failures []validate.FieldError
-				for i, elem := range value {
-					if err := func() error {
-						if err := elem.Validate(); err != nil {
-							return err
-						}
-						return nil
-					}(); err != nil {
-						failures = append(failures, validate.FieldError{
-							Name:  fmt.Sprintf("[%d]", i),
-							Error: err,
-						})
-					}
-				}
-				if len(failures) > 0 {
-					return &validate.Error{Fields: failures}
+				if err := elem.Validate(); err != nil {
+					return err
 				}
 				return nil
 			}(); err != nil {
-				return err
+				failures = append(failures, validate.FieldError{
+					Name:  fmt.Sprintf("[%d]", i),
+					Error: err,
+				})
 			}
+		}
+		if len(failures) > 0 {
+			return &validate.Error{Fields: failures}
 		}
 		return nil
 	}(); err != nil {
@@ -15276,10 +18718,16 @@ func (s NamespaceToolParamToolsItem) Validate() error {
 		if err := s.FunctionToolParam.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.FunctionToolParam, []interface{}{"name", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case CustomToolParamNamespaceToolParamToolsItem:
 		if err := s.CustomToolParam.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.CustomToolParam, []interface{}{"name", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	default:
@@ -15302,15 +18750,24 @@ func (s OutputContent) Validate() error {
 		if err := s.OutputTextContent.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.OutputTextContent, []interface{}{"annotations", "logprobs", "text", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case RefusalContentOutputContent:
 		if err := s.RefusalContent.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.RefusalContent, []interface{}{"refusal", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case ReasoningTextContentOutputContent:
 		if err := s.ReasoningTextContent.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.ReasoningTextContent, []interface{}{"text", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	default:
@@ -15324,140 +18781,224 @@ func (s OutputItem) Validate() error {
 		if err := s.OutputMessage.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.OutputMessage, []interface{}{"content", "id", "role", "status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case FileSearchToolCallOutputItem:
 		if err := s.FileSearchToolCall.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.FileSearchToolCall, []interface{}{"id", "queries", "status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case FunctionToolCallOutputItem:
 		if err := s.FunctionToolCall.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.FunctionToolCall, []interface{}{"arguments", "call_id", "name", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case FunctionToolCallOutputResourceOutputItem:
 		if err := s.FunctionToolCallOutputResource.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.FunctionToolCallOutputResource, []interface{}{"id", "output", "status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case WebSearchToolCallOutputItem:
 		if err := s.WebSearchToolCall.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.WebSearchToolCall, []interface{}{"action", "id", "status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case ComputerToolCallOutputItem:
 		if err := s.ComputerToolCall.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.ComputerToolCall, []interface{}{"call_id", "id", "pending_safety_checks", "status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case ComputerToolCallOutputResourceOutputItem:
 		if err := s.ComputerToolCallOutputResource.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.ComputerToolCallOutputResource, []interface{}{"call_id", "id", "output", "status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case ReasoningItemOutputItem:
 		if err := s.ReasoningItem.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.ReasoningItem, []interface{}{"id", "summary", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case ProgramOutputItem:
 		if err := s.Program.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.Program, []interface{}{"call_id", "code", "fingerprint", "id", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case ProgramOutputOutputItem:
 		if err := s.ProgramOutput.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.ProgramOutput, []interface{}{"call_id", "id", "result", "status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case ToolSearchCallOutputItem:
 		if err := s.ToolSearchCall.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.ToolSearchCall, []interface{}{"arguments", "call_id", "execution", "id", "status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case ToolSearchOutputOutputItem:
 		if err := s.ToolSearchOutput.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.ToolSearchOutput, []interface{}{"call_id", "execution", "id", "status", "tools", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case AdditionalToolsOutputItem:
 		if err := s.AdditionalTools.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.AdditionalTools, []interface{}{"id", "role", "tools", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case CompactionBodyOutputItem:
 		if err := s.CompactionBody.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.CompactionBody, []interface{}{"encrypted_content", "id", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case ImageGenToolCallOutputItem:
 		if err := s.ImageGenToolCall.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.ImageGenToolCall, []interface{}{"id", "result", "status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case CodeInterpreterToolCallOutputItem:
 		if err := s.CodeInterpreterToolCall.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.CodeInterpreterToolCall, []interface{}{"code", "container_id", "id", "outputs", "status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case LocalShellToolCallOutputItem:
 		if err := s.LocalShellToolCall.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.LocalShellToolCall, []interface{}{"action", "call_id", "id", "status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case LocalShellToolCallOutputOutputItem:
 		if err := s.LocalShellToolCallOutput.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.LocalShellToolCallOutput, []interface{}{"call_id", "id", "output", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case FunctionShellCallOutputItem:
 		if err := s.FunctionShellCall.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.FunctionShellCall, []interface{}{"action", "call_id", "environment", "id", "status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case FunctionShellCallOutputOutputItem:
 		if err := s.FunctionShellCallOutput.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.FunctionShellCallOutput, []interface{}{"call_id", "id", "max_output_length", "output", "status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case ApplyPatchToolCallOutputItem:
 		if err := s.ApplyPatchToolCall.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.ApplyPatchToolCall, []interface{}{"call_id", "id", "operation", "status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case ApplyPatchToolCallOutputOutputItem:
 		if err := s.ApplyPatchToolCallOutput.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.ApplyPatchToolCallOutput, []interface{}{"call_id", "id", "status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case MCPToolCallOutputItem:
 		if err := s.MCPToolCall.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.MCPToolCall, []interface{}{"arguments", "id", "name", "server_label", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case MCPListToolsOutputItem:
 		if err := s.MCPListTools.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.MCPListTools, []interface{}{"id", "server_label", "tools", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case MCPApprovalRequestOutputItem:
 		if err := s.MCPApprovalRequest.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.MCPApprovalRequest, []interface{}{"arguments", "id", "name", "server_label", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case MCPApprovalResponseResourceOutputItem:
 		if err := s.MCPApprovalResponseResource.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.MCPApprovalResponseResource, []interface{}{"approval_request_id", "approve", "id", "request_id", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case CustomToolCallOutputItem:
 		if err := s.CustomToolCall.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.CustomToolCall, []interface{}{"call_id", "input", "name", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case CustomToolCallOutputResourceOutputItem:
 		if err := s.CustomToolCallOutputResource.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.CustomToolCallOutputResource, []interface{}{"call_id", "id", "output", "status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	default:
@@ -15471,33 +19012,38 @@ func (s *OutputMessage) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
 	if err := func() error {
-		if value, ok := s.Content.Get(); ok {
+		if err := validateWith("x-spec-required", s, []interface{}{"content", "id", "role", "status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		if s.Content == nil {
+			return errors.New("nil is invalid value")
+		}
+		var failures []validate.FieldError
+		for i, elem := range s.Content {
 			if err := func() error {
-				if value == nil {
-					return errors.New("nil is invalid value")
-				}
-				var failures []validate.FieldError
-				for i, elem := range value {
-					if err := func() error {
-						if err := elem.Validate(); err != nil {
-							return err
-						}
-						return nil
-					}(); err != nil {
-						failures = append(failures, validate.FieldError{
-							Name:  fmt.Sprintf("[%d]", i),
-							Error: err,
-						})
-					}
-				}
-				if len(failures) > 0 {
-					return &validate.Error{Fields: failures}
+				if err := elem.Validate(); err != nil {
+					return err
 				}
 				return nil
 			}(); err != nil {
-				return err
+				failures = append(failures, validate.FieldError{
+					Name:  fmt.Sprintf("[%d]", i),
+					Error: err,
+				})
 			}
+		}
+		if len(failures) > 0 {
+			return &validate.Error{Fields: failures}
 		}
 		return nil
 	}(); err != nil {
@@ -15590,10 +19136,16 @@ func (s OutputMessageContent) Validate() error {
 		if err := s.OutputTextContent.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.OutputTextContent, []interface{}{"annotations", "logprobs", "text", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case RefusalContentOutputMessageContent:
 		if err := s.RefusalContent.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.RefusalContent, []interface{}{"refusal", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	default:
@@ -15638,33 +19190,38 @@ func (s *OutputTextContent) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
 	if err := func() error {
-		if value, ok := s.Annotations.Get(); ok {
+		if err := validateWith("x-spec-required", s, []interface{}{"annotations", "logprobs", "text", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		if s.Annotations == nil {
+			return errors.New("nil is invalid value")
+		}
+		var failures []validate.FieldError
+		for i, elem := range s.Annotations {
 			if err := func() error {
-				if value == nil {
-					return errors.New("nil is invalid value")
-				}
-				var failures []validate.FieldError
-				for i, elem := range value {
-					if err := func() error {
-						if err := elem.Validate(); err != nil {
-							return err
-						}
-						return nil
-					}(); err != nil {
-						failures = append(failures, validate.FieldError{
-							Name:  fmt.Sprintf("[%d]", i),
-							Error: err,
-						})
-					}
-				}
-				if len(failures) > 0 {
-					return &validate.Error{Fields: failures}
+				if err := elem.Validate(); err != nil {
+					return err
 				}
 				return nil
 			}(); err != nil {
-				return err
+				failures = append(failures, validate.FieldError{
+					Name:  fmt.Sprintf("[%d]", i),
+					Error: err,
+				})
 			}
+		}
+		if len(failures) > 0 {
+			return &validate.Error{Fields: failures}
 		}
 		return nil
 	}(); err != nil {
@@ -15674,32 +19231,28 @@ func (s *OutputTextContent) Validate() error {
 		})
 	}
 	if err := func() error {
-		if value, ok := s.Logprobs.Get(); ok {
+		if s.Logprobs == nil {
+			return errors.New("nil is invalid value")
+		}
+		var failures []validate.FieldError
+		for i, elem := range s.Logprobs {
 			if err := func() error {
-				if value == nil {
-					return errors.New("nil is invalid value")
+				if err := elem.Validate(); err != nil {
+					return err
 				}
-				var failures []validate.FieldError
-				for i, elem := range value {
-					if err := func() error {
-						if err := elem.Validate(); err != nil {
-							return err
-						}
-						return nil
-					}(); err != nil {
-						failures = append(failures, validate.FieldError{
-							Name:  fmt.Sprintf("[%d]", i),
-							Error: err,
-						})
-					}
-				}
-				if len(failures) > 0 {
-					return &validate.Error{Fields: failures}
+				if err := validatedBefore("x-spec-required", elem, []interface{}{"bytes", "logprob", "token", "top_logprobs"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
-				return err
+				failures = append(failures, validate.FieldError{
+					Name:  fmt.Sprintf("[%d]", i),
+					Error: err,
+				})
 			}
+		}
+		if len(failures) > 0 {
+			return &validate.Error{Fields: failures}
 		}
 		return nil
 	}(); err != nil {
@@ -15747,6 +19300,18 @@ func (s *PredictionContent) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"content", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Content.Get(); ok {
 			if err := func() error {
@@ -15811,6 +19376,9 @@ func (s PredictionContentContent) Validate() error {
 				if err := elem.Validate(); err != nil {
 					return err
 				}
+				if err := validatedBefore("x-spec-required", elem, []interface{}{"text", "type"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
+				}
 				return nil
 			}(); err != nil {
 				failures = append(failures, validate.FieldError{
@@ -15845,6 +19413,18 @@ func (s *Program) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"call_id", "code", "fingerprint", "id", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -15875,6 +19455,18 @@ func (s *ProgramItemParam) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"call_id", "code", "fingerprint", "id", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.CallID.Get(); ok {
 			if err := func() error {
@@ -16004,6 +19596,18 @@ func (s *ProgramOutput) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"call_id", "id", "result", "status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Status.Get(); ok {
 			if err := func() error {
@@ -16052,6 +19656,18 @@ func (s *ProgramOutputItemParam) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"call_id", "id", "result", "status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.CallID.Get(); ok {
 			if err := func() error {
@@ -16200,6 +19816,18 @@ func (s *ProgramToolCallCaller) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"caller_id", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -16230,6 +19858,18 @@ func (s *ProgramToolCallCallerParam) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"caller_id", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.CallerID.Get(); ok {
 			if err := func() error {
@@ -16317,6 +19957,18 @@ func (s *ProgrammaticToolCallingParam) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -16350,12 +20002,48 @@ func (s ProgrammaticToolCallingParamType) Validate() error {
 	}
 }
 
+func (s *Prompt) Validate() error {
+	if s == nil {
+		return validate.ErrNilPointer
+	}
+
+	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"id"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if len(failures) > 0 {
+		return &validate.Error{Fields: failures}
+	}
+	return nil
+}
+
 func (s *PromptCacheBreakpointConfig) Validate() error {
 	if s == nil {
 		return validate.ErrNilPointer
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"mode"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Mode.Get(); ok {
 			if err := func() error {
@@ -16395,6 +20083,18 @@ func (s *PromptCacheBreakpointParam) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"mode"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Mode.Get(); ok {
 			if err := func() error {
@@ -16445,6 +20145,18 @@ func (s *PromptCacheOptions) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"mode", "ttl"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Mode.Get(); ok {
 			if err := func() error {
@@ -16567,6 +20279,9 @@ func (s *RankingOptions) Validate() error {
 				if err := value.Validate(); err != nil {
 					return err
 				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"embedding_weight", "text_weight"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
+				}
 				return nil
 			}(); err != nil {
 				return err
@@ -16627,6 +20342,18 @@ func (s *Reasoning) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-exclusive", s, []interface{}{[]interface{}{"summary", "generate_summary"}}); err != nil {
+			return errors.Wrap(err, "x-exclusive")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-exclusive",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Context.Get(); ok {
 			if err := func() error {
@@ -16758,6 +20485,18 @@ func (s *ReasoningItem) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"id", "summary", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Content.Get(); ok {
 			if err := func() error {
@@ -16769,6 +20508,9 @@ func (s *ReasoningItem) Validate() error {
 					if err := func() error {
 						if err := elem.Validate(); err != nil {
 							return err
+						}
+						if err := validatedBefore("x-spec-required", elem, []interface{}{"text", "type"}); err != nil {
+							return errors.Wrap(err, "x-spec-required")
 						}
 						return nil
 					}(); err != nil {
@@ -16812,32 +20554,28 @@ func (s *ReasoningItem) Validate() error {
 		})
 	}
 	if err := func() error {
-		if value, ok := s.Summary.Get(); ok {
+		if s.Summary == nil {
+			return errors.New("nil is invalid value")
+		}
+		var failures []validate.FieldError
+		for i, elem := range s.Summary {
 			if err := func() error {
-				if value == nil {
-					return errors.New("nil is invalid value")
+				if err := elem.Validate(); err != nil {
+					return err
 				}
-				var failures []validate.FieldError
-				for i, elem := range value {
-					if err := func() error {
-						if err := elem.Validate(); err != nil {
-							return err
-						}
-						return nil
-					}(); err != nil {
-						failures = append(failures, validate.FieldError{
-							Name:  fmt.Sprintf("[%d]", i),
-							Error: err,
-						})
-					}
-				}
-				if len(failures) > 0 {
-					return &validate.Error{Fields: failures}
+				if err := validatedBefore("x-spec-required", elem, []interface{}{"text", "type"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
-				return err
+				failures = append(failures, validate.FieldError{
+					Name:  fmt.Sprintf("[%d]", i),
+					Error: err,
+				})
 			}
+		}
+		if len(failures) > 0 {
+			return &validate.Error{Fields: failures}
 		}
 		return nil
 	}(); err != nil {
@@ -16911,6 +20649,18 @@ func (s *ReasoningTextContent) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"text", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -16950,6 +20700,18 @@ func (s *RefusalContent) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"refusal", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -16989,6 +20751,18 @@ func (s *Response) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"created_at", "error", "id", "incomplete_details", "instructions", "metadata", "model", "object", "output", "parallel_tool_calls", "temperature", "tool_choice", "tools", "top_p"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.PromptCacheRetention.Get(); ok {
 			if err := func() error {
@@ -17122,6 +20896,27 @@ func (s *Response) Validate() error {
 		})
 	}
 	if err := func() error {
+		if value, ok := s.Prompt.Get(); ok {
+			if err := func() error {
+				if err := value.Validate(); err != nil {
+					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"id"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
+				}
+				return nil
+			}(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "prompt",
+			Error: err,
+		})
+	}
+	if err := func() error {
 		if value, ok := s.Text.Get(); ok {
 			if err := func() error {
 				if err := value.Validate(); err != nil {
@@ -17194,6 +20989,27 @@ func (s *Response) Validate() error {
 		})
 	}
 	if err := func() error {
+		if value, ok := s.Conversation.Get(); ok {
+			if err := func() error {
+				if err := value.Validate(); err != nil {
+					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"id"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
+				}
+				return nil
+			}(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "conversation",
+			Error: err,
+		})
+	}
+	if err := func() error {
 		if value, ok := s.CreatedAt.Get(); ok {
 			if err := func() error {
 				if err := (validate.Float{}).Validate(float64(value)); err != nil {
@@ -17216,6 +21032,9 @@ func (s *Response) Validate() error {
 			if err := func() error {
 				if err := value.Validate(); err != nil {
 					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"code", "message"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
@@ -17271,6 +21090,9 @@ func (s *Response) Validate() error {
 				if err := value.Validate(); err != nil {
 					return err
 				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"input", "output"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
+				}
 				return nil
 			}(); err != nil {
 				return err
@@ -17302,32 +21124,25 @@ func (s *Response) Validate() error {
 		})
 	}
 	if err := func() error {
-		if value, ok := s.Output.Get(); ok {
+		if s.Output == nil {
+			return errors.New("nil is invalid value")
+		}
+		var failures []validate.FieldError
+		for i, elem := range s.Output {
 			if err := func() error {
-				if value == nil {
-					return errors.New("nil is invalid value")
-				}
-				var failures []validate.FieldError
-				for i, elem := range value {
-					if err := func() error {
-						if err := elem.Validate(); err != nil {
-							return err
-						}
-						return nil
-					}(); err != nil {
-						failures = append(failures, validate.FieldError{
-							Name:  fmt.Sprintf("[%d]", i),
-							Error: err,
-						})
-					}
-				}
-				if len(failures) > 0 {
-					return &validate.Error{Fields: failures}
+				if err := elem.Validate(); err != nil {
+					return err
 				}
 				return nil
 			}(); err != nil {
-				return err
+				failures = append(failures, validate.FieldError{
+					Name:  fmt.Sprintf("[%d]", i),
+					Error: err,
+				})
 			}
+		}
+		if len(failures) > 0 {
+			return &validate.Error{Fields: failures}
 		}
 		return nil
 	}(); err != nil {
@@ -17341,6 +21156,9 @@ func (s *Response) Validate() error {
 			if err := func() error {
 				if err := value.Validate(); err != nil {
 					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"mode", "ttl"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
@@ -17359,6 +21177,9 @@ func (s *Response) Validate() error {
 			if err := func() error {
 				if err := value.Validate(); err != nil {
 					return err
+				}
+				if err := validatedBefore("x-exclusive", value, []interface{}{[]interface{}{"summary", "generate_summary"}}); err != nil {
+					return errors.Wrap(err, "x-exclusive")
 				}
 				return nil
 			}(); err != nil {
@@ -17426,6 +21247,27 @@ func (s *Response) Validate() error {
 			Error: err,
 		})
 	}
+	if err := func() error {
+		if value, ok := s.Usage.Get(); ok {
+			if err := func() error {
+				if err := value.Validate(); err != nil {
+					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"input_tokens", "input_tokens_details", "output_tokens", "output_tokens_details", "total_tokens"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
+				}
+				return nil
+			}(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "usage",
+			Error: err,
+		})
+	}
 	if len(failures) > 0 {
 		return &validate.Error{Fields: failures}
 	}
@@ -17438,6 +21280,18 @@ func (s *ResponseAudioDeltaEvent) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"delta", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -17477,6 +21331,18 @@ func (s *ResponseAudioDoneEvent) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"response_id", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -17516,6 +21382,18 @@ func (s *ResponseAudioTranscriptDeltaEvent) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"delta", "response_id", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -17555,6 +21433,18 @@ func (s *ResponseAudioTranscriptDoneEvent) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"response_id", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -17594,6 +21484,18 @@ func (s *ResponseCodeInterpreterCallCodeDeltaEvent) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"delta", "item_id", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -17633,6 +21535,18 @@ func (s *ResponseCodeInterpreterCallCodeDoneEvent) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"code", "item_id", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -17672,6 +21586,18 @@ func (s *ResponseCodeInterpreterCallCompletedEvent) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"item_id", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -17711,6 +21637,18 @@ func (s *ResponseCodeInterpreterCallInProgressEvent) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"item_id", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -17750,6 +21688,18 @@ func (s *ResponseCodeInterpreterCallInterpretingEvent) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"item_id", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -17789,11 +21739,26 @@ func (s *ResponseCompletedEvent) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"response", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Response.Get(); ok {
 			if err := func() error {
 				if err := value.Validate(); err != nil {
 					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"created_at", "error", "id", "incomplete_details", "instructions", "metadata", "model", "object", "output", "parallel_tool_calls", "temperature", "tool_choice", "tools", "top_p"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
@@ -17846,6 +21811,18 @@ func (s *ResponseContentPartAddedEvent) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"content_index", "item_id", "output_index", "part", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Part.Get(); ok {
 			if err := func() error {
@@ -17903,6 +21880,18 @@ func (s *ResponseContentPartDoneEvent) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"content_index", "item_id", "output_index", "part", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Part.Get(); ok {
 			if err := func() error {
@@ -17954,17 +21943,56 @@ func (s ResponseContentPartDoneEventType) Validate() error {
 	}
 }
 
+func (s *ResponseConversation) Validate() error {
+	if s == nil {
+		return validate.ErrNilPointer
+	}
+
+	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"id"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if len(failures) > 0 {
+		return &validate.Error{Fields: failures}
+	}
+	return nil
+}
+
 func (s *ResponseCreatedEvent) Validate() error {
 	if s == nil {
 		return validate.ErrNilPointer
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"response", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Response.Get(); ok {
 			if err := func() error {
 				if err := value.Validate(); err != nil {
 					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"created_at", "error", "id", "incomplete_details", "instructions", "metadata", "model", "object", "output", "parallel_tool_calls", "temperature", "tool_choice", "tools", "top_p"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
@@ -18017,6 +22045,18 @@ func (s *ResponseCustomToolCallInputDeltaEvent) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"delta", "item_id", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -18056,6 +22096,18 @@ func (s *ResponseCustomToolCallInputDoneEvent) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"input", "item_id", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -18095,6 +22147,18 @@ func (s *ResponseError) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"code", "message"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Code.Get(); ok {
 			if err := func() error {
@@ -18172,6 +22236,18 @@ func (s *ResponseErrorEvent) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"code", "message", "param", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -18211,11 +22287,26 @@ func (s *ResponseFailedEvent) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"response", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Response.Get(); ok {
 			if err := func() error {
 				if err := value.Validate(); err != nil {
 					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"created_at", "error", "id", "incomplete_details", "instructions", "metadata", "model", "object", "output", "parallel_tool_calls", "temperature", "tool_choice", "tools", "top_p"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
@@ -18268,6 +22359,18 @@ func (s *ResponseFileSearchCallCompletedEvent) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"item_id", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -18307,6 +22410,18 @@ func (s *ResponseFileSearchCallInProgressEvent) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"item_id", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -18346,6 +22461,18 @@ func (s *ResponseFileSearchCallSearchingEvent) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"item_id", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -18385,6 +22512,18 @@ func (s *ResponseFormatJsonObject) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -18424,6 +22563,39 @@ func (s *ResponseFormatJsonSchema) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"json_schema", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		if value, ok := s.JSONSchema.Get(); ok {
+			if err := func() error {
+				if err := value.Validate(); err != nil {
+					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"name"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
+				}
+				return nil
+			}(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "json_schema",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -18448,6 +22620,30 @@ func (s *ResponseFormatJsonSchema) Validate() error {
 	return nil
 }
 
+func (s *ResponseFormatJsonSchemaJSONSchema) Validate() error {
+	if s == nil {
+		return validate.ErrNilPointer
+	}
+
+	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"name"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if len(failures) > 0 {
+		return &validate.Error{Fields: failures}
+	}
+	return nil
+}
+
 func (s ResponseFormatJsonSchemaType) Validate() error {
 	switch s {
 	case "json_schema":
@@ -18463,6 +22659,18 @@ func (s *ResponseFormatText) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -18502,6 +22710,18 @@ func (s *ResponseFunctionCallArgumentsDeltaEvent) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"delta", "item_id", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -18541,6 +22761,18 @@ func (s *ResponseFunctionCallArgumentsDoneEvent) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"arguments", "item_id", "name", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -18580,6 +22812,18 @@ func (s *ResponseImageGenCallCompletedEvent) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"item_id", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -18619,6 +22863,18 @@ func (s *ResponseImageGenCallGeneratingEvent) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"item_id", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -18658,6 +22914,18 @@ func (s *ResponseImageGenCallInProgressEvent) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"item_id", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -18697,6 +22965,18 @@ func (s *ResponseImageGenCallPartialImageEvent) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"item_id", "output_index", "partial_image_b64", "partial_image_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -18736,11 +23016,26 @@ func (s *ResponseInProgressEvent) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"response", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Response.Get(); ok {
 			if err := func() error {
 				if err := value.Validate(); err != nil {
 					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"created_at", "error", "id", "incomplete_details", "instructions", "metadata", "model", "object", "output", "parallel_tool_calls", "temperature", "tool_choice", "tools", "top_p"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
@@ -18834,11 +23129,26 @@ func (s *ResponseIncompleteEvent) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"response", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Response.Get(); ok {
 			if err := func() error {
 				if err := value.Validate(); err != nil {
 					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"created_at", "error", "id", "incomplete_details", "instructions", "metadata", "model", "object", "output", "parallel_tool_calls", "temperature", "tool_choice", "tools", "top_p"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
@@ -18922,33 +23232,38 @@ func (s *ResponseItemList) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
 	if err := func() error {
-		if value, ok := s.Data.Get(); ok {
+		if err := validateWith("x-spec-required", s, []interface{}{"data", "first_id", "has_more", "last_id", "object"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		if s.Data == nil {
+			return errors.New("nil is invalid value")
+		}
+		var failures []validate.FieldError
+		for i, elem := range s.Data {
 			if err := func() error {
-				if value == nil {
-					return errors.New("nil is invalid value")
-				}
-				var failures []validate.FieldError
-				for i, elem := range value {
-					if err := func() error {
-						if err := elem.Validate(); err != nil {
-							return err
-						}
-						return nil
-					}(); err != nil {
-						failures = append(failures, validate.FieldError{
-							Name:  fmt.Sprintf("[%d]", i),
-							Error: err,
-						})
-					}
-				}
-				if len(failures) > 0 {
-					return &validate.Error{Fields: failures}
+				if err := elem.Validate(); err != nil {
+					return err
 				}
 				return nil
 			}(); err != nil {
-				return err
+				failures = append(failures, validate.FieldError{
+					Name:  fmt.Sprintf("[%d]", i),
+					Error: err,
+				})
 			}
+		}
+		if len(failures) > 0 {
+			return &validate.Error{Fields: failures}
 		}
 		return nil
 	}(); err != nil {
@@ -18996,6 +23311,18 @@ func (s *ResponseLogProb) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"logprob", "token"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Logprob.Get(); ok {
 			if err := func() error {
@@ -19091,6 +23418,18 @@ func (s *ResponseMCPCallArgumentsDeltaEvent) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"delta", "item_id", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -19130,6 +23469,18 @@ func (s *ResponseMCPCallArgumentsDoneEvent) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"arguments", "item_id", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -19169,6 +23520,18 @@ func (s *ResponseMCPCallCompletedEvent) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"item_id", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -19208,6 +23571,18 @@ func (s *ResponseMCPCallFailedEvent) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"item_id", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -19247,6 +23622,18 @@ func (s *ResponseMCPCallInProgressEvent) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"item_id", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -19286,6 +23673,18 @@ func (s *ResponseMCPListToolsCompletedEvent) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"item_id", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -19325,6 +23724,18 @@ func (s *ResponseMCPListToolsFailedEvent) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"item_id", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -19364,6 +23775,18 @@ func (s *ResponseMCPListToolsInProgressEvent) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"item_id", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -19448,6 +23871,18 @@ func (s *ResponseOutputItemAddedEvent) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"item", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Item.Get(); ok {
 			if err := func() error {
@@ -19505,6 +23940,18 @@ func (s *ResponseOutputItemDoneEvent) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"item", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Item.Get(); ok {
 			if err := func() error {
@@ -19562,6 +24009,18 @@ func (s *ResponseOutputTextAnnotationAddedEvent) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"annotation", "annotation_index", "content_index", "item_id", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Annotation.Get(); ok {
 			if err := func() error {
@@ -19631,6 +24090,27 @@ func (s *ResponseProperties) Validate() error {
 
 	var failures []validate.FieldError
 	if err := func() error {
+		if value, ok := s.Prompt.Get(); ok {
+			if err := func() error {
+				if err := value.Validate(); err != nil {
+					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"id"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
+				}
+				return nil
+			}(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "prompt",
+			Error: err,
+		})
+	}
+	if err := func() error {
 		if value, ok := s.Text.Get(); ok {
 			if err := func() error {
 				if err := value.Validate(); err != nil {
@@ -19696,11 +24176,26 @@ func (s *ResponseQueuedEvent) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"response", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Response.Get(); ok {
 			if err := func() error {
 				if err := value.Validate(); err != nil {
 					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"created_at", "error", "id", "incomplete_details", "instructions", "metadata", "model", "object", "output", "parallel_tool_calls", "temperature", "tool_choice", "tools", "top_p"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
@@ -19753,11 +24248,26 @@ func (s *ResponseReasoningSummaryPartAddedEvent) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"item_id", "output_index", "part", "sequence_number", "summary_index", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Part.Get(); ok {
 			if err := func() error {
 				if err := value.Validate(); err != nil {
 					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"text", "type"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
@@ -19801,6 +24311,18 @@ func (s *ResponseReasoningSummaryPartAddedEventPart) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"text", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -19849,11 +24371,26 @@ func (s *ResponseReasoningSummaryPartDoneEvent) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"item_id", "output_index", "part", "sequence_number", "summary_index", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Part.Get(); ok {
 			if err := func() error {
 				if err := value.Validate(); err != nil {
 					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"text", "type"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
@@ -19915,6 +24452,18 @@ func (s *ResponseReasoningSummaryPartDoneEventPart) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"text", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -19972,6 +24521,18 @@ func (s *ResponseReasoningSummaryTextDeltaEvent) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"delta", "item_id", "output_index", "sequence_number", "summary_index", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -20011,6 +24572,18 @@ func (s *ResponseReasoningSummaryTextDoneEvent) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"item_id", "output_index", "sequence_number", "summary_index", "text", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -20050,6 +24623,18 @@ func (s *ResponseReasoningTextDeltaEvent) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"content_index", "delta", "item_id", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -20089,6 +24674,18 @@ func (s *ResponseReasoningTextDoneEvent) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"content_index", "item_id", "output_index", "sequence_number", "text", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -20128,6 +24725,18 @@ func (s *ResponseRefusalDeltaEvent) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"content_index", "delta", "item_id", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -20167,6 +24776,18 @@ func (s *ResponseRefusalDoneEvent) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"content_index", "item_id", "output_index", "refusal", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -20206,6 +24827,18 @@ func (s *ResponseShellCallCommandAddedStreamingEvent) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"command", "command_index", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -20245,6 +24878,18 @@ func (s *ResponseShellCallCommandDeltaStreamingEvent) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"command_index", "delta", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -20284,6 +24929,18 @@ func (s *ResponseShellCallCommandDoneStreamingEvent) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"command", "command_index", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -20323,6 +24980,18 @@ func (s *ResponseShellCallOutputContentDeltaStreamingEvent) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"command_index", "delta", "item_id", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -20362,33 +25031,41 @@ func (s *ResponseShellCallOutputContentDoneStreamingEvent) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
 	if err := func() error {
-		if value, ok := s.Output.Get(); ok {
+		if err := validateWith("x-spec-required", s, []interface{}{"command_index", "item_id", "output", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		if s.Output == nil {
+			return errors.New("nil is invalid value")
+		}
+		var failures []validate.FieldError
+		for i, elem := range s.Output {
 			if err := func() error {
-				if value == nil {
-					return errors.New("nil is invalid value")
+				if err := elem.Validate(); err != nil {
+					return err
 				}
-				var failures []validate.FieldError
-				for i, elem := range value {
-					if err := func() error {
-						if err := elem.Validate(); err != nil {
-							return err
-						}
-						return nil
-					}(); err != nil {
-						failures = append(failures, validate.FieldError{
-							Name:  fmt.Sprintf("[%d]", i),
-							Error: err,
-						})
-					}
-				}
-				if len(failures) > 0 {
-					return &validate.Error{Fields: failures}
+				if err := validatedBefore("x-spec-required", elem, []interface{}{"outcome", "stderr", "stdout"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
-				return err
+				failures = append(failures, validate.FieldError{
+					Name:  fmt.Sprintf("[%d]", i),
+					Error: err,
+				})
 			}
+		}
+		if len(failures) > 0 {
+			return &validate.Error{Fields: failures}
 		}
 		return nil
 	}(); err != nil {
@@ -20455,290 +25132,464 @@ func (s ResponseStreamEvent) Validate() error {
 		if err := s.ResponseAudioDeltaEvent.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.ResponseAudioDeltaEvent, []interface{}{"delta", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case ResponseAudioDoneEventResponseStreamEvent:
 		if err := s.ResponseAudioDoneEvent.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.ResponseAudioDoneEvent, []interface{}{"response_id", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case ResponseAudioTranscriptDeltaEventResponseStreamEvent:
 		if err := s.ResponseAudioTranscriptDeltaEvent.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.ResponseAudioTranscriptDeltaEvent, []interface{}{"delta", "response_id", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case ResponseAudioTranscriptDoneEventResponseStreamEvent:
 		if err := s.ResponseAudioTranscriptDoneEvent.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.ResponseAudioTranscriptDoneEvent, []interface{}{"response_id", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case ResponseCodeInterpreterCallCodeDeltaEventResponseStreamEvent:
 		if err := s.ResponseCodeInterpreterCallCodeDeltaEvent.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.ResponseCodeInterpreterCallCodeDeltaEvent, []interface{}{"delta", "item_id", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case ResponseCodeInterpreterCallCodeDoneEventResponseStreamEvent:
 		if err := s.ResponseCodeInterpreterCallCodeDoneEvent.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.ResponseCodeInterpreterCallCodeDoneEvent, []interface{}{"code", "item_id", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case ResponseCodeInterpreterCallCompletedEventResponseStreamEvent:
 		if err := s.ResponseCodeInterpreterCallCompletedEvent.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.ResponseCodeInterpreterCallCompletedEvent, []interface{}{"item_id", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case ResponseCodeInterpreterCallInProgressEventResponseStreamEvent:
 		if err := s.ResponseCodeInterpreterCallInProgressEvent.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.ResponseCodeInterpreterCallInProgressEvent, []interface{}{"item_id", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case ResponseCodeInterpreterCallInterpretingEventResponseStreamEvent:
 		if err := s.ResponseCodeInterpreterCallInterpretingEvent.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.ResponseCodeInterpreterCallInterpretingEvent, []interface{}{"item_id", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case ResponseCompletedEventResponseStreamEvent:
 		if err := s.ResponseCompletedEvent.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.ResponseCompletedEvent, []interface{}{"response", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case ResponseContentPartAddedEventResponseStreamEvent:
 		if err := s.ResponseContentPartAddedEvent.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.ResponseContentPartAddedEvent, []interface{}{"content_index", "item_id", "output_index", "part", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case ResponseContentPartDoneEventResponseStreamEvent:
 		if err := s.ResponseContentPartDoneEvent.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.ResponseContentPartDoneEvent, []interface{}{"content_index", "item_id", "output_index", "part", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case ResponseCreatedEventResponseStreamEvent:
 		if err := s.ResponseCreatedEvent.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.ResponseCreatedEvent, []interface{}{"response", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case ResponseErrorEventResponseStreamEvent:
 		if err := s.ResponseErrorEvent.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.ResponseErrorEvent, []interface{}{"code", "message", "param", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case ResponseFileSearchCallCompletedEventResponseStreamEvent:
 		if err := s.ResponseFileSearchCallCompletedEvent.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.ResponseFileSearchCallCompletedEvent, []interface{}{"item_id", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case ResponseFileSearchCallInProgressEventResponseStreamEvent:
 		if err := s.ResponseFileSearchCallInProgressEvent.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.ResponseFileSearchCallInProgressEvent, []interface{}{"item_id", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case ResponseFileSearchCallSearchingEventResponseStreamEvent:
 		if err := s.ResponseFileSearchCallSearchingEvent.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.ResponseFileSearchCallSearchingEvent, []interface{}{"item_id", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case ResponseFunctionCallArgumentsDeltaEventResponseStreamEvent:
 		if err := s.ResponseFunctionCallArgumentsDeltaEvent.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.ResponseFunctionCallArgumentsDeltaEvent, []interface{}{"delta", "item_id", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case ResponseFunctionCallArgumentsDoneEventResponseStreamEvent:
 		if err := s.ResponseFunctionCallArgumentsDoneEvent.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.ResponseFunctionCallArgumentsDoneEvent, []interface{}{"arguments", "item_id", "name", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case ResponseShellCallCommandAddedStreamingEventResponseStreamEvent:
 		if err := s.ResponseShellCallCommandAddedStreamingEvent.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.ResponseShellCallCommandAddedStreamingEvent, []interface{}{"command", "command_index", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case ResponseShellCallCommandDeltaStreamingEventResponseStreamEvent:
 		if err := s.ResponseShellCallCommandDeltaStreamingEvent.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.ResponseShellCallCommandDeltaStreamingEvent, []interface{}{"command_index", "delta", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case ResponseShellCallCommandDoneStreamingEventResponseStreamEvent:
 		if err := s.ResponseShellCallCommandDoneStreamingEvent.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.ResponseShellCallCommandDoneStreamingEvent, []interface{}{"command", "command_index", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case ResponseShellCallOutputContentDeltaStreamingEventResponseStreamEvent:
 		if err := s.ResponseShellCallOutputContentDeltaStreamingEvent.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.ResponseShellCallOutputContentDeltaStreamingEvent, []interface{}{"command_index", "delta", "item_id", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case ResponseShellCallOutputContentDoneStreamingEventResponseStreamEvent:
 		if err := s.ResponseShellCallOutputContentDoneStreamingEvent.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.ResponseShellCallOutputContentDoneStreamingEvent, []interface{}{"command_index", "item_id", "output", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case ResponseInProgressEventResponseStreamEvent:
 		if err := s.ResponseInProgressEvent.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.ResponseInProgressEvent, []interface{}{"response", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case ResponseFailedEventResponseStreamEvent:
 		if err := s.ResponseFailedEvent.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.ResponseFailedEvent, []interface{}{"response", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case ResponseIncompleteEventResponseStreamEvent:
 		if err := s.ResponseIncompleteEvent.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.ResponseIncompleteEvent, []interface{}{"response", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case ResponseOutputItemAddedEventResponseStreamEvent:
 		if err := s.ResponseOutputItemAddedEvent.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.ResponseOutputItemAddedEvent, []interface{}{"item", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case ResponseOutputItemDoneEventResponseStreamEvent:
 		if err := s.ResponseOutputItemDoneEvent.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.ResponseOutputItemDoneEvent, []interface{}{"item", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case ResponseReasoningSummaryPartAddedEventResponseStreamEvent:
 		if err := s.ResponseReasoningSummaryPartAddedEvent.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.ResponseReasoningSummaryPartAddedEvent, []interface{}{"item_id", "output_index", "part", "sequence_number", "summary_index", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case ResponseReasoningSummaryPartDoneEventResponseStreamEvent:
 		if err := s.ResponseReasoningSummaryPartDoneEvent.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.ResponseReasoningSummaryPartDoneEvent, []interface{}{"item_id", "output_index", "part", "sequence_number", "summary_index", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case ResponseReasoningSummaryTextDeltaEventResponseStreamEvent:
 		if err := s.ResponseReasoningSummaryTextDeltaEvent.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.ResponseReasoningSummaryTextDeltaEvent, []interface{}{"delta", "item_id", "output_index", "sequence_number", "summary_index", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case ResponseReasoningSummaryTextDoneEventResponseStreamEvent:
 		if err := s.ResponseReasoningSummaryTextDoneEvent.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.ResponseReasoningSummaryTextDoneEvent, []interface{}{"item_id", "output_index", "sequence_number", "summary_index", "text", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case ResponseReasoningTextDeltaEventResponseStreamEvent:
 		if err := s.ResponseReasoningTextDeltaEvent.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.ResponseReasoningTextDeltaEvent, []interface{}{"content_index", "delta", "item_id", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case ResponseReasoningTextDoneEventResponseStreamEvent:
 		if err := s.ResponseReasoningTextDoneEvent.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.ResponseReasoningTextDoneEvent, []interface{}{"content_index", "item_id", "output_index", "sequence_number", "text", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case ResponseRefusalDeltaEventResponseStreamEvent:
 		if err := s.ResponseRefusalDeltaEvent.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.ResponseRefusalDeltaEvent, []interface{}{"content_index", "delta", "item_id", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case ResponseRefusalDoneEventResponseStreamEvent:
 		if err := s.ResponseRefusalDoneEvent.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.ResponseRefusalDoneEvent, []interface{}{"content_index", "item_id", "output_index", "refusal", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case ResponseTextDeltaEventResponseStreamEvent:
 		if err := s.ResponseTextDeltaEvent.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.ResponseTextDeltaEvent, []interface{}{"content_index", "delta", "item_id", "logprobs", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case ResponseTextDoneEventResponseStreamEvent:
 		if err := s.ResponseTextDoneEvent.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.ResponseTextDoneEvent, []interface{}{"content_index", "item_id", "logprobs", "output_index", "sequence_number", "text", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case ResponseWebSearchCallCompletedEventResponseStreamEvent:
 		if err := s.ResponseWebSearchCallCompletedEvent.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.ResponseWebSearchCallCompletedEvent, []interface{}{"item_id", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case ResponseWebSearchCallInProgressEventResponseStreamEvent:
 		if err := s.ResponseWebSearchCallInProgressEvent.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.ResponseWebSearchCallInProgressEvent, []interface{}{"item_id", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case ResponseWebSearchCallSearchingEventResponseStreamEvent:
 		if err := s.ResponseWebSearchCallSearchingEvent.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.ResponseWebSearchCallSearchingEvent, []interface{}{"item_id", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case ResponseImageGenCallCompletedEventResponseStreamEvent:
 		if err := s.ResponseImageGenCallCompletedEvent.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.ResponseImageGenCallCompletedEvent, []interface{}{"item_id", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case ResponseImageGenCallGeneratingEventResponseStreamEvent:
 		if err := s.ResponseImageGenCallGeneratingEvent.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.ResponseImageGenCallGeneratingEvent, []interface{}{"item_id", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case ResponseImageGenCallInProgressEventResponseStreamEvent:
 		if err := s.ResponseImageGenCallInProgressEvent.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.ResponseImageGenCallInProgressEvent, []interface{}{"item_id", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case ResponseImageGenCallPartialImageEventResponseStreamEvent:
 		if err := s.ResponseImageGenCallPartialImageEvent.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.ResponseImageGenCallPartialImageEvent, []interface{}{"item_id", "output_index", "partial_image_b64", "partial_image_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case ResponseMCPCallArgumentsDeltaEventResponseStreamEvent:
 		if err := s.ResponseMCPCallArgumentsDeltaEvent.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.ResponseMCPCallArgumentsDeltaEvent, []interface{}{"delta", "item_id", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case ResponseMCPCallArgumentsDoneEventResponseStreamEvent:
 		if err := s.ResponseMCPCallArgumentsDoneEvent.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.ResponseMCPCallArgumentsDoneEvent, []interface{}{"arguments", "item_id", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case ResponseMCPCallCompletedEventResponseStreamEvent:
 		if err := s.ResponseMCPCallCompletedEvent.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.ResponseMCPCallCompletedEvent, []interface{}{"item_id", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case ResponseMCPCallFailedEventResponseStreamEvent:
 		if err := s.ResponseMCPCallFailedEvent.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.ResponseMCPCallFailedEvent, []interface{}{"item_id", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case ResponseMCPCallInProgressEventResponseStreamEvent:
 		if err := s.ResponseMCPCallInProgressEvent.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.ResponseMCPCallInProgressEvent, []interface{}{"item_id", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case ResponseMCPListToolsCompletedEventResponseStreamEvent:
 		if err := s.ResponseMCPListToolsCompletedEvent.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.ResponseMCPListToolsCompletedEvent, []interface{}{"item_id", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case ResponseMCPListToolsFailedEventResponseStreamEvent:
 		if err := s.ResponseMCPListToolsFailedEvent.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.ResponseMCPListToolsFailedEvent, []interface{}{"item_id", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case ResponseMCPListToolsInProgressEventResponseStreamEvent:
 		if err := s.ResponseMCPListToolsInProgressEvent.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.ResponseMCPListToolsInProgressEvent, []interface{}{"item_id", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case ResponseOutputTextAnnotationAddedEventResponseStreamEvent:
 		if err := s.ResponseOutputTextAnnotationAddedEvent.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.ResponseOutputTextAnnotationAddedEvent, []interface{}{"annotation", "annotation_index", "content_index", "item_id", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case ResponseQueuedEventResponseStreamEvent:
 		if err := s.ResponseQueuedEvent.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.ResponseQueuedEvent, []interface{}{"response", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case ResponseCustomToolCallInputDeltaEventResponseStreamEvent:
 		if err := s.ResponseCustomToolCallInputDeltaEvent.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.ResponseCustomToolCallInputDeltaEvent, []interface{}{"delta", "item_id", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case ResponseCustomToolCallInputDoneEventResponseStreamEvent:
 		if err := s.ResponseCustomToolCallInputDoneEvent.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.ResponseCustomToolCallInputDoneEvent, []interface{}{"input", "item_id", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	default:
@@ -20752,33 +25603,41 @@ func (s *ResponseTextDeltaEvent) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
 	if err := func() error {
-		if value, ok := s.Logprobs.Get(); ok {
+		if err := validateWith("x-spec-required", s, []interface{}{"content_index", "delta", "item_id", "logprobs", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		if s.Logprobs == nil {
+			return errors.New("nil is invalid value")
+		}
+		var failures []validate.FieldError
+		for i, elem := range s.Logprobs {
 			if err := func() error {
-				if value == nil {
-					return errors.New("nil is invalid value")
+				if err := elem.Validate(); err != nil {
+					return err
 				}
-				var failures []validate.FieldError
-				for i, elem := range value {
-					if err := func() error {
-						if err := elem.Validate(); err != nil {
-							return err
-						}
-						return nil
-					}(); err != nil {
-						failures = append(failures, validate.FieldError{
-							Name:  fmt.Sprintf("[%d]", i),
-							Error: err,
-						})
-					}
-				}
-				if len(failures) > 0 {
-					return &validate.Error{Fields: failures}
+				if err := validatedBefore("x-spec-required", elem, []interface{}{"logprob", "token"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
-				return err
+				failures = append(failures, validate.FieldError{
+					Name:  fmt.Sprintf("[%d]", i),
+					Error: err,
+				})
 			}
+		}
+		if len(failures) > 0 {
+			return &validate.Error{Fields: failures}
 		}
 		return nil
 	}(); err != nil {
@@ -20826,33 +25685,41 @@ func (s *ResponseTextDoneEvent) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
 	if err := func() error {
-		if value, ok := s.Logprobs.Get(); ok {
+		if err := validateWith("x-spec-required", s, []interface{}{"content_index", "item_id", "logprobs", "output_index", "sequence_number", "text", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		if s.Logprobs == nil {
+			return errors.New("nil is invalid value")
+		}
+		var failures []validate.FieldError
+		for i, elem := range s.Logprobs {
 			if err := func() error {
-				if value == nil {
-					return errors.New("nil is invalid value")
+				if err := elem.Validate(); err != nil {
+					return err
 				}
-				var failures []validate.FieldError
-				for i, elem := range value {
-					if err := func() error {
-						if err := elem.Validate(); err != nil {
-							return err
-						}
-						return nil
-					}(); err != nil {
-						failures = append(failures, validate.FieldError{
-							Name:  fmt.Sprintf("[%d]", i),
-							Error: err,
-						})
-					}
-				}
-				if len(failures) > 0 {
-					return &validate.Error{Fields: failures}
+				if err := validatedBefore("x-spec-required", elem, []interface{}{"logprob", "token"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
-				return err
+				failures = append(failures, validate.FieldError{
+					Name:  fmt.Sprintf("[%d]", i),
+					Error: err,
+				})
 			}
+		}
+		if len(failures) > 0 {
+			return &validate.Error{Fields: failures}
 		}
 		return nil
 	}(); err != nil {
@@ -20953,12 +25820,138 @@ func (s ResponseTruncation) Validate() error {
 	}
 }
 
+func (s *ResponseUsage) Validate() error {
+	if s == nil {
+		return validate.ErrNilPointer
+	}
+
+	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"input_tokens", "input_tokens_details", "output_tokens", "output_tokens_details", "total_tokens"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		if value, ok := s.InputTokensDetails.Get(); ok {
+			if err := func() error {
+				if err := value.Validate(); err != nil {
+					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"cache_write_tokens", "cached_tokens"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
+				}
+				return nil
+			}(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "input_tokens_details",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		if value, ok := s.OutputTokensDetails.Get(); ok {
+			if err := func() error {
+				if err := value.Validate(); err != nil {
+					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"reasoning_tokens"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
+				}
+				return nil
+			}(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "output_tokens_details",
+			Error: err,
+		})
+	}
+	if len(failures) > 0 {
+		return &validate.Error{Fields: failures}
+	}
+	return nil
+}
+
+func (s *ResponseUsageInputTokensDetails) Validate() error {
+	if s == nil {
+		return validate.ErrNilPointer
+	}
+
+	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"cache_write_tokens", "cached_tokens"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if len(failures) > 0 {
+		return &validate.Error{Fields: failures}
+	}
+	return nil
+}
+
+func (s *ResponseUsageOutputTokensDetails) Validate() error {
+	if s == nil {
+		return validate.ErrNilPointer
+	}
+
+	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"reasoning_tokens"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if len(failures) > 0 {
+		return &validate.Error{Fields: failures}
+	}
+	return nil
+}
+
 func (s *ResponseWebSearchCallCompletedEvent) Validate() error {
 	if s == nil {
 		return validate.ErrNilPointer
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"item_id", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -20998,6 +25991,18 @@ func (s *ResponseWebSearchCallInProgressEvent) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"item_id", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -21037,6 +26042,18 @@ func (s *ResponseWebSearchCallSearchingEvent) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"item_id", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -21076,6 +26093,18 @@ func (s *ScreenshotParam) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -21115,6 +26144,18 @@ func (s *ScrollParam) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"scroll_x", "scroll_y", "type", "x", "y"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Keys.Get(); ok {
 			if err := func() error {
@@ -21236,6 +26277,18 @@ func (s *SkillReferenceParam) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"skill_id", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.SkillID.Get(); ok {
 			if err := func() error {
@@ -21305,6 +26358,18 @@ func (s *SpecificApplyPatchParam) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -21344,6 +26409,18 @@ func (s *SpecificFunctionShellParam) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -21383,6 +26460,18 @@ func (s *SpecificProgrammaticToolCallingParam) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -21446,6 +26535,18 @@ func (s *SummaryTextContent) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"text", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -21485,15 +26586,24 @@ func (s TextResponseFormatConfiguration) Validate() error {
 		if err := s.ResponseFormatText.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.ResponseFormatText, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case TextResponseFormatJsonSchemaTextResponseFormatConfiguration:
 		if err := s.TextResponseFormatJsonSchema.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.TextResponseFormatJsonSchema, []interface{}{"name", "schema", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case ResponseFormatJsonObjectTextResponseFormatConfiguration:
 		if err := s.ResponseFormatJsonObject.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.ResponseFormatJsonObject, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	default:
@@ -21507,6 +26617,18 @@ func (s *TextResponseFormatJsonSchema) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"name", "schema", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -21574,6 +26696,20 @@ func (s *TooManyRequestsHeaders) Validate() error {
 			Error: err,
 		})
 	}
+	if err := func() error {
+		if err := s.Response.Validate(); err != nil {
+			return err
+		}
+		if err := validatedBefore("x-spec-required", s.Response, []interface{}{"error"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "Response",
+			Error: err,
+		})
+	}
 	if len(failures) > 0 {
 		return &validate.Error{Fields: failures}
 	}
@@ -21586,80 +26722,128 @@ func (s Tool) Validate() error {
 		if err := s.FunctionTool.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.FunctionTool, []interface{}{"name", "parameters", "strict", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case FileSearchToolTool:
 		if err := s.FileSearchTool.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.FileSearchTool, []interface{}{"type", "vector_store_ids"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case ComputerToolTool:
 		if err := s.ComputerTool.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.ComputerTool, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case ComputerUsePreviewToolTool:
 		if err := s.ComputerUsePreviewTool.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.ComputerUsePreviewTool, []interface{}{"display_height", "display_width", "environment", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case ToolWebSearchTool, ToolWebSearch20250826Tool:
 		if err := s.WebSearchTool.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.WebSearchTool, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case MCPToolTool:
 		if err := s.MCPTool.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.MCPTool, []interface{}{"server_label", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case CodeInterpreterToolTool:
 		if err := s.CodeInterpreterTool.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.CodeInterpreterTool, []interface{}{"container", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case ProgrammaticToolCallingParamTool:
 		if err := s.ProgrammaticToolCallingParam.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.ProgrammaticToolCallingParam, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case ImageGenToolTool:
 		if err := s.ImageGenTool.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.ImageGenTool, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case LocalShellToolParamTool:
 		if err := s.LocalShellToolParam.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.LocalShellToolParam, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case FunctionShellToolParamTool:
 		if err := s.FunctionShellToolParam.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.FunctionShellToolParam, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case CustomToolParamTool:
 		if err := s.CustomToolParam.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.CustomToolParam, []interface{}{"name", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case NamespaceToolParamTool:
 		if err := s.NamespaceToolParam.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.NamespaceToolParam, []interface{}{"description", "name", "tools", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case ToolSearchToolParamTool:
 		if err := s.ToolSearchToolParam.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.ToolSearchToolParam, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case ToolWebSearchPreviewTool, ToolWebSearchPreview20250311Tool:
 		if err := s.WebSearchPreviewTool.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.WebSearchPreviewTool, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case ApplyPatchToolParamTool:
 		if err := s.ApplyPatchToolParam.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.ApplyPatchToolParam, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	default:
@@ -21673,10 +26857,16 @@ func (s ToolCallCaller) Validate() error {
 		if err := s.DirectToolCallCaller.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.DirectToolCallCaller, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case ProgramToolCallCallerToolCallCaller:
 		if err := s.ProgramToolCallCaller.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.ProgramToolCallCaller, []interface{}{"caller_id", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	default:
@@ -21690,10 +26880,16 @@ func (s ToolCallCallerParam) Validate() error {
 		if err := s.DirectToolCallCallerParam.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.DirectToolCallCallerParam, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case ProgramToolCallCallerParamToolCallCallerParam:
 		if err := s.ProgramToolCallCallerParam.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.ProgramToolCallCallerParam, []interface{}{"caller_id", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	default:
@@ -21707,6 +26903,18 @@ func (s *ToolChoiceAllowed) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"mode", "tools", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Mode.Get(); ok {
 			if err := func() error {
@@ -21726,15 +26934,8 @@ func (s *ToolChoiceAllowed) Validate() error {
 		})
 	}
 	if err := func() error {
-		if value, ok := s.Tools.Get(); ok {
-			if err := func() error {
-				if value == nil {
-					return errors.New("nil is invalid value")
-				}
-				return nil
-			}(); err != nil {
-				return err
-			}
+		if s.Tools == nil {
+			return errors.New("nil is invalid value")
 		}
 		return nil
 	}(); err != nil {
@@ -21793,6 +26994,18 @@ func (s *ToolChoiceCustom) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"name", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -21832,6 +27045,18 @@ func (s *ToolChoiceFunction) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"name", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -21871,6 +27096,18 @@ func (s *ToolChoiceMCP) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"server_label", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -21940,40 +27177,64 @@ func (s ToolChoiceParam1) Validate() error {
 		if err := s.ToolChoiceAllowed.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.ToolChoiceAllowed, []interface{}{"mode", "tools", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case ToolChoiceParam1CodeInterpreterToolChoiceParam1, ToolChoiceParam1ComputerToolChoiceParam1, ToolChoiceParam1ComputerUseToolChoiceParam1, ToolChoiceParam1ComputerUsePreviewToolChoiceParam1, ToolChoiceParam1FileSearchToolChoiceParam1, ToolChoiceParam1ImageGenerationToolChoiceParam1, ToolChoiceParam1WebSearchPreviewToolChoiceParam1, ToolChoiceParam1WebSearchPreview20250311ToolChoiceParam1:
 		if err := s.ToolChoiceTypes.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.ToolChoiceTypes, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case ToolChoiceFunctionToolChoiceParam1:
 		if err := s.ToolChoiceFunction.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.ToolChoiceFunction, []interface{}{"name", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case ToolChoiceMCPToolChoiceParam1:
 		if err := s.ToolChoiceMCP.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.ToolChoiceMCP, []interface{}{"server_label", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case ToolChoiceCustomToolChoiceParam1:
 		if err := s.ToolChoiceCustom.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.ToolChoiceCustom, []interface{}{"name", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case SpecificProgrammaticToolCallingParamToolChoiceParam1:
 		if err := s.SpecificProgrammaticToolCallingParam.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.SpecificProgrammaticToolCallingParam, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case SpecificApplyPatchParamToolChoiceParam1:
 		if err := s.SpecificApplyPatchParam.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.SpecificApplyPatchParam, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case SpecificFunctionShellParamToolChoiceParam1:
 		if err := s.SpecificFunctionShellParam.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.SpecificFunctionShellParam, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	default:
@@ -21987,6 +27248,18 @@ func (s *ToolChoiceTypes) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -22040,6 +27313,18 @@ func (s *ToolSearchCall) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"arguments", "call_id", "execution", "id", "status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Execution.Get(); ok {
 			if err := func() error {
@@ -22106,6 +27391,18 @@ func (s *ToolSearchCallItemParam) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"arguments", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.CallID.Get(); ok {
 			if err := func() error {
@@ -22231,6 +27528,18 @@ func (s *ToolSearchOutput) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"call_id", "execution", "id", "status", "tools", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Execution.Get(); ok {
 			if err := func() error {
@@ -22268,32 +27577,25 @@ func (s *ToolSearchOutput) Validate() error {
 		})
 	}
 	if err := func() error {
-		if value, ok := s.Tools.Get(); ok {
+		if s.Tools == nil {
+			return errors.New("nil is invalid value")
+		}
+		var failures []validate.FieldError
+		for i, elem := range s.Tools {
 			if err := func() error {
-				if value == nil {
-					return errors.New("nil is invalid value")
-				}
-				var failures []validate.FieldError
-				for i, elem := range value {
-					if err := func() error {
-						if err := elem.Validate(); err != nil {
-							return err
-						}
-						return nil
-					}(); err != nil {
-						failures = append(failures, validate.FieldError{
-							Name:  fmt.Sprintf("[%d]", i),
-							Error: err,
-						})
-					}
-				}
-				if len(failures) > 0 {
-					return &validate.Error{Fields: failures}
+				if err := elem.Validate(); err != nil {
+					return err
 				}
 				return nil
 			}(); err != nil {
-				return err
+				failures = append(failures, validate.FieldError{
+					Name:  fmt.Sprintf("[%d]", i),
+					Error: err,
+				})
 			}
+		}
+		if len(failures) > 0 {
+			return &validate.Error{Fields: failures}
 		}
 		return nil
 	}(); err != nil {
@@ -22332,6 +27634,18 @@ func (s *ToolSearchOutputItemParam) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"tools", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.CallID.Get(); ok {
 			if err := func() error {
@@ -22399,32 +27713,25 @@ func (s *ToolSearchOutputItemParam) Validate() error {
 		})
 	}
 	if err := func() error {
-		if value, ok := s.Tools.Get(); ok {
+		if s.Tools == nil {
+			return errors.New("nil is invalid value")
+		}
+		var failures []validate.FieldError
+		for i, elem := range s.Tools {
 			if err := func() error {
-				if value == nil {
-					return errors.New("nil is invalid value")
-				}
-				var failures []validate.FieldError
-				for i, elem := range value {
-					if err := func() error {
-						if err := elem.Validate(); err != nil {
-							return err
-						}
-						return nil
-					}(); err != nil {
-						failures = append(failures, validate.FieldError{
-							Name:  fmt.Sprintf("[%d]", i),
-							Error: err,
-						})
-					}
-				}
-				if len(failures) > 0 {
-					return &validate.Error{Fields: failures}
+				if err := elem.Validate(); err != nil {
+					return err
 				}
 				return nil
 			}(); err != nil {
-				return err
+				failures = append(failures, validate.FieldError{
+					Name:  fmt.Sprintf("[%d]", i),
+					Error: err,
+				})
 			}
+		}
+		if len(failures) > 0 {
+			return &validate.Error{Fields: failures}
 		}
 		return nil
 	}(); err != nil {
@@ -22481,6 +27788,18 @@ func (s *ToolSearchToolParam) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Execution.Get(); ok {
 			if err := func() error {
@@ -22563,16 +27882,21 @@ func (s *TopLogProb) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
 	if err := func() error {
-		if value, ok := s.Bytes.Get(); ok {
-			if err := func() error {
-				if value == nil {
-					return errors.New("nil is invalid value")
-				}
-				return nil
-			}(); err != nil {
-				return err
-			}
+		if err := validateWith("x-spec-required", s, []interface{}{"bytes", "logprob", "token"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		if s.Bytes == nil {
+			return errors.New("nil is invalid value")
 		}
 		return nil
 	}(); err != nil {
@@ -22617,6 +27941,9 @@ func (s *TransponderSchemaHolder) Validate() error {
 				if err := value.Validate(); err != nil {
 					return err
 				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"call_id", "output", "type"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
+				}
 				return nil
 			}(); err != nil {
 				return err
@@ -22653,6 +27980,9 @@ func (s *TransponderSchemaHolder) Validate() error {
 				if err := value.Validate(); err != nil {
 					return err
 				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"content", "role"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
+				}
 				return nil
 			}(); err != nil {
 				return err
@@ -22670,6 +28000,9 @@ func (s *TransponderSchemaHolder) Validate() error {
 			if err := func() error {
 				if err := value.Validate(); err != nil {
 					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"output", "type"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
@@ -22707,6 +28040,9 @@ func (s *TransponderSchemaHolder) Validate() error {
 				if err := value.Validate(); err != nil {
 					return err
 				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"content", "role"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
+				}
 				return nil
 			}(); err != nil {
 				return err
@@ -22724,6 +28060,9 @@ func (s *TransponderSchemaHolder) Validate() error {
 			if err := func() error {
 				if err := value.Validate(); err != nil {
 					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"content", "id", "role", "type"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
@@ -22760,6 +28099,9 @@ func (s *TransponderSchemaHolder) Validate() error {
 			if err := func() error {
 				if err := value.Validate(); err != nil {
 					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"content", "role"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
@@ -22839,6 +28181,18 @@ func (s *TypeParam) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"text", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -22878,6 +28232,18 @@ func (s *UrlCitationBody) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"end_index", "start_index", "title", "type", "url"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -22924,12 +28290,65 @@ func (s Verbosity) Validate() error {
 	}
 }
 
+func (s VoiceIdsOrCustomVoice) Validate() error {
+	switch s.Type {
+	case VoiceIdsSharedVoiceIdsOrCustomVoice:
+		return nil // no validation needed
+	case VoiceIdsOrCustomVoice1VoiceIdsOrCustomVoice:
+		if err := s.VoiceIdsOrCustomVoice1.Validate(); err != nil {
+			return err
+		}
+		if err := validatedBefore("x-spec-required", s.VoiceIdsOrCustomVoice1, []interface{}{"id"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	default:
+		return errors.Errorf("invalid type %q", s.Type)
+	}
+}
+
+func (s *VoiceIdsOrCustomVoice1) Validate() error {
+	if s == nil {
+		return validate.ErrNilPointer
+	}
+
+	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"id"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if len(failures) > 0 {
+		return &validate.Error{Fields: failures}
+	}
+	return nil
+}
+
 func (s *WaitParam) Validate() error {
 	if s == nil {
 		return validate.ErrNilPointer
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -22969,6 +28388,18 @@ func (s *WebSearchActionFind) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"pattern", "type", "url"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -23008,6 +28439,18 @@ func (s *WebSearchActionOpenPage) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -23047,6 +28490,18 @@ func (s *WebSearchActionSearch) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Queries.Get(); ok {
 			if err := func() error {
@@ -23076,6 +28531,9 @@ func (s *WebSearchActionSearch) Validate() error {
 					if err := func() error {
 						if err := elem.Validate(); err != nil {
 							return err
+						}
+						if err := validatedBefore("x-spec-required", elem, []interface{}{"type", "url"}); err != nil {
+							return errors.Wrap(err, "x-spec-required")
 						}
 						return nil
 					}(); err != nil {
@@ -23130,6 +28588,18 @@ func (s *WebSearchActionSearchSourcesItem) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"type", "url"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -23230,6 +28700,18 @@ func (s *WebSearchPreviewTool) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.SearchContentTypes.Get(); ok {
 			if err := func() error {
@@ -23307,6 +28789,9 @@ func (s *WebSearchPreviewTool) Validate() error {
 				if err := value.Validate(); err != nil {
 					return err
 				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"type"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
+				}
 				return nil
 			}(); err != nil {
 				return err
@@ -23342,6 +28827,18 @@ func (s *WebSearchTool) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Filters.Get(); ok {
 			if err := func() error {
@@ -23426,6 +28923,18 @@ func (s *WebSearchToolCall) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"action", "id", "status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Action.Get(); ok {
 			if err := func() error {
@@ -23515,15 +29024,24 @@ func (s WebSearchToolCallActionSum) Validate() error {
 		if err := s.WebSearchActionSearch.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.WebSearchActionSearch, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case WebSearchActionOpenPageWebSearchToolCallActionSum:
 		if err := s.WebSearchActionOpenPage.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.WebSearchActionOpenPage, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case WebSearchActionFindWebSearchToolCallActionSum:
 		if err := s.WebSearchActionFind.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.WebSearchActionFind, []interface{}{"pattern", "type", "url"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	default:

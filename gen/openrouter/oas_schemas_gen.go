@@ -12,10 +12,11 @@ import (
 // Additional tools made available to the model at this point in the input.
 // Ref: #/components/schemas/AdditionalToolsItem
 type AdditionalToolsItem struct {
-	ID    OptNilString                            `json:"id"`
-	Role  OptNilAdditionalToolsItemRole           `json:"role"`
-	Tools OptNilAdditionalToolsItemToolsItemArray `json:"tools"`
-	Type  OptNilAdditionalToolsItemType           `json:"type"`
+	ID              OptNilString                   `json:"id"`
+	Role            OptNilAdditionalToolsItemRole  `json:"role"`
+	Tools           []AdditionalToolsItemToolsItem `json:"tools" transponder:"encode-empty"`
+	Type            OptNilAdditionalToolsItemType  `json:"type"`
+	AdditionalProps AdditionalToolsItemAdditional
 }
 
 // GetID returns the value of ID.
@@ -29,13 +30,18 @@ func (s *AdditionalToolsItem) GetRole() OptNilAdditionalToolsItemRole {
 }
 
 // GetTools returns the value of Tools.
-func (s *AdditionalToolsItem) GetTools() OptNilAdditionalToolsItemToolsItemArray {
+func (s *AdditionalToolsItem) GetTools() []AdditionalToolsItemToolsItem {
 	return s.Tools
 }
 
 // GetType returns the value of Type.
 func (s *AdditionalToolsItem) GetType() OptNilAdditionalToolsItemType {
 	return s.Type
+}
+
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *AdditionalToolsItem) GetAdditionalProps() AdditionalToolsItemAdditional {
+	return s.AdditionalProps
 }
 
 // SetID sets the value of ID.
@@ -49,13 +55,29 @@ func (s *AdditionalToolsItem) SetRole(val OptNilAdditionalToolsItemRole) {
 }
 
 // SetTools sets the value of Tools.
-func (s *AdditionalToolsItem) SetTools(val OptNilAdditionalToolsItemToolsItemArray) {
+func (s *AdditionalToolsItem) SetTools(val []AdditionalToolsItemToolsItem) {
 	s.Tools = val
 }
 
 // SetType sets the value of Type.
 func (s *AdditionalToolsItem) SetType(val OptNilAdditionalToolsItemType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *AdditionalToolsItem) SetAdditionalProps(val AdditionalToolsItemAdditional) {
+	s.AdditionalProps = val
+}
+
+type AdditionalToolsItemAdditional map[string]jx.Raw
+
+func (s *AdditionalToolsItemAdditional) init() AdditionalToolsItemAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type AdditionalToolsItemRole string
@@ -151,7 +173,8 @@ type AdditionalToolsItemToolsFunction struct {
 	Type        OptNilAdditionalToolsItemToolsFunctionType `json:"type"`
 	// Withhold this tool from the model until `openrouter:tool_search` finds it. Requires the tool search
 	// server tool; at least one tool must remain non-deferred.
-	DeferLoading OptNilBool `json:"defer_loading"`
+	DeferLoading    OptNilBool `json:"defer_loading"`
+	AdditionalProps AdditionalToolsItemToolsFunctionAdditional
 }
 
 // GetDescription returns the value of Description.
@@ -184,6 +207,11 @@ func (s *AdditionalToolsItemToolsFunction) GetDeferLoading() OptNilBool {
 	return s.DeferLoading
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *AdditionalToolsItemToolsFunction) GetAdditionalProps() AdditionalToolsItemToolsFunctionAdditional {
+	return s.AdditionalProps
+}
+
 // SetDescription sets the value of Description.
 func (s *AdditionalToolsItemToolsFunction) SetDescription(val OptNilString) {
 	s.Description = val
@@ -212,6 +240,22 @@ func (s *AdditionalToolsItemToolsFunction) SetType(val OptNilAdditionalToolsItem
 // SetDeferLoading sets the value of DeferLoading.
 func (s *AdditionalToolsItemToolsFunction) SetDeferLoading(val OptNilBool) {
 	s.DeferLoading = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *AdditionalToolsItemToolsFunction) SetAdditionalProps(val AdditionalToolsItemToolsFunctionAdditional) {
+	s.AdditionalProps = val
+}
+
+type AdditionalToolsItemToolsFunctionAdditional map[string]jx.Raw
+
+func (s *AdditionalToolsItemToolsFunctionAdditional) init() AdditionalToolsItemToolsFunctionAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type AdditionalToolsItemToolsFunctionType string
@@ -1047,7 +1091,8 @@ func NewToolSearchServerToolAdditionalToolsItemToolsItem(v ToolSearchServerTool)
 
 // Ref: #/components/schemas/AdditionalToolsItemToolsVariant28
 type AdditionalToolsItemToolsVariant28 struct {
-	Type OptNilString `json:"type"`
+	Type            OptNilString `json:"type"`
+	AdditionalProps AdditionalToolsItemToolsVariant28Additional
 }
 
 // GetType returns the value of Type.
@@ -1055,9 +1100,30 @@ func (s *AdditionalToolsItemToolsVariant28) GetType() OptNilString {
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *AdditionalToolsItemToolsVariant28) GetAdditionalProps() AdditionalToolsItemToolsVariant28Additional {
+	return s.AdditionalProps
+}
+
 // SetType sets the value of Type.
 func (s *AdditionalToolsItemToolsVariant28) SetType(val OptNilString) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *AdditionalToolsItemToolsVariant28) SetAdditionalProps(val AdditionalToolsItemToolsVariant28Additional) {
+	s.AdditionalProps = val
+}
+
+type AdditionalToolsItemToolsVariant28Additional map[string]jx.Raw
+
+func (s *AdditionalToolsItemToolsVariant28Additional) init() AdditionalToolsItemToolsVariant28Additional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type AdditionalToolsItemType string
@@ -1101,7 +1167,8 @@ type AdvisorReasoning struct {
 	// Reasoning effort level for the advisor call.
 	Effort OptNilAdvisorReasoningEffort `json:"effort"`
 	// Maximum number of reasoning tokens the advisor may use.
-	MaxTokens OptNilInt `json:"max_tokens"`
+	MaxTokens       OptNilInt `json:"max_tokens"`
+	AdditionalProps AdvisorReasoningAdditional
 }
 
 // GetEffort returns the value of Effort.
@@ -1114,6 +1181,11 @@ func (s *AdvisorReasoning) GetMaxTokens() OptNilInt {
 	return s.MaxTokens
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *AdvisorReasoning) GetAdditionalProps() AdvisorReasoningAdditional {
+	return s.AdditionalProps
+}
+
 // SetEffort sets the value of Effort.
 func (s *AdvisorReasoning) SetEffort(val OptNilAdvisorReasoningEffort) {
 	s.Effort = val
@@ -1122,6 +1194,22 @@ func (s *AdvisorReasoning) SetEffort(val OptNilAdvisorReasoningEffort) {
 // SetMaxTokens sets the value of MaxTokens.
 func (s *AdvisorReasoning) SetMaxTokens(val OptNilInt) {
 	s.MaxTokens = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *AdvisorReasoning) SetAdditionalProps(val AdvisorReasoningAdditional) {
+	s.AdditionalProps = val
+}
+
+type AdvisorReasoningAdditional map[string]jx.Raw
+
+func (s *AdvisorReasoningAdditional) init() AdvisorReasoningAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // Reasoning effort level for the advisor call.
@@ -1230,7 +1318,8 @@ type AdvisorServerToolConfig struct {
 	// final result.
 	Stream OptNilBool `json:"stream"`
 	// Sampling temperature forwarded to the advisor call. When omitted, the provider's default applies.
-	Temperature OptNilFloat64 `json:"temperature"`
+	Temperature     OptNilFloat64 `json:"temperature"`
+	AdditionalProps AdvisorServerToolConfigAdditional
 }
 
 // GetForwardTranscript returns the value of ForwardTranscript.
@@ -1273,6 +1362,11 @@ func (s *AdvisorServerToolConfig) GetTemperature() OptNilFloat64 {
 	return s.Temperature
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *AdvisorServerToolConfig) GetAdditionalProps() AdvisorServerToolConfigAdditional {
+	return s.AdditionalProps
+}
+
 // SetForwardTranscript sets the value of ForwardTranscript.
 func (s *AdvisorServerToolConfig) SetForwardTranscript(val OptNilBool) {
 	s.ForwardTranscript = val
@@ -1313,13 +1407,30 @@ func (s *AdvisorServerToolConfig) SetTemperature(val OptNilFloat64) {
 	s.Temperature = val
 }
 
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *AdvisorServerToolConfig) SetAdditionalProps(val AdvisorServerToolConfigAdditional) {
+	s.AdditionalProps = val
+}
+
+type AdvisorServerToolConfigAdditional map[string]jx.Raw
+
+func (s *AdvisorServerToolConfigAdditional) init() AdvisorServerToolConfigAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
+}
+
 // OpenRouter built-in server tool: consults a higher-intelligence advisor model (any OpenRouter model)
 // for guidance mid-generation and returns its response. Include multiple entries to offer several
 // named advisors; at most one entry may omit `name` to act as the default advisor.
 // Ref: #/components/schemas/AdvisorServerTool_OpenRouter
 type AdvisorServerToolOpenRouter struct {
-	Parameters OptNilAdvisorServerToolConfig         `json:"parameters"`
-	Type       OptNilAdvisorServerToolOpenRouterType `json:"type"`
+	Parameters      OptNilAdvisorServerToolConfig         `json:"parameters"`
+	Type            OptNilAdvisorServerToolOpenRouterType `json:"type"`
+	AdditionalProps AdvisorServerToolOpenRouterAdditional
 }
 
 // GetParameters returns the value of Parameters.
@@ -1332,6 +1443,11 @@ func (s *AdvisorServerToolOpenRouter) GetType() OptNilAdvisorServerToolOpenRoute
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *AdvisorServerToolOpenRouter) GetAdditionalProps() AdvisorServerToolOpenRouterAdditional {
+	return s.AdditionalProps
+}
+
 // SetParameters sets the value of Parameters.
 func (s *AdvisorServerToolOpenRouter) SetParameters(val OptNilAdvisorServerToolConfig) {
 	s.Parameters = val
@@ -1340,6 +1456,22 @@ func (s *AdvisorServerToolOpenRouter) SetParameters(val OptNilAdvisorServerToolC
 // SetType sets the value of Type.
 func (s *AdvisorServerToolOpenRouter) SetType(val OptNilAdvisorServerToolOpenRouterType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *AdvisorServerToolOpenRouter) SetAdditionalProps(val AdvisorServerToolOpenRouterAdditional) {
+	s.AdditionalProps = val
+}
+
+type AdvisorServerToolOpenRouterAdditional map[string]jx.Raw
+
+func (s *AdvisorServerToolOpenRouterAdditional) init() AdvisorServerToolOpenRouterAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type AdvisorServerToolOpenRouterType string
@@ -1379,12 +1511,13 @@ func (s *AdvisorServerToolOpenRouterType) UnmarshalText(data []byte) error {
 // A message routed between agents in a multi-agent session.
 // Ref: #/components/schemas/AgentMessageItem
 type AgentMessageItem struct {
-	Agent     OptNilAgentMessageItemAgent            `json:"agent"`
-	Author    OptNilString                           `json:"author"`
-	Content   OptNilAgentMessageItemContentItemArray `json:"content"`
-	ID        OptNilString                           `json:"id"`
-	Recipient OptNilString                           `json:"recipient"`
-	Type      OptNilAgentMessageItemType             `json:"type"`
+	Agent           OptNilAgentMessageItemAgent   `json:"agent"`
+	Author          OptNilString                  `json:"author"`
+	Content         []AgentMessageItemContentItem `json:"content" transponder:"encode-empty"`
+	ID              OptNilString                  `json:"id"`
+	Recipient       OptNilString                  `json:"recipient"`
+	Type            OptNilAgentMessageItemType    `json:"type"`
+	AdditionalProps AgentMessageItemAdditional
 }
 
 // GetAgent returns the value of Agent.
@@ -1398,7 +1531,7 @@ func (s *AgentMessageItem) GetAuthor() OptNilString {
 }
 
 // GetContent returns the value of Content.
-func (s *AgentMessageItem) GetContent() OptNilAgentMessageItemContentItemArray {
+func (s *AgentMessageItem) GetContent() []AgentMessageItemContentItem {
 	return s.Content
 }
 
@@ -1417,6 +1550,11 @@ func (s *AgentMessageItem) GetType() OptNilAgentMessageItemType {
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *AgentMessageItem) GetAdditionalProps() AgentMessageItemAdditional {
+	return s.AdditionalProps
+}
+
 // SetAgent sets the value of Agent.
 func (s *AgentMessageItem) SetAgent(val OptNilAgentMessageItemAgent) {
 	s.Agent = val
@@ -1428,7 +1566,7 @@ func (s *AgentMessageItem) SetAuthor(val OptNilString) {
 }
 
 // SetContent sets the value of Content.
-func (s *AgentMessageItem) SetContent(val OptNilAgentMessageItemContentItemArray) {
+func (s *AgentMessageItem) SetContent(val []AgentMessageItemContentItem) {
 	s.Content = val
 }
 
@@ -1447,8 +1585,25 @@ func (s *AgentMessageItem) SetType(val OptNilAgentMessageItemType) {
 	s.Type = val
 }
 
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *AgentMessageItem) SetAdditionalProps(val AgentMessageItemAdditional) {
+	s.AdditionalProps = val
+}
+
+type AgentMessageItemAdditional map[string]jx.Raw
+
+func (s *AgentMessageItemAdditional) init() AgentMessageItemAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
+}
+
 type AgentMessageItemAgent struct {
-	AgentName OptNilString `json:"agent_name"`
+	AgentName       OptNilString `json:"agent_name"`
+	AdditionalProps AgentMessageItemAgentAdditional
 }
 
 // GetAgentName returns the value of AgentName.
@@ -1456,15 +1611,37 @@ func (s *AgentMessageItemAgent) GetAgentName() OptNilString {
 	return s.AgentName
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *AgentMessageItemAgent) GetAdditionalProps() AgentMessageItemAgentAdditional {
+	return s.AdditionalProps
+}
+
 // SetAgentName sets the value of AgentName.
 func (s *AgentMessageItemAgent) SetAgentName(val OptNilString) {
 	s.AgentName = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *AgentMessageItemAgent) SetAdditionalProps(val AgentMessageItemAgentAdditional) {
+	s.AdditionalProps = val
+}
+
+type AgentMessageItemAgentAdditional map[string]jx.Raw
+
+func (s *AgentMessageItemAgentAdditional) init() AgentMessageItemAgentAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // Ref: #/components/schemas/AgentMessageItemContentEncryptedContent
 type AgentMessageItemContentEncryptedContent struct {
 	EncryptedContent OptNilString                                      `json:"encrypted_content"`
 	Type             OptNilAgentMessageItemContentEncryptedContentType `json:"type"`
+	AdditionalProps  AgentMessageItemContentEncryptedContentAdditional
 }
 
 // GetEncryptedContent returns the value of EncryptedContent.
@@ -1477,6 +1654,11 @@ func (s *AgentMessageItemContentEncryptedContent) GetType() OptNilAgentMessageIt
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *AgentMessageItemContentEncryptedContent) GetAdditionalProps() AgentMessageItemContentEncryptedContentAdditional {
+	return s.AdditionalProps
+}
+
 // SetEncryptedContent sets the value of EncryptedContent.
 func (s *AgentMessageItemContentEncryptedContent) SetEncryptedContent(val OptNilString) {
 	s.EncryptedContent = val
@@ -1485,6 +1667,22 @@ func (s *AgentMessageItemContentEncryptedContent) SetEncryptedContent(val OptNil
 // SetType sets the value of Type.
 func (s *AgentMessageItemContentEncryptedContent) SetType(val OptNilAgentMessageItemContentEncryptedContentType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *AgentMessageItemContentEncryptedContent) SetAdditionalProps(val AgentMessageItemContentEncryptedContentAdditional) {
+	s.AdditionalProps = val
+}
+
+type AgentMessageItemContentEncryptedContentAdditional map[string]jx.Raw
+
+func (s *AgentMessageItemContentEncryptedContentAdditional) init() AgentMessageItemContentEncryptedContentAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type AgentMessageItemContentEncryptedContentType string
@@ -1521,12 +1719,13 @@ func (s *AgentMessageItemContentEncryptedContentType) UnmarshalText(data []byte)
 	}
 }
 
-// Image input content item.
+// Merged schema.
 // Ref: #/components/schemas/AgentMessageItemContentInputImage
 type AgentMessageItemContentInputImage struct {
-	Detail   OptNilAgentMessageItemContentInputImageDetail `json:"detail"`
-	ImageURL OptNilString                                  `json:"image_url"`
-	Type     OptNilAgentMessageItemContentInputImageType   `json:"type"`
+	Detail          OptNilAgentMessageItemContentInputImageDetail `json:"detail"`
+	ImageURL        OptNilString                                  `json:"image_url"`
+	Type            OptNilAgentMessageItemContentInputImageType   `json:"type"`
+	AdditionalProps AgentMessageItemContentInputImageAdditional
 }
 
 // GetDetail returns the value of Detail.
@@ -1544,6 +1743,11 @@ func (s *AgentMessageItemContentInputImage) GetType() OptNilAgentMessageItemCont
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *AgentMessageItemContentInputImage) GetAdditionalProps() AgentMessageItemContentInputImageAdditional {
+	return s.AdditionalProps
+}
+
 // SetDetail sets the value of Detail.
 func (s *AgentMessageItemContentInputImage) SetDetail(val OptNilAgentMessageItemContentInputImageDetail) {
 	s.Detail = val
@@ -1557,6 +1761,22 @@ func (s *AgentMessageItemContentInputImage) SetImageURL(val OptNilString) {
 // SetType sets the value of Type.
 func (s *AgentMessageItemContentInputImage) SetType(val OptNilAgentMessageItemContentInputImageType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *AgentMessageItemContentInputImage) SetAdditionalProps(val AgentMessageItemContentInputImageAdditional) {
+	s.AdditionalProps = val
+}
+
+type AgentMessageItemContentInputImageAdditional map[string]jx.Raw
+
+func (s *AgentMessageItemContentInputImageAdditional) init() AgentMessageItemContentInputImageAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type AgentMessageItemContentInputImageDetail string
@@ -1779,7 +1999,7 @@ func (s *AgentMessageItemType) UnmarshalText(data []byte) error {
 	}
 }
 
-// Event emitted when a text annotation is added to output.
+// Merged schema.
 // Ref: #/components/schemas/AnnotationAddedEvent
 type AnnotationAddedEvent struct {
 	Annotation      OptNilOpenAIResponsesAnnotation `json:"annotation"`
@@ -1789,6 +2009,7 @@ type AnnotationAddedEvent struct {
 	OutputIndex     OptNilInt                       `json:"output_index"`
 	SequenceNumber  OptNilInt                       `json:"sequence_number"`
 	Type            OptNilAnnotationAddedEventType  `json:"type"`
+	AdditionalProps AnnotationAddedEventAdditional
 }
 
 // GetAnnotation returns the value of Annotation.
@@ -1826,6 +2047,11 @@ func (s *AnnotationAddedEvent) GetType() OptNilAnnotationAddedEventType {
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *AnnotationAddedEvent) GetAdditionalProps() AnnotationAddedEventAdditional {
+	return s.AdditionalProps
+}
+
 // SetAnnotation sets the value of Annotation.
 func (s *AnnotationAddedEvent) SetAnnotation(val OptNilOpenAIResponsesAnnotation) {
 	s.Annotation = val
@@ -1859,6 +2085,22 @@ func (s *AnnotationAddedEvent) SetSequenceNumber(val OptNilInt) {
 // SetType sets the value of Type.
 func (s *AnnotationAddedEvent) SetType(val OptNilAnnotationAddedEventType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *AnnotationAddedEvent) SetAdditionalProps(val AnnotationAddedEventAdditional) {
+	s.AdditionalProps = val
+}
+
+type AnnotationAddedEventAdditional map[string]jx.Raw
+
+func (s *AnnotationAddedEventAdditional) init() AnnotationAddedEventAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type AnnotationAddedEventType string
@@ -1901,8 +2143,9 @@ func (s *AnnotationAddedEventType) UnmarshalText(data []byte) error {
 // explicit prompt caching — OpenRouter converts them to the provider's native format.
 // Ref: #/components/schemas/AnthropicCacheControlDirective
 type AnthropicCacheControlDirective struct {
-	TTL  OptNilAnthropicCacheControlTtl           `json:"ttl"`
-	Type OptNilAnthropicCacheControlDirectiveType `json:"type"`
+	TTL             OptNilAnthropicCacheControlTtl           `json:"ttl"`
+	Type            OptNilAnthropicCacheControlDirectiveType `json:"type"`
+	AdditionalProps AnthropicCacheControlDirectiveAdditional
 }
 
 // GetTTL returns the value of TTL.
@@ -1915,6 +2158,11 @@ func (s *AnthropicCacheControlDirective) GetType() OptNilAnthropicCacheControlDi
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *AnthropicCacheControlDirective) GetAdditionalProps() AnthropicCacheControlDirectiveAdditional {
+	return s.AdditionalProps
+}
+
 // SetTTL sets the value of TTL.
 func (s *AnthropicCacheControlDirective) SetTTL(val OptNilAnthropicCacheControlTtl) {
 	s.TTL = val
@@ -1923,6 +2171,22 @@ func (s *AnthropicCacheControlDirective) SetTTL(val OptNilAnthropicCacheControlT
 // SetType sets the value of Type.
 func (s *AnthropicCacheControlDirective) SetType(val OptNilAnthropicCacheControlDirectiveType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *AnthropicCacheControlDirective) SetAdditionalProps(val AnthropicCacheControlDirectiveAdditional) {
+	s.AdditionalProps = val
+}
+
+type AnthropicCacheControlDirectiveAdditional map[string]jx.Raw
+
+func (s *AnthropicCacheControlDirectiveAdditional) init() AnthropicCacheControlDirectiveAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type AnthropicCacheControlDirectiveType string
@@ -2248,11 +2512,12 @@ func (s *ApiKey) SetRoles(val []string) {
 // echoes an `apply_patch_call_output` on the next turn.
 // Ref: #/components/schemas/ApplyPatchCallItem
 type ApplyPatchCallItem struct {
-	CallID    OptNilString                  `json:"call_id"`
-	ID        OptNilString                  `json:"id"`
-	Operation OptNilApplyPatchCallOperation `json:"operation"`
-	Status    OptNilApplyPatchCallStatus    `json:"status"`
-	Type      OptNilApplyPatchCallItemType  `json:"type"`
+	CallID          OptNilString                  `json:"call_id"`
+	ID              OptNilString                  `json:"id"`
+	Operation       OptNilApplyPatchCallOperation `json:"operation"`
+	Status          OptNilApplyPatchCallStatus    `json:"status"`
+	Type            OptNilApplyPatchCallItemType  `json:"type"`
+	AdditionalProps ApplyPatchCallItemAdditional
 }
 
 // GetCallID returns the value of CallID.
@@ -2280,6 +2545,11 @@ func (s *ApplyPatchCallItem) GetType() OptNilApplyPatchCallItemType {
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ApplyPatchCallItem) GetAdditionalProps() ApplyPatchCallItemAdditional {
+	return s.AdditionalProps
+}
+
 // SetCallID sets the value of CallID.
 func (s *ApplyPatchCallItem) SetCallID(val OptNilString) {
 	s.CallID = val
@@ -2303,6 +2573,22 @@ func (s *ApplyPatchCallItem) SetStatus(val OptNilApplyPatchCallStatus) {
 // SetType sets the value of Type.
 func (s *ApplyPatchCallItem) SetType(val OptNilApplyPatchCallItemType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ApplyPatchCallItem) SetAdditionalProps(val ApplyPatchCallItemAdditional) {
+	s.AdditionalProps = val
+}
+
+type ApplyPatchCallItemAdditional map[string]jx.Raw
+
+func (s *ApplyPatchCallItemAdditional) init() ApplyPatchCallItemAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type ApplyPatchCallItemType string
@@ -2442,11 +2728,12 @@ func NewApplyPatchDeleteFileOperationApplyPatchCallOperation(v ApplyPatchDeleteF
 // Incremental chunk of `operation.diff` for an `apply_patch_call`. Matches OpenAI's streaming shape.
 // Ref: #/components/schemas/ApplyPatchCallOperationDiffDeltaEvent
 type ApplyPatchCallOperationDiffDeltaEvent struct {
-	Delta          OptNilString                                    `json:"delta"`
-	ItemID         OptNilString                                    `json:"item_id"`
-	OutputIndex    OptNilInt                                       `json:"output_index"`
-	SequenceNumber OptNilInt                                       `json:"sequence_number"`
-	Type           OptNilApplyPatchCallOperationDiffDeltaEventType `json:"type"`
+	Delta           OptNilString                                    `json:"delta"`
+	ItemID          OptNilString                                    `json:"item_id"`
+	OutputIndex     OptNilInt                                       `json:"output_index"`
+	SequenceNumber  OptNilInt                                       `json:"sequence_number"`
+	Type            OptNilApplyPatchCallOperationDiffDeltaEventType `json:"type"`
+	AdditionalProps ApplyPatchCallOperationDiffDeltaEventAdditional
 }
 
 // GetDelta returns the value of Delta.
@@ -2474,6 +2761,11 @@ func (s *ApplyPatchCallOperationDiffDeltaEvent) GetType() OptNilApplyPatchCallOp
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ApplyPatchCallOperationDiffDeltaEvent) GetAdditionalProps() ApplyPatchCallOperationDiffDeltaEventAdditional {
+	return s.AdditionalProps
+}
+
 // SetDelta sets the value of Delta.
 func (s *ApplyPatchCallOperationDiffDeltaEvent) SetDelta(val OptNilString) {
 	s.Delta = val
@@ -2497,6 +2789,22 @@ func (s *ApplyPatchCallOperationDiffDeltaEvent) SetSequenceNumber(val OptNilInt)
 // SetType sets the value of Type.
 func (s *ApplyPatchCallOperationDiffDeltaEvent) SetType(val OptNilApplyPatchCallOperationDiffDeltaEventType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ApplyPatchCallOperationDiffDeltaEvent) SetAdditionalProps(val ApplyPatchCallOperationDiffDeltaEventAdditional) {
+	s.AdditionalProps = val
+}
+
+type ApplyPatchCallOperationDiffDeltaEventAdditional map[string]jx.Raw
+
+func (s *ApplyPatchCallOperationDiffDeltaEventAdditional) init() ApplyPatchCallOperationDiffDeltaEventAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type ApplyPatchCallOperationDiffDeltaEventType string
@@ -2536,11 +2844,12 @@ func (s *ApplyPatchCallOperationDiffDeltaEventType) UnmarshalText(data []byte) e
 // Emitted when `operation.diff` streaming completes for an `apply_patch_call`.
 // Ref: #/components/schemas/ApplyPatchCallOperationDiffDoneEvent
 type ApplyPatchCallOperationDiffDoneEvent struct {
-	Diff           OptNilString                                   `json:"diff"`
-	ItemID         OptNilString                                   `json:"item_id"`
-	OutputIndex    OptNilInt                                      `json:"output_index"`
-	SequenceNumber OptNilInt                                      `json:"sequence_number"`
-	Type           OptNilApplyPatchCallOperationDiffDoneEventType `json:"type"`
+	Diff            OptNilString                                   `json:"diff"`
+	ItemID          OptNilString                                   `json:"item_id"`
+	OutputIndex     OptNilInt                                      `json:"output_index"`
+	SequenceNumber  OptNilInt                                      `json:"sequence_number"`
+	Type            OptNilApplyPatchCallOperationDiffDoneEventType `json:"type"`
+	AdditionalProps ApplyPatchCallOperationDiffDoneEventAdditional
 }
 
 // GetDiff returns the value of Diff.
@@ -2568,6 +2877,11 @@ func (s *ApplyPatchCallOperationDiffDoneEvent) GetType() OptNilApplyPatchCallOpe
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ApplyPatchCallOperationDiffDoneEvent) GetAdditionalProps() ApplyPatchCallOperationDiffDoneEventAdditional {
+	return s.AdditionalProps
+}
+
 // SetDiff sets the value of Diff.
 func (s *ApplyPatchCallOperationDiffDoneEvent) SetDiff(val OptNilString) {
 	s.Diff = val
@@ -2591,6 +2905,22 @@ func (s *ApplyPatchCallOperationDiffDoneEvent) SetSequenceNumber(val OptNilInt) 
 // SetType sets the value of Type.
 func (s *ApplyPatchCallOperationDiffDoneEvent) SetType(val OptNilApplyPatchCallOperationDiffDoneEventType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ApplyPatchCallOperationDiffDoneEvent) SetAdditionalProps(val ApplyPatchCallOperationDiffDoneEventAdditional) {
+	s.AdditionalProps = val
+}
+
+type ApplyPatchCallOperationDiffDoneEventAdditional map[string]jx.Raw
+
+func (s *ApplyPatchCallOperationDiffDoneEventAdditional) init() ApplyPatchCallOperationDiffDoneEventAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type ApplyPatchCallOperationDiffDoneEventType string
@@ -2632,11 +2962,12 @@ func (s *ApplyPatchCallOperationDiffDoneEventType) UnmarshalText(data []byte) er
 // otherwise.
 // Ref: #/components/schemas/ApplyPatchCallOutputItem
 type ApplyPatchCallOutputItem struct {
-	CallID OptNilString                         `json:"call_id"`
-	ID     OptNilString                         `json:"id"`
-	Output OptNilString                         `json:"output"`
-	Status OptNilApplyPatchCallOutputItemStatus `json:"status"`
-	Type   OptNilApplyPatchCallOutputItemType   `json:"type"`
+	CallID          OptNilString                         `json:"call_id"`
+	ID              OptNilString                         `json:"id"`
+	Output          OptNilString                         `json:"output"`
+	Status          OptNilApplyPatchCallOutputItemStatus `json:"status"`
+	Type            OptNilApplyPatchCallOutputItemType   `json:"type"`
+	AdditionalProps ApplyPatchCallOutputItemAdditional
 }
 
 // GetCallID returns the value of CallID.
@@ -2664,6 +2995,11 @@ func (s *ApplyPatchCallOutputItem) GetType() OptNilApplyPatchCallOutputItemType 
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ApplyPatchCallOutputItem) GetAdditionalProps() ApplyPatchCallOutputItemAdditional {
+	return s.AdditionalProps
+}
+
 // SetCallID sets the value of CallID.
 func (s *ApplyPatchCallOutputItem) SetCallID(val OptNilString) {
 	s.CallID = val
@@ -2687,6 +3023,22 @@ func (s *ApplyPatchCallOutputItem) SetStatus(val OptNilApplyPatchCallOutputItemS
 // SetType sets the value of Type.
 func (s *ApplyPatchCallOutputItem) SetType(val OptNilApplyPatchCallOutputItemType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ApplyPatchCallOutputItem) SetAdditionalProps(val ApplyPatchCallOutputItemAdditional) {
+	s.AdditionalProps = val
+}
+
+type ApplyPatchCallOutputItemAdditional map[string]jx.Raw
+
+func (s *ApplyPatchCallOutputItemAdditional) init() ApplyPatchCallOutputItemAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type ApplyPatchCallOutputItemStatus string
@@ -2811,9 +3163,10 @@ func (s *ApplyPatchCallStatus) UnmarshalText(data []byte) error {
 // file contents.
 // Ref: #/components/schemas/ApplyPatchCreateFileOperation
 type ApplyPatchCreateFileOperation struct {
-	Diff OptNilString                            `json:"diff"`
-	Path OptNilString                            `json:"path"`
-	Type OptNilApplyPatchCreateFileOperationType `json:"type"`
+	Diff            OptNilString                            `json:"diff"`
+	Path            OptNilString                            `json:"path"`
+	Type            OptNilApplyPatchCreateFileOperationType `json:"type"`
+	AdditionalProps ApplyPatchCreateFileOperationAdditional
 }
 
 // GetDiff returns the value of Diff.
@@ -2831,6 +3184,11 @@ func (s *ApplyPatchCreateFileOperation) GetType() OptNilApplyPatchCreateFileOper
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ApplyPatchCreateFileOperation) GetAdditionalProps() ApplyPatchCreateFileOperationAdditional {
+	return s.AdditionalProps
+}
+
 // SetDiff sets the value of Diff.
 func (s *ApplyPatchCreateFileOperation) SetDiff(val OptNilString) {
 	s.Diff = val
@@ -2844,6 +3202,22 @@ func (s *ApplyPatchCreateFileOperation) SetPath(val OptNilString) {
 // SetType sets the value of Type.
 func (s *ApplyPatchCreateFileOperation) SetType(val OptNilApplyPatchCreateFileOperationType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ApplyPatchCreateFileOperation) SetAdditionalProps(val ApplyPatchCreateFileOperationAdditional) {
+	s.AdditionalProps = val
+}
+
+type ApplyPatchCreateFileOperationAdditional map[string]jx.Raw
+
+func (s *ApplyPatchCreateFileOperationAdditional) init() ApplyPatchCreateFileOperationAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type ApplyPatchCreateFileOperationType string
@@ -2884,8 +3258,9 @@ func (s *ApplyPatchCreateFileOperationType) UnmarshalText(data []byte) error {
 // is required.
 // Ref: #/components/schemas/ApplyPatchDeleteFileOperation
 type ApplyPatchDeleteFileOperation struct {
-	Path OptNilString                            `json:"path"`
-	Type OptNilApplyPatchDeleteFileOperationType `json:"type"`
+	Path            OptNilString                            `json:"path"`
+	Type            OptNilApplyPatchDeleteFileOperationType `json:"type"`
+	AdditionalProps ApplyPatchDeleteFileOperationAdditional
 }
 
 // GetPath returns the value of Path.
@@ -2898,6 +3273,11 @@ func (s *ApplyPatchDeleteFileOperation) GetType() OptNilApplyPatchDeleteFileOper
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ApplyPatchDeleteFileOperation) GetAdditionalProps() ApplyPatchDeleteFileOperationAdditional {
+	return s.AdditionalProps
+}
+
 // SetPath sets the value of Path.
 func (s *ApplyPatchDeleteFileOperation) SetPath(val OptNilString) {
 	s.Path = val
@@ -2906,6 +3286,22 @@ func (s *ApplyPatchDeleteFileOperation) SetPath(val OptNilString) {
 // SetType sets the value of Type.
 func (s *ApplyPatchDeleteFileOperation) SetType(val OptNilApplyPatchDeleteFileOperationType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ApplyPatchDeleteFileOperation) SetAdditionalProps(val ApplyPatchDeleteFileOperationAdditional) {
+	s.AdditionalProps = val
+}
+
+type ApplyPatchDeleteFileOperationAdditional map[string]jx.Raw
+
+func (s *ApplyPatchDeleteFileOperationAdditional) init() ApplyPatchDeleteFileOperationAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type ApplyPatchDeleteFileOperationType string
@@ -3000,7 +3396,8 @@ func (s *ApplyPatchEngineEnum) UnmarshalText(data []byte) error {
 // Apply patch tool configuration.
 // Ref: #/components/schemas/ApplyPatchServerTool
 type ApplyPatchServerTool struct {
-	Type OptNilApplyPatchServerToolType `json:"type"`
+	Type            OptNilApplyPatchServerToolType `json:"type"`
+	AdditionalProps ApplyPatchServerToolAdditional
 }
 
 // GetType returns the value of Type.
@@ -3008,15 +3405,37 @@ func (s *ApplyPatchServerTool) GetType() OptNilApplyPatchServerToolType {
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ApplyPatchServerTool) GetAdditionalProps() ApplyPatchServerToolAdditional {
+	return s.AdditionalProps
+}
+
 // SetType sets the value of Type.
 func (s *ApplyPatchServerTool) SetType(val OptNilApplyPatchServerToolType) {
 	s.Type = val
 }
 
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ApplyPatchServerTool) SetAdditionalProps(val ApplyPatchServerToolAdditional) {
+	s.AdditionalProps = val
+}
+
+type ApplyPatchServerToolAdditional map[string]jx.Raw
+
+func (s *ApplyPatchServerToolAdditional) init() ApplyPatchServerToolAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
+}
+
 // Configuration for the openrouter:apply_patch server tool.
 // Ref: #/components/schemas/ApplyPatchServerToolConfig
 type ApplyPatchServerToolConfig struct {
-	Engine OptNilApplyPatchEngineEnum `json:"engine"`
+	Engine          OptNilApplyPatchEngineEnum `json:"engine"`
+	AdditionalProps ApplyPatchServerToolConfigAdditional
 }
 
 // GetEngine returns the value of Engine.
@@ -3024,17 +3443,39 @@ func (s *ApplyPatchServerToolConfig) GetEngine() OptNilApplyPatchEngineEnum {
 	return s.Engine
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ApplyPatchServerToolConfig) GetAdditionalProps() ApplyPatchServerToolConfigAdditional {
+	return s.AdditionalProps
+}
+
 // SetEngine sets the value of Engine.
 func (s *ApplyPatchServerToolConfig) SetEngine(val OptNilApplyPatchEngineEnum) {
 	s.Engine = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ApplyPatchServerToolConfig) SetAdditionalProps(val ApplyPatchServerToolConfigAdditional) {
+	s.AdditionalProps = val
+}
+
+type ApplyPatchServerToolConfigAdditional map[string]jx.Raw
+
+func (s *ApplyPatchServerToolConfigAdditional) init() ApplyPatchServerToolConfigAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // OpenRouter built-in server tool: validates V4A diff patches for file operations (create, update,
 // delete). Restricted to the Responses API.
 // Ref: #/components/schemas/ApplyPatchServerTool_OpenRouter
 type ApplyPatchServerToolOpenRouter struct {
-	Parameters OptNilApplyPatchServerToolConfig         `json:"parameters"`
-	Type       OptNilApplyPatchServerToolOpenRouterType `json:"type"`
+	Parameters      OptNilApplyPatchServerToolConfig         `json:"parameters"`
+	Type            OptNilApplyPatchServerToolOpenRouterType `json:"type"`
+	AdditionalProps ApplyPatchServerToolOpenRouterAdditional
 }
 
 // GetParameters returns the value of Parameters.
@@ -3047,6 +3488,11 @@ func (s *ApplyPatchServerToolOpenRouter) GetType() OptNilApplyPatchServerToolOpe
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ApplyPatchServerToolOpenRouter) GetAdditionalProps() ApplyPatchServerToolOpenRouterAdditional {
+	return s.AdditionalProps
+}
+
 // SetParameters sets the value of Parameters.
 func (s *ApplyPatchServerToolOpenRouter) SetParameters(val OptNilApplyPatchServerToolConfig) {
 	s.Parameters = val
@@ -3055,6 +3501,22 @@ func (s *ApplyPatchServerToolOpenRouter) SetParameters(val OptNilApplyPatchServe
 // SetType sets the value of Type.
 func (s *ApplyPatchServerToolOpenRouter) SetType(val OptNilApplyPatchServerToolOpenRouterType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ApplyPatchServerToolOpenRouter) SetAdditionalProps(val ApplyPatchServerToolOpenRouterAdditional) {
+	s.AdditionalProps = val
+}
+
+type ApplyPatchServerToolOpenRouterAdditional map[string]jx.Raw
+
+func (s *ApplyPatchServerToolOpenRouterAdditional) init() ApplyPatchServerToolOpenRouterAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type ApplyPatchServerToolOpenRouterType string
@@ -3129,9 +3591,10 @@ func (s *ApplyPatchServerToolType) UnmarshalText(data []byte) error {
 // an existing file.
 // Ref: #/components/schemas/ApplyPatchUpdateFileOperation
 type ApplyPatchUpdateFileOperation struct {
-	Diff OptNilString                            `json:"diff"`
-	Path OptNilString                            `json:"path"`
-	Type OptNilApplyPatchUpdateFileOperationType `json:"type"`
+	Diff            OptNilString                            `json:"diff"`
+	Path            OptNilString                            `json:"path"`
+	Type            OptNilApplyPatchUpdateFileOperationType `json:"type"`
+	AdditionalProps ApplyPatchUpdateFileOperationAdditional
 }
 
 // GetDiff returns the value of Diff.
@@ -3149,6 +3612,11 @@ func (s *ApplyPatchUpdateFileOperation) GetType() OptNilApplyPatchUpdateFileOper
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ApplyPatchUpdateFileOperation) GetAdditionalProps() ApplyPatchUpdateFileOperationAdditional {
+	return s.AdditionalProps
+}
+
 // SetDiff sets the value of Diff.
 func (s *ApplyPatchUpdateFileOperation) SetDiff(val OptNilString) {
 	s.Diff = val
@@ -3162,6 +3630,22 @@ func (s *ApplyPatchUpdateFileOperation) SetPath(val OptNilString) {
 // SetType sets the value of Type.
 func (s *ApplyPatchUpdateFileOperation) SetType(val OptNilApplyPatchUpdateFileOperationType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ApplyPatchUpdateFileOperation) SetAdditionalProps(val ApplyPatchUpdateFileOperationAdditional) {
+	s.AdditionalProps = val
+}
+
+type ApplyPatchUpdateFileOperationAdditional map[string]jx.Raw
+
+func (s *ApplyPatchUpdateFileOperationAdditional) init() ApplyPatchUpdateFileOperationAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type ApplyPatchUpdateFileOperationType string
@@ -3225,8 +3709,9 @@ type AutoBetaRouterPlugin struct {
 	// "meta-llama/*" excludes all Llama models). Up to 1024 patterns, each at most 1024 characters, with
 	// 65536 total characters across all patterns. Applied after allowed_models, so an excluded pattern
 	// always wins over an allowed one.
-	ExcludedModels OptNilStringArray            `json:"excluded_models"`
-	ID             OptNilAutoBetaRouterPluginID `json:"id"`
+	ExcludedModels  OptNilStringArray            `json:"excluded_models"`
+	ID              OptNilAutoBetaRouterPluginID `json:"id"`
+	AdditionalProps AutoBetaRouterPluginAdditional
 }
 
 // GetAllowedModels returns the value of AllowedModels.
@@ -3259,6 +3744,11 @@ func (s *AutoBetaRouterPlugin) GetID() OptNilAutoBetaRouterPluginID {
 	return s.ID
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *AutoBetaRouterPlugin) GetAdditionalProps() AutoBetaRouterPluginAdditional {
+	return s.AdditionalProps
+}
+
 // SetAllowedModels sets the value of AllowedModels.
 func (s *AutoBetaRouterPlugin) SetAllowedModels(val OptNilStringArray) {
 	s.AllowedModels = val
@@ -3287,6 +3777,22 @@ func (s *AutoBetaRouterPlugin) SetExcludedModels(val OptNilStringArray) {
 // SetID sets the value of ID.
 func (s *AutoBetaRouterPlugin) SetID(val OptNilAutoBetaRouterPluginID) {
 	s.ID = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *AutoBetaRouterPlugin) SetAdditionalProps(val AutoBetaRouterPluginAdditional) {
+	s.AdditionalProps = val
+}
+
+type AutoBetaRouterPluginAdditional map[string]jx.Raw
+
+func (s *AutoBetaRouterPluginAdditional) init() AutoBetaRouterPluginAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // Named cost/quality setting. For auto-beta-router, tiers select cost-percentile bands: low = [0, 20),
@@ -3419,7 +3925,8 @@ type AutoRouterPlugin struct {
 	ID             OptNilAutoRouterPluginID `json:"id"`
 	// When true, reuses the model from the most recent assistant message's `model` attribute for
 	// subsequent turns. Defaults to false.
-	PinModel OptNilBool `json:"pin_model"`
+	PinModel        OptNilBool `json:"pin_model"`
+	AdditionalProps AutoRouterPluginAdditional
 }
 
 // GetAllowedModels returns the value of AllowedModels.
@@ -3457,6 +3964,11 @@ func (s *AutoRouterPlugin) GetPinModel() OptNilBool {
 	return s.PinModel
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *AutoRouterPlugin) GetAdditionalProps() AutoRouterPluginAdditional {
+	return s.AdditionalProps
+}
+
 // SetAllowedModels sets the value of AllowedModels.
 func (s *AutoRouterPlugin) SetAllowedModels(val OptNilStringArray) {
 	s.AllowedModels = val
@@ -3490,6 +4002,22 @@ func (s *AutoRouterPlugin) SetID(val OptNilAutoRouterPluginID) {
 // SetPinModel sets the value of PinModel.
 func (s *AutoRouterPlugin) SetPinModel(val OptNilBool) {
 	s.PinModel = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *AutoRouterPlugin) SetAdditionalProps(val AutoRouterPluginAdditional) {
+	s.AdditionalProps = val
+}
+
+type AutoRouterPluginAdditional map[string]jx.Raw
+
+func (s *AutoRouterPluginAdditional) init() AutoRouterPluginAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // Named cost/quality setting. Tiers select cost-percentile bands: low = [0, 20), medium = [20, 40),
@@ -3597,6 +4125,7 @@ type BadGatewayResponse struct {
 	Error              OptNilBadGatewayResponseErrorData `json:"error"`
 	OpenrouterMetadata jx.Raw                            `json:"openrouter_metadata"`
 	UserID             OptNilString                      `json:"user_id"`
+	AdditionalProps    BadGatewayResponseAdditional
 }
 
 // GetError returns the value of Error.
@@ -3614,6 +4143,11 @@ func (s *BadGatewayResponse) GetUserID() OptNilString {
 	return s.UserID
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *BadGatewayResponse) GetAdditionalProps() BadGatewayResponseAdditional {
+	return s.AdditionalProps
+}
+
 // SetError sets the value of Error.
 func (s *BadGatewayResponse) SetError(val OptNilBadGatewayResponseErrorData) {
 	s.Error = val
@@ -3629,15 +4163,32 @@ func (s *BadGatewayResponse) SetUserID(val OptNilString) {
 	s.UserID = val
 }
 
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *BadGatewayResponse) SetAdditionalProps(val BadGatewayResponseAdditional) {
+	s.AdditionalProps = val
+}
+
 func (*BadGatewayResponse) createResponsesRes()           {}
 func (*BadGatewayResponse) sendChatCompletionRequestRes() {}
+
+type BadGatewayResponseAdditional map[string]jx.Raw
+
+func (s *BadGatewayResponseAdditional) init() BadGatewayResponseAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
+}
 
 // Error data for BadGatewayResponse.
 // Ref: #/components/schemas/BadGatewayResponseErrorData
 type BadGatewayResponseErrorData struct {
-	Code     OptNilInt    `json:"code"`
-	Message  OptNilString `json:"message"`
-	Metadata jx.Raw       `json:"metadata"`
+	Code            OptNilInt    `json:"code"`
+	Message         OptNilString `json:"message"`
+	Metadata        jx.Raw       `json:"metadata"`
+	AdditionalProps BadGatewayResponseErrorDataAdditional
 }
 
 // GetCode returns the value of Code.
@@ -3655,6 +4206,11 @@ func (s *BadGatewayResponseErrorData) GetMetadata() jx.Raw {
 	return s.Metadata
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *BadGatewayResponseErrorData) GetAdditionalProps() BadGatewayResponseErrorDataAdditional {
+	return s.AdditionalProps
+}
+
 // SetCode sets the value of Code.
 func (s *BadGatewayResponseErrorData) SetCode(val OptNilInt) {
 	s.Code = val
@@ -3670,12 +4226,29 @@ func (s *BadGatewayResponseErrorData) SetMetadata(val jx.Raw) {
 	s.Metadata = val
 }
 
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *BadGatewayResponseErrorData) SetAdditionalProps(val BadGatewayResponseErrorDataAdditional) {
+	s.AdditionalProps = val
+}
+
+type BadGatewayResponseErrorDataAdditional map[string]jx.Raw
+
+func (s *BadGatewayResponseErrorDataAdditional) init() BadGatewayResponseErrorDataAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
+}
+
 // Bad Request - Invalid request parameters or malformed input.
 // Ref: #/components/schemas/BadRequestResponse
 type BadRequestResponse struct {
 	Error              OptNilBadRequestResponseErrorData `json:"error"`
 	OpenrouterMetadata jx.Raw                            `json:"openrouter_metadata"`
 	UserID             OptNilString                      `json:"user_id"`
+	AdditionalProps    BadRequestResponseAdditional
 }
 
 // GetError returns the value of Error.
@@ -3693,6 +4266,11 @@ func (s *BadRequestResponse) GetUserID() OptNilString {
 	return s.UserID
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *BadRequestResponse) GetAdditionalProps() BadRequestResponseAdditional {
+	return s.AdditionalProps
+}
+
 // SetError sets the value of Error.
 func (s *BadRequestResponse) SetError(val OptNilBadRequestResponseErrorData) {
 	s.Error = val
@@ -3708,15 +4286,32 @@ func (s *BadRequestResponse) SetUserID(val OptNilString) {
 	s.UserID = val
 }
 
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *BadRequestResponse) SetAdditionalProps(val BadRequestResponseAdditional) {
+	s.AdditionalProps = val
+}
+
 func (*BadRequestResponse) createResponsesRes()           {}
 func (*BadRequestResponse) sendChatCompletionRequestRes() {}
+
+type BadRequestResponseAdditional map[string]jx.Raw
+
+func (s *BadRequestResponseAdditional) init() BadRequestResponseAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
+}
 
 // Error data for BadRequestResponse.
 // Ref: #/components/schemas/BadRequestResponseErrorData
 type BadRequestResponseErrorData struct {
-	Code     OptNilInt    `json:"code"`
-	Message  OptNilString `json:"message"`
-	Metadata jx.Raw       `json:"metadata"`
+	Code            OptNilInt    `json:"code"`
+	Message         OptNilString `json:"message"`
+	Metadata        jx.Raw       `json:"metadata"`
+	AdditionalProps BadRequestResponseErrorDataAdditional
 }
 
 // GetCode returns the value of Code.
@@ -3734,6 +4329,11 @@ func (s *BadRequestResponseErrorData) GetMetadata() jx.Raw {
 	return s.Metadata
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *BadRequestResponseErrorData) GetAdditionalProps() BadRequestResponseErrorDataAdditional {
+	return s.AdditionalProps
+}
+
 // SetCode sets the value of Code.
 func (s *BadRequestResponseErrorData) SetCode(val OptNilInt) {
 	s.Code = val
@@ -3749,6 +4349,22 @@ func (s *BadRequestResponseErrorData) SetMetadata(val jx.Raw) {
 	s.Metadata = val
 }
 
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *BadRequestResponseErrorData) SetAdditionalProps(val BadRequestResponseErrorDataAdditional) {
+	s.AdditionalProps = val
+}
+
+type BadRequestResponseErrorDataAdditional map[string]jx.Raw
+
+func (s *BadRequestResponseErrorDataAdditional) init() BadRequestResponseErrorDataAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
+}
+
 // Event emitted when a text annotation is added to output.
 // Ref: #/components/schemas/BaseAnnotationAddedEvent
 type BaseAnnotationAddedEvent struct {
@@ -3759,6 +4375,7 @@ type BaseAnnotationAddedEvent struct {
 	OutputIndex     OptNilInt                          `json:"output_index"`
 	SequenceNumber  OptNilInt                          `json:"sequence_number"`
 	Type            OptNilBaseAnnotationAddedEventType `json:"type"`
+	AdditionalProps BaseAnnotationAddedEventAdditional
 }
 
 // GetAnnotation returns the value of Annotation.
@@ -3796,6 +4413,11 @@ func (s *BaseAnnotationAddedEvent) GetType() OptNilBaseAnnotationAddedEventType 
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *BaseAnnotationAddedEvent) GetAdditionalProps() BaseAnnotationAddedEventAdditional {
+	return s.AdditionalProps
+}
+
 // SetAnnotation sets the value of Annotation.
 func (s *BaseAnnotationAddedEvent) SetAnnotation(val OptNilOpenAIResponsesAnnotation) {
 	s.Annotation = val
@@ -3829,6 +4451,22 @@ func (s *BaseAnnotationAddedEvent) SetSequenceNumber(val OptNilInt) {
 // SetType sets the value of Type.
 func (s *BaseAnnotationAddedEvent) SetType(val OptNilBaseAnnotationAddedEventType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *BaseAnnotationAddedEvent) SetAdditionalProps(val BaseAnnotationAddedEventAdditional) {
+	s.AdditionalProps = val
+}
+
+type BaseAnnotationAddedEventAdditional map[string]jx.Raw
+
+func (s *BaseAnnotationAddedEventAdditional) init() BaseAnnotationAddedEventAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type BaseAnnotationAddedEventType string
@@ -3868,12 +4506,13 @@ func (s *BaseAnnotationAddedEventType) UnmarshalText(data []byte) error {
 // Event emitted when a new content part is added to an output item.
 // Ref: #/components/schemas/BaseContentPartAddedEvent
 type BaseContentPartAddedEvent struct {
-	ContentIndex   OptNilInt                           `json:"content_index"`
-	ItemID         OptNilString                        `json:"item_id"`
-	OutputIndex    OptNilInt                           `json:"output_index"`
-	Part           OptBaseContentPartAddedEventPart    `json:"part"`
-	SequenceNumber OptNilInt                           `json:"sequence_number"`
-	Type           OptNilBaseContentPartAddedEventType `json:"type"`
+	ContentIndex    OptNilInt                           `json:"content_index"`
+	ItemID          OptNilString                        `json:"item_id"`
+	OutputIndex     OptNilInt                           `json:"output_index"`
+	Part            OptBaseContentPartAddedEventPart    `json:"part"`
+	SequenceNumber  OptNilInt                           `json:"sequence_number"`
+	Type            OptNilBaseContentPartAddedEventType `json:"type"`
+	AdditionalProps BaseContentPartAddedEventAdditional
 }
 
 // GetContentIndex returns the value of ContentIndex.
@@ -3906,6 +4545,11 @@ func (s *BaseContentPartAddedEvent) GetType() OptNilBaseContentPartAddedEventTyp
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *BaseContentPartAddedEvent) GetAdditionalProps() BaseContentPartAddedEventAdditional {
+	return s.AdditionalProps
+}
+
 // SetContentIndex sets the value of ContentIndex.
 func (s *BaseContentPartAddedEvent) SetContentIndex(val OptNilInt) {
 	s.ContentIndex = val
@@ -3934,6 +4578,22 @@ func (s *BaseContentPartAddedEvent) SetSequenceNumber(val OptNilInt) {
 // SetType sets the value of Type.
 func (s *BaseContentPartAddedEvent) SetType(val OptNilBaseContentPartAddedEventType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *BaseContentPartAddedEvent) SetAdditionalProps(val BaseContentPartAddedEventAdditional) {
+	s.AdditionalProps = val
+}
+
+type BaseContentPartAddedEventAdditional map[string]jx.Raw
+
+func (s *BaseContentPartAddedEventAdditional) init() BaseContentPartAddedEventAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // BaseContentPartAddedEventPart represents sum type.
@@ -4042,12 +4702,13 @@ func (s *BaseContentPartAddedEventType) UnmarshalText(data []byte) error {
 // Event emitted when a content part is complete.
 // Ref: #/components/schemas/BaseContentPartDoneEvent
 type BaseContentPartDoneEvent struct {
-	ContentIndex   OptNilInt                          `json:"content_index"`
-	ItemID         OptNilString                       `json:"item_id"`
-	OutputIndex    OptNilInt                          `json:"output_index"`
-	Part           OptBaseContentPartDoneEventPart    `json:"part"`
-	SequenceNumber OptNilInt                          `json:"sequence_number"`
-	Type           OptNilBaseContentPartDoneEventType `json:"type"`
+	ContentIndex    OptNilInt                          `json:"content_index"`
+	ItemID          OptNilString                       `json:"item_id"`
+	OutputIndex     OptNilInt                          `json:"output_index"`
+	Part            OptBaseContentPartDoneEventPart    `json:"part"`
+	SequenceNumber  OptNilInt                          `json:"sequence_number"`
+	Type            OptNilBaseContentPartDoneEventType `json:"type"`
+	AdditionalProps BaseContentPartDoneEventAdditional
 }
 
 // GetContentIndex returns the value of ContentIndex.
@@ -4080,6 +4741,11 @@ func (s *BaseContentPartDoneEvent) GetType() OptNilBaseContentPartDoneEventType 
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *BaseContentPartDoneEvent) GetAdditionalProps() BaseContentPartDoneEventAdditional {
+	return s.AdditionalProps
+}
+
 // SetContentIndex sets the value of ContentIndex.
 func (s *BaseContentPartDoneEvent) SetContentIndex(val OptNilInt) {
 	s.ContentIndex = val
@@ -4108,6 +4774,22 @@ func (s *BaseContentPartDoneEvent) SetSequenceNumber(val OptNilInt) {
 // SetType sets the value of Type.
 func (s *BaseContentPartDoneEvent) SetType(val OptNilBaseContentPartDoneEventType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *BaseContentPartDoneEvent) SetAdditionalProps(val BaseContentPartDoneEventAdditional) {
+	s.AdditionalProps = val
+}
+
+type BaseContentPartDoneEventAdditional map[string]jx.Raw
+
+func (s *BaseContentPartDoneEventAdditional) init() BaseContentPartDoneEventAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // BaseContentPartDoneEventPart represents sum type.
@@ -4218,11 +4900,12 @@ func (s *BaseContentPartDoneEventType) UnmarshalText(data []byte) error {
 // than JSON arguments.
 // Ref: #/components/schemas/BaseCustomToolCallInputDeltaEvent
 type BaseCustomToolCallInputDeltaEvent struct {
-	Delta          OptNilString                                `json:"delta"`
-	ItemID         OptNilString                                `json:"item_id"`
-	OutputIndex    OptNilInt                                   `json:"output_index"`
-	SequenceNumber OptNilInt                                   `json:"sequence_number"`
-	Type           OptNilBaseCustomToolCallInputDeltaEventType `json:"type"`
+	Delta           OptNilString                                `json:"delta"`
+	ItemID          OptNilString                                `json:"item_id"`
+	OutputIndex     OptNilInt                                   `json:"output_index"`
+	SequenceNumber  OptNilInt                                   `json:"sequence_number"`
+	Type            OptNilBaseCustomToolCallInputDeltaEventType `json:"type"`
+	AdditionalProps BaseCustomToolCallInputDeltaEventAdditional
 }
 
 // GetDelta returns the value of Delta.
@@ -4250,6 +4933,11 @@ func (s *BaseCustomToolCallInputDeltaEvent) GetType() OptNilBaseCustomToolCallIn
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *BaseCustomToolCallInputDeltaEvent) GetAdditionalProps() BaseCustomToolCallInputDeltaEventAdditional {
+	return s.AdditionalProps
+}
+
 // SetDelta sets the value of Delta.
 func (s *BaseCustomToolCallInputDeltaEvent) SetDelta(val OptNilString) {
 	s.Delta = val
@@ -4273,6 +4961,22 @@ func (s *BaseCustomToolCallInputDeltaEvent) SetSequenceNumber(val OptNilInt) {
 // SetType sets the value of Type.
 func (s *BaseCustomToolCallInputDeltaEvent) SetType(val OptNilBaseCustomToolCallInputDeltaEventType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *BaseCustomToolCallInputDeltaEvent) SetAdditionalProps(val BaseCustomToolCallInputDeltaEventAdditional) {
+	s.AdditionalProps = val
+}
+
+type BaseCustomToolCallInputDeltaEventAdditional map[string]jx.Raw
+
+func (s *BaseCustomToolCallInputDeltaEventAdditional) init() BaseCustomToolCallInputDeltaEventAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type BaseCustomToolCallInputDeltaEventType string
@@ -4313,11 +5017,12 @@ func (s *BaseCustomToolCallInputDeltaEventType) UnmarshalText(data []byte) error
 // `response.function_call_arguments.done` but for `custom` tools.
 // Ref: #/components/schemas/BaseCustomToolCallInputDoneEvent
 type BaseCustomToolCallInputDoneEvent struct {
-	Input          OptNilString                               `json:"input"`
-	ItemID         OptNilString                               `json:"item_id"`
-	OutputIndex    OptNilInt                                  `json:"output_index"`
-	SequenceNumber OptNilInt                                  `json:"sequence_number"`
-	Type           OptNilBaseCustomToolCallInputDoneEventType `json:"type"`
+	Input           OptNilString                               `json:"input"`
+	ItemID          OptNilString                               `json:"item_id"`
+	OutputIndex     OptNilInt                                  `json:"output_index"`
+	SequenceNumber  OptNilInt                                  `json:"sequence_number"`
+	Type            OptNilBaseCustomToolCallInputDoneEventType `json:"type"`
+	AdditionalProps BaseCustomToolCallInputDoneEventAdditional
 }
 
 // GetInput returns the value of Input.
@@ -4345,6 +5050,11 @@ func (s *BaseCustomToolCallInputDoneEvent) GetType() OptNilBaseCustomToolCallInp
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *BaseCustomToolCallInputDoneEvent) GetAdditionalProps() BaseCustomToolCallInputDoneEventAdditional {
+	return s.AdditionalProps
+}
+
 // SetInput sets the value of Input.
 func (s *BaseCustomToolCallInputDoneEvent) SetInput(val OptNilString) {
 	s.Input = val
@@ -4368,6 +5078,22 @@ func (s *BaseCustomToolCallInputDoneEvent) SetSequenceNumber(val OptNilInt) {
 // SetType sets the value of Type.
 func (s *BaseCustomToolCallInputDoneEvent) SetType(val OptNilBaseCustomToolCallInputDoneEventType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *BaseCustomToolCallInputDoneEvent) SetAdditionalProps(val BaseCustomToolCallInputDoneEventAdditional) {
+	s.AdditionalProps = val
+}
+
+type BaseCustomToolCallInputDoneEventAdditional map[string]jx.Raw
+
+func (s *BaseCustomToolCallInputDoneEventAdditional) init() BaseCustomToolCallInputDoneEventAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type BaseCustomToolCallInputDoneEventType string
@@ -4407,11 +5133,12 @@ func (s *BaseCustomToolCallInputDoneEventType) UnmarshalText(data []byte) error 
 // Event emitted when an error occurs during streaming.
 // Ref: #/components/schemas/BaseErrorEvent
 type BaseErrorEvent struct {
-	Code           OptNilString             `json:"code"`
-	Message        OptNilString             `json:"message"`
-	Param          OptNilString             `json:"param"`
-	SequenceNumber OptNilInt                `json:"sequence_number"`
-	Type           OptNilBaseErrorEventType `json:"type"`
+	Code            OptNilString             `json:"code"`
+	Message         OptNilString             `json:"message"`
+	Param           OptNilString             `json:"param"`
+	SequenceNumber  OptNilInt                `json:"sequence_number"`
+	Type            OptNilBaseErrorEventType `json:"type"`
+	AdditionalProps BaseErrorEventAdditional
 }
 
 // GetCode returns the value of Code.
@@ -4439,6 +5166,11 @@ func (s *BaseErrorEvent) GetType() OptNilBaseErrorEventType {
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *BaseErrorEvent) GetAdditionalProps() BaseErrorEventAdditional {
+	return s.AdditionalProps
+}
+
 // SetCode sets the value of Code.
 func (s *BaseErrorEvent) SetCode(val OptNilString) {
 	s.Code = val
@@ -4462,6 +5194,22 @@ func (s *BaseErrorEvent) SetSequenceNumber(val OptNilInt) {
 // SetType sets the value of Type.
 func (s *BaseErrorEvent) SetType(val OptNilBaseErrorEventType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *BaseErrorEvent) SetAdditionalProps(val BaseErrorEventAdditional) {
+	s.AdditionalProps = val
+}
+
+type BaseErrorEventAdditional map[string]jx.Raw
+
+func (s *BaseErrorEventAdditional) init() BaseErrorEventAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type BaseErrorEventType string
@@ -4501,11 +5249,12 @@ func (s *BaseErrorEventType) UnmarshalText(data []byte) error {
 // Event emitted when function call arguments are being streamed.
 // Ref: #/components/schemas/BaseFunctionCallArgsDeltaEvent
 type BaseFunctionCallArgsDeltaEvent struct {
-	Delta          OptNilString                             `json:"delta"`
-	ItemID         OptNilString                             `json:"item_id"`
-	OutputIndex    OptNilInt                                `json:"output_index"`
-	SequenceNumber OptNilInt                                `json:"sequence_number"`
-	Type           OptNilBaseFunctionCallArgsDeltaEventType `json:"type"`
+	Delta           OptNilString                             `json:"delta"`
+	ItemID          OptNilString                             `json:"item_id"`
+	OutputIndex     OptNilInt                                `json:"output_index"`
+	SequenceNumber  OptNilInt                                `json:"sequence_number"`
+	Type            OptNilBaseFunctionCallArgsDeltaEventType `json:"type"`
+	AdditionalProps BaseFunctionCallArgsDeltaEventAdditional
 }
 
 // GetDelta returns the value of Delta.
@@ -4533,6 +5282,11 @@ func (s *BaseFunctionCallArgsDeltaEvent) GetType() OptNilBaseFunctionCallArgsDel
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *BaseFunctionCallArgsDeltaEvent) GetAdditionalProps() BaseFunctionCallArgsDeltaEventAdditional {
+	return s.AdditionalProps
+}
+
 // SetDelta sets the value of Delta.
 func (s *BaseFunctionCallArgsDeltaEvent) SetDelta(val OptNilString) {
 	s.Delta = val
@@ -4556,6 +5310,22 @@ func (s *BaseFunctionCallArgsDeltaEvent) SetSequenceNumber(val OptNilInt) {
 // SetType sets the value of Type.
 func (s *BaseFunctionCallArgsDeltaEvent) SetType(val OptNilBaseFunctionCallArgsDeltaEventType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *BaseFunctionCallArgsDeltaEvent) SetAdditionalProps(val BaseFunctionCallArgsDeltaEventAdditional) {
+	s.AdditionalProps = val
+}
+
+type BaseFunctionCallArgsDeltaEventAdditional map[string]jx.Raw
+
+func (s *BaseFunctionCallArgsDeltaEventAdditional) init() BaseFunctionCallArgsDeltaEventAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type BaseFunctionCallArgsDeltaEventType string
@@ -4595,12 +5365,13 @@ func (s *BaseFunctionCallArgsDeltaEventType) UnmarshalText(data []byte) error {
 // Event emitted when function call arguments streaming is complete.
 // Ref: #/components/schemas/BaseFunctionCallArgsDoneEvent
 type BaseFunctionCallArgsDoneEvent struct {
-	Arguments      OptNilString                            `json:"arguments"`
-	ItemID         OptNilString                            `json:"item_id"`
-	Name           OptNilString                            `json:"name"`
-	OutputIndex    OptNilInt                               `json:"output_index"`
-	SequenceNumber OptNilInt                               `json:"sequence_number"`
-	Type           OptNilBaseFunctionCallArgsDoneEventType `json:"type"`
+	Arguments       OptNilString                            `json:"arguments"`
+	ItemID          OptNilString                            `json:"item_id"`
+	Name            OptNilString                            `json:"name"`
+	OutputIndex     OptNilInt                               `json:"output_index"`
+	SequenceNumber  OptNilInt                               `json:"sequence_number"`
+	Type            OptNilBaseFunctionCallArgsDoneEventType `json:"type"`
+	AdditionalProps BaseFunctionCallArgsDoneEventAdditional
 }
 
 // GetArguments returns the value of Arguments.
@@ -4633,6 +5404,11 @@ func (s *BaseFunctionCallArgsDoneEvent) GetType() OptNilBaseFunctionCallArgsDone
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *BaseFunctionCallArgsDoneEvent) GetAdditionalProps() BaseFunctionCallArgsDoneEventAdditional {
+	return s.AdditionalProps
+}
+
 // SetArguments sets the value of Arguments.
 func (s *BaseFunctionCallArgsDoneEvent) SetArguments(val OptNilString) {
 	s.Arguments = val
@@ -4661,6 +5437,22 @@ func (s *BaseFunctionCallArgsDoneEvent) SetSequenceNumber(val OptNilInt) {
 // SetType sets the value of Type.
 func (s *BaseFunctionCallArgsDoneEvent) SetType(val OptNilBaseFunctionCallArgsDoneEventType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *BaseFunctionCallArgsDoneEvent) SetAdditionalProps(val BaseFunctionCallArgsDoneEventAdditional) {
+	s.AdditionalProps = val
+}
+
+type BaseFunctionCallArgsDoneEventAdditional map[string]jx.Raw
+
+func (s *BaseFunctionCallArgsDoneEventAdditional) init() BaseFunctionCallArgsDoneEventAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type BaseFunctionCallArgsDoneEventType string
@@ -5028,12 +5820,13 @@ func NewApplyPatchCallOutputItemBaseInputsItem(v ApplyPatchCallOutputItem) BaseI
 // Any of [(inline) OpenAIResponseInputMessageItem OutputMessage]: they share type "message".
 // Ref: #/components/schemas/BaseInputsMessage
 type BaseInputsMessage struct {
-	Content OptBaseInputsMessageContent   `json:"content"`
-	ID      OptNilString                  `json:"id"`
-	Phase   OptNilBaseInputsMessagePhase  `json:"phase"`
-	Role    OptNilBaseInputsMessageRole   `json:"role"`
-	Status  OptNilBaseInputsMessageStatus `json:"status"`
-	Type    OptNilBaseInputsMessageType   `json:"type"`
+	Content         OptBaseInputsMessageContent   `json:"content"`
+	ID              OptNilString                  `json:"id"`
+	Phase           OptNilBaseInputsMessagePhase  `json:"phase"`
+	Role            OptNilBaseInputsMessageRole   `json:"role"`
+	Status          OptNilBaseInputsMessageStatus `json:"status"`
+	Type            OptNilBaseInputsMessageType   `json:"type"`
+	AdditionalProps BaseInputsMessageAdditional
 }
 
 // GetContent returns the value of Content.
@@ -5066,6 +5859,11 @@ func (s *BaseInputsMessage) GetType() OptNilBaseInputsMessageType {
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *BaseInputsMessage) GetAdditionalProps() BaseInputsMessageAdditional {
+	return s.AdditionalProps
+}
+
 // SetContent sets the value of Content.
 func (s *BaseInputsMessage) SetContent(val OptBaseInputsMessageContent) {
 	s.Content = val
@@ -5094,6 +5892,22 @@ func (s *BaseInputsMessage) SetStatus(val OptNilBaseInputsMessageStatus) {
 // SetType sets the value of Type.
 func (s *BaseInputsMessage) SetType(val OptNilBaseInputsMessageType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *BaseInputsMessage) SetAdditionalProps(val BaseInputsMessageAdditional) {
+	s.AdditionalProps = val
+}
+
+type BaseInputsMessageAdditional map[string]jx.Raw
+
+func (s *BaseInputsMessageAdditional) init() BaseInputsMessageAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // BaseInputsMessageContent represents sum type.
@@ -5550,10 +6364,11 @@ func (s *BaseInputsMessageType) UnmarshalText(data []byte) error {
 
 // Ref: #/components/schemas/BaseReasoningConfig
 type BaseReasoningConfig struct {
-	Context OptNilReasoningContext          `json:"context"`
-	Effort  OptNilReasoningEffort           `json:"effort"`
-	Mode    OptNilReasoningMode             `json:"mode"`
-	Summary OptNilReasoningSummaryVerbosity `json:"summary"`
+	Context         OptNilReasoningContext          `json:"context"`
+	Effort          OptNilReasoningEffort           `json:"effort"`
+	Mode            OptNilReasoningMode             `json:"mode"`
+	Summary         OptNilReasoningSummaryVerbosity `json:"summary"`
+	AdditionalProps BaseReasoningConfigAdditional
 }
 
 // GetContext returns the value of Context.
@@ -5576,6 +6391,11 @@ func (s *BaseReasoningConfig) GetSummary() OptNilReasoningSummaryVerbosity {
 	return s.Summary
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *BaseReasoningConfig) GetAdditionalProps() BaseReasoningConfigAdditional {
+	return s.AdditionalProps
+}
+
 // SetContext sets the value of Context.
 func (s *BaseReasoningConfig) SetContext(val OptNilReasoningContext) {
 	s.Context = val
@@ -5596,15 +6416,32 @@ func (s *BaseReasoningConfig) SetSummary(val OptNilReasoningSummaryVerbosity) {
 	s.Summary = val
 }
 
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *BaseReasoningConfig) SetAdditionalProps(val BaseReasoningConfigAdditional) {
+	s.AdditionalProps = val
+}
+
+type BaseReasoningConfigAdditional map[string]jx.Raw
+
+func (s *BaseReasoningConfigAdditional) init() BaseReasoningConfigAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
+}
+
 // Event emitted when reasoning text delta is streamed.
 // Ref: #/components/schemas/BaseReasoningDeltaEvent
 type BaseReasoningDeltaEvent struct {
-	ContentIndex   OptNilInt                         `json:"content_index"`
-	Delta          OptNilString                      `json:"delta"`
-	ItemID         OptNilString                      `json:"item_id"`
-	OutputIndex    OptNilInt                         `json:"output_index"`
-	SequenceNumber OptNilInt                         `json:"sequence_number"`
-	Type           OptNilBaseReasoningDeltaEventType `json:"type"`
+	ContentIndex    OptNilInt                         `json:"content_index"`
+	Delta           OptNilString                      `json:"delta"`
+	ItemID          OptNilString                      `json:"item_id"`
+	OutputIndex     OptNilInt                         `json:"output_index"`
+	SequenceNumber  OptNilInt                         `json:"sequence_number"`
+	Type            OptNilBaseReasoningDeltaEventType `json:"type"`
+	AdditionalProps BaseReasoningDeltaEventAdditional
 }
 
 // GetContentIndex returns the value of ContentIndex.
@@ -5637,6 +6474,11 @@ func (s *BaseReasoningDeltaEvent) GetType() OptNilBaseReasoningDeltaEventType {
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *BaseReasoningDeltaEvent) GetAdditionalProps() BaseReasoningDeltaEventAdditional {
+	return s.AdditionalProps
+}
+
 // SetContentIndex sets the value of ContentIndex.
 func (s *BaseReasoningDeltaEvent) SetContentIndex(val OptNilInt) {
 	s.ContentIndex = val
@@ -5665,6 +6507,22 @@ func (s *BaseReasoningDeltaEvent) SetSequenceNumber(val OptNilInt) {
 // SetType sets the value of Type.
 func (s *BaseReasoningDeltaEvent) SetType(val OptNilBaseReasoningDeltaEventType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *BaseReasoningDeltaEvent) SetAdditionalProps(val BaseReasoningDeltaEventAdditional) {
+	s.AdditionalProps = val
+}
+
+type BaseReasoningDeltaEventAdditional map[string]jx.Raw
+
+func (s *BaseReasoningDeltaEventAdditional) init() BaseReasoningDeltaEventAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type BaseReasoningDeltaEventType string
@@ -5704,12 +6562,13 @@ func (s *BaseReasoningDeltaEventType) UnmarshalText(data []byte) error {
 // Event emitted when reasoning text streaming is complete.
 // Ref: #/components/schemas/BaseReasoningDoneEvent
 type BaseReasoningDoneEvent struct {
-	ContentIndex   OptNilInt                        `json:"content_index"`
-	ItemID         OptNilString                     `json:"item_id"`
-	OutputIndex    OptNilInt                        `json:"output_index"`
-	SequenceNumber OptNilInt                        `json:"sequence_number"`
-	Text           OptNilString                     `json:"text"`
-	Type           OptNilBaseReasoningDoneEventType `json:"type"`
+	ContentIndex    OptNilInt                        `json:"content_index"`
+	ItemID          OptNilString                     `json:"item_id"`
+	OutputIndex     OptNilInt                        `json:"output_index"`
+	SequenceNumber  OptNilInt                        `json:"sequence_number"`
+	Text            OptNilString                     `json:"text"`
+	Type            OptNilBaseReasoningDoneEventType `json:"type"`
+	AdditionalProps BaseReasoningDoneEventAdditional
 }
 
 // GetContentIndex returns the value of ContentIndex.
@@ -5742,6 +6601,11 @@ func (s *BaseReasoningDoneEvent) GetType() OptNilBaseReasoningDoneEventType {
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *BaseReasoningDoneEvent) GetAdditionalProps() BaseReasoningDoneEventAdditional {
+	return s.AdditionalProps
+}
+
 // SetContentIndex sets the value of ContentIndex.
 func (s *BaseReasoningDoneEvent) SetContentIndex(val OptNilInt) {
 	s.ContentIndex = val
@@ -5770,6 +6634,22 @@ func (s *BaseReasoningDoneEvent) SetText(val OptNilString) {
 // SetType sets the value of Type.
 func (s *BaseReasoningDoneEvent) SetType(val OptNilBaseReasoningDoneEventType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *BaseReasoningDoneEvent) SetAdditionalProps(val BaseReasoningDoneEventAdditional) {
+	s.AdditionalProps = val
+}
+
+type BaseReasoningDoneEventAdditional map[string]jx.Raw
+
+func (s *BaseReasoningDoneEventAdditional) init() BaseReasoningDoneEventAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type BaseReasoningDoneEventType string
@@ -5809,12 +6689,13 @@ func (s *BaseReasoningDoneEventType) UnmarshalText(data []byte) error {
 // Event emitted when a reasoning summary part is added.
 // Ref: #/components/schemas/BaseReasoningSummaryPartAddedEvent
 type BaseReasoningSummaryPartAddedEvent struct {
-	ItemID         OptNilString                                 `json:"item_id"`
-	OutputIndex    OptNilInt                                    `json:"output_index"`
-	Part           OptNilReasoningSummaryText                   `json:"part"`
-	SequenceNumber OptNilInt                                    `json:"sequence_number"`
-	SummaryIndex   OptNilInt                                    `json:"summary_index"`
-	Type           OptNilBaseReasoningSummaryPartAddedEventType `json:"type"`
+	ItemID          OptNilString                                 `json:"item_id"`
+	OutputIndex     OptNilInt                                    `json:"output_index"`
+	Part            OptNilReasoningSummaryText                   `json:"part"`
+	SequenceNumber  OptNilInt                                    `json:"sequence_number"`
+	SummaryIndex    OptNilInt                                    `json:"summary_index"`
+	Type            OptNilBaseReasoningSummaryPartAddedEventType `json:"type"`
+	AdditionalProps BaseReasoningSummaryPartAddedEventAdditional
 }
 
 // GetItemID returns the value of ItemID.
@@ -5847,6 +6728,11 @@ func (s *BaseReasoningSummaryPartAddedEvent) GetType() OptNilBaseReasoningSummar
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *BaseReasoningSummaryPartAddedEvent) GetAdditionalProps() BaseReasoningSummaryPartAddedEventAdditional {
+	return s.AdditionalProps
+}
+
 // SetItemID sets the value of ItemID.
 func (s *BaseReasoningSummaryPartAddedEvent) SetItemID(val OptNilString) {
 	s.ItemID = val
@@ -5875,6 +6761,22 @@ func (s *BaseReasoningSummaryPartAddedEvent) SetSummaryIndex(val OptNilInt) {
 // SetType sets the value of Type.
 func (s *BaseReasoningSummaryPartAddedEvent) SetType(val OptNilBaseReasoningSummaryPartAddedEventType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *BaseReasoningSummaryPartAddedEvent) SetAdditionalProps(val BaseReasoningSummaryPartAddedEventAdditional) {
+	s.AdditionalProps = val
+}
+
+type BaseReasoningSummaryPartAddedEventAdditional map[string]jx.Raw
+
+func (s *BaseReasoningSummaryPartAddedEventAdditional) init() BaseReasoningSummaryPartAddedEventAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type BaseReasoningSummaryPartAddedEventType string
@@ -5914,12 +6816,13 @@ func (s *BaseReasoningSummaryPartAddedEventType) UnmarshalText(data []byte) erro
 // Event emitted when a reasoning summary part is complete.
 // Ref: #/components/schemas/BaseReasoningSummaryPartDoneEvent
 type BaseReasoningSummaryPartDoneEvent struct {
-	ItemID         OptNilString                                `json:"item_id"`
-	OutputIndex    OptNilInt                                   `json:"output_index"`
-	Part           OptNilReasoningSummaryText                  `json:"part"`
-	SequenceNumber OptNilInt                                   `json:"sequence_number"`
-	SummaryIndex   OptNilInt                                   `json:"summary_index"`
-	Type           OptNilBaseReasoningSummaryPartDoneEventType `json:"type"`
+	ItemID          OptNilString                                `json:"item_id"`
+	OutputIndex     OptNilInt                                   `json:"output_index"`
+	Part            OptNilReasoningSummaryText                  `json:"part"`
+	SequenceNumber  OptNilInt                                   `json:"sequence_number"`
+	SummaryIndex    OptNilInt                                   `json:"summary_index"`
+	Type            OptNilBaseReasoningSummaryPartDoneEventType `json:"type"`
+	AdditionalProps BaseReasoningSummaryPartDoneEventAdditional
 }
 
 // GetItemID returns the value of ItemID.
@@ -5952,6 +6855,11 @@ func (s *BaseReasoningSummaryPartDoneEvent) GetType() OptNilBaseReasoningSummary
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *BaseReasoningSummaryPartDoneEvent) GetAdditionalProps() BaseReasoningSummaryPartDoneEventAdditional {
+	return s.AdditionalProps
+}
+
 // SetItemID sets the value of ItemID.
 func (s *BaseReasoningSummaryPartDoneEvent) SetItemID(val OptNilString) {
 	s.ItemID = val
@@ -5980,6 +6888,22 @@ func (s *BaseReasoningSummaryPartDoneEvent) SetSummaryIndex(val OptNilInt) {
 // SetType sets the value of Type.
 func (s *BaseReasoningSummaryPartDoneEvent) SetType(val OptNilBaseReasoningSummaryPartDoneEventType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *BaseReasoningSummaryPartDoneEvent) SetAdditionalProps(val BaseReasoningSummaryPartDoneEventAdditional) {
+	s.AdditionalProps = val
+}
+
+type BaseReasoningSummaryPartDoneEventAdditional map[string]jx.Raw
+
+func (s *BaseReasoningSummaryPartDoneEventAdditional) init() BaseReasoningSummaryPartDoneEventAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type BaseReasoningSummaryPartDoneEventType string
@@ -6019,12 +6943,13 @@ func (s *BaseReasoningSummaryPartDoneEventType) UnmarshalText(data []byte) error
 // Event emitted when reasoning summary text delta is streamed.
 // Ref: #/components/schemas/BaseReasoningSummaryTextDeltaEvent
 type BaseReasoningSummaryTextDeltaEvent struct {
-	Delta          OptNilString                                 `json:"delta"`
-	ItemID         OptNilString                                 `json:"item_id"`
-	OutputIndex    OptNilInt                                    `json:"output_index"`
-	SequenceNumber OptNilInt                                    `json:"sequence_number"`
-	SummaryIndex   OptNilInt                                    `json:"summary_index"`
-	Type           OptNilBaseReasoningSummaryTextDeltaEventType `json:"type"`
+	Delta           OptNilString                                 `json:"delta"`
+	ItemID          OptNilString                                 `json:"item_id"`
+	OutputIndex     OptNilInt                                    `json:"output_index"`
+	SequenceNumber  OptNilInt                                    `json:"sequence_number"`
+	SummaryIndex    OptNilInt                                    `json:"summary_index"`
+	Type            OptNilBaseReasoningSummaryTextDeltaEventType `json:"type"`
+	AdditionalProps BaseReasoningSummaryTextDeltaEventAdditional
 }
 
 // GetDelta returns the value of Delta.
@@ -6057,6 +6982,11 @@ func (s *BaseReasoningSummaryTextDeltaEvent) GetType() OptNilBaseReasoningSummar
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *BaseReasoningSummaryTextDeltaEvent) GetAdditionalProps() BaseReasoningSummaryTextDeltaEventAdditional {
+	return s.AdditionalProps
+}
+
 // SetDelta sets the value of Delta.
 func (s *BaseReasoningSummaryTextDeltaEvent) SetDelta(val OptNilString) {
 	s.Delta = val
@@ -6085,6 +7015,22 @@ func (s *BaseReasoningSummaryTextDeltaEvent) SetSummaryIndex(val OptNilInt) {
 // SetType sets the value of Type.
 func (s *BaseReasoningSummaryTextDeltaEvent) SetType(val OptNilBaseReasoningSummaryTextDeltaEventType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *BaseReasoningSummaryTextDeltaEvent) SetAdditionalProps(val BaseReasoningSummaryTextDeltaEventAdditional) {
+	s.AdditionalProps = val
+}
+
+type BaseReasoningSummaryTextDeltaEventAdditional map[string]jx.Raw
+
+func (s *BaseReasoningSummaryTextDeltaEventAdditional) init() BaseReasoningSummaryTextDeltaEventAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type BaseReasoningSummaryTextDeltaEventType string
@@ -6124,12 +7070,13 @@ func (s *BaseReasoningSummaryTextDeltaEventType) UnmarshalText(data []byte) erro
 // Event emitted when reasoning summary text streaming is complete.
 // Ref: #/components/schemas/BaseReasoningSummaryTextDoneEvent
 type BaseReasoningSummaryTextDoneEvent struct {
-	ItemID         OptNilString                                `json:"item_id"`
-	OutputIndex    OptNilInt                                   `json:"output_index"`
-	SequenceNumber OptNilInt                                   `json:"sequence_number"`
-	SummaryIndex   OptNilInt                                   `json:"summary_index"`
-	Text           OptNilString                                `json:"text"`
-	Type           OptNilBaseReasoningSummaryTextDoneEventType `json:"type"`
+	ItemID          OptNilString                                `json:"item_id"`
+	OutputIndex     OptNilInt                                   `json:"output_index"`
+	SequenceNumber  OptNilInt                                   `json:"sequence_number"`
+	SummaryIndex    OptNilInt                                   `json:"summary_index"`
+	Text            OptNilString                                `json:"text"`
+	Type            OptNilBaseReasoningSummaryTextDoneEventType `json:"type"`
+	AdditionalProps BaseReasoningSummaryTextDoneEventAdditional
 }
 
 // GetItemID returns the value of ItemID.
@@ -6162,6 +7109,11 @@ func (s *BaseReasoningSummaryTextDoneEvent) GetType() OptNilBaseReasoningSummary
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *BaseReasoningSummaryTextDoneEvent) GetAdditionalProps() BaseReasoningSummaryTextDoneEventAdditional {
+	return s.AdditionalProps
+}
+
 // SetItemID sets the value of ItemID.
 func (s *BaseReasoningSummaryTextDoneEvent) SetItemID(val OptNilString) {
 	s.ItemID = val
@@ -6190,6 +7142,22 @@ func (s *BaseReasoningSummaryTextDoneEvent) SetText(val OptNilString) {
 // SetType sets the value of Type.
 func (s *BaseReasoningSummaryTextDoneEvent) SetType(val OptNilBaseReasoningSummaryTextDoneEventType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *BaseReasoningSummaryTextDoneEvent) SetAdditionalProps(val BaseReasoningSummaryTextDoneEventAdditional) {
+	s.AdditionalProps = val
+}
+
+type BaseReasoningSummaryTextDoneEventAdditional map[string]jx.Raw
+
+func (s *BaseReasoningSummaryTextDoneEventAdditional) init() BaseReasoningSummaryTextDoneEventAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type BaseReasoningSummaryTextDoneEventType string
@@ -6229,12 +7197,13 @@ func (s *BaseReasoningSummaryTextDoneEventType) UnmarshalText(data []byte) error
 // Event emitted when a refusal delta is streamed.
 // Ref: #/components/schemas/BaseRefusalDeltaEvent
 type BaseRefusalDeltaEvent struct {
-	ContentIndex   OptNilInt                       `json:"content_index"`
-	Delta          OptNilString                    `json:"delta"`
-	ItemID         OptNilString                    `json:"item_id"`
-	OutputIndex    OptNilInt                       `json:"output_index"`
-	SequenceNumber OptNilInt                       `json:"sequence_number"`
-	Type           OptNilBaseRefusalDeltaEventType `json:"type"`
+	ContentIndex    OptNilInt                       `json:"content_index"`
+	Delta           OptNilString                    `json:"delta"`
+	ItemID          OptNilString                    `json:"item_id"`
+	OutputIndex     OptNilInt                       `json:"output_index"`
+	SequenceNumber  OptNilInt                       `json:"sequence_number"`
+	Type            OptNilBaseRefusalDeltaEventType `json:"type"`
+	AdditionalProps BaseRefusalDeltaEventAdditional
 }
 
 // GetContentIndex returns the value of ContentIndex.
@@ -6267,6 +7236,11 @@ func (s *BaseRefusalDeltaEvent) GetType() OptNilBaseRefusalDeltaEventType {
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *BaseRefusalDeltaEvent) GetAdditionalProps() BaseRefusalDeltaEventAdditional {
+	return s.AdditionalProps
+}
+
 // SetContentIndex sets the value of ContentIndex.
 func (s *BaseRefusalDeltaEvent) SetContentIndex(val OptNilInt) {
 	s.ContentIndex = val
@@ -6295,6 +7269,22 @@ func (s *BaseRefusalDeltaEvent) SetSequenceNumber(val OptNilInt) {
 // SetType sets the value of Type.
 func (s *BaseRefusalDeltaEvent) SetType(val OptNilBaseRefusalDeltaEventType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *BaseRefusalDeltaEvent) SetAdditionalProps(val BaseRefusalDeltaEventAdditional) {
+	s.AdditionalProps = val
+}
+
+type BaseRefusalDeltaEventAdditional map[string]jx.Raw
+
+func (s *BaseRefusalDeltaEventAdditional) init() BaseRefusalDeltaEventAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type BaseRefusalDeltaEventType string
@@ -6334,12 +7324,13 @@ func (s *BaseRefusalDeltaEventType) UnmarshalText(data []byte) error {
 // Event emitted when refusal streaming is complete.
 // Ref: #/components/schemas/BaseRefusalDoneEvent
 type BaseRefusalDoneEvent struct {
-	ContentIndex   OptNilInt                      `json:"content_index"`
-	ItemID         OptNilString                   `json:"item_id"`
-	OutputIndex    OptNilInt                      `json:"output_index"`
-	Refusal        OptNilString                   `json:"refusal"`
-	SequenceNumber OptNilInt                      `json:"sequence_number"`
-	Type           OptNilBaseRefusalDoneEventType `json:"type"`
+	ContentIndex    OptNilInt                      `json:"content_index"`
+	ItemID          OptNilString                   `json:"item_id"`
+	OutputIndex     OptNilInt                      `json:"output_index"`
+	Refusal         OptNilString                   `json:"refusal"`
+	SequenceNumber  OptNilInt                      `json:"sequence_number"`
+	Type            OptNilBaseRefusalDoneEventType `json:"type"`
+	AdditionalProps BaseRefusalDoneEventAdditional
 }
 
 // GetContentIndex returns the value of ContentIndex.
@@ -6372,6 +7363,11 @@ func (s *BaseRefusalDoneEvent) GetType() OptNilBaseRefusalDoneEventType {
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *BaseRefusalDoneEvent) GetAdditionalProps() BaseRefusalDoneEventAdditional {
+	return s.AdditionalProps
+}
+
 // SetContentIndex sets the value of ContentIndex.
 func (s *BaseRefusalDoneEvent) SetContentIndex(val OptNilInt) {
 	s.ContentIndex = val
@@ -6400,6 +7396,22 @@ func (s *BaseRefusalDoneEvent) SetSequenceNumber(val OptNilInt) {
 // SetType sets the value of Type.
 func (s *BaseRefusalDoneEvent) SetType(val OptNilBaseRefusalDoneEventType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *BaseRefusalDoneEvent) SetAdditionalProps(val BaseRefusalDoneEventAdditional) {
+	s.AdditionalProps = val
+}
+
+type BaseRefusalDoneEventAdditional map[string]jx.Raw
+
+func (s *BaseRefusalDoneEventAdditional) init() BaseRefusalDoneEventAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type BaseRefusalDoneEventType string
@@ -6450,31 +7462,32 @@ type BaseResponsesResult struct {
 	MaxToolCalls      OptNilInt                 `json:"max_tool_calls"`
 	// Metadata key-value pairs for the request. Keys must be ≤64 characters and cannot contain brackets.
 	// Values must be ≤512 characters. Maximum 16 pairs allowed.
-	Metadata           jx.Raw                                   `json:"metadata"`
-	Model              OptNilString                             `json:"model"`
-	Object             OptNilBaseResponsesResultObject          `json:"object"`
-	Output             OptNilBaseResponsesResultOutputItemArray `json:"output"`
-	OutputText         OptNilString                             `json:"output_text"`
-	ParallelToolCalls  OptNilBool                               `json:"parallel_tool_calls"`
-	PresencePenalty    OptNilFloat64                            `json:"presence_penalty"`
-	PreviousResponseID OptNilString                             `json:"previous_response_id"`
-	Prompt             OptNilStoredPromptTemplate               `json:"prompt"`
-	PromptCacheKey     OptNilString                             `json:"prompt_cache_key"`
-	PromptCacheOptions OptNilPromptCacheOptions                 `json:"prompt_cache_options"`
-	Reasoning          OptNilBaseReasoningConfig                `json:"reasoning"`
-	SafetyIdentifier   OptNilString                             `json:"safety_identifier"`
-	ServiceTier        OptNilServiceTier                        `json:"service_tier"`
-	Status             OptNilOpenAIResponsesResponseStatus      `json:"status"`
-	Store              OptNilBool                               `json:"store"`
-	Temperature        OptNilFloat64                            `json:"temperature"`
-	Text               OptNilTextConfig                         `json:"text"`
-	ToolChoice         OptNilOpenAIResponsesToolChoice          `json:"tool_choice"`
-	Tools              OptNilBaseResponsesResultToolsItemArray  `json:"tools"`
-	TopLogprobs        OptNilInt                                `json:"top_logprobs"`
-	TopP               OptNilFloat64                            `json:"top_p"`
-	Truncation         OptNilTruncation                         `json:"truncation"`
-	Usage              OptNilOpenAIResponsesUsage               `json:"usage"`
-	User               OptNilString                             `json:"user"`
+	Metadata           jx.Raw                              `json:"metadata"`
+	Model              OptNilString                        `json:"model"`
+	Object             OptNilBaseResponsesResultObject     `json:"object"`
+	Output             []BaseResponsesResultOutputItem     `json:"output" transponder:"encode-empty"`
+	OutputText         OptNilString                        `json:"output_text"`
+	ParallelToolCalls  OptNilBool                          `json:"parallel_tool_calls"`
+	PresencePenalty    OptNilFloat64                       `json:"presence_penalty"`
+	PreviousResponseID OptNilString                        `json:"previous_response_id"`
+	Prompt             OptNilStoredPromptTemplate          `json:"prompt"`
+	PromptCacheKey     OptNilString                        `json:"prompt_cache_key"`
+	PromptCacheOptions OptNilPromptCacheOptions            `json:"prompt_cache_options"`
+	Reasoning          OptNilBaseReasoningConfig           `json:"reasoning"`
+	SafetyIdentifier   OptNilString                        `json:"safety_identifier"`
+	ServiceTier        OptNilServiceTier                   `json:"service_tier"`
+	Status             OptNilOpenAIResponsesResponseStatus `json:"status"`
+	Store              OptNilBool                          `json:"store"`
+	Temperature        OptNilFloat64                       `json:"temperature"`
+	Text               OptNilTextConfig                    `json:"text"`
+	ToolChoice         OptNilOpenAIResponsesToolChoice     `json:"tool_choice"`
+	Tools              []BaseResponsesResultToolsItem      `json:"tools" transponder:"encode-empty"`
+	TopLogprobs        OptNilInt                           `json:"top_logprobs"`
+	TopP               OptNilFloat64                       `json:"top_p"`
+	Truncation         OptNilTruncation                    `json:"truncation"`
+	Usage              OptNilOpenAIResponsesUsage          `json:"usage"`
+	User               OptNilString                        `json:"user"`
+	AdditionalProps    BaseResponsesResultAdditional
 }
 
 // GetBackground returns the value of Background.
@@ -6543,7 +7556,7 @@ func (s *BaseResponsesResult) GetObject() OptNilBaseResponsesResultObject {
 }
 
 // GetOutput returns the value of Output.
-func (s *BaseResponsesResult) GetOutput() OptNilBaseResponsesResultOutputItemArray {
+func (s *BaseResponsesResult) GetOutput() []BaseResponsesResultOutputItem {
 	return s.Output
 }
 
@@ -6623,7 +7636,7 @@ func (s *BaseResponsesResult) GetToolChoice() OptNilOpenAIResponsesToolChoice {
 }
 
 // GetTools returns the value of Tools.
-func (s *BaseResponsesResult) GetTools() OptNilBaseResponsesResultToolsItemArray {
+func (s *BaseResponsesResult) GetTools() []BaseResponsesResultToolsItem {
 	return s.Tools
 }
 
@@ -6650,6 +7663,11 @@ func (s *BaseResponsesResult) GetUsage() OptNilOpenAIResponsesUsage {
 // GetUser returns the value of User.
 func (s *BaseResponsesResult) GetUser() OptNilString {
 	return s.User
+}
+
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *BaseResponsesResult) GetAdditionalProps() BaseResponsesResultAdditional {
+	return s.AdditionalProps
 }
 
 // SetBackground sets the value of Background.
@@ -6718,7 +7736,7 @@ func (s *BaseResponsesResult) SetObject(val OptNilBaseResponsesResultObject) {
 }
 
 // SetOutput sets the value of Output.
-func (s *BaseResponsesResult) SetOutput(val OptNilBaseResponsesResultOutputItemArray) {
+func (s *BaseResponsesResult) SetOutput(val []BaseResponsesResultOutputItem) {
 	s.Output = val
 }
 
@@ -6798,7 +7816,7 @@ func (s *BaseResponsesResult) SetToolChoice(val OptNilOpenAIResponsesToolChoice)
 }
 
 // SetTools sets the value of Tools.
-func (s *BaseResponsesResult) SetTools(val OptNilBaseResponsesResultToolsItemArray) {
+func (s *BaseResponsesResult) SetTools(val []BaseResponsesResultToolsItem) {
 	s.Tools = val
 }
 
@@ -6825,6 +7843,22 @@ func (s *BaseResponsesResult) SetUsage(val OptNilOpenAIResponsesUsage) {
 // SetUser sets the value of User.
 func (s *BaseResponsesResult) SetUser(val OptNilString) {
 	s.User = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *BaseResponsesResult) SetAdditionalProps(val BaseResponsesResultAdditional) {
+	s.AdditionalProps = val
+}
+
+type BaseResponsesResultAdditional map[string]jx.Raw
+
+func (s *BaseResponsesResultAdditional) init() BaseResponsesResultAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type BaseResponsesResultObject string
@@ -7136,7 +8170,8 @@ type BaseResponsesResultToolsFunction struct {
 	Type        OptNilBaseResponsesResultToolsFunctionType `json:"type"`
 	// Withhold this tool from the model until `openrouter:tool_search` finds it. Requires the tool search
 	// server tool; at least one tool must remain non-deferred.
-	DeferLoading OptNilBool `json:"defer_loading"`
+	DeferLoading    OptNilBool `json:"defer_loading"`
+	AdditionalProps BaseResponsesResultToolsFunctionAdditional
 }
 
 // GetDescription returns the value of Description.
@@ -7169,6 +8204,11 @@ func (s *BaseResponsesResultToolsFunction) GetDeferLoading() OptNilBool {
 	return s.DeferLoading
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *BaseResponsesResultToolsFunction) GetAdditionalProps() BaseResponsesResultToolsFunctionAdditional {
+	return s.AdditionalProps
+}
+
 // SetDescription sets the value of Description.
 func (s *BaseResponsesResultToolsFunction) SetDescription(val OptNilString) {
 	s.Description = val
@@ -7197,6 +8237,22 @@ func (s *BaseResponsesResultToolsFunction) SetType(val OptNilBaseResponsesResult
 // SetDeferLoading sets the value of DeferLoading.
 func (s *BaseResponsesResultToolsFunction) SetDeferLoading(val OptNilBool) {
 	s.DeferLoading = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *BaseResponsesResultToolsFunction) SetAdditionalProps(val BaseResponsesResultToolsFunctionAdditional) {
+	s.AdditionalProps = val
+}
+
+type BaseResponsesResultToolsFunctionAdditional map[string]jx.Raw
+
+func (s *BaseResponsesResultToolsFunctionAdditional) init() BaseResponsesResultToolsFunctionAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type BaseResponsesResultToolsFunctionType string
@@ -7669,13 +8725,14 @@ func NewNamespaceToolBaseResponsesResultToolsItem(v NamespaceTool) BaseResponses
 // Event emitted when a text delta is streamed.
 // Ref: #/components/schemas/BaseTextDeltaEvent
 type BaseTextDeltaEvent struct {
-	ContentIndex   OptNilInt                        `json:"content_index"`
-	Delta          OptNilString                     `json:"delta"`
-	ItemID         OptNilString                     `json:"item_id"`
-	Logprobs       OptNilOpenResponsesLogProbsArray `json:"logprobs"`
-	OutputIndex    OptNilInt                        `json:"output_index"`
-	SequenceNumber OptNilInt                        `json:"sequence_number"`
-	Type           OptNilBaseTextDeltaEventType     `json:"type"`
+	ContentIndex    OptNilInt                    `json:"content_index"`
+	Delta           OptNilString                 `json:"delta"`
+	ItemID          OptNilString                 `json:"item_id"`
+	Logprobs        []OpenResponsesLogProbs      `json:"logprobs" transponder:"encode-empty"`
+	OutputIndex     OptNilInt                    `json:"output_index"`
+	SequenceNumber  OptNilInt                    `json:"sequence_number"`
+	Type            OptNilBaseTextDeltaEventType `json:"type"`
+	AdditionalProps BaseTextDeltaEventAdditional
 }
 
 // GetContentIndex returns the value of ContentIndex.
@@ -7694,7 +8751,7 @@ func (s *BaseTextDeltaEvent) GetItemID() OptNilString {
 }
 
 // GetLogprobs returns the value of Logprobs.
-func (s *BaseTextDeltaEvent) GetLogprobs() OptNilOpenResponsesLogProbsArray {
+func (s *BaseTextDeltaEvent) GetLogprobs() []OpenResponsesLogProbs {
 	return s.Logprobs
 }
 
@@ -7713,6 +8770,11 @@ func (s *BaseTextDeltaEvent) GetType() OptNilBaseTextDeltaEventType {
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *BaseTextDeltaEvent) GetAdditionalProps() BaseTextDeltaEventAdditional {
+	return s.AdditionalProps
+}
+
 // SetContentIndex sets the value of ContentIndex.
 func (s *BaseTextDeltaEvent) SetContentIndex(val OptNilInt) {
 	s.ContentIndex = val
@@ -7729,7 +8791,7 @@ func (s *BaseTextDeltaEvent) SetItemID(val OptNilString) {
 }
 
 // SetLogprobs sets the value of Logprobs.
-func (s *BaseTextDeltaEvent) SetLogprobs(val OptNilOpenResponsesLogProbsArray) {
+func (s *BaseTextDeltaEvent) SetLogprobs(val []OpenResponsesLogProbs) {
 	s.Logprobs = val
 }
 
@@ -7746,6 +8808,22 @@ func (s *BaseTextDeltaEvent) SetSequenceNumber(val OptNilInt) {
 // SetType sets the value of Type.
 func (s *BaseTextDeltaEvent) SetType(val OptNilBaseTextDeltaEventType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *BaseTextDeltaEvent) SetAdditionalProps(val BaseTextDeltaEventAdditional) {
+	s.AdditionalProps = val
+}
+
+type BaseTextDeltaEventAdditional map[string]jx.Raw
+
+func (s *BaseTextDeltaEventAdditional) init() BaseTextDeltaEventAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type BaseTextDeltaEventType string
@@ -7785,13 +8863,14 @@ func (s *BaseTextDeltaEventType) UnmarshalText(data []byte) error {
 // Event emitted when text streaming is complete.
 // Ref: #/components/schemas/BaseTextDoneEvent
 type BaseTextDoneEvent struct {
-	ContentIndex   OptNilInt                        `json:"content_index"`
-	ItemID         OptNilString                     `json:"item_id"`
-	Logprobs       OptNilOpenResponsesLogProbsArray `json:"logprobs"`
-	OutputIndex    OptNilInt                        `json:"output_index"`
-	SequenceNumber OptNilInt                        `json:"sequence_number"`
-	Text           OptNilString                     `json:"text"`
-	Type           OptNilBaseTextDoneEventType      `json:"type"`
+	ContentIndex    OptNilInt                   `json:"content_index"`
+	ItemID          OptNilString                `json:"item_id"`
+	Logprobs        []OpenResponsesLogProbs     `json:"logprobs" transponder:"encode-empty"`
+	OutputIndex     OptNilInt                   `json:"output_index"`
+	SequenceNumber  OptNilInt                   `json:"sequence_number"`
+	Text            OptNilString                `json:"text"`
+	Type            OptNilBaseTextDoneEventType `json:"type"`
+	AdditionalProps BaseTextDoneEventAdditional
 }
 
 // GetContentIndex returns the value of ContentIndex.
@@ -7805,7 +8884,7 @@ func (s *BaseTextDoneEvent) GetItemID() OptNilString {
 }
 
 // GetLogprobs returns the value of Logprobs.
-func (s *BaseTextDoneEvent) GetLogprobs() OptNilOpenResponsesLogProbsArray {
+func (s *BaseTextDoneEvent) GetLogprobs() []OpenResponsesLogProbs {
 	return s.Logprobs
 }
 
@@ -7829,6 +8908,11 @@ func (s *BaseTextDoneEvent) GetType() OptNilBaseTextDoneEventType {
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *BaseTextDoneEvent) GetAdditionalProps() BaseTextDoneEventAdditional {
+	return s.AdditionalProps
+}
+
 // SetContentIndex sets the value of ContentIndex.
 func (s *BaseTextDoneEvent) SetContentIndex(val OptNilInt) {
 	s.ContentIndex = val
@@ -7840,7 +8924,7 @@ func (s *BaseTextDoneEvent) SetItemID(val OptNilString) {
 }
 
 // SetLogprobs sets the value of Logprobs.
-func (s *BaseTextDoneEvent) SetLogprobs(val OptNilOpenResponsesLogProbsArray) {
+func (s *BaseTextDoneEvent) SetLogprobs(val []OpenResponsesLogProbs) {
 	s.Logprobs = val
 }
 
@@ -7862,6 +8946,22 @@ func (s *BaseTextDoneEvent) SetText(val OptNilString) {
 // SetType sets the value of Type.
 func (s *BaseTextDoneEvent) SetType(val OptNilBaseTextDoneEventType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *BaseTextDoneEvent) SetAdditionalProps(val BaseTextDoneEventAdditional) {
+	s.AdditionalProps = val
+}
+
+type BaseTextDoneEventAdditional map[string]jx.Raw
+
+func (s *BaseTextDoneEventAdditional) init() BaseTextDoneEventAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type BaseTextDoneEventType string
@@ -7901,8 +9001,9 @@ func (s *BaseTextDoneEventType) UnmarshalText(data []byte) error {
 // OpenRouter built-in server tool: runs shell commands server-side in a sandboxed container.
 // Ref: #/components/schemas/BashServerTool
 type BashServerTool struct {
-	Parameters OptNilBashServerToolConfig `json:"parameters"`
-	Type       OptNilBashServerToolType   `json:"type"`
+	Parameters      OptNilBashServerToolConfig `json:"parameters"`
+	Type            OptNilBashServerToolType   `json:"type"`
+	AdditionalProps BashServerToolAdditional
 }
 
 // GetParameters returns the value of Parameters.
@@ -7915,6 +9016,11 @@ func (s *BashServerTool) GetType() OptNilBashServerToolType {
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *BashServerTool) GetAdditionalProps() BashServerToolAdditional {
+	return s.AdditionalProps
+}
+
 // SetParameters sets the value of Parameters.
 func (s *BashServerTool) SetParameters(val OptNilBashServerToolConfig) {
 	s.Parameters = val
@@ -7925,12 +9031,29 @@ func (s *BashServerTool) SetType(val OptNilBashServerToolType) {
 	s.Type = val
 }
 
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *BashServerTool) SetAdditionalProps(val BashServerToolAdditional) {
+	s.AdditionalProps = val
+}
+
+type BashServerToolAdditional map[string]jx.Raw
+
+func (s *BashServerToolAdditional) init() BashServerToolAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
+}
+
 // Configuration for the openrouter:bash server tool.
 // Ref: #/components/schemas/BashServerToolConfig
 type BashServerToolConfig struct {
 	Engine            OptNilBashServerToolEngine      `json:"engine"`
 	Environment       OptNilBashServerToolEnvironment `json:"environment"`
 	SleepAfterSeconds OptNilSandboxSleepAfterSeconds  `json:"sleep_after_seconds"`
+	AdditionalProps   BashServerToolConfigAdditional
 }
 
 // GetEngine returns the value of Engine.
@@ -7948,6 +9071,11 @@ func (s *BashServerToolConfig) GetSleepAfterSeconds() OptNilSandboxSleepAfterSec
 	return s.SleepAfterSeconds
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *BashServerToolConfig) GetAdditionalProps() BashServerToolConfigAdditional {
+	return s.AdditionalProps
+}
+
 // SetEngine sets the value of Engine.
 func (s *BashServerToolConfig) SetEngine(val OptNilBashServerToolEngine) {
 	s.Engine = val
@@ -7961,6 +9089,22 @@ func (s *BashServerToolConfig) SetEnvironment(val OptNilBashServerToolEnvironmen
 // SetSleepAfterSeconds sets the value of SleepAfterSeconds.
 func (s *BashServerToolConfig) SetSleepAfterSeconds(val OptNilSandboxSleepAfterSeconds) {
 	s.SleepAfterSeconds = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *BashServerToolConfig) SetAdditionalProps(val BashServerToolConfigAdditional) {
+	s.AdditionalProps = val
+}
+
+type BashServerToolConfigAdditional map[string]jx.Raw
+
+func (s *BashServerToolConfigAdditional) init() BashServerToolConfigAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // Which bash engine to use. "openrouter" runs commands server-side in the OpenRouter sandbox. "auto"
@@ -8123,7 +9267,8 @@ func (s *BashServerToolType) UnmarshalText(data []byte) error {
 type ChatAssistantImages []ChatAssistantImagesItem
 
 type ChatAssistantImagesItem struct {
-	ImageURL OptNilChatAssistantImagesItemImageURL `json:"image_url"`
+	ImageURL        OptNilChatAssistantImagesItemImageURL `json:"image_url"`
+	AdditionalProps ChatAssistantImagesItemAdditional
 }
 
 // GetImageURL returns the value of ImageURL.
@@ -8131,14 +9276,36 @@ func (s *ChatAssistantImagesItem) GetImageURL() OptNilChatAssistantImagesItemIma
 	return s.ImageURL
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ChatAssistantImagesItem) GetAdditionalProps() ChatAssistantImagesItemAdditional {
+	return s.AdditionalProps
+}
+
 // SetImageURL sets the value of ImageURL.
 func (s *ChatAssistantImagesItem) SetImageURL(val OptNilChatAssistantImagesItemImageURL) {
 	s.ImageURL = val
 }
 
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ChatAssistantImagesItem) SetAdditionalProps(val ChatAssistantImagesItemAdditional) {
+	s.AdditionalProps = val
+}
+
+type ChatAssistantImagesItemAdditional map[string]jx.Raw
+
+func (s *ChatAssistantImagesItemAdditional) init() ChatAssistantImagesItemAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
+}
+
 type ChatAssistantImagesItemImageURL struct {
 	// URL or base64-encoded data of the generated image.
-	URL OptNilString `json:"url"`
+	URL             OptNilString `json:"url"`
+	AdditionalProps ChatAssistantImagesItemImageURLAdditional
 }
 
 // GetURL returns the value of URL.
@@ -8146,9 +9313,30 @@ func (s *ChatAssistantImagesItemImageURL) GetURL() OptNilString {
 	return s.URL
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ChatAssistantImagesItemImageURL) GetAdditionalProps() ChatAssistantImagesItemImageURLAdditional {
+	return s.AdditionalProps
+}
+
 // SetURL sets the value of URL.
 func (s *ChatAssistantImagesItemImageURL) SetURL(val OptNilString) {
 	s.URL = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ChatAssistantImagesItemImageURL) SetAdditionalProps(val ChatAssistantImagesItemImageURLAdditional) {
+	s.AdditionalProps = val
+}
+
+type ChatAssistantImagesItemImageURLAdditional map[string]jx.Raw
+
+func (s *ChatAssistantImagesItemImageURLAdditional) init() ChatAssistantImagesItemImageURLAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // Assistant message for requests and responses.
@@ -8173,7 +9361,8 @@ type ChatAssistantMessage struct {
 	Refusal OptNilString                   `json:"refusal"`
 	Role    OptNilChatAssistantMessageRole `json:"role"`
 	// Tool calls made by the assistant.
-	ToolCalls OptNilChatToolCallArray `json:"tool_calls"`
+	ToolCalls       OptNilChatToolCallArray `json:"tool_calls"`
+	AdditionalProps ChatAssistantMessageAdditional
 }
 
 // GetAnnotations returns the value of Annotations.
@@ -8236,6 +9425,11 @@ func (s *ChatAssistantMessage) GetToolCalls() OptNilChatToolCallArray {
 	return s.ToolCalls
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ChatAssistantMessage) GetAdditionalProps() ChatAssistantMessageAdditional {
+	return s.AdditionalProps
+}
+
 // SetAnnotations sets the value of Annotations.
 func (s *ChatAssistantMessage) SetAnnotations(val OptNilChatMessageAnnotationArray) {
 	s.Annotations = val
@@ -8294,6 +9488,22 @@ func (s *ChatAssistantMessage) SetRole(val OptNilChatAssistantMessageRole) {
 // SetToolCalls sets the value of ToolCalls.
 func (s *ChatAssistantMessage) SetToolCalls(val OptNilChatToolCallArray) {
 	s.ToolCalls = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ChatAssistantMessage) SetAdditionalProps(val ChatAssistantMessageAdditional) {
+	s.AdditionalProps = val
+}
+
+type ChatAssistantMessageAdditional map[string]jx.Raw
+
+func (s *ChatAssistantMessageAdditional) init() ChatAssistantMessageAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // Assistant message content.
@@ -8436,7 +9646,8 @@ type ChatAudioOutput struct {
 	// Audio output identifier.
 	ID OptNilString `json:"id"`
 	// Audio transcript.
-	Transcript OptNilString `json:"transcript"`
+	Transcript      OptNilString `json:"transcript"`
+	AdditionalProps ChatAudioOutputAdditional
 }
 
 // GetData returns the value of Data.
@@ -8459,6 +9670,11 @@ func (s *ChatAudioOutput) GetTranscript() OptNilString {
 	return s.Transcript
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ChatAudioOutput) GetAdditionalProps() ChatAudioOutputAdditional {
+	return s.AdditionalProps
+}
+
 // SetData sets the value of Data.
 func (s *ChatAudioOutput) SetData(val OptNilString) {
 	s.Data = val
@@ -8479,6 +9695,22 @@ func (s *ChatAudioOutput) SetTranscript(val OptNilString) {
 	s.Transcript = val
 }
 
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ChatAudioOutput) SetAdditionalProps(val ChatAudioOutputAdditional) {
+	s.AdditionalProps = val
+}
+
+type ChatAudioOutputAdditional map[string]jx.Raw
+
+func (s *ChatAudioOutputAdditional) init() ChatAudioOutputAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
+}
+
 // Chat completion choice.
 // Ref: #/components/schemas/ChatChoice
 type ChatChoice struct {
@@ -8489,6 +9721,7 @@ type ChatChoice struct {
 	Message  OptNilChatAssistantMessage `json:"message"`
 	// The upstream provider's finish reason, unmapped.
 	NativeFinishReason OptNilString `json:"native_finish_reason"`
+	AdditionalProps    ChatChoiceAdditional
 }
 
 // GetFinishReason returns the value of FinishReason.
@@ -8516,6 +9749,11 @@ func (s *ChatChoice) GetNativeFinishReason() OptNilString {
 	return s.NativeFinishReason
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ChatChoice) GetAdditionalProps() ChatChoiceAdditional {
+	return s.AdditionalProps
+}
+
 // SetFinishReason sets the value of FinishReason.
 func (s *ChatChoice) SetFinishReason(val OptNilChatFinishReasonEnum) {
 	s.FinishReason = val
@@ -8541,11 +9779,28 @@ func (s *ChatChoice) SetNativeFinishReason(val OptNilString) {
 	s.NativeFinishReason = val
 }
 
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ChatChoice) SetAdditionalProps(val ChatChoiceAdditional) {
+	s.AdditionalProps = val
+}
+
+type ChatChoiceAdditional map[string]jx.Raw
+
+func (s *ChatChoiceAdditional) init() ChatChoiceAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
+}
+
 // Audio input content part. Supported audio formats vary by provider.
 // Ref: #/components/schemas/ChatContentAudio
 type ChatContentAudio struct {
-	InputAudio OptNilChatContentAudioInputAudio `json:"input_audio"`
-	Type       OptNilChatContentAudioType       `json:"type"`
+	InputAudio      OptNilChatContentAudioInputAudio `json:"input_audio"`
+	Type            OptNilChatContentAudioType       `json:"type"`
+	AdditionalProps ChatContentAudioAdditional
 }
 
 // GetInputAudio returns the value of InputAudio.
@@ -8558,6 +9813,11 @@ func (s *ChatContentAudio) GetType() OptNilChatContentAudioType {
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ChatContentAudio) GetAdditionalProps() ChatContentAudioAdditional {
+	return s.AdditionalProps
+}
+
 // SetInputAudio sets the value of InputAudio.
 func (s *ChatContentAudio) SetInputAudio(val OptNilChatContentAudioInputAudio) {
 	s.InputAudio = val
@@ -8568,12 +9828,29 @@ func (s *ChatContentAudio) SetType(val OptNilChatContentAudioType) {
 	s.Type = val
 }
 
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ChatContentAudio) SetAdditionalProps(val ChatContentAudioAdditional) {
+	s.AdditionalProps = val
+}
+
+type ChatContentAudioAdditional map[string]jx.Raw
+
+func (s *ChatContentAudioAdditional) init() ChatContentAudioAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
+}
+
 type ChatContentAudioInputAudio struct {
 	// Base64 encoded audio data.
 	Data OptNilString `json:"data"`
 	// Audio format (e.g., wav, mp3, flac, m4a, ogg, aiff, aac, pcm16, pcm24). Supported formats vary by
 	// provider.
-	Format OptNilString `json:"format"`
+	Format          OptNilString `json:"format"`
+	AdditionalProps ChatContentAudioInputAudioAdditional
 }
 
 // GetData returns the value of Data.
@@ -8586,6 +9863,11 @@ func (s *ChatContentAudioInputAudio) GetFormat() OptNilString {
 	return s.Format
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ChatContentAudioInputAudio) GetAdditionalProps() ChatContentAudioInputAudioAdditional {
+	return s.AdditionalProps
+}
+
 // SetData sets the value of Data.
 func (s *ChatContentAudioInputAudio) SetData(val OptNilString) {
 	s.Data = val
@@ -8594,6 +9876,22 @@ func (s *ChatContentAudioInputAudio) SetData(val OptNilString) {
 // SetFormat sets the value of Format.
 func (s *ChatContentAudioInputAudio) SetFormat(val OptNilString) {
 	s.Format = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ChatContentAudioInputAudio) SetAdditionalProps(val ChatContentAudioInputAudioAdditional) {
+	s.AdditionalProps = val
+}
+
+type ChatContentAudioInputAudioAdditional map[string]jx.Raw
+
+func (s *ChatContentAudioInputAudioAdditional) init() ChatContentAudioInputAudioAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type ChatContentAudioType string
@@ -8630,14 +9928,12 @@ func (s *ChatContentAudioType) UnmarshalText(data []byte) error {
 	}
 }
 
-// Enable automatic prompt caching. When set at the top level, the system automatically applies cache
-// breakpoints to the last cacheable block in the request. When set on an individual content block, it
-// marks an explicit cache breakpoint; block-level markers also work on OpenAI models that support
-// explicit prompt caching — OpenRouter converts them to the provider's native format.
+// Merged schema.
 // Ref: #/components/schemas/ChatContentCacheControl
 type ChatContentCacheControl struct {
-	TTL  OptNilAnthropicCacheControlTtl    `json:"ttl"`
-	Type OptNilChatContentCacheControlType `json:"type"`
+	TTL             OptNilAnthropicCacheControlTtl    `json:"ttl"`
+	Type            OptNilChatContentCacheControlType `json:"type"`
+	AdditionalProps ChatContentCacheControlAdditional
 }
 
 // GetTTL returns the value of TTL.
@@ -8650,6 +9946,11 @@ func (s *ChatContentCacheControl) GetType() OptNilChatContentCacheControlType {
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ChatContentCacheControl) GetAdditionalProps() ChatContentCacheControlAdditional {
+	return s.AdditionalProps
+}
+
 // SetTTL sets the value of TTL.
 func (s *ChatContentCacheControl) SetTTL(val OptNilAnthropicCacheControlTtl) {
 	s.TTL = val
@@ -8658,6 +9959,22 @@ func (s *ChatContentCacheControl) SetTTL(val OptNilAnthropicCacheControlTtl) {
 // SetType sets the value of Type.
 func (s *ChatContentCacheControl) SetType(val OptNilChatContentCacheControlType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ChatContentCacheControl) SetAdditionalProps(val ChatContentCacheControlAdditional) {
+	s.AdditionalProps = val
+}
+
+type ChatContentCacheControlAdditional map[string]jx.Raw
+
+func (s *ChatContentCacheControlAdditional) init() ChatContentCacheControlAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type ChatContentCacheControlType string
@@ -8697,8 +10014,9 @@ func (s *ChatContentCacheControlType) UnmarshalText(data []byte) error {
 // File content part for document processing.
 // Ref: #/components/schemas/ChatContentFile
 type ChatContentFile struct {
-	File OptNilChatContentFileFile `json:"file"`
-	Type OptNilChatContentFileType `json:"type"`
+	File            OptNilChatContentFileFile `json:"file"`
+	Type            OptNilChatContentFileType `json:"type"`
+	AdditionalProps ChatContentFileAdditional
 }
 
 // GetFile returns the value of File.
@@ -8711,6 +10029,11 @@ func (s *ChatContentFile) GetType() OptNilChatContentFileType {
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ChatContentFile) GetAdditionalProps() ChatContentFileAdditional {
+	return s.AdditionalProps
+}
+
 // SetFile sets the value of File.
 func (s *ChatContentFile) SetFile(val OptNilChatContentFileFile) {
 	s.File = val
@@ -8721,13 +10044,30 @@ func (s *ChatContentFile) SetType(val OptNilChatContentFileType) {
 	s.Type = val
 }
 
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ChatContentFile) SetAdditionalProps(val ChatContentFileAdditional) {
+	s.AdditionalProps = val
+}
+
+type ChatContentFileAdditional map[string]jx.Raw
+
+func (s *ChatContentFileAdditional) init() ChatContentFileAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
+}
+
 type ChatContentFileFile struct {
 	// File content as base64 data URL or URL.
 	FileData OptNilString `json:"file_data"`
 	// File ID for previously uploaded files.
 	FileID OptNilString `json:"file_id"`
 	// Original filename.
-	Filename OptNilString `json:"filename"`
+	Filename        OptNilString `json:"filename"`
+	AdditionalProps ChatContentFileFileAdditional
 }
 
 // GetFileData returns the value of FileData.
@@ -8745,6 +10085,11 @@ func (s *ChatContentFileFile) GetFilename() OptNilString {
 	return s.Filename
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ChatContentFileFile) GetAdditionalProps() ChatContentFileFileAdditional {
+	return s.AdditionalProps
+}
+
 // SetFileData sets the value of FileData.
 func (s *ChatContentFileFile) SetFileData(val OptNilString) {
 	s.FileData = val
@@ -8758,6 +10103,22 @@ func (s *ChatContentFileFile) SetFileID(val OptNilString) {
 // SetFilename sets the value of Filename.
 func (s *ChatContentFileFile) SetFilename(val OptNilString) {
 	s.Filename = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ChatContentFileFile) SetAdditionalProps(val ChatContentFileFileAdditional) {
+	s.AdditionalProps = val
+}
+
+type ChatContentFileFileAdditional map[string]jx.Raw
+
+func (s *ChatContentFileFileAdditional) init() ChatContentFileFileAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type ChatContentFileType string
@@ -8797,8 +10158,9 @@ func (s *ChatContentFileType) UnmarshalText(data []byte) error {
 // Image content part for vision models.
 // Ref: #/components/schemas/ChatContentImage
 type ChatContentImage struct {
-	ImageURL OptNilChatContentImageImageURL `json:"image_url"`
-	Type     OptNilChatContentImageType     `json:"type"`
+	ImageURL        OptNilChatContentImageImageURL `json:"image_url"`
+	Type            OptNilChatContentImageType     `json:"type"`
+	AdditionalProps ChatContentImageAdditional
 }
 
 // GetImageURL returns the value of ImageURL.
@@ -8811,6 +10173,11 @@ func (s *ChatContentImage) GetType() OptNilChatContentImageType {
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ChatContentImage) GetAdditionalProps() ChatContentImageAdditional {
+	return s.AdditionalProps
+}
+
 // SetImageURL sets the value of ImageURL.
 func (s *ChatContentImage) SetImageURL(val OptNilChatContentImageImageURL) {
 	s.ImageURL = val
@@ -8821,13 +10188,30 @@ func (s *ChatContentImage) SetType(val OptNilChatContentImageType) {
 	s.Type = val
 }
 
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ChatContentImage) SetAdditionalProps(val ChatContentImageAdditional) {
+	s.AdditionalProps = val
+}
+
+type ChatContentImageAdditional map[string]jx.Raw
+
+func (s *ChatContentImageAdditional) init() ChatContentImageAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
+}
+
 type ChatContentImageImageURL struct {
 	// Image detail level for vision models. `original` is an OpenRouter extension (not in the OpenAI Chat
 	// Completions spec) requesting true original-resolution media; it is downgraded to `high` for
 	// providers that lack an original-resolution tier.
 	Detail OptNilChatContentImageImageURLDetail `json:"detail"`
 	// URL of the image (data: URLs supported).
-	URL OptNilString `json:"url"`
+	URL             OptNilString `json:"url"`
+	AdditionalProps ChatContentImageImageURLAdditional
 }
 
 // GetDetail returns the value of Detail.
@@ -8840,6 +10224,11 @@ func (s *ChatContentImageImageURL) GetURL() OptNilString {
 	return s.URL
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ChatContentImageImageURL) GetAdditionalProps() ChatContentImageImageURLAdditional {
+	return s.AdditionalProps
+}
+
 // SetDetail sets the value of Detail.
 func (s *ChatContentImageImageURL) SetDetail(val OptNilChatContentImageImageURLDetail) {
 	s.Detail = val
@@ -8848,6 +10237,22 @@ func (s *ChatContentImageImageURL) SetDetail(val OptNilChatContentImageImageURLD
 // SetURL sets the value of URL.
 func (s *ChatContentImageImageURL) SetURL(val OptNilString) {
 	s.URL = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ChatContentImageImageURL) SetAdditionalProps(val ChatContentImageImageURLAdditional) {
+	s.AdditionalProps = val
+}
+
+type ChatContentImageImageURLAdditional map[string]jx.Raw
+
+func (s *ChatContentImageImageURLAdditional) init() ChatContentImageImageURLAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // Image detail level for vision models. `original` is an OpenRouter extension (not in the OpenAI Chat
@@ -9128,6 +10533,7 @@ type ChatContentText struct {
 	PromptCacheBreakpoint OptNilPromptCacheBreakpoint   `json:"prompt_cache_breakpoint"`
 	Text                  OptNilString                  `json:"text"`
 	Type                  OptNilChatContentTextType     `json:"type"`
+	AdditionalProps       ChatContentTextAdditional
 }
 
 // GetCacheControl returns the value of CacheControl.
@@ -9150,6 +10556,11 @@ func (s *ChatContentText) GetType() OptNilChatContentTextType {
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ChatContentText) GetAdditionalProps() ChatContentTextAdditional {
+	return s.AdditionalProps
+}
+
 // SetCacheControl sets the value of CacheControl.
 func (s *ChatContentText) SetCacheControl(val OptNilChatContentCacheControl) {
 	s.CacheControl = val
@@ -9168,6 +10579,22 @@ func (s *ChatContentText) SetText(val OptNilString) {
 // SetType sets the value of Type.
 func (s *ChatContentText) SetType(val OptNilChatContentTextType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ChatContentText) SetAdditionalProps(val ChatContentTextAdditional) {
+	s.AdditionalProps = val
+}
+
+type ChatContentTextAdditional map[string]jx.Raw
+
+func (s *ChatContentTextAdditional) init() ChatContentTextAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type ChatContentTextType string
@@ -9207,8 +10634,9 @@ func (s *ChatContentTextType) UnmarshalText(data []byte) error {
 // Video input content part.
 // Ref: #/components/schemas/ChatContentVideo
 type ChatContentVideo struct {
-	Type     OptNilChatContentVideoType  `json:"type"`
-	VideoURL OptNilChatContentVideoInput `json:"video_url"`
+	Type            OptNilChatContentVideoType  `json:"type"`
+	VideoURL        OptNilChatContentVideoInput `json:"video_url"`
+	AdditionalProps ChatContentVideoAdditional
 }
 
 // GetType returns the value of Type.
@@ -9221,6 +10649,11 @@ func (s *ChatContentVideo) GetVideoURL() OptNilChatContentVideoInput {
 	return s.VideoURL
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ChatContentVideo) GetAdditionalProps() ChatContentVideoAdditional {
+	return s.AdditionalProps
+}
+
 // SetType sets the value of Type.
 func (s *ChatContentVideo) SetType(val OptNilChatContentVideoType) {
 	s.Type = val
@@ -9231,11 +10664,28 @@ func (s *ChatContentVideo) SetVideoURL(val OptNilChatContentVideoInput) {
 	s.VideoURL = val
 }
 
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ChatContentVideo) SetAdditionalProps(val ChatContentVideoAdditional) {
+	s.AdditionalProps = val
+}
+
+type ChatContentVideoAdditional map[string]jx.Raw
+
+func (s *ChatContentVideoAdditional) init() ChatContentVideoAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
+}
+
 // Video input object.
 // Ref: #/components/schemas/ChatContentVideoInput
 type ChatContentVideoInput struct {
 	// URL of the video (data: URLs supported).
-	URL OptNilString `json:"url"`
+	URL             OptNilString `json:"url"`
+	AdditionalProps ChatContentVideoInputAdditional
 }
 
 // GetURL returns the value of URL.
@@ -9243,9 +10693,30 @@ func (s *ChatContentVideoInput) GetURL() OptNilString {
 	return s.URL
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ChatContentVideoInput) GetAdditionalProps() ChatContentVideoInputAdditional {
+	return s.AdditionalProps
+}
+
 // SetURL sets the value of URL.
 func (s *ChatContentVideoInput) SetURL(val OptNilString) {
 	s.URL = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ChatContentVideoInput) SetAdditionalProps(val ChatContentVideoInputAdditional) {
+	s.AdditionalProps = val
+}
+
+type ChatContentVideoInputAdditional map[string]jx.Raw
+
+func (s *ChatContentVideoInputAdditional) init() ChatContentVideoInputAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type ChatContentVideoType string
@@ -9288,6 +10759,7 @@ type ChatDebugOptions struct {
 	// If true, includes the transformed upstream request body in a debug chunk at the start of the stream.
 	// Only works with streaming mode.
 	EchoUpstreamBody OptNilBool `json:"echo_upstream_body"`
+	AdditionalProps  ChatDebugOptionsAdditional
 }
 
 // GetEchoUpstreamBody returns the value of EchoUpstreamBody.
@@ -9295,9 +10767,30 @@ func (s *ChatDebugOptions) GetEchoUpstreamBody() OptNilBool {
 	return s.EchoUpstreamBody
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ChatDebugOptions) GetAdditionalProps() ChatDebugOptionsAdditional {
+	return s.AdditionalProps
+}
+
 // SetEchoUpstreamBody sets the value of EchoUpstreamBody.
 func (s *ChatDebugOptions) SetEchoUpstreamBody(val OptNilBool) {
 	s.EchoUpstreamBody = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ChatDebugOptions) SetAdditionalProps(val ChatDebugOptionsAdditional) {
+	s.AdditionalProps = val
+}
+
+type ChatDebugOptionsAdditional map[string]jx.Raw
+
+func (s *ChatDebugOptionsAdditional) init() ChatDebugOptionsAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // Developer message.
@@ -9306,8 +10799,9 @@ type ChatDeveloperMessage struct {
 	// Developer message content.
 	Content OptChatDeveloperMessageContent `json:"content"`
 	// Optional name for the developer message.
-	Name OptNilString                   `json:"name"`
-	Role OptNilChatDeveloperMessageRole `json:"role"`
+	Name            OptNilString                   `json:"name"`
+	Role            OptNilChatDeveloperMessageRole `json:"role"`
+	AdditionalProps ChatDeveloperMessageAdditional
 }
 
 // GetContent returns the value of Content.
@@ -9325,6 +10819,11 @@ func (s *ChatDeveloperMessage) GetRole() OptNilChatDeveloperMessageRole {
 	return s.Role
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ChatDeveloperMessage) GetAdditionalProps() ChatDeveloperMessageAdditional {
+	return s.AdditionalProps
+}
+
 // SetContent sets the value of Content.
 func (s *ChatDeveloperMessage) SetContent(val OptChatDeveloperMessageContent) {
 	s.Content = val
@@ -9338,6 +10837,22 @@ func (s *ChatDeveloperMessage) SetName(val OptNilString) {
 // SetRole sets the value of Role.
 func (s *ChatDeveloperMessage) SetRole(val OptNilChatDeveloperMessageRole) {
 	s.Role = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ChatDeveloperMessage) SetAdditionalProps(val ChatDeveloperMessageAdditional) {
+	s.AdditionalProps = val
+}
+
+type ChatDeveloperMessageAdditional map[string]jx.Raw
+
+func (s *ChatDeveloperMessageAdditional) init() ChatDeveloperMessageAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // Developer message content.
@@ -9537,8 +11052,9 @@ func (s *ChatFinishReasonEnum) UnmarshalText(data []byte) error {
 // Ref: #/components/schemas/ChatFormatGrammarConfig
 type ChatFormatGrammarConfig struct {
 	// Custom grammar for text generation.
-	Grammar OptNilString                      `json:"grammar"`
-	Type    OptNilChatFormatGrammarConfigType `json:"type"`
+	Grammar         OptNilString                      `json:"grammar"`
+	Type            OptNilChatFormatGrammarConfigType `json:"type"`
+	AdditionalProps ChatFormatGrammarConfigAdditional
 }
 
 // GetGrammar returns the value of Grammar.
@@ -9551,6 +11067,11 @@ func (s *ChatFormatGrammarConfig) GetType() OptNilChatFormatGrammarConfigType {
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ChatFormatGrammarConfig) GetAdditionalProps() ChatFormatGrammarConfigAdditional {
+	return s.AdditionalProps
+}
+
 // SetGrammar sets the value of Grammar.
 func (s *ChatFormatGrammarConfig) SetGrammar(val OptNilString) {
 	s.Grammar = val
@@ -9559,6 +11080,22 @@ func (s *ChatFormatGrammarConfig) SetGrammar(val OptNilString) {
 // SetType sets the value of Type.
 func (s *ChatFormatGrammarConfig) SetType(val OptNilChatFormatGrammarConfigType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ChatFormatGrammarConfig) SetAdditionalProps(val ChatFormatGrammarConfigAdditional) {
+	s.AdditionalProps = val
+}
+
+type ChatFormatGrammarConfigAdditional map[string]jx.Raw
+
+func (s *ChatFormatGrammarConfigAdditional) init() ChatFormatGrammarConfigAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type ChatFormatGrammarConfigType string
@@ -9598,7 +11135,8 @@ func (s *ChatFormatGrammarConfigType) UnmarshalText(data []byte) error {
 // JSON object response format.
 // Ref: #/components/schemas/ChatFormatJsonObjectConfig
 type ChatFormatJsonObjectConfig struct {
-	Type OptNilChatFormatJsonObjectConfigType `json:"type"`
+	Type            OptNilChatFormatJsonObjectConfigType `json:"type"`
+	AdditionalProps ChatFormatJsonObjectConfigAdditional
 }
 
 // GetType returns the value of Type.
@@ -9606,9 +11144,30 @@ func (s *ChatFormatJsonObjectConfig) GetType() OptNilChatFormatJsonObjectConfigT
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ChatFormatJsonObjectConfig) GetAdditionalProps() ChatFormatJsonObjectConfigAdditional {
+	return s.AdditionalProps
+}
+
 // SetType sets the value of Type.
 func (s *ChatFormatJsonObjectConfig) SetType(val OptNilChatFormatJsonObjectConfigType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ChatFormatJsonObjectConfig) SetAdditionalProps(val ChatFormatJsonObjectConfigAdditional) {
+	s.AdditionalProps = val
+}
+
+type ChatFormatJsonObjectConfigAdditional map[string]jx.Raw
+
+func (s *ChatFormatJsonObjectConfigAdditional) init() ChatFormatJsonObjectConfigAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type ChatFormatJsonObjectConfigType string
@@ -9648,8 +11207,9 @@ func (s *ChatFormatJsonObjectConfigType) UnmarshalText(data []byte) error {
 // JSON Schema response format for structured outputs.
 // Ref: #/components/schemas/ChatFormatJsonSchemaConfig
 type ChatFormatJsonSchemaConfig struct {
-	JSONSchema OptNilChatJsonSchemaConfig           `json:"json_schema"`
-	Type       OptNilChatFormatJsonSchemaConfigType `json:"type"`
+	JSONSchema      OptNilChatJsonSchemaConfig           `json:"json_schema"`
+	Type            OptNilChatFormatJsonSchemaConfigType `json:"type"`
+	AdditionalProps ChatFormatJsonSchemaConfigAdditional
 }
 
 // GetJSONSchema returns the value of JSONSchema.
@@ -9662,6 +11222,11 @@ func (s *ChatFormatJsonSchemaConfig) GetType() OptNilChatFormatJsonSchemaConfigT
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ChatFormatJsonSchemaConfig) GetAdditionalProps() ChatFormatJsonSchemaConfigAdditional {
+	return s.AdditionalProps
+}
+
 // SetJSONSchema sets the value of JSONSchema.
 func (s *ChatFormatJsonSchemaConfig) SetJSONSchema(val OptNilChatJsonSchemaConfig) {
 	s.JSONSchema = val
@@ -9670,6 +11235,22 @@ func (s *ChatFormatJsonSchemaConfig) SetJSONSchema(val OptNilChatJsonSchemaConfi
 // SetType sets the value of Type.
 func (s *ChatFormatJsonSchemaConfig) SetType(val OptNilChatFormatJsonSchemaConfigType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ChatFormatJsonSchemaConfig) SetAdditionalProps(val ChatFormatJsonSchemaConfigAdditional) {
+	s.AdditionalProps = val
+}
+
+type ChatFormatJsonSchemaConfigAdditional map[string]jx.Raw
+
+func (s *ChatFormatJsonSchemaConfigAdditional) init() ChatFormatJsonSchemaConfigAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type ChatFormatJsonSchemaConfigType string
@@ -9709,7 +11290,8 @@ func (s *ChatFormatJsonSchemaConfigType) UnmarshalText(data []byte) error {
 // Python code response format.
 // Ref: #/components/schemas/ChatFormatPythonConfig
 type ChatFormatPythonConfig struct {
-	Type OptNilChatFormatPythonConfigType `json:"type"`
+	Type            OptNilChatFormatPythonConfigType `json:"type"`
+	AdditionalProps ChatFormatPythonConfigAdditional
 }
 
 // GetType returns the value of Type.
@@ -9717,9 +11299,30 @@ func (s *ChatFormatPythonConfig) GetType() OptNilChatFormatPythonConfigType {
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ChatFormatPythonConfig) GetAdditionalProps() ChatFormatPythonConfigAdditional {
+	return s.AdditionalProps
+}
+
 // SetType sets the value of Type.
 func (s *ChatFormatPythonConfig) SetType(val OptNilChatFormatPythonConfigType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ChatFormatPythonConfig) SetAdditionalProps(val ChatFormatPythonConfigAdditional) {
+	s.AdditionalProps = val
+}
+
+type ChatFormatPythonConfigAdditional map[string]jx.Raw
+
+func (s *ChatFormatPythonConfigAdditional) init() ChatFormatPythonConfigAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type ChatFormatPythonConfigType string
@@ -9759,7 +11362,8 @@ func (s *ChatFormatPythonConfigType) UnmarshalText(data []byte) error {
 // Default text response format.
 // Ref: #/components/schemas/ChatFormatTextConfig
 type ChatFormatTextConfig struct {
-	Type OptNilChatFormatTextConfigType `json:"type"`
+	Type            OptNilChatFormatTextConfigType `json:"type"`
+	AdditionalProps ChatFormatTextConfigAdditional
 }
 
 // GetType returns the value of Type.
@@ -9767,9 +11371,30 @@ func (s *ChatFormatTextConfig) GetType() OptNilChatFormatTextConfigType {
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ChatFormatTextConfig) GetAdditionalProps() ChatFormatTextConfigAdditional {
+	return s.AdditionalProps
+}
+
 // SetType sets the value of Type.
 func (s *ChatFormatTextConfig) SetType(val OptNilChatFormatTextConfigType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ChatFormatTextConfig) SetAdditionalProps(val ChatFormatTextConfigAdditional) {
+	s.AdditionalProps = val
+}
+
+type ChatFormatTextConfigAdditional map[string]jx.Raw
+
+func (s *ChatFormatTextConfigAdditional) init() ChatFormatTextConfigAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type ChatFormatTextConfigType string
@@ -10190,8 +11815,9 @@ func NewChatFunctionToolWebSearchPreview20250311ChatFunctionTool(v ChatWebSearch
 type ChatFunctionToolFunction struct {
 	CacheControl OptNilChatContentCacheControl `json:"cache_control"`
 	// Function definition for tool calling.
-	Function OptNilChatFunctionToolFunctionFunction `json:"function"`
-	Type     OptNilChatFunctionToolFunctionType     `json:"type"`
+	Function        OptNilChatFunctionToolFunctionFunction `json:"function"`
+	Type            OptNilChatFunctionToolFunctionType     `json:"type"`
+	AdditionalProps ChatFunctionToolFunctionAdditional
 }
 
 // GetCacheControl returns the value of CacheControl.
@@ -10209,6 +11835,11 @@ func (s *ChatFunctionToolFunction) GetType() OptNilChatFunctionToolFunctionType 
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ChatFunctionToolFunction) GetAdditionalProps() ChatFunctionToolFunctionAdditional {
+	return s.AdditionalProps
+}
+
 // SetCacheControl sets the value of CacheControl.
 func (s *ChatFunctionToolFunction) SetCacheControl(val OptNilChatContentCacheControl) {
 	s.CacheControl = val
@@ -10224,6 +11855,22 @@ func (s *ChatFunctionToolFunction) SetType(val OptNilChatFunctionToolFunctionTyp
 	s.Type = val
 }
 
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ChatFunctionToolFunction) SetAdditionalProps(val ChatFunctionToolFunctionAdditional) {
+	s.AdditionalProps = val
+}
+
+type ChatFunctionToolFunctionAdditional map[string]jx.Raw
+
+func (s *ChatFunctionToolFunctionAdditional) init() ChatFunctionToolFunctionAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
+}
+
 // Function definition for tool calling.
 type ChatFunctionToolFunctionFunction struct {
 	// Function description for the model.
@@ -10233,7 +11880,8 @@ type ChatFunctionToolFunctionFunction struct {
 	// Function parameters as JSON Schema object.
 	Parameters jx.Raw `json:"parameters"`
 	// Enable strict schema adherence.
-	Strict OptNilBool `json:"strict"`
+	Strict          OptNilBool `json:"strict"`
+	AdditionalProps ChatFunctionToolFunctionFunctionAdditional
 }
 
 // GetDescription returns the value of Description.
@@ -10256,6 +11904,11 @@ func (s *ChatFunctionToolFunctionFunction) GetStrict() OptNilBool {
 	return s.Strict
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ChatFunctionToolFunctionFunction) GetAdditionalProps() ChatFunctionToolFunctionFunctionAdditional {
+	return s.AdditionalProps
+}
+
 // SetDescription sets the value of Description.
 func (s *ChatFunctionToolFunctionFunction) SetDescription(val OptNilString) {
 	s.Description = val
@@ -10274,6 +11927,22 @@ func (s *ChatFunctionToolFunctionFunction) SetParameters(val jx.Raw) {
 // SetStrict sets the value of Strict.
 func (s *ChatFunctionToolFunctionFunction) SetStrict(val OptNilBool) {
 	s.Strict = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ChatFunctionToolFunctionFunction) SetAdditionalProps(val ChatFunctionToolFunctionFunctionAdditional) {
+	s.AdditionalProps = val
+}
+
+type ChatFunctionToolFunctionFunctionAdditional map[string]jx.Raw
+
+func (s *ChatFunctionToolFunctionFunctionAdditional) init() ChatFunctionToolFunctionFunctionAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type ChatFunctionToolFunctionType string
@@ -10320,7 +11989,8 @@ type ChatJsonSchemaConfig struct {
 	// JSON Schema object.
 	Schema jx.Raw `json:"schema"`
 	// Enable strict schema adherence.
-	Strict OptNilBool `json:"strict"`
+	Strict          OptNilBool `json:"strict"`
+	AdditionalProps ChatJsonSchemaConfigAdditional
 }
 
 // GetDescription returns the value of Description.
@@ -10343,6 +12013,11 @@ func (s *ChatJsonSchemaConfig) GetStrict() OptNilBool {
 	return s.Strict
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ChatJsonSchemaConfig) GetAdditionalProps() ChatJsonSchemaConfigAdditional {
+	return s.AdditionalProps
+}
+
 // SetDescription sets the value of Description.
 func (s *ChatJsonSchemaConfig) SetDescription(val OptNilString) {
 	s.Description = val
@@ -10363,10 +12038,27 @@ func (s *ChatJsonSchemaConfig) SetStrict(val OptNilBool) {
 	s.Strict = val
 }
 
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ChatJsonSchemaConfig) SetAdditionalProps(val ChatJsonSchemaConfigAdditional) {
+	s.AdditionalProps = val
+}
+
+type ChatJsonSchemaConfigAdditional map[string]jx.Raw
+
+func (s *ChatJsonSchemaConfigAdditional) init() ChatJsonSchemaConfigAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
+}
+
 // Ref: #/components/schemas/ChatMessageAnnotation
 type ChatMessageAnnotation struct {
-	Type        OptNilChatMessageAnnotationType        `json:"type"`
-	URLCitation OptNilChatMessageAnnotationURLCitation `json:"url_citation"`
+	Type            OptNilChatMessageAnnotationType        `json:"type"`
+	URLCitation     OptNilChatMessageAnnotationURLCitation `json:"url_citation"`
+	AdditionalProps ChatMessageAnnotationAdditional
 }
 
 // GetType returns the value of Type.
@@ -10379,6 +12071,11 @@ func (s *ChatMessageAnnotation) GetURLCitation() OptNilChatMessageAnnotationURLC
 	return s.URLCitation
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ChatMessageAnnotation) GetAdditionalProps() ChatMessageAnnotationAdditional {
+	return s.AdditionalProps
+}
+
 // SetType sets the value of Type.
 func (s *ChatMessageAnnotation) SetType(val OptNilChatMessageAnnotationType) {
 	s.Type = val
@@ -10387,6 +12084,22 @@ func (s *ChatMessageAnnotation) SetType(val OptNilChatMessageAnnotationType) {
 // SetURLCitation sets the value of URLCitation.
 func (s *ChatMessageAnnotation) SetURLCitation(val OptNilChatMessageAnnotationURLCitation) {
 	s.URLCitation = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ChatMessageAnnotation) SetAdditionalProps(val ChatMessageAnnotationAdditional) {
+	s.AdditionalProps = val
+}
+
+type ChatMessageAnnotationAdditional map[string]jx.Raw
+
+func (s *ChatMessageAnnotationAdditional) init() ChatMessageAnnotationAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type ChatMessageAnnotationType string
@@ -10424,11 +12137,12 @@ func (s *ChatMessageAnnotationType) UnmarshalText(data []byte) error {
 }
 
 type ChatMessageAnnotationURLCitation struct {
-	Content    OptNilString `json:"content"`
-	EndIndex   OptNilInt    `json:"end_index"`
-	StartIndex OptNilInt    `json:"start_index"`
-	Title      OptNilString `json:"title"`
-	URL        OptNilString `json:"url"`
+	Content         OptNilString `json:"content"`
+	EndIndex        OptNilInt    `json:"end_index"`
+	StartIndex      OptNilInt    `json:"start_index"`
+	Title           OptNilString `json:"title"`
+	URL             OptNilString `json:"url"`
+	AdditionalProps ChatMessageAnnotationURLCitationAdditional
 }
 
 // GetContent returns the value of Content.
@@ -10456,6 +12170,11 @@ func (s *ChatMessageAnnotationURLCitation) GetURL() OptNilString {
 	return s.URL
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ChatMessageAnnotationURLCitation) GetAdditionalProps() ChatMessageAnnotationURLCitationAdditional {
+	return s.AdditionalProps
+}
+
 // SetContent sets the value of Content.
 func (s *ChatMessageAnnotationURLCitation) SetContent(val OptNilString) {
 	s.Content = val
@@ -10479,6 +12198,22 @@ func (s *ChatMessageAnnotationURLCitation) SetTitle(val OptNilString) {
 // SetURL sets the value of URL.
 func (s *ChatMessageAnnotationURLCitation) SetURL(val OptNilString) {
 	s.URL = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ChatMessageAnnotationURLCitation) SetAdditionalProps(val ChatMessageAnnotationURLCitationAdditional) {
+	s.AdditionalProps = val
+}
+
+type ChatMessageAnnotationURLCitationAdditional map[string]jx.Raw
+
+func (s *ChatMessageAnnotationURLCitationAdditional) init() ChatMessageAnnotationURLCitationAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // Chat completion message with role-based discrimination.
@@ -10635,8 +12370,9 @@ type ChatModelNames []string
 // Named tool choice for specific function.
 // Ref: #/components/schemas/ChatNamedToolChoice
 type ChatNamedToolChoice struct {
-	Function OptNilChatNamedToolChoiceFunction `json:"function"`
-	Type     OptNilChatNamedToolChoiceType     `json:"type"`
+	Function        OptNilChatNamedToolChoiceFunction `json:"function"`
+	Type            OptNilChatNamedToolChoiceType     `json:"type"`
+	AdditionalProps ChatNamedToolChoiceAdditional
 }
 
 // GetFunction returns the value of Function.
@@ -10649,6 +12385,11 @@ func (s *ChatNamedToolChoice) GetType() OptNilChatNamedToolChoiceType {
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ChatNamedToolChoice) GetAdditionalProps() ChatNamedToolChoiceAdditional {
+	return s.AdditionalProps
+}
+
 // SetFunction sets the value of Function.
 func (s *ChatNamedToolChoice) SetFunction(val OptNilChatNamedToolChoiceFunction) {
 	s.Function = val
@@ -10659,9 +12400,26 @@ func (s *ChatNamedToolChoice) SetType(val OptNilChatNamedToolChoiceType) {
 	s.Type = val
 }
 
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ChatNamedToolChoice) SetAdditionalProps(val ChatNamedToolChoiceAdditional) {
+	s.AdditionalProps = val
+}
+
+type ChatNamedToolChoiceAdditional map[string]jx.Raw
+
+func (s *ChatNamedToolChoiceAdditional) init() ChatNamedToolChoiceAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
+}
+
 type ChatNamedToolChoiceFunction struct {
 	// Function name to call.
-	Name OptNilString `json:"name"`
+	Name            OptNilString `json:"name"`
+	AdditionalProps ChatNamedToolChoiceFunctionAdditional
 }
 
 // GetName returns the value of Name.
@@ -10669,9 +12427,30 @@ func (s *ChatNamedToolChoiceFunction) GetName() OptNilString {
 	return s.Name
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ChatNamedToolChoiceFunction) GetAdditionalProps() ChatNamedToolChoiceFunctionAdditional {
+	return s.AdditionalProps
+}
+
 // SetName sets the value of Name.
 func (s *ChatNamedToolChoiceFunction) SetName(val OptNilString) {
 	s.Name = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ChatNamedToolChoiceFunction) SetAdditionalProps(val ChatNamedToolChoiceFunctionAdditional) {
+	s.AdditionalProps = val
+}
+
+type ChatNamedToolChoiceFunctionAdditional map[string]jx.Raw
+
+func (s *ChatNamedToolChoiceFunctionAdditional) init() ChatNamedToolChoiceFunctionAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type ChatNamedToolChoiceType string
@@ -10779,7 +12558,7 @@ type ChatRequest struct {
 	// 16.
 	MaxTokens OptNilInt `json:"max_tokens"`
 	// List of messages for the conversation.
-	Messages OptNilChatMessagesArray `json:"messages"`
+	Messages []ChatMessages `json:"messages" transponder:"encode-empty"`
 	// Key-value pairs for additional object information (max 16 pairs, 64 char keys, 512 char values).
 	Metadata jx.Raw `json:"metadata"`
 	// Minimum probability threshold relative to the most likely token. Tokens with probability below min_p
@@ -10851,7 +12630,8 @@ type ChatRequest struct {
 	// affect the whole account.
 	User OptNilString `json:"user"`
 	// How verbose the answer is (low, medium, high), for the models that support it.
-	Verbosity OptNilChatRequestVerbosity `json:"verbosity"`
+	Verbosity       OptNilChatRequestVerbosity `json:"verbosity"`
+	AdditionalProps ChatRequestAdditional
 }
 
 // GetCacheControl returns the value of CacheControl.
@@ -10895,7 +12675,7 @@ func (s *ChatRequest) GetMaxTokens() OptNilInt {
 }
 
 // GetMessages returns the value of Messages.
-func (s *ChatRequest) GetMessages() OptNilChatMessagesArray {
+func (s *ChatRequest) GetMessages() []ChatMessages {
 	return s.Messages
 }
 
@@ -11069,6 +12849,11 @@ func (s *ChatRequest) GetVerbosity() OptNilChatRequestVerbosity {
 	return s.Verbosity
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ChatRequest) GetAdditionalProps() ChatRequestAdditional {
+	return s.AdditionalProps
+}
+
 // SetCacheControl sets the value of CacheControl.
 func (s *ChatRequest) SetCacheControl(val OptNilAnthropicCacheControlDirective) {
 	s.CacheControl = val
@@ -11110,7 +12895,7 @@ func (s *ChatRequest) SetMaxTokens(val OptNilInt) {
 }
 
 // SetMessages sets the value of Messages.
-func (s *ChatRequest) SetMessages(val OptNilChatMessagesArray) {
+func (s *ChatRequest) SetMessages(val []ChatMessages) {
 	s.Messages = val
 }
 
@@ -11282,6 +13067,22 @@ func (s *ChatRequest) SetUser(val OptNilString) {
 // SetVerbosity sets the value of Verbosity.
 func (s *ChatRequest) SetVerbosity(val OptNilChatRequestVerbosity) {
 	s.Verbosity = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ChatRequest) SetAdditionalProps(val ChatRequestAdditional) {
+	s.AdditionalProps = val
+}
+
+type ChatRequestAdditional map[string]jx.Raw
+
+func (s *ChatRequestAdditional) init() ChatRequestAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type ChatRequestModalitiesItem string
@@ -11628,8 +13429,9 @@ func NewFusionPluginChatRequestPluginsItem(v FusionPlugin) ChatRequestPluginsIte
 // Configuration options for reasoning models.
 type ChatRequestReasoning struct {
 	// Constrains effort on reasoning for reasoning models.
-	Effort  OptNilChatRequestReasoningEffort2       `json:"effort"`
-	Summary OptNilChatReasoningSummaryVerbosityEnum `json:"summary"`
+	Effort          OptNilChatRequestReasoningEffort2       `json:"effort"`
+	Summary         OptNilChatReasoningSummaryVerbosityEnum `json:"summary"`
+	AdditionalProps ChatRequestReasoningAdditional
 }
 
 // GetEffort returns the value of Effort.
@@ -11642,6 +13444,11 @@ func (s *ChatRequestReasoning) GetSummary() OptNilChatReasoningSummaryVerbosityE
 	return s.Summary
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ChatRequestReasoning) GetAdditionalProps() ChatRequestReasoningAdditional {
+	return s.AdditionalProps
+}
+
 // SetEffort sets the value of Effort.
 func (s *ChatRequestReasoning) SetEffort(val OptNilChatRequestReasoningEffort2) {
 	s.Effort = val
@@ -11650,6 +13457,22 @@ func (s *ChatRequestReasoning) SetEffort(val OptNilChatRequestReasoningEffort2) 
 // SetSummary sets the value of Summary.
 func (s *ChatRequestReasoning) SetSummary(val OptNilChatReasoningSummaryVerbosityEnum) {
 	s.Summary = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ChatRequestReasoning) SetAdditionalProps(val ChatRequestReasoningAdditional) {
+	s.AdditionalProps = val
+}
+
+type ChatRequestReasoningAdditional map[string]jx.Raw
+
+func (s *ChatRequestReasoningAdditional) init() ChatRequestReasoningAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // Shorthand for setting reasoning effort. Equivalent to setting reasoning.effort. Cannot be used
@@ -12176,7 +13999,7 @@ func (s *ChatRequestVerbosity) UnmarshalText(data []byte) error {
 // Ref: #/components/schemas/ChatResult
 type ChatResult struct {
 	// List of completion choices.
-	Choices OptNilChatChoiceArray `json:"choices"`
+	Choices []ChatChoice `json:"choices" transponder:"encode-empty"`
 	// Unix timestamp of creation.
 	Created OptNilInt `json:"created"`
 	// Unique completion identifier.
@@ -12190,10 +14013,11 @@ type ChatResult struct {
 	// System fingerprint.
 	SystemFingerprint OptNilString    `json:"system_fingerprint"`
 	Usage             OptNilChatUsage `json:"usage"`
+	AdditionalProps   ChatResultAdditional
 }
 
 // GetChoices returns the value of Choices.
-func (s *ChatResult) GetChoices() OptNilChatChoiceArray {
+func (s *ChatResult) GetChoices() []ChatChoice {
 	return s.Choices
 }
 
@@ -12237,8 +14061,13 @@ func (s *ChatResult) GetUsage() OptNilChatUsage {
 	return s.Usage
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ChatResult) GetAdditionalProps() ChatResultAdditional {
+	return s.AdditionalProps
+}
+
 // SetChoices sets the value of Choices.
-func (s *ChatResult) SetChoices(val OptNilChatChoiceArray) {
+func (s *ChatResult) SetChoices(val []ChatChoice) {
 	s.Choices = val
 }
 
@@ -12282,7 +14111,23 @@ func (s *ChatResult) SetUsage(val OptNilChatUsage) {
 	s.Usage = val
 }
 
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ChatResult) SetAdditionalProps(val ChatResultAdditional) {
+	s.AdditionalProps = val
+}
+
 func (*ChatResult) sendChatCompletionRequestRes() {}
+
+type ChatResultAdditional map[string]jx.Raw
+
+func (s *ChatResultAdditional) init() ChatResultAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
+}
 
 type ChatResultObject string
 
@@ -12321,8 +14166,9 @@ func (s *ChatResultObject) UnmarshalText(data []byte) error {
 // OpenRouter built-in server tool: searches and filters AI models available on OpenRouter.
 // Ref: #/components/schemas/ChatSearchModelsServerTool
 type ChatSearchModelsServerTool struct {
-	Parameters OptNilSearchModelsServerToolConfig   `json:"parameters"`
-	Type       OptNilChatSearchModelsServerToolType `json:"type"`
+	Parameters      OptNilSearchModelsServerToolConfig   `json:"parameters"`
+	Type            OptNilChatSearchModelsServerToolType `json:"type"`
+	AdditionalProps ChatSearchModelsServerToolAdditional
 }
 
 // GetParameters returns the value of Parameters.
@@ -12335,6 +14181,11 @@ func (s *ChatSearchModelsServerTool) GetType() OptNilChatSearchModelsServerToolT
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ChatSearchModelsServerTool) GetAdditionalProps() ChatSearchModelsServerToolAdditional {
+	return s.AdditionalProps
+}
+
 // SetParameters sets the value of Parameters.
 func (s *ChatSearchModelsServerTool) SetParameters(val OptNilSearchModelsServerToolConfig) {
 	s.Parameters = val
@@ -12343,6 +14194,22 @@ func (s *ChatSearchModelsServerTool) SetParameters(val OptNilSearchModelsServerT
 // SetType sets the value of Type.
 func (s *ChatSearchModelsServerTool) SetType(val OptNilChatSearchModelsServerToolType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ChatSearchModelsServerTool) SetAdditionalProps(val ChatSearchModelsServerToolAdditional) {
+	s.AdditionalProps = val
+}
+
+type ChatSearchModelsServerToolAdditional map[string]jx.Raw
+
+func (s *ChatSearchModelsServerToolAdditional) init() ChatSearchModelsServerToolAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type ChatSearchModelsServerToolType string
@@ -12385,7 +14252,8 @@ func (s *ChatSearchModelsServerToolType) UnmarshalText(data []byte) error {
 type ChatServerToolChoice struct {
 	// OpenRouter server-tool type to force (e.g. `openrouter:web_search`, `web_search`,
 	// `web_search_preview`).
-	Type OptNilString `json:"type"`
+	Type            OptNilString `json:"type"`
+	AdditionalProps ChatServerToolChoiceAdditional
 }
 
 // GetType returns the value of Type.
@@ -12393,9 +14261,30 @@ func (s *ChatServerToolChoice) GetType() OptNilString {
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ChatServerToolChoice) GetAdditionalProps() ChatServerToolChoiceAdditional {
+	return s.AdditionalProps
+}
+
 // SetType sets the value of Type.
 func (s *ChatServerToolChoice) SetType(val OptNilString) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ChatServerToolChoice) SetAdditionalProps(val ChatServerToolChoiceAdditional) {
+	s.AdditionalProps = val
+}
+
+type ChatServerToolChoiceAdditional map[string]jx.Raw
+
+func (s *ChatServerToolChoiceAdditional) init() ChatServerToolChoiceAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // Streaming completion choice chunk.
@@ -12408,6 +14297,7 @@ type ChatStreamChoice struct {
 	Logprobs OptNilChatTokenLogprobs `json:"logprobs"`
 	// The upstream provider's finish reason, unmapped.
 	NativeFinishReason OptNilString `json:"native_finish_reason"`
+	AdditionalProps    ChatStreamChoiceAdditional
 }
 
 // GetDelta returns the value of Delta.
@@ -12435,6 +14325,11 @@ func (s *ChatStreamChoice) GetNativeFinishReason() OptNilString {
 	return s.NativeFinishReason
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ChatStreamChoice) GetAdditionalProps() ChatStreamChoiceAdditional {
+	return s.AdditionalProps
+}
+
 // SetDelta sets the value of Delta.
 func (s *ChatStreamChoice) SetDelta(val OptNilChatStreamDelta) {
 	s.Delta = val
@@ -12460,11 +14355,27 @@ func (s *ChatStreamChoice) SetNativeFinishReason(val OptNilString) {
 	s.NativeFinishReason = val
 }
 
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ChatStreamChoice) SetAdditionalProps(val ChatStreamChoiceAdditional) {
+	s.AdditionalProps = val
+}
+
+type ChatStreamChoiceAdditional map[string]jx.Raw
+
+func (s *ChatStreamChoiceAdditional) init() ChatStreamChoiceAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
+}
+
 // Streaming chat completion chunk.
 // Ref: #/components/schemas/ChatStreamChunk
 type ChatStreamChunk struct {
 	// List of streaming chunk choices.
-	Choices OptNilChatStreamChoiceArray `json:"choices"`
+	Choices []ChatStreamChoice `json:"choices" transponder:"encode-empty"`
 	// Unix timestamp of creation.
 	Created OptNilInt `json:"created"`
 	// Error information.
@@ -12480,10 +14391,11 @@ type ChatStreamChunk struct {
 	// System fingerprint.
 	SystemFingerprint OptNilString    `json:"system_fingerprint"`
 	Usage             OptNilChatUsage `json:"usage"`
+	AdditionalProps   ChatStreamChunkAdditional
 }
 
 // GetChoices returns the value of Choices.
-func (s *ChatStreamChunk) GetChoices() OptNilChatStreamChoiceArray {
+func (s *ChatStreamChunk) GetChoices() []ChatStreamChoice {
 	return s.Choices
 }
 
@@ -12532,8 +14444,13 @@ func (s *ChatStreamChunk) GetUsage() OptNilChatUsage {
 	return s.Usage
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ChatStreamChunk) GetAdditionalProps() ChatStreamChunkAdditional {
+	return s.AdditionalProps
+}
+
 // SetChoices sets the value of Choices.
-func (s *ChatStreamChunk) SetChoices(val OptNilChatStreamChoiceArray) {
+func (s *ChatStreamChunk) SetChoices(val []ChatStreamChoice) {
 	s.Choices = val
 }
 
@@ -12582,6 +14499,22 @@ func (s *ChatStreamChunk) SetUsage(val OptNilChatUsage) {
 	s.Usage = val
 }
 
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ChatStreamChunk) SetAdditionalProps(val ChatStreamChunkAdditional) {
+	s.AdditionalProps = val
+}
+
+type ChatStreamChunkAdditional map[string]jx.Raw
+
+func (s *ChatStreamChunkAdditional) init() ChatStreamChunkAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
+}
+
 // Error information.
 type ChatStreamChunkError struct {
 	// Error code.
@@ -12589,7 +14522,8 @@ type ChatStreamChunkError struct {
 	// Error message.
 	Message OptNilString `json:"message"`
 	// Structured error metadata.
-	Metadata OptNilChatStreamChunkErrorMetadata `json:"metadata"`
+	Metadata        OptNilChatStreamChunkErrorMetadata `json:"metadata"`
+	AdditionalProps ChatStreamChunkErrorAdditional
 }
 
 // GetCode returns the value of Code.
@@ -12607,6 +14541,11 @@ func (s *ChatStreamChunkError) GetMetadata() OptNilChatStreamChunkErrorMetadata 
 	return s.Metadata
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ChatStreamChunkError) GetAdditionalProps() ChatStreamChunkErrorAdditional {
+	return s.AdditionalProps
+}
+
 // SetCode sets the value of Code.
 func (s *ChatStreamChunkError) SetCode(val OptNilInt32) {
 	s.Code = val
@@ -12622,11 +14561,28 @@ func (s *ChatStreamChunkError) SetMetadata(val OptNilChatStreamChunkErrorMetadat
 	s.Metadata = val
 }
 
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ChatStreamChunkError) SetAdditionalProps(val ChatStreamChunkErrorAdditional) {
+	s.AdditionalProps = val
+}
+
+type ChatStreamChunkErrorAdditional map[string]jx.Raw
+
+func (s *ChatStreamChunkErrorAdditional) init() ChatStreamChunkErrorAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
+}
+
 // Structured error metadata.
 type ChatStreamChunkErrorMetadata struct {
 	ErrorType OptNilApiErrorType `json:"error_type"`
 	// Upstream provider-specific error code, when available.
-	ProviderCode OptNilString `json:"provider_code"`
+	ProviderCode    OptNilString `json:"provider_code"`
+	AdditionalProps ChatStreamChunkErrorMetadataAdditional
 }
 
 // GetErrorType returns the value of ErrorType.
@@ -12639,6 +14595,11 @@ func (s *ChatStreamChunkErrorMetadata) GetProviderCode() OptNilString {
 	return s.ProviderCode
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ChatStreamChunkErrorMetadata) GetAdditionalProps() ChatStreamChunkErrorMetadataAdditional {
+	return s.AdditionalProps
+}
+
 // SetErrorType sets the value of ErrorType.
 func (s *ChatStreamChunkErrorMetadata) SetErrorType(val OptNilApiErrorType) {
 	s.ErrorType = val
@@ -12647,6 +14608,22 @@ func (s *ChatStreamChunkErrorMetadata) SetErrorType(val OptNilApiErrorType) {
 // SetProviderCode sets the value of ProviderCode.
 func (s *ChatStreamChunkErrorMetadata) SetProviderCode(val OptNilString) {
 	s.ProviderCode = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ChatStreamChunkErrorMetadata) SetAdditionalProps(val ChatStreamChunkErrorMetadataAdditional) {
+	s.AdditionalProps = val
+}
+
+type ChatStreamChunkErrorMetadataAdditional map[string]jx.Raw
+
+func (s *ChatStreamChunkErrorMetadataAdditional) init() ChatStreamChunkErrorMetadataAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type ChatStreamChunkObject string
@@ -12701,7 +14678,8 @@ type ChatStreamDelta struct {
 	// The role of the message author.
 	Role OptNilChatStreamDeltaRole `json:"role"`
 	// Tool calls delta.
-	ToolCalls OptNilChatStreamToolCallArray `json:"tool_calls"`
+	ToolCalls       OptNilChatStreamToolCallArray `json:"tool_calls"`
+	AdditionalProps ChatStreamDeltaAdditional
 }
 
 // GetAnnotations returns the value of Annotations.
@@ -12749,6 +14727,11 @@ func (s *ChatStreamDelta) GetToolCalls() OptNilChatStreamToolCallArray {
 	return s.ToolCalls
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ChatStreamDelta) GetAdditionalProps() ChatStreamDeltaAdditional {
+	return s.AdditionalProps
+}
+
 // SetAnnotations sets the value of Annotations.
 func (s *ChatStreamDelta) SetAnnotations(val OptNilChatMessageAnnotationArray) {
 	s.Annotations = val
@@ -12794,7 +14777,23 @@ func (s *ChatStreamDelta) SetToolCalls(val OptNilChatStreamToolCallArray) {
 	s.ToolCalls = val
 }
 
-// Audio output data or reference.
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ChatStreamDelta) SetAdditionalProps(val ChatStreamDeltaAdditional) {
+	s.AdditionalProps = val
+}
+
+type ChatStreamDeltaAdditional map[string]jx.Raw
+
+func (s *ChatStreamDeltaAdditional) init() ChatStreamDeltaAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
+}
+
+// Merged schema.
 type ChatStreamDeltaAudio struct {
 	// Base64 encoded audio data.
 	Data OptNilString `json:"data"`
@@ -12803,7 +14802,8 @@ type ChatStreamDeltaAudio struct {
 	// Audio output identifier.
 	ID OptNilString `json:"id"`
 	// Audio transcript.
-	Transcript OptNilString `json:"transcript"`
+	Transcript      OptNilString `json:"transcript"`
+	AdditionalProps ChatStreamDeltaAudioAdditional
 }
 
 // GetData returns the value of Data.
@@ -12826,6 +14826,11 @@ func (s *ChatStreamDeltaAudio) GetTranscript() OptNilString {
 	return s.Transcript
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ChatStreamDeltaAudio) GetAdditionalProps() ChatStreamDeltaAudioAdditional {
+	return s.AdditionalProps
+}
+
 // SetData sets the value of Data.
 func (s *ChatStreamDeltaAudio) SetData(val OptNilString) {
 	s.Data = val
@@ -12844,6 +14849,22 @@ func (s *ChatStreamDeltaAudio) SetID(val OptNilString) {
 // SetTranscript sets the value of Transcript.
 func (s *ChatStreamDeltaAudio) SetTranscript(val OptNilString) {
 	s.Transcript = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ChatStreamDeltaAudio) SetAdditionalProps(val ChatStreamDeltaAudioAdditional) {
+	s.AdditionalProps = val
+}
+
+type ChatStreamDeltaAudioAdditional map[string]jx.Raw
+
+func (s *ChatStreamDeltaAudioAdditional) init() ChatStreamDeltaAudioAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // The role of the message author.
@@ -12887,7 +14908,8 @@ type ChatStreamOptions struct {
 	// Deprecated: This field has no effect. Full usage details are always included.
 	//
 	// Deprecated: schema marks this property as deprecated.
-	IncludeUsage OptNilBool `json:"include_usage"`
+	IncludeUsage    OptNilBool `json:"include_usage"`
+	AdditionalProps ChatStreamOptionsAdditional
 }
 
 // GetIncludeUsage returns the value of IncludeUsage.
@@ -12895,9 +14917,30 @@ func (s *ChatStreamOptions) GetIncludeUsage() OptNilBool {
 	return s.IncludeUsage
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ChatStreamOptions) GetAdditionalProps() ChatStreamOptionsAdditional {
+	return s.AdditionalProps
+}
+
 // SetIncludeUsage sets the value of IncludeUsage.
 func (s *ChatStreamOptions) SetIncludeUsage(val OptNilBool) {
 	s.IncludeUsage = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ChatStreamOptions) SetAdditionalProps(val ChatStreamOptionsAdditional) {
+	s.AdditionalProps = val
+}
+
+type ChatStreamOptionsAdditional map[string]jx.Raw
+
+func (s *ChatStreamOptionsAdditional) init() ChatStreamOptionsAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type ChatStreamReasoningDetails []ReasoningDetailUnion
@@ -12912,7 +14955,8 @@ type ChatStreamToolCall struct {
 	// Tool call index in the array.
 	Index OptNilInt `json:"index"`
 	// Tool call type.
-	Type OptNilChatStreamToolCallType `json:"type"`
+	Type            OptNilChatStreamToolCallType `json:"type"`
+	AdditionalProps ChatStreamToolCallAdditional
 }
 
 // GetFunction returns the value of Function.
@@ -12935,6 +14979,11 @@ func (s *ChatStreamToolCall) GetType() OptNilChatStreamToolCallType {
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ChatStreamToolCall) GetAdditionalProps() ChatStreamToolCallAdditional {
+	return s.AdditionalProps
+}
+
 // SetFunction sets the value of Function.
 func (s *ChatStreamToolCall) SetFunction(val OptNilChatStreamToolCallFunction) {
 	s.Function = val
@@ -12955,12 +15004,29 @@ func (s *ChatStreamToolCall) SetType(val OptNilChatStreamToolCallType) {
 	s.Type = val
 }
 
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ChatStreamToolCall) SetAdditionalProps(val ChatStreamToolCallAdditional) {
+	s.AdditionalProps = val
+}
+
+type ChatStreamToolCallAdditional map[string]jx.Raw
+
+func (s *ChatStreamToolCallAdditional) init() ChatStreamToolCallAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
+}
+
 // Function call details.
 type ChatStreamToolCallFunction struct {
 	// Function arguments as JSON string.
 	Arguments OptNilString `json:"arguments"`
 	// Function name.
-	Name OptNilString `json:"name"`
+	Name            OptNilString `json:"name"`
+	AdditionalProps ChatStreamToolCallFunctionAdditional
 }
 
 // GetArguments returns the value of Arguments.
@@ -12973,6 +15039,11 @@ func (s *ChatStreamToolCallFunction) GetName() OptNilString {
 	return s.Name
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ChatStreamToolCallFunction) GetAdditionalProps() ChatStreamToolCallFunctionAdditional {
+	return s.AdditionalProps
+}
+
 // SetArguments sets the value of Arguments.
 func (s *ChatStreamToolCallFunction) SetArguments(val OptNilString) {
 	s.Arguments = val
@@ -12981,6 +15052,22 @@ func (s *ChatStreamToolCallFunction) SetArguments(val OptNilString) {
 // SetName sets the value of Name.
 func (s *ChatStreamToolCallFunction) SetName(val OptNilString) {
 	s.Name = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ChatStreamToolCallFunction) SetAdditionalProps(val ChatStreamToolCallFunctionAdditional) {
+	s.AdditionalProps = val
+}
+
+type ChatStreamToolCallFunctionAdditional map[string]jx.Raw
+
+func (s *ChatStreamToolCallFunctionAdditional) init() ChatStreamToolCallFunctionAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // Tool call type.
@@ -13020,7 +15107,8 @@ func (s *ChatStreamToolCallType) UnmarshalText(data []byte) error {
 
 // Ref: #/components/schemas/ChatStreamingResponse
 type ChatStreamingResponse struct {
-	Data OptNilChatStreamChunk `json:"data"`
+	Data            OptNilChatStreamChunk `json:"data"`
+	AdditionalProps ChatStreamingResponseAdditional
 }
 
 // GetData returns the value of Data.
@@ -13028,12 +15116,33 @@ func (s *ChatStreamingResponse) GetData() OptNilChatStreamChunk {
 	return s.Data
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ChatStreamingResponse) GetAdditionalProps() ChatStreamingResponseAdditional {
+	return s.AdditionalProps
+}
+
 // SetData sets the value of Data.
 func (s *ChatStreamingResponse) SetData(val OptNilChatStreamChunk) {
 	s.Data = val
 }
 
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ChatStreamingResponse) SetAdditionalProps(val ChatStreamingResponseAdditional) {
+	s.AdditionalProps = val
+}
+
 func (*ChatStreamingResponse) sendChatCompletionRequestRes() {}
+
+type ChatStreamingResponseAdditional map[string]jx.Raw
+
+func (s *ChatStreamingResponseAdditional) init() ChatStreamingResponseAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
+}
 
 // System message for setting behavior.
 // Ref: #/components/schemas/ChatSystemMessage
@@ -13041,8 +15150,9 @@ type ChatSystemMessage struct {
 	// System message content.
 	Content OptChatSystemMessageContent `json:"content"`
 	// Optional name for the system message.
-	Name OptNilString                `json:"name"`
-	Role OptNilChatSystemMessageRole `json:"role"`
+	Name            OptNilString                `json:"name"`
+	Role            OptNilChatSystemMessageRole `json:"role"`
+	AdditionalProps ChatSystemMessageAdditional
 }
 
 // GetContent returns the value of Content.
@@ -13060,6 +15170,11 @@ func (s *ChatSystemMessage) GetRole() OptNilChatSystemMessageRole {
 	return s.Role
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ChatSystemMessage) GetAdditionalProps() ChatSystemMessageAdditional {
+	return s.AdditionalProps
+}
+
 // SetContent sets the value of Content.
 func (s *ChatSystemMessage) SetContent(val OptChatSystemMessageContent) {
 	s.Content = val
@@ -13073,6 +15188,22 @@ func (s *ChatSystemMessage) SetName(val OptNilString) {
 // SetRole sets the value of Role.
 func (s *ChatSystemMessage) SetRole(val OptNilChatSystemMessageRole) {
 	s.Role = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ChatSystemMessage) SetAdditionalProps(val ChatSystemMessageAdditional) {
+	s.AdditionalProps = val
+}
+
+type ChatSystemMessageAdditional map[string]jx.Raw
+
+func (s *ChatSystemMessageAdditional) init() ChatSystemMessageAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // System message content.
@@ -13213,7 +15344,8 @@ type ChatTokenLogprob struct {
 	// The token.
 	Token OptNilString `json:"token"`
 	// Top alternative tokens with probabilities.
-	TopLogprobs OptNilChatTokenLogprobTopLogprobsItemArray `json:"top_logprobs"`
+	TopLogprobs     []ChatTokenLogprobTopLogprobsItem `json:"top_logprobs" transponder:"encode-empty"`
+	AdditionalProps ChatTokenLogprobAdditional
 }
 
 // GetBytes returns the value of Bytes.
@@ -13232,8 +15364,13 @@ func (s *ChatTokenLogprob) GetToken() OptNilString {
 }
 
 // GetTopLogprobs returns the value of TopLogprobs.
-func (s *ChatTokenLogprob) GetTopLogprobs() OptNilChatTokenLogprobTopLogprobsItemArray {
+func (s *ChatTokenLogprob) GetTopLogprobs() []ChatTokenLogprobTopLogprobsItem {
 	return s.TopLogprobs
+}
+
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ChatTokenLogprob) GetAdditionalProps() ChatTokenLogprobAdditional {
+	return s.AdditionalProps
 }
 
 // SetBytes sets the value of Bytes.
@@ -13252,14 +15389,31 @@ func (s *ChatTokenLogprob) SetToken(val OptNilString) {
 }
 
 // SetTopLogprobs sets the value of TopLogprobs.
-func (s *ChatTokenLogprob) SetTopLogprobs(val OptNilChatTokenLogprobTopLogprobsItemArray) {
+func (s *ChatTokenLogprob) SetTopLogprobs(val []ChatTokenLogprobTopLogprobsItem) {
 	s.TopLogprobs = val
 }
 
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ChatTokenLogprob) SetAdditionalProps(val ChatTokenLogprobAdditional) {
+	s.AdditionalProps = val
+}
+
+type ChatTokenLogprobAdditional map[string]jx.Raw
+
+func (s *ChatTokenLogprobAdditional) init() ChatTokenLogprobAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
+}
+
 type ChatTokenLogprobTopLogprobsItem struct {
-	Bytes   OptNilIntArray `json:"bytes"`
-	Logprob OptNilFloat64  `json:"logprob"`
-	Token   OptNilString   `json:"token"`
+	Bytes           OptNilIntArray `json:"bytes"`
+	Logprob         OptNilFloat64  `json:"logprob"`
+	Token           OptNilString   `json:"token"`
+	AdditionalProps ChatTokenLogprobTopLogprobsItemAdditional
 }
 
 // GetBytes returns the value of Bytes.
@@ -13277,6 +15431,11 @@ func (s *ChatTokenLogprobTopLogprobsItem) GetToken() OptNilString {
 	return s.Token
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ChatTokenLogprobTopLogprobsItem) GetAdditionalProps() ChatTokenLogprobTopLogprobsItemAdditional {
+	return s.AdditionalProps
+}
+
 // SetBytes sets the value of Bytes.
 func (s *ChatTokenLogprobTopLogprobsItem) SetBytes(val OptNilIntArray) {
 	s.Bytes = val
@@ -13292,13 +15451,30 @@ func (s *ChatTokenLogprobTopLogprobsItem) SetToken(val OptNilString) {
 	s.Token = val
 }
 
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ChatTokenLogprobTopLogprobsItem) SetAdditionalProps(val ChatTokenLogprobTopLogprobsItemAdditional) {
+	s.AdditionalProps = val
+}
+
+type ChatTokenLogprobTopLogprobsItemAdditional map[string]jx.Raw
+
+func (s *ChatTokenLogprobTopLogprobsItemAdditional) init() ChatTokenLogprobTopLogprobsItemAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
+}
+
 // Log probabilities for the completion.
 // Ref: #/components/schemas/ChatTokenLogprobs
 type ChatTokenLogprobs struct {
 	// Log probabilities for content tokens.
 	Content OptNilChatTokenLogprobArray `json:"content"`
 	// Log probabilities for refusal tokens.
-	Refusal OptNilChatTokenLogprobArray `json:"refusal"`
+	Refusal         OptNilChatTokenLogprobArray `json:"refusal"`
+	AdditionalProps ChatTokenLogprobsAdditional
 }
 
 // GetContent returns the value of Content.
@@ -13311,6 +15487,11 @@ func (s *ChatTokenLogprobs) GetRefusal() OptNilChatTokenLogprobArray {
 	return s.Refusal
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ChatTokenLogprobs) GetAdditionalProps() ChatTokenLogprobsAdditional {
+	return s.AdditionalProps
+}
+
 // SetContent sets the value of Content.
 func (s *ChatTokenLogprobs) SetContent(val OptNilChatTokenLogprobArray) {
 	s.Content = val
@@ -13321,13 +15502,30 @@ func (s *ChatTokenLogprobs) SetRefusal(val OptNilChatTokenLogprobArray) {
 	s.Refusal = val
 }
 
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ChatTokenLogprobs) SetAdditionalProps(val ChatTokenLogprobsAdditional) {
+	s.AdditionalProps = val
+}
+
+type ChatTokenLogprobsAdditional map[string]jx.Raw
+
+func (s *ChatTokenLogprobsAdditional) init() ChatTokenLogprobsAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
+}
+
 // Tool call made by the assistant.
 // Ref: #/components/schemas/ChatToolCall
 type ChatToolCall struct {
 	Function OptNilChatToolCallFunction `json:"function"`
 	// Tool call identifier.
-	ID   OptNilString           `json:"id"`
-	Type OptNilChatToolCallType `json:"type"`
+	ID              OptNilString           `json:"id"`
+	Type            OptNilChatToolCallType `json:"type"`
+	AdditionalProps ChatToolCallAdditional
 }
 
 // GetFunction returns the value of Function.
@@ -13345,6 +15543,11 @@ func (s *ChatToolCall) GetType() OptNilChatToolCallType {
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ChatToolCall) GetAdditionalProps() ChatToolCallAdditional {
+	return s.AdditionalProps
+}
+
 // SetFunction sets the value of Function.
 func (s *ChatToolCall) SetFunction(val OptNilChatToolCallFunction) {
 	s.Function = val
@@ -13360,11 +15563,28 @@ func (s *ChatToolCall) SetType(val OptNilChatToolCallType) {
 	s.Type = val
 }
 
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ChatToolCall) SetAdditionalProps(val ChatToolCallAdditional) {
+	s.AdditionalProps = val
+}
+
+type ChatToolCallAdditional map[string]jx.Raw
+
+func (s *ChatToolCallAdditional) init() ChatToolCallAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
+}
+
 type ChatToolCallFunction struct {
 	// Function arguments as JSON string.
 	Arguments OptNilString `json:"arguments"`
 	// Function name to call.
-	Name OptNilString `json:"name"`
+	Name            OptNilString `json:"name"`
+	AdditionalProps ChatToolCallFunctionAdditional
 }
 
 // GetArguments returns the value of Arguments.
@@ -13377,6 +15597,11 @@ func (s *ChatToolCallFunction) GetName() OptNilString {
 	return s.Name
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ChatToolCallFunction) GetAdditionalProps() ChatToolCallFunctionAdditional {
+	return s.AdditionalProps
+}
+
 // SetArguments sets the value of Arguments.
 func (s *ChatToolCallFunction) SetArguments(val OptNilString) {
 	s.Arguments = val
@@ -13385,6 +15610,22 @@ func (s *ChatToolCallFunction) SetArguments(val OptNilString) {
 // SetName sets the value of Name.
 func (s *ChatToolCallFunction) SetName(val OptNilString) {
 	s.Name = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ChatToolCallFunction) SetAdditionalProps(val ChatToolCallFunctionAdditional) {
+	s.AdditionalProps = val
+}
+
+type ChatToolCallFunctionAdditional map[string]jx.Raw
+
+func (s *ChatToolCallFunctionAdditional) init() ChatToolCallFunctionAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type ChatToolCallType string
@@ -13584,7 +15825,8 @@ type ChatToolMessage struct {
 	Content OptChatToolMessageContent `json:"content"`
 	Role    OptNilChatToolMessageRole `json:"role"`
 	// ID of the assistant message tool call this message responds to.
-	ToolCallID OptNilString `json:"tool_call_id"`
+	ToolCallID      OptNilString `json:"tool_call_id"`
+	AdditionalProps ChatToolMessageAdditional
 }
 
 // GetContent returns the value of Content.
@@ -13602,6 +15844,11 @@ func (s *ChatToolMessage) GetToolCallID() OptNilString {
 	return s.ToolCallID
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ChatToolMessage) GetAdditionalProps() ChatToolMessageAdditional {
+	return s.AdditionalProps
+}
+
 // SetContent sets the value of Content.
 func (s *ChatToolMessage) SetContent(val OptChatToolMessageContent) {
 	s.Content = val
@@ -13615,6 +15862,22 @@ func (s *ChatToolMessage) SetRole(val OptNilChatToolMessageRole) {
 // SetToolCallID sets the value of ToolCallID.
 func (s *ChatToolMessage) SetToolCallID(val OptNilString) {
 	s.ToolCallID = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ChatToolMessage) SetAdditionalProps(val ChatToolMessageAdditional) {
+	s.AdditionalProps = val
+}
+
+type ChatToolMessageAdditional map[string]jx.Raw
+
+func (s *ChatToolMessageAdditional) init() ChatToolMessageAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // Tool response content.
@@ -13763,7 +16026,8 @@ type ChatUsage struct {
 	PromptTokensDetails  OptNilChatUsagePromptTokensDetails `json:"prompt_tokens_details"`
 	ServerToolUseDetails OptNilServerToolUseDetails         `json:"server_tool_use_details"`
 	// Total number of tokens.
-	TotalTokens OptNilInt `json:"total_tokens"`
+	TotalTokens     OptNilInt `json:"total_tokens"`
+	AdditionalProps ChatUsageAdditional
 }
 
 // GetCompletionTokens returns the value of CompletionTokens.
@@ -13811,6 +16075,11 @@ func (s *ChatUsage) GetTotalTokens() OptNilInt {
 	return s.TotalTokens
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ChatUsage) GetAdditionalProps() ChatUsageAdditional {
+	return s.AdditionalProps
+}
+
 // SetCompletionTokens sets the value of CompletionTokens.
 func (s *ChatUsage) SetCompletionTokens(val OptNilInt) {
 	s.CompletionTokens = val
@@ -13856,6 +16125,22 @@ func (s *ChatUsage) SetTotalTokens(val OptNilInt) {
 	s.TotalTokens = val
 }
 
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ChatUsage) SetAdditionalProps(val ChatUsageAdditional) {
+	s.AdditionalProps = val
+}
+
+type ChatUsageAdditional map[string]jx.Raw
+
+func (s *ChatUsageAdditional) init() ChatUsageAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
+}
+
 // Detailed completion token usage.
 type ChatUsageCompletionTokensDetails struct {
 	// Accepted prediction tokens.
@@ -13866,6 +16151,7 @@ type ChatUsageCompletionTokensDetails struct {
 	ReasoningTokens OptNilInt `json:"reasoning_tokens"`
 	// Rejected prediction tokens.
 	RejectedPredictionTokens OptNilInt `json:"rejected_prediction_tokens"`
+	AdditionalProps          ChatUsageCompletionTokensDetailsAdditional
 }
 
 // GetAcceptedPredictionTokens returns the value of AcceptedPredictionTokens.
@@ -13888,6 +16174,11 @@ func (s *ChatUsageCompletionTokensDetails) GetRejectedPredictionTokens() OptNilI
 	return s.RejectedPredictionTokens
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ChatUsageCompletionTokensDetails) GetAdditionalProps() ChatUsageCompletionTokensDetailsAdditional {
+	return s.AdditionalProps
+}
+
 // SetAcceptedPredictionTokens sets the value of AcceptedPredictionTokens.
 func (s *ChatUsageCompletionTokensDetails) SetAcceptedPredictionTokens(val OptNilInt) {
 	s.AcceptedPredictionTokens = val
@@ -13908,6 +16199,22 @@ func (s *ChatUsageCompletionTokensDetails) SetRejectedPredictionTokens(val OptNi
 	s.RejectedPredictionTokens = val
 }
 
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ChatUsageCompletionTokensDetails) SetAdditionalProps(val ChatUsageCompletionTokensDetailsAdditional) {
+	s.AdditionalProps = val
+}
+
+type ChatUsageCompletionTokensDetailsAdditional map[string]jx.Raw
+
+func (s *ChatUsageCompletionTokensDetailsAdditional) init() ChatUsageCompletionTokensDetailsAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
+}
+
 // Detailed prompt token usage.
 type ChatUsagePromptTokensDetails struct {
 	// Audio input tokens.
@@ -13917,7 +16224,8 @@ type ChatUsagePromptTokensDetails struct {
 	// Cached prompt tokens.
 	CachedTokens OptNilInt `json:"cached_tokens"`
 	// Video input tokens.
-	VideoTokens OptNilInt `json:"video_tokens"`
+	VideoTokens     OptNilInt `json:"video_tokens"`
+	AdditionalProps ChatUsagePromptTokensDetailsAdditional
 }
 
 // GetAudioTokens returns the value of AudioTokens.
@@ -13940,6 +16248,11 @@ func (s *ChatUsagePromptTokensDetails) GetVideoTokens() OptNilInt {
 	return s.VideoTokens
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ChatUsagePromptTokensDetails) GetAdditionalProps() ChatUsagePromptTokensDetailsAdditional {
+	return s.AdditionalProps
+}
+
 // SetAudioTokens sets the value of AudioTokens.
 func (s *ChatUsagePromptTokensDetails) SetAudioTokens(val OptNilInt) {
 	s.AudioTokens = val
@@ -13960,14 +16273,31 @@ func (s *ChatUsagePromptTokensDetails) SetVideoTokens(val OptNilInt) {
 	s.VideoTokens = val
 }
 
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ChatUsagePromptTokensDetails) SetAdditionalProps(val ChatUsagePromptTokensDetailsAdditional) {
+	s.AdditionalProps = val
+}
+
+type ChatUsagePromptTokensDetailsAdditional map[string]jx.Raw
+
+func (s *ChatUsagePromptTokensDetailsAdditional) init() ChatUsagePromptTokensDetailsAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
+}
+
 // User message.
 // Ref: #/components/schemas/ChatUserMessage
 type ChatUserMessage struct {
 	// User message content.
 	Content OptChatUserMessageContent `json:"content"`
 	// Optional name for the user.
-	Name OptNilString              `json:"name"`
-	Role OptNilChatUserMessageRole `json:"role"`
+	Name            OptNilString              `json:"name"`
+	Role            OptNilChatUserMessageRole `json:"role"`
+	AdditionalProps ChatUserMessageAdditional
 }
 
 // GetContent returns the value of Content.
@@ -13985,6 +16315,11 @@ func (s *ChatUserMessage) GetRole() OptNilChatUserMessageRole {
 	return s.Role
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ChatUserMessage) GetAdditionalProps() ChatUserMessageAdditional {
+	return s.AdditionalProps
+}
+
 // SetContent sets the value of Content.
 func (s *ChatUserMessage) SetContent(val OptChatUserMessageContent) {
 	s.Content = val
@@ -13998,6 +16333,22 @@ func (s *ChatUserMessage) SetName(val OptNilString) {
 // SetRole sets the value of Role.
 func (s *ChatUserMessage) SetRole(val OptNilChatUserMessageRole) {
 	s.Role = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ChatUserMessage) SetAdditionalProps(val ChatUserMessageAdditional) {
+	s.AdditionalProps = val
+}
+
+type ChatUserMessageAdditional map[string]jx.Raw
+
+func (s *ChatUserMessageAdditional) init() ChatUserMessageAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // User message content.
@@ -14164,6 +16515,7 @@ type ChatWebSearchShorthand struct {
 	SearchContextSize OptNilSearchQualityLevel              `json:"search_context_size"`
 	Type              OptNilChatWebSearchShorthandType      `json:"type"`
 	UserLocation      OptNilWebSearchUserLocationServerTool `json:"user_location"`
+	AdditionalProps   ChatWebSearchShorthandAdditional
 }
 
 // GetAllowedDomains returns the value of AllowedDomains.
@@ -14226,6 +16578,11 @@ func (s *ChatWebSearchShorthand) GetUserLocation() OptNilWebSearchUserLocationSe
 	return s.UserLocation
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ChatWebSearchShorthand) GetAdditionalProps() ChatWebSearchShorthandAdditional {
+	return s.AdditionalProps
+}
+
 // SetAllowedDomains sets the value of AllowedDomains.
 func (s *ChatWebSearchShorthand) SetAllowedDomains(val OptNilStringArray) {
 	s.AllowedDomains = val
@@ -14286,6 +16643,22 @@ func (s *ChatWebSearchShorthand) SetUserLocation(val OptNilWebSearchUserLocation
 	s.UserLocation = val
 }
 
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ChatWebSearchShorthand) SetAdditionalProps(val ChatWebSearchShorthandAdditional) {
+	s.AdditionalProps = val
+}
+
+type ChatWebSearchShorthandAdditional map[string]jx.Raw
+
+func (s *ChatWebSearchShorthandAdditional) init() ChatWebSearchShorthandAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
+}
+
 type ChatWebSearchShorthandType string
 
 const (
@@ -14341,13 +16714,15 @@ func (s *ChatWebSearchShorthandType) UnmarshalText(data []byte) error {
 	}
 }
 
+// Merged schema.
 // Ref: #/components/schemas/CodeInterpreterCallCodeDeltaEvent
 type CodeInterpreterCallCodeDeltaEvent struct {
-	Delta          OptNilString                                `json:"delta"`
-	ItemID         OptNilString                                `json:"item_id"`
-	OutputIndex    OptNilInt                                   `json:"output_index"`
-	SequenceNumber OptNilInt                                   `json:"sequence_number"`
-	Type           OptNilCodeInterpreterCallCodeDeltaEventType `json:"type"`
+	Delta           OptNilString                                `json:"delta"`
+	ItemID          OptNilString                                `json:"item_id"`
+	OutputIndex     OptNilInt                                   `json:"output_index"`
+	SequenceNumber  OptNilInt                                   `json:"sequence_number"`
+	Type            OptNilCodeInterpreterCallCodeDeltaEventType `json:"type"`
+	AdditionalProps CodeInterpreterCallCodeDeltaEventAdditional
 }
 
 // GetDelta returns the value of Delta.
@@ -14375,6 +16750,11 @@ func (s *CodeInterpreterCallCodeDeltaEvent) GetType() OptNilCodeInterpreterCallC
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *CodeInterpreterCallCodeDeltaEvent) GetAdditionalProps() CodeInterpreterCallCodeDeltaEventAdditional {
+	return s.AdditionalProps
+}
+
 // SetDelta sets the value of Delta.
 func (s *CodeInterpreterCallCodeDeltaEvent) SetDelta(val OptNilString) {
 	s.Delta = val
@@ -14398,6 +16778,22 @@ func (s *CodeInterpreterCallCodeDeltaEvent) SetSequenceNumber(val OptNilInt) {
 // SetType sets the value of Type.
 func (s *CodeInterpreterCallCodeDeltaEvent) SetType(val OptNilCodeInterpreterCallCodeDeltaEventType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *CodeInterpreterCallCodeDeltaEvent) SetAdditionalProps(val CodeInterpreterCallCodeDeltaEventAdditional) {
+	s.AdditionalProps = val
+}
+
+type CodeInterpreterCallCodeDeltaEventAdditional map[string]jx.Raw
+
+func (s *CodeInterpreterCallCodeDeltaEventAdditional) init() CodeInterpreterCallCodeDeltaEventAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type CodeInterpreterCallCodeDeltaEventType string
@@ -14434,13 +16830,15 @@ func (s *CodeInterpreterCallCodeDeltaEventType) UnmarshalText(data []byte) error
 	}
 }
 
+// Merged schema.
 // Ref: #/components/schemas/CodeInterpreterCallCodeDoneEvent
 type CodeInterpreterCallCodeDoneEvent struct {
-	Code           OptNilString                               `json:"code"`
-	ItemID         OptNilString                               `json:"item_id"`
-	OutputIndex    OptNilInt                                  `json:"output_index"`
-	SequenceNumber OptNilInt                                  `json:"sequence_number"`
-	Type           OptNilCodeInterpreterCallCodeDoneEventType `json:"type"`
+	Code            OptNilString                               `json:"code"`
+	ItemID          OptNilString                               `json:"item_id"`
+	OutputIndex     OptNilInt                                  `json:"output_index"`
+	SequenceNumber  OptNilInt                                  `json:"sequence_number"`
+	Type            OptNilCodeInterpreterCallCodeDoneEventType `json:"type"`
+	AdditionalProps CodeInterpreterCallCodeDoneEventAdditional
 }
 
 // GetCode returns the value of Code.
@@ -14468,6 +16866,11 @@ func (s *CodeInterpreterCallCodeDoneEvent) GetType() OptNilCodeInterpreterCallCo
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *CodeInterpreterCallCodeDoneEvent) GetAdditionalProps() CodeInterpreterCallCodeDoneEventAdditional {
+	return s.AdditionalProps
+}
+
 // SetCode sets the value of Code.
 func (s *CodeInterpreterCallCodeDoneEvent) SetCode(val OptNilString) {
 	s.Code = val
@@ -14491,6 +16894,22 @@ func (s *CodeInterpreterCallCodeDoneEvent) SetSequenceNumber(val OptNilInt) {
 // SetType sets the value of Type.
 func (s *CodeInterpreterCallCodeDoneEvent) SetType(val OptNilCodeInterpreterCallCodeDoneEventType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *CodeInterpreterCallCodeDoneEvent) SetAdditionalProps(val CodeInterpreterCallCodeDoneEventAdditional) {
+	s.AdditionalProps = val
+}
+
+type CodeInterpreterCallCodeDoneEventAdditional map[string]jx.Raw
+
+func (s *CodeInterpreterCallCodeDoneEventAdditional) init() CodeInterpreterCallCodeDoneEventAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type CodeInterpreterCallCodeDoneEventType string
@@ -14527,12 +16946,14 @@ func (s *CodeInterpreterCallCodeDoneEventType) UnmarshalText(data []byte) error 
 	}
 }
 
+// Merged schema.
 // Ref: #/components/schemas/CodeInterpreterCallCompletedEvent
 type CodeInterpreterCallCompletedEvent struct {
-	ItemID         OptNilString                                `json:"item_id"`
-	OutputIndex    OptNilInt                                   `json:"output_index"`
-	SequenceNumber OptNilInt                                   `json:"sequence_number"`
-	Type           OptNilCodeInterpreterCallCompletedEventType `json:"type"`
+	ItemID          OptNilString                                `json:"item_id"`
+	OutputIndex     OptNilInt                                   `json:"output_index"`
+	SequenceNumber  OptNilInt                                   `json:"sequence_number"`
+	Type            OptNilCodeInterpreterCallCompletedEventType `json:"type"`
+	AdditionalProps CodeInterpreterCallCompletedEventAdditional
 }
 
 // GetItemID returns the value of ItemID.
@@ -14555,6 +16976,11 @@ func (s *CodeInterpreterCallCompletedEvent) GetType() OptNilCodeInterpreterCallC
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *CodeInterpreterCallCompletedEvent) GetAdditionalProps() CodeInterpreterCallCompletedEventAdditional {
+	return s.AdditionalProps
+}
+
 // SetItemID sets the value of ItemID.
 func (s *CodeInterpreterCallCompletedEvent) SetItemID(val OptNilString) {
 	s.ItemID = val
@@ -14573,6 +16999,22 @@ func (s *CodeInterpreterCallCompletedEvent) SetSequenceNumber(val OptNilInt) {
 // SetType sets the value of Type.
 func (s *CodeInterpreterCallCompletedEvent) SetType(val OptNilCodeInterpreterCallCompletedEventType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *CodeInterpreterCallCompletedEvent) SetAdditionalProps(val CodeInterpreterCallCompletedEventAdditional) {
+	s.AdditionalProps = val
+}
+
+type CodeInterpreterCallCompletedEventAdditional map[string]jx.Raw
+
+func (s *CodeInterpreterCallCompletedEventAdditional) init() CodeInterpreterCallCompletedEventAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type CodeInterpreterCallCompletedEventType string
@@ -14609,12 +17051,14 @@ func (s *CodeInterpreterCallCompletedEventType) UnmarshalText(data []byte) error
 	}
 }
 
+// Merged schema.
 // Ref: #/components/schemas/CodeInterpreterCallInProgressEvent
 type CodeInterpreterCallInProgressEvent struct {
-	ItemID         OptNilString                                 `json:"item_id"`
-	OutputIndex    OptNilInt                                    `json:"output_index"`
-	SequenceNumber OptNilInt                                    `json:"sequence_number"`
-	Type           OptNilCodeInterpreterCallInProgressEventType `json:"type"`
+	ItemID          OptNilString                                 `json:"item_id"`
+	OutputIndex     OptNilInt                                    `json:"output_index"`
+	SequenceNumber  OptNilInt                                    `json:"sequence_number"`
+	Type            OptNilCodeInterpreterCallInProgressEventType `json:"type"`
+	AdditionalProps CodeInterpreterCallInProgressEventAdditional
 }
 
 // GetItemID returns the value of ItemID.
@@ -14637,6 +17081,11 @@ func (s *CodeInterpreterCallInProgressEvent) GetType() OptNilCodeInterpreterCall
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *CodeInterpreterCallInProgressEvent) GetAdditionalProps() CodeInterpreterCallInProgressEventAdditional {
+	return s.AdditionalProps
+}
+
 // SetItemID sets the value of ItemID.
 func (s *CodeInterpreterCallInProgressEvent) SetItemID(val OptNilString) {
 	s.ItemID = val
@@ -14655,6 +17104,22 @@ func (s *CodeInterpreterCallInProgressEvent) SetSequenceNumber(val OptNilInt) {
 // SetType sets the value of Type.
 func (s *CodeInterpreterCallInProgressEvent) SetType(val OptNilCodeInterpreterCallInProgressEventType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *CodeInterpreterCallInProgressEvent) SetAdditionalProps(val CodeInterpreterCallInProgressEventAdditional) {
+	s.AdditionalProps = val
+}
+
+type CodeInterpreterCallInProgressEventAdditional map[string]jx.Raw
+
+func (s *CodeInterpreterCallInProgressEventAdditional) init() CodeInterpreterCallInProgressEventAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type CodeInterpreterCallInProgressEventType string
@@ -14691,12 +17156,14 @@ func (s *CodeInterpreterCallInProgressEventType) UnmarshalText(data []byte) erro
 	}
 }
 
+// Merged schema.
 // Ref: #/components/schemas/CodeInterpreterCallInterpretingEvent
 type CodeInterpreterCallInterpretingEvent struct {
-	ItemID         OptNilString                                   `json:"item_id"`
-	OutputIndex    OptNilInt                                      `json:"output_index"`
-	SequenceNumber OptNilInt                                      `json:"sequence_number"`
-	Type           OptNilCodeInterpreterCallInterpretingEventType `json:"type"`
+	ItemID          OptNilString                                   `json:"item_id"`
+	OutputIndex     OptNilInt                                      `json:"output_index"`
+	SequenceNumber  OptNilInt                                      `json:"sequence_number"`
+	Type            OptNilCodeInterpreterCallInterpretingEventType `json:"type"`
+	AdditionalProps CodeInterpreterCallInterpretingEventAdditional
 }
 
 // GetItemID returns the value of ItemID.
@@ -14719,6 +17186,11 @@ func (s *CodeInterpreterCallInterpretingEvent) GetType() OptNilCodeInterpreterCa
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *CodeInterpreterCallInterpretingEvent) GetAdditionalProps() CodeInterpreterCallInterpretingEventAdditional {
+	return s.AdditionalProps
+}
+
 // SetItemID sets the value of ItemID.
 func (s *CodeInterpreterCallInterpretingEvent) SetItemID(val OptNilString) {
 	s.ItemID = val
@@ -14737,6 +17209,22 @@ func (s *CodeInterpreterCallInterpretingEvent) SetSequenceNumber(val OptNilInt) 
 // SetType sets the value of Type.
 func (s *CodeInterpreterCallInterpretingEvent) SetType(val OptNilCodeInterpreterCallInterpretingEventType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *CodeInterpreterCallInterpretingEvent) SetAdditionalProps(val CodeInterpreterCallInterpretingEventAdditional) {
+	s.AdditionalProps = val
+}
+
+type CodeInterpreterCallInterpretingEventAdditional map[string]jx.Raw
+
+func (s *CodeInterpreterCallInterpretingEventAdditional) init() CodeInterpreterCallInterpretingEventAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type CodeInterpreterCallInterpretingEventType string
@@ -14773,14 +17261,16 @@ func (s *CodeInterpreterCallInterpretingEventType) UnmarshalText(data []byte) er
 	}
 }
 
+// Merged schema.
 // Ref: #/components/schemas/CodeInterpreterCallItem
 type CodeInterpreterCallItem struct {
-	Code        OptNilString                                  `json:"code"`
-	ContainerID OptNilString                                  `json:"container_id"`
-	ID          OptNilString                                  `json:"id"`
-	Outputs     OptNilCodeInterpreterCallItemOutputsItemArray `json:"outputs"`
-	Status      OptNilCodeInterpreterCallItemStatus           `json:"status"`
-	Type        OptNilCodeInterpreterCallItemType             `json:"type"`
+	Code            OptNilString                                  `json:"code"`
+	ContainerID     OptNilString                                  `json:"container_id"`
+	ID              OptNilString                                  `json:"id"`
+	Outputs         OptNilCodeInterpreterCallItemOutputsItemArray `json:"outputs"`
+	Status          OptNilCodeInterpreterCallItemStatus           `json:"status"`
+	Type            OptNilCodeInterpreterCallItemType             `json:"type"`
+	AdditionalProps CodeInterpreterCallItemAdditional
 }
 
 // GetCode returns the value of Code.
@@ -14813,6 +17303,11 @@ func (s *CodeInterpreterCallItem) GetType() OptNilCodeInterpreterCallItemType {
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *CodeInterpreterCallItem) GetAdditionalProps() CodeInterpreterCallItemAdditional {
+	return s.AdditionalProps
+}
+
 // SetCode sets the value of Code.
 func (s *CodeInterpreterCallItem) SetCode(val OptNilString) {
 	s.Code = val
@@ -14841,6 +17336,22 @@ func (s *CodeInterpreterCallItem) SetStatus(val OptNilCodeInterpreterCallItemSta
 // SetType sets the value of Type.
 func (s *CodeInterpreterCallItem) SetType(val OptNilCodeInterpreterCallItemType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *CodeInterpreterCallItem) SetAdditionalProps(val CodeInterpreterCallItemAdditional) {
+	s.AdditionalProps = val
+}
+
+type CodeInterpreterCallItemAdditional map[string]jx.Raw
+
+func (s *CodeInterpreterCallItemAdditional) init() CodeInterpreterCallItemAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // CodeInterpreterCallItemOutputsItem represents sum type.
@@ -15053,8 +17564,9 @@ type CodeInterpreterFileOutput struct {
 	SizeBytes OptNilInt    `json:"size_bytes"`
 	// Provider-reported readiness of the generated file (e.g. `ready`). Values other than `ready` indicate
 	// the artifact may not be downloadable.
-	Status OptNilString                        `json:"status"`
-	Type   OptNilCodeInterpreterFileOutputType `json:"type"`
+	Status          OptNilString                        `json:"status"`
+	Type            OptNilCodeInterpreterFileOutputType `json:"type"`
+	AdditionalProps CodeInterpreterFileOutputAdditional
 }
 
 // GetDownloadURL returns the value of DownloadURL.
@@ -15107,6 +17619,11 @@ func (s *CodeInterpreterFileOutput) GetType() OptNilCodeInterpreterFileOutputTyp
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *CodeInterpreterFileOutput) GetAdditionalProps() CodeInterpreterFileOutputAdditional {
+	return s.AdditionalProps
+}
+
 // SetDownloadURL sets the value of DownloadURL.
 func (s *CodeInterpreterFileOutput) SetDownloadURL(val OptNilString) {
 	s.DownloadURL = val
@@ -15157,6 +17674,22 @@ func (s *CodeInterpreterFileOutput) SetType(val OptNilCodeInterpreterFileOutputT
 	s.Type = val
 }
 
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *CodeInterpreterFileOutput) SetAdditionalProps(val CodeInterpreterFileOutputAdditional) {
+	s.AdditionalProps = val
+}
+
+type CodeInterpreterFileOutputAdditional map[string]jx.Raw
+
+func (s *CodeInterpreterFileOutputAdditional) init() CodeInterpreterFileOutputAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
+}
+
 type CodeInterpreterFileOutputType string
 
 const (
@@ -15193,8 +17726,9 @@ func (s *CodeInterpreterFileOutputType) UnmarshalText(data []byte) error {
 
 // Ref: #/components/schemas/CodeInterpreterImageOutput
 type CodeInterpreterImageOutput struct {
-	Type OptNilCodeInterpreterImageOutputType `json:"type"`
-	URL  OptNilString                         `json:"url"`
+	Type            OptNilCodeInterpreterImageOutputType `json:"type"`
+	URL             OptNilString                         `json:"url"`
+	AdditionalProps CodeInterpreterImageOutputAdditional
 }
 
 // GetType returns the value of Type.
@@ -15207,6 +17741,11 @@ func (s *CodeInterpreterImageOutput) GetURL() OptNilString {
 	return s.URL
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *CodeInterpreterImageOutput) GetAdditionalProps() CodeInterpreterImageOutputAdditional {
+	return s.AdditionalProps
+}
+
 // SetType sets the value of Type.
 func (s *CodeInterpreterImageOutput) SetType(val OptNilCodeInterpreterImageOutputType) {
 	s.Type = val
@@ -15215,6 +17754,22 @@ func (s *CodeInterpreterImageOutput) SetType(val OptNilCodeInterpreterImageOutpu
 // SetURL sets the value of URL.
 func (s *CodeInterpreterImageOutput) SetURL(val OptNilString) {
 	s.URL = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *CodeInterpreterImageOutput) SetAdditionalProps(val CodeInterpreterImageOutputAdditional) {
+	s.AdditionalProps = val
+}
+
+type CodeInterpreterImageOutputAdditional map[string]jx.Raw
+
+func (s *CodeInterpreterImageOutputAdditional) init() CodeInterpreterImageOutputAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type CodeInterpreterImageOutputType string
@@ -15253,8 +17808,9 @@ func (s *CodeInterpreterImageOutputType) UnmarshalText(data []byte) error {
 
 // Ref: #/components/schemas/CodeInterpreterLogsOutput
 type CodeInterpreterLogsOutput struct {
-	Logs OptNilString                        `json:"logs"`
-	Type OptNilCodeInterpreterLogsOutputType `json:"type"`
+	Logs            OptNilString                        `json:"logs"`
+	Type            OptNilCodeInterpreterLogsOutputType `json:"type"`
+	AdditionalProps CodeInterpreterLogsOutputAdditional
 }
 
 // GetLogs returns the value of Logs.
@@ -15267,6 +17823,11 @@ func (s *CodeInterpreterLogsOutput) GetType() OptNilCodeInterpreterLogsOutputTyp
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *CodeInterpreterLogsOutput) GetAdditionalProps() CodeInterpreterLogsOutputAdditional {
+	return s.AdditionalProps
+}
+
 // SetLogs sets the value of Logs.
 func (s *CodeInterpreterLogsOutput) SetLogs(val OptNilString) {
 	s.Logs = val
@@ -15275,6 +17836,22 @@ func (s *CodeInterpreterLogsOutput) SetLogs(val OptNilString) {
 // SetType sets the value of Type.
 func (s *CodeInterpreterLogsOutput) SetType(val OptNilCodeInterpreterLogsOutputType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *CodeInterpreterLogsOutput) SetAdditionalProps(val CodeInterpreterLogsOutputAdditional) {
+	s.AdditionalProps = val
+}
+
+type CodeInterpreterLogsOutputAdditional map[string]jx.Raw
+
+func (s *CodeInterpreterLogsOutputAdditional) init() CodeInterpreterLogsOutputAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type CodeInterpreterLogsOutputType string
@@ -15314,8 +17891,9 @@ func (s *CodeInterpreterLogsOutputType) UnmarshalText(data []byte) error {
 // Code interpreter tool configuration.
 // Ref: #/components/schemas/CodeInterpreterServerTool
 type CodeInterpreterServerTool struct {
-	Container OptCodeInterpreterServerToolContainer `json:"container"`
-	Type      OptNilCodeInterpreterServerToolType   `json:"type"`
+	Container       OptCodeInterpreterServerToolContainer `json:"container"`
+	Type            OptNilCodeInterpreterServerToolType   `json:"type"`
+	AdditionalProps CodeInterpreterServerToolAdditional
 }
 
 // GetContainer returns the value of Container.
@@ -15328,6 +17906,11 @@ func (s *CodeInterpreterServerTool) GetType() OptNilCodeInterpreterServerToolTyp
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *CodeInterpreterServerTool) GetAdditionalProps() CodeInterpreterServerToolAdditional {
+	return s.AdditionalProps
+}
+
 // SetContainer sets the value of Container.
 func (s *CodeInterpreterServerTool) SetContainer(val OptCodeInterpreterServerToolContainer) {
 	s.Container = val
@@ -15336,6 +17919,22 @@ func (s *CodeInterpreterServerTool) SetContainer(val OptCodeInterpreterServerToo
 // SetType sets the value of Type.
 func (s *CodeInterpreterServerTool) SetType(val OptNilCodeInterpreterServerToolType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *CodeInterpreterServerTool) SetAdditionalProps(val CodeInterpreterServerToolAdditional) {
+	s.AdditionalProps = val
+}
+
+type CodeInterpreterServerToolAdditional map[string]jx.Raw
+
+func (s *CodeInterpreterServerToolAdditional) init() CodeInterpreterServerToolAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // CodeInterpreterServerToolContainer represents sum type.
@@ -15436,9 +18035,10 @@ func NewNullCodeInterpreterServerToolContainer(v struct{}) CodeInterpreterServer
 }
 
 type CodeInterpreterServerToolContainer1 struct {
-	FileIds     OptNilStringArray                                    `json:"file_ids"`
-	MemoryLimit OptNilCodeInterpreterServerToolContainer1MemoryLimit `json:"memory_limit"`
-	Type        OptNilCodeInterpreterServerToolContainer1Type        `json:"type"`
+	FileIds         OptNilStringArray                                    `json:"file_ids"`
+	MemoryLimit     OptNilCodeInterpreterServerToolContainer1MemoryLimit `json:"memory_limit"`
+	Type            OptNilCodeInterpreterServerToolContainer1Type        `json:"type"`
+	AdditionalProps CodeInterpreterServerToolContainer1Additional
 }
 
 // GetFileIds returns the value of FileIds.
@@ -15456,6 +18056,11 @@ func (s *CodeInterpreterServerToolContainer1) GetType() OptNilCodeInterpreterSer
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *CodeInterpreterServerToolContainer1) GetAdditionalProps() CodeInterpreterServerToolContainer1Additional {
+	return s.AdditionalProps
+}
+
 // SetFileIds sets the value of FileIds.
 func (s *CodeInterpreterServerToolContainer1) SetFileIds(val OptNilStringArray) {
 	s.FileIds = val
@@ -15469,6 +18074,22 @@ func (s *CodeInterpreterServerToolContainer1) SetMemoryLimit(val OptNilCodeInter
 // SetType sets the value of Type.
 func (s *CodeInterpreterServerToolContainer1) SetType(val OptNilCodeInterpreterServerToolContainer1Type) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *CodeInterpreterServerToolContainer1) SetAdditionalProps(val CodeInterpreterServerToolContainer1Additional) {
+	s.AdditionalProps = val
+}
+
+type CodeInterpreterServerToolContainer1Additional map[string]jx.Raw
+
+func (s *CodeInterpreterServerToolContainer1Additional) init() CodeInterpreterServerToolContainer1Additional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type CodeInterpreterServerToolContainer1MemoryLimit string
@@ -15597,7 +18218,8 @@ func (s *CodeInterpreterServerToolType) UnmarshalText(data []byte) error {
 // Local shell tool configuration.
 // Ref: #/components/schemas/CodexLocalShellTool
 type CodexLocalShellTool struct {
-	Type OptNilCodexLocalShellToolType `json:"type"`
+	Type            OptNilCodexLocalShellToolType `json:"type"`
+	AdditionalProps CodexLocalShellToolAdditional
 }
 
 // GetType returns the value of Type.
@@ -15605,9 +18227,30 @@ func (s *CodexLocalShellTool) GetType() OptNilCodexLocalShellToolType {
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *CodexLocalShellTool) GetAdditionalProps() CodexLocalShellToolAdditional {
+	return s.AdditionalProps
+}
+
 // SetType sets the value of Type.
 func (s *CodexLocalShellTool) SetType(val OptNilCodexLocalShellToolType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *CodexLocalShellTool) SetAdditionalProps(val CodexLocalShellToolAdditional) {
+	s.AdditionalProps = val
+}
+
+type CodexLocalShellToolAdditional map[string]jx.Raw
+
+func (s *CodexLocalShellToolAdditional) init() CodexLocalShellToolAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type CodexLocalShellToolType string
@@ -15650,6 +18293,7 @@ type CompactionItem struct {
 	EncryptedContent OptNilString             `json:"encrypted_content"`
 	ID               OptNilString             `json:"id"`
 	Type             OptNilCompactionItemType `json:"type"`
+	AdditionalProps  CompactionItemAdditional
 }
 
 // GetEncryptedContent returns the value of EncryptedContent.
@@ -15667,6 +18311,11 @@ func (s *CompactionItem) GetType() OptNilCompactionItemType {
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *CompactionItem) GetAdditionalProps() CompactionItemAdditional {
+	return s.AdditionalProps
+}
+
 // SetEncryptedContent sets the value of EncryptedContent.
 func (s *CompactionItem) SetEncryptedContent(val OptNilString) {
 	s.EncryptedContent = val
@@ -15680,6 +18329,22 @@ func (s *CompactionItem) SetID(val OptNilString) {
 // SetType sets the value of Type.
 func (s *CompactionItem) SetType(val OptNilCompactionItemType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *CompactionItem) SetAdditionalProps(val CompactionItemAdditional) {
+	s.AdditionalProps = val
+}
+
+type CompactionItemAdditional map[string]jx.Raw
+
+func (s *CompactionItemAdditional) init() CompactionItemAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type CompactionItemType string
@@ -15719,9 +18384,10 @@ func (s *CompactionItemType) UnmarshalText(data []byte) error {
 // Event emitted when a response has completed successfully.
 // Ref: #/components/schemas/CompletedEvent
 type CompletedEvent struct {
-	Response       OptNilBaseResponsesResult `json:"response"`
-	SequenceNumber OptNilInt                 `json:"sequence_number"`
-	Type           OptNilCompletedEventType  `json:"type"`
+	Response        OptNilBaseResponsesResult `json:"response"`
+	SequenceNumber  OptNilInt                 `json:"sequence_number"`
+	Type            OptNilCompletedEventType  `json:"type"`
+	AdditionalProps CompletedEventAdditional
 }
 
 // GetResponse returns the value of Response.
@@ -15739,6 +18405,11 @@ func (s *CompletedEvent) GetType() OptNilCompletedEventType {
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *CompletedEvent) GetAdditionalProps() CompletedEventAdditional {
+	return s.AdditionalProps
+}
+
 // SetResponse sets the value of Response.
 func (s *CompletedEvent) SetResponse(val OptNilBaseResponsesResult) {
 	s.Response = val
@@ -15752,6 +18423,22 @@ func (s *CompletedEvent) SetSequenceNumber(val OptNilInt) {
 // SetType sets the value of Type.
 func (s *CompletedEvent) SetType(val OptNilCompletedEventType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *CompletedEvent) SetAdditionalProps(val CompletedEventAdditional) {
+	s.AdditionalProps = val
+}
+
+type CompletedEventAdditional map[string]jx.Raw
+
+func (s *CompletedEventAdditional) init() CompletedEventAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type CompletedEventType string
@@ -15791,12 +18478,13 @@ func (s *CompletedEventType) UnmarshalText(data []byte) error {
 // A compound filter that combines multiple comparison or compound filters.
 // Ref: #/components/schemas/CompoundFilter
 type CompoundFilter struct {
-	Filters OptNilAnyArray           `json:"filters"`
-	Type    OptNilCompoundFilterType `json:"type"`
+	Filters         []jx.Raw                 `json:"filters" transponder:"encode-empty"`
+	Type            OptNilCompoundFilterType `json:"type"`
+	AdditionalProps CompoundFilterAdditional
 }
 
 // GetFilters returns the value of Filters.
-func (s *CompoundFilter) GetFilters() OptNilAnyArray {
+func (s *CompoundFilter) GetFilters() []jx.Raw {
 	return s.Filters
 }
 
@@ -15805,14 +18493,35 @@ func (s *CompoundFilter) GetType() OptNilCompoundFilterType {
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *CompoundFilter) GetAdditionalProps() CompoundFilterAdditional {
+	return s.AdditionalProps
+}
+
 // SetFilters sets the value of Filters.
-func (s *CompoundFilter) SetFilters(val OptNilAnyArray) {
+func (s *CompoundFilter) SetFilters(val []jx.Raw) {
 	s.Filters = val
 }
 
 // SetType sets the value of Type.
 func (s *CompoundFilter) SetType(val OptNilCompoundFilterType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *CompoundFilter) SetAdditionalProps(val CompoundFilterAdditional) {
+	s.AdditionalProps = val
+}
+
+type CompoundFilterAdditional map[string]jx.Raw
+
+func (s *CompoundFilterAdditional) init() CompoundFilterAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type CompoundFilterType string
@@ -15859,10 +18568,11 @@ func (s *CompoundFilterType) UnmarshalText(data []byte) error {
 // Computer use preview tool configuration.
 // Ref: #/components/schemas/ComputerUseServerTool
 type ComputerUseServerTool struct {
-	DisplayHeight OptNilInt                              `json:"display_height"`
-	DisplayWidth  OptNilInt                              `json:"display_width"`
-	Environment   OptNilComputerUseServerToolEnvironment `json:"environment"`
-	Type          OptNilComputerUseServerToolType        `json:"type"`
+	DisplayHeight   OptNilInt                              `json:"display_height"`
+	DisplayWidth    OptNilInt                              `json:"display_width"`
+	Environment     OptNilComputerUseServerToolEnvironment `json:"environment"`
+	Type            OptNilComputerUseServerToolType        `json:"type"`
+	AdditionalProps ComputerUseServerToolAdditional
 }
 
 // GetDisplayHeight returns the value of DisplayHeight.
@@ -15885,6 +18595,11 @@ func (s *ComputerUseServerTool) GetType() OptNilComputerUseServerToolType {
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ComputerUseServerTool) GetAdditionalProps() ComputerUseServerToolAdditional {
+	return s.AdditionalProps
+}
+
 // SetDisplayHeight sets the value of DisplayHeight.
 func (s *ComputerUseServerTool) SetDisplayHeight(val OptNilInt) {
 	s.DisplayHeight = val
@@ -15903,6 +18618,22 @@ func (s *ComputerUseServerTool) SetEnvironment(val OptNilComputerUseServerToolEn
 // SetType sets the value of Type.
 func (s *ComputerUseServerTool) SetType(val OptNilComputerUseServerToolType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ComputerUseServerTool) SetAdditionalProps(val ComputerUseServerToolAdditional) {
+	s.AdditionalProps = val
+}
+
+type ComputerUseServerToolAdditional map[string]jx.Raw
+
+func (s *ComputerUseServerToolAdditional) init() ComputerUseServerToolAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type ComputerUseServerToolEnvironment string
@@ -16004,7 +18735,8 @@ func (s *ComputerUseServerToolType) UnmarshalText(data []byte) error {
 // An OpenRouter-managed, auto-provisioned ephemeral container.
 // Ref: #/components/schemas/ContainerAutoEnvironment
 type ContainerAutoEnvironment struct {
-	Type OptNilContainerAutoEnvironmentType `json:"type"`
+	Type            OptNilContainerAutoEnvironmentType `json:"type"`
+	AdditionalProps ContainerAutoEnvironmentAdditional
 }
 
 // GetType returns the value of Type.
@@ -16012,9 +18744,30 @@ func (s *ContainerAutoEnvironment) GetType() OptNilContainerAutoEnvironmentType 
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ContainerAutoEnvironment) GetAdditionalProps() ContainerAutoEnvironmentAdditional {
+	return s.AdditionalProps
+}
+
 // SetType sets the value of Type.
 func (s *ContainerAutoEnvironment) SetType(val OptNilContainerAutoEnvironmentType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ContainerAutoEnvironment) SetAdditionalProps(val ContainerAutoEnvironmentAdditional) {
+	s.AdditionalProps = val
+}
+
+type ContainerAutoEnvironmentAdditional map[string]jx.Raw
+
+func (s *ContainerAutoEnvironmentAdditional) init() ContainerAutoEnvironmentAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type ContainerAutoEnvironmentType string
@@ -16055,8 +18808,9 @@ func (s *ContainerAutoEnvironmentType) UnmarshalText(data []byte) error {
 // Ref: #/components/schemas/ContainerReferenceEnvironment
 type ContainerReferenceEnvironment struct {
 	// Identifier of an existing container to reuse (max 20 characters).
-	ContainerID OptNilString                            `json:"container_id"`
-	Type        OptNilContainerReferenceEnvironmentType `json:"type"`
+	ContainerID     OptNilString                            `json:"container_id"`
+	Type            OptNilContainerReferenceEnvironmentType `json:"type"`
+	AdditionalProps ContainerReferenceEnvironmentAdditional
 }
 
 // GetContainerID returns the value of ContainerID.
@@ -16069,6 +18823,11 @@ func (s *ContainerReferenceEnvironment) GetType() OptNilContainerReferenceEnviro
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ContainerReferenceEnvironment) GetAdditionalProps() ContainerReferenceEnvironmentAdditional {
+	return s.AdditionalProps
+}
+
 // SetContainerID sets the value of ContainerID.
 func (s *ContainerReferenceEnvironment) SetContainerID(val OptNilString) {
 	s.ContainerID = val
@@ -16077,6 +18836,22 @@ func (s *ContainerReferenceEnvironment) SetContainerID(val OptNilString) {
 // SetType sets the value of Type.
 func (s *ContainerReferenceEnvironment) SetType(val OptNilContainerReferenceEnvironmentType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ContainerReferenceEnvironment) SetAdditionalProps(val ContainerReferenceEnvironmentAdditional) {
+	s.AdditionalProps = val
+}
+
+type ContainerReferenceEnvironmentAdditional map[string]jx.Raw
+
+func (s *ContainerReferenceEnvironmentAdditional) init() ContainerReferenceEnvironmentAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type ContainerReferenceEnvironmentType string
@@ -16116,12 +18891,13 @@ func (s *ContainerReferenceEnvironmentType) UnmarshalText(data []byte) error {
 // Event emitted when a new content part is added to an output item.
 // Ref: #/components/schemas/ContentPartAddedEvent
 type ContentPartAddedEvent struct {
-	ContentIndex   OptNilInt                       `json:"content_index"`
-	ItemID         OptNilString                    `json:"item_id"`
-	OutputIndex    OptNilInt                       `json:"output_index"`
-	Part           OptContentPartAddedEventPart    `json:"part"`
-	SequenceNumber OptNilInt                       `json:"sequence_number"`
-	Type           OptNilContentPartAddedEventType `json:"type"`
+	ContentIndex    OptNilInt                       `json:"content_index"`
+	ItemID          OptNilString                    `json:"item_id"`
+	OutputIndex     OptNilInt                       `json:"output_index"`
+	Part            OptContentPartAddedEventPart    `json:"part"`
+	SequenceNumber  OptNilInt                       `json:"sequence_number"`
+	Type            OptNilContentPartAddedEventType `json:"type"`
+	AdditionalProps ContentPartAddedEventAdditional
 }
 
 // GetContentIndex returns the value of ContentIndex.
@@ -16154,6 +18930,11 @@ func (s *ContentPartAddedEvent) GetType() OptNilContentPartAddedEventType {
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ContentPartAddedEvent) GetAdditionalProps() ContentPartAddedEventAdditional {
+	return s.AdditionalProps
+}
+
 // SetContentIndex sets the value of ContentIndex.
 func (s *ContentPartAddedEvent) SetContentIndex(val OptNilInt) {
 	s.ContentIndex = val
@@ -16182,6 +18963,22 @@ func (s *ContentPartAddedEvent) SetSequenceNumber(val OptNilInt) {
 // SetType sets the value of Type.
 func (s *ContentPartAddedEvent) SetType(val OptNilContentPartAddedEventType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ContentPartAddedEvent) SetAdditionalProps(val ContentPartAddedEventAdditional) {
+	s.AdditionalProps = val
+}
+
+type ContentPartAddedEventAdditional map[string]jx.Raw
+
+func (s *ContentPartAddedEventAdditional) init() ContentPartAddedEventAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // ContentPartAddedEventPart represents sum type.
@@ -16318,12 +19115,13 @@ func (s *ContentPartAddedEventType) UnmarshalText(data []byte) error {
 // Event emitted when a content part is complete.
 // Ref: #/components/schemas/ContentPartDoneEvent
 type ContentPartDoneEvent struct {
-	ContentIndex   OptNilInt                      `json:"content_index"`
-	ItemID         OptNilString                   `json:"item_id"`
-	OutputIndex    OptNilInt                      `json:"output_index"`
-	Part           OptContentPartDoneEventPart    `json:"part"`
-	SequenceNumber OptNilInt                      `json:"sequence_number"`
-	Type           OptNilContentPartDoneEventType `json:"type"`
+	ContentIndex    OptNilInt                      `json:"content_index"`
+	ItemID          OptNilString                   `json:"item_id"`
+	OutputIndex     OptNilInt                      `json:"output_index"`
+	Part            OptContentPartDoneEventPart    `json:"part"`
+	SequenceNumber  OptNilInt                      `json:"sequence_number"`
+	Type            OptNilContentPartDoneEventType `json:"type"`
+	AdditionalProps ContentPartDoneEventAdditional
 }
 
 // GetContentIndex returns the value of ContentIndex.
@@ -16356,6 +19154,11 @@ func (s *ContentPartDoneEvent) GetType() OptNilContentPartDoneEventType {
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ContentPartDoneEvent) GetAdditionalProps() ContentPartDoneEventAdditional {
+	return s.AdditionalProps
+}
+
 // SetContentIndex sets the value of ContentIndex.
 func (s *ContentPartDoneEvent) SetContentIndex(val OptNilInt) {
 	s.ContentIndex = val
@@ -16384,6 +19187,22 @@ func (s *ContentPartDoneEvent) SetSequenceNumber(val OptNilInt) {
 // SetType sets the value of Type.
 func (s *ContentPartDoneEvent) SetType(val OptNilContentPartDoneEventType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ContentPartDoneEvent) SetAdditionalProps(val ContentPartDoneEventAdditional) {
+	s.AdditionalProps = val
+}
+
+type ContentPartDoneEventAdditional map[string]jx.Raw
+
+func (s *ContentPartDoneEventAdditional) init() ContentPartDoneEventAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // ContentPartDoneEventPart represents sum type.
@@ -16523,6 +19342,7 @@ type ContextCompactionItem struct {
 	EncryptedContent OptNilString                    `json:"encrypted_content"`
 	ID               OptNilString                    `json:"id"`
 	Type             OptNilContextCompactionItemType `json:"type"`
+	AdditionalProps  ContextCompactionItemAdditional
 }
 
 // GetEncryptedContent returns the value of EncryptedContent.
@@ -16540,6 +19360,11 @@ func (s *ContextCompactionItem) GetType() OptNilContextCompactionItemType {
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ContextCompactionItem) GetAdditionalProps() ContextCompactionItemAdditional {
+	return s.AdditionalProps
+}
+
 // SetEncryptedContent sets the value of EncryptedContent.
 func (s *ContextCompactionItem) SetEncryptedContent(val OptNilString) {
 	s.EncryptedContent = val
@@ -16553,6 +19378,22 @@ func (s *ContextCompactionItem) SetID(val OptNilString) {
 // SetType sets the value of Type.
 func (s *ContextCompactionItem) SetType(val OptNilContextCompactionItemType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ContextCompactionItem) SetAdditionalProps(val ContextCompactionItemAdditional) {
+	s.AdditionalProps = val
+}
+
+type ContextCompactionItemAdditional map[string]jx.Raw
+
+func (s *ContextCompactionItemAdditional) init() ContextCompactionItemAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type ContextCompactionItemType string
@@ -16628,9 +19469,10 @@ func (s *ContextCompressionEngine) UnmarshalText(data []byte) error {
 // Ref: #/components/schemas/ContextCompressionPlugin
 type ContextCompressionPlugin struct {
 	// Set to false to disable the context-compression plugin for this request. Defaults to true.
-	Enabled OptNilBool                       `json:"enabled"`
-	Engine  OptNilContextCompressionEngine   `json:"engine"`
-	ID      OptNilContextCompressionPluginID `json:"id"`
+	Enabled         OptNilBool                       `json:"enabled"`
+	Engine          OptNilContextCompressionEngine   `json:"engine"`
+	ID              OptNilContextCompressionPluginID `json:"id"`
+	AdditionalProps ContextCompressionPluginAdditional
 }
 
 // GetEnabled returns the value of Enabled.
@@ -16648,6 +19490,11 @@ func (s *ContextCompressionPlugin) GetID() OptNilContextCompressionPluginID {
 	return s.ID
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ContextCompressionPlugin) GetAdditionalProps() ContextCompressionPluginAdditional {
+	return s.AdditionalProps
+}
+
 // SetEnabled sets the value of Enabled.
 func (s *ContextCompressionPlugin) SetEnabled(val OptNilBool) {
 	s.Enabled = val
@@ -16661,6 +19508,22 @@ func (s *ContextCompressionPlugin) SetEngine(val OptNilContextCompressionEngine)
 // SetID sets the value of ID.
 func (s *ContextCompressionPlugin) SetID(val OptNilContextCompressionPluginID) {
 	s.ID = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ContextCompressionPlugin) SetAdditionalProps(val ContextCompressionPluginAdditional) {
+	s.AdditionalProps = val
+}
+
+type ContextCompressionPluginAdditional map[string]jx.Raw
+
+func (s *ContextCompressionPluginAdditional) init() ContextCompressionPluginAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type ContextCompressionPluginID string
@@ -16703,6 +19566,7 @@ type CostDetails struct {
 	UpstreamInferenceCompletionsCost OptNilFloat64 `json:"upstream_inference_completions_cost"`
 	UpstreamInferenceCost            OptNilFloat64 `json:"upstream_inference_cost"`
 	UpstreamInferencePromptCost      OptNilFloat64 `json:"upstream_inference_prompt_cost"`
+	AdditionalProps                  CostDetailsAdditional
 }
 
 // GetUpstreamInferenceCompletionsCost returns the value of UpstreamInferenceCompletionsCost.
@@ -16720,6 +19584,11 @@ func (s *CostDetails) GetUpstreamInferencePromptCost() OptNilFloat64 {
 	return s.UpstreamInferencePromptCost
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *CostDetails) GetAdditionalProps() CostDetailsAdditional {
+	return s.AdditionalProps
+}
+
 // SetUpstreamInferenceCompletionsCost sets the value of UpstreamInferenceCompletionsCost.
 func (s *CostDetails) SetUpstreamInferenceCompletionsCost(val OptNilFloat64) {
 	s.UpstreamInferenceCompletionsCost = val
@@ -16735,12 +19604,29 @@ func (s *CostDetails) SetUpstreamInferencePromptCost(val OptNilFloat64) {
 	s.UpstreamInferencePromptCost = val
 }
 
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *CostDetails) SetAdditionalProps(val CostDetailsAdditional) {
+	s.AdditionalProps = val
+}
+
+type CostDetailsAdditional map[string]jx.Raw
+
+func (s *CostDetailsAdditional) init() CostDetailsAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
+}
+
 // Event emitted when a response is created.
 // Ref: #/components/schemas/CreatedEvent
 type CreatedEvent struct {
-	Response       OptNilBaseResponsesResult `json:"response"`
-	SequenceNumber OptNilInt                 `json:"sequence_number"`
-	Type           OptNilCreatedEventType    `json:"type"`
+	Response        OptNilBaseResponsesResult `json:"response"`
+	SequenceNumber  OptNilInt                 `json:"sequence_number"`
+	Type            OptNilCreatedEventType    `json:"type"`
+	AdditionalProps CreatedEventAdditional
 }
 
 // GetResponse returns the value of Response.
@@ -16758,6 +19644,11 @@ func (s *CreatedEvent) GetType() OptNilCreatedEventType {
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *CreatedEvent) GetAdditionalProps() CreatedEventAdditional {
+	return s.AdditionalProps
+}
+
 // SetResponse sets the value of Response.
 func (s *CreatedEvent) SetResponse(val OptNilBaseResponsesResult) {
 	s.Response = val
@@ -16771,6 +19662,22 @@ func (s *CreatedEvent) SetSequenceNumber(val OptNilInt) {
 // SetType sets the value of Type.
 func (s *CreatedEvent) SetType(val OptNilCreatedEventType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *CreatedEvent) SetAdditionalProps(val CreatedEventAdditional) {
+	s.AdditionalProps = val
+}
+
+type CreatedEventAdditional map[string]jx.Raw
+
+func (s *CreatedEventAdditional) init() CreatedEventAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type CreatedEventType string
@@ -16810,10 +19717,11 @@ func (s *CreatedEventType) UnmarshalText(data []byte) error {
 // Custom tool configuration.
 // Ref: #/components/schemas/CustomTool
 type CustomTool struct {
-	Description OptNilString         `json:"description"`
-	Format      OptCustomToolFormat  `json:"format"`
-	Name        OptNilString         `json:"name"`
-	Type        OptNilCustomToolType `json:"type"`
+	Description     OptNilString         `json:"description"`
+	Format          OptCustomToolFormat  `json:"format"`
+	Name            OptNilString         `json:"name"`
+	Type            OptNilCustomToolType `json:"type"`
+	AdditionalProps CustomToolAdditional
 }
 
 // GetDescription returns the value of Description.
@@ -16836,6 +19744,11 @@ func (s *CustomTool) GetType() OptNilCustomToolType {
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *CustomTool) GetAdditionalProps() CustomToolAdditional {
+	return s.AdditionalProps
+}
+
 // SetDescription sets the value of Description.
 func (s *CustomTool) SetDescription(val OptNilString) {
 	s.Description = val
@@ -16856,16 +19769,31 @@ func (s *CustomTool) SetType(val OptNilCustomToolType) {
 	s.Type = val
 }
 
-// Event emitted when a custom tool call's freeform input is being streamed. Mirrors
-// `response.function_call_arguments.delta` but for `custom` tools whose input is opaque text rather
-// than JSON arguments.
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *CustomTool) SetAdditionalProps(val CustomToolAdditional) {
+	s.AdditionalProps = val
+}
+
+type CustomToolAdditional map[string]jx.Raw
+
+func (s *CustomToolAdditional) init() CustomToolAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
+}
+
+// Merged schema.
 // Ref: #/components/schemas/CustomToolCallInputDeltaEvent
 type CustomToolCallInputDeltaEvent struct {
-	Delta          OptNilString                            `json:"delta"`
-	ItemID         OptNilString                            `json:"item_id"`
-	OutputIndex    OptNilInt                               `json:"output_index"`
-	SequenceNumber OptNilInt                               `json:"sequence_number"`
-	Type           OptNilCustomToolCallInputDeltaEventType `json:"type"`
+	Delta           OptNilString                            `json:"delta"`
+	ItemID          OptNilString                            `json:"item_id"`
+	OutputIndex     OptNilInt                               `json:"output_index"`
+	SequenceNumber  OptNilInt                               `json:"sequence_number"`
+	Type            OptNilCustomToolCallInputDeltaEventType `json:"type"`
+	AdditionalProps CustomToolCallInputDeltaEventAdditional
 }
 
 // GetDelta returns the value of Delta.
@@ -16893,6 +19821,11 @@ func (s *CustomToolCallInputDeltaEvent) GetType() OptNilCustomToolCallInputDelta
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *CustomToolCallInputDeltaEvent) GetAdditionalProps() CustomToolCallInputDeltaEventAdditional {
+	return s.AdditionalProps
+}
+
 // SetDelta sets the value of Delta.
 func (s *CustomToolCallInputDeltaEvent) SetDelta(val OptNilString) {
 	s.Delta = val
@@ -16916,6 +19849,22 @@ func (s *CustomToolCallInputDeltaEvent) SetSequenceNumber(val OptNilInt) {
 // SetType sets the value of Type.
 func (s *CustomToolCallInputDeltaEvent) SetType(val OptNilCustomToolCallInputDeltaEventType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *CustomToolCallInputDeltaEvent) SetAdditionalProps(val CustomToolCallInputDeltaEventAdditional) {
+	s.AdditionalProps = val
+}
+
+type CustomToolCallInputDeltaEventAdditional map[string]jx.Raw
+
+func (s *CustomToolCallInputDeltaEventAdditional) init() CustomToolCallInputDeltaEventAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type CustomToolCallInputDeltaEventType string
@@ -16952,15 +19901,15 @@ func (s *CustomToolCallInputDeltaEventType) UnmarshalText(data []byte) error {
 	}
 }
 
-// Event emitted when a custom tool call's freeform input streaming is complete. Mirrors
-// `response.function_call_arguments.done` but for `custom` tools.
+// Merged schema.
 // Ref: #/components/schemas/CustomToolCallInputDoneEvent
 type CustomToolCallInputDoneEvent struct {
-	Input          OptNilString                           `json:"input"`
-	ItemID         OptNilString                           `json:"item_id"`
-	OutputIndex    OptNilInt                              `json:"output_index"`
-	SequenceNumber OptNilInt                              `json:"sequence_number"`
-	Type           OptNilCustomToolCallInputDoneEventType `json:"type"`
+	Input           OptNilString                           `json:"input"`
+	ItemID          OptNilString                           `json:"item_id"`
+	OutputIndex     OptNilInt                              `json:"output_index"`
+	SequenceNumber  OptNilInt                              `json:"sequence_number"`
+	Type            OptNilCustomToolCallInputDoneEventType `json:"type"`
+	AdditionalProps CustomToolCallInputDoneEventAdditional
 }
 
 // GetInput returns the value of Input.
@@ -16988,6 +19937,11 @@ func (s *CustomToolCallInputDoneEvent) GetType() OptNilCustomToolCallInputDoneEv
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *CustomToolCallInputDoneEvent) GetAdditionalProps() CustomToolCallInputDoneEventAdditional {
+	return s.AdditionalProps
+}
+
 // SetInput sets the value of Input.
 func (s *CustomToolCallInputDoneEvent) SetInput(val OptNilString) {
 	s.Input = val
@@ -17011,6 +19965,22 @@ func (s *CustomToolCallInputDoneEvent) SetSequenceNumber(val OptNilInt) {
 // SetType sets the value of Type.
 func (s *CustomToolCallInputDoneEvent) SetType(val OptNilCustomToolCallInputDoneEventType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *CustomToolCallInputDoneEvent) SetAdditionalProps(val CustomToolCallInputDoneEventAdditional) {
+	s.AdditionalProps = val
+}
+
+type CustomToolCallInputDoneEventAdditional map[string]jx.Raw
+
+func (s *CustomToolCallInputDoneEventAdditional) init() CustomToolCallInputDoneEventAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type CustomToolCallInputDoneEventType string
@@ -17055,9 +20025,10 @@ type CustomToolCallItem struct {
 	Input  OptNilString `json:"input"`
 	Name   OptNilString `json:"name"`
 	// Namespace qualifier for tools registered as part of a namespace tool group (e.g. an MCP server).
-	Namespace OptNilString                 `json:"namespace"`
-	Type      OptNilCustomToolCallItemType `json:"type"`
-	Status    OptNilToolCallStatus         `json:"status"`
+	Namespace       OptNilString                 `json:"namespace"`
+	Type            OptNilCustomToolCallItemType `json:"type"`
+	Status          OptNilToolCallStatus         `json:"status"`
+	AdditionalProps CustomToolCallItemAdditional
 }
 
 // GetCallID returns the value of CallID.
@@ -17095,6 +20066,11 @@ func (s *CustomToolCallItem) GetStatus() OptNilToolCallStatus {
 	return s.Status
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *CustomToolCallItem) GetAdditionalProps() CustomToolCallItemAdditional {
+	return s.AdditionalProps
+}
+
 // SetCallID sets the value of CallID.
 func (s *CustomToolCallItem) SetCallID(val OptNilString) {
 	s.CallID = val
@@ -17128,6 +20104,22 @@ func (s *CustomToolCallItem) SetType(val OptNilCustomToolCallItemType) {
 // SetStatus sets the value of Status.
 func (s *CustomToolCallItem) SetStatus(val OptNilToolCallStatus) {
 	s.Status = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *CustomToolCallItem) SetAdditionalProps(val CustomToolCallItemAdditional) {
+	s.AdditionalProps = val
+}
+
+type CustomToolCallItemAdditional map[string]jx.Raw
+
+func (s *CustomToolCallItemAdditional) init() CustomToolCallItemAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type CustomToolCallItemType string
@@ -17168,10 +20160,11 @@ func (s *CustomToolCallItemType) UnmarshalText(data []byte) error {
 // is matched to a `custom_tool_call` rather than a `function_call`.
 // Ref: #/components/schemas/CustomToolCallOutputItem
 type CustomToolCallOutputItem struct {
-	CallID OptNilString                       `json:"call_id"`
-	ID     OptNilString                       `json:"id"`
-	Output OptCustomToolCallOutputItemOutput  `json:"output"`
-	Type   OptNilCustomToolCallOutputItemType `json:"type"`
+	CallID          OptNilString                       `json:"call_id"`
+	ID              OptNilString                       `json:"id"`
+	Output          OptCustomToolCallOutputItemOutput  `json:"output"`
+	Type            OptNilCustomToolCallOutputItemType `json:"type"`
+	AdditionalProps CustomToolCallOutputItemAdditional
 }
 
 // GetCallID returns the value of CallID.
@@ -17194,6 +20187,11 @@ func (s *CustomToolCallOutputItem) GetType() OptNilCustomToolCallOutputItemType 
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *CustomToolCallOutputItem) GetAdditionalProps() CustomToolCallOutputItemAdditional {
+	return s.AdditionalProps
+}
+
 // SetCallID sets the value of CallID.
 func (s *CustomToolCallOutputItem) SetCallID(val OptNilString) {
 	s.CallID = val
@@ -17212,6 +20210,22 @@ func (s *CustomToolCallOutputItem) SetOutput(val OptCustomToolCallOutputItemOutp
 // SetType sets the value of Type.
 func (s *CustomToolCallOutputItem) SetType(val OptNilCustomToolCallOutputItemType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *CustomToolCallOutputItem) SetAdditionalProps(val CustomToolCallOutputItemAdditional) {
+	s.AdditionalProps = val
+}
+
+type CustomToolCallOutputItemAdditional map[string]jx.Raw
+
+func (s *CustomToolCallOutputItemAdditional) init() CustomToolCallOutputItemAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // CustomToolCallOutputItemOutput represents sum type.
@@ -17408,12 +20422,13 @@ func NewInputFileCustomToolCallOutputItemOutput1Item(v InputFile) CustomToolCall
 	return s
 }
 
-// Image input content item.
+// Merged schema.
 // Ref: #/components/schemas/CustomToolCallOutputItemOutputInputImage
 type CustomToolCallOutputItemOutputInputImage struct {
-	Detail   OptNilCustomToolCallOutputItemOutputInputImageDetail `json:"detail"`
-	ImageURL OptNilString                                         `json:"image_url"`
-	Type     OptNilCustomToolCallOutputItemOutputInputImageType   `json:"type"`
+	Detail          OptNilCustomToolCallOutputItemOutputInputImageDetail `json:"detail"`
+	ImageURL        OptNilString                                         `json:"image_url"`
+	Type            OptNilCustomToolCallOutputItemOutputInputImageType   `json:"type"`
+	AdditionalProps CustomToolCallOutputItemOutputInputImageAdditional
 }
 
 // GetDetail returns the value of Detail.
@@ -17431,6 +20446,11 @@ func (s *CustomToolCallOutputItemOutputInputImage) GetType() OptNilCustomToolCal
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *CustomToolCallOutputItemOutputInputImage) GetAdditionalProps() CustomToolCallOutputItemOutputInputImageAdditional {
+	return s.AdditionalProps
+}
+
 // SetDetail sets the value of Detail.
 func (s *CustomToolCallOutputItemOutputInputImage) SetDetail(val OptNilCustomToolCallOutputItemOutputInputImageDetail) {
 	s.Detail = val
@@ -17444,6 +20464,22 @@ func (s *CustomToolCallOutputItemOutputInputImage) SetImageURL(val OptNilString)
 // SetType sets the value of Type.
 func (s *CustomToolCallOutputItemOutputInputImage) SetType(val OptNilCustomToolCallOutputItemOutputInputImageType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *CustomToolCallOutputItemOutputInputImage) SetAdditionalProps(val CustomToolCallOutputItemOutputInputImageAdditional) {
+	s.AdditionalProps = val
+}
+
+type CustomToolCallOutputItemOutputInputImageAdditional map[string]jx.Raw
+
+func (s *CustomToolCallOutputItemOutputInputImageAdditional) init() CustomToolCallOutputItemOutputInputImageAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type CustomToolCallOutputItemOutputInputImageDetail string
@@ -17640,9 +20676,10 @@ func NewCustomToolFormatGrammarCustomToolFormat(v CustomToolFormatGrammar) Custo
 
 // Ref: #/components/schemas/CustomToolFormatGrammar
 type CustomToolFormatGrammar struct {
-	Definition OptNilString                        `json:"definition"`
-	Syntax     OptNilCustomToolFormatGrammarSyntax `json:"syntax"`
-	Type       OptNilCustomToolFormatGrammarType   `json:"type"`
+	Definition      OptNilString                        `json:"definition"`
+	Syntax          OptNilCustomToolFormatGrammarSyntax `json:"syntax"`
+	Type            OptNilCustomToolFormatGrammarType   `json:"type"`
+	AdditionalProps CustomToolFormatGrammarAdditional
 }
 
 // GetDefinition returns the value of Definition.
@@ -17660,6 +20697,11 @@ func (s *CustomToolFormatGrammar) GetType() OptNilCustomToolFormatGrammarType {
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *CustomToolFormatGrammar) GetAdditionalProps() CustomToolFormatGrammarAdditional {
+	return s.AdditionalProps
+}
+
 // SetDefinition sets the value of Definition.
 func (s *CustomToolFormatGrammar) SetDefinition(val OptNilString) {
 	s.Definition = val
@@ -17673,6 +20715,22 @@ func (s *CustomToolFormatGrammar) SetSyntax(val OptNilCustomToolFormatGrammarSyn
 // SetType sets the value of Type.
 func (s *CustomToolFormatGrammar) SetType(val OptNilCustomToolFormatGrammarType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *CustomToolFormatGrammar) SetAdditionalProps(val CustomToolFormatGrammarAdditional) {
+	s.AdditionalProps = val
+}
+
+type CustomToolFormatGrammarAdditional map[string]jx.Raw
+
+func (s *CustomToolFormatGrammarAdditional) init() CustomToolFormatGrammarAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type CustomToolFormatGrammarSyntax string
@@ -17752,7 +20810,8 @@ func (s *CustomToolFormatGrammarType) UnmarshalText(data []byte) error {
 
 // Ref: #/components/schemas/CustomToolFormatText
 type CustomToolFormatText struct {
-	Type OptNilCustomToolFormatTextType `json:"type"`
+	Type            OptNilCustomToolFormatTextType `json:"type"`
+	AdditionalProps CustomToolFormatTextAdditional
 }
 
 // GetType returns the value of Type.
@@ -17760,9 +20819,30 @@ func (s *CustomToolFormatText) GetType() OptNilCustomToolFormatTextType {
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *CustomToolFormatText) GetAdditionalProps() CustomToolFormatTextAdditional {
+	return s.AdditionalProps
+}
+
 // SetType sets the value of Type.
 func (s *CustomToolFormatText) SetType(val OptNilCustomToolFormatTextType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *CustomToolFormatText) SetAdditionalProps(val CustomToolFormatTextAdditional) {
+	s.AdditionalProps = val
+}
+
+type CustomToolFormatTextAdditional map[string]jx.Raw
+
+func (s *CustomToolFormatTextAdditional) init() CustomToolFormatTextAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type CustomToolFormatTextType string
@@ -17836,8 +20916,9 @@ func (s *CustomToolType) UnmarshalText(data []byte) error {
 // OpenRouter built-in server tool: returns the current date and time.
 // Ref: #/components/schemas/DatetimeServerTool
 type DatetimeServerTool struct {
-	Parameters OptNilDatetimeServerToolConfig `json:"parameters"`
-	Type       OptNilDatetimeServerToolType   `json:"type"`
+	Parameters      OptNilDatetimeServerToolConfig `json:"parameters"`
+	Type            OptNilDatetimeServerToolType   `json:"type"`
+	AdditionalProps DatetimeServerToolAdditional
 }
 
 // GetParameters returns the value of Parameters.
@@ -17850,6 +20931,11 @@ func (s *DatetimeServerTool) GetType() OptNilDatetimeServerToolType {
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *DatetimeServerTool) GetAdditionalProps() DatetimeServerToolAdditional {
+	return s.AdditionalProps
+}
+
 // SetParameters sets the value of Parameters.
 func (s *DatetimeServerTool) SetParameters(val OptNilDatetimeServerToolConfig) {
 	s.Parameters = val
@@ -17860,11 +20946,28 @@ func (s *DatetimeServerTool) SetType(val OptNilDatetimeServerToolType) {
 	s.Type = val
 }
 
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *DatetimeServerTool) SetAdditionalProps(val DatetimeServerToolAdditional) {
+	s.AdditionalProps = val
+}
+
+type DatetimeServerToolAdditional map[string]jx.Raw
+
+func (s *DatetimeServerToolAdditional) init() DatetimeServerToolAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
+}
+
 // Configuration for the openrouter:datetime server tool.
 // Ref: #/components/schemas/DatetimeServerToolConfig
 type DatetimeServerToolConfig struct {
 	// IANA timezone name (e.g. "America/New_York"). Defaults to UTC.
-	Timezone OptNilString `json:"timezone"`
+	Timezone        OptNilString `json:"timezone"`
+	AdditionalProps DatetimeServerToolConfigAdditional
 }
 
 // GetTimezone returns the value of Timezone.
@@ -17872,9 +20975,30 @@ func (s *DatetimeServerToolConfig) GetTimezone() OptNilString {
 	return s.Timezone
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *DatetimeServerToolConfig) GetAdditionalProps() DatetimeServerToolConfigAdditional {
+	return s.AdditionalProps
+}
+
 // SetTimezone sets the value of Timezone.
 func (s *DatetimeServerToolConfig) SetTimezone(val OptNilString) {
 	s.Timezone = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *DatetimeServerToolConfig) SetAdditionalProps(val DatetimeServerToolConfigAdditional) {
+	s.AdditionalProps = val
+}
+
+type DatetimeServerToolConfigAdditional map[string]jx.Raw
+
+func (s *DatetimeServerToolConfigAdditional) init() DatetimeServerToolConfigAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type DatetimeServerToolType string
@@ -17915,9 +21039,10 @@ func (s *DatetimeServerToolType) UnmarshalText(data []byte) error {
 // body or timing milestones.
 // Ref: #/components/schemas/DebugEvent
 type DebugEvent struct {
-	Debug          OptNilDebugEventDebug `json:"debug"`
-	SequenceNumber OptNilInt             `json:"sequence_number"`
-	Type           OptNilDebugEventType  `json:"type"`
+	Debug           OptNilDebugEventDebug `json:"debug"`
+	SequenceNumber  OptNilInt             `json:"sequence_number"`
+	Type            OptNilDebugEventType  `json:"type"`
+	AdditionalProps DebugEventAdditional
 }
 
 // GetDebug returns the value of Debug.
@@ -17935,6 +21060,11 @@ func (s *DebugEvent) GetType() OptNilDebugEventType {
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *DebugEvent) GetAdditionalProps() DebugEventAdditional {
+	return s.AdditionalProps
+}
+
 // SetDebug sets the value of Debug.
 func (s *DebugEvent) SetDebug(val OptNilDebugEventDebug) {
 	s.Debug = val
@@ -17950,9 +21080,26 @@ func (s *DebugEvent) SetType(val OptNilDebugEventType) {
 	s.Type = val
 }
 
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *DebugEvent) SetAdditionalProps(val DebugEventAdditional) {
+	s.AdditionalProps = val
+}
+
+type DebugEventAdditional map[string]jx.Raw
+
+func (s *DebugEventAdditional) init() DebugEventAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
+}
+
 type DebugEventDebug struct {
 	EchoUpstreamBody jx.Raw                       `json:"echo_upstream_body"`
 	Timings          OptNilDebugEventDebugTimings `json:"timings"`
+	AdditionalProps  DebugEventDebugAdditional
 }
 
 // GetEchoUpstreamBody returns the value of EchoUpstreamBody.
@@ -17965,6 +21112,11 @@ func (s *DebugEventDebug) GetTimings() OptNilDebugEventDebugTimings {
 	return s.Timings
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *DebugEventDebug) GetAdditionalProps() DebugEventDebugAdditional {
+	return s.AdditionalProps
+}
+
 // SetEchoUpstreamBody sets the value of EchoUpstreamBody.
 func (s *DebugEventDebug) SetEchoUpstreamBody(val jx.Raw) {
 	s.EchoUpstreamBody = val
@@ -17975,10 +21127,27 @@ func (s *DebugEventDebug) SetTimings(val OptNilDebugEventDebugTimings) {
 	s.Timings = val
 }
 
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *DebugEventDebug) SetAdditionalProps(val DebugEventDebugAdditional) {
+	s.AdditionalProps = val
+}
+
+type DebugEventDebugAdditional map[string]jx.Raw
+
+func (s *DebugEventDebugAdditional) init() DebugEventDebugAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
+}
+
 type DebugEventDebugTimings struct {
-	EpochMs OptNilInt                         `json:"epoch_ms"`
-	Event   OptNilDebugEventDebugTimingsEvent `json:"event"`
-	StartMs OptNilInt                         `json:"start_ms"`
+	EpochMs         OptNilInt                         `json:"epoch_ms"`
+	Event           OptNilDebugEventDebugTimingsEvent `json:"event"`
+	StartMs         OptNilInt                         `json:"start_ms"`
+	AdditionalProps DebugEventDebugTimingsAdditional
 }
 
 // GetEpochMs returns the value of EpochMs.
@@ -17996,6 +21165,11 @@ func (s *DebugEventDebugTimings) GetStartMs() OptNilInt {
 	return s.StartMs
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *DebugEventDebugTimings) GetAdditionalProps() DebugEventDebugTimingsAdditional {
+	return s.AdditionalProps
+}
+
 // SetEpochMs sets the value of EpochMs.
 func (s *DebugEventDebugTimings) SetEpochMs(val OptNilInt) {
 	s.EpochMs = val
@@ -18009,6 +21183,22 @@ func (s *DebugEventDebugTimings) SetEvent(val OptNilDebugEventDebugTimingsEvent)
 // SetStartMs sets the value of StartMs.
 func (s *DebugEventDebugTimings) SetStartMs(val OptNilInt) {
 	s.StartMs = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *DebugEventDebugTimings) SetAdditionalProps(val DebugEventDebugTimingsAdditional) {
+	s.AdditionalProps = val
+}
+
+type DebugEventDebugTimingsAdditional map[string]jx.Raw
+
+func (s *DebugEventDebugTimingsAdditional) init() DebugEventDebugTimingsAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type DebugEventDebugTimingsEvent string
@@ -18154,9 +21344,10 @@ type EasyInputMessage struct {
 	// `final_answer` for the final assistant message. For follow-up requests with models like
 	// `gpt-5.3-codex` and later, preserve and resend phase on all assistant messages. Omitting it can
 	// degrade performance. Not used for user messages.
-	Phase OptNilEasyInputMessagePhase `json:"phase"`
-	Role  OptNilEasyInputMessageRole  `json:"role"`
-	Type  OptNilEasyInputMessageType  `json:"type"`
+	Phase           OptNilEasyInputMessagePhase `json:"phase"`
+	Role            OptNilEasyInputMessageRole  `json:"role"`
+	Type            OptNilEasyInputMessageType  `json:"type"`
+	AdditionalProps EasyInputMessageAdditional
 }
 
 // GetContent returns the value of Content.
@@ -18179,6 +21370,11 @@ func (s *EasyInputMessage) GetType() OptNilEasyInputMessageType {
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *EasyInputMessage) GetAdditionalProps() EasyInputMessageAdditional {
+	return s.AdditionalProps
+}
+
 // SetContent sets the value of Content.
 func (s *EasyInputMessage) SetContent(val OptEasyInputMessageContent) {
 	s.Content = val
@@ -18197,6 +21393,22 @@ func (s *EasyInputMessage) SetRole(val OptNilEasyInputMessageRole) {
 // SetType sets the value of Type.
 func (s *EasyInputMessage) SetType(val OptNilEasyInputMessageType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *EasyInputMessage) SetAdditionalProps(val EasyInputMessageAdditional) {
+	s.AdditionalProps = val
+}
+
+type EasyInputMessageAdditional map[string]jx.Raw
+
+func (s *EasyInputMessageAdditional) init() EasyInputMessageAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // EasyInputMessageContent represents sum type.
@@ -18445,12 +21657,13 @@ func NewInputVideoEasyInputMessageContent0Item(v InputVideo) EasyInputMessageCon
 	return s
 }
 
-// Image input content item.
+// Merged schema.
 // Ref: #/components/schemas/EasyInputMessageContentInputImage
 type EasyInputMessageContentInputImage struct {
-	Detail   OptNilEasyInputMessageContentInputImageDetail `json:"detail"`
-	ImageURL OptNilString                                  `json:"image_url"`
-	Type     OptNilEasyInputMessageContentInputImageType   `json:"type"`
+	Detail          OptNilEasyInputMessageContentInputImageDetail `json:"detail"`
+	ImageURL        OptNilString                                  `json:"image_url"`
+	Type            OptNilEasyInputMessageContentInputImageType   `json:"type"`
+	AdditionalProps EasyInputMessageContentInputImageAdditional
 }
 
 // GetDetail returns the value of Detail.
@@ -18468,6 +21681,11 @@ func (s *EasyInputMessageContentInputImage) GetType() OptNilEasyInputMessageCont
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *EasyInputMessageContentInputImage) GetAdditionalProps() EasyInputMessageContentInputImageAdditional {
+	return s.AdditionalProps
+}
+
 // SetDetail sets the value of Detail.
 func (s *EasyInputMessageContentInputImage) SetDetail(val OptNilEasyInputMessageContentInputImageDetail) {
 	s.Detail = val
@@ -18481,6 +21699,22 @@ func (s *EasyInputMessageContentInputImage) SetImageURL(val OptNilString) {
 // SetType sets the value of Type.
 func (s *EasyInputMessageContentInputImage) SetType(val OptNilEasyInputMessageContentInputImageType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *EasyInputMessageContentInputImage) SetAdditionalProps(val EasyInputMessageContentInputImageAdditional) {
+	s.AdditionalProps = val
+}
+
+type EasyInputMessageContentInputImageAdditional map[string]jx.Raw
+
+func (s *EasyInputMessageContentInputImageAdditional) init() EasyInputMessageContentInputImageAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type EasyInputMessageContentInputImageDetail string
@@ -18712,6 +21946,7 @@ type EdgeNetworkTimeoutResponse struct {
 	Error              OptNilEdgeNetworkTimeoutResponseErrorData `json:"error"`
 	OpenrouterMetadata jx.Raw                                    `json:"openrouter_metadata"`
 	UserID             OptNilString                              `json:"user_id"`
+	AdditionalProps    EdgeNetworkTimeoutResponseAdditional
 }
 
 // GetError returns the value of Error.
@@ -18729,6 +21964,11 @@ func (s *EdgeNetworkTimeoutResponse) GetUserID() OptNilString {
 	return s.UserID
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *EdgeNetworkTimeoutResponse) GetAdditionalProps() EdgeNetworkTimeoutResponseAdditional {
+	return s.AdditionalProps
+}
+
 // SetError sets the value of Error.
 func (s *EdgeNetworkTimeoutResponse) SetError(val OptNilEdgeNetworkTimeoutResponseErrorData) {
 	s.Error = val
@@ -18744,15 +21984,32 @@ func (s *EdgeNetworkTimeoutResponse) SetUserID(val OptNilString) {
 	s.UserID = val
 }
 
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *EdgeNetworkTimeoutResponse) SetAdditionalProps(val EdgeNetworkTimeoutResponseAdditional) {
+	s.AdditionalProps = val
+}
+
 func (*EdgeNetworkTimeoutResponse) createResponsesRes()           {}
 func (*EdgeNetworkTimeoutResponse) sendChatCompletionRequestRes() {}
+
+type EdgeNetworkTimeoutResponseAdditional map[string]jx.Raw
+
+func (s *EdgeNetworkTimeoutResponseAdditional) init() EdgeNetworkTimeoutResponseAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
+}
 
 // Error data for EdgeNetworkTimeoutResponse.
 // Ref: #/components/schemas/EdgeNetworkTimeoutResponseErrorData
 type EdgeNetworkTimeoutResponseErrorData struct {
-	Code     OptNilInt    `json:"code"`
-	Message  OptNilString `json:"message"`
-	Metadata jx.Raw       `json:"metadata"`
+	Code            OptNilInt    `json:"code"`
+	Message         OptNilString `json:"message"`
+	Metadata        jx.Raw       `json:"metadata"`
+	AdditionalProps EdgeNetworkTimeoutResponseErrorDataAdditional
 }
 
 // GetCode returns the value of Code.
@@ -18770,6 +22027,11 @@ func (s *EdgeNetworkTimeoutResponseErrorData) GetMetadata() jx.Raw {
 	return s.Metadata
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *EdgeNetworkTimeoutResponseErrorData) GetAdditionalProps() EdgeNetworkTimeoutResponseErrorDataAdditional {
+	return s.AdditionalProps
+}
+
 // SetCode sets the value of Code.
 func (s *EdgeNetworkTimeoutResponseErrorData) SetCode(val OptNilInt) {
 	s.Code = val
@@ -18785,11 +22047,28 @@ func (s *EdgeNetworkTimeoutResponseErrorData) SetMetadata(val jx.Raw) {
 	s.Metadata = val
 }
 
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *EdgeNetworkTimeoutResponseErrorData) SetAdditionalProps(val EdgeNetworkTimeoutResponseErrorDataAdditional) {
+	s.AdditionalProps = val
+}
+
+type EdgeNetworkTimeoutResponseErrorDataAdditional map[string]jx.Raw
+
+func (s *EdgeNetworkTimeoutResponseErrorDataAdditional) init() EdgeNetworkTimeoutResponseErrorDataAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
+}
+
 // Ref: #/components/schemas/EndpointInfo
 type EndpointInfo struct {
-	Model    OptNilString `json:"model"`
-	Provider OptNilString `json:"provider"`
-	Selected OptNilBool   `json:"selected"`
+	Model           OptNilString `json:"model"`
+	Provider        OptNilString `json:"provider"`
+	Selected        OptNilBool   `json:"selected"`
+	AdditionalProps EndpointInfoAdditional
 }
 
 // GetModel returns the value of Model.
@@ -18807,6 +22086,11 @@ func (s *EndpointInfo) GetSelected() OptNilBool {
 	return s.Selected
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *EndpointInfo) GetAdditionalProps() EndpointInfoAdditional {
+	return s.AdditionalProps
+}
+
 // SetModel sets the value of Model.
 func (s *EndpointInfo) SetModel(val OptNilString) {
 	s.Model = val
@@ -18822,14 +22106,31 @@ func (s *EndpointInfo) SetSelected(val OptNilBool) {
 	s.Selected = val
 }
 
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *EndpointInfo) SetAdditionalProps(val EndpointInfoAdditional) {
+	s.AdditionalProps = val
+}
+
+type EndpointInfoAdditional map[string]jx.Raw
+
+func (s *EndpointInfoAdditional) init() EndpointInfoAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
+}
+
 // Ref: #/components/schemas/EndpointsMetadata
 type EndpointsMetadata struct {
-	Available OptNilEndpointInfoArray `json:"available"`
-	Total     OptNilInt               `json:"total"`
+	Available       []EndpointInfo `json:"available" transponder:"encode-empty"`
+	Total           OptNilInt      `json:"total"`
+	AdditionalProps EndpointsMetadataAdditional
 }
 
 // GetAvailable returns the value of Available.
-func (s *EndpointsMetadata) GetAvailable() OptNilEndpointInfoArray {
+func (s *EndpointsMetadata) GetAvailable() []EndpointInfo {
 	return s.Available
 }
 
@@ -18838,8 +22139,13 @@ func (s *EndpointsMetadata) GetTotal() OptNilInt {
 	return s.Total
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *EndpointsMetadata) GetAdditionalProps() EndpointsMetadataAdditional {
+	return s.AdditionalProps
+}
+
 // SetAvailable sets the value of Available.
-func (s *EndpointsMetadata) SetAvailable(val OptNilEndpointInfoArray) {
+func (s *EndpointsMetadata) SetAvailable(val []EndpointInfo) {
 	s.Available = val
 }
 
@@ -18848,14 +22154,31 @@ func (s *EndpointsMetadata) SetTotal(val OptNilInt) {
 	s.Total = val
 }
 
-// Event emitted when an error occurs during streaming.
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *EndpointsMetadata) SetAdditionalProps(val EndpointsMetadataAdditional) {
+	s.AdditionalProps = val
+}
+
+type EndpointsMetadataAdditional map[string]jx.Raw
+
+func (s *EndpointsMetadataAdditional) init() EndpointsMetadataAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
+}
+
+// Merged schema.
 // Ref: #/components/schemas/ErrorEvent
 type ErrorEvent struct {
-	Code           OptNilString         `json:"code"`
-	Message        OptNilString         `json:"message"`
-	Param          OptNilString         `json:"param"`
-	SequenceNumber OptNilInt            `json:"sequence_number"`
-	Type           OptNilErrorEventType `json:"type"`
+	Code            OptNilString         `json:"code"`
+	Message         OptNilString         `json:"message"`
+	Param           OptNilString         `json:"param"`
+	SequenceNumber  OptNilInt            `json:"sequence_number"`
+	Type            OptNilErrorEventType `json:"type"`
+	AdditionalProps ErrorEventAdditional
 }
 
 // GetCode returns the value of Code.
@@ -18883,6 +22206,11 @@ func (s *ErrorEvent) GetType() OptNilErrorEventType {
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ErrorEvent) GetAdditionalProps() ErrorEventAdditional {
+	return s.AdditionalProps
+}
+
 // SetCode sets the value of Code.
 func (s *ErrorEvent) SetCode(val OptNilString) {
 	s.Code = val
@@ -18906,6 +22234,22 @@ func (s *ErrorEvent) SetSequenceNumber(val OptNilInt) {
 // SetType sets the value of Type.
 func (s *ErrorEvent) SetType(val OptNilErrorEventType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ErrorEvent) SetAdditionalProps(val ErrorEventAdditional) {
+	s.AdditionalProps = val
+}
+
+type ErrorEventAdditional map[string]jx.Raw
+
+func (s *ErrorEventAdditional) init() ErrorEventAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type ErrorEventType string
@@ -19001,9 +22345,10 @@ func (s *FailableToolCallStatus) UnmarshalText(data []byte) error {
 // Event emitted when a response has failed.
 // Ref: #/components/schemas/FailedEvent
 type FailedEvent struct {
-	Response       OptNilBaseResponsesResult `json:"response"`
-	SequenceNumber OptNilInt                 `json:"sequence_number"`
-	Type           OptNilFailedEventType     `json:"type"`
+	Response        OptNilBaseResponsesResult `json:"response"`
+	SequenceNumber  OptNilInt                 `json:"sequence_number"`
+	Type            OptNilFailedEventType     `json:"type"`
+	AdditionalProps FailedEventAdditional
 }
 
 // GetResponse returns the value of Response.
@@ -19021,6 +22366,11 @@ func (s *FailedEvent) GetType() OptNilFailedEventType {
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *FailedEvent) GetAdditionalProps() FailedEventAdditional {
+	return s.AdditionalProps
+}
+
 // SetResponse sets the value of Response.
 func (s *FailedEvent) SetResponse(val OptNilBaseResponsesResult) {
 	s.Response = val
@@ -19034,6 +22384,22 @@ func (s *FailedEvent) SetSequenceNumber(val OptNilInt) {
 // SetType sets the value of Type.
 func (s *FailedEvent) SetType(val OptNilFailedEventType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *FailedEvent) SetAdditionalProps(val FailedEventAdditional) {
+	s.AdditionalProps = val
+}
+
+type FailedEventAdditional map[string]jx.Raw
+
+func (s *FailedEventAdditional) init() FailedEventAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type FailedEventType string
@@ -19072,10 +22438,11 @@ func (s *FailedEventType) UnmarshalText(data []byte) error {
 
 // Ref: #/components/schemas/FileCitation
 type FileCitation struct {
-	FileID   OptNilString           `json:"file_id"`
-	Filename OptNilString           `json:"filename"`
-	Index    OptNilInt              `json:"index"`
-	Type     OptNilFileCitationType `json:"type"`
+	FileID          OptNilString           `json:"file_id"`
+	Filename        OptNilString           `json:"filename"`
+	Index           OptNilInt              `json:"index"`
+	Type            OptNilFileCitationType `json:"type"`
+	AdditionalProps FileCitationAdditional
 }
 
 // GetFileID returns the value of FileID.
@@ -19098,6 +22465,11 @@ func (s *FileCitation) GetType() OptNilFileCitationType {
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *FileCitation) GetAdditionalProps() FileCitationAdditional {
+	return s.AdditionalProps
+}
+
 // SetFileID sets the value of FileID.
 func (s *FileCitation) SetFileID(val OptNilString) {
 	s.FileID = val
@@ -19116,6 +22488,22 @@ func (s *FileCitation) SetIndex(val OptNilInt) {
 // SetType sets the value of Type.
 func (s *FileCitation) SetType(val OptNilFileCitationType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *FileCitation) SetAdditionalProps(val FileCitationAdditional) {
+	s.AdditionalProps = val
+}
+
+type FileCitationAdditional map[string]jx.Raw
+
+func (s *FileCitationAdditional) init() FileCitationAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type FileCitationType string
@@ -19155,9 +22543,10 @@ func (s *FileCitationType) UnmarshalText(data []byte) error {
 // Ref: #/components/schemas/FileParserPlugin
 type FileParserPlugin struct {
 	// Set to false to disable the file-parser plugin for this request. Defaults to true.
-	Enabled OptNilBool               `json:"enabled"`
-	ID      OptNilFileParserPluginID `json:"id"`
-	Pdf     OptNilPDFParserOptions   `json:"pdf"`
+	Enabled         OptNilBool               `json:"enabled"`
+	ID              OptNilFileParserPluginID `json:"id"`
+	Pdf             OptNilPDFParserOptions   `json:"pdf"`
+	AdditionalProps FileParserPluginAdditional
 }
 
 // GetEnabled returns the value of Enabled.
@@ -19175,6 +22564,11 @@ func (s *FileParserPlugin) GetPdf() OptNilPDFParserOptions {
 	return s.Pdf
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *FileParserPlugin) GetAdditionalProps() FileParserPluginAdditional {
+	return s.AdditionalProps
+}
+
 // SetEnabled sets the value of Enabled.
 func (s *FileParserPlugin) SetEnabled(val OptNilBool) {
 	s.Enabled = val
@@ -19188,6 +22582,22 @@ func (s *FileParserPlugin) SetID(val OptNilFileParserPluginID) {
 // SetPdf sets the value of Pdf.
 func (s *FileParserPlugin) SetPdf(val OptNilPDFParserOptions) {
 	s.Pdf = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *FileParserPlugin) SetAdditionalProps(val FileParserPluginAdditional) {
+	s.AdditionalProps = val
+}
+
+type FileParserPluginAdditional map[string]jx.Raw
+
+func (s *FileParserPluginAdditional) init() FileParserPluginAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type FileParserPluginID string
@@ -19226,9 +22636,10 @@ func (s *FileParserPluginID) UnmarshalText(data []byte) error {
 
 // Ref: #/components/schemas/FilePath
 type FilePath struct {
-	FileID OptNilString       `json:"file_id"`
-	Index  OptNilInt          `json:"index"`
-	Type   OptNilFilePathType `json:"type"`
+	FileID          OptNilString       `json:"file_id"`
+	Index           OptNilInt          `json:"index"`
+	Type            OptNilFilePathType `json:"type"`
+	AdditionalProps FilePathAdditional
 }
 
 // GetFileID returns the value of FileID.
@@ -19246,6 +22657,11 @@ func (s *FilePath) GetType() OptNilFilePathType {
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *FilePath) GetAdditionalProps() FilePathAdditional {
+	return s.AdditionalProps
+}
+
 // SetFileID sets the value of FileID.
 func (s *FilePath) SetFileID(val OptNilString) {
 	s.FileID = val
@@ -19259,6 +22675,22 @@ func (s *FilePath) SetIndex(val OptNilInt) {
 // SetType sets the value of Type.
 func (s *FilePath) SetType(val OptNilFilePathType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *FilePath) SetAdditionalProps(val FilePathAdditional) {
+	s.AdditionalProps = val
+}
+
+type FilePathAdditional map[string]jx.Raw
+
+func (s *FilePathAdditional) init() FilePathAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type FilePathType string
@@ -19298,11 +22730,12 @@ func (s *FilePathType) UnmarshalText(data []byte) error {
 // File search tool configuration.
 // Ref: #/components/schemas/FileSearchServerTool
 type FileSearchServerTool struct {
-	Filters        OptNilFileSearchServerToolFilters        `json:"filters"`
-	MaxNumResults  OptNilInt                                `json:"max_num_results"`
-	RankingOptions OptNilFileSearchServerToolRankingOptions `json:"ranking_options"`
-	Type           OptNilFileSearchServerToolType           `json:"type"`
-	VectorStoreIds OptNilStringArray                        `json:"vector_store_ids"`
+	Filters         OptNilFileSearchServerToolFilters        `json:"filters"`
+	MaxNumResults   OptNilInt                                `json:"max_num_results"`
+	RankingOptions  OptNilFileSearchServerToolRankingOptions `json:"ranking_options"`
+	Type            OptNilFileSearchServerToolType           `json:"type"`
+	VectorStoreIds  []string                                 `json:"vector_store_ids" transponder:"encode-empty"`
+	AdditionalProps FileSearchServerToolAdditional
 }
 
 // GetFilters returns the value of Filters.
@@ -19326,8 +22759,13 @@ func (s *FileSearchServerTool) GetType() OptNilFileSearchServerToolType {
 }
 
 // GetVectorStoreIds returns the value of VectorStoreIds.
-func (s *FileSearchServerTool) GetVectorStoreIds() OptNilStringArray {
+func (s *FileSearchServerTool) GetVectorStoreIds() []string {
 	return s.VectorStoreIds
+}
+
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *FileSearchServerTool) GetAdditionalProps() FileSearchServerToolAdditional {
+	return s.AdditionalProps
 }
 
 // SetFilters sets the value of Filters.
@@ -19351,8 +22789,24 @@ func (s *FileSearchServerTool) SetType(val OptNilFileSearchServerToolType) {
 }
 
 // SetVectorStoreIds sets the value of VectorStoreIds.
-func (s *FileSearchServerTool) SetVectorStoreIds(val OptNilStringArray) {
+func (s *FileSearchServerTool) SetVectorStoreIds(val []string) {
 	s.VectorStoreIds = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *FileSearchServerTool) SetAdditionalProps(val FileSearchServerToolAdditional) {
+	s.AdditionalProps = val
+}
+
+type FileSearchServerToolAdditional map[string]jx.Raw
+
+func (s *FileSearchServerToolAdditional) init() FileSearchServerToolAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // FileSearchServerToolFilters represents sum type.
@@ -19492,9 +22946,10 @@ func NewFileSearchServerToolFiltersOrFileSearchServerToolFilters(v CompoundFilte
 
 // Ref: #/components/schemas/FileSearchServerToolFiltersEq
 type FileSearchServerToolFiltersEq struct {
-	Key   OptNilString                            `json:"key"`
-	Type  OptNilFileSearchServerToolFiltersEqType `json:"type"`
-	Value OptFileSearchServerToolFiltersEqValue   `json:"value"`
+	Key             OptNilString                            `json:"key"`
+	Type            OptNilFileSearchServerToolFiltersEqType `json:"type"`
+	Value           OptFileSearchServerToolFiltersEqValue   `json:"value"`
+	AdditionalProps FileSearchServerToolFiltersEqAdditional
 }
 
 // GetKey returns the value of Key.
@@ -19512,6 +22967,11 @@ func (s *FileSearchServerToolFiltersEq) GetValue() OptFileSearchServerToolFilter
 	return s.Value
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *FileSearchServerToolFiltersEq) GetAdditionalProps() FileSearchServerToolFiltersEqAdditional {
+	return s.AdditionalProps
+}
+
 // SetKey sets the value of Key.
 func (s *FileSearchServerToolFiltersEq) SetKey(val OptNilString) {
 	s.Key = val
@@ -19525,6 +22985,22 @@ func (s *FileSearchServerToolFiltersEq) SetType(val OptNilFileSearchServerToolFi
 // SetValue sets the value of Value.
 func (s *FileSearchServerToolFiltersEq) SetValue(val OptFileSearchServerToolFiltersEqValue) {
 	s.Value = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *FileSearchServerToolFiltersEq) SetAdditionalProps(val FileSearchServerToolFiltersEqAdditional) {
+	s.AdditionalProps = val
+}
+
+type FileSearchServerToolFiltersEqAdditional map[string]jx.Raw
+
+func (s *FileSearchServerToolFiltersEqAdditional) init() FileSearchServerToolFiltersEqAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type FileSearchServerToolFiltersEqType string
@@ -19819,8 +23295,9 @@ func NewFloat64FileSearchServerToolFiltersEqValue3Item(v float64) FileSearchServ
 }
 
 type FileSearchServerToolRankingOptions struct {
-	Ranker         OptNilFileSearchServerToolRankingOptionsRanker `json:"ranker"`
-	ScoreThreshold OptNilFloat64                                  `json:"score_threshold"`
+	Ranker          OptNilFileSearchServerToolRankingOptionsRanker `json:"ranker"`
+	ScoreThreshold  OptNilFloat64                                  `json:"score_threshold"`
+	AdditionalProps FileSearchServerToolRankingOptionsAdditional
 }
 
 // GetRanker returns the value of Ranker.
@@ -19833,6 +23310,11 @@ func (s *FileSearchServerToolRankingOptions) GetScoreThreshold() OptNilFloat64 {
 	return s.ScoreThreshold
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *FileSearchServerToolRankingOptions) GetAdditionalProps() FileSearchServerToolRankingOptionsAdditional {
+	return s.AdditionalProps
+}
+
 // SetRanker sets the value of Ranker.
 func (s *FileSearchServerToolRankingOptions) SetRanker(val OptNilFileSearchServerToolRankingOptionsRanker) {
 	s.Ranker = val
@@ -19841,6 +23323,22 @@ func (s *FileSearchServerToolRankingOptions) SetRanker(val OptNilFileSearchServe
 // SetScoreThreshold sets the value of ScoreThreshold.
 func (s *FileSearchServerToolRankingOptions) SetScoreThreshold(val OptNilFloat64) {
 	s.ScoreThreshold = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *FileSearchServerToolRankingOptions) SetAdditionalProps(val FileSearchServerToolRankingOptionsAdditional) {
+	s.AdditionalProps = val
+}
+
+type FileSearchServerToolRankingOptionsAdditional map[string]jx.Raw
+
+func (s *FileSearchServerToolRankingOptionsAdditional) init() FileSearchServerToolRankingOptionsAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type FileSearchServerToolRankingOptionsRanker string
@@ -19924,8 +23422,9 @@ func (s *FileSearchServerToolType) UnmarshalText(data []byte) error {
 // Ref: #/components/schemas/FilesServerTool
 type FilesServerTool struct {
 	// Configuration for the openrouter:files server tool.
-	Parameters jx.Raw                    `json:"parameters"`
-	Type       OptNilFilesServerToolType `json:"type"`
+	Parameters      jx.Raw                    `json:"parameters"`
+	Type            OptNilFilesServerToolType `json:"type"`
+	AdditionalProps FilesServerToolAdditional
 }
 
 // GetParameters returns the value of Parameters.
@@ -19938,6 +23437,11 @@ func (s *FilesServerTool) GetType() OptNilFilesServerToolType {
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *FilesServerTool) GetAdditionalProps() FilesServerToolAdditional {
+	return s.AdditionalProps
+}
+
 // SetParameters sets the value of Parameters.
 func (s *FilesServerTool) SetParameters(val jx.Raw) {
 	s.Parameters = val
@@ -19946,6 +23450,22 @@ func (s *FilesServerTool) SetParameters(val jx.Raw) {
 // SetType sets the value of Type.
 func (s *FilesServerTool) SetType(val OptNilFilesServerToolType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *FilesServerTool) SetAdditionalProps(val FilesServerToolAdditional) {
+	s.AdditionalProps = val
+}
+
+type FilesServerToolAdditional map[string]jx.Raw
+
+func (s *FilesServerToolAdditional) init() FilesServerToolAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type FilesServerToolType string
@@ -19988,6 +23508,7 @@ type ForbiddenResponse struct {
 	Error              OptNilForbiddenResponseErrorData `json:"error"`
 	OpenrouterMetadata jx.Raw                           `json:"openrouter_metadata"`
 	UserID             OptNilString                     `json:"user_id"`
+	AdditionalProps    ForbiddenResponseAdditional
 }
 
 // GetError returns the value of Error.
@@ -20005,6 +23526,11 @@ func (s *ForbiddenResponse) GetUserID() OptNilString {
 	return s.UserID
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ForbiddenResponse) GetAdditionalProps() ForbiddenResponseAdditional {
+	return s.AdditionalProps
+}
+
 // SetError sets the value of Error.
 func (s *ForbiddenResponse) SetError(val OptNilForbiddenResponseErrorData) {
 	s.Error = val
@@ -20020,15 +23546,32 @@ func (s *ForbiddenResponse) SetUserID(val OptNilString) {
 	s.UserID = val
 }
 
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ForbiddenResponse) SetAdditionalProps(val ForbiddenResponseAdditional) {
+	s.AdditionalProps = val
+}
+
 func (*ForbiddenResponse) createResponsesRes()           {}
 func (*ForbiddenResponse) sendChatCompletionRequestRes() {}
+
+type ForbiddenResponseAdditional map[string]jx.Raw
+
+func (s *ForbiddenResponseAdditional) init() ForbiddenResponseAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
+}
 
 // Error data for ForbiddenResponse.
 // Ref: #/components/schemas/ForbiddenResponseErrorData
 type ForbiddenResponseErrorData struct {
-	Code     OptNilInt    `json:"code"`
-	Message  OptNilString `json:"message"`
-	Metadata jx.Raw       `json:"metadata"`
+	Code            OptNilInt    `json:"code"`
+	Message         OptNilString `json:"message"`
+	Metadata        jx.Raw       `json:"metadata"`
+	AdditionalProps ForbiddenResponseErrorDataAdditional
 }
 
 // GetCode returns the value of Code.
@@ -20046,6 +23589,11 @@ func (s *ForbiddenResponseErrorData) GetMetadata() jx.Raw {
 	return s.Metadata
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ForbiddenResponseErrorData) GetAdditionalProps() ForbiddenResponseErrorDataAdditional {
+	return s.AdditionalProps
+}
+
 // SetCode sets the value of Code.
 func (s *ForbiddenResponseErrorData) SetCode(val OptNilInt) {
 	s.Code = val
@@ -20061,10 +23609,27 @@ func (s *ForbiddenResponseErrorData) SetMetadata(val jx.Raw) {
 	s.Metadata = val
 }
 
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ForbiddenResponseErrorData) SetAdditionalProps(val ForbiddenResponseErrorDataAdditional) {
+	s.AdditionalProps = val
+}
+
+type ForbiddenResponseErrorDataAdditional map[string]jx.Raw
+
+func (s *ForbiddenResponseErrorDataAdditional) init() ForbiddenResponseErrorDataAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
+}
+
 // JSON object response format.
 // Ref: #/components/schemas/FormatJsonObjectConfig
 type FormatJsonObjectConfig struct {
-	Type OptNilFormatJsonObjectConfigType `json:"type"`
+	Type            OptNilFormatJsonObjectConfigType `json:"type"`
+	AdditionalProps FormatJsonObjectConfigAdditional
 }
 
 // GetType returns the value of Type.
@@ -20072,9 +23637,30 @@ func (s *FormatJsonObjectConfig) GetType() OptNilFormatJsonObjectConfigType {
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *FormatJsonObjectConfig) GetAdditionalProps() FormatJsonObjectConfigAdditional {
+	return s.AdditionalProps
+}
+
 // SetType sets the value of Type.
 func (s *FormatJsonObjectConfig) SetType(val OptNilFormatJsonObjectConfigType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *FormatJsonObjectConfig) SetAdditionalProps(val FormatJsonObjectConfigAdditional) {
+	s.AdditionalProps = val
+}
+
+type FormatJsonObjectConfigAdditional map[string]jx.Raw
+
+func (s *FormatJsonObjectConfigAdditional) init() FormatJsonObjectConfigAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type FormatJsonObjectConfigType string
@@ -20114,11 +23700,12 @@ func (s *FormatJsonObjectConfigType) UnmarshalText(data []byte) error {
 // JSON schema constrained response format.
 // Ref: #/components/schemas/FormatJsonSchemaConfig
 type FormatJsonSchemaConfig struct {
-	Description OptNilString                     `json:"description"`
-	Name        OptNilString                     `json:"name"`
-	Schema      jx.Raw                           `json:"schema"`
-	Strict      OptNilBool                       `json:"strict"`
-	Type        OptNilFormatJsonSchemaConfigType `json:"type"`
+	Description     OptNilString                     `json:"description"`
+	Name            OptNilString                     `json:"name"`
+	Schema          jx.Raw                           `json:"schema"`
+	Strict          OptNilBool                       `json:"strict"`
+	Type            OptNilFormatJsonSchemaConfigType `json:"type"`
+	AdditionalProps FormatJsonSchemaConfigAdditional
 }
 
 // GetDescription returns the value of Description.
@@ -20146,6 +23733,11 @@ func (s *FormatJsonSchemaConfig) GetType() OptNilFormatJsonSchemaConfigType {
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *FormatJsonSchemaConfig) GetAdditionalProps() FormatJsonSchemaConfigAdditional {
+	return s.AdditionalProps
+}
+
 // SetDescription sets the value of Description.
 func (s *FormatJsonSchemaConfig) SetDescription(val OptNilString) {
 	s.Description = val
@@ -20169,6 +23761,22 @@ func (s *FormatJsonSchemaConfig) SetStrict(val OptNilBool) {
 // SetType sets the value of Type.
 func (s *FormatJsonSchemaConfig) SetType(val OptNilFormatJsonSchemaConfigType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *FormatJsonSchemaConfig) SetAdditionalProps(val FormatJsonSchemaConfigAdditional) {
+	s.AdditionalProps = val
+}
+
+type FormatJsonSchemaConfigAdditional map[string]jx.Raw
+
+func (s *FormatJsonSchemaConfigAdditional) init() FormatJsonSchemaConfigAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type FormatJsonSchemaConfigType string
@@ -20208,7 +23816,8 @@ func (s *FormatJsonSchemaConfigType) UnmarshalText(data []byte) error {
 // Plain text response format.
 // Ref: #/components/schemas/FormatTextConfig
 type FormatTextConfig struct {
-	Type OptNilFormatTextConfigType `json:"type"`
+	Type            OptNilFormatTextConfigType `json:"type"`
+	AdditionalProps FormatTextConfigAdditional
 }
 
 // GetType returns the value of Type.
@@ -20216,9 +23825,30 @@ func (s *FormatTextConfig) GetType() OptNilFormatTextConfigType {
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *FormatTextConfig) GetAdditionalProps() FormatTextConfigAdditional {
+	return s.AdditionalProps
+}
+
 // SetType sets the value of Type.
 func (s *FormatTextConfig) SetType(val OptNilFormatTextConfigType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *FormatTextConfig) SetAdditionalProps(val FormatTextConfigAdditional) {
+	s.AdditionalProps = val
+}
+
+type FormatTextConfigAdditional map[string]jx.Raw
+
+func (s *FormatTextConfigAdditional) init() FormatTextConfigAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type FormatTextConfigType string
@@ -20348,14 +23978,15 @@ func NewFormatJsonSchemaConfigFormats(v FormatJsonSchemaConfig) Formats {
 	return s
 }
 
-// Event emitted when function call arguments are being streamed.
+// Merged schema.
 // Ref: #/components/schemas/FunctionCallArgsDeltaEvent
 type FunctionCallArgsDeltaEvent struct {
-	Delta          OptNilString                         `json:"delta"`
-	ItemID         OptNilString                         `json:"item_id"`
-	OutputIndex    OptNilInt                            `json:"output_index"`
-	SequenceNumber OptNilInt                            `json:"sequence_number"`
-	Type           OptNilFunctionCallArgsDeltaEventType `json:"type"`
+	Delta           OptNilString                         `json:"delta"`
+	ItemID          OptNilString                         `json:"item_id"`
+	OutputIndex     OptNilInt                            `json:"output_index"`
+	SequenceNumber  OptNilInt                            `json:"sequence_number"`
+	Type            OptNilFunctionCallArgsDeltaEventType `json:"type"`
+	AdditionalProps FunctionCallArgsDeltaEventAdditional
 }
 
 // GetDelta returns the value of Delta.
@@ -20383,6 +24014,11 @@ func (s *FunctionCallArgsDeltaEvent) GetType() OptNilFunctionCallArgsDeltaEventT
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *FunctionCallArgsDeltaEvent) GetAdditionalProps() FunctionCallArgsDeltaEventAdditional {
+	return s.AdditionalProps
+}
+
 // SetDelta sets the value of Delta.
 func (s *FunctionCallArgsDeltaEvent) SetDelta(val OptNilString) {
 	s.Delta = val
@@ -20406,6 +24042,22 @@ func (s *FunctionCallArgsDeltaEvent) SetSequenceNumber(val OptNilInt) {
 // SetType sets the value of Type.
 func (s *FunctionCallArgsDeltaEvent) SetType(val OptNilFunctionCallArgsDeltaEventType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *FunctionCallArgsDeltaEvent) SetAdditionalProps(val FunctionCallArgsDeltaEventAdditional) {
+	s.AdditionalProps = val
+}
+
+type FunctionCallArgsDeltaEventAdditional map[string]jx.Raw
+
+func (s *FunctionCallArgsDeltaEventAdditional) init() FunctionCallArgsDeltaEventAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type FunctionCallArgsDeltaEventType string
@@ -20442,15 +24094,16 @@ func (s *FunctionCallArgsDeltaEventType) UnmarshalText(data []byte) error {
 	}
 }
 
-// Event emitted when function call arguments streaming is complete.
+// Merged schema.
 // Ref: #/components/schemas/FunctionCallArgsDoneEvent
 type FunctionCallArgsDoneEvent struct {
-	Arguments      OptNilString                        `json:"arguments"`
-	ItemID         OptNilString                        `json:"item_id"`
-	Name           OptNilString                        `json:"name"`
-	OutputIndex    OptNilInt                           `json:"output_index"`
-	SequenceNumber OptNilInt                           `json:"sequence_number"`
-	Type           OptNilFunctionCallArgsDoneEventType `json:"type"`
+	Arguments       OptNilString                        `json:"arguments"`
+	ItemID          OptNilString                        `json:"item_id"`
+	Name            OptNilString                        `json:"name"`
+	OutputIndex     OptNilInt                           `json:"output_index"`
+	SequenceNumber  OptNilInt                           `json:"sequence_number"`
+	Type            OptNilFunctionCallArgsDoneEventType `json:"type"`
+	AdditionalProps FunctionCallArgsDoneEventAdditional
 }
 
 // GetArguments returns the value of Arguments.
@@ -20483,6 +24136,11 @@ func (s *FunctionCallArgsDoneEvent) GetType() OptNilFunctionCallArgsDoneEventTyp
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *FunctionCallArgsDoneEvent) GetAdditionalProps() FunctionCallArgsDoneEventAdditional {
+	return s.AdditionalProps
+}
+
 // SetArguments sets the value of Arguments.
 func (s *FunctionCallArgsDoneEvent) SetArguments(val OptNilString) {
 	s.Arguments = val
@@ -20511,6 +24169,22 @@ func (s *FunctionCallArgsDoneEvent) SetSequenceNumber(val OptNilInt) {
 // SetType sets the value of Type.
 func (s *FunctionCallArgsDoneEvent) SetType(val OptNilFunctionCallArgsDoneEventType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *FunctionCallArgsDoneEvent) SetAdditionalProps(val FunctionCallArgsDoneEventAdditional) {
+	s.AdditionalProps = val
+}
+
+type FunctionCallArgsDoneEventAdditional map[string]jx.Raw
+
+func (s *FunctionCallArgsDoneEventAdditional) init() FunctionCallArgsDoneEventAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type FunctionCallArgsDoneEventType string
@@ -20547,6 +24221,7 @@ func (s *FunctionCallArgsDoneEventType) UnmarshalText(data []byte) error {
 	}
 }
 
+// Merged schema.
 // Ref: #/components/schemas/FunctionCallItem
 type FunctionCallItem struct {
 	Arguments OptNilString `json:"arguments"`
@@ -20566,8 +24241,9 @@ type FunctionCallItem struct {
 	// calls, only the first tool call will have this field. The other tool calls will only have
 	// `subagent_id`. Present only if the tool call originates from a subagent spawned by the
 	// `openrouter:subagent` server tool.
-	SubagentItems OptNilFunctionCallItemSubagentItemsItemArray `json:"subagent_items"`
-	Type          OptNilFunctionCallItemType                   `json:"type"`
+	SubagentItems   OptNilFunctionCallItemSubagentItemsItemArray `json:"subagent_items"`
+	Type            OptNilFunctionCallItemType                   `json:"type"`
+	AdditionalProps FunctionCallItemAdditional
 }
 
 // GetArguments returns the value of Arguments.
@@ -20615,6 +24291,11 @@ func (s *FunctionCallItem) GetType() OptNilFunctionCallItemType {
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *FunctionCallItem) GetAdditionalProps() FunctionCallItemAdditional {
+	return s.AdditionalProps
+}
+
 // SetArguments sets the value of Arguments.
 func (s *FunctionCallItem) SetArguments(val OptNilString) {
 	s.Arguments = val
@@ -20660,8 +24341,25 @@ func (s *FunctionCallItem) SetType(val OptNilFunctionCallItemType) {
 	s.Type = val
 }
 
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *FunctionCallItem) SetAdditionalProps(val FunctionCallItemAdditional) {
+	s.AdditionalProps = val
+}
+
+type FunctionCallItemAdditional map[string]jx.Raw
+
+func (s *FunctionCallItemAdditional) init() FunctionCallItemAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
+}
+
 type FunctionCallItemSubagentItemsItem struct {
-	Type OptNilString `json:"type"`
+	Type            OptNilString `json:"type"`
+	AdditionalProps FunctionCallItemSubagentItemsItemAdditional
 }
 
 // GetType returns the value of Type.
@@ -20669,9 +24367,30 @@ func (s *FunctionCallItemSubagentItemsItem) GetType() OptNilString {
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *FunctionCallItemSubagentItemsItem) GetAdditionalProps() FunctionCallItemSubagentItemsItemAdditional {
+	return s.AdditionalProps
+}
+
 // SetType sets the value of Type.
 func (s *FunctionCallItemSubagentItemsItem) SetType(val OptNilString) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *FunctionCallItemSubagentItemsItem) SetAdditionalProps(val FunctionCallItemSubagentItemsItemAdditional) {
+	s.AdditionalProps = val
+}
+
+type FunctionCallItemSubagentItemsItemAdditional map[string]jx.Raw
+
+func (s *FunctionCallItemSubagentItemsItemAdditional) init() FunctionCallItemSubagentItemsItemAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type FunctionCallItemType string
@@ -20711,11 +24430,12 @@ func (s *FunctionCallItemType) UnmarshalText(data []byte) error {
 // The output from a function call execution.
 // Ref: #/components/schemas/FunctionCallOutputItem
 type FunctionCallOutputItem struct {
-	CallID OptNilString                     `json:"call_id"`
-	ID     OptNilString                     `json:"id"`
-	Output OptFunctionCallOutputItemOutput  `json:"output"`
-	Status OptNilToolCallStatus             `json:"status"`
-	Type   OptNilFunctionCallOutputItemType `json:"type"`
+	CallID          OptNilString                     `json:"call_id"`
+	ID              OptNilString                     `json:"id"`
+	Output          OptFunctionCallOutputItemOutput  `json:"output"`
+	Status          OptNilToolCallStatus             `json:"status"`
+	Type            OptNilFunctionCallOutputItemType `json:"type"`
+	AdditionalProps FunctionCallOutputItemAdditional
 }
 
 // GetCallID returns the value of CallID.
@@ -20743,6 +24463,11 @@ func (s *FunctionCallOutputItem) GetType() OptNilFunctionCallOutputItemType {
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *FunctionCallOutputItem) GetAdditionalProps() FunctionCallOutputItemAdditional {
+	return s.AdditionalProps
+}
+
 // SetCallID sets the value of CallID.
 func (s *FunctionCallOutputItem) SetCallID(val OptNilString) {
 	s.CallID = val
@@ -20766,6 +24491,22 @@ func (s *FunctionCallOutputItem) SetStatus(val OptNilToolCallStatus) {
 // SetType sets the value of Type.
 func (s *FunctionCallOutputItem) SetType(val OptNilFunctionCallOutputItemType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *FunctionCallOutputItem) SetAdditionalProps(val FunctionCallOutputItemAdditional) {
+	s.AdditionalProps = val
+}
+
+type FunctionCallOutputItemAdditional map[string]jx.Raw
+
+func (s *FunctionCallOutputItemAdditional) init() FunctionCallOutputItemAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // FunctionCallOutputItemOutput represents sum type.
@@ -20962,12 +24703,13 @@ func NewInputFileFunctionCallOutputItemOutput1Item(v InputFile) FunctionCallOutp
 	return s
 }
 
-// Image input content item.
+// Merged schema.
 // Ref: #/components/schemas/FunctionCallOutputItemOutputInputImage
 type FunctionCallOutputItemOutputInputImage struct {
-	Detail   OptNilFunctionCallOutputItemOutputInputImageDetail `json:"detail"`
-	ImageURL OptNilString                                       `json:"image_url"`
-	Type     OptNilFunctionCallOutputItemOutputInputImageType   `json:"type"`
+	Detail          OptNilFunctionCallOutputItemOutputInputImageDetail `json:"detail"`
+	ImageURL        OptNilString                                       `json:"image_url"`
+	Type            OptNilFunctionCallOutputItemOutputInputImageType   `json:"type"`
+	AdditionalProps FunctionCallOutputItemOutputInputImageAdditional
 }
 
 // GetDetail returns the value of Detail.
@@ -20985,6 +24727,11 @@ func (s *FunctionCallOutputItemOutputInputImage) GetType() OptNilFunctionCallOut
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *FunctionCallOutputItemOutputInputImage) GetAdditionalProps() FunctionCallOutputItemOutputInputImageAdditional {
+	return s.AdditionalProps
+}
+
 // SetDetail sets the value of Detail.
 func (s *FunctionCallOutputItemOutputInputImage) SetDetail(val OptNilFunctionCallOutputItemOutputInputImageDetail) {
 	s.Detail = val
@@ -20998,6 +24745,22 @@ func (s *FunctionCallOutputItemOutputInputImage) SetImageURL(val OptNilString) {
 // SetType sets the value of Type.
 func (s *FunctionCallOutputItemOutputInputImage) SetType(val OptNilFunctionCallOutputItemOutputInputImageType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *FunctionCallOutputItemOutputInputImage) SetAdditionalProps(val FunctionCallOutputItemOutputInputImageAdditional) {
+	s.AdditionalProps = val
+}
+
+type FunctionCallOutputItemOutputInputImageAdditional map[string]jx.Raw
+
+func (s *FunctionCallOutputItemOutputInputImageAdditional) init() FunctionCallOutputItemOutputInputImageAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type FunctionCallOutputItemOutputInputImageDetail string
@@ -21126,11 +24889,12 @@ func (s *FunctionCallOutputItemType) UnmarshalText(data []byte) error {
 // Function tool definition.
 // Ref: #/components/schemas/FunctionTool
 type FunctionTool struct {
-	Description OptNilString           `json:"description"`
-	Name        OptNilString           `json:"name"`
-	Parameters  jx.Raw                 `json:"parameters"`
-	Strict      OptNilBool             `json:"strict"`
-	Type        OptNilFunctionToolType `json:"type"`
+	Description     OptNilString           `json:"description"`
+	Name            OptNilString           `json:"name"`
+	Parameters      jx.Raw                 `json:"parameters"`
+	Strict          OptNilBool             `json:"strict"`
+	Type            OptNilFunctionToolType `json:"type"`
+	AdditionalProps FunctionToolAdditional
 }
 
 // GetDescription returns the value of Description.
@@ -21158,6 +24922,11 @@ func (s *FunctionTool) GetType() OptNilFunctionToolType {
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *FunctionTool) GetAdditionalProps() FunctionToolAdditional {
+	return s.AdditionalProps
+}
+
 // SetDescription sets the value of Description.
 func (s *FunctionTool) SetDescription(val OptNilString) {
 	s.Description = val
@@ -21181,6 +24950,22 @@ func (s *FunctionTool) SetStrict(val OptNilBool) {
 // SetType sets the value of Type.
 func (s *FunctionTool) SetType(val OptNilFunctionToolType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *FunctionTool) SetAdditionalProps(val FunctionToolAdditional) {
+	s.AdditionalProps = val
+}
+
+type FunctionToolAdditional map[string]jx.Raw
+
+func (s *FunctionToolAdditional) init() FunctionToolAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type FunctionToolType string
@@ -21220,70 +25005,93 @@ func (s *FunctionToolType) UnmarshalText(data []byte) error {
 // Structured analysis produced by the fusion analyst model.
 // Ref: #/components/schemas/FusionAnalysisResult
 type FusionAnalysisResult struct {
-	BlindSpots      OptNilStringArray                                  `json:"blind_spots"`
-	Consensus       OptNilStringArray                                  `json:"consensus"`
-	Contradictions  OptNilFusionAnalysisResultContradictionsItemArray  `json:"contradictions"`
-	PartialCoverage OptNilFusionAnalysisResultPartialCoverageItemArray `json:"partial_coverage"`
-	UniqueInsights  OptNilFusionAnalysisResultUniqueInsightsItemArray  `json:"unique_insights"`
+	BlindSpots      []string                                  `json:"blind_spots" transponder:"encode-empty"`
+	Consensus       []string                                  `json:"consensus" transponder:"encode-empty"`
+	Contradictions  []FusionAnalysisResultContradictionsItem  `json:"contradictions" transponder:"encode-empty"`
+	PartialCoverage []FusionAnalysisResultPartialCoverageItem `json:"partial_coverage" transponder:"encode-empty"`
+	UniqueInsights  []FusionAnalysisResultUniqueInsightsItem  `json:"unique_insights" transponder:"encode-empty"`
+	AdditionalProps FusionAnalysisResultAdditional
 }
 
 // GetBlindSpots returns the value of BlindSpots.
-func (s *FusionAnalysisResult) GetBlindSpots() OptNilStringArray {
+func (s *FusionAnalysisResult) GetBlindSpots() []string {
 	return s.BlindSpots
 }
 
 // GetConsensus returns the value of Consensus.
-func (s *FusionAnalysisResult) GetConsensus() OptNilStringArray {
+func (s *FusionAnalysisResult) GetConsensus() []string {
 	return s.Consensus
 }
 
 // GetContradictions returns the value of Contradictions.
-func (s *FusionAnalysisResult) GetContradictions() OptNilFusionAnalysisResultContradictionsItemArray {
+func (s *FusionAnalysisResult) GetContradictions() []FusionAnalysisResultContradictionsItem {
 	return s.Contradictions
 }
 
 // GetPartialCoverage returns the value of PartialCoverage.
-func (s *FusionAnalysisResult) GetPartialCoverage() OptNilFusionAnalysisResultPartialCoverageItemArray {
+func (s *FusionAnalysisResult) GetPartialCoverage() []FusionAnalysisResultPartialCoverageItem {
 	return s.PartialCoverage
 }
 
 // GetUniqueInsights returns the value of UniqueInsights.
-func (s *FusionAnalysisResult) GetUniqueInsights() OptNilFusionAnalysisResultUniqueInsightsItemArray {
+func (s *FusionAnalysisResult) GetUniqueInsights() []FusionAnalysisResultUniqueInsightsItem {
 	return s.UniqueInsights
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *FusionAnalysisResult) GetAdditionalProps() FusionAnalysisResultAdditional {
+	return s.AdditionalProps
+}
+
 // SetBlindSpots sets the value of BlindSpots.
-func (s *FusionAnalysisResult) SetBlindSpots(val OptNilStringArray) {
+func (s *FusionAnalysisResult) SetBlindSpots(val []string) {
 	s.BlindSpots = val
 }
 
 // SetConsensus sets the value of Consensus.
-func (s *FusionAnalysisResult) SetConsensus(val OptNilStringArray) {
+func (s *FusionAnalysisResult) SetConsensus(val []string) {
 	s.Consensus = val
 }
 
 // SetContradictions sets the value of Contradictions.
-func (s *FusionAnalysisResult) SetContradictions(val OptNilFusionAnalysisResultContradictionsItemArray) {
+func (s *FusionAnalysisResult) SetContradictions(val []FusionAnalysisResultContradictionsItem) {
 	s.Contradictions = val
 }
 
 // SetPartialCoverage sets the value of PartialCoverage.
-func (s *FusionAnalysisResult) SetPartialCoverage(val OptNilFusionAnalysisResultPartialCoverageItemArray) {
+func (s *FusionAnalysisResult) SetPartialCoverage(val []FusionAnalysisResultPartialCoverageItem) {
 	s.PartialCoverage = val
 }
 
 // SetUniqueInsights sets the value of UniqueInsights.
-func (s *FusionAnalysisResult) SetUniqueInsights(val OptNilFusionAnalysisResultUniqueInsightsItemArray) {
+func (s *FusionAnalysisResult) SetUniqueInsights(val []FusionAnalysisResultUniqueInsightsItem) {
 	s.UniqueInsights = val
 }
 
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *FusionAnalysisResult) SetAdditionalProps(val FusionAnalysisResultAdditional) {
+	s.AdditionalProps = val
+}
+
+type FusionAnalysisResultAdditional map[string]jx.Raw
+
+func (s *FusionAnalysisResultAdditional) init() FusionAnalysisResultAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
+}
+
 type FusionAnalysisResultContradictionsItem struct {
-	Stances OptNilFusionAnalysisResultContradictionsItemStancesItemArray `json:"stances"`
-	Topic   OptNilString                                                 `json:"topic"`
+	Stances         []FusionAnalysisResultContradictionsItemStancesItem `json:"stances" transponder:"encode-empty"`
+	Topic           OptNilString                                        `json:"topic"`
+	AdditionalProps FusionAnalysisResultContradictionsItemAdditional
 }
 
 // GetStances returns the value of Stances.
-func (s *FusionAnalysisResultContradictionsItem) GetStances() OptNilFusionAnalysisResultContradictionsItemStancesItemArray {
+func (s *FusionAnalysisResultContradictionsItem) GetStances() []FusionAnalysisResultContradictionsItemStancesItem {
 	return s.Stances
 }
 
@@ -21292,8 +25100,13 @@ func (s *FusionAnalysisResultContradictionsItem) GetTopic() OptNilString {
 	return s.Topic
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *FusionAnalysisResultContradictionsItem) GetAdditionalProps() FusionAnalysisResultContradictionsItemAdditional {
+	return s.AdditionalProps
+}
+
 // SetStances sets the value of Stances.
-func (s *FusionAnalysisResultContradictionsItem) SetStances(val OptNilFusionAnalysisResultContradictionsItemStancesItemArray) {
+func (s *FusionAnalysisResultContradictionsItem) SetStances(val []FusionAnalysisResultContradictionsItemStancesItem) {
 	s.Stances = val
 }
 
@@ -21302,9 +25115,26 @@ func (s *FusionAnalysisResultContradictionsItem) SetTopic(val OptNilString) {
 	s.Topic = val
 }
 
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *FusionAnalysisResultContradictionsItem) SetAdditionalProps(val FusionAnalysisResultContradictionsItemAdditional) {
+	s.AdditionalProps = val
+}
+
+type FusionAnalysisResultContradictionsItemAdditional map[string]jx.Raw
+
+func (s *FusionAnalysisResultContradictionsItemAdditional) init() FusionAnalysisResultContradictionsItemAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
+}
+
 type FusionAnalysisResultContradictionsItemStancesItem struct {
-	Model  OptNilString `json:"model"`
-	Stance OptNilString `json:"stance"`
+	Model           OptNilString `json:"model"`
+	Stance          OptNilString `json:"stance"`
+	AdditionalProps FusionAnalysisResultContradictionsItemStancesItemAdditional
 }
 
 // GetModel returns the value of Model.
@@ -21317,6 +25147,11 @@ func (s *FusionAnalysisResultContradictionsItemStancesItem) GetStance() OptNilSt
 	return s.Stance
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *FusionAnalysisResultContradictionsItemStancesItem) GetAdditionalProps() FusionAnalysisResultContradictionsItemStancesItemAdditional {
+	return s.AdditionalProps
+}
+
 // SetModel sets the value of Model.
 func (s *FusionAnalysisResultContradictionsItemStancesItem) SetModel(val OptNilString) {
 	s.Model = val
@@ -21327,13 +25162,30 @@ func (s *FusionAnalysisResultContradictionsItemStancesItem) SetStance(val OptNil
 	s.Stance = val
 }
 
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *FusionAnalysisResultContradictionsItemStancesItem) SetAdditionalProps(val FusionAnalysisResultContradictionsItemStancesItemAdditional) {
+	s.AdditionalProps = val
+}
+
+type FusionAnalysisResultContradictionsItemStancesItemAdditional map[string]jx.Raw
+
+func (s *FusionAnalysisResultContradictionsItemStancesItemAdditional) init() FusionAnalysisResultContradictionsItemStancesItemAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
+}
+
 type FusionAnalysisResultPartialCoverageItem struct {
-	Models OptNilStringArray `json:"models"`
-	Point  OptNilString      `json:"point"`
+	Models          []string     `json:"models" transponder:"encode-empty"`
+	Point           OptNilString `json:"point"`
+	AdditionalProps FusionAnalysisResultPartialCoverageItemAdditional
 }
 
 // GetModels returns the value of Models.
-func (s *FusionAnalysisResultPartialCoverageItem) GetModels() OptNilStringArray {
+func (s *FusionAnalysisResultPartialCoverageItem) GetModels() []string {
 	return s.Models
 }
 
@@ -21342,8 +25194,13 @@ func (s *FusionAnalysisResultPartialCoverageItem) GetPoint() OptNilString {
 	return s.Point
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *FusionAnalysisResultPartialCoverageItem) GetAdditionalProps() FusionAnalysisResultPartialCoverageItemAdditional {
+	return s.AdditionalProps
+}
+
 // SetModels sets the value of Models.
-func (s *FusionAnalysisResultPartialCoverageItem) SetModels(val OptNilStringArray) {
+func (s *FusionAnalysisResultPartialCoverageItem) SetModels(val []string) {
 	s.Models = val
 }
 
@@ -21352,9 +25209,26 @@ func (s *FusionAnalysisResultPartialCoverageItem) SetPoint(val OptNilString) {
 	s.Point = val
 }
 
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *FusionAnalysisResultPartialCoverageItem) SetAdditionalProps(val FusionAnalysisResultPartialCoverageItemAdditional) {
+	s.AdditionalProps = val
+}
+
+type FusionAnalysisResultPartialCoverageItemAdditional map[string]jx.Raw
+
+func (s *FusionAnalysisResultPartialCoverageItemAdditional) init() FusionAnalysisResultPartialCoverageItemAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
+}
+
 type FusionAnalysisResultUniqueInsightsItem struct {
-	Insight OptNilString `json:"insight"`
-	Model   OptNilString `json:"model"`
+	Insight         OptNilString `json:"insight"`
+	Model           OptNilString `json:"model"`
+	AdditionalProps FusionAnalysisResultUniqueInsightsItemAdditional
 }
 
 // GetInsight returns the value of Insight.
@@ -21367,6 +25241,11 @@ func (s *FusionAnalysisResultUniqueInsightsItem) GetModel() OptNilString {
 	return s.Model
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *FusionAnalysisResultUniqueInsightsItem) GetAdditionalProps() FusionAnalysisResultUniqueInsightsItemAdditional {
+	return s.AdditionalProps
+}
+
 // SetInsight sets the value of Insight.
 func (s *FusionAnalysisResultUniqueInsightsItem) SetInsight(val OptNilString) {
 	s.Insight = val
@@ -21377,14 +25256,31 @@ func (s *FusionAnalysisResultUniqueInsightsItem) SetModel(val OptNilString) {
 	s.Model = val
 }
 
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *FusionAnalysisResultUniqueInsightsItem) SetAdditionalProps(val FusionAnalysisResultUniqueInsightsItemAdditional) {
+	s.AdditionalProps = val
+}
+
+type FusionAnalysisResultUniqueInsightsItemAdditional map[string]jx.Raw
+
+func (s *FusionAnalysisResultUniqueInsightsItemAdditional) init() FusionAnalysisResultUniqueInsightsItemAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
+}
+
 // Emitted when the fusion analyst completes with the structured analysis.
 // Ref: #/components/schemas/FusionCallAnalysisCompletedEvent
 type FusionCallAnalysisCompletedEvent struct {
-	Analysis       OptNilFusionAnalysisResult                 `json:"analysis"`
-	ItemID         OptNilString                               `json:"item_id"`
-	OutputIndex    OptNilInt                                  `json:"output_index"`
-	SequenceNumber OptNilInt                                  `json:"sequence_number"`
-	Type           OptNilFusionCallAnalysisCompletedEventType `json:"type"`
+	Analysis        OptNilFusionAnalysisResult                 `json:"analysis"`
+	ItemID          OptNilString                               `json:"item_id"`
+	OutputIndex     OptNilInt                                  `json:"output_index"`
+	SequenceNumber  OptNilInt                                  `json:"sequence_number"`
+	Type            OptNilFusionCallAnalysisCompletedEventType `json:"type"`
+	AdditionalProps FusionCallAnalysisCompletedEventAdditional
 }
 
 // GetAnalysis returns the value of Analysis.
@@ -21412,6 +25308,11 @@ func (s *FusionCallAnalysisCompletedEvent) GetType() OptNilFusionCallAnalysisCom
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *FusionCallAnalysisCompletedEvent) GetAdditionalProps() FusionCallAnalysisCompletedEventAdditional {
+	return s.AdditionalProps
+}
+
 // SetAnalysis sets the value of Analysis.
 func (s *FusionCallAnalysisCompletedEvent) SetAnalysis(val OptNilFusionAnalysisResult) {
 	s.Analysis = val
@@ -21435,6 +25336,22 @@ func (s *FusionCallAnalysisCompletedEvent) SetSequenceNumber(val OptNilInt) {
 // SetType sets the value of Type.
 func (s *FusionCallAnalysisCompletedEvent) SetType(val OptNilFusionCallAnalysisCompletedEventType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *FusionCallAnalysisCompletedEvent) SetAdditionalProps(val FusionCallAnalysisCompletedEventAdditional) {
+	s.AdditionalProps = val
+}
+
+type FusionCallAnalysisCompletedEventAdditional map[string]jx.Raw
+
+func (s *FusionCallAnalysisCompletedEventAdditional) init() FusionCallAnalysisCompletedEventAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type FusionCallAnalysisCompletedEventType string
@@ -21481,10 +25398,11 @@ type FusionCallAnalysisInProgressEvent struct {
 	// same value. Use `analyst_model`.
 	//
 	// Deprecated: schema marks this property as deprecated.
-	JudgeModel     OptNilString                                `json:"judge_model"`
-	OutputIndex    OptNilInt                                   `json:"output_index"`
-	SequenceNumber OptNilInt                                   `json:"sequence_number"`
-	Type           OptNilFusionCallAnalysisInProgressEventType `json:"type"`
+	JudgeModel      OptNilString                                `json:"judge_model"`
+	OutputIndex     OptNilInt                                   `json:"output_index"`
+	SequenceNumber  OptNilInt                                   `json:"sequence_number"`
+	Type            OptNilFusionCallAnalysisInProgressEventType `json:"type"`
+	AdditionalProps FusionCallAnalysisInProgressEventAdditional
 }
 
 // GetAnalystModel returns the value of AnalystModel.
@@ -21517,6 +25435,11 @@ func (s *FusionCallAnalysisInProgressEvent) GetType() OptNilFusionCallAnalysisIn
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *FusionCallAnalysisInProgressEvent) GetAdditionalProps() FusionCallAnalysisInProgressEventAdditional {
+	return s.AdditionalProps
+}
+
 // SetAnalystModel sets the value of AnalystModel.
 func (s *FusionCallAnalysisInProgressEvent) SetAnalystModel(val OptNilString) {
 	s.AnalystModel = val
@@ -21545,6 +25468,22 @@ func (s *FusionCallAnalysisInProgressEvent) SetSequenceNumber(val OptNilInt) {
 // SetType sets the value of Type.
 func (s *FusionCallAnalysisInProgressEvent) SetType(val OptNilFusionCallAnalysisInProgressEventType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *FusionCallAnalysisInProgressEvent) SetAdditionalProps(val FusionCallAnalysisInProgressEventAdditional) {
+	s.AdditionalProps = val
+}
+
+type FusionCallAnalysisInProgressEventAdditional map[string]jx.Raw
+
+func (s *FusionCallAnalysisInProgressEventAdditional) init() FusionCallAnalysisInProgressEventAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type FusionCallAnalysisInProgressEventType string
@@ -21584,10 +25523,11 @@ func (s *FusionCallAnalysisInProgressEventType) UnmarshalText(data []byte) error
 // Emitted when the openrouter:fusion tool call finishes.
 // Ref: #/components/schemas/FusionCallCompletedEvent
 type FusionCallCompletedEvent struct {
-	ItemID         OptNilString                       `json:"item_id"`
-	OutputIndex    OptNilInt                          `json:"output_index"`
-	SequenceNumber OptNilInt                          `json:"sequence_number"`
-	Type           OptNilFusionCallCompletedEventType `json:"type"`
+	ItemID          OptNilString                       `json:"item_id"`
+	OutputIndex     OptNilInt                          `json:"output_index"`
+	SequenceNumber  OptNilInt                          `json:"sequence_number"`
+	Type            OptNilFusionCallCompletedEventType `json:"type"`
+	AdditionalProps FusionCallCompletedEventAdditional
 }
 
 // GetItemID returns the value of ItemID.
@@ -21610,6 +25550,11 @@ func (s *FusionCallCompletedEvent) GetType() OptNilFusionCallCompletedEventType 
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *FusionCallCompletedEvent) GetAdditionalProps() FusionCallCompletedEventAdditional {
+	return s.AdditionalProps
+}
+
 // SetItemID sets the value of ItemID.
 func (s *FusionCallCompletedEvent) SetItemID(val OptNilString) {
 	s.ItemID = val
@@ -21628,6 +25573,22 @@ func (s *FusionCallCompletedEvent) SetSequenceNumber(val OptNilInt) {
 // SetType sets the value of Type.
 func (s *FusionCallCompletedEvent) SetType(val OptNilFusionCallCompletedEventType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *FusionCallCompletedEvent) SetAdditionalProps(val FusionCallCompletedEventAdditional) {
+	s.AdditionalProps = val
+}
+
+type FusionCallCompletedEventAdditional map[string]jx.Raw
+
+func (s *FusionCallCompletedEventAdditional) init() FusionCallCompletedEventAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type FusionCallCompletedEventType string
@@ -21667,10 +25628,11 @@ func (s *FusionCallCompletedEventType) UnmarshalText(data []byte) error {
 // Emitted when an openrouter:fusion tool call begins executing.
 // Ref: #/components/schemas/FusionCallInProgressEvent
 type FusionCallInProgressEvent struct {
-	ItemID         OptNilString                        `json:"item_id"`
-	OutputIndex    OptNilInt                           `json:"output_index"`
-	SequenceNumber OptNilInt                           `json:"sequence_number"`
-	Type           OptNilFusionCallInProgressEventType `json:"type"`
+	ItemID          OptNilString                        `json:"item_id"`
+	OutputIndex     OptNilInt                           `json:"output_index"`
+	SequenceNumber  OptNilInt                           `json:"sequence_number"`
+	Type            OptNilFusionCallInProgressEventType `json:"type"`
+	AdditionalProps FusionCallInProgressEventAdditional
 }
 
 // GetItemID returns the value of ItemID.
@@ -21693,6 +25655,11 @@ func (s *FusionCallInProgressEvent) GetType() OptNilFusionCallInProgressEventTyp
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *FusionCallInProgressEvent) GetAdditionalProps() FusionCallInProgressEventAdditional {
+	return s.AdditionalProps
+}
+
 // SetItemID sets the value of ItemID.
 func (s *FusionCallInProgressEvent) SetItemID(val OptNilString) {
 	s.ItemID = val
@@ -21711,6 +25678,22 @@ func (s *FusionCallInProgressEvent) SetSequenceNumber(val OptNilInt) {
 // SetType sets the value of Type.
 func (s *FusionCallInProgressEvent) SetType(val OptNilFusionCallInProgressEventType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *FusionCallInProgressEvent) SetAdditionalProps(val FusionCallInProgressEventAdditional) {
+	s.AdditionalProps = val
+}
+
+type FusionCallInProgressEventAdditional map[string]jx.Raw
+
+func (s *FusionCallInProgressEventAdditional) init() FusionCallInProgressEventAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type FusionCallInProgressEventType string
@@ -21750,11 +25733,12 @@ func (s *FusionCallInProgressEventType) UnmarshalText(data []byte) error {
 // Emitted when a fusion analysis-panel model starts.
 // Ref: #/components/schemas/FusionCallPanelAddedEvent
 type FusionCallPanelAddedEvent struct {
-	ItemID         OptNilString                        `json:"item_id"`
-	Model          OptNilString                        `json:"model"`
-	OutputIndex    OptNilInt                           `json:"output_index"`
-	SequenceNumber OptNilInt                           `json:"sequence_number"`
-	Type           OptNilFusionCallPanelAddedEventType `json:"type"`
+	ItemID          OptNilString                        `json:"item_id"`
+	Model           OptNilString                        `json:"model"`
+	OutputIndex     OptNilInt                           `json:"output_index"`
+	SequenceNumber  OptNilInt                           `json:"sequence_number"`
+	Type            OptNilFusionCallPanelAddedEventType `json:"type"`
+	AdditionalProps FusionCallPanelAddedEventAdditional
 }
 
 // GetItemID returns the value of ItemID.
@@ -21782,6 +25766,11 @@ func (s *FusionCallPanelAddedEvent) GetType() OptNilFusionCallPanelAddedEventTyp
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *FusionCallPanelAddedEvent) GetAdditionalProps() FusionCallPanelAddedEventAdditional {
+	return s.AdditionalProps
+}
+
 // SetItemID sets the value of ItemID.
 func (s *FusionCallPanelAddedEvent) SetItemID(val OptNilString) {
 	s.ItemID = val
@@ -21805,6 +25794,22 @@ func (s *FusionCallPanelAddedEvent) SetSequenceNumber(val OptNilInt) {
 // SetType sets the value of Type.
 func (s *FusionCallPanelAddedEvent) SetType(val OptNilFusionCallPanelAddedEventType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *FusionCallPanelAddedEvent) SetAdditionalProps(val FusionCallPanelAddedEventAdditional) {
+	s.AdditionalProps = val
+}
+
+type FusionCallPanelAddedEventAdditional map[string]jx.Raw
+
+func (s *FusionCallPanelAddedEventAdditional) init() FusionCallPanelAddedEventAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type FusionCallPanelAddedEventType string
@@ -21844,12 +25849,13 @@ func (s *FusionCallPanelAddedEventType) UnmarshalText(data []byte) error {
 // Emitted when a fusion panel model finishes with its full content.
 // Ref: #/components/schemas/FusionCallPanelCompletedEvent
 type FusionCallPanelCompletedEvent struct {
-	Content        OptNilString                            `json:"content"`
-	ItemID         OptNilString                            `json:"item_id"`
-	Model          OptNilString                            `json:"model"`
-	OutputIndex    OptNilInt                               `json:"output_index"`
-	SequenceNumber OptNilInt                               `json:"sequence_number"`
-	Type           OptNilFusionCallPanelCompletedEventType `json:"type"`
+	Content         OptNilString                            `json:"content"`
+	ItemID          OptNilString                            `json:"item_id"`
+	Model           OptNilString                            `json:"model"`
+	OutputIndex     OptNilInt                               `json:"output_index"`
+	SequenceNumber  OptNilInt                               `json:"sequence_number"`
+	Type            OptNilFusionCallPanelCompletedEventType `json:"type"`
+	AdditionalProps FusionCallPanelCompletedEventAdditional
 }
 
 // GetContent returns the value of Content.
@@ -21882,6 +25888,11 @@ func (s *FusionCallPanelCompletedEvent) GetType() OptNilFusionCallPanelCompleted
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *FusionCallPanelCompletedEvent) GetAdditionalProps() FusionCallPanelCompletedEventAdditional {
+	return s.AdditionalProps
+}
+
 // SetContent sets the value of Content.
 func (s *FusionCallPanelCompletedEvent) SetContent(val OptNilString) {
 	s.Content = val
@@ -21910,6 +25921,22 @@ func (s *FusionCallPanelCompletedEvent) SetSequenceNumber(val OptNilInt) {
 // SetType sets the value of Type.
 func (s *FusionCallPanelCompletedEvent) SetType(val OptNilFusionCallPanelCompletedEventType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *FusionCallPanelCompletedEvent) SetAdditionalProps(val FusionCallPanelCompletedEventAdditional) {
+	s.AdditionalProps = val
+}
+
+type FusionCallPanelCompletedEventAdditional map[string]jx.Raw
+
+func (s *FusionCallPanelCompletedEventAdditional) init() FusionCallPanelCompletedEventAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type FusionCallPanelCompletedEventType string
@@ -21949,12 +25976,13 @@ func (s *FusionCallPanelCompletedEventType) UnmarshalText(data []byte) error {
 // Incremental content token from a fusion panel model.
 // Ref: #/components/schemas/FusionCallPanelDeltaEvent
 type FusionCallPanelDeltaEvent struct {
-	Delta          OptNilString                        `json:"delta"`
-	ItemID         OptNilString                        `json:"item_id"`
-	Model          OptNilString                        `json:"model"`
-	OutputIndex    OptNilInt                           `json:"output_index"`
-	SequenceNumber OptNilInt                           `json:"sequence_number"`
-	Type           OptNilFusionCallPanelDeltaEventType `json:"type"`
+	Delta           OptNilString                        `json:"delta"`
+	ItemID          OptNilString                        `json:"item_id"`
+	Model           OptNilString                        `json:"model"`
+	OutputIndex     OptNilInt                           `json:"output_index"`
+	SequenceNumber  OptNilInt                           `json:"sequence_number"`
+	Type            OptNilFusionCallPanelDeltaEventType `json:"type"`
+	AdditionalProps FusionCallPanelDeltaEventAdditional
 }
 
 // GetDelta returns the value of Delta.
@@ -21987,6 +26015,11 @@ func (s *FusionCallPanelDeltaEvent) GetType() OptNilFusionCallPanelDeltaEventTyp
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *FusionCallPanelDeltaEvent) GetAdditionalProps() FusionCallPanelDeltaEventAdditional {
+	return s.AdditionalProps
+}
+
 // SetDelta sets the value of Delta.
 func (s *FusionCallPanelDeltaEvent) SetDelta(val OptNilString) {
 	s.Delta = val
@@ -22015,6 +26048,22 @@ func (s *FusionCallPanelDeltaEvent) SetSequenceNumber(val OptNilInt) {
 // SetType sets the value of Type.
 func (s *FusionCallPanelDeltaEvent) SetType(val OptNilFusionCallPanelDeltaEventType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *FusionCallPanelDeltaEvent) SetAdditionalProps(val FusionCallPanelDeltaEventAdditional) {
+	s.AdditionalProps = val
+}
+
+type FusionCallPanelDeltaEventAdditional map[string]jx.Raw
+
+func (s *FusionCallPanelDeltaEventAdditional) init() FusionCallPanelDeltaEventAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type FusionCallPanelDeltaEventType string
@@ -22054,13 +26103,14 @@ func (s *FusionCallPanelDeltaEventType) UnmarshalText(data []byte) error {
 // Emitted when a fusion panel model fails.
 // Ref: #/components/schemas/FusionCallPanelFailedEvent
 type FusionCallPanelFailedEvent struct {
-	Error          OptNilString                         `json:"error"`
-	ItemID         OptNilString                         `json:"item_id"`
-	Model          OptNilString                         `json:"model"`
-	OutputIndex    OptNilInt                            `json:"output_index"`
-	SequenceNumber OptNilInt                            `json:"sequence_number"`
-	StatusCode     OptNilInt                            `json:"status_code"`
-	Type           OptNilFusionCallPanelFailedEventType `json:"type"`
+	Error           OptNilString                         `json:"error"`
+	ItemID          OptNilString                         `json:"item_id"`
+	Model           OptNilString                         `json:"model"`
+	OutputIndex     OptNilInt                            `json:"output_index"`
+	SequenceNumber  OptNilInt                            `json:"sequence_number"`
+	StatusCode      OptNilInt                            `json:"status_code"`
+	Type            OptNilFusionCallPanelFailedEventType `json:"type"`
+	AdditionalProps FusionCallPanelFailedEventAdditional
 }
 
 // GetError returns the value of Error.
@@ -22098,6 +26148,11 @@ func (s *FusionCallPanelFailedEvent) GetType() OptNilFusionCallPanelFailedEventT
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *FusionCallPanelFailedEvent) GetAdditionalProps() FusionCallPanelFailedEventAdditional {
+	return s.AdditionalProps
+}
+
 // SetError sets the value of Error.
 func (s *FusionCallPanelFailedEvent) SetError(val OptNilString) {
 	s.Error = val
@@ -22131,6 +26186,22 @@ func (s *FusionCallPanelFailedEvent) SetStatusCode(val OptNilInt) {
 // SetType sets the value of Type.
 func (s *FusionCallPanelFailedEvent) SetType(val OptNilFusionCallPanelFailedEventType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *FusionCallPanelFailedEvent) SetAdditionalProps(val FusionCallPanelFailedEventAdditional) {
+	s.AdditionalProps = val
+}
+
+type FusionCallPanelFailedEventAdditional map[string]jx.Raw
+
+func (s *FusionCallPanelFailedEventAdditional) init() FusionCallPanelFailedEventAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type FusionCallPanelFailedEventType string
@@ -22170,12 +26241,13 @@ func (s *FusionCallPanelFailedEventType) UnmarshalText(data []byte) error {
 // Incremental reasoning token from a fusion panel model.
 // Ref: #/components/schemas/FusionCallPanelReasoningDeltaEvent
 type FusionCallPanelReasoningDeltaEvent struct {
-	Delta          OptNilString                                 `json:"delta"`
-	ItemID         OptNilString                                 `json:"item_id"`
-	Model          OptNilString                                 `json:"model"`
-	OutputIndex    OptNilInt                                    `json:"output_index"`
-	SequenceNumber OptNilInt                                    `json:"sequence_number"`
-	Type           OptNilFusionCallPanelReasoningDeltaEventType `json:"type"`
+	Delta           OptNilString                                 `json:"delta"`
+	ItemID          OptNilString                                 `json:"item_id"`
+	Model           OptNilString                                 `json:"model"`
+	OutputIndex     OptNilInt                                    `json:"output_index"`
+	SequenceNumber  OptNilInt                                    `json:"sequence_number"`
+	Type            OptNilFusionCallPanelReasoningDeltaEventType `json:"type"`
+	AdditionalProps FusionCallPanelReasoningDeltaEventAdditional
 }
 
 // GetDelta returns the value of Delta.
@@ -22208,6 +26280,11 @@ func (s *FusionCallPanelReasoningDeltaEvent) GetType() OptNilFusionCallPanelReas
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *FusionCallPanelReasoningDeltaEvent) GetAdditionalProps() FusionCallPanelReasoningDeltaEventAdditional {
+	return s.AdditionalProps
+}
+
 // SetDelta sets the value of Delta.
 func (s *FusionCallPanelReasoningDeltaEvent) SetDelta(val OptNilString) {
 	s.Delta = val
@@ -22236,6 +26313,22 @@ func (s *FusionCallPanelReasoningDeltaEvent) SetSequenceNumber(val OptNilInt) {
 // SetType sets the value of Type.
 func (s *FusionCallPanelReasoningDeltaEvent) SetType(val OptNilFusionCallPanelReasoningDeltaEventType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *FusionCallPanelReasoningDeltaEvent) SetAdditionalProps(val FusionCallPanelReasoningDeltaEventAdditional) {
+	s.AdditionalProps = val
+}
+
+type FusionCallPanelReasoningDeltaEventAdditional map[string]jx.Raw
+
+func (s *FusionCallPanelReasoningDeltaEventAdditional) init() FusionCallPanelReasoningDeltaEventAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type FusionCallPanelReasoningDeltaEventType string
@@ -22297,7 +26390,8 @@ type FusionPlugin struct {
 	// `{ type, parameters? }` shorthand as the outer Chat Completions request. When omitted, defaults to
 	// `[{ type: "openrouter:web_search" }, { type: "openrouter:web_fetch" }]`. Pass an empty array to
 	// disable tools entirely (panelists answer from parametric knowledge only).
-	Tools OptNilFusionPluginToolsItemArray `json:"tools"`
+	Tools           OptNilFusionPluginToolsItemArray `json:"tools"`
+	AdditionalProps FusionPluginAdditional
 }
 
 // GetAnalysisModels returns the value of AnalysisModels.
@@ -22335,6 +26429,11 @@ func (s *FusionPlugin) GetTools() OptNilFusionPluginToolsItemArray {
 	return s.Tools
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *FusionPlugin) GetAdditionalProps() FusionPluginAdditional {
+	return s.AdditionalProps
+}
+
 // SetAnalysisModels sets the value of AnalysisModels.
 func (s *FusionPlugin) SetAnalysisModels(val OptNilStringArray) {
 	s.AnalysisModels = val
@@ -22368,6 +26467,22 @@ func (s *FusionPlugin) SetPreset(val OptNilFusionPluginPreset) {
 // SetTools sets the value of Tools.
 func (s *FusionPlugin) SetTools(val OptNilFusionPluginToolsItemArray) {
 	s.Tools = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *FusionPlugin) SetAdditionalProps(val FusionPluginAdditional) {
+	s.AdditionalProps = val
+}
+
+type FusionPluginAdditional map[string]jx.Raw
+
+func (s *FusionPluginAdditional) init() FusionPluginAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type FusionPluginID string
@@ -22459,7 +26574,8 @@ type FusionPluginToolsItem struct {
 	// Optional configuration forwarded as the tool's `parameters` object.
 	Parameters jx.Raw `json:"parameters"`
 	// Server tool type identifier (e.g. "openrouter:web_search", "openrouter:web_fetch").
-	Type OptNilString `json:"type"`
+	Type            OptNilString `json:"type"`
+	AdditionalProps FusionPluginToolsItemAdditional
 }
 
 // GetParameters returns the value of Parameters.
@@ -22472,6 +26588,11 @@ func (s *FusionPluginToolsItem) GetType() OptNilString {
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *FusionPluginToolsItem) GetAdditionalProps() FusionPluginToolsItemAdditional {
+	return s.AdditionalProps
+}
+
 // SetParameters sets the value of Parameters.
 func (s *FusionPluginToolsItem) SetParameters(val jx.Raw) {
 	s.Parameters = val
@@ -22480,6 +26601,22 @@ func (s *FusionPluginToolsItem) SetParameters(val jx.Raw) {
 // SetType sets the value of Type.
 func (s *FusionPluginToolsItem) SetType(val OptNilString) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *FusionPluginToolsItem) SetAdditionalProps(val FusionPluginToolsItemAdditional) {
+	s.AdditionalProps = val
+}
+
+type FusionPluginToolsItemAdditional map[string]jx.Raw
+
+func (s *FusionPluginToolsItemAdditional) init() FusionPluginToolsItemAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // Configuration for the openrouter:fusion server tool.
@@ -22512,7 +26649,8 @@ type FusionServerToolConfig struct {
 	// `{ type, parameters? }` shorthand as the outer Chat Completions request. When omitted, defaults to
 	// `[{ type: "openrouter:web_search" }, { type: "openrouter:web_fetch" }]`. Pass an empty array to
 	// disable tools entirely (panelists answer from parametric knowledge only).
-	Tools OptNilFusionServerToolConfigToolsItemArray `json:"tools"`
+	Tools           OptNilFusionServerToolConfigToolsItemArray `json:"tools"`
+	AdditionalProps FusionServerToolConfigAdditional
 }
 
 // GetAnalysisModels returns the value of AnalysisModels.
@@ -22555,6 +26693,11 @@ func (s *FusionServerToolConfig) GetTools() OptNilFusionServerToolConfigToolsIte
 	return s.Tools
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *FusionServerToolConfig) GetAdditionalProps() FusionServerToolConfigAdditional {
+	return s.AdditionalProps
+}
+
 // SetAnalysisModels sets the value of AnalysisModels.
 func (s *FusionServerToolConfig) SetAnalysisModels(val OptNilStringArray) {
 	s.AnalysisModels = val
@@ -22595,6 +26738,22 @@ func (s *FusionServerToolConfig) SetTools(val OptNilFusionServerToolConfigToolsI
 	s.Tools = val
 }
 
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *FusionServerToolConfig) SetAdditionalProps(val FusionServerToolConfigAdditional) {
+	s.AdditionalProps = val
+}
+
+type FusionServerToolConfigAdditional map[string]jx.Raw
+
+func (s *FusionServerToolConfigAdditional) init() FusionServerToolConfigAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
+}
+
 // Reasoning configuration forwarded to panelist and analyst inner calls. Use this to control reasoning
 // effort and token budget for models that support extended thinking.
 type FusionServerToolConfigReasoning struct {
@@ -22602,7 +26761,8 @@ type FusionServerToolConfigReasoning struct {
 	Effort OptNilFusionServerToolConfigReasoningEffort `json:"effort"`
 	// Maximum number of reasoning tokens each panelist and analyst model may use. Helps bound cost when
 	// models allocate too much budget to chain-of-thought.
-	MaxTokens OptNilInt `json:"max_tokens"`
+	MaxTokens       OptNilInt `json:"max_tokens"`
+	AdditionalProps FusionServerToolConfigReasoningAdditional
 }
 
 // GetEffort returns the value of Effort.
@@ -22615,6 +26775,11 @@ func (s *FusionServerToolConfigReasoning) GetMaxTokens() OptNilInt {
 	return s.MaxTokens
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *FusionServerToolConfigReasoning) GetAdditionalProps() FusionServerToolConfigReasoningAdditional {
+	return s.AdditionalProps
+}
+
 // SetEffort sets the value of Effort.
 func (s *FusionServerToolConfigReasoning) SetEffort(val OptNilFusionServerToolConfigReasoningEffort) {
 	s.Effort = val
@@ -22623,6 +26788,22 @@ func (s *FusionServerToolConfigReasoning) SetEffort(val OptNilFusionServerToolCo
 // SetMaxTokens sets the value of MaxTokens.
 func (s *FusionServerToolConfigReasoning) SetMaxTokens(val OptNilInt) {
 	s.MaxTokens = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *FusionServerToolConfigReasoning) SetAdditionalProps(val FusionServerToolConfigReasoningAdditional) {
+	s.AdditionalProps = val
+}
+
+type FusionServerToolConfigReasoningAdditional map[string]jx.Raw
+
+func (s *FusionServerToolConfigReasoningAdditional) init() FusionServerToolConfigReasoningAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // Reasoning effort level for panelist and analyst inner calls.
@@ -22706,7 +26887,8 @@ type FusionServerToolConfigToolsItem struct {
 	// Optional configuration forwarded as the tool's `parameters` object.
 	Parameters jx.Raw `json:"parameters"`
 	// Server tool type identifier (e.g. "openrouter:web_search", "openrouter:web_fetch").
-	Type OptNilString `json:"type"`
+	Type            OptNilString `json:"type"`
+	AdditionalProps FusionServerToolConfigToolsItemAdditional
 }
 
 // GetParameters returns the value of Parameters.
@@ -22719,6 +26901,11 @@ func (s *FusionServerToolConfigToolsItem) GetType() OptNilString {
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *FusionServerToolConfigToolsItem) GetAdditionalProps() FusionServerToolConfigToolsItemAdditional {
+	return s.AdditionalProps
+}
+
 // SetParameters sets the value of Parameters.
 func (s *FusionServerToolConfigToolsItem) SetParameters(val jx.Raw) {
 	s.Parameters = val
@@ -22729,13 +26916,30 @@ func (s *FusionServerToolConfigToolsItem) SetType(val OptNilString) {
 	s.Type = val
 }
 
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *FusionServerToolConfigToolsItem) SetAdditionalProps(val FusionServerToolConfigToolsItemAdditional) {
+	s.AdditionalProps = val
+}
+
+type FusionServerToolConfigToolsItemAdditional map[string]jx.Raw
+
+func (s *FusionServerToolConfigToolsItemAdditional) init() FusionServerToolConfigToolsItemAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
+}
+
 // OpenRouter built-in server tool: fans out the user prompt to a panel of analysis models, then asks
 // an analyst model to summarize their collective output as structured JSON the outer model can
 // synthesize from.
 // Ref: #/components/schemas/FusionServerTool_OpenRouter
 type FusionServerToolOpenRouter struct {
-	Parameters OptNilFusionServerToolConfig         `json:"parameters"`
-	Type       OptNilFusionServerToolOpenRouterType `json:"type"`
+	Parameters      OptNilFusionServerToolConfig         `json:"parameters"`
+	Type            OptNilFusionServerToolOpenRouterType `json:"type"`
+	AdditionalProps FusionServerToolOpenRouterAdditional
 }
 
 // GetParameters returns the value of Parameters.
@@ -22748,6 +26952,11 @@ func (s *FusionServerToolOpenRouter) GetType() OptNilFusionServerToolOpenRouterT
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *FusionServerToolOpenRouter) GetAdditionalProps() FusionServerToolOpenRouterAdditional {
+	return s.AdditionalProps
+}
+
 // SetParameters sets the value of Parameters.
 func (s *FusionServerToolOpenRouter) SetParameters(val OptNilFusionServerToolConfig) {
 	s.Parameters = val
@@ -22756,6 +26965,22 @@ func (s *FusionServerToolOpenRouter) SetParameters(val OptNilFusionServerToolCon
 // SetType sets the value of Type.
 func (s *FusionServerToolOpenRouter) SetType(val OptNilFusionServerToolOpenRouterType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *FusionServerToolOpenRouter) SetAdditionalProps(val FusionServerToolOpenRouterAdditional) {
+	s.AdditionalProps = val
+}
+
+type FusionServerToolOpenRouterAdditional map[string]jx.Raw
+
+func (s *FusionServerToolOpenRouterAdditional) init() FusionServerToolOpenRouterAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type FusionServerToolOpenRouterType string
@@ -22798,7 +27023,8 @@ type FusionSource struct {
 	// Title of the retrieved web page.
 	Title OptNilString `json:"title"`
 	// URL of the web page a panel or the analyst retrieved during the run.
-	URL OptNilString `json:"url"`
+	URL             OptNilString `json:"url"`
+	AdditionalProps FusionSourceAdditional
 }
 
 // GetTitle returns the value of Title.
@@ -22811,6 +27037,11 @@ func (s *FusionSource) GetURL() OptNilString {
 	return s.URL
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *FusionSource) GetAdditionalProps() FusionSourceAdditional {
+	return s.AdditionalProps
+}
+
 // SetTitle sets the value of Title.
 func (s *FusionSource) SetTitle(val OptNilString) {
 	s.Title = val
@@ -22821,12 +27052,30 @@ func (s *FusionSource) SetURL(val OptNilString) {
 	s.URL = val
 }
 
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *FusionSource) SetAdditionalProps(val FusionSourceAdditional) {
+	s.AdditionalProps = val
+}
+
+type FusionSourceAdditional map[string]jx.Raw
+
+func (s *FusionSourceAdditional) init() FusionSourceAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
+}
+
+// Merged schema.
 // Ref: #/components/schemas/ImageGenCallCompletedEvent
 type ImageGenCallCompletedEvent struct {
-	ItemID         OptNilString                         `json:"item_id"`
-	OutputIndex    OptNilInt                            `json:"output_index"`
-	SequenceNumber OptNilInt                            `json:"sequence_number"`
-	Type           OptNilImageGenCallCompletedEventType `json:"type"`
+	ItemID          OptNilString                         `json:"item_id"`
+	OutputIndex     OptNilInt                            `json:"output_index"`
+	SequenceNumber  OptNilInt                            `json:"sequence_number"`
+	Type            OptNilImageGenCallCompletedEventType `json:"type"`
+	AdditionalProps ImageGenCallCompletedEventAdditional
 }
 
 // GetItemID returns the value of ItemID.
@@ -22849,6 +27098,11 @@ func (s *ImageGenCallCompletedEvent) GetType() OptNilImageGenCallCompletedEventT
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ImageGenCallCompletedEvent) GetAdditionalProps() ImageGenCallCompletedEventAdditional {
+	return s.AdditionalProps
+}
+
 // SetItemID sets the value of ItemID.
 func (s *ImageGenCallCompletedEvent) SetItemID(val OptNilString) {
 	s.ItemID = val
@@ -22867,6 +27121,22 @@ func (s *ImageGenCallCompletedEvent) SetSequenceNumber(val OptNilInt) {
 // SetType sets the value of Type.
 func (s *ImageGenCallCompletedEvent) SetType(val OptNilImageGenCallCompletedEventType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ImageGenCallCompletedEvent) SetAdditionalProps(val ImageGenCallCompletedEventAdditional) {
+	s.AdditionalProps = val
+}
+
+type ImageGenCallCompletedEventAdditional map[string]jx.Raw
+
+func (s *ImageGenCallCompletedEventAdditional) init() ImageGenCallCompletedEventAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type ImageGenCallCompletedEventType string
@@ -22903,12 +27173,14 @@ func (s *ImageGenCallCompletedEventType) UnmarshalText(data []byte) error {
 	}
 }
 
+// Merged schema.
 // Ref: #/components/schemas/ImageGenCallGeneratingEvent
 type ImageGenCallGeneratingEvent struct {
-	ItemID         OptNilString                          `json:"item_id"`
-	OutputIndex    OptNilInt                             `json:"output_index"`
-	SequenceNumber OptNilInt                             `json:"sequence_number"`
-	Type           OptNilImageGenCallGeneratingEventType `json:"type"`
+	ItemID          OptNilString                          `json:"item_id"`
+	OutputIndex     OptNilInt                             `json:"output_index"`
+	SequenceNumber  OptNilInt                             `json:"sequence_number"`
+	Type            OptNilImageGenCallGeneratingEventType `json:"type"`
+	AdditionalProps ImageGenCallGeneratingEventAdditional
 }
 
 // GetItemID returns the value of ItemID.
@@ -22931,6 +27203,11 @@ func (s *ImageGenCallGeneratingEvent) GetType() OptNilImageGenCallGeneratingEven
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ImageGenCallGeneratingEvent) GetAdditionalProps() ImageGenCallGeneratingEventAdditional {
+	return s.AdditionalProps
+}
+
 // SetItemID sets the value of ItemID.
 func (s *ImageGenCallGeneratingEvent) SetItemID(val OptNilString) {
 	s.ItemID = val
@@ -22949,6 +27226,22 @@ func (s *ImageGenCallGeneratingEvent) SetSequenceNumber(val OptNilInt) {
 // SetType sets the value of Type.
 func (s *ImageGenCallGeneratingEvent) SetType(val OptNilImageGenCallGeneratingEventType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ImageGenCallGeneratingEvent) SetAdditionalProps(val ImageGenCallGeneratingEventAdditional) {
+	s.AdditionalProps = val
+}
+
+type ImageGenCallGeneratingEventAdditional map[string]jx.Raw
+
+func (s *ImageGenCallGeneratingEventAdditional) init() ImageGenCallGeneratingEventAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type ImageGenCallGeneratingEventType string
@@ -22985,12 +27278,14 @@ func (s *ImageGenCallGeneratingEventType) UnmarshalText(data []byte) error {
 	}
 }
 
+// Merged schema.
 // Ref: #/components/schemas/ImageGenCallInProgressEvent
 type ImageGenCallInProgressEvent struct {
-	ItemID         OptNilString                          `json:"item_id"`
-	OutputIndex    OptNilInt                             `json:"output_index"`
-	SequenceNumber OptNilInt                             `json:"sequence_number"`
-	Type           OptNilImageGenCallInProgressEventType `json:"type"`
+	ItemID          OptNilString                          `json:"item_id"`
+	OutputIndex     OptNilInt                             `json:"output_index"`
+	SequenceNumber  OptNilInt                             `json:"sequence_number"`
+	Type            OptNilImageGenCallInProgressEventType `json:"type"`
+	AdditionalProps ImageGenCallInProgressEventAdditional
 }
 
 // GetItemID returns the value of ItemID.
@@ -23013,6 +27308,11 @@ func (s *ImageGenCallInProgressEvent) GetType() OptNilImageGenCallInProgressEven
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ImageGenCallInProgressEvent) GetAdditionalProps() ImageGenCallInProgressEventAdditional {
+	return s.AdditionalProps
+}
+
 // SetItemID sets the value of ItemID.
 func (s *ImageGenCallInProgressEvent) SetItemID(val OptNilString) {
 	s.ItemID = val
@@ -23031,6 +27331,22 @@ func (s *ImageGenCallInProgressEvent) SetSequenceNumber(val OptNilInt) {
 // SetType sets the value of Type.
 func (s *ImageGenCallInProgressEvent) SetType(val OptNilImageGenCallInProgressEventType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ImageGenCallInProgressEvent) SetAdditionalProps(val ImageGenCallInProgressEventAdditional) {
+	s.AdditionalProps = val
+}
+
+type ImageGenCallInProgressEventAdditional map[string]jx.Raw
+
+func (s *ImageGenCallInProgressEventAdditional) init() ImageGenCallInProgressEventAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type ImageGenCallInProgressEventType string
@@ -23067,6 +27383,7 @@ func (s *ImageGenCallInProgressEventType) UnmarshalText(data []byte) error {
 	}
 }
 
+// Merged schema.
 // Ref: #/components/schemas/ImageGenCallPartialImageEvent
 type ImageGenCallPartialImageEvent struct {
 	ItemID            OptNilString                            `json:"item_id"`
@@ -23075,6 +27392,7 @@ type ImageGenCallPartialImageEvent struct {
 	PartialImageIndex OptNilInt                               `json:"partial_image_index"`
 	SequenceNumber    OptNilInt                               `json:"sequence_number"`
 	Type              OptNilImageGenCallPartialImageEventType `json:"type"`
+	AdditionalProps   ImageGenCallPartialImageEventAdditional
 }
 
 // GetItemID returns the value of ItemID.
@@ -23107,6 +27425,11 @@ func (s *ImageGenCallPartialImageEvent) GetType() OptNilImageGenCallPartialImage
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ImageGenCallPartialImageEvent) GetAdditionalProps() ImageGenCallPartialImageEventAdditional {
+	return s.AdditionalProps
+}
+
 // SetItemID sets the value of ItemID.
 func (s *ImageGenCallPartialImageEvent) SetItemID(val OptNilString) {
 	s.ItemID = val
@@ -23135,6 +27458,22 @@ func (s *ImageGenCallPartialImageEvent) SetSequenceNumber(val OptNilInt) {
 // SetType sets the value of Type.
 func (s *ImageGenCallPartialImageEvent) SetType(val OptNilImageGenCallPartialImageEventType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ImageGenCallPartialImageEvent) SetAdditionalProps(val ImageGenCallPartialImageEventAdditional) {
+	s.AdditionalProps = val
+}
+
+type ImageGenCallPartialImageEventAdditional map[string]jx.Raw
+
+func (s *ImageGenCallPartialImageEventAdditional) init() ImageGenCallPartialImageEventAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type ImageGenCallPartialImageEventType string
@@ -23185,6 +27524,7 @@ type ImageGenerationServerTool struct {
 	Quality           OptNilImageGenerationServerToolQuality        `json:"quality"`
 	Size              OptNilString                                  `json:"size"`
 	Type              OptNilImageGenerationServerToolType           `json:"type"`
+	AdditionalProps   ImageGenerationServerToolAdditional
 }
 
 // GetBackground returns the value of Background.
@@ -23242,6 +27582,11 @@ func (s *ImageGenerationServerTool) GetType() OptNilImageGenerationServerToolTyp
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ImageGenerationServerTool) GetAdditionalProps() ImageGenerationServerToolAdditional {
+	return s.AdditionalProps
+}
+
 // SetBackground sets the value of Background.
 func (s *ImageGenerationServerTool) SetBackground(val OptNilImageGenerationServerToolBackground) {
 	s.Background = val
@@ -23295,6 +27640,22 @@ func (s *ImageGenerationServerTool) SetSize(val OptNilString) {
 // SetType sets the value of Type.
 func (s *ImageGenerationServerTool) SetType(val OptNilImageGenerationServerToolType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ImageGenerationServerTool) SetAdditionalProps(val ImageGenerationServerToolAdditional) {
+	s.AdditionalProps = val
+}
+
+type ImageGenerationServerToolAdditional map[string]jx.Raw
+
+func (s *ImageGenerationServerToolAdditional) init() ImageGenerationServerToolAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type ImageGenerationServerToolBackground string
@@ -23351,7 +27712,8 @@ func (s *ImageGenerationServerToolBackground) UnmarshalText(data []byte) error {
 // Ref: #/components/schemas/ImageGenerationServerToolConfig
 type ImageGenerationServerToolConfig struct {
 	// Which image generation model to use (e.g. "openai/gpt-5-image"). Defaults to "openai/gpt-5-image".
-	Model OptNilString `json:"model"`
+	Model           OptNilString `json:"model"`
+	AdditionalProps ImageGenerationServerToolConfigAdditional
 }
 
 // GetModel returns the value of Model.
@@ -23359,9 +27721,30 @@ func (s *ImageGenerationServerToolConfig) GetModel() OptNilString {
 	return s.Model
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ImageGenerationServerToolConfig) GetAdditionalProps() ImageGenerationServerToolConfigAdditional {
+	return s.AdditionalProps
+}
+
 // SetModel sets the value of Model.
 func (s *ImageGenerationServerToolConfig) SetModel(val OptNilString) {
 	s.Model = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ImageGenerationServerToolConfig) SetAdditionalProps(val ImageGenerationServerToolConfigAdditional) {
+	s.AdditionalProps = val
+}
+
+type ImageGenerationServerToolConfigAdditional map[string]jx.Raw
+
+func (s *ImageGenerationServerToolConfigAdditional) init() ImageGenerationServerToolConfigAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type ImageGenerationServerToolInputFidelity string
@@ -23406,8 +27789,9 @@ func (s *ImageGenerationServerToolInputFidelity) UnmarshalText(data []byte) erro
 }
 
 type ImageGenerationServerToolInputImageMask struct {
-	FileID   OptNilString `json:"file_id"`
-	ImageURL OptNilString `json:"image_url"`
+	FileID          OptNilString `json:"file_id"`
+	ImageURL        OptNilString `json:"image_url"`
+	AdditionalProps ImageGenerationServerToolInputImageMaskAdditional
 }
 
 // GetFileID returns the value of FileID.
@@ -23420,6 +27804,11 @@ func (s *ImageGenerationServerToolInputImageMask) GetImageURL() OptNilString {
 	return s.ImageURL
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ImageGenerationServerToolInputImageMask) GetAdditionalProps() ImageGenerationServerToolInputImageMaskAdditional {
+	return s.AdditionalProps
+}
+
 // SetFileID sets the value of FileID.
 func (s *ImageGenerationServerToolInputImageMask) SetFileID(val OptNilString) {
 	s.FileID = val
@@ -23428,6 +27817,22 @@ func (s *ImageGenerationServerToolInputImageMask) SetFileID(val OptNilString) {
 // SetImageURL sets the value of ImageURL.
 func (s *ImageGenerationServerToolInputImageMask) SetImageURL(val OptNilString) {
 	s.ImageURL = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ImageGenerationServerToolInputImageMask) SetAdditionalProps(val ImageGenerationServerToolInputImageMaskAdditional) {
+	s.AdditionalProps = val
+}
+
+type ImageGenerationServerToolInputImageMaskAdditional map[string]jx.Raw
+
+func (s *ImageGenerationServerToolInputImageMaskAdditional) init() ImageGenerationServerToolInputImageMaskAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type ImageGenerationServerToolModeration string
@@ -23474,8 +27879,9 @@ func (s *ImageGenerationServerToolModeration) UnmarshalText(data []byte) error {
 // OpenRouter built-in server tool: generates images from text prompts using an image generation model.
 // Ref: #/components/schemas/ImageGenerationServerTool_OpenRouter
 type ImageGenerationServerToolOpenRouter struct {
-	Parameters OptNilImageGenerationServerToolConfig         `json:"parameters"`
-	Type       OptNilImageGenerationServerToolOpenRouterType `json:"type"`
+	Parameters      OptNilImageGenerationServerToolConfig         `json:"parameters"`
+	Type            OptNilImageGenerationServerToolOpenRouterType `json:"type"`
+	AdditionalProps ImageGenerationServerToolOpenRouterAdditional
 }
 
 // GetParameters returns the value of Parameters.
@@ -23488,6 +27894,11 @@ func (s *ImageGenerationServerToolOpenRouter) GetType() OptNilImageGenerationSer
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ImageGenerationServerToolOpenRouter) GetAdditionalProps() ImageGenerationServerToolOpenRouterAdditional {
+	return s.AdditionalProps
+}
+
 // SetParameters sets the value of Parameters.
 func (s *ImageGenerationServerToolOpenRouter) SetParameters(val OptNilImageGenerationServerToolConfig) {
 	s.Parameters = val
@@ -23496,6 +27907,22 @@ func (s *ImageGenerationServerToolOpenRouter) SetParameters(val OptNilImageGener
 // SetType sets the value of Type.
 func (s *ImageGenerationServerToolOpenRouter) SetType(val OptNilImageGenerationServerToolOpenRouterType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ImageGenerationServerToolOpenRouter) SetAdditionalProps(val ImageGenerationServerToolOpenRouterAdditional) {
+	s.AdditionalProps = val
+}
+
+type ImageGenerationServerToolOpenRouterAdditional map[string]jx.Raw
+
+func (s *ImageGenerationServerToolOpenRouterAdditional) init() ImageGenerationServerToolOpenRouterAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type ImageGenerationServerToolOpenRouterType string
@@ -23728,9 +28155,10 @@ func (s *ImageGenerationStatus) UnmarshalText(data []byte) error {
 // Event emitted when a response is in progress.
 // Ref: #/components/schemas/InProgressEvent
 type InProgressEvent struct {
-	Response       OptNilBaseResponsesResult `json:"response"`
-	SequenceNumber OptNilInt                 `json:"sequence_number"`
-	Type           OptNilInProgressEventType `json:"type"`
+	Response        OptNilBaseResponsesResult `json:"response"`
+	SequenceNumber  OptNilInt                 `json:"sequence_number"`
+	Type            OptNilInProgressEventType `json:"type"`
+	AdditionalProps InProgressEventAdditional
 }
 
 // GetResponse returns the value of Response.
@@ -23748,6 +28176,11 @@ func (s *InProgressEvent) GetType() OptNilInProgressEventType {
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *InProgressEvent) GetAdditionalProps() InProgressEventAdditional {
+	return s.AdditionalProps
+}
+
 // SetResponse sets the value of Response.
 func (s *InProgressEvent) SetResponse(val OptNilBaseResponsesResult) {
 	s.Response = val
@@ -23761,6 +28194,22 @@ func (s *InProgressEvent) SetSequenceNumber(val OptNilInt) {
 // SetType sets the value of Type.
 func (s *InProgressEvent) SetType(val OptNilInProgressEventType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *InProgressEvent) SetAdditionalProps(val InProgressEventAdditional) {
+	s.AdditionalProps = val
+}
+
+type InProgressEventAdditional map[string]jx.Raw
+
+func (s *InProgressEventAdditional) init() InProgressEventAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type InProgressEventType string
@@ -23799,7 +28248,8 @@ func (s *InProgressEventType) UnmarshalText(data []byte) error {
 
 // Ref: #/components/schemas/IncompleteDetails
 type IncompleteDetails struct {
-	Reason OptNilIncompleteDetailsReason `json:"reason"`
+	Reason          OptNilIncompleteDetailsReason `json:"reason"`
+	AdditionalProps IncompleteDetailsAdditional
 }
 
 // GetReason returns the value of Reason.
@@ -23807,9 +28257,30 @@ func (s *IncompleteDetails) GetReason() OptNilIncompleteDetailsReason {
 	return s.Reason
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *IncompleteDetails) GetAdditionalProps() IncompleteDetailsAdditional {
+	return s.AdditionalProps
+}
+
 // SetReason sets the value of Reason.
 func (s *IncompleteDetails) SetReason(val OptNilIncompleteDetailsReason) {
 	s.Reason = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *IncompleteDetails) SetAdditionalProps(val IncompleteDetailsAdditional) {
+	s.AdditionalProps = val
+}
+
+type IncompleteDetailsAdditional map[string]jx.Raw
+
+func (s *IncompleteDetailsAdditional) init() IncompleteDetailsAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type IncompleteDetailsReason string
@@ -23856,9 +28327,10 @@ func (s *IncompleteDetailsReason) UnmarshalText(data []byte) error {
 // Event emitted when a response is incomplete.
 // Ref: #/components/schemas/IncompleteEvent
 type IncompleteEvent struct {
-	Response       OptNilBaseResponsesResult `json:"response"`
-	SequenceNumber OptNilInt                 `json:"sequence_number"`
-	Type           OptNilIncompleteEventType `json:"type"`
+	Response        OptNilBaseResponsesResult `json:"response"`
+	SequenceNumber  OptNilInt                 `json:"sequence_number"`
+	Type            OptNilIncompleteEventType `json:"type"`
+	AdditionalProps IncompleteEventAdditional
 }
 
 // GetResponse returns the value of Response.
@@ -23876,6 +28348,11 @@ func (s *IncompleteEvent) GetType() OptNilIncompleteEventType {
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *IncompleteEvent) GetAdditionalProps() IncompleteEventAdditional {
+	return s.AdditionalProps
+}
+
 // SetResponse sets the value of Response.
 func (s *IncompleteEvent) SetResponse(val OptNilBaseResponsesResult) {
 	s.Response = val
@@ -23889,6 +28366,22 @@ func (s *IncompleteEvent) SetSequenceNumber(val OptNilInt) {
 // SetType sets the value of Type.
 func (s *IncompleteEvent) SetType(val OptNilIncompleteEventType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *IncompleteEvent) SetAdditionalProps(val IncompleteEventAdditional) {
+	s.AdditionalProps = val
+}
+
+type IncompleteEventAdditional map[string]jx.Raw
+
+func (s *IncompleteEventAdditional) init() IncompleteEventAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type IncompleteEventType string
@@ -23928,8 +28421,9 @@ func (s *IncompleteEventType) UnmarshalText(data []byte) error {
 // Audio input content item.
 // Ref: #/components/schemas/InputAudio
 type InputAudio struct {
-	InputAudio OptNilInputAudioInputAudio `json:"input_audio"`
-	Type       OptNilInputAudioType       `json:"type"`
+	InputAudio      OptNilInputAudioInputAudio `json:"input_audio"`
+	Type            OptNilInputAudioType       `json:"type"`
+	AdditionalProps InputAudioAdditional
 }
 
 // GetInputAudio returns the value of InputAudio.
@@ -23942,6 +28436,11 @@ func (s *InputAudio) GetType() OptNilInputAudioType {
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *InputAudio) GetAdditionalProps() InputAudioAdditional {
+	return s.AdditionalProps
+}
+
 // SetInputAudio sets the value of InputAudio.
 func (s *InputAudio) SetInputAudio(val OptNilInputAudioInputAudio) {
 	s.InputAudio = val
@@ -23952,9 +28451,26 @@ func (s *InputAudio) SetType(val OptNilInputAudioType) {
 	s.Type = val
 }
 
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *InputAudio) SetAdditionalProps(val InputAudioAdditional) {
+	s.AdditionalProps = val
+}
+
+type InputAudioAdditional map[string]jx.Raw
+
+func (s *InputAudioAdditional) init() InputAudioAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
+}
+
 type InputAudioInputAudio struct {
-	Data   OptNilString                     `json:"data"`
-	Format OptNilInputAudioInputAudioFormat `json:"format"`
+	Data            OptNilString                     `json:"data"`
+	Format          OptNilInputAudioInputAudioFormat `json:"format"`
+	AdditionalProps InputAudioInputAudioAdditional
 }
 
 // GetData returns the value of Data.
@@ -23967,6 +28483,11 @@ func (s *InputAudioInputAudio) GetFormat() OptNilInputAudioInputAudioFormat {
 	return s.Format
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *InputAudioInputAudio) GetAdditionalProps() InputAudioInputAudioAdditional {
+	return s.AdditionalProps
+}
+
 // SetData sets the value of Data.
 func (s *InputAudioInputAudio) SetData(val OptNilString) {
 	s.Data = val
@@ -23975,6 +28496,22 @@ func (s *InputAudioInputAudio) SetData(val OptNilString) {
 // SetFormat sets the value of Format.
 func (s *InputAudioInputAudio) SetFormat(val OptNilInputAudioInputAudioFormat) {
 	s.Format = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *InputAudioInputAudio) SetAdditionalProps(val InputAudioInputAudioAdditional) {
+	s.AdditionalProps = val
+}
+
+type InputAudioInputAudioAdditional map[string]jx.Raw
+
+func (s *InputAudioInputAudioAdditional) init() InputAudioInputAudioAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type InputAudioInputAudioFormat string
@@ -24055,11 +28592,12 @@ func (s *InputAudioType) UnmarshalText(data []byte) error {
 // File input content item.
 // Ref: #/components/schemas/InputFile
 type InputFile struct {
-	FileData OptNilString        `json:"file_data"`
-	FileID   OptNilString        `json:"file_id"`
-	FileURL  OptNilString        `json:"file_url"`
-	Filename OptNilString        `json:"filename"`
-	Type     OptNilInputFileType `json:"type"`
+	FileData        OptNilString        `json:"file_data"`
+	FileID          OptNilString        `json:"file_id"`
+	FileURL         OptNilString        `json:"file_url"`
+	Filename        OptNilString        `json:"filename"`
+	Type            OptNilInputFileType `json:"type"`
+	AdditionalProps InputFileAdditional
 }
 
 // GetFileData returns the value of FileData.
@@ -24087,6 +28625,11 @@ func (s *InputFile) GetType() OptNilInputFileType {
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *InputFile) GetAdditionalProps() InputFileAdditional {
+	return s.AdditionalProps
+}
+
 // SetFileData sets the value of FileData.
 func (s *InputFile) SetFileData(val OptNilString) {
 	s.FileData = val
@@ -24110,6 +28653,22 @@ func (s *InputFile) SetFilename(val OptNilString) {
 // SetType sets the value of Type.
 func (s *InputFile) SetType(val OptNilInputFileType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *InputFile) SetAdditionalProps(val InputFileAdditional) {
+	s.AdditionalProps = val
+}
+
+type InputFileAdditional map[string]jx.Raw
+
+func (s *InputFileAdditional) init() InputFileAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type InputFileType string
@@ -24149,9 +28708,10 @@ func (s *InputFileType) UnmarshalText(data []byte) error {
 // Image input content item.
 // Ref: #/components/schemas/InputImage
 type InputImage struct {
-	Detail   OptNilInputImageDetail `json:"detail"`
-	ImageURL OptNilString           `json:"image_url"`
-	Type     OptNilInputImageType   `json:"type"`
+	Detail          OptNilInputImageDetail `json:"detail"`
+	ImageURL        OptNilString           `json:"image_url"`
+	Type            OptNilInputImageType   `json:"type"`
+	AdditionalProps InputImageAdditional
 }
 
 // GetDetail returns the value of Detail.
@@ -24169,6 +28729,11 @@ func (s *InputImage) GetType() OptNilInputImageType {
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *InputImage) GetAdditionalProps() InputImageAdditional {
+	return s.AdditionalProps
+}
+
 // SetDetail sets the value of Detail.
 func (s *InputImage) SetDetail(val OptNilInputImageDetail) {
 	s.Detail = val
@@ -24182,6 +28747,22 @@ func (s *InputImage) SetImageURL(val OptNilString) {
 // SetType sets the value of Type.
 func (s *InputImage) SetType(val OptNilInputImageType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *InputImage) SetAdditionalProps(val InputImageAdditional) {
+	s.AdditionalProps = val
+}
+
+type InputImageAdditional map[string]jx.Raw
+
+func (s *InputImageAdditional) init() InputImageAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type InputImageDetail string
@@ -24275,10 +28856,11 @@ func (s *InputImageType) UnmarshalText(data []byte) error {
 
 // Ref: #/components/schemas/InputMessageItem
 type InputMessageItem struct {
-	Content OptNilInputMessageItemContentItemArray `json:"content"`
-	ID      OptNilString                           `json:"id"`
-	Role    OptNilInputMessageItemRole             `json:"role"`
-	Type    OptNilInputMessageItemType             `json:"type"`
+	Content         OptNilInputMessageItemContentItemArray `json:"content"`
+	ID              OptNilString                           `json:"id"`
+	Role            OptNilInputMessageItemRole             `json:"role"`
+	Type            OptNilInputMessageItemType             `json:"type"`
+	AdditionalProps InputMessageItemAdditional
 }
 
 // GetContent returns the value of Content.
@@ -24301,6 +28883,11 @@ func (s *InputMessageItem) GetType() OptNilInputMessageItemType {
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *InputMessageItem) GetAdditionalProps() InputMessageItemAdditional {
+	return s.AdditionalProps
+}
+
 // SetContent sets the value of Content.
 func (s *InputMessageItem) SetContent(val OptNilInputMessageItemContentItemArray) {
 	s.Content = val
@@ -24321,12 +28908,29 @@ func (s *InputMessageItem) SetType(val OptNilInputMessageItemType) {
 	s.Type = val
 }
 
-// Image input content item.
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *InputMessageItem) SetAdditionalProps(val InputMessageItemAdditional) {
+	s.AdditionalProps = val
+}
+
+type InputMessageItemAdditional map[string]jx.Raw
+
+func (s *InputMessageItemAdditional) init() InputMessageItemAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
+}
+
+// Merged schema.
 // Ref: #/components/schemas/InputMessageItemContentInputImage
 type InputMessageItemContentInputImage struct {
-	Detail   OptNilInputMessageItemContentInputImageDetail `json:"detail"`
-	ImageURL OptNilString                                  `json:"image_url"`
-	Type     OptNilInputMessageItemContentInputImageType   `json:"type"`
+	Detail          OptNilInputMessageItemContentInputImageDetail `json:"detail"`
+	ImageURL        OptNilString                                  `json:"image_url"`
+	Type            OptNilInputMessageItemContentInputImageType   `json:"type"`
+	AdditionalProps InputMessageItemContentInputImageAdditional
 }
 
 // GetDetail returns the value of Detail.
@@ -24344,6 +28948,11 @@ func (s *InputMessageItemContentInputImage) GetType() OptNilInputMessageItemCont
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *InputMessageItemContentInputImage) GetAdditionalProps() InputMessageItemContentInputImageAdditional {
+	return s.AdditionalProps
+}
+
 // SetDetail sets the value of Detail.
 func (s *InputMessageItemContentInputImage) SetDetail(val OptNilInputMessageItemContentInputImageDetail) {
 	s.Detail = val
@@ -24357,6 +28966,22 @@ func (s *InputMessageItemContentInputImage) SetImageURL(val OptNilString) {
 // SetType sets the value of Type.
 func (s *InputMessageItemContentInputImage) SetType(val OptNilInputMessageItemContentInputImageType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *InputMessageItemContentInputImage) SetAdditionalProps(val InputMessageItemContentInputImageAdditional) {
+	s.AdditionalProps = val
+}
+
+type InputMessageItemContentInputImageAdditional map[string]jx.Raw
+
+func (s *InputMessageItemContentInputImageAdditional) init() InputMessageItemContentInputImageAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type InputMessageItemContentInputImageDetail string
@@ -24689,6 +29314,7 @@ type InputText struct {
 	PromptCacheBreakpoint OptNilPromptCacheBreakpoint `json:"prompt_cache_breakpoint"`
 	Text                  OptNilString                `json:"text"`
 	Type                  OptNilInputTextType         `json:"type"`
+	AdditionalProps       InputTextAdditional
 }
 
 // GetPromptCacheBreakpoint returns the value of PromptCacheBreakpoint.
@@ -24706,6 +29332,11 @@ func (s *InputText) GetType() OptNilInputTextType {
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *InputText) GetAdditionalProps() InputTextAdditional {
+	return s.AdditionalProps
+}
+
 // SetPromptCacheBreakpoint sets the value of PromptCacheBreakpoint.
 func (s *InputText) SetPromptCacheBreakpoint(val OptNilPromptCacheBreakpoint) {
 	s.PromptCacheBreakpoint = val
@@ -24719,6 +29350,22 @@ func (s *InputText) SetText(val OptNilString) {
 // SetType sets the value of Type.
 func (s *InputText) SetType(val OptNilInputTextType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *InputText) SetAdditionalProps(val InputTextAdditional) {
+	s.AdditionalProps = val
+}
+
+type InputTextAdditional map[string]jx.Raw
+
+func (s *InputTextAdditional) init() InputTextAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type InputTextType string
@@ -24760,7 +29407,8 @@ func (s *InputTextType) UnmarshalText(data []byte) error {
 type InputVideo struct {
 	Type OptNilInputVideoType `json:"type"`
 	// A base64 data URL or remote URL that resolves to a video file.
-	VideoURL OptNilString `json:"video_url"`
+	VideoURL        OptNilString `json:"video_url"`
+	AdditionalProps InputVideoAdditional
 }
 
 // GetType returns the value of Type.
@@ -24773,6 +29421,11 @@ func (s *InputVideo) GetVideoURL() OptNilString {
 	return s.VideoURL
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *InputVideo) GetAdditionalProps() InputVideoAdditional {
+	return s.AdditionalProps
+}
+
 // SetType sets the value of Type.
 func (s *InputVideo) SetType(val OptNilInputVideoType) {
 	s.Type = val
@@ -24781,6 +29434,22 @@ func (s *InputVideo) SetType(val OptNilInputVideoType) {
 // SetVideoURL sets the value of VideoURL.
 func (s *InputVideo) SetVideoURL(val OptNilString) {
 	s.VideoURL = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *InputVideo) SetAdditionalProps(val InputVideoAdditional) {
+	s.AdditionalProps = val
+}
+
+type InputVideoAdditional map[string]jx.Raw
+
+func (s *InputVideoAdditional) init() InputVideoAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type InputVideoType string
@@ -24887,13 +29556,14 @@ func NewInputsItemArrayInputs(v []InputsItem) Inputs {
 // Any of [OutputCustomToolCallItem CustomToolCallItem]: they share type "custom_tool_call".
 // Ref: #/components/schemas/InputsCustomToolCall
 type InputsCustomToolCall struct {
-	CallID    OptNilString                   `json:"call_id"`
-	ID        OptNilString                   `json:"id"`
-	Input     OptNilString                   `json:"input"`
-	Name      OptNilString                   `json:"name"`
-	Namespace OptNilString                   `json:"namespace"`
-	Status    OptNilToolCallStatus           `json:"status"`
-	Type      OptNilInputsCustomToolCallType `json:"type"`
+	CallID          OptNilString                   `json:"call_id"`
+	ID              OptNilString                   `json:"id"`
+	Input           OptNilString                   `json:"input"`
+	Name            OptNilString                   `json:"name"`
+	Namespace       OptNilString                   `json:"namespace"`
+	Status          OptNilToolCallStatus           `json:"status"`
+	Type            OptNilInputsCustomToolCallType `json:"type"`
+	AdditionalProps InputsCustomToolCallAdditional
 }
 
 // GetCallID returns the value of CallID.
@@ -24931,6 +29601,11 @@ func (s *InputsCustomToolCall) GetType() OptNilInputsCustomToolCallType {
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *InputsCustomToolCall) GetAdditionalProps() InputsCustomToolCallAdditional {
+	return s.AdditionalProps
+}
+
 // SetCallID sets the value of CallID.
 func (s *InputsCustomToolCall) SetCallID(val OptNilString) {
 	s.CallID = val
@@ -24964,6 +29639,22 @@ func (s *InputsCustomToolCall) SetStatus(val OptNilToolCallStatus) {
 // SetType sets the value of Type.
 func (s *InputsCustomToolCall) SetType(val OptNilInputsCustomToolCallType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *InputsCustomToolCall) SetAdditionalProps(val InputsCustomToolCallAdditional) {
+	s.AdditionalProps = val
+}
+
+type InputsCustomToolCallAdditional map[string]jx.Raw
+
+func (s *InputsCustomToolCallAdditional) init() InputsCustomToolCallAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type InputsCustomToolCallType string
@@ -25003,15 +29694,16 @@ func (s *InputsCustomToolCallType) UnmarshalText(data []byte) error {
 // Any of [FunctionCallItem OutputFunctionCallItem]: they share type "function_call".
 // Ref: #/components/schemas/InputsFunctionCall
 type InputsFunctionCall struct {
-	Arguments     OptNilString                                   `json:"arguments"`
-	CallID        OptNilString                                   `json:"call_id"`
-	ID            OptNilString                                   `json:"id"`
-	Name          OptNilString                                   `json:"name"`
-	Namespace     OptNilString                                   `json:"namespace"`
-	Status        OptNilInputsFunctionCallStatus                 `json:"status"`
-	SubagentID    OptNilString                                   `json:"subagent_id"`
-	SubagentItems OptNilInputsFunctionCallSubagentItemsItemArray `json:"subagent_items"`
-	Type          OptNilInputsFunctionCallType                   `json:"type"`
+	Arguments       OptNilString                                   `json:"arguments"`
+	CallID          OptNilString                                   `json:"call_id"`
+	ID              OptNilString                                   `json:"id"`
+	Name            OptNilString                                   `json:"name"`
+	Namespace       OptNilString                                   `json:"namespace"`
+	Status          OptNilInputsFunctionCallStatus                 `json:"status"`
+	SubagentID      OptNilString                                   `json:"subagent_id"`
+	SubagentItems   OptNilInputsFunctionCallSubagentItemsItemArray `json:"subagent_items"`
+	Type            OptNilInputsFunctionCallType                   `json:"type"`
+	AdditionalProps InputsFunctionCallAdditional
 }
 
 // GetArguments returns the value of Arguments.
@@ -25059,6 +29751,11 @@ func (s *InputsFunctionCall) GetType() OptNilInputsFunctionCallType {
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *InputsFunctionCall) GetAdditionalProps() InputsFunctionCallAdditional {
+	return s.AdditionalProps
+}
+
 // SetArguments sets the value of Arguments.
 func (s *InputsFunctionCall) SetArguments(val OptNilString) {
 	s.Arguments = val
@@ -25102,6 +29799,22 @@ func (s *InputsFunctionCall) SetSubagentItems(val OptNilInputsFunctionCallSubage
 // SetType sets the value of Type.
 func (s *InputsFunctionCall) SetType(val OptNilInputsFunctionCallType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *InputsFunctionCall) SetAdditionalProps(val InputsFunctionCallAdditional) {
+	s.AdditionalProps = val
+}
+
+type InputsFunctionCallAdditional map[string]jx.Raw
+
+func (s *InputsFunctionCallAdditional) init() InputsFunctionCallAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type InputsFunctionCallStatus string
@@ -25153,7 +29866,8 @@ func (s *InputsFunctionCallStatus) UnmarshalText(data []byte) error {
 }
 
 type InputsFunctionCallSubagentItemsItem struct {
-	Type OptNilString `json:"type"`
+	Type            OptNilString `json:"type"`
+	AdditionalProps InputsFunctionCallSubagentItemsItemAdditional
 }
 
 // GetType returns the value of Type.
@@ -25161,9 +29875,30 @@ func (s *InputsFunctionCallSubagentItemsItem) GetType() OptNilString {
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *InputsFunctionCallSubagentItemsItem) GetAdditionalProps() InputsFunctionCallSubagentItemsItemAdditional {
+	return s.AdditionalProps
+}
+
 // SetType sets the value of Type.
 func (s *InputsFunctionCallSubagentItemsItem) SetType(val OptNilString) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *InputsFunctionCallSubagentItemsItem) SetAdditionalProps(val InputsFunctionCallSubagentItemsItemAdditional) {
+	s.AdditionalProps = val
+}
+
+type InputsFunctionCallSubagentItemsItemAdditional map[string]jx.Raw
+
+func (s *InputsFunctionCallSubagentItemsItemAdditional) init() InputsFunctionCallSubagentItemsItemAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type InputsFunctionCallType string
@@ -26445,12 +31180,13 @@ func NewAgentMessageItemInputsItem(v AgentMessageItem) InputsItem {
 // Any of [EasyInputMessage InputMessageItem (inline)]: they share type "message".
 // Ref: #/components/schemas/InputsMessage
 type InputsMessage struct {
-	Content OptInputsMessageContent   `json:"content"`
-	ID      OptNilString              `json:"id"`
-	Phase   OptNilInputsMessagePhase  `json:"phase"`
-	Role    OptNilInputsMessageRole   `json:"role"`
-	Status  OptNilInputsMessageStatus `json:"status"`
-	Type    OptNilInputsMessageType   `json:"type"`
+	Content         OptInputsMessageContent   `json:"content"`
+	ID              OptNilString              `json:"id"`
+	Phase           OptNilInputsMessagePhase  `json:"phase"`
+	Role            OptNilInputsMessageRole   `json:"role"`
+	Status          OptNilInputsMessageStatus `json:"status"`
+	Type            OptNilInputsMessageType   `json:"type"`
+	AdditionalProps InputsMessageAdditional
 }
 
 // GetContent returns the value of Content.
@@ -26483,6 +31219,11 @@ func (s *InputsMessage) GetType() OptNilInputsMessageType {
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *InputsMessage) GetAdditionalProps() InputsMessageAdditional {
+	return s.AdditionalProps
+}
+
 // SetContent sets the value of Content.
 func (s *InputsMessage) SetContent(val OptInputsMessageContent) {
 	s.Content = val
@@ -26511,6 +31252,22 @@ func (s *InputsMessage) SetStatus(val OptNilInputsMessageStatus) {
 // SetType sets the value of Type.
 func (s *InputsMessage) SetType(val OptNilInputsMessageType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *InputsMessage) SetAdditionalProps(val InputsMessageAdditional) {
+	s.AdditionalProps = val
+}
+
+type InputsMessageAdditional map[string]jx.Raw
+
+func (s *InputsMessageAdditional) init() InputsMessageAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // InputsMessageContent represents sum type.
@@ -27004,6 +31761,7 @@ type InputsReasoning struct {
 	Status           OptNilInputsReasoningStatus     `json:"status"`
 	Summary          OptNilReasoningSummaryTextArray `json:"summary"`
 	Type             OptNilInputsReasoningType       `json:"type"`
+	AdditionalProps  InputsReasoningAdditional
 }
 
 // GetContent returns the value of Content.
@@ -27046,6 +31804,11 @@ func (s *InputsReasoning) GetType() OptNilInputsReasoningType {
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *InputsReasoning) GetAdditionalProps() InputsReasoningAdditional {
+	return s.AdditionalProps
+}
+
 // SetContent sets the value of Content.
 func (s *InputsReasoning) SetContent(val OptNilReasoningTextContentArray) {
 	s.Content = val
@@ -27084,6 +31847,22 @@ func (s *InputsReasoning) SetSummary(val OptNilReasoningSummaryTextArray) {
 // SetType sets the value of Type.
 func (s *InputsReasoning) SetType(val OptNilInputsReasoningType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *InputsReasoning) SetAdditionalProps(val InputsReasoningAdditional) {
+	s.AdditionalProps = val
+}
+
+type InputsReasoningAdditional map[string]jx.Raw
+
+func (s *InputsReasoningAdditional) init() InputsReasoningAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type InputsReasoningStatus string
@@ -27174,6 +31953,7 @@ type InternalServerResponse struct {
 	Error              OptNilInternalServerResponseErrorData `json:"error"`
 	OpenrouterMetadata jx.Raw                                `json:"openrouter_metadata"`
 	UserID             OptNilString                          `json:"user_id"`
+	AdditionalProps    InternalServerResponseAdditional
 }
 
 // GetError returns the value of Error.
@@ -27191,6 +31971,11 @@ func (s *InternalServerResponse) GetUserID() OptNilString {
 	return s.UserID
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *InternalServerResponse) GetAdditionalProps() InternalServerResponseAdditional {
+	return s.AdditionalProps
+}
+
 // SetError sets the value of Error.
 func (s *InternalServerResponse) SetError(val OptNilInternalServerResponseErrorData) {
 	s.Error = val
@@ -27206,15 +31991,32 @@ func (s *InternalServerResponse) SetUserID(val OptNilString) {
 	s.UserID = val
 }
 
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *InternalServerResponse) SetAdditionalProps(val InternalServerResponseAdditional) {
+	s.AdditionalProps = val
+}
+
 func (*InternalServerResponse) createResponsesRes()           {}
 func (*InternalServerResponse) sendChatCompletionRequestRes() {}
+
+type InternalServerResponseAdditional map[string]jx.Raw
+
+func (s *InternalServerResponseAdditional) init() InternalServerResponseAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
+}
 
 // Error data for InternalServerResponse.
 // Ref: #/components/schemas/InternalServerResponseErrorData
 type InternalServerResponseErrorData struct {
-	Code     OptNilInt    `json:"code"`
-	Message  OptNilString `json:"message"`
-	Metadata jx.Raw       `json:"metadata"`
+	Code            OptNilInt    `json:"code"`
+	Message         OptNilString `json:"message"`
+	Metadata        jx.Raw       `json:"metadata"`
+	AdditionalProps InternalServerResponseErrorDataAdditional
 }
 
 // GetCode returns the value of Code.
@@ -27232,6 +32034,11 @@ func (s *InternalServerResponseErrorData) GetMetadata() jx.Raw {
 	return s.Metadata
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *InternalServerResponseErrorData) GetAdditionalProps() InternalServerResponseErrorDataAdditional {
+	return s.AdditionalProps
+}
+
 // SetCode sets the value of Code.
 func (s *InternalServerResponseErrorData) SetCode(val OptNilInt) {
 	s.Code = val
@@ -27247,11 +32054,28 @@ func (s *InternalServerResponseErrorData) SetMetadata(val jx.Raw) {
 	s.Metadata = val
 }
 
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *InternalServerResponseErrorData) SetAdditionalProps(val InternalServerResponseErrorDataAdditional) {
+	s.AdditionalProps = val
+}
+
+type InternalServerResponseErrorDataAdditional map[string]jx.Raw
+
+func (s *InternalServerResponseErrorDataAdditional) init() InternalServerResponseErrorDataAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
+}
+
 // A reference to a previous response item by ID.
 // Ref: #/components/schemas/ItemReferenceItem
 type ItemReferenceItem struct {
-	ID   OptNilString                `json:"id"`
-	Type OptNilItemReferenceItemType `json:"type"`
+	ID              OptNilString                `json:"id"`
+	Type            OptNilItemReferenceItemType `json:"type"`
+	AdditionalProps ItemReferenceItemAdditional
 }
 
 // GetID returns the value of ID.
@@ -27264,6 +32088,11 @@ func (s *ItemReferenceItem) GetType() OptNilItemReferenceItemType {
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ItemReferenceItem) GetAdditionalProps() ItemReferenceItemAdditional {
+	return s.AdditionalProps
+}
+
 // SetID sets the value of ID.
 func (s *ItemReferenceItem) SetID(val OptNilString) {
 	s.ID = val
@@ -27272,6 +32101,22 @@ func (s *ItemReferenceItem) SetID(val OptNilString) {
 // SetType sets the value of Type.
 func (s *ItemReferenceItem) SetType(val OptNilItemReferenceItemType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ItemReferenceItem) SetAdditionalProps(val ItemReferenceItemAdditional) {
+	s.AdditionalProps = val
+}
+
+type ItemReferenceItemAdditional map[string]jx.Raw
+
+func (s *ItemReferenceItemAdditional) init() ItemReferenceItemAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type ItemReferenceItemType string
@@ -27313,8 +32158,9 @@ func (s *ItemReferenceItemType) UnmarshalText(data []byte) error {
 // Deprecated: schema marks this type as deprecated.
 // Ref: #/components/schemas/Legacy_ChatContentVideo
 type LegacyChatContentVideo struct {
-	Type     OptNilLegacyChatContentVideoType  `json:"type"`
-	VideoURL OptNilLegacyChatContentVideoInput `json:"video_url"`
+	Type            OptNilLegacyChatContentVideoType  `json:"type"`
+	VideoURL        OptNilLegacyChatContentVideoInput `json:"video_url"`
+	AdditionalProps LegacyChatContentVideoAdditional
 }
 
 // GetType returns the value of Type.
@@ -27327,6 +32173,11 @@ func (s *LegacyChatContentVideo) GetVideoURL() OptNilLegacyChatContentVideoInput
 	return s.VideoURL
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *LegacyChatContentVideo) GetAdditionalProps() LegacyChatContentVideoAdditional {
+	return s.AdditionalProps
+}
+
 // SetType sets the value of Type.
 func (s *LegacyChatContentVideo) SetType(val OptNilLegacyChatContentVideoType) {
 	s.Type = val
@@ -27337,11 +32188,28 @@ func (s *LegacyChatContentVideo) SetVideoURL(val OptNilLegacyChatContentVideoInp
 	s.VideoURL = val
 }
 
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *LegacyChatContentVideo) SetAdditionalProps(val LegacyChatContentVideoAdditional) {
+	s.AdditionalProps = val
+}
+
+type LegacyChatContentVideoAdditional map[string]jx.Raw
+
+func (s *LegacyChatContentVideoAdditional) init() LegacyChatContentVideoAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
+}
+
 // Video input object.
 // Ref: #/components/schemas/Legacy_ChatContentVideoInput
 type LegacyChatContentVideoInput struct {
 	// URL of the video (data: URLs supported).
-	URL OptNilString `json:"url"`
+	URL             OptNilString `json:"url"`
+	AdditionalProps LegacyChatContentVideoInputAdditional
 }
 
 // GetURL returns the value of URL.
@@ -27349,9 +32217,30 @@ func (s *LegacyChatContentVideoInput) GetURL() OptNilString {
 	return s.URL
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *LegacyChatContentVideoInput) GetAdditionalProps() LegacyChatContentVideoInputAdditional {
+	return s.AdditionalProps
+}
+
 // SetURL sets the value of URL.
 func (s *LegacyChatContentVideoInput) SetURL(val OptNilString) {
 	s.URL = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *LegacyChatContentVideoInput) SetAdditionalProps(val LegacyChatContentVideoInputAdditional) {
+	s.AdditionalProps = val
+}
+
+type LegacyChatContentVideoInputAdditional map[string]jx.Raw
+
+func (s *LegacyChatContentVideoInputAdditional) init() LegacyChatContentVideoInputAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type LegacyChatContentVideoType string
@@ -27406,6 +32295,7 @@ type LegacyWebSearchServerTool struct {
 	SearchContextSize OptNilSearchContextSizeEnum         `json:"search_context_size"`
 	Type              OptNilLegacyWebSearchServerToolType `json:"type"`
 	UserLocation      OptNilWebSearchUserLocation         `json:"user_location"`
+	AdditionalProps   LegacyWebSearchServerToolAdditional
 }
 
 // GetEngine returns the value of Engine.
@@ -27448,6 +32338,11 @@ func (s *LegacyWebSearchServerTool) GetUserLocation() OptNilWebSearchUserLocatio
 	return s.UserLocation
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *LegacyWebSearchServerTool) GetAdditionalProps() LegacyWebSearchServerToolAdditional {
+	return s.AdditionalProps
+}
+
 // SetEngine sets the value of Engine.
 func (s *LegacyWebSearchServerTool) SetEngine(val OptNilWebSearchEngineEnum) {
 	s.Engine = val
@@ -27488,6 +32383,22 @@ func (s *LegacyWebSearchServerTool) SetUserLocation(val OptNilWebSearchUserLocat
 	s.UserLocation = val
 }
 
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *LegacyWebSearchServerTool) SetAdditionalProps(val LegacyWebSearchServerToolAdditional) {
+	s.AdditionalProps = val
+}
+
+type LegacyWebSearchServerToolAdditional map[string]jx.Raw
+
+func (s *LegacyWebSearchServerToolAdditional) init() LegacyWebSearchServerToolAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
+}
+
 type LegacyWebSearchServerToolType string
 
 const (
@@ -27525,11 +32436,12 @@ func (s *LegacyWebSearchServerToolType) UnmarshalText(data []byte) error {
 // A local shell command execution call.
 // Ref: #/components/schemas/LocalShellCallItem
 type LocalShellCallItem struct {
-	Action OptNilLocalShellCallItemAction `json:"action"`
-	CallID OptNilString                   `json:"call_id"`
-	ID     OptNilString                   `json:"id"`
-	Status OptNilToolCallStatus           `json:"status"`
-	Type   OptNilLocalShellCallItemType   `json:"type"`
+	Action          OptNilLocalShellCallItemAction `json:"action"`
+	CallID          OptNilString                   `json:"call_id"`
+	ID              OptNilString                   `json:"id"`
+	Status          OptNilToolCallStatus           `json:"status"`
+	Type            OptNilLocalShellCallItemType   `json:"type"`
+	AdditionalProps LocalShellCallItemAdditional
 }
 
 // GetAction returns the value of Action.
@@ -27557,6 +32469,11 @@ func (s *LocalShellCallItem) GetType() OptNilLocalShellCallItemType {
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *LocalShellCallItem) GetAdditionalProps() LocalShellCallItemAdditional {
+	return s.AdditionalProps
+}
+
 // SetAction sets the value of Action.
 func (s *LocalShellCallItem) SetAction(val OptNilLocalShellCallItemAction) {
 	s.Action = val
@@ -27582,17 +32499,23 @@ func (s *LocalShellCallItem) SetType(val OptNilLocalShellCallItemType) {
 	s.Type = val
 }
 
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *LocalShellCallItem) SetAdditionalProps(val LocalShellCallItemAdditional) {
+	s.AdditionalProps = val
+}
+
 type LocalShellCallItemAction struct {
-	Command          OptNilStringArray                  `json:"command"`
+	Command          []string                           `json:"command" transponder:"encode-empty"`
 	Env              jx.Raw                             `json:"env"`
 	TimeoutMs        OptNilInt                          `json:"timeout_ms"`
 	Type             OptNilLocalShellCallItemActionType `json:"type"`
 	User             OptNilString                       `json:"user"`
 	WorkingDirectory OptNilString                       `json:"working_directory"`
+	AdditionalProps  LocalShellCallItemActionAdditional
 }
 
 // GetCommand returns the value of Command.
-func (s *LocalShellCallItemAction) GetCommand() OptNilStringArray {
+func (s *LocalShellCallItemAction) GetCommand() []string {
 	return s.Command
 }
 
@@ -27621,8 +32544,13 @@ func (s *LocalShellCallItemAction) GetWorkingDirectory() OptNilString {
 	return s.WorkingDirectory
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *LocalShellCallItemAction) GetAdditionalProps() LocalShellCallItemActionAdditional {
+	return s.AdditionalProps
+}
+
 // SetCommand sets the value of Command.
-func (s *LocalShellCallItemAction) SetCommand(val OptNilStringArray) {
+func (s *LocalShellCallItemAction) SetCommand(val []string) {
 	s.Command = val
 }
 
@@ -27649,6 +32577,22 @@ func (s *LocalShellCallItemAction) SetUser(val OptNilString) {
 // SetWorkingDirectory sets the value of WorkingDirectory.
 func (s *LocalShellCallItemAction) SetWorkingDirectory(val OptNilString) {
 	s.WorkingDirectory = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *LocalShellCallItemAction) SetAdditionalProps(val LocalShellCallItemActionAdditional) {
+	s.AdditionalProps = val
+}
+
+type LocalShellCallItemActionAdditional map[string]jx.Raw
+
+func (s *LocalShellCallItemActionAdditional) init() LocalShellCallItemActionAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type LocalShellCallItemActionType string
@@ -27683,6 +32627,17 @@ func (s *LocalShellCallItemActionType) UnmarshalText(data []byte) error {
 	default:
 		return errors.Errorf("invalid value: %q", data)
 	}
+}
+
+type LocalShellCallItemAdditional map[string]jx.Raw
+
+func (s *LocalShellCallItemAdditional) init() LocalShellCallItemAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type LocalShellCallItemType string
@@ -27722,10 +32677,11 @@ func (s *LocalShellCallItemType) UnmarshalText(data []byte) error {
 // Output from a local shell command execution.
 // Ref: #/components/schemas/LocalShellCallOutputItem
 type LocalShellCallOutputItem struct {
-	ID     OptNilString                       `json:"id"`
-	Output OptNilString                       `json:"output"`
-	Status OptNilToolCallStatus               `json:"status"`
-	Type   OptNilLocalShellCallOutputItemType `json:"type"`
+	ID              OptNilString                       `json:"id"`
+	Output          OptNilString                       `json:"output"`
+	Status          OptNilToolCallStatus               `json:"status"`
+	Type            OptNilLocalShellCallOutputItemType `json:"type"`
+	AdditionalProps LocalShellCallOutputItemAdditional
 }
 
 // GetID returns the value of ID.
@@ -27748,6 +32704,11 @@ func (s *LocalShellCallOutputItem) GetType() OptNilLocalShellCallOutputItemType 
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *LocalShellCallOutputItem) GetAdditionalProps() LocalShellCallOutputItemAdditional {
+	return s.AdditionalProps
+}
+
 // SetID sets the value of ID.
 func (s *LocalShellCallOutputItem) SetID(val OptNilString) {
 	s.ID = val
@@ -27766,6 +32727,22 @@ func (s *LocalShellCallOutputItem) SetStatus(val OptNilToolCallStatus) {
 // SetType sets the value of Type.
 func (s *LocalShellCallOutputItem) SetType(val OptNilLocalShellCallOutputItemType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *LocalShellCallOutputItem) SetAdditionalProps(val LocalShellCallOutputItemAdditional) {
+	s.AdditionalProps = val
+}
+
+type LocalShellCallOutputItemAdditional map[string]jx.Raw
+
+func (s *LocalShellCallOutputItemAdditional) init() LocalShellCallOutputItemAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type LocalShellCallOutputItemType string
@@ -27805,11 +32782,12 @@ func (s *LocalShellCallOutputItemType) UnmarshalText(data []byte) error {
 // Request for approval to execute an MCP tool.
 // Ref: #/components/schemas/McpApprovalRequestItem
 type McpApprovalRequestItem struct {
-	Arguments   OptNilString                     `json:"arguments"`
-	ID          OptNilString                     `json:"id"`
-	Name        OptNilString                     `json:"name"`
-	ServerLabel OptNilString                     `json:"server_label"`
-	Type        OptNilMcpApprovalRequestItemType `json:"type"`
+	Arguments       OptNilString                     `json:"arguments"`
+	ID              OptNilString                     `json:"id"`
+	Name            OptNilString                     `json:"name"`
+	ServerLabel     OptNilString                     `json:"server_label"`
+	Type            OptNilMcpApprovalRequestItemType `json:"type"`
+	AdditionalProps McpApprovalRequestItemAdditional
 }
 
 // GetArguments returns the value of Arguments.
@@ -27837,6 +32815,11 @@ func (s *McpApprovalRequestItem) GetType() OptNilMcpApprovalRequestItemType {
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *McpApprovalRequestItem) GetAdditionalProps() McpApprovalRequestItemAdditional {
+	return s.AdditionalProps
+}
+
 // SetArguments sets the value of Arguments.
 func (s *McpApprovalRequestItem) SetArguments(val OptNilString) {
 	s.Arguments = val
@@ -27860,6 +32843,22 @@ func (s *McpApprovalRequestItem) SetServerLabel(val OptNilString) {
 // SetType sets the value of Type.
 func (s *McpApprovalRequestItem) SetType(val OptNilMcpApprovalRequestItemType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *McpApprovalRequestItem) SetAdditionalProps(val McpApprovalRequestItemAdditional) {
+	s.AdditionalProps = val
+}
+
+type McpApprovalRequestItemAdditional map[string]jx.Raw
+
+func (s *McpApprovalRequestItemAdditional) init() McpApprovalRequestItemAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type McpApprovalRequestItemType string
@@ -27904,6 +32903,7 @@ type McpApprovalResponseItem struct {
 	ID                OptNilString                      `json:"id"`
 	Reason            OptNilString                      `json:"reason"`
 	Type              OptNilMcpApprovalResponseItemType `json:"type"`
+	AdditionalProps   McpApprovalResponseItemAdditional
 }
 
 // GetApprovalRequestID returns the value of ApprovalRequestID.
@@ -27931,6 +32931,11 @@ func (s *McpApprovalResponseItem) GetType() OptNilMcpApprovalResponseItemType {
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *McpApprovalResponseItem) GetAdditionalProps() McpApprovalResponseItemAdditional {
+	return s.AdditionalProps
+}
+
 // SetApprovalRequestID sets the value of ApprovalRequestID.
 func (s *McpApprovalResponseItem) SetApprovalRequestID(val OptNilString) {
 	s.ApprovalRequestID = val
@@ -27954,6 +32959,22 @@ func (s *McpApprovalResponseItem) SetReason(val OptNilString) {
 // SetType sets the value of Type.
 func (s *McpApprovalResponseItem) SetType(val OptNilMcpApprovalResponseItemType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *McpApprovalResponseItem) SetAdditionalProps(val McpApprovalResponseItemAdditional) {
+	s.AdditionalProps = val
+}
+
+type McpApprovalResponseItemAdditional map[string]jx.Raw
+
+func (s *McpApprovalResponseItemAdditional) init() McpApprovalResponseItemAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type McpApprovalResponseItemType string
@@ -27993,13 +33014,14 @@ func (s *McpApprovalResponseItemType) UnmarshalText(data []byte) error {
 // An MCP tool call with its output or error.
 // Ref: #/components/schemas/McpCallItem
 type McpCallItem struct {
-	Arguments   OptNilString          `json:"arguments"`
-	Error       OptNilString          `json:"error"`
-	ID          OptNilString          `json:"id"`
-	Name        OptNilString          `json:"name"`
-	Output      OptNilString          `json:"output"`
-	ServerLabel OptNilString          `json:"server_label"`
-	Type        OptNilMcpCallItemType `json:"type"`
+	Arguments       OptNilString          `json:"arguments"`
+	Error           OptNilString          `json:"error"`
+	ID              OptNilString          `json:"id"`
+	Name            OptNilString          `json:"name"`
+	Output          OptNilString          `json:"output"`
+	ServerLabel     OptNilString          `json:"server_label"`
+	Type            OptNilMcpCallItemType `json:"type"`
+	AdditionalProps McpCallItemAdditional
 }
 
 // GetArguments returns the value of Arguments.
@@ -28037,6 +33059,11 @@ func (s *McpCallItem) GetType() OptNilMcpCallItemType {
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *McpCallItem) GetAdditionalProps() McpCallItemAdditional {
+	return s.AdditionalProps
+}
+
 // SetArguments sets the value of Arguments.
 func (s *McpCallItem) SetArguments(val OptNilString) {
 	s.Arguments = val
@@ -28070,6 +33097,22 @@ func (s *McpCallItem) SetServerLabel(val OptNilString) {
 // SetType sets the value of Type.
 func (s *McpCallItem) SetType(val OptNilMcpCallItemType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *McpCallItem) SetAdditionalProps(val McpCallItemAdditional) {
+	s.AdditionalProps = val
+}
+
+type McpCallItemAdditional map[string]jx.Raw
+
+func (s *McpCallItemAdditional) init() McpCallItemAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type McpCallItemType string
@@ -28109,11 +33152,12 @@ func (s *McpCallItemType) UnmarshalText(data []byte) error {
 // List of available MCP tools from a server.
 // Ref: #/components/schemas/McpListToolsItem
 type McpListToolsItem struct {
-	Error       OptNilString                         `json:"error"`
-	ID          OptNilString                         `json:"id"`
-	ServerLabel OptNilString                         `json:"server_label"`
-	Tools       OptNilMcpListToolsItemToolsItemArray `json:"tools"`
-	Type        OptNilMcpListToolsItemType           `json:"type"`
+	Error           OptNilString                `json:"error"`
+	ID              OptNilString                `json:"id"`
+	ServerLabel     OptNilString                `json:"server_label"`
+	Tools           []McpListToolsItemToolsItem `json:"tools" transponder:"encode-empty"`
+	Type            OptNilMcpListToolsItemType  `json:"type"`
+	AdditionalProps McpListToolsItemAdditional
 }
 
 // GetError returns the value of Error.
@@ -28132,13 +33176,18 @@ func (s *McpListToolsItem) GetServerLabel() OptNilString {
 }
 
 // GetTools returns the value of Tools.
-func (s *McpListToolsItem) GetTools() OptNilMcpListToolsItemToolsItemArray {
+func (s *McpListToolsItem) GetTools() []McpListToolsItemToolsItem {
 	return s.Tools
 }
 
 // GetType returns the value of Type.
 func (s *McpListToolsItem) GetType() OptNilMcpListToolsItemType {
 	return s.Type
+}
+
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *McpListToolsItem) GetAdditionalProps() McpListToolsItemAdditional {
+	return s.AdditionalProps
 }
 
 // SetError sets the value of Error.
@@ -28157,7 +33206,7 @@ func (s *McpListToolsItem) SetServerLabel(val OptNilString) {
 }
 
 // SetTools sets the value of Tools.
-func (s *McpListToolsItem) SetTools(val OptNilMcpListToolsItemToolsItemArray) {
+func (s *McpListToolsItem) SetTools(val []McpListToolsItemToolsItem) {
 	s.Tools = val
 }
 
@@ -28166,11 +33215,28 @@ func (s *McpListToolsItem) SetType(val OptNilMcpListToolsItemType) {
 	s.Type = val
 }
 
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *McpListToolsItem) SetAdditionalProps(val McpListToolsItemAdditional) {
+	s.AdditionalProps = val
+}
+
+type McpListToolsItemAdditional map[string]jx.Raw
+
+func (s *McpListToolsItemAdditional) init() McpListToolsItemAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
+}
+
 type McpListToolsItemToolsItem struct {
-	Annotations jx.Raw       `json:"annotations"`
-	Description OptNilString `json:"description"`
-	InputSchema jx.Raw       `json:"input_schema"`
-	Name        OptNilString `json:"name"`
+	Annotations     jx.Raw       `json:"annotations"`
+	Description     OptNilString `json:"description"`
+	InputSchema     jx.Raw       `json:"input_schema"`
+	Name            OptNilString `json:"name"`
+	AdditionalProps McpListToolsItemToolsItemAdditional
 }
 
 // GetAnnotations returns the value of Annotations.
@@ -28193,6 +33259,11 @@ func (s *McpListToolsItemToolsItem) GetName() OptNilString {
 	return s.Name
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *McpListToolsItemToolsItem) GetAdditionalProps() McpListToolsItemToolsItemAdditional {
+	return s.AdditionalProps
+}
+
 // SetAnnotations sets the value of Annotations.
 func (s *McpListToolsItemToolsItem) SetAnnotations(val jx.Raw) {
 	s.Annotations = val
@@ -28211,6 +33282,22 @@ func (s *McpListToolsItemToolsItem) SetInputSchema(val jx.Raw) {
 // SetName sets the value of Name.
 func (s *McpListToolsItemToolsItem) SetName(val OptNilString) {
 	s.Name = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *McpListToolsItemToolsItem) SetAdditionalProps(val McpListToolsItemToolsItemAdditional) {
+	s.AdditionalProps = val
+}
+
+type McpListToolsItemToolsItemAdditional map[string]jx.Raw
+
+func (s *McpListToolsItemToolsItemAdditional) init() McpListToolsItemToolsItemAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type McpListToolsItemType string
@@ -28259,6 +33346,7 @@ type McpServerTool struct {
 	ServerLabel       OptNilString                    `json:"server_label"`
 	ServerURL         OptNilString                    `json:"server_url"`
 	Type              OptNilMcpServerToolType         `json:"type"`
+	AdditionalProps   McpServerToolAdditional
 }
 
 // GetAllowedTools returns the value of AllowedTools.
@@ -28306,6 +33394,11 @@ func (s *McpServerTool) GetType() OptNilMcpServerToolType {
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *McpServerTool) GetAdditionalProps() McpServerToolAdditional {
+	return s.AdditionalProps
+}
+
 // SetAllowedTools sets the value of AllowedTools.
 func (s *McpServerTool) SetAllowedTools(val OptMcpServerToolAllowedTools) {
 	s.AllowedTools = val
@@ -28349,6 +33442,22 @@ func (s *McpServerTool) SetServerURL(val OptNilString) {
 // SetType sets the value of Type.
 func (s *McpServerTool) SetType(val OptNilMcpServerToolType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *McpServerTool) SetAdditionalProps(val McpServerToolAdditional) {
+	s.AdditionalProps = val
+}
+
+type McpServerToolAdditional map[string]jx.Raw
+
+func (s *McpServerToolAdditional) init() McpServerToolAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // McpServerToolAllowedTools represents sum type.
@@ -28447,8 +33556,9 @@ func NewNullMcpServerToolAllowedTools(v struct{}) McpServerToolAllowedTools {
 }
 
 type McpServerToolAllowedTools1 struct {
-	ReadOnly  OptNilBool        `json:"read_only"`
-	ToolNames OptNilStringArray `json:"tool_names"`
+	ReadOnly        OptNilBool        `json:"read_only"`
+	ToolNames       OptNilStringArray `json:"tool_names"`
+	AdditionalProps McpServerToolAllowedTools1Additional
 }
 
 // GetReadOnly returns the value of ReadOnly.
@@ -28461,6 +33571,11 @@ func (s *McpServerToolAllowedTools1) GetToolNames() OptNilStringArray {
 	return s.ToolNames
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *McpServerToolAllowedTools1) GetAdditionalProps() McpServerToolAllowedTools1Additional {
+	return s.AdditionalProps
+}
+
 // SetReadOnly sets the value of ReadOnly.
 func (s *McpServerToolAllowedTools1) SetReadOnly(val OptNilBool) {
 	s.ReadOnly = val
@@ -28469,6 +33584,22 @@ func (s *McpServerToolAllowedTools1) SetReadOnly(val OptNilBool) {
 // SetToolNames sets the value of ToolNames.
 func (s *McpServerToolAllowedTools1) SetToolNames(val OptNilStringArray) {
 	s.ToolNames = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *McpServerToolAllowedTools1) SetAdditionalProps(val McpServerToolAllowedTools1Additional) {
+	s.AdditionalProps = val
+}
+
+type McpServerToolAllowedTools1Additional map[string]jx.Raw
+
+func (s *McpServerToolAllowedTools1Additional) init() McpServerToolAllowedTools1Additional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type McpServerToolConnectorID string
@@ -28693,8 +33824,9 @@ func (s *McpServerToolRequireApproval0) UnmarshalText(data []byte) error {
 }
 
 type McpServerToolRequireApproval1 struct {
-	Always OptNilMcpServerToolRequireApproval1Always `json:"always"`
-	Never  OptNilMcpServerToolRequireApproval1Never  `json:"never"`
+	Always          OptNilMcpServerToolRequireApproval1Always `json:"always"`
+	Never           OptNilMcpServerToolRequireApproval1Never  `json:"never"`
+	AdditionalProps McpServerToolRequireApproval1Additional
 }
 
 // GetAlways returns the value of Always.
@@ -28707,6 +33839,11 @@ func (s *McpServerToolRequireApproval1) GetNever() OptNilMcpServerToolRequireApp
 	return s.Never
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *McpServerToolRequireApproval1) GetAdditionalProps() McpServerToolRequireApproval1Additional {
+	return s.AdditionalProps
+}
+
 // SetAlways sets the value of Always.
 func (s *McpServerToolRequireApproval1) SetAlways(val OptNilMcpServerToolRequireApproval1Always) {
 	s.Always = val
@@ -28717,8 +33854,25 @@ func (s *McpServerToolRequireApproval1) SetNever(val OptNilMcpServerToolRequireA
 	s.Never = val
 }
 
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *McpServerToolRequireApproval1) SetAdditionalProps(val McpServerToolRequireApproval1Additional) {
+	s.AdditionalProps = val
+}
+
+type McpServerToolRequireApproval1Additional map[string]jx.Raw
+
+func (s *McpServerToolRequireApproval1Additional) init() McpServerToolRequireApproval1Additional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
+}
+
 type McpServerToolRequireApproval1Always struct {
-	ToolNames OptNilStringArray `json:"tool_names"`
+	ToolNames       OptNilStringArray `json:"tool_names"`
+	AdditionalProps McpServerToolRequireApproval1AlwaysAdditional
 }
 
 // GetToolNames returns the value of ToolNames.
@@ -28726,13 +33880,35 @@ func (s *McpServerToolRequireApproval1Always) GetToolNames() OptNilStringArray {
 	return s.ToolNames
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *McpServerToolRequireApproval1Always) GetAdditionalProps() McpServerToolRequireApproval1AlwaysAdditional {
+	return s.AdditionalProps
+}
+
 // SetToolNames sets the value of ToolNames.
 func (s *McpServerToolRequireApproval1Always) SetToolNames(val OptNilStringArray) {
 	s.ToolNames = val
 }
 
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *McpServerToolRequireApproval1Always) SetAdditionalProps(val McpServerToolRequireApproval1AlwaysAdditional) {
+	s.AdditionalProps = val
+}
+
+type McpServerToolRequireApproval1AlwaysAdditional map[string]jx.Raw
+
+func (s *McpServerToolRequireApproval1AlwaysAdditional) init() McpServerToolRequireApproval1AlwaysAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
+}
+
 type McpServerToolRequireApproval1Never struct {
-	ToolNames OptNilStringArray `json:"tool_names"`
+	ToolNames       OptNilStringArray `json:"tool_names"`
+	AdditionalProps McpServerToolRequireApproval1NeverAdditional
 }
 
 // GetToolNames returns the value of ToolNames.
@@ -28740,9 +33916,30 @@ func (s *McpServerToolRequireApproval1Never) GetToolNames() OptNilStringArray {
 	return s.ToolNames
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *McpServerToolRequireApproval1Never) GetAdditionalProps() McpServerToolRequireApproval1NeverAdditional {
+	return s.AdditionalProps
+}
+
 // SetToolNames sets the value of ToolNames.
 func (s *McpServerToolRequireApproval1Never) SetToolNames(val OptNilStringArray) {
 	s.ToolNames = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *McpServerToolRequireApproval1Never) SetAdditionalProps(val McpServerToolRequireApproval1NeverAdditional) {
+	s.AdditionalProps = val
+}
+
+type McpServerToolRequireApproval1NeverAdditional map[string]jx.Raw
+
+func (s *McpServerToolRequireApproval1NeverAdditional) init() McpServerToolRequireApproval1NeverAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type McpServerToolType string
@@ -28826,7 +34023,8 @@ type ModelName string
 
 // Ref: #/components/schemas/ModerationPlugin
 type ModerationPlugin struct {
-	ID OptNilModerationPluginID `json:"id"`
+	ID              OptNilModerationPluginID `json:"id"`
+	AdditionalProps ModerationPluginAdditional
 }
 
 // GetID returns the value of ID.
@@ -28834,9 +34032,30 @@ func (s *ModerationPlugin) GetID() OptNilModerationPluginID {
 	return s.ID
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ModerationPlugin) GetAdditionalProps() ModerationPluginAdditional {
+	return s.AdditionalProps
+}
+
 // SetID sets the value of ID.
 func (s *ModerationPlugin) SetID(val OptNilModerationPluginID) {
 	s.ID = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ModerationPlugin) SetAdditionalProps(val ModerationPluginAdditional) {
+	s.AdditionalProps = val
+}
+
+type ModerationPluginAdditional map[string]jx.Raw
+
+func (s *ModerationPluginAdditional) init() ModerationPluginAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type ModerationPluginID string
@@ -28876,14 +34095,15 @@ func (s *ModerationPluginID) UnmarshalText(data []byte) error {
 // A function tool grouped inside a namespace tool.
 // Ref: #/components/schemas/NamespaceFunctionTool
 type NamespaceFunctionTool struct {
-	AllowedCallers OptNilNamespaceFunctionToolAllowedCallersItemArray `json:"allowed_callers"`
-	DeferLoading   OptNilBool                                         `json:"defer_loading"`
-	Description    OptNilString                                       `json:"description"`
-	Name           OptNilString                                       `json:"name"`
-	OutputSchema   jx.Raw                                             `json:"output_schema"`
-	Parameters     jx.Raw                                             `json:"parameters"`
-	Strict         OptNilBool                                         `json:"strict"`
-	Type           OptNilNamespaceFunctionToolType                    `json:"type"`
+	AllowedCallers  OptNilNamespaceFunctionToolAllowedCallersItemArray `json:"allowed_callers"`
+	DeferLoading    OptNilBool                                         `json:"defer_loading"`
+	Description     OptNilString                                       `json:"description"`
+	Name            OptNilString                                       `json:"name"`
+	OutputSchema    jx.Raw                                             `json:"output_schema"`
+	Parameters      jx.Raw                                             `json:"parameters"`
+	Strict          OptNilBool                                         `json:"strict"`
+	Type            OptNilNamespaceFunctionToolType                    `json:"type"`
+	AdditionalProps NamespaceFunctionToolAdditional
 }
 
 // GetAllowedCallers returns the value of AllowedCallers.
@@ -28926,6 +34146,11 @@ func (s *NamespaceFunctionTool) GetType() OptNilNamespaceFunctionToolType {
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *NamespaceFunctionTool) GetAdditionalProps() NamespaceFunctionToolAdditional {
+	return s.AdditionalProps
+}
+
 // SetAllowedCallers sets the value of AllowedCallers.
 func (s *NamespaceFunctionTool) SetAllowedCallers(val OptNilNamespaceFunctionToolAllowedCallersItemArray) {
 	s.AllowedCallers = val
@@ -28964,6 +34189,22 @@ func (s *NamespaceFunctionTool) SetStrict(val OptNilBool) {
 // SetType sets the value of Type.
 func (s *NamespaceFunctionTool) SetType(val OptNilNamespaceFunctionToolType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *NamespaceFunctionTool) SetAdditionalProps(val NamespaceFunctionToolAdditional) {
+	s.AdditionalProps = val
+}
+
+type NamespaceFunctionToolAdditional map[string]jx.Raw
+
+func (s *NamespaceFunctionToolAdditional) init() NamespaceFunctionToolAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type NamespaceFunctionToolAllowedCallersItem string
@@ -29044,10 +34285,11 @@ func (s *NamespaceFunctionToolType) UnmarshalText(data []byte) error {
 // Groups function/custom tools under a shared namespace.
 // Ref: #/components/schemas/NamespaceTool
 type NamespaceTool struct {
-	Description OptNilString                      `json:"description"`
-	Name        OptNilString                      `json:"name"`
-	Tools       OptNilNamespaceToolToolsItemArray `json:"tools"`
-	Type        OptNilNamespaceToolType           `json:"type"`
+	Description     OptNilString             `json:"description"`
+	Name            OptNilString             `json:"name"`
+	Tools           []NamespaceToolToolsItem `json:"tools" transponder:"encode-empty"`
+	Type            OptNilNamespaceToolType  `json:"type"`
+	AdditionalProps NamespaceToolAdditional
 }
 
 // GetDescription returns the value of Description.
@@ -29061,13 +34303,18 @@ func (s *NamespaceTool) GetName() OptNilString {
 }
 
 // GetTools returns the value of Tools.
-func (s *NamespaceTool) GetTools() OptNilNamespaceToolToolsItemArray {
+func (s *NamespaceTool) GetTools() []NamespaceToolToolsItem {
 	return s.Tools
 }
 
 // GetType returns the value of Type.
 func (s *NamespaceTool) GetType() OptNilNamespaceToolType {
 	return s.Type
+}
+
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *NamespaceTool) GetAdditionalProps() NamespaceToolAdditional {
+	return s.AdditionalProps
 }
 
 // SetDescription sets the value of Description.
@@ -29081,13 +34328,29 @@ func (s *NamespaceTool) SetName(val OptNilString) {
 }
 
 // SetTools sets the value of Tools.
-func (s *NamespaceTool) SetTools(val OptNilNamespaceToolToolsItemArray) {
+func (s *NamespaceTool) SetTools(val []NamespaceToolToolsItem) {
 	s.Tools = val
 }
 
 // SetType sets the value of Type.
 func (s *NamespaceTool) SetType(val OptNilNamespaceToolType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *NamespaceTool) SetAdditionalProps(val NamespaceToolAdditional) {
+	s.AdditionalProps = val
+}
+
+type NamespaceToolAdditional map[string]jx.Raw
+
+func (s *NamespaceToolAdditional) init() NamespaceToolAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // NamespaceToolToolsItem represents sum type.
@@ -29199,6 +34462,7 @@ type NotFoundResponse struct {
 	Error              OptNilNotFoundResponseErrorData `json:"error"`
 	OpenrouterMetadata jx.Raw                          `json:"openrouter_metadata"`
 	UserID             OptNilString                    `json:"user_id"`
+	AdditionalProps    NotFoundResponseAdditional
 }
 
 // GetError returns the value of Error.
@@ -29216,6 +34480,11 @@ func (s *NotFoundResponse) GetUserID() OptNilString {
 	return s.UserID
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *NotFoundResponse) GetAdditionalProps() NotFoundResponseAdditional {
+	return s.AdditionalProps
+}
+
 // SetError sets the value of Error.
 func (s *NotFoundResponse) SetError(val OptNilNotFoundResponseErrorData) {
 	s.Error = val
@@ -29231,15 +34500,32 @@ func (s *NotFoundResponse) SetUserID(val OptNilString) {
 	s.UserID = val
 }
 
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *NotFoundResponse) SetAdditionalProps(val NotFoundResponseAdditional) {
+	s.AdditionalProps = val
+}
+
 func (*NotFoundResponse) createResponsesRes()           {}
 func (*NotFoundResponse) sendChatCompletionRequestRes() {}
+
+type NotFoundResponseAdditional map[string]jx.Raw
+
+func (s *NotFoundResponseAdditional) init() NotFoundResponseAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
+}
 
 // Error data for NotFoundResponse.
 // Ref: #/components/schemas/NotFoundResponseErrorData
 type NotFoundResponseErrorData struct {
-	Code     OptNilInt    `json:"code"`
-	Message  OptNilString `json:"message"`
-	Metadata jx.Raw       `json:"metadata"`
+	Code            OptNilInt    `json:"code"`
+	Message         OptNilString `json:"message"`
+	Metadata        jx.Raw       `json:"metadata"`
+	AdditionalProps NotFoundResponseErrorDataAdditional
 }
 
 // GetCode returns the value of Code.
@@ -29257,6 +34543,11 @@ func (s *NotFoundResponseErrorData) GetMetadata() jx.Raw {
 	return s.Metadata
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *NotFoundResponseErrorData) GetAdditionalProps() NotFoundResponseErrorDataAdditional {
+	return s.AdditionalProps
+}
+
 // SetCode sets the value of Code.
 func (s *NotFoundResponseErrorData) SetCode(val OptNilInt) {
 	s.Code = val
@@ -29272,6 +34563,22 @@ func (s *NotFoundResponseErrorData) SetMetadata(val jx.Raw) {
 	s.Metadata = val
 }
 
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *NotFoundResponseErrorData) SetAdditionalProps(val NotFoundResponseErrorDataAdditional) {
+	s.AdditionalProps = val
+}
+
+type NotFoundResponseErrorDataAdditional map[string]jx.Raw
+
+func (s *NotFoundResponseErrorDataAdditional) init() NotFoundResponseErrorDataAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
+}
+
 // Ref: #/components/schemas/OpenAIResponseCustomToolCall
 type OpenAIResponseCustomToolCall struct {
 	CallID OptNilString `json:"call_id"`
@@ -29279,8 +34586,9 @@ type OpenAIResponseCustomToolCall struct {
 	Input  OptNilString `json:"input"`
 	Name   OptNilString `json:"name"`
 	// Namespace qualifier for tools registered as part of a namespace tool group (e.g. an MCP server).
-	Namespace OptNilString                           `json:"namespace"`
-	Type      OptNilOpenAIResponseCustomToolCallType `json:"type"`
+	Namespace       OptNilString                           `json:"namespace"`
+	Type            OptNilOpenAIResponseCustomToolCallType `json:"type"`
+	AdditionalProps OpenAIResponseCustomToolCallAdditional
 }
 
 // GetCallID returns the value of CallID.
@@ -29313,6 +34621,11 @@ func (s *OpenAIResponseCustomToolCall) GetType() OptNilOpenAIResponseCustomToolC
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *OpenAIResponseCustomToolCall) GetAdditionalProps() OpenAIResponseCustomToolCallAdditional {
+	return s.AdditionalProps
+}
+
 // SetCallID sets the value of CallID.
 func (s *OpenAIResponseCustomToolCall) SetCallID(val OptNilString) {
 	s.CallID = val
@@ -29343,12 +34656,29 @@ func (s *OpenAIResponseCustomToolCall) SetType(val OptNilOpenAIResponseCustomToo
 	s.Type = val
 }
 
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *OpenAIResponseCustomToolCall) SetAdditionalProps(val OpenAIResponseCustomToolCallAdditional) {
+	s.AdditionalProps = val
+}
+
+type OpenAIResponseCustomToolCallAdditional map[string]jx.Raw
+
+func (s *OpenAIResponseCustomToolCallAdditional) init() OpenAIResponseCustomToolCallAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
+}
+
 // Ref: #/components/schemas/OpenAIResponseCustomToolCallOutput
 type OpenAIResponseCustomToolCallOutput struct {
-	CallID OptNilString                                 `json:"call_id"`
-	ID     OptNilString                                 `json:"id"`
-	Output OptOpenAIResponseCustomToolCallOutputOutput  `json:"output"`
-	Type   OptNilOpenAIResponseCustomToolCallOutputType `json:"type"`
+	CallID          OptNilString                                 `json:"call_id"`
+	ID              OptNilString                                 `json:"id"`
+	Output          OptOpenAIResponseCustomToolCallOutputOutput  `json:"output"`
+	Type            OptNilOpenAIResponseCustomToolCallOutputType `json:"type"`
+	AdditionalProps OpenAIResponseCustomToolCallOutputAdditional
 }
 
 // GetCallID returns the value of CallID.
@@ -29371,6 +34701,11 @@ func (s *OpenAIResponseCustomToolCallOutput) GetType() OptNilOpenAIResponseCusto
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *OpenAIResponseCustomToolCallOutput) GetAdditionalProps() OpenAIResponseCustomToolCallOutputAdditional {
+	return s.AdditionalProps
+}
+
 // SetCallID sets the value of CallID.
 func (s *OpenAIResponseCustomToolCallOutput) SetCallID(val OptNilString) {
 	s.CallID = val
@@ -29389,6 +34724,22 @@ func (s *OpenAIResponseCustomToolCallOutput) SetOutput(val OptOpenAIResponseCust
 // SetType sets the value of Type.
 func (s *OpenAIResponseCustomToolCallOutput) SetType(val OptNilOpenAIResponseCustomToolCallOutputType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *OpenAIResponseCustomToolCallOutput) SetAdditionalProps(val OpenAIResponseCustomToolCallOutputAdditional) {
+	s.AdditionalProps = val
+}
+
+type OpenAIResponseCustomToolCallOutputAdditional map[string]jx.Raw
+
+func (s *OpenAIResponseCustomToolCallOutputAdditional) init() OpenAIResponseCustomToolCallOutputAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // OpenAIResponseCustomToolCallOutputOutput represents sum type.
@@ -29672,8 +35023,9 @@ type OpenAIResponseFunctionToolCall struct {
 	// calls, only the first tool call will have this field. The other tool calls will only have
 	// `subagent_id`. Present only if the tool call originates from a subagent spawned by the
 	// `openrouter:subagent` server tool.
-	SubagentItems OptNilOpenAIResponseFunctionToolCallSubagentItemsItemArray `json:"subagent_items"`
-	Type          OptNilOpenAIResponseFunctionToolCallType                   `json:"type"`
+	SubagentItems   OptNilOpenAIResponseFunctionToolCallSubagentItemsItemArray `json:"subagent_items"`
+	Type            OptNilOpenAIResponseFunctionToolCallType                   `json:"type"`
+	AdditionalProps OpenAIResponseFunctionToolCallAdditional
 }
 
 // GetArguments returns the value of Arguments.
@@ -29721,6 +35073,11 @@ func (s *OpenAIResponseFunctionToolCall) GetType() OptNilOpenAIResponseFunctionT
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *OpenAIResponseFunctionToolCall) GetAdditionalProps() OpenAIResponseFunctionToolCallAdditional {
+	return s.AdditionalProps
+}
+
 // SetArguments sets the value of Arguments.
 func (s *OpenAIResponseFunctionToolCall) SetArguments(val OptNilString) {
 	s.Arguments = val
@@ -29766,13 +35123,30 @@ func (s *OpenAIResponseFunctionToolCall) SetType(val OptNilOpenAIResponseFunctio
 	s.Type = val
 }
 
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *OpenAIResponseFunctionToolCall) SetAdditionalProps(val OpenAIResponseFunctionToolCallAdditional) {
+	s.AdditionalProps = val
+}
+
+type OpenAIResponseFunctionToolCallAdditional map[string]jx.Raw
+
+func (s *OpenAIResponseFunctionToolCallAdditional) init() OpenAIResponseFunctionToolCallAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
+}
+
 // Ref: #/components/schemas/OpenAIResponseFunctionToolCallOutput
 type OpenAIResponseFunctionToolCallOutput struct {
-	CallID OptNilString                                   `json:"call_id"`
-	ID     OptNilString                                   `json:"id"`
-	Output OptOpenAIResponseFunctionToolCallOutputOutput  `json:"output"`
-	Status OptNilToolCallStatus                           `json:"status"`
-	Type   OptNilOpenAIResponseFunctionToolCallOutputType `json:"type"`
+	CallID          OptNilString                                   `json:"call_id"`
+	ID              OptNilString                                   `json:"id"`
+	Output          OptOpenAIResponseFunctionToolCallOutputOutput  `json:"output"`
+	Status          OptNilToolCallStatus                           `json:"status"`
+	Type            OptNilOpenAIResponseFunctionToolCallOutputType `json:"type"`
+	AdditionalProps OpenAIResponseFunctionToolCallOutputAdditional
 }
 
 // GetCallID returns the value of CallID.
@@ -29800,6 +35174,11 @@ func (s *OpenAIResponseFunctionToolCallOutput) GetType() OptNilOpenAIResponseFun
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *OpenAIResponseFunctionToolCallOutput) GetAdditionalProps() OpenAIResponseFunctionToolCallOutputAdditional {
+	return s.AdditionalProps
+}
+
 // SetCallID sets the value of CallID.
 func (s *OpenAIResponseFunctionToolCallOutput) SetCallID(val OptNilString) {
 	s.CallID = val
@@ -29823,6 +35202,22 @@ func (s *OpenAIResponseFunctionToolCallOutput) SetStatus(val OptNilToolCallStatu
 // SetType sets the value of Type.
 func (s *OpenAIResponseFunctionToolCallOutput) SetType(val OptNilOpenAIResponseFunctionToolCallOutputType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *OpenAIResponseFunctionToolCallOutput) SetAdditionalProps(val OpenAIResponseFunctionToolCallOutputAdditional) {
+	s.AdditionalProps = val
+}
+
+type OpenAIResponseFunctionToolCallOutputAdditional map[string]jx.Raw
+
+func (s *OpenAIResponseFunctionToolCallOutputAdditional) init() OpenAIResponseFunctionToolCallOutputAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // OpenAIResponseFunctionToolCallOutputOutput represents sum type.
@@ -30054,7 +35449,8 @@ func (s *OpenAIResponseFunctionToolCallOutputType) UnmarshalText(data []byte) er
 }
 
 type OpenAIResponseFunctionToolCallSubagentItemsItem struct {
-	Type OptNilString `json:"type"`
+	Type            OptNilString `json:"type"`
+	AdditionalProps OpenAIResponseFunctionToolCallSubagentItemsItemAdditional
 }
 
 // GetType returns the value of Type.
@@ -30062,9 +35458,30 @@ func (s *OpenAIResponseFunctionToolCallSubagentItemsItem) GetType() OptNilString
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *OpenAIResponseFunctionToolCallSubagentItemsItem) GetAdditionalProps() OpenAIResponseFunctionToolCallSubagentItemsItemAdditional {
+	return s.AdditionalProps
+}
+
 // SetType sets the value of Type.
 func (s *OpenAIResponseFunctionToolCallSubagentItemsItem) SetType(val OptNilString) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *OpenAIResponseFunctionToolCallSubagentItemsItem) SetAdditionalProps(val OpenAIResponseFunctionToolCallSubagentItemsItemAdditional) {
+	s.AdditionalProps = val
+}
+
+type OpenAIResponseFunctionToolCallSubagentItemsItemAdditional map[string]jx.Raw
+
+func (s *OpenAIResponseFunctionToolCallSubagentItemsItemAdditional) init() OpenAIResponseFunctionToolCallSubagentItemsItemAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type OpenAIResponseFunctionToolCallType string
@@ -30103,14 +35520,15 @@ func (s *OpenAIResponseFunctionToolCallType) UnmarshalText(data []byte) error {
 
 // Ref: #/components/schemas/OpenAIResponseInputMessageItem
 type OpenAIResponseInputMessageItem struct {
-	Content OptNilOpenAIResponseInputMessageItemContentItemArray `json:"content"`
-	ID      OptNilString                                         `json:"id"`
-	Role    OptNilOpenAIResponseInputMessageItemRole             `json:"role"`
-	Type    OptNilOpenAIResponseInputMessageItemType             `json:"type"`
+	Content         []OpenAIResponseInputMessageItemContentItem `json:"content" transponder:"encode-empty"`
+	ID              OptNilString                                `json:"id"`
+	Role            OptNilOpenAIResponseInputMessageItemRole    `json:"role"`
+	Type            OptNilOpenAIResponseInputMessageItemType    `json:"type"`
+	AdditionalProps OpenAIResponseInputMessageItemAdditional
 }
 
 // GetContent returns the value of Content.
-func (s *OpenAIResponseInputMessageItem) GetContent() OptNilOpenAIResponseInputMessageItemContentItemArray {
+func (s *OpenAIResponseInputMessageItem) GetContent() []OpenAIResponseInputMessageItemContentItem {
 	return s.Content
 }
 
@@ -30129,8 +35547,13 @@ func (s *OpenAIResponseInputMessageItem) GetType() OptNilOpenAIResponseInputMess
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *OpenAIResponseInputMessageItem) GetAdditionalProps() OpenAIResponseInputMessageItemAdditional {
+	return s.AdditionalProps
+}
+
 // SetContent sets the value of Content.
-func (s *OpenAIResponseInputMessageItem) SetContent(val OptNilOpenAIResponseInputMessageItemContentItemArray) {
+func (s *OpenAIResponseInputMessageItem) SetContent(val []OpenAIResponseInputMessageItemContentItem) {
 	s.Content = val
 }
 
@@ -30147,6 +35570,22 @@ func (s *OpenAIResponseInputMessageItem) SetRole(val OptNilOpenAIResponseInputMe
 // SetType sets the value of Type.
 func (s *OpenAIResponseInputMessageItem) SetType(val OptNilOpenAIResponseInputMessageItemType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *OpenAIResponseInputMessageItem) SetAdditionalProps(val OpenAIResponseInputMessageItemAdditional) {
+	s.AdditionalProps = val
+}
+
+type OpenAIResponseInputMessageItemAdditional map[string]jx.Raw
+
+func (s *OpenAIResponseInputMessageItemAdditional) init() OpenAIResponseInputMessageItemAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // OpenAIResponseInputMessageItemContentItem represents sum type.
@@ -30456,11 +35895,12 @@ func NewFilePathOpenAIResponsesAnnotation(v FilePath) OpenAIResponsesAnnotation 
 
 // Ref: #/components/schemas/OpenAIResponsesCodeInterpreterCallCodeDelta
 type OpenAIResponsesCodeInterpreterCallCodeDelta struct {
-	Delta          OptNilString                                          `json:"delta"`
-	ItemID         OptNilString                                          `json:"item_id"`
-	OutputIndex    OptNilInt                                             `json:"output_index"`
-	SequenceNumber OptNilInt                                             `json:"sequence_number"`
-	Type           OptNilOpenAIResponsesCodeInterpreterCallCodeDeltaType `json:"type"`
+	Delta           OptNilString                                          `json:"delta"`
+	ItemID          OptNilString                                          `json:"item_id"`
+	OutputIndex     OptNilInt                                             `json:"output_index"`
+	SequenceNumber  OptNilInt                                             `json:"sequence_number"`
+	Type            OptNilOpenAIResponsesCodeInterpreterCallCodeDeltaType `json:"type"`
+	AdditionalProps OpenAIResponsesCodeInterpreterCallCodeDeltaAdditional
 }
 
 // GetDelta returns the value of Delta.
@@ -30488,6 +35928,11 @@ func (s *OpenAIResponsesCodeInterpreterCallCodeDelta) GetType() OptNilOpenAIResp
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *OpenAIResponsesCodeInterpreterCallCodeDelta) GetAdditionalProps() OpenAIResponsesCodeInterpreterCallCodeDeltaAdditional {
+	return s.AdditionalProps
+}
+
 // SetDelta sets the value of Delta.
 func (s *OpenAIResponsesCodeInterpreterCallCodeDelta) SetDelta(val OptNilString) {
 	s.Delta = val
@@ -30511,6 +35956,22 @@ func (s *OpenAIResponsesCodeInterpreterCallCodeDelta) SetSequenceNumber(val OptN
 // SetType sets the value of Type.
 func (s *OpenAIResponsesCodeInterpreterCallCodeDelta) SetType(val OptNilOpenAIResponsesCodeInterpreterCallCodeDeltaType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *OpenAIResponsesCodeInterpreterCallCodeDelta) SetAdditionalProps(val OpenAIResponsesCodeInterpreterCallCodeDeltaAdditional) {
+	s.AdditionalProps = val
+}
+
+type OpenAIResponsesCodeInterpreterCallCodeDeltaAdditional map[string]jx.Raw
+
+func (s *OpenAIResponsesCodeInterpreterCallCodeDeltaAdditional) init() OpenAIResponsesCodeInterpreterCallCodeDeltaAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type OpenAIResponsesCodeInterpreterCallCodeDeltaType string
@@ -30549,11 +36010,12 @@ func (s *OpenAIResponsesCodeInterpreterCallCodeDeltaType) UnmarshalText(data []b
 
 // Ref: #/components/schemas/OpenAIResponsesCodeInterpreterCallCodeDone
 type OpenAIResponsesCodeInterpreterCallCodeDone struct {
-	Code           OptNilString                                         `json:"code"`
-	ItemID         OptNilString                                         `json:"item_id"`
-	OutputIndex    OptNilInt                                            `json:"output_index"`
-	SequenceNumber OptNilInt                                            `json:"sequence_number"`
-	Type           OptNilOpenAIResponsesCodeInterpreterCallCodeDoneType `json:"type"`
+	Code            OptNilString                                         `json:"code"`
+	ItemID          OptNilString                                         `json:"item_id"`
+	OutputIndex     OptNilInt                                            `json:"output_index"`
+	SequenceNumber  OptNilInt                                            `json:"sequence_number"`
+	Type            OptNilOpenAIResponsesCodeInterpreterCallCodeDoneType `json:"type"`
+	AdditionalProps OpenAIResponsesCodeInterpreterCallCodeDoneAdditional
 }
 
 // GetCode returns the value of Code.
@@ -30581,6 +36043,11 @@ func (s *OpenAIResponsesCodeInterpreterCallCodeDone) GetType() OptNilOpenAIRespo
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *OpenAIResponsesCodeInterpreterCallCodeDone) GetAdditionalProps() OpenAIResponsesCodeInterpreterCallCodeDoneAdditional {
+	return s.AdditionalProps
+}
+
 // SetCode sets the value of Code.
 func (s *OpenAIResponsesCodeInterpreterCallCodeDone) SetCode(val OptNilString) {
 	s.Code = val
@@ -30604,6 +36071,22 @@ func (s *OpenAIResponsesCodeInterpreterCallCodeDone) SetSequenceNumber(val OptNi
 // SetType sets the value of Type.
 func (s *OpenAIResponsesCodeInterpreterCallCodeDone) SetType(val OptNilOpenAIResponsesCodeInterpreterCallCodeDoneType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *OpenAIResponsesCodeInterpreterCallCodeDone) SetAdditionalProps(val OpenAIResponsesCodeInterpreterCallCodeDoneAdditional) {
+	s.AdditionalProps = val
+}
+
+type OpenAIResponsesCodeInterpreterCallCodeDoneAdditional map[string]jx.Raw
+
+func (s *OpenAIResponsesCodeInterpreterCallCodeDoneAdditional) init() OpenAIResponsesCodeInterpreterCallCodeDoneAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type OpenAIResponsesCodeInterpreterCallCodeDoneType string
@@ -30642,10 +36125,11 @@ func (s *OpenAIResponsesCodeInterpreterCallCodeDoneType) UnmarshalText(data []by
 
 // Ref: #/components/schemas/OpenAIResponsesCodeInterpreterCallCompleted
 type OpenAIResponsesCodeInterpreterCallCompleted struct {
-	ItemID         OptNilString                                          `json:"item_id"`
-	OutputIndex    OptNilInt                                             `json:"output_index"`
-	SequenceNumber OptNilInt                                             `json:"sequence_number"`
-	Type           OptNilOpenAIResponsesCodeInterpreterCallCompletedType `json:"type"`
+	ItemID          OptNilString                                          `json:"item_id"`
+	OutputIndex     OptNilInt                                             `json:"output_index"`
+	SequenceNumber  OptNilInt                                             `json:"sequence_number"`
+	Type            OptNilOpenAIResponsesCodeInterpreterCallCompletedType `json:"type"`
+	AdditionalProps OpenAIResponsesCodeInterpreterCallCompletedAdditional
 }
 
 // GetItemID returns the value of ItemID.
@@ -30668,6 +36152,11 @@ func (s *OpenAIResponsesCodeInterpreterCallCompleted) GetType() OptNilOpenAIResp
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *OpenAIResponsesCodeInterpreterCallCompleted) GetAdditionalProps() OpenAIResponsesCodeInterpreterCallCompletedAdditional {
+	return s.AdditionalProps
+}
+
 // SetItemID sets the value of ItemID.
 func (s *OpenAIResponsesCodeInterpreterCallCompleted) SetItemID(val OptNilString) {
 	s.ItemID = val
@@ -30686,6 +36175,22 @@ func (s *OpenAIResponsesCodeInterpreterCallCompleted) SetSequenceNumber(val OptN
 // SetType sets the value of Type.
 func (s *OpenAIResponsesCodeInterpreterCallCompleted) SetType(val OptNilOpenAIResponsesCodeInterpreterCallCompletedType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *OpenAIResponsesCodeInterpreterCallCompleted) SetAdditionalProps(val OpenAIResponsesCodeInterpreterCallCompletedAdditional) {
+	s.AdditionalProps = val
+}
+
+type OpenAIResponsesCodeInterpreterCallCompletedAdditional map[string]jx.Raw
+
+func (s *OpenAIResponsesCodeInterpreterCallCompletedAdditional) init() OpenAIResponsesCodeInterpreterCallCompletedAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type OpenAIResponsesCodeInterpreterCallCompletedType string
@@ -30724,10 +36229,11 @@ func (s *OpenAIResponsesCodeInterpreterCallCompletedType) UnmarshalText(data []b
 
 // Ref: #/components/schemas/OpenAIResponsesCodeInterpreterCallInProgress
 type OpenAIResponsesCodeInterpreterCallInProgress struct {
-	ItemID         OptNilString                                           `json:"item_id"`
-	OutputIndex    OptNilInt                                              `json:"output_index"`
-	SequenceNumber OptNilInt                                              `json:"sequence_number"`
-	Type           OptNilOpenAIResponsesCodeInterpreterCallInProgressType `json:"type"`
+	ItemID          OptNilString                                           `json:"item_id"`
+	OutputIndex     OptNilInt                                              `json:"output_index"`
+	SequenceNumber  OptNilInt                                              `json:"sequence_number"`
+	Type            OptNilOpenAIResponsesCodeInterpreterCallInProgressType `json:"type"`
+	AdditionalProps OpenAIResponsesCodeInterpreterCallInProgressAdditional
 }
 
 // GetItemID returns the value of ItemID.
@@ -30750,6 +36256,11 @@ func (s *OpenAIResponsesCodeInterpreterCallInProgress) GetType() OptNilOpenAIRes
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *OpenAIResponsesCodeInterpreterCallInProgress) GetAdditionalProps() OpenAIResponsesCodeInterpreterCallInProgressAdditional {
+	return s.AdditionalProps
+}
+
 // SetItemID sets the value of ItemID.
 func (s *OpenAIResponsesCodeInterpreterCallInProgress) SetItemID(val OptNilString) {
 	s.ItemID = val
@@ -30768,6 +36279,22 @@ func (s *OpenAIResponsesCodeInterpreterCallInProgress) SetSequenceNumber(val Opt
 // SetType sets the value of Type.
 func (s *OpenAIResponsesCodeInterpreterCallInProgress) SetType(val OptNilOpenAIResponsesCodeInterpreterCallInProgressType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *OpenAIResponsesCodeInterpreterCallInProgress) SetAdditionalProps(val OpenAIResponsesCodeInterpreterCallInProgressAdditional) {
+	s.AdditionalProps = val
+}
+
+type OpenAIResponsesCodeInterpreterCallInProgressAdditional map[string]jx.Raw
+
+func (s *OpenAIResponsesCodeInterpreterCallInProgressAdditional) init() OpenAIResponsesCodeInterpreterCallInProgressAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type OpenAIResponsesCodeInterpreterCallInProgressType string
@@ -30806,10 +36333,11 @@ func (s *OpenAIResponsesCodeInterpreterCallInProgressType) UnmarshalText(data []
 
 // Ref: #/components/schemas/OpenAIResponsesCodeInterpreterCallInterpreting
 type OpenAIResponsesCodeInterpreterCallInterpreting struct {
-	ItemID         OptNilString                                             `json:"item_id"`
-	OutputIndex    OptNilInt                                                `json:"output_index"`
-	SequenceNumber OptNilInt                                                `json:"sequence_number"`
-	Type           OptNilOpenAIResponsesCodeInterpreterCallInterpretingType `json:"type"`
+	ItemID          OptNilString                                             `json:"item_id"`
+	OutputIndex     OptNilInt                                                `json:"output_index"`
+	SequenceNumber  OptNilInt                                                `json:"sequence_number"`
+	Type            OptNilOpenAIResponsesCodeInterpreterCallInterpretingType `json:"type"`
+	AdditionalProps OpenAIResponsesCodeInterpreterCallInterpretingAdditional
 }
 
 // GetItemID returns the value of ItemID.
@@ -30832,6 +36360,11 @@ func (s *OpenAIResponsesCodeInterpreterCallInterpreting) GetType() OptNilOpenAIR
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *OpenAIResponsesCodeInterpreterCallInterpreting) GetAdditionalProps() OpenAIResponsesCodeInterpreterCallInterpretingAdditional {
+	return s.AdditionalProps
+}
+
 // SetItemID sets the value of ItemID.
 func (s *OpenAIResponsesCodeInterpreterCallInterpreting) SetItemID(val OptNilString) {
 	s.ItemID = val
@@ -30850,6 +36383,22 @@ func (s *OpenAIResponsesCodeInterpreterCallInterpreting) SetSequenceNumber(val O
 // SetType sets the value of Type.
 func (s *OpenAIResponsesCodeInterpreterCallInterpreting) SetType(val OptNilOpenAIResponsesCodeInterpreterCallInterpretingType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *OpenAIResponsesCodeInterpreterCallInterpreting) SetAdditionalProps(val OpenAIResponsesCodeInterpreterCallInterpretingAdditional) {
+	s.AdditionalProps = val
+}
+
+type OpenAIResponsesCodeInterpreterCallInterpretingAdditional map[string]jx.Raw
+
+func (s *OpenAIResponsesCodeInterpreterCallInterpretingAdditional) init() OpenAIResponsesCodeInterpreterCallInterpretingAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type OpenAIResponsesCodeInterpreterCallInterpretingType string
@@ -30888,10 +36437,11 @@ func (s *OpenAIResponsesCodeInterpreterCallInterpretingType) UnmarshalText(data 
 
 // Ref: #/components/schemas/OpenAIResponsesImageGenCallCompleted
 type OpenAIResponsesImageGenCallCompleted struct {
-	ItemID         OptNilString                                   `json:"item_id"`
-	OutputIndex    OptNilInt                                      `json:"output_index"`
-	SequenceNumber OptNilInt                                      `json:"sequence_number"`
-	Type           OptNilOpenAIResponsesImageGenCallCompletedType `json:"type"`
+	ItemID          OptNilString                                   `json:"item_id"`
+	OutputIndex     OptNilInt                                      `json:"output_index"`
+	SequenceNumber  OptNilInt                                      `json:"sequence_number"`
+	Type            OptNilOpenAIResponsesImageGenCallCompletedType `json:"type"`
+	AdditionalProps OpenAIResponsesImageGenCallCompletedAdditional
 }
 
 // GetItemID returns the value of ItemID.
@@ -30914,6 +36464,11 @@ func (s *OpenAIResponsesImageGenCallCompleted) GetType() OptNilOpenAIResponsesIm
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *OpenAIResponsesImageGenCallCompleted) GetAdditionalProps() OpenAIResponsesImageGenCallCompletedAdditional {
+	return s.AdditionalProps
+}
+
 // SetItemID sets the value of ItemID.
 func (s *OpenAIResponsesImageGenCallCompleted) SetItemID(val OptNilString) {
 	s.ItemID = val
@@ -30932,6 +36487,22 @@ func (s *OpenAIResponsesImageGenCallCompleted) SetSequenceNumber(val OptNilInt) 
 // SetType sets the value of Type.
 func (s *OpenAIResponsesImageGenCallCompleted) SetType(val OptNilOpenAIResponsesImageGenCallCompletedType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *OpenAIResponsesImageGenCallCompleted) SetAdditionalProps(val OpenAIResponsesImageGenCallCompletedAdditional) {
+	s.AdditionalProps = val
+}
+
+type OpenAIResponsesImageGenCallCompletedAdditional map[string]jx.Raw
+
+func (s *OpenAIResponsesImageGenCallCompletedAdditional) init() OpenAIResponsesImageGenCallCompletedAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type OpenAIResponsesImageGenCallCompletedType string
@@ -30970,10 +36541,11 @@ func (s *OpenAIResponsesImageGenCallCompletedType) UnmarshalText(data []byte) er
 
 // Ref: #/components/schemas/OpenAIResponsesImageGenCallGenerating
 type OpenAIResponsesImageGenCallGenerating struct {
-	ItemID         OptNilString                                    `json:"item_id"`
-	OutputIndex    OptNilInt                                       `json:"output_index"`
-	SequenceNumber OptNilInt                                       `json:"sequence_number"`
-	Type           OptNilOpenAIResponsesImageGenCallGeneratingType `json:"type"`
+	ItemID          OptNilString                                    `json:"item_id"`
+	OutputIndex     OptNilInt                                       `json:"output_index"`
+	SequenceNumber  OptNilInt                                       `json:"sequence_number"`
+	Type            OptNilOpenAIResponsesImageGenCallGeneratingType `json:"type"`
+	AdditionalProps OpenAIResponsesImageGenCallGeneratingAdditional
 }
 
 // GetItemID returns the value of ItemID.
@@ -30996,6 +36568,11 @@ func (s *OpenAIResponsesImageGenCallGenerating) GetType() OptNilOpenAIResponsesI
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *OpenAIResponsesImageGenCallGenerating) GetAdditionalProps() OpenAIResponsesImageGenCallGeneratingAdditional {
+	return s.AdditionalProps
+}
+
 // SetItemID sets the value of ItemID.
 func (s *OpenAIResponsesImageGenCallGenerating) SetItemID(val OptNilString) {
 	s.ItemID = val
@@ -31014,6 +36591,22 @@ func (s *OpenAIResponsesImageGenCallGenerating) SetSequenceNumber(val OptNilInt)
 // SetType sets the value of Type.
 func (s *OpenAIResponsesImageGenCallGenerating) SetType(val OptNilOpenAIResponsesImageGenCallGeneratingType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *OpenAIResponsesImageGenCallGenerating) SetAdditionalProps(val OpenAIResponsesImageGenCallGeneratingAdditional) {
+	s.AdditionalProps = val
+}
+
+type OpenAIResponsesImageGenCallGeneratingAdditional map[string]jx.Raw
+
+func (s *OpenAIResponsesImageGenCallGeneratingAdditional) init() OpenAIResponsesImageGenCallGeneratingAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type OpenAIResponsesImageGenCallGeneratingType string
@@ -31052,10 +36645,11 @@ func (s *OpenAIResponsesImageGenCallGeneratingType) UnmarshalText(data []byte) e
 
 // Ref: #/components/schemas/OpenAIResponsesImageGenCallInProgress
 type OpenAIResponsesImageGenCallInProgress struct {
-	ItemID         OptNilString                                    `json:"item_id"`
-	OutputIndex    OptNilInt                                       `json:"output_index"`
-	SequenceNumber OptNilInt                                       `json:"sequence_number"`
-	Type           OptNilOpenAIResponsesImageGenCallInProgressType `json:"type"`
+	ItemID          OptNilString                                    `json:"item_id"`
+	OutputIndex     OptNilInt                                       `json:"output_index"`
+	SequenceNumber  OptNilInt                                       `json:"sequence_number"`
+	Type            OptNilOpenAIResponsesImageGenCallInProgressType `json:"type"`
+	AdditionalProps OpenAIResponsesImageGenCallInProgressAdditional
 }
 
 // GetItemID returns the value of ItemID.
@@ -31078,6 +36672,11 @@ func (s *OpenAIResponsesImageGenCallInProgress) GetType() OptNilOpenAIResponsesI
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *OpenAIResponsesImageGenCallInProgress) GetAdditionalProps() OpenAIResponsesImageGenCallInProgressAdditional {
+	return s.AdditionalProps
+}
+
 // SetItemID sets the value of ItemID.
 func (s *OpenAIResponsesImageGenCallInProgress) SetItemID(val OptNilString) {
 	s.ItemID = val
@@ -31096,6 +36695,22 @@ func (s *OpenAIResponsesImageGenCallInProgress) SetSequenceNumber(val OptNilInt)
 // SetType sets the value of Type.
 func (s *OpenAIResponsesImageGenCallInProgress) SetType(val OptNilOpenAIResponsesImageGenCallInProgressType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *OpenAIResponsesImageGenCallInProgress) SetAdditionalProps(val OpenAIResponsesImageGenCallInProgressAdditional) {
+	s.AdditionalProps = val
+}
+
+type OpenAIResponsesImageGenCallInProgressAdditional map[string]jx.Raw
+
+func (s *OpenAIResponsesImageGenCallInProgressAdditional) init() OpenAIResponsesImageGenCallInProgressAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type OpenAIResponsesImageGenCallInProgressType string
@@ -31140,6 +36755,7 @@ type OpenAIResponsesImageGenCallPartialImage struct {
 	PartialImageIndex OptNilInt                                         `json:"partial_image_index"`
 	SequenceNumber    OptNilInt                                         `json:"sequence_number"`
 	Type              OptNilOpenAIResponsesImageGenCallPartialImageType `json:"type"`
+	AdditionalProps   OpenAIResponsesImageGenCallPartialImageAdditional
 }
 
 // GetItemID returns the value of ItemID.
@@ -31172,6 +36788,11 @@ func (s *OpenAIResponsesImageGenCallPartialImage) GetType() OptNilOpenAIResponse
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *OpenAIResponsesImageGenCallPartialImage) GetAdditionalProps() OpenAIResponsesImageGenCallPartialImageAdditional {
+	return s.AdditionalProps
+}
+
 // SetItemID sets the value of ItemID.
 func (s *OpenAIResponsesImageGenCallPartialImage) SetItemID(val OptNilString) {
 	s.ItemID = val
@@ -31200,6 +36821,22 @@ func (s *OpenAIResponsesImageGenCallPartialImage) SetSequenceNumber(val OptNilIn
 // SetType sets the value of Type.
 func (s *OpenAIResponsesImageGenCallPartialImage) SetType(val OptNilOpenAIResponsesImageGenCallPartialImageType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *OpenAIResponsesImageGenCallPartialImage) SetAdditionalProps(val OpenAIResponsesImageGenCallPartialImageAdditional) {
+	s.AdditionalProps = val
+}
+
+type OpenAIResponsesImageGenCallPartialImageAdditional map[string]jx.Raw
+
+func (s *OpenAIResponsesImageGenCallPartialImageAdditional) init() OpenAIResponsesImageGenCallPartialImageAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type OpenAIResponsesImageGenCallPartialImageType string
@@ -31238,8 +36875,9 @@ func (s *OpenAIResponsesImageGenCallPartialImageType) UnmarshalText(data []byte)
 
 // Ref: #/components/schemas/OpenAIResponsesRefusalContent
 type OpenAIResponsesRefusalContent struct {
-	Refusal OptNilString                            `json:"refusal"`
-	Type    OptNilOpenAIResponsesRefusalContentType `json:"type"`
+	Refusal         OptNilString                            `json:"refusal"`
+	Type            OptNilOpenAIResponsesRefusalContentType `json:"type"`
+	AdditionalProps OpenAIResponsesRefusalContentAdditional
 }
 
 // GetRefusal returns the value of Refusal.
@@ -31252,6 +36890,11 @@ func (s *OpenAIResponsesRefusalContent) GetType() OptNilOpenAIResponsesRefusalCo
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *OpenAIResponsesRefusalContent) GetAdditionalProps() OpenAIResponsesRefusalContentAdditional {
+	return s.AdditionalProps
+}
+
 // SetRefusal sets the value of Refusal.
 func (s *OpenAIResponsesRefusalContent) SetRefusal(val OptNilString) {
 	s.Refusal = val
@@ -31260,6 +36903,22 @@ func (s *OpenAIResponsesRefusalContent) SetRefusal(val OptNilString) {
 // SetType sets the value of Type.
 func (s *OpenAIResponsesRefusalContent) SetType(val OptNilOpenAIResponsesRefusalContentType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *OpenAIResponsesRefusalContent) SetAdditionalProps(val OpenAIResponsesRefusalContentAdditional) {
+	s.AdditionalProps = val
+}
+
+type OpenAIResponsesRefusalContentAdditional map[string]jx.Raw
+
+func (s *OpenAIResponsesRefusalContentAdditional) init() OpenAIResponsesRefusalContentAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type OpenAIResponsesRefusalContentType string
@@ -31368,10 +37027,11 @@ func (s *OpenAIResponsesResponseStatus) UnmarshalText(data []byte) error {
 
 // Ref: #/components/schemas/OpenAIResponsesSearchCompleted
 type OpenAIResponsesSearchCompleted struct {
-	ItemID         OptNilString                             `json:"item_id"`
-	OutputIndex    OptNilInt                                `json:"output_index"`
-	SequenceNumber OptNilInt                                `json:"sequence_number"`
-	Type           OptNilOpenAIResponsesSearchCompletedType `json:"type"`
+	ItemID          OptNilString                             `json:"item_id"`
+	OutputIndex     OptNilInt                                `json:"output_index"`
+	SequenceNumber  OptNilInt                                `json:"sequence_number"`
+	Type            OptNilOpenAIResponsesSearchCompletedType `json:"type"`
+	AdditionalProps OpenAIResponsesSearchCompletedAdditional
 }
 
 // GetItemID returns the value of ItemID.
@@ -31394,6 +37054,11 @@ func (s *OpenAIResponsesSearchCompleted) GetType() OptNilOpenAIResponsesSearchCo
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *OpenAIResponsesSearchCompleted) GetAdditionalProps() OpenAIResponsesSearchCompletedAdditional {
+	return s.AdditionalProps
+}
+
 // SetItemID sets the value of ItemID.
 func (s *OpenAIResponsesSearchCompleted) SetItemID(val OptNilString) {
 	s.ItemID = val
@@ -31412,6 +37077,22 @@ func (s *OpenAIResponsesSearchCompleted) SetSequenceNumber(val OptNilInt) {
 // SetType sets the value of Type.
 func (s *OpenAIResponsesSearchCompleted) SetType(val OptNilOpenAIResponsesSearchCompletedType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *OpenAIResponsesSearchCompleted) SetAdditionalProps(val OpenAIResponsesSearchCompletedAdditional) {
+	s.AdditionalProps = val
+}
+
+type OpenAIResponsesSearchCompletedAdditional map[string]jx.Raw
+
+func (s *OpenAIResponsesSearchCompletedAdditional) init() OpenAIResponsesSearchCompletedAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type OpenAIResponsesSearchCompletedType string
@@ -31738,7 +37419,8 @@ func NewOpenAIResponsesToolChoiceShellOpenAIResponsesToolChoice1(v OpenAIRespons
 
 // Ref: #/components/schemas/OpenAIResponsesToolChoiceApplyPatch
 type OpenAIResponsesToolChoiceApplyPatch struct {
-	Type OptNilOpenAIResponsesToolChoiceApplyPatchType `json:"type"`
+	Type            OptNilOpenAIResponsesToolChoiceApplyPatchType `json:"type"`
+	AdditionalProps OpenAIResponsesToolChoiceApplyPatchAdditional
 }
 
 // GetType returns the value of Type.
@@ -31746,9 +37428,30 @@ func (s *OpenAIResponsesToolChoiceApplyPatch) GetType() OptNilOpenAIResponsesToo
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *OpenAIResponsesToolChoiceApplyPatch) GetAdditionalProps() OpenAIResponsesToolChoiceApplyPatchAdditional {
+	return s.AdditionalProps
+}
+
 // SetType sets the value of Type.
 func (s *OpenAIResponsesToolChoiceApplyPatch) SetType(val OptNilOpenAIResponsesToolChoiceApplyPatchType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *OpenAIResponsesToolChoiceApplyPatch) SetAdditionalProps(val OpenAIResponsesToolChoiceApplyPatchAdditional) {
+	s.AdditionalProps = val
+}
+
+type OpenAIResponsesToolChoiceApplyPatchAdditional map[string]jx.Raw
+
+func (s *OpenAIResponsesToolChoiceApplyPatchAdditional) init() OpenAIResponsesToolChoiceApplyPatchAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type OpenAIResponsesToolChoiceApplyPatchType string
@@ -31787,8 +37490,9 @@ func (s *OpenAIResponsesToolChoiceApplyPatchType) UnmarshalText(data []byte) err
 
 // Ref: #/components/schemas/OpenAIResponsesToolChoiceFunction
 type OpenAIResponsesToolChoiceFunction struct {
-	Name OptNilString                                `json:"name"`
-	Type OptNilOpenAIResponsesToolChoiceFunctionType `json:"type"`
+	Name            OptNilString                                `json:"name"`
+	Type            OptNilOpenAIResponsesToolChoiceFunctionType `json:"type"`
+	AdditionalProps OpenAIResponsesToolChoiceFunctionAdditional
 }
 
 // GetName returns the value of Name.
@@ -31801,6 +37505,11 @@ func (s *OpenAIResponsesToolChoiceFunction) GetType() OptNilOpenAIResponsesToolC
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *OpenAIResponsesToolChoiceFunction) GetAdditionalProps() OpenAIResponsesToolChoiceFunctionAdditional {
+	return s.AdditionalProps
+}
+
 // SetName sets the value of Name.
 func (s *OpenAIResponsesToolChoiceFunction) SetName(val OptNilString) {
 	s.Name = val
@@ -31809,6 +37518,22 @@ func (s *OpenAIResponsesToolChoiceFunction) SetName(val OptNilString) {
 // SetType sets the value of Type.
 func (s *OpenAIResponsesToolChoiceFunction) SetType(val OptNilOpenAIResponsesToolChoiceFunctionType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *OpenAIResponsesToolChoiceFunction) SetAdditionalProps(val OpenAIResponsesToolChoiceFunctionAdditional) {
+	s.AdditionalProps = val
+}
+
+type OpenAIResponsesToolChoiceFunctionAdditional map[string]jx.Raw
+
+func (s *OpenAIResponsesToolChoiceFunctionAdditional) init() OpenAIResponsesToolChoiceFunctionAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type OpenAIResponsesToolChoiceFunctionType string
@@ -31847,7 +37572,8 @@ func (s *OpenAIResponsesToolChoiceFunctionType) UnmarshalText(data []byte) error
 
 // Ref: #/components/schemas/OpenAIResponsesToolChoiceShell
 type OpenAIResponsesToolChoiceShell struct {
-	Type OptNilOpenAIResponsesToolChoiceShellType `json:"type"`
+	Type            OptNilOpenAIResponsesToolChoiceShellType `json:"type"`
+	AdditionalProps OpenAIResponsesToolChoiceShellAdditional
 }
 
 // GetType returns the value of Type.
@@ -31855,9 +37581,30 @@ func (s *OpenAIResponsesToolChoiceShell) GetType() OptNilOpenAIResponsesToolChoi
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *OpenAIResponsesToolChoiceShell) GetAdditionalProps() OpenAIResponsesToolChoiceShellAdditional {
+	return s.AdditionalProps
+}
+
 // SetType sets the value of Type.
 func (s *OpenAIResponsesToolChoiceShell) SetType(val OptNilOpenAIResponsesToolChoiceShellType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *OpenAIResponsesToolChoiceShell) SetAdditionalProps(val OpenAIResponsesToolChoiceShellAdditional) {
+	s.AdditionalProps = val
+}
+
+type OpenAIResponsesToolChoiceShellAdditional map[string]jx.Raw
+
+func (s *OpenAIResponsesToolChoiceShellAdditional) init() OpenAIResponsesToolChoiceShellAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type OpenAIResponsesToolChoiceShellType string
@@ -31896,7 +37643,8 @@ func (s *OpenAIResponsesToolChoiceShellType) UnmarshalText(data []byte) error {
 
 // Ref: #/components/schemas/OpenAIResponsesToolChoiceWebSearchPreview20250311
 type OpenAIResponsesToolChoiceWebSearchPreview20250311 struct {
-	Type OptNilOpenAIResponsesToolChoiceWebSearchPreview20250311Type `json:"type"`
+	Type            OptNilOpenAIResponsesToolChoiceWebSearchPreview20250311Type `json:"type"`
+	AdditionalProps OpenAIResponsesToolChoiceWebSearchPreview20250311Additional
 }
 
 // GetType returns the value of Type.
@@ -31904,9 +37652,30 @@ func (s *OpenAIResponsesToolChoiceWebSearchPreview20250311) GetType() OptNilOpen
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *OpenAIResponsesToolChoiceWebSearchPreview20250311) GetAdditionalProps() OpenAIResponsesToolChoiceWebSearchPreview20250311Additional {
+	return s.AdditionalProps
+}
+
 // SetType sets the value of Type.
 func (s *OpenAIResponsesToolChoiceWebSearchPreview20250311) SetType(val OptNilOpenAIResponsesToolChoiceWebSearchPreview20250311Type) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *OpenAIResponsesToolChoiceWebSearchPreview20250311) SetAdditionalProps(val OpenAIResponsesToolChoiceWebSearchPreview20250311Additional) {
+	s.AdditionalProps = val
+}
+
+type OpenAIResponsesToolChoiceWebSearchPreview20250311Additional map[string]jx.Raw
+
+func (s *OpenAIResponsesToolChoiceWebSearchPreview20250311Additional) init() OpenAIResponsesToolChoiceWebSearchPreview20250311Additional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type OpenAIResponsesToolChoiceWebSearchPreview20250311Type string
@@ -31999,6 +37768,7 @@ type OpenAIResponsesUsage struct {
 	OutputTokens        OptNilInt                                     `json:"output_tokens"`
 	OutputTokensDetails OptNilOpenAIResponsesUsageOutputTokensDetails `json:"output_tokens_details"`
 	TotalTokens         OptNilInt                                     `json:"total_tokens"`
+	AdditionalProps     OpenAIResponsesUsageAdditional
 }
 
 // GetInputTokens returns the value of InputTokens.
@@ -32026,6 +37796,11 @@ func (s *OpenAIResponsesUsage) GetTotalTokens() OptNilInt {
 	return s.TotalTokens
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *OpenAIResponsesUsage) GetAdditionalProps() OpenAIResponsesUsageAdditional {
+	return s.AdditionalProps
+}
+
 // SetInputTokens sets the value of InputTokens.
 func (s *OpenAIResponsesUsage) SetInputTokens(val OptNilInt) {
 	s.InputTokens = val
@@ -32051,9 +37826,26 @@ func (s *OpenAIResponsesUsage) SetTotalTokens(val OptNilInt) {
 	s.TotalTokens = val
 }
 
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *OpenAIResponsesUsage) SetAdditionalProps(val OpenAIResponsesUsageAdditional) {
+	s.AdditionalProps = val
+}
+
+type OpenAIResponsesUsageAdditional map[string]jx.Raw
+
+func (s *OpenAIResponsesUsageAdditional) init() OpenAIResponsesUsageAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
+}
+
 type OpenAIResponsesUsageInputTokensDetails struct {
 	CacheWriteTokens OptNilInt `json:"cache_write_tokens"`
 	CachedTokens     OptNilInt `json:"cached_tokens"`
+	AdditionalProps  OpenAIResponsesUsageInputTokensDetailsAdditional
 }
 
 // GetCacheWriteTokens returns the value of CacheWriteTokens.
@@ -32066,6 +37858,11 @@ func (s *OpenAIResponsesUsageInputTokensDetails) GetCachedTokens() OptNilInt {
 	return s.CachedTokens
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *OpenAIResponsesUsageInputTokensDetails) GetAdditionalProps() OpenAIResponsesUsageInputTokensDetailsAdditional {
+	return s.AdditionalProps
+}
+
 // SetCacheWriteTokens sets the value of CacheWriteTokens.
 func (s *OpenAIResponsesUsageInputTokensDetails) SetCacheWriteTokens(val OptNilInt) {
 	s.CacheWriteTokens = val
@@ -32076,8 +37873,25 @@ func (s *OpenAIResponsesUsageInputTokensDetails) SetCachedTokens(val OptNilInt) 
 	s.CachedTokens = val
 }
 
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *OpenAIResponsesUsageInputTokensDetails) SetAdditionalProps(val OpenAIResponsesUsageInputTokensDetailsAdditional) {
+	s.AdditionalProps = val
+}
+
+type OpenAIResponsesUsageInputTokensDetailsAdditional map[string]jx.Raw
+
+func (s *OpenAIResponsesUsageInputTokensDetailsAdditional) init() OpenAIResponsesUsageInputTokensDetailsAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
+}
+
 type OpenAIResponsesUsageOutputTokensDetails struct {
 	ReasoningTokens OptNilInt `json:"reasoning_tokens"`
+	AdditionalProps OpenAIResponsesUsageOutputTokensDetailsAdditional
 }
 
 // GetReasoningTokens returns the value of ReasoningTokens.
@@ -32085,17 +37899,39 @@ func (s *OpenAIResponsesUsageOutputTokensDetails) GetReasoningTokens() OptNilInt
 	return s.ReasoningTokens
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *OpenAIResponsesUsageOutputTokensDetails) GetAdditionalProps() OpenAIResponsesUsageOutputTokensDetailsAdditional {
+	return s.AdditionalProps
+}
+
 // SetReasoningTokens sets the value of ReasoningTokens.
 func (s *OpenAIResponsesUsageOutputTokensDetails) SetReasoningTokens(val OptNilInt) {
 	s.ReasoningTokens = val
 }
 
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *OpenAIResponsesUsageOutputTokensDetails) SetAdditionalProps(val OpenAIResponsesUsageOutputTokensDetailsAdditional) {
+	s.AdditionalProps = val
+}
+
+type OpenAIResponsesUsageOutputTokensDetailsAdditional map[string]jx.Raw
+
+func (s *OpenAIResponsesUsageOutputTokensDetailsAdditional) init() OpenAIResponsesUsageOutputTokensDetailsAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
+}
+
 // Ref: #/components/schemas/OpenAIResponsesWebSearchCallInProgress
 type OpenAIResponsesWebSearchCallInProgress struct {
-	ItemID         OptNilString                                     `json:"item_id"`
-	OutputIndex    OptNilInt                                        `json:"output_index"`
-	SequenceNumber OptNilInt                                        `json:"sequence_number"`
-	Type           OptNilOpenAIResponsesWebSearchCallInProgressType `json:"type"`
+	ItemID          OptNilString                                     `json:"item_id"`
+	OutputIndex     OptNilInt                                        `json:"output_index"`
+	SequenceNumber  OptNilInt                                        `json:"sequence_number"`
+	Type            OptNilOpenAIResponsesWebSearchCallInProgressType `json:"type"`
+	AdditionalProps OpenAIResponsesWebSearchCallInProgressAdditional
 }
 
 // GetItemID returns the value of ItemID.
@@ -32118,6 +37954,11 @@ func (s *OpenAIResponsesWebSearchCallInProgress) GetType() OptNilOpenAIResponses
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *OpenAIResponsesWebSearchCallInProgress) GetAdditionalProps() OpenAIResponsesWebSearchCallInProgressAdditional {
+	return s.AdditionalProps
+}
+
 // SetItemID sets the value of ItemID.
 func (s *OpenAIResponsesWebSearchCallInProgress) SetItemID(val OptNilString) {
 	s.ItemID = val
@@ -32136,6 +37977,22 @@ func (s *OpenAIResponsesWebSearchCallInProgress) SetSequenceNumber(val OptNilInt
 // SetType sets the value of Type.
 func (s *OpenAIResponsesWebSearchCallInProgress) SetType(val OptNilOpenAIResponsesWebSearchCallInProgressType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *OpenAIResponsesWebSearchCallInProgress) SetAdditionalProps(val OpenAIResponsesWebSearchCallInProgressAdditional) {
+	s.AdditionalProps = val
+}
+
+type OpenAIResponsesWebSearchCallInProgressAdditional map[string]jx.Raw
+
+func (s *OpenAIResponsesWebSearchCallInProgressAdditional) init() OpenAIResponsesWebSearchCallInProgressAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type OpenAIResponsesWebSearchCallInProgressType string
@@ -32174,10 +38031,11 @@ func (s *OpenAIResponsesWebSearchCallInProgressType) UnmarshalText(data []byte) 
 
 // Ref: #/components/schemas/OpenAIResponsesWebSearchCallSearching
 type OpenAIResponsesWebSearchCallSearching struct {
-	ItemID         OptNilString                                    `json:"item_id"`
-	OutputIndex    OptNilInt                                       `json:"output_index"`
-	SequenceNumber OptNilInt                                       `json:"sequence_number"`
-	Type           OptNilOpenAIResponsesWebSearchCallSearchingType `json:"type"`
+	ItemID          OptNilString                                    `json:"item_id"`
+	OutputIndex     OptNilInt                                       `json:"output_index"`
+	SequenceNumber  OptNilInt                                       `json:"sequence_number"`
+	Type            OptNilOpenAIResponsesWebSearchCallSearchingType `json:"type"`
+	AdditionalProps OpenAIResponsesWebSearchCallSearchingAdditional
 }
 
 // GetItemID returns the value of ItemID.
@@ -32200,6 +38058,11 @@ func (s *OpenAIResponsesWebSearchCallSearching) GetType() OptNilOpenAIResponsesW
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *OpenAIResponsesWebSearchCallSearching) GetAdditionalProps() OpenAIResponsesWebSearchCallSearchingAdditional {
+	return s.AdditionalProps
+}
+
 // SetItemID sets the value of ItemID.
 func (s *OpenAIResponsesWebSearchCallSearching) SetItemID(val OptNilString) {
 	s.ItemID = val
@@ -32218,6 +38081,22 @@ func (s *OpenAIResponsesWebSearchCallSearching) SetSequenceNumber(val OptNilInt)
 // SetType sets the value of Type.
 func (s *OpenAIResponsesWebSearchCallSearching) SetType(val OptNilOpenAIResponsesWebSearchCallSearchingType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *OpenAIResponsesWebSearchCallSearching) SetAdditionalProps(val OpenAIResponsesWebSearchCallSearchingAdditional) {
+	s.AdditionalProps = val
+}
+
+type OpenAIResponsesWebSearchCallSearchingAdditional map[string]jx.Raw
+
+func (s *OpenAIResponsesWebSearchCallSearchingAdditional) init() OpenAIResponsesWebSearchCallSearchingAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type OpenAIResponsesWebSearchCallSearchingType string
@@ -32257,9 +38136,10 @@ func (s *OpenAIResponsesWebSearchCallSearchingType) UnmarshalText(data []byte) e
 // Event emitted when a response is created.
 // Ref: #/components/schemas/OpenResponsesCreatedEvent
 type OpenResponsesCreatedEvent struct {
-	Response       OptNilOpenResponsesResult           `json:"response"`
-	SequenceNumber OptNilInt                           `json:"sequence_number"`
-	Type           OptNilOpenResponsesCreatedEventType `json:"type"`
+	Response        OptNilOpenResponsesResult           `json:"response"`
+	SequenceNumber  OptNilInt                           `json:"sequence_number"`
+	Type            OptNilOpenResponsesCreatedEventType `json:"type"`
+	AdditionalProps OpenResponsesCreatedEventAdditional
 }
 
 // GetResponse returns the value of Response.
@@ -32277,6 +38157,11 @@ func (s *OpenResponsesCreatedEvent) GetType() OptNilOpenResponsesCreatedEventTyp
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *OpenResponsesCreatedEvent) GetAdditionalProps() OpenResponsesCreatedEventAdditional {
+	return s.AdditionalProps
+}
+
 // SetResponse sets the value of Response.
 func (s *OpenResponsesCreatedEvent) SetResponse(val OptNilOpenResponsesResult) {
 	s.Response = val
@@ -32290,6 +38175,22 @@ func (s *OpenResponsesCreatedEvent) SetSequenceNumber(val OptNilInt) {
 // SetType sets the value of Type.
 func (s *OpenResponsesCreatedEvent) SetType(val OptNilOpenResponsesCreatedEventType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *OpenResponsesCreatedEvent) SetAdditionalProps(val OpenResponsesCreatedEventAdditional) {
+	s.AdditionalProps = val
+}
+
+type OpenResponsesCreatedEventAdditional map[string]jx.Raw
+
+func (s *OpenResponsesCreatedEventAdditional) init() OpenResponsesCreatedEventAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type OpenResponsesCreatedEventType string
@@ -32329,9 +38230,10 @@ func (s *OpenResponsesCreatedEventType) UnmarshalText(data []byte) error {
 // Event emitted when a response is in progress.
 // Ref: #/components/schemas/OpenResponsesInProgressEvent
 type OpenResponsesInProgressEvent struct {
-	Response       OptNilOpenResponsesResult              `json:"response"`
-	SequenceNumber OptNilInt                              `json:"sequence_number"`
-	Type           OptNilOpenResponsesInProgressEventType `json:"type"`
+	Response        OptNilOpenResponsesResult              `json:"response"`
+	SequenceNumber  OptNilInt                              `json:"sequence_number"`
+	Type            OptNilOpenResponsesInProgressEventType `json:"type"`
+	AdditionalProps OpenResponsesInProgressEventAdditional
 }
 
 // GetResponse returns the value of Response.
@@ -32349,6 +38251,11 @@ func (s *OpenResponsesInProgressEvent) GetType() OptNilOpenResponsesInProgressEv
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *OpenResponsesInProgressEvent) GetAdditionalProps() OpenResponsesInProgressEventAdditional {
+	return s.AdditionalProps
+}
+
 // SetResponse sets the value of Response.
 func (s *OpenResponsesInProgressEvent) SetResponse(val OptNilOpenResponsesResult) {
 	s.Response = val
@@ -32362,6 +38269,22 @@ func (s *OpenResponsesInProgressEvent) SetSequenceNumber(val OptNilInt) {
 // SetType sets the value of Type.
 func (s *OpenResponsesInProgressEvent) SetType(val OptNilOpenResponsesInProgressEventType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *OpenResponsesInProgressEvent) SetAdditionalProps(val OpenResponsesInProgressEventAdditional) {
+	s.AdditionalProps = val
+}
+
+type OpenResponsesInProgressEventAdditional map[string]jx.Raw
+
+func (s *OpenResponsesInProgressEventAdditional) init() OpenResponsesInProgressEventAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type OpenResponsesInProgressEventType string
@@ -32401,10 +38324,11 @@ func (s *OpenResponsesInProgressEventType) UnmarshalText(data []byte) error {
 // Log probability information for a token.
 // Ref: #/components/schemas/OpenResponsesLogProbs
 type OpenResponsesLogProbs struct {
-	Bytes       OptNilIntArray                      `json:"bytes"`
-	Logprob     OptNilFloat64                       `json:"logprob"`
-	Token       OptNilString                        `json:"token"`
-	TopLogprobs OptNilOpenResponsesTopLogprobsArray `json:"top_logprobs"`
+	Bytes           OptNilIntArray                      `json:"bytes"`
+	Logprob         OptNilFloat64                       `json:"logprob"`
+	Token           OptNilString                        `json:"token"`
+	TopLogprobs     OptNilOpenResponsesTopLogprobsArray `json:"top_logprobs"`
+	AdditionalProps OpenResponsesLogProbsAdditional
 }
 
 // GetBytes returns the value of Bytes.
@@ -32427,6 +38351,11 @@ func (s *OpenResponsesLogProbs) GetTopLogprobs() OptNilOpenResponsesTopLogprobsA
 	return s.TopLogprobs
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *OpenResponsesLogProbs) GetAdditionalProps() OpenResponsesLogProbsAdditional {
+	return s.AdditionalProps
+}
+
 // SetBytes sets the value of Bytes.
 func (s *OpenResponsesLogProbs) SetBytes(val OptNilIntArray) {
 	s.Bytes = val
@@ -32447,6 +38376,22 @@ func (s *OpenResponsesLogProbs) SetTopLogprobs(val OptNilOpenResponsesTopLogprob
 	s.TopLogprobs = val
 }
 
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *OpenResponsesLogProbs) SetAdditionalProps(val OpenResponsesLogProbsAdditional) {
+	s.AdditionalProps = val
+}
+
+type OpenResponsesLogProbsAdditional map[string]jx.Raw
+
+func (s *OpenResponsesLogProbsAdditional) init() OpenResponsesLogProbsAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
+}
+
 // Complete non-streaming response from the Responses API.
 // Ref: #/components/schemas/OpenResponsesResult
 type OpenResponsesResult struct {
@@ -32463,32 +38408,33 @@ type OpenResponsesResult struct {
 	MaxToolCalls      OptNilInt                 `json:"max_tool_calls"`
 	// Metadata key-value pairs for the request. Keys must be ≤64 characters and cannot contain brackets.
 	// Values must be ≤512 characters. Maximum 16 pairs allowed.
-	Metadata           jx.Raw                                  `json:"metadata"`
-	Model              OptNilString                            `json:"model"`
-	Object             OptNilOpenResponsesResultObject         `json:"object"`
-	OpenrouterMetadata OptNilOpenRouterMetadata                `json:"openrouter_metadata"`
-	Output             OptNilOutputItemsArray                  `json:"output"`
-	OutputText         OptNilString                            `json:"output_text"`
-	ParallelToolCalls  OptNilBool                              `json:"parallel_tool_calls"`
-	PresencePenalty    OptNilFloat64                           `json:"presence_penalty"`
-	PreviousResponseID OptNilString                            `json:"previous_response_id"`
-	Prompt             OptNilStoredPromptTemplate              `json:"prompt"`
-	PromptCacheKey     OptNilString                            `json:"prompt_cache_key"`
-	PromptCacheOptions OptNilPromptCacheOptions                `json:"prompt_cache_options"`
-	Reasoning          OptNilBaseReasoningConfig               `json:"reasoning"`
-	SafetyIdentifier   OptNilString                            `json:"safety_identifier"`
-	ServiceTier        OptNilString                            `json:"service_tier"`
-	Status             OptNilOpenAIResponsesResponseStatus     `json:"status"`
-	Store              OptNilBool                              `json:"store"`
-	Temperature        OptNilFloat64                           `json:"temperature"`
-	Text               OptNilTextExtendedConfig                `json:"text"`
-	ToolChoice         OptNilOpenAIResponsesToolChoice         `json:"tool_choice"`
-	Tools              OptNilOpenResponsesResultToolsItemArray `json:"tools"`
-	TopLogprobs        OptNilInt                               `json:"top_logprobs"`
-	TopP               OptNilFloat64                           `json:"top_p"`
-	Truncation         OptNilTruncation                        `json:"truncation"`
-	Usage              OptNilUsage                             `json:"usage"`
-	User               OptNilString                            `json:"user"`
+	Metadata           jx.Raw                              `json:"metadata"`
+	Model              OptNilString                        `json:"model"`
+	Object             OptNilOpenResponsesResultObject     `json:"object"`
+	OpenrouterMetadata OptNilOpenRouterMetadata            `json:"openrouter_metadata"`
+	Output             []OutputItems                       `json:"output" transponder:"encode-empty"`
+	OutputText         OptNilString                        `json:"output_text"`
+	ParallelToolCalls  OptNilBool                          `json:"parallel_tool_calls"`
+	PresencePenalty    OptNilFloat64                       `json:"presence_penalty"`
+	PreviousResponseID OptNilString                        `json:"previous_response_id"`
+	Prompt             OptNilStoredPromptTemplate          `json:"prompt"`
+	PromptCacheKey     OptNilString                        `json:"prompt_cache_key"`
+	PromptCacheOptions OptNilPromptCacheOptions            `json:"prompt_cache_options"`
+	Reasoning          OptNilBaseReasoningConfig           `json:"reasoning"`
+	SafetyIdentifier   OptNilString                        `json:"safety_identifier"`
+	ServiceTier        OptNilString                        `json:"service_tier"`
+	Status             OptNilOpenAIResponsesResponseStatus `json:"status"`
+	Store              OptNilBool                          `json:"store"`
+	Temperature        OptNilFloat64                       `json:"temperature"`
+	Text               OptNilTextExtendedConfig            `json:"text"`
+	ToolChoice         OptNilOpenAIResponsesToolChoice     `json:"tool_choice"`
+	Tools              []OpenResponsesResultToolsItem      `json:"tools" transponder:"encode-empty"`
+	TopLogprobs        OptNilInt                           `json:"top_logprobs"`
+	TopP               OptNilFloat64                       `json:"top_p"`
+	Truncation         OptNilTruncation                    `json:"truncation"`
+	Usage              OptNilUsage                         `json:"usage"`
+	User               OptNilString                        `json:"user"`
+	AdditionalProps    OpenResponsesResultAdditional
 }
 
 // GetBackground returns the value of Background.
@@ -32567,7 +38513,7 @@ func (s *OpenResponsesResult) GetOpenrouterMetadata() OptNilOpenRouterMetadata {
 }
 
 // GetOutput returns the value of Output.
-func (s *OpenResponsesResult) GetOutput() OptNilOutputItemsArray {
+func (s *OpenResponsesResult) GetOutput() []OutputItems {
 	return s.Output
 }
 
@@ -32647,7 +38593,7 @@ func (s *OpenResponsesResult) GetToolChoice() OptNilOpenAIResponsesToolChoice {
 }
 
 // GetTools returns the value of Tools.
-func (s *OpenResponsesResult) GetTools() OptNilOpenResponsesResultToolsItemArray {
+func (s *OpenResponsesResult) GetTools() []OpenResponsesResultToolsItem {
 	return s.Tools
 }
 
@@ -32674,6 +38620,11 @@ func (s *OpenResponsesResult) GetUsage() OptNilUsage {
 // GetUser returns the value of User.
 func (s *OpenResponsesResult) GetUser() OptNilString {
 	return s.User
+}
+
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *OpenResponsesResult) GetAdditionalProps() OpenResponsesResultAdditional {
+	return s.AdditionalProps
 }
 
 // SetBackground sets the value of Background.
@@ -32752,7 +38703,7 @@ func (s *OpenResponsesResult) SetOpenrouterMetadata(val OptNilOpenRouterMetadata
 }
 
 // SetOutput sets the value of Output.
-func (s *OpenResponsesResult) SetOutput(val OptNilOutputItemsArray) {
+func (s *OpenResponsesResult) SetOutput(val []OutputItems) {
 	s.Output = val
 }
 
@@ -32832,7 +38783,7 @@ func (s *OpenResponsesResult) SetToolChoice(val OptNilOpenAIResponsesToolChoice)
 }
 
 // SetTools sets the value of Tools.
-func (s *OpenResponsesResult) SetTools(val OptNilOpenResponsesResultToolsItemArray) {
+func (s *OpenResponsesResult) SetTools(val []OpenResponsesResultToolsItem) {
 	s.Tools = val
 }
 
@@ -32861,7 +38812,23 @@ func (s *OpenResponsesResult) SetUser(val OptNilString) {
 	s.User = val
 }
 
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *OpenResponsesResult) SetAdditionalProps(val OpenResponsesResultAdditional) {
+	s.AdditionalProps = val
+}
+
 func (*OpenResponsesResult) createResponsesRes() {}
+
+type OpenResponsesResultAdditional map[string]jx.Raw
+
+func (s *OpenResponsesResultAdditional) init() OpenResponsesResultAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
+}
 
 type OpenResponsesResultObject string
 
@@ -33333,9 +39300,10 @@ func NewNamespaceToolOpenResponsesResultToolsItem(v NamespaceTool) OpenResponses
 // Alternative token with its log probability.
 // Ref: #/components/schemas/OpenResponsesTopLogprobs
 type OpenResponsesTopLogprobs struct {
-	Bytes   OptNilIntArray `json:"bytes"`
-	Logprob OptNilFloat64  `json:"logprob"`
-	Token   OptNilString   `json:"token"`
+	Bytes           OptNilIntArray `json:"bytes"`
+	Logprob         OptNilFloat64  `json:"logprob"`
+	Token           OptNilString   `json:"token"`
+	AdditionalProps OpenResponsesTopLogprobsAdditional
 }
 
 // GetBytes returns the value of Bytes.
@@ -33353,6 +39321,11 @@ func (s *OpenResponsesTopLogprobs) GetToken() OptNilString {
 	return s.Token
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *OpenResponsesTopLogprobs) GetAdditionalProps() OpenResponsesTopLogprobsAdditional {
+	return s.AdditionalProps
+}
+
 // SetBytes sets the value of Bytes.
 func (s *OpenResponsesTopLogprobs) SetBytes(val OptNilIntArray) {
 	s.Bytes = val
@@ -33368,18 +39341,35 @@ func (s *OpenResponsesTopLogprobs) SetToken(val OptNilString) {
 	s.Token = val
 }
 
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *OpenResponsesTopLogprobs) SetAdditionalProps(val OpenResponsesTopLogprobsAdditional) {
+	s.AdditionalProps = val
+}
+
+type OpenResponsesTopLogprobsAdditional map[string]jx.Raw
+
+func (s *OpenResponsesTopLogprobsAdditional) init() OpenResponsesTopLogprobsAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
+}
+
 // Ref: #/components/schemas/OpenRouterMetadata
 type OpenRouterMetadata struct {
-	Attempt   OptNilInt                `json:"attempt"`
-	Attempts  OptNilRouterAttemptArray `json:"attempts"`
-	Endpoints OptNilEndpointsMetadata  `json:"endpoints"`
-	IsByok    OptNilBool               `json:"is_byok"`
-	Params    OptNilRouterParams       `json:"params"`
-	Pipeline  OptNilPipelineStageArray `json:"pipeline"`
-	Region    OptNilString             `json:"region"`
-	Requested OptNilString             `json:"requested"`
-	Strategy  OptNilRoutingStrategy    `json:"strategy"`
-	Summary   OptNilString             `json:"summary"`
+	Attempt         OptNilInt                `json:"attempt"`
+	Attempts        OptNilRouterAttemptArray `json:"attempts"`
+	Endpoints       OptNilEndpointsMetadata  `json:"endpoints"`
+	IsByok          OptNilBool               `json:"is_byok"`
+	Params          OptNilRouterParams       `json:"params"`
+	Pipeline        OptNilPipelineStageArray `json:"pipeline"`
+	Region          OptNilString             `json:"region"`
+	Requested       OptNilString             `json:"requested"`
+	Strategy        OptNilRoutingStrategy    `json:"strategy"`
+	Summary         OptNilString             `json:"summary"`
+	AdditionalProps OpenRouterMetadataAdditional
 }
 
 // GetAttempt returns the value of Attempt.
@@ -33432,6 +39422,11 @@ func (s *OpenRouterMetadata) GetSummary() OptNilString {
 	return s.Summary
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *OpenRouterMetadata) GetAdditionalProps() OpenRouterMetadataAdditional {
+	return s.AdditionalProps
+}
+
 // SetAttempt sets the value of Attempt.
 func (s *OpenRouterMetadata) SetAttempt(val OptNilInt) {
 	s.Attempt = val
@@ -33482,11 +39477,28 @@ func (s *OpenRouterMetadata) SetSummary(val OptNilString) {
 	s.Summary = val
 }
 
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *OpenRouterMetadata) SetAdditionalProps(val OpenRouterMetadataAdditional) {
+	s.AdditionalProps = val
+}
+
+type OpenRouterMetadataAdditional map[string]jx.Raw
+
+func (s *OpenRouterMetadataAdditional) init() OpenRouterMetadataAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
+}
+
 // OpenRouter built-in server tool: searches the web for current information.
 // Ref: #/components/schemas/OpenRouterWebSearchServerTool
 type OpenRouterWebSearchServerTool struct {
-	Parameters OptNilWebSearchConfig                   `json:"parameters"`
-	Type       OptNilOpenRouterWebSearchServerToolType `json:"type"`
+	Parameters      OptNilWebSearchConfig                   `json:"parameters"`
+	Type            OptNilOpenRouterWebSearchServerToolType `json:"type"`
+	AdditionalProps OpenRouterWebSearchServerToolAdditional
 }
 
 // GetParameters returns the value of Parameters.
@@ -33499,6 +39511,11 @@ func (s *OpenRouterWebSearchServerTool) GetType() OptNilOpenRouterWebSearchServe
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *OpenRouterWebSearchServerTool) GetAdditionalProps() OpenRouterWebSearchServerToolAdditional {
+	return s.AdditionalProps
+}
+
 // SetParameters sets the value of Parameters.
 func (s *OpenRouterWebSearchServerTool) SetParameters(val OptNilWebSearchConfig) {
 	s.Parameters = val
@@ -33507,6 +39524,22 @@ func (s *OpenRouterWebSearchServerTool) SetParameters(val OptNilWebSearchConfig)
 // SetType sets the value of Type.
 func (s *OpenRouterWebSearchServerTool) SetType(val OptNilOpenRouterWebSearchServerToolType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *OpenRouterWebSearchServerTool) SetAdditionalProps(val OpenRouterWebSearchServerToolAdditional) {
+	s.AdditionalProps = val
+}
+
+type OpenRouterWebSearchServerToolAdditional map[string]jx.Raw
+
+func (s *OpenRouterWebSearchServerToolAdditional) init() OpenRouterWebSearchServerToolAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type OpenRouterWebSearchServerToolType string
@@ -36301,74 +42334,6 @@ func (o OptNilAdditionalToolsItemToolsFunctionType) Or(d AdditionalToolsItemTool
 	return d
 }
 
-// NewOptNilAdditionalToolsItemToolsItemArray returns new OptNilAdditionalToolsItemToolsItemArray with value set to v.
-func NewOptNilAdditionalToolsItemToolsItemArray(v []AdditionalToolsItemToolsItem) OptNilAdditionalToolsItemToolsItemArray {
-	return OptNilAdditionalToolsItemToolsItemArray{
-		Value: v,
-		Set:   true,
-	}
-}
-
-// OptNilAdditionalToolsItemToolsItemArray is optional nullable []AdditionalToolsItemToolsItem.
-type OptNilAdditionalToolsItemToolsItemArray struct {
-	Value []AdditionalToolsItemToolsItem
-	Set   bool
-	Null  bool
-}
-
-// IsSet returns true if OptNilAdditionalToolsItemToolsItemArray was set.
-func (o OptNilAdditionalToolsItemToolsItemArray) IsSet() bool { return o.Set }
-
-// Reset unsets value.
-func (o *OptNilAdditionalToolsItemToolsItemArray) Reset() {
-	var v []AdditionalToolsItemToolsItem
-	o.Value = v
-	o.Set = false
-	o.Null = false
-}
-
-// SetTo sets value to v.
-func (o *OptNilAdditionalToolsItemToolsItemArray) SetTo(v []AdditionalToolsItemToolsItem) {
-	o.Set = true
-	o.Null = false
-	o.Value = v
-}
-
-// IsNull returns true if value is Null.
-func (o OptNilAdditionalToolsItemToolsItemArray) IsNull() bool { return o.Null }
-
-// SetToNull sets value to null.
-func (o *OptNilAdditionalToolsItemToolsItemArray) SetToNull() {
-	o.Set = true
-	o.Null = true
-	var v []AdditionalToolsItemToolsItem
-	o.Value = v
-}
-
-// IsEmpty returns true if the field was omitted from the payload (not Set and not Null).
-func (o OptNilAdditionalToolsItemToolsItemArray) IsEmpty() bool {
-	return !o.Set && !o.Null
-}
-
-// Get returns value and boolean that denotes whether value was set.
-func (o OptNilAdditionalToolsItemToolsItemArray) Get() (v []AdditionalToolsItemToolsItem, ok bool) {
-	if o.Null {
-		return v, false
-	}
-	if !o.Set {
-		return v, false
-	}
-	return o.Value, true
-}
-
-// Or returns value if set, or given parameter if does not.
-func (o OptNilAdditionalToolsItemToolsItemArray) Or(d []AdditionalToolsItemToolsItem) []AdditionalToolsItemToolsItem {
-	if v, ok := o.Get(); ok {
-		return v
-	}
-	return d
-}
-
 // NewOptNilAdditionalToolsItemType returns new OptNilAdditionalToolsItemType with value set to v.
 func NewOptNilAdditionalToolsItemType(v AdditionalToolsItemType) OptNilAdditionalToolsItemType {
 	return OptNilAdditionalToolsItemType{
@@ -36981,74 +42946,6 @@ func (o OptNilAgentMessageItemContentInputImageType) Or(d AgentMessageItemConten
 	return d
 }
 
-// NewOptNilAgentMessageItemContentItemArray returns new OptNilAgentMessageItemContentItemArray with value set to v.
-func NewOptNilAgentMessageItemContentItemArray(v []AgentMessageItemContentItem) OptNilAgentMessageItemContentItemArray {
-	return OptNilAgentMessageItemContentItemArray{
-		Value: v,
-		Set:   true,
-	}
-}
-
-// OptNilAgentMessageItemContentItemArray is optional nullable []AgentMessageItemContentItem.
-type OptNilAgentMessageItemContentItemArray struct {
-	Value []AgentMessageItemContentItem
-	Set   bool
-	Null  bool
-}
-
-// IsSet returns true if OptNilAgentMessageItemContentItemArray was set.
-func (o OptNilAgentMessageItemContentItemArray) IsSet() bool { return o.Set }
-
-// Reset unsets value.
-func (o *OptNilAgentMessageItemContentItemArray) Reset() {
-	var v []AgentMessageItemContentItem
-	o.Value = v
-	o.Set = false
-	o.Null = false
-}
-
-// SetTo sets value to v.
-func (o *OptNilAgentMessageItemContentItemArray) SetTo(v []AgentMessageItemContentItem) {
-	o.Set = true
-	o.Null = false
-	o.Value = v
-}
-
-// IsNull returns true if value is Null.
-func (o OptNilAgentMessageItemContentItemArray) IsNull() bool { return o.Null }
-
-// SetToNull sets value to null.
-func (o *OptNilAgentMessageItemContentItemArray) SetToNull() {
-	o.Set = true
-	o.Null = true
-	var v []AgentMessageItemContentItem
-	o.Value = v
-}
-
-// IsEmpty returns true if the field was omitted from the payload (not Set and not Null).
-func (o OptNilAgentMessageItemContentItemArray) IsEmpty() bool {
-	return !o.Set && !o.Null
-}
-
-// Get returns value and boolean that denotes whether value was set.
-func (o OptNilAgentMessageItemContentItemArray) Get() (v []AgentMessageItemContentItem, ok bool) {
-	if o.Null {
-		return v, false
-	}
-	if !o.Set {
-		return v, false
-	}
-	return o.Value, true
-}
-
-// Or returns value if set, or given parameter if does not.
-func (o OptNilAgentMessageItemContentItemArray) Or(d []AgentMessageItemContentItem) []AgentMessageItemContentItem {
-	if v, ok := o.Get(); ok {
-		return v
-	}
-	return d
-}
-
 // NewOptNilAgentMessageItemType returns new OptNilAgentMessageItemType with value set to v.
 func NewOptNilAgentMessageItemType(v AgentMessageItemType) OptNilAgentMessageItemType {
 	return OptNilAgentMessageItemType{
@@ -37383,74 +43280,6 @@ func (o OptNilAnthropicCacheControlTtl) Get() (v AnthropicCacheControlTtl, ok bo
 
 // Or returns value if set, or given parameter if does not.
 func (o OptNilAnthropicCacheControlTtl) Or(d AnthropicCacheControlTtl) AnthropicCacheControlTtl {
-	if v, ok := o.Get(); ok {
-		return v
-	}
-	return d
-}
-
-// NewOptNilAnyArray returns new OptNilAnyArray with value set to v.
-func NewOptNilAnyArray(v []jx.Raw) OptNilAnyArray {
-	return OptNilAnyArray{
-		Value: v,
-		Set:   true,
-	}
-}
-
-// OptNilAnyArray is optional nullable []jx.Raw.
-type OptNilAnyArray struct {
-	Value []jx.Raw
-	Set   bool
-	Null  bool
-}
-
-// IsSet returns true if OptNilAnyArray was set.
-func (o OptNilAnyArray) IsSet() bool { return o.Set }
-
-// Reset unsets value.
-func (o *OptNilAnyArray) Reset() {
-	var v []jx.Raw
-	o.Value = v
-	o.Set = false
-	o.Null = false
-}
-
-// SetTo sets value to v.
-func (o *OptNilAnyArray) SetTo(v []jx.Raw) {
-	o.Set = true
-	o.Null = false
-	o.Value = v
-}
-
-// IsNull returns true if value is Null.
-func (o OptNilAnyArray) IsNull() bool { return o.Null }
-
-// SetToNull sets value to null.
-func (o *OptNilAnyArray) SetToNull() {
-	o.Set = true
-	o.Null = true
-	var v []jx.Raw
-	o.Value = v
-}
-
-// IsEmpty returns true if the field was omitted from the payload (not Set and not Null).
-func (o OptNilAnyArray) IsEmpty() bool {
-	return !o.Set && !o.Null
-}
-
-// Get returns value and boolean that denotes whether value was set.
-func (o OptNilAnyArray) Get() (v []jx.Raw, ok bool) {
-	if o.Null {
-		return v, false
-	}
-	if !o.Set {
-		return v, false
-	}
-	return o.Value, true
-}
-
-// Or returns value if set, or given parameter if does not.
-func (o OptNilAnyArray) Or(d []jx.Raw) []jx.Raw {
 	if v, ok := o.Get(); ok {
 		return v
 	}
@@ -40449,74 +46278,6 @@ func (o OptNilBaseResponsesResultObject) Or(d BaseResponsesResultObject) BaseRes
 	return d
 }
 
-// NewOptNilBaseResponsesResultOutputItemArray returns new OptNilBaseResponsesResultOutputItemArray with value set to v.
-func NewOptNilBaseResponsesResultOutputItemArray(v []BaseResponsesResultOutputItem) OptNilBaseResponsesResultOutputItemArray {
-	return OptNilBaseResponsesResultOutputItemArray{
-		Value: v,
-		Set:   true,
-	}
-}
-
-// OptNilBaseResponsesResultOutputItemArray is optional nullable []BaseResponsesResultOutputItem.
-type OptNilBaseResponsesResultOutputItemArray struct {
-	Value []BaseResponsesResultOutputItem
-	Set   bool
-	Null  bool
-}
-
-// IsSet returns true if OptNilBaseResponsesResultOutputItemArray was set.
-func (o OptNilBaseResponsesResultOutputItemArray) IsSet() bool { return o.Set }
-
-// Reset unsets value.
-func (o *OptNilBaseResponsesResultOutputItemArray) Reset() {
-	var v []BaseResponsesResultOutputItem
-	o.Value = v
-	o.Set = false
-	o.Null = false
-}
-
-// SetTo sets value to v.
-func (o *OptNilBaseResponsesResultOutputItemArray) SetTo(v []BaseResponsesResultOutputItem) {
-	o.Set = true
-	o.Null = false
-	o.Value = v
-}
-
-// IsNull returns true if value is Null.
-func (o OptNilBaseResponsesResultOutputItemArray) IsNull() bool { return o.Null }
-
-// SetToNull sets value to null.
-func (o *OptNilBaseResponsesResultOutputItemArray) SetToNull() {
-	o.Set = true
-	o.Null = true
-	var v []BaseResponsesResultOutputItem
-	o.Value = v
-}
-
-// IsEmpty returns true if the field was omitted from the payload (not Set and not Null).
-func (o OptNilBaseResponsesResultOutputItemArray) IsEmpty() bool {
-	return !o.Set && !o.Null
-}
-
-// Get returns value and boolean that denotes whether value was set.
-func (o OptNilBaseResponsesResultOutputItemArray) Get() (v []BaseResponsesResultOutputItem, ok bool) {
-	if o.Null {
-		return v, false
-	}
-	if !o.Set {
-		return v, false
-	}
-	return o.Value, true
-}
-
-// Or returns value if set, or given parameter if does not.
-func (o OptNilBaseResponsesResultOutputItemArray) Or(d []BaseResponsesResultOutputItem) []BaseResponsesResultOutputItem {
-	if v, ok := o.Get(); ok {
-		return v
-	}
-	return d
-}
-
 // NewOptNilBaseResponsesResultToolsFunctionType returns new OptNilBaseResponsesResultToolsFunctionType with value set to v.
 func NewOptNilBaseResponsesResultToolsFunctionType(v BaseResponsesResultToolsFunctionType) OptNilBaseResponsesResultToolsFunctionType {
 	return OptNilBaseResponsesResultToolsFunctionType{
@@ -40579,74 +46340,6 @@ func (o OptNilBaseResponsesResultToolsFunctionType) Get() (v BaseResponsesResult
 
 // Or returns value if set, or given parameter if does not.
 func (o OptNilBaseResponsesResultToolsFunctionType) Or(d BaseResponsesResultToolsFunctionType) BaseResponsesResultToolsFunctionType {
-	if v, ok := o.Get(); ok {
-		return v
-	}
-	return d
-}
-
-// NewOptNilBaseResponsesResultToolsItemArray returns new OptNilBaseResponsesResultToolsItemArray with value set to v.
-func NewOptNilBaseResponsesResultToolsItemArray(v []BaseResponsesResultToolsItem) OptNilBaseResponsesResultToolsItemArray {
-	return OptNilBaseResponsesResultToolsItemArray{
-		Value: v,
-		Set:   true,
-	}
-}
-
-// OptNilBaseResponsesResultToolsItemArray is optional nullable []BaseResponsesResultToolsItem.
-type OptNilBaseResponsesResultToolsItemArray struct {
-	Value []BaseResponsesResultToolsItem
-	Set   bool
-	Null  bool
-}
-
-// IsSet returns true if OptNilBaseResponsesResultToolsItemArray was set.
-func (o OptNilBaseResponsesResultToolsItemArray) IsSet() bool { return o.Set }
-
-// Reset unsets value.
-func (o *OptNilBaseResponsesResultToolsItemArray) Reset() {
-	var v []BaseResponsesResultToolsItem
-	o.Value = v
-	o.Set = false
-	o.Null = false
-}
-
-// SetTo sets value to v.
-func (o *OptNilBaseResponsesResultToolsItemArray) SetTo(v []BaseResponsesResultToolsItem) {
-	o.Set = true
-	o.Null = false
-	o.Value = v
-}
-
-// IsNull returns true if value is Null.
-func (o OptNilBaseResponsesResultToolsItemArray) IsNull() bool { return o.Null }
-
-// SetToNull sets value to null.
-func (o *OptNilBaseResponsesResultToolsItemArray) SetToNull() {
-	o.Set = true
-	o.Null = true
-	var v []BaseResponsesResultToolsItem
-	o.Value = v
-}
-
-// IsEmpty returns true if the field was omitted from the payload (not Set and not Null).
-func (o OptNilBaseResponsesResultToolsItemArray) IsEmpty() bool {
-	return !o.Set && !o.Null
-}
-
-// Get returns value and boolean that denotes whether value was set.
-func (o OptNilBaseResponsesResultToolsItemArray) Get() (v []BaseResponsesResultToolsItem, ok bool) {
-	if o.Null {
-		return v, false
-	}
-	if !o.Set {
-		return v, false
-	}
-	return o.Value, true
-}
-
-// Or returns value if set, or given parameter if does not.
-func (o OptNilBaseResponsesResultToolsItemArray) Or(d []BaseResponsesResultToolsItem) []BaseResponsesResultToolsItem {
 	if v, ok := o.Get(); ok {
 		return v
 	}
@@ -41463,74 +47156,6 @@ func (o OptNilChatAudioOutput) Get() (v ChatAudioOutput, ok bool) {
 
 // Or returns value if set, or given parameter if does not.
 func (o OptNilChatAudioOutput) Or(d ChatAudioOutput) ChatAudioOutput {
-	if v, ok := o.Get(); ok {
-		return v
-	}
-	return d
-}
-
-// NewOptNilChatChoiceArray returns new OptNilChatChoiceArray with value set to v.
-func NewOptNilChatChoiceArray(v []ChatChoice) OptNilChatChoiceArray {
-	return OptNilChatChoiceArray{
-		Value: v,
-		Set:   true,
-	}
-}
-
-// OptNilChatChoiceArray is optional nullable []ChatChoice.
-type OptNilChatChoiceArray struct {
-	Value []ChatChoice
-	Set   bool
-	Null  bool
-}
-
-// IsSet returns true if OptNilChatChoiceArray was set.
-func (o OptNilChatChoiceArray) IsSet() bool { return o.Set }
-
-// Reset unsets value.
-func (o *OptNilChatChoiceArray) Reset() {
-	var v []ChatChoice
-	o.Value = v
-	o.Set = false
-	o.Null = false
-}
-
-// SetTo sets value to v.
-func (o *OptNilChatChoiceArray) SetTo(v []ChatChoice) {
-	o.Set = true
-	o.Null = false
-	o.Value = v
-}
-
-// IsNull returns true if value is Null.
-func (o OptNilChatChoiceArray) IsNull() bool { return o.Null }
-
-// SetToNull sets value to null.
-func (o *OptNilChatChoiceArray) SetToNull() {
-	o.Set = true
-	o.Null = true
-	var v []ChatChoice
-	o.Value = v
-}
-
-// IsEmpty returns true if the field was omitted from the payload (not Set and not Null).
-func (o OptNilChatChoiceArray) IsEmpty() bool {
-	return !o.Set && !o.Null
-}
-
-// Get returns value and boolean that denotes whether value was set.
-func (o OptNilChatChoiceArray) Get() (v []ChatChoice, ok bool) {
-	if o.Null {
-		return v, false
-	}
-	if !o.Set {
-		return v, false
-	}
-	return o.Value, true
-}
-
-// Or returns value if set, or given parameter if does not.
-func (o OptNilChatChoiceArray) Or(d []ChatChoice) []ChatChoice {
 	if v, ok := o.Get(); ok {
 		return v
 	}
@@ -43373,74 +48998,6 @@ func (o OptNilChatMessageAnnotationURLCitation) Or(d ChatMessageAnnotationURLCit
 	return d
 }
 
-// NewOptNilChatMessagesArray returns new OptNilChatMessagesArray with value set to v.
-func NewOptNilChatMessagesArray(v []ChatMessages) OptNilChatMessagesArray {
-	return OptNilChatMessagesArray{
-		Value: v,
-		Set:   true,
-	}
-}
-
-// OptNilChatMessagesArray is optional nullable []ChatMessages.
-type OptNilChatMessagesArray struct {
-	Value []ChatMessages
-	Set   bool
-	Null  bool
-}
-
-// IsSet returns true if OptNilChatMessagesArray was set.
-func (o OptNilChatMessagesArray) IsSet() bool { return o.Set }
-
-// Reset unsets value.
-func (o *OptNilChatMessagesArray) Reset() {
-	var v []ChatMessages
-	o.Value = v
-	o.Set = false
-	o.Null = false
-}
-
-// SetTo sets value to v.
-func (o *OptNilChatMessagesArray) SetTo(v []ChatMessages) {
-	o.Set = true
-	o.Null = false
-	o.Value = v
-}
-
-// IsNull returns true if value is Null.
-func (o OptNilChatMessagesArray) IsNull() bool { return o.Null }
-
-// SetToNull sets value to null.
-func (o *OptNilChatMessagesArray) SetToNull() {
-	o.Set = true
-	o.Null = true
-	var v []ChatMessages
-	o.Value = v
-}
-
-// IsEmpty returns true if the field was omitted from the payload (not Set and not Null).
-func (o OptNilChatMessagesArray) IsEmpty() bool {
-	return !o.Set && !o.Null
-}
-
-// Get returns value and boolean that denotes whether value was set.
-func (o OptNilChatMessagesArray) Get() (v []ChatMessages, ok bool) {
-	if o.Null {
-		return v, false
-	}
-	if !o.Set {
-		return v, false
-	}
-	return o.Value, true
-}
-
-// Or returns value if set, or given parameter if does not.
-func (o OptNilChatMessagesArray) Or(d []ChatMessages) []ChatMessages {
-	if v, ok := o.Get(); ok {
-		return v
-	}
-	return d
-}
-
 // NewOptNilChatModelNames returns new OptNilChatModelNames with value set to v.
 func NewOptNilChatModelNames(v ChatModelNames) OptNilChatModelNames {
 	return OptNilChatModelNames{
@@ -44393,74 +49950,6 @@ func (o OptNilChatSearchModelsServerToolType) Or(d ChatSearchModelsServerToolTyp
 	return d
 }
 
-// NewOptNilChatStreamChoiceArray returns new OptNilChatStreamChoiceArray with value set to v.
-func NewOptNilChatStreamChoiceArray(v []ChatStreamChoice) OptNilChatStreamChoiceArray {
-	return OptNilChatStreamChoiceArray{
-		Value: v,
-		Set:   true,
-	}
-}
-
-// OptNilChatStreamChoiceArray is optional nullable []ChatStreamChoice.
-type OptNilChatStreamChoiceArray struct {
-	Value []ChatStreamChoice
-	Set   bool
-	Null  bool
-}
-
-// IsSet returns true if OptNilChatStreamChoiceArray was set.
-func (o OptNilChatStreamChoiceArray) IsSet() bool { return o.Set }
-
-// Reset unsets value.
-func (o *OptNilChatStreamChoiceArray) Reset() {
-	var v []ChatStreamChoice
-	o.Value = v
-	o.Set = false
-	o.Null = false
-}
-
-// SetTo sets value to v.
-func (o *OptNilChatStreamChoiceArray) SetTo(v []ChatStreamChoice) {
-	o.Set = true
-	o.Null = false
-	o.Value = v
-}
-
-// IsNull returns true if value is Null.
-func (o OptNilChatStreamChoiceArray) IsNull() bool { return o.Null }
-
-// SetToNull sets value to null.
-func (o *OptNilChatStreamChoiceArray) SetToNull() {
-	o.Set = true
-	o.Null = true
-	var v []ChatStreamChoice
-	o.Value = v
-}
-
-// IsEmpty returns true if the field was omitted from the payload (not Set and not Null).
-func (o OptNilChatStreamChoiceArray) IsEmpty() bool {
-	return !o.Set && !o.Null
-}
-
-// Get returns value and boolean that denotes whether value was set.
-func (o OptNilChatStreamChoiceArray) Get() (v []ChatStreamChoice, ok bool) {
-	if o.Null {
-		return v, false
-	}
-	if !o.Set {
-		return v, false
-	}
-	return o.Value, true
-}
-
-// Or returns value if set, or given parameter if does not.
-func (o OptNilChatStreamChoiceArray) Or(d []ChatStreamChoice) []ChatStreamChoice {
-	if v, ok := o.Get(); ok {
-		return v
-	}
-	return d
-}
-
 // NewOptNilChatStreamChunk returns new OptNilChatStreamChunk with value set to v.
 func NewOptNilChatStreamChunk(v ChatStreamChunk) OptNilChatStreamChunk {
 	return OptNilChatStreamChunk{
@@ -45339,74 +50828,6 @@ func (o OptNilChatTokenLogprobArray) Get() (v []ChatTokenLogprob, ok bool) {
 
 // Or returns value if set, or given parameter if does not.
 func (o OptNilChatTokenLogprobArray) Or(d []ChatTokenLogprob) []ChatTokenLogprob {
-	if v, ok := o.Get(); ok {
-		return v
-	}
-	return d
-}
-
-// NewOptNilChatTokenLogprobTopLogprobsItemArray returns new OptNilChatTokenLogprobTopLogprobsItemArray with value set to v.
-func NewOptNilChatTokenLogprobTopLogprobsItemArray(v []ChatTokenLogprobTopLogprobsItem) OptNilChatTokenLogprobTopLogprobsItemArray {
-	return OptNilChatTokenLogprobTopLogprobsItemArray{
-		Value: v,
-		Set:   true,
-	}
-}
-
-// OptNilChatTokenLogprobTopLogprobsItemArray is optional nullable []ChatTokenLogprobTopLogprobsItem.
-type OptNilChatTokenLogprobTopLogprobsItemArray struct {
-	Value []ChatTokenLogprobTopLogprobsItem
-	Set   bool
-	Null  bool
-}
-
-// IsSet returns true if OptNilChatTokenLogprobTopLogprobsItemArray was set.
-func (o OptNilChatTokenLogprobTopLogprobsItemArray) IsSet() bool { return o.Set }
-
-// Reset unsets value.
-func (o *OptNilChatTokenLogprobTopLogprobsItemArray) Reset() {
-	var v []ChatTokenLogprobTopLogprobsItem
-	o.Value = v
-	o.Set = false
-	o.Null = false
-}
-
-// SetTo sets value to v.
-func (o *OptNilChatTokenLogprobTopLogprobsItemArray) SetTo(v []ChatTokenLogprobTopLogprobsItem) {
-	o.Set = true
-	o.Null = false
-	o.Value = v
-}
-
-// IsNull returns true if value is Null.
-func (o OptNilChatTokenLogprobTopLogprobsItemArray) IsNull() bool { return o.Null }
-
-// SetToNull sets value to null.
-func (o *OptNilChatTokenLogprobTopLogprobsItemArray) SetToNull() {
-	o.Set = true
-	o.Null = true
-	var v []ChatTokenLogprobTopLogprobsItem
-	o.Value = v
-}
-
-// IsEmpty returns true if the field was omitted from the payload (not Set and not Null).
-func (o OptNilChatTokenLogprobTopLogprobsItemArray) IsEmpty() bool {
-	return !o.Set && !o.Null
-}
-
-// Get returns value and boolean that denotes whether value was set.
-func (o OptNilChatTokenLogprobTopLogprobsItemArray) Get() (v []ChatTokenLogprobTopLogprobsItem, ok bool) {
-	if o.Null {
-		return v, false
-	}
-	if !o.Set {
-		return v, false
-	}
-	return o.Value, true
-}
-
-// Or returns value if set, or given parameter if does not.
-func (o OptNilChatTokenLogprobTopLogprobsItemArray) Or(d []ChatTokenLogprobTopLogprobsItem) []ChatTokenLogprobTopLogprobsItem {
 	if v, ok := o.Get(); ok {
 		return v
 	}
@@ -49697,74 +55118,6 @@ func (o OptNilEdgeNetworkTimeoutResponseErrorData) Or(d EdgeNetworkTimeoutRespon
 	return d
 }
 
-// NewOptNilEndpointInfoArray returns new OptNilEndpointInfoArray with value set to v.
-func NewOptNilEndpointInfoArray(v []EndpointInfo) OptNilEndpointInfoArray {
-	return OptNilEndpointInfoArray{
-		Value: v,
-		Set:   true,
-	}
-}
-
-// OptNilEndpointInfoArray is optional nullable []EndpointInfo.
-type OptNilEndpointInfoArray struct {
-	Value []EndpointInfo
-	Set   bool
-	Null  bool
-}
-
-// IsSet returns true if OptNilEndpointInfoArray was set.
-func (o OptNilEndpointInfoArray) IsSet() bool { return o.Set }
-
-// Reset unsets value.
-func (o *OptNilEndpointInfoArray) Reset() {
-	var v []EndpointInfo
-	o.Value = v
-	o.Set = false
-	o.Null = false
-}
-
-// SetTo sets value to v.
-func (o *OptNilEndpointInfoArray) SetTo(v []EndpointInfo) {
-	o.Set = true
-	o.Null = false
-	o.Value = v
-}
-
-// IsNull returns true if value is Null.
-func (o OptNilEndpointInfoArray) IsNull() bool { return o.Null }
-
-// SetToNull sets value to null.
-func (o *OptNilEndpointInfoArray) SetToNull() {
-	o.Set = true
-	o.Null = true
-	var v []EndpointInfo
-	o.Value = v
-}
-
-// IsEmpty returns true if the field was omitted from the payload (not Set and not Null).
-func (o OptNilEndpointInfoArray) IsEmpty() bool {
-	return !o.Set && !o.Null
-}
-
-// Get returns value and boolean that denotes whether value was set.
-func (o OptNilEndpointInfoArray) Get() (v []EndpointInfo, ok bool) {
-	if o.Null {
-		return v, false
-	}
-	if !o.Set {
-		return v, false
-	}
-	return o.Value, true
-}
-
-// Or returns value if set, or given parameter if does not.
-func (o OptNilEndpointInfoArray) Or(d []EndpointInfo) []EndpointInfo {
-	if v, ok := o.Get(); ok {
-		return v
-	}
-	return d
-}
-
 // NewOptNilEndpointsMetadata returns new OptNilEndpointsMetadata with value set to v.
 func NewOptNilEndpointsMetadata(v EndpointsMetadata) OptNilEndpointsMetadata {
 	return OptNilEndpointsMetadata{
@@ -51663,278 +57016,6 @@ func (o OptNilFusionAnalysisResult) Get() (v FusionAnalysisResult, ok bool) {
 
 // Or returns value if set, or given parameter if does not.
 func (o OptNilFusionAnalysisResult) Or(d FusionAnalysisResult) FusionAnalysisResult {
-	if v, ok := o.Get(); ok {
-		return v
-	}
-	return d
-}
-
-// NewOptNilFusionAnalysisResultContradictionsItemArray returns new OptNilFusionAnalysisResultContradictionsItemArray with value set to v.
-func NewOptNilFusionAnalysisResultContradictionsItemArray(v []FusionAnalysisResultContradictionsItem) OptNilFusionAnalysisResultContradictionsItemArray {
-	return OptNilFusionAnalysisResultContradictionsItemArray{
-		Value: v,
-		Set:   true,
-	}
-}
-
-// OptNilFusionAnalysisResultContradictionsItemArray is optional nullable []FusionAnalysisResultContradictionsItem.
-type OptNilFusionAnalysisResultContradictionsItemArray struct {
-	Value []FusionAnalysisResultContradictionsItem
-	Set   bool
-	Null  bool
-}
-
-// IsSet returns true if OptNilFusionAnalysisResultContradictionsItemArray was set.
-func (o OptNilFusionAnalysisResultContradictionsItemArray) IsSet() bool { return o.Set }
-
-// Reset unsets value.
-func (o *OptNilFusionAnalysisResultContradictionsItemArray) Reset() {
-	var v []FusionAnalysisResultContradictionsItem
-	o.Value = v
-	o.Set = false
-	o.Null = false
-}
-
-// SetTo sets value to v.
-func (o *OptNilFusionAnalysisResultContradictionsItemArray) SetTo(v []FusionAnalysisResultContradictionsItem) {
-	o.Set = true
-	o.Null = false
-	o.Value = v
-}
-
-// IsNull returns true if value is Null.
-func (o OptNilFusionAnalysisResultContradictionsItemArray) IsNull() bool { return o.Null }
-
-// SetToNull sets value to null.
-func (o *OptNilFusionAnalysisResultContradictionsItemArray) SetToNull() {
-	o.Set = true
-	o.Null = true
-	var v []FusionAnalysisResultContradictionsItem
-	o.Value = v
-}
-
-// IsEmpty returns true if the field was omitted from the payload (not Set and not Null).
-func (o OptNilFusionAnalysisResultContradictionsItemArray) IsEmpty() bool {
-	return !o.Set && !o.Null
-}
-
-// Get returns value and boolean that denotes whether value was set.
-func (o OptNilFusionAnalysisResultContradictionsItemArray) Get() (v []FusionAnalysisResultContradictionsItem, ok bool) {
-	if o.Null {
-		return v, false
-	}
-	if !o.Set {
-		return v, false
-	}
-	return o.Value, true
-}
-
-// Or returns value if set, or given parameter if does not.
-func (o OptNilFusionAnalysisResultContradictionsItemArray) Or(d []FusionAnalysisResultContradictionsItem) []FusionAnalysisResultContradictionsItem {
-	if v, ok := o.Get(); ok {
-		return v
-	}
-	return d
-}
-
-// NewOptNilFusionAnalysisResultContradictionsItemStancesItemArray returns new OptNilFusionAnalysisResultContradictionsItemStancesItemArray with value set to v.
-func NewOptNilFusionAnalysisResultContradictionsItemStancesItemArray(v []FusionAnalysisResultContradictionsItemStancesItem) OptNilFusionAnalysisResultContradictionsItemStancesItemArray {
-	return OptNilFusionAnalysisResultContradictionsItemStancesItemArray{
-		Value: v,
-		Set:   true,
-	}
-}
-
-// OptNilFusionAnalysisResultContradictionsItemStancesItemArray is optional nullable []FusionAnalysisResultContradictionsItemStancesItem.
-type OptNilFusionAnalysisResultContradictionsItemStancesItemArray struct {
-	Value []FusionAnalysisResultContradictionsItemStancesItem
-	Set   bool
-	Null  bool
-}
-
-// IsSet returns true if OptNilFusionAnalysisResultContradictionsItemStancesItemArray was set.
-func (o OptNilFusionAnalysisResultContradictionsItemStancesItemArray) IsSet() bool { return o.Set }
-
-// Reset unsets value.
-func (o *OptNilFusionAnalysisResultContradictionsItemStancesItemArray) Reset() {
-	var v []FusionAnalysisResultContradictionsItemStancesItem
-	o.Value = v
-	o.Set = false
-	o.Null = false
-}
-
-// SetTo sets value to v.
-func (o *OptNilFusionAnalysisResultContradictionsItemStancesItemArray) SetTo(v []FusionAnalysisResultContradictionsItemStancesItem) {
-	o.Set = true
-	o.Null = false
-	o.Value = v
-}
-
-// IsNull returns true if value is Null.
-func (o OptNilFusionAnalysisResultContradictionsItemStancesItemArray) IsNull() bool { return o.Null }
-
-// SetToNull sets value to null.
-func (o *OptNilFusionAnalysisResultContradictionsItemStancesItemArray) SetToNull() {
-	o.Set = true
-	o.Null = true
-	var v []FusionAnalysisResultContradictionsItemStancesItem
-	o.Value = v
-}
-
-// IsEmpty returns true if the field was omitted from the payload (not Set and not Null).
-func (o OptNilFusionAnalysisResultContradictionsItemStancesItemArray) IsEmpty() bool {
-	return !o.Set && !o.Null
-}
-
-// Get returns value and boolean that denotes whether value was set.
-func (o OptNilFusionAnalysisResultContradictionsItemStancesItemArray) Get() (v []FusionAnalysisResultContradictionsItemStancesItem, ok bool) {
-	if o.Null {
-		return v, false
-	}
-	if !o.Set {
-		return v, false
-	}
-	return o.Value, true
-}
-
-// Or returns value if set, or given parameter if does not.
-func (o OptNilFusionAnalysisResultContradictionsItemStancesItemArray) Or(d []FusionAnalysisResultContradictionsItemStancesItem) []FusionAnalysisResultContradictionsItemStancesItem {
-	if v, ok := o.Get(); ok {
-		return v
-	}
-	return d
-}
-
-// NewOptNilFusionAnalysisResultPartialCoverageItemArray returns new OptNilFusionAnalysisResultPartialCoverageItemArray with value set to v.
-func NewOptNilFusionAnalysisResultPartialCoverageItemArray(v []FusionAnalysisResultPartialCoverageItem) OptNilFusionAnalysisResultPartialCoverageItemArray {
-	return OptNilFusionAnalysisResultPartialCoverageItemArray{
-		Value: v,
-		Set:   true,
-	}
-}
-
-// OptNilFusionAnalysisResultPartialCoverageItemArray is optional nullable []FusionAnalysisResultPartialCoverageItem.
-type OptNilFusionAnalysisResultPartialCoverageItemArray struct {
-	Value []FusionAnalysisResultPartialCoverageItem
-	Set   bool
-	Null  bool
-}
-
-// IsSet returns true if OptNilFusionAnalysisResultPartialCoverageItemArray was set.
-func (o OptNilFusionAnalysisResultPartialCoverageItemArray) IsSet() bool { return o.Set }
-
-// Reset unsets value.
-func (o *OptNilFusionAnalysisResultPartialCoverageItemArray) Reset() {
-	var v []FusionAnalysisResultPartialCoverageItem
-	o.Value = v
-	o.Set = false
-	o.Null = false
-}
-
-// SetTo sets value to v.
-func (o *OptNilFusionAnalysisResultPartialCoverageItemArray) SetTo(v []FusionAnalysisResultPartialCoverageItem) {
-	o.Set = true
-	o.Null = false
-	o.Value = v
-}
-
-// IsNull returns true if value is Null.
-func (o OptNilFusionAnalysisResultPartialCoverageItemArray) IsNull() bool { return o.Null }
-
-// SetToNull sets value to null.
-func (o *OptNilFusionAnalysisResultPartialCoverageItemArray) SetToNull() {
-	o.Set = true
-	o.Null = true
-	var v []FusionAnalysisResultPartialCoverageItem
-	o.Value = v
-}
-
-// IsEmpty returns true if the field was omitted from the payload (not Set and not Null).
-func (o OptNilFusionAnalysisResultPartialCoverageItemArray) IsEmpty() bool {
-	return !o.Set && !o.Null
-}
-
-// Get returns value and boolean that denotes whether value was set.
-func (o OptNilFusionAnalysisResultPartialCoverageItemArray) Get() (v []FusionAnalysisResultPartialCoverageItem, ok bool) {
-	if o.Null {
-		return v, false
-	}
-	if !o.Set {
-		return v, false
-	}
-	return o.Value, true
-}
-
-// Or returns value if set, or given parameter if does not.
-func (o OptNilFusionAnalysisResultPartialCoverageItemArray) Or(d []FusionAnalysisResultPartialCoverageItem) []FusionAnalysisResultPartialCoverageItem {
-	if v, ok := o.Get(); ok {
-		return v
-	}
-	return d
-}
-
-// NewOptNilFusionAnalysisResultUniqueInsightsItemArray returns new OptNilFusionAnalysisResultUniqueInsightsItemArray with value set to v.
-func NewOptNilFusionAnalysisResultUniqueInsightsItemArray(v []FusionAnalysisResultUniqueInsightsItem) OptNilFusionAnalysisResultUniqueInsightsItemArray {
-	return OptNilFusionAnalysisResultUniqueInsightsItemArray{
-		Value: v,
-		Set:   true,
-	}
-}
-
-// OptNilFusionAnalysisResultUniqueInsightsItemArray is optional nullable []FusionAnalysisResultUniqueInsightsItem.
-type OptNilFusionAnalysisResultUniqueInsightsItemArray struct {
-	Value []FusionAnalysisResultUniqueInsightsItem
-	Set   bool
-	Null  bool
-}
-
-// IsSet returns true if OptNilFusionAnalysisResultUniqueInsightsItemArray was set.
-func (o OptNilFusionAnalysisResultUniqueInsightsItemArray) IsSet() bool { return o.Set }
-
-// Reset unsets value.
-func (o *OptNilFusionAnalysisResultUniqueInsightsItemArray) Reset() {
-	var v []FusionAnalysisResultUniqueInsightsItem
-	o.Value = v
-	o.Set = false
-	o.Null = false
-}
-
-// SetTo sets value to v.
-func (o *OptNilFusionAnalysisResultUniqueInsightsItemArray) SetTo(v []FusionAnalysisResultUniqueInsightsItem) {
-	o.Set = true
-	o.Null = false
-	o.Value = v
-}
-
-// IsNull returns true if value is Null.
-func (o OptNilFusionAnalysisResultUniqueInsightsItemArray) IsNull() bool { return o.Null }
-
-// SetToNull sets value to null.
-func (o *OptNilFusionAnalysisResultUniqueInsightsItemArray) SetToNull() {
-	o.Set = true
-	o.Null = true
-	var v []FusionAnalysisResultUniqueInsightsItem
-	o.Value = v
-}
-
-// IsEmpty returns true if the field was omitted from the payload (not Set and not Null).
-func (o OptNilFusionAnalysisResultUniqueInsightsItemArray) IsEmpty() bool {
-	return !o.Set && !o.Null
-}
-
-// Get returns value and boolean that denotes whether value was set.
-func (o OptNilFusionAnalysisResultUniqueInsightsItemArray) Get() (v []FusionAnalysisResultUniqueInsightsItem, ok bool) {
-	if o.Null {
-		return v, false
-	}
-	if !o.Set {
-		return v, false
-	}
-	return o.Value, true
-}
-
-// Or returns value if set, or given parameter if does not.
-func (o OptNilFusionAnalysisResultUniqueInsightsItemArray) Or(d []FusionAnalysisResultUniqueInsightsItem) []FusionAnalysisResultUniqueInsightsItem {
 	if v, ok := o.Get(); ok {
 		return v
 	}
@@ -57041,74 +62122,6 @@ func (o OptNilMcpCallItemType) Or(d McpCallItemType) McpCallItemType {
 	return d
 }
 
-// NewOptNilMcpListToolsItemToolsItemArray returns new OptNilMcpListToolsItemToolsItemArray with value set to v.
-func NewOptNilMcpListToolsItemToolsItemArray(v []McpListToolsItemToolsItem) OptNilMcpListToolsItemToolsItemArray {
-	return OptNilMcpListToolsItemToolsItemArray{
-		Value: v,
-		Set:   true,
-	}
-}
-
-// OptNilMcpListToolsItemToolsItemArray is optional nullable []McpListToolsItemToolsItem.
-type OptNilMcpListToolsItemToolsItemArray struct {
-	Value []McpListToolsItemToolsItem
-	Set   bool
-	Null  bool
-}
-
-// IsSet returns true if OptNilMcpListToolsItemToolsItemArray was set.
-func (o OptNilMcpListToolsItemToolsItemArray) IsSet() bool { return o.Set }
-
-// Reset unsets value.
-func (o *OptNilMcpListToolsItemToolsItemArray) Reset() {
-	var v []McpListToolsItemToolsItem
-	o.Value = v
-	o.Set = false
-	o.Null = false
-}
-
-// SetTo sets value to v.
-func (o *OptNilMcpListToolsItemToolsItemArray) SetTo(v []McpListToolsItemToolsItem) {
-	o.Set = true
-	o.Null = false
-	o.Value = v
-}
-
-// IsNull returns true if value is Null.
-func (o OptNilMcpListToolsItemToolsItemArray) IsNull() bool { return o.Null }
-
-// SetToNull sets value to null.
-func (o *OptNilMcpListToolsItemToolsItemArray) SetToNull() {
-	o.Set = true
-	o.Null = true
-	var v []McpListToolsItemToolsItem
-	o.Value = v
-}
-
-// IsEmpty returns true if the field was omitted from the payload (not Set and not Null).
-func (o OptNilMcpListToolsItemToolsItemArray) IsEmpty() bool {
-	return !o.Set && !o.Null
-}
-
-// Get returns value and boolean that denotes whether value was set.
-func (o OptNilMcpListToolsItemToolsItemArray) Get() (v []McpListToolsItemToolsItem, ok bool) {
-	if o.Null {
-		return v, false
-	}
-	if !o.Set {
-		return v, false
-	}
-	return o.Value, true
-}
-
-// Or returns value if set, or given parameter if does not.
-func (o OptNilMcpListToolsItemToolsItemArray) Or(d []McpListToolsItemToolsItem) []McpListToolsItemToolsItem {
-	if v, ok := o.Get(); ok {
-		return v
-	}
-	return d
-}
-
 // NewOptNilMcpListToolsItemType returns new OptNilMcpListToolsItemType with value set to v.
 func NewOptNilMcpListToolsItemType(v McpListToolsItemType) OptNilMcpListToolsItemType {
 	return OptNilMcpListToolsItemType{
@@ -57721,74 +62734,6 @@ func (o OptNilNamespaceFunctionToolType) Or(d NamespaceFunctionToolType) Namespa
 	return d
 }
 
-// NewOptNilNamespaceToolToolsItemArray returns new OptNilNamespaceToolToolsItemArray with value set to v.
-func NewOptNilNamespaceToolToolsItemArray(v []NamespaceToolToolsItem) OptNilNamespaceToolToolsItemArray {
-	return OptNilNamespaceToolToolsItemArray{
-		Value: v,
-		Set:   true,
-	}
-}
-
-// OptNilNamespaceToolToolsItemArray is optional nullable []NamespaceToolToolsItem.
-type OptNilNamespaceToolToolsItemArray struct {
-	Value []NamespaceToolToolsItem
-	Set   bool
-	Null  bool
-}
-
-// IsSet returns true if OptNilNamespaceToolToolsItemArray was set.
-func (o OptNilNamespaceToolToolsItemArray) IsSet() bool { return o.Set }
-
-// Reset unsets value.
-func (o *OptNilNamespaceToolToolsItemArray) Reset() {
-	var v []NamespaceToolToolsItem
-	o.Value = v
-	o.Set = false
-	o.Null = false
-}
-
-// SetTo sets value to v.
-func (o *OptNilNamespaceToolToolsItemArray) SetTo(v []NamespaceToolToolsItem) {
-	o.Set = true
-	o.Null = false
-	o.Value = v
-}
-
-// IsNull returns true if value is Null.
-func (o OptNilNamespaceToolToolsItemArray) IsNull() bool { return o.Null }
-
-// SetToNull sets value to null.
-func (o *OptNilNamespaceToolToolsItemArray) SetToNull() {
-	o.Set = true
-	o.Null = true
-	var v []NamespaceToolToolsItem
-	o.Value = v
-}
-
-// IsEmpty returns true if the field was omitted from the payload (not Set and not Null).
-func (o OptNilNamespaceToolToolsItemArray) IsEmpty() bool {
-	return !o.Set && !o.Null
-}
-
-// Get returns value and boolean that denotes whether value was set.
-func (o OptNilNamespaceToolToolsItemArray) Get() (v []NamespaceToolToolsItem, ok bool) {
-	if o.Null {
-		return v, false
-	}
-	if !o.Set {
-		return v, false
-	}
-	return o.Value, true
-}
-
-// Or returns value if set, or given parameter if does not.
-func (o OptNilNamespaceToolToolsItemArray) Or(d []NamespaceToolToolsItem) []NamespaceToolToolsItem {
-	if v, ok := o.Get(); ok {
-		return v
-	}
-	return d
-}
-
 // NewOptNilNamespaceToolType returns new OptNilNamespaceToolType with value set to v.
 func NewOptNilNamespaceToolType(v NamespaceToolType) OptNilNamespaceToolType {
 	return OptNilNamespaceToolType{
@@ -58259,74 +63204,6 @@ func (o OptNilOpenAIResponseFunctionToolCallType) Get() (v OpenAIResponseFunctio
 
 // Or returns value if set, or given parameter if does not.
 func (o OptNilOpenAIResponseFunctionToolCallType) Or(d OpenAIResponseFunctionToolCallType) OpenAIResponseFunctionToolCallType {
-	if v, ok := o.Get(); ok {
-		return v
-	}
-	return d
-}
-
-// NewOptNilOpenAIResponseInputMessageItemContentItemArray returns new OptNilOpenAIResponseInputMessageItemContentItemArray with value set to v.
-func NewOptNilOpenAIResponseInputMessageItemContentItemArray(v []OpenAIResponseInputMessageItemContentItem) OptNilOpenAIResponseInputMessageItemContentItemArray {
-	return OptNilOpenAIResponseInputMessageItemContentItemArray{
-		Value: v,
-		Set:   true,
-	}
-}
-
-// OptNilOpenAIResponseInputMessageItemContentItemArray is optional nullable []OpenAIResponseInputMessageItemContentItem.
-type OptNilOpenAIResponseInputMessageItemContentItemArray struct {
-	Value []OpenAIResponseInputMessageItemContentItem
-	Set   bool
-	Null  bool
-}
-
-// IsSet returns true if OptNilOpenAIResponseInputMessageItemContentItemArray was set.
-func (o OptNilOpenAIResponseInputMessageItemContentItemArray) IsSet() bool { return o.Set }
-
-// Reset unsets value.
-func (o *OptNilOpenAIResponseInputMessageItemContentItemArray) Reset() {
-	var v []OpenAIResponseInputMessageItemContentItem
-	o.Value = v
-	o.Set = false
-	o.Null = false
-}
-
-// SetTo sets value to v.
-func (o *OptNilOpenAIResponseInputMessageItemContentItemArray) SetTo(v []OpenAIResponseInputMessageItemContentItem) {
-	o.Set = true
-	o.Null = false
-	o.Value = v
-}
-
-// IsNull returns true if value is Null.
-func (o OptNilOpenAIResponseInputMessageItemContentItemArray) IsNull() bool { return o.Null }
-
-// SetToNull sets value to null.
-func (o *OptNilOpenAIResponseInputMessageItemContentItemArray) SetToNull() {
-	o.Set = true
-	o.Null = true
-	var v []OpenAIResponseInputMessageItemContentItem
-	o.Value = v
-}
-
-// IsEmpty returns true if the field was omitted from the payload (not Set and not Null).
-func (o OptNilOpenAIResponseInputMessageItemContentItemArray) IsEmpty() bool {
-	return !o.Set && !o.Null
-}
-
-// Get returns value and boolean that denotes whether value was set.
-func (o OptNilOpenAIResponseInputMessageItemContentItemArray) Get() (v []OpenAIResponseInputMessageItemContentItem, ok bool) {
-	if o.Null {
-		return v, false
-	}
-	if !o.Set {
-		return v, false
-	}
-	return o.Value, true
-}
-
-// Or returns value if set, or given parameter if does not.
-func (o OptNilOpenAIResponseInputMessageItemContentItemArray) Or(d []OpenAIResponseInputMessageItemContentItem) []OpenAIResponseInputMessageItemContentItem {
 	if v, ok := o.Get(); ok {
 		return v
 	}
@@ -60305,74 +65182,6 @@ func (o OptNilOpenResponsesInProgressEventType) Or(d OpenResponsesInProgressEven
 	return d
 }
 
-// NewOptNilOpenResponsesLogProbsArray returns new OptNilOpenResponsesLogProbsArray with value set to v.
-func NewOptNilOpenResponsesLogProbsArray(v []OpenResponsesLogProbs) OptNilOpenResponsesLogProbsArray {
-	return OptNilOpenResponsesLogProbsArray{
-		Value: v,
-		Set:   true,
-	}
-}
-
-// OptNilOpenResponsesLogProbsArray is optional nullable []OpenResponsesLogProbs.
-type OptNilOpenResponsesLogProbsArray struct {
-	Value []OpenResponsesLogProbs
-	Set   bool
-	Null  bool
-}
-
-// IsSet returns true if OptNilOpenResponsesLogProbsArray was set.
-func (o OptNilOpenResponsesLogProbsArray) IsSet() bool { return o.Set }
-
-// Reset unsets value.
-func (o *OptNilOpenResponsesLogProbsArray) Reset() {
-	var v []OpenResponsesLogProbs
-	o.Value = v
-	o.Set = false
-	o.Null = false
-}
-
-// SetTo sets value to v.
-func (o *OptNilOpenResponsesLogProbsArray) SetTo(v []OpenResponsesLogProbs) {
-	o.Set = true
-	o.Null = false
-	o.Value = v
-}
-
-// IsNull returns true if value is Null.
-func (o OptNilOpenResponsesLogProbsArray) IsNull() bool { return o.Null }
-
-// SetToNull sets value to null.
-func (o *OptNilOpenResponsesLogProbsArray) SetToNull() {
-	o.Set = true
-	o.Null = true
-	var v []OpenResponsesLogProbs
-	o.Value = v
-}
-
-// IsEmpty returns true if the field was omitted from the payload (not Set and not Null).
-func (o OptNilOpenResponsesLogProbsArray) IsEmpty() bool {
-	return !o.Set && !o.Null
-}
-
-// Get returns value and boolean that denotes whether value was set.
-func (o OptNilOpenResponsesLogProbsArray) Get() (v []OpenResponsesLogProbs, ok bool) {
-	if o.Null {
-		return v, false
-	}
-	if !o.Set {
-		return v, false
-	}
-	return o.Value, true
-}
-
-// Or returns value if set, or given parameter if does not.
-func (o OptNilOpenResponsesLogProbsArray) Or(d []OpenResponsesLogProbs) []OpenResponsesLogProbs {
-	if v, ok := o.Get(); ok {
-		return v
-	}
-	return d
-}
-
 // NewOptNilOpenResponsesResult returns new OptNilOpenResponsesResult with value set to v.
 func NewOptNilOpenResponsesResult(v OpenResponsesResult) OptNilOpenResponsesResult {
 	return OptNilOpenResponsesResult{
@@ -60503,74 +65312,6 @@ func (o OptNilOpenResponsesResultObject) Get() (v OpenResponsesResultObject, ok 
 
 // Or returns value if set, or given parameter if does not.
 func (o OptNilOpenResponsesResultObject) Or(d OpenResponsesResultObject) OpenResponsesResultObject {
-	if v, ok := o.Get(); ok {
-		return v
-	}
-	return d
-}
-
-// NewOptNilOpenResponsesResultToolsItemArray returns new OptNilOpenResponsesResultToolsItemArray with value set to v.
-func NewOptNilOpenResponsesResultToolsItemArray(v []OpenResponsesResultToolsItem) OptNilOpenResponsesResultToolsItemArray {
-	return OptNilOpenResponsesResultToolsItemArray{
-		Value: v,
-		Set:   true,
-	}
-}
-
-// OptNilOpenResponsesResultToolsItemArray is optional nullable []OpenResponsesResultToolsItem.
-type OptNilOpenResponsesResultToolsItemArray struct {
-	Value []OpenResponsesResultToolsItem
-	Set   bool
-	Null  bool
-}
-
-// IsSet returns true if OptNilOpenResponsesResultToolsItemArray was set.
-func (o OptNilOpenResponsesResultToolsItemArray) IsSet() bool { return o.Set }
-
-// Reset unsets value.
-func (o *OptNilOpenResponsesResultToolsItemArray) Reset() {
-	var v []OpenResponsesResultToolsItem
-	o.Value = v
-	o.Set = false
-	o.Null = false
-}
-
-// SetTo sets value to v.
-func (o *OptNilOpenResponsesResultToolsItemArray) SetTo(v []OpenResponsesResultToolsItem) {
-	o.Set = true
-	o.Null = false
-	o.Value = v
-}
-
-// IsNull returns true if value is Null.
-func (o OptNilOpenResponsesResultToolsItemArray) IsNull() bool { return o.Null }
-
-// SetToNull sets value to null.
-func (o *OptNilOpenResponsesResultToolsItemArray) SetToNull() {
-	o.Set = true
-	o.Null = true
-	var v []OpenResponsesResultToolsItem
-	o.Value = v
-}
-
-// IsEmpty returns true if the field was omitted from the payload (not Set and not Null).
-func (o OptNilOpenResponsesResultToolsItemArray) IsEmpty() bool {
-	return !o.Set && !o.Null
-}
-
-// Get returns value and boolean that denotes whether value was set.
-func (o OptNilOpenResponsesResultToolsItemArray) Get() (v []OpenResponsesResultToolsItem, ok bool) {
-	if o.Null {
-		return v, false
-	}
-	if !o.Set {
-		return v, false
-	}
-	return o.Value, true
-}
-
-// Or returns value if set, or given parameter if does not.
-func (o OptNilOpenResponsesResultToolsItemArray) Or(d []OpenResponsesResultToolsItem) []OpenResponsesResultToolsItem {
 	if v, ok := o.Get(); ok {
 		return v
 	}
@@ -61387,74 +66128,6 @@ func (o OptNilOutputCodeInterpreterServerToolItemType) Get() (v OutputCodeInterp
 
 // Or returns value if set, or given parameter if does not.
 func (o OptNilOutputCodeInterpreterServerToolItemType) Or(d OutputCodeInterpreterServerToolItemType) OutputCodeInterpreterServerToolItemType {
-	if v, ok := o.Get(); ok {
-		return v
-	}
-	return d
-}
-
-// NewOptNilOutputComputerCallItemPendingSafetyChecksItemArray returns new OptNilOutputComputerCallItemPendingSafetyChecksItemArray with value set to v.
-func NewOptNilOutputComputerCallItemPendingSafetyChecksItemArray(v []OutputComputerCallItemPendingSafetyChecksItem) OptNilOutputComputerCallItemPendingSafetyChecksItemArray {
-	return OptNilOutputComputerCallItemPendingSafetyChecksItemArray{
-		Value: v,
-		Set:   true,
-	}
-}
-
-// OptNilOutputComputerCallItemPendingSafetyChecksItemArray is optional nullable []OutputComputerCallItemPendingSafetyChecksItem.
-type OptNilOutputComputerCallItemPendingSafetyChecksItemArray struct {
-	Value []OutputComputerCallItemPendingSafetyChecksItem
-	Set   bool
-	Null  bool
-}
-
-// IsSet returns true if OptNilOutputComputerCallItemPendingSafetyChecksItemArray was set.
-func (o OptNilOutputComputerCallItemPendingSafetyChecksItemArray) IsSet() bool { return o.Set }
-
-// Reset unsets value.
-func (o *OptNilOutputComputerCallItemPendingSafetyChecksItemArray) Reset() {
-	var v []OutputComputerCallItemPendingSafetyChecksItem
-	o.Value = v
-	o.Set = false
-	o.Null = false
-}
-
-// SetTo sets value to v.
-func (o *OptNilOutputComputerCallItemPendingSafetyChecksItemArray) SetTo(v []OutputComputerCallItemPendingSafetyChecksItem) {
-	o.Set = true
-	o.Null = false
-	o.Value = v
-}
-
-// IsNull returns true if value is Null.
-func (o OptNilOutputComputerCallItemPendingSafetyChecksItemArray) IsNull() bool { return o.Null }
-
-// SetToNull sets value to null.
-func (o *OptNilOutputComputerCallItemPendingSafetyChecksItemArray) SetToNull() {
-	o.Set = true
-	o.Null = true
-	var v []OutputComputerCallItemPendingSafetyChecksItem
-	o.Value = v
-}
-
-// IsEmpty returns true if the field was omitted from the payload (not Set and not Null).
-func (o OptNilOutputComputerCallItemPendingSafetyChecksItemArray) IsEmpty() bool {
-	return !o.Set && !o.Null
-}
-
-// Get returns value and boolean that denotes whether value was set.
-func (o OptNilOutputComputerCallItemPendingSafetyChecksItemArray) Get() (v []OutputComputerCallItemPendingSafetyChecksItem, ok bool) {
-	if o.Null {
-		return v, false
-	}
-	if !o.Set {
-		return v, false
-	}
-	return o.Value, true
-}
-
-// Or returns value if set, or given parameter if does not.
-func (o OptNilOutputComputerCallItemPendingSafetyChecksItemArray) Or(d []OutputComputerCallItemPendingSafetyChecksItem) []OutputComputerCallItemPendingSafetyChecksItem {
 	if v, ok := o.Get(); ok {
 		return v
 	}
@@ -63773,74 +68446,6 @@ func (o OptNilOutputItems) Or(d OutputItems) OutputItems {
 	return d
 }
 
-// NewOptNilOutputItemsArray returns new OptNilOutputItemsArray with value set to v.
-func NewOptNilOutputItemsArray(v []OutputItems) OptNilOutputItemsArray {
-	return OptNilOutputItemsArray{
-		Value: v,
-		Set:   true,
-	}
-}
-
-// OptNilOutputItemsArray is optional nullable []OutputItems.
-type OptNilOutputItemsArray struct {
-	Value []OutputItems
-	Set   bool
-	Null  bool
-}
-
-// IsSet returns true if OptNilOutputItemsArray was set.
-func (o OptNilOutputItemsArray) IsSet() bool { return o.Set }
-
-// Reset unsets value.
-func (o *OptNilOutputItemsArray) Reset() {
-	var v []OutputItems
-	o.Value = v
-	o.Set = false
-	o.Null = false
-}
-
-// SetTo sets value to v.
-func (o *OptNilOutputItemsArray) SetTo(v []OutputItems) {
-	o.Set = true
-	o.Null = false
-	o.Value = v
-}
-
-// IsNull returns true if value is Null.
-func (o OptNilOutputItemsArray) IsNull() bool { return o.Null }
-
-// SetToNull sets value to null.
-func (o *OptNilOutputItemsArray) SetToNull() {
-	o.Set = true
-	o.Null = true
-	var v []OutputItems
-	o.Value = v
-}
-
-// IsEmpty returns true if the field was omitted from the payload (not Set and not Null).
-func (o OptNilOutputItemsArray) IsEmpty() bool {
-	return !o.Set && !o.Null
-}
-
-// Get returns value and boolean that denotes whether value was set.
-func (o OptNilOutputItemsArray) Get() (v []OutputItems, ok bool) {
-	if o.Null {
-		return v, false
-	}
-	if !o.Set {
-		return v, false
-	}
-	return o.Value, true
-}
-
-// Or returns value if set, or given parameter if does not.
-func (o OptNilOutputItemsArray) Or(d []OutputItems) []OutputItems {
-	if v, ok := o.Get(); ok {
-		return v
-	}
-	return d
-}
-
 // NewOptNilOutputMcpServerToolItemType returns new OptNilOutputMcpServerToolItemType with value set to v.
 func NewOptNilOutputMcpServerToolItemType(v OutputMcpServerToolItemType) OptNilOutputMcpServerToolItemType {
 	return OptNilOutputMcpServerToolItemType{
@@ -64039,142 +68644,6 @@ func (o OptNilOutputMemoryServerToolItemType) Get() (v OutputMemoryServerToolIte
 
 // Or returns value if set, or given parameter if does not.
 func (o OptNilOutputMemoryServerToolItemType) Or(d OutputMemoryServerToolItemType) OutputMemoryServerToolItemType {
-	if v, ok := o.Get(); ok {
-		return v
-	}
-	return d
-}
-
-// NewOptNilOutputMessageContentItemArray returns new OptNilOutputMessageContentItemArray with value set to v.
-func NewOptNilOutputMessageContentItemArray(v []OutputMessageContentItem) OptNilOutputMessageContentItemArray {
-	return OptNilOutputMessageContentItemArray{
-		Value: v,
-		Set:   true,
-	}
-}
-
-// OptNilOutputMessageContentItemArray is optional nullable []OutputMessageContentItem.
-type OptNilOutputMessageContentItemArray struct {
-	Value []OutputMessageContentItem
-	Set   bool
-	Null  bool
-}
-
-// IsSet returns true if OptNilOutputMessageContentItemArray was set.
-func (o OptNilOutputMessageContentItemArray) IsSet() bool { return o.Set }
-
-// Reset unsets value.
-func (o *OptNilOutputMessageContentItemArray) Reset() {
-	var v []OutputMessageContentItem
-	o.Value = v
-	o.Set = false
-	o.Null = false
-}
-
-// SetTo sets value to v.
-func (o *OptNilOutputMessageContentItemArray) SetTo(v []OutputMessageContentItem) {
-	o.Set = true
-	o.Null = false
-	o.Value = v
-}
-
-// IsNull returns true if value is Null.
-func (o OptNilOutputMessageContentItemArray) IsNull() bool { return o.Null }
-
-// SetToNull sets value to null.
-func (o *OptNilOutputMessageContentItemArray) SetToNull() {
-	o.Set = true
-	o.Null = true
-	var v []OutputMessageContentItem
-	o.Value = v
-}
-
-// IsEmpty returns true if the field was omitted from the payload (not Set and not Null).
-func (o OptNilOutputMessageContentItemArray) IsEmpty() bool {
-	return !o.Set && !o.Null
-}
-
-// Get returns value and boolean that denotes whether value was set.
-func (o OptNilOutputMessageContentItemArray) Get() (v []OutputMessageContentItem, ok bool) {
-	if o.Null {
-		return v, false
-	}
-	if !o.Set {
-		return v, false
-	}
-	return o.Value, true
-}
-
-// Or returns value if set, or given parameter if does not.
-func (o OptNilOutputMessageContentItemArray) Or(d []OutputMessageContentItem) []OutputMessageContentItem {
-	if v, ok := o.Get(); ok {
-		return v
-	}
-	return d
-}
-
-// NewOptNilOutputMessageItemContentItemArray returns new OptNilOutputMessageItemContentItemArray with value set to v.
-func NewOptNilOutputMessageItemContentItemArray(v []OutputMessageItemContentItem) OptNilOutputMessageItemContentItemArray {
-	return OptNilOutputMessageItemContentItemArray{
-		Value: v,
-		Set:   true,
-	}
-}
-
-// OptNilOutputMessageItemContentItemArray is optional nullable []OutputMessageItemContentItem.
-type OptNilOutputMessageItemContentItemArray struct {
-	Value []OutputMessageItemContentItem
-	Set   bool
-	Null  bool
-}
-
-// IsSet returns true if OptNilOutputMessageItemContentItemArray was set.
-func (o OptNilOutputMessageItemContentItemArray) IsSet() bool { return o.Set }
-
-// Reset unsets value.
-func (o *OptNilOutputMessageItemContentItemArray) Reset() {
-	var v []OutputMessageItemContentItem
-	o.Value = v
-	o.Set = false
-	o.Null = false
-}
-
-// SetTo sets value to v.
-func (o *OptNilOutputMessageItemContentItemArray) SetTo(v []OutputMessageItemContentItem) {
-	o.Set = true
-	o.Null = false
-	o.Value = v
-}
-
-// IsNull returns true if value is Null.
-func (o OptNilOutputMessageItemContentItemArray) IsNull() bool { return o.Null }
-
-// SetToNull sets value to null.
-func (o *OptNilOutputMessageItemContentItemArray) SetToNull() {
-	o.Set = true
-	o.Null = true
-	var v []OutputMessageItemContentItem
-	o.Value = v
-}
-
-// IsEmpty returns true if the field was omitted from the payload (not Set and not Null).
-func (o OptNilOutputMessageItemContentItemArray) IsEmpty() bool {
-	return !o.Set && !o.Null
-}
-
-// Get returns value and boolean that denotes whether value was set.
-func (o OptNilOutputMessageItemContentItemArray) Get() (v []OutputMessageItemContentItem, ok bool) {
-	if o.Null {
-		return v, false
-	}
-	if !o.Set {
-		return v, false
-	}
-	return o.Value, true
-}
-
-// Or returns value if set, or given parameter if does not.
-func (o OptNilOutputMessageItemContentItemArray) Or(d []OutputMessageItemContentItem) []OutputMessageItemContentItem {
 	if v, ok := o.Get(); ok {
 		return v
 	}
@@ -69825,74 +74294,6 @@ func (o OptNilResponseOutputTextLogprobsItemArray) Or(d []ResponseOutputTextLogp
 	return d
 }
 
-// NewOptNilResponseOutputTextLogprobsItemTopLogprobsItemArray returns new OptNilResponseOutputTextLogprobsItemTopLogprobsItemArray with value set to v.
-func NewOptNilResponseOutputTextLogprobsItemTopLogprobsItemArray(v []ResponseOutputTextLogprobsItemTopLogprobsItem) OptNilResponseOutputTextLogprobsItemTopLogprobsItemArray {
-	return OptNilResponseOutputTextLogprobsItemTopLogprobsItemArray{
-		Value: v,
-		Set:   true,
-	}
-}
-
-// OptNilResponseOutputTextLogprobsItemTopLogprobsItemArray is optional nullable []ResponseOutputTextLogprobsItemTopLogprobsItem.
-type OptNilResponseOutputTextLogprobsItemTopLogprobsItemArray struct {
-	Value []ResponseOutputTextLogprobsItemTopLogprobsItem
-	Set   bool
-	Null  bool
-}
-
-// IsSet returns true if OptNilResponseOutputTextLogprobsItemTopLogprobsItemArray was set.
-func (o OptNilResponseOutputTextLogprobsItemTopLogprobsItemArray) IsSet() bool { return o.Set }
-
-// Reset unsets value.
-func (o *OptNilResponseOutputTextLogprobsItemTopLogprobsItemArray) Reset() {
-	var v []ResponseOutputTextLogprobsItemTopLogprobsItem
-	o.Value = v
-	o.Set = false
-	o.Null = false
-}
-
-// SetTo sets value to v.
-func (o *OptNilResponseOutputTextLogprobsItemTopLogprobsItemArray) SetTo(v []ResponseOutputTextLogprobsItemTopLogprobsItem) {
-	o.Set = true
-	o.Null = false
-	o.Value = v
-}
-
-// IsNull returns true if value is Null.
-func (o OptNilResponseOutputTextLogprobsItemTopLogprobsItemArray) IsNull() bool { return o.Null }
-
-// SetToNull sets value to null.
-func (o *OptNilResponseOutputTextLogprobsItemTopLogprobsItemArray) SetToNull() {
-	o.Set = true
-	o.Null = true
-	var v []ResponseOutputTextLogprobsItemTopLogprobsItem
-	o.Value = v
-}
-
-// IsEmpty returns true if the field was omitted from the payload (not Set and not Null).
-func (o OptNilResponseOutputTextLogprobsItemTopLogprobsItemArray) IsEmpty() bool {
-	return !o.Set && !o.Null
-}
-
-// Get returns value and boolean that denotes whether value was set.
-func (o OptNilResponseOutputTextLogprobsItemTopLogprobsItemArray) Get() (v []ResponseOutputTextLogprobsItemTopLogprobsItem, ok bool) {
-	if o.Null {
-		return v, false
-	}
-	if !o.Set {
-		return v, false
-	}
-	return o.Value, true
-}
-
-// Or returns value if set, or given parameter if does not.
-func (o OptNilResponseOutputTextLogprobsItemTopLogprobsItemArray) Or(d []ResponseOutputTextLogprobsItemTopLogprobsItem) []ResponseOutputTextLogprobsItemTopLogprobsItem {
-	if v, ok := o.Get(); ok {
-		return v
-	}
-	return d
-}
-
 // NewOptNilResponseOutputTextType returns new OptNilResponseOutputTextType with value set to v.
 func NewOptNilResponseOutputTextType(v ResponseOutputTextType) OptNilResponseOutputTextType {
 	return OptNilResponseOutputTextType{
@@ -72879,74 +77280,6 @@ func (o OptNilStreamEventsResponseOutputItemDoneType) Get() (v StreamEventsRespo
 
 // Or returns value if set, or given parameter if does not.
 func (o OptNilStreamEventsResponseOutputItemDoneType) Or(d StreamEventsResponseOutputItemDoneType) StreamEventsResponseOutputItemDoneType {
-	if v, ok := o.Get(); ok {
-		return v
-	}
-	return d
-}
-
-// NewOptNilStreamLogprobArray returns new OptNilStreamLogprobArray with value set to v.
-func NewOptNilStreamLogprobArray(v []StreamLogprob) OptNilStreamLogprobArray {
-	return OptNilStreamLogprobArray{
-		Value: v,
-		Set:   true,
-	}
-}
-
-// OptNilStreamLogprobArray is optional nullable []StreamLogprob.
-type OptNilStreamLogprobArray struct {
-	Value []StreamLogprob
-	Set   bool
-	Null  bool
-}
-
-// IsSet returns true if OptNilStreamLogprobArray was set.
-func (o OptNilStreamLogprobArray) IsSet() bool { return o.Set }
-
-// Reset unsets value.
-func (o *OptNilStreamLogprobArray) Reset() {
-	var v []StreamLogprob
-	o.Value = v
-	o.Set = false
-	o.Null = false
-}
-
-// SetTo sets value to v.
-func (o *OptNilStreamLogprobArray) SetTo(v []StreamLogprob) {
-	o.Set = true
-	o.Null = false
-	o.Value = v
-}
-
-// IsNull returns true if value is Null.
-func (o OptNilStreamLogprobArray) IsNull() bool { return o.Null }
-
-// SetToNull sets value to null.
-func (o *OptNilStreamLogprobArray) SetToNull() {
-	o.Set = true
-	o.Null = true
-	var v []StreamLogprob
-	o.Value = v
-}
-
-// IsEmpty returns true if the field was omitted from the payload (not Set and not Null).
-func (o OptNilStreamLogprobArray) IsEmpty() bool {
-	return !o.Set && !o.Null
-}
-
-// Get returns value and boolean that denotes whether value was set.
-func (o OptNilStreamLogprobArray) Get() (v []StreamLogprob, ok bool) {
-	if o.Null {
-		return v, false
-	}
-	if !o.Set {
-		return v, false
-	}
-	return o.Value, true
-}
-
-// Or returns value if set, or given parameter if does not.
-func (o OptNilStreamLogprobArray) Or(d []StreamLogprob) []StreamLogprob {
 	if v, ok := o.Get(); ok {
 		return v
 	}
@@ -78531,9 +82864,10 @@ type OutputAdvisorServerToolItem struct {
 	// Slug of the advisor model that was consulted.
 	Model OptNilString `json:"model"`
 	// The prompt the executor sent to the advisor.
-	Prompt OptNilString                          `json:"prompt"`
-	Status OptNilFailableToolCallStatus          `json:"status"`
-	Type   OptNilOutputAdvisorServerToolItemType `json:"type"`
+	Prompt          OptNilString                          `json:"prompt"`
+	Status          OptNilFailableToolCallStatus          `json:"status"`
+	Type            OptNilOutputAdvisorServerToolItemType `json:"type"`
+	AdditionalProps OutputAdvisorServerToolItemAdditional
 }
 
 // GetAdvice returns the value of Advice.
@@ -78576,6 +82910,11 @@ func (s *OutputAdvisorServerToolItem) GetType() OptNilOutputAdvisorServerToolIte
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *OutputAdvisorServerToolItem) GetAdditionalProps() OutputAdvisorServerToolItemAdditional {
+	return s.AdditionalProps
+}
+
 // SetAdvice sets the value of Advice.
 func (s *OutputAdvisorServerToolItem) SetAdvice(val OptNilString) {
 	s.Advice = val
@@ -78616,6 +82955,22 @@ func (s *OutputAdvisorServerToolItem) SetType(val OptNilOutputAdvisorServerToolI
 	s.Type = val
 }
 
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *OutputAdvisorServerToolItem) SetAdditionalProps(val OutputAdvisorServerToolItemAdditional) {
+	s.AdditionalProps = val
+}
+
+type OutputAdvisorServerToolItemAdditional map[string]jx.Raw
+
+func (s *OutputAdvisorServerToolItemAdditional) init() OutputAdvisorServerToolItemAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
+}
+
 type OutputAdvisorServerToolItemType string
 
 const (
@@ -78654,11 +83009,12 @@ func (s *OutputAdvisorServerToolItemType) UnmarshalText(data []byte) error {
 // client requested the `apply_patch` shorthand.
 // Ref: #/components/schemas/OutputApplyPatchCallItem
 type OutputApplyPatchCallItem struct {
-	CallID    OptNilString                       `json:"call_id"`
-	ID        OptNilString                       `json:"id"`
-	Operation OptNilApplyPatchCallOperation      `json:"operation"`
-	Status    OptNilApplyPatchCallStatus         `json:"status"`
-	Type      OptNilOutputApplyPatchCallItemType `json:"type"`
+	CallID          OptNilString                       `json:"call_id"`
+	ID              OptNilString                       `json:"id"`
+	Operation       OptNilApplyPatchCallOperation      `json:"operation"`
+	Status          OptNilApplyPatchCallStatus         `json:"status"`
+	Type            OptNilOutputApplyPatchCallItemType `json:"type"`
+	AdditionalProps OutputApplyPatchCallItemAdditional
 }
 
 // GetCallID returns the value of CallID.
@@ -78686,6 +83042,11 @@ func (s *OutputApplyPatchCallItem) GetType() OptNilOutputApplyPatchCallItemType 
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *OutputApplyPatchCallItem) GetAdditionalProps() OutputApplyPatchCallItemAdditional {
+	return s.AdditionalProps
+}
+
 // SetCallID sets the value of CallID.
 func (s *OutputApplyPatchCallItem) SetCallID(val OptNilString) {
 	s.CallID = val
@@ -78709,6 +83070,22 @@ func (s *OutputApplyPatchCallItem) SetStatus(val OptNilApplyPatchCallStatus) {
 // SetType sets the value of Type.
 func (s *OutputApplyPatchCallItem) SetType(val OptNilOutputApplyPatchCallItemType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *OutputApplyPatchCallItem) SetAdditionalProps(val OutputApplyPatchCallItemAdditional) {
+	s.AdditionalProps = val
+}
+
+type OutputApplyPatchCallItemAdditional map[string]jx.Raw
+
+func (s *OutputApplyPatchCallItemAdditional) init() OutputApplyPatchCallItemAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type OutputApplyPatchCallItemType string
@@ -78749,11 +83126,12 @@ func (s *OutputApplyPatchCallItemType) UnmarshalText(data []byte) error {
 // client can apply the patch and echo an `apply_patch_call_output` on the next turn.
 // Ref: #/components/schemas/OutputApplyPatchServerToolItem
 type OutputApplyPatchServerToolItem struct {
-	CallID    OptNilString                             `json:"call_id"`
-	ID        OptNilString                             `json:"id"`
-	Operation OptNilApplyPatchCallOperation            `json:"operation"`
-	Status    OptNilToolCallStatus                     `json:"status"`
-	Type      OptNilOutputApplyPatchServerToolItemType `json:"type"`
+	CallID          OptNilString                             `json:"call_id"`
+	ID              OptNilString                             `json:"id"`
+	Operation       OptNilApplyPatchCallOperation            `json:"operation"`
+	Status          OptNilToolCallStatus                     `json:"status"`
+	Type            OptNilOutputApplyPatchServerToolItemType `json:"type"`
+	AdditionalProps OutputApplyPatchServerToolItemAdditional
 }
 
 // GetCallID returns the value of CallID.
@@ -78781,6 +83159,11 @@ func (s *OutputApplyPatchServerToolItem) GetType() OptNilOutputApplyPatchServerT
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *OutputApplyPatchServerToolItem) GetAdditionalProps() OutputApplyPatchServerToolItemAdditional {
+	return s.AdditionalProps
+}
+
 // SetCallID sets the value of CallID.
 func (s *OutputApplyPatchServerToolItem) SetCallID(val OptNilString) {
 	s.CallID = val
@@ -78804,6 +83187,22 @@ func (s *OutputApplyPatchServerToolItem) SetStatus(val OptNilToolCallStatus) {
 // SetType sets the value of Type.
 func (s *OutputApplyPatchServerToolItem) SetType(val OptNilOutputApplyPatchServerToolItemType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *OutputApplyPatchServerToolItem) SetAdditionalProps(val OutputApplyPatchServerToolItemAdditional) {
+	s.AdditionalProps = val
+}
+
+type OutputApplyPatchServerToolItemAdditional map[string]jx.Raw
+
+func (s *OutputApplyPatchServerToolItemAdditional) init() OutputApplyPatchServerToolItemAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type OutputApplyPatchServerToolItemType string
@@ -78846,14 +83245,15 @@ type OutputBashServerToolItem struct {
 	// The raw tool-call arguments string as emitted by the model.
 	Arguments OptNilString `json:"arguments"`
 	// The model-generated tool call id from the originating turn.
-	CallID   OptNilString                       `json:"call_id"`
-	Command  OptNilString                       `json:"command"`
-	ExitCode OptNilInt                          `json:"exitCode"`
-	ID       OptNilString                       `json:"id"`
-	Status   OptNilToolCallStatus               `json:"status"`
-	Stderr   OptNilString                       `json:"stderr"`
-	Stdout   OptNilString                       `json:"stdout"`
-	Type     OptNilOutputBashServerToolItemType `json:"type"`
+	CallID          OptNilString                       `json:"call_id"`
+	Command         OptNilString                       `json:"command"`
+	ExitCode        OptNilInt                          `json:"exitCode"`
+	ID              OptNilString                       `json:"id"`
+	Status          OptNilToolCallStatus               `json:"status"`
+	Stderr          OptNilString                       `json:"stderr"`
+	Stdout          OptNilString                       `json:"stdout"`
+	Type            OptNilOutputBashServerToolItemType `json:"type"`
+	AdditionalProps OutputBashServerToolItemAdditional
 }
 
 // GetArguments returns the value of Arguments.
@@ -78901,6 +83301,11 @@ func (s *OutputBashServerToolItem) GetType() OptNilOutputBashServerToolItemType 
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *OutputBashServerToolItem) GetAdditionalProps() OutputBashServerToolItemAdditional {
+	return s.AdditionalProps
+}
+
 // SetArguments sets the value of Arguments.
 func (s *OutputBashServerToolItem) SetArguments(val OptNilString) {
 	s.Arguments = val
@@ -78946,6 +83351,22 @@ func (s *OutputBashServerToolItem) SetType(val OptNilOutputBashServerToolItemTyp
 	s.Type = val
 }
 
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *OutputBashServerToolItem) SetAdditionalProps(val OutputBashServerToolItemAdditional) {
+	s.AdditionalProps = val
+}
+
+type OutputBashServerToolItemAdditional map[string]jx.Raw
+
+func (s *OutputBashServerToolItemAdditional) init() OutputBashServerToolItemAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
+}
+
 type OutputBashServerToolItemType string
 
 const (
@@ -78983,11 +83404,12 @@ func (s *OutputBashServerToolItemType) UnmarshalText(data []byte) error {
 // An openrouter:browser_use server tool output item.
 // Ref: #/components/schemas/OutputBrowserUseServerToolItem
 type OutputBrowserUseServerToolItem struct {
-	Action        OptNilString                             `json:"action"`
-	ID            OptNilString                             `json:"id"`
-	ScreenshotB64 OptNilString                             `json:"screenshotB64"`
-	Status        OptNilToolCallStatus                     `json:"status"`
-	Type          OptNilOutputBrowserUseServerToolItemType `json:"type"`
+	Action          OptNilString                             `json:"action"`
+	ID              OptNilString                             `json:"id"`
+	ScreenshotB64   OptNilString                             `json:"screenshotB64"`
+	Status          OptNilToolCallStatus                     `json:"status"`
+	Type            OptNilOutputBrowserUseServerToolItemType `json:"type"`
+	AdditionalProps OutputBrowserUseServerToolItemAdditional
 }
 
 // GetAction returns the value of Action.
@@ -79015,6 +83437,11 @@ func (s *OutputBrowserUseServerToolItem) GetType() OptNilOutputBrowserUseServerT
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *OutputBrowserUseServerToolItem) GetAdditionalProps() OutputBrowserUseServerToolItemAdditional {
+	return s.AdditionalProps
+}
+
 // SetAction sets the value of Action.
 func (s *OutputBrowserUseServerToolItem) SetAction(val OptNilString) {
 	s.Action = val
@@ -79038,6 +83465,22 @@ func (s *OutputBrowserUseServerToolItem) SetStatus(val OptNilToolCallStatus) {
 // SetType sets the value of Type.
 func (s *OutputBrowserUseServerToolItem) SetType(val OptNilOutputBrowserUseServerToolItemType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *OutputBrowserUseServerToolItem) SetAdditionalProps(val OutputBrowserUseServerToolItemAdditional) {
+	s.AdditionalProps = val
+}
+
+type OutputBrowserUseServerToolItemAdditional map[string]jx.Raw
+
+func (s *OutputBrowserUseServerToolItemAdditional) init() OutputBrowserUseServerToolItemAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type OutputBrowserUseServerToolItemType string
@@ -79074,14 +83517,16 @@ func (s *OutputBrowserUseServerToolItemType) UnmarshalText(data []byte) error {
 	}
 }
 
+// Merged schema.
 // Ref: #/components/schemas/OutputCodeInterpreterCallItem
 type OutputCodeInterpreterCallItem struct {
-	Code        OptNilString                                        `json:"code"`
-	ContainerID OptNilString                                        `json:"container_id"`
-	ID          OptNilString                                        `json:"id"`
-	Outputs     OptNilOutputCodeInterpreterCallItemOutputsItemArray `json:"outputs"`
-	Status      OptNilOutputCodeInterpreterCallItemStatus           `json:"status"`
-	Type        OptNilOutputCodeInterpreterCallItemType             `json:"type"`
+	Code            OptNilString                                        `json:"code"`
+	ContainerID     OptNilString                                        `json:"container_id"`
+	ID              OptNilString                                        `json:"id"`
+	Outputs         OptNilOutputCodeInterpreterCallItemOutputsItemArray `json:"outputs"`
+	Status          OptNilOutputCodeInterpreterCallItemStatus           `json:"status"`
+	Type            OptNilOutputCodeInterpreterCallItemType             `json:"type"`
+	AdditionalProps OutputCodeInterpreterCallItemAdditional
 }
 
 // GetCode returns the value of Code.
@@ -79114,6 +83559,11 @@ func (s *OutputCodeInterpreterCallItem) GetType() OptNilOutputCodeInterpreterCal
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *OutputCodeInterpreterCallItem) GetAdditionalProps() OutputCodeInterpreterCallItemAdditional {
+	return s.AdditionalProps
+}
+
 // SetCode sets the value of Code.
 func (s *OutputCodeInterpreterCallItem) SetCode(val OptNilString) {
 	s.Code = val
@@ -79142,6 +83592,22 @@ func (s *OutputCodeInterpreterCallItem) SetStatus(val OptNilOutputCodeInterprete
 // SetType sets the value of Type.
 func (s *OutputCodeInterpreterCallItem) SetType(val OptNilOutputCodeInterpreterCallItemType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *OutputCodeInterpreterCallItem) SetAdditionalProps(val OutputCodeInterpreterCallItemAdditional) {
+	s.AdditionalProps = val
+}
+
+type OutputCodeInterpreterCallItemAdditional map[string]jx.Raw
+
+func (s *OutputCodeInterpreterCallItemAdditional) init() OutputCodeInterpreterCallItemAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // OutputCodeInterpreterCallItemOutputsItem represents sum type.
@@ -79340,14 +83806,15 @@ func (s *OutputCodeInterpreterCallItemType) UnmarshalText(data []byte) error {
 // An openrouter:code_interpreter server tool output item.
 // Ref: #/components/schemas/OutputCodeInterpreterServerToolItem
 type OutputCodeInterpreterServerToolItem struct {
-	Code     OptNilString                                  `json:"code"`
-	ExitCode OptNilInt                                     `json:"exitCode"`
-	ID       OptNilString                                  `json:"id"`
-	Language OptNilString                                  `json:"language"`
-	Status   OptNilToolCallStatus                          `json:"status"`
-	Stderr   OptNilString                                  `json:"stderr"`
-	Stdout   OptNilString                                  `json:"stdout"`
-	Type     OptNilOutputCodeInterpreterServerToolItemType `json:"type"`
+	Code            OptNilString                                  `json:"code"`
+	ExitCode        OptNilInt                                     `json:"exitCode"`
+	ID              OptNilString                                  `json:"id"`
+	Language        OptNilString                                  `json:"language"`
+	Status          OptNilToolCallStatus                          `json:"status"`
+	Stderr          OptNilString                                  `json:"stderr"`
+	Stdout          OptNilString                                  `json:"stdout"`
+	Type            OptNilOutputCodeInterpreterServerToolItemType `json:"type"`
+	AdditionalProps OutputCodeInterpreterServerToolItemAdditional
 }
 
 // GetCode returns the value of Code.
@@ -79390,6 +83857,11 @@ func (s *OutputCodeInterpreterServerToolItem) GetType() OptNilOutputCodeInterpre
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *OutputCodeInterpreterServerToolItem) GetAdditionalProps() OutputCodeInterpreterServerToolItemAdditional {
+	return s.AdditionalProps
+}
+
 // SetCode sets the value of Code.
 func (s *OutputCodeInterpreterServerToolItem) SetCode(val OptNilString) {
 	s.Code = val
@@ -79430,6 +83902,22 @@ func (s *OutputCodeInterpreterServerToolItem) SetType(val OptNilOutputCodeInterp
 	s.Type = val
 }
 
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *OutputCodeInterpreterServerToolItem) SetAdditionalProps(val OutputCodeInterpreterServerToolItemAdditional) {
+	s.AdditionalProps = val
+}
+
+type OutputCodeInterpreterServerToolItemAdditional map[string]jx.Raw
+
+func (s *OutputCodeInterpreterServerToolItemAdditional) init() OutputCodeInterpreterServerToolItemAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
+}
+
 type OutputCodeInterpreterServerToolItemType string
 
 const (
@@ -79466,12 +83954,13 @@ func (s *OutputCodeInterpreterServerToolItemType) UnmarshalText(data []byte) err
 
 // Ref: #/components/schemas/OutputComputerCallItem
 type OutputComputerCallItem struct {
-	Action              jx.Raw                                                   `json:"action"`
-	CallID              OptNilString                                             `json:"call_id"`
-	ID                  OptNilString                                             `json:"id"`
-	PendingSafetyChecks OptNilOutputComputerCallItemPendingSafetyChecksItemArray `json:"pending_safety_checks"`
-	Status              OptNilOutputComputerCallItemStatus                       `json:"status"`
-	Type                OptNilOutputComputerCallItemType                         `json:"type"`
+	Action              jx.Raw                                          `json:"action"`
+	CallID              OptNilString                                    `json:"call_id"`
+	ID                  OptNilString                                    `json:"id"`
+	PendingSafetyChecks []OutputComputerCallItemPendingSafetyChecksItem `json:"pending_safety_checks" transponder:"encode-empty"`
+	Status              OptNilOutputComputerCallItemStatus              `json:"status"`
+	Type                OptNilOutputComputerCallItemType                `json:"type"`
+	AdditionalProps     OutputComputerCallItemAdditional
 }
 
 // GetAction returns the value of Action.
@@ -79490,7 +83979,7 @@ func (s *OutputComputerCallItem) GetID() OptNilString {
 }
 
 // GetPendingSafetyChecks returns the value of PendingSafetyChecks.
-func (s *OutputComputerCallItem) GetPendingSafetyChecks() OptNilOutputComputerCallItemPendingSafetyChecksItemArray {
+func (s *OutputComputerCallItem) GetPendingSafetyChecks() []OutputComputerCallItemPendingSafetyChecksItem {
 	return s.PendingSafetyChecks
 }
 
@@ -79502,6 +83991,11 @@ func (s *OutputComputerCallItem) GetStatus() OptNilOutputComputerCallItemStatus 
 // GetType returns the value of Type.
 func (s *OutputComputerCallItem) GetType() OptNilOutputComputerCallItemType {
 	return s.Type
+}
+
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *OutputComputerCallItem) GetAdditionalProps() OutputComputerCallItemAdditional {
+	return s.AdditionalProps
 }
 
 // SetAction sets the value of Action.
@@ -79520,7 +84014,7 @@ func (s *OutputComputerCallItem) SetID(val OptNilString) {
 }
 
 // SetPendingSafetyChecks sets the value of PendingSafetyChecks.
-func (s *OutputComputerCallItem) SetPendingSafetyChecks(val OptNilOutputComputerCallItemPendingSafetyChecksItemArray) {
+func (s *OutputComputerCallItem) SetPendingSafetyChecks(val []OutputComputerCallItemPendingSafetyChecksItem) {
 	s.PendingSafetyChecks = val
 }
 
@@ -79534,10 +84028,27 @@ func (s *OutputComputerCallItem) SetType(val OptNilOutputComputerCallItemType) {
 	s.Type = val
 }
 
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *OutputComputerCallItem) SetAdditionalProps(val OutputComputerCallItemAdditional) {
+	s.AdditionalProps = val
+}
+
+type OutputComputerCallItemAdditional map[string]jx.Raw
+
+func (s *OutputComputerCallItemAdditional) init() OutputComputerCallItemAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
+}
+
 type OutputComputerCallItemPendingSafetyChecksItem struct {
-	Code    OptNilString `json:"code"`
-	ID      OptNilString `json:"id"`
-	Message OptNilString `json:"message"`
+	Code            OptNilString `json:"code"`
+	ID              OptNilString `json:"id"`
+	Message         OptNilString `json:"message"`
+	AdditionalProps OutputComputerCallItemPendingSafetyChecksItemAdditional
 }
 
 // GetCode returns the value of Code.
@@ -79555,6 +84066,11 @@ func (s *OutputComputerCallItemPendingSafetyChecksItem) GetMessage() OptNilStrin
 	return s.Message
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *OutputComputerCallItemPendingSafetyChecksItem) GetAdditionalProps() OutputComputerCallItemPendingSafetyChecksItemAdditional {
+	return s.AdditionalProps
+}
+
 // SetCode sets the value of Code.
 func (s *OutputComputerCallItemPendingSafetyChecksItem) SetCode(val OptNilString) {
 	s.Code = val
@@ -79568,6 +84084,22 @@ func (s *OutputComputerCallItemPendingSafetyChecksItem) SetID(val OptNilString) 
 // SetMessage sets the value of Message.
 func (s *OutputComputerCallItemPendingSafetyChecksItem) SetMessage(val OptNilString) {
 	s.Message = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *OutputComputerCallItemPendingSafetyChecksItem) SetAdditionalProps(val OutputComputerCallItemPendingSafetyChecksItemAdditional) {
+	s.AdditionalProps = val
+}
+
+type OutputComputerCallItemPendingSafetyChecksItemAdditional map[string]jx.Raw
+
+func (s *OutputComputerCallItemPendingSafetyChecksItemAdditional) init() OutputComputerCallItemPendingSafetyChecksItemAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type OutputComputerCallItemStatus string
@@ -79662,8 +84194,9 @@ type OutputCustomToolCallItem struct {
 	Input  OptNilString `json:"input"`
 	Name   OptNilString `json:"name"`
 	// Namespace qualifier for tools registered as part of a namespace tool group (e.g. an MCP server).
-	Namespace OptNilString                       `json:"namespace"`
-	Type      OptNilOutputCustomToolCallItemType `json:"type"`
+	Namespace       OptNilString                       `json:"namespace"`
+	Type            OptNilOutputCustomToolCallItemType `json:"type"`
+	AdditionalProps OutputCustomToolCallItemAdditional
 }
 
 // GetCallID returns the value of CallID.
@@ -79696,6 +84229,11 @@ func (s *OutputCustomToolCallItem) GetType() OptNilOutputCustomToolCallItemType 
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *OutputCustomToolCallItem) GetAdditionalProps() OutputCustomToolCallItemAdditional {
+	return s.AdditionalProps
+}
+
 // SetCallID sets the value of CallID.
 func (s *OutputCustomToolCallItem) SetCallID(val OptNilString) {
 	s.CallID = val
@@ -79724,6 +84262,22 @@ func (s *OutputCustomToolCallItem) SetNamespace(val OptNilString) {
 // SetType sets the value of Type.
 func (s *OutputCustomToolCallItem) SetType(val OptNilOutputCustomToolCallItemType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *OutputCustomToolCallItem) SetAdditionalProps(val OutputCustomToolCallItemAdditional) {
+	s.AdditionalProps = val
+}
+
+type OutputCustomToolCallItemAdditional map[string]jx.Raw
+
+func (s *OutputCustomToolCallItemAdditional) init() OutputCustomToolCallItemAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type OutputCustomToolCallItemType string
@@ -79768,8 +84322,9 @@ type OutputDatetimeItem struct {
 	ID       OptNilString         `json:"id"`
 	Status   OptNilToolCallStatus `json:"status"`
 	// IANA timezone name.
-	Timezone OptNilString                 `json:"timezone"`
-	Type     OptNilOutputDatetimeItemType `json:"type"`
+	Timezone        OptNilString                 `json:"timezone"`
+	Type            OptNilOutputDatetimeItemType `json:"type"`
+	AdditionalProps OutputDatetimeItemAdditional
 }
 
 // GetDatetime returns the value of Datetime.
@@ -79797,6 +84352,11 @@ func (s *OutputDatetimeItem) GetType() OptNilOutputDatetimeItemType {
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *OutputDatetimeItem) GetAdditionalProps() OutputDatetimeItemAdditional {
+	return s.AdditionalProps
+}
+
 // SetDatetime sets the value of Datetime.
 func (s *OutputDatetimeItem) SetDatetime(val OptNilString) {
 	s.Datetime = val
@@ -79820,6 +84380,22 @@ func (s *OutputDatetimeItem) SetTimezone(val OptNilString) {
 // SetType sets the value of Type.
 func (s *OutputDatetimeItem) SetType(val OptNilOutputDatetimeItemType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *OutputDatetimeItem) SetAdditionalProps(val OutputDatetimeItemAdditional) {
+	s.AdditionalProps = val
+}
+
+type OutputDatetimeItemAdditional map[string]jx.Raw
+
+func (s *OutputDatetimeItemAdditional) init() OutputDatetimeItemAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type OutputDatetimeItemType string
@@ -79856,12 +84432,14 @@ func (s *OutputDatetimeItemType) UnmarshalText(data []byte) error {
 	}
 }
 
+// Merged schema.
 // Ref: #/components/schemas/OutputFileSearchCallItem
 type OutputFileSearchCallItem struct {
-	ID      OptNilString                       `json:"id"`
-	Queries OptNilStringArray                  `json:"queries"`
-	Status  OptNilWebSearchStatus              `json:"status"`
-	Type    OptNilOutputFileSearchCallItemType `json:"type"`
+	ID              OptNilString                       `json:"id"`
+	Queries         []string                           `json:"queries" transponder:"encode-empty"`
+	Status          OptNilWebSearchStatus              `json:"status"`
+	Type            OptNilOutputFileSearchCallItemType `json:"type"`
+	AdditionalProps OutputFileSearchCallItemAdditional
 }
 
 // GetID returns the value of ID.
@@ -79870,7 +84448,7 @@ func (s *OutputFileSearchCallItem) GetID() OptNilString {
 }
 
 // GetQueries returns the value of Queries.
-func (s *OutputFileSearchCallItem) GetQueries() OptNilStringArray {
+func (s *OutputFileSearchCallItem) GetQueries() []string {
 	return s.Queries
 }
 
@@ -79884,13 +84462,18 @@ func (s *OutputFileSearchCallItem) GetType() OptNilOutputFileSearchCallItemType 
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *OutputFileSearchCallItem) GetAdditionalProps() OutputFileSearchCallItemAdditional {
+	return s.AdditionalProps
+}
+
 // SetID sets the value of ID.
 func (s *OutputFileSearchCallItem) SetID(val OptNilString) {
 	s.ID = val
 }
 
 // SetQueries sets the value of Queries.
-func (s *OutputFileSearchCallItem) SetQueries(val OptNilStringArray) {
+func (s *OutputFileSearchCallItem) SetQueries(val []string) {
 	s.Queries = val
 }
 
@@ -79902,6 +84485,22 @@ func (s *OutputFileSearchCallItem) SetStatus(val OptNilWebSearchStatus) {
 // SetType sets the value of Type.
 func (s *OutputFileSearchCallItem) SetType(val OptNilOutputFileSearchCallItemType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *OutputFileSearchCallItem) SetAdditionalProps(val OutputFileSearchCallItemAdditional) {
+	s.AdditionalProps = val
+}
+
+type OutputFileSearchCallItemAdditional map[string]jx.Raw
+
+func (s *OutputFileSearchCallItemAdditional) init() OutputFileSearchCallItemAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type OutputFileSearchCallItemType string
@@ -79941,10 +84540,11 @@ func (s *OutputFileSearchCallItemType) UnmarshalText(data []byte) error {
 // An openrouter:file_search server tool output item.
 // Ref: #/components/schemas/OutputFileSearchServerToolItem
 type OutputFileSearchServerToolItem struct {
-	ID      OptNilString                             `json:"id"`
-	Queries OptNilStringArray                        `json:"queries"`
-	Status  OptNilToolCallStatus                     `json:"status"`
-	Type    OptNilOutputFileSearchServerToolItemType `json:"type"`
+	ID              OptNilString                             `json:"id"`
+	Queries         OptNilStringArray                        `json:"queries"`
+	Status          OptNilToolCallStatus                     `json:"status"`
+	Type            OptNilOutputFileSearchServerToolItemType `json:"type"`
+	AdditionalProps OutputFileSearchServerToolItemAdditional
 }
 
 // GetID returns the value of ID.
@@ -79967,6 +84567,11 @@ func (s *OutputFileSearchServerToolItem) GetType() OptNilOutputFileSearchServerT
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *OutputFileSearchServerToolItem) GetAdditionalProps() OutputFileSearchServerToolItemAdditional {
+	return s.AdditionalProps
+}
+
 // SetID sets the value of ID.
 func (s *OutputFileSearchServerToolItem) SetID(val OptNilString) {
 	s.ID = val
@@ -79985,6 +84590,22 @@ func (s *OutputFileSearchServerToolItem) SetStatus(val OptNilToolCallStatus) {
 // SetType sets the value of Type.
 func (s *OutputFileSearchServerToolItem) SetType(val OptNilOutputFileSearchServerToolItemType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *OutputFileSearchServerToolItem) SetAdditionalProps(val OutputFileSearchServerToolItemAdditional) {
+	s.AdditionalProps = val
+}
+
+type OutputFileSearchServerToolItemAdditional map[string]jx.Raw
+
+func (s *OutputFileSearchServerToolItemAdditional) init() OutputFileSearchServerToolItemAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type OutputFileSearchServerToolItemType string
@@ -80038,9 +84659,10 @@ type OutputFilesServerToolItem struct {
 	// The file operation performed (list, read, write, or edit).
 	Operation OptNilString `json:"operation"`
 	// JSON-serialized result of the file operation.
-	Result OptNilString                        `json:"result"`
-	Status OptNilToolCallStatus                `json:"status"`
-	Type   OptNilOutputFilesServerToolItemType `json:"type"`
+	Result          OptNilString                        `json:"result"`
+	Status          OptNilToolCallStatus                `json:"status"`
+	Type            OptNilOutputFilesServerToolItemType `json:"type"`
+	AdditionalProps OutputFilesServerToolItemAdditional
 }
 
 // GetArguments returns the value of Arguments.
@@ -80093,6 +84715,11 @@ func (s *OutputFilesServerToolItem) GetType() OptNilOutputFilesServerToolItemTyp
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *OutputFilesServerToolItem) GetAdditionalProps() OutputFilesServerToolItemAdditional {
+	return s.AdditionalProps
+}
+
 // SetArguments sets the value of Arguments.
 func (s *OutputFilesServerToolItem) SetArguments(val OptNilString) {
 	s.Arguments = val
@@ -80141,6 +84768,22 @@ func (s *OutputFilesServerToolItem) SetStatus(val OptNilToolCallStatus) {
 // SetType sets the value of Type.
 func (s *OutputFilesServerToolItem) SetType(val OptNilOutputFilesServerToolItemType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *OutputFilesServerToolItem) SetAdditionalProps(val OutputFilesServerToolItemAdditional) {
+	s.AdditionalProps = val
+}
+
+type OutputFilesServerToolItemAdditional map[string]jx.Raw
+
+func (s *OutputFilesServerToolItemAdditional) init() OutputFilesServerToolItemAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type OutputFilesServerToolItemType string
@@ -80198,7 +84841,8 @@ type OutputFunctionCallItem struct {
 	// calls, only the first tool call will have this field. The other tool calls will only have
 	// `subagent_id`. Present only if the tool call originates from a subagent spawned by the
 	// `openrouter:subagent` server tool.
-	SubagentItems OptNilOutputFunctionCallItemSubagentItemsItemArray `json:"subagent_items"`
+	SubagentItems   OptNilOutputFunctionCallItemSubagentItemsItemArray `json:"subagent_items"`
+	AdditionalProps OutputFunctionCallItemAdditional
 }
 
 // GetArguments returns the value of Arguments.
@@ -80246,6 +84890,11 @@ func (s *OutputFunctionCallItem) GetSubagentItems() OptNilOutputFunctionCallItem
 	return s.SubagentItems
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *OutputFunctionCallItem) GetAdditionalProps() OutputFunctionCallItemAdditional {
+	return s.AdditionalProps
+}
+
 // SetArguments sets the value of Arguments.
 func (s *OutputFunctionCallItem) SetArguments(val OptNilString) {
 	s.Arguments = val
@@ -80289,6 +84938,22 @@ func (s *OutputFunctionCallItem) SetSubagentID(val OptNilString) {
 // SetSubagentItems sets the value of SubagentItems.
 func (s *OutputFunctionCallItem) SetSubagentItems(val OptNilOutputFunctionCallItemSubagentItemsItemArray) {
 	s.SubagentItems = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *OutputFunctionCallItem) SetAdditionalProps(val OutputFunctionCallItemAdditional) {
+	s.AdditionalProps = val
+}
+
+type OutputFunctionCallItemAdditional map[string]jx.Raw
+
+func (s *OutputFunctionCallItemAdditional) init() OutputFunctionCallItemAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type OutputFunctionCallItemStatus string
@@ -80340,7 +85005,8 @@ func (s *OutputFunctionCallItemStatus) UnmarshalText(data []byte) error {
 }
 
 type OutputFunctionCallItemSubagentItemsItem struct {
-	Type OptNilString `json:"type"`
+	Type            OptNilString `json:"type"`
+	AdditionalProps OutputFunctionCallItemSubagentItemsItemAdditional
 }
 
 // GetType returns the value of Type.
@@ -80348,9 +85014,30 @@ func (s *OutputFunctionCallItemSubagentItemsItem) GetType() OptNilString {
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *OutputFunctionCallItemSubagentItemsItem) GetAdditionalProps() OutputFunctionCallItemSubagentItemsItemAdditional {
+	return s.AdditionalProps
+}
+
 // SetType sets the value of Type.
 func (s *OutputFunctionCallItemSubagentItemsItem) SetType(val OptNilString) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *OutputFunctionCallItemSubagentItemsItem) SetAdditionalProps(val OutputFunctionCallItemSubagentItemsItemAdditional) {
+	s.AdditionalProps = val
+}
+
+type OutputFunctionCallItemSubagentItemsItemAdditional map[string]jx.Raw
+
+func (s *OutputFunctionCallItemSubagentItemsItemAdditional) init() OutputFunctionCallItemSubagentItemsItemAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type OutputFunctionCallItemType string
@@ -80408,9 +85095,10 @@ type OutputFusionServerToolItem struct {
 	Responses OptNilOutputFusionServerToolItemResponsesItemArray `json:"responses"`
 	// Web pages the analysis panels and analyst retrieved via web search during this fusion run,
 	// deduplicated by URL across the whole run. Present when at least one model cited a source.
-	Sources OptNilFusionSourceArray              `json:"sources"`
-	Status  OptNilToolCallStatus                 `json:"status"`
-	Type    OptNilOutputFusionServerToolItemType `json:"type"`
+	Sources         OptNilFusionSourceArray              `json:"sources"`
+	Status          OptNilToolCallStatus                 `json:"status"`
+	Type            OptNilOutputFusionServerToolItemType `json:"type"`
+	AdditionalProps OutputFusionServerToolItemAdditional
 }
 
 // GetAnalysis returns the value of Analysis.
@@ -80458,6 +85146,11 @@ func (s *OutputFusionServerToolItem) GetType() OptNilOutputFusionServerToolItemT
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *OutputFusionServerToolItem) GetAdditionalProps() OutputFusionServerToolItemAdditional {
+	return s.AdditionalProps
+}
+
 // SetAnalysis sets the value of Analysis.
 func (s *OutputFusionServerToolItem) SetAnalysis(val OptNilFusionAnalysisResult) {
 	s.Analysis = val
@@ -80503,13 +85196,30 @@ func (s *OutputFusionServerToolItem) SetType(val OptNilOutputFusionServerToolIte
 	s.Type = val
 }
 
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *OutputFusionServerToolItem) SetAdditionalProps(val OutputFusionServerToolItemAdditional) {
+	s.AdditionalProps = val
+}
+
+type OutputFusionServerToolItemAdditional map[string]jx.Raw
+
+func (s *OutputFusionServerToolItemAdditional) init() OutputFusionServerToolItemAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
+}
+
 type OutputFusionServerToolItemFailedModelsItem struct {
 	// Error message describing why the model failed.
 	Error OptNilString `json:"error"`
 	// Slug of the analysis model that failed.
 	Model OptNilString `json:"model"`
 	// HTTP status code from the upstream response, when available (e.g. 402, 429).
-	StatusCode OptNilInt `json:"status_code"`
+	StatusCode      OptNilInt `json:"status_code"`
+	AdditionalProps OutputFusionServerToolItemFailedModelsItemAdditional
 }
 
 // GetError returns the value of Error.
@@ -80527,6 +85237,11 @@ func (s *OutputFusionServerToolItemFailedModelsItem) GetStatusCode() OptNilInt {
 	return s.StatusCode
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *OutputFusionServerToolItemFailedModelsItem) GetAdditionalProps() OutputFusionServerToolItemFailedModelsItemAdditional {
+	return s.AdditionalProps
+}
+
 // SetError sets the value of Error.
 func (s *OutputFusionServerToolItemFailedModelsItem) SetError(val OptNilString) {
 	s.Error = val
@@ -80542,9 +85257,26 @@ func (s *OutputFusionServerToolItemFailedModelsItem) SetStatusCode(val OptNilInt
 	s.StatusCode = val
 }
 
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *OutputFusionServerToolItemFailedModelsItem) SetAdditionalProps(val OutputFusionServerToolItemFailedModelsItemAdditional) {
+	s.AdditionalProps = val
+}
+
+type OutputFusionServerToolItemFailedModelsItemAdditional map[string]jx.Raw
+
+func (s *OutputFusionServerToolItemFailedModelsItemAdditional) init() OutputFusionServerToolItemFailedModelsItemAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
+}
+
 type OutputFusionServerToolItemResponsesItem struct {
-	Content OptNilString `json:"content"`
-	Model   OptNilString `json:"model"`
+	Content         OptNilString `json:"content"`
+	Model           OptNilString `json:"model"`
+	AdditionalProps OutputFusionServerToolItemResponsesItemAdditional
 }
 
 // GetContent returns the value of Content.
@@ -80557,6 +85289,11 @@ func (s *OutputFusionServerToolItemResponsesItem) GetModel() OptNilString {
 	return s.Model
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *OutputFusionServerToolItemResponsesItem) GetAdditionalProps() OutputFusionServerToolItemResponsesItemAdditional {
+	return s.AdditionalProps
+}
+
 // SetContent sets the value of Content.
 func (s *OutputFusionServerToolItemResponsesItem) SetContent(val OptNilString) {
 	s.Content = val
@@ -80565,6 +85302,22 @@ func (s *OutputFusionServerToolItemResponsesItem) SetContent(val OptNilString) {
 // SetModel sets the value of Model.
 func (s *OutputFusionServerToolItemResponsesItem) SetModel(val OptNilString) {
 	s.Model = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *OutputFusionServerToolItemResponsesItem) SetAdditionalProps(val OutputFusionServerToolItemResponsesItemAdditional) {
+	s.AdditionalProps = val
+}
+
+type OutputFusionServerToolItemResponsesItemAdditional map[string]jx.Raw
+
+func (s *OutputFusionServerToolItemResponsesItemAdditional) init() OutputFusionServerToolItemResponsesItemAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type OutputFusionServerToolItemType string
@@ -80609,7 +85362,8 @@ type OutputImageGenerationCallItem struct {
 	Status OptNilImageGenerationStatus             `json:"status"`
 	Type   OptNilOutputImageGenerationCallItemType `json:"type"`
 	// The prompt (possibly rewritten) that the image was generated from.
-	Prompt OptNilString `json:"prompt"`
+	Prompt          OptNilString `json:"prompt"`
+	AdditionalProps OutputImageGenerationCallItemAdditional
 }
 
 // GetID returns the value of ID.
@@ -80637,6 +85391,11 @@ func (s *OutputImageGenerationCallItem) GetPrompt() OptNilString {
 	return s.Prompt
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *OutputImageGenerationCallItem) GetAdditionalProps() OutputImageGenerationCallItemAdditional {
+	return s.AdditionalProps
+}
+
 // SetID sets the value of ID.
 func (s *OutputImageGenerationCallItem) SetID(val OptNilString) {
 	s.ID = val
@@ -80660,6 +85419,22 @@ func (s *OutputImageGenerationCallItem) SetType(val OptNilOutputImageGenerationC
 // SetPrompt sets the value of Prompt.
 func (s *OutputImageGenerationCallItem) SetPrompt(val OptNilString) {
 	s.Prompt = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *OutputImageGenerationCallItem) SetAdditionalProps(val OutputImageGenerationCallItemAdditional) {
+	s.AdditionalProps = val
+}
+
+type OutputImageGenerationCallItemAdditional map[string]jx.Raw
+
+func (s *OutputImageGenerationCallItemAdditional) init() OutputImageGenerationCallItemAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type OutputImageGenerationCallItemType string
@@ -80705,10 +85480,11 @@ type OutputImageGenerationServerToolItem struct {
 	// The prompt (possibly rewritten) that the image was generated from.
 	Prompt OptNilString `json:"prompt"`
 	// The generated image as a base64-encoded string or URL, matching OpenAI image_generation_call format.
-	Result        OptNilString                                  `json:"result"`
-	RevisedPrompt OptNilString                                  `json:"revisedPrompt"`
-	Status        OptNilToolCallStatus                          `json:"status"`
-	Type          OptNilOutputImageGenerationServerToolItemType `json:"type"`
+	Result          OptNilString                                  `json:"result"`
+	RevisedPrompt   OptNilString                                  `json:"revisedPrompt"`
+	Status          OptNilToolCallStatus                          `json:"status"`
+	Type            OptNilOutputImageGenerationServerToolItemType `json:"type"`
+	AdditionalProps OutputImageGenerationServerToolItemAdditional
 }
 
 // GetID returns the value of ID.
@@ -80751,6 +85527,11 @@ func (s *OutputImageGenerationServerToolItem) GetType() OptNilOutputImageGenerat
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *OutputImageGenerationServerToolItem) GetAdditionalProps() OutputImageGenerationServerToolItemAdditional {
+	return s.AdditionalProps
+}
+
 // SetID sets the value of ID.
 func (s *OutputImageGenerationServerToolItem) SetID(val OptNilString) {
 	s.ID = val
@@ -80791,6 +85572,22 @@ func (s *OutputImageGenerationServerToolItem) SetType(val OptNilOutputImageGener
 	s.Type = val
 }
 
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *OutputImageGenerationServerToolItem) SetAdditionalProps(val OutputImageGenerationServerToolItemAdditional) {
+	s.AdditionalProps = val
+}
+
+type OutputImageGenerationServerToolItemAdditional map[string]jx.Raw
+
+func (s *OutputImageGenerationServerToolItemAdditional) init() OutputImageGenerationServerToolItemAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
+}
+
 type OutputImageGenerationServerToolItemType string
 
 const (
@@ -80828,10 +85625,11 @@ func (s *OutputImageGenerationServerToolItemType) UnmarshalText(data []byte) err
 // Event emitted when a new output item is added to the response.
 // Ref: #/components/schemas/OutputItemAddedEvent
 type OutputItemAddedEvent struct {
-	Item           OptOutputItemAddedEventItem    `json:"item"`
-	OutputIndex    OptNilInt                      `json:"output_index"`
-	SequenceNumber OptNilInt                      `json:"sequence_number"`
-	Type           OptNilOutputItemAddedEventType `json:"type"`
+	Item            OptOutputItemAddedEventItem    `json:"item"`
+	OutputIndex     OptNilInt                      `json:"output_index"`
+	SequenceNumber  OptNilInt                      `json:"sequence_number"`
+	Type            OptNilOutputItemAddedEventType `json:"type"`
+	AdditionalProps OutputItemAddedEventAdditional
 }
 
 // GetItem returns the value of Item.
@@ -80854,6 +85652,11 @@ func (s *OutputItemAddedEvent) GetType() OptNilOutputItemAddedEventType {
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *OutputItemAddedEvent) GetAdditionalProps() OutputItemAddedEventAdditional {
+	return s.AdditionalProps
+}
+
 // SetItem sets the value of Item.
 func (s *OutputItemAddedEvent) SetItem(val OptOutputItemAddedEventItem) {
 	s.Item = val
@@ -80872,6 +85675,22 @@ func (s *OutputItemAddedEvent) SetSequenceNumber(val OptNilInt) {
 // SetType sets the value of Type.
 func (s *OutputItemAddedEvent) SetType(val OptNilOutputItemAddedEventType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *OutputItemAddedEvent) SetAdditionalProps(val OutputItemAddedEventAdditional) {
+	s.AdditionalProps = val
+}
+
+type OutputItemAddedEventAdditional map[string]jx.Raw
+
+func (s *OutputItemAddedEventAdditional) init() OutputItemAddedEventAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // OutputItemAddedEventItem represents sum type.
@@ -81175,12 +85994,13 @@ func (s *OutputItemAddedEventType) UnmarshalText(data []byte) error {
 
 // Ref: #/components/schemas/OutputItemApplyPatchCall
 type OutputItemApplyPatchCall struct {
-	CallID    OptNilString                         `json:"call_id"`
-	CreatedBy OptNilString                         `json:"created_by"`
-	ID        OptNilString                         `json:"id"`
-	Operation OptOutputItemApplyPatchCallOperation `json:"operation"`
-	Status    OptNilOutputItemApplyPatchCallStatus `json:"status"`
-	Type      OptNilOutputItemApplyPatchCallType   `json:"type"`
+	CallID          OptNilString                         `json:"call_id"`
+	CreatedBy       OptNilString                         `json:"created_by"`
+	ID              OptNilString                         `json:"id"`
+	Operation       OptOutputItemApplyPatchCallOperation `json:"operation"`
+	Status          OptNilOutputItemApplyPatchCallStatus `json:"status"`
+	Type            OptNilOutputItemApplyPatchCallType   `json:"type"`
+	AdditionalProps OutputItemApplyPatchCallAdditional
 }
 
 // GetCallID returns the value of CallID.
@@ -81213,6 +86033,11 @@ func (s *OutputItemApplyPatchCall) GetType() OptNilOutputItemApplyPatchCallType 
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *OutputItemApplyPatchCall) GetAdditionalProps() OutputItemApplyPatchCallAdditional {
+	return s.AdditionalProps
+}
+
 // SetCallID sets the value of CallID.
 func (s *OutputItemApplyPatchCall) SetCallID(val OptNilString) {
 	s.CallID = val
@@ -81241,6 +86066,22 @@ func (s *OutputItemApplyPatchCall) SetStatus(val OptNilOutputItemApplyPatchCallS
 // SetType sets the value of Type.
 func (s *OutputItemApplyPatchCall) SetType(val OptNilOutputItemApplyPatchCallType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *OutputItemApplyPatchCall) SetAdditionalProps(val OutputItemApplyPatchCallAdditional) {
+	s.AdditionalProps = val
+}
+
+type OutputItemApplyPatchCallAdditional map[string]jx.Raw
+
+func (s *OutputItemApplyPatchCallAdditional) init() OutputItemApplyPatchCallAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // OutputItemApplyPatchCallOperation represents sum type.
@@ -81417,12 +86258,13 @@ func (s *OutputItemApplyPatchCallType) UnmarshalText(data []byte) error {
 
 // Ref: #/components/schemas/OutputItemCodeInterpreterCall
 type OutputItemCodeInterpreterCall struct {
-	Code        OptNilString                                        `json:"code"`
-	ContainerID OptNilString                                        `json:"container_id"`
-	ID          OptNilString                                        `json:"id"`
-	Outputs     OptNilOutputItemCodeInterpreterCallOutputsItemArray `json:"outputs"`
-	Status      OptNilOutputItemCodeInterpreterCallStatus           `json:"status"`
-	Type        OptNilOutputItemCodeInterpreterCallType             `json:"type"`
+	Code            OptNilString                                        `json:"code"`
+	ContainerID     OptNilString                                        `json:"container_id"`
+	ID              OptNilString                                        `json:"id"`
+	Outputs         OptNilOutputItemCodeInterpreterCallOutputsItemArray `json:"outputs"`
+	Status          OptNilOutputItemCodeInterpreterCallStatus           `json:"status"`
+	Type            OptNilOutputItemCodeInterpreterCallType             `json:"type"`
+	AdditionalProps OutputItemCodeInterpreterCallAdditional
 }
 
 // GetCode returns the value of Code.
@@ -81455,6 +86297,11 @@ func (s *OutputItemCodeInterpreterCall) GetType() OptNilOutputItemCodeInterprete
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *OutputItemCodeInterpreterCall) GetAdditionalProps() OutputItemCodeInterpreterCallAdditional {
+	return s.AdditionalProps
+}
+
 // SetCode sets the value of Code.
 func (s *OutputItemCodeInterpreterCall) SetCode(val OptNilString) {
 	s.Code = val
@@ -81483,6 +86330,22 @@ func (s *OutputItemCodeInterpreterCall) SetStatus(val OptNilOutputItemCodeInterp
 // SetType sets the value of Type.
 func (s *OutputItemCodeInterpreterCall) SetType(val OptNilOutputItemCodeInterpreterCallType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *OutputItemCodeInterpreterCall) SetAdditionalProps(val OutputItemCodeInterpreterCallAdditional) {
+	s.AdditionalProps = val
+}
+
+type OutputItemCodeInterpreterCallAdditional map[string]jx.Raw
+
+func (s *OutputItemCodeInterpreterCallAdditional) init() OutputItemCodeInterpreterCallAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // OutputItemCodeInterpreterCallOutputsItem represents sum type.
@@ -81685,8 +86548,9 @@ type OutputItemCustomToolCall struct {
 	Input  OptNilString `json:"input"`
 	Name   OptNilString `json:"name"`
 	// Namespace qualifier for tools registered as part of a namespace tool group (e.g. an MCP server).
-	Namespace OptNilString                       `json:"namespace"`
-	Type      OptNilOutputItemCustomToolCallType `json:"type"`
+	Namespace       OptNilString                       `json:"namespace"`
+	Type            OptNilOutputItemCustomToolCallType `json:"type"`
+	AdditionalProps OutputItemCustomToolCallAdditional
 }
 
 // GetCallID returns the value of CallID.
@@ -81719,6 +86583,11 @@ func (s *OutputItemCustomToolCall) GetType() OptNilOutputItemCustomToolCallType 
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *OutputItemCustomToolCall) GetAdditionalProps() OutputItemCustomToolCallAdditional {
+	return s.AdditionalProps
+}
+
 // SetCallID sets the value of CallID.
 func (s *OutputItemCustomToolCall) SetCallID(val OptNilString) {
 	s.CallID = val
@@ -81747,6 +86616,22 @@ func (s *OutputItemCustomToolCall) SetNamespace(val OptNilString) {
 // SetType sets the value of Type.
 func (s *OutputItemCustomToolCall) SetType(val OptNilOutputItemCustomToolCallType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *OutputItemCustomToolCall) SetAdditionalProps(val OutputItemCustomToolCallAdditional) {
+	s.AdditionalProps = val
+}
+
+type OutputItemCustomToolCallAdditional map[string]jx.Raw
+
+func (s *OutputItemCustomToolCallAdditional) init() OutputItemCustomToolCallAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type OutputItemCustomToolCallType string
@@ -81786,10 +86671,11 @@ func (s *OutputItemCustomToolCallType) UnmarshalText(data []byte) error {
 // Event emitted when an output item is complete.
 // Ref: #/components/schemas/OutputItemDoneEvent
 type OutputItemDoneEvent struct {
-	Item           OptOutputItemDoneEventItem    `json:"item"`
-	OutputIndex    OptNilInt                     `json:"output_index"`
-	SequenceNumber OptNilInt                     `json:"sequence_number"`
-	Type           OptNilOutputItemDoneEventType `json:"type"`
+	Item            OptOutputItemDoneEventItem    `json:"item"`
+	OutputIndex     OptNilInt                     `json:"output_index"`
+	SequenceNumber  OptNilInt                     `json:"sequence_number"`
+	Type            OptNilOutputItemDoneEventType `json:"type"`
+	AdditionalProps OutputItemDoneEventAdditional
 }
 
 // GetItem returns the value of Item.
@@ -81812,6 +86698,11 @@ func (s *OutputItemDoneEvent) GetType() OptNilOutputItemDoneEventType {
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *OutputItemDoneEvent) GetAdditionalProps() OutputItemDoneEventAdditional {
+	return s.AdditionalProps
+}
+
 // SetItem sets the value of Item.
 func (s *OutputItemDoneEvent) SetItem(val OptOutputItemDoneEventItem) {
 	s.Item = val
@@ -81830,6 +86721,22 @@ func (s *OutputItemDoneEvent) SetSequenceNumber(val OptNilInt) {
 // SetType sets the value of Type.
 func (s *OutputItemDoneEvent) SetType(val OptNilOutputItemDoneEventType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *OutputItemDoneEvent) SetAdditionalProps(val OutputItemDoneEventAdditional) {
+	s.AdditionalProps = val
+}
+
+type OutputItemDoneEventAdditional map[string]jx.Raw
+
+func (s *OutputItemDoneEventAdditional) init() OutputItemDoneEventAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // OutputItemDoneEventItem represents sum type.
@@ -82133,10 +87040,11 @@ func (s *OutputItemDoneEventType) UnmarshalText(data []byte) error {
 
 // Ref: #/components/schemas/OutputItemFileSearchCall
 type OutputItemFileSearchCall struct {
-	ID      OptNilString                       `json:"id"`
-	Queries OptNilStringArray                  `json:"queries"`
-	Status  OptNilWebSearchStatus              `json:"status"`
-	Type    OptNilOutputItemFileSearchCallType `json:"type"`
+	ID              OptNilString                       `json:"id"`
+	Queries         []string                           `json:"queries" transponder:"encode-empty"`
+	Status          OptNilWebSearchStatus              `json:"status"`
+	Type            OptNilOutputItemFileSearchCallType `json:"type"`
+	AdditionalProps OutputItemFileSearchCallAdditional
 }
 
 // GetID returns the value of ID.
@@ -82145,7 +87053,7 @@ func (s *OutputItemFileSearchCall) GetID() OptNilString {
 }
 
 // GetQueries returns the value of Queries.
-func (s *OutputItemFileSearchCall) GetQueries() OptNilStringArray {
+func (s *OutputItemFileSearchCall) GetQueries() []string {
 	return s.Queries
 }
 
@@ -82159,13 +87067,18 @@ func (s *OutputItemFileSearchCall) GetType() OptNilOutputItemFileSearchCallType 
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *OutputItemFileSearchCall) GetAdditionalProps() OutputItemFileSearchCallAdditional {
+	return s.AdditionalProps
+}
+
 // SetID sets the value of ID.
 func (s *OutputItemFileSearchCall) SetID(val OptNilString) {
 	s.ID = val
 }
 
 // SetQueries sets the value of Queries.
-func (s *OutputItemFileSearchCall) SetQueries(val OptNilStringArray) {
+func (s *OutputItemFileSearchCall) SetQueries(val []string) {
 	s.Queries = val
 }
 
@@ -82177,6 +87090,22 @@ func (s *OutputItemFileSearchCall) SetStatus(val OptNilWebSearchStatus) {
 // SetType sets the value of Type.
 func (s *OutputItemFileSearchCall) SetType(val OptNilOutputItemFileSearchCallType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *OutputItemFileSearchCall) SetAdditionalProps(val OutputItemFileSearchCallAdditional) {
+	s.AdditionalProps = val
+}
+
+type OutputItemFileSearchCallAdditional map[string]jx.Raw
+
+func (s *OutputItemFileSearchCallAdditional) init() OutputItemFileSearchCallAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type OutputItemFileSearchCallType string
@@ -82220,9 +87149,10 @@ type OutputItemFunctionCall struct {
 	ID        OptNilString `json:"id"`
 	Name      OptNilString `json:"name"`
 	// Namespace qualifier for tools registered as part of a namespace tool group (e.g. an MCP server).
-	Namespace OptNilString                       `json:"namespace"`
-	Status    OptNilOutputItemFunctionCallStatus `json:"status"`
-	Type      OptNilOutputItemFunctionCallType   `json:"type"`
+	Namespace       OptNilString                       `json:"namespace"`
+	Status          OptNilOutputItemFunctionCallStatus `json:"status"`
+	Type            OptNilOutputItemFunctionCallType   `json:"type"`
+	AdditionalProps OutputItemFunctionCallAdditional
 }
 
 // GetArguments returns the value of Arguments.
@@ -82260,6 +87190,11 @@ func (s *OutputItemFunctionCall) GetType() OptNilOutputItemFunctionCallType {
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *OutputItemFunctionCall) GetAdditionalProps() OutputItemFunctionCallAdditional {
+	return s.AdditionalProps
+}
+
 // SetArguments sets the value of Arguments.
 func (s *OutputItemFunctionCall) SetArguments(val OptNilString) {
 	s.Arguments = val
@@ -82293,6 +87228,22 @@ func (s *OutputItemFunctionCall) SetStatus(val OptNilOutputItemFunctionCallStatu
 // SetType sets the value of Type.
 func (s *OutputItemFunctionCall) SetType(val OptNilOutputItemFunctionCallType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *OutputItemFunctionCall) SetAdditionalProps(val OutputItemFunctionCallAdditional) {
+	s.AdditionalProps = val
+}
+
+type OutputItemFunctionCallAdditional map[string]jx.Raw
+
+func (s *OutputItemFunctionCallAdditional) init() OutputItemFunctionCallAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type OutputItemFunctionCallStatus string
@@ -82379,10 +87330,11 @@ func (s *OutputItemFunctionCallType) UnmarshalText(data []byte) error {
 
 // Ref: #/components/schemas/OutputItemImageGenerationCall
 type OutputItemImageGenerationCall struct {
-	ID     OptNilString                            `json:"id"`
-	Result OptNilString                            `json:"result"`
-	Status OptNilImageGenerationStatus             `json:"status"`
-	Type   OptNilOutputItemImageGenerationCallType `json:"type"`
+	ID              OptNilString                            `json:"id"`
+	Result          OptNilString                            `json:"result"`
+	Status          OptNilImageGenerationStatus             `json:"status"`
+	Type            OptNilOutputItemImageGenerationCallType `json:"type"`
+	AdditionalProps OutputItemImageGenerationCallAdditional
 }
 
 // GetID returns the value of ID.
@@ -82405,6 +87357,11 @@ func (s *OutputItemImageGenerationCall) GetType() OptNilOutputItemImageGeneratio
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *OutputItemImageGenerationCall) GetAdditionalProps() OutputItemImageGenerationCallAdditional {
+	return s.AdditionalProps
+}
+
 // SetID sets the value of ID.
 func (s *OutputItemImageGenerationCall) SetID(val OptNilString) {
 	s.ID = val
@@ -82423,6 +87380,22 @@ func (s *OutputItemImageGenerationCall) SetStatus(val OptNilImageGenerationStatu
 // SetType sets the value of Type.
 func (s *OutputItemImageGenerationCall) SetType(val OptNilOutputItemImageGenerationCallType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *OutputItemImageGenerationCall) SetAdditionalProps(val OutputItemImageGenerationCallAdditional) {
+	s.AdditionalProps = val
+}
+
+type OutputItemImageGenerationCallAdditional map[string]jx.Raw
+
+func (s *OutputItemImageGenerationCallAdditional) init() OutputItemImageGenerationCallAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type OutputItemImageGenerationCallType string
@@ -82465,8 +87438,9 @@ type OutputItemReasoning struct {
 	EncryptedContent OptNilString                    `json:"encrypted_content"`
 	ID               OptNilString                    `json:"id"`
 	Status           OptNilOutputItemReasoningStatus `json:"status"`
-	Summary          OptNilReasoningSummaryTextArray `json:"summary"`
+	Summary          []ReasoningSummaryText          `json:"summary" transponder:"encode-empty"`
 	Type             OptNilOutputItemReasoningType   `json:"type"`
+	AdditionalProps  OutputItemReasoningAdditional
 }
 
 // GetContent returns the value of Content.
@@ -82490,13 +87464,18 @@ func (s *OutputItemReasoning) GetStatus() OptNilOutputItemReasoningStatus {
 }
 
 // GetSummary returns the value of Summary.
-func (s *OutputItemReasoning) GetSummary() OptNilReasoningSummaryTextArray {
+func (s *OutputItemReasoning) GetSummary() []ReasoningSummaryText {
 	return s.Summary
 }
 
 // GetType returns the value of Type.
 func (s *OutputItemReasoning) GetType() OptNilOutputItemReasoningType {
 	return s.Type
+}
+
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *OutputItemReasoning) GetAdditionalProps() OutputItemReasoningAdditional {
+	return s.AdditionalProps
 }
 
 // SetContent sets the value of Content.
@@ -82520,13 +87499,29 @@ func (s *OutputItemReasoning) SetStatus(val OptNilOutputItemReasoningStatus) {
 }
 
 // SetSummary sets the value of Summary.
-func (s *OutputItemReasoning) SetSummary(val OptNilReasoningSummaryTextArray) {
+func (s *OutputItemReasoning) SetSummary(val []ReasoningSummaryText) {
 	s.Summary = val
 }
 
 // SetType sets the value of Type.
 func (s *OutputItemReasoning) SetType(val OptNilOutputItemReasoningType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *OutputItemReasoning) SetAdditionalProps(val OutputItemReasoningAdditional) {
+	s.AdditionalProps = val
+}
+
+type OutputItemReasoningAdditional map[string]jx.Raw
+
+func (s *OutputItemReasoningAdditional) init() OutputItemReasoningAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type OutputItemReasoningStatus string
@@ -82613,10 +87608,11 @@ func (s *OutputItemReasoningType) UnmarshalText(data []byte) error {
 
 // Ref: #/components/schemas/OutputItemWebSearchCall
 type OutputItemWebSearchCall struct {
-	Action OptOutputItemWebSearchCallAction  `json:"action"`
-	ID     OptNilString                      `json:"id"`
-	Status OptNilWebSearchStatus             `json:"status"`
-	Type   OptNilOutputItemWebSearchCallType `json:"type"`
+	Action          OptOutputItemWebSearchCallAction  `json:"action"`
+	ID              OptNilString                      `json:"id"`
+	Status          OptNilWebSearchStatus             `json:"status"`
+	Type            OptNilOutputItemWebSearchCallType `json:"type"`
+	AdditionalProps OutputItemWebSearchCallAdditional
 }
 
 // GetAction returns the value of Action.
@@ -82639,6 +87635,11 @@ func (s *OutputItemWebSearchCall) GetType() OptNilOutputItemWebSearchCallType {
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *OutputItemWebSearchCall) GetAdditionalProps() OutputItemWebSearchCallAdditional {
+	return s.AdditionalProps
+}
+
 // SetAction sets the value of Action.
 func (s *OutputItemWebSearchCall) SetAction(val OptOutputItemWebSearchCallAction) {
 	s.Action = val
@@ -82657,6 +87658,11 @@ func (s *OutputItemWebSearchCall) SetStatus(val OptNilWebSearchStatus) {
 // SetType sets the value of Type.
 func (s *OutputItemWebSearchCall) SetType(val OptNilOutputItemWebSearchCallType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *OutputItemWebSearchCall) SetAdditionalProps(val OutputItemWebSearchCallAdditional) {
+	s.AdditionalProps = val
 }
 
 // OutputItemWebSearchCallAction represents sum type.
@@ -82758,9 +87764,10 @@ func NewOutputItemWebSearchCallActionFindInPageOutputItemWebSearchCallAction(v O
 
 // Ref: #/components/schemas/OutputItemWebSearchCallActionFindInPage
 type OutputItemWebSearchCallActionFindInPage struct {
-	Pattern OptNilString                                      `json:"pattern"`
-	Type    OptNilOutputItemWebSearchCallActionFindInPageType `json:"type"`
-	URL     OptNilString                                      `json:"url"`
+	Pattern         OptNilString                                      `json:"pattern"`
+	Type            OptNilOutputItemWebSearchCallActionFindInPageType `json:"type"`
+	URL             OptNilString                                      `json:"url"`
+	AdditionalProps OutputItemWebSearchCallActionFindInPageAdditional
 }
 
 // GetPattern returns the value of Pattern.
@@ -82778,6 +87785,11 @@ func (s *OutputItemWebSearchCallActionFindInPage) GetURL() OptNilString {
 	return s.URL
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *OutputItemWebSearchCallActionFindInPage) GetAdditionalProps() OutputItemWebSearchCallActionFindInPageAdditional {
+	return s.AdditionalProps
+}
+
 // SetPattern sets the value of Pattern.
 func (s *OutputItemWebSearchCallActionFindInPage) SetPattern(val OptNilString) {
 	s.Pattern = val
@@ -82791,6 +87803,22 @@ func (s *OutputItemWebSearchCallActionFindInPage) SetType(val OptNilOutputItemWe
 // SetURL sets the value of URL.
 func (s *OutputItemWebSearchCallActionFindInPage) SetURL(val OptNilString) {
 	s.URL = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *OutputItemWebSearchCallActionFindInPage) SetAdditionalProps(val OutputItemWebSearchCallActionFindInPageAdditional) {
+	s.AdditionalProps = val
+}
+
+type OutputItemWebSearchCallActionFindInPageAdditional map[string]jx.Raw
+
+func (s *OutputItemWebSearchCallActionFindInPageAdditional) init() OutputItemWebSearchCallActionFindInPageAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type OutputItemWebSearchCallActionFindInPageType string
@@ -82829,8 +87857,9 @@ func (s *OutputItemWebSearchCallActionFindInPageType) UnmarshalText(data []byte)
 
 // Ref: #/components/schemas/OutputItemWebSearchCallActionOpenPage
 type OutputItemWebSearchCallActionOpenPage struct {
-	Type OptNilOutputItemWebSearchCallActionOpenPageType `json:"type"`
-	URL  OptNilString                                    `json:"url"`
+	Type            OptNilOutputItemWebSearchCallActionOpenPageType `json:"type"`
+	URL             OptNilString                                    `json:"url"`
+	AdditionalProps OutputItemWebSearchCallActionOpenPageAdditional
 }
 
 // GetType returns the value of Type.
@@ -82843,6 +87872,11 @@ func (s *OutputItemWebSearchCallActionOpenPage) GetURL() OptNilString {
 	return s.URL
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *OutputItemWebSearchCallActionOpenPage) GetAdditionalProps() OutputItemWebSearchCallActionOpenPageAdditional {
+	return s.AdditionalProps
+}
+
 // SetType sets the value of Type.
 func (s *OutputItemWebSearchCallActionOpenPage) SetType(val OptNilOutputItemWebSearchCallActionOpenPageType) {
 	s.Type = val
@@ -82851,6 +87885,22 @@ func (s *OutputItemWebSearchCallActionOpenPage) SetType(val OptNilOutputItemWebS
 // SetURL sets the value of URL.
 func (s *OutputItemWebSearchCallActionOpenPage) SetURL(val OptNilString) {
 	s.URL = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *OutputItemWebSearchCallActionOpenPage) SetAdditionalProps(val OutputItemWebSearchCallActionOpenPageAdditional) {
+	s.AdditionalProps = val
+}
+
+type OutputItemWebSearchCallActionOpenPageAdditional map[string]jx.Raw
+
+func (s *OutputItemWebSearchCallActionOpenPageAdditional) init() OutputItemWebSearchCallActionOpenPageAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type OutputItemWebSearchCallActionOpenPageType string
@@ -82889,10 +87939,11 @@ func (s *OutputItemWebSearchCallActionOpenPageType) UnmarshalText(data []byte) e
 
 // Ref: #/components/schemas/OutputItemWebSearchCallActionSearch
 type OutputItemWebSearchCallActionSearch struct {
-	Queries OptNilStringArray                             `json:"queries"`
-	Query   OptNilString                                  `json:"query"`
-	Sources OptNilWebSearchSourceArray                    `json:"sources"`
-	Type    OptNilOutputItemWebSearchCallActionSearchType `json:"type"`
+	Queries         OptNilStringArray                             `json:"queries"`
+	Query           OptNilString                                  `json:"query"`
+	Sources         OptNilWebSearchSourceArray                    `json:"sources"`
+	Type            OptNilOutputItemWebSearchCallActionSearchType `json:"type"`
+	AdditionalProps OutputItemWebSearchCallActionSearchAdditional
 }
 
 // GetQueries returns the value of Queries.
@@ -82915,6 +87966,11 @@ func (s *OutputItemWebSearchCallActionSearch) GetType() OptNilOutputItemWebSearc
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *OutputItemWebSearchCallActionSearch) GetAdditionalProps() OutputItemWebSearchCallActionSearchAdditional {
+	return s.AdditionalProps
+}
+
 // SetQueries sets the value of Queries.
 func (s *OutputItemWebSearchCallActionSearch) SetQueries(val OptNilStringArray) {
 	s.Queries = val
@@ -82933,6 +87989,22 @@ func (s *OutputItemWebSearchCallActionSearch) SetSources(val OptNilWebSearchSour
 // SetType sets the value of Type.
 func (s *OutputItemWebSearchCallActionSearch) SetType(val OptNilOutputItemWebSearchCallActionSearchType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *OutputItemWebSearchCallActionSearch) SetAdditionalProps(val OutputItemWebSearchCallActionSearchAdditional) {
+	s.AdditionalProps = val
+}
+
+type OutputItemWebSearchCallActionSearchAdditional map[string]jx.Raw
+
+func (s *OutputItemWebSearchCallActionSearchAdditional) init() OutputItemWebSearchCallActionSearchAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type OutputItemWebSearchCallActionSearchType string
@@ -82967,6 +88039,17 @@ func (s *OutputItemWebSearchCallActionSearchType) UnmarshalText(data []byte) err
 	default:
 		return errors.Errorf("invalid value: %q", data)
 	}
+}
+
+type OutputItemWebSearchCallAdditional map[string]jx.Raw
+
+func (s *OutputItemWebSearchCallAdditional) init() OutputItemWebSearchCallAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type OutputItemWebSearchCallType string
@@ -83881,11 +88964,12 @@ func NewOutputCustomToolCallItemOutputItems(v OutputCustomToolCallItem) OutputIt
 // An openrouter:mcp server tool output item.
 // Ref: #/components/schemas/OutputMcpServerToolItem
 type OutputMcpServerToolItem struct {
-	ID          OptNilString                      `json:"id"`
-	ServerLabel OptNilString                      `json:"serverLabel"`
-	Status      OptNilToolCallStatus              `json:"status"`
-	ToolName    OptNilString                      `json:"toolName"`
-	Type        OptNilOutputMcpServerToolItemType `json:"type"`
+	ID              OptNilString                      `json:"id"`
+	ServerLabel     OptNilString                      `json:"serverLabel"`
+	Status          OptNilToolCallStatus              `json:"status"`
+	ToolName        OptNilString                      `json:"toolName"`
+	Type            OptNilOutputMcpServerToolItemType `json:"type"`
+	AdditionalProps OutputMcpServerToolItemAdditional
 }
 
 // GetID returns the value of ID.
@@ -83913,6 +88997,11 @@ func (s *OutputMcpServerToolItem) GetType() OptNilOutputMcpServerToolItemType {
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *OutputMcpServerToolItem) GetAdditionalProps() OutputMcpServerToolItemAdditional {
+	return s.AdditionalProps
+}
+
 // SetID sets the value of ID.
 func (s *OutputMcpServerToolItem) SetID(val OptNilString) {
 	s.ID = val
@@ -83936,6 +89025,22 @@ func (s *OutputMcpServerToolItem) SetToolName(val OptNilString) {
 // SetType sets the value of Type.
 func (s *OutputMcpServerToolItem) SetType(val OptNilOutputMcpServerToolItemType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *OutputMcpServerToolItem) SetAdditionalProps(val OutputMcpServerToolItemAdditional) {
+	s.AdditionalProps = val
+}
+
+type OutputMcpServerToolItemAdditional map[string]jx.Raw
+
+func (s *OutputMcpServerToolItemAdditional) init() OutputMcpServerToolItemAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type OutputMcpServerToolItemType string
@@ -83975,12 +89080,13 @@ func (s *OutputMcpServerToolItemType) UnmarshalText(data []byte) error {
 // An openrouter:memory server tool output item.
 // Ref: #/components/schemas/OutputMemoryServerToolItem
 type OutputMemoryServerToolItem struct {
-	Action OptNilOutputMemoryServerToolItemAction `json:"action"`
-	ID     OptNilString                           `json:"id"`
-	Key    OptNilString                           `json:"key"`
-	Status OptNilToolCallStatus                   `json:"status"`
-	Type   OptNilOutputMemoryServerToolItemType   `json:"type"`
-	Value  jx.Raw                                 `json:"value"`
+	Action          OptNilOutputMemoryServerToolItemAction `json:"action"`
+	ID              OptNilString                           `json:"id"`
+	Key             OptNilString                           `json:"key"`
+	Status          OptNilToolCallStatus                   `json:"status"`
+	Type            OptNilOutputMemoryServerToolItemType   `json:"type"`
+	Value           jx.Raw                                 `json:"value"`
+	AdditionalProps OutputMemoryServerToolItemAdditional
 }
 
 // GetAction returns the value of Action.
@@ -84013,6 +89119,11 @@ func (s *OutputMemoryServerToolItem) GetValue() jx.Raw {
 	return s.Value
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *OutputMemoryServerToolItem) GetAdditionalProps() OutputMemoryServerToolItemAdditional {
+	return s.AdditionalProps
+}
+
 // SetAction sets the value of Action.
 func (s *OutputMemoryServerToolItem) SetAction(val OptNilOutputMemoryServerToolItemAction) {
 	s.Action = val
@@ -84041,6 +89152,11 @@ func (s *OutputMemoryServerToolItem) SetType(val OptNilOutputMemoryServerToolIte
 // SetValue sets the value of Value.
 func (s *OutputMemoryServerToolItem) SetValue(val jx.Raw) {
 	s.Value = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *OutputMemoryServerToolItem) SetAdditionalProps(val OutputMemoryServerToolItemAdditional) {
+	s.AdditionalProps = val
 }
 
 type OutputMemoryServerToolItemAction string
@@ -84091,6 +89207,17 @@ func (s *OutputMemoryServerToolItemAction) UnmarshalText(data []byte) error {
 	}
 }
 
+type OutputMemoryServerToolItemAdditional map[string]jx.Raw
+
+func (s *OutputMemoryServerToolItemAdditional) init() OutputMemoryServerToolItemAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
+}
+
 type OutputMemoryServerToolItemType string
 
 const (
@@ -84127,20 +89254,21 @@ func (s *OutputMemoryServerToolItemType) UnmarshalText(data []byte) error {
 
 // Ref: #/components/schemas/OutputMessage
 type OutputMessage struct {
-	Content OptNilOutputMessageContentItemArray `json:"content"`
-	ID      OptNilString                        `json:"id"`
+	Content []OutputMessageContentItem `json:"content" transponder:"encode-empty"`
+	ID      OptNilString               `json:"id"`
 	// The phase of an assistant message. Use `commentary` for an intermediate assistant message and
 	// `final_answer` for the final assistant message. For follow-up requests with models like
 	// `gpt-5.3-codex` and later, preserve and resend phase on all assistant messages. Omitting it can
 	// degrade performance. Not used for user messages.
-	Phase  OptNilOutputMessagePhase  `json:"phase"`
-	Role   OptNilOutputMessageRole   `json:"role"`
-	Status OptNilOutputMessageStatus `json:"status"`
-	Type   OptNilOutputMessageType   `json:"type"`
+	Phase           OptNilOutputMessagePhase  `json:"phase"`
+	Role            OptNilOutputMessageRole   `json:"role"`
+	Status          OptNilOutputMessageStatus `json:"status"`
+	Type            OptNilOutputMessageType   `json:"type"`
+	AdditionalProps OutputMessageAdditional
 }
 
 // GetContent returns the value of Content.
-func (s *OutputMessage) GetContent() OptNilOutputMessageContentItemArray {
+func (s *OutputMessage) GetContent() []OutputMessageContentItem {
 	return s.Content
 }
 
@@ -84169,8 +89297,13 @@ func (s *OutputMessage) GetType() OptNilOutputMessageType {
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *OutputMessage) GetAdditionalProps() OutputMessageAdditional {
+	return s.AdditionalProps
+}
+
 // SetContent sets the value of Content.
-func (s *OutputMessage) SetContent(val OptNilOutputMessageContentItemArray) {
+func (s *OutputMessage) SetContent(val []OutputMessageContentItem) {
 	s.Content = val
 }
 
@@ -84197,6 +89330,22 @@ func (s *OutputMessage) SetStatus(val OptNilOutputMessageStatus) {
 // SetType sets the value of Type.
 func (s *OutputMessage) SetType(val OptNilOutputMessageType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *OutputMessage) SetAdditionalProps(val OutputMessageAdditional) {
+	s.AdditionalProps = val
+}
+
+type OutputMessageAdditional map[string]jx.Raw
+
+func (s *OutputMessageAdditional) init() OutputMessageAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // OutputMessageContentItem represents sum type.
@@ -84268,22 +89417,24 @@ func NewOpenAIResponsesRefusalContentOutputMessageContentItem(v OpenAIResponsesR
 	return s
 }
 
+// Merged schema.
 // Ref: #/components/schemas/OutputMessageItem
 type OutputMessageItem struct {
-	Content OptNilOutputMessageItemContentItemArray `json:"content"`
-	ID      OptNilString                            `json:"id"`
+	Content []OutputMessageItemContentItem `json:"content" transponder:"encode-empty"`
+	ID      OptNilString                   `json:"id"`
 	// The phase of an assistant message. Use `commentary` for an intermediate assistant message and
 	// `final_answer` for the final assistant message. For follow-up requests with models like
 	// `gpt-5.3-codex` and later, preserve and resend phase on all assistant messages. Omitting it can
 	// degrade performance. Not used for user messages.
-	Phase  OptNilOutputMessageItemPhase  `json:"phase"`
-	Role   OptNilOutputMessageItemRole   `json:"role"`
-	Status OptNilOutputMessageItemStatus `json:"status"`
-	Type   OptNilOutputMessageItemType   `json:"type"`
+	Phase           OptNilOutputMessageItemPhase  `json:"phase"`
+	Role            OptNilOutputMessageItemRole   `json:"role"`
+	Status          OptNilOutputMessageItemStatus `json:"status"`
+	Type            OptNilOutputMessageItemType   `json:"type"`
+	AdditionalProps OutputMessageItemAdditional
 }
 
 // GetContent returns the value of Content.
-func (s *OutputMessageItem) GetContent() OptNilOutputMessageItemContentItemArray {
+func (s *OutputMessageItem) GetContent() []OutputMessageItemContentItem {
 	return s.Content
 }
 
@@ -84312,8 +89463,13 @@ func (s *OutputMessageItem) GetType() OptNilOutputMessageItemType {
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *OutputMessageItem) GetAdditionalProps() OutputMessageItemAdditional {
+	return s.AdditionalProps
+}
+
 // SetContent sets the value of Content.
-func (s *OutputMessageItem) SetContent(val OptNilOutputMessageItemContentItemArray) {
+func (s *OutputMessageItem) SetContent(val []OutputMessageItemContentItem) {
 	s.Content = val
 }
 
@@ -84340,6 +89496,22 @@ func (s *OutputMessageItem) SetStatus(val OptNilOutputMessageItemStatus) {
 // SetType sets the value of Type.
 func (s *OutputMessageItem) SetType(val OptNilOutputMessageItemType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *OutputMessageItem) SetAdditionalProps(val OutputMessageItemAdditional) {
+	s.AdditionalProps = val
+}
+
+type OutputMessageItemAdditional map[string]jx.Raw
+
+func (s *OutputMessageItemAdditional) init() OutputMessageItemAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // OutputMessageItemContentItem represents sum type.
@@ -84783,10 +89955,11 @@ type OutputReasoningItem struct {
 	Format           OptNilReasoningFormat           `json:"format"`
 	ID               OptNilString                    `json:"id"`
 	// A signature for the reasoning content, used for verification.
-	Signature OptNilString                    `json:"signature"`
-	Status    OptNilOutputReasoningItemStatus `json:"status"`
-	Summary   OptNilReasoningSummaryTextArray `json:"summary"`
-	Type      OptNilOutputReasoningItemType   `json:"type"`
+	Signature       OptNilString                    `json:"signature"`
+	Status          OptNilOutputReasoningItemStatus `json:"status"`
+	Summary         []ReasoningSummaryText          `json:"summary" transponder:"encode-empty"`
+	Type            OptNilOutputReasoningItemType   `json:"type"`
+	AdditionalProps OutputReasoningItemAdditional
 }
 
 // GetContent returns the value of Content.
@@ -84820,13 +89993,18 @@ func (s *OutputReasoningItem) GetStatus() OptNilOutputReasoningItemStatus {
 }
 
 // GetSummary returns the value of Summary.
-func (s *OutputReasoningItem) GetSummary() OptNilReasoningSummaryTextArray {
+func (s *OutputReasoningItem) GetSummary() []ReasoningSummaryText {
 	return s.Summary
 }
 
 // GetType returns the value of Type.
 func (s *OutputReasoningItem) GetType() OptNilOutputReasoningItemType {
 	return s.Type
+}
+
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *OutputReasoningItem) GetAdditionalProps() OutputReasoningItemAdditional {
+	return s.AdditionalProps
 }
 
 // SetContent sets the value of Content.
@@ -84860,13 +90038,29 @@ func (s *OutputReasoningItem) SetStatus(val OptNilOutputReasoningItemStatus) {
 }
 
 // SetSummary sets the value of Summary.
-func (s *OutputReasoningItem) SetSummary(val OptNilReasoningSummaryTextArray) {
+func (s *OutputReasoningItem) SetSummary(val []ReasoningSummaryText) {
 	s.Summary = val
 }
 
 // SetType sets the value of Type.
 func (s *OutputReasoningItem) SetType(val OptNilOutputReasoningItemType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *OutputReasoningItem) SetAdditionalProps(val OutputReasoningItemAdditional) {
+	s.AdditionalProps = val
+}
+
+type OutputReasoningItemAdditional map[string]jx.Raw
+
+func (s *OutputReasoningItemAdditional) init() OutputReasoningItemAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type OutputReasoningItemStatus string
@@ -84955,11 +90149,12 @@ func (s *OutputReasoningItemType) UnmarshalText(data []byte) error {
 // Ref: #/components/schemas/OutputSearchModelsServerToolItem
 type OutputSearchModelsServerToolItem struct {
 	// The JSON arguments submitted to the search tool (e.g. {"query":"Claude"}).
-	Arguments OptNilString                               `json:"arguments"`
-	ID        OptNilString                               `json:"id"`
-	Query     OptNilString                               `json:"query"`
-	Status    OptNilToolCallStatus                       `json:"status"`
-	Type      OptNilOutputSearchModelsServerToolItemType `json:"type"`
+	Arguments       OptNilString                               `json:"arguments"`
+	ID              OptNilString                               `json:"id"`
+	Query           OptNilString                               `json:"query"`
+	Status          OptNilToolCallStatus                       `json:"status"`
+	Type            OptNilOutputSearchModelsServerToolItemType `json:"type"`
+	AdditionalProps OutputSearchModelsServerToolItemAdditional
 }
 
 // GetArguments returns the value of Arguments.
@@ -84987,6 +90182,11 @@ func (s *OutputSearchModelsServerToolItem) GetType() OptNilOutputSearchModelsSer
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *OutputSearchModelsServerToolItem) GetAdditionalProps() OutputSearchModelsServerToolItemAdditional {
+	return s.AdditionalProps
+}
+
 // SetArguments sets the value of Arguments.
 func (s *OutputSearchModelsServerToolItem) SetArguments(val OptNilString) {
 	s.Arguments = val
@@ -85010,6 +90210,22 @@ func (s *OutputSearchModelsServerToolItem) SetStatus(val OptNilToolCallStatus) {
 // SetType sets the value of Type.
 func (s *OutputSearchModelsServerToolItem) SetType(val OptNilOutputSearchModelsServerToolItemType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *OutputSearchModelsServerToolItem) SetAdditionalProps(val OutputSearchModelsServerToolItemAdditional) {
+	s.AdditionalProps = val
+}
+
+type OutputSearchModelsServerToolItemAdditional map[string]jx.Raw
+
+func (s *OutputSearchModelsServerToolItemAdditional) init() OutputSearchModelsServerToolItemAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type OutputSearchModelsServerToolItemType string
@@ -85053,11 +90269,12 @@ type OutputShellCallItem struct {
 	Action OptNilOutputShellCallItemAction `json:"action"`
 	// The raw tool-call arguments string as emitted by the model. Echo back unchanged when replaying
 	// history; used verbatim to preserve provider prompt-cache prefixes.
-	Arguments OptNilString                  `json:"arguments"`
-	CallID    OptNilString                  `json:"call_id"`
-	ID        OptNilString                  `json:"id"`
-	Status    OptNilShellCallStatus         `json:"status"`
-	Type      OptNilOutputShellCallItemType `json:"type"`
+	Arguments       OptNilString                  `json:"arguments"`
+	CallID          OptNilString                  `json:"call_id"`
+	ID              OptNilString                  `json:"id"`
+	Status          OptNilShellCallStatus         `json:"status"`
+	Type            OptNilOutputShellCallItemType `json:"type"`
+	AdditionalProps OutputShellCallItemAdditional
 }
 
 // GetAction returns the value of Action.
@@ -85090,6 +90307,11 @@ func (s *OutputShellCallItem) GetType() OptNilOutputShellCallItemType {
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *OutputShellCallItem) GetAdditionalProps() OutputShellCallItemAdditional {
+	return s.AdditionalProps
+}
+
 // SetAction sets the value of Action.
 func (s *OutputShellCallItem) SetAction(val OptNilOutputShellCallItemAction) {
 	s.Action = val
@@ -85120,14 +90342,20 @@ func (s *OutputShellCallItem) SetType(val OptNilOutputShellCallItemType) {
 	s.Type = val
 }
 
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *OutputShellCallItem) SetAdditionalProps(val OutputShellCallItemAdditional) {
+	s.AdditionalProps = val
+}
+
 type OutputShellCallItemAction struct {
-	Commands        OptNilStringArray `json:"commands"`
-	MaxOutputLength OptNilInt         `json:"max_output_length"`
-	TimeoutMs       OptNilInt         `json:"timeout_ms"`
+	Commands        []string  `json:"commands" transponder:"encode-empty"`
+	MaxOutputLength OptNilInt `json:"max_output_length"`
+	TimeoutMs       OptNilInt `json:"timeout_ms"`
+	AdditionalProps OutputShellCallItemActionAdditional
 }
 
 // GetCommands returns the value of Commands.
-func (s *OutputShellCallItemAction) GetCommands() OptNilStringArray {
+func (s *OutputShellCallItemAction) GetCommands() []string {
 	return s.Commands
 }
 
@@ -85141,8 +90369,13 @@ func (s *OutputShellCallItemAction) GetTimeoutMs() OptNilInt {
 	return s.TimeoutMs
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *OutputShellCallItemAction) GetAdditionalProps() OutputShellCallItemActionAdditional {
+	return s.AdditionalProps
+}
+
 // SetCommands sets the value of Commands.
-func (s *OutputShellCallItemAction) SetCommands(val OptNilStringArray) {
+func (s *OutputShellCallItemAction) SetCommands(val []string) {
 	s.Commands = val
 }
 
@@ -85154,6 +90387,33 @@ func (s *OutputShellCallItemAction) SetMaxOutputLength(val OptNilInt) {
 // SetTimeoutMs sets the value of TimeoutMs.
 func (s *OutputShellCallItemAction) SetTimeoutMs(val OptNilInt) {
 	s.TimeoutMs = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *OutputShellCallItemAction) SetAdditionalProps(val OutputShellCallItemActionAdditional) {
+	s.AdditionalProps = val
+}
+
+type OutputShellCallItemActionAdditional map[string]jx.Raw
+
+func (s *OutputShellCallItemActionAdditional) init() OutputShellCallItemActionAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
+}
+
+type OutputShellCallItemAdditional map[string]jx.Raw
+
+func (s *OutputShellCallItemAdditional) init() OutputShellCallItemAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type OutputShellCallItemType string
@@ -85197,9 +90457,10 @@ type OutputShellCallOutputItem struct {
 	CallID          OptNilString                        `json:"call_id"`
 	ID              OptNilString                        `json:"id"`
 	MaxOutputLength OptNilInt                           `json:"max_output_length"`
-	Output          OptNilShellCallOutputContentArray   `json:"output"`
+	Output          []ShellCallOutputContent            `json:"output" transponder:"encode-empty"`
 	Status          OptNilShellCallStatus               `json:"status"`
 	Type            OptNilOutputShellCallOutputItemType `json:"type"`
+	AdditionalProps OutputShellCallOutputItemAdditional
 }
 
 // GetCallID returns the value of CallID.
@@ -85218,7 +90479,7 @@ func (s *OutputShellCallOutputItem) GetMaxOutputLength() OptNilInt {
 }
 
 // GetOutput returns the value of Output.
-func (s *OutputShellCallOutputItem) GetOutput() OptNilShellCallOutputContentArray {
+func (s *OutputShellCallOutputItem) GetOutput() []ShellCallOutputContent {
 	return s.Output
 }
 
@@ -85230,6 +90491,11 @@ func (s *OutputShellCallOutputItem) GetStatus() OptNilShellCallStatus {
 // GetType returns the value of Type.
 func (s *OutputShellCallOutputItem) GetType() OptNilOutputShellCallOutputItemType {
 	return s.Type
+}
+
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *OutputShellCallOutputItem) GetAdditionalProps() OutputShellCallOutputItemAdditional {
+	return s.AdditionalProps
 }
 
 // SetCallID sets the value of CallID.
@@ -85248,7 +90514,7 @@ func (s *OutputShellCallOutputItem) SetMaxOutputLength(val OptNilInt) {
 }
 
 // SetOutput sets the value of Output.
-func (s *OutputShellCallOutputItem) SetOutput(val OptNilShellCallOutputContentArray) {
+func (s *OutputShellCallOutputItem) SetOutput(val []ShellCallOutputContent) {
 	s.Output = val
 }
 
@@ -85260,6 +90526,22 @@ func (s *OutputShellCallOutputItem) SetStatus(val OptNilShellCallStatus) {
 // SetType sets the value of Type.
 func (s *OutputShellCallOutputItem) SetType(val OptNilOutputShellCallOutputItemType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *OutputShellCallOutputItem) SetAdditionalProps(val OutputShellCallOutputItemAdditional) {
+	s.AdditionalProps = val
+}
+
+type OutputShellCallOutputItemAdditional map[string]jx.Raw
+
+func (s *OutputShellCallOutputItemAdditional) init() OutputShellCallOutputItemAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type OutputShellCallOutputItemType string
@@ -85303,11 +90585,12 @@ type OutputShellServerToolItem struct {
 	// The raw tool-call arguments string as emitted by the model.
 	Arguments OptNilString `json:"arguments"`
 	// The model-generated tool call id from the originating turn.
-	CallID OptNilString                        `json:"call_id"`
-	ID     OptNilString                        `json:"id"`
-	Output OptNilShellCallOutputContentArray   `json:"output"`
-	Status OptNilToolCallStatus                `json:"status"`
-	Type   OptNilOutputShellServerToolItemType `json:"type"`
+	CallID          OptNilString                        `json:"call_id"`
+	ID              OptNilString                        `json:"id"`
+	Output          OptNilShellCallOutputContentArray   `json:"output"`
+	Status          OptNilToolCallStatus                `json:"status"`
+	Type            OptNilOutputShellServerToolItemType `json:"type"`
+	AdditionalProps OutputShellServerToolItemAdditional
 }
 
 // GetAction returns the value of Action.
@@ -85345,6 +90628,11 @@ func (s *OutputShellServerToolItem) GetType() OptNilOutputShellServerToolItemTyp
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *OutputShellServerToolItem) GetAdditionalProps() OutputShellServerToolItemAdditional {
+	return s.AdditionalProps
+}
+
 // SetAction sets the value of Action.
 func (s *OutputShellServerToolItem) SetAction(val OptNilOutputShellServerToolItemAction) {
 	s.Action = val
@@ -85380,14 +90668,20 @@ func (s *OutputShellServerToolItem) SetType(val OptNilOutputShellServerToolItemT
 	s.Type = val
 }
 
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *OutputShellServerToolItem) SetAdditionalProps(val OutputShellServerToolItemAdditional) {
+	s.AdditionalProps = val
+}
+
 type OutputShellServerToolItemAction struct {
-	Commands        OptNilStringArray `json:"commands"`
-	MaxOutputLength OptNilInt         `json:"max_output_length"`
-	TimeoutMs       OptNilInt         `json:"timeout_ms"`
+	Commands        []string  `json:"commands" transponder:"encode-empty"`
+	MaxOutputLength OptNilInt `json:"max_output_length"`
+	TimeoutMs       OptNilInt `json:"timeout_ms"`
+	AdditionalProps OutputShellServerToolItemActionAdditional
 }
 
 // GetCommands returns the value of Commands.
-func (s *OutputShellServerToolItemAction) GetCommands() OptNilStringArray {
+func (s *OutputShellServerToolItemAction) GetCommands() []string {
 	return s.Commands
 }
 
@@ -85401,8 +90695,13 @@ func (s *OutputShellServerToolItemAction) GetTimeoutMs() OptNilInt {
 	return s.TimeoutMs
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *OutputShellServerToolItemAction) GetAdditionalProps() OutputShellServerToolItemActionAdditional {
+	return s.AdditionalProps
+}
+
 // SetCommands sets the value of Commands.
-func (s *OutputShellServerToolItemAction) SetCommands(val OptNilStringArray) {
+func (s *OutputShellServerToolItemAction) SetCommands(val []string) {
 	s.Commands = val
 }
 
@@ -85414,6 +90713,33 @@ func (s *OutputShellServerToolItemAction) SetMaxOutputLength(val OptNilInt) {
 // SetTimeoutMs sets the value of TimeoutMs.
 func (s *OutputShellServerToolItemAction) SetTimeoutMs(val OptNilInt) {
 	s.TimeoutMs = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *OutputShellServerToolItemAction) SetAdditionalProps(val OutputShellServerToolItemActionAdditional) {
+	s.AdditionalProps = val
+}
+
+type OutputShellServerToolItemActionAdditional map[string]jx.Raw
+
+func (s *OutputShellServerToolItemActionAdditional) init() OutputShellServerToolItemActionAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
+}
+
+type OutputShellServerToolItemAdditional map[string]jx.Raw
+
+func (s *OutputShellServerToolItemAdditional) init() OutputShellServerToolItemAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type OutputShellServerToolItemType string
@@ -85482,8 +90808,9 @@ type OutputSubagentServerToolItem struct {
 	// The task description the delegating model sent to the worker.
 	TaskDescription OptNilString `json:"task_description"`
 	// The short task identifier the delegating model supplied.
-	TaskName OptNilString                           `json:"task_name"`
-	Type     OptNilOutputSubagentServerToolItemType `json:"type"`
+	TaskName        OptNilString                           `json:"task_name"`
+	Type            OptNilOutputSubagentServerToolItemType `json:"type"`
+	AdditionalProps OutputSubagentServerToolItemAdditional
 }
 
 // GetCallID returns the value of CallID.
@@ -85541,6 +90868,11 @@ func (s *OutputSubagentServerToolItem) GetType() OptNilOutputSubagentServerToolI
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *OutputSubagentServerToolItem) GetAdditionalProps() OutputSubagentServerToolItemAdditional {
+	return s.AdditionalProps
+}
+
 // SetCallID sets the value of CallID.
 func (s *OutputSubagentServerToolItem) SetCallID(val OptNilString) {
 	s.CallID = val
@@ -85596,6 +90928,22 @@ func (s *OutputSubagentServerToolItem) SetType(val OptNilOutputSubagentServerToo
 	s.Type = val
 }
 
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *OutputSubagentServerToolItem) SetAdditionalProps(val OutputSubagentServerToolItemAdditional) {
+	s.AdditionalProps = val
+}
+
+type OutputSubagentServerToolItemAdditional map[string]jx.Raw
+
+func (s *OutputSubagentServerToolItemAdditional) init() OutputSubagentServerToolItemAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
+}
+
 type OutputSubagentServerToolItemType string
 
 const (
@@ -85633,11 +90981,12 @@ func (s *OutputSubagentServerToolItemType) UnmarshalText(data []byte) error {
 // An openrouter:text_editor server tool output item.
 // Ref: #/components/schemas/OutputTextEditorServerToolItem
 type OutputTextEditorServerToolItem struct {
-	Command  OptNilOutputTextEditorServerToolItemCommand `json:"command"`
-	FilePath OptNilString                                `json:"filePath"`
-	ID       OptNilString                                `json:"id"`
-	Status   OptNilToolCallStatus                        `json:"status"`
-	Type     OptNilOutputTextEditorServerToolItemType    `json:"type"`
+	Command         OptNilOutputTextEditorServerToolItemCommand `json:"command"`
+	FilePath        OptNilString                                `json:"filePath"`
+	ID              OptNilString                                `json:"id"`
+	Status          OptNilToolCallStatus                        `json:"status"`
+	Type            OptNilOutputTextEditorServerToolItemType    `json:"type"`
+	AdditionalProps OutputTextEditorServerToolItemAdditional
 }
 
 // GetCommand returns the value of Command.
@@ -85665,6 +91014,11 @@ func (s *OutputTextEditorServerToolItem) GetType() OptNilOutputTextEditorServerT
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *OutputTextEditorServerToolItem) GetAdditionalProps() OutputTextEditorServerToolItemAdditional {
+	return s.AdditionalProps
+}
+
 // SetCommand sets the value of Command.
 func (s *OutputTextEditorServerToolItem) SetCommand(val OptNilOutputTextEditorServerToolItemCommand) {
 	s.Command = val
@@ -85688,6 +91042,22 @@ func (s *OutputTextEditorServerToolItem) SetStatus(val OptNilToolCallStatus) {
 // SetType sets the value of Type.
 func (s *OutputTextEditorServerToolItem) SetType(val OptNilOutputTextEditorServerToolItemType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *OutputTextEditorServerToolItem) SetAdditionalProps(val OutputTextEditorServerToolItemAdditional) {
+	s.AdditionalProps = val
+}
+
+type OutputTextEditorServerToolItemAdditional map[string]jx.Raw
+
+func (s *OutputTextEditorServerToolItemAdditional) init() OutputTextEditorServerToolItemAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type OutputTextEditorServerToolItemCommand string
@@ -85782,10 +91152,11 @@ func (s *OutputTextEditorServerToolItemType) UnmarshalText(data []byte) error {
 // An openrouter:tool_search server tool output item.
 // Ref: #/components/schemas/OutputToolSearchServerToolItem
 type OutputToolSearchServerToolItem struct {
-	ID     OptNilString                             `json:"id"`
-	Query  OptNilString                             `json:"query"`
-	Status OptNilToolCallStatus                     `json:"status"`
-	Type   OptNilOutputToolSearchServerToolItemType `json:"type"`
+	ID              OptNilString                             `json:"id"`
+	Query           OptNilString                             `json:"query"`
+	Status          OptNilToolCallStatus                     `json:"status"`
+	Type            OptNilOutputToolSearchServerToolItemType `json:"type"`
+	AdditionalProps OutputToolSearchServerToolItemAdditional
 }
 
 // GetID returns the value of ID.
@@ -85808,6 +91179,11 @@ func (s *OutputToolSearchServerToolItem) GetType() OptNilOutputToolSearchServerT
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *OutputToolSearchServerToolItem) GetAdditionalProps() OutputToolSearchServerToolItemAdditional {
+	return s.AdditionalProps
+}
+
 // SetID sets the value of ID.
 func (s *OutputToolSearchServerToolItem) SetID(val OptNilString) {
 	s.ID = val
@@ -85826,6 +91202,22 @@ func (s *OutputToolSearchServerToolItem) SetStatus(val OptNilToolCallStatus) {
 // SetType sets the value of Type.
 func (s *OutputToolSearchServerToolItem) SetType(val OptNilOutputToolSearchServerToolItemType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *OutputToolSearchServerToolItem) SetAdditionalProps(val OutputToolSearchServerToolItemAdditional) {
+	s.AdditionalProps = val
+}
+
+type OutputToolSearchServerToolItemAdditional map[string]jx.Raw
+
+func (s *OutputToolSearchServerToolItemAdditional) init() OutputToolSearchServerToolItemAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type OutputToolSearchServerToolItemType string
@@ -85869,12 +91261,13 @@ type OutputWebFetchServerToolItem struct {
 	// The error message if the fetch failed.
 	Error OptNilString `json:"error"`
 	// The HTTP status code returned by the upstream URL fetch.
-	HttpStatus OptNilInt                              `json:"httpStatus"`
-	ID         OptNilString                           `json:"id"`
-	Status     OptNilToolCallStatus                   `json:"status"`
-	Title      OptNilString                           `json:"title"`
-	Type       OptNilOutputWebFetchServerToolItemType `json:"type"`
-	URL        OptNilString                           `json:"url"`
+	HttpStatus      OptNilInt                              `json:"httpStatus"`
+	ID              OptNilString                           `json:"id"`
+	Status          OptNilToolCallStatus                   `json:"status"`
+	Title           OptNilString                           `json:"title"`
+	Type            OptNilOutputWebFetchServerToolItemType `json:"type"`
+	URL             OptNilString                           `json:"url"`
+	AdditionalProps OutputWebFetchServerToolItemAdditional
 }
 
 // GetContent returns the value of Content.
@@ -85917,6 +91310,11 @@ func (s *OutputWebFetchServerToolItem) GetURL() OptNilString {
 	return s.URL
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *OutputWebFetchServerToolItem) GetAdditionalProps() OutputWebFetchServerToolItemAdditional {
+	return s.AdditionalProps
+}
+
 // SetContent sets the value of Content.
 func (s *OutputWebFetchServerToolItem) SetContent(val OptNilString) {
 	s.Content = val
@@ -85957,6 +91355,22 @@ func (s *OutputWebFetchServerToolItem) SetURL(val OptNilString) {
 	s.URL = val
 }
 
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *OutputWebFetchServerToolItem) SetAdditionalProps(val OutputWebFetchServerToolItemAdditional) {
+	s.AdditionalProps = val
+}
+
+type OutputWebFetchServerToolItemAdditional map[string]jx.Raw
+
+func (s *OutputWebFetchServerToolItemAdditional) init() OutputWebFetchServerToolItemAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
+}
+
 type OutputWebFetchServerToolItemType string
 
 const (
@@ -85991,12 +91405,14 @@ func (s *OutputWebFetchServerToolItemType) UnmarshalText(data []byte) error {
 	}
 }
 
+// Merged schema.
 // Ref: #/components/schemas/OutputWebSearchCallItem
 type OutputWebSearchCallItem struct {
-	Action OptOutputWebSearchCallItemAction  `json:"action"`
-	ID     OptNilString                      `json:"id"`
-	Status OptNilWebSearchStatus             `json:"status"`
-	Type   OptNilOutputWebSearchCallItemType `json:"type"`
+	Action          OptOutputWebSearchCallItemAction  `json:"action"`
+	ID              OptNilString                      `json:"id"`
+	Status          OptNilWebSearchStatus             `json:"status"`
+	Type            OptNilOutputWebSearchCallItemType `json:"type"`
+	AdditionalProps OutputWebSearchCallItemAdditional
 }
 
 // GetAction returns the value of Action.
@@ -86019,6 +91435,11 @@ func (s *OutputWebSearchCallItem) GetType() OptNilOutputWebSearchCallItemType {
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *OutputWebSearchCallItem) GetAdditionalProps() OutputWebSearchCallItemAdditional {
+	return s.AdditionalProps
+}
+
 // SetAction sets the value of Action.
 func (s *OutputWebSearchCallItem) SetAction(val OptOutputWebSearchCallItemAction) {
 	s.Action = val
@@ -86037,6 +91458,11 @@ func (s *OutputWebSearchCallItem) SetStatus(val OptNilWebSearchStatus) {
 // SetType sets the value of Type.
 func (s *OutputWebSearchCallItem) SetType(val OptNilOutputWebSearchCallItemType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *OutputWebSearchCallItem) SetAdditionalProps(val OutputWebSearchCallItemAdditional) {
+	s.AdditionalProps = val
 }
 
 // OutputWebSearchCallItemAction represents sum type.
@@ -86136,6 +91562,17 @@ func NewOutputItemWebSearchCallActionFindInPageOutputWebSearchCallItemAction(v O
 	return s
 }
 
+type OutputWebSearchCallItemAdditional map[string]jx.Raw
+
+func (s *OutputWebSearchCallItemAdditional) init() OutputWebSearchCallItemAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
+}
+
 type OutputWebSearchCallItemType string
 
 const (
@@ -86175,10 +91612,11 @@ func (s *OutputWebSearchCallItemType) UnmarshalText(data []byte) error {
 type OutputWebSearchServerToolItem struct {
 	// The search action performed, matching OpenAI web_search_call.action shape. Includes the query the
 	// model issued and optional source URLs returned by the search provider.
-	Action OptNilOutputWebSearchServerToolItemAction `json:"action"`
-	ID     OptNilString                              `json:"id"`
-	Status OptNilToolCallStatus                      `json:"status"`
-	Type   OptNilOutputWebSearchServerToolItemType   `json:"type"`
+	Action          OptNilOutputWebSearchServerToolItemAction `json:"action"`
+	ID              OptNilString                              `json:"id"`
+	Status          OptNilToolCallStatus                      `json:"status"`
+	Type            OptNilOutputWebSearchServerToolItemType   `json:"type"`
+	AdditionalProps OutputWebSearchServerToolItemAdditional
 }
 
 // GetAction returns the value of Action.
@@ -86201,6 +91639,11 @@ func (s *OutputWebSearchServerToolItem) GetType() OptNilOutputWebSearchServerToo
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *OutputWebSearchServerToolItem) GetAdditionalProps() OutputWebSearchServerToolItemAdditional {
+	return s.AdditionalProps
+}
+
 // SetAction sets the value of Action.
 func (s *OutputWebSearchServerToolItem) SetAction(val OptNilOutputWebSearchServerToolItemAction) {
 	s.Action = val
@@ -86221,12 +91664,18 @@ func (s *OutputWebSearchServerToolItem) SetType(val OptNilOutputWebSearchServerT
 	s.Type = val
 }
 
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *OutputWebSearchServerToolItem) SetAdditionalProps(val OutputWebSearchServerToolItemAdditional) {
+	s.AdditionalProps = val
+}
+
 // The search action performed, matching OpenAI web_search_call.action shape. Includes the query the
 // model issued and optional source URLs returned by the search provider.
 type OutputWebSearchServerToolItemAction struct {
-	Query   OptNilString                                              `json:"query"`
-	Sources OptNilOutputWebSearchServerToolItemActionSourcesItemArray `json:"sources"`
-	Type    OptNilOutputWebSearchServerToolItemActionType             `json:"type"`
+	Query           OptNilString                                              `json:"query"`
+	Sources         OptNilOutputWebSearchServerToolItemActionSourcesItemArray `json:"sources"`
+	Type            OptNilOutputWebSearchServerToolItemActionType             `json:"type"`
+	AdditionalProps OutputWebSearchServerToolItemActionAdditional
 }
 
 // GetQuery returns the value of Query.
@@ -86244,6 +91693,11 @@ func (s *OutputWebSearchServerToolItemAction) GetType() OptNilOutputWebSearchSer
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *OutputWebSearchServerToolItemAction) GetAdditionalProps() OutputWebSearchServerToolItemActionAdditional {
+	return s.AdditionalProps
+}
+
 // SetQuery sets the value of Query.
 func (s *OutputWebSearchServerToolItemAction) SetQuery(val OptNilString) {
 	s.Query = val
@@ -86259,9 +91713,26 @@ func (s *OutputWebSearchServerToolItemAction) SetType(val OptNilOutputWebSearchS
 	s.Type = val
 }
 
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *OutputWebSearchServerToolItemAction) SetAdditionalProps(val OutputWebSearchServerToolItemActionAdditional) {
+	s.AdditionalProps = val
+}
+
+type OutputWebSearchServerToolItemActionAdditional map[string]jx.Raw
+
+func (s *OutputWebSearchServerToolItemActionAdditional) init() OutputWebSearchServerToolItemActionAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
+}
+
 type OutputWebSearchServerToolItemActionSourcesItem struct {
-	Type OptNilOutputWebSearchServerToolItemActionSourcesItemType `json:"type"`
-	URL  OptNilString                                             `json:"url"`
+	Type            OptNilOutputWebSearchServerToolItemActionSourcesItemType `json:"type"`
+	URL             OptNilString                                             `json:"url"`
+	AdditionalProps OutputWebSearchServerToolItemActionSourcesItemAdditional
 }
 
 // GetType returns the value of Type.
@@ -86274,6 +91745,11 @@ func (s *OutputWebSearchServerToolItemActionSourcesItem) GetURL() OptNilString {
 	return s.URL
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *OutputWebSearchServerToolItemActionSourcesItem) GetAdditionalProps() OutputWebSearchServerToolItemActionSourcesItemAdditional {
+	return s.AdditionalProps
+}
+
 // SetType sets the value of Type.
 func (s *OutputWebSearchServerToolItemActionSourcesItem) SetType(val OptNilOutputWebSearchServerToolItemActionSourcesItemType) {
 	s.Type = val
@@ -86282,6 +91758,22 @@ func (s *OutputWebSearchServerToolItemActionSourcesItem) SetType(val OptNilOutpu
 // SetURL sets the value of URL.
 func (s *OutputWebSearchServerToolItemActionSourcesItem) SetURL(val OptNilString) {
 	s.URL = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *OutputWebSearchServerToolItemActionSourcesItem) SetAdditionalProps(val OutputWebSearchServerToolItemActionSourcesItemAdditional) {
+	s.AdditionalProps = val
+}
+
+type OutputWebSearchServerToolItemActionSourcesItemAdditional map[string]jx.Raw
+
+func (s *OutputWebSearchServerToolItemActionSourcesItemAdditional) init() OutputWebSearchServerToolItemActionSourcesItemAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type OutputWebSearchServerToolItemActionSourcesItemType string
@@ -86350,6 +91842,17 @@ func (s *OutputWebSearchServerToolItemActionType) UnmarshalText(data []byte) err
 	default:
 		return errors.Errorf("invalid value: %q", data)
 	}
+}
+
+type OutputWebSearchServerToolItemAdditional map[string]jx.Raw
+
+func (s *OutputWebSearchServerToolItemAdditional) init() OutputWebSearchServerToolItemAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type OutputWebSearchServerToolItemType string
@@ -86447,7 +91950,8 @@ func (s *PDFParserEngine) UnmarshalText(data []byte) error {
 // Options for PDF parsing.
 // Ref: #/components/schemas/PDFParserOptions
 type PDFParserOptions struct {
-	Engine OptNilPDFParserEngine `json:"engine"`
+	Engine          OptNilPDFParserEngine `json:"engine"`
+	AdditionalProps PDFParserOptionsAdditional
 }
 
 // GetEngine returns the value of Engine.
@@ -86455,9 +91959,30 @@ func (s *PDFParserOptions) GetEngine() OptNilPDFParserEngine {
 	return s.Engine
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *PDFParserOptions) GetAdditionalProps() PDFParserOptionsAdditional {
+	return s.AdditionalProps
+}
+
 // SetEngine sets the value of Engine.
 func (s *PDFParserOptions) SetEngine(val OptNilPDFParserEngine) {
 	s.Engine = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *PDFParserOptions) SetAdditionalProps(val PDFParserOptionsAdditional) {
+	s.AdditionalProps = val
+}
+
+type PDFParserOptionsAdditional map[string]jx.Raw
+
+func (s *PDFParserOptionsAdditional) init() PDFParserOptionsAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // Ref: #/components/schemas/ParetoRouterPlugin
@@ -86479,7 +92004,8 @@ type ParetoRouterPlugin struct {
 	// Price source for the Pareto frontier cost axis and for enforcing max_price. "prompt" uses catalog
 	// list price (endpoint.pricing.prompt). "weighted_avg" uses traffic-weighted effective input price
 	// from ClickHouse, falling back to prompt price for models without traffic data. Defaults to "prompt".
-	PriceSource OptNilParetoRouterPluginPriceSource `json:"price_source"`
+	PriceSource     OptNilParetoRouterPluginPriceSource `json:"price_source"`
+	AdditionalProps ParetoRouterPluginAdditional
 }
 
 // GetEnabled returns the value of Enabled.
@@ -86507,6 +92033,11 @@ func (s *ParetoRouterPlugin) GetPriceSource() OptNilParetoRouterPluginPriceSourc
 	return s.PriceSource
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ParetoRouterPlugin) GetAdditionalProps() ParetoRouterPluginAdditional {
+	return s.AdditionalProps
+}
+
 // SetEnabled sets the value of Enabled.
 func (s *ParetoRouterPlugin) SetEnabled(val OptNilBool) {
 	s.Enabled = val
@@ -86530,6 +92061,22 @@ func (s *ParetoRouterPlugin) SetMinCodingScore(val OptNilFloat64) {
 // SetPriceSource sets the value of PriceSource.
 func (s *ParetoRouterPlugin) SetPriceSource(val OptNilParetoRouterPluginPriceSource) {
 	s.PriceSource = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ParetoRouterPlugin) SetAdditionalProps(val ParetoRouterPluginAdditional) {
+	s.AdditionalProps = val
+}
+
+type ParetoRouterPluginAdditional map[string]jx.Raw
+
+func (s *ParetoRouterPluginAdditional) init() ParetoRouterPluginAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type ParetoRouterPluginID string
@@ -86616,6 +92163,7 @@ type PayloadTooLargeResponse struct {
 	Error              OptNilPayloadTooLargeResponseErrorData `json:"error"`
 	OpenrouterMetadata jx.Raw                                 `json:"openrouter_metadata"`
 	UserID             OptNilString                           `json:"user_id"`
+	AdditionalProps    PayloadTooLargeResponseAdditional
 }
 
 // GetError returns the value of Error.
@@ -86633,6 +92181,11 @@ func (s *PayloadTooLargeResponse) GetUserID() OptNilString {
 	return s.UserID
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *PayloadTooLargeResponse) GetAdditionalProps() PayloadTooLargeResponseAdditional {
+	return s.AdditionalProps
+}
+
 // SetError sets the value of Error.
 func (s *PayloadTooLargeResponse) SetError(val OptNilPayloadTooLargeResponseErrorData) {
 	s.Error = val
@@ -86648,15 +92201,32 @@ func (s *PayloadTooLargeResponse) SetUserID(val OptNilString) {
 	s.UserID = val
 }
 
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *PayloadTooLargeResponse) SetAdditionalProps(val PayloadTooLargeResponseAdditional) {
+	s.AdditionalProps = val
+}
+
 func (*PayloadTooLargeResponse) createResponsesRes()           {}
 func (*PayloadTooLargeResponse) sendChatCompletionRequestRes() {}
+
+type PayloadTooLargeResponseAdditional map[string]jx.Raw
+
+func (s *PayloadTooLargeResponseAdditional) init() PayloadTooLargeResponseAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
+}
 
 // Error data for PayloadTooLargeResponse.
 // Ref: #/components/schemas/PayloadTooLargeResponseErrorData
 type PayloadTooLargeResponseErrorData struct {
-	Code     OptNilInt    `json:"code"`
-	Message  OptNilString `json:"message"`
-	Metadata jx.Raw       `json:"metadata"`
+	Code            OptNilInt    `json:"code"`
+	Message         OptNilString `json:"message"`
+	Metadata        jx.Raw       `json:"metadata"`
+	AdditionalProps PayloadTooLargeResponseErrorDataAdditional
 }
 
 // GetCode returns the value of Code.
@@ -86674,6 +92244,11 @@ func (s *PayloadTooLargeResponseErrorData) GetMetadata() jx.Raw {
 	return s.Metadata
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *PayloadTooLargeResponseErrorData) GetAdditionalProps() PayloadTooLargeResponseErrorDataAdditional {
+	return s.AdditionalProps
+}
+
 // SetCode sets the value of Code.
 func (s *PayloadTooLargeResponseErrorData) SetCode(val OptNilInt) {
 	s.Code = val
@@ -86689,12 +92264,29 @@ func (s *PayloadTooLargeResponseErrorData) SetMetadata(val jx.Raw) {
 	s.Metadata = val
 }
 
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *PayloadTooLargeResponseErrorData) SetAdditionalProps(val PayloadTooLargeResponseErrorDataAdditional) {
+	s.AdditionalProps = val
+}
+
+type PayloadTooLargeResponseErrorDataAdditional map[string]jx.Raw
+
+func (s *PayloadTooLargeResponseErrorDataAdditional) init() PayloadTooLargeResponseErrorDataAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
+}
+
 // Payment Required - Insufficient credits or quota to complete request.
 // Ref: #/components/schemas/PaymentRequiredResponse
 type PaymentRequiredResponse struct {
 	Error              OptNilPaymentRequiredResponseErrorData `json:"error"`
 	OpenrouterMetadata jx.Raw                                 `json:"openrouter_metadata"`
 	UserID             OptNilString                           `json:"user_id"`
+	AdditionalProps    PaymentRequiredResponseAdditional
 }
 
 // GetError returns the value of Error.
@@ -86712,6 +92304,11 @@ func (s *PaymentRequiredResponse) GetUserID() OptNilString {
 	return s.UserID
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *PaymentRequiredResponse) GetAdditionalProps() PaymentRequiredResponseAdditional {
+	return s.AdditionalProps
+}
+
 // SetError sets the value of Error.
 func (s *PaymentRequiredResponse) SetError(val OptNilPaymentRequiredResponseErrorData) {
 	s.Error = val
@@ -86727,15 +92324,32 @@ func (s *PaymentRequiredResponse) SetUserID(val OptNilString) {
 	s.UserID = val
 }
 
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *PaymentRequiredResponse) SetAdditionalProps(val PaymentRequiredResponseAdditional) {
+	s.AdditionalProps = val
+}
+
 func (*PaymentRequiredResponse) createResponsesRes()           {}
 func (*PaymentRequiredResponse) sendChatCompletionRequestRes() {}
+
+type PaymentRequiredResponseAdditional map[string]jx.Raw
+
+func (s *PaymentRequiredResponseAdditional) init() PaymentRequiredResponseAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
+}
 
 // Error data for PaymentRequiredResponse.
 // Ref: #/components/schemas/PaymentRequiredResponseErrorData
 type PaymentRequiredResponseErrorData struct {
-	Code     OptNilInt    `json:"code"`
-	Message  OptNilString `json:"message"`
-	Metadata jx.Raw       `json:"metadata"`
+	Code            OptNilInt    `json:"code"`
+	Message         OptNilString `json:"message"`
+	Metadata        jx.Raw       `json:"metadata"`
+	AdditionalProps PaymentRequiredResponseErrorDataAdditional
 }
 
 // GetCode returns the value of Code.
@@ -86753,6 +92367,11 @@ func (s *PaymentRequiredResponseErrorData) GetMetadata() jx.Raw {
 	return s.Metadata
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *PaymentRequiredResponseErrorData) GetAdditionalProps() PaymentRequiredResponseErrorDataAdditional {
+	return s.AdditionalProps
+}
+
 // SetCode sets the value of Code.
 func (s *PaymentRequiredResponseErrorData) SetCode(val OptNilInt) {
 	s.Code = val
@@ -86768,6 +92387,22 @@ func (s *PaymentRequiredResponseErrorData) SetMetadata(val jx.Raw) {
 	s.Metadata = val
 }
 
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *PaymentRequiredResponseErrorData) SetAdditionalProps(val PaymentRequiredResponseErrorDataAdditional) {
+	s.AdditionalProps = val
+}
+
+type PaymentRequiredResponseErrorDataAdditional map[string]jx.Raw
+
+func (s *PaymentRequiredResponseErrorDataAdditional) init() PaymentRequiredResponseErrorDataAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
+}
+
 // Percentile-based latency cutoffs. All specified cutoffs must be met for an endpoint to be preferred.
 // Ref: #/components/schemas/PercentileLatencyCutoffs
 type PercentileLatencyCutoffs struct {
@@ -86778,7 +92413,8 @@ type PercentileLatencyCutoffs struct {
 	// Maximum p90 latency (seconds).
 	P90 OptNilFloat64 `json:"p90"`
 	// Maximum p99 latency (seconds).
-	P99 OptNilFloat64 `json:"p99"`
+	P99             OptNilFloat64 `json:"p99"`
+	AdditionalProps PercentileLatencyCutoffsAdditional
 }
 
 // GetP50 returns the value of P50.
@@ -86801,6 +92437,11 @@ func (s *PercentileLatencyCutoffs) GetP99() OptNilFloat64 {
 	return s.P99
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *PercentileLatencyCutoffs) GetAdditionalProps() PercentileLatencyCutoffsAdditional {
+	return s.AdditionalProps
+}
+
 // SetP50 sets the value of P50.
 func (s *PercentileLatencyCutoffs) SetP50(val OptNilFloat64) {
 	s.P50 = val
@@ -86821,6 +92462,22 @@ func (s *PercentileLatencyCutoffs) SetP99(val OptNilFloat64) {
 	s.P99 = val
 }
 
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *PercentileLatencyCutoffs) SetAdditionalProps(val PercentileLatencyCutoffsAdditional) {
+	s.AdditionalProps = val
+}
+
+type PercentileLatencyCutoffsAdditional map[string]jx.Raw
+
+func (s *PercentileLatencyCutoffsAdditional) init() PercentileLatencyCutoffsAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
+}
+
 // Percentile-based throughput cutoffs. All specified cutoffs must be met for an endpoint to be
 // preferred.
 // Ref: #/components/schemas/PercentileThroughputCutoffs
@@ -86832,7 +92489,8 @@ type PercentileThroughputCutoffs struct {
 	// Minimum p90 throughput (tokens/sec).
 	P90 OptNilFloat64 `json:"p90"`
 	// Minimum p99 throughput (tokens/sec).
-	P99 OptNilFloat64 `json:"p99"`
+	P99             OptNilFloat64 `json:"p99"`
+	AdditionalProps PercentileThroughputCutoffsAdditional
 }
 
 // GetP50 returns the value of P50.
@@ -86855,6 +92513,11 @@ func (s *PercentileThroughputCutoffs) GetP99() OptNilFloat64 {
 	return s.P99
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *PercentileThroughputCutoffs) GetAdditionalProps() PercentileThroughputCutoffsAdditional {
+	return s.AdditionalProps
+}
+
 // SetP50 sets the value of P50.
 func (s *PercentileThroughputCutoffs) SetP50(val OptNilFloat64) {
 	s.P50 = val
@@ -86875,15 +92538,32 @@ func (s *PercentileThroughputCutoffs) SetP99(val OptNilFloat64) {
 	s.P99 = val
 }
 
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *PercentileThroughputCutoffs) SetAdditionalProps(val PercentileThroughputCutoffsAdditional) {
+	s.AdditionalProps = val
+}
+
+type PercentileThroughputCutoffsAdditional map[string]jx.Raw
+
+func (s *PercentileThroughputCutoffsAdditional) init() PercentileThroughputCutoffsAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
+}
+
 // Ref: #/components/schemas/PipelineStage
 type PipelineStage struct {
-	CostUsd        OptNilFloat64           `json:"cost_usd"`
-	Data           jx.Raw                  `json:"data"`
-	GuardrailID    OptNilString            `json:"guardrail_id"`
-	GuardrailScope OptNilString            `json:"guardrail_scope"`
-	Name           OptNilString            `json:"name"`
-	Summary        OptNilString            `json:"summary"`
-	Type           OptNilPipelineStageType `json:"type"`
+	CostUsd         OptNilFloat64           `json:"cost_usd"`
+	Data            jx.Raw                  `json:"data"`
+	GuardrailID     OptNilString            `json:"guardrail_id"`
+	GuardrailScope  OptNilString            `json:"guardrail_scope"`
+	Name            OptNilString            `json:"name"`
+	Summary         OptNilString            `json:"summary"`
+	Type            OptNilPipelineStageType `json:"type"`
+	AdditionalProps PipelineStageAdditional
 }
 
 // GetCostUsd returns the value of CostUsd.
@@ -86921,6 +92601,11 @@ func (s *PipelineStage) GetType() OptNilPipelineStageType {
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *PipelineStage) GetAdditionalProps() PipelineStageAdditional {
+	return s.AdditionalProps
+}
+
 // SetCostUsd sets the value of CostUsd.
 func (s *PipelineStage) SetCostUsd(val OptNilFloat64) {
 	s.CostUsd = val
@@ -86954,6 +92639,22 @@ func (s *PipelineStage) SetSummary(val OptNilString) {
 // SetType sets the value of Type.
 func (s *PipelineStage) SetType(val OptNilPipelineStageType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *PipelineStage) SetAdditionalProps(val PipelineStageAdditional) {
+	s.AdditionalProps = val
+}
+
+type PipelineStageAdditional map[string]jx.Raw
+
+func (s *PipelineStageAdditional) init() PipelineStageAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // Categorical kind of a pipeline stage. Multiple plugins can share a type (e.g. all guardrail-level
@@ -87025,8 +92726,9 @@ func (s *PipelineStageType) UnmarshalText(data []byte) error {
 // response is known in advance.
 // Ref: #/components/schemas/Prediction
 type Prediction struct {
-	Content OptPredictionContent `json:"content"`
-	Type    OptNilPredictionType `json:"type"`
+	Content         OptPredictionContent `json:"content"`
+	Type            OptNilPredictionType `json:"type"`
+	AdditionalProps PredictionAdditional
 }
 
 // GetContent returns the value of Content.
@@ -87039,6 +92741,11 @@ func (s *Prediction) GetType() OptNilPredictionType {
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *Prediction) GetAdditionalProps() PredictionAdditional {
+	return s.AdditionalProps
+}
+
 // SetContent sets the value of Content.
 func (s *Prediction) SetContent(val OptPredictionContent) {
 	s.Content = val
@@ -87047,6 +92754,22 @@ func (s *Prediction) SetContent(val OptPredictionContent) {
 // SetType sets the value of Type.
 func (s *Prediction) SetType(val OptNilPredictionType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *Prediction) SetAdditionalProps(val PredictionAdditional) {
+	s.AdditionalProps = val
+}
+
+type PredictionAdditional map[string]jx.Raw
+
+func (s *PredictionAdditional) init() PredictionAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // PredictionContent represents sum type.
@@ -87145,8 +92868,9 @@ func NewNullPredictionContent(v struct{}) PredictionContent {
 // Text content part for a predicted output.
 // Ref: #/components/schemas/PredictionContentText
 type PredictionContentText struct {
-	Text OptNilString                    `json:"text"`
-	Type OptNilPredictionContentTextType `json:"type"`
+	Text            OptNilString                    `json:"text"`
+	Type            OptNilPredictionContentTextType `json:"type"`
+	AdditionalProps PredictionContentTextAdditional
 }
 
 // GetText returns the value of Text.
@@ -87159,6 +92883,11 @@ func (s *PredictionContentText) GetType() OptNilPredictionContentTextType {
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *PredictionContentText) GetAdditionalProps() PredictionContentTextAdditional {
+	return s.AdditionalProps
+}
+
 // SetText sets the value of Text.
 func (s *PredictionContentText) SetText(val OptNilString) {
 	s.Text = val
@@ -87167,6 +92896,22 @@ func (s *PredictionContentText) SetText(val OptNilString) {
 // SetType sets the value of Type.
 func (s *PredictionContentText) SetType(val OptNilPredictionContentTextType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *PredictionContentText) SetAdditionalProps(val PredictionContentTextAdditional) {
+	s.AdditionalProps = val
+}
+
+type PredictionContentTextAdditional map[string]jx.Raw
+
+func (s *PredictionContentTextAdditional) init() PredictionContentTextAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type PredictionContentTextType string
@@ -87451,6 +93196,7 @@ type Preview20250311WebSearchServerTool struct {
 	SearchContextSize OptNilSearchContextSizeEnum                  `json:"search_context_size"`
 	Type              OptNilPreview20250311WebSearchServerToolType `json:"type"`
 	UserLocation      OptNilPreviewWebSearchUserLocation           `json:"user_location"`
+	AdditionalProps   Preview20250311WebSearchServerToolAdditional
 }
 
 // GetEngine returns the value of Engine.
@@ -87493,6 +93239,11 @@ func (s *Preview20250311WebSearchServerTool) GetUserLocation() OptNilPreviewWebS
 	return s.UserLocation
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *Preview20250311WebSearchServerTool) GetAdditionalProps() Preview20250311WebSearchServerToolAdditional {
+	return s.AdditionalProps
+}
+
 // SetEngine sets the value of Engine.
 func (s *Preview20250311WebSearchServerTool) SetEngine(val OptNilWebSearchEngineEnum) {
 	s.Engine = val
@@ -87531,6 +93282,22 @@ func (s *Preview20250311WebSearchServerTool) SetType(val OptNilPreview20250311We
 // SetUserLocation sets the value of UserLocation.
 func (s *Preview20250311WebSearchServerTool) SetUserLocation(val OptNilPreviewWebSearchUserLocation) {
 	s.UserLocation = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *Preview20250311WebSearchServerTool) SetAdditionalProps(val Preview20250311WebSearchServerToolAdditional) {
+	s.AdditionalProps = val
+}
+
+type Preview20250311WebSearchServerToolAdditional map[string]jx.Raw
+
+func (s *Preview20250311WebSearchServerToolAdditional) init() Preview20250311WebSearchServerToolAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type Preview20250311WebSearchServerToolType string
@@ -87585,6 +93352,7 @@ type PreviewWebSearchServerTool struct {
 	SearchContextSize OptNilSearchContextSizeEnum          `json:"search_context_size"`
 	Type              OptNilPreviewWebSearchServerToolType `json:"type"`
 	UserLocation      OptNilPreviewWebSearchUserLocation   `json:"user_location"`
+	AdditionalProps   PreviewWebSearchServerToolAdditional
 }
 
 // GetEngine returns the value of Engine.
@@ -87627,6 +93395,11 @@ func (s *PreviewWebSearchServerTool) GetUserLocation() OptNilPreviewWebSearchUse
 	return s.UserLocation
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *PreviewWebSearchServerTool) GetAdditionalProps() PreviewWebSearchServerToolAdditional {
+	return s.AdditionalProps
+}
+
 // SetEngine sets the value of Engine.
 func (s *PreviewWebSearchServerTool) SetEngine(val OptNilWebSearchEngineEnum) {
 	s.Engine = val
@@ -87667,6 +93440,22 @@ func (s *PreviewWebSearchServerTool) SetUserLocation(val OptNilPreviewWebSearchU
 	s.UserLocation = val
 }
 
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *PreviewWebSearchServerTool) SetAdditionalProps(val PreviewWebSearchServerToolAdditional) {
+	s.AdditionalProps = val
+}
+
+type PreviewWebSearchServerToolAdditional map[string]jx.Raw
+
+func (s *PreviewWebSearchServerToolAdditional) init() PreviewWebSearchServerToolAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
+}
+
 type PreviewWebSearchServerToolType string
 
 const (
@@ -87703,11 +93492,12 @@ func (s *PreviewWebSearchServerToolType) UnmarshalText(data []byte) error {
 
 // Ref: #/components/schemas/Preview_WebSearchUserLocation
 type PreviewWebSearchUserLocation struct {
-	City     OptNilString                           `json:"city"`
-	Country  OptNilString                           `json:"country"`
-	Region   OptNilString                           `json:"region"`
-	Timezone OptNilString                           `json:"timezone"`
-	Type     OptNilPreviewWebSearchUserLocationType `json:"type"`
+	City            OptNilString                           `json:"city"`
+	Country         OptNilString                           `json:"country"`
+	Region          OptNilString                           `json:"region"`
+	Timezone        OptNilString                           `json:"timezone"`
+	Type            OptNilPreviewWebSearchUserLocationType `json:"type"`
+	AdditionalProps PreviewWebSearchUserLocationAdditional
 }
 
 // GetCity returns the value of City.
@@ -87735,6 +93525,11 @@ func (s *PreviewWebSearchUserLocation) GetType() OptNilPreviewWebSearchUserLocat
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *PreviewWebSearchUserLocation) GetAdditionalProps() PreviewWebSearchUserLocationAdditional {
+	return s.AdditionalProps
+}
+
 // SetCity sets the value of City.
 func (s *PreviewWebSearchUserLocation) SetCity(val OptNilString) {
 	s.City = val
@@ -87758,6 +93553,22 @@ func (s *PreviewWebSearchUserLocation) SetTimezone(val OptNilString) {
 // SetType sets the value of Type.
 func (s *PreviewWebSearchUserLocation) SetType(val OptNilPreviewWebSearchUserLocationType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *PreviewWebSearchUserLocation) SetAdditionalProps(val PreviewWebSearchUserLocationAdditional) {
+	s.AdditionalProps = val
+}
+
+type PreviewWebSearchUserLocationAdditional map[string]jx.Raw
+
+func (s *PreviewWebSearchUserLocationAdditional) init() PreviewWebSearchUserLocationAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type PreviewWebSearchUserLocationType string
@@ -87800,7 +93611,8 @@ func (s *PreviewWebSearchUserLocationType) UnmarshalText(data []byte) error {
 // marker to that format automatically.
 // Ref: #/components/schemas/PromptCacheBreakpoint
 type PromptCacheBreakpoint struct {
-	Mode OptNilPromptCacheBreakpointMode `json:"mode"`
+	Mode            OptNilPromptCacheBreakpointMode `json:"mode"`
+	AdditionalProps PromptCacheBreakpointAdditional
 }
 
 // GetMode returns the value of Mode.
@@ -87808,9 +93620,30 @@ func (s *PromptCacheBreakpoint) GetMode() OptNilPromptCacheBreakpointMode {
 	return s.Mode
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *PromptCacheBreakpoint) GetAdditionalProps() PromptCacheBreakpointAdditional {
+	return s.AdditionalProps
+}
+
 // SetMode sets the value of Mode.
 func (s *PromptCacheBreakpoint) SetMode(val OptNilPromptCacheBreakpointMode) {
 	s.Mode = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *PromptCacheBreakpoint) SetAdditionalProps(val PromptCacheBreakpointAdditional) {
+	s.AdditionalProps = val
+}
+
+type PromptCacheBreakpointAdditional map[string]jx.Raw
+
+func (s *PromptCacheBreakpointAdditional) init() PromptCacheBreakpointAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type PromptCacheBreakpointMode string
@@ -87851,8 +93684,9 @@ func (s *PromptCacheBreakpointMode) UnmarshalText(data []byte) error {
 // blocks marked with `prompt_cache_breakpoint` are cached. Only supported by OpenAI GPT-5.6 and newer.
 // Ref: #/components/schemas/PromptCacheOptions
 type PromptCacheOptions struct {
-	Mode OptNilPromptCacheOptionsMode `json:"mode"`
-	TTL  OptNilString                 `json:"ttl"`
+	Mode            OptNilPromptCacheOptionsMode `json:"mode"`
+	TTL             OptNilString                 `json:"ttl"`
+	AdditionalProps PromptCacheOptionsAdditional
 }
 
 // GetMode returns the value of Mode.
@@ -87865,6 +93699,11 @@ func (s *PromptCacheOptions) GetTTL() OptNilString {
 	return s.TTL
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *PromptCacheOptions) GetAdditionalProps() PromptCacheOptionsAdditional {
+	return s.AdditionalProps
+}
+
 // SetMode sets the value of Mode.
 func (s *PromptCacheOptions) SetMode(val OptNilPromptCacheOptionsMode) {
 	s.Mode = val
@@ -87873,6 +93712,22 @@ func (s *PromptCacheOptions) SetMode(val OptNilPromptCacheOptionsMode) {
 // SetTTL sets the value of TTL.
 func (s *PromptCacheOptions) SetTTL(val OptNilString) {
 	s.TTL = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *PromptCacheOptions) SetAdditionalProps(val PromptCacheOptionsAdditional) {
+	s.AdditionalProps = val
+}
+
+type PromptCacheOptionsAdditional map[string]jx.Raw
+
+func (s *PromptCacheOptionsAdditional) init() PromptCacheOptionsAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type PromptCacheOptionsMode string
@@ -88678,6 +94533,7 @@ type ProviderOverloadedResponse struct {
 	Error              OptNilProviderOverloadedResponseErrorData `json:"error"`
 	OpenrouterMetadata jx.Raw                                    `json:"openrouter_metadata"`
 	UserID             OptNilString                              `json:"user_id"`
+	AdditionalProps    ProviderOverloadedResponseAdditional
 }
 
 // GetError returns the value of Error.
@@ -88695,6 +94551,11 @@ func (s *ProviderOverloadedResponse) GetUserID() OptNilString {
 	return s.UserID
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ProviderOverloadedResponse) GetAdditionalProps() ProviderOverloadedResponseAdditional {
+	return s.AdditionalProps
+}
+
 // SetError sets the value of Error.
 func (s *ProviderOverloadedResponse) SetError(val OptNilProviderOverloadedResponseErrorData) {
 	s.Error = val
@@ -88710,15 +94571,32 @@ func (s *ProviderOverloadedResponse) SetUserID(val OptNilString) {
 	s.UserID = val
 }
 
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ProviderOverloadedResponse) SetAdditionalProps(val ProviderOverloadedResponseAdditional) {
+	s.AdditionalProps = val
+}
+
 func (*ProviderOverloadedResponse) createResponsesRes()           {}
 func (*ProviderOverloadedResponse) sendChatCompletionRequestRes() {}
+
+type ProviderOverloadedResponseAdditional map[string]jx.Raw
+
+func (s *ProviderOverloadedResponseAdditional) init() ProviderOverloadedResponseAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
+}
 
 // Error data for ProviderOverloadedResponse.
 // Ref: #/components/schemas/ProviderOverloadedResponseErrorData
 type ProviderOverloadedResponseErrorData struct {
-	Code     OptNilInt    `json:"code"`
-	Message  OptNilString `json:"message"`
-	Metadata jx.Raw       `json:"metadata"`
+	Code            OptNilInt    `json:"code"`
+	Message         OptNilString `json:"message"`
+	Metadata        jx.Raw       `json:"metadata"`
+	AdditionalProps ProviderOverloadedResponseErrorDataAdditional
 }
 
 // GetCode returns the value of Code.
@@ -88736,6 +94614,11 @@ func (s *ProviderOverloadedResponseErrorData) GetMetadata() jx.Raw {
 	return s.Metadata
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ProviderOverloadedResponseErrorData) GetAdditionalProps() ProviderOverloadedResponseErrorDataAdditional {
+	return s.AdditionalProps
+}
+
 // SetCode sets the value of Code.
 func (s *ProviderOverloadedResponseErrorData) SetCode(val OptNilInt) {
 	s.Code = val
@@ -88749,6 +94632,22 @@ func (s *ProviderOverloadedResponseErrorData) SetMessage(val OptNilString) {
 // SetMetadata sets the value of Metadata.
 func (s *ProviderOverloadedResponseErrorData) SetMetadata(val jx.Raw) {
 	s.Metadata = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ProviderOverloadedResponseErrorData) SetAdditionalProps(val ProviderOverloadedResponseErrorDataAdditional) {
+	s.AdditionalProps = val
+}
+
+type ProviderOverloadedResponseErrorDataAdditional map[string]jx.Raw
+
+func (s *ProviderOverloadedResponseErrorDataAdditional) init() ProviderOverloadedResponseErrorDataAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // When multiple model providers are available, optionally indicate your routing preference.
@@ -88795,7 +94694,8 @@ type ProviderPreferences struct {
 	Sort OptProviderPreferencesSort `json:"sort"`
 	// Whether to restrict routing to only ZDR (Zero Data Retention) endpoints. When true, only endpoints
 	// that do not retain prompts will be used.
-	Zdr OptNilBool `json:"zdr"`
+	Zdr             OptNilBool `json:"zdr"`
+	AdditionalProps ProviderPreferencesAdditional
 }
 
 // GetAllowFallbacks returns the value of AllowFallbacks.
@@ -88863,6 +94763,11 @@ func (s *ProviderPreferences) GetZdr() OptNilBool {
 	return s.Zdr
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ProviderPreferences) GetAdditionalProps() ProviderPreferencesAdditional {
+	return s.AdditionalProps
+}
+
 // SetAllowFallbacks sets the value of AllowFallbacks.
 func (s *ProviderPreferences) SetAllowFallbacks(val OptNilBool) {
 	s.AllowFallbacks = val
@@ -88928,6 +94833,22 @@ func (s *ProviderPreferences) SetZdr(val OptNilBool) {
 	s.Zdr = val
 }
 
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ProviderPreferences) SetAdditionalProps(val ProviderPreferencesAdditional) {
+	s.AdditionalProps = val
+}
+
+type ProviderPreferencesAdditional map[string]jx.Raw
+
+func (s *ProviderPreferencesAdditional) init() ProviderPreferencesAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
+}
+
 // Data collection setting. If no available model provider meets the requirement, your request will
 // return an error.
 //
@@ -88986,7 +94907,8 @@ type ProviderPreferencesMaxPrice struct {
 	// Maximum price in USD per million prompt tokens.
 	Prompt OptNilString `json:"prompt"`
 	// Maximum price in USD per request.
-	Request OptNilString `json:"request"`
+	Request         OptNilString `json:"request"`
+	AdditionalProps ProviderPreferencesMaxPriceAdditional
 }
 
 // GetAudio returns the value of Audio.
@@ -89014,6 +94936,11 @@ func (s *ProviderPreferencesMaxPrice) GetRequest() OptNilString {
 	return s.Request
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ProviderPreferencesMaxPrice) GetAdditionalProps() ProviderPreferencesMaxPriceAdditional {
+	return s.AdditionalProps
+}
+
 // SetAudio sets the value of Audio.
 func (s *ProviderPreferencesMaxPrice) SetAudio(val OptNilString) {
 	s.Audio = val
@@ -89037,6 +94964,22 @@ func (s *ProviderPreferencesMaxPrice) SetPrompt(val OptNilString) {
 // SetRequest sets the value of Request.
 func (s *ProviderPreferencesMaxPrice) SetRequest(val OptNilString) {
 	s.Request = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ProviderPreferencesMaxPrice) SetAdditionalProps(val ProviderPreferencesMaxPriceAdditional) {
+	s.AdditionalProps = val
+}
+
+type ProviderPreferencesMaxPriceAdditional map[string]jx.Raw
+
+func (s *ProviderPreferencesMaxPriceAdditional) init() ProviderPreferencesMaxPriceAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // The sorting strategy to use for this request, if "order" is not specified. When set, no load
@@ -89200,7 +95143,8 @@ type ProviderSortConfig struct {
 	By OptNilProviderSortConfigBy `json:"by"`
 	// Partitioning strategy for sorting: "model" (default) groups endpoints by model before sorting
 	// (fallback models remain fallbacks), "none" sorts all endpoints together regardless of model.
-	Partition OptNilProviderSortConfigPartition `json:"partition"`
+	Partition       OptNilProviderSortConfigPartition `json:"partition"`
+	AdditionalProps ProviderSortConfigAdditional
 }
 
 // GetBy returns the value of By.
@@ -89213,6 +95157,11 @@ func (s *ProviderSortConfig) GetPartition() OptNilProviderSortConfigPartition {
 	return s.Partition
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ProviderSortConfig) GetAdditionalProps() ProviderSortConfigAdditional {
+	return s.AdditionalProps
+}
+
 // SetBy sets the value of By.
 func (s *ProviderSortConfig) SetBy(val OptNilProviderSortConfigBy) {
 	s.By = val
@@ -89221,6 +95170,22 @@ func (s *ProviderSortConfig) SetBy(val OptNilProviderSortConfigBy) {
 // SetPartition sets the value of Partition.
 func (s *ProviderSortConfig) SetPartition(val OptNilProviderSortConfigPartition) {
 	s.Partition = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ProviderSortConfig) SetAdditionalProps(val ProviderSortConfigAdditional) {
+	s.AdditionalProps = val
+}
+
+type ProviderSortConfigAdditional map[string]jx.Raw
+
+func (s *ProviderSortConfigAdditional) init() ProviderSortConfigAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // The provider sorting strategy (price, throughput, latency).
@@ -89437,12 +95402,13 @@ func (s *Quantization) UnmarshalText(data []byte) error {
 // Merged schema.
 // Ref: #/components/schemas/ReasoningConfig
 type ReasoningConfig struct {
-	Context   OptNilReasoningContext          `json:"context"`
-	Effort    OptNilReasoningEffort           `json:"effort"`
-	Mode      OptNilReasoningMode             `json:"mode"`
-	Summary   OptNilReasoningSummaryVerbosity `json:"summary"`
-	Enabled   OptNilBool                      `json:"enabled"`
-	MaxTokens OptNilInt                       `json:"max_tokens"`
+	Context         OptNilReasoningContext          `json:"context"`
+	Effort          OptNilReasoningEffort           `json:"effort"`
+	Mode            OptNilReasoningMode             `json:"mode"`
+	Summary         OptNilReasoningSummaryVerbosity `json:"summary"`
+	Enabled         OptNilBool                      `json:"enabled"`
+	MaxTokens       OptNilInt                       `json:"max_tokens"`
+	AdditionalProps ReasoningConfigAdditional
 }
 
 // GetContext returns the value of Context.
@@ -89475,6 +95441,11 @@ func (s *ReasoningConfig) GetMaxTokens() OptNilInt {
 	return s.MaxTokens
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ReasoningConfig) GetAdditionalProps() ReasoningConfigAdditional {
+	return s.AdditionalProps
+}
+
 // SetContext sets the value of Context.
 func (s *ReasoningConfig) SetContext(val OptNilReasoningContext) {
 	s.Context = val
@@ -89503,6 +95474,22 @@ func (s *ReasoningConfig) SetEnabled(val OptNilBool) {
 // SetMaxTokens sets the value of MaxTokens.
 func (s *ReasoningConfig) SetMaxTokens(val OptNilInt) {
 	s.MaxTokens = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ReasoningConfig) SetAdditionalProps(val ReasoningConfigAdditional) {
+	s.AdditionalProps = val
+}
+
+type ReasoningConfigAdditional map[string]jx.Raw
+
+func (s *ReasoningConfigAdditional) init() ReasoningConfigAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // Controls which reasoning is available to the model. `auto` uses the model default (same as
@@ -89557,15 +95544,16 @@ func (s *ReasoningContext) UnmarshalText(data []byte) error {
 	}
 }
 
-// Event emitted when reasoning text delta is streamed.
+// Merged schema.
 // Ref: #/components/schemas/ReasoningDeltaEvent
 type ReasoningDeltaEvent struct {
-	ContentIndex   OptNilInt                     `json:"content_index"`
-	Delta          OptNilString                  `json:"delta"`
-	ItemID         OptNilString                  `json:"item_id"`
-	OutputIndex    OptNilInt                     `json:"output_index"`
-	SequenceNumber OptNilInt                     `json:"sequence_number"`
-	Type           OptNilReasoningDeltaEventType `json:"type"`
+	ContentIndex    OptNilInt                     `json:"content_index"`
+	Delta           OptNilString                  `json:"delta"`
+	ItemID          OptNilString                  `json:"item_id"`
+	OutputIndex     OptNilInt                     `json:"output_index"`
+	SequenceNumber  OptNilInt                     `json:"sequence_number"`
+	Type            OptNilReasoningDeltaEventType `json:"type"`
+	AdditionalProps ReasoningDeltaEventAdditional
 }
 
 // GetContentIndex returns the value of ContentIndex.
@@ -89598,6 +95586,11 @@ func (s *ReasoningDeltaEvent) GetType() OptNilReasoningDeltaEventType {
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ReasoningDeltaEvent) GetAdditionalProps() ReasoningDeltaEventAdditional {
+	return s.AdditionalProps
+}
+
 // SetContentIndex sets the value of ContentIndex.
 func (s *ReasoningDeltaEvent) SetContentIndex(val OptNilInt) {
 	s.ContentIndex = val
@@ -89626,6 +95619,22 @@ func (s *ReasoningDeltaEvent) SetSequenceNumber(val OptNilInt) {
 // SetType sets the value of Type.
 func (s *ReasoningDeltaEvent) SetType(val OptNilReasoningDeltaEventType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ReasoningDeltaEvent) SetAdditionalProps(val ReasoningDeltaEventAdditional) {
+	s.AdditionalProps = val
+}
+
+type ReasoningDeltaEventAdditional map[string]jx.Raw
+
+func (s *ReasoningDeltaEventAdditional) init() ReasoningDeltaEventAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type ReasoningDeltaEventType string
@@ -89665,11 +95674,12 @@ func (s *ReasoningDeltaEventType) UnmarshalText(data []byte) error {
 // Reasoning detail encrypted schema.
 // Ref: #/components/schemas/ReasoningDetailEncrypted
 type ReasoningDetailEncrypted struct {
-	Data   OptNilString                       `json:"data"`
-	Format OptNilReasoningFormat              `json:"format"`
-	ID     OptNilString                       `json:"id"`
-	Index  OptNilInt                          `json:"index"`
-	Type   OptNilReasoningDetailEncryptedType `json:"type"`
+	Data            OptNilString                       `json:"data"`
+	Format          OptNilReasoningFormat              `json:"format"`
+	ID              OptNilString                       `json:"id"`
+	Index           OptNilInt                          `json:"index"`
+	Type            OptNilReasoningDetailEncryptedType `json:"type"`
+	AdditionalProps ReasoningDetailEncryptedAdditional
 }
 
 // GetData returns the value of Data.
@@ -89697,6 +95707,11 @@ func (s *ReasoningDetailEncrypted) GetType() OptNilReasoningDetailEncryptedType 
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ReasoningDetailEncrypted) GetAdditionalProps() ReasoningDetailEncryptedAdditional {
+	return s.AdditionalProps
+}
+
 // SetData sets the value of Data.
 func (s *ReasoningDetailEncrypted) SetData(val OptNilString) {
 	s.Data = val
@@ -89720,6 +95735,22 @@ func (s *ReasoningDetailEncrypted) SetIndex(val OptNilInt) {
 // SetType sets the value of Type.
 func (s *ReasoningDetailEncrypted) SetType(val OptNilReasoningDetailEncryptedType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ReasoningDetailEncrypted) SetAdditionalProps(val ReasoningDetailEncryptedAdditional) {
+	s.AdditionalProps = val
+}
+
+type ReasoningDetailEncryptedAdditional map[string]jx.Raw
+
+func (s *ReasoningDetailEncryptedAdditional) init() ReasoningDetailEncryptedAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type ReasoningDetailEncryptedType string
@@ -89760,14 +95791,15 @@ func (s *ReasoningDetailEncryptedType) UnmarshalText(data []byte) error {
 // reasoning_details so a prior tool call can be rehydrated into a later turn of the same conversation.
 // Ref: #/components/schemas/ReasoningDetailServerToolCall
 type ReasoningDetailServerToolCall struct {
-	Arguments  OptNilString                            `json:"arguments"`
-	Format     OptNilReasoningFormat                   `json:"format"`
-	ID         OptNilString                            `json:"id"`
-	Index      OptNilInt                               `json:"index"`
-	Result     OptNilString                            `json:"result"`
-	ToolCallID OptNilString                            `json:"tool_call_id"`
-	ToolName   OptNilString                            `json:"tool_name"`
-	Type       OptNilReasoningDetailServerToolCallType `json:"type"`
+	Arguments       OptNilString                            `json:"arguments"`
+	Format          OptNilReasoningFormat                   `json:"format"`
+	ID              OptNilString                            `json:"id"`
+	Index           OptNilInt                               `json:"index"`
+	Result          OptNilString                            `json:"result"`
+	ToolCallID      OptNilString                            `json:"tool_call_id"`
+	ToolName        OptNilString                            `json:"tool_name"`
+	Type            OptNilReasoningDetailServerToolCallType `json:"type"`
+	AdditionalProps ReasoningDetailServerToolCallAdditional
 }
 
 // GetArguments returns the value of Arguments.
@@ -89810,6 +95842,11 @@ func (s *ReasoningDetailServerToolCall) GetType() OptNilReasoningDetailServerToo
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ReasoningDetailServerToolCall) GetAdditionalProps() ReasoningDetailServerToolCallAdditional {
+	return s.AdditionalProps
+}
+
 // SetArguments sets the value of Arguments.
 func (s *ReasoningDetailServerToolCall) SetArguments(val OptNilString) {
 	s.Arguments = val
@@ -89850,6 +95887,22 @@ func (s *ReasoningDetailServerToolCall) SetType(val OptNilReasoningDetailServerT
 	s.Type = val
 }
 
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ReasoningDetailServerToolCall) SetAdditionalProps(val ReasoningDetailServerToolCallAdditional) {
+	s.AdditionalProps = val
+}
+
+type ReasoningDetailServerToolCallAdditional map[string]jx.Raw
+
+func (s *ReasoningDetailServerToolCallAdditional) init() ReasoningDetailServerToolCallAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
+}
+
 type ReasoningDetailServerToolCallType string
 
 const (
@@ -89887,11 +95940,12 @@ func (s *ReasoningDetailServerToolCallType) UnmarshalText(data []byte) error {
 // Reasoning detail summary schema.
 // Ref: #/components/schemas/ReasoningDetailSummary
 type ReasoningDetailSummary struct {
-	Format  OptNilReasoningFormat            `json:"format"`
-	ID      OptNilString                     `json:"id"`
-	Index   OptNilInt                        `json:"index"`
-	Summary OptNilString                     `json:"summary"`
-	Type    OptNilReasoningDetailSummaryType `json:"type"`
+	Format          OptNilReasoningFormat            `json:"format"`
+	ID              OptNilString                     `json:"id"`
+	Index           OptNilInt                        `json:"index"`
+	Summary         OptNilString                     `json:"summary"`
+	Type            OptNilReasoningDetailSummaryType `json:"type"`
+	AdditionalProps ReasoningDetailSummaryAdditional
 }
 
 // GetFormat returns the value of Format.
@@ -89919,6 +95973,11 @@ func (s *ReasoningDetailSummary) GetType() OptNilReasoningDetailSummaryType {
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ReasoningDetailSummary) GetAdditionalProps() ReasoningDetailSummaryAdditional {
+	return s.AdditionalProps
+}
+
 // SetFormat sets the value of Format.
 func (s *ReasoningDetailSummary) SetFormat(val OptNilReasoningFormat) {
 	s.Format = val
@@ -89942,6 +96001,22 @@ func (s *ReasoningDetailSummary) SetSummary(val OptNilString) {
 // SetType sets the value of Type.
 func (s *ReasoningDetailSummary) SetType(val OptNilReasoningDetailSummaryType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ReasoningDetailSummary) SetAdditionalProps(val ReasoningDetailSummaryAdditional) {
+	s.AdditionalProps = val
+}
+
+type ReasoningDetailSummaryAdditional map[string]jx.Raw
+
+func (s *ReasoningDetailSummaryAdditional) init() ReasoningDetailSummaryAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type ReasoningDetailSummaryType string
@@ -89981,12 +96056,13 @@ func (s *ReasoningDetailSummaryType) UnmarshalText(data []byte) error {
 // Reasoning detail text schema.
 // Ref: #/components/schemas/ReasoningDetailText
 type ReasoningDetailText struct {
-	Format    OptNilReasoningFormat         `json:"format"`
-	ID        OptNilString                  `json:"id"`
-	Index     OptNilInt                     `json:"index"`
-	Signature OptNilString                  `json:"signature"`
-	Text      OptNilString                  `json:"text"`
-	Type      OptNilReasoningDetailTextType `json:"type"`
+	Format          OptNilReasoningFormat         `json:"format"`
+	ID              OptNilString                  `json:"id"`
+	Index           OptNilInt                     `json:"index"`
+	Signature       OptNilString                  `json:"signature"`
+	Text            OptNilString                  `json:"text"`
+	Type            OptNilReasoningDetailTextType `json:"type"`
+	AdditionalProps ReasoningDetailTextAdditional
 }
 
 // GetFormat returns the value of Format.
@@ -90019,6 +96095,11 @@ func (s *ReasoningDetailText) GetType() OptNilReasoningDetailTextType {
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ReasoningDetailText) GetAdditionalProps() ReasoningDetailTextAdditional {
+	return s.AdditionalProps
+}
+
 // SetFormat sets the value of Format.
 func (s *ReasoningDetailText) SetFormat(val OptNilReasoningFormat) {
 	s.Format = val
@@ -90047,6 +96128,22 @@ func (s *ReasoningDetailText) SetText(val OptNilString) {
 // SetType sets the value of Type.
 func (s *ReasoningDetailText) SetType(val OptNilReasoningDetailTextType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ReasoningDetailText) SetAdditionalProps(val ReasoningDetailTextAdditional) {
+	s.AdditionalProps = val
+}
+
+type ReasoningDetailTextAdditional map[string]jx.Raw
+
+func (s *ReasoningDetailTextAdditional) init() ReasoningDetailTextAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type ReasoningDetailTextType string
@@ -90210,15 +96307,16 @@ func NewReasoningDetailServerToolCallReasoningDetailUnion(v ReasoningDetailServe
 	return s
 }
 
-// Event emitted when reasoning text streaming is complete.
+// Merged schema.
 // Ref: #/components/schemas/ReasoningDoneEvent
 type ReasoningDoneEvent struct {
-	ContentIndex   OptNilInt                    `json:"content_index"`
-	ItemID         OptNilString                 `json:"item_id"`
-	OutputIndex    OptNilInt                    `json:"output_index"`
-	SequenceNumber OptNilInt                    `json:"sequence_number"`
-	Text           OptNilString                 `json:"text"`
-	Type           OptNilReasoningDoneEventType `json:"type"`
+	ContentIndex    OptNilInt                    `json:"content_index"`
+	ItemID          OptNilString                 `json:"item_id"`
+	OutputIndex     OptNilInt                    `json:"output_index"`
+	SequenceNumber  OptNilInt                    `json:"sequence_number"`
+	Text            OptNilString                 `json:"text"`
+	Type            OptNilReasoningDoneEventType `json:"type"`
+	AdditionalProps ReasoningDoneEventAdditional
 }
 
 // GetContentIndex returns the value of ContentIndex.
@@ -90251,6 +96349,11 @@ func (s *ReasoningDoneEvent) GetType() OptNilReasoningDoneEventType {
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ReasoningDoneEvent) GetAdditionalProps() ReasoningDoneEventAdditional {
+	return s.AdditionalProps
+}
+
 // SetContentIndex sets the value of ContentIndex.
 func (s *ReasoningDoneEvent) SetContentIndex(val OptNilInt) {
 	s.ContentIndex = val
@@ -90279,6 +96382,22 @@ func (s *ReasoningDoneEvent) SetText(val OptNilString) {
 // SetType sets the value of Type.
 func (s *ReasoningDoneEvent) SetType(val OptNilReasoningDoneEventType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ReasoningDoneEvent) SetAdditionalProps(val ReasoningDoneEventAdditional) {
+	s.AdditionalProps = val
+}
+
+type ReasoningDoneEventAdditional map[string]jx.Raw
+
+func (s *ReasoningDoneEventAdditional) init() ReasoningDoneEventAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type ReasoningDoneEventType string
@@ -90492,8 +96611,9 @@ type ReasoningItem struct {
 	ID               OptNilString                    `json:"id"`
 	Signature        OptNilString                    `json:"signature"`
 	Status           OptNilReasoningItemStatus       `json:"status"`
-	Summary          OptNilReasoningSummaryTextArray `json:"summary"`
+	Summary          []ReasoningSummaryText          `json:"summary" transponder:"encode-empty"`
 	Type             OptNilReasoningItemType         `json:"type"`
+	AdditionalProps  ReasoningItemAdditional
 }
 
 // GetContent returns the value of Content.
@@ -90527,13 +96647,18 @@ func (s *ReasoningItem) GetStatus() OptNilReasoningItemStatus {
 }
 
 // GetSummary returns the value of Summary.
-func (s *ReasoningItem) GetSummary() OptNilReasoningSummaryTextArray {
+func (s *ReasoningItem) GetSummary() []ReasoningSummaryText {
 	return s.Summary
 }
 
 // GetType returns the value of Type.
 func (s *ReasoningItem) GetType() OptNilReasoningItemType {
 	return s.Type
+}
+
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ReasoningItem) GetAdditionalProps() ReasoningItemAdditional {
+	return s.AdditionalProps
 }
 
 // SetContent sets the value of Content.
@@ -90567,13 +96692,29 @@ func (s *ReasoningItem) SetStatus(val OptNilReasoningItemStatus) {
 }
 
 // SetSummary sets the value of Summary.
-func (s *ReasoningItem) SetSummary(val OptNilReasoningSummaryTextArray) {
+func (s *ReasoningItem) SetSummary(val []ReasoningSummaryText) {
 	s.Summary = val
 }
 
 // SetType sets the value of Type.
 func (s *ReasoningItem) SetType(val OptNilReasoningItemType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ReasoningItem) SetAdditionalProps(val ReasoningItemAdditional) {
+	s.AdditionalProps = val
+}
+
+type ReasoningItemAdditional map[string]jx.Raw
+
+func (s *ReasoningItemAdditional) init() ReasoningItemAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type ReasoningItemStatus string
@@ -90702,15 +96843,16 @@ func (s *ReasoningMode) UnmarshalText(data []byte) error {
 	}
 }
 
-// Event emitted when a reasoning summary part is added.
+// Merged schema.
 // Ref: #/components/schemas/ReasoningSummaryPartAddedEvent
 type ReasoningSummaryPartAddedEvent struct {
-	ItemID         OptNilString                             `json:"item_id"`
-	OutputIndex    OptNilInt                                `json:"output_index"`
-	Part           OptNilReasoningSummaryText               `json:"part"`
-	SequenceNumber OptNilInt                                `json:"sequence_number"`
-	SummaryIndex   OptNilInt                                `json:"summary_index"`
-	Type           OptNilReasoningSummaryPartAddedEventType `json:"type"`
+	ItemID          OptNilString                             `json:"item_id"`
+	OutputIndex     OptNilInt                                `json:"output_index"`
+	Part            OptNilReasoningSummaryText               `json:"part"`
+	SequenceNumber  OptNilInt                                `json:"sequence_number"`
+	SummaryIndex    OptNilInt                                `json:"summary_index"`
+	Type            OptNilReasoningSummaryPartAddedEventType `json:"type"`
+	AdditionalProps ReasoningSummaryPartAddedEventAdditional
 }
 
 // GetItemID returns the value of ItemID.
@@ -90743,6 +96885,11 @@ func (s *ReasoningSummaryPartAddedEvent) GetType() OptNilReasoningSummaryPartAdd
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ReasoningSummaryPartAddedEvent) GetAdditionalProps() ReasoningSummaryPartAddedEventAdditional {
+	return s.AdditionalProps
+}
+
 // SetItemID sets the value of ItemID.
 func (s *ReasoningSummaryPartAddedEvent) SetItemID(val OptNilString) {
 	s.ItemID = val
@@ -90771,6 +96918,22 @@ func (s *ReasoningSummaryPartAddedEvent) SetSummaryIndex(val OptNilInt) {
 // SetType sets the value of Type.
 func (s *ReasoningSummaryPartAddedEvent) SetType(val OptNilReasoningSummaryPartAddedEventType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ReasoningSummaryPartAddedEvent) SetAdditionalProps(val ReasoningSummaryPartAddedEventAdditional) {
+	s.AdditionalProps = val
+}
+
+type ReasoningSummaryPartAddedEventAdditional map[string]jx.Raw
+
+func (s *ReasoningSummaryPartAddedEventAdditional) init() ReasoningSummaryPartAddedEventAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type ReasoningSummaryPartAddedEventType string
@@ -90807,15 +96970,16 @@ func (s *ReasoningSummaryPartAddedEventType) UnmarshalText(data []byte) error {
 	}
 }
 
-// Event emitted when a reasoning summary part is complete.
+// Merged schema.
 // Ref: #/components/schemas/ReasoningSummaryPartDoneEvent
 type ReasoningSummaryPartDoneEvent struct {
-	ItemID         OptNilString                            `json:"item_id"`
-	OutputIndex    OptNilInt                               `json:"output_index"`
-	Part           OptNilReasoningSummaryText              `json:"part"`
-	SequenceNumber OptNilInt                               `json:"sequence_number"`
-	SummaryIndex   OptNilInt                               `json:"summary_index"`
-	Type           OptNilReasoningSummaryPartDoneEventType `json:"type"`
+	ItemID          OptNilString                            `json:"item_id"`
+	OutputIndex     OptNilInt                               `json:"output_index"`
+	Part            OptNilReasoningSummaryText              `json:"part"`
+	SequenceNumber  OptNilInt                               `json:"sequence_number"`
+	SummaryIndex    OptNilInt                               `json:"summary_index"`
+	Type            OptNilReasoningSummaryPartDoneEventType `json:"type"`
+	AdditionalProps ReasoningSummaryPartDoneEventAdditional
 }
 
 // GetItemID returns the value of ItemID.
@@ -90848,6 +97012,11 @@ func (s *ReasoningSummaryPartDoneEvent) GetType() OptNilReasoningSummaryPartDone
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ReasoningSummaryPartDoneEvent) GetAdditionalProps() ReasoningSummaryPartDoneEventAdditional {
+	return s.AdditionalProps
+}
+
 // SetItemID sets the value of ItemID.
 func (s *ReasoningSummaryPartDoneEvent) SetItemID(val OptNilString) {
 	s.ItemID = val
@@ -90876,6 +97045,22 @@ func (s *ReasoningSummaryPartDoneEvent) SetSummaryIndex(val OptNilInt) {
 // SetType sets the value of Type.
 func (s *ReasoningSummaryPartDoneEvent) SetType(val OptNilReasoningSummaryPartDoneEventType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ReasoningSummaryPartDoneEvent) SetAdditionalProps(val ReasoningSummaryPartDoneEventAdditional) {
+	s.AdditionalProps = val
+}
+
+type ReasoningSummaryPartDoneEventAdditional map[string]jx.Raw
+
+func (s *ReasoningSummaryPartDoneEventAdditional) init() ReasoningSummaryPartDoneEventAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type ReasoningSummaryPartDoneEventType string
@@ -90914,8 +97099,9 @@ func (s *ReasoningSummaryPartDoneEventType) UnmarshalText(data []byte) error {
 
 // Ref: #/components/schemas/ReasoningSummaryText
 type ReasoningSummaryText struct {
-	Text OptNilString                   `json:"text"`
-	Type OptNilReasoningSummaryTextType `json:"type"`
+	Text            OptNilString                   `json:"text"`
+	Type            OptNilReasoningSummaryTextType `json:"type"`
+	AdditionalProps ReasoningSummaryTextAdditional
 }
 
 // GetText returns the value of Text.
@@ -90928,6 +97114,11 @@ func (s *ReasoningSummaryText) GetType() OptNilReasoningSummaryTextType {
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ReasoningSummaryText) GetAdditionalProps() ReasoningSummaryTextAdditional {
+	return s.AdditionalProps
+}
+
 // SetText sets the value of Text.
 func (s *ReasoningSummaryText) SetText(val OptNilString) {
 	s.Text = val
@@ -90938,15 +97129,32 @@ func (s *ReasoningSummaryText) SetType(val OptNilReasoningSummaryTextType) {
 	s.Type = val
 }
 
-// Event emitted when reasoning summary text delta is streamed.
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ReasoningSummaryText) SetAdditionalProps(val ReasoningSummaryTextAdditional) {
+	s.AdditionalProps = val
+}
+
+type ReasoningSummaryTextAdditional map[string]jx.Raw
+
+func (s *ReasoningSummaryTextAdditional) init() ReasoningSummaryTextAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
+}
+
+// Merged schema.
 // Ref: #/components/schemas/ReasoningSummaryTextDeltaEvent
 type ReasoningSummaryTextDeltaEvent struct {
-	Delta          OptNilString                             `json:"delta"`
-	ItemID         OptNilString                             `json:"item_id"`
-	OutputIndex    OptNilInt                                `json:"output_index"`
-	SequenceNumber OptNilInt                                `json:"sequence_number"`
-	SummaryIndex   OptNilInt                                `json:"summary_index"`
-	Type           OptNilReasoningSummaryTextDeltaEventType `json:"type"`
+	Delta           OptNilString                             `json:"delta"`
+	ItemID          OptNilString                             `json:"item_id"`
+	OutputIndex     OptNilInt                                `json:"output_index"`
+	SequenceNumber  OptNilInt                                `json:"sequence_number"`
+	SummaryIndex    OptNilInt                                `json:"summary_index"`
+	Type            OptNilReasoningSummaryTextDeltaEventType `json:"type"`
+	AdditionalProps ReasoningSummaryTextDeltaEventAdditional
 }
 
 // GetDelta returns the value of Delta.
@@ -90979,6 +97187,11 @@ func (s *ReasoningSummaryTextDeltaEvent) GetType() OptNilReasoningSummaryTextDel
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ReasoningSummaryTextDeltaEvent) GetAdditionalProps() ReasoningSummaryTextDeltaEventAdditional {
+	return s.AdditionalProps
+}
+
 // SetDelta sets the value of Delta.
 func (s *ReasoningSummaryTextDeltaEvent) SetDelta(val OptNilString) {
 	s.Delta = val
@@ -91007,6 +97220,22 @@ func (s *ReasoningSummaryTextDeltaEvent) SetSummaryIndex(val OptNilInt) {
 // SetType sets the value of Type.
 func (s *ReasoningSummaryTextDeltaEvent) SetType(val OptNilReasoningSummaryTextDeltaEventType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ReasoningSummaryTextDeltaEvent) SetAdditionalProps(val ReasoningSummaryTextDeltaEventAdditional) {
+	s.AdditionalProps = val
+}
+
+type ReasoningSummaryTextDeltaEventAdditional map[string]jx.Raw
+
+func (s *ReasoningSummaryTextDeltaEventAdditional) init() ReasoningSummaryTextDeltaEventAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type ReasoningSummaryTextDeltaEventType string
@@ -91043,15 +97272,16 @@ func (s *ReasoningSummaryTextDeltaEventType) UnmarshalText(data []byte) error {
 	}
 }
 
-// Event emitted when reasoning summary text streaming is complete.
+// Merged schema.
 // Ref: #/components/schemas/ReasoningSummaryTextDoneEvent
 type ReasoningSummaryTextDoneEvent struct {
-	ItemID         OptNilString                            `json:"item_id"`
-	OutputIndex    OptNilInt                               `json:"output_index"`
-	SequenceNumber OptNilInt                               `json:"sequence_number"`
-	SummaryIndex   OptNilInt                               `json:"summary_index"`
-	Text           OptNilString                            `json:"text"`
-	Type           OptNilReasoningSummaryTextDoneEventType `json:"type"`
+	ItemID          OptNilString                            `json:"item_id"`
+	OutputIndex     OptNilInt                               `json:"output_index"`
+	SequenceNumber  OptNilInt                               `json:"sequence_number"`
+	SummaryIndex    OptNilInt                               `json:"summary_index"`
+	Text            OptNilString                            `json:"text"`
+	Type            OptNilReasoningSummaryTextDoneEventType `json:"type"`
+	AdditionalProps ReasoningSummaryTextDoneEventAdditional
 }
 
 // GetItemID returns the value of ItemID.
@@ -91084,6 +97314,11 @@ func (s *ReasoningSummaryTextDoneEvent) GetType() OptNilReasoningSummaryTextDone
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ReasoningSummaryTextDoneEvent) GetAdditionalProps() ReasoningSummaryTextDoneEventAdditional {
+	return s.AdditionalProps
+}
+
 // SetItemID sets the value of ItemID.
 func (s *ReasoningSummaryTextDoneEvent) SetItemID(val OptNilString) {
 	s.ItemID = val
@@ -91112,6 +97347,22 @@ func (s *ReasoningSummaryTextDoneEvent) SetText(val OptNilString) {
 // SetType sets the value of Type.
 func (s *ReasoningSummaryTextDoneEvent) SetType(val OptNilReasoningSummaryTextDoneEventType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ReasoningSummaryTextDoneEvent) SetAdditionalProps(val ReasoningSummaryTextDoneEventAdditional) {
+	s.AdditionalProps = val
+}
+
+type ReasoningSummaryTextDoneEventAdditional map[string]jx.Raw
+
+func (s *ReasoningSummaryTextDoneEventAdditional) init() ReasoningSummaryTextDoneEventAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type ReasoningSummaryTextDoneEventType string
@@ -91233,8 +97484,9 @@ func (s *ReasoningSummaryVerbosity) UnmarshalText(data []byte) error {
 
 // Ref: #/components/schemas/ReasoningTextContent
 type ReasoningTextContent struct {
-	Text OptNilString                   `json:"text"`
-	Type OptNilReasoningTextContentType `json:"type"`
+	Text            OptNilString                   `json:"text"`
+	Type            OptNilReasoningTextContentType `json:"type"`
+	AdditionalProps ReasoningTextContentAdditional
 }
 
 // GetText returns the value of Text.
@@ -91247,6 +97499,11 @@ func (s *ReasoningTextContent) GetType() OptNilReasoningTextContentType {
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ReasoningTextContent) GetAdditionalProps() ReasoningTextContentAdditional {
+	return s.AdditionalProps
+}
+
 // SetText sets the value of Text.
 func (s *ReasoningTextContent) SetText(val OptNilString) {
 	s.Text = val
@@ -91255,6 +97512,22 @@ func (s *ReasoningTextContent) SetText(val OptNilString) {
 // SetType sets the value of Type.
 func (s *ReasoningTextContent) SetType(val OptNilReasoningTextContentType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ReasoningTextContent) SetAdditionalProps(val ReasoningTextContentAdditional) {
+	s.AdditionalProps = val
+}
+
+type ReasoningTextContentAdditional map[string]jx.Raw
+
+func (s *ReasoningTextContentAdditional) init() ReasoningTextContentAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type ReasoningTextContentType string
@@ -91291,15 +97564,16 @@ func (s *ReasoningTextContentType) UnmarshalText(data []byte) error {
 	}
 }
 
-// Event emitted when a refusal delta is streamed.
+// Merged schema.
 // Ref: #/components/schemas/RefusalDeltaEvent
 type RefusalDeltaEvent struct {
-	ContentIndex   OptNilInt                   `json:"content_index"`
-	Delta          OptNilString                `json:"delta"`
-	ItemID         OptNilString                `json:"item_id"`
-	OutputIndex    OptNilInt                   `json:"output_index"`
-	SequenceNumber OptNilInt                   `json:"sequence_number"`
-	Type           OptNilRefusalDeltaEventType `json:"type"`
+	ContentIndex    OptNilInt                   `json:"content_index"`
+	Delta           OptNilString                `json:"delta"`
+	ItemID          OptNilString                `json:"item_id"`
+	OutputIndex     OptNilInt                   `json:"output_index"`
+	SequenceNumber  OptNilInt                   `json:"sequence_number"`
+	Type            OptNilRefusalDeltaEventType `json:"type"`
+	AdditionalProps RefusalDeltaEventAdditional
 }
 
 // GetContentIndex returns the value of ContentIndex.
@@ -91332,6 +97606,11 @@ func (s *RefusalDeltaEvent) GetType() OptNilRefusalDeltaEventType {
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *RefusalDeltaEvent) GetAdditionalProps() RefusalDeltaEventAdditional {
+	return s.AdditionalProps
+}
+
 // SetContentIndex sets the value of ContentIndex.
 func (s *RefusalDeltaEvent) SetContentIndex(val OptNilInt) {
 	s.ContentIndex = val
@@ -91360,6 +97639,22 @@ func (s *RefusalDeltaEvent) SetSequenceNumber(val OptNilInt) {
 // SetType sets the value of Type.
 func (s *RefusalDeltaEvent) SetType(val OptNilRefusalDeltaEventType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *RefusalDeltaEvent) SetAdditionalProps(val RefusalDeltaEventAdditional) {
+	s.AdditionalProps = val
+}
+
+type RefusalDeltaEventAdditional map[string]jx.Raw
+
+func (s *RefusalDeltaEventAdditional) init() RefusalDeltaEventAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type RefusalDeltaEventType string
@@ -91396,15 +97691,16 @@ func (s *RefusalDeltaEventType) UnmarshalText(data []byte) error {
 	}
 }
 
-// Event emitted when refusal streaming is complete.
+// Merged schema.
 // Ref: #/components/schemas/RefusalDoneEvent
 type RefusalDoneEvent struct {
-	ContentIndex   OptNilInt                  `json:"content_index"`
-	ItemID         OptNilString               `json:"item_id"`
-	OutputIndex    OptNilInt                  `json:"output_index"`
-	Refusal        OptNilString               `json:"refusal"`
-	SequenceNumber OptNilInt                  `json:"sequence_number"`
-	Type           OptNilRefusalDoneEventType `json:"type"`
+	ContentIndex    OptNilInt                  `json:"content_index"`
+	ItemID          OptNilString               `json:"item_id"`
+	OutputIndex     OptNilInt                  `json:"output_index"`
+	Refusal         OptNilString               `json:"refusal"`
+	SequenceNumber  OptNilInt                  `json:"sequence_number"`
+	Type            OptNilRefusalDoneEventType `json:"type"`
+	AdditionalProps RefusalDoneEventAdditional
 }
 
 // GetContentIndex returns the value of ContentIndex.
@@ -91437,6 +97733,11 @@ func (s *RefusalDoneEvent) GetType() OptNilRefusalDoneEventType {
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *RefusalDoneEvent) GetAdditionalProps() RefusalDoneEventAdditional {
+	return s.AdditionalProps
+}
+
 // SetContentIndex sets the value of ContentIndex.
 func (s *RefusalDoneEvent) SetContentIndex(val OptNilInt) {
 	s.ContentIndex = val
@@ -91465,6 +97766,22 @@ func (s *RefusalDoneEvent) SetSequenceNumber(val OptNilInt) {
 // SetType sets the value of Type.
 func (s *RefusalDoneEvent) SetType(val OptNilRefusalDoneEventType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *RefusalDoneEvent) SetAdditionalProps(val RefusalDoneEventAdditional) {
+	s.AdditionalProps = val
+}
+
+type RefusalDoneEventAdditional map[string]jx.Raw
+
+func (s *RefusalDoneEventAdditional) init() RefusalDoneEventAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type RefusalDoneEventType string
@@ -91507,6 +97824,7 @@ type RequestTimeoutResponse struct {
 	Error              OptNilRequestTimeoutResponseErrorData `json:"error"`
 	OpenrouterMetadata jx.Raw                                `json:"openrouter_metadata"`
 	UserID             OptNilString                          `json:"user_id"`
+	AdditionalProps    RequestTimeoutResponseAdditional
 }
 
 // GetError returns the value of Error.
@@ -91524,6 +97842,11 @@ func (s *RequestTimeoutResponse) GetUserID() OptNilString {
 	return s.UserID
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *RequestTimeoutResponse) GetAdditionalProps() RequestTimeoutResponseAdditional {
+	return s.AdditionalProps
+}
+
 // SetError sets the value of Error.
 func (s *RequestTimeoutResponse) SetError(val OptNilRequestTimeoutResponseErrorData) {
 	s.Error = val
@@ -91539,15 +97862,32 @@ func (s *RequestTimeoutResponse) SetUserID(val OptNilString) {
 	s.UserID = val
 }
 
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *RequestTimeoutResponse) SetAdditionalProps(val RequestTimeoutResponseAdditional) {
+	s.AdditionalProps = val
+}
+
 func (*RequestTimeoutResponse) createResponsesRes()           {}
 func (*RequestTimeoutResponse) sendChatCompletionRequestRes() {}
+
+type RequestTimeoutResponseAdditional map[string]jx.Raw
+
+func (s *RequestTimeoutResponseAdditional) init() RequestTimeoutResponseAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
+}
 
 // Error data for RequestTimeoutResponse.
 // Ref: #/components/schemas/RequestTimeoutResponseErrorData
 type RequestTimeoutResponseErrorData struct {
-	Code     OptNilInt    `json:"code"`
-	Message  OptNilString `json:"message"`
-	Metadata jx.Raw       `json:"metadata"`
+	Code            OptNilInt    `json:"code"`
+	Message         OptNilString `json:"message"`
+	Metadata        jx.Raw       `json:"metadata"`
+	AdditionalProps RequestTimeoutResponseErrorDataAdditional
 }
 
 // GetCode returns the value of Code.
@@ -91565,6 +97905,11 @@ func (s *RequestTimeoutResponseErrorData) GetMetadata() jx.Raw {
 	return s.Metadata
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *RequestTimeoutResponseErrorData) GetAdditionalProps() RequestTimeoutResponseErrorDataAdditional {
+	return s.AdditionalProps
+}
+
 // SetCode sets the value of Code.
 func (s *RequestTimeoutResponseErrorData) SetCode(val OptNilInt) {
 	s.Code = val
@@ -91580,11 +97925,28 @@ func (s *RequestTimeoutResponseErrorData) SetMetadata(val jx.Raw) {
 	s.Metadata = val
 }
 
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *RequestTimeoutResponseErrorData) SetAdditionalProps(val RequestTimeoutResponseErrorDataAdditional) {
+	s.AdditionalProps = val
+}
+
+type RequestTimeoutResponseErrorDataAdditional map[string]jx.Raw
+
+func (s *RequestTimeoutResponseErrorDataAdditional) init() RequestTimeoutResponseErrorDataAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
+}
+
 // Ref: #/components/schemas/ResponseHealingPlugin
 type ResponseHealingPlugin struct {
 	// Set to false to disable the response-healing plugin for this request. Defaults to true.
-	Enabled OptNilBool                    `json:"enabled"`
-	ID      OptNilResponseHealingPluginID `json:"id"`
+	Enabled         OptNilBool                    `json:"enabled"`
+	ID              OptNilResponseHealingPluginID `json:"id"`
+	AdditionalProps ResponseHealingPluginAdditional
 }
 
 // GetEnabled returns the value of Enabled.
@@ -91597,6 +97959,11 @@ func (s *ResponseHealingPlugin) GetID() OptNilResponseHealingPluginID {
 	return s.ID
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ResponseHealingPlugin) GetAdditionalProps() ResponseHealingPluginAdditional {
+	return s.AdditionalProps
+}
+
 // SetEnabled sets the value of Enabled.
 func (s *ResponseHealingPlugin) SetEnabled(val OptNilBool) {
 	s.Enabled = val
@@ -91605,6 +97972,22 @@ func (s *ResponseHealingPlugin) SetEnabled(val OptNilBool) {
 // SetID sets the value of ID.
 func (s *ResponseHealingPlugin) SetID(val OptNilResponseHealingPluginID) {
 	s.ID = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ResponseHealingPlugin) SetAdditionalProps(val ResponseHealingPluginAdditional) {
+	s.AdditionalProps = val
+}
+
+type ResponseHealingPluginAdditional map[string]jx.Raw
+
+func (s *ResponseHealingPluginAdditional) init() ResponseHealingPluginAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type ResponseHealingPluginID string
@@ -91706,10 +98089,11 @@ func (s *ResponseIncludesEnum) UnmarshalText(data []byte) error {
 
 // Ref: #/components/schemas/ResponseOutputText
 type ResponseOutputText struct {
-	Annotations OptNilOpenAIResponsesAnnotationArray      `json:"annotations"`
-	Logprobs    OptNilResponseOutputTextLogprobsItemArray `json:"logprobs"`
-	Text        OptNilString                              `json:"text"`
-	Type        OptNilResponseOutputTextType              `json:"type"`
+	Annotations     OptNilOpenAIResponsesAnnotationArray      `json:"annotations"`
+	Logprobs        OptNilResponseOutputTextLogprobsItemArray `json:"logprobs"`
+	Text            OptNilString                              `json:"text"`
+	Type            OptNilResponseOutputTextType              `json:"type"`
+	AdditionalProps ResponseOutputTextAdditional
 }
 
 // GetAnnotations returns the value of Annotations.
@@ -91732,6 +98116,11 @@ func (s *ResponseOutputText) GetType() OptNilResponseOutputTextType {
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ResponseOutputText) GetAdditionalProps() ResponseOutputTextAdditional {
+	return s.AdditionalProps
+}
+
 // SetAnnotations sets the value of Annotations.
 func (s *ResponseOutputText) SetAnnotations(val OptNilOpenAIResponsesAnnotationArray) {
 	s.Annotations = val
@@ -91752,15 +98141,32 @@ func (s *ResponseOutputText) SetType(val OptNilResponseOutputTextType) {
 	s.Type = val
 }
 
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ResponseOutputText) SetAdditionalProps(val ResponseOutputTextAdditional) {
+	s.AdditionalProps = val
+}
+
+type ResponseOutputTextAdditional map[string]jx.Raw
+
+func (s *ResponseOutputTextAdditional) init() ResponseOutputTextAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
+}
+
 type ResponseOutputTextLogprobsItem struct {
-	Bytes       OptNilIntArray                                           `json:"bytes"`
-	Logprob     OptNilFloat64                                            `json:"logprob"`
-	Token       OptNilString                                             `json:"token"`
-	TopLogprobs OptNilResponseOutputTextLogprobsItemTopLogprobsItemArray `json:"top_logprobs"`
+	Bytes           []int                                           `json:"bytes" transponder:"encode-empty"`
+	Logprob         OptNilFloat64                                   `json:"logprob"`
+	Token           OptNilString                                    `json:"token"`
+	TopLogprobs     []ResponseOutputTextLogprobsItemTopLogprobsItem `json:"top_logprobs" transponder:"encode-empty"`
+	AdditionalProps ResponseOutputTextLogprobsItemAdditional
 }
 
 // GetBytes returns the value of Bytes.
-func (s *ResponseOutputTextLogprobsItem) GetBytes() OptNilIntArray {
+func (s *ResponseOutputTextLogprobsItem) GetBytes() []int {
 	return s.Bytes
 }
 
@@ -91775,12 +98181,17 @@ func (s *ResponseOutputTextLogprobsItem) GetToken() OptNilString {
 }
 
 // GetTopLogprobs returns the value of TopLogprobs.
-func (s *ResponseOutputTextLogprobsItem) GetTopLogprobs() OptNilResponseOutputTextLogprobsItemTopLogprobsItemArray {
+func (s *ResponseOutputTextLogprobsItem) GetTopLogprobs() []ResponseOutputTextLogprobsItemTopLogprobsItem {
 	return s.TopLogprobs
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ResponseOutputTextLogprobsItem) GetAdditionalProps() ResponseOutputTextLogprobsItemAdditional {
+	return s.AdditionalProps
+}
+
 // SetBytes sets the value of Bytes.
-func (s *ResponseOutputTextLogprobsItem) SetBytes(val OptNilIntArray) {
+func (s *ResponseOutputTextLogprobsItem) SetBytes(val []int) {
 	s.Bytes = val
 }
 
@@ -91795,18 +98206,35 @@ func (s *ResponseOutputTextLogprobsItem) SetToken(val OptNilString) {
 }
 
 // SetTopLogprobs sets the value of TopLogprobs.
-func (s *ResponseOutputTextLogprobsItem) SetTopLogprobs(val OptNilResponseOutputTextLogprobsItemTopLogprobsItemArray) {
+func (s *ResponseOutputTextLogprobsItem) SetTopLogprobs(val []ResponseOutputTextLogprobsItemTopLogprobsItem) {
 	s.TopLogprobs = val
 }
 
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ResponseOutputTextLogprobsItem) SetAdditionalProps(val ResponseOutputTextLogprobsItemAdditional) {
+	s.AdditionalProps = val
+}
+
+type ResponseOutputTextLogprobsItemAdditional map[string]jx.Raw
+
+func (s *ResponseOutputTextLogprobsItemAdditional) init() ResponseOutputTextLogprobsItemAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
+}
+
 type ResponseOutputTextLogprobsItemTopLogprobsItem struct {
-	Bytes   OptNilIntArray `json:"bytes"`
-	Logprob OptNilFloat64  `json:"logprob"`
-	Token   OptNilString   `json:"token"`
+	Bytes           []int         `json:"bytes" transponder:"encode-empty"`
+	Logprob         OptNilFloat64 `json:"logprob"`
+	Token           OptNilString  `json:"token"`
+	AdditionalProps ResponseOutputTextLogprobsItemTopLogprobsItemAdditional
 }
 
 // GetBytes returns the value of Bytes.
-func (s *ResponseOutputTextLogprobsItemTopLogprobsItem) GetBytes() OptNilIntArray {
+func (s *ResponseOutputTextLogprobsItemTopLogprobsItem) GetBytes() []int {
 	return s.Bytes
 }
 
@@ -91820,8 +98248,13 @@ func (s *ResponseOutputTextLogprobsItemTopLogprobsItem) GetToken() OptNilString 
 	return s.Token
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ResponseOutputTextLogprobsItemTopLogprobsItem) GetAdditionalProps() ResponseOutputTextLogprobsItemTopLogprobsItemAdditional {
+	return s.AdditionalProps
+}
+
 // SetBytes sets the value of Bytes.
-func (s *ResponseOutputTextLogprobsItemTopLogprobsItem) SetBytes(val OptNilIntArray) {
+func (s *ResponseOutputTextLogprobsItemTopLogprobsItem) SetBytes(val []int) {
 	s.Bytes = val
 }
 
@@ -91833,6 +98266,22 @@ func (s *ResponseOutputTextLogprobsItemTopLogprobsItem) SetLogprob(val OptNilFlo
 // SetToken sets the value of Token.
 func (s *ResponseOutputTextLogprobsItemTopLogprobsItem) SetToken(val OptNilString) {
 	s.Token = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ResponseOutputTextLogprobsItemTopLogprobsItem) SetAdditionalProps(val ResponseOutputTextLogprobsItemTopLogprobsItemAdditional) {
+	s.AdditionalProps = val
+}
+
+type ResponseOutputTextLogprobsItemTopLogprobsItemAdditional map[string]jx.Raw
+
+func (s *ResponseOutputTextLogprobsItemTopLogprobsItemAdditional) init() ResponseOutputTextLogprobsItemTopLogprobsItemAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type ResponseOutputTextType string
@@ -91872,8 +98321,9 @@ func (s *ResponseOutputTextType) UnmarshalText(data []byte) error {
 // Error information returned from the API.
 // Ref: #/components/schemas/ResponsesErrorField
 type ResponsesErrorField struct {
-	Code    OptNilResponsesErrorFieldCode `json:"code"`
-	Message OptNilString                  `json:"message"`
+	Code            OptNilResponsesErrorFieldCode `json:"code"`
+	Message         OptNilString                  `json:"message"`
+	AdditionalProps ResponsesErrorFieldAdditional
 }
 
 // GetCode returns the value of Code.
@@ -91886,6 +98336,11 @@ func (s *ResponsesErrorField) GetMessage() OptNilString {
 	return s.Message
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ResponsesErrorField) GetAdditionalProps() ResponsesErrorFieldAdditional {
+	return s.AdditionalProps
+}
+
 // SetCode sets the value of Code.
 func (s *ResponsesErrorField) SetCode(val OptNilResponsesErrorFieldCode) {
 	s.Code = val
@@ -91894,6 +98349,22 @@ func (s *ResponsesErrorField) SetCode(val OptNilResponsesErrorFieldCode) {
 // SetMessage sets the value of Message.
 func (s *ResponsesErrorField) SetMessage(val OptNilString) {
 	s.Message = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ResponsesErrorField) SetAdditionalProps(val ResponsesErrorFieldAdditional) {
+	s.AdditionalProps = val
+}
+
+type ResponsesErrorFieldAdditional map[string]jx.Raw
+
+func (s *ResponsesErrorFieldAdditional) init() ResponsesErrorFieldAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type ResponsesErrorFieldCode string
@@ -92130,7 +98601,8 @@ type ResponsesRequest struct {
 	// A unique identifier representing your end-user, which helps distinguish between different users of
 	// your app. This allows your app to identify specific users in case of abuse reports, preventing your
 	// entire app from being affected by the actions of individual users. Maximum of 256 characters.
-	User OptNilString `json:"user"`
+	User            OptNilString `json:"user"`
+	AdditionalProps ResponsesRequestAdditional
 }
 
 // GetBackground returns the value of Background.
@@ -92333,6 +98805,11 @@ func (s *ResponsesRequest) GetUser() OptNilString {
 	return s.User
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ResponsesRequest) GetAdditionalProps() ResponsesRequestAdditional {
+	return s.AdditionalProps
+}
+
 // SetBackground sets the value of Background.
 func (s *ResponsesRequest) SetBackground(val OptNilBool) {
 	s.Background = val
@@ -92531,6 +99008,22 @@ func (s *ResponsesRequest) SetTruncation(val OptNilOpenAIResponsesTruncation) {
 // SetUser sets the value of User.
 func (s *ResponsesRequest) SetUser(val OptNilString) {
 	s.User = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ResponsesRequest) SetAdditionalProps(val ResponsesRequestAdditional) {
+	s.AdditionalProps = val
+}
+
+type ResponsesRequestAdditional map[string]jx.Raw
+
+func (s *ResponsesRequestAdditional) init() ResponsesRequestAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // ResponsesRequestPluginsItem represents sum type.
@@ -92919,7 +99412,8 @@ type ResponsesRequestToolsFunction struct {
 	Type        OptNilResponsesRequestToolsFunctionType `json:"type"`
 	// Withhold this tool from the model until `openrouter:tool_search` finds it. Requires the tool search
 	// server tool; at least one tool must remain non-deferred.
-	DeferLoading OptNilBool `json:"defer_loading"`
+	DeferLoading    OptNilBool `json:"defer_loading"`
+	AdditionalProps ResponsesRequestToolsFunctionAdditional
 }
 
 // GetDescription returns the value of Description.
@@ -92952,6 +99446,11 @@ func (s *ResponsesRequestToolsFunction) GetDeferLoading() OptNilBool {
 	return s.DeferLoading
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ResponsesRequestToolsFunction) GetAdditionalProps() ResponsesRequestToolsFunctionAdditional {
+	return s.AdditionalProps
+}
+
 // SetDescription sets the value of Description.
 func (s *ResponsesRequestToolsFunction) SetDescription(val OptNilString) {
 	s.Description = val
@@ -92980,6 +99479,22 @@ func (s *ResponsesRequestToolsFunction) SetType(val OptNilResponsesRequestToolsF
 // SetDeferLoading sets the value of DeferLoading.
 func (s *ResponsesRequestToolsFunction) SetDeferLoading(val OptNilBool) {
 	s.DeferLoading = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ResponsesRequestToolsFunction) SetAdditionalProps(val ResponsesRequestToolsFunctionAdditional) {
+	s.AdditionalProps = val
+}
+
+type ResponsesRequestToolsFunctionAdditional map[string]jx.Raw
+
+func (s *ResponsesRequestToolsFunctionAdditional) init() ResponsesRequestToolsFunctionAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type ResponsesRequestToolsFunctionType string
@@ -93815,7 +100330,8 @@ func NewToolSearchServerToolResponsesRequestToolsItem(v ToolSearchServerTool) Re
 
 // Ref: #/components/schemas/ResponsesStreamingResponse
 type ResponsesStreamingResponse struct {
-	Data OptNilStreamEvents `json:"data"`
+	Data            OptNilStreamEvents `json:"data"`
+	AdditionalProps ResponsesStreamingResponseAdditional
 }
 
 // GetData returns the value of Data.
@@ -93823,18 +100339,40 @@ func (s *ResponsesStreamingResponse) GetData() OptNilStreamEvents {
 	return s.Data
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ResponsesStreamingResponse) GetAdditionalProps() ResponsesStreamingResponseAdditional {
+	return s.AdditionalProps
+}
+
 // SetData sets the value of Data.
 func (s *ResponsesStreamingResponse) SetData(val OptNilStreamEvents) {
 	s.Data = val
 }
 
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ResponsesStreamingResponse) SetAdditionalProps(val ResponsesStreamingResponseAdditional) {
+	s.AdditionalProps = val
+}
+
 func (*ResponsesStreamingResponse) createResponsesRes() {}
+
+type ResponsesStreamingResponseAdditional map[string]jx.Raw
+
+func (s *ResponsesStreamingResponseAdditional) init() ResponsesStreamingResponseAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
+}
 
 // Ref: #/components/schemas/RouterAttempt
 type RouterAttempt struct {
-	Model    OptNilString `json:"model"`
-	Provider OptNilString `json:"provider"`
-	Status   OptNilInt    `json:"status"`
+	Model           OptNilString `json:"model"`
+	Provider        OptNilString `json:"provider"`
+	Status          OptNilInt    `json:"status"`
+	AdditionalProps RouterAttemptAdditional
 }
 
 // GetModel returns the value of Model.
@@ -93852,6 +100390,11 @@ func (s *RouterAttempt) GetStatus() OptNilInt {
 	return s.Status
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *RouterAttempt) GetAdditionalProps() RouterAttemptAdditional {
+	return s.AdditionalProps
+}
+
 // SetModel sets the value of Model.
 func (s *RouterAttempt) SetModel(val OptNilString) {
 	s.Model = val
@@ -93867,11 +100410,28 @@ func (s *RouterAttempt) SetStatus(val OptNilInt) {
 	s.Status = val
 }
 
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *RouterAttempt) SetAdditionalProps(val RouterAttemptAdditional) {
+	s.AdditionalProps = val
+}
+
+type RouterAttemptAdditional map[string]jx.Raw
+
+func (s *RouterAttemptAdditional) init() RouterAttemptAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
+}
+
 // Ref: #/components/schemas/RouterParams
 type RouterParams struct {
 	QualityFloor    OptNilFloat64 `json:"quality_floor"`
 	ThroughputFloor OptNilFloat64 `json:"throughput_floor"`
 	VersionGroup    OptNilString  `json:"version_group"`
+	AdditionalProps RouterParamsAdditional
 }
 
 // GetQualityFloor returns the value of QualityFloor.
@@ -93889,6 +100449,11 @@ func (s *RouterParams) GetVersionGroup() OptNilString {
 	return s.VersionGroup
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *RouterParams) GetAdditionalProps() RouterParamsAdditional {
+	return s.AdditionalProps
+}
+
 // SetQualityFloor sets the value of QualityFloor.
 func (s *RouterParams) SetQualityFloor(val OptNilFloat64) {
 	s.QualityFloor = val
@@ -93902,6 +100467,22 @@ func (s *RouterParams) SetThroughputFloor(val OptNilFloat64) {
 // SetVersionGroup sets the value of VersionGroup.
 func (s *RouterParams) SetVersionGroup(val OptNilString) {
 	s.VersionGroup = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *RouterParams) SetAdditionalProps(val RouterParamsAdditional) {
+	s.AdditionalProps = val
+}
+
+type RouterParamsAdditional map[string]jx.Raw
+
+func (s *RouterParamsAdditional) init() RouterParamsAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // Ref: #/components/schemas/RoutingStrategy
@@ -94051,7 +100632,8 @@ func (s *SearchContextSizeEnum) UnmarshalText(data []byte) error {
 // Ref: #/components/schemas/SearchModelsServerToolConfig
 type SearchModelsServerToolConfig struct {
 	// Maximum number of models to return. Defaults to 5, max 20.
-	MaxResults OptNilInt `json:"max_results"`
+	MaxResults      OptNilInt `json:"max_results"`
+	AdditionalProps SearchModelsServerToolConfigAdditional
 }
 
 // GetMaxResults returns the value of MaxResults.
@@ -94059,16 +100641,38 @@ func (s *SearchModelsServerToolConfig) GetMaxResults() OptNilInt {
 	return s.MaxResults
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *SearchModelsServerToolConfig) GetAdditionalProps() SearchModelsServerToolConfigAdditional {
+	return s.AdditionalProps
+}
+
 // SetMaxResults sets the value of MaxResults.
 func (s *SearchModelsServerToolConfig) SetMaxResults(val OptNilInt) {
 	s.MaxResults = val
 }
 
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *SearchModelsServerToolConfig) SetAdditionalProps(val SearchModelsServerToolConfigAdditional) {
+	s.AdditionalProps = val
+}
+
+type SearchModelsServerToolConfigAdditional map[string]jx.Raw
+
+func (s *SearchModelsServerToolConfigAdditional) init() SearchModelsServerToolConfigAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
+}
+
 // OpenRouter built-in server tool: searches and filters AI models available on OpenRouter.
 // Ref: #/components/schemas/SearchModelsServerTool_OpenRouter
 type SearchModelsServerToolOpenRouter struct {
-	Parameters OptNilSearchModelsServerToolConfig         `json:"parameters"`
-	Type       OptNilSearchModelsServerToolOpenRouterType `json:"type"`
+	Parameters      OptNilSearchModelsServerToolConfig         `json:"parameters"`
+	Type            OptNilSearchModelsServerToolOpenRouterType `json:"type"`
+	AdditionalProps SearchModelsServerToolOpenRouterAdditional
 }
 
 // GetParameters returns the value of Parameters.
@@ -94081,6 +100685,11 @@ func (s *SearchModelsServerToolOpenRouter) GetType() OptNilSearchModelsServerToo
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *SearchModelsServerToolOpenRouter) GetAdditionalProps() SearchModelsServerToolOpenRouterAdditional {
+	return s.AdditionalProps
+}
+
 // SetParameters sets the value of Parameters.
 func (s *SearchModelsServerToolOpenRouter) SetParameters(val OptNilSearchModelsServerToolConfig) {
 	s.Parameters = val
@@ -94089,6 +100698,22 @@ func (s *SearchModelsServerToolOpenRouter) SetParameters(val OptNilSearchModelsS
 // SetType sets the value of Type.
 func (s *SearchModelsServerToolOpenRouter) SetType(val OptNilSearchModelsServerToolOpenRouterType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *SearchModelsServerToolOpenRouter) SetAdditionalProps(val SearchModelsServerToolOpenRouterAdditional) {
+	s.AdditionalProps = val
+}
+
+type SearchModelsServerToolOpenRouterAdditional map[string]jx.Raw
+
+func (s *SearchModelsServerToolOpenRouterAdditional) init() SearchModelsServerToolOpenRouterAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type SearchModelsServerToolOpenRouterType string
@@ -94193,6 +100818,7 @@ type ServerToolUseDetails struct {
 	// search is also counted in tool_calls_requested; provider-native web search may report
 	// web_search_requests only. Do not sum the two.
 	WebSearchRequests OptNilInt `json:"web_search_requests"`
+	AdditionalProps   ServerToolUseDetailsAdditional
 }
 
 // GetToolCallsExecuted returns the value of ToolCallsExecuted.
@@ -94210,6 +100836,11 @@ func (s *ServerToolUseDetails) GetWebSearchRequests() OptNilInt {
 	return s.WebSearchRequests
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ServerToolUseDetails) GetAdditionalProps() ServerToolUseDetailsAdditional {
+	return s.AdditionalProps
+}
+
 // SetToolCallsExecuted sets the value of ToolCallsExecuted.
 func (s *ServerToolUseDetails) SetToolCallsExecuted(val OptNilInt) {
 	s.ToolCallsExecuted = val
@@ -94223,6 +100854,22 @@ func (s *ServerToolUseDetails) SetToolCallsRequested(val OptNilInt) {
 // SetWebSearchRequests sets the value of WebSearchRequests.
 func (s *ServerToolUseDetails) SetWebSearchRequests(val OptNilInt) {
 	s.WebSearchRequests = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ServerToolUseDetails) SetAdditionalProps(val ServerToolUseDetailsAdditional) {
+	s.AdditionalProps = val
+}
+
+type ServerToolUseDetailsAdditional map[string]jx.Raw
+
+func (s *ServerToolUseDetailsAdditional) init() ServerToolUseDetailsAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // Ref: #/components/schemas/ServiceTier
@@ -94294,6 +100941,7 @@ type ServiceUnavailableResponse struct {
 	Error              OptNilServiceUnavailableResponseErrorData `json:"error"`
 	OpenrouterMetadata jx.Raw                                    `json:"openrouter_metadata"`
 	UserID             OptNilString                              `json:"user_id"`
+	AdditionalProps    ServiceUnavailableResponseAdditional
 }
 
 // GetError returns the value of Error.
@@ -94311,6 +100959,11 @@ func (s *ServiceUnavailableResponse) GetUserID() OptNilString {
 	return s.UserID
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ServiceUnavailableResponse) GetAdditionalProps() ServiceUnavailableResponseAdditional {
+	return s.AdditionalProps
+}
+
 // SetError sets the value of Error.
 func (s *ServiceUnavailableResponse) SetError(val OptNilServiceUnavailableResponseErrorData) {
 	s.Error = val
@@ -94326,15 +100979,32 @@ func (s *ServiceUnavailableResponse) SetUserID(val OptNilString) {
 	s.UserID = val
 }
 
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ServiceUnavailableResponse) SetAdditionalProps(val ServiceUnavailableResponseAdditional) {
+	s.AdditionalProps = val
+}
+
 func (*ServiceUnavailableResponse) createResponsesRes()           {}
 func (*ServiceUnavailableResponse) sendChatCompletionRequestRes() {}
+
+type ServiceUnavailableResponseAdditional map[string]jx.Raw
+
+func (s *ServiceUnavailableResponseAdditional) init() ServiceUnavailableResponseAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
+}
 
 // Error data for ServiceUnavailableResponse.
 // Ref: #/components/schemas/ServiceUnavailableResponseErrorData
 type ServiceUnavailableResponseErrorData struct {
-	Code     OptNilInt    `json:"code"`
-	Message  OptNilString `json:"message"`
-	Metadata jx.Raw       `json:"metadata"`
+	Code            OptNilInt    `json:"code"`
+	Message         OptNilString `json:"message"`
+	Metadata        jx.Raw       `json:"metadata"`
+	AdditionalProps ServiceUnavailableResponseErrorDataAdditional
 }
 
 // GetCode returns the value of Code.
@@ -94352,6 +101022,11 @@ func (s *ServiceUnavailableResponseErrorData) GetMetadata() jx.Raw {
 	return s.Metadata
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ServiceUnavailableResponseErrorData) GetAdditionalProps() ServiceUnavailableResponseErrorDataAdditional {
+	return s.AdditionalProps
+}
+
 // SetCode sets the value of Code.
 func (s *ServiceUnavailableResponseErrorData) SetCode(val OptNilInt) {
 	s.Code = val
@@ -94367,18 +101042,35 @@ func (s *ServiceUnavailableResponseErrorData) SetMetadata(val jx.Raw) {
 	s.Metadata = val
 }
 
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ServiceUnavailableResponseErrorData) SetAdditionalProps(val ServiceUnavailableResponseErrorDataAdditional) {
+	s.AdditionalProps = val
+}
+
+type ServiceUnavailableResponseErrorDataAdditional map[string]jx.Raw
+
+func (s *ServiceUnavailableResponseErrorDataAdditional) init() ServiceUnavailableResponseErrorDataAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
+}
+
 // A shell command execution call (newer variant).
 // Ref: #/components/schemas/ShellCallItem
 type ShellCallItem struct {
 	Action OptNilShellCallItemAction `json:"action"`
 	// The raw tool-call arguments string as emitted by the model. Echo back unchanged when replaying
 	// history; used verbatim to preserve provider prompt-cache prefixes.
-	Arguments   OptNilString            `json:"arguments"`
-	CallID      OptNilString            `json:"call_id"`
-	Environment jx.Raw                  `json:"environment"`
-	ID          OptNilString            `json:"id"`
-	Status      OptNilToolCallStatus    `json:"status"`
-	Type        OptNilShellCallItemType `json:"type"`
+	Arguments       OptNilString            `json:"arguments"`
+	CallID          OptNilString            `json:"call_id"`
+	Environment     jx.Raw                  `json:"environment"`
+	ID              OptNilString            `json:"id"`
+	Status          OptNilToolCallStatus    `json:"status"`
+	Type            OptNilShellCallItemType `json:"type"`
+	AdditionalProps ShellCallItemAdditional
 }
 
 // GetAction returns the value of Action.
@@ -94416,6 +101108,11 @@ func (s *ShellCallItem) GetType() OptNilShellCallItemType {
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ShellCallItem) GetAdditionalProps() ShellCallItemAdditional {
+	return s.AdditionalProps
+}
+
 // SetAction sets the value of Action.
 func (s *ShellCallItem) SetAction(val OptNilShellCallItemAction) {
 	s.Action = val
@@ -94451,14 +101148,20 @@ func (s *ShellCallItem) SetType(val OptNilShellCallItemType) {
 	s.Type = val
 }
 
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ShellCallItem) SetAdditionalProps(val ShellCallItemAdditional) {
+	s.AdditionalProps = val
+}
+
 type ShellCallItemAction struct {
-	Commands        OptNilStringArray `json:"commands"`
-	MaxOutputLength OptNilInt         `json:"max_output_length"`
-	TimeoutMs       OptNilInt         `json:"timeout_ms"`
+	Commands        []string  `json:"commands" transponder:"encode-empty"`
+	MaxOutputLength OptNilInt `json:"max_output_length"`
+	TimeoutMs       OptNilInt `json:"timeout_ms"`
+	AdditionalProps ShellCallItemActionAdditional
 }
 
 // GetCommands returns the value of Commands.
-func (s *ShellCallItemAction) GetCommands() OptNilStringArray {
+func (s *ShellCallItemAction) GetCommands() []string {
 	return s.Commands
 }
 
@@ -94472,8 +101175,13 @@ func (s *ShellCallItemAction) GetTimeoutMs() OptNilInt {
 	return s.TimeoutMs
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ShellCallItemAction) GetAdditionalProps() ShellCallItemActionAdditional {
+	return s.AdditionalProps
+}
+
 // SetCommands sets the value of Commands.
-func (s *ShellCallItemAction) SetCommands(val OptNilStringArray) {
+func (s *ShellCallItemAction) SetCommands(val []string) {
 	s.Commands = val
 }
 
@@ -94485,6 +101193,33 @@ func (s *ShellCallItemAction) SetMaxOutputLength(val OptNilInt) {
 // SetTimeoutMs sets the value of TimeoutMs.
 func (s *ShellCallItemAction) SetTimeoutMs(val OptNilInt) {
 	s.TimeoutMs = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ShellCallItemAction) SetAdditionalProps(val ShellCallItemActionAdditional) {
+	s.AdditionalProps = val
+}
+
+type ShellCallItemActionAdditional map[string]jx.Raw
+
+func (s *ShellCallItemActionAdditional) init() ShellCallItemActionAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
+}
+
+type ShellCallItemAdditional map[string]jx.Raw
+
+func (s *ShellCallItemAdditional) init() ShellCallItemAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type ShellCallItemType string
@@ -94524,9 +101259,10 @@ func (s *ShellCallItemType) UnmarshalText(data []byte) error {
 // Captured stdout and stderr for one command of a shell call, with its exit or timeout outcome.
 // Ref: #/components/schemas/ShellCallOutputContent
 type ShellCallOutputContent struct {
-	Outcome OptShellCallOutputContentOutcome `json:"outcome"`
-	Stderr  OptNilString                     `json:"stderr"`
-	Stdout  OptNilString                     `json:"stdout"`
+	Outcome         OptShellCallOutputContentOutcome `json:"outcome"`
+	Stderr          OptNilString                     `json:"stderr"`
+	Stdout          OptNilString                     `json:"stdout"`
+	AdditionalProps ShellCallOutputContentAdditional
 }
 
 // GetOutcome returns the value of Outcome.
@@ -94544,6 +101280,11 @@ func (s *ShellCallOutputContent) GetStdout() OptNilString {
 	return s.Stdout
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ShellCallOutputContent) GetAdditionalProps() ShellCallOutputContentAdditional {
+	return s.AdditionalProps
+}
+
 // SetOutcome sets the value of Outcome.
 func (s *ShellCallOutputContent) SetOutcome(val OptShellCallOutputContentOutcome) {
 	s.Outcome = val
@@ -94557,6 +101298,22 @@ func (s *ShellCallOutputContent) SetStderr(val OptNilString) {
 // SetStdout sets the value of Stdout.
 func (s *ShellCallOutputContent) SetStdout(val OptNilString) {
 	s.Stdout = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ShellCallOutputContent) SetAdditionalProps(val ShellCallOutputContentAdditional) {
+	s.AdditionalProps = val
+}
+
+type ShellCallOutputContentAdditional map[string]jx.Raw
+
+func (s *ShellCallOutputContentAdditional) init() ShellCallOutputContentAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // ShellCallOutputContentOutcome represents sum type.
@@ -94630,8 +101387,9 @@ func NewShellCallOutputContentOutcomeTimeoutShellCallOutputContentOutcome(v Shel
 
 // Ref: #/components/schemas/ShellCallOutputContentOutcomeExit
 type ShellCallOutputContentOutcomeExit struct {
-	ExitCode OptNilInt                                   `json:"exit_code"`
-	Type     OptNilShellCallOutputContentOutcomeExitType `json:"type"`
+	ExitCode        OptNilInt                                   `json:"exit_code"`
+	Type            OptNilShellCallOutputContentOutcomeExitType `json:"type"`
+	AdditionalProps ShellCallOutputContentOutcomeExitAdditional
 }
 
 // GetExitCode returns the value of ExitCode.
@@ -94644,6 +101402,11 @@ func (s *ShellCallOutputContentOutcomeExit) GetType() OptNilShellCallOutputConte
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ShellCallOutputContentOutcomeExit) GetAdditionalProps() ShellCallOutputContentOutcomeExitAdditional {
+	return s.AdditionalProps
+}
+
 // SetExitCode sets the value of ExitCode.
 func (s *ShellCallOutputContentOutcomeExit) SetExitCode(val OptNilInt) {
 	s.ExitCode = val
@@ -94652,6 +101415,22 @@ func (s *ShellCallOutputContentOutcomeExit) SetExitCode(val OptNilInt) {
 // SetType sets the value of Type.
 func (s *ShellCallOutputContentOutcomeExit) SetType(val OptNilShellCallOutputContentOutcomeExitType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ShellCallOutputContentOutcomeExit) SetAdditionalProps(val ShellCallOutputContentOutcomeExitAdditional) {
+	s.AdditionalProps = val
+}
+
+type ShellCallOutputContentOutcomeExitAdditional map[string]jx.Raw
+
+func (s *ShellCallOutputContentOutcomeExitAdditional) init() ShellCallOutputContentOutcomeExitAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type ShellCallOutputContentOutcomeExitType string
@@ -94690,7 +101469,8 @@ func (s *ShellCallOutputContentOutcomeExitType) UnmarshalText(data []byte) error
 
 // Ref: #/components/schemas/ShellCallOutputContentOutcomeTimeout
 type ShellCallOutputContentOutcomeTimeout struct {
-	Type OptNilShellCallOutputContentOutcomeTimeoutType `json:"type"`
+	Type            OptNilShellCallOutputContentOutcomeTimeoutType `json:"type"`
+	AdditionalProps ShellCallOutputContentOutcomeTimeoutAdditional
 }
 
 // GetType returns the value of Type.
@@ -94698,9 +101478,30 @@ func (s *ShellCallOutputContentOutcomeTimeout) GetType() OptNilShellCallOutputCo
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ShellCallOutputContentOutcomeTimeout) GetAdditionalProps() ShellCallOutputContentOutcomeTimeoutAdditional {
+	return s.AdditionalProps
+}
+
 // SetType sets the value of Type.
 func (s *ShellCallOutputContentOutcomeTimeout) SetType(val OptNilShellCallOutputContentOutcomeTimeoutType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ShellCallOutputContentOutcomeTimeout) SetAdditionalProps(val ShellCallOutputContentOutcomeTimeoutAdditional) {
+	s.AdditionalProps = val
+}
+
+type ShellCallOutputContentOutcomeTimeoutAdditional map[string]jx.Raw
+
+func (s *ShellCallOutputContentOutcomeTimeoutAdditional) init() ShellCallOutputContentOutcomeTimeoutAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type ShellCallOutputContentOutcomeTimeoutType string
@@ -94740,12 +101541,13 @@ func (s *ShellCallOutputContentOutcomeTimeoutType) UnmarshalText(data []byte) er
 // Output from a shell command execution (newer variant).
 // Ref: #/components/schemas/ShellCallOutputItem
 type ShellCallOutputItem struct {
-	CallID          OptNilString                      `json:"call_id"`
-	ID              OptNilString                      `json:"id"`
-	MaxOutputLength OptNilInt                         `json:"max_output_length"`
-	Output          OptNilShellCallOutputContentArray `json:"output"`
-	Status          OptNilToolCallStatus              `json:"status"`
-	Type            OptNilShellCallOutputItemType     `json:"type"`
+	CallID          OptNilString                  `json:"call_id"`
+	ID              OptNilString                  `json:"id"`
+	MaxOutputLength OptNilInt                     `json:"max_output_length"`
+	Output          []ShellCallOutputContent      `json:"output" transponder:"encode-empty"`
+	Status          OptNilToolCallStatus          `json:"status"`
+	Type            OptNilShellCallOutputItemType `json:"type"`
+	AdditionalProps ShellCallOutputItemAdditional
 }
 
 // GetCallID returns the value of CallID.
@@ -94764,7 +101566,7 @@ func (s *ShellCallOutputItem) GetMaxOutputLength() OptNilInt {
 }
 
 // GetOutput returns the value of Output.
-func (s *ShellCallOutputItem) GetOutput() OptNilShellCallOutputContentArray {
+func (s *ShellCallOutputItem) GetOutput() []ShellCallOutputContent {
 	return s.Output
 }
 
@@ -94776,6 +101578,11 @@ func (s *ShellCallOutputItem) GetStatus() OptNilToolCallStatus {
 // GetType returns the value of Type.
 func (s *ShellCallOutputItem) GetType() OptNilShellCallOutputItemType {
 	return s.Type
+}
+
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ShellCallOutputItem) GetAdditionalProps() ShellCallOutputItemAdditional {
+	return s.AdditionalProps
 }
 
 // SetCallID sets the value of CallID.
@@ -94794,7 +101601,7 @@ func (s *ShellCallOutputItem) SetMaxOutputLength(val OptNilInt) {
 }
 
 // SetOutput sets the value of Output.
-func (s *ShellCallOutputItem) SetOutput(val OptNilShellCallOutputContentArray) {
+func (s *ShellCallOutputItem) SetOutput(val []ShellCallOutputContent) {
 	s.Output = val
 }
 
@@ -94806,6 +101613,22 @@ func (s *ShellCallOutputItem) SetStatus(val OptNilToolCallStatus) {
 // SetType sets the value of Type.
 func (s *ShellCallOutputItem) SetType(val OptNilShellCallOutputItemType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ShellCallOutputItem) SetAdditionalProps(val ShellCallOutputItemAdditional) {
+	s.AdditionalProps = val
+}
+
+type ShellCallOutputItemAdditional map[string]jx.Raw
+
+func (s *ShellCallOutputItemAdditional) init() ShellCallOutputItemAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type ShellCallOutputItemType string
@@ -94895,7 +101718,8 @@ func (s *ShellCallStatus) UnmarshalText(data []byte) error {
 // Shell tool configuration.
 // Ref: #/components/schemas/ShellServerTool
 type ShellServerTool struct {
-	Type OptNilShellServerToolType `json:"type"`
+	Type            OptNilShellServerToolType `json:"type"`
+	AdditionalProps ShellServerToolAdditional
 }
 
 // GetType returns the value of Type.
@@ -94903,9 +101727,30 @@ func (s *ShellServerTool) GetType() OptNilShellServerToolType {
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ShellServerTool) GetAdditionalProps() ShellServerToolAdditional {
+	return s.AdditionalProps
+}
+
 // SetType sets the value of Type.
 func (s *ShellServerTool) SetType(val OptNilShellServerToolType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ShellServerTool) SetAdditionalProps(val ShellServerToolAdditional) {
+	s.AdditionalProps = val
+}
+
+type ShellServerToolAdditional map[string]jx.Raw
+
+func (s *ShellServerToolAdditional) init() ShellServerToolAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // Configuration for the openrouter:shell server tool.
@@ -94914,6 +101759,7 @@ type ShellServerToolConfig struct {
 	Engine            OptNilShellServerToolEngine      `json:"engine"`
 	Environment       OptNilShellServerToolEnvironment `json:"environment"`
 	SleepAfterSeconds OptNilSandboxSleepAfterSeconds   `json:"sleep_after_seconds"`
+	AdditionalProps   ShellServerToolConfigAdditional
 }
 
 // GetEngine returns the value of Engine.
@@ -94931,6 +101777,11 @@ func (s *ShellServerToolConfig) GetSleepAfterSeconds() OptNilSandboxSleepAfterSe
 	return s.SleepAfterSeconds
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ShellServerToolConfig) GetAdditionalProps() ShellServerToolConfigAdditional {
+	return s.AdditionalProps
+}
+
 // SetEngine sets the value of Engine.
 func (s *ShellServerToolConfig) SetEngine(val OptNilShellServerToolEngine) {
 	s.Engine = val
@@ -94944,6 +101795,22 @@ func (s *ShellServerToolConfig) SetEnvironment(val OptNilShellServerToolEnvironm
 // SetSleepAfterSeconds sets the value of SleepAfterSeconds.
 func (s *ShellServerToolConfig) SetSleepAfterSeconds(val OptNilSandboxSleepAfterSeconds) {
 	s.SleepAfterSeconds = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ShellServerToolConfig) SetAdditionalProps(val ShellServerToolConfigAdditional) {
+	s.AdditionalProps = val
+}
+
+type ShellServerToolConfigAdditional map[string]jx.Raw
+
+func (s *ShellServerToolConfigAdditional) init() ShellServerToolConfigAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // Which shell engine to use. "openrouter" runs commands server-side in the OpenRouter sandbox. "auto"
@@ -95067,8 +101934,9 @@ func NewContainerReferenceEnvironmentShellServerToolEnvironment(v ContainerRefer
 // sandbox-backed clone of OpenAI's hosted shell tool).
 // Ref: #/components/schemas/ShellServerTool_OpenRouter
 type ShellServerToolOpenRouter struct {
-	Parameters OptNilShellServerToolConfig         `json:"parameters"`
-	Type       OptNilShellServerToolOpenRouterType `json:"type"`
+	Parameters      OptNilShellServerToolConfig         `json:"parameters"`
+	Type            OptNilShellServerToolOpenRouterType `json:"type"`
+	AdditionalProps ShellServerToolOpenRouterAdditional
 }
 
 // GetParameters returns the value of Parameters.
@@ -95081,6 +101949,11 @@ func (s *ShellServerToolOpenRouter) GetType() OptNilShellServerToolOpenRouterTyp
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ShellServerToolOpenRouter) GetAdditionalProps() ShellServerToolOpenRouterAdditional {
+	return s.AdditionalProps
+}
+
 // SetParameters sets the value of Parameters.
 func (s *ShellServerToolOpenRouter) SetParameters(val OptNilShellServerToolConfig) {
 	s.Parameters = val
@@ -95089,6 +101962,22 @@ func (s *ShellServerToolOpenRouter) SetParameters(val OptNilShellServerToolConfi
 // SetType sets the value of Type.
 func (s *ShellServerToolOpenRouter) SetType(val OptNilShellServerToolOpenRouterType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ShellServerToolOpenRouter) SetAdditionalProps(val ShellServerToolOpenRouterAdditional) {
+	s.AdditionalProps = val
+}
+
+type ShellServerToolOpenRouterAdditional map[string]jx.Raw
+
+func (s *ShellServerToolOpenRouterAdditional) init() ShellServerToolOpenRouterAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type ShellServerToolOpenRouterType string
@@ -95319,8 +102208,9 @@ func NewStopServerToolsWhenFinishReasonIsStopServerToolsWhenCondition(v StopServ
 // Stop when the upstream model emits this finish reason (e.g. `length`).
 // Ref: #/components/schemas/StopServerToolsWhenFinishReasonIs
 type StopServerToolsWhenFinishReasonIs struct {
-	Reason OptNilString                                `json:"reason"`
-	Type   OptNilStopServerToolsWhenFinishReasonIsType `json:"type"`
+	Reason          OptNilString                                `json:"reason"`
+	Type            OptNilStopServerToolsWhenFinishReasonIsType `json:"type"`
+	AdditionalProps StopServerToolsWhenFinishReasonIsAdditional
 }
 
 // GetReason returns the value of Reason.
@@ -95333,6 +102223,11 @@ func (s *StopServerToolsWhenFinishReasonIs) GetType() OptNilStopServerToolsWhenF
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *StopServerToolsWhenFinishReasonIs) GetAdditionalProps() StopServerToolsWhenFinishReasonIsAdditional {
+	return s.AdditionalProps
+}
+
 // SetReason sets the value of Reason.
 func (s *StopServerToolsWhenFinishReasonIs) SetReason(val OptNilString) {
 	s.Reason = val
@@ -95341,6 +102236,22 @@ func (s *StopServerToolsWhenFinishReasonIs) SetReason(val OptNilString) {
 // SetType sets the value of Type.
 func (s *StopServerToolsWhenFinishReasonIs) SetType(val OptNilStopServerToolsWhenFinishReasonIsType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *StopServerToolsWhenFinishReasonIs) SetAdditionalProps(val StopServerToolsWhenFinishReasonIsAdditional) {
+	s.AdditionalProps = val
+}
+
+type StopServerToolsWhenFinishReasonIsAdditional map[string]jx.Raw
+
+func (s *StopServerToolsWhenFinishReasonIsAdditional) init() StopServerToolsWhenFinishReasonIsAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type StopServerToolsWhenFinishReasonIsType string
@@ -95380,8 +102291,9 @@ func (s *StopServerToolsWhenFinishReasonIsType) UnmarshalText(data []byte) error
 // Stop after a tool with this name has been called.
 // Ref: #/components/schemas/StopServerToolsWhenHasToolCall
 type StopServerToolsWhenHasToolCall struct {
-	ToolName OptNilString                             `json:"tool_name"`
-	Type     OptNilStopServerToolsWhenHasToolCallType `json:"type"`
+	ToolName        OptNilString                             `json:"tool_name"`
+	Type            OptNilStopServerToolsWhenHasToolCallType `json:"type"`
+	AdditionalProps StopServerToolsWhenHasToolCallAdditional
 }
 
 // GetToolName returns the value of ToolName.
@@ -95394,6 +102306,11 @@ func (s *StopServerToolsWhenHasToolCall) GetType() OptNilStopServerToolsWhenHasT
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *StopServerToolsWhenHasToolCall) GetAdditionalProps() StopServerToolsWhenHasToolCallAdditional {
+	return s.AdditionalProps
+}
+
 // SetToolName sets the value of ToolName.
 func (s *StopServerToolsWhenHasToolCall) SetToolName(val OptNilString) {
 	s.ToolName = val
@@ -95402,6 +102319,22 @@ func (s *StopServerToolsWhenHasToolCall) SetToolName(val OptNilString) {
 // SetType sets the value of Type.
 func (s *StopServerToolsWhenHasToolCall) SetType(val OptNilStopServerToolsWhenHasToolCallType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *StopServerToolsWhenHasToolCall) SetAdditionalProps(val StopServerToolsWhenHasToolCallAdditional) {
+	s.AdditionalProps = val
+}
+
+type StopServerToolsWhenHasToolCallAdditional map[string]jx.Raw
+
+func (s *StopServerToolsWhenHasToolCallAdditional) init() StopServerToolsWhenHasToolCallAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type StopServerToolsWhenHasToolCallType string
@@ -95443,6 +102376,7 @@ func (s *StopServerToolsWhenHasToolCallType) UnmarshalText(data []byte) error {
 type StopServerToolsWhenMaxCost struct {
 	MaxCostInDollars OptNilFloat64                        `json:"max_cost_in_dollars"`
 	Type             OptNilStopServerToolsWhenMaxCostType `json:"type"`
+	AdditionalProps  StopServerToolsWhenMaxCostAdditional
 }
 
 // GetMaxCostInDollars returns the value of MaxCostInDollars.
@@ -95455,6 +102389,11 @@ func (s *StopServerToolsWhenMaxCost) GetType() OptNilStopServerToolsWhenMaxCostT
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *StopServerToolsWhenMaxCost) GetAdditionalProps() StopServerToolsWhenMaxCostAdditional {
+	return s.AdditionalProps
+}
+
 // SetMaxCostInDollars sets the value of MaxCostInDollars.
 func (s *StopServerToolsWhenMaxCost) SetMaxCostInDollars(val OptNilFloat64) {
 	s.MaxCostInDollars = val
@@ -95463,6 +102402,22 @@ func (s *StopServerToolsWhenMaxCost) SetMaxCostInDollars(val OptNilFloat64) {
 // SetType sets the value of Type.
 func (s *StopServerToolsWhenMaxCost) SetType(val OptNilStopServerToolsWhenMaxCostType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *StopServerToolsWhenMaxCost) SetAdditionalProps(val StopServerToolsWhenMaxCostAdditional) {
+	s.AdditionalProps = val
+}
+
+type StopServerToolsWhenMaxCostAdditional map[string]jx.Raw
+
+func (s *StopServerToolsWhenMaxCostAdditional) init() StopServerToolsWhenMaxCostAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type StopServerToolsWhenMaxCostType string
@@ -95502,8 +102457,9 @@ func (s *StopServerToolsWhenMaxCostType) UnmarshalText(data []byte) error {
 // Stop once cumulative token usage across the loop exceeds this threshold.
 // Ref: #/components/schemas/StopServerToolsWhenMaxTokensUsed
 type StopServerToolsWhenMaxTokensUsed struct {
-	MaxTokens OptNilInt                                  `json:"max_tokens"`
-	Type      OptNilStopServerToolsWhenMaxTokensUsedType `json:"type"`
+	MaxTokens       OptNilInt                                  `json:"max_tokens"`
+	Type            OptNilStopServerToolsWhenMaxTokensUsedType `json:"type"`
+	AdditionalProps StopServerToolsWhenMaxTokensUsedAdditional
 }
 
 // GetMaxTokens returns the value of MaxTokens.
@@ -95516,6 +102472,11 @@ func (s *StopServerToolsWhenMaxTokensUsed) GetType() OptNilStopServerToolsWhenMa
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *StopServerToolsWhenMaxTokensUsed) GetAdditionalProps() StopServerToolsWhenMaxTokensUsedAdditional {
+	return s.AdditionalProps
+}
+
 // SetMaxTokens sets the value of MaxTokens.
 func (s *StopServerToolsWhenMaxTokensUsed) SetMaxTokens(val OptNilInt) {
 	s.MaxTokens = val
@@ -95524,6 +102485,22 @@ func (s *StopServerToolsWhenMaxTokensUsed) SetMaxTokens(val OptNilInt) {
 // SetType sets the value of Type.
 func (s *StopServerToolsWhenMaxTokensUsed) SetType(val OptNilStopServerToolsWhenMaxTokensUsedType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *StopServerToolsWhenMaxTokensUsed) SetAdditionalProps(val StopServerToolsWhenMaxTokensUsedAdditional) {
+	s.AdditionalProps = val
+}
+
+type StopServerToolsWhenMaxTokensUsedAdditional map[string]jx.Raw
+
+func (s *StopServerToolsWhenMaxTokensUsedAdditional) init() StopServerToolsWhenMaxTokensUsedAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type StopServerToolsWhenMaxTokensUsedType string
@@ -95563,8 +102540,9 @@ func (s *StopServerToolsWhenMaxTokensUsedType) UnmarshalText(data []byte) error 
 // Stop after the agent loop has executed this many steps.
 // Ref: #/components/schemas/StopServerToolsWhenStepCountIs
 type StopServerToolsWhenStepCountIs struct {
-	StepCount OptNilInt                                `json:"step_count"`
-	Type      OptNilStopServerToolsWhenStepCountIsType `json:"type"`
+	StepCount       OptNilInt                                `json:"step_count"`
+	Type            OptNilStopServerToolsWhenStepCountIsType `json:"type"`
+	AdditionalProps StopServerToolsWhenStepCountIsAdditional
 }
 
 // GetStepCount returns the value of StepCount.
@@ -95577,6 +102555,11 @@ func (s *StopServerToolsWhenStepCountIs) GetType() OptNilStopServerToolsWhenStep
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *StopServerToolsWhenStepCountIs) GetAdditionalProps() StopServerToolsWhenStepCountIsAdditional {
+	return s.AdditionalProps
+}
+
 // SetStepCount sets the value of StepCount.
 func (s *StopServerToolsWhenStepCountIs) SetStepCount(val OptNilInt) {
 	s.StepCount = val
@@ -95585,6 +102568,22 @@ func (s *StopServerToolsWhenStepCountIs) SetStepCount(val OptNilInt) {
 // SetType sets the value of Type.
 func (s *StopServerToolsWhenStepCountIs) SetType(val OptNilStopServerToolsWhenStepCountIsType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *StopServerToolsWhenStepCountIs) SetAdditionalProps(val StopServerToolsWhenStepCountIsAdditional) {
+	s.AdditionalProps = val
+}
+
+type StopServerToolsWhenStepCountIsAdditional map[string]jx.Raw
+
+func (s *StopServerToolsWhenStepCountIsAdditional) init() StopServerToolsWhenStepCountIsAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type StopServerToolsWhenStepCountIsType string
@@ -95623,8 +102622,9 @@ func (s *StopServerToolsWhenStepCountIsType) UnmarshalText(data []byte) error {
 
 // Ref: #/components/schemas/StoredPromptTemplate
 type StoredPromptTemplate struct {
-	ID        OptNilString `json:"id"`
-	Variables jx.Raw       `json:"variables"`
+	ID              OptNilString `json:"id"`
+	Variables       jx.Raw       `json:"variables"`
+	AdditionalProps StoredPromptTemplateAdditional
 }
 
 // GetID returns the value of ID.
@@ -95637,6 +102637,11 @@ func (s *StoredPromptTemplate) GetVariables() jx.Raw {
 	return s.Variables
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *StoredPromptTemplate) GetAdditionalProps() StoredPromptTemplateAdditional {
+	return s.AdditionalProps
+}
+
 // SetID sets the value of ID.
 func (s *StoredPromptTemplate) SetID(val OptNilString) {
 	s.ID = val
@@ -95645,6 +102650,22 @@ func (s *StoredPromptTemplate) SetID(val OptNilString) {
 // SetVariables sets the value of Variables.
 func (s *StoredPromptTemplate) SetVariables(val jx.Raw) {
 	s.Variables = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *StoredPromptTemplate) SetAdditionalProps(val StoredPromptTemplateAdditional) {
+	s.AdditionalProps = val
+}
+
+type StoredPromptTemplateAdditional map[string]jx.Raw
+
+func (s *StoredPromptTemplateAdditional) init() StoredPromptTemplateAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // Union of all possible event types emitted during response streaming.
@@ -97021,9 +104042,10 @@ func NewDebugEventStreamEvents(v DebugEvent) StreamEvents {
 // Event emitted when a response has completed successfully.
 // Ref: #/components/schemas/StreamEventsResponseCompleted
 type StreamEventsResponseCompleted struct {
-	Response       OptNilOpenResponsesResult               `json:"response"`
-	SequenceNumber OptNilInt                               `json:"sequence_number"`
-	Type           OptNilStreamEventsResponseCompletedType `json:"type"`
+	Response        OptNilOpenResponsesResult               `json:"response"`
+	SequenceNumber  OptNilInt                               `json:"sequence_number"`
+	Type            OptNilStreamEventsResponseCompletedType `json:"type"`
+	AdditionalProps StreamEventsResponseCompletedAdditional
 }
 
 // GetResponse returns the value of Response.
@@ -97041,6 +104063,11 @@ func (s *StreamEventsResponseCompleted) GetType() OptNilStreamEventsResponseComp
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *StreamEventsResponseCompleted) GetAdditionalProps() StreamEventsResponseCompletedAdditional {
+	return s.AdditionalProps
+}
+
 // SetResponse sets the value of Response.
 func (s *StreamEventsResponseCompleted) SetResponse(val OptNilOpenResponsesResult) {
 	s.Response = val
@@ -97054,6 +104081,22 @@ func (s *StreamEventsResponseCompleted) SetSequenceNumber(val OptNilInt) {
 // SetType sets the value of Type.
 func (s *StreamEventsResponseCompleted) SetType(val OptNilStreamEventsResponseCompletedType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *StreamEventsResponseCompleted) SetAdditionalProps(val StreamEventsResponseCompletedAdditional) {
+	s.AdditionalProps = val
+}
+
+type StreamEventsResponseCompletedAdditional map[string]jx.Raw
+
+func (s *StreamEventsResponseCompletedAdditional) init() StreamEventsResponseCompletedAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type StreamEventsResponseCompletedType string
@@ -97093,9 +104136,10 @@ func (s *StreamEventsResponseCompletedType) UnmarshalText(data []byte) error {
 // Event emitted when a response has failed.
 // Ref: #/components/schemas/StreamEventsResponseFailed
 type StreamEventsResponseFailed struct {
-	Response       OptNilOpenResponsesResult            `json:"response"`
-	SequenceNumber OptNilInt                            `json:"sequence_number"`
-	Type           OptNilStreamEventsResponseFailedType `json:"type"`
+	Response        OptNilOpenResponsesResult            `json:"response"`
+	SequenceNumber  OptNilInt                            `json:"sequence_number"`
+	Type            OptNilStreamEventsResponseFailedType `json:"type"`
+	AdditionalProps StreamEventsResponseFailedAdditional
 }
 
 // GetResponse returns the value of Response.
@@ -97113,6 +104157,11 @@ func (s *StreamEventsResponseFailed) GetType() OptNilStreamEventsResponseFailedT
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *StreamEventsResponseFailed) GetAdditionalProps() StreamEventsResponseFailedAdditional {
+	return s.AdditionalProps
+}
+
 // SetResponse sets the value of Response.
 func (s *StreamEventsResponseFailed) SetResponse(val OptNilOpenResponsesResult) {
 	s.Response = val
@@ -97126,6 +104175,22 @@ func (s *StreamEventsResponseFailed) SetSequenceNumber(val OptNilInt) {
 // SetType sets the value of Type.
 func (s *StreamEventsResponseFailed) SetType(val OptNilStreamEventsResponseFailedType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *StreamEventsResponseFailed) SetAdditionalProps(val StreamEventsResponseFailedAdditional) {
+	s.AdditionalProps = val
+}
+
+type StreamEventsResponseFailedAdditional map[string]jx.Raw
+
+func (s *StreamEventsResponseFailedAdditional) init() StreamEventsResponseFailedAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type StreamEventsResponseFailedType string
@@ -97165,9 +104230,10 @@ func (s *StreamEventsResponseFailedType) UnmarshalText(data []byte) error {
 // Event emitted when a response is incomplete.
 // Ref: #/components/schemas/StreamEventsResponseIncomplete
 type StreamEventsResponseIncomplete struct {
-	Response       OptNilOpenResponsesResult                `json:"response"`
-	SequenceNumber OptNilInt                                `json:"sequence_number"`
-	Type           OptNilStreamEventsResponseIncompleteType `json:"type"`
+	Response        OptNilOpenResponsesResult                `json:"response"`
+	SequenceNumber  OptNilInt                                `json:"sequence_number"`
+	Type            OptNilStreamEventsResponseIncompleteType `json:"type"`
+	AdditionalProps StreamEventsResponseIncompleteAdditional
 }
 
 // GetResponse returns the value of Response.
@@ -97185,6 +104251,11 @@ func (s *StreamEventsResponseIncomplete) GetType() OptNilStreamEventsResponseInc
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *StreamEventsResponseIncomplete) GetAdditionalProps() StreamEventsResponseIncompleteAdditional {
+	return s.AdditionalProps
+}
+
 // SetResponse sets the value of Response.
 func (s *StreamEventsResponseIncomplete) SetResponse(val OptNilOpenResponsesResult) {
 	s.Response = val
@@ -97198,6 +104269,22 @@ func (s *StreamEventsResponseIncomplete) SetSequenceNumber(val OptNilInt) {
 // SetType sets the value of Type.
 func (s *StreamEventsResponseIncomplete) SetType(val OptNilStreamEventsResponseIncompleteType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *StreamEventsResponseIncomplete) SetAdditionalProps(val StreamEventsResponseIncompleteAdditional) {
+	s.AdditionalProps = val
+}
+
+type StreamEventsResponseIncompleteAdditional map[string]jx.Raw
+
+func (s *StreamEventsResponseIncompleteAdditional) init() StreamEventsResponseIncompleteAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type StreamEventsResponseIncompleteType string
@@ -97237,10 +104324,11 @@ func (s *StreamEventsResponseIncompleteType) UnmarshalText(data []byte) error {
 // Event emitted when a new output item is added to the response.
 // Ref: #/components/schemas/StreamEventsResponseOutputItemAdded
 type StreamEventsResponseOutputItemAdded struct {
-	Item           OptNilOutputItems                             `json:"item"`
-	OutputIndex    OptNilInt                                     `json:"output_index"`
-	SequenceNumber OptNilInt                                     `json:"sequence_number"`
-	Type           OptNilStreamEventsResponseOutputItemAddedType `json:"type"`
+	Item            OptNilOutputItems                             `json:"item"`
+	OutputIndex     OptNilInt                                     `json:"output_index"`
+	SequenceNumber  OptNilInt                                     `json:"sequence_number"`
+	Type            OptNilStreamEventsResponseOutputItemAddedType `json:"type"`
+	AdditionalProps StreamEventsResponseOutputItemAddedAdditional
 }
 
 // GetItem returns the value of Item.
@@ -97263,6 +104351,11 @@ func (s *StreamEventsResponseOutputItemAdded) GetType() OptNilStreamEventsRespon
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *StreamEventsResponseOutputItemAdded) GetAdditionalProps() StreamEventsResponseOutputItemAddedAdditional {
+	return s.AdditionalProps
+}
+
 // SetItem sets the value of Item.
 func (s *StreamEventsResponseOutputItemAdded) SetItem(val OptNilOutputItems) {
 	s.Item = val
@@ -97281,6 +104374,22 @@ func (s *StreamEventsResponseOutputItemAdded) SetSequenceNumber(val OptNilInt) {
 // SetType sets the value of Type.
 func (s *StreamEventsResponseOutputItemAdded) SetType(val OptNilStreamEventsResponseOutputItemAddedType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *StreamEventsResponseOutputItemAdded) SetAdditionalProps(val StreamEventsResponseOutputItemAddedAdditional) {
+	s.AdditionalProps = val
+}
+
+type StreamEventsResponseOutputItemAddedAdditional map[string]jx.Raw
+
+func (s *StreamEventsResponseOutputItemAddedAdditional) init() StreamEventsResponseOutputItemAddedAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type StreamEventsResponseOutputItemAddedType string
@@ -97320,10 +104429,11 @@ func (s *StreamEventsResponseOutputItemAddedType) UnmarshalText(data []byte) err
 // Event emitted when an output item is complete.
 // Ref: #/components/schemas/StreamEventsResponseOutputItemDone
 type StreamEventsResponseOutputItemDone struct {
-	Item           OptNilOutputItems                            `json:"item"`
-	OutputIndex    OptNilInt                                    `json:"output_index"`
-	SequenceNumber OptNilInt                                    `json:"sequence_number"`
-	Type           OptNilStreamEventsResponseOutputItemDoneType `json:"type"`
+	Item            OptNilOutputItems                            `json:"item"`
+	OutputIndex     OptNilInt                                    `json:"output_index"`
+	SequenceNumber  OptNilInt                                    `json:"sequence_number"`
+	Type            OptNilStreamEventsResponseOutputItemDoneType `json:"type"`
+	AdditionalProps StreamEventsResponseOutputItemDoneAdditional
 }
 
 // GetItem returns the value of Item.
@@ -97346,6 +104456,11 @@ func (s *StreamEventsResponseOutputItemDone) GetType() OptNilStreamEventsRespons
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *StreamEventsResponseOutputItemDone) GetAdditionalProps() StreamEventsResponseOutputItemDoneAdditional {
+	return s.AdditionalProps
+}
+
 // SetItem sets the value of Item.
 func (s *StreamEventsResponseOutputItemDone) SetItem(val OptNilOutputItems) {
 	s.Item = val
@@ -97364,6 +104479,22 @@ func (s *StreamEventsResponseOutputItemDone) SetSequenceNumber(val OptNilInt) {
 // SetType sets the value of Type.
 func (s *StreamEventsResponseOutputItemDone) SetType(val OptNilStreamEventsResponseOutputItemDoneType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *StreamEventsResponseOutputItemDone) SetAdditionalProps(val StreamEventsResponseOutputItemDoneAdditional) {
+	s.AdditionalProps = val
+}
+
+type StreamEventsResponseOutputItemDoneAdditional map[string]jx.Raw
+
+func (s *StreamEventsResponseOutputItemDoneAdditional) init() StreamEventsResponseOutputItemDoneAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type StreamEventsResponseOutputItemDoneType string
@@ -97403,10 +104534,11 @@ func (s *StreamEventsResponseOutputItemDoneType) UnmarshalText(data []byte) erro
 // Log probability information for a token.
 // Ref: #/components/schemas/StreamLogprob
 type StreamLogprob struct {
-	Bytes       OptNilIntArray                     `json:"bytes"`
-	Logprob     OptNilFloat64                      `json:"logprob"`
-	Token       OptNilString                       `json:"token"`
-	TopLogprobs OptNilStreamLogprobTopLogprobArray `json:"top_logprobs"`
+	Bytes           OptNilIntArray                     `json:"bytes"`
+	Logprob         OptNilFloat64                      `json:"logprob"`
+	Token           OptNilString                       `json:"token"`
+	TopLogprobs     OptNilStreamLogprobTopLogprobArray `json:"top_logprobs"`
+	AdditionalProps StreamLogprobAdditional
 }
 
 // GetBytes returns the value of Bytes.
@@ -97429,6 +104561,11 @@ func (s *StreamLogprob) GetTopLogprobs() OptNilStreamLogprobTopLogprobArray {
 	return s.TopLogprobs
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *StreamLogprob) GetAdditionalProps() StreamLogprobAdditional {
+	return s.AdditionalProps
+}
+
 // SetBytes sets the value of Bytes.
 func (s *StreamLogprob) SetBytes(val OptNilIntArray) {
 	s.Bytes = val
@@ -97449,12 +104586,29 @@ func (s *StreamLogprob) SetTopLogprobs(val OptNilStreamLogprobTopLogprobArray) {
 	s.TopLogprobs = val
 }
 
-// Alternative token with its log probability.
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *StreamLogprob) SetAdditionalProps(val StreamLogprobAdditional) {
+	s.AdditionalProps = val
+}
+
+type StreamLogprobAdditional map[string]jx.Raw
+
+func (s *StreamLogprobAdditional) init() StreamLogprobAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
+}
+
+// Merged schema.
 // Ref: #/components/schemas/StreamLogprobTopLogprob
 type StreamLogprobTopLogprob struct {
-	Bytes   OptNilIntArray `json:"bytes"`
-	Logprob OptNilFloat64  `json:"logprob"`
-	Token   OptNilString   `json:"token"`
+	Bytes           OptNilIntArray `json:"bytes"`
+	Logprob         OptNilFloat64  `json:"logprob"`
+	Token           OptNilString   `json:"token"`
+	AdditionalProps StreamLogprobTopLogprobAdditional
 }
 
 // GetBytes returns the value of Bytes.
@@ -97472,6 +104626,11 @@ func (s *StreamLogprobTopLogprob) GetToken() OptNilString {
 	return s.Token
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *StreamLogprobTopLogprob) GetAdditionalProps() StreamLogprobTopLogprobAdditional {
+	return s.AdditionalProps
+}
+
 // SetBytes sets the value of Bytes.
 func (s *StreamLogprobTopLogprob) SetBytes(val OptNilIntArray) {
 	s.Bytes = val
@@ -97487,13 +104646,30 @@ func (s *StreamLogprobTopLogprob) SetToken(val OptNilString) {
 	s.Token = val
 }
 
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *StreamLogprobTopLogprob) SetAdditionalProps(val StreamLogprobTopLogprobAdditional) {
+	s.AdditionalProps = val
+}
+
+type StreamLogprobTopLogprobAdditional map[string]jx.Raw
+
+func (s *StreamLogprobTopLogprobAdditional) init() StreamLogprobTopLogprobAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
+}
+
 // A tool made available to the subagent. Only OpenRouter server tools (e.g. openrouter:web_search) are
 // supported; function tools are rejected because the worker has no way to execute them. The subagent
 // tool may not list itself.
 // Ref: #/components/schemas/SubagentNestedTool
 type SubagentNestedTool struct {
-	Parameters jx.Raw       `json:"parameters"`
-	Type       OptNilString `json:"type"`
+	Parameters      jx.Raw       `json:"parameters"`
+	Type            OptNilString `json:"type"`
+	AdditionalProps SubagentNestedToolAdditional
 }
 
 // GetParameters returns the value of Parameters.
@@ -97506,6 +104682,11 @@ func (s *SubagentNestedTool) GetType() OptNilString {
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *SubagentNestedTool) GetAdditionalProps() SubagentNestedToolAdditional {
+	return s.AdditionalProps
+}
+
 // SetParameters sets the value of Parameters.
 func (s *SubagentNestedTool) SetParameters(val jx.Raw) {
 	s.Parameters = val
@@ -97516,6 +104697,22 @@ func (s *SubagentNestedTool) SetType(val OptNilString) {
 	s.Type = val
 }
 
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *SubagentNestedTool) SetAdditionalProps(val SubagentNestedToolAdditional) {
+	s.AdditionalProps = val
+}
+
+type SubagentNestedToolAdditional map[string]jx.Raw
+
+func (s *SubagentNestedToolAdditional) init() SubagentNestedToolAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
+}
+
 // Reasoning configuration forwarded to the subagent call. Use this to control reasoning effort and
 // token budget for models that support extended thinking.
 // Ref: #/components/schemas/SubagentReasoning
@@ -97524,7 +104721,8 @@ type SubagentReasoning struct {
 	Effort OptNilSubagentReasoningEffort `json:"effort"`
 	// Maximum number of reasoning tokens the subagent may use. Forwarded to the subagent call as
 	// `reasoning.max_tokens`.
-	MaxTokens OptNilInt `json:"max_tokens"`
+	MaxTokens       OptNilInt `json:"max_tokens"`
+	AdditionalProps SubagentReasoningAdditional
 }
 
 // GetEffort returns the value of Effort.
@@ -97537,6 +104735,11 @@ func (s *SubagentReasoning) GetMaxTokens() OptNilInt {
 	return s.MaxTokens
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *SubagentReasoning) GetAdditionalProps() SubagentReasoningAdditional {
+	return s.AdditionalProps
+}
+
 // SetEffort sets the value of Effort.
 func (s *SubagentReasoning) SetEffort(val OptNilSubagentReasoningEffort) {
 	s.Effort = val
@@ -97545,6 +104748,22 @@ func (s *SubagentReasoning) SetEffort(val OptNilSubagentReasoningEffort) {
 // SetMaxTokens sets the value of MaxTokens.
 func (s *SubagentReasoning) SetMaxTokens(val OptNilInt) {
 	s.MaxTokens = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *SubagentReasoning) SetAdditionalProps(val SubagentReasoningAdditional) {
+	s.AdditionalProps = val
+}
+
+type SubagentReasoningAdditional map[string]jx.Raw
+
+func (s *SubagentReasoningAdditional) init() SubagentReasoningAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // Reasoning effort level for the subagent call.
@@ -97661,7 +104880,8 @@ type SubagentServerToolConfig struct {
 	// Tools the subagent may use while executing a delegated task. The subagent runs as an agentic
 	// sub-agent over these tools, then returns its outcome. Only OpenRouter server tools are supported —
 	// function tools are rejected — and the list must not include the subagent tool itself.
-	Tools OptNilSubagentNestedToolArray `json:"tools"`
+	Tools           OptNilSubagentNestedToolArray `json:"tools"`
+	AdditionalProps SubagentServerToolConfigAdditional
 }
 
 // GetInheritFunctions returns the value of InheritFunctions.
@@ -97714,6 +104934,11 @@ func (s *SubagentServerToolConfig) GetTools() OptNilSubagentNestedToolArray {
 	return s.Tools
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *SubagentServerToolConfig) GetAdditionalProps() SubagentServerToolConfigAdditional {
+	return s.AdditionalProps
+}
+
 // SetInheritFunctions sets the value of InheritFunctions.
 func (s *SubagentServerToolConfig) SetInheritFunctions(val OptNilBool) {
 	s.InheritFunctions = val
@@ -97764,13 +104989,30 @@ func (s *SubagentServerToolConfig) SetTools(val OptNilSubagentNestedToolArray) {
 	s.Tools = val
 }
 
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *SubagentServerToolConfig) SetAdditionalProps(val SubagentServerToolConfigAdditional) {
+	s.AdditionalProps = val
+}
+
+type SubagentServerToolConfigAdditional map[string]jx.Raw
+
+func (s *SubagentServerToolConfigAdditional) init() SubagentServerToolConfigAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
+}
+
 // OpenRouter built-in server tool: delegates self-contained tasks to a smaller, cheaper, faster worker
 // model (any OpenRouter model) mid-generation and returns its outcome. The worker may run as a
 // sub-agent with its own tools.
 // Ref: #/components/schemas/SubagentServerTool_OpenRouter
 type SubagentServerToolOpenRouter struct {
-	Parameters OptNilSubagentServerToolConfig         `json:"parameters"`
-	Type       OptNilSubagentServerToolOpenRouterType `json:"type"`
+	Parameters      OptNilSubagentServerToolConfig         `json:"parameters"`
+	Type            OptNilSubagentServerToolOpenRouterType `json:"type"`
+	AdditionalProps SubagentServerToolOpenRouterAdditional
 }
 
 // GetParameters returns the value of Parameters.
@@ -97783,6 +105025,11 @@ func (s *SubagentServerToolOpenRouter) GetType() OptNilSubagentServerToolOpenRou
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *SubagentServerToolOpenRouter) GetAdditionalProps() SubagentServerToolOpenRouterAdditional {
+	return s.AdditionalProps
+}
+
 // SetParameters sets the value of Parameters.
 func (s *SubagentServerToolOpenRouter) SetParameters(val OptNilSubagentServerToolConfig) {
 	s.Parameters = val
@@ -97791,6 +105038,22 @@ func (s *SubagentServerToolOpenRouter) SetParameters(val OptNilSubagentServerToo
 // SetType sets the value of Type.
 func (s *SubagentServerToolOpenRouter) SetType(val OptNilSubagentServerToolOpenRouterType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *SubagentServerToolOpenRouter) SetAdditionalProps(val SubagentServerToolOpenRouterAdditional) {
+	s.AdditionalProps = val
+}
+
+type SubagentServerToolOpenRouterAdditional map[string]jx.Raw
+
+func (s *SubagentServerToolOpenRouterAdditional) init() SubagentServerToolOpenRouterAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type SubagentServerToolOpenRouterType string
@@ -97830,8 +105093,9 @@ func (s *SubagentServerToolOpenRouterType) UnmarshalText(data []byte) error {
 // Text output configuration including format and verbosity.
 // Ref: #/components/schemas/TextConfig
 type TextConfig struct {
-	Format    OptNilFormats             `json:"format"`
-	Verbosity OptNilTextConfigVerbosity `json:"verbosity"`
+	Format          OptNilFormats             `json:"format"`
+	Verbosity       OptNilTextConfigVerbosity `json:"verbosity"`
+	AdditionalProps TextConfigAdditional
 }
 
 // GetFormat returns the value of Format.
@@ -97844,6 +105108,11 @@ func (s *TextConfig) GetVerbosity() OptNilTextConfigVerbosity {
 	return s.Verbosity
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *TextConfig) GetAdditionalProps() TextConfigAdditional {
+	return s.AdditionalProps
+}
+
 // SetFormat sets the value of Format.
 func (s *TextConfig) SetFormat(val OptNilFormats) {
 	s.Format = val
@@ -97852,6 +105121,22 @@ func (s *TextConfig) SetFormat(val OptNilFormats) {
 // SetVerbosity sets the value of Verbosity.
 func (s *TextConfig) SetVerbosity(val OptNilTextConfigVerbosity) {
 	s.Verbosity = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *TextConfig) SetAdditionalProps(val TextConfigAdditional) {
+	s.AdditionalProps = val
+}
+
+type TextConfigAdditional map[string]jx.Raw
+
+func (s *TextConfigAdditional) init() TextConfigAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type TextConfigVerbosity string
@@ -97905,13 +105190,14 @@ func (s *TextConfigVerbosity) UnmarshalText(data []byte) error {
 // Event emitted when a text delta is streamed.
 // Ref: #/components/schemas/TextDeltaEvent
 type TextDeltaEvent struct {
-	ContentIndex   OptNilInt                `json:"content_index"`
-	Delta          OptNilString             `json:"delta"`
-	ItemID         OptNilString             `json:"item_id"`
-	Logprobs       OptNilStreamLogprobArray `json:"logprobs"`
-	OutputIndex    OptNilInt                `json:"output_index"`
-	SequenceNumber OptNilInt                `json:"sequence_number"`
-	Type           OptNilTextDeltaEventType `json:"type"`
+	ContentIndex    OptNilInt                `json:"content_index"`
+	Delta           OptNilString             `json:"delta"`
+	ItemID          OptNilString             `json:"item_id"`
+	Logprobs        []StreamLogprob          `json:"logprobs" transponder:"encode-empty"`
+	OutputIndex     OptNilInt                `json:"output_index"`
+	SequenceNumber  OptNilInt                `json:"sequence_number"`
+	Type            OptNilTextDeltaEventType `json:"type"`
+	AdditionalProps TextDeltaEventAdditional
 }
 
 // GetContentIndex returns the value of ContentIndex.
@@ -97930,7 +105216,7 @@ func (s *TextDeltaEvent) GetItemID() OptNilString {
 }
 
 // GetLogprobs returns the value of Logprobs.
-func (s *TextDeltaEvent) GetLogprobs() OptNilStreamLogprobArray {
+func (s *TextDeltaEvent) GetLogprobs() []StreamLogprob {
 	return s.Logprobs
 }
 
@@ -97949,6 +105235,11 @@ func (s *TextDeltaEvent) GetType() OptNilTextDeltaEventType {
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *TextDeltaEvent) GetAdditionalProps() TextDeltaEventAdditional {
+	return s.AdditionalProps
+}
+
 // SetContentIndex sets the value of ContentIndex.
 func (s *TextDeltaEvent) SetContentIndex(val OptNilInt) {
 	s.ContentIndex = val
@@ -97965,7 +105256,7 @@ func (s *TextDeltaEvent) SetItemID(val OptNilString) {
 }
 
 // SetLogprobs sets the value of Logprobs.
-func (s *TextDeltaEvent) SetLogprobs(val OptNilStreamLogprobArray) {
+func (s *TextDeltaEvent) SetLogprobs(val []StreamLogprob) {
 	s.Logprobs = val
 }
 
@@ -97982,6 +105273,22 @@ func (s *TextDeltaEvent) SetSequenceNumber(val OptNilInt) {
 // SetType sets the value of Type.
 func (s *TextDeltaEvent) SetType(val OptNilTextDeltaEventType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *TextDeltaEvent) SetAdditionalProps(val TextDeltaEventAdditional) {
+	s.AdditionalProps = val
+}
+
+type TextDeltaEventAdditional map[string]jx.Raw
+
+func (s *TextDeltaEventAdditional) init() TextDeltaEventAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type TextDeltaEventType string
@@ -98021,13 +105328,14 @@ func (s *TextDeltaEventType) UnmarshalText(data []byte) error {
 // Event emitted when text streaming is complete.
 // Ref: #/components/schemas/TextDoneEvent
 type TextDoneEvent struct {
-	ContentIndex   OptNilInt                `json:"content_index"`
-	ItemID         OptNilString             `json:"item_id"`
-	Logprobs       OptNilStreamLogprobArray `json:"logprobs"`
-	OutputIndex    OptNilInt                `json:"output_index"`
-	SequenceNumber OptNilInt                `json:"sequence_number"`
-	Text           OptNilString             `json:"text"`
-	Type           OptNilTextDoneEventType  `json:"type"`
+	ContentIndex    OptNilInt               `json:"content_index"`
+	ItemID          OptNilString            `json:"item_id"`
+	Logprobs        []StreamLogprob         `json:"logprobs" transponder:"encode-empty"`
+	OutputIndex     OptNilInt               `json:"output_index"`
+	SequenceNumber  OptNilInt               `json:"sequence_number"`
+	Text            OptNilString            `json:"text"`
+	Type            OptNilTextDoneEventType `json:"type"`
+	AdditionalProps TextDoneEventAdditional
 }
 
 // GetContentIndex returns the value of ContentIndex.
@@ -98041,7 +105349,7 @@ func (s *TextDoneEvent) GetItemID() OptNilString {
 }
 
 // GetLogprobs returns the value of Logprobs.
-func (s *TextDoneEvent) GetLogprobs() OptNilStreamLogprobArray {
+func (s *TextDoneEvent) GetLogprobs() []StreamLogprob {
 	return s.Logprobs
 }
 
@@ -98065,6 +105373,11 @@ func (s *TextDoneEvent) GetType() OptNilTextDoneEventType {
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *TextDoneEvent) GetAdditionalProps() TextDoneEventAdditional {
+	return s.AdditionalProps
+}
+
 // SetContentIndex sets the value of ContentIndex.
 func (s *TextDoneEvent) SetContentIndex(val OptNilInt) {
 	s.ContentIndex = val
@@ -98076,7 +105389,7 @@ func (s *TextDoneEvent) SetItemID(val OptNilString) {
 }
 
 // SetLogprobs sets the value of Logprobs.
-func (s *TextDoneEvent) SetLogprobs(val OptNilStreamLogprobArray) {
+func (s *TextDoneEvent) SetLogprobs(val []StreamLogprob) {
 	s.Logprobs = val
 }
 
@@ -98098,6 +105411,22 @@ func (s *TextDoneEvent) SetText(val OptNilString) {
 // SetType sets the value of Type.
 func (s *TextDoneEvent) SetType(val OptNilTextDoneEventType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *TextDoneEvent) SetAdditionalProps(val TextDoneEventAdditional) {
+	s.AdditionalProps = val
+}
+
+type TextDoneEventAdditional map[string]jx.Raw
+
+func (s *TextDoneEventAdditional) init() TextDoneEventAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type TextDoneEventType string
@@ -98137,8 +105466,9 @@ func (s *TextDoneEventType) UnmarshalText(data []byte) error {
 // Text output configuration including format and verbosity.
 // Ref: #/components/schemas/TextExtendedConfig
 type TextExtendedConfig struct {
-	Format    OptNilFormats                     `json:"format"`
-	Verbosity OptNilTextExtendedConfigVerbosity `json:"verbosity"`
+	Format          OptNilFormats                     `json:"format"`
+	Verbosity       OptNilTextExtendedConfigVerbosity `json:"verbosity"`
+	AdditionalProps TextExtendedConfigAdditional
 }
 
 // GetFormat returns the value of Format.
@@ -98151,6 +105481,11 @@ func (s *TextExtendedConfig) GetVerbosity() OptNilTextExtendedConfigVerbosity {
 	return s.Verbosity
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *TextExtendedConfig) GetAdditionalProps() TextExtendedConfigAdditional {
+	return s.AdditionalProps
+}
+
 // SetFormat sets the value of Format.
 func (s *TextExtendedConfig) SetFormat(val OptNilFormats) {
 	s.Format = val
@@ -98159,6 +105494,22 @@ func (s *TextExtendedConfig) SetFormat(val OptNilFormats) {
 // SetVerbosity sets the value of Verbosity.
 func (s *TextExtendedConfig) SetVerbosity(val OptNilTextExtendedConfigVerbosity) {
 	s.Verbosity = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *TextExtendedConfig) SetAdditionalProps(val TextExtendedConfigAdditional) {
+	s.AdditionalProps = val
+}
+
+type TextExtendedConfigAdditional map[string]jx.Raw
+
+func (s *TextExtendedConfigAdditional) init() TextExtendedConfigAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type TextExtendedConfigVerbosity string
@@ -98229,6 +105580,7 @@ type TooManyRequestsResponse struct {
 	Error              OptNilTooManyRequestsResponseErrorData `json:"error"`
 	OpenrouterMetadata jx.Raw                                 `json:"openrouter_metadata"`
 	UserID             OptNilString                           `json:"user_id"`
+	AdditionalProps    TooManyRequestsResponseAdditional
 }
 
 // GetError returns the value of Error.
@@ -98246,6 +105598,11 @@ func (s *TooManyRequestsResponse) GetUserID() OptNilString {
 	return s.UserID
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *TooManyRequestsResponse) GetAdditionalProps() TooManyRequestsResponseAdditional {
+	return s.AdditionalProps
+}
+
 // SetError sets the value of Error.
 func (s *TooManyRequestsResponse) SetError(val OptNilTooManyRequestsResponseErrorData) {
 	s.Error = val
@@ -98261,15 +105618,32 @@ func (s *TooManyRequestsResponse) SetUserID(val OptNilString) {
 	s.UserID = val
 }
 
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *TooManyRequestsResponse) SetAdditionalProps(val TooManyRequestsResponseAdditional) {
+	s.AdditionalProps = val
+}
+
 func (*TooManyRequestsResponse) createResponsesRes()           {}
 func (*TooManyRequestsResponse) sendChatCompletionRequestRes() {}
+
+type TooManyRequestsResponseAdditional map[string]jx.Raw
+
+func (s *TooManyRequestsResponseAdditional) init() TooManyRequestsResponseAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
+}
 
 // Error data for TooManyRequestsResponse.
 // Ref: #/components/schemas/TooManyRequestsResponseErrorData
 type TooManyRequestsResponseErrorData struct {
-	Code     OptNilInt    `json:"code"`
-	Message  OptNilString `json:"message"`
-	Metadata jx.Raw       `json:"metadata"`
+	Code            OptNilInt    `json:"code"`
+	Message         OptNilString `json:"message"`
+	Metadata        jx.Raw       `json:"metadata"`
+	AdditionalProps TooManyRequestsResponseErrorDataAdditional
 }
 
 // GetCode returns the value of Code.
@@ -98287,6 +105661,11 @@ func (s *TooManyRequestsResponseErrorData) GetMetadata() jx.Raw {
 	return s.Metadata
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *TooManyRequestsResponseErrorData) GetAdditionalProps() TooManyRequestsResponseErrorDataAdditional {
+	return s.AdditionalProps
+}
+
 // SetCode sets the value of Code.
 func (s *TooManyRequestsResponseErrorData) SetCode(val OptNilInt) {
 	s.Code = val
@@ -98300,6 +105679,22 @@ func (s *TooManyRequestsResponseErrorData) SetMessage(val OptNilString) {
 // SetMetadata sets the value of Metadata.
 func (s *TooManyRequestsResponseErrorData) SetMetadata(val jx.Raw) {
 	s.Metadata = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *TooManyRequestsResponseErrorData) SetAdditionalProps(val TooManyRequestsResponseErrorDataAdditional) {
+	s.AdditionalProps = val
+}
+
+type TooManyRequestsResponseErrorDataAdditional map[string]jx.Raw
+
+func (s *TooManyRequestsResponseErrorDataAdditional) init() TooManyRequestsResponseErrorDataAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // Ref: #/components/schemas/ToolCallStatus
@@ -98354,9 +105749,10 @@ func (s *ToolCallStatus) UnmarshalText(data []byte) error {
 // Constrains the model to a pre-defined set of allowed tools.
 // Ref: #/components/schemas/ToolChoiceAllowed
 type ToolChoiceAllowed struct {
-	Mode  OptNilToolChoiceAllowedMode `json:"mode"`
-	Tools OptNilAnyArray              `json:"tools"`
-	Type  OptNilToolChoiceAllowedType `json:"type"`
+	Mode            OptNilToolChoiceAllowedMode `json:"mode"`
+	Tools           []jx.Raw                    `json:"tools" transponder:"encode-empty"`
+	Type            OptNilToolChoiceAllowedType `json:"type"`
+	AdditionalProps ToolChoiceAllowedAdditional
 }
 
 // GetMode returns the value of Mode.
@@ -98365,7 +105761,7 @@ func (s *ToolChoiceAllowed) GetMode() OptNilToolChoiceAllowedMode {
 }
 
 // GetTools returns the value of Tools.
-func (s *ToolChoiceAllowed) GetTools() OptNilAnyArray {
+func (s *ToolChoiceAllowed) GetTools() []jx.Raw {
 	return s.Tools
 }
 
@@ -98374,19 +105770,40 @@ func (s *ToolChoiceAllowed) GetType() OptNilToolChoiceAllowedType {
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ToolChoiceAllowed) GetAdditionalProps() ToolChoiceAllowedAdditional {
+	return s.AdditionalProps
+}
+
 // SetMode sets the value of Mode.
 func (s *ToolChoiceAllowed) SetMode(val OptNilToolChoiceAllowedMode) {
 	s.Mode = val
 }
 
 // SetTools sets the value of Tools.
-func (s *ToolChoiceAllowed) SetTools(val OptNilAnyArray) {
+func (s *ToolChoiceAllowed) SetTools(val []jx.Raw) {
 	s.Tools = val
 }
 
 // SetType sets the value of Type.
 func (s *ToolChoiceAllowed) SetType(val OptNilToolChoiceAllowedType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ToolChoiceAllowed) SetAdditionalProps(val ToolChoiceAllowedAdditional) {
+	s.AdditionalProps = val
+}
+
+type ToolChoiceAllowedAdditional map[string]jx.Raw
+
+func (s *ToolChoiceAllowedAdditional) init() ToolChoiceAllowedAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type ToolChoiceAllowedMode string
@@ -98467,8 +105884,9 @@ func (s *ToolChoiceAllowedType) UnmarshalText(data []byte) error {
 // OpenRouter built-in server tool: finds tools marked `defer_loading` and makes them callable.
 // Ref: #/components/schemas/ToolSearchServerTool
 type ToolSearchServerTool struct {
-	Parameters OptNilToolSearchServerToolConfig `json:"parameters"`
-	Type       OptNilToolSearchServerToolType   `json:"type"`
+	Parameters      OptNilToolSearchServerToolConfig `json:"parameters"`
+	Type            OptNilToolSearchServerToolType   `json:"type"`
+	AdditionalProps ToolSearchServerToolAdditional
 }
 
 // GetParameters returns the value of Parameters.
@@ -98481,6 +105899,11 @@ func (s *ToolSearchServerTool) GetType() OptNilToolSearchServerToolType {
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ToolSearchServerTool) GetAdditionalProps() ToolSearchServerToolAdditional {
+	return s.AdditionalProps
+}
+
 // SetParameters sets the value of Parameters.
 func (s *ToolSearchServerTool) SetParameters(val OptNilToolSearchServerToolConfig) {
 	s.Parameters = val
@@ -98491,11 +105914,28 @@ func (s *ToolSearchServerTool) SetType(val OptNilToolSearchServerToolType) {
 	s.Type = val
 }
 
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ToolSearchServerTool) SetAdditionalProps(val ToolSearchServerToolAdditional) {
+	s.AdditionalProps = val
+}
+
+type ToolSearchServerToolAdditional map[string]jx.Raw
+
+func (s *ToolSearchServerToolAdditional) init() ToolSearchServerToolAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
+}
+
 // Configuration for the openrouter:tool_search server tool.
 // Ref: #/components/schemas/ToolSearchServerToolConfig
 type ToolSearchServerToolConfig struct {
 	// Maximum tools returned by one search. Defaults to 5.
-	MaxResults OptNilInt `json:"max_results"`
+	MaxResults      OptNilInt `json:"max_results"`
+	AdditionalProps ToolSearchServerToolConfigAdditional
 }
 
 // GetMaxResults returns the value of MaxResults.
@@ -98503,9 +105943,30 @@ func (s *ToolSearchServerToolConfig) GetMaxResults() OptNilInt {
 	return s.MaxResults
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ToolSearchServerToolConfig) GetAdditionalProps() ToolSearchServerToolConfigAdditional {
+	return s.AdditionalProps
+}
+
 // SetMaxResults sets the value of MaxResults.
 func (s *ToolSearchServerToolConfig) SetMaxResults(val OptNilInt) {
 	s.MaxResults = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ToolSearchServerToolConfig) SetAdditionalProps(val ToolSearchServerToolConfigAdditional) {
+	s.AdditionalProps = val
+}
+
+type ToolSearchServerToolConfigAdditional map[string]jx.Raw
+
+func (s *ToolSearchServerToolConfigAdditional) init() ToolSearchServerToolConfigAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type ToolSearchServerToolType string
@@ -98547,11 +106008,12 @@ func (s *ToolSearchServerToolType) UnmarshalText(data []byte) error {
 // metadata to configured broadcast destinations.
 // Ref: #/components/schemas/TraceConfig
 type TraceConfig struct {
-	GenerationName OptNilString `json:"generation_name"`
-	ParentSpanID   OptNilString `json:"parent_span_id"`
-	SpanName       OptNilString `json:"span_name"`
-	TraceID        OptNilString `json:"trace_id"`
-	TraceName      OptNilString `json:"trace_name"`
+	GenerationName  OptNilString `json:"generation_name"`
+	ParentSpanID    OptNilString `json:"parent_span_id"`
+	SpanName        OptNilString `json:"span_name"`
+	TraceID         OptNilString `json:"trace_id"`
+	TraceName       OptNilString `json:"trace_name"`
+	AdditionalProps TraceConfigAdditional
 }
 
 // GetGenerationName returns the value of GenerationName.
@@ -98579,6 +106041,11 @@ func (s *TraceConfig) GetTraceName() OptNilString {
 	return s.TraceName
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *TraceConfig) GetAdditionalProps() TraceConfigAdditional {
+	return s.AdditionalProps
+}
+
 // SetGenerationName sets the value of GenerationName.
 func (s *TraceConfig) SetGenerationName(val OptNilString) {
 	s.GenerationName = val
@@ -98602,6 +106069,22 @@ func (s *TraceConfig) SetTraceID(val OptNilString) {
 // SetTraceName sets the value of TraceName.
 func (s *TraceConfig) SetTraceName(val OptNilString) {
 	s.TraceName = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *TraceConfig) SetAdditionalProps(val TraceConfigAdditional) {
+	s.AdditionalProps = val
+}
+
+type TraceConfigAdditional map[string]jx.Raw
+
+func (s *TraceConfigAdditional) init() TraceConfigAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // Not an API object: references the schemas no kept operation names directly, so each has a Go type.
@@ -99346,12 +106829,13 @@ func (s *Truncation) UnmarshalText(data []byte) error {
 
 // Ref: #/components/schemas/URLCitation
 type URLCitation struct {
-	Content    OptNilString          `json:"content"`
-	EndIndex   OptNilInt             `json:"end_index"`
-	StartIndex OptNilInt             `json:"start_index"`
-	Title      OptNilString          `json:"title"`
-	Type       OptNilURLCitationType `json:"type"`
-	URL        OptNilString          `json:"url"`
+	Content         OptNilString          `json:"content"`
+	EndIndex        OptNilInt             `json:"end_index"`
+	StartIndex      OptNilInt             `json:"start_index"`
+	Title           OptNilString          `json:"title"`
+	Type            OptNilURLCitationType `json:"type"`
+	URL             OptNilString          `json:"url"`
+	AdditionalProps URLCitationAdditional
 }
 
 // GetContent returns the value of Content.
@@ -99384,6 +106868,11 @@ func (s *URLCitation) GetURL() OptNilString {
 	return s.URL
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *URLCitation) GetAdditionalProps() URLCitationAdditional {
+	return s.AdditionalProps
+}
+
 // SetContent sets the value of Content.
 func (s *URLCitation) SetContent(val OptNilString) {
 	s.Content = val
@@ -99412,6 +106901,22 @@ func (s *URLCitation) SetType(val OptNilURLCitationType) {
 // SetURL sets the value of URL.
 func (s *URLCitation) SetURL(val OptNilString) {
 	s.URL = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *URLCitation) SetAdditionalProps(val URLCitationAdditional) {
+	s.AdditionalProps = val
+}
+
+type URLCitationAdditional map[string]jx.Raw
+
+func (s *URLCitationAdditional) init() URLCitationAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type URLCitationType string
@@ -99454,6 +106959,7 @@ type UnauthorizedResponse struct {
 	Error              OptNilUnauthorizedResponseErrorData `json:"error"`
 	OpenrouterMetadata jx.Raw                              `json:"openrouter_metadata"`
 	UserID             OptNilString                        `json:"user_id"`
+	AdditionalProps    UnauthorizedResponseAdditional
 }
 
 // GetError returns the value of Error.
@@ -99471,6 +106977,11 @@ func (s *UnauthorizedResponse) GetUserID() OptNilString {
 	return s.UserID
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *UnauthorizedResponse) GetAdditionalProps() UnauthorizedResponseAdditional {
+	return s.AdditionalProps
+}
+
 // SetError sets the value of Error.
 func (s *UnauthorizedResponse) SetError(val OptNilUnauthorizedResponseErrorData) {
 	s.Error = val
@@ -99486,15 +106997,32 @@ func (s *UnauthorizedResponse) SetUserID(val OptNilString) {
 	s.UserID = val
 }
 
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *UnauthorizedResponse) SetAdditionalProps(val UnauthorizedResponseAdditional) {
+	s.AdditionalProps = val
+}
+
 func (*UnauthorizedResponse) createResponsesRes()           {}
 func (*UnauthorizedResponse) sendChatCompletionRequestRes() {}
+
+type UnauthorizedResponseAdditional map[string]jx.Raw
+
+func (s *UnauthorizedResponseAdditional) init() UnauthorizedResponseAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
+}
 
 // Error data for UnauthorizedResponse.
 // Ref: #/components/schemas/UnauthorizedResponseErrorData
 type UnauthorizedResponseErrorData struct {
-	Code     OptNilInt    `json:"code"`
-	Message  OptNilString `json:"message"`
-	Metadata jx.Raw       `json:"metadata"`
+	Code            OptNilInt    `json:"code"`
+	Message         OptNilString `json:"message"`
+	Metadata        jx.Raw       `json:"metadata"`
+	AdditionalProps UnauthorizedResponseErrorDataAdditional
 }
 
 // GetCode returns the value of Code.
@@ -99512,6 +107040,11 @@ func (s *UnauthorizedResponseErrorData) GetMetadata() jx.Raw {
 	return s.Metadata
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *UnauthorizedResponseErrorData) GetAdditionalProps() UnauthorizedResponseErrorDataAdditional {
+	return s.AdditionalProps
+}
+
 // SetCode sets the value of Code.
 func (s *UnauthorizedResponseErrorData) SetCode(val OptNilInt) {
 	s.Code = val
@@ -99527,12 +107060,29 @@ func (s *UnauthorizedResponseErrorData) SetMetadata(val jx.Raw) {
 	s.Metadata = val
 }
 
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *UnauthorizedResponseErrorData) SetAdditionalProps(val UnauthorizedResponseErrorDataAdditional) {
+	s.AdditionalProps = val
+}
+
+type UnauthorizedResponseErrorDataAdditional map[string]jx.Raw
+
+func (s *UnauthorizedResponseErrorDataAdditional) init() UnauthorizedResponseErrorDataAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
+}
+
 // Unprocessable Entity - Semantic validation failure.
 // Ref: #/components/schemas/UnprocessableEntityResponse
 type UnprocessableEntityResponse struct {
 	Error              OptNilUnprocessableEntityResponseErrorData `json:"error"`
 	OpenrouterMetadata jx.Raw                                     `json:"openrouter_metadata"`
 	UserID             OptNilString                               `json:"user_id"`
+	AdditionalProps    UnprocessableEntityResponseAdditional
 }
 
 // GetError returns the value of Error.
@@ -99550,6 +107100,11 @@ func (s *UnprocessableEntityResponse) GetUserID() OptNilString {
 	return s.UserID
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *UnprocessableEntityResponse) GetAdditionalProps() UnprocessableEntityResponseAdditional {
+	return s.AdditionalProps
+}
+
 // SetError sets the value of Error.
 func (s *UnprocessableEntityResponse) SetError(val OptNilUnprocessableEntityResponseErrorData) {
 	s.Error = val
@@ -99565,15 +107120,32 @@ func (s *UnprocessableEntityResponse) SetUserID(val OptNilString) {
 	s.UserID = val
 }
 
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *UnprocessableEntityResponse) SetAdditionalProps(val UnprocessableEntityResponseAdditional) {
+	s.AdditionalProps = val
+}
+
 func (*UnprocessableEntityResponse) createResponsesRes()           {}
 func (*UnprocessableEntityResponse) sendChatCompletionRequestRes() {}
+
+type UnprocessableEntityResponseAdditional map[string]jx.Raw
+
+func (s *UnprocessableEntityResponseAdditional) init() UnprocessableEntityResponseAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
+}
 
 // Error data for UnprocessableEntityResponse.
 // Ref: #/components/schemas/UnprocessableEntityResponseErrorData
 type UnprocessableEntityResponseErrorData struct {
-	Code     OptNilInt    `json:"code"`
-	Message  OptNilString `json:"message"`
-	Metadata jx.Raw       `json:"metadata"`
+	Code            OptNilInt    `json:"code"`
+	Message         OptNilString `json:"message"`
+	Metadata        jx.Raw       `json:"metadata"`
+	AdditionalProps UnprocessableEntityResponseErrorDataAdditional
 }
 
 // GetCode returns the value of Code.
@@ -99591,6 +107163,11 @@ func (s *UnprocessableEntityResponseErrorData) GetMetadata() jx.Raw {
 	return s.Metadata
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *UnprocessableEntityResponseErrorData) GetAdditionalProps() UnprocessableEntityResponseErrorDataAdditional {
+	return s.AdditionalProps
+}
+
 // SetCode sets the value of Code.
 func (s *UnprocessableEntityResponseErrorData) SetCode(val OptNilInt) {
 	s.Code = val
@@ -99604,6 +107181,22 @@ func (s *UnprocessableEntityResponseErrorData) SetMessage(val OptNilString) {
 // SetMetadata sets the value of Metadata.
 func (s *UnprocessableEntityResponseErrorData) SetMetadata(val jx.Raw) {
 	s.Metadata = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *UnprocessableEntityResponseErrorData) SetAdditionalProps(val UnprocessableEntityResponseErrorDataAdditional) {
+	s.AdditionalProps = val
+}
+
+type UnprocessableEntityResponseErrorDataAdditional map[string]jx.Raw
+
+func (s *UnprocessableEntityResponseErrorDataAdditional) init() UnprocessableEntityResponseErrorDataAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // Merged schema.
@@ -99620,6 +107213,7 @@ type Usage struct {
 	// Whether a request was made using a Bring Your Own Key configuration.
 	IsByok               OptNilBool                 `json:"is_byok"`
 	ServerToolUseDetails OptNilServerToolUseDetails `json:"server_tool_use_details"`
+	AdditionalProps      UsageAdditional
 }
 
 // GetInputTokens returns the value of InputTokens.
@@ -99667,6 +107261,11 @@ func (s *Usage) GetServerToolUseDetails() OptNilServerToolUseDetails {
 	return s.ServerToolUseDetails
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *Usage) GetAdditionalProps() UsageAdditional {
+	return s.AdditionalProps
+}
+
 // SetInputTokens sets the value of InputTokens.
 func (s *Usage) SetInputTokens(val OptNilInt) {
 	s.InputTokens = val
@@ -99712,10 +107311,27 @@ func (s *Usage) SetServerToolUseDetails(val OptNilServerToolUseDetails) {
 	s.ServerToolUseDetails = val
 }
 
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *Usage) SetAdditionalProps(val UsageAdditional) {
+	s.AdditionalProps = val
+}
+
+type UsageAdditional map[string]jx.Raw
+
+func (s *UsageAdditional) init() UsageAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
+}
+
 type UsageCostDetails struct {
 	UpstreamInferenceCost       OptNilFloat64 `json:"upstream_inference_cost"`
 	UpstreamInferenceInputCost  OptNilFloat64 `json:"upstream_inference_input_cost"`
 	UpstreamInferenceOutputCost OptNilFloat64 `json:"upstream_inference_output_cost"`
+	AdditionalProps             UsageCostDetailsAdditional
 }
 
 // GetUpstreamInferenceCost returns the value of UpstreamInferenceCost.
@@ -99733,6 +107349,11 @@ func (s *UsageCostDetails) GetUpstreamInferenceOutputCost() OptNilFloat64 {
 	return s.UpstreamInferenceOutputCost
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *UsageCostDetails) GetAdditionalProps() UsageCostDetailsAdditional {
+	return s.AdditionalProps
+}
+
 // SetUpstreamInferenceCost sets the value of UpstreamInferenceCost.
 func (s *UsageCostDetails) SetUpstreamInferenceCost(val OptNilFloat64) {
 	s.UpstreamInferenceCost = val
@@ -99748,9 +107369,26 @@ func (s *UsageCostDetails) SetUpstreamInferenceOutputCost(val OptNilFloat64) {
 	s.UpstreamInferenceOutputCost = val
 }
 
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *UsageCostDetails) SetAdditionalProps(val UsageCostDetailsAdditional) {
+	s.AdditionalProps = val
+}
+
+type UsageCostDetailsAdditional map[string]jx.Raw
+
+func (s *UsageCostDetailsAdditional) init() UsageCostDetailsAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
+}
+
 type UsageInputTokensDetails struct {
 	CacheWriteTokens OptNilInt `json:"cache_write_tokens"`
 	CachedTokens     OptNilInt `json:"cached_tokens"`
+	AdditionalProps  UsageInputTokensDetailsAdditional
 }
 
 // GetCacheWriteTokens returns the value of CacheWriteTokens.
@@ -99763,6 +107401,11 @@ func (s *UsageInputTokensDetails) GetCachedTokens() OptNilInt {
 	return s.CachedTokens
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *UsageInputTokensDetails) GetAdditionalProps() UsageInputTokensDetailsAdditional {
+	return s.AdditionalProps
+}
+
 // SetCacheWriteTokens sets the value of CacheWriteTokens.
 func (s *UsageInputTokensDetails) SetCacheWriteTokens(val OptNilInt) {
 	s.CacheWriteTokens = val
@@ -99773,8 +107416,25 @@ func (s *UsageInputTokensDetails) SetCachedTokens(val OptNilInt) {
 	s.CachedTokens = val
 }
 
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *UsageInputTokensDetails) SetAdditionalProps(val UsageInputTokensDetailsAdditional) {
+	s.AdditionalProps = val
+}
+
+type UsageInputTokensDetailsAdditional map[string]jx.Raw
+
+func (s *UsageInputTokensDetailsAdditional) init() UsageInputTokensDetailsAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
+}
+
 type UsageOutputTokensDetails struct {
 	ReasoningTokens OptNilInt `json:"reasoning_tokens"`
+	AdditionalProps UsageOutputTokensDetailsAdditional
 }
 
 // GetReasoningTokens returns the value of ReasoningTokens.
@@ -99782,9 +107442,30 @@ func (s *UsageOutputTokensDetails) GetReasoningTokens() OptNilInt {
 	return s.ReasoningTokens
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *UsageOutputTokensDetails) GetAdditionalProps() UsageOutputTokensDetailsAdditional {
+	return s.AdditionalProps
+}
+
 // SetReasoningTokens sets the value of ReasoningTokens.
 func (s *UsageOutputTokensDetails) SetReasoningTokens(val OptNilInt) {
 	s.ReasoningTokens = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *UsageOutputTokensDetails) SetAdditionalProps(val UsageOutputTokensDetailsAdditional) {
+	s.AdditionalProps = val
+}
+
+type UsageOutputTokensDetailsAdditional map[string]jx.Raw
+
+func (s *UsageOutputTokensDetailsAdditional) init() UsageOutputTokensDetailsAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // Which fetch engine to use. "auto" (default) uses native if the provider supports it, otherwise Exa.
@@ -99871,7 +107552,8 @@ type WebFetchPlugin struct {
 	// Maximum content length in approximate tokens. Content exceeding this limit is truncated.
 	MaxContentTokens OptNilInt `json:"max_content_tokens"`
 	// Maximum number of web fetches per request. Once exceeded, the tool returns an error.
-	MaxUses OptNilInt `json:"max_uses"`
+	MaxUses         OptNilInt `json:"max_uses"`
+	AdditionalProps WebFetchPluginAdditional
 }
 
 // GetAllowedDomains returns the value of AllowedDomains.
@@ -99899,6 +107581,11 @@ func (s *WebFetchPlugin) GetMaxUses() OptNilInt {
 	return s.MaxUses
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *WebFetchPlugin) GetAdditionalProps() WebFetchPluginAdditional {
+	return s.AdditionalProps
+}
+
 // SetAllowedDomains sets the value of AllowedDomains.
 func (s *WebFetchPlugin) SetAllowedDomains(val OptNilStringArray) {
 	s.AllowedDomains = val
@@ -99922,6 +107609,22 @@ func (s *WebFetchPlugin) SetMaxContentTokens(val OptNilInt) {
 // SetMaxUses sets the value of MaxUses.
 func (s *WebFetchPlugin) SetMaxUses(val OptNilInt) {
 	s.MaxUses = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *WebFetchPlugin) SetAdditionalProps(val WebFetchPluginAdditional) {
+	s.AdditionalProps = val
+}
+
+type WebFetchPluginAdditional map[string]jx.Raw
+
+func (s *WebFetchPluginAdditional) init() WebFetchPluginAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type WebFetchPluginID string
@@ -99961,8 +107664,9 @@ func (s *WebFetchPluginID) UnmarshalText(data []byte) error {
 // OpenRouter built-in server tool: fetches full content from a URL (web page or PDF).
 // Ref: #/components/schemas/WebFetchServerTool
 type WebFetchServerTool struct {
-	Parameters OptNilWebFetchServerToolConfig `json:"parameters"`
-	Type       OptNilWebFetchServerToolType   `json:"type"`
+	Parameters      OptNilWebFetchServerToolConfig `json:"parameters"`
+	Type            OptNilWebFetchServerToolType   `json:"type"`
+	AdditionalProps WebFetchServerToolAdditional
 }
 
 // GetParameters returns the value of Parameters.
@@ -99975,6 +107679,11 @@ func (s *WebFetchServerTool) GetType() OptNilWebFetchServerToolType {
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *WebFetchServerTool) GetAdditionalProps() WebFetchServerToolAdditional {
+	return s.AdditionalProps
+}
+
 // SetParameters sets the value of Parameters.
 func (s *WebFetchServerTool) SetParameters(val OptNilWebFetchServerToolConfig) {
 	s.Parameters = val
@@ -99983,6 +107692,22 @@ func (s *WebFetchServerTool) SetParameters(val OptNilWebFetchServerToolConfig) {
 // SetType sets the value of Type.
 func (s *WebFetchServerTool) SetType(val OptNilWebFetchServerToolType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *WebFetchServerTool) SetAdditionalProps(val WebFetchServerToolAdditional) {
+	s.AdditionalProps = val
+}
+
+type WebFetchServerToolAdditional map[string]jx.Raw
+
+func (s *WebFetchServerToolAdditional) init() WebFetchServerToolAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // Configuration for the openrouter:web_fetch server tool.
@@ -99996,7 +107721,8 @@ type WebFetchServerToolConfig struct {
 	// Maximum content length in approximate tokens. Content exceeding this limit is truncated.
 	MaxContentTokens OptNilInt `json:"max_content_tokens"`
 	// Maximum number of web fetches per request. Once exceeded, the tool returns an error.
-	MaxUses OptNilInt `json:"max_uses"`
+	MaxUses         OptNilInt `json:"max_uses"`
+	AdditionalProps WebFetchServerToolConfigAdditional
 }
 
 // GetAllowedDomains returns the value of AllowedDomains.
@@ -100024,6 +107750,11 @@ func (s *WebFetchServerToolConfig) GetMaxUses() OptNilInt {
 	return s.MaxUses
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *WebFetchServerToolConfig) GetAdditionalProps() WebFetchServerToolConfigAdditional {
+	return s.AdditionalProps
+}
+
 // SetAllowedDomains sets the value of AllowedDomains.
 func (s *WebFetchServerToolConfig) SetAllowedDomains(val OptNilStringArray) {
 	s.AllowedDomains = val
@@ -100047,6 +107778,22 @@ func (s *WebFetchServerToolConfig) SetMaxContentTokens(val OptNilInt) {
 // SetMaxUses sets the value of MaxUses.
 func (s *WebFetchServerToolConfig) SetMaxUses(val OptNilInt) {
 	s.MaxUses = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *WebFetchServerToolConfig) SetAdditionalProps(val WebFetchServerToolConfigAdditional) {
+	s.AdditionalProps = val
+}
+
+type WebFetchServerToolConfigAdditional map[string]jx.Raw
+
+func (s *WebFetchServerToolConfigAdditional) init() WebFetchServerToolConfigAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type WebFetchServerToolType string
@@ -100083,12 +107830,14 @@ func (s *WebFetchServerToolType) UnmarshalText(data []byte) error {
 	}
 }
 
+// Merged schema.
 // Ref: #/components/schemas/WebSearchCallCompletedEvent
 type WebSearchCallCompletedEvent struct {
-	ItemID         OptNilString                          `json:"item_id"`
-	OutputIndex    OptNilInt                             `json:"output_index"`
-	SequenceNumber OptNilInt                             `json:"sequence_number"`
-	Type           OptNilWebSearchCallCompletedEventType `json:"type"`
+	ItemID          OptNilString                          `json:"item_id"`
+	OutputIndex     OptNilInt                             `json:"output_index"`
+	SequenceNumber  OptNilInt                             `json:"sequence_number"`
+	Type            OptNilWebSearchCallCompletedEventType `json:"type"`
+	AdditionalProps WebSearchCallCompletedEventAdditional
 }
 
 // GetItemID returns the value of ItemID.
@@ -100111,6 +107860,11 @@ func (s *WebSearchCallCompletedEvent) GetType() OptNilWebSearchCallCompletedEven
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *WebSearchCallCompletedEvent) GetAdditionalProps() WebSearchCallCompletedEventAdditional {
+	return s.AdditionalProps
+}
+
 // SetItemID sets the value of ItemID.
 func (s *WebSearchCallCompletedEvent) SetItemID(val OptNilString) {
 	s.ItemID = val
@@ -100129,6 +107883,22 @@ func (s *WebSearchCallCompletedEvent) SetSequenceNumber(val OptNilInt) {
 // SetType sets the value of Type.
 func (s *WebSearchCallCompletedEvent) SetType(val OptNilWebSearchCallCompletedEventType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *WebSearchCallCompletedEvent) SetAdditionalProps(val WebSearchCallCompletedEventAdditional) {
+	s.AdditionalProps = val
+}
+
+type WebSearchCallCompletedEventAdditional map[string]jx.Raw
+
+func (s *WebSearchCallCompletedEventAdditional) init() WebSearchCallCompletedEventAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type WebSearchCallCompletedEventType string
@@ -100165,12 +107935,14 @@ func (s *WebSearchCallCompletedEventType) UnmarshalText(data []byte) error {
 	}
 }
 
+// Merged schema.
 // Ref: #/components/schemas/WebSearchCallInProgressEvent
 type WebSearchCallInProgressEvent struct {
-	ItemID         OptNilString                           `json:"item_id"`
-	OutputIndex    OptNilInt                              `json:"output_index"`
-	SequenceNumber OptNilInt                              `json:"sequence_number"`
-	Type           OptNilWebSearchCallInProgressEventType `json:"type"`
+	ItemID          OptNilString                           `json:"item_id"`
+	OutputIndex     OptNilInt                              `json:"output_index"`
+	SequenceNumber  OptNilInt                              `json:"sequence_number"`
+	Type            OptNilWebSearchCallInProgressEventType `json:"type"`
+	AdditionalProps WebSearchCallInProgressEventAdditional
 }
 
 // GetItemID returns the value of ItemID.
@@ -100193,6 +107965,11 @@ func (s *WebSearchCallInProgressEvent) GetType() OptNilWebSearchCallInProgressEv
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *WebSearchCallInProgressEvent) GetAdditionalProps() WebSearchCallInProgressEventAdditional {
+	return s.AdditionalProps
+}
+
 // SetItemID sets the value of ItemID.
 func (s *WebSearchCallInProgressEvent) SetItemID(val OptNilString) {
 	s.ItemID = val
@@ -100211,6 +107988,22 @@ func (s *WebSearchCallInProgressEvent) SetSequenceNumber(val OptNilInt) {
 // SetType sets the value of Type.
 func (s *WebSearchCallInProgressEvent) SetType(val OptNilWebSearchCallInProgressEventType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *WebSearchCallInProgressEvent) SetAdditionalProps(val WebSearchCallInProgressEventAdditional) {
+	s.AdditionalProps = val
+}
+
+type WebSearchCallInProgressEventAdditional map[string]jx.Raw
+
+func (s *WebSearchCallInProgressEventAdditional) init() WebSearchCallInProgressEventAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type WebSearchCallInProgressEventType string
@@ -100247,12 +108040,14 @@ func (s *WebSearchCallInProgressEventType) UnmarshalText(data []byte) error {
 	}
 }
 
+// Merged schema.
 // Ref: #/components/schemas/WebSearchCallSearchingEvent
 type WebSearchCallSearchingEvent struct {
-	ItemID         OptNilString                          `json:"item_id"`
-	OutputIndex    OptNilInt                             `json:"output_index"`
-	SequenceNumber OptNilInt                             `json:"sequence_number"`
-	Type           OptNilWebSearchCallSearchingEventType `json:"type"`
+	ItemID          OptNilString                          `json:"item_id"`
+	OutputIndex     OptNilInt                             `json:"output_index"`
+	SequenceNumber  OptNilInt                             `json:"sequence_number"`
+	Type            OptNilWebSearchCallSearchingEventType `json:"type"`
+	AdditionalProps WebSearchCallSearchingEventAdditional
 }
 
 // GetItemID returns the value of ItemID.
@@ -100275,6 +108070,11 @@ func (s *WebSearchCallSearchingEvent) GetType() OptNilWebSearchCallSearchingEven
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *WebSearchCallSearchingEvent) GetAdditionalProps() WebSearchCallSearchingEventAdditional {
+	return s.AdditionalProps
+}
+
 // SetItemID sets the value of ItemID.
 func (s *WebSearchCallSearchingEvent) SetItemID(val OptNilString) {
 	s.ItemID = val
@@ -100293,6 +108093,22 @@ func (s *WebSearchCallSearchingEvent) SetSequenceNumber(val OptNilInt) {
 // SetType sets the value of Type.
 func (s *WebSearchCallSearchingEvent) SetType(val OptNilWebSearchCallSearchingEventType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *WebSearchCallSearchingEvent) SetAdditionalProps(val WebSearchCallSearchingEventAdditional) {
+	s.AdditionalProps = val
+}
+
+type WebSearchCallSearchingEventAdditional map[string]jx.Raw
+
+func (s *WebSearchCallSearchingEventAdditional) init() WebSearchCallSearchingEventAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type WebSearchCallSearchingEventType string
@@ -100362,6 +108178,7 @@ type WebSearchConfig struct {
 	Mode              OptNilWebSearchMode                   `json:"mode"`
 	SearchContextSize OptNilSearchQualityLevel              `json:"search_context_size"`
 	UserLocation      OptNilWebSearchUserLocationServerTool `json:"user_location"`
+	AdditionalProps   WebSearchConfigAdditional
 }
 
 // GetAllowedDomains returns the value of AllowedDomains.
@@ -100414,6 +108231,11 @@ func (s *WebSearchConfig) GetUserLocation() OptNilWebSearchUserLocationServerToo
 	return s.UserLocation
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *WebSearchConfig) GetAdditionalProps() WebSearchConfigAdditional {
+	return s.AdditionalProps
+}
+
 // SetAllowedDomains sets the value of AllowedDomains.
 func (s *WebSearchConfig) SetAllowedDomains(val OptNilStringArray) {
 	s.AllowedDomains = val
@@ -100464,11 +108286,28 @@ func (s *WebSearchConfig) SetUserLocation(val OptNilWebSearchUserLocationServerT
 	s.UserLocation = val
 }
 
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *WebSearchConfig) SetAdditionalProps(val WebSearchConfigAdditional) {
+	s.AdditionalProps = val
+}
+
+type WebSearchConfigAdditional map[string]jx.Raw
+
+func (s *WebSearchConfigAdditional) init() WebSearchConfigAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
+}
+
 // Ref: #/components/schemas/WebSearchDomainFilter
 type WebSearchDomainFilter struct {
 	AllowedDomains  OptNilStringArray `json:"allowed_domains"`
 	BlockedDomains  OptNilStringArray `json:"blocked_domains"`
 	ExcludedDomains OptNilStringArray `json:"excluded_domains"`
+	AdditionalProps WebSearchDomainFilterAdditional
 }
 
 // GetAllowedDomains returns the value of AllowedDomains.
@@ -100486,6 +108325,11 @@ func (s *WebSearchDomainFilter) GetExcludedDomains() OptNilStringArray {
 	return s.ExcludedDomains
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *WebSearchDomainFilter) GetAdditionalProps() WebSearchDomainFilterAdditional {
+	return s.AdditionalProps
+}
+
 // SetAllowedDomains sets the value of AllowedDomains.
 func (s *WebSearchDomainFilter) SetAllowedDomains(val OptNilStringArray) {
 	s.AllowedDomains = val
@@ -100499,6 +108343,22 @@ func (s *WebSearchDomainFilter) SetBlockedDomains(val OptNilStringArray) {
 // SetExcludedDomains sets the value of ExcludedDomains.
 func (s *WebSearchDomainFilter) SetExcludedDomains(val OptNilStringArray) {
 	s.ExcludedDomains = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *WebSearchDomainFilter) SetAdditionalProps(val WebSearchDomainFilterAdditional) {
+	s.AdditionalProps = val
+}
+
+type WebSearchDomainFilterAdditional map[string]jx.Raw
+
+func (s *WebSearchDomainFilterAdditional) init() WebSearchDomainFilterAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // The search engine to use for web search.
@@ -100748,10 +108608,11 @@ type WebSearchPlugin struct {
 	MaxResults     OptNilInt         `json:"max_results"`
 	// Maximum number of times the model can invoke web search in a single turn. Passed through to native
 	// providers that support it (e.g. Anthropic).
-	MaxUses      OptNilInt                         `json:"max_uses"`
-	Mode         OptNilWebSearchMode               `json:"mode"`
-	SearchPrompt OptNilString                      `json:"search_prompt"`
-	UserLocation OptNilWebSearchPluginUserLocation `json:"user_location"`
+	MaxUses         OptNilInt                         `json:"max_uses"`
+	Mode            OptNilWebSearchMode               `json:"mode"`
+	SearchPrompt    OptNilString                      `json:"search_prompt"`
+	UserLocation    OptNilWebSearchPluginUserLocation `json:"user_location"`
+	AdditionalProps WebSearchPluginAdditional
 }
 
 // GetEnabled returns the value of Enabled.
@@ -100804,6 +108665,11 @@ func (s *WebSearchPlugin) GetUserLocation() OptNilWebSearchPluginUserLocation {
 	return s.UserLocation
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *WebSearchPlugin) GetAdditionalProps() WebSearchPluginAdditional {
+	return s.AdditionalProps
+}
+
 // SetEnabled sets the value of Enabled.
 func (s *WebSearchPlugin) SetEnabled(val OptNilBool) {
 	s.Enabled = val
@@ -100854,6 +108720,22 @@ func (s *WebSearchPlugin) SetUserLocation(val OptNilWebSearchPluginUserLocation)
 	s.UserLocation = val
 }
 
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *WebSearchPlugin) SetAdditionalProps(val WebSearchPluginAdditional) {
+	s.AdditionalProps = val
+}
+
+type WebSearchPluginAdditional map[string]jx.Raw
+
+func (s *WebSearchPluginAdditional) init() WebSearchPluginAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
+}
+
 type WebSearchPluginID string
 
 const (
@@ -100888,13 +108770,14 @@ func (s *WebSearchPluginID) UnmarshalText(data []byte) error {
 	}
 }
 
-// User location information for web search.
+// Merged schema.
 type WebSearchPluginUserLocation struct {
-	City     OptNilString                          `json:"city"`
-	Country  OptNilString                          `json:"country"`
-	Region   OptNilString                          `json:"region"`
-	Timezone OptNilString                          `json:"timezone"`
-	Type     OptNilWebSearchPluginUserLocationType `json:"type"`
+	City            OptNilString                          `json:"city"`
+	Country         OptNilString                          `json:"country"`
+	Region          OptNilString                          `json:"region"`
+	Timezone        OptNilString                          `json:"timezone"`
+	Type            OptNilWebSearchPluginUserLocationType `json:"type"`
+	AdditionalProps WebSearchPluginUserLocationAdditional
 }
 
 // GetCity returns the value of City.
@@ -100922,6 +108805,11 @@ func (s *WebSearchPluginUserLocation) GetType() OptNilWebSearchPluginUserLocatio
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *WebSearchPluginUserLocation) GetAdditionalProps() WebSearchPluginUserLocationAdditional {
+	return s.AdditionalProps
+}
+
 // SetCity sets the value of City.
 func (s *WebSearchPluginUserLocation) SetCity(val OptNilString) {
 	s.City = val
@@ -100945,6 +108833,22 @@ func (s *WebSearchPluginUserLocation) SetTimezone(val OptNilString) {
 // SetType sets the value of Type.
 func (s *WebSearchPluginUserLocation) SetType(val OptNilWebSearchPluginUserLocationType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *WebSearchPluginUserLocation) SetAdditionalProps(val WebSearchPluginUserLocationAdditional) {
+	s.AdditionalProps = val
+}
+
+type WebSearchPluginUserLocationAdditional map[string]jx.Raw
+
+func (s *WebSearchPluginUserLocationAdditional) init() WebSearchPluginUserLocationAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type WebSearchPluginUserLocationType string
@@ -100999,6 +108903,7 @@ type WebSearchServerTool struct {
 	SearchContextSize OptNilSearchContextSizeEnum   `json:"search_context_size"`
 	Type              OptNilWebSearchServerToolType `json:"type"`
 	UserLocation      OptNilWebSearchUserLocation   `json:"user_location"`
+	AdditionalProps   WebSearchServerToolAdditional
 }
 
 // GetEngine returns the value of Engine.
@@ -101041,6 +108946,11 @@ func (s *WebSearchServerTool) GetUserLocation() OptNilWebSearchUserLocation {
 	return s.UserLocation
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *WebSearchServerTool) GetAdditionalProps() WebSearchServerToolAdditional {
+	return s.AdditionalProps
+}
+
 // SetEngine sets the value of Engine.
 func (s *WebSearchServerTool) SetEngine(val OptNilWebSearchEngineEnum) {
 	s.Engine = val
@@ -101081,6 +108991,22 @@ func (s *WebSearchServerTool) SetUserLocation(val OptNilWebSearchUserLocation) {
 	s.UserLocation = val
 }
 
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *WebSearchServerTool) SetAdditionalProps(val WebSearchServerToolAdditional) {
+	s.AdditionalProps = val
+}
+
+type WebSearchServerToolAdditional map[string]jx.Raw
+
+func (s *WebSearchServerToolAdditional) init() WebSearchServerToolAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
+}
+
 // Configuration for the openrouter:web_search server tool.
 // Ref: #/components/schemas/WebSearchServerToolConfig
 type WebSearchServerToolConfig struct {
@@ -101115,6 +109041,7 @@ type WebSearchServerToolConfig struct {
 	Mode              OptNilWebSearchMode                   `json:"mode"`
 	SearchContextSize OptNilSearchQualityLevel              `json:"search_context_size"`
 	UserLocation      OptNilWebSearchUserLocationServerTool `json:"user_location"`
+	AdditionalProps   WebSearchServerToolConfigAdditional
 }
 
 // GetAllowedDomains returns the value of AllowedDomains.
@@ -101167,6 +109094,11 @@ func (s *WebSearchServerToolConfig) GetUserLocation() OptNilWebSearchUserLocatio
 	return s.UserLocation
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *WebSearchServerToolConfig) GetAdditionalProps() WebSearchServerToolConfigAdditional {
+	return s.AdditionalProps
+}
+
 // SetAllowedDomains sets the value of AllowedDomains.
 func (s *WebSearchServerToolConfig) SetAllowedDomains(val OptNilStringArray) {
 	s.AllowedDomains = val
@@ -101217,11 +109149,28 @@ func (s *WebSearchServerToolConfig) SetUserLocation(val OptNilWebSearchUserLocat
 	s.UserLocation = val
 }
 
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *WebSearchServerToolConfig) SetAdditionalProps(val WebSearchServerToolConfigAdditional) {
+	s.AdditionalProps = val
+}
+
+type WebSearchServerToolConfigAdditional map[string]jx.Raw
+
+func (s *WebSearchServerToolConfigAdditional) init() WebSearchServerToolConfigAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
+}
+
 // OpenRouter built-in server tool: searches the web for current information.
 // Ref: #/components/schemas/WebSearchServerTool_OpenRouter
 type WebSearchServerToolOpenRouter struct {
-	Parameters OptNilWebSearchServerToolConfig         `json:"parameters"`
-	Type       OptNilWebSearchServerToolOpenRouterType `json:"type"`
+	Parameters      OptNilWebSearchServerToolConfig         `json:"parameters"`
+	Type            OptNilWebSearchServerToolOpenRouterType `json:"type"`
+	AdditionalProps WebSearchServerToolOpenRouterAdditional
 }
 
 // GetParameters returns the value of Parameters.
@@ -101234,6 +109183,11 @@ func (s *WebSearchServerToolOpenRouter) GetType() OptNilWebSearchServerToolOpenR
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *WebSearchServerToolOpenRouter) GetAdditionalProps() WebSearchServerToolOpenRouterAdditional {
+	return s.AdditionalProps
+}
+
 // SetParameters sets the value of Parameters.
 func (s *WebSearchServerToolOpenRouter) SetParameters(val OptNilWebSearchServerToolConfig) {
 	s.Parameters = val
@@ -101242,6 +109196,22 @@ func (s *WebSearchServerToolOpenRouter) SetParameters(val OptNilWebSearchServerT
 // SetType sets the value of Type.
 func (s *WebSearchServerToolOpenRouter) SetType(val OptNilWebSearchServerToolOpenRouterType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *WebSearchServerToolOpenRouter) SetAdditionalProps(val WebSearchServerToolOpenRouterAdditional) {
+	s.AdditionalProps = val
+}
+
+type WebSearchServerToolOpenRouterAdditional map[string]jx.Raw
+
+func (s *WebSearchServerToolOpenRouterAdditional) init() WebSearchServerToolOpenRouterAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type WebSearchServerToolOpenRouterType string
@@ -101314,8 +109284,9 @@ func (s *WebSearchServerToolType) UnmarshalText(data []byte) error {
 
 // Ref: #/components/schemas/WebSearchSource
 type WebSearchSource struct {
-	Type OptNilWebSearchSourceType `json:"type"`
-	URL  OptNilString              `json:"url"`
+	Type            OptNilWebSearchSourceType `json:"type"`
+	URL             OptNilString              `json:"url"`
+	AdditionalProps WebSearchSourceAdditional
 }
 
 // GetType returns the value of Type.
@@ -101328,6 +109299,11 @@ func (s *WebSearchSource) GetURL() OptNilString {
 	return s.URL
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *WebSearchSource) GetAdditionalProps() WebSearchSourceAdditional {
+	return s.AdditionalProps
+}
+
 // SetType sets the value of Type.
 func (s *WebSearchSource) SetType(val OptNilWebSearchSourceType) {
 	s.Type = val
@@ -101336,6 +109312,22 @@ func (s *WebSearchSource) SetType(val OptNilWebSearchSourceType) {
 // SetURL sets the value of URL.
 func (s *WebSearchSource) SetURL(val OptNilString) {
 	s.URL = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *WebSearchSource) SetAdditionalProps(val WebSearchSourceAdditional) {
+	s.AdditionalProps = val
+}
+
+type WebSearchSourceAdditional map[string]jx.Raw
+
+func (s *WebSearchSourceAdditional) init() WebSearchSourceAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type WebSearchSourceType string
@@ -101431,11 +109423,12 @@ func (s *WebSearchStatus) UnmarshalText(data []byte) error {
 // User location information for web search.
 // Ref: #/components/schemas/WebSearchUserLocation
 type WebSearchUserLocation struct {
-	City     OptNilString                    `json:"city"`
-	Country  OptNilString                    `json:"country"`
-	Region   OptNilString                    `json:"region"`
-	Timezone OptNilString                    `json:"timezone"`
-	Type     OptNilWebSearchUserLocationType `json:"type"`
+	City            OptNilString                    `json:"city"`
+	Country         OptNilString                    `json:"country"`
+	Region          OptNilString                    `json:"region"`
+	Timezone        OptNilString                    `json:"timezone"`
+	Type            OptNilWebSearchUserLocationType `json:"type"`
+	AdditionalProps WebSearchUserLocationAdditional
 }
 
 // GetCity returns the value of City.
@@ -101463,6 +109456,11 @@ func (s *WebSearchUserLocation) GetType() OptNilWebSearchUserLocationType {
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *WebSearchUserLocation) GetAdditionalProps() WebSearchUserLocationAdditional {
+	return s.AdditionalProps
+}
+
 // SetCity sets the value of City.
 func (s *WebSearchUserLocation) SetCity(val OptNilString) {
 	s.City = val
@@ -101488,14 +109486,31 @@ func (s *WebSearchUserLocation) SetType(val OptNilWebSearchUserLocationType) {
 	s.Type = val
 }
 
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *WebSearchUserLocation) SetAdditionalProps(val WebSearchUserLocationAdditional) {
+	s.AdditionalProps = val
+}
+
+type WebSearchUserLocationAdditional map[string]jx.Raw
+
+func (s *WebSearchUserLocationAdditional) init() WebSearchUserLocationAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
+}
+
 // Approximate user location for location-biased results.
 // Ref: #/components/schemas/WebSearchUserLocationServerTool
 type WebSearchUserLocationServerTool struct {
-	City     OptNilString                              `json:"city"`
-	Country  OptNilString                              `json:"country"`
-	Region   OptNilString                              `json:"region"`
-	Timezone OptNilString                              `json:"timezone"`
-	Type     OptNilWebSearchUserLocationServerToolType `json:"type"`
+	City            OptNilString                              `json:"city"`
+	Country         OptNilString                              `json:"country"`
+	Region          OptNilString                              `json:"region"`
+	Timezone        OptNilString                              `json:"timezone"`
+	Type            OptNilWebSearchUserLocationServerToolType `json:"type"`
+	AdditionalProps WebSearchUserLocationServerToolAdditional
 }
 
 // GetCity returns the value of City.
@@ -101523,6 +109538,11 @@ func (s *WebSearchUserLocationServerTool) GetType() OptNilWebSearchUserLocationS
 	return s.Type
 }
 
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *WebSearchUserLocationServerTool) GetAdditionalProps() WebSearchUserLocationServerToolAdditional {
+	return s.AdditionalProps
+}
+
 // SetCity sets the value of City.
 func (s *WebSearchUserLocationServerTool) SetCity(val OptNilString) {
 	s.City = val
@@ -101546,6 +109566,22 @@ func (s *WebSearchUserLocationServerTool) SetTimezone(val OptNilString) {
 // SetType sets the value of Type.
 func (s *WebSearchUserLocationServerTool) SetType(val OptNilWebSearchUserLocationServerToolType) {
 	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *WebSearchUserLocationServerTool) SetAdditionalProps(val WebSearchUserLocationServerToolAdditional) {
+	s.AdditionalProps = val
+}
+
+type WebSearchUserLocationServerToolAdditional map[string]jx.Raw
+
+func (s *WebSearchUserLocationServerToolAdditional) init() WebSearchUserLocationServerToolAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 type WebSearchUserLocationServerToolType string

@@ -15,6 +15,18 @@ func (s *AdditionalToolsItem) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"role", "tools", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Role.Get(); ok {
 			if err := func() error {
@@ -34,32 +46,25 @@ func (s *AdditionalToolsItem) Validate() error {
 		})
 	}
 	if err := func() error {
-		if value, ok := s.Tools.Get(); ok {
+		if s.Tools == nil {
+			return errors.New("nil is invalid value")
+		}
+		var failures []validate.FieldError
+		for i, elem := range s.Tools {
 			if err := func() error {
-				if value == nil {
-					return errors.New("nil is invalid value")
-				}
-				var failures []validate.FieldError
-				for i, elem := range value {
-					if err := func() error {
-						if err := elem.Validate(); err != nil {
-							return err
-						}
-						return nil
-					}(); err != nil {
-						failures = append(failures, validate.FieldError{
-							Name:  fmt.Sprintf("[%d]", i),
-							Error: err,
-						})
-					}
-				}
-				if len(failures) > 0 {
-					return &validate.Error{Fields: failures}
+				if err := elem.Validate(); err != nil {
+					return err
 				}
 				return nil
 			}(); err != nil {
-				return err
+				failures = append(failures, validate.FieldError{
+					Name:  fmt.Sprintf("[%d]", i),
+					Error: err,
+				})
 			}
+		}
+		if len(failures) > 0 {
+			return &validate.Error{Fields: failures}
 		}
 		return nil
 	}(); err != nil {
@@ -121,6 +126,18 @@ func (s *AdditionalToolsItemToolsFunction) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"name", "parameters", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -160,145 +177,253 @@ func (s AdditionalToolsItemToolsItem) Validate() error {
 		if err := s.AdditionalToolsItemToolsFunction.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.AdditionalToolsItemToolsFunction, []interface{}{"name", "parameters", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case PreviewWebSearchServerToolAdditionalToolsItemToolsItem:
 		if err := s.PreviewWebSearchServerTool.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.PreviewWebSearchServerTool, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case Preview20250311WebSearchServerToolAdditionalToolsItemToolsItem:
 		if err := s.Preview20250311WebSearchServerTool.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.Preview20250311WebSearchServerTool, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case LegacyWebSearchServerToolAdditionalToolsItemToolsItem:
 		if err := s.LegacyWebSearchServerTool.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.LegacyWebSearchServerTool, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case WebSearchServerToolAdditionalToolsItemToolsItem:
 		if err := s.WebSearchServerTool.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.WebSearchServerTool, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case FileSearchServerToolAdditionalToolsItemToolsItem:
 		if err := s.FileSearchServerTool.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.FileSearchServerTool, []interface{}{"type", "vector_store_ids"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case ComputerUseServerToolAdditionalToolsItemToolsItem:
 		if err := s.ComputerUseServerTool.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.ComputerUseServerTool, []interface{}{"display_height", "display_width", "environment", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case CodeInterpreterServerToolAdditionalToolsItemToolsItem:
 		if err := s.CodeInterpreterServerTool.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.CodeInterpreterServerTool, []interface{}{"container", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case McpServerToolAdditionalToolsItemToolsItem:
 		if err := s.McpServerTool.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.McpServerTool, []interface{}{"server_label", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case ImageGenerationServerToolAdditionalToolsItemToolsItem:
 		if err := s.ImageGenerationServerTool.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.ImageGenerationServerTool, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case CodexLocalShellToolAdditionalToolsItemToolsItem:
 		if err := s.CodexLocalShellTool.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.CodexLocalShellTool, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case ShellServerToolAdditionalToolsItemToolsItem:
 		if err := s.ShellServerTool.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.ShellServerTool, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case ApplyPatchServerToolAdditionalToolsItemToolsItem:
 		if err := s.ApplyPatchServerTool.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.ApplyPatchServerTool, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case CustomToolAdditionalToolsItemToolsItem:
 		if err := s.CustomTool.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.CustomTool, []interface{}{"name", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case NamespaceToolAdditionalToolsItemToolsItem:
 		if err := s.NamespaceTool.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.NamespaceTool, []interface{}{"description", "name", "tools", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case AdvisorServerToolOpenRouterAdditionalToolsItemToolsItem:
 		if err := s.AdvisorServerToolOpenRouter.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.AdvisorServerToolOpenRouter, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case SubagentServerToolOpenRouterAdditionalToolsItemToolsItem:
 		if err := s.SubagentServerToolOpenRouter.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.SubagentServerToolOpenRouter, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case DatetimeServerToolAdditionalToolsItemToolsItem:
 		if err := s.DatetimeServerTool.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.DatetimeServerTool, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case FilesServerToolAdditionalToolsItemToolsItem:
 		if err := s.FilesServerTool.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.FilesServerTool, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case FusionServerToolOpenRouterAdditionalToolsItemToolsItem:
 		if err := s.FusionServerToolOpenRouter.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.FusionServerToolOpenRouter, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case ImageGenerationServerToolOpenRouterAdditionalToolsItemToolsItem:
 		if err := s.ImageGenerationServerToolOpenRouter.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.ImageGenerationServerToolOpenRouter, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case SearchModelsServerToolOpenRouterAdditionalToolsItemToolsItem:
 		if err := s.SearchModelsServerToolOpenRouter.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.SearchModelsServerToolOpenRouter, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case WebFetchServerToolAdditionalToolsItemToolsItem:
 		if err := s.WebFetchServerTool.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.WebFetchServerTool, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case WebSearchServerToolOpenRouterAdditionalToolsItemToolsItem:
 		if err := s.WebSearchServerToolOpenRouter.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.WebSearchServerToolOpenRouter, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case ApplyPatchServerToolOpenRouterAdditionalToolsItemToolsItem:
 		if err := s.ApplyPatchServerToolOpenRouter.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.ApplyPatchServerToolOpenRouter, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case BashServerToolAdditionalToolsItemToolsItem:
 		if err := s.BashServerTool.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.BashServerTool, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case ShellServerToolOpenRouterAdditionalToolsItemToolsItem:
 		if err := s.ShellServerToolOpenRouter.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.ShellServerToolOpenRouter, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case ToolSearchServerToolAdditionalToolsItemToolsItem:
 		if err := s.ToolSearchServerTool.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.ToolSearchServerTool, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	default:
 		return errors.Errorf("invalid type %q", s.Type)
 	}
+}
+
+func (s *AdditionalToolsItemToolsVariant28) Validate() error {
+	if s == nil {
+		return validate.ErrNilPointer
+	}
+
+	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if len(failures) > 0 {
+		return &validate.Error{Fields: failures}
+	}
+	return nil
 }
 
 func (s AdditionalToolsItemType) Validate() error {
@@ -445,6 +570,18 @@ func (s *AdvisorServerToolOpenRouter) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Parameters.Get(); ok {
 			if err := func() error {
@@ -502,33 +639,59 @@ func (s *AgentMessageItem) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
 	if err := func() error {
-		if value, ok := s.Content.Get(); ok {
+		if err := validateWith("x-spec-required", s, []interface{}{"author", "content", "recipient", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		if value, ok := s.Agent.Get(); ok {
 			if err := func() error {
-				if value == nil {
-					return errors.New("nil is invalid value")
+				if err := value.Validate(); err != nil {
+					return err
 				}
-				var failures []validate.FieldError
-				for i, elem := range value {
-					if err := func() error {
-						if err := elem.Validate(); err != nil {
-							return err
-						}
-						return nil
-					}(); err != nil {
-						failures = append(failures, validate.FieldError{
-							Name:  fmt.Sprintf("[%d]", i),
-							Error: err,
-						})
-					}
-				}
-				if len(failures) > 0 {
-					return &validate.Error{Fields: failures}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"agent_name"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
 				return err
 			}
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "agent",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		if s.Content == nil {
+			return errors.New("nil is invalid value")
+		}
+		var failures []validate.FieldError
+		for i, elem := range s.Content {
+			if err := func() error {
+				if err := elem.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				failures = append(failures, validate.FieldError{
+					Name:  fmt.Sprintf("[%d]", i),
+					Error: err,
+				})
+			}
+		}
+		if len(failures) > 0 {
+			return &validate.Error{Fields: failures}
 		}
 		return nil
 	}(); err != nil {
@@ -561,12 +724,48 @@ func (s *AgentMessageItem) Validate() error {
 	return nil
 }
 
+func (s *AgentMessageItemAgent) Validate() error {
+	if s == nil {
+		return validate.ErrNilPointer
+	}
+
+	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"agent_name"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if len(failures) > 0 {
+		return &validate.Error{Fields: failures}
+	}
+	return nil
+}
+
 func (s *AgentMessageItemContentEncryptedContent) Validate() error {
 	if s == nil {
 		return validate.ErrNilPointer
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"encrypted_content", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -606,6 +805,18 @@ func (s *AgentMessageItemContentInputImage) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"detail", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Detail.Get(); ok {
 			if err := func() error {
@@ -678,15 +889,24 @@ func (s AgentMessageItemContentItem) Validate() error {
 		if err := s.InputText.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.InputText, []interface{}{"text", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case AgentMessageItemContentInputImageAgentMessageItemContentItem:
 		if err := s.AgentMessageItemContentInputImage.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.AgentMessageItemContentInputImage, []interface{}{"detail", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case AgentMessageItemContentEncryptedContentAgentMessageItemContentItem:
 		if err := s.AgentMessageItemContentEncryptedContent.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.AgentMessageItemContentEncryptedContent, []interface{}{"encrypted_content", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	default:
@@ -709,6 +929,18 @@ func (s *AnnotationAddedEvent) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"annotation", "annotation_index", "content_index", "item_id", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Annotation.Get(); ok {
 			if err := func() error {
@@ -766,6 +998,18 @@ func (s *AnthropicCacheControlDirective) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.TTL.Get(); ok {
 			if err := func() error {
@@ -895,6 +1139,18 @@ func (s *ApplyPatchCallItem) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"call_id", "operation", "status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Operation.Get(); ok {
 			if err := func() error {
@@ -970,15 +1226,24 @@ func (s ApplyPatchCallOperation) Validate() error {
 		if err := s.ApplyPatchCreateFileOperation.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.ApplyPatchCreateFileOperation, []interface{}{"diff", "path", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case ApplyPatchUpdateFileOperationApplyPatchCallOperation:
 		if err := s.ApplyPatchUpdateFileOperation.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.ApplyPatchUpdateFileOperation, []interface{}{"diff", "path", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case ApplyPatchDeleteFileOperationApplyPatchCallOperation:
 		if err := s.ApplyPatchDeleteFileOperation.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.ApplyPatchDeleteFileOperation, []interface{}{"path", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	default:
@@ -992,6 +1257,18 @@ func (s *ApplyPatchCallOperationDiffDeltaEvent) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"delta", "item_id", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -1031,6 +1308,18 @@ func (s *ApplyPatchCallOperationDiffDoneEvent) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"diff", "item_id", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -1070,6 +1359,18 @@ func (s *ApplyPatchCallOutputItem) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"call_id", "status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Status.Get(); ok {
 			if err := func() error {
@@ -1149,6 +1450,18 @@ func (s *ApplyPatchCreateFileOperation) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"diff", "path", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -1188,6 +1501,18 @@ func (s *ApplyPatchDeleteFileOperation) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"path", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -1240,6 +1565,18 @@ func (s *ApplyPatchServerTool) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -1300,6 +1637,18 @@ func (s *ApplyPatchServerToolOpenRouter) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Parameters.Get(); ok {
 			if err := func() error {
@@ -1366,6 +1715,18 @@ func (s *ApplyPatchUpdateFileOperation) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"diff", "path", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -1405,6 +1766,18 @@ func (s *AutoBetaRouterPlugin) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"id"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.AllowedModels.Get(); ok {
 			if err := func() error {
@@ -1617,6 +1990,18 @@ func (s *AutoRouterPlugin) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"id"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.AllowedModels.Get(); ok {
 			if err := func() error {
@@ -1823,12 +2208,162 @@ func (s AutoRouterPluginID) Validate() error {
 	}
 }
 
+func (s *BadGatewayResponse) Validate() error {
+	if s == nil {
+		return validate.ErrNilPointer
+	}
+
+	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"error"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		if value, ok := s.Error.Get(); ok {
+			if err := func() error {
+				if err := value.Validate(); err != nil {
+					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"code", "message"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
+				}
+				return nil
+			}(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "error",
+			Error: err,
+		})
+	}
+	if len(failures) > 0 {
+		return &validate.Error{Fields: failures}
+	}
+	return nil
+}
+
+func (s *BadGatewayResponseErrorData) Validate() error {
+	if s == nil {
+		return validate.ErrNilPointer
+	}
+
+	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"code", "message"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if len(failures) > 0 {
+		return &validate.Error{Fields: failures}
+	}
+	return nil
+}
+
+func (s *BadRequestResponse) Validate() error {
+	if s == nil {
+		return validate.ErrNilPointer
+	}
+
+	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"error"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		if value, ok := s.Error.Get(); ok {
+			if err := func() error {
+				if err := value.Validate(); err != nil {
+					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"code", "message"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
+				}
+				return nil
+			}(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "error",
+			Error: err,
+		})
+	}
+	if len(failures) > 0 {
+		return &validate.Error{Fields: failures}
+	}
+	return nil
+}
+
+func (s *BadRequestResponseErrorData) Validate() error {
+	if s == nil {
+		return validate.ErrNilPointer
+	}
+
+	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"code", "message"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if len(failures) > 0 {
+		return &validate.Error{Fields: failures}
+	}
+	return nil
+}
+
 func (s *BaseAnnotationAddedEvent) Validate() error {
 	if s == nil {
 		return validate.ErrNilPointer
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"annotation", "annotation_index", "content_index", "item_id", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Annotation.Get(); ok {
 			if err := func() error {
@@ -1886,6 +2421,18 @@ func (s *BaseContentPartAddedEvent) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"content_index", "item_id", "output_index", "part", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Part.Get(); ok {
 			if err := func() error {
@@ -1934,10 +2481,16 @@ func (s BaseContentPartAddedEventPart) Validate() error {
 		if err := s.ResponseOutputText.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.ResponseOutputText, []interface{}{"text", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case OpenAIResponsesRefusalContentBaseContentPartAddedEventPart:
 		if err := s.OpenAIResponsesRefusalContent.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.OpenAIResponsesRefusalContent, []interface{}{"refusal", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	default:
@@ -1960,6 +2513,18 @@ func (s *BaseContentPartDoneEvent) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"content_index", "item_id", "output_index", "part", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Part.Get(); ok {
 			if err := func() error {
@@ -2008,10 +2573,16 @@ func (s BaseContentPartDoneEventPart) Validate() error {
 		if err := s.ResponseOutputText.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.ResponseOutputText, []interface{}{"text", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case OpenAIResponsesRefusalContentBaseContentPartDoneEventPart:
 		if err := s.OpenAIResponsesRefusalContent.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.OpenAIResponsesRefusalContent, []interface{}{"refusal", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	default:
@@ -2034,6 +2605,18 @@ func (s *BaseCustomToolCallInputDeltaEvent) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"delta", "item_id", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -2073,6 +2656,18 @@ func (s *BaseCustomToolCallInputDoneEvent) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"input", "item_id", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -2112,6 +2707,18 @@ func (s *BaseErrorEvent) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"code", "message", "param", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -2151,6 +2758,18 @@ func (s *BaseFunctionCallArgsDeltaEvent) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"delta", "item_id", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -2190,6 +2809,18 @@ func (s *BaseFunctionCallArgsDoneEvent) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"arguments", "item_id", "name", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -2262,40 +2893,64 @@ func (s BaseInputsItem) Validate() error {
 		if err := s.BaseInputsMessage.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.BaseInputsMessage, []interface{}{"content", "role"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case OpenAIResponseFunctionToolCallOutputBaseInputsItem:
 		if err := s.OpenAIResponseFunctionToolCallOutput.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.OpenAIResponseFunctionToolCallOutput, []interface{}{"call_id", "output", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case OpenAIResponseFunctionToolCallBaseInputsItem:
 		if err := s.OpenAIResponseFunctionToolCall.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.OpenAIResponseFunctionToolCall, []interface{}{"arguments", "call_id", "name", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case OutputItemImageGenerationCallBaseInputsItem:
 		if err := s.OutputItemImageGenerationCall.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.OutputItemImageGenerationCall, []interface{}{"id", "status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case OpenAIResponseCustomToolCallBaseInputsItem:
 		if err := s.OpenAIResponseCustomToolCall.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.OpenAIResponseCustomToolCall, []interface{}{"call_id", "input", "name", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case OpenAIResponseCustomToolCallOutputBaseInputsItem:
 		if err := s.OpenAIResponseCustomToolCallOutput.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.OpenAIResponseCustomToolCallOutput, []interface{}{"call_id", "output", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case ApplyPatchCallItemBaseInputsItem:
 		if err := s.ApplyPatchCallItem.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.ApplyPatchCallItem, []interface{}{"call_id", "operation", "status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case ApplyPatchCallOutputItemBaseInputsItem:
 		if err := s.ApplyPatchCallOutputItem.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.ApplyPatchCallOutputItem, []interface{}{"call_id", "status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	default:
@@ -2309,6 +2964,18 @@ func (s *BaseInputsMessage) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"content", "role"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Content.Get(); ok {
 			if err := func() error {
@@ -2444,30 +3111,48 @@ func (s BaseInputsMessageContent1Item) Validate() error {
 		if err := s.InputText.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.InputText, []interface{}{"text", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case InputImageBaseInputsMessageContent1Item:
 		if err := s.InputImage.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.InputImage, []interface{}{"detail", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case InputFileBaseInputsMessageContent1Item:
 		if err := s.InputFile.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.InputFile, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case InputAudioBaseInputsMessageContent1Item:
 		if err := s.InputAudio.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.InputAudio, []interface{}{"input_audio", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case ResponseOutputTextBaseInputsMessageContent1Item:
 		if err := s.ResponseOutputText.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.ResponseOutputText, []interface{}{"text", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case OpenAIResponsesRefusalContentBaseInputsMessageContent1Item:
 		if err := s.OpenAIResponsesRefusalContent.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.OpenAIResponsesRefusalContent, []interface{}{"refusal", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	default:
@@ -2613,6 +3298,18 @@ func (s *BaseReasoningDeltaEvent) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"content_index", "delta", "item_id", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -2652,6 +3349,18 @@ func (s *BaseReasoningDoneEvent) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"content_index", "item_id", "output_index", "sequence_number", "text", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -2691,11 +3400,26 @@ func (s *BaseReasoningSummaryPartAddedEvent) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"item_id", "output_index", "part", "sequence_number", "summary_index", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Part.Get(); ok {
 			if err := func() error {
 				if err := value.Validate(); err != nil {
 					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"text", "type"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
@@ -2748,11 +3472,26 @@ func (s *BaseReasoningSummaryPartDoneEvent) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"item_id", "output_index", "part", "sequence_number", "summary_index", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Part.Get(); ok {
 			if err := func() error {
 				if err := value.Validate(); err != nil {
 					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"text", "type"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
@@ -2805,6 +3544,18 @@ func (s *BaseReasoningSummaryTextDeltaEvent) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"delta", "item_id", "output_index", "sequence_number", "summary_index", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -2844,6 +3595,18 @@ func (s *BaseReasoningSummaryTextDoneEvent) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"item_id", "output_index", "sequence_number", "summary_index", "text", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -2883,6 +3646,18 @@ func (s *BaseRefusalDeltaEvent) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"content_index", "delta", "item_id", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -2922,6 +3697,18 @@ func (s *BaseRefusalDoneEvent) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"content_index", "item_id", "output_index", "refusal", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -2961,11 +3748,26 @@ func (s *BaseResponsesResult) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"completed_at", "created_at", "error", "frequency_penalty", "id", "incomplete_details", "instructions", "metadata", "model", "object", "output", "parallel_tool_calls", "presence_penalty", "status", "temperature", "tool_choice", "tools", "top_p"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Error.Get(); ok {
 			if err := func() error {
 				if err := value.Validate(); err != nil {
 					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"code", "message"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
@@ -3052,32 +3854,25 @@ func (s *BaseResponsesResult) Validate() error {
 		})
 	}
 	if err := func() error {
-		if value, ok := s.Output.Get(); ok {
+		if s.Output == nil {
+			return errors.New("nil is invalid value")
+		}
+		var failures []validate.FieldError
+		for i, elem := range s.Output {
 			if err := func() error {
-				if value == nil {
-					return errors.New("nil is invalid value")
-				}
-				var failures []validate.FieldError
-				for i, elem := range value {
-					if err := func() error {
-						if err := elem.Validate(); err != nil {
-							return err
-						}
-						return nil
-					}(); err != nil {
-						failures = append(failures, validate.FieldError{
-							Name:  fmt.Sprintf("[%d]", i),
-							Error: err,
-						})
-					}
-				}
-				if len(failures) > 0 {
-					return &validate.Error{Fields: failures}
+				if err := elem.Validate(); err != nil {
+					return err
 				}
 				return nil
 			}(); err != nil {
-				return err
+				failures = append(failures, validate.FieldError{
+					Name:  fmt.Sprintf("[%d]", i),
+					Error: err,
+				})
 			}
+		}
+		if len(failures) > 0 {
+			return &validate.Error{Fields: failures}
 		}
 		return nil
 	}(); err != nil {
@@ -3105,10 +3900,34 @@ func (s *BaseResponsesResult) Validate() error {
 		})
 	}
 	if err := func() error {
+		if value, ok := s.Prompt.Get(); ok {
+			if err := func() error {
+				if err := value.Validate(); err != nil {
+					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"id"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
+				}
+				return nil
+			}(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "prompt",
+			Error: err,
+		})
+	}
+	if err := func() error {
 		if value, ok := s.PromptCacheOptions.Get(); ok {
 			if err := func() error {
 				if err := value.Validate(); err != nil {
 					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"mode"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
@@ -3231,32 +4050,25 @@ func (s *BaseResponsesResult) Validate() error {
 		})
 	}
 	if err := func() error {
-		if value, ok := s.Tools.Get(); ok {
+		if s.Tools == nil {
+			return errors.New("nil is invalid value")
+		}
+		var failures []validate.FieldError
+		for i, elem := range s.Tools {
 			if err := func() error {
-				if value == nil {
-					return errors.New("nil is invalid value")
-				}
-				var failures []validate.FieldError
-				for i, elem := range value {
-					if err := func() error {
-						if err := elem.Validate(); err != nil {
-							return err
-						}
-						return nil
-					}(); err != nil {
-						failures = append(failures, validate.FieldError{
-							Name:  fmt.Sprintf("[%d]", i),
-							Error: err,
-						})
-					}
-				}
-				if len(failures) > 0 {
-					return &validate.Error{Fields: failures}
+				if err := elem.Validate(); err != nil {
+					return err
 				}
 				return nil
 			}(); err != nil {
-				return err
+				failures = append(failures, validate.FieldError{
+					Name:  fmt.Sprintf("[%d]", i),
+					Error: err,
+				})
 			}
+		}
+		if len(failures) > 0 {
+			return &validate.Error{Fields: failures}
 		}
 		return nil
 	}(); err != nil {
@@ -3301,6 +4113,27 @@ func (s *BaseResponsesResult) Validate() error {
 			Error: err,
 		})
 	}
+	if err := func() error {
+		if value, ok := s.Usage.Get(); ok {
+			if err := func() error {
+				if err := value.Validate(); err != nil {
+					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"input_tokens", "input_tokens_details", "output_tokens", "output_tokens_details", "total_tokens"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
+				}
+				return nil
+			}(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "usage",
+			Error: err,
+		})
+	}
 	if len(failures) > 0 {
 		return &validate.Error{Fields: failures}
 	}
@@ -3322,45 +4155,72 @@ func (s BaseResponsesResultOutputItem) Validate() error {
 		if err := s.OutputMessage.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.OutputMessage, []interface{}{"content", "id", "role", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case OutputItemReasoningBaseResponsesResultOutputItem:
 		if err := s.OutputItemReasoning.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.OutputItemReasoning, []interface{}{"id", "summary", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case OutputItemFunctionCallBaseResponsesResultOutputItem:
 		if err := s.OutputItemFunctionCall.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.OutputItemFunctionCall, []interface{}{"arguments", "call_id", "name", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case OutputItemCustomToolCallBaseResponsesResultOutputItem:
 		if err := s.OutputItemCustomToolCall.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.OutputItemCustomToolCall, []interface{}{"call_id", "input", "name", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case OutputItemWebSearchCallBaseResponsesResultOutputItem:
 		if err := s.OutputItemWebSearchCall.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.OutputItemWebSearchCall, []interface{}{"id", "status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case OutputItemFileSearchCallBaseResponsesResultOutputItem:
 		if err := s.OutputItemFileSearchCall.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.OutputItemFileSearchCall, []interface{}{"id", "queries", "status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case OutputItemImageGenerationCallBaseResponsesResultOutputItem:
 		if err := s.OutputItemImageGenerationCall.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.OutputItemImageGenerationCall, []interface{}{"id", "status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case OutputItemApplyPatchCallBaseResponsesResultOutputItem:
 		if err := s.OutputItemApplyPatchCall.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.OutputItemApplyPatchCall, []interface{}{"call_id", "id", "operation", "status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case OutputItemCodeInterpreterCallBaseResponsesResultOutputItem:
 		if err := s.OutputItemCodeInterpreterCall.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.OutputItemCodeInterpreterCall, []interface{}{"id", "status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	default:
@@ -3374,6 +4234,18 @@ func (s *BaseResponsesResultToolsFunction) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"name", "parameters", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -3413,75 +4285,120 @@ func (s BaseResponsesResultToolsItem) Validate() error {
 		if err := s.BaseResponsesResultToolsFunction.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.BaseResponsesResultToolsFunction, []interface{}{"name", "parameters", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case PreviewWebSearchServerToolBaseResponsesResultToolsItem:
 		if err := s.PreviewWebSearchServerTool.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.PreviewWebSearchServerTool, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case Preview20250311WebSearchServerToolBaseResponsesResultToolsItem:
 		if err := s.Preview20250311WebSearchServerTool.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.Preview20250311WebSearchServerTool, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case LegacyWebSearchServerToolBaseResponsesResultToolsItem:
 		if err := s.LegacyWebSearchServerTool.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.LegacyWebSearchServerTool, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case WebSearchServerToolBaseResponsesResultToolsItem:
 		if err := s.WebSearchServerTool.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.WebSearchServerTool, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case FileSearchServerToolBaseResponsesResultToolsItem:
 		if err := s.FileSearchServerTool.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.FileSearchServerTool, []interface{}{"type", "vector_store_ids"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case ComputerUseServerToolBaseResponsesResultToolsItem:
 		if err := s.ComputerUseServerTool.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.ComputerUseServerTool, []interface{}{"display_height", "display_width", "environment", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case CodeInterpreterServerToolBaseResponsesResultToolsItem:
 		if err := s.CodeInterpreterServerTool.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.CodeInterpreterServerTool, []interface{}{"container", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case McpServerToolBaseResponsesResultToolsItem:
 		if err := s.McpServerTool.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.McpServerTool, []interface{}{"server_label", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case ImageGenerationServerToolBaseResponsesResultToolsItem:
 		if err := s.ImageGenerationServerTool.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.ImageGenerationServerTool, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case CodexLocalShellToolBaseResponsesResultToolsItem:
 		if err := s.CodexLocalShellTool.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.CodexLocalShellTool, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case ShellServerToolBaseResponsesResultToolsItem:
 		if err := s.ShellServerTool.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.ShellServerTool, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case ApplyPatchServerToolBaseResponsesResultToolsItem:
 		if err := s.ApplyPatchServerTool.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.ApplyPatchServerTool, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case CustomToolBaseResponsesResultToolsItem:
 		if err := s.CustomTool.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.CustomTool, []interface{}{"name", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case NamespaceToolBaseResponsesResultToolsItem:
 		if err := s.NamespaceTool.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.NamespaceTool, []interface{}{"description", "name", "tools", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	default:
@@ -3495,33 +4412,41 @@ func (s *BaseTextDeltaEvent) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
 	if err := func() error {
-		if value, ok := s.Logprobs.Get(); ok {
+		if err := validateWith("x-spec-required", s, []interface{}{"content_index", "delta", "item_id", "logprobs", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		if s.Logprobs == nil {
+			return errors.New("nil is invalid value")
+		}
+		var failures []validate.FieldError
+		for i, elem := range s.Logprobs {
 			if err := func() error {
-				if value == nil {
-					return errors.New("nil is invalid value")
+				if err := elem.Validate(); err != nil {
+					return err
 				}
-				var failures []validate.FieldError
-				for i, elem := range value {
-					if err := func() error {
-						if err := elem.Validate(); err != nil {
-							return err
-						}
-						return nil
-					}(); err != nil {
-						failures = append(failures, validate.FieldError{
-							Name:  fmt.Sprintf("[%d]", i),
-							Error: err,
-						})
-					}
-				}
-				if len(failures) > 0 {
-					return &validate.Error{Fields: failures}
+				if err := validatedBefore("x-spec-required", elem, []interface{}{"logprob", "token"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
-				return err
+				failures = append(failures, validate.FieldError{
+					Name:  fmt.Sprintf("[%d]", i),
+					Error: err,
+				})
 			}
+		}
+		if len(failures) > 0 {
+			return &validate.Error{Fields: failures}
 		}
 		return nil
 	}(); err != nil {
@@ -3569,33 +4494,41 @@ func (s *BaseTextDoneEvent) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
 	if err := func() error {
-		if value, ok := s.Logprobs.Get(); ok {
+		if err := validateWith("x-spec-required", s, []interface{}{"content_index", "item_id", "logprobs", "output_index", "sequence_number", "text", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		if s.Logprobs == nil {
+			return errors.New("nil is invalid value")
+		}
+		var failures []validate.FieldError
+		for i, elem := range s.Logprobs {
 			if err := func() error {
-				if value == nil {
-					return errors.New("nil is invalid value")
+				if err := elem.Validate(); err != nil {
+					return err
 				}
-				var failures []validate.FieldError
-				for i, elem := range value {
-					if err := func() error {
-						if err := elem.Validate(); err != nil {
-							return err
-						}
-						return nil
-					}(); err != nil {
-						failures = append(failures, validate.FieldError{
-							Name:  fmt.Sprintf("[%d]", i),
-							Error: err,
-						})
-					}
-				}
-				if len(failures) > 0 {
-					return &validate.Error{Fields: failures}
+				if err := validatedBefore("x-spec-required", elem, []interface{}{"logprob", "token"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
-				return err
+				failures = append(failures, validate.FieldError{
+					Name:  fmt.Sprintf("[%d]", i),
+					Error: err,
+				})
 			}
+		}
+		if len(failures) > 0 {
+			return &validate.Error{Fields: failures}
 		}
 		return nil
 	}(); err != nil {
@@ -3643,6 +4576,18 @@ func (s *BashServerTool) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Parameters.Get(); ok {
 			if err := func() error {
@@ -3752,10 +4697,16 @@ func (s BashServerToolEnvironment) Validate() error {
 		if err := s.ContainerAutoEnvironment.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.ContainerAutoEnvironment, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case ContainerReferenceEnvironmentBashServerToolEnvironment:
 		if err := s.ContainerReferenceEnvironment.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.ContainerReferenceEnvironment, []interface{}{"container_id", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	default:
@@ -3777,6 +4728,95 @@ func (s ChatAssistantImages) Validate() error {
 	if alias == nil {
 		return errors.New("nil is invalid value")
 	}
+	var failures []validate.FieldError
+	for i, elem := range alias {
+		if err := func() error {
+			if err := elem.Validate(); err != nil {
+				return err
+			}
+			if err := validatedBefore("x-spec-required", elem, []interface{}{"image_url"}); err != nil {
+				return errors.Wrap(err, "x-spec-required")
+			}
+			return nil
+		}(); err != nil {
+			failures = append(failures, validate.FieldError{
+				Name:  fmt.Sprintf("[%d]", i),
+				Error: err,
+			})
+		}
+	}
+	if len(failures) > 0 {
+		return &validate.Error{Fields: failures}
+	}
+	return nil
+}
+
+func (s *ChatAssistantImagesItem) Validate() error {
+	if s == nil {
+		return validate.ErrNilPointer
+	}
+
+	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"image_url"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		if value, ok := s.ImageURL.Get(); ok {
+			if err := func() error {
+				if err := value.Validate(); err != nil {
+					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"url"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
+				}
+				return nil
+			}(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "image_url",
+			Error: err,
+		})
+	}
+	if len(failures) > 0 {
+		return &validate.Error{Fields: failures}
+	}
+	return nil
+}
+
+func (s *ChatAssistantImagesItemImageURL) Validate() error {
+	if s == nil {
+		return validate.ErrNilPointer
+	}
+
+	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"url"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if len(failures) > 0 {
+		return &validate.Error{Fields: failures}
+	}
 	return nil
 }
 
@@ -3786,6 +4826,18 @@ func (s *ChatAssistantMessage) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"role"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Annotations.Get(); ok {
 			if err := func() error {
@@ -3797,6 +4849,9 @@ func (s *ChatAssistantMessage) Validate() error {
 					if err := func() error {
 						if err := elem.Validate(); err != nil {
 							return err
+						}
+						if err := validatedBefore("x-spec-required", elem, []interface{}{"type", "url_citation"}); err != nil {
+							return errors.Wrap(err, "x-spec-required")
 						}
 						return nil
 					}(); err != nil {
@@ -3905,6 +4960,9 @@ func (s *ChatAssistantMessage) Validate() error {
 						if err := elem.Validate(); err != nil {
 							return err
 						}
+						if err := validatedBefore("x-spec-required", elem, []interface{}{"function", "id", "type"}); err != nil {
+							return errors.Wrap(err, "x-spec-required")
+						}
 						return nil
 					}(); err != nil {
 						failures = append(failures, validate.FieldError{
@@ -3982,6 +5040,18 @@ func (s *ChatChoice) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"finish_reason", "index", "message"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.FinishReason.Get(); ok {
 			if err := func() error {
@@ -4006,6 +5076,9 @@ func (s *ChatChoice) Validate() error {
 				if err := value.Validate(); err != nil {
 					return err
 				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"content"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
+				}
 				return nil
 			}(); err != nil {
 				return err
@@ -4023,6 +5096,9 @@ func (s *ChatChoice) Validate() error {
 			if err := func() error {
 				if err := value.Validate(); err != nil {
 					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"role"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
@@ -4048,6 +5124,39 @@ func (s *ChatContentAudio) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"input_audio", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		if value, ok := s.InputAudio.Get(); ok {
+			if err := func() error {
+				if err := value.Validate(); err != nil {
+					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"data", "format"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
+				}
+				return nil
+			}(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "input_audio",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -4072,6 +5181,30 @@ func (s *ChatContentAudio) Validate() error {
 	return nil
 }
 
+func (s *ChatContentAudioInputAudio) Validate() error {
+	if s == nil {
+		return validate.ErrNilPointer
+	}
+
+	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"data", "format"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if len(failures) > 0 {
+		return &validate.Error{Fields: failures}
+	}
+	return nil
+}
+
 func (s ChatContentAudioType) Validate() error {
 	switch s {
 	case "input_audio":
@@ -4087,6 +5220,18 @@ func (s *ChatContentCacheControl) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.TTL.Get(); ok {
 			if err := func() error {
@@ -4144,6 +5289,18 @@ func (s *ChatContentFile) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"file", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -4183,11 +5340,26 @@ func (s *ChatContentImage) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"image_url", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.ImageURL.Get(); ok {
 			if err := func() error {
 				if err := value.Validate(); err != nil {
 					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"url"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
@@ -4231,6 +5403,18 @@ func (s *ChatContentImageImageURL) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"url"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Detail.Get(); ok {
 			if err := func() error {
@@ -4285,30 +5469,48 @@ func (s ChatContentItems) Validate() error {
 		if err := s.ChatContentText.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.ChatContentText, []interface{}{"text", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case ChatContentImageChatContentItems:
 		if err := s.ChatContentImage.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.ChatContentImage, []interface{}{"image_url", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case ChatContentAudioChatContentItems:
 		if err := s.ChatContentAudio.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.ChatContentAudio, []interface{}{"input_audio", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case LegacyChatContentVideoChatContentItems:
 		if err := s.LegacyChatContentVideo.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.LegacyChatContentVideo, []interface{}{"type", "video_url"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case ChatContentVideoChatContentItems:
 		if err := s.ChatContentVideo.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.ChatContentVideo, []interface{}{"type", "video_url"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case ChatContentFileChatContentItems:
 		if err := s.ChatContentFile.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.ChatContentFile, []interface{}{"file", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	default:
@@ -4322,11 +5524,26 @@ func (s *ChatContentText) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"text", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.CacheControl.Get(); ok {
 			if err := func() error {
 				if err := value.Validate(); err != nil {
 					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"type"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
@@ -4345,6 +5562,9 @@ func (s *ChatContentText) Validate() error {
 			if err := func() error {
 				if err := value.Validate(); err != nil {
 					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"mode"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
@@ -4397,6 +5617,18 @@ func (s *ChatContentVideo) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"type", "video_url"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -4412,6 +5644,51 @@ func (s *ChatContentVideo) Validate() error {
 	}(); err != nil {
 		failures = append(failures, validate.FieldError{
 			Name:  "type",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		if value, ok := s.VideoURL.Get(); ok {
+			if err := func() error {
+				if err := value.Validate(); err != nil {
+					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"url"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
+				}
+				return nil
+			}(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "video_url",
+			Error: err,
+		})
+	}
+	if len(failures) > 0 {
+		return &validate.Error{Fields: failures}
+	}
+	return nil
+}
+
+func (s *ChatContentVideoInput) Validate() error {
+	if s == nil {
+		return validate.ErrNilPointer
+	}
+
+	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"url"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
 			Error: err,
 		})
 	}
@@ -4436,6 +5713,18 @@ func (s *ChatDeveloperMessage) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"content", "role"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Content.Get(); ok {
 			if err := func() error {
@@ -4492,6 +5781,9 @@ func (s ChatDeveloperMessageContent) Validate() error {
 				if err := elem.Validate(); err != nil {
 					return err
 				}
+				if err := validatedBefore("x-spec-required", elem, []interface{}{"text", "type"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
+				}
 				return nil
 			}(); err != nil {
 				failures = append(failures, validate.FieldError{
@@ -4543,6 +5835,18 @@ func (s *ChatFormatGrammarConfig) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"grammar", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -4582,6 +5886,18 @@ func (s *ChatFormatJsonObjectConfig) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -4621,11 +5937,26 @@ func (s *ChatFormatJsonSchemaConfig) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"json_schema", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.JSONSchema.Get(); ok {
 			if err := func() error {
 				if err := value.Validate(); err != nil {
 					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"name"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
@@ -4678,6 +6009,18 @@ func (s *ChatFormatPythonConfig) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -4717,6 +6060,18 @@ func (s *ChatFormatTextConfig) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -4756,60 +6111,96 @@ func (s ChatFunctionTool) Validate() error {
 		if err := s.ChatFunctionToolFunction.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.ChatFunctionToolFunction, []interface{}{"function", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case AdvisorServerToolOpenRouterChatFunctionTool:
 		if err := s.AdvisorServerToolOpenRouter.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.AdvisorServerToolOpenRouter, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case BashServerToolChatFunctionTool:
 		if err := s.BashServerTool.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.BashServerTool, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case DatetimeServerToolChatFunctionTool:
 		if err := s.DatetimeServerTool.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.DatetimeServerTool, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case FilesServerToolChatFunctionTool:
 		if err := s.FilesServerTool.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.FilesServerTool, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case FusionServerToolOpenRouterChatFunctionTool:
 		if err := s.FusionServerToolOpenRouter.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.FusionServerToolOpenRouter, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case ImageGenerationServerToolOpenRouterChatFunctionTool:
 		if err := s.ImageGenerationServerToolOpenRouter.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.ImageGenerationServerToolOpenRouter, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case ChatSearchModelsServerToolChatFunctionTool:
 		if err := s.ChatSearchModelsServerTool.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.ChatSearchModelsServerTool, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case SubagentServerToolOpenRouterChatFunctionTool:
 		if err := s.SubagentServerToolOpenRouter.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.SubagentServerToolOpenRouter, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case WebFetchServerToolChatFunctionTool:
 		if err := s.WebFetchServerTool.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.WebFetchServerTool, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case OpenRouterWebSearchServerToolChatFunctionTool:
 		if err := s.OpenRouterWebSearchServerTool.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.OpenRouterWebSearchServerTool, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case ChatFunctionToolWebSearchChatFunctionTool, ChatFunctionToolWebSearch20250826ChatFunctionTool, ChatFunctionToolWebSearchPreviewChatFunctionTool, ChatFunctionToolWebSearchPreview20250311ChatFunctionTool:
 		if err := s.ChatWebSearchShorthand.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.ChatWebSearchShorthand, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	default:
@@ -4823,11 +6214,26 @@ func (s *ChatFunctionToolFunction) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"function", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.CacheControl.Get(); ok {
 			if err := func() error {
 				if err := value.Validate(); err != nil {
 					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"type"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
@@ -4846,6 +6252,9 @@ func (s *ChatFunctionToolFunction) Validate() error {
 			if err := func() error {
 				if err := value.Validate(); err != nil {
 					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"name"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
@@ -4889,6 +6298,18 @@ func (s *ChatFunctionToolFunctionFunction) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"name"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Name.Get(); ok {
 			if err := func() error {
@@ -4940,6 +6361,18 @@ func (s *ChatJsonSchemaConfig) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"name"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Name.Get(); ok {
 			if err := func() error {
@@ -4982,6 +6415,190 @@ func (s *ChatMessageAnnotation) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"type", "url_citation"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		if value, ok := s.Type.Get(); ok {
+			if err := func() error {
+				if err := value.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "type",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		if value, ok := s.URLCitation.Get(); ok {
+			if err := func() error {
+				if err := value.Validate(); err != nil {
+					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"url"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
+				}
+				return nil
+			}(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "url_citation",
+			Error: err,
+		})
+	}
+	if len(failures) > 0 {
+		return &validate.Error{Fields: failures}
+	}
+	return nil
+}
+
+func (s ChatMessageAnnotationType) Validate() error {
+	switch s {
+	case "url_citation":
+		return nil
+	default:
+		return errors.Errorf("invalid value: %v", s)
+	}
+}
+
+func (s *ChatMessageAnnotationURLCitation) Validate() error {
+	if s == nil {
+		return validate.ErrNilPointer
+	}
+
+	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"url"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if len(failures) > 0 {
+		return &validate.Error{Fields: failures}
+	}
+	return nil
+}
+
+func (s ChatMessages) Validate() error {
+	switch s.Type {
+	case ChatSystemMessageChatMessages:
+		if err := s.ChatSystemMessage.Validate(); err != nil {
+			return err
+		}
+		if err := validatedBefore("x-spec-required", s.ChatSystemMessage, []interface{}{"content", "role"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	case ChatUserMessageChatMessages:
+		if err := s.ChatUserMessage.Validate(); err != nil {
+			return err
+		}
+		if err := validatedBefore("x-spec-required", s.ChatUserMessage, []interface{}{"content", "role"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	case ChatDeveloperMessageChatMessages:
+		if err := s.ChatDeveloperMessage.Validate(); err != nil {
+			return err
+		}
+		if err := validatedBefore("x-spec-required", s.ChatDeveloperMessage, []interface{}{"content", "role"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	case ChatAssistantMessageChatMessages:
+		if err := s.ChatAssistantMessage.Validate(); err != nil {
+			return err
+		}
+		if err := validatedBefore("x-spec-required", s.ChatAssistantMessage, []interface{}{"role"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	case ChatToolMessageChatMessages:
+		if err := s.ChatToolMessage.Validate(); err != nil {
+			return err
+		}
+		if err := validatedBefore("x-spec-required", s.ChatToolMessage, []interface{}{"content", "role", "tool_call_id"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	default:
+		return errors.Errorf("invalid type %q", s.Type)
+	}
+}
+
+func (s ChatModelNames) Validate() error {
+	alias := ([]string)(s)
+	if alias == nil {
+		return errors.New("nil is invalid value")
+	}
+	return nil
+}
+
+func (s *ChatNamedToolChoice) Validate() error {
+	if s == nil {
+		return validate.ErrNilPointer
+	}
+
+	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"function", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		if value, ok := s.Function.Get(); ok {
+			if err := func() error {
+				if err := value.Validate(); err != nil {
+					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"name"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
+				}
+				return nil
+			}(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "function",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -5006,76 +6623,21 @@ func (s *ChatMessageAnnotation) Validate() error {
 	return nil
 }
 
-func (s ChatMessageAnnotationType) Validate() error {
-	switch s {
-	case "url_citation":
-		return nil
-	default:
-		return errors.Errorf("invalid value: %v", s)
-	}
-}
-
-func (s ChatMessages) Validate() error {
-	switch s.Type {
-	case ChatSystemMessageChatMessages:
-		if err := s.ChatSystemMessage.Validate(); err != nil {
-			return err
-		}
-		return nil
-	case ChatUserMessageChatMessages:
-		if err := s.ChatUserMessage.Validate(); err != nil {
-			return err
-		}
-		return nil
-	case ChatDeveloperMessageChatMessages:
-		if err := s.ChatDeveloperMessage.Validate(); err != nil {
-			return err
-		}
-		return nil
-	case ChatAssistantMessageChatMessages:
-		if err := s.ChatAssistantMessage.Validate(); err != nil {
-			return err
-		}
-		return nil
-	case ChatToolMessageChatMessages:
-		if err := s.ChatToolMessage.Validate(); err != nil {
-			return err
-		}
-		return nil
-	default:
-		return errors.Errorf("invalid type %q", s.Type)
-	}
-}
-
-func (s ChatModelNames) Validate() error {
-	alias := ([]string)(s)
-	if alias == nil {
-		return errors.New("nil is invalid value")
-	}
-	return nil
-}
-
-func (s *ChatNamedToolChoice) Validate() error {
+func (s *ChatNamedToolChoiceFunction) Validate() error {
 	if s == nil {
 		return validate.ErrNilPointer
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
 	if err := func() error {
-		if value, ok := s.Type.Get(); ok {
-			if err := func() error {
-				if err := value.Validate(); err != nil {
-					return err
-				}
-				return nil
-			}(); err != nil {
-				return err
-			}
+		if err := validateWith("x-spec-required", s, []interface{}{"name"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	}(); err != nil {
 		failures = append(failures, validate.FieldError{
-			Name:  "type",
+			Name:  "x-spec-required",
 			Error: err,
 		})
 	}
@@ -5138,11 +6700,26 @@ func (s *ChatRequest) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"messages"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.CacheControl.Get(); ok {
 			if err := func() error {
 				if err := value.Validate(); err != nil {
 					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"type"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
@@ -5175,40 +6752,33 @@ func (s *ChatRequest) Validate() error {
 		})
 	}
 	if err := func() error {
-		if value, ok := s.Messages.Get(); ok {
+		if s.Messages == nil {
+			return errors.New("nil is invalid value")
+		}
+		if err := (validate.Array{
+			MinLength:    1,
+			MinLengthSet: true,
+			MaxLength:    0,
+			MaxLengthSet: false,
+		}).ValidateLength(len(s.Messages)); err != nil {
+			return errors.Wrap(err, "array")
+		}
+		var failures []validate.FieldError
+		for i, elem := range s.Messages {
 			if err := func() error {
-				if value == nil {
-					return errors.New("nil is invalid value")
-				}
-				if err := (validate.Array{
-					MinLength:    1,
-					MinLengthSet: true,
-					MaxLength:    0,
-					MaxLengthSet: false,
-				}).ValidateLength(len(value)); err != nil {
-					return errors.Wrap(err, "array")
-				}
-				var failures []validate.FieldError
-				for i, elem := range value {
-					if err := func() error {
-						if err := elem.Validate(); err != nil {
-							return err
-						}
-						return nil
-					}(); err != nil {
-						failures = append(failures, validate.FieldError{
-							Name:  fmt.Sprintf("[%d]", i),
-							Error: err,
-						})
-					}
-				}
-				if len(failures) > 0 {
-					return &validate.Error{Fields: failures}
+				if err := elem.Validate(); err != nil {
+					return err
 				}
 				return nil
 			}(); err != nil {
-				return err
+				failures = append(failures, validate.FieldError{
+					Name:  fmt.Sprintf("[%d]", i),
+					Error: err,
+				})
 			}
+		}
+		if len(failures) > 0 {
+			return &validate.Error{Fields: failures}
 		}
 		return nil
 	}(); err != nil {
@@ -5329,6 +6899,9 @@ func (s *ChatRequest) Validate() error {
 				if err := value.Validate(); err != nil {
 					return err
 				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"content", "type"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
+				}
 				return nil
 			}(); err != nil {
 				return err
@@ -5364,6 +6937,9 @@ func (s *ChatRequest) Validate() error {
 			if err := func() error {
 				if err := value.Validate(); err != nil {
 					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"mode"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
@@ -5719,50 +7295,80 @@ func (s ChatRequestPluginsItem) Validate() error {
 		if err := s.AutoRouterPlugin.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.AutoRouterPlugin, []interface{}{"id"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case AutoBetaRouterPluginChatRequestPluginsItem:
 		if err := s.AutoBetaRouterPlugin.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.AutoBetaRouterPlugin, []interface{}{"id"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case ModerationPluginChatRequestPluginsItem:
 		if err := s.ModerationPlugin.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.ModerationPlugin, []interface{}{"id"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case WebSearchPluginChatRequestPluginsItem:
 		if err := s.WebSearchPlugin.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.WebSearchPlugin, []interface{}{"id"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case WebFetchPluginChatRequestPluginsItem:
 		if err := s.WebFetchPlugin.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.WebFetchPlugin, []interface{}{"id"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case FileParserPluginChatRequestPluginsItem:
 		if err := s.FileParserPlugin.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.FileParserPlugin, []interface{}{"id"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case ResponseHealingPluginChatRequestPluginsItem:
 		if err := s.ResponseHealingPlugin.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.ResponseHealingPlugin, []interface{}{"id"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case ContextCompressionPluginChatRequestPluginsItem:
 		if err := s.ContextCompressionPlugin.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.ContextCompressionPlugin, []interface{}{"id"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case ParetoRouterPluginChatRequestPluginsItem:
 		if err := s.ParetoRouterPlugin.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.ParetoRouterPlugin, []interface{}{"id"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case FusionPluginChatRequestPluginsItem:
 		if err := s.FusionPlugin.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.FusionPlugin, []interface{}{"id"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	default:
@@ -5866,25 +7472,40 @@ func (s ChatRequestResponseFormat) Validate() error {
 		if err := s.ChatFormatTextConfig.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.ChatFormatTextConfig, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case ChatFormatJsonObjectConfigChatRequestResponseFormat:
 		if err := s.ChatFormatJsonObjectConfig.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.ChatFormatJsonObjectConfig, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case ChatFormatJsonSchemaConfigChatRequestResponseFormat:
 		if err := s.ChatFormatJsonSchemaConfig.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.ChatFormatJsonSchemaConfig, []interface{}{"json_schema", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case ChatFormatGrammarConfigChatRequestResponseFormat:
 		if err := s.ChatFormatGrammarConfig.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.ChatFormatGrammarConfig, []interface{}{"grammar", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case ChatFormatPythonConfigChatRequestResponseFormat:
 		if err := s.ChatFormatPythonConfig.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.ChatFormatPythonConfig, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	default:
@@ -5954,33 +7575,41 @@ func (s *ChatResult) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
 	if err := func() error {
-		if value, ok := s.Choices.Get(); ok {
+		if err := validateWith("x-spec-required", s, []interface{}{"choices", "created", "id", "model", "object", "system_fingerprint"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		if s.Choices == nil {
+			return errors.New("nil is invalid value")
+		}
+		var failures []validate.FieldError
+		for i, elem := range s.Choices {
 			if err := func() error {
-				if value == nil {
-					return errors.New("nil is invalid value")
+				if err := elem.Validate(); err != nil {
+					return err
 				}
-				var failures []validate.FieldError
-				for i, elem := range value {
-					if err := func() error {
-						if err := elem.Validate(); err != nil {
-							return err
-						}
-						return nil
-					}(); err != nil {
-						failures = append(failures, validate.FieldError{
-							Name:  fmt.Sprintf("[%d]", i),
-							Error: err,
-						})
-					}
-				}
-				if len(failures) > 0 {
-					return &validate.Error{Fields: failures}
+				if err := validatedBefore("x-spec-required", elem, []interface{}{"finish_reason", "index", "message"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
-				return err
+				failures = append(failures, validate.FieldError{
+					Name:  fmt.Sprintf("[%d]", i),
+					Error: err,
+				})
 			}
+		}
+		if len(failures) > 0 {
+			return &validate.Error{Fields: failures}
 		}
 		return nil
 	}(); err != nil {
@@ -6013,6 +7642,9 @@ func (s *ChatResult) Validate() error {
 				if err := value.Validate(); err != nil {
 					return err
 				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"attempt", "endpoints", "is_byok", "region", "requested", "strategy", "summary"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
+				}
 				return nil
 			}(); err != nil {
 				return err
@@ -6030,6 +7662,9 @@ func (s *ChatResult) Validate() error {
 			if err := func() error {
 				if err := value.Validate(); err != nil {
 					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"completion_tokens", "prompt_tokens", "total_tokens"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
@@ -6064,6 +7699,18 @@ func (s *ChatSearchModelsServerTool) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -6097,12 +7744,48 @@ func (s ChatSearchModelsServerToolType) Validate() error {
 	}
 }
 
+func (s *ChatServerToolChoice) Validate() error {
+	if s == nil {
+		return validate.ErrNilPointer
+	}
+
+	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if len(failures) > 0 {
+		return &validate.Error{Fields: failures}
+	}
+	return nil
+}
+
 func (s *ChatStreamChoice) Validate() error {
 	if s == nil {
 		return validate.ErrNilPointer
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"delta", "finish_reason", "index"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Delta.Get(); ok {
 			if err := func() error {
@@ -6145,6 +7828,9 @@ func (s *ChatStreamChoice) Validate() error {
 				if err := value.Validate(); err != nil {
 					return err
 				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"content"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
+				}
 				return nil
 			}(); err != nil {
 				return err
@@ -6169,33 +7855,41 @@ func (s *ChatStreamChunk) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
 	if err := func() error {
-		if value, ok := s.Choices.Get(); ok {
+		if err := validateWith("x-spec-required", s, []interface{}{"choices", "created", "id", "model", "object"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		if s.Choices == nil {
+			return errors.New("nil is invalid value")
+		}
+		var failures []validate.FieldError
+		for i, elem := range s.Choices {
 			if err := func() error {
-				if value == nil {
-					return errors.New("nil is invalid value")
+				if err := elem.Validate(); err != nil {
+					return err
 				}
-				var failures []validate.FieldError
-				for i, elem := range value {
-					if err := func() error {
-						if err := elem.Validate(); err != nil {
-							return err
-						}
-						return nil
-					}(); err != nil {
-						failures = append(failures, validate.FieldError{
-							Name:  fmt.Sprintf("[%d]", i),
-							Error: err,
-						})
-					}
-				}
-				if len(failures) > 0 {
-					return &validate.Error{Fields: failures}
+				if err := validatedBefore("x-spec-required", elem, []interface{}{"delta", "finish_reason", "index"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
-				return err
+				failures = append(failures, validate.FieldError{
+					Name:  fmt.Sprintf("[%d]", i),
+					Error: err,
+				})
 			}
+		}
+		if len(failures) > 0 {
+			return &validate.Error{Fields: failures}
 		}
 		return nil
 	}(); err != nil {
@@ -6209,6 +7903,9 @@ func (s *ChatStreamChunk) Validate() error {
 			if err := func() error {
 				if err := value.Validate(); err != nil {
 					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"code", "message"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
@@ -6246,6 +7943,9 @@ func (s *ChatStreamChunk) Validate() error {
 				if err := value.Validate(); err != nil {
 					return err
 				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"attempt", "endpoints", "is_byok", "region", "requested", "strategy", "summary"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
+				}
 				return nil
 			}(); err != nil {
 				return err
@@ -6263,6 +7963,9 @@ func (s *ChatStreamChunk) Validate() error {
 			if err := func() error {
 				if err := value.Validate(); err != nil {
 					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"completion_tokens", "prompt_tokens", "total_tokens"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
@@ -6288,11 +7991,26 @@ func (s *ChatStreamChunkError) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"code", "message"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Metadata.Get(); ok {
 			if err := func() error {
 				if err := value.Validate(); err != nil {
 					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"error_type"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
@@ -6318,6 +8036,18 @@ func (s *ChatStreamChunkErrorMetadata) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"error_type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.ErrorType.Get(); ok {
 			if err := func() error {
@@ -6368,6 +8098,9 @@ func (s *ChatStreamDelta) Validate() error {
 					if err := func() error {
 						if err := elem.Validate(); err != nil {
 							return err
+						}
+						if err := validatedBefore("x-spec-required", elem, []interface{}{"type", "url_citation"}); err != nil {
+							return errors.Wrap(err, "x-spec-required")
 						}
 						return nil
 					}(); err != nil {
@@ -6440,6 +8173,9 @@ func (s *ChatStreamDelta) Validate() error {
 						if err := elem.Validate(); err != nil {
 							return err
 						}
+						if err := validatedBefore("x-spec-required", elem, []interface{}{"index"}); err != nil {
+							return errors.Wrap(err, "x-spec-required")
+						}
 						return nil
 					}(); err != nil {
 						failures = append(failures, validate.FieldError{
@@ -6509,6 +8245,18 @@ func (s *ChatStreamToolCall) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"index"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -6548,11 +8296,26 @@ func (s *ChatStreamingResponse) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"data"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Data.Get(); ok {
 			if err := func() error {
 				if err := value.Validate(); err != nil {
 					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"choices", "created", "id", "model", "object"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
@@ -6578,6 +8341,18 @@ func (s *ChatSystemMessage) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"content", "role"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Content.Get(); ok {
 			if err := func() error {
@@ -6634,6 +8409,9 @@ func (s ChatSystemMessageContent) Validate() error {
 				if err := elem.Validate(); err != nil {
 					return err
 				}
+				if err := validatedBefore("x-spec-required", elem, []interface{}{"text", "type"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
+				}
 				return nil
 			}(); err != nil {
 				failures = append(failures, validate.FieldError{
@@ -6668,6 +8446,18 @@ func (s *ChatTokenLogprob) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"bytes", "logprob", "token", "top_logprobs"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Bytes.Get(); ok {
 			if err := func() error {
@@ -6705,32 +8495,28 @@ func (s *ChatTokenLogprob) Validate() error {
 		})
 	}
 	if err := func() error {
-		if value, ok := s.TopLogprobs.Get(); ok {
+		if s.TopLogprobs == nil {
+			return errors.New("nil is invalid value")
+		}
+		var failures []validate.FieldError
+		for i, elem := range s.TopLogprobs {
 			if err := func() error {
-				if value == nil {
-					return errors.New("nil is invalid value")
+				if err := elem.Validate(); err != nil {
+					return err
 				}
-				var failures []validate.FieldError
-				for i, elem := range value {
-					if err := func() error {
-						if err := elem.Validate(); err != nil {
-							return err
-						}
-						return nil
-					}(); err != nil {
-						failures = append(failures, validate.FieldError{
-							Name:  fmt.Sprintf("[%d]", i),
-							Error: err,
-						})
-					}
-				}
-				if len(failures) > 0 {
-					return &validate.Error{Fields: failures}
+				if err := validatedBefore("x-spec-required", elem, []interface{}{"bytes", "logprob", "token"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
-				return err
+				failures = append(failures, validate.FieldError{
+					Name:  fmt.Sprintf("[%d]", i),
+					Error: err,
+				})
 			}
+		}
+		if len(failures) > 0 {
+			return &validate.Error{Fields: failures}
 		}
 		return nil
 	}(); err != nil {
@@ -6751,6 +8537,18 @@ func (s *ChatTokenLogprobTopLogprobsItem) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"bytes", "logprob", "token"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Bytes.Get(); ok {
 			if err := func() error {
@@ -6799,6 +8597,18 @@ func (s *ChatTokenLogprobs) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"content"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Content.Get(); ok {
 			if err := func() error {
@@ -6810,6 +8620,9 @@ func (s *ChatTokenLogprobs) Validate() error {
 					if err := func() error {
 						if err := elem.Validate(); err != nil {
 							return err
+						}
+						if err := validatedBefore("x-spec-required", elem, []interface{}{"bytes", "logprob", "token", "top_logprobs"}); err != nil {
+							return errors.Wrap(err, "x-spec-required")
 						}
 						return nil
 					}(); err != nil {
@@ -6846,6 +8659,9 @@ func (s *ChatTokenLogprobs) Validate() error {
 						if err := elem.Validate(); err != nil {
 							return err
 						}
+						if err := validatedBefore("x-spec-required", elem, []interface{}{"bytes", "logprob", "token", "top_logprobs"}); err != nil {
+							return errors.Wrap(err, "x-spec-required")
+						}
 						return nil
 					}(); err != nil {
 						failures = append(failures, validate.FieldError{
@@ -6881,6 +8697,39 @@ func (s *ChatToolCall) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"function", "id", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		if value, ok := s.Function.Get(); ok {
+			if err := func() error {
+				if err := value.Validate(); err != nil {
+					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"arguments", "name"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
+				}
+				return nil
+			}(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "function",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -6896,6 +8745,30 @@ func (s *ChatToolCall) Validate() error {
 	}(); err != nil {
 		failures = append(failures, validate.FieldError{
 			Name:  "type",
+			Error: err,
+		})
+	}
+	if len(failures) > 0 {
+		return &validate.Error{Fields: failures}
+	}
+	return nil
+}
+
+func (s *ChatToolCallFunction) Validate() error {
+	if s == nil {
+		return validate.ErrNilPointer
+	}
+
+	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"arguments", "name"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
 			Error: err,
 		})
 	}
@@ -6950,6 +8823,9 @@ func (s ChatToolChoice1) Validate() error {
 		if err := s.ChatNamedToolChoice.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.ChatNamedToolChoice, []interface{}{"function", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	default:
 		return errors.Errorf("invalid type %q", s.Type)
@@ -6962,6 +8838,18 @@ func (s *ChatToolMessage) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"content", "role", "tool_call_id"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Content.Get(); ok {
 			if err := func() error {
@@ -7052,6 +8940,18 @@ func (s *ChatUsage) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"completion_tokens", "prompt_tokens", "total_tokens"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Cost.Get(); ok {
 			if err := func() error {
@@ -7075,6 +8975,9 @@ func (s *ChatUsage) Validate() error {
 			if err := func() error {
 				if err := value.Validate(); err != nil {
 					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"upstream_inference_completions_cost", "upstream_inference_prompt_cost"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
@@ -7100,6 +9003,18 @@ func (s *ChatUserMessage) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"content", "role"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Content.Get(); ok {
 			if err := func() error {
@@ -7190,6 +9105,18 @@ func (s *ChatWebSearchShorthand) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.AllowedDomains.Get(); ok {
 			if err := func() error {
@@ -7361,6 +9288,18 @@ func (s *CodeInterpreterCallCodeDeltaEvent) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"delta", "item_id", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -7400,6 +9339,18 @@ func (s *CodeInterpreterCallCodeDoneEvent) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"code", "item_id", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -7439,6 +9390,18 @@ func (s *CodeInterpreterCallCompletedEvent) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"item_id", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -7478,6 +9441,18 @@ func (s *CodeInterpreterCallInProgressEvent) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"item_id", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -7517,6 +9492,18 @@ func (s *CodeInterpreterCallInterpretingEvent) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"item_id", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -7556,6 +9543,18 @@ func (s *CodeInterpreterCallItem) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"id", "status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Outputs.Get(); ok {
 			if err := func() error {
@@ -7639,15 +9638,24 @@ func (s CodeInterpreterCallItemOutputsItem) Validate() error {
 		if err := s.CodeInterpreterLogsOutput.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.CodeInterpreterLogsOutput, []interface{}{"logs", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case CodeInterpreterImageOutputCodeInterpreterCallItemOutputsItem:
 		if err := s.CodeInterpreterImageOutput.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.CodeInterpreterImageOutput, []interface{}{"type", "url"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case CodeInterpreterFileOutputCodeInterpreterCallItemOutputsItem:
 		if err := s.CodeInterpreterFileOutput.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.CodeInterpreterFileOutput, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	default:
@@ -7687,6 +9695,18 @@ func (s *CodeInterpreterFileOutput) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -7726,6 +9746,18 @@ func (s *CodeInterpreterImageOutput) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"type", "url"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -7765,6 +9797,18 @@ func (s *CodeInterpreterLogsOutput) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"logs", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -7804,6 +9848,18 @@ func (s *CodeInterpreterServerTool) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"container", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Container.Get(); ok {
 			if err := func() error {
@@ -7854,6 +9910,9 @@ func (s CodeInterpreterServerToolContainer) Validate() error {
 		if err := s.CodeInterpreterServerToolContainer1.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.CodeInterpreterServerToolContainer1, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case NullCodeInterpreterServerToolContainer:
 		return nil // no validation needed
@@ -7868,6 +9927,18 @@ func (s *CodeInterpreterServerToolContainer1) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.FileIds.Get(); ok {
 			if err := func() error {
@@ -7967,6 +10038,18 @@ func (s *CodexLocalShellTool) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -8006,6 +10089,18 @@ func (s *CompactionItem) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"encrypted_content", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -8045,11 +10140,26 @@ func (s *CompletedEvent) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"response", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Response.Get(); ok {
 			if err := func() error {
 				if err := value.Validate(); err != nil {
 					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"completed_at", "created_at", "error", "frequency_penalty", "id", "incomplete_details", "instructions", "metadata", "model", "object", "output", "parallel_tool_calls", "presence_penalty", "status", "temperature", "tool_choice", "tools", "top_p"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
@@ -8102,16 +10212,21 @@ func (s *CompoundFilter) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
 	if err := func() error {
-		if value, ok := s.Filters.Get(); ok {
-			if err := func() error {
-				if value == nil {
-					return errors.New("nil is invalid value")
-				}
-				return nil
-			}(); err != nil {
-				return err
-			}
+		if err := validateWith("x-spec-required", s, []interface{}{"filters", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		if s.Filters == nil {
+			return errors.New("nil is invalid value")
 		}
 		return nil
 	}(); err != nil {
@@ -8161,6 +10276,18 @@ func (s *ComputerUseServerTool) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"display_height", "display_width", "environment", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Environment.Get(); ok {
 			if err := func() error {
@@ -8235,6 +10362,18 @@ func (s *ContainerAutoEnvironment) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -8274,6 +10413,18 @@ func (s *ContainerReferenceEnvironment) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"container_id", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.ContainerID.Get(); ok {
 			if err := func() error {
@@ -8343,6 +10494,18 @@ func (s *ContentPartAddedEvent) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"content_index", "item_id", "output_index", "part", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Part.Get(); ok {
 			if err := func() error {
@@ -8391,15 +10554,24 @@ func (s ContentPartAddedEventPart) Validate() error {
 		if err := s.ResponseOutputText.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.ResponseOutputText, []interface{}{"text", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case ReasoningTextContentContentPartAddedEventPart:
 		if err := s.ReasoningTextContent.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.ReasoningTextContent, []interface{}{"text", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case OpenAIResponsesRefusalContentContentPartAddedEventPart:
 		if err := s.OpenAIResponsesRefusalContent.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.OpenAIResponsesRefusalContent, []interface{}{"refusal", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	default:
@@ -8422,6 +10594,18 @@ func (s *ContentPartDoneEvent) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"content_index", "item_id", "output_index", "part", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Part.Get(); ok {
 			if err := func() error {
@@ -8470,15 +10654,24 @@ func (s ContentPartDoneEventPart) Validate() error {
 		if err := s.ResponseOutputText.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.ResponseOutputText, []interface{}{"text", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case ReasoningTextContentContentPartDoneEventPart:
 		if err := s.ReasoningTextContent.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.ReasoningTextContent, []interface{}{"text", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case OpenAIResponsesRefusalContentContentPartDoneEventPart:
 		if err := s.OpenAIResponsesRefusalContent.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.OpenAIResponsesRefusalContent, []interface{}{"refusal", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	default:
@@ -8501,6 +10694,18 @@ func (s *ContextCompactionItem) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -8549,6 +10754,18 @@ func (s *ContextCompressionPlugin) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"id"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Engine.Get(); ok {
 			if err := func() error {
@@ -8606,6 +10823,18 @@ func (s *CostDetails) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"upstream_inference_completions_cost", "upstream_inference_prompt_cost"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.UpstreamInferenceCompletionsCost.Get(); ok {
 			if err := func() error {
@@ -8672,11 +10901,26 @@ func (s *CreatedEvent) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"response", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Response.Get(); ok {
 			if err := func() error {
 				if err := value.Validate(); err != nil {
 					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"completed_at", "created_at", "error", "frequency_penalty", "id", "incomplete_details", "instructions", "metadata", "model", "object", "output", "parallel_tool_calls", "presence_penalty", "status", "temperature", "tool_choice", "tools", "top_p"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
@@ -8729,6 +10973,18 @@ func (s *CustomTool) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"name", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Format.Get(); ok {
 			if err := func() error {
@@ -8777,6 +11033,18 @@ func (s *CustomToolCallInputDeltaEvent) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"delta", "item_id", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -8816,6 +11084,18 @@ func (s *CustomToolCallInputDoneEvent) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"input", "item_id", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -8855,6 +11135,18 @@ func (s *CustomToolCallItem) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"call_id", "input", "name", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -8912,6 +11204,18 @@ func (s *CustomToolCallOutputItem) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"call_id", "output", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Output.Get(); ok {
 			if err := func() error {
@@ -8993,15 +11297,24 @@ func (s CustomToolCallOutputItemOutput1Item) Validate() error {
 		if err := s.InputText.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.InputText, []interface{}{"text", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case CustomToolCallOutputItemOutputInputImageCustomToolCallOutputItemOutput1Item:
 		if err := s.CustomToolCallOutputItemOutputInputImage.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.CustomToolCallOutputItemOutputInputImage, []interface{}{"detail", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case InputFileCustomToolCallOutputItemOutput1Item:
 		if err := s.InputFile.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.InputFile, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	default:
@@ -9015,6 +11328,18 @@ func (s *CustomToolCallOutputItemOutputInputImage) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"detail", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Detail.Get(); ok {
 			if err := func() error {
@@ -9096,10 +11421,16 @@ func (s CustomToolFormat) Validate() error {
 		if err := s.CustomToolFormatText.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.CustomToolFormatText, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case CustomToolFormatGrammarCustomToolFormat:
 		if err := s.CustomToolFormatGrammar.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.CustomToolFormatGrammar, []interface{}{"definition", "syntax", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	default:
@@ -9113,6 +11444,18 @@ func (s *CustomToolFormatGrammar) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"definition", "syntax", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Syntax.Get(); ok {
 			if err := func() error {
@@ -9181,6 +11524,18 @@ func (s *CustomToolFormatText) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -9229,6 +11584,18 @@ func (s *DatetimeServerTool) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -9268,6 +11635,18 @@ func (s *DebugEvent) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"debug", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Debug.Get(); ok {
 			if err := func() error {
@@ -9322,6 +11701,9 @@ func (s *DebugEventDebug) Validate() error {
 				if err := value.Validate(); err != nil {
 					return err
 				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"epoch_ms", "event", "start_ms"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
+				}
 				return nil
 			}(); err != nil {
 				return err
@@ -9346,6 +11728,18 @@ func (s *DebugEventDebugTimings) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"epoch_ms", "event", "start_ms"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Event.Get(); ok {
 			if err := func() error {
@@ -9411,6 +11805,18 @@ func (s *EasyInputMessage) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"role"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Content.Get(); ok {
 			if err := func() error {
@@ -9528,25 +11934,40 @@ func (s EasyInputMessageContent0Item) Validate() error {
 		if err := s.InputText.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.InputText, []interface{}{"text", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case EasyInputMessageContentInputImageEasyInputMessageContent0Item:
 		if err := s.EasyInputMessageContentInputImage.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.EasyInputMessageContentInputImage, []interface{}{"detail", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case InputFileEasyInputMessageContent0Item:
 		if err := s.InputFile.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.InputFile, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case InputAudioEasyInputMessageContent0Item:
 		if err := s.InputAudio.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.InputAudio, []interface{}{"input_audio", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case InputVideoEasyInputMessageContent0Item:
 		if err := s.InputVideo.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.InputVideo, []interface{}{"type", "video_url"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	default:
@@ -9560,6 +11981,18 @@ func (s *EasyInputMessageContentInputImage) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"detail", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Detail.Get(); ok {
 			if err := func() error {
@@ -9661,22 +12094,140 @@ func (s EasyInputMessageType) Validate() error {
 	}
 }
 
+func (s *EdgeNetworkTimeoutResponse) Validate() error {
+	if s == nil {
+		return validate.ErrNilPointer
+	}
+
+	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"error"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		if value, ok := s.Error.Get(); ok {
+			if err := func() error {
+				if err := value.Validate(); err != nil {
+					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"code", "message"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
+				}
+				return nil
+			}(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "error",
+			Error: err,
+		})
+	}
+	if len(failures) > 0 {
+		return &validate.Error{Fields: failures}
+	}
+	return nil
+}
+
+func (s *EdgeNetworkTimeoutResponseErrorData) Validate() error {
+	if s == nil {
+		return validate.ErrNilPointer
+	}
+
+	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"code", "message"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if len(failures) > 0 {
+		return &validate.Error{Fields: failures}
+	}
+	return nil
+}
+
+func (s *EndpointInfo) Validate() error {
+	if s == nil {
+		return validate.ErrNilPointer
+	}
+
+	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"model", "provider", "selected"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if len(failures) > 0 {
+		return &validate.Error{Fields: failures}
+	}
+	return nil
+}
+
 func (s *EndpointsMetadata) Validate() error {
 	if s == nil {
 		return validate.ErrNilPointer
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
 	if err := func() error {
-		if value, ok := s.Available.Get(); ok {
+		if err := validateWith("x-spec-required", s, []interface{}{"available", "total"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		if s.Available == nil {
+			return errors.New("nil is invalid value")
+		}
+		var failures []validate.FieldError
+		for i, elem := range s.Available {
 			if err := func() error {
-				if value == nil {
-					return errors.New("nil is invalid value")
+				if err := elem.Validate(); err != nil {
+					return err
+				}
+				if err := validatedBefore("x-spec-required", elem, []interface{}{"model", "provider", "selected"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
-				return err
+				failures = append(failures, validate.FieldError{
+					Name:  fmt.Sprintf("[%d]", i),
+					Error: err,
+				})
 			}
+		}
+		if len(failures) > 0 {
+			return &validate.Error{Fields: failures}
 		}
 		return nil
 	}(); err != nil {
@@ -9697,6 +12248,18 @@ func (s *ErrorEvent) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"code", "message", "param", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -9751,11 +12314,26 @@ func (s *FailedEvent) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"response", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Response.Get(); ok {
 			if err := func() error {
 				if err := value.Validate(); err != nil {
 					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"completed_at", "created_at", "error", "frequency_penalty", "id", "incomplete_details", "instructions", "metadata", "model", "object", "output", "parallel_tool_calls", "presence_penalty", "status", "temperature", "tool_choice", "tools", "top_p"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
@@ -9808,6 +12386,18 @@ func (s *FileCitation) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"file_id", "filename", "index", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -9847,6 +12437,18 @@ func (s *FileParserPlugin) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"id"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.ID.Get(); ok {
 			if err := func() error {
@@ -9904,6 +12506,18 @@ func (s *FilePath) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"file_id", "index", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -9943,6 +12557,18 @@ func (s *FileSearchServerTool) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"type", "vector_store_ids"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Filters.Get(); ok {
 			if err := func() error {
@@ -9998,15 +12624,8 @@ func (s *FileSearchServerTool) Validate() error {
 		})
 	}
 	if err := func() error {
-		if value, ok := s.VectorStoreIds.Get(); ok {
-			if err := func() error {
-				if value == nil {
-					return errors.New("nil is invalid value")
-				}
-				return nil
-			}(); err != nil {
-				return err
-			}
+		if s.VectorStoreIds == nil {
+			return errors.New("nil is invalid value")
 		}
 		return nil
 	}(); err != nil {
@@ -10027,10 +12646,16 @@ func (s FileSearchServerToolFilters) Validate() error {
 		if err := s.FileSearchServerToolFiltersEq.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.FileSearchServerToolFiltersEq, []interface{}{"key", "type", "value"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case FileSearchServerToolFiltersAndFileSearchServerToolFilters, FileSearchServerToolFiltersOrFileSearchServerToolFilters:
 		if err := s.CompoundFilter.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.CompoundFilter, []interface{}{"filters", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	default:
@@ -10044,6 +12669,18 @@ func (s *FileSearchServerToolFiltersEq) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"key", "type", "value"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -10233,6 +12870,18 @@ func (s *FilesServerTool) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -10266,12 +12915,93 @@ func (s FilesServerToolType) Validate() error {
 	}
 }
 
+func (s *ForbiddenResponse) Validate() error {
+	if s == nil {
+		return validate.ErrNilPointer
+	}
+
+	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"error"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		if value, ok := s.Error.Get(); ok {
+			if err := func() error {
+				if err := value.Validate(); err != nil {
+					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"code", "message"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
+				}
+				return nil
+			}(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "error",
+			Error: err,
+		})
+	}
+	if len(failures) > 0 {
+		return &validate.Error{Fields: failures}
+	}
+	return nil
+}
+
+func (s *ForbiddenResponseErrorData) Validate() error {
+	if s == nil {
+		return validate.ErrNilPointer
+	}
+
+	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"code", "message"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if len(failures) > 0 {
+		return &validate.Error{Fields: failures}
+	}
+	return nil
+}
+
 func (s *FormatJsonObjectConfig) Validate() error {
 	if s == nil {
 		return validate.ErrNilPointer
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -10311,6 +13041,18 @@ func (s *FormatJsonSchemaConfig) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"name", "schema", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -10350,6 +13092,18 @@ func (s *FormatTextConfig) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -10389,15 +13143,24 @@ func (s Formats) Validate() error {
 		if err := s.FormatTextConfig.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.FormatTextConfig, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case FormatJsonObjectConfigFormats:
 		if err := s.FormatJsonObjectConfig.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.FormatJsonObjectConfig, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case FormatJsonSchemaConfigFormats:
 		if err := s.FormatJsonSchemaConfig.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.FormatJsonSchemaConfig, []interface{}{"name", "schema", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	default:
@@ -10411,6 +13174,18 @@ func (s *FunctionCallArgsDeltaEvent) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"delta", "item_id", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -10450,6 +13225,18 @@ func (s *FunctionCallArgsDoneEvent) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"arguments", "item_id", "name", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -10489,6 +13276,18 @@ func (s *FunctionCallItem) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"arguments", "call_id", "id", "name", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Status.Get(); ok {
 			if err := func() error {
@@ -10512,6 +13311,26 @@ func (s *FunctionCallItem) Validate() error {
 			if err := func() error {
 				if value == nil {
 					return errors.New("nil is invalid value")
+				}
+				var failures []validate.FieldError
+				for i, elem := range value {
+					if err := func() error {
+						if err := elem.Validate(); err != nil {
+							return err
+						}
+						if err := validatedBefore("x-spec-required", elem, []interface{}{"type"}); err != nil {
+							return errors.Wrap(err, "x-spec-required")
+						}
+						return nil
+					}(); err != nil {
+						failures = append(failures, validate.FieldError{
+							Name:  fmt.Sprintf("[%d]", i),
+							Error: err,
+						})
+					}
+				}
+				if len(failures) > 0 {
+					return &validate.Error{Fields: failures}
 				}
 				return nil
 			}(); err != nil {
@@ -10549,6 +13368,30 @@ func (s *FunctionCallItem) Validate() error {
 	return nil
 }
 
+func (s *FunctionCallItemSubagentItemsItem) Validate() error {
+	if s == nil {
+		return validate.ErrNilPointer
+	}
+
+	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if len(failures) > 0 {
+		return &validate.Error{Fields: failures}
+	}
+	return nil
+}
+
 func (s FunctionCallItemType) Validate() error {
 	switch s {
 	case "function_call":
@@ -10564,6 +13407,18 @@ func (s *FunctionCallOutputItem) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"call_id", "output", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Output.Get(); ok {
 			if err := func() error {
@@ -10663,15 +13518,24 @@ func (s FunctionCallOutputItemOutput1Item) Validate() error {
 		if err := s.InputText.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.InputText, []interface{}{"text", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case FunctionCallOutputItemOutputInputImageFunctionCallOutputItemOutput1Item:
 		if err := s.FunctionCallOutputItemOutputInputImage.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.FunctionCallOutputItemOutputInputImage, []interface{}{"detail", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case InputFileFunctionCallOutputItemOutput1Item:
 		if err := s.InputFile.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.InputFile, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	default:
@@ -10685,6 +13549,18 @@ func (s *FunctionCallOutputItemOutputInputImage) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"detail", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Detail.Get(); ok {
 			if err := func() error {
@@ -10766,6 +13642,18 @@ func (s *FunctionTool) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"name", "parameters", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -10805,16 +13693,21 @@ func (s *FusionAnalysisResult) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
 	if err := func() error {
-		if value, ok := s.BlindSpots.Get(); ok {
-			if err := func() error {
-				if value == nil {
-					return errors.New("nil is invalid value")
-				}
-				return nil
-			}(); err != nil {
-				return err
-			}
+		if err := validateWith("x-spec-required", s, []interface{}{"blind_spots", "consensus", "contradictions", "partial_coverage", "unique_insights"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		if s.BlindSpots == nil {
+			return errors.New("nil is invalid value")
 		}
 		return nil
 	}(); err != nil {
@@ -10824,15 +13717,8 @@ func (s *FusionAnalysisResult) Validate() error {
 		})
 	}
 	if err := func() error {
-		if value, ok := s.Consensus.Get(); ok {
-			if err := func() error {
-				if value == nil {
-					return errors.New("nil is invalid value")
-				}
-				return nil
-			}(); err != nil {
-				return err
-			}
+		if s.Consensus == nil {
+			return errors.New("nil is invalid value")
 		}
 		return nil
 	}(); err != nil {
@@ -10842,32 +13728,28 @@ func (s *FusionAnalysisResult) Validate() error {
 		})
 	}
 	if err := func() error {
-		if value, ok := s.Contradictions.Get(); ok {
+		if s.Contradictions == nil {
+			return errors.New("nil is invalid value")
+		}
+		var failures []validate.FieldError
+		for i, elem := range s.Contradictions {
 			if err := func() error {
-				if value == nil {
-					return errors.New("nil is invalid value")
+				if err := elem.Validate(); err != nil {
+					return err
 				}
-				var failures []validate.FieldError
-				for i, elem := range value {
-					if err := func() error {
-						if err := elem.Validate(); err != nil {
-							return err
-						}
-						return nil
-					}(); err != nil {
-						failures = append(failures, validate.FieldError{
-							Name:  fmt.Sprintf("[%d]", i),
-							Error: err,
-						})
-					}
-				}
-				if len(failures) > 0 {
-					return &validate.Error{Fields: failures}
+				if err := validatedBefore("x-spec-required", elem, []interface{}{"stances", "topic"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
-				return err
+				failures = append(failures, validate.FieldError{
+					Name:  fmt.Sprintf("[%d]", i),
+					Error: err,
+				})
 			}
+		}
+		if len(failures) > 0 {
+			return &validate.Error{Fields: failures}
 		}
 		return nil
 	}(); err != nil {
@@ -10877,32 +13759,28 @@ func (s *FusionAnalysisResult) Validate() error {
 		})
 	}
 	if err := func() error {
-		if value, ok := s.PartialCoverage.Get(); ok {
+		if s.PartialCoverage == nil {
+			return errors.New("nil is invalid value")
+		}
+		var failures []validate.FieldError
+		for i, elem := range s.PartialCoverage {
 			if err := func() error {
-				if value == nil {
-					return errors.New("nil is invalid value")
+				if err := elem.Validate(); err != nil {
+					return err
 				}
-				var failures []validate.FieldError
-				for i, elem := range value {
-					if err := func() error {
-						if err := elem.Validate(); err != nil {
-							return err
-						}
-						return nil
-					}(); err != nil {
-						failures = append(failures, validate.FieldError{
-							Name:  fmt.Sprintf("[%d]", i),
-							Error: err,
-						})
-					}
-				}
-				if len(failures) > 0 {
-					return &validate.Error{Fields: failures}
+				if err := validatedBefore("x-spec-required", elem, []interface{}{"models", "point"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
-				return err
+				failures = append(failures, validate.FieldError{
+					Name:  fmt.Sprintf("[%d]", i),
+					Error: err,
+				})
 			}
+		}
+		if len(failures) > 0 {
+			return &validate.Error{Fields: failures}
 		}
 		return nil
 	}(); err != nil {
@@ -10912,15 +13790,28 @@ func (s *FusionAnalysisResult) Validate() error {
 		})
 	}
 	if err := func() error {
-		if value, ok := s.UniqueInsights.Get(); ok {
+		if s.UniqueInsights == nil {
+			return errors.New("nil is invalid value")
+		}
+		var failures []validate.FieldError
+		for i, elem := range s.UniqueInsights {
 			if err := func() error {
-				if value == nil {
-					return errors.New("nil is invalid value")
+				if err := elem.Validate(); err != nil {
+					return err
+				}
+				if err := validatedBefore("x-spec-required", elem, []interface{}{"insight", "model"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
-				return err
+				failures = append(failures, validate.FieldError{
+					Name:  fmt.Sprintf("[%d]", i),
+					Error: err,
+				})
 			}
+		}
+		if len(failures) > 0 {
+			return &validate.Error{Fields: failures}
 		}
 		return nil
 	}(); err != nil {
@@ -10941,21 +13832,70 @@ func (s *FusionAnalysisResultContradictionsItem) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
 	if err := func() error {
-		if value, ok := s.Stances.Get(); ok {
+		if err := validateWith("x-spec-required", s, []interface{}{"stances", "topic"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		if s.Stances == nil {
+			return errors.New("nil is invalid value")
+		}
+		var failures []validate.FieldError
+		for i, elem := range s.Stances {
 			if err := func() error {
-				if value == nil {
-					return errors.New("nil is invalid value")
+				if err := elem.Validate(); err != nil {
+					return err
+				}
+				if err := validatedBefore("x-spec-required", elem, []interface{}{"model", "stance"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
-				return err
+				failures = append(failures, validate.FieldError{
+					Name:  fmt.Sprintf("[%d]", i),
+					Error: err,
+				})
 			}
+		}
+		if len(failures) > 0 {
+			return &validate.Error{Fields: failures}
 		}
 		return nil
 	}(); err != nil {
 		failures = append(failures, validate.FieldError{
 			Name:  "stances",
+			Error: err,
+		})
+	}
+	if len(failures) > 0 {
+		return &validate.Error{Fields: failures}
+	}
+	return nil
+}
+
+func (s *FusionAnalysisResultContradictionsItemStancesItem) Validate() error {
+	if s == nil {
+		return validate.ErrNilPointer
+	}
+
+	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"model", "stance"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
 			Error: err,
 		})
 	}
@@ -10971,21 +13911,50 @@ func (s *FusionAnalysisResultPartialCoverageItem) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
 	if err := func() error {
-		if value, ok := s.Models.Get(); ok {
-			if err := func() error {
-				if value == nil {
-					return errors.New("nil is invalid value")
-				}
-				return nil
-			}(); err != nil {
-				return err
-			}
+		if err := validateWith("x-spec-required", s, []interface{}{"models", "point"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		if s.Models == nil {
+			return errors.New("nil is invalid value")
 		}
 		return nil
 	}(); err != nil {
 		failures = append(failures, validate.FieldError{
 			Name:  "models",
+			Error: err,
+		})
+	}
+	if len(failures) > 0 {
+		return &validate.Error{Fields: failures}
+	}
+	return nil
+}
+
+func (s *FusionAnalysisResultUniqueInsightsItem) Validate() error {
+	if s == nil {
+		return validate.ErrNilPointer
+	}
+
+	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"insight", "model"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
 			Error: err,
 		})
 	}
@@ -11001,11 +13970,26 @@ func (s *FusionCallAnalysisCompletedEvent) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"analysis", "item_id", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Analysis.Get(); ok {
 			if err := func() error {
 				if err := value.Validate(); err != nil {
 					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"blind_spots", "consensus", "contradictions", "partial_coverage", "unique_insights"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
@@ -11058,6 +14042,18 @@ func (s *FusionCallAnalysisInProgressEvent) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"analyst_model", "item_id", "judge_model", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -11097,6 +14093,18 @@ func (s *FusionCallCompletedEvent) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"item_id", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -11136,6 +14144,18 @@ func (s *FusionCallInProgressEvent) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"item_id", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -11175,6 +14195,18 @@ func (s *FusionCallPanelAddedEvent) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"item_id", "model", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -11214,6 +14246,18 @@ func (s *FusionCallPanelCompletedEvent) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"content", "item_id", "model", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -11253,6 +14297,18 @@ func (s *FusionCallPanelDeltaEvent) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"delta", "item_id", "model", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -11292,6 +14348,18 @@ func (s *FusionCallPanelFailedEvent) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"error", "item_id", "model", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -11331,6 +14399,18 @@ func (s *FusionCallPanelReasoningDeltaEvent) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"delta", "item_id", "model", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -11370,6 +14450,18 @@ func (s *FusionPlugin) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"id"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.AnalysisModels.Get(); ok {
 			if err := func() error {
@@ -11474,6 +14566,26 @@ func (s *FusionPlugin) Validate() error {
 				}).ValidateLength(len(value)); err != nil {
 					return errors.Wrap(err, "array")
 				}
+				var failures []validate.FieldError
+				for i, elem := range value {
+					if err := func() error {
+						if err := elem.Validate(); err != nil {
+							return err
+						}
+						if err := validatedBefore("x-spec-required", elem, []interface{}{"type"}); err != nil {
+							return errors.Wrap(err, "x-spec-required")
+						}
+						return nil
+					}(); err != nil {
+						failures = append(failures, validate.FieldError{
+							Name:  fmt.Sprintf("[%d]", i),
+							Error: err,
+						})
+					}
+				}
+				if len(failures) > 0 {
+					return &validate.Error{Fields: failures}
+				}
 				return nil
 			}(); err != nil {
 				return err
@@ -11514,6 +14626,30 @@ func (s FusionPluginPreset) Validate() error {
 	}
 }
 
+func (s *FusionPluginToolsItem) Validate() error {
+	if s == nil {
+		return validate.ErrNilPointer
+	}
+
+	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if len(failures) > 0 {
+		return &validate.Error{Fields: failures}
+	}
+	return nil
+}
+
 func (s *FusionServerToolConfig) Validate() error {
 	if s == nil {
 		return validate.ErrNilPointer
@@ -11551,6 +14687,9 @@ func (s *FusionServerToolConfig) Validate() error {
 			if err := func() error {
 				if err := value.Validate(); err != nil {
 					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"type"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
@@ -11642,6 +14781,26 @@ func (s *FusionServerToolConfig) Validate() error {
 				}).ValidateLength(len(value)); err != nil {
 					return errors.Wrap(err, "array")
 				}
+				var failures []validate.FieldError
+				for i, elem := range value {
+					if err := func() error {
+						if err := elem.Validate(); err != nil {
+							return err
+						}
+						if err := validatedBefore("x-spec-required", elem, []interface{}{"type"}); err != nil {
+							return errors.Wrap(err, "x-spec-required")
+						}
+						return nil
+					}(); err != nil {
+						failures = append(failures, validate.FieldError{
+							Name:  fmt.Sprintf("[%d]", i),
+							Error: err,
+						})
+					}
+				}
+				if len(failures) > 0 {
+					return &validate.Error{Fields: failures}
+				}
 				return nil
 			}(); err != nil {
 				return err
@@ -11711,12 +14870,48 @@ func (s FusionServerToolConfigReasoningEffort) Validate() error {
 	}
 }
 
+func (s *FusionServerToolConfigToolsItem) Validate() error {
+	if s == nil {
+		return validate.ErrNilPointer
+	}
+
+	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if len(failures) > 0 {
+		return &validate.Error{Fields: failures}
+	}
+	return nil
+}
+
 func (s *FusionServerToolOpenRouter) Validate() error {
 	if s == nil {
 		return validate.ErrNilPointer
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Parameters.Get(); ok {
 			if err := func() error {
@@ -11768,12 +14963,48 @@ func (s FusionServerToolOpenRouterType) Validate() error {
 	}
 }
 
+func (s *FusionSource) Validate() error {
+	if s == nil {
+		return validate.ErrNilPointer
+	}
+
+	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"title", "url"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if len(failures) > 0 {
+		return &validate.Error{Fields: failures}
+	}
+	return nil
+}
+
 func (s *ImageGenCallCompletedEvent) Validate() error {
 	if s == nil {
 		return validate.ErrNilPointer
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"item_id", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -11813,6 +15044,18 @@ func (s *ImageGenCallGeneratingEvent) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"item_id", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -11852,6 +15095,18 @@ func (s *ImageGenCallInProgressEvent) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"item_id", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -11891,6 +15146,18 @@ func (s *ImageGenCallPartialImageEvent) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"item_id", "output_index", "partial_image_b64", "partial_image_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -11930,6 +15197,18 @@ func (s *ImageGenerationServerTool) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Background.Get(); ok {
 			if err := func() error {
@@ -12085,6 +15364,18 @@ func (s *ImageGenerationServerToolOpenRouter) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -12176,11 +15467,26 @@ func (s *InProgressEvent) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"response", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Response.Get(); ok {
 			if err := func() error {
 				if err := value.Validate(); err != nil {
 					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"completed_at", "created_at", "error", "frequency_penalty", "id", "incomplete_details", "instructions", "metadata", "model", "object", "output", "parallel_tool_calls", "presence_penalty", "status", "temperature", "tool_choice", "tools", "top_p"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
@@ -12274,11 +15580,26 @@ func (s *IncompleteEvent) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"response", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Response.Get(); ok {
 			if err := func() error {
 				if err := value.Validate(); err != nil {
 					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"completed_at", "created_at", "error", "frequency_penalty", "id", "incomplete_details", "instructions", "metadata", "model", "object", "output", "parallel_tool_calls", "presence_penalty", "status", "temperature", "tool_choice", "tools", "top_p"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
@@ -12331,11 +15652,26 @@ func (s *InputAudio) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"input_audio", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.InputAudio.Get(); ok {
 			if err := func() error {
 				if err := value.Validate(); err != nil {
 					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"data", "format"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
@@ -12379,6 +15715,18 @@ func (s *InputAudioInputAudio) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"data", "format"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Format.Get(); ok {
 			if err := func() error {
@@ -12429,6 +15777,18 @@ func (s *InputFile) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -12468,6 +15828,18 @@ func (s *InputImage) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"detail", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Detail.Get(); ok {
 			if err := func() error {
@@ -12540,6 +15912,18 @@ func (s *InputMessageItem) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"role"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Content.Get(); ok {
 			if err := func() error {
@@ -12623,6 +16007,18 @@ func (s *InputMessageItemContentInputImage) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"detail", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Detail.Get(); ok {
 			if err := func() error {
@@ -12695,25 +16091,40 @@ func (s InputMessageItemContentItem) Validate() error {
 		if err := s.InputText.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.InputText, []interface{}{"text", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case InputMessageItemContentInputImageInputMessageItemContentItem:
 		if err := s.InputMessageItemContentInputImage.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.InputMessageItemContentInputImage, []interface{}{"detail", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case InputFileInputMessageItemContentItem:
 		if err := s.InputFile.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.InputFile, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case InputAudioInputMessageItemContentItem:
 		if err := s.InputAudio.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.InputAudio, []interface{}{"input_audio", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case InputVideoInputMessageItemContentItem:
 		if err := s.InputVideo.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.InputVideo, []interface{}{"type", "video_url"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	default:
@@ -12749,11 +16160,26 @@ func (s *InputText) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"text", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.PromptCacheBreakpoint.Get(); ok {
 			if err := func() error {
 				if err := value.Validate(); err != nil {
 					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"mode"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
@@ -12806,6 +16232,18 @@ func (s *InputVideo) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"type", "video_url"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -12876,6 +16314,18 @@ func (s *InputsCustomToolCall) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"call_id", "input", "name", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Status.Get(); ok {
 			if err := func() error {
@@ -12933,6 +16383,18 @@ func (s *InputsFunctionCall) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"arguments", "call_id", "name", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Status.Get(); ok {
 			if err := func() error {
@@ -12956,6 +16418,26 @@ func (s *InputsFunctionCall) Validate() error {
 			if err := func() error {
 				if value == nil {
 					return errors.New("nil is invalid value")
+				}
+				var failures []validate.FieldError
+				for i, elem := range value {
+					if err := func() error {
+						if err := elem.Validate(); err != nil {
+							return err
+						}
+						if err := validatedBefore("x-spec-required", elem, []interface{}{"type"}); err != nil {
+							return errors.Wrap(err, "x-spec-required")
+						}
+						return nil
+					}(); err != nil {
+						failures = append(failures, validate.FieldError{
+							Name:  fmt.Sprintf("[%d]", i),
+							Error: err,
+						})
+					}
+				}
+				if len(failures) > 0 {
+					return &validate.Error{Fields: failures}
 				}
 				return nil
 			}(); err != nil {
@@ -13006,6 +16488,30 @@ func (s InputsFunctionCallStatus) Validate() error {
 	}
 }
 
+func (s *InputsFunctionCallSubagentItemsItem) Validate() error {
+	if s == nil {
+		return validate.ErrNilPointer
+	}
+
+	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if len(failures) > 0 {
+		return &validate.Error{Fields: failures}
+	}
+	return nil
+}
+
 func (s InputsFunctionCallType) Validate() error {
 	switch s {
 	case "function_call":
@@ -13021,225 +16527,360 @@ func (s InputsItem) Validate() error {
 		if err := s.InputsReasoning.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.InputsReasoning, []interface{}{"id", "summary", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case InputsMessageInputsItem:
 		if err := s.InputsMessage.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.InputsMessage, []interface{}{"role"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case InputsFunctionCallInputsItem:
 		if err := s.InputsFunctionCall.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.InputsFunctionCall, []interface{}{"arguments", "call_id", "name", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case FunctionCallOutputItemInputsItem:
 		if err := s.FunctionCallOutputItem.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.FunctionCallOutputItem, []interface{}{"call_id", "output", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case ApplyPatchCallItemInputsItem:
 		if err := s.ApplyPatchCallItem.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.ApplyPatchCallItem, []interface{}{"call_id", "operation", "status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case ApplyPatchCallOutputItemInputsItem:
 		if err := s.ApplyPatchCallOutputItem.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.ApplyPatchCallOutputItem, []interface{}{"call_id", "status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case InputsCustomToolCallInputsItem:
 		if err := s.InputsCustomToolCall.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.InputsCustomToolCall, []interface{}{"call_id", "input", "name", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case OutputWebSearchCallItemInputsItem:
 		if err := s.OutputWebSearchCallItem.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.OutputWebSearchCallItem, []interface{}{"id", "status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case OutputFileSearchCallItemInputsItem:
 		if err := s.OutputFileSearchCallItem.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.OutputFileSearchCallItem, []interface{}{"id", "queries", "status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case OutputImageGenerationCallItemInputsItem:
 		if err := s.OutputImageGenerationCallItem.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.OutputImageGenerationCallItem, []interface{}{"id", "status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case OutputCodeInterpreterCallItemInputsItem:
 		if err := s.OutputCodeInterpreterCallItem.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.OutputCodeInterpreterCallItem, []interface{}{"id", "status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case OutputComputerCallItemInputsItem:
 		if err := s.OutputComputerCallItem.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.OutputComputerCallItem, []interface{}{"call_id", "pending_safety_checks", "status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case OutputDatetimeItemInputsItem:
 		if err := s.OutputDatetimeItem.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.OutputDatetimeItem, []interface{}{"datetime", "status", "timezone", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case OutputWebSearchServerToolItemInputsItem:
 		if err := s.OutputWebSearchServerToolItem.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.OutputWebSearchServerToolItem, []interface{}{"status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case OutputCodeInterpreterServerToolItemInputsItem:
 		if err := s.OutputCodeInterpreterServerToolItem.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.OutputCodeInterpreterServerToolItem, []interface{}{"status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case OutputFileSearchServerToolItemInputsItem:
 		if err := s.OutputFileSearchServerToolItem.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.OutputFileSearchServerToolItem, []interface{}{"status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case OutputImageGenerationServerToolItemInputsItem:
 		if err := s.OutputImageGenerationServerToolItem.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.OutputImageGenerationServerToolItem, []interface{}{"status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case OutputBrowserUseServerToolItemInputsItem:
 		if err := s.OutputBrowserUseServerToolItem.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.OutputBrowserUseServerToolItem, []interface{}{"status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case OutputBashServerToolItemInputsItem:
 		if err := s.OutputBashServerToolItem.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.OutputBashServerToolItem, []interface{}{"status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case OutputTextEditorServerToolItemInputsItem:
 		if err := s.OutputTextEditorServerToolItem.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.OutputTextEditorServerToolItem, []interface{}{"status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case OutputApplyPatchServerToolItemInputsItem:
 		if err := s.OutputApplyPatchServerToolItem.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.OutputApplyPatchServerToolItem, []interface{}{"status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case OutputWebFetchServerToolItemInputsItem:
 		if err := s.OutputWebFetchServerToolItem.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.OutputWebFetchServerToolItem, []interface{}{"status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case OutputToolSearchServerToolItemInputsItem:
 		if err := s.OutputToolSearchServerToolItem.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.OutputToolSearchServerToolItem, []interface{}{"status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case OutputMemoryServerToolItemInputsItem:
 		if err := s.OutputMemoryServerToolItem.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.OutputMemoryServerToolItem, []interface{}{"status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case OutputMcpServerToolItemInputsItem:
 		if err := s.OutputMcpServerToolItem.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.OutputMcpServerToolItem, []interface{}{"status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case OutputSearchModelsServerToolItemInputsItem:
 		if err := s.OutputSearchModelsServerToolItem.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.OutputSearchModelsServerToolItem, []interface{}{"status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case OutputFusionServerToolItemInputsItem:
 		if err := s.OutputFusionServerToolItem.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.OutputFusionServerToolItem, []interface{}{"status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case OutputAdvisorServerToolItemInputsItem:
 		if err := s.OutputAdvisorServerToolItem.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.OutputAdvisorServerToolItem, []interface{}{"status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case OutputSubagentServerToolItemInputsItem:
 		if err := s.OutputSubagentServerToolItem.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.OutputSubagentServerToolItem, []interface{}{"status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case OutputFilesServerToolItemInputsItem:
 		if err := s.OutputFilesServerToolItem.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.OutputFilesServerToolItem, []interface{}{"status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case OutputShellServerToolItemInputsItem:
 		if err := s.OutputShellServerToolItem.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.OutputShellServerToolItem, []interface{}{"status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case LocalShellCallItemInputsItem:
 		if err := s.LocalShellCallItem.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.LocalShellCallItem, []interface{}{"action", "call_id", "id", "status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case LocalShellCallOutputItemInputsItem:
 		if err := s.LocalShellCallOutputItem.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.LocalShellCallOutputItem, []interface{}{"id", "output", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case ShellCallItemInputsItem:
 		if err := s.ShellCallItem.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.ShellCallItem, []interface{}{"action", "call_id", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case ShellCallOutputItemInputsItem:
 		if err := s.ShellCallOutputItem.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.ShellCallOutputItem, []interface{}{"call_id", "output", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case McpListToolsItemInputsItem:
 		if err := s.McpListToolsItem.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.McpListToolsItem, []interface{}{"id", "server_label", "tools", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case McpApprovalRequestItemInputsItem:
 		if err := s.McpApprovalRequestItem.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.McpApprovalRequestItem, []interface{}{"arguments", "id", "name", "server_label", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case McpApprovalResponseItemInputsItem:
 		if err := s.McpApprovalResponseItem.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.McpApprovalResponseItem, []interface{}{"approval_request_id", "approve", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case McpCallItemInputsItem:
 		if err := s.McpCallItem.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.McpCallItem, []interface{}{"arguments", "id", "name", "server_label", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case CustomToolCallOutputItemInputsItem:
 		if err := s.CustomToolCallOutputItem.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.CustomToolCallOutputItem, []interface{}{"call_id", "output", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case CompactionItemInputsItem:
 		if err := s.CompactionItem.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.CompactionItem, []interface{}{"encrypted_content", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case ContextCompactionItemInputsItem:
 		if err := s.ContextCompactionItem.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.ContextCompactionItem, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case ItemReferenceItemInputsItem:
 		if err := s.ItemReferenceItem.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.ItemReferenceItem, []interface{}{"id", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case AdditionalToolsItemInputsItem:
 		if err := s.AdditionalToolsItem.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.AdditionalToolsItem, []interface{}{"role", "tools", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case AgentMessageItemInputsItem:
 		if err := s.AgentMessageItem.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.AgentMessageItem, []interface{}{"author", "content", "recipient", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	default:
@@ -13253,6 +16894,18 @@ func (s *InputsMessage) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"role"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Content.Get(); ok {
 			if err := func() error {
@@ -13388,35 +17041,56 @@ func (s InputsMessageContent1Item) Validate() error {
 		if err := s.InputText.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.InputText, []interface{}{"text", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case EasyInputMessageContentInputImageInputsMessageContent1Item:
 		if err := s.EasyInputMessageContentInputImage.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.EasyInputMessageContentInputImage, []interface{}{"detail", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case InputFileInputsMessageContent1Item:
 		if err := s.InputFile.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.InputFile, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case InputAudioInputsMessageContent1Item:
 		if err := s.InputAudio.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.InputAudio, []interface{}{"input_audio", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case InputVideoInputsMessageContent1Item:
 		if err := s.InputVideo.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.InputVideo, []interface{}{"type", "video_url"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case ResponseOutputTextInputsMessageContent1Item:
 		if err := s.ResponseOutputText.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.ResponseOutputText, []interface{}{"text", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case OpenAIResponsesRefusalContentInputsMessageContent1Item:
 		if err := s.OpenAIResponsesRefusalContent.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.OpenAIResponsesRefusalContent, []interface{}{"refusal", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	default:
@@ -13478,6 +17152,18 @@ func (s *InputsReasoning) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"id", "summary", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Content.Get(); ok {
 			if err := func() error {
@@ -13489,6 +17175,9 @@ func (s *InputsReasoning) Validate() error {
 					if err := func() error {
 						if err := elem.Validate(); err != nil {
 							return err
+						}
+						if err := validatedBefore("x-spec-required", elem, []interface{}{"text", "type"}); err != nil {
+							return errors.Wrap(err, "x-spec-required")
 						}
 						return nil
 					}(); err != nil {
@@ -13561,6 +17250,9 @@ func (s *InputsReasoning) Validate() error {
 						if err := elem.Validate(); err != nil {
 							return err
 						}
+						if err := validatedBefore("x-spec-required", elem, []interface{}{"text", "type"}); err != nil {
+							return errors.Wrap(err, "x-spec-required")
+						}
 						return nil
 					}(); err != nil {
 						failures = append(failures, validate.FieldError{
@@ -13630,12 +17322,93 @@ func (s InputsReasoningType) Validate() error {
 	}
 }
 
+func (s *InternalServerResponse) Validate() error {
+	if s == nil {
+		return validate.ErrNilPointer
+	}
+
+	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"error"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		if value, ok := s.Error.Get(); ok {
+			if err := func() error {
+				if err := value.Validate(); err != nil {
+					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"code", "message"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
+				}
+				return nil
+			}(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "error",
+			Error: err,
+		})
+	}
+	if len(failures) > 0 {
+		return &validate.Error{Fields: failures}
+	}
+	return nil
+}
+
+func (s *InternalServerResponseErrorData) Validate() error {
+	if s == nil {
+		return validate.ErrNilPointer
+	}
+
+	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"code", "message"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if len(failures) > 0 {
+		return &validate.Error{Fields: failures}
+	}
+	return nil
+}
+
 func (s *ItemReferenceItem) Validate() error {
 	if s == nil {
 		return validate.ErrNilPointer
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"id", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -13675,6 +17448,18 @@ func (s *LegacyChatContentVideo) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"type", "video_url"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -13690,6 +17475,51 @@ func (s *LegacyChatContentVideo) Validate() error {
 	}(); err != nil {
 		failures = append(failures, validate.FieldError{
 			Name:  "type",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		if value, ok := s.VideoURL.Get(); ok {
+			if err := func() error {
+				if err := value.Validate(); err != nil {
+					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"url"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
+				}
+				return nil
+			}(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "video_url",
+			Error: err,
+		})
+	}
+	if len(failures) > 0 {
+		return &validate.Error{Fields: failures}
+	}
+	return nil
+}
+
+func (s *LegacyChatContentVideoInput) Validate() error {
+	if s == nil {
+		return validate.ErrNilPointer
+	}
+
+	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"url"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
 			Error: err,
 		})
 	}
@@ -13714,6 +17544,18 @@ func (s *LegacyWebSearchServerTool) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Engine.Get(); ok {
 			if err := func() error {
@@ -13843,11 +17685,26 @@ func (s *LocalShellCallItem) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"action", "call_id", "id", "status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Action.Get(); ok {
 			if err := func() error {
 				if err := value.Validate(); err != nil {
 					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"command", "env", "type"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
@@ -13909,16 +17766,21 @@ func (s *LocalShellCallItemAction) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
 	if err := func() error {
-		if value, ok := s.Command.Get(); ok {
-			if err := func() error {
-				if value == nil {
-					return errors.New("nil is invalid value")
-				}
-				return nil
-			}(); err != nil {
-				return err
-			}
+		if err := validateWith("x-spec-required", s, []interface{}{"command", "env", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		if s.Command == nil {
+			return errors.New("nil is invalid value")
 		}
 		return nil
 	}(); err != nil {
@@ -13975,6 +17837,18 @@ func (s *LocalShellCallOutputItem) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"id", "output", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Status.Get(); ok {
 			if err := func() error {
@@ -14032,6 +17906,18 @@ func (s *McpApprovalRequestItem) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"arguments", "id", "name", "server_label", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -14071,6 +17957,18 @@ func (s *McpApprovalResponseItem) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"approval_request_id", "approve", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -14110,6 +18008,18 @@ func (s *McpCallItem) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"arguments", "id", "name", "server_label", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -14149,16 +18059,41 @@ func (s *McpListToolsItem) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
 	if err := func() error {
-		if value, ok := s.Tools.Get(); ok {
+		if err := validateWith("x-spec-required", s, []interface{}{"id", "server_label", "tools", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		if s.Tools == nil {
+			return errors.New("nil is invalid value")
+		}
+		var failures []validate.FieldError
+		for i, elem := range s.Tools {
 			if err := func() error {
-				if value == nil {
-					return errors.New("nil is invalid value")
+				if err := elem.Validate(); err != nil {
+					return err
+				}
+				if err := validatedBefore("x-spec-required", elem, []interface{}{"input_schema", "name"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
-				return err
+				failures = append(failures, validate.FieldError{
+					Name:  fmt.Sprintf("[%d]", i),
+					Error: err,
+				})
 			}
+		}
+		if len(failures) > 0 {
+			return &validate.Error{Fields: failures}
 		}
 		return nil
 	}(); err != nil {
@@ -14191,6 +18126,30 @@ func (s *McpListToolsItem) Validate() error {
 	return nil
 }
 
+func (s *McpListToolsItemToolsItem) Validate() error {
+	if s == nil {
+		return validate.ErrNilPointer
+	}
+
+	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"input_schema", "name"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if len(failures) > 0 {
+		return &validate.Error{Fields: failures}
+	}
+	return nil
+}
+
 func (s McpListToolsItemType) Validate() error {
 	switch s {
 	case "mcp_list_tools":
@@ -14206,6 +18165,18 @@ func (s *McpServerTool) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"server_label", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.AllowedTools.Get(); ok {
 			if err := func() error {
@@ -14520,6 +18491,18 @@ func (s *ModerationPlugin) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"id"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.ID.Get(); ok {
 			if err := func() error {
@@ -14559,6 +18542,18 @@ func (s *NamespaceFunctionTool) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"name", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.AllowedCallers.Get(); ok {
 			if err := func() error {
@@ -14644,33 +18639,38 @@ func (s *NamespaceTool) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
 	if err := func() error {
-		if value, ok := s.Tools.Get(); ok {
+		if err := validateWith("x-spec-required", s, []interface{}{"description", "name", "tools", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		if s.Tools == nil {
+			return errors.New("nil is invalid value")
+		}
+		var failures []validate.FieldError
+		for i, elem := range s.Tools {
 			if err := func() error {
-				if value == nil {
-					return errors.New("nil is invalid value")
-				}
-				var failures []validate.FieldError
-				for i, elem := range value {
-					if err := func() error {
-						if err := elem.Validate(); err != nil {
-							return err
-						}
-						return nil
-					}(); err != nil {
-						failures = append(failures, validate.FieldError{
-							Name:  fmt.Sprintf("[%d]", i),
-							Error: err,
-						})
-					}
-				}
-				if len(failures) > 0 {
-					return &validate.Error{Fields: failures}
+				if err := elem.Validate(); err != nil {
+					return err
 				}
 				return nil
 			}(); err != nil {
-				return err
+				failures = append(failures, validate.FieldError{
+					Name:  fmt.Sprintf("[%d]", i),
+					Error: err,
+				})
 			}
+		}
+		if len(failures) > 0 {
+			return &validate.Error{Fields: failures}
 		}
 		return nil
 	}(); err != nil {
@@ -14709,10 +18709,16 @@ func (s NamespaceToolToolsItem) Validate() error {
 		if err := s.NamespaceFunctionTool.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.NamespaceFunctionTool, []interface{}{"name", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case CustomToolNamespaceToolToolsItem:
 		if err := s.CustomTool.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.CustomTool, []interface{}{"name", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	default:
@@ -14729,12 +18735,93 @@ func (s NamespaceToolType) Validate() error {
 	}
 }
 
+func (s *NotFoundResponse) Validate() error {
+	if s == nil {
+		return validate.ErrNilPointer
+	}
+
+	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"error"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		if value, ok := s.Error.Get(); ok {
+			if err := func() error {
+				if err := value.Validate(); err != nil {
+					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"code", "message"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
+				}
+				return nil
+			}(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "error",
+			Error: err,
+		})
+	}
+	if len(failures) > 0 {
+		return &validate.Error{Fields: failures}
+	}
+	return nil
+}
+
+func (s *NotFoundResponseErrorData) Validate() error {
+	if s == nil {
+		return validate.ErrNilPointer
+	}
+
+	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"code", "message"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if len(failures) > 0 {
+		return &validate.Error{Fields: failures}
+	}
+	return nil
+}
+
 func (s *OpenAIResponseCustomToolCall) Validate() error {
 	if s == nil {
 		return validate.ErrNilPointer
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"call_id", "input", "name", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -14765,6 +18852,18 @@ func (s *OpenAIResponseCustomToolCallOutput) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"call_id", "output", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Output.Get(); ok {
 			if err := func() error {
@@ -14846,15 +18945,24 @@ func (s OpenAIResponseCustomToolCallOutputOutput1Item) Validate() error {
 		if err := s.InputText.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.InputText, []interface{}{"text", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case InputImageOpenAIResponseCustomToolCallOutputOutput1Item:
 		if err := s.InputImage.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.InputImage, []interface{}{"detail", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case InputFileOpenAIResponseCustomToolCallOutputOutput1Item:
 		if err := s.InputFile.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.InputFile, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	default:
@@ -14886,6 +18994,18 @@ func (s *OpenAIResponseFunctionToolCall) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"arguments", "call_id", "name", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Status.Get(); ok {
 			if err := func() error {
@@ -14909,6 +19029,26 @@ func (s *OpenAIResponseFunctionToolCall) Validate() error {
 			if err := func() error {
 				if value == nil {
 					return errors.New("nil is invalid value")
+				}
+				var failures []validate.FieldError
+				for i, elem := range value {
+					if err := func() error {
+						if err := elem.Validate(); err != nil {
+							return err
+						}
+						if err := validatedBefore("x-spec-required", elem, []interface{}{"type"}); err != nil {
+							return errors.Wrap(err, "x-spec-required")
+						}
+						return nil
+					}(); err != nil {
+						failures = append(failures, validate.FieldError{
+							Name:  fmt.Sprintf("[%d]", i),
+							Error: err,
+						})
+					}
+				}
+				if len(failures) > 0 {
+					return &validate.Error{Fields: failures}
 				}
 				return nil
 			}(); err != nil {
@@ -14952,6 +19092,18 @@ func (s *OpenAIResponseFunctionToolCallOutput) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"call_id", "output", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Output.Get(); ok {
 			if err := func() error {
@@ -15051,15 +19203,24 @@ func (s OpenAIResponseFunctionToolCallOutputOutput1Item) Validate() error {
 		if err := s.InputText.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.InputText, []interface{}{"text", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case InputImageOpenAIResponseFunctionToolCallOutputOutput1Item:
 		if err := s.InputImage.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.InputImage, []interface{}{"detail", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case InputFileOpenAIResponseFunctionToolCallOutputOutput1Item:
 		if err := s.InputFile.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.InputFile, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	default:
@@ -15074,6 +19235,30 @@ func (s OpenAIResponseFunctionToolCallOutputType) Validate() error {
 	default:
 		return errors.Errorf("invalid value: %v", s)
 	}
+}
+
+func (s *OpenAIResponseFunctionToolCallSubagentItemsItem) Validate() error {
+	if s == nil {
+		return validate.ErrNilPointer
+	}
+
+	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if len(failures) > 0 {
+		return &validate.Error{Fields: failures}
+	}
+	return nil
 }
 
 func (s OpenAIResponseFunctionToolCallType) Validate() error {
@@ -15091,33 +19276,38 @@ func (s *OpenAIResponseInputMessageItem) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
 	if err := func() error {
-		if value, ok := s.Content.Get(); ok {
+		if err := validateWith("x-spec-required", s, []interface{}{"content", "id", "role"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		if s.Content == nil {
+			return errors.New("nil is invalid value")
+		}
+		var failures []validate.FieldError
+		for i, elem := range s.Content {
 			if err := func() error {
-				if value == nil {
-					return errors.New("nil is invalid value")
-				}
-				var failures []validate.FieldError
-				for i, elem := range value {
-					if err := func() error {
-						if err := elem.Validate(); err != nil {
-							return err
-						}
-						return nil
-					}(); err != nil {
-						failures = append(failures, validate.FieldError{
-							Name:  fmt.Sprintf("[%d]", i),
-							Error: err,
-						})
-					}
-				}
-				if len(failures) > 0 {
-					return &validate.Error{Fields: failures}
+				if err := elem.Validate(); err != nil {
+					return err
 				}
 				return nil
 			}(); err != nil {
-				return err
+				failures = append(failures, validate.FieldError{
+					Name:  fmt.Sprintf("[%d]", i),
+					Error: err,
+				})
 			}
+		}
+		if len(failures) > 0 {
+			return &validate.Error{Fields: failures}
 		}
 		return nil
 	}(); err != nil {
@@ -15174,20 +19364,32 @@ func (s OpenAIResponseInputMessageItemContentItem) Validate() error {
 		if err := s.InputText.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.InputText, []interface{}{"text", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case InputImageOpenAIResponseInputMessageItemContentItem:
 		if err := s.InputImage.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.InputImage, []interface{}{"detail", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case InputFileOpenAIResponseInputMessageItemContentItem:
 		if err := s.InputFile.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.InputFile, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case InputAudioOpenAIResponseInputMessageItemContentItem:
 		if err := s.InputAudio.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.InputAudio, []interface{}{"input_audio", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	default:
@@ -15223,15 +19425,24 @@ func (s OpenAIResponsesAnnotation) Validate() error {
 		if err := s.FileCitation.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.FileCitation, []interface{}{"file_id", "filename", "index", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case URLCitationOpenAIResponsesAnnotation:
 		if err := s.URLCitation.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.URLCitation, []interface{}{"end_index", "start_index", "title", "type", "url"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case FilePathOpenAIResponsesAnnotation:
 		if err := s.FilePath.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.FilePath, []interface{}{"file_id", "index", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	default:
@@ -15245,6 +19456,18 @@ func (s *OpenAIResponsesCodeInterpreterCallCodeDelta) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"delta", "item_id", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -15284,6 +19507,18 @@ func (s *OpenAIResponsesCodeInterpreterCallCodeDone) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"code", "item_id", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -15323,6 +19558,18 @@ func (s *OpenAIResponsesCodeInterpreterCallCompleted) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"item_id", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -15362,6 +19609,18 @@ func (s *OpenAIResponsesCodeInterpreterCallInProgress) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"item_id", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -15401,6 +19660,18 @@ func (s *OpenAIResponsesCodeInterpreterCallInterpreting) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"item_id", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -15440,6 +19711,18 @@ func (s *OpenAIResponsesImageGenCallCompleted) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"item_id", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -15479,6 +19762,18 @@ func (s *OpenAIResponsesImageGenCallGenerating) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"item_id", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -15518,6 +19813,18 @@ func (s *OpenAIResponsesImageGenCallInProgress) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"item_id", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -15557,6 +19864,18 @@ func (s *OpenAIResponsesImageGenCallPartialImage) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"item_id", "output_index", "partial_image_b64", "partial_image_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -15596,6 +19915,18 @@ func (s *OpenAIResponsesRefusalContent) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"refusal", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -15654,6 +19985,18 @@ func (s *OpenAIResponsesSearchCompleted) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"item_id", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -15723,25 +20066,40 @@ func (s OpenAIResponsesToolChoice1) Validate() error {
 		if err := s.OpenAIResponsesToolChoiceFunction.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.OpenAIResponsesToolChoiceFunction, []interface{}{"name", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case OpenAIResponsesToolChoice1WebSearchPreviewOpenAIResponsesToolChoice1, OpenAIResponsesToolChoice1WebSearchPreview20250311OpenAIResponsesToolChoice1:
 		if err := s.OpenAIResponsesToolChoiceWebSearchPreview20250311.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.OpenAIResponsesToolChoiceWebSearchPreview20250311, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case ToolChoiceAllowedOpenAIResponsesToolChoice1:
 		if err := s.ToolChoiceAllowed.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.ToolChoiceAllowed, []interface{}{"mode", "tools", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case OpenAIResponsesToolChoiceApplyPatchOpenAIResponsesToolChoice1:
 		if err := s.OpenAIResponsesToolChoiceApplyPatch.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.OpenAIResponsesToolChoiceApplyPatch, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case OpenAIResponsesToolChoiceShellOpenAIResponsesToolChoice1:
 		if err := s.OpenAIResponsesToolChoiceShell.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.OpenAIResponsesToolChoiceShell, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	default:
@@ -15755,6 +20113,18 @@ func (s *OpenAIResponsesToolChoiceApplyPatch) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -15794,6 +20164,18 @@ func (s *OpenAIResponsesToolChoiceFunction) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"name", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -15833,6 +20215,18 @@ func (s *OpenAIResponsesToolChoiceShell) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -15872,6 +20266,18 @@ func (s *OpenAIResponsesToolChoiceWebSearchPreview20250311) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -15918,12 +20324,138 @@ func (s OpenAIResponsesTruncation) Validate() error {
 	}
 }
 
+func (s *OpenAIResponsesUsage) Validate() error {
+	if s == nil {
+		return validate.ErrNilPointer
+	}
+
+	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"input_tokens", "input_tokens_details", "output_tokens", "output_tokens_details", "total_tokens"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		if value, ok := s.InputTokensDetails.Get(); ok {
+			if err := func() error {
+				if err := value.Validate(); err != nil {
+					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"cached_tokens"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
+				}
+				return nil
+			}(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "input_tokens_details",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		if value, ok := s.OutputTokensDetails.Get(); ok {
+			if err := func() error {
+				if err := value.Validate(); err != nil {
+					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"reasoning_tokens"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
+				}
+				return nil
+			}(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "output_tokens_details",
+			Error: err,
+		})
+	}
+	if len(failures) > 0 {
+		return &validate.Error{Fields: failures}
+	}
+	return nil
+}
+
+func (s *OpenAIResponsesUsageInputTokensDetails) Validate() error {
+	if s == nil {
+		return validate.ErrNilPointer
+	}
+
+	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"cached_tokens"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if len(failures) > 0 {
+		return &validate.Error{Fields: failures}
+	}
+	return nil
+}
+
+func (s *OpenAIResponsesUsageOutputTokensDetails) Validate() error {
+	if s == nil {
+		return validate.ErrNilPointer
+	}
+
+	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"reasoning_tokens"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if len(failures) > 0 {
+		return &validate.Error{Fields: failures}
+	}
+	return nil
+}
+
 func (s *OpenAIResponsesWebSearchCallInProgress) Validate() error {
 	if s == nil {
 		return validate.ErrNilPointer
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"item_id", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -15963,6 +20495,18 @@ func (s *OpenAIResponsesWebSearchCallSearching) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"item_id", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -16002,11 +20546,26 @@ func (s *OpenResponsesCreatedEvent) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"response", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Response.Get(); ok {
 			if err := func() error {
 				if err := value.Validate(); err != nil {
 					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"completed_at", "created_at", "error", "frequency_penalty", "id", "incomplete_details", "instructions", "metadata", "model", "object", "output", "parallel_tool_calls", "presence_penalty", "status", "temperature", "tool_choice", "tools", "top_p"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
@@ -16059,11 +20618,26 @@ func (s *OpenResponsesInProgressEvent) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"response", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Response.Get(); ok {
 			if err := func() error {
 				if err := value.Validate(); err != nil {
 					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"completed_at", "created_at", "error", "frequency_penalty", "id", "incomplete_details", "instructions", "metadata", "model", "object", "output", "parallel_tool_calls", "presence_penalty", "status", "temperature", "tool_choice", "tools", "top_p"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
@@ -16116,6 +20690,18 @@ func (s *OpenResponsesLogProbs) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"logprob", "token"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Bytes.Get(); ok {
 			if err := func() error {
@@ -16199,11 +20785,26 @@ func (s *OpenResponsesResult) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"completed_at", "created_at", "error", "frequency_penalty", "id", "incomplete_details", "instructions", "metadata", "model", "object", "output", "parallel_tool_calls", "presence_penalty", "status", "temperature", "tool_choice", "tools", "top_p"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Error.Get(); ok {
 			if err := func() error {
 				if err := value.Validate(); err != nil {
 					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"code", "message"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
@@ -16313,6 +20914,9 @@ func (s *OpenResponsesResult) Validate() error {
 				if err := value.Validate(); err != nil {
 					return err
 				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"attempt", "endpoints", "is_byok", "region", "requested", "strategy", "summary"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
+				}
 				return nil
 			}(); err != nil {
 				return err
@@ -16326,32 +20930,25 @@ func (s *OpenResponsesResult) Validate() error {
 		})
 	}
 	if err := func() error {
-		if value, ok := s.Output.Get(); ok {
+		if s.Output == nil {
+			return errors.New("nil is invalid value")
+		}
+		var failures []validate.FieldError
+		for i, elem := range s.Output {
 			if err := func() error {
-				if value == nil {
-					return errors.New("nil is invalid value")
-				}
-				var failures []validate.FieldError
-				for i, elem := range value {
-					if err := func() error {
-						if err := elem.Validate(); err != nil {
-							return err
-						}
-						return nil
-					}(); err != nil {
-						failures = append(failures, validate.FieldError{
-							Name:  fmt.Sprintf("[%d]", i),
-							Error: err,
-						})
-					}
-				}
-				if len(failures) > 0 {
-					return &validate.Error{Fields: failures}
+				if err := elem.Validate(); err != nil {
+					return err
 				}
 				return nil
 			}(); err != nil {
-				return err
+				failures = append(failures, validate.FieldError{
+					Name:  fmt.Sprintf("[%d]", i),
+					Error: err,
+				})
 			}
+		}
+		if len(failures) > 0 {
+			return &validate.Error{Fields: failures}
 		}
 		return nil
 	}(); err != nil {
@@ -16379,10 +20976,34 @@ func (s *OpenResponsesResult) Validate() error {
 		})
 	}
 	if err := func() error {
+		if value, ok := s.Prompt.Get(); ok {
+			if err := func() error {
+				if err := value.Validate(); err != nil {
+					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"id"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
+				}
+				return nil
+			}(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "prompt",
+			Error: err,
+		})
+	}
+	if err := func() error {
 		if value, ok := s.PromptCacheOptions.Get(); ok {
 			if err := func() error {
 				if err := value.Validate(); err != nil {
 					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"mode"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
@@ -16487,32 +21108,25 @@ func (s *OpenResponsesResult) Validate() error {
 		})
 	}
 	if err := func() error {
-		if value, ok := s.Tools.Get(); ok {
+		if s.Tools == nil {
+			return errors.New("nil is invalid value")
+		}
+		var failures []validate.FieldError
+		for i, elem := range s.Tools {
 			if err := func() error {
-				if value == nil {
-					return errors.New("nil is invalid value")
-				}
-				var failures []validate.FieldError
-				for i, elem := range value {
-					if err := func() error {
-						if err := elem.Validate(); err != nil {
-							return err
-						}
-						return nil
-					}(); err != nil {
-						failures = append(failures, validate.FieldError{
-							Name:  fmt.Sprintf("[%d]", i),
-							Error: err,
-						})
-					}
-				}
-				if len(failures) > 0 {
-					return &validate.Error{Fields: failures}
+				if err := elem.Validate(); err != nil {
+					return err
 				}
 				return nil
 			}(); err != nil {
-				return err
+				failures = append(failures, validate.FieldError{
+					Name:  fmt.Sprintf("[%d]", i),
+					Error: err,
+				})
 			}
+		}
+		if len(failures) > 0 {
+			return &validate.Error{Fields: failures}
 		}
 		return nil
 	}(); err != nil {
@@ -16563,6 +21177,9 @@ func (s *OpenResponsesResult) Validate() error {
 				if err := value.Validate(); err != nil {
 					return err
 				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"input_tokens", "input_tokens_details", "output_tokens", "output_tokens_details", "total_tokens"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
+				}
 				return nil
 			}(); err != nil {
 				return err
@@ -16596,75 +21213,120 @@ func (s OpenResponsesResultToolsItem) Validate() error {
 		if err := s.BaseResponsesResultToolsFunction.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.BaseResponsesResultToolsFunction, []interface{}{"name", "parameters", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case PreviewWebSearchServerToolOpenResponsesResultToolsItem:
 		if err := s.PreviewWebSearchServerTool.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.PreviewWebSearchServerTool, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case Preview20250311WebSearchServerToolOpenResponsesResultToolsItem:
 		if err := s.Preview20250311WebSearchServerTool.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.Preview20250311WebSearchServerTool, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case LegacyWebSearchServerToolOpenResponsesResultToolsItem:
 		if err := s.LegacyWebSearchServerTool.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.LegacyWebSearchServerTool, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case WebSearchServerToolOpenResponsesResultToolsItem:
 		if err := s.WebSearchServerTool.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.WebSearchServerTool, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case FileSearchServerToolOpenResponsesResultToolsItem:
 		if err := s.FileSearchServerTool.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.FileSearchServerTool, []interface{}{"type", "vector_store_ids"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case ComputerUseServerToolOpenResponsesResultToolsItem:
 		if err := s.ComputerUseServerTool.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.ComputerUseServerTool, []interface{}{"display_height", "display_width", "environment", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case CodeInterpreterServerToolOpenResponsesResultToolsItem:
 		if err := s.CodeInterpreterServerTool.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.CodeInterpreterServerTool, []interface{}{"container", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case McpServerToolOpenResponsesResultToolsItem:
 		if err := s.McpServerTool.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.McpServerTool, []interface{}{"server_label", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case ImageGenerationServerToolOpenResponsesResultToolsItem:
 		if err := s.ImageGenerationServerTool.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.ImageGenerationServerTool, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case CodexLocalShellToolOpenResponsesResultToolsItem:
 		if err := s.CodexLocalShellTool.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.CodexLocalShellTool, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case ShellServerToolOpenResponsesResultToolsItem:
 		if err := s.ShellServerTool.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.ShellServerTool, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case ApplyPatchServerToolOpenResponsesResultToolsItem:
 		if err := s.ApplyPatchServerTool.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.ApplyPatchServerTool, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case CustomToolOpenResponsesResultToolsItem:
 		if err := s.CustomTool.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.CustomTool, []interface{}{"name", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case NamespaceToolOpenResponsesResultToolsItem:
 		if err := s.NamespaceTool.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.NamespaceTool, []interface{}{"description", "name", "tools", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	default:
@@ -16726,11 +21388,43 @@ func (s *OpenRouterMetadata) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"attempt", "endpoints", "is_byok", "region", "requested", "strategy", "summary"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Attempts.Get(); ok {
 			if err := func() error {
 				if value == nil {
 					return errors.New("nil is invalid value")
+				}
+				var failures []validate.FieldError
+				for i, elem := range value {
+					if err := func() error {
+						if err := elem.Validate(); err != nil {
+							return err
+						}
+						if err := validatedBefore("x-spec-required", elem, []interface{}{"model", "provider", "status"}); err != nil {
+							return errors.Wrap(err, "x-spec-required")
+						}
+						return nil
+					}(); err != nil {
+						failures = append(failures, validate.FieldError{
+							Name:  fmt.Sprintf("[%d]", i),
+							Error: err,
+						})
+					}
+				}
+				if len(failures) > 0 {
+					return &validate.Error{Fields: failures}
 				}
 				return nil
 			}(); err != nil {
@@ -16749,6 +21443,9 @@ func (s *OpenRouterMetadata) Validate() error {
 			if err := func() error {
 				if err := value.Validate(); err != nil {
 					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"available", "total"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
@@ -16791,6 +21488,9 @@ func (s *OpenRouterMetadata) Validate() error {
 					if err := func() error {
 						if err := elem.Validate(); err != nil {
 							return err
+						}
+						if err := validatedBefore("x-spec-required", elem, []interface{}{"name", "type"}); err != nil {
+							return errors.Wrap(err, "x-spec-required")
 						}
 						return nil
 					}(); err != nil {
@@ -16845,6 +21545,18 @@ func (s *OpenRouterWebSearchServerTool) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Parameters.Get(); ok {
 			if err := func() error {
@@ -16902,6 +21614,18 @@ func (s *OutputAdvisorServerToolItem) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Status.Get(); ok {
 			if err := func() error {
@@ -16959,6 +21683,18 @@ func (s *OutputApplyPatchCallItem) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"call_id", "id", "operation", "status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Operation.Get(); ok {
 			if err := func() error {
@@ -17034,6 +21770,18 @@ func (s *OutputApplyPatchServerToolItem) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Operation.Get(); ok {
 			if err := func() error {
@@ -17109,6 +21857,18 @@ func (s *OutputBashServerToolItem) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Status.Get(); ok {
 			if err := func() error {
@@ -17166,6 +21926,18 @@ func (s *OutputBrowserUseServerToolItem) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Status.Get(); ok {
 			if err := func() error {
@@ -17223,6 +21995,18 @@ func (s *OutputCodeInterpreterCallItem) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"id", "status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Outputs.Get(); ok {
 			if err := func() error {
@@ -17306,15 +22090,24 @@ func (s OutputCodeInterpreterCallItemOutputsItem) Validate() error {
 		if err := s.CodeInterpreterLogsOutput.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.CodeInterpreterLogsOutput, []interface{}{"logs", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case CodeInterpreterImageOutputOutputCodeInterpreterCallItemOutputsItem:
 		if err := s.CodeInterpreterImageOutput.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.CodeInterpreterImageOutput, []interface{}{"type", "url"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case CodeInterpreterFileOutputOutputCodeInterpreterCallItemOutputsItem:
 		if err := s.CodeInterpreterFileOutput.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.CodeInterpreterFileOutput, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	default:
@@ -17354,6 +22147,18 @@ func (s *OutputCodeInterpreterServerToolItem) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Status.Get(); ok {
 			if err := func() error {
@@ -17411,16 +22216,41 @@ func (s *OutputComputerCallItem) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
 	if err := func() error {
-		if value, ok := s.PendingSafetyChecks.Get(); ok {
+		if err := validateWith("x-spec-required", s, []interface{}{"call_id", "pending_safety_checks", "status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		if s.PendingSafetyChecks == nil {
+			return errors.New("nil is invalid value")
+		}
+		var failures []validate.FieldError
+		for i, elem := range s.PendingSafetyChecks {
 			if err := func() error {
-				if value == nil {
-					return errors.New("nil is invalid value")
+				if err := elem.Validate(); err != nil {
+					return err
+				}
+				if err := validatedBefore("x-spec-required", elem, []interface{}{"code", "id", "message"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
-				return err
+				failures = append(failures, validate.FieldError{
+					Name:  fmt.Sprintf("[%d]", i),
+					Error: err,
+				})
 			}
+		}
+		if len(failures) > 0 {
+			return &validate.Error{Fields: failures}
 		}
 		return nil
 	}(); err != nil {
@@ -17471,6 +22301,30 @@ func (s *OutputComputerCallItem) Validate() error {
 	return nil
 }
 
+func (s *OutputComputerCallItemPendingSafetyChecksItem) Validate() error {
+	if s == nil {
+		return validate.ErrNilPointer
+	}
+
+	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"code", "id", "message"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if len(failures) > 0 {
+		return &validate.Error{Fields: failures}
+	}
+	return nil
+}
+
 func (s OutputComputerCallItemStatus) Validate() error {
 	switch s {
 	case "completed":
@@ -17499,6 +22353,18 @@ func (s *OutputCustomToolCallItem) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"call_id", "input", "name", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -17538,6 +22404,18 @@ func (s *OutputDatetimeItem) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"datetime", "status", "timezone", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Status.Get(); ok {
 			if err := func() error {
@@ -17595,16 +22473,21 @@ func (s *OutputFileSearchCallItem) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
 	if err := func() error {
-		if value, ok := s.Queries.Get(); ok {
-			if err := func() error {
-				if value == nil {
-					return errors.New("nil is invalid value")
-				}
-				return nil
-			}(); err != nil {
-				return err
-			}
+		if err := validateWith("x-spec-required", s, []interface{}{"id", "queries", "status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		if s.Queries == nil {
+			return errors.New("nil is invalid value")
 		}
 		return nil
 	}(); err != nil {
@@ -17670,6 +22553,18 @@ func (s *OutputFileSearchServerToolItem) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Queries.Get(); ok {
 			if err := func() error {
@@ -17745,6 +22640,18 @@ func (s *OutputFilesServerToolItem) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Status.Get(); ok {
 			if err := func() error {
@@ -17802,6 +22709,18 @@ func (s *OutputFunctionCallItem) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"arguments", "call_id", "name", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Status.Get(); ok {
 			if err := func() error {
@@ -17844,6 +22763,26 @@ func (s *OutputFunctionCallItem) Validate() error {
 				if value == nil {
 					return errors.New("nil is invalid value")
 				}
+				var failures []validate.FieldError
+				for i, elem := range value {
+					if err := func() error {
+						if err := elem.Validate(); err != nil {
+							return err
+						}
+						if err := validatedBefore("x-spec-required", elem, []interface{}{"type"}); err != nil {
+							return errors.Wrap(err, "x-spec-required")
+						}
+						return nil
+					}(); err != nil {
+						failures = append(failures, validate.FieldError{
+							Name:  fmt.Sprintf("[%d]", i),
+							Error: err,
+						})
+					}
+				}
+				if len(failures) > 0 {
+					return &validate.Error{Fields: failures}
+				}
 				return nil
 			}(); err != nil {
 				return err
@@ -17875,6 +22814,30 @@ func (s OutputFunctionCallItemStatus) Validate() error {
 	}
 }
 
+func (s *OutputFunctionCallItemSubagentItemsItem) Validate() error {
+	if s == nil {
+		return validate.ErrNilPointer
+	}
+
+	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if len(failures) > 0 {
+		return &validate.Error{Fields: failures}
+	}
+	return nil
+}
+
 func (s OutputFunctionCallItemType) Validate() error {
 	switch s {
 	case "function_call":
@@ -17890,11 +22853,26 @@ func (s *OutputFusionServerToolItem) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Analysis.Get(); ok {
 			if err := func() error {
 				if err := value.Validate(); err != nil {
 					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"blind_spots", "consensus", "contradictions", "partial_coverage", "unique_insights"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
@@ -17914,6 +22892,26 @@ func (s *OutputFusionServerToolItem) Validate() error {
 				if value == nil {
 					return errors.New("nil is invalid value")
 				}
+				var failures []validate.FieldError
+				for i, elem := range value {
+					if err := func() error {
+						if err := elem.Validate(); err != nil {
+							return err
+						}
+						if err := validatedBefore("x-spec-required", elem, []interface{}{"error", "model"}); err != nil {
+							return errors.Wrap(err, "x-spec-required")
+						}
+						return nil
+					}(); err != nil {
+						failures = append(failures, validate.FieldError{
+							Name:  fmt.Sprintf("[%d]", i),
+							Error: err,
+						})
+					}
+				}
+				if len(failures) > 0 {
+					return &validate.Error{Fields: failures}
+				}
 				return nil
 			}(); err != nil {
 				return err
@@ -17932,6 +22930,26 @@ func (s *OutputFusionServerToolItem) Validate() error {
 				if value == nil {
 					return errors.New("nil is invalid value")
 				}
+				var failures []validate.FieldError
+				for i, elem := range value {
+					if err := func() error {
+						if err := elem.Validate(); err != nil {
+							return err
+						}
+						if err := validatedBefore("x-spec-required", elem, []interface{}{"model"}); err != nil {
+							return errors.Wrap(err, "x-spec-required")
+						}
+						return nil
+					}(); err != nil {
+						failures = append(failures, validate.FieldError{
+							Name:  fmt.Sprintf("[%d]", i),
+							Error: err,
+						})
+					}
+				}
+				if len(failures) > 0 {
+					return &validate.Error{Fields: failures}
+				}
 				return nil
 			}(); err != nil {
 				return err
@@ -17949,6 +22967,26 @@ func (s *OutputFusionServerToolItem) Validate() error {
 			if err := func() error {
 				if value == nil {
 					return errors.New("nil is invalid value")
+				}
+				var failures []validate.FieldError
+				for i, elem := range value {
+					if err := func() error {
+						if err := elem.Validate(); err != nil {
+							return err
+						}
+						if err := validatedBefore("x-spec-required", elem, []interface{}{"title", "url"}); err != nil {
+							return errors.Wrap(err, "x-spec-required")
+						}
+						return nil
+					}(); err != nil {
+						failures = append(failures, validate.FieldError{
+							Name:  fmt.Sprintf("[%d]", i),
+							Error: err,
+						})
+					}
+				}
+				if len(failures) > 0 {
+					return &validate.Error{Fields: failures}
 				}
 				return nil
 			}(); err != nil {
@@ -18004,6 +23042,54 @@ func (s *OutputFusionServerToolItem) Validate() error {
 	return nil
 }
 
+func (s *OutputFusionServerToolItemFailedModelsItem) Validate() error {
+	if s == nil {
+		return validate.ErrNilPointer
+	}
+
+	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"error", "model"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if len(failures) > 0 {
+		return &validate.Error{Fields: failures}
+	}
+	return nil
+}
+
+func (s *OutputFusionServerToolItemResponsesItem) Validate() error {
+	if s == nil {
+		return validate.ErrNilPointer
+	}
+
+	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"model"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if len(failures) > 0 {
+		return &validate.Error{Fields: failures}
+	}
+	return nil
+}
+
 func (s OutputFusionServerToolItemType) Validate() error {
 	switch s {
 	case "openrouter:fusion":
@@ -18019,6 +23105,18 @@ func (s *OutputImageGenerationCallItem) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"id", "status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Status.Get(); ok {
 			if err := func() error {
@@ -18076,6 +23174,18 @@ func (s *OutputImageGenerationServerToolItem) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Status.Get(); ok {
 			if err := func() error {
@@ -18133,6 +23243,18 @@ func (s *OutputItemAddedEvent) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"item", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Item.Get(); ok {
 			if err := func() error {
@@ -18181,45 +23303,72 @@ func (s OutputItemAddedEventItem) Validate() error {
 		if err := s.OutputMessage.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.OutputMessage, []interface{}{"content", "id", "role", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case OutputItemReasoningOutputItemAddedEventItem:
 		if err := s.OutputItemReasoning.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.OutputItemReasoning, []interface{}{"id", "summary", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case OutputItemFunctionCallOutputItemAddedEventItem:
 		if err := s.OutputItemFunctionCall.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.OutputItemFunctionCall, []interface{}{"arguments", "call_id", "name", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case OutputItemCustomToolCallOutputItemAddedEventItem:
 		if err := s.OutputItemCustomToolCall.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.OutputItemCustomToolCall, []interface{}{"call_id", "input", "name", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case OutputItemWebSearchCallOutputItemAddedEventItem:
 		if err := s.OutputItemWebSearchCall.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.OutputItemWebSearchCall, []interface{}{"id", "status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case OutputItemFileSearchCallOutputItemAddedEventItem:
 		if err := s.OutputItemFileSearchCall.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.OutputItemFileSearchCall, []interface{}{"id", "queries", "status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case OutputItemImageGenerationCallOutputItemAddedEventItem:
 		if err := s.OutputItemImageGenerationCall.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.OutputItemImageGenerationCall, []interface{}{"id", "status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case OutputItemApplyPatchCallOutputItemAddedEventItem:
 		if err := s.OutputItemApplyPatchCall.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.OutputItemApplyPatchCall, []interface{}{"call_id", "id", "operation", "status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case OutputItemCodeInterpreterCallOutputItemAddedEventItem:
 		if err := s.OutputItemCodeInterpreterCall.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.OutputItemCodeInterpreterCall, []interface{}{"id", "status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	default:
@@ -18242,6 +23391,18 @@ func (s *OutputItemApplyPatchCall) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"call_id", "id", "operation", "status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Operation.Get(); ok {
 			if err := func() error {
@@ -18308,15 +23469,24 @@ func (s OutputItemApplyPatchCallOperation) Validate() error {
 		if err := s.ApplyPatchCreateFileOperation.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.ApplyPatchCreateFileOperation, []interface{}{"diff", "path", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case ApplyPatchUpdateFileOperationOutputItemApplyPatchCallOperation:
 		if err := s.ApplyPatchUpdateFileOperation.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.ApplyPatchUpdateFileOperation, []interface{}{"diff", "path", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case ApplyPatchDeleteFileOperationOutputItemApplyPatchCallOperation:
 		if err := s.ApplyPatchDeleteFileOperation.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.ApplyPatchDeleteFileOperation, []interface{}{"path", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	default:
@@ -18350,6 +23520,18 @@ func (s *OutputItemCodeInterpreterCall) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"id", "status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Outputs.Get(); ok {
 			if err := func() error {
@@ -18433,15 +23615,24 @@ func (s OutputItemCodeInterpreterCallOutputsItem) Validate() error {
 		if err := s.CodeInterpreterLogsOutput.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.CodeInterpreterLogsOutput, []interface{}{"logs", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case CodeInterpreterImageOutputOutputItemCodeInterpreterCallOutputsItem:
 		if err := s.CodeInterpreterImageOutput.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.CodeInterpreterImageOutput, []interface{}{"type", "url"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case CodeInterpreterFileOutputOutputItemCodeInterpreterCallOutputsItem:
 		if err := s.CodeInterpreterFileOutput.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.CodeInterpreterFileOutput, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	default:
@@ -18481,6 +23672,18 @@ func (s *OutputItemCustomToolCall) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"call_id", "input", "name", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -18520,6 +23723,18 @@ func (s *OutputItemDoneEvent) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"item", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Item.Get(); ok {
 			if err := func() error {
@@ -18568,45 +23783,72 @@ func (s OutputItemDoneEventItem) Validate() error {
 		if err := s.OutputMessage.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.OutputMessage, []interface{}{"content", "id", "role", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case OutputItemReasoningOutputItemDoneEventItem:
 		if err := s.OutputItemReasoning.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.OutputItemReasoning, []interface{}{"id", "summary", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case OutputItemFunctionCallOutputItemDoneEventItem:
 		if err := s.OutputItemFunctionCall.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.OutputItemFunctionCall, []interface{}{"arguments", "call_id", "name", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case OutputItemCustomToolCallOutputItemDoneEventItem:
 		if err := s.OutputItemCustomToolCall.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.OutputItemCustomToolCall, []interface{}{"call_id", "input", "name", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case OutputItemWebSearchCallOutputItemDoneEventItem:
 		if err := s.OutputItemWebSearchCall.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.OutputItemWebSearchCall, []interface{}{"id", "status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case OutputItemFileSearchCallOutputItemDoneEventItem:
 		if err := s.OutputItemFileSearchCall.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.OutputItemFileSearchCall, []interface{}{"id", "queries", "status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case OutputItemImageGenerationCallOutputItemDoneEventItem:
 		if err := s.OutputItemImageGenerationCall.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.OutputItemImageGenerationCall, []interface{}{"id", "status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case OutputItemApplyPatchCallOutputItemDoneEventItem:
 		if err := s.OutputItemApplyPatchCall.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.OutputItemApplyPatchCall, []interface{}{"call_id", "id", "operation", "status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case OutputItemCodeInterpreterCallOutputItemDoneEventItem:
 		if err := s.OutputItemCodeInterpreterCall.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.OutputItemCodeInterpreterCall, []interface{}{"id", "status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	default:
@@ -18629,16 +23871,21 @@ func (s *OutputItemFileSearchCall) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
 	if err := func() error {
-		if value, ok := s.Queries.Get(); ok {
-			if err := func() error {
-				if value == nil {
-					return errors.New("nil is invalid value")
-				}
-				return nil
-			}(); err != nil {
-				return err
-			}
+		if err := validateWith("x-spec-required", s, []interface{}{"id", "queries", "status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		if s.Queries == nil {
+			return errors.New("nil is invalid value")
 		}
 		return nil
 	}(); err != nil {
@@ -18704,6 +23951,18 @@ func (s *OutputItemFunctionCall) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"arguments", "call_id", "name", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Status.Get(); ok {
 			if err := func() error {
@@ -18774,6 +24033,18 @@ func (s *OutputItemImageGenerationCall) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"id", "status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Status.Get(); ok {
 			if err := func() error {
@@ -18831,6 +24102,18 @@ func (s *OutputItemReasoning) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"id", "summary", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Content.Get(); ok {
 			if err := func() error {
@@ -18842,6 +24125,9 @@ func (s *OutputItemReasoning) Validate() error {
 					if err := func() error {
 						if err := elem.Validate(); err != nil {
 							return err
+						}
+						if err := validatedBefore("x-spec-required", elem, []interface{}{"text", "type"}); err != nil {
+							return errors.Wrap(err, "x-spec-required")
 						}
 						return nil
 					}(); err != nil {
@@ -18885,32 +24171,28 @@ func (s *OutputItemReasoning) Validate() error {
 		})
 	}
 	if err := func() error {
-		if value, ok := s.Summary.Get(); ok {
+		if s.Summary == nil {
+			return errors.New("nil is invalid value")
+		}
+		var failures []validate.FieldError
+		for i, elem := range s.Summary {
 			if err := func() error {
-				if value == nil {
-					return errors.New("nil is invalid value")
+				if err := elem.Validate(); err != nil {
+					return err
 				}
-				var failures []validate.FieldError
-				for i, elem := range value {
-					if err := func() error {
-						if err := elem.Validate(); err != nil {
-							return err
-						}
-						return nil
-					}(); err != nil {
-						failures = append(failures, validate.FieldError{
-							Name:  fmt.Sprintf("[%d]", i),
-							Error: err,
-						})
-					}
-				}
-				if len(failures) > 0 {
-					return &validate.Error{Fields: failures}
+				if err := validatedBefore("x-spec-required", elem, []interface{}{"text", "type"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
-				return err
+				failures = append(failures, validate.FieldError{
+					Name:  fmt.Sprintf("[%d]", i),
+					Error: err,
+				})
 			}
+		}
+		if len(failures) > 0 {
+			return &validate.Error{Fields: failures}
 		}
 		return nil
 	}(); err != nil {
@@ -18971,6 +24253,18 @@ func (s *OutputItemWebSearchCall) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"id", "status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Action.Get(); ok {
 			if err := func() error {
@@ -19037,15 +24331,24 @@ func (s OutputItemWebSearchCallAction) Validate() error {
 		if err := s.OutputItemWebSearchCallActionSearch.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.OutputItemWebSearchCallActionSearch, []interface{}{"query", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case OutputItemWebSearchCallActionOpenPageOutputItemWebSearchCallAction:
 		if err := s.OutputItemWebSearchCallActionOpenPage.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.OutputItemWebSearchCallActionOpenPage, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case OutputItemWebSearchCallActionFindInPageOutputItemWebSearchCallAction:
 		if err := s.OutputItemWebSearchCallActionFindInPage.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.OutputItemWebSearchCallActionFindInPage, []interface{}{"pattern", "type", "url"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	default:
@@ -19059,6 +24362,18 @@ func (s *OutputItemWebSearchCallActionFindInPage) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"pattern", "type", "url"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -19098,6 +24413,18 @@ func (s *OutputItemWebSearchCallActionOpenPage) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -19137,6 +24464,18 @@ func (s *OutputItemWebSearchCallActionSearch) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"query", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Queries.Get(); ok {
 			if err := func() error {
@@ -19166,6 +24505,9 @@ func (s *OutputItemWebSearchCallActionSearch) Validate() error {
 					if err := func() error {
 						if err := elem.Validate(); err != nil {
 							return err
+						}
+						if err := validatedBefore("x-spec-required", elem, []interface{}{"type", "url"}); err != nil {
+							return errors.Wrap(err, "x-spec-required")
 						}
 						return nil
 					}(); err != nil {
@@ -19238,155 +24580,248 @@ func (s OutputItems) Validate() error {
 		if err := s.OutputMessageItem.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.OutputMessageItem, []interface{}{"content", "id", "role", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case OutputReasoningItemOutputItems:
 		if err := s.OutputReasoningItem.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.OutputReasoningItem, []interface{}{"id", "summary", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case OutputFunctionCallItemOutputItems:
 		if err := s.OutputFunctionCallItem.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.OutputFunctionCallItem, []interface{}{"arguments", "call_id", "name", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case OutputWebSearchCallItemOutputItems:
 		if err := s.OutputWebSearchCallItem.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.OutputWebSearchCallItem, []interface{}{"id", "status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case OutputFileSearchCallItemOutputItems:
 		if err := s.OutputFileSearchCallItem.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.OutputFileSearchCallItem, []interface{}{"id", "queries", "status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case OutputImageGenerationCallItemOutputItems:
 		if err := s.OutputImageGenerationCallItem.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.OutputImageGenerationCallItem, []interface{}{"id", "status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case OutputCodeInterpreterCallItemOutputItems:
 		if err := s.OutputCodeInterpreterCallItem.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.OutputCodeInterpreterCallItem, []interface{}{"id", "status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case OutputComputerCallItemOutputItems:
 		if err := s.OutputComputerCallItem.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.OutputComputerCallItem, []interface{}{"call_id", "pending_safety_checks", "status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case OutputDatetimeItemOutputItems:
 		if err := s.OutputDatetimeItem.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.OutputDatetimeItem, []interface{}{"datetime", "status", "timezone", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case OutputWebSearchServerToolItemOutputItems:
 		if err := s.OutputWebSearchServerToolItem.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.OutputWebSearchServerToolItem, []interface{}{"status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case OutputCodeInterpreterServerToolItemOutputItems:
 		if err := s.OutputCodeInterpreterServerToolItem.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.OutputCodeInterpreterServerToolItem, []interface{}{"status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case OutputFileSearchServerToolItemOutputItems:
 		if err := s.OutputFileSearchServerToolItem.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.OutputFileSearchServerToolItem, []interface{}{"status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case OutputImageGenerationServerToolItemOutputItems:
 		if err := s.OutputImageGenerationServerToolItem.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.OutputImageGenerationServerToolItem, []interface{}{"status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case OutputBrowserUseServerToolItemOutputItems:
 		if err := s.OutputBrowserUseServerToolItem.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.OutputBrowserUseServerToolItem, []interface{}{"status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case OutputBashServerToolItemOutputItems:
 		if err := s.OutputBashServerToolItem.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.OutputBashServerToolItem, []interface{}{"status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case OutputTextEditorServerToolItemOutputItems:
 		if err := s.OutputTextEditorServerToolItem.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.OutputTextEditorServerToolItem, []interface{}{"status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case OutputApplyPatchServerToolItemOutputItems:
 		if err := s.OutputApplyPatchServerToolItem.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.OutputApplyPatchServerToolItem, []interface{}{"status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case OutputApplyPatchCallItemOutputItems:
 		if err := s.OutputApplyPatchCallItem.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.OutputApplyPatchCallItem, []interface{}{"call_id", "id", "operation", "status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case OutputShellCallItemOutputItems:
 		if err := s.OutputShellCallItem.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.OutputShellCallItem, []interface{}{"call_id", "id", "status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case OutputShellCallOutputItemOutputItems:
 		if err := s.OutputShellCallOutputItem.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.OutputShellCallOutputItem, []interface{}{"call_id", "id", "output", "status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case OutputShellServerToolItemOutputItems:
 		if err := s.OutputShellServerToolItem.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.OutputShellServerToolItem, []interface{}{"status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case OutputWebFetchServerToolItemOutputItems:
 		if err := s.OutputWebFetchServerToolItem.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.OutputWebFetchServerToolItem, []interface{}{"status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case OutputToolSearchServerToolItemOutputItems:
 		if err := s.OutputToolSearchServerToolItem.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.OutputToolSearchServerToolItem, []interface{}{"status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case OutputMemoryServerToolItemOutputItems:
 		if err := s.OutputMemoryServerToolItem.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.OutputMemoryServerToolItem, []interface{}{"status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case OutputMcpServerToolItemOutputItems:
 		if err := s.OutputMcpServerToolItem.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.OutputMcpServerToolItem, []interface{}{"status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case OutputSearchModelsServerToolItemOutputItems:
 		if err := s.OutputSearchModelsServerToolItem.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.OutputSearchModelsServerToolItem, []interface{}{"status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case OutputFusionServerToolItemOutputItems:
 		if err := s.OutputFusionServerToolItem.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.OutputFusionServerToolItem, []interface{}{"status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case OutputAdvisorServerToolItemOutputItems:
 		if err := s.OutputAdvisorServerToolItem.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.OutputAdvisorServerToolItem, []interface{}{"status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case OutputSubagentServerToolItemOutputItems:
 		if err := s.OutputSubagentServerToolItem.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.OutputSubagentServerToolItem, []interface{}{"status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case OutputFilesServerToolItemOutputItems:
 		if err := s.OutputFilesServerToolItem.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.OutputFilesServerToolItem, []interface{}{"status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case OutputCustomToolCallItemOutputItems:
 		if err := s.OutputCustomToolCallItem.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.OutputCustomToolCallItem, []interface{}{"call_id", "input", "name", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	default:
@@ -19400,6 +24835,18 @@ func (s *OutputMcpServerToolItem) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Status.Get(); ok {
 			if err := func() error {
@@ -19457,6 +24904,18 @@ func (s *OutputMemoryServerToolItem) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Action.Get(); ok {
 			if err := func() error {
@@ -19545,33 +25004,38 @@ func (s *OutputMessage) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
 	if err := func() error {
-		if value, ok := s.Content.Get(); ok {
+		if err := validateWith("x-spec-required", s, []interface{}{"content", "id", "role", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		if s.Content == nil {
+			return errors.New("nil is invalid value")
+		}
+		var failures []validate.FieldError
+		for i, elem := range s.Content {
 			if err := func() error {
-				if value == nil {
-					return errors.New("nil is invalid value")
-				}
-				var failures []validate.FieldError
-				for i, elem := range value {
-					if err := func() error {
-						if err := elem.Validate(); err != nil {
-							return err
-						}
-						return nil
-					}(); err != nil {
-						failures = append(failures, validate.FieldError{
-							Name:  fmt.Sprintf("[%d]", i),
-							Error: err,
-						})
-					}
-				}
-				if len(failures) > 0 {
-					return &validate.Error{Fields: failures}
+				if err := elem.Validate(); err != nil {
+					return err
 				}
 				return nil
 			}(); err != nil {
-				return err
+				failures = append(failures, validate.FieldError{
+					Name:  fmt.Sprintf("[%d]", i),
+					Error: err,
+				})
 			}
+		}
+		if len(failures) > 0 {
+			return &validate.Error{Fields: failures}
 		}
 		return nil
 	}(); err != nil {
@@ -19664,10 +25128,16 @@ func (s OutputMessageContentItem) Validate() error {
 		if err := s.ResponseOutputText.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.ResponseOutputText, []interface{}{"text", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case OpenAIResponsesRefusalContentOutputMessageContentItem:
 		if err := s.OpenAIResponsesRefusalContent.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.OpenAIResponsesRefusalContent, []interface{}{"refusal", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	default:
@@ -19681,33 +25151,38 @@ func (s *OutputMessageItem) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
 	if err := func() error {
-		if value, ok := s.Content.Get(); ok {
+		if err := validateWith("x-spec-required", s, []interface{}{"content", "id", "role", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		if s.Content == nil {
+			return errors.New("nil is invalid value")
+		}
+		var failures []validate.FieldError
+		for i, elem := range s.Content {
 			if err := func() error {
-				if value == nil {
-					return errors.New("nil is invalid value")
-				}
-				var failures []validate.FieldError
-				for i, elem := range value {
-					if err := func() error {
-						if err := elem.Validate(); err != nil {
-							return err
-						}
-						return nil
-					}(); err != nil {
-						failures = append(failures, validate.FieldError{
-							Name:  fmt.Sprintf("[%d]", i),
-							Error: err,
-						})
-					}
-				}
-				if len(failures) > 0 {
-					return &validate.Error{Fields: failures}
+				if err := elem.Validate(); err != nil {
+					return err
 				}
 				return nil
 			}(); err != nil {
-				return err
+				failures = append(failures, validate.FieldError{
+					Name:  fmt.Sprintf("[%d]", i),
+					Error: err,
+				})
 			}
+		}
+		if len(failures) > 0 {
+			return &validate.Error{Fields: failures}
 		}
 		return nil
 	}(); err != nil {
@@ -19800,10 +25275,16 @@ func (s OutputMessageItemContentItem) Validate() error {
 		if err := s.ResponseOutputText.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.ResponseOutputText, []interface{}{"text", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case OpenAIResponsesRefusalContentOutputMessageItemContentItem:
 		if err := s.OpenAIResponsesRefusalContent.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.OpenAIResponsesRefusalContent, []interface{}{"refusal", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	default:
@@ -19912,6 +25393,18 @@ func (s *OutputReasoningItem) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"id", "summary", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Content.Get(); ok {
 			if err := func() error {
@@ -19923,6 +25416,9 @@ func (s *OutputReasoningItem) Validate() error {
 					if err := func() error {
 						if err := elem.Validate(); err != nil {
 							return err
+						}
+						if err := validatedBefore("x-spec-required", elem, []interface{}{"text", "type"}); err != nil {
+							return errors.Wrap(err, "x-spec-required")
 						}
 						return nil
 					}(); err != nil {
@@ -19984,32 +25480,28 @@ func (s *OutputReasoningItem) Validate() error {
 		})
 	}
 	if err := func() error {
-		if value, ok := s.Summary.Get(); ok {
+		if s.Summary == nil {
+			return errors.New("nil is invalid value")
+		}
+		var failures []validate.FieldError
+		for i, elem := range s.Summary {
 			if err := func() error {
-				if value == nil {
-					return errors.New("nil is invalid value")
+				if err := elem.Validate(); err != nil {
+					return err
 				}
-				var failures []validate.FieldError
-				for i, elem := range value {
-					if err := func() error {
-						if err := elem.Validate(); err != nil {
-							return err
-						}
-						return nil
-					}(); err != nil {
-						failures = append(failures, validate.FieldError{
-							Name:  fmt.Sprintf("[%d]", i),
-							Error: err,
-						})
-					}
-				}
-				if len(failures) > 0 {
-					return &validate.Error{Fields: failures}
+				if err := validatedBefore("x-spec-required", elem, []interface{}{"text", "type"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
-				return err
+				failures = append(failures, validate.FieldError{
+					Name:  fmt.Sprintf("[%d]", i),
+					Error: err,
+				})
 			}
+		}
+		if len(failures) > 0 {
+			return &validate.Error{Fields: failures}
 		}
 		return nil
 	}(); err != nil {
@@ -20070,6 +25562,18 @@ func (s *OutputSearchModelsServerToolItem) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Status.Get(); ok {
 			if err := func() error {
@@ -20127,11 +25631,26 @@ func (s *OutputShellCallItem) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"call_id", "id", "status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Action.Get(); ok {
 			if err := func() error {
 				if err := value.Validate(); err != nil {
 					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"commands", "max_output_length", "timeout_ms"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
@@ -20193,16 +25712,21 @@ func (s *OutputShellCallItemAction) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
 	if err := func() error {
-		if value, ok := s.Commands.Get(); ok {
-			if err := func() error {
-				if value == nil {
-					return errors.New("nil is invalid value")
-				}
-				return nil
-			}(); err != nil {
-				return err
-			}
+		if err := validateWith("x-spec-required", s, []interface{}{"commands", "max_output_length", "timeout_ms"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		if s.Commands == nil {
+			return errors.New("nil is invalid value")
 		}
 		return nil
 	}(); err != nil {
@@ -20232,33 +25756,41 @@ func (s *OutputShellCallOutputItem) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
 	if err := func() error {
-		if value, ok := s.Output.Get(); ok {
+		if err := validateWith("x-spec-required", s, []interface{}{"call_id", "id", "output", "status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		if s.Output == nil {
+			return errors.New("nil is invalid value")
+		}
+		var failures []validate.FieldError
+		for i, elem := range s.Output {
 			if err := func() error {
-				if value == nil {
-					return errors.New("nil is invalid value")
+				if err := elem.Validate(); err != nil {
+					return err
 				}
-				var failures []validate.FieldError
-				for i, elem := range value {
-					if err := func() error {
-						if err := elem.Validate(); err != nil {
-							return err
-						}
-						return nil
-					}(); err != nil {
-						failures = append(failures, validate.FieldError{
-							Name:  fmt.Sprintf("[%d]", i),
-							Error: err,
-						})
-					}
-				}
-				if len(failures) > 0 {
-					return &validate.Error{Fields: failures}
+				if err := validatedBefore("x-spec-required", elem, []interface{}{"outcome", "stderr", "stdout"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
-				return err
+				failures = append(failures, validate.FieldError{
+					Name:  fmt.Sprintf("[%d]", i),
+					Error: err,
+				})
 			}
+		}
+		if len(failures) > 0 {
+			return &validate.Error{Fields: failures}
 		}
 		return nil
 	}(); err != nil {
@@ -20324,11 +25856,26 @@ func (s *OutputShellServerToolItem) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Action.Get(); ok {
 			if err := func() error {
 				if err := value.Validate(); err != nil {
 					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"commands"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
@@ -20353,6 +25900,9 @@ func (s *OutputShellServerToolItem) Validate() error {
 					if err := func() error {
 						if err := elem.Validate(); err != nil {
 							return err
+						}
+						if err := validatedBefore("x-spec-required", elem, []interface{}{"outcome", "stderr", "stdout"}); err != nil {
+							return errors.Wrap(err, "x-spec-required")
 						}
 						return nil
 					}(); err != nil {
@@ -20425,16 +25975,21 @@ func (s *OutputShellServerToolItemAction) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
 	if err := func() error {
-		if value, ok := s.Commands.Get(); ok {
-			if err := func() error {
-				if value == nil {
-					return errors.New("nil is invalid value")
-				}
-				return nil
-			}(); err != nil {
-				return err
-			}
+		if err := validateWith("x-spec-required", s, []interface{}{"commands"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		if s.Commands == nil {
+			return errors.New("nil is invalid value")
 		}
 		return nil
 	}(); err != nil {
@@ -20464,6 +26019,18 @@ func (s *OutputSubagentServerToolItem) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Status.Get(); ok {
 			if err := func() error {
@@ -20521,6 +26088,18 @@ func (s *OutputTextEditorServerToolItem) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Command.Get(); ok {
 			if err := func() error {
@@ -20611,6 +26190,18 @@ func (s *OutputToolSearchServerToolItem) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Status.Get(); ok {
 			if err := func() error {
@@ -20668,6 +26259,18 @@ func (s *OutputWebFetchServerToolItem) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Status.Get(); ok {
 			if err := func() error {
@@ -20725,6 +26328,18 @@ func (s *OutputWebSearchCallItem) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"id", "status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Action.Get(); ok {
 			if err := func() error {
@@ -20791,15 +26406,24 @@ func (s OutputWebSearchCallItemAction) Validate() error {
 		if err := s.OutputItemWebSearchCallActionSearch.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.OutputItemWebSearchCallActionSearch, []interface{}{"query", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case OutputItemWebSearchCallActionOpenPageOutputWebSearchCallItemAction:
 		if err := s.OutputItemWebSearchCallActionOpenPage.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.OutputItemWebSearchCallActionOpenPage, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case OutputItemWebSearchCallActionFindInPageOutputWebSearchCallItemAction:
 		if err := s.OutputItemWebSearchCallActionFindInPage.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.OutputItemWebSearchCallActionFindInPage, []interface{}{"pattern", "type", "url"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	default:
@@ -20822,11 +26446,26 @@ func (s *OutputWebSearchServerToolItem) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Action.Get(); ok {
 			if err := func() error {
 				if err := value.Validate(); err != nil {
 					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"query", "type"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
@@ -20888,6 +26527,18 @@ func (s *OutputWebSearchServerToolItemAction) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"query", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Sources.Get(); ok {
 			if err := func() error {
@@ -20899,6 +26550,9 @@ func (s *OutputWebSearchServerToolItemAction) Validate() error {
 					if err := func() error {
 						if err := elem.Validate(); err != nil {
 							return err
+						}
+						if err := validatedBefore("x-spec-required", elem, []interface{}{"type", "url"}); err != nil {
+							return errors.Wrap(err, "x-spec-required")
 						}
 						return nil
 					}(); err != nil {
@@ -20953,6 +26607,18 @@ func (s *OutputWebSearchServerToolItemActionSourcesItem) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"type", "url"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -21055,6 +26721,18 @@ func (s *ParetoRouterPlugin) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"id"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.ID.Get(); ok {
 			if err := func() error {
@@ -21171,6 +26849,144 @@ func (s ParetoRouterPluginPriceSource) Validate() error {
 	default:
 		return errors.Errorf("invalid value: %v", s)
 	}
+}
+
+func (s *PayloadTooLargeResponse) Validate() error {
+	if s == nil {
+		return validate.ErrNilPointer
+	}
+
+	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"error"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		if value, ok := s.Error.Get(); ok {
+			if err := func() error {
+				if err := value.Validate(); err != nil {
+					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"code", "message"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
+				}
+				return nil
+			}(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "error",
+			Error: err,
+		})
+	}
+	if len(failures) > 0 {
+		return &validate.Error{Fields: failures}
+	}
+	return nil
+}
+
+func (s *PayloadTooLargeResponseErrorData) Validate() error {
+	if s == nil {
+		return validate.ErrNilPointer
+	}
+
+	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"code", "message"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if len(failures) > 0 {
+		return &validate.Error{Fields: failures}
+	}
+	return nil
+}
+
+func (s *PaymentRequiredResponse) Validate() error {
+	if s == nil {
+		return validate.ErrNilPointer
+	}
+
+	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"error"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		if value, ok := s.Error.Get(); ok {
+			if err := func() error {
+				if err := value.Validate(); err != nil {
+					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"code", "message"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
+				}
+				return nil
+			}(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "error",
+			Error: err,
+		})
+	}
+	if len(failures) > 0 {
+		return &validate.Error{Fields: failures}
+	}
+	return nil
+}
+
+func (s *PaymentRequiredResponseErrorData) Validate() error {
+	if s == nil {
+		return validate.ErrNilPointer
+	}
+
+	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"code", "message"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if len(failures) > 0 {
+		return &validate.Error{Fields: failures}
+	}
+	return nil
 }
 
 func (s *PercentileLatencyCutoffs) Validate() error {
@@ -21347,6 +27163,18 @@ func (s *PipelineStage) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"name", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.CostUsd.Get(); ok {
 			if err := func() error {
@@ -21412,6 +27240,18 @@ func (s *Prediction) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"content", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Content.Get(); ok {
 			if err := func() error {
@@ -21468,6 +27308,9 @@ func (s PredictionContent) Validate() error {
 				if err := elem.Validate(); err != nil {
 					return err
 				}
+				if err := validatedBefore("x-spec-required", elem, []interface{}{"text", "type"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
+				}
 				return nil
 			}(); err != nil {
 				failures = append(failures, validate.FieldError{
@@ -21493,6 +27336,18 @@ func (s *PredictionContentText) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"text", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -21579,6 +27434,18 @@ func (s *Preview20250311WebSearchServerTool) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Engine.Get(); ok {
 			if err := func() error {
@@ -21674,6 +27541,9 @@ func (s *Preview20250311WebSearchServerTool) Validate() error {
 			if err := func() error {
 				if err := value.Validate(); err != nil {
 					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"type"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
@@ -21708,6 +27578,18 @@ func (s *PreviewWebSearchServerTool) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Engine.Get(); ok {
 			if err := func() error {
@@ -21804,6 +27686,9 @@ func (s *PreviewWebSearchServerTool) Validate() error {
 				if err := value.Validate(); err != nil {
 					return err
 				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"type"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
+				}
 				return nil
 			}(); err != nil {
 				return err
@@ -21837,6 +27722,18 @@ func (s *PreviewWebSearchUserLocation) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -21876,6 +27773,18 @@ func (s *PromptCacheBreakpoint) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"mode"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Mode.Get(); ok {
 			if err := func() error {
@@ -21915,6 +27824,18 @@ func (s *PromptCacheOptions) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"mode"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Mode.Get(); ok {
 			if err := func() error {
@@ -22163,6 +28084,75 @@ func (s ProviderName) Validate() error {
 	default:
 		return errors.Errorf("invalid value: %v", s)
 	}
+}
+
+func (s *ProviderOverloadedResponse) Validate() error {
+	if s == nil {
+		return validate.ErrNilPointer
+	}
+
+	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"error"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		if value, ok := s.Error.Get(); ok {
+			if err := func() error {
+				if err := value.Validate(); err != nil {
+					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"code", "message"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
+				}
+				return nil
+			}(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "error",
+			Error: err,
+		})
+	}
+	if len(failures) > 0 {
+		return &validate.Error{Fields: failures}
+	}
+	return nil
+}
+
+func (s *ProviderOverloadedResponseErrorData) Validate() error {
+	if s == nil {
+		return validate.ErrNilPointer
+	}
+
+	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"code", "message"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if len(failures) > 0 {
+		return &validate.Error{Fields: failures}
+	}
+	return nil
 }
 
 func (s *ProviderPreferences) Validate() error {
@@ -22591,6 +28581,18 @@ func (s *ReasoningDeltaEvent) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"content_index", "delta", "item_id", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -22630,6 +28632,18 @@ func (s *ReasoningDetailEncrypted) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"data", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Format.Get(); ok {
 			if err := func() error {
@@ -22687,6 +28701,18 @@ func (s *ReasoningDetailServerToolCall) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"arguments", "result", "tool_name", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Format.Get(); ok {
 			if err := func() error {
@@ -22744,6 +28770,18 @@ func (s *ReasoningDetailSummary) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"summary", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Format.Get(); ok {
 			if err := func() error {
@@ -22801,6 +28839,18 @@ func (s *ReasoningDetailText) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Format.Get(); ok {
 			if err := func() error {
@@ -22858,20 +28908,32 @@ func (s ReasoningDetailUnion) Validate() error {
 		if err := s.ReasoningDetailSummary.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.ReasoningDetailSummary, []interface{}{"summary", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case ReasoningDetailEncryptedReasoningDetailUnion:
 		if err := s.ReasoningDetailEncrypted.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.ReasoningDetailEncrypted, []interface{}{"data", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case ReasoningDetailTextReasoningDetailUnion:
 		if err := s.ReasoningDetailText.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.ReasoningDetailText, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case ReasoningDetailServerToolCallReasoningDetailUnion:
 		if err := s.ReasoningDetailServerToolCall.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.ReasoningDetailServerToolCall, []interface{}{"arguments", "result", "tool_name", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	default:
@@ -22885,6 +28947,18 @@ func (s *ReasoningDoneEvent) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"content_index", "item_id", "output_index", "sequence_number", "text", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -22970,6 +29044,18 @@ func (s *ReasoningItem) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"id", "summary", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Content.Get(); ok {
 			if err := func() error {
@@ -22981,6 +29067,9 @@ func (s *ReasoningItem) Validate() error {
 					if err := func() error {
 						if err := elem.Validate(); err != nil {
 							return err
+						}
+						if err := validatedBefore("x-spec-required", elem, []interface{}{"text", "type"}); err != nil {
+							return errors.Wrap(err, "x-spec-required")
 						}
 						return nil
 					}(); err != nil {
@@ -23042,32 +29131,28 @@ func (s *ReasoningItem) Validate() error {
 		})
 	}
 	if err := func() error {
-		if value, ok := s.Summary.Get(); ok {
+		if s.Summary == nil {
+			return errors.New("nil is invalid value")
+		}
+		var failures []validate.FieldError
+		for i, elem := range s.Summary {
 			if err := func() error {
-				if value == nil {
-					return errors.New("nil is invalid value")
+				if err := elem.Validate(); err != nil {
+					return err
 				}
-				var failures []validate.FieldError
-				for i, elem := range value {
-					if err := func() error {
-						if err := elem.Validate(); err != nil {
-							return err
-						}
-						return nil
-					}(); err != nil {
-						failures = append(failures, validate.FieldError{
-							Name:  fmt.Sprintf("[%d]", i),
-							Error: err,
-						})
-					}
-				}
-				if len(failures) > 0 {
-					return &validate.Error{Fields: failures}
+				if err := validatedBefore("x-spec-required", elem, []interface{}{"text", "type"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
-				return err
+				failures = append(failures, validate.FieldError{
+					Name:  fmt.Sprintf("[%d]", i),
+					Error: err,
+				})
 			}
+		}
+		if len(failures) > 0 {
+			return &validate.Error{Fields: failures}
 		}
 		return nil
 	}(); err != nil {
@@ -23139,11 +29224,26 @@ func (s *ReasoningSummaryPartAddedEvent) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"item_id", "output_index", "part", "sequence_number", "summary_index", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Part.Get(); ok {
 			if err := func() error {
 				if err := value.Validate(); err != nil {
 					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"text", "type"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
@@ -23196,11 +29296,26 @@ func (s *ReasoningSummaryPartDoneEvent) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"item_id", "output_index", "part", "sequence_number", "summary_index", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Part.Get(); ok {
 			if err := func() error {
 				if err := value.Validate(); err != nil {
 					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"text", "type"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
@@ -23253,6 +29368,18 @@ func (s *ReasoningSummaryText) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"text", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -23283,6 +29410,18 @@ func (s *ReasoningSummaryTextDeltaEvent) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"delta", "item_id", "output_index", "sequence_number", "summary_index", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -23322,6 +29461,18 @@ func (s *ReasoningSummaryTextDoneEvent) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"item_id", "output_index", "sequence_number", "summary_index", "text", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -23383,6 +29534,18 @@ func (s *ReasoningTextContent) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"text", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -23422,6 +29585,18 @@ func (s *RefusalDeltaEvent) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"content_index", "delta", "item_id", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -23461,6 +29636,18 @@ func (s *RefusalDoneEvent) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"content_index", "item_id", "output_index", "refusal", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -23494,12 +29681,93 @@ func (s RefusalDoneEventType) Validate() error {
 	}
 }
 
+func (s *RequestTimeoutResponse) Validate() error {
+	if s == nil {
+		return validate.ErrNilPointer
+	}
+
+	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"error"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		if value, ok := s.Error.Get(); ok {
+			if err := func() error {
+				if err := value.Validate(); err != nil {
+					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"code", "message"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
+				}
+				return nil
+			}(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "error",
+			Error: err,
+		})
+	}
+	if len(failures) > 0 {
+		return &validate.Error{Fields: failures}
+	}
+	return nil
+}
+
+func (s *RequestTimeoutResponseErrorData) Validate() error {
+	if s == nil {
+		return validate.ErrNilPointer
+	}
+
+	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"code", "message"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if len(failures) > 0 {
+		return &validate.Error{Fields: failures}
+	}
+	return nil
+}
+
 func (s *ResponseHealingPlugin) Validate() error {
 	if s == nil {
 		return validate.ErrNilPointer
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"id"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.ID.Get(); ok {
 			if err := func() error {
@@ -23556,6 +29824,18 @@ func (s *ResponseOutputText) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"text", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Annotations.Get(); ok {
 			if err := func() error {
@@ -23602,6 +29882,9 @@ func (s *ResponseOutputText) Validate() error {
 					if err := func() error {
 						if err := elem.Validate(); err != nil {
 							return err
+						}
+						if err := validatedBefore("x-spec-required", elem, []interface{}{"bytes", "logprob", "token", "top_logprobs"}); err != nil {
+							return errors.Wrap(err, "x-spec-required")
 						}
 						return nil
 					}(); err != nil {
@@ -23656,16 +29939,21 @@ func (s *ResponseOutputTextLogprobsItem) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
 	if err := func() error {
-		if value, ok := s.Bytes.Get(); ok {
-			if err := func() error {
-				if value == nil {
-					return errors.New("nil is invalid value")
-				}
-				return nil
-			}(); err != nil {
-				return err
-			}
+		if err := validateWith("x-spec-required", s, []interface{}{"bytes", "logprob", "token", "top_logprobs"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		if s.Bytes == nil {
+			return errors.New("nil is invalid value")
 		}
 		return nil
 	}(); err != nil {
@@ -23693,32 +29981,28 @@ func (s *ResponseOutputTextLogprobsItem) Validate() error {
 		})
 	}
 	if err := func() error {
-		if value, ok := s.TopLogprobs.Get(); ok {
+		if s.TopLogprobs == nil {
+			return errors.New("nil is invalid value")
+		}
+		var failures []validate.FieldError
+		for i, elem := range s.TopLogprobs {
 			if err := func() error {
-				if value == nil {
-					return errors.New("nil is invalid value")
+				if err := elem.Validate(); err != nil {
+					return err
 				}
-				var failures []validate.FieldError
-				for i, elem := range value {
-					if err := func() error {
-						if err := elem.Validate(); err != nil {
-							return err
-						}
-						return nil
-					}(); err != nil {
-						failures = append(failures, validate.FieldError{
-							Name:  fmt.Sprintf("[%d]", i),
-							Error: err,
-						})
-					}
-				}
-				if len(failures) > 0 {
-					return &validate.Error{Fields: failures}
+				if err := validatedBefore("x-spec-required", elem, []interface{}{"bytes", "logprob", "token"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
-				return err
+				failures = append(failures, validate.FieldError{
+					Name:  fmt.Sprintf("[%d]", i),
+					Error: err,
+				})
 			}
+		}
+		if len(failures) > 0 {
+			return &validate.Error{Fields: failures}
 		}
 		return nil
 	}(); err != nil {
@@ -23739,16 +30023,21 @@ func (s *ResponseOutputTextLogprobsItemTopLogprobsItem) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
 	if err := func() error {
-		if value, ok := s.Bytes.Get(); ok {
-			if err := func() error {
-				if value == nil {
-					return errors.New("nil is invalid value")
-				}
-				return nil
-			}(); err != nil {
-				return err
-			}
+		if err := validateWith("x-spec-required", s, []interface{}{"bytes", "logprob", "token"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		if s.Bytes == nil {
+			return errors.New("nil is invalid value")
 		}
 		return nil
 	}(); err != nil {
@@ -23796,6 +30085,18 @@ func (s *ResponsesErrorField) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"code", "message"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Code.Get(); ok {
 			if err := func() error {
@@ -23878,6 +30179,9 @@ func (s *ResponsesRequest) Validate() error {
 			if err := func() error {
 				if err := value.Validate(); err != nil {
 					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"type"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
@@ -24069,10 +30373,34 @@ func (s *ResponsesRequest) Validate() error {
 		})
 	}
 	if err := func() error {
+		if value, ok := s.Prompt.Get(); ok {
+			if err := func() error {
+				if err := value.Validate(); err != nil {
+					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"id"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
+				}
+				return nil
+			}(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "prompt",
+			Error: err,
+		})
+	}
+	if err := func() error {
 		if value, ok := s.PromptCacheOptions.Get(); ok {
 			if err := func() error {
 				if err := value.Validate(); err != nil {
 					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"mode"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
@@ -24391,50 +30719,80 @@ func (s ResponsesRequestPluginsItem) Validate() error {
 		if err := s.AutoRouterPlugin.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.AutoRouterPlugin, []interface{}{"id"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case AutoBetaRouterPluginResponsesRequestPluginsItem:
 		if err := s.AutoBetaRouterPlugin.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.AutoBetaRouterPlugin, []interface{}{"id"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case ModerationPluginResponsesRequestPluginsItem:
 		if err := s.ModerationPlugin.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.ModerationPlugin, []interface{}{"id"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case WebSearchPluginResponsesRequestPluginsItem:
 		if err := s.WebSearchPlugin.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.WebSearchPlugin, []interface{}{"id"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case WebFetchPluginResponsesRequestPluginsItem:
 		if err := s.WebFetchPlugin.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.WebFetchPlugin, []interface{}{"id"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case FileParserPluginResponsesRequestPluginsItem:
 		if err := s.FileParserPlugin.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.FileParserPlugin, []interface{}{"id"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case ResponseHealingPluginResponsesRequestPluginsItem:
 		if err := s.ResponseHealingPlugin.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.ResponseHealingPlugin, []interface{}{"id"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case ContextCompressionPluginResponsesRequestPluginsItem:
 		if err := s.ContextCompressionPlugin.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.ContextCompressionPlugin, []interface{}{"id"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case ParetoRouterPluginResponsesRequestPluginsItem:
 		if err := s.ParetoRouterPlugin.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.ParetoRouterPlugin, []interface{}{"id"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case FusionPluginResponsesRequestPluginsItem:
 		if err := s.FusionPlugin.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.FusionPlugin, []interface{}{"id"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	default:
@@ -24476,6 +30834,18 @@ func (s *ResponsesRequestToolsFunction) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"name", "parameters", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -24515,140 +30885,224 @@ func (s ResponsesRequestToolsItem) Validate() error {
 		if err := s.ResponsesRequestToolsFunction.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.ResponsesRequestToolsFunction, []interface{}{"name", "parameters", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case PreviewWebSearchServerToolResponsesRequestToolsItem:
 		if err := s.PreviewWebSearchServerTool.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.PreviewWebSearchServerTool, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case Preview20250311WebSearchServerToolResponsesRequestToolsItem:
 		if err := s.Preview20250311WebSearchServerTool.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.Preview20250311WebSearchServerTool, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case LegacyWebSearchServerToolResponsesRequestToolsItem:
 		if err := s.LegacyWebSearchServerTool.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.LegacyWebSearchServerTool, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case WebSearchServerToolResponsesRequestToolsItem:
 		if err := s.WebSearchServerTool.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.WebSearchServerTool, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case FileSearchServerToolResponsesRequestToolsItem:
 		if err := s.FileSearchServerTool.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.FileSearchServerTool, []interface{}{"type", "vector_store_ids"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case ComputerUseServerToolResponsesRequestToolsItem:
 		if err := s.ComputerUseServerTool.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.ComputerUseServerTool, []interface{}{"display_height", "display_width", "environment", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case CodeInterpreterServerToolResponsesRequestToolsItem:
 		if err := s.CodeInterpreterServerTool.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.CodeInterpreterServerTool, []interface{}{"container", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case McpServerToolResponsesRequestToolsItem:
 		if err := s.McpServerTool.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.McpServerTool, []interface{}{"server_label", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case ImageGenerationServerToolResponsesRequestToolsItem:
 		if err := s.ImageGenerationServerTool.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.ImageGenerationServerTool, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case CodexLocalShellToolResponsesRequestToolsItem:
 		if err := s.CodexLocalShellTool.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.CodexLocalShellTool, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case ShellServerToolResponsesRequestToolsItem:
 		if err := s.ShellServerTool.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.ShellServerTool, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case ApplyPatchServerToolResponsesRequestToolsItem:
 		if err := s.ApplyPatchServerTool.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.ApplyPatchServerTool, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case CustomToolResponsesRequestToolsItem:
 		if err := s.CustomTool.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.CustomTool, []interface{}{"name", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case NamespaceToolResponsesRequestToolsItem:
 		if err := s.NamespaceTool.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.NamespaceTool, []interface{}{"description", "name", "tools", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case AdvisorServerToolOpenRouterResponsesRequestToolsItem:
 		if err := s.AdvisorServerToolOpenRouter.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.AdvisorServerToolOpenRouter, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case SubagentServerToolOpenRouterResponsesRequestToolsItem:
 		if err := s.SubagentServerToolOpenRouter.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.SubagentServerToolOpenRouter, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case DatetimeServerToolResponsesRequestToolsItem:
 		if err := s.DatetimeServerTool.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.DatetimeServerTool, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case FilesServerToolResponsesRequestToolsItem:
 		if err := s.FilesServerTool.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.FilesServerTool, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case FusionServerToolOpenRouterResponsesRequestToolsItem:
 		if err := s.FusionServerToolOpenRouter.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.FusionServerToolOpenRouter, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case ImageGenerationServerToolOpenRouterResponsesRequestToolsItem:
 		if err := s.ImageGenerationServerToolOpenRouter.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.ImageGenerationServerToolOpenRouter, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case SearchModelsServerToolOpenRouterResponsesRequestToolsItem:
 		if err := s.SearchModelsServerToolOpenRouter.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.SearchModelsServerToolOpenRouter, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case WebFetchServerToolResponsesRequestToolsItem:
 		if err := s.WebFetchServerTool.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.WebFetchServerTool, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case WebSearchServerToolOpenRouterResponsesRequestToolsItem:
 		if err := s.WebSearchServerToolOpenRouter.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.WebSearchServerToolOpenRouter, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case ApplyPatchServerToolOpenRouterResponsesRequestToolsItem:
 		if err := s.ApplyPatchServerToolOpenRouter.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.ApplyPatchServerToolOpenRouter, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case BashServerToolResponsesRequestToolsItem:
 		if err := s.BashServerTool.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.BashServerTool, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case ShellServerToolOpenRouterResponsesRequestToolsItem:
 		if err := s.ShellServerToolOpenRouter.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.ShellServerToolOpenRouter, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case ToolSearchServerToolResponsesRequestToolsItem:
 		if err := s.ToolSearchServerTool.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.ToolSearchServerTool, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	default:
@@ -24662,6 +31116,18 @@ func (s *ResponsesStreamingResponse) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"data"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Data.Get(); ok {
 			if err := func() error {
@@ -24677,6 +31143,30 @@ func (s *ResponsesStreamingResponse) Validate() error {
 	}(); err != nil {
 		failures = append(failures, validate.FieldError{
 			Name:  "data",
+			Error: err,
+		})
+	}
+	if len(failures) > 0 {
+		return &validate.Error{Fields: failures}
+	}
+	return nil
+}
+
+func (s *RouterAttempt) Validate() error {
+	if s == nil {
+		return validate.ErrNilPointer
+	}
+
+	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"model", "provider", "status"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
 			Error: err,
 		})
 	}
@@ -24778,6 +31268,18 @@ func (s *SearchModelsServerToolOpenRouter) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -24841,17 +31343,101 @@ func (s ServiceTier) Validate() error {
 	}
 }
 
+func (s *ServiceUnavailableResponse) Validate() error {
+	if s == nil {
+		return validate.ErrNilPointer
+	}
+
+	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"error"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		if value, ok := s.Error.Get(); ok {
+			if err := func() error {
+				if err := value.Validate(); err != nil {
+					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"code", "message"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
+				}
+				return nil
+			}(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "error",
+			Error: err,
+		})
+	}
+	if len(failures) > 0 {
+		return &validate.Error{Fields: failures}
+	}
+	return nil
+}
+
+func (s *ServiceUnavailableResponseErrorData) Validate() error {
+	if s == nil {
+		return validate.ErrNilPointer
+	}
+
+	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"code", "message"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if len(failures) > 0 {
+		return &validate.Error{Fields: failures}
+	}
+	return nil
+}
+
 func (s *ShellCallItem) Validate() error {
 	if s == nil {
 		return validate.ErrNilPointer
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"action", "call_id", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Action.Get(); ok {
 			if err := func() error {
 				if err := value.Validate(); err != nil {
 					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"commands"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
@@ -24913,16 +31499,21 @@ func (s *ShellCallItemAction) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
 	if err := func() error {
-		if value, ok := s.Commands.Get(); ok {
-			if err := func() error {
-				if value == nil {
-					return errors.New("nil is invalid value")
-				}
-				return nil
-			}(); err != nil {
-				return err
-			}
+		if err := validateWith("x-spec-required", s, []interface{}{"commands"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		if s.Commands == nil {
+			return errors.New("nil is invalid value")
 		}
 		return nil
 	}(); err != nil {
@@ -24952,6 +31543,18 @@ func (s *ShellCallOutputContent) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"outcome", "stderr", "stdout"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Outcome.Get(); ok {
 			if err := func() error {
@@ -24982,10 +31585,16 @@ func (s ShellCallOutputContentOutcome) Validate() error {
 		if err := s.ShellCallOutputContentOutcomeExit.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.ShellCallOutputContentOutcomeExit, []interface{}{"exit_code", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case ShellCallOutputContentOutcomeTimeoutShellCallOutputContentOutcome:
 		if err := s.ShellCallOutputContentOutcomeTimeout.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.ShellCallOutputContentOutcomeTimeout, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	default:
@@ -24999,6 +31608,18 @@ func (s *ShellCallOutputContentOutcomeExit) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"exit_code", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -25038,6 +31659,18 @@ func (s *ShellCallOutputContentOutcomeTimeout) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -25077,33 +31710,41 @@ func (s *ShellCallOutputItem) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
 	if err := func() error {
-		if value, ok := s.Output.Get(); ok {
+		if err := validateWith("x-spec-required", s, []interface{}{"call_id", "output", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		if s.Output == nil {
+			return errors.New("nil is invalid value")
+		}
+		var failures []validate.FieldError
+		for i, elem := range s.Output {
 			if err := func() error {
-				if value == nil {
-					return errors.New("nil is invalid value")
+				if err := elem.Validate(); err != nil {
+					return err
 				}
-				var failures []validate.FieldError
-				for i, elem := range value {
-					if err := func() error {
-						if err := elem.Validate(); err != nil {
-							return err
-						}
-						return nil
-					}(); err != nil {
-						failures = append(failures, validate.FieldError{
-							Name:  fmt.Sprintf("[%d]", i),
-							Error: err,
-						})
-					}
-				}
-				if len(failures) > 0 {
-					return &validate.Error{Fields: failures}
+				if err := validatedBefore("x-spec-required", elem, []interface{}{"outcome", "stderr", "stdout"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
-				return err
+				failures = append(failures, validate.FieldError{
+					Name:  fmt.Sprintf("[%d]", i),
+					Error: err,
+				})
 			}
+		}
+		if len(failures) > 0 {
+			return &validate.Error{Fields: failures}
 		}
 		return nil
 	}(); err != nil {
@@ -25182,6 +31823,18 @@ func (s *ShellServerTool) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -25271,10 +31924,16 @@ func (s ShellServerToolEnvironment) Validate() error {
 		if err := s.ContainerAutoEnvironment.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.ContainerAutoEnvironment, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case ContainerReferenceEnvironmentShellServerToolEnvironment:
 		if err := s.ContainerReferenceEnvironment.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.ContainerReferenceEnvironment, []interface{}{"container_id", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	default:
@@ -25288,6 +31947,18 @@ func (s *ShellServerToolOpenRouter) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Parameters.Get(); ok {
 			if err := func() error {
@@ -25387,25 +32058,40 @@ func (s StopServerToolsWhenCondition) Validate() error {
 		if err := s.StopServerToolsWhenStepCountIs.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.StopServerToolsWhenStepCountIs, []interface{}{"step_count", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case StopServerToolsWhenHasToolCallStopServerToolsWhenCondition:
 		if err := s.StopServerToolsWhenHasToolCall.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.StopServerToolsWhenHasToolCall, []interface{}{"tool_name", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case StopServerToolsWhenMaxTokensUsedStopServerToolsWhenCondition:
 		if err := s.StopServerToolsWhenMaxTokensUsed.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.StopServerToolsWhenMaxTokensUsed, []interface{}{"max_tokens", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case StopServerToolsWhenMaxCostStopServerToolsWhenCondition:
 		if err := s.StopServerToolsWhenMaxCost.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.StopServerToolsWhenMaxCost, []interface{}{"max_cost_in_dollars", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case StopServerToolsWhenFinishReasonIsStopServerToolsWhenCondition:
 		if err := s.StopServerToolsWhenFinishReasonIs.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.StopServerToolsWhenFinishReasonIs, []interface{}{"reason", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	default:
@@ -25419,6 +32105,18 @@ func (s *StopServerToolsWhenFinishReasonIs) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"reason", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Reason.Get(); ok {
 			if err := func() error {
@@ -25488,6 +32186,18 @@ func (s *StopServerToolsWhenHasToolCall) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"tool_name", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.ToolName.Get(); ok {
 			if err := func() error {
@@ -25557,6 +32267,18 @@ func (s *StopServerToolsWhenMaxCost) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"max_cost_in_dollars", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.MaxCostInDollars.Get(); ok {
 			if err := func() error {
@@ -25614,6 +32336,18 @@ func (s *StopServerToolsWhenMaxTokensUsed) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"max_tokens", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -25653,6 +32387,18 @@ func (s *StopServerToolsWhenStepCountIs) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"step_count", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -25686,251 +32432,422 @@ func (s StopServerToolsWhenStepCountIsType) Validate() error {
 	}
 }
 
+func (s *StoredPromptTemplate) Validate() error {
+	if s == nil {
+		return validate.ErrNilPointer
+	}
+
+	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"id"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if len(failures) > 0 {
+		return &validate.Error{Fields: failures}
+	}
+	return nil
+}
+
 func (s StreamEvents) Validate() error {
 	switch s.Type {
 	case OpenResponsesCreatedEventStreamEvents:
 		if err := s.OpenResponsesCreatedEvent.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.OpenResponsesCreatedEvent, []interface{}{"response", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case OpenResponsesInProgressEventStreamEvents:
 		if err := s.OpenResponsesInProgressEvent.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.OpenResponsesInProgressEvent, []interface{}{"response", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case StreamEventsResponseCompletedStreamEvents:
 		if err := s.StreamEventsResponseCompleted.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.StreamEventsResponseCompleted, []interface{}{"response", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case StreamEventsResponseIncompleteStreamEvents:
 		if err := s.StreamEventsResponseIncomplete.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.StreamEventsResponseIncomplete, []interface{}{"response", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case StreamEventsResponseFailedStreamEvents:
 		if err := s.StreamEventsResponseFailed.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.StreamEventsResponseFailed, []interface{}{"response", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case ErrorEventStreamEvents:
 		if err := s.ErrorEvent.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.ErrorEvent, []interface{}{"code", "message", "param", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case StreamEventsResponseOutputItemAddedStreamEvents:
 		if err := s.StreamEventsResponseOutputItemAdded.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.StreamEventsResponseOutputItemAdded, []interface{}{"item", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case StreamEventsResponseOutputItemDoneStreamEvents:
 		if err := s.StreamEventsResponseOutputItemDone.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.StreamEventsResponseOutputItemDone, []interface{}{"item", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case ContentPartAddedEventStreamEvents:
 		if err := s.ContentPartAddedEvent.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.ContentPartAddedEvent, []interface{}{"content_index", "item_id", "output_index", "part", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case ContentPartDoneEventStreamEvents:
 		if err := s.ContentPartDoneEvent.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.ContentPartDoneEvent, []interface{}{"content_index", "item_id", "output_index", "part", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case TextDeltaEventStreamEvents:
 		if err := s.TextDeltaEvent.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.TextDeltaEvent, []interface{}{"content_index", "delta", "item_id", "logprobs", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case TextDoneEventStreamEvents:
 		if err := s.TextDoneEvent.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.TextDoneEvent, []interface{}{"content_index", "item_id", "logprobs", "output_index", "sequence_number", "text", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case RefusalDeltaEventStreamEvents:
 		if err := s.RefusalDeltaEvent.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.RefusalDeltaEvent, []interface{}{"content_index", "delta", "item_id", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case RefusalDoneEventStreamEvents:
 		if err := s.RefusalDoneEvent.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.RefusalDoneEvent, []interface{}{"content_index", "item_id", "output_index", "refusal", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case AnnotationAddedEventStreamEvents:
 		if err := s.AnnotationAddedEvent.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.AnnotationAddedEvent, []interface{}{"annotation", "annotation_index", "content_index", "item_id", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case FunctionCallArgsDeltaEventStreamEvents:
 		if err := s.FunctionCallArgsDeltaEvent.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.FunctionCallArgsDeltaEvent, []interface{}{"delta", "item_id", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case FunctionCallArgsDoneEventStreamEvents:
 		if err := s.FunctionCallArgsDoneEvent.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.FunctionCallArgsDoneEvent, []interface{}{"arguments", "item_id", "name", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case ReasoningDeltaEventStreamEvents:
 		if err := s.ReasoningDeltaEvent.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.ReasoningDeltaEvent, []interface{}{"content_index", "delta", "item_id", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case ReasoningDoneEventStreamEvents:
 		if err := s.ReasoningDoneEvent.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.ReasoningDoneEvent, []interface{}{"content_index", "item_id", "output_index", "sequence_number", "text", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case ReasoningSummaryPartAddedEventStreamEvents:
 		if err := s.ReasoningSummaryPartAddedEvent.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.ReasoningSummaryPartAddedEvent, []interface{}{"item_id", "output_index", "part", "sequence_number", "summary_index", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case ReasoningSummaryPartDoneEventStreamEvents:
 		if err := s.ReasoningSummaryPartDoneEvent.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.ReasoningSummaryPartDoneEvent, []interface{}{"item_id", "output_index", "part", "sequence_number", "summary_index", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case ReasoningSummaryTextDeltaEventStreamEvents:
 		if err := s.ReasoningSummaryTextDeltaEvent.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.ReasoningSummaryTextDeltaEvent, []interface{}{"delta", "item_id", "output_index", "sequence_number", "summary_index", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case ReasoningSummaryTextDoneEventStreamEvents:
 		if err := s.ReasoningSummaryTextDoneEvent.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.ReasoningSummaryTextDoneEvent, []interface{}{"item_id", "output_index", "sequence_number", "summary_index", "text", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case ImageGenCallInProgressEventStreamEvents:
 		if err := s.ImageGenCallInProgressEvent.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.ImageGenCallInProgressEvent, []interface{}{"item_id", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case ImageGenCallGeneratingEventStreamEvents:
 		if err := s.ImageGenCallGeneratingEvent.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.ImageGenCallGeneratingEvent, []interface{}{"item_id", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case ImageGenCallPartialImageEventStreamEvents:
 		if err := s.ImageGenCallPartialImageEvent.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.ImageGenCallPartialImageEvent, []interface{}{"item_id", "output_index", "partial_image_b64", "partial_image_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case ImageGenCallCompletedEventStreamEvents:
 		if err := s.ImageGenCallCompletedEvent.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.ImageGenCallCompletedEvent, []interface{}{"item_id", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case CodeInterpreterCallInProgressEventStreamEvents:
 		if err := s.CodeInterpreterCallInProgressEvent.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.CodeInterpreterCallInProgressEvent, []interface{}{"item_id", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case CodeInterpreterCallInterpretingEventStreamEvents:
 		if err := s.CodeInterpreterCallInterpretingEvent.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.CodeInterpreterCallInterpretingEvent, []interface{}{"item_id", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case CodeInterpreterCallCompletedEventStreamEvents:
 		if err := s.CodeInterpreterCallCompletedEvent.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.CodeInterpreterCallCompletedEvent, []interface{}{"item_id", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case CodeInterpreterCallCodeDeltaEventStreamEvents:
 		if err := s.CodeInterpreterCallCodeDeltaEvent.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.CodeInterpreterCallCodeDeltaEvent, []interface{}{"delta", "item_id", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case CodeInterpreterCallCodeDoneEventStreamEvents:
 		if err := s.CodeInterpreterCallCodeDoneEvent.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.CodeInterpreterCallCodeDoneEvent, []interface{}{"code", "item_id", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case WebSearchCallInProgressEventStreamEvents:
 		if err := s.WebSearchCallInProgressEvent.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.WebSearchCallInProgressEvent, []interface{}{"item_id", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case WebSearchCallSearchingEventStreamEvents:
 		if err := s.WebSearchCallSearchingEvent.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.WebSearchCallSearchingEvent, []interface{}{"item_id", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case WebSearchCallCompletedEventStreamEvents:
 		if err := s.WebSearchCallCompletedEvent.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.WebSearchCallCompletedEvent, []interface{}{"item_id", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case CustomToolCallInputDeltaEventStreamEvents:
 		if err := s.CustomToolCallInputDeltaEvent.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.CustomToolCallInputDeltaEvent, []interface{}{"delta", "item_id", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case CustomToolCallInputDoneEventStreamEvents:
 		if err := s.CustomToolCallInputDoneEvent.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.CustomToolCallInputDoneEvent, []interface{}{"input", "item_id", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case ApplyPatchCallOperationDiffDeltaEventStreamEvents:
 		if err := s.ApplyPatchCallOperationDiffDeltaEvent.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.ApplyPatchCallOperationDiffDeltaEvent, []interface{}{"delta", "item_id", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case ApplyPatchCallOperationDiffDoneEventStreamEvents:
 		if err := s.ApplyPatchCallOperationDiffDoneEvent.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.ApplyPatchCallOperationDiffDoneEvent, []interface{}{"diff", "item_id", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case FusionCallInProgressEventStreamEvents:
 		if err := s.FusionCallInProgressEvent.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.FusionCallInProgressEvent, []interface{}{"item_id", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case FusionCallPanelAddedEventStreamEvents:
 		if err := s.FusionCallPanelAddedEvent.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.FusionCallPanelAddedEvent, []interface{}{"item_id", "model", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case FusionCallPanelDeltaEventStreamEvents:
 		if err := s.FusionCallPanelDeltaEvent.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.FusionCallPanelDeltaEvent, []interface{}{"delta", "item_id", "model", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case FusionCallPanelReasoningDeltaEventStreamEvents:
 		if err := s.FusionCallPanelReasoningDeltaEvent.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.FusionCallPanelReasoningDeltaEvent, []interface{}{"delta", "item_id", "model", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case FusionCallPanelCompletedEventStreamEvents:
 		if err := s.FusionCallPanelCompletedEvent.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.FusionCallPanelCompletedEvent, []interface{}{"content", "item_id", "model", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case FusionCallPanelFailedEventStreamEvents:
 		if err := s.FusionCallPanelFailedEvent.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.FusionCallPanelFailedEvent, []interface{}{"error", "item_id", "model", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case FusionCallAnalysisInProgressEventStreamEvents:
 		if err := s.FusionCallAnalysisInProgressEvent.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.FusionCallAnalysisInProgressEvent, []interface{}{"analyst_model", "item_id", "judge_model", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	case FusionCallAnalysisCompletedEventStreamEvents:
 		if err := s.FusionCallAnalysisCompletedEvent.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.FusionCallAnalysisCompletedEvent, []interface{}{"analysis", "item_id", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case FusionCallCompletedEventStreamEvents:
 		if err := s.FusionCallCompletedEvent.Validate(); err != nil {
 			return err
 		}
+		if err := validatedBefore("x-spec-required", s.FusionCallCompletedEvent, []interface{}{"item_id", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
 		return nil
 	case DebugEventStreamEvents:
 		if err := s.DebugEvent.Validate(); err != nil {
 			return err
+		}
+		if err := validatedBefore("x-spec-required", s.DebugEvent, []interface{}{"debug", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
 		}
 		return nil
 	default:
@@ -25944,11 +32861,26 @@ func (s *StreamEventsResponseCompleted) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"response", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Response.Get(); ok {
 			if err := func() error {
 				if err := value.Validate(); err != nil {
 					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"completed_at", "created_at", "error", "frequency_penalty", "id", "incomplete_details", "instructions", "metadata", "model", "object", "output", "parallel_tool_calls", "presence_penalty", "status", "temperature", "tool_choice", "tools", "top_p"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
@@ -26001,11 +32933,26 @@ func (s *StreamEventsResponseFailed) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"response", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Response.Get(); ok {
 			if err := func() error {
 				if err := value.Validate(); err != nil {
 					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"completed_at", "created_at", "error", "frequency_penalty", "id", "incomplete_details", "instructions", "metadata", "model", "object", "output", "parallel_tool_calls", "presence_penalty", "status", "temperature", "tool_choice", "tools", "top_p"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
@@ -26058,11 +33005,26 @@ func (s *StreamEventsResponseIncomplete) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"response", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Response.Get(); ok {
 			if err := func() error {
 				if err := value.Validate(); err != nil {
 					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"completed_at", "created_at", "error", "frequency_penalty", "id", "incomplete_details", "instructions", "metadata", "model", "object", "output", "parallel_tool_calls", "presence_penalty", "status", "temperature", "tool_choice", "tools", "top_p"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
@@ -26115,6 +33077,18 @@ func (s *StreamEventsResponseOutputItemAdded) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"item", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Item.Get(); ok {
 			if err := func() error {
@@ -26172,6 +33146,18 @@ func (s *StreamEventsResponseOutputItemDone) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"item", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Item.Get(); ok {
 			if err := func() error {
@@ -26229,6 +33215,18 @@ func (s *StreamLogprob) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"logprob", "token"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Bytes.Get(); ok {
 			if err := func() error {
@@ -26345,6 +33343,30 @@ func (s *StreamLogprobTopLogprob) Validate() error {
 	}(); err != nil {
 		failures = append(failures, validate.FieldError{
 			Name:  "logprob",
+			Error: err,
+		})
+	}
+	if len(failures) > 0 {
+		return &validate.Error{Fields: failures}
+	}
+	return nil
+}
+
+func (s *SubagentNestedTool) Validate() error {
+	if s == nil {
+		return validate.ErrNilPointer
+	}
+
+	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
 			Error: err,
 		})
 	}
@@ -26558,6 +33580,26 @@ func (s *SubagentServerToolConfig) Validate() error {
 				if value == nil {
 					return errors.New("nil is invalid value")
 				}
+				var failures []validate.FieldError
+				for i, elem := range value {
+					if err := func() error {
+						if err := elem.Validate(); err != nil {
+							return err
+						}
+						if err := validatedBefore("x-spec-required", elem, []interface{}{"type"}); err != nil {
+							return errors.Wrap(err, "x-spec-required")
+						}
+						return nil
+					}(); err != nil {
+						failures = append(failures, validate.FieldError{
+							Name:  fmt.Sprintf("[%d]", i),
+							Error: err,
+						})
+					}
+				}
+				if len(failures) > 0 {
+					return &validate.Error{Fields: failures}
+				}
 				return nil
 			}(); err != nil {
 				return err
@@ -26582,6 +33624,18 @@ func (s *SubagentServerToolOpenRouter) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Parameters.Get(); ok {
 			if err := func() error {
@@ -26700,33 +33754,41 @@ func (s *TextDeltaEvent) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
 	if err := func() error {
-		if value, ok := s.Logprobs.Get(); ok {
+		if err := validateWith("x-spec-required", s, []interface{}{"content_index", "delta", "item_id", "logprobs", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		if s.Logprobs == nil {
+			return errors.New("nil is invalid value")
+		}
+		var failures []validate.FieldError
+		for i, elem := range s.Logprobs {
 			if err := func() error {
-				if value == nil {
-					return errors.New("nil is invalid value")
+				if err := elem.Validate(); err != nil {
+					return err
 				}
-				var failures []validate.FieldError
-				for i, elem := range value {
-					if err := func() error {
-						if err := elem.Validate(); err != nil {
-							return err
-						}
-						return nil
-					}(); err != nil {
-						failures = append(failures, validate.FieldError{
-							Name:  fmt.Sprintf("[%d]", i),
-							Error: err,
-						})
-					}
-				}
-				if len(failures) > 0 {
-					return &validate.Error{Fields: failures}
+				if err := validatedBefore("x-spec-required", elem, []interface{}{"logprob", "token"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
-				return err
+				failures = append(failures, validate.FieldError{
+					Name:  fmt.Sprintf("[%d]", i),
+					Error: err,
+				})
 			}
+		}
+		if len(failures) > 0 {
+			return &validate.Error{Fields: failures}
 		}
 		return nil
 	}(); err != nil {
@@ -26774,33 +33836,41 @@ func (s *TextDoneEvent) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
 	if err := func() error {
-		if value, ok := s.Logprobs.Get(); ok {
+		if err := validateWith("x-spec-required", s, []interface{}{"content_index", "item_id", "logprobs", "output_index", "sequence_number", "text", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		if s.Logprobs == nil {
+			return errors.New("nil is invalid value")
+		}
+		var failures []validate.FieldError
+		for i, elem := range s.Logprobs {
 			if err := func() error {
-				if value == nil {
-					return errors.New("nil is invalid value")
+				if err := elem.Validate(); err != nil {
+					return err
 				}
-				var failures []validate.FieldError
-				for i, elem := range value {
-					if err := func() error {
-						if err := elem.Validate(); err != nil {
-							return err
-						}
-						return nil
-					}(); err != nil {
-						failures = append(failures, validate.FieldError{
-							Name:  fmt.Sprintf("[%d]", i),
-							Error: err,
-						})
-					}
-				}
-				if len(failures) > 0 {
-					return &validate.Error{Fields: failures}
+				if err := validatedBefore("x-spec-required", elem, []interface{}{"logprob", "token"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
-				return err
+				failures = append(failures, validate.FieldError{
+					Name:  fmt.Sprintf("[%d]", i),
+					Error: err,
+				})
 			}
+		}
+		if len(failures) > 0 {
+			return &validate.Error{Fields: failures}
 		}
 		return nil
 	}(); err != nil {
@@ -26907,6 +33977,75 @@ func (s TextExtendedConfigVerbosity) Validate() error {
 	}
 }
 
+func (s *TooManyRequestsResponse) Validate() error {
+	if s == nil {
+		return validate.ErrNilPointer
+	}
+
+	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"error"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		if value, ok := s.Error.Get(); ok {
+			if err := func() error {
+				if err := value.Validate(); err != nil {
+					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"code", "message"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
+				}
+				return nil
+			}(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "error",
+			Error: err,
+		})
+	}
+	if len(failures) > 0 {
+		return &validate.Error{Fields: failures}
+	}
+	return nil
+}
+
+func (s *TooManyRequestsResponseErrorData) Validate() error {
+	if s == nil {
+		return validate.ErrNilPointer
+	}
+
+	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"code", "message"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if len(failures) > 0 {
+		return &validate.Error{Fields: failures}
+	}
+	return nil
+}
+
 func (s ToolCallStatus) Validate() error {
 	switch s {
 	case "in_progress":
@@ -26926,6 +34065,18 @@ func (s *ToolChoiceAllowed) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"mode", "tools", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Mode.Get(); ok {
 			if err := func() error {
@@ -26945,15 +34096,8 @@ func (s *ToolChoiceAllowed) Validate() error {
 		})
 	}
 	if err := func() error {
-		if value, ok := s.Tools.Get(); ok {
-			if err := func() error {
-				if value == nil {
-					return errors.New("nil is invalid value")
-				}
-				return nil
-			}(); err != nil {
-				return err
-			}
+		if s.Tools == nil {
+			return errors.New("nil is invalid value")
 		}
 		return nil
 	}(); err != nil {
@@ -27012,6 +34156,18 @@ func (s *ToolSearchServerTool) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -27052,10 +34208,34 @@ func (s *TransponderSchemaHolder) Validate() error {
 
 	var failures []validate.FieldError
 	if err := func() error {
+		if value, ok := s.AdditionalToolsItemToolsVariant28.Get(); ok {
+			if err := func() error {
+				if err := value.Validate(); err != nil {
+					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"type"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
+				}
+				return nil
+			}(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "AdditionalToolsItemToolsVariant28",
+			Error: err,
+		})
+	}
+	if err := func() error {
 		if value, ok := s.BaseAnnotationAddedEvent.Get(); ok {
 			if err := func() error {
 				if err := value.Validate(); err != nil {
 					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"annotation", "annotation_index", "content_index", "item_id", "output_index", "sequence_number", "type"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
@@ -27075,6 +34255,9 @@ func (s *TransponderSchemaHolder) Validate() error {
 				if err := value.Validate(); err != nil {
 					return err
 				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"content_index", "item_id", "output_index", "part", "sequence_number", "type"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
+				}
 				return nil
 			}(); err != nil {
 				return err
@@ -27092,6 +34275,9 @@ func (s *TransponderSchemaHolder) Validate() error {
 			if err := func() error {
 				if err := value.Validate(); err != nil {
 					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"content_index", "item_id", "output_index", "part", "sequence_number", "type"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
@@ -27111,6 +34297,9 @@ func (s *TransponderSchemaHolder) Validate() error {
 				if err := value.Validate(); err != nil {
 					return err
 				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"delta", "item_id", "output_index", "sequence_number", "type"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
+				}
 				return nil
 			}(); err != nil {
 				return err
@@ -27128,6 +34317,9 @@ func (s *TransponderSchemaHolder) Validate() error {
 			if err := func() error {
 				if err := value.Validate(); err != nil {
 					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"input", "item_id", "output_index", "sequence_number", "type"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
@@ -27147,6 +34339,9 @@ func (s *TransponderSchemaHolder) Validate() error {
 				if err := value.Validate(); err != nil {
 					return err
 				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"code", "message", "param", "sequence_number", "type"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
+				}
 				return nil
 			}(); err != nil {
 				return err
@@ -27164,6 +34359,9 @@ func (s *TransponderSchemaHolder) Validate() error {
 			if err := func() error {
 				if err := value.Validate(); err != nil {
 					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"delta", "item_id", "output_index", "sequence_number", "type"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
@@ -27183,6 +34381,9 @@ func (s *TransponderSchemaHolder) Validate() error {
 				if err := value.Validate(); err != nil {
 					return err
 				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"arguments", "item_id", "name", "output_index", "sequence_number", "type"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
+				}
 				return nil
 			}(); err != nil {
 				return err
@@ -27200,6 +34401,9 @@ func (s *TransponderSchemaHolder) Validate() error {
 			if err := func() error {
 				if err := value.Validate(); err != nil {
 					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"content_index", "delta", "item_id", "output_index", "sequence_number", "type"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
@@ -27219,6 +34423,9 @@ func (s *TransponderSchemaHolder) Validate() error {
 				if err := value.Validate(); err != nil {
 					return err
 				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"content_index", "item_id", "output_index", "sequence_number", "text", "type"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
+				}
 				return nil
 			}(); err != nil {
 				return err
@@ -27236,6 +34443,9 @@ func (s *TransponderSchemaHolder) Validate() error {
 			if err := func() error {
 				if err := value.Validate(); err != nil {
 					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"item_id", "output_index", "part", "sequence_number", "summary_index", "type"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
@@ -27255,6 +34465,9 @@ func (s *TransponderSchemaHolder) Validate() error {
 				if err := value.Validate(); err != nil {
 					return err
 				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"item_id", "output_index", "part", "sequence_number", "summary_index", "type"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
+				}
 				return nil
 			}(); err != nil {
 				return err
@@ -27272,6 +34485,9 @@ func (s *TransponderSchemaHolder) Validate() error {
 			if err := func() error {
 				if err := value.Validate(); err != nil {
 					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"delta", "item_id", "output_index", "sequence_number", "summary_index", "type"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
@@ -27291,6 +34507,9 @@ func (s *TransponderSchemaHolder) Validate() error {
 				if err := value.Validate(); err != nil {
 					return err
 				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"item_id", "output_index", "sequence_number", "summary_index", "text", "type"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
+				}
 				return nil
 			}(); err != nil {
 				return err
@@ -27308,6 +34527,9 @@ func (s *TransponderSchemaHolder) Validate() error {
 			if err := func() error {
 				if err := value.Validate(); err != nil {
 					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"content_index", "delta", "item_id", "output_index", "sequence_number", "type"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
@@ -27327,6 +34549,9 @@ func (s *TransponderSchemaHolder) Validate() error {
 				if err := value.Validate(); err != nil {
 					return err
 				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"content_index", "item_id", "output_index", "refusal", "sequence_number", "type"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
+				}
 				return nil
 			}(); err != nil {
 				return err
@@ -27344,6 +34569,9 @@ func (s *TransponderSchemaHolder) Validate() error {
 			if err := func() error {
 				if err := value.Validate(); err != nil {
 					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"completed_at", "created_at", "error", "frequency_penalty", "id", "incomplete_details", "instructions", "metadata", "model", "object", "output", "parallel_tool_calls", "presence_penalty", "status", "temperature", "tool_choice", "tools", "top_p"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
@@ -27363,6 +34591,9 @@ func (s *TransponderSchemaHolder) Validate() error {
 				if err := value.Validate(); err != nil {
 					return err
 				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"content_index", "delta", "item_id", "logprobs", "output_index", "sequence_number", "type"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
+				}
 				return nil
 			}(); err != nil {
 				return err
@@ -27381,6 +34612,9 @@ func (s *TransponderSchemaHolder) Validate() error {
 				if err := value.Validate(); err != nil {
 					return err
 				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"content_index", "item_id", "logprobs", "output_index", "sequence_number", "text", "type"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
+				}
 				return nil
 			}(); err != nil {
 				return err
@@ -27394,10 +34628,34 @@ func (s *TransponderSchemaHolder) Validate() error {
 		})
 	}
 	if err := func() error {
+		if value, ok := s.ChatServerToolChoice.Get(); ok {
+			if err := func() error {
+				if err := value.Validate(); err != nil {
+					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"type"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
+				}
+				return nil
+			}(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "ChatServerToolChoice",
+			Error: err,
+		})
+	}
+	if err := func() error {
 		if value, ok := s.CodeInterpreterCallItem.Get(); ok {
 			if err := func() error {
 				if err := value.Validate(); err != nil {
 					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"id", "status", "type"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
@@ -27417,6 +34675,9 @@ func (s *TransponderSchemaHolder) Validate() error {
 				if err := value.Validate(); err != nil {
 					return err
 				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"response", "sequence_number", "type"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
+				}
 				return nil
 			}(); err != nil {
 				return err
@@ -27434,6 +34695,9 @@ func (s *TransponderSchemaHolder) Validate() error {
 			if err := func() error {
 				if err := value.Validate(); err != nil {
 					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"response", "sequence_number", "type"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
@@ -27453,6 +34717,9 @@ func (s *TransponderSchemaHolder) Validate() error {
 				if err := value.Validate(); err != nil {
 					return err
 				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"call_id", "input", "name", "type"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
+				}
 				return nil
 			}(); err != nil {
 				return err
@@ -27470,6 +34737,9 @@ func (s *TransponderSchemaHolder) Validate() error {
 			if err := func() error {
 				if err := value.Validate(); err != nil {
 					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"role"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
@@ -27489,6 +34759,9 @@ func (s *TransponderSchemaHolder) Validate() error {
 				if err := value.Validate(); err != nil {
 					return err
 				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"response", "sequence_number", "type"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
+				}
 				return nil
 			}(); err != nil {
 				return err
@@ -27506,6 +34779,9 @@ func (s *TransponderSchemaHolder) Validate() error {
 			if err := func() error {
 				if err := value.Validate(); err != nil {
 					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"arguments", "call_id", "id", "name", "type"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
@@ -27525,6 +34801,9 @@ func (s *TransponderSchemaHolder) Validate() error {
 				if err := value.Validate(); err != nil {
 					return err
 				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"name", "parameters", "type"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
+				}
 				return nil
 			}(); err != nil {
 				return err
@@ -27542,6 +34821,9 @@ func (s *TransponderSchemaHolder) Validate() error {
 			if err := func() error {
 				if err := value.Validate(); err != nil {
 					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"response", "sequence_number", "type"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
@@ -27561,6 +34843,9 @@ func (s *TransponderSchemaHolder) Validate() error {
 				if err := value.Validate(); err != nil {
 					return err
 				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"response", "sequence_number", "type"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
+				}
 				return nil
 			}(); err != nil {
 				return err
@@ -27578,6 +34863,9 @@ func (s *TransponderSchemaHolder) Validate() error {
 			if err := func() error {
 				if err := value.Validate(); err != nil {
 					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"role"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
@@ -27597,6 +34885,9 @@ func (s *TransponderSchemaHolder) Validate() error {
 				if err := value.Validate(); err != nil {
 					return err
 				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"detail", "type"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
+				}
 				return nil
 			}(); err != nil {
 				return err
@@ -27614,6 +34905,9 @@ func (s *TransponderSchemaHolder) Validate() error {
 			if err := func() error {
 				if err := value.Validate(); err != nil {
 					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"content", "id", "role"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
@@ -27633,6 +34927,9 @@ func (s *TransponderSchemaHolder) Validate() error {
 				if err := value.Validate(); err != nil {
 					return err
 				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"delta", "item_id", "output_index", "sequence_number", "type"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
+				}
 				return nil
 			}(); err != nil {
 				return err
@@ -27650,6 +34947,9 @@ func (s *TransponderSchemaHolder) Validate() error {
 			if err := func() error {
 				if err := value.Validate(); err != nil {
 					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"code", "item_id", "output_index", "sequence_number", "type"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
@@ -27669,6 +34969,9 @@ func (s *TransponderSchemaHolder) Validate() error {
 				if err := value.Validate(); err != nil {
 					return err
 				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"item_id", "output_index", "sequence_number", "type"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
+				}
 				return nil
 			}(); err != nil {
 				return err
@@ -27686,6 +34989,9 @@ func (s *TransponderSchemaHolder) Validate() error {
 			if err := func() error {
 				if err := value.Validate(); err != nil {
 					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"item_id", "output_index", "sequence_number", "type"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
@@ -27705,6 +35011,9 @@ func (s *TransponderSchemaHolder) Validate() error {
 				if err := value.Validate(); err != nil {
 					return err
 				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"item_id", "output_index", "sequence_number", "type"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
+				}
 				return nil
 			}(); err != nil {
 				return err
@@ -27722,6 +35031,9 @@ func (s *TransponderSchemaHolder) Validate() error {
 			if err := func() error {
 				if err := value.Validate(); err != nil {
 					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"item_id", "output_index", "sequence_number", "type"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
@@ -27741,6 +35053,9 @@ func (s *TransponderSchemaHolder) Validate() error {
 				if err := value.Validate(); err != nil {
 					return err
 				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"item_id", "output_index", "sequence_number", "type"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
+				}
 				return nil
 			}(); err != nil {
 				return err
@@ -27758,6 +35073,9 @@ func (s *TransponderSchemaHolder) Validate() error {
 			if err := func() error {
 				if err := value.Validate(); err != nil {
 					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"item_id", "output_index", "sequence_number", "type"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
@@ -27777,6 +35095,9 @@ func (s *TransponderSchemaHolder) Validate() error {
 				if err := value.Validate(); err != nil {
 					return err
 				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"item_id", "output_index", "partial_image_b64", "partial_image_index", "sequence_number", "type"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
+				}
 				return nil
 			}(); err != nil {
 				return err
@@ -27795,6 +35116,9 @@ func (s *TransponderSchemaHolder) Validate() error {
 				if err := value.Validate(); err != nil {
 					return err
 				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"item_id", "output_index", "sequence_number", "type"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
+				}
 				return nil
 			}(); err != nil {
 				return err
@@ -27808,10 +35132,34 @@ func (s *TransponderSchemaHolder) Validate() error {
 		})
 	}
 	if err := func() error {
+		if value, ok := s.OpenAIResponsesUsage.Get(); ok {
+			if err := func() error {
+				if err := value.Validate(); err != nil {
+					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"input_tokens", "input_tokens_details", "output_tokens", "output_tokens_details", "total_tokens"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
+				}
+				return nil
+			}(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "OpenAIResponsesUsage",
+			Error: err,
+		})
+	}
+	if err := func() error {
 		if value, ok := s.OpenAIResponsesWebSearchCallInProgress.Get(); ok {
 			if err := func() error {
 				if err := value.Validate(); err != nil {
 					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"item_id", "output_index", "sequence_number", "type"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
@@ -27831,6 +35179,9 @@ func (s *TransponderSchemaHolder) Validate() error {
 				if err := value.Validate(); err != nil {
 					return err
 				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"item_id", "output_index", "sequence_number", "type"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
+				}
 				return nil
 			}(); err != nil {
 				return err
@@ -27848,6 +35199,9 @@ func (s *TransponderSchemaHolder) Validate() error {
 			if err := func() error {
 				if err := value.Validate(); err != nil {
 					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"logprob", "token"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
@@ -27885,6 +35239,9 @@ func (s *TransponderSchemaHolder) Validate() error {
 				if err := value.Validate(); err != nil {
 					return err
 				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"item", "output_index", "sequence_number", "type"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
+				}
 				return nil
 			}(); err != nil {
 				return err
@@ -27902,6 +35259,9 @@ func (s *TransponderSchemaHolder) Validate() error {
 			if err := func() error {
 				if err := value.Validate(); err != nil {
 					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"call_id", "id", "operation", "status", "type"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
@@ -27921,6 +35281,9 @@ func (s *TransponderSchemaHolder) Validate() error {
 				if err := value.Validate(); err != nil {
 					return err
 				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"id", "status", "type"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
+				}
 				return nil
 			}(); err != nil {
 				return err
@@ -27938,6 +35301,9 @@ func (s *TransponderSchemaHolder) Validate() error {
 			if err := func() error {
 				if err := value.Validate(); err != nil {
 					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"call_id", "input", "name", "type"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
@@ -27957,6 +35323,9 @@ func (s *TransponderSchemaHolder) Validate() error {
 				if err := value.Validate(); err != nil {
 					return err
 				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"item", "output_index", "sequence_number", "type"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
+				}
 				return nil
 			}(); err != nil {
 				return err
@@ -27974,6 +35343,9 @@ func (s *TransponderSchemaHolder) Validate() error {
 			if err := func() error {
 				if err := value.Validate(); err != nil {
 					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"id", "queries", "status", "type"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
@@ -27993,6 +35365,9 @@ func (s *TransponderSchemaHolder) Validate() error {
 				if err := value.Validate(); err != nil {
 					return err
 				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"arguments", "call_id", "name", "type"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
+				}
 				return nil
 			}(); err != nil {
 				return err
@@ -28010,6 +35385,9 @@ func (s *TransponderSchemaHolder) Validate() error {
 			if err := func() error {
 				if err := value.Validate(); err != nil {
 					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"id", "summary", "type"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
@@ -28029,6 +35407,9 @@ func (s *TransponderSchemaHolder) Validate() error {
 				if err := value.Validate(); err != nil {
 					return err
 				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"id", "status", "type"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
+				}
 				return nil
 			}(); err != nil {
 				return err
@@ -28046,6 +35427,9 @@ func (s *TransponderSchemaHolder) Validate() error {
 			if err := func() error {
 				if err := value.Validate(); err != nil {
 					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"content", "id", "role", "type"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
@@ -28082,6 +35466,9 @@ func (s *TransponderSchemaHolder) Validate() error {
 			if err := func() error {
 				if err := value.Validate(); err != nil {
 					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"id", "summary", "type"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
@@ -28154,6 +35541,18 @@ func (s *URLCitation) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"end_index", "start_index", "title", "type", "url"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -28187,12 +35586,204 @@ func (s URLCitationType) Validate() error {
 	}
 }
 
+func (s *UnauthorizedResponse) Validate() error {
+	if s == nil {
+		return validate.ErrNilPointer
+	}
+
+	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"error"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		if value, ok := s.Error.Get(); ok {
+			if err := func() error {
+				if err := value.Validate(); err != nil {
+					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"code", "message"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
+				}
+				return nil
+			}(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "error",
+			Error: err,
+		})
+	}
+	if len(failures) > 0 {
+		return &validate.Error{Fields: failures}
+	}
+	return nil
+}
+
+func (s *UnauthorizedResponseErrorData) Validate() error {
+	if s == nil {
+		return validate.ErrNilPointer
+	}
+
+	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"code", "message"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if len(failures) > 0 {
+		return &validate.Error{Fields: failures}
+	}
+	return nil
+}
+
+func (s *UnprocessableEntityResponse) Validate() error {
+	if s == nil {
+		return validate.ErrNilPointer
+	}
+
+	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"error"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		if value, ok := s.Error.Get(); ok {
+			if err := func() error {
+				if err := value.Validate(); err != nil {
+					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"code", "message"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
+				}
+				return nil
+			}(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "error",
+			Error: err,
+		})
+	}
+	if len(failures) > 0 {
+		return &validate.Error{Fields: failures}
+	}
+	return nil
+}
+
+func (s *UnprocessableEntityResponseErrorData) Validate() error {
+	if s == nil {
+		return validate.ErrNilPointer
+	}
+
+	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"code", "message"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if len(failures) > 0 {
+		return &validate.Error{Fields: failures}
+	}
+	return nil
+}
+
 func (s *Usage) Validate() error {
 	if s == nil {
 		return validate.ErrNilPointer
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"input_tokens", "input_tokens_details", "output_tokens", "output_tokens_details", "total_tokens"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		if value, ok := s.InputTokensDetails.Get(); ok {
+			if err := func() error {
+				if err := value.Validate(); err != nil {
+					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"cached_tokens"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
+				}
+				return nil
+			}(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "input_tokens_details",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		if value, ok := s.OutputTokensDetails.Get(); ok {
+			if err := func() error {
+				if err := value.Validate(); err != nil {
+					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"reasoning_tokens"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
+				}
+				return nil
+			}(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "output_tokens_details",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Cost.Get(); ok {
 			if err := func() error {
@@ -28216,6 +35807,9 @@ func (s *Usage) Validate() error {
 			if err := func() error {
 				if err := value.Validate(); err != nil {
 					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"upstream_inference_input_cost", "upstream_inference_output_cost"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
 				}
 				return nil
 			}(); err != nil {
@@ -28241,6 +35835,18 @@ func (s *UsageCostDetails) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"upstream_inference_input_cost", "upstream_inference_output_cost"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.UpstreamInferenceCost.Get(); ok {
 			if err := func() error {
@@ -28301,6 +35907,54 @@ func (s *UsageCostDetails) Validate() error {
 	return nil
 }
 
+func (s *UsageInputTokensDetails) Validate() error {
+	if s == nil {
+		return validate.ErrNilPointer
+	}
+
+	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"cached_tokens"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if len(failures) > 0 {
+		return &validate.Error{Fields: failures}
+	}
+	return nil
+}
+
+func (s *UsageOutputTokensDetails) Validate() error {
+	if s == nil {
+		return validate.ErrNilPointer
+	}
+
+	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"reasoning_tokens"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if len(failures) > 0 {
+		return &validate.Error{Fields: failures}
+	}
+	return nil
+}
+
 func (s WebFetchEngineEnum) Validate() error {
 	switch s {
 	case "auto":
@@ -28326,6 +35980,18 @@ func (s *WebFetchPlugin) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"id"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.AllowedDomains.Get(); ok {
 			if err := func() error {
@@ -28401,6 +36067,18 @@ func (s *WebFetchServerTool) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Parameters.Get(); ok {
 			if err := func() error {
@@ -28524,6 +36202,18 @@ func (s *WebSearchCallCompletedEvent) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"item_id", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -28563,6 +36253,18 @@ func (s *WebSearchCallInProgressEvent) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"item_id", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -28602,6 +36304,18 @@ func (s *WebSearchCallSearchingEvent) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"item_id", "output_index", "sequence_number", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -28888,6 +36602,18 @@ func (s *WebSearchPlugin) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"id"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Engine.Get(); ok {
 			if err := func() error {
@@ -28984,6 +36710,9 @@ func (s *WebSearchPlugin) Validate() error {
 				if err := value.Validate(); err != nil {
 					return err
 				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"type"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
+				}
 				return nil
 			}(); err != nil {
 				return err
@@ -29017,6 +36746,18 @@ func (s *WebSearchPluginUserLocation) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
@@ -29056,6 +36797,18 @@ func (s *WebSearchServerTool) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Engine.Get(); ok {
 			if err := func() error {
@@ -29296,6 +37049,18 @@ func (s *WebSearchServerToolOpenRouter) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Parameters.Get(); ok {
 			if err := func() error {
@@ -29362,6 +37127,18 @@ func (s *WebSearchSource) Validate() error {
 	}
 
 	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"type", "url"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
 	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {

@@ -12,14 +12,19 @@ package typed
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/transponder-dev/transponder/gen/openai"
 	"github.com/transponder-dev/transponder/gen/openrouter"
+	"github.com/transponder-dev/transponder/internal/jsontest"
 	"github.com/transponder-dev/transponder/mapping"
 )
 
 // ToOpenRouter converts a Responses request into OpenRouter's chat request,
-// as mapping.ResponsesToChat does (opts.Dialect is set to OpenRouter).
+// as mapping.ResponsesToChat does (opts.Dialect is set to OpenRouter), with
+// its warnings: the fields of req the spec does not declare (carried in
+// the generated types' AdditionalProps) are warned about as on the JSON
+// path.
 func ToOpenRouter(req *openai.CreateResponse, opts mapping.Options) (*openrouter.ChatRequest, []mapping.Warning, error) {
 	opts.Dialect = mapping.OpenRouter
 	var chat openrouter.ChatRequest
@@ -42,7 +47,15 @@ func ToOpenAI(req *openai.CreateResponse, opts mapping.Options) (*openai.CreateC
 	return &chat, warns, nil
 }
 
-func convert(req *openai.CreateResponse, opts mapping.Options, chat interface{ UnmarshalJSON([]byte) error }) ([]mapping.Warning, error) {
+// convert encodes req (its undeclared keys included: the generated types
+// carry them), converts it with mapping.ResponsesToChat, which warns about
+// what it cannot carry, and decodes the chat request into chat. Whatever
+// the generated chat type would not give back as mapping wrote it is a
+// warning too, never lost silently.
+func convert(req *openai.CreateResponse, opts mapping.Options, chat interface {
+	UnmarshalJSON([]byte) error
+	MarshalJSON() ([]byte, error)
+}) ([]mapping.Warning, error) {
 	body, err := req.MarshalJSON()
 	if err != nil {
 		return nil, fmt.Errorf("typed: encode the request: %w", err)
@@ -53,6 +66,21 @@ func convert(req *openai.CreateResponse, opts mapping.Options, chat interface{ U
 	}
 	if err := chat.UnmarshalJSON(out); err != nil {
 		return warns, fmt.Errorf("typed: decode the %s chat request: %w", opts.Dialect, err)
+	}
+	back, err := chat.MarshalJSON()
+	if err != nil {
+		return warns, fmt.Errorf("typed: encode the %s chat request: %w", opts.Dialect, err)
+	}
+	d, err := jsontest.Diff(out, back)
+	if err != nil {
+		return warns, fmt.Errorf("typed: the %s chat request: %w", opts.Dialect, err)
+	}
+	for _, diff := range strings.Split(d, "; ") {
+		if diff == "" {
+			continue
+		}
+		path, what, _ := strings.Cut(strings.TrimPrefix(strings.TrimPrefix(diff, "$"), "."), ": ")
+		warns = append(warns, mapping.Warning{Path: path, Reason: fmt.Sprintf("the generated %s chat type changes it (%s)", opts.Dialect, what)})
 	}
 	return warns, nil
 }

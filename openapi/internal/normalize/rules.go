@@ -19,7 +19,10 @@ func Rules() []Rule {
 		{Name: "inline-names", Reason: "ogen names inline types Parent+Property, so reasoning.effort and reasoning_effort (or an inline type and a component) collide", Apply: inlineNames},
 		{Name: "optional-const", Reason: "ogen writes a const property on every encode, adding fields the client never sent; an optional const becomes a one-value enum", Apply: optionalConst},
 		{Name: "relax-required", Reason: "ogen rejects objects that lack a required field and real traffic lacks them (strict, sequence_number, name); the list is kept in x-spec-required", Apply: relaxRequired},
+		{Name: "spec-validation", Reason: "decoding takes payloads without the fields the spec requires; the generated Validate() checks them (and the overlays' exclusive groups) through ogen's pluggable validators, recursing as ogen's own do", Apply: specValidation},
+		{Name: "required-arrays", Reason: "an array the spec requires and does not let be null (output_text annotations, logprobs) is written as [] from a Go nil, never left out or null, while decoding a payload without it still works", Apply: requiredArrays},
 		{Name: "optional-nullable", Reason: "servers send null for optional fields the spec types as objects or strings (\"usage\": null); ogen rejects the payload", Apply: optionalNullable},
 		{Name: "defaults-aside", Reason: "ogen fills defaults while decoding (a round trip adds fields the client never sent) and cannot generate object defaults", Apply: defaultsAside},
+		{Name: "unknown-fields", Reason: "real clients and servers send fields newer than the spec; every object with declared properties carries the others (ogen's AdditionalProps, jx.Raw), encoded in sorted key order by a post-generation step", Apply: unknownFields},
 	}
 }

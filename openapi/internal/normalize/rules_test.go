@@ -214,7 +214,7 @@ func TestEveryRuleHasNameAndReason(t *testing.T) {
 	want := []string{
 		"sse-as-json", "recursive-ref", "ref-siblings", "nullable-keyword", "int-bounds", "allof-override",
 		"additional-properties", "free-form", "shared-values", "string-union", "object-union",
-		"nullable-component", "inline-names", "optional-const", "relax-required", "optional-nullable", "defaults-aside",
+		"nullable-component", "inline-names", "optional-const", "relax-required", "spec-validation", "required-arrays", "optional-nullable", "defaults-aside", "unknown-fields",
 	}
 	var names []string
 	seen := map[string]bool{}
@@ -255,11 +255,11 @@ func TestStaleRulesReported(t *testing.T) {
 	tests := []struct {
 		name    string
 		doc     string
-		matched string // the one rule that must not be stale, "" for none
+		matched string // the one rule that must not be stale, "" for none (unknown-fields matches every object with properties)
 	}{
 		{
 			name: "nothing matches",
-			doc:  schemasDoc(`{"Pet": {"type": "object", "properties": {"name": {"type": ["string", "null"]}}}}`),
+			doc:  schemasDoc(`{"Name": {"type": ["string", "null"]}}`),
 		},
 		{
 			name:    "a default",
@@ -285,11 +285,11 @@ func TestStaleRulesReported(t *testing.T) {
 				if rr.Name != all[i] || rr.Reason != Rules()[i].Reason {
 					t.Errorf("report rule %d = %q, want %q in Rules() order with its reason", i, rr.Name, all[i])
 				}
-				if rr.Stale() != (rr.Name != tc.matched) {
+				if rr.Stale() != (rr.Name != tc.matched && (rr.Name != "unknown-fields" || tc.matched == "")) {
 					t.Errorf("rule %s: Stale() = %v, hits %s", rr.Name, rr.Stale(), indent(rr.Hits))
 				}
 			}
-			want := slices.DeleteFunc(slices.Clone(all), func(n string) bool { return n == tc.matched })
+			want := slices.DeleteFunc(slices.Clone(all), func(n string) bool { return n == tc.matched || tc.matched != "" && n == "unknown-fields" })
 			if got := rep.StaleRules(); !slices.Equal(got, want) {
 				t.Errorf("StaleRules():\n got %v\nwant %v", got, want)
 			}
@@ -1103,4 +1103,67 @@ func TestRuleSharedValues(t *testing.T) {
 			"B": {"type": "object", "properties": {"type": {"enum": ["b"]}}},
 			"U": {"oneOf": [{"$ref": "#/components/schemas/A"}, {"$ref": "#/components/schemas/B"}]}}`),
 	})
+}
+
+func TestRuleUnknownFields(t *testing.T) {
+	const rule = "unknown-fields"
+	runRuleCases(t, rule, []ruleCase{{
+		name: "objects with properties carry undeclared keys",
+		doc: schemasDoc(`{
+			"Tool": {"type": "object", "properties": {
+				"name": {"type": "string"},
+				"fn": {"type": "object", "properties": {"x": {"type": "string"}}}}},
+			"Req": {"allOf": [{"$ref": "#/components/schemas/Tool"}, {"type": "object", "properties": {"y": {"type": "string"}}}]}}`),
+		hits: []wantHit{
+			{Schema: "Req", Pointer: "/components/schemas/Req", Detail: "undeclared keys carried"},
+			{Schema: "Req", Pointer: "/components/schemas/Req/allOf/1", Detail: "undeclared keys carried"},
+			{Schema: "Tool", Pointer: "/components/schemas/Tool", Detail: "undeclared keys carried"},
+			{Schema: "Tool", Pointer: "/components/schemas/Tool/properties/fn", Detail: "undeclared keys carried"},
+		},
+		want: map[string]string{
+			"/components/schemas/Tool/properties/fn": `{"type": "object", "additionalProperties": true, "x-unknown-fields": true, "properties": {"x": {"type": "string"}}}`,
+		},
+	}})
+	runUntouched(t, rule, map[string]string{
+		"free-form, unions, spec-open objects": schemasDoc(`{
+			"Any": {},
+			"U": {"oneOf": [{"type": "string"}, {"type": "object", "properties": {"a": {"type": "string"}}, "additionalProperties": false}]},
+			"Open": {"type": "object", "properties": {"a": {"type": "string"}}, "additionalProperties": {"type": "string"}}}`),
+	})
+}
+
+func TestRuleSpecValidation(t *testing.T) {
+	const rule = "spec-validation"
+	runRuleCases(t, rule, []ruleCase{{
+		name: "required lists and exclusive groups, merged over allOf",
+		doc: schemasDoc(`{
+			"Base": {"type": "object", "x-spec-required": ["b"], "properties": {"b": {"type": "string"}}},
+			"R": {"type": "object", "x-exclusive": [["s", "g"]], "properties": {"s": {"type": "string"}, "g": {"type": "string"}}},
+			"Req": {"allOf": [{"$ref": "#/components/schemas/Base"}, {"type": "object", "x-spec-required": ["a"], "properties": {"a": {"type": "string"}}}]}}`),
+		hits: []wantHit{
+			{Schema: "Base", Pointer: "/components/schemas/Base", Detail: "required [b]"},
+			{Schema: "R", Pointer: "/components/schemas/R", Detail: "exclusive [[s g]]"},
+			{Schema: "Req", Pointer: "/components/schemas/Req", Detail: "required [a b]"},
+			{Schema: "Req", Pointer: "/components/schemas/Req/allOf/1", Detail: "required [a]"},
+		},
+	}})
+	runUntouched(t, rule, map[string]string{
+		"nothing required": schemasDoc(`{"T": {"type": "object", "properties": {"a": {"type": "string"}}}}`),
+	})
+}
+
+func TestRuleRequiredArrays(t *testing.T) {
+	const rule = "required-arrays"
+	runRuleCases(t, rule, []ruleCase{{
+		name: "required non-null arrays are tagged",
+		doc: schemasDoc(`{"Text": {"type": "object", "x-spec-required": ["annotations", "n"], "properties": {
+			"annotations": {"type": "array", "items": {"type": "string"}},
+			"logprobs": {"type": "array", "items": {"type": "string"}},
+			"n": {"type": ["array", "null"], "items": {"type": "string"}}}}}`),
+		hits: []wantHit{{Schema: "Text", Pointer: "/components/schemas/Text", Detail: "required arrays [annotations]"}},
+		want: map[string]string{
+			"/components/schemas/Text/properties/annotations": `{"type": "array", "items": {"type": "string"}, "x-oapi-codegen-extra-tags": {"transponder": "encode-empty"}}`,
+			"/components/schemas/Text/properties/logprobs":    `{"type": "array", "items": {"type": "string"}}`,
+		},
+	}})
 }

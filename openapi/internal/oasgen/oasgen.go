@@ -2,6 +2,7 @@
 package oasgen
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"slices"
@@ -11,6 +12,8 @@ import (
 	"github.com/ogen-go/ogen/gen"
 	"github.com/ogen-go/ogen/gen/ir"
 
+	"github.com/transponder-dev/transponder/openapi/internal/normalize"
+	"github.com/transponder-dev/transponder/openapi/internal/postgen"
 	"github.com/transponder-dev/transponder/openapi/internal/walk"
 )
 
@@ -25,6 +28,8 @@ type Output struct {
 	Names map[string]bool
 	// Defaults holds the union components whose default variant was set.
 	Defaults map[string]bool
+	// Steps are the post-generation steps applied to ogen's output.
+	Steps []postgen.Step
 }
 
 // NotImplementedError lists what ogen could not generate. The pipeline never
@@ -69,12 +74,23 @@ func Generate(spec []byte, pkg string, defaults map[string]string) (*Output, err
 	if err := setDefaults(g, defaults, applied); err != nil {
 		return nil, err
 	}
+	if err := checkVariantTags(g.Types()); err != nil {
+		return nil, err
+	}
+	empty, err := encodeEmpty(g.Types())
+	if err != nil {
+		return nil, err
+	}
 	fs := memFS{}
 	if err := g.WriteSource(fs, pkg); err != nil {
 		return nil, fmt.Errorf("ogen: write: %w", err)
 	}
 	fs[NamesFile] = names(g.Types())
 	out := &Output{Files: fs, Types: map[string]string{}, Names: map[string]bool{}, Defaults: applied}
+	out.Steps = append(out.Steps, postgen.Step{Name: EncodeEmptyStep, Reason: EncodeEmptyReason, Count: empty, Detail: "array fields"})
+	if err := out.postGenerate(pkg, g.Types()); err != nil {
+		return nil, err
+	}
 	for name, t := range g.Types() {
 		out.Names[name] = true
 		if t.Schema == nil {
@@ -137,4 +153,186 @@ func setDefaults(g *gen.Generator, defaults map[string]string, done map[string]b
 		done[comp] = true
 	}
 	return nil
+}
+
+// ogen's files of JSON encoders and decoders, and of validators.
+const (
+	jsonFile       = "oas_json_gen.go"
+	validatorsFile = "oas_validators_gen.go"
+)
+
+// postGenerate applies the post-generation steps to the files ogen wrote.
+func (o *Output) postGenerate(pkg string, types map[string]*ir.Type) error {
+	src, ok := o.Files[jsonFile]
+	if !ok {
+		return fmt.Errorf("ogen: no %s written", jsonFile)
+	}
+	loops := 0
+	for _, t := range types {
+		switch {
+		case t.IsMap():
+			loops++
+		case t.IsStruct():
+			for _, f := range t.Fields {
+				if f.Inline != ir.InlineNone {
+					loops++
+				}
+			}
+		}
+	}
+	rewritten, n, err := postgen.SortedMapEncoding(src, loops)
+	if err != nil {
+		return err
+	}
+	o.Files[jsonFile] = rewritten
+	o.Steps = append(o.Steps, postgen.Step{Name: postgen.SortedMapEncodingStep, Reason: postgen.SortedMapEncodingReason, Count: n, Detail: "map loops in encoders"})
+	vsrc, ok := o.Files[validatorsFile]
+	if !ok {
+		return fmt.Errorf("ogen: no %s written", validatorsFile)
+	}
+	calls := 0
+	for _, t := range types {
+		if t.IsStruct() {
+			calls += len(t.Validators.Ogen)
+		}
+	}
+	if vsrc, calls, err = postgen.SpecValidators(vsrc, calls); err != nil {
+		return err
+	}
+	o.Files[validatorsFile] = vsrc
+	fields, err := specFields(types)
+	if err != nil {
+		return err
+	}
+	o.Steps = append(o.Steps, postgen.Step{Name: postgen.SpecValidatorsStep, Reason: postgen.SpecValidatorsReason, Count: calls, Detail: "object validators"})
+	helpers, err := postgen.Helpers(pkg, []string{"github.com/go-faster/errors", "github.com/ogen-go/ogen/validate"}, append([]byte(postgen.ValidateWithSource), fields...))
+	if err != nil {
+		return err
+	}
+	if _, dup := o.Files[postgen.HelpersFile]; dup {
+		return fmt.Errorf("ogen: wrote %s, the post-generation helpers' file", postgen.HelpersFile)
+	}
+	o.Files[postgen.HelpersFile] = helpers
+	return nil
+}
+
+// checkVariantTags fails when a variant of a discriminated union carries
+// undeclared keys (AdditionalProps) but does not declare the discriminator:
+// its decoder, which sees the whole object, would keep the discriminator as
+// an undeclared key and the union's encoder would write it twice.
+func checkVariantTags(types map[string]*ir.Type) error {
+	var bad []string
+	for name, t := range types {
+		if !t.IsSum() || t.SumSpec.Discriminator == "" {
+			continue
+		}
+		for _, v := range t.SumOf {
+			if !v.IsStruct() || !slices.ContainsFunc(v.Fields, func(f *ir.Field) bool { return f.Inline == ir.InlineAdditional }) {
+				continue
+			}
+			if !slices.ContainsFunc(v.Fields, func(f *ir.Field) bool { return f.Inline == ir.InlineNone && f.Tag.JSON == t.SumSpec.Discriminator }) {
+				bad = append(bad, fmt.Sprintf("%s variant %s lacks %q", name, v.Name, t.SumSpec.Discriminator))
+			}
+		}
+	}
+	if len(bad) > 0 {
+		slices.Sort(bad)
+		return fmt.Errorf("ogen: union variants that would keep their discriminator as an undeclared key: %s", strings.Join(bad, "; "))
+	}
+	return nil
+}
+
+// EncodeEmptyStep names the IR change encodeEmpty makes.
+const (
+	EncodeEmptyStep   = "encode-empty-arrays"
+	EncodeEmptyReason = "fields tagged transponder:\"encode-empty\" (normalizer rule required-arrays) are arrays whose nil ogen writes as []: their nil semantic is set to ogen's \"invalid\" (always written) from \"optional\" (left out); decoding is the same"
+)
+
+// encodeEmpty sets the nil semantic of the array fields the required-arrays
+// rule tagged, so ogen's encoder writes them always ([] from nil) and its
+// validator reports a nil one. It fails on a tagged field that is not an
+// optional array: the rule and ogen disagree on its shape.
+func encodeEmpty(types map[string]*ir.Type) (int, error) {
+	n := 0
+	var bad []string
+	done := map[*ir.Type]bool{}
+	for name, t := range types {
+		if !t.IsStruct() {
+			continue
+		}
+		for _, f := range t.Fields {
+			if f.Tag.ExtraTags[normalize.EncodeEmptyTag] != normalize.EncodeEmpty || done[f.Type] {
+				continue
+			}
+			done[f.Type] = true
+			if !f.Type.IsArray() || f.Type.NilSemantic != ir.NilOptional {
+				bad = append(bad, fmt.Sprintf("%s.%s (%s, nil %s)", name, f.Name, f.Type.Go(), f.Type.NilSemantic))
+				continue
+			}
+			f.Type.NilSemantic = ir.NilInvalid
+			n++
+		}
+	}
+	if len(bad) > 0 {
+		slices.Sort(bad)
+		return 0, fmt.Errorf("ogen: fields tagged %s:%q that are not optional arrays: %s", normalize.EncodeEmptyTag, normalize.EncodeEmpty, strings.Join(bad, ", "))
+	}
+	return n, nil
+}
+
+// specFields returns the specField methods of the struct types with
+// pluggable validators: for a JSON field name, whether the value carries it
+// (an optional value set, a slice, map or pointer not nil, raw JSON not
+// empty), whether it is null, and whether the type has it. A variant's discriminator is carried
+// by its union (whose encoder writes it), so it counts as present.
+func specFields(types map[string]*ir.Type) ([]byte, error) {
+	tags := map[*ir.Type]map[string]bool{}
+	for _, t := range types {
+		if !t.IsSum() || t.SumSpec.Discriminator == "" {
+			continue
+		}
+		for _, v := range t.SumOf {
+			if tags[v] == nil {
+				tags[v] = map[string]bool{}
+			}
+			tags[v][t.SumSpec.Discriminator] = true
+		}
+	}
+	var b bytes.Buffer
+	var bad []string
+	for _, name := range walk.SortedKeys(types) {
+		t := types[name]
+		if !t.IsStruct() || len(t.Validators.Ogen) == 0 {
+			continue
+		}
+		fmt.Fprintf(&b, "\nfunc (s *%s) specField(name string) (present, null, known bool) {\n\tswitch name {\n", t.Name)
+		for _, f := range t.Fields {
+			if f.Inline != ir.InlineNone || f.Tag.JSON == "" {
+				continue
+			}
+			var cond, null = "", "false"
+			switch ft := f.Type; {
+			case tags[t][f.Tag.JSON]:
+				cond = "true /* the union writes its discriminator */"
+			case ft.IsGeneric():
+				cond = "s." + f.Name + ".Set"
+				if ft.GenericVariant.Nullable {
+					null = "s." + f.Name + ".Null"
+				}
+			case ft.IsArray(), ft.IsMap(), ft.IsPointer():
+				cond = "s." + f.Name + " != nil"
+			case ft.IsAny():
+				cond = "len(s." + f.Name + ") != 0"
+			default:
+				bad = append(bad, fmt.Sprintf("%s.%s (%s)", t.Name, f.Name, ft.Go()))
+				continue
+			}
+			fmt.Fprintf(&b, "\tcase %q:\n\t\treturn %s, %s, true\n", f.Tag.JSON, cond, null)
+		}
+		b.WriteString("\t}\n\treturn false, false, false\n}\n")
+	}
+	if len(bad) > 0 {
+		return nil, fmt.Errorf("ogen: fields whose presence cannot be told: %s", strings.Join(bad, ", "))
+	}
+	return b.Bytes(), nil
 }

@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/go-faster/yaml"
@@ -17,13 +18,21 @@ type Overlay struct {
 	Schemas []Schema `yaml:"schemas"`
 }
 
-// Patch adds properties to one component schema.
+// Patch adds properties to one component schema, or declares properties
+// of it that must not be sent together.
 type Patch struct {
 	Schema     string    `yaml:"schema"`
 	Reason     string    `yaml:"reason"`
 	Properties yaml.Node `yaml:"properties"` // a mapping, applied in file order
-	props      []namedSchema
+	// Exclusive lists groups of declared properties of which an object may
+	// carry at most one; kept as ExclusiveExt, for the generated validators.
+	Exclusive [][]string `yaml:"exclusive"`
+	props     []namedSchema
 }
+
+// ExclusiveExt holds a schema's groups of mutually exclusive properties
+// ([][]string), from the overlays' exclusive patches.
+const ExclusiveExt = "x-exclusive"
 
 // Schema adds one component schema.
 type Schema struct {
@@ -56,6 +65,14 @@ func Parse(data []byte) (*Overlay, error) {
 		p := &o.Patches[i]
 		if p.Schema == "" || p.Reason == "" {
 			return nil, fmt.Errorf("overlay: patch %d: schema and reason are required", i)
+		}
+		for _, g := range p.Exclusive {
+			if len(g) < 2 {
+				return nil, fmt.Errorf("overlay: patch %s: an exclusive group needs two properties or more", p.Schema)
+			}
+		}
+		if len(p.Exclusive) > 0 && p.Properties.Kind == 0 {
+			continue
 		}
 		if p.Properties.Kind != yaml.MappingNode {
 			return nil, fmt.Errorf("overlay: patch %s: properties must be a mapping", p.Schema)
@@ -111,6 +128,22 @@ func (o *Overlay) Apply(doc *openapi3.T) ([]Applied, error) {
 					target.Value.Properties = openapi3.Schemas{}
 				}
 				target.Value.Properties[ns.name] = &openapi3.SchemaRef{Value: ns.schema}
+			}
+			out = append(out, a)
+		}
+		for _, g := range p.Exclusive {
+			a := Applied{Target: fmt.Sprintf("%s exclusive %v", p.Schema, g), Reason: p.Reason}
+			switch {
+			case !ok || target.Value == nil || target.Ref != "":
+				a.Stale = "the pruned spec has no component schema " + p.Schema
+			case slices.ContainsFunc(g, func(name string) bool { return target.Value.Properties[name] == nil }):
+				a.Stale = "the schema does not declare all of them"
+			default:
+				groups, _ := target.Value.Extensions[ExclusiveExt].([][]string)
+				if target.Value.Extensions == nil {
+					target.Value.Extensions = map[string]any{}
+				}
+				target.Value.Extensions[ExclusiveExt] = append(groups, slices.Clone(g))
 			}
 			out = append(out, a)
 		}

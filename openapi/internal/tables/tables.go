@@ -172,6 +172,12 @@ func (b *builder) fill(i int32, s *openapi3.Schema, ptr string) {
 	}
 	union := append(append(openapi3.SchemaRefs{}, s.OneOf...), s.AnyOf...)
 	_, e.nonull = s.Extensions[normalize.NullAddedExt]
+	if tags, _ := s.Extensions[normalize.ExtraTagsExt].(map[string]any); tags[normalize.EncodeEmptyTag] == normalize.EncodeEmpty {
+		// A required array the generated types write as [] (rule
+		// required-arrays): the JSON layer still takes null, as for any
+		// optional field, and notes it is not the spec's.
+		e.mask, e.nonull = append(e.mask, "mNull"), true
+	}
 	switch {
 	case s.Extensions[normalize.FreeFormExt] != nil:
 		e.kind, e.mask = "kindAny", []string{"mAll"}
@@ -341,7 +347,12 @@ func substantial(parts openapi3.SchemaRefs) []int {
 	return out
 }
 
+// isMap reports whether s allows keys it does not declare, as the spec says
+// (not the unknown-fields rule, which lets every object carry them).
 func isMap(s *openapi3.Schema) bool {
+	if s.Extensions[normalize.UnknownFieldsExt] != nil {
+		return false
+	}
 	ap := s.AdditionalProperties
 	return (ap.Has != nil && *ap.Has) || ap.Schema != nil
 }
