@@ -73,6 +73,7 @@ func (c *conv) reset() {
 	c.allowed = c.allowed[:0]
 	c.filter = false
 	c.chatChoice = false
+	c.sent.reset()
 	c.b.Reset()
 	c.h.reset()
 	c.tools.reset()
@@ -96,6 +97,7 @@ type conv struct {
 	// chatChoice: the tool choice came in the chat shape (errors name its
 	// paths as the client sent them).
 	chatChoice bool
+	sent       sentChoice // its shape, when it did
 
 	h     history // the input items' reduction
 	tools ToolMap // the tools as the upstream sees them
@@ -151,6 +153,9 @@ func (c *conv) run(body []byte, opts *Options) error {
 	}
 	c.capture(v)
 	c.chatChoice = isNestedChoice(c.top.toolChoice)
+	if c.chatChoice {
+		c.sent.record(c.top.toolChoice)
+	}
 	if c.hasNestedTools() {
 		if err := c.doc.Decode(root, flattenTools(v)); err != nil {
 			return &Error{Message: "the body is not valid JSON", Code: "invalid_json"}
@@ -196,12 +201,12 @@ func (c *conv) check(v codec.Value) *Error {
 	for _, f := range c.doc.Findings() {
 		switch f.Kind {
 		case codec.WrongKind:
-			return &Error{Message: "want " + f.Want(), Param: f.Path(), Code: "invalid_type"}
+			return &Error{Message: "want " + f.Want(), Param: c.sentPath(f.Path()), Code: "invalid_type"}
 		case codec.MissingField:
 			// What a chat request cannot do without; the spec also requires
 			// fields clients omit and chat does not need (parameters, strict).
 			if needed[f.Name()] {
-				return &Error{Message: "missing required parameter", Param: f.Path(), Code: "missing_required_parameter"}
+				return &Error{Message: "missing required parameter", Param: c.sentPath(f.Path()), Code: "missing_required_parameter"}
 			}
 		case codec.UnknownValue:
 			if p := f.Path(); strings.HasSuffix(p, ".role") {
@@ -251,7 +256,7 @@ func (c *conv) finish(v codec.Value) {
 				c.unknownTopLevel(f, target.Schema())
 				continue
 			}
-			if p := f.Path(); !c.warned(p) {
+			if p := c.sentPath(f.Path()); !c.warned(p) {
 				c.warnUnknown(p, "a field the pinned spec does not know; not carried")
 			}
 		}
