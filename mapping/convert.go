@@ -2,8 +2,10 @@ package mapping
 
 import (
 	"errors"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/transponder-dev/transponder/codec"
 )
@@ -360,6 +362,56 @@ func (c *conv) unknownType(n codec.Node, ok bool, path string) {
 	}
 	c.warn(path, "type "+strconv.Quote(typ)+" is unknown to the pinned spec; left out")
 }
+
+// unknownPart is unknownType for a content part; in a tool output (tool),
+// a type the spec knows as a message's content part but does not allow
+// in an output (output_text, refusal) is named as such.
+func (c *conv) unknownPart(n codec.Node, ok bool, path string, tool bool) {
+	if !ok || !tool {
+		c.unknownType(n, ok, path)
+		return
+	}
+	parts := specParts()
+	typ := n.Type()
+	if !slices.Contains(parts.message, typ) {
+		c.unknownType(n, ok, path)
+		return
+	}
+	reason := "type " + strconv.Quote(typ) + " is not allowed in a tool output: the spec allows " + strings.Join(parts.output, ", ")
+	if c.opts.UnknownTypes == RejectUnknown {
+		c.fail(&Error{Message: reason, Param: n.Path(), Code: "invalid_value"})
+		return
+	}
+	c.warn(n.Path(), reason+"; left out")
+}
+
+// partTypes are the content part types of the Responses spec: a message's
+// and a tool output's.
+type partTypes struct{ message, output []string }
+
+// specParts reads the part types from the pinned spec's tables.
+var specParts = sync.OnceValue(func() partTypes {
+	var p partTypes
+	root, _ := codec.OpenAI.Payload(codec.ResponsesRequest)
+	for _, at := range [...]struct {
+		path string
+		dst  *[]string
+	}{
+		{"input{array}[]{message}.content{array}[]", &p.message},
+		{"input{array}[]{function_call_output}.output{array}[]", &p.output},
+	} {
+		// The tables are generated from the pinned spec; without the path
+		// (not in any spec so far) every such part is merely unknown.
+		s, err := root.Schema().Lookup(at.path)
+		if err != nil {
+			continue
+		}
+		for v := range s.Variants() {
+			*at.dst = append(*at.dst, v.Value)
+		}
+	}
+	return p
+})
 
 // isItemPath reports whether path is an input item's: input[3].
 func isItemPath(path string) bool {

@@ -161,7 +161,7 @@ func (c *conv) texts(content codec.Value, path string) []byte {
 	for i, part := range content.Elems() {
 		n, ok, typ := c.tag(part)
 		if !ok || !n.Known() {
-			c.unknownType(n, ok, at(path, i, ""))
+			c.unknownPart(n, ok, at(path, i, ""), true)
 			continue
 		}
 		switch typ {
@@ -195,7 +195,7 @@ func (c *conv) content(m codec.Ref, role string, content codec.Value, path strin
 	for i, part := range content.Elems() {
 		n, ok, typ := c.tag(part)
 		if !ok || !n.Known() {
-			c.unknownType(n, ok, at(path, i, ""))
+			c.unknownPart(n, ok, at(path, i, ""), role == "tool")
 			continue
 		}
 		switch typ {
