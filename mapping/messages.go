@@ -264,6 +264,11 @@ func (c *conv) assistantContent(m codec.Ref, content codec.Value, path string) {
 				}
 			}
 		case "refusal":
+			if blank(strContents(part.Get("refusal"))) {
+				// An empty refusal is none: it does not keep a message.
+				c.warn(at(path, i, ""), "an empty or whitespace-only refusal; left out")
+				continue
+			}
 			if c.b.Has(m, "refusal") {
 				c.warn(at(path, i, ""), "chat messages have one refusal; the first is kept")
 				continue
