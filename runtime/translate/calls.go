@@ -51,9 +51,13 @@ func (t *translator) ToolCall(index int, id, name, args codec.Value, custom bool
 	if len(s) <= 2 {
 		return
 	}
-	if c.done != nil { // a built-in call made when its arguments were whole
+	if c.done != nil { // a built-in call made when the next began, its action whole
 		if !blank(s[1 : len(s)-1]) {
-			t.reply.Warn(t.callPath(c)+".function.arguments", "arguments after the call's were whole JSON; left out")
+			reason := "arguments after the call was done; left out"
+			if c.kind == kBuiltin {
+				reason = "arguments after the " + c.tool.Type + " call was made (when the next call began, its arguments made its " + actionOf[c.tool.Type] + "); left out"
+			}
+			t.reply.Warn(t.callPath(c)+".function.arguments", reason)
 		}
 		return
 	}
@@ -272,9 +276,10 @@ func (t *translator) closeCall(c *item) {
 }
 
 // settle makes the built-in calls that wait, in their order, while
-// their arguments are whole JSON (end: all of them), each after the
+// their arguments make their action (end: all of them), each after the
 // events held before it was named; when none waits, the held events go
-// out.
+// out. JSON alone is not enough: a prefix may be JSON (a {} placeholder,
+// a number) and the rest still to come.
 func (t *translator) settle(end bool) {
 	if t.waiting == 0 {
 		return
@@ -283,7 +288,7 @@ func (t *translator) settle(end bool) {
 		if !it.reserved {
 			continue
 		}
-		if !end && !t.validArgs(it.args) {
+		if !end && !t.makesAction(it) {
 			t.holding = t.stream
 			return
 		}
@@ -400,6 +405,18 @@ func (t *translator) validArgs(s []byte) bool {
 	var ok bool
 	t.scratch, ok = appendUnescaped(t.scratch[:0], s)
 	return ok && json.Valid(t.scratch)
+}
+
+// makesAction reports whether a built-in call's arguments so far are a
+// JSON object that makes its action (as builtin will find).
+func (t *translator) makesAction(c *item) bool {
+	var ok bool
+	t.scratch, ok = appendUnescaped(t.scratch[:0], c.args)
+	if !ok {
+		return false
+	}
+	v, ok := codec.Parse(t.scratch)
+	return ok && fits(c.tool.Type, v)
 }
 
 // appendUnescaped appends what the content of a JSON string says (false:
