@@ -205,7 +205,7 @@ func (c *conv) assistant() codec.Ref {
 //
 //transponder:transform string -> object
 func userInput(c *conv, v codec.Value, path string, dst codec.Ref, key string) {
-	if blank(strContents(v)) {
+	if codec.Blank(strContents(v)) {
 		c.warn(path, "empty or whitespace only; no user message is sent")
 		return
 	}
@@ -240,7 +240,7 @@ func message(c *conv, v codec.Value, path string, dst codec.Ref, key string) {
 	if leading && (role == "system" || role == "developer") && c.opts.System == Merge {
 		if text, ok := c.textOnly(content, path+".content"); ok {
 			c.h.leading = true
-			if blank(text) {
+			if codec.Blank(text) {
 				c.warn(path, "a "+role+" message with no text (empty or whitespace only); nothing is merged into the system message")
 				return
 			}
