@@ -2,8 +2,10 @@ package mapping
 
 import (
 	"errors"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/transponder-dev/transponder/codec"
 )
@@ -73,6 +75,7 @@ func (c *conv) reset() {
 	c.allowed = c.allowed[:0]
 	c.filter = false
 	c.chatChoice = false
+	c.sent.reset()
 	c.b.Reset()
 	c.h.reset()
 	c.tools.reset()
@@ -96,6 +99,7 @@ type conv struct {
 	// chatChoice: the tool choice came in the chat shape (errors name its
 	// paths as the client sent them).
 	chatChoice bool
+	sent       sentChoice // its shape, when it did
 
 	h     history // the input items' reduction
 	tools ToolMap // the tools as the upstream sees them
@@ -151,6 +155,9 @@ func (c *conv) run(body []byte, opts *Options) error {
 	}
 	c.capture(v)
 	c.chatChoice = isNestedChoice(c.top.toolChoice)
+	if c.chatChoice {
+		c.sent.record(c.top.toolChoice)
+	}
 	if c.hasNestedTools() {
 		if err := c.doc.Decode(root, flattenTools(v)); err != nil {
 			return &Error{Message: "the body is not valid JSON", Code: "invalid_json"}
@@ -196,12 +203,12 @@ func (c *conv) check(v codec.Value) *Error {
 	for _, f := range c.doc.Findings() {
 		switch f.Kind {
 		case codec.WrongKind:
-			return &Error{Message: "want " + f.Want(), Param: f.Path(), Code: "invalid_type"}
+			return &Error{Message: "want " + f.Want(), Param: c.sentPath(f.Path()), Code: "invalid_type"}
 		case codec.MissingField:
 			// What a chat request cannot do without; the spec also requires
 			// fields clients omit and chat does not need (parameters, strict).
 			if needed[f.Name()] {
-				return &Error{Message: "missing required parameter", Param: f.Path(), Code: "missing_required_parameter"}
+				return &Error{Message: "missing required parameter", Param: c.sentPath(f.Path()), Code: "missing_required_parameter"}
 			}
 		case codec.UnknownValue:
 			if p := f.Path(); strings.HasSuffix(p, ".role") {
@@ -251,7 +258,7 @@ func (c *conv) finish(v codec.Value) {
 				c.unknownTopLevel(f, target.Schema())
 				continue
 			}
-			if p := f.Path(); !c.warned(p) {
+			if p := c.sentPath(f.Path()); !c.warned(p) {
 				c.warnUnknown(p, "a field the pinned spec does not know; not carried")
 			}
 		}
@@ -355,6 +362,56 @@ func (c *conv) unknownType(n codec.Node, ok bool, path string) {
 	}
 	c.warn(path, "type "+strconv.Quote(typ)+" is unknown to the pinned spec; left out")
 }
+
+// unknownPart is unknownType for a content part; in a tool output (tool),
+// a type the spec knows as a message's content part but does not allow
+// in an output (output_text, refusal) is named as such.
+func (c *conv) unknownPart(n codec.Node, ok bool, path string, tool bool) {
+	if !ok || !tool {
+		c.unknownType(n, ok, path)
+		return
+	}
+	parts := specParts()
+	typ := n.Type()
+	if !slices.Contains(parts.message, typ) {
+		c.unknownType(n, ok, path)
+		return
+	}
+	reason := "type " + strconv.Quote(typ) + " is not allowed in a tool output: the spec allows " + strings.Join(parts.output, ", ")
+	if c.opts.UnknownTypes == RejectUnknown {
+		c.fail(&Error{Message: reason, Param: n.Path(), Code: "invalid_value"})
+		return
+	}
+	c.warn(n.Path(), reason+"; left out")
+}
+
+// partTypes are the content part types of the Responses spec: a message's
+// and a tool output's.
+type partTypes struct{ message, output []string }
+
+// specParts reads the part types from the pinned spec's tables.
+var specParts = sync.OnceValue(func() partTypes {
+	var p partTypes
+	root, _ := codec.OpenAI.Payload(codec.ResponsesRequest)
+	for _, at := range [...]struct {
+		path string
+		dst  *[]string
+	}{
+		{"input{array}[]{message}.content{array}[]", &p.message},
+		{"input{array}[]{function_call_output}.output{array}[]", &p.output},
+	} {
+		// The tables are generated from the pinned spec; without the path
+		// (not in any spec so far) every such part is merely unknown.
+		s, err := root.Schema().Lookup(at.path)
+		if err != nil {
+			continue
+		}
+		for v := range s.Variants() {
+			*at.dst = append(*at.dst, v.Value)
+		}
+	}
+	return p
+})
 
 // isItemPath reports whether path is an input item's: input[3].
 func isItemPath(path string) bool {

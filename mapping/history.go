@@ -43,6 +43,7 @@ type history struct {
 	// asstPath is the path of the item that opened asst.
 	asstPath string
 	text     bool      // asst has content
+	textPath string    // the path of the message item that gave it
 	calls    codec.Ref // asst's tool_calls (-1: none)
 	details  codec.Ref // asst's reasoning_details (-1: none)
 	// group are the calls of the last assistant message with calls; their
@@ -126,6 +127,12 @@ func (c *conv) endTurn() {
 // content, which every upstream takes. One with nothing at all — no
 // text but whitespace, no refusal, calls or reasoning — is left out.
 func (c *conv) closeAssistant() {
+	if m := c.h.asst; m >= 0 && c.h.calls >= 0 && c.b.Has(m, "content") && c.blankContent(m) {
+		// Some providers (Anthropic's) refuse a whitespace-only text; with
+		// calls the message is sent without content, as one that had none.
+		c.b.Delete(m, "content")
+		c.warn(c.h.textPath+".content", "an assistant message's text that is empty or whitespace only, beside tool calls; sent without it")
+	}
 	if m := c.h.asst; m >= 0 && c.h.calls < 0 && !c.b.Has(m, "refusal") {
 		switch {
 		case c.h.details >= 0 && c.b.Len(c.h.details) > 0:
@@ -198,7 +205,7 @@ func (c *conv) assistant() codec.Ref {
 //
 //transponder:transform string -> object
 func userInput(c *conv, v codec.Value, path string, dst codec.Ref, key string) {
-	if blank(strContents(v)) {
+	if codec.Blank(strContents(v)) {
 		c.warn(path, "empty or whitespace only; no user message is sent")
 		return
 	}
@@ -222,6 +229,7 @@ func message(c *conv, v codec.Value, path string, dst codec.Ref, key string) {
 		}
 		m := c.assistant()
 		c.h.text = true
+		c.h.textPath = path
 		c.assistantContent(m, content, path+".content")
 		if ph := v.Get("phase"); present(ph) {
 			c.warn(path+".phase", "chat messages have no phase; left out")
@@ -232,7 +240,7 @@ func message(c *conv, v codec.Value, path string, dst codec.Ref, key string) {
 	if leading && (role == "system" || role == "developer") && c.opts.System == Merge {
 		if text, ok := c.textOnly(content, path+".content"); ok {
 			c.h.leading = true
-			if blank(text) {
+			if codec.Blank(text) {
 				c.warn(path, "a "+role+" message with no text (empty or whitespace only); nothing is merged into the system message")
 				return
 			}

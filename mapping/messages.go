@@ -4,8 +4,6 @@ package mapping
 // input items: history.go.)
 
 import (
-	"strings"
-
 	"github.com/transponder-dev/transponder/codec"
 )
 
@@ -14,7 +12,7 @@ import (
 //transponder:transform string -> array
 func instructions(c *conv, v codec.Value, path string, dst codec.Ref, key string) {
 	msgs := c.b.Array(dst, key)
-	if blank(strContents(v)) {
+	if codec.Blank(strContents(v)) {
 		// An empty system message is refused by some providers
 		// (Anthropic's) and says nothing to the others.
 		if c.opts.System == Merge {
@@ -45,40 +43,6 @@ func (m SystemMode) role() string {
 	return "system"
 }
 
-// blank reports whether JSON-escaped string contents are empty or
-// whitespace only (spaces, tabs, line breaks, also escaped): a message of
-// such text is none.
-func blank(contents []byte) bool {
-	for i := 0; i < len(contents); i++ {
-		switch contents[i] {
-		case ' ', '\t', '\n', '\r':
-		case '\\':
-			if i+1 >= len(contents) {
-				return false
-			}
-			i++
-			switch contents[i] {
-			case 't', 'n', 'r':
-			case 'u':
-				if i+4 >= len(contents) {
-					return false
-				}
-				switch strings.ToLower(string(contents[i+1 : i+5])) {
-				case "0020", "0009", "000a", "000d":
-				default:
-					return false
-				}
-				i += 4
-			default:
-				return false
-			}
-		default:
-			return false
-		}
-	}
-	return true
-}
-
 // blankContent reports whether a message's content, as the chat request
 // has it, says nothing: an empty or whitespace-only string, or no parts.
 func (c *conv) blankContent(m codec.Ref) bool {
@@ -86,7 +50,7 @@ func (c *conv) blankContent(m codec.Ref) bool {
 		return c.b.Len(parts) == 0
 	}
 	raw := c.b.Raw(m, "content")
-	return raw == nil || len(raw) >= 2 && raw[0] == '"' && blank(raw[1:len(raw)-1])
+	return raw == nil || len(raw) >= 2 && raw[0] == '"' && codec.Blank(raw[1:len(raw)-1])
 }
 
 // leaveOut removes the message m (the last one appended to msgs) again.
@@ -161,7 +125,7 @@ func (c *conv) texts(content codec.Value, path string) []byte {
 	for i, part := range content.Elems() {
 		n, ok, typ := c.tag(part)
 		if !ok || !n.Known() {
-			c.unknownType(n, ok, at(path, i, ""))
+			c.unknownPart(n, ok, at(path, i, ""), true)
 			continue
 		}
 		switch typ {
@@ -195,12 +159,12 @@ func (c *conv) content(m codec.Ref, role string, content codec.Value, path strin
 	for i, part := range content.Elems() {
 		n, ok, typ := c.tag(part)
 		if !ok || !n.Known() {
-			c.unknownType(n, ok, at(path, i, ""))
+			c.unknownPart(n, ok, at(path, i, ""), role == "tool")
 			continue
 		}
 		switch typ {
 		case "input_text", "output_text":
-			if role != "tool" && blank(strContents(part.Get("text"))) {
+			if role != "tool" && codec.Blank(strContents(part.Get("text"))) {
 				c.warn(at(path, i, ""), "an empty or whitespace-only text part; left out")
 				continue
 			}
@@ -264,6 +228,11 @@ func (c *conv) assistantContent(m codec.Ref, content codec.Value, path string) {
 				}
 			}
 		case "refusal":
+			if codec.Blank(strContents(part.Get("refusal"))) {
+				// An empty refusal is none: it does not keep a message.
+				c.warn(at(path, i, ""), "an empty or whitespace-only refusal; left out")
+				continue
+			}
 			if c.b.Has(m, "refusal") {
 				c.warn(at(path, i, ""), "chat messages have one refusal; the first is kept")
 				continue

@@ -62,30 +62,25 @@ func (c *conv) checkToolChoice() *Error {
 			return sameHosted(typ, t.typ)
 		})
 	}
-	// The path of a name as the client sent it (the chat shape nests it).
-	nameAt := func(prefix, typ string) string {
-		if c.chatChoice {
-			return prefix + "." + typ + ".name"
-		}
-		return prefix + ".name"
-	}
 	switch typ {
 	case "function", "custom":
 		name, _ := tc.Get("name").Str()
+		if name == "" {
+			return &Error{Message: "missing required parameter (an empty name names no tool)", Param: c.sentPath("tool_choice.name"), Code: "missing_required_parameter"}
+		}
 		if !has(typ, name) {
-			return &Error{Message: "tool_choice forces " + typ + " " + strconv.Quote(name) + ", which is not in tools", Param: nameAt("tool_choice", typ), Code: "invalid_value"}
+			return &Error{Message: "tool_choice forces " + typ + " " + strconv.Quote(name) + ", which is not in tools", Param: c.sentPath("tool_choice.name"), Code: "invalid_value"}
 		}
 	case "allowed_tools":
-		list := "tool_choice.tools"
-		if c.chatChoice {
-			list = "tool_choice.allowed_tools.tools"
-		}
 		for i, t := range tc.Get("tools").Elems() {
 			tt, _ := t.Get("type").Str()
 			name, _ := t.Get("name").Str()
 			if tt == "function" || tt == "custom" {
+				if name == "" { // the spec leaves these tools free-form
+					return &Error{Message: "missing required parameter: an allowed " + tt + " tool names its tool", Param: c.sentPath(at("tool_choice.tools", i, "name")), Code: "missing_required_parameter"}
+				}
 				if !has(tt, name) {
-					return &Error{Message: "allowed tool " + strconv.Quote(name) + " is not in tools", Param: nameAt(at(list, i, ""), tt), Code: "invalid_value"}
+					return &Error{Message: "allowed tool " + strconv.Quote(name) + " is not in tools", Param: c.sentPath(at("tool_choice.tools", i, "name")), Code: "invalid_value"}
 				}
 				c.allowed = append(c.allowed, allowedTool{tt, name})
 				continue
@@ -164,6 +159,97 @@ func isNestedChoice(tc codec.Value) bool {
 		return tc.Get(typ).Kind() == codec.Object && !tc.Get("tools").Exists()
 	}
 	return false
+}
+
+// sentChoice remembers the shape of a chat-shaped tool choice, so that a
+// path in its flattened form can be named as the client sent it.
+type sentChoice struct {
+	typ   string     // function, custom or allowed_tools: the nesting key
+	top   []string   // the keys beside type, which stay where they are
+	elems []sentElem // allowed_tools: its tools
+}
+
+// sentElem is one tool of a chat-shaped allowed_tools choice: typ is the
+// key its members were lifted from ("" when it was flat).
+type sentElem struct {
+	typ string
+	top []string
+}
+
+func (s *sentChoice) reset() {
+	s.typ = ""
+	s.top = s.top[:0]
+	s.elems = s.elems[:0]
+}
+
+// record notes the shape of a chat-shaped tool choice (isNestedChoice).
+func (s *sentChoice) record(tc codec.Value) {
+	s.reset()
+	s.typ, _ = tc.Get("type").Str()
+	for k := range tc.Members() {
+		if string(k.Bytes()) != s.typ {
+			s.top = append(s.top, k.String())
+		}
+	}
+	if s.typ != "allowed_tools" {
+		return
+	}
+	for _, t := range tc.Get(s.typ).Get("tools").Elems() {
+		tt, _ := t.Get("type").Str()
+		if tt != "function" && tt != "custom" || t.Get(tt).Kind() != codec.Object || t.Get("name").Exists() {
+			s.elems = append(s.elems, sentElem{})
+			continue
+		}
+		e := sentElem{typ: tt}
+		for k := range t.Members() {
+			if string(k.Bytes()) != tt {
+				e.top = append(e.top, k.String())
+			}
+		}
+		s.elems = append(s.elems, e)
+	}
+}
+
+// sentPath names a path of the tool choice as the client sent it: a
+// member flattenChoice lifted out of the chat shape's nested object is
+// named inside it (tool_choice.name → tool_choice.function.name,
+// tool_choice.tools[0].name → tool_choice.allowed_tools.tools[0].function.name).
+// Other paths are returned as they are.
+func (c *conv) sentPath(p string) string {
+	s := &c.sent
+	rest, ok := strings.CutPrefix(p, "tool_choice.")
+	if !c.chatChoice || !ok {
+		return p
+	}
+	key, tail := splitPath(rest)
+	if slices.Contains(s.top, key) {
+		return p
+	}
+	out := "tool_choice." + s.typ + "." + key
+	if s.typ != "allowed_tools" || key != "tools" || !strings.HasPrefix(tail, "[") {
+		return out + tail
+	}
+	end := strings.IndexByte(tail, ']')
+	i, err := strconv.Atoi(tail[1:max(end, 1)])
+	if end < 0 || err != nil || i < 0 || i >= len(s.elems) || s.elems[i].typ == "" {
+		return out + tail
+	}
+	e := s.elems[i]
+	out += tail[:end+1]
+	ek, etail := splitPath(strings.TrimPrefix(tail[end+1:], "."))
+	if ek == "" || slices.Contains(e.top, ek) {
+		return out + tail[end+1:]
+	}
+	return out + "." + e.typ + "." + ek + etail
+}
+
+// splitPath splits a JSON path into its first key and the rest (which
+// starts with "." or "[", or is empty).
+func splitPath(p string) (key, rest string) {
+	if i := strings.IndexAny(p, ".["); i >= 0 {
+		return p[:i], p[i:]
+	}
+	return p, ""
 }
 
 // flattenChoice writes a chat-shaped tool choice in the Responses shape:

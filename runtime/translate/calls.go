@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"strconv"
-	"unicode/utf16"
-	"unicode/utf8"
 
 	"github.com/transponder-dev/transponder/codec"
 	"github.com/transponder-dev/transponder/mapping"
@@ -51,9 +49,13 @@ func (t *translator) ToolCall(index int, id, name, args codec.Value, custom bool
 	if len(s) <= 2 {
 		return
 	}
-	if c.done != nil { // a built-in call made when its arguments were whole
-		if !blank(s[1 : len(s)-1]) {
-			t.reply.Warn(t.callPath(c)+".function.arguments", "arguments after the call's were whole JSON; left out")
+	if c.done != nil { // a built-in call made when the next began, its action whole
+		if !codec.Blank(s[1 : len(s)-1]) {
+			reason := "arguments after the call was done; left out"
+			if c.kind == kBuiltin {
+				reason = "arguments after the " + c.tool.Type + " call was made (when the next call began, its arguments made its " + actionOf[c.tool.Type] + "); left out"
+			}
+			t.reply.Warn(t.callPath(c)+".function.arguments", reason)
 		}
 		return
 	}
@@ -139,7 +141,7 @@ func (t *translator) callArgs(c *item, s []byte) {
 			return
 		}
 		if !c.started {
-			if blank(c.args) {
+			if codec.Blank(c.args) {
 				return // held back: arguments that stay blank become {} (closeCall)
 			}
 			c.started = true
@@ -221,7 +223,7 @@ func (t *translator) closeCall(c *item) {
 	}
 	switch c.kind {
 	case kFunction:
-		if blank(c.args) {
+		if codec.Blank(c.args) {
 			t.noArgs(c)
 			if t.stream {
 				t.itemEvent("response.function_call_arguments.delta", c)
@@ -272,9 +274,10 @@ func (t *translator) closeCall(c *item) {
 }
 
 // settle makes the built-in calls that wait, in their order, while
-// their arguments are whole JSON (end: all of them), each after the
+// their arguments make their action (end: all of them), each after the
 // events held before it was named; when none waits, the held events go
-// out.
+// out. JSON alone is not enough: a prefix may be JSON (a {} placeholder,
+// a number) and the rest still to come.
 func (t *translator) settle(end bool) {
 	if t.waiting == 0 {
 		return
@@ -283,7 +286,7 @@ func (t *translator) settle(end bool) {
 		if !it.reserved {
 			continue
 		}
-		if !end && !t.validArgs(it.args) {
+		if !end && !t.makesAction(it) {
 			t.holding = t.stream
 			return
 		}
@@ -299,7 +302,7 @@ func (t *translator) settle(end bool) {
 // builtin makes a built-in call's item from its arguments (false: they do
 // not fit, and the call became a function_call, already done).
 func (t *translator) builtin(c *item) bool {
-	if blank(c.args) {
+	if codec.Blank(c.args) {
 		t.noArgs(c)
 	}
 	args, _ := codec.Unquote(append(append([]byte{'"'}, c.args...), '"'))
@@ -368,104 +371,22 @@ func (t *translator) noArgs(c *item) {
 	c.args = []byte("{}")
 }
 
-// blank reports whether the content of a JSON string (escaped) is empty
-// or JSON whitespace only.
-func blank(s []byte) bool {
-	for i := 0; i < len(s); i++ {
-		switch s[i] {
-		case ' ':
-		case '\\':
-			if i+1 < len(s) && (s[i+1] == 'n' || s[i+1] == 't' || s[i+1] == 'r') {
-				i++
-				continue
-			}
-			if i+5 < len(s) && s[i+1] == 'u' && string(s[i+2:i+4]) == "00" {
-				switch string(s[i+4 : i+6]) {
-				case "20", "09", "0a", "0A", "0d", "0D":
-					i += 5
-					continue
-				}
-			}
-			return false
-		default:
-			return false
-		}
-	}
-	return true
-}
-
 // validArgs reports whether the content of a JSON string (escaped) is
 // JSON text (unescaped in scratch memory: no allocation).
 func (t *translator) validArgs(s []byte) bool {
 	var ok bool
-	t.scratch, ok = appendUnescaped(t.scratch[:0], s)
+	t.scratch, ok = codec.AppendUnquoted(t.scratch[:0], s)
 	return ok && json.Valid(t.scratch)
 }
 
-// appendUnescaped appends what the content of a JSON string says (false:
-// an escape that is not JSON's).
-func appendUnescaped(dst, s []byte) ([]byte, bool) {
-	for i := 0; i < len(s); i++ {
-		ch := s[i]
-		if ch != '\\' {
-			dst = append(dst, ch)
-			continue
-		}
-		if i+1 >= len(s) {
-			return dst, false
-		}
-		i++
-		switch s[i] {
-		case '"', '\\', '/':
-			dst = append(dst, s[i])
-		case 'b':
-			dst = append(dst, '\b')
-		case 'f':
-			dst = append(dst, '\f')
-		case 'n':
-			dst = append(dst, '\n')
-		case 'r':
-			dst = append(dst, '\r')
-		case 't':
-			dst = append(dst, '\t')
-		case 'u':
-			r, ok := hex4(s[i+1:])
-			if !ok {
-				return dst, false
-			}
-			i += 4
-			if utf16.IsSurrogate(r) {
-				if r2, ok := hex4(s[min(i+3, len(s)):]); ok && i+2 < len(s) && s[i+1] == '\\' && s[i+2] == 'u' {
-					if d := utf16.DecodeRune(r, r2); d != utf8.RuneError {
-						r = d
-						i += 6
-					}
-				}
-			}
-			dst = utf8.AppendRune(dst, r)
-		default:
-			return dst, false
-		}
+// makesAction reports whether a built-in call's arguments so far are a
+// JSON object that makes its action (as builtin will find).
+func (t *translator) makesAction(c *item) bool {
+	var ok bool
+	t.scratch, ok = codec.AppendUnquoted(t.scratch[:0], c.args)
+	if !ok {
+		return false
 	}
-	return dst, true
-}
-
-func hex4(s []byte) (rune, bool) {
-	if len(s) < 4 {
-		return 0, false
-	}
-	var r rune
-	for _, c := range s[:4] {
-		switch {
-		case c >= '0' && c <= '9':
-			r = r<<4 | rune(c-'0')
-		case c >= 'a' && c <= 'f':
-			r = r<<4 | rune(c-'a'+10)
-		case c >= 'A' && c <= 'F':
-			r = r<<4 | rune(c-'A'+10)
-		default:
-			return 0, false
-		}
-	}
-	return r, true
+	v, ok := codec.Parse(t.scratch)
+	return ok && fits(c.tool.Type, v)
 }

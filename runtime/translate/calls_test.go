@@ -255,3 +255,57 @@ func TestMixedCallsKeepUpstreamOrder(t *testing.T) {
 		t.Errorf("not streamed: output %v, want %v", got, want)
 	}
 }
+
+// A built-in call goes out when the next call begins only if what it has
+// so far makes its action: a prefix that is JSON but not that — a {}
+// placeholder, a number — waits, so the arguments that follow are kept
+// (here they make no action: the whole text, as sent, is a function_call,
+// warned), never cut off where the next call began. Streamed, through
+// the checker, with the call after it in its place. A call already made
+// (a tool_search takes {}) leaves later arguments out, and says so.
+func TestBuiltinPrefixIsNotWhole(t *testing.T) {
+	req := request(t, callsRequest)
+	for _, c := range []struct{ name, first, rest, typ, warn string }{
+		{"shell", `{}`, `{"commands":["ls"]}`, "function_call", ""},
+		{"local_shell", `1`, `2`, "function_call", ""},
+		{"shell", `{"commands":`, `["ls"]}`, "shell_call", ""},
+		{"tool_search", `{}`, `{"query":"x"}`, "tool_search_call", "arguments after the tool_search call was made"},
+	} {
+		piece := func(i int, args string) string {
+			a, _ := json.Marshal(args)
+			return `{"choices":[{"index":0,"delta":{"tool_calls":[{"index":` + strconv.Itoa(i) + `,"function":{"arguments":` + string(a) + `}}]}}]}`
+		}
+		chunks := [][]byte{
+			[]byte(`{"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"t0","type":"function","function":{"name":"` + c.name + `","arguments":""}}]}}]}`),
+			[]byte(piece(0, c.first)),
+			[]byte(`{"choices":[{"index":0,"delta":{"tool_calls":[{"index":1,"id":"t1","type":"function","function":{"name":"f","arguments":"{}"}}]}}]}`),
+			[]byte(piece(0, c.rest)),
+			[]byte(`{"choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}]}`),
+		}
+		ev := stream(t, req, chunks, nil) // passes the checker
+		var r struct {
+			Output []struct {
+				Type      string
+				Arguments json.RawMessage // a tool_search_call's is an object
+				CallID    string          `json:"call_id"`
+			}
+			Warnings []mapping.Warning `json:"transponder_warnings"`
+		}
+		if err := json.Unmarshal(terminalResponse(t, ev), &r); err != nil {
+			t.Fatal(err)
+		}
+		if len(r.Output) != 2 || r.Output[0].CallID != "t0" || r.Output[0].Type != c.typ || r.Output[1].CallID != "t1" {
+			t.Fatalf("%s %q+%q: output %+v", c.name, c.first, c.rest, r.Output)
+		}
+		if want, _ := json.Marshal(c.first + c.rest); c.typ == "function_call" && string(r.Output[0].Arguments) != string(want) {
+			t.Errorf("%s %q+%q: arguments %s, want all that was sent", c.name, c.first, c.rest, r.Output[0].Arguments)
+		}
+		if c.warn != "" {
+			if !hasWarning(r.Warnings, "choices[0].delta.tool_calls[0].function.arguments", c.warn) {
+				t.Errorf("%s %q+%q: warnings %v, want one saying %q", c.name, c.first, c.rest, r.Warnings, c.warn)
+			}
+		} else if hasWarning(r.Warnings, "choices[0].delta.tool_calls[0]", "left out") {
+			t.Errorf("%s %q+%q: arguments left out: %v", c.name, c.first, c.rest, r.Warnings)
+		}
+	}
+}

@@ -1,0 +1,42 @@
+package codec_test
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/transponder-dev/transponder/codec"
+)
+
+// AppendUnquoted decodes what encoding/json decodes, and says when an
+// escape is not JSON's (a cut one, an unknown one); the mapping's and the
+// translator's readers of escaped string contents both use it.
+func TestAppendUnquoted(t *testing.T) {
+	for _, s := range []string{``, `plain`, `a\"b\\c\/d`, `\b\f\n\r\t`, `\u00e9\u00E9`, `\ud83d\ude00 x`, `\ud83d`, `\ud83dx`, `\ude00\ud83d\ude00`} {
+		var want string
+		if err := json.Unmarshal([]byte(`"`+s+`"`), &want); err != nil {
+			t.Fatal(err)
+		}
+		got, ok := codec.AppendUnquoted([]byte("pre:"), []byte(s))
+		if !ok || string(got) != "pre:"+want {
+			t.Errorf("%s: %q %v, want %q", s, got, ok, "pre:"+want)
+		}
+	}
+	for _, s := range []string{`\`, `a\x`, `\u12`, `\u12g4`, `\ud83d\u12`} {
+		if got, ok := codec.AppendUnquoted(nil, []byte(s)); ok {
+			t.Errorf("%s: %q, ok; want not ok", s, got)
+		}
+	}
+}
+
+// Blank is JSON whitespace, raw or escaped: what both the mapping (an
+// empty message is none) and the translator (arguments that are none) ask.
+func TestBlank(t *testing.T) {
+	for s, want := range map[string]bool{
+		``: true, ` `: true, " \t\n\r": true, `\t\n\r`: true, `\u0020\u0009\u000a\u000D\u000A`: true,
+		`x`: false, ` x `: false, `\u00a0`: false, `\u0021`: false, `\f`: false, `\`: false, `\u00`: false, `\"`: false,
+	} {
+		if got := codec.Blank([]byte(s)); got != want {
+			t.Errorf("Blank(%q) = %v, want %v", s, got, want)
+		}
+	}
+}
