@@ -46,9 +46,6 @@ func (s *AdditionalToolsItem) Validate() error {
 		})
 	}
 	if err := func() error {
-		if s.Tools == nil {
-			return errors.New("nil is invalid value")
-		}
 		var failures []validate.FieldError
 		for i, elem := range s.Tools {
 			if err := func() error {
@@ -673,9 +670,6 @@ func (s *AgentMessageItem) Validate() error {
 		})
 	}
 	if err := func() error {
-		if s.Content == nil {
-			return errors.New("nil is invalid value")
-		}
 		var failures []validate.FieldError
 		for i, elem := range s.Content {
 			if err := func() error {
@@ -3854,9 +3848,6 @@ func (s *BaseResponsesResult) Validate() error {
 		})
 	}
 	if err := func() error {
-		if s.Output == nil {
-			return errors.New("nil is invalid value")
-		}
 		var failures []validate.FieldError
 		for i, elem := range s.Output {
 			if err := func() error {
@@ -4050,9 +4041,6 @@ func (s *BaseResponsesResult) Validate() error {
 		})
 	}
 	if err := func() error {
-		if s.Tools == nil {
-			return errors.New("nil is invalid value")
-		}
 		var failures []validate.FieldError
 		for i, elem := range s.Tools {
 			if err := func() error {
@@ -4425,9 +4413,6 @@ func (s *BaseTextDeltaEvent) Validate() error {
 		})
 	}
 	if err := func() error {
-		if s.Logprobs == nil {
-			return errors.New("nil is invalid value")
-		}
 		var failures []validate.FieldError
 		for i, elem := range s.Logprobs {
 			if err := func() error {
@@ -4507,9 +4492,6 @@ func (s *BaseTextDoneEvent) Validate() error {
 		})
 	}
 	if err := func() error {
-		if s.Logprobs == nil {
-			return errors.New("nil is invalid value")
-		}
 		var failures []validate.FieldError
 		for i, elem := range s.Logprobs {
 			if err := func() error {
@@ -6752,9 +6734,6 @@ func (s *ChatRequest) Validate() error {
 		})
 	}
 	if err := func() error {
-		if s.Messages == nil {
-			return errors.New("nil is invalid value")
-		}
 		if err := (validate.Array{
 			MinLength:    1,
 			MinLengthSet: true,
@@ -7588,9 +7567,6 @@ func (s *ChatResult) Validate() error {
 		})
 	}
 	if err := func() error {
-		if s.Choices == nil {
-			return errors.New("nil is invalid value")
-		}
 		var failures []validate.FieldError
 		for i, elem := range s.Choices {
 			if err := func() error {
@@ -7868,9 +7844,6 @@ func (s *ChatStreamChunk) Validate() error {
 		})
 	}
 	if err := func() error {
-		if s.Choices == nil {
-			return errors.New("nil is invalid value")
-		}
 		var failures []validate.FieldError
 		for i, elem := range s.Choices {
 			if err := func() error {
@@ -8495,9 +8468,6 @@ func (s *ChatTokenLogprob) Validate() error {
 		})
 	}
 	if err := func() error {
-		if s.TopLogprobs == nil {
-			return errors.New("nil is invalid value")
-		}
 		var failures []validate.FieldError
 		for i, elem := range s.TopLogprobs {
 			if err := func() error {
@@ -10225,9 +10195,6 @@ func (s *CompoundFilter) Validate() error {
 		})
 	}
 	if err := func() error {
-		if s.Filters == nil {
-			return errors.New("nil is invalid value")
-		}
 		return nil
 	}(); err != nil {
 		failures = append(failures, validate.FieldError{
@@ -12206,9 +12173,6 @@ func (s *EndpointsMetadata) Validate() error {
 		})
 	}
 	if err := func() error {
-		if s.Available == nil {
-			return errors.New("nil is invalid value")
-		}
 		var failures []validate.FieldError
 		for i, elem := range s.Available {
 			if err := func() error {
@@ -12624,9 +12588,6 @@ func (s *FileSearchServerTool) Validate() error {
 		})
 	}
 	if err := func() error {
-		if s.VectorStoreIds == nil {
-			return errors.New("nil is invalid value")
-		}
 		return nil
 	}(); err != nil {
 		failures = append(failures, validate.FieldError{
@@ -13706,9 +13667,6 @@ func (s *FusionAnalysisResult) Validate() error {
 		})
 	}
 	if err := func() error {
-		if s.BlindSpots == nil {
-			return errors.New("nil is invalid value")
-		}
 		return nil
 	}(); err != nil {
 		failures = append(failures, validate.FieldError{
@@ -13717,9 +13675,6 @@ func (s *FusionAnalysisResult) Validate() error {
 		})
 	}
 	if err := func() error {
-		if s.Consensus == nil {
-			return errors.New("nil is invalid value")
-		}
 		return nil
 	}(); err != nil {
 		failures = append(failures, validate.FieldError{
@@ -13728,9 +13683,6 @@ func (s *FusionAnalysisResult) Validate() error {
 		})
 	}
 	if err := func() error {
-		if s.Contradictions == nil {
-			return errors.New("nil is invalid value")
-		}
 		var failures []validate.FieldError
 		for i, elem := range s.Contradictions {
 			if err := func() error {
@@ -13759,9 +13711,6 @@ func (s *FusionAnalysisResult) Validate() error {
 		})
 	}
 	if err := func() error {
-		if s.PartialCoverage == nil {
-			return errors.New("nil is invalid value")
-		}
 		var failures []validate.FieldError
 		for i, elem := range s.PartialCoverage {
 			if err := func() error {
@@ -13790,9 +13739,6 @@ func (s *FusionAnalysisResult) Validate() error {
 		})
 	}
 	if err := func() error {
-		if s.UniqueInsights == nil {
-			return errors.New("nil is invalid value")
-		}
 		var failures []validate.FieldError
 		for i, elem := range s.UniqueInsights {
 			if err := func() error {
@@ -13845,9 +13791,6 @@ func (s *FusionAnalysisResultContradictionsItem) Validate() error {
 		})
 	}
 	if err := func() error {
-		if s.Stances == nil {
-			return errors.New("nil is invalid value")
-		}
 		var failures []validate.FieldError
 		for i, elem := range s.Stances {
 			if err := func() error {
@@ -13924,9 +13867,6 @@ func (s *FusionAnalysisResultPartialCoverageItem) Validate() error {
 		})
 	}
 	if err := func() error {
-		if s.Models == nil {
-			return errors.New("nil is invalid value")
-		}
 		return nil
 	}(); err != nil {
 		failures = append(failures, validate.FieldError{
@@ -17779,9 +17719,6 @@ func (s *LocalShellCallItemAction) Validate() error {
 		})
 	}
 	if err := func() error {
-		if s.Command == nil {
-			return errors.New("nil is invalid value")
-		}
 		return nil
 	}(); err != nil {
 		failures = append(failures, validate.FieldError{
@@ -18072,9 +18009,6 @@ func (s *McpListToolsItem) Validate() error {
 		})
 	}
 	if err := func() error {
-		if s.Tools == nil {
-			return errors.New("nil is invalid value")
-		}
 		var failures []validate.FieldError
 		for i, elem := range s.Tools {
 			if err := func() error {
@@ -18652,9 +18586,6 @@ func (s *NamespaceTool) Validate() error {
 		})
 	}
 	if err := func() error {
-		if s.Tools == nil {
-			return errors.New("nil is invalid value")
-		}
 		var failures []validate.FieldError
 		for i, elem := range s.Tools {
 			if err := func() error {
@@ -19289,9 +19220,6 @@ func (s *OpenAIResponseInputMessageItem) Validate() error {
 		})
 	}
 	if err := func() error {
-		if s.Content == nil {
-			return errors.New("nil is invalid value")
-		}
 		var failures []validate.FieldError
 		for i, elem := range s.Content {
 			if err := func() error {
@@ -20930,9 +20858,6 @@ func (s *OpenResponsesResult) Validate() error {
 		})
 	}
 	if err := func() error {
-		if s.Output == nil {
-			return errors.New("nil is invalid value")
-		}
 		var failures []validate.FieldError
 		for i, elem := range s.Output {
 			if err := func() error {
@@ -21108,9 +21033,6 @@ func (s *OpenResponsesResult) Validate() error {
 		})
 	}
 	if err := func() error {
-		if s.Tools == nil {
-			return errors.New("nil is invalid value")
-		}
 		var failures []validate.FieldError
 		for i, elem := range s.Tools {
 			if err := func() error {
@@ -22229,9 +22151,6 @@ func (s *OutputComputerCallItem) Validate() error {
 		})
 	}
 	if err := func() error {
-		if s.PendingSafetyChecks == nil {
-			return errors.New("nil is invalid value")
-		}
 		var failures []validate.FieldError
 		for i, elem := range s.PendingSafetyChecks {
 			if err := func() error {
@@ -22486,9 +22405,6 @@ func (s *OutputFileSearchCallItem) Validate() error {
 		})
 	}
 	if err := func() error {
-		if s.Queries == nil {
-			return errors.New("nil is invalid value")
-		}
 		return nil
 	}(); err != nil {
 		failures = append(failures, validate.FieldError{
@@ -23884,9 +23800,6 @@ func (s *OutputItemFileSearchCall) Validate() error {
 		})
 	}
 	if err := func() error {
-		if s.Queries == nil {
-			return errors.New("nil is invalid value")
-		}
 		return nil
 	}(); err != nil {
 		failures = append(failures, validate.FieldError{
@@ -24171,9 +24084,6 @@ func (s *OutputItemReasoning) Validate() error {
 		})
 	}
 	if err := func() error {
-		if s.Summary == nil {
-			return errors.New("nil is invalid value")
-		}
 		var failures []validate.FieldError
 		for i, elem := range s.Summary {
 			if err := func() error {
@@ -25017,9 +24927,6 @@ func (s *OutputMessage) Validate() error {
 		})
 	}
 	if err := func() error {
-		if s.Content == nil {
-			return errors.New("nil is invalid value")
-		}
 		var failures []validate.FieldError
 		for i, elem := range s.Content {
 			if err := func() error {
@@ -25164,9 +25071,6 @@ func (s *OutputMessageItem) Validate() error {
 		})
 	}
 	if err := func() error {
-		if s.Content == nil {
-			return errors.New("nil is invalid value")
-		}
 		var failures []validate.FieldError
 		for i, elem := range s.Content {
 			if err := func() error {
@@ -25480,9 +25384,6 @@ func (s *OutputReasoningItem) Validate() error {
 		})
 	}
 	if err := func() error {
-		if s.Summary == nil {
-			return errors.New("nil is invalid value")
-		}
 		var failures []validate.FieldError
 		for i, elem := range s.Summary {
 			if err := func() error {
@@ -25725,9 +25626,6 @@ func (s *OutputShellCallItemAction) Validate() error {
 		})
 	}
 	if err := func() error {
-		if s.Commands == nil {
-			return errors.New("nil is invalid value")
-		}
 		return nil
 	}(); err != nil {
 		failures = append(failures, validate.FieldError{
@@ -25769,9 +25667,6 @@ func (s *OutputShellCallOutputItem) Validate() error {
 		})
 	}
 	if err := func() error {
-		if s.Output == nil {
-			return errors.New("nil is invalid value")
-		}
 		var failures []validate.FieldError
 		for i, elem := range s.Output {
 			if err := func() error {
@@ -25988,9 +25883,6 @@ func (s *OutputShellServerToolItemAction) Validate() error {
 		})
 	}
 	if err := func() error {
-		if s.Commands == nil {
-			return errors.New("nil is invalid value")
-		}
 		return nil
 	}(); err != nil {
 		failures = append(failures, validate.FieldError{
@@ -29131,9 +29023,6 @@ func (s *ReasoningItem) Validate() error {
 		})
 	}
 	if err := func() error {
-		if s.Summary == nil {
-			return errors.New("nil is invalid value")
-		}
 		var failures []validate.FieldError
 		for i, elem := range s.Summary {
 			if err := func() error {
@@ -29952,9 +29841,6 @@ func (s *ResponseOutputTextLogprobsItem) Validate() error {
 		})
 	}
 	if err := func() error {
-		if s.Bytes == nil {
-			return errors.New("nil is invalid value")
-		}
 		return nil
 	}(); err != nil {
 		failures = append(failures, validate.FieldError{
@@ -29981,9 +29867,6 @@ func (s *ResponseOutputTextLogprobsItem) Validate() error {
 		})
 	}
 	if err := func() error {
-		if s.TopLogprobs == nil {
-			return errors.New("nil is invalid value")
-		}
 		var failures []validate.FieldError
 		for i, elem := range s.TopLogprobs {
 			if err := func() error {
@@ -30036,9 +29919,6 @@ func (s *ResponseOutputTextLogprobsItemTopLogprobsItem) Validate() error {
 		})
 	}
 	if err := func() error {
-		if s.Bytes == nil {
-			return errors.New("nil is invalid value")
-		}
 		return nil
 	}(); err != nil {
 		failures = append(failures, validate.FieldError{
@@ -31512,9 +31392,6 @@ func (s *ShellCallItemAction) Validate() error {
 		})
 	}
 	if err := func() error {
-		if s.Commands == nil {
-			return errors.New("nil is invalid value")
-		}
 		return nil
 	}(); err != nil {
 		failures = append(failures, validate.FieldError{
@@ -31723,9 +31600,6 @@ func (s *ShellCallOutputItem) Validate() error {
 		})
 	}
 	if err := func() error {
-		if s.Output == nil {
-			return errors.New("nil is invalid value")
-		}
 		var failures []validate.FieldError
 		for i, elem := range s.Output {
 			if err := func() error {
@@ -33767,9 +33641,6 @@ func (s *TextDeltaEvent) Validate() error {
 		})
 	}
 	if err := func() error {
-		if s.Logprobs == nil {
-			return errors.New("nil is invalid value")
-		}
 		var failures []validate.FieldError
 		for i, elem := range s.Logprobs {
 			if err := func() error {
@@ -33849,9 +33720,6 @@ func (s *TextDoneEvent) Validate() error {
 		})
 	}
 	if err := func() error {
-		if s.Logprobs == nil {
-			return errors.New("nil is invalid value")
-		}
 		var failures []validate.FieldError
 		for i, elem := range s.Logprobs {
 			if err := func() error {
@@ -34096,9 +33964,6 @@ func (s *ToolChoiceAllowed) Validate() error {
 		})
 	}
 	if err := func() error {
-		if s.Tools == nil {
-			return errors.New("nil is invalid value")
-		}
 		return nil
 	}(); err != nil {
 		failures = append(failures, validate.FieldError{
