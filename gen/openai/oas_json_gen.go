@@ -234,12 +234,14 @@ func (s *AdditionalToolsItemParam) encodeFields(e *jx.Encoder) {
 		}
 	}
 	{
-		e.FieldStart("tools")
-		e.ArrStart()
-		for _, elem := range s.Tools {
-			elem.Encode(e)
+		if s.Tools != nil {
+			e.FieldStart("tools")
+			e.ArrStart()
+			for _, elem := range s.Tools {
+				elem.Encode(e)
+			}
+			e.ArrEnd()
 		}
-		e.ArrEnd()
 	}
 	{
 		if s.Type.Set {
@@ -4257,12 +4259,14 @@ func (s AutoCodeInterpreterToolParamNetworkPolicy) encodeFields(e *jx.Encoder) {
 		{
 			s := s.ContainerNetworkPolicyAllowlistParam
 			{
-				e.FieldStart("allowed_domains")
-				e.ArrStart()
-				for _, elem := range s.AllowedDomains {
-					e.Str(elem)
+				if s.AllowedDomains != nil {
+					e.FieldStart("allowed_domains")
+					e.ArrStart()
+					for _, elem := range s.AllowedDomains {
+						e.Str(elem)
+					}
+					e.ArrEnd()
 				}
-				e.ArrEnd()
 			}
 			{
 				if s.DomainSecrets.Set {
@@ -4446,14 +4450,16 @@ func (s *ChatCompletionAllowedTools) encodeFields(e *jx.Encoder) {
 		}
 	}
 	{
-		e.FieldStart("tools")
-		e.ArrStart()
-		for _, elem := range s.Tools {
-			if len(elem) != 0 {
-				e.Raw(elem)
+		if s.Tools != nil {
+			e.FieldStart("tools")
+			e.ArrStart()
+			for _, elem := range s.Tools {
+				if len(elem) != 0 {
+					e.Raw(elem)
+				}
 			}
+			e.ArrEnd()
 		}
-		e.ArrEnd()
 	}
 	for _, k := range sortedKeys(s.AdditionalProps) {
 		elem := s.AdditionalProps[k]
@@ -17754,12 +17760,14 @@ func (s *CompoundFilter) Encode(e *jx.Encoder) {
 // encodeFields encodes fields.
 func (s *CompoundFilter) encodeFields(e *jx.Encoder) {
 	{
-		e.FieldStart("filters")
-		e.ArrStart()
-		for _, elem := range s.Filters {
-			elem.Encode(e)
+		if s.Filters != nil {
+			e.FieldStart("filters")
+			e.ArrStart()
+			for _, elem := range s.Filters {
+				elem.Encode(e)
+			}
+			e.ArrEnd()
 		}
-		e.ArrEnd()
 	}
 	{
 		if s.Type.Set {
@@ -17983,12 +17991,14 @@ func (s CompoundFilterFiltersItem) encodeFields(e *jx.Encoder) {
 		{
 			s := s.CompoundFilter
 			{
-				e.FieldStart("filters")
-				e.ArrStart()
-				for _, elem := range s.Filters {
-					elem.Encode(e)
+				if s.Filters != nil {
+					e.FieldStart("filters")
+					e.ArrStart()
+					for _, elem := range s.Filters {
+						elem.Encode(e)
+					}
+					e.ArrEnd()
 				}
-				e.ArrEnd()
 			}
 			for _, k := range sortedKeys(s.AdditionalProps) {
 				elem := s.AdditionalProps[k]
@@ -18227,12 +18237,14 @@ func (s ComputerAction) encodeFields(e *jx.Encoder) {
 				}
 			}
 			{
-				e.FieldStart("path")
-				e.ArrStart()
-				for _, elem := range s.Path {
-					elem.Encode(e)
+				if s.Path != nil {
+					e.FieldStart("path")
+					e.ArrStart()
+					for _, elem := range s.Path {
+						elem.Encode(e)
+					}
+					e.ArrEnd()
 				}
-				e.ArrEnd()
 			}
 			for _, k := range sortedKeys(s.AdditionalProps) {
 				elem := s.AdditionalProps[k]
@@ -18249,12 +18261,14 @@ func (s ComputerAction) encodeFields(e *jx.Encoder) {
 		{
 			s := s.KeyPressAction
 			{
-				e.FieldStart("keys")
-				e.ArrStart()
-				for _, elem := range s.Keys {
-					e.Str(elem)
+				if s.Keys != nil {
+					e.FieldStart("keys")
+					e.ArrStart()
+					for _, elem := range s.Keys {
+						e.Str(elem)
+					}
+					e.ArrEnd()
 				}
-				e.ArrEnd()
 			}
 			for _, k := range sortedKeys(s.AdditionalProps) {
 				elem := s.AdditionalProps[k]
@@ -19480,12 +19494,14 @@ func (s *ComputerToolCall) encodeFields(e *jx.Encoder) {
 		}
 	}
 	{
-		e.FieldStart("pending_safety_checks")
-		e.ArrStart()
-		for _, elem := range s.PendingSafetyChecks {
-			elem.Encode(e)
+		if s.PendingSafetyChecks != nil {
+			e.FieldStart("pending_safety_checks")
+			e.ArrStart()
+			for _, elem := range s.PendingSafetyChecks {
+				elem.Encode(e)
+			}
+			e.ArrEnd()
 		}
-		e.ArrEnd()
 	}
 	{
 		if s.Status.Set {
@@ -20876,12 +20892,14 @@ func (s ContainerAutoParamNetworkPolicy) encodeFields(e *jx.Encoder) {
 		{
 			s := s.ContainerNetworkPolicyAllowlistParam
 			{
-				e.FieldStart("allowed_domains")
-				e.ArrStart()
-				for _, elem := range s.AllowedDomains {
-					e.Str(elem)
+				if s.AllowedDomains != nil {
+					e.FieldStart("allowed_domains")
+					e.ArrStart()
+					for _, elem := range s.AllowedDomains {
+						e.Str(elem)
+					}
+					e.ArrEnd()
 				}
-				e.ArrEnd()
 			}
 			{
 				if s.DomainSecrets.Set {
@@ -21468,12 +21486,14 @@ func (s *ContainerNetworkPolicyAllowlistParam) Encode(e *jx.Encoder) {
 // encodeFields encodes fields.
 func (s *ContainerNetworkPolicyAllowlistParam) encodeFields(e *jx.Encoder) {
 	{
-		e.FieldStart("allowed_domains")
-		e.ArrStart()
-		for _, elem := range s.AllowedDomains {
-			e.Str(elem)
+		if s.AllowedDomains != nil {
+			e.FieldStart("allowed_domains")
+			e.ArrStart()
+			for _, elem := range s.AllowedDomains {
+				e.Str(elem)
+			}
+			e.ArrEnd()
 		}
-		e.ArrEnd()
 	}
 	{
 		if s.DomainSecrets.Set {
@@ -23053,12 +23073,14 @@ func (s *CreateChatCompletionRequest) encodeFields(e *jx.Encoder) {
 		}
 	}
 	{
-		e.FieldStart("messages")
-		e.ArrStart()
-		for _, elem := range s.Messages {
-			elem.Encode(e)
+		if s.Messages != nil {
+			e.FieldStart("messages")
+			e.ArrStart()
+			for _, elem := range s.Messages {
+				elem.Encode(e)
+			}
+			e.ArrEnd()
 		}
-		e.ArrEnd()
 	}
 	{
 		if s.Modalities.Set {
@@ -30995,12 +31017,14 @@ func (s *DragParam) encodeFields(e *jx.Encoder) {
 		}
 	}
 	{
-		e.FieldStart("path")
-		e.ArrStart()
-		for _, elem := range s.Path {
-			elem.Encode(e)
+		if s.Path != nil {
+			e.FieldStart("path")
+			e.ArrStart()
+			for _, elem := range s.Path {
+				elem.Encode(e)
+			}
+			e.ArrEnd()
 		}
-		e.ArrEnd()
 	}
 	{
 		if s.Type.Set {
@@ -32431,12 +32455,14 @@ func (s *FileSearchTool) encodeFields(e *jx.Encoder) {
 		}
 	}
 	{
-		e.FieldStart("vector_store_ids")
-		e.ArrStart()
-		for _, elem := range s.VectorStoreIds {
-			e.Str(elem)
+		if s.VectorStoreIds != nil {
+			e.FieldStart("vector_store_ids")
+			e.ArrStart()
+			for _, elem := range s.VectorStoreIds {
+				e.Str(elem)
+			}
+			e.ArrEnd()
 		}
-		e.ArrEnd()
 	}
 	for _, k := range sortedKeys(s.AdditionalProps) {
 		elem := s.AdditionalProps[k]
@@ -32634,12 +32660,14 @@ func (s *FileSearchToolCall) encodeFields(e *jx.Encoder) {
 		}
 	}
 	{
-		e.FieldStart("queries")
-		e.ArrStart()
-		for _, elem := range s.Queries {
-			e.Str(elem)
+		if s.Queries != nil {
+			e.FieldStart("queries")
+			e.ArrStart()
+			for _, elem := range s.Queries {
+				e.Str(elem)
+			}
+			e.ArrEnd()
 		}
-		e.ArrEnd()
 	}
 	{
 		if s.Results.Set {
@@ -33243,12 +33271,14 @@ func (s Filters) encodeFields(e *jx.Encoder) {
 		{
 			s := s.CompoundFilter
 			{
-				e.FieldStart("filters")
-				e.ArrStart()
-				for _, elem := range s.Filters {
-					elem.Encode(e)
+				if s.Filters != nil {
+					e.FieldStart("filters")
+					e.ArrStart()
+					for _, elem := range s.Filters {
+						elem.Encode(e)
+					}
+					e.ArrEnd()
 				}
-				e.ArrEnd()
 			}
 			for _, k := range sortedKeys(s.AdditionalProps) {
 				elem := s.AdditionalProps[k]
@@ -34646,12 +34676,14 @@ func (s *FunctionShellActionParam) Encode(e *jx.Encoder) {
 // encodeFields encodes fields.
 func (s *FunctionShellActionParam) encodeFields(e *jx.Encoder) {
 	{
-		e.FieldStart("commands")
-		e.ArrStart()
-		for _, elem := range s.Commands {
-			e.Str(elem)
+		if s.Commands != nil {
+			e.FieldStart("commands")
+			e.ArrStart()
+			for _, elem := range s.Commands {
+				e.Str(elem)
+			}
+			e.ArrEnd()
 		}
-		e.ArrEnd()
 	}
 	{
 		if s.MaxOutputLength.Set {
@@ -36829,12 +36861,14 @@ func (s *FunctionShellCallOutputItemParam) encodeFields(e *jx.Encoder) {
 		}
 	}
 	{
-		e.FieldStart("output")
-		e.ArrStart()
-		for _, elem := range s.Output {
-			elem.Encode(e)
+		if s.Output != nil {
+			e.FieldStart("output")
+			e.ArrStart()
+			for _, elem := range s.Output {
+				elem.Encode(e)
+			}
+			e.ArrEnd()
 		}
-		e.ArrEnd()
 	}
 	{
 		if s.Status.Set {
@@ -43526,12 +43560,14 @@ func (s InputItem) encodeFields(e *jx.Encoder) {
 				}
 			}
 			{
-				e.FieldStart("queries")
-				e.ArrStart()
-				for _, elem := range s.Queries {
-					e.Str(elem)
+				if s.Queries != nil {
+					e.FieldStart("queries")
+					e.ArrStart()
+					for _, elem := range s.Queries {
+						e.Str(elem)
+					}
+					e.ArrEnd()
 				}
-				e.ArrEnd()
 			}
 			{
 				if s.Results.Set {
@@ -43584,12 +43620,14 @@ func (s InputItem) encodeFields(e *jx.Encoder) {
 				}
 			}
 			{
-				e.FieldStart("pending_safety_checks")
-				e.ArrStart()
-				for _, elem := range s.PendingSafetyChecks {
-					elem.Encode(e)
+				if s.PendingSafetyChecks != nil {
+					e.FieldStart("pending_safety_checks")
+					e.ArrStart()
+					for _, elem := range s.PendingSafetyChecks {
+						elem.Encode(e)
+					}
+					e.ArrEnd()
 				}
-				e.ArrEnd()
 			}
 			{
 				if s.Status.Set {
@@ -43868,12 +43906,14 @@ func (s InputItem) encodeFields(e *jx.Encoder) {
 				}
 			}
 			{
-				e.FieldStart("tools")
-				e.ArrStart()
-				for _, elem := range s.Tools {
-					elem.Encode(e)
+				if s.Tools != nil {
+					e.FieldStart("tools")
+					e.ArrStart()
+					for _, elem := range s.Tools {
+						elem.Encode(e)
+					}
+					e.ArrEnd()
 				}
-				e.ArrEnd()
 			}
 			for _, k := range sortedKeys(s.AdditionalProps) {
 				elem := s.AdditionalProps[k]
@@ -43902,12 +43942,14 @@ func (s InputItem) encodeFields(e *jx.Encoder) {
 				}
 			}
 			{
-				e.FieldStart("tools")
-				e.ArrStart()
-				for _, elem := range s.Tools {
-					elem.Encode(e)
+				if s.Tools != nil {
+					e.FieldStart("tools")
+					e.ArrStart()
+					for _, elem := range s.Tools {
+						elem.Encode(e)
+					}
+					e.ArrEnd()
 				}
-				e.ArrEnd()
 			}
 			for _, k := range sortedKeys(s.AdditionalProps) {
 				elem := s.AdditionalProps[k]
@@ -43948,12 +43990,14 @@ func (s InputItem) encodeFields(e *jx.Encoder) {
 				}
 			}
 			{
-				e.FieldStart("summary")
-				e.ArrStart()
-				for _, elem := range s.Summary {
-					elem.Encode(e)
+				if s.Summary != nil {
+					e.FieldStart("summary")
+					e.ArrStart()
+					for _, elem := range s.Summary {
+						elem.Encode(e)
+					}
+					e.ArrEnd()
 				}
-				e.ArrEnd()
 			}
 			for _, k := range sortedKeys(s.AdditionalProps) {
 				elem := s.AdditionalProps[k]
@@ -44216,12 +44260,14 @@ func (s InputItem) encodeFields(e *jx.Encoder) {
 				}
 			}
 			{
-				e.FieldStart("output")
-				e.ArrStart()
-				for _, elem := range s.Output {
-					elem.Encode(e)
+				if s.Output != nil {
+					e.FieldStart("output")
+					e.ArrStart()
+					for _, elem := range s.Output {
+						elem.Encode(e)
+					}
+					e.ArrEnd()
 				}
-				e.ArrEnd()
 			}
 			{
 				if s.Status.Set {
@@ -44350,12 +44396,14 @@ func (s InputItem) encodeFields(e *jx.Encoder) {
 				}
 			}
 			{
-				e.FieldStart("tools")
-				e.ArrStart()
-				for _, elem := range s.Tools {
-					elem.Encode(e)
+				if s.Tools != nil {
+					e.FieldStart("tools")
+					e.ArrStart()
+					for _, elem := range s.Tools {
+						elem.Encode(e)
+					}
+					e.ArrEnd()
 				}
-				e.ArrEnd()
 			}
 			for _, k := range sortedKeys(s.AdditionalProps) {
 				elem := s.AdditionalProps[k]
@@ -45395,20 +45443,24 @@ func (s InputItemMessageContent1Item) encodeFields(e *jx.Encoder) {
 		{
 			s := s.OutputTextContent
 			{
-				e.FieldStart("annotations")
-				e.ArrStart()
-				for _, elem := range s.Annotations {
-					elem.Encode(e)
+				if s.Annotations != nil {
+					e.FieldStart("annotations")
+					e.ArrStart()
+					for _, elem := range s.Annotations {
+						elem.Encode(e)
+					}
+					e.ArrEnd()
 				}
-				e.ArrEnd()
 			}
 			{
-				e.FieldStart("logprobs")
-				e.ArrStart()
-				for _, elem := range s.Logprobs {
-					elem.Encode(e)
+				if s.Logprobs != nil {
+					e.FieldStart("logprobs")
+					e.ArrStart()
+					for _, elem := range s.Logprobs {
+						elem.Encode(e)
+					}
+					e.ArrEnd()
 				}
-				e.ArrEnd()
 			}
 			{
 				if s.Text.Set {
@@ -46948,12 +47000,14 @@ func (s *ItemMessage) Encode(e *jx.Encoder) {
 // encodeFields encodes fields.
 func (s *ItemMessage) encodeFields(e *jx.Encoder) {
 	{
-		e.FieldStart("content")
-		e.ArrStart()
-		for _, elem := range s.Content {
-			elem.Encode(e)
+		if s.Content != nil {
+			e.FieldStart("content")
+			e.ArrStart()
+			for _, elem := range s.Content {
+				elem.Encode(e)
+			}
+			e.ArrEnd()
 		}
-		e.ArrEnd()
 	}
 	{
 		if s.ID.Set {
@@ -47303,20 +47357,24 @@ func (s ItemMessageContentItem) encodeFields(e *jx.Encoder) {
 		{
 			s := s.OutputTextContent
 			{
-				e.FieldStart("annotations")
-				e.ArrStart()
-				for _, elem := range s.Annotations {
-					elem.Encode(e)
+				if s.Annotations != nil {
+					e.FieldStart("annotations")
+					e.ArrStart()
+					for _, elem := range s.Annotations {
+						elem.Encode(e)
+					}
+					e.ArrEnd()
 				}
-				e.ArrEnd()
 			}
 			{
-				e.FieldStart("logprobs")
-				e.ArrStart()
-				for _, elem := range s.Logprobs {
-					elem.Encode(e)
+				if s.Logprobs != nil {
+					e.FieldStart("logprobs")
+					e.ArrStart()
+					for _, elem := range s.Logprobs {
+						elem.Encode(e)
+					}
+					e.ArrEnd()
 				}
-				e.ArrEnd()
 			}
 			{
 				if s.Text.Set {
@@ -47835,12 +47893,14 @@ func (s ItemResource) encodeFields(e *jx.Encoder) {
 				}
 			}
 			{
-				e.FieldStart("queries")
-				e.ArrStart()
-				for _, elem := range s.Queries {
-					e.Str(elem)
+				if s.Queries != nil {
+					e.FieldStart("queries")
+					e.ArrStart()
+					for _, elem := range s.Queries {
+						e.Str(elem)
+					}
+					e.ArrEnd()
 				}
-				e.ArrEnd()
 			}
 			{
 				if s.Results.Set {
@@ -47893,12 +47953,14 @@ func (s ItemResource) encodeFields(e *jx.Encoder) {
 				}
 			}
 			{
-				e.FieldStart("pending_safety_checks")
-				e.ArrStart()
-				for _, elem := range s.PendingSafetyChecks {
-					elem.Encode(e)
+				if s.PendingSafetyChecks != nil {
+					e.FieldStart("pending_safety_checks")
+					e.ArrStart()
+					for _, elem := range s.PendingSafetyChecks {
+						elem.Encode(e)
+					}
+					e.ArrEnd()
 				}
-				e.ArrEnd()
 			}
 			{
 				if s.Status.Set {
@@ -48287,12 +48349,14 @@ func (s ItemResource) encodeFields(e *jx.Encoder) {
 				}
 			}
 			{
-				e.FieldStart("summary")
-				e.ArrStart()
-				for _, elem := range s.Summary {
-					elem.Encode(e)
+				if s.Summary != nil {
+					e.FieldStart("summary")
+					e.ArrStart()
+					for _, elem := range s.Summary {
+						elem.Encode(e)
+					}
+					e.ArrEnd()
 				}
-				e.ArrEnd()
 			}
 			for _, k := range sortedKeys(s.AdditionalProps) {
 				elem := s.AdditionalProps[k]
@@ -48795,12 +48859,14 @@ func (s ItemResource) encodeFields(e *jx.Encoder) {
 				}
 			}
 			{
-				e.FieldStart("tools")
-				e.ArrStart()
-				for _, elem := range s.Tools {
-					elem.Encode(e)
+				if s.Tools != nil {
+					e.FieldStart("tools")
+					e.ArrStart()
+					for _, elem := range s.Tools {
+						elem.Encode(e)
+					}
+					e.ArrEnd()
 				}
-				e.ArrEnd()
 			}
 			for _, k := range sortedKeys(s.AdditionalProps) {
 				elem := s.AdditionalProps[k]
@@ -49681,20 +49747,24 @@ func (s ItemResourceMessageContentItem) encodeFields(e *jx.Encoder) {
 		{
 			s := s.OutputTextContent
 			{
-				e.FieldStart("annotations")
-				e.ArrStart()
-				for _, elem := range s.Annotations {
-					elem.Encode(e)
+				if s.Annotations != nil {
+					e.FieldStart("annotations")
+					e.ArrStart()
+					for _, elem := range s.Annotations {
+						elem.Encode(e)
+					}
+					e.ArrEnd()
 				}
-				e.ArrEnd()
 			}
 			{
-				e.FieldStart("logprobs")
-				e.ArrStart()
-				for _, elem := range s.Logprobs {
-					elem.Encode(e)
+				if s.Logprobs != nil {
+					e.FieldStart("logprobs")
+					e.ArrStart()
+					for _, elem := range s.Logprobs {
+						elem.Encode(e)
+					}
+					e.ArrEnd()
 				}
-				e.ArrEnd()
 			}
 			{
 				if s.Text.Set {
@@ -49964,12 +50034,14 @@ func (s ItemSum) encodeFields(e *jx.Encoder) {
 		{
 			s := s.ItemMessage
 			{
-				e.FieldStart("content")
-				e.ArrStart()
-				for _, elem := range s.Content {
-					elem.Encode(e)
+				if s.Content != nil {
+					e.FieldStart("content")
+					e.ArrStart()
+					for _, elem := range s.Content {
+						elem.Encode(e)
+					}
+					e.ArrEnd()
 				}
-				e.ArrEnd()
 			}
 			{
 				if s.ID.Set {
@@ -50016,12 +50088,14 @@ func (s ItemSum) encodeFields(e *jx.Encoder) {
 				}
 			}
 			{
-				e.FieldStart("queries")
-				e.ArrStart()
-				for _, elem := range s.Queries {
-					e.Str(elem)
+				if s.Queries != nil {
+					e.FieldStart("queries")
+					e.ArrStart()
+					for _, elem := range s.Queries {
+						e.Str(elem)
+					}
+					e.ArrEnd()
 				}
-				e.ArrEnd()
 			}
 			{
 				if s.Results.Set {
@@ -50074,12 +50148,14 @@ func (s ItemSum) encodeFields(e *jx.Encoder) {
 				}
 			}
 			{
-				e.FieldStart("pending_safety_checks")
-				e.ArrStart()
-				for _, elem := range s.PendingSafetyChecks {
-					elem.Encode(e)
+				if s.PendingSafetyChecks != nil {
+					e.FieldStart("pending_safety_checks")
+					e.ArrStart()
+					for _, elem := range s.PendingSafetyChecks {
+						elem.Encode(e)
+					}
+					e.ArrEnd()
 				}
-				e.ArrEnd()
 			}
 			{
 				if s.Status.Set {
@@ -50358,12 +50434,14 @@ func (s ItemSum) encodeFields(e *jx.Encoder) {
 				}
 			}
 			{
-				e.FieldStart("tools")
-				e.ArrStart()
-				for _, elem := range s.Tools {
-					elem.Encode(e)
+				if s.Tools != nil {
+					e.FieldStart("tools")
+					e.ArrStart()
+					for _, elem := range s.Tools {
+						elem.Encode(e)
+					}
+					e.ArrEnd()
 				}
-				e.ArrEnd()
 			}
 			for _, k := range sortedKeys(s.AdditionalProps) {
 				elem := s.AdditionalProps[k]
@@ -50392,12 +50470,14 @@ func (s ItemSum) encodeFields(e *jx.Encoder) {
 				}
 			}
 			{
-				e.FieldStart("tools")
-				e.ArrStart()
-				for _, elem := range s.Tools {
-					elem.Encode(e)
+				if s.Tools != nil {
+					e.FieldStart("tools")
+					e.ArrStart()
+					for _, elem := range s.Tools {
+						elem.Encode(e)
+					}
+					e.ArrEnd()
 				}
-				e.ArrEnd()
 			}
 			for _, k := range sortedKeys(s.AdditionalProps) {
 				elem := s.AdditionalProps[k]
@@ -50438,12 +50518,14 @@ func (s ItemSum) encodeFields(e *jx.Encoder) {
 				}
 			}
 			{
-				e.FieldStart("summary")
-				e.ArrStart()
-				for _, elem := range s.Summary {
-					elem.Encode(e)
+				if s.Summary != nil {
+					e.FieldStart("summary")
+					e.ArrStart()
+					for _, elem := range s.Summary {
+						elem.Encode(e)
+					}
+					e.ArrEnd()
 				}
-				e.ArrEnd()
 			}
 			for _, k := range sortedKeys(s.AdditionalProps) {
 				elem := s.AdditionalProps[k]
@@ -50706,12 +50788,14 @@ func (s ItemSum) encodeFields(e *jx.Encoder) {
 				}
 			}
 			{
-				e.FieldStart("output")
-				e.ArrStart()
-				for _, elem := range s.Output {
-					elem.Encode(e)
+				if s.Output != nil {
+					e.FieldStart("output")
+					e.ArrStart()
+					for _, elem := range s.Output {
+						elem.Encode(e)
+					}
+					e.ArrEnd()
 				}
-				e.ArrEnd()
 			}
 			{
 				if s.Status.Set {
@@ -50840,12 +50924,14 @@ func (s ItemSum) encodeFields(e *jx.Encoder) {
 				}
 			}
 			{
-				e.FieldStart("tools")
-				e.ArrStart()
-				for _, elem := range s.Tools {
-					elem.Encode(e)
+				if s.Tools != nil {
+					e.FieldStart("tools")
+					e.ArrStart()
+					for _, elem := range s.Tools {
+						elem.Encode(e)
+					}
+					e.ArrEnd()
 				}
-				e.ArrEnd()
 			}
 			for _, k := range sortedKeys(s.AdditionalProps) {
 				elem := s.AdditionalProps[k]
@@ -51333,12 +51419,14 @@ func (s *KeyPressAction) Encode(e *jx.Encoder) {
 // encodeFields encodes fields.
 func (s *KeyPressAction) encodeFields(e *jx.Encoder) {
 	{
-		e.FieldStart("keys")
-		e.ArrStart()
-		for _, elem := range s.Keys {
-			e.Str(elem)
+		if s.Keys != nil {
+			e.FieldStart("keys")
+			e.ArrStart()
+			for _, elem := range s.Keys {
+				e.Str(elem)
+			}
+			e.ArrEnd()
 		}
-		e.ArrEnd()
 	}
 	{
 		if s.Type.Set {
@@ -51918,12 +52006,14 @@ func (s *LocalShellExecAction) Encode(e *jx.Encoder) {
 // encodeFields encodes fields.
 func (s *LocalShellExecAction) encodeFields(e *jx.Encoder) {
 	{
-		e.FieldStart("command")
-		e.ArrStart()
-		for _, elem := range s.Command {
-			e.Str(elem)
+		if s.Command != nil {
+			e.FieldStart("command")
+			e.ArrStart()
+			for _, elem := range s.Command {
+				e.Str(elem)
+			}
+			e.ArrEnd()
 		}
-		e.ArrEnd()
 	}
 	{
 		if len(s.Env) != 0 {
@@ -53114,12 +53204,14 @@ func (s *LogProb) Encode(e *jx.Encoder) {
 // encodeFields encodes fields.
 func (s *LogProb) encodeFields(e *jx.Encoder) {
 	{
-		e.FieldStart("bytes")
-		e.ArrStart()
-		for _, elem := range s.Bytes {
-			e.Int(elem)
+		if s.Bytes != nil {
+			e.FieldStart("bytes")
+			e.ArrStart()
+			for _, elem := range s.Bytes {
+				e.Int(elem)
+			}
+			e.ArrEnd()
 		}
-		e.ArrEnd()
 	}
 	{
 		if s.Logprob.Set {
@@ -53134,12 +53226,14 @@ func (s *LogProb) encodeFields(e *jx.Encoder) {
 		}
 	}
 	{
-		e.FieldStart("top_logprobs")
-		e.ArrStart()
-		for _, elem := range s.TopLogprobs {
-			elem.Encode(e)
+		if s.TopLogprobs != nil {
+			e.FieldStart("top_logprobs")
+			e.ArrStart()
+			for _, elem := range s.TopLogprobs {
+				elem.Encode(e)
+			}
+			e.ArrEnd()
 		}
-		e.ArrEnd()
 	}
 	for _, k := range sortedKeys(s.AdditionalProps) {
 		elem := s.AdditionalProps[k]
@@ -54089,12 +54183,14 @@ func (s *MCPListTools) encodeFields(e *jx.Encoder) {
 		}
 	}
 	{
-		e.FieldStart("tools")
-		e.ArrStart()
-		for _, elem := range s.Tools {
-			elem.Encode(e)
+		if s.Tools != nil {
+			e.FieldStart("tools")
+			e.ArrStart()
+			for _, elem := range s.Tools {
+				elem.Encode(e)
+			}
+			e.ArrEnd()
 		}
-		e.ArrEnd()
 	}
 	{
 		if s.Type.Set {
@@ -58544,12 +58640,14 @@ func (s *NamespaceToolParam) encodeFields(e *jx.Encoder) {
 		}
 	}
 	{
-		e.FieldStart("tools")
-		e.ArrStart()
-		for _, elem := range s.Tools {
-			elem.Encode(e)
+		if s.Tools != nil {
+			e.FieldStart("tools")
+			e.ArrStart()
+			for _, elem := range s.Tools {
+				elem.Encode(e)
+			}
+			e.ArrEnd()
 		}
-		e.ArrEnd()
 	}
 	{
 		if s.Type.Set {
@@ -83189,20 +83287,24 @@ func (s OutputContent) encodeFields(e *jx.Encoder) {
 		{
 			s := s.OutputTextContent
 			{
-				e.FieldStart("annotations")
-				e.ArrStart()
-				for _, elem := range s.Annotations {
-					elem.Encode(e)
+				if s.Annotations != nil {
+					e.FieldStart("annotations")
+					e.ArrStart()
+					for _, elem := range s.Annotations {
+						elem.Encode(e)
+					}
+					e.ArrEnd()
 				}
-				e.ArrEnd()
 			}
 			{
-				e.FieldStart("logprobs")
-				e.ArrStart()
-				for _, elem := range s.Logprobs {
-					elem.Encode(e)
+				if s.Logprobs != nil {
+					e.FieldStart("logprobs")
+					e.ArrStart()
+					for _, elem := range s.Logprobs {
+						elem.Encode(e)
+					}
+					e.ArrEnd()
 				}
-				e.ArrEnd()
 			}
 			{
 				if s.Text.Set {
@@ -83406,12 +83508,14 @@ func (s OutputItem) encodeFields(e *jx.Encoder) {
 				}
 			}
 			{
-				e.FieldStart("queries")
-				e.ArrStart()
-				for _, elem := range s.Queries {
-					e.Str(elem)
+				if s.Queries != nil {
+					e.FieldStart("queries")
+					e.ArrStart()
+					for _, elem := range s.Queries {
+						e.Str(elem)
+					}
+					e.ArrEnd()
 				}
-				e.ArrEnd()
 			}
 			{
 				if s.Results.Set {
@@ -83614,12 +83718,14 @@ func (s OutputItem) encodeFields(e *jx.Encoder) {
 				}
 			}
 			{
-				e.FieldStart("pending_safety_checks")
-				e.ArrStart()
-				for _, elem := range s.PendingSafetyChecks {
-					elem.Encode(e)
+				if s.PendingSafetyChecks != nil {
+					e.FieldStart("pending_safety_checks")
+					e.ArrStart()
+					for _, elem := range s.PendingSafetyChecks {
+						elem.Encode(e)
+					}
+					e.ArrEnd()
 				}
-				e.ArrEnd()
 			}
 			{
 				if s.Status.Set {
@@ -83716,12 +83822,14 @@ func (s OutputItem) encodeFields(e *jx.Encoder) {
 				}
 			}
 			{
-				e.FieldStart("summary")
-				e.ArrStart()
-				for _, elem := range s.Summary {
-					elem.Encode(e)
+				if s.Summary != nil {
+					e.FieldStart("summary")
+					e.ArrStart()
+					for _, elem := range s.Summary {
+						elem.Encode(e)
+					}
+					e.ArrEnd()
 				}
-				e.ArrEnd()
 			}
 			for _, k := range sortedKeys(s.AdditionalProps) {
 				elem := s.AdditionalProps[k]
@@ -84422,12 +84530,14 @@ func (s OutputItem) encodeFields(e *jx.Encoder) {
 				}
 			}
 			{
-				e.FieldStart("tools")
-				e.ArrStart()
-				for _, elem := range s.Tools {
-					elem.Encode(e)
+				if s.Tools != nil {
+					e.FieldStart("tools")
+					e.ArrStart()
+					for _, elem := range s.Tools {
+						elem.Encode(e)
+					}
+					e.ArrEnd()
 				}
-				e.ArrEnd()
 			}
 			for _, k := range sortedKeys(s.AdditionalProps) {
 				elem := s.AdditionalProps[k]
@@ -85120,20 +85230,24 @@ func (s OutputMessageContent) encodeFields(e *jx.Encoder) {
 		{
 			s := s.OutputTextContent
 			{
-				e.FieldStart("annotations")
-				e.ArrStart()
-				for _, elem := range s.Annotations {
-					elem.Encode(e)
+				if s.Annotations != nil {
+					e.FieldStart("annotations")
+					e.ArrStart()
+					for _, elem := range s.Annotations {
+						elem.Encode(e)
+					}
+					e.ArrEnd()
 				}
-				e.ArrEnd()
 			}
 			{
-				e.FieldStart("logprobs")
-				e.ArrStart()
-				for _, elem := range s.Logprobs {
-					elem.Encode(e)
+				if s.Logprobs != nil {
+					e.FieldStart("logprobs")
+					e.ArrStart()
+					for _, elem := range s.Logprobs {
+						elem.Encode(e)
+					}
+					e.ArrEnd()
 				}
-				e.ArrEnd()
 			}
 			{
 				if s.Text.Set {
@@ -85371,20 +85485,24 @@ func (s *OutputTextContent) Encode(e *jx.Encoder) {
 // encodeFields encodes fields.
 func (s *OutputTextContent) encodeFields(e *jx.Encoder) {
 	{
-		e.FieldStart("annotations")
-		e.ArrStart()
-		for _, elem := range s.Annotations {
-			elem.Encode(e)
+		if s.Annotations != nil {
+			e.FieldStart("annotations")
+			e.ArrStart()
+			for _, elem := range s.Annotations {
+				elem.Encode(e)
+			}
+			e.ArrEnd()
 		}
-		e.ArrEnd()
 	}
 	{
-		e.FieldStart("logprobs")
-		e.ArrStart()
-		for _, elem := range s.Logprobs {
-			elem.Encode(e)
+		if s.Logprobs != nil {
+			e.FieldStart("logprobs")
+			e.ArrStart()
+			for _, elem := range s.Logprobs {
+				elem.Encode(e)
+			}
+			e.ArrEnd()
 		}
-		e.ArrEnd()
 	}
 	{
 		if s.Text.Set {
@@ -89088,12 +89206,14 @@ func (s *ReasoningItem) encodeFields(e *jx.Encoder) {
 		}
 	}
 	{
-		e.FieldStart("summary")
-		e.ArrStart()
-		for _, elem := range s.Summary {
-			elem.Encode(e)
+		if s.Summary != nil {
+			e.FieldStart("summary")
+			e.ArrStart()
+			for _, elem := range s.Summary {
+				elem.Encode(e)
+			}
+			e.ArrEnd()
 		}
-		e.ArrEnd()
 	}
 	{
 		if s.Type.Set {
@@ -113324,12 +113444,14 @@ func (s Tool) encodeFields(e *jx.Encoder) {
 				}
 			}
 			{
-				e.FieldStart("vector_store_ids")
-				e.ArrStart()
-				for _, elem := range s.VectorStoreIds {
-					e.Str(elem)
+				if s.VectorStoreIds != nil {
+					e.FieldStart("vector_store_ids")
+					e.ArrStart()
+					for _, elem := range s.VectorStoreIds {
+						e.Str(elem)
+					}
+					e.ArrEnd()
 				}
-				e.ArrEnd()
 			}
 			for _, k := range sortedKeys(s.AdditionalProps) {
 				elem := s.AdditionalProps[k]
@@ -113732,12 +113854,14 @@ func (s Tool) encodeFields(e *jx.Encoder) {
 				}
 			}
 			{
-				e.FieldStart("tools")
-				e.ArrStart()
-				for _, elem := range s.Tools {
-					elem.Encode(e)
+				if s.Tools != nil {
+					e.FieldStart("tools")
+					e.ArrStart()
+					for _, elem := range s.Tools {
+						elem.Encode(e)
+					}
+					e.ArrEnd()
 				}
-				e.ArrEnd()
 			}
 			for _, k := range sortedKeys(s.AdditionalProps) {
 				elem := s.AdditionalProps[k]
@@ -114263,14 +114387,16 @@ func (s *ToolChoiceAllowed) encodeFields(e *jx.Encoder) {
 		}
 	}
 	{
-		e.FieldStart("tools")
-		e.ArrStart()
-		for _, elem := range s.Tools {
-			if len(elem) != 0 {
-				e.Raw(elem)
+		if s.Tools != nil {
+			e.FieldStart("tools")
+			e.ArrStart()
+			for _, elem := range s.Tools {
+				if len(elem) != 0 {
+					e.Raw(elem)
+				}
 			}
+			e.ArrEnd()
 		}
-		e.ArrEnd()
 	}
 	{
 		if s.Type.Set {
@@ -115231,14 +115357,16 @@ func (s ToolChoiceParam1) encodeFields(e *jx.Encoder) {
 				}
 			}
 			{
-				e.FieldStart("tools")
-				e.ArrStart()
-				for _, elem := range s.Tools {
-					if len(elem) != 0 {
-						e.Raw(elem)
+				if s.Tools != nil {
+					e.FieldStart("tools")
+					e.ArrStart()
+					for _, elem := range s.Tools {
+						if len(elem) != 0 {
+							e.Raw(elem)
+						}
 					}
+					e.ArrEnd()
 				}
-				e.ArrEnd()
 			}
 			for _, k := range sortedKeys(s.AdditionalProps) {
 				elem := s.AdditionalProps[k]
@@ -116601,12 +116729,14 @@ func (s *ToolSearchOutputItemParam) encodeFields(e *jx.Encoder) {
 		}
 	}
 	{
-		e.FieldStart("tools")
-		e.ArrStart()
-		for _, elem := range s.Tools {
-			elem.Encode(e)
+		if s.Tools != nil {
+			e.FieldStart("tools")
+			e.ArrStart()
+			for _, elem := range s.Tools {
+				elem.Encode(e)
+			}
+			e.ArrEnd()
 		}
-		e.ArrEnd()
 	}
 	{
 		if s.Type.Set {
@@ -117171,12 +117301,14 @@ func (s *TopLogProb) Encode(e *jx.Encoder) {
 // encodeFields encodes fields.
 func (s *TopLogProb) encodeFields(e *jx.Encoder) {
 	{
-		e.FieldStart("bytes")
-		e.ArrStart()
-		for _, elem := range s.Bytes {
-			e.Int(elem)
+		if s.Bytes != nil {
+			e.FieldStart("bytes")
+			e.ArrStart()
+			for _, elem := range s.Bytes {
+				e.Int(elem)
+			}
+			e.ArrEnd()
 		}
-		e.ArrEnd()
 	}
 	{
 		if s.Logprob.Set {

@@ -89,7 +89,7 @@ type AdditionalToolsItemParam struct {
 	// The role that provided the additional tools. Only `developer` is supported.
 	Role OptNilAdditionalToolsItemParamRole `json:"role"`
 	// A list of additional tools made available at this item.
-	Tools []Tool `json:"tools" transponder:"encode-empty"`
+	Tools []Tool `json:"tools"`
 	// The item type. Always `additional_tools`.
 	Type            OptNilAdditionalToolsItemParamType `json:"type"`
 	AdditionalProps AdditionalToolsItemParamAdditional
@@ -2326,7 +2326,7 @@ type ChatCompletionAllowedTools struct {
 	// 	  { "type": "function", "function": { "name": "get_weather" } },
 	// 	  { "type": "function", "function": { "name": "get_time" } }
 	// 	]
-	Tools           []jx.Raw `json:"tools" transponder:"encode-empty"`
+	Tools           []jx.Raw `json:"tools"`
 	AdditionalProps ChatCompletionAllowedToolsAdditional
 }
 
@@ -9022,7 +9022,7 @@ func (s *CompletionUsagePromptTokensDetailsAdditional) init() CompletionUsagePro
 // Ref: #/components/schemas/CompoundFilter
 type CompoundFilter struct {
 	// Array of filters to combine. Items can be `ComparisonFilter` or `CompoundFilter`.
-	Filters []CompoundFilterFiltersItem `json:"filters" transponder:"encode-empty"`
+	Filters []CompoundFilterFiltersItem `json:"filters"`
 	// Type of operation: `and` or `or`.
 	Type            OptNilCompoundFilterType `json:"type"`
 	AdditionalProps CompoundFilterAdditional
@@ -9968,7 +9968,7 @@ type ComputerToolCall struct {
 	// The unique ID of the computer call.
 	ID OptNilString `json:"id"`
 	// The pending safety checks for the computer call.
-	PendingSafetyChecks []ComputerCallSafetyCheckParam `json:"pending_safety_checks" transponder:"encode-empty"`
+	PendingSafetyChecks []ComputerCallSafetyCheckParam `json:"pending_safety_checks"`
 	// The status of the item. One of `in_progress`, `completed`, or `incomplete`. Populated when items are
 	// returned via API.
 	Status OptNilComputerToolCallStatus `json:"status"`
@@ -11079,7 +11079,7 @@ func (s *ContainerMemoryLimit) UnmarshalText(data []byte) error {
 // Ref: #/components/schemas/ContainerNetworkPolicyAllowlistParam
 type ContainerNetworkPolicyAllowlistParam struct {
 	// A list of allowed domains when type is `allowlist`.
-	AllowedDomains []string `json:"allowed_domains" transponder:"encode-empty"`
+	AllowedDomains []string `json:"allowed_domains"`
 	// Optional domain-scoped secrets for allowlisted domains.
 	DomainSecrets OptNilContainerNetworkPolicyDomainSecretParamArray `json:"domain_secrets"`
 	// Allow outbound network access only to specified domains. Always `allowlist`.
@@ -11774,7 +11774,7 @@ type CreateChatCompletionRequest struct {
 	// [text]: /docs/guides/text-generation
 	// [images]: /docs/guides/vision
 	// [audio]: /docs/guides/audio
-	Messages   []ChatCompletionRequestMessage `json:"messages" transponder:"encode-empty"`
+	Messages   []ChatCompletionRequestMessage `json:"messages"`
 	Modalities OptNilResponseModalities       `json:"modalities"`
 	Model      OptNilModelIdsShared           `json:"model"`
 	Moderation OptNilModerationParam          `json:"moderation"`
@@ -16316,7 +16316,7 @@ type DragParam struct {
 	// 	  { x: 100, y: 200 },
 	// 	  { x: 200, y: 300 }
 	// 	]
-	Path []CoordParam `json:"path" transponder:"encode-empty"`
+	Path []CoordParam `json:"path"`
 	// Specifies the event type. For a drag action, this property is always set to `drag`.
 	Type            OptNilDragParamType `json:"type"`
 	AdditionalProps DragParamAdditional
@@ -17100,7 +17100,7 @@ type FileSearchTool struct {
 	// The type of the file search tool. Always `file_search`.
 	Type OptNilFileSearchToolType `json:"type"`
 	// The IDs of the vector stores to search.
-	VectorStoreIds  []string `json:"vector_store_ids" transponder:"encode-empty"`
+	VectorStoreIds  []string `json:"vector_store_ids"`
 	AdditionalProps FileSearchToolAdditional
 }
 
@@ -17183,7 +17183,7 @@ type FileSearchToolCall struct {
 	// The unique ID of the file search tool call.
 	ID OptNilString `json:"id"`
 	// The queries used to search for files.
-	Queries []string                                 `json:"queries" transponder:"encode-empty"`
+	Queries []string                                 `json:"queries"`
 	Results OptNilFileSearchToolCallResultsItemArray `json:"results"`
 	// The status of the file search tool call. One of `in_progress`, `searching`, `incomplete` or
 	// `failed`,.
@@ -18372,7 +18372,7 @@ func (s *FunctionShellActionAdditional) init() FunctionShellActionAdditional {
 // Ref: #/components/schemas/FunctionShellActionParam
 type FunctionShellActionParam struct {
 	// Ordered shell commands for the execution environment to run.
-	Commands        []string  `json:"commands" transponder:"encode-empty"`
+	Commands        []string  `json:"commands"`
 	MaxOutputLength OptNilInt `json:"max_output_length"`
 	TimeoutMs       OptNilInt `json:"timeout_ms"`
 	AdditionalProps FunctionShellActionParamAdditional
@@ -19388,7 +19388,7 @@ type FunctionShellCallOutputItemParam struct {
 	ID              OptNilString              `json:"id"`
 	MaxOutputLength OptNilInt                 `json:"max_output_length"`
 	// Captured chunks of stdout and stderr output, along with their associated outcomes.
-	Output []FunctionShellCallOutputContentParam `json:"output" transponder:"encode-empty"`
+	Output []FunctionShellCallOutputContentParam `json:"output"`
 	Status OptNilFunctionShellCallItemStatus     `json:"status"`
 	// The type of the item. Always `shell_call_output`.
 	Type            OptNilFunctionShellCallOutputItemParamType `json:"type"`
@@ -25347,7 +25347,7 @@ func (s *Item) SetOneOf(val ItemSum) {
 // Any of [InputMessage OutputMessage]: they share type "message".
 // Ref: #/components/schemas/ItemMessage
 type ItemMessage struct {
-	Content []ItemMessageContentItem `json:"content" transponder:"encode-empty"`
+	Content []ItemMessageContentItem `json:"content"`
 	// The unique ID of the output message.
 	ID              OptNilString            `json:"id"`
 	Phase           OptNilMessagePhase      `json:"phase"`
@@ -27669,7 +27669,7 @@ func NewCustomToolCallItemSum(v CustomToolCall) ItemSum {
 type KeyPressAction struct {
 	// The combination of keys the model is requesting to be pressed. This is an array of strings, each
 	// representing a key.
-	Keys []string `json:"keys" transponder:"encode-empty"`
+	Keys []string `json:"keys"`
 	// Specifies the event type. For a keypress action, this property is always set to `keypress`.
 	Type            OptNilKeyPressActionType `json:"type"`
 	AdditionalProps KeyPressActionAdditional
@@ -27955,7 +27955,7 @@ func (s *LocalEnvironmentResourceType) UnmarshalText(data []byte) error {
 // Ref: #/components/schemas/LocalShellExecAction
 type LocalShellExecAction struct {
 	// The command to run.
-	Command []string `json:"command" transponder:"encode-empty"`
+	Command []string `json:"command"`
 	// Environment variables to set for the command.
 	Env       jx.Raw    `json:"env"`
 	TimeoutMs OptNilInt `json:"timeout_ms"`
@@ -28549,10 +28549,10 @@ func (s *LocalSkillParamAdditional) init() LocalSkillParamAdditional {
 // The log probability of a token.
 // Ref: #/components/schemas/LogProb
 type LogProb struct {
-	Bytes           []int         `json:"bytes" transponder:"encode-empty"`
+	Bytes           []int         `json:"bytes"`
 	Logprob         OptNilFloat64 `json:"logprob"`
 	Token           OptNilString  `json:"token"`
-	TopLogprobs     []TopLogProb  `json:"top_logprobs" transponder:"encode-empty"`
+	TopLogprobs     []TopLogProb  `json:"top_logprobs"`
 	AdditionalProps LogProbAdditional
 }
 
@@ -28989,7 +28989,7 @@ type MCPListTools struct {
 	// The label of the MCP server.
 	ServerLabel OptNilString `json:"server_label"`
 	// The tools available on the server.
-	Tools []MCPListToolsTool `json:"tools" transponder:"encode-empty"`
+	Tools []MCPListToolsTool `json:"tools"`
 	// The type of the item. Always `mcp_list_tools`.
 	Type            OptNilMCPListToolsType `json:"type"`
 	AdditionalProps MCPListToolsAdditional
@@ -31354,7 +31354,7 @@ type NamespaceToolParam struct {
 	// The namespace name used in tool calls (for example, `crm`).
 	Name OptNilString `json:"name"`
 	// The function/custom tools available inside this namespace.
-	Tools []NamespaceToolParamToolsItem `json:"tools" transponder:"encode-empty"`
+	Tools []NamespaceToolParamToolsItem `json:"tools"`
 	// The type of the tool. Always `namespace`.
 	Type            OptNilNamespaceToolParamType `json:"type"`
 	AdditionalProps NamespaceToolParamAdditional
@@ -66141,8 +66141,8 @@ func (s *OutputMessageType) UnmarshalText(data []byte) error {
 // Ref: #/components/schemas/OutputTextContent
 type OutputTextContent struct {
 	// The annotations of the text output.
-	Annotations []Annotation `json:"annotations" transponder:"encode-empty"`
-	Logprobs    []LogProb    `json:"logprobs" transponder:"encode-empty"`
+	Annotations []Annotation `json:"annotations"`
+	Logprobs    []LogProb    `json:"logprobs"`
 	// The text output from the model.
 	Text OptNilString `json:"text"`
 	// The type of the output text. Always `output_text`.
@@ -68029,7 +68029,7 @@ type ReasoningItem struct {
 	// returned via API.
 	Status OptNilReasoningItemStatus `json:"status"`
 	// Reasoning summary content.
-	Summary []SummaryTextContent `json:"summary" transponder:"encode-empty"`
+	Summary []SummaryTextContent `json:"summary"`
 	// The type of the object. Always `reasoning`.
 	Type            OptNilReasoningItemType `json:"type"`
 	AdditionalProps ReasoningItemAdditional
@@ -81131,7 +81131,7 @@ type ToolChoiceAllowed struct {
 	// 	  { "type": "mcp", "server_label": "deepwiki" },
 	// 	  { "type": "image_generation" }
 	// 	]
-	Tools []jx.Raw `json:"tools" transponder:"encode-empty"`
+	Tools []jx.Raw `json:"tools"`
 	// Allowed tool configuration type. Always `allowed_tools`.
 	Type            OptNilToolChoiceAllowedType `json:"type"`
 	AdditionalProps ToolChoiceAllowedAdditional
@@ -82540,7 +82540,7 @@ type ToolSearchOutputItemParam struct {
 	ID        OptNilString                  `json:"id"`
 	Status    OptNilFunctionCallItemStatus  `json:"status"`
 	// The loaded tool definitions returned by the tool search output.
-	Tools []Tool `json:"tools" transponder:"encode-empty"`
+	Tools []Tool `json:"tools"`
 	// The item type. Always `tool_search_output`.
 	Type            OptNilToolSearchOutputItemParamType `json:"type"`
 	AdditionalProps ToolSearchOutputItemParamAdditional
@@ -82809,7 +82809,7 @@ type ToolsArray []Tool
 // The top log probability of a token.
 // Ref: #/components/schemas/TopLogProb
 type TopLogProb struct {
-	Bytes           []int         `json:"bytes" transponder:"encode-empty"`
+	Bytes           []int         `json:"bytes"`
 	Logprob         OptNilFloat64 `json:"logprob"`
 	Token           OptNilString  `json:"token"`
 	AdditionalProps TopLogProbAdditional

@@ -1609,14 +1609,6 @@ func (s *ChatCompletionAllowedTools) Validate() error {
 			Error: err,
 		})
 	}
-	if err := func() error {
-		return nil
-	}(); err != nil {
-		failures = append(failures, validate.FieldError{
-			Name:  "tools",
-			Error: err,
-		})
-	}
 	if len(failures) > 0 {
 		return &validate.Error{Fields: failures}
 	}
@@ -6569,6 +6561,9 @@ func (s *ContainerNetworkPolicyAllowlistParam) Validate() error {
 		})
 	}
 	if err := func() error {
+		if s.AllowedDomains == nil {
+			return nil // optional
+		}
 		if err := (validate.Array{
 			MinLength:    1,
 			MinLengthSet: true,
@@ -7329,6 +7324,9 @@ func (s *CreateChatCompletionRequest) Validate() error {
 		})
 	}
 	if err := func() error {
+		if s.Messages == nil {
+			return nil // optional
+		}
 		if err := (validate.Array{
 			MinLength:    1,
 			MinLengthSet: true,
@@ -10937,14 +10935,6 @@ func (s *FileSearchTool) Validate() error {
 			Error: err,
 		})
 	}
-	if err := func() error {
-		return nil
-	}(); err != nil {
-		failures = append(failures, validate.FieldError{
-			Name:  "vector_store_ids",
-			Error: err,
-		})
-	}
 	if len(failures) > 0 {
 		return &validate.Error{Fields: failures}
 	}
@@ -10966,14 +10956,6 @@ func (s *FileSearchToolCall) Validate() error {
 	}(); err != nil {
 		failures = append(failures, validate.FieldError{
 			Name:  "x-spec-required",
-			Error: err,
-		})
-	}
-	if err := func() error {
-		return nil
-	}(); err != nil {
-		failures = append(failures, validate.FieldError{
-			Name:  "queries",
 			Error: err,
 		})
 	}
@@ -11557,14 +11539,6 @@ func (s *FunctionShellActionParam) Validate() error {
 	}(); err != nil {
 		failures = append(failures, validate.FieldError{
 			Name:  "x-spec-required",
-			Error: err,
-		})
-	}
-	if err := func() error {
-		return nil
-	}(); err != nil {
-		failures = append(failures, validate.FieldError{
-			Name:  "commands",
 			Error: err,
 		})
 	}
@@ -16490,14 +16464,6 @@ func (s *KeyPressAction) Validate() error {
 		})
 	}
 	if err := func() error {
-		return nil
-	}(); err != nil {
-		failures = append(failures, validate.FieldError{
-			Name:  "keys",
-			Error: err,
-		})
-	}
-	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
 				if err := value.Validate(); err != nil {
@@ -16704,14 +16670,6 @@ func (s *LocalShellExecAction) Validate() error {
 	}(); err != nil {
 		failures = append(failures, validate.FieldError{
 			Name:  "x-spec-required",
-			Error: err,
-		})
-	}
-	if err := func() error {
-		return nil
-	}(); err != nil {
-		failures = append(failures, validate.FieldError{
-			Name:  "command",
 			Error: err,
 		})
 	}
@@ -17023,14 +16981,6 @@ func (s *LogProb) Validate() error {
 	}(); err != nil {
 		failures = append(failures, validate.FieldError{
 			Name:  "x-spec-required",
-			Error: err,
-		})
-	}
-	if err := func() error {
-		return nil
-	}(); err != nil {
-		failures = append(failures, validate.FieldError{
-			Name:  "bytes",
 			Error: err,
 		})
 	}
@@ -18578,6 +18528,9 @@ func (s *NamespaceToolParam) Validate() error {
 		})
 	}
 	if err := func() error {
+		if s.Tools == nil {
+			return nil // optional
+		}
 		if err := (validate.Array{
 			MinLength:    1,
 			MinLengthSet: true,
@@ -26829,14 +26782,6 @@ func (s *ToolChoiceAllowed) Validate() error {
 		})
 	}
 	if err := func() error {
-		return nil
-	}(); err != nil {
-		failures = append(failures, validate.FieldError{
-			Name:  "tools",
-			Error: err,
-		})
-	}
-	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
 				if err := value.Validate(); err != nil {
@@ -27777,14 +27722,6 @@ func (s *TopLogProb) Validate() error {
 	}(); err != nil {
 		failures = append(failures, validate.FieldError{
 			Name:  "x-spec-required",
-			Error: err,
-		})
-	}
-	if err := func() error {
-		return nil
-	}(); err != nil {
-		failures = append(failures, validate.FieldError{
-			Name:  "bytes",
 			Error: err,
 		})
 	}

@@ -29,12 +29,14 @@ func (s *AdditionalToolsItem) encodeFields(e *jx.Encoder) {
 		}
 	}
 	{
-		e.FieldStart("tools")
-		e.ArrStart()
-		for _, elem := range s.Tools {
-			elem.Encode(e)
+		if s.Tools != nil {
+			e.FieldStart("tools")
+			e.ArrStart()
+			for _, elem := range s.Tools {
+				elem.Encode(e)
+			}
+			e.ArrEnd()
 		}
-		e.ArrEnd()
 	}
 	{
 		if s.Type.Set {
@@ -828,12 +830,14 @@ func (s AdditionalToolsItemToolsItem) encodeFields(e *jx.Encoder) {
 				}
 			}
 			{
-				e.FieldStart("vector_store_ids")
-				e.ArrStart()
-				for _, elem := range s.VectorStoreIds {
-					e.Str(elem)
+				if s.VectorStoreIds != nil {
+					e.FieldStart("vector_store_ids")
+					e.ArrStart()
+					for _, elem := range s.VectorStoreIds {
+						e.Str(elem)
+					}
+					e.ArrEnd()
 				}
-				e.ArrEnd()
 			}
 			for _, k := range sortedKeys(s.AdditionalProps) {
 				elem := s.AdditionalProps[k]
@@ -1124,12 +1128,14 @@ func (s AdditionalToolsItemToolsItem) encodeFields(e *jx.Encoder) {
 				}
 			}
 			{
-				e.FieldStart("tools")
-				e.ArrStart()
-				for _, elem := range s.Tools {
-					elem.Encode(e)
+				if s.Tools != nil {
+					e.FieldStart("tools")
+					e.ArrStart()
+					for _, elem := range s.Tools {
+						elem.Encode(e)
+					}
+					e.ArrEnd()
 				}
-				e.ArrEnd()
 			}
 			for _, k := range sortedKeys(s.AdditionalProps) {
 				elem := s.AdditionalProps[k]
@@ -2524,12 +2530,14 @@ func (s *AgentMessageItem) encodeFields(e *jx.Encoder) {
 		}
 	}
 	{
-		e.FieldStart("content")
-		e.ArrStart()
-		for _, elem := range s.Content {
-			elem.Encode(e)
+		if s.Content != nil {
+			e.FieldStart("content")
+			e.ArrStart()
+			for _, elem := range s.Content {
+				elem.Encode(e)
+			}
+			e.ArrEnd()
 		}
-		e.ArrEnd()
 	}
 	{
 		if s.ID.Set {
@@ -13898,12 +13906,14 @@ func (s *BaseResponsesResult) encodeFields(e *jx.Encoder) {
 		}
 	}
 	{
-		e.FieldStart("output")
-		e.ArrStart()
-		for _, elem := range s.Output {
-			elem.Encode(e)
+		if s.Output != nil {
+			e.FieldStart("output")
+			e.ArrStart()
+			for _, elem := range s.Output {
+				elem.Encode(e)
+			}
+			e.ArrEnd()
 		}
-		e.ArrEnd()
 	}
 	{
 		if s.OutputText.Set {
@@ -14826,12 +14836,14 @@ func (s BaseResponsesResultOutputItem) encodeFields(e *jx.Encoder) {
 				}
 			}
 			{
-				e.FieldStart("queries")
-				e.ArrStart()
-				for _, elem := range s.Queries {
-					e.Str(elem)
+				if s.Queries != nil {
+					e.FieldStart("queries")
+					e.ArrStart()
+					for _, elem := range s.Queries {
+						e.Str(elem)
+					}
+					e.ArrEnd()
 				}
-				e.ArrEnd()
 			}
 			{
 				if s.Status.Set {
@@ -15657,12 +15669,14 @@ func (s BaseResponsesResultToolsItem) encodeFields(e *jx.Encoder) {
 				}
 			}
 			{
-				e.FieldStart("vector_store_ids")
-				e.ArrStart()
-				for _, elem := range s.VectorStoreIds {
-					e.Str(elem)
+				if s.VectorStoreIds != nil {
+					e.FieldStart("vector_store_ids")
+					e.ArrStart()
+					for _, elem := range s.VectorStoreIds {
+						e.Str(elem)
+					}
+					e.ArrEnd()
 				}
-				e.ArrEnd()
 			}
 			for _, k := range sortedKeys(s.AdditionalProps) {
 				elem := s.AdditionalProps[k]
@@ -15953,12 +15967,14 @@ func (s BaseResponsesResultToolsItem) encodeFields(e *jx.Encoder) {
 				}
 			}
 			{
-				e.FieldStart("tools")
-				e.ArrStart()
-				for _, elem := range s.Tools {
-					elem.Encode(e)
+				if s.Tools != nil {
+					e.FieldStart("tools")
+					e.ArrStart()
+					for _, elem := range s.Tools {
+						elem.Encode(e)
+					}
+					e.ArrEnd()
 				}
-				e.ArrEnd()
 			}
 			for _, k := range sortedKeys(s.AdditionalProps) {
 				elem := s.AdditionalProps[k]
@@ -16161,12 +16177,14 @@ func (s *BaseTextDeltaEvent) encodeFields(e *jx.Encoder) {
 		}
 	}
 	{
-		e.FieldStart("logprobs")
-		e.ArrStart()
-		for _, elem := range s.Logprobs {
-			elem.Encode(e)
+		if s.Logprobs != nil {
+			e.FieldStart("logprobs")
+			e.ArrStart()
+			for _, elem := range s.Logprobs {
+				elem.Encode(e)
+			}
+			e.ArrEnd()
 		}
-		e.ArrEnd()
 	}
 	{
 		if s.OutputIndex.Set {
@@ -16446,12 +16464,14 @@ func (s *BaseTextDoneEvent) encodeFields(e *jx.Encoder) {
 		}
 	}
 	{
-		e.FieldStart("logprobs")
-		e.ArrStart()
-		for _, elem := range s.Logprobs {
-			elem.Encode(e)
+		if s.Logprobs != nil {
+			e.FieldStart("logprobs")
+			e.ArrStart()
+			for _, elem := range s.Logprobs {
+				elem.Encode(e)
+			}
+			e.ArrEnd()
 		}
-		e.ArrEnd()
 	}
 	{
 		if s.OutputIndex.Set {
@@ -24276,12 +24296,14 @@ func (s *ChatRequest) encodeFields(e *jx.Encoder) {
 		}
 	}
 	{
-		e.FieldStart("messages")
-		e.ArrStart()
-		for _, elem := range s.Messages {
-			elem.Encode(e)
+		if s.Messages != nil {
+			e.FieldStart("messages")
+			e.ArrStart()
+			for _, elem := range s.Messages {
+				elem.Encode(e)
+			}
+			e.ArrEnd()
 		}
-		e.ArrEnd()
 	}
 	{
 		if len(s.Metadata) != 0 {
@@ -35557,14 +35579,16 @@ func (s *CompoundFilter) Encode(e *jx.Encoder) {
 // encodeFields encodes fields.
 func (s *CompoundFilter) encodeFields(e *jx.Encoder) {
 	{
-		e.FieldStart("filters")
-		e.ArrStart()
-		for _, elem := range s.Filters {
-			if len(elem) != 0 {
-				e.Raw(elem)
+		if s.Filters != nil {
+			e.FieldStart("filters")
+			e.ArrStart()
+			for _, elem := range s.Filters {
+				if len(elem) != 0 {
+					e.Raw(elem)
+				}
 			}
+			e.ArrEnd()
 		}
-		e.ArrEnd()
 	}
 	{
 		if s.Type.Set {
@@ -44166,12 +44190,14 @@ func (s *FileSearchServerTool) encodeFields(e *jx.Encoder) {
 		}
 	}
 	{
-		e.FieldStart("vector_store_ids")
-		e.ArrStart()
-		for _, elem := range s.VectorStoreIds {
-			e.Str(elem)
+		if s.VectorStoreIds != nil {
+			e.FieldStart("vector_store_ids")
+			e.ArrStart()
+			for _, elem := range s.VectorStoreIds {
+				e.Str(elem)
+			}
+			e.ArrEnd()
 		}
-		e.ArrEnd()
 	}
 	for _, k := range sortedKeys(s.AdditionalProps) {
 		elem := s.AdditionalProps[k]
@@ -44418,14 +44444,16 @@ func (s FileSearchServerToolFilters) encodeFields(e *jx.Encoder) {
 		{
 			s := s.CompoundFilter
 			{
-				e.FieldStart("filters")
-				e.ArrStart()
-				for _, elem := range s.Filters {
-					if len(elem) != 0 {
-						e.Raw(elem)
+				if s.Filters != nil {
+					e.FieldStart("filters")
+					e.ArrStart()
+					for _, elem := range s.Filters {
+						if len(elem) != 0 {
+							e.Raw(elem)
+						}
 					}
+					e.ArrEnd()
 				}
-				e.ArrEnd()
 			}
 			for _, k := range sortedKeys(s.AdditionalProps) {
 				elem := s.AdditionalProps[k]
@@ -48423,44 +48451,54 @@ func (s *FusionAnalysisResult) Encode(e *jx.Encoder) {
 // encodeFields encodes fields.
 func (s *FusionAnalysisResult) encodeFields(e *jx.Encoder) {
 	{
-		e.FieldStart("blind_spots")
-		e.ArrStart()
-		for _, elem := range s.BlindSpots {
-			e.Str(elem)
+		if s.BlindSpots != nil {
+			e.FieldStart("blind_spots")
+			e.ArrStart()
+			for _, elem := range s.BlindSpots {
+				e.Str(elem)
+			}
+			e.ArrEnd()
 		}
-		e.ArrEnd()
 	}
 	{
-		e.FieldStart("consensus")
-		e.ArrStart()
-		for _, elem := range s.Consensus {
-			e.Str(elem)
+		if s.Consensus != nil {
+			e.FieldStart("consensus")
+			e.ArrStart()
+			for _, elem := range s.Consensus {
+				e.Str(elem)
+			}
+			e.ArrEnd()
 		}
-		e.ArrEnd()
 	}
 	{
-		e.FieldStart("contradictions")
-		e.ArrStart()
-		for _, elem := range s.Contradictions {
-			elem.Encode(e)
+		if s.Contradictions != nil {
+			e.FieldStart("contradictions")
+			e.ArrStart()
+			for _, elem := range s.Contradictions {
+				elem.Encode(e)
+			}
+			e.ArrEnd()
 		}
-		e.ArrEnd()
 	}
 	{
-		e.FieldStart("partial_coverage")
-		e.ArrStart()
-		for _, elem := range s.PartialCoverage {
-			elem.Encode(e)
+		if s.PartialCoverage != nil {
+			e.FieldStart("partial_coverage")
+			e.ArrStart()
+			for _, elem := range s.PartialCoverage {
+				elem.Encode(e)
+			}
+			e.ArrEnd()
 		}
-		e.ArrEnd()
 	}
 	{
-		e.FieldStart("unique_insights")
-		e.ArrStart()
-		for _, elem := range s.UniqueInsights {
-			elem.Encode(e)
+		if s.UniqueInsights != nil {
+			e.FieldStart("unique_insights")
+			e.ArrStart()
+			for _, elem := range s.UniqueInsights {
+				elem.Encode(e)
+			}
+			e.ArrEnd()
 		}
-		e.ArrEnd()
 	}
 	for _, k := range sortedKeys(s.AdditionalProps) {
 		elem := s.AdditionalProps[k]
@@ -48682,12 +48720,14 @@ func (s *FusionAnalysisResultContradictionsItem) Encode(e *jx.Encoder) {
 // encodeFields encodes fields.
 func (s *FusionAnalysisResultContradictionsItem) encodeFields(e *jx.Encoder) {
 	{
-		e.FieldStart("stances")
-		e.ArrStart()
-		for _, elem := range s.Stances {
-			elem.Encode(e)
+		if s.Stances != nil {
+			e.FieldStart("stances")
+			e.ArrStart()
+			for _, elem := range s.Stances {
+				elem.Encode(e)
+			}
+			e.ArrEnd()
 		}
-		e.ArrEnd()
 	}
 	{
 		if s.Topic.Set {
@@ -49009,12 +49049,14 @@ func (s *FusionAnalysisResultPartialCoverageItem) Encode(e *jx.Encoder) {
 // encodeFields encodes fields.
 func (s *FusionAnalysisResultPartialCoverageItem) encodeFields(e *jx.Encoder) {
 	{
-		e.FieldStart("models")
-		e.ArrStart()
-		for _, elem := range s.Models {
-			e.Str(elem)
+		if s.Models != nil {
+			e.FieldStart("models")
+			e.ArrStart()
+			for _, elem := range s.Models {
+				e.Str(elem)
+			}
+			e.ArrEnd()
 		}
-		e.ArrEnd()
 	}
 	{
 		if s.Point.Set {
@@ -59064,12 +59106,14 @@ func (s InputsItem) encodeFields(e *jx.Encoder) {
 				}
 			}
 			{
-				e.FieldStart("queries")
-				e.ArrStart()
-				for _, elem := range s.Queries {
-					e.Str(elem)
+				if s.Queries != nil {
+					e.FieldStart("queries")
+					e.ArrStart()
+					for _, elem := range s.Queries {
+						e.Str(elem)
+					}
+					e.ArrEnd()
 				}
-				e.ArrEnd()
 			}
 			{
 				if s.Status.Set {
@@ -59192,12 +59236,14 @@ func (s InputsItem) encodeFields(e *jx.Encoder) {
 				}
 			}
 			{
-				e.FieldStart("pending_safety_checks")
-				e.ArrStart()
-				for _, elem := range s.PendingSafetyChecks {
-					elem.Encode(e)
+				if s.PendingSafetyChecks != nil {
+					e.FieldStart("pending_safety_checks")
+					e.ArrStart()
+					for _, elem := range s.PendingSafetyChecks {
+						elem.Encode(e)
+					}
+					e.ArrEnd()
 				}
-				e.ArrEnd()
 			}
 			{
 				if s.Status.Set {
@@ -60266,12 +60312,14 @@ func (s InputsItem) encodeFields(e *jx.Encoder) {
 				}
 			}
 			{
-				e.FieldStart("output")
-				e.ArrStart()
-				for _, elem := range s.Output {
-					elem.Encode(e)
+				if s.Output != nil {
+					e.FieldStart("output")
+					e.ArrStart()
+					for _, elem := range s.Output {
+						elem.Encode(e)
+					}
+					e.ArrEnd()
 				}
-				e.ArrEnd()
 			}
 			{
 				if s.Status.Set {
@@ -60312,12 +60360,14 @@ func (s InputsItem) encodeFields(e *jx.Encoder) {
 				}
 			}
 			{
-				e.FieldStart("tools")
-				e.ArrStart()
-				for _, elem := range s.Tools {
-					elem.Encode(e)
+				if s.Tools != nil {
+					e.FieldStart("tools")
+					e.ArrStart()
+					for _, elem := range s.Tools {
+						elem.Encode(e)
+					}
+					e.ArrEnd()
 				}
-				e.ArrEnd()
 			}
 			for _, k := range sortedKeys(s.AdditionalProps) {
 				elem := s.AdditionalProps[k]
@@ -60576,12 +60626,14 @@ func (s InputsItem) encodeFields(e *jx.Encoder) {
 				}
 			}
 			{
-				e.FieldStart("tools")
-				e.ArrStart()
-				for _, elem := range s.Tools {
-					elem.Encode(e)
+				if s.Tools != nil {
+					e.FieldStart("tools")
+					e.ArrStart()
+					for _, elem := range s.Tools {
+						elem.Encode(e)
+					}
+					e.ArrEnd()
 				}
-				e.ArrEnd()
 			}
 			for _, k := range sortedKeys(s.AdditionalProps) {
 				elem := s.AdditionalProps[k]
@@ -60610,12 +60662,14 @@ func (s InputsItem) encodeFields(e *jx.Encoder) {
 				}
 			}
 			{
-				e.FieldStart("content")
-				e.ArrStart()
-				for _, elem := range s.Content {
-					elem.Encode(e)
+				if s.Content != nil {
+					e.FieldStart("content")
+					e.ArrStart()
+					for _, elem := range s.Content {
+						elem.Encode(e)
+					}
+					e.ArrEnd()
 				}
-				e.ArrEnd()
 			}
 			{
 				if s.ID.Set {
@@ -63461,12 +63515,14 @@ func (s *LocalShellCallItemAction) Encode(e *jx.Encoder) {
 // encodeFields encodes fields.
 func (s *LocalShellCallItemAction) encodeFields(e *jx.Encoder) {
 	{
-		e.FieldStart("command")
-		e.ArrStart()
-		for _, elem := range s.Command {
-			e.Str(elem)
+		if s.Command != nil {
+			e.FieldStart("command")
+			e.ArrStart()
+			for _, elem := range s.Command {
+				e.Str(elem)
+			}
+			e.ArrEnd()
 		}
-		e.ArrEnd()
 	}
 	{
 		if len(s.Env) != 0 {
@@ -64862,12 +64918,14 @@ func (s *McpListToolsItem) encodeFields(e *jx.Encoder) {
 		}
 	}
 	{
-		e.FieldStart("tools")
-		e.ArrStart()
-		for _, elem := range s.Tools {
-			elem.Encode(e)
+		if s.Tools != nil {
+			e.FieldStart("tools")
+			e.ArrStart()
+			for _, elem := range s.Tools {
+				elem.Encode(e)
+			}
+			e.ArrEnd()
 		}
-		e.ArrEnd()
 	}
 	{
 		if s.Type.Set {
@@ -67002,12 +67060,14 @@ func (s *NamespaceTool) encodeFields(e *jx.Encoder) {
 		}
 	}
 	{
-		e.FieldStart("tools")
-		e.ArrStart()
-		for _, elem := range s.Tools {
-			elem.Encode(e)
+		if s.Tools != nil {
+			e.FieldStart("tools")
+			e.ArrStart()
+			for _, elem := range s.Tools {
+				elem.Encode(e)
+			}
+			e.ArrEnd()
 		}
-		e.ArrEnd()
 	}
 	{
 		if s.Type.Set {
@@ -69450,12 +69510,14 @@ func (s *OpenAIResponseInputMessageItem) Encode(e *jx.Encoder) {
 // encodeFields encodes fields.
 func (s *OpenAIResponseInputMessageItem) encodeFields(e *jx.Encoder) {
 	{
-		e.FieldStart("content")
-		e.ArrStart()
-		for _, elem := range s.Content {
-			elem.Encode(e)
+		if s.Content != nil {
+			e.FieldStart("content")
+			e.ArrStart()
+			for _, elem := range s.Content {
+				elem.Encode(e)
+			}
+			e.ArrEnd()
 		}
-		e.ArrEnd()
 	}
 	{
 		if s.ID.Set {
@@ -72891,14 +72953,16 @@ func (s OpenAIResponsesToolChoice1) encodeFields(e *jx.Encoder) {
 				}
 			}
 			{
-				e.FieldStart("tools")
-				e.ArrStart()
-				for _, elem := range s.Tools {
-					if len(elem) != 0 {
-						e.Raw(elem)
+				if s.Tools != nil {
+					e.FieldStart("tools")
+					e.ArrStart()
+					for _, elem := range s.Tools {
+						if len(elem) != 0 {
+							e.Raw(elem)
+						}
 					}
+					e.ArrEnd()
 				}
-				e.ArrEnd()
 			}
 			for _, k := range sortedKeys(s.AdditionalProps) {
 				elem := s.AdditionalProps[k]
@@ -76519,12 +76583,14 @@ func (s OpenResponsesResultToolsItem) encodeFields(e *jx.Encoder) {
 				}
 			}
 			{
-				e.FieldStart("vector_store_ids")
-				e.ArrStart()
-				for _, elem := range s.VectorStoreIds {
-					e.Str(elem)
+				if s.VectorStoreIds != nil {
+					e.FieldStart("vector_store_ids")
+					e.ArrStart()
+					for _, elem := range s.VectorStoreIds {
+						e.Str(elem)
+					}
+					e.ArrEnd()
 				}
-				e.ArrEnd()
 			}
 			for _, k := range sortedKeys(s.AdditionalProps) {
 				elem := s.AdditionalProps[k]
@@ -76815,12 +76881,14 @@ func (s OpenResponsesResultToolsItem) encodeFields(e *jx.Encoder) {
 				}
 			}
 			{
-				e.FieldStart("tools")
-				e.ArrStart()
-				for _, elem := range s.Tools {
-					elem.Encode(e)
+				if s.Tools != nil {
+					e.FieldStart("tools")
+					e.ArrStart()
+					for _, elem := range s.Tools {
+						elem.Encode(e)
+					}
+					e.ArrEnd()
 				}
-				e.ArrEnd()
 			}
 			for _, k := range sortedKeys(s.AdditionalProps) {
 				elem := s.AdditionalProps[k]
@@ -111482,12 +111550,14 @@ func (s *OutputComputerCallItem) encodeFields(e *jx.Encoder) {
 		}
 	}
 	{
-		e.FieldStart("pending_safety_checks")
-		e.ArrStart()
-		for _, elem := range s.PendingSafetyChecks {
-			elem.Encode(e)
+		if s.PendingSafetyChecks != nil {
+			e.FieldStart("pending_safety_checks")
+			e.ArrStart()
+			for _, elem := range s.PendingSafetyChecks {
+				elem.Encode(e)
+			}
+			e.ArrEnd()
 		}
-		e.ArrEnd()
 	}
 	{
 		if s.Status.Set {
@@ -112476,12 +112546,14 @@ func (s *OutputFileSearchCallItem) encodeFields(e *jx.Encoder) {
 		}
 	}
 	{
-		e.FieldStart("queries")
-		e.ArrStart()
-		for _, elem := range s.Queries {
-			e.Str(elem)
+		if s.Queries != nil {
+			e.FieldStart("queries")
+			e.ArrStart()
+			for _, elem := range s.Queries {
+				e.Str(elem)
+			}
+			e.ArrEnd()
 		}
-		e.ArrEnd()
 	}
 	{
 		if s.Status.Set {
@@ -115396,12 +115468,14 @@ func (s OutputItemAddedEventItem) encodeFields(e *jx.Encoder) {
 				}
 			}
 			{
-				e.FieldStart("queries")
-				e.ArrStart()
-				for _, elem := range s.Queries {
-					e.Str(elem)
+				if s.Queries != nil {
+					e.FieldStart("queries")
+					e.ArrStart()
+					for _, elem := range s.Queries {
+						e.Str(elem)
+					}
+					e.ArrEnd()
 				}
-				e.ArrEnd()
 			}
 			{
 				if s.Status.Set {
@@ -117369,12 +117443,14 @@ func (s OutputItemDoneEventItem) encodeFields(e *jx.Encoder) {
 				}
 			}
 			{
-				e.FieldStart("queries")
-				e.ArrStart()
-				for _, elem := range s.Queries {
-					e.Str(elem)
+				if s.Queries != nil {
+					e.FieldStart("queries")
+					e.ArrStart()
+					for _, elem := range s.Queries {
+						e.Str(elem)
+					}
+					e.ArrEnd()
 				}
-				e.ArrEnd()
 			}
 			{
 				if s.Status.Set {
@@ -117687,12 +117763,14 @@ func (s *OutputItemFileSearchCall) encodeFields(e *jx.Encoder) {
 		}
 	}
 	{
-		e.FieldStart("queries")
-		e.ArrStart()
-		for _, elem := range s.Queries {
-			e.Str(elem)
+		if s.Queries != nil {
+			e.FieldStart("queries")
+			e.ArrStart()
+			for _, elem := range s.Queries {
+				e.Str(elem)
+			}
+			e.ArrEnd()
 		}
-		e.ArrEnd()
 	}
 	{
 		if s.Status.Set {
@@ -120043,12 +120121,14 @@ func (s OutputItems) encodeFields(e *jx.Encoder) {
 				}
 			}
 			{
-				e.FieldStart("queries")
-				e.ArrStart()
-				for _, elem := range s.Queries {
-					e.Str(elem)
+				if s.Queries != nil {
+					e.FieldStart("queries")
+					e.ArrStart()
+					for _, elem := range s.Queries {
+						e.Str(elem)
+					}
+					e.ArrEnd()
 				}
-				e.ArrEnd()
 			}
 			{
 				if s.Status.Set {
@@ -120171,12 +120251,14 @@ func (s OutputItems) encodeFields(e *jx.Encoder) {
 				}
 			}
 			{
-				e.FieldStart("pending_safety_checks")
-				e.ArrStart()
-				for _, elem := range s.PendingSafetyChecks {
-					elem.Encode(e)
+				if s.PendingSafetyChecks != nil {
+					e.FieldStart("pending_safety_checks")
+					e.ArrStart()
+					for _, elem := range s.PendingSafetyChecks {
+						elem.Encode(e)
+					}
+					e.ArrEnd()
 				}
-				e.ArrEnd()
 			}
 			{
 				if s.Status.Set {
@@ -124720,12 +124802,14 @@ func (s *OutputShellServerToolItemAction) Encode(e *jx.Encoder) {
 // encodeFields encodes fields.
 func (s *OutputShellServerToolItemAction) encodeFields(e *jx.Encoder) {
 	{
-		e.FieldStart("commands")
-		e.ArrStart()
-		for _, elem := range s.Commands {
-			e.Str(elem)
+		if s.Commands != nil {
+			e.FieldStart("commands")
+			e.ArrStart()
+			for _, elem := range s.Commands {
+				e.Str(elem)
+			}
+			e.ArrEnd()
 		}
-		e.ArrEnd()
 	}
 	{
 		if s.MaxOutputLength.Set {
@@ -137910,12 +137994,14 @@ func (s *ResponseOutputTextLogprobsItem) Encode(e *jx.Encoder) {
 // encodeFields encodes fields.
 func (s *ResponseOutputTextLogprobsItem) encodeFields(e *jx.Encoder) {
 	{
-		e.FieldStart("bytes")
-		e.ArrStart()
-		for _, elem := range s.Bytes {
-			e.Int(elem)
+		if s.Bytes != nil {
+			e.FieldStart("bytes")
+			e.ArrStart()
+			for _, elem := range s.Bytes {
+				e.Int(elem)
+			}
+			e.ArrEnd()
 		}
-		e.ArrEnd()
 	}
 	{
 		if s.Logprob.Set {
@@ -137930,12 +138016,14 @@ func (s *ResponseOutputTextLogprobsItem) encodeFields(e *jx.Encoder) {
 		}
 	}
 	{
-		e.FieldStart("top_logprobs")
-		e.ArrStart()
-		for _, elem := range s.TopLogprobs {
-			elem.Encode(e)
+		if s.TopLogprobs != nil {
+			e.FieldStart("top_logprobs")
+			e.ArrStart()
+			for _, elem := range s.TopLogprobs {
+				elem.Encode(e)
+			}
+			e.ArrEnd()
 		}
-		e.ArrEnd()
 	}
 	for _, k := range sortedKeys(s.AdditionalProps) {
 		elem := s.AdditionalProps[k]
@@ -138123,12 +138211,14 @@ func (s *ResponseOutputTextLogprobsItemTopLogprobsItem) Encode(e *jx.Encoder) {
 // encodeFields encodes fields.
 func (s *ResponseOutputTextLogprobsItemTopLogprobsItem) encodeFields(e *jx.Encoder) {
 	{
-		e.FieldStart("bytes")
-		e.ArrStart()
-		for _, elem := range s.Bytes {
-			e.Int(elem)
+		if s.Bytes != nil {
+			e.FieldStart("bytes")
+			e.ArrStart()
+			for _, elem := range s.Bytes {
+				e.Int(elem)
+			}
+			e.ArrEnd()
 		}
-		e.ArrEnd()
 	}
 	{
 		if s.Logprob.Set {
@@ -140540,12 +140630,14 @@ func (s ResponsesRequestToolsItem) encodeFields(e *jx.Encoder) {
 				}
 			}
 			{
-				e.FieldStart("vector_store_ids")
-				e.ArrStart()
-				for _, elem := range s.VectorStoreIds {
-					e.Str(elem)
+				if s.VectorStoreIds != nil {
+					e.FieldStart("vector_store_ids")
+					e.ArrStart()
+					for _, elem := range s.VectorStoreIds {
+						e.Str(elem)
+					}
+					e.ArrEnd()
 				}
-				e.ArrEnd()
 			}
 			for _, k := range sortedKeys(s.AdditionalProps) {
 				elem := s.AdditionalProps[k]
@@ -140836,12 +140928,14 @@ func (s ResponsesRequestToolsItem) encodeFields(e *jx.Encoder) {
 				}
 			}
 			{
-				e.FieldStart("tools")
-				e.ArrStart()
-				for _, elem := range s.Tools {
-					elem.Encode(e)
+				if s.Tools != nil {
+					e.FieldStart("tools")
+					e.ArrStart()
+					for _, elem := range s.Tools {
+						elem.Encode(e)
+					}
+					e.ArrEnd()
 				}
-				e.ArrEnd()
 			}
 			for _, k := range sortedKeys(s.AdditionalProps) {
 				elem := s.AdditionalProps[k]
@@ -143150,12 +143244,14 @@ func (s *ShellCallItemAction) Encode(e *jx.Encoder) {
 // encodeFields encodes fields.
 func (s *ShellCallItemAction) encodeFields(e *jx.Encoder) {
 	{
-		e.FieldStart("commands")
-		e.ArrStart()
-		for _, elem := range s.Commands {
-			e.Str(elem)
+		if s.Commands != nil {
+			e.FieldStart("commands")
+			e.ArrStart()
+			for _, elem := range s.Commands {
+				e.Str(elem)
+			}
+			e.ArrEnd()
 		}
-		e.ArrEnd()
 	}
 	{
 		if s.MaxOutputLength.Set {
@@ -144121,12 +144217,14 @@ func (s *ShellCallOutputItem) encodeFields(e *jx.Encoder) {
 		}
 	}
 	{
-		e.FieldStart("output")
-		e.ArrStart()
-		for _, elem := range s.Output {
-			elem.Encode(e)
+		if s.Output != nil {
+			e.FieldStart("output")
+			e.ArrStart()
+			for _, elem := range s.Output {
+				elem.Encode(e)
+			}
+			e.ArrEnd()
 		}
-		e.ArrEnd()
 	}
 	{
 		if s.Status.Set {
@@ -152521,14 +152619,16 @@ func (s *ToolChoiceAllowed) encodeFields(e *jx.Encoder) {
 		}
 	}
 	{
-		e.FieldStart("tools")
-		e.ArrStart()
-		for _, elem := range s.Tools {
-			if len(elem) != 0 {
-				e.Raw(elem)
+		if s.Tools != nil {
+			e.FieldStart("tools")
+			e.ArrStart()
+			for _, elem := range s.Tools {
+				if len(elem) != 0 {
+					e.Raw(elem)
+				}
 			}
+			e.ArrEnd()
 		}
-		e.ArrEnd()
 	}
 	{
 		if s.Type.Set {

@@ -93,7 +93,7 @@ func (s *AdditionalToolsItem) specField(name string) (present, null, known bool)
 	case "role":
 		return s.Role.Set, s.Role.Null, true
 	case "tools":
-		return true /* always written, [] from nil (encode-empty) */, false, true
+		return s.Tools != nil, false, true
 	case "type":
 		return true /* the union writes its discriminator */, false, true
 	}
@@ -143,7 +143,7 @@ func (s *AgentMessageItem) specField(name string) (present, null, known bool) {
 	case "author":
 		return s.Author.Set, s.Author.Null, true
 	case "content":
-		return true /* always written, [] from nil (encode-empty) */, false, true
+		return s.Content != nil, false, true
 	case "id":
 		return s.ID.Set, s.ID.Null, true
 	case "recipient":
@@ -745,7 +745,7 @@ func (s *BaseResponsesResult) specField(name string) (present, null, known bool)
 	case "object":
 		return s.Object.Set, s.Object.Null, true
 	case "output":
-		return true /* always written, [] from nil (encode-empty) */, false, true
+		return s.Output != nil, false, true
 	case "output_text":
 		return s.OutputText.Set, s.OutputText.Null, true
 	case "parallel_tool_calls":
@@ -819,7 +819,7 @@ func (s *BaseTextDeltaEvent) specField(name string) (present, null, known bool) 
 	case "item_id":
 		return s.ItemID.Set, s.ItemID.Null, true
 	case "logprobs":
-		return true /* always written, [] from nil (encode-empty) */, false, true
+		return s.Logprobs != nil, false, true
 	case "output_index":
 		return s.OutputIndex.Set, s.OutputIndex.Null, true
 	case "sequence_number":
@@ -837,7 +837,7 @@ func (s *BaseTextDoneEvent) specField(name string) (present, null, known bool) {
 	case "item_id":
 		return s.ItemID.Set, s.ItemID.Null, true
 	case "logprobs":
-		return true /* always written, [] from nil (encode-empty) */, false, true
+		return s.Logprobs != nil, false, true
 	case "output_index":
 		return s.OutputIndex.Set, s.OutputIndex.Null, true
 	case "sequence_number":
@@ -1173,7 +1173,7 @@ func (s *ChatRequest) specField(name string) (present, null, known bool) {
 	case "max_tokens":
 		return s.MaxTokens.Set, s.MaxTokens.Null, true
 	case "messages":
-		return true /* always written, [] from nil (encode-empty) */, false, true
+		return s.Messages != nil, false, true
 	case "metadata":
 		return len(s.Metadata) != 0, false, true
 	case "min_p":
@@ -1717,7 +1717,7 @@ func (s *CompletedEvent) specField(name string) (present, null, known bool) {
 func (s *CompoundFilter) specField(name string) (present, null, known bool) {
 	switch name {
 	case "filters":
-		return true /* always written, [] from nil (encode-empty) */, false, true
+		return s.Filters != nil, false, true
 	case "type":
 		return true /* the union writes its discriminator */, false, true
 	}
@@ -2135,7 +2135,7 @@ func (s *FileSearchServerTool) specField(name string) (present, null, known bool
 	case "type":
 		return true /* the union writes its discriminator */, false, true
 	case "vector_store_ids":
-		return true /* always written, [] from nil (encode-empty) */, false, true
+		return s.VectorStoreIds != nil, false, true
 	}
 	return false, false, false
 }
@@ -2331,15 +2331,15 @@ func (s *FunctionTool) specField(name string) (present, null, known bool) {
 func (s *FusionAnalysisResult) specField(name string) (present, null, known bool) {
 	switch name {
 	case "blind_spots":
-		return true /* always written, [] from nil (encode-empty) */, false, true
+		return s.BlindSpots != nil, false, true
 	case "consensus":
-		return true /* always written, [] from nil (encode-empty) */, false, true
+		return s.Consensus != nil, false, true
 	case "contradictions":
-		return true /* always written, [] from nil (encode-empty) */, false, true
+		return s.Contradictions != nil, false, true
 	case "partial_coverage":
-		return true /* always written, [] from nil (encode-empty) */, false, true
+		return s.PartialCoverage != nil, false, true
 	case "unique_insights":
-		return true /* always written, [] from nil (encode-empty) */, false, true
+		return s.UniqueInsights != nil, false, true
 	}
 	return false, false, false
 }
@@ -2347,7 +2347,7 @@ func (s *FusionAnalysisResult) specField(name string) (present, null, known bool
 func (s *FusionAnalysisResultContradictionsItem) specField(name string) (present, null, known bool) {
 	switch name {
 	case "stances":
-		return true /* always written, [] from nil (encode-empty) */, false, true
+		return s.Stances != nil, false, true
 	case "topic":
 		return s.Topic.Set, s.Topic.Null, true
 	}
@@ -2367,7 +2367,7 @@ func (s *FusionAnalysisResultContradictionsItemStancesItem) specField(name strin
 func (s *FusionAnalysisResultPartialCoverageItem) specField(name string) (present, null, known bool) {
 	switch name {
 	case "models":
-		return true /* always written, [] from nil (encode-empty) */, false, true
+		return s.Models != nil, false, true
 	case "point":
 		return s.Point.Set, s.Point.Null, true
 	}
@@ -2999,7 +2999,7 @@ func (s *LocalShellCallItem) specField(name string) (present, null, known bool) 
 func (s *LocalShellCallItemAction) specField(name string) (present, null, known bool) {
 	switch name {
 	case "command":
-		return true /* always written, [] from nil (encode-empty) */, false, true
+		return s.Command != nil, false, true
 	case "env":
 		return len(s.Env) != 0, false, true
 	case "timeout_ms":
@@ -3089,7 +3089,7 @@ func (s *McpListToolsItem) specField(name string) (present, null, known bool) {
 	case "server_label":
 		return s.ServerLabel.Set, s.ServerLabel.Null, true
 	case "tools":
-		return true /* always written, [] from nil (encode-empty) */, false, true
+		return s.Tools != nil, false, true
 	case "type":
 		return true /* the union writes its discriminator */, false, true
 	}
@@ -3171,7 +3171,7 @@ func (s *NamespaceTool) specField(name string) (present, null, known bool) {
 	case "name":
 		return s.Name.Set, s.Name.Null, true
 	case "tools":
-		return true /* always written, [] from nil (encode-empty) */, false, true
+		return s.Tools != nil, false, true
 	case "type":
 		return true /* the union writes its discriminator */, false, true
 	}
@@ -3285,7 +3285,7 @@ func (s *OpenAIResponseFunctionToolCallSubagentItemsItem) specField(name string)
 func (s *OpenAIResponseInputMessageItem) specField(name string) (present, null, known bool) {
 	switch name {
 	case "content":
-		return true /* always written, [] from nil (encode-empty) */, false, true
+		return s.Content != nil, false, true
 	case "id":
 		return s.ID.Set, s.ID.Null, true
 	case "role":
@@ -3847,7 +3847,7 @@ func (s *OutputComputerCallItem) specField(name string) (present, null, known bo
 	case "id":
 		return s.ID.Set, s.ID.Null, true
 	case "pending_safety_checks":
-		return true /* always written, [] from nil (encode-empty) */, false, true
+		return s.PendingSafetyChecks != nil, false, true
 	case "status":
 		return s.Status.Set, s.Status.Null, true
 	case "type":
@@ -3907,7 +3907,7 @@ func (s *OutputFileSearchCallItem) specField(name string) (present, null, known 
 	case "id":
 		return s.ID.Set, s.ID.Null, true
 	case "queries":
-		return true /* always written, [] from nil (encode-empty) */, false, true
+		return s.Queries != nil, false, true
 	case "status":
 		return s.Status.Set, s.Status.Null, true
 	case "type":
@@ -4159,7 +4159,7 @@ func (s *OutputItemFileSearchCall) specField(name string) (present, null, known 
 	case "id":
 		return s.ID.Set, s.ID.Null, true
 	case "queries":
-		return true /* always written, [] from nil (encode-empty) */, false, true
+		return s.Queries != nil, false, true
 	case "status":
 		return s.Status.Set, s.Status.Null, true
 	case "type":
@@ -4449,7 +4449,7 @@ func (s *OutputShellServerToolItem) specField(name string) (present, null, known
 func (s *OutputShellServerToolItemAction) specField(name string) (present, null, known bool) {
 	switch name {
 	case "commands":
-		return true /* always written, [] from nil (encode-empty) */, false, true
+		return s.Commands != nil, false, true
 	case "max_output_length":
 		return s.MaxOutputLength.Set, s.MaxOutputLength.Null, true
 	case "timeout_ms":
@@ -5103,13 +5103,13 @@ func (s *ResponseOutputText) specField(name string) (present, null, known bool) 
 func (s *ResponseOutputTextLogprobsItem) specField(name string) (present, null, known bool) {
 	switch name {
 	case "bytes":
-		return true /* always written, [] from nil (encode-empty) */, false, true
+		return s.Bytes != nil, false, true
 	case "logprob":
 		return s.Logprob.Set, s.Logprob.Null, true
 	case "token":
 		return s.Token.Set, s.Token.Null, true
 	case "top_logprobs":
-		return true /* always written, [] from nil (encode-empty) */, false, true
+		return s.TopLogprobs != nil, false, true
 	}
 	return false, false, false
 }
@@ -5117,7 +5117,7 @@ func (s *ResponseOutputTextLogprobsItem) specField(name string) (present, null, 
 func (s *ResponseOutputTextLogprobsItemTopLogprobsItem) specField(name string) (present, null, known bool) {
 	switch name {
 	case "bytes":
-		return true /* always written, [] from nil (encode-empty) */, false, true
+		return s.Bytes != nil, false, true
 	case "logprob":
 		return s.Logprob.Set, s.Logprob.Null, true
 	case "token":
@@ -5231,7 +5231,7 @@ func (s *ShellCallItem) specField(name string) (present, null, known bool) {
 func (s *ShellCallItemAction) specField(name string) (present, null, known bool) {
 	switch name {
 	case "commands":
-		return true /* always written, [] from nil (encode-empty) */, false, true
+		return s.Commands != nil, false, true
 	case "max_output_length":
 		return s.MaxOutputLength.Set, s.MaxOutputLength.Null, true
 	case "timeout_ms":
@@ -5279,7 +5279,7 @@ func (s *ShellCallOutputItem) specField(name string) (present, null, known bool)
 	case "max_output_length":
 		return s.MaxOutputLength.Set, s.MaxOutputLength.Null, true
 	case "output":
-		return true /* always written, [] from nil (encode-empty) */, false, true
+		return s.Output != nil, false, true
 	case "status":
 		return s.Status.Set, s.Status.Null, true
 	case "type":
@@ -5533,7 +5533,7 @@ func (s *ToolChoiceAllowed) specField(name string) (present, null, known bool) {
 	case "mode":
 		return s.Mode.Set, s.Mode.Null, true
 	case "tools":
-		return true /* always written, [] from nil (encode-empty) */, false, true
+		return s.Tools != nil, false, true
 	case "type":
 		return true /* the union writes its discriminator */, false, true
 	}

@@ -6734,6 +6734,9 @@ func (s *ChatRequest) Validate() error {
 		})
 	}
 	if err := func() error {
+		if s.Messages == nil {
+			return nil // optional
+		}
 		if err := (validate.Array{
 			MinLength:    1,
 			MinLengthSet: true,
@@ -10195,14 +10198,6 @@ func (s *CompoundFilter) Validate() error {
 		})
 	}
 	if err := func() error {
-		return nil
-	}(); err != nil {
-		failures = append(failures, validate.FieldError{
-			Name:  "filters",
-			Error: err,
-		})
-	}
-	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
 				if err := value.Validate(); err != nil {
@@ -12587,14 +12582,6 @@ func (s *FileSearchServerTool) Validate() error {
 			Error: err,
 		})
 	}
-	if err := func() error {
-		return nil
-	}(); err != nil {
-		failures = append(failures, validate.FieldError{
-			Name:  "vector_store_ids",
-			Error: err,
-		})
-	}
 	if len(failures) > 0 {
 		return &validate.Error{Fields: failures}
 	}
@@ -13667,22 +13654,6 @@ func (s *FusionAnalysisResult) Validate() error {
 		})
 	}
 	if err := func() error {
-		return nil
-	}(); err != nil {
-		failures = append(failures, validate.FieldError{
-			Name:  "blind_spots",
-			Error: err,
-		})
-	}
-	if err := func() error {
-		return nil
-	}(); err != nil {
-		failures = append(failures, validate.FieldError{
-			Name:  "consensus",
-			Error: err,
-		})
-	}
-	if err := func() error {
 		var failures []validate.FieldError
 		for i, elem := range s.Contradictions {
 			if err := func() error {
@@ -13863,14 +13834,6 @@ func (s *FusionAnalysisResultPartialCoverageItem) Validate() error {
 	}(); err != nil {
 		failures = append(failures, validate.FieldError{
 			Name:  "x-spec-required",
-			Error: err,
-		})
-	}
-	if err := func() error {
-		return nil
-	}(); err != nil {
-		failures = append(failures, validate.FieldError{
-			Name:  "models",
 			Error: err,
 		})
 	}
@@ -17715,14 +17678,6 @@ func (s *LocalShellCallItemAction) Validate() error {
 	}(); err != nil {
 		failures = append(failures, validate.FieldError{
 			Name:  "x-spec-required",
-			Error: err,
-		})
-	}
-	if err := func() error {
-		return nil
-	}(); err != nil {
-		failures = append(failures, validate.FieldError{
-			Name:  "command",
 			Error: err,
 		})
 	}
@@ -22405,14 +22360,6 @@ func (s *OutputFileSearchCallItem) Validate() error {
 		})
 	}
 	if err := func() error {
-		return nil
-	}(); err != nil {
-		failures = append(failures, validate.FieldError{
-			Name:  "queries",
-			Error: err,
-		})
-	}
-	if err := func() error {
 		if value, ok := s.Status.Get(); ok {
 			if err := func() error {
 				if err := value.Validate(); err != nil {
@@ -23796,14 +23743,6 @@ func (s *OutputItemFileSearchCall) Validate() error {
 	}(); err != nil {
 		failures = append(failures, validate.FieldError{
 			Name:  "x-spec-required",
-			Error: err,
-		})
-	}
-	if err := func() error {
-		return nil
-	}(); err != nil {
-		failures = append(failures, validate.FieldError{
-			Name:  "queries",
 			Error: err,
 		})
 	}
@@ -25879,14 +25818,6 @@ func (s *OutputShellServerToolItemAction) Validate() error {
 	}(); err != nil {
 		failures = append(failures, validate.FieldError{
 			Name:  "x-spec-required",
-			Error: err,
-		})
-	}
-	if err := func() error {
-		return nil
-	}(); err != nil {
-		failures = append(failures, validate.FieldError{
-			Name:  "commands",
 			Error: err,
 		})
 	}
@@ -29841,14 +29772,6 @@ func (s *ResponseOutputTextLogprobsItem) Validate() error {
 		})
 	}
 	if err := func() error {
-		return nil
-	}(); err != nil {
-		failures = append(failures, validate.FieldError{
-			Name:  "bytes",
-			Error: err,
-		})
-	}
-	if err := func() error {
 		if value, ok := s.Logprob.Get(); ok {
 			if err := func() error {
 				if err := (validate.Float{}).Validate(float64(value)); err != nil {
@@ -29915,14 +29838,6 @@ func (s *ResponseOutputTextLogprobsItemTopLogprobsItem) Validate() error {
 	}(); err != nil {
 		failures = append(failures, validate.FieldError{
 			Name:  "x-spec-required",
-			Error: err,
-		})
-	}
-	if err := func() error {
-		return nil
-	}(); err != nil {
-		failures = append(failures, validate.FieldError{
-			Name:  "bytes",
 			Error: err,
 		})
 	}
@@ -31388,14 +31303,6 @@ func (s *ShellCallItemAction) Validate() error {
 	}(); err != nil {
 		failures = append(failures, validate.FieldError{
 			Name:  "x-spec-required",
-			Error: err,
-		})
-	}
-	if err := func() error {
-		return nil
-	}(); err != nil {
-		failures = append(failures, validate.FieldError{
-			Name:  "commands",
 			Error: err,
 		})
 	}
@@ -33960,14 +33867,6 @@ func (s *ToolChoiceAllowed) Validate() error {
 	}(); err != nil {
 		failures = append(failures, validate.FieldError{
 			Name:  "mode",
-			Error: err,
-		})
-	}
-	if err := func() error {
-		return nil
-	}(); err != nil {
-		failures = append(failures, validate.FieldError{
-			Name:  "tools",
 			Error: err,
 		})
 	}

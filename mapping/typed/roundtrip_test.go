@@ -1,13 +1,16 @@
 package typed_test
 
 import (
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/transponder-dev/transponder/codec"
 	"github.com/transponder-dev/transponder/gen/openai"
+	"github.com/transponder-dev/transponder/gen/openrouter"
 	"github.com/transponder-dev/transponder/internal/fixtures"
 	"github.com/transponder-dev/transponder/internal/jsontest"
 )
@@ -124,4 +127,28 @@ func TestCorpusRoundTrip(t *testing.T) {
 		t.Fatal("no Responses requests or bodies in the corpus")
 	}
 	t.Logf("%d requests and Response bodies", n)
+}
+
+// A request that lacks an array the spec requires round-trips without it:
+// only the objects a server alone writes get it as [] (rule
+// required-arrays), so a typed round trip of a request adds nothing.
+func TestRequestRoundTripAddsNothing(t *testing.T) {
+	responses := map[string]string{
+		"chat-shaped allowed_tools tool_choice": `{"model":"m","tools":[{"type":"function","name":"f","parameters":{}}],"tool_choice":{"type":"allowed_tools","allowed_tools":{"mode":"required","tools":[{"type":"function","function":{"name":"f"}}]}}}`,
+		"namespace tool without tools":          `{"model":"m","tools":[{"type":"namespace","name":"ns","description":"d"}]}`,
+		"file_search tool without ids":          `{"model":"m","tools":[{"type":"file_search"}]}`,
+		"input message without content":         `{"model":"m","input":[{"type":"message","role":"user"}]}`,
+		"shell call without commands":           `{"model":"m","input":[{"type":"shell_call","call_id":"c","action":{}}]}`,
+		"replayed output_text without logprobs": `{"model":"m","input":[{"type":"message","role":"assistant","content":[{"type":"output_text","text":"hi"}]}]}`,
+	}
+	for _, name := range slices.Sorted(maps.Keys(responses)) {
+		body := []byte(responses[name])
+		t.Run(name, func(t *testing.T) {
+			sameJSON(t, body, roundTrip[openai.CreateResponse](t, body))
+			sameJSON(t, body, roundTrip[openrouter.ResponsesRequest](t, body))
+		})
+	}
+	chat := []byte(`{"model":"m"}`)
+	sameJSON(t, chat, roundTrip[openai.CreateChatCompletionRequest](t, chat))
+	sameJSON(t, chat, roundTrip[openrouter.ChatRequest](t, chat))
 }
