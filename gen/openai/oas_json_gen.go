@@ -4259,14 +4259,12 @@ func (s AutoCodeInterpreterToolParamNetworkPolicy) encodeFields(e *jx.Encoder) {
 		{
 			s := s.ContainerNetworkPolicyAllowlistParam
 			{
-				if s.AllowedDomains != nil {
-					e.FieldStart("allowed_domains")
-					e.ArrStart()
-					for _, elem := range s.AllowedDomains {
-						e.Str(elem)
-					}
-					e.ArrEnd()
+				e.FieldStart("allowed_domains")
+				e.ArrStart()
+				for _, elem := range s.AllowedDomains {
+					e.Str(elem)
 				}
+				e.ArrEnd()
 			}
 			{
 				if s.DomainSecrets.Set {
@@ -17760,14 +17758,12 @@ func (s *CompoundFilter) Encode(e *jx.Encoder) {
 // encodeFields encodes fields.
 func (s *CompoundFilter) encodeFields(e *jx.Encoder) {
 	{
-		if s.Filters != nil {
-			e.FieldStart("filters")
-			e.ArrStart()
-			for _, elem := range s.Filters {
-				elem.Encode(e)
-			}
-			e.ArrEnd()
+		e.FieldStart("filters")
+		e.ArrStart()
+		for _, elem := range s.Filters {
+			elem.Encode(e)
 		}
+		e.ArrEnd()
 	}
 	{
 		if s.Type.Set {
@@ -17991,14 +17987,12 @@ func (s CompoundFilterFiltersItem) encodeFields(e *jx.Encoder) {
 		{
 			s := s.CompoundFilter
 			{
-				if s.Filters != nil {
-					e.FieldStart("filters")
-					e.ArrStart()
-					for _, elem := range s.Filters {
-						elem.Encode(e)
-					}
-					e.ArrEnd()
+				e.FieldStart("filters")
+				e.ArrStart()
+				for _, elem := range s.Filters {
+					elem.Encode(e)
 				}
+				e.ArrEnd()
 			}
 			for _, k := range sortedKeys(s.AdditionalProps) {
 				elem := s.AdditionalProps[k]
@@ -18237,14 +18231,12 @@ func (s ComputerAction) encodeFields(e *jx.Encoder) {
 				}
 			}
 			{
-				if s.Path != nil {
-					e.FieldStart("path")
-					e.ArrStart()
-					for _, elem := range s.Path {
-						elem.Encode(e)
-					}
-					e.ArrEnd()
+				e.FieldStart("path")
+				e.ArrStart()
+				for _, elem := range s.Path {
+					elem.Encode(e)
 				}
+				e.ArrEnd()
 			}
 			for _, k := range sortedKeys(s.AdditionalProps) {
 				elem := s.AdditionalProps[k]
@@ -18261,14 +18253,12 @@ func (s ComputerAction) encodeFields(e *jx.Encoder) {
 		{
 			s := s.KeyPressAction
 			{
-				if s.Keys != nil {
-					e.FieldStart("keys")
-					e.ArrStart()
-					for _, elem := range s.Keys {
-						e.Str(elem)
-					}
-					e.ArrEnd()
+				e.FieldStart("keys")
+				e.ArrStart()
+				for _, elem := range s.Keys {
+					e.Str(elem)
 				}
+				e.ArrEnd()
 			}
 			for _, k := range sortedKeys(s.AdditionalProps) {
 				elem := s.AdditionalProps[k]
@@ -19494,14 +19484,12 @@ func (s *ComputerToolCall) encodeFields(e *jx.Encoder) {
 		}
 	}
 	{
-		if s.PendingSafetyChecks != nil {
-			e.FieldStart("pending_safety_checks")
-			e.ArrStart()
-			for _, elem := range s.PendingSafetyChecks {
-				elem.Encode(e)
-			}
-			e.ArrEnd()
+		e.FieldStart("pending_safety_checks")
+		e.ArrStart()
+		for _, elem := range s.PendingSafetyChecks {
+			elem.Encode(e)
 		}
+		e.ArrEnd()
 	}
 	{
 		if s.Status.Set {
@@ -20892,14 +20880,12 @@ func (s ContainerAutoParamNetworkPolicy) encodeFields(e *jx.Encoder) {
 		{
 			s := s.ContainerNetworkPolicyAllowlistParam
 			{
-				if s.AllowedDomains != nil {
-					e.FieldStart("allowed_domains")
-					e.ArrStart()
-					for _, elem := range s.AllowedDomains {
-						e.Str(elem)
-					}
-					e.ArrEnd()
+				e.FieldStart("allowed_domains")
+				e.ArrStart()
+				for _, elem := range s.AllowedDomains {
+					e.Str(elem)
 				}
+				e.ArrEnd()
 			}
 			{
 				if s.DomainSecrets.Set {
@@ -21486,14 +21472,12 @@ func (s *ContainerNetworkPolicyAllowlistParam) Encode(e *jx.Encoder) {
 // encodeFields encodes fields.
 func (s *ContainerNetworkPolicyAllowlistParam) encodeFields(e *jx.Encoder) {
 	{
-		if s.AllowedDomains != nil {
-			e.FieldStart("allowed_domains")
-			e.ArrStart()
-			for _, elem := range s.AllowedDomains {
-				e.Str(elem)
-			}
-			e.ArrEnd()
+		e.FieldStart("allowed_domains")
+		e.ArrStart()
+		for _, elem := range s.AllowedDomains {
+			e.Str(elem)
 		}
+		e.ArrEnd()
 	}
 	{
 		if s.DomainSecrets.Set {
@@ -31017,14 +31001,12 @@ func (s *DragParam) encodeFields(e *jx.Encoder) {
 		}
 	}
 	{
-		if s.Path != nil {
-			e.FieldStart("path")
-			e.ArrStart()
-			for _, elem := range s.Path {
-				elem.Encode(e)
-			}
-			e.ArrEnd()
+		e.FieldStart("path")
+		e.ArrStart()
+		for _, elem := range s.Path {
+			elem.Encode(e)
 		}
+		e.ArrEnd()
 	}
 	{
 		if s.Type.Set {
@@ -32455,14 +32437,12 @@ func (s *FileSearchTool) encodeFields(e *jx.Encoder) {
 		}
 	}
 	{
-		if s.VectorStoreIds != nil {
-			e.FieldStart("vector_store_ids")
-			e.ArrStart()
-			for _, elem := range s.VectorStoreIds {
-				e.Str(elem)
-			}
-			e.ArrEnd()
+		e.FieldStart("vector_store_ids")
+		e.ArrStart()
+		for _, elem := range s.VectorStoreIds {
+			e.Str(elem)
 		}
+		e.ArrEnd()
 	}
 	for _, k := range sortedKeys(s.AdditionalProps) {
 		elem := s.AdditionalProps[k]
@@ -32660,14 +32640,12 @@ func (s *FileSearchToolCall) encodeFields(e *jx.Encoder) {
 		}
 	}
 	{
-		if s.Queries != nil {
-			e.FieldStart("queries")
-			e.ArrStart()
-			for _, elem := range s.Queries {
-				e.Str(elem)
-			}
-			e.ArrEnd()
+		e.FieldStart("queries")
+		e.ArrStart()
+		for _, elem := range s.Queries {
+			e.Str(elem)
 		}
+		e.ArrEnd()
 	}
 	{
 		if s.Results.Set {
@@ -33271,14 +33249,12 @@ func (s Filters) encodeFields(e *jx.Encoder) {
 		{
 			s := s.CompoundFilter
 			{
-				if s.Filters != nil {
-					e.FieldStart("filters")
-					e.ArrStart()
-					for _, elem := range s.Filters {
-						elem.Encode(e)
-					}
-					e.ArrEnd()
+				e.FieldStart("filters")
+				e.ArrStart()
+				for _, elem := range s.Filters {
+					elem.Encode(e)
 				}
+				e.ArrEnd()
 			}
 			for _, k := range sortedKeys(s.AdditionalProps) {
 				elem := s.AdditionalProps[k]
@@ -43560,14 +43536,12 @@ func (s InputItem) encodeFields(e *jx.Encoder) {
 				}
 			}
 			{
-				if s.Queries != nil {
-					e.FieldStart("queries")
-					e.ArrStart()
-					for _, elem := range s.Queries {
-						e.Str(elem)
-					}
-					e.ArrEnd()
+				e.FieldStart("queries")
+				e.ArrStart()
+				for _, elem := range s.Queries {
+					e.Str(elem)
 				}
+				e.ArrEnd()
 			}
 			{
 				if s.Results.Set {
@@ -43620,14 +43594,12 @@ func (s InputItem) encodeFields(e *jx.Encoder) {
 				}
 			}
 			{
-				if s.PendingSafetyChecks != nil {
-					e.FieldStart("pending_safety_checks")
-					e.ArrStart()
-					for _, elem := range s.PendingSafetyChecks {
-						elem.Encode(e)
-					}
-					e.ArrEnd()
+				e.FieldStart("pending_safety_checks")
+				e.ArrStart()
+				for _, elem := range s.PendingSafetyChecks {
+					elem.Encode(e)
 				}
+				e.ArrEnd()
 			}
 			{
 				if s.Status.Set {
@@ -43990,14 +43962,12 @@ func (s InputItem) encodeFields(e *jx.Encoder) {
 				}
 			}
 			{
-				if s.Summary != nil {
-					e.FieldStart("summary")
-					e.ArrStart()
-					for _, elem := range s.Summary {
-						elem.Encode(e)
-					}
-					e.ArrEnd()
+				e.FieldStart("summary")
+				e.ArrStart()
+				for _, elem := range s.Summary {
+					elem.Encode(e)
 				}
+				e.ArrEnd()
 			}
 			for _, k := range sortedKeys(s.AdditionalProps) {
 				elem := s.AdditionalProps[k]
@@ -44396,14 +44366,12 @@ func (s InputItem) encodeFields(e *jx.Encoder) {
 				}
 			}
 			{
-				if s.Tools != nil {
-					e.FieldStart("tools")
-					e.ArrStart()
-					for _, elem := range s.Tools {
-						elem.Encode(e)
-					}
-					e.ArrEnd()
+				e.FieldStart("tools")
+				e.ArrStart()
+				for _, elem := range s.Tools {
+					elem.Encode(e)
 				}
+				e.ArrEnd()
 			}
 			for _, k := range sortedKeys(s.AdditionalProps) {
 				elem := s.AdditionalProps[k]
@@ -45443,24 +45411,20 @@ func (s InputItemMessageContent1Item) encodeFields(e *jx.Encoder) {
 		{
 			s := s.OutputTextContent
 			{
-				if s.Annotations != nil {
-					e.FieldStart("annotations")
-					e.ArrStart()
-					for _, elem := range s.Annotations {
-						elem.Encode(e)
-					}
-					e.ArrEnd()
+				e.FieldStart("annotations")
+				e.ArrStart()
+				for _, elem := range s.Annotations {
+					elem.Encode(e)
 				}
+				e.ArrEnd()
 			}
 			{
-				if s.Logprobs != nil {
-					e.FieldStart("logprobs")
-					e.ArrStart()
-					for _, elem := range s.Logprobs {
-						elem.Encode(e)
-					}
-					e.ArrEnd()
+				e.FieldStart("logprobs")
+				e.ArrStart()
+				for _, elem := range s.Logprobs {
+					elem.Encode(e)
 				}
+				e.ArrEnd()
 			}
 			{
 				if s.Text.Set {
@@ -47357,24 +47321,20 @@ func (s ItemMessageContentItem) encodeFields(e *jx.Encoder) {
 		{
 			s := s.OutputTextContent
 			{
-				if s.Annotations != nil {
-					e.FieldStart("annotations")
-					e.ArrStart()
-					for _, elem := range s.Annotations {
-						elem.Encode(e)
-					}
-					e.ArrEnd()
+				e.FieldStart("annotations")
+				e.ArrStart()
+				for _, elem := range s.Annotations {
+					elem.Encode(e)
 				}
+				e.ArrEnd()
 			}
 			{
-				if s.Logprobs != nil {
-					e.FieldStart("logprobs")
-					e.ArrStart()
-					for _, elem := range s.Logprobs {
-						elem.Encode(e)
-					}
-					e.ArrEnd()
+				e.FieldStart("logprobs")
+				e.ArrStart()
+				for _, elem := range s.Logprobs {
+					elem.Encode(e)
 				}
+				e.ArrEnd()
 			}
 			{
 				if s.Text.Set {
@@ -47893,14 +47853,12 @@ func (s ItemResource) encodeFields(e *jx.Encoder) {
 				}
 			}
 			{
-				if s.Queries != nil {
-					e.FieldStart("queries")
-					e.ArrStart()
-					for _, elem := range s.Queries {
-						e.Str(elem)
-					}
-					e.ArrEnd()
+				e.FieldStart("queries")
+				e.ArrStart()
+				for _, elem := range s.Queries {
+					e.Str(elem)
 				}
+				e.ArrEnd()
 			}
 			{
 				if s.Results.Set {
@@ -47953,14 +47911,12 @@ func (s ItemResource) encodeFields(e *jx.Encoder) {
 				}
 			}
 			{
-				if s.PendingSafetyChecks != nil {
-					e.FieldStart("pending_safety_checks")
-					e.ArrStart()
-					for _, elem := range s.PendingSafetyChecks {
-						elem.Encode(e)
-					}
-					e.ArrEnd()
+				e.FieldStart("pending_safety_checks")
+				e.ArrStart()
+				for _, elem := range s.PendingSafetyChecks {
+					elem.Encode(e)
 				}
+				e.ArrEnd()
 			}
 			{
 				if s.Status.Set {
@@ -48349,14 +48305,12 @@ func (s ItemResource) encodeFields(e *jx.Encoder) {
 				}
 			}
 			{
-				if s.Summary != nil {
-					e.FieldStart("summary")
-					e.ArrStart()
-					for _, elem := range s.Summary {
-						elem.Encode(e)
-					}
-					e.ArrEnd()
+				e.FieldStart("summary")
+				e.ArrStart()
+				for _, elem := range s.Summary {
+					elem.Encode(e)
 				}
+				e.ArrEnd()
 			}
 			for _, k := range sortedKeys(s.AdditionalProps) {
 				elem := s.AdditionalProps[k]
@@ -48859,14 +48813,12 @@ func (s ItemResource) encodeFields(e *jx.Encoder) {
 				}
 			}
 			{
-				if s.Tools != nil {
-					e.FieldStart("tools")
-					e.ArrStart()
-					for _, elem := range s.Tools {
-						elem.Encode(e)
-					}
-					e.ArrEnd()
+				e.FieldStart("tools")
+				e.ArrStart()
+				for _, elem := range s.Tools {
+					elem.Encode(e)
 				}
+				e.ArrEnd()
 			}
 			for _, k := range sortedKeys(s.AdditionalProps) {
 				elem := s.AdditionalProps[k]
@@ -49747,24 +49699,20 @@ func (s ItemResourceMessageContentItem) encodeFields(e *jx.Encoder) {
 		{
 			s := s.OutputTextContent
 			{
-				if s.Annotations != nil {
-					e.FieldStart("annotations")
-					e.ArrStart()
-					for _, elem := range s.Annotations {
-						elem.Encode(e)
-					}
-					e.ArrEnd()
+				e.FieldStart("annotations")
+				e.ArrStart()
+				for _, elem := range s.Annotations {
+					elem.Encode(e)
 				}
+				e.ArrEnd()
 			}
 			{
-				if s.Logprobs != nil {
-					e.FieldStart("logprobs")
-					e.ArrStart()
-					for _, elem := range s.Logprobs {
-						elem.Encode(e)
-					}
-					e.ArrEnd()
+				e.FieldStart("logprobs")
+				e.ArrStart()
+				for _, elem := range s.Logprobs {
+					elem.Encode(e)
 				}
+				e.ArrEnd()
 			}
 			{
 				if s.Text.Set {
@@ -50088,14 +50036,12 @@ func (s ItemSum) encodeFields(e *jx.Encoder) {
 				}
 			}
 			{
-				if s.Queries != nil {
-					e.FieldStart("queries")
-					e.ArrStart()
-					for _, elem := range s.Queries {
-						e.Str(elem)
-					}
-					e.ArrEnd()
+				e.FieldStart("queries")
+				e.ArrStart()
+				for _, elem := range s.Queries {
+					e.Str(elem)
 				}
+				e.ArrEnd()
 			}
 			{
 				if s.Results.Set {
@@ -50148,14 +50094,12 @@ func (s ItemSum) encodeFields(e *jx.Encoder) {
 				}
 			}
 			{
-				if s.PendingSafetyChecks != nil {
-					e.FieldStart("pending_safety_checks")
-					e.ArrStart()
-					for _, elem := range s.PendingSafetyChecks {
-						elem.Encode(e)
-					}
-					e.ArrEnd()
+				e.FieldStart("pending_safety_checks")
+				e.ArrStart()
+				for _, elem := range s.PendingSafetyChecks {
+					elem.Encode(e)
 				}
+				e.ArrEnd()
 			}
 			{
 				if s.Status.Set {
@@ -50518,14 +50462,12 @@ func (s ItemSum) encodeFields(e *jx.Encoder) {
 				}
 			}
 			{
-				if s.Summary != nil {
-					e.FieldStart("summary")
-					e.ArrStart()
-					for _, elem := range s.Summary {
-						elem.Encode(e)
-					}
-					e.ArrEnd()
+				e.FieldStart("summary")
+				e.ArrStart()
+				for _, elem := range s.Summary {
+					elem.Encode(e)
 				}
+				e.ArrEnd()
 			}
 			for _, k := range sortedKeys(s.AdditionalProps) {
 				elem := s.AdditionalProps[k]
@@ -50924,14 +50866,12 @@ func (s ItemSum) encodeFields(e *jx.Encoder) {
 				}
 			}
 			{
-				if s.Tools != nil {
-					e.FieldStart("tools")
-					e.ArrStart()
-					for _, elem := range s.Tools {
-						elem.Encode(e)
-					}
-					e.ArrEnd()
+				e.FieldStart("tools")
+				e.ArrStart()
+				for _, elem := range s.Tools {
+					elem.Encode(e)
 				}
+				e.ArrEnd()
 			}
 			for _, k := range sortedKeys(s.AdditionalProps) {
 				elem := s.AdditionalProps[k]
@@ -51419,14 +51359,12 @@ func (s *KeyPressAction) Encode(e *jx.Encoder) {
 // encodeFields encodes fields.
 func (s *KeyPressAction) encodeFields(e *jx.Encoder) {
 	{
-		if s.Keys != nil {
-			e.FieldStart("keys")
-			e.ArrStart()
-			for _, elem := range s.Keys {
-				e.Str(elem)
-			}
-			e.ArrEnd()
+		e.FieldStart("keys")
+		e.ArrStart()
+		for _, elem := range s.Keys {
+			e.Str(elem)
 		}
+		e.ArrEnd()
 	}
 	{
 		if s.Type.Set {
@@ -52006,14 +51944,12 @@ func (s *LocalShellExecAction) Encode(e *jx.Encoder) {
 // encodeFields encodes fields.
 func (s *LocalShellExecAction) encodeFields(e *jx.Encoder) {
 	{
-		if s.Command != nil {
-			e.FieldStart("command")
-			e.ArrStart()
-			for _, elem := range s.Command {
-				e.Str(elem)
-			}
-			e.ArrEnd()
+		e.FieldStart("command")
+		e.ArrStart()
+		for _, elem := range s.Command {
+			e.Str(elem)
 		}
+		e.ArrEnd()
 	}
 	{
 		if len(s.Env) != 0 {
@@ -53204,14 +53140,12 @@ func (s *LogProb) Encode(e *jx.Encoder) {
 // encodeFields encodes fields.
 func (s *LogProb) encodeFields(e *jx.Encoder) {
 	{
-		if s.Bytes != nil {
-			e.FieldStart("bytes")
-			e.ArrStart()
-			for _, elem := range s.Bytes {
-				e.Int(elem)
-			}
-			e.ArrEnd()
+		e.FieldStart("bytes")
+		e.ArrStart()
+		for _, elem := range s.Bytes {
+			e.Int(elem)
 		}
+		e.ArrEnd()
 	}
 	{
 		if s.Logprob.Set {
@@ -53226,14 +53160,12 @@ func (s *LogProb) encodeFields(e *jx.Encoder) {
 		}
 	}
 	{
-		if s.TopLogprobs != nil {
-			e.FieldStart("top_logprobs")
-			e.ArrStart()
-			for _, elem := range s.TopLogprobs {
-				elem.Encode(e)
-			}
-			e.ArrEnd()
+		e.FieldStart("top_logprobs")
+		e.ArrStart()
+		for _, elem := range s.TopLogprobs {
+			elem.Encode(e)
 		}
+		e.ArrEnd()
 	}
 	for _, k := range sortedKeys(s.AdditionalProps) {
 		elem := s.AdditionalProps[k]
@@ -54183,14 +54115,12 @@ func (s *MCPListTools) encodeFields(e *jx.Encoder) {
 		}
 	}
 	{
-		if s.Tools != nil {
-			e.FieldStart("tools")
-			e.ArrStart()
-			for _, elem := range s.Tools {
-				elem.Encode(e)
-			}
-			e.ArrEnd()
+		e.FieldStart("tools")
+		e.ArrStart()
+		for _, elem := range s.Tools {
+			elem.Encode(e)
 		}
+		e.ArrEnd()
 	}
 	{
 		if s.Type.Set {
@@ -58640,14 +58570,12 @@ func (s *NamespaceToolParam) encodeFields(e *jx.Encoder) {
 		}
 	}
 	{
-		if s.Tools != nil {
-			e.FieldStart("tools")
-			e.ArrStart()
-			for _, elem := range s.Tools {
-				elem.Encode(e)
-			}
-			e.ArrEnd()
+		e.FieldStart("tools")
+		e.ArrStart()
+		for _, elem := range s.Tools {
+			elem.Encode(e)
 		}
+		e.ArrEnd()
 	}
 	{
 		if s.Type.Set {
@@ -83287,24 +83215,20 @@ func (s OutputContent) encodeFields(e *jx.Encoder) {
 		{
 			s := s.OutputTextContent
 			{
-				if s.Annotations != nil {
-					e.FieldStart("annotations")
-					e.ArrStart()
-					for _, elem := range s.Annotations {
-						elem.Encode(e)
-					}
-					e.ArrEnd()
+				e.FieldStart("annotations")
+				e.ArrStart()
+				for _, elem := range s.Annotations {
+					elem.Encode(e)
 				}
+				e.ArrEnd()
 			}
 			{
-				if s.Logprobs != nil {
-					e.FieldStart("logprobs")
-					e.ArrStart()
-					for _, elem := range s.Logprobs {
-						elem.Encode(e)
-					}
-					e.ArrEnd()
+				e.FieldStart("logprobs")
+				e.ArrStart()
+				for _, elem := range s.Logprobs {
+					elem.Encode(e)
 				}
+				e.ArrEnd()
 			}
 			{
 				if s.Text.Set {
@@ -83508,14 +83432,12 @@ func (s OutputItem) encodeFields(e *jx.Encoder) {
 				}
 			}
 			{
-				if s.Queries != nil {
-					e.FieldStart("queries")
-					e.ArrStart()
-					for _, elem := range s.Queries {
-						e.Str(elem)
-					}
-					e.ArrEnd()
+				e.FieldStart("queries")
+				e.ArrStart()
+				for _, elem := range s.Queries {
+					e.Str(elem)
 				}
+				e.ArrEnd()
 			}
 			{
 				if s.Results.Set {
@@ -83718,14 +83640,12 @@ func (s OutputItem) encodeFields(e *jx.Encoder) {
 				}
 			}
 			{
-				if s.PendingSafetyChecks != nil {
-					e.FieldStart("pending_safety_checks")
-					e.ArrStart()
-					for _, elem := range s.PendingSafetyChecks {
-						elem.Encode(e)
-					}
-					e.ArrEnd()
+				e.FieldStart("pending_safety_checks")
+				e.ArrStart()
+				for _, elem := range s.PendingSafetyChecks {
+					elem.Encode(e)
 				}
+				e.ArrEnd()
 			}
 			{
 				if s.Status.Set {
@@ -83822,14 +83742,12 @@ func (s OutputItem) encodeFields(e *jx.Encoder) {
 				}
 			}
 			{
-				if s.Summary != nil {
-					e.FieldStart("summary")
-					e.ArrStart()
-					for _, elem := range s.Summary {
-						elem.Encode(e)
-					}
-					e.ArrEnd()
+				e.FieldStart("summary")
+				e.ArrStart()
+				for _, elem := range s.Summary {
+					elem.Encode(e)
 				}
+				e.ArrEnd()
 			}
 			for _, k := range sortedKeys(s.AdditionalProps) {
 				elem := s.AdditionalProps[k]
@@ -84530,14 +84448,12 @@ func (s OutputItem) encodeFields(e *jx.Encoder) {
 				}
 			}
 			{
-				if s.Tools != nil {
-					e.FieldStart("tools")
-					e.ArrStart()
-					for _, elem := range s.Tools {
-						elem.Encode(e)
-					}
-					e.ArrEnd()
+				e.FieldStart("tools")
+				e.ArrStart()
+				for _, elem := range s.Tools {
+					elem.Encode(e)
 				}
+				e.ArrEnd()
 			}
 			for _, k := range sortedKeys(s.AdditionalProps) {
 				elem := s.AdditionalProps[k]
@@ -85230,24 +85146,20 @@ func (s OutputMessageContent) encodeFields(e *jx.Encoder) {
 		{
 			s := s.OutputTextContent
 			{
-				if s.Annotations != nil {
-					e.FieldStart("annotations")
-					e.ArrStart()
-					for _, elem := range s.Annotations {
-						elem.Encode(e)
-					}
-					e.ArrEnd()
+				e.FieldStart("annotations")
+				e.ArrStart()
+				for _, elem := range s.Annotations {
+					elem.Encode(e)
 				}
+				e.ArrEnd()
 			}
 			{
-				if s.Logprobs != nil {
-					e.FieldStart("logprobs")
-					e.ArrStart()
-					for _, elem := range s.Logprobs {
-						elem.Encode(e)
-					}
-					e.ArrEnd()
+				e.FieldStart("logprobs")
+				e.ArrStart()
+				for _, elem := range s.Logprobs {
+					elem.Encode(e)
 				}
+				e.ArrEnd()
 			}
 			{
 				if s.Text.Set {
@@ -85485,24 +85397,20 @@ func (s *OutputTextContent) Encode(e *jx.Encoder) {
 // encodeFields encodes fields.
 func (s *OutputTextContent) encodeFields(e *jx.Encoder) {
 	{
-		if s.Annotations != nil {
-			e.FieldStart("annotations")
-			e.ArrStart()
-			for _, elem := range s.Annotations {
-				elem.Encode(e)
-			}
-			e.ArrEnd()
+		e.FieldStart("annotations")
+		e.ArrStart()
+		for _, elem := range s.Annotations {
+			elem.Encode(e)
 		}
+		e.ArrEnd()
 	}
 	{
-		if s.Logprobs != nil {
-			e.FieldStart("logprobs")
-			e.ArrStart()
-			for _, elem := range s.Logprobs {
-				elem.Encode(e)
-			}
-			e.ArrEnd()
+		e.FieldStart("logprobs")
+		e.ArrStart()
+		for _, elem := range s.Logprobs {
+			elem.Encode(e)
 		}
+		e.ArrEnd()
 	}
 	{
 		if s.Text.Set {
@@ -89206,14 +89114,12 @@ func (s *ReasoningItem) encodeFields(e *jx.Encoder) {
 		}
 	}
 	{
-		if s.Summary != nil {
-			e.FieldStart("summary")
-			e.ArrStart()
-			for _, elem := range s.Summary {
-				elem.Encode(e)
-			}
-			e.ArrEnd()
+		e.FieldStart("summary")
+		e.ArrStart()
+		for _, elem := range s.Summary {
+			elem.Encode(e)
 		}
+		e.ArrEnd()
 	}
 	{
 		if s.Type.Set {
@@ -113444,14 +113350,12 @@ func (s Tool) encodeFields(e *jx.Encoder) {
 				}
 			}
 			{
-				if s.VectorStoreIds != nil {
-					e.FieldStart("vector_store_ids")
-					e.ArrStart()
-					for _, elem := range s.VectorStoreIds {
-						e.Str(elem)
-					}
-					e.ArrEnd()
+				e.FieldStart("vector_store_ids")
+				e.ArrStart()
+				for _, elem := range s.VectorStoreIds {
+					e.Str(elem)
 				}
+				e.ArrEnd()
 			}
 			for _, k := range sortedKeys(s.AdditionalProps) {
 				elem := s.AdditionalProps[k]
@@ -113854,14 +113758,12 @@ func (s Tool) encodeFields(e *jx.Encoder) {
 				}
 			}
 			{
-				if s.Tools != nil {
-					e.FieldStart("tools")
-					e.ArrStart()
-					for _, elem := range s.Tools {
-						elem.Encode(e)
-					}
-					e.ArrEnd()
+				e.FieldStart("tools")
+				e.ArrStart()
+				for _, elem := range s.Tools {
+					elem.Encode(e)
 				}
+				e.ArrEnd()
 			}
 			for _, k := range sortedKeys(s.AdditionalProps) {
 				elem := s.AdditionalProps[k]
@@ -117301,14 +117203,12 @@ func (s *TopLogProb) Encode(e *jx.Encoder) {
 // encodeFields encodes fields.
 func (s *TopLogProb) encodeFields(e *jx.Encoder) {
 	{
-		if s.Bytes != nil {
-			e.FieldStart("bytes")
-			e.ArrStart()
-			for _, elem := range s.Bytes {
-				e.Int(elem)
-			}
-			e.ArrEnd()
+		e.FieldStart("bytes")
+		e.ArrStart()
+		for _, elem := range s.Bytes {
+			e.Int(elem)
 		}
+		e.ArrEnd()
 	}
 	{
 		if s.Logprob.Set {

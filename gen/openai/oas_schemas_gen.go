@@ -9022,7 +9022,7 @@ func (s *CompletionUsagePromptTokensDetailsAdditional) init() CompletionUsagePro
 // Ref: #/components/schemas/CompoundFilter
 type CompoundFilter struct {
 	// Array of filters to combine. Items can be `ComparisonFilter` or `CompoundFilter`.
-	Filters []CompoundFilterFiltersItem `json:"filters"`
+	Filters []CompoundFilterFiltersItem `json:"filters" transponder:"encode-empty"`
 	// Type of operation: `and` or `or`.
 	Type            OptNilCompoundFilterType `json:"type"`
 	AdditionalProps CompoundFilterAdditional
@@ -9968,7 +9968,7 @@ type ComputerToolCall struct {
 	// The unique ID of the computer call.
 	ID OptNilString `json:"id"`
 	// The pending safety checks for the computer call.
-	PendingSafetyChecks []ComputerCallSafetyCheckParam `json:"pending_safety_checks"`
+	PendingSafetyChecks []ComputerCallSafetyCheckParam `json:"pending_safety_checks" transponder:"encode-empty"`
 	// The status of the item. One of `in_progress`, `completed`, or `incomplete`. Populated when items are
 	// returned via API.
 	Status OptNilComputerToolCallStatus `json:"status"`
@@ -11079,7 +11079,7 @@ func (s *ContainerMemoryLimit) UnmarshalText(data []byte) error {
 // Ref: #/components/schemas/ContainerNetworkPolicyAllowlistParam
 type ContainerNetworkPolicyAllowlistParam struct {
 	// A list of allowed domains when type is `allowlist`.
-	AllowedDomains []string `json:"allowed_domains"`
+	AllowedDomains []string `json:"allowed_domains" transponder:"encode-empty"`
 	// Optional domain-scoped secrets for allowlisted domains.
 	DomainSecrets OptNilContainerNetworkPolicyDomainSecretParamArray `json:"domain_secrets"`
 	// Allow outbound network access only to specified domains. Always `allowlist`.
@@ -16316,7 +16316,7 @@ type DragParam struct {
 	// 	  { x: 100, y: 200 },
 	// 	  { x: 200, y: 300 }
 	// 	]
-	Path []CoordParam `json:"path"`
+	Path []CoordParam `json:"path" transponder:"encode-empty"`
 	// Specifies the event type. For a drag action, this property is always set to `drag`.
 	Type            OptNilDragParamType `json:"type"`
 	AdditionalProps DragParamAdditional
@@ -17100,7 +17100,7 @@ type FileSearchTool struct {
 	// The type of the file search tool. Always `file_search`.
 	Type OptNilFileSearchToolType `json:"type"`
 	// The IDs of the vector stores to search.
-	VectorStoreIds  []string `json:"vector_store_ids"`
+	VectorStoreIds  []string `json:"vector_store_ids" transponder:"encode-empty"`
 	AdditionalProps FileSearchToolAdditional
 }
 
@@ -17183,7 +17183,7 @@ type FileSearchToolCall struct {
 	// The unique ID of the file search tool call.
 	ID OptNilString `json:"id"`
 	// The queries used to search for files.
-	Queries []string                                 `json:"queries"`
+	Queries []string                                 `json:"queries" transponder:"encode-empty"`
 	Results OptNilFileSearchToolCallResultsItemArray `json:"results"`
 	// The status of the file search tool call. One of `in_progress`, `searching`, `incomplete` or
 	// `failed`,.
@@ -27669,7 +27669,7 @@ func NewCustomToolCallItemSum(v CustomToolCall) ItemSum {
 type KeyPressAction struct {
 	// The combination of keys the model is requesting to be pressed. This is an array of strings, each
 	// representing a key.
-	Keys []string `json:"keys"`
+	Keys []string `json:"keys" transponder:"encode-empty"`
 	// Specifies the event type. For a keypress action, this property is always set to `keypress`.
 	Type            OptNilKeyPressActionType `json:"type"`
 	AdditionalProps KeyPressActionAdditional
@@ -27955,7 +27955,7 @@ func (s *LocalEnvironmentResourceType) UnmarshalText(data []byte) error {
 // Ref: #/components/schemas/LocalShellExecAction
 type LocalShellExecAction struct {
 	// The command to run.
-	Command []string `json:"command"`
+	Command []string `json:"command" transponder:"encode-empty"`
 	// Environment variables to set for the command.
 	Env       jx.Raw    `json:"env"`
 	TimeoutMs OptNilInt `json:"timeout_ms"`
@@ -28549,10 +28549,10 @@ func (s *LocalSkillParamAdditional) init() LocalSkillParamAdditional {
 // The log probability of a token.
 // Ref: #/components/schemas/LogProb
 type LogProb struct {
-	Bytes           []int         `json:"bytes"`
+	Bytes           []int         `json:"bytes" transponder:"encode-empty"`
 	Logprob         OptNilFloat64 `json:"logprob"`
 	Token           OptNilString  `json:"token"`
-	TopLogprobs     []TopLogProb  `json:"top_logprobs"`
+	TopLogprobs     []TopLogProb  `json:"top_logprobs" transponder:"encode-empty"`
 	AdditionalProps LogProbAdditional
 }
 
@@ -28989,7 +28989,7 @@ type MCPListTools struct {
 	// The label of the MCP server.
 	ServerLabel OptNilString `json:"server_label"`
 	// The tools available on the server.
-	Tools []MCPListToolsTool `json:"tools"`
+	Tools []MCPListToolsTool `json:"tools" transponder:"encode-empty"`
 	// The type of the item. Always `mcp_list_tools`.
 	Type            OptNilMCPListToolsType `json:"type"`
 	AdditionalProps MCPListToolsAdditional
@@ -31354,7 +31354,7 @@ type NamespaceToolParam struct {
 	// The namespace name used in tool calls (for example, `crm`).
 	Name OptNilString `json:"name"`
 	// The function/custom tools available inside this namespace.
-	Tools []NamespaceToolParamToolsItem `json:"tools"`
+	Tools []NamespaceToolParamToolsItem `json:"tools" transponder:"encode-empty"`
 	// The type of the tool. Always `namespace`.
 	Type            OptNilNamespaceToolParamType `json:"type"`
 	AdditionalProps NamespaceToolParamAdditional
@@ -66141,8 +66141,8 @@ func (s *OutputMessageType) UnmarshalText(data []byte) error {
 // Ref: #/components/schemas/OutputTextContent
 type OutputTextContent struct {
 	// The annotations of the text output.
-	Annotations []Annotation `json:"annotations"`
-	Logprobs    []LogProb    `json:"logprobs"`
+	Annotations []Annotation `json:"annotations" transponder:"encode-empty"`
+	Logprobs    []LogProb    `json:"logprobs" transponder:"encode-empty"`
 	// The text output from the model.
 	Text OptNilString `json:"text"`
 	// The type of the output text. Always `output_text`.
@@ -68029,7 +68029,7 @@ type ReasoningItem struct {
 	// returned via API.
 	Status OptNilReasoningItemStatus `json:"status"`
 	// Reasoning summary content.
-	Summary []SummaryTextContent `json:"summary"`
+	Summary []SummaryTextContent `json:"summary" transponder:"encode-empty"`
 	// The type of the object. Always `reasoning`.
 	Type            OptNilReasoningItemType `json:"type"`
 	AdditionalProps ReasoningItemAdditional
@@ -82809,7 +82809,7 @@ type ToolsArray []Tool
 // The top log probability of a token.
 // Ref: #/components/schemas/TopLogProb
 type TopLogProb struct {
-	Bytes           []int         `json:"bytes"`
+	Bytes           []int         `json:"bytes" transponder:"encode-empty"`
 	Logprob         OptNilFloat64 `json:"logprob"`
 	Token           OptNilString  `json:"token"`
 	AdditionalProps TopLogProbAdditional

@@ -6561,9 +6561,6 @@ func (s *ContainerNetworkPolicyAllowlistParam) Validate() error {
 		})
 	}
 	if err := func() error {
-		if s.AllowedDomains == nil {
-			return nil // optional
-		}
 		if err := (validate.Array{
 			MinLength:    1,
 			MinLengthSet: true,
@@ -10935,6 +10932,14 @@ func (s *FileSearchTool) Validate() error {
 			Error: err,
 		})
 	}
+	if err := func() error {
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "vector_store_ids",
+			Error: err,
+		})
+	}
 	if len(failures) > 0 {
 		return &validate.Error{Fields: failures}
 	}
@@ -10956,6 +10961,14 @@ func (s *FileSearchToolCall) Validate() error {
 	}(); err != nil {
 		failures = append(failures, validate.FieldError{
 			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "queries",
 			Error: err,
 		})
 	}
@@ -16464,6 +16477,14 @@ func (s *KeyPressAction) Validate() error {
 		})
 	}
 	if err := func() error {
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "keys",
+			Error: err,
+		})
+	}
+	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
 				if err := value.Validate(); err != nil {
@@ -16670,6 +16691,14 @@ func (s *LocalShellExecAction) Validate() error {
 	}(); err != nil {
 		failures = append(failures, validate.FieldError{
 			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "command",
 			Error: err,
 		})
 	}
@@ -16981,6 +17010,14 @@ func (s *LogProb) Validate() error {
 	}(); err != nil {
 		failures = append(failures, validate.FieldError{
 			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "bytes",
 			Error: err,
 		})
 	}
@@ -18528,9 +18565,6 @@ func (s *NamespaceToolParam) Validate() error {
 		})
 	}
 	if err := func() error {
-		if s.Tools == nil {
-			return nil // optional
-		}
 		if err := (validate.Array{
 			MinLength:    1,
 			MinLengthSet: true,
@@ -27722,6 +27756,14 @@ func (s *TopLogProb) Validate() error {
 	}(); err != nil {
 		failures = append(failures, validate.FieldError{
 			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "bytes",
 			Error: err,
 		})
 	}

@@ -14836,14 +14836,12 @@ func (s BaseResponsesResultOutputItem) encodeFields(e *jx.Encoder) {
 				}
 			}
 			{
-				if s.Queries != nil {
-					e.FieldStart("queries")
-					e.ArrStart()
-					for _, elem := range s.Queries {
-						e.Str(elem)
-					}
-					e.ArrEnd()
+				e.FieldStart("queries")
+				e.ArrStart()
+				for _, elem := range s.Queries {
+					e.Str(elem)
 				}
+				e.ArrEnd()
 			}
 			{
 				if s.Status.Set {
@@ -48451,54 +48449,44 @@ func (s *FusionAnalysisResult) Encode(e *jx.Encoder) {
 // encodeFields encodes fields.
 func (s *FusionAnalysisResult) encodeFields(e *jx.Encoder) {
 	{
-		if s.BlindSpots != nil {
-			e.FieldStart("blind_spots")
-			e.ArrStart()
-			for _, elem := range s.BlindSpots {
-				e.Str(elem)
-			}
-			e.ArrEnd()
+		e.FieldStart("blind_spots")
+		e.ArrStart()
+		for _, elem := range s.BlindSpots {
+			e.Str(elem)
 		}
+		e.ArrEnd()
 	}
 	{
-		if s.Consensus != nil {
-			e.FieldStart("consensus")
-			e.ArrStart()
-			for _, elem := range s.Consensus {
-				e.Str(elem)
-			}
-			e.ArrEnd()
+		e.FieldStart("consensus")
+		e.ArrStart()
+		for _, elem := range s.Consensus {
+			e.Str(elem)
 		}
+		e.ArrEnd()
 	}
 	{
-		if s.Contradictions != nil {
-			e.FieldStart("contradictions")
-			e.ArrStart()
-			for _, elem := range s.Contradictions {
-				elem.Encode(e)
-			}
-			e.ArrEnd()
+		e.FieldStart("contradictions")
+		e.ArrStart()
+		for _, elem := range s.Contradictions {
+			elem.Encode(e)
 		}
+		e.ArrEnd()
 	}
 	{
-		if s.PartialCoverage != nil {
-			e.FieldStart("partial_coverage")
-			e.ArrStart()
-			for _, elem := range s.PartialCoverage {
-				elem.Encode(e)
-			}
-			e.ArrEnd()
+		e.FieldStart("partial_coverage")
+		e.ArrStart()
+		for _, elem := range s.PartialCoverage {
+			elem.Encode(e)
 		}
+		e.ArrEnd()
 	}
 	{
-		if s.UniqueInsights != nil {
-			e.FieldStart("unique_insights")
-			e.ArrStart()
-			for _, elem := range s.UniqueInsights {
-				elem.Encode(e)
-			}
-			e.ArrEnd()
+		e.FieldStart("unique_insights")
+		e.ArrStart()
+		for _, elem := range s.UniqueInsights {
+			elem.Encode(e)
 		}
+		e.ArrEnd()
 	}
 	for _, k := range sortedKeys(s.AdditionalProps) {
 		elem := s.AdditionalProps[k]
@@ -48720,14 +48708,12 @@ func (s *FusionAnalysisResultContradictionsItem) Encode(e *jx.Encoder) {
 // encodeFields encodes fields.
 func (s *FusionAnalysisResultContradictionsItem) encodeFields(e *jx.Encoder) {
 	{
-		if s.Stances != nil {
-			e.FieldStart("stances")
-			e.ArrStart()
-			for _, elem := range s.Stances {
-				elem.Encode(e)
-			}
-			e.ArrEnd()
+		e.FieldStart("stances")
+		e.ArrStart()
+		for _, elem := range s.Stances {
+			elem.Encode(e)
 		}
+		e.ArrEnd()
 	}
 	{
 		if s.Topic.Set {
@@ -49049,14 +49035,12 @@ func (s *FusionAnalysisResultPartialCoverageItem) Encode(e *jx.Encoder) {
 // encodeFields encodes fields.
 func (s *FusionAnalysisResultPartialCoverageItem) encodeFields(e *jx.Encoder) {
 	{
-		if s.Models != nil {
-			e.FieldStart("models")
-			e.ArrStart()
-			for _, elem := range s.Models {
-				e.Str(elem)
-			}
-			e.ArrEnd()
+		e.FieldStart("models")
+		e.ArrStart()
+		for _, elem := range s.Models {
+			e.Str(elem)
 		}
+		e.ArrEnd()
 	}
 	{
 		if s.Point.Set {
@@ -59106,14 +59090,12 @@ func (s InputsItem) encodeFields(e *jx.Encoder) {
 				}
 			}
 			{
-				if s.Queries != nil {
-					e.FieldStart("queries")
-					e.ArrStart()
-					for _, elem := range s.Queries {
-						e.Str(elem)
-					}
-					e.ArrEnd()
+				e.FieldStart("queries")
+				e.ArrStart()
+				for _, elem := range s.Queries {
+					e.Str(elem)
 				}
+				e.ArrEnd()
 			}
 			{
 				if s.Status.Set {
@@ -59236,14 +59218,12 @@ func (s InputsItem) encodeFields(e *jx.Encoder) {
 				}
 			}
 			{
-				if s.PendingSafetyChecks != nil {
-					e.FieldStart("pending_safety_checks")
-					e.ArrStart()
-					for _, elem := range s.PendingSafetyChecks {
-						elem.Encode(e)
-					}
-					e.ArrEnd()
+				e.FieldStart("pending_safety_checks")
+				e.ArrStart()
+				for _, elem := range s.PendingSafetyChecks {
+					elem.Encode(e)
 				}
+				e.ArrEnd()
 			}
 			{
 				if s.Status.Set {
@@ -111550,14 +111530,12 @@ func (s *OutputComputerCallItem) encodeFields(e *jx.Encoder) {
 		}
 	}
 	{
-		if s.PendingSafetyChecks != nil {
-			e.FieldStart("pending_safety_checks")
-			e.ArrStart()
-			for _, elem := range s.PendingSafetyChecks {
-				elem.Encode(e)
-			}
-			e.ArrEnd()
+		e.FieldStart("pending_safety_checks")
+		e.ArrStart()
+		for _, elem := range s.PendingSafetyChecks {
+			elem.Encode(e)
 		}
+		e.ArrEnd()
 	}
 	{
 		if s.Status.Set {
@@ -112546,14 +112524,12 @@ func (s *OutputFileSearchCallItem) encodeFields(e *jx.Encoder) {
 		}
 	}
 	{
-		if s.Queries != nil {
-			e.FieldStart("queries")
-			e.ArrStart()
-			for _, elem := range s.Queries {
-				e.Str(elem)
-			}
-			e.ArrEnd()
+		e.FieldStart("queries")
+		e.ArrStart()
+		for _, elem := range s.Queries {
+			e.Str(elem)
 		}
+		e.ArrEnd()
 	}
 	{
 		if s.Status.Set {
@@ -115468,14 +115444,12 @@ func (s OutputItemAddedEventItem) encodeFields(e *jx.Encoder) {
 				}
 			}
 			{
-				if s.Queries != nil {
-					e.FieldStart("queries")
-					e.ArrStart()
-					for _, elem := range s.Queries {
-						e.Str(elem)
-					}
-					e.ArrEnd()
+				e.FieldStart("queries")
+				e.ArrStart()
+				for _, elem := range s.Queries {
+					e.Str(elem)
 				}
+				e.ArrEnd()
 			}
 			{
 				if s.Status.Set {
@@ -117443,14 +117417,12 @@ func (s OutputItemDoneEventItem) encodeFields(e *jx.Encoder) {
 				}
 			}
 			{
-				if s.Queries != nil {
-					e.FieldStart("queries")
-					e.ArrStart()
-					for _, elem := range s.Queries {
-						e.Str(elem)
-					}
-					e.ArrEnd()
+				e.FieldStart("queries")
+				e.ArrStart()
+				for _, elem := range s.Queries {
+					e.Str(elem)
 				}
+				e.ArrEnd()
 			}
 			{
 				if s.Status.Set {
@@ -117763,14 +117735,12 @@ func (s *OutputItemFileSearchCall) encodeFields(e *jx.Encoder) {
 		}
 	}
 	{
-		if s.Queries != nil {
-			e.FieldStart("queries")
-			e.ArrStart()
-			for _, elem := range s.Queries {
-				e.Str(elem)
-			}
-			e.ArrEnd()
+		e.FieldStart("queries")
+		e.ArrStart()
+		for _, elem := range s.Queries {
+			e.Str(elem)
 		}
+		e.ArrEnd()
 	}
 	{
 		if s.Status.Set {
@@ -120121,14 +120091,12 @@ func (s OutputItems) encodeFields(e *jx.Encoder) {
 				}
 			}
 			{
-				if s.Queries != nil {
-					e.FieldStart("queries")
-					e.ArrStart()
-					for _, elem := range s.Queries {
-						e.Str(elem)
-					}
-					e.ArrEnd()
+				e.FieldStart("queries")
+				e.ArrStart()
+				for _, elem := range s.Queries {
+					e.Str(elem)
 				}
+				e.ArrEnd()
 			}
 			{
 				if s.Status.Set {
@@ -120251,14 +120219,12 @@ func (s OutputItems) encodeFields(e *jx.Encoder) {
 				}
 			}
 			{
-				if s.PendingSafetyChecks != nil {
-					e.FieldStart("pending_safety_checks")
-					e.ArrStart()
-					for _, elem := range s.PendingSafetyChecks {
-						elem.Encode(e)
-					}
-					e.ArrEnd()
+				e.FieldStart("pending_safety_checks")
+				e.ArrStart()
+				for _, elem := range s.PendingSafetyChecks {
+					elem.Encode(e)
 				}
+				e.ArrEnd()
 			}
 			{
 				if s.Status.Set {
@@ -124802,14 +124768,12 @@ func (s *OutputShellServerToolItemAction) Encode(e *jx.Encoder) {
 // encodeFields encodes fields.
 func (s *OutputShellServerToolItemAction) encodeFields(e *jx.Encoder) {
 	{
-		if s.Commands != nil {
-			e.FieldStart("commands")
-			e.ArrStart()
-			for _, elem := range s.Commands {
-				e.Str(elem)
-			}
-			e.ArrEnd()
+		e.FieldStart("commands")
+		e.ArrStart()
+		for _, elem := range s.Commands {
+			e.Str(elem)
 		}
+		e.ArrEnd()
 	}
 	{
 		if s.MaxOutputLength.Set {
@@ -137994,14 +137958,12 @@ func (s *ResponseOutputTextLogprobsItem) Encode(e *jx.Encoder) {
 // encodeFields encodes fields.
 func (s *ResponseOutputTextLogprobsItem) encodeFields(e *jx.Encoder) {
 	{
-		if s.Bytes != nil {
-			e.FieldStart("bytes")
-			e.ArrStart()
-			for _, elem := range s.Bytes {
-				e.Int(elem)
-			}
-			e.ArrEnd()
+		e.FieldStart("bytes")
+		e.ArrStart()
+		for _, elem := range s.Bytes {
+			e.Int(elem)
 		}
+		e.ArrEnd()
 	}
 	{
 		if s.Logprob.Set {
@@ -138016,14 +137978,12 @@ func (s *ResponseOutputTextLogprobsItem) encodeFields(e *jx.Encoder) {
 		}
 	}
 	{
-		if s.TopLogprobs != nil {
-			e.FieldStart("top_logprobs")
-			e.ArrStart()
-			for _, elem := range s.TopLogprobs {
-				elem.Encode(e)
-			}
-			e.ArrEnd()
+		e.FieldStart("top_logprobs")
+		e.ArrStart()
+		for _, elem := range s.TopLogprobs {
+			elem.Encode(e)
 		}
+		e.ArrEnd()
 	}
 	for _, k := range sortedKeys(s.AdditionalProps) {
 		elem := s.AdditionalProps[k]
@@ -138211,14 +138171,12 @@ func (s *ResponseOutputTextLogprobsItemTopLogprobsItem) Encode(e *jx.Encoder) {
 // encodeFields encodes fields.
 func (s *ResponseOutputTextLogprobsItemTopLogprobsItem) encodeFields(e *jx.Encoder) {
 	{
-		if s.Bytes != nil {
-			e.FieldStart("bytes")
-			e.ArrStart()
-			for _, elem := range s.Bytes {
-				e.Int(elem)
-			}
-			e.ArrEnd()
+		e.FieldStart("bytes")
+		e.ArrStart()
+		for _, elem := range s.Bytes {
+			e.Int(elem)
 		}
+		e.ArrEnd()
 	}
 	{
 		if s.Logprob.Set {

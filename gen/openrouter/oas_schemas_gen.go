@@ -25005,11 +25005,11 @@ func (s *FunctionToolType) UnmarshalText(data []byte) error {
 // Structured analysis produced by the fusion analyst model.
 // Ref: #/components/schemas/FusionAnalysisResult
 type FusionAnalysisResult struct {
-	BlindSpots      []string                                  `json:"blind_spots"`
-	Consensus       []string                                  `json:"consensus"`
-	Contradictions  []FusionAnalysisResultContradictionsItem  `json:"contradictions"`
-	PartialCoverage []FusionAnalysisResultPartialCoverageItem `json:"partial_coverage"`
-	UniqueInsights  []FusionAnalysisResultUniqueInsightsItem  `json:"unique_insights"`
+	BlindSpots      []string                                  `json:"blind_spots" transponder:"encode-empty"`
+	Consensus       []string                                  `json:"consensus" transponder:"encode-empty"`
+	Contradictions  []FusionAnalysisResultContradictionsItem  `json:"contradictions" transponder:"encode-empty"`
+	PartialCoverage []FusionAnalysisResultPartialCoverageItem `json:"partial_coverage" transponder:"encode-empty"`
+	UniqueInsights  []FusionAnalysisResultUniqueInsightsItem  `json:"unique_insights" transponder:"encode-empty"`
 	AdditionalProps FusionAnalysisResultAdditional
 }
 
@@ -25085,7 +25085,7 @@ func (s *FusionAnalysisResultAdditional) init() FusionAnalysisResultAdditional {
 }
 
 type FusionAnalysisResultContradictionsItem struct {
-	Stances         []FusionAnalysisResultContradictionsItemStancesItem `json:"stances"`
+	Stances         []FusionAnalysisResultContradictionsItemStancesItem `json:"stances" transponder:"encode-empty"`
 	Topic           OptNilString                                        `json:"topic"`
 	AdditionalProps FusionAnalysisResultContradictionsItemAdditional
 }
@@ -25179,7 +25179,7 @@ func (s *FusionAnalysisResultContradictionsItemStancesItemAdditional) init() Fus
 }
 
 type FusionAnalysisResultPartialCoverageItem struct {
-	Models          []string     `json:"models"`
+	Models          []string     `json:"models" transponder:"encode-empty"`
 	Point           OptNilString `json:"point"`
 	AdditionalProps FusionAnalysisResultPartialCoverageItemAdditional
 }
@@ -83957,7 +83957,7 @@ type OutputComputerCallItem struct {
 	Action              jx.Raw                                          `json:"action"`
 	CallID              OptNilString                                    `json:"call_id"`
 	ID                  OptNilString                                    `json:"id"`
-	PendingSafetyChecks []OutputComputerCallItemPendingSafetyChecksItem `json:"pending_safety_checks"`
+	PendingSafetyChecks []OutputComputerCallItemPendingSafetyChecksItem `json:"pending_safety_checks" transponder:"encode-empty"`
 	Status              OptNilOutputComputerCallItemStatus              `json:"status"`
 	Type                OptNilOutputComputerCallItemType                `json:"type"`
 	AdditionalProps     OutputComputerCallItemAdditional
@@ -84436,7 +84436,7 @@ func (s *OutputDatetimeItemType) UnmarshalText(data []byte) error {
 // Ref: #/components/schemas/OutputFileSearchCallItem
 type OutputFileSearchCallItem struct {
 	ID              OptNilString                       `json:"id"`
-	Queries         []string                           `json:"queries"`
+	Queries         []string                           `json:"queries" transponder:"encode-empty"`
 	Status          OptNilWebSearchStatus              `json:"status"`
 	Type            OptNilOutputFileSearchCallItemType `json:"type"`
 	AdditionalProps OutputFileSearchCallItemAdditional
@@ -87041,7 +87041,7 @@ func (s *OutputItemDoneEventType) UnmarshalText(data []byte) error {
 // Ref: #/components/schemas/OutputItemFileSearchCall
 type OutputItemFileSearchCall struct {
 	ID              OptNilString                       `json:"id"`
-	Queries         []string                           `json:"queries"`
+	Queries         []string                           `json:"queries" transponder:"encode-empty"`
 	Status          OptNilWebSearchStatus              `json:"status"`
 	Type            OptNilOutputItemFileSearchCallType `json:"type"`
 	AdditionalProps OutputItemFileSearchCallAdditional
@@ -90674,7 +90674,7 @@ func (s *OutputShellServerToolItem) SetAdditionalProps(val OutputShellServerTool
 }
 
 type OutputShellServerToolItemAction struct {
-	Commands        []string  `json:"commands"`
+	Commands        []string  `json:"commands" transponder:"encode-empty"`
 	MaxOutputLength OptNilInt `json:"max_output_length"`
 	TimeoutMs       OptNilInt `json:"timeout_ms"`
 	AdditionalProps OutputShellServerToolItemActionAdditional
@@ -98158,10 +98158,10 @@ func (s *ResponseOutputTextAdditional) init() ResponseOutputTextAdditional {
 }
 
 type ResponseOutputTextLogprobsItem struct {
-	Bytes           []int                                           `json:"bytes"`
+	Bytes           []int                                           `json:"bytes" transponder:"encode-empty"`
 	Logprob         OptNilFloat64                                   `json:"logprob"`
 	Token           OptNilString                                    `json:"token"`
-	TopLogprobs     []ResponseOutputTextLogprobsItemTopLogprobsItem `json:"top_logprobs"`
+	TopLogprobs     []ResponseOutputTextLogprobsItemTopLogprobsItem `json:"top_logprobs" transponder:"encode-empty"`
 	AdditionalProps ResponseOutputTextLogprobsItemAdditional
 }
 
@@ -98227,7 +98227,7 @@ func (s *ResponseOutputTextLogprobsItemAdditional) init() ResponseOutputTextLogp
 }
 
 type ResponseOutputTextLogprobsItemTopLogprobsItem struct {
-	Bytes           []int         `json:"bytes"`
+	Bytes           []int         `json:"bytes" transponder:"encode-empty"`
 	Logprob         OptNilFloat64 `json:"logprob"`
 	Token           OptNilString  `json:"token"`
 	AdditionalProps ResponseOutputTextLogprobsItemTopLogprobsItemAdditional

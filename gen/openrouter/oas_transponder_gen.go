@@ -2331,15 +2331,15 @@ func (s *FunctionTool) specField(name string) (present, null, known bool) {
 func (s *FusionAnalysisResult) specField(name string) (present, null, known bool) {
 	switch name {
 	case "blind_spots":
-		return s.BlindSpots != nil, false, true
+		return true /* always written, [] from nil (encode-empty) */, false, true
 	case "consensus":
-		return s.Consensus != nil, false, true
+		return true /* always written, [] from nil (encode-empty) */, false, true
 	case "contradictions":
-		return s.Contradictions != nil, false, true
+		return true /* always written, [] from nil (encode-empty) */, false, true
 	case "partial_coverage":
-		return s.PartialCoverage != nil, false, true
+		return true /* always written, [] from nil (encode-empty) */, false, true
 	case "unique_insights":
-		return s.UniqueInsights != nil, false, true
+		return true /* always written, [] from nil (encode-empty) */, false, true
 	}
 	return false, false, false
 }
@@ -2347,7 +2347,7 @@ func (s *FusionAnalysisResult) specField(name string) (present, null, known bool
 func (s *FusionAnalysisResultContradictionsItem) specField(name string) (present, null, known bool) {
 	switch name {
 	case "stances":
-		return s.Stances != nil, false, true
+		return true /* always written, [] from nil (encode-empty) */, false, true
 	case "topic":
 		return s.Topic.Set, s.Topic.Null, true
 	}
@@ -2367,7 +2367,7 @@ func (s *FusionAnalysisResultContradictionsItemStancesItem) specField(name strin
 func (s *FusionAnalysisResultPartialCoverageItem) specField(name string) (present, null, known bool) {
 	switch name {
 	case "models":
-		return s.Models != nil, false, true
+		return true /* always written, [] from nil (encode-empty) */, false, true
 	case "point":
 		return s.Point.Set, s.Point.Null, true
 	}
@@ -3847,7 +3847,7 @@ func (s *OutputComputerCallItem) specField(name string) (present, null, known bo
 	case "id":
 		return s.ID.Set, s.ID.Null, true
 	case "pending_safety_checks":
-		return s.PendingSafetyChecks != nil, false, true
+		return true /* always written, [] from nil (encode-empty) */, false, true
 	case "status":
 		return s.Status.Set, s.Status.Null, true
 	case "type":
@@ -3907,7 +3907,7 @@ func (s *OutputFileSearchCallItem) specField(name string) (present, null, known 
 	case "id":
 		return s.ID.Set, s.ID.Null, true
 	case "queries":
-		return s.Queries != nil, false, true
+		return true /* always written, [] from nil (encode-empty) */, false, true
 	case "status":
 		return s.Status.Set, s.Status.Null, true
 	case "type":
@@ -4159,7 +4159,7 @@ func (s *OutputItemFileSearchCall) specField(name string) (present, null, known 
 	case "id":
 		return s.ID.Set, s.ID.Null, true
 	case "queries":
-		return s.Queries != nil, false, true
+		return true /* always written, [] from nil (encode-empty) */, false, true
 	case "status":
 		return s.Status.Set, s.Status.Null, true
 	case "type":
@@ -4449,7 +4449,7 @@ func (s *OutputShellServerToolItem) specField(name string) (present, null, known
 func (s *OutputShellServerToolItemAction) specField(name string) (present, null, known bool) {
 	switch name {
 	case "commands":
-		return s.Commands != nil, false, true
+		return true /* always written, [] from nil (encode-empty) */, false, true
 	case "max_output_length":
 		return s.MaxOutputLength.Set, s.MaxOutputLength.Null, true
 	case "timeout_ms":
@@ -5103,13 +5103,13 @@ func (s *ResponseOutputText) specField(name string) (present, null, known bool) 
 func (s *ResponseOutputTextLogprobsItem) specField(name string) (present, null, known bool) {
 	switch name {
 	case "bytes":
-		return s.Bytes != nil, false, true
+		return true /* always written, [] from nil (encode-empty) */, false, true
 	case "logprob":
 		return s.Logprob.Set, s.Logprob.Null, true
 	case "token":
 		return s.Token.Set, s.Token.Null, true
 	case "top_logprobs":
-		return s.TopLogprobs != nil, false, true
+		return true /* always written, [] from nil (encode-empty) */, false, true
 	}
 	return false, false, false
 }
@@ -5117,7 +5117,7 @@ func (s *ResponseOutputTextLogprobsItem) specField(name string) (present, null, 
 func (s *ResponseOutputTextLogprobsItemTopLogprobsItem) specField(name string) (present, null, known bool) {
 	switch name {
 	case "bytes":
-		return s.Bytes != nil, false, true
+		return true /* always written, [] from nil (encode-empty) */, false, true
 	case "logprob":
 		return s.Logprob.Set, s.Logprob.Null, true
 	case "token":

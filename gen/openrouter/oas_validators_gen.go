@@ -13654,6 +13654,22 @@ func (s *FusionAnalysisResult) Validate() error {
 		})
 	}
 	if err := func() error {
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "blind_spots",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "consensus",
+			Error: err,
+		})
+	}
+	if err := func() error {
 		var failures []validate.FieldError
 		for i, elem := range s.Contradictions {
 			if err := func() error {
@@ -13834,6 +13850,14 @@ func (s *FusionAnalysisResultPartialCoverageItem) Validate() error {
 	}(); err != nil {
 		failures = append(failures, validate.FieldError{
 			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "models",
 			Error: err,
 		})
 	}
@@ -22360,6 +22384,14 @@ func (s *OutputFileSearchCallItem) Validate() error {
 		})
 	}
 	if err := func() error {
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "queries",
+			Error: err,
+		})
+	}
+	if err := func() error {
 		if value, ok := s.Status.Get(); ok {
 			if err := func() error {
 				if err := value.Validate(); err != nil {
@@ -23743,6 +23775,14 @@ func (s *OutputItemFileSearchCall) Validate() error {
 	}(); err != nil {
 		failures = append(failures, validate.FieldError{
 			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "queries",
 			Error: err,
 		})
 	}
@@ -25818,6 +25858,14 @@ func (s *OutputShellServerToolItemAction) Validate() error {
 	}(); err != nil {
 		failures = append(failures, validate.FieldError{
 			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "commands",
 			Error: err,
 		})
 	}
@@ -29772,6 +29820,14 @@ func (s *ResponseOutputTextLogprobsItem) Validate() error {
 		})
 	}
 	if err := func() error {
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "bytes",
+			Error: err,
+		})
+	}
+	if err := func() error {
 		if value, ok := s.Logprob.Get(); ok {
 			if err := func() error {
 				if err := (validate.Float{}).Validate(float64(value)); err != nil {
@@ -29838,6 +29894,14 @@ func (s *ResponseOutputTextLogprobsItemTopLogprobsItem) Validate() error {
 	}(); err != nil {
 		failures = append(failures, validate.FieldError{
 			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "bytes",
 			Error: err,
 		})
 	}

@@ -29,6 +29,9 @@ func TestRequiredArraysEncodeEmpty(t *testing.T) {
 		{"openai.ResponseTextDeltaEvent", new(openai.ResponseTextDeltaEvent), new(openai.ResponseTextDeltaEvent), delta, "logprobs"},
 		{"openrouter.TextDeltaEvent", new(openrouter.TextDeltaEvent), new(openrouter.TextDeltaEvent), delta, "logprobs"},
 		{"openai.OutputMessage", new(openai.OutputMessage), new(openai.OutputMessage), `{"type":"message","id":"m","role":"assistant","status":"completed"}`, "content"},
+		// what the issue asked: an output_text's annotations and logprobs
+		{"openai.OutputTextContent/annotations", new(openai.OutputTextContent), new(openai.OutputTextContent), `{"type":"output_text","text":"hi"}`, "annotations"},
+		{"openai.OutputTextContent/logprobs", new(openai.OutputTextContent), new(openai.OutputTextContent), `{"type":"output_text","text":"hi"}`, "logprobs"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			want := `"` + c.field + `":[]`

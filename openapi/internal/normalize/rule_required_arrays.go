@@ -23,13 +23,14 @@ const (
 
 // requiredArrays marks the arrays the spec requires and does not let be null
 // (RequiredArrayExt): they stay arrays, not array-or-null (optional-nullable
-// skips them). Those in the objects only a server writes (reachable from an
-// operation's responses, stream events included, and from no request body)
-// also carry the struct tag transponder:"encode-empty", for which the pipeline sets ogen's
-// encoder to write [] from a nil slice. Decoding stays lenient: relax-required
-// has made them optional, so a payload without them still decodes. An object
-// a request can carry is left alone: its Go type is the same on both sides,
-// and a request that lacks the array must round-trip without it.
+// skips them). Those in the objects a server makes (serverOnly) also carry
+// the struct tag transponder:"encode-empty", for which the pipeline sets
+// ogen's encoder to write [] from a nil slice. Decoding stays lenient:
+// relax-required has made them optional, so a payload without them still
+// decodes. An object only a request carries (a tool choice, an input
+// message) is left alone: a request that lacks the array round-trips
+// without it. An output item a request replays (output_text) is the
+// server's: it gets the array, as the server writes it.
 func requiredArrays(d *Doc) error {
 	server := d.serverOnly()
 	for _, n := range d.Nodes() {
@@ -54,8 +55,10 @@ func requiredArrays(d *Doc) error {
 	return nil
 }
 
-// serverOnly returns the schemas reachable from an operation's responses and
-// from no request body, following $refs and discriminator mappings.
+// serverOnly returns the schemas a server makes: those reachable from an
+// operation's responses and from no request body, and those of the items of
+// a response's output arrays (a request may replay them, as the server
+// wrote them), following $refs and discriminator mappings.
 func (d *Doc) serverOnly() map[*openapi3.Schema]bool {
 	resp, req := map[*openapi3.Schema]bool{}, map[*openapi3.Schema]bool{}
 	var visit func(seen map[*openapi3.Schema]bool, r *openapi3.SchemaRef)
@@ -82,8 +85,20 @@ func (d *Doc) serverOnly() map[*openapi3.Schema]bool {
 			}
 		})
 	}
+	// What a server makes, though a request may carry it back: the items
+	// of an output array reachable from a response (a Response's output
+	// items and their parts, replayed as input). Not the echoed request
+	// configuration (tools, tool_choice), which a response reaches too.
+	made := map[*openapi3.Schema]bool{}
+	for s := range resp {
+		if o := s.Properties["output"]; o != nil && o.Value != nil && o.Value.Type != nil && o.Value.Type.Is(openapi3.TypeArray) && o.Value.Items != nil {
+			visit(made, o.Value.Items)
+		}
+	}
 	for s := range req {
-		delete(resp, s)
+		if !made[s] {
+			delete(resp, s)
+		}
 	}
 	return resp
 }

@@ -1165,12 +1165,13 @@ func opDoc(schemas string) string {
 func TestRuleRequiredArrays(t *testing.T) {
 	const rule = "required-arrays"
 	runRuleCases(t, rule, []ruleCase{{
-		// Text only a server writes; Choice a request carries too (and the
-		// response echoes): a request without its tools must round-trip
-		// without them, so only Text's array is written [] from nil.
-		name: "required non-null arrays of server-only objects are tagged",
+		// Text is an output item a server makes, which a request replays
+		// (input); Choice a request carries too (and the response echoes):
+		// a request without its tools must round-trip without them, so
+		// only Text's array is written [] from nil.
+		name: "required non-null arrays of the objects a server makes are tagged",
 		doc: opDoc(`{
-			"Req": {"type": "object", "properties": {"choice": {"$ref": "#/components/schemas/Choice"}}},
+			"Req": {"type": "object", "properties": {"choice": {"$ref": "#/components/schemas/Choice"}, "input": {"type": "array", "items": {"$ref": "#/components/schemas/Text"}}}},
 			"Resp": {"type": "object", "properties": {
 				"choice": {"$ref": "#/components/schemas/Choice"},
 				"output": {"type": "array", "items": {"$ref": "#/components/schemas/Text"}}}},
