@@ -53,10 +53,10 @@ var knownPayloadDiffs = map[int]string{
 // What Codex sends on later turns: its own assistant message replayed, with
 // output_text content, an id and a status, beside a user message with an id.
 // All three "message" shapes decode as the one merged message variant, and
-// nothing is lost. (OpenAI's output_text requires logprobs: a replay
-// without it gets [] written, rule required-arrays.)
+// nothing is lost. What is added is pinned: OpenAI's output_text requires
+// logprobs, and an output_text is what a server makes (rule
+// required-arrays), so the replay gets "logprobs":[] as OpenAI writes it.
 func TestMessagesReplayed(t *testing.T) {
-	added := map[string]string{"openai.CreateResponse": "$.input[1].content[0].logprobs: added"}
 	body := `{"model":"m","input":[` +
 		`{"type":"message","id":"msg_1","role":"user","content":[{"type":"input_text","text":"hi"}]},` +
 		`{"type":"message","id":"msg_2","status":"completed","role":"assistant","phase":"final_answer","content":[{"type":"output_text","text":"hello","annotations":[]},{"type":"refusal","refusal":"no"}]},` +
@@ -67,7 +67,8 @@ func TestMessagesReplayed(t *testing.T) {
 			t.Errorf("%s: %v", c.name, err)
 			continue
 		}
-		if d, err := jsontest.Diff([]byte(body), out); err != nil || d != added[c.name] {
+		want := map[string]string{"openai.CreateResponse": "$.input[1].content[0].logprobs: added"}[c.name]
+		if d, err := jsontest.Diff([]byte(body), out); err != nil || d != want {
 			t.Errorf("%s: %s %v\n%s", c.name, d, err, out)
 		}
 	}

@@ -234,12 +234,14 @@ func (s *AdditionalToolsItemParam) encodeFields(e *jx.Encoder) {
 		}
 	}
 	{
-		e.FieldStart("tools")
-		e.ArrStart()
-		for _, elem := range s.Tools {
-			elem.Encode(e)
+		if s.Tools != nil {
+			e.FieldStart("tools")
+			e.ArrStart()
+			for _, elem := range s.Tools {
+				elem.Encode(e)
+			}
+			e.ArrEnd()
 		}
-		e.ArrEnd()
 	}
 	{
 		if s.Type.Set {
@@ -4446,14 +4448,16 @@ func (s *ChatCompletionAllowedTools) encodeFields(e *jx.Encoder) {
 		}
 	}
 	{
-		e.FieldStart("tools")
-		e.ArrStart()
-		for _, elem := range s.Tools {
-			if len(elem) != 0 {
-				e.Raw(elem)
+		if s.Tools != nil {
+			e.FieldStart("tools")
+			e.ArrStart()
+			for _, elem := range s.Tools {
+				if len(elem) != 0 {
+					e.Raw(elem)
+				}
 			}
+			e.ArrEnd()
 		}
-		e.ArrEnd()
 	}
 	for _, k := range sortedKeys(s.AdditionalProps) {
 		elem := s.AdditionalProps[k]
@@ -23053,12 +23057,14 @@ func (s *CreateChatCompletionRequest) encodeFields(e *jx.Encoder) {
 		}
 	}
 	{
-		e.FieldStart("messages")
-		e.ArrStart()
-		for _, elem := range s.Messages {
-			elem.Encode(e)
+		if s.Messages != nil {
+			e.FieldStart("messages")
+			e.ArrStart()
+			for _, elem := range s.Messages {
+				elem.Encode(e)
+			}
+			e.ArrEnd()
 		}
-		e.ArrEnd()
 	}
 	{
 		if s.Modalities.Set {
@@ -34646,12 +34652,14 @@ func (s *FunctionShellActionParam) Encode(e *jx.Encoder) {
 // encodeFields encodes fields.
 func (s *FunctionShellActionParam) encodeFields(e *jx.Encoder) {
 	{
-		e.FieldStart("commands")
-		e.ArrStart()
-		for _, elem := range s.Commands {
-			e.Str(elem)
+		if s.Commands != nil {
+			e.FieldStart("commands")
+			e.ArrStart()
+			for _, elem := range s.Commands {
+				e.Str(elem)
+			}
+			e.ArrEnd()
 		}
-		e.ArrEnd()
 	}
 	{
 		if s.MaxOutputLength.Set {
@@ -36829,12 +36837,14 @@ func (s *FunctionShellCallOutputItemParam) encodeFields(e *jx.Encoder) {
 		}
 	}
 	{
-		e.FieldStart("output")
-		e.ArrStart()
-		for _, elem := range s.Output {
-			elem.Encode(e)
+		if s.Output != nil {
+			e.FieldStart("output")
+			e.ArrStart()
+			for _, elem := range s.Output {
+				elem.Encode(e)
+			}
+			e.ArrEnd()
 		}
-		e.ArrEnd()
 	}
 	{
 		if s.Status.Set {
@@ -43868,12 +43878,14 @@ func (s InputItem) encodeFields(e *jx.Encoder) {
 				}
 			}
 			{
-				e.FieldStart("tools")
-				e.ArrStart()
-				for _, elem := range s.Tools {
-					elem.Encode(e)
+				if s.Tools != nil {
+					e.FieldStart("tools")
+					e.ArrStart()
+					for _, elem := range s.Tools {
+						elem.Encode(e)
+					}
+					e.ArrEnd()
 				}
-				e.ArrEnd()
 			}
 			for _, k := range sortedKeys(s.AdditionalProps) {
 				elem := s.AdditionalProps[k]
@@ -43902,12 +43914,14 @@ func (s InputItem) encodeFields(e *jx.Encoder) {
 				}
 			}
 			{
-				e.FieldStart("tools")
-				e.ArrStart()
-				for _, elem := range s.Tools {
-					elem.Encode(e)
+				if s.Tools != nil {
+					e.FieldStart("tools")
+					e.ArrStart()
+					for _, elem := range s.Tools {
+						elem.Encode(e)
+					}
+					e.ArrEnd()
 				}
-				e.ArrEnd()
 			}
 			for _, k := range sortedKeys(s.AdditionalProps) {
 				elem := s.AdditionalProps[k]
@@ -44216,12 +44230,14 @@ func (s InputItem) encodeFields(e *jx.Encoder) {
 				}
 			}
 			{
-				e.FieldStart("output")
-				e.ArrStart()
-				for _, elem := range s.Output {
-					elem.Encode(e)
+				if s.Output != nil {
+					e.FieldStart("output")
+					e.ArrStart()
+					for _, elem := range s.Output {
+						elem.Encode(e)
+					}
+					e.ArrEnd()
 				}
-				e.ArrEnd()
 			}
 			{
 				if s.Status.Set {
@@ -46948,12 +46964,14 @@ func (s *ItemMessage) Encode(e *jx.Encoder) {
 // encodeFields encodes fields.
 func (s *ItemMessage) encodeFields(e *jx.Encoder) {
 	{
-		e.FieldStart("content")
-		e.ArrStart()
-		for _, elem := range s.Content {
-			elem.Encode(e)
+		if s.Content != nil {
+			e.FieldStart("content")
+			e.ArrStart()
+			for _, elem := range s.Content {
+				elem.Encode(e)
+			}
+			e.ArrEnd()
 		}
-		e.ArrEnd()
 	}
 	{
 		if s.ID.Set {
@@ -49964,12 +49982,14 @@ func (s ItemSum) encodeFields(e *jx.Encoder) {
 		{
 			s := s.ItemMessage
 			{
-				e.FieldStart("content")
-				e.ArrStart()
-				for _, elem := range s.Content {
-					elem.Encode(e)
+				if s.Content != nil {
+					e.FieldStart("content")
+					e.ArrStart()
+					for _, elem := range s.Content {
+						elem.Encode(e)
+					}
+					e.ArrEnd()
 				}
-				e.ArrEnd()
 			}
 			{
 				if s.ID.Set {
@@ -50358,12 +50378,14 @@ func (s ItemSum) encodeFields(e *jx.Encoder) {
 				}
 			}
 			{
-				e.FieldStart("tools")
-				e.ArrStart()
-				for _, elem := range s.Tools {
-					elem.Encode(e)
+				if s.Tools != nil {
+					e.FieldStart("tools")
+					e.ArrStart()
+					for _, elem := range s.Tools {
+						elem.Encode(e)
+					}
+					e.ArrEnd()
 				}
-				e.ArrEnd()
 			}
 			for _, k := range sortedKeys(s.AdditionalProps) {
 				elem := s.AdditionalProps[k]
@@ -50392,12 +50414,14 @@ func (s ItemSum) encodeFields(e *jx.Encoder) {
 				}
 			}
 			{
-				e.FieldStart("tools")
-				e.ArrStart()
-				for _, elem := range s.Tools {
-					elem.Encode(e)
+				if s.Tools != nil {
+					e.FieldStart("tools")
+					e.ArrStart()
+					for _, elem := range s.Tools {
+						elem.Encode(e)
+					}
+					e.ArrEnd()
 				}
-				e.ArrEnd()
 			}
 			for _, k := range sortedKeys(s.AdditionalProps) {
 				elem := s.AdditionalProps[k]
@@ -50706,12 +50730,14 @@ func (s ItemSum) encodeFields(e *jx.Encoder) {
 				}
 			}
 			{
-				e.FieldStart("output")
-				e.ArrStart()
-				for _, elem := range s.Output {
-					elem.Encode(e)
+				if s.Output != nil {
+					e.FieldStart("output")
+					e.ArrStart()
+					for _, elem := range s.Output {
+						elem.Encode(e)
+					}
+					e.ArrEnd()
 				}
-				e.ArrEnd()
 			}
 			{
 				if s.Status.Set {
@@ -114263,14 +114289,16 @@ func (s *ToolChoiceAllowed) encodeFields(e *jx.Encoder) {
 		}
 	}
 	{
-		e.FieldStart("tools")
-		e.ArrStart()
-		for _, elem := range s.Tools {
-			if len(elem) != 0 {
-				e.Raw(elem)
+		if s.Tools != nil {
+			e.FieldStart("tools")
+			e.ArrStart()
+			for _, elem := range s.Tools {
+				if len(elem) != 0 {
+					e.Raw(elem)
+				}
 			}
+			e.ArrEnd()
 		}
-		e.ArrEnd()
 	}
 	{
 		if s.Type.Set {
@@ -115231,14 +115259,16 @@ func (s ToolChoiceParam1) encodeFields(e *jx.Encoder) {
 				}
 			}
 			{
-				e.FieldStart("tools")
-				e.ArrStart()
-				for _, elem := range s.Tools {
-					if len(elem) != 0 {
-						e.Raw(elem)
+				if s.Tools != nil {
+					e.FieldStart("tools")
+					e.ArrStart()
+					for _, elem := range s.Tools {
+						if len(elem) != 0 {
+							e.Raw(elem)
+						}
 					}
+					e.ArrEnd()
 				}
-				e.ArrEnd()
 			}
 			for _, k := range sortedKeys(s.AdditionalProps) {
 				elem := s.AdditionalProps[k]
@@ -116601,12 +116631,14 @@ func (s *ToolSearchOutputItemParam) encodeFields(e *jx.Encoder) {
 		}
 	}
 	{
-		e.FieldStart("tools")
-		e.ArrStart()
-		for _, elem := range s.Tools {
-			elem.Encode(e)
+		if s.Tools != nil {
+			e.FieldStart("tools")
+			e.ArrStart()
+			for _, elem := range s.Tools {
+				elem.Encode(e)
+			}
+			e.ArrEnd()
 		}
-		e.ArrEnd()
 	}
 	{
 		if s.Type.Set {

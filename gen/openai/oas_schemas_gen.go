@@ -89,7 +89,7 @@ type AdditionalToolsItemParam struct {
 	// The role that provided the additional tools. Only `developer` is supported.
 	Role OptNilAdditionalToolsItemParamRole `json:"role"`
 	// A list of additional tools made available at this item.
-	Tools []Tool `json:"tools" transponder:"encode-empty"`
+	Tools []Tool `json:"tools"`
 	// The item type. Always `additional_tools`.
 	Type            OptNilAdditionalToolsItemParamType `json:"type"`
 	AdditionalProps AdditionalToolsItemParamAdditional
@@ -2326,7 +2326,7 @@ type ChatCompletionAllowedTools struct {
 	// 	  { "type": "function", "function": { "name": "get_weather" } },
 	// 	  { "type": "function", "function": { "name": "get_time" } }
 	// 	]
-	Tools           []jx.Raw `json:"tools" transponder:"encode-empty"`
+	Tools           []jx.Raw `json:"tools"`
 	AdditionalProps ChatCompletionAllowedToolsAdditional
 }
 
@@ -11774,7 +11774,7 @@ type CreateChatCompletionRequest struct {
 	// [text]: /docs/guides/text-generation
 	// [images]: /docs/guides/vision
 	// [audio]: /docs/guides/audio
-	Messages   []ChatCompletionRequestMessage `json:"messages" transponder:"encode-empty"`
+	Messages   []ChatCompletionRequestMessage `json:"messages"`
 	Modalities OptNilResponseModalities       `json:"modalities"`
 	Model      OptNilModelIdsShared           `json:"model"`
 	Moderation OptNilModerationParam          `json:"moderation"`
@@ -18372,7 +18372,7 @@ func (s *FunctionShellActionAdditional) init() FunctionShellActionAdditional {
 // Ref: #/components/schemas/FunctionShellActionParam
 type FunctionShellActionParam struct {
 	// Ordered shell commands for the execution environment to run.
-	Commands        []string  `json:"commands" transponder:"encode-empty"`
+	Commands        []string  `json:"commands"`
 	MaxOutputLength OptNilInt `json:"max_output_length"`
 	TimeoutMs       OptNilInt `json:"timeout_ms"`
 	AdditionalProps FunctionShellActionParamAdditional
@@ -19388,7 +19388,7 @@ type FunctionShellCallOutputItemParam struct {
 	ID              OptNilString              `json:"id"`
 	MaxOutputLength OptNilInt                 `json:"max_output_length"`
 	// Captured chunks of stdout and stderr output, along with their associated outcomes.
-	Output []FunctionShellCallOutputContentParam `json:"output" transponder:"encode-empty"`
+	Output []FunctionShellCallOutputContentParam `json:"output"`
 	Status OptNilFunctionShellCallItemStatus     `json:"status"`
 	// The type of the item. Always `shell_call_output`.
 	Type            OptNilFunctionShellCallOutputItemParamType `json:"type"`
@@ -25347,7 +25347,7 @@ func (s *Item) SetOneOf(val ItemSum) {
 // Any of [InputMessage OutputMessage]: they share type "message".
 // Ref: #/components/schemas/ItemMessage
 type ItemMessage struct {
-	Content []ItemMessageContentItem `json:"content" transponder:"encode-empty"`
+	Content []ItemMessageContentItem `json:"content"`
 	// The unique ID of the output message.
 	ID              OptNilString            `json:"id"`
 	Phase           OptNilMessagePhase      `json:"phase"`
@@ -81131,7 +81131,7 @@ type ToolChoiceAllowed struct {
 	// 	  { "type": "mcp", "server_label": "deepwiki" },
 	// 	  { "type": "image_generation" }
 	// 	]
-	Tools []jx.Raw `json:"tools" transponder:"encode-empty"`
+	Tools []jx.Raw `json:"tools"`
 	// Allowed tool configuration type. Always `allowed_tools`.
 	Type            OptNilToolChoiceAllowedType `json:"type"`
 	AdditionalProps ToolChoiceAllowedAdditional
@@ -82540,7 +82540,7 @@ type ToolSearchOutputItemParam struct {
 	ID        OptNilString                  `json:"id"`
 	Status    OptNilFunctionCallItemStatus  `json:"status"`
 	// The loaded tool definitions returned by the tool search output.
-	Tools []Tool `json:"tools" transponder:"encode-empty"`
+	Tools []Tool `json:"tools"`
 	// The item type. Always `tool_search_output`.
 	Type            OptNilToolSearchOutputItemParamType `json:"type"`
 	AdditionalProps ToolSearchOutputItemParamAdditional

@@ -93,7 +93,7 @@ func (s *AdditionalTools) specField(name string) (present, null, known bool) {
 	case "role":
 		return s.Role.Set, s.Role.Null, true
 	case "tools":
-		return s.Tools != nil, false, true
+		return true /* always written, [] from nil (encode-empty) */, false, true
 	case "type":
 		return true /* the union writes its discriminator */, false, true
 	}
@@ -423,7 +423,7 @@ func (s *ChatCompletionModerationResults) specField(name string) (present, null,
 	case "model":
 		return s.Model.Set, s.Model.Null, true
 	case "results":
-		return s.Results != nil, false, true
+		return true /* always written, [] from nil (encode-empty) */, false, true
 	case "type":
 		return true /* the union writes its discriminator */, false, true
 	}
@@ -723,7 +723,7 @@ func (s *ChatCompletionTokenLogprob) specField(name string) (present, null, know
 	case "token":
 		return s.Token.Set, s.Token.Null, true
 	case "top_logprobs":
-		return s.TopLogprobs != nil, false, true
+		return true /* always written, [] from nil (encode-empty) */, false, true
 	}
 	return false, false, false
 }
@@ -881,7 +881,7 @@ func (s *CompletionUsage) specField(name string) (present, null, known bool) {
 func (s *CompoundFilter) specField(name string) (present, null, known bool) {
 	switch name {
 	case "filters":
-		return s.Filters != nil, false, true
+		return true /* always written, [] from nil (encode-empty) */, false, true
 	case "type":
 		return true /* the union writes its discriminator */, false, true
 	}
@@ -949,7 +949,7 @@ func (s *ComputerToolCall) specField(name string) (present, null, known bool) {
 	case "id":
 		return s.ID.Set, s.ID.Null, true
 	case "pending_safety_checks":
-		return s.PendingSafetyChecks != nil, false, true
+		return true /* always written, [] from nil (encode-empty) */, false, true
 	case "status":
 		return s.Status.Set, s.Status.Null, true
 	case "type":
@@ -1047,7 +1047,7 @@ func (s *ContainerFileCitationBody) specField(name string) (present, null, known
 func (s *ContainerNetworkPolicyAllowlistParam) specField(name string) (present, null, known bool) {
 	switch name {
 	case "allowed_domains":
-		return s.AllowedDomains != nil, false, true
+		return true /* always written, [] from nil (encode-empty) */, false, true
 	case "domain_secrets":
 		return s.DomainSecrets.Set, s.DomainSecrets.Null, true
 	case "type":
@@ -1227,7 +1227,7 @@ func (s *CreateChatCompletionRequestWebSearchOptionsUserLocation) specField(name
 func (s *CreateChatCompletionResponse) specField(name string) (present, null, known bool) {
 	switch name {
 	case "choices":
-		return s.Choices != nil, false, true
+		return true /* always written, [] from nil (encode-empty) */, false, true
 	case "created":
 		return s.Created.Set, s.Created.Null, true
 	case "id":
@@ -1277,7 +1277,7 @@ func (s *CreateChatCompletionResponseChoicesItemLogprobs) specField(name string)
 func (s *CreateChatCompletionStreamResponse) specField(name string) (present, null, known bool) {
 	switch name {
 	case "choices":
-		return s.Choices != nil, false, true
+		return true /* always written, [] from nil (encode-empty) */, false, true
 	case "created":
 		return s.Created.Set, s.Created.Null, true
 	case "id":
@@ -1527,7 +1527,7 @@ func (s *DragParam) specField(name string) (present, null, known bool) {
 	case "keys":
 		return s.Keys.Set, s.Keys.Null, true
 	case "path":
-		return s.Path != nil, false, true
+		return true /* always written, [] from nil (encode-empty) */, false, true
 	case "type":
 		return true /* the union writes its discriminator */, false, true
 	}
@@ -1607,7 +1607,7 @@ func (s *FileSearchTool) specField(name string) (present, null, known bool) {
 	case "type":
 		return true /* the union writes its discriminator */, false, true
 	case "vector_store_ids":
-		return s.VectorStoreIds != nil, false, true
+		return true /* always written, [] from nil (encode-empty) */, false, true
 	}
 	return false, false, false
 }
@@ -1617,7 +1617,7 @@ func (s *FileSearchToolCall) specField(name string) (present, null, known bool) 
 	case "id":
 		return s.ID.Set, s.ID.Null, true
 	case "queries":
-		return s.Queries != nil, false, true
+		return true /* always written, [] from nil (encode-empty) */, false, true
 	case "results":
 		return s.Results.Set, s.Results.Null, true
 	case "status":
@@ -1667,7 +1667,7 @@ func (s *FunctionObject) specField(name string) (present, null, known bool) {
 func (s *FunctionShellAction) specField(name string) (present, null, known bool) {
 	switch name {
 	case "commands":
-		return s.Commands != nil, false, true
+		return true /* always written, [] from nil (encode-empty) */, false, true
 	case "max_output_length":
 		return s.MaxOutputLength.Set, s.MaxOutputLength.Null, true
 	case "timeout_ms":
@@ -1743,7 +1743,7 @@ func (s *FunctionShellCallOutput) specField(name string) (present, null, known b
 	case "max_output_length":
 		return s.MaxOutputLength.Set, s.MaxOutputLength.Null, true
 	case "output":
-		return s.Output != nil, false, true
+		return true /* always written, [] from nil (encode-empty) */, false, true
 	case "status":
 		return s.Status.Set, s.Status.Null, true
 	case "type":
@@ -2249,7 +2249,7 @@ func (s *ItemReferenceParam) specField(name string) (present, null, known bool) 
 func (s *ItemResourceMessage) specField(name string) (present, null, known bool) {
 	switch name {
 	case "content":
-		return s.Content != nil, false, true
+		return true /* always written, [] from nil (encode-empty) */, false, true
 	case "id":
 		return s.ID.Set, s.ID.Null, true
 	case "phase":
@@ -2267,7 +2267,7 @@ func (s *ItemResourceMessage) specField(name string) (present, null, known bool)
 func (s *KeyPressAction) specField(name string) (present, null, known bool) {
 	switch name {
 	case "keys":
-		return s.Keys != nil, false, true
+		return true /* always written, [] from nil (encode-empty) */, false, true
 	case "type":
 		return true /* the union writes its discriminator */, false, true
 	}
@@ -2295,7 +2295,7 @@ func (s *LocalEnvironmentResource) specField(name string) (present, null, known 
 func (s *LocalShellExecAction) specField(name string) (present, null, known bool) {
 	switch name {
 	case "command":
-		return s.Command != nil, false, true
+		return true /* always written, [] from nil (encode-empty) */, false, true
 	case "env":
 		return len(s.Env) != 0, false, true
 	case "timeout_ms":
@@ -2363,13 +2363,13 @@ func (s *LocalSkillParam) specField(name string) (present, null, known bool) {
 func (s *LogProb) specField(name string) (present, null, known bool) {
 	switch name {
 	case "bytes":
-		return s.Bytes != nil, false, true
+		return true /* always written, [] from nil (encode-empty) */, false, true
 	case "logprob":
 		return s.Logprob.Set, s.Logprob.Null, true
 	case "token":
 		return s.Token.Set, s.Token.Null, true
 	case "top_logprobs":
-		return s.TopLogprobs != nil, false, true
+		return true /* always written, [] from nil (encode-empty) */, false, true
 	}
 	return false, false, false
 }
@@ -2431,7 +2431,7 @@ func (s *MCPListTools) specField(name string) (present, null, known bool) {
 	case "server_label":
 		return s.ServerLabel.Set, s.ServerLabel.Null, true
 	case "tools":
-		return s.Tools != nil, false, true
+		return true /* always written, [] from nil (encode-empty) */, false, true
 	case "type":
 		return true /* the union writes its discriminator */, false, true
 	}
@@ -2607,7 +2607,7 @@ func (s *NamespaceToolParam) specField(name string) (present, null, known bool) 
 	case "name":
 		return s.Name.Set, s.Name.Null, true
 	case "tools":
-		return s.Tools != nil, false, true
+		return true /* always written, [] from nil (encode-empty) */, false, true
 	case "type":
 		return true /* the union writes its discriminator */, false, true
 	}
@@ -2617,7 +2617,7 @@ func (s *NamespaceToolParam) specField(name string) (present, null, known bool) 
 func (s *OutputMessage) specField(name string) (present, null, known bool) {
 	switch name {
 	case "content":
-		return s.Content != nil, false, true
+		return true /* always written, [] from nil (encode-empty) */, false, true
 	case "id":
 		return s.ID.Set, s.ID.Null, true
 	case "phase":
@@ -2635,9 +2635,9 @@ func (s *OutputMessage) specField(name string) (present, null, known bool) {
 func (s *OutputTextContent) specField(name string) (present, null, known bool) {
 	switch name {
 	case "annotations":
-		return s.Annotations != nil, false, true
+		return true /* always written, [] from nil (encode-empty) */, false, true
 	case "logprobs":
-		return s.Logprobs != nil, false, true
+		return true /* always written, [] from nil (encode-empty) */, false, true
 	case "text":
 		return s.Text.Set, s.Text.Null, true
 	case "type":
@@ -2813,7 +2813,7 @@ func (s *ReasoningItem) specField(name string) (present, null, known bool) {
 	case "status":
 		return s.Status.Set, s.Status.Null, true
 	case "summary":
-		return s.Summary != nil, false, true
+		return true /* always written, [] from nil (encode-empty) */, false, true
 	case "type":
 		return true /* the union writes its discriminator */, false, true
 	}
@@ -2895,7 +2895,7 @@ func (s *Response) specField(name string) (present, null, known bool) {
 	case "object":
 		return s.Object.Set, s.Object.Null, true
 	case "output":
-		return s.Output != nil, false, true
+		return true /* always written, [] from nil (encode-empty) */, false, true
 	case "output_text":
 		return s.OutputText.Set, s.OutputText.Null, true
 	case "parallel_tool_calls":
@@ -3383,7 +3383,7 @@ func (s *ResponseIncompleteEvent) specField(name string) (present, null, known b
 func (s *ResponseItemList) specField(name string) (present, null, known bool) {
 	switch name {
 	case "data":
-		return s.Data != nil, false, true
+		return true /* always written, [] from nil (encode-empty) */, false, true
 	case "first_id":
 		return s.FirstID.Set, s.FirstID.Null, true
 	case "has_more":
@@ -3825,7 +3825,7 @@ func (s *ResponseShellCallOutputContentDoneStreamingEvent) specField(name string
 	case "item_id":
 		return s.ItemID.Set, s.ItemID.Null, true
 	case "output":
-		return s.Output != nil, false, true
+		return true /* always written, [] from nil (encode-empty) */, false, true
 	case "output_index":
 		return s.OutputIndex.Set, s.OutputIndex.Null, true
 	case "sequence_number":
@@ -3845,7 +3845,7 @@ func (s *ResponseTextDeltaEvent) specField(name string) (present, null, known bo
 	case "item_id":
 		return s.ItemID.Set, s.ItemID.Null, true
 	case "logprobs":
-		return s.Logprobs != nil, false, true
+		return true /* always written, [] from nil (encode-empty) */, false, true
 	case "output_index":
 		return s.OutputIndex.Set, s.OutputIndex.Null, true
 	case "sequence_number":
@@ -3863,7 +3863,7 @@ func (s *ResponseTextDoneEvent) specField(name string) (present, null, known boo
 	case "item_id":
 		return s.ItemID.Set, s.ItemID.Null, true
 	case "logprobs":
-		return s.Logprobs != nil, false, true
+		return true /* always written, [] from nil (encode-empty) */, false, true
 	case "output_index":
 		return s.OutputIndex.Set, s.OutputIndex.Null, true
 	case "sequence_number":
@@ -4143,7 +4143,7 @@ func (s *ToolSearchOutput) specField(name string) (present, null, known bool) {
 	case "status":
 		return s.Status.Set, s.Status.Null, true
 	case "tools":
-		return s.Tools != nil, false, true
+		return true /* always written, [] from nil (encode-empty) */, false, true
 	case "type":
 		return true /* the union writes its discriminator */, false, true
 	}
@@ -4185,7 +4185,7 @@ func (s *ToolSearchToolParam) specField(name string) (present, null, known bool)
 func (s *TopLogProb) specField(name string) (present, null, known bool) {
 	switch name {
 	case "bytes":
-		return s.Bytes != nil, false, true
+		return true /* always written, [] from nil (encode-empty) */, false, true
 	case "logprob":
 		return s.Logprob.Set, s.Logprob.Null, true
 	case "token":

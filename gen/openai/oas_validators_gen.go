@@ -46,9 +46,6 @@ func (s *AdditionalTools) Validate() error {
 		})
 	}
 	if err := func() error {
-		if s.Tools == nil {
-			return errors.New("nil is invalid value")
-		}
 		var failures []validate.FieldError
 		for i, elem := range s.Tools {
 			if err := func() error {
@@ -134,9 +131,6 @@ func (s *AdditionalToolsItemParam) Validate() error {
 		})
 	}
 	if err := func() error {
-		if s.Tools == nil {
-			return errors.New("nil is invalid value")
-		}
 		var failures []validate.FieldError
 		for i, elem := range s.Tools {
 			if err := func() error {
@@ -1615,17 +1609,6 @@ func (s *ChatCompletionAllowedTools) Validate() error {
 			Error: err,
 		})
 	}
-	if err := func() error {
-		if s.Tools == nil {
-			return errors.New("nil is invalid value")
-		}
-		return nil
-	}(); err != nil {
-		failures = append(failures, validate.FieldError{
-			Name:  "tools",
-			Error: err,
-		})
-	}
 	if len(failures) > 0 {
 		return &validate.Error{Fields: failures}
 	}
@@ -2230,9 +2213,6 @@ func (s *ChatCompletionModerationResults) Validate() error {
 		})
 	}
 	if err := func() error {
-		if s.Results == nil {
-			return errors.New("nil is invalid value")
-		}
 		var failures []validate.FieldError
 		for i, elem := range s.Results {
 			if err := func() error {
@@ -4240,9 +4220,6 @@ func (s *ChatCompletionTokenLogprob) Validate() error {
 		})
 	}
 	if err := func() error {
-		if s.TopLogprobs == nil {
-			return errors.New("nil is invalid value")
-		}
 		var failures []validate.FieldError
 		for i, elem := range s.TopLogprobs {
 			if err := func() error {
@@ -5313,9 +5290,6 @@ func (s *CompoundFilter) Validate() error {
 		})
 	}
 	if err := func() error {
-		if s.Filters == nil {
-			return errors.New("nil is invalid value")
-		}
 		var failures []validate.FieldError
 		for i, elem := range s.Filters {
 			if err := func() error {
@@ -5862,9 +5836,6 @@ func (s *ComputerToolCall) Validate() error {
 		})
 	}
 	if err := func() error {
-		if s.PendingSafetyChecks == nil {
-			return errors.New("nil is invalid value")
-		}
 		var failures []validate.FieldError
 		for i, elem := range s.PendingSafetyChecks {
 			if err := func() error {
@@ -6590,9 +6561,6 @@ func (s *ContainerNetworkPolicyAllowlistParam) Validate() error {
 		})
 	}
 	if err := func() error {
-		if s.AllowedDomains == nil {
-			return errors.New("nil is invalid value")
-		}
 		if err := (validate.Array{
 			MinLength:    1,
 			MinLengthSet: true,
@@ -7354,7 +7322,7 @@ func (s *CreateChatCompletionRequest) Validate() error {
 	}
 	if err := func() error {
 		if s.Messages == nil {
-			return errors.New("nil is invalid value")
+			return nil // optional
 		}
 		if err := (validate.Array{
 			MinLength:    1,
@@ -7981,9 +7949,6 @@ func (s *CreateChatCompletionResponse) Validate() error {
 		})
 	}
 	if err := func() error {
-		if s.Choices == nil {
-			return errors.New("nil is invalid value")
-		}
 		var failures []validate.FieldError
 		for i, elem := range s.Choices {
 			if err := func() error {
@@ -8324,9 +8289,6 @@ func (s *CreateChatCompletionStreamResponse) Validate() error {
 		})
 	}
 	if err := func() error {
-		if s.Choices == nil {
-			return errors.New("nil is invalid value")
-		}
 		var failures []validate.FieldError
 		for i, elem := range s.Choices {
 			if err := func() error {
@@ -10505,9 +10467,6 @@ func (s *DragParam) Validate() error {
 		})
 	}
 	if err := func() error {
-		if s.Path == nil {
-			return errors.New("nil is invalid value")
-		}
 		var failures []validate.FieldError
 		for i, elem := range s.Path {
 			if err := func() error {
@@ -10974,9 +10933,6 @@ func (s *FileSearchTool) Validate() error {
 		})
 	}
 	if err := func() error {
-		if s.VectorStoreIds == nil {
-			return errors.New("nil is invalid value")
-		}
 		return nil
 	}(); err != nil {
 		failures = append(failures, validate.FieldError{
@@ -11009,9 +10965,6 @@ func (s *FileSearchToolCall) Validate() error {
 		})
 	}
 	if err := func() error {
-		if s.Queries == nil {
-			return errors.New("nil is invalid value")
-		}
 		return nil
 	}(); err != nil {
 		failures = append(failures, validate.FieldError{
@@ -11571,9 +11524,6 @@ func (s *FunctionShellAction) Validate() error {
 		})
 	}
 	if err := func() error {
-		if s.Commands == nil {
-			return errors.New("nil is invalid value")
-		}
 		return nil
 	}(); err != nil {
 		failures = append(failures, validate.FieldError{
@@ -11602,17 +11552,6 @@ func (s *FunctionShellActionParam) Validate() error {
 	}(); err != nil {
 		failures = append(failures, validate.FieldError{
 			Name:  "x-spec-required",
-			Error: err,
-		})
-	}
-	if err := func() error {
-		if s.Commands == nil {
-			return errors.New("nil is invalid value")
-		}
-		return nil
-	}(); err != nil {
-		failures = append(failures, validate.FieldError{
-			Name:  "commands",
 			Error: err,
 		})
 	}
@@ -11991,9 +11930,6 @@ func (s *FunctionShellCallOutput) Validate() error {
 		})
 	}
 	if err := func() error {
-		if s.Output == nil {
-			return errors.New("nil is invalid value")
-		}
 		var failures []validate.FieldError
 		for i, elem := range s.Output {
 			if err := func() error {
@@ -12399,9 +12335,6 @@ func (s *FunctionShellCallOutputItemParam) Validate() error {
 		})
 	}
 	if err := func() error {
-		if s.Output == nil {
-			return errors.New("nil is invalid value")
-		}
 		var failures []validate.FieldError
 		for i, elem := range s.Output {
 			if err := func() error {
@@ -15637,9 +15570,6 @@ func (s *ItemMessage) Validate() error {
 		})
 	}
 	if err := func() error {
-		if s.Content == nil {
-			return errors.New("nil is invalid value")
-		}
 		var failures []validate.FieldError
 		for i, elem := range s.Content {
 			if err := func() error {
@@ -16127,9 +16057,6 @@ func (s *ItemResourceMessage) Validate() error {
 		})
 	}
 	if err := func() error {
-		if s.Content == nil {
-			return errors.New("nil is invalid value")
-		}
 		var failures []validate.FieldError
 		for i, elem := range s.Content {
 			if err := func() error {
@@ -16550,9 +16477,6 @@ func (s *KeyPressAction) Validate() error {
 		})
 	}
 	if err := func() error {
-		if s.Keys == nil {
-			return errors.New("nil is invalid value")
-		}
 		return nil
 	}(); err != nil {
 		failures = append(failures, validate.FieldError{
@@ -16771,9 +16695,6 @@ func (s *LocalShellExecAction) Validate() error {
 		})
 	}
 	if err := func() error {
-		if s.Command == nil {
-			return errors.New("nil is invalid value")
-		}
 		return nil
 	}(); err != nil {
 		failures = append(failures, validate.FieldError{
@@ -17093,9 +17014,6 @@ func (s *LogProb) Validate() error {
 		})
 	}
 	if err := func() error {
-		if s.Bytes == nil {
-			return errors.New("nil is invalid value")
-		}
 		return nil
 	}(); err != nil {
 		failures = append(failures, validate.FieldError{
@@ -17122,9 +17040,6 @@ func (s *LogProb) Validate() error {
 		})
 	}
 	if err := func() error {
-		if s.TopLogprobs == nil {
-			return errors.New("nil is invalid value")
-		}
 		var failures []validate.FieldError
 		for i, elem := range s.TopLogprobs {
 			if err := func() error {
@@ -17330,9 +17245,6 @@ func (s *MCPListTools) Validate() error {
 		})
 	}
 	if err := func() error {
-		if s.Tools == nil {
-			return errors.New("nil is invalid value")
-		}
 		var failures []validate.FieldError
 		for i, elem := range s.Tools {
 			if err := func() error {
@@ -18653,9 +18565,6 @@ func (s *NamespaceToolParam) Validate() error {
 		})
 	}
 	if err := func() error {
-		if s.Tools == nil {
-			return errors.New("nil is invalid value")
-		}
 		if err := (validate.Array{
 			MinLength:    1,
 			MinLengthSet: true,
@@ -19025,9 +18934,6 @@ func (s *OutputMessage) Validate() error {
 		})
 	}
 	if err := func() error {
-		if s.Content == nil {
-			return errors.New("nil is invalid value")
-		}
 		var failures []validate.FieldError
 		for i, elem := range s.Content {
 			if err := func() error {
@@ -19203,9 +19109,6 @@ func (s *OutputTextContent) Validate() error {
 		})
 	}
 	if err := func() error {
-		if s.Annotations == nil {
-			return errors.New("nil is invalid value")
-		}
 		var failures []validate.FieldError
 		for i, elem := range s.Annotations {
 			if err := func() error {
@@ -19231,9 +19134,6 @@ func (s *OutputTextContent) Validate() error {
 		})
 	}
 	if err := func() error {
-		if s.Logprobs == nil {
-			return errors.New("nil is invalid value")
-		}
 		var failures []validate.FieldError
 		for i, elem := range s.Logprobs {
 			if err := func() error {
@@ -20554,9 +20454,6 @@ func (s *ReasoningItem) Validate() error {
 		})
 	}
 	if err := func() error {
-		if s.Summary == nil {
-			return errors.New("nil is invalid value")
-		}
 		var failures []validate.FieldError
 		for i, elem := range s.Summary {
 			if err := func() error {
@@ -21124,9 +21021,6 @@ func (s *Response) Validate() error {
 		})
 	}
 	if err := func() error {
-		if s.Output == nil {
-			return errors.New("nil is invalid value")
-		}
 		var failures []validate.FieldError
 		for i, elem := range s.Output {
 			if err := func() error {
@@ -23245,9 +23139,6 @@ func (s *ResponseItemList) Validate() error {
 		})
 	}
 	if err := func() error {
-		if s.Data == nil {
-			return errors.New("nil is invalid value")
-		}
 		var failures []validate.FieldError
 		for i, elem := range s.Data {
 			if err := func() error {
@@ -25044,9 +24935,6 @@ func (s *ResponseShellCallOutputContentDoneStreamingEvent) Validate() error {
 		})
 	}
 	if err := func() error {
-		if s.Output == nil {
-			return errors.New("nil is invalid value")
-		}
 		var failures []validate.FieldError
 		for i, elem := range s.Output {
 			if err := func() error {
@@ -25616,9 +25504,6 @@ func (s *ResponseTextDeltaEvent) Validate() error {
 		})
 	}
 	if err := func() error {
-		if s.Logprobs == nil {
-			return errors.New("nil is invalid value")
-		}
 		var failures []validate.FieldError
 		for i, elem := range s.Logprobs {
 			if err := func() error {
@@ -25698,9 +25583,6 @@ func (s *ResponseTextDoneEvent) Validate() error {
 		})
 	}
 	if err := func() error {
-		if s.Logprobs == nil {
-			return errors.New("nil is invalid value")
-		}
 		var failures []validate.FieldError
 		for i, elem := range s.Logprobs {
 			if err := func() error {
@@ -26934,17 +26816,6 @@ func (s *ToolChoiceAllowed) Validate() error {
 		})
 	}
 	if err := func() error {
-		if s.Tools == nil {
-			return errors.New("nil is invalid value")
-		}
-		return nil
-	}(); err != nil {
-		failures = append(failures, validate.FieldError{
-			Name:  "tools",
-			Error: err,
-		})
-	}
-	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
 				if err := value.Validate(); err != nil {
@@ -27577,9 +27448,6 @@ func (s *ToolSearchOutput) Validate() error {
 		})
 	}
 	if err := func() error {
-		if s.Tools == nil {
-			return errors.New("nil is invalid value")
-		}
 		var failures []validate.FieldError
 		for i, elem := range s.Tools {
 			if err := func() error {
@@ -27713,9 +27581,6 @@ func (s *ToolSearchOutputItemParam) Validate() error {
 		})
 	}
 	if err := func() error {
-		if s.Tools == nil {
-			return errors.New("nil is invalid value")
-		}
 		var failures []validate.FieldError
 		for i, elem := range s.Tools {
 			if err := func() error {
@@ -27895,9 +27760,6 @@ func (s *TopLogProb) Validate() error {
 		})
 	}
 	if err := func() error {
-		if s.Bytes == nil {
-			return errors.New("nil is invalid value")
-		}
 		return nil
 	}(); err != nil {
 		failures = append(failures, validate.FieldError{

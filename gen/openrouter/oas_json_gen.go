@@ -29,12 +29,14 @@ func (s *AdditionalToolsItem) encodeFields(e *jx.Encoder) {
 		}
 	}
 	{
-		e.FieldStart("tools")
-		e.ArrStart()
-		for _, elem := range s.Tools {
-			elem.Encode(e)
+		if s.Tools != nil {
+			e.FieldStart("tools")
+			e.ArrStart()
+			for _, elem := range s.Tools {
+				elem.Encode(e)
+			}
+			e.ArrEnd()
 		}
-		e.ArrEnd()
 	}
 	{
 		if s.Type.Set {
@@ -828,12 +830,14 @@ func (s AdditionalToolsItemToolsItem) encodeFields(e *jx.Encoder) {
 				}
 			}
 			{
-				e.FieldStart("vector_store_ids")
-				e.ArrStart()
-				for _, elem := range s.VectorStoreIds {
-					e.Str(elem)
+				if s.VectorStoreIds != nil {
+					e.FieldStart("vector_store_ids")
+					e.ArrStart()
+					for _, elem := range s.VectorStoreIds {
+						e.Str(elem)
+					}
+					e.ArrEnd()
 				}
-				e.ArrEnd()
 			}
 			for _, k := range sortedKeys(s.AdditionalProps) {
 				elem := s.AdditionalProps[k]
@@ -1124,12 +1128,14 @@ func (s AdditionalToolsItemToolsItem) encodeFields(e *jx.Encoder) {
 				}
 			}
 			{
-				e.FieldStart("tools")
-				e.ArrStart()
-				for _, elem := range s.Tools {
-					elem.Encode(e)
+				if s.Tools != nil {
+					e.FieldStart("tools")
+					e.ArrStart()
+					for _, elem := range s.Tools {
+						elem.Encode(e)
+					}
+					e.ArrEnd()
 				}
-				e.ArrEnd()
 			}
 			for _, k := range sortedKeys(s.AdditionalProps) {
 				elem := s.AdditionalProps[k]
@@ -2524,12 +2530,14 @@ func (s *AgentMessageItem) encodeFields(e *jx.Encoder) {
 		}
 	}
 	{
-		e.FieldStart("content")
-		e.ArrStart()
-		for _, elem := range s.Content {
-			elem.Encode(e)
+		if s.Content != nil {
+			e.FieldStart("content")
+			e.ArrStart()
+			for _, elem := range s.Content {
+				elem.Encode(e)
+			}
+			e.ArrEnd()
 		}
-		e.ArrEnd()
 	}
 	{
 		if s.ID.Set {
@@ -13898,12 +13906,14 @@ func (s *BaseResponsesResult) encodeFields(e *jx.Encoder) {
 		}
 	}
 	{
-		e.FieldStart("output")
-		e.ArrStart()
-		for _, elem := range s.Output {
-			elem.Encode(e)
+		if s.Output != nil {
+			e.FieldStart("output")
+			e.ArrStart()
+			for _, elem := range s.Output {
+				elem.Encode(e)
+			}
+			e.ArrEnd()
 		}
-		e.ArrEnd()
 	}
 	{
 		if s.OutputText.Set {
@@ -15657,12 +15667,14 @@ func (s BaseResponsesResultToolsItem) encodeFields(e *jx.Encoder) {
 				}
 			}
 			{
-				e.FieldStart("vector_store_ids")
-				e.ArrStart()
-				for _, elem := range s.VectorStoreIds {
-					e.Str(elem)
+				if s.VectorStoreIds != nil {
+					e.FieldStart("vector_store_ids")
+					e.ArrStart()
+					for _, elem := range s.VectorStoreIds {
+						e.Str(elem)
+					}
+					e.ArrEnd()
 				}
-				e.ArrEnd()
 			}
 			for _, k := range sortedKeys(s.AdditionalProps) {
 				elem := s.AdditionalProps[k]
@@ -15953,12 +15965,14 @@ func (s BaseResponsesResultToolsItem) encodeFields(e *jx.Encoder) {
 				}
 			}
 			{
-				e.FieldStart("tools")
-				e.ArrStart()
-				for _, elem := range s.Tools {
-					elem.Encode(e)
+				if s.Tools != nil {
+					e.FieldStart("tools")
+					e.ArrStart()
+					for _, elem := range s.Tools {
+						elem.Encode(e)
+					}
+					e.ArrEnd()
 				}
-				e.ArrEnd()
 			}
 			for _, k := range sortedKeys(s.AdditionalProps) {
 				elem := s.AdditionalProps[k]
@@ -16161,12 +16175,14 @@ func (s *BaseTextDeltaEvent) encodeFields(e *jx.Encoder) {
 		}
 	}
 	{
-		e.FieldStart("logprobs")
-		e.ArrStart()
-		for _, elem := range s.Logprobs {
-			elem.Encode(e)
+		if s.Logprobs != nil {
+			e.FieldStart("logprobs")
+			e.ArrStart()
+			for _, elem := range s.Logprobs {
+				elem.Encode(e)
+			}
+			e.ArrEnd()
 		}
-		e.ArrEnd()
 	}
 	{
 		if s.OutputIndex.Set {
@@ -16446,12 +16462,14 @@ func (s *BaseTextDoneEvent) encodeFields(e *jx.Encoder) {
 		}
 	}
 	{
-		e.FieldStart("logprobs")
-		e.ArrStart()
-		for _, elem := range s.Logprobs {
-			elem.Encode(e)
+		if s.Logprobs != nil {
+			e.FieldStart("logprobs")
+			e.ArrStart()
+			for _, elem := range s.Logprobs {
+				elem.Encode(e)
+			}
+			e.ArrEnd()
 		}
-		e.ArrEnd()
 	}
 	{
 		if s.OutputIndex.Set {
@@ -24276,12 +24294,14 @@ func (s *ChatRequest) encodeFields(e *jx.Encoder) {
 		}
 	}
 	{
-		e.FieldStart("messages")
-		e.ArrStart()
-		for _, elem := range s.Messages {
-			elem.Encode(e)
+		if s.Messages != nil {
+			e.FieldStart("messages")
+			e.ArrStart()
+			for _, elem := range s.Messages {
+				elem.Encode(e)
+			}
+			e.ArrEnd()
 		}
-		e.ArrEnd()
 	}
 	{
 		if len(s.Metadata) != 0 {
@@ -35557,14 +35577,16 @@ func (s *CompoundFilter) Encode(e *jx.Encoder) {
 // encodeFields encodes fields.
 func (s *CompoundFilter) encodeFields(e *jx.Encoder) {
 	{
-		e.FieldStart("filters")
-		e.ArrStart()
-		for _, elem := range s.Filters {
-			if len(elem) != 0 {
-				e.Raw(elem)
+		if s.Filters != nil {
+			e.FieldStart("filters")
+			e.ArrStart()
+			for _, elem := range s.Filters {
+				if len(elem) != 0 {
+					e.Raw(elem)
+				}
 			}
+			e.ArrEnd()
 		}
-		e.ArrEnd()
 	}
 	{
 		if s.Type.Set {
@@ -44166,12 +44188,14 @@ func (s *FileSearchServerTool) encodeFields(e *jx.Encoder) {
 		}
 	}
 	{
-		e.FieldStart("vector_store_ids")
-		e.ArrStart()
-		for _, elem := range s.VectorStoreIds {
-			e.Str(elem)
+		if s.VectorStoreIds != nil {
+			e.FieldStart("vector_store_ids")
+			e.ArrStart()
+			for _, elem := range s.VectorStoreIds {
+				e.Str(elem)
+			}
+			e.ArrEnd()
 		}
-		e.ArrEnd()
 	}
 	for _, k := range sortedKeys(s.AdditionalProps) {
 		elem := s.AdditionalProps[k]
@@ -44418,14 +44442,16 @@ func (s FileSearchServerToolFilters) encodeFields(e *jx.Encoder) {
 		{
 			s := s.CompoundFilter
 			{
-				e.FieldStart("filters")
-				e.ArrStart()
-				for _, elem := range s.Filters {
-					if len(elem) != 0 {
-						e.Raw(elem)
+				if s.Filters != nil {
+					e.FieldStart("filters")
+					e.ArrStart()
+					for _, elem := range s.Filters {
+						if len(elem) != 0 {
+							e.Raw(elem)
+						}
 					}
+					e.ArrEnd()
 				}
-				e.ArrEnd()
 			}
 			for _, k := range sortedKeys(s.AdditionalProps) {
 				elem := s.AdditionalProps[k]
@@ -60266,12 +60292,14 @@ func (s InputsItem) encodeFields(e *jx.Encoder) {
 				}
 			}
 			{
-				e.FieldStart("output")
-				e.ArrStart()
-				for _, elem := range s.Output {
-					elem.Encode(e)
+				if s.Output != nil {
+					e.FieldStart("output")
+					e.ArrStart()
+					for _, elem := range s.Output {
+						elem.Encode(e)
+					}
+					e.ArrEnd()
 				}
-				e.ArrEnd()
 			}
 			{
 				if s.Status.Set {
@@ -60312,12 +60340,14 @@ func (s InputsItem) encodeFields(e *jx.Encoder) {
 				}
 			}
 			{
-				e.FieldStart("tools")
-				e.ArrStart()
-				for _, elem := range s.Tools {
-					elem.Encode(e)
+				if s.Tools != nil {
+					e.FieldStart("tools")
+					e.ArrStart()
+					for _, elem := range s.Tools {
+						elem.Encode(e)
+					}
+					e.ArrEnd()
 				}
-				e.ArrEnd()
 			}
 			for _, k := range sortedKeys(s.AdditionalProps) {
 				elem := s.AdditionalProps[k]
@@ -60576,12 +60606,14 @@ func (s InputsItem) encodeFields(e *jx.Encoder) {
 				}
 			}
 			{
-				e.FieldStart("tools")
-				e.ArrStart()
-				for _, elem := range s.Tools {
-					elem.Encode(e)
+				if s.Tools != nil {
+					e.FieldStart("tools")
+					e.ArrStart()
+					for _, elem := range s.Tools {
+						elem.Encode(e)
+					}
+					e.ArrEnd()
 				}
-				e.ArrEnd()
 			}
 			for _, k := range sortedKeys(s.AdditionalProps) {
 				elem := s.AdditionalProps[k]
@@ -60610,12 +60642,14 @@ func (s InputsItem) encodeFields(e *jx.Encoder) {
 				}
 			}
 			{
-				e.FieldStart("content")
-				e.ArrStart()
-				for _, elem := range s.Content {
-					elem.Encode(e)
+				if s.Content != nil {
+					e.FieldStart("content")
+					e.ArrStart()
+					for _, elem := range s.Content {
+						elem.Encode(e)
+					}
+					e.ArrEnd()
 				}
-				e.ArrEnd()
 			}
 			{
 				if s.ID.Set {
@@ -63461,12 +63495,14 @@ func (s *LocalShellCallItemAction) Encode(e *jx.Encoder) {
 // encodeFields encodes fields.
 func (s *LocalShellCallItemAction) encodeFields(e *jx.Encoder) {
 	{
-		e.FieldStart("command")
-		e.ArrStart()
-		for _, elem := range s.Command {
-			e.Str(elem)
+		if s.Command != nil {
+			e.FieldStart("command")
+			e.ArrStart()
+			for _, elem := range s.Command {
+				e.Str(elem)
+			}
+			e.ArrEnd()
 		}
-		e.ArrEnd()
 	}
 	{
 		if len(s.Env) != 0 {
@@ -64862,12 +64898,14 @@ func (s *McpListToolsItem) encodeFields(e *jx.Encoder) {
 		}
 	}
 	{
-		e.FieldStart("tools")
-		e.ArrStart()
-		for _, elem := range s.Tools {
-			elem.Encode(e)
+		if s.Tools != nil {
+			e.FieldStart("tools")
+			e.ArrStart()
+			for _, elem := range s.Tools {
+				elem.Encode(e)
+			}
+			e.ArrEnd()
 		}
-		e.ArrEnd()
 	}
 	{
 		if s.Type.Set {
@@ -67002,12 +67040,14 @@ func (s *NamespaceTool) encodeFields(e *jx.Encoder) {
 		}
 	}
 	{
-		e.FieldStart("tools")
-		e.ArrStart()
-		for _, elem := range s.Tools {
-			elem.Encode(e)
+		if s.Tools != nil {
+			e.FieldStart("tools")
+			e.ArrStart()
+			for _, elem := range s.Tools {
+				elem.Encode(e)
+			}
+			e.ArrEnd()
 		}
-		e.ArrEnd()
 	}
 	{
 		if s.Type.Set {
@@ -69450,12 +69490,14 @@ func (s *OpenAIResponseInputMessageItem) Encode(e *jx.Encoder) {
 // encodeFields encodes fields.
 func (s *OpenAIResponseInputMessageItem) encodeFields(e *jx.Encoder) {
 	{
-		e.FieldStart("content")
-		e.ArrStart()
-		for _, elem := range s.Content {
-			elem.Encode(e)
+		if s.Content != nil {
+			e.FieldStart("content")
+			e.ArrStart()
+			for _, elem := range s.Content {
+				elem.Encode(e)
+			}
+			e.ArrEnd()
 		}
-		e.ArrEnd()
 	}
 	{
 		if s.ID.Set {
@@ -72891,14 +72933,16 @@ func (s OpenAIResponsesToolChoice1) encodeFields(e *jx.Encoder) {
 				}
 			}
 			{
-				e.FieldStart("tools")
-				e.ArrStart()
-				for _, elem := range s.Tools {
-					if len(elem) != 0 {
-						e.Raw(elem)
+				if s.Tools != nil {
+					e.FieldStart("tools")
+					e.ArrStart()
+					for _, elem := range s.Tools {
+						if len(elem) != 0 {
+							e.Raw(elem)
+						}
 					}
+					e.ArrEnd()
 				}
-				e.ArrEnd()
 			}
 			for _, k := range sortedKeys(s.AdditionalProps) {
 				elem := s.AdditionalProps[k]
@@ -76519,12 +76563,14 @@ func (s OpenResponsesResultToolsItem) encodeFields(e *jx.Encoder) {
 				}
 			}
 			{
-				e.FieldStart("vector_store_ids")
-				e.ArrStart()
-				for _, elem := range s.VectorStoreIds {
-					e.Str(elem)
+				if s.VectorStoreIds != nil {
+					e.FieldStart("vector_store_ids")
+					e.ArrStart()
+					for _, elem := range s.VectorStoreIds {
+						e.Str(elem)
+					}
+					e.ArrEnd()
 				}
-				e.ArrEnd()
 			}
 			for _, k := range sortedKeys(s.AdditionalProps) {
 				elem := s.AdditionalProps[k]
@@ -76815,12 +76861,14 @@ func (s OpenResponsesResultToolsItem) encodeFields(e *jx.Encoder) {
 				}
 			}
 			{
-				e.FieldStart("tools")
-				e.ArrStart()
-				for _, elem := range s.Tools {
-					elem.Encode(e)
+				if s.Tools != nil {
+					e.FieldStart("tools")
+					e.ArrStart()
+					for _, elem := range s.Tools {
+						elem.Encode(e)
+					}
+					e.ArrEnd()
 				}
-				e.ArrEnd()
 			}
 			for _, k := range sortedKeys(s.AdditionalProps) {
 				elem := s.AdditionalProps[k]
@@ -140540,12 +140588,14 @@ func (s ResponsesRequestToolsItem) encodeFields(e *jx.Encoder) {
 				}
 			}
 			{
-				e.FieldStart("vector_store_ids")
-				e.ArrStart()
-				for _, elem := range s.VectorStoreIds {
-					e.Str(elem)
+				if s.VectorStoreIds != nil {
+					e.FieldStart("vector_store_ids")
+					e.ArrStart()
+					for _, elem := range s.VectorStoreIds {
+						e.Str(elem)
+					}
+					e.ArrEnd()
 				}
-				e.ArrEnd()
 			}
 			for _, k := range sortedKeys(s.AdditionalProps) {
 				elem := s.AdditionalProps[k]
@@ -140836,12 +140886,14 @@ func (s ResponsesRequestToolsItem) encodeFields(e *jx.Encoder) {
 				}
 			}
 			{
-				e.FieldStart("tools")
-				e.ArrStart()
-				for _, elem := range s.Tools {
-					elem.Encode(e)
+				if s.Tools != nil {
+					e.FieldStart("tools")
+					e.ArrStart()
+					for _, elem := range s.Tools {
+						elem.Encode(e)
+					}
+					e.ArrEnd()
 				}
-				e.ArrEnd()
 			}
 			for _, k := range sortedKeys(s.AdditionalProps) {
 				elem := s.AdditionalProps[k]
@@ -143150,12 +143202,14 @@ func (s *ShellCallItemAction) Encode(e *jx.Encoder) {
 // encodeFields encodes fields.
 func (s *ShellCallItemAction) encodeFields(e *jx.Encoder) {
 	{
-		e.FieldStart("commands")
-		e.ArrStart()
-		for _, elem := range s.Commands {
-			e.Str(elem)
+		if s.Commands != nil {
+			e.FieldStart("commands")
+			e.ArrStart()
+			for _, elem := range s.Commands {
+				e.Str(elem)
+			}
+			e.ArrEnd()
 		}
-		e.ArrEnd()
 	}
 	{
 		if s.MaxOutputLength.Set {
@@ -144121,12 +144175,14 @@ func (s *ShellCallOutputItem) encodeFields(e *jx.Encoder) {
 		}
 	}
 	{
-		e.FieldStart("output")
-		e.ArrStart()
-		for _, elem := range s.Output {
-			elem.Encode(e)
+		if s.Output != nil {
+			e.FieldStart("output")
+			e.ArrStart()
+			for _, elem := range s.Output {
+				elem.Encode(e)
+			}
+			e.ArrEnd()
 		}
-		e.ArrEnd()
 	}
 	{
 		if s.Status.Set {
@@ -152521,14 +152577,16 @@ func (s *ToolChoiceAllowed) encodeFields(e *jx.Encoder) {
 		}
 	}
 	{
-		e.FieldStart("tools")
-		e.ArrStart()
-		for _, elem := range s.Tools {
-			if len(elem) != 0 {
-				e.Raw(elem)
+		if s.Tools != nil {
+			e.FieldStart("tools")
+			e.ArrStart()
+			for _, elem := range s.Tools {
+				if len(elem) != 0 {
+					e.Raw(elem)
+				}
 			}
+			e.ArrEnd()
 		}
-		e.ArrEnd()
 	}
 	{
 		if s.Type.Set {

@@ -14,7 +14,7 @@ import (
 type AdditionalToolsItem struct {
 	ID              OptNilString                   `json:"id"`
 	Role            OptNilAdditionalToolsItemRole  `json:"role"`
-	Tools           []AdditionalToolsItemToolsItem `json:"tools" transponder:"encode-empty"`
+	Tools           []AdditionalToolsItemToolsItem `json:"tools"`
 	Type            OptNilAdditionalToolsItemType  `json:"type"`
 	AdditionalProps AdditionalToolsItemAdditional
 }
@@ -1513,7 +1513,7 @@ func (s *AdvisorServerToolOpenRouterType) UnmarshalText(data []byte) error {
 type AgentMessageItem struct {
 	Agent           OptNilAgentMessageItemAgent   `json:"agent"`
 	Author          OptNilString                  `json:"author"`
-	Content         []AgentMessageItemContentItem `json:"content" transponder:"encode-empty"`
+	Content         []AgentMessageItemContentItem `json:"content"`
 	ID              OptNilString                  `json:"id"`
 	Recipient       OptNilString                  `json:"recipient"`
 	Type            OptNilAgentMessageItemType    `json:"type"`
@@ -7465,7 +7465,7 @@ type BaseResponsesResult struct {
 	Metadata           jx.Raw                              `json:"metadata"`
 	Model              OptNilString                        `json:"model"`
 	Object             OptNilBaseResponsesResultObject     `json:"object"`
-	Output             []BaseResponsesResultOutputItem     `json:"output" transponder:"encode-empty"`
+	Output             []BaseResponsesResultOutputItem     `json:"output"`
 	OutputText         OptNilString                        `json:"output_text"`
 	ParallelToolCalls  OptNilBool                          `json:"parallel_tool_calls"`
 	PresencePenalty    OptNilFloat64                       `json:"presence_penalty"`
@@ -8728,7 +8728,7 @@ type BaseTextDeltaEvent struct {
 	ContentIndex    OptNilInt                    `json:"content_index"`
 	Delta           OptNilString                 `json:"delta"`
 	ItemID          OptNilString                 `json:"item_id"`
-	Logprobs        []OpenResponsesLogProbs      `json:"logprobs" transponder:"encode-empty"`
+	Logprobs        []OpenResponsesLogProbs      `json:"logprobs"`
 	OutputIndex     OptNilInt                    `json:"output_index"`
 	SequenceNumber  OptNilInt                    `json:"sequence_number"`
 	Type            OptNilBaseTextDeltaEventType `json:"type"`
@@ -8865,7 +8865,7 @@ func (s *BaseTextDeltaEventType) UnmarshalText(data []byte) error {
 type BaseTextDoneEvent struct {
 	ContentIndex    OptNilInt                   `json:"content_index"`
 	ItemID          OptNilString                `json:"item_id"`
-	Logprobs        []OpenResponsesLogProbs     `json:"logprobs" transponder:"encode-empty"`
+	Logprobs        []OpenResponsesLogProbs     `json:"logprobs"`
 	OutputIndex     OptNilInt                   `json:"output_index"`
 	SequenceNumber  OptNilInt                   `json:"sequence_number"`
 	Text            OptNilString                `json:"text"`
@@ -12558,7 +12558,7 @@ type ChatRequest struct {
 	// 16.
 	MaxTokens OptNilInt `json:"max_tokens"`
 	// List of messages for the conversation.
-	Messages []ChatMessages `json:"messages" transponder:"encode-empty"`
+	Messages []ChatMessages `json:"messages"`
 	// Key-value pairs for additional object information (max 16 pairs, 64 char keys, 512 char values).
 	Metadata jx.Raw `json:"metadata"`
 	// Minimum probability threshold relative to the most likely token. Tokens with probability below min_p
@@ -18478,7 +18478,7 @@ func (s *CompletedEventType) UnmarshalText(data []byte) error {
 // A compound filter that combines multiple comparison or compound filters.
 // Ref: #/components/schemas/CompoundFilter
 type CompoundFilter struct {
-	Filters         []jx.Raw                 `json:"filters" transponder:"encode-empty"`
+	Filters         []jx.Raw                 `json:"filters"`
 	Type            OptNilCompoundFilterType `json:"type"`
 	AdditionalProps CompoundFilterAdditional
 }
@@ -22734,7 +22734,7 @@ type FileSearchServerTool struct {
 	MaxNumResults   OptNilInt                                `json:"max_num_results"`
 	RankingOptions  OptNilFileSearchServerToolRankingOptions `json:"ranking_options"`
 	Type            OptNilFileSearchServerToolType           `json:"type"`
-	VectorStoreIds  []string                                 `json:"vector_store_ids" transponder:"encode-empty"`
+	VectorStoreIds  []string                                 `json:"vector_store_ids"`
 	AdditionalProps FileSearchServerToolAdditional
 }
 
@@ -32505,7 +32505,7 @@ func (s *LocalShellCallItem) SetAdditionalProps(val LocalShellCallItemAdditional
 }
 
 type LocalShellCallItemAction struct {
-	Command          []string                           `json:"command" transponder:"encode-empty"`
+	Command          []string                           `json:"command"`
 	Env              jx.Raw                             `json:"env"`
 	TimeoutMs        OptNilInt                          `json:"timeout_ms"`
 	Type             OptNilLocalShellCallItemActionType `json:"type"`
@@ -33155,7 +33155,7 @@ type McpListToolsItem struct {
 	Error           OptNilString                `json:"error"`
 	ID              OptNilString                `json:"id"`
 	ServerLabel     OptNilString                `json:"server_label"`
-	Tools           []McpListToolsItemToolsItem `json:"tools" transponder:"encode-empty"`
+	Tools           []McpListToolsItemToolsItem `json:"tools"`
 	Type            OptNilMcpListToolsItemType  `json:"type"`
 	AdditionalProps McpListToolsItemAdditional
 }
@@ -34287,7 +34287,7 @@ func (s *NamespaceFunctionToolType) UnmarshalText(data []byte) error {
 type NamespaceTool struct {
 	Description     OptNilString             `json:"description"`
 	Name            OptNilString             `json:"name"`
-	Tools           []NamespaceToolToolsItem `json:"tools" transponder:"encode-empty"`
+	Tools           []NamespaceToolToolsItem `json:"tools"`
 	Type            OptNilNamespaceToolType  `json:"type"`
 	AdditionalProps NamespaceToolAdditional
 }
@@ -35520,7 +35520,7 @@ func (s *OpenAIResponseFunctionToolCallType) UnmarshalText(data []byte) error {
 
 // Ref: #/components/schemas/OpenAIResponseInputMessageItem
 type OpenAIResponseInputMessageItem struct {
-	Content         []OpenAIResponseInputMessageItemContentItem `json:"content" transponder:"encode-empty"`
+	Content         []OpenAIResponseInputMessageItemContentItem `json:"content"`
 	ID              OptNilString                                `json:"id"`
 	Role            OptNilOpenAIResponseInputMessageItemRole    `json:"role"`
 	Type            OptNilOpenAIResponseInputMessageItemType    `json:"type"`
@@ -101154,7 +101154,7 @@ func (s *ShellCallItem) SetAdditionalProps(val ShellCallItemAdditional) {
 }
 
 type ShellCallItemAction struct {
-	Commands        []string  `json:"commands" transponder:"encode-empty"`
+	Commands        []string  `json:"commands"`
 	MaxOutputLength OptNilInt `json:"max_output_length"`
 	TimeoutMs       OptNilInt `json:"timeout_ms"`
 	AdditionalProps ShellCallItemActionAdditional
@@ -101544,7 +101544,7 @@ type ShellCallOutputItem struct {
 	CallID          OptNilString                  `json:"call_id"`
 	ID              OptNilString                  `json:"id"`
 	MaxOutputLength OptNilInt                     `json:"max_output_length"`
-	Output          []ShellCallOutputContent      `json:"output" transponder:"encode-empty"`
+	Output          []ShellCallOutputContent      `json:"output"`
 	Status          OptNilToolCallStatus          `json:"status"`
 	Type            OptNilShellCallOutputItemType `json:"type"`
 	AdditionalProps ShellCallOutputItemAdditional
@@ -105750,7 +105750,7 @@ func (s *ToolCallStatus) UnmarshalText(data []byte) error {
 // Ref: #/components/schemas/ToolChoiceAllowed
 type ToolChoiceAllowed struct {
 	Mode            OptNilToolChoiceAllowedMode `json:"mode"`
-	Tools           []jx.Raw                    `json:"tools" transponder:"encode-empty"`
+	Tools           []jx.Raw                    `json:"tools"`
 	Type            OptNilToolChoiceAllowedType `json:"type"`
 	AdditionalProps ToolChoiceAllowedAdditional
 }

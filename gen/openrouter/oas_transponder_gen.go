@@ -777,7 +777,7 @@ func (s *BaseResponsesResult) specField(name string) (present, null, known bool)
 	case "tool_choice":
 		return s.ToolChoice.Set, s.ToolChoice.Null, true
 	case "tools":
-		return s.Tools != nil, false, true
+		return true /* always written, [] from nil (encode-empty) */, false, true
 	case "top_logprobs":
 		return s.TopLogprobs.Set, s.TopLogprobs.Null, true
 	case "top_p":
@@ -1249,7 +1249,7 @@ func (s *ChatRequest) specField(name string) (present, null, known bool) {
 func (s *ChatResult) specField(name string) (present, null, known bool) {
 	switch name {
 	case "choices":
-		return s.Choices != nil, false, true
+		return true /* always written, [] from nil (encode-empty) */, false, true
 	case "created":
 		return s.Created.Set, s.Created.Null, true
 	case "id":
@@ -1307,7 +1307,7 @@ func (s *ChatStreamChoice) specField(name string) (present, null, known bool) {
 func (s *ChatStreamChunk) specField(name string) (present, null, known bool) {
 	switch name {
 	case "choices":
-		return s.Choices != nil, false, true
+		return true /* always written, [] from nil (encode-empty) */, false, true
 	case "created":
 		return s.Created.Set, s.Created.Null, true
 	case "error":
@@ -1395,7 +1395,7 @@ func (s *ChatTokenLogprob) specField(name string) (present, null, known bool) {
 	case "token":
 		return s.Token.Set, s.Token.Null, true
 	case "top_logprobs":
-		return s.TopLogprobs != nil, false, true
+		return true /* always written, [] from nil (encode-empty) */, false, true
 	}
 	return false, false, false
 }
@@ -2051,7 +2051,7 @@ func (s *EndpointInfo) specField(name string) (present, null, known bool) {
 func (s *EndpointsMetadata) specField(name string) (present, null, known bool) {
 	switch name {
 	case "available":
-		return s.Available != nil, false, true
+		return true /* always written, [] from nil (encode-empty) */, false, true
 	case "total":
 		return s.Total.Set, s.Total.Null, true
 	}
@@ -2331,15 +2331,15 @@ func (s *FunctionTool) specField(name string) (present, null, known bool) {
 func (s *FusionAnalysisResult) specField(name string) (present, null, known bool) {
 	switch name {
 	case "blind_spots":
-		return s.BlindSpots != nil, false, true
+		return true /* always written, [] from nil (encode-empty) */, false, true
 	case "consensus":
-		return s.Consensus != nil, false, true
+		return true /* always written, [] from nil (encode-empty) */, false, true
 	case "contradictions":
-		return s.Contradictions != nil, false, true
+		return true /* always written, [] from nil (encode-empty) */, false, true
 	case "partial_coverage":
-		return s.PartialCoverage != nil, false, true
+		return true /* always written, [] from nil (encode-empty) */, false, true
 	case "unique_insights":
-		return s.UniqueInsights != nil, false, true
+		return true /* always written, [] from nil (encode-empty) */, false, true
 	}
 	return false, false, false
 }
@@ -2347,7 +2347,7 @@ func (s *FusionAnalysisResult) specField(name string) (present, null, known bool
 func (s *FusionAnalysisResultContradictionsItem) specField(name string) (present, null, known bool) {
 	switch name {
 	case "stances":
-		return s.Stances != nil, false, true
+		return true /* always written, [] from nil (encode-empty) */, false, true
 	case "topic":
 		return s.Topic.Set, s.Topic.Null, true
 	}
@@ -2367,7 +2367,7 @@ func (s *FusionAnalysisResultContradictionsItemStancesItem) specField(name strin
 func (s *FusionAnalysisResultPartialCoverageItem) specField(name string) (present, null, known bool) {
 	switch name {
 	case "models":
-		return s.Models != nil, false, true
+		return true /* always written, [] from nil (encode-empty) */, false, true
 	case "point":
 		return s.Point.Set, s.Point.Null, true
 	}
@@ -3621,7 +3621,7 @@ func (s *OpenResponsesResult) specField(name string) (present, null, known bool)
 	case "openrouter_metadata":
 		return s.OpenrouterMetadata.Set, s.OpenrouterMetadata.Null, true
 	case "output":
-		return s.Output != nil, false, true
+		return true /* always written, [] from nil (encode-empty) */, false, true
 	case "output_text":
 		return s.OutputText.Set, s.OutputText.Null, true
 	case "parallel_tool_calls":
@@ -3653,7 +3653,7 @@ func (s *OpenResponsesResult) specField(name string) (present, null, known bool)
 	case "tool_choice":
 		return s.ToolChoice.Set, s.ToolChoice.Null, true
 	case "tools":
-		return s.Tools != nil, false, true
+		return true /* always written, [] from nil (encode-empty) */, false, true
 	case "top_logprobs":
 		return s.TopLogprobs.Set, s.TopLogprobs.Null, true
 	case "top_p":
@@ -3847,7 +3847,7 @@ func (s *OutputComputerCallItem) specField(name string) (present, null, known bo
 	case "id":
 		return s.ID.Set, s.ID.Null, true
 	case "pending_safety_checks":
-		return s.PendingSafetyChecks != nil, false, true
+		return true /* always written, [] from nil (encode-empty) */, false, true
 	case "status":
 		return s.Status.Set, s.Status.Null, true
 	case "type":
@@ -3907,7 +3907,7 @@ func (s *OutputFileSearchCallItem) specField(name string) (present, null, known 
 	case "id":
 		return s.ID.Set, s.ID.Null, true
 	case "queries":
-		return s.Queries != nil, false, true
+		return true /* always written, [] from nil (encode-empty) */, false, true
 	case "status":
 		return s.Status.Set, s.Status.Null, true
 	case "type":
@@ -4159,7 +4159,7 @@ func (s *OutputItemFileSearchCall) specField(name string) (present, null, known 
 	case "id":
 		return s.ID.Set, s.ID.Null, true
 	case "queries":
-		return s.Queries != nil, false, true
+		return true /* always written, [] from nil (encode-empty) */, false, true
 	case "status":
 		return s.Status.Set, s.Status.Null, true
 	case "type":
@@ -4213,7 +4213,7 @@ func (s *OutputItemReasoning) specField(name string) (present, null, known bool)
 	case "status":
 		return s.Status.Set, s.Status.Null, true
 	case "summary":
-		return s.Summary != nil, false, true
+		return true /* always written, [] from nil (encode-empty) */, false, true
 	case "type":
 		return true /* the union writes its discriminator */, false, true
 	}
@@ -4307,7 +4307,7 @@ func (s *OutputMemoryServerToolItem) specField(name string) (present, null, know
 func (s *OutputMessage) specField(name string) (present, null, known bool) {
 	switch name {
 	case "content":
-		return s.Content != nil, false, true
+		return true /* always written, [] from nil (encode-empty) */, false, true
 	case "id":
 		return s.ID.Set, s.ID.Null, true
 	case "phase":
@@ -4325,7 +4325,7 @@ func (s *OutputMessage) specField(name string) (present, null, known bool) {
 func (s *OutputMessageItem) specField(name string) (present, null, known bool) {
 	switch name {
 	case "content":
-		return s.Content != nil, false, true
+		return true /* always written, [] from nil (encode-empty) */, false, true
 	case "id":
 		return s.ID.Set, s.ID.Null, true
 	case "phase":
@@ -4355,7 +4355,7 @@ func (s *OutputReasoningItem) specField(name string) (present, null, known bool)
 	case "status":
 		return s.Status.Set, s.Status.Null, true
 	case "summary":
-		return s.Summary != nil, false, true
+		return true /* always written, [] from nil (encode-empty) */, false, true
 	case "type":
 		return true /* the union writes its discriminator */, false, true
 	}
@@ -4399,7 +4399,7 @@ func (s *OutputShellCallItem) specField(name string) (present, null, known bool)
 func (s *OutputShellCallItemAction) specField(name string) (present, null, known bool) {
 	switch name {
 	case "commands":
-		return s.Commands != nil, false, true
+		return true /* always written, [] from nil (encode-empty) */, false, true
 	case "max_output_length":
 		return s.MaxOutputLength.Set, s.MaxOutputLength.Null, true
 	case "timeout_ms":
@@ -4417,7 +4417,7 @@ func (s *OutputShellCallOutputItem) specField(name string) (present, null, known
 	case "max_output_length":
 		return s.MaxOutputLength.Set, s.MaxOutputLength.Null, true
 	case "output":
-		return s.Output != nil, false, true
+		return true /* always written, [] from nil (encode-empty) */, false, true
 	case "status":
 		return s.Status.Set, s.Status.Null, true
 	case "type":
@@ -4449,7 +4449,7 @@ func (s *OutputShellServerToolItem) specField(name string) (present, null, known
 func (s *OutputShellServerToolItemAction) specField(name string) (present, null, known bool) {
 	switch name {
 	case "commands":
-		return s.Commands != nil, false, true
+		return true /* always written, [] from nil (encode-empty) */, false, true
 	case "max_output_length":
 		return s.MaxOutputLength.Set, s.MaxOutputLength.Null, true
 	case "timeout_ms":
@@ -4917,7 +4917,7 @@ func (s *ReasoningItem) specField(name string) (present, null, known bool) {
 	case "status":
 		return s.Status.Set, s.Status.Null, true
 	case "summary":
-		return s.Summary != nil, false, true
+		return true /* always written, [] from nil (encode-empty) */, false, true
 	case "type":
 		return s.Type.Set, s.Type.Null, true
 	}
@@ -5103,13 +5103,13 @@ func (s *ResponseOutputText) specField(name string) (present, null, known bool) 
 func (s *ResponseOutputTextLogprobsItem) specField(name string) (present, null, known bool) {
 	switch name {
 	case "bytes":
-		return s.Bytes != nil, false, true
+		return true /* always written, [] from nil (encode-empty) */, false, true
 	case "logprob":
 		return s.Logprob.Set, s.Logprob.Null, true
 	case "token":
 		return s.Token.Set, s.Token.Null, true
 	case "top_logprobs":
-		return s.TopLogprobs != nil, false, true
+		return true /* always written, [] from nil (encode-empty) */, false, true
 	}
 	return false, false, false
 }
@@ -5117,7 +5117,7 @@ func (s *ResponseOutputTextLogprobsItem) specField(name string) (present, null, 
 func (s *ResponseOutputTextLogprobsItemTopLogprobsItem) specField(name string) (present, null, known bool) {
 	switch name {
 	case "bytes":
-		return s.Bytes != nil, false, true
+		return true /* always written, [] from nil (encode-empty) */, false, true
 	case "logprob":
 		return s.Logprob.Set, s.Logprob.Null, true
 	case "token":
@@ -5473,7 +5473,7 @@ func (s *TextDeltaEvent) specField(name string) (present, null, known bool) {
 	case "item_id":
 		return s.ItemID.Set, s.ItemID.Null, true
 	case "logprobs":
-		return s.Logprobs != nil, false, true
+		return true /* always written, [] from nil (encode-empty) */, false, true
 	case "output_index":
 		return s.OutputIndex.Set, s.OutputIndex.Null, true
 	case "sequence_number":
@@ -5491,7 +5491,7 @@ func (s *TextDoneEvent) specField(name string) (present, null, known bool) {
 	case "item_id":
 		return s.ItemID.Set, s.ItemID.Null, true
 	case "logprobs":
-		return s.Logprobs != nil, false, true
+		return true /* always written, [] from nil (encode-empty) */, false, true
 	case "output_index":
 		return s.OutputIndex.Set, s.OutputIndex.Null, true
 	case "sequence_number":

@@ -46,9 +46,6 @@ func (s *AdditionalToolsItem) Validate() error {
 		})
 	}
 	if err := func() error {
-		if s.Tools == nil {
-			return errors.New("nil is invalid value")
-		}
 		var failures []validate.FieldError
 		for i, elem := range s.Tools {
 			if err := func() error {
@@ -673,9 +670,6 @@ func (s *AgentMessageItem) Validate() error {
 		})
 	}
 	if err := func() error {
-		if s.Content == nil {
-			return errors.New("nil is invalid value")
-		}
 		var failures []validate.FieldError
 		for i, elem := range s.Content {
 			if err := func() error {
@@ -3854,9 +3848,6 @@ func (s *BaseResponsesResult) Validate() error {
 		})
 	}
 	if err := func() error {
-		if s.Output == nil {
-			return errors.New("nil is invalid value")
-		}
 		var failures []validate.FieldError
 		for i, elem := range s.Output {
 			if err := func() error {
@@ -4050,9 +4041,6 @@ func (s *BaseResponsesResult) Validate() error {
 		})
 	}
 	if err := func() error {
-		if s.Tools == nil {
-			return errors.New("nil is invalid value")
-		}
 		var failures []validate.FieldError
 		for i, elem := range s.Tools {
 			if err := func() error {
@@ -4425,9 +4413,6 @@ func (s *BaseTextDeltaEvent) Validate() error {
 		})
 	}
 	if err := func() error {
-		if s.Logprobs == nil {
-			return errors.New("nil is invalid value")
-		}
 		var failures []validate.FieldError
 		for i, elem := range s.Logprobs {
 			if err := func() error {
@@ -4507,9 +4492,6 @@ func (s *BaseTextDoneEvent) Validate() error {
 		})
 	}
 	if err := func() error {
-		if s.Logprobs == nil {
-			return errors.New("nil is invalid value")
-		}
 		var failures []validate.FieldError
 		for i, elem := range s.Logprobs {
 			if err := func() error {
@@ -6753,7 +6735,7 @@ func (s *ChatRequest) Validate() error {
 	}
 	if err := func() error {
 		if s.Messages == nil {
-			return errors.New("nil is invalid value")
+			return nil // optional
 		}
 		if err := (validate.Array{
 			MinLength:    1,
@@ -7588,9 +7570,6 @@ func (s *ChatResult) Validate() error {
 		})
 	}
 	if err := func() error {
-		if s.Choices == nil {
-			return errors.New("nil is invalid value")
-		}
 		var failures []validate.FieldError
 		for i, elem := range s.Choices {
 			if err := func() error {
@@ -7868,9 +7847,6 @@ func (s *ChatStreamChunk) Validate() error {
 		})
 	}
 	if err := func() error {
-		if s.Choices == nil {
-			return errors.New("nil is invalid value")
-		}
 		var failures []validate.FieldError
 		for i, elem := range s.Choices {
 			if err := func() error {
@@ -8495,9 +8471,6 @@ func (s *ChatTokenLogprob) Validate() error {
 		})
 	}
 	if err := func() error {
-		if s.TopLogprobs == nil {
-			return errors.New("nil is invalid value")
-		}
 		var failures []validate.FieldError
 		for i, elem := range s.TopLogprobs {
 			if err := func() error {
@@ -10221,17 +10194,6 @@ func (s *CompoundFilter) Validate() error {
 	}(); err != nil {
 		failures = append(failures, validate.FieldError{
 			Name:  "x-spec-required",
-			Error: err,
-		})
-	}
-	if err := func() error {
-		if s.Filters == nil {
-			return errors.New("nil is invalid value")
-		}
-		return nil
-	}(); err != nil {
-		failures = append(failures, validate.FieldError{
-			Name:  "filters",
 			Error: err,
 		})
 	}
@@ -12206,9 +12168,6 @@ func (s *EndpointsMetadata) Validate() error {
 		})
 	}
 	if err := func() error {
-		if s.Available == nil {
-			return errors.New("nil is invalid value")
-		}
 		var failures []validate.FieldError
 		for i, elem := range s.Available {
 			if err := func() error {
@@ -12620,17 +12579,6 @@ func (s *FileSearchServerTool) Validate() error {
 	}(); err != nil {
 		failures = append(failures, validate.FieldError{
 			Name:  "type",
-			Error: err,
-		})
-	}
-	if err := func() error {
-		if s.VectorStoreIds == nil {
-			return errors.New("nil is invalid value")
-		}
-		return nil
-	}(); err != nil {
-		failures = append(failures, validate.FieldError{
-			Name:  "vector_store_ids",
 			Error: err,
 		})
 	}
@@ -13706,9 +13654,6 @@ func (s *FusionAnalysisResult) Validate() error {
 		})
 	}
 	if err := func() error {
-		if s.BlindSpots == nil {
-			return errors.New("nil is invalid value")
-		}
 		return nil
 	}(); err != nil {
 		failures = append(failures, validate.FieldError{
@@ -13717,9 +13662,6 @@ func (s *FusionAnalysisResult) Validate() error {
 		})
 	}
 	if err := func() error {
-		if s.Consensus == nil {
-			return errors.New("nil is invalid value")
-		}
 		return nil
 	}(); err != nil {
 		failures = append(failures, validate.FieldError{
@@ -13728,9 +13670,6 @@ func (s *FusionAnalysisResult) Validate() error {
 		})
 	}
 	if err := func() error {
-		if s.Contradictions == nil {
-			return errors.New("nil is invalid value")
-		}
 		var failures []validate.FieldError
 		for i, elem := range s.Contradictions {
 			if err := func() error {
@@ -13759,9 +13698,6 @@ func (s *FusionAnalysisResult) Validate() error {
 		})
 	}
 	if err := func() error {
-		if s.PartialCoverage == nil {
-			return errors.New("nil is invalid value")
-		}
 		var failures []validate.FieldError
 		for i, elem := range s.PartialCoverage {
 			if err := func() error {
@@ -13790,9 +13726,6 @@ func (s *FusionAnalysisResult) Validate() error {
 		})
 	}
 	if err := func() error {
-		if s.UniqueInsights == nil {
-			return errors.New("nil is invalid value")
-		}
 		var failures []validate.FieldError
 		for i, elem := range s.UniqueInsights {
 			if err := func() error {
@@ -13845,9 +13778,6 @@ func (s *FusionAnalysisResultContradictionsItem) Validate() error {
 		})
 	}
 	if err := func() error {
-		if s.Stances == nil {
-			return errors.New("nil is invalid value")
-		}
 		var failures []validate.FieldError
 		for i, elem := range s.Stances {
 			if err := func() error {
@@ -13924,9 +13854,6 @@ func (s *FusionAnalysisResultPartialCoverageItem) Validate() error {
 		})
 	}
 	if err := func() error {
-		if s.Models == nil {
-			return errors.New("nil is invalid value")
-		}
 		return nil
 	}(); err != nil {
 		failures = append(failures, validate.FieldError{
@@ -17779,17 +17706,6 @@ func (s *LocalShellCallItemAction) Validate() error {
 		})
 	}
 	if err := func() error {
-		if s.Command == nil {
-			return errors.New("nil is invalid value")
-		}
-		return nil
-	}(); err != nil {
-		failures = append(failures, validate.FieldError{
-			Name:  "command",
-			Error: err,
-		})
-	}
-	if err := func() error {
 		if value, ok := s.Type.Get(); ok {
 			if err := func() error {
 				if err := value.Validate(); err != nil {
@@ -18072,9 +17988,6 @@ func (s *McpListToolsItem) Validate() error {
 		})
 	}
 	if err := func() error {
-		if s.Tools == nil {
-			return errors.New("nil is invalid value")
-		}
 		var failures []validate.FieldError
 		for i, elem := range s.Tools {
 			if err := func() error {
@@ -18652,9 +18565,6 @@ func (s *NamespaceTool) Validate() error {
 		})
 	}
 	if err := func() error {
-		if s.Tools == nil {
-			return errors.New("nil is invalid value")
-		}
 		var failures []validate.FieldError
 		for i, elem := range s.Tools {
 			if err := func() error {
@@ -19289,9 +19199,6 @@ func (s *OpenAIResponseInputMessageItem) Validate() error {
 		})
 	}
 	if err := func() error {
-		if s.Content == nil {
-			return errors.New("nil is invalid value")
-		}
 		var failures []validate.FieldError
 		for i, elem := range s.Content {
 			if err := func() error {
@@ -20930,9 +20837,6 @@ func (s *OpenResponsesResult) Validate() error {
 		})
 	}
 	if err := func() error {
-		if s.Output == nil {
-			return errors.New("nil is invalid value")
-		}
 		var failures []validate.FieldError
 		for i, elem := range s.Output {
 			if err := func() error {
@@ -21108,9 +21012,6 @@ func (s *OpenResponsesResult) Validate() error {
 		})
 	}
 	if err := func() error {
-		if s.Tools == nil {
-			return errors.New("nil is invalid value")
-		}
 		var failures []validate.FieldError
 		for i, elem := range s.Tools {
 			if err := func() error {
@@ -22229,9 +22130,6 @@ func (s *OutputComputerCallItem) Validate() error {
 		})
 	}
 	if err := func() error {
-		if s.PendingSafetyChecks == nil {
-			return errors.New("nil is invalid value")
-		}
 		var failures []validate.FieldError
 		for i, elem := range s.PendingSafetyChecks {
 			if err := func() error {
@@ -22486,9 +22384,6 @@ func (s *OutputFileSearchCallItem) Validate() error {
 		})
 	}
 	if err := func() error {
-		if s.Queries == nil {
-			return errors.New("nil is invalid value")
-		}
 		return nil
 	}(); err != nil {
 		failures = append(failures, validate.FieldError{
@@ -23884,9 +23779,6 @@ func (s *OutputItemFileSearchCall) Validate() error {
 		})
 	}
 	if err := func() error {
-		if s.Queries == nil {
-			return errors.New("nil is invalid value")
-		}
 		return nil
 	}(); err != nil {
 		failures = append(failures, validate.FieldError{
@@ -24171,9 +24063,6 @@ func (s *OutputItemReasoning) Validate() error {
 		})
 	}
 	if err := func() error {
-		if s.Summary == nil {
-			return errors.New("nil is invalid value")
-		}
 		var failures []validate.FieldError
 		for i, elem := range s.Summary {
 			if err := func() error {
@@ -25017,9 +24906,6 @@ func (s *OutputMessage) Validate() error {
 		})
 	}
 	if err := func() error {
-		if s.Content == nil {
-			return errors.New("nil is invalid value")
-		}
 		var failures []validate.FieldError
 		for i, elem := range s.Content {
 			if err := func() error {
@@ -25164,9 +25050,6 @@ func (s *OutputMessageItem) Validate() error {
 		})
 	}
 	if err := func() error {
-		if s.Content == nil {
-			return errors.New("nil is invalid value")
-		}
 		var failures []validate.FieldError
 		for i, elem := range s.Content {
 			if err := func() error {
@@ -25480,9 +25363,6 @@ func (s *OutputReasoningItem) Validate() error {
 		})
 	}
 	if err := func() error {
-		if s.Summary == nil {
-			return errors.New("nil is invalid value")
-		}
 		var failures []validate.FieldError
 		for i, elem := range s.Summary {
 			if err := func() error {
@@ -25725,9 +25605,6 @@ func (s *OutputShellCallItemAction) Validate() error {
 		})
 	}
 	if err := func() error {
-		if s.Commands == nil {
-			return errors.New("nil is invalid value")
-		}
 		return nil
 	}(); err != nil {
 		failures = append(failures, validate.FieldError{
@@ -25769,9 +25646,6 @@ func (s *OutputShellCallOutputItem) Validate() error {
 		})
 	}
 	if err := func() error {
-		if s.Output == nil {
-			return errors.New("nil is invalid value")
-		}
 		var failures []validate.FieldError
 		for i, elem := range s.Output {
 			if err := func() error {
@@ -25988,9 +25862,6 @@ func (s *OutputShellServerToolItemAction) Validate() error {
 		})
 	}
 	if err := func() error {
-		if s.Commands == nil {
-			return errors.New("nil is invalid value")
-		}
 		return nil
 	}(); err != nil {
 		failures = append(failures, validate.FieldError{
@@ -29131,9 +29002,6 @@ func (s *ReasoningItem) Validate() error {
 		})
 	}
 	if err := func() error {
-		if s.Summary == nil {
-			return errors.New("nil is invalid value")
-		}
 		var failures []validate.FieldError
 		for i, elem := range s.Summary {
 			if err := func() error {
@@ -29952,9 +29820,6 @@ func (s *ResponseOutputTextLogprobsItem) Validate() error {
 		})
 	}
 	if err := func() error {
-		if s.Bytes == nil {
-			return errors.New("nil is invalid value")
-		}
 		return nil
 	}(); err != nil {
 		failures = append(failures, validate.FieldError{
@@ -29981,9 +29846,6 @@ func (s *ResponseOutputTextLogprobsItem) Validate() error {
 		})
 	}
 	if err := func() error {
-		if s.TopLogprobs == nil {
-			return errors.New("nil is invalid value")
-		}
 		var failures []validate.FieldError
 		for i, elem := range s.TopLogprobs {
 			if err := func() error {
@@ -30036,9 +29898,6 @@ func (s *ResponseOutputTextLogprobsItemTopLogprobsItem) Validate() error {
 		})
 	}
 	if err := func() error {
-		if s.Bytes == nil {
-			return errors.New("nil is invalid value")
-		}
 		return nil
 	}(); err != nil {
 		failures = append(failures, validate.FieldError{
@@ -31511,17 +31370,6 @@ func (s *ShellCallItemAction) Validate() error {
 			Error: err,
 		})
 	}
-	if err := func() error {
-		if s.Commands == nil {
-			return errors.New("nil is invalid value")
-		}
-		return nil
-	}(); err != nil {
-		failures = append(failures, validate.FieldError{
-			Name:  "commands",
-			Error: err,
-		})
-	}
 	if len(failures) > 0 {
 		return &validate.Error{Fields: failures}
 	}
@@ -31723,9 +31571,6 @@ func (s *ShellCallOutputItem) Validate() error {
 		})
 	}
 	if err := func() error {
-		if s.Output == nil {
-			return errors.New("nil is invalid value")
-		}
 		var failures []validate.FieldError
 		for i, elem := range s.Output {
 			if err := func() error {
@@ -33767,9 +33612,6 @@ func (s *TextDeltaEvent) Validate() error {
 		})
 	}
 	if err := func() error {
-		if s.Logprobs == nil {
-			return errors.New("nil is invalid value")
-		}
 		var failures []validate.FieldError
 		for i, elem := range s.Logprobs {
 			if err := func() error {
@@ -33849,9 +33691,6 @@ func (s *TextDoneEvent) Validate() error {
 		})
 	}
 	if err := func() error {
-		if s.Logprobs == nil {
-			return errors.New("nil is invalid value")
-		}
 		var failures []validate.FieldError
 		for i, elem := range s.Logprobs {
 			if err := func() error {
@@ -34092,17 +33931,6 @@ func (s *ToolChoiceAllowed) Validate() error {
 	}(); err != nil {
 		failures = append(failures, validate.FieldError{
 			Name:  "mode",
-			Error: err,
-		})
-	}
-	if err := func() error {
-		if s.Tools == nil {
-			return errors.New("nil is invalid value")
-		}
-		return nil
-	}(); err != nil {
-		failures = append(failures, validate.FieldError{
-			Name:  "tools",
 			Error: err,
 		})
 	}

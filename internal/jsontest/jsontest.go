@@ -13,23 +13,50 @@ import (
 	"strings"
 )
 
-// MaxDiffs bounds how many differences Diff lists.
+// MaxDiffs bounds how many differences Diff and Differences list.
 const MaxDiffs = 20
 
+// Difference is one place two JSON documents differ: its JSON path ("$",
+// "$.input[0].type") and what differs there ("added", "missing",
+// "1 vs 2", "object vs string").
+type Difference struct {
+	Path string
+	What string
+}
+
+func (d Difference) String() string { return d.Path + ": " + d.What }
+
 // Diff returns "" when a and b are JSON-equal, else every difference (up to
-// MaxDiffs), in path order, separated by "; ".
+// MaxDiffs), in path order, separated by "; ". (A value may hold "; ":
+// callers that take the differences apart use Differences.)
 func Diff(a, b []byte) (string, error) {
+	ds, _, err := Differences(a, b)
+	if err != nil {
+		return "", err
+	}
+	out := make([]string, len(ds))
+	for i, d := range ds {
+		out[i] = d.String()
+	}
+	return strings.Join(out, "; "), nil
+}
+
+// Differences returns the differences between a and b in path order, at
+// most MaxDiffs of them; truncated reports that there are more.
+func Differences(a, b []byte) (ds []Difference, truncated bool, err error) {
 	va, err := decode(a)
 	if err != nil {
-		return "", fmt.Errorf("jsontest: first document: %w", err)
+		return nil, false, fmt.Errorf("jsontest: first document: %w", err)
 	}
 	vb, err := decode(b)
 	if err != nil {
-		return "", fmt.Errorf("jsontest: second document: %w", err)
+		return nil, false, fmt.Errorf("jsontest: second document: %w", err)
 	}
-	var out []string
-	diff("$", va, vb, &out)
-	return strings.Join(out, "; "), nil
+	diff("$", va, vb, &ds)
+	if len(ds) > MaxDiffs {
+		return ds[:MaxDiffs], true, nil
+	}
+	return ds, false, nil
 }
 
 func decode(data []byte) (any, error) {
@@ -45,22 +72,25 @@ func decode(data []byte) (any, error) {
 	return v, nil
 }
 
-func diff(path string, a, b any, out *[]string) {
-	if len(*out) >= MaxDiffs {
+// diff records the differences at and below path; it stops once there are
+// more than MaxDiffs, so Differences can tell there are more.
+func diff(path string, a, b any, out *[]Difference) {
+	if len(*out) > MaxDiffs {
 		return
 	}
 	if d := diffOne(path, a, b, out); d != "" {
-		*out = append(*out, d)
+		*out = append(*out, Difference{Path: path, What: d})
 	}
 }
 
-// diffOne returns the difference at path itself, after recording those below.
-func diffOne(path string, a, b any, out *[]string) string {
+// diffOne returns what differs at path itself, after recording the
+// differences below it.
+func diffOne(path string, a, b any, out *[]Difference) string {
 	switch a := a.(type) {
 	case map[string]any:
 		bm, ok := b.(map[string]any)
 		if !ok {
-			return fmt.Sprintf("%s: object vs %s", path, kind(b))
+			return fmt.Sprintf("object vs %s", kind(b))
 		}
 		keys := make([]string, 0, len(a)+len(bm))
 		for k := range a {
@@ -78,9 +108,9 @@ func diffOne(path string, a, b any, out *[]string) string {
 			p := path + "." + k
 			switch {
 			case !inA:
-				*out = append(*out, p+": added")
+				*out = append(*out, Difference{Path: p, What: "added"})
 			case !inB:
-				*out = append(*out, p+": missing")
+				*out = append(*out, Difference{Path: p, What: "missing"})
 			default:
 				diff(p, va, vb, out)
 			}
@@ -89,10 +119,10 @@ func diffOne(path string, a, b any, out *[]string) string {
 	case []any:
 		bs, ok := b.([]any)
 		if !ok {
-			return fmt.Sprintf("%s: array vs %s", path, kind(b))
+			return fmt.Sprintf("array vs %s", kind(b))
 		}
 		if len(a) != len(bs) {
-			return fmt.Sprintf("%s: %d vs %d elements", path, len(a), len(bs))
+			return fmt.Sprintf("%d vs %d elements", len(a), len(bs))
 		}
 		for i := range a {
 			diff(path+"["+strconv.Itoa(i)+"]", a[i], bs[i], out)
@@ -101,20 +131,20 @@ func diffOne(path string, a, b any, out *[]string) string {
 	case json.Number:
 		bn, ok := b.(json.Number)
 		if !ok {
-			return fmt.Sprintf("%s: number vs %s", path, kind(b))
+			return fmt.Sprintf("number vs %s", kind(b))
 		}
 		fa, _, errA := big.ParseFloat(string(a), 10, 256, big.ToNearestEven)
 		fb, _, errB := big.ParseFloat(string(bn), 10, 256, big.ToNearestEven)
 		if errA != nil || errB != nil || fa.Cmp(fb) != 0 {
-			return fmt.Sprintf("%s: %s vs %s", path, a, bn)
+			return fmt.Sprintf("%s vs %s", a, bn)
 		}
 		return ""
 	default:
 		if kind(a) != kind(b) {
-			return fmt.Sprintf("%s: %s vs %s", path, kind(a), kind(b))
+			return fmt.Sprintf("%s vs %s", kind(a), kind(b))
 		}
 		if a != b {
-			return fmt.Sprintf("%s: %v vs %v", path, short(a), short(b))
+			return fmt.Sprintf("%v vs %v", short(a), short(b))
 		}
 		return ""
 	}

@@ -1,6 +1,11 @@
 package jsontest
 
-import "testing"
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"testing"
+)
 
 func TestDiff(t *testing.T) {
 	for _, tc := range []struct {
@@ -27,5 +32,34 @@ func TestDiff(t *testing.T) {
 	}
 	if _, err := Diff([]byte(`{`), []byte(`{}`)); err == nil {
 		t.Error("Diff accepted invalid JSON")
+	}
+}
+
+// Differences gives each difference apart (a value may hold "; "), and says
+// when there are more than MaxDiffs.
+func TestDifferences(t *testing.T) {
+	ds, truncated, err := Differences([]byte(`{"a":"x; y","b":[1]}`), []byte(`{"a":"x; z","b":[1],"c":null}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []Difference{{"$.a", `"x; y" vs "x; z"`}, {"$.c", "added"}}
+	if !slices.Equal(ds, want) || truncated {
+		t.Errorf("got %q %v, want %q false", ds, truncated, want)
+	}
+	a, b := make([]int, MaxDiffs+1), make([]int, MaxDiffs+1)
+	for i := range b {
+		b[i] = 1
+	}
+	ja, _ := json.Marshal(a)
+	jb, _ := json.Marshal(b)
+	ds, truncated, err = Differences(ja, jb)
+	if err != nil || len(ds) != MaxDiffs || !truncated || ds[MaxDiffs-1].Path != fmt.Sprintf("$[%d]", MaxDiffs-1) {
+		t.Errorf("%d differences: got %d, truncated %v, %v", MaxDiffs+1, len(ds), truncated, err)
+	}
+	// Exactly MaxDiffs: all of them, not truncated.
+	ja, _ = json.Marshal(a[:MaxDiffs])
+	jb, _ = json.Marshal(b[:MaxDiffs])
+	if ds, truncated, err = Differences(ja, jb); err != nil || len(ds) != MaxDiffs || truncated {
+		t.Errorf("%d differences: got %d, truncated %v, %v", MaxDiffs, len(ds), truncated, err)
 	}
 }

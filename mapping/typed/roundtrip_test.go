@@ -1,13 +1,16 @@
 package typed_test
 
 import (
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/transponder-dev/transponder/codec"
 	"github.com/transponder-dev/transponder/gen/openai"
+	"github.com/transponder-dev/transponder/gen/openrouter"
 	"github.com/transponder-dev/transponder/internal/fixtures"
 	"github.com/transponder-dev/transponder/internal/jsontest"
 )
@@ -124,4 +127,34 @@ func TestCorpusRoundTrip(t *testing.T) {
 		t.Fatal("no Responses requests or bodies in the corpus")
 	}
 	t.Logf("%d requests and Response bodies", n)
+}
+
+// A request that lacks an array the spec requires round-trips without it,
+// unless the object is one a server makes (rule required-arrays: an item of
+// a Response's output, or a part of one, which a request may replay, and
+// what only a server writes): that gets the array as [], as the server
+// writes it — exactly that, nothing else. Request-only objects (a tool
+// choice, an input message, a shell call's action) get nothing added.
+func TestRequestRoundTripAddsNothing(t *testing.T) {
+	cases := map[string]struct{ body, added string }{
+		"chat-shaped allowed_tools tool_choice": {body: `{"model":"m","tools":[{"type":"function","name":"f","parameters":{}}],"tool_choice":{"type":"allowed_tools","allowed_tools":{"mode":"required","tools":[{"type":"function","function":{"name":"f"}}]}}}`},
+		"input message without content":         {body: `{"model":"m","input":[{"type":"message","role":"user"}]}`},
+		"shell call without commands":           {body: `{"model":"m","input":[{"type":"shell_call","call_id":"c","action":{}}]}`},
+		// what a tool_search_output (a server's output item) carries
+		"namespace tool without tools": {body: `{"model":"m","tools":[{"type":"namespace","name":"ns","description":"d"}]}`, added: "$.tools[0].tools: added"},
+		"file_search tool without ids": {body: `{"model":"m","tools":[{"type":"file_search"}]}`, added: "$.tools[0].vector_store_ids: added"},
+		"replayed output_text":         {body: `{"model":"m","input":[{"type":"message","role":"assistant","content":[{"type":"output_text","text":"hi"}]}]}`, added: "$.input[0].content[0].annotations: added; $.input[0].content[0].logprobs: added"},
+	}
+	for _, name := range slices.Sorted(maps.Keys(cases)) {
+		c := cases[name]
+		t.Run(name, func(t *testing.T) {
+			body := []byte(c.body)
+			if d, err := jsontest.Diff(body, roundTrip[openai.CreateResponse](t, body)); err != nil || d != c.added {
+				t.Errorf("openai: %q %v, want %q", d, err, c.added)
+			}
+			if c.added == "" {
+				sameJSON(t, body, roundTrip[openrouter.ResponsesRequest](t, body))
+			}
+		})
+	}
 }

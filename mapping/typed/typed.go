@@ -71,16 +71,28 @@ func convert(req *openai.CreateResponse, opts mapping.Options, chat interface {
 	if err != nil {
 		return warns, fmt.Errorf("typed: encode the %s chat request: %w", opts.Dialect, err)
 	}
-	d, err := jsontest.Diff(out, back)
+	changed, err := changes(opts.Dialect, out, back)
 	if err != nil {
-		return warns, fmt.Errorf("typed: the %s chat request: %w", opts.Dialect, err)
+		return warns, err
 	}
-	for _, diff := range strings.Split(d, "; ") {
-		if diff == "" {
-			continue
-		}
-		path, what, _ := strings.Cut(strings.TrimPrefix(strings.TrimPrefix(diff, "$"), "."), ": ")
-		warns = append(warns, mapping.Warning{Path: path, Reason: fmt.Sprintf("the generated %s chat type changes it (%s)", opts.Dialect, what)})
+	return append(warns, changed...), nil
+}
+
+// changes returns a warning for each difference between out, the chat
+// request mapping wrote, and back, what the generated chat type gives back;
+// past jsontest.MaxDiffs, one warning says there are more.
+func changes(dialect mapping.Dialect, out, back []byte) ([]mapping.Warning, error) {
+	ds, truncated, err := jsontest.Differences(out, back)
+	if err != nil {
+		return nil, fmt.Errorf("typed: the %s chat request: %w", dialect, err)
+	}
+	var warns []mapping.Warning
+	for _, d := range ds {
+		path := strings.TrimPrefix(strings.TrimPrefix(d.Path, "$"), ".")
+		warns = append(warns, mapping.Warning{Path: path, Reason: fmt.Sprintf("the generated %s chat type changes it (%s)", dialect, d.What)})
+	}
+	if truncated {
+		warns = append(warns, mapping.Warning{Reason: fmt.Sprintf("the generated %s chat type changes more than %d places; the others are not listed", dialect, jsontest.MaxDiffs)})
 	}
 	return warns, nil
 }

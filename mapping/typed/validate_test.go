@@ -5,35 +5,64 @@ import (
 	"testing"
 
 	"github.com/transponder-dev/transponder/gen/openai"
+	"github.com/transponder-dev/transponder/gen/openrouter"
 )
 
-// Arrays the spec requires and does not let be null are written as [] from
-// a Go nil (rule required-arrays), never left out or null; a payload without
-// them still decodes.
+// Arrays the spec requires and does not let be null, in the objects only a
+// server writes (rule required-arrays), are written as [] from a Go nil,
+// never left out or null, and Validate() takes the nil (it is written []);
+// a payload without them still decodes. (An object a request carries too,
+// such as a replayed output_text, is left alone:
+// TestRequestRoundTripAddsNothing.)
 func TestRequiredArraysEncodeEmpty(t *testing.T) {
-	var zero openai.OutputTextContent
-	out, err := zero.MarshalJSON()
-	if err != nil {
-		t.Fatal(err)
+	type value interface {
+		MarshalJSON() ([]byte, error)
+		UnmarshalJSON([]byte) error
+		Validate() error
 	}
-	for _, want := range []string{`"annotations":[]`, `"logprobs":[]`} {
-		if !strings.Contains(string(out), want) {
-			t.Errorf("zero output_text: %s lacks %s", out, want)
-		}
+	const delta = `{"type":"response.output_text.delta","content_index":0,"delta":"x","item_id":"i","output_index":0,"sequence_number":1}`
+	for _, c := range []struct {
+		name        string
+		zero, full  value
+		body, field string
+	}{
+		{"openai.ResponseTextDeltaEvent", new(openai.ResponseTextDeltaEvent), new(openai.ResponseTextDeltaEvent), delta, "logprobs"},
+		{"openrouter.TextDeltaEvent", new(openrouter.TextDeltaEvent), new(openrouter.TextDeltaEvent), delta, "logprobs"},
+		{"openai.OutputMessage", new(openai.OutputMessage), new(openai.OutputMessage), `{"type":"message","id":"m","role":"assistant","status":"completed"}`, "content"},
+		// what the issue asked: an output_text's annotations and logprobs
+		{"openai.OutputTextContent/annotations", new(openai.OutputTextContent), new(openai.OutputTextContent), `{"type":"output_text","text":"hi"}`, "annotations"},
+		{"openai.OutputTextContent/logprobs", new(openai.OutputTextContent), new(openai.OutputTextContent), `{"type":"output_text","text":"hi"}`, "logprobs"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			want := `"` + c.field + `":[]`
+			out, err := c.zero.MarshalJSON()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(string(out), want) {
+				t.Errorf("zero value: %s lacks %s", out, want)
+			}
+			// The zero value lacks other required fields, never this one.
+			if err := c.zero.Validate(); err == nil || strings.Contains(err.Error(), c.field) {
+				t.Errorf("zero value: Validate() = %v, want an error that does not name %s", err, c.field)
+			}
+			if err := c.full.UnmarshalJSON([]byte(c.body)); err != nil {
+				t.Fatalf("decoding without %s: %v", c.field, err)
+			}
+			if err := c.full.Validate(); err != nil {
+				t.Errorf("decoded without %s: Validate() = %v", c.field, err)
+			}
+			if out, _ := c.full.MarshalJSON(); !strings.Contains(string(out), want) {
+				t.Errorf("decoded without %s, re-encoded: %s", c.field, out)
+			}
+		})
 	}
-	var part openai.OutputTextContent
-	if err := part.UnmarshalJSON([]byte(`{"type":"output_text","text":"x"}`)); err != nil {
-		t.Fatalf("decoding without annotations and logprobs: %v", err)
-	}
-	if out, _ := part.MarshalJSON(); !strings.Contains(string(out), `"annotations":[],"logprobs":[]`) {
-		t.Errorf("decoded without them, re-encoded: %s", out)
-	}
-	// Inside a Response, through the output item and content unions.
+	// Inside a Response, through the output item union.
 	var resp openai.Response
-	if err := resp.UnmarshalJSON([]byte(`{"id":"r","output":[{"type":"message","id":"m","role":"assistant","status":"completed","content":[{"type":"output_text","text":"x"}]}]}`)); err != nil {
+	if err := resp.UnmarshalJSON([]byte(`{"id":"r","output":[{"type":"message","id":"m","role":"assistant","status":"completed"}]}`)); err != nil {
 		t.Fatal(err)
 	}
-	if out, _ := resp.MarshalJSON(); !strings.Contains(string(out), `"annotations":[],"logprobs":[]`) {
+	if out, _ := resp.MarshalJSON(); !strings.Contains(string(out), `"content":[]`) {
 		t.Errorf("Response: %s", out)
 	}
 }

@@ -49,7 +49,7 @@ func optionalNullable(d *Doc) error {
 				continue
 			}
 			p := s.Properties[name]
-			if d.allowsNull(p) || encodeEmpty(p) {
+			if d.allowsNull(p) || requiredArray(p) {
 				continue
 			}
 			target := d.Resolve(p)

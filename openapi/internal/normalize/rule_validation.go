@@ -4,6 +4,8 @@ import (
 	"slices"
 
 	"github.com/getkin/kin-openapi/openapi3"
+
+	"github.com/transponder-dev/transponder/openapi/internal/overlay"
 )
 
 // OgenValidateExt is ogen's extension for pluggable validators; on an
@@ -11,12 +13,11 @@ import (
 // defines the two the spec-validation rule declares:
 //   - SpecRequiredValidator: the fields the spec requires (relax-required
 //     took them out of required, so decoding takes payloads without them);
-//   - ExclusiveValidator: groups of fields of which at most one may be sent
-//     (declared by the overlays' exclusive patches).
+//   - overlay.ExclusiveExt: groups of fields of which at most one may be
+//     sent (declared by the overlays' exclusive patches, under the same name).
 const (
 	OgenValidateExt       = "x-ogen-validate"
 	SpecRequiredValidator = SpecRequiredExt
-	ExclusiveValidator    = "x-exclusive"
 )
 
 // specValidation declares, on every object whose spec-required list or
@@ -40,7 +41,7 @@ func specValidation(d *Doc) error {
 			v[SpecRequiredValidator] = slices.Compact(req)
 		}
 		if len(excl) > 0 {
-			v[ExclusiveValidator] = excl
+			v[overlay.ExclusiveExt] = excl
 		}
 		s.Extensions = withExt(s.Extensions, OgenValidateExt, v)
 		d.Hit(n, "Validate() checks required %v, exclusive %v", v[SpecRequiredValidator], excl)
@@ -64,7 +65,7 @@ func (d *Doc) validations(s *openapi3.Schema, depth int) (req []string, excl [][
 }
 
 func exclusiveGroups(s *openapi3.Schema) [][]string {
-	switch v := s.Extensions[ExclusiveValidator].(type) {
+	switch v := s.Extensions[overlay.ExclusiveExt].(type) {
 	case [][]string:
 		return slices.Clone(v)
 	case []any: // read back from JSON

@@ -1152,18 +1152,39 @@ func TestRuleSpecValidation(t *testing.T) {
 	})
 }
 
+// opDoc wraps component schemas into a document with one operation whose
+// request body is Req and whose response is Resp.
+func opDoc(schemas string) string {
+	return `{"openapi": "3.1.0", "info": {"title": "t", "version": "1"},
+		"paths": {"/x": {"post": {
+			"requestBody": {"content": {"application/json": {"schema": {"$ref": "#/components/schemas/Req"}}}},
+			"responses": {"200": {"description": "ok", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Resp"}}}}}}}},
+		"components": {"schemas": ` + schemas + `}}`
+}
+
 func TestRuleRequiredArrays(t *testing.T) {
 	const rule = "required-arrays"
 	runRuleCases(t, rule, []ruleCase{{
-		name: "required non-null arrays are tagged",
-		doc: schemasDoc(`{"Text": {"type": "object", "x-spec-required": ["annotations", "n"], "properties": {
-			"annotations": {"type": "array", "items": {"type": "string"}},
-			"logprobs": {"type": "array", "items": {"type": "string"}},
-			"n": {"type": ["array", "null"], "items": {"type": "string"}}}}}`),
+		// Text is an output item a server makes, which a request replays
+		// (input); Choice a request carries too (and the response echoes):
+		// a request without its tools must round-trip without them, so
+		// only Text's array is written [] from nil.
+		name: "required non-null arrays of the objects a server makes are tagged",
+		doc: opDoc(`{
+			"Req": {"type": "object", "properties": {"choice": {"$ref": "#/components/schemas/Choice"}, "input": {"type": "array", "items": {"$ref": "#/components/schemas/Text"}}}},
+			"Resp": {"type": "object", "properties": {
+				"choice": {"$ref": "#/components/schemas/Choice"},
+				"output": {"type": "array", "items": {"$ref": "#/components/schemas/Text"}}}},
+			"Choice": {"type": "object", "x-spec-required": ["tools"], "properties": {"tools": {"type": "array", "items": {"type": "string"}}}},
+			"Text": {"type": "object", "x-spec-required": ["annotations", "n"], "properties": {
+				"annotations": {"type": "array", "items": {"type": "string"}},
+				"logprobs": {"type": "array", "items": {"type": "string"}},
+				"n": {"type": ["array", "null"], "items": {"type": "string"}}}}}`),
 		hits: []wantHit{{Schema: "Text", Pointer: "/components/schemas/Text", Detail: "required arrays [annotations]"}},
 		want: map[string]string{
-			"/components/schemas/Text/properties/annotations": `{"type": "array", "items": {"type": "string"}, "x-oapi-codegen-extra-tags": {"transponder": "encode-empty"}}`,
+			"/components/schemas/Text/properties/annotations": `{"type": "array", "items": {"type": "string"}, "x-required-array": true, "x-oapi-codegen-extra-tags": {"transponder": "encode-empty"}}`,
 			"/components/schemas/Text/properties/logprobs":    `{"type": "array", "items": {"type": "string"}}`,
+			"/components/schemas/Choice/properties/tools":     `{"type": "array", "items": {"type": "string"}, "x-required-array": true}`,
 		},
 	}})
 }

@@ -87,8 +87,8 @@ func Generate(spec []byte, pkg string, defaults map[string]string) (*Output, err
 	}
 	fs[NamesFile] = names(g.Types())
 	out := &Output{Files: fs, Types: map[string]string{}, Names: map[string]bool{}, Defaults: applied}
-	out.Steps = append(out.Steps, postgen.Step{Name: EncodeEmptyStep, Reason: EncodeEmptyReason, Count: empty, Detail: "array fields"})
-	if err := out.postGenerate(pkg, g.Types()); err != nil {
+	out.Steps = append(out.Steps, postgen.Step{Name: EncodeEmptyStep, Reason: EncodeEmptyReason, Count: len(empty), Detail: "array fields"})
+	if err := out.postGenerate(pkg, g.Types(), empty); err != nil {
 		return nil, err
 	}
 	for name, t := range g.Types() {
@@ -162,7 +162,7 @@ const (
 )
 
 // postGenerate applies the post-generation steps to the files ogen wrote.
-func (o *Output) postGenerate(pkg string, types map[string]*ir.Type) error {
+func (o *Output) postGenerate(pkg string, types map[string]*ir.Type, empty []postgen.Field) error {
 	src, ok := o.Files[jsonFile]
 	if !ok {
 		return fmt.Errorf("ogen: no %s written", jsonFile)
@@ -199,6 +199,10 @@ func (o *Output) postGenerate(pkg string, types map[string]*ir.Type) error {
 	if vsrc, calls, err = postgen.SpecValidators(vsrc, calls); err != nil {
 		return err
 	}
+	if vsrc, err = postgen.AllowNil(vsrc, empty); err != nil {
+		return err
+	}
+	o.Steps = append(o.Steps, postgen.Step{Name: postgen.EncodeEmptyNilStep, Reason: postgen.EncodeEmptyNilReason, Count: len(empty), Detail: "nil checks"})
 	o.Files[validatorsFile] = vsrc
 	fields, err := specFields(types)
 	if err != nil {
@@ -245,39 +249,49 @@ func checkVariantTags(types map[string]*ir.Type) error {
 // EncodeEmptyStep names the IR change encodeEmpty makes.
 const (
 	EncodeEmptyStep   = "encode-empty-arrays"
-	EncodeEmptyReason = "fields tagged transponder:\"encode-empty\" (normalizer rule required-arrays) are arrays whose nil ogen writes as []: their nil semantic is set to ogen's \"invalid\" (always written) from \"optional\" (left out); decoding is the same"
+	EncodeEmptyReason = "fields tagged transponder:\"encode-empty\" (normalizer rule required-arrays) are arrays whose nil ogen writes as []: each gets its own copy of its type, with the nil semantic set to ogen's \"invalid\" (always written) from \"optional\" (left out); decoding is the same"
 )
 
 // encodeEmpty sets the nil semantic of the array fields the required-arrays
-// rule tagged, so ogen's encoder writes them always ([] from nil) and its
-// validator reports a nil one. It fails on a tagged field that is not an
-// optional array: the rule and ogen disagree on its shape.
-func encodeEmpty(types map[string]*ir.Type) (int, error) {
-	n := 0
+// rule tagged, so ogen's encoder writes them always ([] from nil); the
+// validator's nil check that comes with it is taken out again by
+// postgen.AllowNil (a nil one is written [], so it is valid). Each tagged
+// field gets its own copy of its type: ogen may share one *ir.Type between
+// fields, and an untagged field must keep leaving a nil out. It fails on a
+// tagged field that is not an optional array: the rule and ogen disagree on
+// its shape. It returns the tagged fields, sorted.
+func encodeEmpty(types map[string]*ir.Type) ([]postgen.Field, error) {
+	var fields []postgen.Field
 	var bad []string
-	done := map[*ir.Type]bool{}
 	for name, t := range types {
 		if !t.IsStruct() {
 			continue
 		}
 		for _, f := range t.Fields {
-			if f.Tag.ExtraTags[normalize.EncodeEmptyTag] != normalize.EncodeEmpty || done[f.Type] {
+			if !tagged(f) {
 				continue
 			}
-			done[f.Type] = true
 			if !f.Type.IsArray() || f.Type.NilSemantic != ir.NilOptional {
 				bad = append(bad, fmt.Sprintf("%s.%s (%s, nil %s)", name, f.Name, f.Type.Go(), f.Type.NilSemantic))
 				continue
 			}
-			f.Type.NilSemantic = ir.NilInvalid
-			n++
+			own := *f.Type
+			own.NilSemantic = ir.NilInvalid
+			f.Type = &own
+			fields = append(fields, postgen.Field{Type: t.Name, Name: f.Name})
 		}
 	}
 	if len(bad) > 0 {
 		slices.Sort(bad)
-		return 0, fmt.Errorf("ogen: fields tagged %s:%q that are not optional arrays: %s", normalize.EncodeEmptyTag, normalize.EncodeEmpty, strings.Join(bad, ", "))
+		return nil, fmt.Errorf("ogen: fields tagged %s:%q that are not optional arrays: %s", normalize.EncodeEmptyTag, normalize.EncodeEmpty, strings.Join(bad, ", "))
 	}
-	return n, nil
+	slices.SortFunc(fields, func(a, b postgen.Field) int { return strings.Compare(a.Type+"."+a.Name, b.Type+"."+b.Name) })
+	return slices.CompactFunc(fields, func(a, b postgen.Field) bool { return a == b }), nil
+}
+
+// tagged reports whether the required-arrays rule tagged f.
+func tagged(f *ir.Field) bool {
+	return f.Tag.ExtraTags[normalize.EncodeEmptyTag] == normalize.EncodeEmpty
 }
 
 // specFields returns the specField methods of the struct types with
@@ -314,6 +328,8 @@ func specFields(types map[string]*ir.Type) ([]byte, error) {
 			switch ft := f.Type; {
 			case tags[t][f.Tag.JSON]:
 				cond = "true /* the union writes its discriminator */"
+			case tagged(f):
+				cond = "true /* always written, [] from nil (encode-empty) */"
 			case ft.IsGeneric():
 				cond = "s." + f.Name + ".Set"
 				if ft.GenericVariant.Nullable {

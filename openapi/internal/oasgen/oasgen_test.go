@@ -5,8 +5,14 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/ogen-go/ogen/gen/ir"
+
+	"github.com/transponder-dev/transponder/openapi/internal/normalize"
+	"github.com/transponder-dev/transponder/openapi/internal/postgen"
 )
 
 const okSpec = `{"openapi":"3.1.0","info":{"title":"t","version":"1"},
@@ -83,5 +89,28 @@ func TestNotImplementedFails(t *testing.T) {
 	}
 	if !strings.Contains(err.Error(), "complex anyOf") {
 		t.Errorf("error does not name the construct: %v", err)
+	}
+}
+
+// A tagged field whose *ir.Type another, untagged, field shares gets its own
+// copy: the untagged field still leaves a nil out (and its validator takes
+// one).
+func TestEncodeEmptySharedType(t *testing.T) {
+	shared := &ir.Type{Kind: ir.KindArray, Item: &ir.Type{Kind: ir.KindPrimitive, Primitive: ir.String}, NilSemantic: ir.NilOptional}
+	tag := ir.Tag{JSON: "a", ExtraTags: map[string]string{normalize.EncodeEmptyTag: normalize.EncodeEmpty}}
+	server := &ir.Type{Kind: ir.KindStruct, Name: "Server", Fields: []*ir.Field{{Name: "A", Type: shared, Tag: tag}}}
+	client := &ir.Type{Kind: ir.KindStruct, Name: "Client", Fields: []*ir.Field{{Name: "A", Type: shared, Tag: ir.Tag{JSON: "a"}}}}
+	fields, err := encodeEmpty(map[string]*ir.Type{"Server": server, "Client": client})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []postgen.Field{{Type: "Server", Name: "A"}}; !slices.Equal(fields, want) {
+		t.Errorf("fields %v, want %v", fields, want)
+	}
+	if got := server.Fields[0].Type.NilSemantic; got != ir.NilInvalid {
+		t.Errorf("tagged field: nil %s, want %s", got, ir.NilInvalid)
+	}
+	if got := client.Fields[0].Type.NilSemantic; got != ir.NilOptional {
+		t.Errorf("untagged field sharing the type: nil %s, want %s", got, ir.NilOptional)
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"go/format"
 	"go/parser"
 	"go/token"
+	"regexp"
 	"slices"
 )
 
@@ -119,4 +120,45 @@ func mapLoops(f *ast.File) []*ast.RangeStmt {
 		})
 	}
 	return out
+}
+
+// EncodeEmptyNilStep names the step that AllowNil performs.
+const (
+	EncodeEmptyNilStep   = "encode-empty-nil-valid"
+	EncodeEmptyNilReason = "ogen's validator rejects a nil array whose nil semantic is \"invalid\" (set by encode-empty-arrays so the encoder writes [] from nil); a nil one is written [], so Validate() accepts it"
+)
+
+// Field names a Go struct type and one of its fields.
+type Field struct{ Type, Name string }
+
+// AllowNil removes, from the Validate method of each field's type in src,
+// ogen's check
+//
+//	if s.Name == nil {
+//		return errors.New("nil is invalid value")
+//	}
+//
+// It fails unless it finds each field's check exactly once.
+func AllowNil(src []byte, fields []Field) ([]byte, error) {
+	out := src
+	for _, f := range fields {
+		head := []byte("\nfunc (s *" + f.Type + ") Validate() error {\n")
+		start := bytes.Index(out, head)
+		if start < 0 {
+			return nil, fmt.Errorf("postgen: %s: no Validate method of %s", EncodeEmptyNilStep, f.Type)
+		}
+		end := len(out)
+		if i := bytes.Index(out[start+len(head):], []byte("\nfunc ")); i >= 0 {
+			end = start + len(head) + i
+		}
+		body := out[start:end]
+		re := regexp.MustCompile(`\n\t*if s\.` + regexp.QuoteMeta(f.Name) + ` == nil \{\n\t*return errors\.New\("nil is invalid value"\)\n\t*\}`)
+		locs := re.FindAllIndex(body, -1)
+		if len(locs) != 1 {
+			return nil, fmt.Errorf("postgen: %s: %s.%s: %d nil checks in its Validate, want 1", EncodeEmptyNilStep, f.Type, f.Name, len(locs))
+		}
+		next := slices.Concat(out[:start+locs[0][0]], out[start+locs[0][1]:])
+		out = next
+	}
+	return out, nil
 }

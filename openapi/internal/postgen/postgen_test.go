@@ -83,3 +83,21 @@ func TestHelpers(t *testing.T) {
 		t.Errorf("helpers:\n%s", src)
 	}
 }
+
+func TestAllowNil(t *testing.T) {
+	src := []byte("package p\n\nfunc (s *T) Validate() error {\n\tif err := func() error {\n\t\tif s.A == nil {\n\t\t\treturn errors.New(\"nil is invalid value\")\n\t\t}\n\t\treturn nil\n\t}(); err != nil {\n\t\treturn err\n\t}\n\treturn nil\n}\n\nfunc (s *U) Validate() error {\n\tif s.A == nil {\n\t\treturn errors.New(\"nil is invalid value\")\n\t}\n\treturn nil\n}\n")
+	out, err := AllowNil(src, []Field{{Type: "T", Name: "A"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Count(string(out), "nil is invalid value"); got != 1 {
+		t.Errorf("%d nil checks left, want U's one:\n%s", got, out)
+	}
+	if !strings.Contains(string(out), "func (s *U) Validate() error {\n\tif s.A == nil {") {
+		t.Errorf("U's check removed:\n%s", out)
+	}
+	// A check that is not there (an ogen upgrade changed its template): fail.
+	if _, err := AllowNil(out, []Field{{Type: "T", Name: "A"}}); err == nil {
+		t.Error("no error for a missing check")
+	}
+}

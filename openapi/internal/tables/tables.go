@@ -172,8 +172,8 @@ func (b *builder) fill(i int32, s *openapi3.Schema, ptr string) {
 	}
 	union := append(append(openapi3.SchemaRefs{}, s.OneOf...), s.AnyOf...)
 	_, e.nonull = s.Extensions[normalize.NullAddedExt]
-	if tags, _ := s.Extensions[normalize.ExtraTagsExt].(map[string]any); tags[normalize.EncodeEmptyTag] == normalize.EncodeEmpty {
-		// A required array the generated types write as [] (rule
+	if s.Extensions[normalize.RequiredArrayExt] == true {
+		// A required array the generated types keep a slice (rule
 		// required-arrays): the JSON layer still takes null, as for any
 		// optional field, and notes it is not the spec's.
 		e.mask, e.nonull = append(e.mask, "mNull"), true
