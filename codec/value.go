@@ -340,3 +340,17 @@ func skipValue(d []byte, i int) int {
 	}
 	return i
 }
+
+// Valid reports whether data is one JSON value (whitespace around it
+// allowed), with the decoder's scanner: strings must be valid UTF-8 and
+// nesting at most MaxDepth deep. It does not allocate.
+func Valid(data []byte) bool {
+	d := Doc{data: data}
+	x := decoder{doc: &d, data: data}
+	x.ws()
+	if x.skipFast() != nil {
+		return false
+	}
+	x.ws()
+	return x.pos == len(data)
+}

@@ -2,7 +2,6 @@ package translate
 
 import (
 	"bytes"
-	"encoding/json"
 	"strconv"
 
 	"github.com/transponder-dev/transponder/codec"
@@ -376,7 +375,7 @@ func (t *translator) noArgs(c *item) {
 func (t *translator) validArgs(s []byte) bool {
 	var ok bool
 	t.scratch, ok = codec.AppendUnquoted(t.scratch[:0], s)
-	return ok && json.Valid(t.scratch)
+	return ok && codec.Valid(t.scratch)
 }
 
 // makesAction reports whether a built-in call's arguments so far are a
