@@ -292,6 +292,22 @@ func flattenChoice(b *codec.Builder, tc codec.Value) {
 // flattenTools rewrites the request with its chat-shaped function tools
 // and tool choice in the Responses shape (the function's members beside
 // type), the rest as it is.
+// FlatRequest is a Responses request (v, its top-level object) with its
+// chat-shaped tools and tool choice in the Responses shape, as the mapping
+// reads them; ok false when it has none (v is as the mapping reads it).
+// What a Response echoes of the request is this.
+func FlatRequest(v codec.Value) (flat []byte, ok bool) {
+	if isNestedChoice(v.Get("tool_choice")) {
+		return flattenTools(v), true
+	}
+	for _, t := range v.Get("tools").Elems() {
+		if isNestedTool(t) {
+			return flattenTools(v), true
+		}
+	}
+	return nil, false
+}
+
 func flattenTools(v codec.Value) []byte {
 	var b codec.Builder
 	b.Reset()

@@ -137,6 +137,9 @@ func NewRequest(body []byte, tools mapping.ToolMap) (*Request, error) {
 	if !ok || v.Kind() != codec.Object {
 		return nil, fmt.Errorf("translate: the request is not a JSON object")
 	}
+	if flat, ok := mapping.FlatRequest(v); ok {
+		v, _ = codec.Parse(flat) // chat-shaped tools and tool choice echoed in the Responses shape
+	}
 	r := &Request{Tools: tools}
 	for k, m := range v.Members() {
 		key := k.String()
@@ -157,11 +160,8 @@ func NewRequest(body []byte, tools mapping.ToolMap) (*Request, error) {
 		for i, e := range echoes {
 			if e.key == key && m.Kind() != codec.Null {
 				r.echo[i] = append([]byte(nil), m.Raw()...)
-				switch i {
-				case eTools:
+				if i == eTools {
 					r.echo[i] = echoTools(m)
-				case eToolChoice:
-					r.echo[i] = echoToolChoice(nil, m)
 				}
 			}
 		}
@@ -180,11 +180,6 @@ func echoTools(v codec.Value) []byte {
 		}
 		raw := t.Raw()
 		typ, _ := t.Get("type").Str()
-		fn := t.Get("function")
-		if typ == "function" && fn.Kind() == codec.Object && !t.Get("name").Exists() {
-			out = echoChatFunction(out, t, fn)
-			continue
-		}
 		fill := toolFill[typ]
 		if len(fill) == 0 || t.Kind() != codec.Object {
 			out = append(out, raw...)
@@ -209,72 +204,6 @@ func echoTools(v codec.Value) []byte {
 		out = append(out, '}')
 	}
 	return append(out, ']')
-}
-
-// echoToolChoice appends a tool choice as the Response's: one sent in
-// chat's shape (the mapping accepts {"type":"function","function":{"name"}},
-// {"type":"custom","custom":{"name"}} and {"type":"allowed_tools",
-// "allowed_tools":{"mode","tools"}}) flat, as the Responses shape has it;
-// any other as sent.
-func echoToolChoice(out []byte, v codec.Value) []byte {
-	typ, _ := v.Get("type").Str()
-	inner := v.Get(typ)
-	if v.Kind() != codec.Object || inner.Kind() != codec.Object || v.Get("name").Exists() || v.Get("mode").Exists() {
-		return append(out, v.Raw()...)
-	}
-	switch typ {
-	case "function", "custom":
-		out = append(append(append(out, `{"type":"`...), typ...), `","name":`...)
-		name := inner.Get("name")
-		if !name.Exists() {
-			return append(out, `""}`...)
-		}
-		return append(append(out, name.Raw()...), '}')
-	case "allowed_tools":
-		out = append(out, `{"type":"allowed_tools","mode":`...)
-		if mode := inner.Get("mode"); mode.Exists() {
-			out = append(out, mode.Raw()...)
-		} else {
-			out = append(out, `"auto"`...)
-		}
-		out = append(out, `,"tools":[`...)
-		for i, t := range inner.Get("tools").Elems() {
-			if i > 0 {
-				out = append(out, ',')
-			}
-			out = echoToolChoice(out, t)
-		}
-		return append(out, "]}"...)
-	}
-	return append(out, v.Raw()...)
-}
-
-// echoChatFunction echoes a function tool sent in chat's shape
-// ({"type":"function","function":{…}}, which the mapping accepts) as the
-// Response's flat FunctionTool: the function's members, then the tool's
-// others, then what the spec requires and it left out.
-func echoChatFunction(out []byte, t, fn codec.Value) []byte {
-	out = append(out, `{"type":"function"`...)
-	member := func(k codec.Key, m codec.Value) {
-		out = append(append(append(out, ',', '"'), k.Raw()...), '"', ':')
-		out = append(out, m.Raw()...)
-	}
-	for k, m := range fn.Members() {
-		if !k.Is("type") {
-			member(k, m)
-		}
-	}
-	for k, m := range t.Members() {
-		if !k.Is("type") && !k.Is("function") && !fn.Get(k.String()).Exists() {
-			member(k, m)
-		}
-	}
-	for _, f := range toolFill["function"] {
-		if !fn.Get(f.key).Exists() && !t.Get(f.key).Exists() {
-			out = append(append(append(append(out, ',', '"'), f.key...), `":`...), f.val...)
-		}
-	}
-	return append(out, '}')
 }
 
 // toolFill lists, by tool type, the members the Response's tool requires

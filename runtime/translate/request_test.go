@@ -25,15 +25,7 @@ func TestEchoAsTheSpecShapesIt(t *testing.T) {
 		`{"model":"m","input":"hi","text":{"verbosity":"low"},"tool_choice":"required","tools":[{"type":"function","name":"f","parameters":{"type":"object"}}],` +
 			`"reasoning":{"summary":"auto"},"truncation":"auto","prompt_cache_retention":"24h","max_tool_calls":3,"service_tier":"flex","top_logprobs":2}`,
 	} {
-		req := request(t, body)
-		ev := stream(t, req, [][]byte{[]byte(`{"choices":[{"index":0,"delta":{"content":"Hi"}}]}`), []byte(stopChunk)}, nil) // passes the checker
-		resp, _, err := ChatToResponse(req, []byte(`{"id":"g","object":"chat.completion","created":1,"model":"m","choices":[{"index":0,"finish_reason":"stop","message":{"role":"assistant","content":"Hi"}}]}`), Options{IDs: &SeqIDs{}, Clock: clock})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if fs := conformance.CheckResponse(resp); conformance.Violations(fs) > 0 {
-			t.Errorf("response: %v\n%s", fs, resp)
-		}
+		ev := echoed(t, body)
 		var r struct{ Tools []map[string]json.RawMessage }
 		if err := json.Unmarshal(terminalResponse(t, ev), &r); err != nil {
 			t.Fatal(err)
@@ -59,21 +51,13 @@ func TestEchoAsTheSpecShapesIt(t *testing.T) {
 func TestEchoChatShapedAndBareNamespace(t *testing.T) {
 	body := `{"model":"m","input":"hi","tools":[{"type":"function","function":{"name":"f","description":"d","parameters":{"type":"object","properties":{}}},"cache_control":{"type":"ephemeral"}},` +
 		`{"type":"function","function":{"name":"g"}},{"type":"namespace","name":"ns","tools":[{"type":"function","name":"h"}]}]}`
-	req := request(t, body)
-	ev := stream(t, req, [][]byte{[]byte(`{"choices":[{"index":0,"delta":{"content":"Hi"}}]}`), []byte(stopChunk)}, nil) // passes the checker
-	resp, _, err := ChatToResponse(req, []byte(`{"id":"g","object":"chat.completion","created":1,"model":"m","choices":[{"index":0,"finish_reason":"stop","message":{"role":"assistant","content":"Hi"}}]}`), Options{IDs: &SeqIDs{}, Clock: clock})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if fs := conformance.CheckResponse(resp); conformance.Violations(fs) > 0 {
-		t.Errorf("response: %v\n%s", fs, resp)
-	}
+	ev := echoed(t, body)
 	var r struct{ Tools []json.RawMessage }
 	if err := json.Unmarshal(terminalResponse(t, ev), &r); err != nil {
 		t.Fatal(err)
 	}
 	want := []string{
-		`{"type":"function","name":"f","description":"d","parameters":{"type":"object","properties":{}},"cache_control":{"type":"ephemeral"},"strict":false}`,
+		`{"type":"function","cache_control":{"type":"ephemeral"},"name":"f","description":"d","parameters":{"type":"object","properties":{}},"strict":false}`,
 		`{"type":"function","name":"g","parameters":null,"strict":false}`,
 		`{"type":"namespace","name":"ns","tools":[{"type":"function","name":"h"}],"description":""}`,
 	}
@@ -98,8 +82,7 @@ func TestEchoChatShapedToolChoice(t *testing.T) {
 		`{"type":"allowed_tools","allowed_tools":{"mode":"required","tools":[{"type":"function","function":{"name":"f"}},{"type":"custom","custom":{"name":"c"}}]}}`: `{"type":"allowed_tools","mode":"required","tools":[{"type":"function","name":"f"},{"type":"custom","name":"c"}]}`,
 		`{"type":"function","name":"f"}`: `{"type":"function","name":"f"}`,
 	} {
-		req := request(t, `{"model":"m","input":"hi",`+tools+`,"tool_choice":`+choice+`}`)
-		ev := stream(t, req, [][]byte{[]byte(`{"choices":[{"index":0,"delta":{"content":"Hi"}}]}`), []byte(stopChunk)}, nil) // passes the checker
+		ev := echoed(t, `{"model":"m","input":"hi",`+tools+`,"tool_choice":`+choice+`}`)
 		var r struct {
 			ToolChoice json.RawMessage `json:"tool_choice"`
 		}
@@ -110,4 +93,20 @@ func TestEchoChatShapedToolChoice(t *testing.T) {
 			t.Errorf("%s echoed as %s, want %s", choice, r.ToolChoice, want)
 		}
 	}
+}
+
+// echoed answers body "Hi", streamed and not: the stream passes the
+// checker (stream), so does the Response; it returns the stream's events.
+func echoed(t *testing.T, body string) [][]byte {
+	t.Helper()
+	req := request(t, body)
+	ev := stream(t, req, [][]byte{[]byte(`{"choices":[{"index":0,"delta":{"content":"Hi"}}]}`), []byte(stopChunk)}, nil) // passes the checker
+	resp, _, err := ChatToResponse(req, []byte(`{"id":"g","object":"chat.completion","created":1,"model":"m","choices":[{"index":0,"finish_reason":"stop","message":{"role":"assistant","content":"Hi"}}]}`), Options{IDs: &SeqIDs{}, Clock: clock})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fs := conformance.CheckResponse(resp); conformance.Violations(fs) > 0 {
+		t.Errorf("response: %v\n%s", fs, resp)
+	}
+	return ev
 }
