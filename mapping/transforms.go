@@ -46,6 +46,12 @@ func topLogprobs(c *conv, v codec.Value, path string, dst codec.Ref, key string)
 	c.b.Set(dst, key, v.Raw())
 }
 
+// The include values the gateway honours: the answer's side reads them too.
+const (
+	IncludeEncryptedReasoning = "reasoning.encrypted_content"
+	IncludeLogprobs           = "message.output_text.logprobs"
+)
+
 // include: message.output_text.logprobs sets logprobs (chat returns none
 // without it); reasoning.encrypted_content is the gateway's, which puts the
 // upstream's reasoning in the reasoning items it returns. Every other
@@ -57,9 +63,9 @@ func include(c *conv, v codec.Value, path string, dst codec.Ref, key string) {
 		val, _ := e.Str()
 		var why string
 		switch val {
-		case "reasoning.encrypted_content":
+		case IncludeEncryptedReasoning:
 			continue
-		case "message.output_text.logprobs":
+		case IncludeLogprobs:
 			c.b.SetBool(dst, key, true)
 			continue
 		case "web_search_call.results", "web_search_call.action.sources":

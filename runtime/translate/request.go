@@ -146,9 +146,9 @@ func NewRequest(body []byte, tools mapping.ToolMap) (*Request, error) {
 		if key == "include" {
 			for _, e := range m.Elems() {
 				switch s, _ := e.Str(); s {
-				case "reasoning.encrypted_content":
+				case mapping.IncludeEncryptedReasoning:
 					r.Encrypted = true
-				case "message.output_text.logprobs":
+				case mapping.IncludeLogprobs:
 					r.Logprobs = true
 				}
 			}
