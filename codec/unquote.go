@@ -1,0 +1,130 @@
+package codec
+
+import (
+	"unicode/utf16"
+	"unicode/utf8"
+)
+
+// A JSON string's contents: escapes, decoding them, whitespace.
+
+func hasEscape(b []byte) bool {
+	for _, c := range b {
+		if c == '\\' {
+			return true
+		}
+	}
+	return false
+}
+
+// unquote decodes the escapes of a JSON string's contents (already
+// validated by the decoder); it returns s itself if there are none.
+func unquote(s []byte) []byte {
+	if !hasEscape(s) {
+		return s
+	}
+	out, ok := AppendUnquoted(make([]byte, 0, len(s)), s)
+	if !ok { // not from a decoded payload: the rest as it is
+		out = append(out[:0], s...)
+	}
+	return out
+}
+
+// AppendUnquoted appends what the contents of a JSON string (its bytes
+// between the quotes, escaped) say, decoded (a surrogate pair is one
+// rune, a lone surrogate U+FFFD). ok is false for an escape JSON does not
+// have or a cut one; dst then holds what came before it.
+func AppendUnquoted(dst, s []byte) ([]byte, bool) {
+	for i := 0; i < len(s); i++ {
+		ch := s[i]
+		if ch != '\\' {
+			dst = append(dst, ch)
+			continue
+		}
+		if i+1 >= len(s) {
+			return dst, false
+		}
+		i++
+		switch s[i] {
+		case '"', '\\', '/':
+			dst = append(dst, s[i])
+		case 'b':
+			dst = append(dst, '\b')
+		case 'f':
+			dst = append(dst, '\f')
+		case 'n':
+			dst = append(dst, '\n')
+		case 'r':
+			dst = append(dst, '\r')
+		case 't':
+			dst = append(dst, '\t')
+		case 'u':
+			r, ok := hex4(s[i+1:])
+			if !ok {
+				return dst, false
+			}
+			i += 4
+			if utf16.IsSurrogate(r) && i+2 < len(s) && s[i+1] == '\\' && s[i+2] == 'u' {
+				if r2, ok := hex4(s[i+3:]); ok {
+					if d := utf16.DecodeRune(r, r2); d != utf8.RuneError {
+						r = d
+						i += 6
+					}
+				}
+			}
+			dst = utf8.AppendRune(dst, r)
+		default:
+			return dst, false
+		}
+	}
+	return dst, true
+}
+
+// hex4 reads the four hex digits of a \u escape.
+func hex4(s []byte) (rune, bool) {
+	if len(s) < 4 {
+		return 0, false
+	}
+	var r rune
+	for _, c := range s[:4] {
+		switch {
+		case c >= '0' && c <= '9':
+			r = r<<4 | rune(c-'0')
+		case c >= 'a' && c <= 'f':
+			r = r<<4 | rune(c-'a'+10)
+		case c >= 'A' && c <= 'F':
+			r = r<<4 | rune(c-'A'+10)
+		default:
+			return 0, false
+		}
+	}
+	return r, true
+}
+
+// Blank reports whether the contents of a JSON string (escaped, between
+// the quotes) are empty or JSON whitespace only: space, tab, line feed,
+// carriage return, raw or escaped (\t, \n, \r, \u0020, \u0009, \u000a,
+// \u000d in either case).
+func Blank(s []byte) bool {
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case ' ', '\t', '\n', '\r':
+			continue
+		case '\\':
+			if i+1 >= len(s) {
+				return false
+			}
+			switch s[i+1] {
+			case 't', 'n', 'r':
+				i++
+				continue
+			case 'u':
+				if r, ok := hex4(s[i+2:]); ok && (r == ' ' || r == '\t' || r == '\n' || r == '\r') {
+					i += 5
+					continue
+				}
+			}
+		}
+		return false
+	}
+	return true
+}

@@ -1,0 +1,166 @@
+package translate
+
+import (
+	"slices"
+
+	"github.com/transponder-dev/transponder/codec"
+	"github.com/transponder-dev/transponder/mapping"
+)
+
+// The reasoning item: its text and details as they arrive, and its JSON.
+
+// ReasoningText is a piece of reasoning text: it repeats the details' when
+// reasoning_details carry text.
+func (t *translator) ReasoningText(s codec.Value) {
+	if t.sawDet {
+		return
+	}
+	it := t.current(kReasoning)
+	t.delta(it, t.partOf(it, "reasoning_text", -1), s.Raw())
+}
+
+// ReasoningDetail is a reasoning detail, or a piece of one.
+func (t *translator) ReasoningDetail(d codec.Value) {
+	if d.Kind() != codec.Object {
+		t.reply.Warn(t.msgPath()+".reasoning_details", "a reasoning detail that is not an object; left out")
+		return
+	}
+	it := t.current(kReasoning)
+	index := int64(-1)
+	if n, ok := d.Get("index").Int(); ok {
+		index = n
+	}
+	var det *detail
+	if index >= 0 {
+		for _, x := range it.details {
+			if x.index == index {
+				det = x
+			}
+		}
+	}
+	if det == nil {
+		det = &detail{index: index, raw: append([]byte(nil), d.Raw()...)}
+		it.details = append(it.details, det)
+	}
+	det.merge(d)
+	key := -2 - int64(len(it.details)-1) // a detail without index: apart from indexes and -1 (the strings)
+	if index >= 0 {
+		key = index
+	}
+	typ, _ := d.Get("type").Str()
+	switch typ {
+	case "reasoning.text":
+		if s := d.Get("text"); s.Kind() == codec.String && len(s.Raw()) > 2 {
+			t.sawDet = true
+			t.delta(it, t.partOf(it, "reasoning_text", key), s.Raw())
+		}
+	case "reasoning.summary":
+		if s := d.Get("summary"); s.Kind() == codec.String && len(s.Raw()) > 2 {
+			t.sawDet = true
+			t.delta(it, t.partOf(it, "summary_text", key), s.Raw())
+		}
+	}
+}
+
+// merge adds a piece of a detail: strings of text, summary and data join;
+// other members take the last value that is not empty.
+func (d *detail) merge(v codec.Value) {
+	d.pieces++
+	for k, m := range v.Members() {
+		var x *member
+		for i := range d.members {
+			if string(d.members[i].key) == string(k.Raw()) {
+				x = &d.members[i]
+			}
+		}
+		concat := m.Kind() == codec.String && (k.Is("text") || k.Is("summary") || k.Is("data"))
+		if x == nil {
+			d.members = append(d.members, member{key: append([]byte(nil), k.Raw()...), val: append([]byte(nil), m.Raw()...), concat: concat})
+			continue
+		}
+		switch {
+		case concat && x.concat:
+			x.val = append(x.val[:len(x.val)-1], m.Raw()[1:]...)
+		case !empty(m):
+			x.val = append(x.val[:0], m.Raw()...)
+		}
+	}
+}
+
+func empty(v codec.Value) bool {
+	switch v.Kind() {
+	case codec.Null:
+		return true
+	case codec.String:
+		return len(v.Raw()) == 2
+	}
+	return false
+}
+
+// appendDetail writes a merged detail: as received if it came whole.
+func (d *detail) appendJSON(dst []byte) []byte {
+	if d.pieces == 1 {
+		return append(dst, d.raw...)
+	}
+	dst = append(dst, '{')
+	for i, m := range d.members {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = append(append(dst, '"'), m.key...)
+		dst = append(append(dst, '"', ':'), m.val...)
+	}
+	return append(dst, '}')
+}
+
+// reasoningItem is the finished reasoning item: its summary and content
+// the parts streamed, in their order; encrypted_content (if the request
+// includes it) the details in mapping's replay form — those that came,
+// after a reasoning.text detail holding the reasoning strings if any came
+// (mapping/reasoning.go).
+func (t *translator) reasoningItem(it *item) []byte {
+	var strs []byte
+	for _, p := range it.parts {
+		if p.detail == -1 {
+			strs = append(strs, p.text...)
+		}
+	}
+	b := codec.AppendString(append([]byte(nil), `{"id":`...), it.id)
+	b = append(b, `,"type":"reasoning","summary":[`...)
+	b = appendParts(b, it.parts, "summary_text")
+	b = append(b, ']')
+	if slices.ContainsFunc(it.parts, func(p *part) bool { return p.typ == "reasoning_text" }) {
+		b = appendParts(append(b, `,"content":[`...), it.parts, "reasoning_text")
+		b = append(b, ']')
+	}
+	if !t.req.Encrypted {
+		return append(b, `,"encrypted_content":null}`...)
+	}
+	details := []byte{'['}
+	if len(strs) > 0 {
+		details = append(append(append(details, `{"type":"reasoning.text","text":"`...), strs...), `","format":"unknown"}`...)
+	}
+	for _, d := range it.details {
+		if len(details) > 1 {
+			details = append(details, ',')
+		}
+		details = d.appendJSON(details)
+	}
+	details = append(details, ']')
+	b = mapping.AppendEncryptedReasoning(append(b, `,"encrypted_content":"`...), details)
+	return append(b, `"}`...)
+}
+
+// appendParts appends an item's parts of a type, comma-separated.
+func appendParts(dst []byte, parts []*part, typ string) []byte {
+	n := 0
+	for _, p := range parts {
+		if p.typ == typ {
+			if n > 0 {
+				dst = append(dst, ',')
+			}
+			dst, n = appendPart(dst, p), n+1
+		}
+	}
+	return dst
+}
