@@ -2,9 +2,7 @@ package openapi
 
 import (
 	"bytes"
-	"crypto/sha256"
 	"embed"
-	"encoding/hex"
 	"fmt"
 	"io/fs"
 	"os"
@@ -90,13 +88,12 @@ type ChecksumError struct {
 
 func (e *ChecksumError) Error() string {
 	return fmt.Sprintf("openapi: %s does not match its pin:\n  pinned sha256: %s\n  file sha256:   %s\n"+
-		"a spec update is explicit: bump url and sha256 in openapi/manifest.yaml, regenerate, review the diff", e.File, e.Want, e.Got)
+		"a spec update is explicit: `transponder pin -specs DIR` records the new files' sha256 in openapi/manifest.yaml; regenerate, review the diff", e.File, e.Want, e.Got)
 }
 
 // Check verifies data against the spec's pin.
 func (s Spec) Check(file string, data []byte) error {
-	sum := sha256.Sum256(data)
-	if got := hex.EncodeToString(sum[:]); got != s.SHA256 {
+	if got := Sum(data); got != s.SHA256 {
 		return &ChecksumError{File: file, Want: s.SHA256, Got: got}
 	}
 	return nil

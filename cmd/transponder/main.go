@@ -4,6 +4,7 @@
 //	                                                       the gateway: the Responses API over Chat Completions
 //	transponder generate [-root DIR] [-check] [-dump DIR] [spec ...]   regenerate gen/ from the pinned specs
 //	transponder specs [-dir DIR] [spec ...]                download the pinned specs and verify their checksums
+//	transponder pin [-root DIR] [-specs DIR] [-url NAME=URL]... [spec ...]  pin the manifest to the spec files at hand (a spec update)
 //	transponder check-stream [--format text|json] [FILE|-] check a Responses stream (SSE or JSON lines)
 //	transponder convert [--dialect D] [--system M] [FILE|-]  a Responses request → a chat request
 //	transponder matrix [-root DIR] [-check] [-specs DIR] [-o DIR]  write ALIGNMENT.md and alignment.json
@@ -58,6 +59,8 @@ func main() {
 		os.Exit(runMatrix(os.Args[2:], os.Stdout, os.Stderr))
 	case "serve":
 		os.Exit(serve(os.Args[2:], os.Stderr))
+	case "pin":
+		err = pin(os.Args[2:], os.Stderr)
 	case "specs":
 		fs := flag.NewFlagSet("specs", flag.ExitOnError)
 		dir := fs.String("dir", ".specs", "where to download the specs")
@@ -94,6 +97,7 @@ func usage() {
 	fmt.Fprintln(os.Stderr, "usage: transponder serve [-config FILE] [-listen ADDR] [-upstream URL] [-dialect openrouter|openai] [-replay SCRIPT]\n"+
 		"       transponder generate [-root DIR] [-check] [-dump DIR] [spec ...]\n"+
 		"       transponder specs [-dir DIR] [spec ...]\n"+
+		"       transponder pin [-root DIR] [-specs DIR] [-url NAME=URL]... [spec ...]\n"+
 		"       transponder check-stream [--format text|json] [FILE|-]\n"+
 		"       transponder convert [--dialect openrouter|openai] [--system system|developer|merge] [--reject-unknown] [--drop-unknown-items] [--session-id ID] [--tool-map] [FILE|-]\n"+
 		"       transponder matrix [-root DIR] [-check] [-specs DIR] [-o DIR]\n"+
