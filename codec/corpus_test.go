@@ -92,9 +92,9 @@ func findingLines(dialect string, ps []fixtures.Payload, findings func(fixtures.
 // Every recorded payload, every synthetic forward case and every benchmark
 // payload decodes, against
 // both specs, and re-encodes byte for byte; what the specs do not know is
-// pinned in testdata/findings.golden (go test ./codec -run TestFindings -update
+// pinned in testdata/findings.golden (go test ./codec -run TestPinnedSpecFindings -update
 // rewrites it; review the diff).
-func TestFindings(t *testing.T) {
+func TestPinnedSpecFindings(t *testing.T) {
 	payloads := append(must(fixtures.Corpus(shared(t))), forward(t)...)
 	payloads = append(payloads, must(fixtures.Bench(shared(t)))...)
 	var lines []string

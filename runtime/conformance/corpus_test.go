@@ -50,8 +50,8 @@ var explained = map[string]string{
 }
 
 // Every recorded Responses stream is checked; what each breaks is pinned
-// in testdata/corpus.golden (go test -run TestCorpus -update rewrites it).
-func TestCorpus(t *testing.T) {
+// in testdata/corpus.golden (go test -run TestPinnedSpecCorpus -update rewrites it).
+func TestPinnedSpecCorpus(t *testing.T) {
 	shared := fixtures.SharedDir(filepath.Join("..", ".."))
 	payloads, err := fixtures.Corpus(shared)
 	if err != nil {
