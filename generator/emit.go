@@ -288,7 +288,8 @@ const genPkg = "github.com/transponder-dev/transponder/gen/"
 // an entry for, and every target path it maps to, as a selector on a
 // value of the payload's generated type (and each variant's constant), in
 // a function that never runs. A spec update that removes or renames one
-// breaks the build of package pkg until the mapping is regenerated.
+// breaks the build of package pkg until the mapping is regenerated; stale
+// entries and rules (Checked.Stale) are left out.
 func EmitFields(pkg, source string, c *Checked, names map[string]*GoNames) ([]byte, []error) {
 	var errs []error
 	f := jen.NewFile(pkg)
@@ -308,13 +309,21 @@ func EmitFields(pkg, source string, c *Checked, names map[string]*GoNames) ([]by
 	srcType := c.From.Name()
 	body = append(body, jen.Var().Id("src").Qual(genPkg+c.File.From.Dialect, srcType))
 	for _, e := range c.Entries {
-		refer(c.File.From.Dialect, srcType, "src", e.Path, e.Line)
+		if !c.stale.entries[e.Line] {
+			refer(c.File.From.Dialect, srcType, "src", e.Path, e.Line)
+		}
 	}
 	for _, t := range c.File.To {
 		v := "to" + dialectSuffix[t.Dialect]
 		root := c.To[t.Dialect].Name()
 		body = append(body, jen.Var().Id(v).Qual(genPkg+t.Dialect, root))
 		for _, e := range append(append([]Entry(nil), c.Entries...), c.Extras...) {
+			if c.stale.entries[e.Line] {
+				continue
+			}
+			if _, ok := c.stale.rule(t.Dialect, e.Path); ok {
+				continue
+			}
 			r, _ := e.RuleFor(t.Dialect)
 			if r.Kind == Map || r.Kind == Lossy {
 				refer(t.Dialect, root, v, r.Target, r.Line)

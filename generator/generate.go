@@ -19,18 +19,20 @@ type Files map[string][]byte
 // every mapped path to the Go fields ogen generated (gen/<dialect>/
 // go_names.txt) for the typed form's compile-time references
 // (mapping/typed/responses_chat_fields_gen.go). It reads fsys only; the
-// files it returns are for the caller to write or compare.
-func Generate(fsys fs.FS, file string) (Files, []error) {
+// files it returns are for the caller to write or compare. The entries
+// the spec at hand lacks are not errors: they are returned as stale (for
+// the caller to report), and left out of both files.
+func Generate(fsys fs.FS, file string) (Files, []Stale, []error) {
 	data, err := fs.ReadFile(fsys, file)
 	if err != nil {
-		return nil, []error{err}
+		return nil, nil, []error{err}
 	}
 	dir, name := path.Split(file)
 	dir = path.Clean(dir)
 	sources := map[string][]byte{}
 	entries, err := fs.ReadDir(fsys, dir)
 	if err != nil {
-		return nil, []error{err}
+		return nil, nil, []error{err}
 	}
 	for _, e := range entries {
 		if e.IsDir() || !strings.HasSuffix(e.Name(), ".go") {
@@ -38,13 +40,13 @@ func Generate(fsys fs.FS, file string) (Files, []error) {
 		}
 		p := path.Join(dir, e.Name())
 		if sources[p], err = fs.ReadFile(fsys, p); err != nil {
-			return nil, []error{err}
+			return nil, nil, []error{err}
 		}
 	}
 	pkg := path.Base(dir)
 	f, errs := Load(file, data)
 	if errs != nil {
-		return nil, errs
+		return nil, nil, errs
 	}
 	f.UsedElsewhere = map[string]bool{}
 	for _, e := range entries {
@@ -54,7 +56,7 @@ func Generate(fsys fs.FS, file string) (Files, []error) {
 		p := path.Join(dir, e.Name())
 		data, err := fs.ReadFile(fsys, p)
 		if err != nil {
-			return nil, []error{err}
+			return nil, nil, []error{err}
 		}
 		other, errs := Load(p, data)
 		if errs != nil {
@@ -70,24 +72,24 @@ func Generate(fsys fs.FS, file string) (Files, []error) {
 	}
 	transforms, errs := ParseTransforms(sources)
 	if errs != nil {
-		return nil, errs
+		return nil, nil, errs
 	}
 	c, errs := Validate(f, transforms, true)
 	if errs != nil {
-		return nil, errs
+		return nil, FindStale(f, dialects), errs
 	}
 	var convs []*Converter
 	for _, t := range f.To {
 		cv, errs := Build(c, t.Dialect)
 		if errs != nil {
-			return nil, errs
+			return nil, c.Stale, errs
 		}
 		convs = append(convs, cv)
 	}
 	stem := strings.TrimSuffix(name, path.Ext(name))
 	src, err := Emit(pkg, camel(stem), file, f.receiver(), convs)
 	if err != nil {
-		return nil, []error{err}
+		return nil, c.Stale, []error{err}
 	}
 	names := map[string]*GoNames{}
 	for _, s := range append([]Side{f.From}, f.To...) {
@@ -96,17 +98,17 @@ func Generate(fsys fs.FS, file string) (Files, []error) {
 		}
 		b, err := fs.ReadFile(fsys, path.Join("gen", s.Dialect, "go_names.txt"))
 		if err != nil {
-			return nil, []error{err}
+			return nil, c.Stale, []error{err}
 		}
 		if names[s.Dialect], err = ParseGoNames(b); err != nil {
-			return nil, []error{err}
+			return nil, c.Stale, []error{err}
 		}
 	}
 	fields, errs := EmitFields("typed", file, c, names)
 	if errs != nil {
-		return nil, errs
+		return nil, c.Stale, errs
 	}
-	return Files{path.Join(dir, stem+"_gen.go"): src, path.Join(dir, "typed", stem+"_fields_gen.go"): fields}, nil
+	return Files{path.Join(dir, stem+"_gen.go"): src, path.Join(dir, "typed", stem+"_fields_gen.go"): fields}, c.Stale, nil
 }
 
 // camel turns responses_chat into responsesChat.

@@ -71,15 +71,23 @@ func (s Step) String() string {
 }
 
 // Build makes the IR of a checked mapping file for one of its targets.
+// Stale entries and extras (Checked.Stale) are left out; a rule whose
+// target this dialect lacks becomes a drop (the source field is not
+// carried, with a warning, rather than read by nothing).
 func Build(c *Checked, dialect string) (*Converter, []error) {
 	b := &builder{c: c, dialect: dialect}
 	root := &Node{Kind: Object}
 	for _, e := range c.Entries {
-		r, _ := e.RuleFor(dialect)
-		b.add(root, e, r)
+		if c.stale.entries[e.Line] {
+			continue
+		}
+		b.add(root, e, b.rule(e))
 	}
 	for _, e := range c.Extras {
-		r, _ := e.RuleFor(dialect)
+		if c.stale.entries[e.Line] {
+			continue
+		}
+		r := b.rule(e)
 		n := &Node{Key: e.Path, Path: e.Path, Rel: e.Path, Line: e.Line}
 		n.Leaf = b.target(e, r, codec.Schema{})
 		root.Extras = append(root.Extras, n)
@@ -94,6 +102,21 @@ type builder struct {
 	c       *Checked
 	dialect string
 	errs    []error
+}
+
+// rule is an entry's rule for the builder's dialect; a drop if its target
+// is stale.
+func (b *builder) rule(e Entry) Rule {
+	r, _ := e.RuleFor(b.dialect)
+	if st, ok := b.c.stale.rule(b.dialect, e.Path); ok {
+		return staleDrop(r, st)
+	}
+	return r
+}
+
+// staleDrop is the drop a stale rule becomes.
+func staleDrop(r Rule, st Stale) Rule {
+	return Rule{Line: r.Line, Kind: Drop, Reason: st.DropReason()}
 }
 
 func (b *builder) errf(line int, format string, args ...any) {
@@ -239,6 +262,11 @@ func (b *builder) leaf(n *Node, e Entry, r Rule, path string) {
 			f := &Node{Key: p.Key, Path: path + "." + p.Key, Array: n.Array, Rel: join(n.Rel, p.Key), Line: e.Line}
 			rr := r
 			rr.Target = r.Target + "." + p.Key
+			if st, ok := b.c.stale.rule(b.dialect, f.Path); ok {
+				f.Leaf = b.target(e, staleDrop(r, st), p.Schema)
+				n.Fields = append(n.Fields, f)
+				continue
+			}
 			if _, err := b.c.To[b.dialect].Lookup(rr.Target); err != nil {
 				b.errf(r.Line, "%s → %s: %v", path, r.Target, err)
 				continue

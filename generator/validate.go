@@ -33,6 +33,10 @@ type Checked struct {
 	// Silent names the transforms the file uses that write nothing into
 	// their target (their kinds end in "->"): they hand the value on.
 	Silent map[string]bool
+	// Stale are the entries the spec at hand lacks (FindStale): reported,
+	// left out of the converters and the typed references.
+	Stale []Stale
+	stale staleSet
 }
 
 var dialects = map[string]*codec.Dialect{codec.OpenAI.Name(): codec.OpenAI, codec.OpenRouter.Name(): codec.OpenRouter}
@@ -51,11 +55,13 @@ func (s Side) schema(file string, ds map[string]*codec.Dialect) (codec.Schema, e
 }
 
 // Validate checks a mapping file against the shape tables of the pinned
-// specs: every path resolves, every target dialect has a rule, a mapped
-// value fits its target (or goes through a transform that makes it fit),
-// a lossy rule states its loss, transforms exist and are used, extras are
-// not spec fields. With complete, every field of the source has an entry
-// (at its path or above it).
+// specs: every path is well formed, every target dialect has a rule, a
+// mapped value fits its target (or goes through a transform that makes it
+// fit), a lossy rule states its loss, transforms exist, take the file's
+// receiver and are used (a transform only stale entries name counts as
+// used). Entries the specs lack (FindStale) are not errors: they are in
+// Checked.Stale, and Build and EmitFields leave them out. With complete,
+// every field of the source has an entry (at its path or above it).
 func Validate(f *File, transforms []Transform, complete bool) (*Checked, []error) {
 	return ValidateWith(f, transforms, complete, dialects)
 }
@@ -68,7 +74,8 @@ func ValidateWith(f *File, transforms []Transform, complete bool, ds map[string]
 	errf := func(line int, format string, args ...any) {
 		errs = append(errs, &Error{f.Name, line, fmt.Sprintf(format, args...)})
 	}
-	c := &Checked{File: f, To: map[string]codec.Schema{}, Silent: map[string]bool{}}
+	c := &Checked{File: f, To: map[string]codec.Schema{}, Silent: map[string]bool{}, Stale: FindStale(f, ds)}
+	c.stale = newStaleSet(c.Stale)
 	var err error
 	if c.From, err = f.From.schema(f.Name, ds); err != nil {
 		return nil, []error{err}
@@ -97,7 +104,34 @@ func ValidateWith(f *File, transforms []Transform, complete bool, ds map[string]
 	}
 	used := map[string]bool{}
 	seen := map[string]int{}
-	check := func(e Entry, src codec.Schema) {
+	// transform checks what a rule's transform is, when it has one; fit
+	// whether it takes src and gives what dst takes (not for a stale
+	// entry or rule: the spec lacks one of them).
+	transform := func(e Entry, r Rule, src codec.Schema, dialect string, dst codec.Schema, fit bool) {
+		tr, ok := byName[r.Transform]
+		if !ok {
+			errf(r.Line, "%s: no transform %q", e.Path, r.Transform)
+			return
+		}
+		used[r.Transform] = true
+		if len(tr.To) == 0 {
+			c.Silent[tr.Name] = true
+		}
+		if tr.receiver() != f.receiver() {
+			errf(r.Line, "%s: transform %s takes *%s, not this mapping's *%s", e.Path, tr.Name, tr.receiver(), f.receiver())
+			return
+		}
+		if !fit {
+			return
+		}
+		if k := misfit(src, tr.From); k != "" {
+			errf(r.Line, "%s: transform %s does not take %s", e.Path, tr.Name, k)
+		}
+		if k := misfitTarget(tr.To, dst); k != "" {
+			errf(r.Line, "%s: transform %s gives %s, which %s %s does not take", e.Path, tr.Name, k, dialect, r.Target)
+		}
+	}
+	check := func(e Entry, src codec.Schema, stale bool) {
 		for d := range e.Rules {
 			if _, ok := c.To[d]; d != "" && !ok {
 				errf(e.Rules[d].Line, "%s: a rule for %s, which is not a target", e.Path, d)
@@ -115,31 +149,19 @@ func ValidateWith(f *File, transforms []Transform, complete bool, ds map[string]
 			if r.Kind != Map && r.Kind != Lossy {
 				continue
 			}
+			if _, ruleStale := c.stale.rule(t.Dialect, e.Path); stale || ruleStale {
+				if r.Transform != "" {
+					transform(e, r, src, t.Dialect, codec.Schema{}, false)
+				}
+				continue
+			}
 			dst, err := c.To[t.Dialect].Lookup(r.Target)
 			if err != nil {
 				errf(r.Line, "%s → %s %s: %v", e.Path, t.Dialect, r.Target, err)
 				continue
 			}
 			if r.Transform != "" {
-				tr, ok := byName[r.Transform]
-				if !ok {
-					errf(r.Line, "%s: no transform %q", e.Path, r.Transform)
-					continue
-				}
-				used[r.Transform] = true
-				if len(tr.To) == 0 {
-					c.Silent[tr.Name] = true
-				}
-				if tr.receiver() != f.receiver() {
-					errf(r.Line, "%s: transform %s takes *%s, not this mapping's *%s", e.Path, tr.Name, tr.receiver(), f.receiver())
-					continue
-				}
-				if k := misfit(src, tr.From); k != "" {
-					errf(r.Line, "%s: transform %s does not take %s", e.Path, tr.Name, k)
-				}
-				if k := misfitTarget(tr.To, dst); k != "" {
-					errf(r.Line, "%s: transform %s gives %s, which %s %s does not take", e.Path, tr.Name, k, t.Dialect, r.Target)
-				}
+				transform(e, r, src, t.Dialect, dst, true)
 				continue
 			}
 			if k := misfitSchemas(src, dst); k != "" {
@@ -153,12 +175,16 @@ func ValidateWith(f *File, transforms []Transform, complete bool, ds map[string]
 			continue
 		}
 		seen[e.Path] = e.Line
+		if c.stale.entries[e.Line] {
+			check(e, codec.Schema{}, true)
+			continue
+		}
 		src, err := c.From.Lookup(e.Path)
 		if err != nil {
 			errf(e.Line, "unknown path: %v", err)
 			continue
 		}
-		check(e, src)
+		check(e, src, false)
 	}
 	// Targets: fields of each target, filled by the gateway or never set.
 	seenTarget := map[string]int{}
@@ -177,36 +203,26 @@ func ValidateWith(f *File, transforms []Transform, complete bool, ds map[string]
 			if r.Kind != Gateway && r.Kind != Drop {
 				errf(r.Line, "target %s: a target is filled by the gateway (gateway) or never set (drop), not %s", e.Path, r.Kind)
 			}
+			if c.stale.targets[[2]string{t.Dialect, e.Path}] {
+				continue
+			}
 			if _, err := c.To[t.Dialect].Lookup(e.Path); err != nil {
 				errf(e.Line, "target %s: %v", e.Path, err)
 			}
 		}
 	}
-	// Events: types of the OpenAI stream event union, once each.
-	if d := ds[codec.OpenAI.Name()]; len(f.Events) > 0 && d != nil {
-		ev, _ := d.Payload(codec.ResponsesEvent)
-		known := map[string]bool{}
-		for v := range ev.Schema().Variants() {
-			known[v.Value] = true
-		}
-		seenEvent := map[string]int{}
-		for _, e := range f.Events {
-			if prev, dup := seenEvent[e.Type]; dup {
-				errf(e.Line, "event %s: an entry at line %d already", e.Type, prev)
-				continue
-			}
-			seenEvent[e.Type] = e.Line
-			if !known[e.Type] {
-				errf(e.Line, "event %s: not a stream event type of the spec", e.Type)
-			}
-		}
-	}
-	for _, e := range f.Extras {
-		if _, ok := c.From.Property(e.Path); ok {
-			errf(e.Line, "extra %q is a field of the spec: make it an entry", e.Path)
+	// Events: types of the OpenAI stream event union, once each (a type
+	// the spec lacks is stale).
+	seenEvent := map[string]int{}
+	for _, e := range f.Events {
+		if prev, dup := seenEvent[e.Type]; dup {
+			errf(e.Line, "event %s: an entry at line %d already", e.Type, prev)
 			continue
 		}
-		check(e, codec.Schema{})
+		seenEvent[e.Type] = e.Line
+	}
+	for _, e := range f.Extras {
+		check(e, codec.Schema{}, c.stale.entries[e.Line])
 	}
 	for _, t := range mine {
 		if !used[t.Name] && !f.UsedElsewhere[t.Name] {

@@ -16,7 +16,7 @@ import (
 // The committed converters are what the generator makes of the mapping
 // and the transforms now (go generate ./mapping rewrites them).
 func TestGeneratedUpToDate(t *testing.T) {
-	files, errs := generator.Generate(os.DirFS(".."), "mapping/responses_chat.yaml")
+	files, _, errs := generator.Generate(os.DirFS(".."), "mapping/responses_chat.yaml")
 	for _, e := range errs {
 		t.Error(e)
 	}
@@ -70,29 +70,9 @@ func TestGenerateRefuses(t *testing.T) {
 		name:  "missing transform",
 		trans: strings.Replace(string(transforms), "//transponder:transform object ->\n", "", 1),
 		want:  `text.format{text}: no transform "omit"`,
-	}, {
-		name: "unknown target",
-		yaml: strings.Replace(string(yaml), "map: max_completion_tokens", "map: max_tokens_total", 1),
-		want: "mapping/responses_chat.yaml:" + lineOf(yaml, "    map: max_completion_tokens\n") + `: max_output_tokens → openrouter max_tokens_total: max_tokens_total: ChatRequest has no property "max_tokens_total"`,
 	}} {
 		t.Run(tc.name, func(t *testing.T) {
-			fsys := fstest.MapFS{
-				"mapping/responses_chat.yaml": {Data: yaml},
-				"mapping/transforms.go":       {Data: transforms},
-				"gen/openai/go_names.txt":     {Data: names},
-			}
-			others, _ := filepath.Glob("*.go")
-			others = slices.DeleteFunc(others, func(n string) bool { return n == "transforms.go" || strings.HasSuffix(n, "_test.go") })
-			for i, n := range others {
-				others[i] = "mapping/" + n
-			}
-			for _, name := range append(others, "gen/openrouter/go_names.txt") {
-				b, err := os.ReadFile(filepath.Join("..", name))
-				if err != nil {
-					t.Fatal(err)
-				}
-				fsys[name] = &fstest.MapFile{Data: b}
-			}
+			fsys := moduleFS(t, yaml, transforms, names)
 			if tc.yaml != "" {
 				fsys["mapping/responses_chat.yaml"] = &fstest.MapFile{Data: []byte(tc.yaml)}
 			}
@@ -102,7 +82,7 @@ func TestGenerateRefuses(t *testing.T) {
 			if tc.names != "" {
 				fsys["gen/openai/go_names.txt"] = &fstest.MapFile{Data: []byte(tc.names)}
 			}
-			files, errs := generator.Generate(fsys, "mapping/responses_chat.yaml")
+			files, _, errs := generator.Generate(fsys, "mapping/responses_chat.yaml")
 			if files != nil {
 				t.Fatal("generated despite the error")
 			}
@@ -115,6 +95,79 @@ func TestGenerateRefuses(t *testing.T) {
 			}
 			t.Errorf("errors %q\nwant one containing %q", got, tc.want)
 		})
+	}
+}
+
+// moduleFS is the part of the module Generate reads, with responses_chat.yaml,
+// transforms.go and gen/openai/go_names.txt as given.
+func moduleFS(t *testing.T, yaml, transforms, names []byte) fstest.MapFS {
+	t.Helper()
+	fsys := fstest.MapFS{
+		"mapping/responses_chat.yaml": {Data: yaml},
+		"mapping/transforms.go":       {Data: transforms},
+		"gen/openai/go_names.txt":     {Data: names},
+	}
+	others, _ := filepath.Glob("*.go")
+	others = slices.DeleteFunc(others, func(n string) bool { return n == "transforms.go" || strings.HasSuffix(n, "_test.go") })
+	for i, n := range others {
+		others[i] = "mapping/" + n
+	}
+	for _, name := range append(others, "gen/openrouter/go_names.txt") {
+		b, err := os.ReadFile(filepath.Join("..", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		fsys[name] = &fstest.MapFile{Data: b}
+	}
+	return fsys
+}
+
+// The mapping of another spec release: an entry for a field the pinned
+// spec lacks, and a target one dialect lacks. Generation succeeds and
+// reports both, at their lines; the converters and the typed references
+// leave the stale field out and drop (with a warning) the field whose
+// target openrouter lacks, for openrouter only.
+func TestGenerateStale(t *testing.T) {
+	var data [3][]byte
+	for i, p := range []string{"responses_chat.yaml", "transforms.go", "../gen/openai/go_names.txt"} {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		data[i] = b
+	}
+	yaml := strings.Replace(string(data[0]), "    map: max_completion_tokens\n", "    openrouter: {map: max_tokens_total}\n    openai: {map: max_completion_tokens}\n", 1)
+	yaml = strings.Replace(yaml, "  - path: top_p\n", "  - path: future_knob\n    map: future_knob\n    transform: model\n  - path: top_p\n", 1)
+	files, stale, errs := generator.Generate(moduleFS(t, []byte(yaml), data[1], data[2]), "mapping/responses_chat.yaml")
+	if errs != nil {
+		t.Fatal(errs)
+	}
+	var got []string
+	for _, s := range stale {
+		got = append(got, s.String())
+	}
+	want := []string{
+		"mapping/responses_chat.yaml:" + lineOf(data[0], "    map: max_completion_tokens\n") + `: stale: entry max_output_tokens → openrouter max_tokens_total (max_tokens_total: ChatRequest has no property "max_tokens_total")`,
+		"mapping/responses_chat.yaml:" + lineOf([]byte(yaml), "  - path: future_knob\n") + `: stale: entry future_knob (future_knob: CreateResponse has no property "future_knob")`,
+	}
+	for _, w := range want { // and those of the spec at hand, if it is not the pinned one
+		if !slices.Contains(got, w) {
+			t.Errorf("stale:\n%s\nwant among them\n%s", strings.Join(got, "\n"), w)
+		}
+	}
+	conv, refs := string(files["mapping/responses_chat_gen.go"]), string(files["mapping/typed/responses_chat_fields_gen.go"])
+	if conv == "" || refs == "" {
+		t.Fatalf("files: %d", len(files))
+	}
+	if strings.Contains(conv+refs, "future_knob") || strings.Contains(conv+refs, "FutureKnob") || strings.Contains(refs, "max_tokens_total") {
+		t.Error("a stale entry in the generated files")
+	}
+	openrouter, openai, _ := strings.Cut(conv, "func (c *conv) responsesChatOpenAI(")
+	if !strings.Contains(openrouter, `c.drop(srcMaxOutputTokens, "max_output_tokens", "not carried: the pinned openrouter spec has no max_tokens_total")`) {
+		t.Error("openrouter: max_output_tokens is not dropped with a warning")
+	}
+	if !strings.Contains(openai, `c.put(codec.Top, "max_completion_tokens", srcMaxOutputTokens.Raw())`) {
+		t.Error("openai: max_output_tokens is not mapped")
 	}
 }
 

@@ -107,8 +107,12 @@ func normalizedDialects(dir string) (map[string]*codec.Dialect, error) {
 }
 
 // matrixDiff is `transponder matrix diff [-format text|markdown] OLD.json
-// NEW.json`: exit 1 when a path became unmapped or a status got worse, 2
-// when the files cannot be read.
+// NEW.json`: paths added, removed and changed, and mapping entries newly
+// stale ("! stale P: why") and no longer stale ("= no longer stale P"),
+// section by section. Exit 1 when a path became unmapped or a status got
+// worse, 2 when the files cannot be read; an entry newly stale alone is
+// not worse (go generate goes on without it), what it costs is (a field
+// no longer carried is dropped now: worse).
 func matrixDiff(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("matrix diff", flag.ContinueOnError)
 	fs.SetOutput(stderr)

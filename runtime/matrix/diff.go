@@ -8,8 +8,9 @@ import (
 )
 
 // Delta is what changed from one matrix to the next (after a spec or
-// mapping update): paths added and removed, statuses changed, coverage
-// before and after, section by section.
+// mapping update): paths added and removed, statuses changed, mapping
+// entries newly stale and no longer stale, coverage before and after,
+// section by section.
 type Delta struct {
 	Before, After Coverage
 	Sections      []SectionDelta
@@ -18,12 +19,17 @@ type Delta struct {
 // SectionDelta is one section's changes (Before is zero for an added
 // section, After for a removed one).
 type SectionDelta struct {
-	ID, Title     string
-	Added         []Row // in the new matrix only
-	Removed       []Row // in the old one only
-	Changed       []Change
-	Before, After Coverage
-	New, Gone     bool // the section itself was added or removed
+	ID, Title string
+	Added     []Row // in the new matrix only
+	Removed   []Row // in the old one only
+	Changed   []Change
+	// Stale are the section's stale entries the old matrix did not list,
+	// Unstale those it did that the new one does not (its spec has the
+	// path again, or the entry was edited or removed). An entry is the
+	// same by its path and target, not its line.
+	Stale, Unstale []Stale
+	Before, After  Coverage
+	New, Gone      bool // the section itself was added or removed
 }
 
 // Change is a path whose status changed.
@@ -49,10 +55,11 @@ func Diff(old, new *Matrix) *Delta {
 		os := olds[ns.ID]
 		sd := SectionDelta{ID: ns.ID, Title: ns.Title, After: ns.Coverage}
 		if os == nil {
-			sd.New, sd.Added = true, ns.Rows
+			sd.New, sd.Added, sd.Stale = true, ns.Rows, ns.Stale
 			d.Sections = append(d.Sections, sd)
 			continue
 		}
+		sd.Stale, sd.Unstale = staleDiff(os.Stale, ns.Stale), staleDiff(ns.Stale, os.Stale)
 		sd.Before = os.Coverage
 		before := map[string]Row{}
 		for _, r := range os.Rows {
@@ -74,7 +81,7 @@ func Diff(old, new *Matrix) *Delta {
 				sd.Removed = append(sd.Removed, r)
 			}
 		}
-		if len(sd.Added)+len(sd.Removed)+len(sd.Changed) > 0 || sd.Before != sd.After {
+		if len(sd.Added)+len(sd.Removed)+len(sd.Changed)+len(sd.Stale)+len(sd.Unstale) > 0 || sd.Before != sd.After {
 			d.Sections = append(d.Sections, sd)
 		}
 	}
@@ -86,9 +93,27 @@ func Diff(old, new *Matrix) *Delta {
 	return d
 }
 
+// staleDiff lists the stale entries of b that a lacks.
+func staleDiff(a, b []Stale) []Stale {
+	in := map[[2]string]bool{}
+	for _, s := range a {
+		in[[2]string{s.Path, s.Target}] = true
+	}
+	var out []Stale
+	for _, s := range b {
+		if !in[[2]string{s.Path, s.Target}] {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
 // Worse reports whether a path became unmapped (a new one without an
 // entry, or one whose entry is gone) or a status got worse: what a user's
-// CI gates on (transponder matrix diff exits 1).
+// CI gates on (transponder matrix diff exits 1). An entry newly stale is
+// not worse in itself — the generator goes on without it — but what it
+// costs is: a source field whose target the spec removed is dropped now
+// (worse), a spec field that comes back without its entry is unmapped.
 func (d *Delta) Worse() bool {
 	for _, s := range d.Sections {
 		for _, r := range s.Added {
@@ -140,6 +165,12 @@ func (d *Delta) Text() []byte {
 			}
 			p("  ~ %s  %s → %s%s%s\n", c.Path, c.From.Status, c.To.Status, suffix(c.To.Note), mark)
 		}
+		for _, st := range s.Stale {
+			p("  ! stale %s%s\n", st.label(), suffix(st.Reason))
+		}
+		for _, st := range s.Unstale {
+			p("  = no longer stale %s\n", st.label())
+		}
 	}
 	if d.Worse() {
 		p("\na path became unmapped or a status got worse\n")
@@ -170,7 +201,7 @@ func (d *Delta) Markdown() []byte {
 		default:
 			p("Coverage: %s → %s\n\n", pct(s.Before), pct(s.After))
 		}
-		if len(s.Added)+len(s.Removed)+len(s.Changed) == 0 {
+		if len(s.Added)+len(s.Removed)+len(s.Changed)+len(s.Stale)+len(s.Unstale) == 0 {
 			continue
 		}
 		p("| | Path | Status | Note |\n|---|---|---|---|\n")
@@ -187,8 +218,29 @@ func (d *Delta) Markdown() []byte {
 			}
 			p("| %s | `%s` | %s %s → %s %s | %s |\n", what, c.Path, c.From.Status.Mark(), c.From.Status, c.To.Status.Mark(), c.To.Status, cell(c.To.Note))
 		}
+		for _, st := range s.Stale {
+			p("| newly stale | %s | stale entry | %s |\n", st.mdLabel(), cell(st.Reason))
+		}
+		for _, st := range s.Unstale {
+			p("| no longer stale | %s | | |\n", st.mdLabel())
+		}
 	}
 	return b.Bytes()
+}
+
+// label names a stale entry in the text: its path, → its target.
+func (st Stale) label() string {
+	if st.Target != "" {
+		return st.Path + " → " + st.Target
+	}
+	return st.Path
+}
+
+func (st Stale) mdLabel() string {
+	if st.Target != "" {
+		return "`" + st.Path + "` → `" + st.Target + "`"
+	}
+	return "`" + st.Path + "`"
 }
 
 func pct(c Coverage) string {

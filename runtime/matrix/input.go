@@ -22,8 +22,8 @@ func Compiled() map[string]*codec.Dialect {
 }
 
 // Mappings loads mapping/*.yaml of the module whose root is fsys (in name
-// order). Only structural errors fail it: entries that name no path of the
-// spec are the matrix's stale rows, not errors.
+// order). Only structural errors fail it: entries the spec lacks are the
+// sections' stale entries (generator.FindStale), not errors.
 func Mappings(fsys fs.FS) ([]*generator.File, error) {
 	names, err := fs.Glob(fsys, "mapping/*.yaml")
 	if err != nil {

@@ -80,9 +80,20 @@ func (s Status) rank() int {
 //	      {"path": "model", "kind": "field" | "variant" | "extra" | "event",
 //	       "status": "aligned", "entry": "model",
 //	       "note": "…"}],                   // note only on a row without entry
-//	    "stale": [{"path": "…", "reason": "…"}]   // entries that name no path of the spec
+//	    "stale": [{"path": "…", "target": "…", "line": n, "reason": "…"}]
 //	  }]
 //	}
+//
+// A section's stale list (omitted when empty) holds the mapping entries
+// the spec at hand lacks, as generator.FindStale classifies them — what go
+// generate reports and leaves out of the converters: on a source side, the
+// entries whose path the source lacks, the extras that became fields of
+// the spec, and the rules whose target this section's dialect lacks (with
+// "target": their rows are dropped, as the converter drops them); on a
+// target side, the targets declarations the target lacks; on the events
+// side, the event types the stream event union lacks. "line" is the
+// entry's (or rule's) line in the mapping file; "target" and "line" were
+// added to v1 (readers of the older form see the same paths and reasons).
 //
 // A row's entry is the mapping entry that covers it (at its path or above
 // it); on a target side, the source paths whose entries map to that very
@@ -128,10 +139,14 @@ type Row struct {
 	Note      string   `json:"note,omitempty"`
 }
 
-// Stale is a mapping entry that names no path of the spec (a field the
-// spec removed, say).
+// Stale is a mapping entry the spec at hand lacks (a field the spec
+// removed, say): generator.Stale, as the matrix lists it.
 type Stale struct {
-	Path   string `json:"path"`
+	Path string `json:"path"` // the entry's path, extra's key, target's path or event type
+	// Target is a stale rule's target path, which the section's dialect
+	// lacks (the entry at Path is live).
+	Target string `json:"target,omitempty"`
+	Line   int    `json:"line,omitempty"`
 	Reason string `json:"reason"`
 }
 
@@ -273,6 +288,7 @@ func (in Input) sections(f *generator.File) ([]Section, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", f.Name, err)
 	}
+	stale := generator.FindStale(f, in.Dialects) // what the generator leaves out
 	var out []Section
 	for _, t := range f.To {
 		s := Section{
@@ -280,7 +296,7 @@ func (in Input) sections(f *generator.File) ([]Section, error) {
 			Title:   fmt.Sprintf("%s → %s", sideName(f.From), sideName(t)),
 			Mapping: f.Name, Side: "source", From: sideName(f.From), To: sideName(t),
 		}
-		s.Rows, s.Stale = sourceRows(src, f, t.Dialect)
+		s.Rows, s.Stale = sourceRows(src, f, t.Dialect, stale)
 		out = append(out, s)
 	}
 	if len(f.Targets) > 0 && len(f.To) > 0 {
@@ -294,7 +310,7 @@ func (in Input) sections(f *generator.File) ([]Section, error) {
 			Title:   fmt.Sprintf("%s: what produces each field (from %s)", sideName(t), sideName(f.From)),
 			Mapping: f.Name, Side: "target", From: sideName(f.From), To: sideName(t),
 		}
-		s.Rows, s.Stale = targetRows(dst, f, t.Dialect)
+		s.Rows, s.Stale = targetRows(dst, f, t.Dialect, stale)
 		out = append(out, s)
 	}
 	if len(f.Events) > 0 {
@@ -308,7 +324,7 @@ func (in Input) sections(f *generator.File) ([]Section, error) {
 			Title:   "openai responses event types: which the translator emits (from " + sideName(f.From) + ")",
 			Mapping: f.Name, Side: "events", From: sideName(f.From), To: "openai responses event",
 		}
-		s.Rows, s.Stale = eventRows(ev.Schema(), f)
+		s.Rows, s.Stale = eventRows(ev.Schema(), f, stale)
 		out = append(out, s)
 	}
 	return out, nil

@@ -216,3 +216,99 @@ func TestGoldenRenderings(t *testing.T) {
 		t.Error("the extra has no row")
 	}
 }
+
+// Stale entries — an entry whose path the spec lacks, a rule whose target
+// the target lacks, a targets declaration, an event type, an extra that
+// is now a field — are listed in their sections as the generator
+// classifies them (generator.FindStale), the rows of a stale rule are
+// dropped as the converter drops them, and the diff names the entries
+// newly stale and no longer stale. Stale alone is not worse; a field
+// no longer carried is.
+func TestStale(t *testing.T) {
+	const head = "from: {dialect: openrouter, payload: chat chunk}\nto:\n  - {dialect: openai, payload: responses body}\n"
+	live := head + "entries:\n  - path: model\n    map: model\n  - path: usage.prompt_tokens\n    map: usage.input_tokens\n  - path: choices[].delta.content\n    drop: x\nextras:\n  - key: provider\n    drop: logged\ntargets:\n  - path: output[]{message}\n    drop: y\nevents:\n  - type: response.queued\n    never: no queue\n"
+	stale := head + "entries:\n  - path: model\n    map: model\n  - path: usage.prompt_tokens\n    map: usage.input_tokenz\n  - path: choices[].delta.content\n    drop: x\n  - path: future_field\n    drop: gone\nextras:\n  - key: provider\n    drop: logged\n  - key: id\n    drop: a field now\ntargets:\n  - path: output[]{message}\n    drop: y\n  - path: output[]{teleport}\n    drop: gone\nevents:\n  - type: response.queued\n    never: no queue\n  - type: response.teleported\n    never: gone\n"
+	build := func(src string) (*Matrix, *generator.File) {
+		f, errs := generator.Load("mapping/small.yaml", []byte(src))
+		if errs != nil {
+			t.Fatal(errs)
+		}
+		m, err := Build(Input{Dialects: Compiled(), Mappings: []*generator.File{f}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m, f
+	}
+	a, _ := build(live)
+	b, f := build(stale)
+	byID := map[string]Section{}
+	for _, s := range b.Sections {
+		byID[s.ID] = s
+	}
+	want := map[string][]Stale{
+		"small/openai": {
+			{Path: "usage.prompt_tokens", Target: "usage.input_tokenz", Line: 8, Reason: `usage.input_tokenz: ResponseUsage has no property "input_tokenz"`},
+			{Path: "future_field", Line: 11, Reason: `future_field: ChatStreamChunk has no property "future_field"`},
+			{Path: "id", Line: 16, Reason: "an extra that is now a field of the spec: make it an entry"},
+		},
+		"small/openai-target": {{Path: "output[]{teleport}", Line: 21, Reason: `output[]{teleport}: OutputItem has no variant "teleport"`}},
+		"small/events":        {{Path: "response.teleported", Line: 26, Reason: "not a stream event type of the spec"}},
+	}
+	var all int
+	for id, w := range want {
+		got := byID[id].Stale
+		all += len(got)
+		if len(got) != len(w) {
+			t.Errorf("%s: stale %+v, want %+v", id, got, w)
+			continue
+		}
+		for i := range w {
+			// the reasons name the spec's schemas: compare their form
+			if got[i].Path != w[i].Path || got[i].Target != w[i].Target || got[i].Line != w[i].Line || !strings.HasPrefix(got[i].Reason, strings.SplitN(w[i].Reason, ":", 2)[0]) {
+				t.Errorf("%s: stale %d: %+v, want %+v", id, i, got[i], w[i])
+			}
+		}
+	}
+	if n := len(generator.FindStale(f, Compiled())); n != all {
+		t.Errorf("the generator finds %d stale entries, the matrix lists %d", n, all)
+	}
+	for _, r := range byID["small/openai"].Rows {
+		if r.Path == "usage.prompt_tokens" && (r.Status != Dropped || r.Note != "not carried: the pinned openai spec has no usage.input_tokenz") {
+			t.Errorf("the row of a stale rule: %+v", r)
+		}
+		if r.Entry == "future_field" || r.Entry == "id" {
+			t.Errorf("a stale entry covers %s", r.Path)
+		}
+	}
+	if !strings.Contains(string(b.Markdown()), "- `usage.prompt_tokens` → `usage.input_tokenz` (mapping/small.yaml:8): ") {
+		t.Error("the Markdown does not list the stale rule")
+	}
+	back, err := Load(b.JSON())
+	if err != nil || !reflect.DeepEqual(back, b) {
+		t.Errorf("the stale lists do not read back (%v)", err)
+	}
+
+	d := Diff(a, b)
+	text, md := string(d.Text()), string(d.Markdown())
+	for _, w := range []string{"  ! stale usage.prompt_tokens → usage.input_tokenz: ", "  ! stale future_field: ", "  ! stale id: an extra", "  ! stale output[]{teleport}: ", "  ! stale response.teleported: not a stream event type of the spec", "  ~ usage.prompt_tokens  aligned → dropped: not carried: the pinned openai spec has no usage.input_tokenz  WORSE"} {
+		if !strings.Contains(text, w) {
+			t.Errorf("the diff does not say %q:\n%s", w, text)
+		}
+	}
+	if !strings.Contains(md, "| newly stale | `usage.prompt_tokens` → `usage.input_tokenz` | stale entry | ") || !strings.Contains(md, "| newly stale | `response.teleported` | stale entry | ") {
+		t.Errorf("the Markdown diff:\n%s", md)
+	}
+	if !d.Worse() {
+		t.Error("usage.prompt_tokens is no longer carried: worse")
+	}
+	back2 := Diff(b, a)
+	if text := string(back2.Text()); !strings.Contains(text, "  = no longer stale usage.prompt_tokens → usage.input_tokenz\n") || !strings.Contains(text, "  = no longer stale response.teleported\n") {
+		t.Errorf("the diff back:\n%s", text)
+	}
+	// stale alone (the event, the entry of a path the spec lacks) is not worse
+	only := strings.Replace(stale, "map: usage.input_tokenz", "map: usage.input_tokens", 1)
+	c, _ := build(only)
+	if d := Diff(a, c); d.Worse() || len(d.Sections) == 0 {
+		t.Errorf("only stale entries: worse %v\n%s", d.Worse(), d.Text())
+	}
+}

@@ -232,9 +232,9 @@ func (m *Matrix) Markdown() []byte {
 			}
 		}
 		if len(s.Stale) > 0 {
-			p("\nEntries that name no path of the spec:\n\n")
+			p("\nStale entries (the spec lacks what they name; `go generate` reports them and leaves them out of the converters):\n\n")
 			for _, st := range s.Stale {
-				p("- `%s`: %s\n", st.Path, st.Reason)
+				p("- %s: %s\n", st.what(s.Mapping), st.Reason)
 			}
 		}
 		p("\n")
@@ -273,6 +273,19 @@ func groups(rows []Row) []group {
 		out = append(out, group{path: path, n: 1, row: r})
 	}
 	return out
+}
+
+// what names a stale entry in Markdown: its path (and target), at its
+// line of the mapping file.
+func (st Stale) what(mapping string) string {
+	w := "`" + st.Path + "`"
+	if st.Target != "" {
+		w += " → `" + st.Target + "`"
+	}
+	if st.Line > 0 && mapping != "" {
+		w += fmt.Sprintf(" (%s:%d)", mapping, st.Line)
+	}
+	return w
 }
 
 // cell makes text fit a table cell.

@@ -104,19 +104,48 @@ func sortRows(rows []Row) []Row {
 	return rows
 }
 
-// sourceRows: every path of the source with the entry that covers it;
-// the extras; the entries that name no path (and extras that became
-// fields of the spec).
-func sourceRows(src codec.Schema, f *generator.File, dialect string) ([]Row, []Stale) {
-	all := paths(src)
-	entries := map[string]generator.Entry{}
-	var stale []Stale
-	for _, e := range f.Entries {
-		if _, err := src.Lookup(e.Path); err != nil {
-			stale = append(stale, Stale{Path: e.Path, Reason: err.Error()})
-			continue
+// staleOf is the matrix's form of the generator's stale entries.
+func staleOf(list []generator.Stale) []Stale {
+	var out []Stale
+	for _, s := range list {
+		out = append(out, Stale{Path: s.Path, Target: s.Target, Line: s.Line, Reason: s.Reason})
+	}
+	return out
+}
+
+// staleFor picks the stale entries of the given kinds, for a dialect
+// (those stale for every dialect have none).
+func staleFor(list []generator.Stale, dialect string, kinds ...generator.StaleKind) []generator.Stale {
+	var out []generator.Stale
+	for _, s := range list {
+		if slices.Contains(kinds, s.Kind) && (s.Dialect == "" || s.Dialect == dialect) {
+			out = append(out, s)
 		}
-		entries[e.Path] = e
+	}
+	return out
+}
+
+// sourceRows: every path of the source with the entry that covers it;
+// the extras; the stale entries (generator.FindStale: those that name no
+// path of the spec, extras that became fields of the spec, and rules
+// whose target this dialect lacks — their rows are dropped, as the
+// converter drops them).
+func sourceRows(src codec.Schema, f *generator.File, dialect string, stale []generator.Stale) ([]Row, []Stale) {
+	all := paths(src)
+	mine := staleFor(stale, dialect, generator.StaleOfEntry, generator.StaleOfExtra, generator.StaleOfRule)
+	gone, rules := map[int]bool{}, map[string]generator.Stale{}
+	for _, s := range mine {
+		if s.Kind == generator.StaleOfRule {
+			rules[s.Path] = s
+		} else {
+			gone[s.Line] = true
+		}
+	}
+	entries := map[string]generator.Entry{}
+	for _, e := range f.Entries {
+		if !gone[e.Line] {
+			entries[e.Path] = e
+		}
 	}
 	rows := make([]Row, 0, len(all)+len(f.Extras))
 	for p, kind := range all {
@@ -131,18 +160,39 @@ func sourceRows(src codec.Schema, f *generator.File, dialect string) ([]Row, []S
 			rows = append(rows, Row{Path: p, Kind: kind, Status: Unmapped, Entry: e.Path, Note: "no rule for " + dialect})
 			continue
 		}
+		if st, ok := staleRule(p, at, rules); ok {
+			rows = append(rows, Row{Path: p, Kind: kind, Status: Dropped, Entry: e.Path, Note: st.DropReason()})
+			continue
+		}
 		rows = append(rows, row(p, kind, e, r))
 	}
 	for _, e := range f.Extras {
-		if _, ok := src.Property(e.Path); ok {
-			stale = append(stale, Stale{Path: e.Path, Reason: "an extra that is now a field of the spec: make it an entry"})
+		if gone[e.Line] {
 			continue
 		}
 		if r, ok := e.RuleFor(dialect); ok {
-			rows = append(rows, row(e.Path, "extra", e, r))
+			rw := row(e.Path, "extra", e, r)
+			if st, ok := rules[e.Path]; ok {
+				rw = Row{Path: e.Path, Kind: "extra", Status: Dropped, Entry: e.Path, Note: st.DropReason()}
+			}
+			rows = append(rows, rw)
 		}
 	}
-	return byFields(sortRows(rows)), stale
+	return byFields(sortRows(rows)), staleOf(mine)
+}
+
+// staleRule is the stale rule that covers path p under the entry at: the
+// entry's own, or (an object mapped as it is) its field's on the way.
+func staleRule(p, at string, rules map[string]generator.Stale) (generator.Stale, bool) {
+	for q := p; len(q) >= len(at); q = parent(q) {
+		if st, ok := rules[q]; ok {
+			return st, true
+		}
+		if q == at {
+			break
+		}
+	}
+	return generator.Stale{}, false
 }
 
 // byFields gives a variant without an entry of its own, whose fields have
@@ -188,28 +238,32 @@ func byFields(rows []Row) []Row {
 // declaration at or above it (which speaks for its whole subtree), else
 // nothing: unmapped. So a field a spec update adds to the target shows up
 // unmapped until a declaration says what fills it.
-func targetRows(dst codec.Schema, f *generator.File, dialect string) ([]Row, []Stale) {
+//
+// The stale targets declarations (generator.FindStale) are the section's
+// stale list; a stale entry produces nothing.
+func targetRows(dst codec.Schema, f *generator.File, dialect string, stale []generator.Stale) ([]Row, []Stale) {
 	all := paths(dst)
 	type src struct {
 		e generator.Entry
 		r generator.Rule
 	}
+	gone := map[int]bool{} // a stale rule's target is no path of dst: no row
+	for _, s := range staleFor(stale, dialect, generator.StaleOfEntry, generator.StaleOfTarget) {
+		gone[s.Line] = true
+	}
 	mapped := map[string][]src{}
 	for _, e := range f.Entries {
 		r, ok := e.RuleFor(dialect)
-		if !ok || r.Kind != generator.Map && r.Kind != generator.Lossy {
+		if !ok || r.Kind != generator.Map && r.Kind != generator.Lossy || gone[e.Line] {
 			continue
 		}
 		mapped[r.Target] = append(mapped[r.Target], src{e, r})
 	}
 	declared := map[string]generator.Entry{}
-	var stale []Stale
 	for _, e := range f.Targets {
-		if _, err := dst.Lookup(e.Path); err != nil {
-			stale = append(stale, Stale{Path: e.Path, Reason: err.Error()})
-			continue
+		if !gone[e.Line] {
+			declared[e.Path] = e
 		}
-		declared[e.Path] = e
 	}
 	rows := make([]Row, 0, len(all))
 	for p, kind := range all {
@@ -247,12 +301,12 @@ func targetRows(dst codec.Schema, f *generator.File, dialect string) ([]Row, []S
 		rw.Entry = "targets: " + e.Path
 		rows = append(rows, rw)
 	}
-	return sortRows(rows), stale
+	return sortRows(rows), staleOf(staleFor(stale, dialect, generator.StaleOfTarget))
 }
 
 // eventRows: every event type of the spec's stream event union, emitted
 // (aligned) or never (dropped), or unmapped.
-func eventRows(ev codec.Schema, f *generator.File) ([]Row, []Stale) {
+func eventRows(ev codec.Schema, f *generator.File, stale []generator.Stale) ([]Row, []Stale) {
 	byType := map[string]generator.Event{}
 	for _, e := range f.Events {
 		byType[e.Type] = e
@@ -271,11 +325,5 @@ func eventRows(ev codec.Schema, f *generator.File) ([]Row, []Stale) {
 			rows = append(rows, Row{Path: v.Value, Kind: "event", Status: Dropped, Entry: "events: " + v.Value, Note: e.Never})
 		}
 	}
-	var stale []Stale
-	for _, e := range f.Events {
-		if !known[e.Type] {
-			stale = append(stale, Stale{Path: e.Type, Reason: "not a stream event type of the spec"})
-		}
-	}
-	return sortRows(rows), stale
+	return sortRows(rows), staleOf(staleFor(stale, "", generator.StaleOfEvent))
 }
