@@ -3,6 +3,7 @@ package matrix
 import (
 	"bytes"
 	"fmt"
+	"slices"
 	"strings"
 	"unicode/utf8"
 )
@@ -28,14 +29,23 @@ type SectionDelta struct {
 	// path again, or the entry was edited or removed). An entry is the
 	// same by its path and target, not its line.
 	Stale, Unstale []Stale
-	Before, After  Coverage
-	New, Gone      bool // the section itself was added or removed
+	// Values are the fields whose enum values changed.
+	Values        []ValueChange
+	Before, After Coverage
+	New, Gone     bool // the section itself was added or removed
 }
 
 // Change is a path whose status changed.
 type Change struct {
 	Path     string
 	From, To Row
+}
+
+// ValueChange is a field whose enum values the new spec has added or
+// removed (in the new spec's order, then the old one's).
+type ValueChange struct {
+	Path           string
+	Added, Removed []string
 }
 
 // Worse reports whether the change is to a worse status.
@@ -75,13 +85,16 @@ func Diff(old, new *Matrix) *Delta {
 			case b.Status != r.Status:
 				sd.Changed = append(sd.Changed, Change{Path: r.Path, From: b, To: r})
 			}
+			if vc := (ValueChange{Path: r.Path, Added: minus(r.Values, b.Values), Removed: minus(b.Values, r.Values)}); ok && len(vc.Added)+len(vc.Removed) > 0 {
+				sd.Values = append(sd.Values, vc)
+			}
 		}
 		for _, r := range os.Rows {
 			if !after[r.Path] {
 				sd.Removed = append(sd.Removed, r)
 			}
 		}
-		if len(sd.Added)+len(sd.Removed)+len(sd.Changed)+len(sd.Stale)+len(sd.Unstale) > 0 || sd.Before != sd.After {
+		if len(sd.Added)+len(sd.Removed)+len(sd.Changed)+len(sd.Stale)+len(sd.Unstale)+len(sd.Values) > 0 || sd.Before != sd.After {
 			d.Sections = append(d.Sections, sd)
 		}
 	}
@@ -91,6 +104,29 @@ func Diff(old, new *Matrix) *Delta {
 		}
 	}
 	return d
+}
+
+// signed is "+added −removed", each value in turn.
+func (v ValueChange) signed() string {
+	var parts []string
+	for _, a := range v.Added {
+		parts = append(parts, "+"+a)
+	}
+	for _, r := range v.Removed {
+		parts = append(parts, "-"+r)
+	}
+	return strings.Join(parts, " ")
+}
+
+// minus lists the values of a that b lacks.
+func minus(a, b []string) []string {
+	var out []string
+	for _, v := range a {
+		if !slices.Contains(b, v) {
+			out = append(out, v)
+		}
+	}
+	return out
 }
 
 // staleDiff lists the stale entries of b that a lacks.
@@ -171,6 +207,9 @@ func (d *Delta) Text() []byte {
 		for _, st := range s.Unstale {
 			p("  = no longer stale %s\n", st.label())
 		}
+		for _, v := range s.Values {
+			p("  ~ %s  values %s\n", v.Path, v.signed())
+		}
 	}
 	if d.Worse() {
 		p("\na path became unmapped or a status got worse\n")
@@ -201,7 +240,7 @@ func (d *Delta) Markdown() []byte {
 		default:
 			p("Coverage: %s → %s\n\n", pct(s.Before), pct(s.After))
 		}
-		if len(s.Added)+len(s.Removed)+len(s.Changed)+len(s.Stale)+len(s.Unstale) == 0 {
+		if len(s.Added)+len(s.Removed)+len(s.Changed)+len(s.Stale)+len(s.Unstale)+len(s.Values) == 0 {
 			continue
 		}
 		p("| | Path | Status | Note |\n|---|---|---|---|\n")
@@ -223,6 +262,9 @@ func (d *Delta) Markdown() []byte {
 		}
 		for _, st := range s.Unstale {
 			p("| no longer stale | %s | | |\n", st.mdLabel())
+		}
+		for _, v := range s.Values {
+			p("| values | `%s` | | %s |\n", v.Path, cell(v.signed()))
 		}
 	}
 	return b.Bytes()

@@ -79,7 +79,8 @@ func (s Status) rank() int {
 //	    "rows": [                           // a path each, sorted, one per line
 //	      {"path": "model", "kind": "field" | "variant" | "extra" | "event",
 //	       "status": "aligned", "entry": "model",
-//	       "note": "…"}],                   // note only on a row without entry
+//	       "note": "…",                     // note only on a row without entry
+//	       "values": ["low", "high"]}],     // a field closed to an enum: its values
 //	    "stale": [{"path": "…", "target": "…", "line": n, "reason": "…"}]
 //	  }]
 //	}
@@ -137,6 +138,10 @@ type Row struct {
 	Targets   []string `json:"targets,omitempty"`
 	Transform string   `json:"transform,omitempty"`
 	Note      string   `json:"note,omitempty"`
+	// Values are the values of a field the spec closes to an enum (in
+	// the spec's order): a spec update that adds or removes one shows in
+	// the diff though the path stays.
+	Values []string `json:"values,omitempty"`
 }
 
 // Stale is a mapping entry the spec at hand lacks (a field the spec
@@ -297,6 +302,7 @@ func (in Input) sections(f *generator.File) ([]Section, error) {
 			Mapping: f.Name, Side: "source", From: sideName(f.From), To: sideName(t),
 		}
 		s.Rows, s.Stale = sourceRows(src, f, t.Dialect, stale)
+		withValues(s.Rows, src)
 		out = append(out, s)
 	}
 	if len(f.Targets) > 0 && len(f.To) > 0 {
@@ -311,6 +317,7 @@ func (in Input) sections(f *generator.File) ([]Section, error) {
 			Mapping: f.Name, Side: "target", From: sideName(f.From), To: sideName(t),
 		}
 		s.Rows, s.Stale = targetRows(dst, f, t.Dialect, stale)
+		withValues(s.Rows, dst)
 		out = append(out, s)
 	}
 	if len(f.Events) > 0 {

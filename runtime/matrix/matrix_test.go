@@ -312,3 +312,46 @@ func TestStale(t *testing.T) {
 		t.Errorf("only stale entries: worse %v\n%s", d.Worse(), d.Text())
 	}
 }
+
+// A field closed to an enum carries its values (through the JSON), and
+// the diff names values added and removed though the path and its status
+// stay.
+func TestEnumValues(t *testing.T) {
+	f, errs := generator.Load("mapping/small.yaml", []byte("from: {dialect: openai, payload: responses request}\nto:\n  - {dialect: openrouter, payload: chat request}\nentries:\n  - path: reasoning.effort\n    map: reasoning.effort\n  - path: model\n    map: model\n"))
+	if errs != nil {
+		t.Fatal(errs)
+	}
+	m, err := Build(Input{Dialects: Compiled(), Mappings: []*generator.File{f}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var effort *Row
+	for i, r := range m.Sections[0].Rows {
+		if r.Path == "reasoning.effort" {
+			effort = &m.Sections[0].Rows[i]
+		}
+		if r.Path == "model" && len(r.Values) > 0 {
+			t.Errorf("model is any string, values %v", r.Values)
+		}
+	}
+	if effort == nil || !slices.Contains(effort.Values, "low") || !slices.Contains(effort.Values, "high") {
+		t.Fatalf("reasoning.effort: %+v, want the spec's values", effort)
+	}
+	loaded, err := Load(m.JSON())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := Diff(m, loaded); !d.Empty() {
+		t.Errorf("through the JSON: %s", d.Text())
+	}
+	effort.Values = append(slices.DeleteFunc(slices.Clone(effort.Values), func(v string) bool { return v == "low" }), "ultra")
+	d := Diff(loaded, m)
+	if len(d.Sections) != 1 || len(d.Sections[0].Values) != 1 || d.Worse() {
+		t.Fatalf("diff: %s", d.Text())
+	}
+	for _, want := range []string{"~ reasoning.effort  values +ultra -low", "| values | `reasoning.effort` | | +ultra -low |"} {
+		if !strings.Contains(string(d.Text())+string(d.Markdown()), want) {
+			t.Errorf("the diff lacks %q:\n%s\n%s", want, d.Text(), d.Markdown())
+		}
+	}
+}

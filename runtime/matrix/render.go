@@ -87,11 +87,12 @@ type wireEntry struct {
 
 // wireRow is a row in the JSON: its outcome is its entry's.
 type wireRow struct {
-	Path   string `json:"path"`
-	Kind   string `json:"kind"`
-	Status Status `json:"status"`
-	Entry  string `json:"entry,omitempty"`
-	Note   string `json:"note,omitempty"` // only for a row without entry
+	Path   string   `json:"path"`
+	Kind   string   `json:"kind"`
+	Status Status   `json:"status"`
+	Entry  string   `json:"entry,omitempty"`
+	Note   string   `json:"note,omitempty"` // only for a row without entry
+	Values []string `json:"values,omitempty"`
 }
 
 // wire splits a section's rows into the entries' outcomes (sorted) and
@@ -100,7 +101,7 @@ func (s *Section) wire() ([]wireEntry, []wireRow) {
 	byEntry := map[string]wireEntry{}
 	rows := make([]wireRow, len(s.Rows))
 	for i, r := range s.Rows {
-		rows[i] = wireRow{Path: r.Path, Kind: r.Kind, Status: r.Status, Entry: r.Entry}
+		rows[i] = wireRow{Path: r.Path, Kind: r.Kind, Status: r.Status, Entry: r.Entry, Values: r.Values}
 		if r.Entry == "" {
 			rows[i].Note = r.Note
 			continue
@@ -147,7 +148,7 @@ func Load(data []byte) (*Matrix, error) {
 		}
 		s.Rows = make([]Row, len(ws.Rows))
 		for i, r := range ws.Rows {
-			row := Row{Path: r.Path, Kind: r.Kind, Status: r.Status, Entry: r.Entry, Note: r.Note}
+			row := Row{Path: r.Path, Kind: r.Kind, Status: r.Status, Entry: r.Entry, Note: r.Note, Values: r.Values}
 			if e, ok := entries[r.Entry]; ok && r.Entry != "" {
 				row.Targets, row.Transform, row.Note = e.Targets, e.Transform, e.Note
 			}

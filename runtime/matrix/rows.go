@@ -327,3 +327,34 @@ func eventRows(ev codec.Schema, f *generator.File, stale []generator.Stale) ([]R
 	}
 	return sortRows(rows), staleOf(staleFor(stale, "", generator.StaleOfEvent))
 }
+
+// withValues gives each field row of s whose schema is closed to an enum
+// (or a union of such and null) its values.
+func withValues(rows []Row, s codec.Schema) {
+	for i := range rows {
+		r := &rows[i]
+		if r.Kind != "field" {
+			continue
+		}
+		f, err := s.Lookup(r.Path)
+		if err != nil {
+			continue
+		}
+		r.Values = valuesOf(f)
+	}
+}
+
+func valuesOf(s codec.Schema) []string {
+	if s.Shape() != codec.ShapeUnion {
+		return s.Values()
+	}
+	var out []string
+	for a := range s.Alternatives() {
+		for _, v := range a.Values() {
+			if !slices.Contains(out, v) {
+				out = append(out, v)
+			}
+		}
+	}
+	return out
+}
