@@ -1031,8 +1031,8 @@ func TestRuleRefAllOf(t *testing.T) {
 			{Schema: "Msg", Pointer: "/components/schemas/Msg/properties/phase", Detail: "allOf [$ref], nullable -> anyOf [$ref, null]"},
 		},
 		want: map[string]string{
-			"/components/schemas/Alias":                    `{"anyOf": [{"$ref": "#/components/schemas/Phase"}, {"type": "null"}]}`,
-			"/components/schemas/Plain":                    `{"allOf": [{"$ref": "#/components/schemas/Phase"}], "description": "kept: a component keeps its type"}`,
+			"/components/schemas/Alias":                     `{"anyOf": [{"$ref": "#/components/schemas/Phase"}, {"type": "null"}]}`,
+			"/components/schemas/Plain":                     `{"allOf": [{"$ref": "#/components/schemas/Phase"}], "description": "kept: a component keeps its type"}`,
 			"/components/schemas/Msg/properties/phase":      `{"anyOf": [{"$ref": "#/components/schemas/Phase"}, {"type": "null"}], "description": "d"}`,
 			"/components/schemas/Msg/properties/label":      `{"$ref": "#/components/schemas/Phase"}`,
 			"/components/schemas/Msg/properties/list/items": `{"$ref": "#/components/schemas/Phase"}`,
