@@ -70,8 +70,5 @@ func annotationsOnly(s *openapi3.Schema) ([]string, bool) {
 	if s.Example != nil {
 		beside = append(beside, "example")
 	}
-	for _, k := range walk.SortedKeys(s.Extensions) {
-		beside = append(beside, k)
-	}
-	return beside, true
+	return append(beside, walk.SortedKeys(s.Extensions)...), true
 }
