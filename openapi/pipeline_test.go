@@ -92,10 +92,16 @@ func TestPipeline(t *testing.T) {
 		}
 	}
 	for r, n := range stale {
-		if n == len(gens) {
+		if n == len(gens) && keptForOtherReleases[r] == "" {
 			t.Errorf("rule %s matches nothing in any spec: remove it or explain why it stays", r)
 		}
 	}
+}
+
+// keptForOtherReleases lists the rules no pinned spec needs that stay for
+// other releases of the specs, each with the test that shows it firing.
+var keptForOtherReleases = map[string]string{
+	"ref-allof": "OpenAPI 3.0 descriptions: internal/specvariant TestPinnedOpenAI30Generates",
 }
 
 // Generation is deterministic: two runs give the same files, byte for byte.

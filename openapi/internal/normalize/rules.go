@@ -7,6 +7,7 @@ func Rules() []Rule {
 		{Name: "sse-as-json", Reason: "ogen's typed SSE needs its client (which re-POSTs when a stream ends without [DONE]); events are generated as JSON bodies instead", Apply: sseAsJSON},
 		{Name: "recursive-ref", Reason: "ogen cannot follow $recursiveRef; a plain $ref to the enclosing component means the same here", Apply: recursiveRef},
 		{Name: "ref-siblings", Reason: "keywords beside a $ref (default: null, description) are read by ogen as the target's own and break generation", Apply: refSiblings},
+		{Name: "ref-allof", Reason: "OpenAPI 3.0 writes keywords beside a reference as allOf [$ref] (nullable: true, a description); ogen makes that a second type for the target, and a sum of same-named types when nullable: it is the $ref, anyOf [$ref, null] when nullable", Apply: refAllOf},
 		{Name: "nullable-keyword", Reason: "ogen reads 3.1 null types, not OpenAPI 3.0's nullable: true, which these specs still use in places", Apply: nullableKeyword},
 		{Name: "int-bounds", Reason: "integer bounds beyond int64 (±2^63 as float64) make ogen's validator overflow; int64 already bounds them", Apply: intBounds},
 		{Name: "allof-override", Reason: "ogen cannot merge an allOf whose parts declare one property differently; flattened, the later part wins", Apply: allOfOverride},

@@ -212,7 +212,7 @@ func runUntouched(t *testing.T, rule string, docs map[string]string) {
 
 func TestEveryRuleHasNameAndReason(t *testing.T) {
 	want := []string{
-		"sse-as-json", "recursive-ref", "ref-siblings", "nullable-keyword", "int-bounds", "allof-override",
+		"sse-as-json", "recursive-ref", "ref-siblings", "ref-allof", "nullable-keyword", "int-bounds", "allof-override",
 		"additional-properties", "free-form", "shared-values", "string-union", "object-union",
 		"nullable-component", "inline-names", "optional-const", "relax-required", "spec-validation", "required-arrays", "optional-nullable", "defaults-aside", "unknown-fields",
 	}
@@ -1001,6 +1001,50 @@ func keys[V any](m map[string]V) []string {
 		out = append(out, k)
 	}
 	return out
+}
+
+// schemasDoc30 is schemasDoc as an OpenAPI 3.0 document.
+func schemasDoc30(schemas string) string {
+	return strings.Replace(schemasDoc(schemas), `"3.1.0"`, `"3.0.3"`, 1)
+}
+
+// OpenAPI 3.0 writes a description or nullable: true beside a reference as
+// allOf [$ref]; with it nullable, ogen failed on OpenAI's 3.0 rendering (sum
+// types with same names: InputItemMessagePhase).
+func TestRuleRefAllOf(t *testing.T) {
+	const rule = "ref-allof"
+	runRuleCases(t, rule, []ruleCase{{
+		name: "allOf [$ref] is the reference, nullable a null union",
+		doc: schemasDoc30(`{
+			"Phase": {"type": "string", "enum": ["commentary", "final_answer"]},
+			"Alias": {"allOf": [{"$ref": "#/components/schemas/Phase"}], "nullable": true},
+			"Plain": {"allOf": [{"$ref": "#/components/schemas/Phase"}], "description": "kept: a component keeps its type"},
+			"Msg": {"type": "object", "properties": {
+				"phase": {"allOf": [{"$ref": "#/components/schemas/Phase"}], "nullable": true, "description": "d"},
+				"label": {"allOf": [{"$ref": "#/components/schemas/Phase"}], "description": "d", "default": "commentary", "x-k": 1},
+				"list": {"type": "array", "items": {"allOf": [{"$ref": "#/components/schemas/Phase"}]}},
+				"merged": {"allOf": [{"$ref": "#/components/schemas/Phase"}], "maxLength": 4}}}}`),
+		hits: []wantHit{
+			{Schema: "Alias", Pointer: "/components/schemas/Alias", Detail: "allOf [$ref], nullable -> anyOf [$ref, null]"},
+			{Schema: "Msg", Pointer: "/components/schemas/Msg/properties/label", Detail: "allOf [$ref] -> $ref; dropped default, x-k"},
+			{Schema: "Msg", Pointer: "/components/schemas/Msg/properties/list/items", Detail: "allOf [$ref] -> $ref"},
+			{Schema: "Msg", Pointer: "/components/schemas/Msg/properties/phase", Detail: "allOf [$ref], nullable -> anyOf [$ref, null]"},
+		},
+		want: map[string]string{
+			"/components/schemas/Alias":                     `{"anyOf": [{"$ref": "#/components/schemas/Phase"}, {"type": "null"}]}`,
+			"/components/schemas/Plain":                     `{"allOf": [{"$ref": "#/components/schemas/Phase"}], "description": "kept: a component keeps its type"}`,
+			"/components/schemas/Msg/properties/phase":      `{"anyOf": [{"$ref": "#/components/schemas/Phase"}, {"type": "null"}], "description": "d"}`,
+			"/components/schemas/Msg/properties/label":      `{"$ref": "#/components/schemas/Phase"}`,
+			"/components/schemas/Msg/properties/list/items": `{"$ref": "#/components/schemas/Phase"}`,
+			"/components/schemas/Msg/properties/merged":     `{"allOf": [{"$ref": "#/components/schemas/Phase"}], "maxLength": 4}`,
+		},
+	}})
+	runUntouched(t, rule, map[string]string{
+		"two parts": schemasDoc30(`{"A": {"type": "object"}, "B": {"type": "object", "properties": {
+			"p": {"allOf": [{"$ref": "#/components/schemas/A"}, {"type": "object", "properties": {"n": {"type": "string"}}}]}}}}`),
+		"3.1 null union": schemasDoc(`{"A": {"type": "string"}, "B": {"type": "object", "properties": {
+			"p": {"anyOf": [{"$ref": "#/components/schemas/A"}, {"type": "null"}]}}}}`),
+	})
 }
 
 func TestRuleNullableKeyword(t *testing.T) {
