@@ -92,10 +92,18 @@ func TestPipeline(t *testing.T) {
 		}
 	}
 	for r, n := range stale {
-		if n == len(gens) {
+		if n == len(gens) && forOtherReleases[r] == "" {
 			t.Errorf("rule %s matches nothing in any spec: remove it or explain why it stays", r)
 		}
 	}
+}
+
+// forOtherReleases lists the rules no pinned spec needs that stay for the
+// releases that do, with the test that proves them on such a release.
+var forOtherReleases = map[string]string{
+	"inline-events":       "OpenRouter late 2025 (internal/specvariant TestPinnedOpenRouter2025Generates)",
+	"infer-discriminator": "OpenRouter late 2025 (internal/specvariant TestPinnedOpenRouter2025Generates)",
+	"same-kind-variants":  "OpenRouter late 2025 (internal/specvariant TestPinnedOpenRouter2025Generates)",
 }
 
 // Generation is deterministic: two runs give the same files, byte for byte.

@@ -70,7 +70,7 @@ func TestOpenRouter2025ConstructsGenerate(t *testing.T) {
 		without: "an allOf part that is not an object",
 	}, {
 		rule: "scalar-allof", name: "an enum and a nullable string as allOf parts",
-		doc: opDoc(`{"service_tier": {"allOf": [{"type": "string", "enum": ["auto", "flex"]}, {"type": ["string", "null"], "description": "tier"}]}}`, event, created),
+		doc:     opDoc(`{"service_tier": {"allOf": [{"type": "string", "enum": ["auto", "flex"]}, {"type": ["string", "null"], "description": "tier"}]}}`, event, created),
 		without: "an allOf part that is not an object",
 	}, {
 		rule: "inline-events", name: "the event union inline in the stream response",
