@@ -23755,11 +23755,11 @@ func (s *ChatMessages) UnmarshalJSON(data []byte) error {
 
 // Encode encodes ChatModelNames as json.
 func (s ChatModelNames) Encode(e *jx.Encoder) {
-	unwrapped := []string(s)
+	unwrapped := []ModelName(s)
 
 	e.ArrStart()
 	for _, elem := range unwrapped {
-		e.Str(elem)
+		elem.Encode(e)
 	}
 	e.ArrEnd()
 }
@@ -23769,14 +23769,12 @@ func (s *ChatModelNames) Decode(d *jx.Decoder) error {
 	if s == nil {
 		return errors.New("invalid: unable to decode ChatModelNames to nil")
 	}
-	var unwrapped []string
+	var unwrapped []ModelName
 	if err := func() error {
-		unwrapped = make([]string, 0)
+		unwrapped = make([]ModelName, 0)
 		if err := d.Arr(func(d *jx.Decoder) error {
-			var elem string
-			v, err := d.Str()
-			elem = string(v)
-			if err != nil {
+			var elem ModelName
+			if err := elem.Decode(d); err != nil {
 				return err
 			}
 			unwrapped = append(unwrapped, elem)

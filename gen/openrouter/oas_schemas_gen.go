@@ -12365,7 +12365,7 @@ func NewChatToolMessageChatMessages(v ChatToolMessage) ChatMessages {
 	return s
 }
 
-type ChatModelNames []string
+type ChatModelNames []ModelName
 
 // Named tool choice for specific function.
 // Ref: #/components/schemas/ChatNamedToolChoice

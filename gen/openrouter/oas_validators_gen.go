@@ -6535,7 +6535,7 @@ func (s ChatMessages) Validate() error {
 }
 
 func (s ChatModelNames) Validate() error {
-	alias := ([]string)(s)
+	alias := ([]ModelName)(s)
 	if alias == nil {
 		return errors.New("nil is invalid value")
 	}

@@ -212,8 +212,8 @@ func runUntouched(t *testing.T, rule string, docs map[string]string) {
 
 func TestEveryRuleHasNameAndReason(t *testing.T) {
 	want := []string{
-		"sse-as-json", "recursive-ref", "ref-siblings", "ref-allof", "nullable-keyword", "int-bounds", "allof-override",
-		"additional-properties", "free-form", "shared-values", "string-union", "object-union",
+		"sse-as-json", "inline-events", "recursive-ref", "ref-siblings", "ref-allof", "scalar-allof", "nullable-keyword", "int-bounds", "allof-override",
+		"additional-properties", "free-form", "infer-discriminator", "same-kind-variants", "shared-values", "string-union", "object-union",
 		"nullable-component", "inline-names", "optional-const", "relax-required", "spec-validation", "required-arrays", "optional-nullable", "defaults-aside", "unknown-fields",
 	}
 	var names []string
