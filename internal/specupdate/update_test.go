@@ -40,7 +40,9 @@ func edits(es ...specvariant.Edit) func([]byte) ([]byte, error) {
 
 const schemas = "/components/schemas/"
 
-func rm(p string) specvariant.Edit { return specvariant.Edit{Op: specvariant.Remove, Pointer: schemas + p} }
+func rm(p string) specvariant.Edit {
+	return specvariant.Edit{Op: specvariant.Remove, Pointer: schemas + p}
+}
 func drop(p, v string) specvariant.Edit {
 	return specvariant.Edit{Op: specvariant.Drop, Pointer: schemas + p, Value: v}
 }

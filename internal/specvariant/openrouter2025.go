@@ -176,4 +176,3 @@ func sameNamedContent(schemas map[string]any) error {
 	props["content"] = map[string]any{"anyOf": []any{array(), array(), map[string]any{"type": "null"}}}
 	return nil
 }
-
