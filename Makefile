@@ -4,7 +4,7 @@ SPECS_DIR ?= $(if $(wildcard .specs/*.yaml),.specs,../shared/specs)
 override SPECS_DIR := $(abspath $(SPECS_DIR))
 export SPECS_DIR
 
-.PHONY: run pipeline test generate check-generated specs vet lint bench build-gen fuzz node-deps e2e
+.PHONY: run pipeline test generate check-generated specs vet lint bench build-gen fuzz node-deps e2e update-pinned
 
 # The main job: the gateway, the Responses API on http://127.0.0.1:8080/v1.
 # With OPENROUTER_API_KEY set it talks to OpenRouter; without, to the
@@ -59,6 +59,11 @@ vet:
 # alignment.json; the converters of mapping/*.yaml into mapping/*_gen.go.
 generate:
 	go generate ./...
+
+# After a spec update: rewrite the goldens of the tests that depend on the
+# pinned specs' content (TestPinnedSpec*); review the diff.
+update-pinned:
+	go test -count=1 -run TestPinnedSpec ./codec ./gen ./runtime/conformance ./internal/specupdate -update
 
 # CI: regenerate and fail on any diff.
 check-generated: generate

@@ -22,7 +22,7 @@ import (
 // how a nullable scalar is written: 3.1's anyOf [{type: string}, {type:
 // null}] is a union of two scalars in the table, 3.0's nullable string one
 // scalar taking null; the codec reads both alike (see tableEqual).
-func TestPinnedOpenAI30Generates(t *testing.T) {
+func TestPinnedSpecOpenAI30Generates(t *testing.T) {
 	s, data := pinnedOpenAI(t)
 	rendered, err := OpenAPI30(data)
 	if err != nil {

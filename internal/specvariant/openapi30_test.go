@@ -194,7 +194,7 @@ func pinnedOpenAI(t *testing.T) (openapi.Spec, []byte) {
 // The pinned OpenAI spec's rendering loads as OpenAPI 3.0 and validates
 // without an error for a keyword of 3.1 (the spec's own mistakes, such as
 // misspelled keywords and duplicate required entries, stay).
-func TestPinnedOpenAI30Validates(t *testing.T) {
+func TestPinnedSpecOpenAI30Validates(t *testing.T) {
 	_, data := pinnedOpenAI(t)
 	out, err := OpenAPI30(data)
 	if err != nil {

@@ -37,7 +37,7 @@ func pinned(t *testing.T) (openapi.Spec, []byte) {
 // The pinned OpenRouter spec rewritten into its late-2025 constructs goes
 // through the whole pipeline (ogen and the shape tables), each construct
 // taken by its rule, and the rewrite is deterministic.
-func TestPinnedOpenRouter2025Generates(t *testing.T) {
+func TestPinnedSpecOpenRouter2025Generates(t *testing.T) {
 	s, data := pinned(t)
 	variant, err := specvariant.OpenRouter2025(data)
 	if err != nil {
