@@ -1,6 +1,7 @@
 package codec
 
 import (
+	"errors"
 	"fmt"
 	"iter"
 	"strings"
@@ -156,9 +157,12 @@ func (s Schema) Lookup(path string) (Schema, error) {
 		}
 		if key != "" || i > 0 {
 			obj := cur.through(Object)
+			if obj.Shape() != ShapeObject {
+				return Schema{}, fmt.Errorf("%s: %s is not an object", strings.Join(SplitPath(path)[:i+1], "."), cur.Name())
+			}
 			p, ok := obj.Property(key)
-			if !ok || obj.Shape() != ShapeObject {
-				return Schema{}, fmt.Errorf("%s: %s has no property %q", strings.Join(SplitPath(path)[:i+1], "."), cur.Name(), key)
+			if !ok {
+				return Schema{}, absent(fmt.Sprintf("%s: %s has no property %q", strings.Join(SplitPath(path)[:i+1], "."), cur.Name(), key))
 			}
 			cur = p.Schema
 		}
@@ -177,6 +181,9 @@ func (s Schema) Lookup(path string) (Schema, error) {
 					return Schema{}, fmt.Errorf("%s: unclosed {", path)
 				}
 				if cur, err = cur.selectVariant(sel[1:end]); err != nil {
+					if errors.Is(err, ErrAbsent) {
+						return Schema{}, absent(path + ": " + err.Error())
+					}
 					return Schema{}, fmt.Errorf("%s: %w", path, err)
 				}
 				sel = sel[end+1:]
@@ -187,6 +194,19 @@ func (s Schema) Lookup(path string) (Schema, error) {
 	}
 	return cur.nonNull(), nil
 }
+
+// ErrAbsent is what Lookup's error is (errors.Is) when the path's shape
+// fits the schema but a property or a variant it names is not there: a
+// field or variant of another release of the spec. Other errors say the
+// path does not fit the schema's shape (an array where it has an object)
+// or is malformed.
+var ErrAbsent = errors.New("not in the spec")
+
+type absentError string
+
+func absent(msg string) error              { return absentError(msg) }
+func (e absentError) Error() string        { return string(e) }
+func (e absentError) Is(target error) bool { return target == ErrAbsent }
 
 // nonNull looks through a nullable wrapper (a union of X and null) to X.
 func (s Schema) nonNull() Schema {
@@ -250,7 +270,7 @@ func (s Schema) selectVariant(v string) (Schema, error) {
 				return c.Schema, nil
 			}
 		}
-		return Schema{}, fmt.Errorf("%s has no variant %q", u.Name(), v)
+		return Schema{}, absent(fmt.Sprintf("%s has no variant %q", u.Name(), v))
 	}
 	if !isKind {
 		return Schema{}, fmt.Errorf("%s has no variant %q (a union by JSON kind: string, number, boolean, array, object)", s.Name(), v)

@@ -1,6 +1,7 @@
 package codec_test
 
 import (
+	"errors"
 	"strings"
 	"testing"
 
@@ -38,15 +39,23 @@ func TestLookup(t *testing.T) {
 			t.Errorf("%s: %s, shape %d", c.path, s.Name(), s.Shape())
 		}
 	}
-	for path, want := range map[string]string{
-		"nope":                       `has no property "nope"`,
-		"model[]":                    "not an array",
-		"tools[]{quantum}":           `no variant "quantum"`,
-		"text.format{json_schema":    "unclosed",
-		"input[]{message}.content.x": `has no property "x"`,
+	// A property or variant that is not there is ErrAbsent (another
+	// release's field); a path that does not fit the shape is not.
+	for _, c := range []struct {
+		path, want string
+		absent     bool
+	}{
+		{"nope", `has no property "nope"`, true},
+		{"reasoning.nope", `has no property "nope"`, true},
+		{"tools[]{quantum}", `no variant "quantum"`, true},
+		{"model[]", "not an array", false},
+		{"text.format{json_schema", "unclosed", false},
+		{"input[]{message}.content.x", "is not an object", false},
+		{"temperature{string}", "", false},
 	} {
-		if _, err := req.Schema().Lookup(path); err == nil || !strings.Contains(err.Error(), want) {
-			t.Errorf("%s: %v, want %q", path, err, want)
+		_, err := req.Schema().Lookup(c.path)
+		if err == nil || !strings.Contains(err.Error(), c.want) || errors.Is(err, codec.ErrAbsent) != c.absent {
+			t.Errorf("%s: %v, want %q (absent: %v)", c.path, err, c.want, c.absent)
 		}
 	}
 	if s, _ := req.Schema().Lookup("reasoning.effort"); !strings.Contains(strings.Join(s.Values(), ","), "high") {

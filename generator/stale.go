@@ -1,6 +1,7 @@
 package generator
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -102,7 +103,7 @@ func FindStale(f *File, ds map[string]*codec.Dialect) []Stale {
 			if !ok || r.Kind != Map && r.Kind != Lossy || malformed(r.Target) != nil {
 				continue
 			}
-			if _, err := t.schema.Lookup(r.Target); err != nil {
+			if _, err := t.schema.Lookup(r.Target); errors.Is(err, codec.ErrAbsent) {
 				add(Stale{Line: r.Line, Kind: StaleOfRule, Path: e.Path, Dialect: t.dialect, Target: r.Target, Reason: err.Error()})
 				continue
 			}
@@ -112,7 +113,7 @@ func FindStale(f *File, ds map[string]*codec.Dialect) []Stale {
 			// an object mapped as it is (Build): each field to the same key
 			for p := range from.Properties() {
 				tp := r.Target + "." + p.Key
-				if _, err := t.schema.Lookup(tp); err != nil {
+				if _, err := t.schema.Lookup(tp); errors.Is(err, codec.ErrAbsent) {
 					add(Stale{Line: r.Line, Kind: StaleOfRule, Path: e.Path + "." + p.Key, Dialect: t.dialect, Target: tp, Reason: err.Error()})
 				}
 			}
@@ -123,9 +124,12 @@ func FindStale(f *File, ds map[string]*codec.Dialect) []Stale {
 			continue
 		}
 		s, err := src.Lookup(e.Path)
-		if err != nil {
+		if errors.Is(err, codec.ErrAbsent) {
 			add(Stale{Line: e.Line, Kind: StaleOfEntry, Path: e.Path, Reason: err.Error()})
 			continue
+		}
+		if err != nil {
+			continue // a path that does not fit the spec's shape: ValidateWith's error
 		}
 		rules(e, s)
 	}
@@ -141,7 +145,7 @@ func FindStale(f *File, ds map[string]*codec.Dialect) []Stale {
 			continue
 		}
 		for _, t := range targets {
-			if _, err := t.schema.Lookup(e.Path); err != nil {
+			if _, err := t.schema.Lookup(e.Path); errors.Is(err, codec.ErrAbsent) {
 				add(Stale{Line: e.Line, Kind: StaleOfTarget, Path: e.Path, Dialect: t.dialect, Reason: err.Error()})
 			}
 		}

@@ -149,6 +149,12 @@ func TestStaleStillErrors(t *testing.T) {
 		{"wrong kind", "  - path: temperature\n    map: model\n", "m.yaml:7: temperature (a number) → openrouter model (a string): number does not fit"},
 		{"no transform on a stale entry", "  - path: future_knob\n    map: x\n    transform: nope\n", `m.yaml:7: future_knob: no transform "nope"`},
 		{"wrong receiver on a stale entry", "  - path: future_knob\n    map: x\n    transform: onReply\n", "m.yaml:7: future_knob: transform onReply takes *reply, not this mapping's *conv"},
+		// Paths that do not fit the spec's shape are errors, not stale: an
+		// array where it has a string, a field inside a string, a variant of
+		// something that is no union.
+		{"target of the wrong shape", "  - path: temperature\n    map: model[]\n", "m.yaml:7: temperature → openrouter model[]: model[]: "},
+		{"source of the wrong shape", "  - path: model.name\n    drop: x\n", "m.yaml:6: unknown path: model.name: ResponseProperties/properties/model is not an object"},
+		{"variant of no union", "  - path: temperature{string}\n    drop: x\n", "m.yaml:6: unknown path: temperature{string}: "},
 		{"stale twice", "  - path: future_knob\n    drop: x\n  - path: future_knob\n    drop: y\n", "m.yaml:8: future_knob: an entry at line 6 already"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
