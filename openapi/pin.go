@@ -38,6 +38,10 @@ var (
 // byte (comments, order). It is how a spec update is recorded without
 // editing the manifest by hand: `transponder pin`.
 func Pin(manifest []byte, sums, urls map[string]string) ([]byte, []Pinned, error) {
+	before, err := ParseManifest(manifest)
+	if err != nil {
+		return nil, nil, err
+	}
 	lines := bytes.SplitAfter(manifest, []byte("\n"))
 	var changed []Pinned
 	done := map[string]bool{}
@@ -75,8 +79,24 @@ func Pin(manifest []byte, sums, urls map[string]string) ([]byte, []Pinned, error
 		}
 	}
 	out := bytes.Join(lines, nil)
-	if _, err := ParseManifest(out); err != nil {
+	// The rewrite went by lines; the parse says whether each spec got
+	// its own pins (a manifest whose items do not start with name would
+	// credit a line to the previous spec).
+	after, err := ParseManifest(out)
+	if err != nil {
 		return nil, nil, err
+	}
+	for i, s := range after.Specs {
+		sum, url := before.Specs[i].SHA256, before.Specs[i].URL
+		if v, ok := sums[s.Name]; ok {
+			sum = v
+		}
+		if v, ok := urls[s.Name]; ok {
+			url = v
+		}
+		if s.SHA256 != sum || s.URL != url {
+			return nil, nil, fmt.Errorf("openapi: manifest: the pins of spec %q are not where pin looked for them (each item starts with its name)", s.Name)
+		}
 	}
 	return out, merge(changed), nil
 }

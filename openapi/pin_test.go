@@ -97,3 +97,22 @@ func TestPinDir(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// A manifest whose item does not start with its name: the line-wise
+// rewrite would credit the sha256 to the wrong spec; the parse after it
+// says so instead of writing it.
+func TestPinRefusesWhatItCannotPlace(t *testing.T) {
+	old, err := files.ReadFile("manifest.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	moved := strings.Replace(string(old), "  - name: openrouter\n    file: openrouter.openapi.yaml\n", "  - file: openrouter.openapi.yaml\n    name: openrouter\n", 1)
+	if moved == string(old) {
+		t.Fatal("the manifest changed shape; fix this test")
+	}
+	// openai's pins are found; openrouter's lines would be taken for
+	// openai's too.
+	if _, _, err := Pin([]byte(moved), map[string]string{"openai": Sum([]byte("x"))}, nil); err == nil {
+		t.Error("no error")
+	}
+}
