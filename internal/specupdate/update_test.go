@@ -21,6 +21,13 @@ import (
 	"github.com/transponder-dev/transponder/runtime/matrix"
 )
 
+// writtenFor are the releases the variants' edits are written against
+// (shared/specs/SOURCES.md).
+var writtenFor = map[string]string{
+	"openai.openapi.yaml":     "db5d7478feae10b4d331834c60d9765a8aa042e38419f9b1694288c11aa8ebc8",
+	"openrouter.openapi.yaml": "469fa24635e2e05617cfb064ded5f561a177859d054705f4c744644fd68068eb",
+}
+
 var update = flag.Bool("update", false, "rewrite testdata/<variant>.golden")
 
 // variant is a spec update: what it does to each pinned spec (nil: the
@@ -129,6 +136,17 @@ func TestPinnedSpecUpdates(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The variants' edits name places of one release of each spec; on
+	// another (after a spec update), they are to be written anew for it.
+	for file, sum := range writtenFor {
+		data, err := os.ReadFile(filepath.Join(specs, file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := openapi.Sum(data); got != sum {
+			t.Skipf("the variants are written for %s sha256 %s; the spec at hand is %s: write their edits for it", file, sum, got)
+		}
+	}
 	pinned, err := os.ReadFile(filepath.Join(root, matrix.JSONFile))
 	if err != nil {
 		t.Fatal(err)
@@ -138,6 +156,15 @@ func TestPinnedSpecUpdates(t *testing.T) {
 		t.Fatal(err)
 	}
 	requests := codexRequests(t, root)
+	// What the pinned build makes of them: a variant's converter must
+	// carry as many messages and tools.
+	pinnedBin := filepath.Join(t.TempDir(), "transponder")
+	run(t, root, os.Environ(), "go", "build", "-o", pinnedBin, "./cmd/transponder")
+	want := map[string]chatShape{}
+	for _, r := range requests {
+		out, _ := run(t, root, os.Environ(), pinnedBin, "convert", r)
+		want[r] = shapeOf(t, r, out)
+	}
 	for _, v := range variants {
 		t.Run(v.name, func(t *testing.T) {
 			work := t.TempDir()
@@ -176,7 +203,14 @@ func TestPinnedSpecUpdates(t *testing.T) {
 			run(t, mod, env, "go", "build", "-o", bin, "./cmd/transponder")
 			run(t, mod, env, "go", "build", "./...")
 			buildTime := time.Since(start)
-			t.Logf("%s: go generate %.1fs, go build %.1fs, hand edits 0", v.name, genTime.Seconds(), buildTime.Seconds())
+			// Hand edits: files of the module that differ from the checkout
+			// but are not what go generate (or pin) writes. The update
+			// needs none.
+			generated, edited := changedFiles(t, root, mod)
+			if len(edited) > 0 {
+				t.Errorf("files changed that are not generated: %v", edited)
+			}
+			t.Logf("%s: go generate %.1fs (%d generated files changed), go build %.1fs, hand edits %d", v.name, genTime.Seconds(), generated, buildTime.Seconds(), len(edited))
 
 			var stale []string
 			for _, l := range strings.Split(stderr, "\n") {
@@ -193,12 +227,8 @@ func TestPinnedSpecUpdates(t *testing.T) {
 
 			for _, r := range requests {
 				out, _ := run(t, mod, env, bin, "convert", r)
-				var chat struct {
-					Model    string            `json:"model"`
-					Messages []json.RawMessage `json:"messages"`
-				}
-				if err := json.Unmarshal([]byte(out), &chat); err != nil || chat.Model == "" || len(chat.Messages) == 0 {
-					t.Errorf("convert %s: not a chat request (%v):\n%.300s", filepath.Base(r), err, out)
+				if got := shapeOf(t, r, out); got != want[r] {
+					t.Errorf("convert %s: %+v, the pinned build's %+v", filepath.Base(r), got, want[r])
 				}
 			}
 
@@ -266,6 +296,69 @@ func staleLabel(st matrix.Stale) string {
 		return st.Path + " → " + st.Target
 	}
 	return st.Path
+}
+
+// chatShape is what a converted request must keep across spec updates.
+type chatShape struct {
+	Model           string
+	Messages, Tools int
+}
+
+func shapeOf(t *testing.T, name, out string) chatShape {
+	t.Helper()
+	var chat struct {
+		Model    string            `json:"model"`
+		Messages []json.RawMessage `json:"messages"`
+		Tools    []json.RawMessage `json:"tools"`
+	}
+	if err := json.Unmarshal([]byte(out), &chat); err != nil || chat.Model == "" || len(chat.Messages) == 0 {
+		t.Errorf("convert %s: not a chat request (%v):\n%.300s", filepath.Base(name), err, out)
+	}
+	return chatShape{chat.Model, len(chat.Messages), len(chat.Tools)}
+}
+
+// generatedFile reports whether go generate (or transponder pin) writes
+// the file at rel.
+func generatedFile(rel string) bool {
+	rel = filepath.ToSlash(rel)
+	switch {
+	case rel == "openapi/manifest.yaml", rel == matrix.JSONFile, rel == matrix.MarkdownFile:
+		return true
+	case strings.HasPrefix(rel, "gen/") && (strings.HasSuffix(rel, "_gen.go") || strings.HasSuffix(rel, ".md") || strings.HasSuffix(rel, ".txt")):
+		return true
+	case (strings.HasPrefix(rel, "codec/") || strings.HasPrefix(rel, "mapping/")) && strings.HasSuffix(rel, "_gen.go"):
+		return true
+	}
+	return false
+}
+
+// changedFiles compares the copy with the checkout: how many generated
+// files differ, and which other files do (added, removed or changed).
+func changedFiles(t *testing.T, root, mod string) (generated int, edited []string) {
+	t.Helper()
+	seen := map[string]bool{}
+	err := filepath.WalkDir(mod, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, _ := filepath.Rel(mod, p)
+		seen[rel] = true
+		a, _ := os.ReadFile(filepath.Join(root, rel))
+		b, err := os.ReadFile(p)
+		if err != nil || bytes.Equal(a, b) {
+			return err
+		}
+		if generatedFile(rel) {
+			generated++
+		} else {
+			edited = append(edited, rel)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return generated, edited
 }
 
 // codexRequests are the recorded Codex request bodies (the corpus's, with

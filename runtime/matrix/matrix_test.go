@@ -67,8 +67,8 @@ func TestDeterministicAndLoads(t *testing.T) {
 
 // Every leaf and union variant of each section's spec side appears
 // exactly once; every mapping entry, extra, target and event appears; the
-// pinned specs leave nothing unmapped and no entry stale (so it depends on
-// their content: a spec update fails it until the mapping catches up).
+// unmapped paths and stale entries are those of testdata/open.golden
+// (none, for the pinned specs: so it depends on their content).
 func TestPinnedSpecEveryPathOnce(t *testing.T) {
 	m := pinned(t)
 	files, _ := Mappings(os.DirFS(root))
@@ -167,16 +167,22 @@ func TestPinnedSpecEveryPathOnce(t *testing.T) {
 			}
 		}
 	}
+	// What the mapping leaves open against the specs at hand — unmapped
+	// paths, stale entries — is reviewed in testdata/open.golden: nothing
+	// for the pinned specs; after a spec update, -update writes what it
+	// opened, for review (and the entries to add or keep).
+	var open []string
 	for _, s := range m.Sections {
 		for _, r := range s.Rows {
 			if r.Status == Unmapped {
-				t.Errorf("%s: %s is unmapped", s.ID, r.Path)
+				open = append(open, s.ID+": unmapped "+r.Path)
 			}
 		}
 		for _, st := range s.Stale {
-			t.Errorf("%s: stale entry %s: %s", s.ID, st.Path, st.Reason)
+			open = append(open, s.ID+": stale "+st.Path+" ("+st.Reason+")")
 		}
 	}
+	golden.Check(t, "testdata/open.golden", "# unmapped paths and stale entries of the committed matrix (rewrite with -update)\n"+strings.Join(open, "\n")+"\n", *update)
 	if m.Sections[len(m.Sections)-1].Side != "placeholder" {
 		t.Error("no placeholder for the reverse direction")
 	}
