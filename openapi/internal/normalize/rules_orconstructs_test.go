@@ -148,6 +148,12 @@ func TestRuleInferDiscriminator(t *testing.T) {
 		"told apart by their own fields": schemasDoc(`{"A": {"type": "object", "properties": {"text": {"type": "string"}}},
 			"B": {"type": "object", "properties": {"image": {"type": "string"}}},
 			"U": {"oneOf": [{"$ref": "#/components/schemas/A"}, {"$ref": "#/components/schemas/B"}]}}`),
+		// ogen infers this oneOf by text and image; an optional format made
+		// its discriminator would reject the payloads that leave it out.
+		"told apart by their own fields, an optional enum beside": schemasDoc(`{
+			"A": {"type": "object", "properties": {"text": {"type": "string"}, "format": {"type": "string", "enum": ["a"]}}},
+			"B": {"type": "object", "properties": {"image": {"type": "string"}, "format": {"type": "string", "enum": ["b"]}}},
+			"U": {"oneOf": [{"$ref": "#/components/schemas/A"}, {"$ref": "#/components/schemas/B"}]}}`),
 	})
 }
 
