@@ -40,6 +40,12 @@ func TestRuleScalarAllOf(t *testing.T) {
 			"tier": {"allOf": [{"type": "string", "enum": ["a", "b", "c"]}, {"type": "string", "enum": ["b", "c", "d"]}]}}}}`),
 		hits: []wantHit{{Schema: "Req", Pointer: "/components/schemas/Req/properties/tier", Detail: "type string, 2 enum values"}},
 		want: map[string]string{"/components/schemas/Req/properties/tier": `{"type": "string", "enum": ["b", "c"]}`},
+	}, {
+		name: "one bound in both parts, annotations differing",
+		doc: schemasDoc(`{"Req": {"type": "object", "properties": {
+			"n": {"allOf": [{"type": "integer", "minimum": 1, "description": "a"}, {"type": ["integer", "null"], "minimum": 1, "maximum": 9, "description": "b"}]}}}}`),
+		hits: []wantHit{{Schema: "Req", Pointer: "/components/schemas/Req/properties/n", Detail: "(type integer, null, maximum, minimum)"}},
+		want: map[string]string{"/components/schemas/Req/properties/n": `{"type": ["integer", "null"], "minimum": 1, "maximum": 9, "description": "a"}`},
 	}})
 	runUntouched(t, rule, map[string]string{
 		"object parts": schemasDoc(`{"Base": {"type": "object", "properties": {"id": {"type": "string"}}},
@@ -47,6 +53,10 @@ func TestRuleScalarAllOf(t *testing.T) {
 		"an object and a scalar": schemasDoc(`{"X": {"allOf": [{"type": "object", "properties": {"id": {"type": "string"}}}, {"type": "string"}]}}`),
 		"annotations only":       schemasDoc(`{"X": {"allOf": [{"description": "a"}, {"title": "b"}]}}`),
 		"disjoint enums":         schemasDoc(`{"X": {"allOf": [{"type": "string", "enum": ["a"]}, {"type": "string", "enum": ["b"]}]}}`),
+		// Merging would keep the first bound and drop the second: the parts
+		// disagree, and the rule refuses rather than loosen.
+		"conflicting bounds":   schemasDoc(`{"X": {"allOf": [{"type": "integer", "minimum": 1}, {"type": "integer", "minimum": 5, "description": "d"}]}}`),
+		"conflicting patterns": schemasDoc(`{"X": {"allOf": [{"type": "string", "pattern": "^a"}, {"type": "string", "pattern": "b$"}]}}`),
 	})
 }
 
