@@ -12,22 +12,27 @@ import (
 
 // inferDiscriminator gives a union of objects without a discriminator, whose
 // variants have no "type" values (object-union's key), the discriminator it has in fact:
-// the property every object variant declares with its own wire values (a
-// const or an enum, disjoint between the variants). Chat messages are the
-// case: system, user, developer, assistant and tool messages share content
-// and name, and only role tells them apart; ogen infers a union from the
-// fields only one variant has, and fails ("can't infer fields
-// discriminator"). Where several properties qualify, the one whose values
-// are single constants in every variant and that every variant requires
-// wins, then the first by name. The mapping is explicit; inline variants
-// move into components named after the union and their value.
+// the property every object variant requires, each with one constant of
+// its own (a const or a one-value enum). Chat messages are the case:
+// system, user, developer, assistant and tool messages share content and
+// name, and only role tells them apart; ogen infers a union from the fields
+// only one variant has, and fails ("can't infer fields discriminator").
+// Where several properties qualify, the first by name wins. The mapping is
+// explicit; inline variants move into components named after the union and
+// their value.
 //
-// When no property tells the variants apart and ogen could not either
-// (more than one variant has no field of its own, or the union is an anyOf,
-// which ogen takes only of primitives: "complex anyOf"), the objects are merged
-// into one that takes each variant's fields, as shared-values does for
-// variants that share a wire value: a payload of any of them decodes, and
-// nothing it carries is dropped.
+// The rule applies only where ogen could not tell the variants apart
+// itself: more than one variant has no field of its own, or the union is an
+// anyOf, which ogen takes only of primitives ("complex anyOf"). A oneOf
+// that ogen infers by fields is left alone, whatever property its variants
+// share. An optional property, or one with several values in a variant, is
+// no discriminator: a payload without it, or with a value another variant
+// reads differently, would stop decoding.
+//
+// When no property tells the variants apart, the objects are merged into
+// one that takes each variant's fields, as shared-values does for variants
+// that share a wire value: a payload of any of them decodes, and nothing it
+// carries is dropped.
 func inferDiscriminator(d *Doc) error {
 	for _, n := range d.Nodes() {
 		s := n.Schema()
@@ -42,24 +47,24 @@ func inferDiscriminator(d *Doc) error {
 		}) {
 			continue // told apart by "type", as object-union and shared-values do
 		}
-		if prop := d.keyProperty(objs); prop != "" {
-			mapping := map[string]openapi3.MappingRef{}
-			for _, o := range objs {
-				values := d.discriminatorValues(d.Resolve(o), prop, 0)
-				if o.Ref == "" {
-					moved := d.AddComponent(ownerName(n)+walk.GoName(values[0]), o.Value)
-					*o = *moved
-				}
-				for _, v := range values {
-					mapping[v] = openapi3.MappingRef{Ref: o.Ref}
-				}
-			}
-			s.Discriminator = &openapi3.Discriminator{PropertyName: prop, Mapping: mapping}
-			d.Hit(n, "discriminator %q: %d values over %d variants", prop, len(mapping), len(objs))
-			continue
-		}
 		if len(s.AnyOf) == 0 && !d.fieldsAmbiguous(objs) {
 			continue // ogen tells the variants of a oneOf apart by the fields only one has
+		}
+		if prop := d.keyProperty(objs); prop != "" {
+			mapping := map[string]openapi3.MappingRef{}
+			var pairs []string
+			for _, o := range objs {
+				value, _ := d.constantOf(d.Resolve(o), prop, 0)
+				if o.Ref == "" {
+					moved := d.AddComponent(ownerName(n)+walk.GoName(value), o.Value)
+					*o = *moved
+				}
+				mapping[value] = openapi3.MappingRef{Ref: o.Ref}
+				pairs = append(pairs, value+" -> "+variantName(o))
+			}
+			s.Discriminator = &openapi3.Discriminator{PropertyName: prop, Mapping: mapping}
+			d.Hit(n, "discriminator %q: %d values over %d variants (%s)", prop, len(mapping), len(objs), strings.Join(pairs, ", "))
+			continue
 		}
 		var names []any
 		var schemas []*openapi3.Schema
@@ -86,55 +91,64 @@ func inferDiscriminator(d *Doc) error {
 	return nil
 }
 
-// keyedBy reports whether every variant has values of prop, none shared.
-func (d *Doc) keyedBy(objs openapi3.SchemaRefs, prop string) bool {
-	seen := map[string]bool{}
-	for _, o := range objs {
-		values := d.discriminatorValues(d.Resolve(o), prop, 0)
-		if len(values) == 0 {
-			return false
-		}
-		for _, v := range values {
-			if seen[v] {
-				return false
-			}
-			seen[v] = true
-		}
-	}
-	return true
-}
-
-// keyProperty returns the property that tells objs apart, "" if none.
+// keyProperty returns the property that tells objs apart, "" if none: the
+// first by name that every variant requires and gives one constant of its
+// own.
 func (d *Doc) keyProperty(objs openapi3.SchemaRefs) string {
 	names, _, _ := d.properties(d.Resolve(objs[0]), 0)
 	slices.Sort(names)
-	best, bestRank := "", -1
 	for _, p := range names {
-		if !d.keyedBy(objs, p) {
-			continue
-		}
-		rank := 0
-		single, required := true, true
+		seen := map[string]bool{}
+		key := true
 		for _, o := range objs {
 			v := d.Resolve(o)
-			if len(d.discriminatorValues(v, p, 0)) != 1 {
-				single = false
+			c, ok := d.constantOf(v, p, 0)
+			if !ok || seen[c] || !d.requires(v, p, 0) {
+				key = false
+				break
 			}
-			if !d.requires(v, p, 0) {
-				required = false
-			}
+			seen[c] = true
 		}
-		if single {
-			rank += 2
-		}
-		if required {
-			rank++
-		}
-		if rank > bestRank {
-			best, bestRank = p, rank
+		if key {
+			return p
 		}
 	}
-	return best
+	return ""
+}
+
+// constantOf returns the one string value property prop of object s allows
+// (a const, or an enum of one value, or both naming the same value), its
+// allOf parts included; false when prop is absent, allows null or another
+// value, or is a union.
+func (d *Doc) constantOf(s *openapi3.Schema, prop string, depth int) (string, bool) {
+	if s == nil || depth > 8 {
+		return "", false
+	}
+	p, ok := s.Properties[prop]
+	if !ok {
+		for _, part := range s.AllOf {
+			if c, ok := d.constantOf(d.Resolve(part), prop, depth+1); ok {
+				return c, true
+			}
+		}
+		return "", false
+	}
+	ps := d.Resolve(p)
+	if ps == nil || len(union(ps))+len(ps.AllOf) > 0 || ps.Nullable || ps.Type != nil && ps.Type.Includes(openapi3.TypeNull) || len(ps.Enum) > 1 {
+		return "", false
+	}
+	c, isConst := ps.Const.(string)
+	if ps.Const != nil && !isConst {
+		return "", false
+	}
+	if len(ps.Enum) == 1 {
+		e, ok := ps.Enum[0].(string)
+		if !ok || isConst && e != c {
+			return "", false
+		}
+		c, isConst = e, true
+	}
+	return c, isConst
 }
 
 // fieldsAmbiguous reports whether more than one variant has no field (name

@@ -1,6 +1,8 @@
 package normalize
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -8,15 +10,16 @@ import (
 	"github.com/getkin/kin-openapi/openapi3"
 )
 
-// sameKindVariants merges the variants of a union that have the same JSON
-// kind and so cannot be told apart on the wire: two arrays (of the same
-// items, or of different ones), two integers, the same reference twice.
-// ogen names a variant after its type (StringArray, Int, the component's
-// name) and stops at two of one name ("sum types with same names"); two
-// arrays of different items are a "complex anyOf" to it. Arrays become one
-// array of the union of their items (which object-union then
-// discriminates); integers, numbers and booleans become the least
-// constrained of them; a repeated reference is kept once. Strings are
+// sameKindVariants merges the variants of a union that are the same
+// schema written twice: the same reference twice, or two identical inline
+// arrays, integers, numbers or booleans (one of them may allow null as
+// well, which stays allowed). ogen names a variant after its type
+// (StringArray, Int, the component's name) and stops at two of one name
+// ("sum types with same names"); such variants cannot be told apart on the
+// wire either, and one of them says all the union does. Variants of one
+// kind that differ (arrays of different items, integers of different enums
+// or bounds) are not merged: no one schema is both without loosening one,
+// so the union is left alone for ogen to report. Strings are
 // string-union's and objects object-union's and infer-discriminator's.
 func sameKindVariants(d *Doc) error {
 	for _, n := range d.Nodes() {
@@ -42,37 +45,44 @@ func sameKindVariants(d *Doc) error {
 		var merged []string
 		replace := map[*openapi3.SchemaRef]*openapi3.SchemaRef{} // first member → merged variant
 		drop := map[*openapi3.SchemaRef]bool{}
+		identical := true
 		for _, k := range order {
 			g := groups[k]
 			if len(g) < 2 {
 				continue
 			}
-			var m *openapi3.SchemaRef
-			switch {
-			case strings.HasPrefix(k, "#"):
-				m = g[0]
-			case k == openapi3.TypeArray:
-				arrays := make(openapi3.SchemaRefs, len(g))
-				for i, a := range g {
-					v := *d.Resolve(a)
-					v.Type = &openapi3.Types{openapi3.TypeArray}
-					arrays[i] = &openapi3.SchemaRef{Value: &v}
+			first, err := d.withoutNullJSON(g[0])
+			if err != nil {
+				return fmt.Errorf("%s: %w", n.Pointer, err)
+			}
+			for _, v := range g[1:] {
+				other, err := d.withoutNullJSON(v)
+				if err != nil {
+					return fmt.Errorf("%s: %w", n.Pointer, err)
 				}
-				m = d.mergeDecls(arrays, 0)
-			default:
-				m = &openapi3.SchemaRef{Value: &openapi3.Schema{Type: &openapi3.Types{k}}}
-				for _, v := range g {
-					if r := d.Resolve(v); unconstrained(r) && !r.Type.Includes(openapi3.TypeNull) {
-						m = v
-						break
-					}
-				}
+				identical = identical && bytes.Equal(first, other)
+			}
+			if !identical {
+				break
+			}
+			m := g[0]
+			if r := d.Resolve(m); m.Ref == "" && r.Type.Includes(openapi3.TypeNull) {
+				v := *r
+				v.Type = &openapi3.Types{k}
+				m = &openapi3.SchemaRef{Value: &v}
 			}
 			replace[g[0]] = m
 			for _, v := range g[1:] {
 				drop[v] = true
 			}
-			merged = append(merged, fmt.Sprintf("%d %s variants", len(g), kindName(k)))
+			if strings.HasPrefix(k, "#") {
+				merged = append(merged, fmt.Sprintf("%d %s", len(g), kindName(k)))
+			} else {
+				merged = append(merged, fmt.Sprintf("%d identical %s variants %s", len(g), k, first))
+			}
+		}
+		if !identical {
+			continue // variants of one kind that differ: left for ogen to report
 		}
 		if len(merged) == 0 {
 			continue
@@ -123,20 +133,25 @@ func (d *Doc) sameKind(v *openapi3.SchemaRef) (string, bool) {
 		return "", false
 	}
 	switch t := types[0]; t {
-	case openapi3.TypeArray:
-		if r.Items == nil {
-			return "", false
-		}
-		return t, len(r.Type.Slice()) > 1
-	case openapi3.TypeInteger, openapi3.TypeNumber, openapi3.TypeBoolean:
+	case openapi3.TypeArray, openapi3.TypeInteger, openapi3.TypeNumber, openapi3.TypeBoolean:
 		return t, len(r.Type.Slice()) > 1
 	}
 	return "", false
 }
 
-// unconstrained reports whether s is only a type (and annotations).
-func unconstrained(s *openapi3.Schema) bool {
-	return len(s.Enum) == 0 && s.Const == nil && s.Min == nil && s.Max == nil && s.MultipleOf == nil && s.Format == ""
+// withoutNullJSON returns the JSON of a variant as sameKindVariants
+// compares it: a reference as itself, an inline schema with "null" left out
+// of its types.
+func (d *Doc) withoutNullJSON(v *openapi3.SchemaRef) ([]byte, error) {
+	if v.Ref != "" {
+		return json.Marshal(openapi3.SchemaRef{Ref: v.Ref})
+	}
+	s := *v.Value
+	if s.Type != nil {
+		types := openapi3.Types(slices.DeleteFunc(slices.Clone(s.Type.Slice()), func(t string) bool { return t == openapi3.TypeNull }))
+		s.Type = &types
+	}
+	return json.Marshal(&s)
 }
 
 func kindName(k string) string {

@@ -3,6 +3,7 @@ package normalize
 import (
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"slices"
 	"strings"
 
@@ -25,8 +26,13 @@ import (
 //     says nullable: true or adds "null" to the type, as 3.0 generators mean
 //     it.
 //   - Otherwise the parts are merged into one inline schema: types and
-//     enums intersected, nullable joined, every other keyword from the first
-//     part that has it.
+//     enums intersected, nullable joined, every other keyword taken from
+//     the parts that have it. Where two parts give one keyword different
+//     values (a minimum, a pattern, a format, items), the rule does not
+//     apply: keeping either would drop the other's constraint, and the
+//     allOf is left for ogen and the shape tables to report. Annotations
+//     (description, title, example(s), default, deprecated, readOnly,
+//     writeOnly, externalDocs, x-*) may differ: the first part's stays.
 func scalarAllOf(d *Doc) error {
 	for _, n := range d.Nodes() {
 		s := n.Schema()
@@ -155,13 +161,15 @@ func typeList(m map[string]json.RawMessage) []string {
 
 // mergeScalarParts merges the allOf's own keywords (parts[0], its allOf
 // left out) and its parts into one schema. It fails (false) when the types
-// or enums have nothing in common: such a schema allows no value, and is
+// or enums have nothing in common (such a schema allows no value) or when
+// two parts give a keyword other than an annotation different values: it is
 // left for ogen to report.
 func mergeScalarParts(parts []map[string]json.RawMessage, nullable bool) ([]byte, string, bool) {
 	out := map[string]json.RawMessage{}
 	var types []string
 	var enum []json.RawMessage
 	typed, enumerated := false, false
+	var kept []string
 	for _, m := range parts {
 		for _, k := range walk.SortedKeys(m) {
 			switch k {
@@ -186,8 +194,16 @@ func mergeScalarParts(parts []map[string]json.RawMessage, nullable bool) ([]byte
 					})
 				}
 			default:
-				if _, ok := out[k]; !ok {
+				prev, ok := out[k]
+				switch {
+				case !ok:
 					out[k] = m[k]
+					if !annotationKeys[k] && !strings.HasPrefix(k, "x-") {
+						kept = append(kept, k)
+					}
+				case annotationKeys[k] || strings.HasPrefix(k, "x-"):
+				case !sameJSON(prev, m[k]):
+					return nil, "", false
 				}
 			}
 		}
@@ -213,6 +229,18 @@ func mergeScalarParts(parts []map[string]json.RawMessage, nullable bool) ([]byte
 		out["enum"], _ = json.Marshal(enum)
 		detail = append(detail, fmt.Sprintf("%d enum values", len(enum)))
 	}
+	slices.Sort(kept)
+	detail = append(detail, kept...)
 	raw, _ := json.Marshal(out)
 	return raw, strings.Join(detail, ", "), true
+}
+
+// sameJSON reports whether two JSON values are equal, objects' keys in any
+// order.
+func sameJSON(a, b json.RawMessage) bool {
+	var x, y any
+	if json.Unmarshal(a, &x) != nil || json.Unmarshal(b, &y) != nil {
+		return false
+	}
+	return reflect.DeepEqual(x, y)
 }

@@ -40,6 +40,12 @@ func TestRuleScalarAllOf(t *testing.T) {
 			"tier": {"allOf": [{"type": "string", "enum": ["a", "b", "c"]}, {"type": "string", "enum": ["b", "c", "d"]}]}}}}`),
 		hits: []wantHit{{Schema: "Req", Pointer: "/components/schemas/Req/properties/tier", Detail: "type string, 2 enum values"}},
 		want: map[string]string{"/components/schemas/Req/properties/tier": `{"type": "string", "enum": ["b", "c"]}`},
+	}, {
+		name: "one bound in both parts, annotations differing",
+		doc: schemasDoc(`{"Req": {"type": "object", "properties": {
+			"n": {"allOf": [{"type": "integer", "minimum": 1, "description": "a"}, {"type": ["integer", "null"], "minimum": 1, "maximum": 9, "description": "b"}]}}}}`),
+		hits: []wantHit{{Schema: "Req", Pointer: "/components/schemas/Req/properties/n", Detail: "(type integer, null, maximum, minimum)"}},
+		want: map[string]string{"/components/schemas/Req/properties/n": `{"type": ["integer", "null"], "minimum": 1, "maximum": 9, "description": "a"}`},
 	}})
 	runUntouched(t, rule, map[string]string{
 		"object parts": schemasDoc(`{"Base": {"type": "object", "properties": {"id": {"type": "string"}}},
@@ -47,6 +53,10 @@ func TestRuleScalarAllOf(t *testing.T) {
 		"an object and a scalar": schemasDoc(`{"X": {"allOf": [{"type": "object", "properties": {"id": {"type": "string"}}}, {"type": "string"}]}}`),
 		"annotations only":       schemasDoc(`{"X": {"allOf": [{"description": "a"}, {"title": "b"}]}}`),
 		"disjoint enums":         schemasDoc(`{"X": {"allOf": [{"type": "string", "enum": ["a"]}, {"type": "string", "enum": ["b"]}]}}`),
+		// Merging would keep the first bound and drop the second: the parts
+		// disagree, and the rule refuses rather than loosen.
+		"conflicting bounds":   schemasDoc(`{"X": {"allOf": [{"type": "integer", "minimum": 1}, {"type": "integer", "minimum": 5, "description": "d"}]}}`),
+		"conflicting patterns": schemasDoc(`{"X": {"allOf": [{"type": "string", "pattern": "^a"}, {"type": "string", "pattern": "b$"}]}}`),
 	})
 }
 
@@ -148,6 +158,12 @@ func TestRuleInferDiscriminator(t *testing.T) {
 		"told apart by their own fields": schemasDoc(`{"A": {"type": "object", "properties": {"text": {"type": "string"}}},
 			"B": {"type": "object", "properties": {"image": {"type": "string"}}},
 			"U": {"oneOf": [{"$ref": "#/components/schemas/A"}, {"$ref": "#/components/schemas/B"}]}}`),
+		// ogen infers this oneOf by text and image; an optional format made
+		// its discriminator would reject the payloads that leave it out.
+		"told apart by their own fields, an optional enum beside": schemasDoc(`{
+			"A": {"type": "object", "properties": {"text": {"type": "string"}, "format": {"type": "string", "enum": ["a"]}}},
+			"B": {"type": "object", "properties": {"image": {"type": "string"}, "format": {"type": "string", "enum": ["b"]}}},
+			"U": {"oneOf": [{"$ref": "#/components/schemas/A"}, {"$ref": "#/components/schemas/B"}]}}`),
 	})
 }
 
@@ -165,23 +181,31 @@ func TestRuleSameKindVariants(t *testing.T) {
 		name: "two arrays of one item schema (sum types with same names)",
 		doc: msg(`{"anyOf": [{"type": "array", "items": {"$ref": "#/components/schemas/Part"}}, {"type": "string"},
 			{"type": "array", "items": {"$ref": "#/components/schemas/Part"}}, {"type": "null"}]}`),
-		hits: []wantHit{{Schema: "Msg", Pointer: ptr, Detail: "merged 2 array variants"}},
+		hits: []wantHit{{Schema: "Msg", Pointer: ptr, Detail: `merged 2 identical array variants {"items":{"$ref":"#/components/schemas/Part"},"type":"array"}`}},
 		want: map[string]string{ptr: `{"anyOf": [{"type": "array", "items": {"$ref": "#/components/schemas/Part"}}, {"type": "string"}, {"type": "null"}]}`},
 	}, {
-		name: "arrays of different items (complex anyOf)",
+		name: "two identical arrays, one nullable",
 		doc: msg(`{"anyOf": [{"type": "array", "items": {"$ref": "#/components/schemas/InputText"}},
-			{"type": ["array", "null"], "items": {"$ref": "#/components/schemas/InputImage"}}]}`),
-		hits: []wantHit{{Schema: "Msg", Pointer: ptr, Detail: "merged 2 array variants"}},
-		want: map[string]string{ptr: `{"anyOf": [{"type": "array", "items": {"anyOf": [{"$ref": "#/components/schemas/InputText"}, {"$ref": "#/components/schemas/InputImage"}]}}, {"type": "null"}]}`},
+			{"type": ["array", "null"], "items": {"$ref": "#/components/schemas/InputText"}}]}`),
+		hits: []wantHit{{Schema: "Msg", Pointer: ptr, Detail: `merged 2 identical array variants {"items":{"$ref":"#/components/schemas/InputText"},"type":"array"}`}},
+		want: map[string]string{ptr: `{"anyOf": [{"type": "array", "items": {"$ref": "#/components/schemas/InputText"}}, {"type": "null"}]}`},
 	}, {
-		name: "one reference twice, two integers",
-		doc:  msg(`{"oneOf": [{"$ref": "#/components/schemas/InputText"}, {"type": "integer", "minimum": 1}, {"$ref": "#/components/schemas/InputText"}, {"type": "integer"}]}`),
-		hits: []wantHit{{Schema: "Msg", Pointer: ptr, Detail: "merged 2 references to InputText variants, 2 integer variants"}},
-		want: map[string]string{ptr: `{"oneOf": [{"$ref": "#/components/schemas/InputText"}, {"type": "integer"}]}`},
+		name: "one reference twice, two identical integers",
+		doc:  msg(`{"oneOf": [{"$ref": "#/components/schemas/InputText"}, {"type": "integer", "minimum": 1}, {"$ref": "#/components/schemas/InputText"}, {"type": "integer", "minimum": 1}]}`),
+		hits: []wantHit{{Schema: "Msg", Pointer: ptr, Detail: "merged 2 references to InputText, 2 identical integer variants"}},
+		want: map[string]string{ptr: `{"oneOf": [{"$ref": "#/components/schemas/InputText"}, {"type": "integer", "minimum": 1}]}`},
 	}})
 	runUntouched(t, rule, map[string]string{
 		"one of each kind": msg(`{"anyOf": [{"type": "array", "items": {"$ref": "#/components/schemas/Part"}}, {"type": "string"}, {"type": "integer"}, {"type": "null"}]}`),
 		"strings and objects are other rules'": msg(`{"anyOf": [{"type": "string"}, {"type": "string", "enum": ["a"]},
 			{"$ref": "#/components/schemas/InputText"}, {"$ref": "#/components/schemas/InputImage"}]}`),
+		// One array of the union of the items would accept mixed arrays.
+		"arrays of different items": msg(`{"anyOf": [{"type": "array", "items": {"$ref": "#/components/schemas/InputText"}},
+			{"type": ["array", "null"], "items": {"$ref": "#/components/schemas/InputImage"}}]}`),
+		// A bare integer would drop both enums.
+		"integers of different enums": msg(`{"oneOf": [{"type": "integer", "enum": [1, 2]}, {"type": "integer", "enum": [3]}]}`),
+		// Not every pair is identical: the whole union is left for ogen to report.
+		"a repeated reference beside different integers": msg(`{"oneOf": [{"$ref": "#/components/schemas/InputText"}, {"type": "integer", "minimum": 1},
+			{"$ref": "#/components/schemas/InputText"}, {"type": "integer"}]}`),
 	})
 }
