@@ -2,6 +2,7 @@ package specupdate_test
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -170,6 +171,7 @@ func TestPinnedSpecUpdates(t *testing.T) {
 			work := t.TempDir()
 			mod, dir := filepath.Join(work, "module"), filepath.Join(work, "specs")
 			copyModule(t, root, mod)
+			copied := snapshot(t, mod)
 			if err := os.MkdirAll(dir, 0o755); err != nil {
 				t.Fatal(err)
 			}
@@ -206,7 +208,7 @@ func TestPinnedSpecUpdates(t *testing.T) {
 			// Hand edits: files of the module that differ from the checkout
 			// but are not what go generate (or pin) writes. The update
 			// needs none.
-			generated, edited := changedFiles(t, root, mod)
+			generated, edited := changedFiles(t, copied, mod)
 			if len(edited) > 0 {
 				t.Errorf("files changed that are not generated: %v", edited)
 			}
@@ -332,31 +334,52 @@ func generatedFile(rel string) bool {
 	return false
 }
 
-// changedFiles compares the copy with the checkout: how many generated
-// files differ, and which other files do (added, removed or changed).
-func changedFiles(t *testing.T, root, mod string) (generated int, edited []string) {
+// snapshot is the sha256 of every file under dir, by path.
+func snapshot(t *testing.T, dir string) map[string][sha256.Size]byte {
 	t.Helper()
-	seen := map[string]bool{}
-	err := filepath.WalkDir(mod, func(p string, d fs.DirEntry, err error) error {
+	out := map[string][sha256.Size]byte{}
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err
 		}
-		rel, _ := filepath.Rel(mod, p)
-		seen[rel] = true
-		a, _ := os.ReadFile(filepath.Join(root, rel))
-		b, err := os.ReadFile(p)
-		if err != nil || bytes.Equal(a, b) {
+		data, err := os.ReadFile(p)
+		if err != nil {
 			return err
 		}
+		rel, _ := filepath.Rel(dir, p)
+		out[rel] = sha256.Sum256(data)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// changedFiles compares the module with its snapshot from before the
+// update: how many generated files changed, and which other files were
+// added, removed or changed.
+func changedFiles(t *testing.T, before map[string][sha256.Size]byte, mod string) (generated int, edited []string) {
+	t.Helper()
+	after := snapshot(t, mod)
+	var changed []string
+	for rel, sum := range after {
+		if b, ok := before[rel]; !ok || b != sum {
+			changed = append(changed, rel)
+		}
+	}
+	for rel := range before {
+		if _, ok := after[rel]; !ok {
+			changed = append(changed, rel)
+		}
+	}
+	slices.Sort(changed)
+	for _, rel := range changed {
 		if generatedFile(rel) {
 			generated++
 		} else {
 			edited = append(edited, rel)
 		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
 	}
 	return generated, edited
 }
