@@ -12,7 +12,7 @@ import (
 // and an effort value the spec does not know, OpenRouter's routing field.
 func ExampleDecode() {
 	body := []byte(`{"model":"m","input":[{"role":"user","content":"hi"},{"type":"compaction_summary","id":"cs_1"}],` +
-		`"reasoning":{"effort":"ultra"},"provider":{"order":["a"]}}`)
+		`"reasoning":{"effort":"ludicrous"},"provider":{"order":["a"]}}`)
 	root, _ := codec.OpenAI.Payload(codec.ResponsesRequest)
 	doc, err := codec.Decode(root, body)
 	if err != nil {
@@ -37,7 +37,7 @@ func ExampleDecode() {
 	// input[0]: user message
 	// input[1]: unknown type "compaction_summary", 41 bytes kept
 	// input[1]: unknown type "compaction_summary": {"type":"compaction_summary","id":"cs_1"}
-	// reasoning.effort: unknown value "ultra": "ultra"
+	// reasoning.effort: unknown value "ludicrous": "ludicrous"
 	// provider: unknown field: {"order":["a"]}
 	// true
 }

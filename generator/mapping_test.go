@@ -141,7 +141,7 @@ func TestLeavesAndCompleteness(t *testing.T) {
 func TestTargetsAndEvents(t *testing.T) {
 	base := header + "entries:\n  - path: top_logprobs\n    map: top_logprobs\n    transform: logprobsOn\n"
 	for _, c := range []struct{ name, extra, want string }{
-		{"fine", "targets:\n  - path: stop\n    drop: never sent\n  - path: user\n    gateway: the gateway's\nevents:\n  - type: response.queued\n    never: no queue\n  - type: response.created\n    emit: first\n", ""},
+		{"fine", "targets:\n  - path: stop\n    drop: never sent\n  - path: user\n    gateway: the gateway's\nevents:\n  - type: response.completed\n    never: not in this test\n  - type: response.created\n    emit: first\n", ""},
 		{"a target that is not a path", "targets:\n  - path: stop{\n    drop: x\n", `m.yaml:10: target stop{: stop{: unclosed {`},
 		{"a target mapped", "targets:\n  - path: stop\n    map: stop\n", "m.yaml:11: target stop: a target is filled by the gateway (gateway) or never set (drop), not map"},
 		{"a target twice", "targets:\n  - path: stop\n    drop: x\n  - path: stop\n    drop: y\n", "m.yaml:12: target stop: an entry at line 10 already"},

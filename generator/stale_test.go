@@ -43,8 +43,8 @@ targets:
 events:
   - type: response.teleported
     never: not in this release
-  - type: response.queued
-    never: no queue
+  - type: response.completed
+    never: not in this test
 `
 	f, errs := Load("mapping/m.yaml", []byte(src))
 	if errs != nil {

@@ -67,13 +67,14 @@ func prefixed(p string, paths []string) []string {
 	return out
 }
 
-// A spec update, end to end, on a copy of the pinned OpenAI spec with a
+// A spec update, end to end, on a copy of the pinned OpenAI spec (its
+// edits name places of that release) with a
 // field added to CreateResponse, a variant added to the input item union
 // and a field removed (the local shell action's env): the matrix is
 // computed from the new spec with no hand edit; its diff against the
 // committed one names exactly those three changes and exits 1; the
 // converter generator stops with errors naming exactly the new paths.
-func TestSpecUpdate(t *testing.T) {
+func TestPinnedSpecMatrixUpdate(t *testing.T) {
 	dir := specsDir(t)
 	orig, err := os.ReadFile(filepath.Join(dir, "openai.openapi.yaml"))
 	if err != nil {

@@ -3,6 +3,7 @@ package conformance
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -180,3 +181,30 @@ func chunks(s string) []string {
 }
 
 func isRuneStart(b byte) bool { return b&0xC0 != 0x80 }
+
+// builtTypes are the event types the tests' streams are built of.
+var builtTypes = []string{
+	"response.created", "response.in_progress", "response.queued", "response.completed", "response.incomplete", "response.failed",
+	"response.output_item.added", "response.output_item.done", "response.content_part.added", "response.content_part.done",
+	"response.output_text.delta", "response.output_text.done", "response.output_text.annotation.added",
+	"response.refusal.delta", "response.refusal.done",
+	"response.function_call_arguments.delta", "response.function_call_arguments.done",
+	"response.custom_tool_call_input.delta", "response.custom_tool_call_input.done",
+	"response.reasoning_text.delta", "response.reasoning_text.done",
+	"response.reasoning_summary_part.added", "response.reasoning_summary_part.done",
+	"response.reasoning_summary_text.delta", "response.reasoning_summary_text.done",
+	"response.web_search_call.searching",
+}
+
+// checkOnAnyRelease is Check without the warnings that only say the spec
+// at hand lacks an event type the tests build streams of (a release
+// without custom tool call events, say): with the pinned specs, which
+// have them all, it is Check. So the checker's rules are tested on any
+// spec release.
+func checkOnAnyRelease(evs [][]byte) []Finding {
+	return slices.DeleteFunc(Check(evs), func(f Finding) bool {
+		typ, ok := strings.CutPrefix(f.Reason, `event type "`)
+		typ, _, _ = strings.Cut(typ, `"`)
+		return ok && f.Rule == "unknown-type" && slices.Contains(builtTypes, typ)
+	})
+}

@@ -188,9 +188,10 @@ func TestPinnedSpecEveryPathOnce(t *testing.T) {
 	}
 }
 
-// A small mapping, rendered: the Markdown, and the diff (text and
+// A small mapping, rendered against the pinned specs (every row of their
+// chunk, so it depends on their content): the Markdown, and the diff (text and
 // Markdown) after an edit that adds, removes and changes rows.
-func TestGoldenRenderings(t *testing.T) {
+func TestPinnedSpecGoldenRenderings(t *testing.T) {
 	const head = "from: {dialect: openrouter, payload: chat chunk}\nto:\n  - {dialect: openai, payload: responses body}\nentries:\n"
 	before := head + "  - path: id\n    gateway: the gateway's\n  - path: model\n    map: model\n  - path: choices[].delta.content\n    map: output[]{message}\n  - path: usage.prompt_tokens\n    lossy: usage.input_tokens\n    note: rounded\n  - path: usage.completion_tokens\n    map: usage.output_tokens\n  - path: choices[].logprobs\n    drop: not yet\n  - path: usage\n    drop: the rest of it\nextras:\n  - key: provider\n    drop: logged\n"
 	after := head + "  - path: model\n    map: model\n  - path: choices[].delta.content\n    drop: not any more\n  - path: usage.prompt_tokens\n    map: usage.input_tokens\n  - path: choices[].logprobs\n    drop: not yet\n  - path: usage\n    drop: the rest of it\nextras:\n  - key: x_trace\n    gateway: logged\n"
@@ -233,8 +234,8 @@ func TestGoldenRenderings(t *testing.T) {
 // no longer carried is.
 func TestStale(t *testing.T) {
 	const head = "from: {dialect: openrouter, payload: chat chunk}\nto:\n  - {dialect: openai, payload: responses body}\n"
-	live := head + "entries:\n  - path: model\n    map: model\n  - path: usage.prompt_tokens\n    map: usage.input_tokens\n  - path: choices[].delta.content\n    drop: x\nextras:\n  - key: provider\n    drop: logged\ntargets:\n  - path: output[]{message}\n    drop: y\nevents:\n  - type: response.queued\n    never: no queue\n"
-	stale := head + "entries:\n  - path: model\n    map: model\n  - path: usage.prompt_tokens\n    map: usage.input_tokenz\n  - path: choices[].delta.content\n    drop: x\n  - path: future_field\n    drop: gone\nextras:\n  - key: provider\n    drop: logged\n  - key: id\n    drop: a field now\ntargets:\n  - path: output[]{message}\n    drop: y\n  - path: output[]{teleport}\n    drop: gone\nevents:\n  - type: response.queued\n    never: no queue\n  - type: response.teleported\n    never: gone\n"
+	live := head + "entries:\n  - path: model\n    map: model\n  - path: usage.prompt_tokens\n    map: usage.input_tokens\n  - path: choices[].delta.content\n    drop: x\nextras:\n  - key: provider\n    drop: logged\ntargets:\n  - path: output[]{message}\n    drop: y\nevents:\n  - type: response.completed\n    never: not in this test\n"
+	stale := head + "entries:\n  - path: model\n    map: model\n  - path: usage.prompt_tokens\n    map: usage.input_tokenz\n  - path: choices[].delta.content\n    drop: x\n  - path: future_field\n    drop: gone\nextras:\n  - key: provider\n    drop: logged\n  - key: id\n    drop: a field now\ntargets:\n  - path: output[]{message}\n    drop: y\n  - path: output[]{teleport}\n    drop: gone\nevents:\n  - type: response.completed\n    never: not in this test\n  - type: response.teleported\n    never: gone\n"
 	build := func(src string) (*Matrix, *generator.File) {
 		f, errs := generator.Load("mapping/small.yaml", []byte(src))
 		if errs != nil {
@@ -351,12 +352,12 @@ func TestEnumValues(t *testing.T) {
 	if d := Diff(m, loaded); !d.Empty() {
 		t.Errorf("through the JSON: %s", d.Text())
 	}
-	effort.Values = append(slices.DeleteFunc(slices.Clone(effort.Values), func(v string) bool { return v == "low" }), "ultra")
+	effort.Values = append(slices.DeleteFunc(slices.Clone(effort.Values), func(v string) bool { return v == "low" }), "ludicrous")
 	d := Diff(loaded, m)
 	if len(d.Sections) != 1 || len(d.Sections[0].Values) != 1 || d.Worse() {
 		t.Fatalf("diff: %s", d.Text())
 	}
-	for _, want := range []string{"~ reasoning.effort  values +ultra -low", "| values | `reasoning.effort` | | +ultra -low |"} {
+	for _, want := range []string{"~ reasoning.effort  values +ludicrous -low", "| values | `reasoning.effort` | | +ludicrous -low |"} {
 		if !strings.Contains(string(d.Text())+string(d.Markdown()), want) {
 			t.Errorf("the diff lacks %q:\n%s\n%s", want, d.Text(), d.Markdown())
 		}
