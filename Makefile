@@ -30,7 +30,7 @@ pipeline:
 # All tests, vet, gofmt and staticcheck. (openapi's TestPipeline checks that
 # gen/ equals a fresh run; CI also regenerates and diffs.)
 test: vet lint node-deps
-	go test -count=1 ./...
+	go test -count=1 -timeout 45m ./...
 	go test -run '^$$' -bench . -benchtime 1x ./codec/... ./mapping/... ./runtime/... > /dev/null
 
 # The official openai Node SDK for runtime/gateway's TestNodeSDK (pinned in
