@@ -1,8 +1,6 @@
 package normalize
 
 import (
-	"strings"
-
 	"github.com/getkin/kin-openapi/openapi3"
 
 	"github.com/transponder-dev/transponder/openapi/internal/walk"
@@ -20,43 +18,34 @@ import (
 // path ("/chat/completions" → ChatCompletionsStreamEvent); a name already
 // taken gets a number.
 func inlineEvents(d *Doc) error {
-	for _, op := range walk.Operations(d.T) {
-		if op.Op.Responses == nil {
-			continue
-		}
-		for _, code := range walk.SortedKeys(op.Op.Responses.Map()) {
-			r := op.Op.Responses.Value(code)
-			if r.Value == nil {
+	d.responses(func(op walk.Operation, base string, r *openapi3.Response) {
+		for _, ct := range []string{StreamMediaType, "text/event-stream"} {
+			m := r.Content[ct]
+			if m == nil || m.Schema == nil {
 				continue
 			}
-			for _, ct := range []string{StreamMediaType, "text/event-stream"} {
-				m := r.Value.Content[ct]
-				if m == nil || m.Schema == nil {
-					continue
+			ptr := base + "/content/" + walk.Escape(ct) + "/schema"
+			slot, component := m.Schema, ""
+			if env := d.Resolve(m.Schema); env != nil && len(env.Properties) == 1 && env.Properties["data"] != nil {
+				// The {"data": …} envelope: the data line is the event.
+				if m.Schema.Ref != "" {
+					component = walk.ComponentName(m.Schema.Ref)
+					ptr = "/components/schemas/" + walk.Escape(component)
 				}
-				ptr := "/paths/" + walk.Escape(op.Path) + "/" + strings.ToLower(op.Method) + "/responses/" + code + "/content/" + walk.Escape(ct) + "/schema"
-				slot, component := m.Schema, ""
-				if env := d.Resolve(m.Schema); env != nil && len(env.Properties) == 1 && env.Properties["data"] != nil {
-					// The {"data": …} envelope: the data line is the event.
-					if m.Schema.Ref != "" {
-						component = walk.ComponentName(m.Schema.Ref)
-						ptr = "/components/schemas/" + walk.Escape(component)
-					}
-					slot, ptr = env.Properties["data"], ptr+"/properties/data"
-					if v := slot.Value; slot.Ref == "" && v != nil && len(v.AnyOf) == 2 && v.AnyOf[1].Ref == "" && v.AnyOf[1].Value != nil &&
-						v.AnyOf[1].Value.Type.Is(openapi3.TypeNull) {
-						slot, ptr = v.AnyOf[0], ptr+"/anyOf/0"
-					}
+				slot, ptr = env.Properties["data"], ptr+"/properties/data"
+				if v := slot.Value; slot.Ref == "" && v != nil && len(v.AnyOf) == 2 && v.AnyOf[1].Ref == "" && v.AnyOf[1].Value != nil &&
+					v.AnyOf[1].Value.Type.Is(openapi3.TypeNull) {
+					slot, ptr = v.AnyOf[0], ptr+"/anyOf/0"
 				}
-				if slot.Ref != "" || slot.Value == nil {
-					continue
-				}
-				ref := d.AddComponent(d.eventName(slot.Value, op.Path), slot.Value)
-				*slot = *ref
-				d.Hit(Node{Ref: slot, Component: component, Pointer: ptr}, "inline event schema moved to component %s", walk.ComponentName(ref.Ref))
 			}
+			if slot.Ref != "" || slot.Value == nil {
+				continue
+			}
+			ref := d.AddComponent(d.eventName(slot.Value, op.Path), slot.Value)
+			*slot = *ref
+			d.Hit(Node{Ref: slot, Component: component, Pointer: ptr}, "inline event schema moved to component %s", walk.ComponentName(ref.Ref))
 		}
-	}
+	})
 	return nil
 }
 
