@@ -23,7 +23,7 @@ import (
 // null}] is a union of two scalars in the table, 3.0's nullable string one
 // scalar taking null; the codec reads both alike (see tableEqual).
 func TestPinnedSpecOpenAI30Generates(t *testing.T) {
-	s, data := pinnedOpenAI(t)
+	s, data := pinnedSpec(t, "openai")
 	rendered, err := OpenAPI30(data)
 	if err != nil {
 		t.Fatal(err)

@@ -1,49 +1,22 @@
-package specvariant_test
+package specvariant
 
 import (
 	"bytes"
-	"os"
 	"testing"
 
-	"github.com/transponder-dev/transponder/internal/specvariant"
 	"github.com/transponder-dev/transponder/openapi"
 )
-
-// pinned returns the pinned OpenRouter spec and its manifest entry.
-func pinned(t *testing.T) (openapi.Spec, []byte) {
-	t.Helper()
-	dir, err := openapi.SpecsDir("../..")
-	if err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatal(err)
-		}
-		t.Skip(err)
-	}
-	m, err := openapi.LoadManifest()
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, ok := m.Lookup("openrouter")
-	if !ok {
-		t.Fatal("no openrouter spec in the manifest")
-	}
-	data, err := s.Read(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s, data
-}
 
 // The pinned OpenRouter spec rewritten into its late-2025 constructs goes
 // through the whole pipeline (ogen and the shape tables), each construct
 // taken by its rule, and the rewrite is deterministic.
 func TestPinnedSpecOpenRouter2025Generates(t *testing.T) {
-	s, data := pinned(t)
-	variant, err := specvariant.OpenRouter2025(data)
+	s, data := pinnedSpec(t, "openrouter")
+	variant, err := OpenRouter2025(data)
 	if err != nil {
 		t.Fatal(err)
 	}
-	again, err := specvariant.OpenRouter2025(data)
+	again, err := OpenRouter2025(data)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -88,7 +61,7 @@ func TestOpenRouter2025Refuses(t *testing.T) {
 		"no schemas":      `{"openapi": "3.1.0"}`,
 		"no ProviderSort": `{"components": {"schemas": {"ProviderPreferences": {"properties": {"sort": {"anyOf": [{"type": "null"}]}}}}}}`,
 	} {
-		if _, err := specvariant.OpenRouter2025([]byte(src)); err == nil {
+		if _, err := OpenRouter2025([]byte(src)); err == nil {
 			t.Errorf("%s: no error", name)
 		}
 	}
