@@ -83,8 +83,8 @@ func FindStale(f *File, ds map[string]*codec.Dialect) []Stale {
 		s.File = f.Name
 		out = append(out, s)
 	}
-	src, ok := payloadSchema(f.From, ds)
-	if !ok {
+	src, err := f.From.Schema(ds)
+	if err != nil {
 		return nil
 	}
 	type target struct {
@@ -93,7 +93,7 @@ func FindStale(f *File, ds map[string]*codec.Dialect) []Stale {
 	}
 	var targets []target
 	for _, t := range f.To {
-		if s, ok := payloadSchema(t, ds); ok {
+		if s, err := t.Schema(ds); err == nil {
 			targets = append(targets, target{t.Dialect, s})
 		}
 	}
@@ -159,24 +159,6 @@ func FindStale(f *File, ds map[string]*codec.Dialect) []Stale {
 	}
 	slices.SortStableFunc(out, func(a, b Stale) int { return a.Line - b.Line })
 	return out
-}
-
-// payloadSchema is a side's schema in ds, if its dialect and payload
-// exist.
-func payloadSchema(s Side, ds map[string]*codec.Dialect) (codec.Schema, bool) {
-	d, ok := ds[s.Dialect]
-	if !ok {
-		return codec.Schema{}, false
-	}
-	p, ok := codec.PayloadByName(s.Payload)
-	if !ok {
-		return codec.Schema{}, false
-	}
-	r, ok := d.Payload(p)
-	if !ok {
-		return codec.Schema{}, false
-	}
-	return r.Schema(), true
 }
 
 // eventTypes are the types of the OpenAI stream event union (the events:

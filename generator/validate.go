@@ -41,17 +41,31 @@ type Checked struct {
 
 var dialects = map[string]*codec.Dialect{codec.OpenAI.Name(): codec.OpenAI, codec.OpenRouter.Name(): codec.OpenRouter}
 
-func (s Side) schema(file string, ds map[string]*codec.Dialect) (codec.Schema, error) {
+// Schema is the side's payload in the shape tables ds (by dialect name):
+// the one lookup the generator, its stale check and the alignment matrix
+// share.
+func (s Side) Schema(ds map[string]*codec.Dialect) (codec.Schema, error) {
 	d, ok := ds[s.Dialect]
 	if !ok {
-		return codec.Schema{}, &Error{file, s.Line, fmt.Sprintf("no dialect %q", s.Dialect)}
+		return codec.Schema{}, fmt.Errorf("no dialect %q", s.Dialect)
 	}
 	p, ok := codec.PayloadByName(s.Payload)
 	if !ok {
-		return codec.Schema{}, &Error{file, s.Line, fmt.Sprintf("no payload %q (responses request, responses body, responses event, chat request, chat body, chat chunk)", s.Payload)}
+		return codec.Schema{}, fmt.Errorf("no payload %q (responses request, responses body, responses event, chat request, chat body, chat chunk)", s.Payload)
 	}
-	r, _ := d.Payload(p)
+	r, ok := d.Payload(p)
+	if !ok {
+		return codec.Schema{}, fmt.Errorf("%s has no %s", s.Dialect, s.Payload)
+	}
 	return r.Schema(), nil
+}
+
+func (s Side) schema(file string, ds map[string]*codec.Dialect) (codec.Schema, error) {
+	sc, err := s.Schema(ds)
+	if err != nil {
+		return codec.Schema{}, &Error{file, s.Line, err.Error()}
+	}
+	return sc, nil
 }
 
 // Validate checks a mapping file against the shape tables of the pinned

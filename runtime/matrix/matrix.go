@@ -264,19 +264,11 @@ func Build(in Input) (*Matrix, error) {
 }
 
 func (in Input) schema(s generator.Side) (codec.Schema, error) {
-	d, ok := in.Dialects[s.Dialect]
-	if !ok {
-		return codec.Schema{}, fmt.Errorf("matrix: no dialect %q", s.Dialect)
+	sc, err := s.Schema(in.Dialects)
+	if err != nil {
+		return codec.Schema{}, fmt.Errorf("matrix: %w", err)
 	}
-	p, ok := codec.PayloadByName(s.Payload)
-	if !ok {
-		return codec.Schema{}, fmt.Errorf("matrix: no payload %q", s.Payload)
-	}
-	r, ok := d.Payload(p)
-	if !ok {
-		return codec.Schema{}, fmt.Errorf("matrix: %s has no %s", s.Dialect, s.Payload)
-	}
-	return r.Schema(), nil
+	return sc, nil
 }
 
 func sideName(s generator.Side) string { return s.Dialect + " " + s.Payload }
