@@ -24,7 +24,6 @@ var migrations = [][]string{
 			PRIMARY KEY (tenant, id)
 		)`,
 		`CREATE INDEX responses_expires_at ON responses (expires_at)`,
-		`CREATE INDEX responses_conversation ON responses (tenant, conversation_id, created_at)`,
 		`CREATE TABLE items (
 			tenant TEXT NOT NULL,
 			response_id TEXT NOT NULL,
