@@ -1,0 +1,445 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"math"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	_ "github.com/jackc/pgx/v5/stdlib" // database/sql driver "pgx"
+	_ "modernc.org/sqlite"             // database/sql driver "sqlite"
+)
+
+// DefaultTTL is how long a stored response lives when Config.TTL is zero.
+const DefaultTTL = 30 * 24 * time.Hour
+
+// Errors. Reads of another tenant's object or of an expired one are
+// ErrNotFound too.
+var (
+	ErrNotFound = errors.New("not found")
+	ErrExists   = errors.New("already exists")
+	ErrInvalid  = errors.New("invalid argument")
+)
+
+// MissingLinkError is returned by Chain when a response the chain goes
+// through is not stored (deleted, expired, never stored). It wraps
+// ErrNotFound.
+type MissingLinkError struct{ ID string }
+
+func (e *MissingLinkError) Error() string {
+	return fmt.Sprintf("store: chain link %q: %v", e.ID, ErrNotFound)
+}
+func (e *MissingLinkError) Unwrap() error { return ErrNotFound }
+
+// ChainLimitError is returned by Chain when the chain holds more items (or
+// turns) than the limit asked for.
+type ChainLimitError struct{ Limit int }
+
+func (e *ChainLimitError) Error() string {
+	return fmt.Sprintf("store: chain has more than %d items (the limit of stored items per chain)", e.Limit)
+}
+
+// Role says whether an item was a response's input or its output.
+type Role string
+
+const (
+	RoleInput  Role = "input"
+	RoleOutput Role = "output"
+)
+
+// Item is one stored item: its id and its JSON, verbatim.
+type Item struct {
+	ID   string
+	Role Role
+	Body []byte
+}
+
+// Response is one stored response. Input and Output are written by
+// PutResponse; GetResponse leaves them empty (Body has the output, InputItems
+// and Chain read the items).
+type Response struct {
+	ID             string
+	PreviousID     string // "" when the response starts a chain
+	ConversationID string // "" when not in a conversation
+	CreatedAt      time.Time
+	ExpiresAt      time.Time // set by PutResponse: CreatedAt + TTL
+	Body           []byte
+	Input, Output  []Item
+}
+
+// Config selects and configures a backend.
+type Config struct {
+	// Driver is "sqlite" or "postgres".
+	Driver string
+	// DSN: for sqlite the database file's path (its directory is created);
+	// for postgres a pgx connection string.
+	DSN string
+	// TTL of stored responses; DefaultTTL when zero.
+	TTL time.Duration
+	// Now is the clock; time.Now when nil.
+	Now func() time.Time
+}
+
+// Store is the stored-responses API the gateway uses.
+type Store interface {
+	// PutResponse stores r with its items in one transaction: all or nothing.
+	// An id already stored for the tenant is ErrExists. Item ids must be set.
+	PutResponse(ctx context.Context, tenant string, r Response) error
+	// GetResponse returns the response without its items.
+	GetResponse(ctx context.Context, tenant, id string) (Response, error)
+	// DeleteResponse removes the response and its items.
+	DeleteResponse(ctx context.Context, tenant, id string) error
+	// Chain returns the items of the chain ending at id: each turn's input then
+	// output, oldest turn first. See MissingLinkError and ChainLimitError.
+	Chain(ctx context.Context, tenant, id string, maxItems int) ([]Item, error)
+	// Item returns a stored item by id (input or output of any live response).
+	Item(ctx context.Context, tenant, id string) (Item, error)
+	// InputItems pages through a response's input items, in stored order
+	// (desc: reversed), starting after the item with id after ("" from the
+	// start). hasMore says whether items follow the page.
+	InputItems(ctx context.Context, tenant, responseID, after string, limit int, desc bool) (items []Item, hasMore bool, err error)
+	// Expire deletes the responses expired at now and their items and returns
+	// how many responses it deleted.
+	Expire(ctx context.Context, now time.Time) (int, error)
+	Close() error
+}
+
+type dialect int
+
+const (
+	sqlite dialect = iota
+	postgres
+)
+
+type sqlStore struct {
+	db      *sql.DB
+	dialect dialect
+	ttl     time.Duration
+	now     func() time.Time
+}
+
+// Open opens (creating it if needed) the store and applies the pending
+// migrations.
+func Open(ctx context.Context, cfg Config) (Store, error) {
+	s := &sqlStore{ttl: cfg.TTL, now: cfg.Now}
+	if s.ttl == 0 {
+		s.ttl = DefaultTTL
+	}
+	if s.ttl < 0 {
+		return nil, fmt.Errorf("store: ttl %v: %w", cfg.TTL, ErrInvalid)
+	}
+	if s.now == nil {
+		s.now = time.Now
+	}
+	var err error
+	switch cfg.Driver {
+	case "sqlite":
+		if cfg.DSN == "" {
+			return nil, fmt.Errorf("store: sqlite: empty database path: %w", ErrInvalid)
+		}
+		if err := os.MkdirAll(filepath.Dir(cfg.DSN), 0o755); err != nil {
+			return nil, fmt.Errorf("store: sqlite: %w", err)
+		}
+		q := url.Values{}
+		q.Add("_pragma", "busy_timeout(10000)")
+		q.Add("_pragma", "journal_mode(WAL)")
+		q.Set("_txlock", "immediate")
+		s.dialect = sqlite
+		s.db, err = sql.Open("sqlite", "file:"+(&url.URL{Path: cfg.DSN}).EscapedPath()+"?"+q.Encode())
+	case "postgres":
+		s.dialect = postgres
+		s.db, err = sql.Open("pgx", cfg.DSN)
+	default:
+		return nil, fmt.Errorf("store: driver %q (want sqlite or postgres): %w", cfg.Driver, ErrInvalid)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("store: open %s: %w", cfg.Driver, err)
+	}
+	if err := s.migrate(ctx); err != nil {
+		s.db.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+func (s *sqlStore) Close() error { return s.db.Close() }
+
+// q rebinds a query written with ? placeholders for the dialect.
+func (s *sqlStore) q(query string) string {
+	if s.dialect != postgres {
+		return query
+	}
+	var b strings.Builder
+	n := 0
+	for _, r := range query {
+		if r == '?' {
+			n++
+			b.WriteByte('$')
+			b.WriteString(strconv.Itoa(n))
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+func nullable(s string) sql.NullString { return sql.NullString{String: s, Valid: s != ""} }
+
+func (s *sqlStore) PutResponse(ctx context.Context, tenant string, r Response) error {
+	if r.ID == "" {
+		return fmt.Errorf("store: put response: empty id: %w", ErrInvalid)
+	}
+	created := r.CreatedAt
+	if created.IsZero() {
+		created = s.now()
+	}
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("store: put response %q: %w", r.ID, err)
+	}
+	defer tx.Rollback() //nolint:errcheck // after Commit it is a no-op
+	res, err := tx.ExecContext(ctx, s.q(`INSERT INTO responses (tenant, id, previous_response_id, conversation_id, created_at, expires_at, body)
+		VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (tenant, id) DO NOTHING`),
+		tenant, r.ID, nullable(r.PreviousID), nullable(r.ConversationID), created.UnixNano(), created.Add(s.ttl).UnixNano(), nonNil(r.Body))
+	if err != nil {
+		return fmt.Errorf("store: put response %q: %w", r.ID, err)
+	}
+	if n, err := res.RowsAffected(); err != nil {
+		return fmt.Errorf("store: put response %q: %w", r.ID, err)
+	} else if n == 0 {
+		return fmt.Errorf("store: put response %q: %w", r.ID, ErrExists)
+	}
+	seq := 0
+	for _, part := range []struct {
+		role  Role
+		items []Item
+	}{{RoleInput, r.Input}, {RoleOutput, r.Output}} {
+		for i, it := range part.items {
+			if it.ID == "" {
+				return fmt.Errorf("store: put response %q: %s item %d: empty id: %w", r.ID, part.role, i, ErrInvalid)
+			}
+			if _, err := tx.ExecContext(ctx, s.q(`INSERT INTO items (tenant, response_id, seq, id, role, body) VALUES (?, ?, ?, ?, ?, ?)`),
+				tenant, r.ID, seq, it.ID, string(part.role), nonNil(it.Body)); err != nil {
+				return fmt.Errorf("store: put response %q: %s item %d: %w", r.ID, part.role, i, err)
+			}
+			seq++
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("store: put response %q: commit: %w", r.ID, err)
+	}
+	return nil
+}
+
+func nonNil(b []byte) []byte {
+	if b == nil {
+		return []byte{}
+	}
+	return b
+}
+
+func (s *sqlStore) GetResponse(ctx context.Context, tenant, id string) (Response, error) {
+	var (
+		r              = Response{ID: id}
+		prev, conv     sql.NullString
+		created, expir int64
+	)
+	err := s.db.QueryRowContext(ctx, s.q(`SELECT previous_response_id, conversation_id, created_at, expires_at, body
+		FROM responses WHERE tenant = ? AND id = ? AND expires_at > ?`), tenant, id, s.now().UnixNano()).
+		Scan(&prev, &conv, &created, &expir, &r.Body)
+	if errors.Is(err, sql.ErrNoRows) {
+		return Response{}, fmt.Errorf("store: response %q: %w", id, ErrNotFound)
+	}
+	if err != nil {
+		return Response{}, fmt.Errorf("store: response %q: %w", id, err)
+	}
+	r.PreviousID, r.ConversationID = prev.String, conv.String
+	r.CreatedAt, r.ExpiresAt = time.Unix(0, created).UTC(), time.Unix(0, expir).UTC()
+	return r, nil
+}
+
+func (s *sqlStore) DeleteResponse(ctx context.Context, tenant, id string) error {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("store: delete response %q: %w", id, err)
+	}
+	defer tx.Rollback() //nolint:errcheck // after Commit it is a no-op
+	res, err := tx.ExecContext(ctx, s.q(`DELETE FROM responses WHERE tenant = ? AND id = ? AND expires_at > ?`), tenant, id, s.now().UnixNano())
+	if err != nil {
+		return fmt.Errorf("store: delete response %q: %w", id, err)
+	}
+	if n, err := res.RowsAffected(); err != nil {
+		return fmt.Errorf("store: delete response %q: %w", id, err)
+	} else if n == 0 {
+		return fmt.Errorf("store: delete response %q: %w", id, ErrNotFound)
+	}
+	if _, err := tx.ExecContext(ctx, s.q(`DELETE FROM items WHERE tenant = ? AND response_id = ?`), tenant, id); err != nil {
+		return fmt.Errorf("store: delete response %q: items: %w", id, err)
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("store: delete response %q: commit: %w", id, err)
+	}
+	return nil
+}
+
+// chainQuery walks previous_response_id from the head (depth 0) back at most
+// ? links, then joins each live response of the chain with its items. One
+// statement, so a concurrent delete cannot tear the result.
+const chainQuery = `WITH RECURSIVE chain (id, prev, depth) AS (
+		SELECT id, previous_response_id, 0 FROM responses WHERE tenant = ? AND id = ? AND expires_at > ?
+	UNION ALL
+		SELECT r.id, r.previous_response_id, c.depth + 1 FROM chain c
+		JOIN responses r ON r.tenant = ? AND r.id = c.prev AND r.expires_at > ?
+		WHERE c.depth < ?
+	)
+	SELECT c.depth, c.prev, i.id, i.role, i.body FROM chain c
+	LEFT JOIN items i ON i.tenant = ? AND i.response_id = c.id
+	ORDER BY c.depth DESC, i.seq`
+
+func (s *sqlStore) Chain(ctx context.Context, tenant, id string, maxItems int) ([]Item, error) {
+	if maxItems <= 0 {
+		return nil, fmt.Errorf("store: chain %q: limit %d: %w", id, maxItems, ErrInvalid)
+	}
+	now := s.now().UnixNano()
+	// A turn holds at least one item in practice, so maxItems also bounds
+	// the turns walked (and a cycle, which PutResponse cannot make anyway).
+	rows, err := s.db.QueryContext(ctx, s.q(chainQuery), tenant, id, now, tenant, now, maxItems, tenant)
+	if err != nil {
+		return nil, fmt.Errorf("store: chain %q: %w", id, err)
+	}
+	defer rows.Close()
+	var (
+		items    []Item
+		seen     bool
+		maxDepth = -1
+		tailPrev sql.NullString
+	)
+	for rows.Next() {
+		var (
+			depth        int
+			prev         sql.NullString
+			itemID, role sql.NullString
+			body         []byte
+		)
+		if err := rows.Scan(&depth, &prev, &itemID, &role, &body); err != nil {
+			return nil, fmt.Errorf("store: chain %q: %w", id, err)
+		}
+		seen = true
+		if depth > maxDepth {
+			maxDepth, tailPrev = depth, prev
+		}
+		if !itemID.Valid {
+			continue // a turn without items
+		}
+		if len(items) == maxItems {
+			return nil, fmt.Errorf("store: chain %q: %w", id, &ChainLimitError{Limit: maxItems})
+		}
+		items = append(items, Item{ID: itemID.String, Role: Role(role.String), Body: body})
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("store: chain %q: %w", id, err)
+	}
+	if !seen {
+		return nil, fmt.Errorf("store: response %q: %w", id, ErrNotFound)
+	}
+	if tailPrev.Valid {
+		if maxDepth >= maxItems {
+			return nil, fmt.Errorf("store: chain %q: %w", id, &ChainLimitError{Limit: maxItems})
+		}
+		return nil, fmt.Errorf("store: chain %q: %w", id, &MissingLinkError{ID: tailPrev.String})
+	}
+	return items, nil
+}
+
+func (s *sqlStore) Item(ctx context.Context, tenant, id string) (Item, error) {
+	it := Item{ID: id}
+	var role string
+	err := s.db.QueryRowContext(ctx, s.q(`SELECT i.role, i.body FROM items i
+		JOIN responses r ON r.tenant = i.tenant AND r.id = i.response_id
+		WHERE i.tenant = ? AND i.id = ? AND r.expires_at > ?
+		ORDER BY r.created_at DESC, i.seq DESC LIMIT 1`), tenant, id, s.now().UnixNano()).Scan(&role, &it.Body)
+	if errors.Is(err, sql.ErrNoRows) {
+		return Item{}, fmt.Errorf("store: item %q: %w", id, ErrNotFound)
+	}
+	if err != nil {
+		return Item{}, fmt.Errorf("store: item %q: %w", id, err)
+	}
+	it.Role = Role(role)
+	return it, nil
+}
+
+func (s *sqlStore) InputItems(ctx context.Context, tenant, responseID, after string, limit int, desc bool) ([]Item, bool, error) {
+	if limit <= 0 {
+		return nil, false, fmt.Errorf("store: input items of %q: limit %d: %w", responseID, limit, ErrInvalid)
+	}
+	if _, err := s.GetResponse(ctx, tenant, responseID); err != nil {
+		return nil, false, err
+	}
+	cmp, order, cursor := ">", "ASC", int64(-1)
+	if desc {
+		cmp, order, cursor = "<", "DESC", int64(math.MaxInt32) // seq is INTEGER: int4 on PostgreSQL
+	}
+	if after != "" {
+		err := s.db.QueryRowContext(ctx, s.q(`SELECT seq FROM items WHERE tenant = ? AND response_id = ? AND role = 'input' AND id = ? ORDER BY seq LIMIT 1`),
+			tenant, responseID, after).Scan(&cursor)
+		if errors.Is(err, sql.ErrNoRows) {
+			return nil, false, fmt.Errorf("store: input items of %q: after %q: %w", responseID, after, ErrNotFound)
+		}
+		if err != nil {
+			return nil, false, fmt.Errorf("store: input items of %q: %w", responseID, err)
+		}
+	}
+	rows, err := s.db.QueryContext(ctx, s.q(`SELECT id, body FROM items WHERE tenant = ? AND response_id = ? AND role = 'input' AND seq `+cmp+` ?
+		ORDER BY seq `+order+` LIMIT ?`), tenant, responseID, cursor, limit+1)
+	if err != nil {
+		return nil, false, fmt.Errorf("store: input items of %q: %w", responseID, err)
+	}
+	defer rows.Close()
+	var items []Item
+	for rows.Next() {
+		it := Item{Role: RoleInput}
+		if err := rows.Scan(&it.ID, &it.Body); err != nil {
+			return nil, false, fmt.Errorf("store: input items of %q: %w", responseID, err)
+		}
+		items = append(items, it)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, false, fmt.Errorf("store: input items of %q: %w", responseID, err)
+	}
+	if len(items) > limit {
+		return items[:limit], true, nil
+	}
+	return items, false, nil
+}
+
+func (s *sqlStore) Expire(ctx context.Context, now time.Time) (int, error) {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return 0, fmt.Errorf("store: expire: %w", err)
+	}
+	defer tx.Rollback() //nolint:errcheck // after Commit it is a no-op
+	t := now.UnixNano()
+	if _, err := tx.ExecContext(ctx, s.q(`DELETE FROM items WHERE EXISTS (SELECT 1 FROM responses r
+		WHERE r.tenant = items.tenant AND r.id = items.response_id AND r.expires_at <= ?)`), t); err != nil {
+		return 0, fmt.Errorf("store: expire items: %w", err)
+	}
+	res, err := tx.ExecContext(ctx, s.q(`DELETE FROM responses WHERE expires_at <= ?`), t)
+	if err != nil {
+		return 0, fmt.Errorf("store: expire responses: %w", err)
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return 0, fmt.Errorf("store: expire: %w", err)
+	}
+	if err := tx.Commit(); err != nil {
+		return 0, fmt.Errorf("store: expire: commit: %w", err)
+	}
+	return int(n), nil
+}
