@@ -64,6 +64,11 @@ type ChatToResponses interface {
 	// open items are closed, then response.failed carrying err (an
 	// *APIError's code and message, or server_error).
 	Fail(err error) []Event
+	// Abandon ends a stream nobody reads any more (the client went
+	// away): open items are closed and the Response, status cancelled, is
+	// handed to Options.Commit and returned. No event: there is no one to
+	// send it to.
+	Abandon() []byte
 	// Warnings lists what the upstream's answer had that the Response
 	// could not carry (the terminal response lists them too).
 	Warnings() []mapping.Warning
@@ -85,6 +90,7 @@ type translator struct {
 	calls  []*item
 	finish mapping.Finish
 	fail   *APIError
+	cancel bool // Abandon: the Response is cancelled
 	sawFin bool
 	sawDet bool // reasoning_details carried reasoning text: reasoning strings repeat it
 
@@ -188,7 +194,7 @@ func (t *translator) reset(req *Request, opts Options, stream bool) {
 	t.phase, t.seq = phaseNew, 0
 	t.items, t.calls, t.cur = t.items[:0], t.calls[:0], nil
 	t.nItems, t.nParts = 0, 0
-	t.finish, t.fail, t.sawFin, t.sawDet = mapping.Finish{}, nil, false, false
+	t.finish, t.fail, t.cancel, t.sawFin, t.sawDet = mapping.Finish{}, nil, false, false, false
 	t.waiting, t.holding, t.held, t.heldEv, t.heldOut = 0, false, t.held[:0], t.heldEv[:0], 0
 	t.buf, t.marks, t.out, t.final, t.arena = t.buf[:0], t.marks[:0], t.out[:0], nil, t.arena[:0]
 	t.resp = response{id: opts.ids().NewID("resp"), createdAt: opts.now(), status: "in_progress"}
@@ -268,6 +274,19 @@ func (t *translator) Fail(err error) []Event {
 	return t.flush()
 }
 
+// Abandon ends a stream nobody reads any more: see ChatToResponses.
+func (t *translator) Abandon() []byte {
+	t.begin()
+	if t.phase == phaseDone {
+		return t.final
+	}
+	t.start()
+	t.cancel = true
+	t.terminal()
+	t.begin() // its events go nowhere
+	return t.final
+}
+
 func (t *translator) failWith(e *APIError) {
 	if t.fail == nil {
 		t.fail = e
@@ -304,6 +323,8 @@ func (t *translator) terminal() {
 	r.serviceTier = t.reply.ServiceTier()
 	typ := "response.completed"
 	switch {
+	case t.cancel:
+		r.status, typ = "cancelled", "response.failed" // the event is not sent
 	case t.fail != nil:
 		r.status, typ = "failed", "response.failed"
 		r.errJSON = t.fail.AppendResponseError(nil)
@@ -323,6 +344,30 @@ func (t *translator) terminal() {
 	r.warnings = t.reply.Warnings()
 	t.phase = phaseDone
 	t.event(typ)
+	t.buf = append(t.buf, `,"response":`...)
+	start = len(t.buf)
+	t.buf = t.req.appendResponse(t.buf, r)
+	t.final = t.buf[start:len(t.buf):len(t.buf)]
+	t.end()
+	if t.opts.Commit == nil {
+		return
+	}
+	err := t.opts.Commit(t.final)
+	if err == nil || t.cancel || r.status == "failed" {
+		return // a failure stays the failure it was; a cancelled response has no one to tell
+	}
+	// Not committed: the response fails with the reason instead (and is
+	// not committed again).
+	ae, ok := err.(*APIError)
+	if !ok {
+		ae = &APIError{Status: 503, Type: "server_error", Code: "server_error", Message: err.Error()}
+	}
+	m := t.marks[len(t.marks)-1]
+	t.buf, t.marks = t.buf[:m.start], t.marks[:len(t.marks)-1]
+	t.seq--
+	r.status, r.completedAt, r.incomplete = "failed", 0, ""
+	r.errJSON = ae.AppendResponseError(nil)
+	t.event("response.failed")
 	t.buf = append(t.buf, `,"response":`...)
 	start = len(t.buf)
 	t.buf = t.req.appendResponse(t.buf, r)

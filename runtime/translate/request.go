@@ -48,6 +48,13 @@ func (s *SeqIDs) NewID(prefix string) string {
 type Options struct {
 	IDs   IDSource         // nil: RandomIDs
 	Clock func() time.Time // nil: time.Now
+	// Commit, if set, is handed the terminal Response before its event
+	// goes out (the gateway stores it there, so a client that has the
+	// event can chain from it). An error (an *APIError, or a 503
+	// server_error) fails a response that had not failed: the terminal
+	// event is then response.failed carrying it, and is not committed.
+	// The Response is valid only during the call.
+	Commit func(response []byte) error
 }
 
 func (o Options) ids() IDSource {
@@ -72,7 +79,13 @@ type Request struct {
 	Tools     mapping.ToolMap
 	Encrypted bool // include asks for reasoning.encrypted_content
 	Logprobs  bool // include asks for message.output_text.logprobs
-	echo      [nEcho][]byte
+	// Stored says the gateway stores the Response (it says store: true;
+	// false otherwise, whatever the request asked: nothing else stores
+	// it). Conversation is the id of the conversation it belongs to
+	// (conversation: {"id"}), "" for none.
+	Stored       bool
+	Conversation string
+	echo         [nEcho][]byte
 }
 
 // The request fields a Response echoes, in the Response's order, with
@@ -116,7 +129,7 @@ var echoes = [nEcho]struct{ key, def string }{
 	{"reasoning", "null"},
 	{"safety_identifier", "null"},
 	{"service_tier", `"default"`},
-	{"store", "false"}, // the gateway stores nothing (yet)
+	{"store", "false"}, // Request.Stored says
 	{"temperature", "1"},
 	{"text", `{"format":{"type":"text"}}`},
 	{"tool_choice", `"auto"`},
@@ -154,8 +167,8 @@ func NewRequest(body []byte, tools mapping.ToolMap) (*Request, error) {
 			}
 			continue
 		}
-		if key == "store" {
-			continue // the gateway stores nothing (yet): the Response says false
+		if key == "store" || key == "conversation" {
+			continue // what was done, not what was asked: Stored and Conversation
 		}
 		for i, e := range echoes {
 			if e.key == key && m.Kind() != codec.Null {
@@ -221,6 +234,12 @@ var toolFill = map[string][]struct{ key, val string }{
 
 // appendField appends the request's value of echo i, or its default.
 func (r *Request) appendField(dst []byte, i int) []byte {
+	if i == eStore {
+		if r.Stored {
+			return append(dst, "true"...)
+		}
+		return append(dst, "false"...)
+	}
 	if r.echo[i] != nil {
 		return append(dst, r.echo[i]...)
 	}
@@ -288,6 +307,10 @@ func (r *Request) appendResponse(dst []byte, s *response) []byte {
 	}
 	dst = r.member(dst, eUser)
 	dst = r.member(dst, eMetadata)
+	if r.Conversation != "" {
+		dst = append(dst, `,"conversation":{"id":`...)
+		dst = append(codec.AppendString(dst, r.Conversation), '}')
+	}
 	if len(s.warnings) > 0 {
 		dst = append(dst, `,"transponder_warnings":[`...)
 		for i, w := range s.warnings {
