@@ -35,6 +35,33 @@ var migrations = [][]string{
 		)`,
 		`CREATE INDEX items_id ON items (tenant, id)`,
 	},
+	// Conversations. next_seq is the next free seq of the conversation's
+	// items: an appender moves it forward with one UPDATE, which also locks
+	// the row (PostgreSQL) so concurrent appenders take distinct ranges.
+	2: {
+		`CREATE TABLE conversations (
+			tenant TEXT NOT NULL,
+			id TEXT NOT NULL,
+			created_at BIGINT NOT NULL,
+			expires_at BIGINT NOT NULL,
+			metadata {{blob}} NOT NULL,
+			next_seq INTEGER NOT NULL,
+			PRIMARY KEY (tenant, id)
+		)`,
+		`CREATE INDEX conversations_expires_at ON conversations (expires_at)`,
+		`CREATE TABLE conversation_items (
+			tenant TEXT NOT NULL,
+			conversation_id TEXT NOT NULL,
+			seq INTEGER NOT NULL,
+			id TEXT NOT NULL,
+			added_at BIGINT NOT NULL,
+			body {{blob}} NOT NULL,
+			PRIMARY KEY (tenant, conversation_id, seq)
+		)`,
+		// An item id once per conversation (as OpenAI refuses duplicate
+		// items); led by (tenant, id) it also serves Item's lookup.
+		`CREATE UNIQUE INDEX conversation_items_id ON conversation_items (tenant, id, conversation_id)`,
+	},
 }
 
 // pgMigrationLock is the pg_advisory_xact_lock key of the migration

@@ -54,7 +54,8 @@ const (
 	RoleOutput Role = "output"
 )
 
-// Item is one stored item: its id and its JSON, verbatim.
+// Item is one stored item: its id and its JSON, verbatim. Role is set on the
+// items of responses; a conversation's items have none ("").
 type Item struct {
 	ID   string
 	Role Role
@@ -67,7 +68,7 @@ type Item struct {
 type Response struct {
 	ID             string
 	PreviousID     string // "" when the response starts a chain
-	ConversationID string // "" when not in a conversation
+	ConversationID string // "" when not in a conversation; else PutResponse appends Input and Output to it
 	CreatedAt      time.Time
 	ExpiresAt      time.Time // set by PutResponse: CreatedAt + TTL
 	Body           []byte
@@ -91,6 +92,10 @@ type Config struct {
 type Store interface {
 	// PutResponse stores r with its items in one transaction: all or nothing.
 	// An id already stored for the tenant is ErrExists. Item ids must be set.
+	// When r.ConversationID is set, the same transaction appends r.Input then
+	// r.Output to that conversation (see AppendConversationItems): a
+	// conversation the tenant does not have is ErrNotFound and nothing is
+	// written.
 	PutResponse(ctx context.Context, tenant string, r Response) error
 	// GetResponse returns the response without its items.
 	GetResponse(ctx context.Context, tenant, id string) (Response, error)
@@ -99,14 +104,48 @@ type Store interface {
 	// Chain returns the items of the chain ending at id: each turn's input then
 	// output, oldest turn first. See MissingLinkError and ChainLimitError.
 	Chain(ctx context.Context, tenant, id string, maxItems int) ([]Item, error)
-	// Item returns a stored item by id (input or output of any live response).
+	// Item returns a stored item by id: an input or output item of a live
+	// response or an item of a live conversation; of several copies, the
+	// most recently stored.
 	Item(ctx context.Context, tenant, id string) (Item, error)
 	// InputItems pages through a response's input items, in stored order
 	// (desc: reversed), starting after the item with id after ("" from the
 	// start). hasMore says whether items follow the page.
 	InputItems(ctx context.Context, tenant, responseID, after string, limit int, desc bool) (items []Item, hasMore bool, err error)
-	// Expire deletes the responses expired at now and their items and returns
-	// how many responses it deleted.
+
+	// CreateConversation stores c with its items (in order) in one
+	// transaction. An id already stored for the tenant is ErrExists, so is
+	// an item id given twice. c.ExpiresAt is ignored (CreatedAt + TTL).
+	CreateConversation(ctx context.Context, tenant string, c Conversation) error
+	// GetConversation returns the conversation without its items.
+	GetConversation(ctx context.Context, tenant, id string) (Conversation, error)
+	// UpdateConversation replaces the metadata and returns the conversation.
+	// It does not extend the conversation's life.
+	UpdateConversation(ctx context.Context, tenant, id string, metadata []byte) (Conversation, error)
+	// DeleteConversation removes the conversation and its items (not the
+	// responses made in it).
+	DeleteConversation(ctx context.Context, tenant, id string) error
+	// AppendConversationItems appends items at the end of the conversation,
+	// atomically: concurrent appends do not interleave. An item id already in
+	// the conversation is ErrExists (nothing appended). Appending does not
+	// extend the conversation's life.
+	AppendConversationItems(ctx context.Context, tenant, conversationID string, items []Item) error
+	// ConversationItems pages through a conversation's items like InputItems:
+	// oldest first (desc: newest first), after the item with id after; an
+	// after that is not an item of the conversation is ErrNotFound.
+	ConversationItems(ctx context.Context, tenant, conversationID, after string, limit int, desc bool) (items []Item, hasMore bool, err error)
+	// ConversationItem returns one item of the conversation.
+	ConversationItem(ctx context.Context, tenant, conversationID, itemID string) (Item, error)
+	// DeleteConversationItem removes one item from the conversation.
+	DeleteConversationItem(ctx context.Context, tenant, conversationID, itemID string) error
+	// ConversationHistory returns all the conversation's items, oldest
+	// first: the context a response made in the conversation starts from.
+	// More than maxItems is a *ChainLimitError.
+	ConversationHistory(ctx context.Context, tenant, conversationID string, maxItems int) ([]Item, error)
+
+	// Expire deletes the responses and conversations expired at now with
+	// their items and returns how many responses and conversations it
+	// deleted.
 	Expire(ctx context.Context, now time.Time) (int, error)
 	Close() error
 }
@@ -230,6 +269,12 @@ func (s *sqlStore) PutResponse(ctx context.Context, tenant string, r Response) e
 				return fmt.Errorf("store: put response %q: %s item %d: %w", r.ID, part.role, i, err)
 			}
 			seq++
+		}
+	}
+	if r.ConversationID != "" {
+		items := append(append(make([]Item, 0, len(r.Input)+len(r.Output)), r.Input...), r.Output...)
+		if err := s.appendItems(ctx, tx, tenant, r.ConversationID, items, created); err != nil {
+			return fmt.Errorf("store: put response %q: %w", r.ID, err)
 		}
 	}
 	if err := tx.Commit(); err != nil {
@@ -360,18 +405,27 @@ func (s *sqlStore) Chain(ctx context.Context, tenant, id string, maxItems int) (
 
 func (s *sqlStore) Item(ctx context.Context, tenant, id string) (Item, error) {
 	it := Item{ID: id}
-	var role string
-	err := s.db.QueryRowContext(ctx, s.q(`SELECT i.role, i.body FROM items i
-		JOIN responses r ON r.tenant = i.tenant AND r.id = i.response_id
-		WHERE i.tenant = ? AND i.id = ? AND r.expires_at > ?
-		ORDER BY r.created_at DESC, i.seq DESC LIMIT 1`), tenant, id, s.now().UnixNano()).Scan(&role, &it.Body)
+	var role sql.NullString
+	now := s.now().UnixNano()
+	// The newest copy: a response's items were stored at its created_at, a
+	// conversation's at their added_at; at a tie (a response made in a
+	// conversation stores both) the response's copy, which has a role.
+	err := s.db.QueryRowContext(ctx, s.q(`SELECT role, body FROM (
+			SELECT i.role AS role, i.body AS body, r.created_at AS t, 0 AS place, i.seq AS seq FROM items i
+			JOIN responses r ON r.tenant = i.tenant AND r.id = i.response_id
+			WHERE i.tenant = ? AND i.id = ? AND r.expires_at > ?
+		UNION ALL
+			SELECT NULL, ci.body, ci.added_at, 1, ci.seq FROM conversation_items ci
+			JOIN conversations c ON c.tenant = ci.tenant AND c.id = ci.conversation_id
+			WHERE ci.tenant = ? AND ci.id = ? AND c.expires_at > ?
+		) copies ORDER BY t DESC, place, seq DESC LIMIT 1`), tenant, id, now, tenant, id, now).Scan(&role, &it.Body)
 	if errors.Is(err, sql.ErrNoRows) {
 		return Item{}, fmt.Errorf("store: item %q: %w", id, ErrNotFound)
 	}
 	if err != nil {
 		return Item{}, fmt.Errorf("store: item %q: %w", id, err)
 	}
-	it.Role = Role(role)
+	it.Role = Role(role.String)
 	return it, nil
 }
 
@@ -438,6 +492,11 @@ func (s *sqlStore) Expire(ctx context.Context, now time.Time) (int, error) {
 	if err != nil {
 		return 0, fmt.Errorf("store: expire: %w", err)
 	}
+	convs, err := s.expireConversations(ctx, tx, t)
+	if err != nil {
+		return 0, err
+	}
+	n += int64(convs)
 	if err := tx.Commit(); err != nil {
 		return 0, fmt.Errorf("store: expire: commit: %w", err)
 	}

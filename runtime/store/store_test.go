@@ -142,6 +142,9 @@ func testStore(t *testing.T, be backend) {
 			Input:  []Item{{ID: "msg_'1'", Body: []byte(`{"b":2,"a":1}`)}, {ID: "msg_2", Body: []byte(`[ 1,2 ]`)}},
 			Output: []Item{{ID: "out_?", Body: []byte("{\"x\":\"\\ud83d\\ude00\"}")}},
 		}
+		if err := s.CreateConversation(ctx, "tenant'a", Conversation{ID: r.ConversationID}); err != nil {
+			t.Fatal(err)
+		}
 		if err := s.PutResponse(ctx, "tenant'a", r); err != nil {
 			t.Fatal(err)
 		}
@@ -179,6 +182,10 @@ func testStore(t *testing.T, be backend) {
 		}
 		if err := s.PutResponse(ctx, "tenant'a", r); !errors.Is(err, ErrExists) {
 			t.Errorf("second put: got %v, want ErrExists", err)
+		}
+		// The conversation got the turn once (the refused second put appended nothing).
+		if hist, err := s.ConversationHistory(ctx, "tenant'a", r.ConversationID, 10); err != nil || ids(hist) != ids(want) {
+			t.Errorf("conversation history: %s %v, want %s", ids(hist), err, ids(want))
 		}
 	})
 
@@ -461,6 +468,8 @@ func testStore(t *testing.T, be backend) {
 			t.Errorf("item rows: %d %v, want 200", rows, err)
 		}
 	})
+
+	testConversations(t, be)
 }
 
 // putChain stores a chain of n turns shaped like Codex turns (a few KB each)
