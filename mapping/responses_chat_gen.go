@@ -49,9 +49,9 @@ func (c *conv) responsesChatOpenRouter(v codec.Value) {
 			srcModeration = m
 		case "reasoning":
 			srcReasoning = m
-		case "store": // mapping/responses_chat.yaml:216: gateway: the gateway stores responses (for previous_response_id and GET)
-		case "previous_response_id": // mapping/responses_chat.yaml:218: gateway: the gateway prepends the stored conversation
-		case "conversation": // mapping/responses_chat.yaml:220: gateway: unsupported_parameter until the gateway keeps conversations
+		case "store": // mapping/responses_chat.yaml:216: gateway: default true: the gateway stores the Response, its input and output items (SQLite or PostgreSQL, per tenant, with a TTL) for previous_response_id, conversations, item_reference and GET/DELETE /v1/responses/{id} and input_items; false writes nothing; the Response says what was done
+		case "previous_response_id": // mapping/responses_chat.yaml:218: gateway: the gateway prepends the stored chain (each turn's input then output items, oldest first; not its instructions); an unknown, deleted, expired or other tenant's id (or one deleted inside the chain) is 400 previous_response_not_found
+		case "conversation": // mapping/responses_chat.yaml:220: gateway: the gateway prepends the conversation's items (the Conversations API) and appends the response's input and output items to it with the stored response; with previous_response_id it is a 400
 		case "background": // mapping/responses_chat.yaml:222: gateway: unsupported_parameter until the gateway runs responses in the background
 		case "include":
 			srcInclude = m
@@ -134,7 +134,7 @@ func (c *conv) responsesChatOpenRouter(v codec.Value) {
 					// mapping/responses_chat.yaml:100: → tools[]{function}
 					additionalTools(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "tools"), "")
 				case "item_reference":
-				// mapping/responses_chat.yaml:104: gateway: resolved before conversion through Options.Items (the gateway's store); an unknown id is an error
+				// mapping/responses_chat.yaml:104: gateway: the gateway resolves it from its store (any input or output item the tenant has stored) before conversion, and stores the item it names as this response's input; an unknown id is 400 naming input[i].id (a converter alone resolves it through Options.Items)
 				case "web_search_call":
 					// mapping/responses_chat.yaml:106: drop
 					c.drop(e, atElem("input", i, "", "input[0]"), "OpenAI ran the search; chat has no record of a server tool's call (the answer that used it stays)")
@@ -642,9 +642,9 @@ func (c *conv) responsesChatOpenAI(v codec.Value) {
 			srcModeration = m
 		case "reasoning":
 			srcReasoning = m
-		case "store": // mapping/responses_chat.yaml:216: gateway: the gateway stores responses (for previous_response_id and GET)
-		case "previous_response_id": // mapping/responses_chat.yaml:218: gateway: the gateway prepends the stored conversation
-		case "conversation": // mapping/responses_chat.yaml:220: gateway: unsupported_parameter until the gateway keeps conversations
+		case "store": // mapping/responses_chat.yaml:216: gateway: default true: the gateway stores the Response, its input and output items (SQLite or PostgreSQL, per tenant, with a TTL) for previous_response_id, conversations, item_reference and GET/DELETE /v1/responses/{id} and input_items; false writes nothing; the Response says what was done
+		case "previous_response_id": // mapping/responses_chat.yaml:218: gateway: the gateway prepends the stored chain (each turn's input then output items, oldest first; not its instructions); an unknown, deleted, expired or other tenant's id (or one deleted inside the chain) is 400 previous_response_not_found
+		case "conversation": // mapping/responses_chat.yaml:220: gateway: the gateway prepends the conversation's items (the Conversations API) and appends the response's input and output items to it with the stored response; with previous_response_id it is a 400
 		case "background": // mapping/responses_chat.yaml:222: gateway: unsupported_parameter until the gateway runs responses in the background
 		case "include":
 			srcInclude = m
@@ -727,7 +727,7 @@ func (c *conv) responsesChatOpenAI(v codec.Value) {
 					// mapping/responses_chat.yaml:100: → tools[]{function}
 					additionalTools(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "tools"), "")
 				case "item_reference":
-				// mapping/responses_chat.yaml:104: gateway: resolved before conversion through Options.Items (the gateway's store); an unknown id is an error
+				// mapping/responses_chat.yaml:104: gateway: the gateway resolves it from its store (any input or output item the tenant has stored) before conversion, and stores the item it names as this response's input; an unknown id is 400 naming input[i].id (a converter alone resolves it through Options.Items)
 				case "web_search_call":
 					// mapping/responses_chat.yaml:106: drop
 					c.drop(e, atElem("input", i, "", "input[0]"), "OpenAI ran the search; chat has no record of a server tool's call (the answer that used it stays)")

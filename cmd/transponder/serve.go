@@ -11,8 +11,11 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"os/signal"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -22,6 +25,7 @@ import (
 	"github.com/transponder-dev/transponder/mapping"
 	"github.com/transponder-dev/transponder/runtime/gateway"
 	"github.com/transponder-dev/transponder/runtime/gateway/replay"
+	"github.com/transponder-dev/transponder/runtime/store"
 )
 
 // serveConfig is the config file of `transponder serve` (YAML or JSON);
@@ -48,12 +52,100 @@ type serveConfig struct {
 	StreamIdle   string        `yaml:"stream_idle"`
 	BodyTimeout  string        `yaml:"body_timeout"`
 	Replay       string        `yaml:"replay"` // the replay script, when no key is set
+	DataDir      string        `yaml:"data_dir"`
+	Store        storeConfig   `yaml:"store"`
 }
 
 type modelRule struct {
 	From   string `yaml:"from"`
 	To     string `yaml:"to"`
 	Prefix bool   `yaml:"prefix"`
+}
+
+// storeConfig is the config file's store: where responses and
+// conversations are kept.
+type storeConfig struct {
+	// Driver is sqlite (the default: a file under the data dir), postgres
+	// (several gateway instances on one database) or none (stateless).
+	Driver string `yaml:"driver"`
+	// DSN is the SQLite file (default <data_dir>/transponder.db) or the
+	// PostgreSQL URL (postgres://user:pass@host:5432/db).
+	DSN string `yaml:"dsn"`
+	// TTL is how long stored objects live (default 30 days): a Go
+	// duration, or a number of days ("30d").
+	TTL string `yaml:"ttl"`
+	// MaxChainItems bounds the stored items one request may continue
+	// (default 10000).
+	MaxChainItems int `yaml:"max_chain_items"`
+}
+
+// DefaultTTL is how long stored objects live by default, as OpenAI keeps
+// stored responses.
+const DefaultTTL = 30 * 24 * time.Hour
+
+// ExpireEvery is how often expired objects are deleted.
+const ExpireEvery = time.Minute
+
+// defaultDataDir is $TRANSPONDER_DATA, else $XDG_DATA_HOME/transponder,
+// else ~/.local/share/transponder.
+func defaultDataDir() string {
+	if d := os.Getenv("TRANSPONDER_DATA"); d != "" {
+		return d
+	}
+	if d := os.Getenv("XDG_DATA_HOME"); d != "" {
+		return filepath.Join(d, "transponder")
+	}
+	if h, err := os.UserHomeDir(); err == nil {
+		return filepath.Join(h, ".local", "share", "transponder")
+	}
+	return "transponder-data"
+}
+
+// parseTTL reads a Go duration or a number of days ("30d").
+func parseTTL(s string) (time.Duration, error) {
+	if s == "" {
+		return DefaultTTL, nil
+	}
+	if days, ok := strings.CutSuffix(s, "d"); ok {
+		n, err := strconv.Atoi(days)
+		if err != nil || n <= 0 {
+			return 0, fmt.Errorf("store.ttl %q: a positive number of days (30d) or a Go duration (720h)", s)
+		}
+		return time.Duration(n) * 24 * time.Hour, nil
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil || d <= 0 {
+		return 0, fmt.Errorf("store.ttl %q: a positive number of days (30d) or a Go duration (720h)", s)
+	}
+	return d, nil
+}
+
+// openStore opens the configured store (nil for driver none).
+func (c *serveConfig) openStore(ctx context.Context) (store.Store, time.Duration, error) {
+	ttl, err := parseTTL(c.Store.TTL)
+	if err != nil {
+		return nil, 0, err
+	}
+	switch c.Store.Driver {
+	case "none":
+		return nil, ttl, nil
+	case "", "sqlite":
+		c.Store.Driver = "sqlite"
+		if c.Store.DSN == "" {
+			c.Store.DSN = filepath.Join(c.DataDir, "transponder.db")
+		}
+	case "postgres":
+		if c.Store.DSN == "" {
+			return nil, 0, errors.New("store: driver postgres needs a dsn (postgres://user:pass@host:5432/db)")
+		}
+	default:
+		return nil, 0, fmt.Errorf("store.driver %q: sqlite, postgres or none", c.Store.Driver)
+	}
+	st, err := store.Open(ctx, store.Config{Driver: c.Store.Driver, DSN: c.Store.DSN, TTL: ttl})
+	if err != nil {
+		return nil, 0, err
+	}
+	return st, ttl, nil
 }
 
 // serve is `transponder serve`: the gateway. It returns when a signal
@@ -70,6 +162,9 @@ func serveUntil(parent context.Context, args []string, stderr io.Writer) int {
 	listen := fs.String("listen", "", "address to listen on (default 127.0.0.1:8080; $TRANSPONDER_LISTEN)")
 	upstream := fs.String("upstream", "", "upstream API root (default OpenRouter's)")
 	dialect := fs.String("dialect", "", "the upstream's chat dialect: openrouter or openai")
+	data := fs.String("data", "", "the data directory: the SQLite store's file is there (default $TRANSPONDER_DATA, else $XDG_DATA_HOME/transponder, else ~/.local/share/transponder)")
+	storeDriver := fs.String("store", "", "where responses and conversations are kept: sqlite (default), postgres or none")
+	storeDSN := fs.String("store-dsn", "", "the store's SQLite file or PostgreSQL URL ($TRANSPONDER_STORE_DSN)")
 	script := fs.String("replay", os.Getenv("TRANSPONDER_REPLAY"), "the replay upstream's script when no upstream key is set: recordings by turn, comma-separated ($TRANSPONDER_REPLAY; "+strings.Join(replay.Names(), ", ")+")")
 	if err := fs.Parse(args); err != nil {
 		return 2
@@ -93,6 +188,9 @@ func serveUntil(parent context.Context, args []string, stderr io.Writer) int {
 		{&c.Upstream.BaseURL, *upstream, ""},
 		{&c.Upstream.Dialect, *dialect, ""},
 		{&c.Replay, *script, ""},
+		{&c.DataDir, *data, ""},
+		{&c.Store.Driver, *storeDriver, ""},
+		{&c.Store.DSN, *storeDSN, os.Getenv("TRANSPONDER_STORE_DSN")},
 	} {
 		if o.flag != "" {
 			*o.dst = o.flag
@@ -102,6 +200,9 @@ func serveUntil(parent context.Context, args []string, stderr io.Writer) int {
 	}
 	if c.Listen == "" {
 		c.Listen = "127.0.0.1:8080"
+	}
+	if c.DataDir == "" {
+		c.DataDir = defaultDataDir()
 	}
 	log := slog.New(slog.NewJSONHandler(stderr, nil))
 	cfg, err := c.gateway(log)
@@ -140,6 +241,25 @@ func serveUntil(parent context.Context, args []string, stderr io.Writer) int {
 		cfg.Upstream.BaseURL, cfg.Upstream.Dialect, cfg.Mapping.Dialect = "http://"+ln.Addr().String(), mapping.OpenRouter, mapping.OpenRouter
 		log.Warn("REPLAY UPSTREAM: no "+keyEnv+" is set; answers come from recorded chat streams, not a model", "script", up.Script(), "recordings", replay.Names(), "choose", "a user message containing #replay:NAME, else the script's N-th name for the N-th turn")
 	}
+	st, ttl, err := c.openStore(ctx)
+	if err != nil {
+		fmt.Fprintln(stderr, "transponder serve: store:", err)
+		return 2
+	}
+	if st != nil {
+		defer st.Close()
+		cfg.Store, cfg.MaxChainItems = st, c.Store.MaxChainItems
+		ectx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		go gateway.ExpireLoop(ectx, st, ExpireEvery, time.Now, log)
+		where := c.Store.DSN
+		if c.Store.Driver == "postgres" {
+			where = redactDSN(where)
+		}
+		log.Info("store", "driver", c.Store.Driver, "dsn", where, "ttl", ttl.String())
+	} else {
+		log.Warn("no store: previous_response_id, conversations and stored responses are refused")
+	}
 	gw := gateway.New(cfg)
 	srv := &http.Server{Addr: c.Listen, Handler: gw, ReadHeaderTimeout: 30 * time.Second, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
 	ln, err := net.Listen("tcp", c.Listen)
@@ -166,6 +286,15 @@ func serveUntil(parent context.Context, args []string, stderr io.Writer) int {
 	}
 	_ = gw.Wait(sctx)
 	return 0
+}
+
+// redactDSN hides a URL's password for the log.
+func redactDSN(dsn string) string {
+	u, err := url.Parse(dsn)
+	if err != nil {
+		return "(unparsable dsn)"
+	}
+	return u.Redacted()
 }
 
 // parseConfig reads a config file; a key it does not know is an error

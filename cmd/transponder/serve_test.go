@@ -106,6 +106,7 @@ func (s *syncBuffer) String() string {
 // cleanly.
 func TestServeReplay(t *testing.T) {
 	t.Setenv("OPENROUTER_API_KEY", "")
+	t.Setenv("TRANSPONDER_DATA", t.TempDir())
 	ctx, cancel := context.WithCancel(context.Background())
 	var log syncBuffer
 	done := make(chan int, 1)

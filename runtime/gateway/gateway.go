@@ -43,6 +43,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/transponder-dev/transponder/mapping"
+	"github.com/transponder-dev/transponder/runtime/store"
 	"github.com/transponder-dev/transponder/runtime/translate"
 )
 
@@ -91,6 +92,15 @@ type Config struct {
 	// Registry receives the metrics (default: a new registry of its own,
 	// served at /metrics).
 	Registry *prometheus.Registry
+	// Store keeps responses and conversations: store (default true),
+	// previous_response_id, conversation, item_reference and the routes
+	// of stored objects. Nil: the gateway is stateless, and refuses them.
+	// The caller opens and closes it (and runs ExpireLoop).
+	Store store.Store
+	// MaxChainItems bounds the stored items a previous_response_id chain
+	// or a conversation brings into one request (default
+	// DefaultMaxChainItems); beyond it the request is refused (400).
+	MaxChainItems int
 	// Observe, if set, is called with the time from an upstream chunk's
 	// arrival to the flush of its events, for each chunk (the load
 	// benchmark reads it).
@@ -180,6 +190,9 @@ func New(cfg Config) *Server {
 	if cfg.Log == nil {
 		cfg.Log = slog.Default()
 	}
+	if cfg.MaxChainItems <= 0 {
+		cfg.MaxChainItems = DefaultMaxChainItems
+	}
 	if cfg.Registry == nil {
 		cfg.Registry = prometheus.NewRegistry()
 	}
@@ -189,10 +202,11 @@ func New(cfg Config) *Server {
 	s.workers.New = func() any { return new(worker) }
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /v1/responses", s.limited(s.create))
-	mux.HandleFunc("GET /v1/responses/{id}", s.notStored)
-	mux.HandleFunc("DELETE /v1/responses/{id}", s.notStored)
-	mux.HandleFunc("GET /v1/responses/{id}/input_items", s.notStored)
-	mux.HandleFunc("POST /v1/responses/{id}/cancel", s.notStored)
+	mux.HandleFunc("GET /v1/responses/{id}", s.getResponse)
+	mux.HandleFunc("DELETE /v1/responses/{id}", s.deleteResponse)
+	mux.HandleFunc("GET /v1/responses/{id}/input_items", s.inputItems)
+	mux.HandleFunc("POST /v1/responses/{id}/cancel", s.notBackground)
+	s.conversationRoutes(mux)
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte("ok\n")) })
 	mux.Handle("GET /metrics", promhttp.HandlerFor(cfg.Registry, promhttp.HandlerOpts{}))
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
@@ -234,11 +248,13 @@ func (s *Server) limited(h http.HandlerFunc) http.HandlerFunc {
 	}
 }
 
-// notStored answers the routes of stored responses.
-func (s *Server) notStored(w http.ResponseWriter, r *http.Request) {
-	s.m.errors.WithLabelValues("not_stored").Inc()
-	writeError(w, &translate.APIError{Status: http.StatusNotFound, Type: "invalid_request_error", Param: "response_id",
-		Message: "No response with id '" + clip(r.PathValue("id"), 64) + "': this gateway stores no responses yet (stored conversations come later); send the conversation's items in input instead"})
+// notBackground answers POST /v1/responses/{id}/cancel: only a
+// background response can be cancelled, and the gateway makes none.
+func (s *Server) notBackground(w http.ResponseWriter, r *http.Request) {
+	if _, ok := s.authed(w, r); !ok {
+		return
+	}
+	writeError(w, badRequest("response_id", "invalid_value", "Only responses created with background: true can be cancelled, and this gateway makes none (background responses come later)."))
 }
 
 // tenant authenticates the request: the tenant and the upstream bearer,

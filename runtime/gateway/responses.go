@@ -50,6 +50,8 @@ type request struct {
 	start   time.Time
 	tenant  string
 	bearer  string
+	owner   string // the tenant stored objects belong to
+	turn    turn   // what the request does with the store
 	model   string // the client's
 	stream  bool
 	log     *slog.Logger
@@ -98,9 +100,16 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request) {
 	q.model, _ = doc.Get("model").Str()
 	q.stream, _ = doc.Get("stream").Bool()
 	q.log = q.log.With("tenant", q.tenant, "model", q.model, "stream", q.stream)
-	if v := doc.Get("previous_response_id"); v.Kind() == codec.String {
-		q.fail("bad_request", &translate.APIError{Status: http.StatusBadRequest, Type: "invalid_request_error", Param: "previous_response_id", Code: "unsupported_parameter",
-			Message: "previous_response_id is not supported yet: this gateway stores no responses (stored conversations come later); send the conversation's items in input instead"})
+	q.owner = s.owner(q.tenant, q.bearer)
+	// What the request continues (a stored chain, a conversation) comes
+	// before its input; its item references are resolved.
+	converted, aerr := q.prepare(doc, body)
+	if aerr != nil {
+		kind := "bad_request"
+		if aerr.Status == http.StatusServiceUnavailable {
+			kind = "store_failed"
+		}
+		q.fail(kind, aerr)
 		return
 	}
 
@@ -112,10 +121,11 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request) {
 	}
 	// The chat request gets memory of its own: the transport may still be
 	// writing it when an early upstream answer ends the request.
-	chat, warns, err := wk.conv.ResponsesToChat(nil, body, opts)
+	chat, warns, err := wk.conv.ResponsesToChat(nil, converted, opts)
 	if err != nil {
 		var me *mapping.Error
 		if errors.As(err, &me) {
+			me.Param = q.turn.unshift(me.Param)
 			s.m.errors.WithLabelValues("bad_request").Inc()
 			w.Header().Set("Content-Type", "application/json")
 			w.WriteHeader(http.StatusBadRequest)
@@ -126,13 +136,14 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request) {
 		q.fail("bad_request", &translate.APIError{Status: http.StatusBadRequest, Type: "invalid_request_error", Message: err.Error()})
 		return
 	}
-	q.warnings(warns)
+	q.warnings(q.turn.unshiftWarnings(warns))
 	tm := wk.conv.ToolMap()
 	req, err := translate.NewRequest(body, tm.Clone())
 	if err != nil {
 		q.fail("bad_request", &translate.APIError{Status: http.StatusBadRequest, Type: "invalid_request_error", Message: err.Error()})
 		return
 	}
+	req.Stored, req.Conversation = q.turn.store, q.turn.conv
 
 	// Upstream: the client going away cancels it; the headers must come
 	// within UpstreamTimeout.
@@ -163,6 +174,7 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request) {
 		q.json(ctx, wk, req, resp.Body, topts)
 		return
 	}
+	topts.Commit = q.commit // stored before the terminal event goes out
 	q.sse(ctx, req, resp.Body, topts)
 }
 
@@ -242,6 +254,16 @@ func (q *request) json(ctx context.Context, wk *worker, req *translate.Request, 
 	if v, ok := codec.Parse(out); ok {
 		q.account(v)
 	}
+	// Stored before it is sent: a client that has it can chain from it.
+	if err := q.commit(out); err != nil {
+		var ae *translate.APIError
+		if !errors.As(err, &ae) {
+			ae = unavailable(err)
+		}
+		q.outcome = "error"
+		writeError(q.w, ae)
+		return
+	}
 	q.w.Header().Set("Content-Type", "application/json")
 	q.w.WriteHeader(http.StatusOK)
 	_, _ = q.w.Write(out)
@@ -263,6 +285,13 @@ func (q *request) sse(ctx context.Context, req *translate.Request, body io.Reade
 	h.Set("X-Accel-Buffering", "no")
 	q.w.WriteHeader(http.StatusOK)
 	t := translate.NewChatToResponses(req, opts)
+	// A client that went away leaves its response stored as cancelled,
+	// with what was streamed (a no-op once the terminal event was made).
+	defer func() {
+		if q.outcome == "client_gone" {
+			t.Abandon()
+		}
+	}()
 	var out []byte
 	first := true
 	// A client that stops reading gets StreamIdle to take each batch.

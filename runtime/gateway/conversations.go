@@ -1,0 +1,395 @@
+package gateway
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/transponder-dev/transponder/codec"
+	"github.com/transponder-dev/transponder/mapping"
+	"github.com/transponder-dev/transponder/runtime/store"
+	"github.com/transponder-dev/transponder/runtime/translate"
+)
+
+// The Conversations API: a conversation is an ordered list of items kept
+// by the gateway; a response made with conversation: its items come
+// before the request's input, and its input and output items are
+// appended to it (with the stored response, in one transaction).
+
+// maxAddItems is the most items one create or add may carry (the spec's
+// maxItems); metadata holds at most maxMetadata pairs of keys up to 64
+// and values up to 512 characters (the spec's Metadata).
+const (
+	maxAddItems    = 20
+	maxMetadata    = 16
+	maxMetadataKey = 64
+	maxMetadataVal = 512
+	maxConvBody    = 4 << 20
+)
+
+func (s *Server) conversationRoutes(mux *http.ServeMux) {
+	mux.HandleFunc("POST /v1/conversations", s.createConversation)
+	mux.HandleFunc("GET /v1/conversations/{id}", s.getConversation)
+	mux.HandleFunc("POST /v1/conversations/{id}", s.updateConversation)
+	mux.HandleFunc("DELETE /v1/conversations/{id}", s.deleteConversation)
+	mux.HandleFunc("GET /v1/conversations/{id}/items", s.listConversationItems)
+	mux.HandleFunc("POST /v1/conversations/{id}/items", s.addConversationItems)
+	mux.HandleFunc("GET /v1/conversations/{id}/items/{item}", s.getConversationItem)
+	mux.HandleFunc("DELETE /v1/conversations/{id}/items/{item}", s.deleteConversationItem)
+}
+
+func conversationNotFound(id string) *translate.APIError {
+	return &translate.APIError{Status: http.StatusNotFound, Type: "invalid_request_error", Param: "conversation_id", Message: fmt.Sprintf("Conversation with id '%s' not found.", clip(id, maxIDLen))}
+}
+
+func itemNotFound(conv, item string) *translate.APIError {
+	return &translate.APIError{Status: http.StatusNotFound, Type: "invalid_request_error", Param: "item_id", Message: fmt.Sprintf("Item with id '%s' not found in conversation '%s'.", clip(item, maxIDLen), clip(conv, maxIDLen))}
+}
+
+// readObject reads a request body that must be a JSON object (an empty
+// body is {} when empty is allowed).
+func (s *Server) readObject(w http.ResponseWriter, r *http.Request, empty bool) (codec.Value, bool) {
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxConvBody))
+	if err != nil {
+		writeError(w, badRequest("", "invalid_json", "reading the request body: "+err.Error()))
+		return codec.Value{}, false
+	}
+	if empty && len(body) == 0 {
+		body = []byte("{}")
+	}
+	v, ok := codec.Parse(body)
+	if !ok || v.Kind() != codec.Object {
+		writeError(w, badRequest("", "invalid_json", "We could not parse the JSON body of your request: it is not a JSON object."))
+		return codec.Value{}, false
+	}
+	return v, true
+}
+
+// metadata checks a metadata value: an object of at most 16 string
+// values (keys up to 64 characters, values up to 512), or null/absent
+// ({}). It returns the bytes to store, as sent.
+func metadata(v codec.Value) ([]byte, *translate.APIError) {
+	switch v.Kind() {
+	case codec.Invalid, codec.Null:
+		return []byte("{}"), nil
+	case codec.Object:
+	default:
+		return nil, badRequest("metadata", "invalid_type", "Invalid type for 'metadata': expected an object.")
+	}
+	n := 0
+	for k, m := range v.Members() {
+		n++
+		key := k.String()
+		if n > maxMetadata {
+			return nil, badRequest("metadata", "invalid_value", fmt.Sprintf("Invalid 'metadata': too many properties (at most %d).", maxMetadata))
+		}
+		if utf8.RuneCountInString(key) > maxMetadataKey {
+			return nil, badRequest("metadata", "invalid_value", fmt.Sprintf("Invalid 'metadata': key %q is longer than %d characters.", clip(key, 80), maxMetadataKey))
+		}
+		val, ok := m.Str()
+		if !ok {
+			return nil, badRequest("metadata."+key, "invalid_type", "Invalid type for 'metadata."+clip(key, 80)+"': expected a string.")
+		}
+		if utf8.RuneCountInString(val) > maxMetadataVal {
+			return nil, badRequest("metadata."+key, "invalid_value", fmt.Sprintf("Invalid 'metadata.%s': longer than %d characters.", clip(key, 80), maxMetadataVal))
+		}
+	}
+	return append([]byte(nil), v.Raw()...), nil
+}
+
+// newItems reads the items of a create or add: at most 20 input items,
+// each stored with an id, item references resolved. The items must be
+// ones the mapping can send upstream later: each is checked by converting
+// it alone.
+func (s *Server) newItems(ctx context.Context, owner string, v codec.Value, required bool) ([]store.Item, *translate.APIError) {
+	switch v.Kind() {
+	case codec.Invalid, codec.Null:
+		if required {
+			return nil, badRequest("items", "missing_required_parameter", "Missing required parameter: 'items'.")
+		}
+		return nil, nil
+	case codec.Array:
+	default:
+		return nil, badRequest("items", "invalid_type", "Invalid type for 'items': expected an array.")
+	}
+	n := 0
+	for range v.Elems() {
+		n++
+	}
+	if n > maxAddItems {
+		return nil, badRequest("items", "array_above_max_length", fmt.Sprintf("Invalid 'items': array too long. Expected an array with maximum length %d, but got an array with length %d instead.", maxAddItems, n))
+	}
+	items, _, ok, aerr := s.resolveItems(ctx, owner, v, "items")
+	if aerr != nil {
+		return nil, aerr
+	}
+	if !ok {
+		return nil, badRequest("items", "invalid_type", "Invalid 'items': expected an array of input items (objects).")
+	}
+	if aerr := s.checkItems(items); aerr != nil {
+		return nil, aerr
+	}
+	return items, nil
+}
+
+// checkItems refuses items the mapping could not send upstream, naming
+// them as items[i]: converting them as a request's input is the check.
+func (s *Server) checkItems(items []store.Item) *translate.APIError {
+	if len(items) == 0 {
+		return nil
+	}
+	body := []byte(`{"model":"check","input":[`)
+	for i, it := range items {
+		if i > 0 {
+			body = append(body, ',')
+		}
+		body = append(body, it.Body...)
+	}
+	body = append(body, "]}"...)
+	wk := s.workers.Get().(*worker)
+	defer s.workers.Put(wk)
+	opts := s.cfg.Mapping
+	opts.Items = nil
+	_, _, err := wk.conv.ResponsesToChat(nil, body, opts)
+	var me *mapping.Error
+	switch {
+	case errors.As(err, &me):
+		param := me.Param
+		if rest, ok := strings.CutPrefix(param, "input"); ok {
+			param = "items" + rest
+		}
+		return badRequest(param, me.Code, me.Message)
+	case err != nil:
+		return badRequest("items", "invalid_value", err.Error())
+	}
+	return nil
+}
+
+func (s *Server) appendConversation(dst []byte, c store.Conversation) []byte {
+	dst = append(dst, `{"id":`...)
+	dst = codec.AppendString(dst, c.ID)
+	dst = append(dst, `,"object":"conversation","created_at":`...)
+	dst = strconv.AppendInt(dst, c.CreatedAt.Unix(), 10)
+	dst = append(dst, `,"metadata":`...)
+	if len(c.Metadata) == 0 {
+		dst = append(dst, "{}"...)
+	} else {
+		dst = append(dst, c.Metadata...)
+	}
+	return append(dst, '}')
+}
+
+// createConversation serves POST /v1/conversations.
+func (s *Server) createConversation(w http.ResponseWriter, r *http.Request) {
+	owner, ok := s.authed(w, r)
+	if !ok {
+		return
+	}
+	v, ok := s.readObject(w, r, true)
+	if !ok {
+		return
+	}
+	meta, aerr := metadata(v.Get("metadata"))
+	if aerr != nil {
+		writeError(w, aerr)
+		return
+	}
+	ctx, cancel := storeCtx(r.Context())
+	defer cancel()
+	items, aerr := s.newItems(ctx, owner, v.Get("items"), false)
+	if aerr != nil {
+		writeError(w, aerr)
+		return
+	}
+	c := store.Conversation{ID: s.cfg.IDs.NewID("conv"), CreatedAt: s.cfg.Clock(), Metadata: meta, Items: items}
+	if err := s.cfg.Store.CreateConversation(ctx, owner, c); err != nil {
+		s.storeError(w, err, func() *translate.APIError { return conversationNotFound(c.ID) })
+		return
+	}
+	writeJSON(w, s.appendConversation(nil, c))
+}
+
+// getConversation serves GET /v1/conversations/{id}.
+func (s *Server) getConversation(w http.ResponseWriter, r *http.Request) {
+	owner, ok := s.authed(w, r)
+	if !ok {
+		return
+	}
+	id := r.PathValue("id")
+	ctx, cancel := storeCtx(r.Context())
+	defer cancel()
+	c, err := s.cfg.Store.GetConversation(ctx, owner, id)
+	if err != nil {
+		s.storeError(w, err, func() *translate.APIError { return conversationNotFound(id) })
+		return
+	}
+	writeJSON(w, s.appendConversation(nil, c))
+}
+
+// updateConversation serves POST /v1/conversations/{id}: its metadata
+// replaced.
+func (s *Server) updateConversation(w http.ResponseWriter, r *http.Request) {
+	owner, ok := s.authed(w, r)
+	if !ok {
+		return
+	}
+	id := r.PathValue("id")
+	v, ok := s.readObject(w, r, false)
+	if !ok {
+		return
+	}
+	mv := v.Get("metadata")
+	if !mv.Exists() {
+		writeError(w, badRequest("metadata", "missing_required_parameter", "Missing required parameter: 'metadata'."))
+		return
+	}
+	meta, aerr := metadata(mv)
+	if aerr != nil {
+		writeError(w, aerr)
+		return
+	}
+	ctx, cancel := storeCtx(r.Context())
+	defer cancel()
+	c, err := s.cfg.Store.UpdateConversation(ctx, owner, id, meta)
+	if err != nil {
+		s.storeError(w, err, func() *translate.APIError { return conversationNotFound(id) })
+		return
+	}
+	writeJSON(w, s.appendConversation(nil, c))
+}
+
+// deleteConversation serves DELETE /v1/conversations/{id}.
+func (s *Server) deleteConversation(w http.ResponseWriter, r *http.Request) {
+	owner, ok := s.authed(w, r)
+	if !ok {
+		return
+	}
+	id := r.PathValue("id")
+	ctx, cancel := storeCtx(r.Context())
+	defer cancel()
+	if err := s.cfg.Store.DeleteConversation(ctx, owner, id); err != nil {
+		s.storeError(w, err, func() *translate.APIError { return conversationNotFound(id) })
+		return
+	}
+	b := []byte(`{"id":`)
+	b = codec.AppendString(b, id)
+	writeJSON(w, append(b, `,"object":"conversation.deleted","deleted":true}`...))
+}
+
+// listConversationItems serves GET /v1/conversations/{id}/items.
+func (s *Server) listConversationItems(w http.ResponseWriter, r *http.Request) {
+	owner, ok := s.authed(w, r)
+	if !ok {
+		return
+	}
+	id := r.PathValue("id")
+	after, limit, desc, aerr := page(r)
+	if aerr == nil {
+		_, aerr = includes(r)
+	}
+	if aerr != nil {
+		writeError(w, aerr)
+		return
+	}
+	ctx, cancel := storeCtx(r.Context())
+	defer cancel()
+	items, more, err := s.cfg.Store.ConversationItems(ctx, owner, id, after, limit, desc)
+	if err != nil {
+		s.storeError(w, err, func() *translate.APIError {
+			if after != "" {
+				if _, gerr := s.cfg.Store.GetConversation(ctx, owner, id); gerr == nil {
+					return badRequest("after", "invalid_value", fmt.Sprintf("No item with id '%s' in conversation '%s'.", clip(after, maxIDLen), id))
+				}
+			}
+			return conversationNotFound(id)
+		})
+		return
+	}
+	writeJSON(w, appendList(nil, items, more))
+}
+
+// addConversationItems serves POST /v1/conversations/{id}/items: the
+// items appended; the answer lists them.
+func (s *Server) addConversationItems(w http.ResponseWriter, r *http.Request) {
+	owner, ok := s.authed(w, r)
+	if !ok {
+		return
+	}
+	id := r.PathValue("id")
+	if _, aerr := includes(r); aerr != nil {
+		writeError(w, aerr)
+		return
+	}
+	v, ok := s.readObject(w, r, false)
+	if !ok {
+		return
+	}
+	ctx, cancel := storeCtx(r.Context())
+	defer cancel()
+	items, aerr := s.newItems(ctx, owner, v.Get("items"), true)
+	if aerr != nil {
+		writeError(w, aerr)
+		return
+	}
+	if err := s.cfg.Store.AppendConversationItems(ctx, owner, id, items); err != nil {
+		s.storeError(w, err, func() *translate.APIError { return conversationNotFound(id) })
+		return
+	}
+	writeJSON(w, appendList(nil, items, false))
+}
+
+// getConversationItem serves GET /v1/conversations/{id}/items/{item}.
+func (s *Server) getConversationItem(w http.ResponseWriter, r *http.Request) {
+	owner, ok := s.authed(w, r)
+	if !ok {
+		return
+	}
+	id, item := r.PathValue("id"), r.PathValue("item")
+	if _, aerr := includes(r); aerr != nil {
+		writeError(w, aerr)
+		return
+	}
+	ctx, cancel := storeCtx(r.Context())
+	defer cancel()
+	it, err := s.cfg.Store.ConversationItem(ctx, owner, id, item)
+	if err != nil {
+		s.storeError(w, err, func() *translate.APIError { return s.itemOrConversation(ctx, owner, id, item) })
+		return
+	}
+	writeJSON(w, it.Body)
+}
+
+// deleteConversationItem serves DELETE
+// /v1/conversations/{id}/items/{item}: the answer is the conversation.
+func (s *Server) deleteConversationItem(w http.ResponseWriter, r *http.Request) {
+	owner, ok := s.authed(w, r)
+	if !ok {
+		return
+	}
+	id, item := r.PathValue("id"), r.PathValue("item")
+	ctx, cancel := storeCtx(r.Context())
+	defer cancel()
+	if err := s.cfg.Store.DeleteConversationItem(ctx, owner, id, item); err != nil {
+		s.storeError(w, err, func() *translate.APIError { return s.itemOrConversation(ctx, owner, id, item) })
+		return
+	}
+	c, err := s.cfg.Store.GetConversation(ctx, owner, id)
+	if err != nil {
+		s.storeError(w, err, func() *translate.APIError { return conversationNotFound(id) })
+		return
+	}
+	writeJSON(w, s.appendConversation(nil, c))
+}
+
+// itemOrConversation says which of the two is not found.
+func (s *Server) itemOrConversation(ctx context.Context, owner, conv, item string) *translate.APIError {
+	if _, err := s.cfg.Store.GetConversation(ctx, owner, conv); err != nil {
+		return conversationNotFound(conv)
+	}
+	return itemNotFound(conv, item)
+}

@@ -1,0 +1,659 @@
+package gateway
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/transponder-dev/transponder/codec"
+	"github.com/transponder-dev/transponder/mapping"
+	"github.com/transponder-dev/transponder/runtime/store"
+	"github.com/transponder-dev/transponder/runtime/translate"
+)
+
+// DefaultMaxChainItems bounds the items a previous_response_id chain or a
+// conversation brings into one request.
+const DefaultMaxChainItems = 10000
+
+// storeTimeout bounds one store operation (a database that hangs must not
+// hold a request for ever: it answers 503).
+const storeTimeout = 10 * time.Second
+
+// maxIDLen bounds the ids the gateway looks up: longer ones are malformed.
+const maxIDLen = 256
+
+// turn is what a request does with the store: whether its response is
+// stored, what it continues (previous_response_id or conversation), how
+// many items that brought in front of its input, and its own input items
+// (with ids) to store.
+type turn struct {
+	store   bool
+	prev    string
+	conv    string
+	history int
+	input   []store.Item
+}
+
+// owner is the tenant stored objects belong to: the gateway key's tenant,
+// or in pass-through mode a hash of the client's bearer (each key sees its
+// own objects; the bearer itself is never stored).
+func (s *Server) owner(tenant, bearer string) string {
+	if !s.cfg.PassThrough {
+		return tenant
+	}
+	sum := sha256.Sum256([]byte(bearer))
+	return "bearer:" + hex.EncodeToString(sum[:16])
+}
+
+// storeCtx is the context of a store operation: not cancelled with the
+// request (a response whose client left is still stored), bounded.
+func storeCtx(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.WithoutCancel(ctx), storeTimeout)
+}
+
+// unavailable is the answer when the store fails: 503, retryable.
+func unavailable(err error) *translate.APIError {
+	return &translate.APIError{Status: http.StatusServiceUnavailable, Type: "server_error", Code: "server_error", RetryAfter: "1",
+		Message: "the gateway's store is unavailable: " + clip(err.Error(), 300)}
+}
+
+func badRequest(param, code, msg string) *translate.APIError {
+	return &translate.APIError{Status: http.StatusBadRequest, Type: "invalid_request_error", Param: param, Code: code, Message: msg}
+}
+
+// prepare reads what the request asks of the store, loads what it
+// continues and resolves its item references. body is what the mapping
+// converts: the request as sent, or, when it continues a stored chain or
+// conversation or references items, the request with its input made of
+// the stored items then its own (and no conversation member: the mapping
+// knows none).
+func (q *request) prepare(doc codec.Value, body []byte) ([]byte, *translate.APIError) {
+	s := q.s
+	tu := &q.turn
+	prev, conv := doc.Get("previous_response_id"), doc.Get("conversation")
+	if s.cfg.Store == nil { // the mapping refuses conversation
+		if prev.Kind() == codec.String {
+			return nil, badRequest("previous_response_id", "unsupported_parameter", "previous_response_id is not supported: this gateway runs without a store; send the conversation's items in input instead")
+		}
+		return body, nil
+	}
+	tu.store = true
+	switch v := doc.Get("store"); v.Kind() {
+	case codec.Bool:
+		tu.store, _ = v.Bool()
+	case codec.Null, codec.Invalid:
+	default:
+		return nil, badRequest("store", "invalid_type", "Invalid type for 'store': expected a boolean.")
+	}
+	switch prev.Kind() {
+	case codec.String:
+		tu.prev, _ = prev.Str()
+		if !strings.HasPrefix(tu.prev, "resp") || len(tu.prev) > maxIDLen {
+			return nil, badRequest("previous_response_id", "invalid_value", fmt.Sprintf("Invalid 'previous_response_id': %q. Expected an ID that begins with 'resp'.", clip(tu.prev, 64)))
+		}
+	case codec.Null, codec.Invalid:
+	default:
+		return nil, badRequest("previous_response_id", "invalid_type", "Invalid type for 'previous_response_id': expected a string.")
+	}
+	switch conv.Kind() {
+	case codec.String:
+		tu.conv, _ = conv.Str()
+	case codec.Object:
+		id := conv.Get("id")
+		if id.Kind() != codec.String {
+			return nil, badRequest("conversation.id", "missing_required_parameter", "Missing required parameter: 'conversation.id'.")
+		}
+		tu.conv, _ = id.Str()
+	case codec.Null, codec.Invalid:
+	default:
+		return nil, badRequest("conversation", "invalid_type", "Invalid type for 'conversation': expected a string or an object with an id.")
+	}
+	if tu.conv != "" && (!strings.HasPrefix(tu.conv, "conv") || len(tu.conv) > maxIDLen) {
+		return nil, badRequest("conversation", "invalid_value", fmt.Sprintf("Invalid 'conversation': %q. Expected an ID that begins with 'conv'.", clip(tu.conv, 64)))
+	}
+	if tu.prev != "" && tu.conv != "" {
+		return nil, badRequest("conversation", "mutually_exclusive_parameters", "Mutually exclusive parameters: Ensure you are only providing one of: 'previous_response_id' or 'conversation'.")
+	}
+
+	ctx, cancel := storeCtx(q.r.Context())
+	defer cancel()
+	var history []store.Item
+	var err error
+	start := time.Now()
+	switch {
+	case tu.prev != "":
+		history, err = s.cfg.Store.Chain(ctx, q.owner, tu.prev, s.cfg.MaxChainItems)
+		var missing *store.MissingLinkError
+		var long *store.ChainLimitError
+		switch {
+		case errors.As(err, &missing) && missing.ID != tu.prev:
+			return nil, badRequest("previous_response_id", "previous_response_not_found", fmt.Sprintf("Previous response with id '%s' not found: the chain it continues goes through response '%s', which was deleted or has expired.", tu.prev, clip(missing.ID, maxIDLen)))
+		case errors.Is(err, store.ErrNotFound):
+			return nil, badRequest("previous_response_id", "previous_response_not_found", fmt.Sprintf("Previous response with id '%s' not found.", tu.prev))
+		case errors.As(err, &long):
+			return nil, badRequest("previous_response_id", "chain_too_long", fmt.Sprintf("the chain of previous_response_id '%s' holds more than the gateway's limit of %d items; start a new chain with the items you need in input", tu.prev, long.Limit))
+		}
+	case tu.conv != "":
+		history, err = s.cfg.Store.ConversationHistory(ctx, q.owner, tu.conv, s.cfg.MaxChainItems)
+		var long *store.ChainLimitError
+		switch {
+		case errors.Is(err, store.ErrNotFound):
+			return nil, badRequest("conversation", "conversation_not_found", fmt.Sprintf("Conversation with id '%s' not found.", clip(tu.conv, maxIDLen)))
+		case errors.As(err, &long):
+			return nil, badRequest("conversation", "conversation_too_long", fmt.Sprintf("conversation '%s' holds more than the gateway's limit of %d items", tu.conv, long.Limit))
+		}
+	}
+	if err != nil {
+		return nil, unavailable(err)
+	}
+	if tu.prev != "" || tu.conv != "" {
+		s.m.store.WithLabelValues("chain").Observe(time.Since(start).Seconds())
+	}
+	tu.history = len(history)
+
+	// This request's input: its items with ids, item references resolved.
+	rewrite := tu.history > 0 || tu.conv != ""
+	items, refs, ok, aerr := s.resolveItems(ctx, q.owner, doc.Get("input"), "input")
+	if aerr != nil {
+		return nil, aerr
+	}
+	if !ok {
+		return body, nil // the mapping refuses the input, naming what is wrong
+	}
+	tu.input, rewrite = items, rewrite || refs
+	if !rewrite {
+		return body, nil
+	}
+	out := []byte{'{'}
+	first := true
+	for k, m := range doc.Members() {
+		if k.Is("input") || k.Is("conversation") {
+			continue
+		}
+		if !first {
+			out = append(out, ',')
+		}
+		first = false
+		out = append(appendKey(out, k), m.Raw()...)
+	}
+	if !first {
+		out = append(out, ',')
+	}
+	out = append(out, `"input":[`...)
+	n := 0
+	for _, items := range [][]store.Item{history, tu.input} {
+		for _, it := range items {
+			if n > 0 {
+				out = append(out, ',')
+			}
+			n++
+			out = append(out, it.Body...)
+		}
+	}
+	return append(out, "]}"...), nil
+}
+
+// resolveItems reads a list of input items (or a string: one user
+// message) as stored: each with an id (given one when it has none), an
+// item_reference replaced by the stored item. refs says whether there
+// was one; ok is false when the list is not one the gateway can read (not
+// a string or an array of objects: the mapping names what is wrong).
+func (s *Server) resolveItems(ctx context.Context, owner string, in codec.Value, param string) (items []store.Item, refs, ok bool, aerr *translate.APIError) {
+	switch in.Kind() {
+	case codec.String:
+		text, _ := in.Str()
+		b := []byte(`{"id":`)
+		b = codec.AppendString(b, s.cfg.IDs.NewID("msg"))
+		b = append(b, `,"type":"message","role":"user","content":[{"type":"input_text","text":`...)
+		b = append(codec.AppendString(b, text), "}]}"...)
+		return []store.Item{{ID: idOf(b), Role: store.RoleInput, Body: b}}, false, true, nil
+	case codec.Array:
+	default:
+		return nil, false, false, nil
+	}
+	for i, it := range in.Elems() {
+		if it.Kind() != codec.Object {
+			return nil, false, false, nil
+		}
+		typ, _ := it.Get("type").Str()
+		if typ == "item_reference" {
+			p := fmt.Sprintf("%s[%d].id", param, i)
+			id, _ := it.Get("id").Str()
+			if id == "" || len(id) > maxIDLen {
+				return nil, false, false, badRequest(p, "invalid_value", fmt.Sprintf("Invalid item_reference id %q.", clip(id, 64)))
+			}
+			stored, err := s.cfg.Store.Item(ctx, owner, id)
+			if errors.Is(err, store.ErrNotFound) {
+				return nil, false, false, badRequest(p, "invalid_value", fmt.Sprintf("Item with id '%s' not found.", id))
+			}
+			if err != nil {
+				return nil, false, false, unavailable(err)
+			}
+			refs = true
+			items = append(items, store.Item{ID: stored.ID, Role: store.RoleInput, Body: stored.Body})
+			continue
+		}
+		b := withID(it, typ, s.cfg.IDs)
+		items = append(items, store.Item{ID: idOf(b), Role: store.RoleInput, Body: b})
+	}
+	return items, refs, true, nil
+}
+
+// idPrefixes are the prefixes of the ids the gateway gives input items
+// that come without one, by type (OpenAI's where it has one).
+var idPrefixes = map[string]string{
+	"message":              "msg",
+	"function_call":        "fc",
+	"function_call_output": "fco",
+	"reasoning":            "rs",
+	"custom_tool_call":     "ctc",
+}
+
+// withID is an input item as stored: the item as sent when it has an id;
+// otherwise with one given (first), an easy message made a message item
+// (type "message", a string content made one input_text part, or
+// output_text for the assistant's) — the shape input_items lists.
+func withID(it codec.Value, typ string, ids translate.IDSource) []byte {
+	if id := it.Get("id"); id.Kind() == codec.String {
+		return append([]byte(nil), it.Raw()...)
+	}
+	role, _ := it.Get("role").Str()
+	msg := typ == "message" || typ == "" && role != ""
+	prefix := "item"
+	if p, ok := idPrefixes[typ]; ok {
+		prefix = p
+	} else if msg {
+		prefix = "msg"
+	}
+	b := []byte(`{"id":`)
+	b = codec.AppendString(b, ids.NewID(prefix))
+	if typ == "" && msg {
+		b = append(b, `,"type":"message"`...)
+	}
+	for k, m := range it.Members() {
+		if k.Is("id") {
+			continue // a null id
+		}
+		b = appendKey(append(b, ','), k)
+		if msg && k.Is("content") && m.Kind() == codec.String {
+			text, _ := m.Str()
+			part := "input_text"
+			if role == "assistant" {
+				part = "output_text"
+			}
+			b = append(append(append(b, `[{"type":"`...), part...), `","text":`...)
+			b = codec.AppendString(b, text)
+			if role == "assistant" {
+				b = append(b, `,"annotations":[]`...)
+			}
+			b = append(b, "}]"...)
+			continue
+		}
+		b = append(b, m.Raw()...)
+	}
+	return append(b, '}')
+}
+
+// appendKey appends a member's key as it was sent, and its colon.
+func appendKey(dst []byte, k codec.Key) []byte {
+	return append(append(append(append(dst, '"'), k.Raw()...), '"'), ':')
+}
+
+func idOf(item []byte) string {
+	v, _ := codec.Parse(item)
+	id, _ := v.Get("id").Str()
+	return id
+}
+
+// unshift names a path of the converted request as the client sent it:
+// input[N] counts the stored items in front of the client's.
+func (tu *turn) unshift(path string) string {
+	if tu.history == 0 || !strings.HasPrefix(path, "input[") {
+		return path
+	}
+	end := strings.IndexByte(path, ']')
+	n, err := strconv.Atoi(path[len("input["):max(end, 0)])
+	if end < 0 || err != nil {
+		return path
+	}
+	if n >= tu.history {
+		return "input[" + strconv.Itoa(n-tu.history) + path[end:]
+	}
+	from := "previous_response_id"
+	if tu.conv != "" {
+		from = "conversation"
+	}
+	return from + ": stored item " + strconv.Itoa(n) + path[end+1:]
+}
+
+// unshiftWarnings names the warnings' paths as the client sent them.
+func (tu *turn) unshiftWarnings(ws []mapping.Warning) []mapping.Warning {
+	if tu.history == 0 {
+		return ws
+	}
+	out := make([]mapping.Warning, len(ws))
+	for i, w := range ws {
+		w.Path = tu.unshift(w.Path)
+		out[i] = w
+	}
+	return out
+}
+
+// commit stores a Response (its JSON as sent) with the turn's input and
+// its output items; in a conversation, they are appended to it in the
+// same transaction. Nothing is written for store:false outside a
+// conversation.
+func (q *request) commit(resp []byte) error {
+	tu := &q.turn
+	if q.s.cfg.Store == nil || !tu.store && tu.conv == "" {
+		return nil
+	}
+	v, ok := codec.Parse(resp)
+	if !ok {
+		return errors.New("the response to store is not JSON")
+	}
+	id, _ := v.Get("id").Str()
+	var output []store.Item
+	for _, it := range v.Get("output").Elems() {
+		iid, _ := it.Get("id").Str()
+		output = append(output, store.Item{ID: iid, Role: store.RoleOutput, Body: append([]byte(nil), it.Raw()...)})
+	}
+	ctx, cancel := storeCtx(q.r.Context())
+	defer cancel()
+	start := time.Now()
+	var err error
+	if tu.store {
+		err = q.s.cfg.Store.PutResponse(ctx, q.owner, store.Response{
+			ID: id, PreviousID: tu.prev, ConversationID: tu.conv, CreatedAt: q.s.cfg.Clock(),
+			Body: append([]byte(nil), resp...), Input: tu.input, Output: output,
+		})
+	} else {
+		err = q.s.cfg.Store.AppendConversationItems(ctx, q.owner, tu.conv, append(append([]store.Item(nil), tu.input...), output...))
+	}
+	q.s.m.store.WithLabelValues("put").Observe(time.Since(start).Seconds())
+	if err != nil {
+		q.s.m.errors.WithLabelValues("store_failed").Inc()
+		q.log.Error("store", "response", id, "error", err.Error())
+		if errors.Is(err, store.ErrNotFound) && tu.conv != "" {
+			return &translate.APIError{Status: http.StatusNotFound, Type: "invalid_request_error", Code: "conversation_not_found", Param: "conversation", Message: fmt.Sprintf("Conversation with id '%s' was deleted while the response was made: the response is not stored.", tu.conv)}
+		}
+		return unavailable(fmt.Errorf("the response could not be stored (%w); retry", err))
+	}
+	return nil
+}
+
+// The routes of stored responses.
+
+func (s *Server) authed(w http.ResponseWriter, r *http.Request) (owner string, ok bool) {
+	tenant, bearer, aerr := s.tenant(r)
+	if aerr != nil {
+		s.m.errors.WithLabelValues("auth").Inc()
+		writeError(w, aerr)
+		return "", false
+	}
+	if s.cfg.Store == nil {
+		s.m.errors.WithLabelValues("not_stored").Inc()
+		param := "response_id"
+		if strings.HasPrefix(r.URL.Path, "/v1/conversations") {
+			param = "conversation_id"
+		}
+		writeError(w, &translate.APIError{Status: http.StatusNotFound, Type: "invalid_request_error", Param: param,
+			Message: "No stored object at " + clip(r.URL.Path, 128) + ": this gateway runs without a store (store.driver none); send the conversation's items in input instead"})
+		return "", false
+	}
+	return s.owner(tenant, bearer), true
+}
+
+func responseNotFound(id string) *translate.APIError {
+	return &translate.APIError{Status: http.StatusNotFound, Type: "invalid_request_error", Param: "response_id", Message: fmt.Sprintf("No response found with id '%s'.", clip(id, maxIDLen))}
+}
+
+// storeError answers a store error: not found as 404 (made by nf), the
+// rest as 503.
+func (s *Server) storeError(w http.ResponseWriter, err error, nf func() *translate.APIError) {
+	if errors.Is(err, store.ErrNotFound) {
+		writeError(w, nf())
+		return
+	}
+	s.m.errors.WithLabelValues("store_failed").Inc()
+	s.log.Error("store", "error", err.Error())
+	writeError(w, unavailable(err))
+}
+
+// includes reads include / include[] of a query: the values the spec's
+// include allows, or an error naming the one it does not.
+func includes(r *http.Request) (set map[string]bool, aerr *translate.APIError) {
+	q := r.URL.Query()
+	vals := append(q["include[]"], q["include"]...)
+	if len(vals) == 0 {
+		return nil, nil
+	}
+	root, _ := codec.OpenAI.Payload(codec.ResponsesRequest)
+	allowed := map[string]bool{}
+	if sc, err := root.Schema().Lookup("include[]"); err == nil {
+		for _, v := range sc.Values() {
+			allowed[v] = true
+		}
+	}
+	set = map[string]bool{}
+	for _, v := range vals {
+		if !allowed[v] {
+			return nil, badRequest("include", "invalid_value", fmt.Sprintf("Invalid value for 'include': %q is not one the API knows.", clip(v, 64)))
+		}
+		set[v] = true
+	}
+	return set, nil
+}
+
+// getResponse serves GET /v1/responses/{id}: the Response as it was sent
+// (reasoning's encrypted_content only when include asks for it again).
+func (s *Server) getResponse(w http.ResponseWriter, r *http.Request) {
+	owner, ok := s.authed(w, r)
+	if !ok {
+		return
+	}
+	id := r.PathValue("id")
+	inc, aerr := includes(r)
+	if aerr != nil {
+		writeError(w, aerr)
+		return
+	}
+	if st := r.URL.Query().Get("stream"); st == "true" {
+		writeError(w, badRequest("stream", "unsupported_parameter", "stream is not supported on GET /v1/responses/{id}: this gateway does not replay streams (background responses come later); omit it to get the Response"))
+		return
+	}
+	ctx, cancel := storeCtx(r.Context())
+	defer cancel()
+	resp, err := s.cfg.Store.GetResponse(ctx, owner, id)
+	if err != nil {
+		s.storeError(w, err, func() *translate.APIError { return responseNotFound(id) })
+		return
+	}
+	body := resp.Body
+	if !inc[mapping.IncludeEncryptedReasoning] {
+		body = withoutEncrypted(body)
+	}
+	writeJSON(w, body)
+}
+
+// withoutEncrypted is a Response without its reasoning items'
+// encrypted_content (unchanged when it has none).
+func withoutEncrypted(body []byte) []byte {
+	if !strings.Contains(string(body), `"encrypted_content"`) {
+		return body
+	}
+	v, ok := codec.Parse(body)
+	if !ok {
+		return body
+	}
+	out := []byte{'{'}
+	n := 0
+	for k, m := range v.Members() {
+		if n > 0 {
+			out = append(out, ',')
+		}
+		n++
+		out = appendKey(out, k)
+		if !k.Is("output") {
+			out = append(out, m.Raw()...)
+			continue
+		}
+		out = append(out, '[')
+		for i, it := range m.Elems() {
+			if i > 0 {
+				out = append(out, ',')
+			}
+			if typ, _ := it.Get("type").Str(); typ != "reasoning" || !it.Get("encrypted_content").Exists() {
+				out = append(out, it.Raw()...)
+				continue
+			}
+			out = append(out, '{')
+			j := 0
+			for ik, im := range it.Members() {
+				if ik.Is("encrypted_content") {
+					continue
+				}
+				if j > 0 {
+					out = append(out, ',')
+				}
+				j++
+				out = append(appendKey(out, ik), im.Raw()...)
+			}
+			out = append(out, '}')
+		}
+		out = append(out, ']')
+	}
+	return append(out, '}')
+}
+
+// deleteResponse serves DELETE /v1/responses/{id}.
+func (s *Server) deleteResponse(w http.ResponseWriter, r *http.Request) {
+	owner, ok := s.authed(w, r)
+	if !ok {
+		return
+	}
+	id := r.PathValue("id")
+	ctx, cancel := storeCtx(r.Context())
+	defer cancel()
+	if err := s.cfg.Store.DeleteResponse(ctx, owner, id); err != nil {
+		s.storeError(w, err, func() *translate.APIError { return responseNotFound(id) })
+		return
+	}
+	b := []byte(`{"id":`)
+	b = codec.AppendString(b, id)
+	writeJSON(w, append(b, `,"object":"response","deleted":true}`...))
+}
+
+// page reads after, limit (1–100, default 20) and order (asc|desc,
+// default desc) of a list request.
+func page(r *http.Request) (after string, limit int, desc bool, aerr *translate.APIError) {
+	q := r.URL.Query()
+	after, limit, desc = q.Get("after"), 20, true
+	if l := q.Get("limit"); l != "" {
+		n, err := strconv.Atoi(l)
+		if err != nil || n < 1 || n > 100 {
+			return "", 0, false, badRequest("limit", "invalid_value", fmt.Sprintf("Invalid 'limit': %q. Expected an integer from 1 to 100.", clip(l, 32)))
+		}
+		limit = n
+	}
+	switch o := q.Get("order"); o {
+	case "", "desc":
+	case "asc":
+		desc = false
+	default:
+		return "", 0, false, badRequest("order", "invalid_value", fmt.Sprintf("Invalid 'order': %q. Expected 'asc' or 'desc'.", clip(o, 32)))
+	}
+	return after, limit, desc, nil
+}
+
+// appendList writes a list object of items.
+func appendList(dst []byte, items []store.Item, hasMore bool) []byte {
+	dst = append(dst, `{"object":"list","data":[`...)
+	for i, it := range items {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = append(dst, it.Body...)
+	}
+	dst = append(dst, `],"first_id":`...)
+	if len(items) > 0 {
+		dst = codec.AppendString(dst, items[0].ID)
+	} else {
+		dst = append(dst, "null"...)
+	}
+	dst = append(dst, `,"last_id":`...)
+	if len(items) > 0 {
+		dst = codec.AppendString(dst, items[len(items)-1].ID)
+	} else {
+		dst = append(dst, "null"...)
+	}
+	dst = append(dst, `,"has_more":`...)
+	dst = strconv.AppendBool(dst, hasMore)
+	return append(dst, '}')
+}
+
+// inputItems serves GET /v1/responses/{id}/input_items.
+func (s *Server) inputItems(w http.ResponseWriter, r *http.Request) {
+	owner, ok := s.authed(w, r)
+	if !ok {
+		return
+	}
+	id := r.PathValue("id")
+	after, limit, desc, aerr := page(r)
+	if aerr == nil {
+		_, aerr = includes(r)
+	}
+	if aerr != nil {
+		writeError(w, aerr)
+		return
+	}
+	ctx, cancel := storeCtx(r.Context())
+	defer cancel()
+	items, more, err := s.cfg.Store.InputItems(ctx, owner, id, after, limit, desc)
+	if err != nil {
+		s.storeError(w, err, func() *translate.APIError {
+			if after != "" {
+				if _, gerr := s.cfg.Store.GetResponse(ctx, owner, id); gerr == nil {
+					return badRequest("after", "invalid_value", fmt.Sprintf("No input item with id '%s' in response '%s'.", clip(after, maxIDLen), id))
+				}
+			}
+			return responseNotFound(id)
+		})
+		return
+	}
+	writeJSON(w, appendList(nil, items, more))
+}
+
+func writeJSON(w http.ResponseWriter, body []byte) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusOK)
+	_, _ = w.Write(append(body, '\n'))
+}
+
+// ExpireLoop deletes expired objects every interval until ctx ends, in
+// the background of the requests (it never blocks one); errors are logged
+// and retried at the next tick.
+func ExpireLoop(ctx context.Context, st store.Store, every time.Duration, now func() time.Time, log interface{ Info(string, ...any) }) {
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		n, err := st.Expire(ctx, now())
+		switch {
+		case err != nil && ctx.Err() == nil:
+			log.Info("store expiry failed", "error", err.Error())
+		case n > 0:
+			log.Info("store expired", "responses", n)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
