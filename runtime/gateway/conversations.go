@@ -104,9 +104,9 @@ func metadata(v codec.Value) ([]byte, *translate.APIError) {
 
 // newItems reads the items of a create or add: at most 20 input items,
 // each stored with an id, item references resolved. The items must be
-// ones the mapping can send upstream later: each is checked by converting
-// it alone.
-func (s *Server) newItems(ctx context.Context, owner string, v codec.Value, required bool) ([]store.Item, *translate.APIError) {
+// ones the mapping can send upstream later, after the conversation's
+// (history): they are checked by converting them so.
+func (s *Server) newItems(ctx context.Context, owner string, history []store.Item, v codec.Value, required bool) ([]store.Item, *translate.APIError) {
 	switch v.Kind() {
 	case codec.Invalid, codec.Null:
 		if required {
@@ -131,24 +131,29 @@ func (s *Server) newItems(ctx context.Context, owner string, v codec.Value, requ
 	if !ok {
 		return nil, badRequest("items", "invalid_type", "Invalid 'items': expected an array of input items (objects).")
 	}
-	if aerr := s.checkItems(items); aerr != nil {
+	if aerr := s.checkItems(history, items); aerr != nil {
 		return nil, aerr
 	}
 	return items, nil
 }
 
-// checkItems refuses items the mapping could not send upstream, naming
-// them as items[i]: converting them as a request's input is the check.
-func (s *Server) checkItems(items []store.Item) *translate.APIError {
+// checkItems refuses items the mapping could not send upstream after the
+// conversation's, naming them as items[i]: converting them as a
+// request's input is the check.
+func (s *Server) checkItems(history, items []store.Item) *translate.APIError {
 	if len(items) == 0 {
 		return nil
 	}
 	body := []byte(`{"model":"check","input":[`)
-	for i, it := range items {
-		if i > 0 {
-			body = append(body, ',')
+	n := 0
+	for _, list := range [][]store.Item{history, items} {
+		for _, it := range list {
+			if n > 0 {
+				body = append(body, ',')
+			}
+			n++
+			body = append(body, it.Body...)
 		}
-		body = append(body, it.Body...)
 	}
 	body = append(body, "]}"...)
 	wk := s.workers.Get().(*worker)
@@ -158,8 +163,11 @@ func (s *Server) checkItems(items []store.Item) *translate.APIError {
 	_, _, err := wk.conv.ResponsesToChat(nil, body, opts)
 	var me *mapping.Error
 	switch {
+	case errors.As(err, &me) && openCallsAtEnd(me, history, items):
+		return nil
 	case errors.As(err, &me):
-		param := me.Param
+		tu := turn{history: len(history), conv: "conversation"}
+		param := tu.unshift(me.Param)
 		if rest, ok := strings.CutPrefix(param, "input"); ok {
 			param = "items" + rest
 		}
@@ -168,6 +176,37 @@ func (s *Server) checkItems(items []store.Item) *translate.APIError {
 		return badRequest("items", "invalid_value", err.Error())
 	}
 	return nil
+}
+
+// openCallsAtEnd says whether the mapping refused the items only for
+// calls at the end of the conversation that have no output yet: a
+// conversation may end so (its last response called a tool; the output
+// comes with the next turn), unlike a request.
+func openCallsAtEnd(me *mapping.Error, history, items []store.Item) bool {
+	if !strings.HasPrefix(me.Message, "No tool output found") {
+		return false
+	}
+	rest, ok := strings.CutPrefix(me.Param, "input[")
+	end := strings.IndexByte(rest, ']')
+	if !ok || end < 0 {
+		return false
+	}
+	n, err := strconv.Atoi(rest[:end])
+	if err != nil {
+		return false
+	}
+	all := append(append([]store.Item(nil), history...), items...)
+	if n < 0 || n >= len(all) {
+		return false
+	}
+	for _, it := range all[n:] {
+		v, _ := codec.Parse(it.Body)
+		typ, _ := v.Get("type").Str()
+		if !strings.HasSuffix(typ, "_call") && typ != "reasoning" {
+			return false
+		}
+	}
+	return true
 }
 
 func (s *Server) appendConversation(dst []byte, c store.Conversation) []byte {
@@ -201,7 +240,7 @@ func (s *Server) createConversation(w http.ResponseWriter, r *http.Request) {
 	}
 	ctx, cancel := storeCtx(r.Context())
 	defer cancel()
-	items, aerr := s.newItems(ctx, owner, v.Get("items"), false)
+	items, aerr := s.newItems(ctx, owner, nil, v.Get("items"), false)
 	if aerr != nil {
 		writeError(w, aerr)
 		return
@@ -331,7 +370,17 @@ func (s *Server) addConversationItems(w http.ResponseWriter, r *http.Request) {
 	}
 	ctx, cancel := storeCtx(r.Context())
 	defer cancel()
-	items, aerr := s.newItems(ctx, owner, v.Get("items"), true)
+	history, err := s.cfg.Store.ConversationHistory(ctx, owner, id, s.cfg.MaxChainItems)
+	var long *store.ChainLimitError
+	if errors.As(err, &long) {
+		writeError(w, badRequest("items", "conversation_too_long", fmt.Sprintf("conversation '%s' holds more than the gateway's limit of %d items", id, long.Limit)))
+		return
+	}
+	if err != nil {
+		s.storeError(w, err, func() *translate.APIError { return conversationNotFound(id) })
+		return
+	}
+	items, aerr := s.newItems(ctx, owner, history, v.Get("items"), true)
 	if aerr != nil {
 		writeError(w, aerr)
 		return
