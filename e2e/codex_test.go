@@ -5,6 +5,8 @@ package e2e
 import (
 	"bufio"
 	"bytes"
+	"context"
+	"database/sql"
 	"encoding/json"
 	"io"
 	"log/slog"
@@ -18,6 +20,9 @@ import (
 
 	"github.com/transponder-dev/transponder/runtime/gateway"
 	"github.com/transponder-dev/transponder/runtime/gateway/replay"
+	"github.com/transponder-dev/transponder/runtime/store"
+
+	_ "modernc.org/sqlite" // to count the store's rows
 )
 
 // TestCodex: `codex exec` (Codex CLI 0.169.0, e2e/codex, offline) against
@@ -54,7 +59,15 @@ func TestCodex(t *testing.T) {
 			upSrv := httptest.NewServer(up)
 			defer upSrv.Close()
 			var logs bytes.Buffer
-			gw := httptest.NewServer(gateway.New(gateway.Config{Upstream: gateway.Upstream{BaseURL: upSrv.URL}, Log: slog.New(slog.NewJSONHandler(&logs, nil))}))
+			// A store, as serve opens by default: Codex sends store:false and
+			// its whole history, so nothing may be written.
+			dbFile := filepath.Join(t.TempDir(), "store.db")
+			st, err := store.Open(context.Background(), store.Config{Driver: "sqlite", DSN: dbFile})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer st.Close()
+			gw := httptest.NewServer(gateway.New(gateway.Config{Upstream: gateway.Upstream{BaseURL: upSrv.URL}, Store: st, Log: slog.New(slog.NewJSONHandler(&logs, nil))}))
 			defer gw.Close()
 			home, work := t.TempDir(), t.TempDir()
 			config := "model_provider = \"gw\"\nmodel = \"" + c.model + "\"\n[model_providers.gw]\nname = \"transponder\"\nbase_url = \"" + gw.URL + "/v1\"\nenv_key = \"GW_KEY\"\nwire_api = \"responses\"\nrequest_max_retries = 0\nstream_max_retries = 0\n"
@@ -106,6 +119,17 @@ func TestCodex(t *testing.T) {
 			}
 			if n := strings.Count(logs.String(), `"msg":"response"`); n != len(c.script) {
 				t.Errorf("%d requests reached the gateway, want %d (one per scripted turn)\n%s", n, len(c.script), logs.String())
+			}
+			db, err := sql.Open("sqlite", dbFile)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer db.Close()
+			for _, table := range []string{"responses", "items", "conversations", "conversation_items"} {
+				var n int
+				if err := db.QueryRow(`SELECT COUNT(*) FROM ` + table).Scan(&n); err != nil || n != 0 {
+					t.Errorf("%s: %d rows written for Codex (store:false), %v", table, n, err)
+				}
 			}
 			_, _ = io.Copy(io.Discard, &stderr)
 		})
