@@ -45,7 +45,7 @@ func backends(t *testing.T) []backend {
 	}
 }
 
-func openStore(t *testing.T, cfg store.Config) store.Store {
+func openStore(t testing.TB, cfg store.Config) store.Store {
 	t.Helper()
 	st, err := store.Open(context.Background(), cfg)
 	if err != nil {
@@ -58,7 +58,7 @@ func openStore(t *testing.T, cfg store.Config) store.Store {
 // pgSchema is a DSN of the test PostgreSQL with a fresh schema, dropped
 // after the test; without TRANSPONDER_TEST_PG the test is skipped (failed
 // under CI).
-func pgSchema(t *testing.T) string {
+func pgSchema(t testing.TB) string {
 	t.Helper()
 	dsn := os.Getenv("TRANSPONDER_TEST_PG")
 	if dsn == "" {

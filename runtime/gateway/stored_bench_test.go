@@ -1,0 +1,235 @@
+package gateway_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/transponder-dev/transponder/internal/fixtures"
+	"github.com/transponder-dev/transponder/runtime/gateway"
+	"github.com/transponder-dev/transponder/runtime/store"
+	"github.com/transponder-dev/transponder/runtime/translate"
+)
+
+// codexTurns are the responses of a Codex tool loop, from the benchmark
+// fixture b_large_request.json (../shared/bench): its input items cut
+// into runs, each response's input (user messages, call outputs) then
+// output (assistant messages, calls) — about 12 KB a response.
+func codexTurns(b *testing.B) (turns [][2][]json.RawMessage) {
+	wd, _ := os.Getwd()
+	data, err := os.ReadFile(filepath.Join(fixtures.SharedDir(filepath.Join(wd, "..", "..")), "bench", "b_large_request.json"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	var req struct{ Input []json.RawMessage }
+	if err := json.Unmarshal(data, &req); err != nil {
+		b.Fatal(err)
+	}
+	var cur [2][]json.RawMessage
+	for _, it := range req.Input {
+		var h struct{ Type, Role string }
+		_ = json.Unmarshal(it, &h)
+		out := h.Type == "function_call" || h.Role == "assistant"
+		if !out && len(cur[1]) > 0 {
+			turns, cur = append(turns, cur), [2][]json.RawMessage{}
+		}
+		side := 0
+		if out {
+			side = 1
+		}
+		cur[side] = append(cur[side], it)
+	}
+	if len(cur[1]) > 0 {
+		turns = append(turns, cur)
+	}
+	return turns
+}
+
+// withItemID gives an item an id (a stored item has one).
+func withItemID(it json.RawMessage, id string) []byte {
+	return append([]byte(`{"id":"`+id+`",`), it[1:]...)
+}
+
+// renameCall makes a call's or output's call_id unique to the cycle c of
+// the fixture's turns.
+func renameCall(b *testing.B, it json.RawMessage, c int) json.RawMessage {
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(it, &m); err != nil {
+		b.Fatal(err)
+	}
+	id, ok := m["call_id"]
+	if !ok || c == 0 {
+		return it
+	}
+	m["call_id"] = json.RawMessage(fmt.Sprintf(`%s_%d"`, id[:len(id)-1], c))
+	out, _ := json.Marshal(m)
+	return out
+}
+
+// seedChain stores n Codex-sized responses chained by
+// previous_response_id; it returns the last id, the chain's items, and
+// their bytes.
+func seedChain(b *testing.B, st store.Store, n int) (head string, items []json.RawMessage, size int) {
+	turns := codexTurns(b)
+	ctx := context.Background()
+	for i := range n {
+		t := turns[i%len(turns)]
+		r := store.Response{ID: fmt.Sprintf("resp_%04d", i), PreviousID: head, CreatedAt: time.Now(), Body: []byte(`{"id":"resp"}`)}
+		for side, list := range t {
+			for j, it := range list {
+				body := withItemID(renameCall(b, it, i/len(turns)), fmt.Sprintf("it_%04d_%d_%d", i, side, j))
+				item := store.Item{ID: fmt.Sprintf("it_%04d_%d_%d", i, side, j), Role: store.RoleInput, Body: body}
+				if side == 1 {
+					item.Role = store.RoleOutput
+					r.Output = append(r.Output, item)
+				} else {
+					r.Input = append(r.Input, item)
+				}
+				items = append(items, body)
+				size += len(body)
+			}
+		}
+		if err := st.PutResponse(ctx, "a", r); err != nil {
+			b.Fatal(err)
+		}
+		head = r.ID
+	}
+	return head, items, size
+}
+
+// arrivals is an upstream that answers at once and says when each
+// request arrived.
+type arrivals chan time.Time
+
+func (a arrivals) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	a <- time.Now()
+	_, _ = io.Copy(io.Discard, r.Body)
+	w.Header().Set("Content-Type", "application/json")
+	_, _ = io.WriteString(w, `{"id":"c","object":"chat.completion","created":1,"model":"m","choices":[{"index":0,"message":{"role":"assistant","content":"ok"},"finish_reason":"stop"}],"usage":{"prompt_tokens":1,"completion_tokens":1,"total_tokens":2}}`)
+}
+
+func percentiles(b *testing.B, ds []time.Duration) {
+	slices.Sort(ds)
+	at := func(p float64) float64 { return float64(ds[int(p*float64(len(ds)-1))]) / 1e6 }
+	b.ReportMetric(at(0.5), "p50-ms")
+	b.ReportMetric(at(0.99), "p99-ms")
+	b.ReportMetric(0, "ns/op") // the percentiles are the figures; the loop's mean includes the answer
+}
+
+// BenchmarkChainResolution: the time from sending a request to its
+// upstream request starting (the upstream's arrival), p50 and p99, for
+// a request continuing a 100-response Codex-sized chain by
+// previous_response_id, on SQLite and PostgreSQL; beside it, the same
+// for a request with no history (impl=none: the gateway's floor) and
+// one sending the same history inline (impl=inline: what a client
+// without a store sends, and the upstream gets the same chat request).
+func BenchmarkChainResolution(b *testing.B) {
+	const turns = 100
+	for _, impl := range []string{"none", "inline", "sqlite", "postgres"} {
+		b.Run("impl="+impl, func(b *testing.B) {
+			var st store.Store
+			switch impl {
+			case "postgres":
+				st = openStore(b, store.Config{Driver: "postgres", DSN: pgSchema(b)})
+			default:
+				st = openStore(b, store.Config{Driver: "sqlite", DSN: filepath.Join(b.TempDir(), "store.db")})
+			}
+			head, items, size := seedChain(b, st, turns)
+			// The chain ends in a call: the next request answers it.
+			var last struct {
+				Type   string
+				CallID string `json:"call_id"`
+			}
+			_ = json.Unmarshal(items[len(items)-1], &last)
+			next := `"next"`
+			if last.Type == "function_call" {
+				next = `[{"type":"function_call_output","call_id":"` + last.CallID + `","output":"ok"}]`
+			}
+			up := make(arrivals, 1)
+			srv := httptest.NewServer(up)
+			defer srv.Close()
+			gw := httptest.NewServer(gateway.New(gateway.Config{Upstream: gateway.Upstream{BaseURL: srv.URL}, Store: st, IDs: &translate.SeqIDs{}, Keys: []gateway.Key{{Tenant: "a", Key: "ka"}}, Log: discard()}))
+			defer gw.Close()
+			body := `{"model":"m","store":false,"input":` + next + `,"previous_response_id":"` + head + `"}`
+			switch impl {
+			case "none":
+				body = `{"model":"m","store":false,"input":"next"}`
+			case "inline":
+				var sb strings.Builder
+				sb.WriteString(`{"model":"m","store":false,"input":[`)
+				for _, it := range items {
+					sb.Write(it)
+					sb.WriteByte(',')
+				}
+				if next == `"next"` {
+					sb.WriteString(`{"role":"user","content":"next"}`)
+				} else {
+					sb.WriteString(next[1 : len(next)-1])
+				}
+				sb.WriteString(`]}`)
+				body = sb.String()
+			}
+			b.Logf("%d responses, %d items, %.1f MB of items", turns, len(items), float64(size)/1e6)
+			var ds []time.Duration
+			client := gw.Client()
+			for b.Loop() {
+				req, _ := http.NewRequest("POST", gw.URL+"/v1/responses", strings.NewReader(body))
+				req.Header.Set("Authorization", "Bearer ka")
+				sent := time.Now()
+				resp, err := client.Do(req)
+				if err != nil {
+					b.Fatal(err)
+				}
+				select {
+				case at := <-up:
+					ds = append(ds, at.Sub(sent))
+				default:
+					msg, _ := io.ReadAll(resp.Body)
+					b.Fatalf("the upstream was not asked: %d %s", resp.StatusCode, msg)
+				}
+				_, _ = io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+			}
+			percentiles(b, ds)
+		})
+	}
+}
+
+func discard() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
+
+// BenchmarkChainRead: the store's part of resolving previous_response_id
+// — reading the 100-response Codex-sized chain (BenchmarkChainResolution's)
+// — p50 and p99 per read, on SQLite and PostgreSQL.
+func BenchmarkChainRead(b *testing.B) {
+	for _, impl := range []string{"sqlite", "postgres"} {
+		b.Run("impl="+impl, func(b *testing.B) {
+			cfg := store.Config{Driver: "sqlite", DSN: filepath.Join(b.TempDir(), "store.db")}
+			if impl == "postgres" {
+				cfg = store.Config{Driver: "postgres", DSN: pgSchema(b)}
+			}
+			st := openStore(b, cfg)
+			head, items, _ := seedChain(b, st, 100)
+			ctx := context.Background()
+			var ds []time.Duration
+			for b.Loop() {
+				start := time.Now()
+				got, err := st.Chain(ctx, "a", head, gateway.DefaultMaxChainItems)
+				ds = append(ds, time.Since(start))
+				if err != nil || len(got) != len(items) {
+					b.Fatalf("%d items, %v", len(got), err)
+				}
+			}
+			percentiles(b, ds)
+		})
+	}
+}
