@@ -170,7 +170,14 @@ func (q *request) prepare(doc codec.Value, body []byte) ([]byte, *translate.APIE
 	if !rewrite {
 		return body, nil
 	}
-	out := []byte{'{'}
+	size := len(body) + 16
+	for _, items := range [][]store.Item{history, tu.input} {
+		for _, it := range items {
+			size += len(it.Body) + 1
+		}
+	}
+	out := make([]byte, 1, size) // at once: a chain may be megabytes
+	out[0] = '{'
 	first := true
 	for k, m := range doc.Members() {
 		if k.Is("input") || k.Is("conversation") {

@@ -233,3 +233,34 @@ func BenchmarkChainRead(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkChainPrepare: the time previous_response_id adds before the
+// request is converted — the chain read (100 Codex-sized responses, as
+// BenchmarkChainResolution's) and the input assembled from it — p50 and
+// p99, on SQLite and PostgreSQL. (Converting the longer input is the
+// same work a client sending the history inline causes.)
+func BenchmarkChainPrepare(b *testing.B) {
+	for _, impl := range []string{"sqlite", "postgres"} {
+		b.Run("impl="+impl, func(b *testing.B) {
+			cfg := store.Config{Driver: "sqlite", DSN: filepath.Join(b.TempDir(), "store.db")}
+			if impl == "postgres" {
+				cfg = store.Config{Driver: "postgres", DSN: pgSchema(b)}
+			}
+			st := openStore(b, cfg)
+			head, items, _ := seedChain(b, st, 100)
+			s := gateway.New(gateway.Config{Store: st, IDs: &translate.SeqIDs{}, Log: discard()})
+			r, _ := http.NewRequest("POST", "/v1/responses", nil)
+			body := []byte(`{"model":"m","store":false,"input":"next","previous_response_id":"` + head + `"}`)
+			var ds []time.Duration
+			for b.Loop() {
+				start := time.Now()
+				out, err := gateway.Prepare(s, r, "a", body)
+				ds = append(ds, time.Since(start))
+				if err != nil || len(out) < len(items) {
+					b.Fatalf("%d bytes, %v", len(out), err)
+				}
+			}
+			percentiles(b, ds)
+		})
+	}
+}

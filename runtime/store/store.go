@@ -1,6 +1,8 @@
 package store
 
 import (
+	"bytes"
+	"cmp"
 	"context"
 	"database/sql"
 	"errors"
@@ -9,6 +11,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -86,6 +89,13 @@ type Config struct {
 	TTL time.Duration
 	// Now is the clock; time.Now when nil.
 	Now func() time.Time
+	// CacheBytes bounds the cache of stored responses' items that Chain
+	// reads from (DefaultCacheBytes when zero; negative: no cache).
+	CacheBytes int64
+	// MaxConns bounds the database connections (default 16 for SQLite,
+	// 32 for PostgreSQL: under its usual max_connections of 100 with
+	// several instances); requests beyond it wait for one.
+	MaxConns int
 }
 
 // Store is the stored-responses API the gateway uses.
@@ -162,6 +172,7 @@ type sqlStore struct {
 	dialect dialect
 	ttl     time.Duration
 	now     func() time.Time
+	cache   *itemCache // nil: none
 }
 
 // Open opens (creating it if needed) the store and applies the pending
@@ -176,6 +187,12 @@ func Open(ctx context.Context, cfg Config) (Store, error) {
 	}
 	if s.now == nil {
 		s.now = time.Now
+	}
+	switch {
+	case cfg.CacheBytes == 0:
+		s.cache = newItemCache(DefaultCacheBytes)
+	case cfg.CacheBytes > 0:
+		s.cache = newItemCache(cfg.CacheBytes)
 	}
 	var err error
 	switch cfg.Driver {
@@ -201,6 +218,15 @@ func Open(ctx context.Context, cfg Config) (Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("store: open %s: %w", cfg.Driver, err)
 	}
+	conns := cfg.MaxConns
+	if conns <= 0 {
+		conns = 16
+		if s.dialect == postgres {
+			conns = 32
+		}
+	}
+	s.db.SetMaxOpenConns(conns)
+	s.db.SetMaxIdleConns(conns)
 	if err := s.migrate(ctx); err != nil {
 		s.db.Close()
 		return nil, err
@@ -280,6 +306,19 @@ func (s *sqlStore) PutResponse(ctx context.Context, tenant string, r Response) e
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("store: put response %q: commit: %w", r.ID, err)
 	}
+	// The next turn chains from it: its items are cached (a copy: the
+	// caller's are the caller's).
+	items := make([]Item, 0, len(r.Input)+len(r.Output))
+	for _, part := range [][]Item{r.Input, r.Output} {
+		for _, it := range part {
+			role := RoleInput
+			if len(items) >= len(r.Input) {
+				role = RoleOutput
+			}
+			items = append(items, Item{ID: it.ID, Role: role, Body: bytes.Clone(nonNil(it.Body))})
+		}
+	}
+	s.cache.put(cacheKey(tenant, r.ID, created.UnixNano()), items)
 	return nil
 }
 
@@ -334,20 +373,25 @@ func (s *sqlStore) DeleteResponse(ctx context.Context, tenant, id string) error 
 	return nil
 }
 
-// chainQuery walks previous_response_id from the head (depth 0) back at most
-// ? links, then joins each live response of the chain with its items. One
-// statement, so a concurrent delete cannot tear the result.
-const chainQuery = `WITH RECURSIVE chain (id, prev, depth) AS (
-		SELECT id, previous_response_id, 0 FROM responses WHERE tenant = ? AND id = ? AND expires_at > ?
+// linksQuery walks previous_response_id from the head (depth 0) back at
+// most ? links, over live responses only: the chain's ids, links and
+// creation times, no bodies.
+const linksQuery = `WITH RECURSIVE chain (id, prev, created, depth) AS (
+		SELECT id, previous_response_id, created_at, 0 FROM responses WHERE tenant = ? AND id = ? AND expires_at > ?
 	UNION ALL
-		SELECT r.id, r.previous_response_id, c.depth + 1 FROM chain c
+		SELECT r.id, r.previous_response_id, r.created_at, c.depth + 1 FROM chain c
 		JOIN responses r ON r.tenant = ? AND r.id = c.prev AND r.expires_at > ?
 		WHERE c.depth < ?
 	)
-	SELECT c.depth, c.prev, i.id, i.role, i.body FROM chain c
-	LEFT JOIN items i ON i.tenant = ? AND i.response_id = c.id
-	ORDER BY c.depth DESC, i.seq`
+	SELECT depth, id, prev, created FROM chain`
 
+// itemsBatch bounds the responses whose items one query reads.
+const itemsBatch = 500
+
+// Chain reads the chain's links (one small query), then the items of the
+// responses the cache does not have — each response's items are read at
+// most once per instance while they stay cached: a chain grows by one
+// response a turn, and the turn before was cached when it was stored.
 func (s *sqlStore) Chain(ctx context.Context, tenant, id string, maxItems int) ([]Item, error) {
 	if maxItems <= 0 {
 		return nil, fmt.Errorf("store: chain %q: limit %d: %w", id, maxItems, ErrInvalid)
@@ -355,52 +399,137 @@ func (s *sqlStore) Chain(ctx context.Context, tenant, id string, maxItems int) (
 	now := s.now().UnixNano()
 	// A turn holds at least one item in practice, so maxItems also bounds
 	// the turns walked (and a cycle, which PutResponse cannot make anyway).
-	rows, err := s.db.QueryContext(ctx, s.q(chainQuery), tenant, id, now, tenant, now, maxItems, tenant)
+	rows, err := s.db.QueryContext(ctx, s.q(linksQuery), tenant, id, now, tenant, now, maxItems)
 	if err != nil {
 		return nil, fmt.Errorf("store: chain %q: %w", id, err)
 	}
-	defer rows.Close()
-	var (
-		items    []Item
-		seen     bool
-		maxDepth = -1
-		tailPrev sql.NullString
-	)
+	type link struct {
+		depth   int
+		id      string
+		prev    sql.NullString
+		created int64
+		items   []Item
+	}
+	var links []link
 	for rows.Next() {
-		var (
-			depth        int
-			prev         sql.NullString
-			itemID, role sql.NullString
-			body         []byte
-		)
-		if err := rows.Scan(&depth, &prev, &itemID, &role, &body); err != nil {
+		var l link
+		if err := rows.Scan(&l.depth, &l.id, &l.prev, &l.created); err != nil {
+			rows.Close()
 			return nil, fmt.Errorf("store: chain %q: %w", id, err)
 		}
-		seen = true
-		if depth > maxDepth {
-			maxDepth, tailPrev = depth, prev
-		}
-		if !itemID.Valid {
-			continue // a turn without items
-		}
-		if len(items) == maxItems {
-			return nil, fmt.Errorf("store: chain %q: %w", id, &ChainLimitError{Limit: maxItems})
-		}
-		items = append(items, Item{ID: itemID.String, Role: Role(role.String), Body: body})
+		links = append(links, l)
 	}
+	rows.Close()
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("store: chain %q: %w", id, err)
 	}
-	if !seen {
+	if len(links) == 0 {
 		return nil, fmt.Errorf("store: response %q: %w", id, ErrNotFound)
 	}
-	if tailPrev.Valid {
-		if maxDepth >= maxItems {
+	slices.SortFunc(links, func(a, b link) int { return cmp.Compare(b.depth, a.depth) }) // oldest first
+	if tail := links[0]; tail.prev.Valid {
+		if tail.depth >= maxItems {
 			return nil, fmt.Errorf("store: chain %q: %w", id, &ChainLimitError{Limit: maxItems})
 		}
-		return nil, fmt.Errorf("store: chain %q: %w", id, &MissingLinkError{ID: tailPrev.String})
+		return nil, fmt.Errorf("store: chain %q: %w", id, &MissingLinkError{ID: tail.prev.String})
+	}
+	// The cached responses' items; the others read, by batches.
+	missing := map[string]int{} // id → index in links
+	var ids []any
+	for i := range links {
+		l := &links[i]
+		var ok bool
+		if l.items, ok = s.cache.get(cacheKey(tenant, l.id, l.created)); !ok {
+			missing[l.id] = i
+			ids = append(ids, l.id)
+		}
+	}
+	for len(ids) > 0 {
+		batch := ids[:min(len(ids), itemsBatch)]
+		ids = ids[len(batch):]
+		if err := s.readItems(ctx, tenant, now, batch, func(respID string, created int64, items []Item) {
+			if i, ok := missing[respID]; ok && links[i].created == created {
+				links[i].items = items
+				s.cache.put(cacheKey(tenant, respID, created), items)
+				delete(missing, respID)
+			}
+		}); err != nil {
+			return nil, fmt.Errorf("store: chain %q: %w", id, err)
+		}
+	}
+	// A response deleted (or stored anew) between the two reads.
+	for _, l := range links {
+		if _, ok := missing[l.id]; ok {
+			return nil, fmt.Errorf("store: chain %q: %w", id, &MissingLinkError{ID: l.id})
+		}
+	}
+	n := 0
+	for _, l := range links {
+		n += len(l.items)
+	}
+	if n > maxItems {
+		return nil, fmt.Errorf("store: chain %q: %w", id, &ChainLimitError{Limit: maxItems})
+	}
+	items := make([]Item, 0, n)
+	for _, l := range links {
+		items = append(items, l.items...)
 	}
 	return items, nil
+}
+
+// readItems reads the items of the live responses among ids, each
+// response's in order, handing them to f per response (with the
+// response's creation time; a response without items is handed none).
+func (s *sqlStore) readItems(ctx context.Context, tenant string, now int64, ids []any, f func(id string, created int64, items []Item)) error {
+	q := `SELECT r.id, r.created_at, i.seq, i.id, i.role, i.body FROM responses r
+		LEFT JOIN items i ON i.tenant = r.tenant AND i.response_id = r.id
+		WHERE r.tenant = ? AND r.expires_at > ? AND r.id IN (?` + strings.Repeat(",?", len(ids)-1) + `)`
+	rows, err := s.db.QueryContext(ctx, s.q(q), append([]any{tenant, now}, ids...)...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	// No ORDER BY: sorting would carry the bodies through the database's
+	// sorter; the rows are put in order here, by their small keys.
+	type row struct {
+		seq  int64
+		item Item
+	}
+	byResp := map[string][]row{}
+	created := map[string]int64{}
+	var order []string
+	for rows.Next() {
+		var (
+			respID       string
+			at           int64
+			seq          sql.NullInt64
+			itemID, role sql.NullString
+			body         []byte
+		)
+		if err := rows.Scan(&respID, &at, &seq, &itemID, &role, &body); err != nil {
+			return err
+		}
+		if _, ok := created[respID]; !ok {
+			created[respID] = at
+			order = append(order, respID)
+		}
+		if itemID.Valid {
+			byResp[respID] = append(byResp[respID], row{seq.Int64, Item{ID: itemID.String, Role: Role(role.String), Body: body}})
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	for _, id := range order {
+		rs := byResp[id]
+		slices.SortFunc(rs, func(a, b row) int { return cmp.Compare(a.seq, b.seq) })
+		items := make([]Item, len(rs))
+		for i, r := range rs {
+			items[i] = r.item
+		}
+		f(id, created[id], items)
+	}
+	return nil
 }
 
 func (s *sqlStore) Item(ctx context.Context, tenant, id string) (Item, error) {
