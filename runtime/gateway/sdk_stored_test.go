@@ -324,3 +324,66 @@ func TestSDKConversation(t *testing.T) {
 		}
 	})
 }
+
+// The tool loop inside a conversation: turn 1 (streamed) calls
+// get_weather, turn 2 sends only the function_call_output with the
+// conversation; the upstream gets the call and its output, and the
+// conversation's items decode in the SDK as the call, its output and the
+// answer. A store:false turn is added to the conversation but not stored
+// as a response.
+func TestSDKConversationToolLoop(t *testing.T) {
+	eachBackend(t, func(t *testing.T, open func(t *testing.T) store.Store) {
+		g := newStored(t, open(t), gateway.Config{}, answer{call: "get_weather", args: `{"city":"Paris"}`}, answer{text: "Sunny."}, answer{text: "Still sunny."})
+		c := g.sdkClient()
+		ctx := context.Background()
+		conv, err := c.Conversations.New(ctx, conversations.ConversationNewParams{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		tools := []responses.ToolUnionParam{responses.ToolParamOfFunction("get_weather", map[string]any{"type": "object", "properties": map[string]any{"city": map[string]any{"type": "string"}}}, false)}
+		cv := responses.ResponseNewParamsConversationUnion{OfString: openai.String(conv.ID)}
+		r1 := create(t, c, true, responses.ResponseNewParams{Model: "m", Tools: tools, Conversation: cv, Input: responses.ResponseNewParamsInputUnion{OfString: openai.String("Weather in Paris?")}})
+		call := r1.Output[0].AsFunctionCall()
+		out := responses.ResponseInputItemParamOfFunctionCallOutput("sunny")
+		out.OfFunctionCallOutput.CallID = openai.String(call.CallID)
+		r2 := create(t, c, false, responses.ResponseNewParams{Model: "m", Tools: tools, Conversation: cv, Input: responses.ResponseNewParamsInputUnion{OfInputItemList: responses.ResponseInputParam{out}}})
+		if r2.OutputText() != "Sunny." || r2.Conversation.ID != conv.ID {
+			t.Fatalf("turn 2: %s", r2.RawJSON())
+		}
+		want := "user:Weather in Paris?\nassistant:call " + call.CallID + ` get_weather({"city":"Paris"})` + "\ntool:sunny for " + call.CallID + "\n"
+		if got := g.up.last(t).String(); got != want {
+			t.Fatalf("turn 2's chat messages:\n%s\nwant:\n%s", got, want)
+		}
+		r3, err := c.Responses.New(ctx, responses.ResponseNewParams{Model: "m", Store: openai.Bool(false), Conversation: cv, Input: responses.ResponseNewParamsInputUnion{OfString: openai.String("And now?")}})
+		if err != nil || storedFlag(r3) != "false" {
+			t.Fatalf("store:false turn: %v", err)
+		}
+		_, err = c.Responses.Get(ctx, r3.ID, responses.ResponseGetParams{})
+		notFound(t, "a store:false response", err)
+
+		p, err := c.Conversations.Items.List(ctx, conv.ID, conversations.ItemListParams{Order: conversations.ItemListParamsOrderAsc})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, it := range p.Data {
+			s := it.Type
+			switch it.Type {
+			case "message":
+				s += " " + it.Role + ":" + it.Content.OfMessageContentArray[0].Text
+			case "function_call":
+				fc := it.AsFunctionCall()
+				s += " " + fc.CallID + " " + fc.Name + fc.Arguments
+			case "function_call_output":
+				s += " " + it.CallID + " " + it.Output.OfString
+			}
+			got = append(got, s)
+		}
+		if s := strings.Join(got, "|"); s != "message user:Weather in Paris?|function_call "+call.CallID+` get_weather{"city":"Paris"}|function_call_output `+call.CallID+" sunny|message assistant:Sunny.|message user:And now?|message assistant:Still sunny." {
+			t.Fatalf("items: %s", s)
+		}
+		if p.Data[1].ID != r1.Output[0].ID || p.Data[3].ID != r2.Output[0].ID || p.Data[5].ID != r3.Output[0].ID {
+			t.Fatalf("output item ids: %s", p.RawJSON())
+		}
+	})
+}
