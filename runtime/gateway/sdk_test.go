@@ -78,7 +78,14 @@ func TestSDKNonStream(t *testing.T) {
 // stream runs a streamed request and returns its events, checked.
 func stream(t *testing.T, s *stack, params responses.ResponseNewParams) []responses.ResponseStreamEventUnion {
 	t.Helper()
-	st := s.client.Responses.NewStreaming(context.Background(), params)
+	return streamWith(t, s.client, params)
+}
+
+// streamWith runs a streamed request with a client and returns its
+// events, checked.
+func streamWith(t *testing.T, c openai.Client, params responses.ResponseNewParams) []responses.ResponseStreamEventUnion {
+	t.Helper()
+	st := c.Responses.NewStreaming(context.Background(), params)
 	defer st.Close()
 	var evs []responses.ResponseStreamEventUnion
 	var raw [][]byte
