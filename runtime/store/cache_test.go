@@ -3,6 +3,8 @@ package store
 import (
 	"context"
 	"errors"
+	"fmt"
+	"sync"
 	"testing"
 	"time"
 )
@@ -86,5 +88,56 @@ func TestItemCacheBound(t *testing.T) {
 	c.put(cacheKey("t", "huge", 1), []Item{{ID: "x", Body: make([]byte, 2000)}})
 	if _, ok := c.get(cacheKey("t", "huge", 1)); ok {
 		t.Fatal("an entry over a quarter of the bound was cached")
+	}
+}
+
+// 10,000 concurrent reads of one chain, on each backend, through
+// the items cache: every one whole and the same (the pool bounds the
+// connections; the rest wait for one).
+func TestConcurrentChainReads(t *testing.T) {
+	for name, c := range map[string]struct {
+		be    backend
+		cache int64
+	}{"sqlite": {sqliteBackend, 0}, "postgres": {pgBackend, 0}} {
+		t.Run(name, func(t *testing.T) {
+			open := c.be(t)
+			clk := &clock{t: t0.Add(time.Minute)}
+			s, err := open(Config{TTL: time.Hour, Now: clk.Now, CacheBytes: c.cache})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			head := putChain(t, s, 20)
+			want, err := s.Chain(context.Background(), "t", head, 1000)
+			if err != nil || len(want) != 40 {
+				t.Fatalf("%d items, %v", len(want), err)
+			}
+			var wg sync.WaitGroup
+			errs := make(chan error, 10000)
+			for range 10000 {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					got, err := s.Chain(context.Background(), "t", head, 1000)
+					if err == nil && ids(got) != ids(want) {
+						err = fmt.Errorf("a different chain: %s", ids(got))
+					}
+					if err != nil {
+						errs <- err
+					}
+				}()
+			}
+			wg.Wait()
+			close(errs)
+			n := 0
+			for err := range errs {
+				if n++; n <= 3 {
+					t.Error(err)
+				}
+			}
+			if n > 0 {
+				t.Fatalf("%d of 10000 reads failed", n)
+			}
+		})
 	}
 }
