@@ -247,6 +247,10 @@ func (s *Server) createConversation(w http.ResponseWriter, r *http.Request) {
 	}
 	c := store.Conversation{ID: s.cfg.IDs.NewID("conv"), CreatedAt: s.cfg.Clock(), Metadata: meta, Items: items}
 	if err := s.cfg.Store.CreateConversation(ctx, owner, c); err != nil {
+		if errors.Is(err, store.ErrExists) {
+			writeError(w, badRequest("items", "invalid_value", "Duplicate item found: an item id is given twice."))
+			return
+		}
 		s.storeError(w, err, func() *translate.APIError { return conversationNotFound(c.ID) })
 		return
 	}
@@ -386,6 +390,10 @@ func (s *Server) addConversationItems(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if err := s.cfg.Store.AppendConversationItems(ctx, owner, id, items); err != nil {
+		if errors.Is(err, store.ErrExists) {
+			writeError(w, badRequest("items", "invalid_value", fmt.Sprintf("Duplicate item found: conversation '%s' already holds an item of these ids, or one is given twice.", id)))
+			return
+		}
 		s.storeError(w, err, func() *translate.APIError { return conversationNotFound(id) })
 		return
 	}

@@ -77,6 +77,11 @@ func TestConversation(t *testing.T) {
 		if got := g.a.ok("GET", "/v1/conversations/"+id, ""); got["metadata"].(map[string]any)["topic"] != "weather" || got["created_at"] != c["created_at"] {
 			t.Fatalf("get: %v", got)
 		}
+		// An item the conversation holds, sent again (as a reference or
+		// itself), is refused: a conversation holds an item once.
+		first := l["data"].([]any)[1].(map[string]any)["id"].(string)
+		g.a.refused("POST", "/v1/responses", `{"model":"m","conversation":"`+id+`","input":[{"type":"item_reference","id":"`+first+`"}]}`, 400, "input[0].id")
+		g.a.refused("POST", "/v1/responses", `{"model":"m","conversation":"`+id+`","input":[{"id":"msg_x","type":"message","role":"user","content":"a"},{"id":"msg_x","type":"message","role":"user","content":"b"}]}`, 400, "input[1].id")
 		// Another tenant sees nothing of it.
 		g.b.refused("GET", "/v1/conversations/"+id, "", 404, "conversation_id")
 		g.b.refused("GET", "/v1/conversations/"+id+"/items", "", 404, "conversation_id")
@@ -121,6 +126,8 @@ func TestConversationBadInput(t *testing.T) {
 	tc := g.a.ok("POST", "/v1/conversations", `{"items":[{"role":"user","content":"weather?"},{"type":"function_call","call_id":"c1","name":"get_weather","arguments":"{}"}]}`)["id"].(string)
 	g.a.ok("POST", "/v1/conversations/"+tc+"/items", `{"items":[{"type":"function_call_output","call_id":"c1","output":"sunny"}]}`)
 	g.a.refused("POST", "/v1/conversations/"+tc+"/items", `{"items":[{"role":"user","content":"x"},{"type":"function_call_output","call_id":"c2","output":"o"}]}`, 400, "items[1]")
+	g.a.refused("POST", "/v1/conversations/"+tc+"/items", `{"items":[{"id":"msg_same","role":"user","content":"x"},{"id":"msg_same","role":"user","content":"y"}]}`, 400, "items")
+	g.a.refused("POST", "/v1/conversations", `{"items":[{"id":"msg_same","role":"user","content":"x"},{"id":"msg_same","role":"user","content":"y"}]}`, 400, "items")
 	id := g.a.ok("POST", "/v1/conversations", ``)["id"].(string) // no body: an empty conversation
 	g.a.refused("POST", "/v1/conversations/"+id, `{}`, 400, "metadata")
 	g.a.refused("POST", "/v1/conversations/"+id+"/items", `{}`, 400, "items")

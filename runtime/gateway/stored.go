@@ -167,6 +167,18 @@ func (q *request) prepare(doc codec.Value, body []byte) ([]byte, *translate.APIE
 		return body, nil // the mapping refuses the input, naming what is wrong
 	}
 	tu.input, rewrite = items, rewrite || refs
+	if tu.conv != "" { // a conversation holds an item once
+		seen := make(map[string]bool, len(history)+len(items))
+		for _, it := range history {
+			seen[it.ID] = true
+		}
+		for i, it := range items {
+			if seen[it.ID] {
+				return nil, badRequest(fmt.Sprintf("input[%d].id", i), "invalid_value", fmt.Sprintf("Duplicate item found with id '%s': conversation '%s' already holds it.", clip(it.ID, maxIDLen), tu.conv))
+			}
+			seen[it.ID] = true
+		}
+	}
 	if !rewrite {
 		return body, nil
 	}
