@@ -227,11 +227,12 @@ func (s *Server) resolveItems(ctx context.Context, owner string, in codec.Value,
 	switch in.Kind() {
 	case codec.String:
 		text, _ := in.Str()
+		id := s.cfg.IDs.NewID("msg")
 		b := []byte(`{"id":`)
-		b = codec.AppendString(b, s.cfg.IDs.NewID("msg"))
+		b = codec.AppendString(b, id)
 		b = append(b, `,"type":"message","role":"user","content":[{"type":"input_text","text":`...)
 		b = append(codec.AppendString(b, text), "}]}"...)
-		return []store.Item{{ID: idOf(b), Role: store.RoleInput, Body: b}}, false, true, nil
+		return []store.Item{{ID: id, Role: store.RoleInput, Body: b}}, false, true, nil
 	case codec.Array:
 	default:
 		return nil, false, false, nil
@@ -258,8 +259,8 @@ func (s *Server) resolveItems(ctx context.Context, owner string, in codec.Value,
 			items = append(items, store.Item{ID: stored.ID, Role: store.RoleInput, Body: stored.Body})
 			continue
 		}
-		b := withID(it, typ, s.cfg.IDs)
-		items = append(items, store.Item{ID: idOf(b), Role: store.RoleInput, Body: b})
+		id, b := withID(it, typ, s.cfg.IDs)
+		items = append(items, store.Item{ID: id, Role: store.RoleInput, Body: b})
 	}
 	return items, refs, true, nil
 }
@@ -278,9 +279,10 @@ var idPrefixes = map[string]string{
 // otherwise with one given (first), an easy message made a message item
 // (type "message", a string content made one input_text part, or
 // output_text for the assistant's) — the shape input_items lists.
-func withID(it codec.Value, typ string, ids translate.IDSource) []byte {
+func withID(it codec.Value, typ string, ids translate.IDSource) (string, []byte) {
 	if id := it.Get("id"); id.Kind() == codec.String {
-		return append([]byte(nil), it.Raw()...)
+		s, _ := id.Str()
+		return s, append([]byte(nil), it.Raw()...)
 	}
 	role, _ := it.Get("role").Str()
 	msg := typ == "message" || typ == "" && role != ""
@@ -290,8 +292,9 @@ func withID(it codec.Value, typ string, ids translate.IDSource) []byte {
 	} else if msg {
 		prefix = "msg"
 	}
+	id := ids.NewID(prefix)
 	b := []byte(`{"id":`)
-	b = codec.AppendString(b, ids.NewID(prefix))
+	b = codec.AppendString(b, id)
 	if typ == "" && msg {
 		b = append(b, `,"type":"message"`...)
 	}
@@ -316,18 +319,12 @@ func withID(it codec.Value, typ string, ids translate.IDSource) []byte {
 		}
 		b = append(b, m.Raw()...)
 	}
-	return append(b, '}')
+	return id, append(b, '}')
 }
 
 // appendKey appends a member's key as it was sent, and its colon.
 func appendKey(dst []byte, k codec.Key) []byte {
 	return append(append(append(append(dst, '"'), k.Raw()...), '"'), ':')
-}
-
-func idOf(item []byte) string {
-	v, _ := codec.Parse(item)
-	id, _ := v.Get("id").Str()
-	return id
 }
 
 // unshift names a path of the converted request as the client sent it:
@@ -373,7 +370,8 @@ func (q *request) commit(resp []byte) error {
 	if q.s.cfg.Store == nil || !tu.store && tu.conv == "" {
 		return nil
 	}
-	v, ok := codec.Parse(resp)
+	body := append([]byte(nil), resp...) // the store keeps it, and the items are slices of it
+	v, ok := codec.Parse(body)
 	if !ok {
 		return errors.New("the response to store is not JSON")
 	}
@@ -381,7 +379,7 @@ func (q *request) commit(resp []byte) error {
 	var output []store.Item
 	for _, it := range v.Get("output").Elems() {
 		iid, _ := it.Get("id").Str()
-		output = append(output, store.Item{ID: iid, Role: store.RoleOutput, Body: append([]byte(nil), it.Raw()...)})
+		output = append(output, store.Item{ID: iid, Role: store.RoleOutput, Body: it.Raw()})
 	}
 	ctx, cancel := storeCtx(q.r.Context())
 	defer cancel()
@@ -390,7 +388,7 @@ func (q *request) commit(resp []byte) error {
 	if tu.store {
 		err = q.s.cfg.Store.PutResponse(ctx, q.owner, store.Response{
 			ID: id, PreviousID: tu.prev, ConversationID: tu.conv, CreatedAt: q.s.cfg.Clock(),
-			Body: append([]byte(nil), resp...), Input: tu.input, Output: output,
+			Body: body, Input: tu.input, Output: output,
 		})
 	} else {
 		err = q.s.cfg.Store.AppendConversationItems(ctx, q.owner, tu.conv, append(append([]store.Item(nil), tu.input...), output...))

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/transponder-dev/transponder/codec/sse"
 	"github.com/transponder-dev/transponder/internal/fixtures"
 	"github.com/transponder-dev/transponder/runtime/gateway"
 	"github.com/transponder-dev/transponder/runtime/store"
@@ -261,6 +262,75 @@ func BenchmarkChainPrepare(b *testing.B) {
 				}
 			}
 			percentiles(b, ds)
+		})
+	}
+}
+
+// BenchmarkStoreOnStream: a streamed Codex-sized turn (its input a
+// function_call_output of the fixture, its answer text), with no store,
+// SQLite or PostgreSQL: the time to the first event (ttfb: the store is
+// not on that path) and to the terminal event (the response is stored
+// before it goes out: the difference to impl=none is the store's cost),
+// p50 and p99.
+func BenchmarkStoreOnStream(b *testing.B) {
+	turns := codexTurns(b)
+	var input []byte
+	for _, it := range turns[1][0] { // a turn whose input is a large call output
+		input = append(append(input, it...), ',')
+	}
+	call := turns[0][1][0] // its call
+	body := `{"model":"m","stream":true,"input":[` + string(call) + `,` + string(input[:len(input)-1]) + `]}`
+	for _, impl := range []string{"none", "sqlite-store-false", "sqlite", "postgres"} {
+		b.Run("impl="+impl, func(b *testing.B) {
+			cfg := gateway.Config{IDs: &translate.SeqIDs{}, Log: discard()}
+			body := body
+			switch impl {
+			case "sqlite-store-false":
+				cfg.Store = openStore(b, store.Config{Driver: "sqlite", DSN: filepath.Join(b.TempDir(), "store.db")})
+				body = strings.Replace(body, `"stream":true`, `"stream":true,"store":false`, 1)
+			case "sqlite":
+				cfg.Store = openStore(b, store.Config{Driver: "sqlite", DSN: filepath.Join(b.TempDir(), "store.db")})
+			case "postgres":
+				cfg.Store = openStore(b, store.Config{Driver: "postgres", DSN: pgSchema(b)})
+			}
+			up := httptest.NewServer(&chatUpstream{script: []answer{{text: "The file has four functions and one of them is unused."}}})
+			defer up.Close()
+			cfg.Upstream.BaseURL = up.URL
+			gw := httptest.NewServer(gateway.New(cfg))
+			defer gw.Close()
+			client := gw.Client()
+			var ttfb, tail []time.Duration
+			for b.Loop() {
+				sent := time.Now()
+				resp, err := client.Post(gw.URL+"/v1/responses", "application/json", strings.NewReader(body))
+				if err != nil {
+					b.Fatal(err)
+				}
+				var first time.Time
+				rd := sse.NewReader(resp.Body)
+				for rd.Next() {
+					now := time.Now()
+					if first.IsZero() {
+						first = now
+					}
+					switch rd.Event().Type {
+					case "response.completed":
+						tail = append(tail, now.Sub(sent))
+					case "response.failed":
+						b.Fatalf("failed: %s", rd.Event().Data)
+					}
+				}
+				resp.Body.Close()
+				ttfb = append(ttfb, first.Sub(sent))
+			}
+			slices.Sort(ttfb)
+			slices.Sort(tail)
+			at := func(ds []time.Duration, p float64) float64 { return float64(ds[int(p*float64(len(ds)-1))]) / 1e6 }
+			b.ReportMetric(at(ttfb, 0.5), "ttfb-p50-ms")
+			b.ReportMetric(at(ttfb, 0.99), "ttfb-p99-ms")
+			b.ReportMetric(at(tail, 0.5), "terminal-p50-ms")
+			b.ReportMetric(at(tail, 0.99), "terminal-p99-ms")
+			b.ReportMetric(0, "ns/op")
 		})
 	}
 }

@@ -1,7 +1,6 @@
 package store
 
 import (
-	"bytes"
 	"cmp"
 	"context"
 	"database/sql"
@@ -101,6 +100,8 @@ type Config struct {
 // Store is the stored-responses API the gateway uses.
 type Store interface {
 	// PutResponse stores r with its items in one transaction: all or nothing.
+	// It keeps the items' bodies (cached for Chain): the caller must not
+	// change them afterwards.
 	// An id already stored for the tenant is ErrExists. Item ids must be set.
 	// When r.ConversationID is set, the same transaction appends r.Input then
 	// r.Output to that conversation (see AppendConversationItems): a
@@ -206,6 +207,11 @@ func Open(ctx context.Context, cfg Config) (Store, error) {
 		q := url.Values{}
 		q.Add("_pragma", "busy_timeout(10000)")
 		q.Add("_pragma", "journal_mode(WAL)")
+		// WAL's usual setting: a commit is durable across a crash of the
+		// process (kill -9) and the file is never corrupt; a power cut may
+		// lose the last commits. FULL would fsync every commit, on the way
+		// to each terminal event.
+		q.Add("_pragma", "synchronous(NORMAL)")
 		q.Set("_txlock", "immediate")
 		s.dialect = sqlite
 		s.db, err = sql.Open("sqlite", "file:"+(&url.URL{Path: cfg.DSN}).EscapedPath()+"?"+q.Encode())
@@ -306,8 +312,8 @@ func (s *sqlStore) PutResponse(ctx context.Context, tenant string, r Response) e
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("store: put response %q: commit: %w", r.ID, err)
 	}
-	// The next turn chains from it: its items are cached (a copy: the
-	// caller's are the caller's).
+	// The next turn chains from it: its items are cached (their bodies
+	// as given: PutResponse keeps them).
 	items := make([]Item, 0, len(r.Input)+len(r.Output))
 	for _, part := range [][]Item{r.Input, r.Output} {
 		for _, it := range part {
@@ -315,7 +321,7 @@ func (s *sqlStore) PutResponse(ctx context.Context, tenant string, r Response) e
 			if len(items) >= len(r.Input) {
 				role = RoleOutput
 			}
-			items = append(items, Item{ID: it.ID, Role: role, Body: bytes.Clone(nonNil(it.Body))})
+			items = append(items, Item{ID: it.ID, Role: role, Body: nonNil(it.Body)})
 		}
 	}
 	s.cache.put(cacheKey(tenant, r.ID, created.UnixNano()), items)
