@@ -8,14 +8,28 @@ var OpenAI = &Dialect{
 	spec:       "openai.openapi.yaml",
 	schemas:    openAISchemas[:],
 	components: openAIComponents[:],
-	payloads:   [numPayloads]int32{ResponsesRequest: 103, ResponsesBody: 261, ResponsesEvent: 327, ChatRequest: 97, ChatBody: 98, ChatChunk: 99},
+	payloads: [numPayloads]int32{
+		ResponsesRequest:               103,
+		ResponsesBody:                  261,
+		ResponsesEvent:                 327,
+		ChatRequest:                    97,
+		ChatBody:                       98,
+		ChatChunk:                      99,
+		ConversationCreateRequest:      100,
+		ConversationUpdateRequest:      371,
+		ConversationItemsCreateRequest: 101,
+		ConversationBody:               95,
+		ConversationDeletedBody:        114,
+		ConversationItemsBody:          92,
+		ConversationItemBody:           91,
+	},
 }
 
-// The payloads above are the six of codec.Payload: a change there breaks
+// The payloads above are the 13 of codec.Payload: a change there breaks
 // the build until the tables are generated anew.
 func _() {
 	var x [1]struct{}
-	_ = x[numPayloads-6]
+	_ = x[numPayloads-13]
 }
 
 var openAIComponents = [...]component{

@@ -178,8 +178,8 @@ func TestManifest(t *testing.T) {
 // A request body written inline and without a type, as OpenAI writes
 // POST /conversations/{conversation_id}/items ({"items": […]}), becomes a
 // component (inline-bodies) and an object (object-type): a Go struct, and
-// an object in the codec's shape table. Without the rules ogen types it
-// not at all, or as jx.Raw.
+// the codec's payload root. Without the rules the shape tables refuse the
+// inline schema and ogen makes it jx.Raw.
 func TestInlineUntypedBody(t *testing.T) {
 	const doc = `{"openapi": "3.1.0", "info": {"title": "t", "version": "1"},
 		"paths": {"/conversations/{conversation_id}/items": {"post": {"operationId": "createConversationItems",
@@ -201,6 +201,14 @@ func TestInlineUntypedBody(t *testing.T) {
 		t.Errorf("the body is not a struct:\n%s", src)
 	}
 	tables := string(g.Tables)
+	i := strings.Index(tables, `{"CreateConversationItemsRequest", `)
+	if i < 0 {
+		t.Fatalf("no component in the tables:\n%s", tables)
+	}
+	idx, _, _ := strings.Cut(tables[i+len(`{"CreateConversationItemsRequest", `):], "}")
+	if !strings.Contains(tables, "ConversationItemsCreateRequest: "+idx+",") {
+		t.Errorf("ConversationItemsCreateRequest is not the body's schema %s:\n%s", idx, tables)
+	}
 	if !strings.Contains(tables, `{name: "CreateConversationItemsRequest", kind: kindObject, mask: mObject, props: []prop{{"items", `) {
 		t.Errorf("the body's table entry is not an object with items:\n%s", tables)
 	}
