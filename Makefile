@@ -63,7 +63,7 @@ generate:
 # After a spec update: rewrite the goldens of the tests that depend on the
 # pinned specs' content (TestPinnedSpec*); review the diff.
 update-pinned:
-	go test -count=1 -run TestPinnedSpec ./codec ./gen ./runtime/conformance ./runtime/matrix ./internal/specupdate -update
+	go test -count=1 -timeout 45m -run TestPinnedSpec ./codec ./gen ./runtime/conformance ./runtime/matrix ./internal/specupdate -update
 
 # CI: regenerate and fail on any diff.
 check-generated: generate

@@ -11,7 +11,8 @@ import (
 // test in cmd/transponder checks a whole normalized spec against the
 // compiled table); a malformed one is an error naming what is wrong.
 func TestLoadDialect(t *testing.T) {
-	const table = `{"name":"tiny","spec":"tiny.yaml","payloads":[0,-1,-1,-1,-1,-1],"components":[["Req",0]],"schemas":[
+	// One payload of the 13: the others are -1 (none).
+	table := `{"name":"tiny","spec":"tiny.yaml","payloads":[0` + strings.Repeat(",-1", 12) + `],"components":[["Req",0]],"schemas":[
 		{"name":"Req","kind":"kindObject","mask":["mObject"],"props":[["model",1,true],["n",2,false]],"values":null},
 		{"name":"Req/model","kind":"kindScalar","mask":["mString"],"values":["a","b"]},
 		{"name":"Req/n","kind":"kindScalar","mask":["mInteger","mNull"],"values":null}]}`
@@ -46,7 +47,7 @@ func TestLoadDialect(t *testing.T) {
 		{strings.Replace(table, `"mNull"`, `"mMaybe"`, 1), `schema 2: mask "mMaybe"`},
 		{strings.Replace(table, `["model",1,true]`, `["model",9,true]`, 1), `schema 0: property "model"`},
 		{strings.Replace(table, `[0,-1`, `[7,-1`, 1), `payload 0: schema 7 of 3`},
-		{strings.Replace(table, `[0,-1,-1,-1,-1,-1]`, `[0]`, 1), `1 payloads, want 6`},
+		{strings.Replace(table, `[0`+strings.Repeat(",-1", 12)+`]`, `[0,-1,-1,-1,-1,-1]`, 1), `6 payloads, want 13`},
 		{strings.Replace(table, `["model",1,true],["n",2,false]`, `["n",2,false],["model",1,true]`, 1), `properties not sorted by key at "model"`},
 		{strings.Replace(table, `"mask":["mString"]`, `"mask":[]`, 1), `schema 1: no mask`},
 	} {

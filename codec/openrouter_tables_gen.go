@@ -8,14 +8,28 @@ var OpenRouter = &Dialect{
 	spec:       "openrouter.openapi.yaml",
 	schemas:    openRouterSchemas[:],
 	components: openRouterComponents[:],
-	payloads:   [numPayloads]int32{ResponsesRequest: 369, ResponsesBody: 262, ResponsesEvent: 403, ChatRequest: 89, ChatBody: 90, ChatChunk: 94},
+	payloads: [numPayloads]int32{
+		ResponsesRequest:               369,
+		ResponsesBody:                  262,
+		ResponsesEvent:                 403,
+		ChatRequest:                    89,
+		ChatBody:                       90,
+		ChatChunk:                      94,
+		ConversationCreateRequest:      -1,
+		ConversationUpdateRequest:      -1,
+		ConversationItemsCreateRequest: -1,
+		ConversationBody:               -1,
+		ConversationDeletedBody:        -1,
+		ConversationItemsBody:          -1,
+		ConversationItemBody:           -1,
+	},
 }
 
-// The payloads above are the six of codec.Payload: a change there breaks
+// The payloads above are the 13 of codec.Payload: a change there breaks
 // the build until the tables are generated anew.
 func _() {
 	var x [1]struct{}
-	_ = x[numPayloads-6]
+	_ = x[numPayloads-13]
 }
 
 var openRouterComponents = [...]component{

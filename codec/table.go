@@ -108,7 +108,9 @@ func (d *Dialect) Name() string { return d.name }
 // Spec is the file of the pinned spec the dialect was generated from.
 func (d *Dialect) Spec() string { return d.spec }
 
-// Payload is what a body or a stream event is, in either API.
+// Payload is what a body or a stream event is, in any of the APIs. A
+// dialect whose spec lacks the operation has no root for it (OpenRouter's
+// has no conversations): Dialect.Payload says ok false.
 type Payload uint8
 
 const (
@@ -118,10 +120,27 @@ const (
 	ChatRequest                     // POST /chat/completions: the request body
 	ChatBody                        // POST /chat/completions: the response body
 	ChatChunk                       // POST /chat/completions: one chunk of the stream
+
+	ConversationCreateRequest      // POST /conversations: the request body (items, metadata)
+	ConversationUpdateRequest      // POST /conversations/{conversation_id}: the request body (metadata)
+	ConversationItemsCreateRequest // POST /conversations/{conversation_id}/items: the request body (items)
+	// A conversation object: the answer of POST /conversations, GET and
+	// POST /conversations/{conversation_id} and DELETE
+	// /conversations/{conversation_id}/items/{item_id}.
+	ConversationBody
+	ConversationDeletedBody // DELETE /conversations/{conversation_id}: the answer
+	// A list of conversation items: the answer of GET and POST
+	// /conversations/{conversation_id}/items.
+	ConversationItemsBody
+	ConversationItemBody // GET /conversations/{conversation_id}/items/{item_id}: one item
 	numPayloads
 )
 
-var payloadNames = [numPayloads]string{"responses request", "responses body", "responses event", "chat request", "chat body", "chat chunk"}
+var payloadNames = [numPayloads]string{
+	"responses request", "responses body", "responses event", "chat request", "chat body", "chat chunk",
+	"conversation create request", "conversation update request", "conversation items create request",
+	"conversation body", "conversation deleted body", "conversation items body", "conversation item body",
+}
 
 func (p Payload) String() string {
 	if p < numPayloads {

@@ -6,6 +6,21 @@ import (
 	"testing"
 )
 
+// Every payload has a name of its own, which PayloadByName reads back.
+func TestPayloadNames(t *testing.T) {
+	seen := map[string]bool{}
+	for p := range numPayloads {
+		name := p.String()
+		if q, ok := PayloadByName(name); !ok || q != p || seen[name] || name == "" {
+			t.Errorf("payload %d: name %q reads back as %d, %v (seen %v)", p, name, q, ok, seen[name])
+		}
+		seen[name] = true
+	}
+	if _, ok := PayloadByName("conversation"); ok {
+		t.Error("a name that is no payload's")
+	}
+}
+
 // The generated tables hold what the decoder relies on; a spec update that
 // breaks it fails here, naming the schema, rather than misdecoding.
 func TestTables(t *testing.T) {
@@ -14,12 +29,21 @@ func TestTables(t *testing.T) {
 		if !slices.IsSortedFunc(d.components, func(a, b component) int { return strings.Compare(a.name, b.name) }) {
 			t.Errorf("%s: components not sorted", d.name)
 		}
+		// "": the spec has no such operation (OpenRouter's, no conversations).
 		roots := map[string][numPayloads]string{
-			"openai":     {"CreateResponse", "Response", "ResponseStreamEvent", "CreateChatCompletionRequest", "CreateChatCompletionResponse", "CreateChatCompletionStreamResponse"},
+			"openai": {"CreateResponse", "Response", "ResponseStreamEvent", "CreateChatCompletionRequest", "CreateChatCompletionResponse", "CreateChatCompletionStreamResponse",
+				"CreateConversationBody", "UpdateConversationBody", "CreateConversationItemsRequest",
+				"ConversationResource", "DeletedConversationResource", "ConversationItemList", "ConversationItem"},
 			"openrouter": {"ResponsesRequest", "OpenResponsesResult", "StreamEvents", "ChatRequest", "ChatResult", "ChatStreamChunk"},
 		}[d.name]
 		for p := range numPayloads {
 			r, ok := d.Payload(p)
+			if roots[p] == "" {
+				if ok || r != (Root{}) {
+					t.Errorf("%s: %s is %q, want none", d.name, p, r.Name())
+				}
+				continue
+			}
 			if !ok || r.Name() != roots[p] {
 				t.Errorf("%s: %s is %q, want %s", d.name, p, r.Name(), roots[p])
 			}

@@ -158,7 +158,10 @@ func TestManifest(t *testing.T) {
 	if !ok {
 		t.Fatal("no openai spec")
 	}
-	for _, op := range []string{"POST /responses", "GET /responses/{response_id}", "DELETE /responses/{response_id}", "GET /responses/{response_id}/input_items", "POST /chat/completions"} {
+	for _, op := range []string{"POST /responses", "GET /responses/{response_id}", "DELETE /responses/{response_id}", "GET /responses/{response_id}/input_items", "POST /chat/completions",
+		"POST /conversations", "GET /conversations/{conversation_id}", "POST /conversations/{conversation_id}", "DELETE /conversations/{conversation_id}",
+		"GET /conversations/{conversation_id}/items", "POST /conversations/{conversation_id}/items",
+		"GET /conversations/{conversation_id}/items/{item_id}", "DELETE /conversations/{conversation_id}/items/{item_id}"} {
 		if !slices.Contains(oa.Operations, op) {
 			t.Errorf("openai: %s not kept", op)
 		}
@@ -169,6 +172,45 @@ func TestManifest(t *testing.T) {
 	upper := "specs:\n  - {name: x, file: x.yaml, url: u, package: x, output: gen/x, operations: [GET /x], sha256: " + strings.Repeat("A", 64) + "}\n"
 	if _, err := openapi.ParseManifest([]byte(upper)); err == nil || !strings.Contains(err.Error(), "hex") {
 		t.Errorf("upper-case pin accepted: %v", err)
+	}
+}
+
+// A request body written inline and without a type, as OpenAI writes
+// POST /conversations/{conversation_id}/items ({"items": […]}), becomes a
+// component (inline-bodies) and an object (object-type): a Go struct, and
+// the codec's payload root. Without the rules the shape tables refuse the
+// inline schema and ogen makes it jx.Raw.
+func TestInlineUntypedBody(t *testing.T) {
+	const doc = `{"openapi": "3.1.0", "info": {"title": "t", "version": "1"},
+		"paths": {"/conversations/{conversation_id}/items": {"post": {"operationId": "createConversationItems",
+			"parameters": [{"in": "path", "name": "conversation_id", "required": true, "schema": {"type": "string"}}],
+			"requestBody": {"required": true, "content": {"application/json": {"schema": {"required": ["items"],
+				"properties": {"items": {"type": "array", "items": {"$ref": "#/components/schemas/Item"}}}}}}},
+			"responses": {"200": {"description": "ok", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Item"}}}}}}}},
+		"components": {"schemas": {"Item": {"type": "object", "properties": {"id": {"type": "string"}}}}}}`
+	s := openapi.Spec{Name: "t", File: "t.json", Package: "t", Output: "gen/t", Tables: "codec/t_tables_gen.go", Dialect: "T",
+		Operations: []string{"POST /conversations/{conversation_id}/items"}}
+	g, err := openapi.Generate(s, []byte(doc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if typ, ok := g.GoType("CreateConversationItemsRequest"); !ok || typ != "CreateConversationItemsRequest" {
+		t.Errorf("the body's Go type: %q, %v", typ, ok)
+	}
+	if src := string(g.Files["oas_schemas_gen.go"]); !strings.Contains(src, "type CreateConversationItemsRequest struct {") {
+		t.Errorf("the body is not a struct:\n%s", src)
+	}
+	tables := string(g.Tables)
+	i := strings.Index(tables, `{"CreateConversationItemsRequest", `)
+	if i < 0 {
+		t.Fatalf("no component in the tables:\n%s", tables)
+	}
+	idx, _, _ := strings.Cut(tables[i+len(`{"CreateConversationItemsRequest", `):], "}")
+	if !strings.Contains(tables, "ConversationItemsCreateRequest: "+idx+",") {
+		t.Errorf("ConversationItemsCreateRequest is not the body's schema %s:\n%s", idx, tables)
+	}
+	if !strings.Contains(tables, `{name: "CreateConversationItemsRequest", kind: kindObject, mask: mObject, props: []prop{{"items", `) {
+		t.Errorf("the body's table entry is not an object with items:\n%s", tables)
 	}
 }
 

@@ -5,18 +5,50 @@ type CreateChatCompletionRes interface {
 	createChatCompletionRes()
 }
 
+type CreateConversationItemsRes interface {
+	createConversationItemsRes()
+}
+
+type CreateConversationRes interface {
+	createConversationRes()
+}
+
 type CreateResponseRes interface {
 	createResponseRes()
+}
+
+type DeleteConversationItemRes interface {
+	deleteConversationItemRes()
+}
+
+type DeleteConversationRes interface {
+	deleteConversationRes()
 }
 
 type DeleteResponseRes interface {
 	deleteResponseRes()
 }
 
+type GetConversationItemRes interface {
+	getConversationItemRes()
+}
+
+type GetConversationRes interface {
+	getConversationRes()
+}
+
 type GetResponseRes interface {
 	getResponseRes()
 }
 
+type ListConversationItemsRes interface {
+	listConversationItemsRes()
+}
+
 type ListInputItemsRes interface {
 	listInputItemsRes()
+}
+
+type UpdateConversationRes interface {
+	updateConversationRes()
 }

@@ -19095,6 +19095,254 @@ func (s *ComputerEnvironment) UnmarshalJSON(data []byte) error {
 }
 
 // Encode implements json.Marshaler.
+func (s *ComputerScreenshotContent) Encode(e *jx.Encoder) {
+	e.ObjStart()
+	s.encodeFields(e)
+	e.ObjEnd()
+}
+
+// encodeFields encodes fields.
+func (s *ComputerScreenshotContent) encodeFields(e *jx.Encoder) {
+	{
+		if s.Detail.Set {
+			e.FieldStart("detail")
+			s.Detail.Encode(e)
+		}
+	}
+	{
+		if s.FileID.Set {
+			e.FieldStart("file_id")
+			s.FileID.Encode(e)
+		}
+	}
+	{
+		if s.ImageURL.Set {
+			e.FieldStart("image_url")
+			s.ImageURL.Encode(e)
+		}
+	}
+	{
+		if s.PromptCacheBreakpoint.Set {
+			e.FieldStart("prompt_cache_breakpoint")
+			s.PromptCacheBreakpoint.Encode(e)
+		}
+	}
+	{
+		if s.Type.Set {
+			e.FieldStart("type")
+			s.Type.Encode(e)
+		}
+	}
+	for _, k := range sortedKeys(s.AdditionalProps) {
+		elem := s.AdditionalProps[k]
+		e.FieldStart(k)
+
+		if len(elem) != 0 {
+			e.Raw(elem)
+		}
+	}
+}
+
+var jsonFieldsNameOfComputerScreenshotContent = [5]string{
+	0: "detail",
+	1: "file_id",
+	2: "image_url",
+	3: "prompt_cache_breakpoint",
+	4: "type",
+}
+
+// Decode decodes ComputerScreenshotContent from json.
+func (s *ComputerScreenshotContent) Decode(d *jx.Decoder) error {
+	if s == nil {
+		return errors.New("invalid: unable to decode ComputerScreenshotContent to nil")
+	}
+	s.AdditionalProps = map[string]jx.Raw{}
+
+	if err := d.ObjBytes(func(d *jx.Decoder, k []byte) error {
+		switch string(k) {
+		case "detail":
+			if err := func() error {
+				s.Detail.Reset()
+				if err := s.Detail.Decode(d); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"detail\"")
+			}
+		case "file_id":
+			if err := func() error {
+				s.FileID.Reset()
+				if err := s.FileID.Decode(d); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"file_id\"")
+			}
+		case "image_url":
+			if err := func() error {
+				s.ImageURL.Reset()
+				if err := s.ImageURL.Decode(d); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"image_url\"")
+			}
+		case "prompt_cache_breakpoint":
+			if err := func() error {
+				s.PromptCacheBreakpoint.Reset()
+				if err := s.PromptCacheBreakpoint.Decode(d); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"prompt_cache_breakpoint\"")
+			}
+		case "type":
+			if err := func() error {
+				s.Type.Reset()
+				if err := s.Type.Decode(d); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"type\"")
+			}
+		default:
+			var elem jx.Raw
+			if err := func() error {
+				v, err := d.RawAppend(nil)
+				elem = jx.Raw(v)
+				if err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrapf(err, "decode field %q", k)
+			}
+			s.AdditionalProps[string(k)] = elem
+		}
+		return nil
+	}); err != nil {
+		return errors.Wrap(err, "decode ComputerScreenshotContent")
+	}
+
+	return nil
+}
+
+// MarshalJSON implements stdjson.Marshaler.
+func (s *ComputerScreenshotContent) MarshalJSON() ([]byte, error) {
+	e := jx.Encoder{}
+	s.Encode(&e)
+	return e.Bytes(), nil
+}
+
+// UnmarshalJSON implements stdjson.Unmarshaler.
+func (s *ComputerScreenshotContent) UnmarshalJSON(data []byte) error {
+	d := jx.DecodeBytes(data)
+	return s.Decode(d)
+}
+
+// Encode implements json.Marshaler.
+func (s ComputerScreenshotContentAdditional) Encode(e *jx.Encoder) {
+	e.ObjStart()
+	s.encodeFields(e)
+	e.ObjEnd()
+}
+
+// encodeFields implements json.Marshaler.
+func (s ComputerScreenshotContentAdditional) encodeFields(e *jx.Encoder) {
+	for _, k := range sortedKeys(s) {
+		elem := s[k]
+		e.FieldStart(k)
+
+		if len(elem) != 0 {
+			e.Raw(elem)
+		}
+	}
+}
+
+// Decode decodes ComputerScreenshotContentAdditional from json.
+func (s *ComputerScreenshotContentAdditional) Decode(d *jx.Decoder) error {
+	if s == nil {
+		return errors.New("invalid: unable to decode ComputerScreenshotContentAdditional to nil")
+	}
+	m := s.init()
+	if err := d.ObjBytes(func(d *jx.Decoder, k []byte) error {
+		var elem jx.Raw
+		if err := func() error {
+			v, err := d.RawAppend(nil)
+			elem = jx.Raw(v)
+			if err != nil {
+				return err
+			}
+			return nil
+		}(); err != nil {
+			return errors.Wrapf(err, "decode field %q", k)
+		}
+		m[string(k)] = elem
+		return nil
+	}); err != nil {
+		return errors.Wrap(err, "decode ComputerScreenshotContentAdditional")
+	}
+
+	return nil
+}
+
+// MarshalJSON implements stdjson.Marshaler.
+func (s ComputerScreenshotContentAdditional) MarshalJSON() ([]byte, error) {
+	e := jx.Encoder{}
+	s.Encode(&e)
+	return e.Bytes(), nil
+}
+
+// UnmarshalJSON implements stdjson.Unmarshaler.
+func (s *ComputerScreenshotContentAdditional) UnmarshalJSON(data []byte) error {
+	d := jx.DecodeBytes(data)
+	return s.Decode(d)
+}
+
+// Encode encodes ComputerScreenshotContentType as json.
+func (s ComputerScreenshotContentType) Encode(e *jx.Encoder) {
+	e.Str(string(s))
+}
+
+// Decode decodes ComputerScreenshotContentType from json.
+func (s *ComputerScreenshotContentType) Decode(d *jx.Decoder) error {
+	if s == nil {
+		return errors.New("invalid: unable to decode ComputerScreenshotContentType to nil")
+	}
+	v, err := d.StrBytes()
+	if err != nil {
+		return err
+	}
+	// Try to use constant string.
+	switch ComputerScreenshotContentType(v) {
+	case ComputerScreenshotContentTypeComputerScreenshot:
+		*s = ComputerScreenshotContentTypeComputerScreenshot
+	default:
+		*s = ComputerScreenshotContentType(v)
+	}
+
+	return nil
+}
+
+// MarshalJSON implements stdjson.Marshaler.
+func (s ComputerScreenshotContentType) MarshalJSON() ([]byte, error) {
+	e := jx.Encoder{}
+	s.Encode(&e)
+	return e.Bytes(), nil
+}
+
+// UnmarshalJSON implements stdjson.Unmarshaler.
+func (s *ComputerScreenshotContentType) UnmarshalJSON(data []byte) error {
+	d := jx.DecodeBytes(data)
+	return s.Decode(d)
+}
+
+// Encode implements json.Marshaler.
 func (s *ComputerScreenshotImage) Encode(e *jx.Encoder) {
 	e.ObjStart()
 	s.encodeFields(e)
@@ -22596,6 +22844,1787 @@ func (s *ContextManagementParamAdditional) UnmarshalJSON(data []byte) error {
 	return s.Decode(d)
 }
 
+// Encode encodes ConversationItem as json.
+func (s ConversationItem) Encode(e *jx.Encoder) {
+	e.ObjStart()
+	s.encodeFields(e)
+	e.ObjEnd()
+}
+
+func (s ConversationItem) encodeFields(e *jx.Encoder) {
+	switch s.Type {
+	case MessageConversationItem:
+		e.FieldStart("type")
+		e.Str("message")
+		{
+			s := s.Message
+			{
+				e.FieldStart("content")
+				e.ArrStart()
+				for _, elem := range s.Content {
+					elem.Encode(e)
+				}
+				e.ArrEnd()
+			}
+			{
+				if s.ID.Set {
+					e.FieldStart("id")
+					s.ID.Encode(e)
+				}
+			}
+			{
+				if s.Phase.Set {
+					e.FieldStart("phase")
+					s.Phase.Encode(e)
+				}
+			}
+			{
+				if s.Role.Set {
+					e.FieldStart("role")
+					s.Role.Encode(e)
+				}
+			}
+			{
+				if s.Status.Set {
+					e.FieldStart("status")
+					s.Status.Encode(e)
+				}
+			}
+			for _, k := range sortedKeys(s.AdditionalProps) {
+				elem := s.AdditionalProps[k]
+				e.FieldStart(k)
+
+				if len(elem) != 0 {
+					e.Raw(elem)
+				}
+			}
+		}
+	case FunctionToolCallResourceConversationItem:
+		e.FieldStart("type")
+		e.Str("function_call")
+		{
+			s := s.FunctionToolCallResource
+			{
+				if s.Arguments.Set {
+					e.FieldStart("arguments")
+					s.Arguments.Encode(e)
+				}
+			}
+			{
+				if s.CallID.Set {
+					e.FieldStart("call_id")
+					s.CallID.Encode(e)
+				}
+			}
+			{
+				if s.Caller.Set {
+					e.FieldStart("caller")
+					s.Caller.Encode(e)
+				}
+			}
+			{
+				if s.CreatedBy.Set {
+					e.FieldStart("created_by")
+					s.CreatedBy.Encode(e)
+				}
+			}
+			{
+				if s.ID.Set {
+					e.FieldStart("id")
+					s.ID.Encode(e)
+				}
+			}
+			{
+				if s.Name.Set {
+					e.FieldStart("name")
+					s.Name.Encode(e)
+				}
+			}
+			{
+				if s.Namespace.Set {
+					e.FieldStart("namespace")
+					s.Namespace.Encode(e)
+				}
+			}
+			{
+				if s.Status.Set {
+					e.FieldStart("status")
+					s.Status.Encode(e)
+				}
+			}
+			for _, k := range sortedKeys(s.AdditionalProps) {
+				elem := s.AdditionalProps[k]
+				e.FieldStart(k)
+
+				if len(elem) != 0 {
+					e.Raw(elem)
+				}
+			}
+		}
+	case FunctionToolCallOutputResourceConversationItem:
+		e.FieldStart("type")
+		e.Str("function_call_output")
+		{
+			s := s.FunctionToolCallOutputResource
+			{
+				if s.CallID.Set {
+					e.FieldStart("call_id")
+					s.CallID.Encode(e)
+				}
+			}
+			{
+				if s.Caller.Set {
+					e.FieldStart("caller")
+					s.Caller.Encode(e)
+				}
+			}
+			{
+				if s.CreatedBy.Set {
+					e.FieldStart("created_by")
+					s.CreatedBy.Encode(e)
+				}
+			}
+			{
+				if s.ID.Set {
+					e.FieldStart("id")
+					s.ID.Encode(e)
+				}
+			}
+			{
+				if s.Name.Set {
+					e.FieldStart("name")
+					s.Name.Encode(e)
+				}
+			}
+			{
+				if s.Namespace.Set {
+					e.FieldStart("namespace")
+					s.Namespace.Encode(e)
+				}
+			}
+			{
+				if s.Output.Set {
+					e.FieldStart("output")
+					s.Output.Encode(e)
+				}
+			}
+			{
+				if s.Status.Set {
+					e.FieldStart("status")
+					s.Status.Encode(e)
+				}
+			}
+			for _, k := range sortedKeys(s.AdditionalProps) {
+				elem := s.AdditionalProps[k]
+				e.FieldStart(k)
+
+				if len(elem) != 0 {
+					e.Raw(elem)
+				}
+			}
+		}
+	case FileSearchToolCallConversationItem:
+		e.FieldStart("type")
+		e.Str("file_search_call")
+		{
+			s := s.FileSearchToolCall
+			{
+				if s.ID.Set {
+					e.FieldStart("id")
+					s.ID.Encode(e)
+				}
+			}
+			{
+				e.FieldStart("queries")
+				e.ArrStart()
+				for _, elem := range s.Queries {
+					e.Str(elem)
+				}
+				e.ArrEnd()
+			}
+			{
+				if s.Results.Set {
+					e.FieldStart("results")
+					s.Results.Encode(e)
+				}
+			}
+			{
+				if s.Status.Set {
+					e.FieldStart("status")
+					s.Status.Encode(e)
+				}
+			}
+			for _, k := range sortedKeys(s.AdditionalProps) {
+				elem := s.AdditionalProps[k]
+				e.FieldStart(k)
+
+				if len(elem) != 0 {
+					e.Raw(elem)
+				}
+			}
+		}
+	case WebSearchToolCallConversationItem:
+		e.FieldStart("type")
+		e.Str("web_search_call")
+		{
+			s := s.WebSearchToolCall
+			{
+				if s.Action.Set {
+					e.FieldStart("action")
+					s.Action.Encode(e)
+				}
+			}
+			{
+				if s.ID.Set {
+					e.FieldStart("id")
+					s.ID.Encode(e)
+				}
+			}
+			{
+				if s.Status.Set {
+					e.FieldStart("status")
+					s.Status.Encode(e)
+				}
+			}
+			for _, k := range sortedKeys(s.AdditionalProps) {
+				elem := s.AdditionalProps[k]
+				e.FieldStart(k)
+
+				if len(elem) != 0 {
+					e.Raw(elem)
+				}
+			}
+		}
+	case ImageGenToolCallConversationItem:
+		e.FieldStart("type")
+		e.Str("image_generation_call")
+		{
+			s := s.ImageGenToolCall
+			{
+				if s.ID.Set {
+					e.FieldStart("id")
+					s.ID.Encode(e)
+				}
+			}
+			{
+				if s.Result.Set {
+					e.FieldStart("result")
+					s.Result.Encode(e)
+				}
+			}
+			{
+				if s.Status.Set {
+					e.FieldStart("status")
+					s.Status.Encode(e)
+				}
+			}
+			for _, k := range sortedKeys(s.AdditionalProps) {
+				elem := s.AdditionalProps[k]
+				e.FieldStart(k)
+
+				if len(elem) != 0 {
+					e.Raw(elem)
+				}
+			}
+		}
+	case ComputerToolCallConversationItem:
+		e.FieldStart("type")
+		e.Str("computer_call")
+		{
+			s := s.ComputerToolCall
+			{
+				if s.Action.Set {
+					e.FieldStart("action")
+					s.Action.Encode(e)
+				}
+			}
+			{
+				if s.Actions.Set {
+					e.FieldStart("actions")
+					s.Actions.Encode(e)
+				}
+			}
+			{
+				if s.CallID.Set {
+					e.FieldStart("call_id")
+					s.CallID.Encode(e)
+				}
+			}
+			{
+				if s.ID.Set {
+					e.FieldStart("id")
+					s.ID.Encode(e)
+				}
+			}
+			{
+				e.FieldStart("pending_safety_checks")
+				e.ArrStart()
+				for _, elem := range s.PendingSafetyChecks {
+					elem.Encode(e)
+				}
+				e.ArrEnd()
+			}
+			{
+				if s.Status.Set {
+					e.FieldStart("status")
+					s.Status.Encode(e)
+				}
+			}
+			for _, k := range sortedKeys(s.AdditionalProps) {
+				elem := s.AdditionalProps[k]
+				e.FieldStart(k)
+
+				if len(elem) != 0 {
+					e.Raw(elem)
+				}
+			}
+		}
+	case ComputerToolCallOutputResourceConversationItem:
+		e.FieldStart("type")
+		e.Str("computer_call_output")
+		{
+			s := s.ComputerToolCallOutputResource
+			{
+				if s.AcknowledgedSafetyChecks.Set {
+					e.FieldStart("acknowledged_safety_checks")
+					s.AcknowledgedSafetyChecks.Encode(e)
+				}
+			}
+			{
+				if s.CallID.Set {
+					e.FieldStart("call_id")
+					s.CallID.Encode(e)
+				}
+			}
+			{
+				if s.CreatedBy.Set {
+					e.FieldStart("created_by")
+					s.CreatedBy.Encode(e)
+				}
+			}
+			{
+				if s.ID.Set {
+					e.FieldStart("id")
+					s.ID.Encode(e)
+				}
+			}
+			{
+				if s.Output.Set {
+					e.FieldStart("output")
+					s.Output.Encode(e)
+				}
+			}
+			{
+				if s.Status.Set {
+					e.FieldStart("status")
+					s.Status.Encode(e)
+				}
+			}
+			for _, k := range sortedKeys(s.AdditionalProps) {
+				elem := s.AdditionalProps[k]
+				e.FieldStart(k)
+
+				if len(elem) != 0 {
+					e.Raw(elem)
+				}
+			}
+		}
+	case ToolSearchCallConversationItem:
+		e.FieldStart("type")
+		e.Str("tool_search_call")
+		{
+			s := s.ToolSearchCall
+			{
+				if len(s.Arguments) != 0 {
+					e.FieldStart("arguments")
+					e.Raw(s.Arguments)
+				}
+			}
+			{
+				if s.CallID.Set {
+					e.FieldStart("call_id")
+					s.CallID.Encode(e)
+				}
+			}
+			{
+				if s.CreatedBy.Set {
+					e.FieldStart("created_by")
+					s.CreatedBy.Encode(e)
+				}
+			}
+			{
+				if s.Execution.Set {
+					e.FieldStart("execution")
+					s.Execution.Encode(e)
+				}
+			}
+			{
+				if s.ID.Set {
+					e.FieldStart("id")
+					s.ID.Encode(e)
+				}
+			}
+			{
+				if s.Status.Set {
+					e.FieldStart("status")
+					s.Status.Encode(e)
+				}
+			}
+			for _, k := range sortedKeys(s.AdditionalProps) {
+				elem := s.AdditionalProps[k]
+				e.FieldStart(k)
+
+				if len(elem) != 0 {
+					e.Raw(elem)
+				}
+			}
+		}
+	case ToolSearchOutputConversationItem:
+		e.FieldStart("type")
+		e.Str("tool_search_output")
+		{
+			s := s.ToolSearchOutput
+			{
+				if s.CallID.Set {
+					e.FieldStart("call_id")
+					s.CallID.Encode(e)
+				}
+			}
+			{
+				if s.CreatedBy.Set {
+					e.FieldStart("created_by")
+					s.CreatedBy.Encode(e)
+				}
+			}
+			{
+				if s.Execution.Set {
+					e.FieldStart("execution")
+					s.Execution.Encode(e)
+				}
+			}
+			{
+				if s.ID.Set {
+					e.FieldStart("id")
+					s.ID.Encode(e)
+				}
+			}
+			{
+				if s.Status.Set {
+					e.FieldStart("status")
+					s.Status.Encode(e)
+				}
+			}
+			{
+				e.FieldStart("tools")
+				e.ArrStart()
+				for _, elem := range s.Tools {
+					elem.Encode(e)
+				}
+				e.ArrEnd()
+			}
+			for _, k := range sortedKeys(s.AdditionalProps) {
+				elem := s.AdditionalProps[k]
+				e.FieldStart(k)
+
+				if len(elem) != 0 {
+					e.Raw(elem)
+				}
+			}
+		}
+	case AdditionalToolsConversationItem:
+		e.FieldStart("type")
+		e.Str("additional_tools")
+		{
+			s := s.AdditionalTools
+			{
+				if s.ID.Set {
+					e.FieldStart("id")
+					s.ID.Encode(e)
+				}
+			}
+			{
+				if s.Role.Set {
+					e.FieldStart("role")
+					s.Role.Encode(e)
+				}
+			}
+			{
+				e.FieldStart("tools")
+				e.ArrStart()
+				for _, elem := range s.Tools {
+					elem.Encode(e)
+				}
+				e.ArrEnd()
+			}
+			for _, k := range sortedKeys(s.AdditionalProps) {
+				elem := s.AdditionalProps[k]
+				e.FieldStart(k)
+
+				if len(elem) != 0 {
+					e.Raw(elem)
+				}
+			}
+		}
+	case ReasoningItemConversationItem:
+		e.FieldStart("type")
+		e.Str("reasoning")
+		{
+			s := s.ReasoningItem
+			{
+				if s.Content.Set {
+					e.FieldStart("content")
+					s.Content.Encode(e)
+				}
+			}
+			{
+				if s.EncryptedContent.Set {
+					e.FieldStart("encrypted_content")
+					s.EncryptedContent.Encode(e)
+				}
+			}
+			{
+				if s.ID.Set {
+					e.FieldStart("id")
+					s.ID.Encode(e)
+				}
+			}
+			{
+				if s.Status.Set {
+					e.FieldStart("status")
+					s.Status.Encode(e)
+				}
+			}
+			{
+				e.FieldStart("summary")
+				e.ArrStart()
+				for _, elem := range s.Summary {
+					elem.Encode(e)
+				}
+				e.ArrEnd()
+			}
+			for _, k := range sortedKeys(s.AdditionalProps) {
+				elem := s.AdditionalProps[k]
+				e.FieldStart(k)
+
+				if len(elem) != 0 {
+					e.Raw(elem)
+				}
+			}
+		}
+	case ProgramConversationItem:
+		e.FieldStart("type")
+		e.Str("program")
+		{
+			s := s.Program
+			{
+				if s.CallID.Set {
+					e.FieldStart("call_id")
+					s.CallID.Encode(e)
+				}
+			}
+			{
+				if s.Code.Set {
+					e.FieldStart("code")
+					s.Code.Encode(e)
+				}
+			}
+			{
+				if s.Fingerprint.Set {
+					e.FieldStart("fingerprint")
+					s.Fingerprint.Encode(e)
+				}
+			}
+			{
+				if s.ID.Set {
+					e.FieldStart("id")
+					s.ID.Encode(e)
+				}
+			}
+			for _, k := range sortedKeys(s.AdditionalProps) {
+				elem := s.AdditionalProps[k]
+				e.FieldStart(k)
+
+				if len(elem) != 0 {
+					e.Raw(elem)
+				}
+			}
+		}
+	case ProgramOutputConversationItem:
+		e.FieldStart("type")
+		e.Str("program_output")
+		{
+			s := s.ProgramOutput
+			{
+				if s.CallID.Set {
+					e.FieldStart("call_id")
+					s.CallID.Encode(e)
+				}
+			}
+			{
+				if s.ID.Set {
+					e.FieldStart("id")
+					s.ID.Encode(e)
+				}
+			}
+			{
+				if s.Result.Set {
+					e.FieldStart("result")
+					s.Result.Encode(e)
+				}
+			}
+			{
+				if s.Status.Set {
+					e.FieldStart("status")
+					s.Status.Encode(e)
+				}
+			}
+			for _, k := range sortedKeys(s.AdditionalProps) {
+				elem := s.AdditionalProps[k]
+				e.FieldStart(k)
+
+				if len(elem) != 0 {
+					e.Raw(elem)
+				}
+			}
+		}
+	case CompactionBodyConversationItem:
+		e.FieldStart("type")
+		e.Str("compaction")
+		{
+			s := s.CompactionBody
+			{
+				if s.CreatedBy.Set {
+					e.FieldStart("created_by")
+					s.CreatedBy.Encode(e)
+				}
+			}
+			{
+				if s.EncryptedContent.Set {
+					e.FieldStart("encrypted_content")
+					s.EncryptedContent.Encode(e)
+				}
+			}
+			{
+				if s.ID.Set {
+					e.FieldStart("id")
+					s.ID.Encode(e)
+				}
+			}
+			for _, k := range sortedKeys(s.AdditionalProps) {
+				elem := s.AdditionalProps[k]
+				e.FieldStart(k)
+
+				if len(elem) != 0 {
+					e.Raw(elem)
+				}
+			}
+		}
+	case CodeInterpreterToolCallConversationItem:
+		e.FieldStart("type")
+		e.Str("code_interpreter_call")
+		{
+			s := s.CodeInterpreterToolCall
+			{
+				if s.Code.Set {
+					e.FieldStart("code")
+					s.Code.Encode(e)
+				}
+			}
+			{
+				if s.ContainerID.Set {
+					e.FieldStart("container_id")
+					s.ContainerID.Encode(e)
+				}
+			}
+			{
+				if s.ID.Set {
+					e.FieldStart("id")
+					s.ID.Encode(e)
+				}
+			}
+			{
+				if s.Outputs.Set {
+					e.FieldStart("outputs")
+					s.Outputs.Encode(e)
+				}
+			}
+			{
+				if s.Status.Set {
+					e.FieldStart("status")
+					s.Status.Encode(e)
+				}
+			}
+			for _, k := range sortedKeys(s.AdditionalProps) {
+				elem := s.AdditionalProps[k]
+				e.FieldStart(k)
+
+				if len(elem) != 0 {
+					e.Raw(elem)
+				}
+			}
+		}
+	case LocalShellToolCallConversationItem:
+		e.FieldStart("type")
+		e.Str("local_shell_call")
+		{
+			s := s.LocalShellToolCall
+			{
+				if s.Action.Set {
+					e.FieldStart("action")
+					s.Action.Encode(e)
+				}
+			}
+			{
+				if s.CallID.Set {
+					e.FieldStart("call_id")
+					s.CallID.Encode(e)
+				}
+			}
+			{
+				if s.ID.Set {
+					e.FieldStart("id")
+					s.ID.Encode(e)
+				}
+			}
+			{
+				if s.Status.Set {
+					e.FieldStart("status")
+					s.Status.Encode(e)
+				}
+			}
+			for _, k := range sortedKeys(s.AdditionalProps) {
+				elem := s.AdditionalProps[k]
+				e.FieldStart(k)
+
+				if len(elem) != 0 {
+					e.Raw(elem)
+				}
+			}
+		}
+	case LocalShellToolCallOutputConversationItem:
+		e.FieldStart("type")
+		e.Str("local_shell_call_output")
+		{
+			s := s.LocalShellToolCallOutput
+			{
+				if s.ID.Set {
+					e.FieldStart("id")
+					s.ID.Encode(e)
+				}
+			}
+			{
+				if s.Output.Set {
+					e.FieldStart("output")
+					s.Output.Encode(e)
+				}
+			}
+			{
+				if s.Status.Set {
+					e.FieldStart("status")
+					s.Status.Encode(e)
+				}
+			}
+			for _, k := range sortedKeys(s.AdditionalProps) {
+				elem := s.AdditionalProps[k]
+				e.FieldStart(k)
+
+				if len(elem) != 0 {
+					e.Raw(elem)
+				}
+			}
+		}
+	case FunctionShellCallConversationItem:
+		e.FieldStart("type")
+		e.Str("shell_call")
+		{
+			s := s.FunctionShellCall
+			{
+				if s.Action.Set {
+					e.FieldStart("action")
+					s.Action.Encode(e)
+				}
+			}
+			{
+				if s.CallID.Set {
+					e.FieldStart("call_id")
+					s.CallID.Encode(e)
+				}
+			}
+			{
+				if s.Caller.Set {
+					e.FieldStart("caller")
+					s.Caller.Encode(e)
+				}
+			}
+			{
+				if s.CreatedBy.Set {
+					e.FieldStart("created_by")
+					s.CreatedBy.Encode(e)
+				}
+			}
+			{
+				if s.Environment.Set {
+					e.FieldStart("environment")
+					s.Environment.Encode(e)
+				}
+			}
+			{
+				if s.ID.Set {
+					e.FieldStart("id")
+					s.ID.Encode(e)
+				}
+			}
+			{
+				if s.Status.Set {
+					e.FieldStart("status")
+					s.Status.Encode(e)
+				}
+			}
+			for _, k := range sortedKeys(s.AdditionalProps) {
+				elem := s.AdditionalProps[k]
+				e.FieldStart(k)
+
+				if len(elem) != 0 {
+					e.Raw(elem)
+				}
+			}
+		}
+	case FunctionShellCallOutputConversationItem:
+		e.FieldStart("type")
+		e.Str("shell_call_output")
+		{
+			s := s.FunctionShellCallOutput
+			{
+				if s.CallID.Set {
+					e.FieldStart("call_id")
+					s.CallID.Encode(e)
+				}
+			}
+			{
+				if s.Caller.Set {
+					e.FieldStart("caller")
+					s.Caller.Encode(e)
+				}
+			}
+			{
+				if s.CreatedBy.Set {
+					e.FieldStart("created_by")
+					s.CreatedBy.Encode(e)
+				}
+			}
+			{
+				if s.ID.Set {
+					e.FieldStart("id")
+					s.ID.Encode(e)
+				}
+			}
+			{
+				if s.MaxOutputLength.Set {
+					e.FieldStart("max_output_length")
+					s.MaxOutputLength.Encode(e)
+				}
+			}
+			{
+				e.FieldStart("output")
+				e.ArrStart()
+				for _, elem := range s.Output {
+					elem.Encode(e)
+				}
+				e.ArrEnd()
+			}
+			{
+				if s.Status.Set {
+					e.FieldStart("status")
+					s.Status.Encode(e)
+				}
+			}
+			for _, k := range sortedKeys(s.AdditionalProps) {
+				elem := s.AdditionalProps[k]
+				e.FieldStart(k)
+
+				if len(elem) != 0 {
+					e.Raw(elem)
+				}
+			}
+		}
+	case ApplyPatchToolCallConversationItem:
+		e.FieldStart("type")
+		e.Str("apply_patch_call")
+		{
+			s := s.ApplyPatchToolCall
+			{
+				if s.CallID.Set {
+					e.FieldStart("call_id")
+					s.CallID.Encode(e)
+				}
+			}
+			{
+				if s.Caller.Set {
+					e.FieldStart("caller")
+					s.Caller.Encode(e)
+				}
+			}
+			{
+				if s.CreatedBy.Set {
+					e.FieldStart("created_by")
+					s.CreatedBy.Encode(e)
+				}
+			}
+			{
+				if s.ID.Set {
+					e.FieldStart("id")
+					s.ID.Encode(e)
+				}
+			}
+			{
+				if s.Operation.Set {
+					e.FieldStart("operation")
+					s.Operation.Encode(e)
+				}
+			}
+			{
+				if s.Status.Set {
+					e.FieldStart("status")
+					s.Status.Encode(e)
+				}
+			}
+			for _, k := range sortedKeys(s.AdditionalProps) {
+				elem := s.AdditionalProps[k]
+				e.FieldStart(k)
+
+				if len(elem) != 0 {
+					e.Raw(elem)
+				}
+			}
+		}
+	case ApplyPatchToolCallOutputConversationItem:
+		e.FieldStart("type")
+		e.Str("apply_patch_call_output")
+		{
+			s := s.ApplyPatchToolCallOutput
+			{
+				if s.CallID.Set {
+					e.FieldStart("call_id")
+					s.CallID.Encode(e)
+				}
+			}
+			{
+				if s.Caller.Set {
+					e.FieldStart("caller")
+					s.Caller.Encode(e)
+				}
+			}
+			{
+				if s.CreatedBy.Set {
+					e.FieldStart("created_by")
+					s.CreatedBy.Encode(e)
+				}
+			}
+			{
+				if s.ID.Set {
+					e.FieldStart("id")
+					s.ID.Encode(e)
+				}
+			}
+			{
+				if s.Output.Set {
+					e.FieldStart("output")
+					s.Output.Encode(e)
+				}
+			}
+			{
+				if s.Status.Set {
+					e.FieldStart("status")
+					s.Status.Encode(e)
+				}
+			}
+			for _, k := range sortedKeys(s.AdditionalProps) {
+				elem := s.AdditionalProps[k]
+				e.FieldStart(k)
+
+				if len(elem) != 0 {
+					e.Raw(elem)
+				}
+			}
+		}
+	case MCPListToolsConversationItem:
+		e.FieldStart("type")
+		e.Str("mcp_list_tools")
+		{
+			s := s.MCPListTools
+			{
+				if s.Error.Set {
+					e.FieldStart("error")
+					s.Error.Encode(e)
+				}
+			}
+			{
+				if s.ID.Set {
+					e.FieldStart("id")
+					s.ID.Encode(e)
+				}
+			}
+			{
+				if s.ServerLabel.Set {
+					e.FieldStart("server_label")
+					s.ServerLabel.Encode(e)
+				}
+			}
+			{
+				e.FieldStart("tools")
+				e.ArrStart()
+				for _, elem := range s.Tools {
+					elem.Encode(e)
+				}
+				e.ArrEnd()
+			}
+			for _, k := range sortedKeys(s.AdditionalProps) {
+				elem := s.AdditionalProps[k]
+				e.FieldStart(k)
+
+				if len(elem) != 0 {
+					e.Raw(elem)
+				}
+			}
+		}
+	case MCPApprovalRequestConversationItem:
+		e.FieldStart("type")
+		e.Str("mcp_approval_request")
+		{
+			s := s.MCPApprovalRequest
+			{
+				if s.Arguments.Set {
+					e.FieldStart("arguments")
+					s.Arguments.Encode(e)
+				}
+			}
+			{
+				if s.ID.Set {
+					e.FieldStart("id")
+					s.ID.Encode(e)
+				}
+			}
+			{
+				if s.Name.Set {
+					e.FieldStart("name")
+					s.Name.Encode(e)
+				}
+			}
+			{
+				if s.ServerLabel.Set {
+					e.FieldStart("server_label")
+					s.ServerLabel.Encode(e)
+				}
+			}
+			for _, k := range sortedKeys(s.AdditionalProps) {
+				elem := s.AdditionalProps[k]
+				e.FieldStart(k)
+
+				if len(elem) != 0 {
+					e.Raw(elem)
+				}
+			}
+		}
+	case MCPApprovalResponseResourceConversationItem:
+		e.FieldStart("type")
+		e.Str("mcp_approval_response")
+		{
+			s := s.MCPApprovalResponseResource
+			{
+				if s.ApprovalRequestID.Set {
+					e.FieldStart("approval_request_id")
+					s.ApprovalRequestID.Encode(e)
+				}
+			}
+			{
+				if s.Approve.Set {
+					e.FieldStart("approve")
+					s.Approve.Encode(e)
+				}
+			}
+			{
+				if s.ID.Set {
+					e.FieldStart("id")
+					s.ID.Encode(e)
+				}
+			}
+			{
+				if s.Reason.Set {
+					e.FieldStart("reason")
+					s.Reason.Encode(e)
+				}
+			}
+			for _, k := range sortedKeys(s.AdditionalProps) {
+				elem := s.AdditionalProps[k]
+				e.FieldStart(k)
+
+				if len(elem) != 0 {
+					e.Raw(elem)
+				}
+			}
+		}
+	case MCPToolCallConversationItem:
+		e.FieldStart("type")
+		e.Str("mcp_call")
+		{
+			s := s.MCPToolCall
+			{
+				if s.ApprovalRequestID.Set {
+					e.FieldStart("approval_request_id")
+					s.ApprovalRequestID.Encode(e)
+				}
+			}
+			{
+				if s.Arguments.Set {
+					e.FieldStart("arguments")
+					s.Arguments.Encode(e)
+				}
+			}
+			{
+				if s.Error.Set {
+					e.FieldStart("error")
+					s.Error.Encode(e)
+				}
+			}
+			{
+				if s.ID.Set {
+					e.FieldStart("id")
+					s.ID.Encode(e)
+				}
+			}
+			{
+				if s.Name.Set {
+					e.FieldStart("name")
+					s.Name.Encode(e)
+				}
+			}
+			{
+				if s.Output.Set {
+					e.FieldStart("output")
+					s.Output.Encode(e)
+				}
+			}
+			{
+				if s.ServerLabel.Set {
+					e.FieldStart("server_label")
+					s.ServerLabel.Encode(e)
+				}
+			}
+			{
+				if s.Status.Set {
+					e.FieldStart("status")
+					s.Status.Encode(e)
+				}
+			}
+			for _, k := range sortedKeys(s.AdditionalProps) {
+				elem := s.AdditionalProps[k]
+				e.FieldStart(k)
+
+				if len(elem) != 0 {
+					e.Raw(elem)
+				}
+			}
+		}
+	case CustomToolCallConversationItem:
+		e.FieldStart("type")
+		e.Str("custom_tool_call")
+		{
+			s := s.CustomToolCall
+			{
+				if s.CallID.Set {
+					e.FieldStart("call_id")
+					s.CallID.Encode(e)
+				}
+			}
+			{
+				if s.Caller.Set {
+					e.FieldStart("caller")
+					s.Caller.Encode(e)
+				}
+			}
+			{
+				if s.ID.Set {
+					e.FieldStart("id")
+					s.ID.Encode(e)
+				}
+			}
+			{
+				if s.Input.Set {
+					e.FieldStart("input")
+					s.Input.Encode(e)
+				}
+			}
+			{
+				if s.Name.Set {
+					e.FieldStart("name")
+					s.Name.Encode(e)
+				}
+			}
+			{
+				if s.Namespace.Set {
+					e.FieldStart("namespace")
+					s.Namespace.Encode(e)
+				}
+			}
+			for _, k := range sortedKeys(s.AdditionalProps) {
+				elem := s.AdditionalProps[k]
+				e.FieldStart(k)
+
+				if len(elem) != 0 {
+					e.Raw(elem)
+				}
+			}
+		}
+	case CustomToolCallOutputConversationItem:
+		e.FieldStart("type")
+		e.Str("custom_tool_call_output")
+		{
+			s := s.CustomToolCallOutput
+			{
+				if s.CallID.Set {
+					e.FieldStart("call_id")
+					s.CallID.Encode(e)
+				}
+			}
+			{
+				if s.Caller.Set {
+					e.FieldStart("caller")
+					s.Caller.Encode(e)
+				}
+			}
+			{
+				if s.ID.Set {
+					e.FieldStart("id")
+					s.ID.Encode(e)
+				}
+			}
+			{
+				if s.Output.Set {
+					e.FieldStart("output")
+					s.Output.Encode(e)
+				}
+			}
+			for _, k := range sortedKeys(s.AdditionalProps) {
+				elem := s.AdditionalProps[k]
+				e.FieldStart(k)
+
+				if len(elem) != 0 {
+					e.Raw(elem)
+				}
+			}
+		}
+	}
+}
+
+// Decode decodes ConversationItem from json.
+func (s *ConversationItem) Decode(d *jx.Decoder) error {
+	if s == nil {
+		return errors.New("invalid: unable to decode ConversationItem to nil")
+	}
+	// Sum type discriminator.
+	if typ := d.Next(); typ != jx.Object {
+		return errors.Errorf("unexpected json type %q", typ)
+	}
+
+	var found bool
+	if err := d.Capture(func(d *jx.Decoder) error {
+		return d.ObjBytes(func(d *jx.Decoder, key []byte) error {
+			if found {
+				return d.Skip()
+			}
+			switch string(key) {
+			case "type":
+				typ, err := d.Str()
+				if err != nil {
+					return err
+				}
+				switch typ {
+				case "message":
+					s.Type = MessageConversationItem
+					found = true
+				case "function_call":
+					s.Type = FunctionToolCallResourceConversationItem
+					found = true
+				case "function_call_output":
+					s.Type = FunctionToolCallOutputResourceConversationItem
+					found = true
+				case "file_search_call":
+					s.Type = FileSearchToolCallConversationItem
+					found = true
+				case "web_search_call":
+					s.Type = WebSearchToolCallConversationItem
+					found = true
+				case "image_generation_call":
+					s.Type = ImageGenToolCallConversationItem
+					found = true
+				case "computer_call":
+					s.Type = ComputerToolCallConversationItem
+					found = true
+				case "computer_call_output":
+					s.Type = ComputerToolCallOutputResourceConversationItem
+					found = true
+				case "tool_search_call":
+					s.Type = ToolSearchCallConversationItem
+					found = true
+				case "tool_search_output":
+					s.Type = ToolSearchOutputConversationItem
+					found = true
+				case "additional_tools":
+					s.Type = AdditionalToolsConversationItem
+					found = true
+				case "reasoning":
+					s.Type = ReasoningItemConversationItem
+					found = true
+				case "program":
+					s.Type = ProgramConversationItem
+					found = true
+				case "program_output":
+					s.Type = ProgramOutputConversationItem
+					found = true
+				case "compaction":
+					s.Type = CompactionBodyConversationItem
+					found = true
+				case "code_interpreter_call":
+					s.Type = CodeInterpreterToolCallConversationItem
+					found = true
+				case "local_shell_call":
+					s.Type = LocalShellToolCallConversationItem
+					found = true
+				case "local_shell_call_output":
+					s.Type = LocalShellToolCallOutputConversationItem
+					found = true
+				case "shell_call":
+					s.Type = FunctionShellCallConversationItem
+					found = true
+				case "shell_call_output":
+					s.Type = FunctionShellCallOutputConversationItem
+					found = true
+				case "apply_patch_call":
+					s.Type = ApplyPatchToolCallConversationItem
+					found = true
+				case "apply_patch_call_output":
+					s.Type = ApplyPatchToolCallOutputConversationItem
+					found = true
+				case "mcp_list_tools":
+					s.Type = MCPListToolsConversationItem
+					found = true
+				case "mcp_approval_request":
+					s.Type = MCPApprovalRequestConversationItem
+					found = true
+				case "mcp_approval_response":
+					s.Type = MCPApprovalResponseResourceConversationItem
+					found = true
+				case "mcp_call":
+					s.Type = MCPToolCallConversationItem
+					found = true
+				case "custom_tool_call":
+					s.Type = CustomToolCallConversationItem
+					found = true
+				case "custom_tool_call_output":
+					s.Type = CustomToolCallOutputConversationItem
+					found = true
+				default:
+					return errors.Errorf("unknown type %s", typ)
+				}
+				return nil
+			}
+			return d.Skip()
+		})
+	}); err != nil {
+		return errors.Wrap(err, "capture")
+	}
+	if !found {
+		return errors.New("unable to detect sum type variant")
+	}
+	switch s.Type {
+	case MessageConversationItem:
+		if err := s.Message.Decode(d); err != nil {
+			return err
+		}
+	case FunctionToolCallResourceConversationItem:
+		if err := s.FunctionToolCallResource.Decode(d); err != nil {
+			return err
+		}
+	case FunctionToolCallOutputResourceConversationItem:
+		if err := s.FunctionToolCallOutputResource.Decode(d); err != nil {
+			return err
+		}
+	case FileSearchToolCallConversationItem:
+		if err := s.FileSearchToolCall.Decode(d); err != nil {
+			return err
+		}
+	case WebSearchToolCallConversationItem:
+		if err := s.WebSearchToolCall.Decode(d); err != nil {
+			return err
+		}
+	case ImageGenToolCallConversationItem:
+		if err := s.ImageGenToolCall.Decode(d); err != nil {
+			return err
+		}
+	case ComputerToolCallConversationItem:
+		if err := s.ComputerToolCall.Decode(d); err != nil {
+			return err
+		}
+	case ComputerToolCallOutputResourceConversationItem:
+		if err := s.ComputerToolCallOutputResource.Decode(d); err != nil {
+			return err
+		}
+	case ToolSearchCallConversationItem:
+		if err := s.ToolSearchCall.Decode(d); err != nil {
+			return err
+		}
+	case ToolSearchOutputConversationItem:
+		if err := s.ToolSearchOutput.Decode(d); err != nil {
+			return err
+		}
+	case AdditionalToolsConversationItem:
+		if err := s.AdditionalTools.Decode(d); err != nil {
+			return err
+		}
+	case ReasoningItemConversationItem:
+		if err := s.ReasoningItem.Decode(d); err != nil {
+			return err
+		}
+	case ProgramConversationItem:
+		if err := s.Program.Decode(d); err != nil {
+			return err
+		}
+	case ProgramOutputConversationItem:
+		if err := s.ProgramOutput.Decode(d); err != nil {
+			return err
+		}
+	case CompactionBodyConversationItem:
+		if err := s.CompactionBody.Decode(d); err != nil {
+			return err
+		}
+	case CodeInterpreterToolCallConversationItem:
+		if err := s.CodeInterpreterToolCall.Decode(d); err != nil {
+			return err
+		}
+	case LocalShellToolCallConversationItem:
+		if err := s.LocalShellToolCall.Decode(d); err != nil {
+			return err
+		}
+	case LocalShellToolCallOutputConversationItem:
+		if err := s.LocalShellToolCallOutput.Decode(d); err != nil {
+			return err
+		}
+	case FunctionShellCallConversationItem:
+		if err := s.FunctionShellCall.Decode(d); err != nil {
+			return err
+		}
+	case FunctionShellCallOutputConversationItem:
+		if err := s.FunctionShellCallOutput.Decode(d); err != nil {
+			return err
+		}
+	case ApplyPatchToolCallConversationItem:
+		if err := s.ApplyPatchToolCall.Decode(d); err != nil {
+			return err
+		}
+	case ApplyPatchToolCallOutputConversationItem:
+		if err := s.ApplyPatchToolCallOutput.Decode(d); err != nil {
+			return err
+		}
+	case MCPListToolsConversationItem:
+		if err := s.MCPListTools.Decode(d); err != nil {
+			return err
+		}
+	case MCPApprovalRequestConversationItem:
+		if err := s.MCPApprovalRequest.Decode(d); err != nil {
+			return err
+		}
+	case MCPApprovalResponseResourceConversationItem:
+		if err := s.MCPApprovalResponseResource.Decode(d); err != nil {
+			return err
+		}
+	case MCPToolCallConversationItem:
+		if err := s.MCPToolCall.Decode(d); err != nil {
+			return err
+		}
+	case CustomToolCallConversationItem:
+		if err := s.CustomToolCall.Decode(d); err != nil {
+			return err
+		}
+	case CustomToolCallOutputConversationItem:
+		if err := s.CustomToolCallOutput.Decode(d); err != nil {
+			return err
+		}
+	default:
+		return errors.Errorf("inferred invalid type: %s", s.Type)
+	}
+	return nil
+}
+
+// MarshalJSON implements stdjson.Marshaler.
+func (s ConversationItem) MarshalJSON() ([]byte, error) {
+	e := jx.Encoder{}
+	s.Encode(&e)
+	return e.Bytes(), nil
+}
+
+// UnmarshalJSON implements stdjson.Unmarshaler.
+func (s *ConversationItem) UnmarshalJSON(data []byte) error {
+	d := jx.DecodeBytes(data)
+	return s.Decode(d)
+}
+
+// Encode implements json.Marshaler.
+func (s *ConversationItemList) Encode(e *jx.Encoder) {
+	e.ObjStart()
+	s.encodeFields(e)
+	e.ObjEnd()
+}
+
+// encodeFields encodes fields.
+func (s *ConversationItemList) encodeFields(e *jx.Encoder) {
+	{
+		e.FieldStart("data")
+		e.ArrStart()
+		for _, elem := range s.Data {
+			elem.Encode(e)
+		}
+		e.ArrEnd()
+	}
+	{
+		if s.FirstID.Set {
+			e.FieldStart("first_id")
+			s.FirstID.Encode(e)
+		}
+	}
+	{
+		if s.HasMore.Set {
+			e.FieldStart("has_more")
+			s.HasMore.Encode(e)
+		}
+	}
+	{
+		if s.LastID.Set {
+			e.FieldStart("last_id")
+			s.LastID.Encode(e)
+		}
+	}
+	{
+		if s.Object.Set {
+			e.FieldStart("object")
+			s.Object.Encode(e)
+		}
+	}
+	for _, k := range sortedKeys(s.AdditionalProps) {
+		elem := s.AdditionalProps[k]
+		e.FieldStart(k)
+
+		if len(elem) != 0 {
+			e.Raw(elem)
+		}
+	}
+}
+
+var jsonFieldsNameOfConversationItemList = [5]string{
+	0: "data",
+	1: "first_id",
+	2: "has_more",
+	3: "last_id",
+	4: "object",
+}
+
+// Decode decodes ConversationItemList from json.
+func (s *ConversationItemList) Decode(d *jx.Decoder) error {
+	if s == nil {
+		return errors.New("invalid: unable to decode ConversationItemList to nil")
+	}
+	s.AdditionalProps = map[string]jx.Raw{}
+
+	if err := d.ObjBytes(func(d *jx.Decoder, k []byte) error {
+		switch string(k) {
+		case "data":
+			if err := func() error {
+				s.Data = make([]ConversationItem, 0)
+				if err := d.Arr(func(d *jx.Decoder) error {
+					var elem ConversationItem
+					if err := elem.Decode(d); err != nil {
+						return err
+					}
+					s.Data = append(s.Data, elem)
+					return nil
+				}); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"data\"")
+			}
+		case "first_id":
+			if err := func() error {
+				s.FirstID.Reset()
+				if err := s.FirstID.Decode(d); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"first_id\"")
+			}
+		case "has_more":
+			if err := func() error {
+				s.HasMore.Reset()
+				if err := s.HasMore.Decode(d); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"has_more\"")
+			}
+		case "last_id":
+			if err := func() error {
+				s.LastID.Reset()
+				if err := s.LastID.Decode(d); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"last_id\"")
+			}
+		case "object":
+			if err := func() error {
+				s.Object.Reset()
+				if err := s.Object.Decode(d); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"object\"")
+			}
+		default:
+			var elem jx.Raw
+			if err := func() error {
+				v, err := d.RawAppend(nil)
+				elem = jx.Raw(v)
+				if err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrapf(err, "decode field %q", k)
+			}
+			s.AdditionalProps[string(k)] = elem
+		}
+		return nil
+	}); err != nil {
+		return errors.Wrap(err, "decode ConversationItemList")
+	}
+
+	return nil
+}
+
+// MarshalJSON implements stdjson.Marshaler.
+func (s *ConversationItemList) MarshalJSON() ([]byte, error) {
+	e := jx.Encoder{}
+	s.Encode(&e)
+	return e.Bytes(), nil
+}
+
+// UnmarshalJSON implements stdjson.Unmarshaler.
+func (s *ConversationItemList) UnmarshalJSON(data []byte) error {
+	d := jx.DecodeBytes(data)
+	return s.Decode(d)
+}
+
+// Encode implements json.Marshaler.
+func (s ConversationItemListAdditional) Encode(e *jx.Encoder) {
+	e.ObjStart()
+	s.encodeFields(e)
+	e.ObjEnd()
+}
+
+// encodeFields implements json.Marshaler.
+func (s ConversationItemListAdditional) encodeFields(e *jx.Encoder) {
+	for _, k := range sortedKeys(s) {
+		elem := s[k]
+		e.FieldStart(k)
+
+		if len(elem) != 0 {
+			e.Raw(elem)
+		}
+	}
+}
+
+// Decode decodes ConversationItemListAdditional from json.
+func (s *ConversationItemListAdditional) Decode(d *jx.Decoder) error {
+	if s == nil {
+		return errors.New("invalid: unable to decode ConversationItemListAdditional to nil")
+	}
+	m := s.init()
+	if err := d.ObjBytes(func(d *jx.Decoder, k []byte) error {
+		var elem jx.Raw
+		if err := func() error {
+			v, err := d.RawAppend(nil)
+			elem = jx.Raw(v)
+			if err != nil {
+				return err
+			}
+			return nil
+		}(); err != nil {
+			return errors.Wrapf(err, "decode field %q", k)
+		}
+		m[string(k)] = elem
+		return nil
+	}); err != nil {
+		return errors.Wrap(err, "decode ConversationItemListAdditional")
+	}
+
+	return nil
+}
+
+// MarshalJSON implements stdjson.Marshaler.
+func (s ConversationItemListAdditional) MarshalJSON() ([]byte, error) {
+	e := jx.Encoder{}
+	s.Encode(&e)
+	return e.Bytes(), nil
+}
+
+// UnmarshalJSON implements stdjson.Unmarshaler.
+func (s *ConversationItemListAdditional) UnmarshalJSON(data []byte) error {
+	d := jx.DecodeBytes(data)
+	return s.Decode(d)
+}
+
+// Encode encodes ConversationItemListObject as json.
+func (s ConversationItemListObject) Encode(e *jx.Encoder) {
+	e.Str(string(s))
+}
+
+// Decode decodes ConversationItemListObject from json.
+func (s *ConversationItemListObject) Decode(d *jx.Decoder) error {
+	if s == nil {
+		return errors.New("invalid: unable to decode ConversationItemListObject to nil")
+	}
+	v, err := d.StrBytes()
+	if err != nil {
+		return err
+	}
+	// Try to use constant string.
+	switch ConversationItemListObject(v) {
+	case ConversationItemListObjectList:
+		*s = ConversationItemListObjectList
+	default:
+		*s = ConversationItemListObject(v)
+	}
+
+	return nil
+}
+
+// MarshalJSON implements stdjson.Marshaler.
+func (s ConversationItemListObject) MarshalJSON() ([]byte, error) {
+	e := jx.Encoder{}
+	s.Encode(&e)
+	return e.Bytes(), nil
+}
+
+// UnmarshalJSON implements stdjson.Unmarshaler.
+func (s *ConversationItemListObject) UnmarshalJSON(data []byte) error {
+	d := jx.DecodeBytes(data)
+	return s.Decode(d)
+}
+
 // Encode encodes ConversationParam as json.
 func (s ConversationParam) Encode(e *jx.Encoder) {
 	switch s.Type {
@@ -22782,6 +24811,238 @@ func (s ConversationParam2Additional) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON implements stdjson.Unmarshaler.
 func (s *ConversationParam2Additional) UnmarshalJSON(data []byte) error {
+	d := jx.DecodeBytes(data)
+	return s.Decode(d)
+}
+
+// Encode implements json.Marshaler.
+func (s *ConversationResource) Encode(e *jx.Encoder) {
+	e.ObjStart()
+	s.encodeFields(e)
+	e.ObjEnd()
+}
+
+// encodeFields encodes fields.
+func (s *ConversationResource) encodeFields(e *jx.Encoder) {
+	{
+		if s.CreatedAt.Set {
+			e.FieldStart("created_at")
+			s.CreatedAt.Encode(e)
+		}
+	}
+	{
+		if s.ID.Set {
+			e.FieldStart("id")
+			s.ID.Encode(e)
+		}
+	}
+	{
+		if len(s.Metadata) != 0 {
+			e.FieldStart("metadata")
+			e.Raw(s.Metadata)
+		}
+	}
+	{
+		if s.Object.Set {
+			e.FieldStart("object")
+			s.Object.Encode(e)
+		}
+	}
+	for _, k := range sortedKeys(s.AdditionalProps) {
+		elem := s.AdditionalProps[k]
+		e.FieldStart(k)
+
+		if len(elem) != 0 {
+			e.Raw(elem)
+		}
+	}
+}
+
+var jsonFieldsNameOfConversationResource = [4]string{
+	0: "created_at",
+	1: "id",
+	2: "metadata",
+	3: "object",
+}
+
+// Decode decodes ConversationResource from json.
+func (s *ConversationResource) Decode(d *jx.Decoder) error {
+	if s == nil {
+		return errors.New("invalid: unable to decode ConversationResource to nil")
+	}
+	s.AdditionalProps = map[string]jx.Raw{}
+
+	if err := d.ObjBytes(func(d *jx.Decoder, k []byte) error {
+		switch string(k) {
+		case "created_at":
+			if err := func() error {
+				s.CreatedAt.Reset()
+				if err := s.CreatedAt.Decode(d); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"created_at\"")
+			}
+		case "id":
+			if err := func() error {
+				s.ID.Reset()
+				if err := s.ID.Decode(d); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"id\"")
+			}
+		case "metadata":
+			if err := func() error {
+				v, err := d.RawAppend(nil)
+				s.Metadata = jx.Raw(v)
+				if err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"metadata\"")
+			}
+		case "object":
+			if err := func() error {
+				s.Object.Reset()
+				if err := s.Object.Decode(d); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"object\"")
+			}
+		default:
+			var elem jx.Raw
+			if err := func() error {
+				v, err := d.RawAppend(nil)
+				elem = jx.Raw(v)
+				if err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrapf(err, "decode field %q", k)
+			}
+			s.AdditionalProps[string(k)] = elem
+		}
+		return nil
+	}); err != nil {
+		return errors.Wrap(err, "decode ConversationResource")
+	}
+
+	return nil
+}
+
+// MarshalJSON implements stdjson.Marshaler.
+func (s *ConversationResource) MarshalJSON() ([]byte, error) {
+	e := jx.Encoder{}
+	s.Encode(&e)
+	return e.Bytes(), nil
+}
+
+// UnmarshalJSON implements stdjson.Unmarshaler.
+func (s *ConversationResource) UnmarshalJSON(data []byte) error {
+	d := jx.DecodeBytes(data)
+	return s.Decode(d)
+}
+
+// Encode implements json.Marshaler.
+func (s ConversationResourceAdditional) Encode(e *jx.Encoder) {
+	e.ObjStart()
+	s.encodeFields(e)
+	e.ObjEnd()
+}
+
+// encodeFields implements json.Marshaler.
+func (s ConversationResourceAdditional) encodeFields(e *jx.Encoder) {
+	for _, k := range sortedKeys(s) {
+		elem := s[k]
+		e.FieldStart(k)
+
+		if len(elem) != 0 {
+			e.Raw(elem)
+		}
+	}
+}
+
+// Decode decodes ConversationResourceAdditional from json.
+func (s *ConversationResourceAdditional) Decode(d *jx.Decoder) error {
+	if s == nil {
+		return errors.New("invalid: unable to decode ConversationResourceAdditional to nil")
+	}
+	m := s.init()
+	if err := d.ObjBytes(func(d *jx.Decoder, k []byte) error {
+		var elem jx.Raw
+		if err := func() error {
+			v, err := d.RawAppend(nil)
+			elem = jx.Raw(v)
+			if err != nil {
+				return err
+			}
+			return nil
+		}(); err != nil {
+			return errors.Wrapf(err, "decode field %q", k)
+		}
+		m[string(k)] = elem
+		return nil
+	}); err != nil {
+		return errors.Wrap(err, "decode ConversationResourceAdditional")
+	}
+
+	return nil
+}
+
+// MarshalJSON implements stdjson.Marshaler.
+func (s ConversationResourceAdditional) MarshalJSON() ([]byte, error) {
+	e := jx.Encoder{}
+	s.Encode(&e)
+	return e.Bytes(), nil
+}
+
+// UnmarshalJSON implements stdjson.Unmarshaler.
+func (s *ConversationResourceAdditional) UnmarshalJSON(data []byte) error {
+	d := jx.DecodeBytes(data)
+	return s.Decode(d)
+}
+
+// Encode encodes ConversationResourceObject as json.
+func (s ConversationResourceObject) Encode(e *jx.Encoder) {
+	e.Str(string(s))
+}
+
+// Decode decodes ConversationResourceObject from json.
+func (s *ConversationResourceObject) Decode(d *jx.Decoder) error {
+	if s == nil {
+		return errors.New("invalid: unable to decode ConversationResourceObject to nil")
+	}
+	v, err := d.StrBytes()
+	if err != nil {
+		return err
+	}
+	// Try to use constant string.
+	switch ConversationResourceObject(v) {
+	case ConversationResourceObjectConversation:
+		*s = ConversationResourceObjectConversation
+	default:
+		*s = ConversationResourceObject(v)
+	}
+
+	return nil
+}
+
+// MarshalJSON implements stdjson.Marshaler.
+func (s ConversationResourceObject) MarshalJSON() ([]byte, error) {
+	e := jx.Encoder{}
+	s.Encode(&e)
+	return e.Bytes(), nil
+}
+
+// UnmarshalJSON implements stdjson.Unmarshaler.
+func (s *ConversationResourceObject) UnmarshalJSON(data []byte) error {
 	d := jx.DecodeBytes(data)
 	return s.Decode(d)
 }
@@ -26184,6 +28445,319 @@ func (s CreateChatCompletionStreamResponseObject) MarshalJSON() ([]byte, error) 
 
 // UnmarshalJSON implements stdjson.Unmarshaler.
 func (s *CreateChatCompletionStreamResponseObject) UnmarshalJSON(data []byte) error {
+	d := jx.DecodeBytes(data)
+	return s.Decode(d)
+}
+
+// Encode implements json.Marshaler.
+func (s *CreateConversationBody) Encode(e *jx.Encoder) {
+	e.ObjStart()
+	s.encodeFields(e)
+	e.ObjEnd()
+}
+
+// encodeFields encodes fields.
+func (s *CreateConversationBody) encodeFields(e *jx.Encoder) {
+	{
+		if s.Items.Set {
+			e.FieldStart("items")
+			s.Items.Encode(e)
+		}
+	}
+	{
+		if len(s.Metadata) != 0 {
+			e.FieldStart("metadata")
+			e.Raw(s.Metadata)
+		}
+	}
+	for _, k := range sortedKeys(s.AdditionalProps) {
+		elem := s.AdditionalProps[k]
+		e.FieldStart(k)
+
+		if len(elem) != 0 {
+			e.Raw(elem)
+		}
+	}
+}
+
+var jsonFieldsNameOfCreateConversationBody = [2]string{
+	0: "items",
+	1: "metadata",
+}
+
+// Decode decodes CreateConversationBody from json.
+func (s *CreateConversationBody) Decode(d *jx.Decoder) error {
+	if s == nil {
+		return errors.New("invalid: unable to decode CreateConversationBody to nil")
+	}
+	s.AdditionalProps = map[string]jx.Raw{}
+
+	if err := d.ObjBytes(func(d *jx.Decoder, k []byte) error {
+		switch string(k) {
+		case "items":
+			if err := func() error {
+				s.Items.Reset()
+				if err := s.Items.Decode(d); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"items\"")
+			}
+		case "metadata":
+			if err := func() error {
+				v, err := d.RawAppend(nil)
+				s.Metadata = jx.Raw(v)
+				if err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"metadata\"")
+			}
+		default:
+			var elem jx.Raw
+			if err := func() error {
+				v, err := d.RawAppend(nil)
+				elem = jx.Raw(v)
+				if err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrapf(err, "decode field %q", k)
+			}
+			s.AdditionalProps[string(k)] = elem
+		}
+		return nil
+	}); err != nil {
+		return errors.Wrap(err, "decode CreateConversationBody")
+	}
+
+	return nil
+}
+
+// MarshalJSON implements stdjson.Marshaler.
+func (s *CreateConversationBody) MarshalJSON() ([]byte, error) {
+	e := jx.Encoder{}
+	s.Encode(&e)
+	return e.Bytes(), nil
+}
+
+// UnmarshalJSON implements stdjson.Unmarshaler.
+func (s *CreateConversationBody) UnmarshalJSON(data []byte) error {
+	d := jx.DecodeBytes(data)
+	return s.Decode(d)
+}
+
+// Encode implements json.Marshaler.
+func (s CreateConversationBodyAdditional) Encode(e *jx.Encoder) {
+	e.ObjStart()
+	s.encodeFields(e)
+	e.ObjEnd()
+}
+
+// encodeFields implements json.Marshaler.
+func (s CreateConversationBodyAdditional) encodeFields(e *jx.Encoder) {
+	for _, k := range sortedKeys(s) {
+		elem := s[k]
+		e.FieldStart(k)
+
+		if len(elem) != 0 {
+			e.Raw(elem)
+		}
+	}
+}
+
+// Decode decodes CreateConversationBodyAdditional from json.
+func (s *CreateConversationBodyAdditional) Decode(d *jx.Decoder) error {
+	if s == nil {
+		return errors.New("invalid: unable to decode CreateConversationBodyAdditional to nil")
+	}
+	m := s.init()
+	if err := d.ObjBytes(func(d *jx.Decoder, k []byte) error {
+		var elem jx.Raw
+		if err := func() error {
+			v, err := d.RawAppend(nil)
+			elem = jx.Raw(v)
+			if err != nil {
+				return err
+			}
+			return nil
+		}(); err != nil {
+			return errors.Wrapf(err, "decode field %q", k)
+		}
+		m[string(k)] = elem
+		return nil
+	}); err != nil {
+		return errors.Wrap(err, "decode CreateConversationBodyAdditional")
+	}
+
+	return nil
+}
+
+// MarshalJSON implements stdjson.Marshaler.
+func (s CreateConversationBodyAdditional) MarshalJSON() ([]byte, error) {
+	e := jx.Encoder{}
+	s.Encode(&e)
+	return e.Bytes(), nil
+}
+
+// UnmarshalJSON implements stdjson.Unmarshaler.
+func (s *CreateConversationBodyAdditional) UnmarshalJSON(data []byte) error {
+	d := jx.DecodeBytes(data)
+	return s.Decode(d)
+}
+
+// Encode implements json.Marshaler.
+func (s *CreateConversationItemsRequest) Encode(e *jx.Encoder) {
+	e.ObjStart()
+	s.encodeFields(e)
+	e.ObjEnd()
+}
+
+// encodeFields encodes fields.
+func (s *CreateConversationItemsRequest) encodeFields(e *jx.Encoder) {
+	{
+		if s.Items != nil {
+			e.FieldStart("items")
+			e.ArrStart()
+			for _, elem := range s.Items {
+				elem.Encode(e)
+			}
+			e.ArrEnd()
+		}
+	}
+	for _, k := range sortedKeys(s.AdditionalProps) {
+		elem := s.AdditionalProps[k]
+		e.FieldStart(k)
+
+		if len(elem) != 0 {
+			e.Raw(elem)
+		}
+	}
+}
+
+var jsonFieldsNameOfCreateConversationItemsRequest = [1]string{
+	0: "items",
+}
+
+// Decode decodes CreateConversationItemsRequest from json.
+func (s *CreateConversationItemsRequest) Decode(d *jx.Decoder) error {
+	if s == nil {
+		return errors.New("invalid: unable to decode CreateConversationItemsRequest to nil")
+	}
+	s.AdditionalProps = map[string]jx.Raw{}
+
+	if err := d.ObjBytes(func(d *jx.Decoder, k []byte) error {
+		switch string(k) {
+		case "items":
+			if err := func() error {
+				s.Items = make([]InputItem, 0)
+				if err := d.Arr(func(d *jx.Decoder) error {
+					var elem InputItem
+					if err := elem.Decode(d); err != nil {
+						return err
+					}
+					s.Items = append(s.Items, elem)
+					return nil
+				}); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"items\"")
+			}
+		default:
+			var elem jx.Raw
+			if err := func() error {
+				v, err := d.RawAppend(nil)
+				elem = jx.Raw(v)
+				if err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrapf(err, "decode field %q", k)
+			}
+			s.AdditionalProps[string(k)] = elem
+		}
+		return nil
+	}); err != nil {
+		return errors.Wrap(err, "decode CreateConversationItemsRequest")
+	}
+
+	return nil
+}
+
+// MarshalJSON implements stdjson.Marshaler.
+func (s *CreateConversationItemsRequest) MarshalJSON() ([]byte, error) {
+	e := jx.Encoder{}
+	s.Encode(&e)
+	return e.Bytes(), nil
+}
+
+// UnmarshalJSON implements stdjson.Unmarshaler.
+func (s *CreateConversationItemsRequest) UnmarshalJSON(data []byte) error {
+	d := jx.DecodeBytes(data)
+	return s.Decode(d)
+}
+
+// Encode implements json.Marshaler.
+func (s CreateConversationItemsRequestAdditional) Encode(e *jx.Encoder) {
+	e.ObjStart()
+	s.encodeFields(e)
+	e.ObjEnd()
+}
+
+// encodeFields implements json.Marshaler.
+func (s CreateConversationItemsRequestAdditional) encodeFields(e *jx.Encoder) {
+	for _, k := range sortedKeys(s) {
+		elem := s[k]
+		e.FieldStart(k)
+
+		if len(elem) != 0 {
+			e.Raw(elem)
+		}
+	}
+}
+
+// Decode decodes CreateConversationItemsRequestAdditional from json.
+func (s *CreateConversationItemsRequestAdditional) Decode(d *jx.Decoder) error {
+	if s == nil {
+		return errors.New("invalid: unable to decode CreateConversationItemsRequestAdditional to nil")
+	}
+	m := s.init()
+	if err := d.ObjBytes(func(d *jx.Decoder, k []byte) error {
+		var elem jx.Raw
+		if err := func() error {
+			v, err := d.RawAppend(nil)
+			elem = jx.Raw(v)
+			if err != nil {
+				return err
+			}
+			return nil
+		}(); err != nil {
+			return errors.Wrapf(err, "decode field %q", k)
+		}
+		m[string(k)] = elem
+		return nil
+	}); err != nil {
+		return errors.Wrap(err, "decode CreateConversationItemsRequestAdditional")
+	}
+
+	return nil
+}
+
+// MarshalJSON implements stdjson.Marshaler.
+func (s CreateConversationItemsRequestAdditional) MarshalJSON() ([]byte, error) {
+	e := jx.Encoder{}
+	s.Encode(&e)
+	return e.Bytes(), nil
+}
+
+// UnmarshalJSON implements stdjson.Unmarshaler.
+func (s *CreateConversationItemsRequestAdditional) UnmarshalJSON(data []byte) error {
 	d := jx.DecodeBytes(data)
 	return s.Decode(d)
 }
@@ -30346,6 +32920,220 @@ func (s CustomToolParamType) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON implements stdjson.Unmarshaler.
 func (s *CustomToolParamType) UnmarshalJSON(data []byte) error {
+	d := jx.DecodeBytes(data)
+	return s.Decode(d)
+}
+
+// Encode implements json.Marshaler.
+func (s *DeletedConversationResource) Encode(e *jx.Encoder) {
+	e.ObjStart()
+	s.encodeFields(e)
+	e.ObjEnd()
+}
+
+// encodeFields encodes fields.
+func (s *DeletedConversationResource) encodeFields(e *jx.Encoder) {
+	{
+		if s.Deleted.Set {
+			e.FieldStart("deleted")
+			s.Deleted.Encode(e)
+		}
+	}
+	{
+		if s.ID.Set {
+			e.FieldStart("id")
+			s.ID.Encode(e)
+		}
+	}
+	{
+		if s.Object.Set {
+			e.FieldStart("object")
+			s.Object.Encode(e)
+		}
+	}
+	for _, k := range sortedKeys(s.AdditionalProps) {
+		elem := s.AdditionalProps[k]
+		e.FieldStart(k)
+
+		if len(elem) != 0 {
+			e.Raw(elem)
+		}
+	}
+}
+
+var jsonFieldsNameOfDeletedConversationResource = [3]string{
+	0: "deleted",
+	1: "id",
+	2: "object",
+}
+
+// Decode decodes DeletedConversationResource from json.
+func (s *DeletedConversationResource) Decode(d *jx.Decoder) error {
+	if s == nil {
+		return errors.New("invalid: unable to decode DeletedConversationResource to nil")
+	}
+	s.AdditionalProps = map[string]jx.Raw{}
+
+	if err := d.ObjBytes(func(d *jx.Decoder, k []byte) error {
+		switch string(k) {
+		case "deleted":
+			if err := func() error {
+				s.Deleted.Reset()
+				if err := s.Deleted.Decode(d); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"deleted\"")
+			}
+		case "id":
+			if err := func() error {
+				s.ID.Reset()
+				if err := s.ID.Decode(d); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"id\"")
+			}
+		case "object":
+			if err := func() error {
+				s.Object.Reset()
+				if err := s.Object.Decode(d); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"object\"")
+			}
+		default:
+			var elem jx.Raw
+			if err := func() error {
+				v, err := d.RawAppend(nil)
+				elem = jx.Raw(v)
+				if err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrapf(err, "decode field %q", k)
+			}
+			s.AdditionalProps[string(k)] = elem
+		}
+		return nil
+	}); err != nil {
+		return errors.Wrap(err, "decode DeletedConversationResource")
+	}
+
+	return nil
+}
+
+// MarshalJSON implements stdjson.Marshaler.
+func (s *DeletedConversationResource) MarshalJSON() ([]byte, error) {
+	e := jx.Encoder{}
+	s.Encode(&e)
+	return e.Bytes(), nil
+}
+
+// UnmarshalJSON implements stdjson.Unmarshaler.
+func (s *DeletedConversationResource) UnmarshalJSON(data []byte) error {
+	d := jx.DecodeBytes(data)
+	return s.Decode(d)
+}
+
+// Encode implements json.Marshaler.
+func (s DeletedConversationResourceAdditional) Encode(e *jx.Encoder) {
+	e.ObjStart()
+	s.encodeFields(e)
+	e.ObjEnd()
+}
+
+// encodeFields implements json.Marshaler.
+func (s DeletedConversationResourceAdditional) encodeFields(e *jx.Encoder) {
+	for _, k := range sortedKeys(s) {
+		elem := s[k]
+		e.FieldStart(k)
+
+		if len(elem) != 0 {
+			e.Raw(elem)
+		}
+	}
+}
+
+// Decode decodes DeletedConversationResourceAdditional from json.
+func (s *DeletedConversationResourceAdditional) Decode(d *jx.Decoder) error {
+	if s == nil {
+		return errors.New("invalid: unable to decode DeletedConversationResourceAdditional to nil")
+	}
+	m := s.init()
+	if err := d.ObjBytes(func(d *jx.Decoder, k []byte) error {
+		var elem jx.Raw
+		if err := func() error {
+			v, err := d.RawAppend(nil)
+			elem = jx.Raw(v)
+			if err != nil {
+				return err
+			}
+			return nil
+		}(); err != nil {
+			return errors.Wrapf(err, "decode field %q", k)
+		}
+		m[string(k)] = elem
+		return nil
+	}); err != nil {
+		return errors.Wrap(err, "decode DeletedConversationResourceAdditional")
+	}
+
+	return nil
+}
+
+// MarshalJSON implements stdjson.Marshaler.
+func (s DeletedConversationResourceAdditional) MarshalJSON() ([]byte, error) {
+	e := jx.Encoder{}
+	s.Encode(&e)
+	return e.Bytes(), nil
+}
+
+// UnmarshalJSON implements stdjson.Unmarshaler.
+func (s *DeletedConversationResourceAdditional) UnmarshalJSON(data []byte) error {
+	d := jx.DecodeBytes(data)
+	return s.Decode(d)
+}
+
+// Encode encodes DeletedConversationResourceObject as json.
+func (s DeletedConversationResourceObject) Encode(e *jx.Encoder) {
+	e.Str(string(s))
+}
+
+// Decode decodes DeletedConversationResourceObject from json.
+func (s *DeletedConversationResourceObject) Decode(d *jx.Decoder) error {
+	if s == nil {
+		return errors.New("invalid: unable to decode DeletedConversationResourceObject to nil")
+	}
+	v, err := d.StrBytes()
+	if err != nil {
+		return err
+	}
+	// Try to use constant string.
+	switch DeletedConversationResourceObject(v) {
+	case DeletedConversationResourceObjectConversationDeleted:
+		*s = DeletedConversationResourceObjectConversationDeleted
+	default:
+		*s = DeletedConversationResourceObject(v)
+	}
+
+	return nil
+}
+
+// MarshalJSON implements stdjson.Marshaler.
+func (s DeletedConversationResourceObject) MarshalJSON() ([]byte, error) {
+	e := jx.Encoder{}
+	s.Encode(&e)
+	return e.Bytes(), nil
+}
+
+// UnmarshalJSON implements stdjson.Unmarshaler.
+func (s *DeletedConversationResourceObject) UnmarshalJSON(data []byte) error {
 	d := jx.DecodeBytes(data)
 	return s.Decode(d)
 }
@@ -56358,6 +59146,641 @@ func (s *MCPToolType) UnmarshalJSON(data []byte) error {
 	return s.Decode(d)
 }
 
+// Encode implements json.Marshaler.
+func (s *Message) Encode(e *jx.Encoder) {
+	e.ObjStart()
+	s.encodeFields(e)
+	e.ObjEnd()
+}
+
+// encodeFields encodes fields.
+func (s *Message) encodeFields(e *jx.Encoder) {
+	{
+		e.FieldStart("content")
+		e.ArrStart()
+		for _, elem := range s.Content {
+			elem.Encode(e)
+		}
+		e.ArrEnd()
+	}
+	{
+		if s.ID.Set {
+			e.FieldStart("id")
+			s.ID.Encode(e)
+		}
+	}
+	{
+		if s.Phase.Set {
+			e.FieldStart("phase")
+			s.Phase.Encode(e)
+		}
+	}
+	{
+		if s.Role.Set {
+			e.FieldStart("role")
+			s.Role.Encode(e)
+		}
+	}
+	{
+		if s.Status.Set {
+			e.FieldStart("status")
+			s.Status.Encode(e)
+		}
+	}
+	{
+		if s.Type.Set {
+			e.FieldStart("type")
+			s.Type.Encode(e)
+		}
+	}
+	for _, k := range sortedKeys(s.AdditionalProps) {
+		elem := s.AdditionalProps[k]
+		e.FieldStart(k)
+
+		if len(elem) != 0 {
+			e.Raw(elem)
+		}
+	}
+}
+
+var jsonFieldsNameOfMessage = [6]string{
+	0: "content",
+	1: "id",
+	2: "phase",
+	3: "role",
+	4: "status",
+	5: "type",
+}
+
+// Decode decodes Message from json.
+func (s *Message) Decode(d *jx.Decoder) error {
+	if s == nil {
+		return errors.New("invalid: unable to decode Message to nil")
+	}
+	s.AdditionalProps = map[string]jx.Raw{}
+
+	if err := d.ObjBytes(func(d *jx.Decoder, k []byte) error {
+		switch string(k) {
+		case "content":
+			if err := func() error {
+				s.Content = make([]MessageContentItem, 0)
+				if err := d.Arr(func(d *jx.Decoder) error {
+					var elem MessageContentItem
+					if err := elem.Decode(d); err != nil {
+						return err
+					}
+					s.Content = append(s.Content, elem)
+					return nil
+				}); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"content\"")
+			}
+		case "id":
+			if err := func() error {
+				s.ID.Reset()
+				if err := s.ID.Decode(d); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"id\"")
+			}
+		case "phase":
+			if err := func() error {
+				s.Phase.Reset()
+				if err := s.Phase.Decode(d); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"phase\"")
+			}
+		case "role":
+			if err := func() error {
+				s.Role.Reset()
+				if err := s.Role.Decode(d); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"role\"")
+			}
+		case "status":
+			if err := func() error {
+				s.Status.Reset()
+				if err := s.Status.Decode(d); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"status\"")
+			}
+		case "type":
+			if err := func() error {
+				s.Type.Reset()
+				if err := s.Type.Decode(d); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"type\"")
+			}
+		default:
+			var elem jx.Raw
+			if err := func() error {
+				v, err := d.RawAppend(nil)
+				elem = jx.Raw(v)
+				if err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrapf(err, "decode field %q", k)
+			}
+			s.AdditionalProps[string(k)] = elem
+		}
+		return nil
+	}); err != nil {
+		return errors.Wrap(err, "decode Message")
+	}
+
+	return nil
+}
+
+// MarshalJSON implements stdjson.Marshaler.
+func (s *Message) MarshalJSON() ([]byte, error) {
+	e := jx.Encoder{}
+	s.Encode(&e)
+	return e.Bytes(), nil
+}
+
+// UnmarshalJSON implements stdjson.Unmarshaler.
+func (s *Message) UnmarshalJSON(data []byte) error {
+	d := jx.DecodeBytes(data)
+	return s.Decode(d)
+}
+
+// Encode implements json.Marshaler.
+func (s MessageAdditional) Encode(e *jx.Encoder) {
+	e.ObjStart()
+	s.encodeFields(e)
+	e.ObjEnd()
+}
+
+// encodeFields implements json.Marshaler.
+func (s MessageAdditional) encodeFields(e *jx.Encoder) {
+	for _, k := range sortedKeys(s) {
+		elem := s[k]
+		e.FieldStart(k)
+
+		if len(elem) != 0 {
+			e.Raw(elem)
+		}
+	}
+}
+
+// Decode decodes MessageAdditional from json.
+func (s *MessageAdditional) Decode(d *jx.Decoder) error {
+	if s == nil {
+		return errors.New("invalid: unable to decode MessageAdditional to nil")
+	}
+	m := s.init()
+	if err := d.ObjBytes(func(d *jx.Decoder, k []byte) error {
+		var elem jx.Raw
+		if err := func() error {
+			v, err := d.RawAppend(nil)
+			elem = jx.Raw(v)
+			if err != nil {
+				return err
+			}
+			return nil
+		}(); err != nil {
+			return errors.Wrapf(err, "decode field %q", k)
+		}
+		m[string(k)] = elem
+		return nil
+	}); err != nil {
+		return errors.Wrap(err, "decode MessageAdditional")
+	}
+
+	return nil
+}
+
+// MarshalJSON implements stdjson.Marshaler.
+func (s MessageAdditional) MarshalJSON() ([]byte, error) {
+	e := jx.Encoder{}
+	s.Encode(&e)
+	return e.Bytes(), nil
+}
+
+// UnmarshalJSON implements stdjson.Unmarshaler.
+func (s *MessageAdditional) UnmarshalJSON(data []byte) error {
+	d := jx.DecodeBytes(data)
+	return s.Decode(d)
+}
+
+// Encode encodes MessageContentItem as json.
+func (s MessageContentItem) Encode(e *jx.Encoder) {
+	e.ObjStart()
+	s.encodeFields(e)
+	e.ObjEnd()
+}
+
+func (s MessageContentItem) encodeFields(e *jx.Encoder) {
+	switch s.Type {
+	case InputTextContentMessageContentItem:
+		e.FieldStart("type")
+		e.Str("input_text")
+		{
+			s := s.InputTextContent
+			{
+				if s.PromptCacheBreakpoint.Set {
+					e.FieldStart("prompt_cache_breakpoint")
+					s.PromptCacheBreakpoint.Encode(e)
+				}
+			}
+			{
+				if s.Text.Set {
+					e.FieldStart("text")
+					s.Text.Encode(e)
+				}
+			}
+			for _, k := range sortedKeys(s.AdditionalProps) {
+				elem := s.AdditionalProps[k]
+				e.FieldStart(k)
+
+				if len(elem) != 0 {
+					e.Raw(elem)
+				}
+			}
+		}
+	case OutputTextContentMessageContentItem:
+		e.FieldStart("type")
+		e.Str("output_text")
+		{
+			s := s.OutputTextContent
+			{
+				e.FieldStart("annotations")
+				e.ArrStart()
+				for _, elem := range s.Annotations {
+					elem.Encode(e)
+				}
+				e.ArrEnd()
+			}
+			{
+				e.FieldStart("logprobs")
+				e.ArrStart()
+				for _, elem := range s.Logprobs {
+					elem.Encode(e)
+				}
+				e.ArrEnd()
+			}
+			{
+				if s.Text.Set {
+					e.FieldStart("text")
+					s.Text.Encode(e)
+				}
+			}
+			for _, k := range sortedKeys(s.AdditionalProps) {
+				elem := s.AdditionalProps[k]
+				e.FieldStart(k)
+
+				if len(elem) != 0 {
+					e.Raw(elem)
+				}
+			}
+		}
+	case TextContentMessageContentItem:
+		e.FieldStart("type")
+		e.Str("text")
+		{
+			s := s.TextContent
+			{
+				if s.Text.Set {
+					e.FieldStart("text")
+					s.Text.Encode(e)
+				}
+			}
+			for _, k := range sortedKeys(s.AdditionalProps) {
+				elem := s.AdditionalProps[k]
+				e.FieldStart(k)
+
+				if len(elem) != 0 {
+					e.Raw(elem)
+				}
+			}
+		}
+	case SummaryTextContentMessageContentItem:
+		e.FieldStart("type")
+		e.Str("summary_text")
+		{
+			s := s.SummaryTextContent
+			{
+				if s.Text.Set {
+					e.FieldStart("text")
+					s.Text.Encode(e)
+				}
+			}
+			for _, k := range sortedKeys(s.AdditionalProps) {
+				elem := s.AdditionalProps[k]
+				e.FieldStart(k)
+
+				if len(elem) != 0 {
+					e.Raw(elem)
+				}
+			}
+		}
+	case ReasoningTextContentMessageContentItem:
+		e.FieldStart("type")
+		e.Str("reasoning_text")
+		{
+			s := s.ReasoningTextContent
+			{
+				if s.Text.Set {
+					e.FieldStart("text")
+					s.Text.Encode(e)
+				}
+			}
+			for _, k := range sortedKeys(s.AdditionalProps) {
+				elem := s.AdditionalProps[k]
+				e.FieldStart(k)
+
+				if len(elem) != 0 {
+					e.Raw(elem)
+				}
+			}
+		}
+	case RefusalContentMessageContentItem:
+		e.FieldStart("type")
+		e.Str("refusal")
+		{
+			s := s.RefusalContent
+			{
+				if s.Refusal.Set {
+					e.FieldStart("refusal")
+					s.Refusal.Encode(e)
+				}
+			}
+			for _, k := range sortedKeys(s.AdditionalProps) {
+				elem := s.AdditionalProps[k]
+				e.FieldStart(k)
+
+				if len(elem) != 0 {
+					e.Raw(elem)
+				}
+			}
+		}
+	case InputImageContentMessageContentItem:
+		e.FieldStart("type")
+		e.Str("input_image")
+		{
+			s := s.InputImageContent
+			{
+				if s.Detail.Set {
+					e.FieldStart("detail")
+					s.Detail.Encode(e)
+				}
+			}
+			{
+				if s.FileID.Set {
+					e.FieldStart("file_id")
+					s.FileID.Encode(e)
+				}
+			}
+			{
+				if s.ImageURL.Set {
+					e.FieldStart("image_url")
+					s.ImageURL.Encode(e)
+				}
+			}
+			{
+				if s.PromptCacheBreakpoint.Set {
+					e.FieldStart("prompt_cache_breakpoint")
+					s.PromptCacheBreakpoint.Encode(e)
+				}
+			}
+			for _, k := range sortedKeys(s.AdditionalProps) {
+				elem := s.AdditionalProps[k]
+				e.FieldStart(k)
+
+				if len(elem) != 0 {
+					e.Raw(elem)
+				}
+			}
+		}
+	case ComputerScreenshotContentMessageContentItem:
+		e.FieldStart("type")
+		e.Str("computer_screenshot")
+		{
+			s := s.ComputerScreenshotContent
+			{
+				if s.Detail.Set {
+					e.FieldStart("detail")
+					s.Detail.Encode(e)
+				}
+			}
+			{
+				if s.FileID.Set {
+					e.FieldStart("file_id")
+					s.FileID.Encode(e)
+				}
+			}
+			{
+				if s.ImageURL.Set {
+					e.FieldStart("image_url")
+					s.ImageURL.Encode(e)
+				}
+			}
+			{
+				if s.PromptCacheBreakpoint.Set {
+					e.FieldStart("prompt_cache_breakpoint")
+					s.PromptCacheBreakpoint.Encode(e)
+				}
+			}
+			for _, k := range sortedKeys(s.AdditionalProps) {
+				elem := s.AdditionalProps[k]
+				e.FieldStart(k)
+
+				if len(elem) != 0 {
+					e.Raw(elem)
+				}
+			}
+		}
+	case InputFileContentMessageContentItem:
+		e.FieldStart("type")
+		e.Str("input_file")
+		{
+			s := s.InputFileContent
+			{
+				if s.Detail.Set {
+					e.FieldStart("detail")
+					s.Detail.Encode(e)
+				}
+			}
+			{
+				if s.FileData.Set {
+					e.FieldStart("file_data")
+					s.FileData.Encode(e)
+				}
+			}
+			{
+				if s.FileID.Set {
+					e.FieldStart("file_id")
+					s.FileID.Encode(e)
+				}
+			}
+			{
+				if s.FileURL.Set {
+					e.FieldStart("file_url")
+					s.FileURL.Encode(e)
+				}
+			}
+			{
+				if s.Filename.Set {
+					e.FieldStart("filename")
+					s.Filename.Encode(e)
+				}
+			}
+			{
+				if s.PromptCacheBreakpoint.Set {
+					e.FieldStart("prompt_cache_breakpoint")
+					s.PromptCacheBreakpoint.Encode(e)
+				}
+			}
+			for _, k := range sortedKeys(s.AdditionalProps) {
+				elem := s.AdditionalProps[k]
+				e.FieldStart(k)
+
+				if len(elem) != 0 {
+					e.Raw(elem)
+				}
+			}
+		}
+	}
+}
+
+// Decode decodes MessageContentItem from json.
+func (s *MessageContentItem) Decode(d *jx.Decoder) error {
+	if s == nil {
+		return errors.New("invalid: unable to decode MessageContentItem to nil")
+	}
+	// Sum type discriminator.
+	if typ := d.Next(); typ != jx.Object {
+		return errors.Errorf("unexpected json type %q", typ)
+	}
+
+	var found bool
+	if err := d.Capture(func(d *jx.Decoder) error {
+		return d.ObjBytes(func(d *jx.Decoder, key []byte) error {
+			if found {
+				return d.Skip()
+			}
+			switch string(key) {
+			case "type":
+				typ, err := d.Str()
+				if err != nil {
+					return err
+				}
+				switch typ {
+				case "input_text":
+					s.Type = InputTextContentMessageContentItem
+					found = true
+				case "output_text":
+					s.Type = OutputTextContentMessageContentItem
+					found = true
+				case "text":
+					s.Type = TextContentMessageContentItem
+					found = true
+				case "summary_text":
+					s.Type = SummaryTextContentMessageContentItem
+					found = true
+				case "reasoning_text":
+					s.Type = ReasoningTextContentMessageContentItem
+					found = true
+				case "refusal":
+					s.Type = RefusalContentMessageContentItem
+					found = true
+				case "input_image":
+					s.Type = InputImageContentMessageContentItem
+					found = true
+				case "computer_screenshot":
+					s.Type = ComputerScreenshotContentMessageContentItem
+					found = true
+				case "input_file":
+					s.Type = InputFileContentMessageContentItem
+					found = true
+				default:
+					return errors.Errorf("unknown type %s", typ)
+				}
+				return nil
+			}
+			return d.Skip()
+		})
+	}); err != nil {
+		return errors.Wrap(err, "capture")
+	}
+	if !found {
+		return errors.New("unable to detect sum type variant")
+	}
+	switch s.Type {
+	case InputTextContentMessageContentItem:
+		if err := s.InputTextContent.Decode(d); err != nil {
+			return err
+		}
+	case OutputTextContentMessageContentItem:
+		if err := s.OutputTextContent.Decode(d); err != nil {
+			return err
+		}
+	case TextContentMessageContentItem:
+		if err := s.TextContent.Decode(d); err != nil {
+			return err
+		}
+	case SummaryTextContentMessageContentItem:
+		if err := s.SummaryTextContent.Decode(d); err != nil {
+			return err
+		}
+	case ReasoningTextContentMessageContentItem:
+		if err := s.ReasoningTextContent.Decode(d); err != nil {
+			return err
+		}
+	case RefusalContentMessageContentItem:
+		if err := s.RefusalContent.Decode(d); err != nil {
+			return err
+		}
+	case InputImageContentMessageContentItem:
+		if err := s.InputImageContent.Decode(d); err != nil {
+			return err
+		}
+	case ComputerScreenshotContentMessageContentItem:
+		if err := s.ComputerScreenshotContent.Decode(d); err != nil {
+			return err
+		}
+	case InputFileContentMessageContentItem:
+		if err := s.InputFileContent.Decode(d); err != nil {
+			return err
+		}
+	default:
+		return errors.Errorf("inferred invalid type: %s", s.Type)
+	}
+	return nil
+}
+
+// MarshalJSON implements stdjson.Marshaler.
+func (s MessageContentItem) MarshalJSON() ([]byte, error) {
+	e := jx.Encoder{}
+	s.Encode(&e)
+	return e.Bytes(), nil
+}
+
+// UnmarshalJSON implements stdjson.Unmarshaler.
+func (s *MessageContentItem) UnmarshalJSON(data []byte) error {
+	d := jx.DecodeBytes(data)
+	return s.Decode(d)
+}
+
 // Encode encodes MessagePhase as json.
 func (s MessagePhase) Encode(e *jx.Encoder) {
 	e.Str(string(s))
@@ -56394,6 +59817,46 @@ func (s MessagePhase) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON implements stdjson.Unmarshaler.
 func (s *MessagePhase) UnmarshalJSON(data []byte) error {
+	d := jx.DecodeBytes(data)
+	return s.Decode(d)
+}
+
+// Encode encodes MessagePhase2 as json.
+func (s MessagePhase2) Encode(e *jx.Encoder) {
+	e.Str(string(s))
+}
+
+// Decode decodes MessagePhase2 from json.
+func (s *MessagePhase2) Decode(d *jx.Decoder) error {
+	if s == nil {
+		return errors.New("invalid: unable to decode MessagePhase2 to nil")
+	}
+	v, err := d.StrBytes()
+	if err != nil {
+		return err
+	}
+	// Try to use constant string.
+	switch MessagePhase2(v) {
+	case MessagePhase2Commentary:
+		*s = MessagePhase2Commentary
+	case MessagePhase2FinalAnswer:
+		*s = MessagePhase2FinalAnswer
+	default:
+		*s = MessagePhase2(v)
+	}
+
+	return nil
+}
+
+// MarshalJSON implements stdjson.Marshaler.
+func (s MessagePhase2) MarshalJSON() ([]byte, error) {
+	e := jx.Encoder{}
+	s.Encode(&e)
+	return e.Bytes(), nil
+}
+
+// UnmarshalJSON implements stdjson.Unmarshaler.
+func (s *MessagePhase2) UnmarshalJSON(data []byte) error {
 	d := jx.DecodeBytes(data)
 	return s.Decode(d)
 }
@@ -56446,6 +59909,86 @@ func (s MessageRole) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON implements stdjson.Unmarshaler.
 func (s *MessageRole) UnmarshalJSON(data []byte) error {
+	d := jx.DecodeBytes(data)
+	return s.Decode(d)
+}
+
+// Encode encodes MessageStatus as json.
+func (s MessageStatus) Encode(e *jx.Encoder) {
+	e.Str(string(s))
+}
+
+// Decode decodes MessageStatus from json.
+func (s *MessageStatus) Decode(d *jx.Decoder) error {
+	if s == nil {
+		return errors.New("invalid: unable to decode MessageStatus to nil")
+	}
+	v, err := d.StrBytes()
+	if err != nil {
+		return err
+	}
+	// Try to use constant string.
+	switch MessageStatus(v) {
+	case MessageStatusInProgress:
+		*s = MessageStatusInProgress
+	case MessageStatusCompleted:
+		*s = MessageStatusCompleted
+	case MessageStatusIncomplete:
+		*s = MessageStatusIncomplete
+	default:
+		*s = MessageStatus(v)
+	}
+
+	return nil
+}
+
+// MarshalJSON implements stdjson.Marshaler.
+func (s MessageStatus) MarshalJSON() ([]byte, error) {
+	e := jx.Encoder{}
+	s.Encode(&e)
+	return e.Bytes(), nil
+}
+
+// UnmarshalJSON implements stdjson.Unmarshaler.
+func (s *MessageStatus) UnmarshalJSON(data []byte) error {
+	d := jx.DecodeBytes(data)
+	return s.Decode(d)
+}
+
+// Encode encodes MessageType as json.
+func (s MessageType) Encode(e *jx.Encoder) {
+	e.Str(string(s))
+}
+
+// Decode decodes MessageType from json.
+func (s *MessageType) Decode(d *jx.Decoder) error {
+	if s == nil {
+		return errors.New("invalid: unable to decode MessageType to nil")
+	}
+	v, err := d.StrBytes()
+	if err != nil {
+		return err
+	}
+	// Try to use constant string.
+	switch MessageType(v) {
+	case MessageTypeMessage:
+		*s = MessageTypeMessage
+	default:
+		*s = MessageType(v)
+	}
+
+	return nil
+}
+
+// MarshalJSON implements stdjson.Marshaler.
+func (s MessageType) MarshalJSON() ([]byte, error) {
+	e := jx.Encoder{}
+	s.Encode(&e)
+	return e.Bytes(), nil
+}
+
+// UnmarshalJSON implements stdjson.Unmarshaler.
+func (s *MessageType) UnmarshalJSON(data []byte) error {
 	d := jx.DecodeBytes(data)
 	return s.Decode(d)
 }
@@ -59428,6 +62971,39 @@ func (s OptCreateChatCompletionRequestResponseFormat) MarshalJSON() ([]byte, err
 
 // UnmarshalJSON implements stdjson.Unmarshaler.
 func (s *OptCreateChatCompletionRequestResponseFormat) UnmarshalJSON(data []byte) error {
+	d := jx.DecodeBytes(data)
+	return s.Decode(d)
+}
+
+// Encode encodes CreateConversationBody as json.
+func (o OptCreateConversationBody) Encode(e *jx.Encoder) {
+	if !o.Set {
+		return
+	}
+	o.Value.Encode(e)
+}
+
+// Decode decodes CreateConversationBody from json.
+func (o *OptCreateConversationBody) Decode(d *jx.Decoder) error {
+	if o == nil {
+		return errors.New("invalid: unable to decode OptCreateConversationBody to nil")
+	}
+	o.Set = true
+	if err := o.Value.Decode(d); err != nil {
+		return err
+	}
+	return nil
+}
+
+// MarshalJSON implements stdjson.Marshaler.
+func (s OptCreateConversationBody) MarshalJSON() ([]byte, error) {
+	e := jx.Encoder{}
+	s.Encode(&e)
+	return e.Bytes(), nil
+}
+
+// UnmarshalJSON implements stdjson.Unmarshaler.
+func (s *OptCreateConversationBody) UnmarshalJSON(data []byte) error {
 	d := jx.DecodeBytes(data)
 	return s.Decode(d)
 }
@@ -65095,6 +68671,55 @@ func (s *OptNilComputerEnvironment) UnmarshalJSON(data []byte) error {
 	return s.Decode(d)
 }
 
+// Encode encodes ComputerScreenshotContentType as json.
+func (o OptNilComputerScreenshotContentType) Encode(e *jx.Encoder) {
+	if !o.Set {
+		return
+	}
+	if o.Null {
+		e.Null()
+		return
+	}
+	e.Str(string(o.Value))
+}
+
+// Decode decodes ComputerScreenshotContentType from json.
+func (o *OptNilComputerScreenshotContentType) Decode(d *jx.Decoder) error {
+	if o == nil {
+		return errors.New("invalid: unable to decode OptNilComputerScreenshotContentType to nil")
+	}
+	if d.Next() == jx.Null {
+		if err := d.Null(); err != nil {
+			return err
+		}
+
+		var v ComputerScreenshotContentType
+		o.Value = v
+		o.Set = true
+		o.Null = true
+		return nil
+	}
+	o.Set = true
+	o.Null = false
+	if err := o.Value.Decode(d); err != nil {
+		return err
+	}
+	return nil
+}
+
+// MarshalJSON implements stdjson.Marshaler.
+func (s OptNilComputerScreenshotContentType) MarshalJSON() ([]byte, error) {
+	e := jx.Encoder{}
+	s.Encode(&e)
+	return e.Bytes(), nil
+}
+
+// UnmarshalJSON implements stdjson.Unmarshaler.
+func (s *OptNilComputerScreenshotContentType) UnmarshalJSON(data []byte) error {
+	d := jx.DecodeBytes(data)
+	return s.Decode(d)
+}
+
 // Encode encodes ComputerScreenshotImage as json.
 func (o OptNilComputerScreenshotImage) Encode(e *jx.Encoder) {
 	if !o.Set {
@@ -66062,6 +69687,55 @@ func (s *OptNilContextManagementParamArray) UnmarshalJSON(data []byte) error {
 	return s.Decode(d)
 }
 
+// Encode encodes ConversationItemListObject as json.
+func (o OptNilConversationItemListObject) Encode(e *jx.Encoder) {
+	if !o.Set {
+		return
+	}
+	if o.Null {
+		e.Null()
+		return
+	}
+	e.Str(string(o.Value))
+}
+
+// Decode decodes ConversationItemListObject from json.
+func (o *OptNilConversationItemListObject) Decode(d *jx.Decoder) error {
+	if o == nil {
+		return errors.New("invalid: unable to decode OptNilConversationItemListObject to nil")
+	}
+	if d.Next() == jx.Null {
+		if err := d.Null(); err != nil {
+			return err
+		}
+
+		var v ConversationItemListObject
+		o.Value = v
+		o.Set = true
+		o.Null = true
+		return nil
+	}
+	o.Set = true
+	o.Null = false
+	if err := o.Value.Decode(d); err != nil {
+		return err
+	}
+	return nil
+}
+
+// MarshalJSON implements stdjson.Marshaler.
+func (s OptNilConversationItemListObject) MarshalJSON() ([]byte, error) {
+	e := jx.Encoder{}
+	s.Encode(&e)
+	return e.Bytes(), nil
+}
+
+// UnmarshalJSON implements stdjson.Unmarshaler.
+func (s *OptNilConversationItemListObject) UnmarshalJSON(data []byte) error {
+	d := jx.DecodeBytes(data)
+	return s.Decode(d)
+}
+
 // Encode encodes ConversationParam as json.
 func (o OptNilConversationParam) Encode(e *jx.Encoder) {
 	if !o.Set {
@@ -66107,6 +69781,55 @@ func (s OptNilConversationParam) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON implements stdjson.Unmarshaler.
 func (s *OptNilConversationParam) UnmarshalJSON(data []byte) error {
+	d := jx.DecodeBytes(data)
+	return s.Decode(d)
+}
+
+// Encode encodes ConversationResourceObject as json.
+func (o OptNilConversationResourceObject) Encode(e *jx.Encoder) {
+	if !o.Set {
+		return
+	}
+	if o.Null {
+		e.Null()
+		return
+	}
+	e.Str(string(o.Value))
+}
+
+// Decode decodes ConversationResourceObject from json.
+func (o *OptNilConversationResourceObject) Decode(d *jx.Decoder) error {
+	if o == nil {
+		return errors.New("invalid: unable to decode OptNilConversationResourceObject to nil")
+	}
+	if d.Next() == jx.Null {
+		if err := d.Null(); err != nil {
+			return err
+		}
+
+		var v ConversationResourceObject
+		o.Value = v
+		o.Set = true
+		o.Null = true
+		return nil
+	}
+	o.Set = true
+	o.Null = false
+	if err := o.Value.Decode(d); err != nil {
+		return err
+	}
+	return nil
+}
+
+// MarshalJSON implements stdjson.Marshaler.
+func (s OptNilConversationResourceObject) MarshalJSON() ([]byte, error) {
+	e := jx.Encoder{}
+	s.Encode(&e)
+	return e.Bytes(), nil
+}
+
+// UnmarshalJSON implements stdjson.Unmarshaler.
+func (s *OptNilConversationResourceObject) UnmarshalJSON(data []byte) error {
 	d := jx.DecodeBytes(data)
 	return s.Decode(d)
 }
@@ -67589,6 +71312,55 @@ func (s OptNilCustomToolParamType) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON implements stdjson.Unmarshaler.
 func (s *OptNilCustomToolParamType) UnmarshalJSON(data []byte) error {
+	d := jx.DecodeBytes(data)
+	return s.Decode(d)
+}
+
+// Encode encodes DeletedConversationResourceObject as json.
+func (o OptNilDeletedConversationResourceObject) Encode(e *jx.Encoder) {
+	if !o.Set {
+		return
+	}
+	if o.Null {
+		e.Null()
+		return
+	}
+	e.Str(string(o.Value))
+}
+
+// Decode decodes DeletedConversationResourceObject from json.
+func (o *OptNilDeletedConversationResourceObject) Decode(d *jx.Decoder) error {
+	if o == nil {
+		return errors.New("invalid: unable to decode OptNilDeletedConversationResourceObject to nil")
+	}
+	if d.Next() == jx.Null {
+		if err := d.Null(); err != nil {
+			return err
+		}
+
+		var v DeletedConversationResourceObject
+		o.Value = v
+		o.Set = true
+		o.Null = true
+		return nil
+	}
+	o.Set = true
+	o.Null = false
+	if err := o.Value.Decode(d); err != nil {
+		return err
+	}
+	return nil
+}
+
+// MarshalJSON implements stdjson.Marshaler.
+func (s OptNilDeletedConversationResourceObject) MarshalJSON() ([]byte, error) {
+	e := jx.Encoder{}
+	s.Encode(&e)
+	return e.Bytes(), nil
+}
+
+// UnmarshalJSON implements stdjson.Unmarshaler.
+func (s *OptNilDeletedConversationResourceObject) UnmarshalJSON(data []byte) error {
 	d := jx.DecodeBytes(data)
 	return s.Decode(d)
 }
@@ -71198,6 +74970,67 @@ func (s *OptNilInputImageContentType) UnmarshalJSON(data []byte) error {
 	return s.Decode(d)
 }
 
+// Encode encodes []InputItem as json.
+func (o OptNilInputItemArray) Encode(e *jx.Encoder) {
+	if !o.Set {
+		return
+	}
+	if o.Null {
+		e.Null()
+		return
+	}
+	e.ArrStart()
+	for _, elem := range o.Value {
+		elem.Encode(e)
+	}
+	e.ArrEnd()
+}
+
+// Decode decodes []InputItem from json.
+func (o *OptNilInputItemArray) Decode(d *jx.Decoder) error {
+	if o == nil {
+		return errors.New("invalid: unable to decode OptNilInputItemArray to nil")
+	}
+	if d.Next() == jx.Null {
+		if err := d.Null(); err != nil {
+			return err
+		}
+
+		var v []InputItem
+		o.Value = v
+		o.Set = true
+		o.Null = true
+		return nil
+	}
+	o.Set = true
+	o.Null = false
+	o.Value = make([]InputItem, 0)
+	if err := d.Arr(func(d *jx.Decoder) error {
+		var elem InputItem
+		if err := elem.Decode(d); err != nil {
+			return err
+		}
+		o.Value = append(o.Value, elem)
+		return nil
+	}); err != nil {
+		return err
+	}
+	return nil
+}
+
+// MarshalJSON implements stdjson.Marshaler.
+func (s OptNilInputItemArray) MarshalJSON() ([]byte, error) {
+	e := jx.Encoder{}
+	s.Encode(&e)
+	return e.Bytes(), nil
+}
+
+// UnmarshalJSON implements stdjson.Unmarshaler.
+func (s *OptNilInputItemArray) UnmarshalJSON(data []byte) error {
+	d := jx.DecodeBytes(data)
+	return s.Decode(d)
+}
+
 // Encode encodes InputItemMessagePhase as json.
 func (o OptNilInputItemMessagePhase) Encode(e *jx.Encoder) {
 	if !o.Set {
@@ -73627,6 +77460,55 @@ func (s *OptNilMessagePhase) UnmarshalJSON(data []byte) error {
 	return s.Decode(d)
 }
 
+// Encode encodes MessagePhase2 as json.
+func (o OptNilMessagePhase2) Encode(e *jx.Encoder) {
+	if !o.Set {
+		return
+	}
+	if o.Null {
+		e.Null()
+		return
+	}
+	e.Str(string(o.Value))
+}
+
+// Decode decodes MessagePhase2 from json.
+func (o *OptNilMessagePhase2) Decode(d *jx.Decoder) error {
+	if o == nil {
+		return errors.New("invalid: unable to decode OptNilMessagePhase2 to nil")
+	}
+	if d.Next() == jx.Null {
+		if err := d.Null(); err != nil {
+			return err
+		}
+
+		var v MessagePhase2
+		o.Value = v
+		o.Set = true
+		o.Null = true
+		return nil
+	}
+	o.Set = true
+	o.Null = false
+	if err := o.Value.Decode(d); err != nil {
+		return err
+	}
+	return nil
+}
+
+// MarshalJSON implements stdjson.Marshaler.
+func (s OptNilMessagePhase2) MarshalJSON() ([]byte, error) {
+	e := jx.Encoder{}
+	s.Encode(&e)
+	return e.Bytes(), nil
+}
+
+// UnmarshalJSON implements stdjson.Unmarshaler.
+func (s *OptNilMessagePhase2) UnmarshalJSON(data []byte) error {
+	d := jx.DecodeBytes(data)
+	return s.Decode(d)
+}
+
 // Encode encodes MessageRole as json.
 func (o OptNilMessageRole) Encode(e *jx.Encoder) {
 	if !o.Set {
@@ -73672,6 +77554,104 @@ func (s OptNilMessageRole) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON implements stdjson.Unmarshaler.
 func (s *OptNilMessageRole) UnmarshalJSON(data []byte) error {
+	d := jx.DecodeBytes(data)
+	return s.Decode(d)
+}
+
+// Encode encodes MessageStatus as json.
+func (o OptNilMessageStatus) Encode(e *jx.Encoder) {
+	if !o.Set {
+		return
+	}
+	if o.Null {
+		e.Null()
+		return
+	}
+	e.Str(string(o.Value))
+}
+
+// Decode decodes MessageStatus from json.
+func (o *OptNilMessageStatus) Decode(d *jx.Decoder) error {
+	if o == nil {
+		return errors.New("invalid: unable to decode OptNilMessageStatus to nil")
+	}
+	if d.Next() == jx.Null {
+		if err := d.Null(); err != nil {
+			return err
+		}
+
+		var v MessageStatus
+		o.Value = v
+		o.Set = true
+		o.Null = true
+		return nil
+	}
+	o.Set = true
+	o.Null = false
+	if err := o.Value.Decode(d); err != nil {
+		return err
+	}
+	return nil
+}
+
+// MarshalJSON implements stdjson.Marshaler.
+func (s OptNilMessageStatus) MarshalJSON() ([]byte, error) {
+	e := jx.Encoder{}
+	s.Encode(&e)
+	return e.Bytes(), nil
+}
+
+// UnmarshalJSON implements stdjson.Unmarshaler.
+func (s *OptNilMessageStatus) UnmarshalJSON(data []byte) error {
+	d := jx.DecodeBytes(data)
+	return s.Decode(d)
+}
+
+// Encode encodes MessageType as json.
+func (o OptNilMessageType) Encode(e *jx.Encoder) {
+	if !o.Set {
+		return
+	}
+	if o.Null {
+		e.Null()
+		return
+	}
+	e.Str(string(o.Value))
+}
+
+// Decode decodes MessageType from json.
+func (o *OptNilMessageType) Decode(d *jx.Decoder) error {
+	if o == nil {
+		return errors.New("invalid: unable to decode OptNilMessageType to nil")
+	}
+	if d.Next() == jx.Null {
+		if err := d.Null(); err != nil {
+			return err
+		}
+
+		var v MessageType
+		o.Value = v
+		o.Set = true
+		o.Null = true
+		return nil
+	}
+	o.Set = true
+	o.Null = false
+	if err := o.Value.Decode(d); err != nil {
+		return err
+	}
+	return nil
+}
+
+// MarshalJSON implements stdjson.Marshaler.
+func (s OptNilMessageType) MarshalJSON() ([]byte, error) {
+	e := jx.Encoder{}
+	s.Encode(&e)
+	return e.Bytes(), nil
+}
+
+// UnmarshalJSON implements stdjson.Unmarshaler.
+func (s *OptNilMessageType) UnmarshalJSON(data []byte) error {
 	d := jx.DecodeBytes(data)
 	return s.Decode(d)
 }
@@ -81176,6 +85156,55 @@ func (s *OptNilSummaryTextContentType) UnmarshalJSON(data []byte) error {
 	return s.Decode(d)
 }
 
+// Encode encodes TextContentType as json.
+func (o OptNilTextContentType) Encode(e *jx.Encoder) {
+	if !o.Set {
+		return
+	}
+	if o.Null {
+		e.Null()
+		return
+	}
+	e.Str(string(o.Value))
+}
+
+// Decode decodes TextContentType from json.
+func (o *OptNilTextContentType) Decode(d *jx.Decoder) error {
+	if o == nil {
+		return errors.New("invalid: unable to decode OptNilTextContentType to nil")
+	}
+	if d.Next() == jx.Null {
+		if err := d.Null(); err != nil {
+			return err
+		}
+
+		var v TextContentType
+		o.Value = v
+		o.Set = true
+		o.Null = true
+		return nil
+	}
+	o.Set = true
+	o.Null = false
+	if err := o.Value.Decode(d); err != nil {
+		return err
+	}
+	return nil
+}
+
+// MarshalJSON implements stdjson.Marshaler.
+func (s OptNilTextContentType) MarshalJSON() ([]byte, error) {
+	e := jx.Encoder{}
+	s.Encode(&e)
+	return e.Bytes(), nil
+}
+
+// UnmarshalJSON implements stdjson.Unmarshaler.
+func (s *OptNilTextContentType) UnmarshalJSON(data []byte) error {
+	d := jx.DecodeBytes(data)
+	return s.Decode(d)
+}
+
 // Encode encodes TextResponseFormatConfiguration as json.
 func (o OptNilTextResponseFormatConfiguration) Encode(e *jx.Encoder) {
 	if !o.Set {
@@ -83163,6 +87192,39 @@ func (s OptResponseProperties) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON implements stdjson.Unmarshaler.
 func (s *OptResponseProperties) UnmarshalJSON(data []byte) error {
+	d := jx.DecodeBytes(data)
+	return s.Decode(d)
+}
+
+// Encode encodes UpdateConversationBody as json.
+func (o OptUpdateConversationBody) Encode(e *jx.Encoder) {
+	if !o.Set {
+		return
+	}
+	o.Value.Encode(e)
+}
+
+// Decode decodes UpdateConversationBody from json.
+func (o *OptUpdateConversationBody) Decode(d *jx.Decoder) error {
+	if o == nil {
+		return errors.New("invalid: unable to decode OptUpdateConversationBody to nil")
+	}
+	o.Set = true
+	if err := o.Value.Decode(d); err != nil {
+		return err
+	}
+	return nil
+}
+
+// MarshalJSON implements stdjson.Marshaler.
+func (s OptUpdateConversationBody) MarshalJSON() ([]byte, error) {
+	e := jx.Encoder{}
+	s.Encode(&e)
+	return e.Bytes(), nil
+}
+
+// UnmarshalJSON implements stdjson.Unmarshaler.
+func (s *OptUpdateConversationBody) UnmarshalJSON(data []byte) error {
 	d := jx.DecodeBytes(data)
 	return s.Decode(d)
 }
@@ -112857,6 +116919,203 @@ func (s *SummaryTextContentType) UnmarshalJSON(data []byte) error {
 	return s.Decode(d)
 }
 
+// Encode implements json.Marshaler.
+func (s *TextContent) Encode(e *jx.Encoder) {
+	e.ObjStart()
+	s.encodeFields(e)
+	e.ObjEnd()
+}
+
+// encodeFields encodes fields.
+func (s *TextContent) encodeFields(e *jx.Encoder) {
+	{
+		if s.Text.Set {
+			e.FieldStart("text")
+			s.Text.Encode(e)
+		}
+	}
+	{
+		if s.Type.Set {
+			e.FieldStart("type")
+			s.Type.Encode(e)
+		}
+	}
+	for _, k := range sortedKeys(s.AdditionalProps) {
+		elem := s.AdditionalProps[k]
+		e.FieldStart(k)
+
+		if len(elem) != 0 {
+			e.Raw(elem)
+		}
+	}
+}
+
+var jsonFieldsNameOfTextContent = [2]string{
+	0: "text",
+	1: "type",
+}
+
+// Decode decodes TextContent from json.
+func (s *TextContent) Decode(d *jx.Decoder) error {
+	if s == nil {
+		return errors.New("invalid: unable to decode TextContent to nil")
+	}
+	s.AdditionalProps = map[string]jx.Raw{}
+
+	if err := d.ObjBytes(func(d *jx.Decoder, k []byte) error {
+		switch string(k) {
+		case "text":
+			if err := func() error {
+				s.Text.Reset()
+				if err := s.Text.Decode(d); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"text\"")
+			}
+		case "type":
+			if err := func() error {
+				s.Type.Reset()
+				if err := s.Type.Decode(d); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"type\"")
+			}
+		default:
+			var elem jx.Raw
+			if err := func() error {
+				v, err := d.RawAppend(nil)
+				elem = jx.Raw(v)
+				if err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrapf(err, "decode field %q", k)
+			}
+			s.AdditionalProps[string(k)] = elem
+		}
+		return nil
+	}); err != nil {
+		return errors.Wrap(err, "decode TextContent")
+	}
+
+	return nil
+}
+
+// MarshalJSON implements stdjson.Marshaler.
+func (s *TextContent) MarshalJSON() ([]byte, error) {
+	e := jx.Encoder{}
+	s.Encode(&e)
+	return e.Bytes(), nil
+}
+
+// UnmarshalJSON implements stdjson.Unmarshaler.
+func (s *TextContent) UnmarshalJSON(data []byte) error {
+	d := jx.DecodeBytes(data)
+	return s.Decode(d)
+}
+
+// Encode implements json.Marshaler.
+func (s TextContentAdditional) Encode(e *jx.Encoder) {
+	e.ObjStart()
+	s.encodeFields(e)
+	e.ObjEnd()
+}
+
+// encodeFields implements json.Marshaler.
+func (s TextContentAdditional) encodeFields(e *jx.Encoder) {
+	for _, k := range sortedKeys(s) {
+		elem := s[k]
+		e.FieldStart(k)
+
+		if len(elem) != 0 {
+			e.Raw(elem)
+		}
+	}
+}
+
+// Decode decodes TextContentAdditional from json.
+func (s *TextContentAdditional) Decode(d *jx.Decoder) error {
+	if s == nil {
+		return errors.New("invalid: unable to decode TextContentAdditional to nil")
+	}
+	m := s.init()
+	if err := d.ObjBytes(func(d *jx.Decoder, k []byte) error {
+		var elem jx.Raw
+		if err := func() error {
+			v, err := d.RawAppend(nil)
+			elem = jx.Raw(v)
+			if err != nil {
+				return err
+			}
+			return nil
+		}(); err != nil {
+			return errors.Wrapf(err, "decode field %q", k)
+		}
+		m[string(k)] = elem
+		return nil
+	}); err != nil {
+		return errors.Wrap(err, "decode TextContentAdditional")
+	}
+
+	return nil
+}
+
+// MarshalJSON implements stdjson.Marshaler.
+func (s TextContentAdditional) MarshalJSON() ([]byte, error) {
+	e := jx.Encoder{}
+	s.Encode(&e)
+	return e.Bytes(), nil
+}
+
+// UnmarshalJSON implements stdjson.Unmarshaler.
+func (s *TextContentAdditional) UnmarshalJSON(data []byte) error {
+	d := jx.DecodeBytes(data)
+	return s.Decode(d)
+}
+
+// Encode encodes TextContentType as json.
+func (s TextContentType) Encode(e *jx.Encoder) {
+	e.Str(string(s))
+}
+
+// Decode decodes TextContentType from json.
+func (s *TextContentType) Decode(d *jx.Decoder) error {
+	if s == nil {
+		return errors.New("invalid: unable to decode TextContentType to nil")
+	}
+	v, err := d.StrBytes()
+	if err != nil {
+		return err
+	}
+	// Try to use constant string.
+	switch TextContentType(v) {
+	case TextContentTypeText:
+		*s = TextContentTypeText
+	default:
+		*s = TextContentType(v)
+	}
+
+	return nil
+}
+
+// MarshalJSON implements stdjson.Marshaler.
+func (s TextContentType) MarshalJSON() ([]byte, error) {
+	e := jx.Encoder{}
+	s.Encode(&e)
+	return e.Bytes(), nil
+}
+
+// UnmarshalJSON implements stdjson.Unmarshaler.
+func (s *TextContentType) UnmarshalJSON(data []byte) error {
+	d := jx.DecodeBytes(data)
+	return s.Decode(d)
+}
+
 // Encode encodes TextResponseFormatConfiguration as json.
 func (s TextResponseFormatConfiguration) Encode(e *jx.Encoder) {
 	e.ObjStart()
@@ -117823,6 +122082,149 @@ func (s TypeParamType) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON implements stdjson.Unmarshaler.
 func (s *TypeParamType) UnmarshalJSON(data []byte) error {
+	d := jx.DecodeBytes(data)
+	return s.Decode(d)
+}
+
+// Encode implements json.Marshaler.
+func (s *UpdateConversationBody) Encode(e *jx.Encoder) {
+	e.ObjStart()
+	s.encodeFields(e)
+	e.ObjEnd()
+}
+
+// encodeFields encodes fields.
+func (s *UpdateConversationBody) encodeFields(e *jx.Encoder) {
+	{
+		if len(s.Metadata) != 0 {
+			e.FieldStart("metadata")
+			e.Raw(s.Metadata)
+		}
+	}
+	for _, k := range sortedKeys(s.AdditionalProps) {
+		elem := s.AdditionalProps[k]
+		e.FieldStart(k)
+
+		if len(elem) != 0 {
+			e.Raw(elem)
+		}
+	}
+}
+
+var jsonFieldsNameOfUpdateConversationBody = [1]string{
+	0: "metadata",
+}
+
+// Decode decodes UpdateConversationBody from json.
+func (s *UpdateConversationBody) Decode(d *jx.Decoder) error {
+	if s == nil {
+		return errors.New("invalid: unable to decode UpdateConversationBody to nil")
+	}
+	s.AdditionalProps = map[string]jx.Raw{}
+
+	if err := d.ObjBytes(func(d *jx.Decoder, k []byte) error {
+		switch string(k) {
+		case "metadata":
+			if err := func() error {
+				v, err := d.RawAppend(nil)
+				s.Metadata = jx.Raw(v)
+				if err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"metadata\"")
+			}
+		default:
+			var elem jx.Raw
+			if err := func() error {
+				v, err := d.RawAppend(nil)
+				elem = jx.Raw(v)
+				if err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrapf(err, "decode field %q", k)
+			}
+			s.AdditionalProps[string(k)] = elem
+		}
+		return nil
+	}); err != nil {
+		return errors.Wrap(err, "decode UpdateConversationBody")
+	}
+
+	return nil
+}
+
+// MarshalJSON implements stdjson.Marshaler.
+func (s *UpdateConversationBody) MarshalJSON() ([]byte, error) {
+	e := jx.Encoder{}
+	s.Encode(&e)
+	return e.Bytes(), nil
+}
+
+// UnmarshalJSON implements stdjson.Unmarshaler.
+func (s *UpdateConversationBody) UnmarshalJSON(data []byte) error {
+	d := jx.DecodeBytes(data)
+	return s.Decode(d)
+}
+
+// Encode implements json.Marshaler.
+func (s UpdateConversationBodyAdditional) Encode(e *jx.Encoder) {
+	e.ObjStart()
+	s.encodeFields(e)
+	e.ObjEnd()
+}
+
+// encodeFields implements json.Marshaler.
+func (s UpdateConversationBodyAdditional) encodeFields(e *jx.Encoder) {
+	for _, k := range sortedKeys(s) {
+		elem := s[k]
+		e.FieldStart(k)
+
+		if len(elem) != 0 {
+			e.Raw(elem)
+		}
+	}
+}
+
+// Decode decodes UpdateConversationBodyAdditional from json.
+func (s *UpdateConversationBodyAdditional) Decode(d *jx.Decoder) error {
+	if s == nil {
+		return errors.New("invalid: unable to decode UpdateConversationBodyAdditional to nil")
+	}
+	m := s.init()
+	if err := d.ObjBytes(func(d *jx.Decoder, k []byte) error {
+		var elem jx.Raw
+		if err := func() error {
+			v, err := d.RawAppend(nil)
+			elem = jx.Raw(v)
+			if err != nil {
+				return err
+			}
+			return nil
+		}(); err != nil {
+			return errors.Wrapf(err, "decode field %q", k)
+		}
+		m[string(k)] = elem
+		return nil
+	}); err != nil {
+		return errors.Wrap(err, "decode UpdateConversationBodyAdditional")
+	}
+
+	return nil
+}
+
+// MarshalJSON implements stdjson.Marshaler.
+func (s UpdateConversationBodyAdditional) MarshalJSON() ([]byte, error) {
+	e := jx.Encoder{}
+	s.Encode(&e)
+	return e.Bytes(), nil
+}
+
+// UnmarshalJSON implements stdjson.Unmarshaler.
+func (s *UpdateConversationBodyAdditional) UnmarshalJSON(data []byte) error {
 	d := jx.DecodeBytes(data)
 	return s.Decode(d)
 }

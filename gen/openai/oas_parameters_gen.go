@@ -2,10 +2,54 @@
 
 package openai
 
+// CreateConversationItemsParams is parameters of createConversationItems operation.
+type CreateConversationItemsParams struct {
+	// The ID of the conversation to add the item to.
+	ConversationID string
+	// Additional fields to include in the response. See the `include` parameter for
+	// [listing Conversation items above] for more information.
+	//
+	// [listing Conversation items above]: /docs/api-reference/conversations/list-items#conversations_list_items-include
+	Include []IncludeEnum `json:",omitempty"`
+}
+
+// DeleteConversationParams is parameters of deleteConversation operation.
+type DeleteConversationParams struct {
+	// The ID of the conversation to delete.
+	ConversationID string
+}
+
+// DeleteConversationItemParams is parameters of deleteConversationItem operation.
+type DeleteConversationItemParams struct {
+	// The ID of the conversation that contains the item.
+	ConversationID string
+	// The ID of the item to delete.
+	ItemID string
+}
+
 // DeleteResponseParams is parameters of deleteResponse operation.
 type DeleteResponseParams struct {
 	// The ID of the response to delete.
 	ResponseID string
+}
+
+// GetConversationParams is parameters of getConversation operation.
+type GetConversationParams struct {
+	// The ID of the conversation to retrieve.
+	ConversationID string
+}
+
+// GetConversationItemParams is parameters of getConversationItem operation.
+type GetConversationItemParams struct {
+	// The ID of the conversation that contains the item.
+	ConversationID string
+	// The ID of the item to retrieve.
+	ItemID string
+	// Additional fields to include in the response. See the `include` parameter for
+	// [listing Conversation items above] for more information.
+	//
+	// [listing Conversation items above]: /docs/api-reference/conversations/list-items#conversations_list_items-include
+	Include []IncludeEnum `json:",omitempty"`
 }
 
 // GetResponseParams is parameters of getResponse operation.
@@ -31,6 +75,36 @@ type GetResponseParams struct {
 	IncludeObfuscation OptBool `json:",omitempty,omitzero"`
 }
 
+// ListConversationItemsParams is parameters of listConversationItems operation.
+type ListConversationItemsParams struct {
+	// The ID of the conversation to list items for.
+	ConversationID string
+	// A limit on the number of objects to be returned. Limit can range between 1 and 100, and the default
+	// is 20.
+	Limit OptInt `json:",omitempty,omitzero"`
+	// The order to return the input items in. Default is `desc`.
+	//
+	//  - `asc`: Return the input items in ascending order.
+	//  - `desc`: Return the input items in descending order.
+	Order OptListConversationItemsOrder `json:",omitempty,omitzero"`
+	// An item ID to list items after, used in pagination.
+	After OptString `json:",omitempty,omitzero"`
+	// Specify additional output data to include in the model response. Currently supported values are:
+	//
+	//  - `web_search_call.action.sources`: Include the sources of the web search tool call.
+	//  - `code_interpreter_call.outputs`: Includes the outputs of python code execution in code
+	//    interpreter tool call items.
+	//  - `computer_call_output.output.image_url`: Include image urls from the computer call output.
+	//  - `file_search_call.results`: Include the search results of the file search tool call.
+	//  - `message.input_image.image_url`: Include image urls from the input message.
+	//  - `message.output_text.logprobs`: Include logprobs with assistant messages.
+	//  - `reasoning.encrypted_content`: Includes an encrypted version of reasoning tokens in reasoning
+	//    item outputs. This enables reasoning items to be used in multi-turn conversations when using the
+	//    Responses API statelessly (like when the `store` parameter is set to `false`, or when an
+	//    organization is enrolled in the zero data retention program).
+	Include []IncludeEnum `json:",omitempty"`
+}
+
 // ListInputItemsParams is parameters of listInputItems operation.
 type ListInputItemsParams struct {
 	// The ID of the response to retrieve input items for.
@@ -48,4 +122,10 @@ type ListInputItemsParams struct {
 	// Additional fields to include in the response. See the `include` parameter for Response creation
 	// above for more information.
 	Include []IncludeEnum `json:",omitempty"`
+}
+
+// UpdateConversationParams is parameters of updateConversation operation.
+type UpdateConversationParams struct {
+	// The ID of the conversation to update.
+	ConversationID string
 }

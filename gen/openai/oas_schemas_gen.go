@@ -9815,6 +9815,126 @@ func (s *ComputerEnvironment) UnmarshalText(data []byte) error {
 	}
 }
 
+// A screenshot of a computer.
+// Ref: #/components/schemas/ComputerScreenshotContent
+type ComputerScreenshotContent struct {
+	Detail                OptNilImageDetail                 `json:"detail"`
+	FileID                OptNilString                      `json:"file_id"`
+	ImageURL              OptNilURI                         `json:"image_url"`
+	PromptCacheBreakpoint OptNilPromptCacheBreakpointConfig `json:"prompt_cache_breakpoint"`
+	// Specifies the event type. For a computer screenshot, this property is always set to
+	// `computer_screenshot`.
+	Type            OptNilComputerScreenshotContentType `json:"type"`
+	AdditionalProps ComputerScreenshotContentAdditional
+}
+
+// GetDetail returns the value of Detail.
+func (s *ComputerScreenshotContent) GetDetail() OptNilImageDetail {
+	return s.Detail
+}
+
+// GetFileID returns the value of FileID.
+func (s *ComputerScreenshotContent) GetFileID() OptNilString {
+	return s.FileID
+}
+
+// GetImageURL returns the value of ImageURL.
+func (s *ComputerScreenshotContent) GetImageURL() OptNilURI {
+	return s.ImageURL
+}
+
+// GetPromptCacheBreakpoint returns the value of PromptCacheBreakpoint.
+func (s *ComputerScreenshotContent) GetPromptCacheBreakpoint() OptNilPromptCacheBreakpointConfig {
+	return s.PromptCacheBreakpoint
+}
+
+// GetType returns the value of Type.
+func (s *ComputerScreenshotContent) GetType() OptNilComputerScreenshotContentType {
+	return s.Type
+}
+
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ComputerScreenshotContent) GetAdditionalProps() ComputerScreenshotContentAdditional {
+	return s.AdditionalProps
+}
+
+// SetDetail sets the value of Detail.
+func (s *ComputerScreenshotContent) SetDetail(val OptNilImageDetail) {
+	s.Detail = val
+}
+
+// SetFileID sets the value of FileID.
+func (s *ComputerScreenshotContent) SetFileID(val OptNilString) {
+	s.FileID = val
+}
+
+// SetImageURL sets the value of ImageURL.
+func (s *ComputerScreenshotContent) SetImageURL(val OptNilURI) {
+	s.ImageURL = val
+}
+
+// SetPromptCacheBreakpoint sets the value of PromptCacheBreakpoint.
+func (s *ComputerScreenshotContent) SetPromptCacheBreakpoint(val OptNilPromptCacheBreakpointConfig) {
+	s.PromptCacheBreakpoint = val
+}
+
+// SetType sets the value of Type.
+func (s *ComputerScreenshotContent) SetType(val OptNilComputerScreenshotContentType) {
+	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ComputerScreenshotContent) SetAdditionalProps(val ComputerScreenshotContentAdditional) {
+	s.AdditionalProps = val
+}
+
+type ComputerScreenshotContentAdditional map[string]jx.Raw
+
+func (s *ComputerScreenshotContentAdditional) init() ComputerScreenshotContentAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
+}
+
+// Specifies the event type. For a computer screenshot, this property is always set to
+// `computer_screenshot`.
+type ComputerScreenshotContentType string
+
+const (
+	ComputerScreenshotContentTypeComputerScreenshot ComputerScreenshotContentType = "computer_screenshot"
+)
+
+// AllValues returns all ComputerScreenshotContentType values.
+func (ComputerScreenshotContentType) AllValues() []ComputerScreenshotContentType {
+	return []ComputerScreenshotContentType{
+		ComputerScreenshotContentTypeComputerScreenshot,
+	}
+}
+
+// MarshalText implements encoding.TextMarshaler.
+func (s ComputerScreenshotContentType) MarshalText() ([]byte, error) {
+	switch s {
+	case ComputerScreenshotContentTypeComputerScreenshot:
+		return []byte(s), nil
+	default:
+		return nil, errors.Errorf("invalid value: %q", s)
+	}
+}
+
+// UnmarshalText implements encoding.TextUnmarshaler.
+func (s *ComputerScreenshotContentType) UnmarshalText(data []byte) error {
+	switch ComputerScreenshotContentType(data) {
+	case ComputerScreenshotContentTypeComputerScreenshot:
+		*s = ComputerScreenshotContentTypeComputerScreenshot
+		return nil
+	default:
+		return errors.Errorf("invalid value: %q", data)
+	}
+}
+
 // A computer screenshot image used with the computer use tool.
 // Ref: #/components/schemas/ComputerScreenshotImage
 type ComputerScreenshotImage struct {
@@ -11527,6 +11647,915 @@ func (s *ContextManagementParamAdditional) init() ContextManagementParamAddition
 	return m
 }
 
+// A single item within a conversation. The set of possible types are the same as the `output` type of
+// a [Response object].
+//
+// [Response object]: /docs/api-reference/responses/object#responses/object-output
+// Ref: #/components/schemas/ConversationItem
+// ConversationItem represents sum type.
+type ConversationItem struct {
+	// Type selects the active sum variant, switch on this field.
+	Type                           ConversationItemType
+	Message                        Message
+	FunctionToolCallResource       FunctionToolCallResource
+	FunctionToolCallOutputResource FunctionToolCallOutputResource
+	FileSearchToolCall             FileSearchToolCall
+	WebSearchToolCall              WebSearchToolCall
+	ImageGenToolCall               ImageGenToolCall
+	ComputerToolCall               ComputerToolCall
+	ComputerToolCallOutputResource ComputerToolCallOutputResource
+	ToolSearchCall                 ToolSearchCall
+	ToolSearchOutput               ToolSearchOutput
+	AdditionalTools                AdditionalTools
+	ReasoningItem                  ReasoningItem
+	Program                        Program
+	ProgramOutput                  ProgramOutput
+	CompactionBody                 CompactionBody
+	CodeInterpreterToolCall        CodeInterpreterToolCall
+	LocalShellToolCall             LocalShellToolCall
+	LocalShellToolCallOutput       LocalShellToolCallOutput
+	FunctionShellCall              FunctionShellCall
+	FunctionShellCallOutput        FunctionShellCallOutput
+	ApplyPatchToolCall             ApplyPatchToolCall
+	ApplyPatchToolCallOutput       ApplyPatchToolCallOutput
+	MCPListTools                   MCPListTools
+	MCPApprovalRequest             MCPApprovalRequest
+	MCPApprovalResponseResource    MCPApprovalResponseResource
+	MCPToolCall                    MCPToolCall
+	CustomToolCall                 CustomToolCall
+	CustomToolCallOutput           CustomToolCallOutput
+}
+
+// ConversationItemType is oneOf type of ConversationItem.
+type ConversationItemType string
+
+// Possible values for ConversationItemType.
+const (
+	MessageConversationItem                        ConversationItemType = "message"
+	FunctionToolCallResourceConversationItem       ConversationItemType = "function_call"
+	FunctionToolCallOutputResourceConversationItem ConversationItemType = "function_call_output"
+	FileSearchToolCallConversationItem             ConversationItemType = "file_search_call"
+	WebSearchToolCallConversationItem              ConversationItemType = "web_search_call"
+	ImageGenToolCallConversationItem               ConversationItemType = "image_generation_call"
+	ComputerToolCallConversationItem               ConversationItemType = "computer_call"
+	ComputerToolCallOutputResourceConversationItem ConversationItemType = "computer_call_output"
+	ToolSearchCallConversationItem                 ConversationItemType = "tool_search_call"
+	ToolSearchOutputConversationItem               ConversationItemType = "tool_search_output"
+	AdditionalToolsConversationItem                ConversationItemType = "additional_tools"
+	ReasoningItemConversationItem                  ConversationItemType = "reasoning"
+	ProgramConversationItem                        ConversationItemType = "program"
+	ProgramOutputConversationItem                  ConversationItemType = "program_output"
+	CompactionBodyConversationItem                 ConversationItemType = "compaction"
+	CodeInterpreterToolCallConversationItem        ConversationItemType = "code_interpreter_call"
+	LocalShellToolCallConversationItem             ConversationItemType = "local_shell_call"
+	LocalShellToolCallOutputConversationItem       ConversationItemType = "local_shell_call_output"
+	FunctionShellCallConversationItem              ConversationItemType = "shell_call"
+	FunctionShellCallOutputConversationItem        ConversationItemType = "shell_call_output"
+	ApplyPatchToolCallConversationItem             ConversationItemType = "apply_patch_call"
+	ApplyPatchToolCallOutputConversationItem       ConversationItemType = "apply_patch_call_output"
+	MCPListToolsConversationItem                   ConversationItemType = "mcp_list_tools"
+	MCPApprovalRequestConversationItem             ConversationItemType = "mcp_approval_request"
+	MCPApprovalResponseResourceConversationItem    ConversationItemType = "mcp_approval_response"
+	MCPToolCallConversationItem                    ConversationItemType = "mcp_call"
+	CustomToolCallConversationItem                 ConversationItemType = "custom_tool_call"
+	CustomToolCallOutputConversationItem           ConversationItemType = "custom_tool_call_output"
+)
+
+// IsMessage reports whether ConversationItem is Message.
+func (s ConversationItem) IsMessage() bool { return s.Type == MessageConversationItem }
+
+// IsFunctionToolCallResource reports whether ConversationItem is FunctionToolCallResource.
+func (s ConversationItem) IsFunctionToolCallResource() bool {
+	return s.Type == FunctionToolCallResourceConversationItem
+}
+
+// IsFunctionToolCallOutputResource reports whether ConversationItem is FunctionToolCallOutputResource.
+func (s ConversationItem) IsFunctionToolCallOutputResource() bool {
+	return s.Type == FunctionToolCallOutputResourceConversationItem
+}
+
+// IsFileSearchToolCall reports whether ConversationItem is FileSearchToolCall.
+func (s ConversationItem) IsFileSearchToolCall() bool {
+	return s.Type == FileSearchToolCallConversationItem
+}
+
+// IsWebSearchToolCall reports whether ConversationItem is WebSearchToolCall.
+func (s ConversationItem) IsWebSearchToolCall() bool {
+	return s.Type == WebSearchToolCallConversationItem
+}
+
+// IsImageGenToolCall reports whether ConversationItem is ImageGenToolCall.
+func (s ConversationItem) IsImageGenToolCall() bool {
+	return s.Type == ImageGenToolCallConversationItem
+}
+
+// IsComputerToolCall reports whether ConversationItem is ComputerToolCall.
+func (s ConversationItem) IsComputerToolCall() bool {
+	return s.Type == ComputerToolCallConversationItem
+}
+
+// IsComputerToolCallOutputResource reports whether ConversationItem is ComputerToolCallOutputResource.
+func (s ConversationItem) IsComputerToolCallOutputResource() bool {
+	return s.Type == ComputerToolCallOutputResourceConversationItem
+}
+
+// IsToolSearchCall reports whether ConversationItem is ToolSearchCall.
+func (s ConversationItem) IsToolSearchCall() bool { return s.Type == ToolSearchCallConversationItem }
+
+// IsToolSearchOutput reports whether ConversationItem is ToolSearchOutput.
+func (s ConversationItem) IsToolSearchOutput() bool {
+	return s.Type == ToolSearchOutputConversationItem
+}
+
+// IsAdditionalTools reports whether ConversationItem is AdditionalTools.
+func (s ConversationItem) IsAdditionalTools() bool { return s.Type == AdditionalToolsConversationItem }
+
+// IsReasoningItem reports whether ConversationItem is ReasoningItem.
+func (s ConversationItem) IsReasoningItem() bool { return s.Type == ReasoningItemConversationItem }
+
+// IsProgram reports whether ConversationItem is Program.
+func (s ConversationItem) IsProgram() bool { return s.Type == ProgramConversationItem }
+
+// IsProgramOutput reports whether ConversationItem is ProgramOutput.
+func (s ConversationItem) IsProgramOutput() bool { return s.Type == ProgramOutputConversationItem }
+
+// IsCompactionBody reports whether ConversationItem is CompactionBody.
+func (s ConversationItem) IsCompactionBody() bool { return s.Type == CompactionBodyConversationItem }
+
+// IsCodeInterpreterToolCall reports whether ConversationItem is CodeInterpreterToolCall.
+func (s ConversationItem) IsCodeInterpreterToolCall() bool {
+	return s.Type == CodeInterpreterToolCallConversationItem
+}
+
+// IsLocalShellToolCall reports whether ConversationItem is LocalShellToolCall.
+func (s ConversationItem) IsLocalShellToolCall() bool {
+	return s.Type == LocalShellToolCallConversationItem
+}
+
+// IsLocalShellToolCallOutput reports whether ConversationItem is LocalShellToolCallOutput.
+func (s ConversationItem) IsLocalShellToolCallOutput() bool {
+	return s.Type == LocalShellToolCallOutputConversationItem
+}
+
+// IsFunctionShellCall reports whether ConversationItem is FunctionShellCall.
+func (s ConversationItem) IsFunctionShellCall() bool {
+	return s.Type == FunctionShellCallConversationItem
+}
+
+// IsFunctionShellCallOutput reports whether ConversationItem is FunctionShellCallOutput.
+func (s ConversationItem) IsFunctionShellCallOutput() bool {
+	return s.Type == FunctionShellCallOutputConversationItem
+}
+
+// IsApplyPatchToolCall reports whether ConversationItem is ApplyPatchToolCall.
+func (s ConversationItem) IsApplyPatchToolCall() bool {
+	return s.Type == ApplyPatchToolCallConversationItem
+}
+
+// IsApplyPatchToolCallOutput reports whether ConversationItem is ApplyPatchToolCallOutput.
+func (s ConversationItem) IsApplyPatchToolCallOutput() bool {
+	return s.Type == ApplyPatchToolCallOutputConversationItem
+}
+
+// IsMCPListTools reports whether ConversationItem is MCPListTools.
+func (s ConversationItem) IsMCPListTools() bool { return s.Type == MCPListToolsConversationItem }
+
+// IsMCPApprovalRequest reports whether ConversationItem is MCPApprovalRequest.
+func (s ConversationItem) IsMCPApprovalRequest() bool {
+	return s.Type == MCPApprovalRequestConversationItem
+}
+
+// IsMCPApprovalResponseResource reports whether ConversationItem is MCPApprovalResponseResource.
+func (s ConversationItem) IsMCPApprovalResponseResource() bool {
+	return s.Type == MCPApprovalResponseResourceConversationItem
+}
+
+// IsMCPToolCall reports whether ConversationItem is MCPToolCall.
+func (s ConversationItem) IsMCPToolCall() bool { return s.Type == MCPToolCallConversationItem }
+
+// IsCustomToolCall reports whether ConversationItem is CustomToolCall.
+func (s ConversationItem) IsCustomToolCall() bool { return s.Type == CustomToolCallConversationItem }
+
+// IsCustomToolCallOutput reports whether ConversationItem is CustomToolCallOutput.
+func (s ConversationItem) IsCustomToolCallOutput() bool {
+	return s.Type == CustomToolCallOutputConversationItem
+}
+
+// SetMessage sets ConversationItem to Message.
+func (s *ConversationItem) SetMessage(v Message) {
+	s.Type = MessageConversationItem
+	s.Message = v
+}
+
+// GetMessage returns Message and true boolean if ConversationItem is Message.
+func (s ConversationItem) GetMessage() (v Message, ok bool) {
+	if !s.IsMessage() {
+		return v, false
+	}
+	return s.Message, true
+}
+
+// NewMessageConversationItem returns new ConversationItem from Message.
+func NewMessageConversationItem(v Message) ConversationItem {
+	var s ConversationItem
+	s.SetMessage(v)
+	return s
+}
+
+// SetFunctionToolCallResource sets ConversationItem to FunctionToolCallResource.
+func (s *ConversationItem) SetFunctionToolCallResource(v FunctionToolCallResource) {
+	s.Type = FunctionToolCallResourceConversationItem
+	s.FunctionToolCallResource = v
+}
+
+// GetFunctionToolCallResource returns FunctionToolCallResource and true boolean if ConversationItem is FunctionToolCallResource.
+func (s ConversationItem) GetFunctionToolCallResource() (v FunctionToolCallResource, ok bool) {
+	if !s.IsFunctionToolCallResource() {
+		return v, false
+	}
+	return s.FunctionToolCallResource, true
+}
+
+// NewFunctionToolCallResourceConversationItem returns new ConversationItem from FunctionToolCallResource.
+func NewFunctionToolCallResourceConversationItem(v FunctionToolCallResource) ConversationItem {
+	var s ConversationItem
+	s.SetFunctionToolCallResource(v)
+	return s
+}
+
+// SetFunctionToolCallOutputResource sets ConversationItem to FunctionToolCallOutputResource.
+func (s *ConversationItem) SetFunctionToolCallOutputResource(v FunctionToolCallOutputResource) {
+	s.Type = FunctionToolCallOutputResourceConversationItem
+	s.FunctionToolCallOutputResource = v
+}
+
+// GetFunctionToolCallOutputResource returns FunctionToolCallOutputResource and true boolean if ConversationItem is FunctionToolCallOutputResource.
+func (s ConversationItem) GetFunctionToolCallOutputResource() (v FunctionToolCallOutputResource, ok bool) {
+	if !s.IsFunctionToolCallOutputResource() {
+		return v, false
+	}
+	return s.FunctionToolCallOutputResource, true
+}
+
+// NewFunctionToolCallOutputResourceConversationItem returns new ConversationItem from FunctionToolCallOutputResource.
+func NewFunctionToolCallOutputResourceConversationItem(v FunctionToolCallOutputResource) ConversationItem {
+	var s ConversationItem
+	s.SetFunctionToolCallOutputResource(v)
+	return s
+}
+
+// SetFileSearchToolCall sets ConversationItem to FileSearchToolCall.
+func (s *ConversationItem) SetFileSearchToolCall(v FileSearchToolCall) {
+	s.Type = FileSearchToolCallConversationItem
+	s.FileSearchToolCall = v
+}
+
+// GetFileSearchToolCall returns FileSearchToolCall and true boolean if ConversationItem is FileSearchToolCall.
+func (s ConversationItem) GetFileSearchToolCall() (v FileSearchToolCall, ok bool) {
+	if !s.IsFileSearchToolCall() {
+		return v, false
+	}
+	return s.FileSearchToolCall, true
+}
+
+// NewFileSearchToolCallConversationItem returns new ConversationItem from FileSearchToolCall.
+func NewFileSearchToolCallConversationItem(v FileSearchToolCall) ConversationItem {
+	var s ConversationItem
+	s.SetFileSearchToolCall(v)
+	return s
+}
+
+// SetWebSearchToolCall sets ConversationItem to WebSearchToolCall.
+func (s *ConversationItem) SetWebSearchToolCall(v WebSearchToolCall) {
+	s.Type = WebSearchToolCallConversationItem
+	s.WebSearchToolCall = v
+}
+
+// GetWebSearchToolCall returns WebSearchToolCall and true boolean if ConversationItem is WebSearchToolCall.
+func (s ConversationItem) GetWebSearchToolCall() (v WebSearchToolCall, ok bool) {
+	if !s.IsWebSearchToolCall() {
+		return v, false
+	}
+	return s.WebSearchToolCall, true
+}
+
+// NewWebSearchToolCallConversationItem returns new ConversationItem from WebSearchToolCall.
+func NewWebSearchToolCallConversationItem(v WebSearchToolCall) ConversationItem {
+	var s ConversationItem
+	s.SetWebSearchToolCall(v)
+	return s
+}
+
+// SetImageGenToolCall sets ConversationItem to ImageGenToolCall.
+func (s *ConversationItem) SetImageGenToolCall(v ImageGenToolCall) {
+	s.Type = ImageGenToolCallConversationItem
+	s.ImageGenToolCall = v
+}
+
+// GetImageGenToolCall returns ImageGenToolCall and true boolean if ConversationItem is ImageGenToolCall.
+func (s ConversationItem) GetImageGenToolCall() (v ImageGenToolCall, ok bool) {
+	if !s.IsImageGenToolCall() {
+		return v, false
+	}
+	return s.ImageGenToolCall, true
+}
+
+// NewImageGenToolCallConversationItem returns new ConversationItem from ImageGenToolCall.
+func NewImageGenToolCallConversationItem(v ImageGenToolCall) ConversationItem {
+	var s ConversationItem
+	s.SetImageGenToolCall(v)
+	return s
+}
+
+// SetComputerToolCall sets ConversationItem to ComputerToolCall.
+func (s *ConversationItem) SetComputerToolCall(v ComputerToolCall) {
+	s.Type = ComputerToolCallConversationItem
+	s.ComputerToolCall = v
+}
+
+// GetComputerToolCall returns ComputerToolCall and true boolean if ConversationItem is ComputerToolCall.
+func (s ConversationItem) GetComputerToolCall() (v ComputerToolCall, ok bool) {
+	if !s.IsComputerToolCall() {
+		return v, false
+	}
+	return s.ComputerToolCall, true
+}
+
+// NewComputerToolCallConversationItem returns new ConversationItem from ComputerToolCall.
+func NewComputerToolCallConversationItem(v ComputerToolCall) ConversationItem {
+	var s ConversationItem
+	s.SetComputerToolCall(v)
+	return s
+}
+
+// SetComputerToolCallOutputResource sets ConversationItem to ComputerToolCallOutputResource.
+func (s *ConversationItem) SetComputerToolCallOutputResource(v ComputerToolCallOutputResource) {
+	s.Type = ComputerToolCallOutputResourceConversationItem
+	s.ComputerToolCallOutputResource = v
+}
+
+// GetComputerToolCallOutputResource returns ComputerToolCallOutputResource and true boolean if ConversationItem is ComputerToolCallOutputResource.
+func (s ConversationItem) GetComputerToolCallOutputResource() (v ComputerToolCallOutputResource, ok bool) {
+	if !s.IsComputerToolCallOutputResource() {
+		return v, false
+	}
+	return s.ComputerToolCallOutputResource, true
+}
+
+// NewComputerToolCallOutputResourceConversationItem returns new ConversationItem from ComputerToolCallOutputResource.
+func NewComputerToolCallOutputResourceConversationItem(v ComputerToolCallOutputResource) ConversationItem {
+	var s ConversationItem
+	s.SetComputerToolCallOutputResource(v)
+	return s
+}
+
+// SetToolSearchCall sets ConversationItem to ToolSearchCall.
+func (s *ConversationItem) SetToolSearchCall(v ToolSearchCall) {
+	s.Type = ToolSearchCallConversationItem
+	s.ToolSearchCall = v
+}
+
+// GetToolSearchCall returns ToolSearchCall and true boolean if ConversationItem is ToolSearchCall.
+func (s ConversationItem) GetToolSearchCall() (v ToolSearchCall, ok bool) {
+	if !s.IsToolSearchCall() {
+		return v, false
+	}
+	return s.ToolSearchCall, true
+}
+
+// NewToolSearchCallConversationItem returns new ConversationItem from ToolSearchCall.
+func NewToolSearchCallConversationItem(v ToolSearchCall) ConversationItem {
+	var s ConversationItem
+	s.SetToolSearchCall(v)
+	return s
+}
+
+// SetToolSearchOutput sets ConversationItem to ToolSearchOutput.
+func (s *ConversationItem) SetToolSearchOutput(v ToolSearchOutput) {
+	s.Type = ToolSearchOutputConversationItem
+	s.ToolSearchOutput = v
+}
+
+// GetToolSearchOutput returns ToolSearchOutput and true boolean if ConversationItem is ToolSearchOutput.
+func (s ConversationItem) GetToolSearchOutput() (v ToolSearchOutput, ok bool) {
+	if !s.IsToolSearchOutput() {
+		return v, false
+	}
+	return s.ToolSearchOutput, true
+}
+
+// NewToolSearchOutputConversationItem returns new ConversationItem from ToolSearchOutput.
+func NewToolSearchOutputConversationItem(v ToolSearchOutput) ConversationItem {
+	var s ConversationItem
+	s.SetToolSearchOutput(v)
+	return s
+}
+
+// SetAdditionalTools sets ConversationItem to AdditionalTools.
+func (s *ConversationItem) SetAdditionalTools(v AdditionalTools) {
+	s.Type = AdditionalToolsConversationItem
+	s.AdditionalTools = v
+}
+
+// GetAdditionalTools returns AdditionalTools and true boolean if ConversationItem is AdditionalTools.
+func (s ConversationItem) GetAdditionalTools() (v AdditionalTools, ok bool) {
+	if !s.IsAdditionalTools() {
+		return v, false
+	}
+	return s.AdditionalTools, true
+}
+
+// NewAdditionalToolsConversationItem returns new ConversationItem from AdditionalTools.
+func NewAdditionalToolsConversationItem(v AdditionalTools) ConversationItem {
+	var s ConversationItem
+	s.SetAdditionalTools(v)
+	return s
+}
+
+// SetReasoningItem sets ConversationItem to ReasoningItem.
+func (s *ConversationItem) SetReasoningItem(v ReasoningItem) {
+	s.Type = ReasoningItemConversationItem
+	s.ReasoningItem = v
+}
+
+// GetReasoningItem returns ReasoningItem and true boolean if ConversationItem is ReasoningItem.
+func (s ConversationItem) GetReasoningItem() (v ReasoningItem, ok bool) {
+	if !s.IsReasoningItem() {
+		return v, false
+	}
+	return s.ReasoningItem, true
+}
+
+// NewReasoningItemConversationItem returns new ConversationItem from ReasoningItem.
+func NewReasoningItemConversationItem(v ReasoningItem) ConversationItem {
+	var s ConversationItem
+	s.SetReasoningItem(v)
+	return s
+}
+
+// SetProgram sets ConversationItem to Program.
+func (s *ConversationItem) SetProgram(v Program) {
+	s.Type = ProgramConversationItem
+	s.Program = v
+}
+
+// GetProgram returns Program and true boolean if ConversationItem is Program.
+func (s ConversationItem) GetProgram() (v Program, ok bool) {
+	if !s.IsProgram() {
+		return v, false
+	}
+	return s.Program, true
+}
+
+// NewProgramConversationItem returns new ConversationItem from Program.
+func NewProgramConversationItem(v Program) ConversationItem {
+	var s ConversationItem
+	s.SetProgram(v)
+	return s
+}
+
+// SetProgramOutput sets ConversationItem to ProgramOutput.
+func (s *ConversationItem) SetProgramOutput(v ProgramOutput) {
+	s.Type = ProgramOutputConversationItem
+	s.ProgramOutput = v
+}
+
+// GetProgramOutput returns ProgramOutput and true boolean if ConversationItem is ProgramOutput.
+func (s ConversationItem) GetProgramOutput() (v ProgramOutput, ok bool) {
+	if !s.IsProgramOutput() {
+		return v, false
+	}
+	return s.ProgramOutput, true
+}
+
+// NewProgramOutputConversationItem returns new ConversationItem from ProgramOutput.
+func NewProgramOutputConversationItem(v ProgramOutput) ConversationItem {
+	var s ConversationItem
+	s.SetProgramOutput(v)
+	return s
+}
+
+// SetCompactionBody sets ConversationItem to CompactionBody.
+func (s *ConversationItem) SetCompactionBody(v CompactionBody) {
+	s.Type = CompactionBodyConversationItem
+	s.CompactionBody = v
+}
+
+// GetCompactionBody returns CompactionBody and true boolean if ConversationItem is CompactionBody.
+func (s ConversationItem) GetCompactionBody() (v CompactionBody, ok bool) {
+	if !s.IsCompactionBody() {
+		return v, false
+	}
+	return s.CompactionBody, true
+}
+
+// NewCompactionBodyConversationItem returns new ConversationItem from CompactionBody.
+func NewCompactionBodyConversationItem(v CompactionBody) ConversationItem {
+	var s ConversationItem
+	s.SetCompactionBody(v)
+	return s
+}
+
+// SetCodeInterpreterToolCall sets ConversationItem to CodeInterpreterToolCall.
+func (s *ConversationItem) SetCodeInterpreterToolCall(v CodeInterpreterToolCall) {
+	s.Type = CodeInterpreterToolCallConversationItem
+	s.CodeInterpreterToolCall = v
+}
+
+// GetCodeInterpreterToolCall returns CodeInterpreterToolCall and true boolean if ConversationItem is CodeInterpreterToolCall.
+func (s ConversationItem) GetCodeInterpreterToolCall() (v CodeInterpreterToolCall, ok bool) {
+	if !s.IsCodeInterpreterToolCall() {
+		return v, false
+	}
+	return s.CodeInterpreterToolCall, true
+}
+
+// NewCodeInterpreterToolCallConversationItem returns new ConversationItem from CodeInterpreterToolCall.
+func NewCodeInterpreterToolCallConversationItem(v CodeInterpreterToolCall) ConversationItem {
+	var s ConversationItem
+	s.SetCodeInterpreterToolCall(v)
+	return s
+}
+
+// SetLocalShellToolCall sets ConversationItem to LocalShellToolCall.
+func (s *ConversationItem) SetLocalShellToolCall(v LocalShellToolCall) {
+	s.Type = LocalShellToolCallConversationItem
+	s.LocalShellToolCall = v
+}
+
+// GetLocalShellToolCall returns LocalShellToolCall and true boolean if ConversationItem is LocalShellToolCall.
+func (s ConversationItem) GetLocalShellToolCall() (v LocalShellToolCall, ok bool) {
+	if !s.IsLocalShellToolCall() {
+		return v, false
+	}
+	return s.LocalShellToolCall, true
+}
+
+// NewLocalShellToolCallConversationItem returns new ConversationItem from LocalShellToolCall.
+func NewLocalShellToolCallConversationItem(v LocalShellToolCall) ConversationItem {
+	var s ConversationItem
+	s.SetLocalShellToolCall(v)
+	return s
+}
+
+// SetLocalShellToolCallOutput sets ConversationItem to LocalShellToolCallOutput.
+func (s *ConversationItem) SetLocalShellToolCallOutput(v LocalShellToolCallOutput) {
+	s.Type = LocalShellToolCallOutputConversationItem
+	s.LocalShellToolCallOutput = v
+}
+
+// GetLocalShellToolCallOutput returns LocalShellToolCallOutput and true boolean if ConversationItem is LocalShellToolCallOutput.
+func (s ConversationItem) GetLocalShellToolCallOutput() (v LocalShellToolCallOutput, ok bool) {
+	if !s.IsLocalShellToolCallOutput() {
+		return v, false
+	}
+	return s.LocalShellToolCallOutput, true
+}
+
+// NewLocalShellToolCallOutputConversationItem returns new ConversationItem from LocalShellToolCallOutput.
+func NewLocalShellToolCallOutputConversationItem(v LocalShellToolCallOutput) ConversationItem {
+	var s ConversationItem
+	s.SetLocalShellToolCallOutput(v)
+	return s
+}
+
+// SetFunctionShellCall sets ConversationItem to FunctionShellCall.
+func (s *ConversationItem) SetFunctionShellCall(v FunctionShellCall) {
+	s.Type = FunctionShellCallConversationItem
+	s.FunctionShellCall = v
+}
+
+// GetFunctionShellCall returns FunctionShellCall and true boolean if ConversationItem is FunctionShellCall.
+func (s ConversationItem) GetFunctionShellCall() (v FunctionShellCall, ok bool) {
+	if !s.IsFunctionShellCall() {
+		return v, false
+	}
+	return s.FunctionShellCall, true
+}
+
+// NewFunctionShellCallConversationItem returns new ConversationItem from FunctionShellCall.
+func NewFunctionShellCallConversationItem(v FunctionShellCall) ConversationItem {
+	var s ConversationItem
+	s.SetFunctionShellCall(v)
+	return s
+}
+
+// SetFunctionShellCallOutput sets ConversationItem to FunctionShellCallOutput.
+func (s *ConversationItem) SetFunctionShellCallOutput(v FunctionShellCallOutput) {
+	s.Type = FunctionShellCallOutputConversationItem
+	s.FunctionShellCallOutput = v
+}
+
+// GetFunctionShellCallOutput returns FunctionShellCallOutput and true boolean if ConversationItem is FunctionShellCallOutput.
+func (s ConversationItem) GetFunctionShellCallOutput() (v FunctionShellCallOutput, ok bool) {
+	if !s.IsFunctionShellCallOutput() {
+		return v, false
+	}
+	return s.FunctionShellCallOutput, true
+}
+
+// NewFunctionShellCallOutputConversationItem returns new ConversationItem from FunctionShellCallOutput.
+func NewFunctionShellCallOutputConversationItem(v FunctionShellCallOutput) ConversationItem {
+	var s ConversationItem
+	s.SetFunctionShellCallOutput(v)
+	return s
+}
+
+// SetApplyPatchToolCall sets ConversationItem to ApplyPatchToolCall.
+func (s *ConversationItem) SetApplyPatchToolCall(v ApplyPatchToolCall) {
+	s.Type = ApplyPatchToolCallConversationItem
+	s.ApplyPatchToolCall = v
+}
+
+// GetApplyPatchToolCall returns ApplyPatchToolCall and true boolean if ConversationItem is ApplyPatchToolCall.
+func (s ConversationItem) GetApplyPatchToolCall() (v ApplyPatchToolCall, ok bool) {
+	if !s.IsApplyPatchToolCall() {
+		return v, false
+	}
+	return s.ApplyPatchToolCall, true
+}
+
+// NewApplyPatchToolCallConversationItem returns new ConversationItem from ApplyPatchToolCall.
+func NewApplyPatchToolCallConversationItem(v ApplyPatchToolCall) ConversationItem {
+	var s ConversationItem
+	s.SetApplyPatchToolCall(v)
+	return s
+}
+
+// SetApplyPatchToolCallOutput sets ConversationItem to ApplyPatchToolCallOutput.
+func (s *ConversationItem) SetApplyPatchToolCallOutput(v ApplyPatchToolCallOutput) {
+	s.Type = ApplyPatchToolCallOutputConversationItem
+	s.ApplyPatchToolCallOutput = v
+}
+
+// GetApplyPatchToolCallOutput returns ApplyPatchToolCallOutput and true boolean if ConversationItem is ApplyPatchToolCallOutput.
+func (s ConversationItem) GetApplyPatchToolCallOutput() (v ApplyPatchToolCallOutput, ok bool) {
+	if !s.IsApplyPatchToolCallOutput() {
+		return v, false
+	}
+	return s.ApplyPatchToolCallOutput, true
+}
+
+// NewApplyPatchToolCallOutputConversationItem returns new ConversationItem from ApplyPatchToolCallOutput.
+func NewApplyPatchToolCallOutputConversationItem(v ApplyPatchToolCallOutput) ConversationItem {
+	var s ConversationItem
+	s.SetApplyPatchToolCallOutput(v)
+	return s
+}
+
+// SetMCPListTools sets ConversationItem to MCPListTools.
+func (s *ConversationItem) SetMCPListTools(v MCPListTools) {
+	s.Type = MCPListToolsConversationItem
+	s.MCPListTools = v
+}
+
+// GetMCPListTools returns MCPListTools and true boolean if ConversationItem is MCPListTools.
+func (s ConversationItem) GetMCPListTools() (v MCPListTools, ok bool) {
+	if !s.IsMCPListTools() {
+		return v, false
+	}
+	return s.MCPListTools, true
+}
+
+// NewMCPListToolsConversationItem returns new ConversationItem from MCPListTools.
+func NewMCPListToolsConversationItem(v MCPListTools) ConversationItem {
+	var s ConversationItem
+	s.SetMCPListTools(v)
+	return s
+}
+
+// SetMCPApprovalRequest sets ConversationItem to MCPApprovalRequest.
+func (s *ConversationItem) SetMCPApprovalRequest(v MCPApprovalRequest) {
+	s.Type = MCPApprovalRequestConversationItem
+	s.MCPApprovalRequest = v
+}
+
+// GetMCPApprovalRequest returns MCPApprovalRequest and true boolean if ConversationItem is MCPApprovalRequest.
+func (s ConversationItem) GetMCPApprovalRequest() (v MCPApprovalRequest, ok bool) {
+	if !s.IsMCPApprovalRequest() {
+		return v, false
+	}
+	return s.MCPApprovalRequest, true
+}
+
+// NewMCPApprovalRequestConversationItem returns new ConversationItem from MCPApprovalRequest.
+func NewMCPApprovalRequestConversationItem(v MCPApprovalRequest) ConversationItem {
+	var s ConversationItem
+	s.SetMCPApprovalRequest(v)
+	return s
+}
+
+// SetMCPApprovalResponseResource sets ConversationItem to MCPApprovalResponseResource.
+func (s *ConversationItem) SetMCPApprovalResponseResource(v MCPApprovalResponseResource) {
+	s.Type = MCPApprovalResponseResourceConversationItem
+	s.MCPApprovalResponseResource = v
+}
+
+// GetMCPApprovalResponseResource returns MCPApprovalResponseResource and true boolean if ConversationItem is MCPApprovalResponseResource.
+func (s ConversationItem) GetMCPApprovalResponseResource() (v MCPApprovalResponseResource, ok bool) {
+	if !s.IsMCPApprovalResponseResource() {
+		return v, false
+	}
+	return s.MCPApprovalResponseResource, true
+}
+
+// NewMCPApprovalResponseResourceConversationItem returns new ConversationItem from MCPApprovalResponseResource.
+func NewMCPApprovalResponseResourceConversationItem(v MCPApprovalResponseResource) ConversationItem {
+	var s ConversationItem
+	s.SetMCPApprovalResponseResource(v)
+	return s
+}
+
+// SetMCPToolCall sets ConversationItem to MCPToolCall.
+func (s *ConversationItem) SetMCPToolCall(v MCPToolCall) {
+	s.Type = MCPToolCallConversationItem
+	s.MCPToolCall = v
+}
+
+// GetMCPToolCall returns MCPToolCall and true boolean if ConversationItem is MCPToolCall.
+func (s ConversationItem) GetMCPToolCall() (v MCPToolCall, ok bool) {
+	if !s.IsMCPToolCall() {
+		return v, false
+	}
+	return s.MCPToolCall, true
+}
+
+// NewMCPToolCallConversationItem returns new ConversationItem from MCPToolCall.
+func NewMCPToolCallConversationItem(v MCPToolCall) ConversationItem {
+	var s ConversationItem
+	s.SetMCPToolCall(v)
+	return s
+}
+
+// SetCustomToolCall sets ConversationItem to CustomToolCall.
+func (s *ConversationItem) SetCustomToolCall(v CustomToolCall) {
+	s.Type = CustomToolCallConversationItem
+	s.CustomToolCall = v
+}
+
+// GetCustomToolCall returns CustomToolCall and true boolean if ConversationItem is CustomToolCall.
+func (s ConversationItem) GetCustomToolCall() (v CustomToolCall, ok bool) {
+	if !s.IsCustomToolCall() {
+		return v, false
+	}
+	return s.CustomToolCall, true
+}
+
+// NewCustomToolCallConversationItem returns new ConversationItem from CustomToolCall.
+func NewCustomToolCallConversationItem(v CustomToolCall) ConversationItem {
+	var s ConversationItem
+	s.SetCustomToolCall(v)
+	return s
+}
+
+// SetCustomToolCallOutput sets ConversationItem to CustomToolCallOutput.
+func (s *ConversationItem) SetCustomToolCallOutput(v CustomToolCallOutput) {
+	s.Type = CustomToolCallOutputConversationItem
+	s.CustomToolCallOutput = v
+}
+
+// GetCustomToolCallOutput returns CustomToolCallOutput and true boolean if ConversationItem is CustomToolCallOutput.
+func (s ConversationItem) GetCustomToolCallOutput() (v CustomToolCallOutput, ok bool) {
+	if !s.IsCustomToolCallOutput() {
+		return v, false
+	}
+	return s.CustomToolCallOutput, true
+}
+
+// NewCustomToolCallOutputConversationItem returns new ConversationItem from CustomToolCallOutput.
+func NewCustomToolCallOutputConversationItem(v CustomToolCallOutput) ConversationItem {
+	var s ConversationItem
+	s.SetCustomToolCallOutput(v)
+	return s
+}
+
+func (*ConversationItem) getConversationItemRes() {}
+
+// A list of Conversation items.
+// Ref: #/components/schemas/ConversationItemList
+type ConversationItemList struct {
+	// A list of conversation items.
+	Data []ConversationItem `json:"data" transponder:"encode-empty"`
+	// The ID of the first item in the list.
+	FirstID OptNilString `json:"first_id"`
+	// Whether there are more items available.
+	HasMore OptNilBool `json:"has_more"`
+	// The ID of the last item in the list.
+	LastID OptNilString `json:"last_id"`
+	// The type of object returned, must be `list`.
+	Object          OptNilConversationItemListObject `json:"object"`
+	AdditionalProps ConversationItemListAdditional
+}
+
+// GetData returns the value of Data.
+func (s *ConversationItemList) GetData() []ConversationItem {
+	return s.Data
+}
+
+// GetFirstID returns the value of FirstID.
+func (s *ConversationItemList) GetFirstID() OptNilString {
+	return s.FirstID
+}
+
+// GetHasMore returns the value of HasMore.
+func (s *ConversationItemList) GetHasMore() OptNilBool {
+	return s.HasMore
+}
+
+// GetLastID returns the value of LastID.
+func (s *ConversationItemList) GetLastID() OptNilString {
+	return s.LastID
+}
+
+// GetObject returns the value of Object.
+func (s *ConversationItemList) GetObject() OptNilConversationItemListObject {
+	return s.Object
+}
+
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ConversationItemList) GetAdditionalProps() ConversationItemListAdditional {
+	return s.AdditionalProps
+}
+
+// SetData sets the value of Data.
+func (s *ConversationItemList) SetData(val []ConversationItem) {
+	s.Data = val
+}
+
+// SetFirstID sets the value of FirstID.
+func (s *ConversationItemList) SetFirstID(val OptNilString) {
+	s.FirstID = val
+}
+
+// SetHasMore sets the value of HasMore.
+func (s *ConversationItemList) SetHasMore(val OptNilBool) {
+	s.HasMore = val
+}
+
+// SetLastID sets the value of LastID.
+func (s *ConversationItemList) SetLastID(val OptNilString) {
+	s.LastID = val
+}
+
+// SetObject sets the value of Object.
+func (s *ConversationItemList) SetObject(val OptNilConversationItemListObject) {
+	s.Object = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ConversationItemList) SetAdditionalProps(val ConversationItemListAdditional) {
+	s.AdditionalProps = val
+}
+
+func (*ConversationItemList) createConversationItemsRes() {}
+func (*ConversationItemList) listConversationItemsRes()   {}
+
+type ConversationItemListAdditional map[string]jx.Raw
+
+func (s *ConversationItemListAdditional) init() ConversationItemListAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
+}
+
+// The type of object returned, must be `list`.
+type ConversationItemListObject string
+
+const (
+	ConversationItemListObjectList ConversationItemListObject = "list"
+)
+
+// AllValues returns all ConversationItemListObject values.
+func (ConversationItemListObject) AllValues() []ConversationItemListObject {
+	return []ConversationItemListObject{
+		ConversationItemListObjectList,
+	}
+}
+
+// MarshalText implements encoding.TextMarshaler.
+func (s ConversationItemListObject) MarshalText() ([]byte, error) {
+	switch s {
+	case ConversationItemListObjectList:
+		return []byte(s), nil
+	default:
+		return nil, errors.Errorf("invalid value: %q", s)
+	}
+}
+
+// UnmarshalText implements encoding.TextUnmarshaler.
+func (s *ConversationItemListObject) UnmarshalText(data []byte) error {
+	switch ConversationItemListObject(data) {
+	case ConversationItemListObjectList:
+		*s = ConversationItemListObjectList
+		return nil
+	default:
+		return errors.Errorf("invalid value: %q", data)
+	}
+}
+
 // The conversation that this response belongs to. Items from this conversation are prepended to
 // `input_items` for this response request. Input items and output items from this response are
 // automatically added to this conversation after this response completes.
@@ -11635,6 +12664,123 @@ func (s *ConversationParam2Additional) init() ConversationParam2Additional {
 		*s = m
 	}
 	return m
+}
+
+// Ref: #/components/schemas/ConversationResource
+type ConversationResource struct {
+	// The time at which the conversation was created, measured in seconds since the Unix epoch.
+	CreatedAt OptNilInt `json:"created_at"`
+	// The unique ID of the conversation.
+	ID OptNilString `json:"id"`
+	// Set of 16 key-value pairs that can be attached to an object. This can be useful for storing
+	// additional information about the object in a structured format, and querying for objects via API or
+	// the dashboard. Keys are strings with a maximum length of 64 characters. Values are strings with a
+	// maximum length of 512 characters.
+	Metadata jx.Raw `json:"metadata"`
+	// The object type, which is always `conversation`.
+	Object          OptNilConversationResourceObject `json:"object"`
+	AdditionalProps ConversationResourceAdditional
+}
+
+// GetCreatedAt returns the value of CreatedAt.
+func (s *ConversationResource) GetCreatedAt() OptNilInt {
+	return s.CreatedAt
+}
+
+// GetID returns the value of ID.
+func (s *ConversationResource) GetID() OptNilString {
+	return s.ID
+}
+
+// GetMetadata returns the value of Metadata.
+func (s *ConversationResource) GetMetadata() jx.Raw {
+	return s.Metadata
+}
+
+// GetObject returns the value of Object.
+func (s *ConversationResource) GetObject() OptNilConversationResourceObject {
+	return s.Object
+}
+
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *ConversationResource) GetAdditionalProps() ConversationResourceAdditional {
+	return s.AdditionalProps
+}
+
+// SetCreatedAt sets the value of CreatedAt.
+func (s *ConversationResource) SetCreatedAt(val OptNilInt) {
+	s.CreatedAt = val
+}
+
+// SetID sets the value of ID.
+func (s *ConversationResource) SetID(val OptNilString) {
+	s.ID = val
+}
+
+// SetMetadata sets the value of Metadata.
+func (s *ConversationResource) SetMetadata(val jx.Raw) {
+	s.Metadata = val
+}
+
+// SetObject sets the value of Object.
+func (s *ConversationResource) SetObject(val OptNilConversationResourceObject) {
+	s.Object = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *ConversationResource) SetAdditionalProps(val ConversationResourceAdditional) {
+	s.AdditionalProps = val
+}
+
+func (*ConversationResource) createConversationRes()     {}
+func (*ConversationResource) deleteConversationItemRes() {}
+func (*ConversationResource) getConversationRes()        {}
+func (*ConversationResource) updateConversationRes()     {}
+
+type ConversationResourceAdditional map[string]jx.Raw
+
+func (s *ConversationResourceAdditional) init() ConversationResourceAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
+}
+
+// The object type, which is always `conversation`.
+type ConversationResourceObject string
+
+const (
+	ConversationResourceObjectConversation ConversationResourceObject = "conversation"
+)
+
+// AllValues returns all ConversationResourceObject values.
+func (ConversationResourceObject) AllValues() []ConversationResourceObject {
+	return []ConversationResourceObject{
+		ConversationResourceObjectConversation,
+	}
+}
+
+// MarshalText implements encoding.TextMarshaler.
+func (s ConversationResourceObject) MarshalText() ([]byte, error) {
+	switch s {
+	case ConversationResourceObjectConversation:
+		return []byte(s), nil
+	default:
+		return nil, errors.Errorf("invalid value: %q", s)
+	}
+}
+
+// UnmarshalText implements encoding.TextUnmarshaler.
+func (s *ConversationResourceObject) UnmarshalText(data []byte) error {
+	switch ConversationResourceObject(data) {
+	case ConversationResourceObjectConversation:
+		*s = ConversationResourceObjectConversation
+		return nil
+	default:
+		return errors.Errorf("invalid value: %q", data)
+	}
 }
 
 // An x/y coordinate pair, e.g. `{ x: 100, y: 200 }`.
@@ -13687,6 +14833,92 @@ func (s *CreateChatCompletionStreamResponseObject) UnmarshalText(data []byte) er
 	default:
 		return errors.Errorf("invalid value: %q", data)
 	}
+}
+
+// Ref: #/components/schemas/CreateConversationBody
+type CreateConversationBody struct {
+	Items           OptNilInputItemArray `json:"items"`
+	Metadata        jx.Raw               `json:"metadata"`
+	AdditionalProps CreateConversationBodyAdditional
+}
+
+// GetItems returns the value of Items.
+func (s *CreateConversationBody) GetItems() OptNilInputItemArray {
+	return s.Items
+}
+
+// GetMetadata returns the value of Metadata.
+func (s *CreateConversationBody) GetMetadata() jx.Raw {
+	return s.Metadata
+}
+
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *CreateConversationBody) GetAdditionalProps() CreateConversationBodyAdditional {
+	return s.AdditionalProps
+}
+
+// SetItems sets the value of Items.
+func (s *CreateConversationBody) SetItems(val OptNilInputItemArray) {
+	s.Items = val
+}
+
+// SetMetadata sets the value of Metadata.
+func (s *CreateConversationBody) SetMetadata(val jx.Raw) {
+	s.Metadata = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *CreateConversationBody) SetAdditionalProps(val CreateConversationBodyAdditional) {
+	s.AdditionalProps = val
+}
+
+type CreateConversationBodyAdditional map[string]jx.Raw
+
+func (s *CreateConversationBodyAdditional) init() CreateConversationBodyAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
+}
+
+// Ref: #/components/schemas/CreateConversationItemsRequest
+type CreateConversationItemsRequest struct {
+	// The items to add to the conversation. You may add up to 20 items at a time.
+	Items           []InputItem `json:"items"`
+	AdditionalProps CreateConversationItemsRequestAdditional
+}
+
+// GetItems returns the value of Items.
+func (s *CreateConversationItemsRequest) GetItems() []InputItem {
+	return s.Items
+}
+
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *CreateConversationItemsRequest) GetAdditionalProps() CreateConversationItemsRequestAdditional {
+	return s.AdditionalProps
+}
+
+// SetItems sets the value of Items.
+func (s *CreateConversationItemsRequest) SetItems(val []InputItem) {
+	s.Items = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *CreateConversationItemsRequest) SetAdditionalProps(val CreateConversationItemsRequestAdditional) {
+	s.AdditionalProps = val
+}
+
+type CreateConversationItemsRequestAdditional map[string]jx.Raw
+
+func (s *CreateConversationItemsRequestAdditional) init() CreateConversationItemsRequestAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // Ref: #/components/schemas/CreateModelResponseProperties
@@ -15995,6 +17227,101 @@ func (s *CustomToolParamType) UnmarshalText(data []byte) error {
 type DeleteResponseOK struct{}
 
 func (*DeleteResponseOK) deleteResponseRes() {}
+
+// Ref: #/components/schemas/DeletedConversationResource
+type DeletedConversationResource struct {
+	Deleted         OptNilBool                              `json:"deleted"`
+	ID              OptNilString                            `json:"id"`
+	Object          OptNilDeletedConversationResourceObject `json:"object"`
+	AdditionalProps DeletedConversationResourceAdditional
+}
+
+// GetDeleted returns the value of Deleted.
+func (s *DeletedConversationResource) GetDeleted() OptNilBool {
+	return s.Deleted
+}
+
+// GetID returns the value of ID.
+func (s *DeletedConversationResource) GetID() OptNilString {
+	return s.ID
+}
+
+// GetObject returns the value of Object.
+func (s *DeletedConversationResource) GetObject() OptNilDeletedConversationResourceObject {
+	return s.Object
+}
+
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *DeletedConversationResource) GetAdditionalProps() DeletedConversationResourceAdditional {
+	return s.AdditionalProps
+}
+
+// SetDeleted sets the value of Deleted.
+func (s *DeletedConversationResource) SetDeleted(val OptNilBool) {
+	s.Deleted = val
+}
+
+// SetID sets the value of ID.
+func (s *DeletedConversationResource) SetID(val OptNilString) {
+	s.ID = val
+}
+
+// SetObject sets the value of Object.
+func (s *DeletedConversationResource) SetObject(val OptNilDeletedConversationResourceObject) {
+	s.Object = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *DeletedConversationResource) SetAdditionalProps(val DeletedConversationResourceAdditional) {
+	s.AdditionalProps = val
+}
+
+func (*DeletedConversationResource) deleteConversationRes() {}
+
+type DeletedConversationResourceAdditional map[string]jx.Raw
+
+func (s *DeletedConversationResourceAdditional) init() DeletedConversationResourceAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
+}
+
+type DeletedConversationResourceObject string
+
+const (
+	DeletedConversationResourceObjectConversationDeleted DeletedConversationResourceObject = "conversation.deleted"
+)
+
+// AllValues returns all DeletedConversationResourceObject values.
+func (DeletedConversationResourceObject) AllValues() []DeletedConversationResourceObject {
+	return []DeletedConversationResourceObject{
+		DeletedConversationResourceObjectConversationDeleted,
+	}
+}
+
+// MarshalText implements encoding.TextMarshaler.
+func (s DeletedConversationResourceObject) MarshalText() ([]byte, error) {
+	switch s {
+	case DeletedConversationResourceObjectConversationDeleted:
+		return []byte(s), nil
+	default:
+		return nil, errors.Errorf("invalid value: %q", s)
+	}
+}
+
+// UnmarshalText implements encoding.TextUnmarshaler.
+func (s *DeletedConversationResourceObject) UnmarshalText(data []byte) error {
+	switch DeletedConversationResourceObject(data) {
+	case DeletedConversationResourceObjectConversationDeleted:
+		*s = DeletedConversationResourceObjectConversationDeleted
+		return nil
+	default:
+		return errors.Errorf("invalid value: %q", data)
+	}
+}
 
 // Ref: #/components/schemas/DetailEnum
 type DetailEnum string
@@ -27751,6 +29078,47 @@ func (s *KeyPressActionType) UnmarshalText(data []byte) error {
 	}
 }
 
+type ListConversationItemsOrder string
+
+const (
+	ListConversationItemsOrderAsc  ListConversationItemsOrder = "asc"
+	ListConversationItemsOrderDesc ListConversationItemsOrder = "desc"
+)
+
+// AllValues returns all ListConversationItemsOrder values.
+func (ListConversationItemsOrder) AllValues() []ListConversationItemsOrder {
+	return []ListConversationItemsOrder{
+		ListConversationItemsOrderAsc,
+		ListConversationItemsOrderDesc,
+	}
+}
+
+// MarshalText implements encoding.TextMarshaler.
+func (s ListConversationItemsOrder) MarshalText() ([]byte, error) {
+	switch s {
+	case ListConversationItemsOrderAsc:
+		return []byte(s), nil
+	case ListConversationItemsOrderDesc:
+		return []byte(s), nil
+	default:
+		return nil, errors.Errorf("invalid value: %q", s)
+	}
+}
+
+// UnmarshalText implements encoding.TextUnmarshaler.
+func (s *ListConversationItemsOrder) UnmarshalText(data []byte) error {
+	switch ListConversationItemsOrder(data) {
+	case ListConversationItemsOrderAsc:
+		*s = ListConversationItemsOrderAsc
+		return nil
+	case ListConversationItemsOrderDesc:
+		*s = ListConversationItemsOrderDesc
+		return nil
+	default:
+		return errors.Errorf("invalid value: %q", data)
+	}
+}
+
 type ListInputItemsOrder string
 
 const (
@@ -30279,6 +31647,366 @@ func (s *MCPToolType) UnmarshalText(data []byte) error {
 	}
 }
 
+// A message to or from the model.
+// Ref: #/components/schemas/Message
+type Message struct {
+	// The content of the message.
+	Content []MessageContentItem `json:"content" transponder:"encode-empty"`
+	// The unique ID of the message.
+	ID     OptNilString        `json:"id"`
+	Phase  OptNilMessagePhase2 `json:"phase"`
+	Role   OptNilMessageRole   `json:"role"`
+	Status OptNilMessageStatus `json:"status"`
+	// The type of the message. Always set to `message`.
+	Type            OptNilMessageType `json:"type"`
+	AdditionalProps MessageAdditional
+}
+
+// GetContent returns the value of Content.
+func (s *Message) GetContent() []MessageContentItem {
+	return s.Content
+}
+
+// GetID returns the value of ID.
+func (s *Message) GetID() OptNilString {
+	return s.ID
+}
+
+// GetPhase returns the value of Phase.
+func (s *Message) GetPhase() OptNilMessagePhase2 {
+	return s.Phase
+}
+
+// GetRole returns the value of Role.
+func (s *Message) GetRole() OptNilMessageRole {
+	return s.Role
+}
+
+// GetStatus returns the value of Status.
+func (s *Message) GetStatus() OptNilMessageStatus {
+	return s.Status
+}
+
+// GetType returns the value of Type.
+func (s *Message) GetType() OptNilMessageType {
+	return s.Type
+}
+
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *Message) GetAdditionalProps() MessageAdditional {
+	return s.AdditionalProps
+}
+
+// SetContent sets the value of Content.
+func (s *Message) SetContent(val []MessageContentItem) {
+	s.Content = val
+}
+
+// SetID sets the value of ID.
+func (s *Message) SetID(val OptNilString) {
+	s.ID = val
+}
+
+// SetPhase sets the value of Phase.
+func (s *Message) SetPhase(val OptNilMessagePhase2) {
+	s.Phase = val
+}
+
+// SetRole sets the value of Role.
+func (s *Message) SetRole(val OptNilMessageRole) {
+	s.Role = val
+}
+
+// SetStatus sets the value of Status.
+func (s *Message) SetStatus(val OptNilMessageStatus) {
+	s.Status = val
+}
+
+// SetType sets the value of Type.
+func (s *Message) SetType(val OptNilMessageType) {
+	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *Message) SetAdditionalProps(val MessageAdditional) {
+	s.AdditionalProps = val
+}
+
+type MessageAdditional map[string]jx.Raw
+
+func (s *MessageAdditional) init() MessageAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
+}
+
+// A content part that makes up an input or output item.
+// MessageContentItem represents sum type.
+type MessageContentItem struct {
+	// Type selects the active sum variant, switch on this field.
+	Type                      MessageContentItemType
+	InputTextContent          InputTextContent
+	OutputTextContent         OutputTextContent
+	TextContent               TextContent
+	SummaryTextContent        SummaryTextContent
+	ReasoningTextContent      ReasoningTextContent
+	RefusalContent            RefusalContent
+	InputImageContent         InputImageContent
+	ComputerScreenshotContent ComputerScreenshotContent
+	InputFileContent          InputFileContent
+}
+
+// MessageContentItemType is oneOf type of MessageContentItem.
+type MessageContentItemType string
+
+// Possible values for MessageContentItemType.
+const (
+	InputTextContentMessageContentItem          MessageContentItemType = "input_text"
+	OutputTextContentMessageContentItem         MessageContentItemType = "output_text"
+	TextContentMessageContentItem               MessageContentItemType = "text"
+	SummaryTextContentMessageContentItem        MessageContentItemType = "summary_text"
+	ReasoningTextContentMessageContentItem      MessageContentItemType = "reasoning_text"
+	RefusalContentMessageContentItem            MessageContentItemType = "refusal"
+	InputImageContentMessageContentItem         MessageContentItemType = "input_image"
+	ComputerScreenshotContentMessageContentItem MessageContentItemType = "computer_screenshot"
+	InputFileContentMessageContentItem          MessageContentItemType = "input_file"
+)
+
+// IsInputTextContent reports whether MessageContentItem is InputTextContent.
+func (s MessageContentItem) IsInputTextContent() bool {
+	return s.Type == InputTextContentMessageContentItem
+}
+
+// IsOutputTextContent reports whether MessageContentItem is OutputTextContent.
+func (s MessageContentItem) IsOutputTextContent() bool {
+	return s.Type == OutputTextContentMessageContentItem
+}
+
+// IsTextContent reports whether MessageContentItem is TextContent.
+func (s MessageContentItem) IsTextContent() bool { return s.Type == TextContentMessageContentItem }
+
+// IsSummaryTextContent reports whether MessageContentItem is SummaryTextContent.
+func (s MessageContentItem) IsSummaryTextContent() bool {
+	return s.Type == SummaryTextContentMessageContentItem
+}
+
+// IsReasoningTextContent reports whether MessageContentItem is ReasoningTextContent.
+func (s MessageContentItem) IsReasoningTextContent() bool {
+	return s.Type == ReasoningTextContentMessageContentItem
+}
+
+// IsRefusalContent reports whether MessageContentItem is RefusalContent.
+func (s MessageContentItem) IsRefusalContent() bool {
+	return s.Type == RefusalContentMessageContentItem
+}
+
+// IsInputImageContent reports whether MessageContentItem is InputImageContent.
+func (s MessageContentItem) IsInputImageContent() bool {
+	return s.Type == InputImageContentMessageContentItem
+}
+
+// IsComputerScreenshotContent reports whether MessageContentItem is ComputerScreenshotContent.
+func (s MessageContentItem) IsComputerScreenshotContent() bool {
+	return s.Type == ComputerScreenshotContentMessageContentItem
+}
+
+// IsInputFileContent reports whether MessageContentItem is InputFileContent.
+func (s MessageContentItem) IsInputFileContent() bool {
+	return s.Type == InputFileContentMessageContentItem
+}
+
+// SetInputTextContent sets MessageContentItem to InputTextContent.
+func (s *MessageContentItem) SetInputTextContent(v InputTextContent) {
+	s.Type = InputTextContentMessageContentItem
+	s.InputTextContent = v
+}
+
+// GetInputTextContent returns InputTextContent and true boolean if MessageContentItem is InputTextContent.
+func (s MessageContentItem) GetInputTextContent() (v InputTextContent, ok bool) {
+	if !s.IsInputTextContent() {
+		return v, false
+	}
+	return s.InputTextContent, true
+}
+
+// NewInputTextContentMessageContentItem returns new MessageContentItem from InputTextContent.
+func NewInputTextContentMessageContentItem(v InputTextContent) MessageContentItem {
+	var s MessageContentItem
+	s.SetInputTextContent(v)
+	return s
+}
+
+// SetOutputTextContent sets MessageContentItem to OutputTextContent.
+func (s *MessageContentItem) SetOutputTextContent(v OutputTextContent) {
+	s.Type = OutputTextContentMessageContentItem
+	s.OutputTextContent = v
+}
+
+// GetOutputTextContent returns OutputTextContent and true boolean if MessageContentItem is OutputTextContent.
+func (s MessageContentItem) GetOutputTextContent() (v OutputTextContent, ok bool) {
+	if !s.IsOutputTextContent() {
+		return v, false
+	}
+	return s.OutputTextContent, true
+}
+
+// NewOutputTextContentMessageContentItem returns new MessageContentItem from OutputTextContent.
+func NewOutputTextContentMessageContentItem(v OutputTextContent) MessageContentItem {
+	var s MessageContentItem
+	s.SetOutputTextContent(v)
+	return s
+}
+
+// SetTextContent sets MessageContentItem to TextContent.
+func (s *MessageContentItem) SetTextContent(v TextContent) {
+	s.Type = TextContentMessageContentItem
+	s.TextContent = v
+}
+
+// GetTextContent returns TextContent and true boolean if MessageContentItem is TextContent.
+func (s MessageContentItem) GetTextContent() (v TextContent, ok bool) {
+	if !s.IsTextContent() {
+		return v, false
+	}
+	return s.TextContent, true
+}
+
+// NewTextContentMessageContentItem returns new MessageContentItem from TextContent.
+func NewTextContentMessageContentItem(v TextContent) MessageContentItem {
+	var s MessageContentItem
+	s.SetTextContent(v)
+	return s
+}
+
+// SetSummaryTextContent sets MessageContentItem to SummaryTextContent.
+func (s *MessageContentItem) SetSummaryTextContent(v SummaryTextContent) {
+	s.Type = SummaryTextContentMessageContentItem
+	s.SummaryTextContent = v
+}
+
+// GetSummaryTextContent returns SummaryTextContent and true boolean if MessageContentItem is SummaryTextContent.
+func (s MessageContentItem) GetSummaryTextContent() (v SummaryTextContent, ok bool) {
+	if !s.IsSummaryTextContent() {
+		return v, false
+	}
+	return s.SummaryTextContent, true
+}
+
+// NewSummaryTextContentMessageContentItem returns new MessageContentItem from SummaryTextContent.
+func NewSummaryTextContentMessageContentItem(v SummaryTextContent) MessageContentItem {
+	var s MessageContentItem
+	s.SetSummaryTextContent(v)
+	return s
+}
+
+// SetReasoningTextContent sets MessageContentItem to ReasoningTextContent.
+func (s *MessageContentItem) SetReasoningTextContent(v ReasoningTextContent) {
+	s.Type = ReasoningTextContentMessageContentItem
+	s.ReasoningTextContent = v
+}
+
+// GetReasoningTextContent returns ReasoningTextContent and true boolean if MessageContentItem is ReasoningTextContent.
+func (s MessageContentItem) GetReasoningTextContent() (v ReasoningTextContent, ok bool) {
+	if !s.IsReasoningTextContent() {
+		return v, false
+	}
+	return s.ReasoningTextContent, true
+}
+
+// NewReasoningTextContentMessageContentItem returns new MessageContentItem from ReasoningTextContent.
+func NewReasoningTextContentMessageContentItem(v ReasoningTextContent) MessageContentItem {
+	var s MessageContentItem
+	s.SetReasoningTextContent(v)
+	return s
+}
+
+// SetRefusalContent sets MessageContentItem to RefusalContent.
+func (s *MessageContentItem) SetRefusalContent(v RefusalContent) {
+	s.Type = RefusalContentMessageContentItem
+	s.RefusalContent = v
+}
+
+// GetRefusalContent returns RefusalContent and true boolean if MessageContentItem is RefusalContent.
+func (s MessageContentItem) GetRefusalContent() (v RefusalContent, ok bool) {
+	if !s.IsRefusalContent() {
+		return v, false
+	}
+	return s.RefusalContent, true
+}
+
+// NewRefusalContentMessageContentItem returns new MessageContentItem from RefusalContent.
+func NewRefusalContentMessageContentItem(v RefusalContent) MessageContentItem {
+	var s MessageContentItem
+	s.SetRefusalContent(v)
+	return s
+}
+
+// SetInputImageContent sets MessageContentItem to InputImageContent.
+func (s *MessageContentItem) SetInputImageContent(v InputImageContent) {
+	s.Type = InputImageContentMessageContentItem
+	s.InputImageContent = v
+}
+
+// GetInputImageContent returns InputImageContent and true boolean if MessageContentItem is InputImageContent.
+func (s MessageContentItem) GetInputImageContent() (v InputImageContent, ok bool) {
+	if !s.IsInputImageContent() {
+		return v, false
+	}
+	return s.InputImageContent, true
+}
+
+// NewInputImageContentMessageContentItem returns new MessageContentItem from InputImageContent.
+func NewInputImageContentMessageContentItem(v InputImageContent) MessageContentItem {
+	var s MessageContentItem
+	s.SetInputImageContent(v)
+	return s
+}
+
+// SetComputerScreenshotContent sets MessageContentItem to ComputerScreenshotContent.
+func (s *MessageContentItem) SetComputerScreenshotContent(v ComputerScreenshotContent) {
+	s.Type = ComputerScreenshotContentMessageContentItem
+	s.ComputerScreenshotContent = v
+}
+
+// GetComputerScreenshotContent returns ComputerScreenshotContent and true boolean if MessageContentItem is ComputerScreenshotContent.
+func (s MessageContentItem) GetComputerScreenshotContent() (v ComputerScreenshotContent, ok bool) {
+	if !s.IsComputerScreenshotContent() {
+		return v, false
+	}
+	return s.ComputerScreenshotContent, true
+}
+
+// NewComputerScreenshotContentMessageContentItem returns new MessageContentItem from ComputerScreenshotContent.
+func NewComputerScreenshotContentMessageContentItem(v ComputerScreenshotContent) MessageContentItem {
+	var s MessageContentItem
+	s.SetComputerScreenshotContent(v)
+	return s
+}
+
+// SetInputFileContent sets MessageContentItem to InputFileContent.
+func (s *MessageContentItem) SetInputFileContent(v InputFileContent) {
+	s.Type = InputFileContentMessageContentItem
+	s.InputFileContent = v
+}
+
+// GetInputFileContent returns InputFileContent and true boolean if MessageContentItem is InputFileContent.
+func (s MessageContentItem) GetInputFileContent() (v InputFileContent, ok bool) {
+	if !s.IsInputFileContent() {
+		return v, false
+	}
+	return s.InputFileContent, true
+}
+
+// NewInputFileContentMessageContentItem returns new MessageContentItem from InputFileContent.
+func NewInputFileContentMessageContentItem(v InputFileContent) MessageContentItem {
+	var s MessageContentItem
+	s.SetInputFileContent(v)
+	return s
+}
+
 // Labels an `assistant` message as intermediate commentary (`commentary`) or the final answer
 // (`final_answer`). For models like `gpt-5.3-codex` and beyond, when sending follow-up requests,
 // preserve and resend phase on all assistant messages — dropping it can degrade performance. Not
@@ -30319,6 +32047,48 @@ func (s *MessagePhase) UnmarshalText(data []byte) error {
 		return nil
 	case MessagePhaseFinalAnswer:
 		*s = MessagePhaseFinalAnswer
+		return nil
+	default:
+		return errors.Errorf("invalid value: %q", data)
+	}
+}
+
+// Ref: #/components/schemas/MessagePhase-2
+type MessagePhase2 string
+
+const (
+	MessagePhase2Commentary  MessagePhase2 = "commentary"
+	MessagePhase2FinalAnswer MessagePhase2 = "final_answer"
+)
+
+// AllValues returns all MessagePhase2 values.
+func (MessagePhase2) AllValues() []MessagePhase2 {
+	return []MessagePhase2{
+		MessagePhase2Commentary,
+		MessagePhase2FinalAnswer,
+	}
+}
+
+// MarshalText implements encoding.TextMarshaler.
+func (s MessagePhase2) MarshalText() ([]byte, error) {
+	switch s {
+	case MessagePhase2Commentary:
+		return []byte(s), nil
+	case MessagePhase2FinalAnswer:
+		return []byte(s), nil
+	default:
+		return nil, errors.Errorf("invalid value: %q", s)
+	}
+}
+
+// UnmarshalText implements encoding.TextUnmarshaler.
+func (s *MessagePhase2) UnmarshalText(data []byte) error {
+	switch MessagePhase2(data) {
+	case MessagePhase2Commentary:
+		*s = MessagePhase2Commentary
+		return nil
+	case MessagePhase2FinalAnswer:
+		*s = MessagePhase2FinalAnswer
 		return nil
 	default:
 		return errors.Errorf("invalid value: %q", data)
@@ -30403,6 +32173,90 @@ func (s *MessageRole) UnmarshalText(data []byte) error {
 		return nil
 	case MessageRoleTool:
 		*s = MessageRoleTool
+		return nil
+	default:
+		return errors.Errorf("invalid value: %q", data)
+	}
+}
+
+// Ref: #/components/schemas/MessageStatus
+type MessageStatus string
+
+const (
+	MessageStatusInProgress MessageStatus = "in_progress"
+	MessageStatusCompleted  MessageStatus = "completed"
+	MessageStatusIncomplete MessageStatus = "incomplete"
+)
+
+// AllValues returns all MessageStatus values.
+func (MessageStatus) AllValues() []MessageStatus {
+	return []MessageStatus{
+		MessageStatusInProgress,
+		MessageStatusCompleted,
+		MessageStatusIncomplete,
+	}
+}
+
+// MarshalText implements encoding.TextMarshaler.
+func (s MessageStatus) MarshalText() ([]byte, error) {
+	switch s {
+	case MessageStatusInProgress:
+		return []byte(s), nil
+	case MessageStatusCompleted:
+		return []byte(s), nil
+	case MessageStatusIncomplete:
+		return []byte(s), nil
+	default:
+		return nil, errors.Errorf("invalid value: %q", s)
+	}
+}
+
+// UnmarshalText implements encoding.TextUnmarshaler.
+func (s *MessageStatus) UnmarshalText(data []byte) error {
+	switch MessageStatus(data) {
+	case MessageStatusInProgress:
+		*s = MessageStatusInProgress
+		return nil
+	case MessageStatusCompleted:
+		*s = MessageStatusCompleted
+		return nil
+	case MessageStatusIncomplete:
+		*s = MessageStatusIncomplete
+		return nil
+	default:
+		return errors.Errorf("invalid value: %q", data)
+	}
+}
+
+// The type of the message. Always set to `message`.
+type MessageType string
+
+const (
+	MessageTypeMessage MessageType = "message"
+)
+
+// AllValues returns all MessageType values.
+func (MessageType) AllValues() []MessageType {
+	return []MessageType{
+		MessageTypeMessage,
+	}
+}
+
+// MarshalText implements encoding.TextMarshaler.
+func (s MessageType) MarshalText() ([]byte, error) {
+	switch s {
+	case MessageTypeMessage:
+		return []byte(s), nil
+	default:
+		return nil, errors.Errorf("invalid value: %q", s)
+	}
+}
+
+// UnmarshalText implements encoding.TextUnmarshaler.
+func (s *MessageType) UnmarshalText(data []byte) error {
+	switch MessageType(data) {
+	case MessageTypeMessage:
+		*s = MessageTypeMessage
 		return nil
 	default:
 		return errors.Errorf("invalid value: %q", data)
@@ -32216,6 +34070,52 @@ func (o OptCreateChatCompletionRequestResponseFormat) Or(d CreateChatCompletionR
 	return d
 }
 
+// NewOptCreateConversationBody returns new OptCreateConversationBody with value set to v.
+func NewOptCreateConversationBody(v CreateConversationBody) OptCreateConversationBody {
+	return OptCreateConversationBody{
+		Value: v,
+		Set:   true,
+	}
+}
+
+// OptCreateConversationBody is optional CreateConversationBody.
+type OptCreateConversationBody struct {
+	Value CreateConversationBody
+	Set   bool
+}
+
+// IsSet returns true if OptCreateConversationBody was set.
+func (o OptCreateConversationBody) IsSet() bool { return o.Set }
+
+// Reset unsets value.
+func (o *OptCreateConversationBody) Reset() {
+	var v CreateConversationBody
+	o.Value = v
+	o.Set = false
+}
+
+// SetTo sets value to v.
+func (o *OptCreateConversationBody) SetTo(v CreateConversationBody) {
+	o.Set = true
+	o.Value = v
+}
+
+// Get returns value and boolean that denotes whether value was set.
+func (o OptCreateConversationBody) Get() (v CreateConversationBody, ok bool) {
+	if !o.Set {
+		return v, false
+	}
+	return o.Value, true
+}
+
+// Or returns value if set, or given parameter if does not.
+func (o OptCreateConversationBody) Or(d CreateConversationBody) CreateConversationBody {
+	if v, ok := o.Get(); ok {
+		return v
+	}
+	return d
+}
+
 // NewOptCreateModelResponseProperties returns new OptCreateModelResponseProperties with value set to v.
 func NewOptCreateModelResponseProperties(v CreateModelResponseProperties) OptCreateModelResponseProperties {
 	return OptCreateModelResponseProperties{
@@ -33084,6 +34984,52 @@ func (o OptItemMessage) Get() (v ItemMessage, ok bool) {
 
 // Or returns value if set, or given parameter if does not.
 func (o OptItemMessage) Or(d ItemMessage) ItemMessage {
+	if v, ok := o.Get(); ok {
+		return v
+	}
+	return d
+}
+
+// NewOptListConversationItemsOrder returns new OptListConversationItemsOrder with value set to v.
+func NewOptListConversationItemsOrder(v ListConversationItemsOrder) OptListConversationItemsOrder {
+	return OptListConversationItemsOrder{
+		Value: v,
+		Set:   true,
+	}
+}
+
+// OptListConversationItemsOrder is optional ListConversationItemsOrder.
+type OptListConversationItemsOrder struct {
+	Value ListConversationItemsOrder
+	Set   bool
+}
+
+// IsSet returns true if OptListConversationItemsOrder was set.
+func (o OptListConversationItemsOrder) IsSet() bool { return o.Set }
+
+// Reset unsets value.
+func (o *OptListConversationItemsOrder) Reset() {
+	var v ListConversationItemsOrder
+	o.Value = v
+	o.Set = false
+}
+
+// SetTo sets value to v.
+func (o *OptListConversationItemsOrder) SetTo(v ListConversationItemsOrder) {
+	o.Set = true
+	o.Value = v
+}
+
+// Get returns value and boolean that denotes whether value was set.
+func (o OptListConversationItemsOrder) Get() (v ListConversationItemsOrder, ok bool) {
+	if !o.Set {
+		return v, false
+	}
+	return o.Value, true
+}
+
+// Or returns value if set, or given parameter if does not.
+func (o OptListConversationItemsOrder) Or(d ListConversationItemsOrder) ListConversationItemsOrder {
 	if v, ok := o.Get(); ok {
 		return v
 	}
@@ -40058,6 +42004,74 @@ func (o OptNilComputerEnvironment) Or(d ComputerEnvironment) ComputerEnvironment
 	return d
 }
 
+// NewOptNilComputerScreenshotContentType returns new OptNilComputerScreenshotContentType with value set to v.
+func NewOptNilComputerScreenshotContentType(v ComputerScreenshotContentType) OptNilComputerScreenshotContentType {
+	return OptNilComputerScreenshotContentType{
+		Value: v,
+		Set:   true,
+	}
+}
+
+// OptNilComputerScreenshotContentType is optional nullable ComputerScreenshotContentType.
+type OptNilComputerScreenshotContentType struct {
+	Value ComputerScreenshotContentType
+	Set   bool
+	Null  bool
+}
+
+// IsSet returns true if OptNilComputerScreenshotContentType was set.
+func (o OptNilComputerScreenshotContentType) IsSet() bool { return o.Set }
+
+// Reset unsets value.
+func (o *OptNilComputerScreenshotContentType) Reset() {
+	var v ComputerScreenshotContentType
+	o.Value = v
+	o.Set = false
+	o.Null = false
+}
+
+// SetTo sets value to v.
+func (o *OptNilComputerScreenshotContentType) SetTo(v ComputerScreenshotContentType) {
+	o.Set = true
+	o.Null = false
+	o.Value = v
+}
+
+// IsNull returns true if value is Null.
+func (o OptNilComputerScreenshotContentType) IsNull() bool { return o.Null }
+
+// SetToNull sets value to null.
+func (o *OptNilComputerScreenshotContentType) SetToNull() {
+	o.Set = true
+	o.Null = true
+	var v ComputerScreenshotContentType
+	o.Value = v
+}
+
+// IsEmpty returns true if the field was omitted from the payload (not Set and not Null).
+func (o OptNilComputerScreenshotContentType) IsEmpty() bool {
+	return !o.Set && !o.Null
+}
+
+// Get returns value and boolean that denotes whether value was set.
+func (o OptNilComputerScreenshotContentType) Get() (v ComputerScreenshotContentType, ok bool) {
+	if o.Null {
+		return v, false
+	}
+	if !o.Set {
+		return v, false
+	}
+	return o.Value, true
+}
+
+// Or returns value if set, or given parameter if does not.
+func (o OptNilComputerScreenshotContentType) Or(d ComputerScreenshotContentType) ComputerScreenshotContentType {
+	if v, ok := o.Get(); ok {
+		return v
+	}
+	return d
+}
+
 // NewOptNilComputerScreenshotImage returns new OptNilComputerScreenshotImage with value set to v.
 func NewOptNilComputerScreenshotImage(v ComputerScreenshotImage) OptNilComputerScreenshotImage {
 	return OptNilComputerScreenshotImage{
@@ -41350,6 +43364,74 @@ func (o OptNilContextManagementParamArray) Or(d []ContextManagementParam) []Cont
 	return d
 }
 
+// NewOptNilConversationItemListObject returns new OptNilConversationItemListObject with value set to v.
+func NewOptNilConversationItemListObject(v ConversationItemListObject) OptNilConversationItemListObject {
+	return OptNilConversationItemListObject{
+		Value: v,
+		Set:   true,
+	}
+}
+
+// OptNilConversationItemListObject is optional nullable ConversationItemListObject.
+type OptNilConversationItemListObject struct {
+	Value ConversationItemListObject
+	Set   bool
+	Null  bool
+}
+
+// IsSet returns true if OptNilConversationItemListObject was set.
+func (o OptNilConversationItemListObject) IsSet() bool { return o.Set }
+
+// Reset unsets value.
+func (o *OptNilConversationItemListObject) Reset() {
+	var v ConversationItemListObject
+	o.Value = v
+	o.Set = false
+	o.Null = false
+}
+
+// SetTo sets value to v.
+func (o *OptNilConversationItemListObject) SetTo(v ConversationItemListObject) {
+	o.Set = true
+	o.Null = false
+	o.Value = v
+}
+
+// IsNull returns true if value is Null.
+func (o OptNilConversationItemListObject) IsNull() bool { return o.Null }
+
+// SetToNull sets value to null.
+func (o *OptNilConversationItemListObject) SetToNull() {
+	o.Set = true
+	o.Null = true
+	var v ConversationItemListObject
+	o.Value = v
+}
+
+// IsEmpty returns true if the field was omitted from the payload (not Set and not Null).
+func (o OptNilConversationItemListObject) IsEmpty() bool {
+	return !o.Set && !o.Null
+}
+
+// Get returns value and boolean that denotes whether value was set.
+func (o OptNilConversationItemListObject) Get() (v ConversationItemListObject, ok bool) {
+	if o.Null {
+		return v, false
+	}
+	if !o.Set {
+		return v, false
+	}
+	return o.Value, true
+}
+
+// Or returns value if set, or given parameter if does not.
+func (o OptNilConversationItemListObject) Or(d ConversationItemListObject) ConversationItemListObject {
+	if v, ok := o.Get(); ok {
+		return v
+	}
+	return d
+}
+
 // NewOptNilConversationParam returns new OptNilConversationParam with value set to v.
 func NewOptNilConversationParam(v ConversationParam) OptNilConversationParam {
 	return OptNilConversationParam{
@@ -41412,6 +43494,74 @@ func (o OptNilConversationParam) Get() (v ConversationParam, ok bool) {
 
 // Or returns value if set, or given parameter if does not.
 func (o OptNilConversationParam) Or(d ConversationParam) ConversationParam {
+	if v, ok := o.Get(); ok {
+		return v
+	}
+	return d
+}
+
+// NewOptNilConversationResourceObject returns new OptNilConversationResourceObject with value set to v.
+func NewOptNilConversationResourceObject(v ConversationResourceObject) OptNilConversationResourceObject {
+	return OptNilConversationResourceObject{
+		Value: v,
+		Set:   true,
+	}
+}
+
+// OptNilConversationResourceObject is optional nullable ConversationResourceObject.
+type OptNilConversationResourceObject struct {
+	Value ConversationResourceObject
+	Set   bool
+	Null  bool
+}
+
+// IsSet returns true if OptNilConversationResourceObject was set.
+func (o OptNilConversationResourceObject) IsSet() bool { return o.Set }
+
+// Reset unsets value.
+func (o *OptNilConversationResourceObject) Reset() {
+	var v ConversationResourceObject
+	o.Value = v
+	o.Set = false
+	o.Null = false
+}
+
+// SetTo sets value to v.
+func (o *OptNilConversationResourceObject) SetTo(v ConversationResourceObject) {
+	o.Set = true
+	o.Null = false
+	o.Value = v
+}
+
+// IsNull returns true if value is Null.
+func (o OptNilConversationResourceObject) IsNull() bool { return o.Null }
+
+// SetToNull sets value to null.
+func (o *OptNilConversationResourceObject) SetToNull() {
+	o.Set = true
+	o.Null = true
+	var v ConversationResourceObject
+	o.Value = v
+}
+
+// IsEmpty returns true if the field was omitted from the payload (not Set and not Null).
+func (o OptNilConversationResourceObject) IsEmpty() bool {
+	return !o.Set && !o.Null
+}
+
+// Get returns value and boolean that denotes whether value was set.
+func (o OptNilConversationResourceObject) Get() (v ConversationResourceObject, ok bool) {
+	if o.Null {
+		return v, false
+	}
+	if !o.Set {
+		return v, false
+	}
+	return o.Value, true
+}
+
+// Or returns value if set, or given parameter if does not.
+func (o OptNilConversationResourceObject) Or(d ConversationResourceObject) ConversationResourceObject {
 	if v, ok := o.Get(); ok {
 		return v
 	}
@@ -43454,6 +45604,74 @@ func (o OptNilCustomToolParamType) Get() (v CustomToolParamType, ok bool) {
 
 // Or returns value if set, or given parameter if does not.
 func (o OptNilCustomToolParamType) Or(d CustomToolParamType) CustomToolParamType {
+	if v, ok := o.Get(); ok {
+		return v
+	}
+	return d
+}
+
+// NewOptNilDeletedConversationResourceObject returns new OptNilDeletedConversationResourceObject with value set to v.
+func NewOptNilDeletedConversationResourceObject(v DeletedConversationResourceObject) OptNilDeletedConversationResourceObject {
+	return OptNilDeletedConversationResourceObject{
+		Value: v,
+		Set:   true,
+	}
+}
+
+// OptNilDeletedConversationResourceObject is optional nullable DeletedConversationResourceObject.
+type OptNilDeletedConversationResourceObject struct {
+	Value DeletedConversationResourceObject
+	Set   bool
+	Null  bool
+}
+
+// IsSet returns true if OptNilDeletedConversationResourceObject was set.
+func (o OptNilDeletedConversationResourceObject) IsSet() bool { return o.Set }
+
+// Reset unsets value.
+func (o *OptNilDeletedConversationResourceObject) Reset() {
+	var v DeletedConversationResourceObject
+	o.Value = v
+	o.Set = false
+	o.Null = false
+}
+
+// SetTo sets value to v.
+func (o *OptNilDeletedConversationResourceObject) SetTo(v DeletedConversationResourceObject) {
+	o.Set = true
+	o.Null = false
+	o.Value = v
+}
+
+// IsNull returns true if value is Null.
+func (o OptNilDeletedConversationResourceObject) IsNull() bool { return o.Null }
+
+// SetToNull sets value to null.
+func (o *OptNilDeletedConversationResourceObject) SetToNull() {
+	o.Set = true
+	o.Null = true
+	var v DeletedConversationResourceObject
+	o.Value = v
+}
+
+// IsEmpty returns true if the field was omitted from the payload (not Set and not Null).
+func (o OptNilDeletedConversationResourceObject) IsEmpty() bool {
+	return !o.Set && !o.Null
+}
+
+// Get returns value and boolean that denotes whether value was set.
+func (o OptNilDeletedConversationResourceObject) Get() (v DeletedConversationResourceObject, ok bool) {
+	if o.Null {
+		return v, false
+	}
+	if !o.Set {
+		return v, false
+	}
+	return o.Value, true
+}
+
+// Or returns value if set, or given parameter if does not.
+func (o OptNilDeletedConversationResourceObject) Or(d DeletedConversationResourceObject) DeletedConversationResourceObject {
 	if v, ok := o.Get(); ok {
 		return v
 	}
@@ -48424,6 +50642,74 @@ func (o OptNilInputImageContentType) Or(d InputImageContentType) InputImageConte
 	return d
 }
 
+// NewOptNilInputItemArray returns new OptNilInputItemArray with value set to v.
+func NewOptNilInputItemArray(v []InputItem) OptNilInputItemArray {
+	return OptNilInputItemArray{
+		Value: v,
+		Set:   true,
+	}
+}
+
+// OptNilInputItemArray is optional nullable []InputItem.
+type OptNilInputItemArray struct {
+	Value []InputItem
+	Set   bool
+	Null  bool
+}
+
+// IsSet returns true if OptNilInputItemArray was set.
+func (o OptNilInputItemArray) IsSet() bool { return o.Set }
+
+// Reset unsets value.
+func (o *OptNilInputItemArray) Reset() {
+	var v []InputItem
+	o.Value = v
+	o.Set = false
+	o.Null = false
+}
+
+// SetTo sets value to v.
+func (o *OptNilInputItemArray) SetTo(v []InputItem) {
+	o.Set = true
+	o.Null = false
+	o.Value = v
+}
+
+// IsNull returns true if value is Null.
+func (o OptNilInputItemArray) IsNull() bool { return o.Null }
+
+// SetToNull sets value to null.
+func (o *OptNilInputItemArray) SetToNull() {
+	o.Set = true
+	o.Null = true
+	var v []InputItem
+	o.Value = v
+}
+
+// IsEmpty returns true if the field was omitted from the payload (not Set and not Null).
+func (o OptNilInputItemArray) IsEmpty() bool {
+	return !o.Set && !o.Null
+}
+
+// Get returns value and boolean that denotes whether value was set.
+func (o OptNilInputItemArray) Get() (v []InputItem, ok bool) {
+	if o.Null {
+		return v, false
+	}
+	if !o.Set {
+		return v, false
+	}
+	return o.Value, true
+}
+
+// Or returns value if set, or given parameter if does not.
+func (o OptNilInputItemArray) Or(d []InputItem) []InputItem {
+	if v, ok := o.Get(); ok {
+		return v
+	}
+	return d
+}
+
 // NewOptNilInputItemMessagePhase returns new OptNilInputItemMessagePhase with value set to v.
 func NewOptNilInputItemMessagePhase(v InputItemMessagePhase) OptNilInputItemMessagePhase {
 	return OptNilInputItemMessagePhase{
@@ -51756,6 +54042,74 @@ func (o OptNilMessagePhase) Or(d MessagePhase) MessagePhase {
 	return d
 }
 
+// NewOptNilMessagePhase2 returns new OptNilMessagePhase2 with value set to v.
+func NewOptNilMessagePhase2(v MessagePhase2) OptNilMessagePhase2 {
+	return OptNilMessagePhase2{
+		Value: v,
+		Set:   true,
+	}
+}
+
+// OptNilMessagePhase2 is optional nullable MessagePhase2.
+type OptNilMessagePhase2 struct {
+	Value MessagePhase2
+	Set   bool
+	Null  bool
+}
+
+// IsSet returns true if OptNilMessagePhase2 was set.
+func (o OptNilMessagePhase2) IsSet() bool { return o.Set }
+
+// Reset unsets value.
+func (o *OptNilMessagePhase2) Reset() {
+	var v MessagePhase2
+	o.Value = v
+	o.Set = false
+	o.Null = false
+}
+
+// SetTo sets value to v.
+func (o *OptNilMessagePhase2) SetTo(v MessagePhase2) {
+	o.Set = true
+	o.Null = false
+	o.Value = v
+}
+
+// IsNull returns true if value is Null.
+func (o OptNilMessagePhase2) IsNull() bool { return o.Null }
+
+// SetToNull sets value to null.
+func (o *OptNilMessagePhase2) SetToNull() {
+	o.Set = true
+	o.Null = true
+	var v MessagePhase2
+	o.Value = v
+}
+
+// IsEmpty returns true if the field was omitted from the payload (not Set and not Null).
+func (o OptNilMessagePhase2) IsEmpty() bool {
+	return !o.Set && !o.Null
+}
+
+// Get returns value and boolean that denotes whether value was set.
+func (o OptNilMessagePhase2) Get() (v MessagePhase2, ok bool) {
+	if o.Null {
+		return v, false
+	}
+	if !o.Set {
+		return v, false
+	}
+	return o.Value, true
+}
+
+// Or returns value if set, or given parameter if does not.
+func (o OptNilMessagePhase2) Or(d MessagePhase2) MessagePhase2 {
+	if v, ok := o.Get(); ok {
+		return v
+	}
+	return d
+}
+
 // NewOptNilMessageRole returns new OptNilMessageRole with value set to v.
 func NewOptNilMessageRole(v MessageRole) OptNilMessageRole {
 	return OptNilMessageRole{
@@ -51818,6 +54172,142 @@ func (o OptNilMessageRole) Get() (v MessageRole, ok bool) {
 
 // Or returns value if set, or given parameter if does not.
 func (o OptNilMessageRole) Or(d MessageRole) MessageRole {
+	if v, ok := o.Get(); ok {
+		return v
+	}
+	return d
+}
+
+// NewOptNilMessageStatus returns new OptNilMessageStatus with value set to v.
+func NewOptNilMessageStatus(v MessageStatus) OptNilMessageStatus {
+	return OptNilMessageStatus{
+		Value: v,
+		Set:   true,
+	}
+}
+
+// OptNilMessageStatus is optional nullable MessageStatus.
+type OptNilMessageStatus struct {
+	Value MessageStatus
+	Set   bool
+	Null  bool
+}
+
+// IsSet returns true if OptNilMessageStatus was set.
+func (o OptNilMessageStatus) IsSet() bool { return o.Set }
+
+// Reset unsets value.
+func (o *OptNilMessageStatus) Reset() {
+	var v MessageStatus
+	o.Value = v
+	o.Set = false
+	o.Null = false
+}
+
+// SetTo sets value to v.
+func (o *OptNilMessageStatus) SetTo(v MessageStatus) {
+	o.Set = true
+	o.Null = false
+	o.Value = v
+}
+
+// IsNull returns true if value is Null.
+func (o OptNilMessageStatus) IsNull() bool { return o.Null }
+
+// SetToNull sets value to null.
+func (o *OptNilMessageStatus) SetToNull() {
+	o.Set = true
+	o.Null = true
+	var v MessageStatus
+	o.Value = v
+}
+
+// IsEmpty returns true if the field was omitted from the payload (not Set and not Null).
+func (o OptNilMessageStatus) IsEmpty() bool {
+	return !o.Set && !o.Null
+}
+
+// Get returns value and boolean that denotes whether value was set.
+func (o OptNilMessageStatus) Get() (v MessageStatus, ok bool) {
+	if o.Null {
+		return v, false
+	}
+	if !o.Set {
+		return v, false
+	}
+	return o.Value, true
+}
+
+// Or returns value if set, or given parameter if does not.
+func (o OptNilMessageStatus) Or(d MessageStatus) MessageStatus {
+	if v, ok := o.Get(); ok {
+		return v
+	}
+	return d
+}
+
+// NewOptNilMessageType returns new OptNilMessageType with value set to v.
+func NewOptNilMessageType(v MessageType) OptNilMessageType {
+	return OptNilMessageType{
+		Value: v,
+		Set:   true,
+	}
+}
+
+// OptNilMessageType is optional nullable MessageType.
+type OptNilMessageType struct {
+	Value MessageType
+	Set   bool
+	Null  bool
+}
+
+// IsSet returns true if OptNilMessageType was set.
+func (o OptNilMessageType) IsSet() bool { return o.Set }
+
+// Reset unsets value.
+func (o *OptNilMessageType) Reset() {
+	var v MessageType
+	o.Value = v
+	o.Set = false
+	o.Null = false
+}
+
+// SetTo sets value to v.
+func (o *OptNilMessageType) SetTo(v MessageType) {
+	o.Set = true
+	o.Null = false
+	o.Value = v
+}
+
+// IsNull returns true if value is Null.
+func (o OptNilMessageType) IsNull() bool { return o.Null }
+
+// SetToNull sets value to null.
+func (o *OptNilMessageType) SetToNull() {
+	o.Set = true
+	o.Null = true
+	var v MessageType
+	o.Value = v
+}
+
+// IsEmpty returns true if the field was omitted from the payload (not Set and not Null).
+func (o OptNilMessageType) IsEmpty() bool {
+	return !o.Set && !o.Null
+}
+
+// Get returns value and boolean that denotes whether value was set.
+func (o OptNilMessageType) Get() (v MessageType, ok bool) {
+	if o.Null {
+		return v, false
+	}
+	if !o.Set {
+		return v, false
+	}
+	return o.Value, true
+}
+
+// Or returns value if set, or given parameter if does not.
+func (o OptNilMessageType) Or(d MessageType) MessageType {
 	if v, ok := o.Get(); ok {
 		return v
 	}
@@ -62160,6 +64650,74 @@ func (o OptNilSummaryTextContentType) Or(d SummaryTextContentType) SummaryTextCo
 	return d
 }
 
+// NewOptNilTextContentType returns new OptNilTextContentType with value set to v.
+func NewOptNilTextContentType(v TextContentType) OptNilTextContentType {
+	return OptNilTextContentType{
+		Value: v,
+		Set:   true,
+	}
+}
+
+// OptNilTextContentType is optional nullable TextContentType.
+type OptNilTextContentType struct {
+	Value TextContentType
+	Set   bool
+	Null  bool
+}
+
+// IsSet returns true if OptNilTextContentType was set.
+func (o OptNilTextContentType) IsSet() bool { return o.Set }
+
+// Reset unsets value.
+func (o *OptNilTextContentType) Reset() {
+	var v TextContentType
+	o.Value = v
+	o.Set = false
+	o.Null = false
+}
+
+// SetTo sets value to v.
+func (o *OptNilTextContentType) SetTo(v TextContentType) {
+	o.Set = true
+	o.Null = false
+	o.Value = v
+}
+
+// IsNull returns true if value is Null.
+func (o OptNilTextContentType) IsNull() bool { return o.Null }
+
+// SetToNull sets value to null.
+func (o *OptNilTextContentType) SetToNull() {
+	o.Set = true
+	o.Null = true
+	var v TextContentType
+	o.Value = v
+}
+
+// IsEmpty returns true if the field was omitted from the payload (not Set and not Null).
+func (o OptNilTextContentType) IsEmpty() bool {
+	return !o.Set && !o.Null
+}
+
+// Get returns value and boolean that denotes whether value was set.
+func (o OptNilTextContentType) Get() (v TextContentType, ok bool) {
+	if o.Null {
+		return v, false
+	}
+	if !o.Set {
+		return v, false
+	}
+	return o.Value, true
+}
+
+// Or returns value if set, or given parameter if does not.
+func (o OptNilTextContentType) Or(d TextContentType) TextContentType {
+	if v, ok := o.Get(); ok {
+		return v
+	}
+	return d
+}
+
 // NewOptNilTextResponseFormatConfiguration returns new OptNilTextResponseFormatConfiguration with value set to v.
 func NewOptNilTextResponseFormatConfiguration(v TextResponseFormatConfiguration) OptNilTextResponseFormatConfiguration {
 	return OptNilTextResponseFormatConfiguration{
@@ -64944,6 +67502,52 @@ func (o OptString) Get() (v string, ok bool) {
 
 // Or returns value if set, or given parameter if does not.
 func (o OptString) Or(d string) string {
+	if v, ok := o.Get(); ok {
+		return v
+	}
+	return d
+}
+
+// NewOptUpdateConversationBody returns new OptUpdateConversationBody with value set to v.
+func NewOptUpdateConversationBody(v UpdateConversationBody) OptUpdateConversationBody {
+	return OptUpdateConversationBody{
+		Value: v,
+		Set:   true,
+	}
+}
+
+// OptUpdateConversationBody is optional UpdateConversationBody.
+type OptUpdateConversationBody struct {
+	Value UpdateConversationBody
+	Set   bool
+}
+
+// IsSet returns true if OptUpdateConversationBody was set.
+func (o OptUpdateConversationBody) IsSet() bool { return o.Set }
+
+// Reset unsets value.
+func (o *OptUpdateConversationBody) Reset() {
+	var v UpdateConversationBody
+	o.Value = v
+	o.Set = false
+}
+
+// SetTo sets value to v.
+func (o *OptUpdateConversationBody) SetTo(v UpdateConversationBody) {
+	o.Set = true
+	o.Value = v
+}
+
+// Get returns value and boolean that denotes whether value was set.
+func (o OptUpdateConversationBody) Get() (v UpdateConversationBody, ok bool) {
+	if !o.Set {
+		return v, false
+	}
+	return o.Value, true
+}
+
+// Or returns value if set, or given parameter if does not.
+func (o OptUpdateConversationBody) Or(d UpdateConversationBody) UpdateConversationBody {
 	if v, ok := o.Get(); ok {
 		return v
 	}
@@ -80228,6 +82832,89 @@ func (s *SummaryTextContentType) UnmarshalText(data []byte) error {
 	}
 }
 
+// A text content.
+// Ref: #/components/schemas/TextContent
+type TextContent struct {
+	Text            OptNilString          `json:"text"`
+	Type            OptNilTextContentType `json:"type"`
+	AdditionalProps TextContentAdditional
+}
+
+// GetText returns the value of Text.
+func (s *TextContent) GetText() OptNilString {
+	return s.Text
+}
+
+// GetType returns the value of Type.
+func (s *TextContent) GetType() OptNilTextContentType {
+	return s.Type
+}
+
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *TextContent) GetAdditionalProps() TextContentAdditional {
+	return s.AdditionalProps
+}
+
+// SetText sets the value of Text.
+func (s *TextContent) SetText(val OptNilString) {
+	s.Text = val
+}
+
+// SetType sets the value of Type.
+func (s *TextContent) SetType(val OptNilTextContentType) {
+	s.Type = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *TextContent) SetAdditionalProps(val TextContentAdditional) {
+	s.AdditionalProps = val
+}
+
+type TextContentAdditional map[string]jx.Raw
+
+func (s *TextContentAdditional) init() TextContentAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
+}
+
+type TextContentType string
+
+const (
+	TextContentTypeText TextContentType = "text"
+)
+
+// AllValues returns all TextContentType values.
+func (TextContentType) AllValues() []TextContentType {
+	return []TextContentType{
+		TextContentTypeText,
+	}
+}
+
+// MarshalText implements encoding.TextMarshaler.
+func (s TextContentType) MarshalText() ([]byte, error) {
+	switch s {
+	case TextContentTypeText:
+		return []byte(s), nil
+	default:
+		return nil, errors.Errorf("invalid value: %q", s)
+	}
+}
+
+// UnmarshalText implements encoding.TextUnmarshaler.
+func (s *TextContentType) UnmarshalText(data []byte) error {
+	switch TextContentType(data) {
+	case TextContentTypeText:
+		*s = TextContentTypeText
+		return nil
+	default:
+		return errors.Errorf("invalid value: %q", data)
+	}
+}
+
 // An object specifying the format that the model must output.
 //
 // Configuring `{ "type": "json_schema" }` enables Structured Outputs, which ensures the model will
@@ -80494,11 +83181,19 @@ func (s *TooManyRequestsHeaders) SetResponse(val ErrorResponse) {
 	s.Response = val
 }
 
-func (*TooManyRequestsHeaders) createChatCompletionRes() {}
-func (*TooManyRequestsHeaders) createResponseRes()       {}
-func (*TooManyRequestsHeaders) deleteResponseRes()       {}
-func (*TooManyRequestsHeaders) getResponseRes()          {}
-func (*TooManyRequestsHeaders) listInputItemsRes()       {}
+func (*TooManyRequestsHeaders) createChatCompletionRes()    {}
+func (*TooManyRequestsHeaders) createConversationItemsRes() {}
+func (*TooManyRequestsHeaders) createConversationRes()      {}
+func (*TooManyRequestsHeaders) createResponseRes()          {}
+func (*TooManyRequestsHeaders) deleteConversationItemRes()  {}
+func (*TooManyRequestsHeaders) deleteConversationRes()      {}
+func (*TooManyRequestsHeaders) deleteResponseRes()          {}
+func (*TooManyRequestsHeaders) getConversationItemRes()     {}
+func (*TooManyRequestsHeaders) getConversationRes()         {}
+func (*TooManyRequestsHeaders) getResponseRes()             {}
+func (*TooManyRequestsHeaders) listConversationItemsRes()   {}
+func (*TooManyRequestsHeaders) listInputItemsRes()          {}
+func (*TooManyRequestsHeaders) updateConversationRes()      {}
 
 // A tool that can be used to generate a response.
 // Ref: #/components/schemas/Tool
@@ -83087,6 +85782,43 @@ func (s *TypeParamType) UnmarshalText(data []byte) error {
 	default:
 		return errors.Errorf("invalid value: %q", data)
 	}
+}
+
+// Ref: #/components/schemas/UpdateConversationBody
+type UpdateConversationBody struct {
+	Metadata        jx.Raw `json:"metadata"`
+	AdditionalProps UpdateConversationBodyAdditional
+}
+
+// GetMetadata returns the value of Metadata.
+func (s *UpdateConversationBody) GetMetadata() jx.Raw {
+	return s.Metadata
+}
+
+// GetAdditionalProps returns the value of AdditionalProps.
+func (s *UpdateConversationBody) GetAdditionalProps() UpdateConversationBodyAdditional {
+	return s.AdditionalProps
+}
+
+// SetMetadata sets the value of Metadata.
+func (s *UpdateConversationBody) SetMetadata(val jx.Raw) {
+	s.Metadata = val
+}
+
+// SetAdditionalProps sets the value of AdditionalProps.
+func (s *UpdateConversationBody) SetAdditionalProps(val UpdateConversationBodyAdditional) {
+	s.AdditionalProps = val
+}
+
+type UpdateConversationBodyAdditional map[string]jx.Raw
+
+func (s *UpdateConversationBodyAdditional) init() UpdateConversationBodyAdditional {
+	m := *s
+	if m == nil {
+		m = map[string]jx.Raw{}
+		*s = m
+	}
+	return m
 }
 
 // A citation for a web resource used to generate a model response.

@@ -918,6 +918,22 @@ func (s *ComputerCallSafetyCheckParam) specField(name string) (present, null, kn
 	return false, false, false
 }
 
+func (s *ComputerScreenshotContent) specField(name string) (present, null, known bool) {
+	switch name {
+	case "detail":
+		return s.Detail.Set, s.Detail.Null, true
+	case "file_id":
+		return s.FileID.Set, s.FileID.Null, true
+	case "image_url":
+		return s.ImageURL.Set, s.ImageURL.Null, true
+	case "prompt_cache_breakpoint":
+		return s.PromptCacheBreakpoint.Set, s.PromptCacheBreakpoint.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
 func (s *ComputerScreenshotImage) specField(name string) (present, null, known bool) {
 	switch name {
 	case "file_id":
@@ -1106,10 +1122,40 @@ func (s *ContextManagementParam) specField(name string) (present, null, known bo
 	return false, false, false
 }
 
+func (s *ConversationItemList) specField(name string) (present, null, known bool) {
+	switch name {
+	case "data":
+		return true /* always written, [] from nil (encode-empty) */, false, true
+	case "first_id":
+		return s.FirstID.Set, s.FirstID.Null, true
+	case "has_more":
+		return s.HasMore.Set, s.HasMore.Null, true
+	case "last_id":
+		return s.LastID.Set, s.LastID.Null, true
+	case "object":
+		return s.Object.Set, s.Object.Null, true
+	}
+	return false, false, false
+}
+
 func (s *ConversationParam2) specField(name string) (present, null, known bool) {
 	switch name {
 	case "id":
 		return s.ID.Set, s.ID.Null, true
+	}
+	return false, false, false
+}
+
+func (s *ConversationResource) specField(name string) (present, null, known bool) {
+	switch name {
+	case "created_at":
+		return s.CreatedAt.Set, s.CreatedAt.Null, true
+	case "id":
+		return s.ID.Set, s.ID.Null, true
+	case "metadata":
+		return len(s.Metadata) != 0, false, true
+	case "object":
+		return s.Object.Set, s.Object.Null, true
 	}
 	return false, false, false
 }
@@ -1324,6 +1370,14 @@ func (s *CreateChatCompletionStreamResponseChoicesItemLogprobs) specField(name s
 	return false, false, false
 }
 
+func (s *CreateConversationItemsRequest) specField(name string) (present, null, known bool) {
+	switch name {
+	case "items":
+		return s.Items != nil, false, true
+	}
+	return false, false, false
+}
+
 func (s *CustomGrammarFormatParam) specField(name string) (present, null, known bool) {
 	switch name {
 	case "definition":
@@ -1488,6 +1542,18 @@ func (s *CustomToolParam) specField(name string) (present, null, known bool) {
 		return s.Name.Set, s.Name.Null, true
 	case "type":
 		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *DeletedConversationResource) specField(name string) (present, null, known bool) {
+	switch name {
+	case "deleted":
+		return s.Deleted.Set, s.Deleted.Null, true
+	case "id":
+		return s.ID.Set, s.ID.Null, true
+	case "object":
+		return s.Object.Set, s.Object.Null, true
 	}
 	return false, false, false
 }
@@ -2522,6 +2588,24 @@ func (s *MCPToolExecutionError) specField(name string) (present, null, known boo
 	switch name {
 	case "content":
 		return len(s.Content) != 0, false, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *Message) specField(name string) (present, null, known bool) {
+	switch name {
+	case "content":
+		return true /* always written, [] from nil (encode-empty) */, false, true
+	case "id":
+		return s.ID.Set, s.ID.Null, true
+	case "phase":
+		return s.Phase.Set, s.Phase.Null, true
+	case "role":
+		return s.Role.Set, s.Role.Null, true
+	case "status":
+		return s.Status.Set, s.Status.Null, true
 	case "type":
 		return true /* the union writes its discriminator */, false, true
 	}
@@ -4019,7 +4103,17 @@ func (s *SummaryTextContent) specField(name string) (present, null, known bool) 
 	case "text":
 		return s.Text.Set, s.Text.Null, true
 	case "type":
-		return s.Type.Set, s.Type.Null, true
+		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *TextContent) specField(name string) (present, null, known bool) {
+	switch name {
+	case "text":
+		return s.Text.Set, s.Text.Null, true
+	case "type":
+		return true /* the union writes its discriminator */, false, true
 	}
 	return false, false, false
 }
@@ -4200,6 +4294,14 @@ func (s *TypeParam) specField(name string) (present, null, known bool) {
 		return s.Text.Set, s.Text.Null, true
 	case "type":
 		return true /* the union writes its discriminator */, false, true
+	}
+	return false, false, false
+}
+
+func (s *UpdateConversationBody) specField(name string) (present, null, known bool) {
+	switch name {
+	case "metadata":
+		return len(s.Metadata) != 0, false, true
 	}
 	return false, false, false
 }

@@ -5688,6 +5688,96 @@ func (s ComputerEnvironment) Validate() error {
 	}
 }
 
+func (s *ComputerScreenshotContent) Validate() error {
+	if s == nil {
+		return validate.ErrNilPointer
+	}
+
+	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"detail", "file_id", "image_url", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		if value, ok := s.Detail.Get(); ok {
+			if err := func() error {
+				if err := value.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "detail",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		if value, ok := s.PromptCacheBreakpoint.Get(); ok {
+			if err := func() error {
+				if err := value.Validate(); err != nil {
+					return err
+				}
+				if err := validatedBefore("x-spec-required", value, []interface{}{"mode"}); err != nil {
+					return errors.Wrap(err, "x-spec-required")
+				}
+				return nil
+			}(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "prompt_cache_breakpoint",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		if value, ok := s.Type.Get(); ok {
+			if err := func() error {
+				if err := value.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "type",
+			Error: err,
+		})
+	}
+	if len(failures) > 0 {
+		return &validate.Error{Fields: failures}
+	}
+	return nil
+}
+
+func (s ComputerScreenshotContentType) Validate() error {
+	switch s {
+	case "computer_screenshot":
+		return nil
+	default:
+		return errors.Errorf("invalid value: %v", s)
+	}
+}
+
 func (s *ComputerScreenshotImage) Validate() error {
 	if s == nil {
 		return validate.ErrNilPointer
@@ -6974,6 +7064,313 @@ func (s *ContextManagementParam) Validate() error {
 	return nil
 }
 
+func (s ConversationItem) Validate() error {
+	switch s.Type {
+	case MessageConversationItem:
+		if err := s.Message.Validate(); err != nil {
+			return err
+		}
+		if err := validatedBefore("x-spec-required", s.Message, []interface{}{"content", "id", "role", "status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	case FunctionToolCallResourceConversationItem:
+		if err := s.FunctionToolCallResource.Validate(); err != nil {
+			return err
+		}
+		if err := validatedBefore("x-spec-required", s.FunctionToolCallResource, []interface{}{"arguments", "call_id", "id", "name", "status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	case FunctionToolCallOutputResourceConversationItem:
+		if err := s.FunctionToolCallOutputResource.Validate(); err != nil {
+			return err
+		}
+		if err := validatedBefore("x-spec-required", s.FunctionToolCallOutputResource, []interface{}{"id", "output", "status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	case FileSearchToolCallConversationItem:
+		if err := s.FileSearchToolCall.Validate(); err != nil {
+			return err
+		}
+		if err := validatedBefore("x-spec-required", s.FileSearchToolCall, []interface{}{"id", "queries", "status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	case WebSearchToolCallConversationItem:
+		if err := s.WebSearchToolCall.Validate(); err != nil {
+			return err
+		}
+		if err := validatedBefore("x-spec-required", s.WebSearchToolCall, []interface{}{"action", "id", "status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	case ImageGenToolCallConversationItem:
+		if err := s.ImageGenToolCall.Validate(); err != nil {
+			return err
+		}
+		if err := validatedBefore("x-spec-required", s.ImageGenToolCall, []interface{}{"id", "result", "status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	case ComputerToolCallConversationItem:
+		if err := s.ComputerToolCall.Validate(); err != nil {
+			return err
+		}
+		if err := validatedBefore("x-spec-required", s.ComputerToolCall, []interface{}{"call_id", "id", "pending_safety_checks", "status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	case ComputerToolCallOutputResourceConversationItem:
+		if err := s.ComputerToolCallOutputResource.Validate(); err != nil {
+			return err
+		}
+		if err := validatedBefore("x-spec-required", s.ComputerToolCallOutputResource, []interface{}{"call_id", "id", "output", "status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	case ToolSearchCallConversationItem:
+		if err := s.ToolSearchCall.Validate(); err != nil {
+			return err
+		}
+		if err := validatedBefore("x-spec-required", s.ToolSearchCall, []interface{}{"arguments", "call_id", "execution", "id", "status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	case ToolSearchOutputConversationItem:
+		if err := s.ToolSearchOutput.Validate(); err != nil {
+			return err
+		}
+		if err := validatedBefore("x-spec-required", s.ToolSearchOutput, []interface{}{"call_id", "execution", "id", "status", "tools", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	case AdditionalToolsConversationItem:
+		if err := s.AdditionalTools.Validate(); err != nil {
+			return err
+		}
+		if err := validatedBefore("x-spec-required", s.AdditionalTools, []interface{}{"id", "role", "tools", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	case ReasoningItemConversationItem:
+		if err := s.ReasoningItem.Validate(); err != nil {
+			return err
+		}
+		if err := validatedBefore("x-spec-required", s.ReasoningItem, []interface{}{"id", "summary", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	case ProgramConversationItem:
+		if err := s.Program.Validate(); err != nil {
+			return err
+		}
+		if err := validatedBefore("x-spec-required", s.Program, []interface{}{"call_id", "code", "fingerprint", "id", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	case ProgramOutputConversationItem:
+		if err := s.ProgramOutput.Validate(); err != nil {
+			return err
+		}
+		if err := validatedBefore("x-spec-required", s.ProgramOutput, []interface{}{"call_id", "id", "result", "status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	case CompactionBodyConversationItem:
+		if err := s.CompactionBody.Validate(); err != nil {
+			return err
+		}
+		if err := validatedBefore("x-spec-required", s.CompactionBody, []interface{}{"encrypted_content", "id", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	case CodeInterpreterToolCallConversationItem:
+		if err := s.CodeInterpreterToolCall.Validate(); err != nil {
+			return err
+		}
+		if err := validatedBefore("x-spec-required", s.CodeInterpreterToolCall, []interface{}{"code", "container_id", "id", "outputs", "status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	case LocalShellToolCallConversationItem:
+		if err := s.LocalShellToolCall.Validate(); err != nil {
+			return err
+		}
+		if err := validatedBefore("x-spec-required", s.LocalShellToolCall, []interface{}{"action", "call_id", "id", "status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	case LocalShellToolCallOutputConversationItem:
+		if err := s.LocalShellToolCallOutput.Validate(); err != nil {
+			return err
+		}
+		if err := validatedBefore("x-spec-required", s.LocalShellToolCallOutput, []interface{}{"call_id", "id", "output", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	case FunctionShellCallConversationItem:
+		if err := s.FunctionShellCall.Validate(); err != nil {
+			return err
+		}
+		if err := validatedBefore("x-spec-required", s.FunctionShellCall, []interface{}{"action", "call_id", "environment", "id", "status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	case FunctionShellCallOutputConversationItem:
+		if err := s.FunctionShellCallOutput.Validate(); err != nil {
+			return err
+		}
+		if err := validatedBefore("x-spec-required", s.FunctionShellCallOutput, []interface{}{"call_id", "id", "max_output_length", "output", "status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	case ApplyPatchToolCallConversationItem:
+		if err := s.ApplyPatchToolCall.Validate(); err != nil {
+			return err
+		}
+		if err := validatedBefore("x-spec-required", s.ApplyPatchToolCall, []interface{}{"call_id", "id", "operation", "status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	case ApplyPatchToolCallOutputConversationItem:
+		if err := s.ApplyPatchToolCallOutput.Validate(); err != nil {
+			return err
+		}
+		if err := validatedBefore("x-spec-required", s.ApplyPatchToolCallOutput, []interface{}{"call_id", "id", "status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	case MCPListToolsConversationItem:
+		if err := s.MCPListTools.Validate(); err != nil {
+			return err
+		}
+		if err := validatedBefore("x-spec-required", s.MCPListTools, []interface{}{"id", "server_label", "tools", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	case MCPApprovalRequestConversationItem:
+		if err := s.MCPApprovalRequest.Validate(); err != nil {
+			return err
+		}
+		if err := validatedBefore("x-spec-required", s.MCPApprovalRequest, []interface{}{"arguments", "id", "name", "server_label", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	case MCPApprovalResponseResourceConversationItem:
+		if err := s.MCPApprovalResponseResource.Validate(); err != nil {
+			return err
+		}
+		if err := validatedBefore("x-spec-required", s.MCPApprovalResponseResource, []interface{}{"approval_request_id", "approve", "id", "request_id", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	case MCPToolCallConversationItem:
+		if err := s.MCPToolCall.Validate(); err != nil {
+			return err
+		}
+		if err := validatedBefore("x-spec-required", s.MCPToolCall, []interface{}{"arguments", "id", "name", "server_label", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	case CustomToolCallConversationItem:
+		if err := s.CustomToolCall.Validate(); err != nil {
+			return err
+		}
+		if err := validatedBefore("x-spec-required", s.CustomToolCall, []interface{}{"call_id", "input", "name", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	case CustomToolCallOutputConversationItem:
+		if err := s.CustomToolCallOutput.Validate(); err != nil {
+			return err
+		}
+		if err := validatedBefore("x-spec-required", s.CustomToolCallOutput, []interface{}{"call_id", "output", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	default:
+		return errors.Errorf("invalid type %q", s.Type)
+	}
+}
+
+func (s *ConversationItemList) Validate() error {
+	if s == nil {
+		return validate.ErrNilPointer
+	}
+
+	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"data", "first_id", "has_more", "last_id", "object"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		var failures []validate.FieldError
+		for i, elem := range s.Data {
+			if err := func() error {
+				if err := elem.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				failures = append(failures, validate.FieldError{
+					Name:  fmt.Sprintf("[%d]", i),
+					Error: err,
+				})
+			}
+		}
+		if len(failures) > 0 {
+			return &validate.Error{Fields: failures}
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "data",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		if value, ok := s.Object.Get(); ok {
+			if err := func() error {
+				if err := value.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "object",
+			Error: err,
+		})
+	}
+	if len(failures) > 0 {
+		return &validate.Error{Fields: failures}
+	}
+	return nil
+}
+
+func (s ConversationItemListObject) Validate() error {
+	switch s {
+	case "list":
+		return nil
+	default:
+		return errors.Errorf("invalid value: %v", s)
+	}
+}
+
 func (s ConversationParam) Validate() error {
 	switch s.Type {
 	case StringConversationParam:
@@ -7013,6 +7410,57 @@ func (s *ConversationParam2) Validate() error {
 		return &validate.Error{Fields: failures}
 	}
 	return nil
+}
+
+func (s *ConversationResource) Validate() error {
+	if s == nil {
+		return validate.ErrNilPointer
+	}
+
+	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"created_at", "id", "metadata", "object"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		if value, ok := s.Object.Get(); ok {
+			if err := func() error {
+				if err := value.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "object",
+			Error: err,
+		})
+	}
+	if len(failures) > 0 {
+		return &validate.Error{Fields: failures}
+	}
+	return nil
+}
+
+func (s ConversationResourceObject) Validate() error {
+	switch s {
+	case "conversation":
+		return nil
+	default:
+		return errors.Errorf("invalid value: %v", s)
+	}
 }
 
 func (s *CoordParam) Validate() error {
@@ -8605,6 +9053,121 @@ func (s CreateChatCompletionStreamResponseObject) Validate() error {
 	default:
 		return errors.Errorf("invalid value: %v", s)
 	}
+}
+
+func (s *CreateConversationBody) Validate() error {
+	if s == nil {
+		return validate.ErrNilPointer
+	}
+
+	var failures []validate.FieldError
+	if err := func() error {
+		if value, ok := s.Items.Get(); ok {
+			if err := func() error {
+				if value == nil {
+					return errors.New("nil is invalid value")
+				}
+				if err := (validate.Array{
+					MinLength:    0,
+					MinLengthSet: false,
+					MaxLength:    20,
+					MaxLengthSet: true,
+				}).ValidateLength(len(value)); err != nil {
+					return errors.Wrap(err, "array")
+				}
+				var failures []validate.FieldError
+				for i, elem := range value {
+					if err := func() error {
+						if err := elem.Validate(); err != nil {
+							return err
+						}
+						return nil
+					}(); err != nil {
+						failures = append(failures, validate.FieldError{
+							Name:  fmt.Sprintf("[%d]", i),
+							Error: err,
+						})
+					}
+				}
+				if len(failures) > 0 {
+					return &validate.Error{Fields: failures}
+				}
+				return nil
+			}(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "items",
+			Error: err,
+		})
+	}
+	if len(failures) > 0 {
+		return &validate.Error{Fields: failures}
+	}
+	return nil
+}
+
+func (s *CreateConversationItemsRequest) Validate() error {
+	if s == nil {
+		return validate.ErrNilPointer
+	}
+
+	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"items"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		if s.Items == nil {
+			return nil // optional
+		}
+		if err := (validate.Array{
+			MinLength:    0,
+			MinLengthSet: false,
+			MaxLength:    20,
+			MaxLengthSet: true,
+		}).ValidateLength(len(s.Items)); err != nil {
+			return errors.Wrap(err, "array")
+		}
+		var failures []validate.FieldError
+		for i, elem := range s.Items {
+			if err := func() error {
+				if err := elem.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				failures = append(failures, validate.FieldError{
+					Name:  fmt.Sprintf("[%d]", i),
+					Error: err,
+				})
+			}
+		}
+		if len(failures) > 0 {
+			return &validate.Error{Fields: failures}
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "items",
+			Error: err,
+		})
+	}
+	if len(failures) > 0 {
+		return &validate.Error{Fields: failures}
+	}
+	return nil
 }
 
 func (s *CreateModelResponseProperties) Validate() error {
@@ -10238,6 +10801,57 @@ func (s CustomToolParamFormat) Validate() error {
 func (s CustomToolParamType) Validate() error {
 	switch s {
 	case "custom":
+		return nil
+	default:
+		return errors.Errorf("invalid value: %v", s)
+	}
+}
+
+func (s *DeletedConversationResource) Validate() error {
+	if s == nil {
+		return validate.ErrNilPointer
+	}
+
+	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"deleted", "id", "object"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		if value, ok := s.Object.Get(); ok {
+			if err := func() error {
+				if err := value.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "object",
+			Error: err,
+		})
+	}
+	if len(failures) > 0 {
+		return &validate.Error{Fields: failures}
+	}
+	return nil
+}
+
+func (s DeletedConversationResourceObject) Validate() error {
+	switch s {
+	case "conversation.deleted":
 		return nil
 	default:
 		return errors.Errorf("invalid value: %v", s)
@@ -16517,6 +17131,17 @@ func (s KeyPressActionType) Validate() error {
 	}
 }
 
+func (s ListConversationItemsOrder) Validate() error {
+	switch s {
+	case "asc":
+		return nil
+	case "desc":
+		return nil
+	default:
+		return errors.Errorf("invalid value: %v", s)
+	}
+}
+
 func (s ListInputItemsOrder) Validate() error {
 	switch s {
 	case "asc":
@@ -17890,7 +18515,218 @@ func (s MCPToolType) Validate() error {
 	}
 }
 
+func (s *Message) Validate() error {
+	if s == nil {
+		return validate.ErrNilPointer
+	}
+
+	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"content", "id", "role", "status", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		var failures []validate.FieldError
+		for i, elem := range s.Content {
+			if err := func() error {
+				if err := elem.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				failures = append(failures, validate.FieldError{
+					Name:  fmt.Sprintf("[%d]", i),
+					Error: err,
+				})
+			}
+		}
+		if len(failures) > 0 {
+			return &validate.Error{Fields: failures}
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "content",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		if value, ok := s.Phase.Get(); ok {
+			if err := func() error {
+				if err := value.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "phase",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		if value, ok := s.Role.Get(); ok {
+			if err := func() error {
+				if err := value.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "role",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		if value, ok := s.Status.Get(); ok {
+			if err := func() error {
+				if err := value.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "status",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		if value, ok := s.Type.Get(); ok {
+			if err := func() error {
+				if err := value.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "type",
+			Error: err,
+		})
+	}
+	if len(failures) > 0 {
+		return &validate.Error{Fields: failures}
+	}
+	return nil
+}
+
+func (s MessageContentItem) Validate() error {
+	switch s.Type {
+	case InputTextContentMessageContentItem:
+		if err := s.InputTextContent.Validate(); err != nil {
+			return err
+		}
+		if err := validatedBefore("x-spec-required", s.InputTextContent, []interface{}{"text", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	case OutputTextContentMessageContentItem:
+		if err := s.OutputTextContent.Validate(); err != nil {
+			return err
+		}
+		if err := validatedBefore("x-spec-required", s.OutputTextContent, []interface{}{"annotations", "logprobs", "text", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	case TextContentMessageContentItem:
+		if err := s.TextContent.Validate(); err != nil {
+			return err
+		}
+		if err := validatedBefore("x-spec-required", s.TextContent, []interface{}{"text", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	case SummaryTextContentMessageContentItem:
+		if err := s.SummaryTextContent.Validate(); err != nil {
+			return err
+		}
+		if err := validatedBefore("x-spec-required", s.SummaryTextContent, []interface{}{"text", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	case ReasoningTextContentMessageContentItem:
+		if err := s.ReasoningTextContent.Validate(); err != nil {
+			return err
+		}
+		if err := validatedBefore("x-spec-required", s.ReasoningTextContent, []interface{}{"text", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	case RefusalContentMessageContentItem:
+		if err := s.RefusalContent.Validate(); err != nil {
+			return err
+		}
+		if err := validatedBefore("x-spec-required", s.RefusalContent, []interface{}{"refusal", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	case InputImageContentMessageContentItem:
+		if err := s.InputImageContent.Validate(); err != nil {
+			return err
+		}
+		if err := validatedBefore("x-spec-required", s.InputImageContent, []interface{}{"detail", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	case ComputerScreenshotContentMessageContentItem:
+		if err := s.ComputerScreenshotContent.Validate(); err != nil {
+			return err
+		}
+		if err := validatedBefore("x-spec-required", s.ComputerScreenshotContent, []interface{}{"detail", "file_id", "image_url", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	case InputFileContentMessageContentItem:
+		if err := s.InputFileContent.Validate(); err != nil {
+			return err
+		}
+		if err := validatedBefore("x-spec-required", s.InputFileContent, []interface{}{"type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	default:
+		return errors.Errorf("invalid type %q", s.Type)
+	}
+}
+
 func (s MessagePhase) Validate() error {
+	switch s {
+	case "commentary":
+		return nil
+	case "final_answer":
+		return nil
+	default:
+		return errors.Errorf("invalid value: %v", s)
+	}
+}
+
+func (s MessagePhase2) Validate() error {
 	switch s {
 	case "commentary":
 		return nil
@@ -17918,6 +18754,28 @@ func (s MessageRole) Validate() error {
 	case "developer":
 		return nil
 	case "tool":
+		return nil
+	default:
+		return errors.Errorf("invalid value: %v", s)
+	}
+}
+
+func (s MessageStatus) Validate() error {
+	switch s {
+	case "in_progress":
+		return nil
+	case "completed":
+		return nil
+	case "incomplete":
+		return nil
+	default:
+		return errors.Errorf("invalid value: %v", s)
+	}
+}
+
+func (s MessageType) Validate() error {
+	switch s {
+	case "message":
 		return nil
 	default:
 		return errors.Errorf("invalid value: %v", s)
@@ -26462,6 +27320,57 @@ func (s SummaryTextContentType) Validate() error {
 	}
 }
 
+func (s *TextContent) Validate() error {
+	if s == nil {
+		return validate.ErrNilPointer
+	}
+
+	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"text", "type"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		if value, ok := s.Type.Get(); ok {
+			if err := func() error {
+				if err := value.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "type",
+			Error: err,
+		})
+	}
+	if len(failures) > 0 {
+		return &validate.Error{Fields: failures}
+	}
+	return nil
+}
+
+func (s TextContentType) Validate() error {
+	switch s {
+	case "text":
+		return nil
+	default:
+		return errors.Errorf("invalid value: %v", s)
+	}
+}
+
 func (s TextResponseFormatConfiguration) Validate() error {
 	switch s.Type {
 	case ResponseFormatTextTextResponseFormatConfiguration:
@@ -28086,6 +28995,30 @@ func (s TypeParamType) Validate() error {
 	default:
 		return errors.Errorf("invalid value: %v", s)
 	}
+}
+
+func (s *UpdateConversationBody) Validate() error {
+	if s == nil {
+		return validate.ErrNilPointer
+	}
+
+	var failures []validate.FieldError
+	// Object-level pluggable validation
+	if err := func() error {
+		if err := validateWith("x-spec-required", s, []interface{}{"metadata"}); err != nil {
+			return errors.Wrap(err, "x-spec-required")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "x-spec-required",
+			Error: err,
+		})
+	}
+	if len(failures) > 0 {
+		return &validate.Error{Fields: failures}
+	}
+	return nil
 }
 
 func (s *UrlCitationBody) Validate() error {

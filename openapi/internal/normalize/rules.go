@@ -6,6 +6,8 @@ func Rules() []Rule {
 	return []Rule{
 		{Name: "sse-as-json", Reason: "ogen's typed SSE needs its client (which re-POSTs when a stream ends without [DONE]); events are generated as JSON bodies instead", Apply: sseAsJSON},
 		{Name: "inline-events", Reason: "the shape tables and ogen's names find an operation's event schema by component; an event union or chunk written inline in the stream response is moved to one, named by its title, its type value or the operation", Apply: inlineEvents},
+		{Name: "inline-bodies", Reason: "the shape tables name each operation's request and response payload by component, and ogen (no client, no server) types no inline body; a JSON request body or 200 response written inline is moved to one, named by its title or the operation", Apply: inlineBodies},
+		{Name: "object-type", Reason: "ogen makes a schema without type any JSON value (jx.Raw), though it declares properties; it is the object it describes (type object)", Apply: objectType},
 		{Name: "recursive-ref", Reason: "ogen cannot follow $recursiveRef; a plain $ref to the enclosing component means the same here", Apply: recursiveRef},
 		{Name: "ref-siblings", Reason: "keywords beside a $ref (default: null, description) are read by ogen as the target's own and break generation", Apply: refSiblings},
 		{Name: "ref-allof", Reason: "OpenAPI 3.0 writes keywords beside a reference as allOf [$ref] (nullable: true, a description); ogen makes that a second type for the target, and a sum of same-named types when nullable: it is the $ref, anyOf [$ref, null] when nullable", Apply: refAllOf},

@@ -212,7 +212,7 @@ func runUntouched(t *testing.T, rule string, docs map[string]string) {
 
 func TestEveryRuleHasNameAndReason(t *testing.T) {
 	want := []string{
-		"sse-as-json", "inline-events", "recursive-ref", "ref-siblings", "ref-allof", "scalar-allof", "nullable-keyword", "int-bounds", "allof-override",
+		"sse-as-json", "inline-events", "inline-bodies", "object-type", "recursive-ref", "ref-siblings", "ref-allof", "scalar-allof", "nullable-keyword", "int-bounds", "allof-override",
 		"additional-properties", "free-form", "infer-discriminator", "same-kind-variants", "shared-values", "string-union", "object-union",
 		"nullable-component", "inline-names", "optional-const", "relax-required", "spec-validation", "required-arrays", "optional-nullable", "defaults-aside", "unknown-fields",
 	}
@@ -321,6 +321,81 @@ func TestRuleSSEAsJSON(t *testing.T) {
 			"paths": {"/responses": {"post": {"responses": {
 				"200": {"description": "ok", "content": {"application/json": {"schema": {"type": "object"}}}}
 			}}}}}`,
+	})
+}
+
+// bodyDoc is a document with POST /conversations/{conversation_id}/items
+// (operationId op, "" for none) taking req and answering res (schemas).
+func bodyDoc(op, req, res string) string {
+	id := ""
+	if op != "" {
+		id = `"operationId": "` + op + `", `
+	}
+	return `{"openapi": "3.1.0", "info": {"title": "t", "version": "1"},
+		"paths": {"/conversations/{conversation_id}/items": {"post": {` + id + `
+			"requestBody": {"required": true, "content": {"application/json": {"schema": ` + req + `}}},
+			"responses": {"200": {"description": "ok", "content": {"application/json": {"schema": ` + res + `}}},
+				"400": {"description": "bad", "content": {"application/json": {"schema": {"type": "object", "properties": {"error": {"type": "string"}}}}}}}}}},
+		"components": {"schemas": {"List": {"type": "object", "properties": {"data": {"type": "array"}}}}}}`
+}
+
+func TestRuleInlineBodies(t *testing.T) {
+	const rule = "inline-bodies"
+	const base = "/paths/~1conversations~1{conversation_id}~1items/post"
+	const reqPtr = base + "/requestBody/content/application~1json/schema"
+	const resPtr = base + "/responses/200/content/application~1json/schema"
+	items := `{"type": "object", "required": ["items"], "properties": {"items": {"type": "array", "items": {"type": "string"}}}}`
+	list := `{"$ref": "#/components/schemas/List"}`
+	runRuleCases(t, rule, []ruleCase{{
+		name: "a request body, by operationId",
+		doc:  bodyDoc("createConversationItems", items, list),
+		hits: []wantHit{{Pointer: reqPtr, Detail: "moved to component CreateConversationItemsRequest"}},
+		want: map[string]string{
+			reqPtr: `{"$ref": "#/components/schemas/CreateConversationItemsRequest"}`,
+			"/components/schemas/CreateConversationItemsRequest": items,
+			resPtr: list,
+		},
+	}, {
+		// An error response stays inline: no payload names it.
+		name: "a request and a response, by title and by method and path",
+		doc:  bodyDoc("", items, `{"title": "item list", "type": "object", "properties": {"data": {"type": "array"}}}`),
+		hits: []wantHit{
+			{Pointer: reqPtr, Detail: "moved to component PostConversationsConversationIdItemsRequest"},
+			{Pointer: resPtr, Detail: "moved to component ItemList"},
+		},
+		want: map[string]string{
+			resPtr: `{"$ref": "#/components/schemas/ItemList"}`,
+			base + "/responses/400/content/application~1json/schema": `{"type": "object", "properties": {"error": {"type": "string"}}}`,
+		},
+	}, {
+		name: "a name already taken",
+		doc:  bodyDoc("list", list, `{"title": "list", "type": "object"}`),
+		hits: []wantHit{{Pointer: resPtr, Detail: "moved to component List2"}},
+		want: map[string]string{resPtr: `{"$ref": "#/components/schemas/List2"}`, "/components/schemas/List": `{"type": "object", "properties": {"data": {"type": "array"}}}`},
+	}})
+	runUntouched(t, rule, map[string]string{
+		"components already": bodyDoc("create", list, list),
+		"no operations":      schemasDoc(`{"List": {"type": "object"}}`),
+	})
+}
+
+func TestRuleObjectType(t *testing.T) {
+	const rule = "object-type"
+	const ptr = "/paths/~1conversations~1{conversation_id}~1items/post/requestBody/content/application~1json/schema"
+	runRuleCases(t, rule, []ruleCase{{
+		name: "a component with properties and required, no type",
+		doc:  schemasDoc(`{"Body": {"required": ["items"], "properties": {"items": {"type": "array", "items": {"type": "string"}}}}}`),
+		hits: []wantHit{{Schema: "Body", Pointer: "/components/schemas/Body", Detail: "type object"}},
+		want: map[string]string{"/components/schemas/Body": `{"type": "object", "required": ["items"], "properties": {"items": {"type": "array", "items": {"type": "string"}}}}`},
+	}, {
+		name: "an inline request body",
+		doc:  bodyDoc("create", `{"properties": {"items": {"type": "array"}}}`, `{"$ref": "#/components/schemas/List"}`),
+		hits: []wantHit{{Pointer: ptr, Detail: "type object"}},
+		want: map[string]string{ptr: `{"type": "object", "properties": {"items": {"type": "array"}}}`},
+	}})
+	runUntouched(t, rule, map[string]string{
+		"typed":               schemasDoc(`{"Body": {"type": "object", "properties": {"a": {"type": "string"}}}, "Null": {"type": ["object", "null"], "properties": {"a": {}}}}`),
+		"a union's parts say": schemasDoc(`{"Body": {"properties": {"a": {}}, "allOf": [{"type": "object"}]}, "Any": {}}`),
 	})
 }
 

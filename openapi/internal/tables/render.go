@@ -11,7 +11,7 @@ import (
 	"strings"
 )
 
-func (b *builder) render(o Options, names []string, payloads [6]string) ([]byte, error) {
+func (b *builder) render(o Options, names []string, payloads []string) ([]byte, error) {
 	var w bytes.Buffer
 	p := func(format string, args ...any) { fmt.Fprintf(&w, format, args...) }
 	lower := strings.ToLower(o.Var[:1]) + o.Var[1:]
@@ -19,9 +19,12 @@ func (b *builder) render(o Options, names []string, payloads [6]string) ([]byte,
 	p("package codec\n\n")
 	p("// %s is the shape table of the %s spec (%s).\n", o.Var, o.Name, o.Source)
 	p("var %s = &Dialect{\n\tname: %q,\n\tspec: %q,\n\tschemas: %sSchemas[:],\n\tcomponents: %sComponents[:],\n", o.Var, o.Name, o.Source, lower, lower)
-	p("\tpayloads: [numPayloads]int32{ResponsesRequest: %s, ResponsesBody: %s, ResponsesEvent: %s, ChatRequest: %s, ChatBody: %s, ChatChunk: %s},\n}\n\n",
-		payloads[0], payloads[1], payloads[2], payloads[3], payloads[4], payloads[5])
-	p("// The payloads above are the six of codec.Payload: a change there breaks\n// the build until the tables are generated anew.\n")
+	p("\tpayloads: [numPayloads]int32{\n")
+	for i, pl := range payloadKinds {
+		p("\t\t%s: %s,\n", pl.name, payloads[i])
+	}
+	p("\t},\n}\n\n")
+	p("// The payloads above are the %d of codec.Payload: a change there breaks\n// the build until the tables are generated anew.\n", len(payloads))
 	p("func _() {\n\tvar x [1]struct{}\n\t_ = x[numPayloads-%d]\n}\n\n", len(payloads))
 	p("var %sComponents = [...]component{\n", lower)
 	for _, n := range names {
@@ -97,7 +100,7 @@ func countRequired(props []prop) (n int) {
 type jsonTable struct {
 	Name       string       `json:"name"`
 	Spec       string       `json:"spec"`
-	Payloads   [6]int32     `json:"payloads"`
+	Payloads   []int32      `json:"payloads"`
 	Components [][2]any     `json:"components"`
 	Schemas    []jsonSchema `json:"schemas"`
 }
@@ -118,8 +121,8 @@ type jsonSchema struct {
 	Untagged []int32  `json:"untagged,omitempty"`
 }
 
-func (b *builder) renderJSON(o Options, names []string, payloads [6]string) ([]byte, error) {
-	t := jsonTable{Name: o.Name, Spec: o.Source, Components: [][2]any{}}
+func (b *builder) renderJSON(o Options, names []string, payloads []string) ([]byte, error) {
+	t := jsonTable{Name: o.Name, Spec: o.Source, Payloads: make([]int32, len(payloads)), Components: [][2]any{}}
 	for i, p := range payloads {
 		n, err := strconv.Atoi(p)
 		if err != nil {

@@ -25,6 +25,28 @@ type Options struct {
 	Skip   string // a component not to tabulate (the pipeline's holder schema)
 }
 
+// payloadKinds are the constants of codec.Payload, in their order: the schema
+// of what of which operation each names — the request body ("request"),
+// the JSON 200 response ("json") or one event of its stream ("event"). A
+// spec without the operation has none (-1: Dialect.Payload says ok false).
+// A payload added here is a constant added there, with its name; the
+// generated tables do not build until both agree.
+var payloadKinds = []struct{ name, op, what string }{
+	{"ResponsesRequest", "POST /responses", "request"},
+	{"ResponsesBody", "POST /responses", "json"},
+	{"ResponsesEvent", "POST /responses", "event"},
+	{"ChatRequest", "POST /chat/completions", "request"},
+	{"ChatBody", "POST /chat/completions", "json"},
+	{"ChatChunk", "POST /chat/completions", "event"},
+	{"ConversationCreateRequest", "POST /conversations", "request"},
+	{"ConversationUpdateRequest", "POST /conversations/{conversation_id}", "request"},
+	{"ConversationItemsCreateRequest", "POST /conversations/{conversation_id}/items", "request"},
+	{"ConversationBody", "POST /conversations", "json"},
+	{"ConversationDeletedBody", "DELETE /conversations/{conversation_id}", "json"},
+	{"ConversationItemsBody", "GET /conversations/{conversation_id}/items", "json"},
+	{"ConversationItemBody", "GET /conversations/{conversation_id}/items/{item_id}", "json"},
+}
+
 type entry struct {
 	name   string
 	kind   string
@@ -82,7 +104,7 @@ func GenerateJSON(doc *openapi3.T, o Options) ([]byte, error) {
 	return b.renderJSON(o, names, payloads)
 }
 
-func build(doc *openapi3.T, o Options) (*builder, []string, [6]string, error) {
+func build(doc *openapi3.T, o Options) (*builder, []string, []string, error) {
 	b := &builder{doc: doc, comp: map[string]int32{}, byValue: map[*openapi3.Schema]int32{}}
 	names := slices.DeleteFunc(walk.SortedKeys(doc.Components.Schemas), func(n string) bool { return n == o.Skip })
 	// Components first, in name order, so their indexes do not depend on
@@ -114,11 +136,8 @@ func build(doc *openapi3.T, o Options) (*builder, []string, [6]string, error) {
 	}
 	b.masks()
 	b.untagged()
-	var payloads [6]string
-	for i, p := range []struct{ op, what string }{
-		{"POST /responses", "request"}, {"POST /responses", "json"}, {"POST /responses", "event"},
-		{"POST /chat/completions", "request"}, {"POST /chat/completions", "json"}, {"POST /chat/completions", "event"},
-	} {
+	payloads := make([]string, len(payloadKinds))
+	for i, p := range payloadKinds {
 		payloads[i] = b.payload(p.op, p.what)
 	}
 	if len(b.errs) > 0 {

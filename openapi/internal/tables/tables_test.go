@@ -45,7 +45,9 @@ func TestGenerate(t *testing.T) {
 		`{"Alias", 2}`, `{"Effort", 2}`,
 		// Only a request, a body and an event: the other payloads are -1;
 		// the {"data": …} wrapper of the event is unwrapped.
-		"payloads:   [numPayloads]int32{ResponsesRequest: 6, ResponsesBody: 4, ResponsesEvent: 3, ChatRequest: -1, ChatBody: -1, ChatChunk: -1}",
+		"\t\tResponsesRequest:               6,\n\t\tResponsesBody:                  4,\n\t\tResponsesEvent:                 3,\n\t\tChatRequest:                    -1,\n",
+		"\t\tConversationItemBody:           -1,\n\t},\n}",
+		"_ = x[numPayloads-13]",
 		// allOf parts merged, properties sorted, x-spec-required kept, a free-form value.
 		`{name: "Req", kind: kindObject, mask: mObject, props: []prop{{"effort", 2, false}, {"input", 16, false}, {"metadata", 7, false}, {"model", 8, true}, {"model_id", 9, false}, {"tier", 10, false}}, nreq: 1}`,
 		`{name: "Base/properties/metadata", kind: kindAny, mask: mAll}`,
