@@ -52,8 +52,11 @@ func itemNotFound(conv, item string) *translate.APIError {
 }
 
 // readObject reads a request body that must be a JSON object (an empty
-// body is {} when empty is allowed).
-func (s *Server) readObject(w http.ResponseWriter, r *http.Request, empty bool) (codec.Value, bool) {
+// body is {} when empty is allowed) of the payload p: what the pinned
+// spec does not allow of it (an unknown parameter, a value of the wrong
+// kind, a missing required one) is refused, naming it. Input items are
+// checked by the mapping afterwards (newItems).
+func (s *Server) readObject(w http.ResponseWriter, r *http.Request, empty bool, p codec.Payload) (codec.Value, bool) {
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxConvBody))
 	if err != nil {
 		writeError(w, badRequest("", "invalid_json", "reading the request body: "+err.Error()))
@@ -66,6 +69,28 @@ func (s *Server) readObject(w http.ResponseWriter, r *http.Request, empty bool) 
 	if !ok || v.Kind() != codec.Object {
 		writeError(w, badRequest("", "invalid_json", "We could not parse the JSON body of your request: it is not a JSON object."))
 		return codec.Value{}, false
+	}
+	root, ok := codec.OpenAI.Payload(p)
+	if !ok {
+		return v, true
+	}
+	doc, err := codec.Decode(root, body)
+	if err != nil {
+		writeError(w, badRequest("", "invalid_json", "We could not parse the JSON body of your request: "+err.Error()))
+		return codec.Value{}, false
+	}
+	for _, f := range doc.Findings() {
+		switch {
+		case f.Kind == codec.UnknownField && f.TopLevel():
+			writeError(w, badRequest(f.Path(), "unknown_parameter", fmt.Sprintf("Unknown parameter: '%s'.", clip(f.Path(), 80))))
+			return codec.Value{}, false
+		case f.Kind == codec.WrongKind:
+			writeError(w, badRequest(f.Path(), "invalid_type", fmt.Sprintf("Invalid type for '%s': want %s.", clip(f.Path(), 80), f.Want())))
+			return codec.Value{}, false
+		case f.Kind == codec.MissingField && f.TopLevel():
+			writeError(w, badRequest(f.Path(), "missing_required_parameter", fmt.Sprintf("Missing required parameter: '%s'.", f.Path())))
+			return codec.Value{}, false
+		}
 	}
 	return v, true
 }
@@ -229,7 +254,7 @@ func (s *Server) createConversation(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	v, ok := s.readObject(w, r, true)
+	v, ok := s.readObject(w, r, true, codec.ConversationCreateRequest)
 	if !ok {
 		return
 	}
@@ -282,7 +307,7 @@ func (s *Server) updateConversation(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	id := r.PathValue("id")
-	v, ok := s.readObject(w, r, false)
+	v, ok := s.readObject(w, r, false, codec.ConversationUpdateRequest)
 	if !ok {
 		return
 	}
@@ -368,7 +393,7 @@ func (s *Server) addConversationItems(w http.ResponseWriter, r *http.Request) {
 		writeError(w, aerr)
 		return
 	}
-	v, ok := s.readObject(w, r, false)
+	v, ok := s.readObject(w, r, false, codec.ConversationItemsCreateRequest)
 	if !ok {
 		return
 	}

@@ -110,9 +110,11 @@ func TestConversationBadInput(t *testing.T) {
 	}
 	for _, c := range []struct{ body, param string }{
 		{`[]`, ""},
+		{`{"metadat":{}}`, "metadat"},
+		{`{"items":[{"role":"user","content":7}]}`, "items[0].content"},
 		{`{"items":[` + many[:len(many)-1] + `]}`, "items"},
 		{`{"items":"x"}`, "items"},
-		{`{"items":[1]}`, "items"},
+		{`{"items":[1]}`, "items[0]"},
 		{`{"items":[{"type":"function_call_output","call_id":"c","output":"o"}]}`, "items[0]"},
 		{`{"metadata":{` + strings.Join(meta, ",") + `}}`, "metadata"},
 		{`{"metadata":{"k":1}}`, "metadata.k"},
