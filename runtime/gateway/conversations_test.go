@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/transponder-dev/transponder/codec"
 	"github.com/transponder-dev/transponder/runtime/gateway"
 	"github.com/transponder-dev/transponder/runtime/store"
 )
@@ -137,4 +138,44 @@ func TestConversationBadInput(t *testing.T) {
 	g.a.refused("GET", "/v1/conversations/conv_nope", "", 404, "conversation_id")
 	g.a.refused("POST", "/v1/responses", `{"model":"m","conversation":"not-a-conversation","input":"x"}`, 400, "conversation")
 	g.a.refused("POST", "/v1/responses", `{"model":"m","conversation":{"name":"x"},"input":"x"}`, 400, "conversation.id")
+}
+
+// What the Conversations routes answer has the pinned spec's shapes (no
+// finding: nothing missing, nothing of the wrong kind or unknown) — items
+// made from easy messages, a string input, a call and its output included.
+func TestConversationShapes(t *testing.T) {
+	g := newStored(t, backends(t)[0].open(t), gateway.Config{}, answer{call: "get_weather", args: `{"city":"Paris"}`}, answer{text: "ok"})
+	c := g.a.ok("POST", "/v1/conversations", `{"items":[{"role":"user","content":"Hello"},{"type":"message","role":"developer","content":[{"type":"input_text","text":"x"}]}],"metadata":{"k":"v"}}`)
+	id := c["id"].(string)
+	g.a.ok("POST", "/v1/responses", `{"model":"m","conversation":"`+id+`","input":"weather?","tools":[`+weatherTool+`]}`)
+	l := g.a.ok("GET", "/v1/conversations/"+id+"/items?order=asc", "")
+	call := l["data"].([]any)[3].(map[string]any)
+	g.a.ok("POST", "/v1/responses", `{"model":"m","conversation":"`+id+`","input":[{"type":"function_call_output","call_id":"`+call["call_id"].(string)+`","output":"sunny"}],"tools":[`+weatherTool+`]}`)
+	added := g.a.ok("POST", "/v1/conversations/"+id+"/items", `{"items":[{"role":"assistant","content":"noted"}]}`)
+	aid := added["data"].([]any)[0].(map[string]any)["id"].(string)
+	for _, c := range []struct {
+		p            codec.Payload
+		method, path string
+	}{
+		{codec.ConversationBody, "GET", "/v1/conversations/" + id},
+		{codec.ConversationItemsBody, "GET", "/v1/conversations/" + id + "/items?order=asc"},
+		{codec.ConversationItemsBody, "GET", "/v1/conversations/" + id + "/items?limit=2"},
+		{codec.ConversationItemBody, "GET", "/v1/conversations/" + id + "/items/" + call["id"].(string)},
+		{codec.ConversationItemBody, "GET", "/v1/conversations/" + id + "/items/" + aid},
+		{codec.ConversationBody, "DELETE", "/v1/conversations/" + id + "/items/" + aid},
+		{codec.ConversationDeletedBody, "DELETE", "/v1/conversations/" + id},
+	} {
+		code, b := g.a.do(c.method, c.path, "")
+		if code != 200 {
+			t.Fatalf("%s %s: %d %s", c.method, c.path, code, b)
+		}
+		root, _ := codec.OpenAI.Payload(c.p)
+		doc, err := codec.Decode(root, b)
+		if err != nil {
+			t.Fatalf("%s %s: %v", c.method, c.path, err)
+		}
+		for _, f := range doc.Findings() {
+			t.Errorf("%s %s: %s\n%s", c.method, c.path, f, b)
+		}
+	}
 }

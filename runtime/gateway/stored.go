@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/transponder-dev/transponder/codec"
@@ -231,7 +232,11 @@ func (s *Server) resolveItems(ctx context.Context, owner string, in codec.Value,
 		b := []byte(`{"id":`)
 		b = codec.AppendString(b, id)
 		b = append(b, `,"type":"message","role":"user","content":[{"type":"input_text","text":`...)
-		b = append(codec.AppendString(b, text), "}]}"...)
+		b = append(codec.AppendString(b, text), "}]"...)
+		if needsStatus("message") {
+			b = append(b, `,"status":"completed"`...)
+		}
+		b = append(b, '}')
 		return []store.Item{{ID: id, Role: store.RoleInput, Body: b}}, false, true, nil
 	case codec.Array:
 	default:
@@ -275,32 +280,44 @@ var idPrefixes = map[string]string{
 	"custom_tool_call":     "ctc",
 }
 
-// withID is an input item as stored: the item as sent when it has an id;
-// otherwise with one given (first), an easy message made a message item
-// (type "message", a string content made one input_text part, or
-// output_text for the assistant's) — the shape input_items lists.
+// withID is an input item as stored: the item as sent when it has an id
+// and what the spec's stored item requires; otherwise with an id given
+// (first), an easy message made a message item (type "message", a string
+// content made one input_text part, or output_text for the assistant's),
+// and "status":"completed" where the stored item requires a status — the
+// shape input_items and the conversation's items list.
 func withID(it codec.Value, typ string, ids translate.IDSource) (string, []byte) {
-	if id := it.Get("id"); id.Kind() == codec.String {
-		s, _ := id.Str()
-		return s, append([]byte(nil), it.Raw()...)
-	}
 	role, _ := it.Get("role").Str()
 	msg := typ == "message" || typ == "" && role != ""
-	prefix := "item"
-	if p, ok := idPrefixes[typ]; ok {
-		prefix = p
-	} else if msg {
-		prefix = "msg"
+	kind := typ
+	if msg {
+		kind = "message"
 	}
-	id := ids.NewID(prefix)
+	status := needsStatus(kind) && it.Get("status").Kind() != codec.String
+	id := ""
+	if v := it.Get("id"); v.Kind() == codec.String {
+		id, _ = v.Str()
+		if !status {
+			return id, append([]byte(nil), it.Raw()...)
+		}
+	}
+	if id == "" {
+		prefix := "item"
+		if p, ok := idPrefixes[typ]; ok {
+			prefix = p
+		} else if msg {
+			prefix = "msg"
+		}
+		id = ids.NewID(prefix)
+	}
 	b := []byte(`{"id":`)
 	b = codec.AppendString(b, id)
 	if typ == "" && msg {
 		b = append(b, `,"type":"message"`...)
 	}
 	for k, m := range it.Members() {
-		if k.Is("id") {
-			continue // a null id
+		if k.Is("id") || k.Is("status") && status {
+			continue // a null id or status
 		}
 		b = appendKey(append(b, ','), k)
 		if msg && k.Is("content") && m.Kind() == codec.String {
@@ -312,15 +329,36 @@ func withID(it codec.Value, typ string, ids translate.IDSource) (string, []byte)
 			b = append(append(append(b, `[{"type":"`...), part...), `","text":`...)
 			b = codec.AppendString(b, text)
 			if role == "assistant" {
-				b = append(b, `,"annotations":[]`...)
+				b = append(b, `,"annotations":[],"logprobs":[]`...)
 			}
 			b = append(b, "}]"...)
 			continue
 		}
 		b = append(b, m.Raw()...)
 	}
+	if status {
+		b = append(b, `,"status":"completed"`...)
+	}
 	return id, append(b, '}')
 }
+
+// statusRequired lists the item types whose stored form (the pinned
+// spec's ConversationItem variant) requires a status.
+var statusRequired = sync.OnceValue(func() map[string]bool {
+	out := map[string]bool{}
+	root, ok := codec.OpenAI.Payload(codec.ConversationItemBody)
+	if !ok {
+		return out
+	}
+	for v := range root.Schema().Variants() {
+		if p, ok := v.Schema.Property("status"); ok && p.Required {
+			out[v.Value] = true
+		}
+	}
+	return out
+})
+
+func needsStatus(typ string) bool { return statusRequired()[typ] }
 
 // appendKey appends a member's key as it was sent, and its colon.
 func appendKey(dst []byte, k codec.Key) []byte {
