@@ -258,7 +258,7 @@ func (q *request) json(ctx context.Context, wk *worker, req *translate.Request, 
 	if err := q.commit(out); err != nil {
 		var ae *translate.APIError
 		if !errors.As(err, &ae) {
-			ae = unavailable(err)
+			ae = q.s.unavailable(err, "the response was made but could not be stored")
 		}
 		q.outcome = "error"
 		writeError(q.w, ae)

@@ -58,10 +58,14 @@ func storeCtx(ctx context.Context) (context.Context, context.CancelFunc) {
 	return context.WithTimeout(context.WithoutCancel(ctx), storeTimeout)
 }
 
-// unavailable is the answer when the store fails: 503, retryable.
-func unavailable(err error) *translate.APIError {
+// unavailable is the answer when the store fails: 503, retryable. The
+// error itself is logged, not sent (it may name the database's host and
+// user).
+func (s *Server) unavailable(err error, what string) *translate.APIError {
+	s.m.errors.WithLabelValues("store_failed").Inc()
+	s.log.Error("store", "error", err.Error())
 	return &translate.APIError{Status: http.StatusServiceUnavailable, Type: "server_error", Code: "server_error", RetryAfter: "1",
-		Message: "the gateway's store is unavailable: " + clip(err.Error(), 300)}
+		Message: "the gateway's store is unavailable: " + what + "; retry"}
 }
 
 func badRequest(param, code, msg string) *translate.APIError {
@@ -105,6 +109,9 @@ func (q *request) prepare(doc codec.Value, body []byte) ([]byte, *translate.APIE
 	switch conv.Kind() {
 	case codec.String:
 		tu.conv, _ = conv.Str()
+		if tu.conv == "" {
+			return nil, badRequest("conversation", "invalid_value", "Invalid 'conversation': an empty string. Expected an ID that begins with 'conv'.")
+		}
 	case codec.Object:
 		id := conv.Get("id")
 		if id.Kind() != codec.String {
@@ -151,7 +158,7 @@ func (q *request) prepare(doc codec.Value, body []byte) ([]byte, *translate.APIE
 		}
 	}
 	if err != nil {
-		return nil, unavailable(err)
+		return nil, s.unavailable(err, "what the request continues could not be read")
 	}
 	if tu.prev != "" || tu.conv != "" {
 		s.m.store.WithLabelValues("chain").Observe(time.Since(start).Seconds())
@@ -168,14 +175,14 @@ func (q *request) prepare(doc codec.Value, body []byte) ([]byte, *translate.APIE
 		return body, nil // the mapping refuses the input, naming what is wrong
 	}
 	tu.input, rewrite = items, rewrite || refs
-	if tu.conv != "" { // a conversation holds an item once
+	if tu.store || len(history) > 0 { // a stored turn (and what it continues) holds an item once
 		seen := make(map[string]bool, len(history)+len(items))
 		for _, it := range history {
 			seen[it.ID] = true
 		}
 		for i, it := range items {
 			if seen[it.ID] {
-				return nil, badRequest(fmt.Sprintf("input[%d].id", i), "invalid_value", fmt.Sprintf("Duplicate item found with id '%s': conversation '%s' already holds it.", clip(it.ID, maxIDLen), tu.conv))
+				return nil, badRequest(fmt.Sprintf("input[%d].id", i), "invalid_value", fmt.Sprintf("Duplicate item found with id '%s'.", clip(it.ID, maxIDLen)))
 			}
 			seen[it.ID] = true
 		}
@@ -239,6 +246,8 @@ func (s *Server) resolveItems(ctx context.Context, owner string, in codec.Value,
 		b = append(b, '}')
 		return []store.Item{{ID: id, Role: store.RoleInput, Body: b}}, false, true, nil
 	case codec.Array:
+	case codec.Invalid, codec.Null:
+		return nil, false, true, nil // none: what is continued is the input
 	default:
 		return nil, false, false, nil
 	}
@@ -258,7 +267,7 @@ func (s *Server) resolveItems(ctx context.Context, owner string, in codec.Value,
 				return nil, false, false, badRequest(p, "invalid_value", fmt.Sprintf("Item with id '%s' not found.", id))
 			}
 			if err != nil {
-				return nil, false, false, unavailable(err)
+				return nil, false, false, s.unavailable(err, "the item reference could not be resolved")
 			}
 			refs = true
 			items = append(items, store.Item{ID: stored.ID, Role: store.RoleInput, Body: stored.Body})
@@ -281,11 +290,12 @@ var idPrefixes = map[string]string{
 }
 
 // withID is an input item as stored: the item as sent when it has an id
-// and what the spec's stored item requires; otherwise with an id given
-// (first), an easy message made a message item (type "message", a string
-// content made one input_text part, or output_text for the assistant's),
-// and "status":"completed" where the stored item requires a status — the
-// shape input_items and the conversation's items list.
+// and the shape the spec's stored item requires; otherwise with an id
+// given (first) if it has none, an easy message made a message item
+// (type "message", a string content made one input_text part, or
+// output_text for the assistant's), and "status":"completed" where the
+// stored item requires a status — the shape input_items and the
+// conversation's items list. (Parts sent as arrays are kept as sent.)
 func withID(it codec.Value, typ string, ids translate.IDSource) (string, []byte) {
 	role, _ := it.Get("role").Str()
 	msg := typ == "message" || typ == "" && role != ""
@@ -294,10 +304,11 @@ func withID(it codec.Value, typ string, ids translate.IDSource) (string, []byte)
 		kind = "message"
 	}
 	status := needsStatus(kind) && it.Get("status").Kind() != codec.String
+	text := msg && it.Get("content").Kind() == codec.String
 	id := ""
 	if v := it.Get("id"); v.Kind() == codec.String {
-		id, _ = v.Str()
-		if !status {
+		id, _ = v.Str() // "" is none
+		if id != "" && !status && !text {
 			return id, append([]byte(nil), it.Raw()...)
 		}
 	}
@@ -372,8 +383,11 @@ func (tu *turn) unshift(path string) string {
 		return path
 	}
 	end := strings.IndexByte(path, ']')
-	n, err := strconv.Atoi(path[len("input["):max(end, 0)])
-	if end < 0 || err != nil {
+	if end < 0 {
+		return path
+	}
+	n, err := strconv.Atoi(path[len("input["):end])
+	if err != nil {
 		return path
 	}
 	if n >= tu.history {
@@ -401,11 +415,11 @@ func (tu *turn) unshiftWarnings(ws []mapping.Warning) []mapping.Warning {
 
 // commit stores a Response (its JSON as sent) with the turn's input and
 // its output items; in a conversation, they are appended to it in the
-// same transaction. Nothing is written for store:false outside a
-// conversation.
+// same transaction. Nothing is written for store:false, in a
+// conversation or not (the conversation's items are read, not added to).
 func (q *request) commit(resp []byte) error {
 	tu := &q.turn
-	if q.s.cfg.Store == nil || !tu.store && tu.conv == "" {
+	if q.s.cfg.Store == nil || !tu.store {
 		return nil
 	}
 	body := append([]byte(nil), resp...) // the store keeps it, and the items are slices of it
@@ -422,23 +436,16 @@ func (q *request) commit(resp []byte) error {
 	ctx, cancel := storeCtx(q.r.Context())
 	defer cancel()
 	start := time.Now()
-	var err error
-	if tu.store {
-		err = q.s.cfg.Store.PutResponse(ctx, q.owner, store.Response{
-			ID: id, PreviousID: tu.prev, ConversationID: tu.conv, CreatedAt: q.s.cfg.Clock(),
-			Body: body, Input: tu.input, Output: output,
-		})
-	} else {
-		err = q.s.cfg.Store.AppendConversationItems(ctx, q.owner, tu.conv, append(append([]store.Item(nil), tu.input...), output...))
-	}
+	err := q.s.cfg.Store.PutResponse(ctx, q.owner, store.Response{
+		ID: id, PreviousID: tu.prev, ConversationID: tu.conv, CreatedAt: q.s.cfg.Clock(),
+		Body: body, Input: tu.input, Output: output,
+	})
 	q.s.m.store.WithLabelValues("put").Observe(time.Since(start).Seconds())
 	if err != nil {
-		q.s.m.errors.WithLabelValues("store_failed").Inc()
-		q.log.Error("store", "response", id, "error", err.Error())
 		if errors.Is(err, store.ErrNotFound) && tu.conv != "" {
 			return &translate.APIError{Status: http.StatusNotFound, Type: "invalid_request_error", Code: "conversation_not_found", Param: "conversation", Message: fmt.Sprintf("Conversation with id '%s' was deleted while the response was made: the response is not stored.", tu.conv)}
 		}
-		return unavailable(fmt.Errorf("the response could not be stored (%w); retry", err))
+		return q.s.unavailable(fmt.Errorf("response %s: %w", id, err), "the response was made but could not be stored")
 	}
 	return nil
 }
@@ -476,9 +483,7 @@ func (s *Server) storeError(w http.ResponseWriter, err error, nf func() *transla
 		writeError(w, nf())
 		return
 	}
-	s.m.errors.WithLabelValues("store_failed").Inc()
-	s.log.Error("store", "error", err.Error())
-	writeError(w, unavailable(err))
+	writeError(w, s.unavailable(err, "the stored object could not be read or written"))
 }
 
 // includes reads include / include[] of a query: the values the spec's

@@ -129,3 +129,33 @@ func TestStoreTTL(t *testing.T) {
 type logFunc func(string, ...any)
 
 func (f logFunc) Info(msg string, args ...any) { f(msg, args...) }
+
+// Inputs that are odd but fine: an empty id is none (one is given); no
+// input at all continues what is stored; a message with an id, a status
+// and string content is stored in the listed shape. Duplicates are not
+// fine: an item given twice, or again after the chain holds it, is a 400.
+func TestStoredInputEdges(t *testing.T) {
+	g := newStored(t, backends(t)[0].open(t), gateway.Config{}, answer{text: "ok"})
+	r := g.a.ok("POST", "/v1/responses", `{"model":"m","input":[{"type":"message","role":"user","content":"hi","id":"","status":"completed"},{"type":"message","role":"user","content":"there","id":"m1","status":"completed"}]}`)
+	l := g.a.ok("GET", "/v1/responses/"+r["id"].(string)+"/input_items?order=asc", "")
+	first, second := l["data"].([]any)[0].(map[string]any), l["data"].([]any)[1].(map[string]any)
+	if id, _ := first["id"].(string); !strings.HasPrefix(id, "msg_") {
+		t.Fatalf("an empty id stays empty: %v", first)
+	}
+	if _, ok := second["content"].([]any); !ok || second["id"] != "m1" {
+		t.Fatalf("string content not listed as parts: %v", second)
+	}
+	// No input: the chain (or the conversation) is the input.
+	g.a.ok("POST", "/v1/responses", `{"model":"m","previous_response_id":"`+r["id"].(string)+`"}`)
+	if got := g.up.last(t).String(); got != "user:hi\nuser:there\nassistant:ok\n" {
+		t.Fatalf("continued with no input:\n%s", got)
+	}
+	conv := g.a.ok("POST", "/v1/conversations", `{"items":[{"role":"user","content":"from the items API"}]}`)["id"].(string)
+	g.a.ok("POST", "/v1/responses", `{"model":"m","conversation":"`+conv+`"}`)
+	if got := g.up.last(t).String(); got != "user:from the items API\n" {
+		t.Fatalf("a conversation with no input:\n%s", got)
+	}
+	g.a.refused("POST", "/v1/responses", `{"model":"m","conversation":"","input":"x"}`, 400, "conversation")
+	g.a.refused("POST", "/v1/responses", `{"model":"m","input":[{"id":"d","type":"message","role":"user","content":"a"},{"id":"d","type":"message","role":"user","content":"b"}]}`, 400, "input[1].id")
+	g.a.refused("POST", "/v1/responses", `{"model":"m","previous_response_id":"`+r["id"].(string)+`","input":[{"type":"item_reference","id":"m1"}]}`, 400, "input[0].id")
+}

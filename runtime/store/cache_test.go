@@ -141,3 +141,39 @@ func TestConcurrentChainReads(t *testing.T) {
 		})
 	}
 }
+
+// Expire deletes in batches (a writer never waits for a scan of the
+// store), until nothing expired is left.
+func TestExpireInBatches(t *testing.T) {
+	clk := &clock{t: t0}
+	s := mustOpen(t, sqliteBackend(t), clk)
+	ctx := context.Background()
+	n := 2*expireBatch + 7
+	for i := range n {
+		r := turn(fmt.Sprintf("resp_%04d", i), "", 0)
+		r.Input[0].ID, r.Output[0].ID = fmt.Sprintf("in_%d", i), fmt.Sprintf("out_%d", i)
+		if err := s.PutResponse(ctx, "t", r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.CreateConversation(ctx, "t", Conversation{ID: "conv_1", CreatedAt: t0}); err != nil {
+		t.Fatal(err)
+	}
+	keep := turn("resp_late", "", 0)
+	keep.CreatedAt = t0.Add(30 * time.Minute)
+	if err := s.PutResponse(ctx, "t", keep); err != nil {
+		t.Fatal(err)
+	}
+	clk.Set(t0.Add(61 * time.Minute))
+	got, err := s.Expire(ctx, clk.Now())
+	if err != nil || got != n+1 {
+		t.Fatalf("expired %d (%v), want %d responses and 1 conversation", got, err, n)
+	}
+	var rows int
+	if err := s.(*sqlStore).db.QueryRow(`SELECT COUNT(*) FROM items`).Scan(&rows); err != nil || rows != 2 {
+		t.Fatalf("%d items left (%v), want the 2 of the response that lives on", rows, err)
+	}
+	if _, err := s.GetResponse(ctx, "t", "resp_late"); err != nil {
+		t.Fatalf("the live response: %v", err)
+	}
+}

@@ -295,7 +295,7 @@ func (s *sqlStore) ConversationHistory(ctx context.Context, tenant, convID strin
 // waits (PostgreSQL) for appenders holding them, so the item deletes see
 // every committed append and leave no orphans.
 func (s *sqlStore) expireConversations(ctx context.Context, tx *sql.Tx, t int64) (int, error) {
-	rows, err := tx.QueryContext(ctx, s.q(`DELETE FROM conversations WHERE expires_at <= ? RETURNING tenant, id`), t)
+	rows, err := tx.QueryContext(ctx, s.q(`SELECT tenant, id FROM conversations WHERE expires_at <= ? LIMIT ?`), t, expireBatch)
 	if err != nil {
 		return 0, fmt.Errorf("store: expire conversations: %w", err)
 	}
@@ -313,7 +313,10 @@ func (s *sqlStore) expireConversations(ctx context.Context, tx *sql.Tx, t int64)
 	if err := rows.Err(); err != nil {
 		return 0, fmt.Errorf("store: expire conversations: %w", err)
 	}
-	for _, k := range gone {
+	for _, k := range gone { // the conversation first: an append waits for it, then finds it gone
+		if _, err := tx.ExecContext(ctx, s.q(`DELETE FROM conversations WHERE tenant = ? AND id = ?`), k.tenant, k.id); err != nil {
+			return 0, fmt.Errorf("store: expire conversation %q: %w", k.id, err)
+		}
 		if _, err := tx.ExecContext(ctx, s.q(`DELETE FROM conversation_items WHERE tenant = ? AND conversation_id = ?`), k.tenant, k.id); err != nil {
 			return 0, fmt.Errorf("store: expire conversation %q: items: %w", k.id, err)
 		}

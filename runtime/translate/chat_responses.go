@@ -365,7 +365,7 @@ func (t *translator) terminal() {
 	m := t.marks[len(t.marks)-1]
 	t.buf, t.marks = t.buf[:m.start], t.marks[:len(t.marks)-1]
 	t.seq--
-	r.status, r.completedAt, r.incomplete = "failed", 0, ""
+	r.status, r.completedAt, r.incomplete, r.unstored = "failed", 0, "", true
 	r.errJSON = ae.AppendResponseError(nil)
 	t.event("response.failed")
 	t.buf = append(t.buf, `,"response":`...)

@@ -57,7 +57,9 @@ func TestCommit(t *testing.T) {
 	}
 
 	calls := 0
-	events = runCommit(t, request(t, `{"model":"m","input":"hi"}`), func([]byte) error { calls++; return errors.New("the store is down") })
+	failing := request(t, `{"model":"m","input":"hi"}`)
+	failing.Stored = true // it was to be stored: the failed Response says it is not
+	events = runCommit(t, failing, func([]byte) error { calls++; return errors.New("the store is down") })
 	checkStream(t, events)
 	var f struct {
 		Type     string

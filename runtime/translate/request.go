@@ -258,6 +258,7 @@ type response struct {
 	usage       []byte // nil: null
 	serviceTier []byte // the upstream's; nil: the request's
 	warnings    []mapping.Warning
+	unstored    bool // Options.Commit failed: store is false whatever Request.Stored says
 }
 
 // appendResponse writes a Response object.
@@ -295,6 +296,10 @@ func (r *Request) appendResponse(dst []byte, s *response) []byte {
 	for i := eParallelToolCalls; i < eUser; i++ {
 		if i == eServiceTier && s.serviceTier != nil {
 			dst = append(append(dst, `,"service_tier":`...), s.serviceTier...)
+			continue
+		}
+		if i == eStore && s.unstored {
+			dst = append(dst, `,"store":false`...)
 			continue
 		}
 		dst = r.member(dst, i)
