@@ -10,15 +10,16 @@ import (
 // Prepare runs what POST /v1/responses does with the store before the
 // request is converted (reading what it continues, resolving its
 // references, assembling the input), for owner: the benchmarks time it.
-func Prepare(s *Server, r *http.Request, owner string, body []byte) ([]byte, error) {
+// release ends the request (the body is not to be read after it).
+func Prepare(s *Server, r *http.Request, owner string, body []byte) (out []byte, release func(), err error) {
 	q := &request{s: s, r: r, owner: owner}
 	doc, ok := codec.Parse(body)
 	if !ok {
-		return nil, errors.New("not JSON")
+		return nil, q.release, errors.New("not JSON")
 	}
 	out, aerr := q.prepare(doc, body)
 	if aerr != nil {
-		return nil, aerr
+		return nil, q.release, aerr
 	}
-	return out, nil
+	return out, q.release, nil
 }

@@ -50,9 +50,10 @@ type request struct {
 	start   time.Time
 	tenant  string
 	bearer  string
-	owner   string // the tenant stored objects belong to
-	turn    turn   // what the request does with the store
-	model   string // the client's
+	owner   string  // the tenant stored objects belong to
+	turn    turn    // what the request does with the store
+	buf     *[]byte // the body prepare assembled, pooled
+	model   string  // the client's
 	stream  bool
 	log     *slog.Logger
 	outcome string
@@ -63,6 +64,7 @@ type request struct {
 func (s *Server) create(w http.ResponseWriter, r *http.Request) {
 	q := &request{s: s, w: w, r: r, start: time.Now(), outcome: "error", cancel: func(error) {}}
 	defer func() { q.cancel(nil) }()
+	defer q.release()
 	q.log = s.log.With("request_id", r.Header.Get("X-Client-Request-Id"), "remote", r.RemoteAddr)
 	defer func() {
 		mode := "json"

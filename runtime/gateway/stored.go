@@ -196,8 +196,14 @@ func (q *request) prepare(doc codec.Value, body []byte) ([]byte, *translate.APIE
 			size += len(it.Body) + 1
 		}
 	}
-	out := make([]byte, 1, size) // at once: a chain may be megabytes
-	out[0] = '{'
+	// At its final size, in a buffer of an earlier request's (a chain may
+	// be megabytes: allocating them anew for each turn is garbage the
+	// next turns pay for); the request gives it back when it ends.
+	q.buf = bodyBuffers.Get().(*[]byte)
+	if cap(*q.buf) < size {
+		*q.buf = make([]byte, 0, size)
+	}
+	out := append((*q.buf)[:0], '{')
 	first := true
 	for k, m := range doc.Members() {
 		if k.Is("input") || k.Is("conversation") {
@@ -223,7 +229,24 @@ func (q *request) prepare(doc codec.Value, body []byte) ([]byte, *translate.APIE
 			out = append(out, it.Body...)
 		}
 	}
-	return append(out, "]}"...), nil
+	out = append(out, "]}"...)
+	*q.buf = out
+	return out, nil
+}
+
+// bodyBuffers hold the bodies prepare assembles, for reuse.
+var bodyBuffers = sync.Pool{New: func() any { return new([]byte) }}
+
+// maxPooledBody bounds the buffers kept for reuse.
+const maxPooledBody = 32 << 20
+
+// release gives the assembled body's buffer back (when the request ends:
+// nothing reads the body after).
+func (q *request) release() {
+	if q.buf != nil && cap(*q.buf) <= maxPooledBody {
+		bodyBuffers.Put(q.buf)
+	}
+	q.buf = nil
 }
 
 // resolveItems reads a list of input items (or a string: one user

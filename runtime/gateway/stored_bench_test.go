@@ -2,6 +2,7 @@ package gateway_test
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -78,11 +79,19 @@ func renameCall(b *testing.B, it json.RawMessage, c int) json.RawMessage {
 }
 
 // seedChain stores n Codex-sized responses chained by
-// previous_response_id; it returns the last id, the chain's items, and
-// their bytes.
+// previous_response_id, among 5,000 small responses of other tenants (a
+// store in use: a planner that sees a table of a hundred rows scans it);
+// it returns the last id, the chain's items, and their bytes.
 func seedChain(b *testing.B, st store.Store, n int) (head string, items []json.RawMessage, size int) {
 	turns := codexTurns(b)
 	ctx := context.Background()
+	for i := range 5000 {
+		r := store.Response{ID: fmt.Sprintf("resp_bg%05d", i), CreatedAt: time.Now(), Body: []byte(`{}`),
+			Input: []store.Item{{ID: "msg_bg", Body: []byte(`{"type":"message","role":"user","content":"x"}`)}}}
+		if err := st.PutResponse(ctx, fmt.Sprintf("tenant%d", i%50), r); err != nil {
+			b.Fatal(err)
+		}
+	}
 	for i := range n {
 		t := turns[i%len(turns)]
 		r := store.Response{ID: fmt.Sprintf("resp_%04d", i), PreviousID: head, CreatedAt: time.Now(), Body: []byte(`{"id":"resp"}`)}
@@ -106,6 +115,29 @@ func seedChain(b *testing.B, st store.Store, n int) (head string, items []json.R
 		head = r.ID
 	}
 	return head, items, size
+}
+
+// benchStore opens a store of impl (sqlite or postgres) for a benchmark.
+// PostgreSQL gets the statistics a store in use has (autovacuum's
+// ANALYZE) once seed has filled it; SQLite plans by its indexes without.
+func benchStore(b *testing.B, impl string, seed func(store.Store)) store.Store {
+	if impl != "postgres" {
+		st := openStore(b, store.Config{Driver: "sqlite", DSN: filepath.Join(b.TempDir(), "store.db")})
+		seed(st)
+		return st
+	}
+	dsn := pgSchema(b)
+	st := openStore(b, store.Config{Driver: "postgres", DSN: dsn})
+	seed(st)
+	db, err := sql.Open("pgx", dsn)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := db.Exec(`ANALYZE`); err != nil {
+		b.Fatal(err)
+	}
+	return st
 }
 
 // arrivals is an upstream that answers at once and says when each
@@ -138,14 +170,10 @@ func BenchmarkChainResolution(b *testing.B) {
 	const turns = 100
 	for _, impl := range []string{"none", "inline", "sqlite", "postgres"} {
 		b.Run("impl="+impl, func(b *testing.B) {
-			var st store.Store
-			switch impl {
-			case "postgres":
-				st = openStore(b, store.Config{Driver: "postgres", DSN: pgSchema(b)})
-			default:
-				st = openStore(b, store.Config{Driver: "sqlite", DSN: filepath.Join(b.TempDir(), "store.db")})
-			}
-			head, items, size := seedChain(b, st, turns)
+			var head string
+			var items []json.RawMessage
+			var size int
+			st := benchStore(b, impl, func(st store.Store) { head, items, size = seedChain(b, st, turns) })
 			// The chain ends in a call: the next request answers it.
 			var last struct {
 				Type   string
@@ -214,12 +242,9 @@ func discard() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, ni
 func BenchmarkChainRead(b *testing.B) {
 	for _, impl := range []string{"sqlite", "postgres"} {
 		b.Run("impl="+impl, func(b *testing.B) {
-			cfg := store.Config{Driver: "sqlite", DSN: filepath.Join(b.TempDir(), "store.db")}
-			if impl == "postgres" {
-				cfg = store.Config{Driver: "postgres", DSN: pgSchema(b)}
-			}
-			st := openStore(b, cfg)
-			head, items, _ := seedChain(b, st, 100)
+			var head string
+			var items []json.RawMessage
+			st := benchStore(b, impl, func(st store.Store) { head, items, _ = seedChain(b, st, 100) })
 			ctx := context.Background()
 			var ds []time.Duration
 			for b.Loop() {
@@ -243,23 +268,21 @@ func BenchmarkChainRead(b *testing.B) {
 func BenchmarkChainPrepare(b *testing.B) {
 	for _, impl := range []string{"sqlite", "postgres"} {
 		b.Run("impl="+impl, func(b *testing.B) {
-			cfg := store.Config{Driver: "sqlite", DSN: filepath.Join(b.TempDir(), "store.db")}
-			if impl == "postgres" {
-				cfg = store.Config{Driver: "postgres", DSN: pgSchema(b)}
-			}
-			st := openStore(b, cfg)
-			head, items, _ := seedChain(b, st, 100)
+			var head string
+			var items []json.RawMessage
+			st := benchStore(b, impl, func(st store.Store) { head, items, _ = seedChain(b, st, 100) })
 			s := gateway.New(gateway.Config{Store: st, IDs: &translate.SeqIDs{}, Log: discard()})
 			r, _ := http.NewRequest("POST", "/v1/responses", nil)
 			body := []byte(`{"model":"m","store":false,"input":"next","previous_response_id":"` + head + `"}`)
 			var ds []time.Duration
 			for b.Loop() {
 				start := time.Now()
-				out, err := gateway.Prepare(s, r, "a", body)
+				out, release, err := gateway.Prepare(s, r, "a", body)
 				ds = append(ds, time.Since(start))
 				if err != nil || len(out) < len(items) {
 					b.Fatalf("%d bytes, %v", len(out), err)
 				}
+				release()
 			}
 			percentiles(b, ds)
 		})
