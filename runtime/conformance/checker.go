@@ -421,21 +421,28 @@ func (c *Checker) Finish() []Finding {
 
 // capped adds, for each rule that had more than MaxPerRule findings, one
 // that counts the rest.
-func (c *Checker) capped() {
-	rules := make([]string, 0, len(c.perRule))
-	for r, n := range c.perRule {
+func (c *Checker) capped() { c.findings = append(c.findings, cappedFindings(c.findings, c.perRule)...) }
+
+// cappedFindings are, for each rule that had more than MaxPerRule
+// findings, one that counts the rest, in rule order, of the class the
+// rule's findings have.
+func cappedFindings(fs []Finding, perRule map[string]int) []Finding {
+	rules := make([]string, 0, len(perRule))
+	for r, n := range perRule {
 		if n > MaxPerRule {
 			rules = append(rules, r)
 		}
 	}
 	slices.Sort(rules)
+	var out []Finding
 	for _, r := range rules {
 		class := Violation
-		if r == "unknown-type" || r == "usage" || r == "beyond-spec" {
-			class = Warning
+		if i := slices.IndexFunc(fs, func(f Finding) bool { return f.Rule == r }); i >= 0 {
+			class = fs[i].Class
 		}
-		c.findings = append(c.findings, Finding{Event: -1, Rule: r, Class: class, Reason: fmt.Sprintf("%d more like the above", c.perRule[r]-MaxPerRule)})
+		out = append(out, Finding{Event: -1, Rule: r, Class: class, Reason: fmt.Sprintf("%d more like the above", perRule[r]-MaxPerRule)})
 	}
+	return out
 }
 
 // Terminal is the response of the terminal event, once seen (nil before).
