@@ -1,6 +1,8 @@
 // Package conformance judges OpenAI Responses API streams and response
-// objects: the test oracle for every stream Transponder emits, usable on
-// any server's stream (`transponder check-stream`).
+// objects, and Chat Completions streams (ChatChecker, CheckChat,
+// CheckChatStream: chat.go): the test oracle for every stream Transponder
+// emits, usable on any server's stream (`transponder check-stream`,
+// `--api chat`).
 //
 // A Checker takes a stream's events one by one (so it can run inside a
 // live proxy or a fuzz loop) and Finish returns what it found:
