@@ -5,7 +5,8 @@
 //	transponder generate [-root DIR] [-check] [-dump DIR] [spec ...]   regenerate gen/ from the pinned specs
 //	transponder specs [-dir DIR] [spec ...]                download the pinned specs and verify their checksums
 //	transponder pin [-root DIR] [-specs DIR] [-url NAME=URL]... [spec ...]  pin the manifest to the spec files at hand (a spec update)
-//	transponder check-stream [--format text|json] [FILE|-] check a Responses stream (SSE or JSON lines)
+//	transponder check-stream [--api responses|chat] [--format text|json] [FILE|-]
+//	                                                       check a Responses stream, or a Chat Completions one (SSE or JSON lines)
 //	transponder convert [--dialect D] [--system M] [FILE|-]  a Responses request → a chat request
 //	transponder matrix [-root DIR] [-check] [-specs DIR] [-o DIR]  write ALIGNMENT.md and alignment.json
 //	transponder matrix diff [-format text|markdown] OLD.json NEW.json
@@ -13,7 +14,9 @@
 //
 // check-stream exits 0 if the stream is conformant (warnings allowed), 1 if
 // it breaks a rule, 2 if the input cannot be read. The rules are those of
-// package runtime/conformance.
+// package runtime/conformance: a Responses stream by default, a Chat
+// Completions stream (chunks, then [DONE]; JSON lines need no [DONE])
+// with --api chat.
 //
 // Specs are read from $SPECS_DIR, else .specs/, else ../shared/specs.
 package main
@@ -98,7 +101,7 @@ func usage() {
 		"       transponder generate [-root DIR] [-check] [-dump DIR] [spec ...]\n"+
 		"       transponder specs [-dir DIR] [spec ...]\n"+
 		"       transponder pin [-root DIR] [-specs DIR] [-url NAME=URL]... [spec ...]\n"+
-		"       transponder check-stream [--format text|json] [FILE|-]\n"+
+		"       transponder check-stream [--api responses|chat] [--format text|json] [FILE|-]\n"+
 		"       transponder convert [--dialect openrouter|openai] [--system system|developer|merge] [--reject-unknown] [--drop-unknown-items] [--session-id ID] [--tool-map] [FILE|-]\n"+
 		"       transponder matrix [-root DIR] [-check] [-specs DIR] [-o DIR]\n"+
 		"       transponder matrix diff [-format text|markdown] OLD.json NEW.json")
@@ -124,10 +127,15 @@ func checkStream(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("check-stream", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	format := fs.String("format", "text", "text or json")
+	api := fs.String("api", "responses", "the stream's API: responses (Responses events) or chat (Chat Completions chunks)")
 	file, err := parseArgs(fs, args)
-	if err != nil || *format != "text" && *format != "json" {
-		fmt.Fprintln(stderr, "usage: transponder check-stream [--format text|json] [FILE|-]")
+	if err != nil || *format != "text" && *format != "json" || *api != "responses" && *api != "chat" {
+		fmt.Fprintln(stderr, "usage: transponder check-stream [--api responses|chat] [--format text|json] [FILE|-]")
 		return 2
+	}
+	check, unit := conformance.CheckStream, "events"
+	if *api == "chat" {
+		check, unit = conformance.CheckChatStream, "chunks"
 	}
 	in, name := stdin, "stdin"
 	if f := file; f != "" && f != "-" {
@@ -139,7 +147,7 @@ func checkStream(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		defer file.Close()
 		in, name = file, f
 	}
-	rep, err := conformance.CheckStream(in)
+	rep, err := check(in)
 	if err != nil {
 		fmt.Fprintf(stderr, "transponder: %s: %v\n", name, err)
 		return 2
@@ -160,11 +168,11 @@ func checkStream(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		v := conformance.Violations(rep.Findings)
 		switch {
 		case v == 0 && len(rep.Findings) == 0:
-			fmt.Fprintf(stdout, "%s: %d events, conformant\n", name, rep.Events)
+			fmt.Fprintf(stdout, "%s: %d %s, conformant\n", name, rep.Events, unit)
 		case v == 0:
-			fmt.Fprintf(stdout, "%s: %d events, conformant, %d warnings\n", name, rep.Events, len(rep.Findings))
+			fmt.Fprintf(stdout, "%s: %d %s, conformant, %d warnings\n", name, rep.Events, unit, len(rep.Findings))
 		default:
-			fmt.Fprintf(stdout, "%s: %d events, %d violations, %d warnings\n", name, rep.Events, v, len(rep.Findings)-v)
+			fmt.Fprintf(stdout, "%s: %d %s, %d violations, %d warnings\n", name, rep.Events, unit, v, len(rep.Findings)-v)
 		}
 	}
 	if !rep.Conformant {

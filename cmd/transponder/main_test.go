@@ -76,3 +76,44 @@ func TestCheckStream(t *testing.T) {
 		t.Errorf("empty: exit %d %q", code, out)
 	}
 }
+
+// check-stream --api chat checks Chat Completions streams; a Responses
+// stream is not one, and --api responses stays the default.
+func TestCheckStreamChat(t *testing.T) {
+	chat := filepath.Join("testdata", "chat.sse")
+	code, out, _ := run(t, "", "--api", "chat", chat)
+	if code != 0 || !strings.HasSuffix(out, "chat.sse: 5 chunks, conformant\n") {
+		t.Errorf("conformant chat SSE: exit %d, %q", code, out)
+	}
+	// Read as a Responses stream, it is not one.
+	if code, _, _ := run(t, "", chat); code != 1 {
+		t.Errorf("chat stream checked as Responses: exit %d", code)
+	}
+	// Nor is a Responses stream a chat stream.
+	if code, _, _ := run(t, "", filepath.Join("testdata", "conformant.sse"), "--api", "chat"); code != 1 {
+		t.Errorf("Responses stream checked as chat: exit %d", code)
+	}
+	// Cut before the finish, on stdin, as JSON: the finish_reason and
+	// [DONE] are missing.
+	src, err := os.ReadFile(chat)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cut := string(src[:strings.Index(string(src), `"finish_reason":"stop"`)])
+	cut = cut[:strings.LastIndex(cut, "data: ")]
+	code, out, _ = run(t, cut, "--api", "chat", "--format", "json", "-")
+	var rep conformance.Report
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	rules := map[string]bool{}
+	for _, f := range rep.Findings {
+		rules[f.Rule] = true
+	}
+	if code != 1 || rep.Conformant || rep.Events != 2 || !rules["done"] || !rules["finish-reason"] {
+		t.Errorf("cut chat stream: exit %d, %+v", code, rep)
+	}
+	if code, _, errOut := run(t, "", "--api", "completions", chat); code != 2 || !strings.Contains(errOut, "--api responses|chat") {
+		t.Errorf("bad api: exit %d %q", code, errOut)
+	}
+}
