@@ -89,5 +89,6 @@ fuzz:
 	go test -run '^$$' -fuzz FuzzDecode -fuzztime $(FUZZTIME) -fuzzminimizetime 2s ./codec
 	go test -run '^$$' -fuzz FuzzChecker -fuzztime $(FUZZTIME) -fuzzminimizetime 2s ./runtime/conformance
 	go test -run '^$$' -fuzz FuzzCheckStream -fuzztime $(FUZZTIME) -fuzzminimizetime 2s ./runtime/conformance
+	go test -run '^$$' -fuzz FuzzChatChecker -fuzztime $(FUZZTIME) -fuzzminimizetime 2s ./runtime/conformance
 	go test -run '^$$' -fuzz FuzzResponsesToChat -fuzztime $(FUZZTIME) -fuzzminimizetime 2s ./mapping
 	go test -run '^$$' -fuzz FuzzChatToResponses -fuzztime $(FUZZTIME) -fuzzminimizetime 2s ./runtime/translate

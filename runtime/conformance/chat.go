@@ -482,9 +482,6 @@ func (c *ChatChecker) Finish() []Finding {
 	return c.findings
 }
 
-// Chunks is how many chunks (and [DONE]) the checker has seen.
-func (c *ChatChecker) Chunks() int { return c.n }
-
 // CheckChat checks a whole Chat Completions stream: each chunk's data,
 // and the data "[DONE]" for the sentinel, which must end it.
 func CheckChat(chunks [][]byte) []Finding {
