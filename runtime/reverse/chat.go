@@ -47,7 +47,8 @@ func (o Options) now() int64 {
 // (choices empty) with cached and reasoning tokens; then [DONE]. An error
 // after the first byte is a last chunk carrying it at the top level, with
 // finish_reason "error", as OpenRouter sends one; then [DONE]. Two output
-// messages' texts are joined with a blank line.
+// messages' texts are joined with a blank line; log probabilities go in
+// the choice's logprobs.content.
 type ChatStream struct {
 	p        Parser
 	opts     Options
@@ -172,6 +173,11 @@ func (c *ChatStream) part(pt *Part) {
 		c.out = append(c.out, `{"content":"`...)
 		c.out = append(c.out, pt.Delta...)
 		c.out = append(c.out, `"}`...)
+		if pt.Raw != nil {
+			c.out = append(c.out, `,"logprobs":{"content":`...)
+			c.out = appendCompact(c.out, pt.Raw)
+			c.out = append(c.out, '}')
+		}
 		c.end(false)
 	case KindRefusalDelta:
 		c.begin()
@@ -345,7 +351,7 @@ func urlCitation(raw []byte) ([]byte, bool) {
 		}
 		n++
 		out = append(append(append(out, '"'), k.Raw()...), `":`...)
-		out = append(out, m.Raw()...)
+		out = appendCompact(out, m.Raw())
 	}
 	return append(out, "}}"...), true
 }
@@ -358,4 +364,28 @@ func itemType(raw []byte) string {
 		return s
 	}
 	return "unknown"
+}
+
+// appendCompact appends JSON without the whitespace between its tokens:
+// a value copied into an SSE data line must not carry a line break.
+func appendCompact(dst, raw []byte) []byte {
+	in := false
+	start := 0
+	for i := 0; i < len(raw); i++ {
+		c := raw[i]
+		switch {
+		case in:
+			if c == '\\' {
+				i++
+			} else if c == '"' {
+				in = false
+			}
+		case c == '"':
+			in = true
+		case c == ' ' || c == '\n' || c == '\r' || c == '\t':
+			dst = append(dst, raw[start:i]...)
+			start = i + 1
+		}
+	}
+	return append(dst, raw[start:]...)
 }

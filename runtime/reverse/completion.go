@@ -54,6 +54,7 @@ type completion struct {
 	model                            []byte
 	content, refusal, reasoning      []byte
 	details, tools, annotations      []byte
+	logprobs                         []byte
 	texts, ndetails, ntools          int
 	hasText, hasRefusal, hasReasoned bool
 	called                           bool
@@ -73,6 +74,14 @@ func (a *completion) part(c *ChatStream, pt *Part) {
 	case KindTextDelta:
 		a.hasText = true
 		a.content = append(a.content, pt.Delta...)
+		if pt.Raw != nil { // [ … ] joined
+			if len(a.logprobs) > 0 {
+				a.logprobs = append(a.logprobs[:len(a.logprobs)-1], ',')
+				a.logprobs = append(a.logprobs, pt.Raw[1:]...)
+			} else {
+				a.logprobs = append(a.logprobs, pt.Raw...)
+			}
+		}
 	case KindRefusalDelta:
 		a.hasRefusal = true
 		a.refusal = append(a.refusal, pt.Delta...)
@@ -161,7 +170,12 @@ func (a *completion) appendJSON(dst []byte, c *ChatStream) []byte {
 		dst = append(dst, `,"annotations":[`...)
 		dst = append(append(dst, a.annotations...), ']')
 	}
-	dst = append(dst, `},"finish_reason":"`...)
+	dst = append(dst, '}')
+	if len(a.logprobs) > 0 {
+		dst = append(dst, `,"logprobs":{"content":`...)
+		dst = append(append(dst, a.logprobs...), '}')
+	}
+	dst = append(dst, `,"finish_reason":"`...)
 	dst = append(dst, a.finish...)
 	dst = append(dst, `"}]`...)
 	if a.usage.Present {

@@ -17,7 +17,9 @@ const (
 	// KindTextStart, KindTextDelta, KindTextEnd: an output message's
 	// text, Index its output_index, ID its stable id (the first id the
 	// upstream gave the item), Delta a piece of the text as a JSON
-	// string's contents, escaped as the upstream sent it.
+	// string's contents, escaped as the upstream sent it; Raw the delta's
+	// log probabilities (a JSON array, the chat form's logprobs.content
+	// entries), nil when it has none.
 	KindTextStart
 	KindTextDelta
 	KindTextEnd
@@ -196,6 +198,7 @@ type event struct {
 	annotation codec.Value
 	err        codec.Value
 	text       codec.Value // arguments, text, input of the .done events
+	logprobs   codec.Value
 	whole      codec.Value
 }
 
@@ -244,6 +247,8 @@ func (p *Parser) Next(data []byte) []Part {
 			e.err = m
 		case "arguments", "text", "input", "refusal":
 			e.text = m
+		case "logprobs":
+			e.logprobs = m
 		}
 	}
 	p.event(&e)
@@ -322,13 +327,15 @@ func (p *Parser) event(e *event) {
 			p.reasoningClose(it, e.index)
 		}
 	case "response.function_call_arguments.delta":
-		if it := p.at(e); it != nil {
+		// A call not announced (no output_item.added: no call_id, no name)
+		// is streamed whole when its item is done.
+		if it := p.at(e); it != nil && (it.open || it.callID != nil) {
 			p.callStart(it, e, ToolFunction)
 			it.deltas = true
 			p.emit(Part{Kind: KindToolInputDelta, Index: e.index, ID: it.callID, Name: it.name, Tool: it.tool, Delta: contents(e.delta)})
 		}
 	case "response.function_call_arguments.done":
-		if it := p.at(e); it != nil && !it.deltas {
+		if it := p.at(e); it != nil && !it.deltas && (it.open || it.callID != nil) {
 			p.callStart(it, e, ToolFunction)
 			if t := contents(e.text); len(t) > 0 {
 				it.deltas = true
@@ -556,7 +563,18 @@ func (p *Parser) textDelta(it *item, e *event, d []byte) {
 	}
 	p.message(it, e)
 	it.deltas = true
-	p.emit(Part{Kind: KindTextDelta, Index: e.index, ID: it.id, Delta: d})
+	p.emit(Part{Kind: KindTextDelta, Index: e.index, ID: it.id, Delta: d, Raw: logprobs(e.logprobs)})
+}
+
+// logprobs is a non-empty logprobs array's JSON, else nil.
+func logprobs(v codec.Value) []byte {
+	if v.Kind() != codec.Array || len(v.Raw()) <= 2 {
+		return nil
+	}
+	for range v.Elems() {
+		return v.Raw()
+	}
+	return nil
 }
 
 func (p *Parser) refusal(it *item, e *event, d []byte) {
@@ -634,6 +652,7 @@ func (p *Parser) itemDone(it *item, e *event) {
 				switch string(contents(c.Get("type"))) {
 				case "output_text":
 					if !it.deltas {
+						e.logprobs = c.Get("logprobs")
 						p.textDelta(it, e, contents(c.Get("text")))
 					}
 					if !it.sources {
