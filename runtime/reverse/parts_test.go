@@ -97,8 +97,8 @@ func TestParts(t *testing.T) {
 	)
 	golden(t, "parts.txt", []byte(got))
 	for _, want := range []string{
-		"text-delta 1 id=msg_1 delta=!",       // the text keeps its first id
-		"source 1 id=msg_1 raw=",              // and so do its sources
+		"text-delta 1 id=msg_1 delta=!",            // the text keeps its first id
+		"source 1 id=msg_1 raw=",                   // and so do its sources
 		"reasoning-start 0/1 summary=true id=rs_1", // a second summary part
 		"reasoning-start 0/0 summary=false id=rs_1",
 		"reasoning-done 0 id=rs_1 raw=\"gAAA==\"",
