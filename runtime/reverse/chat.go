@@ -63,6 +63,7 @@ type ChatStream struct {
 	toolIdx  []int32 // by output_index: the chat tool index + 1, 0 none
 	tools    int32
 	called   bool // a call the client runs
+	reasoned bool // reasoning text went out
 	details  int  // reasoning_details entries
 	err      *translate.APIError
 	warnings []mapping.Warning
@@ -187,7 +188,13 @@ func (c *ChatStream) part(pt *Part) {
 		c.end(false)
 	case KindReasoningStart:
 		c.details++
+		if c.reasoned { // parts of reasoning are paragraphs apart, as in ResponseToChat
+			c.begin()
+			c.out = append(c.out, `{"reasoning":"\n\n"}`...)
+			c.end(false)
+		}
 	case KindReasoningDelta:
+		c.reasoned = true
 		c.begin()
 		c.out = append(c.out, `{"reasoning":"`...)
 		c.out = append(c.out, pt.Delta...)

@@ -679,6 +679,13 @@ func (p *Parser) itemDone(it *item, e *event) {
 					p.emit(Part{Kind: KindReasoningDelta, Index: e.index, Sub: i, Summary: true, ID: it.id, Delta: t})
 				}
 			}
+			for i, s := range v.Get("content").Elems() {
+				if t := contents(s.Get("text")); len(t) > 0 && string(contents(s.Get("type"))) == "reasoning_text" {
+					e.sub = i
+					p.reasoningOpen(it, e, false)
+					p.emit(Part{Kind: KindReasoningDelta, Index: e.index, Sub: i, ID: it.id, Delta: t})
+				}
+			}
 		}
 		p.close(it, e.index)
 		enc := v.Get("encrypted_content")
