@@ -91,3 +91,4 @@ fuzz:
 	go test -run '^$$' -fuzz FuzzCheckStream -fuzztime $(FUZZTIME) -fuzzminimizetime 2s ./runtime/conformance
 	go test -run '^$$' -fuzz FuzzResponsesToChat -fuzztime $(FUZZTIME) -fuzzminimizetime 2s ./mapping
 	go test -run '^$$' -fuzz FuzzChatToResponses -fuzztime $(FUZZTIME) -fuzzminimizetime 2s ./runtime/translate
+	go test -run '^$$' -fuzz FuzzParser -fuzztime $(FUZZTIME) -fuzzminimizetime 2s ./runtime/reverse

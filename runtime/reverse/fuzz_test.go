@@ -78,3 +78,34 @@ func TestUnknownEvents(t *testing.T) {
 		t.Fatalf("unknown events changed the stream:\n%s\nwant\n%s", got, want)
 	}
 }
+
+// TestClaimedIndex: an output_index far beyond the output is skipped, not
+// a reason to grow.
+func TestClaimedIndex(t *testing.T) {
+	var p Parser
+	p.Next([]byte(`{"type":"response.created","response":{"id":"r"}}`))
+	if parts := p.Next([]byte(`{"type":"response.output_text.delta","output_index":100000000,"delta":"x"}`)); len(parts) != 0 || len(p.items) != 0 {
+		t.Fatalf("a claimed index made %d parts, %d items", len(parts), len(p.items))
+	}
+	if parts := p.Next([]byte(`{"type":"response.output_text.delta","output_index":3,"delta":"x"}`)); len(parts) != 2 {
+		t.Fatalf("a near index: %d parts", len(parts))
+	}
+}
+
+// FuzzParser: any sequence of events (one a line) never panics, and the
+// chat stream ends in [DONE] or an error before its first byte.
+func FuzzParser(f *testing.F) {
+	for _, name := range []string{"vercel-azure-tool-call.1.jsonl", "vercel-openai-custom-tool.1.jsonl", "vercel-openai-reasoning-encrypted-content.1.part0.jsonl"} {
+		evs := events(f, filepath.Join(corpusDir(f), name))
+		f.Add(bytes.Join(evs, []byte("\n")))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		out, c := chat(bytes.Split(data, []byte("\n")))
+		if c.Err() == nil && !bytes.HasSuffix(out, []byte("data: [DONE]\n\n")) {
+			t.Fatalf("no [DONE]: %s", out)
+		}
+		if c.Err() != nil && len(out) != 0 {
+			t.Fatalf("bytes before an error that had none")
+		}
+	})
+}

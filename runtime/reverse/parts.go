@@ -154,9 +154,11 @@ type item struct {
 	done      bool
 }
 
-// maxItems bounds output_index: an index beyond it is not an output the
-// parser keeps state for (its events are skipped).
-const maxItems = 1 << 16
+// maxSkip bounds output_index: items come in order, so an index more
+// than maxSkip beyond the items seen is not an output the parser keeps
+// state for (its events are skipped), and memory follows the output, not
+// the numbers an upstream claims.
+const maxSkip = 64
 
 // Parser turns one Responses event stream into Parts. It is per stream
 // and not safe for concurrent use; Reset makes it ready for another.
@@ -424,7 +426,7 @@ func (p *Parser) at(e *event) *item {
 		}
 		return nil
 	}
-	if e.index < 0 || e.index >= maxItems {
+	if e.index < 0 || e.index > len(p.items)+maxSkip {
 		return nil
 	}
 	for len(p.items) <= e.index {
