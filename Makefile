@@ -92,3 +92,4 @@ fuzz:
 	go test -run '^$$' -fuzz FuzzChatChecker -fuzztime $(FUZZTIME) -fuzzminimizetime 2s ./runtime/conformance
 	go test -run '^$$' -fuzz FuzzResponsesToChat -fuzztime $(FUZZTIME) -fuzzminimizetime 2s ./mapping
 	go test -run '^$$' -fuzz FuzzChatToResponses -fuzztime $(FUZZTIME) -fuzzminimizetime 2s ./runtime/translate
+	go test -run '^$$' -fuzz FuzzParser -fuzztime $(FUZZTIME) -fuzzminimizetime 2s ./runtime/reverse
