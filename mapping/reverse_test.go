@@ -1,0 +1,200 @@
+package mapping_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/transponder-dev/transponder/codec"
+	"github.com/transponder-dev/transponder/internal/golden"
+	"github.com/transponder-dev/transponder/mapping"
+)
+
+// reverseCase reads a testdata/reverse case: its request and options.
+func reverseCase(t *testing.T, dir string) ([]byte, mapping.ReverseOptions) {
+	t.Helper()
+	body, err := os.ReadFile(filepath.Join(dir, "request.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var o struct {
+		Instructions bool `json:"instructions"`
+		Store        bool `json:"store"`
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, "options.json")); err == nil {
+		dec := json.NewDecoder(bytes.NewReader(b))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&o); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return body, mapping.ReverseOptions{Instructions: o.Instructions, Store: o.Store}
+}
+
+// Each testdata/reverse/<case>/request.json (a chat request, with
+// options.json if the case needs ReverseOptions) converts to
+// responses.json (the Responses request, indented) and
+// responses.warnings, or to responses.error.json; every Responses request
+// is valid for the pinned OpenAI spec's schema and keeps the invariants of
+// checkResponsesInput. Rewrite with -update, and review.
+func TestReverseGolden(t *testing.T) {
+	dirs, err := filepath.Glob("testdata/reverse/*/request.json")
+	if err != nil || len(dirs) == 0 {
+		t.Fatal("no cases", err)
+	}
+	for _, req := range dirs {
+		dir := filepath.Dir(req)
+		t.Run(filepath.Base(dir), func(t *testing.T) {
+			body, opts := reverseCase(t, dir)
+			name := filepath.Join(dir, "responses")
+			if *update {
+				for _, ext := range []string{".json", ".warnings", ".error.json"} {
+					os.Remove(name + ext)
+				}
+			}
+			out, warns, err := mapping.ChatToResponses(body, opts)
+			if err != nil {
+				var e *mapping.Error
+				if !errors.As(err, &e) {
+					t.Fatalf("%v is not a *mapping.Error", err)
+				}
+				golden.Check(t, name+".error.json", indent(t, e.AppendJSON(nil)), *update)
+				return
+			}
+			golden.Check(t, name+".json", indent(t, out), *update)
+			var w strings.Builder
+			for _, x := range warns {
+				w.WriteString(x.String() + "\n")
+			}
+			golden.Check(t, name+".warnings", w.String(), *update)
+			validResponses(t, out)
+			checkResponsesInput(t, out, opts)
+			var rc mapping.ReverseConverter
+			rc.ChatToResponses(nil, []byte(`{"model":"m","messages":[{"role":"user","content":"warm the memory"}],"tools":[{"type":"function","function":{"name":"z"}}]}`), mapping.ReverseOptions{Store: true})
+			again, _, _ := rc.ChatToResponses(nil, body, opts)
+			if !bytes.Equal(out, again) {
+				t.Errorf("a reused converter's conversion differs:\n%s\n%s", out, again)
+			}
+		})
+	}
+}
+
+// validResponses fails the test if a Responses request has anything the
+// pinned OpenAI schema does not know or allow.
+func validResponses(t *testing.T, out []byte) {
+	t.Helper()
+	root, _ := codec.OpenAI.Payload(codec.ResponsesRequest)
+	doc, err := codec.Decode(root, out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range doc.Findings() {
+		t.Errorf("responses request: %s", f)
+	}
+}
+
+// checkResponsesInput asserts what a Responses upstream needs of the
+// converted input, as the issue's seed client test does: no item of role
+// tool, every output after its call (and every call answered by at most one
+// output), flat tools, store as the options say.
+func checkResponsesInput(t *testing.T, out []byte, opts mapping.ReverseOptions) {
+	t.Helper()
+	var req struct {
+		Input []map[string]json.RawMessage `json:"input"`
+		Tools []map[string]json.RawMessage `json:"tools"`
+		Store *bool                        `json:"store"`
+	}
+	if err := json.Unmarshal(out, &req); err != nil {
+		t.Fatal(err)
+	}
+	calls := map[string]string{}
+	answered := map[string]bool{}
+	for i, it := range req.Input {
+		var typ, role, id string
+		json.Unmarshal(it["type"], &typ)
+		json.Unmarshal(it["role"], &role)
+		json.Unmarshal(it["call_id"], &id)
+		if role == "tool" || typ == "" {
+			t.Errorf("input[%d]: type %q role %q", i, typ, role)
+		}
+		switch typ {
+		case "function_call", "custom_tool_call":
+			calls[id] = typ
+		case "function_call_output", "custom_tool_call_output":
+			if c, ok := calls[id]; !ok || strings.TrimSuffix(typ, "_output") != c || answered[id] {
+				t.Errorf("input[%d]: output of %q without its call (or twice)", i, id)
+			}
+			answered[id] = true
+		}
+	}
+	for i, tool := range req.Tools {
+		if _, nested := tool["function"]; nested {
+			t.Errorf("tools[%d] is nested", i)
+		}
+		var typ string
+		json.Unmarshal(tool["type"], &typ)
+		if _, ok := tool["name"]; (typ == "function" || typ == "custom") && !ok {
+			t.Errorf("tools[%d] has no name", i)
+		}
+	}
+	if req.Store == nil || *req.Store != opts.Store {
+		t.Errorf("store %v, want %v", req.Store, opts.Store)
+	}
+}
+
+// The seed-style check on the tool loop: the system message is an input
+// item of its role, the calls and outputs pair in order.
+func TestReverseToolLoop(t *testing.T) {
+	body, opts := reverseCase(t, "testdata/reverse/tool_loop")
+	out, _, err := mapping.ChatToResponses(body, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var req struct {
+		Instructions *string `json:"instructions"`
+	}
+	var raw struct {
+		Input []map[string]any `json:"input"`
+	}
+	json.Unmarshal(out, &req)
+	json.Unmarshal(out, &raw)
+	var seq []string
+	for _, it := range raw.Input {
+		s, _ := it["type"].(string)
+		if r, ok := it["role"].(string); ok {
+			s += ":" + r
+		}
+		if id, ok := it["call_id"].(string); ok {
+			s += ":" + id
+		}
+		seq = append(seq, s)
+	}
+	want := "message:system message:user function_call:call_1 function_call:call_2 function_call_output:call_1 function_call_output:call_2 message:assistant message:user"
+	if got := strings.Join(seq, " "); got != want {
+		t.Errorf("items\n got %s\nwant %s", got, want)
+	}
+	if req.Instructions != nil {
+		t.Errorf("instructions %q without the option", *req.Instructions)
+	}
+	if !bytes.Contains(out, []byte(`"arguments":"{\"city\": \"Paris\"}"`)) {
+		t.Errorf("arguments not verbatim: %s", out)
+	}
+}
+
+// The schema of a json_schema response format reaches text.format byte
+// for byte.
+func TestReverseSchemaBytes(t *testing.T) {
+	body, opts := reverseCase(t, "testdata/reverse/json_schema")
+	out, _, err := mapping.ChatToResponses(body, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	schema := `{ "type" : "object","properties":{"a":{"type":"integer"}} ,"required":["a"],"additionalProperties":false}`
+	if !bytes.Contains(body, []byte(schema)) || !bytes.Contains(out, []byte(`"schema":`+schema)) {
+		t.Errorf("schema not byte for byte: %s", out)
+	}
+}
