@@ -39,6 +39,15 @@ type serveConfig struct {
 		Referer   string `yaml:"referer"`     // OpenRouter's HTTP-Referer
 		Title     string `yaml:"title"`       // OpenRouter's X-Title
 	} `yaml:"upstream"`
+	// ResponsesUpstream serves POST /v1/chat/completions (the reverse
+	// direction). Default: OpenRouter's Responses API with the chat
+	// upstream's key when that is OpenRouter's and set, else the gateway's
+	// own /v1/responses over the replay upstream.
+	ResponsesUpstream struct {
+		BaseURL   string `yaml:"base_url"`
+		Dialect   string `yaml:"dialect"`     // openai (OpenAI's /v1/responses) or openrouter
+		APIKeyEnv string `yaml:"api_key_env"` // default: the chat upstream's
+	} `yaml:"responses_upstream"`
 	Keys         []gateway.Key `yaml:"keys"`
 	PassThrough  bool          `yaml:"pass_through"`
 	Models       []modelRule   `yaml:"models"`
@@ -260,14 +269,19 @@ func serveUntil(parent context.Context, args []string, stderr io.Writer) int {
 	} else {
 		log.Warn("no store: previous_response_id, conversations and stored responses are refused")
 	}
-	gw := gateway.New(cfg)
-	srv := &http.Server{Addr: c.Listen, Handler: gw, ReadHeaderTimeout: 30 * time.Second, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
 	ln, err := net.Listen("tcp", c.Listen)
 	if err != nil {
 		fmt.Fprintln(stderr, "transponder serve:", err)
 		return 2
 	}
-	log.Info("serving the Responses API", "listen", "http://"+ln.Addr().String()+"/v1", "upstream", cfg.Upstream.BaseURL, "dialect", cfg.Upstream.Dialect.String(), "gateway_keys", len(cfg.Keys), "pass_through", cfg.PassThrough)
+	if err := c.responsesUpstream(&cfg, keyEnv, "http://"+ln.Addr().String()+"/v1"); err != nil {
+		fmt.Fprintln(stderr, "transponder serve:", err)
+		return 2
+	}
+	gw := gateway.New(cfg)
+	srv := &http.Server{Addr: c.Listen, Handler: gw, ReadHeaderTimeout: 30 * time.Second, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
+	log.Info("serving the Responses API and Chat Completions", "listen", "http://"+ln.Addr().String()+"/v1", "upstream", cfg.Upstream.BaseURL, "dialect", cfg.Upstream.Dialect.String(),
+		"responses_upstream", cfg.ResponsesUpstream.BaseURL, "responses_dialect", cfg.ResponsesUpstream.Dialect.String(), "gateway_keys", len(cfg.Keys), "pass_through", cfg.PassThrough)
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	select {
@@ -286,6 +300,38 @@ func serveUntil(parent context.Context, args []string, stderr io.Writer) int {
 	}
 	_ = gw.Wait(sctx)
 	return 0
+}
+
+// responsesUpstream sets the Responses upstream of POST
+// /v1/chat/completions: the configured one; else OpenRouter's Responses
+// API when the chat upstream is OpenRouter's with a key; else the
+// gateway itself (self, its /v1 root), whose /v1/responses runs over the
+// chat upstream (the replay when no key is set).
+func (c *serveConfig) responsesUpstream(cfg *gateway.Config, chatKeyEnv, self string) error {
+	ru := &c.ResponsesUpstream
+	d, err := parseDialect(ru.Dialect)
+	if err != nil {
+		return fmt.Errorf("responses_upstream %w", err)
+	}
+	cfg.ResponsesUpstream.Dialect = d
+	keyEnv := ru.APIKeyEnv
+	if keyEnv == "" {
+		keyEnv = chatKeyEnv
+	}
+	switch {
+	case ru.BaseURL != "":
+		cfg.ResponsesUpstream.BaseURL, cfg.ResponsesUpstream.APIKey = ru.BaseURL, os.Getenv(keyEnv)
+	case cfg.Upstream.APIKey != "" && c.Upstream.BaseURL == "":
+		cfg.ResponsesUpstream.BaseURL, cfg.ResponsesUpstream.APIKey = gateway.DefaultBaseURL, cfg.Upstream.APIKey
+		cfg.ResponsesUpstream.Dialect = mapping.OpenRouter
+	default:
+		// Itself: its keys, if any, are its clients'; pass-through hands the
+		// client's bearer on.
+		cfg.ResponsesUpstream.BaseURL = self
+		cfg.ResponsesUpstream.Dialect = mapping.OpenAI
+	}
+	cfg.ResponsesUpstream.Referer, cfg.ResponsesUpstream.Title = cfg.Upstream.Referer, cfg.Upstream.Title
+	return nil
 }
 
 // redactDSN hides a URL's password for the log.

@@ -132,6 +132,17 @@ func TestServeReplay(t *testing.T) {
 	if resp.StatusCode != 200 || !bytes.Contains(body, []byte(`"text":"The answer is 42."`)) || !bytes.Contains(body, []byte(`"type":"reasoning"`)) {
 		t.Errorf("%d %s", resp.StatusCode, body)
 	}
+	// Chat Completions too: over the gateway's own /v1/responses (no key:
+	// the replay behind it).
+	resp, err = http.Post(url+"/chat/completions", "application/json", strings.NewReader(`{"model":"m","messages":[{"role":"user","content":"why?"}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ = io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || !bytes.Contains(body, []byte(`"content":"The answer is 42."`)) || !bytes.Contains(body, []byte(`"object":"chat.completion"`)) {
+		t.Errorf("chat completions: %d %s", resp.StatusCode, body)
+	}
 	cancel()
 	select {
 	case code := <-done:

@@ -1,21 +1,25 @@
 // Package gateway is the reference gateway: the OpenAI Responses API served
 // over an upstream's Chat Completions (OpenRouter by default, or any
-// OpenAI-compatible endpoint), statelessly. The mapping converts each
-// request (mapping.Converter), the runtime's translator converts the answer
-// back (runtime/translate), chunk by chunk as it streams.
+// OpenAI-compatible endpoint), and Chat Completions served over a
+// Responses upstream (the reverse direction, chat.go). The mapping
+// converts each request (mapping.Converter), the runtime's translators
+// convert the answer back (runtime/translate, runtime/reverse), chunk by
+// chunk as it streams. State (stored responses, chains, conversations)
+// lives in a runtime/store the caller opens (stored.go, conversations.go).
 //
 // Routes:
 //
-//	POST   /v1/responses                        a response, streamed (SSE) or not
-//	GET    /v1/responses/{id}                   404-shaped error: nothing is stored yet
-//	DELETE /v1/responses/{id}                   likewise
-//	GET    /v1/responses/{id}/input_items       likewise
+//	POST   /v1/responses                        a response, streamed (SSE) or not; stored unless store:false
+//	GET    /v1/responses/{id}                   a stored response (include[])
+//	DELETE /v1/responses/{id}                   deletes it
+//	GET    /v1/responses/{id}/input_items       its input items, paged
+//	POST   /v1/conversations (and /{id}, /{id}/items, /{id}/items/{item})  the Conversations API
+//	POST   /v1/chat/completions                 a chat completion over the Responses upstream
 //	GET    /healthz                             "ok"
 //	GET    /metrics                             Prometheus
 //
-// A request with previous_response_id is refused (400, param
-// previous_response_id) until stored conversations land: never a silent
-// ignore.
+// Without a store, previous_response_id, conversation and the stored
+// routes answer a clear error: never a silent ignore.
 //
 // Warnings: what the request had that the upstream request cannot carry
 // is known before the first byte: it goes out as the response header
@@ -52,6 +56,17 @@ import (
 type Config struct {
 	// Upstream is the Chat Completions endpoint.
 	Upstream Upstream
+	// ResponsesUpstream is the Responses endpoint POST /v1/chat/completions
+	// is served over (the reverse direction): the gateway POSTs
+	// BaseURL/responses. Its Dialect is the Responses dialect spoken
+	// (mapping.OpenAI: OpenAI's /v1/responses; mapping.OpenRouter:
+	// OpenRouter's /api/v1/responses). No BaseURL: the route answers 404.
+	// No APIKey: the client's bearer is sent on (another Transponder, or
+	// this gateway itself, whose keys the clients hold).
+	ResponsesUpstream Upstream
+	// Reverse configures the chat → Responses conversion (a leading
+	// system message as instructions; store).
+	Reverse mapping.ReverseOptions
 	// Keys are the gateway keys clients present (Authorization: Bearer),
 	// each with a tenant name for the metrics. With none, the gateway is
 	// open (tenant "anonymous"): for loopback use.
@@ -155,6 +170,7 @@ type Server struct {
 type worker struct {
 	conv mapping.Converter
 	resp translate.Responder
+	rev  mapping.ReverseConverter
 }
 
 // New returns a gateway for cfg.
@@ -165,6 +181,10 @@ func New(cfg Config) *Server {
 	cfg.Upstream.BaseURL = strings.TrimRight(cfg.Upstream.BaseURL, "/")
 	if cfg.Upstream.Client == nil {
 		cfg.Upstream.Client = &http.Client{Transport: http.DefaultTransport}
+	}
+	cfg.ResponsesUpstream.BaseURL = strings.TrimRight(cfg.ResponsesUpstream.BaseURL, "/")
+	if cfg.ResponsesUpstream.Client == nil {
+		cfg.ResponsesUpstream.Client = cfg.Upstream.Client
 	}
 	if cfg.MaxBody <= 0 {
 		cfg.MaxBody = 16 << 20
@@ -207,6 +227,7 @@ func New(cfg Config) *Server {
 	mux.HandleFunc("GET /v1/responses/{id}/input_items", s.inputItems)
 	mux.HandleFunc("POST /v1/responses/{id}/cancel", s.notBackground)
 	s.conversationRoutes(mux)
+	mux.HandleFunc("POST /v1/chat/completions", s.limited(s.chatCompletions))
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte("ok\n")) })
 	mux.Handle("GET /metrics", promhttp.HandlerFor(cfg.Registry, promhttp.HandlerOpts{}))
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
