@@ -36,11 +36,11 @@ func reverseCase(t *testing.T, dir string) ([]byte, mapping.ReverseOptions) {
 }
 
 // Each testdata/reverse/<case>/request.json (a chat request, with
-// options.json if the case needs ReverseOptions) converts to
-// responses.json (the Responses request, indented) and
-// responses.warnings, or to responses.error.json; every Responses request
-// is valid for the pinned OpenAI spec's schema and keeps the invariants of
-// checkResponsesInput. Rewrite with -update, and review.
+// options.json if the case needs ReverseOptions) converts, for each
+// dialect, to <dialect>.json (the Responses request, indented) and
+// <dialect>.warnings, or to <dialect>.error.json; every Responses request
+// is valid for its dialect's schema in the pinned spec and keeps the
+// invariants of checkResponsesInput. Rewrite with -update, and review.
 func TestReverseGolden(t *testing.T) {
 	dirs, err := filepath.Glob("testdata/reverse/*/request.json")
 	if err != nil || len(dirs) == 0 {
@@ -50,34 +50,37 @@ func TestReverseGolden(t *testing.T) {
 		dir := filepath.Dir(req)
 		t.Run(filepath.Base(dir), func(t *testing.T) {
 			body, opts := reverseCase(t, dir)
-			name := filepath.Join(dir, "responses")
-			if *update {
-				for _, ext := range []string{".json", ".warnings", ".error.json"} {
-					os.Remove(name + ext)
+			for _, d := range dialects {
+				opts.Dialect = d.d
+				name := filepath.Join(dir, d.d.String())
+				if *update {
+					for _, ext := range []string{".json", ".warnings", ".error.json"} {
+						os.Remove(name + ext)
+					}
 				}
-			}
-			out, warns, err := mapping.ChatToResponses(body, opts)
-			if err != nil {
-				var e *mapping.Error
-				if !errors.As(err, &e) {
-					t.Fatalf("%v is not a *mapping.Error", err)
+				out, warns, err := mapping.ChatToResponses(body, opts)
+				if err != nil {
+					var e *mapping.Error
+					if !errors.As(err, &e) {
+						t.Fatalf("%s: %v is not a *mapping.Error", d.d, err)
+					}
+					golden.Check(t, name+".error.json", indent(t, e.AppendJSON(nil)), *update)
+					continue
 				}
-				golden.Check(t, name+".error.json", indent(t, e.AppendJSON(nil)), *update)
-				return
-			}
-			golden.Check(t, name+".json", indent(t, out), *update)
-			var w strings.Builder
-			for _, x := range warns {
-				w.WriteString(x.String() + "\n")
-			}
-			golden.Check(t, name+".warnings", w.String(), *update)
-			validResponses(t, out)
-			checkResponsesInput(t, out, opts)
-			var rc mapping.ReverseConverter
-			rc.ChatToResponses(nil, []byte(`{"model":"m","messages":[{"role":"user","content":"warm the memory"}],"tools":[{"type":"function","function":{"name":"z"}}]}`), mapping.ReverseOptions{Store: true})
-			again, _, _ := rc.ChatToResponses(nil, body, opts)
-			if !bytes.Equal(out, again) {
-				t.Errorf("a reused converter's conversion differs:\n%s\n%s", out, again)
+				golden.Check(t, name+".json", indent(t, out), *update)
+				var w strings.Builder
+				for _, x := range warns {
+					w.WriteString(x.String() + "\n")
+				}
+				golden.Check(t, name+".warnings", w.String(), *update)
+				validResponses(t, d.table, out)
+				checkResponsesInput(t, out, opts)
+				var rc mapping.ReverseConverter
+				rc.ChatToResponses(nil, []byte(`{"model":"m","messages":[{"role":"user","content":"warm the memory"}],"tools":[{"type":"function","function":{"name":"z"}}]}`), mapping.ReverseOptions{Store: true})
+				again, _, _ := rc.ChatToResponses(nil, body, opts)
+				if !bytes.Equal(out, again) {
+					t.Errorf("%s: a reused converter's conversion differs:\n%s\n%s", d.d, out, again)
+				}
 			}
 		})
 	}
@@ -85,15 +88,15 @@ func TestReverseGolden(t *testing.T) {
 
 // validResponses fails the test if a Responses request has anything the
 // pinned OpenAI schema does not know or allow.
-func validResponses(t *testing.T, out []byte) {
+func validResponses(t *testing.T, table *codec.Dialect, out []byte) {
 	t.Helper()
-	root, _ := codec.OpenAI.Payload(codec.ResponsesRequest)
+	root, _ := table.Payload(codec.ResponsesRequest)
 	doc, err := codec.Decode(root, out)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, f := range doc.Findings() {
-		t.Errorf("responses request: %s", f)
+		t.Errorf("%s responses request: %s", table.Name(), f)
 	}
 }
 
@@ -150,6 +153,7 @@ func checkResponsesInput(t *testing.T, out []byte, opts mapping.ReverseOptions) 
 // item of its role, the calls and outputs pair in order.
 func TestReverseToolLoop(t *testing.T) {
 	body, opts := reverseCase(t, "testdata/reverse/tool_loop")
+	opts.Dialect = mapping.OpenAI
 	out, _, err := mapping.ChatToResponses(body, opts)
 	if err != nil {
 		t.Fatal(err)
@@ -189,6 +193,7 @@ func TestReverseToolLoop(t *testing.T) {
 // for byte.
 func TestReverseSchemaBytes(t *testing.T) {
 	body, opts := reverseCase(t, "testdata/reverse/json_schema")
+	opts.Dialect = mapping.OpenAI
 	out, _, err := mapping.ChatToResponses(body, opts)
 	if err != nil {
 		t.Fatal(err)
