@@ -88,7 +88,7 @@ func (c *rev) chatResponsesRequestOpenAI(v codec.Value) {
 		}
 	}
 	if present(srcModel) {
-		// mapping/chat_responses_request.yaml:16: → model
+		// mapping/chat_responses_request.yaml:18: → model
 		c.put(codec.Top, "model", srcModel.Raw())
 	}
 	if present(srcMessages) {
@@ -96,22 +96,22 @@ func (c *rev) chatResponsesRequestOpenAI(v codec.Value) {
 			srcMessagesNode, srcMessagesKnown, srcMessagesType := c.tag(e)
 			switch srcMessagesType {
 			case "system":
-				// mapping/chat_responses_request.yaml:20: → input{array}[]{message}
+				// mapping/chat_responses_request.yaml:22: → input{array}[]{message}
 				revSystem(c, e, atElem("messages", i, "", "messages[0]"), c.b.Array(codec.Top, "input"), "")
 			case "developer":
-				// mapping/chat_responses_request.yaml:27: → input{array}[]{message}
+				// mapping/chat_responses_request.yaml:29: → input{array}[]{message}
 				revSystem(c, e, atElem("messages", i, "", "messages[0]"), c.b.Array(codec.Top, "input"), "")
 			case "user":
-				// mapping/chat_responses_request.yaml:31: → input{array}[]{message}
+				// mapping/chat_responses_request.yaml:33: → input{array}[]{message}
 				revUser(c, e, atElem("messages", i, "", "messages[0]"), c.b.Array(codec.Top, "input"), "")
 			case "assistant":
-				// mapping/chat_responses_request.yaml:39: → input{array}[]{message}
+				// mapping/chat_responses_request.yaml:41: → input{array}[]{message}
 				revAssistant(c, e, atElem("messages", i, "", "messages[0]"), c.b.Array(codec.Top, "input"), "")
 			case "tool":
-				// mapping/chat_responses_request.yaml:51: → input{array}[]{function_call_output}
+				// mapping/chat_responses_request.yaml:53: → input{array}[]{function_call_output}
 				revTool(c, e, atElem("messages", i, "", "messages[0]"), c.b.Array(codec.Top, "input"), "")
 			case "function":
-				// mapping/chat_responses_request.yaml:59: drop
+				// mapping/chat_responses_request.yaml:61: drop
 				c.drop(e, atElem("messages", i, "", "messages[0]"), "refused: a deprecated function message has no call id a Responses function_call_output needs; send tool messages")
 			default:
 				c.unknownType(srcMessagesNode, srcMessagesKnown, atElem("messages", i, "", "messages[0]"))
@@ -119,43 +119,43 @@ func (c *rev) chatResponsesRequestOpenAI(v codec.Value) {
 		}
 	}
 	if present(srcMaxCompletionTokens) {
-		// mapping/chat_responses_request.yaml:63: → max_output_tokens
+		// mapping/chat_responses_request.yaml:65: → max_output_tokens
 		c.put(codec.Top, "max_output_tokens", srcMaxCompletionTokens.Raw())
 	}
 	if present(srcMaxTokens) {
-		// mapping/chat_responses_request.yaml:65: → max_output_tokens
+		// mapping/chat_responses_request.yaml:67: → max_output_tokens
 		c.put(codec.Top, "max_output_tokens", srcMaxTokens.Raw())
 	}
 	if present(srcTemperature) {
-		// mapping/chat_responses_request.yaml:68: → temperature
+		// mapping/chat_responses_request.yaml:70: → temperature
 		c.put(codec.Top, "temperature", srcTemperature.Raw())
 	}
 	if present(srcTopP) {
-		// mapping/chat_responses_request.yaml:70: → top_p
+		// mapping/chat_responses_request.yaml:72: → top_p
 		c.put(codec.Top, "top_p", srcTopP.Raw())
 	}
 	if present(srcTopLogprobs) {
-		// mapping/chat_responses_request.yaml:72: → top_logprobs
+		// mapping/chat_responses_request.yaml:74: → top_logprobs
 		c.put(codec.Top, "top_logprobs", srcTopLogprobs.Raw())
 	}
 	if present(srcLogprobs) {
-		// mapping/chat_responses_request.yaml:74: → include
+		// mapping/chat_responses_request.yaml:76: → include
 		revLogprobs(c, srcLogprobs, "logprobs", codec.Top, "include")
 	}
 	if present(srcParallelToolCalls) {
-		// mapping/chat_responses_request.yaml:78: → parallel_tool_calls
+		// mapping/chat_responses_request.yaml:80: → parallel_tool_calls
 		c.put(codec.Top, "parallel_tool_calls", srcParallelToolCalls.Raw())
 	}
 	if present(srcMetadata) {
-		// mapping/chat_responses_request.yaml:80: → metadata
+		// mapping/chat_responses_request.yaml:82: → metadata
 		c.put(codec.Top, "metadata", srcMetadata.Raw())
 	}
 	if present(srcServiceTier) {
-		// mapping/chat_responses_request.yaml:82: → service_tier
+		// mapping/chat_responses_request.yaml:84: → service_tier
 		c.put(codec.Top, "service_tier", srcServiceTier.Raw())
 	}
 	if present(srcStream) {
-		// mapping/chat_responses_request.yaml:84: → stream
+		// mapping/chat_responses_request.yaml:86: → stream
 		c.put(codec.Top, "stream", srcStream.Raw())
 	}
 	if present(srcStreamOptions) {
@@ -164,16 +164,16 @@ func (c *rev) chatResponsesRequestOpenAI(v codec.Value) {
 			switch string(k.Bytes()) {
 			case "include_obfuscation":
 				srcStreamOptionsIncludeObfuscation = m
-			case "include_usage": // mapping/chat_responses_request.yaml:88: gateway: a Responses stream always ends with its usage (response.completed); the chat stream converter sends the usage chunk when include_usage asks for it
+			case "include_usage": // mapping/chat_responses_request.yaml:91: gateway: a Responses stream always ends with its usage (response.completed); the chat stream converter sends the usage chunk when include_usage asks for it
 			}
 		}
 		if present(srcStreamOptionsIncludeObfuscation) {
-			// mapping/chat_responses_request.yaml:86: → stream_options.include_obfuscation
+			// mapping/chat_responses_request.yaml:88: → stream_options.include_obfuscation
 			c.put(c.b.Object(codec.Top, "stream_options"), "include_obfuscation", srcStreamOptionsIncludeObfuscation.Raw())
 		}
 	}
 	if present(srcPromptCacheKey) {
-		// mapping/chat_responses_request.yaml:90: → prompt_cache_key
+		// mapping/chat_responses_request.yaml:93: → prompt_cache_key
 		c.put(codec.Top, "prompt_cache_key", srcPromptCacheKey.Raw())
 	}
 	if present(srcPromptCacheOptions) {
@@ -187,24 +187,24 @@ func (c *rev) chatResponsesRequestOpenAI(v codec.Value) {
 			}
 		}
 		if present(srcPromptCacheOptionsMode) {
-			// mapping/chat_responses_request.yaml:92: → prompt_cache_options.mode
+			// mapping/chat_responses_request.yaml:95: → prompt_cache_options.mode
 			c.put(c.b.Object(codec.Top, "prompt_cache_options"), "mode", srcPromptCacheOptionsMode.Raw())
 		}
 		if present(srcPromptCacheOptionsTtl) {
-			// mapping/chat_responses_request.yaml:92: → prompt_cache_options.ttl
+			// mapping/chat_responses_request.yaml:95: → prompt_cache_options.ttl
 			c.put(c.b.Object(codec.Top, "prompt_cache_options"), "ttl", srcPromptCacheOptionsTtl.Raw())
 		}
 	}
 	if present(srcPromptCacheRetention) {
-		// mapping/chat_responses_request.yaml:94: → prompt_cache_retention
+		// mapping/chat_responses_request.yaml:97: → prompt_cache_retention
 		c.put(codec.Top, "prompt_cache_retention", srcPromptCacheRetention.Raw())
 	}
 	if present(srcUser) {
-		// mapping/chat_responses_request.yaml:96: → user
+		// mapping/chat_responses_request.yaml:100: → user
 		c.put(codec.Top, "user", srcUser.Raw())
 	}
 	if present(srcSafetyIdentifier) {
-		// mapping/chat_responses_request.yaml:98: → safety_identifier
+		// mapping/chat_responses_request.yaml:102: → safety_identifier
 		c.put(codec.Top, "safety_identifier", srcSafetyIdentifier.Raw())
 	}
 	if present(srcModeration) {
@@ -218,60 +218,60 @@ func (c *rev) chatResponsesRequestOpenAI(v codec.Value) {
 			}
 		}
 		if present(srcModerationModel) {
-			// mapping/chat_responses_request.yaml:100: → moderation.model
+			// mapping/chat_responses_request.yaml:104: → moderation.model
 			c.put(c.b.Object(codec.Top, "moderation"), "model", srcModerationModel.Raw())
 		}
 		if present(srcModerationPolicy) {
-			// mapping/chat_responses_request.yaml:100: → moderation.policy
+			// mapping/chat_responses_request.yaml:104: → moderation.policy
 			c.put(c.b.Object(codec.Top, "moderation"), "policy", srcModerationPolicy.Raw())
 		}
 	}
 	if present(srcVerbosity) {
-		// mapping/chat_responses_request.yaml:102: → text.verbosity
+		// mapping/chat_responses_request.yaml:107: → text.verbosity
 		c.put(c.b.Object(codec.Top, "text"), "verbosity", srcVerbosity.Raw())
 	}
 	if present(srcReasoningEffort) {
-		// mapping/chat_responses_request.yaml:104: → reasoning.effort
+		// mapping/chat_responses_request.yaml:109: → reasoning.effort
 		c.put(c.b.Object(codec.Top, "reasoning"), "effort", srcReasoningEffort.Raw())
 	}
 	if present(srcStore) {
-		// mapping/chat_responses_request.yaml:106: → store
+		// mapping/chat_responses_request.yaml:111: → store
 		revStore(c, srcStore, "store", codec.Top, "store")
 	}
 	if present(srcN) {
-		// mapping/chat_responses_request.yaml:112: drop
+		// mapping/chat_responses_request.yaml:117: drop
 		c.drop(srcN, "n", "refused: a Responses response has one output; n > 1 is a 400 naming n (n = 1 is the default and passes)")
 	}
 	if present(srcAudio) {
-		// mapping/chat_responses_request.yaml:114: drop
+		// mapping/chat_responses_request.yaml:119: drop
 		c.drop(srcAudio, "audio", "refused: a Responses upstream gives no audio output; audio is a 400 naming it")
 	}
 	if present(srcModalities) {
-		// mapping/chat_responses_request.yaml:116: drop
+		// mapping/chat_responses_request.yaml:121: drop
 		c.drop(srcModalities, "modalities", "refused: a Responses upstream answers in text; a modality other than text is a 400 naming modalities[i] (text alone passes)")
 	}
 	if present(srcFrequencyPenalty) {
-		// mapping/chat_responses_request.yaml:118: drop
+		// mapping/chat_responses_request.yaml:123: drop
 		c.drop(srcFrequencyPenalty, "frequency_penalty", "the Responses API has no frequency penalty")
 	}
 	if present(srcPresencePenalty) {
-		// mapping/chat_responses_request.yaml:120: drop
+		// mapping/chat_responses_request.yaml:125: drop
 		c.drop(srcPresencePenalty, "presence_penalty", "the Responses API has no presence penalty")
 	}
 	if present(srcLogitBias) {
-		// mapping/chat_responses_request.yaml:122: drop
+		// mapping/chat_responses_request.yaml:127: drop
 		c.drop(srcLogitBias, "logit_bias", "the Responses API has no logit bias")
 	}
 	if present(srcSeed) {
-		// mapping/chat_responses_request.yaml:124: drop
+		// mapping/chat_responses_request.yaml:129: drop
 		c.drop(srcSeed, "seed", "the Responses API has no seed")
 	}
 	if present(srcStop) {
-		// mapping/chat_responses_request.yaml:126: drop
+		// mapping/chat_responses_request.yaml:131: drop
 		c.drop(srcStop, "stop", "the Responses API has no stop sequences")
 	}
 	if present(srcPrediction) {
-		// mapping/chat_responses_request.yaml:128: drop
+		// mapping/chat_responses_request.yaml:133: drop
 		c.drop(srcPrediction, "prediction", "the Responses API has no predicted outputs")
 	}
 	if present(srcResponseFormat) {
@@ -286,7 +286,7 @@ func (c *rev) chatResponsesRequestOpenAI(v codec.Value) {
 				}
 			}
 			if present(srcResponseFormatTextType) {
-				// mapping/chat_responses_request.yaml:132: → text.format{text}.type
+				// mapping/chat_responses_request.yaml:137: → text.format{text}.type
 				c.put(c.b.Object(c.b.Object(codec.Top, "text"), "format"), "type", srcResponseFormatTextType.Raw())
 			}
 		case "json_object":
@@ -298,7 +298,7 @@ func (c *rev) chatResponsesRequestOpenAI(v codec.Value) {
 				}
 			}
 			if present(srcResponseFormatJsonObjectType) {
-				// mapping/chat_responses_request.yaml:134: → text.format{json_object}.type
+				// mapping/chat_responses_request.yaml:139: → text.format{json_object}.type
 				c.put(c.b.Object(c.b.Object(codec.Top, "text"), "format"), "type", srcResponseFormatJsonObjectType.Raw())
 			}
 		case "json_schema":
@@ -312,7 +312,7 @@ func (c *rev) chatResponsesRequestOpenAI(v codec.Value) {
 				}
 			}
 			if present(srcResponseFormatJsonSchemaType) {
-				// mapping/chat_responses_request.yaml:136: → text.format{json_schema}.type
+				// mapping/chat_responses_request.yaml:141: → text.format{json_schema}.type
 				c.put(c.b.Object(c.b.Object(codec.Top, "text"), "format"), "type", srcResponseFormatJsonSchemaType.Raw())
 			}
 			if present(srcResponseFormatJsonSchemaJsonSchema) {
@@ -330,19 +330,19 @@ func (c *rev) chatResponsesRequestOpenAI(v codec.Value) {
 					}
 				}
 				if present(srcResponseFormatJsonSchemaJsonSchemaName) {
-					// mapping/chat_responses_request.yaml:138: → text.format{json_schema}.name
+					// mapping/chat_responses_request.yaml:143: → text.format{json_schema}.name
 					c.put(c.b.Object(c.b.Object(codec.Top, "text"), "format"), "name", srcResponseFormatJsonSchemaJsonSchemaName.Raw())
 				}
 				if present(srcResponseFormatJsonSchemaJsonSchemaDescription) {
-					// mapping/chat_responses_request.yaml:140: → text.format{json_schema}.description
+					// mapping/chat_responses_request.yaml:145: → text.format{json_schema}.description
 					c.put(c.b.Object(c.b.Object(codec.Top, "text"), "format"), "description", srcResponseFormatJsonSchemaJsonSchemaDescription.Raw())
 				}
 				if present(srcResponseFormatJsonSchemaJsonSchemaSchema) {
-					// mapping/chat_responses_request.yaml:142: → text.format{json_schema}.schema
+					// mapping/chat_responses_request.yaml:147: → text.format{json_schema}.schema
 					c.put(c.b.Object(c.b.Object(codec.Top, "text"), "format"), "schema", srcResponseFormatJsonSchemaJsonSchemaSchema.Raw())
 				}
 				if present(srcResponseFormatJsonSchemaJsonSchemaStrict) {
-					// mapping/chat_responses_request.yaml:145: → text.format{json_schema}.strict
+					// mapping/chat_responses_request.yaml:150: → text.format{json_schema}.strict
 					c.put(c.b.Object(c.b.Object(codec.Top, "text"), "format"), "strict", srcResponseFormatJsonSchemaJsonSchemaStrict.Raw())
 				}
 			}
@@ -353,7 +353,7 @@ func (c *rev) chatResponsesRequestOpenAI(v codec.Value) {
 	if present(srcToolChoice) {
 		switch srcToolChoice.Kind() {
 		case codec.String:
-			// mapping/chat_responses_request.yaml:149: → tool_choice{string}
+			// mapping/chat_responses_request.yaml:154: → tool_choice{string}
 			c.put(codec.Top, "tool_choice", srcToolChoice.Raw())
 		case codec.Object:
 			srcToolChoiceObjectNode, srcToolChoiceObjectKnown, srcToolChoiceObjectType := c.tag(srcToolChoice)
@@ -369,7 +369,7 @@ func (c *rev) chatResponsesRequestOpenAI(v codec.Value) {
 					}
 				}
 				if present(srcToolChoiceObjectFunctionType) {
-					// mapping/chat_responses_request.yaml:151: → tool_choice{object}{function}.type
+					// mapping/chat_responses_request.yaml:156: → tool_choice{object}{function}.type
 					c.put(c.b.Object(codec.Top, "tool_choice"), "type", srcToolChoiceObjectFunctionType.Raw())
 				}
 				if present(srcToolChoiceObjectFunctionFunction) {
@@ -381,7 +381,7 @@ func (c *rev) chatResponsesRequestOpenAI(v codec.Value) {
 						}
 					}
 					if present(srcToolChoiceObjectFunctionFunctionName) {
-						// mapping/chat_responses_request.yaml:153: → tool_choice{object}{function}.name
+						// mapping/chat_responses_request.yaml:158: → tool_choice{object}{function}.name
 						c.put(c.b.Object(codec.Top, "tool_choice"), "name", srcToolChoiceObjectFunctionFunctionName.Raw())
 					}
 				}
@@ -396,7 +396,7 @@ func (c *rev) chatResponsesRequestOpenAI(v codec.Value) {
 					}
 				}
 				if present(srcToolChoiceObjectCustomType) {
-					// mapping/chat_responses_request.yaml:155: → tool_choice{object}{custom}.type
+					// mapping/chat_responses_request.yaml:160: → tool_choice{object}{custom}.type
 					c.put(c.b.Object(codec.Top, "tool_choice"), "type", srcToolChoiceObjectCustomType.Raw())
 				}
 				if present(srcToolChoiceObjectCustomCustom) {
@@ -408,7 +408,7 @@ func (c *rev) chatResponsesRequestOpenAI(v codec.Value) {
 						}
 					}
 					if present(srcToolChoiceObjectCustomCustomName) {
-						// mapping/chat_responses_request.yaml:157: → tool_choice{object}{custom}.name
+						// mapping/chat_responses_request.yaml:163: → tool_choice{object}{custom}.name
 						c.put(c.b.Object(codec.Top, "tool_choice"), "name", srcToolChoiceObjectCustomCustomName.Raw())
 					}
 				}
@@ -423,7 +423,7 @@ func (c *rev) chatResponsesRequestOpenAI(v codec.Value) {
 					}
 				}
 				if present(srcToolChoiceObjectAllowedToolsType) {
-					// mapping/chat_responses_request.yaml:159: → tool_choice{object}{allowed_tools}.type
+					// mapping/chat_responses_request.yaml:166: → tool_choice{object}{allowed_tools}.type
 					c.put(c.b.Object(codec.Top, "tool_choice"), "type", srcToolChoiceObjectAllowedToolsType.Raw())
 				}
 				if present(srcToolChoiceObjectAllowedToolsAllowedTools) {
@@ -437,11 +437,11 @@ func (c *rev) chatResponsesRequestOpenAI(v codec.Value) {
 						}
 					}
 					if present(srcToolChoiceObjectAllowedToolsAllowedToolsMode) {
-						// mapping/chat_responses_request.yaml:161: → tool_choice{object}{allowed_tools}.mode
+						// mapping/chat_responses_request.yaml:168: → tool_choice{object}{allowed_tools}.mode
 						c.put(c.b.Object(codec.Top, "tool_choice"), "mode", srcToolChoiceObjectAllowedToolsAllowedToolsMode.Raw())
 					}
 					if present(srcToolChoiceObjectAllowedToolsAllowedToolsTools) {
-						// mapping/chat_responses_request.yaml:163: → tool_choice{object}{allowed_tools}.tools
+						// mapping/chat_responses_request.yaml:170: → tool_choice{object}{allowed_tools}.tools
 						revAllowedTools(c, srcToolChoiceObjectAllowedToolsAllowedToolsTools, "tool_choice.allowed_tools.tools", c.b.Object(codec.Top, "tool_choice"), "tools")
 					}
 				}
@@ -453,10 +453,10 @@ func (c *rev) chatResponsesRequestOpenAI(v codec.Value) {
 	if present(srcFunctionCall) {
 		switch srcFunctionCall.Kind() {
 		case codec.String:
-			// mapping/chat_responses_request.yaml:167: → tool_choice{string}
+			// mapping/chat_responses_request.yaml:174: → tool_choice{string}
 			c.put(codec.Top, "tool_choice", srcFunctionCall.Raw())
 		case codec.Object:
-			// mapping/chat_responses_request.yaml:170: → tool_choice{object}{function}
+			// mapping/chat_responses_request.yaml:177: → tool_choice{object}{function}
 			revFunctionChoice(c, srcFunctionCall, "function_call", codec.Top, "tool_choice")
 		}
 	}
@@ -476,7 +476,7 @@ func (c *rev) chatResponsesRequestOpenAI(v codec.Value) {
 					}
 				}
 				if present(srcToolsFunctionType) {
-					// mapping/chat_responses_request.yaml:176: → tools[]{function}.type
+					// mapping/chat_responses_request.yaml:183: → tools[]{function}.type
 					c.put(srcToolsFunctionOut, "type", srcToolsFunctionType.Raw())
 				}
 				if present(srcToolsFunctionFunction) {
@@ -494,19 +494,19 @@ func (c *rev) chatResponsesRequestOpenAI(v codec.Value) {
 						}
 					}
 					if present(srcToolsFunctionFunctionName) {
-						// mapping/chat_responses_request.yaml:178: → tools[]{function}.name
+						// mapping/chat_responses_request.yaml:185: → tools[]{function}.name
 						c.put(srcToolsFunctionOut, "name", srcToolsFunctionFunctionName.Raw())
 					}
 					if present(srcToolsFunctionFunctionDescription) {
-						// mapping/chat_responses_request.yaml:180: → tools[]{function}.description
+						// mapping/chat_responses_request.yaml:187: → tools[]{function}.description
 						c.put(srcToolsFunctionOut, "description", srcToolsFunctionFunctionDescription.Raw())
 					}
 					if present(srcToolsFunctionFunctionParameters) {
-						// mapping/chat_responses_request.yaml:182: → tools[]{function}.parameters
+						// mapping/chat_responses_request.yaml:189: → tools[]{function}.parameters
 						c.put(srcToolsFunctionOut, "parameters", srcToolsFunctionFunctionParameters.Raw())
 					}
 					if present(srcToolsFunctionFunctionStrict) {
-						// mapping/chat_responses_request.yaml:185: → tools[]{function}.strict
+						// mapping/chat_responses_request.yaml:192: → tools[]{function}.strict
 						c.put(srcToolsFunctionOut, "strict", srcToolsFunctionFunctionStrict.Raw())
 					}
 				}
@@ -522,7 +522,7 @@ func (c *rev) chatResponsesRequestOpenAI(v codec.Value) {
 					}
 				}
 				if present(srcToolsCustomType) {
-					// mapping/chat_responses_request.yaml:188: → tools[]{custom}.type
+					// mapping/chat_responses_request.yaml:195: → tools[]{custom}.type
 					c.put(srcToolsCustomOut, "type", srcToolsCustomType.Raw())
 				}
 				if present(srcToolsCustomCustom) {
@@ -538,11 +538,11 @@ func (c *rev) chatResponsesRequestOpenAI(v codec.Value) {
 						}
 					}
 					if present(srcToolsCustomCustomName) {
-						// mapping/chat_responses_request.yaml:190: → tools[]{custom}.name
+						// mapping/chat_responses_request.yaml:197: → tools[]{custom}.name
 						c.put(srcToolsCustomOut, "name", srcToolsCustomCustomName.Raw())
 					}
 					if present(srcToolsCustomCustomDescription) {
-						// mapping/chat_responses_request.yaml:192: → tools[]{custom}.description
+						// mapping/chat_responses_request.yaml:199: → tools[]{custom}.description
 						c.put(srcToolsCustomOut, "description", srcToolsCustomCustomDescription.Raw())
 					}
 					if present(srcToolsCustomCustomFormat) {
@@ -557,7 +557,7 @@ func (c *rev) chatResponsesRequestOpenAI(v codec.Value) {
 								}
 							}
 							if present(srcToolsCustomCustomFormatTextType) {
-								// mapping/chat_responses_request.yaml:194: → tools[]{custom}.format{text}.type
+								// mapping/chat_responses_request.yaml:201: → tools[]{custom}.format{text}.type
 								c.put(c.b.Object(srcToolsCustomOut, "format"), "type", srcToolsCustomCustomFormatTextType.Raw())
 							}
 						case "grammar":
@@ -571,7 +571,7 @@ func (c *rev) chatResponsesRequestOpenAI(v codec.Value) {
 								}
 							}
 							if present(srcToolsCustomCustomFormatGrammarType) {
-								// mapping/chat_responses_request.yaml:196: → tools[]{custom}.format{grammar}.type
+								// mapping/chat_responses_request.yaml:203: → tools[]{custom}.format{grammar}.type
 								c.put(c.b.Object(srcToolsCustomOut, "format"), "type", srcToolsCustomCustomFormatGrammarType.Raw())
 							}
 							if present(srcToolsCustomCustomFormatGrammarGrammar) {
@@ -585,11 +585,11 @@ func (c *rev) chatResponsesRequestOpenAI(v codec.Value) {
 									}
 								}
 								if present(srcToolsCustomCustomFormatGrammarGrammarDefinition) {
-									// mapping/chat_responses_request.yaml:198: → tools[]{custom}.format{grammar}.definition
+									// mapping/chat_responses_request.yaml:205: → tools[]{custom}.format{grammar}.definition
 									c.put(c.b.Object(srcToolsCustomOut, "format"), "definition", srcToolsCustomCustomFormatGrammarGrammarDefinition.Raw())
 								}
 								if present(srcToolsCustomCustomFormatGrammarGrammarSyntax) {
-									// mapping/chat_responses_request.yaml:200: → tools[]{custom}.format{grammar}.syntax
+									// mapping/chat_responses_request.yaml:207: → tools[]{custom}.format{grammar}.syntax
 									c.put(c.b.Object(srcToolsCustomOut, "format"), "syntax", srcToolsCustomCustomFormatGrammarGrammarSyntax.Raw())
 								}
 							}
@@ -604,15 +604,613 @@ func (c *rev) chatResponsesRequestOpenAI(v codec.Value) {
 		}
 	}
 	if present(srcFunctions) {
-		// mapping/chat_responses_request.yaml:202: → tools[]{function}
+		// mapping/chat_responses_request.yaml:209: → tools[]{function}
 		revFunctions(c, srcFunctions, "functions", c.b.Array(codec.Top, "tools"), "")
 	}
 	if present(srcWebSearchOptions) {
-		// mapping/chat_responses_request.yaml:206: → tools[]{web_search}
+		// mapping/chat_responses_request.yaml:213: → tools[]{web_search}
 		revWebSearch(c, srcWebSearchOptions, "web_search_options", c.b.Array(codec.Top, "tools"), "")
 	}
 	if present(srcReasoning) {
-		// mapping/chat_responses_request.yaml:212: → reasoning
+		// mapping/chat_responses_request.yaml:219: → reasoning
+		revReasoning(c, srcReasoning, "reasoning", codec.Top, "reasoning")
+	}
+}
+
+// chatResponsesRequestOpenRouter converts a payload, as mapping/chat_responses_request.yaml says for openrouter.
+func (c *rev) chatResponsesRequestOpenRouter(v codec.Value) {
+	var srcModel, srcMessages, srcMaxCompletionTokens, srcMaxTokens, srcTemperature, srcTopP, srcTopLogprobs, srcLogprobs, srcParallelToolCalls, srcMetadata, srcServiceTier, srcStream, srcStreamOptions, srcPromptCacheKey, srcPromptCacheOptions, srcPromptCacheRetention, srcUser, srcSafetyIdentifier, srcModeration, srcVerbosity, srcReasoningEffort, srcStore, srcN, srcAudio, srcModalities, srcFrequencyPenalty, srcPresencePenalty, srcLogitBias, srcSeed, srcStop, srcPrediction, srcResponseFormat, srcToolChoice, srcFunctionCall, srcTools, srcFunctions, srcWebSearchOptions, srcReasoning codec.Value
+	for k, m := range v.Members() {
+		switch string(k.Bytes()) {
+		case "model":
+			srcModel = m
+		case "messages":
+			srcMessages = m
+		case "max_completion_tokens":
+			srcMaxCompletionTokens = m
+		case "max_tokens":
+			srcMaxTokens = m
+		case "temperature":
+			srcTemperature = m
+		case "top_p":
+			srcTopP = m
+		case "top_logprobs":
+			srcTopLogprobs = m
+		case "logprobs":
+			srcLogprobs = m
+		case "parallel_tool_calls":
+			srcParallelToolCalls = m
+		case "metadata":
+			srcMetadata = m
+		case "service_tier":
+			srcServiceTier = m
+		case "stream":
+			srcStream = m
+		case "stream_options":
+			srcStreamOptions = m
+		case "prompt_cache_key":
+			srcPromptCacheKey = m
+		case "prompt_cache_options":
+			srcPromptCacheOptions = m
+		case "prompt_cache_retention":
+			srcPromptCacheRetention = m
+		case "user":
+			srcUser = m
+		case "safety_identifier":
+			srcSafetyIdentifier = m
+		case "moderation":
+			srcModeration = m
+		case "verbosity":
+			srcVerbosity = m
+		case "reasoning_effort":
+			srcReasoningEffort = m
+		case "store":
+			srcStore = m
+		case "n":
+			srcN = m
+		case "audio":
+			srcAudio = m
+		case "modalities":
+			srcModalities = m
+		case "frequency_penalty":
+			srcFrequencyPenalty = m
+		case "presence_penalty":
+			srcPresencePenalty = m
+		case "logit_bias":
+			srcLogitBias = m
+		case "seed":
+			srcSeed = m
+		case "stop":
+			srcStop = m
+		case "prediction":
+			srcPrediction = m
+		case "response_format":
+			srcResponseFormat = m
+		case "tool_choice":
+			srcToolChoice = m
+		case "function_call":
+			srcFunctionCall = m
+		case "tools":
+			srcTools = m
+		case "functions":
+			srcFunctions = m
+		case "web_search_options":
+			srcWebSearchOptions = m
+		case "reasoning":
+			srcReasoning = m
+		}
+	}
+	if present(srcModel) {
+		// mapping/chat_responses_request.yaml:18: → model
+		c.put(codec.Top, "model", srcModel.Raw())
+	}
+	if present(srcMessages) {
+		for i, e := range srcMessages.Elems() {
+			srcMessagesNode, srcMessagesKnown, srcMessagesType := c.tag(e)
+			switch srcMessagesType {
+			case "system":
+				// mapping/chat_responses_request.yaml:22: → input{array}[]{message}
+				revSystem(c, e, atElem("messages", i, "", "messages[0]"), c.b.Array(codec.Top, "input"), "")
+			case "developer":
+				// mapping/chat_responses_request.yaml:29: → input{array}[]{message}
+				revSystem(c, e, atElem("messages", i, "", "messages[0]"), c.b.Array(codec.Top, "input"), "")
+			case "user":
+				// mapping/chat_responses_request.yaml:33: → input{array}[]{message}
+				revUser(c, e, atElem("messages", i, "", "messages[0]"), c.b.Array(codec.Top, "input"), "")
+			case "assistant":
+				// mapping/chat_responses_request.yaml:41: → input{array}[]{message}
+				revAssistant(c, e, atElem("messages", i, "", "messages[0]"), c.b.Array(codec.Top, "input"), "")
+			case "tool":
+				// mapping/chat_responses_request.yaml:53: → input{array}[]{function_call_output}
+				revTool(c, e, atElem("messages", i, "", "messages[0]"), c.b.Array(codec.Top, "input"), "")
+			case "function":
+				// mapping/chat_responses_request.yaml:61: drop
+				c.drop(e, atElem("messages", i, "", "messages[0]"), "refused: a deprecated function message has no call id a Responses function_call_output needs; send tool messages")
+			default:
+				c.unknownType(srcMessagesNode, srcMessagesKnown, atElem("messages", i, "", "messages[0]"))
+			}
+		}
+	}
+	if present(srcMaxCompletionTokens) {
+		// mapping/chat_responses_request.yaml:65: → max_output_tokens
+		c.put(codec.Top, "max_output_tokens", srcMaxCompletionTokens.Raw())
+	}
+	if present(srcMaxTokens) {
+		// mapping/chat_responses_request.yaml:67: → max_output_tokens
+		c.put(codec.Top, "max_output_tokens", srcMaxTokens.Raw())
+	}
+	if present(srcTemperature) {
+		// mapping/chat_responses_request.yaml:70: → temperature
+		c.put(codec.Top, "temperature", srcTemperature.Raw())
+	}
+	if present(srcTopP) {
+		// mapping/chat_responses_request.yaml:72: → top_p
+		c.put(codec.Top, "top_p", srcTopP.Raw())
+	}
+	if present(srcTopLogprobs) {
+		// mapping/chat_responses_request.yaml:74: → top_logprobs
+		c.put(codec.Top, "top_logprobs", srcTopLogprobs.Raw())
+	}
+	if present(srcLogprobs) {
+		// mapping/chat_responses_request.yaml:76: drop
+		c.drop(srcLogprobs, "logprobs", "OpenRouter's Responses include lists no message.output_text.logprobs; top_logprobs is carried")
+	}
+	if present(srcParallelToolCalls) {
+		// mapping/chat_responses_request.yaml:80: → parallel_tool_calls
+		c.put(codec.Top, "parallel_tool_calls", srcParallelToolCalls.Raw())
+	}
+	if present(srcMetadata) {
+		// mapping/chat_responses_request.yaml:82: → metadata
+		c.put(codec.Top, "metadata", srcMetadata.Raw())
+	}
+	if present(srcServiceTier) {
+		// mapping/chat_responses_request.yaml:84: → service_tier
+		c.put(codec.Top, "service_tier", srcServiceTier.Raw())
+	}
+	if present(srcStream) {
+		// mapping/chat_responses_request.yaml:86: → stream
+		c.put(codec.Top, "stream", srcStream.Raw())
+	}
+	if present(srcStreamOptions) {
+		var srcStreamOptionsIncludeObfuscation codec.Value
+		for k, m := range srcStreamOptions.Members() {
+			switch string(k.Bytes()) {
+			case "include_obfuscation":
+				srcStreamOptionsIncludeObfuscation = m
+			case "include_usage": // mapping/chat_responses_request.yaml:91: gateway: a Responses stream always ends with its usage (response.completed); the chat stream converter sends the usage chunk when include_usage asks for it
+			}
+		}
+		if present(srcStreamOptionsIncludeObfuscation) {
+			// mapping/chat_responses_request.yaml:88: drop
+			c.drop(srcStreamOptionsIncludeObfuscation, "stream_options.include_obfuscation", "OpenRouter's Responses request has no stream_options")
+		}
+	}
+	if present(srcPromptCacheKey) {
+		// mapping/chat_responses_request.yaml:93: → prompt_cache_key
+		c.put(codec.Top, "prompt_cache_key", srcPromptCacheKey.Raw())
+	}
+	if present(srcPromptCacheOptions) {
+		var srcPromptCacheOptionsMode, srcPromptCacheOptionsTtl codec.Value
+		for k, m := range srcPromptCacheOptions.Members() {
+			switch string(k.Bytes()) {
+			case "mode":
+				srcPromptCacheOptionsMode = m
+			case "ttl":
+				srcPromptCacheOptionsTtl = m
+			}
+		}
+		if present(srcPromptCacheOptionsMode) {
+			// mapping/chat_responses_request.yaml:95: → prompt_cache_options.mode
+			c.put(c.b.Object(codec.Top, "prompt_cache_options"), "mode", srcPromptCacheOptionsMode.Raw())
+		}
+		if present(srcPromptCacheOptionsTtl) {
+			// mapping/chat_responses_request.yaml:95: → prompt_cache_options.ttl
+			c.put(c.b.Object(codec.Top, "prompt_cache_options"), "ttl", srcPromptCacheOptionsTtl.Raw())
+		}
+	}
+	if present(srcPromptCacheRetention) {
+		// mapping/chat_responses_request.yaml:97: drop
+		c.drop(srcPromptCacheRetention, "prompt_cache_retention", "OpenRouter's Responses request has no prompt_cache_retention")
+	}
+	if present(srcUser) {
+		// mapping/chat_responses_request.yaml:100: → user
+		c.put(codec.Top, "user", srcUser.Raw())
+	}
+	if present(srcSafetyIdentifier) {
+		// mapping/chat_responses_request.yaml:102: → safety_identifier
+		c.put(codec.Top, "safety_identifier", srcSafetyIdentifier.Raw())
+	}
+	if present(srcModeration) {
+		// mapping/chat_responses_request.yaml:104: drop
+		c.drop(srcModeration, "moderation", "OpenRouter moderates with its moderation plugin, not this field")
+	}
+	if present(srcVerbosity) {
+		// mapping/chat_responses_request.yaml:107: → text.verbosity
+		c.put(c.b.Object(codec.Top, "text"), "verbosity", srcVerbosity.Raw())
+	}
+	if present(srcReasoningEffort) {
+		// mapping/chat_responses_request.yaml:109: → reasoning.effort
+		c.put(c.b.Object(codec.Top, "reasoning"), "effort", srcReasoningEffort.Raw())
+	}
+	if present(srcStore) {
+		// mapping/chat_responses_request.yaml:111: → store
+		revStore(c, srcStore, "store", codec.Top, "store")
+	}
+	if present(srcN) {
+		// mapping/chat_responses_request.yaml:117: drop
+		c.drop(srcN, "n", "refused: a Responses response has one output; n > 1 is a 400 naming n (n = 1 is the default and passes)")
+	}
+	if present(srcAudio) {
+		// mapping/chat_responses_request.yaml:119: drop
+		c.drop(srcAudio, "audio", "refused: a Responses upstream gives no audio output; audio is a 400 naming it")
+	}
+	if present(srcModalities) {
+		// mapping/chat_responses_request.yaml:121: drop
+		c.drop(srcModalities, "modalities", "refused: a Responses upstream answers in text; a modality other than text is a 400 naming modalities[i] (text alone passes)")
+	}
+	if present(srcFrequencyPenalty) {
+		// mapping/chat_responses_request.yaml:123: drop
+		c.drop(srcFrequencyPenalty, "frequency_penalty", "the Responses API has no frequency penalty")
+	}
+	if present(srcPresencePenalty) {
+		// mapping/chat_responses_request.yaml:125: drop
+		c.drop(srcPresencePenalty, "presence_penalty", "the Responses API has no presence penalty")
+	}
+	if present(srcLogitBias) {
+		// mapping/chat_responses_request.yaml:127: drop
+		c.drop(srcLogitBias, "logit_bias", "the Responses API has no logit bias")
+	}
+	if present(srcSeed) {
+		// mapping/chat_responses_request.yaml:129: drop
+		c.drop(srcSeed, "seed", "the Responses API has no seed")
+	}
+	if present(srcStop) {
+		// mapping/chat_responses_request.yaml:131: drop
+		c.drop(srcStop, "stop", "the Responses API has no stop sequences")
+	}
+	if present(srcPrediction) {
+		// mapping/chat_responses_request.yaml:133: drop
+		c.drop(srcPrediction, "prediction", "the Responses API has no predicted outputs")
+	}
+	if present(srcResponseFormat) {
+		srcResponseFormatNode, srcResponseFormatKnown, srcResponseFormatType := c.tag(srcResponseFormat)
+		switch srcResponseFormatType {
+		case "text":
+			var srcResponseFormatTextType codec.Value
+			for k, m := range srcResponseFormat.Members() {
+				switch string(k.Bytes()) {
+				case "type":
+					srcResponseFormatTextType = m
+				}
+			}
+			if present(srcResponseFormatTextType) {
+				// mapping/chat_responses_request.yaml:137: → text.format{text}.type
+				c.put(c.b.Object(c.b.Object(codec.Top, "text"), "format"), "type", srcResponseFormatTextType.Raw())
+			}
+		case "json_object":
+			var srcResponseFormatJsonObjectType codec.Value
+			for k, m := range srcResponseFormat.Members() {
+				switch string(k.Bytes()) {
+				case "type":
+					srcResponseFormatJsonObjectType = m
+				}
+			}
+			if present(srcResponseFormatJsonObjectType) {
+				// mapping/chat_responses_request.yaml:139: → text.format{json_object}.type
+				c.put(c.b.Object(c.b.Object(codec.Top, "text"), "format"), "type", srcResponseFormatJsonObjectType.Raw())
+			}
+		case "json_schema":
+			var srcResponseFormatJsonSchemaType, srcResponseFormatJsonSchemaJsonSchema codec.Value
+			for k, m := range srcResponseFormat.Members() {
+				switch string(k.Bytes()) {
+				case "type":
+					srcResponseFormatJsonSchemaType = m
+				case "json_schema":
+					srcResponseFormatJsonSchemaJsonSchema = m
+				}
+			}
+			if present(srcResponseFormatJsonSchemaType) {
+				// mapping/chat_responses_request.yaml:141: → text.format{json_schema}.type
+				c.put(c.b.Object(c.b.Object(codec.Top, "text"), "format"), "type", srcResponseFormatJsonSchemaType.Raw())
+			}
+			if present(srcResponseFormatJsonSchemaJsonSchema) {
+				var srcResponseFormatJsonSchemaJsonSchemaName, srcResponseFormatJsonSchemaJsonSchemaDescription, srcResponseFormatJsonSchemaJsonSchemaSchema, srcResponseFormatJsonSchemaJsonSchemaStrict codec.Value
+				for k, m := range srcResponseFormatJsonSchemaJsonSchema.Members() {
+					switch string(k.Bytes()) {
+					case "name":
+						srcResponseFormatJsonSchemaJsonSchemaName = m
+					case "description":
+						srcResponseFormatJsonSchemaJsonSchemaDescription = m
+					case "schema":
+						srcResponseFormatJsonSchemaJsonSchemaSchema = m
+					case "strict":
+						srcResponseFormatJsonSchemaJsonSchemaStrict = m
+					}
+				}
+				if present(srcResponseFormatJsonSchemaJsonSchemaName) {
+					// mapping/chat_responses_request.yaml:143: → text.format{json_schema}.name
+					c.put(c.b.Object(c.b.Object(codec.Top, "text"), "format"), "name", srcResponseFormatJsonSchemaJsonSchemaName.Raw())
+				}
+				if present(srcResponseFormatJsonSchemaJsonSchemaDescription) {
+					// mapping/chat_responses_request.yaml:145: → text.format{json_schema}.description
+					c.put(c.b.Object(c.b.Object(codec.Top, "text"), "format"), "description", srcResponseFormatJsonSchemaJsonSchemaDescription.Raw())
+				}
+				if present(srcResponseFormatJsonSchemaJsonSchemaSchema) {
+					// mapping/chat_responses_request.yaml:147: → text.format{json_schema}.schema
+					c.put(c.b.Object(c.b.Object(codec.Top, "text"), "format"), "schema", srcResponseFormatJsonSchemaJsonSchemaSchema.Raw())
+				}
+				if present(srcResponseFormatJsonSchemaJsonSchemaStrict) {
+					// mapping/chat_responses_request.yaml:150: → text.format{json_schema}.strict
+					c.put(c.b.Object(c.b.Object(codec.Top, "text"), "format"), "strict", srcResponseFormatJsonSchemaJsonSchemaStrict.Raw())
+				}
+			}
+		default:
+			c.unknownType(srcResponseFormatNode, srcResponseFormatKnown, "response_format")
+		}
+	}
+	if present(srcToolChoice) {
+		switch srcToolChoice.Kind() {
+		case codec.String:
+			// mapping/chat_responses_request.yaml:154: → tool_choice{string}
+			c.put(codec.Top, "tool_choice", srcToolChoice.Raw())
+		case codec.Object:
+			srcToolChoiceObjectNode, srcToolChoiceObjectKnown, srcToolChoiceObjectType := c.tag(srcToolChoice)
+			switch srcToolChoiceObjectType {
+			case "function":
+				var srcToolChoiceObjectFunctionType, srcToolChoiceObjectFunctionFunction codec.Value
+				for k, m := range srcToolChoice.Members() {
+					switch string(k.Bytes()) {
+					case "type":
+						srcToolChoiceObjectFunctionType = m
+					case "function":
+						srcToolChoiceObjectFunctionFunction = m
+					}
+				}
+				if present(srcToolChoiceObjectFunctionType) {
+					// mapping/chat_responses_request.yaml:156: → tool_choice{object}{function}.type
+					c.put(c.b.Object(codec.Top, "tool_choice"), "type", srcToolChoiceObjectFunctionType.Raw())
+				}
+				if present(srcToolChoiceObjectFunctionFunction) {
+					var srcToolChoiceObjectFunctionFunctionName codec.Value
+					for k, m := range srcToolChoiceObjectFunctionFunction.Members() {
+						switch string(k.Bytes()) {
+						case "name":
+							srcToolChoiceObjectFunctionFunctionName = m
+						}
+					}
+					if present(srcToolChoiceObjectFunctionFunctionName) {
+						// mapping/chat_responses_request.yaml:158: → tool_choice{object}{function}.name
+						c.put(c.b.Object(codec.Top, "tool_choice"), "name", srcToolChoiceObjectFunctionFunctionName.Raw())
+					}
+				}
+			case "custom":
+				var srcToolChoiceObjectCustomType, srcToolChoiceObjectCustomCustom codec.Value
+				for k, m := range srcToolChoice.Members() {
+					switch string(k.Bytes()) {
+					case "type":
+						srcToolChoiceObjectCustomType = m
+					case "custom":
+						srcToolChoiceObjectCustomCustom = m
+					}
+				}
+				if present(srcToolChoiceObjectCustomType) {
+					// mapping/chat_responses_request.yaml:160: drop
+					c.drop(srcToolChoiceObjectCustomType, "tool_choice.type", "OpenRouter's Responses tool_choice has no custom variant; the choice is left to the model")
+				}
+				if present(srcToolChoiceObjectCustomCustom) {
+					var srcToolChoiceObjectCustomCustomName codec.Value
+					for k, m := range srcToolChoiceObjectCustomCustom.Members() {
+						switch string(k.Bytes()) {
+						case "name":
+							srcToolChoiceObjectCustomCustomName = m
+						}
+					}
+					if present(srcToolChoiceObjectCustomCustomName) {
+						// mapping/chat_responses_request.yaml:163: drop
+						c.drop(srcToolChoiceObjectCustomCustomName, "tool_choice.custom.name", "OpenRouter's Responses tool_choice has no custom variant; the choice is left to the model")
+					}
+				}
+			case "allowed_tools":
+				var srcToolChoiceObjectAllowedToolsType, srcToolChoiceObjectAllowedToolsAllowedTools codec.Value
+				for k, m := range srcToolChoice.Members() {
+					switch string(k.Bytes()) {
+					case "type":
+						srcToolChoiceObjectAllowedToolsType = m
+					case "allowed_tools":
+						srcToolChoiceObjectAllowedToolsAllowedTools = m
+					}
+				}
+				if present(srcToolChoiceObjectAllowedToolsType) {
+					// mapping/chat_responses_request.yaml:166: → tool_choice{object}{allowed_tools}.type
+					c.put(c.b.Object(codec.Top, "tool_choice"), "type", srcToolChoiceObjectAllowedToolsType.Raw())
+				}
+				if present(srcToolChoiceObjectAllowedToolsAllowedTools) {
+					var srcToolChoiceObjectAllowedToolsAllowedToolsMode, srcToolChoiceObjectAllowedToolsAllowedToolsTools codec.Value
+					for k, m := range srcToolChoiceObjectAllowedToolsAllowedTools.Members() {
+						switch string(k.Bytes()) {
+						case "mode":
+							srcToolChoiceObjectAllowedToolsAllowedToolsMode = m
+						case "tools":
+							srcToolChoiceObjectAllowedToolsAllowedToolsTools = m
+						}
+					}
+					if present(srcToolChoiceObjectAllowedToolsAllowedToolsMode) {
+						// mapping/chat_responses_request.yaml:168: → tool_choice{object}{allowed_tools}.mode
+						c.put(c.b.Object(codec.Top, "tool_choice"), "mode", srcToolChoiceObjectAllowedToolsAllowedToolsMode.Raw())
+					}
+					if present(srcToolChoiceObjectAllowedToolsAllowedToolsTools) {
+						// mapping/chat_responses_request.yaml:170: → tool_choice{object}{allowed_tools}.tools
+						revAllowedTools(c, srcToolChoiceObjectAllowedToolsAllowedToolsTools, "tool_choice.allowed_tools.tools", c.b.Object(codec.Top, "tool_choice"), "tools")
+					}
+				}
+			default:
+				c.unknownType(srcToolChoiceObjectNode, srcToolChoiceObjectKnown, "tool_choice")
+			}
+		}
+	}
+	if present(srcFunctionCall) {
+		switch srcFunctionCall.Kind() {
+		case codec.String:
+			// mapping/chat_responses_request.yaml:174: → tool_choice{string}
+			c.put(codec.Top, "tool_choice", srcFunctionCall.Raw())
+		case codec.Object:
+			// mapping/chat_responses_request.yaml:177: → tool_choice{object}{function}
+			revFunctionChoice(c, srcFunctionCall, "function_call", codec.Top, "tool_choice")
+		}
+	}
+	if present(srcTools) {
+		for i, e := range srcTools.Elems() {
+			srcToolsNode, srcToolsKnown, srcToolsType := c.tag(e)
+			switch srcToolsType {
+			case "function":
+				srcToolsFunctionOut := c.b.AppendObject(c.b.Array(codec.Top, "tools"))
+				var srcToolsFunctionType, srcToolsFunctionFunction codec.Value
+				for k, m := range e.Members() {
+					switch string(k.Bytes()) {
+					case "type":
+						srcToolsFunctionType = m
+					case "function":
+						srcToolsFunctionFunction = m
+					}
+				}
+				if present(srcToolsFunctionType) {
+					// mapping/chat_responses_request.yaml:183: → tools[]{function}.type
+					c.put(srcToolsFunctionOut, "type", srcToolsFunctionType.Raw())
+				}
+				if present(srcToolsFunctionFunction) {
+					var srcToolsFunctionFunctionName, srcToolsFunctionFunctionDescription, srcToolsFunctionFunctionParameters, srcToolsFunctionFunctionStrict codec.Value
+					for k, m := range srcToolsFunctionFunction.Members() {
+						switch string(k.Bytes()) {
+						case "name":
+							srcToolsFunctionFunctionName = m
+						case "description":
+							srcToolsFunctionFunctionDescription = m
+						case "parameters":
+							srcToolsFunctionFunctionParameters = m
+						case "strict":
+							srcToolsFunctionFunctionStrict = m
+						}
+					}
+					if present(srcToolsFunctionFunctionName) {
+						// mapping/chat_responses_request.yaml:185: → tools[]{function}.name
+						c.put(srcToolsFunctionOut, "name", srcToolsFunctionFunctionName.Raw())
+					}
+					if present(srcToolsFunctionFunctionDescription) {
+						// mapping/chat_responses_request.yaml:187: → tools[]{function}.description
+						c.put(srcToolsFunctionOut, "description", srcToolsFunctionFunctionDescription.Raw())
+					}
+					if present(srcToolsFunctionFunctionParameters) {
+						// mapping/chat_responses_request.yaml:189: → tools[]{function}.parameters
+						c.put(srcToolsFunctionOut, "parameters", srcToolsFunctionFunctionParameters.Raw())
+					}
+					if present(srcToolsFunctionFunctionStrict) {
+						// mapping/chat_responses_request.yaml:192: → tools[]{function}.strict
+						c.put(srcToolsFunctionOut, "strict", srcToolsFunctionFunctionStrict.Raw())
+					}
+				}
+			case "custom":
+				srcToolsCustomOut := c.b.AppendObject(c.b.Array(codec.Top, "tools"))
+				var srcToolsCustomType, srcToolsCustomCustom codec.Value
+				for k, m := range e.Members() {
+					switch string(k.Bytes()) {
+					case "type":
+						srcToolsCustomType = m
+					case "custom":
+						srcToolsCustomCustom = m
+					}
+				}
+				if present(srcToolsCustomType) {
+					// mapping/chat_responses_request.yaml:195: → tools[]{custom}.type
+					c.put(srcToolsCustomOut, "type", srcToolsCustomType.Raw())
+				}
+				if present(srcToolsCustomCustom) {
+					var srcToolsCustomCustomName, srcToolsCustomCustomDescription, srcToolsCustomCustomFormat codec.Value
+					for k, m := range srcToolsCustomCustom.Members() {
+						switch string(k.Bytes()) {
+						case "name":
+							srcToolsCustomCustomName = m
+						case "description":
+							srcToolsCustomCustomDescription = m
+						case "format":
+							srcToolsCustomCustomFormat = m
+						}
+					}
+					if present(srcToolsCustomCustomName) {
+						// mapping/chat_responses_request.yaml:197: → tools[]{custom}.name
+						c.put(srcToolsCustomOut, "name", srcToolsCustomCustomName.Raw())
+					}
+					if present(srcToolsCustomCustomDescription) {
+						// mapping/chat_responses_request.yaml:199: → tools[]{custom}.description
+						c.put(srcToolsCustomOut, "description", srcToolsCustomCustomDescription.Raw())
+					}
+					if present(srcToolsCustomCustomFormat) {
+						srcToolsCustomCustomFormatNode, srcToolsCustomCustomFormatKnown, srcToolsCustomCustomFormatType := c.tag(srcToolsCustomCustomFormat)
+						switch srcToolsCustomCustomFormatType {
+						case "text":
+							var srcToolsCustomCustomFormatTextType codec.Value
+							for k, m := range srcToolsCustomCustomFormat.Members() {
+								switch string(k.Bytes()) {
+								case "type":
+									srcToolsCustomCustomFormatTextType = m
+								}
+							}
+							if present(srcToolsCustomCustomFormatTextType) {
+								// mapping/chat_responses_request.yaml:201: → tools[]{custom}.format{text}.type
+								c.put(c.b.Object(srcToolsCustomOut, "format"), "type", srcToolsCustomCustomFormatTextType.Raw())
+							}
+						case "grammar":
+							var srcToolsCustomCustomFormatGrammarType, srcToolsCustomCustomFormatGrammarGrammar codec.Value
+							for k, m := range srcToolsCustomCustomFormat.Members() {
+								switch string(k.Bytes()) {
+								case "type":
+									srcToolsCustomCustomFormatGrammarType = m
+								case "grammar":
+									srcToolsCustomCustomFormatGrammarGrammar = m
+								}
+							}
+							if present(srcToolsCustomCustomFormatGrammarType) {
+								// mapping/chat_responses_request.yaml:203: → tools[]{custom}.format{grammar}.type
+								c.put(c.b.Object(srcToolsCustomOut, "format"), "type", srcToolsCustomCustomFormatGrammarType.Raw())
+							}
+							if present(srcToolsCustomCustomFormatGrammarGrammar) {
+								var srcToolsCustomCustomFormatGrammarGrammarDefinition, srcToolsCustomCustomFormatGrammarGrammarSyntax codec.Value
+								for k, m := range srcToolsCustomCustomFormatGrammarGrammar.Members() {
+									switch string(k.Bytes()) {
+									case "definition":
+										srcToolsCustomCustomFormatGrammarGrammarDefinition = m
+									case "syntax":
+										srcToolsCustomCustomFormatGrammarGrammarSyntax = m
+									}
+								}
+								if present(srcToolsCustomCustomFormatGrammarGrammarDefinition) {
+									// mapping/chat_responses_request.yaml:205: → tools[]{custom}.format{grammar}.definition
+									c.put(c.b.Object(srcToolsCustomOut, "format"), "definition", srcToolsCustomCustomFormatGrammarGrammarDefinition.Raw())
+								}
+								if present(srcToolsCustomCustomFormatGrammarGrammarSyntax) {
+									// mapping/chat_responses_request.yaml:207: → tools[]{custom}.format{grammar}.syntax
+									c.put(c.b.Object(srcToolsCustomOut, "format"), "syntax", srcToolsCustomCustomFormatGrammarGrammarSyntax.Raw())
+								}
+							}
+						default:
+							c.unknownType(srcToolsCustomCustomFormatNode, srcToolsCustomCustomFormatKnown, atElem("tools", i, "custom.format", "tools[0].custom.format"))
+						}
+					}
+				}
+			default:
+				c.unknownType(srcToolsNode, srcToolsKnown, atElem("tools", i, "", "tools[0]"))
+			}
+		}
+	}
+	if present(srcFunctions) {
+		// mapping/chat_responses_request.yaml:209: → tools[]{function}
+		revFunctions(c, srcFunctions, "functions", c.b.Array(codec.Top, "tools"), "")
+	}
+	if present(srcWebSearchOptions) {
+		// mapping/chat_responses_request.yaml:213: → tools[]{web_search}
+		revWebSearch(c, srcWebSearchOptions, "web_search_options", c.b.Array(codec.Top, "tools"), "")
+	}
+	if present(srcReasoning) {
+		// mapping/chat_responses_request.yaml:219: → reasoning
 		revReasoning(c, srcReasoning, "reasoning", codec.Top, "reasoning")
 	}
 }

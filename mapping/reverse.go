@@ -12,9 +12,13 @@ import (
 	"github.com/transponder-dev/transponder/codec"
 )
 
-// ReverseOptions configure ChatToResponses. The zero ReverseOptions keep
-// every system message an input item and send store false.
+// ReverseOptions configure ChatToResponses. The zero ReverseOptions write
+// OpenRouter's Responses request, keep every system message an input item
+// and send store false.
 type ReverseOptions struct {
+	// Dialect is the Responses upstream's: OpenRouter (the default) or
+	// OpenAI.
+	Dialect Dialect
 	// Instructions moves a leading system message (messages[0]) to
 	// instructions instead of an input item of role system.
 	Instructions bool
@@ -102,7 +106,11 @@ func (c *rev) run(body []byte) error {
 	if err := c.check(v); err != nil {
 		return err
 	}
-	c.chatResponsesRequestOpenAI(v)
+	if c.opts.Dialect == OpenAI {
+		c.chatResponsesRequestOpenAI(v)
+	} else {
+		c.chatResponsesRequestOpenRouter(v)
+	}
 	if c.err != nil {
 		return c.err
 	}
@@ -197,6 +205,18 @@ func (c *rev) finish() {
 		}
 		if f.TopLevel() {
 			if isChatResponsesRequestExtra(f.NameBytes()) {
+				continue
+			}
+			// A field of the target the OpenAI chat spec does not know
+			// (OpenRouter's provider, plugins, models, …) passes through,
+			// unless the mapping set it.
+			root, _ := c.opts.Dialect.codec().Payload(codec.ResponsesRequest)
+			if _, ok := root.Schema().Property(f.Name()); ok {
+				if c.b.Has(codec.Top, f.Name()) {
+					c.warn(f.Path(), "also set by the mapping of a chat field; the mapped value is kept")
+				} else {
+					c.b.Set(codec.Top, f.Name(), f.Raw)
+				}
 				continue
 			}
 		} else if p := f.Path(); strings.HasPrefix(p, "messages[") && isReasoningKey(f.Name()) {

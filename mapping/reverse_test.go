@@ -36,11 +36,11 @@ func reverseCase(t *testing.T, dir string) ([]byte, mapping.ReverseOptions) {
 }
 
 // Each testdata/reverse/<case>/request.json (a chat request, with
-// options.json if the case needs ReverseOptions) converts to
-// responses.json (the Responses request, indented) and
-// responses.warnings, or to responses.error.json; every Responses request
-// is valid for the pinned OpenAI spec's schema and keeps the invariants of
-// checkResponsesInput. Rewrite with -update, and review.
+// options.json if the case needs ReverseOptions) converts, for each
+// dialect, to <dialect>.json (the Responses request, indented) and
+// <dialect>.warnings, or to <dialect>.error.json; every Responses request
+// is valid for its dialect's schema in the pinned spec and keeps the
+// invariants of checkResponsesInput. Rewrite with -update, and review.
 func TestReverseGolden(t *testing.T) {
 	dirs, err := filepath.Glob("testdata/reverse/*/request.json")
 	if err != nil || len(dirs) == 0 {
@@ -50,34 +50,37 @@ func TestReverseGolden(t *testing.T) {
 		dir := filepath.Dir(req)
 		t.Run(filepath.Base(dir), func(t *testing.T) {
 			body, opts := reverseCase(t, dir)
-			name := filepath.Join(dir, "responses")
-			if *update {
-				for _, ext := range []string{".json", ".warnings", ".error.json"} {
-					os.Remove(name + ext)
+			for _, d := range dialects {
+				opts.Dialect = d.d
+				name := filepath.Join(dir, d.d.String())
+				if *update {
+					for _, ext := range []string{".json", ".warnings", ".error.json"} {
+						os.Remove(name + ext)
+					}
 				}
-			}
-			out, warns, err := mapping.ChatToResponses(body, opts)
-			if err != nil {
-				var e *mapping.Error
-				if !errors.As(err, &e) {
-					t.Fatalf("%v is not a *mapping.Error", err)
+				out, warns, err := mapping.ChatToResponses(body, opts)
+				if err != nil {
+					var e *mapping.Error
+					if !errors.As(err, &e) {
+						t.Fatalf("%s: %v is not a *mapping.Error", d.d, err)
+					}
+					golden.Check(t, name+".error.json", indent(t, e.AppendJSON(nil)), *update)
+					continue
 				}
-				golden.Check(t, name+".error.json", indent(t, e.AppendJSON(nil)), *update)
-				return
-			}
-			golden.Check(t, name+".json", indent(t, out), *update)
-			var w strings.Builder
-			for _, x := range warns {
-				w.WriteString(x.String() + "\n")
-			}
-			golden.Check(t, name+".warnings", w.String(), *update)
-			validResponses(t, out)
-			checkResponsesInput(t, out, opts)
-			var rc mapping.ReverseConverter
-			rc.ChatToResponses(nil, []byte(`{"model":"m","messages":[{"role":"user","content":"warm the memory"}],"tools":[{"type":"function","function":{"name":"z"}}]}`), mapping.ReverseOptions{Store: true})
-			again, _, _ := rc.ChatToResponses(nil, body, opts)
-			if !bytes.Equal(out, again) {
-				t.Errorf("a reused converter's conversion differs:\n%s\n%s", out, again)
+				golden.Check(t, name+".json", indent(t, out), *update)
+				var w strings.Builder
+				for _, x := range warns {
+					w.WriteString(x.String() + "\n")
+				}
+				golden.Check(t, name+".warnings", w.String(), *update)
+				validResponses(t, d.table, out)
+				checkResponsesInput(t, out, opts)
+				var rc mapping.ReverseConverter
+				rc.ChatToResponses(nil, []byte(`{"model":"m","messages":[{"role":"user","content":"warm the memory"}],"tools":[{"type":"function","function":{"name":"z"}}]}`), mapping.ReverseOptions{Store: true})
+				again, _, _ := rc.ChatToResponses(nil, body, opts)
+				if !bytes.Equal(out, again) {
+					t.Errorf("%s: a reused converter's conversion differs:\n%s\n%s", d.d, out, again)
+				}
 			}
 		})
 	}
@@ -85,15 +88,15 @@ func TestReverseGolden(t *testing.T) {
 
 // validResponses fails the test if a Responses request has anything the
 // pinned OpenAI schema does not know or allow.
-func validResponses(t *testing.T, out []byte) {
+func validResponses(t *testing.T, table *codec.Dialect, out []byte) {
 	t.Helper()
-	root, _ := codec.OpenAI.Payload(codec.ResponsesRequest)
+	root, _ := table.Payload(codec.ResponsesRequest)
 	doc, err := codec.Decode(root, out)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, f := range doc.Findings() {
-		t.Errorf("responses request: %s", f)
+		t.Errorf("%s responses request: %s", table.Name(), f)
 	}
 }
 
@@ -150,6 +153,7 @@ func checkResponsesInput(t *testing.T, out []byte, opts mapping.ReverseOptions) 
 // item of its role, the calls and outputs pair in order.
 func TestReverseToolLoop(t *testing.T) {
 	body, opts := reverseCase(t, "testdata/reverse/tool_loop")
+	opts.Dialect = mapping.OpenAI
 	out, _, err := mapping.ChatToResponses(body, opts)
 	if err != nil {
 		t.Fatal(err)
@@ -189,6 +193,7 @@ func TestReverseToolLoop(t *testing.T) {
 // for byte.
 func TestReverseSchemaBytes(t *testing.T) {
 	body, opts := reverseCase(t, "testdata/reverse/json_schema")
+	opts.Dialect = mapping.OpenAI
 	out, _, err := mapping.ChatToResponses(body, opts)
 	if err != nil {
 		t.Fatal(err)
@@ -197,4 +202,145 @@ func TestReverseSchemaBytes(t *testing.T) {
 	if !bytes.Contains(body, []byte(schema)) || !bytes.Contains(out, []byte(`"schema":`+schema)) {
 		t.Errorf("schema not byte for byte: %s", out)
 	}
+}
+
+// Whatever the body, the reverse converter returns valid JSON or a
+// *mapping.Error, never panics, and converts the same body to the same
+// bytes.
+func FuzzChatToResponses(f *testing.F) {
+	reqs, _ := filepath.Glob("testdata/reverse/*/request.json")
+	for _, r := range reqs {
+		b, err := os.ReadFile(r)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b, uint8(0))
+	}
+	f.Add([]byte(`{"model":"m","messages":[1,{"role":"assistant","tool_calls":[null,{"id":"a"}]},{"role":"tool"}],"tools":[{"type":"function"}]}`), uint8(3))
+	f.Fuzz(func(t *testing.T, body []byte, o uint8) {
+		opts := mapping.ReverseOptions{Dialect: mapping.Dialect(o & 1), Instructions: o&2 != 0, Store: o&4 != 0}
+		out, _, err := mapping.ChatToResponses(body, opts)
+		if err != nil {
+			var e *mapping.Error
+			if !errors.As(err, &e) {
+				t.Fatalf("%T is not a *mapping.Error: %v", err, err)
+			}
+			if !json.Valid(e.AppendJSON(nil)) {
+				t.Fatalf("error body not JSON: %s", e.AppendJSON(nil))
+			}
+			return
+		}
+		if !json.Valid(out) {
+			t.Fatalf("not JSON: %s", out)
+		}
+		again, _, _ := mapping.ChatToResponses(body, opts)
+		if !bytes.Equal(out, again) {
+			t.Fatalf("two conversions differ")
+		}
+	})
+}
+
+// chat → Responses → chat keeps the conversation: the roles in order (a
+// system message as system), the tool calls' ids, names and arguments,
+// the tool messages' call ids and contents, the tools' names and
+// parameters, and tool_choice — for every golden case that converts.
+func TestReverseRoundTrip(t *testing.T) {
+	dirs, _ := filepath.Glob("testdata/reverse/*/request.json")
+	n := 0
+	for _, req := range dirs {
+		dir := filepath.Dir(req)
+		body, opts := reverseCase(t, dir)
+		if opts.Instructions || documentedLoss[filepath.Base(dir)] != "" {
+			continue
+		}
+		opts.Dialect = mapping.OpenAI
+		resp, _, err := mapping.ChatToResponses(body, opts)
+		if err != nil {
+			continue
+		}
+		back, _, err := mapping.ResponsesToChat(resp, mapping.Options{Dialect: mapping.OpenAI})
+		if err != nil {
+			t.Errorf("%s: back to chat: %v\n%s", dir, err, resp)
+			continue
+		}
+		n++
+		if a, b := conversation(t, body), conversation(t, back); a != b {
+			t.Errorf("%s: the round trip changed the conversation\n was %s\n  is %s", dir, a, b)
+		}
+	}
+	if n < 5 {
+		t.Fatalf("only %d cases round-tripped", n)
+	}
+}
+
+// documentedLoss are the cases whose round trip changes the request on
+// purpose, and why.
+var documentedLoss = map[string]string{
+	"instructions":         "the leading system message comes back from instructions",
+	"legacy_functions":     "deprecated functions and function_call come back as tools and tool_choice",
+	"tool_choice_no_tools": "a tool choice without tools is left out, with a warning",
+}
+
+// conversation summarizes what a chat request's round trip keeps.
+func conversation(t *testing.T, body []byte) string {
+	t.Helper()
+	var req struct {
+		Messages []struct {
+			Role       string          `json:"role"`
+			Content    json.RawMessage `json:"content"`
+			ToolCallID string          `json:"tool_call_id"`
+			ToolCalls  []struct {
+				ID       string `json:"id"`
+				Function struct {
+					Name      string `json:"name"`
+					Arguments string `json:"arguments"`
+				} `json:"function"`
+			} `json:"tool_calls"`
+		} `json:"messages"`
+		Tools []struct {
+			Function struct {
+				Name       string          `json:"name"`
+				Parameters json.RawMessage `json:"parameters"`
+			} `json:"function"`
+		} `json:"tools"`
+		ToolChoice json.RawMessage `json:"tool_choice"`
+	}
+	if err := json.Unmarshal(body, &req); err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	for _, m := range req.Messages {
+		b.WriteString(m.Role)
+		if m.Role == "tool" {
+			var s string
+			if json.Unmarshal(m.Content, &s) != nil {
+				var parts []struct{ Text string }
+				json.Unmarshal(m.Content, &parts)
+				for _, p := range parts {
+					s += p.Text
+				}
+			}
+			b.WriteString("(" + m.ToolCallID + "=" + s + ")")
+		}
+		for _, c := range m.ToolCalls {
+			b.WriteString("[" + c.ID + " " + c.Function.Name + " " + c.Function.Arguments + "]")
+		}
+		b.WriteString(" ")
+	}
+	for _, tl := range req.Tools {
+		b.WriteString("tool " + tl.Function.Name + " ")
+		if len(tl.Function.Parameters) > 0 {
+			b.Write(tl.Function.Parameters)
+		} else {
+			// a function without parameters takes none: the Responses
+			// request says so with an empty object schema
+			b.WriteString(`{"type":"object","properties":{}}`)
+		}
+	}
+	var c bytes.Buffer
+	if len(req.ToolChoice) > 0 {
+		json.Compact(&c, req.ToolChoice)
+	}
+	b.WriteString(" choice " + c.String())
+	return b.String()
 }

@@ -10,7 +10,10 @@
 // its source side once per target dialect; for a file with targets, the
 // target side (every field of the target: what produces it); for a file
 // with events, the stream event types (which the runtime emits, which it
-// never does and why); last, a placeholder for the reverse direction.
+// never does and why); last, a placeholder for what of the reverse
+// direction is not built yet (the answer: Response and stream → chat; the
+// reverse request has its mapping file, mapping/chat_responses_request.yaml,
+// and its section like the others).
 //
 // Rendered as Markdown (Markdown: a table per section, coverage per
 // section and overall) and as JSON (JSON; the schema is documented on
@@ -241,12 +244,12 @@ func Build(in Input) (*Matrix, error) {
 		m.Sections = append(m.Sections, secs...)
 	}
 	m.Sections = append(m.Sections, Section{
-		ID:    "reverse/chat_responses_request",
-		Title: "Chat Completions request → Responses request (the reverse direction)",
+		ID:    "reverse/responses_chat_answer",
+		Title: "Responses Response and stream → Chat Completions answer (the reverse direction)",
 		Side:  "placeholder",
-		From:  "chat request", To: "responses request",
+		From:  "responses body", To: "chat body",
 		Rows: []Row{},
-		Note: "Chat clients in front of a Responses upstream: not built yet. This section is filled when that direction lands (its mapping file, like the others, gives every field a row).",
+		Note: "The answer of a Responses upstream to a chat client: not built yet. The reverse request is mapped (mapping/chat_responses_request.yaml, its section above); this section is filled when the answer's mapping files land, like the others, a row per field.",
 	})
 	for i := range m.Sections {
 		s := &m.Sections[i]

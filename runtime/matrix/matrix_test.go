@@ -363,3 +363,38 @@ func TestEnumValues(t *testing.T) {
 		}
 	}
 }
+
+// The reverse request (a chat request → a Responses request) is a source
+// section computed from its mapping file like the forward ones: every
+// path has an entry, the refusals are drops that say so, and the messages
+// go through their transforms.
+func TestReverseRequestSection(t *testing.T) {
+	m := pinned(t)
+	i := slices.IndexFunc(m.Sections, func(s Section) bool { return s.ID == "chat_responses_request/openai" })
+	if i < 0 {
+		t.Fatal("no section chat_responses_request/openai")
+	}
+	s := m.Sections[i]
+	if s.Side != "source" || s.From != "openai chat request" || s.To != "openai responses request" {
+		t.Errorf("section %s: %s, %s → %s", s.ID, s.Side, s.From, s.To)
+	}
+	if s.Coverage.Unmapped != 0 || s.Coverage.Total == 0 {
+		t.Errorf("coverage %+v", s.Coverage)
+	}
+	row := func(p string) Row {
+		j := slices.IndexFunc(s.Rows, func(r Row) bool { return r.Path == p })
+		if j < 0 {
+			t.Fatalf("no row %s", p)
+		}
+		return s.Rows[j]
+	}
+	if r := row("n"); r.Status != Dropped {
+		t.Errorf("n: %+v", r)
+	}
+	if r := row("messages[]{tool}.tool_call_id"); r.Status != Aligned || r.Entry != "messages[]{tool}" {
+		t.Errorf("tool message: %+v", r)
+	}
+	if r := row("tools[]{function}.function.name"); r.Status != Aligned || r.Entry != "tools[]{function}.function.name" {
+		t.Errorf("tool name: %+v", r)
+	}
+}
