@@ -19,6 +19,7 @@ import (
 	"github.com/openai/openai-go/v3/option"
 
 	"github.com/transponder-dev/transponder/internal/fixtures"
+	"github.com/transponder-dev/transponder/mapping"
 	"github.com/transponder-dev/transponder/runtime/conformance"
 	"github.com/transponder-dev/transponder/runtime/gateway"
 	"github.com/transponder-dev/transponder/runtime/translate"
@@ -111,7 +112,7 @@ func newChatStack(t *testing.T, next ...string) *chatStack {
 	up := newResponsesReplay(t, next...)
 	rsrv := httptest.NewServer(up)
 	t.Cleanup(rsrv.Close)
-	s := newStack(t, http.NotFoundHandler(), gateway.Config{ResponsesUpstream: gateway.Upstream{BaseURL: rsrv.URL + "/v1"}, IDs: &translate.SeqIDs{}})
+	s := newStack(t, http.NotFoundHandler(), gateway.Config{ResponsesUpstream: gateway.Upstream{BaseURL: rsrv.URL + "/v1", Dialect: mapping.OpenAI}, IDs: &translate.SeqIDs{}})
 	return &chatStack{up: up, url: s.gw.URL, client: openai.NewClient(option.WithBaseURL(s.gw.URL+"/v1"), option.WithAPIKey("sk-test"), option.WithMaxRetries(0))}
 }
 

@@ -65,7 +65,8 @@ type Config struct {
 	// this gateway itself, whose keys the clients hold).
 	ResponsesUpstream Upstream
 	// Reverse configures the chat → Responses conversion (a leading
-	// system message as instructions; store).
+	// system message as instructions; store). Its Dialect is set from
+	// ResponsesUpstream.Dialect.
 	Reverse mapping.ReverseOptions
 	// Keys are the gateway keys clients present (Authorization: Bearer),
 	// each with a tenant name for the metrics. With none, the gateway is
@@ -217,6 +218,7 @@ func New(cfg Config) *Server {
 		cfg.Registry = prometheus.NewRegistry()
 	}
 	cfg.Mapping.Dialect = cfg.Upstream.Dialect
+	cfg.Reverse.Dialect = cfg.ResponsesUpstream.Dialect
 	cfg.Mapping.Provider = cfg.Provider
 	s := &Server{cfg: cfg, log: cfg.Log, m: newMetrics(cfg.Registry), sem: make(chan struct{}, cfg.MaxConcurrent), labels: map[string]bool{}}
 	s.workers.New = func() any { return new(worker) }
