@@ -174,7 +174,6 @@ type Parser struct {
 	arena   []byte // what items keep (ids, names), for the stream
 	started bool
 	done    bool
-	nonJSON int
 }
 
 // Reset makes p ready for another stream, keeping its memory.
