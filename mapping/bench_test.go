@@ -84,3 +84,46 @@ func BenchmarkConvert(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkReverse: the chat → Responses converter on
+// ../shared/bench/e_large_chat_request.json (the Codex-like conversation
+// of b in chat form) beside the same baseline (issue 20's goal: ≤ 1.5×).
+func BenchmarkReverse(b *testing.B) {
+	data, err := os.ReadFile(filepath.Join(fixtures.SharedDir(".."), "bench", "e_large_chat_request.json"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	var rc mapping.ReverseConverter
+	for _, impl := range []struct {
+		name string
+		run  func(out []byte) ([]byte, error)
+	}{
+		{"baseline", func(out []byte) ([]byte, error) {
+			var dec jsontext.Decoder
+			err := fixtures.Tokenize(&dec, data)
+			return append(out, data...), err
+		}},
+		{"openai", func([]byte) ([]byte, error) {
+			out, _, err := mapping.ChatToResponses(data, mapping.ReverseOptions{Dialect: mapping.OpenAI})
+			return out, err
+		}},
+		{"openai-reused", func(out []byte) ([]byte, error) {
+			out, _, err := rc.ChatToResponses(out, data, mapping.ReverseOptions{Dialect: mapping.OpenAI})
+			return out, err
+		}},
+	} {
+		b.Run("impl="+impl.name, func(b *testing.B) {
+			out, err := impl.run(nil)
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.SetBytes(int64(len(data)))
+			b.ReportAllocs()
+			for b.Loop() {
+				if out, err = impl.run(out[:0]); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
