@@ -233,11 +233,42 @@ func Open(ctx context.Context, cfg Config) (Store, error) {
 	}
 	s.db.SetMaxOpenConns(conns)
 	s.db.SetMaxIdleConns(conns)
-	if err := s.migrate(ctx); err != nil {
+	if err := s.migrateRetrying(ctx); err != nil {
 		s.db.Close()
 		return nil, err
 	}
 	return s, nil
+}
+
+// migrateRetrying migrates, again while SQLite answers busy: instances
+// opening a new file at once race for the switch to WAL, which SQLite
+// refuses at once (SQLITE_BUSY, no busy handler) rather than waits for.
+func (s *sqlStore) migrateRetrying(ctx context.Context) error {
+	deadline := time.Now().Add(busyRetry)
+	for wait := 5 * time.Millisecond; ; wait = min(2*wait, 200*time.Millisecond) {
+		err := s.migrate(ctx)
+		if err == nil || s.dialect != sqlite || !isBusy(err) || time.Now().After(deadline) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(wait):
+		}
+	}
+}
+
+// busyRetry bounds migrateRetrying.
+const busyRetry = 30 * time.Second
+
+// isBusy reports whether err is SQLite's SQLITE_BUSY (or SQLITE_LOCKED).
+func isBusy(err error) bool {
+	var coded interface{ Code() int }
+	if errors.As(err, &coded) {
+		c := coded.Code() & 0xff
+		return c == 5 || c == 6
+	}
+	return strings.Contains(err.Error(), "SQLITE_BUSY") || strings.Contains(err.Error(), "database is locked")
 }
 
 func (s *sqlStore) Close() error { return s.db.Close() }
