@@ -144,6 +144,16 @@ func (c *rev) check(v codec.Value) *Error {
 	if s, _ := v.Get("model").Str(); s == "" {
 		return &Error{Message: "Missing required parameter: 'model'.", Param: "model", Code: "missing_required_parameter"}
 	}
+	if msgs := v.Get("messages"); msgs.Kind() == codec.Array {
+		empty := true
+		for range msgs.Elems() {
+			empty = false
+			break
+		}
+		if empty {
+			return &Error{Message: "Invalid 'messages': empty array. Expected an array with minimum length 1, but got an empty array instead.", Param: "messages", Code: "empty_array"}
+		}
+	}
 	if n, ok := v.Get("n").Int(); ok && n != 1 {
 		return &Error{Message: "a Responses upstream gives one choice; n must be 1", Param: "n", Code: "unsupported_parameter"}
 	}
