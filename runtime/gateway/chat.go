@@ -4,11 +4,9 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"net/http"
 	"slices"
-	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -38,18 +36,8 @@ func (s *Server) chatToResponses(body []byte) ([]byte, []mapping.Warning, error)
 
 // chatCompletions serves POST /v1/chat/completions.
 func (s *Server) chatCompletions(w http.ResponseWriter, r *http.Request) {
-	q := &request{s: s, w: w, r: r, start: time.Now(), outcome: "error", cancel: func(error) {}}
-	defer func() { q.cancel(nil) }()
-	q.log = s.log.With("request_id", r.Header.Get("X-Client-Request-Id"), "remote", r.RemoteAddr, "route", "chat")
-	defer func() {
-		mode := "chat_json"
-		if q.stream {
-			mode = "chat_stream"
-		}
-		s.m.requests.WithLabelValues(mode, q.outcome).Inc()
-		s.m.responseTime.WithLabelValues(mode).Observe(time.Since(q.start).Seconds())
-		q.log.Info("chat completion", "mode", mode, "outcome", q.outcome, "seconds", time.Since(q.start).Seconds())
-	}()
+	q := s.begin(w, r, "chat_", "chat completion")
+	defer q.end()
 	if s.cfg.ResponsesUpstream.BaseURL == "" {
 		q.fail("not_configured", &translate.APIError{Status: http.StatusNotFound, Type: "invalid_request_error",
 			Message: "this gateway has no Responses upstream configured for POST /v1/chat/completions (responses_upstream in the config)"})
@@ -67,66 +55,25 @@ func (s *Server) chatCompletions(w http.ResponseWriter, r *http.Request) {
 	} else {
 		q.bearer, _ = strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
 	}
-	rc := http.NewResponseController(w)
-	_ = rc.SetReadDeadline(time.Now().Add(s.cfg.BodyTimeout))
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.cfg.MaxBody))
-	_ = rc.SetReadDeadline(time.Time{})
-	if err != nil {
-		var tooLarge *http.MaxBytesError
-		if errors.As(err, &tooLarge) {
-			q.fail("too_large", &translate.APIError{Status: http.StatusRequestEntityTooLarge, Type: "invalid_request_error", Message: fmt.Sprintf("the request body is over the gateway's limit of %d bytes", s.cfg.MaxBody)})
-			return
-		}
-		q.fail("client_gone", &translate.APIError{Status: http.StatusBadRequest, Type: "invalid_request_error", Message: "reading the request body: " + err.Error()})
+	body, _, ok := q.readBody()
+	if !ok {
 		return
 	}
-	doc, ok := codec.Parse(body)
-	if !ok || doc.Kind() != codec.Object {
-		q.fail("bad_request", &translate.APIError{Status: http.StatusBadRequest, Type: "invalid_request_error", Code: "invalid_json", Message: "We could not parse the JSON body of your request: it is not a JSON object."})
-		return
-	}
-	q.model, _ = doc.Get("model").Str()
-	q.stream, _ = doc.Get("stream").Bool()
-	q.log = q.log.With("tenant", q.tenant, "model", q.model, "stream", q.stream)
-
 	up, warns, err := s.chatToResponses(body)
 	if err != nil {
-		var me *mapping.Error
-		if errors.As(err, &me) {
-			s.m.errors.WithLabelValues("bad_request").Inc()
-			w.Header().Set("Content-Type", "application/json")
-			w.WriteHeader(http.StatusBadRequest)
-			_, _ = w.Write(append(me.AppendJSON(nil), '\n'))
-			q.log.Info("refused", "param", me.Param, "code", me.Code, "message", me.Message)
-			return
-		}
-		q.fail("bad_request", &translate.APIError{Status: http.StatusBadRequest, Type: "invalid_request_error", Message: err.Error()})
+		q.refuse(err)
 		return
 	}
 	q.warnings(warns)
+	q.sent = warns
 
 	ctx, cancel := context.WithCancel(r.Context())
 	defer cancel()
-	resp, err := q.responsesUpstream(ctx, up)
-	if err != nil {
-		if r.Context().Err() != nil {
-			q.outcome = "client_gone"
-			s.m.errors.WithLabelValues("client_gone").Inc()
-			return
-		}
-		if errors.Is(err, errHeaderTimeout) {
-			q.fail("upstream_timeout", &translate.APIError{Status: http.StatusGatewayTimeout, Type: "server_error", Code: "timeout", Message: fmt.Sprintf("the upstream did not answer within %s", s.cfg.UpstreamTimeout)})
-			return
-		}
-		q.fail("upstream_unreachable", &translate.APIError{Status: http.StatusBadGateway, Type: "server_error", Code: "server_error", Message: "the upstream could not be reached: " + err.Error()})
+	resp, ok := q.send(ctx, &s.cfg.ResponsesUpstream, "/responses", up)
+	if !ok {
 		return
 	}
 	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		data, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
-		q.fail("upstream_"+strconv.Itoa(resp.StatusCode), translate.UpstreamError(resp.StatusCode, resp.Header, data))
-		return
-	}
 	opts := reverse.Options{IDs: s.cfg.IDs, Clock: s.cfg.Clock, Model: q.model}
 	if !q.stream {
 		q.chatJSON(ctx, resp.Body, opts)
@@ -135,60 +82,10 @@ func (s *Server) chatCompletions(w http.ResponseWriter, r *http.Request) {
 	q.chatSSE(ctx, resp.Body, opts)
 }
 
-// responsesUpstream sends the Responses request and waits for the
-// response headers (within UpstreamTimeout).
-func (q *request) responsesUpstream(ctx context.Context, body []byte) (*http.Response, error) {
-	s, u := q.s, &q.s.cfg.ResponsesUpstream
-	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, u.BaseURL+"/responses", bytes.NewReader(body))
-	if err != nil {
-		return nil, err
-	}
-	h := hreq.Header
-	h.Set("Content-Type", "application/json")
-	if q.stream {
-		h.Set("Accept", "text/event-stream")
-	}
-	if q.bearer != "" {
-		h.Set("Authorization", "Bearer "+q.bearer)
-	}
-	if u.Referer != "" {
-		h.Set("HTTP-Referer", u.Referer)
-	}
-	if u.Title != "" {
-		h.Set("X-Title", u.Title)
-	}
-	hctx, cancel := context.WithCancelCause(ctx)
-	q.cancel = cancel
-	timer := time.AfterFunc(s.cfg.UpstreamTimeout, func() { cancel(errHeaderTimeout) })
-	sent := time.Now()
-	resp, err := u.Client.Do(hreq.WithContext(hctx))
-	fired := !timer.Stop()
-	s.m.upstream.Observe(time.Since(sent).Seconds())
-	if err != nil {
-		if fired && ctx.Err() == nil {
-			return nil, errHeaderTimeout
-		}
-		return nil, err
-	}
-	return resp, nil
-}
-
 // chatJSON serves a chat completion that is not streamed.
 func (q *request) chatJSON(ctx context.Context, body io.ReadCloser, opts reverse.Options) {
-	var silent atomic.Bool
-	idle := time.AfterFunc(q.s.cfg.StreamIdle, func() { silent.Store(true); _ = body.Close() })
-	data, err := io.ReadAll(io.LimitReader(idleReader{body, idle, q.s.cfg.StreamIdle}, maxUpstreamBody))
-	idle.Stop()
-	switch {
-	case err != nil && ctx.Err() != nil:
-		q.outcome = "client_gone"
-		q.s.m.errors.WithLabelValues("client_gone").Inc()
-		return
-	case err != nil && silent.Load():
-		err = fmt.Errorf("the upstream sent nothing for %s", q.s.cfg.StreamIdle)
-	}
-	if err != nil {
-		q.fail("upstream_broken", &translate.APIError{Status: http.StatusBadGateway, Type: "server_error", Code: "server_error", Message: "the upstream's response broke off: " + err.Error()})
+	data, ok := q.readAnswer(ctx, body)
+	if !ok {
 		return
 	}
 	out, warns, err := reverse.ResponseToChat(data, opts)
@@ -200,10 +97,11 @@ func (q *request) chatJSON(ctx context.Context, body io.ReadCloser, opts reverse
 		q.fail("upstream_failed", ae)
 		return
 	}
+	// What the answer had that the completion cannot carry: the header is
+	// not sent yet, so it goes there beside the request's.
 	q.count(warns)
-	if len(warns) > 0 && q.w.Header().Get(WarningsHeader) == "" {
-		q.warnings(warns)
-	}
+	q.logWarnings(warns)
+	q.warningsHeader(append(slices.Clip(q.sent), warns...))
 	if v, ok := codec.Parse(out); ok {
 		q.chatAccount(v)
 	}
@@ -288,6 +186,7 @@ func (q *request) chatSSE(ctx context.Context, body io.Reader, opts reverse.Opti
 		return
 	}
 	q.count(cs.Warnings())
+	q.logWarnings(cs.Warnings()) // after the header: the log is where they go
 	q.outcome = "completed"
 	if cs.Err() != nil {
 		q.outcome = "failed"

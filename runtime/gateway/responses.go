@@ -58,50 +58,24 @@ type request struct {
 	log     *slog.Logger
 	outcome string
 	cancel  context.CancelCauseFunc // the upstream request's
+	prefix  string                  // the route's prefix of its mode label ("" or "chat_")
+	sent    []mapping.Warning       // the request's warnings (the chat route's header adds the answer's)
+	what    string                  // what its log line says it served
 }
 
 // create serves POST /v1/responses.
 func (s *Server) create(w http.ResponseWriter, r *http.Request) {
-	q := &request{s: s, w: w, r: r, start: time.Now(), outcome: "error", cancel: func(error) {}}
-	defer func() { q.cancel(nil) }()
-	defer q.release()
-	q.log = s.log.With("request_id", r.Header.Get("X-Client-Request-Id"), "remote", r.RemoteAddr)
-	defer func() {
-		mode := "json"
-		if q.stream {
-			mode = "stream"
-		}
-		s.m.requests.WithLabelValues(mode, q.outcome).Inc()
-		s.m.responseTime.WithLabelValues(mode).Observe(time.Since(q.start).Seconds())
-		q.log.Info("response", "mode", mode, "outcome", q.outcome, "seconds", time.Since(q.start).Seconds())
-	}()
+	q := s.begin(w, r, "", "response")
+	defer q.end()
 	var aerr *translate.APIError
 	if q.tenant, q.bearer, aerr = s.tenant(r); aerr != nil {
 		q.fail("auth", aerr)
 		return
 	}
-	// A slow body must not hold the slot: it has BodyTimeout to arrive.
-	rc := http.NewResponseController(w)
-	_ = rc.SetReadDeadline(time.Now().Add(s.cfg.BodyTimeout))
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.cfg.MaxBody))
-	_ = rc.SetReadDeadline(time.Time{})
-	if err != nil {
-		var tooLarge *http.MaxBytesError
-		if errors.As(err, &tooLarge) {
-			q.fail("too_large", &translate.APIError{Status: http.StatusRequestEntityTooLarge, Type: "invalid_request_error", Message: fmt.Sprintf("the request body is over the gateway's limit of %d bytes", s.cfg.MaxBody)})
-			return
-		}
-		q.fail("client_gone", &translate.APIError{Status: http.StatusBadRequest, Type: "invalid_request_error", Message: "reading the request body: " + err.Error()})
+	body, doc, ok := q.readBody()
+	if !ok {
 		return
 	}
-	doc, ok := codec.Parse(body)
-	if !ok || doc.Kind() != codec.Object {
-		q.fail("bad_request", &translate.APIError{Status: http.StatusBadRequest, Type: "invalid_request_error", Code: "invalid_json", Message: "We could not parse the JSON body of your request: it is not a JSON object."})
-		return
-	}
-	q.model, _ = doc.Get("model").Str()
-	q.stream, _ = doc.Get("stream").Bool()
-	q.log = q.log.With("tenant", q.tenant, "model", q.model, "stream", q.stream)
 	q.owner = s.owner(q.tenant, q.bearer)
 	// What the request continues (a stored chain, a conversation) comes
 	// before its input; its item references are resolved.
@@ -128,14 +102,8 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request) {
 		var me *mapping.Error
 		if errors.As(err, &me) {
 			me.Param = q.turn.unshift(me.Param)
-			s.m.errors.WithLabelValues("bad_request").Inc()
-			w.Header().Set("Content-Type", "application/json")
-			w.WriteHeader(http.StatusBadRequest)
-			_, _ = w.Write(append(me.AppendJSON(nil), '\n'))
-			q.log.Info("refused", "param", me.Param, "code", me.Code, "message", me.Message)
-			return
 		}
-		q.fail("bad_request", &translate.APIError{Status: http.StatusBadRequest, Type: "invalid_request_error", Message: err.Error()})
+		q.refuse(err)
 		return
 	}
 	q.warnings(q.turn.unshiftWarnings(warns))
@@ -151,26 +119,11 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request) {
 	// within UpstreamTimeout.
 	ctx, cancel := context.WithCancel(r.Context())
 	defer cancel()
-	resp, err := q.upstream(ctx, chat)
-	if err != nil {
-		if r.Context().Err() != nil {
-			q.outcome = "client_gone"
-			s.m.errors.WithLabelValues("client_gone").Inc()
-			return
-		}
-		if errors.Is(err, errHeaderTimeout) {
-			q.fail("upstream_timeout", &translate.APIError{Status: http.StatusGatewayTimeout, Type: "server_error", Code: "timeout", Message: fmt.Sprintf("the upstream did not answer within %s", s.cfg.UpstreamTimeout)})
-			return
-		}
-		q.fail("upstream_unreachable", &translate.APIError{Status: http.StatusBadGateway, Type: "server_error", Code: "server_error", Message: "the upstream could not be reached: " + err.Error()})
+	resp, ok := q.send(ctx, &s.cfg.Upstream, "/chat/completions", chat)
+	if !ok {
 		return
 	}
 	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		data, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
-		q.fail("upstream_"+strconv.Itoa(resp.StatusCode), translate.UpstreamError(resp.StatusCode, resp.Header, data))
-		return
-	}
 	topts := translate.Options{IDs: s.cfg.IDs, Clock: s.cfg.Clock}
 	if !q.stream {
 		q.json(ctx, wk, req, resp.Body, topts)
@@ -180,10 +133,12 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request) {
 	q.sse(ctx, req, resp.Body, topts)
 }
 
-// upstream sends the chat request and waits for the response headers.
-func (q *request) upstream(ctx context.Context, chat []byte) (*http.Response, error) {
+// post sends a request to an upstream (BaseURL+path) and waits for the
+// response headers: they must come within UpstreamTimeout; the body then
+// reads as long as it streams (StreamIdle bounds its silences).
+func (q *request) post(ctx context.Context, u *Upstream, path string, body []byte) (*http.Response, error) {
 	s := q.s
-	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, s.cfg.Upstream.BaseURL+"/chat/completions", bytes.NewReader(chat))
+	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, u.BaseURL+path, bytes.NewReader(body))
 	if err != nil {
 		return nil, err
 	}
@@ -195,19 +150,17 @@ func (q *request) upstream(ctx context.Context, chat []byte) (*http.Response, er
 	if q.bearer != "" {
 		h.Set("Authorization", "Bearer "+q.bearer)
 	}
-	if s.cfg.Upstream.Referer != "" {
-		h.Set("HTTP-Referer", s.cfg.Upstream.Referer)
+	if u.Referer != "" {
+		h.Set("HTTP-Referer", u.Referer)
 	}
-	if s.cfg.Upstream.Title != "" {
-		h.Set("X-Title", s.cfg.Upstream.Title)
+	if u.Title != "" {
+		h.Set("X-Title", u.Title)
 	}
-	// The headers must come within UpstreamTimeout; the body then reads
-	// as long as it streams (StreamIdle bounds its silences).
 	hctx, cancel := context.WithCancelCause(ctx)
 	q.cancel = cancel
 	timer := time.AfterFunc(s.cfg.UpstreamTimeout, func() { cancel(errHeaderTimeout) })
 	sent := time.Now()
-	resp, err := s.cfg.Upstream.Client.Do(hreq.WithContext(hctx))
+	resp, err := u.Client.Do(hreq.WithContext(hctx))
 	fired := !timer.Stop()
 	s.m.upstream.Observe(time.Since(sent).Seconds())
 	if err != nil {
@@ -219,28 +172,39 @@ func (q *request) upstream(ctx context.Context, chat []byte) (*http.Response, er
 	return resp, nil
 }
 
+// send posts to an upstream and answers what went wrong before its
+// answer (the client gone, no headers in time, unreachable, an error
+// status); ok is false then.
+func (q *request) send(ctx context.Context, u *Upstream, path string, body []byte) (*http.Response, bool) {
+	s := q.s
+	resp, err := q.post(ctx, u, path, body)
+	if err != nil {
+		switch {
+		case q.r.Context().Err() != nil:
+			q.outcome = "client_gone"
+			s.m.errors.WithLabelValues("client_gone").Inc()
+		case errors.Is(err, errHeaderTimeout):
+			q.fail("upstream_timeout", &translate.APIError{Status: http.StatusGatewayTimeout, Type: "server_error", Code: "timeout", Message: fmt.Sprintf("the upstream did not answer within %s", s.cfg.UpstreamTimeout)})
+		default:
+			q.fail("upstream_unreachable", &translate.APIError{Status: http.StatusBadGateway, Type: "server_error", Code: "server_error", Message: "the upstream could not be reached: " + err.Error()})
+		}
+		return nil, false
+	}
+	if resp.StatusCode != http.StatusOK {
+		data, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
+		resp.Body.Close()
+		q.fail("upstream_"+strconv.Itoa(resp.StatusCode), translate.UpstreamError(resp.StatusCode, resp.Header, data))
+		return nil, false
+	}
+	return resp, true
+}
+
 var errHeaderTimeout = errors.New("no response headers within the upstream timeout")
 
 // json serves a response that is not streamed.
 func (q *request) json(ctx context.Context, wk *worker, req *translate.Request, body io.ReadCloser, opts translate.Options) {
-	// The body comes within StreamIdle of silence at a time, and at most
-	// maxUpstreamBody of it.
-	var silent atomic.Bool
-	idle := time.AfterFunc(q.s.cfg.StreamIdle, func() { silent.Store(true); _ = body.Close() })
-	data, err := io.ReadAll(io.LimitReader(idleReader{body, idle, q.s.cfg.StreamIdle}, maxUpstreamBody))
-	idle.Stop()
-	switch {
-	case err != nil && ctx.Err() != nil:
-		q.outcome = "client_gone"
-		q.s.m.errors.WithLabelValues("client_gone").Inc()
-		return
-	case err != nil && silent.Load():
-		err = fmt.Errorf("the upstream sent nothing for %s", q.s.cfg.StreamIdle)
-	case err == nil && len(data) == maxUpstreamBody:
-		err = fmt.Errorf("its answer is over %d bytes", maxUpstreamBody)
-	}
-	if err != nil {
-		q.fail("upstream_broken", &translate.APIError{Status: http.StatusBadGateway, Type: "server_error", Code: "server_error", Message: "the upstream's response broke off: " + err.Error()})
+	data, ok := q.readAnswer(ctx, body)
+	if !ok {
 		return
 	}
 	out, warns, err := wk.resp.Convert(req, data, opts)
@@ -381,6 +345,96 @@ func (q *request) sse(ctx context.Context, req *translate.Request, body io.Reade
 	}
 }
 
+// begin starts serving a request of a route: its state and log; end
+// (deferred) counts it by mode (prefix + json or stream) and outcome and
+// logs it as what.
+func (s *Server) begin(w http.ResponseWriter, r *http.Request, prefix, what string) *request {
+	q := &request{s: s, w: w, r: r, start: time.Now(), outcome: "error", cancel: func(error) {}, prefix: prefix, what: what}
+	q.log = s.log.With("request_id", r.Header.Get("X-Client-Request-Id"), "remote", r.RemoteAddr)
+	return q
+}
+
+func (q *request) end() {
+	q.cancel(nil)
+	q.release()
+	mode := q.prefix + "json"
+	if q.stream {
+		mode = q.prefix + "stream"
+	}
+	q.s.m.requests.WithLabelValues(mode, q.outcome).Inc()
+	q.s.m.responseTime.WithLabelValues(mode).Observe(time.Since(q.start).Seconds())
+	q.log.Info(q.what, "mode", mode, "outcome", q.outcome, "seconds", time.Since(q.start).Seconds())
+}
+
+// readBody reads the request's body (within BodyTimeout: a slow body must
+// not hold the slot, and MaxBody), a JSON object, and its model and
+// stream; ok is false when it answered an error instead.
+func (q *request) readBody() (body []byte, doc codec.Value, ok bool) {
+	s, w := q.s, q.w
+	rc := http.NewResponseController(w)
+	_ = rc.SetReadDeadline(time.Now().Add(s.cfg.BodyTimeout))
+	body, err := io.ReadAll(http.MaxBytesReader(w, q.r.Body, s.cfg.MaxBody))
+	_ = rc.SetReadDeadline(time.Time{})
+	if err != nil {
+		var tooLarge *http.MaxBytesError
+		if errors.As(err, &tooLarge) {
+			q.fail("too_large", &translate.APIError{Status: http.StatusRequestEntityTooLarge, Type: "invalid_request_error", Message: fmt.Sprintf("the request body is over the gateway's limit of %d bytes", s.cfg.MaxBody)})
+			return nil, doc, false
+		}
+		q.fail("client_gone", &translate.APIError{Status: http.StatusBadRequest, Type: "invalid_request_error", Message: "reading the request body: " + err.Error()})
+		return nil, doc, false
+	}
+	doc, ok = codec.Parse(body)
+	if !ok || doc.Kind() != codec.Object {
+		q.fail("bad_request", &translate.APIError{Status: http.StatusBadRequest, Type: "invalid_request_error", Code: "invalid_json", Message: "We could not parse the JSON body of your request: it is not a JSON object."})
+		return nil, doc, false
+	}
+	q.model, _ = doc.Get("model").Str()
+	q.stream, _ = doc.Get("stream").Bool()
+	q.log = q.log.With("tenant", q.tenant, "model", q.model, "stream", q.stream)
+	return body, doc, true
+}
+
+// refuse answers a conversion's error: a *mapping.Error as it is (400,
+// naming the path), anything else as a 400 with its message.
+func (q *request) refuse(err error) {
+	var me *mapping.Error
+	if !errors.As(err, &me) {
+		q.fail("bad_request", &translate.APIError{Status: http.StatusBadRequest, Type: "invalid_request_error", Message: err.Error()})
+		return
+	}
+	q.s.m.errors.WithLabelValues("bad_request").Inc()
+	q.w.Header().Set("Content-Type", "application/json")
+	q.w.WriteHeader(http.StatusBadRequest)
+	_, _ = q.w.Write(append(me.AppendJSON(nil), '\n'))
+	q.log.Info("refused", "param", me.Param, "code", me.Code, "message", me.Message)
+}
+
+// readAnswer reads an upstream's answer that is not streamed: within
+// StreamIdle of silence at a time, and at most maxUpstreamBody; ok is
+// false when it answered an error instead (or the client went away).
+func (q *request) readAnswer(ctx context.Context, body io.ReadCloser) ([]byte, bool) {
+	var silent atomic.Bool
+	idle := time.AfterFunc(q.s.cfg.StreamIdle, func() { silent.Store(true); _ = body.Close() })
+	data, err := io.ReadAll(io.LimitReader(idleReader{body, idle, q.s.cfg.StreamIdle}, maxUpstreamBody))
+	idle.Stop()
+	switch {
+	case err != nil && ctx.Err() != nil:
+		q.outcome = "client_gone"
+		q.s.m.errors.WithLabelValues("client_gone").Inc()
+		return nil, false
+	case err != nil && silent.Load():
+		err = fmt.Errorf("the upstream sent nothing for %s", q.s.cfg.StreamIdle)
+	case err == nil && len(data) == maxUpstreamBody:
+		err = fmt.Errorf("its answer is over %d bytes", maxUpstreamBody)
+	}
+	if err != nil {
+		q.fail("upstream_broken", &translate.APIError{Status: http.StatusBadGateway, Type: "server_error", Code: "server_error", Message: "the upstream's response broke off: " + err.Error()})
+		return nil, false
+	}
+	return data, true
+}
+
 func isTerminal(evs []translate.Event) bool {
 	if len(evs) == 0 {
 		return false
@@ -423,6 +477,16 @@ func (q *request) warnings(ws []mapping.Warning) {
 		return
 	}
 	q.count(ws)
+	q.warningsHeader(ws)
+	q.logWarnings(ws)
+}
+
+// warningsHeader sets the Transponder-Warnings header (cut to
+// maxWarningsHeader).
+func (q *request) warningsHeader(ws []mapping.Warning) {
+	if len(ws) == 0 {
+		return
+	}
 	b := []byte{'['}
 	for i, w := range ws {
 		next := b
@@ -440,6 +504,10 @@ func (q *request) warnings(ws []mapping.Warning) {
 		b = next
 	}
 	q.w.Header().Set(WarningsHeader, string(append(b, ']')))
+}
+
+// logWarnings logs warnings (at most maxWarningsLogged, then a count).
+func (q *request) logWarnings(ws []mapping.Warning) {
 	for i, w := range ws {
 		if i == maxWarningsLogged {
 			q.log.Info("more warnings", "count", len(ws)-i)
