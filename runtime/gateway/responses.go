@@ -9,7 +9,6 @@ import (
 	"log/slog"
 	"net/http"
 	"regexp"
-	"strconv"
 	"sync/atomic"
 	"time"
 
@@ -29,20 +28,8 @@ const (
 	maxUpstreamBody = 64 << 20
 )
 
-// idleReader resets an idle timer on every read.
-type idleReader struct {
-	r    io.Reader
-	t    *time.Timer
-	idle time.Duration
-}
-
-func (r idleReader) Read(p []byte) (int, error) {
-	n, err := r.r.Read(p)
-	r.t.Reset(r.idle)
-	return n, err
-}
-
-// request is one POST /v1/responses being served.
+// request is one request being served (POST /v1/responses, or POST
+// /v1/chat/completions).
 type request struct {
 	s       *Server
 	w       http.ResponseWriter
@@ -132,74 +119,6 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request) {
 	topts.Commit = q.commit // stored before the terminal event goes out
 	q.sse(ctx, req, resp.Body, topts)
 }
-
-// post sends a request to an upstream (BaseURL+path) and waits for the
-// response headers: they must come within UpstreamTimeout; the body then
-// reads as long as it streams (StreamIdle bounds its silences).
-func (q *request) post(ctx context.Context, u *Upstream, path string, body []byte) (*http.Response, error) {
-	s := q.s
-	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, u.BaseURL+path, bytes.NewReader(body))
-	if err != nil {
-		return nil, err
-	}
-	h := hreq.Header
-	h.Set("Content-Type", "application/json")
-	if q.stream {
-		h.Set("Accept", "text/event-stream")
-	}
-	if q.bearer != "" {
-		h.Set("Authorization", "Bearer "+q.bearer)
-	}
-	if u.Referer != "" {
-		h.Set("HTTP-Referer", u.Referer)
-	}
-	if u.Title != "" {
-		h.Set("X-Title", u.Title)
-	}
-	hctx, cancel := context.WithCancelCause(ctx)
-	q.cancel = cancel
-	timer := time.AfterFunc(s.cfg.UpstreamTimeout, func() { cancel(errHeaderTimeout) })
-	sent := time.Now()
-	resp, err := u.Client.Do(hreq.WithContext(hctx))
-	fired := !timer.Stop()
-	s.m.upstream.Observe(time.Since(sent).Seconds())
-	if err != nil {
-		if fired && ctx.Err() == nil {
-			return nil, errHeaderTimeout
-		}
-		return nil, err
-	}
-	return resp, nil
-}
-
-// send posts to an upstream and answers what went wrong before its
-// answer (the client gone, no headers in time, unreachable, an error
-// status); ok is false then.
-func (q *request) send(ctx context.Context, u *Upstream, path string, body []byte) (*http.Response, bool) {
-	s := q.s
-	resp, err := q.post(ctx, u, path, body)
-	if err != nil {
-		switch {
-		case q.r.Context().Err() != nil:
-			q.outcome = "client_gone"
-			s.m.errors.WithLabelValues("client_gone").Inc()
-		case errors.Is(err, errHeaderTimeout):
-			q.fail("upstream_timeout", &translate.APIError{Status: http.StatusGatewayTimeout, Type: "server_error", Code: "timeout", Message: fmt.Sprintf("the upstream did not answer within %s", s.cfg.UpstreamTimeout)})
-		default:
-			q.fail("upstream_unreachable", &translate.APIError{Status: http.StatusBadGateway, Type: "server_error", Code: "server_error", Message: "the upstream could not be reached: " + err.Error()})
-		}
-		return nil, false
-	}
-	if resp.StatusCode != http.StatusOK {
-		data, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
-		resp.Body.Close()
-		q.fail("upstream_"+strconv.Itoa(resp.StatusCode), translate.UpstreamError(resp.StatusCode, resp.Header, data))
-		return nil, false
-	}
-	return resp, true
-}
-
-var errHeaderTimeout = errors.New("no response headers within the upstream timeout")
 
 // json serves a response that is not streamed.
 func (q *request) json(ctx context.Context, wk *worker, req *translate.Request, body io.ReadCloser, opts translate.Options) {
@@ -343,96 +262,6 @@ func (q *request) sse(ctx context.Context, req *translate.Request, body io.Reade
 			q.account(v.Get("response"))
 		}
 	}
-}
-
-// begin starts serving a request of a route: its state and log; end
-// (deferred) counts it by mode (prefix + json or stream) and outcome and
-// logs it as what.
-func (s *Server) begin(w http.ResponseWriter, r *http.Request, prefix, what string) *request {
-	q := &request{s: s, w: w, r: r, start: time.Now(), outcome: "error", cancel: func(error) {}, prefix: prefix, what: what}
-	q.log = s.log.With("request_id", r.Header.Get("X-Client-Request-Id"), "remote", r.RemoteAddr)
-	return q
-}
-
-func (q *request) end() {
-	q.cancel(nil)
-	q.release()
-	mode := q.prefix + "json"
-	if q.stream {
-		mode = q.prefix + "stream"
-	}
-	q.s.m.requests.WithLabelValues(mode, q.outcome).Inc()
-	q.s.m.responseTime.WithLabelValues(mode).Observe(time.Since(q.start).Seconds())
-	q.log.Info(q.what, "mode", mode, "outcome", q.outcome, "seconds", time.Since(q.start).Seconds())
-}
-
-// readBody reads the request's body (within BodyTimeout: a slow body must
-// not hold the slot, and MaxBody), a JSON object, and its model and
-// stream; ok is false when it answered an error instead.
-func (q *request) readBody() (body []byte, doc codec.Value, ok bool) {
-	s, w := q.s, q.w
-	rc := http.NewResponseController(w)
-	_ = rc.SetReadDeadline(time.Now().Add(s.cfg.BodyTimeout))
-	body, err := io.ReadAll(http.MaxBytesReader(w, q.r.Body, s.cfg.MaxBody))
-	_ = rc.SetReadDeadline(time.Time{})
-	if err != nil {
-		var tooLarge *http.MaxBytesError
-		if errors.As(err, &tooLarge) {
-			q.fail("too_large", &translate.APIError{Status: http.StatusRequestEntityTooLarge, Type: "invalid_request_error", Message: fmt.Sprintf("the request body is over the gateway's limit of %d bytes", s.cfg.MaxBody)})
-			return nil, doc, false
-		}
-		q.fail("client_gone", &translate.APIError{Status: http.StatusBadRequest, Type: "invalid_request_error", Message: "reading the request body: " + err.Error()})
-		return nil, doc, false
-	}
-	doc, ok = codec.Parse(body)
-	if !ok || doc.Kind() != codec.Object {
-		q.fail("bad_request", &translate.APIError{Status: http.StatusBadRequest, Type: "invalid_request_error", Code: "invalid_json", Message: "We could not parse the JSON body of your request: it is not a JSON object."})
-		return nil, doc, false
-	}
-	q.model, _ = doc.Get("model").Str()
-	q.stream, _ = doc.Get("stream").Bool()
-	q.log = q.log.With("tenant", q.tenant, "model", q.model, "stream", q.stream)
-	return body, doc, true
-}
-
-// refuse answers a conversion's error: a *mapping.Error as it is (400,
-// naming the path), anything else as a 400 with its message.
-func (q *request) refuse(err error) {
-	var me *mapping.Error
-	if !errors.As(err, &me) {
-		q.fail("bad_request", &translate.APIError{Status: http.StatusBadRequest, Type: "invalid_request_error", Message: err.Error()})
-		return
-	}
-	q.s.m.errors.WithLabelValues("bad_request").Inc()
-	q.w.Header().Set("Content-Type", "application/json")
-	q.w.WriteHeader(http.StatusBadRequest)
-	_, _ = q.w.Write(append(me.AppendJSON(nil), '\n'))
-	q.log.Info("refused", "param", me.Param, "code", me.Code, "message", me.Message)
-}
-
-// readAnswer reads an upstream's answer that is not streamed: within
-// StreamIdle of silence at a time, and at most maxUpstreamBody; ok is
-// false when it answered an error instead (or the client went away).
-func (q *request) readAnswer(ctx context.Context, body io.ReadCloser) ([]byte, bool) {
-	var silent atomic.Bool
-	idle := time.AfterFunc(q.s.cfg.StreamIdle, func() { silent.Store(true); _ = body.Close() })
-	data, err := io.ReadAll(io.LimitReader(idleReader{body, idle, q.s.cfg.StreamIdle}, maxUpstreamBody))
-	idle.Stop()
-	switch {
-	case err != nil && ctx.Err() != nil:
-		q.outcome = "client_gone"
-		q.s.m.errors.WithLabelValues("client_gone").Inc()
-		return nil, false
-	case err != nil && silent.Load():
-		err = fmt.Errorf("the upstream sent nothing for %s", q.s.cfg.StreamIdle)
-	case err == nil && len(data) == maxUpstreamBody:
-		err = fmt.Errorf("its answer is over %d bytes", maxUpstreamBody)
-	}
-	if err != nil {
-		q.fail("upstream_broken", &translate.APIError{Status: http.StatusBadGateway, Type: "server_error", Code: "server_error", Message: "the upstream's response broke off: " + err.Error()})
-		return nil, false
-	}
-	return data, true
 }
 
 func isTerminal(evs []translate.Event) bool {
