@@ -1,0 +1,382 @@
+package mapping
+
+// The transforms mapping/chat_responses_request.yaml names: chat messages,
+// tools, tool choices and settings as Responses request members.
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/transponder-dev/transponder/codec"
+)
+
+// revSystem: a system or developer message → a message item of its role
+// (a leading system message → instructions, with the option).
+//
+//transponder:transform object -> object
+func revSystem(c *rev, v codec.Value, path string, dst codec.Ref, key string) {
+	role := v.Get("role")
+	content := v.Get("content")
+	c.warnName(v, path)
+	if c.opts.Instructions && path == "messages[0]" && string(role.Raw()) == `"system"` {
+		c.hasIn = true
+		if s, ok := content.Str(); ok {
+			c.instr = append(c.instr, s...)
+			return
+		}
+		for i, p := range content.Elems() {
+			if i > 0 {
+				c.instr = append(c.instr, "\n\n"...)
+			}
+			s, _ := p.Get("text").Str()
+			c.instr = append(c.instr, s...)
+		}
+		return
+	}
+	it := c.item(dst, "message")
+	c.b.Set(it, "role", role.Raw())
+	if content.Kind() == codec.String {
+		c.b.Set(it, "content", content.Raw())
+		return
+	}
+	c.textParts(c.b.Array(it, "content"), content, "input_text")
+}
+
+// revUser: a user message → a user message item, its parts as input parts.
+//
+//transponder:transform object -> object
+func revUser(c *rev, v codec.Value, path string, dst codec.Ref, key string) {
+	content := v.Get("content")
+	c.warnName(v, path)
+	it := c.item(dst, "message")
+	c.b.SetJSON(it, "role", `"user"`)
+	if content.Kind() == codec.String {
+		c.b.Set(it, "content", content.Raw())
+		return
+	}
+	parts := c.b.Array(it, "content")
+	for j, p := range content.Elems() {
+		pp := path + ".content[" + strconv.Itoa(j) + "]"
+		typ, _ := p.Get("type").Str()
+		var out codec.Ref
+		switch typ {
+		case "text":
+			out = c.b.AppendObject(parts)
+			c.b.SetJSON(out, "type", `"input_text"`)
+			c.b.Set(out, "text", p.Get("text").Raw())
+		case "image_url":
+			img := p.Get("image_url")
+			out = c.b.AppendObject(parts)
+			c.b.SetJSON(out, "type", `"input_image"`)
+			c.b.Set(out, "image_url", img.Get("url").Raw())
+			if d := img.Get("detail"); present(d) {
+				c.b.Set(out, "detail", d.Raw())
+			} else {
+				c.b.SetJSON(out, "detail", `"auto"`)
+			}
+		case "file":
+			f := p.Get("file")
+			out = c.b.AppendObject(parts)
+			c.b.SetJSON(out, "type", `"input_file"`)
+			for _, k := range [...]string{"file_data", "file_id", "filename"} {
+				if x := f.Get(k); present(x) {
+					c.b.Set(out, k, x.Raw())
+				}
+			}
+		case "input_audio":
+			c.fail(&Error{Message: "a Responses request takes no audio input", Param: pp, Code: "unsupported_parameter"})
+			return
+		default:
+			c.fail(&Error{Message: "unknown content part type " + strconv.Quote(typ), Param: pp + ".type", Code: "invalid_value"})
+			return
+		}
+		if bp := p.Get("prompt_cache_breakpoint"); present(bp) {
+			c.b.Set(out, "prompt_cache_breakpoint", bp.Raw())
+		}
+	}
+}
+
+// validToolName reports whether the Responses API takes name as a
+// function's name: 1 to 64 of a-z, A-Z, 0-9, _ and -.
+func validToolName(name string) bool {
+	if name == "" || len(name) > 64 {
+		return false
+	}
+	for i := 0; i < len(name); i++ {
+		b := name[i]
+		if !(b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b >= '0' && b <= '9' || b == '_' || b == '-') {
+			return false
+		}
+	}
+	return true
+}
+
+// revAssistant: an assistant message → its reasoning item, its message
+// item and one call item per tool call, in that order.
+//
+//transponder:transform object -> object
+func revAssistant(c *rev, v codec.Value, path string, dst codec.Ref, key string) {
+	var content, refusal, calls, details, rc codec.Value
+	for k, m := range v.Members() {
+		switch string(k.Bytes()) {
+		case "content":
+			content = m
+		case "refusal":
+			refusal = m
+		case "tool_calls":
+			calls = m
+		case "reasoning_details":
+			details = m
+		case "reasoning_content", "reasoning":
+			if !present(rc) {
+				rc = m
+			}
+		case "audio":
+			if present(m) {
+				c.warn(path+".audio", "a previous audio answer cannot be replayed to a Responses upstream; left out")
+			}
+		case "name":
+			if present(m) {
+				c.warn(path+".name", "a Responses input message has no participant name; left out")
+			}
+		}
+	}
+	c.reasoning(dst, details, rc, path)
+	hasText := content.Kind() == codec.String && len(content.Raw()) > 2 || content.Kind() == codec.Array
+	if hasText || refusal.Kind() == codec.String {
+		it := c.item(dst, "message")
+		c.b.SetJSON(it, "role", `"assistant"`)
+		parts := c.b.Array(it, "content")
+		if content.Kind() == codec.String && len(content.Raw()) > 2 {
+			out := c.b.AppendObject(parts)
+			c.b.SetJSON(out, "type", `"output_text"`)
+			c.b.Set(out, "text", content.Raw())
+			c.b.SetJSON(out, "annotations", `[]`)
+			c.b.SetJSON(out, "logprobs", `[]`)
+		}
+		for _, p := range content.Elems() {
+			out := c.b.AppendObject(parts)
+			if t, _ := p.Get("type").Str(); t == "refusal" {
+				c.b.SetJSON(out, "type", `"refusal"`)
+				c.b.Set(out, "refusal", p.Get("refusal").Raw())
+				continue
+			}
+			c.b.SetJSON(out, "type", `"output_text"`)
+			c.b.Set(out, "text", p.Get("text").Raw())
+			c.b.SetJSON(out, "annotations", `[]`)
+			c.b.SetJSON(out, "logprobs", `[]`)
+		}
+		if refusal.Kind() == codec.String {
+			out := c.b.AppendObject(parts)
+			c.b.SetJSON(out, "type", `"refusal"`)
+			c.b.Set(out, "refusal", refusal.Raw())
+		}
+	}
+	for j, tc := range calls.Elems() {
+		cp := path + ".tool_calls[" + strconv.Itoa(j) + "]"
+		id, _ := tc.Get("id").Str()
+		if id == "" {
+			c.fail(&Error{Message: "a tool call needs an id, which its tool message names", Param: cp + ".id", Code: "invalid_value"})
+			return
+		}
+		if _, dup := c.calls[id]; dup {
+			c.fail(&Error{Message: "duplicate tool call id " + strconv.Quote(id), Param: cp + ".id", Code: "invalid_value"})
+			return
+		}
+		typ, _ := tc.Get("type").Str()
+		fn, itemType, outType, argKey, nameAt := tc.Get("function"), "function_call", "function_call_output", "arguments", ".function.name"
+		if typ == "custom" {
+			fn, itemType, outType, argKey, nameAt = tc.Get("custom"), "custom_tool_call", "custom_tool_call_output", "input", ".custom.name"
+		}
+		name, _ := fn.Get("name").Str()
+		if !validToolName(name) {
+			c.fail(&Error{Message: "invalid tool name " + strconv.Quote(name) + ": 1 to 64 of a-z, A-Z, 0-9, _ and -", Param: cp + nameAt, Code: "invalid_value"})
+			return
+		}
+		c.calls[id] = outType
+		it := c.item(dst, itemType)
+		c.b.Set(it, "call_id", tc.Get("id").Raw())
+		c.b.Set(it, "name", fn.Get("name").Raw())
+		c.b.Set(it, argKey, fn.Get(argKey).Raw())
+	}
+}
+
+// reasoning appends the reasoning item of an assistant message: from
+// OpenRouter's reasoning_details, else from a reasoning text.
+func (c *rev) reasoning(dst codec.Ref, details, text codec.Value, path string) {
+	if details.Kind() == codec.Array && len(details.Raw()) > 2 {
+		it := c.item(dst, "reasoning")
+		summary := c.b.Array(it, "summary")
+		var content, enc codec.Ref
+		for j, d := range details.Elems() {
+			if id := d.Get("id"); present(id) && !c.b.Has(it, "id") {
+				c.b.Set(it, "id", id.Raw())
+			}
+			t, _ := d.Get("type").Str()
+			switch t {
+			case "reasoning.summary":
+				p := c.b.AppendObject(summary)
+				c.b.SetJSON(p, "type", `"summary_text"`)
+				c.b.Set(p, "text", d.Get("summary").Raw())
+			case "reasoning.text":
+				if content == 0 {
+					content = c.b.Array(it, "content")
+				}
+				p := c.b.AppendObject(content)
+				c.b.SetJSON(p, "type", `"reasoning_text"`)
+				c.b.Set(p, "text", d.Get("text").Raw())
+			case "reasoning.encrypted":
+				if enc == 0 {
+					enc = 1
+					c.b.Set(it, "encrypted_content", d.Get("data").Raw())
+				} else {
+					c.warn(path+".reasoning_details["+strconv.Itoa(j)+"]", "a second encrypted detail in one message; one reasoning item holds one; left out")
+				}
+			default:
+				c.warn(path+".reasoning_details["+strconv.Itoa(j)+"]", "reasoning detail type "+strconv.Quote(t)+" is unknown; left out")
+			}
+		}
+		if !c.b.Has(it, "id") {
+			c.b.SetString(it, "id", reasoningID(path))
+		}
+		return
+	}
+	if text.Kind() == codec.String && len(text.Raw()) > 2 {
+		it := c.item(dst, "reasoning")
+		c.b.SetString(it, "id", reasoningID(path))
+		c.b.SetJSON(it, "summary", `[]`)
+		p := c.b.AppendObject(c.b.Array(it, "content"))
+		c.b.SetJSON(p, "type", `"reasoning_text"`)
+		c.b.Set(p, "text", text.Raw())
+	}
+}
+
+// revTool: a tool message → the output item of its call.
+//
+//transponder:transform object -> object
+func revTool(c *rev, v codec.Value, path string, dst codec.Ref, key string) {
+	id := v.Get("tool_call_id")
+	s, _ := id.Str()
+	typ, ok := c.calls[s]
+	if !ok {
+		c.fail(&Error{Message: "tool_call_id " + strconv.Quote(s) + " names no tool call of an earlier assistant message", Param: path + ".tool_call_id", Code: "invalid_value"})
+		return
+	}
+	it := c.item(dst, typ)
+	c.b.Set(it, "call_id", id.Raw())
+	content := v.Get("content")
+	if content.Kind() == codec.String {
+		c.b.Set(it, "output", content.Raw())
+		return
+	}
+	c.textParts(c.b.Array(it, "output"), content, "input_text")
+}
+
+// revLogprobs: logprobs true asks for the output text's log probabilities.
+//
+//transponder:transform boolean -> array
+func revLogprobs(c *rev, v codec.Value, path string, dst codec.Ref, key string) {
+	if b, _ := v.Bool(); b {
+		c.b.AppendRaw(c.b.Array(dst, key), []byte(`"`+IncludeLogprobs+`"`))
+	}
+}
+
+// revStore: the request's store is the options'; a client's that differs
+// is warned.
+//
+//transponder:transform boolean -> boolean
+func revStore(c *rev, v codec.Value, path string, dst codec.Ref, key string) {
+	if b, _ := v.Bool(); b != c.opts.Store {
+		c.warn(path, "the Responses request's store is ReverseOptions.Store ("+strconv.FormatBool(c.opts.Store)+"); a chat store keeps a completion for evals, a Responses store keeps state upstream")
+	}
+	c.b.SetBool(dst, key, c.opts.Store)
+}
+
+// revAllowedTools: chat's nested allowed tools → flat.
+//
+//transponder:transform array -> array
+func revAllowedTools(c *rev, v codec.Value, path string, dst codec.Ref, key string) {
+	arr := c.b.Array(dst, key)
+	for _, t := range v.Elems() {
+		typ, _ := t.Get("type").Str()
+		inner := t.Get(typ)
+		if (typ == "function" || typ == "custom") && present(inner.Get("name")) {
+			o := c.b.AppendObject(arr)
+			c.b.Set(o, "type", t.Get("type").Raw())
+			c.b.Set(o, "name", inner.Get("name").Raw())
+			continue
+		}
+		c.b.AppendRaw(arr, t.Raw())
+	}
+}
+
+// revFunctionChoice: the deprecated function_call {name} → tool_choice
+// {type function, name}, unless tool_choice was sent.
+//
+//transponder:transform object -> object
+func revFunctionChoice(c *rev, v codec.Value, path string, dst codec.Ref, key string) {
+	if c.b.Has(dst, key) {
+		return
+	}
+	o := c.b.Object(dst, key)
+	c.b.SetJSON(o, "type", `"function"`)
+	c.b.Set(o, "name", v.Get("name").Raw())
+}
+
+// revFunctions: the deprecated functions → flat function tools.
+//
+//transponder:transform array -> object
+func revFunctions(c *rev, v codec.Value, path string, dst codec.Ref, key string) {
+	for _, f := range v.Elems() {
+		o := c.b.AppendObject(dst)
+		c.b.SetJSON(o, "type", `"function"`)
+		for _, k := range [...]string{"name", "description", "parameters"} {
+			if x := f.Get(k); present(x) {
+				c.b.Set(o, k, x.Raw())
+			}
+		}
+	}
+}
+
+// revWebSearch: web_search_options → the web_search tool.
+//
+//transponder:transform object -> object
+func revWebSearch(c *rev, v codec.Value, path string, dst codec.Ref, key string) {
+	o := c.b.AppendObject(dst)
+	c.b.SetJSON(o, "type", `"web_search"`)
+	if s := v.Get("search_context_size"); present(s) {
+		c.b.Set(o, "search_context_size", s.Raw())
+	}
+	if loc := v.Get("user_location").Get("approximate"); present(loc) {
+		l := c.b.Object(o, "user_location")
+		c.b.SetJSON(l, "type", `"approximate"`)
+		for k, m := range loc.Members() {
+			c.b.Set(l, string(k.Bytes()), m.Raw())
+		}
+	}
+}
+
+// revReasoning: OpenRouter's reasoning {effort, summary} → reasoning;
+// reasoning_effort, mapped before, wins.
+//
+//transponder:transform object -> object
+func revReasoning(c *rev, v codec.Value, path string, dst codec.Ref, key string) {
+	r := c.b.Object(dst, key)
+	for k, m := range v.Members() {
+		switch name := string(k.Bytes()); name {
+		case "effort", "summary":
+			if !c.b.Has(r, name) {
+				c.b.Set(r, name, m.Raw())
+			}
+		default:
+			c.warn(path+"."+name, "the Responses reasoning has no "+name+"; left out")
+		}
+	}
+}
+
+// reasoningID is the id of a reasoning item made from a chat message's
+// reasoning that has none (the spec requires one): rs_ and the message's
+// index, deterministic.
+func reasoningID(path string) string {
+	return "rs_" + strings.TrimSuffix(strings.TrimPrefix(path, "messages["), "]")
+}
