@@ -108,6 +108,9 @@ func (c *conv) endTurn() {
 			continue
 		}
 		out, ok := c.outputAhead(p.id)
+		if !ok && c.h.pos == settled && c.opts.OpenCalls {
+			continue // the input ends with calls still to run
+		}
 		if !ok {
 			c.fail(&Error{Message: "No tool output found for function call " + p.id + ".", Param: p.path, Code: "invalid_value"})
 			return
@@ -259,12 +262,16 @@ func message(c *conv, v codec.Value, path string, dst codec.Ref, key string) {
 	}
 }
 
-// settle ends the input: the last turn's calls get their outputs.
+// settled is history.pos once the input has ended.
+const settled = int(^uint(0) >> 1)
+
+// settle ends the input: the last turn's calls get their outputs (or,
+// with Options.OpenCalls, may have none yet).
 func (c *conv) settle() {
 	if c.h.msgs < 0 {
 		return
 	}
-	c.h.pos = int(^uint(0) >> 1)
+	c.h.pos = settled
 	c.endTurn()
 }
 

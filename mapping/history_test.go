@@ -343,3 +343,21 @@ func readCase(t *testing.T, name string) []byte {
 	}
 	return b
 }
+
+// OpenCalls lets the input end with calls that have no output yet (what a
+// stored conversation holds between turns); a call without output before
+// later input stays refused.
+func TestOpenCalls(t *testing.T) {
+	ends := `{"model":"m","input":[{"role":"user","content":"weather?"},{"type":"function_call","call_id":"c1","name":"f","arguments":"{}"}]}`
+	if _, _, err := mapping.ResponsesToChat([]byte(ends), mapping.Options{}); err == nil {
+		t.Fatal("a call without output was accepted without OpenCalls")
+	}
+	out, _, err := mapping.ResponsesToChat([]byte(ends), mapping.Options{OpenCalls: true})
+	if err != nil || !strings.Contains(string(out), `"tool_calls"`) || strings.Contains(string(out), `"role":"tool"`) {
+		t.Fatalf("with OpenCalls: %s %v", out, err)
+	}
+	later := `{"model":"m","input":[{"type":"function_call","call_id":"c1","name":"f","arguments":"{}"},{"role":"user","content":"and?"}]}`
+	if _, _, err := mapping.ResponsesToChat([]byte(later), mapping.Options{OpenCalls: true}); err == nil || !strings.Contains(err.Error(), "No tool output found") {
+		t.Fatalf("a call left open before later input: %v", err)
+	}
+}

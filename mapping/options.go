@@ -95,6 +95,11 @@ type Options struct {
 	// (data collection, ZDR, order, …) the operator puts in every request:
 	// it replaces one the client sent, with a warning.
 	Provider []byte
+	// OpenCalls lets the input end with calls that have no output yet
+	// (they are left without tool messages): what a stored conversation
+	// may hold between two turns, which the gateway checks items against.
+	// A request to send upstream never sets it.
+	OpenCalls bool
 	// Items resolves item_reference input items: the item (its JSON) of an
 	// id, or an error wrapping ErrItemNotFound (the request is refused,
 	// naming the id), or another error (returned as it is). Without it an

@@ -185,11 +185,10 @@ func (s *Server) checkItems(history, items []store.Item) *translate.APIError {
 	defer s.workers.Put(wk)
 	opts := s.cfg.Mapping
 	opts.Items = nil
+	opts.OpenCalls = true // a conversation may end with calls to run
 	_, _, err := wk.conv.ResponsesToChat(nil, body, opts)
 	var me *mapping.Error
 	switch {
-	case errors.As(err, &me) && openCallsAtEnd(me, history, items):
-		return nil
 	case errors.As(err, &me):
 		tu := turn{history: len(history), conv: "conversation"}
 		param := tu.unshift(me.Param)
@@ -201,37 +200,6 @@ func (s *Server) checkItems(history, items []store.Item) *translate.APIError {
 		return badRequest("items", "invalid_value", err.Error())
 	}
 	return nil
-}
-
-// openCallsAtEnd says whether the mapping refused the items only for
-// calls at the end of the conversation that have no output yet: a
-// conversation may end so (its last response called a tool; the output
-// comes with the next turn), unlike a request.
-func openCallsAtEnd(me *mapping.Error, history, items []store.Item) bool {
-	if !strings.HasPrefix(me.Message, "No tool output found") {
-		return false
-	}
-	rest, ok := strings.CutPrefix(me.Param, "input[")
-	end := strings.IndexByte(rest, ']')
-	if !ok || end < 0 {
-		return false
-	}
-	n, err := strconv.Atoi(rest[:end])
-	if err != nil {
-		return false
-	}
-	all := append(append([]store.Item(nil), history...), items...)
-	if n < 0 || n >= len(all) {
-		return false
-	}
-	for _, it := range all[n:] {
-		v, _ := codec.Parse(it.Body)
-		typ, _ := v.Get("type").Str()
-		if !strings.HasSuffix(typ, "_call") && typ != "reasoning" {
-			return false
-		}
-	}
-	return true
 }
 
 func (s *Server) appendConversation(dst []byte, c store.Conversation) []byte {
