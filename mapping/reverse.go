@@ -73,8 +73,9 @@ type rev struct {
 	// calls are the tool calls of the assistant messages so far: call id →
 	// its output item's type.
 	calls map[string]string
-	instr []byte // instructions, from a leading system message
-	hasIn bool   // instructions were taken
+	group []reasonDetail // the details of a reasoning item being made
+	instr []byte         // instructions, from a leading system message
+	hasIn bool           // instructions were taken
 }
 
 func (c *rev) reset(opts *ReverseOptions) {

@@ -4,8 +4,11 @@ package mapping
 // tools, tool choices and settings as Responses request members.
 
 import (
+	"bytes"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/transponder-dev/transponder/codec"
 )
@@ -201,55 +204,176 @@ func revAssistant(c *rev, v codec.Value, path string, dst codec.Ref, key string)
 	}
 }
 
-// reasoning appends the reasoning item of an assistant message: from
+// reasoning appends the reasoning items of an assistant message: from
 // OpenRouter's reasoning_details, else from a reasoning text.
 func (c *rev) reasoning(dst codec.Ref, details, text codec.Value, path string) {
 	if details.Kind() == codec.Array && len(details.Raw()) > 2 {
-		it := c.item(dst, "reasoning")
-		summary := c.b.Array(it, "summary")
-		var content, enc codec.Ref
+		// The details of one reasoning item run until one that cannot join
+		// it: another id or format, a piece of a kind the item holds after
+		// (a summary after a text, anything after the encrypted content),
+		// a second signature. So the pieces keep their order and each item
+		// its id, format and signature, as the forward direction wrote them.
+		group := c.group[:0]
+		var id, format []byte
+		rank, signed, n := 0, false, 0
 		for j, d := range details.Elems() {
-			if id := d.Get("id"); present(id) && !c.b.Has(it, "id") {
-				c.b.Set(it, "id", id.Raw())
-			}
-			t, _ := d.Get("type").Str()
-			switch t {
-			case "reasoning.summary":
-				p := c.b.AppendObject(summary)
-				c.b.SetJSON(p, "type", `"summary_text"`)
-				c.b.Set(p, "text", d.Get("summary").Raw())
-			case "reasoning.text":
-				if content == 0 {
-					content = c.b.Array(it, "content")
-				}
-				p := c.b.AppendObject(content)
-				c.b.SetJSON(p, "type", `"reasoning_text"`)
-				c.b.Set(p, "text", d.Get("text").Raw())
-			case "reasoning.encrypted":
-				if enc == 0 {
-					enc = 1
-					c.b.Set(it, "encrypted_content", d.Get("data").Raw())
-				} else {
-					c.warn(path+".reasoning_details["+strconv.Itoa(j)+"]", "a second encrypted detail in one message; one reasoning item holds one; left out")
-				}
-			default:
+			r := detailRank(d)
+			if r == 0 {
+				t, _ := d.Get("type").Str()
 				c.warn(path+".reasoning_details["+strconv.Itoa(j)+"]", "reasoning detail type "+strconv.Quote(t)+" is unknown; left out")
+				continue
+			}
+			did, dformat := d.Get("id"), d.Get("format")
+			sig := present(d.Get("signature"))
+			if len(group) > 0 && (r < rank || r == rankEncrypted && rank == rankEncrypted || sig && signed ||
+				present(did) && id != nil && !bytes.Equal(did.Raw(), id) ||
+				present(dformat) && format != nil && !bytes.Equal(dformat.Raw(), format)) {
+				c.reasoningItem(dst, group, path, n)
+				group, n = group[:0], n+1
+				id, format, rank, signed = nil, nil, 0, false
+			}
+			group = append(group, reasonDetail{v: d, index: j})
+			rank = max(rank, r)
+			signed = signed || sig
+			if present(did) && id == nil {
+				id = did.Raw()
+			}
+			if present(dformat) && format == nil {
+				format = dformat.Raw()
 			}
 		}
-		if !c.b.Has(it, "id") {
-			c.b.SetString(it, "id", reasoningID(path))
+		if len(group) > 0 {
+			c.reasoningItem(dst, group, path, n)
 		}
+		c.group = group[:0] // kept for the next message
 		return
 	}
 	if text.Kind() == codec.String && len(text.Raw()) > 2 {
+		if c.opts.Dialect == OpenAI {
+			c.warn(path+".reasoning_content", openAIReasoning)
+			return
+		}
 		it := c.item(dst, "reasoning")
-		c.b.SetString(it, "id", reasoningID(path))
+		c.b.SetString(it, "id", reasoningID(path, 0))
 		c.b.SetJSON(it, "summary", `[]`)
 		p := c.b.AppendObject(c.b.Array(it, "content"))
 		c.b.SetJSON(p, "type", `"reasoning_text"`)
 		c.b.Set(p, "text", text.Raw())
 	}
 }
+
+// openAIReasoning is why reasoning without encrypted content does not
+// reach OpenAI.
+const openAIReasoning = "OpenAI's Responses API replays reasoning only from its encrypted_content (an item given by id alone must be stored there); this reasoning has none and is left out"
+
+// A reasoning detail of a group, with its index in reasoning_details.
+type reasonDetail struct {
+	v     codec.Value
+	index int
+}
+
+// The order of the pieces of a reasoning item.
+const (
+	rankSummary = 1 + iota
+	rankText
+	rankEncrypted
+)
+
+// detailRank is the place of a reasoning detail's piece in a reasoning
+// item (0: a type it does not know).
+func detailRank(d codec.Value) int {
+	switch t, _ := d.Get("type").Str(); t {
+	case "reasoning.summary":
+		return rankSummary
+	case "reasoning.text":
+		return rankText
+	case "reasoning.encrypted":
+		return rankEncrypted
+	}
+	return 0
+}
+
+// reasoningItem appends the reasoning item of a group of details (the
+// n-th item of the message when n > 0, for its id). OpenAI's takes no
+// format or signature (a signature is warned), and none at all without
+// encrypted content unless it names an item stored upstream.
+func (c *rev) reasoningItem(dst codec.Ref, group []reasonDetail, path string, n int) {
+	var id, format, sig, enc codec.Value
+	for _, d := range group {
+		if v := d.v.Get("id"); present(v) && !present(id) {
+			id = v
+		}
+		if v := d.v.Get("format"); present(v) && !present(format) {
+			format = v
+		}
+		if v := d.v.Get("signature"); present(v) {
+			sig = v
+		}
+		if detailRank(d.v) == rankEncrypted {
+			enc = d.v.Get("data")
+		}
+	}
+	at := path + ".reasoning_details[" + strconv.Itoa(group[0].index) + "]"
+	if c.opts.Dialect == OpenAI {
+		if !present(enc) && !(c.opts.Store && present(id)) {
+			c.warn(at, openAIReasoning)
+			return
+		}
+		if present(sig) {
+			c.warn(at+".signature", "OpenAI's reasoning item has no signature; left out")
+		}
+	}
+	it := c.item(dst, "reasoning")
+	var summary, content codec.Ref
+	for _, d := range group {
+		switch detailRank(d.v) {
+		case rankSummary:
+			if summary == 0 {
+				summary = c.b.Array(it, "summary")
+			}
+			p := c.b.AppendObject(summary)
+			c.b.SetJSON(p, "type", `"summary_text"`)
+			c.b.Set(p, "text", d.v.Get("summary").Raw())
+		case rankText:
+			if content == 0 {
+				content = c.b.Array(it, "content")
+			}
+			p := c.b.AppendObject(content)
+			c.b.SetJSON(p, "type", `"reasoning_text"`)
+			c.b.Set(p, "text", d.v.Get("text").Raw())
+		}
+	}
+	if summary == 0 {
+		c.b.SetJSON(it, "summary", `[]`) // the spec requires it
+	}
+	if present(id) {
+		c.b.Set(it, "id", id.Raw())
+	} else {
+		c.b.SetString(it, "id", reasoningID(path, n))
+	}
+	if present(enc) {
+		c.b.Set(it, "encrypted_content", enc.Raw())
+	}
+	if c.opts.Dialect == OpenRouter {
+		if s, _ := format.Str(); slices.Contains(reasoningFormats(), s) {
+			c.b.Set(it, "format", format.Raw())
+		}
+		if present(sig) {
+			c.b.Set(it, "signature", sig.Raw())
+		}
+	}
+}
+
+// reasoningFormats are the formats OpenRouter's reasoning item takes: the
+// pinned spec's enum (nil if the spec has no such field).
+var reasoningFormats = sync.OnceValue(func() []string {
+	root, _ := codec.OpenRouter.Payload(codec.ResponsesRequest)
+	s, err := root.Schema().Lookup("input{array}[]{reasoning}.format")
+	if err != nil {
+		return nil
+	}
+	return s.Values()
+})
 
 // revTool: a tool message → the output item of its call.
 //
@@ -377,6 +501,10 @@ func revReasoning(c *rev, v codec.Value, path string, dst codec.Ref, key string)
 // reasoningID is the id of a reasoning item made from a chat message's
 // reasoning that has none (the spec requires one): rs_ and the message's
 // index, deterministic.
-func reasoningID(path string) string {
-	return "rs_" + strings.TrimSuffix(strings.TrimPrefix(path, "messages["), "]")
+func reasoningID(path string, n int) string {
+	id := "rs_" + strings.TrimSuffix(strings.TrimPrefix(path, "messages["), "]")
+	if n > 0 {
+		id += "_" + strconv.Itoa(n)
+	}
+	return id
 }
