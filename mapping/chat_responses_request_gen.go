@@ -6,7 +6,7 @@ import "github.com/transponder-dev/transponder/codec"
 
 // chatResponsesRequestOpenAI converts a payload, as mapping/chat_responses_request.yaml says for openai.
 func (c *rev) chatResponsesRequestOpenAI(v codec.Value) {
-	var srcModel, srcMessages, srcMaxCompletionTokens, srcMaxTokens, srcTemperature, srcTopP, srcTopLogprobs, srcLogprobs, srcParallelToolCalls, srcMetadata, srcServiceTier, srcStream, srcStreamOptions, srcPromptCacheKey, srcPromptCacheOptions, srcPromptCacheRetention, srcUser, srcSafetyIdentifier, srcModeration, srcVerbosity, srcReasoningEffort, srcStore, srcN, srcAudio, srcModalities, srcFrequencyPenalty, srcPresencePenalty, srcLogitBias, srcSeed, srcStop, srcPrediction, srcResponseFormat, srcToolChoice, srcFunctionCall, srcTools, srcFunctions, srcWebSearchOptions, srcReasoning codec.Value
+	var srcModel, srcMessages, srcMaxCompletionTokens, srcMaxTokens, srcTemperature, srcTopP, srcTopLogprobs, srcLogprobs, srcParallelToolCalls, srcMetadata, srcServiceTier, srcStream, srcStreamOptions, srcPromptCacheKey, srcPromptCacheOptions, srcPromptCacheRetention, srcUser, srcSafetyIdentifier, srcModeration, srcVerbosity, srcReasoningEffort, srcStore, srcN, srcAudio, srcModalities, srcFrequencyPenalty, srcPresencePenalty, srcLogitBias, srcSeed, srcStop, srcPrediction, srcResponseFormat, srcToolChoice, srcFunctionCall, srcTools, srcFunctions, srcWebSearchOptions, srcReasoning, srcProvider, srcModels, srcPlugins, srcSessionId, srcTrace, srcDebug, srcRoute, srcCacheControl, srcImageConfig, srcStopServerToolsWhen, srcTopK, srcMinP, srcTopA, srcRepetitionPenalty codec.Value
 	for k, m := range v.Members() {
 		switch string(k.Bytes()) {
 		case "model":
@@ -85,6 +85,34 @@ func (c *rev) chatResponsesRequestOpenAI(v codec.Value) {
 			srcWebSearchOptions = m
 		case "reasoning":
 			srcReasoning = m
+		case "provider":
+			srcProvider = m
+		case "models":
+			srcModels = m
+		case "plugins":
+			srcPlugins = m
+		case "session_id":
+			srcSessionId = m
+		case "trace":
+			srcTrace = m
+		case "debug":
+			srcDebug = m
+		case "route":
+			srcRoute = m
+		case "cache_control":
+			srcCacheControl = m
+		case "image_config":
+			srcImageConfig = m
+		case "stop_server_tools_when":
+			srcStopServerToolsWhen = m
+		case "top_k":
+			srcTopK = m
+		case "min_p":
+			srcMinP = m
+		case "top_a":
+			srcTopA = m
+		case "repetition_penalty":
+			srcRepetitionPenalty = m
 		}
 	}
 	if present(srcModel) {
@@ -615,11 +643,67 @@ func (c *rev) chatResponsesRequestOpenAI(v codec.Value) {
 		// mapping/chat_responses_request.yaml:222: → reasoning
 		revReasoning(c, srcReasoning, "reasoning", codec.Top, "reasoning")
 	}
+	if present(srcProvider) {
+		// mapping/chat_responses_request.yaml:230: drop
+		c.drop(srcProvider, "provider", "OpenRouter's provider routing preferences; OpenAI's Responses API has no providers to choose")
+	}
+	if present(srcModels) {
+		// mapping/chat_responses_request.yaml:233: drop
+		c.drop(srcModels, "models", "OpenRouter's fallback models; OpenAI's Responses API takes one model")
+	}
+	if present(srcPlugins) {
+		// mapping/chat_responses_request.yaml:236: drop
+		c.drop(srcPlugins, "plugins", "OpenRouter's plugins (web, file parser, response healing…); OpenAI's Responses API has none")
+	}
+	if present(srcSessionId) {
+		// mapping/chat_responses_request.yaml:239: drop
+		c.drop(srcSessionId, "session_id", "OpenRouter's sticky-routing session; OpenAI's Responses API has none (prompt_cache_key is carried)")
+	}
+	if present(srcTrace) {
+		// mapping/chat_responses_request.yaml:242: drop
+		c.drop(srcTrace, "trace", "OpenRouter's observability metadata; OpenAI's Responses API has none (metadata is carried)")
+	}
+	if present(srcDebug) {
+		// mapping/chat_responses_request.yaml:245: drop
+		c.drop(srcDebug, "debug", "OpenRouter's debug echo of the upstream body; OpenAI's Responses API has none")
+	}
+	if present(srcRoute) {
+		// mapping/chat_responses_request.yaml:248: drop
+		c.drop(srcRoute, "route", "OpenRouter's deprecated routing alias; OpenAI's Responses API has none")
+	}
+	if present(srcCacheControl) {
+		// mapping/chat_responses_request.yaml:251: drop
+		c.drop(srcCacheControl, "cache_control", "OpenRouter's automatic prompt caching directive; OpenAI caches prompts by itself")
+	}
+	if present(srcImageConfig) {
+		// mapping/chat_responses_request.yaml:254: drop
+		c.drop(srcImageConfig, "image_config", "OpenRouter's image generation options; OpenAI's Responses request has none at the top")
+	}
+	if present(srcStopServerToolsWhen) {
+		// mapping/chat_responses_request.yaml:257: drop
+		c.drop(srcStopServerToolsWhen, "stop_server_tools_when", "OpenRouter's server-tool loop limits; OpenAI's Responses API has none (max_tool_calls is not set from it)")
+	}
+	if present(srcTopK) {
+		// mapping/chat_responses_request.yaml:260: drop
+		c.drop(srcTopK, "top_k", "OpenAI's Responses API has no top_k")
+	}
+	if present(srcMinP) {
+		// mapping/chat_responses_request.yaml:263: drop
+		c.drop(srcMinP, "min_p", "the Responses request has no min_p (OpenRouter's nor OpenAI's)")
+	}
+	if present(srcTopA) {
+		// mapping/chat_responses_request.yaml:265: drop
+		c.drop(srcTopA, "top_a", "the Responses request has no top_a (OpenRouter's nor OpenAI's)")
+	}
+	if present(srcRepetitionPenalty) {
+		// mapping/chat_responses_request.yaml:267: drop
+		c.drop(srcRepetitionPenalty, "repetition_penalty", "the Responses request has no repetition_penalty (OpenRouter's nor OpenAI's); frequency_penalty is the nearest")
+	}
 }
 
 // chatResponsesRequestOpenRouter converts a payload, as mapping/chat_responses_request.yaml says for openrouter.
 func (c *rev) chatResponsesRequestOpenRouter(v codec.Value) {
-	var srcModel, srcMessages, srcMaxCompletionTokens, srcMaxTokens, srcTemperature, srcTopP, srcTopLogprobs, srcLogprobs, srcParallelToolCalls, srcMetadata, srcServiceTier, srcStream, srcStreamOptions, srcPromptCacheKey, srcPromptCacheOptions, srcPromptCacheRetention, srcUser, srcSafetyIdentifier, srcModeration, srcVerbosity, srcReasoningEffort, srcStore, srcN, srcAudio, srcModalities, srcFrequencyPenalty, srcPresencePenalty, srcLogitBias, srcSeed, srcStop, srcPrediction, srcResponseFormat, srcToolChoice, srcFunctionCall, srcTools, srcFunctions, srcWebSearchOptions, srcReasoning codec.Value
+	var srcModel, srcMessages, srcMaxCompletionTokens, srcMaxTokens, srcTemperature, srcTopP, srcTopLogprobs, srcLogprobs, srcParallelToolCalls, srcMetadata, srcServiceTier, srcStream, srcStreamOptions, srcPromptCacheKey, srcPromptCacheOptions, srcPromptCacheRetention, srcUser, srcSafetyIdentifier, srcModeration, srcVerbosity, srcReasoningEffort, srcStore, srcN, srcAudio, srcModalities, srcFrequencyPenalty, srcPresencePenalty, srcLogitBias, srcSeed, srcStop, srcPrediction, srcResponseFormat, srcToolChoice, srcFunctionCall, srcTools, srcFunctions, srcWebSearchOptions, srcReasoning, srcProvider, srcModels, srcPlugins, srcSessionId, srcTrace, srcDebug, srcRoute, srcCacheControl, srcImageConfig, srcStopServerToolsWhen, srcTopK, srcMinP, srcTopA, srcRepetitionPenalty codec.Value
 	for k, m := range v.Members() {
 		switch string(k.Bytes()) {
 		case "model":
@@ -698,6 +782,34 @@ func (c *rev) chatResponsesRequestOpenRouter(v codec.Value) {
 			srcWebSearchOptions = m
 		case "reasoning":
 			srcReasoning = m
+		case "provider":
+			srcProvider = m
+		case "models":
+			srcModels = m
+		case "plugins":
+			srcPlugins = m
+		case "session_id":
+			srcSessionId = m
+		case "trace":
+			srcTrace = m
+		case "debug":
+			srcDebug = m
+		case "route":
+			srcRoute = m
+		case "cache_control":
+			srcCacheControl = m
+		case "image_config":
+			srcImageConfig = m
+		case "stop_server_tools_when":
+			srcStopServerToolsWhen = m
+		case "top_k":
+			srcTopK = m
+		case "min_p":
+			srcMinP = m
+		case "top_a":
+			srcTopA = m
+		case "repetition_penalty":
+			srcRepetitionPenalty = m
 		}
 	}
 	if present(srcModel) {
@@ -1213,12 +1325,68 @@ func (c *rev) chatResponsesRequestOpenRouter(v codec.Value) {
 		// mapping/chat_responses_request.yaml:222: → reasoning
 		revReasoning(c, srcReasoning, "reasoning", codec.Top, "reasoning")
 	}
+	if present(srcProvider) {
+		// mapping/chat_responses_request.yaml:230: → provider
+		c.put(codec.Top, "provider", srcProvider.Raw())
+	}
+	if present(srcModels) {
+		// mapping/chat_responses_request.yaml:233: → models
+		c.put(codec.Top, "models", srcModels.Raw())
+	}
+	if present(srcPlugins) {
+		// mapping/chat_responses_request.yaml:236: → plugins
+		c.put(codec.Top, "plugins", srcPlugins.Raw())
+	}
+	if present(srcSessionId) {
+		// mapping/chat_responses_request.yaml:239: → session_id
+		c.put(codec.Top, "session_id", srcSessionId.Raw())
+	}
+	if present(srcTrace) {
+		// mapping/chat_responses_request.yaml:242: → trace
+		c.put(codec.Top, "trace", srcTrace.Raw())
+	}
+	if present(srcDebug) {
+		// mapping/chat_responses_request.yaml:245: → debug
+		c.put(codec.Top, "debug", srcDebug.Raw())
+	}
+	if present(srcRoute) {
+		// mapping/chat_responses_request.yaml:248: → route
+		c.put(codec.Top, "route", srcRoute.Raw())
+	}
+	if present(srcCacheControl) {
+		// mapping/chat_responses_request.yaml:251: → cache_control
+		c.put(codec.Top, "cache_control", srcCacheControl.Raw())
+	}
+	if present(srcImageConfig) {
+		// mapping/chat_responses_request.yaml:254: → image_config
+		c.put(codec.Top, "image_config", srcImageConfig.Raw())
+	}
+	if present(srcStopServerToolsWhen) {
+		// mapping/chat_responses_request.yaml:257: → stop_server_tools_when
+		c.put(codec.Top, "stop_server_tools_when", srcStopServerToolsWhen.Raw())
+	}
+	if present(srcTopK) {
+		// mapping/chat_responses_request.yaml:260: → top_k
+		c.put(codec.Top, "top_k", srcTopK.Raw())
+	}
+	if present(srcMinP) {
+		// mapping/chat_responses_request.yaml:263: drop
+		c.drop(srcMinP, "min_p", "the Responses request has no min_p (OpenRouter's nor OpenAI's)")
+	}
+	if present(srcTopA) {
+		// mapping/chat_responses_request.yaml:265: drop
+		c.drop(srcTopA, "top_a", "the Responses request has no top_a (OpenRouter's nor OpenAI's)")
+	}
+	if present(srcRepetitionPenalty) {
+		// mapping/chat_responses_request.yaml:267: drop
+		c.drop(srcRepetitionPenalty, "repetition_penalty", "the Responses request has no repetition_penalty (OpenRouter's nor OpenAI's); frequency_penalty is the nearest")
+	}
 }
 
 // isChatResponsesRequestExtra reports whether key is one of the extras of mapping/chat_responses_request.yaml: a top-level key the spec does not know, handled by the mapping.
 func isChatResponsesRequestExtra(key []byte) bool {
 	switch string(key) {
-	case "reasoning":
+	case "reasoning", "provider", "models", "plugins", "session_id", "trace", "debug", "route", "cache_control", "image_config", "stop_server_tools_when", "top_k", "min_p", "top_a", "repetition_penalty":
 		return true
 	}
 	return false

@@ -480,7 +480,8 @@ func revWebSearch(c *rev, v codec.Value, path string, dst codec.Ref, key string)
 	}
 }
 
-// revReasoning: OpenRouter's reasoning {effort, summary} → reasoning;
+// revReasoning: OpenRouter's reasoning {effort, summary, max_tokens,
+// enabled} → reasoning (max_tokens and enabled for OpenRouter only);
 // reasoning_effort, mapped before, wins.
 //
 //transponder:transform object -> object
@@ -492,6 +493,12 @@ func revReasoning(c *rev, v codec.Value, path string, dst codec.Ref, key string)
 			if !c.b.Has(r, name) {
 				c.b.Set(r, name, m.Raw())
 			}
+		case "max_tokens", "enabled":
+			if c.opts.Dialect == OpenRouter { // OpenRouter's Responses reasoning has them
+				c.b.Set(r, name, m.Raw())
+				continue
+			}
+			c.warn(path+"."+name, "OpenAI's Responses reasoning has no "+name+"; left out")
 		default:
 			c.warn(path+"."+name, "the Responses reasoning has no "+name+"; left out")
 		}

@@ -303,5 +303,16 @@ func _() {
 	_ = openrouter.ResponsesRequestToolsFunctionResponsesRequestToolsItem
 	_ = toOpenRouter.Tools.Value[0].LegacyWebSearchServerTool // mapping/chat_responses_request.yaml:217: tools[]{web_search}
 	_ = openrouter.LegacyWebSearchServerToolResponsesRequestToolsItem
-	_ = toOpenRouter.Reasoning // mapping/chat_responses_request.yaml:223: reasoning
+	_ = toOpenRouter.Reasoning           // mapping/chat_responses_request.yaml:223: reasoning
+	_ = toOpenRouter.Provider            // mapping/chat_responses_request.yaml:231: provider
+	_ = toOpenRouter.Models              // mapping/chat_responses_request.yaml:234: models
+	_ = toOpenRouter.Plugins             // mapping/chat_responses_request.yaml:237: plugins
+	_ = toOpenRouter.SessionID           // mapping/chat_responses_request.yaml:240: session_id
+	_ = toOpenRouter.Trace               // mapping/chat_responses_request.yaml:243: trace
+	_ = toOpenRouter.Debug               // mapping/chat_responses_request.yaml:246: debug
+	_ = toOpenRouter.Route               // mapping/chat_responses_request.yaml:249: route
+	_ = toOpenRouter.CacheControl        // mapping/chat_responses_request.yaml:252: cache_control
+	_ = toOpenRouter.ImageConfig         // mapping/chat_responses_request.yaml:255: image_config
+	_ = toOpenRouter.StopServerToolsWhen // mapping/chat_responses_request.yaml:258: stop_server_tools_when
+	_ = toOpenRouter.TopK                // mapping/chat_responses_request.yaml:261: top_k
 }
