@@ -8,6 +8,7 @@ package mapping_test
 //	go tool benchstat -col /impl bench.txt
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"strings"
@@ -87,13 +88,16 @@ func BenchmarkConvert(b *testing.B) {
 
 // BenchmarkReverse: the chat → Responses converter on
 // ../shared/bench/e_large_chat_request.json (the Codex-like conversation
-// of b in chat form) beside the same baseline (issue 20's goal: ≤ 1.5×).
+// of b in chat form) beside the same baseline and the tight one of
+// ../shared/bench/README.md (impl=tight; issue 20's goal: ≤ 1.5× that).
 func BenchmarkReverse(b *testing.B) {
 	data, err := os.ReadFile(filepath.Join(fixtures.SharedDir(".."), "bench", "e_large_chat_request.json"))
 	if err != nil {
 		b.Fatal(err)
 	}
 	var rc mapping.ReverseConverter
+	var tight jsontext.Decoder
+	var br bytes.Reader
 	for _, impl := range []struct {
 		name string
 		run  func(out []byte) ([]byte, error)
@@ -101,6 +105,10 @@ func BenchmarkReverse(b *testing.B) {
 		{"baseline", func(out []byte) ([]byte, error) {
 			var dec jsontext.Decoder
 			err := fixtures.Tokenize(&dec, data)
+			return append(out, data...), err
+		}},
+		{"tight", func(out []byte) ([]byte, error) {
+			err := fixtures.TokenizeTight(&tight, &br, data)
 			return append(out, data...), err
 		}},
 		{"openai", func([]byte) ([]byte, error) {
