@@ -43,9 +43,27 @@ import (
 //	  - type: response.queued              # … and which it never does, and why
 //	    never: the gateway does not queue
 //
-// Each rule is exactly one of map (optionally with transform), lossy (map,
-// with the loss stated in note), drop (the reason) or gateway (the reason:
-// handled by the serving layer).
+//	  - path: service_tier
+//	    map: service_tier
+//	    values: target                     # or {source value: target value}, otherwise: VALUE
+//	  - path: stream
+//	    map: stream
+//	    also: {stream_options.include_usage: true}   # constants at other target paths
+//	    when: true                         # … only when the value is this
+//	  - path: function_call{object}.name
+//	    map: tool_choice{object}{function}.name
+//	    unless: tool_choice                # only when that top-level key is absent
+//	  - path: text.format{text}
+//	    omit: response_format{text}        # the target's default: left out
+//	  - path: n
+//	    refuse: n must be 1                # a 400 naming the path ({value}: the value)
+//	    unless: 1                          # … but for this value
+//
+// Each rule is exactly one of map (optionally with transform, or values),
+// lossy (map, with the loss stated in note), drop (the reason), gateway
+// (the reason: handled by the serving layer), omit (the target path
+// whose default the value is), set (constants only) or refuse (the
+// message).
 type File struct {
 	Name     string // the file's name, for errors
 	Receiver string // the state type the converter is a method of ("" → conv)
