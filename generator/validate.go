@@ -121,9 +121,11 @@ func ValidateWith(f *File, transforms []Transform, complete bool, ds map[string]
 	// those), which a rule's unless may name
 	seenTop := map[string]bool{}
 	for _, e := range f.Entries {
-		if r, ok := e.RuleFor(f.To[0].Dialect); ok && r.Kind != Gateway || len(e.Rules) > 1 {
-			key, _ := splitStep(codec.SplitPath(e.Path)[0])
-			seenTop[key] = true
+		for _, t := range f.To {
+			if readsTop(e, t.Dialect) {
+				key, _ := splitStep(codec.SplitPath(e.Path)[0])
+				seenTop[t.Dialect+" "+key] = true
+			}
 		}
 	}
 	used := map[string]bool{}
@@ -173,7 +175,7 @@ func ValidateWith(f *File, transforms []Transform, complete bool, ds map[string]
 			if !stale {
 				c.checkExtras(e, r, src, t.Dialect, seenTop, errf)
 			}
-			if r.Kind == Omit && !stale {
+			if _, ruleStale := c.stale.rule(t.Dialect, e.Path); r.Kind == Omit && !stale && !ruleStale {
 				if _, err := c.To[t.Dialect].Lookup(r.Target); err != nil {
 					errf(r.Line, "%s → %s %s: %v", e.Path, t.Dialect, r.Target, err)
 				}
@@ -282,6 +284,17 @@ func ValidateWith(f *File, transforms []Transform, complete bool, ds map[string]
 	return c, nil
 }
 
+// readsTop reports whether the converter for dialect reads the top-level
+// member an entry is under (a gateway entry for the whole member is not
+// read: nothing is done with it).
+func readsTop(e Entry, dialect string) bool {
+	if strings.ContainsAny(e.Path, ".[{") {
+		return true
+	}
+	r, ok := e.RuleFor(dialect)
+	return ok && r.Kind != Gateway
+}
+
 // checkExtras checks a rule's constants (also, set, when), its unless and
 // what it refuses.
 func (c *Checked) checkExtras(e Entry, r Rule, src codec.Schema, dialect string, top map[string]bool, errf func(int, string, ...any)) {
@@ -309,8 +322,8 @@ func (c *Checked) checkExtras(e Entry, r Rule, src codec.Schema, dialect string,
 		if msg := misfitConst(r.Unless, src); msg != "" {
 			errf(r.UnlessLine, "%s (%s): unless %s: %s", e.Path, src.Kinds(), r.Unless, msg)
 		}
-	case !top[r.unlessKey()]:
-		errf(r.UnlessLine, "%s: unless %s: no entry reads that top-level key", e.Path, r.unlessKey())
+	case !top[dialect+" "+r.unlessKey()]:
+		errf(r.UnlessLine, "%s: unless %s: no entry reads that top-level key for %s", e.Path, r.unlessKey(), dialect)
 	case strings.Contains(e.Path, "[]"):
 		errf(r.UnlessLine, "%s: unless inside an array element: write a transform", e.Path)
 	}
