@@ -388,3 +388,40 @@ func TestReverseFunctionCallAndRefusals(t *testing.T) {
 		})
 	}
 }
+
+// Constants written only when the value is the rule's when: stream true
+// asks OpenAI's chat for the usage chunk, false does not; logprobs true
+// asks a Responses upstream for the output text's log probabilities,
+// false does not; top_logprobs sets logprobs first.
+func TestConstantsWhen(t *testing.T) {
+	for _, c := range []struct {
+		name, body, want string
+		reverse          bool
+	}{
+		{"stream true", `{"model":"m","input":"x","stream":true}`, `"stream":true,"stream_options":{"include_usage":true}`, false},
+		{"stream false", `{"model":"m","input":"x","stream":false}`, `"stream":false}`, false},
+		{"top_logprobs", `{"model":"m","input":"x","top_logprobs":2}`, `"logprobs":true,"top_logprobs":2`, false},
+		{"logprobs true", `{"model":"m","messages":[{"role":"user","content":"x"}],"logprobs":true}`, `"include":["message.output_text.logprobs"]`, true},
+		{"logprobs false", `{"model":"m","messages":[{"role":"user","content":"x"}],"logprobs":false}`, `!"include"`, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var out []byte
+			var err error
+			if c.reverse {
+				out, _, err = mapping.ChatToResponses([]byte(c.body), mapping.ReverseOptions{Dialect: mapping.OpenAI})
+			} else {
+				out, _, err = mapping.ResponsesToChat([]byte(c.body), mapping.Options{Dialect: mapping.OpenAI})
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if absent, ok := strings.CutPrefix(c.want, "!"); ok {
+				if strings.Contains(string(out), absent) {
+					t.Errorf("%s has %s", out, absent)
+				}
+			} else if !strings.Contains(string(out), c.want) {
+				t.Errorf("%s lacks %s", out, c.want)
+			}
+		})
+	}
+}
