@@ -177,6 +177,12 @@ func (b *Builder) AppendObject(arr Ref) Ref { return b.add(arr, bnode{kind: bObj
 // AppendRaw appends raw, a JSON value, to arr.
 func (b *Builder) AppendRaw(arr Ref, raw []byte) { b.add(arr, bnode{raw: raw}) }
 
+// AppendConst appends raw, a JSON value held in a string (a constant),
+// to the array arr, without copying it.
+func (b *Builder) AppendConst(arr Ref, raw string) {
+	b.AppendRaw(arr, unsafe.Slice(unsafe.StringData(raw), len(raw)))
+}
+
 // Len is the number of members or elements of obj or arr.
 func (b *Builder) Len(r Ref) int {
 	b.init()

@@ -4,6 +4,7 @@
 // functions marked //transponder:transform, signatures checked) → Validate
 // (every path is well formed, every target dialect has a rule, mapped
 // values fit their targets or go through a transform whose kinds fit,
+// value tables and constants fit the source's and the target's enums,
 // lossy rules state their loss, transforms are used, every field of the
 // source has an entry; what the shape tables of the spec at hand lack —
 // an entry's path, a rule's target, a targets: path, an event type, or an

@@ -1,6 +1,7 @@
 package generator
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -53,6 +54,21 @@ type Target struct {
 	// the converter makes no target object for it.
 	Silent bool
 	// Steps of the target path, for map and lossy.
+	Steps []Step
+	// Consts are the rule's constants (also, set), each with the steps of
+	// its target path.
+	Consts []ConstSteps
+	// Values: a map rule's value table (values: target spelled out from
+	// the target's enum).
+	Values []ValuePair
+	// Tag: a refuse of a whole variant of a tagged union names the tag's
+	// member (messages[1].role), the value that chose it.
+	Tag string
+}
+
+// ConstSteps is a constant and the steps of its target path.
+type ConstSteps struct {
+	Const
 	Steps []Step
 }
 
@@ -254,6 +270,10 @@ func (b *builder) leaf(n *Node, e Entry, r Rule, path string) {
 	}
 	n.Line = e.Line
 	src, _ := b.c.From.Lookup(path)
+	if (r.Kind == Map || r.Kind == Lossy) && r.Transform == "" && src.Shape() == codec.ShapeObject && (r.Also != nil || r.Unless != "") {
+		b.errf(r.Line, "%s: also or unless on a whole object mapped field by field: put them on one of its fields", path)
+		return
+	}
 	if (r.Kind == Map || r.Kind == Lossy) && r.Transform == "" && src.Shape() == codec.ShapeObject {
 		// A whole object mapped as it is: each of its fields to the same
 		// key of the target.
@@ -277,6 +297,11 @@ func (b *builder) leaf(n *Node, e Entry, r Rule, path string) {
 		return
 	}
 	n.Leaf = b.target(e, r, src)
+	if n.Leaf != nil && r.Kind == Refuse && strings.HasSuffix(path, "}") {
+		if ps, err := b.c.From.Lookup(path[:strings.LastIndexByte(path, '{')]); err == nil && ps.Shape() == codec.ShapeTagged {
+			n.Leaf.Tag = ps.Tag()
+		}
+	}
 	if n.Leaf != nil {
 		for _, s := range n.Leaf.Steps {
 			if s.Elem && n.Array == "" && r.Transform == "" {
@@ -288,23 +313,52 @@ func (b *builder) leaf(n *Node, e Entry, r Rule, path string) {
 
 func (b *builder) target(e Entry, r Rule, src codec.Schema) *Target {
 	t := &Target{Rule: r, Note: e.Note, Silent: r.Transform != "" && b.c.Silent[r.Transform]}
+	for _, k := range r.Also {
+		steps, ok := b.steps(k.Line, k.Target)
+		if !ok {
+			return nil
+		}
+		t.Consts = append(t.Consts, ConstSteps{Const: k, Steps: steps})
+	}
 	if r.Kind != Map && r.Kind != Lossy {
 		return t
 	}
-	for _, step := range codec.SplitPath(r.Target) {
-		key, sels := splitStep(step)
-		if key != "" {
-			t.Steps = append(t.Steps, Step{Key: key})
+	var ok bool
+	if t.Steps, ok = b.steps(r.Line, r.Target); !ok {
+		return nil
+	}
+	t.Values = r.Values
+	if r.ValuesTarget {
+		dst, err := b.c.To[b.dialect].Lookup(r.Target)
+		if err != nil {
+			b.errf(r.ValuesLine, "%v", err)
+			return nil
 		}
-		if strings.Contains(sels, "[]") {
-			if strings.Count(sels, "[]") > 1 || len(t.Steps) == 0 {
-				b.errf(r.Line, "%s: an array of arrays: write a transform", r.Target)
-				return nil
-			}
-			t.Steps[len(t.Steps)-1].Elem = true
+		for _, v := range dst.Values() {
+			js, _ := json.Marshal(v)
+			t.Values = append(t.Values, ValuePair{Line: r.ValuesLine, From: string(js), To: string(js)})
 		}
 	}
 	return t
+}
+
+// steps are the steps of a target path.
+func (b *builder) steps(line int, target string) ([]Step, bool) {
+	var out []Step
+	for _, step := range codec.SplitPath(target) {
+		key, sels := splitStep(step)
+		if key != "" {
+			out = append(out, Step{Key: key})
+		}
+		if strings.Contains(sels, "[]") {
+			if strings.Count(sels, "[]") > 1 || len(out) == 0 {
+				b.errf(line, "%s: an array of arrays: write a transform", target)
+				return nil, false
+			}
+			out[len(out)-1].Elem = true
+		}
+	}
+	return out, true
 }
 
 func join(a, b string) string {

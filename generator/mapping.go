@@ -2,6 +2,7 @@ package generator
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -42,9 +43,27 @@ import (
 //	  - type: response.queued              # … and which it never does, and why
 //	    never: the gateway does not queue
 //
-// Each rule is exactly one of map (optionally with transform), lossy (map,
-// with the loss stated in note), drop (the reason) or gateway (the reason:
-// handled by the serving layer).
+//	  - path: service_tier
+//	    map: service_tier
+//	    values: target                     # or {source value: target value}, otherwise: VALUE
+//	  - path: stream
+//	    map: stream
+//	    also: {stream_options.include_usage: true}   # constants at other target paths
+//	    when: true                         # … only when the value is this
+//	  - path: function_call{object}.name
+//	    map: tool_choice{object}{function}.name
+//	    unless: tool_choice                # only when that top-level key is absent
+//	  - path: text.format{text}
+//	    omit: response_format{text}        # the target's default: left out
+//	  - path: n
+//	    refuse: n must be 1                # a 400 naming the path ({value}: the value)
+//	    unless: 1                          # … but for this value
+//
+// Each rule is exactly one of map (optionally with transform, or values),
+// lossy (map, with the loss stated in note), drop (the reason), gateway
+// (the reason: handled by the serving layer), omit (the target path
+// whose default the value is), set (constants only) or refuse (the
+// message).
 type File struct {
 	Name     string // the file's name, for errors
 	Receiver string // the state type the converter is a method of ("" → conv)
@@ -113,16 +132,71 @@ const (
 	Lossy   RuleKind = "lossy"
 	Drop    RuleKind = "drop"
 	Gateway RuleKind = "gateway"
+	// Omit: the value is the target's default (Target says where it
+	// would go); it is left out, and counts as aligned.
+	Omit RuleKind = "omit"
+	// Set: the value itself is not carried; constants are (Also), maybe
+	// only when it is a given one (When).
+	Set RuleKind = "set"
+	// Refuse: the request is refused with an OpenAI-shaped 400 naming the
+	// value's JSON path, Reason its message (unless the value is Unless).
+	Refuse RuleKind = "refuse"
 )
+
+var ruleKinds = []RuleKind{Map, Lossy, Drop, Gateway, Omit, Set, Refuse}
 
 // Rule says what happens to a field for one target dialect.
 type Rule struct {
 	Line      int
 	Kind      RuleKind
-	Target    string // map, lossy: the target path
+	Target    string // map, lossy, omit: the target path
 	Transform string // map, lossy: a function of mapping/
-	Reason    string // drop, gateway: why
+	Reason    string // drop, gateway, refuse: why
+	// Values is a map rule's value table, in the YAML's order; with
+	// ValuesTarget, the values the target's enum lists, each as it is.
+	// A value the table lacks is left out with a warning, or becomes
+	// Otherwise (JSON) when that is set.
+	Values       []ValuePair
+	ValuesTarget bool
+	ValuesLine   int
+	Otherwise    string
+	// Also are constants written at other target paths (map, lossy; a
+	// set rule's whole work), after the value unless AlsoFirst (the
+	// also key came before map in the YAML), only when the value is When
+	// (JSON) if that is set.
+	Also      []Const
+	AlsoFirst bool
+	When      string
+	WhenLine  int
+	// Unless: for map, lossy and set, a top-level key of the source: the
+	// rule applies only when that key is absent (or null); for refuse a
+	// JSON constant: that value passes.
+	Unless     string
+	UnlessLine int
 }
+
+// ValuePair is a row of a value table: JSON constants.
+type ValuePair struct {
+	Line     int
+	From, To string
+}
+
+// Const is a JSON constant to write at a target path.
+type Const struct {
+	Line   int
+	Target string
+	JSON   string
+}
+
+// Same reports whether two rules are one (Rule holds slices: not
+// comparable with ==).
+func (r Rule) Same(o Rule) bool {
+	return r.Line == o.Line && r.Kind == o.Kind && r.Target == o.Target && r.Transform == o.Transform && r.Reason == o.Reason
+}
+
+// Writes reports whether the rule writes into the target (map, lossy,
+// set).
+func (r Rule) Writes() bool { return r.Kind == Map || r.Kind == Lossy || r.Kind == Set }
 
 // Error is a problem with a mapping file, at a line.
 type Error struct {
@@ -270,12 +344,12 @@ func (l *loader) entries(n *yaml.Node, keyName string) []Entry {
 		if e.Path == "" {
 			l.errf(en, "an entry without %s", keyName)
 		}
-		if def.Kind != "" || def.Target != "" || def.Transform != "" || def.Reason != "" {
+		if def.Kind != "" || def.Target != "" || def.Transform != "" || def.Reason != "" || def.Values != nil || def.ValuesTarget || def.Otherwise != "" || def.Also != nil || def.When != "" || def.Unless != "" {
 			l.checkRule(en, &def)
 			e.Rules[""] = def
 		}
 		if len(e.Rules) == 0 {
-			l.errf(en, "%s: no rule (map, lossy, drop or gateway)", e.Path)
+			l.errf(en, "%s: no rule (map, lossy, drop, gateway, omit, set or refuse)", e.Path)
 		}
 		out = append(out, e)
 	}
@@ -287,29 +361,141 @@ func (l *loader) ruleFields(r *Rule, h map[string]func(*yaml.Node)) {
 	set := func(k RuleKind) func(*yaml.Node) {
 		return func(v *yaml.Node) {
 			if r.Kind != "" {
-				l.errf(v, "%s and %s: a rule is exactly one of map, lossy, drop, gateway", r.Kind, k)
+				l.errf(v, "%s and %s: a rule is exactly one of map, lossy, drop, gateway, omit, set, refuse", r.Kind, k)
 				return
 			}
 			r.Kind, r.Line = k, v.Line
 			switch k {
-			case Map, Lossy:
+			case Map, Lossy, Omit:
 				r.Target = l.scalar(v, string(k))
+			case Set:
+				r.Also = l.consts(v, "set")
 			default:
 				r.Reason = l.scalar(v, string(k))
 			}
 		}
 	}
-	for _, k := range []RuleKind{Map, Lossy, Drop, Gateway} {
+	for _, k := range ruleKinds {
 		h[string(k)] = set(k)
 	}
 	h["transform"] = func(v *yaml.Node) { r.Transform = l.scalar(v, "transform") }
+	h["values"] = func(v *yaml.Node) {
+		r.ValuesLine = v.Line
+		if v.Kind == yaml.ScalarNode {
+			if v.Value != "target" {
+				l.errf(v, "values: a table {source value: target value} or the word target, not %q", v.Value)
+				return
+			}
+			r.ValuesTarget = true
+			return
+		}
+		if v.Kind != yaml.MappingNode || len(v.Content) == 0 {
+			l.errf(v, "values: a table {source value: target value} or the word target")
+			return
+		}
+		for i := 0; i+1 < len(v.Content); i += 2 {
+			from, ok1 := l.constant(v.Content[i], "values")
+			to, ok2 := l.constant(v.Content[i+1], "values")
+			if ok1 && ok2 {
+				r.Values = append(r.Values, ValuePair{Line: v.Content[i].Line, From: from, To: to})
+			}
+		}
+	}
+	h["otherwise"] = func(v *yaml.Node) { r.Otherwise, _ = l.constant(v, "otherwise") }
+	h["also"] = func(v *yaml.Node) {
+		r.AlsoFirst = r.Kind == ""
+		r.Also = l.consts(v, "also")
+	}
+	h["when"] = func(v *yaml.Node) { r.When, _ = l.constant(v, "when"); r.WhenLine = v.Line }
+	h["unless"] = func(v *yaml.Node) {
+		// a sibling's key (map, lossy, set) or a constant (refuse): read
+		// as a constant now, the key taken back from it in checkRule
+		r.Unless, _ = l.constant(v, "unless")
+		r.UnlessLine = v.Line
+	}
+}
+
+// consts reads a mapping of target paths to JSON constants, in order.
+func (l *loader) consts(v *yaml.Node, what string) []Const {
+	if v.Kind != yaml.MappingNode || len(v.Content) == 0 {
+		l.errf(v, "%s: a mapping of target paths to constants", what)
+		return nil
+	}
+	var out []Const
+	for i := 0; i+1 < len(v.Content); i += 2 {
+		k := l.scalar(v.Content[i], what)
+		c, ok := l.constant(v.Content[i+1], what)
+		if k != "" && ok {
+			out = append(out, Const{Line: v.Content[i].Line, Target: k, JSON: c})
+		}
+	}
+	return out
+}
+
+// constant is a YAML scalar as JSON: a string quoted, a number, true,
+// false or null as written.
+func (l *loader) constant(v *yaml.Node, what string) (string, bool) {
+	if v.Kind != yaml.ScalarNode {
+		l.errf(v, "%s: want a constant (a string, number, boolean or null)", what)
+		return "", false
+	}
+	switch v.ShortTag() {
+	case "!!int", "!!float":
+		if !json.Valid([]byte(v.Value)) {
+			l.errf(v, "%s: %s is not a JSON number", what, v.Value)
+			return "", false
+		}
+		return v.Value, true
+	case "!!bool":
+		if v.Value == "true" || v.Value == "false" {
+			return v.Value, true
+		}
+		l.errf(v, "%s: write a boolean true or false, not %s", what, v.Value)
+		return "", false
+	case "!!null":
+		return "null", true
+	}
+	b, _ := json.Marshal(v.Value)
+	return string(b), true
+}
+
+// unlessKey is a map rule's unless as the sibling key it names.
+func (r Rule) unlessKey() string {
+	var s string
+	if json.Unmarshal([]byte(r.Unless), &s) != nil {
+		return r.Unless
+	}
+	return s
 }
 
 func (l *loader) checkRule(n *yaml.Node, r *Rule) {
+	errf := func(line int, format string, args ...any) {
+		l.errs = append(l.errs, &Error{l.name, line, fmt.Sprintf(format, args...)})
+	}
+	mapped := r.Kind == Map || r.Kind == Lossy
 	switch {
 	case r.Kind == "":
-		l.errf(n, "a rule without map, lossy, drop or gateway")
-	case r.Transform != "" && r.Kind != Map && r.Kind != Lossy:
+		l.errf(n, "a rule without map, lossy, drop, gateway, omit, set or refuse")
+	case r.Transform != "" && !mapped:
 		l.errf(n, "a transform on a %s rule", r.Kind)
+	case (r.Values != nil || r.ValuesTarget) && !mapped:
+		errf(r.ValuesLine, "values on a %s rule: a value table is a map's", r.Kind)
+	case (r.Values != nil || r.ValuesTarget) && r.Transform != "":
+		errf(r.ValuesLine, "values and transform: a value table or a transform, not both")
+	case r.Otherwise != "" && r.Values == nil && !r.ValuesTarget:
+		l.errf(n, "otherwise without values")
+	case r.Also != nil && r.Kind != Set && !mapped:
+		l.errf(n, "also on a %s rule: constants go with map, lossy or set", r.Kind)
+	case r.Also != nil && r.Transform != "":
+		l.errf(n, "also and transform: the transform writes what it needs")
+	case r.When != "" && r.Also == nil:
+		l.errf(n, "when without also or set: it says when the constants are written")
+	case r.Unless != "" && !mapped && r.Kind != Set && r.Kind != Refuse:
+		errf(r.UnlessLine, "unless on a %s rule: map, lossy and set name a sibling, refuse a value that passes", r.Kind)
+	case r.Unless != "" && r.Kind != Refuse && !isKey(r.unlessKey()):
+		errf(r.UnlessLine, "unless: %s is not a top-level key of the source", r.Unless)
 	}
 }
+
+// isKey reports whether s is a plain key (no path steps, no selectors).
+func isKey(s string) bool { return s != "" && !strings.ContainsAny(s, ".[]{}") }

@@ -2,6 +2,7 @@ package generator
 
 import (
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -162,5 +163,198 @@ func TestTargetsAndEvents(t *testing.T) {
 				t.Errorf("errors:\n%s\nwant %q", got, c.want)
 			}
 		})
+	}
+}
+
+// The rule forms that say what transforms used to: value tables, constants
+// (also, set, when), a sibling's absence (unless), omit and refuse. Each
+// problem is an error naming the line.
+func TestRuleForms(t *testing.T) {
+	for _, c := range []struct{ name, entries, want string }{
+		{"fine", `  - path: service_tier
+    map: service_tier
+    values: target
+  - path: stream
+    map: stream
+    also: {stream_options.include_usage: true}
+    when: true
+  - path: text.format{text}
+    omit: response_format{text}
+  - path: background
+    refuse: "no background {value}"
+    unless: false
+  - path: truncation
+    set: {stop: "x"}
+  - path: user
+    map: user
+    unless: background
+  - path: prompt_cache_key
+    openai: {also: {logprobs: true}, map: prompt_cache_key}
+    openrouter: {map: prompt_cache_key}
+`, ""},
+		{"a table value the target lacks", "  - path: service_tier\n    map: service_tier\n    values: {auto: warp}\n", `m.yaml:8: service_tier → openrouter service_tier (…): values: "warp" is not a value the spec lists`},
+		{"a table key the source lacks", "  - path: service_tier\n    map: service_tier\n    values:\n      auto: auto\n      warp: auto\n", `m.yaml:10: service_tier (…): values: "warp" is not a value the spec lists`},
+		{"a table key twice", "  - path: service_tier\n    map: service_tier\n    values:\n      auto: auto\n      auto: flex\n", `m.yaml:10: service_tier: values: "auto" at line 9 already`},
+		{"values target without a target enum", "  - path: user\n    map: user\n    values: target\n", "m.yaml:8: user → openrouter user (…): values: target, but the target lists no values"},
+		{"values neither table nor target", "  - path: user\n    map: user\n    values: source\n", `m.yaml:8: values: a table {source value: target value} or the word target, not "source"`},
+		{"values on a drop", "  - path: service_tier\n    drop: x\n    values: target\n", "m.yaml:8: values on a drop rule"},
+		{"values and a transform", "  - path: top_p\n    map: top_p\n    transform: logprobsOn\n    values: {1: 1}\n", "m.yaml:9: values and transform"},
+		{"otherwise without values", "  - path: user\n    map: user\n    otherwise: x\n", "m.yaml:6: otherwise without values"},
+		{"a constant at no path", "  - path: stream\n    map: stream\n    also: {stream_optionz.include_usage: true}\n", "m.yaml:8: stream: constant → openrouter stream_optionz.include_usage"},
+		{"a constant that does not fit", "  - path: stream\n    map: stream\n    also: {stream_options.include_usage: \"yes\"}\n", `m.yaml:8: stream: constant "yes" → openrouter stream_options.include_usage (…): does not fit`},
+		{"also on a drop", "  - path: stream\n    drop: x\n    also: {stream: true}\n", "m.yaml:6: also on a drop rule"},
+		{"when that does not fit", "  - path: stream\n    map: stream\n    also: {stream_options.include_usage: true}\n    when: 3\n", "m.yaml:9: stream (…): when 3: does not fit"},
+		{"when without constants", "  - path: stream\n    map: stream\n    when: true\n", "m.yaml:6: when without also or set"},
+		{"unless naming no entry", "  - path: user\n    map: user\n    unless: tool_choice\n", "m.yaml:8: user: unless tool_choice: no entry reads that top-level key for openrouter"},
+		{"unless naming a key only the gateway reads", "  - path: user\n    map: user\n    unless: store\n  - path: store\n    gateway: x\n", "m.yaml:8: user: unless store: no entry reads that top-level key for openrouter"},
+		{"unless naming a path", "  - path: user\n    map: user\n    unless: tool_choice.type\n", "m.yaml:8: unless: \"tool_choice.type\" is not a top-level key of the source"},
+		{"unless on a drop", "  - path: user\n    drop: x\n    unless: model\n", "m.yaml:8: unless on a drop rule"},
+		{"a refusal's unless that does not fit", "  - path: background\n    refuse: no\n    unless: 1\n", "m.yaml:8: background (…): unless 1: does not fit"},
+		{"omit at a malformed path", "  - path: text.format{text}\n    omit: messages[]]\n", `m.yaml:7: text.format{text} → openrouter messages[]]: messages[]]: bad selector "]"`},
+		{"omit with a transform", "  - path: user\n    omit: user\n    transform: logprobsOn\n", "m.yaml:6: a transform on a omit rule"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			src := header + "entries:\n" + c.entries + "  - path: top_logprobs\n    map: top_logprobs\n    transform: logprobsOn\n"
+			f, errs := Load("m.yaml", []byte(src))
+			if errs == nil {
+				_, errs = Validate(f, transforms, false)
+			}
+			var msgs []string
+			for _, e := range errs {
+				msgs = append(msgs, e.Error())
+			}
+			got := strings.Join(msgs, "\n")
+			if c.want == "" && got != "" || !containsInOrder(got, c.want) {
+				t.Errorf("errors:\n%s\nwant %q", got, c.want)
+			}
+		})
+	}
+}
+
+// What the rule forms emit: a switch on the value's bytes (no allocation
+// but on the warning's path), constants set from string constants, the
+// sibling's presence, a refusal naming the tag of a refused variant.
+func TestRuleFormsEmitted(t *testing.T) {
+	src := `from: {dialect: openai, payload: chat request}
+to:
+  - {dialect: openai, payload: responses request}
+entries:
+  - path: service_tier
+    map: service_tier
+    values: target
+  - path: verbosity
+    map: text.verbosity
+    values: {low: medium, high: high}
+    otherwise: medium
+  - path: stream
+    map: stream
+    also: {"include[]": message.output_text.logprobs}
+    when: true
+  - path: logprobs
+    also: {top_logprobs: 0}
+    map: parallel_tool_calls
+    unless: stream
+  - path: n
+    refuse: "n {value}: one choice"
+    unless: 1
+  - path: messages[]{function}
+    refuse: no function messages
+  - path: response_format{text}
+    omit: text.format{text}
+`
+	f, errs := Load("m.yaml", []byte(src))
+	if errs != nil {
+		t.Fatal(errs)
+	}
+	c, errs := Validate(f, nil, false)
+	if errs != nil {
+		t.Fatal(errs)
+	}
+	cv, errs := Build(c, "openai")
+	if errs != nil {
+		t.Fatal(errs)
+	}
+	out, err := Emit("mapping", "m", "m.yaml", "rev", []*Converter{cv})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := string(out)
+	// the values the compiled Responses request's service_tier lists
+	req, _ := codec.OpenAI.Payload(codec.ResponsesRequest)
+	st, err := req.Schema().Lookup("service_tier")
+	if err != nil || len(st.Values()) == 0 {
+		t.Fatalf("service_tier: %v %v", st.Values(), err)
+	}
+	var quoted []string
+	for _, v := range st.Values() {
+		quoted = append(quoted, strconv.Quote(strconv.Quote(v)))
+	}
+	tiers := strings.Join(quoted, ", ")
+	for _, want := range []string{
+		"switch string(srcServiceTier.Raw()) {\n\t\tcase " + tiers + ":\n\t\t\tc.put(codec.Top, \"service_tier\", srcServiceTier.Raw())\n\t\tdefault:\n\t\t\tc.warn(\"service_tier\", string(srcServiceTier.Raw())+\" is not a value the mapping carries to service_tier; left out\")",
+		"case \"\\\"high\\\"\":\n\t\t\tc.put(c.b.Object(codec.Top, \"text\"), \"verbosity\", srcVerbosity.Raw())\n\t\tcase \"\\\"low\\\"\":\n\t\t\tc.b.SetJSON(c.b.Object(codec.Top, \"text\"), \"verbosity\", \"\\\"medium\\\"\")\n\t\tdefault:\n\t\t\tc.b.SetJSON(c.b.Object(codec.Top, \"text\"), \"verbosity\", \"\\\"medium\\\"\")",
+		"c.put(codec.Top, \"stream\", srcStream.Raw())\n\t\tif string(srcStream.Raw()) == \"true\" {\n\t\t\tc.b.AppendConst(c.b.Array(codec.Top, \"include\"), \"\\\"message.output_text.logprobs\\\"\")",
+		"if !present(srcStream) {\n\t\t\tc.b.SetJSON(codec.Top, \"top_logprobs\", \"0\")\n\t\t\tc.put(codec.Top, \"parallel_tool_calls\", srcLogprobs.Raw())",
+		"if string(srcN.Raw()) != \"1\" {\n\t\t\tc.refuse(\"n\", \"n \"+string(srcN.Raw())+\": one choice\")",
+		"c.refuse(atElem(\"messages\", i, \"role\", \"messages[0].role\"), \"no function messages\")",
+		"// m.yaml:25: omit → text.format{text}: the target's default, left out",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("emitted code lacks\n%s\n---\n%s", want, got)
+		}
+	}
+}
+
+// containsInOrder reports whether s has the parts of want split at "…"
+// (what depends on the spec at hand: a schema's kinds), in order, on one
+// line.
+func containsInOrder(s, want string) bool {
+	parts := strings.Split(want, "…")
+	for _, line := range strings.Split(s, "\n") {
+		rest, ok := line, true
+		for _, p := range parts {
+			k := strings.Index(rest, p)
+			if k < 0 {
+				ok = false
+				break
+			}
+			rest = rest[k+len(p):]
+		}
+		if ok {
+			return true
+		}
+	}
+	return false
+}
+
+// An omit whose target the spec at hand lacks is stale, as a map's is:
+// reported, and the converter drops the value with a warning.
+func TestOmitStale(t *testing.T) {
+	f, errs := Load("m.yaml", []byte(header+"entries:\n  - path: text.format{text}\n    omit: response_formatt\n"))
+	if errs != nil {
+		t.Fatal(errs)
+	}
+	c, errs := Validate(f, nil, false)
+	if errs != nil || len(c.Stale) != 2 || c.Stale[0].Kind != StaleOfRule || c.Stale[0].Target != "response_formatt" {
+		t.Fatalf("%v %+v", errs, c.Stale)
+	}
+	cv, errs := Build(c, "openai")
+	if errs != nil {
+		t.Fatal(errs)
+	}
+	var find func(n *Node) *Node
+	find = func(n *Node) *Node {
+		if n.Leaf != nil {
+			return n
+		}
+		for _, c := range append(append([]*Node(nil), n.Fields...), n.Cases...) {
+			if l := find(c); l != nil {
+				return l
+			}
+		}
+		return nil
+	}
+	if l := find(cv.Root); l == nil || l.Leaf.Rule.Kind != Drop || l.Path != "text.format{text}" {
+		t.Errorf("%+v", l)
 	}
 }

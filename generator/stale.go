@@ -100,7 +100,7 @@ func FindStale(f *File, ds map[string]*codec.Dialect) []Stale {
 	rules := func(e Entry, from codec.Schema) {
 		for _, t := range targets {
 			r, ok := e.RuleFor(t.dialect)
-			if !ok || r.Kind != Map && r.Kind != Lossy || malformed(r.Target) != nil {
+			if !ok || r.Kind != Map && r.Kind != Lossy && r.Kind != Omit || malformed(r.Target) != nil {
 				continue
 			}
 			if _, err := t.schema.Lookup(r.Target); errors.Is(err, codec.ErrAbsent) {

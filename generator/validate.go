@@ -1,6 +1,7 @@
 package generator
 
 import (
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -116,6 +117,17 @@ func ValidateWith(f *File, transforms []Transform, complete bool, ds map[string]
 			mine = append(mine, t)
 		}
 	}
+	// the top-level keys entries read (not gateway ones: nothing reads
+	// those), which a rule's unless may name
+	seenTop := map[string]bool{}
+	for _, e := range f.Entries {
+		for _, t := range f.To {
+			if readsTop(e, t.Dialect) {
+				key, _ := splitStep(codec.SplitPath(e.Path)[0])
+				seenTop[t.Dialect+" "+key] = true
+			}
+		}
+	}
 	used := map[string]bool{}
 	seen := map[string]int{}
 	// transform checks what a rule's transform is, when it has one; fit
@@ -160,6 +172,14 @@ func ValidateWith(f *File, transforms []Transform, complete bool, ds map[string]
 			if r.Kind == Lossy && e.Note == "" {
 				errf(r.Line, "%s: lossy: state the loss in a note", e.Path)
 			}
+			if !stale {
+				c.checkExtras(e, r, src, t.Dialect, seenTop, errf)
+			}
+			if _, ruleStale := c.stale.rule(t.Dialect, e.Path); r.Kind == Omit && !stale && !ruleStale {
+				if _, err := c.To[t.Dialect].Lookup(r.Target); err != nil {
+					errf(r.Line, "%s → %s %s: %v", e.Path, t.Dialect, r.Target, err)
+				}
+			}
 			if r.Kind != Map && r.Kind != Lossy {
 				continue
 			}
@@ -176,6 +196,10 @@ func ValidateWith(f *File, transforms []Transform, complete bool, ds map[string]
 			}
 			if r.Transform != "" {
 				transform(e, r, src, t.Dialect, dst, true)
+				continue
+			}
+			if r.Values != nil || r.ValuesTarget {
+				c.checkValues(e, r, src, t.Dialect, dst, errf)
 				continue
 			}
 			if k := misfitSchemas(src, dst); k != "" {
@@ -258,6 +282,115 @@ func ValidateWith(f *File, transforms []Transform, complete bool, ds map[string]
 		return nil, errs
 	}
 	return c, nil
+}
+
+// readsTop reports whether the converter for dialect reads the top-level
+// member an entry is under (a gateway entry for the whole member is not
+// read: nothing is done with it).
+func readsTop(e Entry, dialect string) bool {
+	if strings.ContainsAny(e.Path, ".[{") {
+		return true
+	}
+	r, ok := e.RuleFor(dialect)
+	return ok && r.Kind != Gateway
+}
+
+// checkExtras checks a rule's constants (also, set, when), its unless and
+// what it refuses.
+func (c *Checked) checkExtras(e Entry, r Rule, src codec.Schema, dialect string, top map[string]bool, errf func(int, string, ...any)) {
+	for _, k := range r.Also {
+		dst, err := c.To[dialect].Lookup(k.Target)
+		if err != nil {
+			errf(k.Line, "%s: constant → %s %s: %v", e.Path, dialect, k.Target, err)
+			continue
+		}
+		if msg := misfitConst(k.JSON, dst); msg != "" {
+			errf(k.Line, "%s: constant %s → %s %s (%s): %s", e.Path, k.JSON, dialect, k.Target, dst.Kinds(), msg)
+		}
+		if steps := codec.SplitPath(k.Target); strings.Contains(strings.Join(steps[:len(steps)-1], "."), "[]") {
+			errf(k.Line, "%s: constant → %s: inside an array element; write a transform", e.Path, k.Target)
+		}
+	}
+	if r.When != "" {
+		if msg := misfitConst(r.When, src); msg != "" {
+			errf(r.WhenLine, "%s (%s): when %s: %s", e.Path, src.Kinds(), r.When, msg)
+		}
+	}
+	switch {
+	case r.Unless == "":
+	case r.Kind == Refuse:
+		if msg := misfitConst(r.Unless, src); msg != "" {
+			errf(r.UnlessLine, "%s (%s): unless %s: %s", e.Path, src.Kinds(), r.Unless, msg)
+		}
+	case !top[dialect+" "+r.unlessKey()]:
+		errf(r.UnlessLine, "%s: unless %s: no entry reads that top-level key for %s", e.Path, r.unlessKey(), dialect)
+	case strings.Contains(e.Path, "[]"):
+		errf(r.UnlessLine, "%s: unless inside an array element: write a transform", e.Path)
+	}
+}
+
+// checkValues checks a value table against the source's enum (its keys)
+// and the target's (its values); values: target needs a target enum.
+func (c *Checked) checkValues(e Entry, r Rule, src codec.Schema, dialect string, dst codec.Schema, errf func(int, string, ...any)) {
+	if !src.Allows(codec.String) && !src.Allows(codec.Number) && !src.Allows(codec.Bool) {
+		errf(r.ValuesLine, "%s (%s): values: a value table maps scalars", e.Path, src.Kinds())
+		return
+	}
+	if r.ValuesTarget {
+		if len(dst.Values()) == 0 {
+			errf(r.ValuesLine, "%s → %s %s (%s): values: target, but the target lists no values", e.Path, dialect, r.Target, dst.Kinds())
+		}
+		if k := misfitSchemas(src, dst); k != "" {
+			errf(r.ValuesLine, "%s (%s) → %s %s (%s): %s does not fit", e.Path, src.Kinds(), dialect, r.Target, dst.Kinds(), k)
+		}
+	}
+	seen := map[string]int{}
+	for _, p := range r.Values {
+		if prev, dup := seen[p.From]; dup {
+			errf(p.Line, "%s: values: %s at line %d already", e.Path, p.From, prev)
+		}
+		seen[p.From] = p.Line
+		if msg := misfitConst(p.From, src); msg != "" {
+			errf(p.Line, "%s (%s): values: %s %s", e.Path, src.Kinds(), p.From, msg)
+		}
+		if msg := misfitConst(p.To, dst); msg != "" {
+			errf(p.Line, "%s → %s %s (%s): values: %s %s", e.Path, dialect, r.Target, dst.Kinds(), p.To, msg)
+		}
+	}
+	if r.Otherwise != "" {
+		if msg := misfitConst(r.Otherwise, dst); msg != "" {
+			errf(r.Line, "%s → %s %s (%s): otherwise %s %s", e.Path, dialect, r.Target, dst.Kinds(), r.Otherwise, msg)
+		}
+	}
+}
+
+// misfitConst says why a JSON constant does not fit a schema ("" if it
+// does): its kind, or a string its enum does not list.
+func misfitConst(js string, s codec.Schema) string {
+	var v any
+	if err := json.Unmarshal([]byte(js), &v); err != nil {
+		return "is not JSON"
+	}
+	var k codec.Kind
+	switch x := v.(type) {
+	case nil:
+		k = codec.Null
+	case bool:
+		k = codec.Bool
+	case float64:
+		k = codec.Number
+	case string:
+		if vals := s.Values(); len(vals) > 0 && !slices.Contains(vals, x) {
+			return "is not a value the spec lists (" + strings.Join(vals, ", ") + ")"
+		}
+		k = codec.String
+	default:
+		return "is not a scalar"
+	}
+	if !s.Allows(k) {
+		return "does not fit"
+	}
+	return ""
 }
 
 var jsonKinds = []codec.Kind{codec.Object, codec.Array, codec.String, codec.Number, codec.Bool}

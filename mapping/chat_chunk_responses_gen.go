@@ -28,7 +28,12 @@ func (c *reply) chatChunkResponsesOpenAI(v codec.Value) {
 	}
 	if present(srcServiceTier) {
 		// mapping/chat_chunk_responses.yaml:27: → service_tier
-		serviceTier(c, srcServiceTier, "service_tier", codec.Top, "service_tier")
+		switch string(srcServiceTier.Raw()) {
+		case "\"auto\"", "\"default\"", "\"fast\"", "\"flex\"", "\"priority\"", "\"scale\"", "\"ultrafast\"":
+			c.put(codec.Top, "service_tier", srcServiceTier.Raw())
+		default:
+			c.warn("service_tier", string(srcServiceTier.Raw())+" is not a value the mapping carries to service_tier; left out")
+		}
 	}
 	if present(srcChoices) {
 		for i, e := range srcChoices.Elems() {

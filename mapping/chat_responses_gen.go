@@ -26,7 +26,12 @@ func (c *reply) chatResponsesOpenAI(v codec.Value) {
 	}
 	if present(srcServiceTier) {
 		// mapping/chat_responses.yaml:25: → service_tier
-		serviceTier(c, srcServiceTier, "service_tier", codec.Top, "service_tier")
+		switch string(srcServiceTier.Raw()) {
+		case "\"auto\"", "\"default\"", "\"fast\"", "\"flex\"", "\"priority\"", "\"scale\"", "\"ultrafast\"":
+			c.put(codec.Top, "service_tier", srcServiceTier.Raw())
+		default:
+			c.warn("service_tier", string(srcServiceTier.Raw())+" is not a value the mapping carries to service_tier; left out")
+		}
 	}
 	if present(srcChoices) {
 		for i, e := range srcChoices.Elems() {

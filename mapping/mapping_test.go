@@ -64,12 +64,12 @@ func TestGenerateRefuses(t *testing.T) {
 		want: "mapping/responses_chat.yaml:0: top_p: a field of the spec with no entry",
 	}, {
 		name:  "wrong signature",
-		trans: strings.Replace(string(transforms), "func omit(c *conv, v codec.Value, path string, dst codec.Ref, key string) {}", "func omit(c *conv, v codec.Value) {}", 1),
-		want:  "omit: a transform is func(*conv, codec.Value, string, codec.Ref, string), not func(*conv, codec.Value)",
+		trans: strings.Replace(string(transforms), "func allowedTools(c *conv, v codec.Value, path string, dst codec.Ref, key string) {", "func allowedTools(c *conv, v codec.Value) {", 1),
+		want:  "allowedTools: a transform is func(*conv, codec.Value, string, codec.Ref, string), not func(*conv, codec.Value)",
 	}, {
 		name:  "missing transform",
-		trans: strings.Replace(string(transforms), "//transponder:transform object ->\n", "", 1),
-		want:  `text.format{text}: no transform "omit"`,
+		trans: strings.Replace(string(transforms), "//transponder:transform object -> object\nfunc allowedTools(", "func allowedTools(", 1),
+		want:  `tool_choice{object}{allowed_tools}: no transform "allowedTools"`,
 	}} {
 		t.Run(tc.name, func(t *testing.T) {
 			fsys := moduleFS(t, yaml, transforms, names)

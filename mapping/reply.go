@@ -250,18 +250,6 @@ func empty(v codec.Value) bool {
 	return false
 }
 
-// serviceTier keeps the tier the upstream used, if the Responses API has it.
-//
-//transponder:transform string -> string
-func serviceTier(c *reply, v codec.Value, path string, dst codec.Ref, key string) {
-	switch s, _ := v.Str(); s {
-	case "auto", "default", "flex", "scale", "priority":
-		c.b.Set(dst, key, v.Raw())
-	default:
-		c.warn(path, "service tier "+strconv.Quote(s)+" is not one the Responses API lists; left out")
-	}
-}
-
 // finishReason hands the finish reason over, in Responses terms.
 //
 //transponder:transform string ->

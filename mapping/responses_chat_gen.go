@@ -49,10 +49,10 @@ func (c *conv) responsesChatOpenRouter(v codec.Value) {
 			srcModeration = m
 		case "reasoning":
 			srcReasoning = m
-		case "store": // mapping/responses_chat.yaml:216: gateway: default true: the gateway stores the Response, its input and output items (SQLite or PostgreSQL, per tenant, with a TTL) for previous_response_id, conversations, item_reference and GET/DELETE /v1/responses/{id} and input_items; false writes nothing; the Response says what was done
-		case "previous_response_id": // mapping/responses_chat.yaml:218: gateway: the gateway prepends the stored chain (each turn's input then output items, oldest first; not its instructions); an unknown, deleted, expired or other tenant's id (or one deleted inside the chain) is 400 previous_response_not_found
-		case "conversation": // mapping/responses_chat.yaml:220: gateway: the gateway prepends the conversation's items (the Conversations API) and appends the response's input and output items to it with the stored response; with previous_response_id it is a 400
-		case "background": // mapping/responses_chat.yaml:222: gateway: unsupported_parameter until the gateway runs responses in the background
+		case "store": // mapping/responses_chat.yaml:215: gateway: default true: the gateway stores the Response, its input and output items (SQLite or PostgreSQL, per tenant, with a TTL) for previous_response_id, conversations, item_reference and GET/DELETE /v1/responses/{id} and input_items; false writes nothing; the Response says what was done
+		case "previous_response_id": // mapping/responses_chat.yaml:217: gateway: the gateway prepends the stored chain (each turn's input then output items, oldest first; not its instructions); an unknown, deleted, expired or other tenant's id (or one deleted inside the chain) is 400 previous_response_not_found
+		case "conversation": // mapping/responses_chat.yaml:219: gateway: the gateway prepends the conversation's items (the Conversations API) and appends the response's input and output items to it with the stored response; with previous_response_id it is a 400
+		case "background": // mapping/responses_chat.yaml:221: gateway: unsupported_parameter until the gateway runs responses in the background
 		case "include":
 			srcInclude = m
 		case "truncation":
@@ -197,7 +197,8 @@ func (c *conv) responsesChatOpenRouter(v codec.Value) {
 	}
 	if present(srcTopLogprobs) {
 		// mapping/responses_chat.yaml:142: → top_logprobs
-		topLogprobs(c, srcTopLogprobs, "top_logprobs", codec.Top, "top_logprobs")
+		c.b.SetJSON(codec.Top, "logprobs", "true")
+		c.put(codec.Top, "top_logprobs", srcTopLogprobs.Raw())
 	}
 	if present(srcParallelToolCalls) {
 		// mapping/responses_chat.yaml:146: → parallel_tool_calls
@@ -281,8 +282,7 @@ func (c *conv) responsesChatOpenRouter(v codec.Value) {
 			srcTextFormatNode, srcTextFormatKnown, srcTextFormatType := c.tag(srcTextFormat)
 			switch srcTextFormatType {
 			case "text":
-				// mapping/responses_chat.yaml:181: → response_format{text}
-				omit(c, srcTextFormat, "text.format", codec.Top, "")
+			// mapping/responses_chat.yaml:181: omit → response_format{text}: the target's default, left out
 			case "json_object":
 				var srcTextFormatJsonObjectType codec.Value
 				for k, m := range srcTextFormat.Members() {
@@ -292,7 +292,7 @@ func (c *conv) responsesChatOpenRouter(v codec.Value) {
 					}
 				}
 				if present(srcTextFormatJsonObjectType) {
-					// mapping/responses_chat.yaml:185: → response_format{json_object}.type
+					// mapping/responses_chat.yaml:184: → response_format{json_object}.type
 					c.put(c.b.Object(codec.Top, "response_format"), "type", srcTextFormatJsonObjectType.Raw())
 				}
 			case "json_schema":
@@ -312,23 +312,23 @@ func (c *conv) responsesChatOpenRouter(v codec.Value) {
 					}
 				}
 				if present(srcTextFormatJsonSchemaType) {
-					// mapping/responses_chat.yaml:187: → response_format{json_schema}.type
+					// mapping/responses_chat.yaml:186: → response_format{json_schema}.type
 					c.put(c.b.Object(codec.Top, "response_format"), "type", srcTextFormatJsonSchemaType.Raw())
 				}
 				if present(srcTextFormatJsonSchemaName) {
-					// mapping/responses_chat.yaml:189: → response_format{json_schema}.json_schema.name
+					// mapping/responses_chat.yaml:188: → response_format{json_schema}.json_schema.name
 					c.put(c.b.Object(c.b.Object(codec.Top, "response_format"), "json_schema"), "name", srcTextFormatJsonSchemaName.Raw())
 				}
 				if present(srcTextFormatJsonSchemaDescription) {
-					// mapping/responses_chat.yaml:191: → response_format{json_schema}.json_schema.description
+					// mapping/responses_chat.yaml:190: → response_format{json_schema}.json_schema.description
 					c.put(c.b.Object(c.b.Object(codec.Top, "response_format"), "json_schema"), "description", srcTextFormatJsonSchemaDescription.Raw())
 				}
 				if present(srcTextFormatJsonSchemaSchema) {
-					// mapping/responses_chat.yaml:193: → response_format{json_schema}.json_schema.schema
+					// mapping/responses_chat.yaml:192: → response_format{json_schema}.json_schema.schema
 					c.put(c.b.Object(c.b.Object(codec.Top, "response_format"), "json_schema"), "schema", srcTextFormatJsonSchemaSchema.Raw())
 				}
 				if present(srcTextFormatJsonSchemaStrict) {
-					// mapping/responses_chat.yaml:196: → response_format{json_schema}.json_schema.strict
+					// mapping/responses_chat.yaml:195: → response_format{json_schema}.json_schema.strict
 					c.put(c.b.Object(c.b.Object(codec.Top, "response_format"), "json_schema"), "strict", srcTextFormatJsonSchemaStrict.Raw())
 				}
 			default:
@@ -357,51 +357,51 @@ func (c *conv) responsesChatOpenRouter(v codec.Value) {
 			}
 		}
 		if present(srcReasoningEffort) {
-			// mapping/responses_chat.yaml:200: → reasoning.effort
+			// mapping/responses_chat.yaml:199: → reasoning.effort
 			c.put(c.b.Object(codec.Top, "reasoning"), "effort", srcReasoningEffort.Raw())
 		}
 		if present(srcReasoningSummary) {
-			// mapping/responses_chat.yaml:203: → reasoning.summary
+			// mapping/responses_chat.yaml:202: → reasoning.summary
 			c.put(c.b.Object(codec.Top, "reasoning"), "summary", srcReasoningSummary.Raw())
 		}
 		if present(srcReasoningGenerateSummary) {
-			// mapping/responses_chat.yaml:206: lossy → reasoning.summary
+			// mapping/responses_chat.yaml:205: lossy → reasoning.summary
 			c.put(c.b.Object(codec.Top, "reasoning"), "summary", srcReasoningGenerateSummary.Raw())
 			c.warn("reasoning.generate_summary", "deprecated; read as summary when summary is absent")
 		}
 		if present(srcReasoningContext) {
-			// mapping/responses_chat.yaml:210: drop
+			// mapping/responses_chat.yaml:209: drop
 			c.drop(srcReasoningContext, "reasoning.context", "chat has no reasoning context setting")
 		}
 		if present(srcReasoningMode) {
-			// mapping/responses_chat.yaml:212: drop
+			// mapping/responses_chat.yaml:211: drop
 			c.drop(srcReasoningMode, "reasoning.mode", "chat has no reasoning mode setting")
 		}
 	}
 	if present(srcInclude) {
-		// mapping/responses_chat.yaml:224: → logprobs
+		// mapping/responses_chat.yaml:223: → logprobs
 		include(c, srcInclude, "include", codec.Top, "logprobs")
 	}
 	if present(srcTruncation) {
-		// mapping/responses_chat.yaml:232: drop
+		// mapping/responses_chat.yaml:231: drop
 		c.drop(srcTruncation, "truncation", "chat has no truncation; an upstream refuses a context that is too long")
 	}
 	if present(srcMaxToolCalls) {
-		// mapping/responses_chat.yaml:234: drop
+		// mapping/responses_chat.yaml:233: drop
 		c.drop(srcMaxToolCalls, "max_tool_calls", "chat has no limit on tool calls")
 	}
 	if present(srcPrompt) {
-		// mapping/responses_chat.yaml:236: drop
+		// mapping/responses_chat.yaml:235: drop
 		c.drop(srcPrompt, "prompt", "stored prompt templates live on OpenAI's platform")
 	}
 	if present(srcContextManagement) {
-		// mapping/responses_chat.yaml:238: drop
+		// mapping/responses_chat.yaml:237: drop
 		c.drop(srcContextManagement, "context_management", "chat has no server-side context compaction")
 	}
 	if present(srcToolChoice) {
 		switch srcToolChoice.Kind() {
 		case codec.String:
-			// mapping/responses_chat.yaml:242: → tool_choice{string}
+			// mapping/responses_chat.yaml:241: → tool_choice{string}
 			c.put(codec.Top, "tool_choice", srcToolChoice.Raw())
 		case codec.Object:
 			srcToolChoiceObjectNode, srcToolChoiceObjectKnown, srcToolChoiceObjectType := c.tag(srcToolChoice)
@@ -417,58 +417,58 @@ func (c *conv) responsesChatOpenRouter(v codec.Value) {
 					}
 				}
 				if present(srcToolChoiceObjectFunctionType) {
-					// mapping/responses_chat.yaml:244: → tool_choice{object}{function}.type
+					// mapping/responses_chat.yaml:243: → tool_choice{object}{function}.type
 					c.put(c.b.Object(codec.Top, "tool_choice"), "type", srcToolChoiceObjectFunctionType.Raw())
 				}
 				if present(srcToolChoiceObjectFunctionName) {
-					// mapping/responses_chat.yaml:246: → tool_choice{object}{function}.function.name
+					// mapping/responses_chat.yaml:245: → tool_choice{object}{function}.function.name
 					c.put(c.b.Object(c.b.Object(codec.Top, "tool_choice"), "function"), "name", srcToolChoiceObjectFunctionName.Raw())
 				}
 			case "allowed_tools":
-				// mapping/responses_chat.yaml:248: lossy → tool_choice{string}
+				// mapping/responses_chat.yaml:247: lossy → tool_choice{string}
 				allowedToolsFilter(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
 				c.warn("tool_choice", "OpenRouter has no allowed_tools; the tools are filtered to the allowed set and the mode kept")
 			case "custom":
-				// mapping/responses_chat.yaml:252: → tool_choice{object}{function}
+				// mapping/responses_chat.yaml:251: → tool_choice{object}{function}
 				customChoiceAsFunction(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
 			case "web_search_preview":
-				// mapping/responses_chat.yaml:256: lossy → tool_choice{string}
+				// mapping/responses_chat.yaml:255: lossy → tool_choice{string}
 				forceHosted(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
 				c.warn("tool_choice", "forcing a hosted tool becomes required when it is the only tool offered")
 			case "web_search_preview_2025_03_11":
-				// mapping/responses_chat.yaml:260: lossy → tool_choice{string}
+				// mapping/responses_chat.yaml:259: lossy → tool_choice{string}
 				forceHosted(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
 				c.warn("tool_choice", "forcing a hosted tool becomes required when it is the only tool offered")
 			case "image_generation":
-				// mapping/responses_chat.yaml:264: lossy → tool_choice{string}
+				// mapping/responses_chat.yaml:263: lossy → tool_choice{string}
 				forceHosted(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
 				c.warn("tool_choice", "forcing a hosted tool becomes required when it is the only tool offered")
 			case "file_search":
-				// mapping/responses_chat.yaml:268: drop
+				// mapping/responses_chat.yaml:267: drop
 				c.drop(srcToolChoice, "tool_choice", "file search is dropped with its tool; forcing it is an error")
 			case "code_interpreter":
-				// mapping/responses_chat.yaml:270: drop
+				// mapping/responses_chat.yaml:269: drop
 				c.drop(srcToolChoice, "tool_choice", "the code interpreter is dropped with its tool; forcing it is an error")
 			case "computer":
-				// mapping/responses_chat.yaml:272: drop
+				// mapping/responses_chat.yaml:271: drop
 				c.drop(srcToolChoice, "tool_choice", "computer use is dropped with its tool; forcing it is an error")
 			case "computer_use":
-				// mapping/responses_chat.yaml:274: drop
+				// mapping/responses_chat.yaml:273: drop
 				c.drop(srcToolChoice, "tool_choice", "computer use is dropped with its tool; forcing it is an error")
 			case "computer_use_preview":
-				// mapping/responses_chat.yaml:276: drop
+				// mapping/responses_chat.yaml:275: drop
 				c.drop(srcToolChoice, "tool_choice", "computer use is dropped with its tool; forcing it is an error")
 			case "mcp":
-				// mapping/responses_chat.yaml:278: drop
+				// mapping/responses_chat.yaml:277: drop
 				c.drop(srcToolChoice, "tool_choice", "remote MCP is dropped with its tool; forcing it is an error")
 			case "apply_patch":
-				// mapping/responses_chat.yaml:280: → tool_choice{object}{function}
+				// mapping/responses_chat.yaml:279: → tool_choice{object}{function}
 				forceVirtual(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
 			case "shell":
-				// mapping/responses_chat.yaml:284: → tool_choice{object}{function}
+				// mapping/responses_chat.yaml:283: → tool_choice{object}{function}
 				forceVirtual(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
 			case "programmatic_tool_calling":
-				// mapping/responses_chat.yaml:288: drop
+				// mapping/responses_chat.yaml:287: drop
 				c.drop(srcToolChoice, "tool_choice", "programmatic tool calling runs on OpenAI's platform")
 			default:
 				c.unknownType(srcToolChoiceObjectNode, srcToolChoiceObjectKnown, "tool_choice")
@@ -503,88 +503,88 @@ func (c *conv) responsesChatOpenRouter(v codec.Value) {
 					}
 				}
 				if present(srcToolsFunctionType) {
-					// mapping/responses_chat.yaml:292: → tools[]{function}.type
+					// mapping/responses_chat.yaml:291: → tools[]{function}.type
 					c.put(srcToolsFunctionOut, "type", srcToolsFunctionType.Raw())
 				}
 				if present(srcToolsFunctionName) {
-					// mapping/responses_chat.yaml:294: → tools[]{function}.function.name
+					// mapping/responses_chat.yaml:293: → tools[]{function}.function.name
 					c.put(c.b.Object(srcToolsFunctionOut, "function"), "name", srcToolsFunctionName.Raw())
 				}
 				if present(srcToolsFunctionDescription) {
-					// mapping/responses_chat.yaml:296: → tools[]{function}.function.description
+					// mapping/responses_chat.yaml:295: → tools[]{function}.function.description
 					c.put(c.b.Object(srcToolsFunctionOut, "function"), "description", srcToolsFunctionDescription.Raw())
 				}
 				if present(srcToolsFunctionParameters) {
-					// mapping/responses_chat.yaml:298: → tools[]{function}.function.parameters
+					// mapping/responses_chat.yaml:297: → tools[]{function}.function.parameters
 					c.put(c.b.Object(srcToolsFunctionOut, "function"), "parameters", srcToolsFunctionParameters.Raw())
 				}
 				if present(srcToolsFunctionStrict) {
-					// mapping/responses_chat.yaml:301: → tools[]{function}.function.strict
+					// mapping/responses_chat.yaml:300: → tools[]{function}.function.strict
 					c.put(c.b.Object(srcToolsFunctionOut, "function"), "strict", srcToolsFunctionStrict.Raw())
 				}
 				if present(srcToolsFunctionDeferLoading) {
-					// mapping/responses_chat.yaml:303: drop
+					// mapping/responses_chat.yaml:302: drop
 					c.drop(srcToolsFunctionDeferLoading, atElem("tools", i, "defer_loading", "tools[0].defer_loading"), "chat loads every tool")
 				}
 				if present(srcToolsFunctionAllowedCallers) {
-					// mapping/responses_chat.yaml:305: drop
+					// mapping/responses_chat.yaml:304: drop
 					c.drop(srcToolsFunctionAllowedCallers, atElem("tools", i, "allowed_callers", "tools[0].allowed_callers"), "chat has no restriction on who may call a tool")
 				}
 				if present(srcToolsFunctionOutputSchema) {
-					// mapping/responses_chat.yaml:307: drop
+					// mapping/responses_chat.yaml:306: drop
 					c.drop(srcToolsFunctionOutputSchema, atElem("tools", i, "output_schema", "tools[0].output_schema"), "chat tools declare no output schema")
 				}
 			case "custom":
-				// mapping/responses_chat.yaml:310: → tools[]{function}
+				// mapping/responses_chat.yaml:309: → tools[]{function}
 				virtualTool(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
 			case "local_shell":
-				// mapping/responses_chat.yaml:314: → tools[]{function}
+				// mapping/responses_chat.yaml:313: → tools[]{function}
 				virtualTool(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
 			case "shell":
-				// mapping/responses_chat.yaml:318: → tools[]{function}
+				// mapping/responses_chat.yaml:317: → tools[]{function}
 				virtualTool(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
 			case "apply_patch":
-				// mapping/responses_chat.yaml:322: → tools[]{function}
+				// mapping/responses_chat.yaml:321: → tools[]{function}
 				virtualTool(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
 			case "namespace":
-				// mapping/responses_chat.yaml:326: → tools[]{function}
+				// mapping/responses_chat.yaml:325: → tools[]{function}
 				namespaceTools(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
 			case "tool_search":
-				// mapping/responses_chat.yaml:330: → tools[]{function}
+				// mapping/responses_chat.yaml:329: → tools[]{function}
 				virtualTool(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
 			case "web_search":
-				// mapping/responses_chat.yaml:335: → tools[]{web_search}
+				// mapping/responses_chat.yaml:334: → tools[]{web_search}
 				webSearch(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
 			case "web_search_2025_08_26":
-				// mapping/responses_chat.yaml:339: → tools[]{web_search_2025_08_26}
+				// mapping/responses_chat.yaml:338: → tools[]{web_search_2025_08_26}
 				webSearch(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
 			case "web_search_preview":
-				// mapping/responses_chat.yaml:343: → tools[]{web_search_preview}
+				// mapping/responses_chat.yaml:342: → tools[]{web_search_preview}
 				webSearch(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
 			case "web_search_preview_2025_03_11":
-				// mapping/responses_chat.yaml:347: → tools[]{web_search_preview_2025_03_11}
+				// mapping/responses_chat.yaml:346: → tools[]{web_search_preview_2025_03_11}
 				webSearch(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
 			case "image_generation":
-				// mapping/responses_chat.yaml:351: lossy → tools[]{openrouter:image_generation}
+				// mapping/responses_chat.yaml:350: lossy → tools[]{openrouter:image_generation}
 				imageGeneration(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
 				c.warn(atElem("tools", i, "", "tools[0]"), "OpenRouter's image generation server tool; size, quality and the like are its own")
 			case "file_search":
-				// mapping/responses_chat.yaml:355: drop
+				// mapping/responses_chat.yaml:354: drop
 				c.drop(e, atElem("tools", i, "", "tools[0]"), "no chat upstream searches OpenAI vector stores")
 			case "code_interpreter":
-				// mapping/responses_chat.yaml:357: drop
+				// mapping/responses_chat.yaml:356: drop
 				c.drop(e, atElem("tools", i, "", "tools[0]"), "no chat upstream runs OpenAI's code interpreter")
 			case "computer":
-				// mapping/responses_chat.yaml:359: drop
+				// mapping/responses_chat.yaml:358: drop
 				c.drop(e, atElem("tools", i, "", "tools[0]"), "no chat upstream drives a computer")
 			case "computer_use_preview":
-				// mapping/responses_chat.yaml:361: drop
+				// mapping/responses_chat.yaml:360: drop
 				c.drop(e, atElem("tools", i, "", "tools[0]"), "no chat upstream drives a computer")
 			case "mcp":
-				// mapping/responses_chat.yaml:363: drop
+				// mapping/responses_chat.yaml:362: drop
 				c.drop(e, atElem("tools", i, "", "tools[0]"), "no chat upstream calls remote MCP servers")
 			case "programmatic_tool_calling":
-				// mapping/responses_chat.yaml:365: drop
+				// mapping/responses_chat.yaml:364: drop
 				c.drop(e, atElem("tools", i, "", "tools[0]"), "programmatic tool calling runs on OpenAI's platform")
 			default:
 				c.unknownType(srcToolsNode, srcToolsKnown, atElem("tools", i, "", "tools[0]"))
@@ -592,7 +592,7 @@ func (c *conv) responsesChatOpenRouter(v codec.Value) {
 		}
 	}
 	if present(srcClientMetadata) {
-		// mapping/responses_chat.yaml:369: drop
+		// mapping/responses_chat.yaml:368: drop
 		c.drop(srcClientMetadata, "client_metadata", "Codex's telemetry; nothing upstream reads it")
 	}
 }
@@ -642,10 +642,10 @@ func (c *conv) responsesChatOpenAI(v codec.Value) {
 			srcModeration = m
 		case "reasoning":
 			srcReasoning = m
-		case "store": // mapping/responses_chat.yaml:216: gateway: default true: the gateway stores the Response, its input and output items (SQLite or PostgreSQL, per tenant, with a TTL) for previous_response_id, conversations, item_reference and GET/DELETE /v1/responses/{id} and input_items; false writes nothing; the Response says what was done
-		case "previous_response_id": // mapping/responses_chat.yaml:218: gateway: the gateway prepends the stored chain (each turn's input then output items, oldest first; not its instructions); an unknown, deleted, expired or other tenant's id (or one deleted inside the chain) is 400 previous_response_not_found
-		case "conversation": // mapping/responses_chat.yaml:220: gateway: the gateway prepends the conversation's items (the Conversations API) and appends the response's input and output items to it with the stored response; with previous_response_id it is a 400
-		case "background": // mapping/responses_chat.yaml:222: gateway: unsupported_parameter until the gateway runs responses in the background
+		case "store": // mapping/responses_chat.yaml:215: gateway: default true: the gateway stores the Response, its input and output items (SQLite or PostgreSQL, per tenant, with a TTL) for previous_response_id, conversations, item_reference and GET/DELETE /v1/responses/{id} and input_items; false writes nothing; the Response says what was done
+		case "previous_response_id": // mapping/responses_chat.yaml:217: gateway: the gateway prepends the stored chain (each turn's input then output items, oldest first; not its instructions); an unknown, deleted, expired or other tenant's id (or one deleted inside the chain) is 400 previous_response_not_found
+		case "conversation": // mapping/responses_chat.yaml:219: gateway: the gateway prepends the conversation's items (the Conversations API) and appends the response's input and output items to it with the stored response; with previous_response_id it is a 400
+		case "background": // mapping/responses_chat.yaml:221: gateway: unsupported_parameter until the gateway runs responses in the background
 		case "include":
 			srcInclude = m
 		case "truncation":
@@ -790,7 +790,8 @@ func (c *conv) responsesChatOpenAI(v codec.Value) {
 	}
 	if present(srcTopLogprobs) {
 		// mapping/responses_chat.yaml:142: → top_logprobs
-		topLogprobs(c, srcTopLogprobs, "top_logprobs", codec.Top, "top_logprobs")
+		c.b.SetJSON(codec.Top, "logprobs", "true")
+		c.put(codec.Top, "top_logprobs", srcTopLogprobs.Raw())
 	}
 	if present(srcParallelToolCalls) {
 		// mapping/responses_chat.yaml:146: → parallel_tool_calls
@@ -806,7 +807,10 @@ func (c *conv) responsesChatOpenAI(v codec.Value) {
 	}
 	if present(srcStream) {
 		// mapping/responses_chat.yaml:152: → stream
-		streamUsage(c, srcStream, "stream", codec.Top, "stream")
+		c.put(codec.Top, "stream", srcStream.Raw())
+		if string(srcStream.Raw()) == "true" {
+			c.b.SetJSON(c.b.Object(codec.Top, "stream_options"), "include_usage", "true")
+		}
 	}
 	if present(srcStreamOptions) {
 		var srcStreamOptionsIncludeObfuscation codec.Value
@@ -874,8 +878,7 @@ func (c *conv) responsesChatOpenAI(v codec.Value) {
 			srcTextFormatNode, srcTextFormatKnown, srcTextFormatType := c.tag(srcTextFormat)
 			switch srcTextFormatType {
 			case "text":
-				// mapping/responses_chat.yaml:181: → response_format{text}
-				omit(c, srcTextFormat, "text.format", codec.Top, "")
+			// mapping/responses_chat.yaml:181: omit → response_format{text}: the target's default, left out
 			case "json_object":
 				var srcTextFormatJsonObjectType codec.Value
 				for k, m := range srcTextFormat.Members() {
@@ -885,7 +888,7 @@ func (c *conv) responsesChatOpenAI(v codec.Value) {
 					}
 				}
 				if present(srcTextFormatJsonObjectType) {
-					// mapping/responses_chat.yaml:185: → response_format{json_object}.type
+					// mapping/responses_chat.yaml:184: → response_format{json_object}.type
 					c.put(c.b.Object(codec.Top, "response_format"), "type", srcTextFormatJsonObjectType.Raw())
 				}
 			case "json_schema":
@@ -905,23 +908,23 @@ func (c *conv) responsesChatOpenAI(v codec.Value) {
 					}
 				}
 				if present(srcTextFormatJsonSchemaType) {
-					// mapping/responses_chat.yaml:187: → response_format{json_schema}.type
+					// mapping/responses_chat.yaml:186: → response_format{json_schema}.type
 					c.put(c.b.Object(codec.Top, "response_format"), "type", srcTextFormatJsonSchemaType.Raw())
 				}
 				if present(srcTextFormatJsonSchemaName) {
-					// mapping/responses_chat.yaml:189: → response_format{json_schema}.json_schema.name
+					// mapping/responses_chat.yaml:188: → response_format{json_schema}.json_schema.name
 					c.put(c.b.Object(c.b.Object(codec.Top, "response_format"), "json_schema"), "name", srcTextFormatJsonSchemaName.Raw())
 				}
 				if present(srcTextFormatJsonSchemaDescription) {
-					// mapping/responses_chat.yaml:191: → response_format{json_schema}.json_schema.description
+					// mapping/responses_chat.yaml:190: → response_format{json_schema}.json_schema.description
 					c.put(c.b.Object(c.b.Object(codec.Top, "response_format"), "json_schema"), "description", srcTextFormatJsonSchemaDescription.Raw())
 				}
 				if present(srcTextFormatJsonSchemaSchema) {
-					// mapping/responses_chat.yaml:193: → response_format{json_schema}.json_schema.schema
+					// mapping/responses_chat.yaml:192: → response_format{json_schema}.json_schema.schema
 					c.put(c.b.Object(c.b.Object(codec.Top, "response_format"), "json_schema"), "schema", srcTextFormatJsonSchemaSchema.Raw())
 				}
 				if present(srcTextFormatJsonSchemaStrict) {
-					// mapping/responses_chat.yaml:196: → response_format{json_schema}.json_schema.strict
+					// mapping/responses_chat.yaml:195: → response_format{json_schema}.json_schema.strict
 					c.put(c.b.Object(c.b.Object(codec.Top, "response_format"), "json_schema"), "strict", srcTextFormatJsonSchemaStrict.Raw())
 				}
 			default:
@@ -965,50 +968,50 @@ func (c *conv) responsesChatOpenAI(v codec.Value) {
 			}
 		}
 		if present(srcReasoningEffort) {
-			// mapping/responses_chat.yaml:200: → reasoning_effort
+			// mapping/responses_chat.yaml:199: → reasoning_effort
 			c.put(codec.Top, "reasoning_effort", srcReasoningEffort.Raw())
 		}
 		if present(srcReasoningSummary) {
-			// mapping/responses_chat.yaml:203: drop
+			// mapping/responses_chat.yaml:202: drop
 			c.drop(srcReasoningSummary, "reasoning.summary", "OpenAI's chat completions return no reasoning summary")
 		}
 		if present(srcReasoningGenerateSummary) {
-			// mapping/responses_chat.yaml:206: drop
+			// mapping/responses_chat.yaml:205: drop
 			c.drop(srcReasoningGenerateSummary, "reasoning.generate_summary", "OpenAI's chat completions return no reasoning summary")
 		}
 		if present(srcReasoningContext) {
-			// mapping/responses_chat.yaml:210: drop
+			// mapping/responses_chat.yaml:209: drop
 			c.drop(srcReasoningContext, "reasoning.context", "chat has no reasoning context setting")
 		}
 		if present(srcReasoningMode) {
-			// mapping/responses_chat.yaml:212: drop
+			// mapping/responses_chat.yaml:211: drop
 			c.drop(srcReasoningMode, "reasoning.mode", "chat has no reasoning mode setting")
 		}
 	}
 	if present(srcInclude) {
-		// mapping/responses_chat.yaml:224: → logprobs
+		// mapping/responses_chat.yaml:223: → logprobs
 		include(c, srcInclude, "include", codec.Top, "logprobs")
 	}
 	if present(srcTruncation) {
-		// mapping/responses_chat.yaml:232: drop
+		// mapping/responses_chat.yaml:231: drop
 		c.drop(srcTruncation, "truncation", "chat has no truncation; an upstream refuses a context that is too long")
 	}
 	if present(srcMaxToolCalls) {
-		// mapping/responses_chat.yaml:234: drop
+		// mapping/responses_chat.yaml:233: drop
 		c.drop(srcMaxToolCalls, "max_tool_calls", "chat has no limit on tool calls")
 	}
 	if present(srcPrompt) {
-		// mapping/responses_chat.yaml:236: drop
+		// mapping/responses_chat.yaml:235: drop
 		c.drop(srcPrompt, "prompt", "stored prompt templates live on OpenAI's platform")
 	}
 	if present(srcContextManagement) {
-		// mapping/responses_chat.yaml:238: drop
+		// mapping/responses_chat.yaml:237: drop
 		c.drop(srcContextManagement, "context_management", "chat has no server-side context compaction")
 	}
 	if present(srcToolChoice) {
 		switch srcToolChoice.Kind() {
 		case codec.String:
-			// mapping/responses_chat.yaml:242: → tool_choice{string}
+			// mapping/responses_chat.yaml:241: → tool_choice{string}
 			c.put(codec.Top, "tool_choice", srcToolChoice.Raw())
 		case codec.Object:
 			srcToolChoiceObjectNode, srcToolChoiceObjectKnown, srcToolChoiceObjectType := c.tag(srcToolChoice)
@@ -1024,57 +1027,57 @@ func (c *conv) responsesChatOpenAI(v codec.Value) {
 					}
 				}
 				if present(srcToolChoiceObjectFunctionType) {
-					// mapping/responses_chat.yaml:244: → tool_choice{object}{function}.type
+					// mapping/responses_chat.yaml:243: → tool_choice{object}{function}.type
 					c.put(c.b.Object(codec.Top, "tool_choice"), "type", srcToolChoiceObjectFunctionType.Raw())
 				}
 				if present(srcToolChoiceObjectFunctionName) {
-					// mapping/responses_chat.yaml:246: → tool_choice{object}{function}.function.name
+					// mapping/responses_chat.yaml:245: → tool_choice{object}{function}.function.name
 					c.put(c.b.Object(c.b.Object(codec.Top, "tool_choice"), "function"), "name", srcToolChoiceObjectFunctionName.Raw())
 				}
 			case "allowed_tools":
-				// mapping/responses_chat.yaml:248: → tool_choice{object}{allowed_tools}
+				// mapping/responses_chat.yaml:247: → tool_choice{object}{allowed_tools}
 				allowedTools(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
 			case "custom":
-				// mapping/responses_chat.yaml:252: → tool_choice{object}{custom}
+				// mapping/responses_chat.yaml:251: → tool_choice{object}{custom}
 				customChoice(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
 			case "web_search_preview":
-				// mapping/responses_chat.yaml:256: lossy → tool_choice{string}
+				// mapping/responses_chat.yaml:255: lossy → tool_choice{string}
 				forceHosted(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
 				c.warn("tool_choice", "forcing a hosted tool becomes required when it is the only tool offered")
 			case "web_search_preview_2025_03_11":
-				// mapping/responses_chat.yaml:260: lossy → tool_choice{string}
+				// mapping/responses_chat.yaml:259: lossy → tool_choice{string}
 				forceHosted(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
 				c.warn("tool_choice", "forcing a hosted tool becomes required when it is the only tool offered")
 			case "image_generation":
-				// mapping/responses_chat.yaml:264: lossy → tool_choice{string}
+				// mapping/responses_chat.yaml:263: lossy → tool_choice{string}
 				forceHosted(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
 				c.warn("tool_choice", "forcing a hosted tool becomes required when it is the only tool offered")
 			case "file_search":
-				// mapping/responses_chat.yaml:268: drop
+				// mapping/responses_chat.yaml:267: drop
 				c.drop(srcToolChoice, "tool_choice", "file search is dropped with its tool; forcing it is an error")
 			case "code_interpreter":
-				// mapping/responses_chat.yaml:270: drop
+				// mapping/responses_chat.yaml:269: drop
 				c.drop(srcToolChoice, "tool_choice", "the code interpreter is dropped with its tool; forcing it is an error")
 			case "computer":
-				// mapping/responses_chat.yaml:272: drop
+				// mapping/responses_chat.yaml:271: drop
 				c.drop(srcToolChoice, "tool_choice", "computer use is dropped with its tool; forcing it is an error")
 			case "computer_use":
-				// mapping/responses_chat.yaml:274: drop
+				// mapping/responses_chat.yaml:273: drop
 				c.drop(srcToolChoice, "tool_choice", "computer use is dropped with its tool; forcing it is an error")
 			case "computer_use_preview":
-				// mapping/responses_chat.yaml:276: drop
+				// mapping/responses_chat.yaml:275: drop
 				c.drop(srcToolChoice, "tool_choice", "computer use is dropped with its tool; forcing it is an error")
 			case "mcp":
-				// mapping/responses_chat.yaml:278: drop
+				// mapping/responses_chat.yaml:277: drop
 				c.drop(srcToolChoice, "tool_choice", "remote MCP is dropped with its tool; forcing it is an error")
 			case "apply_patch":
-				// mapping/responses_chat.yaml:280: → tool_choice{object}{function}
+				// mapping/responses_chat.yaml:279: → tool_choice{object}{function}
 				forceVirtual(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
 			case "shell":
-				// mapping/responses_chat.yaml:284: → tool_choice{object}{function}
+				// mapping/responses_chat.yaml:283: → tool_choice{object}{function}
 				forceVirtual(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
 			case "programmatic_tool_calling":
-				// mapping/responses_chat.yaml:288: drop
+				// mapping/responses_chat.yaml:287: drop
 				c.drop(srcToolChoice, "tool_choice", "programmatic tool calling runs on OpenAI's platform")
 			default:
 				c.unknownType(srcToolChoiceObjectNode, srcToolChoiceObjectKnown, "tool_choice")
@@ -1109,91 +1112,91 @@ func (c *conv) responsesChatOpenAI(v codec.Value) {
 					}
 				}
 				if present(srcToolsFunctionType) {
-					// mapping/responses_chat.yaml:292: → tools[]{function}.type
+					// mapping/responses_chat.yaml:291: → tools[]{function}.type
 					c.put(srcToolsFunctionOut, "type", srcToolsFunctionType.Raw())
 				}
 				if present(srcToolsFunctionName) {
-					// mapping/responses_chat.yaml:294: → tools[]{function}.function.name
+					// mapping/responses_chat.yaml:293: → tools[]{function}.function.name
 					c.put(c.b.Object(srcToolsFunctionOut, "function"), "name", srcToolsFunctionName.Raw())
 				}
 				if present(srcToolsFunctionDescription) {
-					// mapping/responses_chat.yaml:296: → tools[]{function}.function.description
+					// mapping/responses_chat.yaml:295: → tools[]{function}.function.description
 					c.put(c.b.Object(srcToolsFunctionOut, "function"), "description", srcToolsFunctionDescription.Raw())
 				}
 				if present(srcToolsFunctionParameters) {
-					// mapping/responses_chat.yaml:298: → tools[]{function}.function.parameters
+					// mapping/responses_chat.yaml:297: → tools[]{function}.function.parameters
 					c.put(c.b.Object(srcToolsFunctionOut, "function"), "parameters", srcToolsFunctionParameters.Raw())
 				}
 				if present(srcToolsFunctionStrict) {
-					// mapping/responses_chat.yaml:301: → tools[]{function}.function.strict
+					// mapping/responses_chat.yaml:300: → tools[]{function}.function.strict
 					c.put(c.b.Object(srcToolsFunctionOut, "function"), "strict", srcToolsFunctionStrict.Raw())
 				}
 				if present(srcToolsFunctionDeferLoading) {
-					// mapping/responses_chat.yaml:303: drop
+					// mapping/responses_chat.yaml:302: drop
 					c.drop(srcToolsFunctionDeferLoading, atElem("tools", i, "defer_loading", "tools[0].defer_loading"), "chat loads every tool")
 				}
 				if present(srcToolsFunctionAllowedCallers) {
-					// mapping/responses_chat.yaml:305: drop
+					// mapping/responses_chat.yaml:304: drop
 					c.drop(srcToolsFunctionAllowedCallers, atElem("tools", i, "allowed_callers", "tools[0].allowed_callers"), "chat has no restriction on who may call a tool")
 				}
 				if present(srcToolsFunctionOutputSchema) {
-					// mapping/responses_chat.yaml:307: drop
+					// mapping/responses_chat.yaml:306: drop
 					c.drop(srcToolsFunctionOutputSchema, atElem("tools", i, "output_schema", "tools[0].output_schema"), "chat tools declare no output schema")
 				}
 			case "custom":
-				// mapping/responses_chat.yaml:310: → tools[]{custom}
+				// mapping/responses_chat.yaml:309: → tools[]{custom}
 				customTool(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
 			case "local_shell":
-				// mapping/responses_chat.yaml:314: → tools[]{function}
+				// mapping/responses_chat.yaml:313: → tools[]{function}
 				virtualTool(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
 			case "shell":
-				// mapping/responses_chat.yaml:318: → tools[]{function}
+				// mapping/responses_chat.yaml:317: → tools[]{function}
 				virtualTool(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
 			case "apply_patch":
-				// mapping/responses_chat.yaml:322: → tools[]{function}
+				// mapping/responses_chat.yaml:321: → tools[]{function}
 				virtualTool(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
 			case "namespace":
-				// mapping/responses_chat.yaml:326: → tools[]{function}
+				// mapping/responses_chat.yaml:325: → tools[]{function}
 				namespaceTools(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
 			case "tool_search":
-				// mapping/responses_chat.yaml:330: → tools[]{function}
+				// mapping/responses_chat.yaml:329: → tools[]{function}
 				virtualTool(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
 			case "web_search":
-				// mapping/responses_chat.yaml:335: lossy → web_search_options
+				// mapping/responses_chat.yaml:334: lossy → web_search_options
 				webSearchOptions(c, e, atElem("tools", i, "", "tools[0]"), codec.Top, "web_search_options")
 				c.warn(atElem("tools", i, "", "tools[0]"), "for OpenAI's chat, web_search_options; its filters are lost")
 			case "web_search_2025_08_26":
-				// mapping/responses_chat.yaml:339: lossy → web_search_options
+				// mapping/responses_chat.yaml:338: lossy → web_search_options
 				webSearchOptions(c, e, atElem("tools", i, "", "tools[0]"), codec.Top, "web_search_options")
 				c.warn(atElem("tools", i, "", "tools[0]"), "for OpenAI's chat, web_search_options; its filters are lost")
 			case "web_search_preview":
-				// mapping/responses_chat.yaml:343: lossy → web_search_options
+				// mapping/responses_chat.yaml:342: lossy → web_search_options
 				webSearchOptions(c, e, atElem("tools", i, "", "tools[0]"), codec.Top, "web_search_options")
 				c.warn(atElem("tools", i, "", "tools[0]"), "for OpenAI's chat, web_search_options; its filters are lost")
 			case "web_search_preview_2025_03_11":
-				// mapping/responses_chat.yaml:347: lossy → web_search_options
+				// mapping/responses_chat.yaml:346: lossy → web_search_options
 				webSearchOptions(c, e, atElem("tools", i, "", "tools[0]"), codec.Top, "web_search_options")
 				c.warn(atElem("tools", i, "", "tools[0]"), "for OpenAI's chat, web_search_options; its filters are lost")
 			case "image_generation":
-				// mapping/responses_chat.yaml:351: drop
+				// mapping/responses_chat.yaml:350: drop
 				c.drop(e, atElem("tools", i, "", "tools[0]"), "OpenAI's chat completions cannot generate images as a tool")
 			case "file_search":
-				// mapping/responses_chat.yaml:355: drop
+				// mapping/responses_chat.yaml:354: drop
 				c.drop(e, atElem("tools", i, "", "tools[0]"), "no chat upstream searches OpenAI vector stores")
 			case "code_interpreter":
-				// mapping/responses_chat.yaml:357: drop
+				// mapping/responses_chat.yaml:356: drop
 				c.drop(e, atElem("tools", i, "", "tools[0]"), "no chat upstream runs OpenAI's code interpreter")
 			case "computer":
-				// mapping/responses_chat.yaml:359: drop
+				// mapping/responses_chat.yaml:358: drop
 				c.drop(e, atElem("tools", i, "", "tools[0]"), "no chat upstream drives a computer")
 			case "computer_use_preview":
-				// mapping/responses_chat.yaml:361: drop
+				// mapping/responses_chat.yaml:360: drop
 				c.drop(e, atElem("tools", i, "", "tools[0]"), "no chat upstream drives a computer")
 			case "mcp":
-				// mapping/responses_chat.yaml:363: drop
+				// mapping/responses_chat.yaml:362: drop
 				c.drop(e, atElem("tools", i, "", "tools[0]"), "no chat upstream calls remote MCP servers")
 			case "programmatic_tool_calling":
-				// mapping/responses_chat.yaml:365: drop
+				// mapping/responses_chat.yaml:364: drop
 				c.drop(e, atElem("tools", i, "", "tools[0]"), "programmatic tool calling runs on OpenAI's platform")
 			default:
 				c.unknownType(srcToolsNode, srcToolsKnown, atElem("tools", i, "", "tools[0]"))
@@ -1201,7 +1204,7 @@ func (c *conv) responsesChatOpenAI(v codec.Value) {
 		}
 	}
 	if present(srcClientMetadata) {
-		// mapping/responses_chat.yaml:369: drop
+		// mapping/responses_chat.yaml:368: drop
 		c.drop(srcClientMetadata, "client_metadata", "Codex's telemetry; nothing upstream reads it")
 	}
 }

@@ -125,8 +125,8 @@ var revNeeded = map[string]bool{"model": true, "messages": true, "role": true, "
 	"arguments": true, "input": true, "tool_call_id": true, "text": true, "url": true, "refusal": true}
 
 // check refuses, before anything is converted, what the spec does not
-// allow and what a Responses upstream cannot do (the entries of the
-// mapping whose drop reason starts with "refused").
+// allow (what a Responses upstream cannot do is the mapping's refuse
+// rules, but for a deprecated function_call inside an assistant message).
 func (c *rev) check(v codec.Value) *Error {
 	for _, f := range c.doc.Findings() {
 		switch f.Kind {
@@ -155,23 +155,9 @@ func (c *rev) check(v codec.Value) *Error {
 			return &Error{Message: "Invalid 'messages': empty array. Expected an array with minimum length 1, but got an empty array instead.", Param: "messages", Code: "empty_array"}
 		}
 	}
-	if n, ok := v.Get("n").Int(); ok && n != 1 {
-		return &Error{Message: "a Responses upstream gives one choice; n must be 1", Param: "n", Code: "unsupported_parameter"}
-	}
-	if present(v.Get("audio")) {
-		return &Error{Message: "a Responses upstream gives no audio output", Param: "audio", Code: "unsupported_parameter"}
-	}
-	for i, m := range v.Get("modalities").Elems() {
-		if s, _ := m.Str(); s != "text" {
-			return &Error{Message: "a Responses upstream answers in text; modality " + strconv.Quote(s) + " is not available", Param: at("modalities", i, ""), Code: "unsupported_parameter"}
-		}
-	}
 	for i, m := range v.Get("messages").Elems() {
-		role, _ := m.Get("role").Str()
-		if role == "function" {
-			return &Error{Message: "deprecated function messages have no call id a Responses function_call_output needs; send tool messages", Param: at("messages", i, "role"), Code: "unsupported_parameter"}
-		}
-		if role == "assistant" && present(m.Get("function_call")) {
+		// inside the assistant message revAssistant converts whole
+		if string(m.Get("role").Raw()) == `"assistant"` && present(m.Get("function_call")) {
 			return &Error{Message: "a deprecated function_call has no call id a Responses function_call needs; send tool_calls", Param: at("messages", i, "function_call"), Code: "unsupported_parameter"}
 		}
 	}
@@ -251,13 +237,13 @@ func (c *rev) fail(e *Error) {
 	}
 }
 
-// drop warns that a field is left out (generated code); the refused ones
-// were checked already and reach here only with the value that passes.
-func (c *rev) drop(_ codec.Value, path, reason string) {
-	if strings.HasPrefix(reason, "refused") {
-		return
-	}
-	c.warn(path, reason)
+// drop warns that a field is left out (generated code).
+func (c *rev) drop(_ codec.Value, path, reason string) { c.warn(path, reason) }
+
+// refuse refuses the request (generated code: the mapping's refuse
+// rules), naming the JSON path; the first refusal or error wins.
+func (c *rev) refuse(path, reason string) {
+	c.fail(&Error{Message: reason, Param: path, Code: "unsupported_parameter"})
 }
 
 // put sets a member unless an earlier entry set it (max_completion_tokens

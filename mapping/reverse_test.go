@@ -344,3 +344,84 @@ func conversation(t *testing.T, body []byte) string {
 	b.WriteString(" choice " + c.String())
 	return b.String()
 }
+
+// The deprecated function_call becomes tool_choice only when the request
+// sends no tool_choice (unless: tool_choice): a tool_choice the upstream
+// cannot take (custom, for OpenRouter) is left to the model, never
+// replaced by the function_call; the refusals of the YAML (refuse) name
+// their path, the first one met winning.
+func TestReverseFunctionCallAndRefusals(t *testing.T) {
+	tools := `"tools":[{"type":"function","function":{"name":"f"}},{"type":"custom","custom":{"name":"g"}}]`
+	for _, c := range []struct {
+		name, body string
+		dialect    mapping.Dialect
+		want       string // in the request, or the error's param
+	}{
+		{"function_call alone", `{"model":"m","messages":[{"role":"user","content":"x"}],` + tools + `,"function_call":{"name":"f"}}`, mapping.OpenRouter, `"tool_choice":{"type":"function","name":"f"}`},
+		{"tool_choice sent, not carried", `{"model":"m","messages":[{"role":"user","content":"x"}],` + tools + `,"tool_choice":{"type":"custom","custom":{"name":"g"}},"function_call":{"name":"f"}}`, mapping.OpenRouter, `!"tool_choice"`},
+		{"tool_choice sent and carried", `{"model":"m","messages":[{"role":"user","content":"x"}],` + tools + `,"tool_choice":{"type":"custom","custom":{"name":"g"}},"function_call":{"name":"f"}}`, mapping.OpenAI, `"tool_choice":{"type":"custom","name":"g"}`},
+		{"n 1 passes", `{"model":"m","messages":[{"role":"user","content":"x"}],"n":1,"modalities":["text"]}`, mapping.OpenAI, `"model":"m"`},
+		{"n and a function message", `{"model":"m","messages":[{"role":"user","content":"x"},{"role":"function","name":"f","content":"y"}],"n":2}`, mapping.OpenAI, "error messages[1].role"},
+		{"the second modality", `{"model":"m","messages":[{"role":"user","content":"x"}],"modalities":["text","audio"]}`, mapping.OpenAI, "error modalities[1]"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			out, _, err := mapping.ChatToResponses([]byte(c.body), mapping.ReverseOptions{Dialect: c.dialect})
+			if param, ok := strings.CutPrefix(c.want, "error "); ok {
+				var e *mapping.Error
+				if !errors.As(err, &e) || e.Param != param || e.Code != "unsupported_parameter" {
+					t.Fatalf("error %v, want one naming %s", err, param)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if absent, ok := strings.CutPrefix(c.want, "!"); ok {
+				if strings.Contains(string(out), absent) {
+					t.Errorf("%s has %s", out, absent)
+				}
+				return
+			}
+			if !strings.Contains(string(out), c.want) {
+				t.Errorf("%s lacks %s", out, c.want)
+			}
+		})
+	}
+}
+
+// Constants written only when the value is the rule's when: stream true
+// asks OpenAI's chat for the usage chunk, false does not; logprobs true
+// asks a Responses upstream for the output text's log probabilities,
+// false does not; top_logprobs sets logprobs first.
+func TestConstantsWhen(t *testing.T) {
+	for _, c := range []struct {
+		name, body, want string
+		reverse          bool
+	}{
+		{"stream true", `{"model":"m","input":"x","stream":true}`, `"stream":true,"stream_options":{"include_usage":true}`, false},
+		{"stream false", `{"model":"m","input":"x","stream":false}`, `"stream":false}`, false},
+		{"top_logprobs", `{"model":"m","input":"x","top_logprobs":2}`, `"logprobs":true,"top_logprobs":2`, false},
+		{"logprobs true", `{"model":"m","messages":[{"role":"user","content":"x"}],"logprobs":true}`, `"include":["message.output_text.logprobs"]`, true},
+		{"logprobs false", `{"model":"m","messages":[{"role":"user","content":"x"}],"logprobs":false}`, `!"include"`, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var out []byte
+			var err error
+			if c.reverse {
+				out, _, err = mapping.ChatToResponses([]byte(c.body), mapping.ReverseOptions{Dialect: mapping.OpenAI})
+			} else {
+				out, _, err = mapping.ResponsesToChat([]byte(c.body), mapping.Options{Dialect: mapping.OpenAI})
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if absent, ok := strings.CutPrefix(c.want, "!"); ok {
+				if strings.Contains(string(out), absent) {
+					t.Errorf("%s has %s", out, absent)
+				}
+			} else if !strings.Contains(string(out), c.want) {
+				t.Errorf("%s lacks %s", out, c.want)
+			}
+		})
+	}
+}

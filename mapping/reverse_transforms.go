@@ -396,15 +396,6 @@ func revTool(c *rev, v codec.Value, path string, dst codec.Ref, key string) {
 	c.textParts(c.b.Array(it, "output"), content, "input_text")
 }
 
-// revLogprobs: logprobs true asks for the output text's log probabilities.
-//
-//transponder:transform boolean -> array
-func revLogprobs(c *rev, v codec.Value, path string, dst codec.Ref, key string) {
-	if b, _ := v.Bool(); b {
-		c.b.AppendRaw(c.b.Array(dst, key), []byte(`"`+IncludeLogprobs+`"`))
-	}
-}
-
 // revStore: the request's store is the options'; a client's that differs
 // is warned.
 //
@@ -432,19 +423,6 @@ func revAllowedTools(c *rev, v codec.Value, path string, dst codec.Ref, key stri
 		}
 		c.b.AppendRaw(arr, t.Raw())
 	}
-}
-
-// revFunctionChoice: the deprecated function_call {name} → tool_choice
-// {type function, name}, unless tool_choice was sent.
-//
-//transponder:transform object -> object
-func revFunctionChoice(c *rev, v codec.Value, path string, dst codec.Ref, key string) {
-	if c.b.Has(dst, key) {
-		return
-	}
-	o := c.b.Object(dst, key)
-	c.b.SetJSON(o, "type", `"function"`)
-	c.b.Set(o, "name", v.Get("name").Raw())
 }
 
 // revFunctions: the deprecated functions → flat function tools.

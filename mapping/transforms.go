@@ -37,15 +37,6 @@ func model(c *conv, v codec.Value, path string, dst codec.Ref, key string) {
 	c.b.Set(dst, key, v.Raw())
 }
 
-// topLogprobs sets top_logprobs and logprobs: chat returns no log
-// probabilities without it.
-//
-//transponder:transform number -> number
-func topLogprobs(c *conv, v codec.Value, path string, dst codec.Ref, key string) {
-	c.b.SetBool(dst, "logprobs", true)
-	c.b.Set(dst, key, v.Raw())
-}
-
 // The include values the gateway honours: the answer's side reads them too.
 const (
 	IncludeEncryptedReasoning = "reasoning.encrypted_content"
@@ -110,23 +101,6 @@ func promptCacheKey(c *conv, v codec.Value, path string, dst codec.Ref, key stri
 		c.b.Set(dst, "session_id", v.Raw())
 	}
 }
-
-// streamUsage sets stream and, for a stream, asks for the usage chunk
-// that OpenAI's chat API sends only when stream_options.include_usage
-// says so (the Response's usage comes from it).
-//
-//transponder:transform boolean -> boolean
-func streamUsage(c *conv, v codec.Value, path string, dst codec.Ref, key string) {
-	c.b.Set(dst, key, v.Raw())
-	if on, _ := v.Bool(); on {
-		c.b.Set(c.b.Object(dst, "stream_options"), "include_usage", []byte("true"))
-	}
-}
-
-// omit leaves the value out: it is the target's default.
-//
-//transponder:transform object ->
-func omit(c *conv, v codec.Value, path string, dst codec.Ref, key string) {}
 
 // allowedTools: Responses' {type, mode, tools:[{type, name}]} → chat's
 // {type, allowed_tools:{mode, tools:[{type, function:{name}}]}}.

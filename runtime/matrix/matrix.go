@@ -38,7 +38,7 @@ type Status string
 const (
 	Aligned  Status = "aligned"  // carried as it is
 	Lossy    Status = "lossy"    // carried; the note says what is lost
-	Dropped  Status = "dropped"  // not carried (never set, on a target side); the note says why
+	Dropped  Status = "dropped"  // not carried (never set, on a target side); the note says why ("refused …": the request is refused with a 400)
 	Gateway  Status = "gateway"  // served by the gateway layer (runtime, serving), not by the mapping
 	Unmapped Status = "unmapped" // no entry: the mapping does not say
 )

@@ -388,8 +388,26 @@ func TestReverseRequestSection(t *testing.T) {
 		}
 		return s.Rows[j]
 	}
-	if r := row("n"); r.Status != Dropped {
+	// a refuse rule: dropped, the note saying it is refused and what passes
+	if r := row("n"); r.Status != Dropped || r.Note != "refused (a 400 naming the path): a Responses upstream gives one choice; n must be 1 (1 passes)" {
 		t.Errorf("n: %+v", r)
+	}
+	// a set rule: aligned, its constants' targets listed
+	if r := row("logprobs"); r.Status != Aligned || !slices.Equal(r.Targets, []string{"include[]"}) {
+		t.Errorf("logprobs: %+v", r)
+	}
+	// a map with also: the value's target and the constants'
+	if r := row("function_call{object}.name"); r.Status != Aligned || !slices.Equal(r.Targets, []string{"tool_choice{object}{function}.name", "tool_choice{object}{function}.type"}) {
+		t.Errorf("function_call: %+v", r)
+	}
+	// omit: aligned, saying it is left out
+	j := slices.IndexFunc(m.Sections, func(s Section) bool { return s.ID == "responses_chat/openai" })
+	if j < 0 {
+		t.Fatal("no section responses_chat/openai")
+	}
+	k := slices.IndexFunc(m.Sections[j].Rows, func(r Row) bool { return r.Path == "text.format{text}" })
+	if r := m.Sections[j].Rows[k]; r.Status != Aligned || !strings.HasPrefix(r.Note, "left out: the target's default") {
+		t.Errorf("text.format{text}: %+v", r)
 	}
 	if r := row("messages[]{tool}.tool_call_id"); r.Status != Aligned || r.Entry != "messages[]{tool}" {
 		t.Errorf("tool message: %+v", r)

@@ -178,7 +178,7 @@ func (m *Matrix) Markdown() []byte {
 		specs = append(specs, fmt.Sprintf("%s (`%s`)", s.Dialect, s.File))
 	}
 	p("How each field of the pinned specs — %s — maps between the Responses API and Chat Completions, computed from the specs' shape tables and `mapping/*.yaml` by `transponder matrix` (run by `go generate ./...`). Every field and union variant, path by path: [`alignment.json`](alignment.json). After a spec update, `transponder matrix diff OLD.json NEW.json` says what changed.\n\n", strings.Join(specs, ", "))
-	p("%s aligned · %s lossy (the note says what is lost) · %s dropped (why) · %s gateway (served by the gateway layer) · %s unmapped (no entry)\n\n", Aligned.Mark(), Lossy.Mark(), Dropped.Mark(), Gateway.Mark(), Unmapped.Mark())
+	p("%s aligned · %s lossy (the note says what is lost) · %s dropped (why; or refused: the request is refused with a 400 naming the field) · %s gateway (served by the gateway layer) · %s unmapped (no entry)\n\n", Aligned.Mark(), Lossy.Mark(), Dropped.Mark(), Gateway.Mark(), Unmapped.Mark())
 	p("Each section counts the paths of its side of the spec: every leaf field and union variant (a request field counts once per target dialect). The answer back reads chat completions with OpenRouter's schema for either upstream dialect: it declares the fields OpenAI's does and more.\n\n")
 	p("## Coverage\n\n")
 	p("| Section | Paths | %s | %s | %s | %s | %s | Covered |\n|---|--:|--:|--:|--:|--:|--:|--:|\n", Aligned.Mark(), Lossy.Mark(), Dropped.Mark(), Gateway.Mark(), Unmapped.Mark())

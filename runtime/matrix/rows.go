@@ -52,13 +52,16 @@ func nearest[V any](p string, at map[string]V) (string, bool) {
 	return "", false
 }
 
+// statusOf is a rule kind's status: an omitted value (the target's
+// default) and a set rule's constants count as aligned; a refused field
+// is dropped, the note saying it is refused.
 func statusOf(k generator.RuleKind) Status {
 	switch k {
-	case generator.Map:
+	case generator.Map, generator.Omit, generator.Set:
 		return Aligned
 	case generator.Lossy:
 		return Lossy
-	case generator.Drop:
+	case generator.Drop, generator.Refuse:
 		return Dropped
 	case generator.Gateway:
 		return Gateway
@@ -75,19 +78,32 @@ func row(path, kind string, e generator.Entry, r generator.Rule) Row {
 	if r.Target != "" {
 		out.Targets = []string{r.Target}
 	}
+	for _, k := range r.Also {
+		out.Targets = append(out.Targets, k.Target)
+	}
 	note := e.Note
-	if d, ok := e.Rules[""]; !(ok && d == r) && r.Kind != generator.Lossy {
+	if d, ok := e.Rules[""]; !(ok && d.Same(r)) && r.Kind != generator.Lossy {
 		for _, o := range e.Rules {
 			if o.Kind != r.Kind {
 				note = ""
 			}
 		}
 	}
+	reason := r.Reason
+	switch r.Kind {
+	case generator.Refuse:
+		reason = "refused (a 400 naming the path): " + r.Reason
+		if r.Unless != "" {
+			reason += " (" + r.Unless + " passes)"
+		}
+	case generator.Omit:
+		reason = "left out: the target's default"
+	}
 	switch {
-	case r.Reason != "" && note != "":
-		out.Note = r.Reason + " (" + note + ")"
-	case r.Reason != "":
-		out.Note = r.Reason
+	case reason != "" && note != "":
+		out.Note = reason + " (" + note + ")"
+	case reason != "":
+		out.Note = reason
 	default:
 		out.Note = note
 	}
@@ -254,10 +270,15 @@ func targetRows(dst codec.Schema, f *generator.File, dialect string, stale []gen
 	mapped := map[string][]src{}
 	for _, e := range f.Entries {
 		r, ok := e.RuleFor(dialect)
-		if !ok || r.Kind != generator.Map && r.Kind != generator.Lossy || gone[e.Line] {
+		if !ok || gone[e.Line] {
 			continue
 		}
-		mapped[r.Target] = append(mapped[r.Target], src{e, r})
+		if r.Kind == generator.Map || r.Kind == generator.Lossy || r.Kind == generator.Omit {
+			mapped[r.Target] = append(mapped[r.Target], src{e, r})
+		}
+		for _, k := range r.Also { // constants: what the entry also writes
+			mapped[k.Target] = append(mapped[k.Target], src{e, r})
+		}
 	}
 	declared := map[string]generator.Entry{}
 	for _, e := range f.Targets {
