@@ -25,6 +25,13 @@ type ReverseOptions struct {
 	// Store is the Responses request's store: false (the default) keeps
 	// no state upstream, as a chat client expects.
 	Store bool
+	// Models rename the Responses request's model, as Options.Models do
+	// the chat request's; the guards match the renamed name.
+	Models []ModelRule
+	// Guards are model-aware guards (mapping/guards.go) consulted before
+	// the default table (DefaultGuards), which NoDefaultGuards leaves out.
+	Guards          []GuardRule
+	NoDefaultGuards bool
 }
 
 // ChatToResponses converts a Chat Completions request (the body of POST
@@ -115,6 +122,7 @@ func (c *rev) run(body []byte) error {
 		return c.err
 	}
 	c.finish()
+	c.guard()
 	return nil
 }
 
