@@ -96,22 +96,22 @@ func (c *rev) chatResponsesRequestOpenAI(v codec.Value) {
 			srcMessagesNode, srcMessagesKnown, srcMessagesType := c.tag(e)
 			switch srcMessagesType {
 			case "system":
-				// mapping/chat_responses_request.yaml:22: → input{array}[]{message}
+				// mapping/chat_responses_request.yaml:23: → input{array}[]{message}
 				revSystem(c, e, atElem("messages", i, "", "messages[0]"), c.b.Array(codec.Top, "input"), "")
 			case "developer":
-				// mapping/chat_responses_request.yaml:29: → input{array}[]{message}
+				// mapping/chat_responses_request.yaml:30: → input{array}[]{message}
 				revSystem(c, e, atElem("messages", i, "", "messages[0]"), c.b.Array(codec.Top, "input"), "")
 			case "user":
-				// mapping/chat_responses_request.yaml:33: → input{array}[]{message}
+				// mapping/chat_responses_request.yaml:34: → input{array}[]{message}
 				revUser(c, e, atElem("messages", i, "", "messages[0]"), c.b.Array(codec.Top, "input"), "")
 			case "assistant":
-				// mapping/chat_responses_request.yaml:41: → input{array}[]{message}
+				// mapping/chat_responses_request.yaml:42: → input{array}[]{message}
 				revAssistant(c, e, atElem("messages", i, "", "messages[0]"), c.b.Array(codec.Top, "input"), "")
 			case "tool":
-				// mapping/chat_responses_request.yaml:53: → input{array}[]{function_call_output}
+				// mapping/chat_responses_request.yaml:54: → input{array}[]{function_call_output}
 				revTool(c, e, atElem("messages", i, "", "messages[0]"), c.b.Array(codec.Top, "input"), "")
 			case "function":
-				// mapping/chat_responses_request.yaml:61: drop
+				// mapping/chat_responses_request.yaml:62: drop
 				c.drop(e, atElem("messages", i, "", "messages[0]"), "refused: a deprecated function message has no call id a Responses function_call_output needs; send tool messages")
 			default:
 				c.unknownType(srcMessagesNode, srcMessagesKnown, atElem("messages", i, "", "messages[0]"))
@@ -119,43 +119,43 @@ func (c *rev) chatResponsesRequestOpenAI(v codec.Value) {
 		}
 	}
 	if present(srcMaxCompletionTokens) {
-		// mapping/chat_responses_request.yaml:65: → max_output_tokens
+		// mapping/chat_responses_request.yaml:66: → max_output_tokens
 		c.put(codec.Top, "max_output_tokens", srcMaxCompletionTokens.Raw())
 	}
 	if present(srcMaxTokens) {
-		// mapping/chat_responses_request.yaml:67: → max_output_tokens
+		// mapping/chat_responses_request.yaml:68: → max_output_tokens
 		c.put(codec.Top, "max_output_tokens", srcMaxTokens.Raw())
 	}
 	if present(srcTemperature) {
-		// mapping/chat_responses_request.yaml:70: → temperature
+		// mapping/chat_responses_request.yaml:71: → temperature
 		c.put(codec.Top, "temperature", srcTemperature.Raw())
 	}
 	if present(srcTopP) {
-		// mapping/chat_responses_request.yaml:72: → top_p
+		// mapping/chat_responses_request.yaml:74: → top_p
 		c.put(codec.Top, "top_p", srcTopP.Raw())
 	}
 	if present(srcTopLogprobs) {
-		// mapping/chat_responses_request.yaml:74: → top_logprobs
+		// mapping/chat_responses_request.yaml:77: → top_logprobs
 		c.put(codec.Top, "top_logprobs", srcTopLogprobs.Raw())
 	}
 	if present(srcLogprobs) {
-		// mapping/chat_responses_request.yaml:76: → include
+		// mapping/chat_responses_request.yaml:80: → include
 		revLogprobs(c, srcLogprobs, "logprobs", codec.Top, "include")
 	}
 	if present(srcParallelToolCalls) {
-		// mapping/chat_responses_request.yaml:80: → parallel_tool_calls
+		// mapping/chat_responses_request.yaml:84: → parallel_tool_calls
 		c.put(codec.Top, "parallel_tool_calls", srcParallelToolCalls.Raw())
 	}
 	if present(srcMetadata) {
-		// mapping/chat_responses_request.yaml:82: → metadata
+		// mapping/chat_responses_request.yaml:86: → metadata
 		c.put(codec.Top, "metadata", srcMetadata.Raw())
 	}
 	if present(srcServiceTier) {
-		// mapping/chat_responses_request.yaml:84: → service_tier
+		// mapping/chat_responses_request.yaml:88: → service_tier
 		c.put(codec.Top, "service_tier", srcServiceTier.Raw())
 	}
 	if present(srcStream) {
-		// mapping/chat_responses_request.yaml:86: → stream
+		// mapping/chat_responses_request.yaml:91: → stream
 		c.put(codec.Top, "stream", srcStream.Raw())
 	}
 	if present(srcStreamOptions) {
@@ -164,16 +164,16 @@ func (c *rev) chatResponsesRequestOpenAI(v codec.Value) {
 			switch string(k.Bytes()) {
 			case "include_obfuscation":
 				srcStreamOptionsIncludeObfuscation = m
-			case "include_usage": // mapping/chat_responses_request.yaml:91: gateway: a Responses stream always ends with its usage (response.completed); the chat stream converter sends the usage chunk when include_usage asks for it
+			case "include_usage": // mapping/chat_responses_request.yaml:96: gateway: a Responses stream always ends with its usage (response.completed); the chat stream converter sends the usage chunk when include_usage asks for it
 			}
 		}
 		if present(srcStreamOptionsIncludeObfuscation) {
-			// mapping/chat_responses_request.yaml:88: → stream_options.include_obfuscation
+			// mapping/chat_responses_request.yaml:93: → stream_options.include_obfuscation
 			c.put(c.b.Object(codec.Top, "stream_options"), "include_obfuscation", srcStreamOptionsIncludeObfuscation.Raw())
 		}
 	}
 	if present(srcPromptCacheKey) {
-		// mapping/chat_responses_request.yaml:93: → prompt_cache_key
+		// mapping/chat_responses_request.yaml:98: → prompt_cache_key
 		c.put(codec.Top, "prompt_cache_key", srcPromptCacheKey.Raw())
 	}
 	if present(srcPromptCacheOptions) {
@@ -187,24 +187,24 @@ func (c *rev) chatResponsesRequestOpenAI(v codec.Value) {
 			}
 		}
 		if present(srcPromptCacheOptionsMode) {
-			// mapping/chat_responses_request.yaml:95: → prompt_cache_options.mode
+			// mapping/chat_responses_request.yaml:100: → prompt_cache_options.mode
 			c.put(c.b.Object(codec.Top, "prompt_cache_options"), "mode", srcPromptCacheOptionsMode.Raw())
 		}
 		if present(srcPromptCacheOptionsTtl) {
-			// mapping/chat_responses_request.yaml:95: → prompt_cache_options.ttl
+			// mapping/chat_responses_request.yaml:100: → prompt_cache_options.ttl
 			c.put(c.b.Object(codec.Top, "prompt_cache_options"), "ttl", srcPromptCacheOptionsTtl.Raw())
 		}
 	}
 	if present(srcPromptCacheRetention) {
-		// mapping/chat_responses_request.yaml:97: → prompt_cache_retention
+		// mapping/chat_responses_request.yaml:102: → prompt_cache_retention
 		c.put(codec.Top, "prompt_cache_retention", srcPromptCacheRetention.Raw())
 	}
 	if present(srcUser) {
-		// mapping/chat_responses_request.yaml:100: → user
+		// mapping/chat_responses_request.yaml:105: → user
 		c.put(codec.Top, "user", srcUser.Raw())
 	}
 	if present(srcSafetyIdentifier) {
-		// mapping/chat_responses_request.yaml:102: → safety_identifier
+		// mapping/chat_responses_request.yaml:107: → safety_identifier
 		c.put(codec.Top, "safety_identifier", srcSafetyIdentifier.Raw())
 	}
 	if present(srcModeration) {
@@ -218,60 +218,60 @@ func (c *rev) chatResponsesRequestOpenAI(v codec.Value) {
 			}
 		}
 		if present(srcModerationModel) {
-			// mapping/chat_responses_request.yaml:104: → moderation.model
+			// mapping/chat_responses_request.yaml:109: → moderation.model
 			c.put(c.b.Object(codec.Top, "moderation"), "model", srcModerationModel.Raw())
 		}
 		if present(srcModerationPolicy) {
-			// mapping/chat_responses_request.yaml:104: → moderation.policy
+			// mapping/chat_responses_request.yaml:109: → moderation.policy
 			c.put(c.b.Object(codec.Top, "moderation"), "policy", srcModerationPolicy.Raw())
 		}
 	}
 	if present(srcVerbosity) {
-		// mapping/chat_responses_request.yaml:107: → text.verbosity
+		// mapping/chat_responses_request.yaml:112: → text.verbosity
 		c.put(c.b.Object(codec.Top, "text"), "verbosity", srcVerbosity.Raw())
 	}
 	if present(srcReasoningEffort) {
-		// mapping/chat_responses_request.yaml:109: → reasoning.effort
+		// mapping/chat_responses_request.yaml:114: → reasoning.effort
 		c.put(c.b.Object(codec.Top, "reasoning"), "effort", srcReasoningEffort.Raw())
 	}
 	if present(srcStore) {
-		// mapping/chat_responses_request.yaml:111: → store
+		// mapping/chat_responses_request.yaml:117: → store
 		revStore(c, srcStore, "store", codec.Top, "store")
 	}
 	if present(srcN) {
-		// mapping/chat_responses_request.yaml:117: drop
+		// mapping/chat_responses_request.yaml:123: drop
 		c.drop(srcN, "n", "refused: a Responses response has one output; n > 1 is a 400 naming n (n = 1 is the default and passes)")
 	}
 	if present(srcAudio) {
-		// mapping/chat_responses_request.yaml:119: drop
+		// mapping/chat_responses_request.yaml:125: drop
 		c.drop(srcAudio, "audio", "refused: a Responses upstream gives no audio output; audio is a 400 naming it")
 	}
 	if present(srcModalities) {
-		// mapping/chat_responses_request.yaml:121: drop
+		// mapping/chat_responses_request.yaml:127: drop
 		c.drop(srcModalities, "modalities", "refused: a Responses upstream answers in text; a modality other than text is a 400 naming modalities[i] (text alone passes)")
 	}
 	if present(srcFrequencyPenalty) {
-		// mapping/chat_responses_request.yaml:123: drop
+		// mapping/chat_responses_request.yaml:129: drop
 		c.drop(srcFrequencyPenalty, "frequency_penalty", "the Responses API has no frequency penalty")
 	}
 	if present(srcPresencePenalty) {
-		// mapping/chat_responses_request.yaml:125: drop
+		// mapping/chat_responses_request.yaml:131: drop
 		c.drop(srcPresencePenalty, "presence_penalty", "the Responses API has no presence penalty")
 	}
 	if present(srcLogitBias) {
-		// mapping/chat_responses_request.yaml:127: drop
+		// mapping/chat_responses_request.yaml:133: drop
 		c.drop(srcLogitBias, "logit_bias", "the Responses API has no logit bias")
 	}
 	if present(srcSeed) {
-		// mapping/chat_responses_request.yaml:129: drop
+		// mapping/chat_responses_request.yaml:135: drop
 		c.drop(srcSeed, "seed", "the Responses API has no seed")
 	}
 	if present(srcStop) {
-		// mapping/chat_responses_request.yaml:131: drop
+		// mapping/chat_responses_request.yaml:137: drop
 		c.drop(srcStop, "stop", "the Responses API has no stop sequences")
 	}
 	if present(srcPrediction) {
-		// mapping/chat_responses_request.yaml:133: drop
+		// mapping/chat_responses_request.yaml:139: drop
 		c.drop(srcPrediction, "prediction", "the Responses API has no predicted outputs")
 	}
 	if present(srcResponseFormat) {
@@ -286,7 +286,7 @@ func (c *rev) chatResponsesRequestOpenAI(v codec.Value) {
 				}
 			}
 			if present(srcResponseFormatTextType) {
-				// mapping/chat_responses_request.yaml:137: → text.format{text}.type
+				// mapping/chat_responses_request.yaml:143: → text.format{text}.type
 				c.put(c.b.Object(c.b.Object(codec.Top, "text"), "format"), "type", srcResponseFormatTextType.Raw())
 			}
 		case "json_object":
@@ -298,7 +298,7 @@ func (c *rev) chatResponsesRequestOpenAI(v codec.Value) {
 				}
 			}
 			if present(srcResponseFormatJsonObjectType) {
-				// mapping/chat_responses_request.yaml:139: → text.format{json_object}.type
+				// mapping/chat_responses_request.yaml:145: → text.format{json_object}.type
 				c.put(c.b.Object(c.b.Object(codec.Top, "text"), "format"), "type", srcResponseFormatJsonObjectType.Raw())
 			}
 		case "json_schema":
@@ -312,7 +312,7 @@ func (c *rev) chatResponsesRequestOpenAI(v codec.Value) {
 				}
 			}
 			if present(srcResponseFormatJsonSchemaType) {
-				// mapping/chat_responses_request.yaml:141: → text.format{json_schema}.type
+				// mapping/chat_responses_request.yaml:147: → text.format{json_schema}.type
 				c.put(c.b.Object(c.b.Object(codec.Top, "text"), "format"), "type", srcResponseFormatJsonSchemaType.Raw())
 			}
 			if present(srcResponseFormatJsonSchemaJsonSchema) {
@@ -330,19 +330,19 @@ func (c *rev) chatResponsesRequestOpenAI(v codec.Value) {
 					}
 				}
 				if present(srcResponseFormatJsonSchemaJsonSchemaName) {
-					// mapping/chat_responses_request.yaml:143: → text.format{json_schema}.name
+					// mapping/chat_responses_request.yaml:149: → text.format{json_schema}.name
 					c.put(c.b.Object(c.b.Object(codec.Top, "text"), "format"), "name", srcResponseFormatJsonSchemaJsonSchemaName.Raw())
 				}
 				if present(srcResponseFormatJsonSchemaJsonSchemaDescription) {
-					// mapping/chat_responses_request.yaml:145: → text.format{json_schema}.description
+					// mapping/chat_responses_request.yaml:151: → text.format{json_schema}.description
 					c.put(c.b.Object(c.b.Object(codec.Top, "text"), "format"), "description", srcResponseFormatJsonSchemaJsonSchemaDescription.Raw())
 				}
 				if present(srcResponseFormatJsonSchemaJsonSchemaSchema) {
-					// mapping/chat_responses_request.yaml:147: → text.format{json_schema}.schema
+					// mapping/chat_responses_request.yaml:153: → text.format{json_schema}.schema
 					c.put(c.b.Object(c.b.Object(codec.Top, "text"), "format"), "schema", srcResponseFormatJsonSchemaJsonSchemaSchema.Raw())
 				}
 				if present(srcResponseFormatJsonSchemaJsonSchemaStrict) {
-					// mapping/chat_responses_request.yaml:150: → text.format{json_schema}.strict
+					// mapping/chat_responses_request.yaml:156: → text.format{json_schema}.strict
 					c.put(c.b.Object(c.b.Object(codec.Top, "text"), "format"), "strict", srcResponseFormatJsonSchemaJsonSchemaStrict.Raw())
 				}
 			}
@@ -353,7 +353,7 @@ func (c *rev) chatResponsesRequestOpenAI(v codec.Value) {
 	if present(srcToolChoice) {
 		switch srcToolChoice.Kind() {
 		case codec.String:
-			// mapping/chat_responses_request.yaml:154: → tool_choice{string}
+			// mapping/chat_responses_request.yaml:160: → tool_choice{string}
 			c.put(codec.Top, "tool_choice", srcToolChoice.Raw())
 		case codec.Object:
 			srcToolChoiceObjectNode, srcToolChoiceObjectKnown, srcToolChoiceObjectType := c.tag(srcToolChoice)
@@ -369,7 +369,7 @@ func (c *rev) chatResponsesRequestOpenAI(v codec.Value) {
 					}
 				}
 				if present(srcToolChoiceObjectFunctionType) {
-					// mapping/chat_responses_request.yaml:156: → tool_choice{object}{function}.type
+					// mapping/chat_responses_request.yaml:162: → tool_choice{object}{function}.type
 					c.put(c.b.Object(codec.Top, "tool_choice"), "type", srcToolChoiceObjectFunctionType.Raw())
 				}
 				if present(srcToolChoiceObjectFunctionFunction) {
@@ -381,7 +381,7 @@ func (c *rev) chatResponsesRequestOpenAI(v codec.Value) {
 						}
 					}
 					if present(srcToolChoiceObjectFunctionFunctionName) {
-						// mapping/chat_responses_request.yaml:158: → tool_choice{object}{function}.name
+						// mapping/chat_responses_request.yaml:164: → tool_choice{object}{function}.name
 						c.put(c.b.Object(codec.Top, "tool_choice"), "name", srcToolChoiceObjectFunctionFunctionName.Raw())
 					}
 				}
@@ -396,7 +396,7 @@ func (c *rev) chatResponsesRequestOpenAI(v codec.Value) {
 					}
 				}
 				if present(srcToolChoiceObjectCustomType) {
-					// mapping/chat_responses_request.yaml:160: → tool_choice{object}{custom}.type
+					// mapping/chat_responses_request.yaml:166: → tool_choice{object}{custom}.type
 					c.put(c.b.Object(codec.Top, "tool_choice"), "type", srcToolChoiceObjectCustomType.Raw())
 				}
 				if present(srcToolChoiceObjectCustomCustom) {
@@ -408,7 +408,7 @@ func (c *rev) chatResponsesRequestOpenAI(v codec.Value) {
 						}
 					}
 					if present(srcToolChoiceObjectCustomCustomName) {
-						// mapping/chat_responses_request.yaml:163: → tool_choice{object}{custom}.name
+						// mapping/chat_responses_request.yaml:169: → tool_choice{object}{custom}.name
 						c.put(c.b.Object(codec.Top, "tool_choice"), "name", srcToolChoiceObjectCustomCustomName.Raw())
 					}
 				}
@@ -423,7 +423,7 @@ func (c *rev) chatResponsesRequestOpenAI(v codec.Value) {
 					}
 				}
 				if present(srcToolChoiceObjectAllowedToolsType) {
-					// mapping/chat_responses_request.yaml:166: → tool_choice{object}{allowed_tools}.type
+					// mapping/chat_responses_request.yaml:172: → tool_choice{object}{allowed_tools}.type
 					c.put(c.b.Object(codec.Top, "tool_choice"), "type", srcToolChoiceObjectAllowedToolsType.Raw())
 				}
 				if present(srcToolChoiceObjectAllowedToolsAllowedTools) {
@@ -437,11 +437,11 @@ func (c *rev) chatResponsesRequestOpenAI(v codec.Value) {
 						}
 					}
 					if present(srcToolChoiceObjectAllowedToolsAllowedToolsMode) {
-						// mapping/chat_responses_request.yaml:168: → tool_choice{object}{allowed_tools}.mode
+						// mapping/chat_responses_request.yaml:174: → tool_choice{object}{allowed_tools}.mode
 						c.put(c.b.Object(codec.Top, "tool_choice"), "mode", srcToolChoiceObjectAllowedToolsAllowedToolsMode.Raw())
 					}
 					if present(srcToolChoiceObjectAllowedToolsAllowedToolsTools) {
-						// mapping/chat_responses_request.yaml:170: → tool_choice{object}{allowed_tools}.tools
+						// mapping/chat_responses_request.yaml:176: → tool_choice{object}{allowed_tools}.tools
 						revAllowedTools(c, srcToolChoiceObjectAllowedToolsAllowedToolsTools, "tool_choice.allowed_tools.tools", c.b.Object(codec.Top, "tool_choice"), "tools")
 					}
 				}
@@ -453,10 +453,10 @@ func (c *rev) chatResponsesRequestOpenAI(v codec.Value) {
 	if present(srcFunctionCall) {
 		switch srcFunctionCall.Kind() {
 		case codec.String:
-			// mapping/chat_responses_request.yaml:174: → tool_choice{string}
+			// mapping/chat_responses_request.yaml:180: → tool_choice{string}
 			c.put(codec.Top, "tool_choice", srcFunctionCall.Raw())
 		case codec.Object:
-			// mapping/chat_responses_request.yaml:177: → tool_choice{object}{function}
+			// mapping/chat_responses_request.yaml:183: → tool_choice{object}{function}
 			revFunctionChoice(c, srcFunctionCall, "function_call", codec.Top, "tool_choice")
 		}
 	}
@@ -476,7 +476,7 @@ func (c *rev) chatResponsesRequestOpenAI(v codec.Value) {
 					}
 				}
 				if present(srcToolsFunctionType) {
-					// mapping/chat_responses_request.yaml:183: → tools[]{function}.type
+					// mapping/chat_responses_request.yaml:189: → tools[]{function}.type
 					c.put(srcToolsFunctionOut, "type", srcToolsFunctionType.Raw())
 				}
 				if present(srcToolsFunctionFunction) {
@@ -494,19 +494,19 @@ func (c *rev) chatResponsesRequestOpenAI(v codec.Value) {
 						}
 					}
 					if present(srcToolsFunctionFunctionName) {
-						// mapping/chat_responses_request.yaml:185: → tools[]{function}.name
+						// mapping/chat_responses_request.yaml:191: → tools[]{function}.name
 						c.put(srcToolsFunctionOut, "name", srcToolsFunctionFunctionName.Raw())
 					}
 					if present(srcToolsFunctionFunctionDescription) {
-						// mapping/chat_responses_request.yaml:187: → tools[]{function}.description
+						// mapping/chat_responses_request.yaml:193: → tools[]{function}.description
 						c.put(srcToolsFunctionOut, "description", srcToolsFunctionFunctionDescription.Raw())
 					}
 					if present(srcToolsFunctionFunctionParameters) {
-						// mapping/chat_responses_request.yaml:189: → tools[]{function}.parameters
+						// mapping/chat_responses_request.yaml:195: → tools[]{function}.parameters
 						c.put(srcToolsFunctionOut, "parameters", srcToolsFunctionFunctionParameters.Raw())
 					}
 					if present(srcToolsFunctionFunctionStrict) {
-						// mapping/chat_responses_request.yaml:192: → tools[]{function}.strict
+						// mapping/chat_responses_request.yaml:198: → tools[]{function}.strict
 						c.put(srcToolsFunctionOut, "strict", srcToolsFunctionFunctionStrict.Raw())
 					}
 				}
@@ -522,7 +522,7 @@ func (c *rev) chatResponsesRequestOpenAI(v codec.Value) {
 					}
 				}
 				if present(srcToolsCustomType) {
-					// mapping/chat_responses_request.yaml:195: → tools[]{custom}.type
+					// mapping/chat_responses_request.yaml:201: → tools[]{custom}.type
 					c.put(srcToolsCustomOut, "type", srcToolsCustomType.Raw())
 				}
 				if present(srcToolsCustomCustom) {
@@ -538,11 +538,11 @@ func (c *rev) chatResponsesRequestOpenAI(v codec.Value) {
 						}
 					}
 					if present(srcToolsCustomCustomName) {
-						// mapping/chat_responses_request.yaml:197: → tools[]{custom}.name
+						// mapping/chat_responses_request.yaml:203: → tools[]{custom}.name
 						c.put(srcToolsCustomOut, "name", srcToolsCustomCustomName.Raw())
 					}
 					if present(srcToolsCustomCustomDescription) {
-						// mapping/chat_responses_request.yaml:199: → tools[]{custom}.description
+						// mapping/chat_responses_request.yaml:205: → tools[]{custom}.description
 						c.put(srcToolsCustomOut, "description", srcToolsCustomCustomDescription.Raw())
 					}
 					if present(srcToolsCustomCustomFormat) {
@@ -557,7 +557,7 @@ func (c *rev) chatResponsesRequestOpenAI(v codec.Value) {
 								}
 							}
 							if present(srcToolsCustomCustomFormatTextType) {
-								// mapping/chat_responses_request.yaml:201: → tools[]{custom}.format{text}.type
+								// mapping/chat_responses_request.yaml:207: → tools[]{custom}.format{text}.type
 								c.put(c.b.Object(srcToolsCustomOut, "format"), "type", srcToolsCustomCustomFormatTextType.Raw())
 							}
 						case "grammar":
@@ -571,7 +571,7 @@ func (c *rev) chatResponsesRequestOpenAI(v codec.Value) {
 								}
 							}
 							if present(srcToolsCustomCustomFormatGrammarType) {
-								// mapping/chat_responses_request.yaml:203: → tools[]{custom}.format{grammar}.type
+								// mapping/chat_responses_request.yaml:209: → tools[]{custom}.format{grammar}.type
 								c.put(c.b.Object(srcToolsCustomOut, "format"), "type", srcToolsCustomCustomFormatGrammarType.Raw())
 							}
 							if present(srcToolsCustomCustomFormatGrammarGrammar) {
@@ -585,11 +585,11 @@ func (c *rev) chatResponsesRequestOpenAI(v codec.Value) {
 									}
 								}
 								if present(srcToolsCustomCustomFormatGrammarGrammarDefinition) {
-									// mapping/chat_responses_request.yaml:205: → tools[]{custom}.format{grammar}.definition
+									// mapping/chat_responses_request.yaml:211: → tools[]{custom}.format{grammar}.definition
 									c.put(c.b.Object(srcToolsCustomOut, "format"), "definition", srcToolsCustomCustomFormatGrammarGrammarDefinition.Raw())
 								}
 								if present(srcToolsCustomCustomFormatGrammarGrammarSyntax) {
-									// mapping/chat_responses_request.yaml:207: → tools[]{custom}.format{grammar}.syntax
+									// mapping/chat_responses_request.yaml:213: → tools[]{custom}.format{grammar}.syntax
 									c.put(c.b.Object(srcToolsCustomOut, "format"), "syntax", srcToolsCustomCustomFormatGrammarGrammarSyntax.Raw())
 								}
 							}
@@ -604,15 +604,15 @@ func (c *rev) chatResponsesRequestOpenAI(v codec.Value) {
 		}
 	}
 	if present(srcFunctions) {
-		// mapping/chat_responses_request.yaml:209: → tools[]{function}
+		// mapping/chat_responses_request.yaml:215: → tools[]{function}
 		revFunctions(c, srcFunctions, "functions", c.b.Array(codec.Top, "tools"), "")
 	}
 	if present(srcWebSearchOptions) {
-		// mapping/chat_responses_request.yaml:213: → tools[]{web_search}
+		// mapping/chat_responses_request.yaml:219: → tools[]{web_search}
 		revWebSearch(c, srcWebSearchOptions, "web_search_options", c.b.Array(codec.Top, "tools"), "")
 	}
 	if present(srcReasoning) {
-		// mapping/chat_responses_request.yaml:219: → reasoning
+		// mapping/chat_responses_request.yaml:225: → reasoning
 		revReasoning(c, srcReasoning, "reasoning", codec.Top, "reasoning")
 	}
 }
@@ -709,22 +709,22 @@ func (c *rev) chatResponsesRequestOpenRouter(v codec.Value) {
 			srcMessagesNode, srcMessagesKnown, srcMessagesType := c.tag(e)
 			switch srcMessagesType {
 			case "system":
-				// mapping/chat_responses_request.yaml:22: → input{array}[]{message}
+				// mapping/chat_responses_request.yaml:23: → input{array}[]{message}
 				revSystem(c, e, atElem("messages", i, "", "messages[0]"), c.b.Array(codec.Top, "input"), "")
 			case "developer":
-				// mapping/chat_responses_request.yaml:29: → input{array}[]{message}
+				// mapping/chat_responses_request.yaml:30: → input{array}[]{message}
 				revSystem(c, e, atElem("messages", i, "", "messages[0]"), c.b.Array(codec.Top, "input"), "")
 			case "user":
-				// mapping/chat_responses_request.yaml:33: → input{array}[]{message}
+				// mapping/chat_responses_request.yaml:34: → input{array}[]{message}
 				revUser(c, e, atElem("messages", i, "", "messages[0]"), c.b.Array(codec.Top, "input"), "")
 			case "assistant":
-				// mapping/chat_responses_request.yaml:41: → input{array}[]{message}
+				// mapping/chat_responses_request.yaml:42: → input{array}[]{message}
 				revAssistant(c, e, atElem("messages", i, "", "messages[0]"), c.b.Array(codec.Top, "input"), "")
 			case "tool":
-				// mapping/chat_responses_request.yaml:53: → input{array}[]{function_call_output}
+				// mapping/chat_responses_request.yaml:54: → input{array}[]{function_call_output}
 				revTool(c, e, atElem("messages", i, "", "messages[0]"), c.b.Array(codec.Top, "input"), "")
 			case "function":
-				// mapping/chat_responses_request.yaml:61: drop
+				// mapping/chat_responses_request.yaml:62: drop
 				c.drop(e, atElem("messages", i, "", "messages[0]"), "refused: a deprecated function message has no call id a Responses function_call_output needs; send tool messages")
 			default:
 				c.unknownType(srcMessagesNode, srcMessagesKnown, atElem("messages", i, "", "messages[0]"))
@@ -732,43 +732,43 @@ func (c *rev) chatResponsesRequestOpenRouter(v codec.Value) {
 		}
 	}
 	if present(srcMaxCompletionTokens) {
-		// mapping/chat_responses_request.yaml:65: → max_output_tokens
+		// mapping/chat_responses_request.yaml:66: → max_output_tokens
 		c.put(codec.Top, "max_output_tokens", srcMaxCompletionTokens.Raw())
 	}
 	if present(srcMaxTokens) {
-		// mapping/chat_responses_request.yaml:67: → max_output_tokens
+		// mapping/chat_responses_request.yaml:68: → max_output_tokens
 		c.put(codec.Top, "max_output_tokens", srcMaxTokens.Raw())
 	}
 	if present(srcTemperature) {
-		// mapping/chat_responses_request.yaml:70: → temperature
+		// mapping/chat_responses_request.yaml:71: → temperature
 		c.put(codec.Top, "temperature", srcTemperature.Raw())
 	}
 	if present(srcTopP) {
-		// mapping/chat_responses_request.yaml:72: → top_p
+		// mapping/chat_responses_request.yaml:74: → top_p
 		c.put(codec.Top, "top_p", srcTopP.Raw())
 	}
 	if present(srcTopLogprobs) {
-		// mapping/chat_responses_request.yaml:74: → top_logprobs
+		// mapping/chat_responses_request.yaml:77: → top_logprobs
 		c.put(codec.Top, "top_logprobs", srcTopLogprobs.Raw())
 	}
 	if present(srcLogprobs) {
-		// mapping/chat_responses_request.yaml:76: drop
+		// mapping/chat_responses_request.yaml:80: drop
 		c.drop(srcLogprobs, "logprobs", "OpenRouter's Responses include lists no message.output_text.logprobs; top_logprobs is carried")
 	}
 	if present(srcParallelToolCalls) {
-		// mapping/chat_responses_request.yaml:80: → parallel_tool_calls
+		// mapping/chat_responses_request.yaml:84: → parallel_tool_calls
 		c.put(codec.Top, "parallel_tool_calls", srcParallelToolCalls.Raw())
 	}
 	if present(srcMetadata) {
-		// mapping/chat_responses_request.yaml:82: → metadata
+		// mapping/chat_responses_request.yaml:86: → metadata
 		c.put(codec.Top, "metadata", srcMetadata.Raw())
 	}
 	if present(srcServiceTier) {
-		// mapping/chat_responses_request.yaml:84: → service_tier
+		// mapping/chat_responses_request.yaml:88: → service_tier
 		c.put(codec.Top, "service_tier", srcServiceTier.Raw())
 	}
 	if present(srcStream) {
-		// mapping/chat_responses_request.yaml:86: → stream
+		// mapping/chat_responses_request.yaml:91: → stream
 		c.put(codec.Top, "stream", srcStream.Raw())
 	}
 	if present(srcStreamOptions) {
@@ -777,16 +777,16 @@ func (c *rev) chatResponsesRequestOpenRouter(v codec.Value) {
 			switch string(k.Bytes()) {
 			case "include_obfuscation":
 				srcStreamOptionsIncludeObfuscation = m
-			case "include_usage": // mapping/chat_responses_request.yaml:91: gateway: a Responses stream always ends with its usage (response.completed); the chat stream converter sends the usage chunk when include_usage asks for it
+			case "include_usage": // mapping/chat_responses_request.yaml:96: gateway: a Responses stream always ends with its usage (response.completed); the chat stream converter sends the usage chunk when include_usage asks for it
 			}
 		}
 		if present(srcStreamOptionsIncludeObfuscation) {
-			// mapping/chat_responses_request.yaml:88: drop
+			// mapping/chat_responses_request.yaml:93: drop
 			c.drop(srcStreamOptionsIncludeObfuscation, "stream_options.include_obfuscation", "OpenRouter's Responses request has no stream_options")
 		}
 	}
 	if present(srcPromptCacheKey) {
-		// mapping/chat_responses_request.yaml:93: → prompt_cache_key
+		// mapping/chat_responses_request.yaml:98: → prompt_cache_key
 		c.put(codec.Top, "prompt_cache_key", srcPromptCacheKey.Raw())
 	}
 	if present(srcPromptCacheOptions) {
@@ -800,76 +800,76 @@ func (c *rev) chatResponsesRequestOpenRouter(v codec.Value) {
 			}
 		}
 		if present(srcPromptCacheOptionsMode) {
-			// mapping/chat_responses_request.yaml:95: → prompt_cache_options.mode
+			// mapping/chat_responses_request.yaml:100: → prompt_cache_options.mode
 			c.put(c.b.Object(codec.Top, "prompt_cache_options"), "mode", srcPromptCacheOptionsMode.Raw())
 		}
 		if present(srcPromptCacheOptionsTtl) {
-			// mapping/chat_responses_request.yaml:95: → prompt_cache_options.ttl
+			// mapping/chat_responses_request.yaml:100: → prompt_cache_options.ttl
 			c.put(c.b.Object(codec.Top, "prompt_cache_options"), "ttl", srcPromptCacheOptionsTtl.Raw())
 		}
 	}
 	if present(srcPromptCacheRetention) {
-		// mapping/chat_responses_request.yaml:97: drop
+		// mapping/chat_responses_request.yaml:102: drop
 		c.drop(srcPromptCacheRetention, "prompt_cache_retention", "OpenRouter's Responses request has no prompt_cache_retention")
 	}
 	if present(srcUser) {
-		// mapping/chat_responses_request.yaml:100: → user
+		// mapping/chat_responses_request.yaml:105: → user
 		c.put(codec.Top, "user", srcUser.Raw())
 	}
 	if present(srcSafetyIdentifier) {
-		// mapping/chat_responses_request.yaml:102: → safety_identifier
+		// mapping/chat_responses_request.yaml:107: → safety_identifier
 		c.put(codec.Top, "safety_identifier", srcSafetyIdentifier.Raw())
 	}
 	if present(srcModeration) {
-		// mapping/chat_responses_request.yaml:104: drop
+		// mapping/chat_responses_request.yaml:109: drop
 		c.drop(srcModeration, "moderation", "OpenRouter moderates with its moderation plugin, not this field")
 	}
 	if present(srcVerbosity) {
-		// mapping/chat_responses_request.yaml:107: → text.verbosity
+		// mapping/chat_responses_request.yaml:112: → text.verbosity
 		c.put(c.b.Object(codec.Top, "text"), "verbosity", srcVerbosity.Raw())
 	}
 	if present(srcReasoningEffort) {
-		// mapping/chat_responses_request.yaml:109: → reasoning.effort
+		// mapping/chat_responses_request.yaml:114: → reasoning.effort
 		c.put(c.b.Object(codec.Top, "reasoning"), "effort", srcReasoningEffort.Raw())
 	}
 	if present(srcStore) {
-		// mapping/chat_responses_request.yaml:111: → store
+		// mapping/chat_responses_request.yaml:117: → store
 		revStore(c, srcStore, "store", codec.Top, "store")
 	}
 	if present(srcN) {
-		// mapping/chat_responses_request.yaml:117: drop
+		// mapping/chat_responses_request.yaml:123: drop
 		c.drop(srcN, "n", "refused: a Responses response has one output; n > 1 is a 400 naming n (n = 1 is the default and passes)")
 	}
 	if present(srcAudio) {
-		// mapping/chat_responses_request.yaml:119: drop
+		// mapping/chat_responses_request.yaml:125: drop
 		c.drop(srcAudio, "audio", "refused: a Responses upstream gives no audio output; audio is a 400 naming it")
 	}
 	if present(srcModalities) {
-		// mapping/chat_responses_request.yaml:121: drop
+		// mapping/chat_responses_request.yaml:127: drop
 		c.drop(srcModalities, "modalities", "refused: a Responses upstream answers in text; a modality other than text is a 400 naming modalities[i] (text alone passes)")
 	}
 	if present(srcFrequencyPenalty) {
-		// mapping/chat_responses_request.yaml:123: drop
+		// mapping/chat_responses_request.yaml:129: drop
 		c.drop(srcFrequencyPenalty, "frequency_penalty", "the Responses API has no frequency penalty")
 	}
 	if present(srcPresencePenalty) {
-		// mapping/chat_responses_request.yaml:125: drop
+		// mapping/chat_responses_request.yaml:131: drop
 		c.drop(srcPresencePenalty, "presence_penalty", "the Responses API has no presence penalty")
 	}
 	if present(srcLogitBias) {
-		// mapping/chat_responses_request.yaml:127: drop
+		// mapping/chat_responses_request.yaml:133: drop
 		c.drop(srcLogitBias, "logit_bias", "the Responses API has no logit bias")
 	}
 	if present(srcSeed) {
-		// mapping/chat_responses_request.yaml:129: drop
+		// mapping/chat_responses_request.yaml:135: drop
 		c.drop(srcSeed, "seed", "the Responses API has no seed")
 	}
 	if present(srcStop) {
-		// mapping/chat_responses_request.yaml:131: drop
+		// mapping/chat_responses_request.yaml:137: drop
 		c.drop(srcStop, "stop", "the Responses API has no stop sequences")
 	}
 	if present(srcPrediction) {
-		// mapping/chat_responses_request.yaml:133: drop
+		// mapping/chat_responses_request.yaml:139: drop
 		c.drop(srcPrediction, "prediction", "the Responses API has no predicted outputs")
 	}
 	if present(srcResponseFormat) {
@@ -884,7 +884,7 @@ func (c *rev) chatResponsesRequestOpenRouter(v codec.Value) {
 				}
 			}
 			if present(srcResponseFormatTextType) {
-				// mapping/chat_responses_request.yaml:137: → text.format{text}.type
+				// mapping/chat_responses_request.yaml:143: → text.format{text}.type
 				c.put(c.b.Object(c.b.Object(codec.Top, "text"), "format"), "type", srcResponseFormatTextType.Raw())
 			}
 		case "json_object":
@@ -896,7 +896,7 @@ func (c *rev) chatResponsesRequestOpenRouter(v codec.Value) {
 				}
 			}
 			if present(srcResponseFormatJsonObjectType) {
-				// mapping/chat_responses_request.yaml:139: → text.format{json_object}.type
+				// mapping/chat_responses_request.yaml:145: → text.format{json_object}.type
 				c.put(c.b.Object(c.b.Object(codec.Top, "text"), "format"), "type", srcResponseFormatJsonObjectType.Raw())
 			}
 		case "json_schema":
@@ -910,7 +910,7 @@ func (c *rev) chatResponsesRequestOpenRouter(v codec.Value) {
 				}
 			}
 			if present(srcResponseFormatJsonSchemaType) {
-				// mapping/chat_responses_request.yaml:141: → text.format{json_schema}.type
+				// mapping/chat_responses_request.yaml:147: → text.format{json_schema}.type
 				c.put(c.b.Object(c.b.Object(codec.Top, "text"), "format"), "type", srcResponseFormatJsonSchemaType.Raw())
 			}
 			if present(srcResponseFormatJsonSchemaJsonSchema) {
@@ -928,19 +928,19 @@ func (c *rev) chatResponsesRequestOpenRouter(v codec.Value) {
 					}
 				}
 				if present(srcResponseFormatJsonSchemaJsonSchemaName) {
-					// mapping/chat_responses_request.yaml:143: → text.format{json_schema}.name
+					// mapping/chat_responses_request.yaml:149: → text.format{json_schema}.name
 					c.put(c.b.Object(c.b.Object(codec.Top, "text"), "format"), "name", srcResponseFormatJsonSchemaJsonSchemaName.Raw())
 				}
 				if present(srcResponseFormatJsonSchemaJsonSchemaDescription) {
-					// mapping/chat_responses_request.yaml:145: → text.format{json_schema}.description
+					// mapping/chat_responses_request.yaml:151: → text.format{json_schema}.description
 					c.put(c.b.Object(c.b.Object(codec.Top, "text"), "format"), "description", srcResponseFormatJsonSchemaJsonSchemaDescription.Raw())
 				}
 				if present(srcResponseFormatJsonSchemaJsonSchemaSchema) {
-					// mapping/chat_responses_request.yaml:147: → text.format{json_schema}.schema
+					// mapping/chat_responses_request.yaml:153: → text.format{json_schema}.schema
 					c.put(c.b.Object(c.b.Object(codec.Top, "text"), "format"), "schema", srcResponseFormatJsonSchemaJsonSchemaSchema.Raw())
 				}
 				if present(srcResponseFormatJsonSchemaJsonSchemaStrict) {
-					// mapping/chat_responses_request.yaml:150: → text.format{json_schema}.strict
+					// mapping/chat_responses_request.yaml:156: → text.format{json_schema}.strict
 					c.put(c.b.Object(c.b.Object(codec.Top, "text"), "format"), "strict", srcResponseFormatJsonSchemaJsonSchemaStrict.Raw())
 				}
 			}
@@ -951,7 +951,7 @@ func (c *rev) chatResponsesRequestOpenRouter(v codec.Value) {
 	if present(srcToolChoice) {
 		switch srcToolChoice.Kind() {
 		case codec.String:
-			// mapping/chat_responses_request.yaml:154: → tool_choice{string}
+			// mapping/chat_responses_request.yaml:160: → tool_choice{string}
 			c.put(codec.Top, "tool_choice", srcToolChoice.Raw())
 		case codec.Object:
 			srcToolChoiceObjectNode, srcToolChoiceObjectKnown, srcToolChoiceObjectType := c.tag(srcToolChoice)
@@ -967,7 +967,7 @@ func (c *rev) chatResponsesRequestOpenRouter(v codec.Value) {
 					}
 				}
 				if present(srcToolChoiceObjectFunctionType) {
-					// mapping/chat_responses_request.yaml:156: → tool_choice{object}{function}.type
+					// mapping/chat_responses_request.yaml:162: → tool_choice{object}{function}.type
 					c.put(c.b.Object(codec.Top, "tool_choice"), "type", srcToolChoiceObjectFunctionType.Raw())
 				}
 				if present(srcToolChoiceObjectFunctionFunction) {
@@ -979,7 +979,7 @@ func (c *rev) chatResponsesRequestOpenRouter(v codec.Value) {
 						}
 					}
 					if present(srcToolChoiceObjectFunctionFunctionName) {
-						// mapping/chat_responses_request.yaml:158: → tool_choice{object}{function}.name
+						// mapping/chat_responses_request.yaml:164: → tool_choice{object}{function}.name
 						c.put(c.b.Object(codec.Top, "tool_choice"), "name", srcToolChoiceObjectFunctionFunctionName.Raw())
 					}
 				}
@@ -994,7 +994,7 @@ func (c *rev) chatResponsesRequestOpenRouter(v codec.Value) {
 					}
 				}
 				if present(srcToolChoiceObjectCustomType) {
-					// mapping/chat_responses_request.yaml:160: drop
+					// mapping/chat_responses_request.yaml:166: drop
 					c.drop(srcToolChoiceObjectCustomType, "tool_choice.type", "OpenRouter's Responses tool_choice has no custom variant; the choice is left to the model")
 				}
 				if present(srcToolChoiceObjectCustomCustom) {
@@ -1006,7 +1006,7 @@ func (c *rev) chatResponsesRequestOpenRouter(v codec.Value) {
 						}
 					}
 					if present(srcToolChoiceObjectCustomCustomName) {
-						// mapping/chat_responses_request.yaml:163: drop
+						// mapping/chat_responses_request.yaml:169: drop
 						c.drop(srcToolChoiceObjectCustomCustomName, "tool_choice.custom.name", "OpenRouter's Responses tool_choice has no custom variant; the choice is left to the model")
 					}
 				}
@@ -1021,7 +1021,7 @@ func (c *rev) chatResponsesRequestOpenRouter(v codec.Value) {
 					}
 				}
 				if present(srcToolChoiceObjectAllowedToolsType) {
-					// mapping/chat_responses_request.yaml:166: → tool_choice{object}{allowed_tools}.type
+					// mapping/chat_responses_request.yaml:172: → tool_choice{object}{allowed_tools}.type
 					c.put(c.b.Object(codec.Top, "tool_choice"), "type", srcToolChoiceObjectAllowedToolsType.Raw())
 				}
 				if present(srcToolChoiceObjectAllowedToolsAllowedTools) {
@@ -1035,11 +1035,11 @@ func (c *rev) chatResponsesRequestOpenRouter(v codec.Value) {
 						}
 					}
 					if present(srcToolChoiceObjectAllowedToolsAllowedToolsMode) {
-						// mapping/chat_responses_request.yaml:168: → tool_choice{object}{allowed_tools}.mode
+						// mapping/chat_responses_request.yaml:174: → tool_choice{object}{allowed_tools}.mode
 						c.put(c.b.Object(codec.Top, "tool_choice"), "mode", srcToolChoiceObjectAllowedToolsAllowedToolsMode.Raw())
 					}
 					if present(srcToolChoiceObjectAllowedToolsAllowedToolsTools) {
-						// mapping/chat_responses_request.yaml:170: → tool_choice{object}{allowed_tools}.tools
+						// mapping/chat_responses_request.yaml:176: → tool_choice{object}{allowed_tools}.tools
 						revAllowedTools(c, srcToolChoiceObjectAllowedToolsAllowedToolsTools, "tool_choice.allowed_tools.tools", c.b.Object(codec.Top, "tool_choice"), "tools")
 					}
 				}
@@ -1051,10 +1051,10 @@ func (c *rev) chatResponsesRequestOpenRouter(v codec.Value) {
 	if present(srcFunctionCall) {
 		switch srcFunctionCall.Kind() {
 		case codec.String:
-			// mapping/chat_responses_request.yaml:174: → tool_choice{string}
+			// mapping/chat_responses_request.yaml:180: → tool_choice{string}
 			c.put(codec.Top, "tool_choice", srcFunctionCall.Raw())
 		case codec.Object:
-			// mapping/chat_responses_request.yaml:177: → tool_choice{object}{function}
+			// mapping/chat_responses_request.yaml:183: → tool_choice{object}{function}
 			revFunctionChoice(c, srcFunctionCall, "function_call", codec.Top, "tool_choice")
 		}
 	}
@@ -1074,7 +1074,7 @@ func (c *rev) chatResponsesRequestOpenRouter(v codec.Value) {
 					}
 				}
 				if present(srcToolsFunctionType) {
-					// mapping/chat_responses_request.yaml:183: → tools[]{function}.type
+					// mapping/chat_responses_request.yaml:189: → tools[]{function}.type
 					c.put(srcToolsFunctionOut, "type", srcToolsFunctionType.Raw())
 				}
 				if present(srcToolsFunctionFunction) {
@@ -1092,19 +1092,19 @@ func (c *rev) chatResponsesRequestOpenRouter(v codec.Value) {
 						}
 					}
 					if present(srcToolsFunctionFunctionName) {
-						// mapping/chat_responses_request.yaml:185: → tools[]{function}.name
+						// mapping/chat_responses_request.yaml:191: → tools[]{function}.name
 						c.put(srcToolsFunctionOut, "name", srcToolsFunctionFunctionName.Raw())
 					}
 					if present(srcToolsFunctionFunctionDescription) {
-						// mapping/chat_responses_request.yaml:187: → tools[]{function}.description
+						// mapping/chat_responses_request.yaml:193: → tools[]{function}.description
 						c.put(srcToolsFunctionOut, "description", srcToolsFunctionFunctionDescription.Raw())
 					}
 					if present(srcToolsFunctionFunctionParameters) {
-						// mapping/chat_responses_request.yaml:189: → tools[]{function}.parameters
+						// mapping/chat_responses_request.yaml:195: → tools[]{function}.parameters
 						c.put(srcToolsFunctionOut, "parameters", srcToolsFunctionFunctionParameters.Raw())
 					}
 					if present(srcToolsFunctionFunctionStrict) {
-						// mapping/chat_responses_request.yaml:192: → tools[]{function}.strict
+						// mapping/chat_responses_request.yaml:198: → tools[]{function}.strict
 						c.put(srcToolsFunctionOut, "strict", srcToolsFunctionFunctionStrict.Raw())
 					}
 				}
@@ -1120,7 +1120,7 @@ func (c *rev) chatResponsesRequestOpenRouter(v codec.Value) {
 					}
 				}
 				if present(srcToolsCustomType) {
-					// mapping/chat_responses_request.yaml:195: → tools[]{custom}.type
+					// mapping/chat_responses_request.yaml:201: → tools[]{custom}.type
 					c.put(srcToolsCustomOut, "type", srcToolsCustomType.Raw())
 				}
 				if present(srcToolsCustomCustom) {
@@ -1136,11 +1136,11 @@ func (c *rev) chatResponsesRequestOpenRouter(v codec.Value) {
 						}
 					}
 					if present(srcToolsCustomCustomName) {
-						// mapping/chat_responses_request.yaml:197: → tools[]{custom}.name
+						// mapping/chat_responses_request.yaml:203: → tools[]{custom}.name
 						c.put(srcToolsCustomOut, "name", srcToolsCustomCustomName.Raw())
 					}
 					if present(srcToolsCustomCustomDescription) {
-						// mapping/chat_responses_request.yaml:199: → tools[]{custom}.description
+						// mapping/chat_responses_request.yaml:205: → tools[]{custom}.description
 						c.put(srcToolsCustomOut, "description", srcToolsCustomCustomDescription.Raw())
 					}
 					if present(srcToolsCustomCustomFormat) {
@@ -1155,7 +1155,7 @@ func (c *rev) chatResponsesRequestOpenRouter(v codec.Value) {
 								}
 							}
 							if present(srcToolsCustomCustomFormatTextType) {
-								// mapping/chat_responses_request.yaml:201: → tools[]{custom}.format{text}.type
+								// mapping/chat_responses_request.yaml:207: → tools[]{custom}.format{text}.type
 								c.put(c.b.Object(srcToolsCustomOut, "format"), "type", srcToolsCustomCustomFormatTextType.Raw())
 							}
 						case "grammar":
@@ -1169,7 +1169,7 @@ func (c *rev) chatResponsesRequestOpenRouter(v codec.Value) {
 								}
 							}
 							if present(srcToolsCustomCustomFormatGrammarType) {
-								// mapping/chat_responses_request.yaml:203: → tools[]{custom}.format{grammar}.type
+								// mapping/chat_responses_request.yaml:209: → tools[]{custom}.format{grammar}.type
 								c.put(c.b.Object(srcToolsCustomOut, "format"), "type", srcToolsCustomCustomFormatGrammarType.Raw())
 							}
 							if present(srcToolsCustomCustomFormatGrammarGrammar) {
@@ -1183,11 +1183,11 @@ func (c *rev) chatResponsesRequestOpenRouter(v codec.Value) {
 									}
 								}
 								if present(srcToolsCustomCustomFormatGrammarGrammarDefinition) {
-									// mapping/chat_responses_request.yaml:205: → tools[]{custom}.format{grammar}.definition
+									// mapping/chat_responses_request.yaml:211: → tools[]{custom}.format{grammar}.definition
 									c.put(c.b.Object(srcToolsCustomOut, "format"), "definition", srcToolsCustomCustomFormatGrammarGrammarDefinition.Raw())
 								}
 								if present(srcToolsCustomCustomFormatGrammarGrammarSyntax) {
-									// mapping/chat_responses_request.yaml:207: → tools[]{custom}.format{grammar}.syntax
+									// mapping/chat_responses_request.yaml:213: → tools[]{custom}.format{grammar}.syntax
 									c.put(c.b.Object(srcToolsCustomOut, "format"), "syntax", srcToolsCustomCustomFormatGrammarGrammarSyntax.Raw())
 								}
 							}
@@ -1202,15 +1202,15 @@ func (c *rev) chatResponsesRequestOpenRouter(v codec.Value) {
 		}
 	}
 	if present(srcFunctions) {
-		// mapping/chat_responses_request.yaml:209: → tools[]{function}
+		// mapping/chat_responses_request.yaml:215: → tools[]{function}
 		revFunctions(c, srcFunctions, "functions", c.b.Array(codec.Top, "tools"), "")
 	}
 	if present(srcWebSearchOptions) {
-		// mapping/chat_responses_request.yaml:213: → tools[]{web_search}
+		// mapping/chat_responses_request.yaml:219: → tools[]{web_search}
 		revWebSearch(c, srcWebSearchOptions, "web_search_options", c.b.Array(codec.Top, "tools"), "")
 	}
 	if present(srcReasoning) {
-		// mapping/chat_responses_request.yaml:219: → reasoning
+		// mapping/chat_responses_request.yaml:225: → reasoning
 		revReasoning(c, srcReasoning, "reasoning", codec.Top, "reasoning")
 	}
 }
