@@ -32,7 +32,7 @@ type GuardRule struct {
 	// either matches the whole name.
 	Model  string `yaml:"model" json:"model"`
 	Prefix bool   `yaml:"prefix" json:"prefix,omitempty"`
-	// Drop are the chat fields left out (GuardFields): temperature, top_p,
+	// Drop are the chat fields left out: temperature, top_p,
 	// logprobs, top_logprobs, reasoning (reasoning_effort and OpenRouter's
 	// reasoning, the request's reasoning).
 	Drop []string `yaml:"drop" json:"drop,omitempty"`
@@ -47,9 +47,9 @@ type GuardRule struct {
 	Why string `yaml:"why" json:"why,omitempty"`
 }
 
-// GuardFields are the chat fields a guard can leave out, in the order
+// guardFields are the chat fields a guard can leave out, in the order
 // their warnings come.
-var GuardFields = []string{"temperature", "top_p", "logprobs", "top_logprobs", "reasoning"}
+var guardFields = [...]string{"temperature", "top_p", "logprobs", "top_logprobs", "reasoning"}
 
 // Label is the rule's model as its warnings name it: a prefix ends in *.
 func (r *GuardRule) Label() string {
@@ -203,8 +203,8 @@ func checkGuard(r *GuardRule, i int, before []GuardRule) *GuardError {
 		return &GuardError{Index: i, Field: "model", Msg: "a model name (or prefix) is required"}
 	}
 	for j, f := range r.Drop {
-		if !slices.Contains(GuardFields, f) {
-			return &GuardError{Index: i, Field: "drop[" + strconv.Itoa(j) + "]", Msg: strconv.Quote(f) + " is not a field a guard drops (" + strings.Join(GuardFields, ", ") + "; presence_penalty, frequency_penalty and the other fields the Responses API lacks are always left out)"}
+		if !slices.Contains(guardFields[:], f) {
+			return &GuardError{Index: i, Field: "drop[" + strconv.Itoa(j) + "]", Msg: strconv.Quote(f) + " is not a field a guard drops (" + strings.Join(guardFields[:], ", ") + "; presence_penalty, frequency_penalty and the other fields the Responses API lacks are always left out)"}
 		}
 	}
 	for j, s := range r.DropServiceTiers {
@@ -270,16 +270,20 @@ func (c *rev) guard() {
 		return
 	}
 	if !c.exempt(r) {
-		for _, f := range GuardFields {
+		for _, f := range guardFields {
 			if slices.Contains(r.Drop, f) {
 				c.guardDrop(r, f, name)
 			}
 		}
 	}
 	if len(r.DropServiceTiers) > 0 {
-		if tier := rawName(c.b.Raw(codec.Top, "service_tier")); tier != nil && slices.Contains(r.DropServiceTiers, string(tier)) {
-			c.b.Delete(codec.Top, "service_tier")
-			c.warn("service_tier", "service tier "+strconv.Quote(string(tier))+" is not offered for this model ("+guardFor(r, name)+"); left out")
+		tier := rawName(c.b.Raw(codec.Top, "service_tier"))
+		for _, t := range r.DropServiceTiers {
+			if tier != nil && string(tier) == t {
+				c.b.Delete(codec.Top, "service_tier")
+				c.warn("service_tier", "service tier "+strconv.Quote(t)+" is not offered for this model ("+guardFor(r, name)+"); left out")
+				break
+			}
 		}
 	}
 }
