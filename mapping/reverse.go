@@ -13,8 +13,8 @@ import (
 )
 
 // ReverseOptions configure ChatToResponses. The zero ReverseOptions write
-// OpenRouter's Responses request, keep every system message an input item
-// and send store false.
+// OpenRouter's Responses request, keep every system message an input item,
+// send store false and apply the default guards (DefaultGuards).
 type ReverseOptions struct {
 	// Dialect is the Responses upstream's: OpenRouter (the default) or
 	// OpenAI.
