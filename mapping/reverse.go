@@ -72,7 +72,7 @@ func (rc *ReverseConverter) ChatToResponses(dst, body []byte, opts ReverseOption
 
 // rev is one reverse conversion.
 type rev struct {
-	opts  *ReverseOptions
+	opts  ReverseOptions // a copy: a pointer to the argument would move it to the heap
 	doc   codec.Doc
 	b     codec.Builder
 	warns []Warning
@@ -85,7 +85,7 @@ type rev struct {
 }
 
 func (c *rev) reset(opts *ReverseOptions) {
-	c.opts = opts
+	c.opts = *opts
 	c.warns = c.warns[:0]
 	c.err = nil
 	if c.calls == nil {
