@@ -87,8 +87,11 @@ func TestCheckGuards(t *testing.T) {
 // options' rules before the default table's, the renamed name, a provider
 // prefix and variant ignored unless the rule names them.
 func TestGuardRuleChoice(t *testing.T) {
-	body := func(model string) []byte {
-		return []byte(`{"model":"` + model + `","messages":[{"role":"user","content":"x"}],"temperature":0.5,"reasoning_effort":"low"}`)
+	body := func(model, effort string) []byte {
+		if effort != "" {
+			effort = `,"reasoning_effort":"` + effort + `"`
+		}
+		return []byte(`{"model":"` + model + `","messages":[{"role":"user","content":"x"}],"temperature":0.5` + effort + `}`)
 	}
 	drop := func(why string, fields ...string) mapping.GuardRule {
 		return mapping.GuardRule{Drop: fields, Why: why}
@@ -99,34 +102,41 @@ func TestGuardRuleChoice(t *testing.T) {
 	}
 	for _, c := range []struct {
 		name, model string
+		effort      string // "" for none sent; low when unset below
 		opts        mapping.ReverseOptions
 		want        string // the warnings, joined by "|"
 	}{
-		{"no rule", "llama-3", mapping.ReverseOptions{}, ""},
-		{"default prefix", "o3-2025-04-16", mapping.ReverseOptions{}, "temperature: a reasoning model takes no sampling parameters or log probabilities (guard o3* for model o3-2025-04-16); left out"},
-		{"longest prefix", "gpt-5-chat-latest", mapping.ReverseOptions{}, "reasoning_effort: gpt-5-chat is not a reasoning model; it takes no reasoning effort (guard gpt-5-chat* for model gpt-5-chat-latest); left out"},
-		{"no defaults", "o3", mapping.ReverseOptions{NoDefaultGuards: true}, ""},
-		{"config wins a tie", "o3", mapping.ReverseOptions{Guards: []mapping.GuardRule{rule("o3", true, drop("mine", "reasoning"))}},
+		{"no rule", "llama-3", "", mapping.ReverseOptions{}, ""},
+		{"default prefix", "o3-2025-04-16", "", mapping.ReverseOptions{}, "temperature: a reasoning model takes no sampling parameters or log probabilities (guard o3* for model o3-2025-04-16); left out"},
+		{"longest prefix", "gpt-5-chat-latest", "", mapping.ReverseOptions{}, "reasoning_effort: gpt-5-chat is not a reasoning model; it takes no reasoning effort (guard gpt-5-chat* for model gpt-5-chat-latest); left out"},
+		{"no defaults", "o3", "", mapping.ReverseOptions{NoDefaultGuards: true}, ""},
+		{"config wins a tie", "o3", "", mapping.ReverseOptions{Guards: []mapping.GuardRule{rule("o3", true, drop("mine", "reasoning"))}},
 			"reasoning_effort: mine (guard o3* for model o3); left out"},
-		{"exact beats a longer prefix", "o3-pro", mapping.ReverseOptions{Guards: []mapping.GuardRule{rule("o3-pro", false, drop("exact", "reasoning"))}},
+		{"exact beats a longer prefix", "o3-pro", "", mapping.ReverseOptions{Guards: []mapping.GuardRule{rule("o3-pro", false, drop("exact", "reasoning"))}},
 			"reasoning_effort: exact (guard o3-pro for model o3-pro); left out"},
-		{"a longer default prefix beats a config one", "o3-pro", mapping.ReverseOptions{Guards: []mapping.GuardRule{rule("o", true, drop("short", "reasoning"))}},
+		{"a longer default prefix beats a config one", "o3-pro", "", mapping.ReverseOptions{Guards: []mapping.GuardRule{rule("o", true, drop("short", "reasoning"))}},
 			"temperature: a reasoning model takes no sampling parameters or log probabilities (guard o3-pro* for model o3-pro); left out"},
-		{"provider prefix", "openai/gpt-4o", mapping.ReverseOptions{},
+		{"provider prefix", "openai/gpt-4o", "", mapping.ReverseOptions{},
 			"reasoning_effort: not a reasoning model; it takes no reasoning effort (guard gpt-4o* for model openai/gpt-4o); left out"},
-		{"a rule naming the provider", "azure/o3", mapping.ReverseOptions{Guards: []mapping.GuardRule{rule("openai/o3", false, drop("openai only", "reasoning"))}},
+		{"a rule naming the provider", "azure/o3", "", mapping.ReverseOptions{Guards: []mapping.GuardRule{rule("openai/o3", false, drop("openai only", "reasoning"))}},
 			"temperature: a reasoning model takes no sampling parameters or log probabilities (guard o3* for model azure/o3); left out"},
-		{"renamed", "thinker", mapping.ReverseOptions{Models: []mapping.ModelRule{{From: "thinker", To: "openai/o4-mini"}}},
+		{"renamed", "thinker", "", mapping.ReverseOptions{Models: []mapping.ModelRule{{From: "thinker", To: "openai/o4-mini"}}},
 			"temperature: a reasoning model takes no sampling parameters or log probabilities (guard o4-mini* for model openai/o4-mini); left out"},
-		{"renamed away", "o3", mapping.ReverseOptions{Models: []mapping.ModelRule{{From: "o", To: "my-o", Prefix: true}}}, ""},
-		{"effort none is the default", "gpt-5.1", mapping.ReverseOptions{}, ""},
+		{"renamed away", "o3", "", mapping.ReverseOptions{Models: []mapping.ModelRule{{From: "o", To: "my-o", Prefix: true}}}, ""},
+		{"effort none is the default", "gpt-5.1", "-", mapping.ReverseOptions{}, ""},
+		{"effort none", "gpt-5.2-2025-12-11", "none", mapping.ReverseOptions{}, ""},
+		{"another effort", "gpt-5.1", "medium", mapping.ReverseOptions{},
+			"temperature: gpt-5.1 takes sampling parameters and log probabilities with reasoning effort none only (guard gpt-5.1* for model gpt-5.1); left out"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			b := body(c.model)
-			if c.name == "effort none is the default" {
-				b = []byte(`{"model":"gpt-5.1","messages":[{"role":"user","content":"x"}],"temperature":0.5}`)
+			effort := c.effort
+			switch effort {
+			case "":
+				effort = "low"
+			case "-":
+				effort = ""
 			}
-			out, warns, err := mapping.ChatToResponses(b, c.opts)
+			out, warns, err := mapping.ChatToResponses(body(c.model, effort), c.opts)
 			if err != nil {
 				t.Fatal(err)
 			}
