@@ -218,6 +218,14 @@ func (b *Builder) Raw(obj Ref, key string) []byte {
 	return nil
 }
 
+// RawOf returns the bytes of r if it is a raw value (nil for a Builder
+// object or array): an array's element, as Filter and Objects give them.
+// Not to be written to.
+func (b *Builder) RawOf(r Ref) []byte {
+	b.init()
+	return b.nodes[r].raw
+}
+
 // quote returns s as a JSON string, in the Builder's memory.
 func (b *Builder) quote(s string) []byte {
 	start := len(b.buf)

@@ -124,22 +124,22 @@ func (c *rev) chatResponsesRequestOpenAI(v codec.Value) {
 			srcMessagesNode, srcMessagesKnown, srcMessagesType := c.tag(e)
 			switch srcMessagesType {
 			case "system":
-				// mapping/chat_responses_request.yaml:22: → input{array}[]{message}
+				// mapping/chat_responses_request.yaml:23: → input{array}[]{message}
 				revSystem(c, e, atElem("messages", i, "", "messages[0]"), c.b.Array(codec.Top, "input"), "")
 			case "developer":
-				// mapping/chat_responses_request.yaml:29: → input{array}[]{message}
+				// mapping/chat_responses_request.yaml:30: → input{array}[]{message}
 				revSystem(c, e, atElem("messages", i, "", "messages[0]"), c.b.Array(codec.Top, "input"), "")
 			case "user":
-				// mapping/chat_responses_request.yaml:33: → input{array}[]{message}
+				// mapping/chat_responses_request.yaml:34: → input{array}[]{message}
 				revUser(c, e, atElem("messages", i, "", "messages[0]"), c.b.Array(codec.Top, "input"), "")
 			case "assistant":
-				// mapping/chat_responses_request.yaml:41: → input{array}[]{message}
+				// mapping/chat_responses_request.yaml:42: → input{array}[]{message}
 				revAssistant(c, e, atElem("messages", i, "", "messages[0]"), c.b.Array(codec.Top, "input"), "")
 			case "tool":
-				// mapping/chat_responses_request.yaml:56: → input{array}[]{function_call_output}
+				// mapping/chat_responses_request.yaml:57: → input{array}[]{function_call_output}
 				revTool(c, e, atElem("messages", i, "", "messages[0]"), c.b.Array(codec.Top, "input"), "")
 			case "function":
-				// mapping/chat_responses_request.yaml:64: refuse
+				// mapping/chat_responses_request.yaml:65: refuse
 				c.refuse(atElem("messages", i, "role", "messages[0].role"), "deprecated function messages have no call id a Responses function_call_output needs; send tool messages")
 			default:
 				c.unknownType(srcMessagesNode, srcMessagesKnown, atElem("messages", i, "", "messages[0]"))
@@ -147,45 +147,45 @@ func (c *rev) chatResponsesRequestOpenAI(v codec.Value) {
 		}
 	}
 	if present(srcMaxCompletionTokens) {
-		// mapping/chat_responses_request.yaml:69: → max_output_tokens
+		// mapping/chat_responses_request.yaml:70: → max_output_tokens
 		c.put(codec.Top, "max_output_tokens", srcMaxCompletionTokens.Raw())
 	}
 	if present(srcMaxTokens) {
-		// mapping/chat_responses_request.yaml:71: → max_output_tokens
+		// mapping/chat_responses_request.yaml:72: → max_output_tokens
 		c.put(codec.Top, "max_output_tokens", srcMaxTokens.Raw())
 	}
 	if present(srcTemperature) {
-		// mapping/chat_responses_request.yaml:74: → temperature
+		// mapping/chat_responses_request.yaml:75: → temperature
 		c.put(codec.Top, "temperature", srcTemperature.Raw())
 	}
 	if present(srcTopP) {
-		// mapping/chat_responses_request.yaml:76: → top_p
+		// mapping/chat_responses_request.yaml:78: → top_p
 		c.put(codec.Top, "top_p", srcTopP.Raw())
 	}
 	if present(srcTopLogprobs) {
-		// mapping/chat_responses_request.yaml:78: → top_logprobs
+		// mapping/chat_responses_request.yaml:81: → top_logprobs
 		c.put(codec.Top, "top_logprobs", srcTopLogprobs.Raw())
 	}
 	if present(srcLogprobs) {
-		// mapping/chat_responses_request.yaml:80: set
+		// mapping/chat_responses_request.yaml:84: set
 		if string(srcLogprobs.Raw()) == "true" {
 			c.b.AppendConst(c.b.Array(codec.Top, "include"), "\"message.output_text.logprobs\"")
 		}
 	}
 	if present(srcParallelToolCalls) {
-		// mapping/chat_responses_request.yaml:84: → parallel_tool_calls
+		// mapping/chat_responses_request.yaml:88: → parallel_tool_calls
 		c.put(codec.Top, "parallel_tool_calls", srcParallelToolCalls.Raw())
 	}
 	if present(srcMetadata) {
-		// mapping/chat_responses_request.yaml:86: → metadata
+		// mapping/chat_responses_request.yaml:90: → metadata
 		c.put(codec.Top, "metadata", srcMetadata.Raw())
 	}
 	if present(srcServiceTier) {
-		// mapping/chat_responses_request.yaml:88: → service_tier
+		// mapping/chat_responses_request.yaml:92: → service_tier
 		c.put(codec.Top, "service_tier", srcServiceTier.Raw())
 	}
 	if present(srcStream) {
-		// mapping/chat_responses_request.yaml:90: → stream
+		// mapping/chat_responses_request.yaml:95: → stream
 		c.put(codec.Top, "stream", srcStream.Raw())
 	}
 	if present(srcStreamOptions) {
@@ -194,16 +194,16 @@ func (c *rev) chatResponsesRequestOpenAI(v codec.Value) {
 			switch string(k.Bytes()) {
 			case "include_obfuscation":
 				srcStreamOptionsIncludeObfuscation = m
-			case "include_usage": // mapping/chat_responses_request.yaml:95: gateway: a Responses stream always ends with its usage (response.completed); the chat stream converter sends the usage chunk when include_usage asks for it
+			case "include_usage": // mapping/chat_responses_request.yaml:100: gateway: a Responses stream always ends with its usage (response.completed); the chat stream converter sends the usage chunk when include_usage asks for it
 			}
 		}
 		if present(srcStreamOptionsIncludeObfuscation) {
-			// mapping/chat_responses_request.yaml:92: → stream_options.include_obfuscation
+			// mapping/chat_responses_request.yaml:97: → stream_options.include_obfuscation
 			c.put(c.b.Object(codec.Top, "stream_options"), "include_obfuscation", srcStreamOptionsIncludeObfuscation.Raw())
 		}
 	}
 	if present(srcPromptCacheKey) {
-		// mapping/chat_responses_request.yaml:97: → prompt_cache_key
+		// mapping/chat_responses_request.yaml:102: → prompt_cache_key
 		c.put(codec.Top, "prompt_cache_key", srcPromptCacheKey.Raw())
 	}
 	if present(srcPromptCacheOptions) {
@@ -217,24 +217,24 @@ func (c *rev) chatResponsesRequestOpenAI(v codec.Value) {
 			}
 		}
 		if present(srcPromptCacheOptionsMode) {
-			// mapping/chat_responses_request.yaml:99: → prompt_cache_options.mode
+			// mapping/chat_responses_request.yaml:104: → prompt_cache_options.mode
 			c.put(c.b.Object(codec.Top, "prompt_cache_options"), "mode", srcPromptCacheOptionsMode.Raw())
 		}
 		if present(srcPromptCacheOptionsTtl) {
-			// mapping/chat_responses_request.yaml:99: → prompt_cache_options.ttl
+			// mapping/chat_responses_request.yaml:104: → prompt_cache_options.ttl
 			c.put(c.b.Object(codec.Top, "prompt_cache_options"), "ttl", srcPromptCacheOptionsTtl.Raw())
 		}
 	}
 	if present(srcPromptCacheRetention) {
-		// mapping/chat_responses_request.yaml:101: → prompt_cache_retention
+		// mapping/chat_responses_request.yaml:106: → prompt_cache_retention
 		c.put(codec.Top, "prompt_cache_retention", srcPromptCacheRetention.Raw())
 	}
 	if present(srcUser) {
-		// mapping/chat_responses_request.yaml:104: → user
+		// mapping/chat_responses_request.yaml:109: → user
 		c.put(codec.Top, "user", srcUser.Raw())
 	}
 	if present(srcSafetyIdentifier) {
-		// mapping/chat_responses_request.yaml:106: → safety_identifier
+		// mapping/chat_responses_request.yaml:111: → safety_identifier
 		c.put(codec.Top, "safety_identifier", srcSafetyIdentifier.Raw())
 	}
 	if present(srcModeration) {
@@ -248,66 +248,66 @@ func (c *rev) chatResponsesRequestOpenAI(v codec.Value) {
 			}
 		}
 		if present(srcModerationModel) {
-			// mapping/chat_responses_request.yaml:108: → moderation.model
+			// mapping/chat_responses_request.yaml:113: → moderation.model
 			c.put(c.b.Object(codec.Top, "moderation"), "model", srcModerationModel.Raw())
 		}
 		if present(srcModerationPolicy) {
-			// mapping/chat_responses_request.yaml:108: → moderation.policy
+			// mapping/chat_responses_request.yaml:113: → moderation.policy
 			c.put(c.b.Object(codec.Top, "moderation"), "policy", srcModerationPolicy.Raw())
 		}
 	}
 	if present(srcVerbosity) {
-		// mapping/chat_responses_request.yaml:111: → text.verbosity
+		// mapping/chat_responses_request.yaml:116: → text.verbosity
 		c.put(c.b.Object(codec.Top, "text"), "verbosity", srcVerbosity.Raw())
 	}
 	if present(srcReasoningEffort) {
-		// mapping/chat_responses_request.yaml:113: → reasoning.effort
+		// mapping/chat_responses_request.yaml:118: → reasoning.effort
 		c.put(c.b.Object(codec.Top, "reasoning"), "effort", srcReasoningEffort.Raw())
 	}
 	if present(srcStore) {
-		// mapping/chat_responses_request.yaml:115: → store
+		// mapping/chat_responses_request.yaml:121: → store
 		revStore(c, srcStore, "store", codec.Top, "store")
 	}
 	if present(srcN) {
-		// mapping/chat_responses_request.yaml:121: refuse unless 1
+		// mapping/chat_responses_request.yaml:127: refuse unless 1
 		if string(srcN.Raw()) != "1" {
 			c.refuse("n", "a Responses upstream gives one choice; n must be 1")
 		}
 	}
 	if present(srcAudio) {
-		// mapping/chat_responses_request.yaml:124: refuse
+		// mapping/chat_responses_request.yaml:130: refuse
 		c.refuse("audio", "a Responses upstream gives no audio output")
 	}
 	if present(srcModalities) {
 		for i, e := range srcModalities.Elems() {
-			// mapping/chat_responses_request.yaml:126: refuse unless "text"
+			// mapping/chat_responses_request.yaml:132: refuse unless "text"
 			if string(e.Raw()) != "\"text\"" {
 				c.refuse(atElem("modalities", i, "", "modalities[0]"), "a Responses upstream answers in text; modality "+string(e.Raw())+" is not available")
 			}
 		}
 	}
 	if present(srcFrequencyPenalty) {
-		// mapping/chat_responses_request.yaml:129: drop
+		// mapping/chat_responses_request.yaml:135: drop
 		c.drop(srcFrequencyPenalty, "frequency_penalty", "the Responses API has no frequency penalty")
 	}
 	if present(srcPresencePenalty) {
-		// mapping/chat_responses_request.yaml:131: drop
+		// mapping/chat_responses_request.yaml:137: drop
 		c.drop(srcPresencePenalty, "presence_penalty", "the Responses API has no presence penalty")
 	}
 	if present(srcLogitBias) {
-		// mapping/chat_responses_request.yaml:133: drop
+		// mapping/chat_responses_request.yaml:139: drop
 		c.drop(srcLogitBias, "logit_bias", "the Responses API has no logit bias")
 	}
 	if present(srcSeed) {
-		// mapping/chat_responses_request.yaml:135: drop
+		// mapping/chat_responses_request.yaml:141: drop
 		c.drop(srcSeed, "seed", "the Responses API has no seed")
 	}
 	if present(srcStop) {
-		// mapping/chat_responses_request.yaml:137: drop
+		// mapping/chat_responses_request.yaml:143: drop
 		c.drop(srcStop, "stop", "the Responses API has no stop sequences")
 	}
 	if present(srcPrediction) {
-		// mapping/chat_responses_request.yaml:139: drop
+		// mapping/chat_responses_request.yaml:145: drop
 		c.drop(srcPrediction, "prediction", "the Responses API has no predicted outputs")
 	}
 	if present(srcResponseFormat) {
@@ -322,7 +322,7 @@ func (c *rev) chatResponsesRequestOpenAI(v codec.Value) {
 				}
 			}
 			if present(srcResponseFormatTextType) {
-				// mapping/chat_responses_request.yaml:143: → text.format{text}.type
+				// mapping/chat_responses_request.yaml:149: → text.format{text}.type
 				c.put(c.b.Object(c.b.Object(codec.Top, "text"), "format"), "type", srcResponseFormatTextType.Raw())
 			}
 		case "json_object":
@@ -334,7 +334,7 @@ func (c *rev) chatResponsesRequestOpenAI(v codec.Value) {
 				}
 			}
 			if present(srcResponseFormatJsonObjectType) {
-				// mapping/chat_responses_request.yaml:145: → text.format{json_object}.type
+				// mapping/chat_responses_request.yaml:151: → text.format{json_object}.type
 				c.put(c.b.Object(c.b.Object(codec.Top, "text"), "format"), "type", srcResponseFormatJsonObjectType.Raw())
 			}
 		case "json_schema":
@@ -348,7 +348,7 @@ func (c *rev) chatResponsesRequestOpenAI(v codec.Value) {
 				}
 			}
 			if present(srcResponseFormatJsonSchemaType) {
-				// mapping/chat_responses_request.yaml:147: → text.format{json_schema}.type
+				// mapping/chat_responses_request.yaml:153: → text.format{json_schema}.type
 				c.put(c.b.Object(c.b.Object(codec.Top, "text"), "format"), "type", srcResponseFormatJsonSchemaType.Raw())
 			}
 			if present(srcResponseFormatJsonSchemaJsonSchema) {
@@ -366,19 +366,19 @@ func (c *rev) chatResponsesRequestOpenAI(v codec.Value) {
 					}
 				}
 				if present(srcResponseFormatJsonSchemaJsonSchemaName) {
-					// mapping/chat_responses_request.yaml:149: → text.format{json_schema}.name
+					// mapping/chat_responses_request.yaml:155: → text.format{json_schema}.name
 					c.put(c.b.Object(c.b.Object(codec.Top, "text"), "format"), "name", srcResponseFormatJsonSchemaJsonSchemaName.Raw())
 				}
 				if present(srcResponseFormatJsonSchemaJsonSchemaDescription) {
-					// mapping/chat_responses_request.yaml:151: → text.format{json_schema}.description
+					// mapping/chat_responses_request.yaml:157: → text.format{json_schema}.description
 					c.put(c.b.Object(c.b.Object(codec.Top, "text"), "format"), "description", srcResponseFormatJsonSchemaJsonSchemaDescription.Raw())
 				}
 				if present(srcResponseFormatJsonSchemaJsonSchemaSchema) {
-					// mapping/chat_responses_request.yaml:153: → text.format{json_schema}.schema
+					// mapping/chat_responses_request.yaml:159: → text.format{json_schema}.schema
 					c.put(c.b.Object(c.b.Object(codec.Top, "text"), "format"), "schema", srcResponseFormatJsonSchemaJsonSchemaSchema.Raw())
 				}
 				if present(srcResponseFormatJsonSchemaJsonSchemaStrict) {
-					// mapping/chat_responses_request.yaml:156: → text.format{json_schema}.strict
+					// mapping/chat_responses_request.yaml:162: → text.format{json_schema}.strict
 					c.put(c.b.Object(c.b.Object(codec.Top, "text"), "format"), "strict", srcResponseFormatJsonSchemaJsonSchemaStrict.Raw())
 				}
 			}
@@ -389,7 +389,7 @@ func (c *rev) chatResponsesRequestOpenAI(v codec.Value) {
 	if present(srcToolChoice) {
 		switch srcToolChoice.Kind() {
 		case codec.String:
-			// mapping/chat_responses_request.yaml:160: → tool_choice{string}
+			// mapping/chat_responses_request.yaml:166: → tool_choice{string}
 			c.put(codec.Top, "tool_choice", srcToolChoice.Raw())
 		case codec.Object:
 			srcToolChoiceObjectNode, srcToolChoiceObjectKnown, srcToolChoiceObjectType := c.tag(srcToolChoice)
@@ -405,7 +405,7 @@ func (c *rev) chatResponsesRequestOpenAI(v codec.Value) {
 					}
 				}
 				if present(srcToolChoiceObjectFunctionType) {
-					// mapping/chat_responses_request.yaml:162: → tool_choice{object}{function}.type
+					// mapping/chat_responses_request.yaml:168: → tool_choice{object}{function}.type
 					c.put(c.b.Object(codec.Top, "tool_choice"), "type", srcToolChoiceObjectFunctionType.Raw())
 				}
 				if present(srcToolChoiceObjectFunctionFunction) {
@@ -417,7 +417,7 @@ func (c *rev) chatResponsesRequestOpenAI(v codec.Value) {
 						}
 					}
 					if present(srcToolChoiceObjectFunctionFunctionName) {
-						// mapping/chat_responses_request.yaml:164: → tool_choice{object}{function}.name
+						// mapping/chat_responses_request.yaml:170: → tool_choice{object}{function}.name
 						c.put(c.b.Object(codec.Top, "tool_choice"), "name", srcToolChoiceObjectFunctionFunctionName.Raw())
 					}
 				}
@@ -432,7 +432,7 @@ func (c *rev) chatResponsesRequestOpenAI(v codec.Value) {
 					}
 				}
 				if present(srcToolChoiceObjectCustomType) {
-					// mapping/chat_responses_request.yaml:166: → tool_choice{object}{custom}.type
+					// mapping/chat_responses_request.yaml:172: → tool_choice{object}{custom}.type
 					c.put(c.b.Object(codec.Top, "tool_choice"), "type", srcToolChoiceObjectCustomType.Raw())
 				}
 				if present(srcToolChoiceObjectCustomCustom) {
@@ -444,7 +444,7 @@ func (c *rev) chatResponsesRequestOpenAI(v codec.Value) {
 						}
 					}
 					if present(srcToolChoiceObjectCustomCustomName) {
-						// mapping/chat_responses_request.yaml:169: → tool_choice{object}{custom}.name
+						// mapping/chat_responses_request.yaml:175: → tool_choice{object}{custom}.name
 						c.put(c.b.Object(codec.Top, "tool_choice"), "name", srcToolChoiceObjectCustomCustomName.Raw())
 					}
 				}
@@ -459,7 +459,7 @@ func (c *rev) chatResponsesRequestOpenAI(v codec.Value) {
 					}
 				}
 				if present(srcToolChoiceObjectAllowedToolsType) {
-					// mapping/chat_responses_request.yaml:172: → tool_choice{object}{allowed_tools}.type
+					// mapping/chat_responses_request.yaml:178: → tool_choice{object}{allowed_tools}.type
 					c.put(c.b.Object(codec.Top, "tool_choice"), "type", srcToolChoiceObjectAllowedToolsType.Raw())
 				}
 				if present(srcToolChoiceObjectAllowedToolsAllowedTools) {
@@ -473,11 +473,11 @@ func (c *rev) chatResponsesRequestOpenAI(v codec.Value) {
 						}
 					}
 					if present(srcToolChoiceObjectAllowedToolsAllowedToolsMode) {
-						// mapping/chat_responses_request.yaml:174: → tool_choice{object}{allowed_tools}.mode
+						// mapping/chat_responses_request.yaml:180: → tool_choice{object}{allowed_tools}.mode
 						c.put(c.b.Object(codec.Top, "tool_choice"), "mode", srcToolChoiceObjectAllowedToolsAllowedToolsMode.Raw())
 					}
 					if present(srcToolChoiceObjectAllowedToolsAllowedToolsTools) {
-						// mapping/chat_responses_request.yaml:176: → tool_choice{object}{allowed_tools}.tools
+						// mapping/chat_responses_request.yaml:182: → tool_choice{object}{allowed_tools}.tools
 						revAllowedTools(c, srcToolChoiceObjectAllowedToolsAllowedToolsTools, "tool_choice.allowed_tools.tools", c.b.Object(codec.Top, "tool_choice"), "tools")
 					}
 				}
@@ -489,7 +489,7 @@ func (c *rev) chatResponsesRequestOpenAI(v codec.Value) {
 	if present(srcFunctionCall) {
 		switch srcFunctionCall.Kind() {
 		case codec.String:
-			// mapping/chat_responses_request.yaml:180: → tool_choice{string}
+			// mapping/chat_responses_request.yaml:186: → tool_choice{string}
 			c.put(codec.Top, "tool_choice", srcFunctionCall.Raw())
 		case codec.Object:
 			var srcFunctionCallObjectName codec.Value
@@ -500,7 +500,7 @@ func (c *rev) chatResponsesRequestOpenAI(v codec.Value) {
 				}
 			}
 			if present(srcFunctionCallObjectName) {
-				// mapping/chat_responses_request.yaml:183: → tool_choice{object}{function}.name
+				// mapping/chat_responses_request.yaml:189: → tool_choice{object}{function}.name
 				if !present(srcToolChoice) {
 					c.b.SetJSON(c.b.Object(codec.Top, "tool_choice"), "type", "\"function\"")
 					c.put(c.b.Object(codec.Top, "tool_choice"), "name", srcFunctionCallObjectName.Raw())
@@ -524,7 +524,7 @@ func (c *rev) chatResponsesRequestOpenAI(v codec.Value) {
 					}
 				}
 				if present(srcToolsFunctionType) {
-					// mapping/chat_responses_request.yaml:190: → tools[]{function}.type
+					// mapping/chat_responses_request.yaml:196: → tools[]{function}.type
 					c.put(srcToolsFunctionOut, "type", srcToolsFunctionType.Raw())
 				}
 				if present(srcToolsFunctionFunction) {
@@ -542,19 +542,19 @@ func (c *rev) chatResponsesRequestOpenAI(v codec.Value) {
 						}
 					}
 					if present(srcToolsFunctionFunctionName) {
-						// mapping/chat_responses_request.yaml:192: → tools[]{function}.name
+						// mapping/chat_responses_request.yaml:198: → tools[]{function}.name
 						c.put(srcToolsFunctionOut, "name", srcToolsFunctionFunctionName.Raw())
 					}
 					if present(srcToolsFunctionFunctionDescription) {
-						// mapping/chat_responses_request.yaml:194: → tools[]{function}.description
+						// mapping/chat_responses_request.yaml:200: → tools[]{function}.description
 						c.put(srcToolsFunctionOut, "description", srcToolsFunctionFunctionDescription.Raw())
 					}
 					if present(srcToolsFunctionFunctionParameters) {
-						// mapping/chat_responses_request.yaml:196: → tools[]{function}.parameters
+						// mapping/chat_responses_request.yaml:202: → tools[]{function}.parameters
 						c.put(srcToolsFunctionOut, "parameters", srcToolsFunctionFunctionParameters.Raw())
 					}
 					if present(srcToolsFunctionFunctionStrict) {
-						// mapping/chat_responses_request.yaml:199: → tools[]{function}.strict
+						// mapping/chat_responses_request.yaml:205: → tools[]{function}.strict
 						c.put(srcToolsFunctionOut, "strict", srcToolsFunctionFunctionStrict.Raw())
 					}
 				}
@@ -570,7 +570,7 @@ func (c *rev) chatResponsesRequestOpenAI(v codec.Value) {
 					}
 				}
 				if present(srcToolsCustomType) {
-					// mapping/chat_responses_request.yaml:202: → tools[]{custom}.type
+					// mapping/chat_responses_request.yaml:208: → tools[]{custom}.type
 					c.put(srcToolsCustomOut, "type", srcToolsCustomType.Raw())
 				}
 				if present(srcToolsCustomCustom) {
@@ -586,11 +586,11 @@ func (c *rev) chatResponsesRequestOpenAI(v codec.Value) {
 						}
 					}
 					if present(srcToolsCustomCustomName) {
-						// mapping/chat_responses_request.yaml:204: → tools[]{custom}.name
+						// mapping/chat_responses_request.yaml:210: → tools[]{custom}.name
 						c.put(srcToolsCustomOut, "name", srcToolsCustomCustomName.Raw())
 					}
 					if present(srcToolsCustomCustomDescription) {
-						// mapping/chat_responses_request.yaml:206: → tools[]{custom}.description
+						// mapping/chat_responses_request.yaml:212: → tools[]{custom}.description
 						c.put(srcToolsCustomOut, "description", srcToolsCustomCustomDescription.Raw())
 					}
 					if present(srcToolsCustomCustomFormat) {
@@ -605,7 +605,7 @@ func (c *rev) chatResponsesRequestOpenAI(v codec.Value) {
 								}
 							}
 							if present(srcToolsCustomCustomFormatTextType) {
-								// mapping/chat_responses_request.yaml:208: → tools[]{custom}.format{text}.type
+								// mapping/chat_responses_request.yaml:214: → tools[]{custom}.format{text}.type
 								c.put(c.b.Object(srcToolsCustomOut, "format"), "type", srcToolsCustomCustomFormatTextType.Raw())
 							}
 						case "grammar":
@@ -619,7 +619,7 @@ func (c *rev) chatResponsesRequestOpenAI(v codec.Value) {
 								}
 							}
 							if present(srcToolsCustomCustomFormatGrammarType) {
-								// mapping/chat_responses_request.yaml:210: → tools[]{custom}.format{grammar}.type
+								// mapping/chat_responses_request.yaml:216: → tools[]{custom}.format{grammar}.type
 								c.put(c.b.Object(srcToolsCustomOut, "format"), "type", srcToolsCustomCustomFormatGrammarType.Raw())
 							}
 							if present(srcToolsCustomCustomFormatGrammarGrammar) {
@@ -633,11 +633,11 @@ func (c *rev) chatResponsesRequestOpenAI(v codec.Value) {
 									}
 								}
 								if present(srcToolsCustomCustomFormatGrammarGrammarDefinition) {
-									// mapping/chat_responses_request.yaml:212: → tools[]{custom}.format{grammar}.definition
+									// mapping/chat_responses_request.yaml:218: → tools[]{custom}.format{grammar}.definition
 									c.put(c.b.Object(srcToolsCustomOut, "format"), "definition", srcToolsCustomCustomFormatGrammarGrammarDefinition.Raw())
 								}
 								if present(srcToolsCustomCustomFormatGrammarGrammarSyntax) {
-									// mapping/chat_responses_request.yaml:214: → tools[]{custom}.format{grammar}.syntax
+									// mapping/chat_responses_request.yaml:220: → tools[]{custom}.format{grammar}.syntax
 									c.put(c.b.Object(srcToolsCustomOut, "format"), "syntax", srcToolsCustomCustomFormatGrammarGrammarSyntax.Raw())
 								}
 							}
@@ -652,71 +652,71 @@ func (c *rev) chatResponsesRequestOpenAI(v codec.Value) {
 		}
 	}
 	if present(srcFunctions) {
-		// mapping/chat_responses_request.yaml:216: → tools[]{function}
+		// mapping/chat_responses_request.yaml:222: → tools[]{function}
 		revFunctions(c, srcFunctions, "functions", c.b.Array(codec.Top, "tools"), "")
 	}
 	if present(srcWebSearchOptions) {
-		// mapping/chat_responses_request.yaml:220: → tools[]{web_search}
+		// mapping/chat_responses_request.yaml:226: → tools[]{web_search}
 		revWebSearch(c, srcWebSearchOptions, "web_search_options", c.b.Array(codec.Top, "tools"), "")
 	}
 	if present(srcReasoning) {
-		// mapping/chat_responses_request.yaml:226: → reasoning
+		// mapping/chat_responses_request.yaml:232: → reasoning
 		revReasoning(c, srcReasoning, "reasoning", codec.Top, "reasoning")
 	}
 	if present(srcProvider) {
-		// mapping/chat_responses_request.yaml:234: drop
+		// mapping/chat_responses_request.yaml:242: drop
 		c.drop(srcProvider, "provider", "OpenRouter's provider routing preferences; OpenAI's Responses API has no providers to choose")
 	}
 	if present(srcModels) {
-		// mapping/chat_responses_request.yaml:237: drop
+		// mapping/chat_responses_request.yaml:245: drop
 		c.drop(srcModels, "models", "OpenRouter's fallback models; OpenAI's Responses API takes one model")
 	}
 	if present(srcPlugins) {
-		// mapping/chat_responses_request.yaml:240: drop
+		// mapping/chat_responses_request.yaml:248: drop
 		c.drop(srcPlugins, "plugins", "OpenRouter's plugins (web, file parser, response healing…); OpenAI's Responses API has none")
 	}
 	if present(srcSessionId) {
-		// mapping/chat_responses_request.yaml:243: drop
+		// mapping/chat_responses_request.yaml:251: drop
 		c.drop(srcSessionId, "session_id", "OpenRouter's sticky-routing session; OpenAI's Responses API has none (prompt_cache_key is carried)")
 	}
 	if present(srcTrace) {
-		// mapping/chat_responses_request.yaml:246: drop
+		// mapping/chat_responses_request.yaml:254: drop
 		c.drop(srcTrace, "trace", "OpenRouter's observability metadata; OpenAI's Responses API has none (metadata is carried)")
 	}
 	if present(srcDebug) {
-		// mapping/chat_responses_request.yaml:249: drop
+		// mapping/chat_responses_request.yaml:257: drop
 		c.drop(srcDebug, "debug", "OpenRouter's debug echo of the upstream body; OpenAI's Responses API has none")
 	}
 	if present(srcRoute) {
-		// mapping/chat_responses_request.yaml:252: drop
+		// mapping/chat_responses_request.yaml:260: drop
 		c.drop(srcRoute, "route", "OpenRouter's deprecated routing alias; OpenAI's Responses API has none")
 	}
 	if present(srcCacheControl) {
-		// mapping/chat_responses_request.yaml:255: drop
+		// mapping/chat_responses_request.yaml:263: drop
 		c.drop(srcCacheControl, "cache_control", "OpenRouter's automatic prompt caching directive; OpenAI caches prompts by itself")
 	}
 	if present(srcImageConfig) {
-		// mapping/chat_responses_request.yaml:258: drop
+		// mapping/chat_responses_request.yaml:266: drop
 		c.drop(srcImageConfig, "image_config", "OpenRouter's image generation options; OpenAI's Responses request has none at the top")
 	}
 	if present(srcStopServerToolsWhen) {
-		// mapping/chat_responses_request.yaml:261: drop
+		// mapping/chat_responses_request.yaml:269: drop
 		c.drop(srcStopServerToolsWhen, "stop_server_tools_when", "OpenRouter's server-tool loop limits; OpenAI's Responses API has none (max_tool_calls is not set from it)")
 	}
 	if present(srcTopK) {
-		// mapping/chat_responses_request.yaml:264: drop
+		// mapping/chat_responses_request.yaml:272: drop
 		c.drop(srcTopK, "top_k", "OpenAI's Responses API has no top_k")
 	}
 	if present(srcMinP) {
-		// mapping/chat_responses_request.yaml:267: drop
+		// mapping/chat_responses_request.yaml:275: drop
 		c.drop(srcMinP, "min_p", "the Responses request has no min_p (OpenRouter's nor OpenAI's)")
 	}
 	if present(srcTopA) {
-		// mapping/chat_responses_request.yaml:269: drop
+		// mapping/chat_responses_request.yaml:277: drop
 		c.drop(srcTopA, "top_a", "the Responses request has no top_a (OpenRouter's nor OpenAI's)")
 	}
 	if present(srcRepetitionPenalty) {
-		// mapping/chat_responses_request.yaml:271: drop
+		// mapping/chat_responses_request.yaml:279: drop
 		c.drop(srcRepetitionPenalty, "repetition_penalty", "the Responses request has no repetition_penalty (OpenRouter's nor OpenAI's); frequency_penalty is the nearest")
 	}
 }
@@ -841,22 +841,22 @@ func (c *rev) chatResponsesRequestOpenRouter(v codec.Value) {
 			srcMessagesNode, srcMessagesKnown, srcMessagesType := c.tag(e)
 			switch srcMessagesType {
 			case "system":
-				// mapping/chat_responses_request.yaml:22: → input{array}[]{message}
+				// mapping/chat_responses_request.yaml:23: → input{array}[]{message}
 				revSystem(c, e, atElem("messages", i, "", "messages[0]"), c.b.Array(codec.Top, "input"), "")
 			case "developer":
-				// mapping/chat_responses_request.yaml:29: → input{array}[]{message}
+				// mapping/chat_responses_request.yaml:30: → input{array}[]{message}
 				revSystem(c, e, atElem("messages", i, "", "messages[0]"), c.b.Array(codec.Top, "input"), "")
 			case "user":
-				// mapping/chat_responses_request.yaml:33: → input{array}[]{message}
+				// mapping/chat_responses_request.yaml:34: → input{array}[]{message}
 				revUser(c, e, atElem("messages", i, "", "messages[0]"), c.b.Array(codec.Top, "input"), "")
 			case "assistant":
-				// mapping/chat_responses_request.yaml:41: → input{array}[]{message}
+				// mapping/chat_responses_request.yaml:42: → input{array}[]{message}
 				revAssistant(c, e, atElem("messages", i, "", "messages[0]"), c.b.Array(codec.Top, "input"), "")
 			case "tool":
-				// mapping/chat_responses_request.yaml:56: → input{array}[]{function_call_output}
+				// mapping/chat_responses_request.yaml:57: → input{array}[]{function_call_output}
 				revTool(c, e, atElem("messages", i, "", "messages[0]"), c.b.Array(codec.Top, "input"), "")
 			case "function":
-				// mapping/chat_responses_request.yaml:64: refuse
+				// mapping/chat_responses_request.yaml:65: refuse
 				c.refuse(atElem("messages", i, "role", "messages[0].role"), "deprecated function messages have no call id a Responses function_call_output needs; send tool messages")
 			default:
 				c.unknownType(srcMessagesNode, srcMessagesKnown, atElem("messages", i, "", "messages[0]"))
@@ -864,43 +864,43 @@ func (c *rev) chatResponsesRequestOpenRouter(v codec.Value) {
 		}
 	}
 	if present(srcMaxCompletionTokens) {
-		// mapping/chat_responses_request.yaml:69: → max_output_tokens
+		// mapping/chat_responses_request.yaml:70: → max_output_tokens
 		c.put(codec.Top, "max_output_tokens", srcMaxCompletionTokens.Raw())
 	}
 	if present(srcMaxTokens) {
-		// mapping/chat_responses_request.yaml:71: → max_output_tokens
+		// mapping/chat_responses_request.yaml:72: → max_output_tokens
 		c.put(codec.Top, "max_output_tokens", srcMaxTokens.Raw())
 	}
 	if present(srcTemperature) {
-		// mapping/chat_responses_request.yaml:74: → temperature
+		// mapping/chat_responses_request.yaml:75: → temperature
 		c.put(codec.Top, "temperature", srcTemperature.Raw())
 	}
 	if present(srcTopP) {
-		// mapping/chat_responses_request.yaml:76: → top_p
+		// mapping/chat_responses_request.yaml:78: → top_p
 		c.put(codec.Top, "top_p", srcTopP.Raw())
 	}
 	if present(srcTopLogprobs) {
-		// mapping/chat_responses_request.yaml:78: → top_logprobs
+		// mapping/chat_responses_request.yaml:81: → top_logprobs
 		c.put(codec.Top, "top_logprobs", srcTopLogprobs.Raw())
 	}
 	if present(srcLogprobs) {
-		// mapping/chat_responses_request.yaml:80: drop
+		// mapping/chat_responses_request.yaml:84: drop
 		c.drop(srcLogprobs, "logprobs", "OpenRouter's Responses include lists no message.output_text.logprobs; top_logprobs is carried")
 	}
 	if present(srcParallelToolCalls) {
-		// mapping/chat_responses_request.yaml:84: → parallel_tool_calls
+		// mapping/chat_responses_request.yaml:88: → parallel_tool_calls
 		c.put(codec.Top, "parallel_tool_calls", srcParallelToolCalls.Raw())
 	}
 	if present(srcMetadata) {
-		// mapping/chat_responses_request.yaml:86: → metadata
+		// mapping/chat_responses_request.yaml:90: → metadata
 		c.put(codec.Top, "metadata", srcMetadata.Raw())
 	}
 	if present(srcServiceTier) {
-		// mapping/chat_responses_request.yaml:88: → service_tier
+		// mapping/chat_responses_request.yaml:92: → service_tier
 		c.put(codec.Top, "service_tier", srcServiceTier.Raw())
 	}
 	if present(srcStream) {
-		// mapping/chat_responses_request.yaml:90: → stream
+		// mapping/chat_responses_request.yaml:95: → stream
 		c.put(codec.Top, "stream", srcStream.Raw())
 	}
 	if present(srcStreamOptions) {
@@ -909,16 +909,16 @@ func (c *rev) chatResponsesRequestOpenRouter(v codec.Value) {
 			switch string(k.Bytes()) {
 			case "include_obfuscation":
 				srcStreamOptionsIncludeObfuscation = m
-			case "include_usage": // mapping/chat_responses_request.yaml:95: gateway: a Responses stream always ends with its usage (response.completed); the chat stream converter sends the usage chunk when include_usage asks for it
+			case "include_usage": // mapping/chat_responses_request.yaml:100: gateway: a Responses stream always ends with its usage (response.completed); the chat stream converter sends the usage chunk when include_usage asks for it
 			}
 		}
 		if present(srcStreamOptionsIncludeObfuscation) {
-			// mapping/chat_responses_request.yaml:92: drop
+			// mapping/chat_responses_request.yaml:97: drop
 			c.drop(srcStreamOptionsIncludeObfuscation, "stream_options.include_obfuscation", "OpenRouter's Responses request has no stream_options")
 		}
 	}
 	if present(srcPromptCacheKey) {
-		// mapping/chat_responses_request.yaml:97: → prompt_cache_key
+		// mapping/chat_responses_request.yaml:102: → prompt_cache_key
 		c.put(codec.Top, "prompt_cache_key", srcPromptCacheKey.Raw())
 	}
 	if present(srcPromptCacheOptions) {
@@ -932,82 +932,82 @@ func (c *rev) chatResponsesRequestOpenRouter(v codec.Value) {
 			}
 		}
 		if present(srcPromptCacheOptionsMode) {
-			// mapping/chat_responses_request.yaml:99: → prompt_cache_options.mode
+			// mapping/chat_responses_request.yaml:104: → prompt_cache_options.mode
 			c.put(c.b.Object(codec.Top, "prompt_cache_options"), "mode", srcPromptCacheOptionsMode.Raw())
 		}
 		if present(srcPromptCacheOptionsTtl) {
-			// mapping/chat_responses_request.yaml:99: → prompt_cache_options.ttl
+			// mapping/chat_responses_request.yaml:104: → prompt_cache_options.ttl
 			c.put(c.b.Object(codec.Top, "prompt_cache_options"), "ttl", srcPromptCacheOptionsTtl.Raw())
 		}
 	}
 	if present(srcPromptCacheRetention) {
-		// mapping/chat_responses_request.yaml:101: drop
+		// mapping/chat_responses_request.yaml:106: drop
 		c.drop(srcPromptCacheRetention, "prompt_cache_retention", "OpenRouter's Responses request has no prompt_cache_retention")
 	}
 	if present(srcUser) {
-		// mapping/chat_responses_request.yaml:104: → user
+		// mapping/chat_responses_request.yaml:109: → user
 		c.put(codec.Top, "user", srcUser.Raw())
 	}
 	if present(srcSafetyIdentifier) {
-		// mapping/chat_responses_request.yaml:106: → safety_identifier
+		// mapping/chat_responses_request.yaml:111: → safety_identifier
 		c.put(codec.Top, "safety_identifier", srcSafetyIdentifier.Raw())
 	}
 	if present(srcModeration) {
-		// mapping/chat_responses_request.yaml:108: drop
+		// mapping/chat_responses_request.yaml:113: drop
 		c.drop(srcModeration, "moderation", "OpenRouter moderates with its moderation plugin, not this field")
 	}
 	if present(srcVerbosity) {
-		// mapping/chat_responses_request.yaml:111: → text.verbosity
+		// mapping/chat_responses_request.yaml:116: → text.verbosity
 		c.put(c.b.Object(codec.Top, "text"), "verbosity", srcVerbosity.Raw())
 	}
 	if present(srcReasoningEffort) {
-		// mapping/chat_responses_request.yaml:113: → reasoning.effort
+		// mapping/chat_responses_request.yaml:118: → reasoning.effort
 		c.put(c.b.Object(codec.Top, "reasoning"), "effort", srcReasoningEffort.Raw())
 	}
 	if present(srcStore) {
-		// mapping/chat_responses_request.yaml:115: → store
+		// mapping/chat_responses_request.yaml:121: → store
 		revStore(c, srcStore, "store", codec.Top, "store")
 	}
 	if present(srcN) {
-		// mapping/chat_responses_request.yaml:121: refuse unless 1
+		// mapping/chat_responses_request.yaml:127: refuse unless 1
 		if string(srcN.Raw()) != "1" {
 			c.refuse("n", "a Responses upstream gives one choice; n must be 1")
 		}
 	}
 	if present(srcAudio) {
-		// mapping/chat_responses_request.yaml:124: refuse
+		// mapping/chat_responses_request.yaml:130: refuse
 		c.refuse("audio", "a Responses upstream gives no audio output")
 	}
 	if present(srcModalities) {
 		for i, e := range srcModalities.Elems() {
-			// mapping/chat_responses_request.yaml:126: refuse unless "text"
+			// mapping/chat_responses_request.yaml:132: refuse unless "text"
 			if string(e.Raw()) != "\"text\"" {
 				c.refuse(atElem("modalities", i, "", "modalities[0]"), "a Responses upstream answers in text; modality "+string(e.Raw())+" is not available")
 			}
 		}
 	}
 	if present(srcFrequencyPenalty) {
-		// mapping/chat_responses_request.yaml:129: drop
+		// mapping/chat_responses_request.yaml:135: drop
 		c.drop(srcFrequencyPenalty, "frequency_penalty", "the Responses API has no frequency penalty")
 	}
 	if present(srcPresencePenalty) {
-		// mapping/chat_responses_request.yaml:131: drop
+		// mapping/chat_responses_request.yaml:137: drop
 		c.drop(srcPresencePenalty, "presence_penalty", "the Responses API has no presence penalty")
 	}
 	if present(srcLogitBias) {
-		// mapping/chat_responses_request.yaml:133: drop
+		// mapping/chat_responses_request.yaml:139: drop
 		c.drop(srcLogitBias, "logit_bias", "the Responses API has no logit bias")
 	}
 	if present(srcSeed) {
-		// mapping/chat_responses_request.yaml:135: drop
+		// mapping/chat_responses_request.yaml:141: drop
 		c.drop(srcSeed, "seed", "the Responses API has no seed")
 	}
 	if present(srcStop) {
-		// mapping/chat_responses_request.yaml:137: drop
+		// mapping/chat_responses_request.yaml:143: drop
 		c.drop(srcStop, "stop", "the Responses API has no stop sequences")
 	}
 	if present(srcPrediction) {
-		// mapping/chat_responses_request.yaml:139: drop
+		// mapping/chat_responses_request.yaml:145: drop
 		c.drop(srcPrediction, "prediction", "the Responses API has no predicted outputs")
 	}
 	if present(srcResponseFormat) {
@@ -1022,7 +1022,7 @@ func (c *rev) chatResponsesRequestOpenRouter(v codec.Value) {
 				}
 			}
 			if present(srcResponseFormatTextType) {
-				// mapping/chat_responses_request.yaml:143: → text.format{text}.type
+				// mapping/chat_responses_request.yaml:149: → text.format{text}.type
 				c.put(c.b.Object(c.b.Object(codec.Top, "text"), "format"), "type", srcResponseFormatTextType.Raw())
 			}
 		case "json_object":
@@ -1034,7 +1034,7 @@ func (c *rev) chatResponsesRequestOpenRouter(v codec.Value) {
 				}
 			}
 			if present(srcResponseFormatJsonObjectType) {
-				// mapping/chat_responses_request.yaml:145: → text.format{json_object}.type
+				// mapping/chat_responses_request.yaml:151: → text.format{json_object}.type
 				c.put(c.b.Object(c.b.Object(codec.Top, "text"), "format"), "type", srcResponseFormatJsonObjectType.Raw())
 			}
 		case "json_schema":
@@ -1048,7 +1048,7 @@ func (c *rev) chatResponsesRequestOpenRouter(v codec.Value) {
 				}
 			}
 			if present(srcResponseFormatJsonSchemaType) {
-				// mapping/chat_responses_request.yaml:147: → text.format{json_schema}.type
+				// mapping/chat_responses_request.yaml:153: → text.format{json_schema}.type
 				c.put(c.b.Object(c.b.Object(codec.Top, "text"), "format"), "type", srcResponseFormatJsonSchemaType.Raw())
 			}
 			if present(srcResponseFormatJsonSchemaJsonSchema) {
@@ -1066,19 +1066,19 @@ func (c *rev) chatResponsesRequestOpenRouter(v codec.Value) {
 					}
 				}
 				if present(srcResponseFormatJsonSchemaJsonSchemaName) {
-					// mapping/chat_responses_request.yaml:149: → text.format{json_schema}.name
+					// mapping/chat_responses_request.yaml:155: → text.format{json_schema}.name
 					c.put(c.b.Object(c.b.Object(codec.Top, "text"), "format"), "name", srcResponseFormatJsonSchemaJsonSchemaName.Raw())
 				}
 				if present(srcResponseFormatJsonSchemaJsonSchemaDescription) {
-					// mapping/chat_responses_request.yaml:151: → text.format{json_schema}.description
+					// mapping/chat_responses_request.yaml:157: → text.format{json_schema}.description
 					c.put(c.b.Object(c.b.Object(codec.Top, "text"), "format"), "description", srcResponseFormatJsonSchemaJsonSchemaDescription.Raw())
 				}
 				if present(srcResponseFormatJsonSchemaJsonSchemaSchema) {
-					// mapping/chat_responses_request.yaml:153: → text.format{json_schema}.schema
+					// mapping/chat_responses_request.yaml:159: → text.format{json_schema}.schema
 					c.put(c.b.Object(c.b.Object(codec.Top, "text"), "format"), "schema", srcResponseFormatJsonSchemaJsonSchemaSchema.Raw())
 				}
 				if present(srcResponseFormatJsonSchemaJsonSchemaStrict) {
-					// mapping/chat_responses_request.yaml:156: → text.format{json_schema}.strict
+					// mapping/chat_responses_request.yaml:162: → text.format{json_schema}.strict
 					c.put(c.b.Object(c.b.Object(codec.Top, "text"), "format"), "strict", srcResponseFormatJsonSchemaJsonSchemaStrict.Raw())
 				}
 			}
@@ -1089,7 +1089,7 @@ func (c *rev) chatResponsesRequestOpenRouter(v codec.Value) {
 	if present(srcToolChoice) {
 		switch srcToolChoice.Kind() {
 		case codec.String:
-			// mapping/chat_responses_request.yaml:160: → tool_choice{string}
+			// mapping/chat_responses_request.yaml:166: → tool_choice{string}
 			c.put(codec.Top, "tool_choice", srcToolChoice.Raw())
 		case codec.Object:
 			srcToolChoiceObjectNode, srcToolChoiceObjectKnown, srcToolChoiceObjectType := c.tag(srcToolChoice)
@@ -1105,7 +1105,7 @@ func (c *rev) chatResponsesRequestOpenRouter(v codec.Value) {
 					}
 				}
 				if present(srcToolChoiceObjectFunctionType) {
-					// mapping/chat_responses_request.yaml:162: → tool_choice{object}{function}.type
+					// mapping/chat_responses_request.yaml:168: → tool_choice{object}{function}.type
 					c.put(c.b.Object(codec.Top, "tool_choice"), "type", srcToolChoiceObjectFunctionType.Raw())
 				}
 				if present(srcToolChoiceObjectFunctionFunction) {
@@ -1117,7 +1117,7 @@ func (c *rev) chatResponsesRequestOpenRouter(v codec.Value) {
 						}
 					}
 					if present(srcToolChoiceObjectFunctionFunctionName) {
-						// mapping/chat_responses_request.yaml:164: → tool_choice{object}{function}.name
+						// mapping/chat_responses_request.yaml:170: → tool_choice{object}{function}.name
 						c.put(c.b.Object(codec.Top, "tool_choice"), "name", srcToolChoiceObjectFunctionFunctionName.Raw())
 					}
 				}
@@ -1132,7 +1132,7 @@ func (c *rev) chatResponsesRequestOpenRouter(v codec.Value) {
 					}
 				}
 				if present(srcToolChoiceObjectCustomType) {
-					// mapping/chat_responses_request.yaml:166: drop
+					// mapping/chat_responses_request.yaml:172: drop
 					c.drop(srcToolChoiceObjectCustomType, "tool_choice.type", "OpenRouter's Responses tool_choice has no custom variant; the choice is left to the model")
 				}
 				if present(srcToolChoiceObjectCustomCustom) {
@@ -1144,7 +1144,7 @@ func (c *rev) chatResponsesRequestOpenRouter(v codec.Value) {
 						}
 					}
 					if present(srcToolChoiceObjectCustomCustomName) {
-						// mapping/chat_responses_request.yaml:169: drop
+						// mapping/chat_responses_request.yaml:175: drop
 						c.drop(srcToolChoiceObjectCustomCustomName, "tool_choice.custom.name", "OpenRouter's Responses tool_choice has no custom variant; the choice is left to the model")
 					}
 				}
@@ -1159,7 +1159,7 @@ func (c *rev) chatResponsesRequestOpenRouter(v codec.Value) {
 					}
 				}
 				if present(srcToolChoiceObjectAllowedToolsType) {
-					// mapping/chat_responses_request.yaml:172: → tool_choice{object}{allowed_tools}.type
+					// mapping/chat_responses_request.yaml:178: → tool_choice{object}{allowed_tools}.type
 					c.put(c.b.Object(codec.Top, "tool_choice"), "type", srcToolChoiceObjectAllowedToolsType.Raw())
 				}
 				if present(srcToolChoiceObjectAllowedToolsAllowedTools) {
@@ -1173,11 +1173,11 @@ func (c *rev) chatResponsesRequestOpenRouter(v codec.Value) {
 						}
 					}
 					if present(srcToolChoiceObjectAllowedToolsAllowedToolsMode) {
-						// mapping/chat_responses_request.yaml:174: → tool_choice{object}{allowed_tools}.mode
+						// mapping/chat_responses_request.yaml:180: → tool_choice{object}{allowed_tools}.mode
 						c.put(c.b.Object(codec.Top, "tool_choice"), "mode", srcToolChoiceObjectAllowedToolsAllowedToolsMode.Raw())
 					}
 					if present(srcToolChoiceObjectAllowedToolsAllowedToolsTools) {
-						// mapping/chat_responses_request.yaml:176: → tool_choice{object}{allowed_tools}.tools
+						// mapping/chat_responses_request.yaml:182: → tool_choice{object}{allowed_tools}.tools
 						revAllowedTools(c, srcToolChoiceObjectAllowedToolsAllowedToolsTools, "tool_choice.allowed_tools.tools", c.b.Object(codec.Top, "tool_choice"), "tools")
 					}
 				}
@@ -1189,7 +1189,7 @@ func (c *rev) chatResponsesRequestOpenRouter(v codec.Value) {
 	if present(srcFunctionCall) {
 		switch srcFunctionCall.Kind() {
 		case codec.String:
-			// mapping/chat_responses_request.yaml:180: → tool_choice{string}
+			// mapping/chat_responses_request.yaml:186: → tool_choice{string}
 			c.put(codec.Top, "tool_choice", srcFunctionCall.Raw())
 		case codec.Object:
 			var srcFunctionCallObjectName codec.Value
@@ -1200,7 +1200,7 @@ func (c *rev) chatResponsesRequestOpenRouter(v codec.Value) {
 				}
 			}
 			if present(srcFunctionCallObjectName) {
-				// mapping/chat_responses_request.yaml:183: → tool_choice{object}{function}.name
+				// mapping/chat_responses_request.yaml:189: → tool_choice{object}{function}.name
 				if !present(srcToolChoice) {
 					c.b.SetJSON(c.b.Object(codec.Top, "tool_choice"), "type", "\"function\"")
 					c.put(c.b.Object(codec.Top, "tool_choice"), "name", srcFunctionCallObjectName.Raw())
@@ -1224,7 +1224,7 @@ func (c *rev) chatResponsesRequestOpenRouter(v codec.Value) {
 					}
 				}
 				if present(srcToolsFunctionType) {
-					// mapping/chat_responses_request.yaml:190: → tools[]{function}.type
+					// mapping/chat_responses_request.yaml:196: → tools[]{function}.type
 					c.put(srcToolsFunctionOut, "type", srcToolsFunctionType.Raw())
 				}
 				if present(srcToolsFunctionFunction) {
@@ -1242,19 +1242,19 @@ func (c *rev) chatResponsesRequestOpenRouter(v codec.Value) {
 						}
 					}
 					if present(srcToolsFunctionFunctionName) {
-						// mapping/chat_responses_request.yaml:192: → tools[]{function}.name
+						// mapping/chat_responses_request.yaml:198: → tools[]{function}.name
 						c.put(srcToolsFunctionOut, "name", srcToolsFunctionFunctionName.Raw())
 					}
 					if present(srcToolsFunctionFunctionDescription) {
-						// mapping/chat_responses_request.yaml:194: → tools[]{function}.description
+						// mapping/chat_responses_request.yaml:200: → tools[]{function}.description
 						c.put(srcToolsFunctionOut, "description", srcToolsFunctionFunctionDescription.Raw())
 					}
 					if present(srcToolsFunctionFunctionParameters) {
-						// mapping/chat_responses_request.yaml:196: → tools[]{function}.parameters
+						// mapping/chat_responses_request.yaml:202: → tools[]{function}.parameters
 						c.put(srcToolsFunctionOut, "parameters", srcToolsFunctionFunctionParameters.Raw())
 					}
 					if present(srcToolsFunctionFunctionStrict) {
-						// mapping/chat_responses_request.yaml:199: → tools[]{function}.strict
+						// mapping/chat_responses_request.yaml:205: → tools[]{function}.strict
 						c.put(srcToolsFunctionOut, "strict", srcToolsFunctionFunctionStrict.Raw())
 					}
 				}
@@ -1270,7 +1270,7 @@ func (c *rev) chatResponsesRequestOpenRouter(v codec.Value) {
 					}
 				}
 				if present(srcToolsCustomType) {
-					// mapping/chat_responses_request.yaml:202: → tools[]{custom}.type
+					// mapping/chat_responses_request.yaml:208: → tools[]{custom}.type
 					c.put(srcToolsCustomOut, "type", srcToolsCustomType.Raw())
 				}
 				if present(srcToolsCustomCustom) {
@@ -1286,11 +1286,11 @@ func (c *rev) chatResponsesRequestOpenRouter(v codec.Value) {
 						}
 					}
 					if present(srcToolsCustomCustomName) {
-						// mapping/chat_responses_request.yaml:204: → tools[]{custom}.name
+						// mapping/chat_responses_request.yaml:210: → tools[]{custom}.name
 						c.put(srcToolsCustomOut, "name", srcToolsCustomCustomName.Raw())
 					}
 					if present(srcToolsCustomCustomDescription) {
-						// mapping/chat_responses_request.yaml:206: → tools[]{custom}.description
+						// mapping/chat_responses_request.yaml:212: → tools[]{custom}.description
 						c.put(srcToolsCustomOut, "description", srcToolsCustomCustomDescription.Raw())
 					}
 					if present(srcToolsCustomCustomFormat) {
@@ -1305,7 +1305,7 @@ func (c *rev) chatResponsesRequestOpenRouter(v codec.Value) {
 								}
 							}
 							if present(srcToolsCustomCustomFormatTextType) {
-								// mapping/chat_responses_request.yaml:208: → tools[]{custom}.format{text}.type
+								// mapping/chat_responses_request.yaml:214: → tools[]{custom}.format{text}.type
 								c.put(c.b.Object(srcToolsCustomOut, "format"), "type", srcToolsCustomCustomFormatTextType.Raw())
 							}
 						case "grammar":
@@ -1319,7 +1319,7 @@ func (c *rev) chatResponsesRequestOpenRouter(v codec.Value) {
 								}
 							}
 							if present(srcToolsCustomCustomFormatGrammarType) {
-								// mapping/chat_responses_request.yaml:210: → tools[]{custom}.format{grammar}.type
+								// mapping/chat_responses_request.yaml:216: → tools[]{custom}.format{grammar}.type
 								c.put(c.b.Object(srcToolsCustomOut, "format"), "type", srcToolsCustomCustomFormatGrammarType.Raw())
 							}
 							if present(srcToolsCustomCustomFormatGrammarGrammar) {
@@ -1333,11 +1333,11 @@ func (c *rev) chatResponsesRequestOpenRouter(v codec.Value) {
 									}
 								}
 								if present(srcToolsCustomCustomFormatGrammarGrammarDefinition) {
-									// mapping/chat_responses_request.yaml:212: → tools[]{custom}.format{grammar}.definition
+									// mapping/chat_responses_request.yaml:218: → tools[]{custom}.format{grammar}.definition
 									c.put(c.b.Object(srcToolsCustomOut, "format"), "definition", srcToolsCustomCustomFormatGrammarGrammarDefinition.Raw())
 								}
 								if present(srcToolsCustomCustomFormatGrammarGrammarSyntax) {
-									// mapping/chat_responses_request.yaml:214: → tools[]{custom}.format{grammar}.syntax
+									// mapping/chat_responses_request.yaml:220: → tools[]{custom}.format{grammar}.syntax
 									c.put(c.b.Object(srcToolsCustomOut, "format"), "syntax", srcToolsCustomCustomFormatGrammarGrammarSyntax.Raw())
 								}
 							}
@@ -1352,71 +1352,71 @@ func (c *rev) chatResponsesRequestOpenRouter(v codec.Value) {
 		}
 	}
 	if present(srcFunctions) {
-		// mapping/chat_responses_request.yaml:216: → tools[]{function}
+		// mapping/chat_responses_request.yaml:222: → tools[]{function}
 		revFunctions(c, srcFunctions, "functions", c.b.Array(codec.Top, "tools"), "")
 	}
 	if present(srcWebSearchOptions) {
-		// mapping/chat_responses_request.yaml:220: → tools[]{web_search}
+		// mapping/chat_responses_request.yaml:226: → tools[]{web_search}
 		revWebSearch(c, srcWebSearchOptions, "web_search_options", c.b.Array(codec.Top, "tools"), "")
 	}
 	if present(srcReasoning) {
-		// mapping/chat_responses_request.yaml:226: → reasoning
+		// mapping/chat_responses_request.yaml:232: → reasoning
 		revReasoning(c, srcReasoning, "reasoning", codec.Top, "reasoning")
 	}
 	if present(srcProvider) {
-		// mapping/chat_responses_request.yaml:234: → provider
+		// mapping/chat_responses_request.yaml:242: → provider
 		c.put(codec.Top, "provider", srcProvider.Raw())
 	}
 	if present(srcModels) {
-		// mapping/chat_responses_request.yaml:237: → models
+		// mapping/chat_responses_request.yaml:245: → models
 		c.put(codec.Top, "models", srcModels.Raw())
 	}
 	if present(srcPlugins) {
-		// mapping/chat_responses_request.yaml:240: → plugins
+		// mapping/chat_responses_request.yaml:248: → plugins
 		c.put(codec.Top, "plugins", srcPlugins.Raw())
 	}
 	if present(srcSessionId) {
-		// mapping/chat_responses_request.yaml:243: → session_id
+		// mapping/chat_responses_request.yaml:251: → session_id
 		c.put(codec.Top, "session_id", srcSessionId.Raw())
 	}
 	if present(srcTrace) {
-		// mapping/chat_responses_request.yaml:246: → trace
+		// mapping/chat_responses_request.yaml:254: → trace
 		c.put(codec.Top, "trace", srcTrace.Raw())
 	}
 	if present(srcDebug) {
-		// mapping/chat_responses_request.yaml:249: → debug
+		// mapping/chat_responses_request.yaml:257: → debug
 		c.put(codec.Top, "debug", srcDebug.Raw())
 	}
 	if present(srcRoute) {
-		// mapping/chat_responses_request.yaml:252: → route
+		// mapping/chat_responses_request.yaml:260: → route
 		c.put(codec.Top, "route", srcRoute.Raw())
 	}
 	if present(srcCacheControl) {
-		// mapping/chat_responses_request.yaml:255: → cache_control
+		// mapping/chat_responses_request.yaml:263: → cache_control
 		c.put(codec.Top, "cache_control", srcCacheControl.Raw())
 	}
 	if present(srcImageConfig) {
-		// mapping/chat_responses_request.yaml:258: → image_config
+		// mapping/chat_responses_request.yaml:266: → image_config
 		c.put(codec.Top, "image_config", srcImageConfig.Raw())
 	}
 	if present(srcStopServerToolsWhen) {
-		// mapping/chat_responses_request.yaml:261: → stop_server_tools_when
+		// mapping/chat_responses_request.yaml:269: → stop_server_tools_when
 		c.put(codec.Top, "stop_server_tools_when", srcStopServerToolsWhen.Raw())
 	}
 	if present(srcTopK) {
-		// mapping/chat_responses_request.yaml:264: → top_k
+		// mapping/chat_responses_request.yaml:272: → top_k
 		c.put(codec.Top, "top_k", srcTopK.Raw())
 	}
 	if present(srcMinP) {
-		// mapping/chat_responses_request.yaml:267: drop
+		// mapping/chat_responses_request.yaml:275: drop
 		c.drop(srcMinP, "min_p", "the Responses request has no min_p (OpenRouter's nor OpenAI's)")
 	}
 	if present(srcTopA) {
-		// mapping/chat_responses_request.yaml:269: drop
+		// mapping/chat_responses_request.yaml:277: drop
 		c.drop(srcTopA, "top_a", "the Responses request has no top_a (OpenRouter's nor OpenAI's)")
 	}
 	if present(srcRepetitionPenalty) {
-		// mapping/chat_responses_request.yaml:271: drop
+		// mapping/chat_responses_request.yaml:279: drop
 		c.drop(srcRepetitionPenalty, "repetition_penalty", "the Responses request has no repetition_penalty (OpenRouter's nor OpenAI's); frequency_penalty is the nearest")
 	}
 }

@@ -453,20 +453,7 @@ func atElem(array string, i int, field, first string) string {
 
 // model maps a model name through the options' rules.
 func (c *conv) model(name string) string {
-	best := -1
-	for i, r := range c.opts.Models {
-		if !r.Prefix && r.From == name {
-			return r.To
-		}
-		if r.Prefix && strings.HasPrefix(name, r.From) && (best < 0 || len(r.From) > len(c.opts.Models[best].From)) {
-			best = i
-		}
-	}
-	if best >= 0 {
-		r := c.opts.Models[best]
-		return r.To + name[len(r.From):]
-	}
-	return name
+	return renameModel(c.opts.Models, name)
 }
 
 // rawString is the string a JSON string of the built request holds ("" for

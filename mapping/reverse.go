@@ -13,8 +13,8 @@ import (
 )
 
 // ReverseOptions configure ChatToResponses. The zero ReverseOptions write
-// OpenRouter's Responses request, keep every system message an input item
-// and send store false.
+// OpenRouter's Responses request, keep every system message an input item,
+// send store false and apply the default guards (DefaultGuards).
 type ReverseOptions struct {
 	// Dialect is the Responses upstream's: OpenRouter (the default) or
 	// OpenAI.
@@ -25,6 +25,13 @@ type ReverseOptions struct {
 	// Store is the Responses request's store: false (the default) keeps
 	// no state upstream, as a chat client expects.
 	Store bool
+	// Models rename the Responses request's model, as Options.Models do
+	// the chat request's; the guards match the renamed name.
+	Models []ModelRule
+	// Guards are model-aware guards (mapping/guards.go) consulted before
+	// the default table (DefaultGuards), which NoDefaultGuards leaves out.
+	Guards          []GuardRule
+	NoDefaultGuards bool
 }
 
 // ChatToResponses converts a Chat Completions request (the body of POST
@@ -65,7 +72,7 @@ func (rc *ReverseConverter) ChatToResponses(dst, body []byte, opts ReverseOption
 
 // rev is one reverse conversion.
 type rev struct {
-	opts  *ReverseOptions
+	opts  ReverseOptions // a copy: a pointer to the argument would move it to the heap
 	doc   codec.Doc
 	b     codec.Builder
 	warns []Warning
@@ -79,7 +86,7 @@ type rev struct {
 }
 
 func (c *rev) reset(opts *ReverseOptions) {
-	c.opts = opts
+	c.opts = *opts
 	c.warns = c.warns[:0]
 	c.err = nil
 	if c.calls == nil {
@@ -116,6 +123,7 @@ func (c *rev) run(body []byte) error {
 		return c.err
 	}
 	c.finish()
+	c.guard()
 	return nil
 }
 

@@ -22,8 +22,11 @@ func reverseCase(t *testing.T, dir string) ([]byte, mapping.ReverseOptions) {
 		t.Fatal(err)
 	}
 	var o struct {
-		Instructions bool `json:"instructions"`
-		Store        bool `json:"store"`
+		Instructions    bool                `json:"instructions"`
+		Store           bool                `json:"store"`
+		Models          []mapping.ModelRule `json:"models"`
+		Guards          []mapping.GuardRule `json:"guards"`
+		NoDefaultGuards bool                `json:"no_default_guards"`
 	}
 	if b, err := os.ReadFile(filepath.Join(dir, "options.json")); err == nil {
 		dec := json.NewDecoder(bytes.NewReader(b))
@@ -32,7 +35,7 @@ func reverseCase(t *testing.T, dir string) ([]byte, mapping.ReverseOptions) {
 			t.Fatal(err)
 		}
 	}
-	return body, mapping.ReverseOptions{Instructions: o.Instructions, Store: o.Store}
+	return body, mapping.ReverseOptions{Instructions: o.Instructions, Store: o.Store, Models: o.Models, Guards: o.Guards, NoDefaultGuards: o.NoDefaultGuards}
 }
 
 // Each testdata/reverse/<case>/request.json (a chat request, with

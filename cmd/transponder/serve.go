@@ -47,6 +47,15 @@ type serveConfig struct {
 		BaseURL   string `yaml:"base_url"`
 		Dialect   string `yaml:"dialect"`     // openai (OpenAI's /v1/responses) or openrouter
 		APIKeyEnv string `yaml:"api_key_env"` // default: the chat upstream's
+		// Models rename the model of the Responses requests, as models:
+		// does for the chat upstream's (the names this upstream knows).
+		Models []modelRule `yaml:"models"`
+		// Guards are model-aware guards (what the upstream's models refuse
+		// is left out, with a warning), consulted before the default table
+		// (mapping/guards/defaults.yaml), which default_guards: false
+		// leaves out. They match the model after Models renamed it.
+		Guards        []mapping.GuardRule `yaml:"guards"`
+		DefaultGuards *bool               `yaml:"default_guards"`
 	} `yaml:"responses_upstream"`
 	Keys         []gateway.Key `yaml:"keys"`
 	PassThrough  bool          `yaml:"pass_through"`
@@ -381,6 +390,15 @@ func (c *serveConfig) gateway(log *slog.Logger) (gateway.Config, error) {
 	for _, m := range c.Models {
 		cfg.Mapping.Models = append(cfg.Mapping.Models, mapping.ModelRule{From: m.From, To: m.To, Prefix: m.Prefix})
 	}
+	ru := &c.ResponsesUpstream
+	for _, m := range ru.Models {
+		cfg.Reverse.Models = append(cfg.Reverse.Models, mapping.ModelRule{From: m.From, To: m.To, Prefix: m.Prefix})
+	}
+	if err := mapping.CheckGuards(ru.Guards); err != nil {
+		return cfg, fmt.Errorf("responses_upstream.%w", err)
+	}
+	cfg.Reverse.Guards = ru.Guards
+	cfg.Reverse.NoDefaultGuards = ru.DefaultGuards != nil && !*ru.DefaultGuards
 	if cfg.Mapping.System, err = parseSystem(c.System); err != nil {
 		return cfg, err
 	}

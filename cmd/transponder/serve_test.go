@@ -24,6 +24,10 @@ listen: 127.0.0.1:9999
 upstream: {base_url: "http://127.0.0.1:1/v1", dialect: openai, referer: "https://example.com", title: App}
 keys: [{tenant: team-a, key: k1}]
 models: [{from: gpt-5.5, to: openai/gpt-5.5}, {from: "claude-", to: "anthropic/claude-", prefix: true}]
+responses_upstream:
+  models: [{from: thinker, to: openai/o3}, {from: "fast-", to: "openai/gpt-5-nano-", prefix: true}]
+  guards:
+    - {model: my-tune-, prefix: true, drop: [temperature, top_p], drop_service_tiers: [flex], why: our fine-tune refuses sampling}
 system: merge
 unknown_types: reject
 unknown_items: drop
@@ -50,6 +54,29 @@ body_timeout: 10s
 	if len(cfg.Mapping.Models) != 2 || !cfg.Mapping.Models[1].Prefix || cfg.Mapping.System != mapping.Merge || cfg.Mapping.UnknownTypes != mapping.RejectUnknown || cfg.Mapping.UnknownItems != mapping.DropUnknownItems {
 		t.Errorf("mapping %+v", cfg.Mapping)
 	}
+	if r := cfg.Reverse; len(r.Models) != 2 || r.Models[0] != (mapping.ModelRule{From: "thinker", To: "openai/o3"}) || !r.Models[1].Prefix ||
+		len(r.Guards) != 1 || r.Guards[0].Model != "my-tune-" || !r.Guards[0].Prefix || strings.Join(r.Guards[0].Drop, ",") != "temperature,top_p" ||
+		strings.Join(r.Guards[0].DropServiceTiers, ",") != "flex" || r.Guards[0].Why != "our fine-tune refuses sampling" || r.NoDefaultGuards {
+		t.Errorf("reverse %+v", r)
+	}
+	// The reverse options do what the file says: the renamed model, the
+	// guard of the renamed name (a default one), the config's guard.
+	for _, c := range []struct{ model, want string }{
+		{"thinker", `{"model":"openai/o3",`},
+		{"my-tune-1", `{"model":"my-tune-1",`},
+	} {
+		out, warns, err := mapping.ChatToResponses([]byte(`{"model":"`+c.model+`","messages":[{"role":"user","content":"x"}],"temperature":0.5}`), cfg.Reverse)
+		if err != nil || !strings.HasPrefix(string(out), c.want) || strings.Contains(string(out), "temperature") || len(warns) != 1 || warns[0].Path != "temperature" {
+			t.Errorf("%s: %s %v %v", c.model, out, warns, err)
+		}
+	}
+	var nd serveConfig
+	if err := parseConfig([]byte("responses_upstream: {default_guards: false}"), &nd); err != nil {
+		t.Fatal(err)
+	}
+	if ndCfg, err := nd.gateway(nil); err != nil || !ndCfg.Reverse.NoDefaultGuards || ndCfg.Reverse.Guards != nil {
+		t.Errorf("default_guards false: %+v, %v", ndCfg.Reverse, err)
+	}
 	var or serveConfig
 	if err := parseConfig([]byte("provider: {data_collection: deny, zdr: true}"), &or); err != nil {
 		t.Fatal(err)
@@ -71,6 +98,9 @@ body_timeout: 10s
 		{"keys: [{tenant: a, key: k}, {tenant: b, key: k}]", "keys[1]"},
 		{"upstream: {dialect: openai}\nprovider: {zdr: true}", "provider"},
 		{"max_concurent: 3", "max_concurent"},
+		{"responses_upstream: {guards: [{model: o3, drop: [temprature]}]}", `responses_upstream.guards[0].drop[0]: "temprature" is not a field a guard drops`},
+		{"responses_upstream: {guards: [{model: o3, drop: [top_p], dorp: [x]}]}", "dorp"},
+		{"responses_upstream: {guards: [{drop: [top_p]}]}", "responses_upstream.guards[0].model"},
 	} {
 		var sc serveConfig
 		err := parseConfig([]byte(c.bad), &sc)

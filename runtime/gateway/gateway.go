@@ -65,7 +65,8 @@ type Config struct {
 	// this gateway itself, whose keys the clients hold).
 	ResponsesUpstream Upstream
 	// Reverse configures the chat → Responses conversion (a leading
-	// system message as instructions; store). Its Dialect is set from
+	// system message as instructions; store; model renames and the
+	// model-aware guards). Its Dialect is set from
 	// ResponsesUpstream.Dialect.
 	Reverse mapping.ReverseOptions
 	// Keys are the gateway keys clients present (Authorization: Bearer),
