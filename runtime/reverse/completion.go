@@ -41,7 +41,7 @@ func ResponseToChat(resp []byte, opts Options) ([]byte, []mapping.Warning, error
 		}
 	}
 	r := root
-	fin := Part{Kind: KindFinish, Status: contents(r.Get("status")), Reason: contents(r.Get("incomplete_details").Get("reason")), Usage: usageOf(r.Get("usage"))}
+	fin := Part{Kind: KindFinish, Status: contents(r.Get("status")), Reason: contents(r.Get("incomplete_details").Get("reason")), Usage: usageOf(r.Get("usage")), Raw: contents(r.Get("service_tier"))}
 	p.emit(fin)
 	for i := range p.parts {
 		acc.part(c, &p.parts[i])
@@ -55,6 +55,7 @@ type completion struct {
 	content, refusal, reasoning      []byte
 	details, tools, annotations      []byte
 	logprobs                         []byte
+	tier                             []byte // service_tier
 	texts, ndetails, ntools          int
 	hasText, hasRefusal, hasReasoned bool
 	called                           bool
@@ -128,6 +129,7 @@ func (a *completion) part(c *ChatStream, pt *Part) {
 	case KindFinish:
 		a.finish = finishReason(pt, a.called)
 		a.usage = pt.Usage
+		a.tier = append(a.tier[:0], pt.Raw...)
 	}
 }
 
@@ -182,7 +184,7 @@ func (a *completion) appendJSON(dst []byte, c *ChatStream) []byte {
 		dst = append(dst, `,"usage":`...)
 		dst = appendUsage(dst, a.usage)
 	}
-	return append(dst, '}')
+	return append(appendTier(dst, a.tier), '}')
 }
 
 func appendStringOrNull(dst, s []byte, ok bool) []byte {
