@@ -16,8 +16,8 @@ import (
 // and reasoning tokens, and the status as finish_reason. It reads the
 // output items through the same path as the Parser, so both directions of
 // a client's use agree. What a chat completion cannot carry (hosted tool
-// calls, images, other annotations, unknown items) is returned as
-// warnings. A failed Response is its error.
+// calls, images, other annotations, unknown items, moderation results) is
+// returned as warnings. A failed Response is its error.
 func ResponseToChat(resp []byte, opts Options) ([]byte, []mapping.Warning, error) {
 	var p Parser
 	root, ok := p.doc.Parse(resp)
@@ -32,6 +32,9 @@ func ResponseToChat(resp []byte, opts Options) ([]byte, []mapping.Warning, error
 		return nil, nil, translate.StreamError(errObj)
 	}
 	c := &ChatStream{opts: opts, id: opts.id(), created: opts.now()}
+	if m := root.Get("moderation"); m.Kind() == codec.Object && len(m.Raw()) > 2 {
+		c.warnings = append(c.warnings, mapping.Warning{Path: "moderation", Reason: "the Response's moderation results have no place in a chat completion; left out"})
+	}
 	var acc completion
 	p.start(root)
 	for i, v := range root.Get("output").Elems() {
