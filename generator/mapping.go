@@ -52,7 +52,11 @@ import (
 // every source path covered, paths resolved, stale entries found — but
 // nothing is generated from it: no transforms (a map rule's value need not
 // fit its target: the runtime converts it), and a test beside the runtime
-// holds the declaration to what it does.
+// holds the declaration to what it does. Its completeness (every field of
+// the source has an entry) is checked by that test against the pinned
+// specs and shown by the alignment matrix, not by Generate: a field a
+// spec update adds is an unmapped row of the matrix's diff, not a failed
+// go generate.
 //
 // A targets: entry with rules for some target dialects only (no default)
 // declares that path of those dialects' payloads only.

@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"testing/fstest"
 
 	"github.com/transponder-dev/transponder/codec"
 )
@@ -196,5 +197,24 @@ func TestDeclared(t *testing.T) {
 	f, _ = Load("m.yaml", []byte(header+"entries: []\ntargets:\n  - path: models\n    openrouter: {drop: x}\n"))
 	if c, errs := Validate(f, nil, false); len(errs) != 0 || len(c.Stale) != 0 {
 		t.Errorf("a target of one dialect: %v, stale %v", errs, c.Stale)
+	}
+}
+
+// Generate of a declared file: validated, nothing generated, and a field
+// without an entry (what a spec update adds to the source) is not an
+// error of go generate (the runtime's tests and the matrix say it).
+func TestGenerateDeclared(t *testing.T) {
+	fsys := fstest.MapFS{"mapping/d.yaml": {Data: []byte(header + "converter: none\nentries:\n  - path: model\n    map: model\n")}}
+	files, stale, errs := Generate(fsys, "mapping/d.yaml")
+	if files != nil || stale != nil || errs != nil {
+		t.Errorf("files %v, stale %v, errors %v", files, stale, errs)
+	}
+	fsys["mapping/d.yaml"] = &fstest.MapFile{Data: []byte(header + "converter: none\nentries:\n  - path: model\n    map: nowhere.at.all\n")}
+	if _, _, errs := Generate(fsys, "mapping/d.yaml"); errs != nil {
+		t.Errorf("a rule whose target the spec lacks is stale, not an error: %v", errs)
+	}
+	fsys["mapping/d.yaml"] = &fstest.MapFile{Data: []byte(header + "converter: none\nentries:\n  - path: modell\n    map: model\n")}
+	if _, stale, _ := Generate(fsys, "mapping/d.yaml"); len(stale) != 1 {
+		t.Errorf("an entry the spec lacks: stale %v", stale)
 	}
 }

@@ -412,8 +412,9 @@ func TestReverseRequestSection(t *testing.T) {
 // computed from mapping/responses_chat_answer.yaml like the others: its
 // source side per chat dialect, its target side (OpenRouter's chat
 // completion), its events (which the parser reads, which it skips); last,
-// after the forward answer; no placeholder is left.
-func TestReverseAnswerSections(t *testing.T) {
+// after the forward answer; no placeholder is left. (Pinned: the rows and
+// full coverage are the pinned specs'.)
+func TestPinnedSpecReverseAnswerSections(t *testing.T) {
 	m := pinned(t)
 	byID := map[string]Section{}
 	var ids []string
