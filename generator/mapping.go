@@ -42,7 +42,15 @@ import (
 //	    emit: a piece of the message's text
 //	  - type: response.queued              # … and which it never does, and why
 //	    never: the gateway does not queue
+//	  - type: response.refusal.delta       # (a file whose runtime reads a Responses
+//	    read: a refusal part               # stream: what it makes of an event,
+//	  - type: response.audio.delta         # or why it skips it)
+//	    ignore: chat chunks carry no audio
+//	converter: none                        # declared only: no generated converter (below)
 //
+// The rule forms beyond map:
+//
+//	entries:
 //	  - path: service_tier
 //	    map: service_tier
 //	    values: target                     # or {source value: target value}, otherwise: VALUE
@@ -58,6 +66,20 @@ import (
 //	  - path: n
 //	    refuse: n must be 1                # a 400 naming the path ({value}: the value)
 //	    unless: 1                          # … but for this value
+//
+// A file with "converter: none" declares what a hand-written runtime does
+// (runtime/reverse: Responses → chat) and is validated like the others —
+// every source path covered, paths resolved, stale entries found — but
+// nothing is generated from it: no transforms (a map rule's value need not
+// fit its target: the runtime converts it), and a test beside the runtime
+// holds the declaration to what it does. Its completeness (every field of
+// the source has an entry) is checked by that test against the pinned
+// specs and shown by the alignment matrix, not by Generate: a field a
+// spec update adds is an unmapped row of the matrix's diff, not a failed
+// go generate.
+//
+// A targets: entry with rules for some target dialects only (no default)
+// declares that path of those dialects' payloads only.
 //
 // Each rule is exactly one of map (optionally with transform, or values),
 // lossy (map, with the loss stated in note), drop (the reason), gateway
@@ -79,17 +101,32 @@ type File struct {
 	// targets they are the target side of the alignment matrix.
 	Targets []Entry
 	// Events say which stream event types (Path is the type) the runtime
-	// emits (Emit) and which never (Never, with the reason).
+	// emits (Emit) and which never (Never, with the reason), or, for a
+	// runtime that reads a stream, which it reads (Read) and which it
+	// skips (Ignore).
 	Events []Event
+	// Converter is "none" for a file nothing is generated from (declared
+	// only); "" otherwise.
+	Converter string
 }
+
+// Declared reports whether the file only declares a hand-written runtime
+// (converter: none).
+func (f *File) Declared() bool { return f.Converter == ConverterNone }
+
+// ConverterNone is the converter: value of a file nothing is generated
+// from.
+const ConverterNone = "none"
 
 // Event is the runtime's word on one Responses stream event type.
 type Event struct {
-	Line  int
-	Type  string
-	Emit  string // when it is emitted
-	Never string // why it never is
-	Note  string
+	Line   int
+	Type   string
+	Emit   string // when it is emitted
+	Never  string // why it never is
+	Read   string // what a reading runtime makes of it
+	Ignore string // why a reading runtime skips it
+	Note   string
 }
 
 func (f *File) receiver() string {
@@ -236,6 +273,11 @@ func Load(name string, data []byte) (*File, []error) {
 		"extras":   func(n *yaml.Node) { f.Extras = l.entries(n, "key") },
 		"targets":  func(n *yaml.Node) { f.Targets = l.entries(n, "path") },
 		"events":   func(n *yaml.Node) { f.Events = l.events(n) },
+		"converter": func(n *yaml.Node) {
+			if f.Converter = l.scalar(n, "converter"); f.Converter != ConverterNone && f.Converter != "" {
+				l.errf(n, "converter: %q (want none, or leave it out)", f.Converter)
+			}
+		},
 	})
 	return f, l.errs
 }
@@ -293,23 +335,31 @@ var dialectNames = []string{codec.OpenAI.Name(), codec.OpenRouter.Name()}
 
 func (l *loader) events(n *yaml.Node) []Event {
 	if n.Kind != yaml.SequenceNode {
-		l.errf(n, "events: want a list of {type, emit or never}")
+		l.errf(n, "events: want a list of {type, emit, never, read or ignore}")
 		return nil
 	}
 	var out []Event
 	for _, en := range n.Content {
 		e := Event{Line: en.Line}
 		l.fields(en, map[string]func(*yaml.Node){
-			"type":  func(v *yaml.Node) { e.Type = l.scalar(v, "type") },
-			"emit":  func(v *yaml.Node) { e.Emit = l.scalar(v, "emit") },
-			"never": func(v *yaml.Node) { e.Never = l.scalar(v, "never") },
-			"note":  func(v *yaml.Node) { e.Note = l.scalar(v, "note") },
+			"type":   func(v *yaml.Node) { e.Type = l.scalar(v, "type") },
+			"emit":   func(v *yaml.Node) { e.Emit = l.scalar(v, "emit") },
+			"never":  func(v *yaml.Node) { e.Never = l.scalar(v, "never") },
+			"read":   func(v *yaml.Node) { e.Read = l.scalar(v, "read") },
+			"ignore": func(v *yaml.Node) { e.Ignore = l.scalar(v, "ignore") },
+			"note":   func(v *yaml.Node) { e.Note = l.scalar(v, "note") },
 		})
+		n := 0
+		for _, s := range []string{e.Emit, e.Never, e.Read, e.Ignore} {
+			if s != "" {
+				n++
+			}
+		}
 		switch {
 		case e.Type == "":
 			l.errf(en, "an event without type")
-		case (e.Emit == "") == (e.Never == ""):
-			l.errf(en, "%s: exactly one of emit (when) and never (why)", e.Type)
+		case n != 1:
+			l.errf(en, "%s: exactly one of emit (when), never (why), read (into what) and ignore (why)", e.Type)
 		}
 		out = append(out, e)
 	}

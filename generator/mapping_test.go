@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"testing/fstest"
 
 	"github.com/transponder-dev/transponder/codec"
 )
@@ -147,7 +148,11 @@ func TestTargetsAndEvents(t *testing.T) {
 		{"a target mapped", "targets:\n  - path: stop\n    map: stop\n", "m.yaml:11: target stop: a target is filled by the gateway (gateway) or never set (drop), not map"},
 		{"a target twice", "targets:\n  - path: stop\n    drop: x\n  - path: stop\n    drop: y\n", "m.yaml:12: target stop: an entry at line 10 already"},
 		{"an event twice", "events:\n  - type: error\n    never: x\n  - type: error\n    never: y\n", "m.yaml:12: event error: an entry at line 10 already"},
-		{"emit and never", "events:\n  - type: error\n    never: x\n    emit: y\n", "m.yaml:10: error: exactly one of emit (when) and never (why)"},
+		{"emit and never", "events:\n  - type: error\n    never: x\n    emit: y\n", "m.yaml:10: error: exactly one of emit (when), never (why), read (into what) and ignore (why)"},
+		{"read and ignore", "events:\n  - type: error\n    read: x\n  - type: response.audio.delta\n    ignore: y\n", ""},
+		{"emit beside read", "events:\n  - type: error\n    read: x\n  - type: response.created\n    emit: y\n", "m.yaml:12: event response.created: a file's events are all emit/never"},
+		{"a target of one dialect", "targets:\n  - path: models\n    openrouter: {drop: x}\n", ""},
+		{"converter other than none", "converter: some\n", `m.yaml:9: converter: "some" (want none, or leave it out)`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			f, errs := Load("m.yaml", []byte(base+c.extra))
@@ -356,5 +361,54 @@ func TestOmitStale(t *testing.T) {
 	}
 	if l := find(cv.Root); l == nil || l.Leaf.Rule.Kind != Drop || l.Path != "text.format{text}" {
 		t.Errorf("%+v", l)
+	}
+}
+
+// A declared file (converter: none): validated like the others, but a map
+// rule need not fit its target (the hand-written runtime converts it), a
+// transform is an error (nothing would call it), and nothing is generated.
+func TestDeclared(t *testing.T) {
+	src := header + "converter: none\nentries:\n  - path: tools\n    map: user\n  - path: top_logprobs\n    map: top_logprobs\n    transform: logprobsOn\n"
+	f, errs := Load("m.yaml", []byte(src))
+	if errs != nil || !f.Declared() {
+		t.Fatalf("load: %v, declared %v", errs, f.Declared())
+	}
+	_, errs = Validate(f, transforms, false)
+	var msgs []string
+	for _, e := range errs {
+		msgs = append(msgs, e.Error())
+	}
+	got := strings.Join(msgs, "\n")
+	if !strings.Contains(got, "m.yaml:10: top_logprobs: a transform in a file with converter: none") || strings.Contains(got, "tools") {
+		t.Errorf("errors:\n%s", got)
+	}
+	f, _ = Load("m.yaml", []byte(header+"entries:\n  - path: tools\n    map: user\n"))
+	if _, errs := Validate(f, nil, false); len(errs) == 0 {
+		t.Error("a map whose value does not fit its target, in a generated file: no error")
+	}
+	// a targets: entry with one dialect's rule declares that dialect's
+	// path only: not an error nor stale for the other
+	f, _ = Load("m.yaml", []byte(header+"entries: []\ntargets:\n  - path: models\n    openrouter: {drop: x}\n"))
+	if c, errs := Validate(f, nil, false); len(errs) != 0 || len(c.Stale) != 0 {
+		t.Errorf("a target of one dialect: %v, stale %v", errs, c.Stale)
+	}
+}
+
+// Generate of a declared file: validated, nothing generated, and a field
+// without an entry (what a spec update adds to the source) is not an
+// error of go generate (the runtime's tests and the matrix say it).
+func TestGenerateDeclared(t *testing.T) {
+	fsys := fstest.MapFS{"mapping/d.yaml": {Data: []byte(header + "converter: none\nentries:\n  - path: model\n    map: model\n")}}
+	files, stale, errs := Generate(fsys, "mapping/d.yaml")
+	if files != nil || stale != nil || errs != nil {
+		t.Errorf("files %v, stale %v, errors %v", files, stale, errs)
+	}
+	fsys["mapping/d.yaml"] = &fstest.MapFile{Data: []byte(header + "converter: none\nentries:\n  - path: model\n    map: nowhere.at.all\n")}
+	if _, _, errs := Generate(fsys, "mapping/d.yaml"); errs != nil {
+		t.Errorf("a rule whose target the spec lacks is stale, not an error: %v", errs)
+	}
+	fsys["mapping/d.yaml"] = &fstest.MapFile{Data: []byte(header + "converter: none\nentries:\n  - path: modell\n    map: model\n")}
+	if _, stale, _ := Generate(fsys, "mapping/d.yaml"); len(stale) != 1 {
+		t.Errorf("an entry the spec lacks: stale %v", stale)
 	}
 }

@@ -107,10 +107,11 @@ func FindStale(f *File, ds map[string]*codec.Dialect) []Stale {
 				add(Stale{Line: r.Line, Kind: StaleOfRule, Path: e.Path, Dialect: t.dialect, Target: r.Target, Reason: err.Error()})
 				continue
 			}
-			if r.Transform != "" || !from.Valid() || from.Shape() != codec.ShapeObject {
+			if r.Transform != "" || f.Declared() || !from.Valid() || from.Shape() != codec.ShapeObject {
 				continue
 			}
 			// an object mapped as it is (Build): each field to the same key
+			// (not in a declared file: the runtime converts it as a whole)
 			for p := range from.Properties() {
 				tp := r.Target + "." + p.Key
 				if _, err := t.schema.Lookup(tp); errors.Is(err, codec.ErrAbsent) {
@@ -145,6 +146,9 @@ func FindStale(f *File, ds map[string]*codec.Dialect) []Stale {
 			continue
 		}
 		for _, t := range targets {
+			if !targetOf(e, t.dialect) {
+				continue // declared for the other dialects only
+			}
 			if _, err := t.schema.Lookup(e.Path); errors.Is(err, codec.ErrAbsent) {
 				add(Stale{Line: e.Line, Kind: StaleOfTarget, Path: e.Path, Dialect: t.dialect, Reason: err.Error()})
 			}

@@ -183,6 +183,10 @@ func ValidateWith(f *File, transforms []Transform, complete bool, ds map[string]
 			if r.Kind != Map && r.Kind != Lossy {
 				continue
 			}
+			if r.Transform != "" && f.Declared() {
+				errf(r.Line, "%s: a transform in a file with converter: none (nothing calls it: say what the runtime does in the note)", e.Path)
+				continue
+			}
 			if _, ruleStale := c.stale.rule(t.Dialect, e.Path); stale || ruleStale {
 				if r.Transform != "" {
 					transform(e, r, src, t.Dialect, codec.Schema{}, false)
@@ -201,6 +205,9 @@ func ValidateWith(f *File, transforms []Transform, complete bool, ds map[string]
 			if r.Values != nil || r.ValuesTarget {
 				c.checkValues(e, r, src, t.Dialect, dst, errf)
 				continue
+			}
+			if f.Declared() {
+				continue // the hand-written runtime converts the value
 			}
 			if k := misfitSchemas(src, dst); k != "" {
 				errf(r.Line, "%s (%s) → %s %s (%s): %s does not fit; name a transform", e.Path, src.Kinds(), t.Dialect, r.Target, dst.Kinds(), k)
@@ -235,6 +242,9 @@ func ValidateWith(f *File, transforms []Transform, complete bool, ds map[string]
 		for _, t := range f.To {
 			r, ok := e.RuleFor(t.Dialect)
 			if !ok {
+				if !targetOf(e, t.Dialect) {
+					continue // a path of the other dialects' payloads
+				}
 				errf(e.Line, "target %s: no rule for %s", e.Path, t.Dialect)
 				continue
 			}
@@ -252,12 +262,16 @@ func ValidateWith(f *File, transforms []Transform, complete bool, ds map[string]
 	// Events: types of the OpenAI stream event union, once each (a type
 	// the spec lacks is stale).
 	seenEvent := map[string]int{}
+	reading := len(f.Events) > 0 && (f.Events[0].Read != "" || f.Events[0].Ignore != "")
 	for _, e := range f.Events {
 		if prev, dup := seenEvent[e.Type]; dup {
 			errf(e.Line, "event %s: an entry at line %d already", e.Type, prev)
 			continue
 		}
 		seenEvent[e.Type] = e.Line
+		if r := e.Read != "" || e.Ignore != ""; r != reading {
+			errf(e.Line, "event %s: a file's events are all emit/never (a runtime that writes the stream) or all read/ignore (one that reads it)", e.Type)
+		}
 	}
 	for _, e := range f.Extras {
 		check(e, codec.Schema{}, c.stale.entries[e.Line])
@@ -429,6 +443,16 @@ func misfitSchemas(src, dst codec.Schema) string {
 		}
 	}
 	return ""
+}
+
+// targetOf reports whether a targets: entry declares the path of a
+// dialect's payload: it has a rule for it, or no rule of its own for any
+// dialect (its default speaks for all).
+func targetOf(e Entry, dialect string) bool {
+	if _, ok := e.RuleFor(dialect); ok {
+		return true
+	}
+	return len(e.Rules) == 0
 }
 
 // covered reports whether an entry is at path or above it.

@@ -137,6 +137,9 @@ func TestPinnedSpecMatrixUpdate(t *testing.T) {
 		"responses_chat/openrouter":    {append([]string{"future_knob"}, prefixed("input{array}[]", newVariant)...), {"input{array}[]{local_shell_call}.action.env"}},
 		"responses_chat/openai":        {append([]string{"future_knob"}, prefixed("input{array}[]", newVariant)...), {"input{array}[]{local_shell_call}.action.env"}},
 		"chat_responses/openai-target": {prefixed("instructions{array}[]", newVariant), {"instructions{array}[]{local_shell_call}.action.env", "output[]{local_shell_call}.action.env"}},
+		// the reverse answer reads the Response the forward answer writes
+		"responses_chat_answer/openrouter": {prefixed("instructions{array}[]", newVariant), {"instructions{array}[]{local_shell_call}.action.env", "output[]{local_shell_call}.action.env"}},
+		"responses_chat_answer/openai":     {prefixed("instructions{array}[]", newVariant), {"instructions{array}[]{local_shell_call}.action.env", "output[]{local_shell_call}.action.env"}},
 	}
 	for _, s := range d.Sections {
 		for _, c := range s.Changed {

@@ -6,14 +6,14 @@
 // the generated converters), so it can be rendered right after a spec
 // update, when the converters cannot be generated yet.
 //
-// Sections, in order: for each mapping file (the request direction first),
-// its source side once per target dialect; for a file with targets, the
+// Sections, in order: for each mapping file (the requests first — the
+// Responses request → chat, the reverse request chat → Responses — then
+// the answers: chat → Responses, the reverse answer Responses → chat), its
+// source side once per target dialect; for a file with targets, the
 // target side (every field of the target: what produces it); for a file
-// with events, the stream event types (which the runtime emits, which it
-// never does and why); last, a placeholder for what of the reverse
-// direction is not built yet (the answer: Response and stream → chat; the
-// reverse request has its mapping file, mapping/chat_responses_request.yaml,
-// and its section like the others).
+// with events, the stream event types (which the runtime emits and which
+// it never does and why; for the reverse answer, which the parser reads
+// and which it skips and why).
 //
 // Rendered as Markdown (Markdown: a table per section, coverage per
 // section and overall) and as JSON (JSON; the schema is documented on
@@ -66,14 +66,14 @@ func (s Status) rank() int {
 //	{
 //	  "schema": "transponder.alignment/v1",
 //	  "specs": [{"dialect": "openai", "file": "openai.openapi.yaml"}, …],
-//	  "coverage": {…},                      // over every section but placeholders
+//	  "coverage": {…},                      // over every section
 //	  "sections": [{
 //	    "id": "responses_chat/openrouter",  // stable: the mapping file's stem / what it is
 //	    "title": "…",
 //	    "mapping": "mapping/responses_chat.yaml",
-//	    "side": "source" | "target" | "events" | "placeholder",
+//	    "side": "source" | "target" | "events",
 //	    "from": "openai responses request", "to": "openrouter chat request",
-//	    "note": "…",                        // placeholders: what is to come
+//	    "note": "…",                        // (files of an older v1 had a "placeholder" side with a note, no rows)
 //	    "coverage": {"total": n, "aligned": n, "lossy": n, "dropped": n, "gateway": n,
 //	                 "unmapped": n, "covered_percent": 100.0},
 //	    "entries": [                        // what the rows under one entry share, sorted
@@ -228,7 +228,7 @@ func Build(in Input) (*Matrix, error) {
 	files := slices.Clone(in.Mappings)
 	order := func(f *generator.File) int {
 		p, _ := codec.PayloadByName(f.From.Payload)
-		return int(p)
+		return slices.Index(sectionOrder, p)
 	}
 	slices.SortStableFunc(files, func(a, b *generator.File) int {
 		if c := order(a) - order(b); c != 0 {
@@ -243,14 +243,6 @@ func Build(in Input) (*Matrix, error) {
 		}
 		m.Sections = append(m.Sections, secs...)
 	}
-	m.Sections = append(m.Sections, Section{
-		ID:    "reverse/responses_chat_answer",
-		Title: "Responses Response and stream → Chat Completions answer (the reverse direction)",
-		Side:  "placeholder",
-		From:  "responses body", To: "chat body",
-		Rows: []Row{},
-		Note: "The answer of a Responses upstream to a chat client: not built yet. The reverse request is mapped (mapping/chat_responses_request.yaml, its section above); this section is filled when the answer's mapping files land, like the others, a row per field.",
-	})
 	for i := range m.Sections {
 		s := &m.Sections[i]
 		s.Coverage = Coverage{}
@@ -258,13 +250,17 @@ func Build(in Input) (*Matrix, error) {
 			s.Coverage.add(r.Status)
 		}
 		s.Coverage.percent()
-		if s.Side != "placeholder" {
-			m.Coverage.sum(s.Coverage)
-		}
+		m.Coverage.sum(s.Coverage)
 	}
 	m.Coverage.percent()
 	return m, nil
 }
+
+// sectionOrder orders the mapping files by their source payload: the
+// requests (forward, reverse), then the answers (forward: a chat
+// completion, a chunk; reverse: a Response, whose file declares the
+// stream's events too).
+var sectionOrder = []codec.Payload{codec.ResponsesRequest, codec.ChatRequest, codec.ChatBody, codec.ChatChunk, codec.ResponsesBody, codec.ResponsesEvent}
 
 func (in Input) schema(s generator.Side) (codec.Schema, error) {
 	sc, err := s.Schema(in.Dialects)
@@ -326,8 +322,19 @@ func (in Input) sections(f *generator.File) ([]Section, error) {
 			Title:   "openai responses event types: which the translator emits (from " + sideName(f.From) + ")",
 			Mapping: f.Name, Side: "events", From: sideName(f.From), To: "openai responses event",
 		}
+		if reads(f) {
+			to := generator.Side{Dialect: f.To[0].Dialect, Payload: "chat chunk"}
+			s.Title = "openai responses event types: which the parser reads (into " + sideName(to) + "s)"
+			s.From, s.To = "openai responses event", sideName(to)
+		}
 		s.Rows, s.Stale = eventRows(ev.Schema(), f, stale)
 		out = append(out, s)
 	}
 	return out, nil
+}
+
+// reads reports whether a file's events are read by the runtime (the
+// reverse answer: read or ignore), not emitted (emit or never).
+func reads(f *generator.File) bool {
+	return len(f.Events) > 0 && len(f.To) > 0 && (f.Events[0].Read != "" || f.Events[0].Ignore != "")
 }

@@ -143,7 +143,14 @@ func TestPinnedSpecEveryPathOnce(t *testing.T) {
 			}
 			// known leaves, pinned (Leaves is what the matrix walks with: these
 			// are checked against the spec by hand)
-			for _, p := range []string{"usage.input_tokens", "output[]{message}.content[]{output_text}.text", "output[]{function_call}.arguments", "output[]{reasoning}.encrypted_content"} {
+			known := map[string][]string{
+				"responses body": {"usage.input_tokens", "output[]{message}.content[]{output_text}.text", "output[]{function_call}.arguments", "output[]{reasoning}.encrypted_content"},
+				"chat body":      {"usage.prompt_tokens", "choices[].message.content{string}", "choices[].message.tool_calls[].function.arguments"},
+			}
+			if known[f.To[0].Payload] == nil {
+				t.Errorf("%s: no known leaves of a %s", s.ID, f.To[0].Payload)
+			}
+			for _, p := range known[f.To[0].Payload] {
 				if count[p] != 1 {
 					t.Errorf("%s: %s missing", s.ID, p)
 				}
@@ -183,8 +190,10 @@ func TestPinnedSpecEveryPathOnce(t *testing.T) {
 		}
 	}
 	golden.Check(t, "testdata/open.golden", "# unmapped paths and stale entries of the committed matrix (rewrite with -update)\n"+strings.Join(open, "\n")+"\n", *update)
-	if m.Sections[len(m.Sections)-1].Side != "placeholder" {
-		t.Error("no placeholder for the reverse direction")
+	for _, s := range m.Sections {
+		if s.Side == "placeholder" || len(s.Rows) == 0 {
+			t.Errorf("section %s (%s): no rows", s.ID, s.Side)
+		}
 	}
 }
 
@@ -414,5 +423,80 @@ func TestReverseRequestSection(t *testing.T) {
 	}
 	if r := row("tools[]{function}.function.name"); r.Status != Aligned || r.Entry != "tools[]{function}.function.name" {
 		t.Errorf("tool name: %+v", r)
+	}
+}
+
+// The reverse answer (a Responses Response and stream → a chat client) is
+// computed from mapping/responses_chat_answer.yaml like the others: its
+// source side per chat dialect, its target side (OpenRouter's chat
+// completion), its events (which the parser reads, which it skips); last,
+// after the forward answer; no placeholder is left. (Pinned: the rows and
+// full coverage are the pinned specs'.)
+func TestPinnedSpecReverseAnswerSections(t *testing.T) {
+	m := pinned(t)
+	byID := map[string]Section{}
+	var ids []string
+	for _, s := range m.Sections {
+		byID[s.ID] = s
+		ids = append(ids, s.ID)
+	}
+	want := []string{"responses_chat_answer/openrouter", "responses_chat_answer/openai", "responses_chat_answer/openrouter-target", "responses_chat_answer/events"}
+	if got := ids[len(ids)-len(want):]; !slices.Equal(got, want) {
+		t.Fatalf("last sections %v, want %v", got, want)
+	}
+	row := func(id, p string) Row {
+		s := byID[id]
+		j := slices.IndexFunc(s.Rows, func(r Row) bool { return r.Path == p })
+		if j < 0 {
+			t.Fatalf("%s: no row %s", id, p)
+		}
+		return s.Rows[j]
+	}
+	for _, id := range want {
+		s := byID[id]
+		if s.Coverage.Total == 0 || s.Coverage.Unmapped != 0 || s.Mapping != "mapping/responses_chat_answer.yaml" {
+			t.Errorf("%s: %s, coverage %+v", id, s.Mapping, s.Coverage)
+		}
+	}
+	src := byID["responses_chat_answer/openrouter"]
+	if src.Side != "source" || src.From != "openai responses body" || src.To != "openrouter chat body" {
+		t.Errorf("source side: %s, %s → %s", src.Side, src.From, src.To)
+	}
+	for _, c := range []struct {
+		id, path string
+		status   Status
+		target   string
+	}{
+		{"responses_chat_answer/openrouter", "usage.input_tokens", Aligned, "usage.prompt_tokens"},
+		{"responses_chat_answer/openrouter", "output[]{function_call}.arguments", Aligned, "choices[].message.tool_calls[].function.arguments"},
+		{"responses_chat_answer/openai", "output[]{function_call}.arguments", Aligned, "choices[].message.tool_calls[]{function}.function.arguments"},
+		{"responses_chat_answer/openrouter", "output[]{reasoning}.encrypted_content", Aligned, "choices[].message.reasoning_details[]{reasoning.encrypted}.data"},
+		{"responses_chat_answer/openai", "output[]{reasoning}.encrypted_content", Lossy, "choices[].message"},
+		{"responses_chat_answer/openrouter", "output[]{web_search_call}.action{search}.query", Dropped, ""},
+		{"responses_chat_answer/openrouter", "output[]{message}.content[]{output_text}.annotations[]{file_citation}", Dropped, ""},
+		{"responses_chat_answer/openrouter", "tools[]{function}.name", Gateway, ""},
+		{"responses_chat_answer/openrouter-target", "choices[].message.refusal", Aligned, ""},
+		{"responses_chat_answer/openrouter-target", "openrouter_metadata.region", Dropped, ""},
+	} {
+		r := row(c.id, c.path)
+		if r.Status != c.status || c.target != "" && !slices.Equal(r.Targets, []string{c.target}) {
+			t.Errorf("%s %s: %s → %v, want %s → %s", c.id, c.path, r.Status, r.Targets, c.status, c.target)
+		}
+	}
+	ev := byID["responses_chat_answer/events"]
+	if ev.Side != "events" || ev.From != "openai responses event" || ev.To != "openrouter chat chunk" {
+		t.Errorf("events side: %s, %s → %s", ev.Side, ev.From, ev.To)
+	}
+	if r := row("responses_chat_answer/events", "response.output_text.delta"); r.Status != Aligned || !strings.Contains(r.Note, "content chunk") {
+		t.Errorf("output_text.delta: %+v", r)
+	}
+	if r := row("responses_chat_answer/events", "response.audio.delta"); r.Status != Dropped || r.Note == "" {
+		t.Errorf("audio.delta: %+v", r)
+	}
+	md := string(m.Markdown())
+	for _, w := range []string{"## openai responses event types: which the parser reads (into openrouter chat chunks)", "What the parser makes of it, or why it skips it"} {
+		if !strings.Contains(md, w) {
+			t.Errorf("the Markdown lacks %q", w)
+		}
 	}
 }

@@ -326,7 +326,7 @@ func targetRows(dst codec.Schema, f *generator.File, dialect string, stale []gen
 }
 
 // eventRows: every event type of the spec's stream event union, emitted
-// (aligned) or never (dropped), or unmapped.
+// or read (aligned), never emitted or skipped (dropped), or unmapped.
 func eventRows(ev codec.Schema, f *generator.File, stale []generator.Stale) ([]Row, []Stale) {
 	byType := map[string]generator.Event{}
 	for _, e := range f.Events {
@@ -340,10 +340,10 @@ func eventRows(ev codec.Schema, f *generator.File, stale []generator.Stale) ([]R
 		switch {
 		case !ok:
 			rows = append(rows, Row{Path: v.Value, Kind: "event", Status: Unmapped})
-		case e.Emit != "":
-			rows = append(rows, Row{Path: v.Value, Kind: "event", Status: Aligned, Entry: "events: " + v.Value, Note: e.Emit})
+		case e.Emit != "" || e.Read != "":
+			rows = append(rows, Row{Path: v.Value, Kind: "event", Status: Aligned, Entry: "events: " + v.Value, Note: e.Emit + e.Read})
 		default:
-			rows = append(rows, Row{Path: v.Value, Kind: "event", Status: Dropped, Entry: "events: " + v.Value, Note: e.Never})
+			rows = append(rows, Row{Path: v.Value, Kind: "event", Status: Dropped, Entry: "events: " + v.Value, Note: e.Never + e.Ignore})
 		}
 	}
 	return sortRows(rows), staleOf(staleFor(stale, "", generator.StaleOfEvent))

@@ -259,7 +259,7 @@ func (c *ChatStream) part(pt *Part) {
 		c.begin()
 		c.out = append(c.out, `{},"finish_reason":"`...)
 		c.out = append(c.out, finishReason(pt, c.called)...)
-		c.out = append(c.out, `"}]}`+"\n\n"...)
+		c.out = append(appendTier(append(c.out, `"}]`...), pt.Raw), "}\n\n"...)
 		if pt.Usage.Present {
 			c.out = append(c.out, "data: "...)
 			c.out = append(c.out, c.head[:len(c.head)-len(`{"index":0,"delta":`)]...)
@@ -333,9 +333,23 @@ func appendUsage(dst []byte, u Usage) []byte {
 	dst = strconv.AppendInt(dst, u.TotalTokens, 10)
 	dst = append(dst, `,"prompt_tokens_details":{"cached_tokens":`...)
 	dst = strconv.AppendInt(dst, u.CachedTokens, 10)
+	if u.CacheWrite > 0 {
+		dst = append(dst, `,"cache_write_tokens":`...)
+		dst = strconv.AppendInt(dst, u.CacheWrite, 10)
+	}
 	dst = append(dst, `},"completion_tokens_details":{"reasoning_tokens":`...)
 	dst = strconv.AppendInt(dst, u.ReasoningTokens, 10)
 	return append(dst, "}}"...)
+}
+
+// appendTier appends a chunk's or completion's service_tier member (the
+// Response's, tier its contents), nothing when there is none.
+func appendTier(dst, tier []byte) []byte {
+	if len(tier) == 0 {
+		return dst
+	}
+	dst = append(dst, `,"service_tier":"`...)
+	return append(append(dst, tier...), '"')
 }
 
 // urlCitation is a Responses url_citation annotation in the chat form,

@@ -16,8 +16,8 @@ import (
 // and reasoning tokens, and the status as finish_reason. It reads the
 // output items through the same path as the Parser, so both directions of
 // a client's use agree. What a chat completion cannot carry (hosted tool
-// calls, images, other annotations, unknown items) is returned as
-// warnings. A failed Response is its error.
+// calls, images, other annotations, unknown items, moderation results) is
+// returned as warnings. A failed Response is its error.
 func ResponseToChat(resp []byte, opts Options) ([]byte, []mapping.Warning, error) {
 	var p Parser
 	root, ok := p.doc.Parse(resp)
@@ -32,6 +32,9 @@ func ResponseToChat(resp []byte, opts Options) ([]byte, []mapping.Warning, error
 		return nil, nil, translate.StreamError(errObj)
 	}
 	c := &ChatStream{opts: opts, id: opts.id(), created: opts.now()}
+	if m := root.Get("moderation"); m.Kind() == codec.Object && len(m.Raw()) > 2 {
+		c.warnings = append(c.warnings, mapping.Warning{Path: "moderation", Reason: "the Response's moderation results have no place in a chat completion; left out"})
+	}
 	var acc completion
 	p.start(root)
 	for i, v := range root.Get("output").Elems() {
@@ -41,7 +44,7 @@ func ResponseToChat(resp []byte, opts Options) ([]byte, []mapping.Warning, error
 		}
 	}
 	r := root
-	fin := Part{Kind: KindFinish, Status: contents(r.Get("status")), Reason: contents(r.Get("incomplete_details").Get("reason")), Usage: usageOf(r.Get("usage"))}
+	fin := Part{Kind: KindFinish, Status: contents(r.Get("status")), Reason: contents(r.Get("incomplete_details").Get("reason")), Usage: usageOf(r.Get("usage")), Raw: contents(r.Get("service_tier"))}
 	p.emit(fin)
 	for i := range p.parts {
 		acc.part(c, &p.parts[i])
@@ -55,6 +58,7 @@ type completion struct {
 	content, refusal, reasoning      []byte
 	details, tools, annotations      []byte
 	logprobs                         []byte
+	tier                             []byte // service_tier
 	texts, ndetails, ntools          int
 	hasText, hasRefusal, hasReasoned bool
 	called                           bool
@@ -128,6 +132,7 @@ func (a *completion) part(c *ChatStream, pt *Part) {
 	case KindFinish:
 		a.finish = finishReason(pt, a.called)
 		a.usage = pt.Usage
+		a.tier = append(a.tier[:0], pt.Raw...)
 	}
 }
 
@@ -182,7 +187,7 @@ func (a *completion) appendJSON(dst []byte, c *ChatStream) []byte {
 		dst = append(dst, `,"usage":`...)
 		dst = appendUsage(dst, a.usage)
 	}
-	return append(dst, '}')
+	return append(appendTier(dst, a.tier), '}')
 }
 
 func appendStringOrNull(dst, s []byte, ok bool) []byte {

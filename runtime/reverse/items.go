@@ -389,7 +389,8 @@ func usageOf(u codec.Value) Usage {
 			us.TotalTokens = int64(n)
 		case "input_tokens_details":
 			c, _ := atoi(m.Get("cached_tokens"))
-			us.CachedTokens = int64(c)
+			w, _ := atoi(m.Get("cache_write_tokens"))
+			us.CachedTokens, us.CacheWrite = int64(c), int64(w)
 		case "output_tokens_details":
 			r, _ := atoi(m.Get("reasoning_tokens"))
 			us.ReasoningTokens = int64(r)

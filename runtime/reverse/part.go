@@ -57,7 +57,9 @@ const (
 	// mcp_call, an unknown type): Raw is the whole item.
 	KindItem
 	// KindFinish: the response ended: Status (completed, incomplete),
-	// Reason (incomplete_details.reason), Usage. Nothing follows.
+	// Reason (incomplete_details.reason), Usage, Raw the response's
+	// service_tier (a JSON string's contents; nil when it has none).
+	// Nothing follows.
 	KindFinish
 	// KindError: the response failed (an error event, response.failed, a
 	// stream that ended before its terminal event, an event that is not
@@ -97,6 +99,7 @@ type Usage struct {
 	Present         bool // the response said
 	InputTokens     int64
 	CachedTokens    int64 // input_tokens_details.cached_tokens
+	CacheWrite      int64 // input_tokens_details.cache_write_tokens
 	OutputTokens    int64
 	ReasoningTokens int64 // output_tokens_details.reasoning_tokens
 	TotalTokens     int64

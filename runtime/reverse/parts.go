@@ -246,7 +246,7 @@ func (p *Parser) event(e *event) {
 		p.start(e.response)
 		p.closeAll()
 		r := e.response
-		pt := Part{Kind: KindFinish, Status: contents(r.Get("status")), Reason: contents(r.Get("incomplete_details").Get("reason"))}
+		pt := Part{Kind: KindFinish, Status: contents(r.Get("status")), Reason: contents(r.Get("incomplete_details").Get("reason")), Raw: contents(r.Get("service_tier"))}
 		if len(pt.Status) == 0 {
 			pt.Status = e.typ[len("response."):]
 		}

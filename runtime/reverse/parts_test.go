@@ -106,7 +106,7 @@ func TestParts(t *testing.T) {
 		"tool-input-start 4 id=call_1 name=f",
 		"tool-input-delta 4 id=call_1 name=f delta={\\\"a\\\":1}",
 		"item 5 id=ig_1",
-		"finish 0 status=incomplete reason=max_output_tokens usage={Present:true InputTokens:10 CachedTokens:4 OutputTokens:7 ReasoningTokens:3 TotalTokens:17}",
+		"finish 0 status=incomplete reason=max_output_tokens usage={Present:true InputTokens:10 CachedTokens:4 CacheWrite:0 OutputTokens:7 ReasoningTokens:3 TotalTokens:17}",
 	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("no %q in\n%s", want, got)
