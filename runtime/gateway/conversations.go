@@ -319,34 +319,12 @@ func (s *Server) deleteConversation(w http.ResponseWriter, r *http.Request) {
 
 // listConversationItems serves GET /v1/conversations/{id}/items.
 func (s *Server) listConversationItems(w http.ResponseWriter, r *http.Request) {
-	owner, ok := s.authed(w, r)
-	if !ok {
-		return
-	}
-	id := r.PathValue("id")
-	after, limit, desc, aerr := page(r)
-	if aerr == nil {
-		_, aerr = includes(r)
-	}
-	if aerr != nil {
-		writeError(w, aerr)
-		return
-	}
-	ctx, cancel := storeCtx(r.Context())
-	defer cancel()
-	items, more, err := s.cfg.Store.ConversationItems(ctx, owner, id, after, limit, desc)
-	if err != nil {
-		s.storeError(w, err, func() *translate.APIError {
-			if after != "" {
-				if _, gerr := s.cfg.Store.GetConversation(ctx, owner, id); gerr == nil {
-					return badRequest("after", "invalid_value", fmt.Sprintf("No item with id '%s' in conversation '%s'.", clip(after, maxIDLen), id))
-				}
-			}
-			return conversationNotFound(id)
-		})
-		return
-	}
-	writeJSON(w, appendList(nil, items, more))
+	s.listItems(w, r, func(ctx context.Context, owner, id, after string, limit int, desc bool) ([]store.Item, bool, error) {
+		return s.cfg.Store.ConversationItems(ctx, owner, id, after, limit, desc)
+	}, func(ctx context.Context, owner, id string) error {
+		_, err := s.cfg.Store.GetConversation(ctx, owner, id)
+		return err
+	}, "No item with id '%s' in conversation '%s'.", conversationNotFound)
 }
 
 // addConversationItems serves POST /v1/conversations/{id}/items: the

@@ -235,6 +235,22 @@ func appendList(dst []byte, items []store.Item, hasMore bool) []byte {
 
 // inputItems serves GET /v1/responses/{id}/input_items.
 func (s *Server) inputItems(w http.ResponseWriter, r *http.Request) {
+	s.listItems(w, r, func(ctx context.Context, owner, id, after string, limit int, desc bool) ([]store.Item, bool, error) {
+		return s.cfg.Store.InputItems(ctx, owner, id, after, limit, desc)
+	}, func(ctx context.Context, owner, id string) error {
+		_, err := s.cfg.Store.GetResponse(ctx, owner, id)
+		return err
+	}, "No input item with id '%s' in response '%s'.", responseNotFound)
+}
+
+// listItems serves a page of a stored list of items (a response's input,
+// a conversation's items): list reads it; when it fails and the page
+// starts after an item, exists tells an unknown item (badAfter, a 400
+// naming after) from an unknown owner (notFound).
+func (s *Server) listItems(w http.ResponseWriter, r *http.Request,
+	list func(ctx context.Context, owner, id, after string, limit int, desc bool) ([]store.Item, bool, error),
+	exists func(ctx context.Context, owner, id string) error,
+	badAfter string, notFound func(id string) *translate.APIError) {
 	owner, ok := s.authed(w, r)
 	if !ok {
 		return
@@ -250,15 +266,13 @@ func (s *Server) inputItems(w http.ResponseWriter, r *http.Request) {
 	}
 	ctx, cancel := storeCtx(r.Context())
 	defer cancel()
-	items, more, err := s.cfg.Store.InputItems(ctx, owner, id, after, limit, desc)
+	items, more, err := list(ctx, owner, id, after, limit, desc)
 	if err != nil {
 		s.storeError(w, err, func() *translate.APIError {
-			if after != "" {
-				if _, gerr := s.cfg.Store.GetResponse(ctx, owner, id); gerr == nil {
-					return badRequest("after", "invalid_value", fmt.Sprintf("No input item with id '%s' in response '%s'.", clip(after, maxIDLen), id))
-				}
+			if after != "" && exists(ctx, owner, id) == nil {
+				return badRequest("after", "invalid_value", fmt.Sprintf(badAfter, clip(after, maxIDLen), id))
 			}
-			return responseNotFound(id)
+			return notFound(id)
 		})
 		return
 	}
