@@ -211,6 +211,17 @@ func (c *ChatStream) part(pt *Part) {
 			c.out = append(c.out, `]}`...)
 			c.end(false)
 		}
+		if pt.Signature != nil {
+			// the signature of the item's text, in a detail of its own at
+			// the text's index, as OpenRouter's chat streams send it
+			sig := *pt
+			sig.Raw = nil
+			c.begin()
+			c.out = append(c.out, `{"reasoning_details":[`...)
+			c.out = appendDetail(c.out, &sig, max(c.details-1, 0))
+			c.out = append(c.out, `]}`...)
+			c.end(false)
+		}
 	case KindToolInputStart:
 		i := c.toolIndex(pt.Index, true)
 		c.begin()
@@ -293,6 +304,9 @@ func (c *ChatStream) part(pt *Part) {
 // appendDetail appends one OpenRouter reasoning_details entry.
 func appendDetail(dst []byte, pt *Part, index int) []byte {
 	switch {
+	case pt.Kind == KindReasoningDone && pt.Raw == nil: // its signature
+		dst = append(dst, `{"type":"reasoning.text","text":"","signature":`...)
+		dst = append(dst, pt.Signature...)
 	case pt.Kind == KindReasoningDone:
 		dst = append(dst, `{"type":"reasoning.encrypted","data":`...)
 		dst = append(dst, pt.Raw...)
@@ -305,7 +319,13 @@ func appendDetail(dst []byte, pt *Part, index int) []byte {
 	}
 	dst = append(dst, `,"id":"`...)
 	dst = append(dst, pt.ID...)
-	dst = append(dst, `","format":"openai-responses-v1","index":`...)
+	dst = append(dst, `","format":`...)
+	if pt.Format != nil {
+		dst = append(dst, pt.Format...)
+	} else {
+		dst = append(dst, `"openai-responses-v1"`...)
+	}
+	dst = append(dst, `,"index":`...)
 	dst = strconv.AppendInt(dst, int64(index), 10)
 	return append(dst, '}')
 }

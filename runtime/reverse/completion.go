@@ -101,6 +101,11 @@ func (a *completion) part(c *ChatStream, pt *Part) {
 		if pt.Raw != nil {
 			a.detail(pt)
 		}
+		if pt.Signature != nil { // a detail of its own, as in ChatStream
+			sig := *pt
+			sig.Raw = nil
+			a.detail(&sig)
+		}
 	case KindToolCall:
 		if pt.Provider {
 			c.warn(pt.Index, "a "+toolNames[pt.Tool]+" call the provider ran has no place in a chat completion; left out")

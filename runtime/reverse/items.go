@@ -292,7 +292,14 @@ func (p *Parser) itemDone(it *item, e *event) {
 		if enc.Kind() == codec.String {
 			raw = enc.Raw()
 		}
-		p.emit(Part{Kind: KindReasoningDone, Index: e.index, ID: it.id, Raw: raw})
+		done := Part{Kind: KindReasoningDone, Index: e.index, ID: it.id, Raw: raw}
+		if f := v.Get("format"); f.Kind() == codec.String {
+			done.Format = f.Raw()
+		}
+		if sig := v.Get("signature"); sig.Kind() == codec.String {
+			done.Signature = sig.Raw()
+		}
+		p.emit(done)
 	case itemCall:
 		p.callFields(it, v)
 		p.callStart(it, e, it.tool)

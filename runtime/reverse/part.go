@@ -32,7 +32,10 @@ const (
 	KindReasoningDelta
 	KindReasoningEnd
 	// KindReasoningDone: the reasoning item is whole; Raw is its
-	// encrypted_content as a JSON string, nil when it has none.
+	// encrypted_content as a JSON string, nil when it has none; Format and
+	// Signature its format and signature (OpenRouter's reasoning item:
+	// Anthropic's thinking needs the signature replayed), JSON strings or
+	// nil.
 	KindReasoningDone
 	// KindToolInputStart, KindToolInputDelta, KindToolInputEnd: a call's
 	// input streaming, keyed by Index (output_index): ID the call_id,
@@ -120,6 +123,8 @@ type Part struct {
 	Input    []byte
 	Raw      []byte
 	Model    []byte
+	// Format, Signature: KindReasoningDone's.
+	Format, Signature []byte
 	Created  int64
 	Status   []byte
 	Reason   []byte
