@@ -125,9 +125,9 @@ type Part struct {
 	Model    []byte
 	// Format, Signature: KindReasoningDone's.
 	Format, Signature []byte
-	Created  int64
-	Status   []byte
-	Reason   []byte
-	Usage    Usage
-	Err      *translate.APIError
+	Created           int64
+	Status            []byte
+	Reason            []byte
+	Usage             Usage
+	Err               *translate.APIError
 }
