@@ -10,8 +10,22 @@ import (
 
 const codecPkg = "github.com/transponder-dev/transponder/codec"
 
-// dialectSuffix names a dialect in Go identifiers.
-var dialectSuffix = map[string]string{"openai": "OpenAI", "openrouter": "OpenRouter"}
+// dialectSuffix names a dialect in Go identifiers: OpenAI, OpenRouter,
+// and a derived one's words capitalized (compatible-reasoning:
+// CompatibleReasoning).
+func dialectSuffix(name string) string {
+	switch name {
+	case "openai":
+		return "OpenAI"
+	case "openrouter":
+		return "OpenRouter"
+	}
+	var b strings.Builder
+	for _, w := range strings.FieldsFunc(name, func(r rune) bool { return r == '-' || r == '_' }) {
+		b.WriteString(strings.ToUpper(w[:1]) + w[1:])
+	}
+	return b.String()
+}
 
 // Emit renders the converters of one mapping file (one per target
 // dialect) as a Go file of package pkg. base names them: "responsesChat"
@@ -23,7 +37,7 @@ func Emit(pkg, base, source, receiver string, convs []*Converter) ([]byte, error
 	f.ImportName(codecPkg, "codec")
 	for _, cv := range convs {
 		e := &emitter{source: source}
-		name := base + dialectSuffix[cv.Dialect]
+		name := base + dialectSuffix(cv.Dialect)
 		f.Commentf("%s converts a payload, as %s says for %s.", name, source, cv.Dialect)
 		f.Func().Params(jen.Id("c").Op("*").Id(receiver)).Id(name).Params(jen.Id("v").Qual(codecPkg, "Value")).Block(
 			e.object(cv.Root, "v", nil)...,
@@ -360,11 +374,23 @@ func (e *emitter) values(n *Node, t *Target, val string, el *elem) jen.Code {
 	var same []jen.Code // the values carried as they are: one case
 	var cases []jen.Code
 	for _, p := range t.Values {
-		if p.From == p.To {
+		if p.From == p.To && p.Set == nil {
 			same = append(same, jen.Lit(p.From))
 			continue
 		}
-		cases = append(cases, jen.Case(jen.Lit(p.From)).Block(jen.Id("c").Dot("b").Dot("SetJSON").Call(dst(), jen.Lit(key), jen.Lit(p.To))))
+		var body []jen.Code
+		switch {
+		case p.To == "":
+		case p.From == p.To:
+			body = append(body, jen.Id("c").Dot("put").Call(dst(), jen.Lit(key), jen.Id(val).Dot("Raw").Call()))
+		default:
+			body = append(body, jen.Id("c").Dot("b").Dot("SetJSON").Call(dst(), jen.Lit(key), jen.Lit(p.To)))
+		}
+		for i, k := range p.Set {
+			st := p.setSteps[i]
+			body = append(body, jen.Id("c").Dot("b").Dot("SetJSON").Call(e.chain(st[:len(st)-1], el), jen.Lit(st[len(st)-1].Key), jen.Lit(k.JSON)))
+		}
+		cases = append(cases, jen.Case(jen.Lit(p.From)).Block(body...))
 	}
 	if same != nil {
 		cases = append([]jen.Code{jen.Case(same...).Block(jen.Id("c").Dot("put").Call(dst(), jen.Lit(key), jen.Id(val).Dot("Raw").Call()))}, cases...)
@@ -411,7 +437,10 @@ func EmitFields(pkg, source string, c *Checked, names map[string]*GoNames) ([]by
 		}
 	}
 	for _, t := range c.File.To {
-		v := "to" + dialectSuffix[t.Dialect]
+		if Derived(t.Dialect) {
+			continue // no Go types of its own: its base's are referred to
+		}
+		v := "to" + dialectSuffix(t.Dialect)
 		root := c.To[t.Dialect].Name()
 		body = append(body, jen.Var().Id(v).Qual(genPkg+t.Dialect, root))
 		for _, e := range append(append([]Entry(nil), c.Entries...), c.Extras...) {

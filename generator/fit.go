@@ -35,9 +35,14 @@ func (c *Checked) checkValues(e Entry, r Rule, src codec.Schema, dialect string,
 		if msg := misfitConst(p.From, src); msg != "" {
 			errf(p.Line, "%s (%s): values: %s %s", e.Path, src.Kinds(), p.From, msg)
 		}
-		if msg := misfitConst(p.To, dst); msg != "" {
+		if p.To == "" {
+			// sets constants only
+		} else if msg := misfitConst(p.To, dst); msg != "" {
 			errf(p.Line, "%s → %s %s (%s): values: %s %s", e.Path, dialect, r.Target, dst.Kinds(), p.To, msg)
 		}
+	}
+	for _, p := range r.Values {
+		c.checkConsts(e, p.Set, dialect, errf)
 	}
 	if r.Otherwise != "" {
 		if msg := misfitConst(r.Otherwise, dst); msg != "" {

@@ -3,6 +3,7 @@ package generator
 import (
 	"io/fs"
 	"path"
+	"slices"
 	"strings"
 )
 
@@ -48,6 +49,13 @@ func Generate(fsys fs.FS, file string) (Files, []Stale, []error) {
 	if errs != nil {
 		return nil, nil, errs
 	}
+	ds, errs := LoadDialects(fsys)
+	if errs != nil {
+		return nil, nil, errs
+	}
+	if errs := ApplyDialects([]*File{f}, ds); errs != nil {
+		return nil, nil, errs
+	}
 	f.UsedElsewhere = map[string]bool{}
 	for _, e := range entries {
 		if e.IsDir() || e.Name() == name || path.Ext(e.Name()) != ".yaml" {
@@ -62,6 +70,7 @@ func Generate(fsys fs.FS, file string) (Files, []Stale, []error) {
 		if errs != nil {
 			continue // its own generation reports them
 		}
+		_ = ApplyDialects([]*File{other}, ds)
 		for _, e := range append(other.Entries, other.Extras...) {
 			for _, r := range e.Rules {
 				if r.Transform != "" {
@@ -100,7 +109,7 @@ func Generate(fsys fs.FS, file string) (Files, []Stale, []error) {
 	}
 	names := map[string]*GoNames{}
 	for _, s := range append([]Side{f.From}, f.To...) {
-		if names[s.Dialect] != nil {
+		if names[s.Dialect] != nil || Derived(s.Dialect) {
 			continue
 		}
 		b, err := fs.ReadFile(fsys, path.Join("gen", s.Dialect, "go_names.txt"))
@@ -115,7 +124,15 @@ func Generate(fsys fs.FS, file string) (Files, []Stale, []error) {
 	if errs != nil {
 		return nil, c.Stale, errs
 	}
-	return Files{path.Join(dir, stem+"_gen.go"): src, path.Join(dir, "typed", stem+"_fields_gen.go"): fields}, c.Stale, nil
+	out := Files{path.Join(dir, stem+"_gen.go"): src, path.Join(dir, "typed", stem+"_fields_gen.go"): fields}
+	if slices.ContainsFunc(f.To, func(s Side) bool { return s.Payload == "chat request" }) && f.From.Payload == "responses request" {
+		tab, err := EmitDialects(pkg, camel(stem), f, ds, c)
+		if err != nil {
+			return nil, c.Stale, []error{err}
+		}
+		out[path.Join(dir, "dialects_gen.go")] = tab
+	}
+	return out, c.Stale, nil
 }
 
 // camel turns responses_chat into responsesChat.

@@ -3,6 +3,7 @@ package generator
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/transponder-dev/transponder/codec"
@@ -312,7 +313,11 @@ func (b *builder) leaf(n *Node, e Entry, r Rule, path string) {
 }
 
 func (b *builder) target(e Entry, r Rule, src codec.Schema) *Target {
-	t := &Target{Rule: r, Note: e.Note, Silent: r.Transform != "" && b.c.Silent[r.Transform]}
+	note := e.Note
+	if r.Note != "" {
+		note = r.Note
+	}
+	t := &Target{Rule: r, Note: note, Silent: r.Transform != "" && b.c.Silent[r.Transform]}
 	for _, k := range r.Also {
 		steps, ok := b.steps(k.Line, k.Target)
 		if !ok {
@@ -327,7 +332,18 @@ func (b *builder) target(e Entry, r Rule, src codec.Schema) *Target {
 	if t.Steps, ok = b.steps(r.Line, r.Target); !ok {
 		return nil
 	}
-	t.Values = r.Values
+	t.Values = slices.Clone(r.Values)
+	for i, p := range t.Values {
+		p.setSteps = nil
+		for _, k := range p.Set {
+			steps, ok := b.steps(k.Line, k.Target)
+			if !ok {
+				return nil
+			}
+			p.setSteps = append(p.setSteps, steps)
+		}
+		t.Values[i] = p
+	}
 	if r.ValuesTarget {
 		dst, err := b.c.To[b.dialect].Lookup(r.Target)
 		if err != nil {

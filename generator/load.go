@@ -215,9 +215,21 @@ func (l *loader) ruleFields(r *Rule, h map[string]func(*yaml.Node)) {
 		}
 		for i := 0; i+1 < len(v.Content); i += 2 {
 			from, ok1 := l.constant(v.Content[i], "values")
-			to, ok2 := l.constant(v.Content[i+1], "values")
+			p := ValuePair{Line: v.Content[i].Line, From: from}
+			ok2 := true
+			if row := v.Content[i+1]; row.Kind == yaml.MappingNode {
+				l.fields(row, map[string]func(*yaml.Node){
+					"to":  func(x *yaml.Node) { p.To, ok2 = l.constant(x, "values: to") },
+					"set": func(x *yaml.Node) { p.Set = l.consts(x, "values: set") },
+				})
+				if p.To == "" && p.Set == nil {
+					l.errf(row, "values: %s: a row {to: VALUE, set: {path: constant}} needs to or set", from)
+				}
+			} else {
+				p.To, ok2 = l.constant(row, "values")
+			}
 			if ok1 && ok2 {
-				r.Values = append(r.Values, ValuePair{Line: v.Content[i].Line, From: from, To: to})
+				r.Values = append(r.Values, p)
 			}
 		}
 	}

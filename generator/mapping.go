@@ -55,6 +55,11 @@ import (
 //	    unless: tool_choice                # only when that top-level key is absent
 //	  - path: text.format{text}
 //	    omit: response_format{text}        # the target's default: left out
+//	  - path: reasoning.effort
+//	    map: reasoning_effort
+//	    values:                            # a row may set constants too
+//	      "none": {set: {thinking.type: disabled}}         # … and write no value
+//	      "low": {to: "low", set: {thinking.type: enabled}}
 //	  - path: n
 //	    refuse: n must be 1                # a 400 naming the path ({value}: the value)
 //	    unless: 1                          # … but for this value
@@ -202,12 +207,19 @@ type Rule struct {
 	// JSON constant: that value passes.
 	Unless     string
 	UnlessLine int
+	// Note is a dialect file's note on its rule (ApplyDialects): it says
+	// what the entry's note says, for that dialect.
+	Note string
 }
 
-// ValuePair is a row of a value table: JSON constants.
+// ValuePair is a row of a value table: JSON constants. A row may also
+// set constants at other target paths (Set, written {to: VALUE, set:
+// {path: constant}}), and then need not write the value at all (To "").
 type ValuePair struct {
 	Line     int
 	From, To string
+	Set      []Const
+	setSteps [][]Step // Set's target steps (the IR's)
 }
 
 // Const is a JSON constant to write at a target path.

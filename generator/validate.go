@@ -39,7 +39,7 @@ type Checked struct {
 	stale staleSet
 }
 
-var dialects = map[string]*codec.Dialect{codec.OpenAI.Name(): codec.OpenAI, codec.OpenRouter.Name(): codec.OpenRouter}
+var dialects = chatDialects()
 
 // Schema is the side's payload in the shape tables ds (by dialect name):
 // the one lookup the generator, its stale check and the alignment matrix
@@ -168,7 +168,7 @@ func ValidateWith(f *File, transforms []Transform, complete bool, ds map[string]
 				errf(e.Line, "%s: no rule for %s", e.Path, t.Dialect)
 				continue
 			}
-			if r.Kind == Lossy && e.Note == "" {
+			if r.Kind == Lossy && e.Note == "" && r.Note == "" {
 				errf(r.Line, "%s: lossy: state the loss in a note", e.Path)
 			}
 			if !stale {
@@ -311,19 +311,7 @@ func readsTop(e Entry, dialect string) bool {
 // checkExtras checks a rule's constants (also, set, when), its unless and
 // what it refuses.
 func (c *Checked) checkExtras(e Entry, r Rule, src codec.Schema, dialect string, top map[string]bool, errf func(int, string, ...any)) {
-	for _, k := range r.Also {
-		dst, err := c.To[dialect].Lookup(k.Target)
-		if err != nil {
-			errf(k.Line, "%s: constant → %s %s: %v", e.Path, dialect, k.Target, err)
-			continue
-		}
-		if msg := misfitConst(k.JSON, dst); msg != "" {
-			errf(k.Line, "%s: constant %s → %s %s (%s): %s", e.Path, k.JSON, dialect, k.Target, dst.Kinds(), msg)
-		}
-		if steps := codec.SplitPath(k.Target); strings.Contains(strings.Join(steps[:len(steps)-1], "."), "[]") {
-			errf(k.Line, "%s: constant → %s: inside an array element; write a transform", e.Path, k.Target)
-		}
-	}
+	c.checkConsts(e, r.Also, dialect, errf)
 	if r.When != "" {
 		if msg := misfitConst(r.When, src); msg != "" {
 			errf(r.WhenLine, "%s (%s): when %s: %s", e.Path, src.Kinds(), r.When, msg)
@@ -428,4 +416,23 @@ func kindOf(s codec.Schema) string {
 		}
 	}
 	return "null"
+}
+
+// checkConsts checks constants written at target paths: the path is the
+// dialect's, the constant fits it, and it is not inside an array element.
+func (c *Checked) checkConsts(e Entry, consts []Const, dialect string, errf func(int, string, ...any)) {
+	for _, k := range consts {
+		dst, err := c.To[dialect].Lookup(k.Target)
+		if err != nil {
+			errf(k.Line, "%s: constant → %s %s: %v", e.Path, dialect, k.Target, err)
+			continue
+		}
+		if msg := misfitConst(k.JSON, dst); msg != "" {
+			errf(k.Line, "%s: constant %s → %s %s (%s): %s", e.Path, k.JSON, dialect, k.Target, dst.Kinds(), msg)
+		}
+		if steps := codec.SplitPath(k.Target); strings.Contains(strings.Join(steps[:len(steps)-1], "."), "[]") {
+			errf(k.Line, "%s: constant → %s: inside an array element; write a transform", e.Path, k.Target)
+		}
+	}
+
 }

@@ -29,7 +29,11 @@ func (c *conv) call(dst codec.Ref, v codec.Value, path string) codec.Ref {
 	c.h.state[id] = callPending
 	c.h.group = append(c.h.group, pendingCall{id, path})
 	tc := c.b.AppendObject(c.h.calls)
-	c.b.Set(tc, "id", idv.Raw())
+	if up := c.callID(id); up != id {
+		c.b.SetString(tc, "id", up)
+	} else {
+		c.b.Set(tc, "id", idv.Raw())
+	}
 	c.caller(v, path)
 	return tc
 }
@@ -76,7 +80,7 @@ func (c *conv) upstreamName(typ, ns, name string) string {
 	}
 	// A tool of the history the request no longer offers: named as it would
 	// be, among the others.
-	t, _ := c.tools.addNamespaced(VirtualTool{Type: typ, Namespace: ns, ToolName: name, Custom: typ == "custom" && c.opts.Dialect == OpenAI})
+	t, _ := c.tools.addNamespaced(VirtualTool{Type: typ, Namespace: ns, ToolName: name, Custom: typ == "custom" && c.custom()})
 	return t.Name
 }
 
@@ -89,7 +93,7 @@ func customToolCall(c *conv, v codec.Value, path string, dst codec.Ref, key stri
 	ns, _ := v.Get("namespace").Str()
 	name = c.upstreamName("custom", ns, name)
 	input := v.Get("input")
-	if c.opts.Dialect == OpenAI {
+	if c.custom() {
 		tc := c.call(dst, v, path)
 		c.b.SetJSON(tc, "type", `"custom"`)
 		ct := c.b.Object(tc, "custom")
@@ -236,7 +240,7 @@ func (c *conv) toolMessage(msgs codec.Ref, v codec.Value, path, typ, id string) 
 	c.caller(v, path)
 	m := c.b.AppendObject(msgs)
 	c.b.SetJSON(m, "role", `"tool"`)
-	c.b.SetString(m, "tool_call_id", id)
+	c.b.SetString(m, "tool_call_id", c.callID(id))
 	out := v.Get("output")
 	switch typ {
 	case "shell_call_output":
@@ -270,7 +274,7 @@ func (c *conv) toolMessage(msgs codec.Ref, v codec.Value, path, typ, id string) 
 	default:
 		if text, ok := c.textOnly(out, path+".output"); ok {
 			c.b.Set(m, "content", c.b.Bytes(quoteRaw(text)))
-		} else if c.opts.Dialect == OpenAI {
+		} else if c.opts.Dialect.base() == OpenAI {
 			c.b.Set(m, "content", c.b.Bytes(quoteRaw(c.texts(out, path+".output"))))
 		} else {
 			c.content(m, "tool", out, path+".output")

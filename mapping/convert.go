@@ -182,11 +182,7 @@ func (c *conv) run(body []byte, opts *Options) error {
 	if err := c.check(v); err != nil {
 		return err // a non-nil *Error
 	}
-	if opts.Dialect == OpenAI {
-		c.responsesChatOpenAI(v)
-	} else {
-		c.responsesChatOpenRouter(v)
-	}
+	c.responsesChat(v)
 	if c.err != nil {
 		return c.err
 	}
@@ -268,13 +264,13 @@ func (c *conv) finish(v codec.Value) {
 	}
 	c.uniqueTools()
 	c.required()
-	if len(c.opts.Provider) > 0 && c.opts.Dialect == OpenRouter {
+	if len(c.opts.Provider) > 0 && c.opts.Dialect.base() == OpenRouter {
 		if c.b.Has(codec.Top, "provider") {
 			c.warn("provider", "replaced by the operator's provider preferences")
 		}
 		c.b.Set(codec.Top, "provider", c.opts.Provider)
 	}
-	if c.opts.SessionID != "" && c.opts.Dialect == OpenRouter && !c.b.Has(codec.Top, "session_id") {
+	if c.opts.SessionID != "" && c.opts.Dialect.base() == OpenRouter && !c.b.Has(codec.Top, "session_id") {
 		c.b.SetString(codec.Top, "session_id", c.opts.SessionID)
 	}
 	if tools, ok := c.b.Child(codec.Top, "tools"); !ok || c.b.Len(tools) == 0 {

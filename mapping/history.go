@@ -59,6 +59,10 @@ type history struct {
 	indexed bool
 	moved   map[int]bool
 	offer   []pendingTool // tools that input items load, offered in finish
+	// ids are the rewritten call ids (a dialect's id shape), by the id
+	// sent; taken are the ids given out.
+	ids   map[string]string
+	taken map[string]bool
 }
 
 // pendingTool is a loaded tool to offer: a tool, or a namespace's (ns).
@@ -88,6 +92,8 @@ func (h *history) reset() {
 	h.indexed = false
 	clear(h.moved)
 	h.offer = h.offer[:0]
+	clear(h.ids)
+	clear(h.taken)
 }
 
 // item starts the conversion of an item (any item but an output) at path.
@@ -130,6 +136,9 @@ func (c *conv) endTurn() {
 // content, which every upstream takes. One with nothing at all — no
 // text but whitespace, no refusal, calls or reasoning — is left out.
 func (c *conv) closeAssistant() {
+	if c.h.asst >= 0 {
+		c.closeCarrier(c.h.asst)
+	}
 	if m := c.h.asst; m >= 0 && c.h.calls >= 0 && c.b.Has(m, "content") && c.blankContent(m) {
 		// Some providers (Anthropic's) refuse a whitespace-only text; with
 		// calls the message is sent without content, as one that had none.
@@ -240,7 +249,7 @@ func message(c *conv, v codec.Value, path string, dst codec.Ref, key string) {
 		return
 	}
 	c.endTurn()
-	if leading && (role == "system" || role == "developer") && c.opts.System == Merge {
+	if leading && (role == "system" || role == "developer") && c.system() == Merge {
 		if text, ok := c.textOnly(content, path+".content"); ok {
 			c.h.leading = true
 			if codec.Blank(text) {

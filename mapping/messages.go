@@ -15,19 +15,19 @@ func instructions(c *conv, v codec.Value, path string, dst codec.Ref, key string
 	if codec.Blank(strContents(v)) {
 		// An empty system message is refused by some providers
 		// (Anthropic's) and says nothing to the others.
-		if c.opts.System == Merge {
+		if c.system() == Merge {
 			c.warn(path, "empty or whitespace only; nothing is merged into the system message")
 		} else {
-			c.warn(path, "empty or whitespace only; no "+c.opts.System.role()+" message is sent")
+			c.warn(path, "empty or whitespace only; no "+c.system().role()+" message is sent")
 		}
 		return
 	}
-	if c.opts.System == Merge {
+	if c.system() == Merge {
 		c.mergeSystem(msgs, strContents(v))
 		return
 	}
 	role := `"system"`
-	if c.opts.System == Developer {
+	if c.system() == Developer {
 		role = `"developer"`
 	}
 	m := c.b.AppendObject(msgs)
@@ -107,7 +107,7 @@ func (c *conv) breakpoint(p codec.Ref, part codec.Value, path string, i int, tex
 	if !present(x) {
 		return
 	}
-	if p >= 0 && (text || c.opts.Dialect == OpenAI) {
+	if p >= 0 && (text || c.opts.Dialect.base() == OpenAI) {
 		c.b.Set(p, "prompt_cache_breakpoint", x.Raw())
 		return
 	}
@@ -186,7 +186,7 @@ func (c *conv) content(m codec.Ref, role string, content codec.Value, path strin
 			img := c.b.Object(p, "image_url")
 			c.b.Set(img, "url", url.Raw())
 			if d := part.Get("detail"); present(d) {
-				if c.opts.Dialect == OpenAI && string(d.Raw()) == `"original"` {
+				if c.opts.Dialect.base() == OpenAI && string(d.Raw()) == `"original"` {
 					c.warn(at(path, i, "detail"), "OpenAI's chat has no detail original; left out")
 				} else {
 					c.b.Set(img, "detail", d.Raw())
@@ -268,7 +268,7 @@ func quoteRaw(contents []byte) []byte {
 // file_data takes data and URLs, OpenAI's data only but file ids.
 func (c *conv) file(parts codec.Ref, part codec.Value, path string) {
 	data, url, id := part.Get("file_data"), part.Get("file_url"), part.Get("file_id")
-	openai := c.opts.Dialect == OpenAI
+	openai := c.opts.Dialect.base() == OpenAI
 	var use codec.Value // what file_data becomes
 	switch {
 	case present(data):

@@ -4,35 +4,86 @@ package mapping
 
 import (
 	"errors"
+	"fmt"
+	"strconv"
+	"strings"
 
 	"github.com/transponder-dev/transponder/codec"
 )
 
-// Dialect is the Chat Completions dialect a converter writes.
+// Dialect is the Chat Completions dialect a converter writes: OpenRouter's
+// (the default), OpenAI's, or one derived from them by a file of
+// mapping/dialects (DeepSeek's, Mistral's, …). The constants and what each
+// dialect is are generated (dialects_gen.go).
 type Dialect uint8
 
-const (
-	// OpenRouter's ChatRequest (the default): session_id, provider,
-	// plugins, reasoning{effort, summary}, server tools.
-	OpenRouter Dialect = iota
-	// OpenAI's CreateChatCompletionRequest, for any OpenAI-compatible
-	// upstream: reasoning_effort, safety_identifier,
-	// web_search_options, custom tools.
-	OpenAI
-)
-
-func (d Dialect) String() string {
-	if d == OpenAI {
-		return "openai"
-	}
-	return "openrouter"
+// dialect is what a dialect is (the generated table dialects).
+type dialect struct {
+	name    string
+	base Dialect // OpenRouter or OpenAI: whose chat request it writes
+	// customTools: it takes OpenAI's custom tools (else they are
+	// functions, virtualized).
+	customTools bool
+	// carrier is the assistant message's field replayed reasoning goes
+	// in ("": the base's way); carrierEvery puts it on every assistant
+	// message, else only on those with tool calls (an empty one when the
+	// turn replayed none).
+	carrier      string
+	carrierEvery bool
+	// system is the placement of system messages the provider needs, if
+	// forceSystem.
+	system      SystemMode
+	forceSystem bool
+	// idLength > 0: tool-call ids must be this many ASCII letters and
+	// digits; others are rewritten.
+	idLength int
 }
 
-func (d Dialect) codec() *codec.Dialect {
-	if d == OpenAI {
-		return codec.OpenAI
+func (d Dialect) String() string {
+	if int(d) < len(dialects) {
+		return dialects[d].name
 	}
-	return codec.OpenRouter
+	return "dialect(" + strconv.Itoa(int(d)) + ")"
+}
+
+// base is OpenRouter or OpenAI: the chat request the dialect writes, and
+// the Responses API it names for the reverse direction.
+func (d Dialect) base() Dialect { return dialects[d].base }
+
+func (d Dialect) codec() *codec.Dialect { return dialectCodecs[d] }
+
+// dialectCodecs are the shape tables of the dialects, by constant.
+var dialectCodecs = func() (out [len(dialects)]*codec.Dialect) {
+	for i, d := range dialects {
+		for _, t := range codec.Dialects {
+			if t.Name() == d.name {
+				out[i] = t
+			}
+		}
+		if out[i] == nil {
+			panic("mapping: no shape table for dialect " + d.name + ": run go generate ./...")
+		}
+	}
+	return out
+}()
+
+// Dialects are the names of the chat dialects, in order.
+func Dialects() []string {
+	out := make([]string, len(dialects))
+	for i, d := range dialects {
+		out[i] = d.name
+	}
+	return out
+}
+
+// ParseDialect is the dialect of a name; the error lists the known ones.
+func ParseDialect(name string) (Dialect, error) {
+	for i, d := range dialects {
+		if d.name == name {
+			return Dialect(i), nil
+		}
+	}
+	return 0, fmt.Errorf("unknown dialect %q (known: %s)", name, strings.Join(Dialects(), ", "))
 }
 
 // SystemMode says what the instructions and the system and developer
@@ -165,3 +216,15 @@ func (e *Error) AppendJSON(dst []byte) []byte {
 	dst = codec.AppendString(dst, e.Code)
 	return append(dst, "}}"...)
 }
+
+// system is the placement of system messages: the dialect's, if it needs
+// one, else the options'.
+func (c *conv) system() SystemMode {
+	if d := dialects[c.opts.Dialect]; d.forceSystem {
+		return d.system
+	}
+	return c.opts.System
+}
+
+// custom reports whether the dialect takes OpenAI's custom tools.
+func (c *conv) custom() bool { return dialects[c.opts.Dialect].customTools }

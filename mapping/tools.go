@@ -147,7 +147,7 @@ func (c *conv) uniqueTools() {
 // (functions, custom tools, the built-ins under their type), then the
 // tools of namespaces, under names none of those has.
 func (c *conv) offerTools() {
-	custom := c.opts.Dialect == OpenAI
+	custom := c.custom()
 	var spaces []codec.Value
 	for _, t := range c.top.tools.Elems() {
 		if vt, ok := plainTool(t, custom); ok {
@@ -181,7 +181,7 @@ func plainTool(t codec.Value, custom bool) (VirtualTool, bool) {
 // offerNamespace names a namespace's functions and custom tools.
 func (c *conv) offerNamespace(t codec.Value) {
 	c.namespaceMembers(t, "", false, func(_ codec.Value, typ, ns, name, _ string) {
-		c.tools.addNamespaced(VirtualTool{Type: typ, Namespace: ns, ToolName: name, Custom: typ == "custom" && c.opts.Dialect == OpenAI})
+		c.tools.addNamespaced(VirtualTool{Type: typ, Namespace: ns, ToolName: name, Custom: typ == "custom" && c.custom()})
 	})
 }
 
@@ -214,7 +214,7 @@ func (c *conv) namespaceMembers(t codec.Value, path string, warn bool, f func(to
 // additional_tools) where the item is, so that later calls find them, and
 // keeps those not offered yet for offerLoaded.
 func (c *conv) loadTools(tools codec.Value, path string) {
-	custom := c.opts.Dialect == OpenAI
+	custom := c.custom()
 	for i, t := range tools.Elems() {
 		p := at(path, i, "")
 		typ, _ := t.Get("type").Str()
@@ -257,7 +257,7 @@ func (c *conv) offerLoaded() {
 			c.namespaceTool(arr, l.t, typ, l.ns, name, l.path)
 		case typ == "function":
 			functionTool(c, l.t, l.path, arr)
-		case typ == "custom" && c.opts.Dialect == OpenAI:
+		case typ == "custom" && c.custom():
 			customTool(c, l.t, l.path, arr, "")
 		default:
 			virtualTool(c, l.t, l.path, arr, "")

@@ -334,7 +334,7 @@ func (c *conv) namespaceTool(dst codec.Ref, t codec.Value, typ, ns, toolName, p 
 	name := c.b.Bytes(codec.AppendString(c.scratch[:0], c.upstreamName(typ, ns, toolName)))
 	el := c.b.AppendObject(dst)
 	switch {
-	case typ == "custom" && c.opts.Dialect == OpenAI:
+	case typ == "custom" && c.custom():
 		c.b.SetJSON(el, "type", `"custom"`)
 		ct := c.b.Object(el, "custom")
 		c.b.Set(ct, "name", name)

@@ -42,18 +42,20 @@ func Prepare(s Spec, data []byte) (*Prepared, error) {
 		return nil, fmt.Errorf("openapi: %s: %w", s.Name, err)
 	}
 	p := &Prepared{Spec: s, Pruned: pr}
-	ovData, err := s.overlay()
+	ovs, err := s.overlays()
 	if err != nil {
 		return nil, err
 	}
-	if ovData != nil {
-		ov, err := overlay.Parse(ovData)
+	for _, data := range ovs {
+		ov, err := overlay.Parse(data)
 		if err != nil {
 			return nil, fmt.Errorf("openapi: %s: %w", s.Name, err)
 		}
-		if p.Overlays, err = ov.Apply(doc); err != nil {
+		applied, err := ov.Apply(doc)
+		if err != nil {
 			return nil, fmt.Errorf("openapi: %s: %w", s.Name, err)
 		}
+		p.Overlays = append(p.Overlays, applied...)
 	}
 	// Reload: resolves the references the overlay wrote and proves the pruned
 	// document is self-contained (a dangling $ref fails here).
@@ -257,6 +259,20 @@ func defaultVariants(doc *openapi3.T) map[string]string {
 		}
 	}
 	return out
+}
+
+// Tables runs prune → overlay → normalize on the spec's bytes and returns
+// the codec's shape table (Go source): what a derived dialect generates.
+func Tables(s Spec, data []byte) ([]byte, error) {
+	p, err := Prepare(s, data)
+	if err != nil {
+		return nil, err
+	}
+	out, err := tables.Generate(p.Doc, tables.Options{Var: s.Dialect, Name: s.Name, Source: s.File, Skip: HolderSchema})
+	if err != nil {
+		return nil, fmt.Errorf("openapi: %w", err)
+	}
+	return out, nil
 }
 
 // TablesJSON runs prune → overlay → normalize on the spec's bytes (not

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/transponder-dev/transponder/mapping"
 )
@@ -18,7 +19,7 @@ import (
 func convert(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("convert", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	dialect := fs.String("dialect", "openrouter", "openrouter or openai")
+	dialect := fs.String("dialect", "openrouter", "the chat dialect: "+strings.Join(mapping.Dialects(), ", "))
 	system := fs.String("system", "system", "system, developer or merge")
 	reject := fs.Bool("reject-unknown", false, "refuse types the pinned spec does not know instead of dropping them")
 	session := fs.String("session-id", "", "OpenRouter session_id when the request sets none")
@@ -39,7 +40,8 @@ func convert(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		opts.UnknownItems = mapping.DropUnknownItems
 	}
 	if err != nil {
-		fmt.Fprintln(stderr, "usage: transponder convert [--dialect openrouter|openai] [--system system|developer|merge] [--reject-unknown] [--drop-unknown-items] [--session-id ID] [--tool-map] [FILE|-]")
+		fmt.Fprintln(stderr, "transponder convert:", err)
+		fmt.Fprintln(stderr, "usage: transponder convert [--dialect NAME] [--system system|developer|merge] [--reject-unknown] [--drop-unknown-items] [--session-id ID] [--tool-map] [FILE|-]")
 		return 2
 	}
 	var body []byte

@@ -97,12 +97,12 @@ func fetch(dir string, names []string) error {
 }
 
 func usage() {
-	fmt.Fprintln(os.Stderr, "usage: transponder serve [-config FILE] [-listen ADDR] [-upstream URL] [-dialect openrouter|openai] [-replay SCRIPT]\n"+
+	fmt.Fprintln(os.Stderr, "usage: transponder serve [-config FILE] [-listen ADDR] [-upstream URL] [-dialect NAME] [-replay SCRIPT]\n"+
 		"       transponder generate [-root DIR] [-check] [-dump DIR] [spec ...]\n"+
 		"       transponder specs [-dir DIR] [spec ...]\n"+
 		"       transponder pin [-root DIR] [-specs DIR] [-url NAME=URL]... [spec ...]\n"+
 		"       transponder check-stream [--api responses|chat] [--format text|json] [FILE|-]\n"+
-		"       transponder convert [--dialect openrouter|openai] [--system system|developer|merge] [--reject-unknown] [--drop-unknown-items] [--session-id ID] [--tool-map] [FILE|-]\n"+
+		"       transponder convert [--dialect NAME] [--system system|developer|merge] [--reject-unknown] [--drop-unknown-items] [--session-id ID] [--tool-map] [FILE|-]\n"+
 		"       transponder matrix [-root DIR] [-check] [-specs DIR] [-o DIR]\n"+
 		"       transponder matrix diff [-format text|markdown] OLD.json NEW.json")
 	os.Exit(2)

@@ -34,7 +34,7 @@ type serveConfig struct {
 	Listen   string `yaml:"listen"`
 	Upstream struct {
 		BaseURL   string `yaml:"base_url"`
-		Dialect   string `yaml:"dialect"`     // openrouter (default) or openai
+		Dialect   string `yaml:"dialect"`     // openrouter (default), openai, or a dialect of mapping/dialects (deepseek, mistral, …)
 		APIKeyEnv string `yaml:"api_key_env"` // default OPENROUTER_API_KEY
 		Referer   string `yaml:"referer"`     // OpenRouter's HTTP-Referer
 		Title     string `yaml:"title"`       // OpenRouter's X-Title
@@ -179,7 +179,7 @@ func serveUntil(parent context.Context, args []string, stderr io.Writer) int {
 	configFile := fs.String("config", os.Getenv("TRANSPONDER_CONFIG"), "config file (YAML or JSON; $TRANSPONDER_CONFIG)")
 	listen := fs.String("listen", "", "address to listen on (default 127.0.0.1:8080; $TRANSPONDER_LISTEN)")
 	upstream := fs.String("upstream", "", "upstream API root (default OpenRouter's)")
-	dialect := fs.String("dialect", "", "the upstream's chat dialect: openrouter or openai")
+	dialect := fs.String("dialect", "", "the upstream's chat dialect: "+strings.Join(mapping.Dialects(), ", "))
 	data := fs.String("data", "", "the data directory: the SQLite store's file is there (default $TRANSPONDER_DATA, else $XDG_DATA_HOME/transponder, else ~/.local/share/transponder)")
 	storeDriver := fs.String("store", "", "where responses and conversations are kept: sqlite (default), postgres or none")
 	storeDSN := fs.String("store-dsn", "", "the store's SQLite file or PostgreSQL URL ($TRANSPONDER_STORE_DSN)")
@@ -318,7 +318,7 @@ func serveUntil(parent context.Context, args []string, stderr io.Writer) int {
 // chat upstream (the replay when no key is set).
 func (c *serveConfig) responsesUpstream(cfg *gateway.Config, chatKeyEnv, self string) error {
 	ru := &c.ResponsesUpstream
-	d, err := parseDialect(ru.Dialect)
+	d, err := parseResponsesDialect(ru.Dialect)
 	if err != nil {
 		return fmt.Errorf("responses_upstream %w", err)
 	}

@@ -4,9 +4,11 @@
 package specgen
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -33,9 +35,10 @@ func Run(w io.Writer, o Options) error {
 	if err != nil {
 		return err
 	}
+	derived := m.Derived()
 	for _, n := range names {
-		if _, ok := m.Lookup(n); !ok {
-			return fmt.Errorf("no spec %q in the manifest", n)
+		if _, ok := m.Lookup(n); !ok && !slices.ContainsFunc(derived, func(s openapi.Spec) bool { return s.Name == n }) {
+			return fmt.Errorf("no spec or dialect %q in the manifest", n)
 		}
 	}
 	dir, err := openapi.SpecsDir(root)
@@ -87,8 +90,65 @@ func Run(w io.Writer, o Options) error {
 		fmt.Fprintf(w, "%s: %d operations, %d schemas → %s (%d files, %s)\n", s.Name, len(g.Pruned.Operations),
 			len(g.Doc.Components.Schemas), s.Output, len(g.Files), time.Since(start).Round(10*time.Millisecond))
 	}
+	// The derived dialects: a shape table each, from their base's file.
+	for _, s := range derived {
+		if len(names) > 0 && !slices.Contains(names, s.Name) {
+			continue
+		}
+		data, err := s.Read(dir)
+		if err != nil {
+			return err
+		}
+		table, err := openapi.Tables(s, data)
+		if err != nil {
+			return err
+		}
+		files := map[string][]byte{s.Tables: table}
+		if len(names) == 0 {
+			files[openapi.DialectsFile] = openapi.DialectsSource(m)
+		}
+		d, err := writeOrCheck(root, files, check)
+		if err != nil {
+			return err
+		}
+		for _, f := range d {
+			fmt.Fprintln(w, f)
+		}
+		stale = stale || len(d) > 0
+		if !check {
+			fmt.Fprintf(w, "%s: %s of %s + %s → %s\n", s.Name, openapi.DialectOperation, s.Base, s.Extra, s.Tables)
+		}
+	}
 	if stale {
 		return ErrStale
 	}
 	return nil
+}
+
+// writeOrCheck writes files (paths from root) that differ, or, checking,
+// lists them.
+func writeOrCheck(root string, files map[string][]byte, check bool) ([]string, error) {
+	var out []string
+	for _, name := range slices.Sorted(maps.Keys(files)) {
+		p := filepath.Join(root, filepath.FromSlash(name))
+		old, err := os.ReadFile(p)
+		if err == nil && bytes.Equal(old, files[name]) {
+			continue
+		}
+		if check {
+			if err != nil {
+				out = append(out, name+": missing")
+			} else {
+				out = append(out, name+": differs")
+			}
+			continue
+		}
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return nil, err
+		}
+		if err := os.WriteFile(p, files[name], 0o644); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
 }
