@@ -53,9 +53,7 @@ func Generate(fsys fs.FS, file string) (Files, []Stale, []error) {
 	if errs != nil {
 		return nil, nil, errs
 	}
-	if errs := ApplyDialects([]*File{f}, ds); errs != nil {
-		return nil, nil, errs
-	}
+	derrs := ApplyDialects([]*File{f}, ds) // reported with the file's own
 	f.UsedElsewhere = map[string]bool{}
 	for _, e := range entries {
 		if e.IsDir() || e.Name() == name || path.Ext(e.Name()) != ".yaml" {
@@ -88,7 +86,7 @@ func Generate(fsys fs.FS, file string) (Files, []Stale, []error) {
 	// what the hand-written runtime reads shows there as unmapped, and
 	// does not stop go generate, which has nothing to generate from it.
 	c, errs := Validate(f, transforms, !f.Declared())
-	if errs != nil {
+	if errs = append(derrs, errs...); len(errs) > 0 {
 		return nil, FindStale(f, dialects), errs
 	}
 	if f.Declared() {

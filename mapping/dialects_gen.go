@@ -10,8 +10,16 @@ const (
 	OpenRouter Dialect = iota
 	// OpenAI: the openai chat request of mapping/responses_chat.yaml.
 	OpenAI
+	// CompatibleReasoning: OpenAI-compatible servers whose reasoning is a reasoning field (vLLM, Groq, Ollama).
+	CompatibleReasoning
 	// Deepseek: DeepSeek's API (api.deepseek.com), V4 models, thinking mode on by default.
 	Deepseek
+	// Kimi: Moonshot's Kimi API (api.moonshot.ai), thinking models.
+	Kimi
+	// Mistral: Mistral's API (api.mistral.ai).
+	Mistral
+	// Qwen: Qwen on Alibaba Cloud Model Studio (DashScope's OpenAI-compatible mode).
+	Qwen
 )
 
 // dialects are what each dialect is, by its constant.
@@ -23,12 +31,35 @@ var dialects = [...]dialect{OpenRouter: {
 	base:        OpenAI,
 	customTools: true,
 	name:        "openai",
+}, CompatibleReasoning: {
+	base:         OpenAI,
+	carrier:      "reasoning",
+	carrierEvery: false,
+	customTools:  false,
+	name:         "compatible-reasoning",
 }, Deepseek: {
 	base:         OpenAI,
 	carrier:      "reasoning_content",
 	carrierEvery: false,
 	customTools:  false,
 	name:         "deepseek",
+}, Kimi: {
+	base:         OpenAI,
+	carrier:      "reasoning_content",
+	carrierEvery: false,
+	customTools:  false,
+	name:         "kimi",
+}, Mistral: {
+	base:        OpenAI,
+	customTools: false,
+	idLength:    9,
+	name:        "mistral",
+}, Qwen: {
+	base:        OpenAI,
+	customTools: false,
+	forceSystem: true,
+	name:        "qwen",
+	system:      Merge,
 }}
 
 // responsesChat converts a Responses request into the chat request of the options' dialect.
@@ -38,7 +69,15 @@ func (c *conv) responsesChat(v codec.Value) {
 		c.responsesChatOpenRouter(v)
 	case OpenAI:
 		c.responsesChatOpenAI(v)
+	case CompatibleReasoning:
+		c.responsesChatCompatibleReasoning(v)
 	case Deepseek:
 		c.responsesChatDeepseek(v)
+	case Kimi:
+		c.responsesChatKimi(v)
+	case Mistral:
+		c.responsesChatMistral(v)
+	case Qwen:
+		c.responsesChatQwen(v)
 	}
 }

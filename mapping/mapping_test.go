@@ -20,8 +20,8 @@ func TestGeneratedUpToDate(t *testing.T) {
 	for _, e := range errs {
 		t.Error(e)
 	}
-	if len(files) != 2 {
-		t.Errorf("%d files, want the converters and the typed form's references", len(files))
+	if len(files) != 3 {
+		t.Errorf("%d files, want the converters, the typed form's references and the dialect table", len(files))
 	}
 	for name, want := range files {
 		got, err := os.ReadFile(filepath.Join("..", name))
@@ -112,7 +112,11 @@ func moduleFS(t *testing.T, yaml, transforms, names []byte) fstest.MapFS {
 	for i, n := range others {
 		others[i] = "mapping/" + n
 	}
-	for _, name := range append(others, "gen/openrouter/go_names.txt") {
+	dialects, _ := filepath.Glob("dialects/*.yaml")
+	for i, n := range dialects {
+		dialects[i] = "mapping/" + n
+	}
+	for _, name := range append(append(others, dialects...), "gen/openrouter/go_names.txt") {
 		b, err := os.ReadFile(filepath.Join("..", name))
 		if err != nil {
 			t.Fatal(err)

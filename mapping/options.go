@@ -19,7 +19,7 @@ type Dialect uint8
 
 // dialect is what a dialect is (the generated table dialects).
 type dialect struct {
-	name    string
+	name string
 	base Dialect // OpenRouter or OpenAI: whose chat request it writes
 	// customTools: it takes OpenAI's custom tools (else they are
 	// functions, virtualized).

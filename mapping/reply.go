@@ -11,6 +11,7 @@ package mapping
 // is per call; a Reply only keeps the usage and warnings of its response.
 
 import (
+	"bytes"
 	"strconv"
 
 	"github.com/transponder-dev/transponder/codec"
@@ -93,6 +94,11 @@ type reply struct {
 
 	logprobs bool   // the request includes message.output_text.logprobs
 	lp, lpEv []byte // logprobs' memory
+	// reasoned is the reasoning text of the message or delta being
+	// converted (raw JSON, the doc's memory): a server that sends it as
+	// both reasoning and reasoning_content (vLLM while it renamed the
+	// field) gives it once.
+	reasoned []byte
 }
 
 // Reset readies r for another response.
@@ -104,7 +110,7 @@ func (r *Reply) Reset() {
 // Body converts a chat completion (doc decoded against the chat body of
 // OpenRouter's spec), handing its content to out.
 func (r *Reply) Body(doc *codec.Doc, out Output) {
-	r.r.out = out
+	r.r.out, r.r.reasoned = out, nil
 	r.r.chatResponsesOpenAI(doc.Value())
 	r.r.unknown(doc, isChatResponsesExtra)
 }
@@ -112,7 +118,7 @@ func (r *Reply) Body(doc *codec.Doc, out Output) {
 // Chunk converts one chunk of a chat stream (doc decoded against the
 // chat chunk of OpenRouter's spec), handing its content to out.
 func (r *Reply) Chunk(doc *codec.Doc, out Output) {
-	r.r.out = out
+	r.r.out, r.r.reasoned = out, nil
 	r.r.chatChunkResponsesOpenAI(doc.Value())
 	r.r.unknown(doc, isChatChunkResponsesExtra)
 }
@@ -278,9 +284,17 @@ func reasoningDetails(c *reply, v codec.Value, path string, dst codec.Ref, key s
 //
 //transponder:transform string ->
 func reasoningText(c *reply, v codec.Value, path string, dst codec.Ref, key string) {
-	if len(v.Raw()) > 2 {
-		c.out.ReasoningText(v)
+	if len(v.Raw()) <= 2 {
+		return
 	}
+	if c.reasoned != nil {
+		if !bytes.Equal(c.reasoned, v.Raw()) {
+			c.warn(path, "a second reasoning text beside the first (reasoning and reasoning_content differ); the first is kept")
+		}
+		return
+	}
+	c.reasoned = v.Raw()
+	c.out.ReasoningText(v)
 }
 
 // text hands a piece of the message's text over.

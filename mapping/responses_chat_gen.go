@@ -1209,6 +1209,619 @@ func (c *conv) responsesChatOpenAI(v codec.Value) {
 	}
 }
 
+// responsesChatCompatibleReasoning converts a payload, as mapping/responses_chat.yaml says for compatible-reasoning.
+func (c *conv) responsesChatCompatibleReasoning(v codec.Value) {
+	var srcModel, srcInstructions, srcInput, srcMaxOutputTokens, srcTemperature, srcTopP, srcTopLogprobs, srcParallelToolCalls, srcMetadata, srcServiceTier, srcStream, srcStreamOptions, srcPromptCacheKey, srcPromptCacheOptions, srcPromptCacheRetention, srcUser, srcSafetyIdentifier, srcText, srcModeration, srcReasoning, srcInclude, srcTruncation, srcMaxToolCalls, srcPrompt, srcContextManagement, srcToolChoice, srcTools, srcClientMetadata codec.Value
+	for k, m := range v.Members() {
+		switch string(k.Bytes()) {
+		case "model":
+			srcModel = m
+		case "instructions":
+			srcInstructions = m
+		case "input":
+			srcInput = m
+		case "max_output_tokens":
+			srcMaxOutputTokens = m
+		case "temperature":
+			srcTemperature = m
+		case "top_p":
+			srcTopP = m
+		case "top_logprobs":
+			srcTopLogprobs = m
+		case "parallel_tool_calls":
+			srcParallelToolCalls = m
+		case "metadata":
+			srcMetadata = m
+		case "service_tier":
+			srcServiceTier = m
+		case "stream":
+			srcStream = m
+		case "stream_options":
+			srcStreamOptions = m
+		case "prompt_cache_key":
+			srcPromptCacheKey = m
+		case "prompt_cache_options":
+			srcPromptCacheOptions = m
+		case "prompt_cache_retention":
+			srcPromptCacheRetention = m
+		case "user":
+			srcUser = m
+		case "safety_identifier":
+			srcSafetyIdentifier = m
+		case "text":
+			srcText = m
+		case "moderation":
+			srcModeration = m
+		case "reasoning":
+			srcReasoning = m
+		case "store": // mapping/responses_chat.yaml:215: gateway: default true: the gateway stores the Response, its input and output items (SQLite or PostgreSQL, per tenant, with a TTL) for previous_response_id, conversations, item_reference and GET/DELETE /v1/responses/{id} and input_items; false writes nothing; the Response says what was done
+		case "previous_response_id": // mapping/responses_chat.yaml:217: gateway: the gateway prepends the stored chain (each turn's input then output items, oldest first; not its instructions); an unknown, deleted, expired or other tenant's id (or one deleted inside the chain) is 400 previous_response_not_found
+		case "conversation": // mapping/responses_chat.yaml:219: gateway: the gateway prepends the conversation's items (the Conversations API) and appends the response's input and output items to it with the stored response; with previous_response_id it is a 400
+		case "background": // mapping/responses_chat.yaml:221: gateway: unsupported_parameter until the gateway runs responses in the background
+		case "include":
+			srcInclude = m
+		case "truncation":
+			srcTruncation = m
+		case "max_tool_calls":
+			srcMaxToolCalls = m
+		case "prompt":
+			srcPrompt = m
+		case "context_management":
+			srcContextManagement = m
+		case "tool_choice":
+			srcToolChoice = m
+		case "tools":
+			srcTools = m
+		case "client_metadata":
+			srcClientMetadata = m
+		}
+	}
+	if present(srcModel) {
+		// mapping/responses_chat.yaml:12: → model
+		model(c, srcModel, "model", codec.Top, "model")
+	}
+	if present(srcInstructions) {
+		// mapping/responses_chat.yaml:18: → messages
+		instructions(c, srcInstructions, "instructions", codec.Top, "messages")
+	}
+	if present(srcInput) {
+		switch srcInput.Kind() {
+		case codec.String:
+			// mapping/responses_chat.yaml:29: → messages[]{user}
+			userInput(c, srcInput, "input", c.b.Array(codec.Top, "messages"), "")
+		case codec.Array:
+			for i, e := range srcInput.Elems() {
+				srcInputArrayNode, srcInputArrayKnown, srcInputArrayType := c.tag(e)
+				switch srcInputArrayType {
+				case "message":
+					// mapping/responses_chat.yaml:33: → messages[]{user}
+					message(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+				case "reasoning":
+					// mapping/responses_chat.yaml:43: → messages[]{assistant}
+					reasoningCarrier(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+				case "function_call":
+					// mapping/responses_chat.yaml:52: → messages[]{assistant}
+					functionCall(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+				case "function_call_output":
+					// mapping/responses_chat.yaml:56: → messages[]{tool}
+					callOutput(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+				case "custom_tool_call":
+					// mapping/responses_chat.yaml:60: → messages[]{assistant}
+					customToolCall(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+				case "custom_tool_call_output":
+					// mapping/responses_chat.yaml:64: → messages[]{tool}
+					callOutput(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+				case "local_shell_call":
+					// mapping/responses_chat.yaml:68: → messages[]{assistant}
+					localShellCall(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+				case "local_shell_call_output":
+					// mapping/responses_chat.yaml:72: → messages[]{tool}
+					callOutput(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+				case "shell_call":
+					// mapping/responses_chat.yaml:76: → messages[]{assistant}
+					shellCall(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+				case "shell_call_output":
+					// mapping/responses_chat.yaml:80: → messages[]{tool}
+					callOutput(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+				case "apply_patch_call":
+					// mapping/responses_chat.yaml:84: → messages[]{assistant}
+					applyPatchCall(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+				case "apply_patch_call_output":
+					// mapping/responses_chat.yaml:88: → messages[]{tool}
+					callOutput(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+				case "tool_search_call":
+					// mapping/responses_chat.yaml:92: → messages[]{assistant}
+					toolSearchCall(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+				case "tool_search_output":
+					// mapping/responses_chat.yaml:96: → messages[]{tool}
+					toolSearchOutput(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+				case "additional_tools":
+					// mapping/responses_chat.yaml:100: → tools[]{function}
+					additionalTools(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "tools"), "")
+				case "item_reference":
+				// mapping/responses_chat.yaml:104: gateway: the gateway resolves it from its store (any input or output item the tenant has stored) before conversion, and stores the item it names as this response's input; an unknown id is 400 naming input[i].id (a converter alone resolves it through Options.Items)
+				case "web_search_call":
+					// mapping/responses_chat.yaml:106: drop
+					c.drop(e, atElem("input", i, "", "input[0]"), "OpenAI ran the search; chat has no record of a server tool's call (the answer that used it stays)")
+				case "file_search_call":
+					// mapping/responses_chat.yaml:108: drop
+					c.drop(e, atElem("input", i, "", "input[0]"), "OpenAI ran the file search; chat has no record of a server tool's call")
+				case "code_interpreter_call":
+					// mapping/responses_chat.yaml:110: drop
+					c.drop(e, atElem("input", i, "", "input[0]"), "OpenAI ran the code; chat has no record of a server tool's call")
+				case "image_generation_call":
+					// mapping/responses_chat.yaml:112: drop
+					c.drop(e, atElem("input", i, "", "input[0]"), "OpenAI generated the image; chat has no record of a server tool's call")
+				case "computer_call":
+					// mapping/responses_chat.yaml:114: drop
+					c.drop(e, atElem("input", i, "", "input[0]"), "no chat upstream drives a computer; the call is left out (with its output)")
+				case "computer_call_output":
+					// mapping/responses_chat.yaml:116: drop
+					c.drop(e, atElem("input", i, "", "input[0]"), "no chat upstream drives a computer; the output is left out (with its call)")
+				case "mcp_call":
+					// mapping/responses_chat.yaml:118: drop
+					c.drop(e, atElem("input", i, "", "input[0]"), "OpenAI called the remote MCP server; chat has no record of a server tool's call")
+				case "mcp_list_tools":
+					// mapping/responses_chat.yaml:120: drop
+					c.drop(e, atElem("input", i, "", "input[0]"), "no chat upstream calls remote MCP servers")
+				case "mcp_approval_request":
+					// mapping/responses_chat.yaml:122: drop
+					c.drop(e, atElem("input", i, "", "input[0]"), "no chat upstream calls remote MCP servers")
+				case "mcp_approval_response":
+					// mapping/responses_chat.yaml:124: drop
+					c.drop(e, atElem("input", i, "", "input[0]"), "no chat upstream calls remote MCP servers")
+				case "compaction":
+					// mapping/responses_chat.yaml:126: drop
+					c.drop(e, atElem("input", i, "", "input[0]"), "OpenAI's compacted context is encrypted for OpenAI; no chat upstream can read it")
+				case "compaction_trigger":
+					// mapping/responses_chat.yaml:128: drop
+					c.drop(e, atElem("input", i, "", "input[0]"), "chat has no server-side context compaction")
+				case "program":
+					// mapping/responses_chat.yaml:130: drop
+					c.drop(e, atElem("input", i, "", "input[0]"), "programmatic tool calling runs on OpenAI's platform")
+				case "program_output":
+					// mapping/responses_chat.yaml:132: drop
+					c.drop(e, atElem("input", i, "", "input[0]"), "programmatic tool calling runs on OpenAI's platform")
+				default:
+					c.unknownType(srcInputArrayNode, srcInputArrayKnown, atElem("input", i, "", "input[0]"))
+				}
+			}
+		}
+	}
+	if present(srcMaxOutputTokens) {
+		// mapping/responses_chat.yaml:136: → max_completion_tokens
+		c.put(codec.Top, "max_completion_tokens", srcMaxOutputTokens.Raw())
+	}
+	if present(srcTemperature) {
+		// mapping/responses_chat.yaml:138: → temperature
+		c.put(codec.Top, "temperature", srcTemperature.Raw())
+	}
+	if present(srcTopP) {
+		// mapping/responses_chat.yaml:140: → top_p
+		c.put(codec.Top, "top_p", srcTopP.Raw())
+	}
+	if present(srcTopLogprobs) {
+		// mapping/responses_chat.yaml:142: → top_logprobs
+		c.b.SetJSON(codec.Top, "logprobs", "true")
+		c.put(codec.Top, "top_logprobs", srcTopLogprobs.Raw())
+	}
+	if present(srcParallelToolCalls) {
+		// mapping/responses_chat.yaml:146: → parallel_tool_calls
+		c.put(codec.Top, "parallel_tool_calls", srcParallelToolCalls.Raw())
+	}
+	if present(srcMetadata) {
+		// mapping/responses_chat.yaml:148: → metadata
+		c.put(codec.Top, "metadata", srcMetadata.Raw())
+	}
+	if present(srcServiceTier) {
+		// mapping/responses_chat.yaml:150: → service_tier
+		c.put(codec.Top, "service_tier", srcServiceTier.Raw())
+	}
+	if present(srcStream) {
+		// mapping/responses_chat.yaml:152: → stream
+		c.put(codec.Top, "stream", srcStream.Raw())
+		if string(srcStream.Raw()) == "true" {
+			c.b.SetJSON(c.b.Object(codec.Top, "stream_options"), "include_usage", "true")
+		}
+	}
+	if present(srcStreamOptions) {
+		var srcStreamOptionsIncludeObfuscation codec.Value
+		for k, m := range srcStreamOptions.Members() {
+			switch string(k.Bytes()) {
+			case "include_obfuscation":
+				srcStreamOptionsIncludeObfuscation = m
+			}
+		}
+		if present(srcStreamOptionsIncludeObfuscation) {
+			// mapping/responses_chat.yaml:156: → stream_options.include_obfuscation
+			c.put(c.b.Object(codec.Top, "stream_options"), "include_obfuscation", srcStreamOptionsIncludeObfuscation.Raw())
+		}
+	}
+	if present(srcPromptCacheKey) {
+		// mapping/responses_chat.yaml:159: → prompt_cache_key
+		c.put(codec.Top, "prompt_cache_key", srcPromptCacheKey.Raw())
+	}
+	if present(srcPromptCacheOptions) {
+		var srcPromptCacheOptionsMode, srcPromptCacheOptionsTtl codec.Value
+		for k, m := range srcPromptCacheOptions.Members() {
+			switch string(k.Bytes()) {
+			case "mode":
+				srcPromptCacheOptionsMode = m
+			case "ttl":
+				srcPromptCacheOptionsTtl = m
+			}
+		}
+		if present(srcPromptCacheOptionsMode) {
+			// mapping/responses_chat.yaml:163: → prompt_cache_options.mode
+			c.put(c.b.Object(codec.Top, "prompt_cache_options"), "mode", srcPromptCacheOptionsMode.Raw())
+		}
+		if present(srcPromptCacheOptionsTtl) {
+			// mapping/responses_chat.yaml:163: → prompt_cache_options.ttl
+			c.put(c.b.Object(codec.Top, "prompt_cache_options"), "ttl", srcPromptCacheOptionsTtl.Raw())
+		}
+	}
+	if present(srcPromptCacheRetention) {
+		// mapping/responses_chat.yaml:165: → prompt_cache_retention
+		c.put(codec.Top, "prompt_cache_retention", srcPromptCacheRetention.Raw())
+	}
+	if present(srcUser) {
+		// mapping/responses_chat.yaml:168: → user
+		c.put(codec.Top, "user", srcUser.Raw())
+	}
+	if present(srcSafetyIdentifier) {
+		// mapping/responses_chat.yaml:170: → safety_identifier
+		c.put(codec.Top, "safety_identifier", srcSafetyIdentifier.Raw())
+	}
+	if present(srcText) {
+		var srcTextVerbosity, srcTextFormat codec.Value
+		for k, m := range srcText.Members() {
+			switch string(k.Bytes()) {
+			case "verbosity":
+				srcTextVerbosity = m
+			case "format":
+				srcTextFormat = m
+			}
+		}
+		if present(srcTextVerbosity) {
+			// mapping/responses_chat.yaml:173: → verbosity
+			c.put(codec.Top, "verbosity", srcTextVerbosity.Raw())
+		}
+		if present(srcTextFormat) {
+			srcTextFormatNode, srcTextFormatKnown, srcTextFormatType := c.tag(srcTextFormat)
+			switch srcTextFormatType {
+			case "text":
+			// mapping/responses_chat.yaml:181: omit → response_format{text}: the target's default, left out
+			case "json_object":
+				var srcTextFormatJsonObjectType codec.Value
+				for k, m := range srcTextFormat.Members() {
+					switch string(k.Bytes()) {
+					case "type":
+						srcTextFormatJsonObjectType = m
+					}
+				}
+				if present(srcTextFormatJsonObjectType) {
+					// mapping/responses_chat.yaml:184: → response_format{json_object}.type
+					c.put(c.b.Object(codec.Top, "response_format"), "type", srcTextFormatJsonObjectType.Raw())
+				}
+			case "json_schema":
+				var srcTextFormatJsonSchemaType, srcTextFormatJsonSchemaName, srcTextFormatJsonSchemaDescription, srcTextFormatJsonSchemaSchema, srcTextFormatJsonSchemaStrict codec.Value
+				for k, m := range srcTextFormat.Members() {
+					switch string(k.Bytes()) {
+					case "type":
+						srcTextFormatJsonSchemaType = m
+					case "name":
+						srcTextFormatJsonSchemaName = m
+					case "description":
+						srcTextFormatJsonSchemaDescription = m
+					case "schema":
+						srcTextFormatJsonSchemaSchema = m
+					case "strict":
+						srcTextFormatJsonSchemaStrict = m
+					}
+				}
+				if present(srcTextFormatJsonSchemaType) {
+					// mapping/responses_chat.yaml:186: → response_format{json_schema}.type
+					c.put(c.b.Object(codec.Top, "response_format"), "type", srcTextFormatJsonSchemaType.Raw())
+				}
+				if present(srcTextFormatJsonSchemaName) {
+					// mapping/responses_chat.yaml:188: → response_format{json_schema}.json_schema.name
+					c.put(c.b.Object(c.b.Object(codec.Top, "response_format"), "json_schema"), "name", srcTextFormatJsonSchemaName.Raw())
+				}
+				if present(srcTextFormatJsonSchemaDescription) {
+					// mapping/responses_chat.yaml:190: → response_format{json_schema}.json_schema.description
+					c.put(c.b.Object(c.b.Object(codec.Top, "response_format"), "json_schema"), "description", srcTextFormatJsonSchemaDescription.Raw())
+				}
+				if present(srcTextFormatJsonSchemaSchema) {
+					// mapping/responses_chat.yaml:192: → response_format{json_schema}.json_schema.schema
+					c.put(c.b.Object(c.b.Object(codec.Top, "response_format"), "json_schema"), "schema", srcTextFormatJsonSchemaSchema.Raw())
+				}
+				if present(srcTextFormatJsonSchemaStrict) {
+					// mapping/responses_chat.yaml:195: → response_format{json_schema}.json_schema.strict
+					c.put(c.b.Object(c.b.Object(codec.Top, "response_format"), "json_schema"), "strict", srcTextFormatJsonSchemaStrict.Raw())
+				}
+			default:
+				c.unknownType(srcTextFormatNode, srcTextFormatKnown, "text.format")
+			}
+		}
+	}
+	if present(srcModeration) {
+		var srcModerationModel, srcModerationPolicy codec.Value
+		for k, m := range srcModeration.Members() {
+			switch string(k.Bytes()) {
+			case "model":
+				srcModerationModel = m
+			case "policy":
+				srcModerationPolicy = m
+			}
+		}
+		if present(srcModerationModel) {
+			// mapping/responses_chat.yaml:176: → moderation.model
+			c.put(c.b.Object(codec.Top, "moderation"), "model", srcModerationModel.Raw())
+		}
+		if present(srcModerationPolicy) {
+			// mapping/responses_chat.yaml:176: → moderation.policy
+			c.put(c.b.Object(codec.Top, "moderation"), "policy", srcModerationPolicy.Raw())
+		}
+	}
+	if present(srcReasoning) {
+		var srcReasoningEffort, srcReasoningSummary, srcReasoningGenerateSummary, srcReasoningContext, srcReasoningMode codec.Value
+		for k, m := range srcReasoning.Members() {
+			switch string(k.Bytes()) {
+			case "effort":
+				srcReasoningEffort = m
+			case "summary":
+				srcReasoningSummary = m
+			case "generate_summary":
+				srcReasoningGenerateSummary = m
+			case "context":
+				srcReasoningContext = m
+			case "mode":
+				srcReasoningMode = m
+			}
+		}
+		if present(srcReasoningEffort) {
+			// mapping/responses_chat.yaml:199: → reasoning_effort
+			c.put(codec.Top, "reasoning_effort", srcReasoningEffort.Raw())
+		}
+		if present(srcReasoningSummary) {
+			// mapping/responses_chat.yaml:202: drop
+			c.drop(srcReasoningSummary, "reasoning.summary", "OpenAI's chat completions return no reasoning summary")
+		}
+		if present(srcReasoningGenerateSummary) {
+			// mapping/responses_chat.yaml:205: drop
+			c.drop(srcReasoningGenerateSummary, "reasoning.generate_summary", "OpenAI's chat completions return no reasoning summary")
+		}
+		if present(srcReasoningContext) {
+			// mapping/responses_chat.yaml:209: drop
+			c.drop(srcReasoningContext, "reasoning.context", "chat has no reasoning context setting")
+		}
+		if present(srcReasoningMode) {
+			// mapping/responses_chat.yaml:211: drop
+			c.drop(srcReasoningMode, "reasoning.mode", "chat has no reasoning mode setting")
+		}
+	}
+	if present(srcInclude) {
+		// mapping/responses_chat.yaml:223: → logprobs
+		include(c, srcInclude, "include", codec.Top, "logprobs")
+	}
+	if present(srcTruncation) {
+		// mapping/responses_chat.yaml:231: drop
+		c.drop(srcTruncation, "truncation", "chat has no truncation; an upstream refuses a context that is too long")
+	}
+	if present(srcMaxToolCalls) {
+		// mapping/responses_chat.yaml:233: drop
+		c.drop(srcMaxToolCalls, "max_tool_calls", "chat has no limit on tool calls")
+	}
+	if present(srcPrompt) {
+		// mapping/responses_chat.yaml:235: drop
+		c.drop(srcPrompt, "prompt", "stored prompt templates live on OpenAI's platform")
+	}
+	if present(srcContextManagement) {
+		// mapping/responses_chat.yaml:237: drop
+		c.drop(srcContextManagement, "context_management", "chat has no server-side context compaction")
+	}
+	if present(srcToolChoice) {
+		switch srcToolChoice.Kind() {
+		case codec.String:
+			// mapping/responses_chat.yaml:241: → tool_choice{string}
+			c.put(codec.Top, "tool_choice", srcToolChoice.Raw())
+		case codec.Object:
+			srcToolChoiceObjectNode, srcToolChoiceObjectKnown, srcToolChoiceObjectType := c.tag(srcToolChoice)
+			switch srcToolChoiceObjectType {
+			case "function":
+				var srcToolChoiceObjectFunctionType, srcToolChoiceObjectFunctionName codec.Value
+				for k, m := range srcToolChoice.Members() {
+					switch string(k.Bytes()) {
+					case "type":
+						srcToolChoiceObjectFunctionType = m
+					case "name":
+						srcToolChoiceObjectFunctionName = m
+					}
+				}
+				if present(srcToolChoiceObjectFunctionType) {
+					// mapping/responses_chat.yaml:243: → tool_choice{object}{function}.type
+					c.put(c.b.Object(codec.Top, "tool_choice"), "type", srcToolChoiceObjectFunctionType.Raw())
+				}
+				if present(srcToolChoiceObjectFunctionName) {
+					// mapping/responses_chat.yaml:245: → tool_choice{object}{function}.function.name
+					c.put(c.b.Object(c.b.Object(codec.Top, "tool_choice"), "function"), "name", srcToolChoiceObjectFunctionName.Raw())
+				}
+			case "allowed_tools":
+				// mapping/responses_chat.yaml:247: lossy → tool_choice{string}
+				allowedToolsFilter(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
+				c.warn("tool_choice", "these servers have no allowed_tools; the tools are filtered to the allowed set and the mode kept")
+			case "custom":
+				// mapping/responses_chat.yaml:251: → tool_choice{object}{function}
+				customChoiceAsFunction(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
+			case "web_search_preview":
+				// mapping/responses_chat.yaml:255: lossy → tool_choice{string}
+				forceHosted(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
+				c.warn("tool_choice", "forcing a hosted tool becomes required when it is the only tool offered")
+			case "web_search_preview_2025_03_11":
+				// mapping/responses_chat.yaml:259: lossy → tool_choice{string}
+				forceHosted(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
+				c.warn("tool_choice", "forcing a hosted tool becomes required when it is the only tool offered")
+			case "image_generation":
+				// mapping/responses_chat.yaml:263: lossy → tool_choice{string}
+				forceHosted(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
+				c.warn("tool_choice", "forcing a hosted tool becomes required when it is the only tool offered")
+			case "file_search":
+				// mapping/responses_chat.yaml:267: drop
+				c.drop(srcToolChoice, "tool_choice", "file search is dropped with its tool; forcing it is an error")
+			case "code_interpreter":
+				// mapping/responses_chat.yaml:269: drop
+				c.drop(srcToolChoice, "tool_choice", "the code interpreter is dropped with its tool; forcing it is an error")
+			case "computer":
+				// mapping/responses_chat.yaml:271: drop
+				c.drop(srcToolChoice, "tool_choice", "computer use is dropped with its tool; forcing it is an error")
+			case "computer_use":
+				// mapping/responses_chat.yaml:273: drop
+				c.drop(srcToolChoice, "tool_choice", "computer use is dropped with its tool; forcing it is an error")
+			case "computer_use_preview":
+				// mapping/responses_chat.yaml:275: drop
+				c.drop(srcToolChoice, "tool_choice", "computer use is dropped with its tool; forcing it is an error")
+			case "mcp":
+				// mapping/responses_chat.yaml:277: drop
+				c.drop(srcToolChoice, "tool_choice", "remote MCP is dropped with its tool; forcing it is an error")
+			case "apply_patch":
+				// mapping/responses_chat.yaml:279: → tool_choice{object}{function}
+				forceVirtual(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
+			case "shell":
+				// mapping/responses_chat.yaml:283: → tool_choice{object}{function}
+				forceVirtual(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
+			case "programmatic_tool_calling":
+				// mapping/responses_chat.yaml:287: drop
+				c.drop(srcToolChoice, "tool_choice", "programmatic tool calling runs on OpenAI's platform")
+			default:
+				c.unknownType(srcToolChoiceObjectNode, srcToolChoiceObjectKnown, "tool_choice")
+			}
+		}
+	}
+	if present(srcTools) {
+		for i, e := range srcTools.Elems() {
+			srcToolsNode, srcToolsKnown, srcToolsType := c.tag(e)
+			switch srcToolsType {
+			case "function":
+				srcToolsFunctionOut := c.b.AppendObject(c.b.Array(codec.Top, "tools"))
+				var srcToolsFunctionType, srcToolsFunctionName, srcToolsFunctionDescription, srcToolsFunctionParameters, srcToolsFunctionStrict, srcToolsFunctionDeferLoading, srcToolsFunctionAllowedCallers, srcToolsFunctionOutputSchema codec.Value
+				for k, m := range e.Members() {
+					switch string(k.Bytes()) {
+					case "type":
+						srcToolsFunctionType = m
+					case "name":
+						srcToolsFunctionName = m
+					case "description":
+						srcToolsFunctionDescription = m
+					case "parameters":
+						srcToolsFunctionParameters = m
+					case "strict":
+						srcToolsFunctionStrict = m
+					case "defer_loading":
+						srcToolsFunctionDeferLoading = m
+					case "allowed_callers":
+						srcToolsFunctionAllowedCallers = m
+					case "output_schema":
+						srcToolsFunctionOutputSchema = m
+					}
+				}
+				if present(srcToolsFunctionType) {
+					// mapping/responses_chat.yaml:291: → tools[]{function}.type
+					c.put(srcToolsFunctionOut, "type", srcToolsFunctionType.Raw())
+				}
+				if present(srcToolsFunctionName) {
+					// mapping/responses_chat.yaml:293: → tools[]{function}.function.name
+					c.put(c.b.Object(srcToolsFunctionOut, "function"), "name", srcToolsFunctionName.Raw())
+				}
+				if present(srcToolsFunctionDescription) {
+					// mapping/responses_chat.yaml:295: → tools[]{function}.function.description
+					c.put(c.b.Object(srcToolsFunctionOut, "function"), "description", srcToolsFunctionDescription.Raw())
+				}
+				if present(srcToolsFunctionParameters) {
+					// mapping/responses_chat.yaml:297: → tools[]{function}.function.parameters
+					c.put(c.b.Object(srcToolsFunctionOut, "function"), "parameters", srcToolsFunctionParameters.Raw())
+				}
+				if present(srcToolsFunctionStrict) {
+					// mapping/responses_chat.yaml:300: → tools[]{function}.function.strict
+					c.put(c.b.Object(srcToolsFunctionOut, "function"), "strict", srcToolsFunctionStrict.Raw())
+				}
+				if present(srcToolsFunctionDeferLoading) {
+					// mapping/responses_chat.yaml:302: drop
+					c.drop(srcToolsFunctionDeferLoading, atElem("tools", i, "defer_loading", "tools[0].defer_loading"), "chat loads every tool")
+				}
+				if present(srcToolsFunctionAllowedCallers) {
+					// mapping/responses_chat.yaml:304: drop
+					c.drop(srcToolsFunctionAllowedCallers, atElem("tools", i, "allowed_callers", "tools[0].allowed_callers"), "chat has no restriction on who may call a tool")
+				}
+				if present(srcToolsFunctionOutputSchema) {
+					// mapping/responses_chat.yaml:306: drop
+					c.drop(srcToolsFunctionOutputSchema, atElem("tools", i, "output_schema", "tools[0].output_schema"), "chat tools declare no output schema")
+				}
+			case "custom":
+				// mapping/responses_chat.yaml:309: → tools[]{function}
+				virtualTool(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
+			case "local_shell":
+				// mapping/responses_chat.yaml:313: → tools[]{function}
+				virtualTool(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
+			case "shell":
+				// mapping/responses_chat.yaml:317: → tools[]{function}
+				virtualTool(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
+			case "apply_patch":
+				// mapping/responses_chat.yaml:321: → tools[]{function}
+				virtualTool(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
+			case "namespace":
+				// mapping/responses_chat.yaml:325: → tools[]{function}
+				namespaceTools(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
+			case "tool_search":
+				// mapping/responses_chat.yaml:329: → tools[]{function}
+				virtualTool(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
+			case "web_search":
+				// mapping/responses_chat.yaml:334: lossy → web_search_options
+				webSearchOptions(c, e, atElem("tools", i, "", "tools[0]"), codec.Top, "web_search_options")
+				c.warn(atElem("tools", i, "", "tools[0]"), "for OpenAI's chat, web_search_options; its filters are lost")
+			case "web_search_2025_08_26":
+				// mapping/responses_chat.yaml:338: lossy → web_search_options
+				webSearchOptions(c, e, atElem("tools", i, "", "tools[0]"), codec.Top, "web_search_options")
+				c.warn(atElem("tools", i, "", "tools[0]"), "for OpenAI's chat, web_search_options; its filters are lost")
+			case "web_search_preview":
+				// mapping/responses_chat.yaml:342: lossy → web_search_options
+				webSearchOptions(c, e, atElem("tools", i, "", "tools[0]"), codec.Top, "web_search_options")
+				c.warn(atElem("tools", i, "", "tools[0]"), "for OpenAI's chat, web_search_options; its filters are lost")
+			case "web_search_preview_2025_03_11":
+				// mapping/responses_chat.yaml:346: lossy → web_search_options
+				webSearchOptions(c, e, atElem("tools", i, "", "tools[0]"), codec.Top, "web_search_options")
+				c.warn(atElem("tools", i, "", "tools[0]"), "for OpenAI's chat, web_search_options; its filters are lost")
+			case "image_generation":
+				// mapping/responses_chat.yaml:350: drop
+				c.drop(e, atElem("tools", i, "", "tools[0]"), "OpenAI's chat completions cannot generate images as a tool")
+			case "file_search":
+				// mapping/responses_chat.yaml:354: drop
+				c.drop(e, atElem("tools", i, "", "tools[0]"), "no chat upstream searches OpenAI vector stores")
+			case "code_interpreter":
+				// mapping/responses_chat.yaml:356: drop
+				c.drop(e, atElem("tools", i, "", "tools[0]"), "no chat upstream runs OpenAI's code interpreter")
+			case "computer":
+				// mapping/responses_chat.yaml:358: drop
+				c.drop(e, atElem("tools", i, "", "tools[0]"), "no chat upstream drives a computer")
+			case "computer_use_preview":
+				// mapping/responses_chat.yaml:360: drop
+				c.drop(e, atElem("tools", i, "", "tools[0]"), "no chat upstream drives a computer")
+			case "mcp":
+				// mapping/responses_chat.yaml:362: drop
+				c.drop(e, atElem("tools", i, "", "tools[0]"), "no chat upstream calls remote MCP servers")
+			case "programmatic_tool_calling":
+				// mapping/responses_chat.yaml:364: drop
+				c.drop(e, atElem("tools", i, "", "tools[0]"), "programmatic tool calling runs on OpenAI's platform")
+			default:
+				c.unknownType(srcToolsNode, srcToolsKnown, atElem("tools", i, "", "tools[0]"))
+			}
+		}
+	}
+	if present(srcClientMetadata) {
+		// mapping/responses_chat.yaml:368: drop
+		c.drop(srcClientMetadata, "client_metadata", "Codex's telemetry; nothing upstream reads it")
+	}
+}
+
 // responsesChatDeepseek converts a payload, as mapping/responses_chat.yaml says for deepseek.
 func (c *conv) responsesChatDeepseek(v codec.Value) {
 	var srcModel, srcInstructions, srcInput, srcMaxOutputTokens, srcTemperature, srcTopP, srcTopLogprobs, srcParallelToolCalls, srcMetadata, srcServiceTier, srcStream, srcStreamOptions, srcPromptCacheKey, srcPromptCacheOptions, srcPromptCacheRetention, srcUser, srcSafetyIdentifier, srcText, srcModeration, srcReasoning, srcInclude, srcTruncation, srcMaxToolCalls, srcPrompt, srcContextManagement, srcToolChoice, srcTools, srcClientMetadata codec.Value
@@ -1656,6 +2269,1818 @@ func (c *conv) responsesChatDeepseek(v codec.Value) {
 				// mapping/responses_chat.yaml:247: lossy → tool_choice{string}
 				allowedToolsFilter(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
 				c.warn("tool_choice", "DeepSeek has no allowed_tools; the tools are filtered to the allowed set and the mode kept")
+			case "custom":
+				// mapping/responses_chat.yaml:251: → tool_choice{object}{function}
+				customChoiceAsFunction(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
+			case "web_search_preview":
+				// mapping/responses_chat.yaml:255: lossy → tool_choice{string}
+				forceHosted(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
+				c.warn("tool_choice", "forcing a hosted tool becomes required when it is the only tool offered")
+			case "web_search_preview_2025_03_11":
+				// mapping/responses_chat.yaml:259: lossy → tool_choice{string}
+				forceHosted(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
+				c.warn("tool_choice", "forcing a hosted tool becomes required when it is the only tool offered")
+			case "image_generation":
+				// mapping/responses_chat.yaml:263: lossy → tool_choice{string}
+				forceHosted(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
+				c.warn("tool_choice", "forcing a hosted tool becomes required when it is the only tool offered")
+			case "file_search":
+				// mapping/responses_chat.yaml:267: drop
+				c.drop(srcToolChoice, "tool_choice", "file search is dropped with its tool; forcing it is an error")
+			case "code_interpreter":
+				// mapping/responses_chat.yaml:269: drop
+				c.drop(srcToolChoice, "tool_choice", "the code interpreter is dropped with its tool; forcing it is an error")
+			case "computer":
+				// mapping/responses_chat.yaml:271: drop
+				c.drop(srcToolChoice, "tool_choice", "computer use is dropped with its tool; forcing it is an error")
+			case "computer_use":
+				// mapping/responses_chat.yaml:273: drop
+				c.drop(srcToolChoice, "tool_choice", "computer use is dropped with its tool; forcing it is an error")
+			case "computer_use_preview":
+				// mapping/responses_chat.yaml:275: drop
+				c.drop(srcToolChoice, "tool_choice", "computer use is dropped with its tool; forcing it is an error")
+			case "mcp":
+				// mapping/responses_chat.yaml:277: drop
+				c.drop(srcToolChoice, "tool_choice", "remote MCP is dropped with its tool; forcing it is an error")
+			case "apply_patch":
+				// mapping/responses_chat.yaml:279: → tool_choice{object}{function}
+				forceVirtual(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
+			case "shell":
+				// mapping/responses_chat.yaml:283: → tool_choice{object}{function}
+				forceVirtual(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
+			case "programmatic_tool_calling":
+				// mapping/responses_chat.yaml:287: drop
+				c.drop(srcToolChoice, "tool_choice", "programmatic tool calling runs on OpenAI's platform")
+			default:
+				c.unknownType(srcToolChoiceObjectNode, srcToolChoiceObjectKnown, "tool_choice")
+			}
+		}
+	}
+	if present(srcTools) {
+		for i, e := range srcTools.Elems() {
+			srcToolsNode, srcToolsKnown, srcToolsType := c.tag(e)
+			switch srcToolsType {
+			case "function":
+				srcToolsFunctionOut := c.b.AppendObject(c.b.Array(codec.Top, "tools"))
+				var srcToolsFunctionType, srcToolsFunctionName, srcToolsFunctionDescription, srcToolsFunctionParameters, srcToolsFunctionStrict, srcToolsFunctionDeferLoading, srcToolsFunctionAllowedCallers, srcToolsFunctionOutputSchema codec.Value
+				for k, m := range e.Members() {
+					switch string(k.Bytes()) {
+					case "type":
+						srcToolsFunctionType = m
+					case "name":
+						srcToolsFunctionName = m
+					case "description":
+						srcToolsFunctionDescription = m
+					case "parameters":
+						srcToolsFunctionParameters = m
+					case "strict":
+						srcToolsFunctionStrict = m
+					case "defer_loading":
+						srcToolsFunctionDeferLoading = m
+					case "allowed_callers":
+						srcToolsFunctionAllowedCallers = m
+					case "output_schema":
+						srcToolsFunctionOutputSchema = m
+					}
+				}
+				if present(srcToolsFunctionType) {
+					// mapping/responses_chat.yaml:291: → tools[]{function}.type
+					c.put(srcToolsFunctionOut, "type", srcToolsFunctionType.Raw())
+				}
+				if present(srcToolsFunctionName) {
+					// mapping/responses_chat.yaml:293: → tools[]{function}.function.name
+					c.put(c.b.Object(srcToolsFunctionOut, "function"), "name", srcToolsFunctionName.Raw())
+				}
+				if present(srcToolsFunctionDescription) {
+					// mapping/responses_chat.yaml:295: → tools[]{function}.function.description
+					c.put(c.b.Object(srcToolsFunctionOut, "function"), "description", srcToolsFunctionDescription.Raw())
+				}
+				if present(srcToolsFunctionParameters) {
+					// mapping/responses_chat.yaml:297: → tools[]{function}.function.parameters
+					c.put(c.b.Object(srcToolsFunctionOut, "function"), "parameters", srcToolsFunctionParameters.Raw())
+				}
+				if present(srcToolsFunctionStrict) {
+					// mapping/responses_chat.yaml:300: → tools[]{function}.function.strict
+					c.put(c.b.Object(srcToolsFunctionOut, "function"), "strict", srcToolsFunctionStrict.Raw())
+				}
+				if present(srcToolsFunctionDeferLoading) {
+					// mapping/responses_chat.yaml:302: drop
+					c.drop(srcToolsFunctionDeferLoading, atElem("tools", i, "defer_loading", "tools[0].defer_loading"), "chat loads every tool")
+				}
+				if present(srcToolsFunctionAllowedCallers) {
+					// mapping/responses_chat.yaml:304: drop
+					c.drop(srcToolsFunctionAllowedCallers, atElem("tools", i, "allowed_callers", "tools[0].allowed_callers"), "chat has no restriction on who may call a tool")
+				}
+				if present(srcToolsFunctionOutputSchema) {
+					// mapping/responses_chat.yaml:306: drop
+					c.drop(srcToolsFunctionOutputSchema, atElem("tools", i, "output_schema", "tools[0].output_schema"), "chat tools declare no output schema")
+				}
+			case "custom":
+				// mapping/responses_chat.yaml:309: → tools[]{function}
+				virtualTool(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
+			case "local_shell":
+				// mapping/responses_chat.yaml:313: → tools[]{function}
+				virtualTool(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
+			case "shell":
+				// mapping/responses_chat.yaml:317: → tools[]{function}
+				virtualTool(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
+			case "apply_patch":
+				// mapping/responses_chat.yaml:321: → tools[]{function}
+				virtualTool(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
+			case "namespace":
+				// mapping/responses_chat.yaml:325: → tools[]{function}
+				namespaceTools(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
+			case "tool_search":
+				// mapping/responses_chat.yaml:329: → tools[]{function}
+				virtualTool(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
+			case "web_search":
+				// mapping/responses_chat.yaml:334: lossy → web_search_options
+				webSearchOptions(c, e, atElem("tools", i, "", "tools[0]"), codec.Top, "web_search_options")
+				c.warn(atElem("tools", i, "", "tools[0]"), "for OpenAI's chat, web_search_options; its filters are lost")
+			case "web_search_2025_08_26":
+				// mapping/responses_chat.yaml:338: lossy → web_search_options
+				webSearchOptions(c, e, atElem("tools", i, "", "tools[0]"), codec.Top, "web_search_options")
+				c.warn(atElem("tools", i, "", "tools[0]"), "for OpenAI's chat, web_search_options; its filters are lost")
+			case "web_search_preview":
+				// mapping/responses_chat.yaml:342: lossy → web_search_options
+				webSearchOptions(c, e, atElem("tools", i, "", "tools[0]"), codec.Top, "web_search_options")
+				c.warn(atElem("tools", i, "", "tools[0]"), "for OpenAI's chat, web_search_options; its filters are lost")
+			case "web_search_preview_2025_03_11":
+				// mapping/responses_chat.yaml:346: lossy → web_search_options
+				webSearchOptions(c, e, atElem("tools", i, "", "tools[0]"), codec.Top, "web_search_options")
+				c.warn(atElem("tools", i, "", "tools[0]"), "for OpenAI's chat, web_search_options; its filters are lost")
+			case "image_generation":
+				// mapping/responses_chat.yaml:350: drop
+				c.drop(e, atElem("tools", i, "", "tools[0]"), "OpenAI's chat completions cannot generate images as a tool")
+			case "file_search":
+				// mapping/responses_chat.yaml:354: drop
+				c.drop(e, atElem("tools", i, "", "tools[0]"), "no chat upstream searches OpenAI vector stores")
+			case "code_interpreter":
+				// mapping/responses_chat.yaml:356: drop
+				c.drop(e, atElem("tools", i, "", "tools[0]"), "no chat upstream runs OpenAI's code interpreter")
+			case "computer":
+				// mapping/responses_chat.yaml:358: drop
+				c.drop(e, atElem("tools", i, "", "tools[0]"), "no chat upstream drives a computer")
+			case "computer_use_preview":
+				// mapping/responses_chat.yaml:360: drop
+				c.drop(e, atElem("tools", i, "", "tools[0]"), "no chat upstream drives a computer")
+			case "mcp":
+				// mapping/responses_chat.yaml:362: drop
+				c.drop(e, atElem("tools", i, "", "tools[0]"), "no chat upstream calls remote MCP servers")
+			case "programmatic_tool_calling":
+				// mapping/responses_chat.yaml:364: drop
+				c.drop(e, atElem("tools", i, "", "tools[0]"), "programmatic tool calling runs on OpenAI's platform")
+			default:
+				c.unknownType(srcToolsNode, srcToolsKnown, atElem("tools", i, "", "tools[0]"))
+			}
+		}
+	}
+	if present(srcClientMetadata) {
+		// mapping/responses_chat.yaml:368: drop
+		c.drop(srcClientMetadata, "client_metadata", "Codex's telemetry; nothing upstream reads it")
+	}
+}
+
+// responsesChatKimi converts a payload, as mapping/responses_chat.yaml says for kimi.
+func (c *conv) responsesChatKimi(v codec.Value) {
+	var srcModel, srcInstructions, srcInput, srcMaxOutputTokens, srcTemperature, srcTopP, srcTopLogprobs, srcParallelToolCalls, srcMetadata, srcServiceTier, srcStream, srcStreamOptions, srcPromptCacheKey, srcPromptCacheOptions, srcPromptCacheRetention, srcUser, srcSafetyIdentifier, srcText, srcModeration, srcReasoning, srcInclude, srcTruncation, srcMaxToolCalls, srcPrompt, srcContextManagement, srcToolChoice, srcTools, srcClientMetadata codec.Value
+	for k, m := range v.Members() {
+		switch string(k.Bytes()) {
+		case "model":
+			srcModel = m
+		case "instructions":
+			srcInstructions = m
+		case "input":
+			srcInput = m
+		case "max_output_tokens":
+			srcMaxOutputTokens = m
+		case "temperature":
+			srcTemperature = m
+		case "top_p":
+			srcTopP = m
+		case "top_logprobs":
+			srcTopLogprobs = m
+		case "parallel_tool_calls":
+			srcParallelToolCalls = m
+		case "metadata":
+			srcMetadata = m
+		case "service_tier":
+			srcServiceTier = m
+		case "stream":
+			srcStream = m
+		case "stream_options":
+			srcStreamOptions = m
+		case "prompt_cache_key":
+			srcPromptCacheKey = m
+		case "prompt_cache_options":
+			srcPromptCacheOptions = m
+		case "prompt_cache_retention":
+			srcPromptCacheRetention = m
+		case "user":
+			srcUser = m
+		case "safety_identifier":
+			srcSafetyIdentifier = m
+		case "text":
+			srcText = m
+		case "moderation":
+			srcModeration = m
+		case "reasoning":
+			srcReasoning = m
+		case "store": // mapping/responses_chat.yaml:215: gateway: default true: the gateway stores the Response, its input and output items (SQLite or PostgreSQL, per tenant, with a TTL) for previous_response_id, conversations, item_reference and GET/DELETE /v1/responses/{id} and input_items; false writes nothing; the Response says what was done
+		case "previous_response_id": // mapping/responses_chat.yaml:217: gateway: the gateway prepends the stored chain (each turn's input then output items, oldest first; not its instructions); an unknown, deleted, expired or other tenant's id (or one deleted inside the chain) is 400 previous_response_not_found
+		case "conversation": // mapping/responses_chat.yaml:219: gateway: the gateway prepends the conversation's items (the Conversations API) and appends the response's input and output items to it with the stored response; with previous_response_id it is a 400
+		case "background": // mapping/responses_chat.yaml:221: gateway: unsupported_parameter until the gateway runs responses in the background
+		case "include":
+			srcInclude = m
+		case "truncation":
+			srcTruncation = m
+		case "max_tool_calls":
+			srcMaxToolCalls = m
+		case "prompt":
+			srcPrompt = m
+		case "context_management":
+			srcContextManagement = m
+		case "tool_choice":
+			srcToolChoice = m
+		case "tools":
+			srcTools = m
+		case "client_metadata":
+			srcClientMetadata = m
+		}
+	}
+	if present(srcModel) {
+		// mapping/responses_chat.yaml:12: → model
+		model(c, srcModel, "model", codec.Top, "model")
+	}
+	if present(srcInstructions) {
+		// mapping/responses_chat.yaml:18: → messages
+		instructions(c, srcInstructions, "instructions", codec.Top, "messages")
+	}
+	if present(srcInput) {
+		switch srcInput.Kind() {
+		case codec.String:
+			// mapping/responses_chat.yaml:29: → messages[]{user}
+			userInput(c, srcInput, "input", c.b.Array(codec.Top, "messages"), "")
+		case codec.Array:
+			for i, e := range srcInput.Elems() {
+				srcInputArrayNode, srcInputArrayKnown, srcInputArrayType := c.tag(e)
+				switch srcInputArrayType {
+				case "message":
+					// mapping/responses_chat.yaml:33: → messages[]{user}
+					message(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+				case "reasoning":
+					// mapping/responses_chat.yaml:43: → messages[]{assistant}
+					reasoningCarrier(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+				case "function_call":
+					// mapping/responses_chat.yaml:52: → messages[]{assistant}
+					functionCall(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+				case "function_call_output":
+					// mapping/responses_chat.yaml:56: → messages[]{tool}
+					callOutput(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+				case "custom_tool_call":
+					// mapping/responses_chat.yaml:60: → messages[]{assistant}
+					customToolCall(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+				case "custom_tool_call_output":
+					// mapping/responses_chat.yaml:64: → messages[]{tool}
+					callOutput(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+				case "local_shell_call":
+					// mapping/responses_chat.yaml:68: → messages[]{assistant}
+					localShellCall(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+				case "local_shell_call_output":
+					// mapping/responses_chat.yaml:72: → messages[]{tool}
+					callOutput(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+				case "shell_call":
+					// mapping/responses_chat.yaml:76: → messages[]{assistant}
+					shellCall(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+				case "shell_call_output":
+					// mapping/responses_chat.yaml:80: → messages[]{tool}
+					callOutput(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+				case "apply_patch_call":
+					// mapping/responses_chat.yaml:84: → messages[]{assistant}
+					applyPatchCall(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+				case "apply_patch_call_output":
+					// mapping/responses_chat.yaml:88: → messages[]{tool}
+					callOutput(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+				case "tool_search_call":
+					// mapping/responses_chat.yaml:92: → messages[]{assistant}
+					toolSearchCall(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+				case "tool_search_output":
+					// mapping/responses_chat.yaml:96: → messages[]{tool}
+					toolSearchOutput(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+				case "additional_tools":
+					// mapping/responses_chat.yaml:100: → tools[]{function}
+					additionalTools(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "tools"), "")
+				case "item_reference":
+				// mapping/responses_chat.yaml:104: gateway: the gateway resolves it from its store (any input or output item the tenant has stored) before conversion, and stores the item it names as this response's input; an unknown id is 400 naming input[i].id (a converter alone resolves it through Options.Items)
+				case "web_search_call":
+					// mapping/responses_chat.yaml:106: drop
+					c.drop(e, atElem("input", i, "", "input[0]"), "OpenAI ran the search; chat has no record of a server tool's call (the answer that used it stays)")
+				case "file_search_call":
+					// mapping/responses_chat.yaml:108: drop
+					c.drop(e, atElem("input", i, "", "input[0]"), "OpenAI ran the file search; chat has no record of a server tool's call")
+				case "code_interpreter_call":
+					// mapping/responses_chat.yaml:110: drop
+					c.drop(e, atElem("input", i, "", "input[0]"), "OpenAI ran the code; chat has no record of a server tool's call")
+				case "image_generation_call":
+					// mapping/responses_chat.yaml:112: drop
+					c.drop(e, atElem("input", i, "", "input[0]"), "OpenAI generated the image; chat has no record of a server tool's call")
+				case "computer_call":
+					// mapping/responses_chat.yaml:114: drop
+					c.drop(e, atElem("input", i, "", "input[0]"), "no chat upstream drives a computer; the call is left out (with its output)")
+				case "computer_call_output":
+					// mapping/responses_chat.yaml:116: drop
+					c.drop(e, atElem("input", i, "", "input[0]"), "no chat upstream drives a computer; the output is left out (with its call)")
+				case "mcp_call":
+					// mapping/responses_chat.yaml:118: drop
+					c.drop(e, atElem("input", i, "", "input[0]"), "OpenAI called the remote MCP server; chat has no record of a server tool's call")
+				case "mcp_list_tools":
+					// mapping/responses_chat.yaml:120: drop
+					c.drop(e, atElem("input", i, "", "input[0]"), "no chat upstream calls remote MCP servers")
+				case "mcp_approval_request":
+					// mapping/responses_chat.yaml:122: drop
+					c.drop(e, atElem("input", i, "", "input[0]"), "no chat upstream calls remote MCP servers")
+				case "mcp_approval_response":
+					// mapping/responses_chat.yaml:124: drop
+					c.drop(e, atElem("input", i, "", "input[0]"), "no chat upstream calls remote MCP servers")
+				case "compaction":
+					// mapping/responses_chat.yaml:126: drop
+					c.drop(e, atElem("input", i, "", "input[0]"), "OpenAI's compacted context is encrypted for OpenAI; no chat upstream can read it")
+				case "compaction_trigger":
+					// mapping/responses_chat.yaml:128: drop
+					c.drop(e, atElem("input", i, "", "input[0]"), "chat has no server-side context compaction")
+				case "program":
+					// mapping/responses_chat.yaml:130: drop
+					c.drop(e, atElem("input", i, "", "input[0]"), "programmatic tool calling runs on OpenAI's platform")
+				case "program_output":
+					// mapping/responses_chat.yaml:132: drop
+					c.drop(e, atElem("input", i, "", "input[0]"), "programmatic tool calling runs on OpenAI's platform")
+				default:
+					c.unknownType(srcInputArrayNode, srcInputArrayKnown, atElem("input", i, "", "input[0]"))
+				}
+			}
+		}
+	}
+	if present(srcMaxOutputTokens) {
+		// mapping/responses_chat.yaml:136: → max_completion_tokens
+		c.put(codec.Top, "max_completion_tokens", srcMaxOutputTokens.Raw())
+	}
+	if present(srcTemperature) {
+		// mapping/responses_chat.yaml:138: drop
+		c.drop(srcTemperature, "temperature", "Kimi's thinking models fix the temperature (kimi-k2.5 and k2.6 refuse another; k2-thinking runs at 1.0)")
+	}
+	if present(srcTopP) {
+		// mapping/responses_chat.yaml:140: drop
+		c.drop(srcTopP, "top_p", "Kimi's thinking models fix top_p (0.95)")
+	}
+	if present(srcTopLogprobs) {
+		// mapping/responses_chat.yaml:142: drop
+		c.drop(srcTopLogprobs, "top_logprobs", "Kimi's API returns no log probabilities")
+	}
+	if present(srcParallelToolCalls) {
+		// mapping/responses_chat.yaml:146: → parallel_tool_calls
+		c.put(codec.Top, "parallel_tool_calls", srcParallelToolCalls.Raw())
+	}
+	if present(srcMetadata) {
+		// mapping/responses_chat.yaml:148: drop
+		c.drop(srcMetadata, "metadata", "Kimi's API stores no completions and takes no metadata")
+	}
+	if present(srcServiceTier) {
+		// mapping/responses_chat.yaml:150: drop
+		c.drop(srcServiceTier, "service_tier", "Kimi's API has no service tiers")
+	}
+	if present(srcStream) {
+		// mapping/responses_chat.yaml:152: → stream
+		c.put(codec.Top, "stream", srcStream.Raw())
+		if string(srcStream.Raw()) == "true" {
+			c.b.SetJSON(c.b.Object(codec.Top, "stream_options"), "include_usage", "true")
+		}
+	}
+	if present(srcStreamOptions) {
+		var srcStreamOptionsIncludeObfuscation codec.Value
+		for k, m := range srcStreamOptions.Members() {
+			switch string(k.Bytes()) {
+			case "include_obfuscation":
+				srcStreamOptionsIncludeObfuscation = m
+			}
+		}
+		if present(srcStreamOptionsIncludeObfuscation) {
+			// mapping/responses_chat.yaml:156: → stream_options.include_obfuscation
+			c.put(c.b.Object(codec.Top, "stream_options"), "include_obfuscation", srcStreamOptionsIncludeObfuscation.Raw())
+		}
+	}
+	if present(srcPromptCacheKey) {
+		// mapping/responses_chat.yaml:159: drop
+		c.drop(srcPromptCacheKey, "prompt_cache_key", "Kimi caches prompt prefixes on its own; it takes no key")
+	}
+	if present(srcPromptCacheOptions) {
+		var srcPromptCacheOptionsMode, srcPromptCacheOptionsTtl codec.Value
+		for k, m := range srcPromptCacheOptions.Members() {
+			switch string(k.Bytes()) {
+			case "mode":
+				srcPromptCacheOptionsMode = m
+			case "ttl":
+				srcPromptCacheOptionsTtl = m
+			}
+		}
+		if present(srcPromptCacheOptionsMode) {
+			// mapping/responses_chat.yaml:163: → prompt_cache_options.mode
+			c.put(c.b.Object(codec.Top, "prompt_cache_options"), "mode", srcPromptCacheOptionsMode.Raw())
+		}
+		if present(srcPromptCacheOptionsTtl) {
+			// mapping/responses_chat.yaml:163: → prompt_cache_options.ttl
+			c.put(c.b.Object(codec.Top, "prompt_cache_options"), "ttl", srcPromptCacheOptionsTtl.Raw())
+		}
+	}
+	if present(srcPromptCacheRetention) {
+		// mapping/responses_chat.yaml:165: drop
+		c.drop(srcPromptCacheRetention, "prompt_cache_retention", "Kimi's API has no prompt_cache_retention")
+	}
+	if present(srcUser) {
+		// mapping/responses_chat.yaml:168: → user
+		c.put(codec.Top, "user", srcUser.Raw())
+	}
+	if present(srcSafetyIdentifier) {
+		// mapping/responses_chat.yaml:170: drop
+		c.drop(srcSafetyIdentifier, "safety_identifier", "Kimi's API has no safety_identifier")
+	}
+	if present(srcText) {
+		var srcTextVerbosity, srcTextFormat codec.Value
+		for k, m := range srcText.Members() {
+			switch string(k.Bytes()) {
+			case "verbosity":
+				srcTextVerbosity = m
+			case "format":
+				srcTextFormat = m
+			}
+		}
+		if present(srcTextVerbosity) {
+			// mapping/responses_chat.yaml:173: drop
+			c.drop(srcTextVerbosity, "text.verbosity", "Kimi's API has no verbosity")
+		}
+		if present(srcTextFormat) {
+			srcTextFormatNode, srcTextFormatKnown, srcTextFormatType := c.tag(srcTextFormat)
+			switch srcTextFormatType {
+			case "text":
+			// mapping/responses_chat.yaml:181: omit → response_format{text}: the target's default, left out
+			case "json_object":
+				var srcTextFormatJsonObjectType codec.Value
+				for k, m := range srcTextFormat.Members() {
+					switch string(k.Bytes()) {
+					case "type":
+						srcTextFormatJsonObjectType = m
+					}
+				}
+				if present(srcTextFormatJsonObjectType) {
+					// mapping/responses_chat.yaml:184: → response_format{json_object}.type
+					c.put(c.b.Object(codec.Top, "response_format"), "type", srcTextFormatJsonObjectType.Raw())
+				}
+			case "json_schema":
+				var srcTextFormatJsonSchemaType, srcTextFormatJsonSchemaName, srcTextFormatJsonSchemaDescription, srcTextFormatJsonSchemaSchema, srcTextFormatJsonSchemaStrict codec.Value
+				for k, m := range srcTextFormat.Members() {
+					switch string(k.Bytes()) {
+					case "type":
+						srcTextFormatJsonSchemaType = m
+					case "name":
+						srcTextFormatJsonSchemaName = m
+					case "description":
+						srcTextFormatJsonSchemaDescription = m
+					case "schema":
+						srcTextFormatJsonSchemaSchema = m
+					case "strict":
+						srcTextFormatJsonSchemaStrict = m
+					}
+				}
+				if present(srcTextFormatJsonSchemaType) {
+					// mapping/responses_chat.yaml:186: → response_format{json_schema}.type
+					c.put(c.b.Object(codec.Top, "response_format"), "type", srcTextFormatJsonSchemaType.Raw())
+				}
+				if present(srcTextFormatJsonSchemaName) {
+					// mapping/responses_chat.yaml:188: → response_format{json_schema}.json_schema.name
+					c.put(c.b.Object(c.b.Object(codec.Top, "response_format"), "json_schema"), "name", srcTextFormatJsonSchemaName.Raw())
+				}
+				if present(srcTextFormatJsonSchemaDescription) {
+					// mapping/responses_chat.yaml:190: → response_format{json_schema}.json_schema.description
+					c.put(c.b.Object(c.b.Object(codec.Top, "response_format"), "json_schema"), "description", srcTextFormatJsonSchemaDescription.Raw())
+				}
+				if present(srcTextFormatJsonSchemaSchema) {
+					// mapping/responses_chat.yaml:192: → response_format{json_schema}.json_schema.schema
+					c.put(c.b.Object(c.b.Object(codec.Top, "response_format"), "json_schema"), "schema", srcTextFormatJsonSchemaSchema.Raw())
+				}
+				if present(srcTextFormatJsonSchemaStrict) {
+					// mapping/responses_chat.yaml:195: → response_format{json_schema}.json_schema.strict
+					c.put(c.b.Object(c.b.Object(codec.Top, "response_format"), "json_schema"), "strict", srcTextFormatJsonSchemaStrict.Raw())
+				}
+			default:
+				c.unknownType(srcTextFormatNode, srcTextFormatKnown, "text.format")
+			}
+		}
+	}
+	if present(srcModeration) {
+		// mapping/responses_chat.yaml:176: drop
+		c.drop(srcModeration, "moderation", "Kimi's API has no moderation option")
+	}
+	if present(srcReasoning) {
+		var srcReasoningEffort, srcReasoningSummary, srcReasoningGenerateSummary, srcReasoningContext, srcReasoningMode codec.Value
+		for k, m := range srcReasoning.Members() {
+			switch string(k.Bytes()) {
+			case "effort":
+				srcReasoningEffort = m
+			case "summary":
+				srcReasoningSummary = m
+			case "generate_summary":
+				srcReasoningGenerateSummary = m
+			case "context":
+				srcReasoningContext = m
+			case "mode":
+				srcReasoningMode = m
+			}
+		}
+		if present(srcReasoningEffort) {
+			// mapping/responses_chat.yaml:199: lossy → thinking.type
+			switch string(srcReasoningEffort.Raw()) {
+			case "\"none\"":
+				c.b.SetJSON(c.b.Object(codec.Top, "thinking"), "type", "\"disabled\"")
+			case "\"minimal\"":
+				c.b.SetJSON(c.b.Object(codec.Top, "thinking"), "type", "\"enabled\"")
+			case "\"low\"":
+				c.b.SetJSON(c.b.Object(codec.Top, "thinking"), "type", "\"enabled\"")
+			case "\"medium\"":
+				c.b.SetJSON(c.b.Object(codec.Top, "thinking"), "type", "\"enabled\"")
+			case "\"high\"":
+				c.b.SetJSON(c.b.Object(codec.Top, "thinking"), "type", "\"enabled\"")
+			case "\"xhigh\"":
+				c.b.SetJSON(c.b.Object(codec.Top, "thinking"), "type", "\"enabled\"")
+			default:
+				c.warn("reasoning.effort", string(srcReasoningEffort.Raw())+" is not a value the mapping carries to thinking.type; left out")
+			}
+			c.warn("reasoning.effort", "Kimi has a thinking switch, no effort levels; none turns thinking off, any other effort on")
+		}
+		if present(srcReasoningSummary) {
+			// mapping/responses_chat.yaml:202: drop
+			c.drop(srcReasoningSummary, "reasoning.summary", "OpenAI's chat completions return no reasoning summary")
+		}
+		if present(srcReasoningGenerateSummary) {
+			// mapping/responses_chat.yaml:205: drop
+			c.drop(srcReasoningGenerateSummary, "reasoning.generate_summary", "OpenAI's chat completions return no reasoning summary")
+		}
+		if present(srcReasoningContext) {
+			// mapping/responses_chat.yaml:209: drop
+			c.drop(srcReasoningContext, "reasoning.context", "chat has no reasoning context setting")
+		}
+		if present(srcReasoningMode) {
+			// mapping/responses_chat.yaml:211: drop
+			c.drop(srcReasoningMode, "reasoning.mode", "chat has no reasoning mode setting")
+		}
+	}
+	if present(srcInclude) {
+		// mapping/responses_chat.yaml:223: → logprobs
+		include(c, srcInclude, "include", codec.Top, "logprobs")
+	}
+	if present(srcTruncation) {
+		// mapping/responses_chat.yaml:231: drop
+		c.drop(srcTruncation, "truncation", "chat has no truncation; an upstream refuses a context that is too long")
+	}
+	if present(srcMaxToolCalls) {
+		// mapping/responses_chat.yaml:233: drop
+		c.drop(srcMaxToolCalls, "max_tool_calls", "chat has no limit on tool calls")
+	}
+	if present(srcPrompt) {
+		// mapping/responses_chat.yaml:235: drop
+		c.drop(srcPrompt, "prompt", "stored prompt templates live on OpenAI's platform")
+	}
+	if present(srcContextManagement) {
+		// mapping/responses_chat.yaml:237: drop
+		c.drop(srcContextManagement, "context_management", "chat has no server-side context compaction")
+	}
+	if present(srcToolChoice) {
+		switch srcToolChoice.Kind() {
+		case codec.String:
+			// mapping/responses_chat.yaml:241: → tool_choice{string}
+			c.put(codec.Top, "tool_choice", srcToolChoice.Raw())
+		case codec.Object:
+			srcToolChoiceObjectNode, srcToolChoiceObjectKnown, srcToolChoiceObjectType := c.tag(srcToolChoice)
+			switch srcToolChoiceObjectType {
+			case "function":
+				var srcToolChoiceObjectFunctionType, srcToolChoiceObjectFunctionName codec.Value
+				for k, m := range srcToolChoice.Members() {
+					switch string(k.Bytes()) {
+					case "type":
+						srcToolChoiceObjectFunctionType = m
+					case "name":
+						srcToolChoiceObjectFunctionName = m
+					}
+				}
+				if present(srcToolChoiceObjectFunctionType) {
+					// mapping/responses_chat.yaml:243: → tool_choice{object}{function}.type
+					c.put(c.b.Object(codec.Top, "tool_choice"), "type", srcToolChoiceObjectFunctionType.Raw())
+				}
+				if present(srcToolChoiceObjectFunctionName) {
+					// mapping/responses_chat.yaml:245: → tool_choice{object}{function}.function.name
+					c.put(c.b.Object(c.b.Object(codec.Top, "tool_choice"), "function"), "name", srcToolChoiceObjectFunctionName.Raw())
+				}
+			case "allowed_tools":
+				// mapping/responses_chat.yaml:247: lossy → tool_choice{string}
+				allowedToolsFilter(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
+				c.warn("tool_choice", "Kimi has no allowed_tools; the tools are filtered to the allowed set and the mode kept")
+			case "custom":
+				// mapping/responses_chat.yaml:251: → tool_choice{object}{function}
+				customChoiceAsFunction(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
+			case "web_search_preview":
+				// mapping/responses_chat.yaml:255: lossy → tool_choice{string}
+				forceHosted(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
+				c.warn("tool_choice", "forcing a hosted tool becomes required when it is the only tool offered")
+			case "web_search_preview_2025_03_11":
+				// mapping/responses_chat.yaml:259: lossy → tool_choice{string}
+				forceHosted(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
+				c.warn("tool_choice", "forcing a hosted tool becomes required when it is the only tool offered")
+			case "image_generation":
+				// mapping/responses_chat.yaml:263: lossy → tool_choice{string}
+				forceHosted(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
+				c.warn("tool_choice", "forcing a hosted tool becomes required when it is the only tool offered")
+			case "file_search":
+				// mapping/responses_chat.yaml:267: drop
+				c.drop(srcToolChoice, "tool_choice", "file search is dropped with its tool; forcing it is an error")
+			case "code_interpreter":
+				// mapping/responses_chat.yaml:269: drop
+				c.drop(srcToolChoice, "tool_choice", "the code interpreter is dropped with its tool; forcing it is an error")
+			case "computer":
+				// mapping/responses_chat.yaml:271: drop
+				c.drop(srcToolChoice, "tool_choice", "computer use is dropped with its tool; forcing it is an error")
+			case "computer_use":
+				// mapping/responses_chat.yaml:273: drop
+				c.drop(srcToolChoice, "tool_choice", "computer use is dropped with its tool; forcing it is an error")
+			case "computer_use_preview":
+				// mapping/responses_chat.yaml:275: drop
+				c.drop(srcToolChoice, "tool_choice", "computer use is dropped with its tool; forcing it is an error")
+			case "mcp":
+				// mapping/responses_chat.yaml:277: drop
+				c.drop(srcToolChoice, "tool_choice", "remote MCP is dropped with its tool; forcing it is an error")
+			case "apply_patch":
+				// mapping/responses_chat.yaml:279: → tool_choice{object}{function}
+				forceVirtual(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
+			case "shell":
+				// mapping/responses_chat.yaml:283: → tool_choice{object}{function}
+				forceVirtual(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
+			case "programmatic_tool_calling":
+				// mapping/responses_chat.yaml:287: drop
+				c.drop(srcToolChoice, "tool_choice", "programmatic tool calling runs on OpenAI's platform")
+			default:
+				c.unknownType(srcToolChoiceObjectNode, srcToolChoiceObjectKnown, "tool_choice")
+			}
+		}
+	}
+	if present(srcTools) {
+		for i, e := range srcTools.Elems() {
+			srcToolsNode, srcToolsKnown, srcToolsType := c.tag(e)
+			switch srcToolsType {
+			case "function":
+				srcToolsFunctionOut := c.b.AppendObject(c.b.Array(codec.Top, "tools"))
+				var srcToolsFunctionType, srcToolsFunctionName, srcToolsFunctionDescription, srcToolsFunctionParameters, srcToolsFunctionStrict, srcToolsFunctionDeferLoading, srcToolsFunctionAllowedCallers, srcToolsFunctionOutputSchema codec.Value
+				for k, m := range e.Members() {
+					switch string(k.Bytes()) {
+					case "type":
+						srcToolsFunctionType = m
+					case "name":
+						srcToolsFunctionName = m
+					case "description":
+						srcToolsFunctionDescription = m
+					case "parameters":
+						srcToolsFunctionParameters = m
+					case "strict":
+						srcToolsFunctionStrict = m
+					case "defer_loading":
+						srcToolsFunctionDeferLoading = m
+					case "allowed_callers":
+						srcToolsFunctionAllowedCallers = m
+					case "output_schema":
+						srcToolsFunctionOutputSchema = m
+					}
+				}
+				if present(srcToolsFunctionType) {
+					// mapping/responses_chat.yaml:291: → tools[]{function}.type
+					c.put(srcToolsFunctionOut, "type", srcToolsFunctionType.Raw())
+				}
+				if present(srcToolsFunctionName) {
+					// mapping/responses_chat.yaml:293: → tools[]{function}.function.name
+					c.put(c.b.Object(srcToolsFunctionOut, "function"), "name", srcToolsFunctionName.Raw())
+				}
+				if present(srcToolsFunctionDescription) {
+					// mapping/responses_chat.yaml:295: → tools[]{function}.function.description
+					c.put(c.b.Object(srcToolsFunctionOut, "function"), "description", srcToolsFunctionDescription.Raw())
+				}
+				if present(srcToolsFunctionParameters) {
+					// mapping/responses_chat.yaml:297: → tools[]{function}.function.parameters
+					c.put(c.b.Object(srcToolsFunctionOut, "function"), "parameters", srcToolsFunctionParameters.Raw())
+				}
+				if present(srcToolsFunctionStrict) {
+					// mapping/responses_chat.yaml:300: → tools[]{function}.function.strict
+					c.put(c.b.Object(srcToolsFunctionOut, "function"), "strict", srcToolsFunctionStrict.Raw())
+				}
+				if present(srcToolsFunctionDeferLoading) {
+					// mapping/responses_chat.yaml:302: drop
+					c.drop(srcToolsFunctionDeferLoading, atElem("tools", i, "defer_loading", "tools[0].defer_loading"), "chat loads every tool")
+				}
+				if present(srcToolsFunctionAllowedCallers) {
+					// mapping/responses_chat.yaml:304: drop
+					c.drop(srcToolsFunctionAllowedCallers, atElem("tools", i, "allowed_callers", "tools[0].allowed_callers"), "chat has no restriction on who may call a tool")
+				}
+				if present(srcToolsFunctionOutputSchema) {
+					// mapping/responses_chat.yaml:306: drop
+					c.drop(srcToolsFunctionOutputSchema, atElem("tools", i, "output_schema", "tools[0].output_schema"), "chat tools declare no output schema")
+				}
+			case "custom":
+				// mapping/responses_chat.yaml:309: → tools[]{function}
+				virtualTool(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
+			case "local_shell":
+				// mapping/responses_chat.yaml:313: → tools[]{function}
+				virtualTool(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
+			case "shell":
+				// mapping/responses_chat.yaml:317: → tools[]{function}
+				virtualTool(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
+			case "apply_patch":
+				// mapping/responses_chat.yaml:321: → tools[]{function}
+				virtualTool(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
+			case "namespace":
+				// mapping/responses_chat.yaml:325: → tools[]{function}
+				namespaceTools(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
+			case "tool_search":
+				// mapping/responses_chat.yaml:329: → tools[]{function}
+				virtualTool(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
+			case "web_search":
+				// mapping/responses_chat.yaml:334: lossy → web_search_options
+				webSearchOptions(c, e, atElem("tools", i, "", "tools[0]"), codec.Top, "web_search_options")
+				c.warn(atElem("tools", i, "", "tools[0]"), "for OpenAI's chat, web_search_options; its filters are lost")
+			case "web_search_2025_08_26":
+				// mapping/responses_chat.yaml:338: lossy → web_search_options
+				webSearchOptions(c, e, atElem("tools", i, "", "tools[0]"), codec.Top, "web_search_options")
+				c.warn(atElem("tools", i, "", "tools[0]"), "for OpenAI's chat, web_search_options; its filters are lost")
+			case "web_search_preview":
+				// mapping/responses_chat.yaml:342: lossy → web_search_options
+				webSearchOptions(c, e, atElem("tools", i, "", "tools[0]"), codec.Top, "web_search_options")
+				c.warn(atElem("tools", i, "", "tools[0]"), "for OpenAI's chat, web_search_options; its filters are lost")
+			case "web_search_preview_2025_03_11":
+				// mapping/responses_chat.yaml:346: lossy → web_search_options
+				webSearchOptions(c, e, atElem("tools", i, "", "tools[0]"), codec.Top, "web_search_options")
+				c.warn(atElem("tools", i, "", "tools[0]"), "for OpenAI's chat, web_search_options; its filters are lost")
+			case "image_generation":
+				// mapping/responses_chat.yaml:350: drop
+				c.drop(e, atElem("tools", i, "", "tools[0]"), "OpenAI's chat completions cannot generate images as a tool")
+			case "file_search":
+				// mapping/responses_chat.yaml:354: drop
+				c.drop(e, atElem("tools", i, "", "tools[0]"), "no chat upstream searches OpenAI vector stores")
+			case "code_interpreter":
+				// mapping/responses_chat.yaml:356: drop
+				c.drop(e, atElem("tools", i, "", "tools[0]"), "no chat upstream runs OpenAI's code interpreter")
+			case "computer":
+				// mapping/responses_chat.yaml:358: drop
+				c.drop(e, atElem("tools", i, "", "tools[0]"), "no chat upstream drives a computer")
+			case "computer_use_preview":
+				// mapping/responses_chat.yaml:360: drop
+				c.drop(e, atElem("tools", i, "", "tools[0]"), "no chat upstream drives a computer")
+			case "mcp":
+				// mapping/responses_chat.yaml:362: drop
+				c.drop(e, atElem("tools", i, "", "tools[0]"), "no chat upstream calls remote MCP servers")
+			case "programmatic_tool_calling":
+				// mapping/responses_chat.yaml:364: drop
+				c.drop(e, atElem("tools", i, "", "tools[0]"), "programmatic tool calling runs on OpenAI's platform")
+			default:
+				c.unknownType(srcToolsNode, srcToolsKnown, atElem("tools", i, "", "tools[0]"))
+			}
+		}
+	}
+	if present(srcClientMetadata) {
+		// mapping/responses_chat.yaml:368: drop
+		c.drop(srcClientMetadata, "client_metadata", "Codex's telemetry; nothing upstream reads it")
+	}
+}
+
+// responsesChatMistral converts a payload, as mapping/responses_chat.yaml says for mistral.
+func (c *conv) responsesChatMistral(v codec.Value) {
+	var srcModel, srcInstructions, srcInput, srcMaxOutputTokens, srcTemperature, srcTopP, srcTopLogprobs, srcParallelToolCalls, srcMetadata, srcServiceTier, srcStream, srcStreamOptions, srcPromptCacheKey, srcPromptCacheOptions, srcPromptCacheRetention, srcUser, srcSafetyIdentifier, srcText, srcModeration, srcReasoning, srcInclude, srcTruncation, srcMaxToolCalls, srcPrompt, srcContextManagement, srcToolChoice, srcTools, srcClientMetadata codec.Value
+	for k, m := range v.Members() {
+		switch string(k.Bytes()) {
+		case "model":
+			srcModel = m
+		case "instructions":
+			srcInstructions = m
+		case "input":
+			srcInput = m
+		case "max_output_tokens":
+			srcMaxOutputTokens = m
+		case "temperature":
+			srcTemperature = m
+		case "top_p":
+			srcTopP = m
+		case "top_logprobs":
+			srcTopLogprobs = m
+		case "parallel_tool_calls":
+			srcParallelToolCalls = m
+		case "metadata":
+			srcMetadata = m
+		case "service_tier":
+			srcServiceTier = m
+		case "stream":
+			srcStream = m
+		case "stream_options":
+			srcStreamOptions = m
+		case "prompt_cache_key":
+			srcPromptCacheKey = m
+		case "prompt_cache_options":
+			srcPromptCacheOptions = m
+		case "prompt_cache_retention":
+			srcPromptCacheRetention = m
+		case "user":
+			srcUser = m
+		case "safety_identifier":
+			srcSafetyIdentifier = m
+		case "text":
+			srcText = m
+		case "moderation":
+			srcModeration = m
+		case "reasoning":
+			srcReasoning = m
+		case "store": // mapping/responses_chat.yaml:215: gateway: default true: the gateway stores the Response, its input and output items (SQLite or PostgreSQL, per tenant, with a TTL) for previous_response_id, conversations, item_reference and GET/DELETE /v1/responses/{id} and input_items; false writes nothing; the Response says what was done
+		case "previous_response_id": // mapping/responses_chat.yaml:217: gateway: the gateway prepends the stored chain (each turn's input then output items, oldest first; not its instructions); an unknown, deleted, expired or other tenant's id (or one deleted inside the chain) is 400 previous_response_not_found
+		case "conversation": // mapping/responses_chat.yaml:219: gateway: the gateway prepends the conversation's items (the Conversations API) and appends the response's input and output items to it with the stored response; with previous_response_id it is a 400
+		case "background": // mapping/responses_chat.yaml:221: gateway: unsupported_parameter until the gateway runs responses in the background
+		case "include":
+			srcInclude = m
+		case "truncation":
+			srcTruncation = m
+		case "max_tool_calls":
+			srcMaxToolCalls = m
+		case "prompt":
+			srcPrompt = m
+		case "context_management":
+			srcContextManagement = m
+		case "tool_choice":
+			srcToolChoice = m
+		case "tools":
+			srcTools = m
+		case "client_metadata":
+			srcClientMetadata = m
+		}
+	}
+	if present(srcModel) {
+		// mapping/responses_chat.yaml:12: → model
+		model(c, srcModel, "model", codec.Top, "model")
+	}
+	if present(srcInstructions) {
+		// mapping/responses_chat.yaml:18: → messages
+		instructions(c, srcInstructions, "instructions", codec.Top, "messages")
+	}
+	if present(srcInput) {
+		switch srcInput.Kind() {
+		case codec.String:
+			// mapping/responses_chat.yaml:29: → messages[]{user}
+			userInput(c, srcInput, "input", c.b.Array(codec.Top, "messages"), "")
+		case codec.Array:
+			for i, e := range srcInput.Elems() {
+				srcInputArrayNode, srcInputArrayKnown, srcInputArrayType := c.tag(e)
+				switch srcInputArrayType {
+				case "message":
+					// mapping/responses_chat.yaml:33: → messages[]{user}
+					message(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+				case "reasoning":
+					// mapping/responses_chat.yaml:43: drop
+					c.drop(e, atElem("input", i, "", "input[0]"), "Mistral refuses reasoning fields on assistant messages (its models' thinking comes back as content chunks, which chat replays do not carry); replayed reasoning is left out")
+				case "function_call":
+					// mapping/responses_chat.yaml:52: → messages[]{assistant}
+					functionCall(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+				case "function_call_output":
+					// mapping/responses_chat.yaml:56: → messages[]{tool}
+					callOutput(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+				case "custom_tool_call":
+					// mapping/responses_chat.yaml:60: → messages[]{assistant}
+					customToolCall(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+				case "custom_tool_call_output":
+					// mapping/responses_chat.yaml:64: → messages[]{tool}
+					callOutput(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+				case "local_shell_call":
+					// mapping/responses_chat.yaml:68: → messages[]{assistant}
+					localShellCall(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+				case "local_shell_call_output":
+					// mapping/responses_chat.yaml:72: → messages[]{tool}
+					callOutput(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+				case "shell_call":
+					// mapping/responses_chat.yaml:76: → messages[]{assistant}
+					shellCall(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+				case "shell_call_output":
+					// mapping/responses_chat.yaml:80: → messages[]{tool}
+					callOutput(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+				case "apply_patch_call":
+					// mapping/responses_chat.yaml:84: → messages[]{assistant}
+					applyPatchCall(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+				case "apply_patch_call_output":
+					// mapping/responses_chat.yaml:88: → messages[]{tool}
+					callOutput(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+				case "tool_search_call":
+					// mapping/responses_chat.yaml:92: → messages[]{assistant}
+					toolSearchCall(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+				case "tool_search_output":
+					// mapping/responses_chat.yaml:96: → messages[]{tool}
+					toolSearchOutput(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+				case "additional_tools":
+					// mapping/responses_chat.yaml:100: → tools[]{function}
+					additionalTools(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "tools"), "")
+				case "item_reference":
+				// mapping/responses_chat.yaml:104: gateway: the gateway resolves it from its store (any input or output item the tenant has stored) before conversion, and stores the item it names as this response's input; an unknown id is 400 naming input[i].id (a converter alone resolves it through Options.Items)
+				case "web_search_call":
+					// mapping/responses_chat.yaml:106: drop
+					c.drop(e, atElem("input", i, "", "input[0]"), "OpenAI ran the search; chat has no record of a server tool's call (the answer that used it stays)")
+				case "file_search_call":
+					// mapping/responses_chat.yaml:108: drop
+					c.drop(e, atElem("input", i, "", "input[0]"), "OpenAI ran the file search; chat has no record of a server tool's call")
+				case "code_interpreter_call":
+					// mapping/responses_chat.yaml:110: drop
+					c.drop(e, atElem("input", i, "", "input[0]"), "OpenAI ran the code; chat has no record of a server tool's call")
+				case "image_generation_call":
+					// mapping/responses_chat.yaml:112: drop
+					c.drop(e, atElem("input", i, "", "input[0]"), "OpenAI generated the image; chat has no record of a server tool's call")
+				case "computer_call":
+					// mapping/responses_chat.yaml:114: drop
+					c.drop(e, atElem("input", i, "", "input[0]"), "no chat upstream drives a computer; the call is left out (with its output)")
+				case "computer_call_output":
+					// mapping/responses_chat.yaml:116: drop
+					c.drop(e, atElem("input", i, "", "input[0]"), "no chat upstream drives a computer; the output is left out (with its call)")
+				case "mcp_call":
+					// mapping/responses_chat.yaml:118: drop
+					c.drop(e, atElem("input", i, "", "input[0]"), "OpenAI called the remote MCP server; chat has no record of a server tool's call")
+				case "mcp_list_tools":
+					// mapping/responses_chat.yaml:120: drop
+					c.drop(e, atElem("input", i, "", "input[0]"), "no chat upstream calls remote MCP servers")
+				case "mcp_approval_request":
+					// mapping/responses_chat.yaml:122: drop
+					c.drop(e, atElem("input", i, "", "input[0]"), "no chat upstream calls remote MCP servers")
+				case "mcp_approval_response":
+					// mapping/responses_chat.yaml:124: drop
+					c.drop(e, atElem("input", i, "", "input[0]"), "no chat upstream calls remote MCP servers")
+				case "compaction":
+					// mapping/responses_chat.yaml:126: drop
+					c.drop(e, atElem("input", i, "", "input[0]"), "OpenAI's compacted context is encrypted for OpenAI; no chat upstream can read it")
+				case "compaction_trigger":
+					// mapping/responses_chat.yaml:128: drop
+					c.drop(e, atElem("input", i, "", "input[0]"), "chat has no server-side context compaction")
+				case "program":
+					// mapping/responses_chat.yaml:130: drop
+					c.drop(e, atElem("input", i, "", "input[0]"), "programmatic tool calling runs on OpenAI's platform")
+				case "program_output":
+					// mapping/responses_chat.yaml:132: drop
+					c.drop(e, atElem("input", i, "", "input[0]"), "programmatic tool calling runs on OpenAI's platform")
+				default:
+					c.unknownType(srcInputArrayNode, srcInputArrayKnown, atElem("input", i, "", "input[0]"))
+				}
+			}
+		}
+	}
+	if present(srcMaxOutputTokens) {
+		// mapping/responses_chat.yaml:136: → max_tokens
+		c.put(codec.Top, "max_tokens", srcMaxOutputTokens.Raw())
+	}
+	if present(srcTemperature) {
+		// mapping/responses_chat.yaml:138: → temperature
+		c.put(codec.Top, "temperature", srcTemperature.Raw())
+	}
+	if present(srcTopP) {
+		// mapping/responses_chat.yaml:140: → top_p
+		c.put(codec.Top, "top_p", srcTopP.Raw())
+	}
+	if present(srcTopLogprobs) {
+		// mapping/responses_chat.yaml:142: drop
+		c.drop(srcTopLogprobs, "top_logprobs", "Mistral's API returns no log probabilities")
+	}
+	if present(srcParallelToolCalls) {
+		// mapping/responses_chat.yaml:146: → parallel_tool_calls
+		c.put(codec.Top, "parallel_tool_calls", srcParallelToolCalls.Raw())
+	}
+	if present(srcMetadata) {
+		// mapping/responses_chat.yaml:148: drop
+		c.drop(srcMetadata, "metadata", "Mistral's API takes no metadata")
+	}
+	if present(srcServiceTier) {
+		// mapping/responses_chat.yaml:150: drop
+		c.drop(srcServiceTier, "service_tier", "Mistral's API has no service tiers")
+	}
+	if present(srcStream) {
+		// mapping/responses_chat.yaml:152: → stream
+		c.put(codec.Top, "stream", srcStream.Raw())
+	}
+	if present(srcStreamOptions) {
+		var srcStreamOptionsIncludeObfuscation codec.Value
+		for k, m := range srcStreamOptions.Members() {
+			switch string(k.Bytes()) {
+			case "include_obfuscation":
+				srcStreamOptionsIncludeObfuscation = m
+			}
+		}
+		if present(srcStreamOptionsIncludeObfuscation) {
+			// mapping/responses_chat.yaml:156: drop
+			c.drop(srcStreamOptionsIncludeObfuscation, "stream_options.include_obfuscation", "Mistral's streams have no obfuscation option")
+		}
+	}
+	if present(srcPromptCacheKey) {
+		// mapping/responses_chat.yaml:159: drop
+		c.drop(srcPromptCacheKey, "prompt_cache_key", "Mistral's API has no prompt cache key")
+	}
+	if present(srcPromptCacheOptions) {
+		// mapping/responses_chat.yaml:163: drop
+		c.drop(srcPromptCacheOptions, "prompt_cache_options", "Mistral's API has no prompt cache options")
+	}
+	if present(srcPromptCacheRetention) {
+		// mapping/responses_chat.yaml:165: drop
+		c.drop(srcPromptCacheRetention, "prompt_cache_retention", "Mistral's API has no prompt_cache_retention")
+	}
+	if present(srcUser) {
+		// mapping/responses_chat.yaml:168: drop
+		c.drop(srcUser, "user", "Mistral's API has no user field")
+	}
+	if present(srcSafetyIdentifier) {
+		// mapping/responses_chat.yaml:170: drop
+		c.drop(srcSafetyIdentifier, "safety_identifier", "Mistral's API has no safety_identifier")
+	}
+	if present(srcText) {
+		var srcTextVerbosity, srcTextFormat codec.Value
+		for k, m := range srcText.Members() {
+			switch string(k.Bytes()) {
+			case "verbosity":
+				srcTextVerbosity = m
+			case "format":
+				srcTextFormat = m
+			}
+		}
+		if present(srcTextVerbosity) {
+			// mapping/responses_chat.yaml:173: drop
+			c.drop(srcTextVerbosity, "text.verbosity", "Mistral's API has no verbosity")
+		}
+		if present(srcTextFormat) {
+			srcTextFormatNode, srcTextFormatKnown, srcTextFormatType := c.tag(srcTextFormat)
+			switch srcTextFormatType {
+			case "text":
+			// mapping/responses_chat.yaml:181: omit → response_format{text}: the target's default, left out
+			case "json_object":
+				var srcTextFormatJsonObjectType codec.Value
+				for k, m := range srcTextFormat.Members() {
+					switch string(k.Bytes()) {
+					case "type":
+						srcTextFormatJsonObjectType = m
+					}
+				}
+				if present(srcTextFormatJsonObjectType) {
+					// mapping/responses_chat.yaml:184: → response_format{json_object}.type
+					c.put(c.b.Object(codec.Top, "response_format"), "type", srcTextFormatJsonObjectType.Raw())
+				}
+			case "json_schema":
+				var srcTextFormatJsonSchemaType, srcTextFormatJsonSchemaName, srcTextFormatJsonSchemaDescription, srcTextFormatJsonSchemaSchema, srcTextFormatJsonSchemaStrict codec.Value
+				for k, m := range srcTextFormat.Members() {
+					switch string(k.Bytes()) {
+					case "type":
+						srcTextFormatJsonSchemaType = m
+					case "name":
+						srcTextFormatJsonSchemaName = m
+					case "description":
+						srcTextFormatJsonSchemaDescription = m
+					case "schema":
+						srcTextFormatJsonSchemaSchema = m
+					case "strict":
+						srcTextFormatJsonSchemaStrict = m
+					}
+				}
+				if present(srcTextFormatJsonSchemaType) {
+					// mapping/responses_chat.yaml:186: → response_format{json_schema}.type
+					c.put(c.b.Object(codec.Top, "response_format"), "type", srcTextFormatJsonSchemaType.Raw())
+				}
+				if present(srcTextFormatJsonSchemaName) {
+					// mapping/responses_chat.yaml:188: → response_format{json_schema}.json_schema.name
+					c.put(c.b.Object(c.b.Object(codec.Top, "response_format"), "json_schema"), "name", srcTextFormatJsonSchemaName.Raw())
+				}
+				if present(srcTextFormatJsonSchemaDescription) {
+					// mapping/responses_chat.yaml:190: → response_format{json_schema}.json_schema.description
+					c.put(c.b.Object(c.b.Object(codec.Top, "response_format"), "json_schema"), "description", srcTextFormatJsonSchemaDescription.Raw())
+				}
+				if present(srcTextFormatJsonSchemaSchema) {
+					// mapping/responses_chat.yaml:192: → response_format{json_schema}.json_schema.schema
+					c.put(c.b.Object(c.b.Object(codec.Top, "response_format"), "json_schema"), "schema", srcTextFormatJsonSchemaSchema.Raw())
+				}
+				if present(srcTextFormatJsonSchemaStrict) {
+					// mapping/responses_chat.yaml:195: → response_format{json_schema}.json_schema.strict
+					c.put(c.b.Object(c.b.Object(codec.Top, "response_format"), "json_schema"), "strict", srcTextFormatJsonSchemaStrict.Raw())
+				}
+			default:
+				c.unknownType(srcTextFormatNode, srcTextFormatKnown, "text.format")
+			}
+		}
+	}
+	if present(srcModeration) {
+		// mapping/responses_chat.yaml:176: drop
+		c.drop(srcModeration, "moderation", "Mistral moderates with safe_prompt, not this field")
+	}
+	if present(srcReasoning) {
+		var srcReasoningEffort, srcReasoningSummary, srcReasoningGenerateSummary, srcReasoningContext, srcReasoningMode codec.Value
+		for k, m := range srcReasoning.Members() {
+			switch string(k.Bytes()) {
+			case "effort":
+				srcReasoningEffort = m
+			case "summary":
+				srcReasoningSummary = m
+			case "generate_summary":
+				srcReasoningGenerateSummary = m
+			case "context":
+				srcReasoningContext = m
+			case "mode":
+				srcReasoningMode = m
+			}
+		}
+		if present(srcReasoningEffort) {
+			// mapping/responses_chat.yaml:199: → reasoning_effort
+			switch string(srcReasoningEffort.Raw()) {
+			case "\"none\"", "\"high\"":
+				c.put(codec.Top, "reasoning_effort", srcReasoningEffort.Raw())
+			case "\"xhigh\"":
+				c.b.SetJSON(codec.Top, "reasoning_effort", "\"high\"")
+			default:
+				c.warn("reasoning.effort", string(srcReasoningEffort.Raw())+" is not a value the mapping carries to reasoning_effort; left out")
+			}
+		}
+		if present(srcReasoningSummary) {
+			// mapping/responses_chat.yaml:202: drop
+			c.drop(srcReasoningSummary, "reasoning.summary", "OpenAI's chat completions return no reasoning summary")
+		}
+		if present(srcReasoningGenerateSummary) {
+			// mapping/responses_chat.yaml:205: drop
+			c.drop(srcReasoningGenerateSummary, "reasoning.generate_summary", "OpenAI's chat completions return no reasoning summary")
+		}
+		if present(srcReasoningContext) {
+			// mapping/responses_chat.yaml:209: drop
+			c.drop(srcReasoningContext, "reasoning.context", "chat has no reasoning context setting")
+		}
+		if present(srcReasoningMode) {
+			// mapping/responses_chat.yaml:211: drop
+			c.drop(srcReasoningMode, "reasoning.mode", "chat has no reasoning mode setting")
+		}
+	}
+	if present(srcInclude) {
+		// mapping/responses_chat.yaml:223: → logprobs
+		include(c, srcInclude, "include", codec.Top, "logprobs")
+	}
+	if present(srcTruncation) {
+		// mapping/responses_chat.yaml:231: drop
+		c.drop(srcTruncation, "truncation", "chat has no truncation; an upstream refuses a context that is too long")
+	}
+	if present(srcMaxToolCalls) {
+		// mapping/responses_chat.yaml:233: drop
+		c.drop(srcMaxToolCalls, "max_tool_calls", "chat has no limit on tool calls")
+	}
+	if present(srcPrompt) {
+		// mapping/responses_chat.yaml:235: drop
+		c.drop(srcPrompt, "prompt", "stored prompt templates live on OpenAI's platform")
+	}
+	if present(srcContextManagement) {
+		// mapping/responses_chat.yaml:237: drop
+		c.drop(srcContextManagement, "context_management", "chat has no server-side context compaction")
+	}
+	if present(srcToolChoice) {
+		switch srcToolChoice.Kind() {
+		case codec.String:
+			// mapping/responses_chat.yaml:241: → tool_choice{string}
+			c.put(codec.Top, "tool_choice", srcToolChoice.Raw())
+		case codec.Object:
+			srcToolChoiceObjectNode, srcToolChoiceObjectKnown, srcToolChoiceObjectType := c.tag(srcToolChoice)
+			switch srcToolChoiceObjectType {
+			case "function":
+				var srcToolChoiceObjectFunctionType, srcToolChoiceObjectFunctionName codec.Value
+				for k, m := range srcToolChoice.Members() {
+					switch string(k.Bytes()) {
+					case "type":
+						srcToolChoiceObjectFunctionType = m
+					case "name":
+						srcToolChoiceObjectFunctionName = m
+					}
+				}
+				if present(srcToolChoiceObjectFunctionType) {
+					// mapping/responses_chat.yaml:243: → tool_choice{object}{function}.type
+					c.put(c.b.Object(codec.Top, "tool_choice"), "type", srcToolChoiceObjectFunctionType.Raw())
+				}
+				if present(srcToolChoiceObjectFunctionName) {
+					// mapping/responses_chat.yaml:245: → tool_choice{object}{function}.function.name
+					c.put(c.b.Object(c.b.Object(codec.Top, "tool_choice"), "function"), "name", srcToolChoiceObjectFunctionName.Raw())
+				}
+			case "allowed_tools":
+				// mapping/responses_chat.yaml:247: lossy → tool_choice{string}
+				allowedToolsFilter(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
+				c.warn("tool_choice", "Mistral has no allowed_tools; the tools are filtered to the allowed set and the mode kept")
+			case "custom":
+				// mapping/responses_chat.yaml:251: → tool_choice{object}{function}
+				customChoiceAsFunction(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
+			case "web_search_preview":
+				// mapping/responses_chat.yaml:255: lossy → tool_choice{string}
+				forceHosted(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
+				c.warn("tool_choice", "forcing a hosted tool becomes required when it is the only tool offered")
+			case "web_search_preview_2025_03_11":
+				// mapping/responses_chat.yaml:259: lossy → tool_choice{string}
+				forceHosted(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
+				c.warn("tool_choice", "forcing a hosted tool becomes required when it is the only tool offered")
+			case "image_generation":
+				// mapping/responses_chat.yaml:263: lossy → tool_choice{string}
+				forceHosted(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
+				c.warn("tool_choice", "forcing a hosted tool becomes required when it is the only tool offered")
+			case "file_search":
+				// mapping/responses_chat.yaml:267: drop
+				c.drop(srcToolChoice, "tool_choice", "file search is dropped with its tool; forcing it is an error")
+			case "code_interpreter":
+				// mapping/responses_chat.yaml:269: drop
+				c.drop(srcToolChoice, "tool_choice", "the code interpreter is dropped with its tool; forcing it is an error")
+			case "computer":
+				// mapping/responses_chat.yaml:271: drop
+				c.drop(srcToolChoice, "tool_choice", "computer use is dropped with its tool; forcing it is an error")
+			case "computer_use":
+				// mapping/responses_chat.yaml:273: drop
+				c.drop(srcToolChoice, "tool_choice", "computer use is dropped with its tool; forcing it is an error")
+			case "computer_use_preview":
+				// mapping/responses_chat.yaml:275: drop
+				c.drop(srcToolChoice, "tool_choice", "computer use is dropped with its tool; forcing it is an error")
+			case "mcp":
+				// mapping/responses_chat.yaml:277: drop
+				c.drop(srcToolChoice, "tool_choice", "remote MCP is dropped with its tool; forcing it is an error")
+			case "apply_patch":
+				// mapping/responses_chat.yaml:279: → tool_choice{object}{function}
+				forceVirtual(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
+			case "shell":
+				// mapping/responses_chat.yaml:283: → tool_choice{object}{function}
+				forceVirtual(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
+			case "programmatic_tool_calling":
+				// mapping/responses_chat.yaml:287: drop
+				c.drop(srcToolChoice, "tool_choice", "programmatic tool calling runs on OpenAI's platform")
+			default:
+				c.unknownType(srcToolChoiceObjectNode, srcToolChoiceObjectKnown, "tool_choice")
+			}
+		}
+	}
+	if present(srcTools) {
+		for i, e := range srcTools.Elems() {
+			srcToolsNode, srcToolsKnown, srcToolsType := c.tag(e)
+			switch srcToolsType {
+			case "function":
+				srcToolsFunctionOut := c.b.AppendObject(c.b.Array(codec.Top, "tools"))
+				var srcToolsFunctionType, srcToolsFunctionName, srcToolsFunctionDescription, srcToolsFunctionParameters, srcToolsFunctionStrict, srcToolsFunctionDeferLoading, srcToolsFunctionAllowedCallers, srcToolsFunctionOutputSchema codec.Value
+				for k, m := range e.Members() {
+					switch string(k.Bytes()) {
+					case "type":
+						srcToolsFunctionType = m
+					case "name":
+						srcToolsFunctionName = m
+					case "description":
+						srcToolsFunctionDescription = m
+					case "parameters":
+						srcToolsFunctionParameters = m
+					case "strict":
+						srcToolsFunctionStrict = m
+					case "defer_loading":
+						srcToolsFunctionDeferLoading = m
+					case "allowed_callers":
+						srcToolsFunctionAllowedCallers = m
+					case "output_schema":
+						srcToolsFunctionOutputSchema = m
+					}
+				}
+				if present(srcToolsFunctionType) {
+					// mapping/responses_chat.yaml:291: → tools[]{function}.type
+					c.put(srcToolsFunctionOut, "type", srcToolsFunctionType.Raw())
+				}
+				if present(srcToolsFunctionName) {
+					// mapping/responses_chat.yaml:293: → tools[]{function}.function.name
+					c.put(c.b.Object(srcToolsFunctionOut, "function"), "name", srcToolsFunctionName.Raw())
+				}
+				if present(srcToolsFunctionDescription) {
+					// mapping/responses_chat.yaml:295: → tools[]{function}.function.description
+					c.put(c.b.Object(srcToolsFunctionOut, "function"), "description", srcToolsFunctionDescription.Raw())
+				}
+				if present(srcToolsFunctionParameters) {
+					// mapping/responses_chat.yaml:297: → tools[]{function}.function.parameters
+					c.put(c.b.Object(srcToolsFunctionOut, "function"), "parameters", srcToolsFunctionParameters.Raw())
+				}
+				if present(srcToolsFunctionStrict) {
+					// mapping/responses_chat.yaml:300: → tools[]{function}.function.strict
+					c.put(c.b.Object(srcToolsFunctionOut, "function"), "strict", srcToolsFunctionStrict.Raw())
+				}
+				if present(srcToolsFunctionDeferLoading) {
+					// mapping/responses_chat.yaml:302: drop
+					c.drop(srcToolsFunctionDeferLoading, atElem("tools", i, "defer_loading", "tools[0].defer_loading"), "chat loads every tool")
+				}
+				if present(srcToolsFunctionAllowedCallers) {
+					// mapping/responses_chat.yaml:304: drop
+					c.drop(srcToolsFunctionAllowedCallers, atElem("tools", i, "allowed_callers", "tools[0].allowed_callers"), "chat has no restriction on who may call a tool")
+				}
+				if present(srcToolsFunctionOutputSchema) {
+					// mapping/responses_chat.yaml:306: drop
+					c.drop(srcToolsFunctionOutputSchema, atElem("tools", i, "output_schema", "tools[0].output_schema"), "chat tools declare no output schema")
+				}
+			case "custom":
+				// mapping/responses_chat.yaml:309: → tools[]{function}
+				virtualTool(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
+			case "local_shell":
+				// mapping/responses_chat.yaml:313: → tools[]{function}
+				virtualTool(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
+			case "shell":
+				// mapping/responses_chat.yaml:317: → tools[]{function}
+				virtualTool(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
+			case "apply_patch":
+				// mapping/responses_chat.yaml:321: → tools[]{function}
+				virtualTool(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
+			case "namespace":
+				// mapping/responses_chat.yaml:325: → tools[]{function}
+				namespaceTools(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
+			case "tool_search":
+				// mapping/responses_chat.yaml:329: → tools[]{function}
+				virtualTool(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
+			case "web_search":
+				// mapping/responses_chat.yaml:334: lossy → web_search_options
+				webSearchOptions(c, e, atElem("tools", i, "", "tools[0]"), codec.Top, "web_search_options")
+				c.warn(atElem("tools", i, "", "tools[0]"), "for OpenAI's chat, web_search_options; its filters are lost")
+			case "web_search_2025_08_26":
+				// mapping/responses_chat.yaml:338: lossy → web_search_options
+				webSearchOptions(c, e, atElem("tools", i, "", "tools[0]"), codec.Top, "web_search_options")
+				c.warn(atElem("tools", i, "", "tools[0]"), "for OpenAI's chat, web_search_options; its filters are lost")
+			case "web_search_preview":
+				// mapping/responses_chat.yaml:342: lossy → web_search_options
+				webSearchOptions(c, e, atElem("tools", i, "", "tools[0]"), codec.Top, "web_search_options")
+				c.warn(atElem("tools", i, "", "tools[0]"), "for OpenAI's chat, web_search_options; its filters are lost")
+			case "web_search_preview_2025_03_11":
+				// mapping/responses_chat.yaml:346: lossy → web_search_options
+				webSearchOptions(c, e, atElem("tools", i, "", "tools[0]"), codec.Top, "web_search_options")
+				c.warn(atElem("tools", i, "", "tools[0]"), "for OpenAI's chat, web_search_options; its filters are lost")
+			case "image_generation":
+				// mapping/responses_chat.yaml:350: drop
+				c.drop(e, atElem("tools", i, "", "tools[0]"), "OpenAI's chat completions cannot generate images as a tool")
+			case "file_search":
+				// mapping/responses_chat.yaml:354: drop
+				c.drop(e, atElem("tools", i, "", "tools[0]"), "no chat upstream searches OpenAI vector stores")
+			case "code_interpreter":
+				// mapping/responses_chat.yaml:356: drop
+				c.drop(e, atElem("tools", i, "", "tools[0]"), "no chat upstream runs OpenAI's code interpreter")
+			case "computer":
+				// mapping/responses_chat.yaml:358: drop
+				c.drop(e, atElem("tools", i, "", "tools[0]"), "no chat upstream drives a computer")
+			case "computer_use_preview":
+				// mapping/responses_chat.yaml:360: drop
+				c.drop(e, atElem("tools", i, "", "tools[0]"), "no chat upstream drives a computer")
+			case "mcp":
+				// mapping/responses_chat.yaml:362: drop
+				c.drop(e, atElem("tools", i, "", "tools[0]"), "no chat upstream calls remote MCP servers")
+			case "programmatic_tool_calling":
+				// mapping/responses_chat.yaml:364: drop
+				c.drop(e, atElem("tools", i, "", "tools[0]"), "programmatic tool calling runs on OpenAI's platform")
+			default:
+				c.unknownType(srcToolsNode, srcToolsKnown, atElem("tools", i, "", "tools[0]"))
+			}
+		}
+	}
+	if present(srcClientMetadata) {
+		// mapping/responses_chat.yaml:368: drop
+		c.drop(srcClientMetadata, "client_metadata", "Codex's telemetry; nothing upstream reads it")
+	}
+}
+
+// responsesChatQwen converts a payload, as mapping/responses_chat.yaml says for qwen.
+func (c *conv) responsesChatQwen(v codec.Value) {
+	var srcModel, srcInstructions, srcInput, srcMaxOutputTokens, srcTemperature, srcTopP, srcTopLogprobs, srcParallelToolCalls, srcMetadata, srcServiceTier, srcStream, srcStreamOptions, srcPromptCacheKey, srcPromptCacheOptions, srcPromptCacheRetention, srcUser, srcSafetyIdentifier, srcText, srcModeration, srcReasoning, srcInclude, srcTruncation, srcMaxToolCalls, srcPrompt, srcContextManagement, srcToolChoice, srcTools, srcClientMetadata codec.Value
+	for k, m := range v.Members() {
+		switch string(k.Bytes()) {
+		case "model":
+			srcModel = m
+		case "instructions":
+			srcInstructions = m
+		case "input":
+			srcInput = m
+		case "max_output_tokens":
+			srcMaxOutputTokens = m
+		case "temperature":
+			srcTemperature = m
+		case "top_p":
+			srcTopP = m
+		case "top_logprobs":
+			srcTopLogprobs = m
+		case "parallel_tool_calls":
+			srcParallelToolCalls = m
+		case "metadata":
+			srcMetadata = m
+		case "service_tier":
+			srcServiceTier = m
+		case "stream":
+			srcStream = m
+		case "stream_options":
+			srcStreamOptions = m
+		case "prompt_cache_key":
+			srcPromptCacheKey = m
+		case "prompt_cache_options":
+			srcPromptCacheOptions = m
+		case "prompt_cache_retention":
+			srcPromptCacheRetention = m
+		case "user":
+			srcUser = m
+		case "safety_identifier":
+			srcSafetyIdentifier = m
+		case "text":
+			srcText = m
+		case "moderation":
+			srcModeration = m
+		case "reasoning":
+			srcReasoning = m
+		case "store": // mapping/responses_chat.yaml:215: gateway: default true: the gateway stores the Response, its input and output items (SQLite or PostgreSQL, per tenant, with a TTL) for previous_response_id, conversations, item_reference and GET/DELETE /v1/responses/{id} and input_items; false writes nothing; the Response says what was done
+		case "previous_response_id": // mapping/responses_chat.yaml:217: gateway: the gateway prepends the stored chain (each turn's input then output items, oldest first; not its instructions); an unknown, deleted, expired or other tenant's id (or one deleted inside the chain) is 400 previous_response_not_found
+		case "conversation": // mapping/responses_chat.yaml:219: gateway: the gateway prepends the conversation's items (the Conversations API) and appends the response's input and output items to it with the stored response; with previous_response_id it is a 400
+		case "background": // mapping/responses_chat.yaml:221: gateway: unsupported_parameter until the gateway runs responses in the background
+		case "include":
+			srcInclude = m
+		case "truncation":
+			srcTruncation = m
+		case "max_tool_calls":
+			srcMaxToolCalls = m
+		case "prompt":
+			srcPrompt = m
+		case "context_management":
+			srcContextManagement = m
+		case "tool_choice":
+			srcToolChoice = m
+		case "tools":
+			srcTools = m
+		case "client_metadata":
+			srcClientMetadata = m
+		}
+	}
+	if present(srcModel) {
+		// mapping/responses_chat.yaml:12: → model
+		model(c, srcModel, "model", codec.Top, "model")
+	}
+	if present(srcInstructions) {
+		// mapping/responses_chat.yaml:18: → messages
+		instructions(c, srcInstructions, "instructions", codec.Top, "messages")
+	}
+	if present(srcInput) {
+		switch srcInput.Kind() {
+		case codec.String:
+			// mapping/responses_chat.yaml:29: → messages[]{user}
+			userInput(c, srcInput, "input", c.b.Array(codec.Top, "messages"), "")
+		case codec.Array:
+			for i, e := range srcInput.Elems() {
+				srcInputArrayNode, srcInputArrayKnown, srcInputArrayType := c.tag(e)
+				switch srcInputArrayType {
+				case "message":
+					// mapping/responses_chat.yaml:33: → messages[]{user}
+					message(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+				case "reasoning":
+					// mapping/responses_chat.yaml:43: drop
+					c.drop(e, atElem("input", i, "", "input[0]"), "Qwen's chat templates leave earlier turns' reasoning out of the prompt and DashScope asks for none back; replayed reasoning is left out")
+				case "function_call":
+					// mapping/responses_chat.yaml:52: → messages[]{assistant}
+					functionCall(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+				case "function_call_output":
+					// mapping/responses_chat.yaml:56: → messages[]{tool}
+					callOutput(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+				case "custom_tool_call":
+					// mapping/responses_chat.yaml:60: → messages[]{assistant}
+					customToolCall(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+				case "custom_tool_call_output":
+					// mapping/responses_chat.yaml:64: → messages[]{tool}
+					callOutput(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+				case "local_shell_call":
+					// mapping/responses_chat.yaml:68: → messages[]{assistant}
+					localShellCall(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+				case "local_shell_call_output":
+					// mapping/responses_chat.yaml:72: → messages[]{tool}
+					callOutput(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+				case "shell_call":
+					// mapping/responses_chat.yaml:76: → messages[]{assistant}
+					shellCall(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+				case "shell_call_output":
+					// mapping/responses_chat.yaml:80: → messages[]{tool}
+					callOutput(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+				case "apply_patch_call":
+					// mapping/responses_chat.yaml:84: → messages[]{assistant}
+					applyPatchCall(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+				case "apply_patch_call_output":
+					// mapping/responses_chat.yaml:88: → messages[]{tool}
+					callOutput(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+				case "tool_search_call":
+					// mapping/responses_chat.yaml:92: → messages[]{assistant}
+					toolSearchCall(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+				case "tool_search_output":
+					// mapping/responses_chat.yaml:96: → messages[]{tool}
+					toolSearchOutput(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+				case "additional_tools":
+					// mapping/responses_chat.yaml:100: → tools[]{function}
+					additionalTools(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "tools"), "")
+				case "item_reference":
+				// mapping/responses_chat.yaml:104: gateway: the gateway resolves it from its store (any input or output item the tenant has stored) before conversion, and stores the item it names as this response's input; an unknown id is 400 naming input[i].id (a converter alone resolves it through Options.Items)
+				case "web_search_call":
+					// mapping/responses_chat.yaml:106: drop
+					c.drop(e, atElem("input", i, "", "input[0]"), "OpenAI ran the search; chat has no record of a server tool's call (the answer that used it stays)")
+				case "file_search_call":
+					// mapping/responses_chat.yaml:108: drop
+					c.drop(e, atElem("input", i, "", "input[0]"), "OpenAI ran the file search; chat has no record of a server tool's call")
+				case "code_interpreter_call":
+					// mapping/responses_chat.yaml:110: drop
+					c.drop(e, atElem("input", i, "", "input[0]"), "OpenAI ran the code; chat has no record of a server tool's call")
+				case "image_generation_call":
+					// mapping/responses_chat.yaml:112: drop
+					c.drop(e, atElem("input", i, "", "input[0]"), "OpenAI generated the image; chat has no record of a server tool's call")
+				case "computer_call":
+					// mapping/responses_chat.yaml:114: drop
+					c.drop(e, atElem("input", i, "", "input[0]"), "no chat upstream drives a computer; the call is left out (with its output)")
+				case "computer_call_output":
+					// mapping/responses_chat.yaml:116: drop
+					c.drop(e, atElem("input", i, "", "input[0]"), "no chat upstream drives a computer; the output is left out (with its call)")
+				case "mcp_call":
+					// mapping/responses_chat.yaml:118: drop
+					c.drop(e, atElem("input", i, "", "input[0]"), "OpenAI called the remote MCP server; chat has no record of a server tool's call")
+				case "mcp_list_tools":
+					// mapping/responses_chat.yaml:120: drop
+					c.drop(e, atElem("input", i, "", "input[0]"), "no chat upstream calls remote MCP servers")
+				case "mcp_approval_request":
+					// mapping/responses_chat.yaml:122: drop
+					c.drop(e, atElem("input", i, "", "input[0]"), "no chat upstream calls remote MCP servers")
+				case "mcp_approval_response":
+					// mapping/responses_chat.yaml:124: drop
+					c.drop(e, atElem("input", i, "", "input[0]"), "no chat upstream calls remote MCP servers")
+				case "compaction":
+					// mapping/responses_chat.yaml:126: drop
+					c.drop(e, atElem("input", i, "", "input[0]"), "OpenAI's compacted context is encrypted for OpenAI; no chat upstream can read it")
+				case "compaction_trigger":
+					// mapping/responses_chat.yaml:128: drop
+					c.drop(e, atElem("input", i, "", "input[0]"), "chat has no server-side context compaction")
+				case "program":
+					// mapping/responses_chat.yaml:130: drop
+					c.drop(e, atElem("input", i, "", "input[0]"), "programmatic tool calling runs on OpenAI's platform")
+				case "program_output":
+					// mapping/responses_chat.yaml:132: drop
+					c.drop(e, atElem("input", i, "", "input[0]"), "programmatic tool calling runs on OpenAI's platform")
+				default:
+					c.unknownType(srcInputArrayNode, srcInputArrayKnown, atElem("input", i, "", "input[0]"))
+				}
+			}
+		}
+	}
+	if present(srcMaxOutputTokens) {
+		// mapping/responses_chat.yaml:136: → max_tokens
+		c.put(codec.Top, "max_tokens", srcMaxOutputTokens.Raw())
+	}
+	if present(srcTemperature) {
+		// mapping/responses_chat.yaml:138: → temperature
+		c.put(codec.Top, "temperature", srcTemperature.Raw())
+	}
+	if present(srcTopP) {
+		// mapping/responses_chat.yaml:140: → top_p
+		c.put(codec.Top, "top_p", srcTopP.Raw())
+	}
+	if present(srcTopLogprobs) {
+		// mapping/responses_chat.yaml:142: drop
+		c.drop(srcTopLogprobs, "top_logprobs", "DashScope's compatible mode returns no log probabilities for Qwen's thinking models")
+	}
+	if present(srcParallelToolCalls) {
+		// mapping/responses_chat.yaml:146: → parallel_tool_calls
+		c.put(codec.Top, "parallel_tool_calls", srcParallelToolCalls.Raw())
+	}
+	if present(srcMetadata) {
+		// mapping/responses_chat.yaml:148: drop
+		c.drop(srcMetadata, "metadata", "DashScope stores no completions and takes no metadata")
+	}
+	if present(srcServiceTier) {
+		// mapping/responses_chat.yaml:150: drop
+		c.drop(srcServiceTier, "service_tier", "DashScope has no service tiers")
+	}
+	if present(srcStream) {
+		// mapping/responses_chat.yaml:152: → stream
+		c.put(codec.Top, "stream", srcStream.Raw())
+		if string(srcStream.Raw()) == "true" {
+			c.b.SetJSON(c.b.Object(codec.Top, "stream_options"), "include_usage", "true")
+		}
+	}
+	if present(srcStreamOptions) {
+		var srcStreamOptionsIncludeObfuscation codec.Value
+		for k, m := range srcStreamOptions.Members() {
+			switch string(k.Bytes()) {
+			case "include_obfuscation":
+				srcStreamOptionsIncludeObfuscation = m
+			}
+		}
+		if present(srcStreamOptionsIncludeObfuscation) {
+			// mapping/responses_chat.yaml:156: → stream_options.include_obfuscation
+			c.put(c.b.Object(codec.Top, "stream_options"), "include_obfuscation", srcStreamOptionsIncludeObfuscation.Raw())
+		}
+	}
+	if present(srcPromptCacheKey) {
+		// mapping/responses_chat.yaml:159: drop
+		c.drop(srcPromptCacheKey, "prompt_cache_key", "DashScope caches prompt prefixes on its own; it takes no key")
+	}
+	if present(srcPromptCacheOptions) {
+		var srcPromptCacheOptionsMode, srcPromptCacheOptionsTtl codec.Value
+		for k, m := range srcPromptCacheOptions.Members() {
+			switch string(k.Bytes()) {
+			case "mode":
+				srcPromptCacheOptionsMode = m
+			case "ttl":
+				srcPromptCacheOptionsTtl = m
+			}
+		}
+		if present(srcPromptCacheOptionsMode) {
+			// mapping/responses_chat.yaml:163: → prompt_cache_options.mode
+			c.put(c.b.Object(codec.Top, "prompt_cache_options"), "mode", srcPromptCacheOptionsMode.Raw())
+		}
+		if present(srcPromptCacheOptionsTtl) {
+			// mapping/responses_chat.yaml:163: → prompt_cache_options.ttl
+			c.put(c.b.Object(codec.Top, "prompt_cache_options"), "ttl", srcPromptCacheOptionsTtl.Raw())
+		}
+	}
+	if present(srcPromptCacheRetention) {
+		// mapping/responses_chat.yaml:165: drop
+		c.drop(srcPromptCacheRetention, "prompt_cache_retention", "DashScope has no prompt_cache_retention")
+	}
+	if present(srcUser) {
+		// mapping/responses_chat.yaml:168: → user
+		c.put(codec.Top, "user", srcUser.Raw())
+	}
+	if present(srcSafetyIdentifier) {
+		// mapping/responses_chat.yaml:170: drop
+		c.drop(srcSafetyIdentifier, "safety_identifier", "DashScope has no safety_identifier")
+	}
+	if present(srcText) {
+		var srcTextVerbosity, srcTextFormat codec.Value
+		for k, m := range srcText.Members() {
+			switch string(k.Bytes()) {
+			case "verbosity":
+				srcTextVerbosity = m
+			case "format":
+				srcTextFormat = m
+			}
+		}
+		if present(srcTextVerbosity) {
+			// mapping/responses_chat.yaml:173: drop
+			c.drop(srcTextVerbosity, "text.verbosity", "DashScope has no verbosity")
+		}
+		if present(srcTextFormat) {
+			srcTextFormatNode, srcTextFormatKnown, srcTextFormatType := c.tag(srcTextFormat)
+			switch srcTextFormatType {
+			case "text":
+			// mapping/responses_chat.yaml:181: omit → response_format{text}: the target's default, left out
+			case "json_object":
+				var srcTextFormatJsonObjectType codec.Value
+				for k, m := range srcTextFormat.Members() {
+					switch string(k.Bytes()) {
+					case "type":
+						srcTextFormatJsonObjectType = m
+					}
+				}
+				if present(srcTextFormatJsonObjectType) {
+					// mapping/responses_chat.yaml:184: → response_format{json_object}.type
+					c.put(c.b.Object(codec.Top, "response_format"), "type", srcTextFormatJsonObjectType.Raw())
+				}
+			case "json_schema":
+				var srcTextFormatJsonSchemaType, srcTextFormatJsonSchemaName, srcTextFormatJsonSchemaDescription, srcTextFormatJsonSchemaSchema, srcTextFormatJsonSchemaStrict codec.Value
+				for k, m := range srcTextFormat.Members() {
+					switch string(k.Bytes()) {
+					case "type":
+						srcTextFormatJsonSchemaType = m
+					case "name":
+						srcTextFormatJsonSchemaName = m
+					case "description":
+						srcTextFormatJsonSchemaDescription = m
+					case "schema":
+						srcTextFormatJsonSchemaSchema = m
+					case "strict":
+						srcTextFormatJsonSchemaStrict = m
+					}
+				}
+				if present(srcTextFormatJsonSchemaType) {
+					// mapping/responses_chat.yaml:186: → response_format{json_schema}.type
+					c.put(c.b.Object(codec.Top, "response_format"), "type", srcTextFormatJsonSchemaType.Raw())
+				}
+				if present(srcTextFormatJsonSchemaName) {
+					// mapping/responses_chat.yaml:188: → response_format{json_schema}.json_schema.name
+					c.put(c.b.Object(c.b.Object(codec.Top, "response_format"), "json_schema"), "name", srcTextFormatJsonSchemaName.Raw())
+				}
+				if present(srcTextFormatJsonSchemaDescription) {
+					// mapping/responses_chat.yaml:190: → response_format{json_schema}.json_schema.description
+					c.put(c.b.Object(c.b.Object(codec.Top, "response_format"), "json_schema"), "description", srcTextFormatJsonSchemaDescription.Raw())
+				}
+				if present(srcTextFormatJsonSchemaSchema) {
+					// mapping/responses_chat.yaml:192: → response_format{json_schema}.json_schema.schema
+					c.put(c.b.Object(c.b.Object(codec.Top, "response_format"), "json_schema"), "schema", srcTextFormatJsonSchemaSchema.Raw())
+				}
+				if present(srcTextFormatJsonSchemaStrict) {
+					// mapping/responses_chat.yaml:195: → response_format{json_schema}.json_schema.strict
+					c.put(c.b.Object(c.b.Object(codec.Top, "response_format"), "json_schema"), "strict", srcTextFormatJsonSchemaStrict.Raw())
+				}
+			default:
+				c.unknownType(srcTextFormatNode, srcTextFormatKnown, "text.format")
+			}
+		}
+	}
+	if present(srcModeration) {
+		// mapping/responses_chat.yaml:176: drop
+		c.drop(srcModeration, "moderation", "DashScope has no moderation option")
+	}
+	if present(srcReasoning) {
+		var srcReasoningEffort, srcReasoningSummary, srcReasoningGenerateSummary, srcReasoningContext, srcReasoningMode codec.Value
+		for k, m := range srcReasoning.Members() {
+			switch string(k.Bytes()) {
+			case "effort":
+				srcReasoningEffort = m
+			case "summary":
+				srcReasoningSummary = m
+			case "generate_summary":
+				srcReasoningGenerateSummary = m
+			case "context":
+				srcReasoningContext = m
+			case "mode":
+				srcReasoningMode = m
+			}
+		}
+		if present(srcReasoningEffort) {
+			// mapping/responses_chat.yaml:199: lossy → enable_thinking
+			switch string(srcReasoningEffort.Raw()) {
+			case "\"none\"":
+				c.b.SetJSON(codec.Top, "enable_thinking", "false")
+			case "\"minimal\"":
+				c.b.SetJSON(codec.Top, "enable_thinking", "true")
+			case "\"low\"":
+				c.b.SetJSON(codec.Top, "enable_thinking", "true")
+			case "\"medium\"":
+				c.b.SetJSON(codec.Top, "enable_thinking", "true")
+			case "\"high\"":
+				c.b.SetJSON(codec.Top, "enable_thinking", "true")
+			case "\"xhigh\"":
+				c.b.SetJSON(codec.Top, "enable_thinking", "true")
+			default:
+				c.warn("reasoning.effort", string(srcReasoningEffort.Raw())+" is not a value the mapping carries to enable_thinking; left out")
+			}
+			c.warn("reasoning.effort", "Qwen has a thinking switch (and a token budget), no effort levels: none turns thinking off, any other effort on; without reasoning.effort the model's default holds (on for Qwen3.5, off for Qwen3)")
+		}
+		if present(srcReasoningSummary) {
+			// mapping/responses_chat.yaml:202: drop
+			c.drop(srcReasoningSummary, "reasoning.summary", "OpenAI's chat completions return no reasoning summary")
+		}
+		if present(srcReasoningGenerateSummary) {
+			// mapping/responses_chat.yaml:205: drop
+			c.drop(srcReasoningGenerateSummary, "reasoning.generate_summary", "OpenAI's chat completions return no reasoning summary")
+		}
+		if present(srcReasoningContext) {
+			// mapping/responses_chat.yaml:209: drop
+			c.drop(srcReasoningContext, "reasoning.context", "chat has no reasoning context setting")
+		}
+		if present(srcReasoningMode) {
+			// mapping/responses_chat.yaml:211: drop
+			c.drop(srcReasoningMode, "reasoning.mode", "chat has no reasoning mode setting")
+		}
+	}
+	if present(srcInclude) {
+		// mapping/responses_chat.yaml:223: → logprobs
+		include(c, srcInclude, "include", codec.Top, "logprobs")
+	}
+	if present(srcTruncation) {
+		// mapping/responses_chat.yaml:231: drop
+		c.drop(srcTruncation, "truncation", "chat has no truncation; an upstream refuses a context that is too long")
+	}
+	if present(srcMaxToolCalls) {
+		// mapping/responses_chat.yaml:233: drop
+		c.drop(srcMaxToolCalls, "max_tool_calls", "chat has no limit on tool calls")
+	}
+	if present(srcPrompt) {
+		// mapping/responses_chat.yaml:235: drop
+		c.drop(srcPrompt, "prompt", "stored prompt templates live on OpenAI's platform")
+	}
+	if present(srcContextManagement) {
+		// mapping/responses_chat.yaml:237: drop
+		c.drop(srcContextManagement, "context_management", "chat has no server-side context compaction")
+	}
+	if present(srcToolChoice) {
+		switch srcToolChoice.Kind() {
+		case codec.String:
+			// mapping/responses_chat.yaml:241: → tool_choice{string}
+			c.put(codec.Top, "tool_choice", srcToolChoice.Raw())
+		case codec.Object:
+			srcToolChoiceObjectNode, srcToolChoiceObjectKnown, srcToolChoiceObjectType := c.tag(srcToolChoice)
+			switch srcToolChoiceObjectType {
+			case "function":
+				var srcToolChoiceObjectFunctionType, srcToolChoiceObjectFunctionName codec.Value
+				for k, m := range srcToolChoice.Members() {
+					switch string(k.Bytes()) {
+					case "type":
+						srcToolChoiceObjectFunctionType = m
+					case "name":
+						srcToolChoiceObjectFunctionName = m
+					}
+				}
+				if present(srcToolChoiceObjectFunctionType) {
+					// mapping/responses_chat.yaml:243: → tool_choice{object}{function}.type
+					c.put(c.b.Object(codec.Top, "tool_choice"), "type", srcToolChoiceObjectFunctionType.Raw())
+				}
+				if present(srcToolChoiceObjectFunctionName) {
+					// mapping/responses_chat.yaml:245: → tool_choice{object}{function}.function.name
+					c.put(c.b.Object(c.b.Object(codec.Top, "tool_choice"), "function"), "name", srcToolChoiceObjectFunctionName.Raw())
+				}
+			case "allowed_tools":
+				// mapping/responses_chat.yaml:247: lossy → tool_choice{string}
+				allowedToolsFilter(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
+				c.warn("tool_choice", "DashScope has no allowed_tools; the tools are filtered to the allowed set and the mode kept")
 			case "custom":
 				// mapping/responses_chat.yaml:251: → tool_choice{object}{function}
 				customChoiceAsFunction(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")

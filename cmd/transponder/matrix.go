@@ -90,7 +90,7 @@ func normalizedDialects(dir string) (map[string]*codec.Dialect, error) {
 		return nil, err
 	}
 	out := map[string]*codec.Dialect{}
-	for _, s := range man.Specs {
+	for _, s := range append(man.Specs, man.Derived()...) {
 		data, err := os.ReadFile(filepath.Join(dir, s.File))
 		if err != nil {
 			return nil, err

@@ -18,12 +18,18 @@ const (
 // Compiled are the shape tables compiled into the codec (what `go
 // generate` made from the pinned specs), by dialect name.
 func Compiled() map[string]*codec.Dialect {
-	return map[string]*codec.Dialect{codec.OpenAI.Name(): codec.OpenAI, codec.OpenRouter.Name(): codec.OpenRouter}
+	out := map[string]*codec.Dialect{}
+	for _, d := range codec.Dialects {
+		out[d.Name()] = d
+	}
+	return out
 }
 
 // Mappings loads mapping/*.yaml of the module whose root is fsys (in name
-// order). Only structural errors fail it: entries the spec lacks are the
-// sections' stale entries (generator.FindStale), not errors.
+// order), with the dialects of mapping/dialects added to the files they
+// extend (a section each). Only structural errors fail it: entries the
+// spec lacks are the sections' stale entries (generator.FindStale), not
+// errors.
 func Mappings(fsys fs.FS) ([]*generator.File, error) {
 	names, err := fs.Glob(fsys, "mapping/*.yaml")
 	if err != nil {
@@ -43,6 +49,11 @@ func Mappings(fsys fs.FS) ([]*generator.File, error) {
 		errs = append(errs, ferrs...)
 		out = append(out, f)
 	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	ds, errs := generator.LoadDialects(fsys)
+	errs = append(errs, generator.ApplyDialects(out, ds)...)
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
