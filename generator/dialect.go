@@ -171,6 +171,8 @@ func ApplyDialects(files []*File, ds []*Dialect) []error {
 			}
 			extended = true
 			f.To = append(f.To, Side{Dialect: d.Name, Payload: "chat request", Line: d.Line})
+			f.Origins = append(f.Origins, d.File)
+			shift := len(f.Origins) << originShift
 			over := map[string]Entry{}
 			for _, e := range d.Entries {
 				over[e.Path] = e
@@ -179,7 +181,7 @@ func ApplyDialects(files []*File, ds []*Dialect) []error {
 				for i := range list {
 					e := &list[i]
 					if o, ok := over[e.Path]; ok && !used[e.Path] {
-						r := o.Rules[""]
+						r := o.Rules[""].shifted(shift)
 						r.Note = o.Note
 						e.Rules[d.Name] = r
 						used[e.Path] = true
@@ -211,4 +213,27 @@ func chatDialects() map[string]*codec.Dialect {
 		out[d.Name()] = d
 	}
 	return out
+}
+
+// shifted is the rule with its lines offset (File.Origins).
+func (r Rule) shifted(by int) Rule {
+	r.Line += by
+	for _, l := range []*int{&r.ValuesLine, &r.WhenLine, &r.UnlessLine} {
+		if *l > 0 {
+			*l += by
+		}
+	}
+	r.Also = slices.Clone(r.Also)
+	for i := range r.Also {
+		r.Also[i].Line += by
+	}
+	r.Values = slices.Clone(r.Values)
+	for i := range r.Values {
+		r.Values[i].Line += by
+		r.Values[i].Set = slices.Clone(r.Values[i].Set)
+		for j := range r.Values[i].Set {
+			r.Values[i].Set[j].Line += by
+		}
+	}
+	return r
 }

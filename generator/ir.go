@@ -17,6 +17,7 @@ import (
 type Converter struct {
 	Dialect string
 	Root    *Node
+	File    *File // where its rules are (File.At)
 }
 
 // NodeKind is how the converter reads a source value.
@@ -112,7 +113,7 @@ func Build(c *Checked, dialect string) (*Converter, []error) {
 	if len(b.errs) > 0 {
 		return nil, b.errs
 	}
-	return &Converter{Dialect: dialect, Root: root}, nil
+	return &Converter{Dialect: dialect, Root: root, File: c.File}, nil
 }
 
 type builder struct {
@@ -137,7 +138,7 @@ func staleDrop(r Rule, st Stale) Rule {
 }
 
 func (b *builder) errf(line int, format string, args ...any) {
-	b.errs = append(b.errs, &Error{b.c.Name, line, fmt.Sprintf(format, args...)})
+	b.errs = append(b.errs, b.c.File.errorAt(line, fmt.Sprintf(format, args...)))
 }
 
 // add puts an entry's rule at its path, making the nodes on the way.

@@ -105,6 +105,27 @@ type File struct {
 	// Converter is "none" for a file nothing is generated from (declared
 	// only); "" otherwise.
 	Converter string
+	// Origins are the dialect files whose rules ApplyDialects added: a
+	// rule of Origins[i] has its lines offset by (i+1)<<originShift, so
+	// that errors name the dialect file's line (At).
+	Origins []string
+}
+
+const originShift = 20
+
+// At is the file and line a line of the file's rules is in: the mapping
+// file's own, or a dialect file's.
+func (f *File) At(line int) (string, int) {
+	if i := line >> originShift; i > 0 && i <= len(f.Origins) {
+		return f.Origins[i-1], line & (1<<originShift - 1)
+	}
+	return f.Name, line
+}
+
+// errorAt is an Error at a line of the file's rules.
+func (f *File) errorAt(line int, msg string) *Error {
+	file, l := f.At(line)
+	return &Error{file, l, msg}
 }
 
 // Declared reports whether the file only declares a hand-written runtime

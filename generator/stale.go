@@ -80,7 +80,7 @@ const (
 func FindStale(f *File, ds map[string]*codec.Dialect) []Stale {
 	var out []Stale
 	add := func(s Stale) {
-		s.File = f.Name
+		s.File, s.Line = f.At(s.Line)
 		out = append(out, s)
 	}
 	src, err := f.From.Schema(ds)

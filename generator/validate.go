@@ -86,7 +86,7 @@ func Validate(f *File, transforms []Transform, complete bool) (*Checked, []error
 func ValidateWith(f *File, transforms []Transform, complete bool, ds map[string]*codec.Dialect) (*Checked, []error) {
 	var errs []error
 	errf := func(line int, format string, args ...any) {
-		errs = append(errs, &Error{f.Name, line, fmt.Sprintf(format, args...)})
+		errs = append(errs, f.errorAt(line, fmt.Sprintf(format, args...)))
 	}
 	c := &Checked{File: f, To: map[string]codec.Schema{}, Silent: map[string]bool{}, Stale: FindStale(f, ds)}
 	c.stale = newStaleSet(c.Stale)

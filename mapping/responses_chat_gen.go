@@ -1297,7 +1297,7 @@ func (c *conv) responsesChatCompatibleReasoning(v codec.Value) {
 					// mapping/responses_chat.yaml:33: → messages[]{user}
 					message(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
 				case "reasoning":
-					// mapping/responses_chat.yaml:43: → messages[]{assistant}
+					// mapping/dialects/compatible-reasoning.yaml:17: → messages[]{assistant}
 					reasoningCarrier(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
 				case "function_call":
 					// mapping/responses_chat.yaml:52: → messages[]{assistant}
@@ -1647,11 +1647,11 @@ func (c *conv) responsesChatCompatibleReasoning(v codec.Value) {
 					c.put(c.b.Object(c.b.Object(codec.Top, "tool_choice"), "function"), "name", srcToolChoiceObjectFunctionName.Raw())
 				}
 			case "allowed_tools":
-				// mapping/responses_chat.yaml:247: lossy → tool_choice{string}
+				// mapping/dialects/compatible-reasoning.yaml:31: lossy → tool_choice{string}
 				allowedToolsFilter(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
 				c.warn("tool_choice", "these servers have no allowed_tools; the tools are filtered to the allowed set and the mode kept")
 			case "custom":
-				// mapping/responses_chat.yaml:251: → tool_choice{object}{function}
+				// mapping/dialects/compatible-reasoning.yaml:27: → tool_choice{object}{function}
 				customChoiceAsFunction(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
 			case "web_search_preview":
 				// mapping/responses_chat.yaml:255: lossy → tool_choice{string}
@@ -1757,7 +1757,7 @@ func (c *conv) responsesChatCompatibleReasoning(v codec.Value) {
 					c.drop(srcToolsFunctionOutputSchema, atElem("tools", i, "output_schema", "tools[0].output_schema"), "chat tools declare no output schema")
 				}
 			case "custom":
-				// mapping/responses_chat.yaml:309: → tools[]{function}
+				// mapping/dialects/compatible-reasoning.yaml:23: → tools[]{function}
 				virtualTool(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
 			case "local_shell":
 				// mapping/responses_chat.yaml:313: → tools[]{function}
@@ -1910,7 +1910,7 @@ func (c *conv) responsesChatDeepseek(v codec.Value) {
 					// mapping/responses_chat.yaml:33: → messages[]{user}
 					message(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
 				case "reasoning":
-					// mapping/responses_chat.yaml:43: → messages[]{assistant}
+					// mapping/dialects/deepseek.yaml:15: → messages[]{assistant}
 					reasoningCarrier(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
 				case "function_call":
 					// mapping/responses_chat.yaml:52: → messages[]{assistant}
@@ -2002,21 +2002,21 @@ func (c *conv) responsesChatDeepseek(v codec.Value) {
 		}
 	}
 	if present(srcMaxOutputTokens) {
-		// mapping/responses_chat.yaml:136: → max_tokens
+		// mapping/dialects/deepseek.yaml:23: → max_tokens
 		c.put(codec.Top, "max_tokens", srcMaxOutputTokens.Raw())
 	}
 	if present(srcTemperature) {
-		// mapping/responses_chat.yaml:138: lossy → temperature
+		// mapping/dialects/deepseek.yaml:38: lossy → temperature
 		c.put(codec.Top, "temperature", srcTemperature.Raw())
 		c.warn("temperature", "DeepSeek ignores temperature in thinking mode (its default; reasoning.effort none turns it off)")
 	}
 	if present(srcTopP) {
-		// mapping/responses_chat.yaml:140: lossy → top_p
+		// mapping/dialects/deepseek.yaml:41: lossy → top_p
 		c.put(codec.Top, "top_p", srcTopP.Raw())
 		c.warn("top_p", "DeepSeek ignores top_p in thinking mode (its default; reasoning.effort none turns it off)")
 	}
 	if present(srcTopLogprobs) {
-		// mapping/responses_chat.yaml:142: drop
+		// mapping/dialects/deepseek.yaml:44: drop
 		c.drop(srcTopLogprobs, "top_logprobs", "DeepSeek refuses logprobs in thinking mode")
 	}
 	if present(srcParallelToolCalls) {
@@ -2024,11 +2024,11 @@ func (c *conv) responsesChatDeepseek(v codec.Value) {
 		c.put(codec.Top, "parallel_tool_calls", srcParallelToolCalls.Raw())
 	}
 	if present(srcMetadata) {
-		// mapping/responses_chat.yaml:148: drop
+		// mapping/dialects/deepseek.yaml:66: drop
 		c.drop(srcMetadata, "metadata", "DeepSeek's API stores no completions and takes no metadata")
 	}
 	if present(srcServiceTier) {
-		// mapping/responses_chat.yaml:150: drop
+		// mapping/dialects/deepseek.yaml:64: drop
 		c.drop(srcServiceTier, "service_tier", "DeepSeek's API has no service tiers")
 	}
 	if present(srcStream) {
@@ -2052,7 +2052,7 @@ func (c *conv) responsesChatDeepseek(v codec.Value) {
 		}
 	}
 	if present(srcPromptCacheKey) {
-		// mapping/responses_chat.yaml:159: drop
+		// mapping/dialects/deepseek.yaml:60: drop
 		c.drop(srcPromptCacheKey, "prompt_cache_key", "DeepSeek caches prompt prefixes on its own; it takes no key")
 	}
 	if present(srcPromptCacheOptions) {
@@ -2075,7 +2075,7 @@ func (c *conv) responsesChatDeepseek(v codec.Value) {
 		}
 	}
 	if present(srcPromptCacheRetention) {
-		// mapping/responses_chat.yaml:165: drop
+		// mapping/dialects/deepseek.yaml:62: drop
 		c.drop(srcPromptCacheRetention, "prompt_cache_retention", "DeepSeek's API has no prompt_cache_retention")
 	}
 	if present(srcUser) {
@@ -2083,7 +2083,7 @@ func (c *conv) responsesChatDeepseek(v codec.Value) {
 		c.put(codec.Top, "user", srcUser.Raw())
 	}
 	if present(srcSafetyIdentifier) {
-		// mapping/responses_chat.yaml:170: drop
+		// mapping/dialects/deepseek.yaml:58: drop
 		c.drop(srcSafetyIdentifier, "safety_identifier", "DeepSeek's API has no safety_identifier")
 	}
 	if present(srcText) {
@@ -2097,7 +2097,7 @@ func (c *conv) responsesChatDeepseek(v codec.Value) {
 			}
 		}
 		if present(srcTextVerbosity) {
-			// mapping/responses_chat.yaml:173: drop
+			// mapping/dialects/deepseek.yaml:70: drop
 			c.drop(srcTextVerbosity, "text.verbosity", "DeepSeek's API has no verbosity")
 		}
 		if present(srcTextFormat) {
@@ -2159,7 +2159,7 @@ func (c *conv) responsesChatDeepseek(v codec.Value) {
 		}
 	}
 	if present(srcModeration) {
-		// mapping/responses_chat.yaml:176: drop
+		// mapping/dialects/deepseek.yaml:68: drop
 		c.drop(srcModeration, "moderation", "DeepSeek's API has no moderation option")
 	}
 	if present(srcReasoning) {
@@ -2179,7 +2179,7 @@ func (c *conv) responsesChatDeepseek(v codec.Value) {
 			}
 		}
 		if present(srcReasoningEffort) {
-			// mapping/responses_chat.yaml:199: → reasoning_effort
+			// mapping/dialects/deepseek.yaml:26: → reasoning_effort
 			switch string(srcReasoningEffort.Raw()) {
 			case "\"none\"":
 				c.b.SetJSON(c.b.Object(codec.Top, "thinking"), "type", "\"disabled\"")
@@ -2266,11 +2266,11 @@ func (c *conv) responsesChatDeepseek(v codec.Value) {
 					c.put(c.b.Object(c.b.Object(codec.Top, "tool_choice"), "function"), "name", srcToolChoiceObjectFunctionName.Raw())
 				}
 			case "allowed_tools":
-				// mapping/responses_chat.yaml:247: lossy → tool_choice{string}
+				// mapping/dialects/deepseek.yaml:54: lossy → tool_choice{string}
 				allowedToolsFilter(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
 				c.warn("tool_choice", "DeepSeek has no allowed_tools; the tools are filtered to the allowed set and the mode kept")
 			case "custom":
-				// mapping/responses_chat.yaml:251: → tool_choice{object}{function}
+				// mapping/dialects/deepseek.yaml:50: → tool_choice{object}{function}
 				customChoiceAsFunction(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
 			case "web_search_preview":
 				// mapping/responses_chat.yaml:255: lossy → tool_choice{string}
@@ -2376,7 +2376,7 @@ func (c *conv) responsesChatDeepseek(v codec.Value) {
 					c.drop(srcToolsFunctionOutputSchema, atElem("tools", i, "output_schema", "tools[0].output_schema"), "chat tools declare no output schema")
 				}
 			case "custom":
-				// mapping/responses_chat.yaml:309: → tools[]{function}
+				// mapping/dialects/deepseek.yaml:46: → tools[]{function}
 				virtualTool(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
 			case "local_shell":
 				// mapping/responses_chat.yaml:313: → tools[]{function}
@@ -2529,7 +2529,7 @@ func (c *conv) responsesChatKimi(v codec.Value) {
 					// mapping/responses_chat.yaml:33: → messages[]{user}
 					message(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
 				case "reasoning":
-					// mapping/responses_chat.yaml:43: → messages[]{assistant}
+					// mapping/dialects/kimi.yaml:17: → messages[]{assistant}
 					reasoningCarrier(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
 				case "function_call":
 					// mapping/responses_chat.yaml:52: → messages[]{assistant}
@@ -2625,15 +2625,15 @@ func (c *conv) responsesChatKimi(v codec.Value) {
 		c.put(codec.Top, "max_completion_tokens", srcMaxOutputTokens.Raw())
 	}
 	if present(srcTemperature) {
-		// mapping/responses_chat.yaml:138: drop
+		// mapping/dialects/kimi.yaml:28: drop
 		c.drop(srcTemperature, "temperature", "Kimi's thinking models fix the temperature (kimi-k2.5 and k2.6 refuse another; k2-thinking runs at 1.0)")
 	}
 	if present(srcTopP) {
-		// mapping/responses_chat.yaml:140: drop
+		// mapping/dialects/kimi.yaml:30: drop
 		c.drop(srcTopP, "top_p", "Kimi's thinking models fix top_p (0.95)")
 	}
 	if present(srcTopLogprobs) {
-		// mapping/responses_chat.yaml:142: drop
+		// mapping/dialects/kimi.yaml:32: drop
 		c.drop(srcTopLogprobs, "top_logprobs", "Kimi's API returns no log probabilities")
 	}
 	if present(srcParallelToolCalls) {
@@ -2641,11 +2641,11 @@ func (c *conv) responsesChatKimi(v codec.Value) {
 		c.put(codec.Top, "parallel_tool_calls", srcParallelToolCalls.Raw())
 	}
 	if present(srcMetadata) {
-		// mapping/responses_chat.yaml:148: drop
+		// mapping/dialects/kimi.yaml:54: drop
 		c.drop(srcMetadata, "metadata", "Kimi's API stores no completions and takes no metadata")
 	}
 	if present(srcServiceTier) {
-		// mapping/responses_chat.yaml:150: drop
+		// mapping/dialects/kimi.yaml:52: drop
 		c.drop(srcServiceTier, "service_tier", "Kimi's API has no service tiers")
 	}
 	if present(srcStream) {
@@ -2669,7 +2669,7 @@ func (c *conv) responsesChatKimi(v codec.Value) {
 		}
 	}
 	if present(srcPromptCacheKey) {
-		// mapping/responses_chat.yaml:159: drop
+		// mapping/dialects/kimi.yaml:48: drop
 		c.drop(srcPromptCacheKey, "prompt_cache_key", "Kimi caches prompt prefixes on its own; it takes no key")
 	}
 	if present(srcPromptCacheOptions) {
@@ -2692,7 +2692,7 @@ func (c *conv) responsesChatKimi(v codec.Value) {
 		}
 	}
 	if present(srcPromptCacheRetention) {
-		// mapping/responses_chat.yaml:165: drop
+		// mapping/dialects/kimi.yaml:50: drop
 		c.drop(srcPromptCacheRetention, "prompt_cache_retention", "Kimi's API has no prompt_cache_retention")
 	}
 	if present(srcUser) {
@@ -2700,7 +2700,7 @@ func (c *conv) responsesChatKimi(v codec.Value) {
 		c.put(codec.Top, "user", srcUser.Raw())
 	}
 	if present(srcSafetyIdentifier) {
-		// mapping/responses_chat.yaml:170: drop
+		// mapping/dialects/kimi.yaml:46: drop
 		c.drop(srcSafetyIdentifier, "safety_identifier", "Kimi's API has no safety_identifier")
 	}
 	if present(srcText) {
@@ -2714,7 +2714,7 @@ func (c *conv) responsesChatKimi(v codec.Value) {
 			}
 		}
 		if present(srcTextVerbosity) {
-			// mapping/responses_chat.yaml:173: drop
+			// mapping/dialects/kimi.yaml:58: drop
 			c.drop(srcTextVerbosity, "text.verbosity", "Kimi's API has no verbosity")
 		}
 		if present(srcTextFormat) {
@@ -2776,7 +2776,7 @@ func (c *conv) responsesChatKimi(v codec.Value) {
 		}
 	}
 	if present(srcModeration) {
-		// mapping/responses_chat.yaml:176: drop
+		// mapping/dialects/kimi.yaml:56: drop
 		c.drop(srcModeration, "moderation", "Kimi's API has no moderation option")
 	}
 	if present(srcReasoning) {
@@ -2796,7 +2796,7 @@ func (c *conv) responsesChatKimi(v codec.Value) {
 			}
 		}
 		if present(srcReasoningEffort) {
-			// mapping/responses_chat.yaml:199: lossy → thinking.type
+			// mapping/dialects/kimi.yaml:24: lossy → thinking.type
 			switch string(srcReasoningEffort.Raw()) {
 			case "\"none\"":
 				c.b.SetJSON(c.b.Object(codec.Top, "thinking"), "type", "\"disabled\"")
@@ -2879,11 +2879,11 @@ func (c *conv) responsesChatKimi(v codec.Value) {
 					c.put(c.b.Object(c.b.Object(codec.Top, "tool_choice"), "function"), "name", srcToolChoiceObjectFunctionName.Raw())
 				}
 			case "allowed_tools":
-				// mapping/responses_chat.yaml:247: lossy → tool_choice{string}
+				// mapping/dialects/kimi.yaml:42: lossy → tool_choice{string}
 				allowedToolsFilter(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
 				c.warn("tool_choice", "Kimi has no allowed_tools; the tools are filtered to the allowed set and the mode kept")
 			case "custom":
-				// mapping/responses_chat.yaml:251: → tool_choice{object}{function}
+				// mapping/dialects/kimi.yaml:38: → tool_choice{object}{function}
 				customChoiceAsFunction(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
 			case "web_search_preview":
 				// mapping/responses_chat.yaml:255: lossy → tool_choice{string}
@@ -2989,7 +2989,7 @@ func (c *conv) responsesChatKimi(v codec.Value) {
 					c.drop(srcToolsFunctionOutputSchema, atElem("tools", i, "output_schema", "tools[0].output_schema"), "chat tools declare no output schema")
 				}
 			case "custom":
-				// mapping/responses_chat.yaml:309: → tools[]{function}
+				// mapping/dialects/kimi.yaml:34: → tools[]{function}
 				virtualTool(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
 			case "local_shell":
 				// mapping/responses_chat.yaml:313: → tools[]{function}
@@ -3142,7 +3142,7 @@ func (c *conv) responsesChatMistral(v codec.Value) {
 					// mapping/responses_chat.yaml:33: → messages[]{user}
 					message(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
 				case "reasoning":
-					// mapping/responses_chat.yaml:43: drop
+					// mapping/dialects/mistral.yaml:18: drop
 					c.drop(e, atElem("input", i, "", "input[0]"), "Mistral refuses reasoning fields on assistant messages (its models' thinking comes back as content chunks, which chat replays do not carry); replayed reasoning is left out")
 				case "function_call":
 					// mapping/responses_chat.yaml:52: → messages[]{assistant}
@@ -3234,7 +3234,7 @@ func (c *conv) responsesChatMistral(v codec.Value) {
 		}
 	}
 	if present(srcMaxOutputTokens) {
-		// mapping/responses_chat.yaml:136: → max_tokens
+		// mapping/dialects/mistral.yaml:22: → max_tokens
 		c.put(codec.Top, "max_tokens", srcMaxOutputTokens.Raw())
 	}
 	if present(srcTemperature) {
@@ -3246,7 +3246,7 @@ func (c *conv) responsesChatMistral(v codec.Value) {
 		c.put(codec.Top, "top_p", srcTopP.Raw())
 	}
 	if present(srcTopLogprobs) {
-		// mapping/responses_chat.yaml:142: drop
+		// mapping/dialects/mistral.yaml:36: drop
 		c.drop(srcTopLogprobs, "top_logprobs", "Mistral's API returns no log probabilities")
 	}
 	if present(srcParallelToolCalls) {
@@ -3254,15 +3254,15 @@ func (c *conv) responsesChatMistral(v codec.Value) {
 		c.put(codec.Top, "parallel_tool_calls", srcParallelToolCalls.Raw())
 	}
 	if present(srcMetadata) {
-		// mapping/responses_chat.yaml:148: drop
+		// mapping/dialects/mistral.yaml:62: drop
 		c.drop(srcMetadata, "metadata", "Mistral's API takes no metadata")
 	}
 	if present(srcServiceTier) {
-		// mapping/responses_chat.yaml:150: drop
+		// mapping/dialects/mistral.yaml:60: drop
 		c.drop(srcServiceTier, "service_tier", "Mistral's API has no service tiers")
 	}
 	if present(srcStream) {
-		// mapping/responses_chat.yaml:152: → stream
+		// mapping/dialects/mistral.yaml:25: → stream
 		c.put(codec.Top, "stream", srcStream.Raw())
 	}
 	if present(srcStreamOptions) {
@@ -3274,28 +3274,28 @@ func (c *conv) responsesChatMistral(v codec.Value) {
 			}
 		}
 		if present(srcStreamOptionsIncludeObfuscation) {
-			// mapping/responses_chat.yaml:156: drop
+			// mapping/dialects/mistral.yaml:28: drop
 			c.drop(srcStreamOptionsIncludeObfuscation, "stream_options.include_obfuscation", "Mistral's streams have no obfuscation option")
 		}
 	}
 	if present(srcPromptCacheKey) {
-		// mapping/responses_chat.yaml:159: drop
+		// mapping/dialects/mistral.yaml:54: drop
 		c.drop(srcPromptCacheKey, "prompt_cache_key", "Mistral's API has no prompt cache key")
 	}
 	if present(srcPromptCacheOptions) {
-		// mapping/responses_chat.yaml:163: drop
+		// mapping/dialects/mistral.yaml:56: drop
 		c.drop(srcPromptCacheOptions, "prompt_cache_options", "Mistral's API has no prompt cache options")
 	}
 	if present(srcPromptCacheRetention) {
-		// mapping/responses_chat.yaml:165: drop
+		// mapping/dialects/mistral.yaml:58: drop
 		c.drop(srcPromptCacheRetention, "prompt_cache_retention", "Mistral's API has no prompt_cache_retention")
 	}
 	if present(srcUser) {
-		// mapping/responses_chat.yaml:168: drop
+		// mapping/dialects/mistral.yaml:52: drop
 		c.drop(srcUser, "user", "Mistral's API has no user field")
 	}
 	if present(srcSafetyIdentifier) {
-		// mapping/responses_chat.yaml:170: drop
+		// mapping/dialects/mistral.yaml:50: drop
 		c.drop(srcSafetyIdentifier, "safety_identifier", "Mistral's API has no safety_identifier")
 	}
 	if present(srcText) {
@@ -3309,7 +3309,7 @@ func (c *conv) responsesChatMistral(v codec.Value) {
 			}
 		}
 		if present(srcTextVerbosity) {
-			// mapping/responses_chat.yaml:173: drop
+			// mapping/dialects/mistral.yaml:66: drop
 			c.drop(srcTextVerbosity, "text.verbosity", "Mistral's API has no verbosity")
 		}
 		if present(srcTextFormat) {
@@ -3371,7 +3371,7 @@ func (c *conv) responsesChatMistral(v codec.Value) {
 		}
 	}
 	if present(srcModeration) {
-		// mapping/responses_chat.yaml:176: drop
+		// mapping/dialects/mistral.yaml:64: drop
 		c.drop(srcModeration, "moderation", "Mistral moderates with safe_prompt, not this field")
 	}
 	if present(srcReasoning) {
@@ -3391,7 +3391,7 @@ func (c *conv) responsesChatMistral(v codec.Value) {
 			}
 		}
 		if present(srcReasoningEffort) {
-			// mapping/responses_chat.yaml:199: → reasoning_effort
+			// mapping/dialects/mistral.yaml:30: → reasoning_effort
 			switch string(srcReasoningEffort.Raw()) {
 			case "\"none\"", "\"high\"":
 				c.put(codec.Top, "reasoning_effort", srcReasoningEffort.Raw())
@@ -3465,11 +3465,11 @@ func (c *conv) responsesChatMistral(v codec.Value) {
 					c.put(c.b.Object(c.b.Object(codec.Top, "tool_choice"), "function"), "name", srcToolChoiceObjectFunctionName.Raw())
 				}
 			case "allowed_tools":
-				// mapping/responses_chat.yaml:247: lossy → tool_choice{string}
+				// mapping/dialects/mistral.yaml:46: lossy → tool_choice{string}
 				allowedToolsFilter(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
 				c.warn("tool_choice", "Mistral has no allowed_tools; the tools are filtered to the allowed set and the mode kept")
 			case "custom":
-				// mapping/responses_chat.yaml:251: → tool_choice{object}{function}
+				// mapping/dialects/mistral.yaml:42: → tool_choice{object}{function}
 				customChoiceAsFunction(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
 			case "web_search_preview":
 				// mapping/responses_chat.yaml:255: lossy → tool_choice{string}
@@ -3575,7 +3575,7 @@ func (c *conv) responsesChatMistral(v codec.Value) {
 					c.drop(srcToolsFunctionOutputSchema, atElem("tools", i, "output_schema", "tools[0].output_schema"), "chat tools declare no output schema")
 				}
 			case "custom":
-				// mapping/responses_chat.yaml:309: → tools[]{function}
+				// mapping/dialects/mistral.yaml:38: → tools[]{function}
 				virtualTool(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
 			case "local_shell":
 				// mapping/responses_chat.yaml:313: → tools[]{function}
@@ -3728,7 +3728,7 @@ func (c *conv) responsesChatQwen(v codec.Value) {
 					// mapping/responses_chat.yaml:33: → messages[]{user}
 					message(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
 				case "reasoning":
-					// mapping/responses_chat.yaml:43: drop
+					// mapping/dialects/qwen.yaml:16: drop
 					c.drop(e, atElem("input", i, "", "input[0]"), "Qwen's chat templates leave earlier turns' reasoning out of the prompt and DashScope asks for none back; replayed reasoning is left out")
 				case "function_call":
 					// mapping/responses_chat.yaml:52: → messages[]{assistant}
@@ -3820,7 +3820,7 @@ func (c *conv) responsesChatQwen(v codec.Value) {
 		}
 	}
 	if present(srcMaxOutputTokens) {
-		// mapping/responses_chat.yaml:136: → max_tokens
+		// mapping/dialects/qwen.yaml:20: → max_tokens
 		c.put(codec.Top, "max_tokens", srcMaxOutputTokens.Raw())
 	}
 	if present(srcTemperature) {
@@ -3832,7 +3832,7 @@ func (c *conv) responsesChatQwen(v codec.Value) {
 		c.put(codec.Top, "top_p", srcTopP.Raw())
 	}
 	if present(srcTopLogprobs) {
-		// mapping/responses_chat.yaml:142: drop
+		// mapping/dialects/qwen.yaml:30: drop
 		c.drop(srcTopLogprobs, "top_logprobs", "DashScope's compatible mode returns no log probabilities for Qwen's thinking models")
 	}
 	if present(srcParallelToolCalls) {
@@ -3840,11 +3840,11 @@ func (c *conv) responsesChatQwen(v codec.Value) {
 		c.put(codec.Top, "parallel_tool_calls", srcParallelToolCalls.Raw())
 	}
 	if present(srcMetadata) {
-		// mapping/responses_chat.yaml:148: drop
+		// mapping/dialects/qwen.yaml:52: drop
 		c.drop(srcMetadata, "metadata", "DashScope stores no completions and takes no metadata")
 	}
 	if present(srcServiceTier) {
-		// mapping/responses_chat.yaml:150: drop
+		// mapping/dialects/qwen.yaml:50: drop
 		c.drop(srcServiceTier, "service_tier", "DashScope has no service tiers")
 	}
 	if present(srcStream) {
@@ -3868,7 +3868,7 @@ func (c *conv) responsesChatQwen(v codec.Value) {
 		}
 	}
 	if present(srcPromptCacheKey) {
-		// mapping/responses_chat.yaml:159: drop
+		// mapping/dialects/qwen.yaml:46: drop
 		c.drop(srcPromptCacheKey, "prompt_cache_key", "DashScope caches prompt prefixes on its own; it takes no key")
 	}
 	if present(srcPromptCacheOptions) {
@@ -3891,7 +3891,7 @@ func (c *conv) responsesChatQwen(v codec.Value) {
 		}
 	}
 	if present(srcPromptCacheRetention) {
-		// mapping/responses_chat.yaml:165: drop
+		// mapping/dialects/qwen.yaml:48: drop
 		c.drop(srcPromptCacheRetention, "prompt_cache_retention", "DashScope has no prompt_cache_retention")
 	}
 	if present(srcUser) {
@@ -3899,7 +3899,7 @@ func (c *conv) responsesChatQwen(v codec.Value) {
 		c.put(codec.Top, "user", srcUser.Raw())
 	}
 	if present(srcSafetyIdentifier) {
-		// mapping/responses_chat.yaml:170: drop
+		// mapping/dialects/qwen.yaml:44: drop
 		c.drop(srcSafetyIdentifier, "safety_identifier", "DashScope has no safety_identifier")
 	}
 	if present(srcText) {
@@ -3913,7 +3913,7 @@ func (c *conv) responsesChatQwen(v codec.Value) {
 			}
 		}
 		if present(srcTextVerbosity) {
-			// mapping/responses_chat.yaml:173: drop
+			// mapping/dialects/qwen.yaml:56: drop
 			c.drop(srcTextVerbosity, "text.verbosity", "DashScope has no verbosity")
 		}
 		if present(srcTextFormat) {
@@ -3975,7 +3975,7 @@ func (c *conv) responsesChatQwen(v codec.Value) {
 		}
 	}
 	if present(srcModeration) {
-		// mapping/responses_chat.yaml:176: drop
+		// mapping/dialects/qwen.yaml:54: drop
 		c.drop(srcModeration, "moderation", "DashScope has no moderation option")
 	}
 	if present(srcReasoning) {
@@ -3995,7 +3995,7 @@ func (c *conv) responsesChatQwen(v codec.Value) {
 			}
 		}
 		if present(srcReasoningEffort) {
-			// mapping/responses_chat.yaml:199: lossy → enable_thinking
+			// mapping/dialects/qwen.yaml:23: lossy → enable_thinking
 			switch string(srcReasoningEffort.Raw()) {
 			case "\"none\"":
 				c.b.SetJSON(codec.Top, "enable_thinking", "false")
@@ -4078,11 +4078,11 @@ func (c *conv) responsesChatQwen(v codec.Value) {
 					c.put(c.b.Object(c.b.Object(codec.Top, "tool_choice"), "function"), "name", srcToolChoiceObjectFunctionName.Raw())
 				}
 			case "allowed_tools":
-				// mapping/responses_chat.yaml:247: lossy → tool_choice{string}
+				// mapping/dialects/qwen.yaml:40: lossy → tool_choice{string}
 				allowedToolsFilter(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
 				c.warn("tool_choice", "DashScope has no allowed_tools; the tools are filtered to the allowed set and the mode kept")
 			case "custom":
-				// mapping/responses_chat.yaml:251: → tool_choice{object}{function}
+				// mapping/dialects/qwen.yaml:36: → tool_choice{object}{function}
 				customChoiceAsFunction(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
 			case "web_search_preview":
 				// mapping/responses_chat.yaml:255: lossy → tool_choice{string}
@@ -4188,7 +4188,7 @@ func (c *conv) responsesChatQwen(v codec.Value) {
 					c.drop(srcToolsFunctionOutputSchema, atElem("tools", i, "output_schema", "tools[0].output_schema"), "chat tools declare no output schema")
 				}
 			case "custom":
-				// mapping/responses_chat.yaml:309: → tools[]{function}
+				// mapping/dialects/qwen.yaml:32: → tools[]{function}
 				virtualTool(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
 			case "local_shell":
 				// mapping/responses_chat.yaml:313: → tools[]{function}
