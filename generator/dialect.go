@@ -15,6 +15,8 @@ package generator
 //	entries:                           # the entries of mapping files targeting the base's
 //	  - path: max_output_tokens        # chat request that differ (rules as theirs, no
 //	    map: max_tokens                # per-dialect keys); every other entry is the base's
+//	  - path: [reasoning.summary, reasoning.generate_summary]   # several paths, one rule
+//	    drop: its answers carry the reasoning whole
 //
 // The shape table of the dialect's chat request is the base spec with the
 // overlay openapi/overlays/dialects/<name>.yaml (openapi/manifest.yaml).
@@ -107,7 +109,7 @@ func LoadDialect(name string, data []byte) (*Dialect, []error) {
 				l.errf(n, "tool_call_ids: {charset: alnum, length: N}")
 			}
 		},
-		"entries": func(n *yaml.Node) { d.Entries = l.entries(n, "path") },
+		"entries": func(n *yaml.Node) { d.Entries = l.entries(expandPaths(n), "path") },
 	})
 	switch {
 	case d.Name == "" || d.Base == "":
@@ -125,6 +127,41 @@ func LoadDialect(name string, data []byte) (*Dialect, []error) {
 		}
 	}
 	return d, l.errs
+}
+
+// expandPaths makes an entry whose path is a list of paths one entry per
+// path (the same rule and note): what a dialect drops alike, written once.
+func expandPaths(n *yaml.Node) *yaml.Node {
+	if n.Kind != yaml.SequenceNode {
+		return n
+	}
+	out := *n
+	out.Content = nil
+	for _, en := range n.Content {
+		var paths *yaml.Node
+		if en.Kind == yaml.MappingNode {
+			for i := 0; i+1 < len(en.Content); i += 2 {
+				if en.Content[i].Value == "path" && en.Content[i+1].Kind == yaml.SequenceNode {
+					paths = en.Content[i+1]
+				}
+			}
+		}
+		if paths == nil {
+			out.Content = append(out.Content, en)
+			continue
+		}
+		for _, p := range paths.Content {
+			one := *en
+			one.Content = slices.Clone(en.Content)
+			for i := 0; i+1 < len(one.Content); i += 2 {
+				if one.Content[i].Value == "path" {
+					one.Content[i+1] = p
+				}
+			}
+			out.Content = append(out.Content, &one)
+		}
+	}
+	return &out
 }
 
 // LoadDialects reads every dialect file of the module whose root is fsys,

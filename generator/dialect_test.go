@@ -159,3 +159,24 @@ func TestValueRowsSet(t *testing.T) {
 		t.Error("an empty row loads")
 	}
 }
+
+// An entry whose path is a list is one entry per path, with its rule and
+// note.
+func TestDialectPathList(t *testing.T) {
+	d, errs := LoadDialect("mapping/dialects/acme.yaml", []byte(dialectHeader+`entries:
+  - path: ["temperature", "top_p"]
+    drop: acme samples as it likes
+  - path: user
+    drop: acme has no users
+`))
+	if errs != nil {
+		t.Fatal(errs)
+	}
+	var got []string
+	for _, e := range d.Entries {
+		got = append(got, e.Path+": "+e.Rules[""].Reason)
+	}
+	if want := "temperature: acme samples as it likes|top_p: acme samples as it likes|user: acme has no users"; strings.Join(got, "|") != want {
+		t.Errorf("%q, want %q", strings.Join(got, "|"), want)
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -30,6 +31,9 @@ type caseOptions struct {
 	Items map[string]json.RawMessage `json:"items"`
 	// NoItems: no lookup at all.
 	NoItems bool `json:"no_items"`
+	// Dialects: the case converts for every dialect (mapping/dialects),
+	// not only OpenRouter's and OpenAI's.
+	Dialects bool `json:"dialects"`
 }
 
 func (o caseOptions) options(t *testing.T, d mapping.Dialect) mapping.Options {
@@ -68,10 +72,29 @@ func (o caseOptions) options(t *testing.T, d mapping.Dialect) mapping.Options {
 	return opts
 }
 
-var dialects = []struct {
+type caseDialect struct {
 	d     mapping.Dialect
 	table *codec.Dialect
-}{{mapping.OpenRouter, codec.OpenRouter}, {mapping.OpenAI, codec.OpenAI}}
+}
+
+var dialects = []caseDialect{{mapping.OpenRouter, codec.OpenRouter}, {mapping.OpenAI, codec.OpenAI}}
+
+// allDialects are every dialect with its shape table.
+func allDialects(t *testing.T) []caseDialect {
+	var out []caseDialect
+	for _, name := range mapping.Dialects() {
+		d, err := mapping.ParseDialect(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		i := slices.IndexFunc(codec.Dialects, func(x *codec.Dialect) bool { return x.Name() == name })
+		if i < 0 {
+			t.Fatalf("no shape table for %s", name)
+		}
+		out = append(out, caseDialect{d, codec.Dialects[i]})
+	}
+	return out
+}
 
 // Each testdata/<case>/request.json (a Responses request, with
 // options.json if the case needs options) converts, for each dialect, to
@@ -98,7 +121,11 @@ func TestGolden(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			for _, d := range dialects {
+			ds := dialects
+			if co.Dialects {
+				ds = allDialects(t)
+			}
+			for _, d := range ds {
 				out, warns, err := mapping.ResponsesToChat(body, co.options(t, d.d))
 				name := filepath.Join(dir, d.d.String())
 				if *update {

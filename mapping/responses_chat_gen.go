@@ -1433,8 +1433,8 @@ func (c *conv) responsesChatCompatibleReasoning(v codec.Value) {
 			}
 		}
 		if present(srcStreamOptionsIncludeObfuscation) {
-			// mapping/responses_chat.yaml:156: → stream_options.include_obfuscation
-			c.put(c.b.Object(codec.Top, "stream_options"), "include_obfuscation", srcStreamOptionsIncludeObfuscation.Raw())
+			// mapping/dialects/compatible-reasoning.yaml:41: drop
+			c.drop(srcStreamOptionsIncludeObfuscation, "stream_options.include_obfuscation", "their streams have no obfuscation option")
 		}
 	}
 	if present(srcPromptCacheKey) {
@@ -1584,12 +1584,12 @@ func (c *conv) responsesChatCompatibleReasoning(v codec.Value) {
 			c.put(codec.Top, "reasoning_effort", srcReasoningEffort.Raw())
 		}
 		if present(srcReasoningSummary) {
-			// mapping/responses_chat.yaml:202: drop
-			c.drop(srcReasoningSummary, "reasoning.summary", "OpenAI's chat completions return no reasoning summary")
+			// mapping/dialects/compatible-reasoning.yaml:35: drop
+			c.drop(srcReasoningSummary, "reasoning.summary", "these servers return the reasoning whole (reasoning), not summarized")
 		}
 		if present(srcReasoningGenerateSummary) {
-			// mapping/responses_chat.yaml:205: drop
-			c.drop(srcReasoningGenerateSummary, "reasoning.generate_summary", "OpenAI's chat completions return no reasoning summary")
+			// mapping/dialects/compatible-reasoning.yaml:35: drop
+			c.drop(srcReasoningGenerateSummary, "reasoning.generate_summary", "these servers return the reasoning whole (reasoning), not summarized")
 		}
 		if present(srcReasoningContext) {
 			// mapping/responses_chat.yaml:209: drop
@@ -1775,24 +1775,20 @@ func (c *conv) responsesChatCompatibleReasoning(v codec.Value) {
 				// mapping/responses_chat.yaml:329: → tools[]{function}
 				virtualTool(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
 			case "web_search":
-				// mapping/responses_chat.yaml:334: lossy → web_search_options
-				webSearchOptions(c, e, atElem("tools", i, "", "tools[0]"), codec.Top, "web_search_options")
-				c.warn(atElem("tools", i, "", "tools[0]"), "for OpenAI's chat, web_search_options; its filters are lost")
+				// mapping/dialects/compatible-reasoning.yaml:37: drop
+				c.drop(e, atElem("tools", i, "", "tools[0]"), "these servers searches no web (OpenAI's web_search_options are not theirs)")
 			case "web_search_2025_08_26":
-				// mapping/responses_chat.yaml:338: lossy → web_search_options
-				webSearchOptions(c, e, atElem("tools", i, "", "tools[0]"), codec.Top, "web_search_options")
-				c.warn(atElem("tools", i, "", "tools[0]"), "for OpenAI's chat, web_search_options; its filters are lost")
+				// mapping/dialects/compatible-reasoning.yaml:37: drop
+				c.drop(e, atElem("tools", i, "", "tools[0]"), "these servers searches no web (OpenAI's web_search_options are not theirs)")
 			case "web_search_preview":
-				// mapping/responses_chat.yaml:342: lossy → web_search_options
-				webSearchOptions(c, e, atElem("tools", i, "", "tools[0]"), codec.Top, "web_search_options")
-				c.warn(atElem("tools", i, "", "tools[0]"), "for OpenAI's chat, web_search_options; its filters are lost")
+				// mapping/dialects/compatible-reasoning.yaml:37: drop
+				c.drop(e, atElem("tools", i, "", "tools[0]"), "these servers searches no web (OpenAI's web_search_options are not theirs)")
 			case "web_search_preview_2025_03_11":
-				// mapping/responses_chat.yaml:346: lossy → web_search_options
-				webSearchOptions(c, e, atElem("tools", i, "", "tools[0]"), codec.Top, "web_search_options")
-				c.warn(atElem("tools", i, "", "tools[0]"), "for OpenAI's chat, web_search_options; its filters are lost")
+				// mapping/dialects/compatible-reasoning.yaml:37: drop
+				c.drop(e, atElem("tools", i, "", "tools[0]"), "these servers searches no web (OpenAI's web_search_options are not theirs)")
 			case "image_generation":
-				// mapping/responses_chat.yaml:350: drop
-				c.drop(e, atElem("tools", i, "", "tools[0]"), "OpenAI's chat completions cannot generate images as a tool")
+				// mapping/dialects/compatible-reasoning.yaml:39: drop
+				c.drop(e, atElem("tools", i, "", "tools[0]"), "these servers generates no images as a tool")
 			case "file_search":
 				// mapping/responses_chat.yaml:354: drop
 				c.drop(e, atElem("tools", i, "", "tools[0]"), "no chat upstream searches OpenAI vector stores")
@@ -2047,8 +2043,8 @@ func (c *conv) responsesChatDeepseek(v codec.Value) {
 			}
 		}
 		if present(srcStreamOptionsIncludeObfuscation) {
-			// mapping/responses_chat.yaml:156: → stream_options.include_obfuscation
-			c.put(c.b.Object(codec.Top, "stream_options"), "include_obfuscation", srcStreamOptionsIncludeObfuscation.Raw())
+			// mapping/dialects/deepseek.yaml:78: drop
+			c.drop(srcStreamOptionsIncludeObfuscation, "stream_options.include_obfuscation", "DeepSeek's streams have no obfuscation option")
 		}
 	}
 	if present(srcPromptCacheKey) {
@@ -2203,12 +2199,12 @@ func (c *conv) responsesChatDeepseek(v codec.Value) {
 			}
 		}
 		if present(srcReasoningSummary) {
-			// mapping/responses_chat.yaml:202: drop
-			c.drop(srcReasoningSummary, "reasoning.summary", "OpenAI's chat completions return no reasoning summary")
+			// mapping/dialects/deepseek.yaml:72: drop
+			c.drop(srcReasoningSummary, "reasoning.summary", "DeepSeek returns its reasoning whole (reasoning_content), not summarized")
 		}
 		if present(srcReasoningGenerateSummary) {
-			// mapping/responses_chat.yaml:205: drop
-			c.drop(srcReasoningGenerateSummary, "reasoning.generate_summary", "OpenAI's chat completions return no reasoning summary")
+			// mapping/dialects/deepseek.yaml:72: drop
+			c.drop(srcReasoningGenerateSummary, "reasoning.generate_summary", "DeepSeek returns its reasoning whole (reasoning_content), not summarized")
 		}
 		if present(srcReasoningContext) {
 			// mapping/responses_chat.yaml:209: drop
@@ -2394,24 +2390,20 @@ func (c *conv) responsesChatDeepseek(v codec.Value) {
 				// mapping/responses_chat.yaml:329: → tools[]{function}
 				virtualTool(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
 			case "web_search":
-				// mapping/responses_chat.yaml:334: lossy → web_search_options
-				webSearchOptions(c, e, atElem("tools", i, "", "tools[0]"), codec.Top, "web_search_options")
-				c.warn(atElem("tools", i, "", "tools[0]"), "for OpenAI's chat, web_search_options; its filters are lost")
+				// mapping/dialects/deepseek.yaml:74: drop
+				c.drop(e, atElem("tools", i, "", "tools[0]"), "DeepSeek's API searches no web (OpenAI's web_search_options are not its)")
 			case "web_search_2025_08_26":
-				// mapping/responses_chat.yaml:338: lossy → web_search_options
-				webSearchOptions(c, e, atElem("tools", i, "", "tools[0]"), codec.Top, "web_search_options")
-				c.warn(atElem("tools", i, "", "tools[0]"), "for OpenAI's chat, web_search_options; its filters are lost")
+				// mapping/dialects/deepseek.yaml:74: drop
+				c.drop(e, atElem("tools", i, "", "tools[0]"), "DeepSeek's API searches no web (OpenAI's web_search_options are not its)")
 			case "web_search_preview":
-				// mapping/responses_chat.yaml:342: lossy → web_search_options
-				webSearchOptions(c, e, atElem("tools", i, "", "tools[0]"), codec.Top, "web_search_options")
-				c.warn(atElem("tools", i, "", "tools[0]"), "for OpenAI's chat, web_search_options; its filters are lost")
+				// mapping/dialects/deepseek.yaml:74: drop
+				c.drop(e, atElem("tools", i, "", "tools[0]"), "DeepSeek's API searches no web (OpenAI's web_search_options are not its)")
 			case "web_search_preview_2025_03_11":
-				// mapping/responses_chat.yaml:346: lossy → web_search_options
-				webSearchOptions(c, e, atElem("tools", i, "", "tools[0]"), codec.Top, "web_search_options")
-				c.warn(atElem("tools", i, "", "tools[0]"), "for OpenAI's chat, web_search_options; its filters are lost")
+				// mapping/dialects/deepseek.yaml:74: drop
+				c.drop(e, atElem("tools", i, "", "tools[0]"), "DeepSeek's API searches no web (OpenAI's web_search_options are not its)")
 			case "image_generation":
-				// mapping/responses_chat.yaml:350: drop
-				c.drop(e, atElem("tools", i, "", "tools[0]"), "OpenAI's chat completions cannot generate images as a tool")
+				// mapping/dialects/deepseek.yaml:76: drop
+				c.drop(e, atElem("tools", i, "", "tools[0]"), "DeepSeek's API generates no images as a tool")
 			case "file_search":
 				// mapping/responses_chat.yaml:354: drop
 				c.drop(e, atElem("tools", i, "", "tools[0]"), "no chat upstream searches OpenAI vector stores")
@@ -2664,8 +2656,8 @@ func (c *conv) responsesChatKimi(v codec.Value) {
 			}
 		}
 		if present(srcStreamOptionsIncludeObfuscation) {
-			// mapping/responses_chat.yaml:156: → stream_options.include_obfuscation
-			c.put(c.b.Object(codec.Top, "stream_options"), "include_obfuscation", srcStreamOptionsIncludeObfuscation.Raw())
+			// mapping/dialects/kimi.yaml:66: drop
+			c.drop(srcStreamOptionsIncludeObfuscation, "stream_options.include_obfuscation", "Kimi's streams have no obfuscation option")
 		}
 	}
 	if present(srcPromptCacheKey) {
@@ -2816,12 +2808,12 @@ func (c *conv) responsesChatKimi(v codec.Value) {
 			c.warn("reasoning.effort", "Kimi has a thinking switch, no effort levels; none turns thinking off, any other effort on")
 		}
 		if present(srcReasoningSummary) {
-			// mapping/responses_chat.yaml:202: drop
-			c.drop(srcReasoningSummary, "reasoning.summary", "OpenAI's chat completions return no reasoning summary")
+			// mapping/dialects/kimi.yaml:60: drop
+			c.drop(srcReasoningSummary, "reasoning.summary", "Kimi returns its reasoning whole (reasoning_content), not summarized")
 		}
 		if present(srcReasoningGenerateSummary) {
-			// mapping/responses_chat.yaml:205: drop
-			c.drop(srcReasoningGenerateSummary, "reasoning.generate_summary", "OpenAI's chat completions return no reasoning summary")
+			// mapping/dialects/kimi.yaml:60: drop
+			c.drop(srcReasoningGenerateSummary, "reasoning.generate_summary", "Kimi returns its reasoning whole (reasoning_content), not summarized")
 		}
 		if present(srcReasoningContext) {
 			// mapping/responses_chat.yaml:209: drop
@@ -3007,24 +2999,20 @@ func (c *conv) responsesChatKimi(v codec.Value) {
 				// mapping/responses_chat.yaml:329: → tools[]{function}
 				virtualTool(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
 			case "web_search":
-				// mapping/responses_chat.yaml:334: lossy → web_search_options
-				webSearchOptions(c, e, atElem("tools", i, "", "tools[0]"), codec.Top, "web_search_options")
-				c.warn(atElem("tools", i, "", "tools[0]"), "for OpenAI's chat, web_search_options; its filters are lost")
+				// mapping/dialects/kimi.yaml:62: drop
+				c.drop(e, atElem("tools", i, "", "tools[0]"), "Kimi's API searches no web (OpenAI's web_search_options are not its)")
 			case "web_search_2025_08_26":
-				// mapping/responses_chat.yaml:338: lossy → web_search_options
-				webSearchOptions(c, e, atElem("tools", i, "", "tools[0]"), codec.Top, "web_search_options")
-				c.warn(atElem("tools", i, "", "tools[0]"), "for OpenAI's chat, web_search_options; its filters are lost")
+				// mapping/dialects/kimi.yaml:62: drop
+				c.drop(e, atElem("tools", i, "", "tools[0]"), "Kimi's API searches no web (OpenAI's web_search_options are not its)")
 			case "web_search_preview":
-				// mapping/responses_chat.yaml:342: lossy → web_search_options
-				webSearchOptions(c, e, atElem("tools", i, "", "tools[0]"), codec.Top, "web_search_options")
-				c.warn(atElem("tools", i, "", "tools[0]"), "for OpenAI's chat, web_search_options; its filters are lost")
+				// mapping/dialects/kimi.yaml:62: drop
+				c.drop(e, atElem("tools", i, "", "tools[0]"), "Kimi's API searches no web (OpenAI's web_search_options are not its)")
 			case "web_search_preview_2025_03_11":
-				// mapping/responses_chat.yaml:346: lossy → web_search_options
-				webSearchOptions(c, e, atElem("tools", i, "", "tools[0]"), codec.Top, "web_search_options")
-				c.warn(atElem("tools", i, "", "tools[0]"), "for OpenAI's chat, web_search_options; its filters are lost")
+				// mapping/dialects/kimi.yaml:62: drop
+				c.drop(e, atElem("tools", i, "", "tools[0]"), "Kimi's API searches no web (OpenAI's web_search_options are not its)")
 			case "image_generation":
-				// mapping/responses_chat.yaml:350: drop
-				c.drop(e, atElem("tools", i, "", "tools[0]"), "OpenAI's chat completions cannot generate images as a tool")
+				// mapping/dialects/kimi.yaml:64: drop
+				c.drop(e, atElem("tools", i, "", "tools[0]"), "Kimi's API generates no images as a tool")
 			case "file_search":
 				// mapping/responses_chat.yaml:354: drop
 				c.drop(e, atElem("tools", i, "", "tools[0]"), "no chat upstream searches OpenAI vector stores")
@@ -3402,12 +3390,12 @@ func (c *conv) responsesChatMistral(v codec.Value) {
 			}
 		}
 		if present(srcReasoningSummary) {
-			// mapping/responses_chat.yaml:202: drop
-			c.drop(srcReasoningSummary, "reasoning.summary", "OpenAI's chat completions return no reasoning summary")
+			// mapping/dialects/mistral.yaml:68: drop
+			c.drop(srcReasoningSummary, "reasoning.summary", "Mistral's API returns no reasoning summary")
 		}
 		if present(srcReasoningGenerateSummary) {
-			// mapping/responses_chat.yaml:205: drop
-			c.drop(srcReasoningGenerateSummary, "reasoning.generate_summary", "OpenAI's chat completions return no reasoning summary")
+			// mapping/dialects/mistral.yaml:68: drop
+			c.drop(srcReasoningGenerateSummary, "reasoning.generate_summary", "Mistral's API returns no reasoning summary")
 		}
 		if present(srcReasoningContext) {
 			// mapping/responses_chat.yaml:209: drop
@@ -3593,24 +3581,20 @@ func (c *conv) responsesChatMistral(v codec.Value) {
 				// mapping/responses_chat.yaml:329: → tools[]{function}
 				virtualTool(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
 			case "web_search":
-				// mapping/responses_chat.yaml:334: lossy → web_search_options
-				webSearchOptions(c, e, atElem("tools", i, "", "tools[0]"), codec.Top, "web_search_options")
-				c.warn(atElem("tools", i, "", "tools[0]"), "for OpenAI's chat, web_search_options; its filters are lost")
+				// mapping/dialects/mistral.yaml:70: drop
+				c.drop(e, atElem("tools", i, "", "tools[0]"), "Mistral's API searches no web (OpenAI's web_search_options are not its)")
 			case "web_search_2025_08_26":
-				// mapping/responses_chat.yaml:338: lossy → web_search_options
-				webSearchOptions(c, e, atElem("tools", i, "", "tools[0]"), codec.Top, "web_search_options")
-				c.warn(atElem("tools", i, "", "tools[0]"), "for OpenAI's chat, web_search_options; its filters are lost")
+				// mapping/dialects/mistral.yaml:70: drop
+				c.drop(e, atElem("tools", i, "", "tools[0]"), "Mistral's API searches no web (OpenAI's web_search_options are not its)")
 			case "web_search_preview":
-				// mapping/responses_chat.yaml:342: lossy → web_search_options
-				webSearchOptions(c, e, atElem("tools", i, "", "tools[0]"), codec.Top, "web_search_options")
-				c.warn(atElem("tools", i, "", "tools[0]"), "for OpenAI's chat, web_search_options; its filters are lost")
+				// mapping/dialects/mistral.yaml:70: drop
+				c.drop(e, atElem("tools", i, "", "tools[0]"), "Mistral's API searches no web (OpenAI's web_search_options are not its)")
 			case "web_search_preview_2025_03_11":
-				// mapping/responses_chat.yaml:346: lossy → web_search_options
-				webSearchOptions(c, e, atElem("tools", i, "", "tools[0]"), codec.Top, "web_search_options")
-				c.warn(atElem("tools", i, "", "tools[0]"), "for OpenAI's chat, web_search_options; its filters are lost")
+				// mapping/dialects/mistral.yaml:70: drop
+				c.drop(e, atElem("tools", i, "", "tools[0]"), "Mistral's API searches no web (OpenAI's web_search_options are not its)")
 			case "image_generation":
-				// mapping/responses_chat.yaml:350: drop
-				c.drop(e, atElem("tools", i, "", "tools[0]"), "OpenAI's chat completions cannot generate images as a tool")
+				// mapping/dialects/mistral.yaml:72: drop
+				c.drop(e, atElem("tools", i, "", "tools[0]"), "Mistral's API generates no images as a tool")
 			case "file_search":
 				// mapping/responses_chat.yaml:354: drop
 				c.drop(e, atElem("tools", i, "", "tools[0]"), "no chat upstream searches OpenAI vector stores")
@@ -3863,8 +3847,8 @@ func (c *conv) responsesChatQwen(v codec.Value) {
 			}
 		}
 		if present(srcStreamOptionsIncludeObfuscation) {
-			// mapping/responses_chat.yaml:156: → stream_options.include_obfuscation
-			c.put(c.b.Object(codec.Top, "stream_options"), "include_obfuscation", srcStreamOptionsIncludeObfuscation.Raw())
+			// mapping/dialects/qwen.yaml:64: drop
+			c.drop(srcStreamOptionsIncludeObfuscation, "stream_options.include_obfuscation", "DashScope's streams have no obfuscation option")
 		}
 	}
 	if present(srcPromptCacheKey) {
@@ -4015,12 +3999,12 @@ func (c *conv) responsesChatQwen(v codec.Value) {
 			c.warn("reasoning.effort", "Qwen has a thinking switch (and a token budget), no effort levels: none turns thinking off, any other effort on; without reasoning.effort the model's default holds (on for Qwen3.5, off for Qwen3)")
 		}
 		if present(srcReasoningSummary) {
-			// mapping/responses_chat.yaml:202: drop
-			c.drop(srcReasoningSummary, "reasoning.summary", "OpenAI's chat completions return no reasoning summary")
+			// mapping/dialects/qwen.yaml:58: drop
+			c.drop(srcReasoningSummary, "reasoning.summary", "Qwen returns its reasoning whole (reasoning_content), not summarized")
 		}
 		if present(srcReasoningGenerateSummary) {
-			// mapping/responses_chat.yaml:205: drop
-			c.drop(srcReasoningGenerateSummary, "reasoning.generate_summary", "OpenAI's chat completions return no reasoning summary")
+			// mapping/dialects/qwen.yaml:58: drop
+			c.drop(srcReasoningGenerateSummary, "reasoning.generate_summary", "Qwen returns its reasoning whole (reasoning_content), not summarized")
 		}
 		if present(srcReasoningContext) {
 			// mapping/responses_chat.yaml:209: drop
@@ -4206,24 +4190,20 @@ func (c *conv) responsesChatQwen(v codec.Value) {
 				// mapping/responses_chat.yaml:329: → tools[]{function}
 				virtualTool(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
 			case "web_search":
-				// mapping/responses_chat.yaml:334: lossy → web_search_options
-				webSearchOptions(c, e, atElem("tools", i, "", "tools[0]"), codec.Top, "web_search_options")
-				c.warn(atElem("tools", i, "", "tools[0]"), "for OpenAI's chat, web_search_options; its filters are lost")
+				// mapping/dialects/qwen.yaml:60: drop
+				c.drop(e, atElem("tools", i, "", "tools[0]"), "DashScope searches no web (OpenAI's web_search_options are not its)")
 			case "web_search_2025_08_26":
-				// mapping/responses_chat.yaml:338: lossy → web_search_options
-				webSearchOptions(c, e, atElem("tools", i, "", "tools[0]"), codec.Top, "web_search_options")
-				c.warn(atElem("tools", i, "", "tools[0]"), "for OpenAI's chat, web_search_options; its filters are lost")
+				// mapping/dialects/qwen.yaml:60: drop
+				c.drop(e, atElem("tools", i, "", "tools[0]"), "DashScope searches no web (OpenAI's web_search_options are not its)")
 			case "web_search_preview":
-				// mapping/responses_chat.yaml:342: lossy → web_search_options
-				webSearchOptions(c, e, atElem("tools", i, "", "tools[0]"), codec.Top, "web_search_options")
-				c.warn(atElem("tools", i, "", "tools[0]"), "for OpenAI's chat, web_search_options; its filters are lost")
+				// mapping/dialects/qwen.yaml:60: drop
+				c.drop(e, atElem("tools", i, "", "tools[0]"), "DashScope searches no web (OpenAI's web_search_options are not its)")
 			case "web_search_preview_2025_03_11":
-				// mapping/responses_chat.yaml:346: lossy → web_search_options
-				webSearchOptions(c, e, atElem("tools", i, "", "tools[0]"), codec.Top, "web_search_options")
-				c.warn(atElem("tools", i, "", "tools[0]"), "for OpenAI's chat, web_search_options; its filters are lost")
+				// mapping/dialects/qwen.yaml:60: drop
+				c.drop(e, atElem("tools", i, "", "tools[0]"), "DashScope searches no web (OpenAI's web_search_options are not its)")
 			case "image_generation":
-				// mapping/responses_chat.yaml:350: drop
-				c.drop(e, atElem("tools", i, "", "tools[0]"), "OpenAI's chat completions cannot generate images as a tool")
+				// mapping/dialects/qwen.yaml:62: drop
+				c.drop(e, atElem("tools", i, "", "tools[0]"), "DashScope generates no images as a tool")
 			case "file_search":
 				// mapping/responses_chat.yaml:354: drop
 				c.drop(e, atElem("tools", i, "", "tools[0]"), "no chat upstream searches OpenAI vector stores")
