@@ -6,6 +6,7 @@ package mapping
 
 import (
 	"errors"
+	"fmt"
 	"strconv"
 	"strings"
 
@@ -59,6 +60,9 @@ type ReverseConverter struct {
 // appending the Responses request to dst. The warnings are the
 // ReverseConverter's until its next conversion.
 func (rc *ReverseConverter) ChatToResponses(dst, body []byte, opts ReverseOptions) ([]byte, []Warning, error) {
+	if opts.Dialect.base() != opts.Dialect {
+		return dst, nil, fmt.Errorf("mapping: dialect %s: a Responses upstream speaks openai or openrouter", opts.Dialect)
+	}
 	c := &rc.c
 	c.reset(&opts)
 	if err := c.run(body); err != nil {

@@ -428,3 +428,15 @@ func TestConstantsWhen(t *testing.T) {
 		})
 	}
 }
+
+// A Responses upstream speaks OpenAI's or OpenRouter's Responses API: a
+// chat dialect derived from them is refused, not taken for its base.
+func TestReverseRefusesChatDialects(t *testing.T) {
+	for _, name := range mapping.Dialects() {
+		d, _ := mapping.ParseDialect(name)
+		_, _, err := mapping.ChatToResponses([]byte(`{"model":"m","messages":[{"role":"user","content":"hi"}]}`), mapping.ReverseOptions{Dialect: d})
+		if base := name == "openai" || name == "openrouter"; base != (err == nil) {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+}

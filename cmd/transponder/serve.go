@@ -387,6 +387,9 @@ func (c *serveConfig) gateway(log *slog.Logger) (gateway.Config, error) {
 	if cfg.Upstream.Dialect, err = parseDialect(c.Upstream.Dialect); err != nil {
 		return cfg, fmt.Errorf("upstream %w", err)
 	}
+	if _, err := parseResponsesDialect(c.ResponsesUpstream.Dialect); err != nil {
+		return cfg, fmt.Errorf("responses_upstream %w", err) // before listening, as the others
+	}
 	for _, m := range c.Models {
 		cfg.Mapping.Models = append(cfg.Mapping.Models, mapping.ModelRule{From: m.From, To: m.To, Prefix: m.Prefix})
 	}
