@@ -19,7 +19,9 @@ package generator
 //	    drop: its answers carry the reasoning whole
 //
 // The shape table of the dialect's chat request is the base spec with the
-// overlay openapi/overlays/dialects/<name>.yaml (openapi/manifest.yaml).
+// overlay openapi/overlays/dialects/<name>.yaml (openapi/manifest.yaml's
+// dialects); a dialect that adds no field to its base needs neither, and
+// is checked against its base's table.
 
 import (
 	"bytes"
@@ -207,7 +209,7 @@ func ApplyDialects(files []*File, ds []*Dialect) []error {
 				continue
 			}
 			extended = true
-			f.To = append(f.To, Side{Dialect: d.Name, Payload: "chat request", Line: d.Line})
+			f.To = append(f.To, Side{Dialect: d.Name, Payload: "chat request", Line: d.Line, Base: d.Base})
 			f.Origins = append(f.Origins, d.File)
 			shift := len(f.Origins) << originShift
 			over := map[string]Entry{}

@@ -159,6 +159,9 @@ type Side struct {
 	Dialect string
 	Payload string
 	Line    int
+	// Base is a derived dialect's base (ApplyDialects): its shape table
+	// when the dialect has none of its own (no overlay: it adds nothing).
+	Base string
 }
 
 // Entry is the mapping of one source path (or extra key).

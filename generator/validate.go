@@ -46,6 +46,9 @@ var dialects = chatDialects()
 // share.
 func (s Side) Schema(ds map[string]*codec.Dialect) (codec.Schema, error) {
 	d, ok := ds[s.Dialect]
+	if !ok && s.Base != "" {
+		d, ok = ds[s.Base] // a dialect that adds nothing to its base's shape
+	}
 	if !ok {
 		return codec.Schema{}, fmt.Errorf("no dialect %q", s.Dialect)
 	}

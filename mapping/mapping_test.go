@@ -183,3 +183,51 @@ func lineOf(data []byte, s string) string {
 	}
 	return strconv.Itoa(bytes.Count(data[:i], []byte("\n")) + 1)
 }
+
+// A sixth dialect is a YAML file: added to mapping/dialects, it becomes a
+// converter of its own and a row of the dialect table, with no Go (and,
+// adding no field to its base, no overlay or shape table either).
+func TestGenerateSixthDialect(t *testing.T) {
+	var data [3][]byte
+	for i, p := range []string{"responses_chat.yaml", "transforms.go", "../gen/openai/go_names.txt"} {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		data[i] = b
+	}
+	fsys := moduleFS(t, data[0], data[1], data[2])
+	fsys["mapping/dialects/acme.yaml"] = &fstest.MapFile{Data: []byte(`dialect: acme
+base: openai
+doc: Acme's API
+system: merge
+tool_call_ids: {charset: alnum, length: 12}
+entries:
+  - path: max_output_tokens
+    map: max_tokens
+  - path: ["tools[]{custom}"]
+    map: tools[]{function}
+    transform: virtualTool
+  - path: safety_identifier
+    drop: Acme has no safety_identifier
+`)}
+	files, _, errs := generator.Generate(fsys, "mapping/responses_chat.yaml")
+	if errs != nil {
+		t.Fatal(errs)
+	}
+	conv, table := string(files["mapping/responses_chat_gen.go"]), string(files["mapping/dialects_gen.go"])
+	_, acme, ok := strings.Cut(conv, "func (c *conv) responsesChatAcme(")
+	if !ok {
+		t.Fatal("no converter for acme")
+	}
+	for _, want := range []string{`"max_tokens"`, `virtualTool(c`, `"Acme has no safety_identifier"`, "mapping/dialects/acme.yaml:8: → max_tokens"} {
+		if !strings.Contains(acme, want) {
+			t.Errorf("acme's converter lacks %s", want)
+		}
+	}
+	for _, want := range []string{"Acme: {", `name:        "acme"`, "idLength:    12", "system:      Merge"} {
+		if !strings.Contains(table, want) {
+			t.Errorf("the dialect table lacks %s\n%s", want, table)
+		}
+	}
+}
