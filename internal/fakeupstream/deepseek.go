@@ -260,8 +260,9 @@ func (c Chunks) WithToolCall(id, name, arguments string) (Chunks, error) {
 //
 //   - a body that is not JSON;
 //   - in thinking mode (on unless the request has thinking.type
-//     "disabled"), an assistant message with tool_calls and no
-//     reasoning_content (an empty one passes: both providers accept it);
+//     "disabled"), an assistant message with tool_calls whose
+//     reasoning_content is absent or null (an empty string passes: both
+//     providers accept it);
 //   - for DeepSeek, logprobs or top_logprobs in thinking mode.
 //
 // and, stricter than the provider, a request that does not fit the
