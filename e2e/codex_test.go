@@ -18,6 +18,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/transponder-dev/transponder/internal/fakeupstream"
+	"github.com/transponder-dev/transponder/internal/fixtures"
+	"github.com/transponder-dev/transponder/mapping"
 	"github.com/transponder-dev/transponder/runtime/gateway"
 	"github.com/transponder-dev/transponder/runtime/gateway/replay"
 	"github.com/transponder-dev/transponder/runtime/store"
@@ -69,45 +72,9 @@ func TestCodex(t *testing.T) {
 			defer st.Close()
 			gw := httptest.NewServer(gateway.New(gateway.Config{Upstream: gateway.Upstream{BaseURL: upSrv.URL}, Store: st, Log: slog.New(slog.NewJSONHandler(&logs, nil))}))
 			defer gw.Close()
-			home, work := t.TempDir(), t.TempDir()
-			config := "model_provider = \"gw\"\nmodel = \"" + c.model + "\"\n[model_providers.gw]\nname = \"transponder\"\nbase_url = \"" + gw.URL + "/v1\"\nenv_key = \"GW_KEY\"\nwire_api = \"responses\"\nrequest_max_retries = 0\nstream_max_retries = 0\n"
-			if err := os.WriteFile(filepath.Join(home, "config.toml"), []byte(config), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			cmd := exec.Command(codex, "exec", "--json", "-s", "workspace-write", "--skip-git-repo-check", "do the task")
-			cmd.Dir = work
-			cmd.Env = append(os.Environ(), "CODEX_HOME="+home, "GW_KEY=gw-test")
-			cmd.Stdin = strings.NewReader("")
-			var stdout, stderr bytes.Buffer
-			cmd.Stdout, cmd.Stderr = &stdout, &stderr
-			done := make(chan error, 1)
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
-			go func() { done <- cmd.Wait() }()
-			select {
-			case err = <-done:
-			case <-time.After(2 * time.Minute):
-				_ = cmd.Process.Kill()
-				t.Fatalf("codex did not finish in 2 minutes\n%s\n%s", stdout.String(), stderr.String())
-			}
-			if err != nil {
-				t.Fatalf("codex: %v\n%s\n%s\ngateway:\n%s", err, stdout.String(), stderr.String(), logs.String())
-			}
-			completed, failed := 0, 0
-			sc := bufio.NewScanner(&stdout)
-			sc.Buffer(nil, 1<<20)
-			for sc.Scan() {
-				var ev struct{ Type string }
-				if json.Unmarshal(sc.Bytes(), &ev) == nil {
-					switch ev.Type {
-					case "turn.completed":
-						completed++
-					case "turn.failed", "error":
-						failed++
-					}
-				}
-			}
+			work := t.TempDir()
+			stdout, stderr := runCodex(t, codex, gw.URL, c.model, work, &logs)
+			completed, failed := codexTurns(stdout.Bytes())
 			if completed != 1 || failed != 0 {
 				t.Errorf("turns completed %d, failed %d\n%s\n%s", completed, failed, stdout.String(), stderr.String())
 			}
@@ -131,7 +98,146 @@ func TestCodex(t *testing.T) {
 					t.Errorf("%s: %d rows written for Codex (store:false), %v", table, n, err)
 				}
 			}
-			_, _ = io.Copy(io.Discard, &stderr)
+			_, _ = io.Copy(io.Discard, stderr)
 		})
+	}
+}
+
+// runCodex runs `codex exec` in work against the gateway at gwURL, with
+// model, and fails the test if it does not exit 0 within 2 minutes (logs:
+// the gateway's, shown then).
+func runCodex(t *testing.T, codex, gwURL, model, work string, logs *bytes.Buffer) (stdout, stderr *bytes.Buffer) {
+	t.Helper()
+	home := t.TempDir()
+	config := "model_provider = \"gw\"\nmodel = \"" + model + "\"\n[model_providers.gw]\nname = \"transponder\"\nbase_url = \"" + gwURL + "/v1\"\nenv_key = \"GW_KEY\"\nwire_api = \"responses\"\nrequest_max_retries = 0\nstream_max_retries = 0\n"
+	if err := os.WriteFile(filepath.Join(home, "config.toml"), []byte(config), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(codex, "exec", "--json", "-s", "workspace-write", "--skip-git-repo-check", "do the task")
+	cmd.Dir = work
+	cmd.Env = append(os.Environ(), "CODEX_HOME="+home, "GW_KEY=gw-test")
+	cmd.Stdin = strings.NewReader("")
+	stdout, stderr = new(bytes.Buffer), new(bytes.Buffer)
+	cmd.Stdout, cmd.Stderr = stdout, stderr
+	done := make(chan error, 1)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { done <- cmd.Wait() }()
+	var err error
+	select {
+	case err = <-done:
+	case <-time.After(2 * time.Minute):
+		_ = cmd.Process.Kill()
+		t.Fatalf("codex did not finish in 2 minutes\n%s\n%s", stdout.String(), stderr.String())
+	}
+	if err != nil {
+		t.Fatalf("codex: %v\n%s\n%s\ngateway:\n%s", err, stdout.String(), stderr.String(), logs.String())
+	}
+	return stdout, stderr
+}
+
+// codexTurns counts the turns `codex exec --json` reports completed and
+// failed (errors among them).
+func codexTurns(stdout []byte) (completed, failed int) {
+	sc := bufio.NewScanner(bytes.NewReader(stdout))
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		var ev struct{ Type string }
+		if json.Unmarshal(sc.Bytes(), &ev) == nil {
+			switch ev.Type {
+			case "turn.completed":
+				completed++
+			case "turn.failed", "error":
+				failed++
+			}
+		}
+	}
+	return completed, failed
+}
+
+// TestCodexDeepSeek: Codex through the gateway's deepseek dialect to the
+// fake DeepSeek (internal/fakeupstream), which refuses a thinking-mode
+// tool turn without its reasoning_content as DeepSeek does. The fake
+// answers from DeepSeek's recorded streams (../shared/corpus/chat-sse):
+// first the recorded reasoning and tool call, with the call made one of
+// Codex's tools (the recorded weather call's name and arguments replaced
+// by exec_command's, as Codex's tool call takes them:
+// runtime/gateway/replay/testdata/exec_command.sse; the reasoning and
+// every other chunk byte for byte), then the recorded reasoning and text
+// answer. Codex runs the command, sends the turn back, and the fake takes
+// it: the second request's assistant tool-call message carries the
+// recorded reasoning, byte for byte.
+func TestCodexDeepSeek(t *testing.T) {
+	if os.Getenv("TRANSPONDER_E2E") == "" {
+		t.Skip("set TRANSPONDER_E2E=1 (make e2e)")
+	}
+	codex, err := filepath.Abs(filepath.Join("codex", "node_modules", ".bin", "codex"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(codex); err != nil {
+		t.Fatalf("no Codex: run make e2e (npm ci in e2e/codex): %v", err)
+	}
+	shared := fixtures.SharedDir("..")
+	dir := filepath.Join(shared, "corpus", "chat-sse")
+	if _, err := os.Stat(dir); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatal(err)
+		}
+		t.Skipf("no shared corpus at %s (set SHARED_DIR)", shared)
+	}
+	call, err := fakeupstream.ReadChunks(filepath.Join(dir, "vercel-deepseek-tool-call.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	execCall, err := call.WithToolCall("", "exec_command", `{"cmd":"echo deepseek-ok > deepseek.txt && cat deepseek.txt"}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text, err := fakeupstream.ReadChunks(filepath.Join(dir, "vercel-deepseek-reasoning.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	up := fakeupstream.DeepSeek(execCall, text)
+	upSrv := httptest.NewServer(up)
+	defer upSrv.Close()
+	var logs bytes.Buffer
+	gw := httptest.NewServer(gateway.New(gateway.Config{Upstream: gateway.Upstream{BaseURL: upSrv.URL, Dialect: mapping.Deepseek}, Log: slog.New(slog.NewJSONHandler(&logs, nil))}))
+	defer gw.Close()
+	work := t.TempDir()
+	stdout, stderr := runCodex(t, codex, gw.URL, "deepseek-reasoner", work, &logs)
+	if completed, failed := codexTurns(stdout.Bytes()); completed != 1 || failed != 0 {
+		t.Errorf("turns completed %d, failed %d\n%s\n%s", completed, failed, stdout, stderr)
+	}
+	if got, err := os.ReadFile(filepath.Join(work, "deepseek.txt")); err != nil || string(got) != "deepseek-ok\n" {
+		t.Errorf("deepseek.txt: %q, %v\n%s", got, err, stdout)
+	}
+	reqs := up.Requests()
+	if len(reqs) != 2 {
+		t.Fatalf("the fake got %d requests, want 2 (the tool turn, then the answer)\n%s", len(reqs), logs.String())
+	}
+	var second struct {
+		Messages []struct {
+			Role             string            `json:"role"`
+			ReasoningContent *string           `json:"reasoning_content"`
+			ToolCalls        []json.RawMessage `json:"tool_calls"`
+		} `json:"messages"`
+	}
+	if err := json.Unmarshal(reqs[1], &second); err != nil {
+		t.Fatal(err)
+	}
+	tools := 0
+	for _, m := range second.Messages {
+		if m.Role != "assistant" || len(m.ToolCalls) == 0 {
+			continue
+		}
+		tools++
+		if m.ReasoningContent == nil || *m.ReasoningContent != call.ReasoningContent() {
+			t.Errorf("the tool turn went back with reasoning_content %v, want the recorded %q", m.ReasoningContent, call.ReasoningContent())
+		}
+	}
+	if tools != 1 {
+		t.Errorf("%d assistant tool-call messages in the second request, want 1: %s", tools, reqs[1])
 	}
 }
