@@ -89,6 +89,9 @@ func row(path, kind string, e generator.Entry, r generator.Rule) Row {
 			}
 		}
 	}
+	if r.Note != "" {
+		note = r.Note // a dialect's rule, with its own note
+	}
 	reason := r.Reason
 	switch r.Kind {
 	case generator.Refuse:
@@ -299,7 +302,9 @@ func targetRows(dst codec.Schema, f *generator.File, dialect string, stale []gen
 				if s.r.Transform != "" && !slices.Contains(trs, s.r.Transform) {
 					trs = append(trs, s.r.Transform)
 				}
-				if s.e.Note != "" {
+				if s.r.Note != "" {
+					notes = append(notes, s.r.Note)
+				} else if s.e.Note != "" {
 					notes = append(notes, s.e.Note)
 				}
 			}
