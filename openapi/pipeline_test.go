@@ -170,6 +170,27 @@ func TestManifest(t *testing.T) {
 		t.Error("incomplete manifest accepted")
 	}
 	upper := "specs:\n  - {name: x, file: x.yaml, url: u, package: x, output: gen/x, operations: [GET /x], sha256: " + strings.Repeat("A", 64) + "}\n"
+	// Derived dialects: from a spec with a chat operation, each named once,
+	// each with its overlay and table; their specs are their base's file,
+	// pin and overlay with theirs after.
+	ds, ok := m.Lookup("openai")
+	if d := m.Derived(); !ok || len(d) == 0 || d[0].File != ds.File || d[0].SHA256 != ds.SHA256 || d[0].Overlay != ds.Overlay || d[0].Extra == "" || !slices.Equal(d[0].Operations, []string{openapi.DialectOperation}) {
+		t.Errorf("derived: %+v", m.Derived())
+	}
+	spec := "specs:\n  - {name: x, file: x.yaml, url: u, package: x, output: gen/x, operations: [POST /chat/completions], sha256: " + strings.Repeat("a", 64) + "}\n"
+	for bad, want := range map[string]string{
+		"dialects:\n  - {name: d, base: y, overlay: o.yaml, tables: t.go, dialect: D}\n": `no spec "y"`,
+		"dialects:\n  - {name: d, base: x, tables: t.go, dialect: D}\n":                  "are required",
+		"dialects:\n  - {name: x, base: x, overlay: o.yaml, tables: t.go, dialect: D}\n": "listed twice",
+	} {
+		if _, err := openapi.ParseManifest([]byte(spec + bad)); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: %v, want %s", bad, err, want)
+		}
+	}
+	noChat := strings.Replace(spec, "POST /chat/completions", "POST /responses", 1)
+	if _, err := openapi.ParseManifest([]byte(noChat + "dialects:\n  - {name: d, base: x, overlay: o.yaml, tables: t.go, dialect: D}\n")); err == nil || !strings.Contains(err.Error(), "has no POST /chat/completions") {
+		t.Errorf("a dialect of a spec without chat: %v", err)
+	}
 	if _, err := openapi.ParseManifest([]byte(upper)); err == nil || !strings.Contains(err.Error(), "hex") {
 		t.Errorf("upper-case pin accepted: %v", err)
 	}

@@ -103,11 +103,7 @@ func Run(w io.Writer, o Options) error {
 		if err != nil {
 			return err
 		}
-		files := map[string][]byte{s.Tables: table}
-		if len(names) == 0 {
-			files[openapi.DialectsFile] = openapi.DialectsSource(m)
-		}
-		d, err := writeOrCheck(root, files, check)
+		d, err := writeOrCheck(root, map[string][]byte{s.Tables: table}, check)
 		if err != nil {
 			return err
 		}
@@ -118,6 +114,16 @@ func Run(w io.Writer, o Options) error {
 		if !check {
 			fmt.Fprintf(w, "%s: %s of %s + %s → %s\n", s.Name, openapi.DialectOperation, s.Base, s.Extra, s.Tables)
 		}
+	}
+	if len(names) == 0 { // the list of every table: codec.Dialects
+		d, err := writeOrCheck(root, map[string][]byte{openapi.DialectsFile: openapi.DialectsSource(m)}, check)
+		if err != nil {
+			return err
+		}
+		for _, f := range d {
+			fmt.Fprintln(w, f)
+		}
+		stale = stale || len(d) > 0
 	}
 	if stale {
 		return ErrStale
