@@ -188,3 +188,45 @@ func upstreamText(t testing.TB, chunks [][]byte) string {
 	}
 	return s
 }
+
+// A server sending one reasoning text as both reasoning and
+// reasoning_content (vLLM while it renamed the field) gives it once; two
+// different texts keep the first, with a warning.
+func TestReasoningFieldsTwice(t *testing.T) {
+	req := request(t, `{"model":"m","input":"hi"}`)
+	chunk := func(delta string) []byte {
+		return []byte(`{"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":` + delta + `,"finish_reason":null}]}`)
+	}
+	end := []byte(`{"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{},"finish_reason":"stop"}],"usage":{"prompt_tokens":1,"completion_tokens":1,"total_tokens":2}}`)
+	for _, c := range []struct {
+		name, a, b, want string
+		warned          bool
+	}{
+		{"same", "think", "think", "think.", false},
+		{"different", "think", "other", "think.", true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			events := stream(t, req, [][]byte{
+				chunk(`{"role":"assistant","reasoning":"` + c.a + `","reasoning_content":"` + c.b + `"}`),
+				chunk(`{"reasoning":".","reasoning_content":"."}`),
+				chunk(`{"content":"ok"}`), end}, nil)
+			var r struct {
+				Output []struct {
+					Type    string
+					Content []struct{ Text string }
+				}
+				Warnings []mapping.Warning `json:"transponder_warnings"`
+			}
+			if err := json.Unmarshal(terminalResponse(t, events), &r); err != nil {
+				t.Fatal(err)
+			}
+			if len(r.Output) == 0 || r.Output[0].Type != "reasoning" || len(r.Output[0].Content) != 1 || r.Output[0].Content[0].Text != c.want {
+				t.Errorf("reasoning %+v, want %q once", r.Output, c.want)
+			}
+			warned := slices.ContainsFunc(r.Warnings, func(w mapping.Warning) bool { return strings.Contains(w.Reason, "second reasoning text") })
+			if warned != c.warned {
+				t.Errorf("warned %v, want %v: %+v", warned, c.warned, r.Warnings)
+			}
+		})
+	}
+}
