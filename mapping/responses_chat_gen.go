@@ -3593,21 +3593,17 @@ func (c *conv) responsesChatMistral(v codec.Value) {
 				// mapping/responses_chat.yaml:329: → tools[]{function}
 				virtualTool(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
 			case "web_search":
-				// mapping/responses_chat.yaml:334: lossy → web_search_options
-				webSearchOptions(c, e, atElem("tools", i, "", "tools[0]"), codec.Top, "web_search_options")
-				c.warn(atElem("tools", i, "", "tools[0]"), "for OpenAI's chat, web_search_options; its filters are lost")
+				// mapping/responses_chat.yaml:334: drop
+				c.drop(e, atElem("tools", i, "", "tools[0]"), "Mistral's chat API has no web search (its web search is a tool of its Agents API)")
 			case "web_search_2025_08_26":
-				// mapping/responses_chat.yaml:338: lossy → web_search_options
-				webSearchOptions(c, e, atElem("tools", i, "", "tools[0]"), codec.Top, "web_search_options")
-				c.warn(atElem("tools", i, "", "tools[0]"), "for OpenAI's chat, web_search_options; its filters are lost")
+				// mapping/responses_chat.yaml:338: drop
+				c.drop(e, atElem("tools", i, "", "tools[0]"), "Mistral's chat API has no web search (its web search is a tool of its Agents API)")
 			case "web_search_preview":
-				// mapping/responses_chat.yaml:342: lossy → web_search_options
-				webSearchOptions(c, e, atElem("tools", i, "", "tools[0]"), codec.Top, "web_search_options")
-				c.warn(atElem("tools", i, "", "tools[0]"), "for OpenAI's chat, web_search_options; its filters are lost")
+				// mapping/responses_chat.yaml:342: drop
+				c.drop(e, atElem("tools", i, "", "tools[0]"), "Mistral's chat API has no web search (its web search is a tool of its Agents API)")
 			case "web_search_preview_2025_03_11":
-				// mapping/responses_chat.yaml:346: lossy → web_search_options
-				webSearchOptions(c, e, atElem("tools", i, "", "tools[0]"), codec.Top, "web_search_options")
-				c.warn(atElem("tools", i, "", "tools[0]"), "for OpenAI's chat, web_search_options; its filters are lost")
+				// mapping/responses_chat.yaml:346: drop
+				c.drop(e, atElem("tools", i, "", "tools[0]"), "Mistral's chat API has no web search (its web search is a tool of its Agents API)")
 			case "image_generation":
 				// mapping/responses_chat.yaml:350: drop
 				c.drop(e, atElem("tools", i, "", "tools[0]"), "OpenAI's chat completions cannot generate images as a tool")
