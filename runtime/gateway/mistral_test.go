@@ -25,9 +25,14 @@ import (
 // call_… id and its output, web search among its tools.
 func codexHistory(t *testing.T) []byte {
 	t.Helper()
-	wd, _ := os.Getwd()
-	name := filepath.Join(fixtures.SharedDir(filepath.Join(wd, "..", "..")), "corpus", "requests", "codex-0.169.0-gpt-5.1-fallback-turn2-after-exec_command.json")
-	raw, err := os.ReadFile(name)
+	return codexRequest(t, "codex-0.169.0-gpt-5.1-fallback-turn2-after-exec_command.json")
+}
+
+// codexRequest is the body of a recorded request of
+// ../shared/corpus/requests.
+func codexRequest(t *testing.T, name string) []byte {
+	t.Helper()
+	raw, err := os.ReadFile(filepath.Join(corpusRequests(), name))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -38,6 +43,53 @@ func codexHistory(t *testing.T) []byte {
 		t.Fatal(err)
 	}
 	return rec.Body
+}
+
+func corpusRequests() string {
+	wd, _ := os.Getwd()
+	return filepath.Join(fixtures.SharedDir(filepath.Join(wd, "..", "..")), "corpus", "requests")
+}
+
+// Every recorded Codex request, sent to Mistral through the gateway, is
+// one Mistral takes.
+func TestMistralTakesCodexRequests(t *testing.T) {
+	names, err := filepath.Glob(filepath.Join(corpusRequests(), "codex-*.json"))
+	if err != nil || len(names) == 0 {
+		t.Fatalf("no recorded Codex requests (%v)", err)
+	}
+	for _, name := range names {
+		t.Run(filepath.Base(name), func(t *testing.T) {
+			fake, url := mistralGateway(t, mapping.Mistral)
+			resp, err := http.Post(url+"/v1/responses", "application/json", bytes.NewReader(codexRequest(t, filepath.Base(name))))
+			if err != nil {
+				t.Fatal(err)
+			}
+			evs := readAllEvents(t, resp)
+			got := fake.Received()
+			if len(got) != 1 || got[0].Status != http.StatusOK {
+				t.Fatalf("Mistral would refuse it: %+v", got)
+			}
+			if fs := conformance.Check(evs); conformance.Violations(fs) > 0 {
+				t.Fatalf("the stream breaks the checker: %v", fs)
+			}
+		})
+	}
+}
+
+// readAllEvents reads a streamed response's events to its end.
+func readAllEvents(t *testing.T, resp *http.Response) [][]byte {
+	t.Helper()
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		b, _ := io.ReadAll(resp.Body)
+		t.Fatalf("status %d: %s", resp.StatusCode, b)
+	}
+	var evs [][]byte
+	rd := sse.NewReader(resp.Body)
+	for rd.Next() {
+		evs = append(evs, append([]byte(nil), rd.Event().Data...))
+	}
+	return evs
 }
 
 // mistralGateway is the gateway over a fake Mistral, speaking d.
@@ -130,11 +182,7 @@ func TestMistralReplaysCodexHistory(t *testing.T) {
 				t.Fatalf("the call went as %q and its output as %q", calls, outputs)
 			}
 			if stream {
-				var evs [][]byte
-				rd := sse.NewReader(resp.Body)
-				for rd.Next() {
-					evs = append(evs, append([]byte(nil), rd.Event().Data...))
-				}
+				evs := readAllEvents(t, resp)
 				if fs := conformance.Check(evs); conformance.Violations(fs) > 0 {
 					t.Fatalf("the stream breaks the checker: %v", fs)
 				}
