@@ -102,12 +102,11 @@ func (c *conv) callID(id string) string {
 	if n == 0 {
 		return id
 	}
+	if !c.h.idsScanned {
+		c.reserveIDs(n)
+	}
 	if r, ok := c.h.ids[id]; ok {
 		return r
-	}
-	if c.h.ids == nil {
-		c.h.ids = map[string]string{}
-		c.h.taken = map[string]bool{}
 	}
 	r := id
 	for salt := 0; !fitsID(r, n) || c.h.taken[r]; salt++ {
@@ -115,6 +114,23 @@ func (c *conv) callID(id string) string {
 	}
 	c.h.ids[id], c.h.taken[r] = r, true
 	return r
+}
+
+// reserveIDs gives every call_id of the input that fits already to
+// itself before anything is rewritten, so that no rewrite takes the id
+// of a call that comes later (the provider's own, which must pass
+// unchanged).
+func (c *conv) reserveIDs(n int) {
+	c.h.idsScanned = true
+	if c.h.ids == nil {
+		c.h.ids = map[string]string{}
+		c.h.taken = map[string]bool{}
+	}
+	for _, item := range c.top.input.Elems() {
+		if id, ok := item.Get("call_id").Str(); ok && fitsID(id, n) {
+			c.h.ids[id], c.h.taken[id] = id, true
+		}
+	}
 }
 
 // fitsID reports whether id is n ASCII letters and digits.

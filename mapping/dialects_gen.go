@@ -52,8 +52,10 @@ var dialects = [...]dialect{OpenRouter: {
 }, Mistral: {
 	base:        OpenAI,
 	customTools: false,
+	forceSystem: true,
 	idLength:    9,
 	name:        "mistral",
+	system:      Merge,
 }, Qwen: {
 	base:        OpenAI,
 	customTools: false,

@@ -60,9 +60,11 @@ type history struct {
 	moved   map[int]bool
 	offer   []pendingTool // tools that input items load, offered in finish
 	// ids are the rewritten call ids (a dialect's id shape), by the id
-	// sent; taken are the ids given out.
-	ids   map[string]string
-	taken map[string]bool
+	// sent; taken are the ids given out. idsScanned: the input's fitting
+	// ids are in both (reserveIDs).
+	ids        map[string]string
+	taken      map[string]bool
+	idsScanned bool
 }
 
 // pendingTool is a loaded tool to offer: a tool, or a namespace's (ns).
@@ -94,6 +96,7 @@ func (h *history) reset() {
 	h.offer = h.offer[:0]
 	clear(h.ids)
 	clear(h.taken)
+	h.idsScanned = false
 }
 
 // item starts the conversion of an item (any item but an output) at path.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"crypto/rand"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"strconv"
 	"sync/atomic"
@@ -145,7 +146,19 @@ var echoes = [nEcho]struct{ key, def string }{
 // (one mapping converted, so it is JSON), with the tool map its
 // conversion made (mapping.Converter.ToolMap().Clone(), or
 // mapping.ToolMapOf).
+//
+// A body with line breaks between its tokens (pretty-printed) is read
+// compacted: what it echoes goes in SSE data lines, which a line break
+// would end. (Inside JSON strings a line break is always escaped, so the
+// bytes of the values are unchanged.)
 func NewRequest(body []byte, tools mapping.ToolMap) (*Request, error) {
+	if bytes.ContainsAny(body, "\r\n") {
+		var b bytes.Buffer
+		if err := json.Compact(&b, body); err != nil {
+			return nil, fmt.Errorf("translate: the request is not JSON: %w", err)
+		}
+		body = b.Bytes()
+	}
 	v, ok := codec.Parse(body)
 	if !ok || v.Kind() != codec.Object {
 		return nil, fmt.Errorf("translate: the request is not a JSON object")

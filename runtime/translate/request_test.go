@@ -1,6 +1,7 @@
 package translate
 
 import (
+	"bytes"
 	"encoding/json"
 	"testing"
 
@@ -109,4 +110,25 @@ func echoed(t *testing.T, body string) [][]byte {
 		t.Errorf("response: %v\n%s", fs, resp)
 	}
 	return ev
+}
+
+// A request sent pretty-printed (line breaks between its tokens) is
+// echoed without them: an echoed value goes in an SSE data line, which a
+// line break would end (before, Codex's recorded request, indented, gave a
+// response.created the client could not parse).
+func TestEchoOfAnIndentedRequest(t *testing.T) {
+	body := "{\n  \"model\": \"m\",\r\n  \"input\": \"hi\",\n  \"stream\": true,\n  \"reasoning\": {\n    \"summary\": \"auto\"\n  },\n" +
+		"  \"tools\": [\n    {\"type\": \"function\", \"name\": \"f\", \"description\": \"a\\nb\", \"parameters\": {\n      \"type\": \"object\"\n    }}\n  ],\n" +
+		"  \"text\": {\"format\": {\"type\": \"text\"}},\n  \"metadata\": {\n    \"a\": \"b c\"\n  }\n}"
+	for i, ev := range echoed(t, body) {
+		if bytes.ContainsAny(ev, "\r\n") {
+			t.Errorf("event %d has a line break: %s", i, ev)
+		}
+	}
+	resp := terminalResponse(t, echoed(t, body))
+	for _, want := range []string{`"reasoning":{"summary":"auto"}`, `"description":"a\nb"`, `"metadata":{"a":"b c"}`} {
+		if !bytes.Contains(resp, []byte(want)) {
+			t.Errorf("no %s in %s", want, resp)
+		}
+	}
 }
