@@ -171,6 +171,23 @@ func (b *Builder) Child(obj Ref, key string) (Ref, bool) {
 	return 0, false
 }
 
+// Elem returns the i-th element of arr (or member of an object) as
+// AppendJSON writes them (empty Builder objects and arrays left out), and
+// whether it is a Builder object or array (false: a raw value).
+func (b *Builder) Elem(arr Ref, i int) (r Ref, built, ok bool) {
+	b.init()
+	for j := b.nodes[arr].first; j != 0; j = b.nodes[j].next {
+		if b.empty(j) {
+			continue
+		}
+		if i == 0 {
+			return Ref(j), b.nodes[j].kind != bRaw, true
+		}
+		i--
+	}
+	return 0, false, false
+}
+
 // AppendObject appends an empty object to arr and returns it.
 func (b *Builder) AppendObject(arr Ref) Ref { return b.add(arr, bnode{kind: bObject}) }
 

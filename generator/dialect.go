@@ -12,6 +12,8 @@ package generator
 //	  on: tool_calls                   # … of a turn with tool calls only ("" when it had none), or every
 //	system: merge                      # system-message placement: system, developer or merge
 //	tool_call_ids: {charset: alnum, length: 9}   # ids the provider accepts; others rewritten
+//	unknown_fields: refused            # the provider refuses fields it does not know: what its
+//	                                   # shape table lacks is left out, with a warning
 //	entries:                           # the entries of mapping files targeting the base's
 //	  - path: max_output_tokens        # chat request that differ (rules as theirs, no
 //	    map: max_tokens                # per-dialect keys); every other entry is the base's
@@ -54,7 +56,10 @@ type Dialect struct {
 	// (alnum, 9); 0: any.
 	IDCharset string
 	IDLength  int
-	Entries   []Entry
+	// Strict: the provider refuses fields it does not know; the
+	// converter leaves out what the dialect's shape table lacks.
+	Strict  bool
+	Entries []Entry
 }
 
 // LoadDialect parses a dialect file.
@@ -112,6 +117,15 @@ func LoadDialect(name string, data []byte) (*Dialect, []error) {
 			}
 		},
 		"entries": func(n *yaml.Node) { d.Entries = l.entries(expandPaths(n), "path") },
+		"unknown_fields": func(n *yaml.Node) {
+			switch l.scalar(n, "unknown_fields") {
+			case "refused":
+				d.Strict = true
+			case "ignored":
+			default:
+				l.errf(n, "unknown_fields: refused or ignored (the default)")
+			}
+		},
 	})
 	switch {
 	case d.Name == "" || d.Base == "":

@@ -68,6 +68,9 @@ func EmitDialects(pkg, base string, f *File, ds []*Dialect, c *Checked) ([]byte,
 			if d.IDLength > 0 {
 				fields[jen.Id("idLength")] = jen.Lit(d.IDLength)
 			}
+			if d.Strict {
+				fields[jen.Id("strict")] = jen.True()
+			}
 		}
 		rows = append(rows, jen.Id(id).Op(":").Values(fields))
 	}

@@ -19,6 +19,7 @@ func TestDialectErrors(t *testing.T) {
 		{"system", dialectHeader + "system: first\n", `d/acme.yaml:3: system: "first" (want system, developer or merge)`},
 		{"id shape", dialectHeader + "tool_call_ids: {charset: hex, length: 9}\n", "d/acme.yaml:3: tool_call_ids: {charset: alnum, length: N}"},
 		{"id length", dialectHeader + "tool_call_ids: {charset: alnum, length: 900}\n", "d/acme.yaml:3: tool_call_ids: length: a number from 6 to 64"},
+		{"unknown_fields", dialectHeader + "unknown_fields: forbidden\n", "d/acme.yaml:3: unknown_fields: refused or ignored (the default)"},
 		{"per-dialect keys", dialectHeader + "entries:\n  - path: user\n    openai: {map: user}\n", "d/acme.yaml:4: user: a dialect's entry has one rule, no per-dialect keys"},
 	} {
 		t.Run(c.name, func(t *testing.T) {

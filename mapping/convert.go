@@ -264,6 +264,9 @@ func (c *conv) finish(v codec.Value) {
 	}
 	c.uniqueTools()
 	c.required()
+	if dialects[c.opts.Dialect].strict {
+		c.pruneUnknown()
+	}
 	if len(c.opts.Provider) > 0 && c.opts.Dialect.base() == OpenRouter {
 		if c.b.Has(codec.Top, "provider") {
 			c.warn("provider", "replaced by the operator's provider preferences")

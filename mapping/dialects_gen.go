@@ -55,6 +55,7 @@ var dialects = [...]dialect{OpenRouter: {
 	forceSystem: true,
 	idLength:    9,
 	name:        "mistral",
+	strict:      true,
 	system:      Merge,
 }, Qwen: {
 	base:        OpenAI,

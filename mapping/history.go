@@ -263,6 +263,10 @@ func message(c *conv, v codec.Value, path string, dst codec.Ref, key string) {
 			return
 		}
 	}
+	if role == "developer" && !c.shape().developer {
+		role = "system"
+		c.warn(path+".role", c.opts.Dialect.String()+" has no developer role; sent as a system message")
+	}
 	m := c.b.AppendObject(dst)
 	c.b.SetString(m, "role", role)
 	c.content(m, role, content, path+".content")

@@ -27,7 +27,7 @@ func instructions(c *conv, v codec.Value, path string, dst codec.Ref, key string
 		return
 	}
 	role := `"system"`
-	if c.system() == Developer {
+	if c.system() == Developer && c.shape().developer {
 		role = `"developer"`
 	}
 	m := c.b.AppendObject(msgs)
@@ -84,7 +84,7 @@ func (c *conv) textOnly(content codec.Value, path string) ([]byte, bool) {
 		}
 		switch typ {
 		case "input_text", "output_text", "text":
-			if present(part.Get("prompt_cache_breakpoint")) {
+			if present(part.Get("prompt_cache_breakpoint")) && c.shape().breakpoint {
 				return nil, false // kept on a part of its own
 			}
 			if i > 0 {
@@ -94,6 +94,9 @@ func (c *conv) textOnly(content codec.Value, path string) ([]byte, bool) {
 		default:
 			return nil, false
 		}
+	}
+	for i, part := range content.Elems() {
+		c.breakpoint(-1, part, path, i, true) // joined: the dialect's text parts have none
 	}
 	return text, true
 }
@@ -107,7 +110,7 @@ func (c *conv) breakpoint(p codec.Ref, part codec.Value, path string, i int, tex
 	if !present(x) {
 		return
 	}
-	if p >= 0 && (text || c.opts.Dialect.base() == OpenAI) {
+	if p >= 0 && (text || c.opts.Dialect.base() == OpenAI) && c.shape().breakpoint {
 		c.b.Set(p, "prompt_cache_breakpoint", x.Raw())
 		return
 	}
@@ -235,6 +238,13 @@ func (c *conv) assistantContent(m codec.Ref, content codec.Value, path string) {
 			}
 			if c.b.Has(m, "refusal") {
 				c.warn(at(path, i, ""), "chat messages have one refusal; the first is kept")
+				continue
+			}
+			if !c.shape().refusal {
+				// the dialect's assistant message has no refusal: it is what the
+				// assistant said
+				text = append(text, strContents(part.Get("refusal"))...)
+				c.warn(at(path, i, ""), c.opts.Dialect.String()+"'s assistant messages have no refusal; sent as the message's text")
 				continue
 			}
 			c.b.Set(m, "refusal", part.Get("refusal").Raw())

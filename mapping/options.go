@@ -37,6 +37,9 @@ type dialect struct {
 	// idLength > 0: tool-call ids must be this many ASCII letters and
 	// digits; others are rewritten.
 	idLength int
+	// strict: the provider refuses fields it does not know; what the
+	// dialect's shape table lacks is left out (pruneUnknown).
+	strict bool
 }
 
 func (d Dialect) String() string {
@@ -66,6 +69,27 @@ var dialectCodecs = func() (out [len(dialects)]*codec.Dialect) {
 	}
 	return out
 }()
+
+// shape are the facts of a dialect's chat request the hand-written
+// transforms go by, read from its shape table once: whether an assistant
+// message has a refusal, whether there is a developer role, whether a
+// text part has a prompt cache breakpoint.
+type shape struct{ refusal, developer, breakpoint bool }
+
+var dialectShapes = func() (out [len(dialects)]shape) {
+	for i, t := range dialectCodecs {
+		root, _ := t.Payload(codec.ChatRequest)
+		has := func(p string) bool { _, err := root.Schema().Lookup(p); return err == nil }
+		out[i] = shape{
+			refusal:    has("messages[]{assistant}.refusal"),
+			developer:  has("messages[]{developer}"),
+			breakpoint: has("messages[]{user}.content[]{text}.prompt_cache_breakpoint"),
+		}
+	}
+	return out
+}()
+
+func (c *conv) shape() shape { return dialectShapes[c.opts.Dialect] }
 
 // Dialects are the names of the chat dialects, in order.
 func Dialects() []string {

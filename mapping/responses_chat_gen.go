@@ -1776,16 +1776,16 @@ func (c *conv) responsesChatCompatibleReasoning(v codec.Value) {
 				virtualTool(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
 			case "web_search":
 				// mapping/dialects/compatible-reasoning.yaml:37: drop
-				c.drop(e, atElem("tools", i, "", "tools[0]"), "these servers searches no web (OpenAI's web_search_options are not theirs)")
+				c.drop(e, atElem("tools", i, "", "tools[0]"), "these servers search no web (OpenAI's web_search_options are not theirs)")
 			case "web_search_2025_08_26":
 				// mapping/dialects/compatible-reasoning.yaml:37: drop
-				c.drop(e, atElem("tools", i, "", "tools[0]"), "these servers searches no web (OpenAI's web_search_options are not theirs)")
+				c.drop(e, atElem("tools", i, "", "tools[0]"), "these servers search no web (OpenAI's web_search_options are not theirs)")
 			case "web_search_preview":
 				// mapping/dialects/compatible-reasoning.yaml:37: drop
-				c.drop(e, atElem("tools", i, "", "tools[0]"), "these servers searches no web (OpenAI's web_search_options are not theirs)")
+				c.drop(e, atElem("tools", i, "", "tools[0]"), "these servers search no web (OpenAI's web_search_options are not theirs)")
 			case "web_search_preview_2025_03_11":
 				// mapping/dialects/compatible-reasoning.yaml:37: drop
-				c.drop(e, atElem("tools", i, "", "tools[0]"), "these servers searches no web (OpenAI's web_search_options are not theirs)")
+				c.drop(e, atElem("tools", i, "", "tools[0]"), "these servers search no web (OpenAI's web_search_options are not theirs)")
 			case "image_generation":
 				// mapping/dialects/compatible-reasoning.yaml:39: drop
 				c.drop(e, atElem("tools", i, "", "tools[0]"), "these servers generates no images as a tool")
@@ -3130,7 +3130,7 @@ func (c *conv) responsesChatMistral(v codec.Value) {
 					// mapping/responses_chat.yaml:33: → messages[]{user}
 					message(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
 				case "reasoning":
-					// mapping/dialects/mistral.yaml:22: drop
+					// mapping/dialects/mistral.yaml:26: drop
 					c.drop(e, atElem("input", i, "", "input[0]"), "Mistral refuses reasoning fields on assistant messages (its models' thinking comes back as content chunks, which chat replays do not carry); replayed reasoning is left out")
 				case "function_call":
 					// mapping/responses_chat.yaml:52: → messages[]{assistant}
@@ -3222,7 +3222,7 @@ func (c *conv) responsesChatMistral(v codec.Value) {
 		}
 	}
 	if present(srcMaxOutputTokens) {
-		// mapping/dialects/mistral.yaml:26: → max_tokens
+		// mapping/dialects/mistral.yaml:30: → max_tokens
 		c.put(codec.Top, "max_tokens", srcMaxOutputTokens.Raw())
 	}
 	if present(srcTemperature) {
@@ -3234,7 +3234,7 @@ func (c *conv) responsesChatMistral(v codec.Value) {
 		c.put(codec.Top, "top_p", srcTopP.Raw())
 	}
 	if present(srcTopLogprobs) {
-		// mapping/dialects/mistral.yaml:40: drop
+		// mapping/dialects/mistral.yaml:44: drop
 		c.drop(srcTopLogprobs, "top_logprobs", "Mistral's API returns no log probabilities")
 	}
 	if present(srcParallelToolCalls) {
@@ -3242,15 +3242,15 @@ func (c *conv) responsesChatMistral(v codec.Value) {
 		c.put(codec.Top, "parallel_tool_calls", srcParallelToolCalls.Raw())
 	}
 	if present(srcMetadata) {
-		// mapping/dialects/mistral.yaml:66: drop
+		// mapping/dialects/mistral.yaml:70: drop
 		c.drop(srcMetadata, "metadata", "Mistral's API takes no metadata")
 	}
 	if present(srcServiceTier) {
-		// mapping/dialects/mistral.yaml:64: drop
+		// mapping/dialects/mistral.yaml:68: drop
 		c.drop(srcServiceTier, "service_tier", "Mistral's API has no service tiers")
 	}
 	if present(srcStream) {
-		// mapping/dialects/mistral.yaml:29: → stream
+		// mapping/dialects/mistral.yaml:33: → stream
 		c.put(codec.Top, "stream", srcStream.Raw())
 	}
 	if present(srcStreamOptions) {
@@ -3262,28 +3262,28 @@ func (c *conv) responsesChatMistral(v codec.Value) {
 			}
 		}
 		if present(srcStreamOptionsIncludeObfuscation) {
-			// mapping/dialects/mistral.yaml:32: drop
+			// mapping/dialects/mistral.yaml:36: drop
 			c.drop(srcStreamOptionsIncludeObfuscation, "stream_options.include_obfuscation", "Mistral's streams have no obfuscation option")
 		}
 	}
 	if present(srcPromptCacheKey) {
-		// mapping/dialects/mistral.yaml:58: drop
+		// mapping/dialects/mistral.yaml:62: drop
 		c.drop(srcPromptCacheKey, "prompt_cache_key", "Mistral's API has no prompt cache key")
 	}
 	if present(srcPromptCacheOptions) {
-		// mapping/dialects/mistral.yaml:60: drop
+		// mapping/dialects/mistral.yaml:64: drop
 		c.drop(srcPromptCacheOptions, "prompt_cache_options", "Mistral's API has no prompt cache options")
 	}
 	if present(srcPromptCacheRetention) {
-		// mapping/dialects/mistral.yaml:62: drop
+		// mapping/dialects/mistral.yaml:66: drop
 		c.drop(srcPromptCacheRetention, "prompt_cache_retention", "Mistral's API has no prompt_cache_retention")
 	}
 	if present(srcUser) {
-		// mapping/dialects/mistral.yaml:56: drop
+		// mapping/dialects/mistral.yaml:60: drop
 		c.drop(srcUser, "user", "Mistral's API has no user field")
 	}
 	if present(srcSafetyIdentifier) {
-		// mapping/dialects/mistral.yaml:54: drop
+		// mapping/dialects/mistral.yaml:58: drop
 		c.drop(srcSafetyIdentifier, "safety_identifier", "Mistral's API has no safety_identifier")
 	}
 	if present(srcText) {
@@ -3297,7 +3297,7 @@ func (c *conv) responsesChatMistral(v codec.Value) {
 			}
 		}
 		if present(srcTextVerbosity) {
-			// mapping/dialects/mistral.yaml:70: drop
+			// mapping/dialects/mistral.yaml:74: drop
 			c.drop(srcTextVerbosity, "text.verbosity", "Mistral's API has no verbosity")
 		}
 		if present(srcTextFormat) {
@@ -3359,7 +3359,7 @@ func (c *conv) responsesChatMistral(v codec.Value) {
 		}
 	}
 	if present(srcModeration) {
-		// mapping/dialects/mistral.yaml:68: drop
+		// mapping/dialects/mistral.yaml:72: drop
 		c.drop(srcModeration, "moderation", "Mistral moderates with safe_prompt, not this field")
 	}
 	if present(srcReasoning) {
@@ -3379,7 +3379,7 @@ func (c *conv) responsesChatMistral(v codec.Value) {
 			}
 		}
 		if present(srcReasoningEffort) {
-			// mapping/dialects/mistral.yaml:34: → reasoning_effort
+			// mapping/dialects/mistral.yaml:38: → reasoning_effort
 			switch string(srcReasoningEffort.Raw()) {
 			case "\"none\"", "\"high\"":
 				c.put(codec.Top, "reasoning_effort", srcReasoningEffort.Raw())
@@ -3390,11 +3390,11 @@ func (c *conv) responsesChatMistral(v codec.Value) {
 			}
 		}
 		if present(srcReasoningSummary) {
-			// mapping/dialects/mistral.yaml:72: drop
+			// mapping/dialects/mistral.yaml:76: drop
 			c.drop(srcReasoningSummary, "reasoning.summary", "Mistral's API returns no reasoning summary")
 		}
 		if present(srcReasoningGenerateSummary) {
-			// mapping/dialects/mistral.yaml:72: drop
+			// mapping/dialects/mistral.yaml:76: drop
 			c.drop(srcReasoningGenerateSummary, "reasoning.generate_summary", "Mistral's API returns no reasoning summary")
 		}
 		if present(srcReasoningContext) {
@@ -3453,11 +3453,11 @@ func (c *conv) responsesChatMistral(v codec.Value) {
 					c.put(c.b.Object(c.b.Object(codec.Top, "tool_choice"), "function"), "name", srcToolChoiceObjectFunctionName.Raw())
 				}
 			case "allowed_tools":
-				// mapping/dialects/mistral.yaml:50: lossy → tool_choice{string}
+				// mapping/dialects/mistral.yaml:54: lossy → tool_choice{string}
 				allowedToolsFilter(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
 				c.warn("tool_choice", "Mistral has no allowed_tools; the tools are filtered to the allowed set and the mode kept")
 			case "custom":
-				// mapping/dialects/mistral.yaml:46: → tool_choice{object}{function}
+				// mapping/dialects/mistral.yaml:50: → tool_choice{object}{function}
 				customChoiceAsFunction(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
 			case "web_search_preview":
 				// mapping/responses_chat.yaml:255: lossy → tool_choice{string}
@@ -3563,7 +3563,7 @@ func (c *conv) responsesChatMistral(v codec.Value) {
 					c.drop(srcToolsFunctionOutputSchema, atElem("tools", i, "output_schema", "tools[0].output_schema"), "chat tools declare no output schema")
 				}
 			case "custom":
-				// mapping/dialects/mistral.yaml:42: → tools[]{function}
+				// mapping/dialects/mistral.yaml:46: → tools[]{function}
 				virtualTool(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
 			case "local_shell":
 				// mapping/responses_chat.yaml:313: → tools[]{function}
@@ -3581,19 +3581,19 @@ func (c *conv) responsesChatMistral(v codec.Value) {
 				// mapping/responses_chat.yaml:329: → tools[]{function}
 				virtualTool(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
 			case "web_search":
-				// mapping/dialects/mistral.yaml:74: drop
+				// mapping/dialects/mistral.yaml:78: drop
 				c.drop(e, atElem("tools", i, "", "tools[0]"), "Mistral's chat API has no web search (its web search is a tool of its Agents API)")
 			case "web_search_2025_08_26":
-				// mapping/dialects/mistral.yaml:74: drop
+				// mapping/dialects/mistral.yaml:78: drop
 				c.drop(e, atElem("tools", i, "", "tools[0]"), "Mistral's chat API has no web search (its web search is a tool of its Agents API)")
 			case "web_search_preview":
-				// mapping/dialects/mistral.yaml:74: drop
+				// mapping/dialects/mistral.yaml:78: drop
 				c.drop(e, atElem("tools", i, "", "tools[0]"), "Mistral's chat API has no web search (its web search is a tool of its Agents API)")
 			case "web_search_preview_2025_03_11":
-				// mapping/dialects/mistral.yaml:74: drop
+				// mapping/dialects/mistral.yaml:78: drop
 				c.drop(e, atElem("tools", i, "", "tools[0]"), "Mistral's chat API has no web search (its web search is a tool of its Agents API)")
 			case "image_generation":
-				// mapping/dialects/mistral.yaml:76: drop
+				// mapping/dialects/mistral.yaml:80: drop
 				c.drop(e, atElem("tools", i, "", "tools[0]"), "Mistral's API generates no images as a tool")
 			case "file_search":
 				// mapping/responses_chat.yaml:354: drop

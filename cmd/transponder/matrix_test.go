@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/transponder-dev/transponder/generator"
+	"github.com/transponder-dev/transponder/mapping"
 	"github.com/transponder-dev/transponder/openapi"
 	"github.com/transponder-dev/transponder/runtime/matrix"
 )
@@ -141,6 +142,11 @@ func TestPinnedSpecMatrixUpdate(t *testing.T) {
 		"responses_chat_answer/openrouter": {prefixed("instructions{array}[]", newVariant), {"instructions{array}[]{local_shell_call}.action.env", "output[]{local_shell_call}.action.env"}},
 		"responses_chat_answer/openai":     {prefixed("instructions{array}[]", newVariant), {"instructions{array}[]{local_shell_call}.action.env", "output[]{local_shell_call}.action.env"}},
 	}
+	for _, name := range mapping.Dialects() { // every dialect's section, as its base's
+		if name != "openai" && name != "openrouter" {
+			want["responses_chat/"+name] = want["responses_chat/openai"]
+		}
+	}
 	for _, s := range d.Sections {
 		for _, c := range s.Changed {
 			t.Errorf("%s: %s changed %s → %s: not one of the three changes", s.ID, c.Path, c.From.Status, c.To.Status)
@@ -186,6 +192,10 @@ func TestPinnedSpecMatrixUpdate(t *testing.T) {
 	}
 	f, errs := generator.Load(file, data)
 	if errs != nil {
+		t.Fatal(errs)
+	}
+	ds, errs := generator.LoadDialects(os.DirFS(moduleRoot))
+	if errs = append(errs, generator.ApplyDialects([]*generator.File{f}, ds)...); errs != nil {
 		t.Fatal(errs)
 	}
 	sources := map[string][]byte{}

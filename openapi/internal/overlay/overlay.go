@@ -27,7 +27,14 @@ type Patch struct {
 	// Exclusive lists groups of declared properties of which an object may
 	// carry at most one; kept as ExclusiveExt, for the generated validators.
 	Exclusive [][]string `yaml:"exclusive"`
-	props     []namedSchema
+	// Remove lists properties the provider refuses (a dialect's overlay):
+	// taken out of the schema (or the allOf part that declares them) and
+	// its required list.
+	Remove []string `yaml:"remove"`
+	// RemoveVariants lists the component schemas that are no longer a
+	// variant of the schema's oneOf or anyOf (a role the provider lacks).
+	RemoveVariants []string `yaml:"remove_variants"`
+	props          []namedSchema
 }
 
 // ExclusiveExt holds a schema's groups of mutually exclusive properties
@@ -71,7 +78,7 @@ func Parse(data []byte) (*Overlay, error) {
 				return nil, fmt.Errorf("overlay: patch %s: an exclusive group needs two properties or more", p.Schema)
 			}
 		}
-		if len(p.Exclusive) > 0 && p.Properties.Kind == 0 {
+		if (len(p.Exclusive) > 0 || len(p.Remove) > 0 || len(p.RemoveVariants) > 0) && p.Properties.Kind == 0 {
 			continue
 		}
 		if p.Properties.Kind != yaml.MappingNode {
@@ -131,6 +138,32 @@ func (o *Overlay) Apply(doc *openapi3.T) ([]Applied, error) {
 			}
 			out = append(out, a)
 		}
+		for _, name := range p.Remove {
+			a := Applied{Target: p.Schema + "." + name + " (removed)", Reason: p.Reason}
+			switch {
+			case !ok || target.Value == nil || target.Ref != "":
+				a.Stale = "the pruned spec has no component schema " + p.Schema
+			case !removeProperty(target.Value, name):
+				a.Stale = "the schema has no such property"
+			}
+			out = append(out, a)
+		}
+		for _, name := range p.RemoveVariants {
+			a := Applied{Target: p.Schema + " variant " + name + " (removed)", Reason: p.Reason}
+			ref := "#/components/schemas/" + name
+			isIt := func(r *openapi3.SchemaRef) bool { return r.Ref == ref }
+			switch {
+			case !ok || target.Value == nil || target.Ref != "":
+				a.Stale = "the pruned spec has no component schema " + p.Schema
+			case slices.ContainsFunc(target.Value.OneOf, isIt):
+				target.Value.OneOf = slices.DeleteFunc(target.Value.OneOf, isIt)
+			case slices.ContainsFunc(target.Value.AnyOf, isIt):
+				target.Value.AnyOf = slices.DeleteFunc(target.Value.AnyOf, isIt)
+			default:
+				a.Stale = "the schema has no such variant"
+			}
+			out = append(out, a)
+		}
 		for _, g := range p.Exclusive {
 			a := Applied{Target: fmt.Sprintf("%s exclusive %v", p.Schema, g), Reason: p.Reason}
 			switch {
@@ -149,6 +182,22 @@ func (o *Overlay) Apply(doc *openapi3.T) ([]Applied, error) {
 		}
 	}
 	return out, nil
+}
+
+// removeProperty takes a property out of a schema, or out of the allOf
+// part that declares it; ok false if none does.
+func removeProperty(s *openapi3.Schema, name string) bool {
+	if s.Properties[name] != nil {
+		delete(s.Properties, name)
+		s.Required = slices.DeleteFunc(s.Required, func(r string) bool { return r == name })
+		return true
+	}
+	for _, part := range s.AllOf {
+		if part.Value != nil && removeProperty(part.Value, name) {
+			return true
+		}
+	}
+	return false
 }
 
 func toSchema(n yaml.Node) (*openapi3.Schema, error) {

@@ -1,6 +1,7 @@
 package overlay
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -90,5 +91,56 @@ func TestParseErrors(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("Parse(%q) = %v, want an error containing %q", tc.src, err, tc.want)
 		}
+	}
+}
+
+// A dialect's overlay removes what the provider refuses: properties (also
+// from an allOf part, and from required), and variants of a union; one the
+// spec lacks is stale.
+func TestRemove(t *testing.T) {
+	const doc = `{"openapi": "3.1.0", "info": {"title": "t", "version": "1"}, "paths": {},
+	  "components": {"schemas": {
+	    "Base": {"type": "object", "required": ["user"], "properties": {"user": {"type": "string"}, "seed": {"type": "integer"}}},
+	    "Req": {"allOf": [{"$ref": "#/components/schemas/Base"}, {"type": "object", "properties": {"logprobs": {"type": "boolean"}, "model": {"type": "string"}}}]},
+	    "Dev": {"type": "object", "properties": {"role": {"type": "string", "enum": ["developer"]}}},
+	    "User": {"type": "object", "properties": {"role": {"type": "string", "enum": ["user"]}}},
+	    "Msg": {"oneOf": [{"$ref": "#/components/schemas/Dev"}, {"$ref": "#/components/schemas/User"}]}}}}`
+	d, err := openapi3.NewLoader().LoadFromData([]byte(doc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	o, err := Parse([]byte(`patches:
+  - schema: Req
+    reason: the provider refuses them
+    remove: [logprobs, user, nothing]
+  - schema: Msg
+    reason: no developer role
+    remove_variants: [Dev, Ghost]
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := o.Apply(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stale []string
+	for _, a := range got {
+		if a.Stale != "" {
+			stale = append(stale, a.Target+": "+a.Stale)
+		}
+	}
+	if want := []string{"Req.nothing (removed): the schema has no such property", "Msg variant Ghost (removed): the schema has no such variant"}; !slices.Equal(stale, want) {
+		t.Errorf("stale %q, want %q", stale, want)
+	}
+	s := d.Components.Schemas
+	if base := s["Base"].Value; base.Properties["user"] != nil || len(base.Required) != 0 || base.Properties["seed"] == nil {
+		t.Errorf("Base after removing user: %+v, required %v", base.Properties, base.Required)
+	}
+	if req := s["Req"].Value.AllOf[1].Value; req.Properties["logprobs"] != nil || req.Properties["model"] == nil {
+		t.Errorf("Req's own part: %+v", req.Properties)
+	}
+	if msg := s["Msg"].Value.OneOf; len(msg) != 1 || msg[0].Ref != "#/components/schemas/User" {
+		t.Errorf("Msg's variants: %+v", msg)
 	}
 }
