@@ -44,7 +44,7 @@ func BenchmarkConvert(b *testing.B) {
 			fs = append(fs, fixture{strings.TrimPrefix(p.Name, "requests/"), p.Data})
 		}
 	}
-	var cv mapping.Converter
+	var cv, dcv, mcv mapping.Converter
 	for _, f := range fs {
 		impls := []struct {
 			name string
@@ -65,6 +65,16 @@ func BenchmarkConvert(b *testing.B) {
 			}},
 			{"openrouter-reused", func(out []byte) ([]byte, error) {
 				out, _, err := cv.ResponsesToChat(out, f.data, mapping.Options{})
+				return out, err
+			}},
+			// the dialects of direct providers: a carrier (DeepSeek), a
+			// strict shape and rewritten ids (Mistral)
+			{"deepseek-reused", func(out []byte) ([]byte, error) {
+				out, _, err := dcv.ResponsesToChat(out, f.data, mapping.Options{Dialect: mapping.Deepseek})
+				return out, err
+			}},
+			{"mistral-reused", func(out []byte) ([]byte, error) {
+				out, _, err := mcv.ResponsesToChat(out, f.data, mapping.Options{Dialect: mapping.Mistral})
 				return out, err
 			}},
 		}

@@ -106,6 +106,11 @@ type conv struct {
 
 	scratch, scratchOut []byte
 
+	// strict: the converted request, read back against the dialect's
+	// shape (pruneUnknown), kept from one conversion to the next
+	strictOut []byte
+	strictDoc codec.Doc
+
 	// top holds the top-level fields the checks read (read in one pass:
 	// each Get would step over the whole input again).
 	top topFields

@@ -18,12 +18,12 @@ import (
 // is the mapping's, and has no rule of its own to name).
 func (c *conv) pruneUnknown() {
 	root, _ := c.opts.Dialect.codec().Payload(codec.ChatRequest)
-	doc, err := codec.Decode(root, c.b.AppendJSON(nil))
-	if err != nil {
+	c.strictOut = c.b.AppendJSON(c.strictOut[:0])
+	if err := c.strictDoc.Decode(root, c.strictOut); err != nil {
 		return // the Builder writes JSON; nothing to read otherwise
 	}
 	name := c.opts.Dialect.String()
-	for _, f := range doc.Findings() {
+	for _, f := range c.strictDoc.Findings() {
 		if f.Kind != codec.UnknownField && f.Kind != codec.ExtraField {
 			continue
 		}
