@@ -155,7 +155,7 @@ func TestValueRowsSet(t *testing.T) {
 	if _, errs := Validate(f, nil, false); len(errs) == 0 || !strings.Contains(errs[0].Error(), `constant "loud" → openai verbosity`) {
 		t.Errorf("a row's constant the target refuses: %v", errs)
 	}
-	f, errs = Load("m.yaml", []byte(strings.Replace(src, `{set: {verbosity: low}}`, `{}`, 1)))
+	_, errs = Load("m.yaml", []byte(strings.Replace(src, `{set: {verbosity: low}}`, `{}`, 1)))
 	if len(errs) == 0 {
 		t.Error("an empty row loads")
 	}

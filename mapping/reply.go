@@ -94,10 +94,8 @@ type reply struct {
 
 	logprobs bool   // the request includes message.output_text.logprobs
 	lp, lpEv []byte // logprobs' memory
-	// reasoned is the reasoning text of the message or delta being
-	// converted (raw JSON, the doc's memory): a server that sends it as
-	// both reasoning and reasoning_content (vLLM while it renamed the
-	// field) gives it once.
+	// reasoned is the reasoning text of the message or delta at hand: a
+	// server sending it as reasoning and reasoning_content gives it once.
 	reasoned []byte
 }
 

@@ -155,7 +155,7 @@ func (m *Mistral) answer(w http.ResponseWriter, req codec.Value, n, promptBytes 
 	}
 	var calls []call
 	for i, c := range a.Calls {
-		calls = append(calls, call{ID: mistralCallID(n, i), Type: "function", Function: fn{c.Name, c.Arguments}, Index: i})
+		calls = append(calls, call{ID: mistralCallID(n, i), Type: "function", Function: fn(c), Index: i})
 	}
 	finish := "stop"
 	if len(calls) > 0 {
