@@ -128,7 +128,7 @@ var deepSeekSchemas = [...]schema{
 	14:  {name: "ChatCompletionRequestAssistantMessageContentPart", kind: kindTagged, mask: mObject, tag: "type", dflt: -1, cases: []tagCase{{"refusal", 21}, {"text", 22}}},
 	15:  {name: "ChatCompletionRequestDeveloperMessage", kind: kindObject, mask: mObject, props: []prop{{"content", 138, true}, {"name", 142, false}, {"role", 143, true}}, nreq: 2},
 	16:  {name: "ChatCompletionRequestFunctionMessage", kind: kindObject, mask: mObject, props: []prop{{"content", 144, true}, {"name", 147, true}, {"role", 148, true}}, nreq: 3},
-	17:  {name: "ChatCompletionRequestMessage", kind: kindTagged, mask: mObject, tag: "role", dflt: -1, cases: []tagCase{{"assistant", 13}, {"developer", 15}, {"function", 16}, {"system", 23}, {"tool", 25}, {"user", 27}}},
+	17:  {name: "ChatCompletionRequestMessage", kind: kindTagged, mask: mObject, tag: "role", dflt: -1, cases: []tagCase{{"assistant", 13}, {"system", 23}, {"tool", 25}, {"user", 27}}},
 	18:  {name: "ChatCompletionRequestMessageContentPartAudio", kind: kindObject, mask: mObject, props: []prop{{"input_audio", 149, true}, {"prompt_cache_breakpoint", 152, false}, {"type", 154, true}}, nreq: 2},
 	19:  {name: "ChatCompletionRequestMessageContentPartFile", kind: kindObject, mask: mObject, props: []prop{{"file", 155, true}, {"prompt_cache_breakpoint", 159, false}, {"type", 161, true}}, nreq: 2},
 	20:  {name: "ChatCompletionRequestMessageContentPartImage", kind: kindObject, mask: mObject, props: []prop{{"image_url", 162, true}, {"prompt_cache_breakpoint", 165, false}, {"type", 167, true}}, nreq: 2},

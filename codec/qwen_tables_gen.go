@@ -128,7 +128,7 @@ var qwenSchemas = [...]schema{
 	14:  {name: "ChatCompletionRequestAssistantMessageContentPart", kind: kindTagged, mask: mObject, tag: "type", dflt: -1, cases: []tagCase{{"refusal", 21}, {"text", 22}}},
 	15:  {name: "ChatCompletionRequestDeveloperMessage", kind: kindObject, mask: mObject, props: []prop{{"content", 137, true}, {"name", 141, false}, {"role", 142, true}}, nreq: 2},
 	16:  {name: "ChatCompletionRequestFunctionMessage", kind: kindObject, mask: mObject, props: []prop{{"content", 143, true}, {"name", 146, true}, {"role", 147, true}}, nreq: 3},
-	17:  {name: "ChatCompletionRequestMessage", kind: kindTagged, mask: mObject, tag: "role", dflt: -1, cases: []tagCase{{"assistant", 13}, {"developer", 15}, {"function", 16}, {"system", 23}, {"tool", 25}, {"user", 27}}},
+	17:  {name: "ChatCompletionRequestMessage", kind: kindTagged, mask: mObject, tag: "role", dflt: -1, cases: []tagCase{{"assistant", 13}, {"system", 23}, {"tool", 25}, {"user", 27}}},
 	18:  {name: "ChatCompletionRequestMessageContentPartAudio", kind: kindObject, mask: mObject, props: []prop{{"input_audio", 148, true}, {"prompt_cache_breakpoint", 151, false}, {"type", 153, true}}, nreq: 2},
 	19:  {name: "ChatCompletionRequestMessageContentPartFile", kind: kindObject, mask: mObject, props: []prop{{"file", 154, true}, {"prompt_cache_breakpoint", 158, false}, {"type", 160, true}}, nreq: 2},
 	20:  {name: "ChatCompletionRequestMessageContentPartImage", kind: kindObject, mask: mObject, props: []prop{{"image_url", 161, true}, {"prompt_cache_breakpoint", 164, false}, {"type", 166, true}}, nreq: 2},

@@ -9,7 +9,8 @@ package generator
 //	sources: [https://api-docs.deepseek.com/guides/thinking_mode]
 //	reasoning:                         # replayed reasoning on the assistant message
 //	  carrier: reasoning_content       # … as this string field
-//	  on: tool_calls                   # … of a turn with tool calls only ("" when it had none), or every
+//	  on: tool_calls                   # … of a turn with tool calls only, or every
+//	  required: true                   # a tool-call turn without it gets an empty one
 //	system: merge                      # system-message placement: system, developer or merge
 //	tool_call_ids: {charset: alnum, length: 9}   # ids the provider accepts; others rewritten
 //	unknown_fields: refused            # the provider refuses fields it does not know: what its
@@ -30,6 +31,7 @@ import (
 	"fmt"
 	"io/fs"
 	"path"
+	"regexp"
 	"slices"
 
 	"github.com/go-faster/yaml"
@@ -51,7 +53,10 @@ type Dialect struct {
 	// goes in ("" : the base's way); CarrierOn "tool_calls" or "every".
 	Carrier, CarrierOn string
 	CarrierLine        int
-	System             string // "", system, developer, merge
+	// CarrierRequired: a tool-call turn without replayed reasoning gets
+	// an empty one (the provider refuses the turn otherwise).
+	CarrierRequired bool
+	System          string // "", system, developer, merge
 	// IDCharset and IDLength are the tool-call ids the provider takes
 	// (alnum, 9); 0: any.
 	IDCharset string
@@ -93,6 +98,12 @@ func LoadDialect(name string, data []byte) (*Dialect, []error) {
 			l.fields(n, map[string]func(*yaml.Node){
 				"carrier": func(v *yaml.Node) { d.Carrier = l.scalar(v, "carrier") },
 				"on":      func(v *yaml.Node) { d.CarrierOn = l.scalar(v, "on") },
+				"required": func(v *yaml.Node) {
+					if v.Value != "true" && v.Value != "false" {
+						l.errf(v, "reasoning: required: true or false")
+					}
+					d.CarrierRequired = v.Value == "true"
+				},
 			})
 			if d.Carrier == "" || d.CarrierOn != "tool_calls" && d.CarrierOn != "every" {
 				l.errf(n, "reasoning: {carrier: FIELD, on: tool_calls|every}")
@@ -134,8 +145,17 @@ func LoadDialect(name string, data []byte) (*Dialect, []error) {
 		l.errf(top, "dialect %s: the name of a base dialect", d.Name)
 	case !slices.Contains(dialectNames, d.Base):
 		l.errf(top, "base %s: want one of %v", d.Base, dialectNames)
+	case !dialectName.MatchString(d.Name):
+		l.errf(top, "dialect %s: a name is lower-case letters and digits, words joined by -, from a letter", d.Name)
 	case path.Base(name) != d.Name+".yaml":
 		l.errf(top, "dialect %s in %s: the file is named after the dialect", d.Name, path.Base(name))
+	}
+	seen := map[string]int{}
+	for _, e := range d.Entries {
+		if prev, dup := seen[e.Path]; dup {
+			l.errf(&yaml.Node{Line: e.Line}, "%s: an entry at line %d already", e.Path, prev)
+		}
+		seen[e.Path] = e.Line
 	}
 	for _, e := range d.Entries {
 		if len(e.Rules) != 1 || e.Rules[""].Kind == "" {
@@ -166,6 +186,10 @@ func expandPaths(n *yaml.Node) *yaml.Node {
 			out.Content = append(out.Content, en)
 			continue
 		}
+		if len(paths.Content) == 0 {
+			out.Content = append(out.Content, en) // an empty list: reported as a path that is not one
+			continue
+		}
 		for _, p := range paths.Content {
 			one := *en
 			one.Content = slices.Clone(en.Content)
@@ -179,6 +203,10 @@ func expandPaths(n *yaml.Node) *yaml.Node {
 	}
 	return &out
 }
+
+// dialectName is a dialect's name: its Go constant (words capitalized)
+// cannot clash with another's, nor with the package's other names.
+var dialectName = regexp.MustCompile(`^[a-z][a-z0-9]*(-[a-z0-9]+)*$`)
 
 // LoadDialects reads every dialect file of the module whose root is fsys,
 // in name order.

@@ -10,10 +10,12 @@ import (
 
 // EmitDialects renders the dialect table of package pkg (dialects_gen.go):
 // a Dialect constant per target of the file (the base dialects, then the
-// derived ones), and what each is: its name, base, converter (base +
-// suffix: (*conv).responsesChatDeepseek; responsesChat dispatches), whether it takes custom tools
-// (its rule for tools[]{custom} keeps them), its reasoning carrier, forced
-// system placement and tool-call id shape.
+// derived ones), and what each is: its name; its base; whether it takes
+// custom tools (its rule for tools[]{custom} keeps them) and asks for log
+// probabilities (its rule for top_logprobs carries it); its reasoning
+// carrier, forced system placement, tool-call id shape and strictness.
+// responsesChat dispatches to each one's converter (base + suffix:
+// (*conv).responsesChatDeepseek).
 func EmitDialects(pkg, base string, f *File, ds []*Dialect, c *Checked) ([]byte, error) {
 	byName := map[string]*Dialect{}
 	for _, d := range ds {
@@ -36,11 +38,16 @@ func EmitDialects(pkg, base string, f *File, ds []*Dialect, c *Checked) ([]byte,
 		} else {
 			consts = append(consts, comment, jen.Id(id))
 		}
-		custom := false
+		// What the dialect's rules say of the whole request: whether it
+		// keeps custom tools, whether it asks for log probabilities.
+		custom, logprobs := false, false
 		for _, e := range f.Entries {
-			if e.Path == "tools[]{custom}" {
-				r, _ := e.RuleFor(t.Dialect)
+			r, _ := e.RuleFor(t.Dialect)
+			switch e.Path {
+			case "tools[]{custom}":
 				custom = r.Kind == Map && r.Target == "tools[]{custom}"
+			case "top_logprobs":
+				logprobs = r.Kind == Map || r.Kind == Lossy
 			}
 		}
 		baseID := id
@@ -51,6 +58,7 @@ func EmitDialects(pkg, base string, f *File, ds []*Dialect, c *Checked) ([]byte,
 			jen.Id("name"):        jen.Lit(t.Dialect),
 			jen.Id("base"):        jen.Id(baseID),
 			jen.Id("customTools"): jen.Lit(custom),
+			jen.Id("logprobs"):    jen.Lit(logprobs),
 		}
 		cases = append(cases, jen.Case(jen.Id(id)).Block(jen.Id("c").Dot(base+id).Call(jen.Id("v"))))
 		if d != nil {
@@ -60,6 +68,7 @@ func EmitDialects(pkg, base string, f *File, ds []*Dialect, c *Checked) ([]byte,
 				}
 				fields[jen.Id("carrier")] = jen.Lit(d.Carrier)
 				fields[jen.Id("carrierEvery")] = jen.Lit(d.CarrierOn == "every")
+				fields[jen.Id("carrierRequired")] = jen.Lit(d.CarrierRequired)
 			}
 			if d.System != "" {
 				fields[jen.Id("system")] = jen.Id(strings.ToUpper(d.System[:1]) + d.System[1:])

@@ -181,3 +181,25 @@ func TestDialectPathList(t *testing.T) {
 		t.Errorf("%q, want %q", strings.Join(got, "|"), want)
 	}
 }
+
+// Names that would clash as Go constants, duplicate paths and empty path
+// lists are errors at their lines.
+func TestDialectNamesAndDuplicates(t *testing.T) {
+	for _, c := range []struct{ name, src, want string }{
+		{"a name with _", "dialect: a_b\nbase: openai\n", "dialect a_b: a name is lower-case letters and digits"},
+		{"a name from a digit", "dialect: 9x\nbase: openai\n", "dialect 9x: a name is"},
+		{"a duplicate path", dialectHeader + "entries:\n  - path: user\n    drop: a\n  - path: user\n    drop: b\n", "d/acme.yaml:6: user: an entry at line 4 already"},
+		{"an empty path list", dialectHeader + "entries:\n  - path: []\n    drop: a\n", "d/acme.yaml:4: path: want a non-empty string"},
+		{"required", dialectHeader + "reasoning: {carrier: reasoning, on: every, required: maybe}\n", "reasoning: required: true or false"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, errs := LoadDialect("d/acme.yaml", []byte(c.src))
+			for _, e := range errs {
+				if strings.Contains(e.Error(), c.want) {
+					return
+				}
+			}
+			t.Errorf("errors %v, want one containing %q", errs, c.want)
+		})
+	}
+}

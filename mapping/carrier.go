@@ -83,7 +83,7 @@ func (c *conv) closeCarrier(m codec.Ref) {
 	}
 	has := c.b.Has(m, d.carrier)
 	switch {
-	case c.h.calls >= 0 && !has:
+	case c.h.calls >= 0 && !has && d.carrierRequired:
 		c.b.SetJSON(m, d.carrier, `""`)
 		c.warn(c.h.asstPath, "no reasoning was replayed for this turn's tool calls; "+d.carrier+" is sent empty ("+d.name+" refuses a thinking-mode tool turn without it)")
 	case c.h.calls < 0 && has && !d.carrierEvery:

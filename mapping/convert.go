@@ -2,6 +2,7 @@ package mapping
 
 import (
 	"errors"
+	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -145,6 +146,9 @@ func (c *conv) capture(v codec.Value) {
 type allowedTool struct{ typ, name string }
 
 func (c *conv) run(body []byte, opts *Options) error {
+	if !opts.Dialect.valid() {
+		return fmt.Errorf("mapping: no dialect %d (Dialects lists them)", opts.Dialect)
+	}
 	c.opts = opts
 	root, _ := codec.OpenAI.Payload(codec.ResponsesRequest)
 	if err := c.doc.Decode(root, body); err != nil {

@@ -30,6 +30,12 @@ type dialect struct {
 	// turn replayed none).
 	carrier      string
 	carrierEvery bool
+	// carrierRequired: a tool-call turn without replayed reasoning gets an
+	// empty carrier (the provider refuses the turn otherwise).
+	carrierRequired bool
+	// logprobs: it asks for log probabilities (include's
+	// message.output_text.logprobs); its rule for top_logprobs carries it.
+	logprobs bool
 	// system is the placement of system messages the provider needs, if
 	// forceSystem.
 	system      SystemMode
@@ -43,7 +49,7 @@ type dialect struct {
 }
 
 func (d Dialect) String() string {
-	if int(d) < len(dialects) {
+	if d.valid() {
 		return dialects[d].name
 	}
 	return "dialect(" + strconv.Itoa(int(d)) + ")"
@@ -99,6 +105,9 @@ func Dialects() []string {
 	}
 	return out
 }
+
+// valid reports whether d is one of the dialects.
+func (d Dialect) valid() bool { return int(d) < len(dialects) }
 
 // ParseDialect is the dialect of a name; the error lists the known ones.
 func ParseDialect(name string) (Dialect, error) {

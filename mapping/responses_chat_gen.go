@@ -2130,24 +2130,30 @@ func (c *conv) responsesChatDeepseek(v codec.Value) {
 					}
 				}
 				if present(srcTextFormatJsonSchemaType) {
-					// mapping/responses_chat.yaml:186: → response_format{json_schema}.type
-					c.put(c.b.Object(codec.Top, "response_format"), "type", srcTextFormatJsonSchemaType.Raw())
+					// mapping/dialects/deepseek.yaml:80: lossy → response_format{json_object}.type
+					switch string(srcTextFormatJsonSchemaType.Raw()) {
+					case "\"json_schema\"":
+						c.b.SetJSON(c.b.Object(codec.Top, "response_format"), "type", "\"json_object\"")
+					default:
+						c.warn("text.format.type", string(srcTextFormatJsonSchemaType.Raw())+" is not a value the mapping carries to response_format{json_object}.type; left out")
+					}
+					c.warn("text.format.type", "DeepSeek's response_format is text or json_object: a JSON schema asks for a JSON object, the schema itself not enforced (the prompt must say \"json\")")
 				}
 				if present(srcTextFormatJsonSchemaName) {
-					// mapping/responses_chat.yaml:188: → response_format{json_schema}.json_schema.name
-					c.put(c.b.Object(c.b.Object(codec.Top, "response_format"), "json_schema"), "name", srcTextFormatJsonSchemaName.Raw())
+					// mapping/dialects/deepseek.yaml:86: drop
+					c.drop(srcTextFormatJsonSchemaName, "text.format.name", "DeepSeek's json_object takes no schema; the answer is a JSON object, its shape not enforced")
 				}
 				if present(srcTextFormatJsonSchemaDescription) {
-					// mapping/responses_chat.yaml:190: → response_format{json_schema}.json_schema.description
-					c.put(c.b.Object(c.b.Object(codec.Top, "response_format"), "json_schema"), "description", srcTextFormatJsonSchemaDescription.Raw())
+					// mapping/dialects/deepseek.yaml:86: drop
+					c.drop(srcTextFormatJsonSchemaDescription, "text.format.description", "DeepSeek's json_object takes no schema; the answer is a JSON object, its shape not enforced")
 				}
 				if present(srcTextFormatJsonSchemaSchema) {
-					// mapping/responses_chat.yaml:192: → response_format{json_schema}.json_schema.schema
-					c.put(c.b.Object(c.b.Object(codec.Top, "response_format"), "json_schema"), "schema", srcTextFormatJsonSchemaSchema.Raw())
+					// mapping/dialects/deepseek.yaml:86: drop
+					c.drop(srcTextFormatJsonSchemaSchema, "text.format.schema", "DeepSeek's json_object takes no schema; the answer is a JSON object, its shape not enforced")
 				}
 				if present(srcTextFormatJsonSchemaStrict) {
-					// mapping/responses_chat.yaml:195: → response_format{json_schema}.json_schema.strict
-					c.put(c.b.Object(c.b.Object(codec.Top, "response_format"), "json_schema"), "strict", srcTextFormatJsonSchemaStrict.Raw())
+					// mapping/dialects/deepseek.yaml:86: drop
+					c.drop(srcTextFormatJsonSchemaStrict, "text.format.strict", "DeepSeek's json_object takes no schema; the answer is a JSON object, its shape not enforced")
 				}
 			default:
 				c.unknownType(srcTextFormatNode, srcTextFormatKnown, "text.format")

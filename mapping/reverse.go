@@ -60,7 +60,7 @@ type ReverseConverter struct {
 // appending the Responses request to dst. The warnings are the
 // ReverseConverter's until its next conversion.
 func (rc *ReverseConverter) ChatToResponses(dst, body []byte, opts ReverseOptions) ([]byte, []Warning, error) {
-	if opts.Dialect.base() != opts.Dialect {
+	if !opts.Dialect.valid() || opts.Dialect.base() != opts.Dialect {
 		return dst, nil, fmt.Errorf("mapping: dialect %s: a Responses upstream speaks openai or openrouter", opts.Dialect)
 	}
 	c := &rc.c

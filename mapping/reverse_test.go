@@ -440,3 +440,15 @@ func TestReverseRefusesChatDialects(t *testing.T) {
 		}
 	}
 }
+
+// A Dialect that is none of the constants is an error, not a panic, both
+// ways.
+func TestNoSuchDialect(t *testing.T) {
+	d := mapping.Dialect(len(mapping.Dialects()))
+	if _, _, err := mapping.ResponsesToChat([]byte(`{"model":"m","input":"hi"}`), mapping.Options{Dialect: d}); err == nil {
+		t.Error("ResponsesToChat took no dialect")
+	}
+	if _, _, err := mapping.ChatToResponses([]byte(`{"model":"m","messages":[{"role":"user","content":"hi"}]}`), mapping.ReverseOptions{Dialect: d}); err == nil {
+		t.Error("ChatToResponses took no dialect")
+	}
+}

@@ -44,6 +44,13 @@ func (c *conv) removeAt(r codec.Ref, path string) bool {
 		var key string
 		idx := -1
 		switch {
+		case strings.HasPrefix(path, `["`): // a key that is not an identifier
+			end := strings.Index(path, `"]`)
+			k, err := strconv.Unquote(path[1 : max(end, 1)+1])
+			if end < 0 || err != nil {
+				return false
+			}
+			key, path = k, path[end+2:]
 		case path[0] == '[':
 			end := strings.IndexByte(path, ']')
 			n, err := strconv.Atoi(path[1:max(end, 1)])

@@ -16,6 +16,7 @@ func TestPruneUnknown(t *testing.T) {
 	c.b.Reset()
 	c.b.SetJSON(codec.Top, "model", `"m"`)
 	c.b.SetJSON(codec.Top, "seed", `7`)
+	c.b.SetJSON(codec.Top, "x-trace", `"t"`)
 	msgs := c.b.Array(codec.Top, "messages")
 	c.b.AppendObject(msgs) // empty: not written, not counted
 	m := c.b.AppendObject(msgs)
@@ -40,7 +41,7 @@ func TestPruneUnknown(t *testing.T) {
 	for _, w := range c.warns {
 		ws = append(ws, w.Path+": "+w.Reason[strings.LastIndexByte(w.Reason, ';')+2:])
 	}
-	if want := "seed: left out|messages[0].name: left out|messages[0].content[0].prompt_cache_breakpoint: left out|messages[1].tool_calls[0].extra: left in"; strings.Join(ws, "|") != want {
+	if want := "seed: left out|[\"x-trace\"]: left out|messages[0].name: left out|messages[0].content[0].prompt_cache_breakpoint: left out|messages[1].tool_calls[0].extra: left in"; strings.Join(ws, "|") != want {
 		t.Errorf("warnings %q\nwant %q", strings.Join(ws, "|"), want)
 	}
 }

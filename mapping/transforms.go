@@ -57,8 +57,11 @@ func include(c *conv, v codec.Value, path string, dst codec.Ref, key string) {
 		case IncludeEncryptedReasoning:
 			continue
 		case IncludeLogprobs:
-			c.b.SetBool(dst, key, true)
-			continue
+			if dialects[c.opts.Dialect].logprobs {
+				c.b.SetBool(dst, key, true)
+				continue
+			}
+			why = c.opts.Dialect.String() + " is not asked for log probabilities (its mapping drops top_logprobs)"
 		case "web_search_call.results", "web_search_call.action.sources":
 			why = "web searches come back as url_citation annotations, not web_search_call items"
 		case "file_search_call.results":

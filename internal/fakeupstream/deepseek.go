@@ -351,6 +351,19 @@ func (u *Thinking) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	u.mu.Lock()
 	u.requests = append(u.requests, body)
 	u.mu.Unlock()
+	// The roles the providers document, written here rather than read
+	// from the dialect's shape (the converter's own table would hide its
+	// mistakes): system, user, assistant and tool.
+	if v, ok := codec.Parse(body); ok {
+		for i, m := range v.Get("messages").Elems() {
+			switch role, _ := m.Get("role").Str(); role {
+			case "system", "user", "assistant", "tool":
+			default:
+				refuse(w, http.StatusUnprocessableEntity, errorBody(fmt.Sprintf("messages[%d].role: unknown variant `%s`, expected one of `system`, `user`, `assistant`, `tool`", i, role), `"type":"invalid_request_error"`))
+				return
+			}
+		}
+	}
 	var doc codec.Doc
 	root, _ := u.shape.Payload(codec.ChatRequest)
 	if err := doc.Decode(root, body); err != nil {

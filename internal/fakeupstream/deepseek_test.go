@@ -221,3 +221,21 @@ func TestWithToolCall(t *testing.T) {
 		t.Error("a recording without a tool call took one")
 	}
 }
+
+// The documented roles are the fake's own: a developer message is refused
+// whatever the dialect's shape table says.
+func TestThinkingRoles(t *testing.T) {
+	for _, u := range []*fakeupstream.Thinking{fakeupstream.DeepSeek(), fakeupstream.Kimi()} {
+		srv := httptest.NewServer(u)
+		resp, err := http.Post(srv.URL+"/chat/completions", "application/json", strings.NewReader(`{"model":"m","messages":[{"role":"developer","content":"x"},{"role":"user","content":"hi"}]}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		srv.Close()
+		if resp.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(string(body), "messages[0].role: unknown variant `developer`") {
+			t.Errorf("%d %s", resp.StatusCode, body)
+		}
+	}
+}
