@@ -17,6 +17,7 @@ import (
 	"sync"
 
 	"github.com/transponder-dev/transponder/codec"
+	"github.com/transponder-dev/transponder/internal/chatsum"
 )
 
 // Chunks is a recorded chat stream: its chunks, one JSON object each, as
@@ -114,70 +115,20 @@ func (c Chunks) ReasoningContent() string {
 // in DeepSeek's shape: the message's content, reasoning_content and tool
 // calls (by index, their arguments joined), the finish reason and usage.
 func (c Chunks) Completion() []byte {
-	type call struct {
-		ID   string `json:"id"`
-		Type string `json:"type"`
-		Fn   struct {
-			Name      string `json:"name"`
-			Arguments string `json:"arguments"`
-		} `json:"function"`
-	}
-	var (
-		id, model, fp      string
-		created            int64
-		content, reasoning strings.Builder
-		calls              []*call
-		byIndex            = map[int64]*call{}
-		finish             = "stop"
-		usage              = json.RawMessage("null")
-	)
-	for _, raw := range c {
-		var ch chunk
-		if json.Unmarshal(raw, &ch) != nil {
-			continue
-		}
-		id, model, fp, created = ch.ID, ch.Model, ch.SystemFingerprint, ch.Created
-		if len(ch.Usage) > 0 && string(ch.Usage) != "null" {
-			usage = ch.Usage
-		}
-		for _, x := range ch.Choices {
-			d := x.Delta
-			if d.Content != nil {
-				content.WriteString(*d.Content)
-			}
-			if d.ReasoningContent != nil {
-				reasoning.WriteString(*d.ReasoningContent)
-			}
-			for _, p := range d.ToolCalls {
-				cl := byIndex[p.Index]
-				if cl == nil {
-					cl = &call{Type: "function"}
-					byIndex[p.Index] = cl
-					calls = append(calls, cl)
-				}
-				if p.ID != "" {
-					cl.ID = p.ID
-				}
-				if p.Fn.Name != "" {
-					cl.Fn.Name = p.Fn.Name
-				}
-				cl.Fn.Arguments += p.Fn.Arguments
-			}
-			if x.FinishReason != nil {
-				finish = *x.FinishReason
-			}
-		}
-	}
+	s := chatsum.Add(c)
 	type message struct {
-		Role             string  `json:"role"`
-		Content          string  `json:"content"`
-		ReasoningContent *string `json:"reasoning_content,omitempty"`
-		ToolCalls        []*call `json:"tool_calls,omitempty"`
+		Role             string          `json:"role"`
+		Content          string          `json:"content"`
+		ReasoningContent *string         `json:"reasoning_content,omitempty"`
+		ToolCalls        []*chatsum.Call `json:"tool_calls,omitempty"`
 	}
-	msg := message{Role: "assistant", Content: content.String(), ToolCalls: calls}
-	if reasoning.Len() > 0 {
-		r := reasoning.String()
-		msg.ReasoningContent = &r
+	msg := message{Role: "assistant", Content: s.Content, ToolCalls: s.Calls}
+	if s.ReasoningContent != "" {
+		msg.ReasoningContent = &s.ReasoningContent
+	}
+	usage := s.Usage
+	if usage == nil {
+		usage = json.RawMessage("null")
 	}
 	out := struct {
 		ID                string          `json:"id"`
@@ -187,13 +138,13 @@ func (c Chunks) Completion() []byte {
 		Choices           []any           `json:"choices"`
 		Usage             json.RawMessage `json:"usage"`
 		SystemFingerprint string          `json:"system_fingerprint"`
-	}{ID: id, Object: "chat.completion", Created: created, Model: model, SystemFingerprint: fp, Usage: usage,
+	}{ID: s.ID, Object: "chat.completion", Created: s.Created, Model: s.Model, SystemFingerprint: s.SystemFingerprint, Usage: usage,
 		Choices: []any{struct {
 			Index        int             `json:"index"`
 			Message      message         `json:"message"`
 			Logprobs     json.RawMessage `json:"logprobs"`
 			FinishReason string          `json:"finish_reason"`
-		}{Message: msg, Logprobs: json.RawMessage("null"), FinishReason: finish}},
+		}{Message: msg, Logprobs: json.RawMessage("null"), FinishReason: s.Finish}},
 	}
 	b, _ := json.Marshal(out) // plain data: cannot fail
 	return b

@@ -200,7 +200,7 @@ func TestReasoningFieldsTwice(t *testing.T) {
 	end := []byte(`{"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{},"finish_reason":"stop"}],"usage":{"prompt_tokens":1,"completion_tokens":1,"total_tokens":2}}`)
 	for _, c := range []struct {
 		name, a, b, want string
-		warned          bool
+		warned           bool
 	}{
 		{"same", "think", "think", "think.", false},
 		{"different", "think", "other", "think.", true},

@@ -33,6 +33,7 @@ import (
 
 	"github.com/transponder-dev/transponder/codec"
 	"github.com/transponder-dev/transponder/codec/sse"
+	"github.com/transponder-dev/transponder/internal/chatsum"
 )
 
 //go:embed testdata/*.sse
@@ -170,99 +171,28 @@ func text(c codec.Value) string {
 	return b.String()
 }
 
-// Completion is the chat completion a recorded stream adds up to: its
-// content, reasoning and reasoning details, tool calls (by index, their
-// arguments joined), finish reason and usage.
+// Completion is the chat completion a recorded stream adds up to, in
+// OpenRouter's shape: its content, reasoning (reasoning, reasoning_content,
+// reasoning details), tool calls (by index, their arguments joined), finish
+// reason and usage.
 func Completion(rec []byte) []byte {
-	type call struct {
-		ID   string `json:"id"`
-		Type string `json:"type"`
-		Fn   struct {
-			Name      string `json:"name"`
-			Arguments string `json:"arguments"`
-		} `json:"function"`
-	}
-	var (
-		id, model, provider string
-		created             int64
-		content, reasoning  strings.Builder
-		details             []json.RawMessage
-		calls               []*call
-		byIndex             = map[int64]*call{}
-		finish              = "stop"
-		usage               json.RawMessage
-	)
+	var chunks [][]byte
 	rd := sse.NewReader(bytes.NewReader(rec))
 	for rd.Next() {
 		e := rd.Event()
 		if e.Done() {
 			break
 		}
-		var c struct {
-			ID       string          `json:"id"`
-			Model    string          `json:"model"`
-			Provider string          `json:"provider"`
-			Created  int64           `json:"created"`
-			Usage    json.RawMessage `json:"usage"`
-			Choices  []struct {
-				Delta struct {
-					Content          *string           `json:"content"`
-					Reasoning        *string           `json:"reasoning"`
-					ReasoningDetails []json.RawMessage `json:"reasoning_details"`
-					ToolCalls        []struct {
-						Index int64  `json:"index"`
-						ID    string `json:"id"`
-						Fn    struct {
-							Name      string `json:"name"`
-							Arguments string `json:"arguments"`
-						} `json:"function"`
-					} `json:"tool_calls"`
-				} `json:"delta"`
-				FinishReason *string `json:"finish_reason"`
-			} `json:"choices"`
-		}
-		if json.Unmarshal(e.Data, &c) != nil {
-			continue
-		}
-		id, model, provider, created = c.ID, c.Model, c.Provider, c.Created
-		if len(c.Usage) > 0 {
-			usage = c.Usage
-		}
-		for _, ch := range c.Choices {
-			d := ch.Delta
-			if d.Content != nil {
-				content.WriteString(*d.Content)
-			}
-			if d.Reasoning != nil {
-				reasoning.WriteString(*d.Reasoning)
-			}
-			details = append(details, d.ReasoningDetails...)
-			for _, tc := range d.ToolCalls {
-				cl := byIndex[tc.Index]
-				if cl == nil {
-					cl = &call{Type: "function"}
-					byIndex[tc.Index] = cl
-					calls = append(calls, cl)
-				}
-				if tc.ID != "" {
-					cl.ID = tc.ID
-				}
-				if tc.Fn.Name != "" {
-					cl.Fn.Name = tc.Fn.Name
-				}
-				cl.Fn.Arguments += tc.Fn.Arguments
-			}
-			if ch.FinishReason != nil {
-				finish = *ch.FinishReason
-			}
-		}
+		chunks = append(chunks, append([]byte(nil), e.Data...))
 	}
+	s := chatsum.Add(chunks)
 	type message struct {
 		Role             string            `json:"role"`
 		Content          string            `json:"content"`
 		Reasoning        string            `json:"reasoning,omitempty"`
+		ReasoningContent string            `json:"reasoning_content,omitempty"`
 		ReasoningDetails []json.RawMessage `json:"reasoning_details,omitempty"`
-		ToolCalls        []*call           `json:"tool_calls,omitempty"`
+		ToolCalls        []*chatsum.Call   `json:"tool_calls,omitempty"`
 	}
 	type choice struct {
 		Index              int             `json:"index"`
@@ -280,9 +210,9 @@ func Completion(rec []byte) []byte {
 		Choices  []choice        `json:"choices"`
 		Usage    json.RawMessage `json:"usage,omitempty"`
 	}{
-		ID: id, Object: "chat.completion", Created: created, Model: model, Provider: provider, Usage: usage,
-		Choices: []choice{{Message: message{Role: "assistant", Content: content.String(), Reasoning: reasoning.String(), ReasoningDetails: details, ToolCalls: calls},
-			FinishReason: finish, NativeFinishReason: finish, Logprobs: json.RawMessage("null")}},
+		ID: s.ID, Object: "chat.completion", Created: s.Created, Model: s.Model, Provider: s.Provider, Usage: s.Usage,
+		Choices: []choice{{Message: message{Role: "assistant", Content: s.Content, Reasoning: s.Reasoning, ReasoningContent: s.ReasoningContent,
+			ReasoningDetails: s.ReasoningDetails, ToolCalls: s.Calls}, FinishReason: s.Finish, NativeFinishReason: s.Finish, Logprobs: json.RawMessage("null")}},
 	}
 	b, _ := json.Marshal(out) // plain data: cannot fail
 	return b
