@@ -82,14 +82,18 @@ bench:
 	go test -run '^$$' -bench . -benchmem -count 6 ./codec/... ./mapping/... ./runtime/... | tee bench.txt
 	go tool benchstat -col /impl bench.txt
 
-# Fuzz the codec's decoder and the stream checker, FUZZTIME each (the seeds
-# also run in `make test`).
+# Fuzz every target, FUZZTIME each (a duration, or N executions: 1000000x);
+# the seeds also run in `make test`.
 FUZZTIME ?= 2m
 fuzz:
 	go test -run '^$$' -fuzz FuzzDecode -fuzztime $(FUZZTIME) -fuzzminimizetime 2s ./codec
+	go test -run '^$$' -fuzz FuzzValid -fuzztime $(FUZZTIME) -fuzzminimizetime 2s ./codec
+	go test -run '^$$' -fuzz FuzzReader -fuzztime $(FUZZTIME) -fuzzminimizetime 2s ./codec/sse
 	go test -run '^$$' -fuzz FuzzChecker -fuzztime $(FUZZTIME) -fuzzminimizetime 2s ./runtime/conformance
 	go test -run '^$$' -fuzz FuzzCheckStream -fuzztime $(FUZZTIME) -fuzzminimizetime 2s ./runtime/conformance
 	go test -run '^$$' -fuzz FuzzChatChecker -fuzztime $(FUZZTIME) -fuzzminimizetime 2s ./runtime/conformance
 	go test -run '^$$' -fuzz FuzzResponsesToChat -fuzztime $(FUZZTIME) -fuzzminimizetime 2s ./mapping
+	go test -run '^$$' -fuzz 'FuzzChatToResponses$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 2s ./mapping
 	go test -run '^$$' -fuzz FuzzChatToResponses -fuzztime $(FUZZTIME) -fuzzminimizetime 2s ./runtime/translate
+	go test -run '^$$' -fuzz FuzzUpstreamError -fuzztime $(FUZZTIME) -fuzzminimizetime 2s ./runtime/translate
 	go test -run '^$$' -fuzz FuzzParser -fuzztime $(FUZZTIME) -fuzzminimizetime 2s ./runtime/reverse
