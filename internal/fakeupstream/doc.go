@@ -8,4 +8,8 @@
 // recordings: each rule names its source. It is not a model: the answers
 // are recordings, chosen by turn (the number of assistant messages in the
 // request), the last one once the turn runs past the script.
+//
+// Faulty (faults.go) is the other kind: a chat upstream that fails, in
+// one of the ways upstreams fail (error statuses and pages, resets,
+// silences, cut, garbled or huge streams), for the gateway's fault tests.
 package fakeupstream

@@ -191,7 +191,8 @@ func (q *request) sse(ctx context.Context, req *translate.Request, body io.Reade
 		}
 		return rc.Flush()
 	}
-	// A silence longer than StreamIdle ends the upstream read.
+	// A silence longer than StreamIdle ends the upstream read: any byte
+	// read breaks a silence (a slow drip or one large chunk is no silence).
 	var silent atomic.Bool
 	idle := time.AfterFunc(s.cfg.StreamIdle, func() { silent.Store(true); _ = closeBody(body) })
 	defer idle.Stop()
@@ -206,7 +207,7 @@ func (q *request) sse(ctx context.Context, req *translate.Request, body io.Reade
 		q.gone()
 		return
 	}
-	in := sse.NewReader(body)
+	in := sse.NewReader(idleReader{body, idle, s.cfg.StreamIdle})
 	for {
 		if !in.Next() {
 			err := in.Err()
@@ -226,7 +227,6 @@ func (q *request) sse(ctx context.Context, req *translate.Request, body io.Reade
 			break
 		}
 		arrived := time.Now()
-		idle.Reset(s.cfg.StreamIdle)
 		e := in.Event()
 		if e.Done() {
 			finish(t.Finish())

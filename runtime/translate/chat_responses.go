@@ -472,6 +472,12 @@ func (r *Responder) Convert(req *Request, body []byte, opts Options) ([]byte, []
 	t.reply.Body(&t.doc, t)
 	t.strayLogprobs()
 	if !t.sawFin && t.fail == nil {
+		// No choices and an error object: the upstream's error in a 200
+		// (OpenRouter's, when a provider fails after routing), answered
+		// as the error it is, not as a Response missing its finish.
+		if root, ok := codec.Parse(body); ok && root.Get("error").Kind() == codec.Object {
+			return nil, nil, StreamError(root.Get("error"))
+		}
 		t.fail = &APIError{Status: 502, Type: "server_error", Code: "server_error", Message: "the upstream's response has no finish reason"}
 	}
 	t.terminal()

@@ -2,6 +2,7 @@ package translate
 
 import (
 	"encoding/json"
+	"errors"
 	"net/http"
 	"slices"
 	"strings"
@@ -436,4 +437,16 @@ func responseErrorCodes(t testing.TB) []string {
 	// and the two the live API sends beyond the spec, which the
 	// conformance checker knows (its TestErrorCodesBeyondSpec)
 	return append(s.Values(), "context_length_exceeded", "insufficient_quota")
+}
+
+// A 200 whose body is an error object (no choices) is the upstream's
+// error, with its status and message, not a Response "with no finish
+// reason".
+func TestConvertErrorBody(t *testing.T) {
+	var r Responder
+	_, _, err := r.Convert(request(t, `{"model":"m","input":"hi"}`), []byte(`{"error":{"code":503,"message":"No instances available","metadata":{"provider_name":"Example"}}}`), Options{IDs: &SeqIDs{}, Clock: clock})
+	var ae *APIError
+	if !errors.As(err, &ae) || ae.Status != 503 || ae.Type != "server_error" || !strings.Contains(ae.Message, "No instances available") {
+		t.Fatalf("%#v", err)
+	}
 }
