@@ -1,0 +1,184 @@
+package mapping
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/transponder-dev/transponder/codec"
+)
+
+// OpenAI's limits on a request that the pinned specs' shape tables do not
+// carry (they keep kinds, not bounds): checked on both directions before
+// anything is converted, so that a request OpenAI refuses is refused here
+// too, naming its path, and never reaches an upstream.
+
+// Metadata limits (OpenAI's metadata: at most 16 pairs, keys up to 64
+// characters, string values up to 512); function and custom tool names
+// (at most 64 of a-z, A-Z, 0-9, _ and -).
+const (
+	maxMetadataPairs = 16
+	maxMetadataKey   = 64
+	maxMetadataValue = 512
+	maxToolName      = 64
+)
+
+// limitedInts are the integer fields that must be at least 1 (a token
+// bound of 0 or less is no bound an upstream can honour); bounds are the
+// number fields with OpenAI's documented ranges.
+var (
+	limitedInts = []string{"max_output_tokens", "max_tokens", "max_completion_tokens", "max_tool_calls", "top_logprobs"}
+	bounds      = []struct {
+		key      string
+		min, max float64
+	}{{"temperature", 0, 2}, {"top_p", 0, 1}, {"frequency_penalty", -2, 2}, {"presence_penalty", -2, 2}}
+)
+
+// checkLimits checks the top-level request v against OpenAI's limits;
+// chat says v is a chat request (its function tools nest the name and
+// parameters under "function").
+func checkLimits(v codec.Value, chat bool) *Error {
+	if s, ok := v.Get("model").Str(); ok && strings.ContainsFunc(s, isControl) {
+		return &Error{Message: "Invalid 'model': a model name has no control characters.", Param: "model", Code: "invalid_value"}
+	}
+	if e := checkMetadata(v.Get("metadata")); e != nil {
+		return e
+	}
+	for _, k := range limitedInts {
+		f := v.Get(k)
+		if f.Kind() != codec.Number {
+			continue
+		}
+		n, ok := f.Int()
+		if !ok {
+			raw := string(f.Raw())
+			switch {
+			case strings.ContainsAny(raw, ".eE"):
+				continue // not an integer: the shape tables' invalid_type
+			case strings.HasPrefix(raw, "-"):
+				return &Error{Message: fmt.Sprintf("Invalid '%s': integer below minimum value. Expected a value >= 1, but got %s instead.", k, clipNum(f.Raw())), Param: k, Code: "integer_below_min_value"}
+			}
+			return &Error{Message: fmt.Sprintf("Invalid '%s': integer above maximum value. Expected a value <= %d, but got %s instead.", k, int64(math.MaxInt64), clipNum(f.Raw())), Param: k, Code: "integer_above_max_value"}
+		}
+		if n < 1 {
+			return &Error{Message: fmt.Sprintf("Invalid '%s': integer below minimum value. Expected a value >= 1, but got %d instead.", k, n), Param: k, Code: "integer_below_min_value"}
+		}
+	}
+	for _, b := range bounds {
+		f := v.Get(b.key)
+		if f.Kind() != codec.Number {
+			continue
+		}
+		x, _ := f.Float() // ±Inf for a number beyond float64
+		switch {
+		case x < b.min:
+			return &Error{Message: fmt.Sprintf("Invalid '%s': decimal below minimum value. Expected a value >= %g, but got %s instead.", b.key, b.min, clipNum(f.Raw())), Param: b.key, Code: "decimal_below_min_value"}
+		case x > b.max:
+			return &Error{Message: fmt.Sprintf("Invalid '%s': decimal above maximum value. Expected a value <= %g, but got %s instead.", b.key, b.max, clipNum(f.Raw())), Param: b.key, Code: "decimal_above_max_value"}
+		}
+	}
+	for i, t := range v.Get("tools").Elems() {
+		typ, _ := t.Get("type").Str()
+		fn, prefix := t, at("tools", i, "")+"."
+		switch {
+		case chat && typ == "function":
+			fn, prefix = t.Get("function"), prefix+"function."
+		case !chat && (typ == "function" || typ == "custom"):
+		default:
+			continue
+		}
+		if e := checkToolName(fn.Get("name"), prefix+"name"); e != nil {
+			return e
+		}
+		if e := checkParameters(fn.Get("parameters"), prefix+"parameters"); e != nil {
+			return e
+		}
+	}
+	return nil
+}
+
+func checkMetadata(m codec.Value) *Error {
+	switch m.Kind() {
+	case codec.Invalid, codec.Null:
+		return nil
+	case codec.Object:
+	default:
+		return &Error{Message: "Invalid type for 'metadata': expected an object, but got " + kindName(m.Kind()) + " instead.", Param: "metadata", Code: "invalid_type"}
+	}
+	n := 0
+	for k, val := range m.Members() {
+		n++
+		key := k.String()
+		if len([]rune(key)) > maxMetadataKey {
+			return &Error{Message: fmt.Sprintf("Invalid 'metadata': a key is %d characters long; the limit is %d.", len([]rune(key)), maxMetadataKey), Param: "metadata", Code: "string_above_max_length"}
+		}
+		s, ok := val.Str()
+		if !ok {
+			return &Error{Message: "Invalid type for 'metadata." + key + "': expected a string, but got " + kindName(val.Kind()) + " instead.", Param: "metadata." + key, Code: "invalid_type"}
+		}
+		if l := len([]rune(s)); l > maxMetadataValue {
+			return &Error{Message: fmt.Sprintf("Invalid 'metadata.%s': string too long. Expected a string with maximum length %d, but got a string with length %d instead.", key, maxMetadataValue, l), Param: "metadata." + key, Code: "string_above_max_length"}
+		}
+	}
+	if n > maxMetadataPairs {
+		return &Error{Message: fmt.Sprintf("Invalid 'metadata': too many properties. Expected an object with at most %d properties, but got an object with %d properties instead.", maxMetadataPairs, n), Param: "metadata", Code: "object_above_max_properties"}
+	}
+	return nil
+}
+
+func checkToolName(name codec.Value, path string) *Error {
+	s, ok := name.Str()
+	if !ok {
+		return nil // missing or of the wrong kind: the shape tables' errors
+	}
+	if len(s) > maxToolName {
+		return &Error{Message: fmt.Sprintf("Invalid '%s': string too long. Expected a string with maximum length %d, but got a string with length %d instead.", path, maxToolName, len(s)), Param: path, Code: "string_above_max_length"}
+	}
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '-') {
+			return &Error{Message: fmt.Sprintf("Invalid '%s': string does not match pattern. Expected a string that matches the pattern '^[a-zA-Z0-9_-]+$'.", path), Param: path, Code: "invalid_value"}
+		}
+	}
+	return nil
+}
+
+// checkParameters: a function's parameters are a JSON Schema of an
+// object (or absent, or null).
+func checkParameters(p codec.Value, path string) *Error {
+	switch p.Kind() {
+	case codec.Invalid, codec.Null:
+		return nil
+	case codec.Object:
+	default:
+		return &Error{Message: "Invalid type for '" + path + "': expected an object, but got " + kindName(p.Kind()) + " instead.", Param: path, Code: "invalid_type"}
+	}
+	if t := p.Get("type"); t.Exists() && string(t.Raw()) != `"object"` {
+		return &Error{Message: "Invalid schema for function parameters: schema must be a JSON Schema of 'type: \"object\"', got 'type: " + clipNum(t.Raw()) + "'.", Param: path, Code: "invalid_function_parameters"}
+	}
+	return nil
+}
+
+func isControl(r rune) bool { return r < 0x20 || r == 0x7f }
+
+func kindName(k codec.Kind) string {
+	switch k {
+	case codec.Object:
+		return "an object"
+	case codec.Array:
+		return "an array"
+	case codec.String:
+		return "a string"
+	case codec.Number:
+		return "a number"
+	case codec.Bool:
+		return "a boolean"
+	}
+	return "null"
+}
+
+func clipNum(raw []byte) string {
+	if len(raw) > 32 {
+		return string(raw[:32]) + "…"
+	}
+	return string(raw)
+}
