@@ -1,11 +1,13 @@
 package gateway_test
 
 import (
+	"bufio"
 	"context"
 	"database/sql"
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
@@ -125,6 +127,14 @@ func badInputCases() []badCase {
 		{"previous_response_id unknown", R, `{"model":"m","input":"hi","previous_response_id":"resp_nope"}`, false, 400, inv, "previous_response_not_found", "previous_response_id"},
 		{"previous_response_id a number", R, `{"model":"m","input":"hi","previous_response_id":5}`, false, 400, inv, "invalid_type", "previous_response_id"},
 
+		{"streamed: tool name over 64", R, `{"model":"m","input":"hi","stream":true,"tools":[{"type":"function","name":"` + long + `"}]}`, false, 400, inv, "string_above_max_length", "tools[0].name"},
+		{"stream a string", R, `{"model":"m","input":"hi","stream":"yes"}`, false, 400, inv, "invalid_type", "stream"},
+		{"store a string", R, `{"model":"m","input":"hi","store":"no"}`, false, 400, inv, "invalid_type", "store"},
+		{"conversation a number", R, `{"model":"m","input":"hi","conversation":5}`, false, 400, inv, "invalid_type", "conversation"},
+		{"conversation unknown", R, `{"model":"m","input":"hi","conversation":"conv_nope"}`, false, 400, inv, "conversation_not_found", "conversation"},
+		{"an item reference to nothing", R, `{"model":"m","input":[{"type":"item_reference","id":"msg_nope"}]}`, false, 400, inv, "invalid_value", "input[0].id"},
+		{"tool_choice of no tool", R, `{"model":"m","input":"hi","tools":[{"type":"function","name":"f"}],"tool_choice":{"type":"function","name":"g"}}`, false, 400, inv, "invalid_value", "tool_choice.name"},
+
 		// POST /v1/chat/completions
 		{"chat: not JSON", C, `hello`, false, 400, inv, "invalid_json", ""},
 		{"chat: truncated JSON", C, `{"model":"m","messages":[`, false, 400, inv, "invalid_json", ""},
@@ -143,6 +153,13 @@ func badInputCases() []badCase {
 		{"chat: max_tokens -1", C, `{"model":"m","messages":[{"role":"user","content":"hi"}],"max_tokens":-1}`, false, 400, inv, "integer_below_min_value", "max_tokens"},
 		{"chat: response_format a string", C, `{"model":"m","messages":[{"role":"user","content":"hi"}],"response_format":"json"}`, false, 400, inv, "invalid_type", "response_format"},
 		{"chat: metadata 17 keys", C, `{"model":"m","messages":[{"role":"user","content":"hi"}],"metadata":` + meta(17, 0, 1) + `}`, false, 400, inv, "object_above_max_properties", "metadata"},
+		{"chat: streamed, messages empty", C, `{"model":"m","stream":true,"messages":[]}`, false, 400, inv, "empty_array", "messages"},
+		{"chat: stream a string", C, `{"model":"m","stream":"yes","messages":[{"role":"user","content":"hi"}]}`, false, 400, inv, "invalid_type", "stream"},
+		{"chat: temperature 1e400", C, `{"model":"m","messages":[{"role":"user","content":"hi"}],"temperature":1e400}`, false, 400, inv, "decimal_above_max_value", "temperature"},
+		{"chat: parameters not an object schema", C, `{"model":"m","messages":[{"role":"user","content":"hi"}],"tools":[{"type":"function","function":{"name":"f","parameters":{"type":"array"}}}]}`, false, 400, inv, "invalid_function_parameters", "tools[0].function.parameters"},
+		{"chat: metadata value of 513", C, `{"model":"m","messages":[{"role":"user","content":"hi"}],"metadata":{"k":"` + strings.Repeat("v", 513) + `"}}`, false, 400, inv, "string_above_max_length", "metadata.k"},
+		{"chat: unknown tool type", C, `{"model":"m","messages":[{"role":"user","content":"hi"}],"tools":[{"type":"teleport"}]}`, false, 400, inv, "invalid_value", "tools[0].type"},
+		{"chat: unknown part type", C, `{"model":"m","messages":[{"role":"user","content":[{"type":"smell"}]}]}`, false, 400, inv, "invalid_value", "messages[0].content[0].type"},
 		{"chat: a tool message without tool_call_id", C, `{"model":"m","messages":[{"role":"tool","content":"x"}]}`, false, 400, inv, "missing_required_parameter", "messages[0].tool_call_id"},
 
 		// the stored-response routes
@@ -212,6 +229,49 @@ func TestBadInput(t *testing.T) {
 			checkOpenAIError(t, resp.StatusCode, b, c.status, c.typ, c.code, c.param)
 		})
 	}
+	// A body over MaxBody (1 MiB here) of 64 MiB: 413, and the gateway
+	// stops reading it at the limit (what the client wrote is bounded by
+	// the limit and the loopback's buffers, not the body).
+	for _, path := range []string{"/v1/responses", "/v1/chat/completions"} {
+		t.Run("a body over the limit "+path, func(t *testing.T) {
+			body := &countingReader{left: 64 << 20}
+			req, _ := http.NewRequest(http.MethodPost, lax.gw.URL+path, body)
+			req.ContentLength = -1 // chunked: the gateway cannot know the size before reading
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			checkOpenAIError(t, resp.StatusCode, b, 413, "invalid_request_error", "", "")
+			if n := body.read.Load(); n > 16<<20 {
+				t.Errorf("the client wrote %d bytes of the body before the answer", n)
+			}
+		})
+	}
+	// CR/LF inside a header value: net/http refuses the request before any
+	// handler (a plain 400 of its own, not an OpenAI object); it reaches
+	// neither upstream.
+	for _, path := range []string{"/v1/responses", "/v1/chat/completions"} {
+		t.Run("a header value with CR/LF "+path, func(t *testing.T) {
+			conn, err := net.Dial("tcp", strings.TrimPrefix(lax.gw.URL, "http://"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer conn.Close()
+			body := `{"model":"m","input":"hi","messages":[{"role":"user","content":"hi"}]}`
+			fmt.Fprintf(conn, "POST %s HTTP/1.1\r\nHost: x\r\nSession-Id: a\rX-Evil: 1\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", path, len(body), body)
+			resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+			if resp.StatusCode != 400 {
+				t.Errorf("status %d", resp.StatusCode)
+			}
+		})
+	}
+
 	if n := up.n.Load() - sent; n != 0 {
 		t.Errorf("the chat upstream got %d requests", n)
 	}
@@ -221,6 +281,23 @@ func TestBadInput(t *testing.T) {
 	if got := countRows(t, dsn); got != rows {
 		t.Errorf("rows after the table %v, before %v", got, rows)
 	}
+}
+
+// countingReader is a body of left bytes that counts what was read of it.
+type countingReader struct {
+	left int64
+	read atomic.Int64
+}
+
+func (r *countingReader) Read(p []byte) (int, error) {
+	if r.left <= 0 {
+		return 0, io.EOF
+	}
+	n := int(min(int64(len(p)), r.left))
+	clear(p[:n])
+	r.left -= int64(n)
+	r.read.Add(int64(n))
+	return n, nil
 }
 
 // checkOpenAIError checks an answer is OpenAI's error object with the
