@@ -14,6 +14,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	_ "modernc.org/sqlite" // to count the store's rows
 
@@ -160,6 +161,8 @@ func badInputCases() []badCase {
 		{"chat: metadata value of 513", C, `{"model":"m","messages":[{"role":"user","content":"hi"}],"metadata":{"k":"` + strings.Repeat("v", 513) + `"}}`, false, 400, inv, "string_above_max_length", "metadata.k"},
 		{"chat: unknown tool type", C, `{"model":"m","messages":[{"role":"user","content":"hi"}],"tools":[{"type":"teleport"}]}`, false, 400, inv, "invalid_value", "tools[0].type"},
 		{"chat: unknown part type", C, `{"model":"m","messages":[{"role":"user","content":[{"type":"smell"}]}]}`, false, 400, inv, "invalid_value", "messages[0].content[0].type"},
+		{"chat: a tool message answering no call", C, `{"model":"m","messages":[{"role":"user","content":"hi"},{"role":"tool","tool_call_id":"nope","content":"x"}]}`, false, 400, inv, "invalid_value", "messages[1].tool_call_id"},
+		{"chat: duplicate tool call ids", C, `{"model":"m","messages":[{"role":"user","content":"hi"},{"role":"assistant","tool_calls":[{"id":"c1","type":"function","function":{"name":"f","arguments":"{}"}},{"id":"c1","type":"function","function":{"name":"f","arguments":"{}"}}]}]}`, false, 400, inv, "invalid_value", "messages[1].tool_calls[1].id"},
 		{"chat: a tool message without tool_call_id", C, `{"model":"m","messages":[{"role":"tool","content":"x"}]}`, false, 400, inv, "missing_required_parameter", "messages[0].tool_call_id"},
 
 		// the stored-response routes
@@ -247,6 +250,26 @@ func TestBadInput(t *testing.T) {
 			if n := body.read.Load(); n > 16<<20 {
 				t.Errorf("the client wrote %d bytes of the body before the answer", n)
 			}
+		})
+	}
+	// A declared Content-Length over MaxBody is refused from the headers:
+	// the client need not send a byte of the body.
+	for _, path := range []string{"/v1/responses", "/v1/chat/completions"} {
+		t.Run("a declared length over the limit "+path, func(t *testing.T) {
+			conn, err := net.Dial("tcp", strings.TrimPrefix(lax.gw.URL, "http://"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer conn.Close()
+			fmt.Fprintf(conn, "POST %s HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n", path, 64<<20)
+			_ = conn.SetReadDeadline(time.Now().Add(5 * time.Second))
+			resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+			if err != nil {
+				t.Fatalf("no answer before the body: %v", err)
+			}
+			b, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			checkOpenAIError(t, resp.StatusCode, b, 413, "invalid_request_error", "", "")
 		})
 	}
 	// CR/LF inside a header value: net/http refuses the request before any
