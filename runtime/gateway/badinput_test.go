@@ -5,6 +5,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -15,6 +16,7 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	_ "modernc.org/sqlite" // to count the store's rows
 
@@ -126,6 +128,10 @@ func badInputCases() []badCase {
 		{"metadata value of 513", R, `{"model":"m","input":"hi","metadata":{"k":"` + strings.Repeat("v", 513) + `"}}`, false, 400, inv, "string_above_max_length", "metadata.k"},
 		// stored state
 		{"previous_response_id unknown", R, `{"model":"m","input":"hi","previous_response_id":"resp_nope"}`, false, 400, inv, "previous_response_not_found", "previous_response_id"},
+		{"previous_response_id with a NUL", R, `{"model":"m","input":"hi","previous_response_id":"resp_\u0000"}`, false, 400, inv, "invalid_value", "previous_response_id"},
+		{"previous_response_id of invalid UTF-8", R, "{\"model\":\"m\",\"input\":\"hi\",\"previous_response_id\":\"resp_\xff\"}", false, 400, inv, "invalid_value", "previous_response_id"},
+		{"conversation with a NUL", R, `{"model":"m","input":"hi","conversation":"conv_\u0000"}`, false, 400, inv, "invalid_value", "conversation"},
+		{"an item reference with a NUL", R, `{"model":"m","input":[{"type":"item_reference","id":"msg_\u0000"}]}`, false, 400, inv, "invalid_value", "input[0].id"},
 		{"previous_response_id a number", R, `{"model":"m","input":"hi","previous_response_id":5}`, false, 400, inv, "invalid_type", "previous_response_id"},
 
 		{"streamed: tool name over 64", R, `{"model":"m","input":"hi","stream":true,"tools":[{"type":"function","name":"` + long + `"}]}`, false, 400, inv, "string_above_max_length", "tools[0].name"},
@@ -172,6 +178,11 @@ func badInputCases() []badCase {
 		{"get: include unknown", "GET /v1/responses/{id}?include=nope", ``, false, 400, inv, "invalid_value", "include"},
 		{"delete: unknown id", "DELETE /v1/responses/resp_nope", ``, false, 404, inv, "", "response_id"},
 		{"items: unknown id", "GET /v1/responses/resp_nope/input_items", ``, false, 404, inv, "", "response_id"},
+		{"get: an id with a NUL", "GET /v1/responses/resp_%00", ``, false, 404, inv, "", "response_id"},
+		{"get: an id of invalid UTF-8", "GET /v1/responses/resp_%FF", ``, false, 404, inv, "", "response_id"},
+		{"delete: an id with a NUL", "DELETE /v1/responses/resp_%00", ``, false, 404, inv, "", "response_id"},
+		{"items: an id of invalid UTF-8", "GET /v1/responses/resp_%FF/input_items", ``, false, 404, inv, "", "response_id"},
+		{"items: after with a NUL", "GET /v1/responses/{id}/input_items?after=msg_%00", ``, false, 400, inv, "invalid_value", "after"},
 		{"items: limit=0", "GET /v1/responses/{id}/input_items?limit=0", ``, false, 400, inv, "integer_below_min_value", "limit"},
 		{"items: limit=-1", "GET /v1/responses/{id}/input_items?limit=-1", ``, false, 400, inv, "integer_below_min_value", "limit"},
 		{"items: limit=abc", "GET /v1/responses/{id}/input_items?limit=abc", ``, false, 400, inv, "invalid_type", "limit"},
@@ -183,7 +194,7 @@ func badInputCases() []badCase {
 
 func TestBadInput(t *testing.T) {
 	dsn := filepath.Join(t.TempDir(), "store.db")
-	st := openStore(t, store.Config{Driver: "sqlite", DSN: dsn})
+	st := encodingStore{openStore(t, store.Config{Driver: "sqlite", DSN: dsn})}
 	up, rup := &countingUpstream{}, &countingUpstream{}
 	rsrv := httptest.NewServer(rup)
 	t.Cleanup(rsrv.Close)
@@ -304,6 +315,64 @@ func TestBadInput(t *testing.T) {
 	if got := countRows(t, dsn); got != rows {
 		t.Errorf("rows after the table %v, before %v", got, rows)
 	}
+}
+
+// encodingStore is a store that, like PostgreSQL's text columns, fails
+// (not ErrNotFound) on an id with a NUL or invalid UTF-8: such an id names
+// nothing, and the gateway must say so without asking.
+type encodingStore struct{ store.Store }
+
+var errEncoding = errors.New(`invalid byte sequence for encoding "UTF8"`)
+
+func unstorable(ids ...string) bool {
+	for _, id := range ids {
+		if strings.ContainsRune(id, 0) || !utf8.ValidString(id) {
+			return true
+		}
+	}
+	return false
+}
+
+func (s encodingStore) GetResponse(ctx context.Context, tenant, id string) (store.Response, error) {
+	if unstorable(id) {
+		return store.Response{}, errEncoding
+	}
+	return s.Store.GetResponse(ctx, tenant, id)
+}
+
+func (s encodingStore) DeleteResponse(ctx context.Context, tenant, id string) error {
+	if unstorable(id) {
+		return errEncoding
+	}
+	return s.Store.DeleteResponse(ctx, tenant, id)
+}
+
+func (s encodingStore) Chain(ctx context.Context, tenant, id string, maxItems int) ([]store.Item, error) {
+	if unstorable(id) {
+		return nil, errEncoding
+	}
+	return s.Store.Chain(ctx, tenant, id, maxItems)
+}
+
+func (s encodingStore) Item(ctx context.Context, tenant, id string) (store.Item, error) {
+	if unstorable(id) {
+		return store.Item{}, errEncoding
+	}
+	return s.Store.Item(ctx, tenant, id)
+}
+
+func (s encodingStore) InputItems(ctx context.Context, tenant, id, after string, limit int, desc bool) ([]store.Item, bool, error) {
+	if unstorable(id, after) {
+		return nil, false, errEncoding
+	}
+	return s.Store.InputItems(ctx, tenant, id, after, limit, desc)
+}
+
+func (s encodingStore) GetConversation(ctx context.Context, tenant, id string) (store.Conversation, error) {
+	if unstorable(id) {
+		return store.Conversation{}, errEncoding
+	}
+	return s.Store.GetConversation(ctx, tenant, id)
 }
 
 // countingReader is a body of left bytes that counts what was read of it.

@@ -103,6 +103,10 @@ func (s *Server) getResponse(w http.ResponseWriter, r *http.Request) {
 		writeError(w, badRequest("stream", "unsupported_parameter", "stream is not supported on GET /v1/responses/{id}: this gateway does not replay streams (background responses come later); omit it to get the Response"))
 		return
 	}
+	if !validID(id) {
+		writeError(w, responseNotFound(id))
+		return
+	}
 	ctx, cancel := storeCtx(r.Context())
 	defer cancel()
 	resp, err := s.cfg.Store.GetResponse(ctx, owner, id)
@@ -174,6 +178,10 @@ func (s *Server) deleteResponse(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	id := r.PathValue("id")
+	if !validID(id) {
+		writeError(w, responseNotFound(id))
+		return
+	}
 	ctx, cancel := storeCtx(r.Context())
 	defer cancel()
 	if err := s.cfg.Store.DeleteResponse(ctx, owner, id); err != nil {
@@ -275,8 +283,20 @@ func (s *Server) listItems(w http.ResponseWriter, r *http.Request,
 		writeError(w, aerr)
 		return
 	}
+	if !validID(id) {
+		writeError(w, notFound(id))
+		return
+	}
 	ctx, cancel := storeCtx(r.Context())
 	defer cancel()
+	if after != "" && !validID(after) {
+		if err := exists(ctx, owner, id); err != nil {
+			s.storeError(w, err, func() *translate.APIError { return notFound(id) })
+			return
+		}
+		writeError(w, badRequest("after", "invalid_value", fmt.Sprintf(badAfter, clip(after, maxIDLen), id)))
+		return
+	}
 	items, more, err := list(ctx, owner, id, after, limit, desc)
 	if err != nil {
 		s.storeError(w, err, func() *translate.APIError {
