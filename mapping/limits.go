@@ -27,7 +27,7 @@ const (
 // bound of 0 or less is no bound an upstream can honour); bounds are the
 // number fields with OpenAI's documented ranges.
 var (
-	limitedInts = []string{"max_output_tokens", "max_tokens", "max_completion_tokens", "max_tool_calls", "top_logprobs"}
+	limitedInts = []string{"max_output_tokens", "max_tokens", "max_completion_tokens"}
 	bounds      = []struct {
 		key      string
 		min, max float64
