@@ -1,9 +1,12 @@
 package mapping
 
 import (
+	"bytes"
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/transponder-dev/transponder/codec"
 )
@@ -38,8 +41,12 @@ var (
 // chat says v is a chat request (its function tools nest the name and
 // parameters under "function").
 func checkLimits(v codec.Value, chat bool) *Error {
-	if s, ok := v.Get("model").Str(); ok && strings.ContainsFunc(s, isControl) {
-		return &Error{Message: "Invalid 'model': a model name has no control characters.", Param: "model", Code: "invalid_value"}
+	// Raw control characters are not JSON: a model name has one only
+	// escaped (the string is decoded only then).
+	if m := v.Get("model"); m.Kind() == codec.String && bytes.IndexByte(m.Raw(), '\\') >= 0 {
+		if s, _ := m.Str(); strings.ContainsFunc(s, isControl) {
+			return &Error{Message: "Invalid 'model': a model name has no control characters.", Param: "model", Code: "invalid_value"}
+		}
 	}
 	if e := checkMetadata(v.Get("metadata")); e != nil {
 		return e
@@ -78,20 +85,21 @@ func checkLimits(v codec.Value, chat bool) *Error {
 		}
 	}
 	for i, t := range v.Get("tools").Elems() {
-		typ, _ := t.Get("type").Str()
-		fn, prefix := t, at("tools", i, "")+"."
-		switch {
-		case chat && typ == "function":
-			fn, prefix = t.Get("function"), prefix+"function."
-		case !chat && (typ == "function" || typ == "custom"):
+		fn, nested := t, ""
+		switch typ := string(t.Get("type").Raw()); {
+		case chat && typ == `"function"`:
+			fn, nested = t.Get("function"), "function."
+		case !chat && (typ == `"function"` || typ == `"custom"`):
 		default:
 			continue
 		}
-		if e := checkToolName(fn.Get("name"), prefix+"name"); e != nil {
-			return e
+		// The paths are made only for an error: a request has many tools.
+		path := func(f string) string { return at("tools", i, "") + "." + nested + f }
+		if code, msg := checkToolName(fn.Get("name")); code != "" {
+			return &Error{Message: fmt.Sprintf(msg, path("name")), Param: path("name"), Code: code}
 		}
-		if e := checkParameters(fn.Get("parameters"), prefix+"parameters"); e != nil {
-			return e
+		if code, msg := checkParameters(fn.Get("parameters")); code != "" {
+			return &Error{Message: fmt.Sprintf(msg, path("parameters")), Param: path("parameters"), Code: code}
 		}
 	}
 	return nil
@@ -108,16 +116,23 @@ func checkMetadata(m codec.Value) *Error {
 	n := 0
 	for k, val := range m.Members() {
 		n++
-		key := k.String()
-		if len([]rune(key)) > maxMetadataKey {
-			return &Error{Message: fmt.Sprintf("Invalid 'metadata': a key is %d characters long; the limit is %d.", len([]rune(key)), maxMetadataKey), Param: "metadata", Code: "string_above_max_length"}
+		// A string's raw bytes are at least as many as its characters: it
+		// is decoded only when they are over the limit, or for an error.
+		if len(k.Raw()) > maxMetadataKey {
+			if l := utf8.RuneCountInString(k.String()); l > maxMetadataKey {
+				return &Error{Message: fmt.Sprintf("Invalid 'metadata': a key is %d characters long; the limit is %d.", l, maxMetadataKey), Param: "metadata", Code: "string_above_max_length"}
+			}
 		}
-		s, ok := val.Str()
-		if !ok {
+		if val.Kind() != codec.String {
+			key := k.String()
 			return &Error{Message: "Invalid type for 'metadata." + key + "': expected a string, but got " + kindName(val.Kind()) + " instead.", Param: "metadata." + key, Code: "invalid_type"}
 		}
-		if l := len([]rune(s)); l > maxMetadataValue {
-			return &Error{Message: fmt.Sprintf("Invalid 'metadata.%s': string too long. Expected a string with maximum length %d, but got a string with length %d instead.", key, maxMetadataValue, l), Param: "metadata." + key, Code: "string_above_max_length"}
+		if len(val.Raw()) > maxMetadataValue {
+			s, _ := val.Str()
+			if l := utf8.RuneCountInString(s); l > maxMetadataValue {
+				key := k.String()
+				return &Error{Message: fmt.Sprintf("Invalid 'metadata.%s': string too long. Expected a string with maximum length %d, but got a string with length %d instead.", key, maxMetadataValue, l), Param: "metadata." + key, Code: "string_above_max_length"}
+			}
 		}
 	}
 	if n > maxMetadataPairs {
@@ -126,36 +141,42 @@ func checkMetadata(m codec.Value) *Error {
 	return nil
 }
 
-func checkToolName(name codec.Value, path string) *Error {
-	s, ok := name.Str()
-	if !ok {
-		return nil // missing or of the wrong kind: the shape tables' errors
+// checkToolName checks a function's name: an error's code and message
+// (a format of the path), or "".
+func checkToolName(name codec.Value) (code, msg string) {
+	if name.Kind() != codec.String {
+		return "", "" // missing or of the wrong kind: the shape tables' errors
 	}
-	if len(s) > maxToolName {
-		return &Error{Message: fmt.Sprintf("Invalid '%s': string too long. Expected a string with maximum length %d, but got a string with length %d instead.", path, maxToolName, len(s)), Param: path, Code: "string_above_max_length"}
-	}
-	for _, r := range s {
-		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '-') {
-			return &Error{Message: fmt.Sprintf("Invalid '%s': string does not match pattern. Expected a string that matches the pattern '^[a-zA-Z0-9_-]+$'.", path), Param: path, Code: "invalid_value"}
+	raw := name.Raw()
+	raw = raw[1 : len(raw)-1]   // an escape is outside the pattern: its raw bytes fail it too
+	if len(raw) > maxToolName { // bytes at least as many as characters: counted only then
+		s, _ := name.Str()
+		if utf8.RuneCountInString(s) > maxToolName {
+			return "string_above_max_length", "Invalid '%s': string too long. Expected a string with maximum length " + strconv.Itoa(maxToolName) + "."
 		}
 	}
-	return nil
+	for _, c := range raw {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-') {
+			return "invalid_value", "Invalid '%s': string does not match pattern. Expected a string that matches the pattern '^[a-zA-Z0-9_-]+$'."
+		}
+	}
+	return "", ""
 }
 
 // checkParameters: a function's parameters are a JSON Schema of an
 // object (or absent, or null).
-func checkParameters(p codec.Value, path string) *Error {
+func checkParameters(p codec.Value) (code, msg string) {
 	switch p.Kind() {
 	case codec.Invalid, codec.Null:
-		return nil
+		return "", ""
 	case codec.Object:
 	default:
-		return &Error{Message: "Invalid type for '" + path + "': expected an object, but got " + kindName(p.Kind()) + " instead.", Param: path, Code: "invalid_type"}
+		return "invalid_type", "Invalid type for '%s': expected an object, but got " + kindName(p.Kind()) + " instead."
 	}
 	if t := p.Get("type"); t.Exists() && string(t.Raw()) != `"object"` {
-		return &Error{Message: "Invalid schema for function parameters: schema must be a JSON Schema of 'type: \"object\"', got 'type: " + clipNum(t.Raw()) + "'.", Param: path, Code: "invalid_function_parameters"}
+		return "invalid_function_parameters", "Invalid schema for function parameters at '%s': schema must be a JSON Schema of 'type: \"object\"', got 'type: " + strings.ReplaceAll(clipNum(t.Raw()), "%", "%%") + "'."
 	}
-	return nil
+	return "", ""
 }
 
 func isControl(r rune) bool { return r < 0x20 || r == 0x7f }
