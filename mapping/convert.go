@@ -60,7 +60,11 @@ func (c *conv) required() {
 		}
 		ref, isContainer := c.b.Child(codec.Top, p.Key)
 		if isContainer && c.b.Len(ref) == 0 || !isContainer && c.b.Raw(codec.Top, p.Key) == nil {
-			c.fail(&Error{Message: "the converted " + c.opts.Dialect.String() + " chat request would have no " + p.Key, Code: "missing_required_parameter"})
+			e := &Error{Message: "the converted " + c.opts.Dialect.String() + " chat request would have no " + p.Key, Code: "missing_required_parameter"}
+			if p.Key == "messages" { // what the input held was left out
+				e.Param = "input"
+			}
+			c.fail(e)
 			return
 		}
 	}
@@ -229,6 +233,13 @@ func (c *conv) check(v codec.Value) *Error {
 	if s, _ := c.top.model.Str(); s == "" {
 		return &Error{Message: "Missing required parameter: 'model' (an empty string names no model).", Param: "model", Code: "missing_required_parameter"}
 	}
+	if in := v.Get("input"); in.Kind() == codec.Array && isEmpty(in) {
+		return &Error{Message: "Invalid 'input': empty array. Expected an array with minimum length 1, but got an empty array instead.", Param: "input", Code: "empty_array"}
+	}
+	if e := checkLimits(v, false); e != nil {
+		e.Param = c.sentPath(e.Param)
+		return e
+	}
 	if b, _ := c.top.background.Bool(); b {
 		return &Error{Message: "background responses are not supported", Param: "background", Code: "unsupported_parameter"}
 	}
@@ -365,7 +376,7 @@ func (c *conv) unknownType(n codec.Node, ok bool, path string) {
 		return
 	}
 	if c.opts.UnknownTypes == RejectUnknown {
-		c.fail(&Error{Message: "unknown type " + strconv.Quote(typ), Param: path, Code: "invalid_value"})
+		c.fail(&Error{Message: "unknown type " + strconv.Quote(typ), Param: tagPath(path, typ, "type"), Code: "invalid_value"})
 		return
 	}
 	c.warn(path, "type "+strconv.Quote(typ)+" is unknown to the pinned spec; left out")
@@ -478,4 +489,20 @@ func (c *conv) put(obj codec.Ref, key string, raw []byte) {
 	if !c.b.Has(obj, key) {
 		c.b.Set(obj, key, raw)
 	}
+}
+
+// tagPath is the path of a union value's tag (OpenAI's errors name
+// tools[0].type, not tools[0]); path itself when the tag is absent.
+func tagPath(path, typ, tag string) string {
+	if typ == "" {
+		return path
+	}
+	return path + "." + tag
+}
+
+func isEmpty(a codec.Value) bool {
+	for range a.Elems() {
+		return false
+	}
+	return true
 }

@@ -158,14 +158,12 @@ func (c *rev) check(v codec.Value) *Error {
 		return &Error{Message: "Missing required parameter: 'model'.", Param: "model", Code: "missing_required_parameter"}
 	}
 	if msgs := v.Get("messages"); msgs.Kind() == codec.Array {
-		empty := true
-		for range msgs.Elems() {
-			empty = false
-			break
-		}
-		if empty {
+		if isEmpty(msgs) {
 			return &Error{Message: "Invalid 'messages': empty array. Expected an array with minimum length 1, but got an empty array instead.", Param: "messages", Code: "empty_array"}
 		}
+	}
+	if e := checkLimits(v, true); e != nil {
+		return e
 	}
 	for i, m := range v.Get("messages").Elems() {
 		// inside the assistant message revAssistant converts whole
@@ -280,7 +278,11 @@ func (c *rev) unknownType(n codec.Node, ok bool, path string) {
 		typ = n.Type()
 		path = n.Path()
 	}
-	c.fail(&Error{Message: "unknown type " + strconv.Quote(typ), Param: path, Code: "invalid_value"})
+	tag := "type"
+	if isMessage(path) {
+		tag = "role"
+	}
+	c.fail(&Error{Message: "unknown " + tag + " " + strconv.Quote(typ), Param: tagPath(path, typ, tag), Code: "invalid_value"})
 }
 
 // item appends an input item of the given type to the input array.
@@ -306,4 +308,10 @@ func (c *rev) warnName(m codec.Value, path string) {
 	if present(m.Get("name")) {
 		c.warn(path+".name", "a Responses input message has no participant name; left out")
 	}
+}
+
+// isMessage says path is a message's (messages[N]), whose tag is its role.
+func isMessage(path string) bool {
+	rest, ok := strings.CutPrefix(path, "messages[")
+	return ok && strings.HasSuffix(rest, "]") && !strings.Contains(rest, ".")
 }

@@ -127,14 +127,21 @@ func (q *request) end() {
 // stream; ok is false when it answered an error instead.
 func (q *request) readBody() (body []byte, doc codec.Value, ok bool) {
 	s, w := q.s, q.w
+	// A declared length over the limit is refused from the headers: not a
+	// byte of the body is waited for.
+	if q.r.ContentLength > s.cfg.MaxBody {
+		w.Header().Set("Connection", "close") // the body is not read
+		q.fail("too_large", tooLarge(s.cfg.MaxBody))
+		return nil, doc, false
+	}
 	rc := http.NewResponseController(w)
 	_ = rc.SetReadDeadline(time.Now().Add(s.cfg.BodyTimeout))
 	body, err := io.ReadAll(http.MaxBytesReader(w, q.r.Body, s.cfg.MaxBody))
 	_ = rc.SetReadDeadline(time.Time{})
 	if err != nil {
-		var tooLarge *http.MaxBytesError
-		if errors.As(err, &tooLarge) {
-			q.fail("too_large", &translate.APIError{Status: http.StatusRequestEntityTooLarge, Type: "invalid_request_error", Message: fmt.Sprintf("the request body is over the gateway's limit of %d bytes", s.cfg.MaxBody)})
+		var over *http.MaxBytesError
+		if errors.As(err, &over) {
+			q.fail("too_large", tooLarge(s.cfg.MaxBody))
 			return nil, doc, false
 		}
 		q.fail("client_gone", &translate.APIError{Status: http.StatusBadRequest, Type: "invalid_request_error", Message: "reading the request body: " + err.Error()})
@@ -149,6 +156,10 @@ func (q *request) readBody() (body []byte, doc codec.Value, ok bool) {
 	q.stream, _ = doc.Get("stream").Bool()
 	q.log = q.log.With("tenant", q.tenant, "model", q.model, "stream", q.stream)
 	return body, doc, true
+}
+
+func tooLarge(limit int64) *translate.APIError {
+	return &translate.APIError{Status: http.StatusRequestEntityTooLarge, Type: "invalid_request_error", Message: fmt.Sprintf("the request body is over the gateway's limit of %d bytes", limit)}
 }
 
 // refuse answers a conversion's error: a *mapping.Error as it is (400,

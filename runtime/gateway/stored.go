@@ -11,6 +11,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/transponder-dev/transponder/codec"
 	"github.com/transponder-dev/transponder/mapping"
@@ -28,6 +30,14 @@ const storeTimeout = 10 * time.Second
 
 // maxIDLen bounds the ids the gateway looks up: longer ones are malformed.
 const maxIDLen = 256
+
+// validID says id can name a stored object: not empty, at most maxIDLen
+// bytes of valid UTF-8 without control characters. Another id names
+// nothing, and is answered so without asking the store (PostgreSQL's text
+// cannot even hold a NUL or invalid UTF-8: it fails, which would be a 503).
+func validID(id string) bool {
+	return id != "" && len(id) <= maxIDLen && utf8.ValidString(id) && !strings.ContainsFunc(id, unicode.IsControl)
+}
 
 // turn is what a request does with the store: whether its response is
 // stored, what it continues (previous_response_id or conversation), how
@@ -99,7 +109,7 @@ func (q *request) prepare(doc codec.Value, body []byte) ([]byte, *translate.APIE
 	switch prev.Kind() {
 	case codec.String:
 		tu.prev, _ = prev.Str()
-		if !strings.HasPrefix(tu.prev, "resp") || len(tu.prev) > maxIDLen {
+		if !strings.HasPrefix(tu.prev, "resp") || !validID(tu.prev) {
 			return nil, badRequest("previous_response_id", "invalid_value", fmt.Sprintf("Invalid 'previous_response_id': %q. Expected an ID that begins with 'resp'.", clip(tu.prev, 64)))
 		}
 	case codec.Null, codec.Invalid:
@@ -122,7 +132,7 @@ func (q *request) prepare(doc codec.Value, body []byte) ([]byte, *translate.APIE
 	default:
 		return nil, badRequest("conversation", "invalid_type", "Invalid type for 'conversation': expected a string or an object with an id.")
 	}
-	if tu.conv != "" && (!strings.HasPrefix(tu.conv, "conv") || len(tu.conv) > maxIDLen) {
+	if tu.conv != "" && (!strings.HasPrefix(tu.conv, "conv") || !validID(tu.conv)) {
 		return nil, badRequest("conversation", "invalid_value", fmt.Sprintf("Invalid 'conversation': %q. Expected an ID that begins with 'conv'.", clip(tu.conv, 64)))
 	}
 	if tu.prev != "" && tu.conv != "" {
@@ -282,7 +292,7 @@ func (s *Server) resolveItems(ctx context.Context, owner string, in codec.Value,
 		if typ == "item_reference" {
 			p := fmt.Sprintf("%s[%d].id", param, i)
 			id, _ := it.Get("id").Str()
-			if id == "" || len(id) > maxIDLen {
+			if !validID(id) {
 				return nil, false, false, badRequest(p, "invalid_value", fmt.Sprintf("Invalid item_reference id %q.", clip(id, 64)))
 			}
 			stored, err := s.cfg.Store.Item(ctx, owner, id)

@@ -103,6 +103,10 @@ func (s *Server) getResponse(w http.ResponseWriter, r *http.Request) {
 		writeError(w, badRequest("stream", "unsupported_parameter", "stream is not supported on GET /v1/responses/{id}: this gateway does not replay streams (background responses come later); omit it to get the Response"))
 		return
 	}
+	if !validID(id) {
+		writeError(w, responseNotFound(id))
+		return
+	}
 	ctx, cancel := storeCtx(r.Context())
 	defer cancel()
 	resp, err := s.cfg.Store.GetResponse(ctx, owner, id)
@@ -174,6 +178,10 @@ func (s *Server) deleteResponse(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	id := r.PathValue("id")
+	if !validID(id) {
+		writeError(w, responseNotFound(id))
+		return
+	}
 	ctx, cancel := storeCtx(r.Context())
 	defer cancel()
 	if err := s.cfg.Store.DeleteResponse(ctx, owner, id); err != nil {
@@ -192,8 +200,13 @@ func page(r *http.Request) (after string, limit int, desc bool, aerr *translate.
 	after, limit, desc = q.Get("after"), 20, true
 	if l := q.Get("limit"); l != "" {
 		n, err := strconv.Atoi(l)
-		if err != nil || n < 1 || n > 100 {
-			return "", 0, false, badRequest("limit", "invalid_value", fmt.Sprintf("Invalid 'limit': %q. Expected an integer from 1 to 100.", clip(l, 32)))
+		switch {
+		case err != nil && !isInteger(l):
+			return "", 0, false, badRequest("limit", "invalid_type", fmt.Sprintf("Invalid type for 'limit': expected an integer, but got %q instead.", clip(l, 32)))
+		case err == nil && n < 1 || err != nil && l[0] == '-':
+			return "", 0, false, badRequest("limit", "integer_below_min_value", fmt.Sprintf("Invalid 'limit': integer below minimum value. Expected a value >= 1, but got %s instead.", clip(l, 32)))
+		case err != nil || n > 100:
+			return "", 0, false, badRequest("limit", "integer_above_max_value", fmt.Sprintf("Invalid 'limit': integer above maximum value. Expected a value <= 100, but got %s instead.", clip(l, 32)))
 		}
 		limit = n
 	}
@@ -205,6 +218,12 @@ func page(r *http.Request) (after string, limit int, desc bool, aerr *translate.
 		return "", 0, false, badRequest("order", "invalid_value", fmt.Sprintf("Invalid 'order': %q. Expected 'asc' or 'desc'.", clip(o, 32)))
 	}
 	return after, limit, desc, nil
+}
+
+// isInteger says s is an integer's digits (with a sign), of any size.
+func isInteger(s string) bool {
+	s = strings.TrimLeft(s, "+-")
+	return s != "" && strings.Trim(s, "0123456789") == ""
 }
 
 // appendList writes a list object of items.
@@ -264,8 +283,20 @@ func (s *Server) listItems(w http.ResponseWriter, r *http.Request,
 		writeError(w, aerr)
 		return
 	}
+	if !validID(id) {
+		writeError(w, notFound(id))
+		return
+	}
 	ctx, cancel := storeCtx(r.Context())
 	defer cancel()
+	if after != "" && !validID(after) {
+		if err := exists(ctx, owner, id); err != nil {
+			s.storeError(w, err, func() *translate.APIError { return notFound(id) })
+			return
+		}
+		writeError(w, badRequest("after", "invalid_value", fmt.Sprintf(badAfter, clip(after, maxIDLen), id)))
+		return
+	}
 	items, more, err := list(ctx, owner, id, after, limit, desc)
 	if err != nil {
 		s.storeError(w, err, func() *translate.APIError {

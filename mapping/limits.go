@@ -1,0 +1,205 @@
+package mapping
+
+import (
+	"bytes"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/transponder-dev/transponder/codec"
+)
+
+// OpenAI's limits on a request that the pinned specs' shape tables do not
+// carry (they keep kinds, not bounds): checked on both directions before
+// anything is converted, so that a request OpenAI refuses is refused here
+// too, naming its path, and never reaches an upstream.
+
+// Metadata limits (OpenAI's metadata: at most 16 pairs, keys up to 64
+// characters, string values up to 512); function and custom tool names
+// (at most 64 of a-z, A-Z, 0-9, _ and -).
+const (
+	maxMetadataPairs = 16
+	maxMetadataKey   = 64
+	maxMetadataValue = 512
+	maxToolName      = 64
+)
+
+// limitedInts are the integer fields that must be at least 1 (a token
+// bound of 0 or less is no bound an upstream can honour); bounds are the
+// number fields with OpenAI's documented ranges.
+var (
+	limitedInts = []string{"max_output_tokens", "max_tokens", "max_completion_tokens"}
+	bounds      = []struct {
+		key      string
+		min, max float64
+	}{{"temperature", 0, 2}, {"top_p", 0, 1}, {"frequency_penalty", -2, 2}, {"presence_penalty", -2, 2}}
+)
+
+// checkLimits checks the top-level request v against OpenAI's limits;
+// chat says v is a chat request (its function tools nest the name and
+// parameters under "function").
+func checkLimits(v codec.Value, chat bool) *Error {
+	// Raw control characters are not JSON: a model name has one only
+	// escaped (the string is decoded only then).
+	if m := v.Get("model"); m.Kind() == codec.String && bytes.IndexByte(m.Raw(), '\\') >= 0 {
+		if s, _ := m.Str(); strings.ContainsFunc(s, isControl) {
+			return &Error{Message: "Invalid 'model': a model name has no control characters.", Param: "model", Code: "invalid_value"}
+		}
+	}
+	if e := checkMetadata(v.Get("metadata")); e != nil {
+		return e
+	}
+	for _, k := range limitedInts {
+		f := v.Get(k)
+		if f.Kind() != codec.Number {
+			continue
+		}
+		n, ok := f.Int()
+		if !ok {
+			raw := string(f.Raw())
+			switch {
+			case strings.ContainsAny(raw, ".eE"):
+				continue // not an integer: the shape tables' invalid_type
+			case strings.HasPrefix(raw, "-"):
+				return &Error{Message: fmt.Sprintf("Invalid '%s': integer below minimum value. Expected a value >= 1, but got %s instead.", k, clipNum(f.Raw())), Param: k, Code: "integer_below_min_value"}
+			}
+			return &Error{Message: fmt.Sprintf("Invalid '%s': integer above maximum value. Expected a value <= %d, but got %s instead.", k, int64(math.MaxInt64), clipNum(f.Raw())), Param: k, Code: "integer_above_max_value"}
+		}
+		if n < 1 {
+			return &Error{Message: fmt.Sprintf("Invalid '%s': integer below minimum value. Expected a value >= 1, but got %d instead.", k, n), Param: k, Code: "integer_below_min_value"}
+		}
+	}
+	for _, b := range bounds {
+		f := v.Get(b.key)
+		if f.Kind() != codec.Number {
+			continue
+		}
+		x, _ := f.Float() // ±Inf for a number beyond float64
+		switch {
+		case x < b.min:
+			return &Error{Message: fmt.Sprintf("Invalid '%s': decimal below minimum value. Expected a value >= %g, but got %s instead.", b.key, b.min, clipNum(f.Raw())), Param: b.key, Code: "decimal_below_min_value"}
+		case x > b.max:
+			return &Error{Message: fmt.Sprintf("Invalid '%s': decimal above maximum value. Expected a value <= %g, but got %s instead.", b.key, b.max, clipNum(f.Raw())), Param: b.key, Code: "decimal_above_max_value"}
+		}
+	}
+	for i, t := range v.Get("tools").Elems() {
+		fn, nested := t, ""
+		switch typ := string(t.Get("type").Raw()); {
+		case chat && typ == `"function"`:
+			fn, nested = t.Get("function"), "function."
+		case !chat && (typ == `"function"` || typ == `"custom"`):
+		default:
+			continue
+		}
+		// The paths are made only for an error: a request has many tools.
+		path := func(f string) string { return at("tools", i, "") + "." + nested + f }
+		if code, msg := checkToolName(fn.Get("name")); code != "" {
+			return &Error{Message: fmt.Sprintf(msg, path("name")), Param: path("name"), Code: code}
+		}
+		if code, msg := checkParameters(fn.Get("parameters")); code != "" {
+			return &Error{Message: fmt.Sprintf(msg, path("parameters")), Param: path("parameters"), Code: code}
+		}
+	}
+	return nil
+}
+
+func checkMetadata(m codec.Value) *Error {
+	switch m.Kind() {
+	case codec.Invalid, codec.Null:
+		return nil
+	case codec.Object:
+	default:
+		return &Error{Message: "Invalid type for 'metadata': expected an object, but got " + kindName(m.Kind()) + " instead.", Param: "metadata", Code: "invalid_type"}
+	}
+	n := 0
+	for k, val := range m.Members() {
+		n++
+		// A string's raw bytes are at least as many as its characters: it
+		// is decoded only when they are over the limit, or for an error.
+		if len(k.Raw()) > maxMetadataKey {
+			if l := utf8.RuneCountInString(k.String()); l > maxMetadataKey {
+				return &Error{Message: fmt.Sprintf("Invalid 'metadata': a key is %d characters long; the limit is %d.", l, maxMetadataKey), Param: "metadata", Code: "string_above_max_length"}
+			}
+		}
+		if val.Kind() != codec.String {
+			key := k.String()
+			return &Error{Message: "Invalid type for 'metadata." + key + "': expected a string, but got " + kindName(val.Kind()) + " instead.", Param: "metadata." + key, Code: "invalid_type"}
+		}
+		if len(val.Raw()) > maxMetadataValue {
+			s, _ := val.Str()
+			if l := utf8.RuneCountInString(s); l > maxMetadataValue {
+				key := k.String()
+				return &Error{Message: fmt.Sprintf("Invalid 'metadata.%s': string too long. Expected a string with maximum length %d, but got a string with length %d instead.", key, maxMetadataValue, l), Param: "metadata." + key, Code: "string_above_max_length"}
+			}
+		}
+	}
+	if n > maxMetadataPairs {
+		return &Error{Message: fmt.Sprintf("Invalid 'metadata': too many properties. Expected an object with at most %d properties, but got an object with %d properties instead.", maxMetadataPairs, n), Param: "metadata", Code: "object_above_max_properties"}
+	}
+	return nil
+}
+
+// checkToolName checks a function's name: an error's code and message
+// (a format of the path), or "".
+func checkToolName(name codec.Value) (code, msg string) {
+	if name.Kind() != codec.String {
+		return "", "" // missing or of the wrong kind: the shape tables' errors
+	}
+	raw := name.Raw()
+	raw = raw[1 : len(raw)-1]   // an escape is outside the pattern: its raw bytes fail it too
+	if len(raw) > maxToolName { // bytes at least as many as characters: counted only then
+		s, _ := name.Str()
+		if utf8.RuneCountInString(s) > maxToolName {
+			return "string_above_max_length", "Invalid '%s': string too long. Expected a string with maximum length " + strconv.Itoa(maxToolName) + "."
+		}
+	}
+	for _, c := range raw {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-') {
+			return "invalid_value", "Invalid '%s': string does not match pattern. Expected a string that matches the pattern '^[a-zA-Z0-9_-]+$'."
+		}
+	}
+	return "", ""
+}
+
+// checkParameters: a function's parameters are a JSON Schema of an
+// object (or absent, or null).
+func checkParameters(p codec.Value) (code, msg string) {
+	switch p.Kind() {
+	case codec.Invalid, codec.Null:
+		return "", ""
+	case codec.Object:
+	default:
+		return "invalid_type", "Invalid type for '%s': expected an object, but got " + kindName(p.Kind()) + " instead."
+	}
+	if t := p.Get("type"); t.Exists() && string(t.Raw()) != `"object"` {
+		return "invalid_function_parameters", "Invalid schema for function parameters at '%s': schema must be a JSON Schema of 'type: \"object\"', got 'type: " + strings.ReplaceAll(clipNum(t.Raw()), "%", "%%") + "'."
+	}
+	return "", ""
+}
+
+func isControl(r rune) bool { return r < 0x20 || r == 0x7f }
+
+func kindName(k codec.Kind) string {
+	switch k {
+	case codec.Object:
+		return "an object"
+	case codec.Array:
+		return "an array"
+	case codec.String:
+		return "a string"
+	case codec.Number:
+		return "a number"
+	case codec.Bool:
+		return "a boolean"
+	}
+	return "null"
+}
+
+func clipNum(raw []byte) string {
+	if len(raw) > 32 {
+		return string(raw[:32]) + "…"
+	}
+	return string(raw)
+}
