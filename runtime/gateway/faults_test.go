@@ -311,10 +311,3 @@ func checkStream(t *testing.T, body []byte, terminal, contains string) {
 		t.Errorf("the %s lacks %s: %s", terminal, contains, clipped(last.Data))
 	}
 }
-
-func clipped(b []byte) []byte {
-	if len(b) > 600 {
-		return append(b[:600:600], "…"...)
-	}
-	return b
-}
