@@ -147,9 +147,10 @@ func (q *request) chatSSE(ctx context.Context, body io.Reader, opts reverse.Opti
 	var silent atomic.Bool
 	idle := time.AfterFunc(s.cfg.StreamIdle, func() { silent.Store(true); _ = closeBody(body) })
 	defer idle.Stop()
-	in := sse.NewReader(body)
+	// any byte read breaks a silence, as on /v1/responses (a slow drip or
+	// one large event is no silence)
+	in := sse.NewReader(idleReader{body, idle, s.cfg.StreamIdle})
 	for in.Next() {
-		idle.Reset(s.cfg.StreamIdle)
 		e := in.Event()
 		if e.Done() {
 			break
