@@ -48,7 +48,7 @@ func checkLimits(v codec.Value, chat bool) *Error {
 			return &Error{Message: "Invalid 'model': a model name has no control characters.", Param: "model", Code: "invalid_value"}
 		}
 	}
-	if e := checkMetadata(v.Get("metadata")); e != nil {
+	if e := CheckMetadata(v.Get("metadata")); e != nil {
 		return e
 	}
 	for _, k := range limitedInts {
@@ -105,7 +105,11 @@ func checkLimits(v codec.Value, chat bool) *Error {
 	return nil
 }
 
-func checkMetadata(m codec.Value) *Error {
+// CheckMetadata checks a metadata value against OpenAI's limits (an object
+// of at most 16 string values, keys up to 64 characters, values up to
+// 512); nil for a good one, or absent or null. The Conversations API's
+// metadata is held to the same.
+func CheckMetadata(m codec.Value) *Error {
 	switch m.Kind() {
 	case codec.Invalid, codec.Null:
 		return nil

@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/transponder-dev/transponder/codec"
 	"github.com/transponder-dev/transponder/mapping"
@@ -22,14 +21,10 @@ import (
 // appended to it (with the stored response, in one transaction).
 
 // maxAddItems is the most items one create or add may carry (the spec's
-// maxItems); metadata holds at most maxMetadata pairs of keys up to 64
-// and values up to 512 characters (the spec's Metadata).
+// maxItems); metadata is held to mapping.CheckMetadata.
 const (
-	maxAddItems    = 20
-	maxMetadata    = 16
-	maxMetadataKey = 64
-	maxMetadataVal = 512
-	maxConvBody    = 4 << 20
+	maxAddItems = 20
+	maxConvBody = 4 << 20
 )
 
 func (s *Server) conversationRoutes(mux *http.ServeMux) {
@@ -95,34 +90,15 @@ func (s *Server) readObject(w http.ResponseWriter, r *http.Request, empty bool, 
 	return v, true
 }
 
-// metadata checks a metadata value: an object of at most 16 string
-// values (keys up to 64 characters, values up to 512), or null/absent
-// ({}). It returns the bytes to store, as sent.
+// metadata checks a metadata value as a request's is checked
+// (mapping.CheckMetadata), or null/absent ({}). It returns the bytes to
+// store, as sent.
 func metadata(v codec.Value) ([]byte, *translate.APIError) {
-	switch v.Kind() {
-	case codec.Invalid, codec.Null:
+	if v.Kind() == codec.Invalid || v.Kind() == codec.Null {
 		return []byte("{}"), nil
-	case codec.Object:
-	default:
-		return nil, badRequest("metadata", "invalid_type", "Invalid type for 'metadata': expected an object.")
 	}
-	n := 0
-	for k, m := range v.Members() {
-		n++
-		key := k.String()
-		if n > maxMetadata {
-			return nil, badRequest("metadata", "invalid_value", fmt.Sprintf("Invalid 'metadata': too many properties (at most %d).", maxMetadata))
-		}
-		if utf8.RuneCountInString(key) > maxMetadataKey {
-			return nil, badRequest("metadata", "invalid_value", fmt.Sprintf("Invalid 'metadata': key %q is longer than %d characters.", clip(key, 80), maxMetadataKey))
-		}
-		val, ok := m.Str()
-		if !ok {
-			return nil, badRequest("metadata."+key, "invalid_type", "Invalid type for 'metadata."+clip(key, 80)+"': expected a string.")
-		}
-		if utf8.RuneCountInString(val) > maxMetadataVal {
-			return nil, badRequest("metadata."+key, "invalid_value", fmt.Sprintf("Invalid 'metadata.%s': longer than %d characters.", clip(key, 80), maxMetadataVal))
-		}
+	if e := mapping.CheckMetadata(v); e != nil {
+		return nil, badRequest(e.Param, e.Code, e.Message)
 	}
 	return append([]byte(nil), v.Raw()...), nil
 }
