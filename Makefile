@@ -97,3 +97,4 @@ fuzz:
 	go test -run '^$$' -fuzz FuzzChatToResponses -fuzztime $(FUZZTIME) -fuzzminimizetime 2s ./runtime/translate
 	go test -run '^$$' -fuzz FuzzUpstreamError -fuzztime $(FUZZTIME) -fuzzminimizetime 2s ./runtime/translate
 	go test -run '^$$' -fuzz FuzzParser -fuzztime $(FUZZTIME) -fuzzminimizetime 2s ./runtime/reverse
+	go test -run '^$$' -fuzz FuzzStoreInput -fuzztime $(FUZZTIME) -fuzzminimizetime 2s ./runtime/gateway
