@@ -45,3 +45,6 @@ func FullJitter(d time.Duration) time.Duration { return fullJitter(d) }
 
 // RetryAfter is the wait an upstream's headers ask for.
 func RetryAfter(h http.Header, now time.Time) time.Duration { return retryAfter(h, now) }
+
+// BackoffCap is the bound of the retries' wait after try n.
+func BackoffCap(p RetryPolicy, n int) time.Duration { return backoffCap(p, n) }

@@ -124,7 +124,7 @@ func (q *request) postRetrying(ctx context.Context, u *Upstream, path string, bo
 		if !ok || after > p.MaxRetryAfter {
 			return resp, err
 		}
-		wait := max(s.retry.jitter(min(p.Max, p.Base<<min(attempt-1, 30))), after)
+		wait := max(s.retry.jitter(backoffCap(p, attempt)), after)
 		if resp != nil {
 			// The status's body is read (within its bound) so that the
 			// connection can carry the next try.
@@ -138,6 +138,19 @@ func (q *request) postRetrying(ctx context.Context, u *Upstream, path string, bo
 			return nil, err // the client went away: send sees it
 		}
 	}
+}
+
+// backoffCap is the bound of the wait after try n: Base·2^(n-1), at
+// most Max (doubled without overflow).
+func backoffCap(p RetryPolicy, n int) time.Duration {
+	d := p.Base
+	for range n - 1 {
+		if d >= p.Max/2 {
+			return p.Max
+		}
+		d *= 2
+	}
+	return min(d, p.Max)
 }
 
 // retryable says whether a try's outcome is retried, why (the metric's

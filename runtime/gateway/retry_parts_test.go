@@ -61,3 +61,20 @@ func TestRetryAfterHeader(t *testing.T) {
 		}
 	}
 }
+
+// The backoff's bound doubles from Base up to Max, and stays there
+// however many tries (no overflow into a negative wait).
+func TestRetryBackoffCap(t *testing.T) {
+	p := gateway.RetryPolicy{Base: 100 * time.Millisecond, Max: time.Second}
+	for n, want := range []time.Duration{100 * time.Millisecond, 200 * time.Millisecond, 400 * time.Millisecond, 800 * time.Millisecond, time.Second, time.Second} {
+		if got := gateway.BackoffCap(p, n+1); got != want {
+			t.Errorf("after try %d: %v, want %v", n+1, got, want)
+		}
+	}
+	big := gateway.RetryPolicy{Base: time.Hour, Max: 1 << 62}
+	for _, n := range []int{30, 40, 100} {
+		if got := gateway.BackoffCap(big, n); got != 1<<62 {
+			t.Errorf("Base 1h, after try %d: %v, want Max", n, got)
+		}
+	}
+}
