@@ -69,9 +69,20 @@ type serveConfig struct {
 	UpTimeout    string        `yaml:"upstream_timeout"`
 	StreamIdle   string        `yaml:"stream_idle"`
 	BodyTimeout  string        `yaml:"body_timeout"`
+	Retries      retryConfig   `yaml:"retries"`
 	Replay       string        `yaml:"replay"` // the replay script, when no key is set
 	DataDir      string        `yaml:"data_dir"`
 	Store        storeConfig   `yaml:"store"`
+}
+
+// retryConfig is the config file's retries of the upstream call before
+// the first byte (gateway.RetryPolicy): off unless attempts is over 1;
+// the durations are Go's (250ms, 8s).
+type retryConfig struct {
+	Attempts      int    `yaml:"attempts"`
+	Base          string `yaml:"base"`
+	Max           string `yaml:"max"`
+	MaxRetryAfter string `yaml:"max_retry_after"`
 }
 
 type modelRule struct {
@@ -424,15 +435,28 @@ func (c *serveConfig) gateway(log *slog.Logger) (gateway.Config, error) {
 	for _, d := range []struct {
 		s   string
 		dst *time.Duration
-	}{{c.UpTimeout, &cfg.UpstreamTimeout}, {c.StreamIdle, &cfg.StreamIdle}, {c.BodyTimeout, &cfg.BodyTimeout}} {
+		key string
+	}{{c.UpTimeout, &cfg.UpstreamTimeout, "upstream_timeout"}, {c.StreamIdle, &cfg.StreamIdle, "stream_idle"}, {c.BodyTimeout, &cfg.BodyTimeout, "body_timeout"},
+		{c.Retries.Base, &cfg.Retry.Base, "retries.base"}, {c.Retries.Max, &cfg.Retry.Max, "retries.max"}, {c.Retries.MaxRetryAfter, &cfg.Retry.MaxRetryAfter, "retries.max_retry_after"}} {
 		if d.s == "" {
 			continue
 		}
 		v, err := time.ParseDuration(d.s)
 		if err != nil {
-			return cfg, err
+			return cfg, fmt.Errorf("%s: %w", d.key, err)
 		}
 		*d.dst = v
+	}
+	if cfg.Retry.Attempts = c.Retries.Attempts; cfg.Retry.Attempts < 0 {
+		return cfg, fmt.Errorf("retries.attempts %d: the number of tries in all (0 or 1: no retry)", cfg.Retry.Attempts)
+	}
+	for _, d := range []struct {
+		key string
+		v   time.Duration
+	}{{"retries.base", cfg.Retry.Base}, {"retries.max", cfg.Retry.Max}, {"retries.max_retry_after", cfg.Retry.MaxRetryAfter}} {
+		if d.v < 0 {
+			return cfg, fmt.Errorf("%s %s: a duration of zero (the default) or more", d.key, d.v)
+		}
 	}
 	return cfg, nil
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/transponder-dev/transponder/mapping"
+	"github.com/transponder-dev/transponder/runtime/gateway"
 )
 
 // The config file's settings reach the gateway's: the upstream and its
@@ -185,5 +186,44 @@ func TestServeReplay(t *testing.T) {
 	}
 	if !strings.Contains(log.String(), "shutting down") {
 		t.Errorf("no shutdown line: %s", log.String())
+	}
+}
+
+// The config file's retries reach the gateway's RetryPolicy; without
+// them retries are off; a bad value is an error naming its key.
+func TestServeRetriesConfig(t *testing.T) {
+	var c serveConfig
+	if err := parseConfig([]byte("retries: {attempts: 3, base: 250ms, max: 4s, max_retry_after: 30s}"), &c); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := c.gateway(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := (gateway.RetryPolicy{Attempts: 3, Base: 250 * time.Millisecond, Max: 4 * time.Second, MaxRetryAfter: 30 * time.Second}); cfg.Retry != want {
+		t.Errorf("retries %+v, want %+v", cfg.Retry, want)
+	}
+	var off serveConfig
+	if err := parseConfig([]byte("listen: 127.0.0.1:1"), &off); err != nil {
+		t.Fatal(err)
+	}
+	if cfg, err := off.gateway(nil); err != nil || cfg.Retry.Attempts > 1 {
+		t.Errorf("retries without the key: %+v, %v", cfg.Retry, err)
+	}
+	for _, c := range []struct{ bad, want string }{
+		{"retries: {attempts: -1}", "retries.attempts -1"},
+		{"retries: {attempts: 2, base: soon}", `retries.base: time: invalid duration "soon"`},
+		{"retries: {attempts: 2, max: -1s}", "retries.max -1s"},
+		{"retries: {attempts: 2, max_retry_after: -5s}", "retries.max_retry_after -5s"},
+		{"retries: {atempts: 2}", "atempts"},
+	} {
+		var sc serveConfig
+		err := parseConfig([]byte(c.bad), &sc)
+		if err == nil {
+			_, err = sc.gateway(nil)
+		}
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: %v, want an error naming %s", c.bad, err, c.want)
+		}
 	}
 }

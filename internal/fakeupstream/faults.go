@@ -18,7 +18,8 @@ type Fault int
 // headers at all until the request goes away. After a 200: the body cut
 // off, a chunk that is not JSON, one chunk of 10 MB, silence, a slow drip,
 // invalid UTF-8 in a delta, an error object as the answer, [DONE] with no
-// finish reason. Connection refused is no handler's doing: RefusedURL.
+// finish reason; or no fault at all. Connection refused is no handler's
+// doing: RefusedURL. Flaky fails the first requests, then answers.
 const (
 	RateLimitedJSON    Fault = iota // 429, OpenAI's error body, Retry-After
 	RateLimitedBare                 // 429, no body, Retry-After
@@ -35,6 +36,7 @@ const (
 	BadUTF8                         // a 200, a delta (or content) with invalid UTF-8
 	ErrorObject                     // a 200 whose chunk (or body) is an error object
 	DoneWithoutFinish               // a 200, text, then [DONE] with no finish reason
+	NoFault                         // a 200, the whole answer ("Hello" not streamed; "Hel" streamed)
 )
 
 // HugeSize is the length of HugeChunk's text.
@@ -136,6 +138,8 @@ func (f *Faulty) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		event(faultText)
 		event("[DONE]")
 		return
+	case NoFault:
+		event(faultText)
 	}
 	event(faultStop)
 	event("[DONE]")

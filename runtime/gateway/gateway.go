@@ -99,6 +99,9 @@ type Config struct {
 	// BodyTimeout bounds the reading of a request's body (default 30 s):
 	// a slow body must not hold a slot.
 	BodyTimeout time.Duration
+	// Retry is when the upstream call is tried again before the first
+	// byte (429, 5xx, unreachable; retry.go): off by default.
+	Retry RetryPolicy
 	// IDs and Clock are injected into the translator (default: random
 	// ids, time.Now).
 	IDs   translate.IDSource
@@ -167,6 +170,8 @@ type Server struct {
 	// labels are the warning paths the metric has series for.
 	labelsMu sync.Mutex
 	labels   map[string]bool
+	// retry is the retries' jitter and wait (tests replace them).
+	retry retryHooks
 }
 
 type worker struct {
@@ -223,6 +228,7 @@ func New(cfg Config) *Server {
 	cfg.Mapping.Provider = cfg.Provider
 	s := &Server{cfg: cfg, log: cfg.Log, m: newMetrics(cfg.Registry), sem: make(chan struct{}, cfg.MaxConcurrent), labels: map[string]bool{}}
 	s.workers.New = func() any { return new(worker) }
+	s.cfg.Retry, s.retry = cfg.Retry.withDefaults(), defaultRetryHooks
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /v1/responses", s.limited(s.create))
 	mux.HandleFunc("GET /v1/responses/{id}", s.getResponse)

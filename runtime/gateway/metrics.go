@@ -15,6 +15,7 @@ type metrics struct {
 	warnings     *prometheus.CounterVec   // by JSON path
 	responseTime *prometheus.HistogramVec // seconds per request, by mode
 	store        *prometheus.HistogramVec // seconds per store operation, by op
+	retries      *prometheus.CounterVec   // upstream retries, by reason
 }
 
 func newMetrics(r *prometheus.Registry) *metrics {
@@ -31,6 +32,8 @@ func newMetrics(r *prometheus.Registry) *metrics {
 		responseTime: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "transponder_response_seconds", Help: "Time to serve a request, by mode.", Buckets: prometheus.ExponentialBuckets(0.01, 2, 16)}, []string{"mode"}),
 		store:        prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "transponder_store_seconds", Help: "Time per store operation, by op (chain: reading what a request continues; put: storing a response after its terminal event was made, before it goes out).", Buckets: prometheus.ExponentialBuckets(1e-5, 2, 20)}, []string{"op"}),
 	}
+	m.retries = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "transponder_upstream_retries_total", Help: "Upstream calls tried again before the first byte (retries in the config), by reason (429, 500, 502, 503, 504, refused, reset, transport)."}, []string{"reason"})
+	r.MustRegister(m.retries)
 	r.MustRegister(m.requests, m.errors, m.upstream, m.firstEvent, m.chunk, m.active, m.tokens, m.cost, m.warnings, m.responseTime, m.store)
 	return m
 }

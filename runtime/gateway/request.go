@@ -74,10 +74,11 @@ func (q *request) post(ctx context.Context, u *Upstream, path string, body []byt
 
 // send posts to an upstream and answers what went wrong before its
 // answer (the client gone, no headers in time, unreachable, an error
-// status); ok is false then.
+// status); ok is false then. It is tried again as Config.Retry says
+// (retry.go): before its answer, never after.
 func (q *request) send(ctx context.Context, u *Upstream, path string, body []byte) (*http.Response, bool) {
 	s := q.s
-	resp, err := q.post(ctx, u, path, body)
+	resp, err := q.postRetrying(ctx, u, path, body)
 	if err != nil {
 		switch {
 		case q.r.Context().Err() != nil:
