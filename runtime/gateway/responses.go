@@ -48,6 +48,7 @@ type request struct {
 	prefix  string                  // the route's prefix of its mode label ("" or "chat_")
 	sent    []mapping.Warning       // the request's warnings (the chat route's header adds the answer's)
 	what    string                  // what its log line says it served
+	limit   limitState              // what it holds of its tenant's limits
 }
 
 // create serves POST /v1/responses.
@@ -59,8 +60,11 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request) {
 		q.fail("auth", aerr)
 		return
 	}
+	if !q.admit() {
+		return
+	}
 	body, doc, ok := q.readBody()
-	if !ok {
+	if !ok || !q.admitStream() {
 		return
 	}
 	q.owner = s.owner(q.tenant, q.bearer)
@@ -295,6 +299,12 @@ func (q *request) gone() {
 
 // fail answers an error before the first byte.
 func (q *request) fail(kind string, e *translate.APIError) {
+	up, client := q.secrets()
+	if m := redact(e.Message, up, client, q.s.cfg.Upstream.APIKey, q.s.cfg.ResponsesUpstream.APIKey); m != e.Message {
+		c := *e // an upstream's echo of a key or bearer is masked
+		c.Message = m
+		e = &c
+	}
 	q.s.m.errors.WithLabelValues(kind).Inc()
 	q.log.Info("error", "kind", kind, "status", e.Status, "code", e.Code, "message", clip(e.Message, 300))
 	writeError(q.w, e)
@@ -382,6 +392,7 @@ func (s *Server) warningLabel(label string) string {
 // account counts a Response's tokens and cost.
 func (q *request) account(v codec.Value) {
 	u := v.Get("usage")
+	q.chargeUsage(u)
 	model := q.model
 	if in, ok := u.Get("input_tokens").Int(); ok {
 		q.s.m.tokens.WithLabelValues(model, q.tenant, "input").Add(float64(in))
