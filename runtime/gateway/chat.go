@@ -77,7 +77,7 @@ func (s *Server) chatCompletions(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer resp.Body.Close()
-	opts := reverse.Options{IDs: s.cfg.IDs, Clock: s.cfg.Clock, Model: q.model}
+	opts := reverse.Options{IDs: s.cfg.IDs, Clock: s.cfg.Clock, Model: q.model, Redact: q.redact}
 	if !q.stream {
 		q.chatJSON(ctx, resp.Body, opts)
 		return

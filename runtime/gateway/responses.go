@@ -115,7 +115,7 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer resp.Body.Close()
-	topts := translate.Options{IDs: s.cfg.IDs, Clock: s.cfg.Clock}
+	topts := translate.Options{IDs: s.cfg.IDs, Clock: s.cfg.Clock, Redact: q.redact}
 	if !q.stream {
 		q.json(ctx, wk, req, resp.Body, topts)
 		return
@@ -299,8 +299,7 @@ func (q *request) gone() {
 
 // fail answers an error before the first byte.
 func (q *request) fail(kind string, e *translate.APIError) {
-	up, client := q.secrets()
-	if m := redact(e.Message, up, client, q.s.cfg.Upstream.APIKey, q.s.cfg.ResponsesUpstream.APIKey); m != e.Message {
+	if m := q.redact(e.Message); m != e.Message {
 		c := *e // an upstream's echo of a key or bearer is masked
 		c.Message = m
 		e = &c

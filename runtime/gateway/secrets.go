@@ -98,9 +98,9 @@ func maskRuns(msg, sec string) string {
 	return b.String()
 }
 
-// secrets are the request's secrets: the upstream bearer it was sent
-// with and the bearer the client gave.
-func (q *request) secrets() (upstream, client string) {
-	client, _ = strings.CutPrefix(q.r.Header.Get("Authorization"), "Bearer ")
-	return q.bearer, strings.TrimSpace(client)
+// redact masks the request's secrets in msg: the upstream bearer it was
+// sent with, the bearer the client gave, the configured upstream keys.
+func (q *request) redact(msg string) string {
+	client, _ := strings.CutPrefix(q.r.Header.Get("Authorization"), "Bearer ")
+	return redact(msg, q.bearer, strings.TrimSpace(client), q.s.cfg.Upstream.APIKey, q.s.cfg.ResponsesUpstream.APIKey)
 }
