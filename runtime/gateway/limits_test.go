@@ -211,24 +211,31 @@ func (u *heldUpstream) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 // held starts a stream and returns once the gateway sent its first event:
-// the stream is then in flight until released or cancelled.
+// the stream is then in flight until released or cancelled. A 429 is
+// retried: a slot is given back as the handler returns, just after its
+// client has the answer.
 func held(t *testing.T, url, key, input string) (*http.Response, context.CancelFunc) {
 	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, url+"/v1/responses", strings.NewReader(`{"model":"m","stream":true,"input":`+jsonString(input)+`}`))
-	req.Header.Set("Authorization", "Bearer "+key)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		cancel()
-		t.Fatal(err)
-	}
-	if resp.StatusCode != 200 {
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		ctx, cancel := context.WithCancel(context.Background())
+		req, _ := http.NewRequestWithContext(ctx, http.MethodPost, url+"/v1/responses", strings.NewReader(`{"model":"m","stream":true,"input":`+jsonString(input)+`}`))
+		req.Header.Set("Authorization", "Bearer "+key)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			cancel()
+			t.Fatal(err)
+		}
+		if resp.StatusCode == 200 {
+			t.Cleanup(func() { cancel(); resp.Body.Close() })
+			return resp, cancel
+		}
 		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
 		cancel()
-		t.Fatalf("held stream: %d %s", resp.StatusCode, b)
+		if resp.StatusCode != http.StatusTooManyRequests || time.Now().After(deadline) {
+			t.Fatalf("held stream: %d %s", resp.StatusCode, b)
+		}
 	}
-	t.Cleanup(func() { cancel(); resp.Body.Close() })
-	return resp, cancel
 }
 
 // finish reads a released stream to its end and checks it completed,
@@ -316,7 +323,8 @@ func TestGlobalAndTenantCaps(t *testing.T) {
 	finish(t, a)
 	finish(t, c)
 	m := scrape(t, s.gw.URL)
-	if !strings.Contains(m, `transponder_errors_total{kind="rate_limited"} 1`) || !strings.Contains(m, `transponder_errors_total{kind="overloaded"} 1`) {
+	// (at least: held may have been refused once as a slot came back)
+	if !strings.Contains(m, `transponder_errors_total{kind="rate_limited"}`) || !strings.Contains(m, `transponder_errors_total{kind="overloaded"}`) {
 		t.Errorf("metrics: %s", grepLines(m, "transponder_errors_total"))
 	}
 }
