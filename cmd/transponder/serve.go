@@ -59,6 +59,7 @@ type serveConfig struct {
 	} `yaml:"responses_upstream"`
 	Keys         []gateway.Key `yaml:"keys"`
 	PassThrough  bool          `yaml:"pass_through"`
+	Limits       []limitRule   `yaml:"limits"` // per tenant; tenant "*": every tenant not listed
 	Models       []modelRule   `yaml:"models"`
 	System       string        `yaml:"system"`        // system (default), developer, merge
 	UnknownTypes string        `yaml:"unknown_types"` // drop (default) or reject
@@ -83,6 +84,14 @@ type retryConfig struct {
 	Base          string `yaml:"base"`
 	Max           string `yaml:"max"`
 	MaxRetryAfter string `yaml:"max_retry_after"`
+}
+
+// limitRule is a tenant's limits (gateway.TenantLimits); 0 is unlimited.
+type limitRule struct {
+	Tenant     string `yaml:"tenant"`
+	RPM        int    `yaml:"rpm"`
+	TPM        int    `yaml:"tpm"`
+	MaxStreams int    `yaml:"max_streams"`
 }
 
 type modelRule struct {
@@ -392,6 +401,12 @@ func (c *serveConfig) gateway(log *slog.Logger) (gateway.Config, error) {
 			return cfg, fmt.Errorf("keys[%d]: the key of tenant %s is another tenant's too", i, k.Tenant)
 		}
 		seen[k.Key] = true
+	}
+	for _, l := range c.Limits {
+		cfg.Limits = append(cfg.Limits, gateway.TenantLimits{Tenant: l.Tenant, RPM: l.RPM, TPM: l.TPM, MaxStreams: l.MaxStreams})
+	}
+	if err := gateway.CheckLimits(cfg); err != nil {
+		return cfg, err
 	}
 	cfg.Upstream.BaseURL, cfg.Upstream.Referer, cfg.Upstream.Title = c.Upstream.BaseURL, c.Upstream.Referer, c.Upstream.Title
 	var err error

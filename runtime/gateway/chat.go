@@ -48,6 +48,9 @@ func (s *Server) chatCompletions(w http.ResponseWriter, r *http.Request) {
 		q.fail("auth", aerr)
 		return
 	}
+	if !q.admit() {
+		return
+	}
 	// The Responses upstream's key; without one (another Transponder, or
 	// this gateway itself), the client's bearer goes on.
 	if k := s.cfg.ResponsesUpstream.APIKey; k != "" && !s.cfg.PassThrough {
@@ -56,7 +59,7 @@ func (s *Server) chatCompletions(w http.ResponseWriter, r *http.Request) {
 		q.bearer, _ = strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
 	}
 	body, _, ok := q.readBody()
-	if !ok {
+	if !ok || !q.admitStream() {
 		return
 	}
 	up, warns, err := s.chatToResponses(body)
@@ -74,7 +77,7 @@ func (s *Server) chatCompletions(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer resp.Body.Close()
-	opts := reverse.Options{IDs: s.cfg.IDs, Clock: s.cfg.Clock, Model: q.model}
+	opts := reverse.Options{IDs: s.cfg.IDs, Clock: s.cfg.Clock, Model: q.model, Redact: q.redact}
 	if !q.stream {
 		q.chatJSON(ctx, resp.Body, opts)
 		return
@@ -159,6 +162,7 @@ func (q *request) chatSSE(ctx context.Context, body io.Reader, opts reverse.Opti
 			continue
 		}
 		arrived := time.Now()
+		q.streamUsage(e)
 		out := cs.Next(e.Data)
 		if err := cs.Err(); err != nil && !started {
 			q.fail("upstream_failed", err)
@@ -197,6 +201,7 @@ func (q *request) chatSSE(ctx context.Context, body io.Reader, opts reverse.Opti
 // chatAccount counts a chat completion's tokens and cost.
 func (q *request) chatAccount(v codec.Value) {
 	u := v.Get("usage")
+	q.chargeUsage(u)
 	if in, ok := u.Get("prompt_tokens").Int(); ok {
 		q.s.m.tokens.WithLabelValues(q.model, q.tenant, "input").Add(float64(in))
 	}

@@ -35,7 +35,6 @@ package gateway
 
 import (
 	"context"
-	"crypto/subtle"
 	"encoding/json"
 	"log/slog"
 	"net/http"
@@ -121,6 +120,13 @@ type Config struct {
 	// or a conversation brings into one request (default
 	// DefaultMaxChainItems); beyond it the request is refused (400).
 	MaxChainItems int
+	// Limits are per-tenant rate limits (requests and tokens per minute)
+	// and stream caps on POST /v1/responses and POST
+	// /v1/chat/completions (limits.go; CheckLimits checks them). A tenant
+	// not listed has the DefaultTenant entry's, or none.
+	Limits []TenantLimits
+	// LimitClock is the limits' clock (default time.Now).
+	LimitClock func() time.Time
 	// Observe, if set, is called with the time from an upstream chunk's
 	// arrival to the flush of its events, for each chunk (the load
 	// benchmark reads it).
@@ -172,6 +178,10 @@ type Server struct {
 	labels   map[string]bool
 	// retry is the retries' jitter and wait (tests replace them).
 	retry retryHooks
+	// limits are the limited tenants' states (limits.go), built in New;
+	// keySums the keys' SHA-256 (secrets.go).
+	limits  map[string]*limiter
+	keySums [][32]byte
 }
 
 type worker struct {
@@ -214,6 +224,9 @@ func New(cfg Config) *Server {
 	if cfg.Clock == nil {
 		cfg.Clock = time.Now
 	}
+	if cfg.LimitClock == nil {
+		cfg.LimitClock = time.Now
+	}
 	if cfg.Log == nil {
 		cfg.Log = slog.Default()
 	}
@@ -227,6 +240,7 @@ func New(cfg Config) *Server {
 	cfg.Reverse.Dialect = cfg.ResponsesUpstream.Dialect
 	cfg.Mapping.Provider = cfg.Provider
 	s := &Server{cfg: cfg, log: cfg.Log, m: newMetrics(cfg.Registry), sem: make(chan struct{}, cfg.MaxConcurrent), labels: map[string]bool{}}
+	s.limits, s.keySums = newLimits(cfg), keySums(cfg.Keys)
 	s.workers.New = func() any { return new(worker) }
 	s.cfg.Retry, s.retry = cfg.Retry.withDefaults(), defaultRetryHooks
 	mux := http.NewServeMux()
@@ -303,10 +317,8 @@ func (s *Server) tenant(r *http.Request) (tenant, bearer string, err *translate.
 	case len(s.cfg.Keys) == 0:
 		return "anonymous", s.cfg.Upstream.APIKey, nil
 	}
-	for _, k := range s.cfg.Keys {
-		if k.Key != "" && subtle.ConstantTimeCompare([]byte(given), []byte(k.Key)) == 1 {
-			return k.Tenant, s.cfg.Upstream.APIKey, nil
-		}
+	if i := s.matchKey(given); i >= 0 {
+		return s.cfg.Keys[i].Tenant, s.cfg.Upstream.APIKey, nil
 	}
 	return "", "", &translate.APIError{Status: http.StatusUnauthorized, Type: "invalid_request_error", Code: "invalid_api_key", Message: "Incorrect API key provided: use one of the gateway's keys (Authorization: Bearer <key>)"}
 }

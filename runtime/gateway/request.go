@@ -114,6 +114,7 @@ func (s *Server) begin(w http.ResponseWriter, r *http.Request, prefix, what stri
 func (q *request) end() {
 	q.cancel(nil)
 	q.release()
+	q.leave()
 	mode := q.prefix + "json"
 	if q.stream {
 		mode = q.prefix + "stream"

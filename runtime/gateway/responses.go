@@ -48,6 +48,7 @@ type request struct {
 	prefix  string                  // the route's prefix of its mode label ("" or "chat_")
 	sent    []mapping.Warning       // the request's warnings (the chat route's header adds the answer's)
 	what    string                  // what its log line says it served
+	limit   limitState              // what it holds of its tenant's limits
 }
 
 // create serves POST /v1/responses.
@@ -59,8 +60,11 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request) {
 		q.fail("auth", aerr)
 		return
 	}
+	if !q.admit() {
+		return
+	}
 	body, doc, ok := q.readBody()
-	if !ok {
+	if !ok || !q.admitStream() {
 		return
 	}
 	q.owner = s.owner(q.tenant, q.bearer)
@@ -111,7 +115,7 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer resp.Body.Close()
-	topts := translate.Options{IDs: s.cfg.IDs, Clock: s.cfg.Clock}
+	topts := translate.Options{IDs: s.cfg.IDs, Clock: s.cfg.Clock, Redact: q.redact}
 	if !q.stream {
 		q.json(ctx, wk, req, resp.Body, topts)
 		return
@@ -295,6 +299,11 @@ func (q *request) gone() {
 
 // fail answers an error before the first byte.
 func (q *request) fail(kind string, e *translate.APIError) {
+	if m := q.redact(e.Message); m != e.Message {
+		c := *e // an upstream's echo of a key or bearer is masked
+		c.Message = m
+		e = &c
+	}
 	q.s.m.errors.WithLabelValues(kind).Inc()
 	q.log.Info("error", "kind", kind, "status", e.Status, "code", e.Code, "message", clip(e.Message, 300))
 	writeError(q.w, e)
@@ -382,6 +391,7 @@ func (s *Server) warningLabel(label string) string {
 // account counts a Response's tokens and cost.
 func (q *request) account(v codec.Value) {
 	u := v.Get("usage")
+	q.chargeUsage(u)
 	model := q.model
 	if in, ok := u.Get("input_tokens").Int(); ok {
 		q.s.m.tokens.WithLabelValues(model, q.tenant, "input").Add(float64(in))

@@ -14,6 +14,9 @@ type Options struct {
 	IDs   translate.IDSource // nil: translate.RandomIDs; ids are chatcmpl_…
 	Clock func() time.Time   // nil: time.Now; the chunks' created
 	Model string             // the model named until the upstream names one
+	// Redact, if set, rewrites the message of an error chunk (the gateway
+	// masks the keys an upstream's message quotes).
+	Redact func(message string) string
 }
 
 func (o Options) id() string {
@@ -295,7 +298,11 @@ func (c *ChatStream) part(pt *Part) {
 		}
 		c.out = codec.AppendString(c.out, code)
 		c.out = append(c.out, `,"message":`...)
-		c.out = codec.AppendString(c.out, pt.Err.Message)
+		msg := pt.Err.Message
+		if c.opts.Redact != nil {
+			msg = c.opts.Redact(msg)
+		}
+		c.out = codec.AppendString(c.out, msg)
 		c.out = append(c.out, `},"choices":[{"index":0,"delta":{"content":""},"finish_reason":"error"}]}`+"\n\n"...)
 		c.out = append(c.out, "data: [DONE]\n\n"...)
 	}

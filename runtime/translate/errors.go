@@ -176,6 +176,20 @@ const (
 	maxRetryAfter = 64  // bytes of a Retry-After value passed on
 )
 
+// redacted is e with its message rewritten by redact (a copy, when it
+// changes).
+func redacted(e *APIError, redact func(string) string) *APIError {
+	if redact == nil {
+		return e
+	}
+	if m := redact(e.Message); m != e.Message {
+		c := *e
+		c.Message = m
+		return &c
+	}
+	return e
+}
+
 // UpstreamError maps an upstream HTTP error response: its status, its
 // headers (for Retry-After) and its body, an OpenRouter or OpenAI error
 // object or anything else (an HTML page from a proxy, nothing).

@@ -56,6 +56,10 @@ type Options struct {
 	// event is then response.failed carrying it, and is not committed.
 	// The Response is valid only during the call.
 	Commit func(response []byte) error
+	// Redact, if set, rewrites the message of the error a response fails
+	// with before it goes out (the gateway masks the keys an upstream's
+	// message quotes).
+	Redact func(message string) string
 }
 
 func (o Options) ids() IDSource {
