@@ -15,7 +15,8 @@
 //	GET    /v1/responses/{id}/input_items       its input items, paged
 //	POST   /v1/conversations (and /{id}, /{id}/items, /{id}/items/{item})  the Conversations API
 //	POST   /v1/chat/completions                 a chat completion over the Responses upstream
-//	GET    /healthz                             "ok"
+//	GET    /healthz                             "ok" (liveness)
+//	GET    /readyz                              "ok" while the store answers, else 503 (readiness)
 //	GET    /metrics                             Prometheus
 //
 // Without a store, previous_response_id, conversation and the stored
@@ -232,6 +233,7 @@ func New(cfg Config) *Server {
 	s.conversationRoutes(mux)
 	mux.HandleFunc("POST /v1/chat/completions", s.limited(s.chatCompletions))
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte("ok\n")) })
+	mux.HandleFunc("GET /readyz", s.readyz)
 	mux.Handle("GET /metrics", promhttp.HandlerFor(cfg.Registry, promhttp.HandlerOpts{}))
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, &translate.APIError{Status: http.StatusNotFound, Type: "invalid_request_error", Message: "no route " + r.Method + " " + r.URL.Path + " (this gateway serves POST /v1/responses)"})
