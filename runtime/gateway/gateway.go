@@ -46,6 +46,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/transponder-dev/transponder/mapping"
 	"github.com/transponder-dev/transponder/runtime/store"
@@ -123,6 +124,11 @@ type Config struct {
 	// arrival to the flush of its events, for each chunk (the load
 	// benchmark reads it).
 	Observe func(time.Duration)
+	// Tracer, if set, traces each request (trace.go): a server span, the
+	// upstream call and the store operations as its children, W3C
+	// traceparent carried in and on to the upstream. Nil: no tracing, at
+	// no cost.
+	Tracer trace.TracerProvider
 }
 
 // Upstream is a Chat Completions endpoint.
@@ -159,6 +165,7 @@ const WarningsHeader = "Transponder-Warnings"
 type Server struct {
 	cfg     Config
 	log     *slog.Logger
+	tr      *tracer // nil: no tracing
 	m       *metrics
 	sem     chan struct{}
 	mux     *http.ServeMux
@@ -222,7 +229,10 @@ func New(cfg Config) *Server {
 	cfg.Mapping.Dialect = cfg.Upstream.Dialect
 	cfg.Reverse.Dialect = cfg.ResponsesUpstream.Dialect
 	cfg.Mapping.Provider = cfg.Provider
-	s := &Server{cfg: cfg, log: cfg.Log, m: newMetrics(cfg.Registry), sem: make(chan struct{}, cfg.MaxConcurrent), labels: map[string]bool{}}
+	s := &Server{cfg: cfg, log: cfg.Log, m: newMetrics(cfg.Registry), sem: make(chan struct{}, cfg.MaxConcurrent), labels: map[string]bool{}, tr: newTracer(cfg.Tracer)}
+	if s.tr != nil && s.cfg.Store != nil {
+		s.cfg.Store = tracedStore{s.cfg.Store, s.tr.t}
+	}
 	s.workers.New = func() any { return new(worker) }
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /v1/responses", s.limited(s.create))
@@ -243,7 +253,13 @@ func New(cfg Config) *Server {
 }
 
 // ServeHTTP serves the routes.
-func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.mux.ServeHTTP(w, r) }
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if s.tr != nil {
+		s.serveTraced(w, r)
+		return
+	}
+	s.mux.ServeHTTP(w, r)
+}
 
 // Wait waits for the streams in flight to end (after http.Server.Shutdown
 // stopped new ones: a graceful shutdown lets them finish; cancelling ctx
