@@ -218,12 +218,28 @@ func TestTraceSpans(t *testing.T) {
 				}
 				for _, s := range ss {
 					for k, v := range attrs(s) {
-						if strings.Contains(v, secretKey) || strings.Contains(v, secretInput) {
-							t.Errorf("span %q attribute %s holds a secret: %q", s.Name(), k, v)
+						if strings.Contains(v, secretKey) || strings.Contains(v, secretInput) || strings.Contains(v, first) {
+							t.Errorf("span %q attribute %s holds a secret or an id: %q", s.Name(), k, v)
 						}
 					}
 				}
 			})
+		}
+		// A stored-object route is traced too, named by its pattern.
+		req, _ := http.NewRequest("GET", g.url+"/v1/responses/"+first, nil)
+		req.Header.Set("Authorization", "Bearer "+secretKey)
+		req.Header.Set("Traceparent", "00-5bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		id, _ := trace.TraceIDFromHex("5bf92f3577b34da6a3ce929d0e0e4736")
+		ss := spans(t, g.rec, id, "GET /v1/responses/{id}")
+		srv := find(t, ss, "GET /v1/responses/{id}")
+		wantAttrs(t, srv, map[attribute.Key]string{"http.route": "/v1/responses/{id}", "http.response.status_code": "200"})
+		if get := find(t, ss, "store GetResponse"); get.Parent().SpanID() != srv.SpanContext().SpanID() {
+			t.Error("store GetResponse is not a child of the route's span")
 		}
 	})
 }
