@@ -307,6 +307,16 @@ func serveUntil(parent context.Context, args []string, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "transponder serve:", err)
 		return 2
 	}
+	tp, flushTraces, err := tracing(ctx, os.Getenv)
+	if err != nil {
+		fmt.Fprintln(stderr, "transponder serve: tracing:", err)
+		return 2
+	}
+	if tp != nil {
+		defer flushTraces() // after the streams ended: their spans too
+		cfg.Tracer = tp
+		log.Info("tracing: OTLP/HTTP export of a span per request (the OTEL_* environment)")
+	}
 	gw := gateway.New(cfg)
 	srv := &http.Server{Addr: c.Listen, Handler: gw, ReadHeaderTimeout: 30 * time.Second, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
 	log.Info("serving the Responses API and Chat Completions", "listen", "http://"+ln.Addr().String()+"/v1", "upstream", cfg.Upstream.BaseURL, "dialect", cfg.Upstream.Dialect.String(),

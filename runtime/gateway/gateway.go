@@ -15,7 +15,8 @@
 //	GET    /v1/responses/{id}/input_items       its input items, paged
 //	POST   /v1/conversations (and /{id}, /{id}/items, /{id}/items/{item})  the Conversations API
 //	POST   /v1/chat/completions                 a chat completion over the Responses upstream
-//	GET    /healthz                             "ok"
+//	GET    /healthz                             "ok" (liveness)
+//	GET    /readyz                              "ok" while the store answers, else 503 (readiness)
 //	GET    /metrics                             Prometheus
 //
 // Without a store, previous_response_id, conversation and the stored
@@ -44,6 +45,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/transponder-dev/transponder/mapping"
 	"github.com/transponder-dev/transponder/runtime/store"
@@ -131,6 +133,11 @@ type Config struct {
 	// arrival to the flush of its events, for each chunk (the load
 	// benchmark reads it).
 	Observe func(time.Duration)
+	// Tracer, if set, traces each request (trace.go): a server span, the
+	// upstream call and the store operations as its children, W3C
+	// traceparent carried in and on to the upstream. Nil: no tracing, at
+	// no cost.
+	Tracer trace.TracerProvider
 }
 
 // Upstream is a Chat Completions endpoint.
@@ -167,6 +174,7 @@ const WarningsHeader = "Transponder-Warnings"
 type Server struct {
 	cfg     Config
 	log     *slog.Logger
+	tr      *tracer // nil: no tracing
 	m       *metrics
 	sem     chan struct{}
 	mux     *http.ServeMux
@@ -239,7 +247,10 @@ func New(cfg Config) *Server {
 	cfg.Mapping.Dialect = cfg.Upstream.Dialect
 	cfg.Reverse.Dialect = cfg.ResponsesUpstream.Dialect
 	cfg.Mapping.Provider = cfg.Provider
-	s := &Server{cfg: cfg, log: cfg.Log, m: newMetrics(cfg.Registry), sem: make(chan struct{}, cfg.MaxConcurrent), labels: map[string]bool{}}
+	s := &Server{cfg: cfg, log: cfg.Log, m: newMetrics(cfg.Registry), sem: make(chan struct{}, cfg.MaxConcurrent), labels: map[string]bool{}, tr: newTracer(cfg.Tracer)}
+	if s.tr != nil && s.cfg.Store != nil {
+		s.cfg.Store = tracedStore{s.cfg.Store, s.tr.t}
+	}
 	s.limits, s.keySums = newLimits(cfg), keySums(cfg.Keys)
 	s.workers.New = func() any { return new(worker) }
 	s.cfg.Retry, s.retry = cfg.Retry.withDefaults(), defaultRetryHooks
@@ -252,6 +263,7 @@ func New(cfg Config) *Server {
 	s.conversationRoutes(mux)
 	mux.HandleFunc("POST /v1/chat/completions", s.limited(s.chatCompletions))
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte("ok\n")) })
+	mux.HandleFunc("GET /readyz", s.readyz)
 	mux.Handle("GET /metrics", promhttp.HandlerFor(cfg.Registry, promhttp.HandlerOpts{}))
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, &translate.APIError{Status: http.StatusNotFound, Type: "invalid_request_error", Message: "no route " + r.Method + " " + r.URL.Path + " (this gateway serves POST /v1/responses)"})
@@ -261,7 +273,13 @@ func New(cfg Config) *Server {
 }
 
 // ServeHTTP serves the routes.
-func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.mux.ServeHTTP(w, r) }
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if s.tr != nil {
+		s.serveTraced(w, r)
+		return
+	}
+	s.mux.ServeHTTP(w, r)
+}
 
 // Wait waits for the streams in flight to end (after http.Server.Shutdown
 // stopped new ones: a graceful shutdown lets them finish; cancelling ctx

@@ -44,6 +44,7 @@ func (q *request) post(ctx context.Context, u *Upstream, path string, body []byt
 	}
 	h := hreq.Header
 	h.Set("Content-Type", "application/json")
+	span := s.tr.upstream(hreq, path) // nil when not tracing
 	if q.stream {
 		h.Set("Accept", "text/event-stream")
 	}
@@ -61,6 +62,7 @@ func (q *request) post(ctx context.Context, u *Upstream, path string, body []byt
 	timer := time.AfterFunc(s.cfg.UpstreamTimeout, func() { cancel(errHeaderTimeout) })
 	sent := time.Now()
 	resp, err := u.Client.Do(hreq.WithContext(hctx))
+	span.done(resp, err)
 	fired := !timer.Stop()
 	s.m.upstream.Observe(time.Since(sent).Seconds())
 	if err != nil {
@@ -115,6 +117,7 @@ func (q *request) end() {
 	q.cancel(nil)
 	q.release()
 	q.leave()
+	q.traceEnd()
 	mode := q.prefix + "json"
 	if q.stream {
 		mode = q.prefix + "stream"

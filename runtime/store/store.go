@@ -158,6 +158,9 @@ type Store interface {
 	// their items and returns how many responses and conversations it
 	// deleted.
 	Expire(ctx context.Context, now time.Time) (int, error)
+	// Ping asks the database a cheap query (its tables are readable): nil
+	// when it answers, within ctx.
+	Ping(ctx context.Context) error
 	Close() error
 }
 
