@@ -95,15 +95,24 @@ func (u *cancelUpstream) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 // putHook is a store whose PutResponse first calls hook with the
-// response's id.
+// response; it counts the puts hook wanted counted (true) and those of
+// them that failed.
 type putHook struct {
 	store.Store
-	hook func(r *store.Response)
+	hook         func(r *store.Response) bool
+	puts, failed *atomic.Int64
 }
 
 func (p putHook) PutResponse(ctx context.Context, tenant string, r store.Response) error {
-	p.hook(&r)
-	return p.Store.PutResponse(ctx, tenant, r)
+	counted := p.hook(&r)
+	err := p.Store.PutResponse(ctx, tenant, r)
+	if counted {
+		p.puts.Add(1)
+		if err != nil {
+			p.failed.Add(1)
+		}
+	}
+	return err
 }
 
 // 10,000 streams, each cancelled by its client at a random point: within
@@ -132,21 +141,27 @@ func TestCancelStorm(t *testing.T) {
 	// goes away before the put goes on.
 	var cancels sync.Map // response id → context.CancelFunc
 	st := openStore(t, store.Config{Driver: "sqlite", DSN: filepath.Join(t.TempDir(), "store.db"), CacheBytes: 1 << 16})
-	hooked := putHook{st, func(r *store.Response) {
+	var puts, failed atomic.Int64
+	hooked := putHook{st, func(r *store.Response) bool {
 		if len(r.Input) == 0 || !strings.Contains(string(r.Input[0].Body), fmt.Sprintf(`"%d `, cancelStore)) {
-			return
+			return false
 		}
 		for range 2000 {
 			if c, ok := cancels.LoadAndDelete(r.ID); ok {
 				c.(context.CancelFunc)()
-				return
+				return true
 			}
 			time.Sleep(time.Millisecond)
 		}
-	}}
+		t.Errorf("%s: no client to cancel", r.ID)
+		return true
+	}, &puts, &failed}
 	reg := gateway.Config{
 		Upstream: gateway.Upstream{BaseURL: upSrv.URL, Client: &http.Client{Transport: upTransport}},
-		Store:    hooked, MaxConcurrent: 4 * inFlight,
+		// A handler outlives its client while it stores the response (and
+		// the store's writes queue under load): the cap must not refuse
+		// the clients that follow; it is not what this test is about.
+		Store: hooked, MaxConcurrent: 1 << 16,
 		Log: slog.New(slog.NewTextHandler(io.Discard, nil)),
 	}
 	gw := httptest.NewServer(gateway.New(reg))
@@ -156,8 +171,6 @@ func TestCancelStorm(t *testing.T) {
 
 	var events atomic.Int64
 	var kinds [cancelKinds]atomic.Int64
-	var storedMu sync.Mutex
-	var stored []string // the ids of the responses cancelled while stored
 	one := func(n int, rng *rand.Rand) {
 		kind := rng.IntN(cancelKinds)
 		kinds[kind].Add(1)
@@ -214,9 +227,6 @@ func TestCancelStorm(t *testing.T) {
 					id = id[j+6:]
 					id = strings.Clone(id[:strings.IndexByte(id, '"')]) // not the event's data kept
 					cancels.Store(id, cancel)
-					storedMu.Lock()
-					stored = append(stored, id)
-					storedMu.Unlock()
 				}
 			}
 		}
@@ -255,8 +265,9 @@ func TestCancelStorm(t *testing.T) {
 
 	run(0, 500) // warm-up: pools, caches, the store's first pages
 	waitQuiet(t, up, gw.URL, client)
-	stored = make([]string, 0, total)
 	baseG, baseHeap := settle()
+	puts.Store(0)
+	failed.Store(0)
 	for k := range kinds {
 		kinds[k].Store(0)
 		up.arrivals[k].Store(0)
@@ -299,11 +310,9 @@ func TestCancelStorm(t *testing.T) {
 		}
 	}
 	// A response whose client went away while it was stored is stored
-	// whole: its terminal event was made.
-	for _, id := range stored {
-		if r, err := st.GetResponse(context.Background(), "anonymous", id); err != nil || !strings.Contains(string(r.Body), `"status":"completed"`) {
-			t.Errorf("%s, cancelled while stored: %v %.200s", id, err, r.Body)
-		}
+	// (its terminal event was made): every such put succeeded.
+	if p, f := puts.Load(), failed.Load(); p != kinds[cancelStore].Load() || f != 0 {
+		t.Errorf("%d responses stored as their clients went away, %d of them failed; %d were sent", p, f, kinds[cancelStore].Load())
 	}
 	m := scrapeWith(t, client, gw.URL)
 	if !strings.Contains(m, "transponder_active_streams 0") {
