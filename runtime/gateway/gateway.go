@@ -204,8 +204,11 @@ func New(cfg Config) *Server {
 		cfg.Upstream.BaseURL = DefaultBaseURL
 	}
 	cfg.Upstream.BaseURL = strings.TrimRight(cfg.Upstream.BaseURL, "/")
+	if cfg.MaxConcurrent <= 0 {
+		cfg.MaxConcurrent = 256
+	}
 	if cfg.Upstream.Client == nil {
-		cfg.Upstream.Client = &http.Client{Transport: http.DefaultTransport}
+		cfg.Upstream.Client = &http.Client{Transport: upstreamTransport(cfg.MaxConcurrent)}
 	}
 	cfg.ResponsesUpstream.BaseURL = strings.TrimRight(cfg.ResponsesUpstream.BaseURL, "/")
 	if cfg.ResponsesUpstream.Client == nil {
@@ -213,9 +216,6 @@ func New(cfg Config) *Server {
 	}
 	if cfg.MaxBody <= 0 {
 		cfg.MaxBody = 16 << 20
-	}
-	if cfg.MaxConcurrent <= 0 {
-		cfg.MaxConcurrent = 256
 	}
 	if cfg.UpstreamTimeout <= 0 {
 		cfg.UpstreamTimeout = 5 * time.Minute
@@ -270,6 +270,19 @@ func New(cfg Config) *Server {
 	})
 	s.mux = mux
 	return s
+}
+
+// upstreamTransport is the default upstreams' transport: the standard
+// one (proxy from the environment, HTTP/2 when the upstream offers it),
+// keeping a connection alive for each request the gateway may serve at
+// once. The standard one keeps 2 per host: over HTTP/1.1, every stream
+// beyond the second would open (and, for TLS, handshake) a connection of
+// its own and close it at the end.
+func upstreamTransport(conns int) *http.Transport {
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.MaxIdleConns = 2 * conns
+	t.MaxIdleConnsPerHost = conns
+	return t
 }
 
 // ServeHTTP serves the routes.
