@@ -15,12 +15,15 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"syscall"
 	"time"
 
 	"github.com/go-faster/yaml"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
 
 	"github.com/transponder-dev/transponder/mapping"
 	"github.com/transponder-dev/transponder/runtime/gateway"
@@ -399,6 +402,13 @@ const ShutdownGrace = 30 * time.Second
 // gateway turns the file's settings into the gateway's.
 func (c *serveConfig) gateway(log *slog.Logger) (gateway.Config, error) {
 	cfg := gateway.Config{Log: log, Keys: c.Keys, PassThrough: c.PassThrough, MaxBody: c.MaxBody, MaxConcurrent: c.MaxConc}
+	// /metrics also has the Go runtime's and the process's figures (heap,
+	// the heap live at the last GC, goroutines, RSS, open files): what an
+	// operator watches, and what make soak reads.
+	cfg.Registry = prometheus.NewRegistry()
+	cfg.Registry.MustRegister(
+		collectors.NewGoCollector(collectors.WithGoCollectorRuntimeMetrics(collectors.GoRuntimeMetricsRule{Matcher: regexp.MustCompile(`^/gc/heap/live:bytes$`)})),
+		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	if len(c.Keys) > 0 && c.PassThrough {
 		return cfg, errors.New("keys and pass_through exclude each other")
 	}
