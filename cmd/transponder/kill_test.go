@@ -17,7 +17,8 @@ import (
 	"testing"
 	"time"
 
-	_ "modernc.org/sqlite" // to check the store's file after the kill
+	_ "github.com/jackc/pgx/v5/stdlib" // to make a PostgreSQL schema per test
+	_ "modernc.org/sqlite"             // to check the store's file after the kill
 
 	"github.com/transponder-dev/transponder/codec/sse"
 	"github.com/transponder-dev/transponder/runtime/conformance"
@@ -84,48 +85,117 @@ func startServe(t *testing.T, args ...string) (*exec.Cmd, string) {
 	return nil, ""
 }
 
-// kill -9 of the gateway while streams are in flight: after a restart on
+// pgSchema is a DSN of the test PostgreSQL (TRANSPONDER_TEST_PG) with a
+// fresh schema, dropped after the test; without TRANSPONDER_TEST_PG the
+// test is skipped, and failed under CI (.ci/run starts PostgreSQL and
+// exports it). The convention of runtime/gateway's tests.
+func pgSchema(t *testing.T) string {
+	t.Helper()
+	dsn := os.Getenv("TRANSPONDER_TEST_PG")
+	if dsn == "" {
+		if os.Getenv("CI") != "" {
+			t.Fatal("CI is set but TRANSPONDER_TEST_PG is not: .ci/run starts PostgreSQL and exports it")
+		}
+		t.Skip("TRANSPONDER_TEST_PG is not set (a PostgreSQL URL; .ci/run sets it)")
+	}
+	admin, err := sql.Open("pgx", dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	schema := fmt.Sprintf("kill_%d", time.Now().UnixNano())
+	if _, err := admin.Exec(`CREATE SCHEMA ` + schema); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if _, err := admin.Exec(`DROP SCHEMA ` + schema + ` CASCADE`); err != nil {
+			t.Errorf("dropping the schema %s: %v", schema, err)
+		}
+		admin.Close()
+	})
+	sep := "?"
+	if strings.Contains(dsn, "?") {
+		sep = "&"
+	}
+	return dsn + sep + "search_path=" + schema
+}
+
+// The load of TestKill9: streams of killWords words, one every
+// killEvery, started killStagger apart; the kill comes once killDone
+// are done with killDone more in flight.
+const (
+	killStreams = 200
+	killWords   = 40
+	killEvery   = 25 * time.Millisecond
+	killStagger = 10 * time.Millisecond
+	killDone    = 40
+)
+
+// kill -9 of the gateway under load, on each store: after a restart on
 // the same data, every response whose terminal event a client had is
-// readable as it was streamed; a response cut off is not there (or, if
-// its terminal event was made but not delivered, whole); the store opens
-// cleanly and chains go on.
+// readable as it was streamed, with its input items; a response cut off
+// is not there (or, if its terminal event was made but not delivered,
+// whole); every stream a client had whole passes the conformance
+// checker; the store opens cleanly and chains go on.
 func TestKill9(t *testing.T) {
-	up := httptest.NewServer(slowUpstream(12, 15*time.Millisecond))
+	for _, st := range []struct {
+		name  string
+		args  func(t *testing.T) []string
+		check func(t *testing.T, data string)
+	}{
+		{"sqlite", func(*testing.T) []string { return nil }, sqliteIntegrity},
+		{"postgres", func(t *testing.T) []string { return []string{"-store", "postgres", "-store-dsn", pgSchema(t)} }, nil},
+	} {
+		t.Run(st.name, func(t *testing.T) {
+			extra := st.args(t)
+			data := t.TempDir()
+			kill9(t, append([]string{"-data", data}, extra...))
+			if st.check != nil {
+				st.check(t, data)
+			}
+		})
+	}
+}
+
+// killResult is what a client had of its stream.
+type killResult struct {
+	id, input string
+	terminal  []byte // the terminal event's response; nil if cut off
+	findings  []conformance.Finding
+}
+
+func kill9(t *testing.T, storeArgs []string) {
+	up := httptest.NewServer(slowUpstream(killWords, killEvery))
 	defer up.Close()
-	data := t.TempDir()
-	args := []string{"-listen", "127.0.0.1:0", "-upstream", up.URL, "-dialect", "openrouter", "-data", data}
+	args := append([]string{"-listen", "127.0.0.1:0", "-upstream", up.URL, "-dialect", "openrouter"}, storeArgs...)
 	cmd, url := startServe(t, args...)
 
-	type result struct {
-		id       string
-		terminal []byte
-	}
 	var mu sync.Mutex
-	var results []result
+	var results []killResult
 	var wg sync.WaitGroup
 	var finished, streaming atomic.Int32
-	for i := range 24 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			time.Sleep(time.Duration(i) * 20 * time.Millisecond) // staggered: some done, some in flight at the kill
-			resp, err := http.Post(url+"/responses", "application/json", strings.NewReader(`{"model":"m","input":"go","stream":true}`))
+	for i := range killStreams {
+		wg.Go(func() {
+			time.Sleep(time.Duration(i) * killStagger) // staggered: some done, many in flight at the kill
+			r := killResult{input: fmt.Sprintf("go %d", i)}
+			resp, err := http.Post(url+"/responses", "application/json", strings.NewReader(`{"model":"m","input":"`+r.input+`","stream":true}`))
 			if err != nil {
 				return // started after the kill
 			}
 			defer resp.Body.Close()
-			var r result
+			c := conformance.NewChecker()
 			for rd := sse.NewReader(resp.Body); rd.Next(); {
+				data := rd.Event().Data
+				c.Event(data)
 				var e struct {
 					Type     string
 					Response json.RawMessage
 				}
-				_ = json.Unmarshal(rd.Event().Data, &e)
+				_ = json.Unmarshal(data, &e)
 				switch e.Type {
 				case "response.created":
-					var c struct{ ID string }
-					_ = json.Unmarshal(e.Response, &c)
-					r.id = c.ID
+					var cr struct{ ID string }
+					_ = json.Unmarshal(e.Response, &cr)
+					r.id = cr.ID
 					streaming.Add(1)
 				case "response.completed", "response.failed", "response.incomplete":
 					r.terminal = append([]byte(nil), e.Response...)
@@ -133,19 +203,23 @@ func TestKill9(t *testing.T) {
 					finished.Add(1)
 				}
 			}
+			if r.terminal != nil {
+				r.findings = c.Finish()
+			}
 			if r.id != "" {
 				mu.Lock()
 				results = append(results, r)
 				mu.Unlock()
 			}
-		}()
+		})
 	}
-	// The kill comes when streams are done and others in flight.
-	for deadline := time.Now().Add(20 * time.Second); finished.Load() < 3 || streaming.Load() < 3; time.Sleep(2 * time.Millisecond) {
+	// The kill comes when streams are done and many others in flight.
+	for deadline := time.Now().Add(60 * time.Second); finished.Load() < killDone || streaming.Load() < killDone; time.Sleep(2 * time.Millisecond) {
 		if time.Now().After(deadline) {
-			t.Fatalf("no moment with 3 streams done and 3 in flight (%d, %d)", finished.Load(), streaming.Load())
+			t.Fatalf("no moment with %d streams done and %d in flight (%d, %d)", killDone, killDone, finished.Load(), streaming.Load())
 		}
 	}
+	atKill := streaming.Load()
 	if err := cmd.Process.Kill(); err != nil { // SIGKILL
 		t.Fatal(err)
 	}
@@ -153,44 +227,84 @@ func TestKill9(t *testing.T) {
 	wg.Wait()
 
 	_, url = startServe(t, args...)
-	var done, cut int
+	var done, cut, whole int
 	var last string
 	for _, r := range results {
-		resp, err := http.Get(url + "/responses/" + r.id)
-		if err != nil {
-			t.Fatal(err)
-		}
-		body, _ := io.ReadAll(resp.Body)
-		resp.Body.Close()
+		code, body := get(t, url+"/responses/"+r.id)
 		switch {
 		case r.terminal != nil:
 			done++
 			last = r.id
-			if resp.StatusCode != 200 || strings.TrimSpace(string(body)) != string(r.terminal) {
-				t.Errorf("%s had its terminal event, but after the restart: %d %s", r.id, resp.StatusCode, body)
+			if conformance.Violations(r.findings) > 0 {
+				t.Errorf("%s: the stream a client had whole breaks the checker: %v", r.id, r.findings)
 			}
-		case resp.StatusCode == 404:
+			if code != 200 || strings.TrimSpace(string(body)) != string(r.terminal) {
+				t.Errorf("%s had its terminal event, but after the restart: %d %s", r.id, code, body)
+				continue
+			}
+			checkInput(t, url, r)
+		case code == 404:
 			cut++
-		case resp.StatusCode == 200:
+		case code == 200:
+			whole++
 			if fs := conformance.CheckResponse(body); conformance.Violations(fs) > 0 || !strings.Contains(string(body), `"status":"completed"`) {
 				t.Errorf("%s was cut off, yet stored as %s (%v)", r.id, body, fs)
 			}
+			checkInput(t, url, r)
 		default:
-			t.Errorf("%s: %d %s", r.id, resp.StatusCode, body)
+			t.Errorf("%s: %d %s", r.id, code, body)
 		}
 	}
-	if done == 0 || cut == 0 {
-		t.Fatalf("the kill should come with streams done (%d) and in flight (%d): retime the test", done, cut)
+	t.Logf("%d streams started, %d in flight at the kill: %d done before it, %d cut off, %d cut off but stored whole", len(results), atKill, done, cut, whole)
+	if done < killDone || cut+whole < killDone/2 {
+		t.Fatalf("the kill should come with %d streams done (%d) and in flight (%d): retime the test", killDone, done, cut+whole)
 	}
-	t.Logf("%d streams: %d done before the kill, %d cut off", len(results), done, cut)
 	resp, err := http.Post(url+"/responses", "application/json", strings.NewReader(`{"model":"m","input":"after","stream":true,"previous_response_id":"`+last+`"}`))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if b, _ := io.ReadAll(resp.Body); resp.StatusCode != 200 || !strings.Contains(string(b), "event: response.completed") {
-		t.Fatalf("chaining after the restart: %d %s", resp.StatusCode, b)
+	defer resp.Body.Close()
+	var events [][]byte
+	for rd := sse.NewReader(resp.Body); rd.Next(); {
+		events = append(events, append([]byte(nil), rd.Event().Data...))
 	}
-	resp.Body.Close()
+	if fs := conformance.Check(events); resp.StatusCode != 200 || conformance.Violations(fs) > 0 {
+		t.Fatalf("chaining after the restart: %d %v", resp.StatusCode, fs)
+	}
+}
+
+// checkInput checks the stored response r has its input item.
+func checkInput(t *testing.T, url string, r killResult) {
+	t.Helper()
+	code, body := get(t, url+"/responses/"+r.id+"/input_items")
+	var l struct {
+		Data []struct {
+			Type, Role string
+			Content    []struct{ Type, Text string }
+		}
+	}
+	if err := json.Unmarshal(body, &l); err != nil || code != 200 || len(l.Data) != 1 || l.Data[0].Role != "user" ||
+		len(l.Data[0].Content) != 1 || l.Data[0].Content[0].Text != r.input {
+		t.Errorf("%s: input_items after the restart: %d %s, want the one message %q", r.id, code, body, r.input)
+	}
+}
+
+func get(t *testing.T, url string) (int, []byte) {
+	t.Helper()
+	resp, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp.StatusCode, body
+}
+
+// sqliteIntegrity checks the SQLite store's file after the kill.
+func sqliteIntegrity(t *testing.T, data string) {
 	db, err := sql.Open("sqlite", filepath.Join(data, "transponder.db"))
 	if err != nil {
 		t.Fatal(err)

@@ -5,7 +5,6 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -16,7 +15,6 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
-	"unicode/utf8"
 
 	_ "modernc.org/sqlite" // to count the store's rows
 
@@ -189,6 +187,19 @@ func badInputCases() []badCase {
 		{"items: limit=101", "GET /v1/responses/{id}/input_items?limit=101", ``, false, 400, inv, "integer_above_max_value", "limit"},
 		{"items: order=sideways", "GET /v1/responses/{id}/input_items?order=sideways", ``, false, 400, inv, "invalid_value", "order"},
 		{"items: after=unknown", "GET /v1/responses/{id}/input_items?after=msg_nope", ``, false, 400, inv, "invalid_value", "after"},
+
+		// the Conversations routes: an id that cannot name one is not found
+		{"conversation: unknown id", "GET /v1/conversations/conv_nope", ``, false, 404, inv, "", "conversation_id"},
+		{"conversation: an id with a NUL", "GET /v1/conversations/conv_%00", ``, false, 404, inv, "", "conversation_id"},
+		{"conversation update: an id of invalid UTF-8", "POST /v1/conversations/conv_%FF", `{"metadata":{}}`, false, 404, inv, "", "conversation_id"},
+		{"conversation delete: an id with a NUL", "DELETE /v1/conversations/conv_%00", ``, false, 404, inv, "", "conversation_id"},
+		{"conversation items: an id of invalid UTF-8", "GET /v1/conversations/conv_%FF/items", ``, false, 404, inv, "", "conversation_id"},
+		{"conversation items: after with a NUL", "GET /v1/conversations/{conv}/items?after=msg_%00", ``, false, 400, inv, "invalid_value", "after"},
+		{"conversation add: an id with a NUL", "POST /v1/conversations/conv_%00/items", `{"items":[{"role":"user","content":"x"}]}`, false, 404, inv, "", "conversation_id"},
+		{"conversation item: an id of invalid UTF-8", "GET /v1/conversations/conv_%FF/items/msg_1", ``, false, 404, inv, "", "conversation_id"},
+		{"conversation item: an item with a NUL", "GET /v1/conversations/{conv}/items/msg_%00", ``, false, 404, inv, "", "item_id"},
+		{"conversation item delete: an id with a NUL", "DELETE /v1/conversations/conv_%00/items/msg_1", ``, false, 404, inv, "", "conversation_id"},
+		{"conversation item delete: an item of invalid UTF-8", "DELETE /v1/conversations/{conv}/items/msg_%FF", ``, false, 404, inv, "", "item_id"},
 	}
 }
 
@@ -210,6 +221,11 @@ func TestBadInput(t *testing.T) {
 	if err := json.Unmarshal(b, &stored); err != nil || resp.StatusCode != 200 || stored.ID == "" {
 		t.Fatalf("setup: %d %s", resp.StatusCode, b)
 	}
+	// And one conversation, for its items' routes.
+	var conv struct{ ID string }
+	if code, b := convCreate(t, lax.gw.URL); code != 200 || json.Unmarshal(b, &conv) != nil || conv.ID == "" {
+		t.Fatalf("setup: %d %s", code, b)
+	}
 	rows := countRows(t, dsn)
 	sent := up.n.Load()
 
@@ -230,7 +246,7 @@ func TestBadInput(t *testing.T) {
 				path = "/v1/chat/completions"
 			default:
 				method, path, _ = strings.Cut(c.route, " ")
-				path = strings.ReplaceAll(path, "{id}", stored.ID)
+				path = strings.NewReplacer("{id}", stored.ID, "{conv}", conv.ID).Replace(path)
 			}
 			req, _ := http.NewRequestWithContext(context.Background(), method, base+path, strings.NewReader(c.body))
 			req.Header.Set("Content-Type", "application/json")
@@ -317,62 +333,15 @@ func TestBadInput(t *testing.T) {
 	}
 }
 
-// encodingStore is a store that, like PostgreSQL's text columns, fails
-// (not ErrNotFound) on an id with a NUL or invalid UTF-8: such an id names
-// nothing, and the gateway must say so without asking.
-type encodingStore struct{ store.Store }
-
-var errEncoding = errors.New(`invalid byte sequence for encoding "UTF8"`)
-
-func unstorable(ids ...string) bool {
-	for _, id := range ids {
-		if strings.ContainsRune(id, 0) || !utf8.ValidString(id) {
-			return true
-		}
+func convCreate(t *testing.T, base string) (int, []byte) {
+	t.Helper()
+	resp, err := http.Post(base+"/v1/conversations", "application/json", strings.NewReader(`{"items":[{"role":"user","content":"hi"}]}`))
+	if err != nil {
+		t.Fatal(err)
 	}
-	return false
-}
-
-func (s encodingStore) GetResponse(ctx context.Context, tenant, id string) (store.Response, error) {
-	if unstorable(id) {
-		return store.Response{}, errEncoding
-	}
-	return s.Store.GetResponse(ctx, tenant, id)
-}
-
-func (s encodingStore) DeleteResponse(ctx context.Context, tenant, id string) error {
-	if unstorable(id) {
-		return errEncoding
-	}
-	return s.Store.DeleteResponse(ctx, tenant, id)
-}
-
-func (s encodingStore) Chain(ctx context.Context, tenant, id string, maxItems int) ([]store.Item, error) {
-	if unstorable(id) {
-		return nil, errEncoding
-	}
-	return s.Store.Chain(ctx, tenant, id, maxItems)
-}
-
-func (s encodingStore) Item(ctx context.Context, tenant, id string) (store.Item, error) {
-	if unstorable(id) {
-		return store.Item{}, errEncoding
-	}
-	return s.Store.Item(ctx, tenant, id)
-}
-
-func (s encodingStore) InputItems(ctx context.Context, tenant, id, after string, limit int, desc bool) ([]store.Item, bool, error) {
-	if unstorable(id, after) {
-		return nil, false, errEncoding
-	}
-	return s.Store.InputItems(ctx, tenant, id, after, limit, desc)
-}
-
-func (s encodingStore) GetConversation(ctx context.Context, tenant, id string) (store.Conversation, error) {
-	if unstorable(id) {
-		return store.Conversation{}, errEncoding
-	}
-	return s.Store.GetConversation(ctx, tenant, id)
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, b
 }
 
 // countingReader is a body of left bytes that counts what was read of it.

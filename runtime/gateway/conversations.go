@@ -46,6 +46,20 @@ func itemNotFound(conv, item string) *translate.APIError {
 	return &translate.APIError{Status: http.StatusNotFound, Type: "invalid_request_error", Param: "item_id", Message: fmt.Sprintf("Item with id '%s' not found in conversation '%s'.", clip(item, maxIDLen), clip(conv, maxIDLen))}
 }
 
+// knownConversation says id can name a conversation (validID); if not,
+// it answers the 404 an unknown one gets, without asking the store
+// (PostgreSQL's text cannot hold a NUL or invalid UTF-8: asking would fail,
+// a 503). The routes call it where they would ask the store, after
+// authentication and the request's own checks, so such an id is answered
+// as an unknown one is.
+func knownConversation(w http.ResponseWriter, id string) bool {
+	if !validID(id) {
+		writeError(w, conversationNotFound(id))
+		return false
+	}
+	return true
+}
+
 // readObject reads a request body that must be a JSON object (an empty
 // body is {} when empty is allowed) of the payload p: what the pinned
 // spec does not allow of it (an unknown parameter, a value of the wrong
@@ -233,6 +247,9 @@ func (s *Server) getConversation(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	id := r.PathValue("id")
+	if !knownConversation(w, id) {
+		return
+	}
 	ctx, cancel := storeCtx(r.Context())
 	defer cancel()
 	c, err := s.cfg.Store.GetConversation(ctx, owner, id)
@@ -265,6 +282,9 @@ func (s *Server) updateConversation(w http.ResponseWriter, r *http.Request) {
 		writeError(w, aerr)
 		return
 	}
+	if !knownConversation(w, id) {
+		return
+	}
 	ctx, cancel := storeCtx(r.Context())
 	defer cancel()
 	c, err := s.cfg.Store.UpdateConversation(ctx, owner, id, meta)
@@ -282,6 +302,9 @@ func (s *Server) deleteConversation(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	id := r.PathValue("id")
+	if !knownConversation(w, id) {
+		return
+	}
 	ctx, cancel := storeCtx(r.Context())
 	defer cancel()
 	if err := s.cfg.Store.DeleteConversation(ctx, owner, id); err != nil {
@@ -316,7 +339,7 @@ func (s *Server) addConversationItems(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	v, ok := s.readObject(w, r, false, codec.ConversationItemsCreateRequest)
-	if !ok {
+	if !ok || !knownConversation(w, id) {
 		return
 	}
 	ctx, cancel := storeCtx(r.Context())
@@ -358,8 +381,15 @@ func (s *Server) getConversationItem(w http.ResponseWriter, r *http.Request) {
 		writeError(w, aerr)
 		return
 	}
+	if !knownConversation(w, id) {
+		return
+	}
 	ctx, cancel := storeCtx(r.Context())
 	defer cancel()
+	if !validID(item) { // the item names nothing: which of the two is not found
+		writeError(w, s.itemOrConversation(ctx, owner, id, item))
+		return
+	}
 	it, err := s.cfg.Store.ConversationItem(ctx, owner, id, item)
 	if err != nil {
 		s.storeError(w, err, func() *translate.APIError { return s.itemOrConversation(ctx, owner, id, item) })
@@ -376,8 +406,15 @@ func (s *Server) deleteConversationItem(w http.ResponseWriter, r *http.Request) 
 		return
 	}
 	id, item := r.PathValue("id"), r.PathValue("item")
+	if !knownConversation(w, id) {
+		return
+	}
 	ctx, cancel := storeCtx(r.Context())
 	defer cancel()
+	if !validID(item) { // the item names nothing: which of the two is not found
+		writeError(w, s.itemOrConversation(ctx, owner, id, item))
+		return
+	}
 	if err := s.cfg.Store.DeleteConversationItem(ctx, owner, id, item); err != nil {
 		s.storeError(w, err, func() *translate.APIError { return s.itemOrConversation(ctx, owner, id, item) })
 		return

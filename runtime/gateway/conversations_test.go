@@ -179,3 +179,47 @@ func TestConversationShapes(t *testing.T) {
 		}
 	}
 }
+
+// A conversation or item id PostgreSQL's text cannot hold (a NUL, invalid
+// UTF-8) names nothing: every Conversations route taking one answers 404
+// naming it, as for an unknown id, never a 5xx from the store; the
+// conversation is untouched.
+func TestConversationUnstorableIDs(t *testing.T) {
+	eachBackend(t, func(t *testing.T, open func(t *testing.T) store.Store) {
+		g := newStored(t, open(t), gateway.Config{}, answer{text: "ok"})
+		id := g.a.ok("POST", "/v1/conversations", `{"items":[{"role":"user","content":"Hello"}]}`)["id"].(string)
+		for _, bad := range []string{"conv_%00", "conv_%FF", "conv_a%00b", "conv_%C3%28"} {
+			for _, c := range []struct{ method, path, body string }{
+				{"GET", "/v1/conversations/" + bad, ""},
+				{"POST", "/v1/conversations/" + bad, `{"metadata":{"k":"v"}}`},
+				{"DELETE", "/v1/conversations/" + bad, ""},
+				{"GET", "/v1/conversations/" + bad + "/items", ""},
+				{"POST", "/v1/conversations/" + bad + "/items", `{"items":[{"role":"user","content":"x"}]}`},
+				{"GET", "/v1/conversations/" + bad + "/items/msg_1", ""},
+				{"DELETE", "/v1/conversations/" + bad + "/items/msg_1", ""},
+			} {
+				t.Run(c.method+" "+c.path, func(t *testing.T) {
+					code, b := g.a.do(c.method, c.path, c.body)
+					checkOpenAIError(t, code, b, 404, "invalid_request_error", "", "conversation_id")
+					if !strings.Contains(string(b), `"message":"Conversation with id '`) {
+						t.Errorf("%s", b)
+					}
+				})
+			}
+		}
+		for _, bad := range []string{"msg_%00", "msg_%FF"} {
+			for _, method := range []string{"GET", "DELETE"} {
+				t.Run(method+" item "+bad, func(t *testing.T) {
+					code, b := g.a.do(method, "/v1/conversations/"+id+"/items/"+bad, "")
+					checkOpenAIError(t, code, b, 404, "invalid_request_error", "", "item_id")
+					if !strings.Contains(string(b), `"message":"Item with id '`) {
+						t.Errorf("%s", b)
+					}
+				})
+			}
+		}
+		if l := g.a.ok("GET", "/v1/conversations/"+id+"/items", ""); itemTexts(t, l) != "message:Hello" {
+			t.Fatalf("the conversation after: %v", l)
+		}
+	})
+}
