@@ -63,7 +63,7 @@ type Reader struct {
 
 // NewReader returns a Reader reading from r.
 func NewReader(r io.Reader) *Reader {
-	return &Reader{br: bufio.NewReaderSize(r, 64<<10)}
+	return &Reader{br: bufio.NewReaderSize(r, 4<<10)}
 }
 
 // Next advances to the next event. It returns false at the end of the stream

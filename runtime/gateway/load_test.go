@@ -92,7 +92,7 @@ func (l *latencies) quantile(q float64) time.Duration {
 	return l.d[min(len(l.d)-1, int(q*float64(len(l.d))))]
 }
 
-func loadStack(b *testing.B, c int, up http.Handler, lat *latencies) (*httptest.Server, *http.Client) {
+func loadStack(b testing.TB, c int, up http.Handler, lat *latencies) (*httptest.Server, *http.Client) {
 	b.Helper()
 	upSrv := httptest.NewServer(up)
 	b.Cleanup(upSrv.Close)
