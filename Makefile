@@ -4,7 +4,7 @@ SPECS_DIR ?= $(if $(wildcard .specs/*.yaml),.specs,../shared/specs)
 override SPECS_DIR := $(abspath $(SPECS_DIR))
 export SPECS_DIR
 
-.PHONY: run pipeline test generate check-generated specs vet lint bench build-gen fuzz node-deps e2e update-pinned
+.PHONY: run pipeline test generate check-generated specs vet lint bench build-gen fuzz node-deps e2e update-pinned soak
 
 # The main job: the gateway, the Responses API on http://127.0.0.1:8080/v1.
 # With OPENROUTER_API_KEY set it talks to OpenRouter; without, to the
@@ -81,6 +81,15 @@ build-gen:
 bench:
 	go test -run '^$$' -bench . -benchmem -count 6 ./codec/... ./mapping/... ./runtime/... | tee bench.txt
 	go tool benchstat -col /impl bench.txt
+
+# The load and soak test: the real `transponder serve` over a fast local
+# upstream, SOAK_STREAMS streams at once for SOAK_DURATION on each store
+# (SQLite, then PostgreSQL when TRANSPONDER_TEST_PG is set), 10% cancelled,
+# 5% faulted; the figures on stdout and in soak.json (internal/cmd/soak).
+SOAK_DURATION ?= 5m
+SOAK_STREAMS ?= 1000
+soak:
+	go run ./internal/cmd/soak -duration $(SOAK_DURATION) -streams $(SOAK_STREAMS) -out soak.json
 
 # Fuzz every target, FUZZTIME each (a duration, or N executions: 1000000x);
 # the seeds also run in `make test`.

@@ -118,6 +118,9 @@ type storeConfig struct {
 	// MaxChainItems bounds the stored items one request may continue
 	// (default 10000).
 	MaxChainItems int `yaml:"max_chain_items"`
+	// CacheBytes bounds the cache of stored items that chains are read
+	// from (default 64 MiB; negative: no cache).
+	CacheBytes int64 `yaml:"cache_bytes"`
 }
 
 // DefaultTTL is how long stored objects live by default, as OpenAI keeps
@@ -182,7 +185,7 @@ func (c *serveConfig) openStore(ctx context.Context) (store.Store, time.Duration
 	default:
 		return nil, 0, fmt.Errorf("store.driver %q: sqlite, postgres or none", c.Store.Driver)
 	}
-	st, err := store.Open(ctx, store.Config{Driver: c.Store.Driver, DSN: c.Store.DSN, TTL: ttl})
+	st, err := store.Open(ctx, store.Config{Driver: c.Store.Driver, DSN: c.Store.DSN, TTL: ttl, CacheBytes: c.Store.CacheBytes})
 	if err != nil {
 		return nil, 0, err
 	}

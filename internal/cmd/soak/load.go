@@ -1,0 +1,232 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net/http"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/transponder-dev/transponder/codec/sse"
+	"github.com/transponder-dev/transponder/runtime/conformance"
+)
+
+// load drives streams: through the gateway (POST /v1/responses, stream),
+// and direct to the upstream (POST /chat/completions) for the baseline,
+// with one HTTP client for both.
+type load struct {
+	client          *http.Client
+	gateway, direct string // the gateway's /v1 and the upstream's root
+	chunks          int
+	cancel, fault   float64 // the shares of the gateway's streams cancelled and faulted
+	// ramp spreads the workers' first streams over it, so that streams
+	// tick at every phase of the upstream's pause, not all at once.
+	ramp    time.Duration
+	stop    atomic.Bool
+	measure atomic.Bool // record only when set (after the ramp)
+}
+
+// tally is what one worker measured (merged at the end: no lock per
+// chunk). Latencies are in ns, clamped to 4.29 s.
+type tally struct {
+	gwChunk, directChunk []uint32 // upstream write → client read, per chunk
+	gwTTFB, directTTFB   []uint32 // request → first event
+	completed, direct    int64    // whole streams (gateway, direct)
+	cancelled            int64    // streams the client cancelled
+	faultsAsDocumented   int64    // injected faults with their documented outcome
+	unexpected           int64    // anything else: the errors that count
+	samples              []string // the first few unexpected errors
+}
+
+func ns(d time.Duration) uint32 {
+	if d < 0 {
+		return 0
+	}
+	return uint32(min(d, time.Duration(^uint32(0))))
+}
+
+func (t *tally) bad(format string, args ...any) {
+	t.unexpected++
+	if len(t.samples) < 5 {
+		t.samples = append(t.samples, fmt.Sprintf(format, args...))
+	}
+}
+
+func (t *tally) merge(o *tally) {
+	t.gwChunk = append(t.gwChunk, o.gwChunk...)
+	t.directChunk = append(t.directChunk, o.directChunk...)
+	t.gwTTFB = append(t.gwTTFB, o.gwTTFB...)
+	t.directTTFB = append(t.directTTFB, o.directTTFB...)
+	t.completed += o.completed
+	t.direct += o.direct
+	t.cancelled += o.cancelled
+	t.faultsAsDocumented += o.faultsAsDocumented
+	t.unexpected += o.unexpected
+	for _, s := range o.samples {
+		if len(t.samples) < 20 {
+			t.samples = append(t.samples, s)
+		}
+	}
+}
+
+// run runs gw workers on the gateway and direct workers on the upstream
+// until stop, and returns what they measured.
+func (l *load) run(seed uint64, gw, direct int) *tally {
+	var wg sync.WaitGroup
+	tallies := make([]*tally, gw+direct)
+	for w := range gw + direct {
+		tallies[w] = &tally{}
+		wg.Go(func() {
+			rng := rand.New(rand.NewPCG(seed, uint64(w)))
+			time.Sleep(time.Duration(rng.Int64N(int64(l.ramp) + 1)))
+			for !l.stop.Load() {
+				if !l.measure.Load() {
+					tallies[w] = &tally{} // what the ramp measured is not kept
+				}
+				if w < gw {
+					l.viaGateway(tallies[w], rng)
+				} else {
+					l.toUpstream(tallies[w])
+				}
+			}
+		})
+	}
+	wg.Wait()
+	all := &tally{}
+	for _, t := range tallies {
+		all.merge(t)
+	}
+	return all
+}
+
+// stamp reads the chunk's write time (the digits after key in data) and
+// returns how long ago that was.
+func stamp(data []byte, key string, now time.Time) (time.Duration, bool) {
+	i := bytes.Index(data, []byte(key))
+	if i < 0 {
+		return 0, false
+	}
+	var n int64
+	for _, c := range data[i+len(key):] {
+		if c < '0' || c > '9' {
+			break
+		}
+		n = n*10 + int64(c-'0')
+	}
+	return now.Sub(time.Unix(0, n)), n > 0
+}
+
+// viaGateway makes one streamed response through the gateway: a normal
+// one, one the client cancels after a random number of deltas, or one
+// whose upstream fails (a fault of faults); every event goes through the
+// conformance checker.
+func (l *load) viaGateway(t *tally, rng *rand.Rand) {
+	input, cancelAt := "soak", -1
+	var fault = -1
+	switch r := rng.Float64(); {
+	case r < l.fault:
+		fault = rng.IntN(len(faults))
+		input += " fault=" + faults[fault].name
+	case r < l.fault+l.cancel:
+		cancelAt = 1 + rng.IntN(l.chunks)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, l.gateway+"/responses", strings.NewReader(`{"model":"m","input":"`+input+`","stream":true}`))
+	req.Header.Set("Content-Type", "application/json")
+	start := time.Now()
+	resp, err := l.client.Do(req)
+	if err != nil {
+		t.bad("gateway: %v", err)
+		return
+	}
+	defer resp.Body.Close()
+	if fault >= 0 && !faults[fault].failed {
+		b, _ := io.ReadAll(resp.Body)
+		if resp.StatusCode == faults[fault].status && bytes.HasPrefix(b, []byte(`{"error":`)) {
+			t.faultsAsDocumented++
+		} else {
+			t.bad("fault %s: %d %.200s", faults[fault].name, resp.StatusCode, b)
+		}
+		return
+	}
+	if resp.StatusCode != http.StatusOK {
+		b, _ := io.ReadAll(resp.Body)
+		t.bad("gateway: %d %.200s", resp.StatusCode, b)
+		return
+	}
+	c := conformance.NewChecker()
+	rd := sse.NewReader(resp.Body)
+	deltas, terminal, violated, first := 0, "", false, true
+	for rd.Next() {
+		now := time.Now()
+		e := rd.Event()
+		if first {
+			first = false
+			t.gwTTFB = append(t.gwTTFB, ns(now.Sub(start)))
+		}
+		if fs := c.SSE(e); conformance.Violations(fs) > 0 && !violated {
+			violated = true
+			t.bad("conformance: %v", fs)
+		}
+		switch e.Type {
+		case "response.output_text.delta":
+			if d, ok := stamp(e.Data, `"delta":"`, now); ok {
+				t.gwChunk = append(t.gwChunk, ns(d))
+			}
+			if deltas++; deltas == cancelAt {
+				cancel()
+				t.cancelled++
+				return
+			}
+		case "response.completed", "response.failed", "response.incomplete":
+			terminal = e.Type
+		}
+	}
+	if fs := c.Finish(); conformance.Violations(fs) > 0 && !violated {
+		t.bad("conformance at the end: %v", fs)
+	}
+	switch {
+	case fault >= 0 && terminal == "response.failed":
+		t.faultsAsDocumented++
+	case fault < 0 && terminal == "response.completed" && deltas == l.chunks:
+		t.completed++
+	default:
+		t.bad("gateway stream (fault %d): %d deltas, terminal %q, %v", fault, deltas, terminal, rd.Err())
+	}
+}
+
+// toUpstream makes one streamed chat completion direct to the upstream.
+func (l *load) toUpstream(t *tally) {
+	req, _ := http.NewRequest(http.MethodPost, l.direct+"/chat/completions", strings.NewReader(`{"model":"m","messages":[{"role":"user","content":"soak"}],"stream":true}`))
+	req.Header.Set("Content-Type", "application/json")
+	start := time.Now()
+	resp, err := l.client.Do(req)
+	if err != nil {
+		t.bad("direct: %v", err)
+		return
+	}
+	defer resp.Body.Close()
+	rd := sse.NewReader(resp.Body)
+	chunks := 0
+	for rd.Next() {
+		now := time.Now()
+		if chunks == 0 {
+			t.directTTFB = append(t.directTTFB, ns(now.Sub(start)))
+		}
+		if d, ok := stamp(rd.Event().Data, `"content":"`, now); ok {
+			t.directChunk = append(t.directChunk, ns(d))
+			chunks++
+		}
+	}
+	if chunks != l.chunks || rd.Err() != nil {
+		t.bad("direct: %d chunks, %v", chunks, rd.Err())
+		return
+	}
+	t.direct++
+}
