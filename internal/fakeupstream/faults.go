@@ -15,7 +15,8 @@ type Fault int
 
 // The faults. Before the headers: a status (429, 500, 503) with or
 // without a JSON error body, an HTML error page, a connection reset, no
-// headers at all until the request goes away. After a 200: the body cut
+// headers at all until the request goes away, an error body that stops
+// half-way. After a 200: the body cut
 // off, a chunk that is not JSON, one chunk of 10 MB, silence, a slow drip,
 // invalid UTF-8 in a delta, an error object as the answer, [DONE] with no
 // finish reason; or no fault at all. Connection refused is no handler's
@@ -37,6 +38,7 @@ const (
 	ErrorObject                     // a 200 whose chunk (or body) is an error object
 	DoneWithoutFinish               // a 200, text, then [DONE] with no finish reason
 	NoFault                         // a 200, the whole answer ("Hello" not streamed; "Hel" streamed)
+	StalledErrorBody                // 503, part of a JSON error body, then nothing until the request goes away
 )
 
 // HugeSize is the length of HugeChunk's text.
@@ -92,6 +94,13 @@ func (f *Faulty) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		reset(w)
 		return
 	case NoHeaders:
+		<-r.Context().Done()
+		return
+	case StalledErrorBody:
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusServiceUnavailable)
+		_, _ = io.WriteString(w, `{"error":{"code":503,"message":"No instan`)
+		_ = http.NewResponseController(w).Flush()
 		<-r.Context().Done()
 		return
 	}

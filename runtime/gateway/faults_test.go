@@ -89,6 +89,9 @@ func TestFaultUpstream(t *testing.T) {
 		{name: "refused", refuse: true, stream: statusRow(502, "server_error", "upstream_unreachable", "could not be reached"), json: statusRow(502, "server_error", "upstream_unreachable", "could not be reached")},
 		{name: "reset_before_headers", fault: fakeupstream.ResetBeforeHeaders, stream: statusRow(502, "server_error", "upstream_unreachable", "could not be reached"), json: statusRow(502, "server_error", "upstream_unreachable", "could not be reached")},
 		{name: "no_headers", fault: fakeupstream.NoHeaders, upstreamTimeout: 150 * time.Millisecond, stream: statusRow(504, "timeout", "upstream_timeout", "did not answer within 150ms"), json: statusRow(504, "timeout", "upstream_timeout", "did not answer within 150ms")},
+		// An error body that stops half-way: what came is the answer once
+		// stream_idle passed (not a request held until the client goes).
+		{name: "stalled_error_body", fault: fakeupstream.StalledErrorBody, streamIdle: 150 * time.Millisecond, stream: statusRow(503, "server_error", "upstream_503", "HTTP 503"), json: statusRow(503, "server_error", "upstream_503", "HTTP 503")},
 		{name: "cut_mid_stream", fault: fakeupstream.CutMidStream,
 			stream: want{status: 200, terminal: "response.failed", kind: "stream_failed", outcome: "failed"},
 			json:   statusRow(502, "server_error", "upstream_broken", "broke off")},

@@ -94,8 +94,7 @@ func (q *request) send(ctx context.Context, u *Upstream, path string, body []byt
 		return nil, false
 	}
 	if resp.StatusCode != http.StatusOK {
-		data, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
-		resp.Body.Close()
+		data := q.readError(resp.Body)
 		q.fail("upstream_"+strconv.Itoa(resp.StatusCode), translate.UpstreamError(resp.StatusCode, resp.Header, data))
 		return nil, false
 	}
@@ -103,6 +102,17 @@ func (q *request) send(ctx context.Context, u *Upstream, path string, body []byt
 }
 
 var errHeaderTimeout = errors.New("no response headers within the upstream timeout")
+
+// readError reads an upstream's error body, at most maxErrorBody of it,
+// and closes it; a silence of StreamIdle ends it (an error body that
+// never ends must not hold the request, its slot and its client).
+func (q *request) readError(body io.ReadCloser) []byte {
+	idle := time.AfterFunc(q.s.cfg.StreamIdle, func() { _ = body.Close() })
+	data, _ := io.ReadAll(io.LimitReader(idleReader{body, idle, q.s.cfg.StreamIdle}, maxErrorBody))
+	idle.Stop()
+	body.Close()
+	return data
+}
 
 // begin starts serving a request of a route: its state and log; end
 // (deferred) counts it by mode (prefix + json or stream) and outcome and
@@ -146,6 +156,9 @@ func (q *request) readBody() (body []byte, doc codec.Value, ok bool) {
 	if err != nil {
 		var over *http.MaxBytesError
 		if errors.As(err, &over) {
+			// The rest is not read: net/http would close the connection
+			// itself, but not through a wrapped writer (tracing's).
+			w.Header().Set("Connection", "close")
 			q.fail("too_large", tooLarge(s.cfg.MaxBody))
 			return nil, doc, false
 		}
