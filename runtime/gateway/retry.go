@@ -12,8 +12,10 @@ import (
 	"io"
 	"math/rand/v2"
 	"net/http"
+	"net/http/httptrace"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 )
@@ -24,8 +26,10 @@ import (
 // client.
 //
 // Retried: the statuses 429, 500, 502, 503 and 504, and an upstream that
-// could not be reached or dropped the connection before its headers
-// (refused, reset, any other transport error). Not retried: other
+// could not be reached or dropped the connection before the request was
+// written (refused, reset, any other transport error). A connection that
+// fails once the request went out whole is not retried: the upstream may
+// be working on it already (and billing it). Not retried: other
 // statuses (4xx are the request's; 501 and 505 are permanent; other
 // vendors' 5xx such as Cloudflare's 52x mean too many things), the
 // client going away, and an upstream that sent no headers within
@@ -113,7 +117,12 @@ func (q *request) postRetrying(ctx context.Context, u *Upstream, path string, bo
 		return q.post(ctx, u, path, body)
 	}
 	for attempt := 1; ; attempt++ {
-		resp, err := q.post(ctx, u, path, body)
+		var wrote atomic.Bool // the whole request went out on this try
+		tctx := httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{WroteRequest: func(i httptrace.WroteRequestInfo) { wrote.Store(i.Err == nil) }})
+		resp, err := q.post(tctx, u, path, body)
+		if err != nil && wrote.Load() && ctx.Err() == nil {
+			return resp, err // the upstream had it whole: no second copy
+		}
 		if attempt >= p.Attempts {
 			if err != nil {
 				err = fmt.Errorf("%w (after %d attempts)", err, attempt)
@@ -126,10 +135,9 @@ func (q *request) postRetrying(ctx context.Context, u *Upstream, path string, bo
 		}
 		wait := max(s.retry.jitter(backoffCap(p, attempt)), after)
 		if resp != nil {
-			// The status's body is read (within its bound) so that the
-			// connection can carry the next try.
-			_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, maxErrorBody))
-			resp.Body.Close()
+			// The status's body is read (within its bound and StreamIdle)
+			// so that the connection can carry the next try.
+			q.readError(resp.Body)
 		}
 		q.cancel(nil) // this try's context
 		s.m.retries.WithLabelValues(reason).Inc()
