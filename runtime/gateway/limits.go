@@ -211,6 +211,14 @@ func (q *request) admitStream() bool {
 	}
 	l.mu.Unlock()
 	if !q.limit.stream {
+		// The request admit charged is refused: it gives its request back
+		// (a refused request does not count), and the headers say so.
+		if l.lim.RPM > 0 {
+			l.mu.Lock()
+			l.req.level = min(l.req.level+1, float64(l.lim.RPM))
+			setRateHeaders(q.w.Header(), "requests", l.lim.RPM, &l.req)
+			l.mu.Unlock()
+		}
 		e := rateLimited("requests", fmt.Sprintf("Too many concurrent streams for tenant %s: Limit %d, in flight %d. Please try again when one of them ends.", l.lim.Tenant, l.lim.MaxStreams, n), time.Second)
 		q.fail("rate_limited", e)
 		return false

@@ -300,6 +300,28 @@ func TestStreamCap(t *testing.T) {
 	}
 }
 
+// A stream refused by the stream cap does not count against the
+// requests per minute: a client retrying it (Retry-After: 1) does not
+// drain its budget.
+func TestStreamCapRefundsRequest(t *testing.T) {
+	up := newHeld()
+	s := newStack(t, up, gateway.Config{Keys: []gateway.Key{{Tenant: "team-a", Key: "ka"}}, Limits: []gateway.TenantLimits{{Tenant: "team-a", RPM: 2, MaxStreams: 1}}})
+	a, _ := held(t, s.gw.URL, "ka", "a")
+	<-up.started
+	for range 3 {
+		resp, b := do(t, s.gw.URL, "Bearer ka", `{"model":"m","stream":true,"input":"b"}`)
+		checkRateLimited(t, resp, b, "requests", "Too many concurrent streams for tenant team-a: Limit 1, in flight 1. Please try again when one of them ends.", "1")
+		if got := resp.Header.Get("x-ratelimit-remaining-requests"); got != "1" {
+			t.Errorf("remaining requests after a refused stream: %q, want 1", got)
+		}
+	}
+	if resp, b := do(t, s.gw.URL, "Bearer ka", `{"model":"m","input":"#fail"}`); resp.StatusCode != 500 {
+		t.Errorf("the second request of the minute: %d %s", resp.StatusCode, b)
+	}
+	up.release <- struct{}{}
+	finish(t, a)
+}
+
 // The global cap and the tenants' caps both hold: a tenant at its cap is
 // refused while the gateway has room; another tenant fills the gateway,
 // and then any request is refused as overloaded.
