@@ -13,6 +13,7 @@ package gateway
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"strings"
@@ -228,15 +229,21 @@ func end(span trace.Span, err error, items int) {
 	}
 	switch {
 	case err == nil:
-	case errors.Is(err, store.ErrNotFound), errors.Is(err, store.ErrExists), errors.Is(err, store.ErrInvalid):
-		span.SetAttributes(attribute.String("transponder.store.result", err.Error()))
+	// The results are classes, never the errors' messages: those quote
+	// stored objects' ids (and a database's errors, their values).
+	case errors.Is(err, store.ErrNotFound):
+		span.SetAttributes(attribute.String("transponder.store.result", "not found"))
+	case errors.Is(err, store.ErrExists):
+		span.SetAttributes(attribute.String("transponder.store.result", "exists"))
+	case errors.Is(err, store.ErrInvalid):
+		span.SetAttributes(attribute.String("transponder.store.result", "invalid"))
 	default:
 		var long *store.ChainLimitError
 		if errors.As(err, &long) {
 			span.SetAttributes(attribute.String("transponder.store.result", "chain limit"))
 			break
 		}
-		span.RecordError(err)
+		span.SetAttributes(attribute.String("error.type", fmt.Sprintf("%T", err)))
 		span.SetStatus(codes.Error, "store failed")
 	}
 	span.End()

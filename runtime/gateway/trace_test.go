@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -407,5 +408,52 @@ func BenchmarkTrace(b *testing.B) {
 				resp.Body.Close()
 			}
 		})
+	}
+}
+
+// A store span of an object not found says so by class, never with the
+// error's message: it quotes the id.
+func TestTraceStoreNotFound(t *testing.T) {
+	rec := tracetest.NewSpanRecorder()
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec))
+	st := openStore(t, store.Config{Driver: "sqlite", DSN: filepath.Join(t.TempDir(), "store.db")})
+	gw := httptest.NewServer(gateway.New(gateway.Config{Store: st, Tracer: tp, Log: quiet()}))
+	defer gw.Close()
+	const id = "conv_SOMEIDXYZ"
+	resp, err := http.Get(gw.URL + "/v1/conversations/" + id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusNotFound {
+		t.Fatalf("status %d", resp.StatusCode)
+	}
+	var got sdktrace.ReadOnlySpan
+	for deadline := time.Now().Add(10 * time.Second); got == nil; time.Sleep(5 * time.Millisecond) {
+		for _, s := range rec.Ended() {
+			if s.Name() == "store GetConversation" {
+				got = s
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no store span: %v", names(rec.Ended()))
+		}
+	}
+	if a := attrs(got); a["transponder.store.result"] != "not found" {
+		t.Errorf("store span attributes %v", a)
+	}
+	for _, s := range rec.Ended() {
+		for _, kv := range s.Attributes() {
+			if strings.Contains(kv.Value.String(), id) {
+				t.Errorf("span %s: %s = %s", s.Name(), kv.Key, kv.Value.String())
+			}
+		}
+		for _, e := range s.Events() {
+			for _, kv := range e.Attributes {
+				if strings.Contains(kv.Value.String(), id) {
+					t.Errorf("span %s, event %s: %s", s.Name(), e.Name, kv.Value.String())
+				}
+			}
+		}
 	}
 }
