@@ -45,12 +45,16 @@ func tracingWanted(getenv func(string) string) (bool, error) {
 	default:
 		return false, fmt.Errorf("OTEL_TRACES_EXPORTER=%s: this build exports traces by OTLP only (otlp or none)", e)
 	}
+	// The traces' own protocol overrides the general one.
 	for _, k := range []string{"OTEL_EXPORTER_OTLP_TRACES_PROTOCOL", "OTEL_EXPORTER_OTLP_PROTOCOL"} {
-		switch p := strings.TrimSpace(getenv(k)); p {
-		case "", "http/protobuf":
-		default:
+		p := strings.TrimSpace(getenv(k))
+		if p == "" {
+			continue
+		}
+		if p != "http/protobuf" {
 			return false, fmt.Errorf("%s=%s: this build speaks OTLP over http/protobuf only", k, p)
 		}
+		break
 	}
 	return true, nil
 }
