@@ -269,8 +269,8 @@ func (q *request) chargeUsage(u codec.Value) {
 // Other events cost a look at their type.
 func (q *request) streamUsage(e sse.Event) {
 	typ := e.Type
-	if typ == "" && !bytes.Contains(e.Data, []byte(`"response.`)) {
-		return
+	if typ == "" && !bytes.Contains(e.Data, []byte(`"response.completed"`)) && !bytes.Contains(e.Data, []byte(`"response.incomplete"`)) && !bytes.Contains(e.Data, []byte(`"response.failed"`)) {
+		return // (every event has "response.…" in it: only the terminal types are worth a parse)
 	}
 	switch typ {
 	case "", "response.completed", "response.incomplete", "response.failed":
