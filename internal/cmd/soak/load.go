@@ -35,7 +35,7 @@ type load struct {
 // chunk). Latencies are in ns, clamped to 4.29 s.
 type tally struct {
 	gwChunk, directChunk []uint32 // upstream write → client read, per chunk
-	gwTTFB, directTTFB   []uint32 // request → first event
+	gwTTFB, directTTFB   []uint32 // request → first content (a delta; a chunk)
 	completed, direct    int64    // whole streams (gateway, direct)
 	cancelled            int64    // streams the client cancelled
 	faultsAsDocumented   int64    // injected faults with their documented outcome
@@ -162,20 +162,19 @@ func (l *load) viaGateway(t *tally, rng *rand.Rand) {
 	}
 	c := conformance.NewChecker()
 	rd := sse.NewReader(resp.Body)
-	deltas, terminal, violated, first := 0, "", false, true
+	deltas, terminal, violated := 0, "", false
 	for rd.Next() {
 		now := time.Now()
 		e := rd.Event()
-		if first {
-			first = false
-			t.gwTTFB = append(t.gwTTFB, ns(now.Sub(start)))
-		}
 		if fs := c.SSE(e); conformance.Violations(fs) > 0 && !violated {
 			violated = true
 			t.bad("conformance: %v", fs)
 		}
 		switch e.Type {
 		case "response.output_text.delta":
+			if deltas == 0 { // the first content, as direct: like for like
+				t.gwTTFB = append(t.gwTTFB, ns(now.Sub(start)))
+			}
 			if d, ok := stamp(e.Data, `"delta":"`, now); ok {
 				t.gwChunk = append(t.gwChunk, ns(d))
 			}

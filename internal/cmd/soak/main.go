@@ -26,6 +26,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -357,7 +358,9 @@ func (c config) run(st, upURL, tmp string) (*result, error) {
 	ramp := time.Duration(c.chunks) * c.every
 	l := &load{client: client, gateway: g.base, direct: upURL, chunks: c.chunks, cancel: c.cancel, fault: c.fault, ramp: ramp}
 	var start time.Time
-	var histStart []bucket
+	var elapsed time.Duration
+	var histStart, histEnd []bucket
+	var histErr error
 	stopSampling := make(chan struct{})
 	var samples chan []sample
 	began := make(chan struct{})
@@ -365,18 +368,25 @@ func (c config) run(st, upURL, tmp string) (*result, error) {
 		time.Sleep(ramp)
 		start = time.Now()
 		l.measure.Store(true)
-		histStart, _ = g.chunkHist(client)
+		histStart, histErr = g.chunkHist(client)
 		samples = g.every(client, 5*time.Second, start, stopSampling)
 		close(began)
 		time.Sleep(c.duration)
+		// The window ends here: the streams in flight finish after it,
+		// out of the figures of time (streams/s, the histogram, RSS).
+		elapsed = time.Since(start)
+		var err error
+		histEnd, err = g.chunkHist(client)
+		histErr = errors.Join(histErr, err)
+		close(stopSampling)
 		l.stop.Store(true)
 	}()
 	t := l.run(2, c.streams, c.direct)
 	<-began
-	elapsed := time.Since(start)
-	histEnd, _ := g.chunkHist(client)
-	close(stopSampling)
 	ss := <-samples
+	if histErr != nil {
+		return nil, fmt.Errorf("reading the gateway's chunk histogram: %w", histErr)
+	}
 	if err := g.stop(); err != nil {
 		return nil, fmt.Errorf("transponder serve: %w", err)
 	}
