@@ -21,6 +21,7 @@ import (
 	_ "modernc.org/sqlite"             // to check the store's file after the kill
 
 	"github.com/transponder-dev/transponder/codec/sse"
+	"github.com/transponder-dev/transponder/internal/pgtest"
 	"github.com/transponder-dev/transponder/runtime/conformance"
 )
 
@@ -91,32 +92,7 @@ func startServe(t *testing.T, args ...string) (*exec.Cmd, string) {
 // exports it). The convention of runtime/gateway's tests.
 func pgSchema(t *testing.T) string {
 	t.Helper()
-	dsn := os.Getenv("TRANSPONDER_TEST_PG")
-	if dsn == "" {
-		if os.Getenv("CI") != "" {
-			t.Fatal("CI is set but TRANSPONDER_TEST_PG is not: .ci/run starts PostgreSQL and exports it")
-		}
-		t.Skip("TRANSPONDER_TEST_PG is not set (a PostgreSQL URL; .ci/run sets it)")
-	}
-	admin, err := sql.Open("pgx", dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	schema := fmt.Sprintf("kill_%d", time.Now().UnixNano())
-	if _, err := admin.Exec(`CREATE SCHEMA ` + schema); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if _, err := admin.Exec(`DROP SCHEMA ` + schema + ` CASCADE`); err != nil {
-			t.Errorf("dropping the schema %s: %v", schema, err)
-		}
-		admin.Close()
-	})
-	sep := "?"
-	if strings.Contains(dsn, "?") {
-		sep = "&"
-	}
-	return dsn + sep + "search_path=" + schema
+	return pgtest.Schema(t, "kill")
 }
 
 // The load of TestKill9: streams of killWords words, one every

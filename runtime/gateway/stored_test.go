@@ -3,22 +3,20 @@ package gateway_test
 import (
 	"bytes"
 	"context"
-	"database/sql"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
 	"net/url"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	_ "github.com/jackc/pgx/v5/stdlib" // the pgx driver, to make a schema per test
 
 	"github.com/transponder-dev/transponder/codec/sse"
+	"github.com/transponder-dev/transponder/internal/pgtest"
 	"github.com/transponder-dev/transponder/runtime/conformance"
 	"github.com/transponder-dev/transponder/runtime/gateway"
 	"github.com/transponder-dev/transponder/runtime/store"
@@ -60,30 +58,7 @@ func openStore(t testing.TB, cfg store.Config) store.Store {
 // under CI).
 func pgSchema(t testing.TB) string {
 	t.Helper()
-	dsn := os.Getenv("TRANSPONDER_TEST_PG")
-	if dsn == "" {
-		if os.Getenv("CI") != "" {
-			t.Fatal("CI is set but TRANSPONDER_TEST_PG is not: .ci/run starts PostgreSQL and exports it")
-		}
-		t.Skip("TRANSPONDER_TEST_PG is not set (a PostgreSQL URL; .ci/run sets it)")
-	}
-	admin, err := sql.Open("pgx", dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	schema := fmt.Sprintf("gw_%d", time.Now().UnixNano())
-	if _, err := admin.Exec(`CREATE SCHEMA ` + schema); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		_, _ = admin.Exec(`DROP SCHEMA ` + schema + ` CASCADE`)
-		admin.Close()
-	})
-	sep := "?"
-	if strings.Contains(dsn, "?") {
-		sep = "&"
-	}
-	return dsn + sep + "search_path=" + schema
+	return pgtest.Schema(t, "gw")
 }
 
 // answer is one scripted chat answer: text, or a call of a function.
