@@ -217,10 +217,19 @@ func faultRow(t *testing.T, up http.Handler, refuse bool, cfg gateway.Config, ch
 
 	// No goroutine left: the connections the row opened closed, the
 	// count is back where it was.
+	noneLeft(t, before, clientTransport, upTransport)
+}
+
+// noneLeft waits (3 s at most) for the goroutine count to be back at
+// before, the transports' idle connections closed; it reports what is
+// left (with the goroutines' stacks) otherwise.
+func noneLeft(t *testing.T, before int, transports ...*http.Transport) {
+	t.Helper()
 	var now int
 	for deadline := time.Now().Add(3 * time.Second); ; time.Sleep(10 * time.Millisecond) {
-		clientTransport.CloseIdleConnections()
-		upTransport.CloseIdleConnections()
+		for _, tr := range transports {
+			tr.CloseIdleConnections()
+		}
 		if now = runtime.NumGoroutine(); now <= before || time.Now().After(deadline) {
 			break
 		}

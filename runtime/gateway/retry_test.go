@@ -9,9 +9,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"runtime"
-	"runtime/pprof"
 	"strconv"
 	"strings"
 	"sync"
@@ -141,18 +139,7 @@ func runRetry(t *testing.T, c retryCase) retryResult {
 	if !strings.Contains(res.metrics, want) {
 		t.Errorf("metrics lack %s:\n%s", want, grepLines(res.metrics, "transponder_requests_total{", "transponder_errors_total{"))
 	}
-	var now int
-	for deadline := time.Now().Add(3 * time.Second); ; time.Sleep(10 * time.Millisecond) {
-		clientTransport.CloseIdleConnections()
-		upTransport.CloseIdleConnections()
-		if now = runtime.NumGoroutine(); now <= before || time.Now().After(deadline) {
-			break
-		}
-	}
-	if now > before {
-		t.Errorf("%d goroutines left behind", now-before)
-		_ = pprof.Lookup("goroutine").WriteTo(os.Stderr, 1)
-	}
+	noneLeft(t, before, clientTransport, upTransport)
 	mu.Lock()
 	defer mu.Unlock()
 	res.waits = append([]time.Duration(nil), res.waits...)
