@@ -99,7 +99,7 @@ func (r *result) print(w io.Writer) {
 	}{
 		{"chunk, through the gateway", r.Chunk, "gateway_"}, {"chunk, direct", r.Chunk, "direct_"}, {"**chunk, added by the gateway**", r.Chunk, "added_"},
 		{"chunk, inside the gateway (its histogram: arrival → flush)", r.Chunk, "in_gateway_"},
-		{"first event, through the gateway", r.TTFB, "gateway_"}, {"first chunk, direct", r.TTFB, "direct_"}, {"**first byte, added**", r.TTFB, "added_"},
+		{"first content (a delta), through the gateway", r.TTFB, "gateway_"}, {"first content (a chunk), direct", r.TTFB, "direct_"}, {"**first content, added**", r.TTFB, "added_"},
 	} {
 		fmt.Fprintf(w, "| %s | %.0f | %.0f | %.0f |\n", row.name, row.m[row.k+"p50"], row.m[row.k+"p99"], row.m[row.k+"p99.9"])
 	}
