@@ -162,7 +162,6 @@ func (q *request) chatSSE(ctx context.Context, body io.Reader, opts reverse.Opti
 			continue
 		}
 		arrived := time.Now()
-		q.streamUsage(e)
 		out := cs.Next(e.Data)
 		if err := cs.Err(); err != nil && !started {
 			q.fail("upstream_failed", err)
@@ -190,11 +189,27 @@ func (q *request) chatSSE(ctx context.Context, body io.Reader, opts reverse.Opti
 		q.gone()
 		return
 	}
+	q.streamAccount(cs.Usage())
 	q.count(cs.Warnings())
 	q.logWarnings(cs.Warnings()) // after the header: the log is where they go
 	q.outcome = "completed"
 	if cs.Err() != nil {
 		q.outcome = "failed"
+	}
+}
+
+// streamAccount counts the tokens and cost of a streamed answer's usage
+// (the translator read it from the upstream's terminal event): in the
+// metrics and the tenant's tokens bucket.
+func (q *request) streamAccount(u reverse.Usage) {
+	if !u.Present {
+		return
+	}
+	q.charge(u.InputTokens + u.OutputTokens)
+	q.s.m.tokens.WithLabelValues(q.model, q.tenant, "input").Add(float64(u.InputTokens))
+	q.s.m.tokens.WithLabelValues(q.model, q.tenant, "output").Add(float64(u.OutputTokens))
+	if u.Cost > 0 {
+		q.s.m.cost.WithLabelValues(q.model, q.tenant).Add(u.Cost)
 	}
 }
 

@@ -17,7 +17,6 @@ package gateway
 // OpenAI counts failed requests); a refused one is not.
 
 import (
-	"bytes"
 	"fmt"
 	"math"
 	"net/http"
@@ -26,7 +25,6 @@ import (
 	"time"
 
 	"github.com/transponder-dev/transponder/codec"
-	"github.com/transponder-dev/transponder/codec/sse"
 	"github.com/transponder-dev/transponder/runtime/translate"
 )
 
@@ -261,30 +259,6 @@ func (q *request) chargeUsage(u codec.Value) {
 		}
 	}
 	q.charge(n)
-}
-
-// streamUsage counts the tokens of a Responses upstream's terminal event
-// (response.completed, .incomplete or .failed, which carry the usage) on
-// the chat route's stream: in the tokens metric and the tenant's bucket.
-// Other events cost a look at their type.
-func (q *request) streamUsage(e sse.Event) {
-	typ := e.Type
-	if typ == "" && !bytes.Contains(e.Data, []byte(`"response.completed"`)) && !bytes.Contains(e.Data, []byte(`"response.incomplete"`)) && !bytes.Contains(e.Data, []byte(`"response.failed"`)) {
-		return // (every event has "response.…" in it: only the terminal types are worth a parse)
-	}
-	switch typ {
-	case "", "response.completed", "response.incomplete", "response.failed":
-	default:
-		return
-	}
-	v, ok := codec.Parse(e.Data)
-	if !ok {
-		return
-	}
-	switch t, _ := v.Get("type").Str(); t {
-	case "response.completed", "response.incomplete", "response.failed":
-		q.account(v.Get("response"))
-	}
 }
 
 func rateLimited(typ, msg string, wait time.Duration) *translate.APIError {

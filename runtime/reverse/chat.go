@@ -70,6 +70,7 @@ type ChatStream struct {
 	details  int  // reasoning_details entries
 	err      *translate.APIError
 	warnings []mapping.Warning
+	usage    Usage // the finish's
 }
 
 // NewChatStream returns a ChatStream.
@@ -113,6 +114,10 @@ func (c *ChatStream) Started() bool { return c.wrote }
 // Warnings lists what the Responses stream had that chat chunks cannot
 // carry (hosted tool calls, images, other annotations, unknown items).
 func (c *ChatStream) Warnings() []mapping.Warning { return c.warnings }
+
+// Usage is the usage the response's finish carried (Present false
+// before it, or when it had none).
+func (c *ChatStream) Usage() Usage { return c.usage }
 
 func (c *ChatStream) warn(index int, reason string) {
 	c.warnings = append(c.warnings, mapping.Warning{Path: "output[" + strconv.Itoa(index) + "]", Reason: reason})
@@ -270,6 +275,7 @@ func (c *ChatStream) part(pt *Part) {
 	case KindItem:
 		c.warn(pt.Index, "an output item of type "+itemType(pt.Raw)+" has no place in a chat completion; left out")
 	case KindFinish:
+		c.usage = pt.Usage
 		c.begin()
 		c.out = append(c.out, `{},"finish_reason":"`...)
 		c.out = append(c.out, finishReason(pt, c.called)...)

@@ -401,6 +401,8 @@ func usageOf(u codec.Value) Usage {
 		case "output_tokens_details":
 			r, _ := atoi(m.Get("reasoning_tokens"))
 			us.ReasoningTokens = int64(r)
+		case "cost":
+			us.Cost, _ = m.Float()
 		}
 	}
 	if us.TotalTokens == 0 {

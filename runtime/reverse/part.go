@@ -106,6 +106,7 @@ type Usage struct {
 	OutputTokens    int64
 	ReasoningTokens int64 // output_tokens_details.reasoning_tokens
 	TotalTokens     int64
+	Cost            float64 // OpenRouter's cost (credits), when it said
 }
 
 // Part is one typed piece of a response. See Kind for which fields each

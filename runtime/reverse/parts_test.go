@@ -92,7 +92,7 @@ func TestParts(t *testing.T) {
 		`{"type":"response.function_call_arguments.done","output_index":4,"item_id":"fc_1","arguments":"{\"a\":1}"}`,
 		`{"type":"response.output_item.done","output_index":4,"item":{"id":"fc_1","type":"function_call","call_id":"call_1","name":"f","arguments":"{\"a\":1}"}}`,
 		`{"type":"response.output_item.done","output_index":5,"item":{"id":"ig_1","type":"image_generation_call","result":"AAAA"}}`,
-		`{"type":"response.incomplete","response":{"id":"resp_1","status":"incomplete","incomplete_details":{"reason":"max_output_tokens"},"usage":{"input_tokens":10,"input_tokens_details":{"cached_tokens":4},"output_tokens":7,"output_tokens_details":{"reasoning_tokens":3},"total_tokens":17}}}`,
+		`{"type":"response.incomplete","response":{"id":"resp_1","status":"incomplete","incomplete_details":{"reason":"max_output_tokens"},"usage":{"input_tokens":10,"input_tokens_details":{"cached_tokens":4},"output_tokens":7,"output_tokens_details":{"reasoning_tokens":3},"total_tokens":17,"cost":0.25}}}`,
 		`{"type":"response.output_text.delta","output_index":1,"delta":"after the end"}`,
 	)
 	golden(t, "parts.txt", []byte(got))
@@ -106,7 +106,7 @@ func TestParts(t *testing.T) {
 		"tool-input-start 4 id=call_1 name=f",
 		"tool-input-delta 4 id=call_1 name=f delta={\\\"a\\\":1}",
 		"item 5 id=ig_1",
-		"finish 0 status=incomplete reason=max_output_tokens usage={Present:true InputTokens:10 CachedTokens:4 CacheWrite:0 OutputTokens:7 ReasoningTokens:3 TotalTokens:17}",
+		"finish 0 status=incomplete reason=max_output_tokens usage={Present:true InputTokens:10 CachedTokens:4 CacheWrite:0 OutputTokens:7 ReasoningTokens:3 TotalTokens:17 Cost:0.25}", // OpenRouter's cost kept
 	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("no %q in\n%s", want, got)
