@@ -299,11 +299,7 @@ func (q *request) gone() {
 
 // fail answers an error before the first byte.
 func (q *request) fail(kind string, e *translate.APIError) {
-	if m := q.redact(e.Message); m != e.Message {
-		c := *e // an upstream's echo of a key or bearer is masked
-		c.Message = m
-		e = &c
-	}
+	e = e.Redacted(q.redact) // an upstream's echo of a key or bearer is masked
 	q.s.m.errors.WithLabelValues(kind).Inc()
 	q.log.Info("error", "kind", kind, "status", e.Status, "code", e.Code, "message", clip(e.Message, 300))
 	writeError(q.w, e)

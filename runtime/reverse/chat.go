@@ -304,11 +304,7 @@ func (c *ChatStream) part(pt *Part) {
 		}
 		c.out = codec.AppendString(c.out, code)
 		c.out = append(c.out, `,"message":`...)
-		msg := pt.Err.Message
-		if c.opts.Redact != nil {
-			msg = c.opts.Redact(msg)
-		}
-		c.out = codec.AppendString(c.out, msg)
+		c.out = codec.AppendString(c.out, pt.Err.Redacted(c.opts.Redact).Message)
 		c.out = append(c.out, `},"choices":[{"index":0,"delta":{"content":""},"finish_reason":"error"}]}`+"\n\n"...)
 		c.out = append(c.out, "data: [DONE]\n\n"...)
 	}

@@ -325,7 +325,7 @@ func (t *translator) terminal() {
 		r.status, typ = "cancelled", "response.failed" // the event is not sent
 	case t.fail != nil:
 		r.status, typ = "failed", "response.failed"
-		r.errJSON = redacted(t.fail, t.opts.Redact).AppendResponseError(nil)
+		r.errJSON = t.fail.Redacted(t.opts.Redact).AppendResponseError(nil)
 	case t.finish.Status == "failed":
 		r.status, typ = "failed", "response.failed"
 		r.errJSON = (&APIError{Status: 502, Type: "server_error", Message: "the upstream stopped with finish_reason error"}).AppendResponseError(nil)

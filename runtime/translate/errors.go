@@ -176,9 +176,10 @@ const (
 	maxRetryAfter = 64  // bytes of a Retry-After value passed on
 )
 
-// redacted is e with its message rewritten by redact (a copy, when it
-// changes).
-func redacted(e *APIError, redact func(string) string) *APIError {
+// Redacted is e with its message rewritten by redact (a copy, when it
+// changes; e itself when redact is nil or changes nothing): a gateway
+// masks the keys an upstream's message quotes.
+func (e *APIError) Redacted(redact func(string) string) *APIError {
 	if redact == nil {
 		return e
 	}
