@@ -1,14 +1,12 @@
 package main
 
 import (
-	"context"
 	"io"
 	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/transponder-dev/transponder/runtime/gateway"
 )
@@ -29,21 +27,12 @@ func TestServeLimits(t *testing.T) {
 	if want := []gateway.TenantLimits{{Tenant: "team-a", RPM: 60, TPM: 10000, MaxStreams: 2}, {Tenant: "*", RPM: 5}}; len(cfg.Limits) != 2 || cfg.Limits[0] != want[0] || cfg.Limits[1] != want[1] {
 		t.Errorf("limits %+v", cfg.Limits)
 	}
-	for _, c := range []struct{ bad, want string }{
+	configErrors(t, []badConfig{
 		{"keys: [{tenant: team-a, key: ka}]\nlimits: [{tenant: team-b, rpm: 1}]", `limits[0]: tenant "team-b" is not one of the gateway's`},
 		{"limits: [{tenant: anonymous, rpm: 1}, {tenant: anonymous, tpm: 1}]", `limits[1]: tenant "anonymous" is listed twice`},
 		{"pass_through: true\nlimits: [{tenant: passthrough, max_streams: -1}]", "limits[0]: a limit is negative"},
 		{"limits: [{tenant: anonymous, rpn: 1}]", "rpn"},
-	} {
-		var sc serveConfig
-		err := parseConfig([]byte(c.bad), &sc)
-		if err == nil {
-			_, err = sc.gateway(nil)
-		}
-		if err == nil || !strings.Contains(err.Error(), c.want) {
-			t.Errorf("%q: %v, want an error naming %s", c.bad, err, c.want)
-		}
-	}
+	})
 
 	t.Setenv("OPENROUTER_API_KEY", "")
 	t.Setenv("TRANSPONDER_DATA", t.TempDir())
@@ -51,22 +40,8 @@ func TestServeLimits(t *testing.T) {
 	if err := os.WriteFile(file, []byte("store: {driver: none}\nlimits: [{tenant: anonymous, rpm: 1}]\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
 	var log syncBuffer
-	done := make(chan int, 1)
-	go func() {
-		done <- serveUntil(ctx, []string{"-config", file, "-listen", "127.0.0.1:0", "-replay", "reasoning"}, &log)
-	}()
-	var url string
-	for deadline := time.Now().Add(10 * time.Second); url == "" && time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
-		if _, after, ok := strings.Cut(log.String(), `"listen":"`); ok {
-			url, _, _ = strings.Cut(after, `"`)
-		}
-	}
-	if url == "" {
-		t.Fatalf("no listening line: %s", log.String())
-	}
+	url, stop := serveInProcess(t, &log, "-config", file, "-listen", "127.0.0.1:0", "-replay", "reasoning")
 	for i, want := range []int{200, 429} {
 		resp, err := http.Post(url+"/responses", "application/json", strings.NewReader(`{"model":"m","input":"why?"}`))
 		if err != nil {
@@ -81,13 +56,5 @@ func TestServeLimits(t *testing.T) {
 			t.Errorf("the refusal: %v %s", resp.Header, body)
 		}
 	}
-	cancel()
-	select {
-	case code := <-done:
-		if code != 0 {
-			t.Errorf("exit %d: %s", code, log.String())
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("serve did not stop")
-	}
+	stop()
 }

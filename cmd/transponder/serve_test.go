@@ -88,7 +88,7 @@ body_timeout: 10s
 	if cfg.MaxBody != 1000 || cfg.MaxConcurrent != 7 || cfg.UpstreamTimeout != 30*time.Second || cfg.StreamIdle != time.Minute || cfg.BodyTimeout != 10*time.Second {
 		t.Errorf("limits %+v", cfg)
 	}
-	for _, c := range []struct{ bad, want string }{
+	configErrors(t, []badConfig{
 		{"system: loud", `system "loud"`},
 		{"unknown_types: maybe", `unknown_types "maybe"`},
 		{"unknown_items: sometimes", `unknown_items "sometimes"`},
@@ -103,7 +103,18 @@ body_timeout: 10s
 		{"responses_upstream: {guards: [{model: o3, drop: [temprature]}]}", `responses_upstream.guards[0].drop[0]: "temprature" is not a field a guard drops`},
 		{"responses_upstream: {guards: [{model: o3, drop: [top_p], dorp: [x]}]}", "dorp"},
 		{"responses_upstream: {guards: [{drop: [top_p]}]}", "responses_upstream.guards[0].model"},
-	} {
+	})
+}
+
+// badConfig is a config file that must be refused, and what the error
+// must name.
+type badConfig struct{ bad, want string }
+
+// configErrors checks that each config is refused (by parseConfig or by
+// gateway) with an error naming what it must.
+func configErrors(t *testing.T, cs []badConfig) {
+	t.Helper()
+	for _, c := range cs {
 		var sc serveConfig
 		err := parseConfig([]byte(c.bad), &sc)
 		if err == nil {
@@ -111,6 +122,37 @@ body_timeout: 10s
 		}
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%q: %v, want an error naming %s", c.bad, err, c.want)
+		}
+	}
+}
+
+// serveInProcess runs `serve` with args in this process, logging into
+// log, and returns its /v1 URL once it listens, and stop: it ends serve
+// as a signal does and checks that it exits cleanly.
+func serveInProcess(t *testing.T, log *syncBuffer, args ...string) (url string, stop func()) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	done := make(chan int, 1)
+	go func() { done <- serveUntil(ctx, args, log) }()
+	for deadline := time.Now().Add(10 * time.Second); url == "" && time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		if _, after, ok := strings.Cut(log.String(), `"listen":"`); ok {
+			url, _, _ = strings.Cut(after, `"`)
+		}
+	}
+	if url == "" {
+		t.Fatalf("no listening line: %s", log.String())
+	}
+	return url, func() {
+		t.Helper()
+		cancel()
+		select {
+		case code := <-done:
+			if code != 0 {
+				t.Errorf("exit %d: %s", code, log.String())
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatal("serve did not stop")
 		}
 	}
 }
@@ -139,19 +181,8 @@ func (s *syncBuffer) String() string {
 func TestServeReplay(t *testing.T) {
 	t.Setenv("OPENROUTER_API_KEY", "")
 	t.Setenv("TRANSPONDER_DATA", t.TempDir())
-	ctx, cancel := context.WithCancel(context.Background())
 	var log syncBuffer
-	done := make(chan int, 1)
-	go func() { done <- serveUntil(ctx, []string{"-listen", "127.0.0.1:0", "-replay", "reasoning"}, &log) }()
-	var url string
-	for deadline := time.Now().Add(10 * time.Second); url == "" && time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
-		if _, after, ok := strings.Cut(log.String(), `"listen":"`); ok {
-			url, _, _ = strings.Cut(after, `"`)
-		}
-	}
-	if url == "" {
-		t.Fatalf("no listening line: %s", log.String())
-	}
+	url, stop := serveInProcess(t, &log, "-listen", "127.0.0.1:0", "-replay", "reasoning")
 	if !strings.Contains(log.String(), "REPLAY UPSTREAM") {
 		t.Errorf("the replay is not said: %s", log.String())
 	}
@@ -175,15 +206,7 @@ func TestServeReplay(t *testing.T) {
 	if resp.StatusCode != 200 || !bytes.Contains(body, []byte(`"content":"The answer is 42."`)) || !bytes.Contains(body, []byte(`"object":"chat.completion"`)) {
 		t.Errorf("chat completions: %d %s", resp.StatusCode, body)
 	}
-	cancel()
-	select {
-	case code := <-done:
-		if code != 0 {
-			t.Errorf("exit %d: %s", code, log.String())
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("serve did not stop")
-	}
+	stop()
 	if !strings.Contains(log.String(), "shutting down") {
 		t.Errorf("no shutdown line: %s", log.String())
 	}
@@ -210,20 +233,11 @@ func TestServeRetriesConfig(t *testing.T) {
 	if cfg, err := off.gateway(nil); err != nil || cfg.Retry.Attempts > 1 {
 		t.Errorf("retries without the key: %+v, %v", cfg.Retry, err)
 	}
-	for _, c := range []struct{ bad, want string }{
+	configErrors(t, []badConfig{
 		{"retries: {attempts: -1}", "retries.attempts -1"},
 		{"retries: {attempts: 2, base: soon}", `retries.base: time: invalid duration "soon"`},
 		{"retries: {attempts: 2, max: -1s}", "retries.max -1s"},
 		{"retries: {attempts: 2, max_retry_after: -5s}", "retries.max_retry_after -5s"},
 		{"retries: {atempts: 2}", "atempts"},
-	} {
-		var sc serveConfig
-		err := parseConfig([]byte(c.bad), &sc)
-		if err == nil {
-			_, err = sc.gateway(nil)
-		}
-		if err == nil || !strings.Contains(err.Error(), c.want) {
-			t.Errorf("%q: %v, want an error naming %s", c.bad, err, c.want)
-		}
-	}
+	})
 }
