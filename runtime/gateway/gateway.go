@@ -39,6 +39,7 @@ import (
 	"encoding/json"
 	"log/slog"
 	"net/http"
+	"path"
 	"strings"
 	"sync"
 	"time"
@@ -290,7 +291,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// A path that is not clean (an empty id: /v1/conversations//items)
 	// is no route: ServeMux would redirect it, with an HTML body, to
 	// another route (/v1/conversations/items, the conversation "items").
-	if p := r.URL.Path; p != "" && (strings.Contains(p, "//") || strings.Contains(p, "/./") || strings.Contains(p, "/../") || strings.HasSuffix(p, "/.") || strings.HasSuffix(p, "/..")) {
+	if p := r.URL.Path; p != "" && path.Clean(p) != p && path.Clean(p)+"/" != p {
 		writeError(w, &translate.APIError{Status: http.StatusNotFound, Type: "invalid_request_error", Message: "no route " + r.Method + " " + clip(p, 200) + " (an empty or relative path segment: an id missing?)"})
 		return
 	}
