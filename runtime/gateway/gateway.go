@@ -253,6 +253,11 @@ func New(cfg Config) *Server {
 		s.cfg.Store = tracedStore{s.cfg.Store, s.tr.t}
 	}
 	s.limits, s.keySums = newLimits(cfg), keySums(cfg.Keys)
+	if err := CheckLimits(cfg); err != nil {
+		// New has no error to return (serve checks first): a limit that
+		// applies to no tenant is said, not dropped silently.
+		s.log.Error("limits not applied as configured", "error", err.Error())
+	}
 	s.workers.New = func() any { return new(worker) }
 	s.cfg.Retry, s.retry = cfg.Retry.withDefaults(), defaultRetryHooks
 	mux := http.NewServeMux()

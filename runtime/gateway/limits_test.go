@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -297,6 +298,17 @@ func TestStreamCap(t *testing.T) {
 	untilAdmitted(t, s.gw.URL, "ka")
 	if m := scrape(t, s.gw.URL); !strings.Contains(m, `transponder_errors_total{kind="rate_limited"}`) {
 		t.Errorf("metrics: %s", grepLines(m, "transponder_errors_total"))
+	}
+}
+
+// A gateway made with limits CheckLimits refuses (a tenant it does not
+// have) says so in its log: New has no error to return.
+func TestNewLogsBadLimits(t *testing.T) {
+	var log bytes.Buffer
+	gateway.New(gateway.Config{Keys: []gateway.Key{{Tenant: "team-a", Key: "ka"}}, Limits: []gateway.TenantLimits{{Tenant: "team-b", RPM: 1}},
+		Log: slog.New(slog.NewTextHandler(&log, nil))})
+	if !strings.Contains(log.String(), `tenant \"team-b\" is not one of the gateway's`) {
+		t.Errorf("log: %s", log.String())
 	}
 }
 
