@@ -14,7 +14,6 @@
 package sse
 
 import (
-	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
@@ -47,12 +46,21 @@ func (e Event) Done() bool { return string(bytes.TrimSpace(e.Data)) == "[DONE]" 
 //
 //	for r.Next() { e := r.Event(); … }
 //	if err := r.Err(); err != nil { … }
+//
+// It reads into one buffer of its own that starts small and grows to the
+// longest line it meets: a stream held open for minutes holds little. The
+// data of an event of one "data:" line (what both APIs send) is a slice
+// of that buffer, not a copy.
 type Reader struct {
-	br       *bufio.Reader
-	line     []byte // the current line, reused
-	pending  []byte // the rest of a line split at a lone CR
+	rd       io.Reader
+	buf      []byte // buf[r:w] is read and not yet consumed
+	r, w     int
+	rerr     error  // the error the last read returned, once buf[r:w] is used up
+	pending  []byte // the rest of a line split at a lone CR (in buf)
 	ev       Event
-	data     []byte
+	data     []byte // the event's data, when it is not a slice of buf
+	ref      int    // the data's start in buf while it is one (a single data line); -1 when not
+	refLen   int
 	hasData  bool
 	lastType string // the last event type read
 	started  bool
@@ -61,9 +69,16 @@ type Reader struct {
 	offset   int64 // bytes consumed, for error positions
 }
 
+// The buffer's first size, and the size above which an empty buffer is
+// given back (after one large event, a stream goes on with a small one).
+const (
+	minBuffer  = 512
+	keepBuffer = 64 << 10
+)
+
 // NewReader returns a Reader reading from r.
 func NewReader(r io.Reader) *Reader {
-	return &Reader{br: bufio.NewReaderSize(r, 4<<10)}
+	return &Reader{rd: r, ref: -1}
 }
 
 // Next advances to the next event. It returns false at the end of the stream
@@ -74,6 +89,7 @@ func (r *Reader) Next() bool {
 	}
 	r.ev = Event{}
 	r.data = r.data[:0]
+	r.ref = -1
 	r.hasData = false
 	for {
 		line, err := r.readLine()
@@ -106,15 +122,22 @@ func (r *Reader) Next() bool {
 		}
 		switch string(name) {
 		case "data":
-			if r.hasData {
-				r.data = append(r.data, '\n')
+			if !r.hasData {
+				// value is in buf, its capacity running to buf's end:
+				// where it starts is what its capacity says.
+				if value == nil {
+					value = line[len(line):]
+				}
+				r.ref, r.refLen = cap(r.buf)-cap(value), len(value)
+				r.hasData = true
+				continue
 			}
-			if len(r.data)+len(value) > MaxEventSize {
+			r.unref()
+			if len(r.data)+1+len(value) > MaxEventSize {
 				r.err = fmt.Errorf("%w (event %d, byte %d)", ErrEventTooLarge, r.events, r.offset)
 				return false
 			}
-			r.data = append(r.data, value...)
-			r.hasData = true
+			r.data = append(append(r.data, '\n'), value...)
 		case "event":
 			if string(value) != r.lastType { // a stream repeats its types: reuse the string
 				r.lastType = string(value)
@@ -134,8 +157,21 @@ func (r *Reader) Next() bool {
 	}
 }
 
+// unref copies the data out of buf, before buf moves or another data line
+// joins it.
+func (r *Reader) unref() {
+	if r.ref >= 0 {
+		r.data = append(r.data[:0], r.buf[r.ref:r.ref+r.refLen]...)
+		r.ref = -1
+	}
+}
+
 func (r *Reader) dispatch() bool {
-	r.ev.Data = r.data
+	if r.ref >= 0 {
+		r.ev.Data = r.buf[r.ref : r.ref+r.refLen : r.ref+r.refLen]
+	} else {
+		r.ev.Data = r.data
+	}
 	r.events++
 	return true
 }
@@ -152,30 +188,77 @@ func (r *Reader) readLine() ([]byte, error) {
 	if r.pending != nil {
 		return r.split(r.pending), nil
 	}
-	r.line = r.line[:0]
-	for {
-		chunk, err := r.br.ReadSlice('\n')
-		r.offset += int64(len(chunk))
-		r.line = append(r.line, chunk...)
-		if len(r.line) > MaxEventSize {
-			return nil, fmt.Errorf("%w (line at byte %d)", ErrEventTooLarge, r.offset)
+	var line []byte
+	for scanned := 0; ; {
+		if i := bytes.IndexByte(r.buf[r.r+scanned:r.w], '\n'); i >= 0 {
+			end := r.r + scanned + i
+			line = r.buf[r.r:end] // its capacity runs to buf's end: see "data"
+			r.r = end + 1
+			r.offset += int64(len(line) + 1)
+			break
 		}
-		if errors.Is(err, bufio.ErrBufferFull) {
-			continue
+		scanned = r.w - r.r
+		if r.rerr != nil {
+			if scanned == 0 {
+				return nil, r.rerr
+			}
+			if !errors.Is(r.rerr, io.EOF) {
+				return nil, r.rerr
+			}
+			line = r.buf[r.r:r.w] // the last line, without its end
+			r.r = r.w
+			r.offset += int64(len(line))
+			break
 		}
-		if err != nil && (len(r.line) == 0 || !errors.Is(err, io.EOF)) {
-			return nil, err
+		if scanned > MaxEventSize {
+			return nil, fmt.Errorf("%w (line at byte %d)", ErrEventTooLarge, r.offset+int64(scanned))
 		}
-		break
+		r.fill()
 	}
-	line := r.line
 	if !r.started {
 		r.started = true
 		line = bytes.TrimPrefix(line, []byte("\ufeff"))
 	}
-	line = bytes.TrimSuffix(line, []byte("\n"))
 	line = bytes.TrimSuffix(line, []byte("\r"))
 	return r.split(line), nil
+}
+
+// fill reads more: what is not consumed moves to the front of buf, which
+// grows when it is full (and shrinks back after a large event).
+func (r *Reader) fill() {
+	r.unref()
+	n := r.w - r.r
+	switch {
+	case r.buf == nil:
+		r.buf = make([]byte, minBuffer)
+	case n == len(r.buf), len(r.buf) > keepBuffer && n < keepBuffer/4:
+		size := minBuffer
+		for size < 2*n {
+			size *= 2
+		}
+		b := make([]byte, size)
+		copy(b, r.buf[r.r:r.w])
+		r.buf = b
+	default:
+		copy(r.buf, r.buf[r.r:r.w])
+	}
+	r.r, r.w = 0, n
+	for range 100 {
+		m, err := r.rd.Read(r.buf[r.w:])
+		if m < 0 || m > len(r.buf)-r.w {
+			r.rerr = errors.New("sse: reader returned an invalid count")
+			return
+		}
+		r.w += m
+		if err != nil {
+			r.rerr = err
+			return
+		}
+		if m > 0 {
+			return
+		}
+	}
+	r.rerr = io.ErrNoProgress
 }
 
 // split returns line up to a lone CR (an old-Mac line end) and keeps the rest

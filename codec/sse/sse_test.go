@@ -179,3 +179,34 @@ func FuzzReader(f *testing.F) {
 		}
 	})
 }
+
+// A stream held open holds little: the buffer stays at the size of its
+// longest line, and gives back what one large event took once the stream
+// goes on with small ones. An event of one data line is not copied.
+func TestReaderMemory(t *testing.T) {
+	small := "data: " + strings.Repeat("s", 300) + "\n\n"
+	big := "data: " + strings.Repeat("b", 200<<10) + "\n\n"
+	in := strings.Repeat(small, 50) + big + strings.Repeat(small, 50)
+	r := NewReader(iotest.OneByteReader(strings.NewReader(in))) // as slow as a network can be
+	for i := 0; r.Next(); i++ {
+		switch {
+		case i == 49 && cap(r.buf) > minBuffer:
+			t.Fatalf("after 50 events of %d bytes the buffer is %d bytes", len(small), cap(r.buf))
+		case i == 50 && len(r.Event().Data) != 200<<10:
+			t.Fatalf("the large event has %d bytes", len(r.Event().Data))
+		case i == 100 && cap(r.buf) > minBuffer:
+			t.Fatalf("after the large event, small ones left the buffer at %d bytes", cap(r.buf))
+		}
+	}
+	if r.Err() != nil || r.events != 101 {
+		t.Fatalf("%d events, %v", r.events, r.Err())
+	}
+	allocs := testing.AllocsPerRun(10, func() {
+		r := NewReader(strings.NewReader(strings.Repeat(small, 100)))
+		for r.Next() {
+		}
+	})
+	if allocs > 4 { // the reader, its buffer (and the test's string)
+		t.Errorf("%v allocations to read 100 events", allocs)
+	}
+}
