@@ -25,9 +25,10 @@ import (
 // mostly measure the scheduler; the latency the gateway adds is measured
 // in-process, from an upstream chunk's arrival to the flush of its events
 // (Config.Observe): p50-µs and p99-µs per chunk. streams/s is the
-// throughput; heap-B/stream is the heap in use per stream held open
-// mid-stream (an upper bound: it counts the client's and the upstream's
-// side of each stream as well as the gateway's).
+// throughput. gw-heap-B/stream is the gateway's heap per stream held open
+// mid-stream: the heap in use with the streams held through the gateway,
+// less the same streams held direct to the upstream (the client's and the
+// upstream's side of a stream are in both).
 //
 //	go test -run '^$' -bench BenchmarkLoad -benchtime 2000x ./runtime/gateway
 func BenchmarkLoad(b *testing.B) {
@@ -94,21 +95,28 @@ func (l *latencies) quantile(q float64) time.Duration {
 
 func loadStack(b testing.TB, c int, up http.Handler, lat *latencies) (*httptest.Server, *http.Client) {
 	b.Helper()
-	upSrv := httptest.NewServer(up)
+	gw, _, client := loadStackUp(b, c, up, lat)
+	return gw, client
+}
+
+// loadStackUp is loadStack with the upstream's server: the gateway talks
+// to it on its default transport, as `transponder serve` does.
+func loadStackUp(b testing.TB, c int, up http.Handler, lat *latencies) (gw, upSrv *httptest.Server, client *http.Client) {
+	b.Helper()
+	upSrv = httptest.NewServer(up)
 	b.Cleanup(upSrv.Close)
-	tr := &http.Transport{MaxIdleConns: 2 * c, MaxIdleConnsPerHost: 2 * c}
 	cfg := gateway.Config{
-		Upstream:      gateway.Upstream{BaseURL: upSrv.URL, Client: &http.Client{Transport: tr}},
+		Upstream:      gateway.Upstream{BaseURL: upSrv.URL},
 		MaxConcurrent: 2 * c,
 		Log:           slog.New(slog.NewTextHandler(io.Discard, nil)),
 	}
 	if lat != nil {
 		cfg.Observe = lat.add
 	}
-	gw := httptest.NewServer(gateway.New(cfg))
+	gw = httptest.NewServer(gateway.New(cfg))
 	b.Cleanup(gw.Close)
-	client := &http.Client{Transport: &http.Transport{MaxIdleConns: 2 * c, MaxIdleConnsPerHost: 2 * c}}
-	return gw, client
+	client = &http.Client{Transport: &http.Transport{MaxIdleConns: 2 * c, MaxIdleConnsPerHost: 2 * c}}
+	return gw, upSrv, client
 }
 
 const loadRequest = `{"model":"m","input":"hi","stream":true}`
@@ -167,39 +175,63 @@ func load(b *testing.B, c int) {
 	b.ReportMetric(float64(b.N)/elapsed.Seconds(), "streams/s")
 	b.ReportMetric(float64(lat.quantile(0.50).Nanoseconds())/1e3, "p50-µs")
 	b.ReportMetric(float64(lat.quantile(0.99).Nanoseconds())/1e3, "p99-µs")
-	b.ReportMetric(heldHeap(b, c), "heap-B/stream")
+	b.ReportMetric(heldHeap(b, c), "gw-heap-B/stream")
 }
 
 // heldHeap opens c streams whose upstream holds after its first chunk,
-// and returns the heap in use per stream while they are all open.
+// through the gateway and then direct to the upstream, and returns the
+// difference of the heap in use per stream while they are all open: the
+// gateway's part.
 func heldHeap(b *testing.B, c int) float64 {
 	hold := make(chan struct{})
-	gw, client := loadStack(b, c, &fastUpstream{hold: hold}, nil)
+	gw, up, client := loadStackUp(b, c, &fastUpstream{hold: hold}, nil)
+	via := heapHeld(b, c, hold, func() (*http.Response, error) {
+		return client.Post(gw.URL+"/v1/responses", "application/json", strings.NewReader(loadRequest))
+	})
+	hold = make(chan struct{})
+	up.Config.Handler = &fastUpstream{hold: hold}
+	direct := heapHeld(b, c, hold, func() (*http.Response, error) {
+		return client.Post(up.URL+"/chat/completions", "application/json", strings.NewReader(loadRequest))
+	})
+	return via - direct
+}
+
+// heapHeld opens c streams with open, waits until each has sent a byte,
+// and returns the heap in use per stream while they are all held (then
+// releases them with hold).
+func heapHeld(b *testing.B, c int, hold chan struct{}, open func() (*http.Response, error)) float64 {
+	// Twice: what the pools held (a sync.Pool outlives one GC) is gone.
+	runtime.GC()
 	runtime.GC()
 	var before, during runtime.MemStats
 	runtime.ReadMemStats(&before)
-	var open, done sync.WaitGroup
-	open.Add(c)
+	var opened, done sync.WaitGroup
+	opened.Add(c)
 	done.Add(c)
+	var failed atomic.Value
 	for range c {
 		go func() {
 			defer done.Done()
-			resp, err := client.Post(gw.URL+"/v1/responses", "application/json", strings.NewReader(loadRequest))
+			resp, err := open()
 			if err != nil {
-				open.Done()
+				failed.Store(err)
+				opened.Done()
 				return
 			}
 			defer resp.Body.Close()
 			buf := make([]byte, 1)
 			_, _ = resp.Body.Read(buf) // the stream has started
-			open.Done()
+			opened.Done()
 			_, _ = io.Copy(io.Discard, resp.Body)
 		}()
 	}
-	open.Wait()
+	opened.Wait()
 	runtime.GC()
 	runtime.ReadMemStats(&during)
 	close(hold)
 	done.Wait()
+	if err := failed.Load(); err != nil {
+		b.Fatal(err)
+	}
 	return float64(int64(during.HeapInuse)-int64(before.HeapInuse)) / float64(c)
 }
