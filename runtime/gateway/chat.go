@@ -70,8 +70,7 @@ func (s *Server) chatCompletions(w http.ResponseWriter, r *http.Request) {
 	q.warnings(warns)
 	q.sent = warns
 
-	ctx, cancel := context.WithCancel(r.Context())
-	defer cancel()
+	ctx := r.Context() // the request's end cancels the upstream's (q.end)
 	resp, ok := q.send(ctx, &s.cfg.ResponsesUpstream, "/responses", up)
 	if !ok {
 		return

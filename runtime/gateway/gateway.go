@@ -180,6 +180,7 @@ type Server struct {
 	sem     chan struct{}
 	mux     *http.ServeMux
 	workers sync.Pool // *worker: a converter and a responder, reused
+	frames  frames    // the buffers a stream's events are framed in, one write at a time
 	// streams are the streams in flight, for Shutdown to wait on.
 	streams sync.WaitGroup
 	// labels are the warning paths the metric has series for.
@@ -278,16 +279,44 @@ func New(cfg Config) *Server {
 	return s
 }
 
+// frames pools the buffers streams frame their events in for one write:
+// a stream held open between two chunks holds none. One that grew past
+// 64 KiB (a large chunk) is left to the collector.
+type frames struct{ p sync.Pool }
+
+func (f *frames) get() *[]byte {
+	if b, ok := f.p.Get().(*[]byte); ok {
+		return b
+	}
+	b := make([]byte, 0, 4<<10)
+	return &b
+}
+
+func (f *frames) put(b *[]byte) {
+	if cap(*b) <= 64<<10 {
+		*b = (*b)[:0]
+		f.p.Put(b)
+	}
+}
+
 // upstreamTransport is the default upstreams' transport: the standard
 // one (proxy from the environment, HTTP/2 when the upstream offers it),
 // keeping a connection alive for each request the gateway may serve at
 // once. The standard one keeps 2 per host: over HTTP/1.1, every stream
 // beyond the second would open (and, for TLS, handshake) a connection of
 // its own and close it at the end.
+//
+// A connection's buffers are held as long as its stream is open, for
+// minutes: they are small. The write buffer takes the request's headers
+// (a larger body goes past it to the connection), the read buffer the
+// answer's headers and what one read of a stream brings (the SSE reader
+// keeps its own).
 func upstreamTransport(conns int) *http.Transport {
 	t := http.DefaultTransport.(*http.Transport).Clone()
 	t.MaxIdleConns = 2 * conns
 	t.MaxIdleConnsPerHost = conns
+	t.WriteBufferSize = 1 << 10
+	t.ReadBufferSize = 1 << 10
 	return t
 }
 

@@ -38,7 +38,9 @@ func (r idleReader) Read(p []byte) (int, error) {
 // reads as long as it streams (StreamIdle bounds its silences).
 func (q *request) post(ctx context.Context, u *Upstream, path string, body []byte) (*http.Response, error) {
 	s := q.s
-	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, u.BaseURL+path, bytes.NewReader(body))
+	hctx, cancel := context.WithCancelCause(ctx)
+	q.cancel = cancel
+	hreq, err := http.NewRequestWithContext(hctx, http.MethodPost, u.BaseURL+path, bytes.NewReader(body))
 	if err != nil {
 		return nil, err
 	}
@@ -57,11 +59,9 @@ func (q *request) post(ctx context.Context, u *Upstream, path string, body []byt
 	if u.Title != "" {
 		h.Set("X-Title", u.Title)
 	}
-	hctx, cancel := context.WithCancelCause(ctx)
-	q.cancel = cancel
 	timer := time.AfterFunc(s.cfg.UpstreamTimeout, func() { cancel(errHeaderTimeout) })
 	sent := time.Now()
-	resp, err := u.Client.Do(hreq.WithContext(hctx))
+	resp, err := u.Client.Do(hreq)
 	span.done(resp, err)
 	fired := !timer.Stop()
 	s.m.upstream.Observe(time.Since(sent).Seconds())

@@ -80,8 +80,10 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 
+	// The worker goes back to the pool once the request is converted: a
+	// stream may last minutes, and what it holds (the converter's buffers)
+	// the stream does not need. An answer not streamed takes one again.
 	wk := s.workers.Get().(*worker)
-	defer s.workers.Put(wk)
 	opts := s.cfg.Mapping
 	if id := r.Header.Get("Session-Id"); id != "" {
 		opts.SessionID = id
@@ -95,21 +97,22 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request) {
 			me.Param = q.turn.unshift(me.Param)
 		}
 		q.refuse(err)
+		s.workers.Put(wk)
 		return
 	}
-	q.warnings(q.turn.unshiftWarnings(warns))
-	tm := wk.conv.ToolMap()
-	req, err := translate.NewRequest(body, tm.Clone())
+	q.warnings(q.turn.unshiftWarnings(warns)) // the converter's until its next conversion
+	tools := wk.conv.ToolMap().Clone()
+	s.workers.Put(wk)
+	req, err := translate.NewRequest(body, tools)
 	if err != nil {
 		q.fail("bad_request", &translate.APIError{Status: http.StatusBadRequest, Type: "invalid_request_error", Message: err.Error()})
 		return
 	}
 	req.Stored, req.Conversation = q.turn.store, q.turn.conv
 
-	// Upstream: the client going away cancels it; the headers must come
-	// within UpstreamTimeout.
-	ctx, cancel := context.WithCancel(r.Context())
-	defer cancel()
+	// Upstream: the client going away cancels it (and the end of the
+	// request: q.end); the headers must come within UpstreamTimeout.
+	ctx := r.Context()
 	resp, ok := q.send(ctx, &s.cfg.Upstream, "/chat/completions", chat)
 	if !ok {
 		return
@@ -117,6 +120,8 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request) {
 	defer resp.Body.Close()
 	topts := translate.Options{IDs: s.cfg.IDs, Clock: s.cfg.Clock, Redact: q.redact}
 	if !q.stream {
+		wk := s.workers.Get().(*worker)
+		defer s.workers.Put(wk)
 		q.json(ctx, wk, req, resp.Body, topts)
 		return
 	}
@@ -181,16 +186,17 @@ func (q *request) sse(ctx context.Context, req *translate.Request, body io.Reade
 			t.Abandon()
 		}
 	}()
-	var out []byte
 	first := true
 	// A client that stops reading gets StreamIdle to take each batch.
 	write := func(evs []translate.Event) error {
 		if len(evs) == 0 {
 			return nil
 		}
-		out = translate.AppendSSE(out[:0], evs)
+		buf := s.frames.get()
+		defer s.frames.put(buf)
+		*buf = translate.AppendSSE((*buf)[:0], evs)
 		_ = rc.SetWriteDeadline(time.Now().Add(s.cfg.StreamIdle))
-		if _, err := q.w.Write(out); err != nil {
+		if _, err := q.w.Write(*buf); err != nil {
 			return err
 		}
 		return rc.Flush()

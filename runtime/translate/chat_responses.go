@@ -106,6 +106,7 @@ type translator struct {
 
 	stream  bool    // emit events (false: a non-stream response)
 	buf     []byte  // the events' data
+	started bool    // buf holds the start's batch (see begin)
 	marks   []mark  // where each event of the call starts in buf
 	events  []Event // returned, reused
 	out     []byte  // the Response's output, built at the end
@@ -189,7 +190,7 @@ func (t *translator) reset(req *Request, opts Options, stream bool) {
 	t.reply.Reset()
 	t.reply.SetLogprobs(req.Logprobs)
 	t.lp, t.lpEv = t.lp[:0], t.lpEv[:0]
-	t.phase, t.seq = phaseNew, 0
+	t.phase, t.seq, t.started = phaseNew, 0, false
 	t.items, t.calls, t.cur = t.items[:0], t.calls[:0], nil
 	t.nItems, t.nParts = 0, 0
 	t.finish, t.fail, t.cancel, t.sawFin, t.sawDet = mapping.Finish{}, nil, false, false, false
@@ -214,6 +215,7 @@ func (t *translator) start() {
 		return
 	}
 	t.phase = phaseStreaming
+	t.started = t.stream
 	for _, typ := range [...]string{"response.created", "response.in_progress"} {
 		t.event(typ)
 		t.buf = append(t.buf, `,"response":`...)
@@ -412,8 +414,21 @@ func (t *translator) release(n int) {
 
 // begin starts a call's batch of events.
 func (t *translator) begin() {
+	if t.started {
+		// The start's batch is two Responses with what the request echoes
+		// (instructions and tools: KiBs, tens of them for an agent). A
+		// stream held open between chunks keeps a buffer the size of a
+		// chunk's events.
+		t.started = false
+		if cap(t.buf) > startBuffer {
+			t.buf = make([]byte, 0, startBuffer)
+		}
+	}
 	t.buf, t.marks = t.buf[:0], t.marks[:0]
 }
+
+// startBuffer is what begin leaves a stream's buffer after the start.
+const startBuffer = 512
 
 // flush returns the batch.
 func (t *translator) flush() []Event {
