@@ -128,6 +128,10 @@ func (r *Reader) Next() bool {
 				if value == nil {
 					value = line[len(line):]
 				}
+				if len(value) > MaxEventSize {
+					r.err = fmt.Errorf("%w (event %d, byte %d)", ErrEventTooLarge, r.events, r.offset)
+					return false
+				}
 				r.ref, r.refLen = cap(r.buf)-cap(value), len(value)
 				r.hasData = true
 				continue
@@ -195,6 +199,9 @@ func (r *Reader) readLine() ([]byte, error) {
 			line = r.buf[r.r:end] // its capacity runs to buf's end: see "data"
 			r.r = end + 1
 			r.offset += int64(len(line) + 1)
+			if len(line) > MaxEventSize {
+				return nil, fmt.Errorf("%w (line at byte %d)", ErrEventTooLarge, r.offset)
+			}
 			break
 		}
 		scanned = r.w - r.r

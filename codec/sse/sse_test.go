@@ -91,6 +91,14 @@ func TestErrors(t *testing.T) {
 	if sr.Next() || !errors.Is(sr.Err(), boom) {
 		t.Fatalf("read error not reported: %v", sr.Err())
 	}
+	// Over MaxEventSize: one data line, two.
+	big := strings.Repeat("x", MaxEventSize/2+1)
+	for _, in := range []string{"data: " + big + big + "\n\n", "data: " + big + "\ndata: " + big + "\n\n"} {
+		sr := NewReader(strings.NewReader(in))
+		if sr.Next() || !errors.Is(sr.Err(), ErrEventTooLarge) {
+			t.Errorf("%d bytes: %v", len(in), sr.Err())
+		}
+	}
 }
 
 func TestAppendEvent(t *testing.T) {
