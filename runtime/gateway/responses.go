@@ -190,11 +190,13 @@ func (q *request) sse(ctx context.Context, req *translate.Request, body io.Reade
 	// A client that stops reading gets StreamIdle to take each batch.
 	write := func(evs []translate.Event) error {
 		if len(evs) == 0 {
+			t.Release()
 			return nil
 		}
 		buf := s.frames.get()
 		defer s.frames.put(buf)
 		*buf = translate.AppendSSE((*buf)[:0], evs)
+		t.Release() // framed: the stream holds no event buffer until its next chunk
 		_ = rc.SetWriteDeadline(time.Now().Add(s.cfg.StreamIdle))
 		if _, err := q.w.Write(*buf); err != nil {
 			return err

@@ -3,6 +3,7 @@ package translate
 import (
 	"errors"
 	"strconv"
+	"sync"
 
 	"github.com/transponder-dev/transponder/codec"
 	"github.com/transponder-dev/transponder/codec/sse"
@@ -70,6 +71,11 @@ type ChatToResponses interface {
 	// Warnings lists what the upstream's answer had that the Response
 	// could not carry (the terminal response lists them too).
 	Warnings() []mapping.Warning
+	// Release gives back the buffer the events of the last call are in:
+	// they must not be used after it. A stream held open between two
+	// chunks then holds none (the next call takes one from a pool).
+	// Calling it is optional.
+	Release()
 }
 
 // translator is the state of one stream (or one chat completion).
@@ -107,6 +113,7 @@ type translator struct {
 	stream  bool    // emit events (false: a non-stream response)
 	buf     []byte  // the events' data
 	started bool    // buf holds the start's batch (see begin)
+	bufp    *[]byte // what buf came in from the pool (Release)
 	marks   []mark  // where each event of the call starts in buf
 	events  []Event // returned, reused
 	out     []byte  // the Response's output, built at the end
@@ -414,6 +421,11 @@ func (t *translator) release(n int) {
 
 // begin starts a call's batch of events.
 func (t *translator) begin() {
+	if t.buf == nil && t.stream {
+		if p, ok := eventBufs.Get().(*[]byte); ok {
+			t.buf, t.bufp = *p, p
+		}
+	}
 	if t.started {
 		// The start's batch is two Responses with what the request echoes
 		// (instructions and tools: KiBs, tens of them for an agent). A
@@ -429,6 +441,26 @@ func (t *translator) begin() {
 
 // startBuffer is what begin leaves a stream's buffer after the start.
 const startBuffer = 512
+
+// eventBufs holds the event buffers streams released (Release), up to
+// 64 KiB each (one grown by a large chunk is left to the collector).
+var eventBufs sync.Pool
+
+func (t *translator) Release() {
+	// The terminal Response (Abandon's answer) is in buf: it stays.
+	if !t.stream || t.final != nil || t.buf == nil {
+		return
+	}
+	if cap(t.buf) <= 64<<10 {
+		if t.bufp == nil {
+			t.bufp = new([]byte)
+		}
+		*t.bufp = t.buf[:0]
+		eventBufs.Put(t.bufp)
+	}
+	t.buf, t.bufp, t.started = nil, nil, false
+	t.events = t.events[:0]
+}
 
 // flush returns the batch.
 func (t *translator) flush() []Event {
