@@ -11,12 +11,9 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"net/url"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"regexp"
-	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -28,7 +25,6 @@ import (
 	"github.com/transponder-dev/transponder/mapping"
 	"github.com/transponder-dev/transponder/runtime/gateway"
 	"github.com/transponder-dev/transponder/runtime/gateway/replay"
-	"github.com/transponder-dev/transponder/runtime/store"
 )
 
 // serveConfig is the config file of `transponder serve` (YAML or JSON);
@@ -123,75 +119,6 @@ type storeConfig struct {
 	CacheBytes int64 `yaml:"cache_bytes"`
 }
 
-// DefaultTTL is how long stored objects live by default, as OpenAI keeps
-// stored responses.
-const DefaultTTL = 30 * 24 * time.Hour
-
-// ExpireEvery is how often expired objects are deleted.
-const ExpireEvery = time.Minute
-
-// defaultDataDir is $TRANSPONDER_DATA, else $XDG_DATA_HOME/transponder,
-// else ~/.local/share/transponder.
-func defaultDataDir() string {
-	if d := os.Getenv("TRANSPONDER_DATA"); d != "" {
-		return d
-	}
-	if d := os.Getenv("XDG_DATA_HOME"); d != "" {
-		return filepath.Join(d, "transponder")
-	}
-	if h, err := os.UserHomeDir(); err == nil {
-		return filepath.Join(h, ".local", "share", "transponder")
-	}
-	return "transponder-data"
-}
-
-// parseTTL reads a Go duration or a number of days ("30d").
-func parseTTL(s string) (time.Duration, error) {
-	if s == "" {
-		return DefaultTTL, nil
-	}
-	if days, ok := strings.CutSuffix(s, "d"); ok {
-		n, err := strconv.Atoi(days)
-		if err != nil || n <= 0 {
-			return 0, fmt.Errorf("store.ttl %q: a positive number of days (30d) or a Go duration (720h)", s)
-		}
-		return time.Duration(n) * 24 * time.Hour, nil
-	}
-	d, err := time.ParseDuration(s)
-	if err != nil || d <= 0 {
-		return 0, fmt.Errorf("store.ttl %q: a positive number of days (30d) or a Go duration (720h)", s)
-	}
-	return d, nil
-}
-
-// openStore opens the configured store (nil for driver none).
-func (c *serveConfig) openStore(ctx context.Context) (store.Store, time.Duration, error) {
-	ttl, err := parseTTL(c.Store.TTL)
-	if err != nil {
-		return nil, 0, err
-	}
-	switch c.Store.Driver {
-	case "none":
-		return nil, ttl, nil
-	case "", "sqlite":
-		c.Store.Driver = "sqlite"
-		if c.Store.DSN == "" {
-			c.Store.DSN = filepath.Join(c.DataDir, "transponder.db")
-		}
-	case "postgres":
-		if c.Store.DSN == "" {
-			return nil, 0, errors.New("store: driver postgres needs a dsn (postgres://user:pass@host:5432/db)")
-		}
-	default:
-		return nil, 0, fmt.Errorf("store.driver %q: sqlite, postgres or none", c.Store.Driver)
-	}
-	st, err := store.Open(ctx, store.Config{Driver: c.Store.Driver, DSN: c.Store.DSN, TTL: ttl, CacheBytes: c.Store.CacheBytes})
-	if err != nil {
-		return nil, 0, err
-	}
-	return st, ttl, nil
-}
-
 // serve is `transponder serve`: the gateway. It returns when a signal
 // stops it (in-flight streams get ShutdownGrace to finish).
 func serve(args []string, stderr io.Writer) int {
@@ -209,6 +136,7 @@ func serveUntil(parent context.Context, args []string, stderr io.Writer) int {
 	data := fs.String("data", "", "the data directory: the SQLite store's file is there (default $TRANSPONDER_DATA, else $XDG_DATA_HOME/transponder, else ~/.local/share/transponder)")
 	storeDriver := fs.String("store", "", "where responses and conversations are kept: sqlite (default), postgres or none")
 	storeDSN := fs.String("store-dsn", "", "the store's SQLite file or PostgreSQL URL ($TRANSPONDER_STORE_DSN)")
+	debugListen := fs.String("debug-listen", os.Getenv("TRANSPONDER_DEBUG_LISTEN"), "serve the Go runtime's profiles (/debug/pprof/) on this address, apart from the API (off by default; $TRANSPONDER_DEBUG_LISTEN)")
 	script := fs.String("replay", os.Getenv("TRANSPONDER_REPLAY"), "the replay upstream's script when no upstream key is set: recordings by turn, comma-separated ($TRANSPONDER_REPLAY; "+strings.Join(replay.Names(), ", ")+")")
 	if err := fs.Parse(args); err != nil {
 		return 2
@@ -323,6 +251,12 @@ func serveUntil(parent context.Context, args []string, stderr io.Writer) int {
 		cfg.Tracer = tp
 		log.Info("tracing: OTLP/HTTP export of a span per request (the OTEL_* environment)")
 	}
+	_, stopDebug, err := debugServer(*debugListen, log)
+	if err != nil {
+		fmt.Fprintln(stderr, "transponder serve: debug-listen:", err)
+		return 2
+	}
+	defer stopDebug()
 	gw := gateway.New(cfg)
 	srv := &http.Server{Addr: c.Listen, Handler: gw, ReadHeaderTimeout: 30 * time.Second, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
 	log.Info("serving the Responses API and Chat Completions", "listen", "http://"+ln.Addr().String()+"/v1", "upstream", cfg.Upstream.BaseURL, "dialect", cfg.Upstream.Dialect.String(),
@@ -377,15 +311,6 @@ func (c *serveConfig) responsesUpstream(cfg *gateway.Config, chatKeyEnv, self st
 	}
 	cfg.ResponsesUpstream.Referer, cfg.ResponsesUpstream.Title = cfg.Upstream.Referer, cfg.Upstream.Title
 	return nil
-}
-
-// redactDSN hides a URL's password for the log.
-func redactDSN(dsn string) string {
-	u, err := url.Parse(dsn)
-	if err != nil {
-		return "(unparsable dsn)"
-	}
-	return u.Redacted()
 }
 
 // parseConfig reads a config file; a key it does not know is an error

@@ -241,3 +241,35 @@ func TestServeRetriesConfig(t *testing.T) {
 		{"retries: {atempts: 2}", "atempts"},
 	})
 }
+
+// -debug-listen serves the runtime's profiles on an address of its own;
+// the API's address does not serve them.
+func TestServeDebugListen(t *testing.T) {
+	t.Setenv("OPENROUTER_API_KEY", "")
+	t.Setenv("TRANSPONDER_DATA", t.TempDir())
+	var log syncBuffer
+	url, stop := serveInProcess(t, &log, "-listen", "127.0.0.1:0", "-debug-listen", "127.0.0.1:0")
+	defer stop()
+	_, after, ok := strings.Cut(log.String(), `"pprof":"`)
+	if !ok {
+		t.Fatalf("no pprof line: %s", log.String())
+	}
+	pprofURL, _, _ := strings.Cut(after, `"`)
+	resp, err := http.Get(pprofURL + "heap?gc=1&debug=1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || !bytes.Contains(body, []byte("heap profile:")) {
+		t.Errorf("heap profile: %d %.200s", resp.StatusCode, body)
+	}
+	resp, err = http.Get(strings.TrimSuffix(url, "/v1") + "/debug/pprof/heap")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusNotFound {
+		t.Errorf("the API's address serves profiles: %d", resp.StatusCode)
+	}
+}
