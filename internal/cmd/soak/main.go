@@ -13,10 +13,13 @@
 // that chunk's delta through the gateway, and the chunk itself on streams
 // it makes direct to the upstream, on the same client in the same run:
 // p50/p99/p99.9 of both and their difference); time to the first event;
-// the gateway's RSS over time; the gateway's heap per open stream (the
-// heap live at the last GC, from its /metrics, against the streams
-// open); and every error that is not an injected fault's documented
-// outcome (the goal is none). Markdown on stdout, JSON in -out.
+// the gateway's RSS over time; the gateway's heap per open stream (held:
+// after the run, as many streams held open mid-stream on connections of
+// their own, the gateway's heap collected with and without them, held.go;
+// and under load: the heap its last GC marked live, from its /metrics,
+// against the streams open); and every error that is not an injected
+// fault's documented outcome (the goal is none). Markdown on stdout, JSON
+// in -out.
 //
 //	go run ./internal/cmd/soak -duration 5m -streams 1000
 package main
@@ -56,6 +59,7 @@ func main() {
 	stores := flag.String("stores", "", "the stores to run on, in order (default sqlite, then postgres when TRANSPONDER_TEST_PG is set)")
 	bin := flag.String("bin", "", "the transponder binary (default: go build ./cmd/transponder)")
 	out := flag.String("out", "soak.json", "where the figures go as JSON")
+	profiles := flag.String("profiles", "", "a directory for the gateway's heap profile with the streams held open (soak-heap-STORE.pb.gz)")
 	flag.Parse()
 	if *stores == "" {
 		*stores = "sqlite"
@@ -66,7 +70,7 @@ func main() {
 	if *direct == 0 {
 		*direct = max(1, *streams/10)
 	}
-	if err := soak(config{*duration, *warmup, *streams, *direct, *chunks, *every, *cancel, *fault, strings.Split(*stores, ","), *bin, *out}); err != nil {
+	if err := soak(config{*duration, *warmup, *streams, *direct, *chunks, *every, *cancel, *fault, strings.Split(*stores, ","), *bin, *out, *profiles}); err != nil {
 		fmt.Fprintln(os.Stderr, "soak:", err)
 		os.Exit(1)
 	}
@@ -80,6 +84,7 @@ type config struct {
 	cancel, fault    float64
 	stores           []string
 	bin, out         string
+	profiles         string
 }
 
 func soak(c config) error {
@@ -100,7 +105,8 @@ func soak(c config) error {
 	if err != nil {
 		return err
 	}
-	up := &http.Server{Handler: &upstream{chunks: c.chunks, every: c.every}}
+	u := &upstream{chunks: c.chunks, every: c.every}
+	up := &http.Server{Handler: u}
 	go func() { _ = up.Serve(ln) }()
 	defer up.Close()
 	upURL := "http://" + ln.Addr().String()
@@ -108,7 +114,7 @@ func soak(c config) error {
 	var results []*result
 	for _, st := range c.stores {
 		fmt.Fprintf(os.Stderr, "soak: %s, %d streams for %s\n", st, c.streams, c.duration)
-		r, err := c.run(st, upURL, tmp)
+		r, err := c.run(st, up, u, upURL, tmp)
 		if err != nil {
 			return fmt.Errorf("%s: %w", st, err)
 		}
@@ -129,9 +135,10 @@ func soak(c config) error {
 
 // gateway is a running `transponder serve`.
 type gateway struct {
-	cmd  *exec.Cmd
-	base string // its /v1
-	done chan struct{}
+	cmd   *exec.Cmd
+	base  string // its /v1
+	pprof string // its profiles (-debug-listen)
+	done  chan struct{}
 }
 
 // start runs the binary on store st (its data in dir) over upstream.
@@ -143,7 +150,7 @@ func (c config) start(st, upURL, dir string) (*gateway, func(), error) {
 	if err := os.WriteFile(cfgFile, fmt.Appendf(nil, "max_concurrent: %d\nstore: {cache_bytes: -1}\n", 2*(c.streams+c.direct)), 0o644); err != nil {
 		return nil, cleanup, err
 	}
-	args := []string{"serve", "-config", cfgFile, "-listen", "127.0.0.1:0", "-upstream", upURL, "-dialect", "openrouter", "-data", dir, "-store", st}
+	args := []string{"serve", "-config", cfgFile, "-listen", "127.0.0.1:0", "-debug-listen", "127.0.0.1:0", "-upstream", upURL, "-dialect", "openrouter", "-data", dir, "-store", st}
 	if st == "postgres" {
 		dsn := os.Getenv("TRANSPONDER_TEST_PG")
 		if dsn == "" {
@@ -179,7 +186,7 @@ func (c config) start(st, upURL, dir string) (*gateway, func(), error) {
 		return nil, cleanup, err
 	}
 	g := &gateway{cmd: cmd, done: make(chan struct{})}
-	urls := make(chan string, 1)
+	urls, pprofs := make(chan string, 1), make(chan string, 1)
 	go func() {
 		defer close(g.done)
 		defer logFile.Close()
@@ -190,12 +197,17 @@ func (c config) start(st, upURL, dir string) (*gateway, func(), error) {
 				u, _, _ := strings.Cut(after, `"`)
 				urls <- u
 			}
+			if _, after, ok := strings.Cut(sc.Text(), `"pprof":"`); ok {
+				u, _, _ := strings.Cut(after, `"`)
+				pprofs <- u
+			}
 			_, _ = logFile.Write(append(sc.Bytes(), '\n'))
 		}
 		_, _ = io.Copy(io.Discard, stderr)
 	}()
 	select {
 	case g.base = <-urls:
+		g.pprof = <-pprofs // logged before
 	case <-time.After(60 * time.Second):
 		_ = cmd.Process.Kill()
 		return nil, cleanup, fmt.Errorf("transponder serve did not start (its log: %s)", logFile.Name())
@@ -324,7 +336,7 @@ func (g *gateway) every(client *http.Client, d time.Duration, since time.Time, s
 }
 
 // run is one store's run: warm-up, the timed run, the figures.
-func (c config) run(st, upURL, tmp string) (*result, error) {
+func (c config) run(st string, up *http.Server, u *upstream, upURL, tmp string) (*result, error) {
 	dir := filepath.Join(tmp, st)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
@@ -387,10 +399,19 @@ func (c config) run(st, upURL, tmp string) (*result, error) {
 	if histErr != nil {
 		return nil, fmt.Errorf("reading the gateway's chunk histogram: %w", histErr)
 	}
+	profile := ""
+	if c.profiles != "" {
+		profile = filepath.Join(c.profiles, "soak-heap-"+st+".pb.gz")
+	}
+	held, hbase, hduring, err := g.heldHeap(client, tr, up, u, c.streams, c.chunks, profile)
+	if err != nil {
+		return nil, fmt.Errorf("streams held open: %w", err)
+	}
 	if err := g.stop(); err != nil {
 		return nil, fmt.Errorf("transponder serve: %w", err)
 	}
 	r := c.figures(st, t, elapsed, base, ss)
+	r.HeldPerStream, r.HeldBase, r.HeldLive, r.HeldProfile = held, hbase.HeapLive, hduring.HeapLive, profile
 	for _, q := range []struct {
 		name string
 		q    float64

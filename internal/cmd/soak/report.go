@@ -23,7 +23,11 @@ type result struct {
 	DirectChunks   int64              `json:"chunks_direct"`
 	Chunk          map[string]float64 `json:"chunk_latency_us"` // p50/p99/p99.9: gateway, direct, added
 	TTFB           map[string]float64 `json:"ttfb_us"`
-	HeapPerStream  float64            `json:"heap_per_stream_bytes"` // median over the samples
+	HeapPerStream  float64            `json:"heap_per_stream_bytes"`      // under load: the median over the samples
+	HeldPerStream  float64            `json:"held_heap_per_stream_bytes"` // held open, collected (held.go)
+	HeldBase       int64              `json:"held_base_heap_live_bytes"`
+	HeldLive       int64              `json:"held_heap_live_bytes"`
+	HeldProfile    string             `json:"held_heap_profile,omitempty"`
 	BaseHeapLive   int64              `json:"base_heap_live_bytes"`
 	BaseRSS        int64              `json:"base_rss_bytes"`
 	RSSFirst       int64              `json:"rss_first_minute_bytes"` // the highest in the run's first minute
@@ -85,8 +89,11 @@ func (r *result) print(w io.Writer) {
 	fmt.Fprintf(w, "| streams/s through the gateway | %.0f (%d whole, %d cancelled, %d faults as documented) |\n", r.StreamsPerSec, r.Completed, r.Cancelled, r.Faults)
 	fmt.Fprintf(w, "| errors other than the injected | %d |\n", r.Unexpected)
 	fmt.Fprintf(w, "| chunks read | %d through the gateway, %d direct |\n", r.Chunks, r.DirectChunks)
+	if r.HeldPerStream > 0 {
+		fmt.Fprintf(w, "| **gateway heap per open stream** | %.1f KB (%d streams held open mid-stream on connections of their own, the heap collected: %.1f MB live over %.1f MB without them) |\n", r.HeldPerStream/1024, r.Streams, float64(r.HeldLive)/(1<<20), float64(r.HeldBase)/(1<<20))
+	}
 	if r.HeapPerStream > 0 {
-		fmt.Fprintf(w, "| gateway heap per open stream | %.1f KB (its live heap over its baseline of %.1f MB, per stream open beyond the baseline's: the median of the samples) |\n", r.HeapPerStream/1024, float64(r.BaseHeapLive)/(1<<20))
+		fmt.Fprintf(w, "| gateway heap per open stream, under load | %.1f KB (its heap marked live by its last GC, over its baseline of %.1f MB, per stream open beyond the baseline's: the median of the samples; a GC under load also marks what is allocated while it runs) |\n", r.HeapPerStream/1024, float64(r.BaseHeapLive)/(1<<20))
 	}
 	if len(r.GatewaySamples) > 0 {
 		fmt.Fprintf(w, "| gateway RSS | %.0f MB at rest; highest %.0f MB in the run's first minute, %.0f MB in its last |\n", float64(r.BaseRSS)/(1<<20), float64(r.RSSFirst)/(1<<20), float64(r.RSSLast)/(1<<20))

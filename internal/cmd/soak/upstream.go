@@ -6,6 +6,7 @@ import (
 	"net"
 	"net/http"
 	"strconv"
+	"sync"
 	"time"
 )
 
@@ -30,6 +31,9 @@ var faults = []struct {
 type upstream struct {
 	chunks int
 	every  time.Duration
+
+	mu      sync.Mutex
+	release chan struct{} // what held streams wait on (held.go)
 }
 
 const (
@@ -63,12 +67,20 @@ func (u *upstream) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		drop(w)
 		return
 	}
+	hold := u.holding(body)
 	w.Header().Set("Content-Type", "text/event-stream")
 	rc := http.NewResponseController(w)
 	buf := make([]byte, 0, 256)
 	t := time.NewTimer(time.Hour)
 	defer t.Stop()
 	for i := range u.chunks {
+		if i == u.chunks/2 && hold != nil {
+			select {
+			case <-hold:
+			case <-r.Context().Done():
+				return
+			}
+		}
 		if i == u.chunks/2 {
 			switch fault {
 			case "cut":
