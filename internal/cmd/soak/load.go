@@ -22,6 +22,7 @@ import (
 type load struct {
 	client          *http.Client
 	gateway, direct string // the gateway's /v1 and the upstream's root
+	relay           string // the upstream's root through a bare TCP relay (relay.go)
 	chunks          int
 	cancel, fault   float64 // the shares of the gateway's streams cancelled and faulted
 	// ramp spreads the workers' first streams over it, so that streams
@@ -34,13 +35,13 @@ type load struct {
 // tally is what one worker measured (merged at the end: no lock per
 // chunk). Latencies are in ns, clamped to 4.29 s.
 type tally struct {
-	gwChunk, directChunk []uint32 // upstream write → client read, per chunk
-	gwTTFB, directTTFB   []uint32 // request → first content (a delta; a chunk)
-	completed, direct    int64    // whole streams (gateway, direct)
-	cancelled            int64    // streams the client cancelled
-	faultsAsDocumented   int64    // injected faults with their documented outcome
-	unexpected           int64    // anything else: the errors that count
-	samples              []string // the first few unexpected errors
+	gwChunk, directChunk, relayChunk []uint32 // upstream write → client read, per chunk
+	gwTTFB, directTTFB, relayTTFB    []uint32 // request → first content (a delta; a chunk)
+	completed, direct                int64    // whole streams (gateway; direct and relayed)
+	cancelled                        int64    // streams the client cancelled
+	faultsAsDocumented               int64    // injected faults with their documented outcome
+	unexpected                       int64    // anything else: the errors that count
+	samples                          []string // the first few unexpected errors
 }
 
 func ns(d time.Duration) uint32 {
@@ -62,6 +63,8 @@ func (t *tally) merge(o *tally) {
 	t.directChunk = append(t.directChunk, o.directChunk...)
 	t.gwTTFB = append(t.gwTTFB, o.gwTTFB...)
 	t.directTTFB = append(t.directTTFB, o.directTTFB...)
+	t.relayChunk = append(t.relayChunk, o.relayChunk...)
+	t.relayTTFB = append(t.relayTTFB, o.relayTTFB...)
 	t.completed += o.completed
 	t.direct += o.direct
 	t.cancelled += o.cancelled
@@ -74,12 +77,12 @@ func (t *tally) merge(o *tally) {
 	}
 }
 
-// run runs gw workers on the gateway and direct workers on the upstream
-// until stop, and returns what they measured.
-func (l *load) run(seed uint64, gw, direct int) *tally {
+// run runs gw workers on the gateway, direct workers on the upstream and
+// relayed through the relay until stop, and returns what they measured.
+func (l *load) run(seed uint64, gw, direct, relayed int) *tally {
 	var wg sync.WaitGroup
-	tallies := make([]*tally, gw+direct)
-	for w := range gw + direct {
+	tallies := make([]*tally, gw+direct+relayed)
+	for w := range gw + direct + relayed {
 		tallies[w] = &tally{}
 		wg.Go(func() {
 			rng := rand.New(rand.NewPCG(seed, uint64(w)))
@@ -88,10 +91,13 @@ func (l *load) run(seed uint64, gw, direct int) *tally {
 				if !l.measure.Load() {
 					tallies[w] = &tally{} // what the ramp measured is not kept
 				}
-				if w < gw {
-					l.viaGateway(tallies[w], rng)
-				} else {
-					l.toUpstream(tallies[w])
+				switch t := tallies[w]; {
+				case w < gw:
+					l.viaGateway(t, rng)
+				case w < gw+direct:
+					l.toUpstream(t, l.direct, &t.directChunk, &t.directTTFB)
+				default:
+					l.toUpstream(t, l.relay, &t.relayChunk, &t.relayTTFB)
 				}
 			}
 		})
@@ -200,9 +206,10 @@ func (l *load) viaGateway(t *tally, rng *rand.Rand) {
 	}
 }
 
-// toUpstream makes one streamed chat completion direct to the upstream.
-func (l *load) toUpstream(t *tally) {
-	req, _ := http.NewRequest(http.MethodPost, l.direct+"/chat/completions", strings.NewReader(`{"model":"m","messages":[{"role":"user","content":"soak"}],"stream":true}`))
+// toUpstream makes one streamed chat completion to the upstream at root
+// (direct, or through the relay), recording into chunks and ttfb.
+func (l *load) toUpstream(t *tally, root string, chunkLat, ttfb *[]uint32) {
+	req, _ := http.NewRequest(http.MethodPost, root+"/chat/completions", strings.NewReader(`{"model":"m","messages":[{"role":"user","content":"soak"}],"stream":true}`))
 	req.Header.Set("Content-Type", "application/json")
 	start := time.Now()
 	resp, err := l.client.Do(req)
@@ -216,10 +223,10 @@ func (l *load) toUpstream(t *tally) {
 	for rd.Next() {
 		now := time.Now()
 		if chunks == 0 {
-			t.directTTFB = append(t.directTTFB, ns(now.Sub(start)))
+			*ttfb = append(*ttfb, ns(now.Sub(start)))
 		}
 		if d, ok := stamp(rd.Event().Data, `"content":"`, now); ok {
-			t.directChunk = append(t.directChunk, ns(d))
+			*chunkLat = append(*chunkLat, ns(d))
 			chunks++
 		}
 	}

@@ -48,10 +48,12 @@ import (
 )
 
 func main() {
+	relayMain()
 	duration := flag.Duration("duration", 5*time.Minute, "how long each store's run lasts")
 	warmup := flag.Duration("warmup", 20*time.Second, "the warm-up before each run (10 streams): the heap's baseline")
 	streams := flag.Int("streams", 1000, "streams through the gateway at once")
 	direct := flag.Int("direct", 0, "streams direct to the upstream at once, the latency baseline (default streams/10)")
+	relayed := flag.Int("relayed", 0, "streams through a bare TCP relay at once, the latency of a hop through another process (default: as many as direct)")
 	chunks := flag.Int("chunks", 100, "chunks per stream")
 	every := flag.Duration("every", 200*time.Millisecond, "the upstream's pause between two chunks")
 	cancel := flag.Float64("cancel", 0.10, "the share of the gateway's streams the client cancels")
@@ -70,7 +72,10 @@ func main() {
 	if *direct == 0 {
 		*direct = max(1, *streams/10)
 	}
-	if err := soak(config{*duration, *warmup, *streams, *direct, *chunks, *every, *cancel, *fault, strings.Split(*stores, ","), *bin, *out, *profiles}); err != nil {
+	if *relayed == 0 {
+		*relayed = *direct
+	}
+	if err := soak(config{*duration, *warmup, *streams, *direct, *relayed, *chunks, *every, *cancel, *fault, strings.Split(*stores, ","), *bin, *out, *profiles, ""}); err != nil {
 		fmt.Fprintln(os.Stderr, "soak:", err)
 		os.Exit(1)
 	}
@@ -79,12 +84,14 @@ func main() {
 type config struct {
 	duration, warmup time.Duration
 	streams, direct  int
+	relayed          int
 	chunks           int
 	every            time.Duration
 	cancel, fault    float64
 	stores           []string
 	bin, out         string
 	profiles         string
+	relay            string // the upstream through the relay (relay.go)
 }
 
 func soak(c config) error {
@@ -110,6 +117,12 @@ func soak(c config) error {
 	go func() { _ = up.Serve(ln) }()
 	defer up.Close()
 	upURL := "http://" + ln.Addr().String()
+	relayAddr, stopRelay, err := startRelay(ln.Addr().String())
+	if err != nil {
+		return err
+	}
+	defer stopRelay()
+	c.relay = "http://" + relayAddr
 
 	var results []*result
 	for _, st := range c.stores {
@@ -346,7 +359,7 @@ func (c config) run(st string, up *http.Server, u *upstream, upURL, tmp string) 
 	if err != nil {
 		return nil, err
 	}
-	tr := &http.Transport{MaxIdleConns: 4 * (c.streams + c.direct), MaxIdleConnsPerHost: 2 * (c.streams + c.direct), IdleConnTimeout: time.Minute}
+	tr := &http.Transport{MaxIdleConns: 4 * (c.streams + c.direct + c.relayed), MaxIdleConnsPerHost: 2 * (c.streams + c.direct + c.relayed), IdleConnTimeout: time.Minute}
 	client := &http.Client{Transport: tr}
 	defer tr.CloseIdleConnections()
 	// Warm-up: 10 streams; the heap's baseline is what they leave live.
@@ -355,7 +368,7 @@ func (c config) run(st string, up *http.Server, u *upstream, upURL, tmp string) 
 	ctx, done := context.WithTimeout(context.Background(), c.warmup)
 	go func() { <-ctx.Done(); wl.stop.Store(true) }()
 	wl.measure.Store(true)
-	wt := wl.run(1, warm, 0)
+	wt := wl.run(1, warm, 0, 0)
 	done()
 	if wt.unexpected > 0 {
 		return nil, fmt.Errorf("the warm-up had %d unexpected errors: %v", wt.unexpected, wt.samples)
@@ -368,7 +381,7 @@ func (c config) run(st string, up *http.Server, u *upstream, upURL, tmp string) 
 	// The run: the streams start spread over a stream's length (the ramp),
 	// then the figures are taken for the duration.
 	ramp := time.Duration(c.chunks) * c.every
-	l := &load{client: client, gateway: g.base, direct: upURL, chunks: c.chunks, cancel: c.cancel, fault: c.fault, ramp: ramp}
+	l := &load{client: client, gateway: g.base, direct: upURL, relay: c.relay, chunks: c.chunks, cancel: c.cancel, fault: c.fault, ramp: ramp}
 	var start time.Time
 	var elapsed time.Duration
 	var histStart, histEnd []bucket
@@ -393,7 +406,7 @@ func (c config) run(st string, up *http.Server, u *upstream, upURL, tmp string) 
 		close(stopSampling)
 		l.stop.Store(true)
 	}()
-	t := l.run(2, c.streams, c.direct)
+	t := l.run(2, c.streams, c.direct, c.relayed)
 	<-began
 	ss := <-samples
 	if histErr != nil {

@@ -12,6 +12,7 @@ type result struct {
 	Store          string  `json:"store"`
 	Streams        int     `json:"streams"`
 	DirectStreams  int     `json:"direct_streams"`
+	RelayedStreams int     `json:"relayed_streams"`
 	Seconds        float64 `json:"seconds"`
 	StreamsPerSec  float64 `json:"streams_per_s"` // through the gateway: whole, cancelled and faulted
 	Completed      int64   `json:"completed"`
@@ -21,6 +22,7 @@ type result struct {
 	Samples        []string
 	Chunks         int64              `json:"chunks_via_gateway"`
 	DirectChunks   int64              `json:"chunks_direct"`
+	RelayChunks    int64              `json:"chunks_relayed"`
 	Chunk          map[string]float64 `json:"chunk_latency_us"` // p50/p99/p99.9: gateway, direct, added
 	TTFB           map[string]float64 `json:"ttfb_us"`
 	HeapPerStream  float64            `json:"heap_per_stream_bytes"`      // under load: the median over the samples
@@ -44,13 +46,13 @@ func pct(sorted []uint32, q float64) float64 {
 }
 
 func (c config) figures(st string, t *tally, elapsed time.Duration, base sample, ss []sample) *result {
-	for _, s := range [][]uint32{t.gwChunk, t.directChunk, t.gwTTFB, t.directTTFB} {
+	for _, s := range [][]uint32{t.gwChunk, t.directChunk, t.relayChunk, t.gwTTFB, t.directTTFB, t.relayTTFB} {
 		slices.Sort(s)
 	}
 	r := &result{
-		Store: st, Streams: c.streams, DirectStreams: c.direct, Seconds: elapsed.Seconds(),
+		Store: st, Streams: c.streams, DirectStreams: c.direct, RelayedStreams: c.relayed, Seconds: elapsed.Seconds(),
 		Completed: t.completed, Cancelled: t.cancelled, Faults: t.faultsAsDocumented, Unexpected: t.unexpected, Samples: t.samples,
-		Chunks: int64(len(t.gwChunk)), DirectChunks: int64(len(t.directChunk)),
+		Chunks: int64(len(t.gwChunk)), DirectChunks: int64(len(t.directChunk)), RelayChunks: int64(len(t.relayChunk)),
 		Chunk: map[string]float64{}, TTFB: map[string]float64{},
 		BaseHeapLive: base.HeapLive, BaseRSS: base.RSS, GatewaySamples: ss,
 	}
@@ -59,10 +61,17 @@ func (c config) figures(st string, t *tally, elapsed time.Duration, base sample,
 		name string
 		q    float64
 	}{{"p50", 0.50}, {"p99", 0.99}, {"p99.9", 0.999}} {
-		g, d := pct(t.gwChunk, q.q), pct(t.directChunk, q.q)
-		r.Chunk["gateway_"+q.name], r.Chunk["direct_"+q.name], r.Chunk["added_"+q.name] = g, d, g-d
-		g, d = pct(t.gwTTFB, q.q), pct(t.directTTFB, q.q)
-		r.TTFB["gateway_"+q.name], r.TTFB["direct_"+q.name], r.TTFB["added_"+q.name] = g, d, g-d
+		for _, m := range []struct {
+			m                 map[string]float64
+			gw, direct, relay []uint32
+		}{{r.Chunk, t.gwChunk, t.directChunk, t.relayChunk}, {r.TTFB, t.gwTTFB, t.directTTFB, t.relayTTFB}} {
+			g, d := pct(m.gw, q.q), pct(m.direct, q.q)
+			m.m["gateway_"+q.name], m.m["direct_"+q.name], m.m["added_"+q.name] = g, d, g-d
+			if len(m.relay) > 0 {
+				rl := pct(m.relay, q.q)
+				m.m["relay_"+q.name], m.m["relay_added_"+q.name], m.m["beyond_relay_"+q.name] = rl, rl-d, g-rl
+			}
+		}
 	}
 	var per []float64
 	for _, s := range ss {
@@ -84,11 +93,11 @@ func (c config) figures(st string, t *tally, elapsed time.Duration, base sample,
 }
 
 func (r *result) print(w io.Writer) {
-	fmt.Fprintf(w, "\n## %s: %d streams through the gateway (+%d direct), %.0f s\n\n", r.Store, r.Streams, r.DirectStreams, r.Seconds)
+	fmt.Fprintf(w, "\n## %s: %d streams through the gateway (+%d direct, +%d through the relay), %.0f s\n\n", r.Store, r.Streams, r.DirectStreams, r.RelayedStreams, r.Seconds)
 	fmt.Fprintf(w, "| | |\n|---|---|\n")
 	fmt.Fprintf(w, "| streams/s through the gateway | %.0f (%d whole, %d cancelled, %d faults as documented) |\n", r.StreamsPerSec, r.Completed, r.Cancelled, r.Faults)
 	fmt.Fprintf(w, "| errors other than the injected | %d |\n", r.Unexpected)
-	fmt.Fprintf(w, "| chunks read | %d through the gateway, %d direct |\n", r.Chunks, r.DirectChunks)
+	fmt.Fprintf(w, "| chunks read | %d through the gateway, %d direct, %d through the relay |\n", r.Chunks, r.DirectChunks, r.RelayChunks)
 	if r.HeldPerStream > 0 {
 		fmt.Fprintf(w, "| **gateway heap per open stream** | %.1f KB (%d streams held open mid-stream on connections of their own, the heap collected: %.1f MB live over %.1f MB without them) |\n", r.HeldPerStream/1024, r.Streams, float64(r.HeldLive)/(1<<20), float64(r.HeldBase)/(1<<20))
 	}
@@ -105,9 +114,17 @@ func (r *result) print(w io.Writer) {
 		k    string
 	}{
 		{"chunk, through the gateway", r.Chunk, "gateway_"}, {"chunk, direct", r.Chunk, "direct_"}, {"**chunk, added by the gateway**", r.Chunk, "added_"},
+		{"chunk, through a bare TCP relay (a process that only forwards bytes)", r.Chunk, "relay_"},
+		{"chunk, added by the relay: any hop through another process", r.Chunk, "relay_added_"},
+		{"chunk, added by the gateway beyond the relay's", r.Chunk, "beyond_relay_"},
 		{"chunk, inside the gateway (its histogram: arrival → flush)", r.Chunk, "in_gateway_"},
 		{"first content (a delta), through the gateway", r.TTFB, "gateway_"}, {"first content (a chunk), direct", r.TTFB, "direct_"}, {"**first content, added**", r.TTFB, "added_"},
+		{"first content, through the relay", r.TTFB, "relay_"}, {"first content, added by the relay", r.TTFB, "relay_added_"},
+		{"first content, added by the gateway beyond the relay's", r.TTFB, "beyond_relay_"},
 	} {
+		if _, ok := row.m[row.k+"p50"]; !ok {
+			continue
+		}
 		fmt.Fprintf(w, "| %s | %.0f | %.0f | %.0f |\n", row.name, row.m[row.k+"p50"], row.m[row.k+"p99"], row.m[row.k+"p99.9"])
 	}
 	fmt.Fprintf(w, "\nThe gateway's RSS over the run (MB, every 5 s): ")

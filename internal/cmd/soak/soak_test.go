@@ -9,6 +9,12 @@ import (
 	"time"
 )
 
+// TestMain runs the test binary as the relay when asked (relay.go).
+func TestMain(m *testing.M) {
+	relayMain()
+	os.Exit(m.Run())
+}
+
 // A short soak on each store (PostgreSQL with TRANSPONDER_TEST_PG): the
 // real binary, streams cancelled and faulted at high rates so that each
 // outcome comes up; every stream's outcome is the documented one, every
@@ -21,7 +27,7 @@ func TestSoakSmoke(t *testing.T) {
 		t.Fatal("CI is set but TRANSPONDER_TEST_PG is not")
 	}
 	out := filepath.Join(t.TempDir(), "soak.json")
-	c := config{duration: 3 * time.Second, warmup: time.Second, streams: 40, direct: 4, chunks: 10, every: 20 * time.Millisecond,
+	c := config{duration: 3 * time.Second, warmup: time.Second, streams: 40, direct: 4, relayed: 4, chunks: 10, every: 20 * time.Millisecond,
 		cancel: 0.25, fault: 0.25, stores: stores, out: out}
 	if err := soak(c); err != nil {
 		t.Fatal(err)
@@ -38,7 +44,7 @@ func TestSoakSmoke(t *testing.T) {
 		t.Fatalf("%d results for %v", len(rs), stores)
 	}
 	for _, r := range rs {
-		if r.Unexpected != 0 || r.Completed == 0 || r.Cancelled == 0 || r.Faults == 0 || r.Chunks == 0 || r.DirectChunks == 0 {
+		if r.Unexpected != 0 || r.Completed == 0 || r.Cancelled == 0 || r.Faults == 0 || r.Chunks == 0 || r.DirectChunks == 0 || r.RelayChunks == 0 {
 			t.Errorf("%s: %+v", r.Store, r)
 		}
 		if r.Chunk["gateway_p50"] <= 0 || r.Chunk["in_gateway_p99"] <= 0 || r.TTFB["gateway_p50"] <= 0 {
