@@ -21,17 +21,7 @@ import (
 // allocs/op are per stream (500 chunks). impl=text is the steady state of
 // a text chunk (allocs per chunk).
 func BenchmarkStream(b *testing.B) {
-	data, err := os.ReadFile(filepath.Join(fixtures.SharedDir(filepath.Join("..", "..")), "bench", "d_chat_stream.sse"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	var chunks [][]byte
-	rd := sse.NewReader(bytes.NewReader(data))
-	for rd.Next() {
-		if e := rd.Event(); !e.Done() {
-			chunks = append(chunks, append([]byte(nil), e.Data...))
-		}
-	}
+	data, chunks := benchStream(b)
 	req := request(b, `{"model":"m","input":"hi","tools":[`+
 		`{"type":"function","name":"get_weather","parameters":{"type":"object"}},`+
 		`{"type":"function","name":"get_time","parameters":{"type":"object"}}]}`)
@@ -71,6 +61,22 @@ func BenchmarkStream(b *testing.B) {
 			_, _ = io.Discard.Write(AppendSSE(scratch[:0], t.Next(text)))
 		}
 	})
+}
+
+// benchStream is ../shared/bench/d_chat_stream.sse, and its chunks' data
+// ([DONE] left out).
+func benchStream(b testing.TB) (data []byte, chunks [][]byte) {
+	data, err := os.ReadFile(filepath.Join(fixtures.SharedDir(filepath.Join("..", "..")), "bench", "d_chat_stream.sse"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	rd := sse.NewReader(bytes.NewReader(data))
+	for rd.Next() {
+		if e := rd.Event(); !e.Done() {
+			chunks = append(chunks, append([]byte(nil), e.Data...))
+		}
+	}
+	return data, chunks
 }
 
 // BenchmarkResponse: ../shared/bench/c_chat_response.json (a chat

@@ -2,29 +2,14 @@ package translate
 
 import (
 	"bytes"
-	"os"
-	"path/filepath"
 	"testing"
-
-	"github.com/transponder-dev/transponder/codec/sse"
-	"github.com/transponder-dev/transponder/internal/fixtures"
 )
 
 // Release after every call changes nothing in the stream, and between two
 // calls the translator holds no event buffer; the Response handed to
 // Commit and Abandon's answer stay whole.
 func TestRelease(t *testing.T) {
-	data, err := os.ReadFile(filepath.Join(fixtures.SharedDir(filepath.Join("..", "..")), "bench", "d_chat_stream.sse"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var chunks [][]byte
-	rd := sse.NewReader(bytes.NewReader(data))
-	for rd.Next() {
-		if e := rd.Event(); !e.Done() {
-			chunks = append(chunks, append([]byte(nil), e.Data...))
-		}
-	}
+	_, chunks := benchStream(t)
 	req := request(t, `{"model":"m","input":"hi","instructions":"be brief","tools":[`+
 		`{"type":"function","name":"get_weather","parameters":{"type":"object"}},`+
 		`{"type":"function","name":"get_time","parameters":{"type":"object"}}]}`)
