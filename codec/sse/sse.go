@@ -62,6 +62,7 @@ type Reader struct {
 	ref      int    // the data's start in buf while it is one (a single data line); -1 when not
 	refLen   int
 	hasData  bool
+	idle     int    // fills in a row that used little of a large buf (fill)
 	lastType string // the last event type read
 	started  bool
 	err      error
@@ -69,11 +70,14 @@ type Reader struct {
 	offset   int64 // bytes consumed, for error positions
 }
 
-// The buffer's first size, and the size above which an empty buffer is
-// given back (after one large event, a stream goes on with a small one).
+// The buffer's first size; the size from which a buffer that stays
+// mostly empty is given back (after large events, a stream goes on with
+// small ones), after idleFills fills in a row that used under a quarter
+// of it.
 const (
 	minBuffer  = 512
 	keepBuffer = 64 << 10
+	idleFills  = 8
 )
 
 // NewReader returns a Reader reading from r.
@@ -89,6 +93,9 @@ func (r *Reader) Next() bool {
 	}
 	r.ev = Event{}
 	r.data = r.data[:0]
+	if cap(r.data) >= keepBuffer {
+		r.data = nil // a large event's copy is not kept for the small ones after it
+	}
 	r.ref = -1
 	r.hasData = false
 	for {
@@ -199,9 +206,6 @@ func (r *Reader) readLine() ([]byte, error) {
 			line = r.buf[r.r:end] // its capacity runs to buf's end: see "data"
 			r.r = end + 1
 			r.offset += int64(len(line) + 1)
-			if len(line) > MaxEventSize {
-				return nil, fmt.Errorf("%w (line at byte %d)", ErrEventTooLarge, r.offset)
-			}
 			break
 		}
 		scanned = r.w - r.r
@@ -222,6 +226,12 @@ func (r *Reader) readLine() ([]byte, error) {
 		}
 		r.fill()
 	}
+	if len(line) > MaxEventSize {
+		return nil, fmt.Errorf("%w (line at byte %d)", ErrEventTooLarge, r.offset)
+	}
+	if len(line) >= keepBuffer/4 {
+		r.idle = 0
+	}
 	if !r.started {
 		r.started = true
 		line = bytes.TrimPrefix(line, []byte("\ufeff"))
@@ -231,14 +241,18 @@ func (r *Reader) readLine() ([]byte, error) {
 }
 
 // fill reads more: what is not consumed moves to the front of buf, which
-// grows when it is full (and shrinks back after a large event).
+// grows when it is full, and shrinks back once large lines stopped coming.
 func (r *Reader) fill() {
 	r.unref()
 	n := r.w - r.r
+	if len(r.buf) >= keepBuffer && n < keepBuffer/4 {
+		r.idle++
+	}
 	switch {
 	case r.buf == nil:
 		r.buf = make([]byte, minBuffer)
-	case n == len(r.buf), len(r.buf) > keepBuffer && n < keepBuffer/4:
+	case n == len(r.buf), r.idle >= idleFills:
+		r.idle = 0
 		size := minBuffer
 		for size < 2*n {
 			size *= 2

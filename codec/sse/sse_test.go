@@ -75,7 +75,7 @@ func TestDone(t *testing.T) {
 }
 
 func TestLargeEvent(t *testing.T) {
-	big := strings.Repeat("x", 300<<10) // spans many 64 KiB buffers
+	big := strings.Repeat("x", 300<<10) // the buffer grows to it
 	out, err := readAll(t, strings.NewReader("data: "+big+"\n\ndata: 2\n\n"))
 	if err != nil || len(out) != 2 || out[0].data != big || out[1].data != "2" {
 		t.Fatalf("err %v, %d events", err, len(out))
@@ -204,10 +204,22 @@ func TestReaderMemory(t *testing.T) {
 			t.Fatalf("the large event has %d bytes", len(r.Event().Data))
 		case i == 100 && cap(r.buf) > minBuffer:
 			t.Fatalf("after the large event, small ones left the buffer at %d bytes", cap(r.buf))
+		case i > 50 && cap(r.data) >= keepBuffer:
+			t.Fatalf("event %d: the large event's copy is still held (%d bytes)", i, cap(r.data))
 		}
 	}
 	if r.Err() != nil || r.events != 101 {
 		t.Fatalf("%d events, %v", r.events, r.Err())
+	}
+	// Large events one after another: the buffer stays grown, not
+	// regrown for each.
+	bigs := strings.Repeat(big, 20)
+	if allocs := testing.AllocsPerRun(5, func() {
+		r := NewReader(&eventReader{bigs})
+		for r.Next() {
+		}
+	}); allocs > 30 {
+		t.Errorf("%v allocations to read 20 events of 200 KB", allocs)
 	}
 	allocs := testing.AllocsPerRun(10, func() {
 		r := NewReader(strings.NewReader(strings.Repeat(small, 100)))
@@ -217,4 +229,20 @@ func TestReaderMemory(t *testing.T) {
 	if allocs > 4 { // the reader, its buffer (and the test's string)
 		t.Errorf("%v allocations to read 100 events", allocs)
 	}
+}
+
+// eventReader gives one event per Read, as a network often does.
+type eventReader struct{ s string }
+
+func (e *eventReader) Read(p []byte) (int, error) {
+	if e.s == "" {
+		return 0, io.EOF
+	}
+	n := len(e.s)
+	if i := strings.Index(e.s, "\n\n"); i >= 0 {
+		n = i + 2
+	}
+	n = copy(p, e.s[:n])
+	e.s = e.s[n:]
+	return n, nil
 }
