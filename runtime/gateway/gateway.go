@@ -306,8 +306,8 @@ func (f *frames) put(b *[]byte) {
 // beyond the second would open (and, for TLS, handshake) a connection of
 // its own and close it at the end.
 //
-// A connection's buffers are held as long as its stream is open, for
-// minutes: they are small. The write buffer takes the request's headers
+// An HTTP/1 connection's buffers are held as long as its stream is open,
+// for minutes: they are small. The write buffer takes the request's headers
 // (a larger body goes past it to the connection), the read buffer the
 // answer's headers and what one read of a stream brings (the SSE reader
 // keeps its own).

@@ -227,6 +227,7 @@ func heapHeld(b *testing.B, c int, hold chan struct{}, open func() (*http.Respon
 	}
 	opened.Wait()
 	runtime.GC()
+	runtime.GC()
 	runtime.ReadMemStats(&during)
 	close(hold)
 	done.Wait()

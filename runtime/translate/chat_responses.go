@@ -73,8 +73,10 @@ type ChatToResponses interface {
 	Warnings() []mapping.Warning
 	// Release gives back the buffer the events of the last call are in:
 	// they must not be used after it. A stream held open between two
-	// chunks then holds none (the next call takes one from a pool).
-	// Calling it is optional.
+	// chunks then holds none (the next call takes one from a pool). The
+	// terminal batch is not given back: its Response is the translator's
+	// (Abandon returns it), and its events stay readable. Calling it is
+	// optional.
 	Release()
 }
 

@@ -42,7 +42,10 @@ func (g *gateway) heldHeap(client *http.Client, tr *http.Transport, up *http.Ser
 			}
 		})
 	}
-	opened.Wait()
+	if !waitTimeout(&opened, 2*time.Minute) {
+		release()
+		return 0, base, during, fmt.Errorf("the held streams did not all open within 2 minutes")
+	}
 	during, err = g.collected(client, profile)
 	release()
 	done.Wait()
@@ -54,6 +57,18 @@ func (g *gateway) heldHeap(client *http.Client, tr *http.Transport, up *http.Ser
 		return 0, base, during, err
 	}
 	return float64(during.HeapLive-base.HeapLive) / float64(n), base, during, nil
+}
+
+// waitTimeout waits for wg, or d; it reports whether wg was done.
+func waitTimeout(wg *sync.WaitGroup, d time.Duration) bool {
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	select {
+	case <-done:
+		return true
+	case <-time.After(d):
+		return false
+	}
 }
 
 // collected has the gateway collect its heap, twice (what its pools

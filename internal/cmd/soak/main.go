@@ -75,6 +75,10 @@ func main() {
 	if *relayed == 0 {
 		*relayed = *direct
 	}
+	if *chunks < 2 {
+		fmt.Fprintln(os.Stderr, "soak: -chunks must be 2 or more (a held stream pauses after half of them)")
+		os.Exit(2)
+	}
 	if err := soak(config{*duration, *warmup, *streams, *direct, *relayed, *chunks, *every, *cancel, *fault, strings.Split(*stores, ","), *bin, *out, *profiles, ""}); err != nil {
 		fmt.Fprintln(os.Stderr, "soak:", err)
 		os.Exit(1)
@@ -220,7 +224,12 @@ func (c config) start(st, upURL, dir string) (*gateway, func(), error) {
 	}()
 	select {
 	case g.base = <-urls:
-		g.pprof = <-pprofs // logged before
+		select {
+		case g.pprof = <-pprofs: // logged before
+		default:
+			_ = cmd.Process.Kill()
+			return nil, cleanup, fmt.Errorf("transponder serve logged no pprof address (its log: %s)", logFile.Name())
+		}
 	case <-time.After(60 * time.Second):
 		_ = cmd.Process.Kill()
 		return nil, cleanup, fmt.Errorf("transponder serve did not start (its log: %s)", logFile.Name())
