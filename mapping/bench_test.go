@@ -8,13 +8,10 @@ package mapping_test
 //	go tool benchstat -col /impl bench.txt
 
 import (
-	"bytes"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/transponder-dev/transponder/codec"
 	"github.com/transponder-dev/transponder/internal/fixtures"
@@ -45,14 +42,14 @@ func BenchmarkConvert(b *testing.B) {
 		}
 	}
 	var cv, dcv, mcv mapping.Converter
+	var bl fixtures.Baseline
 	for _, f := range fs {
 		impls := []struct {
 			name string
 			run  func(out []byte) ([]byte, error)
 		}{
 			{"baseline", func(out []byte) ([]byte, error) {
-				var dec jsontext.Decoder
-				err := fixtures.Tokenize(&dec, f.data)
+				err := bl.Tokenize(f.data)
 				return append(out, f.data...), err
 			}},
 			{"openrouter", func([]byte) ([]byte, error) {
@@ -98,27 +95,21 @@ func BenchmarkConvert(b *testing.B) {
 
 // BenchmarkReverse: the chat → Responses converter on
 // ../shared/bench/e_large_chat_request.json (the Codex-like conversation
-// of b in chat form) beside the same baseline and the tight one of
-// ../shared/bench/README.md (impl=tight; issue 20's goal: ≤ 1.5× that).
+// of b in chat form) beside the same-run tight baseline of
+// ../shared/bench/README.md (impl=baseline; issue 20's goal: ≤ 1.5× that).
 func BenchmarkReverse(b *testing.B) {
 	data, err := os.ReadFile(filepath.Join(fixtures.SharedDir(".."), "bench", "e_large_chat_request.json"))
 	if err != nil {
 		b.Fatal(err)
 	}
 	var rc mapping.ReverseConverter
-	var tight jsontext.Decoder
-	var br bytes.Reader
+	var bl fixtures.Baseline
 	for _, impl := range []struct {
 		name string
 		run  func(out []byte) ([]byte, error)
 	}{
 		{"baseline", func(out []byte) ([]byte, error) {
-			var dec jsontext.Decoder
-			err := fixtures.Tokenize(&dec, data)
-			return append(out, data...), err
-		}},
-		{"tight", func(out []byte) ([]byte, error) {
-			err := fixtures.TokenizeTight(&tight, &br, data)
+			err := bl.Tokenize(data)
 			return append(out, data...), err
 		}},
 		{"openai", func([]byte) ([]byte, error) {

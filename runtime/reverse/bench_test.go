@@ -6,8 +6,6 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/go-json-experiment/json/jsontext"
-
 	"github.com/transponder-dev/transponder/codec/sse"
 	"github.com/transponder-dev/transponder/internal/fixtures"
 )
@@ -31,22 +29,14 @@ func BenchmarkStream(b *testing.B) {
 		}
 	}
 	b.Run("impl=baseline", func(b *testing.B) {
-		var dec jsontext.Decoder
-		var br bytes.Reader
+		var bl fixtures.Baseline
 		out := make([]byte, 0, 1<<20)
 		b.SetBytes(int64(len(data)))
 		for b.Loop() {
 			out = out[:0]
 			for _, e := range evs {
-				br.Reset(e)
-				dec.Reset(&br)
-				for {
-					if _, err := dec.ReadToken(); err != nil {
-						b.Fatal(err)
-					}
-					if dec.StackDepth() == 0 {
-						break
-					}
+				if err := bl.Tokenize(e); err != nil {
+					b.Fatal(err)
 				}
 				out = append(out, e...)
 			}

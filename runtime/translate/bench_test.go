@@ -7,8 +7,6 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/go-json-experiment/json/jsontext"
-
 	"github.com/transponder-dev/transponder/codec/sse"
 	"github.com/transponder-dev/transponder/internal/fixtures"
 )
@@ -27,13 +25,13 @@ func BenchmarkStream(b *testing.B) {
 		`{"type":"function","name":"get_time","parameters":{"type":"object"}}]}`)
 	opts := Options{IDs: &SeqIDs{}, Clock: clock}
 	b.Run("impl=baseline", func(b *testing.B) {
-		var dec jsontext.Decoder
+		var bl fixtures.Baseline
 		out := make([]byte, 0, 1<<20)
 		b.SetBytes(int64(len(data)))
 		for b.Loop() {
 			out = out[:0]
 			for _, c := range chunks {
-				if err := fixtures.Tokenize(&dec, c); err != nil {
+				if err := bl.Tokenize(c); err != nil {
 					b.Fatal(err)
 				}
 				out = append(out, c...)
@@ -93,11 +91,11 @@ func BenchmarkResponse(b *testing.B) {
 		`{"type":"function","name":"get_weather","parameters":{"type":"object"}},`+
 		`{"type":"function","name":"get_time","parameters":{"type":"object"}}]}`)
 	b.Run("impl=baseline", func(b *testing.B) {
-		var dec jsontext.Decoder
+		var bl fixtures.Baseline
 		out := make([]byte, 0, 1<<16)
 		b.SetBytes(int64(len(data)))
 		for b.Loop() {
-			if err := fixtures.Tokenize(&dec, data); err != nil {
+			if err := bl.Tokenize(data); err != nil {
 				b.Fatal(err)
 			}
 			out = append(out[:0], data...)
