@@ -230,6 +230,19 @@ func (v Value) Str() (string, bool) {
 	return string(unquote(v.d.data[v.start+1 : v.end-1])), true
 }
 
+// IsStr reports whether v is a string holding s; it allocates only for a
+// string with escapes (the per-chunk checks of a type need no Str).
+func (v Value) IsStr(s string) bool {
+	if v.Kind() != String {
+		return false
+	}
+	raw := v.d.data[v.start+1 : v.end-1]
+	if !hasEscape(raw) {
+		return string(raw) == s
+	}
+	return string(unquote(raw)) == s
+}
+
 // Unquote returns the string a JSON string holds, given the string's bytes
 // as a decoded payload has them (ok false if raw is not a string): names a
 // converter reads back from the payload it builds.

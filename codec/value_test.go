@@ -91,6 +91,26 @@ func TestValueAccessors(t *testing.T) {
 	if string(root.Get("model").Raw()) != `"m\u00e9"` {
 		t.Errorf("raw model %s", root.Get("model").Raw())
 	}
+	// IsStr: an escaped string is compared by its value; another kind is
+	// no string; a plain one allocates nothing.
+	if m := root.Get("model"); !m.IsStr("mé") || m.IsStr(`m\u00e9`) || m.IsStr("m") {
+		t.Errorf("IsStr of %s", m.Raw())
+	}
+	if root.Get("max_output_tokens").IsStr("100") || root.Get("user").IsStr("null") || root.Get("absent").IsStr("") {
+		t.Error("IsStr of a value that is no string")
+	}
+	role := root.Get("input")
+	for _, e := range role.Elems() {
+		role = e.Get("role")
+		break
+	}
+	if a := testing.AllocsPerRun(10, func() {
+		if !role.IsStr("user") {
+			t.Fatal("role is not user")
+		}
+	}); a != 0 {
+		t.Errorf("IsStr of a plain string: %v allocations", a)
+	}
 	if n, ok := root.Get("max_output_tokens").Int(); !ok || n != 100 {
 		t.Errorf("max_output_tokens %d", n)
 	}

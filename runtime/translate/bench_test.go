@@ -16,8 +16,9 @@ import (
 // bytes (impl=translate), beside the same-run baseline: jsontext reading
 // every token of every chunk, and copying the bytes (impl=baseline). The
 // chunks are split out of the SSE beforehand for both; ns/op and
-// allocs/op are per stream (500 chunks). impl=text is the steady state of
-// a text chunk (allocs per chunk).
+// allocs/op are per stream (500 chunks). chunk=KIND is the steady state
+// of one kind of chunk (text, reasoning, a tool call's arguments), per
+// chunk, each beside the baseline on the same chunk.
 func BenchmarkStream(b *testing.B) {
 	data, chunks := benchStream(b)
 	req := request(b, `{"model":"m","input":"hi","tools":[`+
@@ -50,15 +51,45 @@ func BenchmarkStream(b *testing.B) {
 			out = AppendSSE(out, t.Finish())
 		}
 	})
-	b.Run("impl=text", func(b *testing.B) {
-		t := NewChatToResponses(req, opts)
-		t.Start()
-		scratch := make([]byte, 0, 4096)
-		text := []byte(`{"id":"gen-1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"content":"Some words of text, \"quoted\"."},"finish_reason":null,"native_finish_reason":null,"logprobs":null}]}`)
-		for b.Loop() {
-			_, _ = io.Discard.Write(AppendSSE(scratch[:0], t.Next(text)))
-		}
-	})
+	// The steady state of each kind of chunk, beside the baseline on the
+	// same chunk (ns/op and allocs/op per chunk): a text delta, a
+	// reasoning delta (OpenRouter's reasoning and reasoning_details), a
+	// tool call's argument delta (the call opened before the loop).
+	for _, k := range []struct{ name, open, chunk string }{
+		{"text", "", `{"id":"gen-1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"content":"Some words of text, \"quoted\"."},"finish_reason":null,"native_finish_reason":null,"logprobs":null}]}`},
+		{"reasoning", "", `{"id":"gen-1","provider":"Google","model":"anthropic/claude-sonnet-4.5","object":"chat.completion.chunk","created":1,"choices":[{"index":0,"delta":{"role":"assistant","content":"","reasoning":"Some thought, \"quoted\".","reasoning_details":[{"type":"reasoning.text","text":"Some thought, \"quoted\".","format":"anthropic-claude-v1","index":0}]},"finish_reason":null,"native_finish_reason":null,"logprobs":null}]}`},
+		{"args",
+			`{"id":"gen-1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"role":"assistant","content":null,"tool_calls":[{"index":0,"id":"call_1","type":"function","function":{"name":"get_weather","arguments":""}}]},"finish_reason":null}]}`,
+			`{"id":"gen-1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"role":"assistant","content":null,"tool_calls":[{"index":0,"type":"function","function":{"arguments":"{\"location\": \"Par"}}]},"finish_reason":null,"native_finish_reason":null,"logprobs":null}],"system_fingerprint":"fp_6d7dcc9a98"}`},
+	} {
+		chunk := []byte(k.chunk)
+		b.Run("chunk="+k.name+"/impl=baseline", func(b *testing.B) {
+			var bl fixtures.Baseline
+			out := make([]byte, 0, 4096)
+			b.SetBytes(int64(len(chunk)))
+			for b.Loop() {
+				if err := bl.Tokenize(chunk); err != nil {
+					b.Fatal(err)
+				}
+				out = append(out[:0], chunk...)
+			}
+		})
+		b.Run("chunk="+k.name+"/impl=translate", func(b *testing.B) {
+			t := NewChatToResponses(req, opts)
+			t.Start()
+			if k.open != "" {
+				t.Next([]byte(k.open))
+			}
+			if len(t.Next(chunk)) == 0 {
+				b.Fatal("the chunk makes no event")
+			}
+			scratch := make([]byte, 0, 4096)
+			b.SetBytes(int64(len(chunk)))
+			for b.Loop() {
+				_, _ = io.Discard.Write(AppendSSE(scratch[:0], t.Next(chunk)))
+			}
+		})
+	}
 }
 
 // benchStream is ../shared/bench/d_chat_stream.sse, and its chunks' data

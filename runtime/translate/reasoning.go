@@ -47,14 +47,13 @@ func (t *translator) ReasoningDetail(d codec.Value) {
 	if index >= 0 {
 		key = index
 	}
-	typ, _ := d.Get("type").Str()
-	switch typ {
-	case "reasoning.text":
+	switch typ := d.Get("type"); {
+	case typ.IsStr("reasoning.text"):
 		if s := d.Get("text"); s.Kind() == codec.String && len(s.Raw()) > 2 {
 			t.sawDet = true
 			t.delta(it, t.partOf(it, "reasoning_text", key), s.Raw())
 		}
-	case "reasoning.summary":
+	case typ.IsStr("reasoning.summary"):
 		if s := d.Get("summary"); s.Kind() == codec.String && len(s.Raw()) > 2 {
 			t.sawDet = true
 			t.delta(it, t.partOf(it, "summary_text", key), s.Raw())
