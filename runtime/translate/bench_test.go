@@ -17,8 +17,9 @@ import (
 // every token of every chunk, and copying the bytes (impl=baseline). The
 // chunks are split out of the SSE beforehand for both; ns/op and
 // allocs/op are per stream (500 chunks). chunk=KIND is the steady state
-// of one kind of chunk (text, reasoning, a tool call's arguments), per
-// chunk, each beside the baseline on the same chunk.
+// of one kind of chunk (text, reasoning, a tool call's arguments) in
+// streams of 500 such chunks, per chunk, each beside the baseline on the
+// same chunk.
 func BenchmarkStream(b *testing.B) {
 	data, chunks := benchStream(b)
 	req := request(b, `{"model":"m","input":"hi","tools":[`+
@@ -75,17 +76,31 @@ func BenchmarkStream(b *testing.B) {
 			}
 		})
 		b.Run("chunk="+k.name+"/impl=translate", func(b *testing.B) {
-			t := NewChatToResponses(req, opts)
-			t.Start()
-			if k.open != "" {
-				t.Next([]byte(k.open))
+			// A stream of streamLen chunks at most, as the bench stream:
+			// what a stream accumulates (its text) grows as a real one's,
+			// not without end. Each new one is made off the clock.
+			const streamLen = 500
+			var t ChatToResponses
+			open := func() {
+				t = NewChatToResponses(req, opts)
+				t.Start()
+				if k.open != "" {
+					t.Next([]byte(k.open))
+				}
 			}
+			open()
 			if len(t.Next(chunk)) == 0 {
 				b.Fatal("the chunk makes no event")
 			}
 			scratch := make([]byte, 0, 4096)
 			b.SetBytes(int64(len(chunk)))
+			n := 0
 			for b.Loop() {
+				if n++; n%streamLen == 0 {
+					b.StopTimer()
+					open()
+					b.StartTimer()
+				}
 				_, _ = io.Discard.Write(AppendSSE(scratch[:0], t.Next(chunk)))
 			}
 		})
