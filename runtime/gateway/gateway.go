@@ -180,7 +180,6 @@ type Server struct {
 	sem     chan struct{}
 	mux     *http.ServeMux
 	workers sync.Pool // *worker: a converter and a responder, reused
-	frames  frames    // the buffers a stream's events are framed in, one write at a time
 	// streams are the streams in flight, for Shutdown to wait on.
 	streams sync.WaitGroup
 	// labels are the warning paths the metric has series for.
@@ -277,26 +276,6 @@ func New(cfg Config) *Server {
 	})
 	s.mux = mux
 	return s
-}
-
-// frames pools the buffers streams frame their events in for one write:
-// a stream held open between two chunks holds none. One that grew past
-// 64 KiB (a large chunk) is left to the collector.
-type frames struct{ p sync.Pool }
-
-func (f *frames) get() *[]byte {
-	if b, ok := f.p.Get().(*[]byte); ok {
-		return b
-	}
-	b := make([]byte, 0, 4<<10)
-	return &b
-}
-
-func (f *frames) put(b *[]byte) {
-	if cap(*b) <= 64<<10 {
-		*b = (*b)[:0]
-		f.p.Put(b)
-	}
 }
 
 // upstreamTransport is the default upstreams' transport: the standard

@@ -189,16 +189,14 @@ func (q *request) sse(ctx context.Context, req *translate.Request, body io.Reade
 	first := true
 	// A client that stops reading gets StreamIdle to take each batch.
 	write := func(evs []translate.Event) error {
+		// Framed and written from pools: the stream holds no buffer
+		// until its next chunk.
+		defer t.Release()
 		if len(evs) == 0 {
-			t.Release()
 			return nil
 		}
-		buf := s.frames.get()
-		defer s.frames.put(buf)
-		*buf = translate.AppendSSE((*buf)[:0], evs)
-		t.Release() // framed: the stream holds no event buffer until its next chunk
 		_ = rc.SetWriteDeadline(time.Now().Add(s.cfg.StreamIdle))
-		if _, err := q.w.Write(*buf); err != nil {
+		if err := translate.WriteSSE(q.w, evs); err != nil {
 			return err
 		}
 		return rc.Flush()

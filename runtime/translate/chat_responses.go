@@ -3,7 +3,6 @@ package translate
 import (
 	"errors"
 	"strconv"
-	"sync"
 
 	"github.com/transponder-dev/transponder/codec"
 	"github.com/transponder-dev/transponder/codec/sse"
@@ -114,7 +113,6 @@ type translator struct {
 
 	stream  bool    // emit events (false: a non-stream response)
 	buf     []byte  // the events' data
-	started bool    // buf holds the start's batch (see begin)
 	bufp    *[]byte // what buf came in from the pool (Release)
 	marks   []mark  // where each event of the call starts in buf
 	events  []Event // returned, reused
@@ -199,7 +197,7 @@ func (t *translator) reset(req *Request, opts Options, stream bool) {
 	t.reply.Reset()
 	t.reply.SetLogprobs(req.Logprobs)
 	t.lp, t.lpEv = t.lp[:0], t.lpEv[:0]
-	t.phase, t.seq, t.started = phaseNew, 0, false
+	t.phase, t.seq = phaseNew, 0
 	t.items, t.calls, t.cur = t.items[:0], t.calls[:0], nil
 	t.nItems, t.nParts = 0, 0
 	t.finish, t.fail, t.cancel, t.sawFin, t.sawDet = mapping.Finish{}, nil, false, false, false
@@ -224,7 +222,6 @@ func (t *translator) start() {
 		return
 	}
 	t.phase = phaseStreaming
-	t.started = t.stream
 	for _, typ := range [...]string{"response.created", "response.in_progress"} {
 		t.event(typ)
 		t.buf = append(t.buf, `,"response":`...)
@@ -424,43 +421,20 @@ func (t *translator) release(n int) {
 // begin starts a call's batch of events.
 func (t *translator) begin() {
 	if t.buf == nil && t.stream {
-		if p, ok := eventBufs.Get().(*[]byte); ok {
-			t.buf, t.bufp = *p, p
-		}
-	}
-	if t.started {
-		// The start's batch is two Responses with what the request echoes
-		// (instructions and tools: KiBs, tens of them for an agent). A
-		// stream held open between chunks keeps a buffer the size of a
-		// chunk's events.
-		t.started = false
-		if cap(t.buf) > startBuffer {
-			t.buf = make([]byte, 0, startBuffer)
-		}
+		t.bufp = eventBufs.get()
+		t.buf = *t.bufp
 	}
 	t.buf, t.marks = t.buf[:0], t.marks[:0]
 }
 
-// startBuffer is what begin leaves a stream's buffer after the start.
-const startBuffer = 512
-
-// eventBufs holds the event buffers streams released (Release), up to
-// 64 KiB each (one grown by a large chunk is left to the collector).
-var eventBufs sync.Pool
-
 func (t *translator) Release() {
 	// The terminal Response (Abandon's answer) is in buf: it stays.
-	if !t.stream || t.final != nil || t.buf == nil {
+	if !t.stream || t.final != nil || t.bufp == nil {
 		return
 	}
-	if cap(t.buf) <= 64<<10 {
-		if t.bufp == nil {
-			t.bufp = new([]byte)
-		}
-		*t.bufp = t.buf[:0]
-		eventBufs.Put(t.bufp)
-	}
-	t.buf, t.bufp, t.started = nil, nil, false
+	*t.bufp = t.buf // as grown
+	eventBufs.put(t.bufp)
+	t.buf, t.bufp = nil, nil
 	t.events = t.events[:0]
 }
 
