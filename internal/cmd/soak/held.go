@@ -7,12 +7,10 @@ import (
 	"io"
 	"net/http"
 	"os"
-	"strings"
 	"sync"
 	"time"
 
 	"github.com/transponder-dev/transponder/codec/sse"
-	"github.com/transponder-dev/transponder/runtime/conformance"
 )
 
 // heldHeap is the gateway's heap per open stream at rest: n streams held
@@ -104,9 +102,7 @@ func (g *gateway) collected(client *http.Client, file string) (sample, error) {
 func heldStream(client *http.Client, base string, chunks int, opened func()) error {
 	once := sync.OnceFunc(opened)
 	defer once()
-	req, _ := http.NewRequestWithContext(context.Background(), http.MethodPost, base+"/responses", strings.NewReader(`{"model":"m","input":"soak hold","stream":true}`))
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := client.Do(req)
+	resp, err := postJSON(context.Background(), client, base+"/responses", `{"model":"m","input":"soak hold","stream":true}`)
 	if err != nil {
 		return err
 	}
@@ -115,28 +111,17 @@ func heldStream(client *http.Client, base string, chunks int, opened func()) err
 		b, _ := io.ReadAll(resp.Body)
 		return fmt.Errorf("held stream: %d %.200s", resp.StatusCode, b)
 	}
-	c := conformance.NewChecker()
-	rd := sse.NewReader(resp.Body)
-	deltas, terminal := 0, ""
-	for rd.Next() {
-		e := rd.Event()
-		if fs := c.SSE(e); conformance.Violations(fs) > 0 {
-			return fmt.Errorf("held stream: conformance: %v", fs)
+	g := readGateway(resp.Body, func(_ sse.Event, n int, _ time.Time) bool {
+		if n == chunks/2 {
+			once()
 		}
-		switch e.Type {
-		case "response.output_text.delta":
-			if deltas++; deltas == chunks/2 {
-				once()
-			}
-		case "response.completed", "response.failed", "response.incomplete":
-			terminal = e.Type
-		}
-	}
-	if fs := c.Finish(); conformance.Violations(fs) > 0 {
-		return fmt.Errorf("held stream: conformance at the end: %v", fs)
-	}
-	if terminal != "response.completed" || deltas != chunks || rd.Err() != nil {
-		return fmt.Errorf("held stream: %d deltas, terminal %q, %v", deltas, terminal, rd.Err())
+		return true
+	})
+	switch {
+	case g.violation != nil:
+		return fmt.Errorf("held stream: %w", g.violation)
+	case g.terminal != "response.completed" || g.deltas != chunks || g.err != nil:
+		return fmt.Errorf("held stream: %d deltas, terminal %q, %v", g.deltas, g.terminal, g.err)
 	}
 	return nil
 }

@@ -143,10 +143,8 @@ func (l *load) viaGateway(t *tally, rng *rand.Rand) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, l.gateway+"/responses", strings.NewReader(`{"model":"m","input":"`+input+`","stream":true}`))
-	req.Header.Set("Content-Type", "application/json")
 	start := time.Now()
-	resp, err := l.client.Do(req)
+	resp, err := postJSON(ctx, l.client, l.gateway+"/responses", `{"model":"m","input":"`+input+`","stream":true}`)
 	if err != nil {
 		t.bad("gateway: %v", err)
 		return
@@ -166,53 +164,84 @@ func (l *load) viaGateway(t *tally, rng *rand.Rand) {
 		t.bad("gateway: %d %.200s", resp.StatusCode, b)
 		return
 	}
+	g := readGateway(resp.Body, func(e sse.Event, n int, now time.Time) bool {
+		if n == 1 { // the first content, as direct: like for like
+			t.gwTTFB = append(t.gwTTFB, ns(now.Sub(start)))
+		}
+		if d, ok := stamp(e.Data, `"delta":"`, now); ok {
+			t.gwChunk = append(t.gwChunk, ns(d))
+		}
+		return n != cancelAt
+	})
+	if g.violation != nil {
+		t.bad("%v", g.violation)
+	}
+	switch {
+	case g.deltas == cancelAt:
+		cancel()
+		t.cancelled++
+	case fault >= 0 && g.terminal == "response.failed":
+		t.faultsAsDocumented++
+	case fault < 0 && g.terminal == "response.completed" && g.deltas == l.chunks:
+		t.completed++
+	default:
+		t.bad("gateway stream (fault %d): %d deltas, terminal %q, %v", fault, g.deltas, g.terminal, g.err)
+	}
+}
+
+// postJSON posts body to url with ctx.
+func postJSON(ctx context.Context, client *http.Client, url, body string) (*http.Response, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, strings.NewReader(body))
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	return client.Do(req)
+}
+
+// gatewayStream is what readGateway read of a Responses stream.
+type gatewayStream struct {
+	deltas    int
+	terminal  string // the terminal event's type ("" if none came)
+	violation error  // the first the conformance checker found
+	err       error  // reading
+}
+
+// readGateway reads a Responses stream through the conformance checker,
+// to its end or until onDelta, given each output_text delta (its number
+// from 1, and when it was read), returns false.
+func readGateway(body io.Reader, onDelta func(e sse.Event, n int, now time.Time) bool) gatewayStream {
+	var g gatewayStream
 	c := conformance.NewChecker()
-	rd := sse.NewReader(resp.Body)
-	deltas, terminal, violated := 0, "", false
+	rd := sse.NewReader(body)
 	for rd.Next() {
 		now := time.Now()
 		e := rd.Event()
-		if fs := c.SSE(e); conformance.Violations(fs) > 0 && !violated {
-			violated = true
-			t.bad("conformance: %v", fs)
+		if fs := c.SSE(e); conformance.Violations(fs) > 0 && g.violation == nil {
+			g.violation = fmt.Errorf("conformance: %v", fs)
 		}
 		switch e.Type {
 		case "response.output_text.delta":
-			if deltas == 0 { // the first content, as direct: like for like
-				t.gwTTFB = append(t.gwTTFB, ns(now.Sub(start)))
-			}
-			if d, ok := stamp(e.Data, `"delta":"`, now); ok {
-				t.gwChunk = append(t.gwChunk, ns(d))
-			}
-			if deltas++; deltas == cancelAt {
-				cancel()
-				t.cancelled++
-				return
+			g.deltas++
+			if !onDelta(e, g.deltas, now) {
+				return g
 			}
 		case "response.completed", "response.failed", "response.incomplete":
-			terminal = e.Type
+			g.terminal = e.Type
 		}
 	}
-	if fs := c.Finish(); conformance.Violations(fs) > 0 && !violated {
-		t.bad("conformance at the end: %v", fs)
+	if fs := c.Finish(); conformance.Violations(fs) > 0 && g.violation == nil {
+		g.violation = fmt.Errorf("conformance at the end: %v", fs)
 	}
-	switch {
-	case fault >= 0 && terminal == "response.failed":
-		t.faultsAsDocumented++
-	case fault < 0 && terminal == "response.completed" && deltas == l.chunks:
-		t.completed++
-	default:
-		t.bad("gateway stream (fault %d): %d deltas, terminal %q, %v", fault, deltas, terminal, rd.Err())
-	}
+	g.err = rd.Err()
+	return g
 }
 
 // toUpstream makes one streamed chat completion to the upstream at root
 // (direct, or through the relay), recording into chunks and ttfb.
 func (l *load) toUpstream(t *tally, root string, chunkLat, ttfb *[]uint32) {
-	req, _ := http.NewRequest(http.MethodPost, root+"/chat/completions", strings.NewReader(`{"model":"m","messages":[{"role":"user","content":"soak"}],"stream":true}`))
-	req.Header.Set("Content-Type", "application/json")
 	start := time.Now()
-	resp, err := l.client.Do(req)
+	resp, err := postJSON(context.Background(), l.client, root+"/chat/completions", `{"model":"m","messages":[{"role":"user","content":"soak"}],"stream":true}`)
 	if err != nil {
 		t.bad("direct: %v", err)
 		return

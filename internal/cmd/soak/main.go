@@ -257,16 +257,10 @@ type sample struct {
 // take reads the gateway's /metrics and its RSS.
 func (g *gateway) take(client *http.Client, since time.Time) (sample, error) {
 	s := sample{At: time.Since(since).Seconds()}
-	resp, err := client.Get(strings.TrimSuffix(g.base, "/v1") + "/metrics")
-	if err != nil {
-		return s, err
-	}
-	defer resp.Body.Close()
-	sc := bufio.NewScanner(resp.Body)
-	for sc.Scan() {
-		name, val, ok := strings.Cut(sc.Text(), " ")
+	err := g.metrics(client, func(line string) {
+		name, val, ok := strings.Cut(line, " ")
 		if !ok {
-			continue
+			return
 		}
 		f, _ := strconv.ParseFloat(val, 64)
 		switch name {
@@ -281,25 +275,33 @@ func (g *gateway) take(client *http.Client, since time.Time) (sample, error) {
 		case "process_resident_memory_bytes":
 			s.RSS = int64(f)
 		}
+	})
+	return s, err
+}
+
+// metrics reads the gateway's /metrics, a line at a time.
+func (g *gateway) metrics(client *http.Client, line func(string)) error {
+	resp, err := client.Get(strings.TrimSuffix(g.base, "/v1") + "/metrics")
+	if err != nil {
+		return err
 	}
-	return s, sc.Err()
+	defer resp.Body.Close()
+	sc := bufio.NewScanner(resp.Body)
+	for sc.Scan() {
+		line(sc.Text())
+	}
+	return sc.Err()
 }
 
 // chunkHist reads the gateway's own histogram of the time from an
 // upstream chunk's arrival to the flush of its events: the cumulative
 // count at each upper bound, in order.
 func (g *gateway) chunkHist(client *http.Client) ([]bucket, error) {
-	resp, err := client.Get(strings.TrimSuffix(g.base, "/v1") + "/metrics")
-	if err != nil {
-		return nil, err
-	}
-	defer resp.Body.Close()
 	var bs []bucket
-	sc := bufio.NewScanner(resp.Body)
-	for sc.Scan() {
-		rest, ok := strings.CutPrefix(sc.Text(), `transponder_chunk_latency_seconds_bucket{le="`)
+	err := g.metrics(client, func(line string) {
+		rest, ok := strings.CutPrefix(line, `transponder_chunk_latency_seconds_bucket{le="`)
 		if !ok {
-			continue
+			return
 		}
 		le, n, _ := strings.Cut(rest, `"} `)
 		b := bucket{le: math.Inf(1)}
@@ -308,8 +310,8 @@ func (g *gateway) chunkHist(client *http.Client) ([]bucket, error) {
 		}
 		b.n, _ = strconv.ParseFloat(n, 64)
 		bs = append(bs, b)
-	}
-	return bs, sc.Err()
+	})
+	return bs, err
 }
 
 type bucket struct{ le, n float64 }
