@@ -39,11 +39,45 @@ type Converter struct {
 func (cv *Converter) ResponsesToChat(dst, body []byte, opts Options) ([]byte, []Warning, error) {
 	c := &cv.c
 	c.reset()
-	if err := c.run(body, &opts); err != nil {
+	if err := c.decode(body); err != nil {
+		return dst, c.warns, err
+	}
+	return cv.convert(dst, &opts)
+}
+
+// Decode reads body as the request the Converter converts next
+// (ResponsesToChat is Decode then Convert): a serving layer reads what it
+// needs of the request (its model, what it continues) from v, and Convert
+// converts it without reading the body again. It fails with an *Error on
+// a body that is not a JSON object. v is valid until the Converter's next
+// Decode or conversion.
+func (cv *Converter) Decode(body []byte) (v codec.Value, err error) {
+	if err := cv.c.decode(body); err != nil {
+		return codec.Value{}, err
+	}
+	return cv.c.doc.Value(), nil
+}
+
+// Convert converts the request the last Decode read as ResponsesToChat
+// converts a body, appending the chat request to dst; once per Decode.
+func (cv *Converter) Convert(dst []byte, opts Options) ([]byte, []Warning, error) {
+	c := &cv.c
+	c.reset()
+	if !c.pending {
+		return dst, nil, errors.New("mapping: Convert without a request that Decode read and no conversion converted")
+	}
+	return cv.convert(dst, &opts)
+}
+
+func (cv *Converter) convert(dst []byte, opts *Options) ([]byte, []Warning, error) {
+	c := &cv.c
+	c.pending = false
+	if err := c.run(opts); err != nil {
 		return dst, c.warns, err
 	}
 	if dst == nil {
-		dst = make([]byte, 0, len(body)+len(body)/8)
+		n := len(c.doc.Bytes())
+		dst = make([]byte, 0, n+n/8)
 	}
 	return c.b.AppendJSON(dst), c.warns, nil
 }
@@ -88,11 +122,13 @@ func (c *conv) reset() {
 
 // conv is one conversion.
 type conv struct {
-	opts  *Options
-	doc   codec.Doc
-	b     codec.Builder
-	warns []Warning
-	err   *Error
+	opts    *Options
+	doc     codec.Doc
+	decoded bool // doc holds the request as the mapping reads it
+	pending bool // decoded, not converted yet
+	b       codec.Builder
+	warns   []Warning
+	err     *Error
 
 	warnedPaths map[string]bool // the paths of warns[:warnedN]
 	warnedN     int
@@ -149,23 +185,51 @@ func (c *conv) capture(v codec.Value) {
 
 type allowedTool struct{ typ, name string }
 
-func (c *conv) run(body []byte, opts *Options) error {
+// decode reads the request into c.doc.
+func (c *conv) decode(body []byte) error {
+	c.decoded, c.pending = false, false
+	root, _ := codec.OpenAI.Payload(codec.ResponsesRequest)
+	if err := c.doc.Decode(root, body); err != nil {
+		var se *codec.SyntaxError
+		if errors.As(err, &se) {
+			return &Error{Message: "the body is not valid JSON: " + se.Reason, Param: clipPath(se.Path), Code: "invalid_json"}
+		}
+		return &Error{Message: "the body is not valid JSON", Code: "invalid_json"}
+	}
+	if c.doc.Value().Kind() != codec.Object {
+		return &Error{Message: "the body must be a JSON object", Code: "invalid_type"}
+	}
+	c.decoded, c.pending = true, true
+	return nil
+}
+
+// maxParam bounds the path an error names: a value nested too deeply
+// is named by the value it is in, maxParam bytes of path down at most.
+const maxParam = 128
+
+// clipPath cuts a path longer than maxParam at a step: the path of a
+// value the path is in.
+func clipPath(p string) string {
+	if len(p) <= maxParam {
+		return p
+	}
+	if i := strings.LastIndexAny(p[:maxParam+1], ".["); i > 0 {
+		return p[:i]
+	}
+	if i := strings.IndexAny(p, ".["); i > 0 {
+		return p[:i] // a first key over maxParam: it alone
+	}
+	return p
+}
+
+// run converts the request decode read.
+func (c *conv) run(opts *Options) error {
 	if !opts.Dialect.valid() {
 		return fmt.Errorf("mapping: no dialect %d (Dialects lists them)", opts.Dialect)
 	}
 	c.opts = opts
 	root, _ := codec.OpenAI.Payload(codec.ResponsesRequest)
-	if err := c.doc.Decode(root, body); err != nil {
-		var se *codec.SyntaxError
-		if errors.As(err, &se) {
-			return &Error{Message: "the body is not valid JSON: " + se.Reason, Param: se.Path, Code: "invalid_json"}
-		}
-		return &Error{Message: "the body is not valid JSON", Code: "invalid_json"}
-	}
 	v := c.doc.Value()
-	if v.Kind() != codec.Object {
-		return &Error{Message: "the body must be a JSON object", Code: "invalid_type"}
-	}
 	c.capture(v)
 	c.chatChoice = isNestedChoice(c.top.toolChoice)
 	if c.chatChoice {
@@ -173,6 +237,7 @@ func (c *conv) run(body []byte, opts *Options) error {
 	}
 	if c.hasNestedTools() {
 		if err := c.doc.Decode(root, flattenTools(v)); err != nil {
+			c.decoded = false
 			return &Error{Message: "the body is not valid JSON", Code: "invalid_json"}
 		}
 		v = c.doc.Value()
@@ -185,6 +250,7 @@ func (c *conv) run(body []byte, opts *Options) error {
 		}
 		if body != nil {
 			if err := c.doc.Decode(root, body); err != nil {
+				c.decoded = false
 				return &Error{Message: "the body is not valid JSON", Code: "invalid_json"}
 			}
 			v = c.doc.Value()

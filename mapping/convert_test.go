@@ -127,6 +127,7 @@ func TestGolden(t *testing.T) {
 			}
 			for _, d := range ds {
 				out, warns, err := mapping.ResponsesToChat(body, co.options(t, d.d))
+				sameAsSplit(t, body, co.options(t, d.d), out, warns, err)
 				name := filepath.Join(dir, d.d.String())
 				if *update {
 					for _, ext := range []string{".json", ".warnings", ".error.json"} {
@@ -155,6 +156,62 @@ func TestGolden(t *testing.T) {
 			}
 		})
 	}
+}
+
+// sameAsSplit fails the test if Decode then Convert (what the gateway
+// does, reading the request in between) does not give what
+// ResponsesToChat gave, or if the request the Converter read is not the
+// body (its chat-shaped tools flattened).
+func sameAsSplit(t *testing.T, body []byte, opts mapping.Options, out []byte, warns []mapping.Warning, err error) {
+	t.Helper()
+	var cv mapping.Converter
+	if _, _, cerr := cv.Convert(nil, opts); cerr == nil {
+		t.Error("Convert before any Decode converted")
+	}
+	v, derr := cv.Decode(body)
+	if derr != nil {
+		if err == nil || derr.Error() != err.Error() {
+			t.Errorf("Decode: %v; ResponsesToChat: %v", derr, err)
+		}
+		return
+	}
+	if !bytes.Equal(v.Raw(), bytes.TrimSpace(body)) {
+		t.Errorf("Decode's value is not the body")
+	}
+	flat, ok := mapping.FlatRequest(v) // v is valid until Convert
+	if !ok {
+		flat = v.Raw()
+	}
+	want := members(t, flat)
+	split, swarns, serr := cv.Convert(nil, opts)
+	if fmt.Sprint(serr) != fmt.Sprint(err) || !bytes.Equal(split, out) || !slices.Equal(swarns, warns) {
+		t.Errorf("Decode then Convert: %s %v %v; ResponsesToChat: %s %v %v", split, swarns, serr, out, warns, err)
+	}
+	if err == nil {
+		if got := members(t, cv.Request().Raw()); !slices.Equal(got, want) {
+			t.Errorf("Request is not the body as the mapping reads it:\n%q\n%q", got, want)
+		}
+	}
+	if _, _, err := cv.Convert(nil, opts); err == nil {
+		t.Error("a second Convert of one Decode converted")
+	}
+}
+
+// members lists a request's top-level members but input (which
+// resolving item references rewrites), as key=value.
+func members(t *testing.T, body []byte) []string {
+	t.Helper()
+	v, ok := codec.Parse(body)
+	if !ok {
+		t.Fatalf("not JSON: %s", body)
+	}
+	var out []string
+	for k, m := range v.Members() {
+		if !k.Is("input") {
+			out = append(out, k.String()+"="+string(m.Raw()))
+		}
+	}
+	return out
 }
 
 // indent is the output indented: compacting it gives back the exact bytes.

@@ -15,6 +15,8 @@ package mapping
 import (
 	"hash/fnv"
 	"strconv"
+
+	"github.com/transponder-dev/transponder/codec"
 )
 
 // MaxFunctionName is the longest function name chat upstreams take
@@ -194,3 +196,17 @@ func ToolMapOf(body []byte, opts Options) (ToolMap, error) {
 // ToolMap is the map of the tools of the Converter's last conversion,
 // valid until its next one (Clone keeps it).
 func (cv *Converter) ToolMap() *ToolMap { return &cv.c.tools }
+
+// Request is the request the Converter's last conversion read, decoded
+// (reading it steps over nothing a second time), as the mapping read it:
+// chat-shaped tools and tool choice in the Responses shape (FlatRequest),
+// item references resolved. It is valid until the next conversion; after
+// one that failed it may be the zero Value. The answer's translation
+// reads what a Response echoes from it (translate.RequestOf), so a
+// request is parsed once.
+func (cv *Converter) Request() codec.Value {
+	if !cv.c.decoded {
+		return codec.Value{}
+	}
+	return cv.c.doc.Value()
+}

@@ -84,9 +84,10 @@ func badInputCases() []badCase {
 		{"an array", R, `[{"model":"m"}]`, false, 400, inv, "invalid_json", ""},
 		{"empty body", R, ``, false, 400, inv, "invalid_json", ""},
 		{"invalid UTF-8 in a string", R, "{\"model\":\"m\",\"input\":\"h\xffi\"}", false, 400, inv, "invalid_json", "input"},
-		{"a NUL byte in a string", R, "{\"model\":\"m\",\"input\":\"h\x00i\"}", false, 400, inv, "invalid_json", ""},
-		{"10,000-deep nesting in input", R, `{"model":"m","input":` + deep + `}`, false, 400, inv, "invalid_json", ""},
-		{"10,000-deep nesting in metadata", R, `{"model":"m","input":"hi","metadata":{"k":` + deep + `}}`, false, 400, inv, "invalid_json", ""},
+		{"a NUL byte in a string", R, "{\"model\":\"m\",\"input\":\"h\x00i\"}", false, 400, inv, "invalid_json", "input"},
+		// named by the value it is in, 128 bytes of path down at most
+		{"10,000-deep nesting in input", R, `{"model":"m","input":` + deep + `}`, false, 400, inv, "invalid_json", "input" + strings.Repeat("[0]", 41)},
+		{"10,000-deep nesting in metadata", R, `{"model":"m","input":"hi","metadata":{"k":` + deep + `}}`, false, 400, inv, "invalid_json", "metadata.k" + strings.Repeat("[0]", 39)},
 		{"duplicate keys", R, `{"model":"m","input":"hi","input":5}`, false, 400, inv, "invalid_json", ""},
 		// wrong type at each level
 		{"model a number", R, `{"model":5,"input":"hi"}`, false, 400, inv, "invalid_type", "model"},
@@ -127,7 +128,7 @@ func badInputCases() []badCase {
 		// stored state
 		{"previous_response_id unknown", R, `{"model":"m","input":"hi","previous_response_id":"resp_nope"}`, false, 400, inv, "previous_response_not_found", "previous_response_id"},
 		{"previous_response_id with a NUL", R, `{"model":"m","input":"hi","previous_response_id":"resp_\u0000"}`, false, 400, inv, "invalid_value", "previous_response_id"},
-		{"previous_response_id of invalid UTF-8", R, "{\"model\":\"m\",\"input\":\"hi\",\"previous_response_id\":\"resp_\xff\"}", false, 400, inv, "invalid_value", "previous_response_id"},
+		{"previous_response_id of invalid UTF-8", R, "{\"model\":\"m\",\"input\":\"hi\",\"previous_response_id\":\"resp_\xff\"}", false, 400, inv, "invalid_json", "previous_response_id"}, // not JSON (RFC 8259 §8.1)
 		{"conversation with a NUL", R, `{"model":"m","input":"hi","conversation":"conv_\u0000"}`, false, 400, inv, "invalid_value", "conversation"},
 		{"an item reference with a NUL", R, `{"model":"m","input":[{"type":"item_reference","id":"msg_\u0000"}]}`, false, 400, inv, "invalid_value", "input[0].id"},
 		{"previous_response_id a number", R, `{"model":"m","input":"hi","previous_response_id":5}`, false, 400, inv, "invalid_type", "previous_response_id"},

@@ -58,7 +58,7 @@ func (s *Server) chatCompletions(w http.ResponseWriter, r *http.Request) {
 	} else {
 		q.bearer, _ = strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
 	}
-	body, _, ok := q.readBody()
+	body, ok := q.readJSON()
 	if !ok || !q.admitStream() {
 		return
 	}

@@ -138,16 +138,16 @@ func (q *request) end() {
 }
 
 // readBody reads the request's body (within BodyTimeout: a slow body must
-// not hold the slot, and MaxBody), a JSON object, and its model and
-// stream; ok is false when it answered an error instead.
-func (q *request) readBody() (body []byte, doc codec.Value, ok bool) {
+// not hold the slot, and MaxBody); ok is false when it answered an error
+// instead.
+func (q *request) readBody() (body []byte, ok bool) {
 	s, w := q.s, q.w
 	// A declared length over the limit is refused from the headers: not a
 	// byte of the body is waited for.
 	if q.r.ContentLength > s.cfg.MaxBody {
 		w.Header().Set("Connection", "close") // the body is not read
 		q.fail("too_large", tooLarge(s.cfg.MaxBody))
-		return nil, doc, false
+		return nil, false
 	}
 	rc := http.NewResponseController(w)
 	_ = rc.SetReadDeadline(time.Now().Add(s.cfg.BodyTimeout))
@@ -160,20 +160,44 @@ func (q *request) readBody() (body []byte, doc codec.Value, ok bool) {
 			// itself, but not through a wrapped writer (tracing's).
 			w.Header().Set("Connection", "close")
 			q.fail("too_large", tooLarge(s.cfg.MaxBody))
-			return nil, doc, false
+			return nil, false
 		}
 		q.fail("client_gone", &translate.APIError{Status: http.StatusBadRequest, Type: "invalid_request_error", Message: "reading the request body: " + err.Error()})
-		return nil, doc, false
+		return nil, false
 	}
-	doc, ok = codec.Parse(body)
+	return body, true
+}
+
+// readJSON is readBody and its JSON object's model and stream (a body
+// the route converts with a converter that does not read it first).
+func (q *request) readJSON() (body []byte, ok bool) {
+	if body, ok = q.readBody(); !ok {
+		return nil, false
+	}
+	doc, ok := codec.Parse(body)
 	if !ok || doc.Kind() != codec.Object {
-		q.fail("bad_request", &translate.APIError{Status: http.StatusBadRequest, Type: "invalid_request_error", Code: "invalid_json", Message: "We could not parse the JSON body of your request: it is not a JSON object."})
-		return nil, doc, false
+		q.fail("bad_request", notJSON(""))
+		return nil, false
 	}
+	q.read(doc)
+	return body, true
+}
+
+// notJSON is the error of a body that is not a JSON object (why, if
+// known: where it is not).
+func notJSON(why string) *translate.APIError {
+	e := badRequest("", "invalid_json", "We could not parse the JSON body of your request: it is not a JSON object.")
+	if why != "" {
+		e.Message = "We could not parse the JSON body of your request: " + why
+	}
+	return e
+}
+
+// read takes the model and stream of the request's top-level object.
+func (q *request) read(doc codec.Value) {
 	q.model, _ = doc.Get("model").Str()
 	q.stream, _ = doc.Get("stream").Bool()
 	q.log = q.log.With("tenant", q.tenant, "model", q.model, "stream", q.stream)
-	return body, doc, true
 }
 
 func tooLarge(limit int64) *translate.APIError {

@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net/http"
 	"regexp"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -63,8 +64,29 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request) {
 	if !q.admit() {
 		return
 	}
-	body, doc, ok := q.readBody()
-	if !ok || !q.admitStream() {
+	body, ok := q.readBody()
+	if !ok {
+		return
+	}
+	// The request is read once, by the converter of a worker: what the
+	// gateway reads of it (its model, what it continues) and what the
+	// answer echoes come from the converter's reading. The worker goes
+	// back to the pool once the request is converted: a stream may last
+	// minutes, and what it holds (the converter's buffers) the stream
+	// does not need. An answer not streamed takes one again.
+	wk := s.workers.Get().(*worker)
+	defer func() {
+		if wk != nil {
+			s.workers.Put(wk)
+		}
+	}()
+	doc, err := wk.conv.Decode(body)
+	if err != nil {
+		q.fail("bad_request", decodeError(err))
+		return
+	}
+	q.read(doc)
+	if !q.admitStream() {
 		return
 	}
 	q.owner = s.owner(q.tenant, q.bearer)
@@ -79,35 +101,35 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request) {
 		q.fail(kind, aerr)
 		return
 	}
+	if !sameBytes(converted, body) { // prepare assembled another body
+		if _, err := wk.conv.Decode(converted); err != nil {
+			q.refuse(err)
+			return
+		}
+	}
 
-	// The worker goes back to the pool once the request is converted: a
-	// stream may last minutes, and what it holds (the converter's buffers)
-	// the stream does not need. An answer not streamed takes one again.
-	wk := s.workers.Get().(*worker)
 	opts := s.cfg.Mapping
 	if id := r.Header.Get("Session-Id"); id != "" {
 		opts.SessionID = id
 	}
 	// The chat request gets memory of its own: the transport may still be
 	// writing it when an early upstream answer ends the request.
-	chat, warns, err := wk.conv.ResponsesToChat(nil, converted, opts)
+	chat, warns, err := wk.conv.Convert(nil, opts)
 	if err != nil {
 		var me *mapping.Error
 		if errors.As(err, &me) {
 			me.Param = q.turn.unshift(me.Param)
 		}
 		q.refuse(err)
-		s.workers.Put(wk)
 		return
 	}
 	q.warnings(q.turn.unshiftWarnings(warns)) // the converter's until its next conversion
-	tools := wk.conv.ToolMap().Clone()
+	// What the answer echoes is read from the request as the converter
+	// read it. (What prepare rewrote, input and conversation, is not
+	// echoed.)
+	req := translate.RequestOf(&wk.conv)
 	s.workers.Put(wk)
-	req, err := translate.NewRequest(body, tools)
-	if err != nil {
-		q.fail("bad_request", &translate.APIError{Status: http.StatusBadRequest, Type: "invalid_request_error", Message: err.Error()})
-		return
-	}
+	wk = nil
 	req.Stored, req.Conversation = q.turn.store, q.turn.conv
 
 	// Upstream: the client going away cancels it (and the end of the
@@ -127,6 +149,23 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request) {
 	}
 	topts.Commit = q.commit // stored before the terminal event goes out
 	q.sse(ctx, req, resp.Body, topts)
+}
+
+// decodeError is the error of a body the converter's Decode refuses: not
+// JSON (where, and why), or not an object.
+func decodeError(err error) *translate.APIError {
+	var me *mapping.Error
+	if errors.As(err, &me) && me.Code == "invalid_json" {
+		e := notJSON(strings.TrimPrefix(me.Message, "the body is not valid JSON: "))
+		e.Param = me.Param
+		return e
+	}
+	return notJSON("")
+}
+
+// sameBytes reports whether a and b are the same bytes in memory.
+func sameBytes(a, b []byte) bool {
+	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
 }
 
 // json serves a response that is not streamed.

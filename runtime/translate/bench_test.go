@@ -9,6 +9,7 @@ import (
 
 	"github.com/transponder-dev/transponder/codec/sse"
 	"github.com/transponder-dev/transponder/internal/fixtures"
+	"github.com/transponder-dev/transponder/mapping"
 )
 
 // BenchmarkStream: ../shared/bench/d_chat_stream.sse (500 chunks: text
@@ -102,6 +103,78 @@ func BenchmarkStream(b *testing.B) {
 					b.StartTimer()
 				}
 				_, _ = io.Discard.Write(AppendSSE(scratch[:0], t.Next(chunk)))
+			}
+		})
+	}
+}
+
+// BenchmarkAnswer: the stream of ../shared/bench/d_chat_stream.sse
+// answering ../shared/bench/b_large_request.json (193 KB), the request's
+// conversion included, per request. impl=convert is the conversion alone
+// (a reused Converter), impl=stream the stream alone (its Request made
+// before), impl=whole both with the Request read from the conversion
+// (RequestOf: one parse); impl=reparsed makes it with NewRequest instead
+// (the body parsed a second time). impl=baseline is the tight baseline on
+// the request and the chunks. One pass: whole ≈ convert + stream.
+func BenchmarkAnswer(b *testing.B) {
+	_, chunks := benchStream(b)
+	body, err := os.ReadFile(filepath.Join(fixtures.SharedDir(filepath.Join("..", "..")), "bench", "b_large_request.json"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	opts := Options{IDs: &SeqIDs{}, Clock: clock}
+	var cv mapping.Converter
+	chat := make([]byte, 0, 1<<18)
+	out := make([]byte, 0, 1<<20)
+	convert := func() {
+		if chat, _, err = cv.ResponsesToChat(chat[:0], body, mapping.Options{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	stream := func(req *Request) {
+		t := NewChatToResponses(req, opts)
+		out = AppendSSE(out[:0], t.Start())
+		for _, c := range chunks {
+			out = AppendSSE(out, t.Next(c))
+		}
+		out = AppendSSE(out, t.Finish())
+		t.Release()
+	}
+	convert()
+	req := RequestOf(&cv)
+	var bl fixtures.Baseline
+	for _, impl := range []struct {
+		name string
+		run  func()
+	}{
+		{"baseline", func() {
+			if err := bl.Tokenize(body); err != nil {
+				b.Fatal(err)
+			}
+			out = append(out[:0], body...)
+			for _, c := range chunks {
+				if err := bl.Tokenize(c); err != nil {
+					b.Fatal(err)
+				}
+				out = append(out, c...)
+			}
+		}},
+		{"convert", convert},
+		{"stream", func() { stream(req) }},
+		{"whole", func() { convert(); stream(RequestOf(&cv)) }},
+		{"reparsed", func() {
+			convert()
+			r, err := NewRequest(body, cv.ToolMap().Clone())
+			if err != nil {
+				b.Fatal(err)
+			}
+			stream(r)
+		}},
+	} {
+		b.Run("impl="+impl.name, func(b *testing.B) {
+			b.SetBytes(int64(len(body)))
+			for b.Loop() {
+				impl.run()
 			}
 		})
 	}

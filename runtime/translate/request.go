@@ -146,23 +146,20 @@ var echoes = [nEcho]struct{ key, def string }{
 	{"metadata", "{}"},
 }
 
+// RequestOf is the Request of what cv last converted, read from the
+// request as its conversion decoded it (mapping.Converter.Request) with
+// its tool map: the request is not parsed again. cv must have converted
+// it without an error.
+func RequestOf(cv *mapping.Converter) *Request {
+	return requestOf(cv.Request(), cv.ToolMap().Clone())
+}
+
 // NewRequest reads what the Response echoes from a Responses request body
 // (one mapping converted, so it is JSON), with the tool map its
 // conversion made (mapping.Converter.ToolMap().Clone(), or
-// mapping.ToolMapOf).
-//
-// A body with line breaks between its tokens (pretty-printed) is read
-// compacted: what it echoes goes in SSE data lines, which a line break
-// would end. (Inside JSON strings a line break is always escaped, so the
-// bytes of the values are unchanged.)
+// mapping.ToolMapOf). It parses the body; RequestOf reads the
+// converter's.
 func NewRequest(body []byte, tools mapping.ToolMap) (*Request, error) {
-	if bytes.ContainsAny(body, "\r\n") {
-		var b bytes.Buffer
-		if err := json.Compact(&b, body); err != nil {
-			return nil, fmt.Errorf("translate: the request is not JSON: %w", err)
-		}
-		body = b.Bytes()
-	}
 	v, ok := codec.Parse(body)
 	if !ok || v.Kind() != codec.Object {
 		return nil, fmt.Errorf("translate: the request is not a JSON object")
@@ -170,33 +167,60 @@ func NewRequest(body []byte, tools mapping.ToolMap) (*Request, error) {
 	if flat, ok := mapping.FlatRequest(v); ok {
 		v, _ = codec.Parse(flat) // chat-shaped tools and tool choice echoed in the Responses shape
 	}
+	return requestOf(v, tools), nil
+}
+
+// requestOf reads what the Response echoes from v, a Responses request's
+// top-level object as the mapping reads it.
+func requestOf(v codec.Value, tools mapping.ToolMap) *Request {
 	r := &Request{Tools: tools}
 	for k, m := range v.Members() {
-		key := k.String()
-		if key == "include" {
+		if k.Is("include") {
 			for _, e := range m.Elems() {
-				switch s, _ := e.Str(); s {
-				case mapping.IncludeEncryptedReasoning:
+				switch {
+				case e.IsStr(mapping.IncludeEncryptedReasoning):
 					r.Encrypted = true
-				case mapping.IncludeLogprobs:
+				case e.IsStr(mapping.IncludeLogprobs):
 					r.Logprobs = true
 				}
 			}
 			continue
 		}
-		if key == "store" || key == "conversation" {
-			continue // what was done, not what was asked: Stored and Conversation
+		if m.Kind() == codec.Null || k.Is("store") || k.Is("conversation") {
+			continue // store and conversation: what was done, not what was asked (Stored, Conversation)
 		}
-		for i, e := range echoes {
-			if e.key == key && m.Kind() != codec.Null {
-				r.echo[i] = append([]byte(nil), m.Raw()...)
-				if i == eTools {
-					r.echo[i] = echoTools(m)
-				}
+		for i := range echoes {
+			if !k.Is(echoes[i].key) {
+				continue
 			}
+			if i == eTools {
+				r.echo[i] = compact(echoTools(m), true)
+			} else {
+				r.echo[i] = compact(m.Raw(), false)
+			}
+			break
 		}
 	}
-	return r, nil
+	return r
+}
+
+// compact copies a value of the request (or returns it, if owned). One
+// with line breaks between its tokens (pretty-printed) is compacted: what
+// a Response echoes goes in SSE data lines, which a line break would end.
+// (Inside JSON strings a line break is always escaped, so the bytes of
+// the values are unchanged.)
+func compact(raw []byte, owned bool) []byte {
+	if bytes.IndexByte(raw, '\n') < 0 && bytes.IndexByte(raw, '\r') < 0 {
+		if owned {
+			return raw
+		}
+		return append([]byte(nil), raw...)
+	}
+	var b bytes.Buffer
+	if err := json.Compact(&b, raw); err != nil {
+		return append([]byte(nil), raw...) // unreachable: the value was read as JSON
+	}
+	return b.Bytes()
 }
 
 // echoTools copies the request's tools, each as sent, with what the

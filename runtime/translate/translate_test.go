@@ -5,6 +5,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -27,10 +28,15 @@ func request(t testing.TB, body string) *Request {
 	if _, _, err := cv.ResponsesToChat(nil, []byte(body), mapping.Options{}); err != nil {
 		t.Fatalf("request: %v", err)
 	}
+	r := RequestOf(&cv)
+	// The library's other way, parsing the body again, reads the same.
 	tm := cv.ToolMap()
-	r, err := NewRequest([]byte(body), tm.Clone())
+	parsed, err := NewRequest([]byte(body), tm.Clone())
 	if err != nil {
 		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(r, parsed) {
+		t.Fatalf("request: RequestOf and NewRequest differ:\n%+v\n%+v", r, parsed)
 	}
 	return r
 }
