@@ -6,11 +6,13 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/transponder-dev/transponder/codec"
+	"github.com/transponder-dev/transponder/internal/fixtures"
 )
 
 // The failure side of Decode: what it refuses, and where it says the fault
@@ -338,5 +340,84 @@ func TestDocReuse(t *testing.T) {
 	}
 	if failures < 3 || failures == len(inputs) {
 		t.Errorf("%d of %d inputs failed: the test wants both", failures, len(inputs))
+	}
+}
+
+// A Doc decoding the events of a stream one after another (as a stream's
+// translator does: each payload in the memory of the one before) reads
+// each as a fresh Doc does, whatever it keeps from one Decode to the next
+// (the hints of props.go): the recorded streams, and payloads that differ
+// from the one before a byte after a member, in it, or in its order.
+func TestDocReuseOnStreams(t *testing.T) {
+	payloads, err := fixtures.Corpus(fixtures.SharedDir(".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	bench, err := fixtures.Bench(fixtures.SharedDir(".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	type seq struct {
+		root codec.Root
+		data [][]byte
+	}
+	var seqs []seq
+	for _, f := range fixtures.ByFile(append(payloads, bench...)) {
+		var p codec.Payload
+		switch f.Kind {
+		case codec.ChatChunk, codec.ResponsesEvent:
+			p = f.Kind
+		default:
+			continue
+		}
+		for _, d := range []*codec.Dialect{codec.OpenAI, codec.OpenRouter} {
+			if r, ok := d.Payload(p); ok {
+				seqs = append(seqs, seq{r, f.Payloads})
+			}
+		}
+	}
+	chunk := func(s string) []byte {
+		return []byte(`{"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,` + s + `}]}`)
+	}
+	seqs = append(seqs, seq{orChunk, [][]byte{
+		chunk(`"delta":{"content":"a"},"finish_reason":null`),
+		chunk(`"delta":{"content":"a"},"finish_reason":null`),
+		chunk(`"delta":{"content":"a"},"finish_reason":"stop"`),                                     // a member that changes
+		chunk(`"delta":{"content":"a"},"finish_reason":"nope"`),                                     // to an unknown value: a finding
+		chunk(`"delta":{"content":"a"},"finish_reason":"nope"`),                                     // again
+		[]byte(`{"id":"c","object":"chat.completion.chunk","created":12,"model":"m","choices":[]}`), // the byte after a member
+		[]byte(`{"id":"c","object":"chat.completion.chunk","created":1.5,"model":"m","choices":[]}`),
+		[]byte(`{"id":"c","object":"chat.completion.chunk","created":1,"created":1,"model":"m","choices":[]}`), // repeated: refused
+		[]byte(`{"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":[]}`),
+		[]byte(`{"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":[]`), // cut
+		[]byte(`{"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":[]}`),
+		[]byte(`{"id":"c","object":"chat.completion.chunk","model":"m","created":1,"choices":[]}`), // reordered
+		[]byte(`{"object":"chat.completion.chunk","id":"c","created":1,"model":"m","choices":[]}`),
+	}})
+	decoded := 0
+	for _, s := range seqs {
+		var reused codec.Doc
+		for i, data := range s.data {
+			in := bytes.Clone(data) // as a stream reader's buffer: the payload before is overwritten
+			errReused := reused.Decode(s.root, in)
+			fresh, errFresh := codec.Decode(s.root, data)
+			if fmt.Sprint(errReused) != fmt.Sprint(errFresh) {
+				t.Fatalf("payload %d %.60s…: reused Doc: %v; fresh Doc: %v", i, data, errReused, errFresh)
+			}
+			if errFresh != nil {
+				continue
+			}
+			decoded++
+			if got, want := summary(&reused), summary(fresh); !slices.Equal(got, want) {
+				t.Fatalf("payload %d %.60s…: the reused Doc reports\n%s\nwant\n%s", i, data, strings.Join(got, "\n"), strings.Join(want, "\n"))
+			}
+			if got, want := generic(t, reused.Value()), generic(t, fresh.Value()); !reflect.DeepEqual(got, want) {
+				t.Fatalf("payload %d %.60s…: the reused Doc reads %v, want %v", i, data, got, want)
+			}
+			clear(in) // the next payload's memory
+		}
+	}
+	if decoded < 1000 {
+		t.Errorf("%d payloads decoded: the streams are missing", decoded)
 	}
 }

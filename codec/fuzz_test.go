@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -98,6 +99,24 @@ func FuzzDecode(f *testing.F) {
 			}
 			if ref == nil {
 				ref = newReference(t, data)
+			}
+			checkSuccess(t, r.name, &doc, ref)
+			// Decoded again by the same Doc (with what it keeps of the
+			// first decode, props.go), from other memory: the same
+			// reading.
+			first := summary(&doc)
+			firstValue := generic(t, doc.Value())
+			if err := doc.Decode(r.root, bytes.Clone(data)); err != nil {
+				t.Fatalf("%s: decoded once, not twice: %v", r.name, err)
+			}
+			if got := summary(&doc); !slices.Equal(got, first) {
+				t.Fatalf("%s: decoded again, reports\n%s\nwant\n%s", r.name, strings.Join(got, "\n"), strings.Join(first, "\n"))
+			}
+			if got := generic(t, doc.Value()); !reflect.DeepEqual(got, firstValue) {
+				t.Fatalf("%s: decoded again, reads %v, want %v", r.name, got, firstValue)
+			}
+			if err := doc.Decode(r.root, data); err != nil {
+				t.Fatalf("%s: decoded twice, not thrice: %v", r.name, err)
 			}
 			checkSuccess(t, r.name, &doc, ref)
 			// Reading it through Values reads what encoding/json reads (a
