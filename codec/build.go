@@ -49,13 +49,20 @@ type bnode struct {
 // Reset empties the Builder to an empty top-level object, keeping its
 // memory.
 func (b *Builder) Reset() {
+	if cap(b.nodes) == 0 {
+		b.nodes = make([]bnode, 0, firstNodes)
+	}
 	b.nodes = append(b.nodes[:0], bnode{kind: bObject})
 	b.buf = b.buf[:0]
 }
 
+// firstNodes is what a new Builder starts with: enough for a small
+// payload, at once rather than growing to it.
+const firstNodes = 32
+
 func (b *Builder) init() {
 	if len(b.nodes) == 0 {
-		b.nodes = append(b.nodes, bnode{kind: bObject})
+		b.Reset()
 	}
 }
 

@@ -172,7 +172,11 @@ func TestToolMap(t *testing.T) {
 		t.Fatal(err)
 	}
 	names := map[string]bool{}
+	clone := m.Clone() // indexed (past 16 tools) as the map is
 	for _, vt := range m.Tools() {
+		if back, ok := clone.LookupBytes([]byte(vt.Name)); !ok || back != vt {
+			t.Errorf("%q: the clone's lookup gives %+v", vt.Name, back)
+		}
 		if names[vt.Name] {
 			t.Errorf("%q twice", vt.Name)
 		}

@@ -30,8 +30,8 @@ const (
 // bound of 0 or less is no bound an upstream can honour); bounds are the
 // number fields with OpenAI's documented ranges.
 var (
-	limitedInts = []string{"max_output_tokens", "max_tokens", "max_completion_tokens"}
-	bounds      = []struct {
+	limitedInts = [...]string{"max_output_tokens", "max_tokens", "max_completion_tokens"}
+	bounds      = [...]struct {
 		key      string
 		min, max float64
 	}{{"temperature", 0, 2}, {"top_p", 0, 1}, {"frequency_penalty", -2, 2}, {"presence_penalty", -2, 2}}
@@ -41,18 +41,45 @@ var (
 // chat says v is a chat request (its function tools nest the name and
 // parameters under "function").
 func checkLimits(v codec.Value, chat bool) *Error {
+	// The fields checked, read in one pass over the top level (a Get
+	// each would step over the members before it again), checked in a
+	// fixed order.
+	var model, metadata, tools codec.Value
+	var ints [len(limitedInts)]codec.Value
+	var nums [len(bounds)]codec.Value
+	for k, f := range v.Members() {
+		switch key := k.Bytes(); string(key) {
+		case "model":
+			model = f
+		case "metadata":
+			metadata = f
+		case "tools":
+			tools = f
+		default:
+			for i := range limitedInts {
+				if limitedInts[i] == string(key) {
+					ints[i] = f
+				}
+			}
+			for i := range bounds {
+				if bounds[i].key == string(key) {
+					nums[i] = f
+				}
+			}
+		}
+	}
 	// Raw control characters are not JSON: a model name has one only
 	// escaped (the string is decoded only then).
-	if m := v.Get("model"); m.Kind() == codec.String && bytes.IndexByte(m.Raw(), '\\') >= 0 {
-		if s, _ := m.Str(); strings.ContainsFunc(s, isControl) {
+	if model.Kind() == codec.String && bytes.IndexByte(model.Raw(), '\\') >= 0 {
+		if s, _ := model.Str(); strings.ContainsFunc(s, isControl) {
 			return &Error{Message: "Invalid 'model': a model name has no control characters.", Param: "model", Code: "invalid_value"}
 		}
 	}
-	if e := CheckMetadata(v.Get("metadata")); e != nil {
+	if e := CheckMetadata(metadata); e != nil {
 		return e
 	}
-	for _, k := range limitedInts {
-		f := v.Get(k)
+	for i, k := range limitedInts {
+		f := ints[i]
 		if f.Kind() != codec.Number {
 			continue
 		}
@@ -71,8 +98,8 @@ func checkLimits(v codec.Value, chat bool) *Error {
 			return &Error{Message: fmt.Sprintf("Invalid '%s': integer below minimum value. Expected a value >= 1, but got %d instead.", k, n), Param: k, Code: "integer_below_min_value"}
 		}
 	}
-	for _, b := range bounds {
-		f := v.Get(b.key)
+	for i, b := range bounds {
+		f := nums[i]
 		if f.Kind() != codec.Number {
 			continue
 		}
@@ -84,7 +111,7 @@ func checkLimits(v codec.Value, chat bool) *Error {
 			return &Error{Message: fmt.Sprintf("Invalid '%s': decimal above maximum value. Expected a value <= %g, but got %s instead.", b.key, b.max, clipNum(f.Raw())), Param: b.key, Code: "decimal_above_max_value"}
 		}
 	}
-	for i, t := range v.Get("tools").Elems() {
+	for i, t := range tools.Elems() {
 		fn, nested := t, ""
 		switch typ := string(t.Get("type").Raw()); {
 		case chat && typ == `"function"`:

@@ -47,9 +47,16 @@ type VirtualTool struct {
 // offered them (the request's tools, then those that input items load).
 type ToolMap struct {
 	tools []VirtualTool
-	names map[string]int32  // Name → index
-	keys  map[toolKey]int32 // (Type, Namespace, ToolName) → index
+	// Past indexAt tools, indexes: names (Name → index) and keys ((Type,
+	// Namespace, ToolName) → the first such). Below, a scan finds a tool
+	// as fast, and a request's map costs no allocation of its own.
+	indexed bool
+	names   map[string]int32
+	keys    map[toolKey]int32
 }
+
+// indexAt is how many tools a map has before it indexes them.
+const indexAt = 16
 
 type toolKey struct{ typ, ns, name string }
 
@@ -58,7 +65,7 @@ func (m *ToolMap) Tools() []VirtualTool { return m.tools }
 
 // Lookup finds the tool an upstream tool call names.
 func (m *ToolMap) Lookup(name string) (VirtualTool, bool) {
-	if i, ok := m.names[name]; ok {
+	if i, ok := m.byName(name); ok {
 		return m.tools[i], true
 	}
 	return VirtualTool{}, false
@@ -66,37 +73,79 @@ func (m *ToolMap) Lookup(name string) (VirtualTool, bool) {
 
 // LookupBytes is Lookup of a name given as bytes (without a copy).
 func (m *ToolMap) LookupBytes(name []byte) (VirtualTool, bool) {
-	if i, ok := m.names[string(name)]; ok {
-		return m.tools[i], true
+	if m.indexed {
+		if i, ok := m.names[string(name)]; ok {
+			return m.tools[i], true
+		}
+		return VirtualTool{}, false
+	}
+	for _, t := range m.tools {
+		if t.Name == string(name) {
+			return t, true
+		}
 	}
 	return VirtualTool{}, false
 }
 
+func (m *ToolMap) byName(name string) (int32, bool) {
+	if m.indexed {
+		i, ok := m.names[name]
+		return i, ok
+	}
+	for i := range m.tools {
+		if m.tools[i].Name == name {
+			return int32(i), true
+		}
+	}
+	return 0, false
+}
+
 // Clone is a copy that outlives the Converter that made m.
 func (m *ToolMap) Clone() ToolMap {
-	c := ToolMap{tools: append([]VirtualTool(nil), m.tools...), names: make(map[string]int32, len(m.tools)), keys: make(map[toolKey]int32, len(m.tools))}
-	for k, v := range m.names {
-		c.names[k] = v
-	}
-	for k, v := range m.keys {
-		c.keys[k] = v
+	c := ToolMap{tools: append([]VirtualTool(nil), m.tools...)}
+	if m.indexed {
+		c.index()
 	}
 	return c
 }
 
 func (m *ToolMap) reset() {
 	m.tools = m.tools[:0]
-	if m.names == nil {
-		m.names, m.keys = map[string]int32{}, map[toolKey]int32{}
-	}
+	m.indexed = false
 	clear(m.names)
 	clear(m.keys)
 }
 
+// index makes the indexes of the tools so far.
+func (m *ToolMap) index() {
+	if m.names == nil {
+		m.names, m.keys = make(map[string]int32, len(m.tools)), make(map[toolKey]int32, len(m.tools))
+	}
+	m.indexed = true
+	for i, t := range m.tools {
+		m.indexTool(int32(i), t)
+	}
+}
+
+func (m *ToolMap) indexTool(i int32, t VirtualTool) {
+	m.names[t.Name] = i
+	if _, ok := m.keys[toolKey{t.Type, t.Namespace, t.ToolName}]; !ok {
+		m.keys[toolKey{t.Type, t.Namespace, t.ToolName}] = i
+	}
+}
+
 // find is the tool of a type, namespace and name, if offered.
 func (m *ToolMap) find(typ, ns, name string) (VirtualTool, bool) {
-	if i, ok := m.keys[toolKey{typ, ns, name}]; ok {
-		return m.tools[i], true
+	if m.indexed {
+		if i, ok := m.keys[toolKey{typ, ns, name}]; ok {
+			return m.tools[i], true
+		}
+		return VirtualTool{}, false
+	}
+	for _, t := range m.tools {
+		if t.Type == typ && t.Namespace == ns && t.ToolName == name {
+			return t, true
+		}
 	}
 	return VirtualTool{}, false
 }
@@ -104,14 +153,16 @@ func (m *ToolMap) find(typ, ns, name string) (VirtualTool, bool) {
 // add offers a tool under its own name (plain tools); ok false if the name
 // is taken by another tool.
 func (m *ToolMap) add(t VirtualTool) (dup, ok bool) {
-	if i, taken := m.names[t.Name]; taken {
+	if i, taken := m.byName(t.Name); taken {
 		return m.tools[i] == t, false
 	}
-	m.names[t.Name] = int32(len(m.tools))
-	if _, ok := m.keys[toolKey{t.Type, t.Namespace, t.ToolName}]; !ok {
-		m.keys[toolKey{t.Type, t.Namespace, t.ToolName}] = int32(len(m.tools))
-	}
 	m.tools = append(m.tools, t)
+	switch {
+	case m.indexed:
+		m.indexTool(int32(len(m.tools)-1), t)
+	case len(m.tools) > indexAt:
+		m.index()
+	}
 	return false, true
 }
 
@@ -125,7 +176,7 @@ func (m *ToolMap) addNamespaced(t VirtualTool) (vt VirtualTool, added bool) {
 	}
 	for salt := 0; ; salt++ {
 		t.Name = virtualName(t.Namespace, t.ToolName, salt)
-		if _, taken := m.names[t.Name]; !taken {
+		if _, taken := m.byName(t.Name); !taken {
 			break
 		}
 	}
