@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"slices"
 	"strings"
-	"sync/atomic"
 	"time"
 
 	"github.com/transponder-dev/transponder/codec"
@@ -125,6 +124,7 @@ func (q *request) chatSSE(ctx context.Context, body io.Reader, opts reverse.Opti
 	defer s.m.active.Dec()
 	rc := http.NewResponseController(q.w)
 	defer func() { _ = rc.SetWriteDeadline(time.Time{}) }()
+	deadline := writeDeadline{rc: rc, idle: s.cfg.StreamIdle}
 	cs := reverse.NewChatStream(opts)
 	started := false
 	write := func(out []byte) error {
@@ -140,18 +140,17 @@ func (q *request) chatSSE(ctx context.Context, body io.Reader, opts reverse.Opti
 			q.w.WriteHeader(http.StatusOK)
 			s.m.firstEvent.Observe(time.Since(q.start).Seconds())
 		}
-		_ = rc.SetWriteDeadline(time.Now().Add(s.cfg.StreamIdle))
+		deadline.before()
 		if _, err := q.w.Write(out); err != nil {
 			return err
 		}
 		return rc.Flush()
 	}
-	var silent atomic.Bool
-	idle := time.AfterFunc(s.cfg.StreamIdle, func() { silent.Store(true); _ = closeBody(body) })
+	idle := watchIdle(s.cfg.StreamIdle, func() { _ = closeBody(body) })
 	defer idle.Stop()
 	// any byte read breaks a silence, as on /v1/responses (a slow drip or
 	// one large event is no silence)
-	in := sse.NewReader(idleReader{body, idle, s.cfg.StreamIdle})
+	in := sse.NewReader(idle.Reader(body))
 	for in.Next() {
 		e := in.Event()
 		if e.Done() {

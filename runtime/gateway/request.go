@@ -12,7 +12,6 @@ import (
 	"io"
 	"net/http"
 	"strconv"
-	"sync/atomic"
 	"time"
 
 	"github.com/transponder-dev/transponder/codec"
@@ -21,18 +20,6 @@ import (
 )
 
 // idleReader resets an idle timer on every read.
-type idleReader struct {
-	r    io.Reader
-	t    *time.Timer
-	idle time.Duration
-}
-
-func (r idleReader) Read(p []byte) (int, error) {
-	n, err := r.r.Read(p)
-	r.t.Reset(r.idle)
-	return n, err
-}
-
 // post sends a request to an upstream (BaseURL+path) and waits for the
 // response headers: they must come within UpstreamTimeout; the body then
 // reads as long as it streams (StreamIdle bounds its silences).
@@ -107,8 +94,8 @@ var errHeaderTimeout = errors.New("no response headers within the upstream timeo
 // and closes it; a silence of StreamIdle ends it (an error body that
 // never ends must not hold the request, its slot and its client).
 func (q *request) readError(body io.ReadCloser) []byte {
-	idle := time.AfterFunc(q.s.cfg.StreamIdle, func() { _ = body.Close() })
-	data, _ := io.ReadAll(io.LimitReader(idleReader{body, idle, q.s.cfg.StreamIdle}, maxErrorBody))
+	idle := watchIdle(q.s.cfg.StreamIdle, func() { _ = body.Close() })
+	data, _ := io.ReadAll(io.LimitReader(idle.Reader(body), maxErrorBody))
 	idle.Stop()
 	body.Close()
 	return data
@@ -223,16 +210,15 @@ func (q *request) refuse(err error) {
 // StreamIdle of silence at a time, and at most maxUpstreamBody; ok is
 // false when it answered an error instead (or the client went away).
 func (q *request) readAnswer(ctx context.Context, body io.ReadCloser) ([]byte, bool) {
-	var silent atomic.Bool
-	idle := time.AfterFunc(q.s.cfg.StreamIdle, func() { silent.Store(true); _ = body.Close() })
-	data, err := io.ReadAll(io.LimitReader(idleReader{body, idle, q.s.cfg.StreamIdle}, maxUpstreamBody))
+	idle := watchIdle(q.s.cfg.StreamIdle, func() { _ = body.Close() })
+	data, err := io.ReadAll(io.LimitReader(idle.Reader(body), maxUpstreamBody))
 	idle.Stop()
 	switch {
 	case err != nil && ctx.Err() != nil:
 		q.outcome = "client_gone"
 		q.s.m.errors.WithLabelValues("client_gone").Inc()
 		return nil, false
-	case err != nil && silent.Load():
+	case err != nil && idle.Silent():
 		err = fmt.Errorf("the upstream sent nothing for %s", q.s.cfg.StreamIdle)
 	case err == nil && len(data) == maxUpstreamBody:
 		err = fmt.Errorf("its answer is over %d bytes", maxUpstreamBody)

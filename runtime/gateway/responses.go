@@ -10,7 +10,6 @@ import (
 	"net/http"
 	"regexp"
 	"strings"
-	"sync/atomic"
 	"time"
 
 	"github.com/transponder-dev/transponder/codec"
@@ -212,6 +211,7 @@ func (q *request) sse(ctx context.Context, req *translate.Request, body io.Reade
 	defer s.m.active.Dec()
 	rc := http.NewResponseController(q.w)
 	defer func() { _ = rc.SetWriteDeadline(time.Time{}) }() // the connection may serve another request
+	deadline := writeDeadline{rc: rc, idle: s.cfg.StreamIdle}
 	h := q.w.Header()
 	h.Set("Content-Type", "text/event-stream")
 	h.Set("Cache-Control", "no-cache")
@@ -226,7 +226,8 @@ func (q *request) sse(ctx context.Context, req *translate.Request, body io.Reade
 		}
 	}()
 	first := true
-	// A client that stops reading gets StreamIdle to take each batch.
+	// A client that stops reading gets StreamIdle (7/8 of it at least)
+	// to take each batch.
 	write := func(evs []translate.Event) error {
 		// Framed and written from pools: the stream holds no buffer
 		// until its next chunk.
@@ -234,7 +235,7 @@ func (q *request) sse(ctx context.Context, req *translate.Request, body io.Reade
 		if len(evs) == 0 {
 			return nil
 		}
-		_ = rc.SetWriteDeadline(time.Now().Add(s.cfg.StreamIdle))
+		deadline.before()
 		if err := translate.WriteSSE(q.w, evs); err != nil {
 			return err
 		}
@@ -242,8 +243,7 @@ func (q *request) sse(ctx context.Context, req *translate.Request, body io.Reade
 	}
 	// A silence longer than StreamIdle ends the upstream read: any byte
 	// read breaks a silence (a slow drip or one large chunk is no silence).
-	var silent atomic.Bool
-	idle := time.AfterFunc(s.cfg.StreamIdle, func() { silent.Store(true); _ = closeBody(body) })
+	idle := watchIdle(s.cfg.StreamIdle, func() { _ = closeBody(body) })
 	defer idle.Stop()
 	var terminal []translate.Event
 	finish := func(evs []translate.Event) {
@@ -256,7 +256,7 @@ func (q *request) sse(ctx context.Context, req *translate.Request, body io.Reade
 		q.gone()
 		return
 	}
-	in := sse.NewReader(idleReader{body, idle, s.cfg.StreamIdle})
+	in := sse.NewReader(idle.Reader(body))
 	for {
 		if !in.Next() {
 			err := in.Err()
@@ -266,7 +266,7 @@ func (q *request) sse(ctx context.Context, req *translate.Request, body io.Reade
 				return
 			case err != nil:
 				s.m.errors.WithLabelValues("stream_failed").Inc()
-				if silent.Load() {
+				if idle.Silent() {
 					err = fmt.Errorf("the upstream sent nothing for %s", s.cfg.StreamIdle)
 				}
 				finish(t.Fail(err))
