@@ -26,8 +26,22 @@ func (t *translator) ReasoningDetail(d codec.Value) {
 		return
 	}
 	it := t.current(kReasoning)
+	// What is read of it, in one pass (a repeated key: its first value).
+	var idx, typ, text, summary codec.Value
+	for k, m := range d.Members() {
+		switch {
+		case k.Is("index") && !idx.Exists():
+			idx = m
+		case k.Is("type") && !typ.Exists():
+			typ = m
+		case k.Is("text") && !text.Exists():
+			text = m
+		case k.Is("summary") && !summary.Exists():
+			summary = m
+		}
+	}
 	index := int64(-1)
-	if n, ok := d.Get("index").Int(); ok {
+	if n, ok := idx.Int(); ok {
 		index = n
 	}
 	var det *detail
@@ -47,16 +61,16 @@ func (t *translator) ReasoningDetail(d codec.Value) {
 	if index >= 0 {
 		key = index
 	}
-	switch typ := d.Get("type"); {
+	switch {
 	case typ.IsStr("reasoning.text"):
-		if s := d.Get("text"); s.Kind() == codec.String && len(s.Raw()) > 2 {
+		if text.Kind() == codec.String && len(text.Raw()) > 2 {
 			t.sawDet = true
-			t.delta(it, t.partOf(it, "reasoning_text", key), s.Raw())
+			t.delta(it, t.partOf(it, "reasoning_text", key), text.Raw())
 		}
 	case typ.IsStr("reasoning.summary"):
-		if s := d.Get("summary"); s.Kind() == codec.String && len(s.Raw()) > 2 {
+		if summary.Kind() == codec.String && len(summary.Raw()) > 2 {
 			t.sawDet = true
-			t.delta(it, t.partOf(it, "summary_text", key), s.Raw())
+			t.delta(it, t.partOf(it, "summary_text", key), summary.Raw())
 		}
 	}
 }
@@ -70,6 +84,7 @@ func (d *detail) merge(v codec.Value) {
 		for i := range d.members {
 			if string(d.members[i].key) == string(k.Raw()) {
 				x = &d.members[i]
+				break // each key is in members once
 			}
 		}
 		concat := m.Kind() == codec.String && (k.Is("text") || k.Is("summary") || k.Is("data"))
