@@ -61,8 +61,11 @@ func (b *Builder) Reset() {
 const firstNodes = 32
 
 func (b *Builder) init() {
-	if len(b.nodes) == 0 {
-		b.Reset()
+	if len(b.nodes) == 0 { // a zero Builder: its top (buf may hold a value already)
+		if cap(b.nodes) == 0 {
+			b.nodes = make([]bnode, 0, firstNodes)
+		}
+		b.nodes = append(b.nodes, bnode{kind: bObject})
 	}
 }
 

@@ -81,3 +81,15 @@ func TestUnquote(t *testing.T) {
 		t.Error("Unquote of a number")
 	}
 }
+
+// A zero Builder's first value may be quoted into its buffer before it
+// has its top: SetString then SetString (before, the first value's bytes
+// were handed out again and overwritten).
+func TestZeroBuilder(t *testing.T) {
+	var b codec.Builder
+	b.SetString(codec.Top, "a", "first")
+	b.SetString(codec.Top, "b", "second")
+	if got, want := string(b.AppendJSON(nil)), `{"a":"first","b":"second"}`; got != want {
+		t.Errorf("%s, want %s", got, want)
+	}
+}

@@ -62,10 +62,10 @@ func (cv *Converter) Decode(body []byte) (v codec.Value, err error) {
 // converts a body, appending the chat request to dst; once per Decode.
 func (cv *Converter) Convert(dst []byte, opts Options) ([]byte, []Warning, error) {
 	c := &cv.c
-	c.reset()
 	if !c.pending {
 		return dst, nil, errors.New("mapping: Convert without a request that Decode read and no conversion converted")
 	}
+	c.reset()
 	return cv.convert(dst, &opts)
 }
 
@@ -188,6 +188,7 @@ type allowedTool struct{ typ, name string }
 // decode reads the request into c.doc.
 func (c *conv) decode(body []byte) error {
 	c.decoded, c.pending = false, false
+	c.tools.reset() // the last conversion's map is not this request's
 	root, _ := codec.OpenAI.Payload(codec.ResponsesRequest)
 	if err := c.doc.Decode(root, body); err != nil {
 		var se *codec.SyntaxError

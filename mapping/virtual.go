@@ -256,7 +256,7 @@ func (cv *Converter) ToolMap() *ToolMap { return &cv.c.tools }
 // reads what a Response echoes from it (translate.RequestOf), so a
 // request is parsed once.
 func (cv *Converter) Request() codec.Value {
-	if !cv.c.decoded {
+	if !cv.c.decoded || cv.c.pending { // pending: read by Decode, not converted
 		return codec.Value{}
 	}
 	return cv.c.doc.Value()

@@ -19,7 +19,6 @@ import (
 	"github.com/transponder-dev/transponder/runtime/translate"
 )
 
-// idleReader resets an idle timer on every read.
 // post sends a request to an upstream (BaseURL+path) and waits for the
 // response headers: they must come within UpstreamTimeout; the body then
 // reads as long as it streams (StreamIdle bounds its silences).

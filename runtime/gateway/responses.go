@@ -72,7 +72,9 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request) {
 	// answer echoes come from the converter's reading. The worker goes
 	// back to the pool once the request is converted: a stream may last
 	// minutes, and what it holds (the converter's buffers) the stream
-	// does not need. An answer not streamed takes one again.
+	// does not need. An answer not streamed takes one again. (It is held
+	// while prepare reads the store: a request in flight holds one
+	// converter either way.)
 	wk := s.workers.Get().(*worker)
 	defer func() {
 		if wk != nil {
@@ -102,6 +104,10 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request) {
 	}
 	if !sameBytes(converted, body) { // prepare assembled another body
 		if _, err := wk.conv.Decode(converted); err != nil {
+			var me *mapping.Error
+			if errors.As(err, &me) {
+				me.Param = q.turn.unshift(me.Param)
+			}
 			q.refuse(err)
 			return
 		}
