@@ -77,27 +77,6 @@ func Decode(r Root, data []byte) (*Doc, error) {
 	return d, nil
 }
 
-// firstMemory is what a new Doc's first Decode starts with: enough for a
-// small payload (a stream's chunk, a short request), in one allocation
-// rather than one for each list, and again for each time it grows.
-type firstMemory struct {
-	ents  [32]ent
-	conts [8]cont
-	segs  [8]pathSeg
-	nodes [4]nodeRec
-	path  [12]seg
-	steps [12]int32
-	seen  [8]uint64
-	hints [1]hint
-}
-
-func (d *Doc) firstMemory() {
-	m := new(firstMemory)
-	d.ents, d.conts, d.segs, d.nodes = m.ents[:0], m.conts[:0], m.segs[:0], m.nodes[:0]
-	x := &d.scratch
-	x.path, x.steps, x.seen, x.hints = m.path[:0], m.steps[:0], m.seen[:0], m.hints[:0]
-}
-
 // seg is one step of a JSON path: a key (a span of the payload, the quoted
 // string's contents) or an array index.
 type seg struct {

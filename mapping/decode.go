@@ -1,0 +1,86 @@
+package mapping
+
+import (
+	"errors"
+	"strings"
+
+	"github.com/transponder-dev/transponder/codec"
+)
+
+// Reading a request: Decode and Convert, the two halves of ResponsesToChat
+// for a serving layer that reads the request in between.
+
+// Decode reads body as the request the Converter converts next
+// (ResponsesToChat is Decode then Convert): a serving layer reads what it
+// needs of the request (its model, what it continues) from v, and Convert
+// converts it without reading the body again. It fails with an *Error on
+// a body that is not a JSON object. v is valid until the Converter's next
+// Decode or conversion.
+func (cv *Converter) Decode(body []byte) (v codec.Value, err error) {
+	if err := cv.c.decode(body); err != nil {
+		return codec.Value{}, err
+	}
+	return cv.c.doc.Value(), nil
+}
+
+// Convert converts the request the last Decode read as ResponsesToChat
+// converts a body, appending the chat request to dst; once per Decode.
+func (cv *Converter) Convert(dst []byte, opts Options) ([]byte, []Warning, error) {
+	c := &cv.c
+	if !c.pending {
+		return dst, nil, errors.New("mapping: Convert without a request that Decode read and no conversion converted")
+	}
+	c.reset()
+	return cv.convert(dst, &opts)
+}
+
+func (cv *Converter) convert(dst []byte, opts *Options) ([]byte, []Warning, error) {
+	c := &cv.c
+	c.pending = false
+	if err := c.run(opts); err != nil {
+		return dst, c.warns, err
+	}
+	if dst == nil {
+		n := len(c.doc.Bytes())
+		dst = make([]byte, 0, n+n/8)
+	}
+	return c.b.AppendJSON(dst), c.warns, nil
+}
+
+// decode reads the request into c.doc.
+func (c *conv) decode(body []byte) error {
+	c.decoded, c.pending = false, false
+	c.tools.reset() // the last conversion's map is not this request's
+	root, _ := codec.OpenAI.Payload(codec.ResponsesRequest)
+	if err := c.doc.Decode(root, body); err != nil {
+		var se *codec.SyntaxError
+		if errors.As(err, &se) {
+			return &Error{Message: "the body is not valid JSON: " + se.Reason, Param: clipPath(se.Path), Code: "invalid_json"}
+		}
+		return &Error{Message: "the body is not valid JSON", Code: "invalid_json"}
+	}
+	if c.doc.Value().Kind() != codec.Object {
+		return &Error{Message: "the body must be a JSON object", Code: "invalid_type"}
+	}
+	c.decoded, c.pending = true, true
+	return nil
+}
+
+// maxParam bounds the path an error names: a value nested too deeply
+// is named by the value it is in, maxParam bytes of path down at most.
+const maxParam = 128
+
+// clipPath cuts a path longer than maxParam at a step: the path of a
+// value the path is in.
+func clipPath(p string) string {
+	if len(p) <= maxParam {
+		return p
+	}
+	if i := strings.LastIndexAny(p[:maxParam+1], ".["); i > 0 {
+		return p[:i]
+	}
+	if i := strings.IndexAny(p, ".["); i > 0 {
+		return p[:i] // a first key over maxParam: it alone
+	}
+	return p
+}
