@@ -104,11 +104,7 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request) {
 	}
 	if !sameBytes(converted, body) { // prepare assembled another body
 		if _, err := wk.conv.Decode(converted); err != nil {
-			var me *mapping.Error
-			if errors.As(err, &me) {
-				me.Param = q.turn.unshift(me.Param)
-			}
-			q.refuse(err)
+			q.refuseTurn(err)
 			return
 		}
 	}
@@ -121,11 +117,7 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request) {
 	// writing it when an early upstream answer ends the request.
 	chat, warns, err := wk.conv.Convert(nil, opts)
 	if err != nil {
-		var me *mapping.Error
-		if errors.As(err, &me) {
-			me.Param = q.turn.unshift(me.Param)
-		}
-		q.refuse(err)
+		q.refuseTurn(err)
 		return
 	}
 	q.warnings(q.turn.unshiftWarnings(warns)) // the converter's until its next conversion
@@ -154,6 +146,16 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request) {
 	}
 	topts.Commit = q.commit // stored before the terminal event goes out
 	q.sse(ctx, req, resp.Body, topts)
+}
+
+// refuseTurn refuses a request the mapping refused in the body prepare
+// made, naming its param as the client sent it.
+func (q *request) refuseTurn(err error) {
+	var me *mapping.Error
+	if errors.As(err, &me) {
+		me.Param = q.turn.unshift(me.Param)
+	}
+	q.refuse(err)
 }
 
 // decodeError is the error of a body the converter's Decode refuses: not
