@@ -52,7 +52,10 @@ func (d *Doc) Decode(r Root, data []byte) error {
 	if r.d == nil {
 		return errors.New("codec: decode with a zero Root")
 	}
-	*d = Doc{root: r, data: data, nodes: d.nodes[:0], finds: d.finds[:0], segs: d.segs[:0], spans: d.spans[:0], conts: d.conts[:0], ents: d.ents[:0], scratch: d.scratch}
+	// Field by field: a Doc literal would copy the decoder's scratch
+	// twice over.
+	d.root, d.data = r, data
+	d.nodes, d.finds, d.segs, d.spans, d.conts, d.ents = d.nodes[:0], d.finds[:0], d.segs[:0], d.spans[:0], d.conts[:0], d.ents[:0]
 	if cap(d.ents) == 0 {
 		d.firstMemory()
 	}
@@ -99,11 +102,15 @@ type decoder struct {
 	keys   []seg  // scratch: the keys of an object without its tag (untagged)
 	parent int32  // the innermost node being walked, or -1
 	esc    bool   // the last string str read has escapes
-	hints  []hint // by the depth of an object: its schema and where its keys were last
+	hints  []hint // by the depth of an object: where its keys were last
 }
 
+// reset readies x for a Decode into d, every field but its memory (and
+// the hints) as new.
 func (x *decoder) reset(d *Doc, t []schema) {
-	*x = decoder{doc: d, data: d.data, t: t, path: x.path[:0], steps: x.steps[:0], seen: x.seen[:0], keys: x.keys[:0], parent: -1, hints: x.hints}
+	x.doc, x.data, x.t, x.pos = d, d.data, t, 0
+	x.path, x.steps, x.seen, x.keys = x.path[:0], x.steps[:0], x.seen[:0], x.keys[:0]
+	x.depth, x.hops, x.parent, x.esc = 0, 0, -1, false
 }
 
 func (x *decoder) syntax(reason string) error {
@@ -313,10 +320,10 @@ func (x *decoder) object(s *schema) error {
 	defer x.leave(x.enter())
 	t := x.open()
 	depth, n, nreq := len(x.path), 0, 0
-	if len(s.props) > 8 {
-		x.hintAt(depth, s)
+	if len(s.props) > 0 {
+		x.hintAt(depth)
 	} else {
-		depth = -1 // a few keys: found as fast without
+		depth = -1 // no property to find
 	}
 	x.pos++ // {
 	words := (len(s.props) + 63) / 64
@@ -332,26 +339,33 @@ func (x *decoder) object(s *schema) error {
 		x.pos++
 	} else {
 		for {
-			ks, ke, err := x.key()
-			if err != nil {
-				return err
+			var ks, ke, i int
+			var ok bool
+			var err error
+			if depth >= 0 {
+				ks, ke, i, ok = x.expected(s, depth, n)
+			}
+			if !ok {
+				if ks, ke, err = x.key(); err != nil {
+					return err
+				}
 			}
 			vs, esc := x.pos, x.esc
 			if err := x.push(seg{start: int32(ks + 1), end: int32(ke)}); err != nil {
 				return err
 			}
-			key := x.data[ks+1 : ke]
-			if esc {
-				key = unquote(key)
+			var key []byte // read unless the hint found the property
+			if !ok {
+				if key = x.data[ks+1 : ke]; esc {
+					key = unquote(key)
+				}
+				if depth >= 0 {
+					i, ok = x.prop(s, depth, n, key, esc)
+				} else {
+					i, ok = findProp(s.props, key)
+				}
 			}
-			var i int
-			var ok bool
-			if depth >= 0 {
-				i, ok = x.prop(s, depth, n, key)
-				n++
-			} else {
-				i, ok = findProp(s.props, key)
-			}
+			n++
 			if ok {
 				w, bit := base+i/64, uint64(1)<<(i%64)
 				if x.seen[w]&bit != 0 {

@@ -393,6 +393,17 @@ func TestDocReuseOnStreams(t *testing.T) {
 		[]byte(`{"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":[]}`),
 		[]byte(`{"id":"c","object":"chat.completion.chunk","model":"m","created":1,"choices":[]}`), // reordered
 		[]byte(`{"object":"chat.completion.chunk","id":"c","created":1,"model":"m","choices":[]}`),
+		// Keys where the hints (props.go) say another was: written with
+		// an escape, longer, spaced from the colon, cut, repeated.
+		[]byte(`{"\u006fbject":"chat.completion.chunk","id":"c","created":1,"model":"m","choices":[]}`),
+		[]byte(`{"objectx":"chat.completion.chunk","id":"c","created":1,"model":"m","choices":[]}`),
+		[]byte(`{"object" :"chat.completion.chunk","id" : "c","created"` + "\t\n" + `:1,"model":"m","choices":[]}`),
+		[]byte(`{"object"`),
+		[]byte(`{"object":`),
+		[]byte(`{"object":"chat.completion.chunk","object":"chat.completion.chunk"}`),
+		[]byte(`{"object":"chat.completion.chunk","object":"chat.completion.chunk"}`),
+		[]byte(`{"object":"chat.completion.chunk","id":"c","created":1,"model":"m","choices":[{"index":0,"delta":{"content":"a"}}]}`),
+		[]byte(`{"object":"chat.completion.chunk","id":"c","created":1,"model":"m","choices":[{"delta":{"content":"a"},"index":0}]}`),
 	}})
 	decoded := 0
 	for _, s := range seqs {

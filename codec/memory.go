@@ -11,7 +11,7 @@ type firstMemory struct {
 	path  [12]seg
 	steps [12]int32
 	seen  [8]uint64
-	hints [1]hint
+	hints [8]hint
 }
 
 func (d *Doc) firstMemory() {

@@ -6,39 +6,69 @@ package codec
 // hint is what the decoder learnt of the object last walked at a depth:
 // payloads of one kind repeat their keys in one order (a stream's chunks
 // above all), so the key at a position is first tried as the property
-// found at that position before.
-type hint struct {
-	s    *schema
-	prop [16]int16 // by the key's position in the object; -1: not known
-}
+// found at that position before. It is by depth only, not by schema: a
+// property tried is compared by its key, so a hint left by an object of
+// another schema costs a compare, never a wrong property.
+type hint [16]int16 // by the key's position in the object: 1 + the property's index; 0: none
 
-// hintAt returns the hint slot of an object of schema s at depth d.
-func (x *decoder) hintAt(d int, s *schema) *hint {
+// hintAt makes sure there is a hint for depth d.
+func (x *decoder) hintAt(d int) {
 	for len(x.hints) <= d {
 		x.hints = append(x.hints, hint{})
 	}
-	h := &x.hints[d]
-	if h.s != s {
-		h.s = s
-		for i := range h.prop {
-			h.prop[i] = -1
-		}
+}
+
+// hinted returns the property the hint at depth d has for position n
+// among props, if any.
+func (x *decoder) hinted(props []prop, d, n int) (int, bool) {
+	if n >= len(hint{}) {
+		return 0, false
 	}
-	return h
+	g := int(x.hints[d][n]) - 1
+	return g, g >= 0 && g < len(props)
+}
+
+// expected reads the key at pos if it is the one the hint at depth d
+// says was at position n before, written without escapes, and the colon
+// after it: the key's bytes are compared, not scanned. It returns the
+// key's span and property (ok), or leaves pos where it was.
+func (x *decoder) expected(s *schema, d, n int) (ks, ke, i int, ok bool) {
+	g, ok := x.hinted(s.props, d, n)
+	if !ok {
+		return 0, 0, 0, false
+	}
+	k := s.props[g].key
+	ks, ke = x.pos, x.pos+1+len(k)
+	// A hint is only kept for a key found written without escapes: k
+	// holds no quote, backslash or control character, so bytes equal to
+	// it are a whole valid string.
+	if ke+1 >= len(x.data) || x.data[ks] != '"' || x.data[ke] != '"' || string(x.data[ks+1:ke]) != k {
+		return 0, 0, 0, false
+	}
+	x.pos = ke + 1
+	if x.ws(); x.pos >= len(x.data) || x.data[x.pos] != ':' {
+		x.pos = ks
+		return 0, 0, 0, false
+	}
+	x.pos++
+	x.ws()
+	x.esc = false
+	return ks, ke, g, true
 }
 
 // prop finds key among s's properties, trying first where the hint at
-// depth d says the key at position n was.
-func (x *decoder) prop(s *schema, d, n int, key []byte) (int, bool) {
-	h := &x.hints[d]
-	if n < len(h.prop) {
-		if g := h.prop[n]; g >= 0 && s.props[g].key == string(key) {
-			return int(g), true
-		}
+// depth d says the key at position n was; a key found is the hint for
+// the next object at d, unless it was written with escapes (esc).
+func (x *decoder) prop(s *schema, d, n int, key []byte, esc bool) (int, bool) {
+	if g, ok := x.hinted(s.props, d, n); ok && s.props[g].key == string(key) {
+		return g, true
 	}
 	i, ok := findProp(s.props, key)
-	if ok && n < len(h.prop) {
-		h.prop[n] = int16(i)
+	if n < len(hint{}) {
+		x.hints[d][n] = 0
+		if ok && !esc {
+			x.hints[d][n] = int16(i + 1)
+		}
 	}
 	return i, ok
 }

@@ -38,15 +38,52 @@ func (d *Doc) skip(i int) int {
 
 // value walks the value at pos (whitespace skipped) against schema si,
 // recording its span if it is a long string (objects and arrays are on
-// the tape).
+// the tape). A scalar the schema takes as it is (a string of an open set,
+// a number, null, a boolean of its kinds) is stepped over here: walk
+// would find no more.
 func (x *decoder) value(si int32) error {
 	start := x.pos
-	if start >= len(x.data) || x.data[start] != '"' {
+	if start >= len(x.data) {
 		return x.walk(si)
 	}
-	err := x.walk(si)
-	if x.pos-start >= minStringSpan {
-		x.doc.spans = append(x.doc.spans, span{int32(start), int32(x.pos)})
+	s := &x.t[si]
+	switch c := x.data[start]; {
+	case c == '"':
+		var err error
+		if s.kind == kindAny || s.kind == kindScalar && s.values == nil && s.mask&mString != 0 {
+			_, err = x.str()
+		} else {
+			err = x.walk(si)
+		}
+		if x.pos-start >= minStringSpan {
+			x.doc.spans = append(x.doc.spans, span{int32(start), int32(x.pos)})
+		}
+		return err
+	case c == 'n':
+		if s.mask&mNull != 0 || s.kind == kindAny {
+			return x.literal("null")
+		}
+	case c == 't':
+		if s.mask&mBool != 0 || s.kind == kindAny {
+			return x.literal("true")
+		}
+	case c == 'f':
+		if s.mask&mBool != 0 || s.kind == kindAny {
+			return x.literal("false")
+		}
+	case c == '-' || c >= '0' && c <= '9':
+		end, integral, err := x.number()
+		if err != nil {
+			return err
+		}
+		vk := mNumber
+		if integral {
+			vk |= mInteger
+		}
+		if vk&s.mask != 0 || s.kind == kindAny {
+			x.pos = end
+			return nil
+		}
 	}
-	return err
+	return x.walk(si)
 }
