@@ -367,15 +367,16 @@ func (x *decoder) object(s *schema) error {
 			}
 			n++
 			if ok {
-				w, bit := base+i/64, uint64(1)<<(i%64)
+				w, bit := base+int(uint(i)/64), uint64(1)<<(uint(i)%64)
 				if x.seen[w]&bit != 0 {
 					return x.duplicate(ks)
 				}
 				x.seen[w] |= bit
-				if s.props[i].required {
+				p := &s.props[i]
+				if p.required {
 					nreq++
 				}
-				if p := &s.props[i]; p.required && x.pos < len(x.data) && x.data[x.pos] == 'n' && x.t[p.schema].nonull {
+				if p.required && x.pos < len(x.data) && x.data[x.pos] == 'n' && x.t[p.schema].nonull {
 					// null in a required property the spec does not let be
 					// null (the normalizer let every property be null).
 					start := x.pos
