@@ -57,30 +57,79 @@ type ReverseConverter struct {
 }
 
 // ChatToResponses converts as the function of the same name does,
-// appending the Responses request to dst. The warnings are the
-// ReverseConverter's until its next conversion.
+// appending the Responses request to dst: Decode, then Convert. The
+// warnings are the ReverseConverter's until its next conversion.
 func (rc *ReverseConverter) ChatToResponses(dst, body []byte, opts ReverseOptions) ([]byte, []Warning, error) {
-	if !opts.Dialect.valid() || opts.Dialect.base() != opts.Dialect {
-		return dst, nil, fmt.Errorf("mapping: dialect %s: a Responses upstream speaks openai or openrouter", opts.Dialect)
+	if err := opts.check(); err != nil {
+		return dst, nil, err
+	}
+	if _, err := rc.Decode(body); err != nil {
+		return dst, nil, err
+	}
+	return rc.Convert(dst, opts)
+}
+
+// Decode reads body as the chat request the ReverseConverter converts
+// next: a serving layer reads what it needs of the request (its model,
+// whether it streams) from v, and Convert converts it without reading the
+// body again. It fails with an *Error on a body that is not a JSON
+// object. v is valid until the ReverseConverter's next Decode.
+func (rc *ReverseConverter) Decode(body []byte) (v codec.Value, err error) {
+	c := &rc.c
+	c.pending = false
+	root, _ := codec.OpenAI.Payload(codec.ChatRequest)
+	if err := c.doc.Decode(root, body); err != nil {
+		var se *codec.SyntaxError
+		if errors.As(err, &se) {
+			return codec.Value{}, &Error{Message: "the body is not valid JSON: " + se.Reason, Param: clipPath(se.Path), Code: "invalid_json"}
+		}
+		return codec.Value{}, &Error{Message: "the body is not valid JSON", Code: "invalid_json"}
+	}
+	if v = c.doc.Value(); v.Kind() != codec.Object {
+		return codec.Value{}, &Error{Message: "the body must be a JSON object", Code: "invalid_type"}
+	}
+	c.pending = true
+	return v, nil
+}
+
+// Convert converts the request the last Decode read as ChatToResponses
+// converts a body, appending the Responses request to dst; once per
+// Decode.
+func (rc *ReverseConverter) Convert(dst []byte, opts ReverseOptions) ([]byte, []Warning, error) {
+	if err := opts.check(); err != nil {
+		return dst, nil, err
 	}
 	c := &rc.c
+	if !c.pending {
+		return dst, nil, errors.New("mapping: Convert without a request that Decode read and no conversion converted")
+	}
+	c.pending = false
 	c.reset(&opts)
-	if err := c.run(body); err != nil {
+	if err := c.run(); err != nil {
 		return dst, c.warns, err
 	}
 	if dst == nil {
-		dst = make([]byte, 0, len(body)+len(body)/8)
+		n := len(c.doc.Bytes())
+		dst = make([]byte, 0, n+n/8)
 	}
 	return c.b.AppendJSON(dst), c.warns, nil
 }
 
+func (o *ReverseOptions) check() error {
+	if !o.Dialect.valid() || o.Dialect.base() != o.Dialect {
+		return fmt.Errorf("mapping: dialect %s: a Responses upstream speaks openai or openrouter", o.Dialect)
+	}
+	return nil
+}
+
 // rev is one reverse conversion.
 type rev struct {
-	opts  ReverseOptions // a copy: a pointer to the argument would move it to the heap
-	doc   codec.Doc
-	b     codec.Builder
-	warns []Warning
-	err   *Error
+	opts    ReverseOptions // a copy: a pointer to the argument would move it to the heap
+	doc     codec.Doc
+	pending bool // doc holds a request Decode read that Convert has not converted
+	b       codec.Builder
+	warns   []Warning
+	err     *Error
 	// calls are the tool calls of the assistant messages so far: call id →
 	// its output item's type.
 	calls map[string]string
@@ -102,19 +151,9 @@ func (c *rev) reset(opts *ReverseOptions) {
 	c.b.Reset()
 }
 
-func (c *rev) run(body []byte) error {
-	root, _ := codec.OpenAI.Payload(codec.ChatRequest)
-	if err := c.doc.Decode(root, body); err != nil {
-		var se *codec.SyntaxError
-		if errors.As(err, &se) {
-			return &Error{Message: "the body is not valid JSON: " + se.Reason, Param: se.Path, Code: "invalid_json"}
-		}
-		return &Error{Message: "the body is not valid JSON", Code: "invalid_json"}
-	}
+// run converts the request in c.doc.
+func (c *rev) run() error {
 	v := c.doc.Value()
-	if v.Kind() != codec.Object {
-		return &Error{Message: "the body must be a JSON object", Code: "invalid_type"}
-	}
 	if err := c.check(v); err != nil {
 		return err
 	}

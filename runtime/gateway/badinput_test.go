@@ -143,9 +143,9 @@ func badInputCases() []badCase {
 
 		// POST /v1/chat/completions
 		{"chat: not JSON", C, `hello`, false, 400, inv, "invalid_json", ""},
-		{"chat: truncated JSON", C, `{"model":"m","messages":[`, false, 400, inv, "invalid_json", ""},
+		{"chat: truncated JSON", C, `{"model":"m","messages":[`, false, 400, inv, "invalid_json", "messages[0]"},
 		{"chat: invalid UTF-8", C, "{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"h\xffi\"}]}", false, 400, inv, "invalid_json", "messages[0].content"},
-		{"chat: 10,000-deep nesting", C, `{"model":"m","messages":` + deep + `}`, false, 400, inv, "invalid_json", ""},
+		{"chat: 10,000-deep nesting", C, `{"model":"m","messages":` + deep + `}`, false, 400, inv, "invalid_json", "messages" + strings.Repeat("[0]", 40)},
 		{"chat: duplicate keys", C, `{"model":"m","messages":[{"role":"user","content":"hi"}],"messages":5}`, false, 400, inv, "invalid_json", ""},
 		{"chat: model a number", C, `{"model":5,"messages":[{"role":"user","content":"hi"}]}`, false, 400, inv, "invalid_type", "model"},
 		{"chat: model with CR/LF", C, `{"model":"m\r\n","messages":[{"role":"user","content":"hi"}]}`, false, 400, inv, "invalid_value", "model"},

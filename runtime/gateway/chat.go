@@ -12,7 +12,6 @@ import (
 
 	"github.com/transponder-dev/transponder/codec"
 	"github.com/transponder-dev/transponder/codec/sse"
-	"github.com/transponder-dev/transponder/mapping"
 	"github.com/transponder-dev/transponder/runtime/reverse"
 	"github.com/transponder-dev/transponder/runtime/translate"
 )
@@ -23,15 +22,6 @@ import (
 // back as a chat completion or its chunks (runtime/reverse). Same auth,
 // tenants, limits, metrics, warnings header and error table as the
 // forward route.
-
-// chatToResponses converts a chat request with a worker's reverse
-// converter; the warnings are the caller's.
-func (s *Server) chatToResponses(body []byte) ([]byte, []mapping.Warning, error) {
-	wk := s.workers.Get().(*worker)
-	defer s.workers.Put(wk)
-	out, warns, err := wk.rev.ChatToResponses(nil, body, s.cfg.Reverse)
-	return out, slices.Clone(warns), err
-}
 
 // chatCompletions serves POST /v1/chat/completions.
 func (s *Server) chatCompletions(w http.ResponseWriter, r *http.Request) {
@@ -57,11 +47,28 @@ func (s *Server) chatCompletions(w http.ResponseWriter, r *http.Request) {
 	} else {
 		q.bearer, _ = strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
 	}
-	body, ok := q.readJSON()
-	if !ok || !q.admitStream() {
+	body, ok := q.readBody()
+	if !ok {
 		return
 	}
-	up, warns, err := s.chatToResponses(body)
+	// Read once, by a worker's reverse converter: the model and stream
+	// the gateway reads come from its reading. The worker goes back to
+	// the pool once the request is converted.
+	wk := s.workers.Get().(*worker)
+	doc, err := wk.rev.Decode(body)
+	if err != nil {
+		s.workers.Put(wk)
+		q.fail("bad_request", decodeError(err))
+		return
+	}
+	q.read(doc)
+	if !q.admitStream() {
+		s.workers.Put(wk)
+		return
+	}
+	up, warns, err := wk.rev.Convert(nil, s.cfg.Reverse)
+	warns = slices.Clone(warns) // the converter's until its next conversion
+	s.workers.Put(wk)
 	if err != nil {
 		q.refuse(err)
 		return

@@ -154,21 +154,6 @@ func (q *request) readBody() (body []byte, ok bool) {
 	return body, true
 }
 
-// readJSON is readBody and its JSON object's model and stream (a body
-// the route converts with a converter that does not read it first).
-func (q *request) readJSON() (body []byte, ok bool) {
-	if body, ok = q.readBody(); !ok {
-		return nil, false
-	}
-	doc, ok := codec.Parse(body)
-	if !ok || doc.Kind() != codec.Object {
-		q.fail("bad_request", notJSON(""))
-		return nil, false
-	}
-	q.read(doc)
-	return body, true
-}
-
 // notJSON is the error of a body that is not a JSON object (why, if
 // known: where it is not).
 func notJSON(why string) *translate.APIError {
