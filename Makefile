@@ -4,7 +4,7 @@ SPECS_DIR ?= $(if $(wildcard .specs/*.yaml),.specs,../shared/specs)
 override SPECS_DIR := $(abspath $(SPECS_DIR))
 export SPECS_DIR
 
-.PHONY: run pipeline test generate check-generated specs vet lint bench build-gen fuzz node-deps e2e update-pinned soak
+.PHONY: run pipeline test generate check-generated specs vet lint bench instructions build-gen fuzz node-deps e2e update-pinned soak
 
 # The main job: the gateway, the Responses API on http://127.0.0.1:8080/v1.
 # With OPENROUTER_API_KEY set it talks to OpenRouter; without, to the
@@ -81,6 +81,22 @@ build-gen:
 bench:
 	go test -run '^$$' -bench . -benchmem -count 6 ./codec/... ./mapping/... ./runtime/... | tee bench.txt
 	go tool benchstat -col /impl bench.txt
+
+# Instructions per op of one benchmark (BENCH selects one; PKG its
+# package), counted by valgrind (apt-get install valgrind): the same from
+# run to run where timings on a shared machine vary by ±50%, so a change's
+# effect on the work done shows. It is not time: stalls and cache misses
+# are not counted. The counts of INSTR_N and 3×INSTR_N iterations are
+# subtracted (what is not per op cancels).
+#   make instructions PKG=./runtime/translate BENCH='Stream/chunk=text/impl=translate'
+INSTR_N ?= 20000
+instructions:
+	@test -n "$(PKG)" -a -n "$(BENCH)" || { echo "set PKG and BENCH"; exit 2; }
+	@bin=$$(mktemp) && go test -c -o $$bin $(PKG) && cd $(PKG) && \
+	for n in $(INSTR_N) $$((3 * $(INSTR_N))); do \
+		GOMAXPROCS=1 GOGC=off valgrind --tool=cachegrind --cache-sim=no --cachegrind-out-file=/dev/null \
+			$$bin -test.run '^$$' -test.bench '$(BENCH)' -test.benchtime $${n}x 2>&1 | sed -n 's/.*I *refs: *//p' | tr -d ,; \
+	done | { read a; read b; rm -f $$bin; echo "$(BENCH): $$(( (b - a) / (2 * $(INSTR_N)) )) instructions/op"; }
 
 # The load and soak test: the real `transponder serve` over a fast local
 # upstream, SOAK_STREAMS streams at once for SOAK_DURATION on each store
