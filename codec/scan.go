@@ -287,6 +287,25 @@ func (x *decoder) str() (end int, err error) {
 			x.pos = i
 			return 0, x.syntax("control character in string")
 		default:
+			// Two- and three-byte sequences checked here (Unicode's table
+			// of well-formed UTF-8); four bytes and errors by utf8.
+			if i+1 < len(d) && c >= 0xc2 && c <= 0xdf && d[i+1]&0xc0 == 0x80 {
+				i += 2
+				continue
+			}
+			if i+2 < len(d) && c >= 0xe0 && c <= 0xef && d[i+2]&0xc0 == 0x80 {
+				first, last := byte(0x80), byte(0xbf) // the second byte's range
+				switch c {
+				case 0xe0:
+					first = 0xa0
+				case 0xed:
+					last = 0x9f
+				}
+				if b := d[i+1]; b >= first && b <= last {
+					i += 3
+					continue
+				}
+			}
 			r, size := utf8.DecodeRune(d[i:])
 			if r == utf8.RuneError && size <= 1 {
 				x.pos = i

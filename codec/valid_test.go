@@ -46,3 +46,38 @@ func FuzzValid(f *testing.F) {
 		}
 	})
 }
+
+// Every sequence of up to three bytes of non-ASCII lead, alone or before
+// an ASCII letter, is valid in a string exactly when it is UTF-8 (the
+// decoder checks two- and three-byte sequences itself, scan.go); the
+// string is cut short too, and at the end of the data.
+func TestValidUTF8(t *testing.T) {
+	thirds := []byte{0x00, 0x41, 0x7f, 0x80, 0x8f, 0x90, 0x9f, 0xa0, 0xbf, 0xc0, 0xff}
+	check := func(seq []byte) {
+		for _, s := range [][]byte{seq, append(seq[:len(seq):len(seq)], 'a')} {
+			want := utf8.Valid(s)
+			for _, c := range s {
+				if c < 0x20 || c == '"' || c == '\\' {
+					want = false
+				}
+			}
+			data := append(append([]byte{'"'}, s...), '"')
+			if got := Valid(data); got != want {
+				t.Fatalf("Valid(%q) = %v, want %v", data, got, want)
+			}
+			if Valid(data[:len(data)-1]) { // unterminated
+				t.Fatalf("Valid(%q) is true", data[:len(data)-1])
+			}
+		}
+	}
+	for b0 := 0x80; b0 <= 0xff; b0++ {
+		check([]byte{byte(b0)})
+		for b1 := 0; b1 <= 0xff; b1++ {
+			check([]byte{byte(b0), byte(b1)})
+			for _, b2 := range thirds {
+				check([]byte{byte(b0), byte(b1), b2})
+				check([]byte{byte(b0), byte(b1), b2, 0x80})
+			}
+		}
+	}
+}
