@@ -90,19 +90,20 @@ type seg struct {
 // decoder is the state of one Decode; it lives in its Doc, so its stacks
 // are reused by the next Decode.
 type decoder struct {
-	doc    *Doc
-	data   []byte
-	pos    int
-	t      []schema
-	path   []seg    // where the decoder is
-	steps  []int32  // for each step of path, its index in doc.segs once recorded, else -1
-	seen   []uint64 // bitsets of the properties each open object has had
-	depth  int
-	hops   int    // unions passed through for the current value (maxHops)
-	keys   []seg  // scratch: the keys of an object without its tag (untagged)
-	parent int32  // the innermost node being walked, or -1
-	esc    bool   // the last string str read has escapes
-	hints  []hint // by the depth of an object: where its keys were last
+	doc     *Doc
+	data    []byte
+	pos     int
+	t       []schema
+	path    []seg    // where the decoder is
+	steps   []int32  // for each step of path, its index in doc.segs once recorded, else -1
+	seen    []uint64 // bitsets of the properties each open object has had
+	depth   int
+	hops    int     // unions passed through for the current value (maxHops)
+	keys    []seg   // scratch: the keys of an object without its tag (untagged)
+	parent  int32   // the innermost node being walked, or -1
+	esc     bool    // the last string str read has escapes
+	hints   []hint  // by the depth of an object: where its keys were last
+	hintsOf *schema // the table the hints' schemas are of (its first)
 }
 
 // reset readies x for a Decode into d, every field but its memory (and
@@ -111,6 +112,9 @@ func (x *decoder) reset(d *Doc, t []schema) {
 	x.doc, x.data, x.t, x.pos = d, d.data, t, 0
 	x.path, x.steps, x.seen, x.keys = x.path[:0], x.steps[:0], x.seen[:0], x.keys[:0]
 	x.depth, x.hops, x.parent, x.esc = 0, 0, -1, false
+	if len(t) > 0 && x.hintsOf != &t[0] { // guesses name schemas of a table
+		x.hints, x.hintsOf = x.hints[:0], &t[0]
+	}
 }
 
 func (x *decoder) syntax(reason string) error {
@@ -153,7 +157,8 @@ func (x *decoder) kindAt() (m mask, end int, err error) {
 	return 0, 0, x.unexpected()
 }
 
-// walk is value without the span.
+// walk is value without the span and without its shortcut for scalars: a
+// value of any kind against any schema.
 func (x *decoder) walk(si int32) error {
 	s := &x.t[si]
 	if s.kind == kindAny {
@@ -179,7 +184,7 @@ func (x *decoder) walk(si int32) error {
 	case mObject:
 		switch s.kind {
 		case kindObject:
-			return x.object(s)
+			return x.object(si)
 		case kindTagged:
 			return x.tagged(si)
 		case kindAlts:
@@ -313,7 +318,8 @@ func (x *decoder) record() int32 {
 func (x *decoder) enter() (hops int) { hops, x.hops = x.hops, 0; return hops }
 func (x *decoder) leave(hops int)    { x.hops = hops }
 
-func (x *decoder) object(s *schema) error {
+func (x *decoder) object(si int32) error {
+	s := &x.t[si]
 	if len(x.path) >= MaxDepth { // this object would be level MaxDepth+1
 		return x.tooDeep()
 	}
@@ -343,7 +349,7 @@ func (x *decoder) object(s *schema) error {
 			var ok bool
 			var err error
 			if depth >= 0 {
-				ks, ke, i, ok = x.expected(s, depth, n)
+				ks, ke, i, ok = x.expected(si, depth, n)
 			}
 			if !ok {
 				if ks, ke, err = x.key(); err != nil {
@@ -360,7 +366,7 @@ func (x *decoder) object(s *schema) error {
 					key = unquote(key)
 				}
 				if depth >= 0 {
-					i, ok = x.prop(s, depth, n, key, esc)
+					i, ok = x.prop(si, depth, n, key, esc)
 				} else {
 					i, ok = findProp(s.props, key)
 				}

@@ -1,6 +1,8 @@
 package codec_test
 
 import (
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -53,6 +55,58 @@ func TestLoadDialect(t *testing.T) {
 	} {
 		if _, err := codec.LoadDialect([]byte(c.table)); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%.40s…: %v, want %q", c.table, err, c.want)
+		}
+	}
+}
+
+// A Doc's hints (props.go) are of the schema they were found in: after an
+// object of another schema at the same depth, or of another table, a key
+// is read as a fresh Doc reads it, whatever the keys of the schemas are
+// (these have a quote, a backslash and a tab in them).
+func TestHintsAcrossSchemas(t *testing.T) {
+	// Table one has A at 0 and B at 1, table two the other way round.
+	const (
+		schemaA = `{"name":"A","kind":"kindObject","mask":["mObject"],"props":[["ab",2,false],["cd",2,false]]}`
+		schemaB = `{"name":"B","kind":"kindObject","mask":["mObject"],"props":[["a\tb",2,false],["a\"b",2,false],["a\\b",2,false]]}`
+		schemaN = `{"name":"N","kind":"kindScalar","mask":["mInteger"]}`
+	)
+	one, err := codec.LoadDialect([]byte(`{"name":"one","spec":"s.yaml","payloads":[0,-1,-1,1` + strings.Repeat(",-1", 9) +
+		`],"components":[["A",0],["B",1]],"schemas":[` + schemaA + `,` + schemaB + `,` + schemaN + `]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	two, err := codec.LoadDialect([]byte(`{"name":"two","spec":"s.yaml","payloads":[1,-1,-1,0` + strings.Repeat(",-1", 9) +
+		`],"components":[["A",1],["B",0]],"schemas":[` + schemaB + `,` + schemaA + `,` + schemaN + `]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, _ := one.Payload(codec.ResponsesRequest)
+	b, _ := one.Payload(codec.ChatRequest)
+	b2, _ := two.Payload(codec.ChatRequest)
+	var reused codec.Doc
+	for _, step := range []struct {
+		root codec.Root
+		data string
+	}{
+		{a, `{"ab":1,"cd":2}`}, {b, `{"a\b":1}`},
+		{a, `{"ab":1,"cd":2}`}, {b, `{"a"b":1}`},
+		{a, `{"ab":1,"cd":2}`}, {b, "{\"a\tb\":1}"},
+		{a, `{"ab":1,"cd":2}`}, {b, `{"a\tb":1,"a\"b":2,"a\\b":3}`},
+		{b, `{"a\tb":1,"a\"b":2,"a\\b":3}`}, {b2, `{"a\tb":1,"a\"b":2,"a\\b":3}`},
+		{b2, `{"ab":1,"cd":2}`}, {a, `{"a\tb":1,"a\"b":2}`},
+		{a, `{"ab":1,"cd":2}`}, {b2, "{\"a\tb\":1}"}, // B is at A's index in table two
+		{a, `{"ab":1,"cd":2}`}, {b2, `{"a"b":1}`},
+	} {
+		errReused := reused.Decode(step.root, []byte(step.data))
+		fresh, errFresh := codec.Decode(step.root, []byte(step.data))
+		if fmt.Sprint(errReused) != fmt.Sprint(errFresh) {
+			t.Fatalf("%s: reused Doc: %v; fresh Doc: %v", step.data, errReused, errFresh)
+		}
+		if errFresh != nil {
+			continue
+		}
+		if got, want := summary(&reused), summary(fresh); !slices.Equal(got, want) {
+			t.Fatalf("%s: the reused Doc reports\n%s\nwant\n%s", step.data, strings.Join(got, "\n"), strings.Join(want, "\n"))
 		}
 	}
 }

@@ -3,13 +3,19 @@ package codec
 // Finding an object's property by its key: where the same position's
 // key was last time, else among the schema's properties.
 
-// hint is what the decoder learnt of the object last walked at a depth:
+// hint is what the decoder learnt of the objects last walked at a depth:
 // payloads of one kind repeat their keys in one order (a stream's chunks
 // above all), so the key at a position is first tried as the property
-// found at that position before. It is by depth only, not by schema: a
-// property tried is compared by its key, so a hint left by an object of
-// another schema costs a compare, never a wrong property.
-type hint [16]int16 // by the key's position in the object: 1 + the property's index; 0: none
+// found at that position before in an object of the same schema.
+type hint [16]guess // by the key's position in the object
+
+// guess is the property found at a position: of schema (an index in the
+// decoder's table; the hints are cleared when the table changes), prop
+// its index + 1 (0: none).
+type guess struct {
+	schema int32
+	prop   int16
+}
 
 // hintAt makes sure there is a hint for depth d.
 func (x *decoder) hintAt(d int) {
@@ -18,30 +24,30 @@ func (x *decoder) hintAt(d int) {
 	}
 }
 
-// hinted returns the property the hint at depth d has for position n
-// among props, if any.
-func (x *decoder) hinted(props []prop, d, n int) (int, bool) {
+// guessed returns the guess at depth d for position n, and the property
+// of schema si it names, if any.
+func (x *decoder) guessed(si int32, d, n int) (*guess, int, bool) {
 	if n >= len(hint{}) {
-		return 0, false
+		return nil, 0, false
 	}
-	g := int(x.hints[d][n]) - 1
-	return g, g >= 0 && g < len(props)
+	g := &x.hints[d][n]
+	return g, int(g.prop) - 1, g.prop > 0 && g.schema == si
 }
 
 // expected reads the key at pos if it is the one the hint at depth d
 // says was at position n before, written without escapes, and the colon
 // after it: the key's bytes are compared, not scanned. It returns the
 // key's span and property (ok), or leaves pos where it was.
-func (x *decoder) expected(s *schema, d, n int) (ks, ke, i int, ok bool) {
-	g, ok := x.hinted(s.props, d, n)
+func (x *decoder) expected(si int32, d, n int) (ks, ke, i int, ok bool) {
+	_, i, ok = x.guessed(si, d, n)
 	if !ok {
 		return 0, 0, 0, false
 	}
-	k := s.props[g].key
+	k := x.t[si].props[i].key
 	ks, ke = x.pos, x.pos+1+len(k)
-	// A hint is only kept for a key found written without escapes: k
-	// holds no quote, backslash or control character, so bytes equal to
-	// it are a whole valid string.
+	// A guess is only kept for a key of this schema found written without
+	// escapes: k holds no quote, backslash or control character, so bytes
+	// equal to it are a whole valid string.
 	if ke+1 >= len(x.data) || x.data[ks] != '"' || x.data[ke] != '"' || string(x.data[ks+1:ke]) != k {
 		return 0, 0, 0, false
 	}
@@ -53,21 +59,23 @@ func (x *decoder) expected(s *schema, d, n int) (ks, ke, i int, ok bool) {
 	x.pos++
 	x.ws()
 	x.esc = false
-	return ks, ke, g, true
+	return ks, ke, i, true
 }
 
-// prop finds key among s's properties, trying first where the hint at
-// depth d says the key at position n was; a key found is the hint for
-// the next object at d, unless it was written with escapes (esc).
-func (x *decoder) prop(s *schema, d, n int, key []byte, esc bool) (int, bool) {
-	if g, ok := x.hinted(s.props, d, n); ok && s.props[g].key == string(key) {
-		return g, true
+// prop finds key among the properties of schema si, trying first the
+// hint at depth d for position n; a key found is the guess for the next
+// object at d, unless it was written with escapes (esc).
+func (x *decoder) prop(si int32, d, n int, key []byte, esc bool) (int, bool) {
+	props := x.t[si].props
+	g, i, ok := x.guessed(si, d, n)
+	if ok && props[i].key == string(key) {
+		return i, true
 	}
-	i, ok := findProp(s.props, key)
-	if n < len(hint{}) {
-		x.hints[d][n] = 0
+	i, ok = findProp(props, key)
+	if g != nil {
+		*g = guess{}
 		if ok && !esc {
-			x.hints[d][n] = int16(i + 1)
+			*g = guess{schema: si, prop: int16(i + 1)}
 		}
 	}
 	return i, ok
