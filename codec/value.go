@@ -162,27 +162,35 @@ func (v Value) Members() iter.Seq2[Key, Value] {
 			}
 			return
 		}
-		d, i := v.d.data[:v.end], int(v.start)+1
-		for {
-			i = skipSpace(d, i)
-			if i >= len(d) || d[i] != '"' {
-				return
-			}
-			ke := skipString(d, i)
-			key := Key{raw: d[i+1 : ke-1]}
-			i = skipSpace(d, ke)
-			i = skipSpace(d, i+1) // :
-			vs := i
-			i = v.d.skip(i)
-			if !yield(key, Value{v.d, int32(vs), int32(i)}) {
-				return
-			}
-			i = skipSpace(d, i)
-			if i >= len(d) || d[i] != ',' {
-				return
-			}
-			i++
+		v.scanMembers(yield)
+	}
+}
+
+// scanMembers is Members of an object Decode did not walk (free-form, or
+// of a Parse'd payload): by scanning. (Apart, so that the loops the
+// converters inline are small: the code of a converter's hot path is
+// what the instruction cache holds.)
+func (v Value) scanMembers(yield func(Key, Value) bool) {
+	d, i := v.d.data[:v.end], int(v.start)+1
+	for {
+		i = skipSpace(d, i)
+		if i >= len(d) || d[i] != '"' {
+			return
 		}
+		ke := skipString(d, i)
+		key := Key{raw: d[i+1 : ke-1]}
+		i = skipSpace(d, ke)
+		i = skipSpace(d, i+1) // :
+		vs := i
+		i = v.d.skip(i)
+		if !yield(key, Value{v.d, int32(vs), int32(i)}) {
+			return
+		}
+		i = skipSpace(d, i)
+		if i >= len(d) || d[i] != ',' {
+			return
+		}
+		i++
 	}
 }
 
@@ -202,23 +210,28 @@ func (v Value) Elems() iter.Seq2[int, Value] {
 			}
 			return
 		}
-		d, i := v.d.data[:v.end], skipSpace(v.d.data[:v.end], int(v.start)+1)
-		if i < len(d) && d[i] == ']' {
+		v.scanElems(yield)
+	}
+}
+
+// scanElems is Elems of an array Decode did not walk (see scanMembers).
+func (v Value) scanElems(yield func(int, Value) bool) {
+	d, i := v.d.data[:v.end], skipSpace(v.d.data[:v.end], int(v.start)+1)
+	if i < len(d) && d[i] == ']' {
+		return
+	}
+	for n := 0; ; n++ {
+		i = skipSpace(d, i)
+		vs := i
+		i = v.d.skip(i)
+		if !yield(n, Value{v.d, int32(vs), int32(i)}) {
 			return
 		}
-		for n := 0; ; n++ {
-			i = skipSpace(d, i)
-			vs := i
-			i = v.d.skip(i)
-			if !yield(n, Value{v.d, int32(vs), int32(i)}) {
-				return
-			}
-			i = skipSpace(d, i)
-			if i >= len(d) || d[i] != ',' {
-				return
-			}
-			i++
+		i = skipSpace(d, i)
+		if i >= len(d) || d[i] != ',' {
+			return
 		}
+		i++
 	}
 }
 
