@@ -357,9 +357,7 @@ func (x *decoder) object(si int32) error {
 				}
 			}
 			vs, esc := x.pos, x.esc
-			if err := x.push(seg{start: int32(ks + 1), end: int32(ke)}); err != nil {
-				return err
-			}
+			x.step(seg{start: int32(ks + 1), end: int32(ke)}) // below MaxDepth: object checked
 			var key []byte // read unless the hint found the property
 			if !ok {
 				if key = x.data[ks+1 : ke]; esc {
@@ -476,9 +474,7 @@ func (x *decoder) array(items int32) error {
 		return nil
 	}
 	for i := int32(0); ; i++ {
-		if err := x.push(seg{start: -1, index: i}); err != nil {
-			return err
-		}
+		x.step(seg{start: -1, index: i}) // below MaxDepth: array checked
 		vs := x.pos
 		if err := x.value(items); err != nil {
 			return err
