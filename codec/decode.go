@@ -358,7 +358,7 @@ func (x *decoder) object(si int32) error {
 			}
 			vs, esc := x.pos, x.esc
 			x.step(seg{start: int32(ks + 1), end: int32(ke)}) // below MaxDepth: object checked
-			var key []byte // read unless the hint found the property
+			var key []byte                                    // read unless the hint found the property
 			if !ok {
 				if key = x.data[ks+1 : ke]; esc {
 					key = unquote(key)
