@@ -357,8 +357,9 @@ func (x *decoder) object(si int32) error {
 				}
 			}
 			vs, esc := x.pos, x.esc
-			x.step(seg{start: int32(ks + 1), end: int32(ke)}) // below MaxDepth: object checked
-			var key []byte                                    // read unless the hint found the property
+			// Stepped without push's check: object checked the depth on entry.
+			x.step(seg{start: int32(ks + 1), end: int32(ke)})
+			var key []byte // read unless the hint found the property
 			if !ok {
 				if key = x.data[ks+1 : ke]; esc {
 					key = unquote(key)
@@ -474,7 +475,7 @@ func (x *decoder) array(items int32) error {
 		return nil
 	}
 	for i := int32(0); ; i++ {
-		x.step(seg{start: -1, index: i}) // below MaxDepth: array checked
+		x.step(seg{start: -1, index: i}) // no push: array checked the depth on entry
 		vs := x.pos
 		if err := x.value(items); err != nil {
 			return err
