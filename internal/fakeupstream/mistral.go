@@ -165,35 +165,62 @@ func (m *Mistral) answer(w http.ResponseWriter, req codec.Value, n, promptBytes 
 	for _, c := range a.Calls {
 		completion += (len(c.Name) + len(c.Arguments)) / 4
 	}
-	usage := map[string]int{"prompt_tokens": promptBytes / 4, "completion_tokens": completion, "total_tokens": promptBytes/4 + completion}
+	type usage struct {
+		PromptTokens     int `json:"prompt_tokens"`
+		CompletionTokens int `json:"completion_tokens"`
+		TotalTokens      int `json:"total_tokens"`
+	}
+	used := &usage{promptBytes / 4, completion, promptBytes/4 + completion}
 	if stream, _ := req.Get("stream").Bool(); !stream {
-		msg := map[string]any{"role": "assistant", "content": a.Text, "tool_calls": nil, "prefix": false}
-		if len(calls) > 0 {
-			msg["tool_calls"] = calls
+		type message struct {
+			Role      string `json:"role"`
+			Content   string `json:"content"`
+			ToolCalls []call `json:"tool_calls"` // null without calls
+			Prefix    bool   `json:"prefix"`
 		}
-		b, _ := json.Marshal(map[string]any{
-			"id": id, "object": "chat.completion", "model": model, "created": mistralCreated, "usage": usage,
-			"choices": []any{map[string]any{"index": 0, "message": msg, "finish_reason": finish}},
-		})
+		type choice struct {
+			Index        int     `json:"index"`
+			Message      message `json:"message"`
+			FinishReason string  `json:"finish_reason"`
+		}
+		b, _ := json.Marshal(struct {
+			ID      string   `json:"id"`
+			Object  string   `json:"object"`
+			Model   string   `json:"model"`
+			Created int64    `json:"created"`
+			Usage   *usage   `json:"usage"`
+			Choices []choice `json:"choices"`
+		}{id, "chat.completion", model, mistralCreated, used, []choice{{0, message{"assistant", a.Text, calls, false}, finish}}})
 		w.Header().Set("Content-Type", "application/json")
 		_, _ = w.Write(b)
 		return
 	}
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.WriteHeader(http.StatusOK)
-	chunk := func(delta map[string]any, finish any, usage map[string]int) {
-		c := map[string]any{
-			"id": id, "object": "chat.completion.chunk", "created": mistralCreated, "model": model,
-			"choices": []any{map[string]any{"index": 0, "delta": delta, "finish_reason": finish}},
-		}
-		if usage != nil {
-			c["usage"] = usage
-		}
-		b, _ := json.Marshal(c)
+	type delta struct {
+		Role      string  `json:"role,omitempty"`
+		Content   *string `json:"content,omitempty"`
+		ToolCalls []call  `json:"tool_calls,omitempty"`
+	}
+	type choice struct {
+		Index        int     `json:"index"`
+		Delta        delta   `json:"delta"`
+		FinishReason *string `json:"finish_reason"` // null until the last chunk
+	}
+	chunk := func(d delta, finish *string, u *usage) {
+		b, _ := json.Marshal(struct {
+			ID      string   `json:"id"`
+			Object  string   `json:"object"`
+			Created int64    `json:"created"`
+			Model   string   `json:"model"`
+			Choices []choice `json:"choices"`
+			Usage   *usage   `json:"usage,omitempty"`
+		}{id, "chat.completion.chunk", mistralCreated, model, []choice{{0, d, finish}}, u})
 		_, _ = fmt.Fprintf(w, "data: %s\n\n", b)
 		_ = http.NewResponseController(w).Flush()
 	}
-	chunk(map[string]any{"role": "assistant", "content": ""}, nil, nil)
+	text := func(s string) *string { return &s }
+	chunk(delta{Role: "assistant", Content: text("")}, nil, nil)
 	// The text in two pieces, as a stream has it.
 	if a.Text != "" {
 		cut := strings.IndexByte(a.Text, ' ') + 1
@@ -202,14 +229,14 @@ func (m *Mistral) answer(w http.ResponseWriter, req codec.Value, n, promptBytes 
 		}
 		for _, piece := range []string{a.Text[:cut], a.Text[cut:]} {
 			if piece != "" {
-				chunk(map[string]any{"content": piece}, nil, nil)
+				chunk(delta{Content: text(piece)}, nil, nil)
 			}
 		}
 	}
 	if len(calls) > 0 {
-		chunk(map[string]any{"tool_calls": calls}, nil, nil)
+		chunk(delta{ToolCalls: calls}, nil, nil)
 	}
-	chunk(map[string]any{"content": ""}, finish, usage)
+	chunk(delta{Content: text("")}, &finish, used)
 	_, _ = io.WriteString(w, "data: [DONE]\n\n")
 }
 
@@ -237,7 +264,9 @@ func (m *Mistral) check(r *http.Request, body []byte) (int, []byte) {
 		return http.StatusUnprocessableEntity, []byte(`{"detail":[{"type":"json_invalid","loc":["body",0],"msg":"JSON decode error","input":{}}]}`)
 	}
 	if issues := mistralValidate(req); len(issues) > 0 {
-		b, _ := json.Marshal(map[string]any{"detail": issues})
+		b, _ := json.Marshal(struct {
+			Detail []mistralIssue `json:"detail"`
+		}{issues})
 		return http.StatusUnprocessableEntity, b
 	}
 	if msg := mistralToolIDs(req); msg != "" {
