@@ -28,7 +28,7 @@ func (cv *Converter) Decode(body []byte) (v codec.Value, err error) {
 func (cv *Converter) Convert(dst []byte, opts Options) ([]byte, []Warning, error) {
 	c := &cv.c
 	if !c.pending {
-		return dst, nil, errors.New("mapping: Convert without a request that Decode read and no conversion converted")
+		return dst, nil, errNoDecode
 	}
 	c.reset()
 	return cv.convert(dst, &opts)
@@ -51,18 +51,31 @@ func (cv *Converter) convert(dst []byte, opts *Options) ([]byte, []Warning, erro
 func (c *conv) decode(body []byte) error {
 	c.decoded, c.pending = false, false
 	c.tools.reset() // the last conversion's map is not this request's
-	root, _ := codec.OpenAI.Payload(codec.ResponsesRequest)
-	if err := c.doc.Decode(root, body); err != nil {
+	if err := decodeBody(&c.doc, codec.ResponsesRequest, body); err != nil {
+		return err
+	}
+	c.decoded, c.pending = true, true
+	return nil
+}
+
+// errNoDecode is Convert's error when no Decode read a request to convert.
+var errNoDecode = errors.New("mapping: Convert without a request that Decode read and no conversion converted")
+
+// decodeBody decodes a request body of payload p (OpenAI's shape) into
+// doc: an *Error if it is not JSON (naming where, clipped) or not an
+// object.
+func decodeBody(doc *codec.Doc, p codec.Payload, body []byte) error {
+	root, _ := codec.OpenAI.Payload(p)
+	if err := doc.Decode(root, body); err != nil {
 		var se *codec.SyntaxError
 		if errors.As(err, &se) {
 			return &Error{Message: "the body is not valid JSON: " + se.Reason, Param: clipPath(se.Path), Code: "invalid_json"}
 		}
 		return &Error{Message: "the body is not valid JSON", Code: "invalid_json"}
 	}
-	if c.doc.Value().Kind() != codec.Object {
+	if doc.Value().Kind() != codec.Object {
 		return &Error{Message: "the body must be a JSON object", Code: "invalid_type"}
 	}
-	c.decoded, c.pending = true, true
 	return nil
 }
 

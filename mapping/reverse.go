@@ -5,7 +5,6 @@ package mapping
 // Responses upstream.
 
 import (
-	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -77,19 +76,11 @@ func (rc *ReverseConverter) ChatToResponses(dst, body []byte, opts ReverseOption
 func (rc *ReverseConverter) Decode(body []byte) (v codec.Value, err error) {
 	c := &rc.c
 	c.pending = false
-	root, _ := codec.OpenAI.Payload(codec.ChatRequest)
-	if err := c.doc.Decode(root, body); err != nil {
-		var se *codec.SyntaxError
-		if errors.As(err, &se) {
-			return codec.Value{}, &Error{Message: "the body is not valid JSON: " + se.Reason, Param: clipPath(se.Path), Code: "invalid_json"}
-		}
-		return codec.Value{}, &Error{Message: "the body is not valid JSON", Code: "invalid_json"}
-	}
-	if v = c.doc.Value(); v.Kind() != codec.Object {
-		return codec.Value{}, &Error{Message: "the body must be a JSON object", Code: "invalid_type"}
+	if err := decodeBody(&c.doc, codec.ChatRequest, body); err != nil {
+		return codec.Value{}, err
 	}
 	c.pending = true
-	return v, nil
+	return c.doc.Value(), nil
 }
 
 // Convert converts the request the last Decode read as ChatToResponses
@@ -101,7 +92,7 @@ func (rc *ReverseConverter) Convert(dst []byte, opts ReverseOptions) ([]byte, []
 	}
 	c := &rc.c
 	if !c.pending {
-		return dst, nil, errors.New("mapping: Convert without a request that Decode read and no conversion converted")
+		return dst, nil, errNoDecode
 	}
 	c.pending = false
 	c.reset(&opts)
