@@ -271,48 +271,6 @@ func (x *decoder) knows(si int32, v []byte, esc bool) bool {
 	return true
 }
 
-func (x *decoder) push(s seg) error {
-	if len(x.path) >= MaxDepth {
-		return x.tooDeep()
-	}
-	x.step(s)
-	return nil
-}
-
-// step appends s to the path (push without the depth check).
-func (x *decoder) step(s seg) {
-	x.path = append(x.path, s)
-	if n := len(x.path); n <= len(x.steps) {
-		x.steps[n-1] = -1 // a new step: not recorded
-	}
-}
-
-// record adds the steps of the current path that are not in the Doc yet
-// and returns the index of the last one (-1 at the top level).
-func (x *decoder) record() int32 {
-	for len(x.steps) < len(x.path) {
-		x.steps = append(x.steps, -1)
-	}
-	// The recorded steps are a prefix of the path: step marks each new
-	// step unrecorded, and a step that changes has all after it new too.
-	i := len(x.path)
-	for i > 0 && x.steps[i-1] < 0 {
-		i--
-	}
-	for ; i < len(x.path); i++ {
-		parent := int32(-1)
-		if i > 0 {
-			parent = x.steps[i-1]
-		}
-		x.doc.segs = append(x.doc.segs, pathSeg{x.path[i], parent})
-		x.steps[i] = int32(len(x.doc.segs) - 1)
-	}
-	if len(x.path) == 0 {
-		return -1
-	}
-	return x.steps[len(x.path)-1]
-}
-
 // enter and leave bracket the walk of an object's or array's members: the
 // members are new values, so they start with no hops.
 func (x *decoder) enter() (hops int) { hops, x.hops = x.hops, 0; return hops }

@@ -65,3 +65,49 @@ func appendKeyTo(dst, key []byte) []byte {
 	}
 	return append(dst, key...)
 }
+
+// Where the decoder is: its path, and the steps of it recorded in the
+// Doc for the nodes and findings that name it.
+
+// push appends s to the path, refusing a path deeper than MaxDepth.
+func (x *decoder) push(s seg) error {
+	if len(x.path) >= MaxDepth {
+		return x.tooDeep()
+	}
+	x.step(s)
+	return nil
+}
+
+// step appends s to the path (push without the depth check).
+func (x *decoder) step(s seg) {
+	x.path = append(x.path, s)
+	if n := len(x.path); n <= len(x.steps) {
+		x.steps[n-1] = -1 // a new step: not recorded
+	}
+}
+
+// record adds the steps of the current path that are not in the Doc yet
+// and returns the index of the last one (-1 at the top level).
+func (x *decoder) record() int32 {
+	for len(x.steps) < len(x.path) {
+		x.steps = append(x.steps, -1)
+	}
+	// The recorded steps are a prefix of the path: step marks each new
+	// step unrecorded, and a step that changes has all after it new too.
+	i := len(x.path)
+	for i > 0 && x.steps[i-1] < 0 {
+		i--
+	}
+	for ; i < len(x.path); i++ {
+		parent := int32(-1)
+		if i > 0 {
+			parent = x.steps[i-1]
+		}
+		x.doc.segs = append(x.doc.segs, pathSeg{x.path[i], parent})
+		x.steps[i] = int32(len(x.doc.segs) - 1)
+	}
+	if len(x.path) == 0 {
+		return -1
+	}
+	return x.steps[len(x.path)-1]
+}
