@@ -180,6 +180,9 @@ type Server struct {
 	sem     chan struct{}
 	mux     *http.ServeMux
 	workers sync.Pool // *worker: a converter and a responder, reused
+	// translators are the streams' translators, reused from one stream
+	// to the next (a stream's text grows in the memory of one before).
+	translators translate.StreamPool
 	// streams are the streams in flight, for Shutdown to wait on.
 	streams sync.WaitGroup
 	// labels are the warning paths the metric has series for.

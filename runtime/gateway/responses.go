@@ -225,7 +225,8 @@ func (q *request) sse(ctx context.Context, req *translate.Request, body io.Reade
 	h.Set("Cache-Control", "no-cache")
 	h.Set("X-Accel-Buffering", "no")
 	q.w.WriteHeader(http.StatusOK)
-	t := translate.NewChatToResponses(req, opts)
+	t := s.translators.Get(req, opts)
+	defer s.translators.Put(t) // last: the deferred calls below use it
 	// A client that went away leaves its response stored as cancelled,
 	// with what was streamed (a no-op once the terminal event was made).
 	defer func() {

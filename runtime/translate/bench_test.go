@@ -41,18 +41,31 @@ func BenchmarkStream(b *testing.B) {
 			}
 		}
 	})
-	b.Run("impl=translate", func(b *testing.B) {
-		out := make([]byte, 0, 1<<20)
-		b.SetBytes(int64(len(data)))
-		for b.Loop() {
-			t := NewChatToResponses(req, opts)
-			out = AppendSSE(out[:0], t.Start())
-			for _, c := range chunks {
-				out = AppendSSE(out, t.Next(c))
-			}
-			out = AppendSSE(out, t.Finish())
+	// impl=translate reuses one translator (Reset), as the gateway does
+	// (StreamPool); impl=new makes one per stream.
+	for _, reuse := range []bool{true, false} {
+		name := "impl=translate"
+		if !reuse {
+			name = "impl=new"
 		}
-	})
+		b.Run(name, func(b *testing.B) {
+			out := make([]byte, 0, 1<<20)
+			t := NewChatToResponses(req, opts)
+			b.SetBytes(int64(len(data)))
+			for b.Loop() {
+				if reuse {
+					t.Reset(req, opts)
+				} else {
+					t = NewChatToResponses(req, opts)
+				}
+				out = AppendSSE(out[:0], t.Start())
+				for _, c := range chunks {
+					out = AppendSSE(out, t.Next(c))
+				}
+				out = AppendSSE(out, t.Finish())
+			}
+		})
+	}
 	// The steady state of each kind of chunk, beside the baseline on the
 	// same chunk (ns/op and allocs/op per chunk): a text delta, a
 	// reasoning delta (OpenRouter's reasoning and reasoning_details), a
@@ -79,11 +92,12 @@ func BenchmarkStream(b *testing.B) {
 		b.Run("chunk="+k.name+"/impl=translate", func(b *testing.B) {
 			// A stream of streamLen chunks at most, as the bench stream:
 			// what a stream accumulates (its text) grows as a real one's,
-			// not without end. Each new one is made off the clock.
+			// not without end. Each next one is the translator reset (as
+			// the gateway's StreamPool does), off the clock.
 			const streamLen = 500
-			var t ChatToResponses
+			t := NewChatToResponses(req, opts)
 			open := func() {
-				t = NewChatToResponses(req, opts)
+				t.Reset(req, opts)
 				t.Start()
 				if k.open != "" {
 					t.Next([]byte(k.open))

@@ -38,3 +38,30 @@ func WriteSSE(w io.Writer, events []Event) error {
 	frameBufs.put(p)
 	return err
 }
+
+// StreamPool keeps stream translators for reuse (Reset): a gateway that
+// takes one per stream and puts it back when the stream is over makes no
+// garbage for its streams' text, arguments and events. One that holds
+// more than maxPooledStream (a long answer) is left to the collector.
+type StreamPool struct{ p sync.Pool }
+
+const maxPooledStream = 1 << 20
+
+// Get returns a translator of a stream answering req: one put back
+// before, reset, or a new one.
+func (p *StreamPool) Get(req *Request, opts Options) ChatToResponses {
+	if t, ok := p.p.Get().(*translator); ok {
+		t.Reset(req, opts)
+		return t
+	}
+	return NewChatToResponses(req, opts)
+}
+
+// Put gives t back once nothing uses it or what it returned (its events,
+// its Response).
+func (p *StreamPool) Put(t ChatToResponses) {
+	if x, ok := t.(*translator); ok && x.retained() <= maxPooledStream {
+		x.req, x.opts = nil, Options{} // what the stream referred to is not kept
+		p.p.Put(x)
+	}
+}

@@ -103,7 +103,7 @@ func (t *translator) openCall(c *item, custom bool) {
 		return
 	}
 	pending := c.args
-	c.args = nil
+	c.args = c.args[:0] // (pending is copied before they grow again)
 	if c.kind == kCustom {
 		c.id = t.opts.ids().NewID("ctc")
 		t.addItem(c, t.addedCall(c, ""))

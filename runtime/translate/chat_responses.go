@@ -77,6 +77,12 @@ type ChatToResponses interface {
 	// (Abandon returns it), and its events stay readable. Calling it is
 	// optional.
 	Release()
+	// Reset readies the translator for another stream, answering req,
+	// keeping the memory the last one grew (its text, arguments, events):
+	// a gateway that reuses translators makes no garbage per stream. The
+	// last stream's events, Response and warnings must not be used after
+	// it.
+	Reset(req *Request, opts Options)
 }
 
 // translator is the state of one stream (or one chat completion).
@@ -138,18 +144,41 @@ func (t *translator) newItem(kind itemKind) *item {
 	}
 	it := t.allItems[t.nItems]
 	t.nItems++
-	*it = item{kind: kind}
+	if t.stream {
+		// The buffers a stream filled (copies of its chunks' pieces) are
+		// reused: another stream's text grows in them, not in new memory.
+		*it = item{kind: kind, parts: it.parts[:0], args: it.args[:0], details: it.details[:0]}
+	} else {
+		*it = item{kind: kind} // a completion's pieces may be its body's
+	}
 	return it
 }
 
-// newPart is a zero part (one of a previous conversion's, reused).
+// retained is about how many bytes t keeps for reuse.
+func (t *translator) retained() int {
+	n := cap(t.buf) + cap(t.arena) + cap(t.out) + cap(t.held) + cap(t.scratch)
+	for _, it := range t.allItems {
+		n += cap(it.args)
+	}
+	for _, p := range t.allParts {
+		n += cap(p.text) + cap(p.anns) + cap(p.lp) + cap(p.lpEv)
+	}
+	return n
+}
+
+// newPart is a zero part (one of a previous conversion's, reused; a
+// stream's with its buffers, as newItem).
 func (t *translator) newPart() *part {
 	if t.nParts == len(t.allParts) {
 		t.allParts = append(t.allParts, new(part))
 	}
 	p := t.allParts[t.nParts]
 	t.nParts++
-	*p = part{}
+	if t.stream {
+		*p = part{text: p.text[:0], anns: p.anns[:0], lp: p.lp[:0], lpEv: p.lpEv[:0]}
+	} else {
+		*p = part{}
+	}
 	return p
 }
 
@@ -188,6 +217,9 @@ func newTranslator(req *Request, opts Options, stream bool) *translator {
 	t.reset(req, opts, stream)
 	return t
 }
+
+// Reset is reset for another stream.
+func (t *translator) Reset(req *Request, opts Options) { t.reset(req, opts, true) }
 
 // reset readies t for another response, keeping its memory.
 func (t *translator) reset(req *Request, opts Options, stream bool) {

@@ -116,3 +116,62 @@ func TestResponderReuse(t *testing.T) {
 		}
 	}
 }
+
+// A stream translator reset (as StreamPool does) reuses its memory (items,
+// parts, their text, arguments and details) from one stream to the next:
+// translating the golden streams one after another on one translator,
+// forwards then backwards, gives what translating each afresh gives, and
+// so does a StreamPool's.
+func TestStreamReuse(t *testing.T) {
+	paths, _ := filepath.Glob("testdata/*/upstream.sse")
+	if len(paths) < 10 {
+		t.Fatalf("%d cases", len(paths))
+	}
+	type tc struct {
+		req       *Request
+		up, want  []byte
+		wantWarns string
+	}
+	opts := func() Options { return Options{IDs: &SeqIDs{}, Clock: clock} }
+	var cases []tc
+	for _, p := range paths {
+		reqBody, err := os.ReadFile(filepath.Join(filepath.Dir(p), "request.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := tc{req: request(t, string(reqBody))}
+		c.up, _ = os.ReadFile(p)
+		var out bytes.Buffer
+		tr := NewChatToResponses(c.req, opts())
+		if err := Pipe(tr, bytes.NewReader(c.up), &out); err != nil {
+			t.Fatal(err)
+		}
+		c.want, c.wantWarns = out.Bytes(), fmt.Sprint(tr.Warnings())
+		cases = append(cases, c)
+	}
+	back := slices.Clone(cases)
+	slices.Reverse(back)
+	order := append(slices.Clone(cases), back...)
+	one := NewChatToResponses(&Request{}, opts())
+	var pool StreamPool
+	for i, c := range order {
+		for _, pooled := range []bool{false, true} {
+			tr := one
+			if pooled {
+				tr = pool.Get(c.req, opts())
+			} else {
+				tr.Reset(c.req, opts())
+			}
+			var out bytes.Buffer
+			if err := Pipe(tr, bytes.NewReader(c.up), &out); err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(out.Bytes(), c.want) || fmt.Sprint(tr.Warnings()) != c.wantWarns {
+				t.Errorf("stream %d (pooled %v) differs from a fresh one:\n%s\n%v\nwant\n%s\n%s", i, pooled, out.Bytes(), tr.Warnings(), c.want, c.wantWarns)
+			}
+			if pooled {
+				pool.Put(tr)
+			}
+		}
+	}
+}

@@ -80,10 +80,24 @@ type member struct {
 // grow appends piece to buf. A completion's pieces come whole from its
 // body, which outlives the conversion: the first is taken as it is
 // (capped: a second is appended to a copy). A stream's chunks do not
-// outlive Next: their pieces are copied.
+// outlive Next: their pieces are copied (appendDoubling).
 func (t *translator) grow(buf, piece []byte) []byte {
 	if buf == nil && !t.stream {
 		return piece[:len(piece):len(piece)]
+	}
+	return appendDoubling(buf, piece)
+}
+
+// appendDoubling appends piece to buf, doubling buf's capacity when it
+// is full. append's own growth slows to 1.25× past 256 bytes: a text
+// that a stream brings a few bytes at a time would be allocated ~5 times
+// its length over the stream, not 2 — and a stream's garbage sets how
+// often the collector runs, with its write barriers, under every stream.
+func appendDoubling(buf, piece []byte) []byte {
+	if n := len(buf) + len(piece); n > cap(buf) {
+		nb := make([]byte, len(buf), max(2*cap(buf), n, 64))
+		copy(nb, buf)
+		buf = nb
 	}
 	return append(buf, piece...)
 }

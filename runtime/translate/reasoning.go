@@ -53,8 +53,7 @@ func (t *translator) ReasoningDetail(d codec.Value) {
 		}
 	}
 	if det == nil {
-		det = &detail{index: index, raw: append([]byte(nil), d.Raw()...)}
-		it.details = append(it.details, det)
+		det = it.newDetail(index, d.Raw())
 	}
 	det.merge(d)
 	key := -2 - int64(len(it.details)-1) // a detail without index: apart from indexes and -1 (the strings)
@@ -75,6 +74,21 @@ func (t *translator) ReasoningDetail(d codec.Value) {
 	}
 }
 
+// newDetail adds a detail to a reasoning item (one of a previous
+// stream's, reused with its memory, if the item has one).
+func (it *item) newDetail(index int64, raw []byte) *detail {
+	var det *detail
+	if n := len(it.details); n < cap(it.details) {
+		det = it.details[:n+1][n]
+	}
+	if det == nil {
+		det = new(detail)
+	}
+	*det = detail{index: index, raw: append(det.raw[:0], raw...), members: det.members[:0]}
+	it.details = append(it.details, det)
+	return det
+}
+
 // merge adds a piece of a detail: strings of text, summary and data join;
 // other members take the last value that is not empty.
 func (d *detail) merge(v codec.Value) {
@@ -89,12 +103,17 @@ func (d *detail) merge(v codec.Value) {
 		}
 		concat := m.Kind() == codec.String && (k.Is("text") || k.Is("summary") || k.Is("data"))
 		if x == nil {
-			d.members = append(d.members, member{key: append([]byte(nil), k.Raw()...), val: append([]byte(nil), m.Raw()...), concat: concat})
+			var key, val []byte // a previous stream's, if any
+			if n := len(d.members); n < cap(d.members) {
+				x = &d.members[:n+1][n]
+				key, val = x.key[:0], x.val[:0]
+			}
+			d.members = append(d.members, member{key: append(key, k.Raw()...), val: append(val, m.Raw()...), concat: concat})
 			continue
 		}
 		switch {
 		case concat && x.concat:
-			x.val = append(x.val[:len(x.val)-1], m.Raw()[1:]...)
+			x.val = appendDoubling(x.val[:len(x.val)-1], m.Raw()[1:])
 		case !empty(m):
 			x.val = append(x.val[:0], m.Raw()...)
 		}
