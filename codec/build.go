@@ -268,6 +268,14 @@ func (b *Builder) Bytes(raw []byte) []byte {
 	return b.buf[start:len(b.buf):len(b.buf)]
 }
 
+// Quote copies contents, a JSON string's contents (escaped), into the
+// Builder's memory as that JSON string, quoted.
+func (b *Builder) Quote(contents []byte) []byte {
+	start := len(b.buf)
+	b.buf = append(append(append(b.buf, '"'), contents...), '"')
+	return b.buf[start:len(b.buf):len(b.buf)]
+}
+
 // empty reports whether node i is a Builder object or array with nothing
 // in it (after leaving out its own empty containers).
 func (b *Builder) empty(i int32) bool {

@@ -273,9 +273,9 @@ func (c *conv) toolMessage(msgs codec.Ref, v codec.Value, path, typ, id string) 
 		c.b.SetJSON(m, "content", `""`)
 	default:
 		if text, ok := c.textOnly(out, path+".output"); ok {
-			c.b.Set(m, "content", c.b.Bytes(quoteRaw(text)))
+			c.b.Set(m, "content", c.b.Quote(text))
 		} else if c.opts.Dialect.base() == OpenAI {
-			c.b.Set(m, "content", c.b.Bytes(quoteRaw(c.texts(out, path+".output"))))
+			c.b.Set(m, "content", c.b.Quote(c.texts(out, path+".output")))
 		} else {
 			c.content(m, "tool", out, path+".output")
 		}

@@ -68,7 +68,7 @@ func reasoningCarrier(c *conv, v codec.Value, path string, dst codec.Ref, key st
 	if old := c.b.Raw(m, carrier); len(old) > 2 {
 		texts = append(append([]byte(nil), old[1:len(old)-1]...), texts...)
 	}
-	c.b.Set(m, carrier, c.b.Bytes(quoteRaw(texts)))
+	c.b.Set(m, carrier, c.b.Quote(texts))
 }
 
 // closeCarrier applies the dialect's carrier rule to the assistant

@@ -108,6 +108,7 @@ type conv struct {
 	tools ToolMap // the tools as the upstream sees them
 
 	scratch, scratchOut []byte
+	joined              []byte // texts joined into one (textOnly, texts)
 
 	// strict: the converted request, read back against the dialect's
 	// shape (pruneUnknown), kept from one conversion to the next

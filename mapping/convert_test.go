@@ -158,6 +158,54 @@ func TestGolden(t *testing.T) {
 	}
 }
 
+// A Converter reuses its memory (builder, joined texts, tool map) from
+// one conversion to the next: converting every golden request for every
+// dialect on one Converter, forwards then backwards, gives what a fresh
+// conversion gives, output, warnings and error.
+func TestConverterReuse(t *testing.T) {
+	dirs, err := filepath.Glob("testdata/*/request.json")
+	if err != nil || len(dirs) < 50 {
+		t.Fatal("cases", len(dirs), err)
+	}
+	type tc struct {
+		name  string
+		body  []byte
+		opts  mapping.Options
+		want  string
+		warns string
+	}
+	var cases []tc
+	for _, req := range dirs {
+		body, err := os.ReadFile(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var co caseOptions
+		if b, err := os.ReadFile(filepath.Join(filepath.Dir(req), "options.json")); err == nil {
+			if err := json.Unmarshal(b, &co); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for _, d := range allDialects(t) {
+			c := tc{name: req + " " + d.d.String(), body: body, opts: co.options(t, d.d)}
+			out, warns, err := mapping.ResponsesToChat(body, c.opts)
+			c.want, c.warns = fmt.Sprint(string(out), err), fmt.Sprint(warns)
+			cases = append(cases, c)
+		}
+	}
+	back := slices.Clone(cases)
+	slices.Reverse(back)
+	var cv mapping.Converter
+	var out []byte
+	for _, c := range append(cases, back...) {
+		var warns []mapping.Warning
+		out, warns, err = cv.ResponsesToChat(out[:0], c.body, c.opts)
+		if got := fmt.Sprint(string(out), err); got != c.want || fmt.Sprint(warns) != c.warns {
+			t.Errorf("%s: a reused Converter gives\n%s\n%v\nnot\n%s\n%s", c.name, got, warns, c.want, c.warns)
+		}
+	}
+}
+
 // sameAsSplit fails the test if Decode then Convert (what the gateway
 // does, reading the request in between) does not give what
 // ResponsesToChat gave, or if the request the Converter read is not the

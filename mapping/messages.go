@@ -67,16 +67,17 @@ func (c *conv) mergeSystem(msgs codec.Ref, text []byte) {
 		c.sysText = append(c.sysText, `\n\n`...)
 	}
 	c.sysText = append(c.sysText, text...)
-	c.b.Set(c.sys, "content", c.b.Bytes(quoteRaw(c.sysText)))
+	c.b.Set(c.sys, "content", c.b.Quote(c.sysText))
 }
 
 // textOnly joins the texts of content that is a string or text parts
-// only; ok false if it has other parts.
+// only; ok false if it has other parts. The text is the content's own or
+// in c.joined (until the next join).
 func (c *conv) textOnly(content codec.Value, path string) ([]byte, bool) {
 	if content.Kind() == codec.String {
 		return strContents(content), true
 	}
-	var text []byte
+	c.joined = c.joined[:0]
 	for i, part := range content.Elems() {
 		n, ok, typ := c.tag(part)
 		if !ok || !n.Known() {
@@ -88,9 +89,9 @@ func (c *conv) textOnly(content codec.Value, path string) ([]byte, bool) {
 				return nil, false // kept on a part of its own
 			}
 			if i > 0 {
-				text = append(text, `\n`...)
+				c.joined = append(c.joined, `\n`...)
 			}
-			text = append(text, strContents(part.Get("text"))...)
+			c.joined = append(c.joined, strContents(part.Get("text"))...)
 		default:
 			return nil, false
 		}
@@ -98,7 +99,7 @@ func (c *conv) textOnly(content codec.Value, path string) ([]byte, bool) {
 	for i, part := range content.Elems() {
 		c.breakpoint(-1, part, path, i, true) // joined: the dialect's text parts have none
 	}
-	return text, true
+	return c.joined, true
 }
 
 // breakpoint carries a part's prompt_cache_breakpoint to the chat part p
@@ -124,7 +125,7 @@ func (c *conv) breakpoint(p codec.Ref, part codec.Value, path string, i int, tex
 // tool messages take text only); a part of a type the spec does not allow
 // there goes by the unknown-types policy.
 func (c *conv) texts(content codec.Value, path string) []byte {
-	var text []byte
+	text := c.joined[:0] // returned: valid until the next join
 	for i, part := range content.Elems() {
 		n, ok, typ := c.tag(part)
 		if !ok || !n.Known() {
@@ -142,6 +143,7 @@ func (c *conv) texts(content codec.Value, path string) []byte {
 			c.warn(at(path, i, ""), "OpenAI's tool messages take text only; a part of type "+typ+" is left out")
 		}
 	}
+	c.joined = text
 	return text
 }
 
@@ -154,7 +156,7 @@ func (c *conv) content(m codec.Ref, role string, content codec.Value, path strin
 	}
 	if role == "system" || role == "developer" {
 		if text, ok := c.textOnly(content, path); ok {
-			c.b.Set(m, "content", c.b.Bytes(quoteRaw(text)))
+			c.b.Set(m, "content", c.b.Quote(text))
 			return
 		}
 	}
@@ -214,7 +216,7 @@ func (c *conv) assistantContent(m codec.Ref, content codec.Value, path string) {
 		c.b.Set(m, "content", content.Raw())
 		return
 	}
-	var text []byte
+	text := c.joined[:0]
 	for i, part := range content.Elems() {
 		n, ok, typ := c.tag(part)
 		if !ok || !n.Known() {
@@ -252,9 +254,10 @@ func (c *conv) assistantContent(m codec.Ref, content codec.Value, path string) {
 			c.warn(at(path, i, ""), "content parts of type "+typ+" in an assistant message are not converted; left out")
 		}
 	}
-	if text != nil {
-		c.b.Set(m, "content", c.b.Bytes(quoteRaw(text)))
+	if len(text) > 0 {
+		c.b.Set(m, "content", c.b.Quote(text))
 	}
+	c.joined = text[:0]
 }
 
 // strContents is a JSON string's contents, escaped ("" for another kind).
@@ -264,14 +267,6 @@ func strContents(v codec.Value) []byte {
 	}
 	r := v.Raw()
 	return r[1 : len(r)-1]
-}
-
-// quoteRaw quotes escaped string contents.
-func quoteRaw(contents []byte) []byte {
-	out := make([]byte, 0, len(contents)+2)
-	out = append(out, '"')
-	out = append(out, contents...)
-	return append(out, '"')
 }
 
 // file: an input_file part → the dialect's file part: OpenRouter's

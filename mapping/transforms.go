@@ -315,7 +315,7 @@ func (c *conv) customFunction(fn codec.Ref, v codec.Value, name []byte) {
 		}
 	}
 	if desc != nil {
-		c.b.Set(fn, "description", c.b.Bytes(quoteRaw(desc)))
+		c.b.Set(fn, "description", c.b.Quote(desc))
 	}
 	c.b.Set(fn, "parameters", inputParams)
 }
