@@ -93,16 +93,22 @@ func (it *item) newDetail(index int64, raw []byte) *detail {
 // other members take the last value that is not empty.
 func (d *detail) merge(v codec.Value) {
 	d.pieces++
+	j := 0 // the member's place: pieces usually have their keys in one order
 	for k, m := range v.Members() {
 		var x *member
-		for i := range d.members {
-			if string(d.members[i].key) == string(k.Raw()) {
-				x = &d.members[i]
-				break // each key is in members once
+		if j < len(d.members) && string(d.members[j].key) == string(k.Raw()) {
+			x = &d.members[j]
+		} else {
+			for i := range d.members {
+				if string(d.members[i].key) == string(k.Raw()) {
+					x = &d.members[i]
+					break // each key is in members once
+				}
 			}
 		}
-		concat := m.Kind() == codec.String && (k.Is("text") || k.Is("summary") || k.Is("data"))
+		j++
 		if x == nil {
+			concat := m.Kind() == codec.String && (k.Is("text") || k.Is("summary") || k.Is("data"))
 			var key, val []byte // a previous stream's, if any
 			if n := len(d.members); n < cap(d.members) {
 				x = &d.members[:n+1][n]
@@ -112,7 +118,7 @@ func (d *detail) merge(v codec.Value) {
 			continue
 		}
 		switch {
-		case concat && x.concat:
+		case x.concat && m.Kind() == codec.String: // (the key is one whose strings join)
 			x.val = appendDoubling(x.val[:len(x.val)-1], m.Raw()[1:])
 		case !empty(m):
 			x.val = append(x.val[:0], m.Raw()...)
