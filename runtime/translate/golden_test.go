@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"testing"
 
 	"github.com/transponder-dev/transponder/codec/sse"
@@ -72,47 +71,50 @@ func TestGolden(t *testing.T) {
 	}
 }
 
-// A Responder reuses its memory (items, parts, buffers) from one
-// completion to the next: converting the golden completions one after
-// another, forwards then backwards, gives what converting each afresh
-// gives, Response and warnings.
-func TestResponderReuse(t *testing.T) {
-	paths, _ := filepath.Glob("testdata/*/upstream.json")
-	if len(paths) < 5 {
+// goldenAnswers are the golden cases' requests with their upstream's
+// answer in file (upstream.json or upstream.sse), in order then in
+// reverse: what the reuse tests convert one after another.
+func goldenAnswers(t *testing.T, file string, atLeast int) (reqs []*Request, answers [][]byte) {
+	t.Helper()
+	paths, _ := filepath.Glob(filepath.Join("testdata", "*", file))
+	if len(paths) < atLeast {
 		t.Fatalf("%d cases", len(paths))
 	}
-	type tc struct {
-		req       *Request
-		body      []byte
-		want      []byte
-		wantWarns string
-	}
-	var cases []tc
 	for _, p := range paths {
 		reqBody, err := os.ReadFile(filepath.Join(filepath.Dir(p), "request.json"))
 		if err != nil {
 			t.Fatal(err)
 		}
-		body, _ := os.ReadFile(p)
-		c := tc{req: request(t, string(reqBody)), body: body}
-		resp, warns, err := ChatToResponse(c.req, body, Options{IDs: &SeqIDs{}, Clock: clock})
+		answer, err := os.ReadFile(p)
 		if err != nil {
 			t.Fatal(err)
 		}
-		c.want, c.wantWarns = resp, fmt.Sprint(warns)
-		cases = append(cases, c)
+		reqs, answers = append(reqs, request(t, string(reqBody))), append(answers, answer)
 	}
+	for i := len(paths) - 1; i >= 0; i-- {
+		reqs, answers = append(reqs, reqs[i]), append(answers, answers[i])
+	}
+	return reqs, answers
+}
+
+// A Responder reuses its memory (items, parts, buffers) from one
+// completion to the next: converting the golden completions one after
+// another, forwards then backwards, gives what converting each afresh
+// gives, Response and warnings.
+func TestResponderReuse(t *testing.T) {
+	reqs, bodies := goldenAnswers(t, "upstream.json", 5)
 	var r Responder
-	back := slices.Clone(cases)
-	slices.Reverse(back)
-	order := append(slices.Clone(cases), back...)
-	for i, c := range order {
-		resp, warns, err := r.Convert(c.req, c.body, Options{IDs: &SeqIDs{}, Clock: clock})
+	for i, req := range reqs {
+		want, wantWarns, err := ChatToResponse(req, bodies[i], Options{IDs: &SeqIDs{}, Clock: clock})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !bytes.Equal(resp, c.want) || fmt.Sprint(warns) != c.wantWarns {
-			t.Errorf("conversion %d differs from a fresh one:\n%s\n%v\nwant\n%s\n%s", i, resp, warns, c.want, c.wantWarns)
+		resp, warns, err := r.Convert(req, bodies[i], Options{IDs: &SeqIDs{}, Clock: clock})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(resp, want) || fmt.Sprint(warns) != fmt.Sprint(wantWarns) {
+			t.Errorf("conversion %d differs from a fresh one:\n%s\n%v\nwant\n%s\n%v", i, resp, warns, want, wantWarns)
 		}
 	}
 }
@@ -123,55 +125,26 @@ func TestResponderReuse(t *testing.T) {
 // forwards then backwards, gives what translating each afresh gives, and
 // so does a StreamPool's.
 func TestStreamReuse(t *testing.T) {
-	paths, _ := filepath.Glob("testdata/*/upstream.sse")
-	if len(paths) < 10 {
-		t.Fatalf("%d cases", len(paths))
-	}
-	type tc struct {
-		req       *Request
-		up, want  []byte
-		wantWarns string
-	}
+	reqs, ups := goldenAnswers(t, "upstream.sse", 10)
 	opts := func() Options { return Options{IDs: &SeqIDs{}, Clock: clock} }
-	var cases []tc
-	for _, p := range paths {
-		reqBody, err := os.ReadFile(filepath.Join(filepath.Dir(p), "request.json"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		c := tc{req: request(t, string(reqBody))}
-		c.up, _ = os.ReadFile(p)
+	pipe := func(tr ChatToResponses, up []byte) (string, string) {
 		var out bytes.Buffer
-		tr := NewChatToResponses(c.req, opts())
-		if err := Pipe(tr, bytes.NewReader(c.up), &out); err != nil {
+		if err := Pipe(tr, bytes.NewReader(up), &out); err != nil {
 			t.Fatal(err)
 		}
-		c.want, c.wantWarns = out.Bytes(), fmt.Sprint(tr.Warnings())
-		cases = append(cases, c)
+		return out.String(), fmt.Sprint(tr.Warnings())
 	}
-	back := slices.Clone(cases)
-	slices.Reverse(back)
-	order := append(slices.Clone(cases), back...)
 	one := NewChatToResponses(&Request{}, opts())
 	var pool StreamPool
-	for i, c := range order {
-		for _, pooled := range []bool{false, true} {
-			tr := one
-			if pooled {
-				tr = pool.Get(c.req, opts())
-			} else {
-				tr.Reset(c.req, opts())
-			}
-			var out bytes.Buffer
-			if err := Pipe(tr, bytes.NewReader(c.up), &out); err != nil {
-				t.Fatal(err)
-			}
-			if !bytes.Equal(out.Bytes(), c.want) || fmt.Sprint(tr.Warnings()) != c.wantWarns {
-				t.Errorf("stream %d (pooled %v) differs from a fresh one:\n%s\n%v\nwant\n%s\n%s", i, pooled, out.Bytes(), tr.Warnings(), c.want, c.wantWarns)
-			}
-			if pooled {
-				pool.Put(tr)
+	for i, req := range reqs {
+		want, wantWarns := pipe(NewChatToResponses(req, opts()), ups[i])
+		one.Reset(req, opts())
+		pooled := pool.Get(req, opts())
+		for _, tr := range []ChatToResponses{one, pooled} {
+			if got, warns := pipe(tr, ups[i]); got != want || warns != wantWarns {
+				t.Errorf("stream %d (pooled %v) differs from a fresh one:\n%s\n%v\nwant\n%s\n%s", i, tr == pooled, got, warns, want, wantWarns)
 			}
 		}
+		pool.Put(pooled)
 	}
 }
