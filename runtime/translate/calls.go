@@ -145,13 +145,13 @@ func (t *translator) callArgs(c *item, s []byte) {
 			}
 			c.started = true
 			s = c.args // with the blank pieces held back, if any
-			t.itemEvent("response.function_call_arguments.delta", c)
-			t.buf = append(append(append(t.buf, `,"delta":"`...), s...), '"')
+			t.deltaEvent("response.function_call_arguments.delta", c, nil)
+			t.buf = append(append(append(t.buf, '"'), s...), '"')
 			t.end()
 			return
 		}
-		t.itemEvent("response.function_call_arguments.delta", c)
-		t.buf = append(append(t.buf, `,"delta":`...), s...)
+		t.deltaEvent("response.function_call_arguments.delta", c, nil)
+		t.buf = append(t.buf, s...)
 		t.end()
 	case kCustom:
 		mark := len(c.input.out)

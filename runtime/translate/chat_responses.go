@@ -147,7 +147,7 @@ func (t *translator) newItem(kind itemKind) *item {
 	if t.stream {
 		// The buffers a stream filled (copies of its chunks' pieces) are
 		// reused: another stream's text grows in them, not in new memory.
-		*it = item{kind: kind, parts: it.parts[:0], args: it.args[:0], details: it.details[:0]}
+		*it = item{kind: kind, parts: it.parts[:0], args: it.args[:0], details: it.details[:0], head: it.head[:0]}
 	} else {
 		*it = item{kind: kind} // a completion's pieces may be its body's
 	}
@@ -158,10 +158,10 @@ func (t *translator) newItem(kind itemKind) *item {
 func (t *translator) retained() int {
 	n := cap(t.buf) + cap(t.arena) + cap(t.out) + cap(t.held) + cap(t.scratch)
 	for _, it := range t.allItems {
-		n += cap(it.args)
+		n += cap(it.args) + cap(it.head)
 	}
 	for _, p := range t.allParts {
-		n += cap(p.text) + cap(p.anns) + cap(p.lp) + cap(p.lpEv)
+		n += cap(p.text) + cap(p.anns) + cap(p.lp) + cap(p.lpEv) + cap(p.head)
 	}
 	return n
 }
@@ -175,7 +175,7 @@ func (t *translator) newPart() *part {
 	p := t.allParts[t.nParts]
 	t.nParts++
 	if t.stream {
-		*p = part{text: p.text[:0], anns: p.anns[:0], lp: p.lp[:0], lpEv: p.lpEv[:0]}
+		*p = part{text: p.text[:0], anns: p.anns[:0], lp: p.lp[:0], lpEv: p.lpEv[:0], head: p.head[:0]}
 	} else {
 		*p = part{}
 	}
@@ -485,8 +485,36 @@ func (t *translator) flush() []Event {
 // itemEvent starts an event about an item: item_id and output_index.
 func (t *translator) itemEvent(typ string, it *item) {
 	t.event(typ)
+	t.itemFields(it)
+}
+
+func (t *translator) itemFields(it *item) {
 	t.buf = append(t.buf, `,"item_id":`...)
 	t.buf = codec.AppendString(t.buf, it.id)
 	t.buf = append(t.buf, `,"output_index":`...)
 	t.buf = strconv.AppendInt(t.buf, int64(it.index), 10)
+}
+
+// deltaEvent starts a delta event of an item (p nil) or of one of its
+// parts, up to its delta's value. What follows the sequence number is the
+// same in every delta of the item or part (item_id, output_index,
+// content_index or summary_index): the first writes it, the next copy it
+// (head).
+func (t *translator) deltaEvent(typ string, it *item, p *part) {
+	t.event(typ)
+	head := &it.head
+	if p != nil {
+		head = &p.head
+	}
+	if len(*head) > 0 {
+		t.buf = append(t.buf, *head...)
+		return
+	}
+	start := len(t.buf)
+	t.itemFields(it)
+	if p != nil {
+		t.indexField(p)
+	}
+	t.buf = append(t.buf, `,"delta":`...)
+	*head = append(*head, t.buf[start:]...)
 }

@@ -48,6 +48,7 @@ type item struct {
 	started  bool   // a function call's first arguments delta went out (blank ones are held back)
 	fellBack bool   // a built-in call whose arguments made no action: a function_call
 	input    inputScanner
+	head     []byte // its delta events' fields (deltaEvent)
 }
 
 type part struct {
@@ -61,6 +62,7 @@ type part struct {
 	lpEv    []byte  // output_text: the same as ResponseLogProb objects (the done event's)
 	nAnns   int
 	isClose bool
+	head    []byte // its delta events' fields (deltaEvent)
 }
 
 // detail is a reasoning detail, merged from its pieces.
@@ -297,9 +299,8 @@ func (t *translator) delta(it *item, p *part, s []byte) {
 		p.lpEv = appendList(p.lpEv, t.lpEv)
 	}
 	if t.stream {
-		t.itemEvent(p.ev.delta, it)
-		t.indexField(p)
-		t.buf = append(append(t.buf, `,"delta":`...), s...)
+		t.deltaEvent(p.ev.delta, it, p)
+		t.buf = append(t.buf, s...)
 		switch {
 		case lp:
 			t.buf = append(append(append(t.buf, `,"logprobs":[`...), t.lpEv...), ']')
