@@ -71,6 +71,16 @@ func (d *Doc) Decode(r Root, data []byte) error {
 	return nil
 }
 
+// Release lets go of the payload d decoded, keeping d's memory for its
+// next Decode: a Doc kept between uses (in a pool) does not keep its last
+// payload alive. What d returned (Values, Nodes, Findings) is not to be
+// used after it.
+func (d *Doc) Release() {
+	d.data, d.scratch.data = nil, nil
+	clear(d.finds[:cap(d.finds)]) // their Raw point into the payload
+	d.nodes, d.finds, d.segs, d.spans, d.conts, d.ents = d.nodes[:0], d.finds[:0], d.segs[:0], d.spans[:0], d.conts[:0], d.ents[:0]
+}
+
 // Decode decodes data against r (see Doc.Decode).
 func Decode(r Root, data []byte) (*Doc, error) {
 	d := new(Doc)

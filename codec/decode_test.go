@@ -432,3 +432,26 @@ func TestDocReuseOnStreams(t *testing.T) {
 		t.Errorf("%d payloads decoded: the streams are missing", decoded)
 	}
 }
+
+// Release lets go of the payload (and of the findings that point into
+// it); the Doc decodes the next payload as a new one would.
+func TestDocRelease(t *testing.T) {
+	r, _ := codec.OpenRouter.Payload(codec.ChatChunk)
+	var d codec.Doc
+	first := []byte(`{"id":"a","object":"chat.completion.chunk","created":1,"model":"m","choices":[],"mystery":1}`)
+	if err := d.Decode(r, first); err != nil || len(d.Findings()) != 1 {
+		t.Fatalf("%v %v", err, d.Findings())
+	}
+	d.Release()
+	if d.Bytes() != nil || len(d.Findings()) != 0 {
+		t.Errorf("released, the Doc still has %q and %v", d.Bytes(), d.Findings())
+	}
+	next := []byte(`{"id":"b","object":"chat.completion.chunk","created":2,"model":"m","choices":[]}`)
+	fresh, err := codec.Decode(r, next)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Decode(r, next); err != nil || !bytes.Equal(d.Value().Get("id").Raw(), fresh.Value().Get("id").Raw()) || len(d.Findings()) != len(fresh.Findings()) {
+		t.Errorf("after Release: %v %s %v", err, d.Value().Raw(), d.Findings())
+	}
+}

@@ -61,7 +61,12 @@ func (p *StreamPool) Get(req *Request, opts Options) ChatToResponses {
 // its Response).
 func (p *StreamPool) Put(t ChatToResponses) {
 	if x, ok := t.(*translator); ok && x.retained() <= maxPooledStream {
-		x.req, x.opts = nil, Options{} // what the stream referred to is not kept
+		// What the stream referred to is not kept: its request, options
+		// (Commit's closure), last chunk (the upstream reader's buffer).
+		x.req, x.opts = nil, Options{}
+		x.doc.Release()
+		x.reply.Reset()
+		x.fail = nil
 		p.p.Put(x)
 	}
 }

@@ -3,6 +3,7 @@ package translate
 import (
 	"errors"
 	"strconv"
+	"unsafe"
 
 	"github.com/transponder-dev/transponder/codec"
 	"github.com/transponder-dev/transponder/codec/sse"
@@ -154,11 +155,19 @@ func (t *translator) newItem(kind itemKind) *item {
 	return it
 }
 
-// retained is about how many bytes t keeps for reuse.
+// retained is about how many bytes t keeps for reuse: its buffers, its
+// items' and parts' (the codec Doc's and the reply's, sized by a chunk,
+// not counted).
 func (t *translator) retained() int {
-	n := cap(t.buf) + cap(t.arena) + cap(t.out) + cap(t.held) + cap(t.scratch)
+	n := cap(t.buf) + cap(t.arena) + cap(t.out) + cap(t.held) + cap(t.scratch) + cap(t.lp) + cap(t.lpEv)
+	n += cap(t.marks)*int(unsafe.Sizeof(mark{})) + cap(t.heldEv)*int(unsafe.Sizeof(heldEvent{})) + cap(t.events)*int(unsafe.Sizeof(Event{}))
 	for _, it := range t.allItems {
 		n += cap(it.args) + cap(it.head)
+		for _, d := range it.details[:cap(it.details)] {
+			if d != nil {
+				n += d.retained()
+			}
+		}
 	}
 	for _, p := range t.allParts {
 		n += cap(p.text) + cap(p.anns) + cap(p.lp) + cap(p.lpEv) + cap(p.head)

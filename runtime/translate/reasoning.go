@@ -89,6 +89,15 @@ func (it *item) newDetail(index int64, raw []byte) *detail {
 	return det
 }
 
+// retained is about how many bytes d keeps for reuse.
+func (d *detail) retained() int {
+	n := cap(d.raw)
+	for _, m := range d.members[:cap(d.members)] {
+		n += cap(m.key) + cap(m.val)
+	}
+	return n
+}
+
 // merge adds a piece of a detail: strings of text, summary and data join;
 // other members take the last value that is not empty.
 func (d *detail) merge(v codec.Value) {

@@ -46,3 +46,37 @@ func TestRelease(t *testing.T) {
 		}
 	}
 }
+
+// A translator given back to a StreamPool keeps nothing of its stream but
+// memory (not its last chunk, request, options or warnings), and one that
+// grew past maxPooledStream, a reasoning detail's data included, is not
+// kept.
+func TestStreamPoolKeeps(t *testing.T) {
+	req := request(t, `{"model":"m","input":"hi"}`)
+	detail := func(data string) string {
+		return `{"id":"gen-1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"reasoning_details":[{"type":"reasoning.encrypted","data":"` + data + `","index":0}]},"finish_reason":null}]}`
+	}
+	run := func(data string) *translator {
+		tr := NewChatToResponses(req, Options{IDs: &SeqIDs{}, Clock: clock, Commit: func([]byte) error { return nil }})
+		tr.Start()
+		for range 4 {
+			tr.Next([]byte(detail(data)))
+		}
+		tr.Next([]byte(`{"id":"gen-1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"content":"x"},"finish_reason":"stop"}],"unknown_field":1}`))
+		tr.Finish()
+		return tr.(*translator)
+	}
+	small := run("c21hbGw=")
+	if n := small.retained(); n > maxPooledStream {
+		t.Fatalf("a small stream retains %d bytes", n)
+	}
+	var pool StreamPool
+	pool.Put(small)
+	if small.req != nil || small.opts.Commit != nil || small.doc.Bytes() != nil || len(small.Warnings()) > 0 || len(small.doc.Findings()) > 0 {
+		t.Errorf("a pooled translator keeps its stream's request, options, chunk or warnings")
+	}
+	big := run(string(bytes.Repeat([]byte("QUJD"), maxPooledStream/4/4+1))) // four pieces of a detail's data, joined
+	if n := big.retained(); n <= maxPooledStream {
+		t.Errorf("a stream with %d bytes of reasoning details retains %d", maxPooledStream+16, n)
+	}
+}
