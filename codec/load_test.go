@@ -110,3 +110,46 @@ func TestHintsAcrossSchemas(t *testing.T) {
 		}
 	}
 }
+
+// A key compared with the hint's (as bytes, not scanned): every key one
+// byte off the hint's, a byte more or less, or at the payload's end is
+// found as a fresh Doc finds it.
+func TestHintsKeyLengths(t *testing.T) {
+	keys := []string{"a", "ab", "abcde", "abcdef", "abcdefg", "abcdefgh", "abcdefghijklmnopqrst"}
+	var props []string
+	for _, k := range keys {
+		props = append(props, `["`+k+`",1,false]`)
+	}
+	d, err := codec.LoadDialect([]byte(`{"name":"k","spec":"s.yaml","payloads":[0` + strings.Repeat(",-1", 12) +
+		`],"components":[["K",0]],"schemas":[{"name":"K","kind":"kindObject","mask":["mObject"],"props":[` + strings.Join(props, ",") +
+		`]},{"name":"N","kind":"kindScalar","mask":["mInteger"]}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	root, _ := d.Payload(codec.ResponsesRequest)
+	var reused codec.Doc
+	for _, k := range keys {
+		variants := []string{k, k + "x", k[:len(k)-1], "x" + k}
+		for i := range k {
+			variants = append(variants, k[:i]+"z"+k[i+1:])
+		}
+		for _, v := range variants {
+			for _, data := range []string{`{"` + v + `":1}`, `{"` + v + `":1,"` + k + `":2}`, `{"` + v + `" :1}`, `{"` + v + `"`} {
+				if err := reused.Decode(root, []byte(`{"`+k+`":1}`)); err != nil { // the hint: k first
+					t.Fatal(err)
+				}
+				errReused := reused.Decode(root, []byte(data))
+				fresh, errFresh := codec.Decode(root, []byte(data))
+				if fmt.Sprint(errReused) != fmt.Sprint(errFresh) {
+					t.Fatalf("%s after %s: reused Doc: %v; fresh Doc: %v", data, k, errReused, errFresh)
+				}
+				if errFresh != nil {
+					continue
+				}
+				if got, want := summary(&reused), summary(fresh); !slices.Equal(got, want) {
+					t.Fatalf("%s after %s: the reused Doc reports\n%s\nwant\n%s", data, k, strings.Join(got, "\n"), strings.Join(want, "\n"))
+				}
+			}
+		}
+	}
+}
