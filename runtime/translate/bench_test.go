@@ -126,7 +126,7 @@ func BenchmarkStream(b *testing.B) {
 // answering ../shared/bench/b_large_request.json (193 KB), the request's
 // conversion included, per request. impl=convert is the conversion alone
 // (a reused Converter), impl=stream the stream alone (its Request made
-// before), impl=whole both with the Request read from the conversion
+// before; its translator from a StreamPool, as the gateway's), impl=whole both with the Request read from the conversion
 // (RequestOf: one parse); impl=reparsed makes it with NewRequest instead
 // (the body parsed a second time). impl=baseline is the tight baseline on
 // the request and the chunks. One pass: whole ≈ convert + stream.
@@ -145,8 +145,10 @@ func BenchmarkAnswer(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+	var pool StreamPool // as the gateway takes its streams' translators
 	stream := func(req *Request) {
-		t := NewChatToResponses(req, opts)
+		t := pool.Get(req, opts)
+		defer pool.Put(t)
 		out = AppendSSE(out[:0], t.Start())
 		for _, c := range chunks {
 			out = AppendSSE(out, t.Next(c))
