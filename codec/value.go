@@ -69,6 +69,11 @@ func Parse(data []byte) (Value, bool) {
 // Exists reports whether the value is present.
 func (v Value) Exists() bool { return v.d != nil && v.end > v.start }
 
+// Present reports whether v exists and is not null: Kind() > Null, the
+// first byte read without the switch over kinds (a converter asks it of
+// every field it maps).
+func (v Value) Present() bool { return v.Exists() && v.d.data[v.start] != 'n' }
+
 // Raw is the value's JSON, as in the payload (not a copy).
 func (v Value) Raw() []byte {
 	if !v.Exists() {

@@ -152,3 +152,21 @@ func TestValueAccessors(t *testing.T) {
 		t.Error("Get on an array")
 	}
 }
+
+// Present is Kind() > Null: for every kind, and for a value that is not
+// there.
+func TestValuePresent(t *testing.T) {
+	v, ok := codec.Parse([]byte(`{"o":{},"a":[],"s":"","n":0,"t":true,"f":false,"z":null}`))
+	if !ok {
+		t.Fatal("not JSON")
+	}
+	for _, k := range []string{"o", "a", "s", "n", "t", "f", "z", "absent"} {
+		m := v.Get(k)
+		if m.Present() != (m.Kind() > codec.Null) {
+			t.Errorf("%s: Present %v, Kind %v", k, m.Present(), m.Kind())
+		}
+	}
+	if (codec.Value{}).Present() {
+		t.Error("the zero Value is present")
+	}
+}

@@ -390,7 +390,7 @@ func (c *conv) tag(v codec.Value) (codec.Node, bool, string) {
 
 // present reports whether a field has a value (null is absent: the
 // optional fields of the Responses request may be null).
-func present(v codec.Value) bool { return v.Kind() > codec.Null }
+func present(v codec.Value) bool { return v.Present() }
 
 // at is the path of an element's field: at("tools", 2, "name") is
 // "tools[2].name".
