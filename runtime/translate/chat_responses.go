@@ -3,7 +3,6 @@ package translate
 import (
 	"errors"
 	"strconv"
-	"unsafe"
 
 	"github.com/transponder-dev/transponder/codec"
 	"github.com/transponder-dev/transponder/codec/sse"
@@ -136,73 +135,6 @@ type translator struct {
 	allParts []*part
 	nItems   int
 	nParts   int
-}
-
-// newItem is a zero item of kind (one of a previous conversion's, reused).
-func (t *translator) newItem(kind itemKind) *item {
-	if t.nItems == len(t.allItems) {
-		t.allItems = append(t.allItems, new(item))
-	}
-	it := t.allItems[t.nItems]
-	t.nItems++
-	if t.stream {
-		// The buffers a stream filled (copies of its chunks' pieces) are
-		// reused: another stream's text grows in them, not in new memory.
-		*it = item{kind: kind, parts: it.parts[:0], args: it.args[:0], details: it.details[:0], head: it.head[:0]}
-	} else {
-		*it = item{kind: kind} // a completion's pieces may be its body's
-	}
-	return it
-}
-
-// retained is about how many bytes t keeps for reuse: its buffers, its
-// items' and parts' (the codec Doc's and the reply's, sized by a chunk,
-// not counted).
-func (t *translator) retained() int {
-	n := cap(t.buf) + cap(t.arena) + cap(t.out) + cap(t.held) + cap(t.scratch) + cap(t.lp) + cap(t.lpEv)
-	n += cap(t.marks)*int(unsafe.Sizeof(mark{})) + cap(t.heldEv)*int(unsafe.Sizeof(heldEvent{})) + cap(t.events)*int(unsafe.Sizeof(Event{}))
-	for _, it := range t.allItems {
-		n += cap(it.args) + cap(it.head)
-		for _, d := range it.details[:cap(it.details)] {
-			if d != nil {
-				n += d.retained()
-			}
-		}
-	}
-	for _, p := range t.allParts {
-		n += cap(p.text) + cap(p.anns) + cap(p.lp) + cap(p.lpEv) + cap(p.head)
-	}
-	return n
-}
-
-// newPart is a zero part (one of a previous conversion's, reused; a
-// stream's with its buffers, as newItem).
-func (t *translator) newPart() *part {
-	if t.nParts == len(t.allParts) {
-		t.allParts = append(t.allParts, new(part))
-	}
-	p := t.allParts[t.nParts]
-	t.nParts++
-	if t.stream {
-		*p = part{text: p.text[:0], anns: p.anns[:0], lp: p.lp[:0], lpEv: p.lpEv[:0], head: p.head[:0]}
-	} else {
-		*p = part{}
-	}
-	return p
-}
-
-// kept returns what was appended to the arena since start, capped so
-// that later appends do not reach it.
-func (t *translator) kept(start int) []byte {
-	n := len(t.arena)
-	return t.arena[start:n:n]
-}
-
-// keep copies b into the arena.
-func (t *translator) keep(b []byte) []byte {
-	start := len(t.arena)
-	t.arena = append(t.arena, b...)
-	return t.kept(start)
 }
 
 type mark struct {

@@ -1,0 +1,147 @@
+package translate
+
+// Memory: the buffers a stream gives back between chunks (bufs), the
+// translators a gateway reuses (StreamPool), and what a translator keeps
+// from one response to the next (items, parts, arena).
+
+import (
+	"io"
+	"sync"
+	"unsafe"
+)
+
+// bufs pools byte buffers: what a stream would otherwise hold between
+// two chunks (its events' buffer, Release; the one they are framed in,
+// WriteSSE). One grown past maxPooled (by a large chunk) is left to the
+// collector.
+type bufs struct{ p sync.Pool }
+
+const maxPooled = 64 << 10
+
+func (b *bufs) get() *[]byte {
+	if p, ok := b.p.Get().(*[]byte); ok {
+		return p
+	}
+	return new([]byte)
+}
+
+func (b *bufs) put(p *[]byte) {
+	if cap(*p) <= maxPooled {
+		*p = (*p)[:0]
+		b.p.Put(p)
+	}
+}
+
+var eventBufs, frameBufs bufs
+
+// WriteSSE writes events as AppendSSE frames them, in one Write, framed
+// in a buffer from a pool: nothing is held once it returns.
+func WriteSSE(w io.Writer, events []Event) error {
+	p := frameBufs.get()
+	*p = AppendSSE(*p, events)
+	_, err := w.Write(*p)
+	frameBufs.put(p)
+	return err
+}
+
+// StreamPool keeps stream translators for reuse (Reset): a gateway that
+// takes one per stream and puts it back when the stream is over makes no
+// garbage for its streams' text, arguments and events. One that holds
+// more than maxPooledStream (a long answer) is left to the collector.
+type StreamPool struct{ p sync.Pool }
+
+const maxPooledStream = 1 << 20
+
+// Get returns a translator of a stream answering req: one put back
+// before, reset, or a new one.
+func (p *StreamPool) Get(req *Request, opts Options) ChatToResponses {
+	if t, ok := p.p.Get().(*translator); ok {
+		t.Reset(req, opts)
+		return t
+	}
+	return NewChatToResponses(req, opts)
+}
+
+// Put gives t back once nothing uses it or what it returned (its events,
+// its Response).
+func (p *StreamPool) Put(t ChatToResponses) {
+	if x, ok := t.(*translator); ok && x.retained() <= maxPooledStream {
+		// What the stream referred to is not kept: its request, options
+		// (Commit's closure), last chunk (the upstream reader's buffer).
+		x.req, x.opts = nil, Options{}
+		x.doc.Release()
+		x.reply.Reset()
+		x.fail = nil
+		p.p.Put(x)
+	}
+}
+
+// What a translator keeps from one response to the next: its items,
+// parts and arena.
+
+// newItem is a zero item of kind (one of a previous conversion's, reused).
+func (t *translator) newItem(kind itemKind) *item {
+	if t.nItems == len(t.allItems) {
+		t.allItems = append(t.allItems, new(item))
+	}
+	it := t.allItems[t.nItems]
+	t.nItems++
+	if t.stream {
+		// The buffers a stream filled (copies of its chunks' pieces) are
+		// reused: another stream's text grows in them, not in new memory.
+		*it = item{kind: kind, parts: it.parts[:0], args: it.args[:0], details: it.details[:0], head: it.head[:0]}
+	} else {
+		*it = item{kind: kind} // a completion's pieces may be its body's
+	}
+	return it
+}
+
+// retained is about how many bytes t keeps for reuse: its buffers, its
+// items' and parts' (the codec Doc's and the reply's, sized by a chunk,
+// not counted).
+func (t *translator) retained() int {
+	n := cap(t.buf) + cap(t.arena) + cap(t.out) + cap(t.held) + cap(t.scratch) + cap(t.lp) + cap(t.lpEv)
+	n += cap(t.marks)*int(unsafe.Sizeof(mark{})) + cap(t.heldEv)*int(unsafe.Sizeof(heldEvent{})) + cap(t.events)*int(unsafe.Sizeof(Event{}))
+	for _, it := range t.allItems {
+		n += cap(it.args) + cap(it.head)
+		for _, d := range it.details[:cap(it.details)] {
+			if d != nil {
+				n += d.retained()
+			}
+		}
+	}
+	for _, p := range t.allParts {
+		n += cap(p.text) + cap(p.anns) + cap(p.lp) + cap(p.lpEv) + cap(p.head)
+	}
+	return n
+}
+
+// newPart is a zero part (one of a previous conversion's, reused; a
+// stream's with its buffers, as newItem).
+func (t *translator) newPart() *part {
+	if t.nParts == len(t.allParts) {
+		t.allParts = append(t.allParts, new(part))
+	}
+	p := t.allParts[t.nParts]
+	t.nParts++
+	if t.stream {
+		*p = part{text: p.text[:0], anns: p.anns[:0], lp: p.lp[:0], lpEv: p.lpEv[:0], head: p.head[:0]}
+	} else {
+		*p = part{}
+	}
+	return p
+}
+
+// kept returns what was appended to the arena since start, capped so
+// that later appends do not reach it.
+func (t *translator) kept(start int) []byte {
+	n := len(t.arena)
+	return t.arena[start:n:n]
+}
+
+// keep copies b into the arena.
+func (t *translator) keep(b []byte) []byte {
+	start := len(t.arena)
+	t.arena = append(t.arena, b...)
+	return t.kept(start)
+}
