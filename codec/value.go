@@ -277,8 +277,29 @@ func (v Value) Int() (int64, bool) {
 	if v.Kind() != Number {
 		return 0, false
 	}
-	n, err := strconv.ParseInt(string(v.Raw()), 10, 64)
+	raw := v.Raw()
+	if n, ok := digits(raw); ok {
+		return n, true
+	}
+	n, err := strconv.ParseInt(string(raw), 10, 64)
 	return n, err == nil
+}
+
+// digits reads a number of 1 to 4 digits (an index, a count: what a
+// stream's chunks carry); ok false for anything else (a sign, a fraction,
+// an exponent, more digits), left to strconv.
+func digits(raw []byte) (int64, bool) {
+	if len(raw) == 0 || len(raw) > 4 {
+		return 0, false
+	}
+	n := int64(0)
+	for _, c := range raw {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + int64(c-'0')
+	}
+	return n, true
 }
 
 // Float returns a number value.

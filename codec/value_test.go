@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"reflect"
+	"strconv"
 	"testing"
 
 	"github.com/transponder-dev/transponder/codec"
@@ -168,5 +169,21 @@ func TestValuePresent(t *testing.T) {
 	}
 	if (codec.Value{}).Present() {
 		t.Error("the zero Value is present")
+	}
+}
+
+// Int reads small numbers itself and leaves the rest to strconv: both
+// give what strconv.ParseInt gives.
+func TestValueInt(t *testing.T) {
+	for _, raw := range []string{"0", "7", "12", "999", "9999", "10000", "123456789012", "-1", "-0", "1.5", "1e3", "1E3", "-9999", "9223372036854775807", "9223372036854775808"} {
+		v, ok := codec.Parse([]byte(raw))
+		if !ok {
+			t.Fatalf("%s: not JSON", raw)
+		}
+		n, ok := v.Int()
+		want, err := strconv.ParseInt(raw, 10, 64)
+		if ok != (err == nil) || ok && n != want {
+			t.Errorf("%s: Int %d %v, strconv %d %v", raw, n, ok, want, err)
+		}
 	}
 }
