@@ -455,3 +455,52 @@ func TestDocRelease(t *testing.T) {
 		t.Errorf("after Release: %v %s %v", err, d.Value().Raw(), d.Findings())
 	}
 }
+
+// A union's tag read first (tagFirst: the usual object) and the same tag
+// found by the scan (elsewhere in the object, or its key escaped) give the
+// same variant, nodes and findings, and the same errors.
+func TestTagFirst(t *testing.T) {
+	r, _ := codec.OpenAI.Payload(codec.ResponsesEvent)
+	const rest = `"item_id":"i","output_index":0,"content_index":0,"delta":"x","sequence_number":1,"logprobs":[]`
+	for _, c := range []struct{ first, later string }{
+		{`{"type":"response.output_text.delta",` + rest + `}`, `{` + rest + `,"type":"response.output_text.delta"}`},
+		{"{ \n\"type\" :\t\"response.output_text.delta\" ," + rest + `}`, `{"t\u0079pe":"response.output_text.delta",` + rest + `}`},
+		{`{"type":"response.future","x":1}`, `{"x":1,"type":"response.future"}`},
+		{`{"type":1,"x":1}`, `{"x":1,"type":1}`},
+		{`{"type":null,"x":1}`, `{"x":1,"type":null}`},
+		{`{"type":"response.output_text.delta","type":"error"}`, `{"x":1,"type":"response.output_text.delta","type":"error"}`},
+		{`{"typex":"error","type":"response.output_text.delta",` + rest + `}`, `{` + rest + `,"typex":"error","type":"response.output_text.delta"}`},
+		{`{"type":"response.output_text.delta"}`, `{"t\u0079pe":"response.output_text.delta"}`},
+		{`{"type":"response.output_text.delta"`, `{"x":1,"type":"response.output_text.delta"`},
+	} {
+		first, errFirst := codec.Decode(r, []byte(c.first))
+		later, errLater := codec.Decode(r, []byte(c.later))
+		if (errFirst == nil) != (errLater == nil) {
+			t.Errorf("%s: %v; %s: %v", c.first, errFirst, c.later, errLater)
+			continue
+		}
+		if errFirst != nil {
+			continue
+		}
+		if got, want := shape(first), shape(later); !slices.Equal(got, want) {
+			t.Errorf("%s reads as\n%s\nbut %s as\n%s", c.first, strings.Join(got, "\n"), c.later, strings.Join(want, "\n"))
+		}
+	}
+}
+
+// shape is what a Doc found, without offsets: each node's path, variant,
+// type and whether it is known, each finding's kind and path.
+func shape(d *codec.Doc) []string {
+	var out []string
+	for n := range d.Nodes() {
+		out = append(out, fmt.Sprintf("node %q variant=%s type=%q known=%t", n.Path(), n.Variant(), n.Type(), n.Known()))
+	}
+	for _, f := range d.Findings() {
+		if f.Kind == codec.UnknownField && f.Name() == "x" {
+			continue // the later forms' extra member
+		}
+		out = append(out, fmt.Sprintf("finding kind=%d path=%q", f.Kind, f.Path()))
+	}
+	slices.Sort(out)
+	return out
+}

@@ -126,6 +126,13 @@ func (x *decoder) keyIs(ks, ke int, name string) bool {
 // no such key). It stops at the tag, so the usual object (tag first) costs
 // little.
 func (x *decoder) findTag(tag string) (keyStart, keyEnd, start, end int, k mask, err error) {
+	if ks, ke, ok := x.tagFirst(tag); ok {
+		start = x.pos
+		if k, _, err = x.kindAt(); err == nil {
+			err = x.skipFast()
+		}
+		return ks, ke, start, x.pos, k, err
+	}
 	found := false
 	err = x.members(func(ks, ke int) bool {
 		if !x.keyIs(ks, ke, tag) {
@@ -141,6 +148,25 @@ func (x *decoder) findTag(tag string) (keyStart, keyEnd, start, end int, k mask,
 		err = x.skipFast()
 	}
 	return keyStart, keyEnd, start, x.pos, k, err
+}
+
+// tagFirst reads the object at pos up to its first member's value if
+// that member's key is tag, written without escapes (as every upstream
+// writes its tags, first): the scan of members with its call per key is
+// for the others. It leaves pos where it was if not.
+func (x *decoder) tagFirst(tag string) (ks, ke int, ok bool) {
+	d := x.data
+	ks = skipSpace(d, x.pos+1)
+	ke = ks + 1 + len(tag)
+	if ke >= len(d) || d[ks] != '"' || d[ke] != '"' || string(d[ks+1:ke]) != tag {
+		return 0, 0, false
+	}
+	i := skipSpace(d, ke+1)
+	if i >= len(d) || d[i] != ':' {
+		return 0, 0, false
+	}
+	x.pos = skipSpace(d, i+1)
+	return ks, ke, true
 }
 
 // untagged picks the variant of an object of union s that has no tag: the
