@@ -71,6 +71,13 @@ func (d *Doc) Decode(r Root, data []byte) error {
 	return nil
 }
 
+// Quiet makes the Decodes after it report no Finding for a top-level key
+// the spec does not declare if extra(key) is true (the key unquoted):
+// keys the caller handles itself, such as a mapping's extras (an
+// upstream's provider). Their values are read as any member's; a repeated
+// one is refused as any repeated key. nil ends it.
+func (d *Doc) Quiet(extra func(key []byte) bool) { d.quiet = extra }
+
 // Release lets go of the payload d decoded, keeping d's memory for its
 // next Decode: a Doc kept between uses (in a pool) does not keep its last
 // payload alive. What d returned (Values, Nodes, Findings) is not to be
@@ -294,6 +301,7 @@ func (x *decoder) object(si int32) error {
 	defer x.leave(x.enter())
 	t := x.open()
 	depth, n, nreq := len(x.path), 0, 0
+	top := depth == 0 // the payload's own keys (Doc.Quiet)
 	if len(s.props) > 0 {
 		x.hintAt(depth)
 	} else {
@@ -304,8 +312,8 @@ func (x *decoder) object(si int32) error {
 	base := len(x.seen)
 	x.seen = append(x.seen, make([]uint64, words)...)
 	// The keys the object has that its schema does not declare, to refuse
-	// a repeated one: the first few by their findings, then in a set.
-	var undeclared [8]int32
+	// a repeated one: the first few by their spans, then in a set.
+	var undeclared [8]seg
 	var nUndeclared int
 	var undeclaredSet map[string]bool
 	x.ws()
@@ -367,19 +375,18 @@ func (x *decoder) object(si int32) error {
 					}
 					undeclaredSet[string(key)] = true
 				} else {
-					for _, i := range undeclared[:nUndeclared] {
-						if f := &x.doc.finds[i]; bytes.Equal(unquote(x.data[f.nameStart:f.nameEnd]), key) {
+					for _, u := range undeclared[:nUndeclared] {
+						if bytes.Equal(unquote(x.data[u.start:u.end]), key) {
 							return x.duplicate(ks)
 						}
 					}
 					if nUndeclared < len(undeclared) {
-						undeclared[nUndeclared] = int32(len(x.doc.finds))
+						undeclared[nUndeclared] = seg{start: int32(ks + 1), end: int32(ke)}
 						nUndeclared++
 					} else {
 						undeclaredSet = map[string]bool{string(key): true}
-						for _, i := range undeclared {
-							f := &x.doc.finds[i]
-							undeclaredSet[string(unquote(x.data[f.nameStart:f.nameEnd]))] = true
+						for _, u := range undeclared {
+							undeclaredSet[string(unquote(x.data[u.start:u.end]))] = true
 						}
 					}
 				}
@@ -387,7 +394,7 @@ func (x *decoder) object(si int32) error {
 				if s.open {
 					kind = ExtraField
 				}
-				if err = x.skip(); err == nil {
+				if err = x.skip(); err == nil && !(top && x.doc.quiet != nil && x.doc.quiet(key)) {
 					x.findAt(kind, vs, x.pos, ks+1, ke)
 				}
 			}

@@ -50,6 +50,7 @@ type Doc struct {
 	conts   []cont    // the objects and arrays Decode walked, by start (see tape.go)
 	ents    []ent     // their members and elements
 	scratch decoder
+	quiet   func(key []byte) bool // top-level keys that are no finding (Quiet)
 }
 
 // HasTag reports whether a union value of the payload has the type tag

@@ -97,3 +97,13 @@ func clipPath(p string) string {
 	}
 	return p
 }
+
+// ChunkExtra and BodyExtra report whether a top-level key the spec does
+// not declare is one of the mapping's extras for a chunk (a completion),
+// which Chunk (Body) handles without a warning: for codec.Doc.Quiet, so
+// that decoding makes no finding of them (OpenRouter's provider, in every
+// chunk).
+func ChunkExtra(key []byte) bool { return isChatChunkResponsesExtra(key) }
+
+// BodyExtra: see ChunkExtra.
+func BodyExtra(key []byte) bool { return isChatResponsesExtra(key) }

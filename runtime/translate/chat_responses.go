@@ -167,6 +167,13 @@ func (t *translator) reset(req *Request, opts Options, stream bool) {
 	t.req, t.opts, t.stream = req, opts, stream
 	t.chunk, _ = codec.OpenRouter.Payload(codec.ChatChunk)
 	t.body, _ = codec.OpenRouter.Payload(codec.ChatBody)
+	// The mapping's extras (provider) are read as it says, not found
+	// unknown in every chunk.
+	if stream {
+		t.doc.Quiet(mapping.ChunkExtra)
+	} else {
+		t.doc.Quiet(mapping.BodyExtra)
+	}
 	t.reply.Reset()
 	t.reply.SetLogprobs(req.Logprobs)
 	t.lp, t.lpEv = t.lp[:0], t.lpEv[:0]
