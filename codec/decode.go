@@ -55,7 +55,7 @@ func (d *Doc) Decode(r Root, data []byte) error {
 	// Field by field: a Doc literal would copy the decoder's scratch
 	// twice over.
 	d.root, d.data = r, data
-	d.nodes, d.finds, d.segs, d.spans, d.conts, d.ents = d.nodes[:0], d.finds[:0], d.segs[:0], d.spans[:0], d.conts[:0], d.ents[:0]
+	d.truncate()
 	if cap(d.ents) == 0 {
 		d.firstMemory()
 	}
@@ -85,6 +85,11 @@ func (d *Doc) Quiet(extra func(key []byte) bool) { d.quiet = extra }
 func (d *Doc) Release() {
 	d.data, d.scratch.data = nil, nil
 	clear(d.finds[:cap(d.finds)]) // their Raw point into the payload
+	d.truncate()
+}
+
+// truncate drops what d read of its payload, keeping the memory.
+func (d *Doc) truncate() {
 	d.nodes, d.finds, d.segs, d.spans, d.conts, d.ents = d.nodes[:0], d.finds[:0], d.segs[:0], d.spans[:0], d.conts[:0], d.ents[:0]
 }
 

@@ -155,18 +155,13 @@ func (x *decoder) findTag(tag string) (keyStart, keyEnd, start, end int, k mask,
 // writes its tags, first): the scan of members with its call per key is
 // for the others. It leaves pos where it was if not.
 func (x *decoder) tagFirst(tag string) (ks, ke int, ok bool) {
-	d := x.data
-	ks = skipSpace(d, x.pos+1)
-	ke = ks + 1 + len(tag)
-	if ke >= len(d) || d[ks] != '"' || d[ke] != '"' || string(d[ks+1:ke]) != tag {
-		return 0, 0, false
+	start := x.pos
+	x.pos++ // {
+	x.ws()
+	if ks, ke, ok = x.keyAt(tag); !ok {
+		x.pos = start
 	}
-	i := skipSpace(d, ke+1)
-	if i >= len(d) || d[i] != ':' {
-		return 0, 0, false
-	}
-	x.pos = skipSpace(d, i+1)
-	return ks, ke, true
+	return ks, ke, ok
 }
 
 // untagged picks the variant of an object of union s that has no tag: the

@@ -213,36 +213,53 @@ func TestConverterReuse(t *testing.T) {
 func sameAsSplit(t *testing.T, body []byte, opts mapping.Options, out []byte, warns []mapping.Warning, err error) {
 	t.Helper()
 	var cv mapping.Converter
-	if _, _, cerr := cv.Convert(nil, opts); cerr == nil {
-		t.Error("Convert before any Decode converted")
-	}
-	v, derr := cv.Decode(body)
-	if derr != nil {
-		if err == nil || derr.Error() != err.Error() {
-			t.Errorf("Decode: %v; ResponsesToChat: %v", derr, err)
+	var want []string
+	convert := func() ([]byte, []mapping.Warning, error) { return cv.Convert(nil, opts) }
+	converted := sameSplit(t, "ResponsesToChat", cv.Decode, convert, body, out, warns, err, func(v codec.Value) {
+		flat, ok := mapping.FlatRequest(v) // v is valid until Convert
+		if !ok {
+			flat = v.Raw()
 		}
-		return
-	}
-	if !bytes.Equal(v.Raw(), bytes.TrimSpace(body)) {
-		t.Errorf("Decode's value is not the body")
-	}
-	flat, ok := mapping.FlatRequest(v) // v is valid until Convert
-	if !ok {
-		flat = v.Raw()
-	}
-	want := members(t, flat)
-	split, swarns, serr := cv.Convert(nil, opts)
-	if fmt.Sprint(serr) != fmt.Sprint(err) || !bytes.Equal(split, out) || !slices.Equal(swarns, warns) {
-		t.Errorf("Decode then Convert: %s %v %v; ResponsesToChat: %s %v %v", split, swarns, serr, out, warns, err)
-	}
-	if err == nil {
+		want = members(t, flat)
+	})
+	if converted && err == nil {
 		if got := members(t, cv.Request().Raw()); !slices.Equal(got, want) {
 			t.Errorf("Request is not the body as the mapping reads it:\n%q\n%q", got, want)
 		}
 	}
-	if _, _, err := cv.Convert(nil, opts); err == nil {
+}
+
+// sameSplit fails the test if a converter's Decode then Convert does not
+// give what its one call (named whole) gave, or if Convert converts
+// without a Decode, or twice for one. read sees what Decode read, before
+// Convert. It reports whether Decode read the body (and Convert ran).
+func sameSplit(t *testing.T, whole string, decode func([]byte) (codec.Value, error), convert func() ([]byte, []mapping.Warning, error),
+	body, out []byte, warns []mapping.Warning, err error, read func(codec.Value)) bool {
+	t.Helper()
+	if _, _, cerr := convert(); cerr == nil {
+		t.Error("Convert before any Decode converted")
+	}
+	v, derr := decode(body)
+	if derr != nil {
+		if err == nil || derr.Error() != err.Error() {
+			t.Errorf("Decode: %v; %s: %v", derr, whole, err)
+		}
+		return false
+	}
+	if !bytes.Equal(v.Raw(), bytes.TrimSpace(body)) {
+		t.Errorf("Decode's value is not the body")
+	}
+	if read != nil {
+		read(v)
+	}
+	split, swarns, serr := convert()
+	if fmt.Sprint(serr) != fmt.Sprint(err) || !bytes.Equal(split, out) || !slices.Equal(swarns, warns) {
+		t.Errorf("Decode then Convert: %s %v %v; %s: %s %v %v", split, swarns, serr, whole, out, warns, err)
+	}
+	if _, _, err := convert(); err == nil {
 		t.Error("a second Convert of one Decode converted")
 	}
+	return true
 }
 
 // members lists a request's top-level members but input (which

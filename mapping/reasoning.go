@@ -169,7 +169,7 @@ func reasoningItem(c *conv, v codec.Value, path string, dst codec.Ref, key strin
 	}
 	detail := func(typ string, key string, val codec.Value) {
 		d := c.b.AppendObject(c.details())
-		c.b.Set(d, "type", c.b.Quote([]byte(typ)))
+		c.b.SetString(d, "type", typ)
 		c.b.Set(d, key, val.Raw())
 		if id.Kind() == codec.String {
 			c.b.Set(d, "id", id.Raw())

@@ -4,10 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 
@@ -98,26 +96,8 @@ func TestReverseGolden(t *testing.T) {
 func reverseSplit(t *testing.T, body []byte, opts mapping.ReverseOptions, out []byte, warns []mapping.Warning, err error) {
 	t.Helper()
 	var rc mapping.ReverseConverter
-	if _, _, cerr := rc.Convert(nil, opts); cerr == nil {
-		t.Error("Convert before any Decode converted")
-	}
-	v, derr := rc.Decode(body)
-	if derr != nil {
-		if err == nil || derr.Error() != err.Error() {
-			t.Errorf("Decode: %v; ChatToResponses: %v", derr, err)
-		}
-		return
-	}
-	if !bytes.Equal(v.Raw(), bytes.TrimSpace(body)) {
-		t.Errorf("Decode's value is not the body")
-	}
-	split, swarns, serr := rc.Convert(nil, opts)
-	if fmt.Sprint(serr) != fmt.Sprint(err) || !bytes.Equal(split, out) || !slices.Equal(swarns, warns) {
-		t.Errorf("Decode then Convert: %s %v %v; ChatToResponses: %s %v %v", split, swarns, serr, out, warns, err)
-	}
-	if _, _, err := rc.Convert(nil, opts); err == nil {
-		t.Error("a second Convert of one Decode converted")
-	}
+	convert := func() ([]byte, []mapping.Warning, error) { return rc.Convert(nil, opts) }
+	sameSplit(t, "ChatToResponses", rc.Decode, convert, body, out, warns, err, nil)
 }
 
 // validResponses fails the test if a Responses request has anything the

@@ -79,13 +79,20 @@ func (p *StreamPool) Put(t ChatToResponses) {
 // What a translator keeps from one response to the next: its items,
 // parts and arena.
 
+// next is the next of the values a translator made (*n of all in use),
+// one of a previous conversion's or a new one, for the caller to reset.
+func next[T any](all *[]*T, n *int) *T {
+	if *n == len(*all) {
+		*all = append(*all, new(T))
+	}
+	v := (*all)[*n]
+	*n++
+	return v
+}
+
 // newItem is a zero item of kind (one of a previous conversion's, reused).
 func (t *translator) newItem(kind itemKind) *item {
-	if t.nItems == len(t.allItems) {
-		t.allItems = append(t.allItems, new(item))
-	}
-	it := t.allItems[t.nItems]
-	t.nItems++
+	it := next(&t.allItems, &t.nItems)
 	if t.stream {
 		// The buffers a stream filled (copies of its chunks' pieces) are
 		// reused: another stream's text grows in them, not in new memory.
@@ -119,11 +126,7 @@ func (t *translator) retained() int {
 // newPart is a zero part (one of a previous conversion's, reused; a
 // stream's with its buffers, as newItem).
 func (t *translator) newPart() *part {
-	if t.nParts == len(t.allParts) {
-		t.allParts = append(t.allParts, new(part))
-	}
-	p := t.allParts[t.nParts]
-	t.nParts++
+	p := next(&t.allParts, &t.nParts)
 	if t.stream {
 		*p = part{text: p.text[:0], anns: p.anns[:0], lp: p.lp[:0], lpEv: p.lpEv[:0], head: p.head[:0]}
 	} else {
