@@ -6,7 +6,7 @@ import "github.com/transponder-dev/transponder/codec"
 
 // chatResponsesOpenAI converts a payload, as mapping/chat_responses.yaml says for openai.
 func (c *reply) chatResponsesOpenAI(v codec.Value) {
-	var srcServiceTier, srcChoices, srcUsage codec.Value
+	var srcServiceTier, srcOpenrouterMetadata, srcChoices, srcUsage codec.Value
 	for k, m := range v.Members() {
 		switch string(k.Bytes()) {
 		case "id": // mapping/chat_responses.yaml:15: gateway: the Response gets the gateway's resp_ id (from its ID source); the upstream's id is logged
@@ -16,7 +16,8 @@ func (c *reply) chatResponsesOpenAI(v codec.Value) {
 		case "system_fingerprint": // mapping/chat_responses.yaml:23: gateway: logged by the gateway; the Response has no place for it
 		case "service_tier":
 			srcServiceTier = m
-		case "openrouter_metadata": // mapping/chat_responses.yaml:29: gateway: OpenRouter's routing report (attempts, endpoints, pipeline) is logged by the gateway
+		case "openrouter_metadata":
+			srcOpenrouterMetadata = m
 		case "choices":
 			srcChoices = m
 		case "usage":
@@ -32,6 +33,10 @@ func (c *reply) chatResponsesOpenAI(v codec.Value) {
 		default:
 			c.warn("service_tier", string(srcServiceTier.Raw())+" is not a value the mapping carries to service_tier; left out")
 		}
+	}
+	if present(srcOpenrouterMetadata) {
+		// mapping/chat_responses.yaml:29: drop
+		c.drop(srcOpenrouterMetadata, "openrouter_metadata", "OpenRouter's routing report (attempts, endpoints, pipeline); the Response has no place for it")
 	}
 	if present(srcChoices) {
 		for i, e := range srcChoices.Elems() {

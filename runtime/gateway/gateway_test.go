@@ -424,3 +424,49 @@ func TestWarningLabelsBounded(t *testing.T) {
 		t.Errorf("%d warning series for one request's unknown fields", n)
 	}
 }
+
+// What the upstream's answer says of itself that the Response has no
+// place for (its id, the model it routed to, the provider, the system
+// fingerprint: the mapping's gateway fields) is in the request's log
+// line, streamed or not.
+func TestUpstreamLogged(t *testing.T) {
+	const self = `"id":"gen-9","provider":"Prov\u0065r","model":"vendor/routed","system_fingerprint":"fp_1","object":"chat.completion`
+	up := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		if bytes.Contains(b, []byte(`"stream":true`)) {
+			w.Header().Set("Content-Type", "text/event-stream")
+			_, _ = io.WriteString(w, "data: {"+self+`.chunk","created":1,"choices":[{"index":0,"delta":{"content":"ok"},"finish_reason":null}]}`+"\n\ndata: "+stopChunk+"\n\ndata: [DONE]\n\n")
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = io.WriteString(w, "{"+self+`","created":1,"choices":[{"index":0,"message":{"role":"assistant","content":"ok"},"finish_reason":"stop"}]}`)
+	})
+	for _, stream := range []bool{false, true} {
+		var logs bytes.Buffer
+		var mu sync.Mutex
+		logger := slog.New(slog.NewJSONHandler(writerFunc(func(p []byte) (int, error) { mu.Lock(); defer mu.Unlock(); return logs.Write(p) }), nil))
+		s := newStack(t, up, gateway.Config{Log: logger})
+		resp, b := do(t, s.gw.URL, "", fmt.Sprintf(`{"model":"m","input":"hi","stream":%t}`, stream))
+		if resp.StatusCode != 200 {
+			t.Fatalf("%d %s", resp.StatusCode, b)
+		}
+		s.gw.Close() // the handler, and its log line, done
+		mu.Lock()
+		var line map[string]any
+		for _, l := range strings.Split(strings.TrimSpace(logs.String()), "\n") {
+			var m map[string]any
+			if json.Unmarshal([]byte(l), &m) == nil && m["outcome"] != nil {
+				line = m
+			}
+		}
+		mu.Unlock()
+		if line == nil {
+			t.Fatalf("stream %v: no request line in\n%s", stream, logs.String())
+		}
+		for k, want := range map[string]string{"upstream_id": "gen-9", "upstream_model": "vendor/routed", "provider": "Prover", "system_fingerprint": "fp_1"} {
+			if line[k] != want {
+				t.Errorf("stream %v: %s = %v, want %q (%v)", stream, k, line[k], want, line)
+			}
+		}
+	}
+}

@@ -120,7 +120,16 @@ func (q *request) end() {
 	}
 	q.s.m.requests.WithLabelValues(mode, q.outcome).Inc()
 	q.s.m.responseTime.WithLabelValues(mode).Observe(time.Since(q.start).Seconds())
-	q.log.Info(q.what, "mode", mode, "outcome", q.outcome, "seconds", time.Since(q.start).Seconds())
+	attrs := []any{"mode", mode, "outcome", q.outcome, "seconds", time.Since(q.start).Seconds()}
+	for _, a := range [...]struct{ key, val string }{
+		{"upstream_id", q.upstream.ID}, {"upstream_model", q.upstream.Model},
+		{"provider", q.upstream.Provider}, {"system_fingerprint", q.upstream.SystemFingerprint},
+	} {
+		if a.val != "" {
+			attrs = append(attrs, a.key, clip(a.val, 200))
+		}
+	}
+	q.log.Info(q.what, attrs...)
 }
 
 // readBody reads the request's body (within BodyTimeout: a slow body must

@@ -31,24 +31,28 @@ const (
 // request is one request being served (POST /v1/responses, or POST
 // /v1/chat/completions).
 type request struct {
-	s       *Server
-	w       http.ResponseWriter
-	r       *http.Request
-	start   time.Time
-	tenant  string
-	bearer  string
-	owner   string  // the tenant stored objects belong to
-	turn    turn    // what the request does with the store
-	buf     *[]byte // the body prepare assembled, pooled
-	model   string  // the client's
-	stream  bool
-	log     *slog.Logger
-	outcome string
-	cancel  context.CancelCauseFunc // the upstream request's
-	prefix  string                  // the route's prefix of its mode label ("" or "chat_")
-	sent    []mapping.Warning       // the request's warnings (the chat route's header adds the answer's)
-	what    string                  // what its log line says it served
-	limit   limitState              // what it holds of its tenant's limits
+	s      *Server
+	w      http.ResponseWriter
+	r      *http.Request
+	start  time.Time
+	tenant string
+	bearer string
+	owner  string  // the tenant stored objects belong to
+	turn   turn    // what the request does with the store
+	buf    *[]byte // the body prepare assembled, pooled
+	model  string  // the client's
+	stream bool
+	// upstream is what the upstream's answer said of itself (logged at
+	// the end: the mapping leaves its id, model, provider and system
+	// fingerprint to the log)
+	upstream translate.Upstream
+	log      *slog.Logger
+	outcome  string
+	cancel   context.CancelCauseFunc // the upstream request's
+	prefix   string                  // the route's prefix of its mode label ("" or "chat_")
+	sent     []mapping.Warning       // the request's warnings (the chat route's header adds the answer's)
+	what     string                  // what its log line says it served
+	limit    limitState              // what it holds of its tenant's limits
 }
 
 // create serves POST /v1/responses.
@@ -182,6 +186,7 @@ func (q *request) json(ctx context.Context, wk *worker, req *translate.Request, 
 		return
 	}
 	out, warns, err := wk.resp.Convert(req, data, opts)
+	q.upstream = wk.resp.Upstream()
 	if err != nil {
 		var ae *translate.APIError
 		if !errors.As(err, &ae) {
@@ -226,7 +231,8 @@ func (q *request) sse(ctx context.Context, req *translate.Request, body io.Reade
 	h.Set("X-Accel-Buffering", "no")
 	q.w.WriteHeader(http.StatusOK)
 	t := s.translators.Get(req, opts)
-	defer s.translators.Put(t) // last: the deferred calls below use it
+	defer s.translators.Put(t)                   // last: the deferred calls below use it
+	defer func() { q.upstream = t.Upstream() }() // however the stream ended
 	// A client that went away leaves its response stored as cancelled,
 	// with what was streamed (a no-op once the terminal event was made).
 	defer func() {

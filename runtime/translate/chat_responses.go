@@ -83,6 +83,9 @@ type ChatToResponses interface {
 	// last stream's events, Response and warnings must not be used after
 	// it.
 	Reset(req *Request, opts Options)
+	// Upstream is what the upstream's first chunk said of itself that the
+	// Response has no place for (the gateway logs it).
+	Upstream() Upstream
 }
 
 // translator is the state of one stream (or one chat completion).
@@ -104,6 +107,10 @@ type translator struct {
 	cancel bool // Abandon: the Response is cancelled
 	sawFin bool
 	sawDet bool // reasoning_details carried reasoning text: reasoning strings repeat it
+	// the upstream's id, model, provider and system_fingerprint (JSON
+	// strings, in the arena), noted from its first chunk (Upstream)
+	noted    bool
+	upstream [4][]byte
 
 	// A built-in call keeps its place (output_index) from when it is named,
 	// but is added when its arguments are whole: while one waits, the
@@ -181,6 +188,7 @@ func (t *translator) reset(req *Request, opts Options, stream bool) {
 	t.items, t.calls, t.cur = t.items[:0], t.calls[:0], nil
 	t.nItems, t.nParts = 0, 0
 	t.finish, t.fail, t.cancel, t.sawFin, t.sawDet = mapping.Finish{}, nil, false, false, false
+	t.noted, t.upstream = false, [4][]byte{}
 	t.waiting, t.holding, t.held, t.heldEv, t.heldOut = 0, false, t.held[:0], t.heldEv[:0], 0
 	t.buf, t.marks, t.out, t.final, t.arena = t.buf[:0], t.marks[:0], t.out[:0], nil, t.arena[:0]
 	t.resp = response{id: opts.ids().NewID("resp"), createdAt: opts.now(), status: "in_progress"}
@@ -221,6 +229,9 @@ func (t *translator) Next(data []byte) []Event {
 	if err := t.doc.Decode(t.chunk, data); err != nil {
 		t.failWith(&APIError{Status: 502, Type: "server_error", Code: "server_error", Message: "the upstream sent a chunk that is not JSON: " + err.Error()})
 		return t.flush()
+	}
+	if !t.noted {
+		t.note(t.doc.Value())
 	}
 	t.reply.Chunk(&t.doc, t)
 	t.strayLogprobs()

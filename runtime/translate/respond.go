@@ -43,6 +43,7 @@ func (r *Responder) Convert(req *Request, body []byte, opts Options) ([]byte, []
 	if err := t.doc.Decode(t.body, body); err != nil {
 		return nil, nil, &APIError{Status: 502, Type: "server_error", Code: "server_error", Message: "the upstream's response is not JSON: " + err.Error()}
 	}
+	t.note(t.doc.Value())
 	t.reply.Body(&t.doc, t)
 	t.strayLogprobs()
 	if !t.sawFin && t.fail == nil {
@@ -57,6 +58,10 @@ func (r *Responder) Convert(req *Request, body []byte, opts Options) ([]byte, []
 	t.terminal()
 	return t.final, t.reply.Warnings(), nil
 }
+
+// Upstream is what the last completion said of its upstream (see
+// ChatToResponses.Upstream).
+func (r *Responder) Upstream() Upstream { return r.t.Upstream() }
 
 // Pipe translates a chat SSE stream (the upstream's body) into a
 // Responses SSE stream written to w, event by event as the chunks come:
