@@ -1,6 +1,8 @@
 package codec
 
 import (
+	"encoding/binary"
+	"math/bits"
 	"unicode/utf8"
 	"unsafe"
 )
@@ -340,13 +342,14 @@ func (b *Builder) appendNode(dst []byte, i int32) []byte {
 // are left as they are.
 func AppendString(dst []byte, s string) []byte {
 	dst = append(dst, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c >= 0x20 && c != '"' && c != '\\' && c < utf8.RuneSelf {
-			i++
-			continue
+	start, i := 0, 0
+	for {
+		// Plain runs (most strings are one: keys, names) eight bytes at a
+		// time, then what needs escaping or checking byte by byte.
+		if i += plainPrefix(s[i:]); i >= len(s) {
+			break
 		}
+		c := s[i]
 		if c < utf8.RuneSelf {
 			dst = append(dst, s[start:i]...)
 			switch c {
@@ -377,6 +380,23 @@ func AppendString(dst []byte, s string) []byte {
 	}
 	dst = append(dst, s[start:]...)
 	return append(dst, '"')
+}
+
+// plainPrefix is how many of the first bytes of s a JSON string holds as
+// they are (printable ASCII but the quote and the backslash).
+func plainPrefix(s string) int {
+	b := unsafe.Slice(unsafe.StringData(s), len(s))
+	i := 0
+	for i+8 <= len(b) {
+		if m := special(binary.LittleEndian.Uint64(b[i:])); m != 0 {
+			return i + bits.TrailingZeros64(m)>>3
+		}
+		i += 8
+	}
+	for i < len(b) && plain[b[i]] {
+		i++
+	}
+	return i
 }
 
 const hexDigit = "0123456789abcdef"

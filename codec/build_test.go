@@ -1,7 +1,13 @@
 package codec_test
 
 import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/transponder-dev/transponder/codec"
 )
@@ -91,5 +97,50 @@ func TestZeroBuilder(t *testing.T) {
 	b.SetString(codec.Top, "b", "second")
 	if got, want := string(b.AppendJSON(nil)), `{"a":"first","b":"second"}`; got != want {
 		t.Errorf("%s, want %s", got, want)
+	}
+}
+
+// TestAppendString: plain runs are copied eight bytes at a time; every
+// mix of plain bytes, quotes, backslashes, control characters, UTF-8 of
+// each length and invalid bytes, at every place against the eight-byte
+// words, comes out as the rune-by-rune escaping says (each invalid byte a
+// U+FFFD) and as JSON that decodes to the string.
+func TestAppendString(t *testing.T) {
+	pieces := []string{"a", "xyz", "0123456789", "\"", "\\", "\n", "\r", "\t", "\x00", "\x1f", "<&>", "/", "é", "€", "😀", "\xff", "\xe2\x82", "\xed\xa0\x80", "\x7f"}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for range 20000 {
+		var s strings.Builder
+		for n := rng.IntN(12); n > 0; n-- {
+			s.WriteString(pieces[rng.IntN(len(pieces))])
+		}
+		in := s.String()
+		want := []byte{'x', '"'}
+		for i, r := range in {
+			switch {
+			case r == '"' || r == '\\':
+				want = append(want, '\\', byte(r))
+			case r == '\n':
+				want = append(want, `\n`...)
+			case r == '\r':
+				want = append(want, `\r`...)
+			case r == '\t':
+				want = append(want, `\t`...)
+			case r < 0x20:
+				want = fmt.Appendf(want, `\u%04x`, r)
+			case r == utf8.RuneError && !strings.HasPrefix(in[i:], "\ufffd"):
+				want = append(want, "\ufffd"...)
+			default:
+				want = utf8.AppendRune(want, r)
+			}
+		}
+		want = append(want, '"')
+		out := codec.AppendString([]byte("x"), in)
+		if !bytes.Equal(out, want) {
+			t.Fatalf("%q: %q, want %q", in, out, want)
+		}
+		var got string
+		if err := json.Unmarshal(out[1:], &got); err != nil || got != string([]rune(in)) {
+			t.Fatalf("%q: %q decodes to %q (%v)", in, out[1:], got, err)
+		}
 	}
 }

@@ -246,7 +246,7 @@ func (x *decoder) str() (end int, err error) {
 		// control character or non-ASCII; then byte by byte.
 		for i+8 <= len(d) {
 			w := binary.LittleEndian.Uint64(d[i:])
-			if m := (w | (w - lo*0x20) | hasZero(w^(lo*'"')) | hasZero(w^(lo*'\\'))) & hi; m != 0 {
+			if m := special(w); m != 0 {
 				// The lowest bit marks the first such byte exactly.
 				i += bits.TrailingZeros64(m) >> 3
 				break
@@ -324,6 +324,13 @@ const (
 // hasZero has the high bit of each byte of w that is zero set (and maybe
 // others, but only above a byte that is zero or has its high bit set).
 func hasZero(w uint64) uint64 { return (w - lo) &^ w }
+
+// special has the high bit set of the first byte of w (the lowest) that a
+// JSON string does not hold as it is: a quote, a backslash, a control
+// character or non-ASCII (and maybe of bytes after it).
+func special(w uint64) uint64 {
+	return (w | (w - lo*0x20) | hasZero(w^(lo*'"')) | hasZero(w^(lo*'\\'))) & hi
+}
 
 func isHex(c byte) bool {
 	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
