@@ -48,6 +48,8 @@ func checkLimits(v codec.Value, chat bool) *Error {
 	var ints [len(limitedInts)]codec.Value
 	var nums [len(bounds)]codec.Value
 	for k, f := range v.Members() {
+		// One switch: the tables are searched only for a key they hold
+		// (a request has many keys, most of them none of these).
 		switch key := k.Bytes(); string(key) {
 		case "model":
 			model = f
@@ -55,12 +57,13 @@ func checkLimits(v codec.Value, chat bool) *Error {
 			metadata = f
 		case "tools":
 			tools = f
-		default:
+		case "max_output_tokens", "max_tokens", "max_completion_tokens":
 			for i := range limitedInts {
 				if limitedInts[i] == string(key) {
 					ints[i] = f
 				}
 			}
+		case "temperature", "top_p", "frequency_penalty", "presence_penalty":
 			for i := range bounds {
 				if bounds[i].key == string(key) {
 					nums[i] = f
@@ -112,20 +115,35 @@ func checkLimits(v codec.Value, chat bool) *Error {
 		}
 	}
 	for i, t := range tools.Elems() {
-		fn, nested := t, ""
-		switch typ := string(t.Get("type").Raw()); {
+		// The tool's members read in one pass (a Get each would walk them
+		// again); a chat function's name and parameters are in "function".
+		var typ, fn, name, params codec.Value
+		for k, m := range t.Members() {
+			switch string(k.Bytes()) {
+			case "type":
+				typ = m
+			case "function":
+				fn = m
+			case "name":
+				name = m
+			case "parameters":
+				params = m
+			}
+		}
+		nested := ""
+		switch typ := string(typ.Raw()); {
 		case chat && typ == `"function"`:
-			fn, nested = t.Get("function"), "function."
+			name, params, nested = fn.Get("name"), fn.Get("parameters"), "function."
 		case !chat && (typ == `"function"` || typ == `"custom"`):
 		default:
 			continue
 		}
 		// The paths are made only for an error: a request has many tools.
 		path := func(f string) string { return at("tools", i, "") + "." + nested + f }
-		if code, msg := checkToolName(fn.Get("name")); code != "" {
+		if code, msg := checkToolName(name); code != "" {
 			return &Error{Message: fmt.Sprintf(msg, path("name")), Param: path("name"), Code: code}
 		}
-		if code, msg := checkParameters(fn.Get("parameters")); code != "" {
+		if code, msg := checkParameters(params); code != "" {
 			return &Error{Message: fmt.Sprintf(msg, path("parameters")), Param: path("parameters"), Code: code}
 		}
 	}

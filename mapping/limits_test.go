@@ -52,6 +52,9 @@ func TestLimits(t *testing.T) {
 		{true, `"max_completion_tokens":-1`, "max_completion_tokens", "integer_below_min_value"},
 		{true, `"top_p":1.5`, "top_p", "decimal_above_max_value"},
 		{true, `"presence_penalty":-3`, "presence_penalty", "decimal_below_min_value"},
+		{true, `"frequency_penalty":2.5`, "frequency_penalty", "decimal_above_max_value"},
+		{true, `"max_tokens":0`, "max_tokens", "integer_below_min_value"},
+		{true, `"max_tokens":1,"frequency_penalty":-2,"tools":[{"type":"function","function":{"name":"f","parameters":{"type":"object"}}}]`, "", ""},
 	} {
 		var err error
 		if c.chat {
