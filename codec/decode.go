@@ -1,7 +1,6 @@
 package codec
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 )
@@ -112,27 +111,31 @@ type seg struct {
 // decoder is the state of one Decode; it lives in its Doc, so its stacks
 // are reused by the next Decode.
 type decoder struct {
-	doc     *Doc
-	data    []byte
-	pos     int
-	t       []schema
-	path    []seg    // where the decoder is
-	steps   []int32  // for each step of path, its index in doc.segs once recorded, else -1
-	seen    []uint64 // bitsets of the properties each open object has had
-	depth   int
-	hops    int     // unions passed through for the current value (maxHops)
-	keys    []seg   // scratch: the keys of an object without its tag (untagged)
-	parent  int32   // the innermost node being walked, or -1
-	esc     bool    // the last string str read has escapes
-	hints   []hint  // by the depth of an object: where its keys were last
-	hintsOf *schema // the table the hints' schemas are of (its first)
+	doc   *Doc
+	data  []byte
+	pos   int
+	t     []schema
+	path  []seg    // where the decoder is
+	steps []int32  // for each step of path, its index in doc.segs once recorded, else -1
+	seen  []uint64 // bitsets of the properties each open object has had
+	depth int
+	hops  int   // unions passed through for the current value (maxHops)
+	keys  []seg // scratch: the keys of an object without its tag (untagged)
+	// The keys each open object has that its schema does not declare, to
+	// refuse a repeated one: the first maxUndeclared by their spans (then
+	// in a set of the object's walk).
+	undeclared []seg
+	parent     int32   // the innermost node being walked, or -1
+	esc        bool    // the last string str read has escapes
+	hints      []hint  // by the depth of an object: where its keys were last
+	hintsOf    *schema // the table the hints' schemas are of (its first)
 }
 
 // reset readies x for a Decode into d, every field but its memory (and
 // the hints) as new.
 func (x *decoder) reset(d *Doc, t []schema) {
 	x.doc, x.data, x.t, x.pos = d, d.data, t, 0
-	x.path, x.steps, x.seen, x.keys = x.path[:0], x.steps[:0], x.seen[:0], x.keys[:0]
+	x.path, x.steps, x.seen, x.keys, x.undeclared = x.path[:0], x.steps[:0], x.seen[:0], x.keys[:0], x.undeclared[:0]
 	x.depth, x.hops, x.parent, x.esc = 0, 0, -1, false
 	if len(t) > 0 && x.hintsOf != &t[0] { // guesses name schemas of a table
 		x.hints, x.hintsOf = x.hints[:0], &t[0]
@@ -291,154 +294,6 @@ func (x *decoder) knows(si int32, v []byte, esc bool) bool {
 		return false
 	}
 	return true
-}
-
-// enter and leave bracket the walk of an object's or array's members: the
-// members are new values, so they start with no hops.
-func (x *decoder) enter() (hops int) { hops, x.hops = x.hops, 0; return hops }
-func (x *decoder) leave(hops int)    { x.hops = hops }
-
-func (x *decoder) object(si int32) error {
-	s := &x.t[si]
-	if len(x.path) >= MaxDepth { // this object would be level MaxDepth+1
-		return x.tooDeep()
-	}
-	defer x.leave(x.enter())
-	t := x.open()
-	depth, n, nreq := len(x.path), 0, 0
-	top := depth == 0 // the payload's own keys (Doc.Quiet)
-	if len(s.props) > 0 {
-		x.hintAt(depth)
-	} else {
-		depth = -1 // no property to find
-	}
-	x.pos++ // {
-	words := (len(s.props) + 63) / 64
-	base := len(x.seen)
-	x.seen = append(x.seen, make([]uint64, words)...)
-	// The keys the object has that its schema does not declare, to refuse
-	// a repeated one: the first few by their spans, then in a set.
-	var undeclared [8]seg
-	var nUndeclared int
-	var undeclaredSet map[string]bool
-	x.ws()
-	if x.pos < len(x.data) && x.data[x.pos] == '}' {
-		x.pos++
-	} else {
-		for {
-			var ks, ke, i int
-			var ok bool
-			var err error
-			if depth >= 0 {
-				ks, ke, i, ok = x.expected(si, depth, n)
-			}
-			if !ok {
-				if ks, ke, err = x.key(); err != nil {
-					return err
-				}
-			}
-			vs, esc := x.pos, x.esc
-			// Stepped without push's check: object checked the depth on entry.
-			x.step(seg{start: int32(ks + 1), end: int32(ke)})
-			var key []byte // read unless the hint found the property
-			if !ok {
-				if key = x.data[ks+1 : ke]; esc {
-					key = unquote(key)
-				}
-				if depth >= 0 {
-					i, ok = x.prop(si, depth, n, key, esc)
-				} else {
-					i, ok = findProp(s.props, key)
-				}
-			}
-			n++
-			if ok {
-				w, bit := base+int(uint(i)/64), uint64(1)<<(uint(i)%64)
-				if x.seen[w]&bit != 0 {
-					return x.duplicate(ks)
-				}
-				x.seen[w] |= bit
-				p := &s.props[i]
-				if p.required {
-					nreq++
-				}
-				if p.required && x.pos < len(x.data) && x.data[x.pos] == 'n' && x.t[p.schema].nonull {
-					// null in a required property the spec does not let be
-					// null (the normalizer let every property be null).
-					start := x.pos
-					if err = x.skip(); err == nil {
-						f := x.findAt(WrongKind, start, x.pos, ks+1, ke)
-						f.want = x.t[p.schema].mask &^ mNull
-					}
-				} else {
-					err = x.value(p.schema)
-				}
-			} else {
-				if undeclaredSet != nil {
-					if undeclaredSet[string(key)] {
-						return x.duplicate(ks)
-					}
-					undeclaredSet[string(key)] = true
-				} else {
-					for _, u := range undeclared[:nUndeclared] {
-						if bytes.Equal(unquote(x.data[u.start:u.end]), key) {
-							return x.duplicate(ks)
-						}
-					}
-					if nUndeclared < len(undeclared) {
-						undeclared[nUndeclared] = seg{start: int32(ks + 1), end: int32(ke)}
-						nUndeclared++
-					} else {
-						undeclaredSet = map[string]bool{string(key): true}
-						for _, u := range undeclared {
-							undeclaredSet[string(unquote(x.data[u.start:u.end]))] = true
-						}
-					}
-				}
-				kind := UnknownField
-				if s.open {
-					kind = ExtraField
-				}
-				if err = x.skip(); err == nil && !(top && x.doc.quiet != nil && x.doc.quiet(key)) {
-					x.findAt(kind, vs, x.pos, ks+1, ke)
-				}
-			}
-			if err != nil {
-				return err
-			}
-			t.add(x.doc, int32(ks+1), int32(ke), int32(vs), int32(x.pos), esc)
-			x.path = x.path[:len(x.path)-1]
-			if more, err := x.next('}'); err != nil {
-				return err
-			} else if !more {
-				break
-			}
-		}
-	}
-	if nreq < s.nreq { // a required key is missing: which
-		for i, p := range s.props {
-			if p.required && x.seen[base+i/64]&(uint64(1)<<(i%64)) == 0 {
-				x.missing(p.key)
-			}
-		}
-	}
-	x.seen = x.seen[:base]
-	t.close(x.doc, x.pos)
-	return nil
-}
-
-func (x *decoder) duplicate(keyStart int) error {
-	x.pos = keyStart
-	x.path = x.path[:len(x.path)-1]
-	return &SyntaxError{Offset: keyStart, Path: x.doc.pathString(x.path), Reason: fmt.Sprintf("%v %q", ErrDuplicateKey, clip(unquote(x.data[keyStart+1:x.keyEnd(keyStart)]))), Err: ErrDuplicateKey}
-}
-
-func (x *decoder) keyEnd(start int) int {
-	save := x.pos
-	x.pos = start
-	end, _ := x.str()
-	x.pos = save
-	return end
 }
 
 func (x *decoder) array(items int32) error {

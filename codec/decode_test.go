@@ -154,6 +154,7 @@ func TestDecodeDuplicateKeys(t *testing.T) {
 		{"non-string type, then a known one", `{"input":[{"type":1,"a":2,"type":"message","role":"user","content":"hi"}]}`, 26, "input[0]", `duplicate key "type"`},
 		{"unknown type repeated", `{"input":[{"type":"zzz","type":"zzz"}]}`, 24, "input[0]", `duplicate key "type"`},
 		{"the ninth unknown key repeats the first", `{"a":1,"b":1,"c":1,"d":1,"e":1,"f":1,"g":1,"h":1,"i":1,"a":2}`, 55, "", `duplicate key "a"`},
+		{"an unknown key of the top repeated after an item's own", `{"x":1,"input":[{"role":"user","content":"hi","x":1,"y":1}],"x":2}`, 60, "", `duplicate key "x"`},
 		{"the tenth repeats the ninth", `{"a":1,"b":1,"c":1,"d":1,"e":1,"f":1,"g":1,"h":1,"i":1,"i":2}`, 55, "", `duplicate key "i"`},
 	})
 	// OpenRouter's trace is an open object: the keys it allows without

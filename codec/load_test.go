@@ -1,6 +1,7 @@
 package codec_test
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -149,6 +150,69 @@ func TestHintsKeyLengths(t *testing.T) {
 				if got, want := summary(&reused), summary(fresh); !slices.Equal(got, want) {
 					t.Fatalf("%s after %s: the reused Doc reports\n%s\nwant\n%s", data, k, strings.Join(got, "\n"), strings.Join(want, "\n"))
 				}
+			}
+		}
+	}
+}
+
+// An object of more than 64 properties: the first 64 seen are kept in a
+// word of the walk, the others in the decoder's stack of words, nested
+// objects of the same schema each with their own. A repeated property and
+// a missing required one are found on either side of 64, and at each
+// level.
+func TestManyProperties(t *testing.T) {
+	var props []string
+	for i := range 130 {
+		required := i == 1 || i == 70 || i == 129
+		schema := 1 // an integer
+		if i == 0 {
+			schema = 0 // the object itself
+		}
+		props = append(props, fmt.Sprintf(`["p%03d",%d,%t]`, i, schema, required))
+	}
+	d, err := codec.LoadDialect([]byte(`{"name":"m","spec":"s.yaml","payloads":[0` + strings.Repeat(",-1", 12) +
+		`],"components":[["M",0]],"schemas":[{"name":"M","kind":"kindObject","mask":["mObject"],"props":[` + strings.Join(props, ",") +
+		`]},{"name":"N","kind":"kindScalar","mask":["mInteger"]}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	root, _ := d.Payload(codec.ResponsesRequest)
+	const all = `"p001":1,"p070":1,"p129":1`
+	for _, c := range []struct{ data, want string }{
+		{`{` + all + `,"p000":{` + all + `}}`, ""},
+		{`{"p001":1,"p000":{"p070":1}}`, "p000.p001: missing p001; p000.p129: missing p129; p070: missing p070; p129: missing p129"},
+		{`{` + all + `,"p003":1,"p003":2}`, `duplicate "p003"`},
+		{`{` + all + `,"p100":1,"p100":2}`, `duplicate "p100"`},
+		{`{` + all + `,"p100":1,"p000":{` + all + `,"p100":1}}`, ""},
+		{`{` + all + `,"p000":{` + all + `,"p100":1,"p100":2}}`, `duplicate "p100"`},
+		{`{"p000":{` + all + `},` + all + `,"p000":{}}`, `duplicate "p000"`},
+	} {
+		var reused codec.Doc
+		for _, doc := range []func() (*codec.Doc, error){
+			func() (*codec.Doc, error) { return codec.Decode(root, []byte(c.data)) },
+			func() (*codec.Doc, error) { return &reused, reused.Decode(root, []byte(c.data)) },
+		} {
+			doc, err := doc()
+			var got []string
+			if err != nil {
+				if !errors.Is(err, codec.ErrDuplicateKey) {
+					t.Fatalf("%s: %v", c.data, err)
+				}
+				got = append(got, "duplicate "+err.Error()[strings.LastIndex(err.Error(), `"p`):])
+			} else {
+				for _, f := range doc.Findings() {
+					if f.Kind != codec.MissingField {
+						t.Fatalf("%s: %v", c.data, f)
+					}
+					p := f.Path()
+					if p != "" {
+						p += ": "
+					}
+					got = append(got, p+"missing "+f.Name())
+				}
+			}
+			if g := strings.Join(got, "; "); g != c.want {
+				t.Errorf("%s: %q, want %q", c.data, g, c.want)
 			}
 		}
 	}
