@@ -66,8 +66,10 @@ func Parse(data []byte) (Value, bool) {
 	return d.Value(), true
 }
 
-// Exists reports whether the value is present.
-func (v Value) Exists() bool { return v.d != nil && v.end > v.start }
+// Exists reports whether the value is present. (Only the zero Value has
+// no Doc, and its span is empty: the converters inline this at every
+// field, so it is the one comparison.)
+func (v Value) Exists() bool { return v.end > v.start }
 
 // Present reports whether v exists and is not null: Kind() > Null, the
 // first byte read without the switch over kinds (a converter asks it of
@@ -90,20 +92,18 @@ func (v Value) Kind() Kind {
 	if !v.Exists() {
 		return Invalid
 	}
-	switch c := v.d.data[v.start]; c {
-	case '{':
-		return Object
-	case '[':
-		return Array
-	case '"':
-		return String
-	case 't', 'f':
-		return Bool
-	case 'n':
-		return Null
-	}
-	return Number
+	return kinds[v.d.data[v.start]]
 }
+
+// kinds is the kind of a value by its first byte (a table rather than a
+// switch: Kind is inlined at every converter's use).
+var kinds = func() (t [256]Kind) {
+	for c := range t {
+		t[c] = Number
+	}
+	t['{'], t['['], t['"'], t['t'], t['f'], t['n'] = Object, Array, String, Bool, Bool, Null
+	return t
+}()
 
 // Get returns the member key of an object (Invalid if v is not an object
 // or has no such member). The payload was validated by Decode, so this is
@@ -154,21 +154,41 @@ func (k Key) Raw() []byte { return k.raw }
 // an object).
 func (v Value) Members() iter.Seq2[Key, Value] {
 	return func(yield func(Key, Value) bool) {
-		if v.Kind() != Object {
-			return
-		}
-		if e, ok := v.d.tape(v.start); ok {
-			data, ents := v.d.data, v.d.ents
-			for ; e >= 0; e = ents[e].next {
-				r := &ents[e]
-				if !yield(Key{data[r.keyStart:r.keyEnd:r.keyEnd], !r.esc}, Value{v.d, r.start, r.end}) {
-					return
-				}
+		e := v.first('{')
+		if e < 0 {
+			if e == notOnTape {
+				v.scanMembers(yield)
 			}
 			return
 		}
-		v.scanMembers(yield)
+		data, ents := v.d.data, v.d.ents
+		for ; e >= 0; e = ents[e].next {
+			r := &ents[e]
+			if !yield(Key{data[r.keyStart:r.keyEnd:r.keyEnd], !r.esc}, Value{v.d, r.start, r.end}) {
+				return
+			}
+		}
 	}
+}
+
+// notOnTape is first's answer for a container Decode did not walk.
+const notOnTape = -2
+
+// first returns the first member or element on the tape of v, an object
+// or array (open is its first byte); -1 if it has none or is not of that
+// kind, notOnTape if Decode did not walk it. Not inlined: the loops of
+// Members and Elems are, at every converter's range over them, and this
+// is what they would each hold of code the instruction cache then lacks.
+//
+//go:noinline
+func (v Value) first(open byte) int32 {
+	if !v.Exists() || v.d.data[v.start] != open {
+		return -1
+	}
+	if e, ok := v.d.tape(v.start); ok {
+		return e
+	}
+	return notOnTape
 }
 
 // scanMembers is Members of an object Decode did not walk (free-form, or
@@ -203,19 +223,19 @@ func (v Value) scanMembers(yield func(Key, Value) bool) {
 // array).
 func (v Value) Elems() iter.Seq2[int, Value] {
 	return func(yield func(int, Value) bool) {
-		if v.Kind() != Array {
-			return
-		}
-		if e, ok := v.d.tape(v.start); ok {
-			ents := v.d.ents
-			for n := 0; e >= 0; n, e = n+1, ents[e].next {
-				if !yield(n, Value{v.d, ents[e].start, ents[e].end}) {
-					return
-				}
+		e := v.first('[')
+		if e < 0 {
+			if e == notOnTape {
+				v.scanElems(yield)
 			}
 			return
 		}
-		v.scanElems(yield)
+		ents := v.d.ents
+		for n := 0; e >= 0; n, e = n+1, ents[e].next {
+			if !yield(n, Value{v.d, ents[e].start, ents[e].end}) {
+				return
+			}
+		}
 	}
 }
 
