@@ -296,11 +296,11 @@ entries:
 	}
 	tiers := strings.Join(quoted, ", ")
 	for _, want := range []string{
-		"switch string(srcServiceTier.Raw()) {\n\t\tcase " + tiers + ":\n\t\t\tc.put(codec.Top, \"service_tier\", srcServiceTier.Raw())\n\t\tdefault:\n\t\t\tc.warn(\"service_tier\", string(srcServiceTier.Raw())+\" is not a value the mapping carries to service_tier; left out\")",
-		"case \"\\\"high\\\"\":\n\t\t\tc.put(c.b.Object(codec.Top, \"text\"), \"verbosity\", srcVerbosity.Raw())\n\t\tcase \"\\\"low\\\"\":\n\t\t\tc.b.SetJSON(c.b.Object(codec.Top, \"text\"), \"verbosity\", \"\\\"medium\\\"\")\n\t\tdefault:\n\t\t\tc.b.SetJSON(c.b.Object(codec.Top, \"text\"), \"verbosity\", \"\\\"medium\\\"\")",
-		"c.put(codec.Top, \"stream\", srcStream.Raw())\n\t\tif string(srcStream.Raw()) == \"true\" {\n\t\t\tc.b.AppendConst(c.b.Array(codec.Top, \"include\"), \"\\\"message.output_text.logprobs\\\"\")",
-		"if !present(srcStream) {\n\t\t\tc.b.SetJSON(codec.Top, \"top_logprobs\", \"0\")\n\t\t\tc.put(codec.Top, \"parallel_tool_calls\", srcLogprobs.Raw())",
-		"if string(srcN.Raw()) != \"1\" {\n\t\t\tc.refuse(\"n\", \"n \"+string(srcN.Raw())+\": one choice\")",
+		"switch string(srcServiceTier.Raw()) {\n\t\t\tcase " + tiers + ":\n\t\t\t\tc.put(codec.Top, \"service_tier\", srcServiceTier.Raw())\n\t\t\tdefault:\n\t\t\t\tc.warn(\"service_tier\", string(srcServiceTier.Raw())+\" is not a value the mapping carries to service_tier; left out\")",
+		"case \"\\\"high\\\"\":\n\t\t\t\tc.put(c.b.Object(codec.Top, \"text\"), \"verbosity\", srcVerbosity.Raw())\n\t\t\tcase \"\\\"low\\\"\":\n\t\t\t\tc.b.SetJSON(c.b.Object(codec.Top, \"text\"), \"verbosity\", \"\\\"medium\\\"\")\n\t\t\tdefault:\n\t\t\t\tc.b.SetJSON(c.b.Object(codec.Top, \"text\"), \"verbosity\", \"\\\"medium\\\"\")",
+		"c.put(codec.Top, \"stream\", srcStream.Raw())\n\t\t\tif string(srcStream.Raw()) == \"true\" {\n\t\t\t\tc.b.AppendConst(c.b.Array(codec.Top, \"include\"), \"\\\"message.output_text.logprobs\\\"\")",
+		"if !present(srcStream) {\n\t\t\t\tc.b.SetJSON(codec.Top, \"top_logprobs\", \"0\")\n\t\t\t\tc.put(codec.Top, \"parallel_tool_calls\", srcLogprobs.Raw())",
+		"if string(srcN.Raw()) != \"1\" {\n\t\t\t\tc.refuse(\"n\", \"n \"+string(srcN.Raw())+\": one choice\")",
 		"c.refuse(atElem(\"messages\", i, \"role\", \"messages[0].role\"), \"no function messages\")",
 		"// m.yaml:25: omit → text.format{text}: the target's default, left out",
 	} {

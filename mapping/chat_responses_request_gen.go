@@ -2,1422 +2,1767 @@
 
 package mapping
 
-import "github.com/transponder-dev/transponder/codec"
+import (
+	"github.com/transponder-dev/transponder/codec"
+	"math/bits"
+)
 
 // chatResponsesRequestOpenAI converts a payload, as mapping/chat_responses_request.yaml says for openai.
 func (c *rev) chatResponsesRequestOpenAI(v codec.Value) {
-	var srcModel, srcMessages, srcMaxCompletionTokens, srcMaxTokens, srcTemperature, srcTopP, srcTopLogprobs, srcLogprobs, srcParallelToolCalls, srcMetadata, srcServiceTier, srcStream, srcStreamOptions, srcPromptCacheKey, srcPromptCacheOptions, srcPromptCacheRetention, srcUser, srcSafetyIdentifier, srcModeration, srcVerbosity, srcReasoningEffort, srcStore, srcN, srcAudio, srcModalities, srcFrequencyPenalty, srcPresencePenalty, srcLogitBias, srcSeed, srcStop, srcPrediction, srcResponseFormat, srcToolChoice, srcFunctionCall, srcTools, srcFunctions, srcWebSearchOptions, srcReasoning, srcProvider, srcModels, srcPlugins, srcSessionId, srcTrace, srcDebug, srcRoute, srcCacheControl, srcImageConfig, srcStopServerToolsWhen, srcTopK, srcMinP, srcTopA, srcRepetitionPenalty codec.Value
+	var srcModel, srcMessages, srcMaxCompletionTokens, srcMaxTokens, srcTemperature, srcTopP, srcTopLogprobs, srcLogprobs, srcParallelToolCalls, srcMetadata, srcServiceTier, srcStream, srcStreamOptions, srcPromptCacheKey, srcPromptCacheOptions, srcPromptCacheRetention, srcUser, srcSafetyIdentifier, srcModeration, srcVerbosity, srcReasoningEffort, srcStore, srcN, srcModalities, srcFrequencyPenalty, srcPresencePenalty, srcLogitBias, srcSeed, srcStop, srcPrediction, srcResponseFormat, srcToolChoice, srcFunctionCall, srcTools, srcFunctions, srcWebSearchOptions, srcReasoning, srcProvider, srcModels, srcPlugins, srcSessionId, srcTrace, srcDebug, srcRoute, srcCacheControl, srcImageConfig, srcStopServerToolsWhen, srcTopK, srcMinP, srcTopA, srcRepetitionPenalty codec.Value
+	var srcSet uint64
 	for k, m := range v.Members() {
+		if !present(m) {
+			continue
+		}
 		switch string(k.Bytes()) {
 		case "model":
 			srcModel = m
+			srcSet |= uint64(0x1)
 		case "messages":
 			srcMessages = m
+			srcSet |= uint64(0x2)
 		case "max_completion_tokens":
 			srcMaxCompletionTokens = m
+			srcSet |= uint64(0x4)
 		case "max_tokens":
 			srcMaxTokens = m
+			srcSet |= uint64(0x8)
 		case "temperature":
 			srcTemperature = m
+			srcSet |= uint64(0x10)
 		case "top_p":
 			srcTopP = m
+			srcSet |= uint64(0x20)
 		case "top_logprobs":
 			srcTopLogprobs = m
+			srcSet |= uint64(0x40)
 		case "logprobs":
 			srcLogprobs = m
+			srcSet |= uint64(0x80)
 		case "parallel_tool_calls":
 			srcParallelToolCalls = m
+			srcSet |= uint64(0x100)
 		case "metadata":
 			srcMetadata = m
+			srcSet |= uint64(0x200)
 		case "service_tier":
 			srcServiceTier = m
+			srcSet |= uint64(0x400)
 		case "stream":
 			srcStream = m
+			srcSet |= uint64(0x800)
 		case "stream_options":
 			srcStreamOptions = m
+			srcSet |= uint64(0x1000)
 		case "prompt_cache_key":
 			srcPromptCacheKey = m
+			srcSet |= uint64(0x2000)
 		case "prompt_cache_options":
 			srcPromptCacheOptions = m
+			srcSet |= uint64(0x4000)
 		case "prompt_cache_retention":
 			srcPromptCacheRetention = m
+			srcSet |= uint64(0x8000)
 		case "user":
 			srcUser = m
+			srcSet |= uint64(0x10000)
 		case "safety_identifier":
 			srcSafetyIdentifier = m
+			srcSet |= uint64(0x20000)
 		case "moderation":
 			srcModeration = m
+			srcSet |= uint64(0x40000)
 		case "verbosity":
 			srcVerbosity = m
+			srcSet |= uint64(0x80000)
 		case "reasoning_effort":
 			srcReasoningEffort = m
+			srcSet |= uint64(0x100000)
 		case "store":
 			srcStore = m
+			srcSet |= uint64(0x200000)
 		case "n":
 			srcN = m
+			srcSet |= uint64(0x400000)
 		case "audio":
-			srcAudio = m
+			srcSet |= uint64(0x800000)
 		case "modalities":
 			srcModalities = m
+			srcSet |= uint64(0x1000000)
 		case "frequency_penalty":
 			srcFrequencyPenalty = m
+			srcSet |= uint64(0x2000000)
 		case "presence_penalty":
 			srcPresencePenalty = m
+			srcSet |= uint64(0x4000000)
 		case "logit_bias":
 			srcLogitBias = m
+			srcSet |= uint64(0x8000000)
 		case "seed":
 			srcSeed = m
+			srcSet |= uint64(0x10000000)
 		case "stop":
 			srcStop = m
+			srcSet |= uint64(0x20000000)
 		case "prediction":
 			srcPrediction = m
+			srcSet |= uint64(0x40000000)
 		case "response_format":
 			srcResponseFormat = m
+			srcSet |= uint64(0x80000000)
 		case "tool_choice":
 			srcToolChoice = m
+			srcSet |= uint64(0x100000000)
 		case "function_call":
 			srcFunctionCall = m
+			srcSet |= uint64(0x200000000)
 		case "tools":
 			srcTools = m
+			srcSet |= uint64(0x400000000)
 		case "functions":
 			srcFunctions = m
+			srcSet |= uint64(0x800000000)
 		case "web_search_options":
 			srcWebSearchOptions = m
+			srcSet |= uint64(0x1000000000)
 		case "reasoning":
 			srcReasoning = m
+			srcSet |= uint64(0x2000000000)
 		case "provider":
 			srcProvider = m
+			srcSet |= uint64(0x4000000000)
 		case "models":
 			srcModels = m
+			srcSet |= uint64(0x8000000000)
 		case "plugins":
 			srcPlugins = m
+			srcSet |= uint64(0x10000000000)
 		case "session_id":
 			srcSessionId = m
+			srcSet |= uint64(0x20000000000)
 		case "trace":
 			srcTrace = m
+			srcSet |= uint64(0x40000000000)
 		case "debug":
 			srcDebug = m
+			srcSet |= uint64(0x80000000000)
 		case "route":
 			srcRoute = m
+			srcSet |= uint64(0x100000000000)
 		case "cache_control":
 			srcCacheControl = m
+			srcSet |= uint64(0x200000000000)
 		case "image_config":
 			srcImageConfig = m
+			srcSet |= uint64(0x400000000000)
 		case "stop_server_tools_when":
 			srcStopServerToolsWhen = m
+			srcSet |= uint64(0x800000000000)
 		case "top_k":
 			srcTopK = m
+			srcSet |= uint64(0x1000000000000)
 		case "min_p":
 			srcMinP = m
+			srcSet |= uint64(0x2000000000000)
 		case "top_a":
 			srcTopA = m
+			srcSet |= uint64(0x4000000000000)
 		case "repetition_penalty":
 			srcRepetitionPenalty = m
+			srcSet |= uint64(0x8000000000000)
 		}
 	}
-	if present(srcModel) {
-		// mapping/chat_responses_request.yaml:18: → model
-		c.put(codec.Top, "model", srcModel.Raw())
-	}
-	if present(srcMessages) {
-		for i, e := range srcMessages.Elems() {
-			srcMessagesNode, srcMessagesKnown, srcMessagesType := c.tag(e)
-			switch srcMessagesType {
-			case "system":
-				// mapping/chat_responses_request.yaml:23: → input{array}[]{message}
-				revSystem(c, e, atElem("messages", i, "", "messages[0]"), c.b.Array(codec.Top, "input"), "")
-			case "developer":
-				// mapping/chat_responses_request.yaml:30: → input{array}[]{message}
-				revSystem(c, e, atElem("messages", i, "", "messages[0]"), c.b.Array(codec.Top, "input"), "")
-			case "user":
-				// mapping/chat_responses_request.yaml:34: → input{array}[]{message}
-				revUser(c, e, atElem("messages", i, "", "messages[0]"), c.b.Array(codec.Top, "input"), "")
-			case "assistant":
-				// mapping/chat_responses_request.yaml:42: → input{array}[]{message}
-				revAssistant(c, e, atElem("messages", i, "", "messages[0]"), c.b.Array(codec.Top, "input"), "")
-			case "tool":
-				// mapping/chat_responses_request.yaml:57: → input{array}[]{function_call_output}
-				revTool(c, e, atElem("messages", i, "", "messages[0]"), c.b.Array(codec.Top, "input"), "")
-			case "function":
-				// mapping/chat_responses_request.yaml:65: refuse
-				c.refuse(atElem("messages", i, "role", "messages[0].role"), "deprecated function messages have no call id a Responses function_call_output needs; send tool messages")
+	for ; srcSet != 0; srcSet &= srcSet - 1 {
+		switch bits.TrailingZeros64(srcSet) {
+		case 0:
+			// mapping/chat_responses_request.yaml:18: → model
+			c.put(codec.Top, "model", srcModel.Raw())
+		case 1:
+			for i, e := range srcMessages.Elems() {
+				srcMessagesNode, srcMessagesKnown, srcMessagesType := c.tag(e)
+				switch srcMessagesType {
+				case "system":
+					// mapping/chat_responses_request.yaml:23: → input{array}[]{message}
+					revSystem(c, e, atElem("messages", i, "", "messages[0]"), c.b.Array(codec.Top, "input"), "")
+				case "developer":
+					// mapping/chat_responses_request.yaml:30: → input{array}[]{message}
+					revSystem(c, e, atElem("messages", i, "", "messages[0]"), c.b.Array(codec.Top, "input"), "")
+				case "user":
+					// mapping/chat_responses_request.yaml:34: → input{array}[]{message}
+					revUser(c, e, atElem("messages", i, "", "messages[0]"), c.b.Array(codec.Top, "input"), "")
+				case "assistant":
+					// mapping/chat_responses_request.yaml:42: → input{array}[]{message}
+					revAssistant(c, e, atElem("messages", i, "", "messages[0]"), c.b.Array(codec.Top, "input"), "")
+				case "tool":
+					// mapping/chat_responses_request.yaml:57: → input{array}[]{function_call_output}
+					revTool(c, e, atElem("messages", i, "", "messages[0]"), c.b.Array(codec.Top, "input"), "")
+				case "function":
+					// mapping/chat_responses_request.yaml:65: refuse
+					c.refuse(atElem("messages", i, "role", "messages[0].role"), "deprecated function messages have no call id a Responses function_call_output needs; send tool messages")
+				default:
+					c.unknownType(srcMessagesNode, srcMessagesKnown, atElem("messages", i, "", "messages[0]"))
+				}
+			}
+		case 2:
+			// mapping/chat_responses_request.yaml:70: → max_output_tokens
+			c.put(codec.Top, "max_output_tokens", srcMaxCompletionTokens.Raw())
+		case 3:
+			// mapping/chat_responses_request.yaml:72: → max_output_tokens
+			c.put(codec.Top, "max_output_tokens", srcMaxTokens.Raw())
+		case 4:
+			// mapping/chat_responses_request.yaml:75: → temperature
+			c.put(codec.Top, "temperature", srcTemperature.Raw())
+		case 5:
+			// mapping/chat_responses_request.yaml:78: → top_p
+			c.put(codec.Top, "top_p", srcTopP.Raw())
+		case 6:
+			// mapping/chat_responses_request.yaml:81: → top_logprobs
+			c.put(codec.Top, "top_logprobs", srcTopLogprobs.Raw())
+		case 7:
+			// mapping/chat_responses_request.yaml:84: set
+			if string(srcLogprobs.Raw()) == "true" {
+				c.b.AppendConst(c.b.Array(codec.Top, "include"), "\"message.output_text.logprobs\"")
+			}
+		case 8:
+			// mapping/chat_responses_request.yaml:88: → parallel_tool_calls
+			c.put(codec.Top, "parallel_tool_calls", srcParallelToolCalls.Raw())
+		case 9:
+			// mapping/chat_responses_request.yaml:90: → metadata
+			c.put(codec.Top, "metadata", srcMetadata.Raw())
+		case 10:
+			// mapping/chat_responses_request.yaml:92: → service_tier
+			c.put(codec.Top, "service_tier", srcServiceTier.Raw())
+		case 11:
+			// mapping/chat_responses_request.yaml:95: → stream
+			c.put(codec.Top, "stream", srcStream.Raw())
+		case 12:
+			var srcStreamOptionsIncludeObfuscation codec.Value
+			var srcStreamOptionsSet uint64
+			for k, m := range srcStreamOptions.Members() {
+				if !present(m) {
+					continue
+				}
+				switch string(k.Bytes()) {
+				case "include_obfuscation":
+					srcStreamOptionsIncludeObfuscation = m
+					srcStreamOptionsSet |= uint64(0x1)
+				case "include_usage": // mapping/chat_responses_request.yaml:100: gateway: a Responses stream always ends with its usage (response.completed); the chat stream converter sends the usage chunk when include_usage asks for it
+				}
+			}
+			for ; srcStreamOptionsSet != 0; srcStreamOptionsSet &= srcStreamOptionsSet - 1 {
+				switch bits.TrailingZeros64(srcStreamOptionsSet) {
+				case 0:
+					// mapping/chat_responses_request.yaml:97: → stream_options.include_obfuscation
+					c.put(c.b.Object(codec.Top, "stream_options"), "include_obfuscation", srcStreamOptionsIncludeObfuscation.Raw())
+				}
+			}
+		case 13:
+			// mapping/chat_responses_request.yaml:102: → prompt_cache_key
+			c.put(codec.Top, "prompt_cache_key", srcPromptCacheKey.Raw())
+		case 14:
+			var srcPromptCacheOptionsMode, srcPromptCacheOptionsTtl codec.Value
+			var srcPromptCacheOptionsSet uint64
+			for k, m := range srcPromptCacheOptions.Members() {
+				if !present(m) {
+					continue
+				}
+				switch string(k.Bytes()) {
+				case "mode":
+					srcPromptCacheOptionsMode = m
+					srcPromptCacheOptionsSet |= uint64(0x1)
+				case "ttl":
+					srcPromptCacheOptionsTtl = m
+					srcPromptCacheOptionsSet |= uint64(0x2)
+				}
+			}
+			for ; srcPromptCacheOptionsSet != 0; srcPromptCacheOptionsSet &= srcPromptCacheOptionsSet - 1 {
+				switch bits.TrailingZeros64(srcPromptCacheOptionsSet) {
+				case 0:
+					// mapping/chat_responses_request.yaml:104: → prompt_cache_options.mode
+					c.put(c.b.Object(codec.Top, "prompt_cache_options"), "mode", srcPromptCacheOptionsMode.Raw())
+				case 1:
+					// mapping/chat_responses_request.yaml:104: → prompt_cache_options.ttl
+					c.put(c.b.Object(codec.Top, "prompt_cache_options"), "ttl", srcPromptCacheOptionsTtl.Raw())
+				}
+			}
+		case 15:
+			// mapping/chat_responses_request.yaml:106: → prompt_cache_retention
+			c.put(codec.Top, "prompt_cache_retention", srcPromptCacheRetention.Raw())
+		case 16:
+			// mapping/chat_responses_request.yaml:109: → user
+			c.put(codec.Top, "user", srcUser.Raw())
+		case 17:
+			// mapping/chat_responses_request.yaml:111: → safety_identifier
+			c.put(codec.Top, "safety_identifier", srcSafetyIdentifier.Raw())
+		case 18:
+			var srcModerationModel, srcModerationPolicy codec.Value
+			var srcModerationSet uint64
+			for k, m := range srcModeration.Members() {
+				if !present(m) {
+					continue
+				}
+				switch string(k.Bytes()) {
+				case "model":
+					srcModerationModel = m
+					srcModerationSet |= uint64(0x1)
+				case "policy":
+					srcModerationPolicy = m
+					srcModerationSet |= uint64(0x2)
+				}
+			}
+			for ; srcModerationSet != 0; srcModerationSet &= srcModerationSet - 1 {
+				switch bits.TrailingZeros64(srcModerationSet) {
+				case 0:
+					// mapping/chat_responses_request.yaml:113: → moderation.model
+					c.put(c.b.Object(codec.Top, "moderation"), "model", srcModerationModel.Raw())
+				case 1:
+					// mapping/chat_responses_request.yaml:113: → moderation.policy
+					c.put(c.b.Object(codec.Top, "moderation"), "policy", srcModerationPolicy.Raw())
+				}
+			}
+		case 19:
+			// mapping/chat_responses_request.yaml:116: → text.verbosity
+			c.put(c.b.Object(codec.Top, "text"), "verbosity", srcVerbosity.Raw())
+		case 20:
+			// mapping/chat_responses_request.yaml:118: → reasoning.effort
+			c.put(c.b.Object(codec.Top, "reasoning"), "effort", srcReasoningEffort.Raw())
+		case 21:
+			// mapping/chat_responses_request.yaml:121: → store
+			revStore(c, srcStore, "store", codec.Top, "store")
+		case 22:
+			// mapping/chat_responses_request.yaml:127: refuse unless 1
+			if string(srcN.Raw()) != "1" {
+				c.refuse("n", "a Responses upstream gives one choice; n must be 1")
+			}
+		case 23:
+			// mapping/chat_responses_request.yaml:130: refuse
+			c.refuse("audio", "a Responses upstream gives no audio output")
+		case 24:
+			for i, e := range srcModalities.Elems() {
+				// mapping/chat_responses_request.yaml:132: refuse unless "text"
+				if string(e.Raw()) != "\"text\"" {
+					c.refuse(atElem("modalities", i, "", "modalities[0]"), "a Responses upstream answers in text; modality "+string(e.Raw())+" is not available")
+				}
+			}
+		case 25:
+			// mapping/chat_responses_request.yaml:135: drop
+			c.drop(srcFrequencyPenalty, "frequency_penalty", "the Responses API has no frequency penalty")
+		case 26:
+			// mapping/chat_responses_request.yaml:137: drop
+			c.drop(srcPresencePenalty, "presence_penalty", "the Responses API has no presence penalty")
+		case 27:
+			// mapping/chat_responses_request.yaml:139: drop
+			c.drop(srcLogitBias, "logit_bias", "the Responses API has no logit bias")
+		case 28:
+			// mapping/chat_responses_request.yaml:141: drop
+			c.drop(srcSeed, "seed", "the Responses API has no seed")
+		case 29:
+			// mapping/chat_responses_request.yaml:143: drop
+			c.drop(srcStop, "stop", "the Responses API has no stop sequences")
+		case 30:
+			// mapping/chat_responses_request.yaml:145: drop
+			c.drop(srcPrediction, "prediction", "the Responses API has no predicted outputs")
+		case 31:
+			srcResponseFormatNode, srcResponseFormatKnown, srcResponseFormatType := c.tag(srcResponseFormat)
+			switch srcResponseFormatType {
+			case "text":
+				var srcResponseFormatTextType codec.Value
+				var srcResponseFormatTextSet uint64
+				for k, m := range srcResponseFormat.Members() {
+					if !present(m) {
+						continue
+					}
+					switch string(k.Bytes()) {
+					case "type":
+						srcResponseFormatTextType = m
+						srcResponseFormatTextSet |= uint64(0x1)
+					}
+				}
+				for ; srcResponseFormatTextSet != 0; srcResponseFormatTextSet &= srcResponseFormatTextSet - 1 {
+					switch bits.TrailingZeros64(srcResponseFormatTextSet) {
+					case 0:
+						// mapping/chat_responses_request.yaml:149: → text.format{text}.type
+						c.put(c.b.Object(c.b.Object(codec.Top, "text"), "format"), "type", srcResponseFormatTextType.Raw())
+					}
+				}
+			case "json_object":
+				var srcResponseFormatJsonObjectType codec.Value
+				var srcResponseFormatJsonObjectSet uint64
+				for k, m := range srcResponseFormat.Members() {
+					if !present(m) {
+						continue
+					}
+					switch string(k.Bytes()) {
+					case "type":
+						srcResponseFormatJsonObjectType = m
+						srcResponseFormatJsonObjectSet |= uint64(0x1)
+					}
+				}
+				for ; srcResponseFormatJsonObjectSet != 0; srcResponseFormatJsonObjectSet &= srcResponseFormatJsonObjectSet - 1 {
+					switch bits.TrailingZeros64(srcResponseFormatJsonObjectSet) {
+					case 0:
+						// mapping/chat_responses_request.yaml:151: → text.format{json_object}.type
+						c.put(c.b.Object(c.b.Object(codec.Top, "text"), "format"), "type", srcResponseFormatJsonObjectType.Raw())
+					}
+				}
+			case "json_schema":
+				var srcResponseFormatJsonSchemaType, srcResponseFormatJsonSchemaJsonSchema codec.Value
+				var srcResponseFormatJsonSchemaSet uint64
+				for k, m := range srcResponseFormat.Members() {
+					if !present(m) {
+						continue
+					}
+					switch string(k.Bytes()) {
+					case "type":
+						srcResponseFormatJsonSchemaType = m
+						srcResponseFormatJsonSchemaSet |= uint64(0x1)
+					case "json_schema":
+						srcResponseFormatJsonSchemaJsonSchema = m
+						srcResponseFormatJsonSchemaSet |= uint64(0x2)
+					}
+				}
+				for ; srcResponseFormatJsonSchemaSet != 0; srcResponseFormatJsonSchemaSet &= srcResponseFormatJsonSchemaSet - 1 {
+					switch bits.TrailingZeros64(srcResponseFormatJsonSchemaSet) {
+					case 0:
+						// mapping/chat_responses_request.yaml:153: → text.format{json_schema}.type
+						c.put(c.b.Object(c.b.Object(codec.Top, "text"), "format"), "type", srcResponseFormatJsonSchemaType.Raw())
+					case 1:
+						var srcResponseFormatJsonSchemaJsonSchemaName, srcResponseFormatJsonSchemaJsonSchemaDescription, srcResponseFormatJsonSchemaJsonSchemaSchema, srcResponseFormatJsonSchemaJsonSchemaStrict codec.Value
+						var srcResponseFormatJsonSchemaJsonSchemaSet uint64
+						for k, m := range srcResponseFormatJsonSchemaJsonSchema.Members() {
+							if !present(m) {
+								continue
+							}
+							switch string(k.Bytes()) {
+							case "name":
+								srcResponseFormatJsonSchemaJsonSchemaName = m
+								srcResponseFormatJsonSchemaJsonSchemaSet |= uint64(0x1)
+							case "description":
+								srcResponseFormatJsonSchemaJsonSchemaDescription = m
+								srcResponseFormatJsonSchemaJsonSchemaSet |= uint64(0x2)
+							case "schema":
+								srcResponseFormatJsonSchemaJsonSchemaSchema = m
+								srcResponseFormatJsonSchemaJsonSchemaSet |= uint64(0x4)
+							case "strict":
+								srcResponseFormatJsonSchemaJsonSchemaStrict = m
+								srcResponseFormatJsonSchemaJsonSchemaSet |= uint64(0x8)
+							}
+						}
+						for ; srcResponseFormatJsonSchemaJsonSchemaSet != 0; srcResponseFormatJsonSchemaJsonSchemaSet &= srcResponseFormatJsonSchemaJsonSchemaSet - 1 {
+							switch bits.TrailingZeros64(srcResponseFormatJsonSchemaJsonSchemaSet) {
+							case 0:
+								// mapping/chat_responses_request.yaml:155: → text.format{json_schema}.name
+								c.put(c.b.Object(c.b.Object(codec.Top, "text"), "format"), "name", srcResponseFormatJsonSchemaJsonSchemaName.Raw())
+							case 1:
+								// mapping/chat_responses_request.yaml:157: → text.format{json_schema}.description
+								c.put(c.b.Object(c.b.Object(codec.Top, "text"), "format"), "description", srcResponseFormatJsonSchemaJsonSchemaDescription.Raw())
+							case 2:
+								// mapping/chat_responses_request.yaml:159: → text.format{json_schema}.schema
+								c.put(c.b.Object(c.b.Object(codec.Top, "text"), "format"), "schema", srcResponseFormatJsonSchemaJsonSchemaSchema.Raw())
+							case 3:
+								// mapping/chat_responses_request.yaml:162: → text.format{json_schema}.strict
+								c.put(c.b.Object(c.b.Object(codec.Top, "text"), "format"), "strict", srcResponseFormatJsonSchemaJsonSchemaStrict.Raw())
+							}
+						}
+					}
+				}
 			default:
-				c.unknownType(srcMessagesNode, srcMessagesKnown, atElem("messages", i, "", "messages[0]"))
+				c.unknownType(srcResponseFormatNode, srcResponseFormatKnown, "response_format")
 			}
-		}
-	}
-	if present(srcMaxCompletionTokens) {
-		// mapping/chat_responses_request.yaml:70: → max_output_tokens
-		c.put(codec.Top, "max_output_tokens", srcMaxCompletionTokens.Raw())
-	}
-	if present(srcMaxTokens) {
-		// mapping/chat_responses_request.yaml:72: → max_output_tokens
-		c.put(codec.Top, "max_output_tokens", srcMaxTokens.Raw())
-	}
-	if present(srcTemperature) {
-		// mapping/chat_responses_request.yaml:75: → temperature
-		c.put(codec.Top, "temperature", srcTemperature.Raw())
-	}
-	if present(srcTopP) {
-		// mapping/chat_responses_request.yaml:78: → top_p
-		c.put(codec.Top, "top_p", srcTopP.Raw())
-	}
-	if present(srcTopLogprobs) {
-		// mapping/chat_responses_request.yaml:81: → top_logprobs
-		c.put(codec.Top, "top_logprobs", srcTopLogprobs.Raw())
-	}
-	if present(srcLogprobs) {
-		// mapping/chat_responses_request.yaml:84: set
-		if string(srcLogprobs.Raw()) == "true" {
-			c.b.AppendConst(c.b.Array(codec.Top, "include"), "\"message.output_text.logprobs\"")
-		}
-	}
-	if present(srcParallelToolCalls) {
-		// mapping/chat_responses_request.yaml:88: → parallel_tool_calls
-		c.put(codec.Top, "parallel_tool_calls", srcParallelToolCalls.Raw())
-	}
-	if present(srcMetadata) {
-		// mapping/chat_responses_request.yaml:90: → metadata
-		c.put(codec.Top, "metadata", srcMetadata.Raw())
-	}
-	if present(srcServiceTier) {
-		// mapping/chat_responses_request.yaml:92: → service_tier
-		c.put(codec.Top, "service_tier", srcServiceTier.Raw())
-	}
-	if present(srcStream) {
-		// mapping/chat_responses_request.yaml:95: → stream
-		c.put(codec.Top, "stream", srcStream.Raw())
-	}
-	if present(srcStreamOptions) {
-		var srcStreamOptionsIncludeObfuscation codec.Value
-		for k, m := range srcStreamOptions.Members() {
-			switch string(k.Bytes()) {
-			case "include_obfuscation":
-				srcStreamOptionsIncludeObfuscation = m
-			case "include_usage": // mapping/chat_responses_request.yaml:100: gateway: a Responses stream always ends with its usage (response.completed); the chat stream converter sends the usage chunk when include_usage asks for it
-			}
-		}
-		if present(srcStreamOptionsIncludeObfuscation) {
-			// mapping/chat_responses_request.yaml:97: → stream_options.include_obfuscation
-			c.put(c.b.Object(codec.Top, "stream_options"), "include_obfuscation", srcStreamOptionsIncludeObfuscation.Raw())
-		}
-	}
-	if present(srcPromptCacheKey) {
-		// mapping/chat_responses_request.yaml:102: → prompt_cache_key
-		c.put(codec.Top, "prompt_cache_key", srcPromptCacheKey.Raw())
-	}
-	if present(srcPromptCacheOptions) {
-		var srcPromptCacheOptionsMode, srcPromptCacheOptionsTtl codec.Value
-		for k, m := range srcPromptCacheOptions.Members() {
-			switch string(k.Bytes()) {
-			case "mode":
-				srcPromptCacheOptionsMode = m
-			case "ttl":
-				srcPromptCacheOptionsTtl = m
-			}
-		}
-		if present(srcPromptCacheOptionsMode) {
-			// mapping/chat_responses_request.yaml:104: → prompt_cache_options.mode
-			c.put(c.b.Object(codec.Top, "prompt_cache_options"), "mode", srcPromptCacheOptionsMode.Raw())
-		}
-		if present(srcPromptCacheOptionsTtl) {
-			// mapping/chat_responses_request.yaml:104: → prompt_cache_options.ttl
-			c.put(c.b.Object(codec.Top, "prompt_cache_options"), "ttl", srcPromptCacheOptionsTtl.Raw())
-		}
-	}
-	if present(srcPromptCacheRetention) {
-		// mapping/chat_responses_request.yaml:106: → prompt_cache_retention
-		c.put(codec.Top, "prompt_cache_retention", srcPromptCacheRetention.Raw())
-	}
-	if present(srcUser) {
-		// mapping/chat_responses_request.yaml:109: → user
-		c.put(codec.Top, "user", srcUser.Raw())
-	}
-	if present(srcSafetyIdentifier) {
-		// mapping/chat_responses_request.yaml:111: → safety_identifier
-		c.put(codec.Top, "safety_identifier", srcSafetyIdentifier.Raw())
-	}
-	if present(srcModeration) {
-		var srcModerationModel, srcModerationPolicy codec.Value
-		for k, m := range srcModeration.Members() {
-			switch string(k.Bytes()) {
-			case "model":
-				srcModerationModel = m
-			case "policy":
-				srcModerationPolicy = m
-			}
-		}
-		if present(srcModerationModel) {
-			// mapping/chat_responses_request.yaml:113: → moderation.model
-			c.put(c.b.Object(codec.Top, "moderation"), "model", srcModerationModel.Raw())
-		}
-		if present(srcModerationPolicy) {
-			// mapping/chat_responses_request.yaml:113: → moderation.policy
-			c.put(c.b.Object(codec.Top, "moderation"), "policy", srcModerationPolicy.Raw())
-		}
-	}
-	if present(srcVerbosity) {
-		// mapping/chat_responses_request.yaml:116: → text.verbosity
-		c.put(c.b.Object(codec.Top, "text"), "verbosity", srcVerbosity.Raw())
-	}
-	if present(srcReasoningEffort) {
-		// mapping/chat_responses_request.yaml:118: → reasoning.effort
-		c.put(c.b.Object(codec.Top, "reasoning"), "effort", srcReasoningEffort.Raw())
-	}
-	if present(srcStore) {
-		// mapping/chat_responses_request.yaml:121: → store
-		revStore(c, srcStore, "store", codec.Top, "store")
-	}
-	if present(srcN) {
-		// mapping/chat_responses_request.yaml:127: refuse unless 1
-		if string(srcN.Raw()) != "1" {
-			c.refuse("n", "a Responses upstream gives one choice; n must be 1")
-		}
-	}
-	if present(srcAudio) {
-		// mapping/chat_responses_request.yaml:130: refuse
-		c.refuse("audio", "a Responses upstream gives no audio output")
-	}
-	if present(srcModalities) {
-		for i, e := range srcModalities.Elems() {
-			// mapping/chat_responses_request.yaml:132: refuse unless "text"
-			if string(e.Raw()) != "\"text\"" {
-				c.refuse(atElem("modalities", i, "", "modalities[0]"), "a Responses upstream answers in text; modality "+string(e.Raw())+" is not available")
-			}
-		}
-	}
-	if present(srcFrequencyPenalty) {
-		// mapping/chat_responses_request.yaml:135: drop
-		c.drop(srcFrequencyPenalty, "frequency_penalty", "the Responses API has no frequency penalty")
-	}
-	if present(srcPresencePenalty) {
-		// mapping/chat_responses_request.yaml:137: drop
-		c.drop(srcPresencePenalty, "presence_penalty", "the Responses API has no presence penalty")
-	}
-	if present(srcLogitBias) {
-		// mapping/chat_responses_request.yaml:139: drop
-		c.drop(srcLogitBias, "logit_bias", "the Responses API has no logit bias")
-	}
-	if present(srcSeed) {
-		// mapping/chat_responses_request.yaml:141: drop
-		c.drop(srcSeed, "seed", "the Responses API has no seed")
-	}
-	if present(srcStop) {
-		// mapping/chat_responses_request.yaml:143: drop
-		c.drop(srcStop, "stop", "the Responses API has no stop sequences")
-	}
-	if present(srcPrediction) {
-		// mapping/chat_responses_request.yaml:145: drop
-		c.drop(srcPrediction, "prediction", "the Responses API has no predicted outputs")
-	}
-	if present(srcResponseFormat) {
-		srcResponseFormatNode, srcResponseFormatKnown, srcResponseFormatType := c.tag(srcResponseFormat)
-		switch srcResponseFormatType {
-		case "text":
-			var srcResponseFormatTextType codec.Value
-			for k, m := range srcResponseFormat.Members() {
-				switch string(k.Bytes()) {
-				case "type":
-					srcResponseFormatTextType = m
+		case 32:
+			switch srcToolChoice.Kind() {
+			case codec.String:
+				// mapping/chat_responses_request.yaml:166: → tool_choice{string}
+				c.put(codec.Top, "tool_choice", srcToolChoice.Raw())
+			case codec.Object:
+				srcToolChoiceObjectNode, srcToolChoiceObjectKnown, srcToolChoiceObjectType := c.tag(srcToolChoice)
+				switch srcToolChoiceObjectType {
+				case "function":
+					var srcToolChoiceObjectFunctionType, srcToolChoiceObjectFunctionFunction codec.Value
+					var srcToolChoiceObjectFunctionSet uint64
+					for k, m := range srcToolChoice.Members() {
+						if !present(m) {
+							continue
+						}
+						switch string(k.Bytes()) {
+						case "type":
+							srcToolChoiceObjectFunctionType = m
+							srcToolChoiceObjectFunctionSet |= uint64(0x1)
+						case "function":
+							srcToolChoiceObjectFunctionFunction = m
+							srcToolChoiceObjectFunctionSet |= uint64(0x2)
+						}
+					}
+					for ; srcToolChoiceObjectFunctionSet != 0; srcToolChoiceObjectFunctionSet &= srcToolChoiceObjectFunctionSet - 1 {
+						switch bits.TrailingZeros64(srcToolChoiceObjectFunctionSet) {
+						case 0:
+							// mapping/chat_responses_request.yaml:168: → tool_choice{object}{function}.type
+							c.put(c.b.Object(codec.Top, "tool_choice"), "type", srcToolChoiceObjectFunctionType.Raw())
+						case 1:
+							var srcToolChoiceObjectFunctionFunctionName codec.Value
+							var srcToolChoiceObjectFunctionFunctionSet uint64
+							for k, m := range srcToolChoiceObjectFunctionFunction.Members() {
+								if !present(m) {
+									continue
+								}
+								switch string(k.Bytes()) {
+								case "name":
+									srcToolChoiceObjectFunctionFunctionName = m
+									srcToolChoiceObjectFunctionFunctionSet |= uint64(0x1)
+								}
+							}
+							for ; srcToolChoiceObjectFunctionFunctionSet != 0; srcToolChoiceObjectFunctionFunctionSet &= srcToolChoiceObjectFunctionFunctionSet - 1 {
+								switch bits.TrailingZeros64(srcToolChoiceObjectFunctionFunctionSet) {
+								case 0:
+									// mapping/chat_responses_request.yaml:170: → tool_choice{object}{function}.name
+									c.put(c.b.Object(codec.Top, "tool_choice"), "name", srcToolChoiceObjectFunctionFunctionName.Raw())
+								}
+							}
+						}
+					}
+				case "custom":
+					var srcToolChoiceObjectCustomType, srcToolChoiceObjectCustomCustom codec.Value
+					var srcToolChoiceObjectCustomSet uint64
+					for k, m := range srcToolChoice.Members() {
+						if !present(m) {
+							continue
+						}
+						switch string(k.Bytes()) {
+						case "type":
+							srcToolChoiceObjectCustomType = m
+							srcToolChoiceObjectCustomSet |= uint64(0x1)
+						case "custom":
+							srcToolChoiceObjectCustomCustom = m
+							srcToolChoiceObjectCustomSet |= uint64(0x2)
+						}
+					}
+					for ; srcToolChoiceObjectCustomSet != 0; srcToolChoiceObjectCustomSet &= srcToolChoiceObjectCustomSet - 1 {
+						switch bits.TrailingZeros64(srcToolChoiceObjectCustomSet) {
+						case 0:
+							// mapping/chat_responses_request.yaml:172: → tool_choice{object}{custom}.type
+							c.put(c.b.Object(codec.Top, "tool_choice"), "type", srcToolChoiceObjectCustomType.Raw())
+						case 1:
+							var srcToolChoiceObjectCustomCustomName codec.Value
+							var srcToolChoiceObjectCustomCustomSet uint64
+							for k, m := range srcToolChoiceObjectCustomCustom.Members() {
+								if !present(m) {
+									continue
+								}
+								switch string(k.Bytes()) {
+								case "name":
+									srcToolChoiceObjectCustomCustomName = m
+									srcToolChoiceObjectCustomCustomSet |= uint64(0x1)
+								}
+							}
+							for ; srcToolChoiceObjectCustomCustomSet != 0; srcToolChoiceObjectCustomCustomSet &= srcToolChoiceObjectCustomCustomSet - 1 {
+								switch bits.TrailingZeros64(srcToolChoiceObjectCustomCustomSet) {
+								case 0:
+									// mapping/chat_responses_request.yaml:175: → tool_choice{object}{custom}.name
+									c.put(c.b.Object(codec.Top, "tool_choice"), "name", srcToolChoiceObjectCustomCustomName.Raw())
+								}
+							}
+						}
+					}
+				case "allowed_tools":
+					var srcToolChoiceObjectAllowedToolsType, srcToolChoiceObjectAllowedToolsAllowedTools codec.Value
+					var srcToolChoiceObjectAllowedToolsSet uint64
+					for k, m := range srcToolChoice.Members() {
+						if !present(m) {
+							continue
+						}
+						switch string(k.Bytes()) {
+						case "type":
+							srcToolChoiceObjectAllowedToolsType = m
+							srcToolChoiceObjectAllowedToolsSet |= uint64(0x1)
+						case "allowed_tools":
+							srcToolChoiceObjectAllowedToolsAllowedTools = m
+							srcToolChoiceObjectAllowedToolsSet |= uint64(0x2)
+						}
+					}
+					for ; srcToolChoiceObjectAllowedToolsSet != 0; srcToolChoiceObjectAllowedToolsSet &= srcToolChoiceObjectAllowedToolsSet - 1 {
+						switch bits.TrailingZeros64(srcToolChoiceObjectAllowedToolsSet) {
+						case 0:
+							// mapping/chat_responses_request.yaml:178: → tool_choice{object}{allowed_tools}.type
+							c.put(c.b.Object(codec.Top, "tool_choice"), "type", srcToolChoiceObjectAllowedToolsType.Raw())
+						case 1:
+							var srcToolChoiceObjectAllowedToolsAllowedToolsMode, srcToolChoiceObjectAllowedToolsAllowedToolsTools codec.Value
+							var srcToolChoiceObjectAllowedToolsAllowedToolsSet uint64
+							for k, m := range srcToolChoiceObjectAllowedToolsAllowedTools.Members() {
+								if !present(m) {
+									continue
+								}
+								switch string(k.Bytes()) {
+								case "mode":
+									srcToolChoiceObjectAllowedToolsAllowedToolsMode = m
+									srcToolChoiceObjectAllowedToolsAllowedToolsSet |= uint64(0x1)
+								case "tools":
+									srcToolChoiceObjectAllowedToolsAllowedToolsTools = m
+									srcToolChoiceObjectAllowedToolsAllowedToolsSet |= uint64(0x2)
+								}
+							}
+							for ; srcToolChoiceObjectAllowedToolsAllowedToolsSet != 0; srcToolChoiceObjectAllowedToolsAllowedToolsSet &= srcToolChoiceObjectAllowedToolsAllowedToolsSet - 1 {
+								switch bits.TrailingZeros64(srcToolChoiceObjectAllowedToolsAllowedToolsSet) {
+								case 0:
+									// mapping/chat_responses_request.yaml:180: → tool_choice{object}{allowed_tools}.mode
+									c.put(c.b.Object(codec.Top, "tool_choice"), "mode", srcToolChoiceObjectAllowedToolsAllowedToolsMode.Raw())
+								case 1:
+									// mapping/chat_responses_request.yaml:182: → tool_choice{object}{allowed_tools}.tools
+									revAllowedTools(c, srcToolChoiceObjectAllowedToolsAllowedToolsTools, "tool_choice.allowed_tools.tools", c.b.Object(codec.Top, "tool_choice"), "tools")
+								}
+							}
+						}
+					}
+				default:
+					c.unknownType(srcToolChoiceObjectNode, srcToolChoiceObjectKnown, "tool_choice")
 				}
 			}
-			if present(srcResponseFormatTextType) {
-				// mapping/chat_responses_request.yaml:149: → text.format{text}.type
-				c.put(c.b.Object(c.b.Object(codec.Top, "text"), "format"), "type", srcResponseFormatTextType.Raw())
-			}
-		case "json_object":
-			var srcResponseFormatJsonObjectType codec.Value
-			for k, m := range srcResponseFormat.Members() {
-				switch string(k.Bytes()) {
-				case "type":
-					srcResponseFormatJsonObjectType = m
-				}
-			}
-			if present(srcResponseFormatJsonObjectType) {
-				// mapping/chat_responses_request.yaml:151: → text.format{json_object}.type
-				c.put(c.b.Object(c.b.Object(codec.Top, "text"), "format"), "type", srcResponseFormatJsonObjectType.Raw())
-			}
-		case "json_schema":
-			var srcResponseFormatJsonSchemaType, srcResponseFormatJsonSchemaJsonSchema codec.Value
-			for k, m := range srcResponseFormat.Members() {
-				switch string(k.Bytes()) {
-				case "type":
-					srcResponseFormatJsonSchemaType = m
-				case "json_schema":
-					srcResponseFormatJsonSchemaJsonSchema = m
-				}
-			}
-			if present(srcResponseFormatJsonSchemaType) {
-				// mapping/chat_responses_request.yaml:153: → text.format{json_schema}.type
-				c.put(c.b.Object(c.b.Object(codec.Top, "text"), "format"), "type", srcResponseFormatJsonSchemaType.Raw())
-			}
-			if present(srcResponseFormatJsonSchemaJsonSchema) {
-				var srcResponseFormatJsonSchemaJsonSchemaName, srcResponseFormatJsonSchemaJsonSchemaDescription, srcResponseFormatJsonSchemaJsonSchemaSchema, srcResponseFormatJsonSchemaJsonSchemaStrict codec.Value
-				for k, m := range srcResponseFormatJsonSchemaJsonSchema.Members() {
+		case 33:
+			switch srcFunctionCall.Kind() {
+			case codec.String:
+				// mapping/chat_responses_request.yaml:186: → tool_choice{string}
+				c.put(codec.Top, "tool_choice", srcFunctionCall.Raw())
+			case codec.Object:
+				var srcFunctionCallObjectName codec.Value
+				var srcFunctionCallObjectSet uint64
+				for k, m := range srcFunctionCall.Members() {
+					if !present(m) {
+						continue
+					}
 					switch string(k.Bytes()) {
 					case "name":
-						srcResponseFormatJsonSchemaJsonSchemaName = m
-					case "description":
-						srcResponseFormatJsonSchemaJsonSchemaDescription = m
-					case "schema":
-						srcResponseFormatJsonSchemaJsonSchemaSchema = m
-					case "strict":
-						srcResponseFormatJsonSchemaJsonSchemaStrict = m
+						srcFunctionCallObjectName = m
+						srcFunctionCallObjectSet |= uint64(0x1)
 					}
 				}
-				if present(srcResponseFormatJsonSchemaJsonSchemaName) {
-					// mapping/chat_responses_request.yaml:155: → text.format{json_schema}.name
-					c.put(c.b.Object(c.b.Object(codec.Top, "text"), "format"), "name", srcResponseFormatJsonSchemaJsonSchemaName.Raw())
-				}
-				if present(srcResponseFormatJsonSchemaJsonSchemaDescription) {
-					// mapping/chat_responses_request.yaml:157: → text.format{json_schema}.description
-					c.put(c.b.Object(c.b.Object(codec.Top, "text"), "format"), "description", srcResponseFormatJsonSchemaJsonSchemaDescription.Raw())
-				}
-				if present(srcResponseFormatJsonSchemaJsonSchemaSchema) {
-					// mapping/chat_responses_request.yaml:159: → text.format{json_schema}.schema
-					c.put(c.b.Object(c.b.Object(codec.Top, "text"), "format"), "schema", srcResponseFormatJsonSchemaJsonSchemaSchema.Raw())
-				}
-				if present(srcResponseFormatJsonSchemaJsonSchemaStrict) {
-					// mapping/chat_responses_request.yaml:162: → text.format{json_schema}.strict
-					c.put(c.b.Object(c.b.Object(codec.Top, "text"), "format"), "strict", srcResponseFormatJsonSchemaJsonSchemaStrict.Raw())
+				for ; srcFunctionCallObjectSet != 0; srcFunctionCallObjectSet &= srcFunctionCallObjectSet - 1 {
+					switch bits.TrailingZeros64(srcFunctionCallObjectSet) {
+					case 0:
+						// mapping/chat_responses_request.yaml:189: → tool_choice{object}{function}.name
+						if !present(srcToolChoice) {
+							c.b.SetJSON(c.b.Object(codec.Top, "tool_choice"), "type", "\"function\"")
+							c.put(c.b.Object(codec.Top, "tool_choice"), "name", srcFunctionCallObjectName.Raw())
+						}
+					}
 				}
 			}
-		default:
-			c.unknownType(srcResponseFormatNode, srcResponseFormatKnown, "response_format")
-		}
-	}
-	if present(srcToolChoice) {
-		switch srcToolChoice.Kind() {
-		case codec.String:
-			// mapping/chat_responses_request.yaml:166: → tool_choice{string}
-			c.put(codec.Top, "tool_choice", srcToolChoice.Raw())
-		case codec.Object:
-			srcToolChoiceObjectNode, srcToolChoiceObjectKnown, srcToolChoiceObjectType := c.tag(srcToolChoice)
-			switch srcToolChoiceObjectType {
-			case "function":
-				var srcToolChoiceObjectFunctionType, srcToolChoiceObjectFunctionFunction codec.Value
-				for k, m := range srcToolChoice.Members() {
-					switch string(k.Bytes()) {
-					case "type":
-						srcToolChoiceObjectFunctionType = m
-					case "function":
-						srcToolChoiceObjectFunctionFunction = m
-					}
-				}
-				if present(srcToolChoiceObjectFunctionType) {
-					// mapping/chat_responses_request.yaml:168: → tool_choice{object}{function}.type
-					c.put(c.b.Object(codec.Top, "tool_choice"), "type", srcToolChoiceObjectFunctionType.Raw())
-				}
-				if present(srcToolChoiceObjectFunctionFunction) {
-					var srcToolChoiceObjectFunctionFunctionName codec.Value
-					for k, m := range srcToolChoiceObjectFunctionFunction.Members() {
+		case 34:
+			for i, e := range srcTools.Elems() {
+				srcToolsNode, srcToolsKnown, srcToolsType := c.tag(e)
+				switch srcToolsType {
+				case "function":
+					srcToolsFunctionOut := c.b.AppendObject(c.b.Array(codec.Top, "tools"))
+					var srcToolsFunctionType, srcToolsFunctionFunction codec.Value
+					var srcToolsFunctionSet uint64
+					for k, m := range e.Members() {
+						if !present(m) {
+							continue
+						}
 						switch string(k.Bytes()) {
-						case "name":
-							srcToolChoiceObjectFunctionFunctionName = m
+						case "type":
+							srcToolsFunctionType = m
+							srcToolsFunctionSet |= uint64(0x1)
+						case "function":
+							srcToolsFunctionFunction = m
+							srcToolsFunctionSet |= uint64(0x2)
 						}
 					}
-					if present(srcToolChoiceObjectFunctionFunctionName) {
-						// mapping/chat_responses_request.yaml:170: → tool_choice{object}{function}.name
-						c.put(c.b.Object(codec.Top, "tool_choice"), "name", srcToolChoiceObjectFunctionFunctionName.Raw())
-					}
-				}
-			case "custom":
-				var srcToolChoiceObjectCustomType, srcToolChoiceObjectCustomCustom codec.Value
-				for k, m := range srcToolChoice.Members() {
-					switch string(k.Bytes()) {
-					case "type":
-						srcToolChoiceObjectCustomType = m
-					case "custom":
-						srcToolChoiceObjectCustomCustom = m
-					}
-				}
-				if present(srcToolChoiceObjectCustomType) {
-					// mapping/chat_responses_request.yaml:172: → tool_choice{object}{custom}.type
-					c.put(c.b.Object(codec.Top, "tool_choice"), "type", srcToolChoiceObjectCustomType.Raw())
-				}
-				if present(srcToolChoiceObjectCustomCustom) {
-					var srcToolChoiceObjectCustomCustomName codec.Value
-					for k, m := range srcToolChoiceObjectCustomCustom.Members() {
-						switch string(k.Bytes()) {
-						case "name":
-							srcToolChoiceObjectCustomCustomName = m
-						}
-					}
-					if present(srcToolChoiceObjectCustomCustomName) {
-						// mapping/chat_responses_request.yaml:175: → tool_choice{object}{custom}.name
-						c.put(c.b.Object(codec.Top, "tool_choice"), "name", srcToolChoiceObjectCustomCustomName.Raw())
-					}
-				}
-			case "allowed_tools":
-				var srcToolChoiceObjectAllowedToolsType, srcToolChoiceObjectAllowedToolsAllowedTools codec.Value
-				for k, m := range srcToolChoice.Members() {
-					switch string(k.Bytes()) {
-					case "type":
-						srcToolChoiceObjectAllowedToolsType = m
-					case "allowed_tools":
-						srcToolChoiceObjectAllowedToolsAllowedTools = m
-					}
-				}
-				if present(srcToolChoiceObjectAllowedToolsType) {
-					// mapping/chat_responses_request.yaml:178: → tool_choice{object}{allowed_tools}.type
-					c.put(c.b.Object(codec.Top, "tool_choice"), "type", srcToolChoiceObjectAllowedToolsType.Raw())
-				}
-				if present(srcToolChoiceObjectAllowedToolsAllowedTools) {
-					var srcToolChoiceObjectAllowedToolsAllowedToolsMode, srcToolChoiceObjectAllowedToolsAllowedToolsTools codec.Value
-					for k, m := range srcToolChoiceObjectAllowedToolsAllowedTools.Members() {
-						switch string(k.Bytes()) {
-						case "mode":
-							srcToolChoiceObjectAllowedToolsAllowedToolsMode = m
-						case "tools":
-							srcToolChoiceObjectAllowedToolsAllowedToolsTools = m
-						}
-					}
-					if present(srcToolChoiceObjectAllowedToolsAllowedToolsMode) {
-						// mapping/chat_responses_request.yaml:180: → tool_choice{object}{allowed_tools}.mode
-						c.put(c.b.Object(codec.Top, "tool_choice"), "mode", srcToolChoiceObjectAllowedToolsAllowedToolsMode.Raw())
-					}
-					if present(srcToolChoiceObjectAllowedToolsAllowedToolsTools) {
-						// mapping/chat_responses_request.yaml:182: → tool_choice{object}{allowed_tools}.tools
-						revAllowedTools(c, srcToolChoiceObjectAllowedToolsAllowedToolsTools, "tool_choice.allowed_tools.tools", c.b.Object(codec.Top, "tool_choice"), "tools")
-					}
-				}
-			default:
-				c.unknownType(srcToolChoiceObjectNode, srcToolChoiceObjectKnown, "tool_choice")
-			}
-		}
-	}
-	if present(srcFunctionCall) {
-		switch srcFunctionCall.Kind() {
-		case codec.String:
-			// mapping/chat_responses_request.yaml:186: → tool_choice{string}
-			c.put(codec.Top, "tool_choice", srcFunctionCall.Raw())
-		case codec.Object:
-			var srcFunctionCallObjectName codec.Value
-			for k, m := range srcFunctionCall.Members() {
-				switch string(k.Bytes()) {
-				case "name":
-					srcFunctionCallObjectName = m
-				}
-			}
-			if present(srcFunctionCallObjectName) {
-				// mapping/chat_responses_request.yaml:189: → tool_choice{object}{function}.name
-				if !present(srcToolChoice) {
-					c.b.SetJSON(c.b.Object(codec.Top, "tool_choice"), "type", "\"function\"")
-					c.put(c.b.Object(codec.Top, "tool_choice"), "name", srcFunctionCallObjectName.Raw())
-				}
-			}
-		}
-	}
-	if present(srcTools) {
-		for i, e := range srcTools.Elems() {
-			srcToolsNode, srcToolsKnown, srcToolsType := c.tag(e)
-			switch srcToolsType {
-			case "function":
-				srcToolsFunctionOut := c.b.AppendObject(c.b.Array(codec.Top, "tools"))
-				var srcToolsFunctionType, srcToolsFunctionFunction codec.Value
-				for k, m := range e.Members() {
-					switch string(k.Bytes()) {
-					case "type":
-						srcToolsFunctionType = m
-					case "function":
-						srcToolsFunctionFunction = m
-					}
-				}
-				if present(srcToolsFunctionType) {
-					// mapping/chat_responses_request.yaml:196: → tools[]{function}.type
-					c.put(srcToolsFunctionOut, "type", srcToolsFunctionType.Raw())
-				}
-				if present(srcToolsFunctionFunction) {
-					var srcToolsFunctionFunctionName, srcToolsFunctionFunctionDescription, srcToolsFunctionFunctionParameters, srcToolsFunctionFunctionStrict codec.Value
-					for k, m := range srcToolsFunctionFunction.Members() {
-						switch string(k.Bytes()) {
-						case "name":
-							srcToolsFunctionFunctionName = m
-						case "description":
-							srcToolsFunctionFunctionDescription = m
-						case "parameters":
-							srcToolsFunctionFunctionParameters = m
-						case "strict":
-							srcToolsFunctionFunctionStrict = m
-						}
-					}
-					if present(srcToolsFunctionFunctionName) {
-						// mapping/chat_responses_request.yaml:198: → tools[]{function}.name
-						c.put(srcToolsFunctionOut, "name", srcToolsFunctionFunctionName.Raw())
-					}
-					if present(srcToolsFunctionFunctionDescription) {
-						// mapping/chat_responses_request.yaml:200: → tools[]{function}.description
-						c.put(srcToolsFunctionOut, "description", srcToolsFunctionFunctionDescription.Raw())
-					}
-					if present(srcToolsFunctionFunctionParameters) {
-						// mapping/chat_responses_request.yaml:202: → tools[]{function}.parameters
-						c.put(srcToolsFunctionOut, "parameters", srcToolsFunctionFunctionParameters.Raw())
-					}
-					if present(srcToolsFunctionFunctionStrict) {
-						// mapping/chat_responses_request.yaml:205: → tools[]{function}.strict
-						c.put(srcToolsFunctionOut, "strict", srcToolsFunctionFunctionStrict.Raw())
-					}
-				}
-			case "custom":
-				srcToolsCustomOut := c.b.AppendObject(c.b.Array(codec.Top, "tools"))
-				var srcToolsCustomType, srcToolsCustomCustom codec.Value
-				for k, m := range e.Members() {
-					switch string(k.Bytes()) {
-					case "type":
-						srcToolsCustomType = m
-					case "custom":
-						srcToolsCustomCustom = m
-					}
-				}
-				if present(srcToolsCustomType) {
-					// mapping/chat_responses_request.yaml:208: → tools[]{custom}.type
-					c.put(srcToolsCustomOut, "type", srcToolsCustomType.Raw())
-				}
-				if present(srcToolsCustomCustom) {
-					var srcToolsCustomCustomName, srcToolsCustomCustomDescription, srcToolsCustomCustomFormat codec.Value
-					for k, m := range srcToolsCustomCustom.Members() {
-						switch string(k.Bytes()) {
-						case "name":
-							srcToolsCustomCustomName = m
-						case "description":
-							srcToolsCustomCustomDescription = m
-						case "format":
-							srcToolsCustomCustomFormat = m
-						}
-					}
-					if present(srcToolsCustomCustomName) {
-						// mapping/chat_responses_request.yaml:210: → tools[]{custom}.name
-						c.put(srcToolsCustomOut, "name", srcToolsCustomCustomName.Raw())
-					}
-					if present(srcToolsCustomCustomDescription) {
-						// mapping/chat_responses_request.yaml:212: → tools[]{custom}.description
-						c.put(srcToolsCustomOut, "description", srcToolsCustomCustomDescription.Raw())
-					}
-					if present(srcToolsCustomCustomFormat) {
-						srcToolsCustomCustomFormatNode, srcToolsCustomCustomFormatKnown, srcToolsCustomCustomFormatType := c.tag(srcToolsCustomCustomFormat)
-						switch srcToolsCustomCustomFormatType {
-						case "text":
-							var srcToolsCustomCustomFormatTextType codec.Value
-							for k, m := range srcToolsCustomCustomFormat.Members() {
+					for ; srcToolsFunctionSet != 0; srcToolsFunctionSet &= srcToolsFunctionSet - 1 {
+						switch bits.TrailingZeros64(srcToolsFunctionSet) {
+						case 0:
+							// mapping/chat_responses_request.yaml:196: → tools[]{function}.type
+							c.put(srcToolsFunctionOut, "type", srcToolsFunctionType.Raw())
+						case 1:
+							var srcToolsFunctionFunctionName, srcToolsFunctionFunctionDescription, srcToolsFunctionFunctionParameters, srcToolsFunctionFunctionStrict codec.Value
+							var srcToolsFunctionFunctionSet uint64
+							for k, m := range srcToolsFunctionFunction.Members() {
+								if !present(m) {
+									continue
+								}
 								switch string(k.Bytes()) {
-								case "type":
-									srcToolsCustomCustomFormatTextType = m
+								case "name":
+									srcToolsFunctionFunctionName = m
+									srcToolsFunctionFunctionSet |= uint64(0x1)
+								case "description":
+									srcToolsFunctionFunctionDescription = m
+									srcToolsFunctionFunctionSet |= uint64(0x2)
+								case "parameters":
+									srcToolsFunctionFunctionParameters = m
+									srcToolsFunctionFunctionSet |= uint64(0x4)
+								case "strict":
+									srcToolsFunctionFunctionStrict = m
+									srcToolsFunctionFunctionSet |= uint64(0x8)
 								}
 							}
-							if present(srcToolsCustomCustomFormatTextType) {
-								// mapping/chat_responses_request.yaml:214: → tools[]{custom}.format{text}.type
-								c.put(c.b.Object(srcToolsCustomOut, "format"), "type", srcToolsCustomCustomFormatTextType.Raw())
-							}
-						case "grammar":
-							var srcToolsCustomCustomFormatGrammarType, srcToolsCustomCustomFormatGrammarGrammar codec.Value
-							for k, m := range srcToolsCustomCustomFormat.Members() {
-								switch string(k.Bytes()) {
-								case "type":
-									srcToolsCustomCustomFormatGrammarType = m
-								case "grammar":
-									srcToolsCustomCustomFormatGrammarGrammar = m
+							for ; srcToolsFunctionFunctionSet != 0; srcToolsFunctionFunctionSet &= srcToolsFunctionFunctionSet - 1 {
+								switch bits.TrailingZeros64(srcToolsFunctionFunctionSet) {
+								case 0:
+									// mapping/chat_responses_request.yaml:198: → tools[]{function}.name
+									c.put(srcToolsFunctionOut, "name", srcToolsFunctionFunctionName.Raw())
+								case 1:
+									// mapping/chat_responses_request.yaml:200: → tools[]{function}.description
+									c.put(srcToolsFunctionOut, "description", srcToolsFunctionFunctionDescription.Raw())
+								case 2:
+									// mapping/chat_responses_request.yaml:202: → tools[]{function}.parameters
+									c.put(srcToolsFunctionOut, "parameters", srcToolsFunctionFunctionParameters.Raw())
+								case 3:
+									// mapping/chat_responses_request.yaml:205: → tools[]{function}.strict
+									c.put(srcToolsFunctionOut, "strict", srcToolsFunctionFunctionStrict.Raw())
 								}
 							}
-							if present(srcToolsCustomCustomFormatGrammarType) {
-								// mapping/chat_responses_request.yaml:216: → tools[]{custom}.format{grammar}.type
-								c.put(c.b.Object(srcToolsCustomOut, "format"), "type", srcToolsCustomCustomFormatGrammarType.Raw())
+						}
+					}
+				case "custom":
+					srcToolsCustomOut := c.b.AppendObject(c.b.Array(codec.Top, "tools"))
+					var srcToolsCustomType, srcToolsCustomCustom codec.Value
+					var srcToolsCustomSet uint64
+					for k, m := range e.Members() {
+						if !present(m) {
+							continue
+						}
+						switch string(k.Bytes()) {
+						case "type":
+							srcToolsCustomType = m
+							srcToolsCustomSet |= uint64(0x1)
+						case "custom":
+							srcToolsCustomCustom = m
+							srcToolsCustomSet |= uint64(0x2)
+						}
+					}
+					for ; srcToolsCustomSet != 0; srcToolsCustomSet &= srcToolsCustomSet - 1 {
+						switch bits.TrailingZeros64(srcToolsCustomSet) {
+						case 0:
+							// mapping/chat_responses_request.yaml:208: → tools[]{custom}.type
+							c.put(srcToolsCustomOut, "type", srcToolsCustomType.Raw())
+						case 1:
+							var srcToolsCustomCustomName, srcToolsCustomCustomDescription, srcToolsCustomCustomFormat codec.Value
+							var srcToolsCustomCustomSet uint64
+							for k, m := range srcToolsCustomCustom.Members() {
+								if !present(m) {
+									continue
+								}
+								switch string(k.Bytes()) {
+								case "name":
+									srcToolsCustomCustomName = m
+									srcToolsCustomCustomSet |= uint64(0x1)
+								case "description":
+									srcToolsCustomCustomDescription = m
+									srcToolsCustomCustomSet |= uint64(0x2)
+								case "format":
+									srcToolsCustomCustomFormat = m
+									srcToolsCustomCustomSet |= uint64(0x4)
+								}
 							}
-							if present(srcToolsCustomCustomFormatGrammarGrammar) {
-								var srcToolsCustomCustomFormatGrammarGrammarDefinition, srcToolsCustomCustomFormatGrammarGrammarSyntax codec.Value
-								for k, m := range srcToolsCustomCustomFormatGrammarGrammar.Members() {
-									switch string(k.Bytes()) {
-									case "definition":
-										srcToolsCustomCustomFormatGrammarGrammarDefinition = m
-									case "syntax":
-										srcToolsCustomCustomFormatGrammarGrammarSyntax = m
+							for ; srcToolsCustomCustomSet != 0; srcToolsCustomCustomSet &= srcToolsCustomCustomSet - 1 {
+								switch bits.TrailingZeros64(srcToolsCustomCustomSet) {
+								case 0:
+									// mapping/chat_responses_request.yaml:210: → tools[]{custom}.name
+									c.put(srcToolsCustomOut, "name", srcToolsCustomCustomName.Raw())
+								case 1:
+									// mapping/chat_responses_request.yaml:212: → tools[]{custom}.description
+									c.put(srcToolsCustomOut, "description", srcToolsCustomCustomDescription.Raw())
+								case 2:
+									srcToolsCustomCustomFormatNode, srcToolsCustomCustomFormatKnown, srcToolsCustomCustomFormatType := c.tag(srcToolsCustomCustomFormat)
+									switch srcToolsCustomCustomFormatType {
+									case "text":
+										var srcToolsCustomCustomFormatTextType codec.Value
+										var srcToolsCustomCustomFormatTextSet uint64
+										for k, m := range srcToolsCustomCustomFormat.Members() {
+											if !present(m) {
+												continue
+											}
+											switch string(k.Bytes()) {
+											case "type":
+												srcToolsCustomCustomFormatTextType = m
+												srcToolsCustomCustomFormatTextSet |= uint64(0x1)
+											}
+										}
+										for ; srcToolsCustomCustomFormatTextSet != 0; srcToolsCustomCustomFormatTextSet &= srcToolsCustomCustomFormatTextSet - 1 {
+											switch bits.TrailingZeros64(srcToolsCustomCustomFormatTextSet) {
+											case 0:
+												// mapping/chat_responses_request.yaml:214: → tools[]{custom}.format{text}.type
+												c.put(c.b.Object(srcToolsCustomOut, "format"), "type", srcToolsCustomCustomFormatTextType.Raw())
+											}
+										}
+									case "grammar":
+										var srcToolsCustomCustomFormatGrammarType, srcToolsCustomCustomFormatGrammarGrammar codec.Value
+										var srcToolsCustomCustomFormatGrammarSet uint64
+										for k, m := range srcToolsCustomCustomFormat.Members() {
+											if !present(m) {
+												continue
+											}
+											switch string(k.Bytes()) {
+											case "type":
+												srcToolsCustomCustomFormatGrammarType = m
+												srcToolsCustomCustomFormatGrammarSet |= uint64(0x1)
+											case "grammar":
+												srcToolsCustomCustomFormatGrammarGrammar = m
+												srcToolsCustomCustomFormatGrammarSet |= uint64(0x2)
+											}
+										}
+										for ; srcToolsCustomCustomFormatGrammarSet != 0; srcToolsCustomCustomFormatGrammarSet &= srcToolsCustomCustomFormatGrammarSet - 1 {
+											switch bits.TrailingZeros64(srcToolsCustomCustomFormatGrammarSet) {
+											case 0:
+												// mapping/chat_responses_request.yaml:216: → tools[]{custom}.format{grammar}.type
+												c.put(c.b.Object(srcToolsCustomOut, "format"), "type", srcToolsCustomCustomFormatGrammarType.Raw())
+											case 1:
+												var srcToolsCustomCustomFormatGrammarGrammarDefinition, srcToolsCustomCustomFormatGrammarGrammarSyntax codec.Value
+												var srcToolsCustomCustomFormatGrammarGrammarSet uint64
+												for k, m := range srcToolsCustomCustomFormatGrammarGrammar.Members() {
+													if !present(m) {
+														continue
+													}
+													switch string(k.Bytes()) {
+													case "definition":
+														srcToolsCustomCustomFormatGrammarGrammarDefinition = m
+														srcToolsCustomCustomFormatGrammarGrammarSet |= uint64(0x1)
+													case "syntax":
+														srcToolsCustomCustomFormatGrammarGrammarSyntax = m
+														srcToolsCustomCustomFormatGrammarGrammarSet |= uint64(0x2)
+													}
+												}
+												for ; srcToolsCustomCustomFormatGrammarGrammarSet != 0; srcToolsCustomCustomFormatGrammarGrammarSet &= srcToolsCustomCustomFormatGrammarGrammarSet - 1 {
+													switch bits.TrailingZeros64(srcToolsCustomCustomFormatGrammarGrammarSet) {
+													case 0:
+														// mapping/chat_responses_request.yaml:218: → tools[]{custom}.format{grammar}.definition
+														c.put(c.b.Object(srcToolsCustomOut, "format"), "definition", srcToolsCustomCustomFormatGrammarGrammarDefinition.Raw())
+													case 1:
+														// mapping/chat_responses_request.yaml:220: → tools[]{custom}.format{grammar}.syntax
+														c.put(c.b.Object(srcToolsCustomOut, "format"), "syntax", srcToolsCustomCustomFormatGrammarGrammarSyntax.Raw())
+													}
+												}
+											}
+										}
+									default:
+										c.unknownType(srcToolsCustomCustomFormatNode, srcToolsCustomCustomFormatKnown, atElem("tools", i, "custom.format", "tools[0].custom.format"))
 									}
 								}
-								if present(srcToolsCustomCustomFormatGrammarGrammarDefinition) {
-									// mapping/chat_responses_request.yaml:218: → tools[]{custom}.format{grammar}.definition
-									c.put(c.b.Object(srcToolsCustomOut, "format"), "definition", srcToolsCustomCustomFormatGrammarGrammarDefinition.Raw())
-								}
-								if present(srcToolsCustomCustomFormatGrammarGrammarSyntax) {
-									// mapping/chat_responses_request.yaml:220: → tools[]{custom}.format{grammar}.syntax
-									c.put(c.b.Object(srcToolsCustomOut, "format"), "syntax", srcToolsCustomCustomFormatGrammarGrammarSyntax.Raw())
-								}
 							}
-						default:
-							c.unknownType(srcToolsCustomCustomFormatNode, srcToolsCustomCustomFormatKnown, atElem("tools", i, "custom.format", "tools[0].custom.format"))
 						}
 					}
+				default:
+					c.unknownType(srcToolsNode, srcToolsKnown, atElem("tools", i, "", "tools[0]"))
 				}
-			default:
-				c.unknownType(srcToolsNode, srcToolsKnown, atElem("tools", i, "", "tools[0]"))
 			}
+		case 35:
+			// mapping/chat_responses_request.yaml:222: → tools[]{function}
+			revFunctions(c, srcFunctions, "functions", c.b.Array(codec.Top, "tools"), "")
+		case 36:
+			// mapping/chat_responses_request.yaml:226: → tools[]{web_search}
+			revWebSearch(c, srcWebSearchOptions, "web_search_options", c.b.Array(codec.Top, "tools"), "")
+		case 37:
+			// mapping/chat_responses_request.yaml:232: → reasoning
+			revReasoning(c, srcReasoning, "reasoning", codec.Top, "reasoning")
+		case 38:
+			// mapping/chat_responses_request.yaml:242: drop
+			c.drop(srcProvider, "provider", "OpenRouter's provider routing preferences; OpenAI's Responses API has no providers to choose")
+		case 39:
+			// mapping/chat_responses_request.yaml:245: drop
+			c.drop(srcModels, "models", "OpenRouter's fallback models; OpenAI's Responses API takes one model")
+		case 40:
+			// mapping/chat_responses_request.yaml:248: drop
+			c.drop(srcPlugins, "plugins", "OpenRouter's plugins (web, file parser, response healing…); OpenAI's Responses API has none")
+		case 41:
+			// mapping/chat_responses_request.yaml:251: drop
+			c.drop(srcSessionId, "session_id", "OpenRouter's sticky-routing session; OpenAI's Responses API has none (prompt_cache_key is carried)")
+		case 42:
+			// mapping/chat_responses_request.yaml:254: drop
+			c.drop(srcTrace, "trace", "OpenRouter's observability metadata; OpenAI's Responses API has none (metadata is carried)")
+		case 43:
+			// mapping/chat_responses_request.yaml:257: drop
+			c.drop(srcDebug, "debug", "OpenRouter's debug echo of the upstream body; OpenAI's Responses API has none")
+		case 44:
+			// mapping/chat_responses_request.yaml:260: drop
+			c.drop(srcRoute, "route", "OpenRouter's deprecated routing alias; OpenAI's Responses API has none")
+		case 45:
+			// mapping/chat_responses_request.yaml:263: drop
+			c.drop(srcCacheControl, "cache_control", "OpenRouter's automatic prompt caching directive; OpenAI caches prompts by itself")
+		case 46:
+			// mapping/chat_responses_request.yaml:266: drop
+			c.drop(srcImageConfig, "image_config", "OpenRouter's image generation options; OpenAI's Responses request has none at the top")
+		case 47:
+			// mapping/chat_responses_request.yaml:269: drop
+			c.drop(srcStopServerToolsWhen, "stop_server_tools_when", "OpenRouter's server-tool loop limits; OpenAI's Responses API has none (max_tool_calls is not set from it)")
+		case 48:
+			// mapping/chat_responses_request.yaml:272: drop
+			c.drop(srcTopK, "top_k", "OpenAI's Responses API has no top_k")
+		case 49:
+			// mapping/chat_responses_request.yaml:275: drop
+			c.drop(srcMinP, "min_p", "the Responses request has no min_p (OpenRouter's nor OpenAI's)")
+		case 50:
+			// mapping/chat_responses_request.yaml:277: drop
+			c.drop(srcTopA, "top_a", "the Responses request has no top_a (OpenRouter's nor OpenAI's)")
+		case 51:
+			// mapping/chat_responses_request.yaml:279: drop
+			c.drop(srcRepetitionPenalty, "repetition_penalty", "the Responses request has no repetition_penalty (OpenRouter's nor OpenAI's); frequency_penalty is the nearest")
 		}
-	}
-	if present(srcFunctions) {
-		// mapping/chat_responses_request.yaml:222: → tools[]{function}
-		revFunctions(c, srcFunctions, "functions", c.b.Array(codec.Top, "tools"), "")
-	}
-	if present(srcWebSearchOptions) {
-		// mapping/chat_responses_request.yaml:226: → tools[]{web_search}
-		revWebSearch(c, srcWebSearchOptions, "web_search_options", c.b.Array(codec.Top, "tools"), "")
-	}
-	if present(srcReasoning) {
-		// mapping/chat_responses_request.yaml:232: → reasoning
-		revReasoning(c, srcReasoning, "reasoning", codec.Top, "reasoning")
-	}
-	if present(srcProvider) {
-		// mapping/chat_responses_request.yaml:242: drop
-		c.drop(srcProvider, "provider", "OpenRouter's provider routing preferences; OpenAI's Responses API has no providers to choose")
-	}
-	if present(srcModels) {
-		// mapping/chat_responses_request.yaml:245: drop
-		c.drop(srcModels, "models", "OpenRouter's fallback models; OpenAI's Responses API takes one model")
-	}
-	if present(srcPlugins) {
-		// mapping/chat_responses_request.yaml:248: drop
-		c.drop(srcPlugins, "plugins", "OpenRouter's plugins (web, file parser, response healing…); OpenAI's Responses API has none")
-	}
-	if present(srcSessionId) {
-		// mapping/chat_responses_request.yaml:251: drop
-		c.drop(srcSessionId, "session_id", "OpenRouter's sticky-routing session; OpenAI's Responses API has none (prompt_cache_key is carried)")
-	}
-	if present(srcTrace) {
-		// mapping/chat_responses_request.yaml:254: drop
-		c.drop(srcTrace, "trace", "OpenRouter's observability metadata; OpenAI's Responses API has none (metadata is carried)")
-	}
-	if present(srcDebug) {
-		// mapping/chat_responses_request.yaml:257: drop
-		c.drop(srcDebug, "debug", "OpenRouter's debug echo of the upstream body; OpenAI's Responses API has none")
-	}
-	if present(srcRoute) {
-		// mapping/chat_responses_request.yaml:260: drop
-		c.drop(srcRoute, "route", "OpenRouter's deprecated routing alias; OpenAI's Responses API has none")
-	}
-	if present(srcCacheControl) {
-		// mapping/chat_responses_request.yaml:263: drop
-		c.drop(srcCacheControl, "cache_control", "OpenRouter's automatic prompt caching directive; OpenAI caches prompts by itself")
-	}
-	if present(srcImageConfig) {
-		// mapping/chat_responses_request.yaml:266: drop
-		c.drop(srcImageConfig, "image_config", "OpenRouter's image generation options; OpenAI's Responses request has none at the top")
-	}
-	if present(srcStopServerToolsWhen) {
-		// mapping/chat_responses_request.yaml:269: drop
-		c.drop(srcStopServerToolsWhen, "stop_server_tools_when", "OpenRouter's server-tool loop limits; OpenAI's Responses API has none (max_tool_calls is not set from it)")
-	}
-	if present(srcTopK) {
-		// mapping/chat_responses_request.yaml:272: drop
-		c.drop(srcTopK, "top_k", "OpenAI's Responses API has no top_k")
-	}
-	if present(srcMinP) {
-		// mapping/chat_responses_request.yaml:275: drop
-		c.drop(srcMinP, "min_p", "the Responses request has no min_p (OpenRouter's nor OpenAI's)")
-	}
-	if present(srcTopA) {
-		// mapping/chat_responses_request.yaml:277: drop
-		c.drop(srcTopA, "top_a", "the Responses request has no top_a (OpenRouter's nor OpenAI's)")
-	}
-	if present(srcRepetitionPenalty) {
-		// mapping/chat_responses_request.yaml:279: drop
-		c.drop(srcRepetitionPenalty, "repetition_penalty", "the Responses request has no repetition_penalty (OpenRouter's nor OpenAI's); frequency_penalty is the nearest")
 	}
 }
 
 // chatResponsesRequestOpenRouter converts a payload, as mapping/chat_responses_request.yaml says for openrouter.
 func (c *rev) chatResponsesRequestOpenRouter(v codec.Value) {
-	var srcModel, srcMessages, srcMaxCompletionTokens, srcMaxTokens, srcTemperature, srcTopP, srcTopLogprobs, srcLogprobs, srcParallelToolCalls, srcMetadata, srcServiceTier, srcStream, srcStreamOptions, srcPromptCacheKey, srcPromptCacheOptions, srcPromptCacheRetention, srcUser, srcSafetyIdentifier, srcModeration, srcVerbosity, srcReasoningEffort, srcStore, srcN, srcAudio, srcModalities, srcFrequencyPenalty, srcPresencePenalty, srcLogitBias, srcSeed, srcStop, srcPrediction, srcResponseFormat, srcToolChoice, srcFunctionCall, srcTools, srcFunctions, srcWebSearchOptions, srcReasoning, srcProvider, srcModels, srcPlugins, srcSessionId, srcTrace, srcDebug, srcRoute, srcCacheControl, srcImageConfig, srcStopServerToolsWhen, srcTopK, srcMinP, srcTopA, srcRepetitionPenalty codec.Value
+	var srcModel, srcMessages, srcMaxCompletionTokens, srcMaxTokens, srcTemperature, srcTopP, srcTopLogprobs, srcLogprobs, srcParallelToolCalls, srcMetadata, srcServiceTier, srcStream, srcStreamOptions, srcPromptCacheKey, srcPromptCacheOptions, srcPromptCacheRetention, srcUser, srcSafetyIdentifier, srcModeration, srcVerbosity, srcReasoningEffort, srcStore, srcN, srcModalities, srcFrequencyPenalty, srcPresencePenalty, srcLogitBias, srcSeed, srcStop, srcPrediction, srcResponseFormat, srcToolChoice, srcFunctionCall, srcTools, srcFunctions, srcWebSearchOptions, srcReasoning, srcProvider, srcModels, srcPlugins, srcSessionId, srcTrace, srcDebug, srcRoute, srcCacheControl, srcImageConfig, srcStopServerToolsWhen, srcTopK, srcMinP, srcTopA, srcRepetitionPenalty codec.Value
+	var srcSet uint64
 	for k, m := range v.Members() {
+		if !present(m) {
+			continue
+		}
 		switch string(k.Bytes()) {
 		case "model":
 			srcModel = m
+			srcSet |= uint64(0x1)
 		case "messages":
 			srcMessages = m
+			srcSet |= uint64(0x2)
 		case "max_completion_tokens":
 			srcMaxCompletionTokens = m
+			srcSet |= uint64(0x4)
 		case "max_tokens":
 			srcMaxTokens = m
+			srcSet |= uint64(0x8)
 		case "temperature":
 			srcTemperature = m
+			srcSet |= uint64(0x10)
 		case "top_p":
 			srcTopP = m
+			srcSet |= uint64(0x20)
 		case "top_logprobs":
 			srcTopLogprobs = m
+			srcSet |= uint64(0x40)
 		case "logprobs":
 			srcLogprobs = m
+			srcSet |= uint64(0x80)
 		case "parallel_tool_calls":
 			srcParallelToolCalls = m
+			srcSet |= uint64(0x100)
 		case "metadata":
 			srcMetadata = m
+			srcSet |= uint64(0x200)
 		case "service_tier":
 			srcServiceTier = m
+			srcSet |= uint64(0x400)
 		case "stream":
 			srcStream = m
+			srcSet |= uint64(0x800)
 		case "stream_options":
 			srcStreamOptions = m
+			srcSet |= uint64(0x1000)
 		case "prompt_cache_key":
 			srcPromptCacheKey = m
+			srcSet |= uint64(0x2000)
 		case "prompt_cache_options":
 			srcPromptCacheOptions = m
+			srcSet |= uint64(0x4000)
 		case "prompt_cache_retention":
 			srcPromptCacheRetention = m
+			srcSet |= uint64(0x8000)
 		case "user":
 			srcUser = m
+			srcSet |= uint64(0x10000)
 		case "safety_identifier":
 			srcSafetyIdentifier = m
+			srcSet |= uint64(0x20000)
 		case "moderation":
 			srcModeration = m
+			srcSet |= uint64(0x40000)
 		case "verbosity":
 			srcVerbosity = m
+			srcSet |= uint64(0x80000)
 		case "reasoning_effort":
 			srcReasoningEffort = m
+			srcSet |= uint64(0x100000)
 		case "store":
 			srcStore = m
+			srcSet |= uint64(0x200000)
 		case "n":
 			srcN = m
+			srcSet |= uint64(0x400000)
 		case "audio":
-			srcAudio = m
+			srcSet |= uint64(0x800000)
 		case "modalities":
 			srcModalities = m
+			srcSet |= uint64(0x1000000)
 		case "frequency_penalty":
 			srcFrequencyPenalty = m
+			srcSet |= uint64(0x2000000)
 		case "presence_penalty":
 			srcPresencePenalty = m
+			srcSet |= uint64(0x4000000)
 		case "logit_bias":
 			srcLogitBias = m
+			srcSet |= uint64(0x8000000)
 		case "seed":
 			srcSeed = m
+			srcSet |= uint64(0x10000000)
 		case "stop":
 			srcStop = m
+			srcSet |= uint64(0x20000000)
 		case "prediction":
 			srcPrediction = m
+			srcSet |= uint64(0x40000000)
 		case "response_format":
 			srcResponseFormat = m
+			srcSet |= uint64(0x80000000)
 		case "tool_choice":
 			srcToolChoice = m
+			srcSet |= uint64(0x100000000)
 		case "function_call":
 			srcFunctionCall = m
+			srcSet |= uint64(0x200000000)
 		case "tools":
 			srcTools = m
+			srcSet |= uint64(0x400000000)
 		case "functions":
 			srcFunctions = m
+			srcSet |= uint64(0x800000000)
 		case "web_search_options":
 			srcWebSearchOptions = m
+			srcSet |= uint64(0x1000000000)
 		case "reasoning":
 			srcReasoning = m
+			srcSet |= uint64(0x2000000000)
 		case "provider":
 			srcProvider = m
+			srcSet |= uint64(0x4000000000)
 		case "models":
 			srcModels = m
+			srcSet |= uint64(0x8000000000)
 		case "plugins":
 			srcPlugins = m
+			srcSet |= uint64(0x10000000000)
 		case "session_id":
 			srcSessionId = m
+			srcSet |= uint64(0x20000000000)
 		case "trace":
 			srcTrace = m
+			srcSet |= uint64(0x40000000000)
 		case "debug":
 			srcDebug = m
+			srcSet |= uint64(0x80000000000)
 		case "route":
 			srcRoute = m
+			srcSet |= uint64(0x100000000000)
 		case "cache_control":
 			srcCacheControl = m
+			srcSet |= uint64(0x200000000000)
 		case "image_config":
 			srcImageConfig = m
+			srcSet |= uint64(0x400000000000)
 		case "stop_server_tools_when":
 			srcStopServerToolsWhen = m
+			srcSet |= uint64(0x800000000000)
 		case "top_k":
 			srcTopK = m
+			srcSet |= uint64(0x1000000000000)
 		case "min_p":
 			srcMinP = m
+			srcSet |= uint64(0x2000000000000)
 		case "top_a":
 			srcTopA = m
+			srcSet |= uint64(0x4000000000000)
 		case "repetition_penalty":
 			srcRepetitionPenalty = m
+			srcSet |= uint64(0x8000000000000)
 		}
 	}
-	if present(srcModel) {
-		// mapping/chat_responses_request.yaml:18: → model
-		c.put(codec.Top, "model", srcModel.Raw())
-	}
-	if present(srcMessages) {
-		for i, e := range srcMessages.Elems() {
-			srcMessagesNode, srcMessagesKnown, srcMessagesType := c.tag(e)
-			switch srcMessagesType {
-			case "system":
-				// mapping/chat_responses_request.yaml:23: → input{array}[]{message}
-				revSystem(c, e, atElem("messages", i, "", "messages[0]"), c.b.Array(codec.Top, "input"), "")
-			case "developer":
-				// mapping/chat_responses_request.yaml:30: → input{array}[]{message}
-				revSystem(c, e, atElem("messages", i, "", "messages[0]"), c.b.Array(codec.Top, "input"), "")
-			case "user":
-				// mapping/chat_responses_request.yaml:34: → input{array}[]{message}
-				revUser(c, e, atElem("messages", i, "", "messages[0]"), c.b.Array(codec.Top, "input"), "")
-			case "assistant":
-				// mapping/chat_responses_request.yaml:42: → input{array}[]{message}
-				revAssistant(c, e, atElem("messages", i, "", "messages[0]"), c.b.Array(codec.Top, "input"), "")
-			case "tool":
-				// mapping/chat_responses_request.yaml:57: → input{array}[]{function_call_output}
-				revTool(c, e, atElem("messages", i, "", "messages[0]"), c.b.Array(codec.Top, "input"), "")
-			case "function":
-				// mapping/chat_responses_request.yaml:65: refuse
-				c.refuse(atElem("messages", i, "role", "messages[0].role"), "deprecated function messages have no call id a Responses function_call_output needs; send tool messages")
+	for ; srcSet != 0; srcSet &= srcSet - 1 {
+		switch bits.TrailingZeros64(srcSet) {
+		case 0:
+			// mapping/chat_responses_request.yaml:18: → model
+			c.put(codec.Top, "model", srcModel.Raw())
+		case 1:
+			for i, e := range srcMessages.Elems() {
+				srcMessagesNode, srcMessagesKnown, srcMessagesType := c.tag(e)
+				switch srcMessagesType {
+				case "system":
+					// mapping/chat_responses_request.yaml:23: → input{array}[]{message}
+					revSystem(c, e, atElem("messages", i, "", "messages[0]"), c.b.Array(codec.Top, "input"), "")
+				case "developer":
+					// mapping/chat_responses_request.yaml:30: → input{array}[]{message}
+					revSystem(c, e, atElem("messages", i, "", "messages[0]"), c.b.Array(codec.Top, "input"), "")
+				case "user":
+					// mapping/chat_responses_request.yaml:34: → input{array}[]{message}
+					revUser(c, e, atElem("messages", i, "", "messages[0]"), c.b.Array(codec.Top, "input"), "")
+				case "assistant":
+					// mapping/chat_responses_request.yaml:42: → input{array}[]{message}
+					revAssistant(c, e, atElem("messages", i, "", "messages[0]"), c.b.Array(codec.Top, "input"), "")
+				case "tool":
+					// mapping/chat_responses_request.yaml:57: → input{array}[]{function_call_output}
+					revTool(c, e, atElem("messages", i, "", "messages[0]"), c.b.Array(codec.Top, "input"), "")
+				case "function":
+					// mapping/chat_responses_request.yaml:65: refuse
+					c.refuse(atElem("messages", i, "role", "messages[0].role"), "deprecated function messages have no call id a Responses function_call_output needs; send tool messages")
+				default:
+					c.unknownType(srcMessagesNode, srcMessagesKnown, atElem("messages", i, "", "messages[0]"))
+				}
+			}
+		case 2:
+			// mapping/chat_responses_request.yaml:70: → max_output_tokens
+			c.put(codec.Top, "max_output_tokens", srcMaxCompletionTokens.Raw())
+		case 3:
+			// mapping/chat_responses_request.yaml:72: → max_output_tokens
+			c.put(codec.Top, "max_output_tokens", srcMaxTokens.Raw())
+		case 4:
+			// mapping/chat_responses_request.yaml:75: → temperature
+			c.put(codec.Top, "temperature", srcTemperature.Raw())
+		case 5:
+			// mapping/chat_responses_request.yaml:78: → top_p
+			c.put(codec.Top, "top_p", srcTopP.Raw())
+		case 6:
+			// mapping/chat_responses_request.yaml:81: → top_logprobs
+			c.put(codec.Top, "top_logprobs", srcTopLogprobs.Raw())
+		case 7:
+			// mapping/chat_responses_request.yaml:84: drop
+			c.drop(srcLogprobs, "logprobs", "OpenRouter's Responses include lists no message.output_text.logprobs; top_logprobs is carried")
+		case 8:
+			// mapping/chat_responses_request.yaml:88: → parallel_tool_calls
+			c.put(codec.Top, "parallel_tool_calls", srcParallelToolCalls.Raw())
+		case 9:
+			// mapping/chat_responses_request.yaml:90: → metadata
+			c.put(codec.Top, "metadata", srcMetadata.Raw())
+		case 10:
+			// mapping/chat_responses_request.yaml:92: → service_tier
+			c.put(codec.Top, "service_tier", srcServiceTier.Raw())
+		case 11:
+			// mapping/chat_responses_request.yaml:95: → stream
+			c.put(codec.Top, "stream", srcStream.Raw())
+		case 12:
+			var srcStreamOptionsIncludeObfuscation codec.Value
+			var srcStreamOptionsSet uint64
+			for k, m := range srcStreamOptions.Members() {
+				if !present(m) {
+					continue
+				}
+				switch string(k.Bytes()) {
+				case "include_obfuscation":
+					srcStreamOptionsIncludeObfuscation = m
+					srcStreamOptionsSet |= uint64(0x1)
+				case "include_usage": // mapping/chat_responses_request.yaml:100: gateway: a Responses stream always ends with its usage (response.completed); the chat stream converter sends the usage chunk when include_usage asks for it
+				}
+			}
+			for ; srcStreamOptionsSet != 0; srcStreamOptionsSet &= srcStreamOptionsSet - 1 {
+				switch bits.TrailingZeros64(srcStreamOptionsSet) {
+				case 0:
+					// mapping/chat_responses_request.yaml:97: drop
+					c.drop(srcStreamOptionsIncludeObfuscation, "stream_options.include_obfuscation", "OpenRouter's Responses request has no stream_options")
+				}
+			}
+		case 13:
+			// mapping/chat_responses_request.yaml:102: → prompt_cache_key
+			c.put(codec.Top, "prompt_cache_key", srcPromptCacheKey.Raw())
+		case 14:
+			var srcPromptCacheOptionsMode, srcPromptCacheOptionsTtl codec.Value
+			var srcPromptCacheOptionsSet uint64
+			for k, m := range srcPromptCacheOptions.Members() {
+				if !present(m) {
+					continue
+				}
+				switch string(k.Bytes()) {
+				case "mode":
+					srcPromptCacheOptionsMode = m
+					srcPromptCacheOptionsSet |= uint64(0x1)
+				case "ttl":
+					srcPromptCacheOptionsTtl = m
+					srcPromptCacheOptionsSet |= uint64(0x2)
+				}
+			}
+			for ; srcPromptCacheOptionsSet != 0; srcPromptCacheOptionsSet &= srcPromptCacheOptionsSet - 1 {
+				switch bits.TrailingZeros64(srcPromptCacheOptionsSet) {
+				case 0:
+					// mapping/chat_responses_request.yaml:104: → prompt_cache_options.mode
+					c.put(c.b.Object(codec.Top, "prompt_cache_options"), "mode", srcPromptCacheOptionsMode.Raw())
+				case 1:
+					// mapping/chat_responses_request.yaml:104: → prompt_cache_options.ttl
+					c.put(c.b.Object(codec.Top, "prompt_cache_options"), "ttl", srcPromptCacheOptionsTtl.Raw())
+				}
+			}
+		case 15:
+			// mapping/chat_responses_request.yaml:106: drop
+			c.drop(srcPromptCacheRetention, "prompt_cache_retention", "OpenRouter's Responses request has no prompt_cache_retention")
+		case 16:
+			// mapping/chat_responses_request.yaml:109: → user
+			c.put(codec.Top, "user", srcUser.Raw())
+		case 17:
+			// mapping/chat_responses_request.yaml:111: → safety_identifier
+			c.put(codec.Top, "safety_identifier", srcSafetyIdentifier.Raw())
+		case 18:
+			// mapping/chat_responses_request.yaml:113: drop
+			c.drop(srcModeration, "moderation", "OpenRouter moderates with its moderation plugin, not this field")
+		case 19:
+			// mapping/chat_responses_request.yaml:116: → text.verbosity
+			c.put(c.b.Object(codec.Top, "text"), "verbosity", srcVerbosity.Raw())
+		case 20:
+			// mapping/chat_responses_request.yaml:118: → reasoning.effort
+			c.put(c.b.Object(codec.Top, "reasoning"), "effort", srcReasoningEffort.Raw())
+		case 21:
+			// mapping/chat_responses_request.yaml:121: → store
+			revStore(c, srcStore, "store", codec.Top, "store")
+		case 22:
+			// mapping/chat_responses_request.yaml:127: refuse unless 1
+			if string(srcN.Raw()) != "1" {
+				c.refuse("n", "a Responses upstream gives one choice; n must be 1")
+			}
+		case 23:
+			// mapping/chat_responses_request.yaml:130: refuse
+			c.refuse("audio", "a Responses upstream gives no audio output")
+		case 24:
+			for i, e := range srcModalities.Elems() {
+				// mapping/chat_responses_request.yaml:132: refuse unless "text"
+				if string(e.Raw()) != "\"text\"" {
+					c.refuse(atElem("modalities", i, "", "modalities[0]"), "a Responses upstream answers in text; modality "+string(e.Raw())+" is not available")
+				}
+			}
+		case 25:
+			// mapping/chat_responses_request.yaml:135: drop
+			c.drop(srcFrequencyPenalty, "frequency_penalty", "the Responses API has no frequency penalty")
+		case 26:
+			// mapping/chat_responses_request.yaml:137: drop
+			c.drop(srcPresencePenalty, "presence_penalty", "the Responses API has no presence penalty")
+		case 27:
+			// mapping/chat_responses_request.yaml:139: drop
+			c.drop(srcLogitBias, "logit_bias", "the Responses API has no logit bias")
+		case 28:
+			// mapping/chat_responses_request.yaml:141: drop
+			c.drop(srcSeed, "seed", "the Responses API has no seed")
+		case 29:
+			// mapping/chat_responses_request.yaml:143: drop
+			c.drop(srcStop, "stop", "the Responses API has no stop sequences")
+		case 30:
+			// mapping/chat_responses_request.yaml:145: drop
+			c.drop(srcPrediction, "prediction", "the Responses API has no predicted outputs")
+		case 31:
+			srcResponseFormatNode, srcResponseFormatKnown, srcResponseFormatType := c.tag(srcResponseFormat)
+			switch srcResponseFormatType {
+			case "text":
+				var srcResponseFormatTextType codec.Value
+				var srcResponseFormatTextSet uint64
+				for k, m := range srcResponseFormat.Members() {
+					if !present(m) {
+						continue
+					}
+					switch string(k.Bytes()) {
+					case "type":
+						srcResponseFormatTextType = m
+						srcResponseFormatTextSet |= uint64(0x1)
+					}
+				}
+				for ; srcResponseFormatTextSet != 0; srcResponseFormatTextSet &= srcResponseFormatTextSet - 1 {
+					switch bits.TrailingZeros64(srcResponseFormatTextSet) {
+					case 0:
+						// mapping/chat_responses_request.yaml:149: → text.format{text}.type
+						c.put(c.b.Object(c.b.Object(codec.Top, "text"), "format"), "type", srcResponseFormatTextType.Raw())
+					}
+				}
+			case "json_object":
+				var srcResponseFormatJsonObjectType codec.Value
+				var srcResponseFormatJsonObjectSet uint64
+				for k, m := range srcResponseFormat.Members() {
+					if !present(m) {
+						continue
+					}
+					switch string(k.Bytes()) {
+					case "type":
+						srcResponseFormatJsonObjectType = m
+						srcResponseFormatJsonObjectSet |= uint64(0x1)
+					}
+				}
+				for ; srcResponseFormatJsonObjectSet != 0; srcResponseFormatJsonObjectSet &= srcResponseFormatJsonObjectSet - 1 {
+					switch bits.TrailingZeros64(srcResponseFormatJsonObjectSet) {
+					case 0:
+						// mapping/chat_responses_request.yaml:151: → text.format{json_object}.type
+						c.put(c.b.Object(c.b.Object(codec.Top, "text"), "format"), "type", srcResponseFormatJsonObjectType.Raw())
+					}
+				}
+			case "json_schema":
+				var srcResponseFormatJsonSchemaType, srcResponseFormatJsonSchemaJsonSchema codec.Value
+				var srcResponseFormatJsonSchemaSet uint64
+				for k, m := range srcResponseFormat.Members() {
+					if !present(m) {
+						continue
+					}
+					switch string(k.Bytes()) {
+					case "type":
+						srcResponseFormatJsonSchemaType = m
+						srcResponseFormatJsonSchemaSet |= uint64(0x1)
+					case "json_schema":
+						srcResponseFormatJsonSchemaJsonSchema = m
+						srcResponseFormatJsonSchemaSet |= uint64(0x2)
+					}
+				}
+				for ; srcResponseFormatJsonSchemaSet != 0; srcResponseFormatJsonSchemaSet &= srcResponseFormatJsonSchemaSet - 1 {
+					switch bits.TrailingZeros64(srcResponseFormatJsonSchemaSet) {
+					case 0:
+						// mapping/chat_responses_request.yaml:153: → text.format{json_schema}.type
+						c.put(c.b.Object(c.b.Object(codec.Top, "text"), "format"), "type", srcResponseFormatJsonSchemaType.Raw())
+					case 1:
+						var srcResponseFormatJsonSchemaJsonSchemaName, srcResponseFormatJsonSchemaJsonSchemaDescription, srcResponseFormatJsonSchemaJsonSchemaSchema, srcResponseFormatJsonSchemaJsonSchemaStrict codec.Value
+						var srcResponseFormatJsonSchemaJsonSchemaSet uint64
+						for k, m := range srcResponseFormatJsonSchemaJsonSchema.Members() {
+							if !present(m) {
+								continue
+							}
+							switch string(k.Bytes()) {
+							case "name":
+								srcResponseFormatJsonSchemaJsonSchemaName = m
+								srcResponseFormatJsonSchemaJsonSchemaSet |= uint64(0x1)
+							case "description":
+								srcResponseFormatJsonSchemaJsonSchemaDescription = m
+								srcResponseFormatJsonSchemaJsonSchemaSet |= uint64(0x2)
+							case "schema":
+								srcResponseFormatJsonSchemaJsonSchemaSchema = m
+								srcResponseFormatJsonSchemaJsonSchemaSet |= uint64(0x4)
+							case "strict":
+								srcResponseFormatJsonSchemaJsonSchemaStrict = m
+								srcResponseFormatJsonSchemaJsonSchemaSet |= uint64(0x8)
+							}
+						}
+						for ; srcResponseFormatJsonSchemaJsonSchemaSet != 0; srcResponseFormatJsonSchemaJsonSchemaSet &= srcResponseFormatJsonSchemaJsonSchemaSet - 1 {
+							switch bits.TrailingZeros64(srcResponseFormatJsonSchemaJsonSchemaSet) {
+							case 0:
+								// mapping/chat_responses_request.yaml:155: → text.format{json_schema}.name
+								c.put(c.b.Object(c.b.Object(codec.Top, "text"), "format"), "name", srcResponseFormatJsonSchemaJsonSchemaName.Raw())
+							case 1:
+								// mapping/chat_responses_request.yaml:157: → text.format{json_schema}.description
+								c.put(c.b.Object(c.b.Object(codec.Top, "text"), "format"), "description", srcResponseFormatJsonSchemaJsonSchemaDescription.Raw())
+							case 2:
+								// mapping/chat_responses_request.yaml:159: → text.format{json_schema}.schema
+								c.put(c.b.Object(c.b.Object(codec.Top, "text"), "format"), "schema", srcResponseFormatJsonSchemaJsonSchemaSchema.Raw())
+							case 3:
+								// mapping/chat_responses_request.yaml:162: → text.format{json_schema}.strict
+								c.put(c.b.Object(c.b.Object(codec.Top, "text"), "format"), "strict", srcResponseFormatJsonSchemaJsonSchemaStrict.Raw())
+							}
+						}
+					}
+				}
 			default:
-				c.unknownType(srcMessagesNode, srcMessagesKnown, atElem("messages", i, "", "messages[0]"))
+				c.unknownType(srcResponseFormatNode, srcResponseFormatKnown, "response_format")
 			}
-		}
-	}
-	if present(srcMaxCompletionTokens) {
-		// mapping/chat_responses_request.yaml:70: → max_output_tokens
-		c.put(codec.Top, "max_output_tokens", srcMaxCompletionTokens.Raw())
-	}
-	if present(srcMaxTokens) {
-		// mapping/chat_responses_request.yaml:72: → max_output_tokens
-		c.put(codec.Top, "max_output_tokens", srcMaxTokens.Raw())
-	}
-	if present(srcTemperature) {
-		// mapping/chat_responses_request.yaml:75: → temperature
-		c.put(codec.Top, "temperature", srcTemperature.Raw())
-	}
-	if present(srcTopP) {
-		// mapping/chat_responses_request.yaml:78: → top_p
-		c.put(codec.Top, "top_p", srcTopP.Raw())
-	}
-	if present(srcTopLogprobs) {
-		// mapping/chat_responses_request.yaml:81: → top_logprobs
-		c.put(codec.Top, "top_logprobs", srcTopLogprobs.Raw())
-	}
-	if present(srcLogprobs) {
-		// mapping/chat_responses_request.yaml:84: drop
-		c.drop(srcLogprobs, "logprobs", "OpenRouter's Responses include lists no message.output_text.logprobs; top_logprobs is carried")
-	}
-	if present(srcParallelToolCalls) {
-		// mapping/chat_responses_request.yaml:88: → parallel_tool_calls
-		c.put(codec.Top, "parallel_tool_calls", srcParallelToolCalls.Raw())
-	}
-	if present(srcMetadata) {
-		// mapping/chat_responses_request.yaml:90: → metadata
-		c.put(codec.Top, "metadata", srcMetadata.Raw())
-	}
-	if present(srcServiceTier) {
-		// mapping/chat_responses_request.yaml:92: → service_tier
-		c.put(codec.Top, "service_tier", srcServiceTier.Raw())
-	}
-	if present(srcStream) {
-		// mapping/chat_responses_request.yaml:95: → stream
-		c.put(codec.Top, "stream", srcStream.Raw())
-	}
-	if present(srcStreamOptions) {
-		var srcStreamOptionsIncludeObfuscation codec.Value
-		for k, m := range srcStreamOptions.Members() {
-			switch string(k.Bytes()) {
-			case "include_obfuscation":
-				srcStreamOptionsIncludeObfuscation = m
-			case "include_usage": // mapping/chat_responses_request.yaml:100: gateway: a Responses stream always ends with its usage (response.completed); the chat stream converter sends the usage chunk when include_usage asks for it
-			}
-		}
-		if present(srcStreamOptionsIncludeObfuscation) {
-			// mapping/chat_responses_request.yaml:97: drop
-			c.drop(srcStreamOptionsIncludeObfuscation, "stream_options.include_obfuscation", "OpenRouter's Responses request has no stream_options")
-		}
-	}
-	if present(srcPromptCacheKey) {
-		// mapping/chat_responses_request.yaml:102: → prompt_cache_key
-		c.put(codec.Top, "prompt_cache_key", srcPromptCacheKey.Raw())
-	}
-	if present(srcPromptCacheOptions) {
-		var srcPromptCacheOptionsMode, srcPromptCacheOptionsTtl codec.Value
-		for k, m := range srcPromptCacheOptions.Members() {
-			switch string(k.Bytes()) {
-			case "mode":
-				srcPromptCacheOptionsMode = m
-			case "ttl":
-				srcPromptCacheOptionsTtl = m
-			}
-		}
-		if present(srcPromptCacheOptionsMode) {
-			// mapping/chat_responses_request.yaml:104: → prompt_cache_options.mode
-			c.put(c.b.Object(codec.Top, "prompt_cache_options"), "mode", srcPromptCacheOptionsMode.Raw())
-		}
-		if present(srcPromptCacheOptionsTtl) {
-			// mapping/chat_responses_request.yaml:104: → prompt_cache_options.ttl
-			c.put(c.b.Object(codec.Top, "prompt_cache_options"), "ttl", srcPromptCacheOptionsTtl.Raw())
-		}
-	}
-	if present(srcPromptCacheRetention) {
-		// mapping/chat_responses_request.yaml:106: drop
-		c.drop(srcPromptCacheRetention, "prompt_cache_retention", "OpenRouter's Responses request has no prompt_cache_retention")
-	}
-	if present(srcUser) {
-		// mapping/chat_responses_request.yaml:109: → user
-		c.put(codec.Top, "user", srcUser.Raw())
-	}
-	if present(srcSafetyIdentifier) {
-		// mapping/chat_responses_request.yaml:111: → safety_identifier
-		c.put(codec.Top, "safety_identifier", srcSafetyIdentifier.Raw())
-	}
-	if present(srcModeration) {
-		// mapping/chat_responses_request.yaml:113: drop
-		c.drop(srcModeration, "moderation", "OpenRouter moderates with its moderation plugin, not this field")
-	}
-	if present(srcVerbosity) {
-		// mapping/chat_responses_request.yaml:116: → text.verbosity
-		c.put(c.b.Object(codec.Top, "text"), "verbosity", srcVerbosity.Raw())
-	}
-	if present(srcReasoningEffort) {
-		// mapping/chat_responses_request.yaml:118: → reasoning.effort
-		c.put(c.b.Object(codec.Top, "reasoning"), "effort", srcReasoningEffort.Raw())
-	}
-	if present(srcStore) {
-		// mapping/chat_responses_request.yaml:121: → store
-		revStore(c, srcStore, "store", codec.Top, "store")
-	}
-	if present(srcN) {
-		// mapping/chat_responses_request.yaml:127: refuse unless 1
-		if string(srcN.Raw()) != "1" {
-			c.refuse("n", "a Responses upstream gives one choice; n must be 1")
-		}
-	}
-	if present(srcAudio) {
-		// mapping/chat_responses_request.yaml:130: refuse
-		c.refuse("audio", "a Responses upstream gives no audio output")
-	}
-	if present(srcModalities) {
-		for i, e := range srcModalities.Elems() {
-			// mapping/chat_responses_request.yaml:132: refuse unless "text"
-			if string(e.Raw()) != "\"text\"" {
-				c.refuse(atElem("modalities", i, "", "modalities[0]"), "a Responses upstream answers in text; modality "+string(e.Raw())+" is not available")
-			}
-		}
-	}
-	if present(srcFrequencyPenalty) {
-		// mapping/chat_responses_request.yaml:135: drop
-		c.drop(srcFrequencyPenalty, "frequency_penalty", "the Responses API has no frequency penalty")
-	}
-	if present(srcPresencePenalty) {
-		// mapping/chat_responses_request.yaml:137: drop
-		c.drop(srcPresencePenalty, "presence_penalty", "the Responses API has no presence penalty")
-	}
-	if present(srcLogitBias) {
-		// mapping/chat_responses_request.yaml:139: drop
-		c.drop(srcLogitBias, "logit_bias", "the Responses API has no logit bias")
-	}
-	if present(srcSeed) {
-		// mapping/chat_responses_request.yaml:141: drop
-		c.drop(srcSeed, "seed", "the Responses API has no seed")
-	}
-	if present(srcStop) {
-		// mapping/chat_responses_request.yaml:143: drop
-		c.drop(srcStop, "stop", "the Responses API has no stop sequences")
-	}
-	if present(srcPrediction) {
-		// mapping/chat_responses_request.yaml:145: drop
-		c.drop(srcPrediction, "prediction", "the Responses API has no predicted outputs")
-	}
-	if present(srcResponseFormat) {
-		srcResponseFormatNode, srcResponseFormatKnown, srcResponseFormatType := c.tag(srcResponseFormat)
-		switch srcResponseFormatType {
-		case "text":
-			var srcResponseFormatTextType codec.Value
-			for k, m := range srcResponseFormat.Members() {
-				switch string(k.Bytes()) {
-				case "type":
-					srcResponseFormatTextType = m
+		case 32:
+			switch srcToolChoice.Kind() {
+			case codec.String:
+				// mapping/chat_responses_request.yaml:166: → tool_choice{string}
+				c.put(codec.Top, "tool_choice", srcToolChoice.Raw())
+			case codec.Object:
+				srcToolChoiceObjectNode, srcToolChoiceObjectKnown, srcToolChoiceObjectType := c.tag(srcToolChoice)
+				switch srcToolChoiceObjectType {
+				case "function":
+					var srcToolChoiceObjectFunctionType, srcToolChoiceObjectFunctionFunction codec.Value
+					var srcToolChoiceObjectFunctionSet uint64
+					for k, m := range srcToolChoice.Members() {
+						if !present(m) {
+							continue
+						}
+						switch string(k.Bytes()) {
+						case "type":
+							srcToolChoiceObjectFunctionType = m
+							srcToolChoiceObjectFunctionSet |= uint64(0x1)
+						case "function":
+							srcToolChoiceObjectFunctionFunction = m
+							srcToolChoiceObjectFunctionSet |= uint64(0x2)
+						}
+					}
+					for ; srcToolChoiceObjectFunctionSet != 0; srcToolChoiceObjectFunctionSet &= srcToolChoiceObjectFunctionSet - 1 {
+						switch bits.TrailingZeros64(srcToolChoiceObjectFunctionSet) {
+						case 0:
+							// mapping/chat_responses_request.yaml:168: → tool_choice{object}{function}.type
+							c.put(c.b.Object(codec.Top, "tool_choice"), "type", srcToolChoiceObjectFunctionType.Raw())
+						case 1:
+							var srcToolChoiceObjectFunctionFunctionName codec.Value
+							var srcToolChoiceObjectFunctionFunctionSet uint64
+							for k, m := range srcToolChoiceObjectFunctionFunction.Members() {
+								if !present(m) {
+									continue
+								}
+								switch string(k.Bytes()) {
+								case "name":
+									srcToolChoiceObjectFunctionFunctionName = m
+									srcToolChoiceObjectFunctionFunctionSet |= uint64(0x1)
+								}
+							}
+							for ; srcToolChoiceObjectFunctionFunctionSet != 0; srcToolChoiceObjectFunctionFunctionSet &= srcToolChoiceObjectFunctionFunctionSet - 1 {
+								switch bits.TrailingZeros64(srcToolChoiceObjectFunctionFunctionSet) {
+								case 0:
+									// mapping/chat_responses_request.yaml:170: → tool_choice{object}{function}.name
+									c.put(c.b.Object(codec.Top, "tool_choice"), "name", srcToolChoiceObjectFunctionFunctionName.Raw())
+								}
+							}
+						}
+					}
+				case "custom":
+					var srcToolChoiceObjectCustomType, srcToolChoiceObjectCustomCustom codec.Value
+					var srcToolChoiceObjectCustomSet uint64
+					for k, m := range srcToolChoice.Members() {
+						if !present(m) {
+							continue
+						}
+						switch string(k.Bytes()) {
+						case "type":
+							srcToolChoiceObjectCustomType = m
+							srcToolChoiceObjectCustomSet |= uint64(0x1)
+						case "custom":
+							srcToolChoiceObjectCustomCustom = m
+							srcToolChoiceObjectCustomSet |= uint64(0x2)
+						}
+					}
+					for ; srcToolChoiceObjectCustomSet != 0; srcToolChoiceObjectCustomSet &= srcToolChoiceObjectCustomSet - 1 {
+						switch bits.TrailingZeros64(srcToolChoiceObjectCustomSet) {
+						case 0:
+							// mapping/chat_responses_request.yaml:172: drop
+							c.drop(srcToolChoiceObjectCustomType, "tool_choice.type", "OpenRouter's Responses tool_choice has no custom variant; the choice is left to the model")
+						case 1:
+							var srcToolChoiceObjectCustomCustomName codec.Value
+							var srcToolChoiceObjectCustomCustomSet uint64
+							for k, m := range srcToolChoiceObjectCustomCustom.Members() {
+								if !present(m) {
+									continue
+								}
+								switch string(k.Bytes()) {
+								case "name":
+									srcToolChoiceObjectCustomCustomName = m
+									srcToolChoiceObjectCustomCustomSet |= uint64(0x1)
+								}
+							}
+							for ; srcToolChoiceObjectCustomCustomSet != 0; srcToolChoiceObjectCustomCustomSet &= srcToolChoiceObjectCustomCustomSet - 1 {
+								switch bits.TrailingZeros64(srcToolChoiceObjectCustomCustomSet) {
+								case 0:
+									// mapping/chat_responses_request.yaml:175: drop
+									c.drop(srcToolChoiceObjectCustomCustomName, "tool_choice.custom.name", "OpenRouter's Responses tool_choice has no custom variant; the choice is left to the model")
+								}
+							}
+						}
+					}
+				case "allowed_tools":
+					var srcToolChoiceObjectAllowedToolsType, srcToolChoiceObjectAllowedToolsAllowedTools codec.Value
+					var srcToolChoiceObjectAllowedToolsSet uint64
+					for k, m := range srcToolChoice.Members() {
+						if !present(m) {
+							continue
+						}
+						switch string(k.Bytes()) {
+						case "type":
+							srcToolChoiceObjectAllowedToolsType = m
+							srcToolChoiceObjectAllowedToolsSet |= uint64(0x1)
+						case "allowed_tools":
+							srcToolChoiceObjectAllowedToolsAllowedTools = m
+							srcToolChoiceObjectAllowedToolsSet |= uint64(0x2)
+						}
+					}
+					for ; srcToolChoiceObjectAllowedToolsSet != 0; srcToolChoiceObjectAllowedToolsSet &= srcToolChoiceObjectAllowedToolsSet - 1 {
+						switch bits.TrailingZeros64(srcToolChoiceObjectAllowedToolsSet) {
+						case 0:
+							// mapping/chat_responses_request.yaml:178: → tool_choice{object}{allowed_tools}.type
+							c.put(c.b.Object(codec.Top, "tool_choice"), "type", srcToolChoiceObjectAllowedToolsType.Raw())
+						case 1:
+							var srcToolChoiceObjectAllowedToolsAllowedToolsMode, srcToolChoiceObjectAllowedToolsAllowedToolsTools codec.Value
+							var srcToolChoiceObjectAllowedToolsAllowedToolsSet uint64
+							for k, m := range srcToolChoiceObjectAllowedToolsAllowedTools.Members() {
+								if !present(m) {
+									continue
+								}
+								switch string(k.Bytes()) {
+								case "mode":
+									srcToolChoiceObjectAllowedToolsAllowedToolsMode = m
+									srcToolChoiceObjectAllowedToolsAllowedToolsSet |= uint64(0x1)
+								case "tools":
+									srcToolChoiceObjectAllowedToolsAllowedToolsTools = m
+									srcToolChoiceObjectAllowedToolsAllowedToolsSet |= uint64(0x2)
+								}
+							}
+							for ; srcToolChoiceObjectAllowedToolsAllowedToolsSet != 0; srcToolChoiceObjectAllowedToolsAllowedToolsSet &= srcToolChoiceObjectAllowedToolsAllowedToolsSet - 1 {
+								switch bits.TrailingZeros64(srcToolChoiceObjectAllowedToolsAllowedToolsSet) {
+								case 0:
+									// mapping/chat_responses_request.yaml:180: → tool_choice{object}{allowed_tools}.mode
+									c.put(c.b.Object(codec.Top, "tool_choice"), "mode", srcToolChoiceObjectAllowedToolsAllowedToolsMode.Raw())
+								case 1:
+									// mapping/chat_responses_request.yaml:182: → tool_choice{object}{allowed_tools}.tools
+									revAllowedTools(c, srcToolChoiceObjectAllowedToolsAllowedToolsTools, "tool_choice.allowed_tools.tools", c.b.Object(codec.Top, "tool_choice"), "tools")
+								}
+							}
+						}
+					}
+				default:
+					c.unknownType(srcToolChoiceObjectNode, srcToolChoiceObjectKnown, "tool_choice")
 				}
 			}
-			if present(srcResponseFormatTextType) {
-				// mapping/chat_responses_request.yaml:149: → text.format{text}.type
-				c.put(c.b.Object(c.b.Object(codec.Top, "text"), "format"), "type", srcResponseFormatTextType.Raw())
-			}
-		case "json_object":
-			var srcResponseFormatJsonObjectType codec.Value
-			for k, m := range srcResponseFormat.Members() {
-				switch string(k.Bytes()) {
-				case "type":
-					srcResponseFormatJsonObjectType = m
-				}
-			}
-			if present(srcResponseFormatJsonObjectType) {
-				// mapping/chat_responses_request.yaml:151: → text.format{json_object}.type
-				c.put(c.b.Object(c.b.Object(codec.Top, "text"), "format"), "type", srcResponseFormatJsonObjectType.Raw())
-			}
-		case "json_schema":
-			var srcResponseFormatJsonSchemaType, srcResponseFormatJsonSchemaJsonSchema codec.Value
-			for k, m := range srcResponseFormat.Members() {
-				switch string(k.Bytes()) {
-				case "type":
-					srcResponseFormatJsonSchemaType = m
-				case "json_schema":
-					srcResponseFormatJsonSchemaJsonSchema = m
-				}
-			}
-			if present(srcResponseFormatJsonSchemaType) {
-				// mapping/chat_responses_request.yaml:153: → text.format{json_schema}.type
-				c.put(c.b.Object(c.b.Object(codec.Top, "text"), "format"), "type", srcResponseFormatJsonSchemaType.Raw())
-			}
-			if present(srcResponseFormatJsonSchemaJsonSchema) {
-				var srcResponseFormatJsonSchemaJsonSchemaName, srcResponseFormatJsonSchemaJsonSchemaDescription, srcResponseFormatJsonSchemaJsonSchemaSchema, srcResponseFormatJsonSchemaJsonSchemaStrict codec.Value
-				for k, m := range srcResponseFormatJsonSchemaJsonSchema.Members() {
+		case 33:
+			switch srcFunctionCall.Kind() {
+			case codec.String:
+				// mapping/chat_responses_request.yaml:186: → tool_choice{string}
+				c.put(codec.Top, "tool_choice", srcFunctionCall.Raw())
+			case codec.Object:
+				var srcFunctionCallObjectName codec.Value
+				var srcFunctionCallObjectSet uint64
+				for k, m := range srcFunctionCall.Members() {
+					if !present(m) {
+						continue
+					}
 					switch string(k.Bytes()) {
 					case "name":
-						srcResponseFormatJsonSchemaJsonSchemaName = m
-					case "description":
-						srcResponseFormatJsonSchemaJsonSchemaDescription = m
-					case "schema":
-						srcResponseFormatJsonSchemaJsonSchemaSchema = m
-					case "strict":
-						srcResponseFormatJsonSchemaJsonSchemaStrict = m
+						srcFunctionCallObjectName = m
+						srcFunctionCallObjectSet |= uint64(0x1)
 					}
 				}
-				if present(srcResponseFormatJsonSchemaJsonSchemaName) {
-					// mapping/chat_responses_request.yaml:155: → text.format{json_schema}.name
-					c.put(c.b.Object(c.b.Object(codec.Top, "text"), "format"), "name", srcResponseFormatJsonSchemaJsonSchemaName.Raw())
-				}
-				if present(srcResponseFormatJsonSchemaJsonSchemaDescription) {
-					// mapping/chat_responses_request.yaml:157: → text.format{json_schema}.description
-					c.put(c.b.Object(c.b.Object(codec.Top, "text"), "format"), "description", srcResponseFormatJsonSchemaJsonSchemaDescription.Raw())
-				}
-				if present(srcResponseFormatJsonSchemaJsonSchemaSchema) {
-					// mapping/chat_responses_request.yaml:159: → text.format{json_schema}.schema
-					c.put(c.b.Object(c.b.Object(codec.Top, "text"), "format"), "schema", srcResponseFormatJsonSchemaJsonSchemaSchema.Raw())
-				}
-				if present(srcResponseFormatJsonSchemaJsonSchemaStrict) {
-					// mapping/chat_responses_request.yaml:162: → text.format{json_schema}.strict
-					c.put(c.b.Object(c.b.Object(codec.Top, "text"), "format"), "strict", srcResponseFormatJsonSchemaJsonSchemaStrict.Raw())
+				for ; srcFunctionCallObjectSet != 0; srcFunctionCallObjectSet &= srcFunctionCallObjectSet - 1 {
+					switch bits.TrailingZeros64(srcFunctionCallObjectSet) {
+					case 0:
+						// mapping/chat_responses_request.yaml:189: → tool_choice{object}{function}.name
+						if !present(srcToolChoice) {
+							c.b.SetJSON(c.b.Object(codec.Top, "tool_choice"), "type", "\"function\"")
+							c.put(c.b.Object(codec.Top, "tool_choice"), "name", srcFunctionCallObjectName.Raw())
+						}
+					}
 				}
 			}
-		default:
-			c.unknownType(srcResponseFormatNode, srcResponseFormatKnown, "response_format")
-		}
-	}
-	if present(srcToolChoice) {
-		switch srcToolChoice.Kind() {
-		case codec.String:
-			// mapping/chat_responses_request.yaml:166: → tool_choice{string}
-			c.put(codec.Top, "tool_choice", srcToolChoice.Raw())
-		case codec.Object:
-			srcToolChoiceObjectNode, srcToolChoiceObjectKnown, srcToolChoiceObjectType := c.tag(srcToolChoice)
-			switch srcToolChoiceObjectType {
-			case "function":
-				var srcToolChoiceObjectFunctionType, srcToolChoiceObjectFunctionFunction codec.Value
-				for k, m := range srcToolChoice.Members() {
-					switch string(k.Bytes()) {
-					case "type":
-						srcToolChoiceObjectFunctionType = m
-					case "function":
-						srcToolChoiceObjectFunctionFunction = m
-					}
-				}
-				if present(srcToolChoiceObjectFunctionType) {
-					// mapping/chat_responses_request.yaml:168: → tool_choice{object}{function}.type
-					c.put(c.b.Object(codec.Top, "tool_choice"), "type", srcToolChoiceObjectFunctionType.Raw())
-				}
-				if present(srcToolChoiceObjectFunctionFunction) {
-					var srcToolChoiceObjectFunctionFunctionName codec.Value
-					for k, m := range srcToolChoiceObjectFunctionFunction.Members() {
+		case 34:
+			for i, e := range srcTools.Elems() {
+				srcToolsNode, srcToolsKnown, srcToolsType := c.tag(e)
+				switch srcToolsType {
+				case "function":
+					srcToolsFunctionOut := c.b.AppendObject(c.b.Array(codec.Top, "tools"))
+					var srcToolsFunctionType, srcToolsFunctionFunction codec.Value
+					var srcToolsFunctionSet uint64
+					for k, m := range e.Members() {
+						if !present(m) {
+							continue
+						}
 						switch string(k.Bytes()) {
-						case "name":
-							srcToolChoiceObjectFunctionFunctionName = m
+						case "type":
+							srcToolsFunctionType = m
+							srcToolsFunctionSet |= uint64(0x1)
+						case "function":
+							srcToolsFunctionFunction = m
+							srcToolsFunctionSet |= uint64(0x2)
 						}
 					}
-					if present(srcToolChoiceObjectFunctionFunctionName) {
-						// mapping/chat_responses_request.yaml:170: → tool_choice{object}{function}.name
-						c.put(c.b.Object(codec.Top, "tool_choice"), "name", srcToolChoiceObjectFunctionFunctionName.Raw())
-					}
-				}
-			case "custom":
-				var srcToolChoiceObjectCustomType, srcToolChoiceObjectCustomCustom codec.Value
-				for k, m := range srcToolChoice.Members() {
-					switch string(k.Bytes()) {
-					case "type":
-						srcToolChoiceObjectCustomType = m
-					case "custom":
-						srcToolChoiceObjectCustomCustom = m
-					}
-				}
-				if present(srcToolChoiceObjectCustomType) {
-					// mapping/chat_responses_request.yaml:172: drop
-					c.drop(srcToolChoiceObjectCustomType, "tool_choice.type", "OpenRouter's Responses tool_choice has no custom variant; the choice is left to the model")
-				}
-				if present(srcToolChoiceObjectCustomCustom) {
-					var srcToolChoiceObjectCustomCustomName codec.Value
-					for k, m := range srcToolChoiceObjectCustomCustom.Members() {
-						switch string(k.Bytes()) {
-						case "name":
-							srcToolChoiceObjectCustomCustomName = m
-						}
-					}
-					if present(srcToolChoiceObjectCustomCustomName) {
-						// mapping/chat_responses_request.yaml:175: drop
-						c.drop(srcToolChoiceObjectCustomCustomName, "tool_choice.custom.name", "OpenRouter's Responses tool_choice has no custom variant; the choice is left to the model")
-					}
-				}
-			case "allowed_tools":
-				var srcToolChoiceObjectAllowedToolsType, srcToolChoiceObjectAllowedToolsAllowedTools codec.Value
-				for k, m := range srcToolChoice.Members() {
-					switch string(k.Bytes()) {
-					case "type":
-						srcToolChoiceObjectAllowedToolsType = m
-					case "allowed_tools":
-						srcToolChoiceObjectAllowedToolsAllowedTools = m
-					}
-				}
-				if present(srcToolChoiceObjectAllowedToolsType) {
-					// mapping/chat_responses_request.yaml:178: → tool_choice{object}{allowed_tools}.type
-					c.put(c.b.Object(codec.Top, "tool_choice"), "type", srcToolChoiceObjectAllowedToolsType.Raw())
-				}
-				if present(srcToolChoiceObjectAllowedToolsAllowedTools) {
-					var srcToolChoiceObjectAllowedToolsAllowedToolsMode, srcToolChoiceObjectAllowedToolsAllowedToolsTools codec.Value
-					for k, m := range srcToolChoiceObjectAllowedToolsAllowedTools.Members() {
-						switch string(k.Bytes()) {
-						case "mode":
-							srcToolChoiceObjectAllowedToolsAllowedToolsMode = m
-						case "tools":
-							srcToolChoiceObjectAllowedToolsAllowedToolsTools = m
-						}
-					}
-					if present(srcToolChoiceObjectAllowedToolsAllowedToolsMode) {
-						// mapping/chat_responses_request.yaml:180: → tool_choice{object}{allowed_tools}.mode
-						c.put(c.b.Object(codec.Top, "tool_choice"), "mode", srcToolChoiceObjectAllowedToolsAllowedToolsMode.Raw())
-					}
-					if present(srcToolChoiceObjectAllowedToolsAllowedToolsTools) {
-						// mapping/chat_responses_request.yaml:182: → tool_choice{object}{allowed_tools}.tools
-						revAllowedTools(c, srcToolChoiceObjectAllowedToolsAllowedToolsTools, "tool_choice.allowed_tools.tools", c.b.Object(codec.Top, "tool_choice"), "tools")
-					}
-				}
-			default:
-				c.unknownType(srcToolChoiceObjectNode, srcToolChoiceObjectKnown, "tool_choice")
-			}
-		}
-	}
-	if present(srcFunctionCall) {
-		switch srcFunctionCall.Kind() {
-		case codec.String:
-			// mapping/chat_responses_request.yaml:186: → tool_choice{string}
-			c.put(codec.Top, "tool_choice", srcFunctionCall.Raw())
-		case codec.Object:
-			var srcFunctionCallObjectName codec.Value
-			for k, m := range srcFunctionCall.Members() {
-				switch string(k.Bytes()) {
-				case "name":
-					srcFunctionCallObjectName = m
-				}
-			}
-			if present(srcFunctionCallObjectName) {
-				// mapping/chat_responses_request.yaml:189: → tool_choice{object}{function}.name
-				if !present(srcToolChoice) {
-					c.b.SetJSON(c.b.Object(codec.Top, "tool_choice"), "type", "\"function\"")
-					c.put(c.b.Object(codec.Top, "tool_choice"), "name", srcFunctionCallObjectName.Raw())
-				}
-			}
-		}
-	}
-	if present(srcTools) {
-		for i, e := range srcTools.Elems() {
-			srcToolsNode, srcToolsKnown, srcToolsType := c.tag(e)
-			switch srcToolsType {
-			case "function":
-				srcToolsFunctionOut := c.b.AppendObject(c.b.Array(codec.Top, "tools"))
-				var srcToolsFunctionType, srcToolsFunctionFunction codec.Value
-				for k, m := range e.Members() {
-					switch string(k.Bytes()) {
-					case "type":
-						srcToolsFunctionType = m
-					case "function":
-						srcToolsFunctionFunction = m
-					}
-				}
-				if present(srcToolsFunctionType) {
-					// mapping/chat_responses_request.yaml:196: → tools[]{function}.type
-					c.put(srcToolsFunctionOut, "type", srcToolsFunctionType.Raw())
-				}
-				if present(srcToolsFunctionFunction) {
-					var srcToolsFunctionFunctionName, srcToolsFunctionFunctionDescription, srcToolsFunctionFunctionParameters, srcToolsFunctionFunctionStrict codec.Value
-					for k, m := range srcToolsFunctionFunction.Members() {
-						switch string(k.Bytes()) {
-						case "name":
-							srcToolsFunctionFunctionName = m
-						case "description":
-							srcToolsFunctionFunctionDescription = m
-						case "parameters":
-							srcToolsFunctionFunctionParameters = m
-						case "strict":
-							srcToolsFunctionFunctionStrict = m
-						}
-					}
-					if present(srcToolsFunctionFunctionName) {
-						// mapping/chat_responses_request.yaml:198: → tools[]{function}.name
-						c.put(srcToolsFunctionOut, "name", srcToolsFunctionFunctionName.Raw())
-					}
-					if present(srcToolsFunctionFunctionDescription) {
-						// mapping/chat_responses_request.yaml:200: → tools[]{function}.description
-						c.put(srcToolsFunctionOut, "description", srcToolsFunctionFunctionDescription.Raw())
-					}
-					if present(srcToolsFunctionFunctionParameters) {
-						// mapping/chat_responses_request.yaml:202: → tools[]{function}.parameters
-						c.put(srcToolsFunctionOut, "parameters", srcToolsFunctionFunctionParameters.Raw())
-					}
-					if present(srcToolsFunctionFunctionStrict) {
-						// mapping/chat_responses_request.yaml:205: → tools[]{function}.strict
-						c.put(srcToolsFunctionOut, "strict", srcToolsFunctionFunctionStrict.Raw())
-					}
-				}
-			case "custom":
-				srcToolsCustomOut := c.b.AppendObject(c.b.Array(codec.Top, "tools"))
-				var srcToolsCustomType, srcToolsCustomCustom codec.Value
-				for k, m := range e.Members() {
-					switch string(k.Bytes()) {
-					case "type":
-						srcToolsCustomType = m
-					case "custom":
-						srcToolsCustomCustom = m
-					}
-				}
-				if present(srcToolsCustomType) {
-					// mapping/chat_responses_request.yaml:208: → tools[]{custom}.type
-					c.put(srcToolsCustomOut, "type", srcToolsCustomType.Raw())
-				}
-				if present(srcToolsCustomCustom) {
-					var srcToolsCustomCustomName, srcToolsCustomCustomDescription, srcToolsCustomCustomFormat codec.Value
-					for k, m := range srcToolsCustomCustom.Members() {
-						switch string(k.Bytes()) {
-						case "name":
-							srcToolsCustomCustomName = m
-						case "description":
-							srcToolsCustomCustomDescription = m
-						case "format":
-							srcToolsCustomCustomFormat = m
-						}
-					}
-					if present(srcToolsCustomCustomName) {
-						// mapping/chat_responses_request.yaml:210: → tools[]{custom}.name
-						c.put(srcToolsCustomOut, "name", srcToolsCustomCustomName.Raw())
-					}
-					if present(srcToolsCustomCustomDescription) {
-						// mapping/chat_responses_request.yaml:212: → tools[]{custom}.description
-						c.put(srcToolsCustomOut, "description", srcToolsCustomCustomDescription.Raw())
-					}
-					if present(srcToolsCustomCustomFormat) {
-						srcToolsCustomCustomFormatNode, srcToolsCustomCustomFormatKnown, srcToolsCustomCustomFormatType := c.tag(srcToolsCustomCustomFormat)
-						switch srcToolsCustomCustomFormatType {
-						case "text":
-							var srcToolsCustomCustomFormatTextType codec.Value
-							for k, m := range srcToolsCustomCustomFormat.Members() {
+					for ; srcToolsFunctionSet != 0; srcToolsFunctionSet &= srcToolsFunctionSet - 1 {
+						switch bits.TrailingZeros64(srcToolsFunctionSet) {
+						case 0:
+							// mapping/chat_responses_request.yaml:196: → tools[]{function}.type
+							c.put(srcToolsFunctionOut, "type", srcToolsFunctionType.Raw())
+						case 1:
+							var srcToolsFunctionFunctionName, srcToolsFunctionFunctionDescription, srcToolsFunctionFunctionParameters, srcToolsFunctionFunctionStrict codec.Value
+							var srcToolsFunctionFunctionSet uint64
+							for k, m := range srcToolsFunctionFunction.Members() {
+								if !present(m) {
+									continue
+								}
 								switch string(k.Bytes()) {
-								case "type":
-									srcToolsCustomCustomFormatTextType = m
+								case "name":
+									srcToolsFunctionFunctionName = m
+									srcToolsFunctionFunctionSet |= uint64(0x1)
+								case "description":
+									srcToolsFunctionFunctionDescription = m
+									srcToolsFunctionFunctionSet |= uint64(0x2)
+								case "parameters":
+									srcToolsFunctionFunctionParameters = m
+									srcToolsFunctionFunctionSet |= uint64(0x4)
+								case "strict":
+									srcToolsFunctionFunctionStrict = m
+									srcToolsFunctionFunctionSet |= uint64(0x8)
 								}
 							}
-							if present(srcToolsCustomCustomFormatTextType) {
-								// mapping/chat_responses_request.yaml:214: → tools[]{custom}.format{text}.type
-								c.put(c.b.Object(srcToolsCustomOut, "format"), "type", srcToolsCustomCustomFormatTextType.Raw())
-							}
-						case "grammar":
-							var srcToolsCustomCustomFormatGrammarType, srcToolsCustomCustomFormatGrammarGrammar codec.Value
-							for k, m := range srcToolsCustomCustomFormat.Members() {
-								switch string(k.Bytes()) {
-								case "type":
-									srcToolsCustomCustomFormatGrammarType = m
-								case "grammar":
-									srcToolsCustomCustomFormatGrammarGrammar = m
+							for ; srcToolsFunctionFunctionSet != 0; srcToolsFunctionFunctionSet &= srcToolsFunctionFunctionSet - 1 {
+								switch bits.TrailingZeros64(srcToolsFunctionFunctionSet) {
+								case 0:
+									// mapping/chat_responses_request.yaml:198: → tools[]{function}.name
+									c.put(srcToolsFunctionOut, "name", srcToolsFunctionFunctionName.Raw())
+								case 1:
+									// mapping/chat_responses_request.yaml:200: → tools[]{function}.description
+									c.put(srcToolsFunctionOut, "description", srcToolsFunctionFunctionDescription.Raw())
+								case 2:
+									// mapping/chat_responses_request.yaml:202: → tools[]{function}.parameters
+									c.put(srcToolsFunctionOut, "parameters", srcToolsFunctionFunctionParameters.Raw())
+								case 3:
+									// mapping/chat_responses_request.yaml:205: → tools[]{function}.strict
+									c.put(srcToolsFunctionOut, "strict", srcToolsFunctionFunctionStrict.Raw())
 								}
 							}
-							if present(srcToolsCustomCustomFormatGrammarType) {
-								// mapping/chat_responses_request.yaml:216: → tools[]{custom}.format{grammar}.type
-								c.put(c.b.Object(srcToolsCustomOut, "format"), "type", srcToolsCustomCustomFormatGrammarType.Raw())
+						}
+					}
+				case "custom":
+					srcToolsCustomOut := c.b.AppendObject(c.b.Array(codec.Top, "tools"))
+					var srcToolsCustomType, srcToolsCustomCustom codec.Value
+					var srcToolsCustomSet uint64
+					for k, m := range e.Members() {
+						if !present(m) {
+							continue
+						}
+						switch string(k.Bytes()) {
+						case "type":
+							srcToolsCustomType = m
+							srcToolsCustomSet |= uint64(0x1)
+						case "custom":
+							srcToolsCustomCustom = m
+							srcToolsCustomSet |= uint64(0x2)
+						}
+					}
+					for ; srcToolsCustomSet != 0; srcToolsCustomSet &= srcToolsCustomSet - 1 {
+						switch bits.TrailingZeros64(srcToolsCustomSet) {
+						case 0:
+							// mapping/chat_responses_request.yaml:208: → tools[]{custom}.type
+							c.put(srcToolsCustomOut, "type", srcToolsCustomType.Raw())
+						case 1:
+							var srcToolsCustomCustomName, srcToolsCustomCustomDescription, srcToolsCustomCustomFormat codec.Value
+							var srcToolsCustomCustomSet uint64
+							for k, m := range srcToolsCustomCustom.Members() {
+								if !present(m) {
+									continue
+								}
+								switch string(k.Bytes()) {
+								case "name":
+									srcToolsCustomCustomName = m
+									srcToolsCustomCustomSet |= uint64(0x1)
+								case "description":
+									srcToolsCustomCustomDescription = m
+									srcToolsCustomCustomSet |= uint64(0x2)
+								case "format":
+									srcToolsCustomCustomFormat = m
+									srcToolsCustomCustomSet |= uint64(0x4)
+								}
 							}
-							if present(srcToolsCustomCustomFormatGrammarGrammar) {
-								var srcToolsCustomCustomFormatGrammarGrammarDefinition, srcToolsCustomCustomFormatGrammarGrammarSyntax codec.Value
-								for k, m := range srcToolsCustomCustomFormatGrammarGrammar.Members() {
-									switch string(k.Bytes()) {
-									case "definition":
-										srcToolsCustomCustomFormatGrammarGrammarDefinition = m
-									case "syntax":
-										srcToolsCustomCustomFormatGrammarGrammarSyntax = m
+							for ; srcToolsCustomCustomSet != 0; srcToolsCustomCustomSet &= srcToolsCustomCustomSet - 1 {
+								switch bits.TrailingZeros64(srcToolsCustomCustomSet) {
+								case 0:
+									// mapping/chat_responses_request.yaml:210: → tools[]{custom}.name
+									c.put(srcToolsCustomOut, "name", srcToolsCustomCustomName.Raw())
+								case 1:
+									// mapping/chat_responses_request.yaml:212: → tools[]{custom}.description
+									c.put(srcToolsCustomOut, "description", srcToolsCustomCustomDescription.Raw())
+								case 2:
+									srcToolsCustomCustomFormatNode, srcToolsCustomCustomFormatKnown, srcToolsCustomCustomFormatType := c.tag(srcToolsCustomCustomFormat)
+									switch srcToolsCustomCustomFormatType {
+									case "text":
+										var srcToolsCustomCustomFormatTextType codec.Value
+										var srcToolsCustomCustomFormatTextSet uint64
+										for k, m := range srcToolsCustomCustomFormat.Members() {
+											if !present(m) {
+												continue
+											}
+											switch string(k.Bytes()) {
+											case "type":
+												srcToolsCustomCustomFormatTextType = m
+												srcToolsCustomCustomFormatTextSet |= uint64(0x1)
+											}
+										}
+										for ; srcToolsCustomCustomFormatTextSet != 0; srcToolsCustomCustomFormatTextSet &= srcToolsCustomCustomFormatTextSet - 1 {
+											switch bits.TrailingZeros64(srcToolsCustomCustomFormatTextSet) {
+											case 0:
+												// mapping/chat_responses_request.yaml:214: → tools[]{custom}.format{text}.type
+												c.put(c.b.Object(srcToolsCustomOut, "format"), "type", srcToolsCustomCustomFormatTextType.Raw())
+											}
+										}
+									case "grammar":
+										var srcToolsCustomCustomFormatGrammarType, srcToolsCustomCustomFormatGrammarGrammar codec.Value
+										var srcToolsCustomCustomFormatGrammarSet uint64
+										for k, m := range srcToolsCustomCustomFormat.Members() {
+											if !present(m) {
+												continue
+											}
+											switch string(k.Bytes()) {
+											case "type":
+												srcToolsCustomCustomFormatGrammarType = m
+												srcToolsCustomCustomFormatGrammarSet |= uint64(0x1)
+											case "grammar":
+												srcToolsCustomCustomFormatGrammarGrammar = m
+												srcToolsCustomCustomFormatGrammarSet |= uint64(0x2)
+											}
+										}
+										for ; srcToolsCustomCustomFormatGrammarSet != 0; srcToolsCustomCustomFormatGrammarSet &= srcToolsCustomCustomFormatGrammarSet - 1 {
+											switch bits.TrailingZeros64(srcToolsCustomCustomFormatGrammarSet) {
+											case 0:
+												// mapping/chat_responses_request.yaml:216: → tools[]{custom}.format{grammar}.type
+												c.put(c.b.Object(srcToolsCustomOut, "format"), "type", srcToolsCustomCustomFormatGrammarType.Raw())
+											case 1:
+												var srcToolsCustomCustomFormatGrammarGrammarDefinition, srcToolsCustomCustomFormatGrammarGrammarSyntax codec.Value
+												var srcToolsCustomCustomFormatGrammarGrammarSet uint64
+												for k, m := range srcToolsCustomCustomFormatGrammarGrammar.Members() {
+													if !present(m) {
+														continue
+													}
+													switch string(k.Bytes()) {
+													case "definition":
+														srcToolsCustomCustomFormatGrammarGrammarDefinition = m
+														srcToolsCustomCustomFormatGrammarGrammarSet |= uint64(0x1)
+													case "syntax":
+														srcToolsCustomCustomFormatGrammarGrammarSyntax = m
+														srcToolsCustomCustomFormatGrammarGrammarSet |= uint64(0x2)
+													}
+												}
+												for ; srcToolsCustomCustomFormatGrammarGrammarSet != 0; srcToolsCustomCustomFormatGrammarGrammarSet &= srcToolsCustomCustomFormatGrammarGrammarSet - 1 {
+													switch bits.TrailingZeros64(srcToolsCustomCustomFormatGrammarGrammarSet) {
+													case 0:
+														// mapping/chat_responses_request.yaml:218: → tools[]{custom}.format{grammar}.definition
+														c.put(c.b.Object(srcToolsCustomOut, "format"), "definition", srcToolsCustomCustomFormatGrammarGrammarDefinition.Raw())
+													case 1:
+														// mapping/chat_responses_request.yaml:220: → tools[]{custom}.format{grammar}.syntax
+														c.put(c.b.Object(srcToolsCustomOut, "format"), "syntax", srcToolsCustomCustomFormatGrammarGrammarSyntax.Raw())
+													}
+												}
+											}
+										}
+									default:
+										c.unknownType(srcToolsCustomCustomFormatNode, srcToolsCustomCustomFormatKnown, atElem("tools", i, "custom.format", "tools[0].custom.format"))
 									}
 								}
-								if present(srcToolsCustomCustomFormatGrammarGrammarDefinition) {
-									// mapping/chat_responses_request.yaml:218: → tools[]{custom}.format{grammar}.definition
-									c.put(c.b.Object(srcToolsCustomOut, "format"), "definition", srcToolsCustomCustomFormatGrammarGrammarDefinition.Raw())
-								}
-								if present(srcToolsCustomCustomFormatGrammarGrammarSyntax) {
-									// mapping/chat_responses_request.yaml:220: → tools[]{custom}.format{grammar}.syntax
-									c.put(c.b.Object(srcToolsCustomOut, "format"), "syntax", srcToolsCustomCustomFormatGrammarGrammarSyntax.Raw())
-								}
 							}
-						default:
-							c.unknownType(srcToolsCustomCustomFormatNode, srcToolsCustomCustomFormatKnown, atElem("tools", i, "custom.format", "tools[0].custom.format"))
 						}
 					}
+				default:
+					c.unknownType(srcToolsNode, srcToolsKnown, atElem("tools", i, "", "tools[0]"))
 				}
-			default:
-				c.unknownType(srcToolsNode, srcToolsKnown, atElem("tools", i, "", "tools[0]"))
 			}
+		case 35:
+			// mapping/chat_responses_request.yaml:222: → tools[]{function}
+			revFunctions(c, srcFunctions, "functions", c.b.Array(codec.Top, "tools"), "")
+		case 36:
+			// mapping/chat_responses_request.yaml:226: → tools[]{web_search}
+			revWebSearch(c, srcWebSearchOptions, "web_search_options", c.b.Array(codec.Top, "tools"), "")
+		case 37:
+			// mapping/chat_responses_request.yaml:232: → reasoning
+			revReasoning(c, srcReasoning, "reasoning", codec.Top, "reasoning")
+		case 38:
+			// mapping/chat_responses_request.yaml:242: → provider
+			c.put(codec.Top, "provider", srcProvider.Raw())
+		case 39:
+			// mapping/chat_responses_request.yaml:245: → models
+			c.put(codec.Top, "models", srcModels.Raw())
+		case 40:
+			// mapping/chat_responses_request.yaml:248: → plugins
+			c.put(codec.Top, "plugins", srcPlugins.Raw())
+		case 41:
+			// mapping/chat_responses_request.yaml:251: → session_id
+			c.put(codec.Top, "session_id", srcSessionId.Raw())
+		case 42:
+			// mapping/chat_responses_request.yaml:254: → trace
+			c.put(codec.Top, "trace", srcTrace.Raw())
+		case 43:
+			// mapping/chat_responses_request.yaml:257: → debug
+			c.put(codec.Top, "debug", srcDebug.Raw())
+		case 44:
+			// mapping/chat_responses_request.yaml:260: → route
+			c.put(codec.Top, "route", srcRoute.Raw())
+		case 45:
+			// mapping/chat_responses_request.yaml:263: → cache_control
+			c.put(codec.Top, "cache_control", srcCacheControl.Raw())
+		case 46:
+			// mapping/chat_responses_request.yaml:266: → image_config
+			c.put(codec.Top, "image_config", srcImageConfig.Raw())
+		case 47:
+			// mapping/chat_responses_request.yaml:269: → stop_server_tools_when
+			c.put(codec.Top, "stop_server_tools_when", srcStopServerToolsWhen.Raw())
+		case 48:
+			// mapping/chat_responses_request.yaml:272: → top_k
+			c.put(codec.Top, "top_k", srcTopK.Raw())
+		case 49:
+			// mapping/chat_responses_request.yaml:275: drop
+			c.drop(srcMinP, "min_p", "the Responses request has no min_p (OpenRouter's nor OpenAI's)")
+		case 50:
+			// mapping/chat_responses_request.yaml:277: drop
+			c.drop(srcTopA, "top_a", "the Responses request has no top_a (OpenRouter's nor OpenAI's)")
+		case 51:
+			// mapping/chat_responses_request.yaml:279: drop
+			c.drop(srcRepetitionPenalty, "repetition_penalty", "the Responses request has no repetition_penalty (OpenRouter's nor OpenAI's); frequency_penalty is the nearest")
 		}
-	}
-	if present(srcFunctions) {
-		// mapping/chat_responses_request.yaml:222: → tools[]{function}
-		revFunctions(c, srcFunctions, "functions", c.b.Array(codec.Top, "tools"), "")
-	}
-	if present(srcWebSearchOptions) {
-		// mapping/chat_responses_request.yaml:226: → tools[]{web_search}
-		revWebSearch(c, srcWebSearchOptions, "web_search_options", c.b.Array(codec.Top, "tools"), "")
-	}
-	if present(srcReasoning) {
-		// mapping/chat_responses_request.yaml:232: → reasoning
-		revReasoning(c, srcReasoning, "reasoning", codec.Top, "reasoning")
-	}
-	if present(srcProvider) {
-		// mapping/chat_responses_request.yaml:242: → provider
-		c.put(codec.Top, "provider", srcProvider.Raw())
-	}
-	if present(srcModels) {
-		// mapping/chat_responses_request.yaml:245: → models
-		c.put(codec.Top, "models", srcModels.Raw())
-	}
-	if present(srcPlugins) {
-		// mapping/chat_responses_request.yaml:248: → plugins
-		c.put(codec.Top, "plugins", srcPlugins.Raw())
-	}
-	if present(srcSessionId) {
-		// mapping/chat_responses_request.yaml:251: → session_id
-		c.put(codec.Top, "session_id", srcSessionId.Raw())
-	}
-	if present(srcTrace) {
-		// mapping/chat_responses_request.yaml:254: → trace
-		c.put(codec.Top, "trace", srcTrace.Raw())
-	}
-	if present(srcDebug) {
-		// mapping/chat_responses_request.yaml:257: → debug
-		c.put(codec.Top, "debug", srcDebug.Raw())
-	}
-	if present(srcRoute) {
-		// mapping/chat_responses_request.yaml:260: → route
-		c.put(codec.Top, "route", srcRoute.Raw())
-	}
-	if present(srcCacheControl) {
-		// mapping/chat_responses_request.yaml:263: → cache_control
-		c.put(codec.Top, "cache_control", srcCacheControl.Raw())
-	}
-	if present(srcImageConfig) {
-		// mapping/chat_responses_request.yaml:266: → image_config
-		c.put(codec.Top, "image_config", srcImageConfig.Raw())
-	}
-	if present(srcStopServerToolsWhen) {
-		// mapping/chat_responses_request.yaml:269: → stop_server_tools_when
-		c.put(codec.Top, "stop_server_tools_when", srcStopServerToolsWhen.Raw())
-	}
-	if present(srcTopK) {
-		// mapping/chat_responses_request.yaml:272: → top_k
-		c.put(codec.Top, "top_k", srcTopK.Raw())
-	}
-	if present(srcMinP) {
-		// mapping/chat_responses_request.yaml:275: drop
-		c.drop(srcMinP, "min_p", "the Responses request has no min_p (OpenRouter's nor OpenAI's)")
-	}
-	if present(srcTopA) {
-		// mapping/chat_responses_request.yaml:277: drop
-		c.drop(srcTopA, "top_a", "the Responses request has no top_a (OpenRouter's nor OpenAI's)")
-	}
-	if present(srcRepetitionPenalty) {
-		// mapping/chat_responses_request.yaml:279: drop
-		c.drop(srcRepetitionPenalty, "repetition_penalty", "the Responses request has no repetition_penalty (OpenRouter's nor OpenAI's); frequency_penalty is the nearest")
 	}
 }
 

@@ -2,4240 +2,4755 @@
 
 package mapping
 
-import "github.com/transponder-dev/transponder/codec"
+import (
+	"github.com/transponder-dev/transponder/codec"
+	"math/bits"
+)
 
 // responsesChatOpenRouter converts a payload, as mapping/responses_chat.yaml says for openrouter.
 func (c *conv) responsesChatOpenRouter(v codec.Value) {
 	var srcModel, srcInstructions, srcInput, srcMaxOutputTokens, srcTemperature, srcTopP, srcTopLogprobs, srcParallelToolCalls, srcMetadata, srcServiceTier, srcStream, srcStreamOptions, srcPromptCacheKey, srcPromptCacheOptions, srcPromptCacheRetention, srcUser, srcSafetyIdentifier, srcText, srcModeration, srcReasoning, srcInclude, srcTruncation, srcMaxToolCalls, srcPrompt, srcContextManagement, srcToolChoice, srcTools, srcClientMetadata codec.Value
+	var srcSet uint64
 	for k, m := range v.Members() {
+		if !present(m) {
+			continue
+		}
 		switch string(k.Bytes()) {
 		case "model":
 			srcModel = m
+			srcSet |= uint64(0x1)
 		case "instructions":
 			srcInstructions = m
+			srcSet |= uint64(0x2)
 		case "input":
 			srcInput = m
+			srcSet |= uint64(0x4)
 		case "max_output_tokens":
 			srcMaxOutputTokens = m
+			srcSet |= uint64(0x8)
 		case "temperature":
 			srcTemperature = m
+			srcSet |= uint64(0x10)
 		case "top_p":
 			srcTopP = m
+			srcSet |= uint64(0x20)
 		case "top_logprobs":
 			srcTopLogprobs = m
+			srcSet |= uint64(0x40)
 		case "parallel_tool_calls":
 			srcParallelToolCalls = m
+			srcSet |= uint64(0x80)
 		case "metadata":
 			srcMetadata = m
+			srcSet |= uint64(0x100)
 		case "service_tier":
 			srcServiceTier = m
+			srcSet |= uint64(0x200)
 		case "stream":
 			srcStream = m
+			srcSet |= uint64(0x400)
 		case "stream_options":
 			srcStreamOptions = m
+			srcSet |= uint64(0x800)
 		case "prompt_cache_key":
 			srcPromptCacheKey = m
+			srcSet |= uint64(0x1000)
 		case "prompt_cache_options":
 			srcPromptCacheOptions = m
+			srcSet |= uint64(0x2000)
 		case "prompt_cache_retention":
 			srcPromptCacheRetention = m
+			srcSet |= uint64(0x4000)
 		case "user":
 			srcUser = m
+			srcSet |= uint64(0x8000)
 		case "safety_identifier":
 			srcSafetyIdentifier = m
+			srcSet |= uint64(0x10000)
 		case "text":
 			srcText = m
+			srcSet |= uint64(0x20000)
 		case "moderation":
 			srcModeration = m
+			srcSet |= uint64(0x40000)
 		case "reasoning":
 			srcReasoning = m
+			srcSet |= uint64(0x80000)
 		case "store": // mapping/responses_chat.yaml:215: gateway: default true: the gateway stores the Response, its input and output items (SQLite or PostgreSQL, per tenant, with a TTL) for previous_response_id, conversations, item_reference and GET/DELETE /v1/responses/{id} and input_items; false writes nothing; the Response says what was done
 		case "previous_response_id": // mapping/responses_chat.yaml:217: gateway: the gateway prepends the stored chain (each turn's input then output items, oldest first; not its instructions); an unknown, deleted, expired or other tenant's id (or one deleted inside the chain) is 400 previous_response_not_found
 		case "conversation": // mapping/responses_chat.yaml:219: gateway: the gateway prepends the conversation's items (the Conversations API) and appends the response's input and output items to it with the stored response; with previous_response_id it is a 400
 		case "background": // mapping/responses_chat.yaml:221: gateway: unsupported_parameter until the gateway runs responses in the background
 		case "include":
 			srcInclude = m
+			srcSet |= uint64(0x100000)
 		case "truncation":
 			srcTruncation = m
+			srcSet |= uint64(0x200000)
 		case "max_tool_calls":
 			srcMaxToolCalls = m
+			srcSet |= uint64(0x400000)
 		case "prompt":
 			srcPrompt = m
+			srcSet |= uint64(0x800000)
 		case "context_management":
 			srcContextManagement = m
+			srcSet |= uint64(0x1000000)
 		case "tool_choice":
 			srcToolChoice = m
+			srcSet |= uint64(0x2000000)
 		case "tools":
 			srcTools = m
+			srcSet |= uint64(0x4000000)
 		case "client_metadata":
 			srcClientMetadata = m
+			srcSet |= uint64(0x8000000)
 		}
 	}
-	if present(srcModel) {
-		// mapping/responses_chat.yaml:12: → model
-		model(c, srcModel, "model", codec.Top, "model")
-	}
-	if present(srcInstructions) {
-		// mapping/responses_chat.yaml:18: → messages
-		instructions(c, srcInstructions, "instructions", codec.Top, "messages")
-	}
-	if present(srcInput) {
-		switch srcInput.Kind() {
-		case codec.String:
-			// mapping/responses_chat.yaml:29: → messages[]{user}
-			userInput(c, srcInput, "input", c.b.Array(codec.Top, "messages"), "")
-		case codec.Array:
-			for i, e := range srcInput.Elems() {
-				srcInputArrayNode, srcInputArrayKnown, srcInputArrayType := c.tag(e)
-				switch srcInputArrayType {
-				case "message":
-					// mapping/responses_chat.yaml:33: → messages[]{user}
-					message(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
-				case "reasoning":
-					// mapping/responses_chat.yaml:43: → messages[]{assistant}
-					reasoningItem(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
-				case "function_call":
-					// mapping/responses_chat.yaml:52: → messages[]{assistant}
-					functionCall(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
-				case "function_call_output":
-					// mapping/responses_chat.yaml:56: → messages[]{tool}
-					callOutput(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
-				case "custom_tool_call":
-					// mapping/responses_chat.yaml:60: → messages[]{assistant}
-					customToolCall(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
-				case "custom_tool_call_output":
-					// mapping/responses_chat.yaml:64: → messages[]{tool}
-					callOutput(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
-				case "local_shell_call":
-					// mapping/responses_chat.yaml:68: → messages[]{assistant}
-					localShellCall(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
-				case "local_shell_call_output":
-					// mapping/responses_chat.yaml:72: → messages[]{tool}
-					callOutput(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
-				case "shell_call":
-					// mapping/responses_chat.yaml:76: → messages[]{assistant}
-					shellCall(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
-				case "shell_call_output":
-					// mapping/responses_chat.yaml:80: → messages[]{tool}
-					callOutput(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
-				case "apply_patch_call":
-					// mapping/responses_chat.yaml:84: → messages[]{assistant}
-					applyPatchCall(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
-				case "apply_patch_call_output":
-					// mapping/responses_chat.yaml:88: → messages[]{tool}
-					callOutput(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
-				case "tool_search_call":
-					// mapping/responses_chat.yaml:92: → messages[]{assistant}
-					toolSearchCall(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
-				case "tool_search_output":
-					// mapping/responses_chat.yaml:96: → messages[]{tool}
-					toolSearchOutput(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
-				case "additional_tools":
-					// mapping/responses_chat.yaml:100: → tools[]{function}
-					additionalTools(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "tools"), "")
-				case "item_reference":
-				// mapping/responses_chat.yaml:104: gateway: the gateway resolves it from its store (any input or output item the tenant has stored) before conversion, and stores the item it names as this response's input; an unknown id is 400 naming input[i].id (a converter alone resolves it through Options.Items)
-				case "web_search_call":
-					// mapping/responses_chat.yaml:106: drop
-					c.drop(e, atElem("input", i, "", "input[0]"), "OpenAI ran the search; chat has no record of a server tool's call (the answer that used it stays)")
-				case "file_search_call":
-					// mapping/responses_chat.yaml:108: drop
-					c.drop(e, atElem("input", i, "", "input[0]"), "OpenAI ran the file search; chat has no record of a server tool's call")
-				case "code_interpreter_call":
-					// mapping/responses_chat.yaml:110: drop
-					c.drop(e, atElem("input", i, "", "input[0]"), "OpenAI ran the code; chat has no record of a server tool's call")
-				case "image_generation_call":
-					// mapping/responses_chat.yaml:112: drop
-					c.drop(e, atElem("input", i, "", "input[0]"), "OpenAI generated the image; chat has no record of a server tool's call")
-				case "computer_call":
-					// mapping/responses_chat.yaml:114: drop
-					c.drop(e, atElem("input", i, "", "input[0]"), "no chat upstream drives a computer; the call is left out (with its output)")
-				case "computer_call_output":
-					// mapping/responses_chat.yaml:116: drop
-					c.drop(e, atElem("input", i, "", "input[0]"), "no chat upstream drives a computer; the output is left out (with its call)")
-				case "mcp_call":
-					// mapping/responses_chat.yaml:118: drop
-					c.drop(e, atElem("input", i, "", "input[0]"), "OpenAI called the remote MCP server; chat has no record of a server tool's call")
-				case "mcp_list_tools":
-					// mapping/responses_chat.yaml:120: drop
-					c.drop(e, atElem("input", i, "", "input[0]"), "no chat upstream calls remote MCP servers")
-				case "mcp_approval_request":
-					// mapping/responses_chat.yaml:122: drop
-					c.drop(e, atElem("input", i, "", "input[0]"), "no chat upstream calls remote MCP servers")
-				case "mcp_approval_response":
-					// mapping/responses_chat.yaml:124: drop
-					c.drop(e, atElem("input", i, "", "input[0]"), "no chat upstream calls remote MCP servers")
-				case "compaction":
-					// mapping/responses_chat.yaml:126: drop
-					c.drop(e, atElem("input", i, "", "input[0]"), "OpenAI's compacted context is encrypted for OpenAI; no chat upstream can read it")
-				case "compaction_trigger":
-					// mapping/responses_chat.yaml:128: drop
-					c.drop(e, atElem("input", i, "", "input[0]"), "chat has no server-side context compaction")
-				case "program":
-					// mapping/responses_chat.yaml:130: drop
-					c.drop(e, atElem("input", i, "", "input[0]"), "programmatic tool calling runs on OpenAI's platform")
-				case "program_output":
-					// mapping/responses_chat.yaml:132: drop
-					c.drop(e, atElem("input", i, "", "input[0]"), "programmatic tool calling runs on OpenAI's platform")
+	for ; srcSet != 0; srcSet &= srcSet - 1 {
+		switch bits.TrailingZeros64(srcSet) {
+		case 0:
+			// mapping/responses_chat.yaml:12: → model
+			model(c, srcModel, "model", codec.Top, "model")
+		case 1:
+			// mapping/responses_chat.yaml:18: → messages
+			instructions(c, srcInstructions, "instructions", codec.Top, "messages")
+		case 2:
+			switch srcInput.Kind() {
+			case codec.String:
+				// mapping/responses_chat.yaml:29: → messages[]{user}
+				userInput(c, srcInput, "input", c.b.Array(codec.Top, "messages"), "")
+			case codec.Array:
+				for i, e := range srcInput.Elems() {
+					srcInputArrayNode, srcInputArrayKnown, srcInputArrayType := c.tag(e)
+					switch srcInputArrayType {
+					case "message":
+						// mapping/responses_chat.yaml:33: → messages[]{user}
+						message(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+					case "reasoning":
+						// mapping/responses_chat.yaml:43: → messages[]{assistant}
+						reasoningItem(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+					case "function_call":
+						// mapping/responses_chat.yaml:52: → messages[]{assistant}
+						functionCall(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+					case "function_call_output":
+						// mapping/responses_chat.yaml:56: → messages[]{tool}
+						callOutput(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+					case "custom_tool_call":
+						// mapping/responses_chat.yaml:60: → messages[]{assistant}
+						customToolCall(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+					case "custom_tool_call_output":
+						// mapping/responses_chat.yaml:64: → messages[]{tool}
+						callOutput(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+					case "local_shell_call":
+						// mapping/responses_chat.yaml:68: → messages[]{assistant}
+						localShellCall(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+					case "local_shell_call_output":
+						// mapping/responses_chat.yaml:72: → messages[]{tool}
+						callOutput(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+					case "shell_call":
+						// mapping/responses_chat.yaml:76: → messages[]{assistant}
+						shellCall(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+					case "shell_call_output":
+						// mapping/responses_chat.yaml:80: → messages[]{tool}
+						callOutput(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+					case "apply_patch_call":
+						// mapping/responses_chat.yaml:84: → messages[]{assistant}
+						applyPatchCall(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+					case "apply_patch_call_output":
+						// mapping/responses_chat.yaml:88: → messages[]{tool}
+						callOutput(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+					case "tool_search_call":
+						// mapping/responses_chat.yaml:92: → messages[]{assistant}
+						toolSearchCall(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+					case "tool_search_output":
+						// mapping/responses_chat.yaml:96: → messages[]{tool}
+						toolSearchOutput(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+					case "additional_tools":
+						// mapping/responses_chat.yaml:100: → tools[]{function}
+						additionalTools(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "tools"), "")
+					case "item_reference":
+					// mapping/responses_chat.yaml:104: gateway: the gateway resolves it from its store (any input or output item the tenant has stored) before conversion, and stores the item it names as this response's input; an unknown id is 400 naming input[i].id (a converter alone resolves it through Options.Items)
+					case "web_search_call":
+						// mapping/responses_chat.yaml:106: drop
+						c.drop(e, atElem("input", i, "", "input[0]"), "OpenAI ran the search; chat has no record of a server tool's call (the answer that used it stays)")
+					case "file_search_call":
+						// mapping/responses_chat.yaml:108: drop
+						c.drop(e, atElem("input", i, "", "input[0]"), "OpenAI ran the file search; chat has no record of a server tool's call")
+					case "code_interpreter_call":
+						// mapping/responses_chat.yaml:110: drop
+						c.drop(e, atElem("input", i, "", "input[0]"), "OpenAI ran the code; chat has no record of a server tool's call")
+					case "image_generation_call":
+						// mapping/responses_chat.yaml:112: drop
+						c.drop(e, atElem("input", i, "", "input[0]"), "OpenAI generated the image; chat has no record of a server tool's call")
+					case "computer_call":
+						// mapping/responses_chat.yaml:114: drop
+						c.drop(e, atElem("input", i, "", "input[0]"), "no chat upstream drives a computer; the call is left out (with its output)")
+					case "computer_call_output":
+						// mapping/responses_chat.yaml:116: drop
+						c.drop(e, atElem("input", i, "", "input[0]"), "no chat upstream drives a computer; the output is left out (with its call)")
+					case "mcp_call":
+						// mapping/responses_chat.yaml:118: drop
+						c.drop(e, atElem("input", i, "", "input[0]"), "OpenAI called the remote MCP server; chat has no record of a server tool's call")
+					case "mcp_list_tools":
+						// mapping/responses_chat.yaml:120: drop
+						c.drop(e, atElem("input", i, "", "input[0]"), "no chat upstream calls remote MCP servers")
+					case "mcp_approval_request":
+						// mapping/responses_chat.yaml:122: drop
+						c.drop(e, atElem("input", i, "", "input[0]"), "no chat upstream calls remote MCP servers")
+					case "mcp_approval_response":
+						// mapping/responses_chat.yaml:124: drop
+						c.drop(e, atElem("input", i, "", "input[0]"), "no chat upstream calls remote MCP servers")
+					case "compaction":
+						// mapping/responses_chat.yaml:126: drop
+						c.drop(e, atElem("input", i, "", "input[0]"), "OpenAI's compacted context is encrypted for OpenAI; no chat upstream can read it")
+					case "compaction_trigger":
+						// mapping/responses_chat.yaml:128: drop
+						c.drop(e, atElem("input", i, "", "input[0]"), "chat has no server-side context compaction")
+					case "program":
+						// mapping/responses_chat.yaml:130: drop
+						c.drop(e, atElem("input", i, "", "input[0]"), "programmatic tool calling runs on OpenAI's platform")
+					case "program_output":
+						// mapping/responses_chat.yaml:132: drop
+						c.drop(e, atElem("input", i, "", "input[0]"), "programmatic tool calling runs on OpenAI's platform")
+					default:
+						c.unknownType(srcInputArrayNode, srcInputArrayKnown, atElem("input", i, "", "input[0]"))
+					}
+				}
+			}
+		case 3:
+			// mapping/responses_chat.yaml:136: → max_completion_tokens
+			c.put(codec.Top, "max_completion_tokens", srcMaxOutputTokens.Raw())
+		case 4:
+			// mapping/responses_chat.yaml:138: → temperature
+			c.put(codec.Top, "temperature", srcTemperature.Raw())
+		case 5:
+			// mapping/responses_chat.yaml:140: → top_p
+			c.put(codec.Top, "top_p", srcTopP.Raw())
+		case 6:
+			// mapping/responses_chat.yaml:142: → top_logprobs
+			c.b.SetJSON(codec.Top, "logprobs", "true")
+			c.put(codec.Top, "top_logprobs", srcTopLogprobs.Raw())
+		case 7:
+			// mapping/responses_chat.yaml:146: → parallel_tool_calls
+			c.put(codec.Top, "parallel_tool_calls", srcParallelToolCalls.Raw())
+		case 8:
+			// mapping/responses_chat.yaml:148: → metadata
+			c.put(codec.Top, "metadata", srcMetadata.Raw())
+		case 9:
+			// mapping/responses_chat.yaml:150: → service_tier
+			c.put(codec.Top, "service_tier", srcServiceTier.Raw())
+		case 10:
+			// mapping/responses_chat.yaml:152: → stream
+			c.put(codec.Top, "stream", srcStream.Raw())
+		case 11:
+			var srcStreamOptionsIncludeObfuscation codec.Value
+			var srcStreamOptionsSet uint64
+			for k, m := range srcStreamOptions.Members() {
+				if !present(m) {
+					continue
+				}
+				switch string(k.Bytes()) {
+				case "include_obfuscation":
+					srcStreamOptionsIncludeObfuscation = m
+					srcStreamOptionsSet |= uint64(0x1)
+				}
+			}
+			for ; srcStreamOptionsSet != 0; srcStreamOptionsSet &= srcStreamOptionsSet - 1 {
+				switch bits.TrailingZeros64(srcStreamOptionsSet) {
+				case 0:
+					// mapping/responses_chat.yaml:156: drop
+					c.drop(srcStreamOptionsIncludeObfuscation, "stream_options.include_obfuscation", "OpenRouter's chat streams have no obfuscation option")
+				}
+			}
+		case 12:
+			// mapping/responses_chat.yaml:159: → prompt_cache_key
+			promptCacheKey(c, srcPromptCacheKey, "prompt_cache_key", codec.Top, "prompt_cache_key")
+		case 13:
+			var srcPromptCacheOptionsMode, srcPromptCacheOptionsTtl codec.Value
+			var srcPromptCacheOptionsSet uint64
+			for k, m := range srcPromptCacheOptions.Members() {
+				if !present(m) {
+					continue
+				}
+				switch string(k.Bytes()) {
+				case "mode":
+					srcPromptCacheOptionsMode = m
+					srcPromptCacheOptionsSet |= uint64(0x1)
+				case "ttl":
+					srcPromptCacheOptionsTtl = m
+					srcPromptCacheOptionsSet |= uint64(0x2)
+				}
+			}
+			for ; srcPromptCacheOptionsSet != 0; srcPromptCacheOptionsSet &= srcPromptCacheOptionsSet - 1 {
+				switch bits.TrailingZeros64(srcPromptCacheOptionsSet) {
+				case 0:
+					// mapping/responses_chat.yaml:163: → prompt_cache_options.mode
+					c.put(c.b.Object(codec.Top, "prompt_cache_options"), "mode", srcPromptCacheOptionsMode.Raw())
+				case 1:
+					// mapping/responses_chat.yaml:163: → prompt_cache_options.ttl
+					c.put(c.b.Object(codec.Top, "prompt_cache_options"), "ttl", srcPromptCacheOptionsTtl.Raw())
+				}
+			}
+		case 14:
+			// mapping/responses_chat.yaml:165: drop
+			c.drop(srcPromptCacheRetention, "prompt_cache_retention", "OpenRouter's ChatRequest has no prompt_cache_retention")
+		case 15:
+			// mapping/responses_chat.yaml:168: → user
+			c.put(codec.Top, "user", srcUser.Raw())
+		case 16:
+			// mapping/responses_chat.yaml:170: drop
+			c.drop(srcSafetyIdentifier, "safety_identifier", "OpenRouter's ChatRequest has no safety_identifier")
+		case 17:
+			var srcTextVerbosity, srcTextFormat codec.Value
+			var srcTextSet uint64
+			for k, m := range srcText.Members() {
+				if !present(m) {
+					continue
+				}
+				switch string(k.Bytes()) {
+				case "verbosity":
+					srcTextVerbosity = m
+					srcTextSet |= uint64(0x1)
+				case "format":
+					srcTextFormat = m
+					srcTextSet |= uint64(0x2)
+				}
+			}
+			for ; srcTextSet != 0; srcTextSet &= srcTextSet - 1 {
+				switch bits.TrailingZeros64(srcTextSet) {
+				case 0:
+					// mapping/responses_chat.yaml:173: → verbosity
+					c.put(codec.Top, "verbosity", srcTextVerbosity.Raw())
+				case 1:
+					srcTextFormatNode, srcTextFormatKnown, srcTextFormatType := c.tag(srcTextFormat)
+					switch srcTextFormatType {
+					case "text":
+					// mapping/responses_chat.yaml:181: omit → response_format{text}: the target's default, left out
+					case "json_object":
+						var srcTextFormatJsonObjectType codec.Value
+						var srcTextFormatJsonObjectSet uint64
+						for k, m := range srcTextFormat.Members() {
+							if !present(m) {
+								continue
+							}
+							switch string(k.Bytes()) {
+							case "type":
+								srcTextFormatJsonObjectType = m
+								srcTextFormatJsonObjectSet |= uint64(0x1)
+							}
+						}
+						for ; srcTextFormatJsonObjectSet != 0; srcTextFormatJsonObjectSet &= srcTextFormatJsonObjectSet - 1 {
+							switch bits.TrailingZeros64(srcTextFormatJsonObjectSet) {
+							case 0:
+								// mapping/responses_chat.yaml:184: → response_format{json_object}.type
+								c.put(c.b.Object(codec.Top, "response_format"), "type", srcTextFormatJsonObjectType.Raw())
+							}
+						}
+					case "json_schema":
+						var srcTextFormatJsonSchemaType, srcTextFormatJsonSchemaName, srcTextFormatJsonSchemaDescription, srcTextFormatJsonSchemaSchema, srcTextFormatJsonSchemaStrict codec.Value
+						var srcTextFormatJsonSchemaSet uint64
+						for k, m := range srcTextFormat.Members() {
+							if !present(m) {
+								continue
+							}
+							switch string(k.Bytes()) {
+							case "type":
+								srcTextFormatJsonSchemaType = m
+								srcTextFormatJsonSchemaSet |= uint64(0x1)
+							case "name":
+								srcTextFormatJsonSchemaName = m
+								srcTextFormatJsonSchemaSet |= uint64(0x2)
+							case "description":
+								srcTextFormatJsonSchemaDescription = m
+								srcTextFormatJsonSchemaSet |= uint64(0x4)
+							case "schema":
+								srcTextFormatJsonSchemaSchema = m
+								srcTextFormatJsonSchemaSet |= uint64(0x8)
+							case "strict":
+								srcTextFormatJsonSchemaStrict = m
+								srcTextFormatJsonSchemaSet |= uint64(0x10)
+							}
+						}
+						for ; srcTextFormatJsonSchemaSet != 0; srcTextFormatJsonSchemaSet &= srcTextFormatJsonSchemaSet - 1 {
+							switch bits.TrailingZeros64(srcTextFormatJsonSchemaSet) {
+							case 0:
+								// mapping/responses_chat.yaml:186: → response_format{json_schema}.type
+								c.put(c.b.Object(codec.Top, "response_format"), "type", srcTextFormatJsonSchemaType.Raw())
+							case 1:
+								// mapping/responses_chat.yaml:188: → response_format{json_schema}.json_schema.name
+								c.put(c.b.Object(c.b.Object(codec.Top, "response_format"), "json_schema"), "name", srcTextFormatJsonSchemaName.Raw())
+							case 2:
+								// mapping/responses_chat.yaml:190: → response_format{json_schema}.json_schema.description
+								c.put(c.b.Object(c.b.Object(codec.Top, "response_format"), "json_schema"), "description", srcTextFormatJsonSchemaDescription.Raw())
+							case 3:
+								// mapping/responses_chat.yaml:192: → response_format{json_schema}.json_schema.schema
+								c.put(c.b.Object(c.b.Object(codec.Top, "response_format"), "json_schema"), "schema", srcTextFormatJsonSchemaSchema.Raw())
+							case 4:
+								// mapping/responses_chat.yaml:195: → response_format{json_schema}.json_schema.strict
+								c.put(c.b.Object(c.b.Object(codec.Top, "response_format"), "json_schema"), "strict", srcTextFormatJsonSchemaStrict.Raw())
+							}
+						}
+					default:
+						c.unknownType(srcTextFormatNode, srcTextFormatKnown, "text.format")
+					}
+				}
+			}
+		case 18:
+			// mapping/responses_chat.yaml:176: drop
+			c.drop(srcModeration, "moderation", "OpenRouter moderates with its moderation plugin, not this field")
+		case 19:
+			var srcReasoningEffort, srcReasoningSummary, srcReasoningGenerateSummary, srcReasoningContext, srcReasoningMode codec.Value
+			var srcReasoningSet uint64
+			for k, m := range srcReasoning.Members() {
+				if !present(m) {
+					continue
+				}
+				switch string(k.Bytes()) {
+				case "effort":
+					srcReasoningEffort = m
+					srcReasoningSet |= uint64(0x1)
+				case "summary":
+					srcReasoningSummary = m
+					srcReasoningSet |= uint64(0x2)
+				case "generate_summary":
+					srcReasoningGenerateSummary = m
+					srcReasoningSet |= uint64(0x4)
+				case "context":
+					srcReasoningContext = m
+					srcReasoningSet |= uint64(0x8)
+				case "mode":
+					srcReasoningMode = m
+					srcReasoningSet |= uint64(0x10)
+				}
+			}
+			for ; srcReasoningSet != 0; srcReasoningSet &= srcReasoningSet - 1 {
+				switch bits.TrailingZeros64(srcReasoningSet) {
+				case 0:
+					// mapping/responses_chat.yaml:199: → reasoning.effort
+					c.put(c.b.Object(codec.Top, "reasoning"), "effort", srcReasoningEffort.Raw())
+				case 1:
+					// mapping/responses_chat.yaml:202: → reasoning.summary
+					c.put(c.b.Object(codec.Top, "reasoning"), "summary", srcReasoningSummary.Raw())
+				case 2:
+					// mapping/responses_chat.yaml:205: lossy → reasoning.summary
+					c.put(c.b.Object(codec.Top, "reasoning"), "summary", srcReasoningGenerateSummary.Raw())
+					c.warn("reasoning.generate_summary", "deprecated; read as summary when summary is absent")
+				case 3:
+					// mapping/responses_chat.yaml:209: drop
+					c.drop(srcReasoningContext, "reasoning.context", "chat has no reasoning context setting")
+				case 4:
+					// mapping/responses_chat.yaml:211: drop
+					c.drop(srcReasoningMode, "reasoning.mode", "chat has no reasoning mode setting")
+				}
+			}
+		case 20:
+			// mapping/responses_chat.yaml:223: → logprobs
+			include(c, srcInclude, "include", codec.Top, "logprobs")
+		case 21:
+			// mapping/responses_chat.yaml:231: drop
+			c.drop(srcTruncation, "truncation", "chat has no truncation; an upstream refuses a context that is too long")
+		case 22:
+			// mapping/responses_chat.yaml:233: drop
+			c.drop(srcMaxToolCalls, "max_tool_calls", "chat has no limit on tool calls")
+		case 23:
+			// mapping/responses_chat.yaml:235: drop
+			c.drop(srcPrompt, "prompt", "stored prompt templates live on OpenAI's platform")
+		case 24:
+			// mapping/responses_chat.yaml:237: drop
+			c.drop(srcContextManagement, "context_management", "chat has no server-side context compaction")
+		case 25:
+			switch srcToolChoice.Kind() {
+			case codec.String:
+				// mapping/responses_chat.yaml:241: → tool_choice{string}
+				c.put(codec.Top, "tool_choice", srcToolChoice.Raw())
+			case codec.Object:
+				srcToolChoiceObjectNode, srcToolChoiceObjectKnown, srcToolChoiceObjectType := c.tag(srcToolChoice)
+				switch srcToolChoiceObjectType {
+				case "function":
+					var srcToolChoiceObjectFunctionType, srcToolChoiceObjectFunctionName codec.Value
+					var srcToolChoiceObjectFunctionSet uint64
+					for k, m := range srcToolChoice.Members() {
+						if !present(m) {
+							continue
+						}
+						switch string(k.Bytes()) {
+						case "type":
+							srcToolChoiceObjectFunctionType = m
+							srcToolChoiceObjectFunctionSet |= uint64(0x1)
+						case "name":
+							srcToolChoiceObjectFunctionName = m
+							srcToolChoiceObjectFunctionSet |= uint64(0x2)
+						}
+					}
+					for ; srcToolChoiceObjectFunctionSet != 0; srcToolChoiceObjectFunctionSet &= srcToolChoiceObjectFunctionSet - 1 {
+						switch bits.TrailingZeros64(srcToolChoiceObjectFunctionSet) {
+						case 0:
+							// mapping/responses_chat.yaml:243: → tool_choice{object}{function}.type
+							c.put(c.b.Object(codec.Top, "tool_choice"), "type", srcToolChoiceObjectFunctionType.Raw())
+						case 1:
+							// mapping/responses_chat.yaml:245: → tool_choice{object}{function}.function.name
+							c.put(c.b.Object(c.b.Object(codec.Top, "tool_choice"), "function"), "name", srcToolChoiceObjectFunctionName.Raw())
+						}
+					}
+				case "allowed_tools":
+					// mapping/responses_chat.yaml:247: lossy → tool_choice{string}
+					allowedToolsFilter(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
+					c.warn("tool_choice", "OpenRouter has no allowed_tools; the tools are filtered to the allowed set and the mode kept")
+				case "custom":
+					// mapping/responses_chat.yaml:251: → tool_choice{object}{function}
+					customChoiceAsFunction(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
+				case "web_search_preview":
+					// mapping/responses_chat.yaml:255: lossy → tool_choice{string}
+					forceHosted(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
+					c.warn("tool_choice", "forcing a hosted tool becomes required when it is the only tool offered")
+				case "web_search_preview_2025_03_11":
+					// mapping/responses_chat.yaml:259: lossy → tool_choice{string}
+					forceHosted(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
+					c.warn("tool_choice", "forcing a hosted tool becomes required when it is the only tool offered")
+				case "image_generation":
+					// mapping/responses_chat.yaml:263: lossy → tool_choice{string}
+					forceHosted(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
+					c.warn("tool_choice", "forcing a hosted tool becomes required when it is the only tool offered")
+				case "file_search":
+					// mapping/responses_chat.yaml:267: drop
+					c.drop(srcToolChoice, "tool_choice", "file search is dropped with its tool; forcing it is an error")
+				case "code_interpreter":
+					// mapping/responses_chat.yaml:269: drop
+					c.drop(srcToolChoice, "tool_choice", "the code interpreter is dropped with its tool; forcing it is an error")
+				case "computer":
+					// mapping/responses_chat.yaml:271: drop
+					c.drop(srcToolChoice, "tool_choice", "computer use is dropped with its tool; forcing it is an error")
+				case "computer_use":
+					// mapping/responses_chat.yaml:273: drop
+					c.drop(srcToolChoice, "tool_choice", "computer use is dropped with its tool; forcing it is an error")
+				case "computer_use_preview":
+					// mapping/responses_chat.yaml:275: drop
+					c.drop(srcToolChoice, "tool_choice", "computer use is dropped with its tool; forcing it is an error")
+				case "mcp":
+					// mapping/responses_chat.yaml:277: drop
+					c.drop(srcToolChoice, "tool_choice", "remote MCP is dropped with its tool; forcing it is an error")
+				case "apply_patch":
+					// mapping/responses_chat.yaml:279: → tool_choice{object}{function}
+					forceVirtual(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
+				case "shell":
+					// mapping/responses_chat.yaml:283: → tool_choice{object}{function}
+					forceVirtual(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
+				case "programmatic_tool_calling":
+					// mapping/responses_chat.yaml:287: drop
+					c.drop(srcToolChoice, "tool_choice", "programmatic tool calling runs on OpenAI's platform")
 				default:
-					c.unknownType(srcInputArrayNode, srcInputArrayKnown, atElem("input", i, "", "input[0]"))
+					c.unknownType(srcToolChoiceObjectNode, srcToolChoiceObjectKnown, "tool_choice")
 				}
 			}
-		}
-	}
-	if present(srcMaxOutputTokens) {
-		// mapping/responses_chat.yaml:136: → max_completion_tokens
-		c.put(codec.Top, "max_completion_tokens", srcMaxOutputTokens.Raw())
-	}
-	if present(srcTemperature) {
-		// mapping/responses_chat.yaml:138: → temperature
-		c.put(codec.Top, "temperature", srcTemperature.Raw())
-	}
-	if present(srcTopP) {
-		// mapping/responses_chat.yaml:140: → top_p
-		c.put(codec.Top, "top_p", srcTopP.Raw())
-	}
-	if present(srcTopLogprobs) {
-		// mapping/responses_chat.yaml:142: → top_logprobs
-		c.b.SetJSON(codec.Top, "logprobs", "true")
-		c.put(codec.Top, "top_logprobs", srcTopLogprobs.Raw())
-	}
-	if present(srcParallelToolCalls) {
-		// mapping/responses_chat.yaml:146: → parallel_tool_calls
-		c.put(codec.Top, "parallel_tool_calls", srcParallelToolCalls.Raw())
-	}
-	if present(srcMetadata) {
-		// mapping/responses_chat.yaml:148: → metadata
-		c.put(codec.Top, "metadata", srcMetadata.Raw())
-	}
-	if present(srcServiceTier) {
-		// mapping/responses_chat.yaml:150: → service_tier
-		c.put(codec.Top, "service_tier", srcServiceTier.Raw())
-	}
-	if present(srcStream) {
-		// mapping/responses_chat.yaml:152: → stream
-		c.put(codec.Top, "stream", srcStream.Raw())
-	}
-	if present(srcStreamOptions) {
-		var srcStreamOptionsIncludeObfuscation codec.Value
-		for k, m := range srcStreamOptions.Members() {
-			switch string(k.Bytes()) {
-			case "include_obfuscation":
-				srcStreamOptionsIncludeObfuscation = m
-			}
-		}
-		if present(srcStreamOptionsIncludeObfuscation) {
-			// mapping/responses_chat.yaml:156: drop
-			c.drop(srcStreamOptionsIncludeObfuscation, "stream_options.include_obfuscation", "OpenRouter's chat streams have no obfuscation option")
-		}
-	}
-	if present(srcPromptCacheKey) {
-		// mapping/responses_chat.yaml:159: → prompt_cache_key
-		promptCacheKey(c, srcPromptCacheKey, "prompt_cache_key", codec.Top, "prompt_cache_key")
-	}
-	if present(srcPromptCacheOptions) {
-		var srcPromptCacheOptionsMode, srcPromptCacheOptionsTtl codec.Value
-		for k, m := range srcPromptCacheOptions.Members() {
-			switch string(k.Bytes()) {
-			case "mode":
-				srcPromptCacheOptionsMode = m
-			case "ttl":
-				srcPromptCacheOptionsTtl = m
-			}
-		}
-		if present(srcPromptCacheOptionsMode) {
-			// mapping/responses_chat.yaml:163: → prompt_cache_options.mode
-			c.put(c.b.Object(codec.Top, "prompt_cache_options"), "mode", srcPromptCacheOptionsMode.Raw())
-		}
-		if present(srcPromptCacheOptionsTtl) {
-			// mapping/responses_chat.yaml:163: → prompt_cache_options.ttl
-			c.put(c.b.Object(codec.Top, "prompt_cache_options"), "ttl", srcPromptCacheOptionsTtl.Raw())
-		}
-	}
-	if present(srcPromptCacheRetention) {
-		// mapping/responses_chat.yaml:165: drop
-		c.drop(srcPromptCacheRetention, "prompt_cache_retention", "OpenRouter's ChatRequest has no prompt_cache_retention")
-	}
-	if present(srcUser) {
-		// mapping/responses_chat.yaml:168: → user
-		c.put(codec.Top, "user", srcUser.Raw())
-	}
-	if present(srcSafetyIdentifier) {
-		// mapping/responses_chat.yaml:170: drop
-		c.drop(srcSafetyIdentifier, "safety_identifier", "OpenRouter's ChatRequest has no safety_identifier")
-	}
-	if present(srcText) {
-		var srcTextVerbosity, srcTextFormat codec.Value
-		for k, m := range srcText.Members() {
-			switch string(k.Bytes()) {
-			case "verbosity":
-				srcTextVerbosity = m
-			case "format":
-				srcTextFormat = m
-			}
-		}
-		if present(srcTextVerbosity) {
-			// mapping/responses_chat.yaml:173: → verbosity
-			c.put(codec.Top, "verbosity", srcTextVerbosity.Raw())
-		}
-		if present(srcTextFormat) {
-			srcTextFormatNode, srcTextFormatKnown, srcTextFormatType := c.tag(srcTextFormat)
-			switch srcTextFormatType {
-			case "text":
-			// mapping/responses_chat.yaml:181: omit → response_format{text}: the target's default, left out
-			case "json_object":
-				var srcTextFormatJsonObjectType codec.Value
-				for k, m := range srcTextFormat.Members() {
-					switch string(k.Bytes()) {
-					case "type":
-						srcTextFormatJsonObjectType = m
+		case 26:
+			for i, e := range srcTools.Elems() {
+				srcToolsNode, srcToolsKnown, srcToolsType := c.tag(e)
+				switch srcToolsType {
+				case "function":
+					srcToolsFunctionOut := c.b.AppendObject(c.b.Array(codec.Top, "tools"))
+					var srcToolsFunctionType, srcToolsFunctionName, srcToolsFunctionDescription, srcToolsFunctionParameters, srcToolsFunctionStrict, srcToolsFunctionDeferLoading, srcToolsFunctionAllowedCallers, srcToolsFunctionOutputSchema codec.Value
+					var srcToolsFunctionSet uint64
+					for k, m := range e.Members() {
+						if !present(m) {
+							continue
+						}
+						switch string(k.Bytes()) {
+						case "type":
+							srcToolsFunctionType = m
+							srcToolsFunctionSet |= uint64(0x1)
+						case "name":
+							srcToolsFunctionName = m
+							srcToolsFunctionSet |= uint64(0x2)
+						case "description":
+							srcToolsFunctionDescription = m
+							srcToolsFunctionSet |= uint64(0x4)
+						case "parameters":
+							srcToolsFunctionParameters = m
+							srcToolsFunctionSet |= uint64(0x8)
+						case "strict":
+							srcToolsFunctionStrict = m
+							srcToolsFunctionSet |= uint64(0x10)
+						case "defer_loading":
+							srcToolsFunctionDeferLoading = m
+							srcToolsFunctionSet |= uint64(0x20)
+						case "allowed_callers":
+							srcToolsFunctionAllowedCallers = m
+							srcToolsFunctionSet |= uint64(0x40)
+						case "output_schema":
+							srcToolsFunctionOutputSchema = m
+							srcToolsFunctionSet |= uint64(0x80)
+						}
 					}
-				}
-				if present(srcTextFormatJsonObjectType) {
-					// mapping/responses_chat.yaml:184: → response_format{json_object}.type
-					c.put(c.b.Object(codec.Top, "response_format"), "type", srcTextFormatJsonObjectType.Raw())
-				}
-			case "json_schema":
-				var srcTextFormatJsonSchemaType, srcTextFormatJsonSchemaName, srcTextFormatJsonSchemaDescription, srcTextFormatJsonSchemaSchema, srcTextFormatJsonSchemaStrict codec.Value
-				for k, m := range srcTextFormat.Members() {
-					switch string(k.Bytes()) {
-					case "type":
-						srcTextFormatJsonSchemaType = m
-					case "name":
-						srcTextFormatJsonSchemaName = m
-					case "description":
-						srcTextFormatJsonSchemaDescription = m
-					case "schema":
-						srcTextFormatJsonSchemaSchema = m
-					case "strict":
-						srcTextFormatJsonSchemaStrict = m
+					for ; srcToolsFunctionSet != 0; srcToolsFunctionSet &= srcToolsFunctionSet - 1 {
+						switch bits.TrailingZeros64(srcToolsFunctionSet) {
+						case 0:
+							// mapping/responses_chat.yaml:291: → tools[]{function}.type
+							c.put(srcToolsFunctionOut, "type", srcToolsFunctionType.Raw())
+						case 1:
+							// mapping/responses_chat.yaml:293: → tools[]{function}.function.name
+							c.put(c.b.Object(srcToolsFunctionOut, "function"), "name", srcToolsFunctionName.Raw())
+						case 2:
+							// mapping/responses_chat.yaml:295: → tools[]{function}.function.description
+							c.put(c.b.Object(srcToolsFunctionOut, "function"), "description", srcToolsFunctionDescription.Raw())
+						case 3:
+							// mapping/responses_chat.yaml:297: → tools[]{function}.function.parameters
+							c.put(c.b.Object(srcToolsFunctionOut, "function"), "parameters", srcToolsFunctionParameters.Raw())
+						case 4:
+							// mapping/responses_chat.yaml:300: → tools[]{function}.function.strict
+							c.put(c.b.Object(srcToolsFunctionOut, "function"), "strict", srcToolsFunctionStrict.Raw())
+						case 5:
+							// mapping/responses_chat.yaml:302: drop
+							c.drop(srcToolsFunctionDeferLoading, atElem("tools", i, "defer_loading", "tools[0].defer_loading"), "chat loads every tool")
+						case 6:
+							// mapping/responses_chat.yaml:304: drop
+							c.drop(srcToolsFunctionAllowedCallers, atElem("tools", i, "allowed_callers", "tools[0].allowed_callers"), "chat has no restriction on who may call a tool")
+						case 7:
+							// mapping/responses_chat.yaml:306: drop
+							c.drop(srcToolsFunctionOutputSchema, atElem("tools", i, "output_schema", "tools[0].output_schema"), "chat tools declare no output schema")
+						}
 					}
+				case "custom":
+					// mapping/responses_chat.yaml:309: → tools[]{function}
+					virtualTool(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
+				case "local_shell":
+					// mapping/responses_chat.yaml:313: → tools[]{function}
+					virtualTool(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
+				case "shell":
+					// mapping/responses_chat.yaml:317: → tools[]{function}
+					virtualTool(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
+				case "apply_patch":
+					// mapping/responses_chat.yaml:321: → tools[]{function}
+					virtualTool(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
+				case "namespace":
+					// mapping/responses_chat.yaml:325: → tools[]{function}
+					namespaceTools(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
+				case "tool_search":
+					// mapping/responses_chat.yaml:329: → tools[]{function}
+					virtualTool(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
+				case "web_search":
+					// mapping/responses_chat.yaml:334: → tools[]{web_search}
+					webSearch(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
+				case "web_search_2025_08_26":
+					// mapping/responses_chat.yaml:338: → tools[]{web_search_2025_08_26}
+					webSearch(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
+				case "web_search_preview":
+					// mapping/responses_chat.yaml:342: → tools[]{web_search_preview}
+					webSearch(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
+				case "web_search_preview_2025_03_11":
+					// mapping/responses_chat.yaml:346: → tools[]{web_search_preview_2025_03_11}
+					webSearch(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
+				case "image_generation":
+					// mapping/responses_chat.yaml:350: lossy → tools[]{openrouter:image_generation}
+					imageGeneration(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
+					c.warn(atElem("tools", i, "", "tools[0]"), "OpenRouter's image generation server tool; size, quality and the like are its own")
+				case "file_search":
+					// mapping/responses_chat.yaml:354: drop
+					c.drop(e, atElem("tools", i, "", "tools[0]"), "no chat upstream searches OpenAI vector stores")
+				case "code_interpreter":
+					// mapping/responses_chat.yaml:356: drop
+					c.drop(e, atElem("tools", i, "", "tools[0]"), "no chat upstream runs OpenAI's code interpreter")
+				case "computer":
+					// mapping/responses_chat.yaml:358: drop
+					c.drop(e, atElem("tools", i, "", "tools[0]"), "no chat upstream drives a computer")
+				case "computer_use_preview":
+					// mapping/responses_chat.yaml:360: drop
+					c.drop(e, atElem("tools", i, "", "tools[0]"), "no chat upstream drives a computer")
+				case "mcp":
+					// mapping/responses_chat.yaml:362: drop
+					c.drop(e, atElem("tools", i, "", "tools[0]"), "no chat upstream calls remote MCP servers")
+				case "programmatic_tool_calling":
+					// mapping/responses_chat.yaml:364: drop
+					c.drop(e, atElem("tools", i, "", "tools[0]"), "programmatic tool calling runs on OpenAI's platform")
+				default:
+					c.unknownType(srcToolsNode, srcToolsKnown, atElem("tools", i, "", "tools[0]"))
 				}
-				if present(srcTextFormatJsonSchemaType) {
-					// mapping/responses_chat.yaml:186: → response_format{json_schema}.type
-					c.put(c.b.Object(codec.Top, "response_format"), "type", srcTextFormatJsonSchemaType.Raw())
-				}
-				if present(srcTextFormatJsonSchemaName) {
-					// mapping/responses_chat.yaml:188: → response_format{json_schema}.json_schema.name
-					c.put(c.b.Object(c.b.Object(codec.Top, "response_format"), "json_schema"), "name", srcTextFormatJsonSchemaName.Raw())
-				}
-				if present(srcTextFormatJsonSchemaDescription) {
-					// mapping/responses_chat.yaml:190: → response_format{json_schema}.json_schema.description
-					c.put(c.b.Object(c.b.Object(codec.Top, "response_format"), "json_schema"), "description", srcTextFormatJsonSchemaDescription.Raw())
-				}
-				if present(srcTextFormatJsonSchemaSchema) {
-					// mapping/responses_chat.yaml:192: → response_format{json_schema}.json_schema.schema
-					c.put(c.b.Object(c.b.Object(codec.Top, "response_format"), "json_schema"), "schema", srcTextFormatJsonSchemaSchema.Raw())
-				}
-				if present(srcTextFormatJsonSchemaStrict) {
-					// mapping/responses_chat.yaml:195: → response_format{json_schema}.json_schema.strict
-					c.put(c.b.Object(c.b.Object(codec.Top, "response_format"), "json_schema"), "strict", srcTextFormatJsonSchemaStrict.Raw())
-				}
-			default:
-				c.unknownType(srcTextFormatNode, srcTextFormatKnown, "text.format")
 			}
+		case 27:
+			// mapping/responses_chat.yaml:368: drop
+			c.drop(srcClientMetadata, "client_metadata", "Codex's telemetry; nothing upstream reads it")
 		}
-	}
-	if present(srcModeration) {
-		// mapping/responses_chat.yaml:176: drop
-		c.drop(srcModeration, "moderation", "OpenRouter moderates with its moderation plugin, not this field")
-	}
-	if present(srcReasoning) {
-		var srcReasoningEffort, srcReasoningSummary, srcReasoningGenerateSummary, srcReasoningContext, srcReasoningMode codec.Value
-		for k, m := range srcReasoning.Members() {
-			switch string(k.Bytes()) {
-			case "effort":
-				srcReasoningEffort = m
-			case "summary":
-				srcReasoningSummary = m
-			case "generate_summary":
-				srcReasoningGenerateSummary = m
-			case "context":
-				srcReasoningContext = m
-			case "mode":
-				srcReasoningMode = m
-			}
-		}
-		if present(srcReasoningEffort) {
-			// mapping/responses_chat.yaml:199: → reasoning.effort
-			c.put(c.b.Object(codec.Top, "reasoning"), "effort", srcReasoningEffort.Raw())
-		}
-		if present(srcReasoningSummary) {
-			// mapping/responses_chat.yaml:202: → reasoning.summary
-			c.put(c.b.Object(codec.Top, "reasoning"), "summary", srcReasoningSummary.Raw())
-		}
-		if present(srcReasoningGenerateSummary) {
-			// mapping/responses_chat.yaml:205: lossy → reasoning.summary
-			c.put(c.b.Object(codec.Top, "reasoning"), "summary", srcReasoningGenerateSummary.Raw())
-			c.warn("reasoning.generate_summary", "deprecated; read as summary when summary is absent")
-		}
-		if present(srcReasoningContext) {
-			// mapping/responses_chat.yaml:209: drop
-			c.drop(srcReasoningContext, "reasoning.context", "chat has no reasoning context setting")
-		}
-		if present(srcReasoningMode) {
-			// mapping/responses_chat.yaml:211: drop
-			c.drop(srcReasoningMode, "reasoning.mode", "chat has no reasoning mode setting")
-		}
-	}
-	if present(srcInclude) {
-		// mapping/responses_chat.yaml:223: → logprobs
-		include(c, srcInclude, "include", codec.Top, "logprobs")
-	}
-	if present(srcTruncation) {
-		// mapping/responses_chat.yaml:231: drop
-		c.drop(srcTruncation, "truncation", "chat has no truncation; an upstream refuses a context that is too long")
-	}
-	if present(srcMaxToolCalls) {
-		// mapping/responses_chat.yaml:233: drop
-		c.drop(srcMaxToolCalls, "max_tool_calls", "chat has no limit on tool calls")
-	}
-	if present(srcPrompt) {
-		// mapping/responses_chat.yaml:235: drop
-		c.drop(srcPrompt, "prompt", "stored prompt templates live on OpenAI's platform")
-	}
-	if present(srcContextManagement) {
-		// mapping/responses_chat.yaml:237: drop
-		c.drop(srcContextManagement, "context_management", "chat has no server-side context compaction")
-	}
-	if present(srcToolChoice) {
-		switch srcToolChoice.Kind() {
-		case codec.String:
-			// mapping/responses_chat.yaml:241: → tool_choice{string}
-			c.put(codec.Top, "tool_choice", srcToolChoice.Raw())
-		case codec.Object:
-			srcToolChoiceObjectNode, srcToolChoiceObjectKnown, srcToolChoiceObjectType := c.tag(srcToolChoice)
-			switch srcToolChoiceObjectType {
-			case "function":
-				var srcToolChoiceObjectFunctionType, srcToolChoiceObjectFunctionName codec.Value
-				for k, m := range srcToolChoice.Members() {
-					switch string(k.Bytes()) {
-					case "type":
-						srcToolChoiceObjectFunctionType = m
-					case "name":
-						srcToolChoiceObjectFunctionName = m
-					}
-				}
-				if present(srcToolChoiceObjectFunctionType) {
-					// mapping/responses_chat.yaml:243: → tool_choice{object}{function}.type
-					c.put(c.b.Object(codec.Top, "tool_choice"), "type", srcToolChoiceObjectFunctionType.Raw())
-				}
-				if present(srcToolChoiceObjectFunctionName) {
-					// mapping/responses_chat.yaml:245: → tool_choice{object}{function}.function.name
-					c.put(c.b.Object(c.b.Object(codec.Top, "tool_choice"), "function"), "name", srcToolChoiceObjectFunctionName.Raw())
-				}
-			case "allowed_tools":
-				// mapping/responses_chat.yaml:247: lossy → tool_choice{string}
-				allowedToolsFilter(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
-				c.warn("tool_choice", "OpenRouter has no allowed_tools; the tools are filtered to the allowed set and the mode kept")
-			case "custom":
-				// mapping/responses_chat.yaml:251: → tool_choice{object}{function}
-				customChoiceAsFunction(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
-			case "web_search_preview":
-				// mapping/responses_chat.yaml:255: lossy → tool_choice{string}
-				forceHosted(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
-				c.warn("tool_choice", "forcing a hosted tool becomes required when it is the only tool offered")
-			case "web_search_preview_2025_03_11":
-				// mapping/responses_chat.yaml:259: lossy → tool_choice{string}
-				forceHosted(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
-				c.warn("tool_choice", "forcing a hosted tool becomes required when it is the only tool offered")
-			case "image_generation":
-				// mapping/responses_chat.yaml:263: lossy → tool_choice{string}
-				forceHosted(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
-				c.warn("tool_choice", "forcing a hosted tool becomes required when it is the only tool offered")
-			case "file_search":
-				// mapping/responses_chat.yaml:267: drop
-				c.drop(srcToolChoice, "tool_choice", "file search is dropped with its tool; forcing it is an error")
-			case "code_interpreter":
-				// mapping/responses_chat.yaml:269: drop
-				c.drop(srcToolChoice, "tool_choice", "the code interpreter is dropped with its tool; forcing it is an error")
-			case "computer":
-				// mapping/responses_chat.yaml:271: drop
-				c.drop(srcToolChoice, "tool_choice", "computer use is dropped with its tool; forcing it is an error")
-			case "computer_use":
-				// mapping/responses_chat.yaml:273: drop
-				c.drop(srcToolChoice, "tool_choice", "computer use is dropped with its tool; forcing it is an error")
-			case "computer_use_preview":
-				// mapping/responses_chat.yaml:275: drop
-				c.drop(srcToolChoice, "tool_choice", "computer use is dropped with its tool; forcing it is an error")
-			case "mcp":
-				// mapping/responses_chat.yaml:277: drop
-				c.drop(srcToolChoice, "tool_choice", "remote MCP is dropped with its tool; forcing it is an error")
-			case "apply_patch":
-				// mapping/responses_chat.yaml:279: → tool_choice{object}{function}
-				forceVirtual(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
-			case "shell":
-				// mapping/responses_chat.yaml:283: → tool_choice{object}{function}
-				forceVirtual(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
-			case "programmatic_tool_calling":
-				// mapping/responses_chat.yaml:287: drop
-				c.drop(srcToolChoice, "tool_choice", "programmatic tool calling runs on OpenAI's platform")
-			default:
-				c.unknownType(srcToolChoiceObjectNode, srcToolChoiceObjectKnown, "tool_choice")
-			}
-		}
-	}
-	if present(srcTools) {
-		for i, e := range srcTools.Elems() {
-			srcToolsNode, srcToolsKnown, srcToolsType := c.tag(e)
-			switch srcToolsType {
-			case "function":
-				srcToolsFunctionOut := c.b.AppendObject(c.b.Array(codec.Top, "tools"))
-				var srcToolsFunctionType, srcToolsFunctionName, srcToolsFunctionDescription, srcToolsFunctionParameters, srcToolsFunctionStrict, srcToolsFunctionDeferLoading, srcToolsFunctionAllowedCallers, srcToolsFunctionOutputSchema codec.Value
-				for k, m := range e.Members() {
-					switch string(k.Bytes()) {
-					case "type":
-						srcToolsFunctionType = m
-					case "name":
-						srcToolsFunctionName = m
-					case "description":
-						srcToolsFunctionDescription = m
-					case "parameters":
-						srcToolsFunctionParameters = m
-					case "strict":
-						srcToolsFunctionStrict = m
-					case "defer_loading":
-						srcToolsFunctionDeferLoading = m
-					case "allowed_callers":
-						srcToolsFunctionAllowedCallers = m
-					case "output_schema":
-						srcToolsFunctionOutputSchema = m
-					}
-				}
-				if present(srcToolsFunctionType) {
-					// mapping/responses_chat.yaml:291: → tools[]{function}.type
-					c.put(srcToolsFunctionOut, "type", srcToolsFunctionType.Raw())
-				}
-				if present(srcToolsFunctionName) {
-					// mapping/responses_chat.yaml:293: → tools[]{function}.function.name
-					c.put(c.b.Object(srcToolsFunctionOut, "function"), "name", srcToolsFunctionName.Raw())
-				}
-				if present(srcToolsFunctionDescription) {
-					// mapping/responses_chat.yaml:295: → tools[]{function}.function.description
-					c.put(c.b.Object(srcToolsFunctionOut, "function"), "description", srcToolsFunctionDescription.Raw())
-				}
-				if present(srcToolsFunctionParameters) {
-					// mapping/responses_chat.yaml:297: → tools[]{function}.function.parameters
-					c.put(c.b.Object(srcToolsFunctionOut, "function"), "parameters", srcToolsFunctionParameters.Raw())
-				}
-				if present(srcToolsFunctionStrict) {
-					// mapping/responses_chat.yaml:300: → tools[]{function}.function.strict
-					c.put(c.b.Object(srcToolsFunctionOut, "function"), "strict", srcToolsFunctionStrict.Raw())
-				}
-				if present(srcToolsFunctionDeferLoading) {
-					// mapping/responses_chat.yaml:302: drop
-					c.drop(srcToolsFunctionDeferLoading, atElem("tools", i, "defer_loading", "tools[0].defer_loading"), "chat loads every tool")
-				}
-				if present(srcToolsFunctionAllowedCallers) {
-					// mapping/responses_chat.yaml:304: drop
-					c.drop(srcToolsFunctionAllowedCallers, atElem("tools", i, "allowed_callers", "tools[0].allowed_callers"), "chat has no restriction on who may call a tool")
-				}
-				if present(srcToolsFunctionOutputSchema) {
-					// mapping/responses_chat.yaml:306: drop
-					c.drop(srcToolsFunctionOutputSchema, atElem("tools", i, "output_schema", "tools[0].output_schema"), "chat tools declare no output schema")
-				}
-			case "custom":
-				// mapping/responses_chat.yaml:309: → tools[]{function}
-				virtualTool(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
-			case "local_shell":
-				// mapping/responses_chat.yaml:313: → tools[]{function}
-				virtualTool(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
-			case "shell":
-				// mapping/responses_chat.yaml:317: → tools[]{function}
-				virtualTool(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
-			case "apply_patch":
-				// mapping/responses_chat.yaml:321: → tools[]{function}
-				virtualTool(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
-			case "namespace":
-				// mapping/responses_chat.yaml:325: → tools[]{function}
-				namespaceTools(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
-			case "tool_search":
-				// mapping/responses_chat.yaml:329: → tools[]{function}
-				virtualTool(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
-			case "web_search":
-				// mapping/responses_chat.yaml:334: → tools[]{web_search}
-				webSearch(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
-			case "web_search_2025_08_26":
-				// mapping/responses_chat.yaml:338: → tools[]{web_search_2025_08_26}
-				webSearch(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
-			case "web_search_preview":
-				// mapping/responses_chat.yaml:342: → tools[]{web_search_preview}
-				webSearch(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
-			case "web_search_preview_2025_03_11":
-				// mapping/responses_chat.yaml:346: → tools[]{web_search_preview_2025_03_11}
-				webSearch(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
-			case "image_generation":
-				// mapping/responses_chat.yaml:350: lossy → tools[]{openrouter:image_generation}
-				imageGeneration(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
-				c.warn(atElem("tools", i, "", "tools[0]"), "OpenRouter's image generation server tool; size, quality and the like are its own")
-			case "file_search":
-				// mapping/responses_chat.yaml:354: drop
-				c.drop(e, atElem("tools", i, "", "tools[0]"), "no chat upstream searches OpenAI vector stores")
-			case "code_interpreter":
-				// mapping/responses_chat.yaml:356: drop
-				c.drop(e, atElem("tools", i, "", "tools[0]"), "no chat upstream runs OpenAI's code interpreter")
-			case "computer":
-				// mapping/responses_chat.yaml:358: drop
-				c.drop(e, atElem("tools", i, "", "tools[0]"), "no chat upstream drives a computer")
-			case "computer_use_preview":
-				// mapping/responses_chat.yaml:360: drop
-				c.drop(e, atElem("tools", i, "", "tools[0]"), "no chat upstream drives a computer")
-			case "mcp":
-				// mapping/responses_chat.yaml:362: drop
-				c.drop(e, atElem("tools", i, "", "tools[0]"), "no chat upstream calls remote MCP servers")
-			case "programmatic_tool_calling":
-				// mapping/responses_chat.yaml:364: drop
-				c.drop(e, atElem("tools", i, "", "tools[0]"), "programmatic tool calling runs on OpenAI's platform")
-			default:
-				c.unknownType(srcToolsNode, srcToolsKnown, atElem("tools", i, "", "tools[0]"))
-			}
-		}
-	}
-	if present(srcClientMetadata) {
-		// mapping/responses_chat.yaml:368: drop
-		c.drop(srcClientMetadata, "client_metadata", "Codex's telemetry; nothing upstream reads it")
 	}
 }
 
 // responsesChatOpenAI converts a payload, as mapping/responses_chat.yaml says for openai.
 func (c *conv) responsesChatOpenAI(v codec.Value) {
 	var srcModel, srcInstructions, srcInput, srcMaxOutputTokens, srcTemperature, srcTopP, srcTopLogprobs, srcParallelToolCalls, srcMetadata, srcServiceTier, srcStream, srcStreamOptions, srcPromptCacheKey, srcPromptCacheOptions, srcPromptCacheRetention, srcUser, srcSafetyIdentifier, srcText, srcModeration, srcReasoning, srcInclude, srcTruncation, srcMaxToolCalls, srcPrompt, srcContextManagement, srcToolChoice, srcTools, srcClientMetadata codec.Value
+	var srcSet uint64
 	for k, m := range v.Members() {
+		if !present(m) {
+			continue
+		}
 		switch string(k.Bytes()) {
 		case "model":
 			srcModel = m
+			srcSet |= uint64(0x1)
 		case "instructions":
 			srcInstructions = m
+			srcSet |= uint64(0x2)
 		case "input":
 			srcInput = m
+			srcSet |= uint64(0x4)
 		case "max_output_tokens":
 			srcMaxOutputTokens = m
+			srcSet |= uint64(0x8)
 		case "temperature":
 			srcTemperature = m
+			srcSet |= uint64(0x10)
 		case "top_p":
 			srcTopP = m
+			srcSet |= uint64(0x20)
 		case "top_logprobs":
 			srcTopLogprobs = m
+			srcSet |= uint64(0x40)
 		case "parallel_tool_calls":
 			srcParallelToolCalls = m
+			srcSet |= uint64(0x80)
 		case "metadata":
 			srcMetadata = m
+			srcSet |= uint64(0x100)
 		case "service_tier":
 			srcServiceTier = m
+			srcSet |= uint64(0x200)
 		case "stream":
 			srcStream = m
+			srcSet |= uint64(0x400)
 		case "stream_options":
 			srcStreamOptions = m
+			srcSet |= uint64(0x800)
 		case "prompt_cache_key":
 			srcPromptCacheKey = m
+			srcSet |= uint64(0x1000)
 		case "prompt_cache_options":
 			srcPromptCacheOptions = m
+			srcSet |= uint64(0x2000)
 		case "prompt_cache_retention":
 			srcPromptCacheRetention = m
+			srcSet |= uint64(0x4000)
 		case "user":
 			srcUser = m
+			srcSet |= uint64(0x8000)
 		case "safety_identifier":
 			srcSafetyIdentifier = m
+			srcSet |= uint64(0x10000)
 		case "text":
 			srcText = m
+			srcSet |= uint64(0x20000)
 		case "moderation":
 			srcModeration = m
+			srcSet |= uint64(0x40000)
 		case "reasoning":
 			srcReasoning = m
+			srcSet |= uint64(0x80000)
 		case "store": // mapping/responses_chat.yaml:215: gateway: default true: the gateway stores the Response, its input and output items (SQLite or PostgreSQL, per tenant, with a TTL) for previous_response_id, conversations, item_reference and GET/DELETE /v1/responses/{id} and input_items; false writes nothing; the Response says what was done
 		case "previous_response_id": // mapping/responses_chat.yaml:217: gateway: the gateway prepends the stored chain (each turn's input then output items, oldest first; not its instructions); an unknown, deleted, expired or other tenant's id (or one deleted inside the chain) is 400 previous_response_not_found
 		case "conversation": // mapping/responses_chat.yaml:219: gateway: the gateway prepends the conversation's items (the Conversations API) and appends the response's input and output items to it with the stored response; with previous_response_id it is a 400
 		case "background": // mapping/responses_chat.yaml:221: gateway: unsupported_parameter until the gateway runs responses in the background
 		case "include":
 			srcInclude = m
+			srcSet |= uint64(0x100000)
 		case "truncation":
 			srcTruncation = m
+			srcSet |= uint64(0x200000)
 		case "max_tool_calls":
 			srcMaxToolCalls = m
+			srcSet |= uint64(0x400000)
 		case "prompt":
 			srcPrompt = m
+			srcSet |= uint64(0x800000)
 		case "context_management":
 			srcContextManagement = m
+			srcSet |= uint64(0x1000000)
 		case "tool_choice":
 			srcToolChoice = m
+			srcSet |= uint64(0x2000000)
 		case "tools":
 			srcTools = m
+			srcSet |= uint64(0x4000000)
 		case "client_metadata":
 			srcClientMetadata = m
+			srcSet |= uint64(0x8000000)
 		}
 	}
-	if present(srcModel) {
-		// mapping/responses_chat.yaml:12: → model
-		model(c, srcModel, "model", codec.Top, "model")
-	}
-	if present(srcInstructions) {
-		// mapping/responses_chat.yaml:18: → messages
-		instructions(c, srcInstructions, "instructions", codec.Top, "messages")
-	}
-	if present(srcInput) {
-		switch srcInput.Kind() {
-		case codec.String:
-			// mapping/responses_chat.yaml:29: → messages[]{user}
-			userInput(c, srcInput, "input", c.b.Array(codec.Top, "messages"), "")
-		case codec.Array:
-			for i, e := range srcInput.Elems() {
-				srcInputArrayNode, srcInputArrayKnown, srcInputArrayType := c.tag(e)
-				switch srcInputArrayType {
-				case "message":
-					// mapping/responses_chat.yaml:33: → messages[]{user}
-					message(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
-				case "reasoning":
-					// mapping/responses_chat.yaml:43: drop
-					c.drop(e, atElem("input", i, "", "input[0]"), "OpenAI's chat messages carry no reasoning; replayed reasoning is left out")
-				case "function_call":
-					// mapping/responses_chat.yaml:52: → messages[]{assistant}
-					functionCall(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
-				case "function_call_output":
-					// mapping/responses_chat.yaml:56: → messages[]{tool}
-					callOutput(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
-				case "custom_tool_call":
-					// mapping/responses_chat.yaml:60: → messages[]{assistant}
-					customToolCall(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
-				case "custom_tool_call_output":
-					// mapping/responses_chat.yaml:64: → messages[]{tool}
-					callOutput(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
-				case "local_shell_call":
-					// mapping/responses_chat.yaml:68: → messages[]{assistant}
-					localShellCall(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
-				case "local_shell_call_output":
-					// mapping/responses_chat.yaml:72: → messages[]{tool}
-					callOutput(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
-				case "shell_call":
-					// mapping/responses_chat.yaml:76: → messages[]{assistant}
-					shellCall(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
-				case "shell_call_output":
-					// mapping/responses_chat.yaml:80: → messages[]{tool}
-					callOutput(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
-				case "apply_patch_call":
-					// mapping/responses_chat.yaml:84: → messages[]{assistant}
-					applyPatchCall(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
-				case "apply_patch_call_output":
-					// mapping/responses_chat.yaml:88: → messages[]{tool}
-					callOutput(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
-				case "tool_search_call":
-					// mapping/responses_chat.yaml:92: → messages[]{assistant}
-					toolSearchCall(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
-				case "tool_search_output":
-					// mapping/responses_chat.yaml:96: → messages[]{tool}
-					toolSearchOutput(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
-				case "additional_tools":
-					// mapping/responses_chat.yaml:100: → tools[]{function}
-					additionalTools(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "tools"), "")
-				case "item_reference":
-				// mapping/responses_chat.yaml:104: gateway: the gateway resolves it from its store (any input or output item the tenant has stored) before conversion, and stores the item it names as this response's input; an unknown id is 400 naming input[i].id (a converter alone resolves it through Options.Items)
-				case "web_search_call":
-					// mapping/responses_chat.yaml:106: drop
-					c.drop(e, atElem("input", i, "", "input[0]"), "OpenAI ran the search; chat has no record of a server tool's call (the answer that used it stays)")
-				case "file_search_call":
-					// mapping/responses_chat.yaml:108: drop
-					c.drop(e, atElem("input", i, "", "input[0]"), "OpenAI ran the file search; chat has no record of a server tool's call")
-				case "code_interpreter_call":
-					// mapping/responses_chat.yaml:110: drop
-					c.drop(e, atElem("input", i, "", "input[0]"), "OpenAI ran the code; chat has no record of a server tool's call")
-				case "image_generation_call":
-					// mapping/responses_chat.yaml:112: drop
-					c.drop(e, atElem("input", i, "", "input[0]"), "OpenAI generated the image; chat has no record of a server tool's call")
-				case "computer_call":
-					// mapping/responses_chat.yaml:114: drop
-					c.drop(e, atElem("input", i, "", "input[0]"), "no chat upstream drives a computer; the call is left out (with its output)")
-				case "computer_call_output":
-					// mapping/responses_chat.yaml:116: drop
-					c.drop(e, atElem("input", i, "", "input[0]"), "no chat upstream drives a computer; the output is left out (with its call)")
-				case "mcp_call":
-					// mapping/responses_chat.yaml:118: drop
-					c.drop(e, atElem("input", i, "", "input[0]"), "OpenAI called the remote MCP server; chat has no record of a server tool's call")
-				case "mcp_list_tools":
-					// mapping/responses_chat.yaml:120: drop
-					c.drop(e, atElem("input", i, "", "input[0]"), "no chat upstream calls remote MCP servers")
-				case "mcp_approval_request":
-					// mapping/responses_chat.yaml:122: drop
-					c.drop(e, atElem("input", i, "", "input[0]"), "no chat upstream calls remote MCP servers")
-				case "mcp_approval_response":
-					// mapping/responses_chat.yaml:124: drop
-					c.drop(e, atElem("input", i, "", "input[0]"), "no chat upstream calls remote MCP servers")
-				case "compaction":
-					// mapping/responses_chat.yaml:126: drop
-					c.drop(e, atElem("input", i, "", "input[0]"), "OpenAI's compacted context is encrypted for OpenAI; no chat upstream can read it")
-				case "compaction_trigger":
-					// mapping/responses_chat.yaml:128: drop
-					c.drop(e, atElem("input", i, "", "input[0]"), "chat has no server-side context compaction")
-				case "program":
-					// mapping/responses_chat.yaml:130: drop
-					c.drop(e, atElem("input", i, "", "input[0]"), "programmatic tool calling runs on OpenAI's platform")
-				case "program_output":
-					// mapping/responses_chat.yaml:132: drop
-					c.drop(e, atElem("input", i, "", "input[0]"), "programmatic tool calling runs on OpenAI's platform")
+	for ; srcSet != 0; srcSet &= srcSet - 1 {
+		switch bits.TrailingZeros64(srcSet) {
+		case 0:
+			// mapping/responses_chat.yaml:12: → model
+			model(c, srcModel, "model", codec.Top, "model")
+		case 1:
+			// mapping/responses_chat.yaml:18: → messages
+			instructions(c, srcInstructions, "instructions", codec.Top, "messages")
+		case 2:
+			switch srcInput.Kind() {
+			case codec.String:
+				// mapping/responses_chat.yaml:29: → messages[]{user}
+				userInput(c, srcInput, "input", c.b.Array(codec.Top, "messages"), "")
+			case codec.Array:
+				for i, e := range srcInput.Elems() {
+					srcInputArrayNode, srcInputArrayKnown, srcInputArrayType := c.tag(e)
+					switch srcInputArrayType {
+					case "message":
+						// mapping/responses_chat.yaml:33: → messages[]{user}
+						message(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+					case "reasoning":
+						// mapping/responses_chat.yaml:43: drop
+						c.drop(e, atElem("input", i, "", "input[0]"), "OpenAI's chat messages carry no reasoning; replayed reasoning is left out")
+					case "function_call":
+						// mapping/responses_chat.yaml:52: → messages[]{assistant}
+						functionCall(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+					case "function_call_output":
+						// mapping/responses_chat.yaml:56: → messages[]{tool}
+						callOutput(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+					case "custom_tool_call":
+						// mapping/responses_chat.yaml:60: → messages[]{assistant}
+						customToolCall(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+					case "custom_tool_call_output":
+						// mapping/responses_chat.yaml:64: → messages[]{tool}
+						callOutput(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+					case "local_shell_call":
+						// mapping/responses_chat.yaml:68: → messages[]{assistant}
+						localShellCall(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+					case "local_shell_call_output":
+						// mapping/responses_chat.yaml:72: → messages[]{tool}
+						callOutput(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+					case "shell_call":
+						// mapping/responses_chat.yaml:76: → messages[]{assistant}
+						shellCall(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+					case "shell_call_output":
+						// mapping/responses_chat.yaml:80: → messages[]{tool}
+						callOutput(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+					case "apply_patch_call":
+						// mapping/responses_chat.yaml:84: → messages[]{assistant}
+						applyPatchCall(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+					case "apply_patch_call_output":
+						// mapping/responses_chat.yaml:88: → messages[]{tool}
+						callOutput(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+					case "tool_search_call":
+						// mapping/responses_chat.yaml:92: → messages[]{assistant}
+						toolSearchCall(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+					case "tool_search_output":
+						// mapping/responses_chat.yaml:96: → messages[]{tool}
+						toolSearchOutput(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+					case "additional_tools":
+						// mapping/responses_chat.yaml:100: → tools[]{function}
+						additionalTools(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "tools"), "")
+					case "item_reference":
+					// mapping/responses_chat.yaml:104: gateway: the gateway resolves it from its store (any input or output item the tenant has stored) before conversion, and stores the item it names as this response's input; an unknown id is 400 naming input[i].id (a converter alone resolves it through Options.Items)
+					case "web_search_call":
+						// mapping/responses_chat.yaml:106: drop
+						c.drop(e, atElem("input", i, "", "input[0]"), "OpenAI ran the search; chat has no record of a server tool's call (the answer that used it stays)")
+					case "file_search_call":
+						// mapping/responses_chat.yaml:108: drop
+						c.drop(e, atElem("input", i, "", "input[0]"), "OpenAI ran the file search; chat has no record of a server tool's call")
+					case "code_interpreter_call":
+						// mapping/responses_chat.yaml:110: drop
+						c.drop(e, atElem("input", i, "", "input[0]"), "OpenAI ran the code; chat has no record of a server tool's call")
+					case "image_generation_call":
+						// mapping/responses_chat.yaml:112: drop
+						c.drop(e, atElem("input", i, "", "input[0]"), "OpenAI generated the image; chat has no record of a server tool's call")
+					case "computer_call":
+						// mapping/responses_chat.yaml:114: drop
+						c.drop(e, atElem("input", i, "", "input[0]"), "no chat upstream drives a computer; the call is left out (with its output)")
+					case "computer_call_output":
+						// mapping/responses_chat.yaml:116: drop
+						c.drop(e, atElem("input", i, "", "input[0]"), "no chat upstream drives a computer; the output is left out (with its call)")
+					case "mcp_call":
+						// mapping/responses_chat.yaml:118: drop
+						c.drop(e, atElem("input", i, "", "input[0]"), "OpenAI called the remote MCP server; chat has no record of a server tool's call")
+					case "mcp_list_tools":
+						// mapping/responses_chat.yaml:120: drop
+						c.drop(e, atElem("input", i, "", "input[0]"), "no chat upstream calls remote MCP servers")
+					case "mcp_approval_request":
+						// mapping/responses_chat.yaml:122: drop
+						c.drop(e, atElem("input", i, "", "input[0]"), "no chat upstream calls remote MCP servers")
+					case "mcp_approval_response":
+						// mapping/responses_chat.yaml:124: drop
+						c.drop(e, atElem("input", i, "", "input[0]"), "no chat upstream calls remote MCP servers")
+					case "compaction":
+						// mapping/responses_chat.yaml:126: drop
+						c.drop(e, atElem("input", i, "", "input[0]"), "OpenAI's compacted context is encrypted for OpenAI; no chat upstream can read it")
+					case "compaction_trigger":
+						// mapping/responses_chat.yaml:128: drop
+						c.drop(e, atElem("input", i, "", "input[0]"), "chat has no server-side context compaction")
+					case "program":
+						// mapping/responses_chat.yaml:130: drop
+						c.drop(e, atElem("input", i, "", "input[0]"), "programmatic tool calling runs on OpenAI's platform")
+					case "program_output":
+						// mapping/responses_chat.yaml:132: drop
+						c.drop(e, atElem("input", i, "", "input[0]"), "programmatic tool calling runs on OpenAI's platform")
+					default:
+						c.unknownType(srcInputArrayNode, srcInputArrayKnown, atElem("input", i, "", "input[0]"))
+					}
+				}
+			}
+		case 3:
+			// mapping/responses_chat.yaml:136: → max_completion_tokens
+			c.put(codec.Top, "max_completion_tokens", srcMaxOutputTokens.Raw())
+		case 4:
+			// mapping/responses_chat.yaml:138: → temperature
+			c.put(codec.Top, "temperature", srcTemperature.Raw())
+		case 5:
+			// mapping/responses_chat.yaml:140: → top_p
+			c.put(codec.Top, "top_p", srcTopP.Raw())
+		case 6:
+			// mapping/responses_chat.yaml:142: → top_logprobs
+			c.b.SetJSON(codec.Top, "logprobs", "true")
+			c.put(codec.Top, "top_logprobs", srcTopLogprobs.Raw())
+		case 7:
+			// mapping/responses_chat.yaml:146: → parallel_tool_calls
+			c.put(codec.Top, "parallel_tool_calls", srcParallelToolCalls.Raw())
+		case 8:
+			// mapping/responses_chat.yaml:148: → metadata
+			c.put(codec.Top, "metadata", srcMetadata.Raw())
+		case 9:
+			// mapping/responses_chat.yaml:150: → service_tier
+			c.put(codec.Top, "service_tier", srcServiceTier.Raw())
+		case 10:
+			// mapping/responses_chat.yaml:152: → stream
+			c.put(codec.Top, "stream", srcStream.Raw())
+			if string(srcStream.Raw()) == "true" {
+				c.b.SetJSON(c.b.Object(codec.Top, "stream_options"), "include_usage", "true")
+			}
+		case 11:
+			var srcStreamOptionsIncludeObfuscation codec.Value
+			var srcStreamOptionsSet uint64
+			for k, m := range srcStreamOptions.Members() {
+				if !present(m) {
+					continue
+				}
+				switch string(k.Bytes()) {
+				case "include_obfuscation":
+					srcStreamOptionsIncludeObfuscation = m
+					srcStreamOptionsSet |= uint64(0x1)
+				}
+			}
+			for ; srcStreamOptionsSet != 0; srcStreamOptionsSet &= srcStreamOptionsSet - 1 {
+				switch bits.TrailingZeros64(srcStreamOptionsSet) {
+				case 0:
+					// mapping/responses_chat.yaml:156: → stream_options.include_obfuscation
+					c.put(c.b.Object(codec.Top, "stream_options"), "include_obfuscation", srcStreamOptionsIncludeObfuscation.Raw())
+				}
+			}
+		case 12:
+			// mapping/responses_chat.yaml:159: → prompt_cache_key
+			c.put(codec.Top, "prompt_cache_key", srcPromptCacheKey.Raw())
+		case 13:
+			var srcPromptCacheOptionsMode, srcPromptCacheOptionsTtl codec.Value
+			var srcPromptCacheOptionsSet uint64
+			for k, m := range srcPromptCacheOptions.Members() {
+				if !present(m) {
+					continue
+				}
+				switch string(k.Bytes()) {
+				case "mode":
+					srcPromptCacheOptionsMode = m
+					srcPromptCacheOptionsSet |= uint64(0x1)
+				case "ttl":
+					srcPromptCacheOptionsTtl = m
+					srcPromptCacheOptionsSet |= uint64(0x2)
+				}
+			}
+			for ; srcPromptCacheOptionsSet != 0; srcPromptCacheOptionsSet &= srcPromptCacheOptionsSet - 1 {
+				switch bits.TrailingZeros64(srcPromptCacheOptionsSet) {
+				case 0:
+					// mapping/responses_chat.yaml:163: → prompt_cache_options.mode
+					c.put(c.b.Object(codec.Top, "prompt_cache_options"), "mode", srcPromptCacheOptionsMode.Raw())
+				case 1:
+					// mapping/responses_chat.yaml:163: → prompt_cache_options.ttl
+					c.put(c.b.Object(codec.Top, "prompt_cache_options"), "ttl", srcPromptCacheOptionsTtl.Raw())
+				}
+			}
+		case 14:
+			// mapping/responses_chat.yaml:165: → prompt_cache_retention
+			c.put(codec.Top, "prompt_cache_retention", srcPromptCacheRetention.Raw())
+		case 15:
+			// mapping/responses_chat.yaml:168: → user
+			c.put(codec.Top, "user", srcUser.Raw())
+		case 16:
+			// mapping/responses_chat.yaml:170: → safety_identifier
+			c.put(codec.Top, "safety_identifier", srcSafetyIdentifier.Raw())
+		case 17:
+			var srcTextVerbosity, srcTextFormat codec.Value
+			var srcTextSet uint64
+			for k, m := range srcText.Members() {
+				if !present(m) {
+					continue
+				}
+				switch string(k.Bytes()) {
+				case "verbosity":
+					srcTextVerbosity = m
+					srcTextSet |= uint64(0x1)
+				case "format":
+					srcTextFormat = m
+					srcTextSet |= uint64(0x2)
+				}
+			}
+			for ; srcTextSet != 0; srcTextSet &= srcTextSet - 1 {
+				switch bits.TrailingZeros64(srcTextSet) {
+				case 0:
+					// mapping/responses_chat.yaml:173: → verbosity
+					c.put(codec.Top, "verbosity", srcTextVerbosity.Raw())
+				case 1:
+					srcTextFormatNode, srcTextFormatKnown, srcTextFormatType := c.tag(srcTextFormat)
+					switch srcTextFormatType {
+					case "text":
+					// mapping/responses_chat.yaml:181: omit → response_format{text}: the target's default, left out
+					case "json_object":
+						var srcTextFormatJsonObjectType codec.Value
+						var srcTextFormatJsonObjectSet uint64
+						for k, m := range srcTextFormat.Members() {
+							if !present(m) {
+								continue
+							}
+							switch string(k.Bytes()) {
+							case "type":
+								srcTextFormatJsonObjectType = m
+								srcTextFormatJsonObjectSet |= uint64(0x1)
+							}
+						}
+						for ; srcTextFormatJsonObjectSet != 0; srcTextFormatJsonObjectSet &= srcTextFormatJsonObjectSet - 1 {
+							switch bits.TrailingZeros64(srcTextFormatJsonObjectSet) {
+							case 0:
+								// mapping/responses_chat.yaml:184: → response_format{json_object}.type
+								c.put(c.b.Object(codec.Top, "response_format"), "type", srcTextFormatJsonObjectType.Raw())
+							}
+						}
+					case "json_schema":
+						var srcTextFormatJsonSchemaType, srcTextFormatJsonSchemaName, srcTextFormatJsonSchemaDescription, srcTextFormatJsonSchemaSchema, srcTextFormatJsonSchemaStrict codec.Value
+						var srcTextFormatJsonSchemaSet uint64
+						for k, m := range srcTextFormat.Members() {
+							if !present(m) {
+								continue
+							}
+							switch string(k.Bytes()) {
+							case "type":
+								srcTextFormatJsonSchemaType = m
+								srcTextFormatJsonSchemaSet |= uint64(0x1)
+							case "name":
+								srcTextFormatJsonSchemaName = m
+								srcTextFormatJsonSchemaSet |= uint64(0x2)
+							case "description":
+								srcTextFormatJsonSchemaDescription = m
+								srcTextFormatJsonSchemaSet |= uint64(0x4)
+							case "schema":
+								srcTextFormatJsonSchemaSchema = m
+								srcTextFormatJsonSchemaSet |= uint64(0x8)
+							case "strict":
+								srcTextFormatJsonSchemaStrict = m
+								srcTextFormatJsonSchemaSet |= uint64(0x10)
+							}
+						}
+						for ; srcTextFormatJsonSchemaSet != 0; srcTextFormatJsonSchemaSet &= srcTextFormatJsonSchemaSet - 1 {
+							switch bits.TrailingZeros64(srcTextFormatJsonSchemaSet) {
+							case 0:
+								// mapping/responses_chat.yaml:186: → response_format{json_schema}.type
+								c.put(c.b.Object(codec.Top, "response_format"), "type", srcTextFormatJsonSchemaType.Raw())
+							case 1:
+								// mapping/responses_chat.yaml:188: → response_format{json_schema}.json_schema.name
+								c.put(c.b.Object(c.b.Object(codec.Top, "response_format"), "json_schema"), "name", srcTextFormatJsonSchemaName.Raw())
+							case 2:
+								// mapping/responses_chat.yaml:190: → response_format{json_schema}.json_schema.description
+								c.put(c.b.Object(c.b.Object(codec.Top, "response_format"), "json_schema"), "description", srcTextFormatJsonSchemaDescription.Raw())
+							case 3:
+								// mapping/responses_chat.yaml:192: → response_format{json_schema}.json_schema.schema
+								c.put(c.b.Object(c.b.Object(codec.Top, "response_format"), "json_schema"), "schema", srcTextFormatJsonSchemaSchema.Raw())
+							case 4:
+								// mapping/responses_chat.yaml:195: → response_format{json_schema}.json_schema.strict
+								c.put(c.b.Object(c.b.Object(codec.Top, "response_format"), "json_schema"), "strict", srcTextFormatJsonSchemaStrict.Raw())
+							}
+						}
+					default:
+						c.unknownType(srcTextFormatNode, srcTextFormatKnown, "text.format")
+					}
+				}
+			}
+		case 18:
+			var srcModerationModel, srcModerationPolicy codec.Value
+			var srcModerationSet uint64
+			for k, m := range srcModeration.Members() {
+				if !present(m) {
+					continue
+				}
+				switch string(k.Bytes()) {
+				case "model":
+					srcModerationModel = m
+					srcModerationSet |= uint64(0x1)
+				case "policy":
+					srcModerationPolicy = m
+					srcModerationSet |= uint64(0x2)
+				}
+			}
+			for ; srcModerationSet != 0; srcModerationSet &= srcModerationSet - 1 {
+				switch bits.TrailingZeros64(srcModerationSet) {
+				case 0:
+					// mapping/responses_chat.yaml:176: → moderation.model
+					c.put(c.b.Object(codec.Top, "moderation"), "model", srcModerationModel.Raw())
+				case 1:
+					// mapping/responses_chat.yaml:176: → moderation.policy
+					c.put(c.b.Object(codec.Top, "moderation"), "policy", srcModerationPolicy.Raw())
+				}
+			}
+		case 19:
+			var srcReasoningEffort, srcReasoningSummary, srcReasoningGenerateSummary, srcReasoningContext, srcReasoningMode codec.Value
+			var srcReasoningSet uint64
+			for k, m := range srcReasoning.Members() {
+				if !present(m) {
+					continue
+				}
+				switch string(k.Bytes()) {
+				case "effort":
+					srcReasoningEffort = m
+					srcReasoningSet |= uint64(0x1)
+				case "summary":
+					srcReasoningSummary = m
+					srcReasoningSet |= uint64(0x2)
+				case "generate_summary":
+					srcReasoningGenerateSummary = m
+					srcReasoningSet |= uint64(0x4)
+				case "context":
+					srcReasoningContext = m
+					srcReasoningSet |= uint64(0x8)
+				case "mode":
+					srcReasoningMode = m
+					srcReasoningSet |= uint64(0x10)
+				}
+			}
+			for ; srcReasoningSet != 0; srcReasoningSet &= srcReasoningSet - 1 {
+				switch bits.TrailingZeros64(srcReasoningSet) {
+				case 0:
+					// mapping/responses_chat.yaml:199: → reasoning_effort
+					c.put(codec.Top, "reasoning_effort", srcReasoningEffort.Raw())
+				case 1:
+					// mapping/responses_chat.yaml:202: drop
+					c.drop(srcReasoningSummary, "reasoning.summary", "OpenAI's chat completions return no reasoning summary")
+				case 2:
+					// mapping/responses_chat.yaml:205: drop
+					c.drop(srcReasoningGenerateSummary, "reasoning.generate_summary", "OpenAI's chat completions return no reasoning summary")
+				case 3:
+					// mapping/responses_chat.yaml:209: drop
+					c.drop(srcReasoningContext, "reasoning.context", "chat has no reasoning context setting")
+				case 4:
+					// mapping/responses_chat.yaml:211: drop
+					c.drop(srcReasoningMode, "reasoning.mode", "chat has no reasoning mode setting")
+				}
+			}
+		case 20:
+			// mapping/responses_chat.yaml:223: → logprobs
+			include(c, srcInclude, "include", codec.Top, "logprobs")
+		case 21:
+			// mapping/responses_chat.yaml:231: drop
+			c.drop(srcTruncation, "truncation", "chat has no truncation; an upstream refuses a context that is too long")
+		case 22:
+			// mapping/responses_chat.yaml:233: drop
+			c.drop(srcMaxToolCalls, "max_tool_calls", "chat has no limit on tool calls")
+		case 23:
+			// mapping/responses_chat.yaml:235: drop
+			c.drop(srcPrompt, "prompt", "stored prompt templates live on OpenAI's platform")
+		case 24:
+			// mapping/responses_chat.yaml:237: drop
+			c.drop(srcContextManagement, "context_management", "chat has no server-side context compaction")
+		case 25:
+			switch srcToolChoice.Kind() {
+			case codec.String:
+				// mapping/responses_chat.yaml:241: → tool_choice{string}
+				c.put(codec.Top, "tool_choice", srcToolChoice.Raw())
+			case codec.Object:
+				srcToolChoiceObjectNode, srcToolChoiceObjectKnown, srcToolChoiceObjectType := c.tag(srcToolChoice)
+				switch srcToolChoiceObjectType {
+				case "function":
+					var srcToolChoiceObjectFunctionType, srcToolChoiceObjectFunctionName codec.Value
+					var srcToolChoiceObjectFunctionSet uint64
+					for k, m := range srcToolChoice.Members() {
+						if !present(m) {
+							continue
+						}
+						switch string(k.Bytes()) {
+						case "type":
+							srcToolChoiceObjectFunctionType = m
+							srcToolChoiceObjectFunctionSet |= uint64(0x1)
+						case "name":
+							srcToolChoiceObjectFunctionName = m
+							srcToolChoiceObjectFunctionSet |= uint64(0x2)
+						}
+					}
+					for ; srcToolChoiceObjectFunctionSet != 0; srcToolChoiceObjectFunctionSet &= srcToolChoiceObjectFunctionSet - 1 {
+						switch bits.TrailingZeros64(srcToolChoiceObjectFunctionSet) {
+						case 0:
+							// mapping/responses_chat.yaml:243: → tool_choice{object}{function}.type
+							c.put(c.b.Object(codec.Top, "tool_choice"), "type", srcToolChoiceObjectFunctionType.Raw())
+						case 1:
+							// mapping/responses_chat.yaml:245: → tool_choice{object}{function}.function.name
+							c.put(c.b.Object(c.b.Object(codec.Top, "tool_choice"), "function"), "name", srcToolChoiceObjectFunctionName.Raw())
+						}
+					}
+				case "allowed_tools":
+					// mapping/responses_chat.yaml:247: → tool_choice{object}{allowed_tools}
+					allowedTools(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
+				case "custom":
+					// mapping/responses_chat.yaml:251: → tool_choice{object}{custom}
+					customChoice(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
+				case "web_search_preview":
+					// mapping/responses_chat.yaml:255: lossy → tool_choice{string}
+					forceHosted(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
+					c.warn("tool_choice", "forcing a hosted tool becomes required when it is the only tool offered")
+				case "web_search_preview_2025_03_11":
+					// mapping/responses_chat.yaml:259: lossy → tool_choice{string}
+					forceHosted(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
+					c.warn("tool_choice", "forcing a hosted tool becomes required when it is the only tool offered")
+				case "image_generation":
+					// mapping/responses_chat.yaml:263: lossy → tool_choice{string}
+					forceHosted(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
+					c.warn("tool_choice", "forcing a hosted tool becomes required when it is the only tool offered")
+				case "file_search":
+					// mapping/responses_chat.yaml:267: drop
+					c.drop(srcToolChoice, "tool_choice", "file search is dropped with its tool; forcing it is an error")
+				case "code_interpreter":
+					// mapping/responses_chat.yaml:269: drop
+					c.drop(srcToolChoice, "tool_choice", "the code interpreter is dropped with its tool; forcing it is an error")
+				case "computer":
+					// mapping/responses_chat.yaml:271: drop
+					c.drop(srcToolChoice, "tool_choice", "computer use is dropped with its tool; forcing it is an error")
+				case "computer_use":
+					// mapping/responses_chat.yaml:273: drop
+					c.drop(srcToolChoice, "tool_choice", "computer use is dropped with its tool; forcing it is an error")
+				case "computer_use_preview":
+					// mapping/responses_chat.yaml:275: drop
+					c.drop(srcToolChoice, "tool_choice", "computer use is dropped with its tool; forcing it is an error")
+				case "mcp":
+					// mapping/responses_chat.yaml:277: drop
+					c.drop(srcToolChoice, "tool_choice", "remote MCP is dropped with its tool; forcing it is an error")
+				case "apply_patch":
+					// mapping/responses_chat.yaml:279: → tool_choice{object}{function}
+					forceVirtual(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
+				case "shell":
+					// mapping/responses_chat.yaml:283: → tool_choice{object}{function}
+					forceVirtual(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
+				case "programmatic_tool_calling":
+					// mapping/responses_chat.yaml:287: drop
+					c.drop(srcToolChoice, "tool_choice", "programmatic tool calling runs on OpenAI's platform")
 				default:
-					c.unknownType(srcInputArrayNode, srcInputArrayKnown, atElem("input", i, "", "input[0]"))
+					c.unknownType(srcToolChoiceObjectNode, srcToolChoiceObjectKnown, "tool_choice")
 				}
 			}
-		}
-	}
-	if present(srcMaxOutputTokens) {
-		// mapping/responses_chat.yaml:136: → max_completion_tokens
-		c.put(codec.Top, "max_completion_tokens", srcMaxOutputTokens.Raw())
-	}
-	if present(srcTemperature) {
-		// mapping/responses_chat.yaml:138: → temperature
-		c.put(codec.Top, "temperature", srcTemperature.Raw())
-	}
-	if present(srcTopP) {
-		// mapping/responses_chat.yaml:140: → top_p
-		c.put(codec.Top, "top_p", srcTopP.Raw())
-	}
-	if present(srcTopLogprobs) {
-		// mapping/responses_chat.yaml:142: → top_logprobs
-		c.b.SetJSON(codec.Top, "logprobs", "true")
-		c.put(codec.Top, "top_logprobs", srcTopLogprobs.Raw())
-	}
-	if present(srcParallelToolCalls) {
-		// mapping/responses_chat.yaml:146: → parallel_tool_calls
-		c.put(codec.Top, "parallel_tool_calls", srcParallelToolCalls.Raw())
-	}
-	if present(srcMetadata) {
-		// mapping/responses_chat.yaml:148: → metadata
-		c.put(codec.Top, "metadata", srcMetadata.Raw())
-	}
-	if present(srcServiceTier) {
-		// mapping/responses_chat.yaml:150: → service_tier
-		c.put(codec.Top, "service_tier", srcServiceTier.Raw())
-	}
-	if present(srcStream) {
-		// mapping/responses_chat.yaml:152: → stream
-		c.put(codec.Top, "stream", srcStream.Raw())
-		if string(srcStream.Raw()) == "true" {
-			c.b.SetJSON(c.b.Object(codec.Top, "stream_options"), "include_usage", "true")
-		}
-	}
-	if present(srcStreamOptions) {
-		var srcStreamOptionsIncludeObfuscation codec.Value
-		for k, m := range srcStreamOptions.Members() {
-			switch string(k.Bytes()) {
-			case "include_obfuscation":
-				srcStreamOptionsIncludeObfuscation = m
-			}
-		}
-		if present(srcStreamOptionsIncludeObfuscation) {
-			// mapping/responses_chat.yaml:156: → stream_options.include_obfuscation
-			c.put(c.b.Object(codec.Top, "stream_options"), "include_obfuscation", srcStreamOptionsIncludeObfuscation.Raw())
-		}
-	}
-	if present(srcPromptCacheKey) {
-		// mapping/responses_chat.yaml:159: → prompt_cache_key
-		c.put(codec.Top, "prompt_cache_key", srcPromptCacheKey.Raw())
-	}
-	if present(srcPromptCacheOptions) {
-		var srcPromptCacheOptionsMode, srcPromptCacheOptionsTtl codec.Value
-		for k, m := range srcPromptCacheOptions.Members() {
-			switch string(k.Bytes()) {
-			case "mode":
-				srcPromptCacheOptionsMode = m
-			case "ttl":
-				srcPromptCacheOptionsTtl = m
-			}
-		}
-		if present(srcPromptCacheOptionsMode) {
-			// mapping/responses_chat.yaml:163: → prompt_cache_options.mode
-			c.put(c.b.Object(codec.Top, "prompt_cache_options"), "mode", srcPromptCacheOptionsMode.Raw())
-		}
-		if present(srcPromptCacheOptionsTtl) {
-			// mapping/responses_chat.yaml:163: → prompt_cache_options.ttl
-			c.put(c.b.Object(codec.Top, "prompt_cache_options"), "ttl", srcPromptCacheOptionsTtl.Raw())
-		}
-	}
-	if present(srcPromptCacheRetention) {
-		// mapping/responses_chat.yaml:165: → prompt_cache_retention
-		c.put(codec.Top, "prompt_cache_retention", srcPromptCacheRetention.Raw())
-	}
-	if present(srcUser) {
-		// mapping/responses_chat.yaml:168: → user
-		c.put(codec.Top, "user", srcUser.Raw())
-	}
-	if present(srcSafetyIdentifier) {
-		// mapping/responses_chat.yaml:170: → safety_identifier
-		c.put(codec.Top, "safety_identifier", srcSafetyIdentifier.Raw())
-	}
-	if present(srcText) {
-		var srcTextVerbosity, srcTextFormat codec.Value
-		for k, m := range srcText.Members() {
-			switch string(k.Bytes()) {
-			case "verbosity":
-				srcTextVerbosity = m
-			case "format":
-				srcTextFormat = m
-			}
-		}
-		if present(srcTextVerbosity) {
-			// mapping/responses_chat.yaml:173: → verbosity
-			c.put(codec.Top, "verbosity", srcTextVerbosity.Raw())
-		}
-		if present(srcTextFormat) {
-			srcTextFormatNode, srcTextFormatKnown, srcTextFormatType := c.tag(srcTextFormat)
-			switch srcTextFormatType {
-			case "text":
-			// mapping/responses_chat.yaml:181: omit → response_format{text}: the target's default, left out
-			case "json_object":
-				var srcTextFormatJsonObjectType codec.Value
-				for k, m := range srcTextFormat.Members() {
-					switch string(k.Bytes()) {
-					case "type":
-						srcTextFormatJsonObjectType = m
+		case 26:
+			for i, e := range srcTools.Elems() {
+				srcToolsNode, srcToolsKnown, srcToolsType := c.tag(e)
+				switch srcToolsType {
+				case "function":
+					srcToolsFunctionOut := c.b.AppendObject(c.b.Array(codec.Top, "tools"))
+					var srcToolsFunctionType, srcToolsFunctionName, srcToolsFunctionDescription, srcToolsFunctionParameters, srcToolsFunctionStrict, srcToolsFunctionDeferLoading, srcToolsFunctionAllowedCallers, srcToolsFunctionOutputSchema codec.Value
+					var srcToolsFunctionSet uint64
+					for k, m := range e.Members() {
+						if !present(m) {
+							continue
+						}
+						switch string(k.Bytes()) {
+						case "type":
+							srcToolsFunctionType = m
+							srcToolsFunctionSet |= uint64(0x1)
+						case "name":
+							srcToolsFunctionName = m
+							srcToolsFunctionSet |= uint64(0x2)
+						case "description":
+							srcToolsFunctionDescription = m
+							srcToolsFunctionSet |= uint64(0x4)
+						case "parameters":
+							srcToolsFunctionParameters = m
+							srcToolsFunctionSet |= uint64(0x8)
+						case "strict":
+							srcToolsFunctionStrict = m
+							srcToolsFunctionSet |= uint64(0x10)
+						case "defer_loading":
+							srcToolsFunctionDeferLoading = m
+							srcToolsFunctionSet |= uint64(0x20)
+						case "allowed_callers":
+							srcToolsFunctionAllowedCallers = m
+							srcToolsFunctionSet |= uint64(0x40)
+						case "output_schema":
+							srcToolsFunctionOutputSchema = m
+							srcToolsFunctionSet |= uint64(0x80)
+						}
 					}
-				}
-				if present(srcTextFormatJsonObjectType) {
-					// mapping/responses_chat.yaml:184: → response_format{json_object}.type
-					c.put(c.b.Object(codec.Top, "response_format"), "type", srcTextFormatJsonObjectType.Raw())
-				}
-			case "json_schema":
-				var srcTextFormatJsonSchemaType, srcTextFormatJsonSchemaName, srcTextFormatJsonSchemaDescription, srcTextFormatJsonSchemaSchema, srcTextFormatJsonSchemaStrict codec.Value
-				for k, m := range srcTextFormat.Members() {
-					switch string(k.Bytes()) {
-					case "type":
-						srcTextFormatJsonSchemaType = m
-					case "name":
-						srcTextFormatJsonSchemaName = m
-					case "description":
-						srcTextFormatJsonSchemaDescription = m
-					case "schema":
-						srcTextFormatJsonSchemaSchema = m
-					case "strict":
-						srcTextFormatJsonSchemaStrict = m
+					for ; srcToolsFunctionSet != 0; srcToolsFunctionSet &= srcToolsFunctionSet - 1 {
+						switch bits.TrailingZeros64(srcToolsFunctionSet) {
+						case 0:
+							// mapping/responses_chat.yaml:291: → tools[]{function}.type
+							c.put(srcToolsFunctionOut, "type", srcToolsFunctionType.Raw())
+						case 1:
+							// mapping/responses_chat.yaml:293: → tools[]{function}.function.name
+							c.put(c.b.Object(srcToolsFunctionOut, "function"), "name", srcToolsFunctionName.Raw())
+						case 2:
+							// mapping/responses_chat.yaml:295: → tools[]{function}.function.description
+							c.put(c.b.Object(srcToolsFunctionOut, "function"), "description", srcToolsFunctionDescription.Raw())
+						case 3:
+							// mapping/responses_chat.yaml:297: → tools[]{function}.function.parameters
+							c.put(c.b.Object(srcToolsFunctionOut, "function"), "parameters", srcToolsFunctionParameters.Raw())
+						case 4:
+							// mapping/responses_chat.yaml:300: → tools[]{function}.function.strict
+							c.put(c.b.Object(srcToolsFunctionOut, "function"), "strict", srcToolsFunctionStrict.Raw())
+						case 5:
+							// mapping/responses_chat.yaml:302: drop
+							c.drop(srcToolsFunctionDeferLoading, atElem("tools", i, "defer_loading", "tools[0].defer_loading"), "chat loads every tool")
+						case 6:
+							// mapping/responses_chat.yaml:304: drop
+							c.drop(srcToolsFunctionAllowedCallers, atElem("tools", i, "allowed_callers", "tools[0].allowed_callers"), "chat has no restriction on who may call a tool")
+						case 7:
+							// mapping/responses_chat.yaml:306: drop
+							c.drop(srcToolsFunctionOutputSchema, atElem("tools", i, "output_schema", "tools[0].output_schema"), "chat tools declare no output schema")
+						}
 					}
+				case "custom":
+					// mapping/responses_chat.yaml:309: → tools[]{custom}
+					customTool(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
+				case "local_shell":
+					// mapping/responses_chat.yaml:313: → tools[]{function}
+					virtualTool(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
+				case "shell":
+					// mapping/responses_chat.yaml:317: → tools[]{function}
+					virtualTool(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
+				case "apply_patch":
+					// mapping/responses_chat.yaml:321: → tools[]{function}
+					virtualTool(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
+				case "namespace":
+					// mapping/responses_chat.yaml:325: → tools[]{function}
+					namespaceTools(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
+				case "tool_search":
+					// mapping/responses_chat.yaml:329: → tools[]{function}
+					virtualTool(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
+				case "web_search":
+					// mapping/responses_chat.yaml:334: lossy → web_search_options
+					webSearchOptions(c, e, atElem("tools", i, "", "tools[0]"), codec.Top, "web_search_options")
+					c.warn(atElem("tools", i, "", "tools[0]"), "for OpenAI's chat, web_search_options; its filters are lost")
+				case "web_search_2025_08_26":
+					// mapping/responses_chat.yaml:338: lossy → web_search_options
+					webSearchOptions(c, e, atElem("tools", i, "", "tools[0]"), codec.Top, "web_search_options")
+					c.warn(atElem("tools", i, "", "tools[0]"), "for OpenAI's chat, web_search_options; its filters are lost")
+				case "web_search_preview":
+					// mapping/responses_chat.yaml:342: lossy → web_search_options
+					webSearchOptions(c, e, atElem("tools", i, "", "tools[0]"), codec.Top, "web_search_options")
+					c.warn(atElem("tools", i, "", "tools[0]"), "for OpenAI's chat, web_search_options; its filters are lost")
+				case "web_search_preview_2025_03_11":
+					// mapping/responses_chat.yaml:346: lossy → web_search_options
+					webSearchOptions(c, e, atElem("tools", i, "", "tools[0]"), codec.Top, "web_search_options")
+					c.warn(atElem("tools", i, "", "tools[0]"), "for OpenAI's chat, web_search_options; its filters are lost")
+				case "image_generation":
+					// mapping/responses_chat.yaml:350: drop
+					c.drop(e, atElem("tools", i, "", "tools[0]"), "OpenAI's chat completions cannot generate images as a tool")
+				case "file_search":
+					// mapping/responses_chat.yaml:354: drop
+					c.drop(e, atElem("tools", i, "", "tools[0]"), "no chat upstream searches OpenAI vector stores")
+				case "code_interpreter":
+					// mapping/responses_chat.yaml:356: drop
+					c.drop(e, atElem("tools", i, "", "tools[0]"), "no chat upstream runs OpenAI's code interpreter")
+				case "computer":
+					// mapping/responses_chat.yaml:358: drop
+					c.drop(e, atElem("tools", i, "", "tools[0]"), "no chat upstream drives a computer")
+				case "computer_use_preview":
+					// mapping/responses_chat.yaml:360: drop
+					c.drop(e, atElem("tools", i, "", "tools[0]"), "no chat upstream drives a computer")
+				case "mcp":
+					// mapping/responses_chat.yaml:362: drop
+					c.drop(e, atElem("tools", i, "", "tools[0]"), "no chat upstream calls remote MCP servers")
+				case "programmatic_tool_calling":
+					// mapping/responses_chat.yaml:364: drop
+					c.drop(e, atElem("tools", i, "", "tools[0]"), "programmatic tool calling runs on OpenAI's platform")
+				default:
+					c.unknownType(srcToolsNode, srcToolsKnown, atElem("tools", i, "", "tools[0]"))
 				}
-				if present(srcTextFormatJsonSchemaType) {
-					// mapping/responses_chat.yaml:186: → response_format{json_schema}.type
-					c.put(c.b.Object(codec.Top, "response_format"), "type", srcTextFormatJsonSchemaType.Raw())
-				}
-				if present(srcTextFormatJsonSchemaName) {
-					// mapping/responses_chat.yaml:188: → response_format{json_schema}.json_schema.name
-					c.put(c.b.Object(c.b.Object(codec.Top, "response_format"), "json_schema"), "name", srcTextFormatJsonSchemaName.Raw())
-				}
-				if present(srcTextFormatJsonSchemaDescription) {
-					// mapping/responses_chat.yaml:190: → response_format{json_schema}.json_schema.description
-					c.put(c.b.Object(c.b.Object(codec.Top, "response_format"), "json_schema"), "description", srcTextFormatJsonSchemaDescription.Raw())
-				}
-				if present(srcTextFormatJsonSchemaSchema) {
-					// mapping/responses_chat.yaml:192: → response_format{json_schema}.json_schema.schema
-					c.put(c.b.Object(c.b.Object(codec.Top, "response_format"), "json_schema"), "schema", srcTextFormatJsonSchemaSchema.Raw())
-				}
-				if present(srcTextFormatJsonSchemaStrict) {
-					// mapping/responses_chat.yaml:195: → response_format{json_schema}.json_schema.strict
-					c.put(c.b.Object(c.b.Object(codec.Top, "response_format"), "json_schema"), "strict", srcTextFormatJsonSchemaStrict.Raw())
-				}
-			default:
-				c.unknownType(srcTextFormatNode, srcTextFormatKnown, "text.format")
 			}
+		case 27:
+			// mapping/responses_chat.yaml:368: drop
+			c.drop(srcClientMetadata, "client_metadata", "Codex's telemetry; nothing upstream reads it")
 		}
-	}
-	if present(srcModeration) {
-		var srcModerationModel, srcModerationPolicy codec.Value
-		for k, m := range srcModeration.Members() {
-			switch string(k.Bytes()) {
-			case "model":
-				srcModerationModel = m
-			case "policy":
-				srcModerationPolicy = m
-			}
-		}
-		if present(srcModerationModel) {
-			// mapping/responses_chat.yaml:176: → moderation.model
-			c.put(c.b.Object(codec.Top, "moderation"), "model", srcModerationModel.Raw())
-		}
-		if present(srcModerationPolicy) {
-			// mapping/responses_chat.yaml:176: → moderation.policy
-			c.put(c.b.Object(codec.Top, "moderation"), "policy", srcModerationPolicy.Raw())
-		}
-	}
-	if present(srcReasoning) {
-		var srcReasoningEffort, srcReasoningSummary, srcReasoningGenerateSummary, srcReasoningContext, srcReasoningMode codec.Value
-		for k, m := range srcReasoning.Members() {
-			switch string(k.Bytes()) {
-			case "effort":
-				srcReasoningEffort = m
-			case "summary":
-				srcReasoningSummary = m
-			case "generate_summary":
-				srcReasoningGenerateSummary = m
-			case "context":
-				srcReasoningContext = m
-			case "mode":
-				srcReasoningMode = m
-			}
-		}
-		if present(srcReasoningEffort) {
-			// mapping/responses_chat.yaml:199: → reasoning_effort
-			c.put(codec.Top, "reasoning_effort", srcReasoningEffort.Raw())
-		}
-		if present(srcReasoningSummary) {
-			// mapping/responses_chat.yaml:202: drop
-			c.drop(srcReasoningSummary, "reasoning.summary", "OpenAI's chat completions return no reasoning summary")
-		}
-		if present(srcReasoningGenerateSummary) {
-			// mapping/responses_chat.yaml:205: drop
-			c.drop(srcReasoningGenerateSummary, "reasoning.generate_summary", "OpenAI's chat completions return no reasoning summary")
-		}
-		if present(srcReasoningContext) {
-			// mapping/responses_chat.yaml:209: drop
-			c.drop(srcReasoningContext, "reasoning.context", "chat has no reasoning context setting")
-		}
-		if present(srcReasoningMode) {
-			// mapping/responses_chat.yaml:211: drop
-			c.drop(srcReasoningMode, "reasoning.mode", "chat has no reasoning mode setting")
-		}
-	}
-	if present(srcInclude) {
-		// mapping/responses_chat.yaml:223: → logprobs
-		include(c, srcInclude, "include", codec.Top, "logprobs")
-	}
-	if present(srcTruncation) {
-		// mapping/responses_chat.yaml:231: drop
-		c.drop(srcTruncation, "truncation", "chat has no truncation; an upstream refuses a context that is too long")
-	}
-	if present(srcMaxToolCalls) {
-		// mapping/responses_chat.yaml:233: drop
-		c.drop(srcMaxToolCalls, "max_tool_calls", "chat has no limit on tool calls")
-	}
-	if present(srcPrompt) {
-		// mapping/responses_chat.yaml:235: drop
-		c.drop(srcPrompt, "prompt", "stored prompt templates live on OpenAI's platform")
-	}
-	if present(srcContextManagement) {
-		// mapping/responses_chat.yaml:237: drop
-		c.drop(srcContextManagement, "context_management", "chat has no server-side context compaction")
-	}
-	if present(srcToolChoice) {
-		switch srcToolChoice.Kind() {
-		case codec.String:
-			// mapping/responses_chat.yaml:241: → tool_choice{string}
-			c.put(codec.Top, "tool_choice", srcToolChoice.Raw())
-		case codec.Object:
-			srcToolChoiceObjectNode, srcToolChoiceObjectKnown, srcToolChoiceObjectType := c.tag(srcToolChoice)
-			switch srcToolChoiceObjectType {
-			case "function":
-				var srcToolChoiceObjectFunctionType, srcToolChoiceObjectFunctionName codec.Value
-				for k, m := range srcToolChoice.Members() {
-					switch string(k.Bytes()) {
-					case "type":
-						srcToolChoiceObjectFunctionType = m
-					case "name":
-						srcToolChoiceObjectFunctionName = m
-					}
-				}
-				if present(srcToolChoiceObjectFunctionType) {
-					// mapping/responses_chat.yaml:243: → tool_choice{object}{function}.type
-					c.put(c.b.Object(codec.Top, "tool_choice"), "type", srcToolChoiceObjectFunctionType.Raw())
-				}
-				if present(srcToolChoiceObjectFunctionName) {
-					// mapping/responses_chat.yaml:245: → tool_choice{object}{function}.function.name
-					c.put(c.b.Object(c.b.Object(codec.Top, "tool_choice"), "function"), "name", srcToolChoiceObjectFunctionName.Raw())
-				}
-			case "allowed_tools":
-				// mapping/responses_chat.yaml:247: → tool_choice{object}{allowed_tools}
-				allowedTools(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
-			case "custom":
-				// mapping/responses_chat.yaml:251: → tool_choice{object}{custom}
-				customChoice(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
-			case "web_search_preview":
-				// mapping/responses_chat.yaml:255: lossy → tool_choice{string}
-				forceHosted(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
-				c.warn("tool_choice", "forcing a hosted tool becomes required when it is the only tool offered")
-			case "web_search_preview_2025_03_11":
-				// mapping/responses_chat.yaml:259: lossy → tool_choice{string}
-				forceHosted(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
-				c.warn("tool_choice", "forcing a hosted tool becomes required when it is the only tool offered")
-			case "image_generation":
-				// mapping/responses_chat.yaml:263: lossy → tool_choice{string}
-				forceHosted(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
-				c.warn("tool_choice", "forcing a hosted tool becomes required when it is the only tool offered")
-			case "file_search":
-				// mapping/responses_chat.yaml:267: drop
-				c.drop(srcToolChoice, "tool_choice", "file search is dropped with its tool; forcing it is an error")
-			case "code_interpreter":
-				// mapping/responses_chat.yaml:269: drop
-				c.drop(srcToolChoice, "tool_choice", "the code interpreter is dropped with its tool; forcing it is an error")
-			case "computer":
-				// mapping/responses_chat.yaml:271: drop
-				c.drop(srcToolChoice, "tool_choice", "computer use is dropped with its tool; forcing it is an error")
-			case "computer_use":
-				// mapping/responses_chat.yaml:273: drop
-				c.drop(srcToolChoice, "tool_choice", "computer use is dropped with its tool; forcing it is an error")
-			case "computer_use_preview":
-				// mapping/responses_chat.yaml:275: drop
-				c.drop(srcToolChoice, "tool_choice", "computer use is dropped with its tool; forcing it is an error")
-			case "mcp":
-				// mapping/responses_chat.yaml:277: drop
-				c.drop(srcToolChoice, "tool_choice", "remote MCP is dropped with its tool; forcing it is an error")
-			case "apply_patch":
-				// mapping/responses_chat.yaml:279: → tool_choice{object}{function}
-				forceVirtual(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
-			case "shell":
-				// mapping/responses_chat.yaml:283: → tool_choice{object}{function}
-				forceVirtual(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
-			case "programmatic_tool_calling":
-				// mapping/responses_chat.yaml:287: drop
-				c.drop(srcToolChoice, "tool_choice", "programmatic tool calling runs on OpenAI's platform")
-			default:
-				c.unknownType(srcToolChoiceObjectNode, srcToolChoiceObjectKnown, "tool_choice")
-			}
-		}
-	}
-	if present(srcTools) {
-		for i, e := range srcTools.Elems() {
-			srcToolsNode, srcToolsKnown, srcToolsType := c.tag(e)
-			switch srcToolsType {
-			case "function":
-				srcToolsFunctionOut := c.b.AppendObject(c.b.Array(codec.Top, "tools"))
-				var srcToolsFunctionType, srcToolsFunctionName, srcToolsFunctionDescription, srcToolsFunctionParameters, srcToolsFunctionStrict, srcToolsFunctionDeferLoading, srcToolsFunctionAllowedCallers, srcToolsFunctionOutputSchema codec.Value
-				for k, m := range e.Members() {
-					switch string(k.Bytes()) {
-					case "type":
-						srcToolsFunctionType = m
-					case "name":
-						srcToolsFunctionName = m
-					case "description":
-						srcToolsFunctionDescription = m
-					case "parameters":
-						srcToolsFunctionParameters = m
-					case "strict":
-						srcToolsFunctionStrict = m
-					case "defer_loading":
-						srcToolsFunctionDeferLoading = m
-					case "allowed_callers":
-						srcToolsFunctionAllowedCallers = m
-					case "output_schema":
-						srcToolsFunctionOutputSchema = m
-					}
-				}
-				if present(srcToolsFunctionType) {
-					// mapping/responses_chat.yaml:291: → tools[]{function}.type
-					c.put(srcToolsFunctionOut, "type", srcToolsFunctionType.Raw())
-				}
-				if present(srcToolsFunctionName) {
-					// mapping/responses_chat.yaml:293: → tools[]{function}.function.name
-					c.put(c.b.Object(srcToolsFunctionOut, "function"), "name", srcToolsFunctionName.Raw())
-				}
-				if present(srcToolsFunctionDescription) {
-					// mapping/responses_chat.yaml:295: → tools[]{function}.function.description
-					c.put(c.b.Object(srcToolsFunctionOut, "function"), "description", srcToolsFunctionDescription.Raw())
-				}
-				if present(srcToolsFunctionParameters) {
-					// mapping/responses_chat.yaml:297: → tools[]{function}.function.parameters
-					c.put(c.b.Object(srcToolsFunctionOut, "function"), "parameters", srcToolsFunctionParameters.Raw())
-				}
-				if present(srcToolsFunctionStrict) {
-					// mapping/responses_chat.yaml:300: → tools[]{function}.function.strict
-					c.put(c.b.Object(srcToolsFunctionOut, "function"), "strict", srcToolsFunctionStrict.Raw())
-				}
-				if present(srcToolsFunctionDeferLoading) {
-					// mapping/responses_chat.yaml:302: drop
-					c.drop(srcToolsFunctionDeferLoading, atElem("tools", i, "defer_loading", "tools[0].defer_loading"), "chat loads every tool")
-				}
-				if present(srcToolsFunctionAllowedCallers) {
-					// mapping/responses_chat.yaml:304: drop
-					c.drop(srcToolsFunctionAllowedCallers, atElem("tools", i, "allowed_callers", "tools[0].allowed_callers"), "chat has no restriction on who may call a tool")
-				}
-				if present(srcToolsFunctionOutputSchema) {
-					// mapping/responses_chat.yaml:306: drop
-					c.drop(srcToolsFunctionOutputSchema, atElem("tools", i, "output_schema", "tools[0].output_schema"), "chat tools declare no output schema")
-				}
-			case "custom":
-				// mapping/responses_chat.yaml:309: → tools[]{custom}
-				customTool(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
-			case "local_shell":
-				// mapping/responses_chat.yaml:313: → tools[]{function}
-				virtualTool(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
-			case "shell":
-				// mapping/responses_chat.yaml:317: → tools[]{function}
-				virtualTool(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
-			case "apply_patch":
-				// mapping/responses_chat.yaml:321: → tools[]{function}
-				virtualTool(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
-			case "namespace":
-				// mapping/responses_chat.yaml:325: → tools[]{function}
-				namespaceTools(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
-			case "tool_search":
-				// mapping/responses_chat.yaml:329: → tools[]{function}
-				virtualTool(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
-			case "web_search":
-				// mapping/responses_chat.yaml:334: lossy → web_search_options
-				webSearchOptions(c, e, atElem("tools", i, "", "tools[0]"), codec.Top, "web_search_options")
-				c.warn(atElem("tools", i, "", "tools[0]"), "for OpenAI's chat, web_search_options; its filters are lost")
-			case "web_search_2025_08_26":
-				// mapping/responses_chat.yaml:338: lossy → web_search_options
-				webSearchOptions(c, e, atElem("tools", i, "", "tools[0]"), codec.Top, "web_search_options")
-				c.warn(atElem("tools", i, "", "tools[0]"), "for OpenAI's chat, web_search_options; its filters are lost")
-			case "web_search_preview":
-				// mapping/responses_chat.yaml:342: lossy → web_search_options
-				webSearchOptions(c, e, atElem("tools", i, "", "tools[0]"), codec.Top, "web_search_options")
-				c.warn(atElem("tools", i, "", "tools[0]"), "for OpenAI's chat, web_search_options; its filters are lost")
-			case "web_search_preview_2025_03_11":
-				// mapping/responses_chat.yaml:346: lossy → web_search_options
-				webSearchOptions(c, e, atElem("tools", i, "", "tools[0]"), codec.Top, "web_search_options")
-				c.warn(atElem("tools", i, "", "tools[0]"), "for OpenAI's chat, web_search_options; its filters are lost")
-			case "image_generation":
-				// mapping/responses_chat.yaml:350: drop
-				c.drop(e, atElem("tools", i, "", "tools[0]"), "OpenAI's chat completions cannot generate images as a tool")
-			case "file_search":
-				// mapping/responses_chat.yaml:354: drop
-				c.drop(e, atElem("tools", i, "", "tools[0]"), "no chat upstream searches OpenAI vector stores")
-			case "code_interpreter":
-				// mapping/responses_chat.yaml:356: drop
-				c.drop(e, atElem("tools", i, "", "tools[0]"), "no chat upstream runs OpenAI's code interpreter")
-			case "computer":
-				// mapping/responses_chat.yaml:358: drop
-				c.drop(e, atElem("tools", i, "", "tools[0]"), "no chat upstream drives a computer")
-			case "computer_use_preview":
-				// mapping/responses_chat.yaml:360: drop
-				c.drop(e, atElem("tools", i, "", "tools[0]"), "no chat upstream drives a computer")
-			case "mcp":
-				// mapping/responses_chat.yaml:362: drop
-				c.drop(e, atElem("tools", i, "", "tools[0]"), "no chat upstream calls remote MCP servers")
-			case "programmatic_tool_calling":
-				// mapping/responses_chat.yaml:364: drop
-				c.drop(e, atElem("tools", i, "", "tools[0]"), "programmatic tool calling runs on OpenAI's platform")
-			default:
-				c.unknownType(srcToolsNode, srcToolsKnown, atElem("tools", i, "", "tools[0]"))
-			}
-		}
-	}
-	if present(srcClientMetadata) {
-		// mapping/responses_chat.yaml:368: drop
-		c.drop(srcClientMetadata, "client_metadata", "Codex's telemetry; nothing upstream reads it")
 	}
 }
 
 // responsesChatCompatibleReasoning converts a payload, as mapping/responses_chat.yaml says for compatible-reasoning.
 func (c *conv) responsesChatCompatibleReasoning(v codec.Value) {
 	var srcModel, srcInstructions, srcInput, srcMaxOutputTokens, srcTemperature, srcTopP, srcTopLogprobs, srcParallelToolCalls, srcMetadata, srcServiceTier, srcStream, srcStreamOptions, srcPromptCacheKey, srcPromptCacheOptions, srcPromptCacheRetention, srcUser, srcSafetyIdentifier, srcText, srcModeration, srcReasoning, srcInclude, srcTruncation, srcMaxToolCalls, srcPrompt, srcContextManagement, srcToolChoice, srcTools, srcClientMetadata codec.Value
+	var srcSet uint64
 	for k, m := range v.Members() {
+		if !present(m) {
+			continue
+		}
 		switch string(k.Bytes()) {
 		case "model":
 			srcModel = m
+			srcSet |= uint64(0x1)
 		case "instructions":
 			srcInstructions = m
+			srcSet |= uint64(0x2)
 		case "input":
 			srcInput = m
+			srcSet |= uint64(0x4)
 		case "max_output_tokens":
 			srcMaxOutputTokens = m
+			srcSet |= uint64(0x8)
 		case "temperature":
 			srcTemperature = m
+			srcSet |= uint64(0x10)
 		case "top_p":
 			srcTopP = m
+			srcSet |= uint64(0x20)
 		case "top_logprobs":
 			srcTopLogprobs = m
+			srcSet |= uint64(0x40)
 		case "parallel_tool_calls":
 			srcParallelToolCalls = m
+			srcSet |= uint64(0x80)
 		case "metadata":
 			srcMetadata = m
+			srcSet |= uint64(0x100)
 		case "service_tier":
 			srcServiceTier = m
+			srcSet |= uint64(0x200)
 		case "stream":
 			srcStream = m
+			srcSet |= uint64(0x400)
 		case "stream_options":
 			srcStreamOptions = m
+			srcSet |= uint64(0x800)
 		case "prompt_cache_key":
 			srcPromptCacheKey = m
+			srcSet |= uint64(0x1000)
 		case "prompt_cache_options":
 			srcPromptCacheOptions = m
+			srcSet |= uint64(0x2000)
 		case "prompt_cache_retention":
 			srcPromptCacheRetention = m
+			srcSet |= uint64(0x4000)
 		case "user":
 			srcUser = m
+			srcSet |= uint64(0x8000)
 		case "safety_identifier":
 			srcSafetyIdentifier = m
+			srcSet |= uint64(0x10000)
 		case "text":
 			srcText = m
+			srcSet |= uint64(0x20000)
 		case "moderation":
 			srcModeration = m
+			srcSet |= uint64(0x40000)
 		case "reasoning":
 			srcReasoning = m
+			srcSet |= uint64(0x80000)
 		case "store": // mapping/responses_chat.yaml:215: gateway: default true: the gateway stores the Response, its input and output items (SQLite or PostgreSQL, per tenant, with a TTL) for previous_response_id, conversations, item_reference and GET/DELETE /v1/responses/{id} and input_items; false writes nothing; the Response says what was done
 		case "previous_response_id": // mapping/responses_chat.yaml:217: gateway: the gateway prepends the stored chain (each turn's input then output items, oldest first; not its instructions); an unknown, deleted, expired or other tenant's id (or one deleted inside the chain) is 400 previous_response_not_found
 		case "conversation": // mapping/responses_chat.yaml:219: gateway: the gateway prepends the conversation's items (the Conversations API) and appends the response's input and output items to it with the stored response; with previous_response_id it is a 400
 		case "background": // mapping/responses_chat.yaml:221: gateway: unsupported_parameter until the gateway runs responses in the background
 		case "include":
 			srcInclude = m
+			srcSet |= uint64(0x100000)
 		case "truncation":
 			srcTruncation = m
+			srcSet |= uint64(0x200000)
 		case "max_tool_calls":
 			srcMaxToolCalls = m
+			srcSet |= uint64(0x400000)
 		case "prompt":
 			srcPrompt = m
+			srcSet |= uint64(0x800000)
 		case "context_management":
 			srcContextManagement = m
+			srcSet |= uint64(0x1000000)
 		case "tool_choice":
 			srcToolChoice = m
+			srcSet |= uint64(0x2000000)
 		case "tools":
 			srcTools = m
+			srcSet |= uint64(0x4000000)
 		case "client_metadata":
 			srcClientMetadata = m
+			srcSet |= uint64(0x8000000)
 		}
 	}
-	if present(srcModel) {
-		// mapping/responses_chat.yaml:12: → model
-		model(c, srcModel, "model", codec.Top, "model")
-	}
-	if present(srcInstructions) {
-		// mapping/responses_chat.yaml:18: → messages
-		instructions(c, srcInstructions, "instructions", codec.Top, "messages")
-	}
-	if present(srcInput) {
-		switch srcInput.Kind() {
-		case codec.String:
-			// mapping/responses_chat.yaml:29: → messages[]{user}
-			userInput(c, srcInput, "input", c.b.Array(codec.Top, "messages"), "")
-		case codec.Array:
-			for i, e := range srcInput.Elems() {
-				srcInputArrayNode, srcInputArrayKnown, srcInputArrayType := c.tag(e)
-				switch srcInputArrayType {
-				case "message":
-					// mapping/responses_chat.yaml:33: → messages[]{user}
-					message(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
-				case "reasoning":
-					// mapping/dialects/compatible-reasoning.yaml:17: → messages[]{assistant}
-					reasoningCarrier(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
-				case "function_call":
-					// mapping/responses_chat.yaml:52: → messages[]{assistant}
-					functionCall(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
-				case "function_call_output":
-					// mapping/responses_chat.yaml:56: → messages[]{tool}
-					callOutput(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
-				case "custom_tool_call":
-					// mapping/responses_chat.yaml:60: → messages[]{assistant}
-					customToolCall(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
-				case "custom_tool_call_output":
-					// mapping/responses_chat.yaml:64: → messages[]{tool}
-					callOutput(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
-				case "local_shell_call":
-					// mapping/responses_chat.yaml:68: → messages[]{assistant}
-					localShellCall(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
-				case "local_shell_call_output":
-					// mapping/responses_chat.yaml:72: → messages[]{tool}
-					callOutput(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
-				case "shell_call":
-					// mapping/responses_chat.yaml:76: → messages[]{assistant}
-					shellCall(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
-				case "shell_call_output":
-					// mapping/responses_chat.yaml:80: → messages[]{tool}
-					callOutput(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
-				case "apply_patch_call":
-					// mapping/responses_chat.yaml:84: → messages[]{assistant}
-					applyPatchCall(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
-				case "apply_patch_call_output":
-					// mapping/responses_chat.yaml:88: → messages[]{tool}
-					callOutput(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
-				case "tool_search_call":
-					// mapping/responses_chat.yaml:92: → messages[]{assistant}
-					toolSearchCall(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
-				case "tool_search_output":
-					// mapping/responses_chat.yaml:96: → messages[]{tool}
-					toolSearchOutput(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
-				case "additional_tools":
-					// mapping/responses_chat.yaml:100: → tools[]{function}
-					additionalTools(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "tools"), "")
-				case "item_reference":
-				// mapping/responses_chat.yaml:104: gateway: the gateway resolves it from its store (any input or output item the tenant has stored) before conversion, and stores the item it names as this response's input; an unknown id is 400 naming input[i].id (a converter alone resolves it through Options.Items)
-				case "web_search_call":
-					// mapping/responses_chat.yaml:106: drop
-					c.drop(e, atElem("input", i, "", "input[0]"), "OpenAI ran the search; chat has no record of a server tool's call (the answer that used it stays)")
-				case "file_search_call":
-					// mapping/responses_chat.yaml:108: drop
-					c.drop(e, atElem("input", i, "", "input[0]"), "OpenAI ran the file search; chat has no record of a server tool's call")
-				case "code_interpreter_call":
-					// mapping/responses_chat.yaml:110: drop
-					c.drop(e, atElem("input", i, "", "input[0]"), "OpenAI ran the code; chat has no record of a server tool's call")
-				case "image_generation_call":
-					// mapping/responses_chat.yaml:112: drop
-					c.drop(e, atElem("input", i, "", "input[0]"), "OpenAI generated the image; chat has no record of a server tool's call")
-				case "computer_call":
-					// mapping/responses_chat.yaml:114: drop
-					c.drop(e, atElem("input", i, "", "input[0]"), "no chat upstream drives a computer; the call is left out (with its output)")
-				case "computer_call_output":
-					// mapping/responses_chat.yaml:116: drop
-					c.drop(e, atElem("input", i, "", "input[0]"), "no chat upstream drives a computer; the output is left out (with its call)")
-				case "mcp_call":
-					// mapping/responses_chat.yaml:118: drop
-					c.drop(e, atElem("input", i, "", "input[0]"), "OpenAI called the remote MCP server; chat has no record of a server tool's call")
-				case "mcp_list_tools":
-					// mapping/responses_chat.yaml:120: drop
-					c.drop(e, atElem("input", i, "", "input[0]"), "no chat upstream calls remote MCP servers")
-				case "mcp_approval_request":
-					// mapping/responses_chat.yaml:122: drop
-					c.drop(e, atElem("input", i, "", "input[0]"), "no chat upstream calls remote MCP servers")
-				case "mcp_approval_response":
-					// mapping/responses_chat.yaml:124: drop
-					c.drop(e, atElem("input", i, "", "input[0]"), "no chat upstream calls remote MCP servers")
-				case "compaction":
-					// mapping/responses_chat.yaml:126: drop
-					c.drop(e, atElem("input", i, "", "input[0]"), "OpenAI's compacted context is encrypted for OpenAI; no chat upstream can read it")
-				case "compaction_trigger":
-					// mapping/responses_chat.yaml:128: drop
-					c.drop(e, atElem("input", i, "", "input[0]"), "chat has no server-side context compaction")
-				case "program":
-					// mapping/responses_chat.yaml:130: drop
-					c.drop(e, atElem("input", i, "", "input[0]"), "programmatic tool calling runs on OpenAI's platform")
-				case "program_output":
-					// mapping/responses_chat.yaml:132: drop
-					c.drop(e, atElem("input", i, "", "input[0]"), "programmatic tool calling runs on OpenAI's platform")
+	for ; srcSet != 0; srcSet &= srcSet - 1 {
+		switch bits.TrailingZeros64(srcSet) {
+		case 0:
+			// mapping/responses_chat.yaml:12: → model
+			model(c, srcModel, "model", codec.Top, "model")
+		case 1:
+			// mapping/responses_chat.yaml:18: → messages
+			instructions(c, srcInstructions, "instructions", codec.Top, "messages")
+		case 2:
+			switch srcInput.Kind() {
+			case codec.String:
+				// mapping/responses_chat.yaml:29: → messages[]{user}
+				userInput(c, srcInput, "input", c.b.Array(codec.Top, "messages"), "")
+			case codec.Array:
+				for i, e := range srcInput.Elems() {
+					srcInputArrayNode, srcInputArrayKnown, srcInputArrayType := c.tag(e)
+					switch srcInputArrayType {
+					case "message":
+						// mapping/responses_chat.yaml:33: → messages[]{user}
+						message(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+					case "reasoning":
+						// mapping/dialects/compatible-reasoning.yaml:17: → messages[]{assistant}
+						reasoningCarrier(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+					case "function_call":
+						// mapping/responses_chat.yaml:52: → messages[]{assistant}
+						functionCall(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+					case "function_call_output":
+						// mapping/responses_chat.yaml:56: → messages[]{tool}
+						callOutput(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+					case "custom_tool_call":
+						// mapping/responses_chat.yaml:60: → messages[]{assistant}
+						customToolCall(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+					case "custom_tool_call_output":
+						// mapping/responses_chat.yaml:64: → messages[]{tool}
+						callOutput(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+					case "local_shell_call":
+						// mapping/responses_chat.yaml:68: → messages[]{assistant}
+						localShellCall(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+					case "local_shell_call_output":
+						// mapping/responses_chat.yaml:72: → messages[]{tool}
+						callOutput(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+					case "shell_call":
+						// mapping/responses_chat.yaml:76: → messages[]{assistant}
+						shellCall(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+					case "shell_call_output":
+						// mapping/responses_chat.yaml:80: → messages[]{tool}
+						callOutput(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+					case "apply_patch_call":
+						// mapping/responses_chat.yaml:84: → messages[]{assistant}
+						applyPatchCall(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+					case "apply_patch_call_output":
+						// mapping/responses_chat.yaml:88: → messages[]{tool}
+						callOutput(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+					case "tool_search_call":
+						// mapping/responses_chat.yaml:92: → messages[]{assistant}
+						toolSearchCall(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+					case "tool_search_output":
+						// mapping/responses_chat.yaml:96: → messages[]{tool}
+						toolSearchOutput(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+					case "additional_tools":
+						// mapping/responses_chat.yaml:100: → tools[]{function}
+						additionalTools(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "tools"), "")
+					case "item_reference":
+					// mapping/responses_chat.yaml:104: gateway: the gateway resolves it from its store (any input or output item the tenant has stored) before conversion, and stores the item it names as this response's input; an unknown id is 400 naming input[i].id (a converter alone resolves it through Options.Items)
+					case "web_search_call":
+						// mapping/responses_chat.yaml:106: drop
+						c.drop(e, atElem("input", i, "", "input[0]"), "OpenAI ran the search; chat has no record of a server tool's call (the answer that used it stays)")
+					case "file_search_call":
+						// mapping/responses_chat.yaml:108: drop
+						c.drop(e, atElem("input", i, "", "input[0]"), "OpenAI ran the file search; chat has no record of a server tool's call")
+					case "code_interpreter_call":
+						// mapping/responses_chat.yaml:110: drop
+						c.drop(e, atElem("input", i, "", "input[0]"), "OpenAI ran the code; chat has no record of a server tool's call")
+					case "image_generation_call":
+						// mapping/responses_chat.yaml:112: drop
+						c.drop(e, atElem("input", i, "", "input[0]"), "OpenAI generated the image; chat has no record of a server tool's call")
+					case "computer_call":
+						// mapping/responses_chat.yaml:114: drop
+						c.drop(e, atElem("input", i, "", "input[0]"), "no chat upstream drives a computer; the call is left out (with its output)")
+					case "computer_call_output":
+						// mapping/responses_chat.yaml:116: drop
+						c.drop(e, atElem("input", i, "", "input[0]"), "no chat upstream drives a computer; the output is left out (with its call)")
+					case "mcp_call":
+						// mapping/responses_chat.yaml:118: drop
+						c.drop(e, atElem("input", i, "", "input[0]"), "OpenAI called the remote MCP server; chat has no record of a server tool's call")
+					case "mcp_list_tools":
+						// mapping/responses_chat.yaml:120: drop
+						c.drop(e, atElem("input", i, "", "input[0]"), "no chat upstream calls remote MCP servers")
+					case "mcp_approval_request":
+						// mapping/responses_chat.yaml:122: drop
+						c.drop(e, atElem("input", i, "", "input[0]"), "no chat upstream calls remote MCP servers")
+					case "mcp_approval_response":
+						// mapping/responses_chat.yaml:124: drop
+						c.drop(e, atElem("input", i, "", "input[0]"), "no chat upstream calls remote MCP servers")
+					case "compaction":
+						// mapping/responses_chat.yaml:126: drop
+						c.drop(e, atElem("input", i, "", "input[0]"), "OpenAI's compacted context is encrypted for OpenAI; no chat upstream can read it")
+					case "compaction_trigger":
+						// mapping/responses_chat.yaml:128: drop
+						c.drop(e, atElem("input", i, "", "input[0]"), "chat has no server-side context compaction")
+					case "program":
+						// mapping/responses_chat.yaml:130: drop
+						c.drop(e, atElem("input", i, "", "input[0]"), "programmatic tool calling runs on OpenAI's platform")
+					case "program_output":
+						// mapping/responses_chat.yaml:132: drop
+						c.drop(e, atElem("input", i, "", "input[0]"), "programmatic tool calling runs on OpenAI's platform")
+					default:
+						c.unknownType(srcInputArrayNode, srcInputArrayKnown, atElem("input", i, "", "input[0]"))
+					}
+				}
+			}
+		case 3:
+			// mapping/responses_chat.yaml:136: → max_completion_tokens
+			c.put(codec.Top, "max_completion_tokens", srcMaxOutputTokens.Raw())
+		case 4:
+			// mapping/responses_chat.yaml:138: → temperature
+			c.put(codec.Top, "temperature", srcTemperature.Raw())
+		case 5:
+			// mapping/responses_chat.yaml:140: → top_p
+			c.put(codec.Top, "top_p", srcTopP.Raw())
+		case 6:
+			// mapping/responses_chat.yaml:142: → top_logprobs
+			c.b.SetJSON(codec.Top, "logprobs", "true")
+			c.put(codec.Top, "top_logprobs", srcTopLogprobs.Raw())
+		case 7:
+			// mapping/responses_chat.yaml:146: → parallel_tool_calls
+			c.put(codec.Top, "parallel_tool_calls", srcParallelToolCalls.Raw())
+		case 8:
+			// mapping/responses_chat.yaml:148: → metadata
+			c.put(codec.Top, "metadata", srcMetadata.Raw())
+		case 9:
+			// mapping/responses_chat.yaml:150: → service_tier
+			c.put(codec.Top, "service_tier", srcServiceTier.Raw())
+		case 10:
+			// mapping/responses_chat.yaml:152: → stream
+			c.put(codec.Top, "stream", srcStream.Raw())
+			if string(srcStream.Raw()) == "true" {
+				c.b.SetJSON(c.b.Object(codec.Top, "stream_options"), "include_usage", "true")
+			}
+		case 11:
+			var srcStreamOptionsIncludeObfuscation codec.Value
+			var srcStreamOptionsSet uint64
+			for k, m := range srcStreamOptions.Members() {
+				if !present(m) {
+					continue
+				}
+				switch string(k.Bytes()) {
+				case "include_obfuscation":
+					srcStreamOptionsIncludeObfuscation = m
+					srcStreamOptionsSet |= uint64(0x1)
+				}
+			}
+			for ; srcStreamOptionsSet != 0; srcStreamOptionsSet &= srcStreamOptionsSet - 1 {
+				switch bits.TrailingZeros64(srcStreamOptionsSet) {
+				case 0:
+					// mapping/dialects/compatible-reasoning.yaml:41: drop
+					c.drop(srcStreamOptionsIncludeObfuscation, "stream_options.include_obfuscation", "their streams have no obfuscation option")
+				}
+			}
+		case 12:
+			// mapping/responses_chat.yaml:159: → prompt_cache_key
+			c.put(codec.Top, "prompt_cache_key", srcPromptCacheKey.Raw())
+		case 13:
+			var srcPromptCacheOptionsMode, srcPromptCacheOptionsTtl codec.Value
+			var srcPromptCacheOptionsSet uint64
+			for k, m := range srcPromptCacheOptions.Members() {
+				if !present(m) {
+					continue
+				}
+				switch string(k.Bytes()) {
+				case "mode":
+					srcPromptCacheOptionsMode = m
+					srcPromptCacheOptionsSet |= uint64(0x1)
+				case "ttl":
+					srcPromptCacheOptionsTtl = m
+					srcPromptCacheOptionsSet |= uint64(0x2)
+				}
+			}
+			for ; srcPromptCacheOptionsSet != 0; srcPromptCacheOptionsSet &= srcPromptCacheOptionsSet - 1 {
+				switch bits.TrailingZeros64(srcPromptCacheOptionsSet) {
+				case 0:
+					// mapping/responses_chat.yaml:163: → prompt_cache_options.mode
+					c.put(c.b.Object(codec.Top, "prompt_cache_options"), "mode", srcPromptCacheOptionsMode.Raw())
+				case 1:
+					// mapping/responses_chat.yaml:163: → prompt_cache_options.ttl
+					c.put(c.b.Object(codec.Top, "prompt_cache_options"), "ttl", srcPromptCacheOptionsTtl.Raw())
+				}
+			}
+		case 14:
+			// mapping/responses_chat.yaml:165: → prompt_cache_retention
+			c.put(codec.Top, "prompt_cache_retention", srcPromptCacheRetention.Raw())
+		case 15:
+			// mapping/responses_chat.yaml:168: → user
+			c.put(codec.Top, "user", srcUser.Raw())
+		case 16:
+			// mapping/responses_chat.yaml:170: → safety_identifier
+			c.put(codec.Top, "safety_identifier", srcSafetyIdentifier.Raw())
+		case 17:
+			var srcTextVerbosity, srcTextFormat codec.Value
+			var srcTextSet uint64
+			for k, m := range srcText.Members() {
+				if !present(m) {
+					continue
+				}
+				switch string(k.Bytes()) {
+				case "verbosity":
+					srcTextVerbosity = m
+					srcTextSet |= uint64(0x1)
+				case "format":
+					srcTextFormat = m
+					srcTextSet |= uint64(0x2)
+				}
+			}
+			for ; srcTextSet != 0; srcTextSet &= srcTextSet - 1 {
+				switch bits.TrailingZeros64(srcTextSet) {
+				case 0:
+					// mapping/responses_chat.yaml:173: → verbosity
+					c.put(codec.Top, "verbosity", srcTextVerbosity.Raw())
+				case 1:
+					srcTextFormatNode, srcTextFormatKnown, srcTextFormatType := c.tag(srcTextFormat)
+					switch srcTextFormatType {
+					case "text":
+					// mapping/responses_chat.yaml:181: omit → response_format{text}: the target's default, left out
+					case "json_object":
+						var srcTextFormatJsonObjectType codec.Value
+						var srcTextFormatJsonObjectSet uint64
+						for k, m := range srcTextFormat.Members() {
+							if !present(m) {
+								continue
+							}
+							switch string(k.Bytes()) {
+							case "type":
+								srcTextFormatJsonObjectType = m
+								srcTextFormatJsonObjectSet |= uint64(0x1)
+							}
+						}
+						for ; srcTextFormatJsonObjectSet != 0; srcTextFormatJsonObjectSet &= srcTextFormatJsonObjectSet - 1 {
+							switch bits.TrailingZeros64(srcTextFormatJsonObjectSet) {
+							case 0:
+								// mapping/responses_chat.yaml:184: → response_format{json_object}.type
+								c.put(c.b.Object(codec.Top, "response_format"), "type", srcTextFormatJsonObjectType.Raw())
+							}
+						}
+					case "json_schema":
+						var srcTextFormatJsonSchemaType, srcTextFormatJsonSchemaName, srcTextFormatJsonSchemaDescription, srcTextFormatJsonSchemaSchema, srcTextFormatJsonSchemaStrict codec.Value
+						var srcTextFormatJsonSchemaSet uint64
+						for k, m := range srcTextFormat.Members() {
+							if !present(m) {
+								continue
+							}
+							switch string(k.Bytes()) {
+							case "type":
+								srcTextFormatJsonSchemaType = m
+								srcTextFormatJsonSchemaSet |= uint64(0x1)
+							case "name":
+								srcTextFormatJsonSchemaName = m
+								srcTextFormatJsonSchemaSet |= uint64(0x2)
+							case "description":
+								srcTextFormatJsonSchemaDescription = m
+								srcTextFormatJsonSchemaSet |= uint64(0x4)
+							case "schema":
+								srcTextFormatJsonSchemaSchema = m
+								srcTextFormatJsonSchemaSet |= uint64(0x8)
+							case "strict":
+								srcTextFormatJsonSchemaStrict = m
+								srcTextFormatJsonSchemaSet |= uint64(0x10)
+							}
+						}
+						for ; srcTextFormatJsonSchemaSet != 0; srcTextFormatJsonSchemaSet &= srcTextFormatJsonSchemaSet - 1 {
+							switch bits.TrailingZeros64(srcTextFormatJsonSchemaSet) {
+							case 0:
+								// mapping/responses_chat.yaml:186: → response_format{json_schema}.type
+								c.put(c.b.Object(codec.Top, "response_format"), "type", srcTextFormatJsonSchemaType.Raw())
+							case 1:
+								// mapping/responses_chat.yaml:188: → response_format{json_schema}.json_schema.name
+								c.put(c.b.Object(c.b.Object(codec.Top, "response_format"), "json_schema"), "name", srcTextFormatJsonSchemaName.Raw())
+							case 2:
+								// mapping/responses_chat.yaml:190: → response_format{json_schema}.json_schema.description
+								c.put(c.b.Object(c.b.Object(codec.Top, "response_format"), "json_schema"), "description", srcTextFormatJsonSchemaDescription.Raw())
+							case 3:
+								// mapping/responses_chat.yaml:192: → response_format{json_schema}.json_schema.schema
+								c.put(c.b.Object(c.b.Object(codec.Top, "response_format"), "json_schema"), "schema", srcTextFormatJsonSchemaSchema.Raw())
+							case 4:
+								// mapping/responses_chat.yaml:195: → response_format{json_schema}.json_schema.strict
+								c.put(c.b.Object(c.b.Object(codec.Top, "response_format"), "json_schema"), "strict", srcTextFormatJsonSchemaStrict.Raw())
+							}
+						}
+					default:
+						c.unknownType(srcTextFormatNode, srcTextFormatKnown, "text.format")
+					}
+				}
+			}
+		case 18:
+			var srcModerationModel, srcModerationPolicy codec.Value
+			var srcModerationSet uint64
+			for k, m := range srcModeration.Members() {
+				if !present(m) {
+					continue
+				}
+				switch string(k.Bytes()) {
+				case "model":
+					srcModerationModel = m
+					srcModerationSet |= uint64(0x1)
+				case "policy":
+					srcModerationPolicy = m
+					srcModerationSet |= uint64(0x2)
+				}
+			}
+			for ; srcModerationSet != 0; srcModerationSet &= srcModerationSet - 1 {
+				switch bits.TrailingZeros64(srcModerationSet) {
+				case 0:
+					// mapping/responses_chat.yaml:176: → moderation.model
+					c.put(c.b.Object(codec.Top, "moderation"), "model", srcModerationModel.Raw())
+				case 1:
+					// mapping/responses_chat.yaml:176: → moderation.policy
+					c.put(c.b.Object(codec.Top, "moderation"), "policy", srcModerationPolicy.Raw())
+				}
+			}
+		case 19:
+			var srcReasoningEffort, srcReasoningSummary, srcReasoningGenerateSummary, srcReasoningContext, srcReasoningMode codec.Value
+			var srcReasoningSet uint64
+			for k, m := range srcReasoning.Members() {
+				if !present(m) {
+					continue
+				}
+				switch string(k.Bytes()) {
+				case "effort":
+					srcReasoningEffort = m
+					srcReasoningSet |= uint64(0x1)
+				case "summary":
+					srcReasoningSummary = m
+					srcReasoningSet |= uint64(0x2)
+				case "generate_summary":
+					srcReasoningGenerateSummary = m
+					srcReasoningSet |= uint64(0x4)
+				case "context":
+					srcReasoningContext = m
+					srcReasoningSet |= uint64(0x8)
+				case "mode":
+					srcReasoningMode = m
+					srcReasoningSet |= uint64(0x10)
+				}
+			}
+			for ; srcReasoningSet != 0; srcReasoningSet &= srcReasoningSet - 1 {
+				switch bits.TrailingZeros64(srcReasoningSet) {
+				case 0:
+					// mapping/responses_chat.yaml:199: → reasoning_effort
+					c.put(codec.Top, "reasoning_effort", srcReasoningEffort.Raw())
+				case 1:
+					// mapping/dialects/compatible-reasoning.yaml:35: drop
+					c.drop(srcReasoningSummary, "reasoning.summary", "these servers return the reasoning whole (reasoning), not summarized")
+				case 2:
+					// mapping/dialects/compatible-reasoning.yaml:35: drop
+					c.drop(srcReasoningGenerateSummary, "reasoning.generate_summary", "these servers return the reasoning whole (reasoning), not summarized")
+				case 3:
+					// mapping/responses_chat.yaml:209: drop
+					c.drop(srcReasoningContext, "reasoning.context", "chat has no reasoning context setting")
+				case 4:
+					// mapping/responses_chat.yaml:211: drop
+					c.drop(srcReasoningMode, "reasoning.mode", "chat has no reasoning mode setting")
+				}
+			}
+		case 20:
+			// mapping/responses_chat.yaml:223: → logprobs
+			include(c, srcInclude, "include", codec.Top, "logprobs")
+		case 21:
+			// mapping/responses_chat.yaml:231: drop
+			c.drop(srcTruncation, "truncation", "chat has no truncation; an upstream refuses a context that is too long")
+		case 22:
+			// mapping/responses_chat.yaml:233: drop
+			c.drop(srcMaxToolCalls, "max_tool_calls", "chat has no limit on tool calls")
+		case 23:
+			// mapping/responses_chat.yaml:235: drop
+			c.drop(srcPrompt, "prompt", "stored prompt templates live on OpenAI's platform")
+		case 24:
+			// mapping/responses_chat.yaml:237: drop
+			c.drop(srcContextManagement, "context_management", "chat has no server-side context compaction")
+		case 25:
+			switch srcToolChoice.Kind() {
+			case codec.String:
+				// mapping/responses_chat.yaml:241: → tool_choice{string}
+				c.put(codec.Top, "tool_choice", srcToolChoice.Raw())
+			case codec.Object:
+				srcToolChoiceObjectNode, srcToolChoiceObjectKnown, srcToolChoiceObjectType := c.tag(srcToolChoice)
+				switch srcToolChoiceObjectType {
+				case "function":
+					var srcToolChoiceObjectFunctionType, srcToolChoiceObjectFunctionName codec.Value
+					var srcToolChoiceObjectFunctionSet uint64
+					for k, m := range srcToolChoice.Members() {
+						if !present(m) {
+							continue
+						}
+						switch string(k.Bytes()) {
+						case "type":
+							srcToolChoiceObjectFunctionType = m
+							srcToolChoiceObjectFunctionSet |= uint64(0x1)
+						case "name":
+							srcToolChoiceObjectFunctionName = m
+							srcToolChoiceObjectFunctionSet |= uint64(0x2)
+						}
+					}
+					for ; srcToolChoiceObjectFunctionSet != 0; srcToolChoiceObjectFunctionSet &= srcToolChoiceObjectFunctionSet - 1 {
+						switch bits.TrailingZeros64(srcToolChoiceObjectFunctionSet) {
+						case 0:
+							// mapping/responses_chat.yaml:243: → tool_choice{object}{function}.type
+							c.put(c.b.Object(codec.Top, "tool_choice"), "type", srcToolChoiceObjectFunctionType.Raw())
+						case 1:
+							// mapping/responses_chat.yaml:245: → tool_choice{object}{function}.function.name
+							c.put(c.b.Object(c.b.Object(codec.Top, "tool_choice"), "function"), "name", srcToolChoiceObjectFunctionName.Raw())
+						}
+					}
+				case "allowed_tools":
+					// mapping/dialects/compatible-reasoning.yaml:31: lossy → tool_choice{string}
+					allowedToolsFilter(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
+					c.warn("tool_choice", "these servers have no allowed_tools; the tools are filtered to the allowed set and the mode kept")
+				case "custom":
+					// mapping/dialects/compatible-reasoning.yaml:27: → tool_choice{object}{function}
+					customChoiceAsFunction(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
+				case "web_search_preview":
+					// mapping/responses_chat.yaml:255: lossy → tool_choice{string}
+					forceHosted(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
+					c.warn("tool_choice", "forcing a hosted tool becomes required when it is the only tool offered")
+				case "web_search_preview_2025_03_11":
+					// mapping/responses_chat.yaml:259: lossy → tool_choice{string}
+					forceHosted(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
+					c.warn("tool_choice", "forcing a hosted tool becomes required when it is the only tool offered")
+				case "image_generation":
+					// mapping/responses_chat.yaml:263: lossy → tool_choice{string}
+					forceHosted(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
+					c.warn("tool_choice", "forcing a hosted tool becomes required when it is the only tool offered")
+				case "file_search":
+					// mapping/responses_chat.yaml:267: drop
+					c.drop(srcToolChoice, "tool_choice", "file search is dropped with its tool; forcing it is an error")
+				case "code_interpreter":
+					// mapping/responses_chat.yaml:269: drop
+					c.drop(srcToolChoice, "tool_choice", "the code interpreter is dropped with its tool; forcing it is an error")
+				case "computer":
+					// mapping/responses_chat.yaml:271: drop
+					c.drop(srcToolChoice, "tool_choice", "computer use is dropped with its tool; forcing it is an error")
+				case "computer_use":
+					// mapping/responses_chat.yaml:273: drop
+					c.drop(srcToolChoice, "tool_choice", "computer use is dropped with its tool; forcing it is an error")
+				case "computer_use_preview":
+					// mapping/responses_chat.yaml:275: drop
+					c.drop(srcToolChoice, "tool_choice", "computer use is dropped with its tool; forcing it is an error")
+				case "mcp":
+					// mapping/responses_chat.yaml:277: drop
+					c.drop(srcToolChoice, "tool_choice", "remote MCP is dropped with its tool; forcing it is an error")
+				case "apply_patch":
+					// mapping/responses_chat.yaml:279: → tool_choice{object}{function}
+					forceVirtual(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
+				case "shell":
+					// mapping/responses_chat.yaml:283: → tool_choice{object}{function}
+					forceVirtual(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
+				case "programmatic_tool_calling":
+					// mapping/responses_chat.yaml:287: drop
+					c.drop(srcToolChoice, "tool_choice", "programmatic tool calling runs on OpenAI's platform")
 				default:
-					c.unknownType(srcInputArrayNode, srcInputArrayKnown, atElem("input", i, "", "input[0]"))
+					c.unknownType(srcToolChoiceObjectNode, srcToolChoiceObjectKnown, "tool_choice")
 				}
 			}
-		}
-	}
-	if present(srcMaxOutputTokens) {
-		// mapping/responses_chat.yaml:136: → max_completion_tokens
-		c.put(codec.Top, "max_completion_tokens", srcMaxOutputTokens.Raw())
-	}
-	if present(srcTemperature) {
-		// mapping/responses_chat.yaml:138: → temperature
-		c.put(codec.Top, "temperature", srcTemperature.Raw())
-	}
-	if present(srcTopP) {
-		// mapping/responses_chat.yaml:140: → top_p
-		c.put(codec.Top, "top_p", srcTopP.Raw())
-	}
-	if present(srcTopLogprobs) {
-		// mapping/responses_chat.yaml:142: → top_logprobs
-		c.b.SetJSON(codec.Top, "logprobs", "true")
-		c.put(codec.Top, "top_logprobs", srcTopLogprobs.Raw())
-	}
-	if present(srcParallelToolCalls) {
-		// mapping/responses_chat.yaml:146: → parallel_tool_calls
-		c.put(codec.Top, "parallel_tool_calls", srcParallelToolCalls.Raw())
-	}
-	if present(srcMetadata) {
-		// mapping/responses_chat.yaml:148: → metadata
-		c.put(codec.Top, "metadata", srcMetadata.Raw())
-	}
-	if present(srcServiceTier) {
-		// mapping/responses_chat.yaml:150: → service_tier
-		c.put(codec.Top, "service_tier", srcServiceTier.Raw())
-	}
-	if present(srcStream) {
-		// mapping/responses_chat.yaml:152: → stream
-		c.put(codec.Top, "stream", srcStream.Raw())
-		if string(srcStream.Raw()) == "true" {
-			c.b.SetJSON(c.b.Object(codec.Top, "stream_options"), "include_usage", "true")
-		}
-	}
-	if present(srcStreamOptions) {
-		var srcStreamOptionsIncludeObfuscation codec.Value
-		for k, m := range srcStreamOptions.Members() {
-			switch string(k.Bytes()) {
-			case "include_obfuscation":
-				srcStreamOptionsIncludeObfuscation = m
-			}
-		}
-		if present(srcStreamOptionsIncludeObfuscation) {
-			// mapping/dialects/compatible-reasoning.yaml:41: drop
-			c.drop(srcStreamOptionsIncludeObfuscation, "stream_options.include_obfuscation", "their streams have no obfuscation option")
-		}
-	}
-	if present(srcPromptCacheKey) {
-		// mapping/responses_chat.yaml:159: → prompt_cache_key
-		c.put(codec.Top, "prompt_cache_key", srcPromptCacheKey.Raw())
-	}
-	if present(srcPromptCacheOptions) {
-		var srcPromptCacheOptionsMode, srcPromptCacheOptionsTtl codec.Value
-		for k, m := range srcPromptCacheOptions.Members() {
-			switch string(k.Bytes()) {
-			case "mode":
-				srcPromptCacheOptionsMode = m
-			case "ttl":
-				srcPromptCacheOptionsTtl = m
-			}
-		}
-		if present(srcPromptCacheOptionsMode) {
-			// mapping/responses_chat.yaml:163: → prompt_cache_options.mode
-			c.put(c.b.Object(codec.Top, "prompt_cache_options"), "mode", srcPromptCacheOptionsMode.Raw())
-		}
-		if present(srcPromptCacheOptionsTtl) {
-			// mapping/responses_chat.yaml:163: → prompt_cache_options.ttl
-			c.put(c.b.Object(codec.Top, "prompt_cache_options"), "ttl", srcPromptCacheOptionsTtl.Raw())
-		}
-	}
-	if present(srcPromptCacheRetention) {
-		// mapping/responses_chat.yaml:165: → prompt_cache_retention
-		c.put(codec.Top, "prompt_cache_retention", srcPromptCacheRetention.Raw())
-	}
-	if present(srcUser) {
-		// mapping/responses_chat.yaml:168: → user
-		c.put(codec.Top, "user", srcUser.Raw())
-	}
-	if present(srcSafetyIdentifier) {
-		// mapping/responses_chat.yaml:170: → safety_identifier
-		c.put(codec.Top, "safety_identifier", srcSafetyIdentifier.Raw())
-	}
-	if present(srcText) {
-		var srcTextVerbosity, srcTextFormat codec.Value
-		for k, m := range srcText.Members() {
-			switch string(k.Bytes()) {
-			case "verbosity":
-				srcTextVerbosity = m
-			case "format":
-				srcTextFormat = m
-			}
-		}
-		if present(srcTextVerbosity) {
-			// mapping/responses_chat.yaml:173: → verbosity
-			c.put(codec.Top, "verbosity", srcTextVerbosity.Raw())
-		}
-		if present(srcTextFormat) {
-			srcTextFormatNode, srcTextFormatKnown, srcTextFormatType := c.tag(srcTextFormat)
-			switch srcTextFormatType {
-			case "text":
-			// mapping/responses_chat.yaml:181: omit → response_format{text}: the target's default, left out
-			case "json_object":
-				var srcTextFormatJsonObjectType codec.Value
-				for k, m := range srcTextFormat.Members() {
-					switch string(k.Bytes()) {
-					case "type":
-						srcTextFormatJsonObjectType = m
+		case 26:
+			for i, e := range srcTools.Elems() {
+				srcToolsNode, srcToolsKnown, srcToolsType := c.tag(e)
+				switch srcToolsType {
+				case "function":
+					srcToolsFunctionOut := c.b.AppendObject(c.b.Array(codec.Top, "tools"))
+					var srcToolsFunctionType, srcToolsFunctionName, srcToolsFunctionDescription, srcToolsFunctionParameters, srcToolsFunctionStrict, srcToolsFunctionDeferLoading, srcToolsFunctionAllowedCallers, srcToolsFunctionOutputSchema codec.Value
+					var srcToolsFunctionSet uint64
+					for k, m := range e.Members() {
+						if !present(m) {
+							continue
+						}
+						switch string(k.Bytes()) {
+						case "type":
+							srcToolsFunctionType = m
+							srcToolsFunctionSet |= uint64(0x1)
+						case "name":
+							srcToolsFunctionName = m
+							srcToolsFunctionSet |= uint64(0x2)
+						case "description":
+							srcToolsFunctionDescription = m
+							srcToolsFunctionSet |= uint64(0x4)
+						case "parameters":
+							srcToolsFunctionParameters = m
+							srcToolsFunctionSet |= uint64(0x8)
+						case "strict":
+							srcToolsFunctionStrict = m
+							srcToolsFunctionSet |= uint64(0x10)
+						case "defer_loading":
+							srcToolsFunctionDeferLoading = m
+							srcToolsFunctionSet |= uint64(0x20)
+						case "allowed_callers":
+							srcToolsFunctionAllowedCallers = m
+							srcToolsFunctionSet |= uint64(0x40)
+						case "output_schema":
+							srcToolsFunctionOutputSchema = m
+							srcToolsFunctionSet |= uint64(0x80)
+						}
 					}
-				}
-				if present(srcTextFormatJsonObjectType) {
-					// mapping/responses_chat.yaml:184: → response_format{json_object}.type
-					c.put(c.b.Object(codec.Top, "response_format"), "type", srcTextFormatJsonObjectType.Raw())
-				}
-			case "json_schema":
-				var srcTextFormatJsonSchemaType, srcTextFormatJsonSchemaName, srcTextFormatJsonSchemaDescription, srcTextFormatJsonSchemaSchema, srcTextFormatJsonSchemaStrict codec.Value
-				for k, m := range srcTextFormat.Members() {
-					switch string(k.Bytes()) {
-					case "type":
-						srcTextFormatJsonSchemaType = m
-					case "name":
-						srcTextFormatJsonSchemaName = m
-					case "description":
-						srcTextFormatJsonSchemaDescription = m
-					case "schema":
-						srcTextFormatJsonSchemaSchema = m
-					case "strict":
-						srcTextFormatJsonSchemaStrict = m
+					for ; srcToolsFunctionSet != 0; srcToolsFunctionSet &= srcToolsFunctionSet - 1 {
+						switch bits.TrailingZeros64(srcToolsFunctionSet) {
+						case 0:
+							// mapping/responses_chat.yaml:291: → tools[]{function}.type
+							c.put(srcToolsFunctionOut, "type", srcToolsFunctionType.Raw())
+						case 1:
+							// mapping/responses_chat.yaml:293: → tools[]{function}.function.name
+							c.put(c.b.Object(srcToolsFunctionOut, "function"), "name", srcToolsFunctionName.Raw())
+						case 2:
+							// mapping/responses_chat.yaml:295: → tools[]{function}.function.description
+							c.put(c.b.Object(srcToolsFunctionOut, "function"), "description", srcToolsFunctionDescription.Raw())
+						case 3:
+							// mapping/responses_chat.yaml:297: → tools[]{function}.function.parameters
+							c.put(c.b.Object(srcToolsFunctionOut, "function"), "parameters", srcToolsFunctionParameters.Raw())
+						case 4:
+							// mapping/responses_chat.yaml:300: → tools[]{function}.function.strict
+							c.put(c.b.Object(srcToolsFunctionOut, "function"), "strict", srcToolsFunctionStrict.Raw())
+						case 5:
+							// mapping/responses_chat.yaml:302: drop
+							c.drop(srcToolsFunctionDeferLoading, atElem("tools", i, "defer_loading", "tools[0].defer_loading"), "chat loads every tool")
+						case 6:
+							// mapping/responses_chat.yaml:304: drop
+							c.drop(srcToolsFunctionAllowedCallers, atElem("tools", i, "allowed_callers", "tools[0].allowed_callers"), "chat has no restriction on who may call a tool")
+						case 7:
+							// mapping/responses_chat.yaml:306: drop
+							c.drop(srcToolsFunctionOutputSchema, atElem("tools", i, "output_schema", "tools[0].output_schema"), "chat tools declare no output schema")
+						}
 					}
+				case "custom":
+					// mapping/dialects/compatible-reasoning.yaml:23: → tools[]{function}
+					virtualTool(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
+				case "local_shell":
+					// mapping/responses_chat.yaml:313: → tools[]{function}
+					virtualTool(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
+				case "shell":
+					// mapping/responses_chat.yaml:317: → tools[]{function}
+					virtualTool(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
+				case "apply_patch":
+					// mapping/responses_chat.yaml:321: → tools[]{function}
+					virtualTool(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
+				case "namespace":
+					// mapping/responses_chat.yaml:325: → tools[]{function}
+					namespaceTools(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
+				case "tool_search":
+					// mapping/responses_chat.yaml:329: → tools[]{function}
+					virtualTool(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
+				case "web_search":
+					// mapping/dialects/compatible-reasoning.yaml:37: drop
+					c.drop(e, atElem("tools", i, "", "tools[0]"), "these servers search no web (OpenAI's web_search_options are not theirs)")
+				case "web_search_2025_08_26":
+					// mapping/dialects/compatible-reasoning.yaml:37: drop
+					c.drop(e, atElem("tools", i, "", "tools[0]"), "these servers search no web (OpenAI's web_search_options are not theirs)")
+				case "web_search_preview":
+					// mapping/dialects/compatible-reasoning.yaml:37: drop
+					c.drop(e, atElem("tools", i, "", "tools[0]"), "these servers search no web (OpenAI's web_search_options are not theirs)")
+				case "web_search_preview_2025_03_11":
+					// mapping/dialects/compatible-reasoning.yaml:37: drop
+					c.drop(e, atElem("tools", i, "", "tools[0]"), "these servers search no web (OpenAI's web_search_options are not theirs)")
+				case "image_generation":
+					// mapping/dialects/compatible-reasoning.yaml:39: drop
+					c.drop(e, atElem("tools", i, "", "tools[0]"), "these servers generates no images as a tool")
+				case "file_search":
+					// mapping/responses_chat.yaml:354: drop
+					c.drop(e, atElem("tools", i, "", "tools[0]"), "no chat upstream searches OpenAI vector stores")
+				case "code_interpreter":
+					// mapping/responses_chat.yaml:356: drop
+					c.drop(e, atElem("tools", i, "", "tools[0]"), "no chat upstream runs OpenAI's code interpreter")
+				case "computer":
+					// mapping/responses_chat.yaml:358: drop
+					c.drop(e, atElem("tools", i, "", "tools[0]"), "no chat upstream drives a computer")
+				case "computer_use_preview":
+					// mapping/responses_chat.yaml:360: drop
+					c.drop(e, atElem("tools", i, "", "tools[0]"), "no chat upstream drives a computer")
+				case "mcp":
+					// mapping/responses_chat.yaml:362: drop
+					c.drop(e, atElem("tools", i, "", "tools[0]"), "no chat upstream calls remote MCP servers")
+				case "programmatic_tool_calling":
+					// mapping/responses_chat.yaml:364: drop
+					c.drop(e, atElem("tools", i, "", "tools[0]"), "programmatic tool calling runs on OpenAI's platform")
+				default:
+					c.unknownType(srcToolsNode, srcToolsKnown, atElem("tools", i, "", "tools[0]"))
 				}
-				if present(srcTextFormatJsonSchemaType) {
-					// mapping/responses_chat.yaml:186: → response_format{json_schema}.type
-					c.put(c.b.Object(codec.Top, "response_format"), "type", srcTextFormatJsonSchemaType.Raw())
-				}
-				if present(srcTextFormatJsonSchemaName) {
-					// mapping/responses_chat.yaml:188: → response_format{json_schema}.json_schema.name
-					c.put(c.b.Object(c.b.Object(codec.Top, "response_format"), "json_schema"), "name", srcTextFormatJsonSchemaName.Raw())
-				}
-				if present(srcTextFormatJsonSchemaDescription) {
-					// mapping/responses_chat.yaml:190: → response_format{json_schema}.json_schema.description
-					c.put(c.b.Object(c.b.Object(codec.Top, "response_format"), "json_schema"), "description", srcTextFormatJsonSchemaDescription.Raw())
-				}
-				if present(srcTextFormatJsonSchemaSchema) {
-					// mapping/responses_chat.yaml:192: → response_format{json_schema}.json_schema.schema
-					c.put(c.b.Object(c.b.Object(codec.Top, "response_format"), "json_schema"), "schema", srcTextFormatJsonSchemaSchema.Raw())
-				}
-				if present(srcTextFormatJsonSchemaStrict) {
-					// mapping/responses_chat.yaml:195: → response_format{json_schema}.json_schema.strict
-					c.put(c.b.Object(c.b.Object(codec.Top, "response_format"), "json_schema"), "strict", srcTextFormatJsonSchemaStrict.Raw())
-				}
-			default:
-				c.unknownType(srcTextFormatNode, srcTextFormatKnown, "text.format")
 			}
+		case 27:
+			// mapping/responses_chat.yaml:368: drop
+			c.drop(srcClientMetadata, "client_metadata", "Codex's telemetry; nothing upstream reads it")
 		}
-	}
-	if present(srcModeration) {
-		var srcModerationModel, srcModerationPolicy codec.Value
-		for k, m := range srcModeration.Members() {
-			switch string(k.Bytes()) {
-			case "model":
-				srcModerationModel = m
-			case "policy":
-				srcModerationPolicy = m
-			}
-		}
-		if present(srcModerationModel) {
-			// mapping/responses_chat.yaml:176: → moderation.model
-			c.put(c.b.Object(codec.Top, "moderation"), "model", srcModerationModel.Raw())
-		}
-		if present(srcModerationPolicy) {
-			// mapping/responses_chat.yaml:176: → moderation.policy
-			c.put(c.b.Object(codec.Top, "moderation"), "policy", srcModerationPolicy.Raw())
-		}
-	}
-	if present(srcReasoning) {
-		var srcReasoningEffort, srcReasoningSummary, srcReasoningGenerateSummary, srcReasoningContext, srcReasoningMode codec.Value
-		for k, m := range srcReasoning.Members() {
-			switch string(k.Bytes()) {
-			case "effort":
-				srcReasoningEffort = m
-			case "summary":
-				srcReasoningSummary = m
-			case "generate_summary":
-				srcReasoningGenerateSummary = m
-			case "context":
-				srcReasoningContext = m
-			case "mode":
-				srcReasoningMode = m
-			}
-		}
-		if present(srcReasoningEffort) {
-			// mapping/responses_chat.yaml:199: → reasoning_effort
-			c.put(codec.Top, "reasoning_effort", srcReasoningEffort.Raw())
-		}
-		if present(srcReasoningSummary) {
-			// mapping/dialects/compatible-reasoning.yaml:35: drop
-			c.drop(srcReasoningSummary, "reasoning.summary", "these servers return the reasoning whole (reasoning), not summarized")
-		}
-		if present(srcReasoningGenerateSummary) {
-			// mapping/dialects/compatible-reasoning.yaml:35: drop
-			c.drop(srcReasoningGenerateSummary, "reasoning.generate_summary", "these servers return the reasoning whole (reasoning), not summarized")
-		}
-		if present(srcReasoningContext) {
-			// mapping/responses_chat.yaml:209: drop
-			c.drop(srcReasoningContext, "reasoning.context", "chat has no reasoning context setting")
-		}
-		if present(srcReasoningMode) {
-			// mapping/responses_chat.yaml:211: drop
-			c.drop(srcReasoningMode, "reasoning.mode", "chat has no reasoning mode setting")
-		}
-	}
-	if present(srcInclude) {
-		// mapping/responses_chat.yaml:223: → logprobs
-		include(c, srcInclude, "include", codec.Top, "logprobs")
-	}
-	if present(srcTruncation) {
-		// mapping/responses_chat.yaml:231: drop
-		c.drop(srcTruncation, "truncation", "chat has no truncation; an upstream refuses a context that is too long")
-	}
-	if present(srcMaxToolCalls) {
-		// mapping/responses_chat.yaml:233: drop
-		c.drop(srcMaxToolCalls, "max_tool_calls", "chat has no limit on tool calls")
-	}
-	if present(srcPrompt) {
-		// mapping/responses_chat.yaml:235: drop
-		c.drop(srcPrompt, "prompt", "stored prompt templates live on OpenAI's platform")
-	}
-	if present(srcContextManagement) {
-		// mapping/responses_chat.yaml:237: drop
-		c.drop(srcContextManagement, "context_management", "chat has no server-side context compaction")
-	}
-	if present(srcToolChoice) {
-		switch srcToolChoice.Kind() {
-		case codec.String:
-			// mapping/responses_chat.yaml:241: → tool_choice{string}
-			c.put(codec.Top, "tool_choice", srcToolChoice.Raw())
-		case codec.Object:
-			srcToolChoiceObjectNode, srcToolChoiceObjectKnown, srcToolChoiceObjectType := c.tag(srcToolChoice)
-			switch srcToolChoiceObjectType {
-			case "function":
-				var srcToolChoiceObjectFunctionType, srcToolChoiceObjectFunctionName codec.Value
-				for k, m := range srcToolChoice.Members() {
-					switch string(k.Bytes()) {
-					case "type":
-						srcToolChoiceObjectFunctionType = m
-					case "name":
-						srcToolChoiceObjectFunctionName = m
-					}
-				}
-				if present(srcToolChoiceObjectFunctionType) {
-					// mapping/responses_chat.yaml:243: → tool_choice{object}{function}.type
-					c.put(c.b.Object(codec.Top, "tool_choice"), "type", srcToolChoiceObjectFunctionType.Raw())
-				}
-				if present(srcToolChoiceObjectFunctionName) {
-					// mapping/responses_chat.yaml:245: → tool_choice{object}{function}.function.name
-					c.put(c.b.Object(c.b.Object(codec.Top, "tool_choice"), "function"), "name", srcToolChoiceObjectFunctionName.Raw())
-				}
-			case "allowed_tools":
-				// mapping/dialects/compatible-reasoning.yaml:31: lossy → tool_choice{string}
-				allowedToolsFilter(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
-				c.warn("tool_choice", "these servers have no allowed_tools; the tools are filtered to the allowed set and the mode kept")
-			case "custom":
-				// mapping/dialects/compatible-reasoning.yaml:27: → tool_choice{object}{function}
-				customChoiceAsFunction(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
-			case "web_search_preview":
-				// mapping/responses_chat.yaml:255: lossy → tool_choice{string}
-				forceHosted(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
-				c.warn("tool_choice", "forcing a hosted tool becomes required when it is the only tool offered")
-			case "web_search_preview_2025_03_11":
-				// mapping/responses_chat.yaml:259: lossy → tool_choice{string}
-				forceHosted(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
-				c.warn("tool_choice", "forcing a hosted tool becomes required when it is the only tool offered")
-			case "image_generation":
-				// mapping/responses_chat.yaml:263: lossy → tool_choice{string}
-				forceHosted(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
-				c.warn("tool_choice", "forcing a hosted tool becomes required when it is the only tool offered")
-			case "file_search":
-				// mapping/responses_chat.yaml:267: drop
-				c.drop(srcToolChoice, "tool_choice", "file search is dropped with its tool; forcing it is an error")
-			case "code_interpreter":
-				// mapping/responses_chat.yaml:269: drop
-				c.drop(srcToolChoice, "tool_choice", "the code interpreter is dropped with its tool; forcing it is an error")
-			case "computer":
-				// mapping/responses_chat.yaml:271: drop
-				c.drop(srcToolChoice, "tool_choice", "computer use is dropped with its tool; forcing it is an error")
-			case "computer_use":
-				// mapping/responses_chat.yaml:273: drop
-				c.drop(srcToolChoice, "tool_choice", "computer use is dropped with its tool; forcing it is an error")
-			case "computer_use_preview":
-				// mapping/responses_chat.yaml:275: drop
-				c.drop(srcToolChoice, "tool_choice", "computer use is dropped with its tool; forcing it is an error")
-			case "mcp":
-				// mapping/responses_chat.yaml:277: drop
-				c.drop(srcToolChoice, "tool_choice", "remote MCP is dropped with its tool; forcing it is an error")
-			case "apply_patch":
-				// mapping/responses_chat.yaml:279: → tool_choice{object}{function}
-				forceVirtual(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
-			case "shell":
-				// mapping/responses_chat.yaml:283: → tool_choice{object}{function}
-				forceVirtual(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
-			case "programmatic_tool_calling":
-				// mapping/responses_chat.yaml:287: drop
-				c.drop(srcToolChoice, "tool_choice", "programmatic tool calling runs on OpenAI's platform")
-			default:
-				c.unknownType(srcToolChoiceObjectNode, srcToolChoiceObjectKnown, "tool_choice")
-			}
-		}
-	}
-	if present(srcTools) {
-		for i, e := range srcTools.Elems() {
-			srcToolsNode, srcToolsKnown, srcToolsType := c.tag(e)
-			switch srcToolsType {
-			case "function":
-				srcToolsFunctionOut := c.b.AppendObject(c.b.Array(codec.Top, "tools"))
-				var srcToolsFunctionType, srcToolsFunctionName, srcToolsFunctionDescription, srcToolsFunctionParameters, srcToolsFunctionStrict, srcToolsFunctionDeferLoading, srcToolsFunctionAllowedCallers, srcToolsFunctionOutputSchema codec.Value
-				for k, m := range e.Members() {
-					switch string(k.Bytes()) {
-					case "type":
-						srcToolsFunctionType = m
-					case "name":
-						srcToolsFunctionName = m
-					case "description":
-						srcToolsFunctionDescription = m
-					case "parameters":
-						srcToolsFunctionParameters = m
-					case "strict":
-						srcToolsFunctionStrict = m
-					case "defer_loading":
-						srcToolsFunctionDeferLoading = m
-					case "allowed_callers":
-						srcToolsFunctionAllowedCallers = m
-					case "output_schema":
-						srcToolsFunctionOutputSchema = m
-					}
-				}
-				if present(srcToolsFunctionType) {
-					// mapping/responses_chat.yaml:291: → tools[]{function}.type
-					c.put(srcToolsFunctionOut, "type", srcToolsFunctionType.Raw())
-				}
-				if present(srcToolsFunctionName) {
-					// mapping/responses_chat.yaml:293: → tools[]{function}.function.name
-					c.put(c.b.Object(srcToolsFunctionOut, "function"), "name", srcToolsFunctionName.Raw())
-				}
-				if present(srcToolsFunctionDescription) {
-					// mapping/responses_chat.yaml:295: → tools[]{function}.function.description
-					c.put(c.b.Object(srcToolsFunctionOut, "function"), "description", srcToolsFunctionDescription.Raw())
-				}
-				if present(srcToolsFunctionParameters) {
-					// mapping/responses_chat.yaml:297: → tools[]{function}.function.parameters
-					c.put(c.b.Object(srcToolsFunctionOut, "function"), "parameters", srcToolsFunctionParameters.Raw())
-				}
-				if present(srcToolsFunctionStrict) {
-					// mapping/responses_chat.yaml:300: → tools[]{function}.function.strict
-					c.put(c.b.Object(srcToolsFunctionOut, "function"), "strict", srcToolsFunctionStrict.Raw())
-				}
-				if present(srcToolsFunctionDeferLoading) {
-					// mapping/responses_chat.yaml:302: drop
-					c.drop(srcToolsFunctionDeferLoading, atElem("tools", i, "defer_loading", "tools[0].defer_loading"), "chat loads every tool")
-				}
-				if present(srcToolsFunctionAllowedCallers) {
-					// mapping/responses_chat.yaml:304: drop
-					c.drop(srcToolsFunctionAllowedCallers, atElem("tools", i, "allowed_callers", "tools[0].allowed_callers"), "chat has no restriction on who may call a tool")
-				}
-				if present(srcToolsFunctionOutputSchema) {
-					// mapping/responses_chat.yaml:306: drop
-					c.drop(srcToolsFunctionOutputSchema, atElem("tools", i, "output_schema", "tools[0].output_schema"), "chat tools declare no output schema")
-				}
-			case "custom":
-				// mapping/dialects/compatible-reasoning.yaml:23: → tools[]{function}
-				virtualTool(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
-			case "local_shell":
-				// mapping/responses_chat.yaml:313: → tools[]{function}
-				virtualTool(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
-			case "shell":
-				// mapping/responses_chat.yaml:317: → tools[]{function}
-				virtualTool(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
-			case "apply_patch":
-				// mapping/responses_chat.yaml:321: → tools[]{function}
-				virtualTool(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
-			case "namespace":
-				// mapping/responses_chat.yaml:325: → tools[]{function}
-				namespaceTools(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
-			case "tool_search":
-				// mapping/responses_chat.yaml:329: → tools[]{function}
-				virtualTool(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
-			case "web_search":
-				// mapping/dialects/compatible-reasoning.yaml:37: drop
-				c.drop(e, atElem("tools", i, "", "tools[0]"), "these servers search no web (OpenAI's web_search_options are not theirs)")
-			case "web_search_2025_08_26":
-				// mapping/dialects/compatible-reasoning.yaml:37: drop
-				c.drop(e, atElem("tools", i, "", "tools[0]"), "these servers search no web (OpenAI's web_search_options are not theirs)")
-			case "web_search_preview":
-				// mapping/dialects/compatible-reasoning.yaml:37: drop
-				c.drop(e, atElem("tools", i, "", "tools[0]"), "these servers search no web (OpenAI's web_search_options are not theirs)")
-			case "web_search_preview_2025_03_11":
-				// mapping/dialects/compatible-reasoning.yaml:37: drop
-				c.drop(e, atElem("tools", i, "", "tools[0]"), "these servers search no web (OpenAI's web_search_options are not theirs)")
-			case "image_generation":
-				// mapping/dialects/compatible-reasoning.yaml:39: drop
-				c.drop(e, atElem("tools", i, "", "tools[0]"), "these servers generates no images as a tool")
-			case "file_search":
-				// mapping/responses_chat.yaml:354: drop
-				c.drop(e, atElem("tools", i, "", "tools[0]"), "no chat upstream searches OpenAI vector stores")
-			case "code_interpreter":
-				// mapping/responses_chat.yaml:356: drop
-				c.drop(e, atElem("tools", i, "", "tools[0]"), "no chat upstream runs OpenAI's code interpreter")
-			case "computer":
-				// mapping/responses_chat.yaml:358: drop
-				c.drop(e, atElem("tools", i, "", "tools[0]"), "no chat upstream drives a computer")
-			case "computer_use_preview":
-				// mapping/responses_chat.yaml:360: drop
-				c.drop(e, atElem("tools", i, "", "tools[0]"), "no chat upstream drives a computer")
-			case "mcp":
-				// mapping/responses_chat.yaml:362: drop
-				c.drop(e, atElem("tools", i, "", "tools[0]"), "no chat upstream calls remote MCP servers")
-			case "programmatic_tool_calling":
-				// mapping/responses_chat.yaml:364: drop
-				c.drop(e, atElem("tools", i, "", "tools[0]"), "programmatic tool calling runs on OpenAI's platform")
-			default:
-				c.unknownType(srcToolsNode, srcToolsKnown, atElem("tools", i, "", "tools[0]"))
-			}
-		}
-	}
-	if present(srcClientMetadata) {
-		// mapping/responses_chat.yaml:368: drop
-		c.drop(srcClientMetadata, "client_metadata", "Codex's telemetry; nothing upstream reads it")
 	}
 }
 
 // responsesChatDeepseek converts a payload, as mapping/responses_chat.yaml says for deepseek.
 func (c *conv) responsesChatDeepseek(v codec.Value) {
 	var srcModel, srcInstructions, srcInput, srcMaxOutputTokens, srcTemperature, srcTopP, srcTopLogprobs, srcParallelToolCalls, srcMetadata, srcServiceTier, srcStream, srcStreamOptions, srcPromptCacheKey, srcPromptCacheOptions, srcPromptCacheRetention, srcUser, srcSafetyIdentifier, srcText, srcModeration, srcReasoning, srcInclude, srcTruncation, srcMaxToolCalls, srcPrompt, srcContextManagement, srcToolChoice, srcTools, srcClientMetadata codec.Value
+	var srcSet uint64
 	for k, m := range v.Members() {
+		if !present(m) {
+			continue
+		}
 		switch string(k.Bytes()) {
 		case "model":
 			srcModel = m
+			srcSet |= uint64(0x1)
 		case "instructions":
 			srcInstructions = m
+			srcSet |= uint64(0x2)
 		case "input":
 			srcInput = m
+			srcSet |= uint64(0x4)
 		case "max_output_tokens":
 			srcMaxOutputTokens = m
+			srcSet |= uint64(0x8)
 		case "temperature":
 			srcTemperature = m
+			srcSet |= uint64(0x10)
 		case "top_p":
 			srcTopP = m
+			srcSet |= uint64(0x20)
 		case "top_logprobs":
 			srcTopLogprobs = m
+			srcSet |= uint64(0x40)
 		case "parallel_tool_calls":
 			srcParallelToolCalls = m
+			srcSet |= uint64(0x80)
 		case "metadata":
 			srcMetadata = m
+			srcSet |= uint64(0x100)
 		case "service_tier":
 			srcServiceTier = m
+			srcSet |= uint64(0x200)
 		case "stream":
 			srcStream = m
+			srcSet |= uint64(0x400)
 		case "stream_options":
 			srcStreamOptions = m
+			srcSet |= uint64(0x800)
 		case "prompt_cache_key":
 			srcPromptCacheKey = m
+			srcSet |= uint64(0x1000)
 		case "prompt_cache_options":
 			srcPromptCacheOptions = m
+			srcSet |= uint64(0x2000)
 		case "prompt_cache_retention":
 			srcPromptCacheRetention = m
+			srcSet |= uint64(0x4000)
 		case "user":
 			srcUser = m
+			srcSet |= uint64(0x8000)
 		case "safety_identifier":
 			srcSafetyIdentifier = m
+			srcSet |= uint64(0x10000)
 		case "text":
 			srcText = m
+			srcSet |= uint64(0x20000)
 		case "moderation":
 			srcModeration = m
+			srcSet |= uint64(0x40000)
 		case "reasoning":
 			srcReasoning = m
+			srcSet |= uint64(0x80000)
 		case "store": // mapping/responses_chat.yaml:215: gateway: default true: the gateway stores the Response, its input and output items (SQLite or PostgreSQL, per tenant, with a TTL) for previous_response_id, conversations, item_reference and GET/DELETE /v1/responses/{id} and input_items; false writes nothing; the Response says what was done
 		case "previous_response_id": // mapping/responses_chat.yaml:217: gateway: the gateway prepends the stored chain (each turn's input then output items, oldest first; not its instructions); an unknown, deleted, expired or other tenant's id (or one deleted inside the chain) is 400 previous_response_not_found
 		case "conversation": // mapping/responses_chat.yaml:219: gateway: the gateway prepends the conversation's items (the Conversations API) and appends the response's input and output items to it with the stored response; with previous_response_id it is a 400
 		case "background": // mapping/responses_chat.yaml:221: gateway: unsupported_parameter until the gateway runs responses in the background
 		case "include":
 			srcInclude = m
+			srcSet |= uint64(0x100000)
 		case "truncation":
 			srcTruncation = m
+			srcSet |= uint64(0x200000)
 		case "max_tool_calls":
 			srcMaxToolCalls = m
+			srcSet |= uint64(0x400000)
 		case "prompt":
 			srcPrompt = m
+			srcSet |= uint64(0x800000)
 		case "context_management":
 			srcContextManagement = m
+			srcSet |= uint64(0x1000000)
 		case "tool_choice":
 			srcToolChoice = m
+			srcSet |= uint64(0x2000000)
 		case "tools":
 			srcTools = m
+			srcSet |= uint64(0x4000000)
 		case "client_metadata":
 			srcClientMetadata = m
+			srcSet |= uint64(0x8000000)
 		}
 	}
-	if present(srcModel) {
-		// mapping/responses_chat.yaml:12: → model
-		model(c, srcModel, "model", codec.Top, "model")
-	}
-	if present(srcInstructions) {
-		// mapping/responses_chat.yaml:18: → messages
-		instructions(c, srcInstructions, "instructions", codec.Top, "messages")
-	}
-	if present(srcInput) {
-		switch srcInput.Kind() {
-		case codec.String:
-			// mapping/responses_chat.yaml:29: → messages[]{user}
-			userInput(c, srcInput, "input", c.b.Array(codec.Top, "messages"), "")
-		case codec.Array:
-			for i, e := range srcInput.Elems() {
-				srcInputArrayNode, srcInputArrayKnown, srcInputArrayType := c.tag(e)
-				switch srcInputArrayType {
-				case "message":
-					// mapping/responses_chat.yaml:33: → messages[]{user}
-					message(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
-				case "reasoning":
-					// mapping/dialects/deepseek.yaml:15: → messages[]{assistant}
-					reasoningCarrier(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
-				case "function_call":
-					// mapping/responses_chat.yaml:52: → messages[]{assistant}
-					functionCall(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
-				case "function_call_output":
-					// mapping/responses_chat.yaml:56: → messages[]{tool}
-					callOutput(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
-				case "custom_tool_call":
-					// mapping/responses_chat.yaml:60: → messages[]{assistant}
-					customToolCall(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
-				case "custom_tool_call_output":
-					// mapping/responses_chat.yaml:64: → messages[]{tool}
-					callOutput(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
-				case "local_shell_call":
-					// mapping/responses_chat.yaml:68: → messages[]{assistant}
-					localShellCall(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
-				case "local_shell_call_output":
-					// mapping/responses_chat.yaml:72: → messages[]{tool}
-					callOutput(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
-				case "shell_call":
-					// mapping/responses_chat.yaml:76: → messages[]{assistant}
-					shellCall(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
-				case "shell_call_output":
-					// mapping/responses_chat.yaml:80: → messages[]{tool}
-					callOutput(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
-				case "apply_patch_call":
-					// mapping/responses_chat.yaml:84: → messages[]{assistant}
-					applyPatchCall(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
-				case "apply_patch_call_output":
-					// mapping/responses_chat.yaml:88: → messages[]{tool}
-					callOutput(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
-				case "tool_search_call":
-					// mapping/responses_chat.yaml:92: → messages[]{assistant}
-					toolSearchCall(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
-				case "tool_search_output":
-					// mapping/responses_chat.yaml:96: → messages[]{tool}
-					toolSearchOutput(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
-				case "additional_tools":
-					// mapping/responses_chat.yaml:100: → tools[]{function}
-					additionalTools(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "tools"), "")
-				case "item_reference":
-				// mapping/responses_chat.yaml:104: gateway: the gateway resolves it from its store (any input or output item the tenant has stored) before conversion, and stores the item it names as this response's input; an unknown id is 400 naming input[i].id (a converter alone resolves it through Options.Items)
-				case "web_search_call":
-					// mapping/responses_chat.yaml:106: drop
-					c.drop(e, atElem("input", i, "", "input[0]"), "OpenAI ran the search; chat has no record of a server tool's call (the answer that used it stays)")
-				case "file_search_call":
-					// mapping/responses_chat.yaml:108: drop
-					c.drop(e, atElem("input", i, "", "input[0]"), "OpenAI ran the file search; chat has no record of a server tool's call")
-				case "code_interpreter_call":
-					// mapping/responses_chat.yaml:110: drop
-					c.drop(e, atElem("input", i, "", "input[0]"), "OpenAI ran the code; chat has no record of a server tool's call")
-				case "image_generation_call":
-					// mapping/responses_chat.yaml:112: drop
-					c.drop(e, atElem("input", i, "", "input[0]"), "OpenAI generated the image; chat has no record of a server tool's call")
-				case "computer_call":
-					// mapping/responses_chat.yaml:114: drop
-					c.drop(e, atElem("input", i, "", "input[0]"), "no chat upstream drives a computer; the call is left out (with its output)")
-				case "computer_call_output":
-					// mapping/responses_chat.yaml:116: drop
-					c.drop(e, atElem("input", i, "", "input[0]"), "no chat upstream drives a computer; the output is left out (with its call)")
-				case "mcp_call":
-					// mapping/responses_chat.yaml:118: drop
-					c.drop(e, atElem("input", i, "", "input[0]"), "OpenAI called the remote MCP server; chat has no record of a server tool's call")
-				case "mcp_list_tools":
-					// mapping/responses_chat.yaml:120: drop
-					c.drop(e, atElem("input", i, "", "input[0]"), "no chat upstream calls remote MCP servers")
-				case "mcp_approval_request":
-					// mapping/responses_chat.yaml:122: drop
-					c.drop(e, atElem("input", i, "", "input[0]"), "no chat upstream calls remote MCP servers")
-				case "mcp_approval_response":
-					// mapping/responses_chat.yaml:124: drop
-					c.drop(e, atElem("input", i, "", "input[0]"), "no chat upstream calls remote MCP servers")
-				case "compaction":
-					// mapping/responses_chat.yaml:126: drop
-					c.drop(e, atElem("input", i, "", "input[0]"), "OpenAI's compacted context is encrypted for OpenAI; no chat upstream can read it")
-				case "compaction_trigger":
-					// mapping/responses_chat.yaml:128: drop
-					c.drop(e, atElem("input", i, "", "input[0]"), "chat has no server-side context compaction")
-				case "program":
-					// mapping/responses_chat.yaml:130: drop
-					c.drop(e, atElem("input", i, "", "input[0]"), "programmatic tool calling runs on OpenAI's platform")
-				case "program_output":
-					// mapping/responses_chat.yaml:132: drop
-					c.drop(e, atElem("input", i, "", "input[0]"), "programmatic tool calling runs on OpenAI's platform")
-				default:
-					c.unknownType(srcInputArrayNode, srcInputArrayKnown, atElem("input", i, "", "input[0]"))
-				}
-			}
-		}
-	}
-	if present(srcMaxOutputTokens) {
-		// mapping/dialects/deepseek.yaml:23: → max_tokens
-		c.put(codec.Top, "max_tokens", srcMaxOutputTokens.Raw())
-	}
-	if present(srcTemperature) {
-		// mapping/dialects/deepseek.yaml:38: lossy → temperature
-		c.put(codec.Top, "temperature", srcTemperature.Raw())
-		c.warn("temperature", "DeepSeek ignores temperature in thinking mode (its default; reasoning.effort none turns it off)")
-	}
-	if present(srcTopP) {
-		// mapping/dialects/deepseek.yaml:41: lossy → top_p
-		c.put(codec.Top, "top_p", srcTopP.Raw())
-		c.warn("top_p", "DeepSeek ignores top_p in thinking mode (its default; reasoning.effort none turns it off)")
-	}
-	if present(srcTopLogprobs) {
-		// mapping/dialects/deepseek.yaml:44: drop
-		c.drop(srcTopLogprobs, "top_logprobs", "DeepSeek refuses logprobs in thinking mode")
-	}
-	if present(srcParallelToolCalls) {
-		// mapping/responses_chat.yaml:146: → parallel_tool_calls
-		c.put(codec.Top, "parallel_tool_calls", srcParallelToolCalls.Raw())
-	}
-	if present(srcMetadata) {
-		// mapping/dialects/deepseek.yaml:66: drop
-		c.drop(srcMetadata, "metadata", "DeepSeek's API stores no completions and takes no metadata")
-	}
-	if present(srcServiceTier) {
-		// mapping/dialects/deepseek.yaml:64: drop
-		c.drop(srcServiceTier, "service_tier", "DeepSeek's API has no service tiers")
-	}
-	if present(srcStream) {
-		// mapping/responses_chat.yaml:152: → stream
-		c.put(codec.Top, "stream", srcStream.Raw())
-		if string(srcStream.Raw()) == "true" {
-			c.b.SetJSON(c.b.Object(codec.Top, "stream_options"), "include_usage", "true")
-		}
-	}
-	if present(srcStreamOptions) {
-		var srcStreamOptionsIncludeObfuscation codec.Value
-		for k, m := range srcStreamOptions.Members() {
-			switch string(k.Bytes()) {
-			case "include_obfuscation":
-				srcStreamOptionsIncludeObfuscation = m
-			}
-		}
-		if present(srcStreamOptionsIncludeObfuscation) {
-			// mapping/dialects/deepseek.yaml:78: drop
-			c.drop(srcStreamOptionsIncludeObfuscation, "stream_options.include_obfuscation", "DeepSeek's streams have no obfuscation option")
-		}
-	}
-	if present(srcPromptCacheKey) {
-		// mapping/dialects/deepseek.yaml:60: drop
-		c.drop(srcPromptCacheKey, "prompt_cache_key", "DeepSeek caches prompt prefixes on its own; it takes no key")
-	}
-	if present(srcPromptCacheOptions) {
-		var srcPromptCacheOptionsMode, srcPromptCacheOptionsTtl codec.Value
-		for k, m := range srcPromptCacheOptions.Members() {
-			switch string(k.Bytes()) {
-			case "mode":
-				srcPromptCacheOptionsMode = m
-			case "ttl":
-				srcPromptCacheOptionsTtl = m
-			}
-		}
-		if present(srcPromptCacheOptionsMode) {
-			// mapping/responses_chat.yaml:163: → prompt_cache_options.mode
-			c.put(c.b.Object(codec.Top, "prompt_cache_options"), "mode", srcPromptCacheOptionsMode.Raw())
-		}
-		if present(srcPromptCacheOptionsTtl) {
-			// mapping/responses_chat.yaml:163: → prompt_cache_options.ttl
-			c.put(c.b.Object(codec.Top, "prompt_cache_options"), "ttl", srcPromptCacheOptionsTtl.Raw())
-		}
-	}
-	if present(srcPromptCacheRetention) {
-		// mapping/dialects/deepseek.yaml:62: drop
-		c.drop(srcPromptCacheRetention, "prompt_cache_retention", "DeepSeek's API has no prompt_cache_retention")
-	}
-	if present(srcUser) {
-		// mapping/responses_chat.yaml:168: → user
-		c.put(codec.Top, "user", srcUser.Raw())
-	}
-	if present(srcSafetyIdentifier) {
-		// mapping/dialects/deepseek.yaml:58: drop
-		c.drop(srcSafetyIdentifier, "safety_identifier", "DeepSeek's API has no safety_identifier")
-	}
-	if present(srcText) {
-		var srcTextVerbosity, srcTextFormat codec.Value
-		for k, m := range srcText.Members() {
-			switch string(k.Bytes()) {
-			case "verbosity":
-				srcTextVerbosity = m
-			case "format":
-				srcTextFormat = m
-			}
-		}
-		if present(srcTextVerbosity) {
-			// mapping/dialects/deepseek.yaml:70: drop
-			c.drop(srcTextVerbosity, "text.verbosity", "DeepSeek's API has no verbosity")
-		}
-		if present(srcTextFormat) {
-			srcTextFormatNode, srcTextFormatKnown, srcTextFormatType := c.tag(srcTextFormat)
-			switch srcTextFormatType {
-			case "text":
-			// mapping/responses_chat.yaml:181: omit → response_format{text}: the target's default, left out
-			case "json_object":
-				var srcTextFormatJsonObjectType codec.Value
-				for k, m := range srcTextFormat.Members() {
-					switch string(k.Bytes()) {
-					case "type":
-						srcTextFormatJsonObjectType = m
-					}
-				}
-				if present(srcTextFormatJsonObjectType) {
-					// mapping/responses_chat.yaml:184: → response_format{json_object}.type
-					c.put(c.b.Object(codec.Top, "response_format"), "type", srcTextFormatJsonObjectType.Raw())
-				}
-			case "json_schema":
-				var srcTextFormatJsonSchemaType, srcTextFormatJsonSchemaName, srcTextFormatJsonSchemaDescription, srcTextFormatJsonSchemaSchema, srcTextFormatJsonSchemaStrict codec.Value
-				for k, m := range srcTextFormat.Members() {
-					switch string(k.Bytes()) {
-					case "type":
-						srcTextFormatJsonSchemaType = m
-					case "name":
-						srcTextFormatJsonSchemaName = m
-					case "description":
-						srcTextFormatJsonSchemaDescription = m
-					case "schema":
-						srcTextFormatJsonSchemaSchema = m
-					case "strict":
-						srcTextFormatJsonSchemaStrict = m
-					}
-				}
-				if present(srcTextFormatJsonSchemaType) {
-					// mapping/dialects/deepseek.yaml:80: lossy → response_format{json_object}.type
-					switch string(srcTextFormatJsonSchemaType.Raw()) {
-					case "\"json_schema\"":
-						c.b.SetJSON(c.b.Object(codec.Top, "response_format"), "type", "\"json_object\"")
+	for ; srcSet != 0; srcSet &= srcSet - 1 {
+		switch bits.TrailingZeros64(srcSet) {
+		case 0:
+			// mapping/responses_chat.yaml:12: → model
+			model(c, srcModel, "model", codec.Top, "model")
+		case 1:
+			// mapping/responses_chat.yaml:18: → messages
+			instructions(c, srcInstructions, "instructions", codec.Top, "messages")
+		case 2:
+			switch srcInput.Kind() {
+			case codec.String:
+				// mapping/responses_chat.yaml:29: → messages[]{user}
+				userInput(c, srcInput, "input", c.b.Array(codec.Top, "messages"), "")
+			case codec.Array:
+				for i, e := range srcInput.Elems() {
+					srcInputArrayNode, srcInputArrayKnown, srcInputArrayType := c.tag(e)
+					switch srcInputArrayType {
+					case "message":
+						// mapping/responses_chat.yaml:33: → messages[]{user}
+						message(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+					case "reasoning":
+						// mapping/dialects/deepseek.yaml:15: → messages[]{assistant}
+						reasoningCarrier(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+					case "function_call":
+						// mapping/responses_chat.yaml:52: → messages[]{assistant}
+						functionCall(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+					case "function_call_output":
+						// mapping/responses_chat.yaml:56: → messages[]{tool}
+						callOutput(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+					case "custom_tool_call":
+						// mapping/responses_chat.yaml:60: → messages[]{assistant}
+						customToolCall(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+					case "custom_tool_call_output":
+						// mapping/responses_chat.yaml:64: → messages[]{tool}
+						callOutput(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+					case "local_shell_call":
+						// mapping/responses_chat.yaml:68: → messages[]{assistant}
+						localShellCall(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+					case "local_shell_call_output":
+						// mapping/responses_chat.yaml:72: → messages[]{tool}
+						callOutput(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+					case "shell_call":
+						// mapping/responses_chat.yaml:76: → messages[]{assistant}
+						shellCall(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+					case "shell_call_output":
+						// mapping/responses_chat.yaml:80: → messages[]{tool}
+						callOutput(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+					case "apply_patch_call":
+						// mapping/responses_chat.yaml:84: → messages[]{assistant}
+						applyPatchCall(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+					case "apply_patch_call_output":
+						// mapping/responses_chat.yaml:88: → messages[]{tool}
+						callOutput(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+					case "tool_search_call":
+						// mapping/responses_chat.yaml:92: → messages[]{assistant}
+						toolSearchCall(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+					case "tool_search_output":
+						// mapping/responses_chat.yaml:96: → messages[]{tool}
+						toolSearchOutput(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+					case "additional_tools":
+						// mapping/responses_chat.yaml:100: → tools[]{function}
+						additionalTools(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "tools"), "")
+					case "item_reference":
+					// mapping/responses_chat.yaml:104: gateway: the gateway resolves it from its store (any input or output item the tenant has stored) before conversion, and stores the item it names as this response's input; an unknown id is 400 naming input[i].id (a converter alone resolves it through Options.Items)
+					case "web_search_call":
+						// mapping/responses_chat.yaml:106: drop
+						c.drop(e, atElem("input", i, "", "input[0]"), "OpenAI ran the search; chat has no record of a server tool's call (the answer that used it stays)")
+					case "file_search_call":
+						// mapping/responses_chat.yaml:108: drop
+						c.drop(e, atElem("input", i, "", "input[0]"), "OpenAI ran the file search; chat has no record of a server tool's call")
+					case "code_interpreter_call":
+						// mapping/responses_chat.yaml:110: drop
+						c.drop(e, atElem("input", i, "", "input[0]"), "OpenAI ran the code; chat has no record of a server tool's call")
+					case "image_generation_call":
+						// mapping/responses_chat.yaml:112: drop
+						c.drop(e, atElem("input", i, "", "input[0]"), "OpenAI generated the image; chat has no record of a server tool's call")
+					case "computer_call":
+						// mapping/responses_chat.yaml:114: drop
+						c.drop(e, atElem("input", i, "", "input[0]"), "no chat upstream drives a computer; the call is left out (with its output)")
+					case "computer_call_output":
+						// mapping/responses_chat.yaml:116: drop
+						c.drop(e, atElem("input", i, "", "input[0]"), "no chat upstream drives a computer; the output is left out (with its call)")
+					case "mcp_call":
+						// mapping/responses_chat.yaml:118: drop
+						c.drop(e, atElem("input", i, "", "input[0]"), "OpenAI called the remote MCP server; chat has no record of a server tool's call")
+					case "mcp_list_tools":
+						// mapping/responses_chat.yaml:120: drop
+						c.drop(e, atElem("input", i, "", "input[0]"), "no chat upstream calls remote MCP servers")
+					case "mcp_approval_request":
+						// mapping/responses_chat.yaml:122: drop
+						c.drop(e, atElem("input", i, "", "input[0]"), "no chat upstream calls remote MCP servers")
+					case "mcp_approval_response":
+						// mapping/responses_chat.yaml:124: drop
+						c.drop(e, atElem("input", i, "", "input[0]"), "no chat upstream calls remote MCP servers")
+					case "compaction":
+						// mapping/responses_chat.yaml:126: drop
+						c.drop(e, atElem("input", i, "", "input[0]"), "OpenAI's compacted context is encrypted for OpenAI; no chat upstream can read it")
+					case "compaction_trigger":
+						// mapping/responses_chat.yaml:128: drop
+						c.drop(e, atElem("input", i, "", "input[0]"), "chat has no server-side context compaction")
+					case "program":
+						// mapping/responses_chat.yaml:130: drop
+						c.drop(e, atElem("input", i, "", "input[0]"), "programmatic tool calling runs on OpenAI's platform")
+					case "program_output":
+						// mapping/responses_chat.yaml:132: drop
+						c.drop(e, atElem("input", i, "", "input[0]"), "programmatic tool calling runs on OpenAI's platform")
 					default:
-						c.warn("text.format.type", string(srcTextFormatJsonSchemaType.Raw())+" is not a value the mapping carries to response_format{json_object}.type; left out")
-					}
-					c.warn("text.format.type", "DeepSeek's response_format is text or json_object: a JSON schema asks for a JSON object, the schema itself not enforced (the prompt must say \"json\")")
-				}
-				if present(srcTextFormatJsonSchemaName) {
-					// mapping/dialects/deepseek.yaml:86: drop
-					c.drop(srcTextFormatJsonSchemaName, "text.format.name", "DeepSeek's json_object takes no schema; the answer is a JSON object, its shape not enforced")
-				}
-				if present(srcTextFormatJsonSchemaDescription) {
-					// mapping/dialects/deepseek.yaml:86: drop
-					c.drop(srcTextFormatJsonSchemaDescription, "text.format.description", "DeepSeek's json_object takes no schema; the answer is a JSON object, its shape not enforced")
-				}
-				if present(srcTextFormatJsonSchemaSchema) {
-					// mapping/dialects/deepseek.yaml:86: drop
-					c.drop(srcTextFormatJsonSchemaSchema, "text.format.schema", "DeepSeek's json_object takes no schema; the answer is a JSON object, its shape not enforced")
-				}
-				if present(srcTextFormatJsonSchemaStrict) {
-					// mapping/dialects/deepseek.yaml:86: drop
-					c.drop(srcTextFormatJsonSchemaStrict, "text.format.strict", "DeepSeek's json_object takes no schema; the answer is a JSON object, its shape not enforced")
-				}
-			default:
-				c.unknownType(srcTextFormatNode, srcTextFormatKnown, "text.format")
-			}
-		}
-	}
-	if present(srcModeration) {
-		// mapping/dialects/deepseek.yaml:68: drop
-		c.drop(srcModeration, "moderation", "DeepSeek's API has no moderation option")
-	}
-	if present(srcReasoning) {
-		var srcReasoningEffort, srcReasoningSummary, srcReasoningGenerateSummary, srcReasoningContext, srcReasoningMode codec.Value
-		for k, m := range srcReasoning.Members() {
-			switch string(k.Bytes()) {
-			case "effort":
-				srcReasoningEffort = m
-			case "summary":
-				srcReasoningSummary = m
-			case "generate_summary":
-				srcReasoningGenerateSummary = m
-			case "context":
-				srcReasoningContext = m
-			case "mode":
-				srcReasoningMode = m
-			}
-		}
-		if present(srcReasoningEffort) {
-			// mapping/dialects/deepseek.yaml:26: → reasoning_effort
-			switch string(srcReasoningEffort.Raw()) {
-			case "\"none\"":
-				c.b.SetJSON(c.b.Object(codec.Top, "thinking"), "type", "\"disabled\"")
-			case "\"minimal\"":
-				c.b.SetJSON(codec.Top, "reasoning_effort", "\"low\"")
-				c.b.SetJSON(c.b.Object(codec.Top, "thinking"), "type", "\"enabled\"")
-			case "\"low\"":
-				c.put(codec.Top, "reasoning_effort", srcReasoningEffort.Raw())
-				c.b.SetJSON(c.b.Object(codec.Top, "thinking"), "type", "\"enabled\"")
-			case "\"medium\"":
-				c.b.SetJSON(codec.Top, "reasoning_effort", "\"high\"")
-				c.b.SetJSON(c.b.Object(codec.Top, "thinking"), "type", "\"enabled\"")
-			case "\"high\"":
-				c.put(codec.Top, "reasoning_effort", srcReasoningEffort.Raw())
-				c.b.SetJSON(c.b.Object(codec.Top, "thinking"), "type", "\"enabled\"")
-			case "\"xhigh\"":
-				c.b.SetJSON(codec.Top, "reasoning_effort", "\"high\"")
-				c.b.SetJSON(c.b.Object(codec.Top, "thinking"), "type", "\"enabled\"")
-			default:
-				c.warn("reasoning.effort", string(srcReasoningEffort.Raw())+" is not a value the mapping carries to reasoning_effort; left out")
-			}
-		}
-		if present(srcReasoningSummary) {
-			// mapping/dialects/deepseek.yaml:72: drop
-			c.drop(srcReasoningSummary, "reasoning.summary", "DeepSeek returns its reasoning whole (reasoning_content), not summarized")
-		}
-		if present(srcReasoningGenerateSummary) {
-			// mapping/dialects/deepseek.yaml:72: drop
-			c.drop(srcReasoningGenerateSummary, "reasoning.generate_summary", "DeepSeek returns its reasoning whole (reasoning_content), not summarized")
-		}
-		if present(srcReasoningContext) {
-			// mapping/responses_chat.yaml:209: drop
-			c.drop(srcReasoningContext, "reasoning.context", "chat has no reasoning context setting")
-		}
-		if present(srcReasoningMode) {
-			// mapping/responses_chat.yaml:211: drop
-			c.drop(srcReasoningMode, "reasoning.mode", "chat has no reasoning mode setting")
-		}
-	}
-	if present(srcInclude) {
-		// mapping/responses_chat.yaml:223: → logprobs
-		include(c, srcInclude, "include", codec.Top, "logprobs")
-	}
-	if present(srcTruncation) {
-		// mapping/responses_chat.yaml:231: drop
-		c.drop(srcTruncation, "truncation", "chat has no truncation; an upstream refuses a context that is too long")
-	}
-	if present(srcMaxToolCalls) {
-		// mapping/responses_chat.yaml:233: drop
-		c.drop(srcMaxToolCalls, "max_tool_calls", "chat has no limit on tool calls")
-	}
-	if present(srcPrompt) {
-		// mapping/responses_chat.yaml:235: drop
-		c.drop(srcPrompt, "prompt", "stored prompt templates live on OpenAI's platform")
-	}
-	if present(srcContextManagement) {
-		// mapping/responses_chat.yaml:237: drop
-		c.drop(srcContextManagement, "context_management", "chat has no server-side context compaction")
-	}
-	if present(srcToolChoice) {
-		switch srcToolChoice.Kind() {
-		case codec.String:
-			// mapping/responses_chat.yaml:241: → tool_choice{string}
-			c.put(codec.Top, "tool_choice", srcToolChoice.Raw())
-		case codec.Object:
-			srcToolChoiceObjectNode, srcToolChoiceObjectKnown, srcToolChoiceObjectType := c.tag(srcToolChoice)
-			switch srcToolChoiceObjectType {
-			case "function":
-				var srcToolChoiceObjectFunctionType, srcToolChoiceObjectFunctionName codec.Value
-				for k, m := range srcToolChoice.Members() {
-					switch string(k.Bytes()) {
-					case "type":
-						srcToolChoiceObjectFunctionType = m
-					case "name":
-						srcToolChoiceObjectFunctionName = m
+						c.unknownType(srcInputArrayNode, srcInputArrayKnown, atElem("input", i, "", "input[0]"))
 					}
 				}
-				if present(srcToolChoiceObjectFunctionType) {
-					// mapping/responses_chat.yaml:243: → tool_choice{object}{function}.type
-					c.put(c.b.Object(codec.Top, "tool_choice"), "type", srcToolChoiceObjectFunctionType.Raw())
-				}
-				if present(srcToolChoiceObjectFunctionName) {
-					// mapping/responses_chat.yaml:245: → tool_choice{object}{function}.function.name
-					c.put(c.b.Object(c.b.Object(codec.Top, "tool_choice"), "function"), "name", srcToolChoiceObjectFunctionName.Raw())
-				}
-			case "allowed_tools":
-				// mapping/dialects/deepseek.yaml:54: lossy → tool_choice{string}
-				allowedToolsFilter(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
-				c.warn("tool_choice", "DeepSeek has no allowed_tools; the tools are filtered to the allowed set and the mode kept")
-			case "custom":
-				// mapping/dialects/deepseek.yaml:50: → tool_choice{object}{function}
-				customChoiceAsFunction(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
-			case "web_search_preview":
-				// mapping/responses_chat.yaml:255: lossy → tool_choice{string}
-				forceHosted(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
-				c.warn("tool_choice", "forcing a hosted tool becomes required when it is the only tool offered")
-			case "web_search_preview_2025_03_11":
-				// mapping/responses_chat.yaml:259: lossy → tool_choice{string}
-				forceHosted(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
-				c.warn("tool_choice", "forcing a hosted tool becomes required when it is the only tool offered")
-			case "image_generation":
-				// mapping/responses_chat.yaml:263: lossy → tool_choice{string}
-				forceHosted(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
-				c.warn("tool_choice", "forcing a hosted tool becomes required when it is the only tool offered")
-			case "file_search":
-				// mapping/responses_chat.yaml:267: drop
-				c.drop(srcToolChoice, "tool_choice", "file search is dropped with its tool; forcing it is an error")
-			case "code_interpreter":
-				// mapping/responses_chat.yaml:269: drop
-				c.drop(srcToolChoice, "tool_choice", "the code interpreter is dropped with its tool; forcing it is an error")
-			case "computer":
-				// mapping/responses_chat.yaml:271: drop
-				c.drop(srcToolChoice, "tool_choice", "computer use is dropped with its tool; forcing it is an error")
-			case "computer_use":
-				// mapping/responses_chat.yaml:273: drop
-				c.drop(srcToolChoice, "tool_choice", "computer use is dropped with its tool; forcing it is an error")
-			case "computer_use_preview":
-				// mapping/responses_chat.yaml:275: drop
-				c.drop(srcToolChoice, "tool_choice", "computer use is dropped with its tool; forcing it is an error")
-			case "mcp":
-				// mapping/responses_chat.yaml:277: drop
-				c.drop(srcToolChoice, "tool_choice", "remote MCP is dropped with its tool; forcing it is an error")
-			case "apply_patch":
-				// mapping/responses_chat.yaml:279: → tool_choice{object}{function}
-				forceVirtual(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
-			case "shell":
-				// mapping/responses_chat.yaml:283: → tool_choice{object}{function}
-				forceVirtual(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
-			case "programmatic_tool_calling":
-				// mapping/responses_chat.yaml:287: drop
-				c.drop(srcToolChoice, "tool_choice", "programmatic tool calling runs on OpenAI's platform")
-			default:
-				c.unknownType(srcToolChoiceObjectNode, srcToolChoiceObjectKnown, "tool_choice")
 			}
-		}
-	}
-	if present(srcTools) {
-		for i, e := range srcTools.Elems() {
-			srcToolsNode, srcToolsKnown, srcToolsType := c.tag(e)
-			switch srcToolsType {
-			case "function":
-				srcToolsFunctionOut := c.b.AppendObject(c.b.Array(codec.Top, "tools"))
-				var srcToolsFunctionType, srcToolsFunctionName, srcToolsFunctionDescription, srcToolsFunctionParameters, srcToolsFunctionStrict, srcToolsFunctionDeferLoading, srcToolsFunctionAllowedCallers, srcToolsFunctionOutputSchema codec.Value
-				for k, m := range e.Members() {
-					switch string(k.Bytes()) {
-					case "type":
-						srcToolsFunctionType = m
-					case "name":
-						srcToolsFunctionName = m
-					case "description":
-						srcToolsFunctionDescription = m
-					case "parameters":
-						srcToolsFunctionParameters = m
-					case "strict":
-						srcToolsFunctionStrict = m
-					case "defer_loading":
-						srcToolsFunctionDeferLoading = m
-					case "allowed_callers":
-						srcToolsFunctionAllowedCallers = m
-					case "output_schema":
-						srcToolsFunctionOutputSchema = m
+		case 3:
+			// mapping/dialects/deepseek.yaml:23: → max_tokens
+			c.put(codec.Top, "max_tokens", srcMaxOutputTokens.Raw())
+		case 4:
+			// mapping/dialects/deepseek.yaml:38: lossy → temperature
+			c.put(codec.Top, "temperature", srcTemperature.Raw())
+			c.warn("temperature", "DeepSeek ignores temperature in thinking mode (its default; reasoning.effort none turns it off)")
+		case 5:
+			// mapping/dialects/deepseek.yaml:41: lossy → top_p
+			c.put(codec.Top, "top_p", srcTopP.Raw())
+			c.warn("top_p", "DeepSeek ignores top_p in thinking mode (its default; reasoning.effort none turns it off)")
+		case 6:
+			// mapping/dialects/deepseek.yaml:44: drop
+			c.drop(srcTopLogprobs, "top_logprobs", "DeepSeek refuses logprobs in thinking mode")
+		case 7:
+			// mapping/responses_chat.yaml:146: → parallel_tool_calls
+			c.put(codec.Top, "parallel_tool_calls", srcParallelToolCalls.Raw())
+		case 8:
+			// mapping/dialects/deepseek.yaml:66: drop
+			c.drop(srcMetadata, "metadata", "DeepSeek's API stores no completions and takes no metadata")
+		case 9:
+			// mapping/dialects/deepseek.yaml:64: drop
+			c.drop(srcServiceTier, "service_tier", "DeepSeek's API has no service tiers")
+		case 10:
+			// mapping/responses_chat.yaml:152: → stream
+			c.put(codec.Top, "stream", srcStream.Raw())
+			if string(srcStream.Raw()) == "true" {
+				c.b.SetJSON(c.b.Object(codec.Top, "stream_options"), "include_usage", "true")
+			}
+		case 11:
+			var srcStreamOptionsIncludeObfuscation codec.Value
+			var srcStreamOptionsSet uint64
+			for k, m := range srcStreamOptions.Members() {
+				if !present(m) {
+					continue
+				}
+				switch string(k.Bytes()) {
+				case "include_obfuscation":
+					srcStreamOptionsIncludeObfuscation = m
+					srcStreamOptionsSet |= uint64(0x1)
+				}
+			}
+			for ; srcStreamOptionsSet != 0; srcStreamOptionsSet &= srcStreamOptionsSet - 1 {
+				switch bits.TrailingZeros64(srcStreamOptionsSet) {
+				case 0:
+					// mapping/dialects/deepseek.yaml:78: drop
+					c.drop(srcStreamOptionsIncludeObfuscation, "stream_options.include_obfuscation", "DeepSeek's streams have no obfuscation option")
+				}
+			}
+		case 12:
+			// mapping/dialects/deepseek.yaml:60: drop
+			c.drop(srcPromptCacheKey, "prompt_cache_key", "DeepSeek caches prompt prefixes on its own; it takes no key")
+		case 13:
+			var srcPromptCacheOptionsMode, srcPromptCacheOptionsTtl codec.Value
+			var srcPromptCacheOptionsSet uint64
+			for k, m := range srcPromptCacheOptions.Members() {
+				if !present(m) {
+					continue
+				}
+				switch string(k.Bytes()) {
+				case "mode":
+					srcPromptCacheOptionsMode = m
+					srcPromptCacheOptionsSet |= uint64(0x1)
+				case "ttl":
+					srcPromptCacheOptionsTtl = m
+					srcPromptCacheOptionsSet |= uint64(0x2)
+				}
+			}
+			for ; srcPromptCacheOptionsSet != 0; srcPromptCacheOptionsSet &= srcPromptCacheOptionsSet - 1 {
+				switch bits.TrailingZeros64(srcPromptCacheOptionsSet) {
+				case 0:
+					// mapping/responses_chat.yaml:163: → prompt_cache_options.mode
+					c.put(c.b.Object(codec.Top, "prompt_cache_options"), "mode", srcPromptCacheOptionsMode.Raw())
+				case 1:
+					// mapping/responses_chat.yaml:163: → prompt_cache_options.ttl
+					c.put(c.b.Object(codec.Top, "prompt_cache_options"), "ttl", srcPromptCacheOptionsTtl.Raw())
+				}
+			}
+		case 14:
+			// mapping/dialects/deepseek.yaml:62: drop
+			c.drop(srcPromptCacheRetention, "prompt_cache_retention", "DeepSeek's API has no prompt_cache_retention")
+		case 15:
+			// mapping/responses_chat.yaml:168: → user
+			c.put(codec.Top, "user", srcUser.Raw())
+		case 16:
+			// mapping/dialects/deepseek.yaml:58: drop
+			c.drop(srcSafetyIdentifier, "safety_identifier", "DeepSeek's API has no safety_identifier")
+		case 17:
+			var srcTextVerbosity, srcTextFormat codec.Value
+			var srcTextSet uint64
+			for k, m := range srcText.Members() {
+				if !present(m) {
+					continue
+				}
+				switch string(k.Bytes()) {
+				case "verbosity":
+					srcTextVerbosity = m
+					srcTextSet |= uint64(0x1)
+				case "format":
+					srcTextFormat = m
+					srcTextSet |= uint64(0x2)
+				}
+			}
+			for ; srcTextSet != 0; srcTextSet &= srcTextSet - 1 {
+				switch bits.TrailingZeros64(srcTextSet) {
+				case 0:
+					// mapping/dialects/deepseek.yaml:70: drop
+					c.drop(srcTextVerbosity, "text.verbosity", "DeepSeek's API has no verbosity")
+				case 1:
+					srcTextFormatNode, srcTextFormatKnown, srcTextFormatType := c.tag(srcTextFormat)
+					switch srcTextFormatType {
+					case "text":
+					// mapping/responses_chat.yaml:181: omit → response_format{text}: the target's default, left out
+					case "json_object":
+						var srcTextFormatJsonObjectType codec.Value
+						var srcTextFormatJsonObjectSet uint64
+						for k, m := range srcTextFormat.Members() {
+							if !present(m) {
+								continue
+							}
+							switch string(k.Bytes()) {
+							case "type":
+								srcTextFormatJsonObjectType = m
+								srcTextFormatJsonObjectSet |= uint64(0x1)
+							}
+						}
+						for ; srcTextFormatJsonObjectSet != 0; srcTextFormatJsonObjectSet &= srcTextFormatJsonObjectSet - 1 {
+							switch bits.TrailingZeros64(srcTextFormatJsonObjectSet) {
+							case 0:
+								// mapping/responses_chat.yaml:184: → response_format{json_object}.type
+								c.put(c.b.Object(codec.Top, "response_format"), "type", srcTextFormatJsonObjectType.Raw())
+							}
+						}
+					case "json_schema":
+						var srcTextFormatJsonSchemaType, srcTextFormatJsonSchemaName, srcTextFormatJsonSchemaDescription, srcTextFormatJsonSchemaSchema, srcTextFormatJsonSchemaStrict codec.Value
+						var srcTextFormatJsonSchemaSet uint64
+						for k, m := range srcTextFormat.Members() {
+							if !present(m) {
+								continue
+							}
+							switch string(k.Bytes()) {
+							case "type":
+								srcTextFormatJsonSchemaType = m
+								srcTextFormatJsonSchemaSet |= uint64(0x1)
+							case "name":
+								srcTextFormatJsonSchemaName = m
+								srcTextFormatJsonSchemaSet |= uint64(0x2)
+							case "description":
+								srcTextFormatJsonSchemaDescription = m
+								srcTextFormatJsonSchemaSet |= uint64(0x4)
+							case "schema":
+								srcTextFormatJsonSchemaSchema = m
+								srcTextFormatJsonSchemaSet |= uint64(0x8)
+							case "strict":
+								srcTextFormatJsonSchemaStrict = m
+								srcTextFormatJsonSchemaSet |= uint64(0x10)
+							}
+						}
+						for ; srcTextFormatJsonSchemaSet != 0; srcTextFormatJsonSchemaSet &= srcTextFormatJsonSchemaSet - 1 {
+							switch bits.TrailingZeros64(srcTextFormatJsonSchemaSet) {
+							case 0:
+								// mapping/dialects/deepseek.yaml:80: lossy → response_format{json_object}.type
+								switch string(srcTextFormatJsonSchemaType.Raw()) {
+								case "\"json_schema\"":
+									c.b.SetJSON(c.b.Object(codec.Top, "response_format"), "type", "\"json_object\"")
+								default:
+									c.warn("text.format.type", string(srcTextFormatJsonSchemaType.Raw())+" is not a value the mapping carries to response_format{json_object}.type; left out")
+								}
+								c.warn("text.format.type", "DeepSeek's response_format is text or json_object: a JSON schema asks for a JSON object, the schema itself not enforced (the prompt must say \"json\")")
+							case 1:
+								// mapping/dialects/deepseek.yaml:86: drop
+								c.drop(srcTextFormatJsonSchemaName, "text.format.name", "DeepSeek's json_object takes no schema; the answer is a JSON object, its shape not enforced")
+							case 2:
+								// mapping/dialects/deepseek.yaml:86: drop
+								c.drop(srcTextFormatJsonSchemaDescription, "text.format.description", "DeepSeek's json_object takes no schema; the answer is a JSON object, its shape not enforced")
+							case 3:
+								// mapping/dialects/deepseek.yaml:86: drop
+								c.drop(srcTextFormatJsonSchemaSchema, "text.format.schema", "DeepSeek's json_object takes no schema; the answer is a JSON object, its shape not enforced")
+							case 4:
+								// mapping/dialects/deepseek.yaml:86: drop
+								c.drop(srcTextFormatJsonSchemaStrict, "text.format.strict", "DeepSeek's json_object takes no schema; the answer is a JSON object, its shape not enforced")
+							}
+						}
+					default:
+						c.unknownType(srcTextFormatNode, srcTextFormatKnown, "text.format")
 					}
 				}
-				if present(srcToolsFunctionType) {
-					// mapping/responses_chat.yaml:291: → tools[]{function}.type
-					c.put(srcToolsFunctionOut, "type", srcToolsFunctionType.Raw())
-				}
-				if present(srcToolsFunctionName) {
-					// mapping/responses_chat.yaml:293: → tools[]{function}.function.name
-					c.put(c.b.Object(srcToolsFunctionOut, "function"), "name", srcToolsFunctionName.Raw())
-				}
-				if present(srcToolsFunctionDescription) {
-					// mapping/responses_chat.yaml:295: → tools[]{function}.function.description
-					c.put(c.b.Object(srcToolsFunctionOut, "function"), "description", srcToolsFunctionDescription.Raw())
-				}
-				if present(srcToolsFunctionParameters) {
-					// mapping/responses_chat.yaml:297: → tools[]{function}.function.parameters
-					c.put(c.b.Object(srcToolsFunctionOut, "function"), "parameters", srcToolsFunctionParameters.Raw())
-				}
-				if present(srcToolsFunctionStrict) {
-					// mapping/responses_chat.yaml:300: → tools[]{function}.function.strict
-					c.put(c.b.Object(srcToolsFunctionOut, "function"), "strict", srcToolsFunctionStrict.Raw())
-				}
-				if present(srcToolsFunctionDeferLoading) {
-					// mapping/responses_chat.yaml:302: drop
-					c.drop(srcToolsFunctionDeferLoading, atElem("tools", i, "defer_loading", "tools[0].defer_loading"), "chat loads every tool")
-				}
-				if present(srcToolsFunctionAllowedCallers) {
-					// mapping/responses_chat.yaml:304: drop
-					c.drop(srcToolsFunctionAllowedCallers, atElem("tools", i, "allowed_callers", "tools[0].allowed_callers"), "chat has no restriction on who may call a tool")
-				}
-				if present(srcToolsFunctionOutputSchema) {
-					// mapping/responses_chat.yaml:306: drop
-					c.drop(srcToolsFunctionOutputSchema, atElem("tools", i, "output_schema", "tools[0].output_schema"), "chat tools declare no output schema")
-				}
-			case "custom":
-				// mapping/dialects/deepseek.yaml:46: → tools[]{function}
-				virtualTool(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
-			case "local_shell":
-				// mapping/responses_chat.yaml:313: → tools[]{function}
-				virtualTool(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
-			case "shell":
-				// mapping/responses_chat.yaml:317: → tools[]{function}
-				virtualTool(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
-			case "apply_patch":
-				// mapping/responses_chat.yaml:321: → tools[]{function}
-				virtualTool(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
-			case "namespace":
-				// mapping/responses_chat.yaml:325: → tools[]{function}
-				namespaceTools(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
-			case "tool_search":
-				// mapping/responses_chat.yaml:329: → tools[]{function}
-				virtualTool(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
-			case "web_search":
-				// mapping/dialects/deepseek.yaml:74: drop
-				c.drop(e, atElem("tools", i, "", "tools[0]"), "DeepSeek's API searches no web (OpenAI's web_search_options are not its)")
-			case "web_search_2025_08_26":
-				// mapping/dialects/deepseek.yaml:74: drop
-				c.drop(e, atElem("tools", i, "", "tools[0]"), "DeepSeek's API searches no web (OpenAI's web_search_options are not its)")
-			case "web_search_preview":
-				// mapping/dialects/deepseek.yaml:74: drop
-				c.drop(e, atElem("tools", i, "", "tools[0]"), "DeepSeek's API searches no web (OpenAI's web_search_options are not its)")
-			case "web_search_preview_2025_03_11":
-				// mapping/dialects/deepseek.yaml:74: drop
-				c.drop(e, atElem("tools", i, "", "tools[0]"), "DeepSeek's API searches no web (OpenAI's web_search_options are not its)")
-			case "image_generation":
-				// mapping/dialects/deepseek.yaml:76: drop
-				c.drop(e, atElem("tools", i, "", "tools[0]"), "DeepSeek's API generates no images as a tool")
-			case "file_search":
-				// mapping/responses_chat.yaml:354: drop
-				c.drop(e, atElem("tools", i, "", "tools[0]"), "no chat upstream searches OpenAI vector stores")
-			case "code_interpreter":
-				// mapping/responses_chat.yaml:356: drop
-				c.drop(e, atElem("tools", i, "", "tools[0]"), "no chat upstream runs OpenAI's code interpreter")
-			case "computer":
-				// mapping/responses_chat.yaml:358: drop
-				c.drop(e, atElem("tools", i, "", "tools[0]"), "no chat upstream drives a computer")
-			case "computer_use_preview":
-				// mapping/responses_chat.yaml:360: drop
-				c.drop(e, atElem("tools", i, "", "tools[0]"), "no chat upstream drives a computer")
-			case "mcp":
-				// mapping/responses_chat.yaml:362: drop
-				c.drop(e, atElem("tools", i, "", "tools[0]"), "no chat upstream calls remote MCP servers")
-			case "programmatic_tool_calling":
-				// mapping/responses_chat.yaml:364: drop
-				c.drop(e, atElem("tools", i, "", "tools[0]"), "programmatic tool calling runs on OpenAI's platform")
-			default:
-				c.unknownType(srcToolsNode, srcToolsKnown, atElem("tools", i, "", "tools[0]"))
 			}
+		case 18:
+			// mapping/dialects/deepseek.yaml:68: drop
+			c.drop(srcModeration, "moderation", "DeepSeek's API has no moderation option")
+		case 19:
+			var srcReasoningEffort, srcReasoningSummary, srcReasoningGenerateSummary, srcReasoningContext, srcReasoningMode codec.Value
+			var srcReasoningSet uint64
+			for k, m := range srcReasoning.Members() {
+				if !present(m) {
+					continue
+				}
+				switch string(k.Bytes()) {
+				case "effort":
+					srcReasoningEffort = m
+					srcReasoningSet |= uint64(0x1)
+				case "summary":
+					srcReasoningSummary = m
+					srcReasoningSet |= uint64(0x2)
+				case "generate_summary":
+					srcReasoningGenerateSummary = m
+					srcReasoningSet |= uint64(0x4)
+				case "context":
+					srcReasoningContext = m
+					srcReasoningSet |= uint64(0x8)
+				case "mode":
+					srcReasoningMode = m
+					srcReasoningSet |= uint64(0x10)
+				}
+			}
+			for ; srcReasoningSet != 0; srcReasoningSet &= srcReasoningSet - 1 {
+				switch bits.TrailingZeros64(srcReasoningSet) {
+				case 0:
+					// mapping/dialects/deepseek.yaml:26: → reasoning_effort
+					switch string(srcReasoningEffort.Raw()) {
+					case "\"none\"":
+						c.b.SetJSON(c.b.Object(codec.Top, "thinking"), "type", "\"disabled\"")
+					case "\"minimal\"":
+						c.b.SetJSON(codec.Top, "reasoning_effort", "\"low\"")
+						c.b.SetJSON(c.b.Object(codec.Top, "thinking"), "type", "\"enabled\"")
+					case "\"low\"":
+						c.put(codec.Top, "reasoning_effort", srcReasoningEffort.Raw())
+						c.b.SetJSON(c.b.Object(codec.Top, "thinking"), "type", "\"enabled\"")
+					case "\"medium\"":
+						c.b.SetJSON(codec.Top, "reasoning_effort", "\"high\"")
+						c.b.SetJSON(c.b.Object(codec.Top, "thinking"), "type", "\"enabled\"")
+					case "\"high\"":
+						c.put(codec.Top, "reasoning_effort", srcReasoningEffort.Raw())
+						c.b.SetJSON(c.b.Object(codec.Top, "thinking"), "type", "\"enabled\"")
+					case "\"xhigh\"":
+						c.b.SetJSON(codec.Top, "reasoning_effort", "\"high\"")
+						c.b.SetJSON(c.b.Object(codec.Top, "thinking"), "type", "\"enabled\"")
+					default:
+						c.warn("reasoning.effort", string(srcReasoningEffort.Raw())+" is not a value the mapping carries to reasoning_effort; left out")
+					}
+				case 1:
+					// mapping/dialects/deepseek.yaml:72: drop
+					c.drop(srcReasoningSummary, "reasoning.summary", "DeepSeek returns its reasoning whole (reasoning_content), not summarized")
+				case 2:
+					// mapping/dialects/deepseek.yaml:72: drop
+					c.drop(srcReasoningGenerateSummary, "reasoning.generate_summary", "DeepSeek returns its reasoning whole (reasoning_content), not summarized")
+				case 3:
+					// mapping/responses_chat.yaml:209: drop
+					c.drop(srcReasoningContext, "reasoning.context", "chat has no reasoning context setting")
+				case 4:
+					// mapping/responses_chat.yaml:211: drop
+					c.drop(srcReasoningMode, "reasoning.mode", "chat has no reasoning mode setting")
+				}
+			}
+		case 20:
+			// mapping/responses_chat.yaml:223: → logprobs
+			include(c, srcInclude, "include", codec.Top, "logprobs")
+		case 21:
+			// mapping/responses_chat.yaml:231: drop
+			c.drop(srcTruncation, "truncation", "chat has no truncation; an upstream refuses a context that is too long")
+		case 22:
+			// mapping/responses_chat.yaml:233: drop
+			c.drop(srcMaxToolCalls, "max_tool_calls", "chat has no limit on tool calls")
+		case 23:
+			// mapping/responses_chat.yaml:235: drop
+			c.drop(srcPrompt, "prompt", "stored prompt templates live on OpenAI's platform")
+		case 24:
+			// mapping/responses_chat.yaml:237: drop
+			c.drop(srcContextManagement, "context_management", "chat has no server-side context compaction")
+		case 25:
+			switch srcToolChoice.Kind() {
+			case codec.String:
+				// mapping/responses_chat.yaml:241: → tool_choice{string}
+				c.put(codec.Top, "tool_choice", srcToolChoice.Raw())
+			case codec.Object:
+				srcToolChoiceObjectNode, srcToolChoiceObjectKnown, srcToolChoiceObjectType := c.tag(srcToolChoice)
+				switch srcToolChoiceObjectType {
+				case "function":
+					var srcToolChoiceObjectFunctionType, srcToolChoiceObjectFunctionName codec.Value
+					var srcToolChoiceObjectFunctionSet uint64
+					for k, m := range srcToolChoice.Members() {
+						if !present(m) {
+							continue
+						}
+						switch string(k.Bytes()) {
+						case "type":
+							srcToolChoiceObjectFunctionType = m
+							srcToolChoiceObjectFunctionSet |= uint64(0x1)
+						case "name":
+							srcToolChoiceObjectFunctionName = m
+							srcToolChoiceObjectFunctionSet |= uint64(0x2)
+						}
+					}
+					for ; srcToolChoiceObjectFunctionSet != 0; srcToolChoiceObjectFunctionSet &= srcToolChoiceObjectFunctionSet - 1 {
+						switch bits.TrailingZeros64(srcToolChoiceObjectFunctionSet) {
+						case 0:
+							// mapping/responses_chat.yaml:243: → tool_choice{object}{function}.type
+							c.put(c.b.Object(codec.Top, "tool_choice"), "type", srcToolChoiceObjectFunctionType.Raw())
+						case 1:
+							// mapping/responses_chat.yaml:245: → tool_choice{object}{function}.function.name
+							c.put(c.b.Object(c.b.Object(codec.Top, "tool_choice"), "function"), "name", srcToolChoiceObjectFunctionName.Raw())
+						}
+					}
+				case "allowed_tools":
+					// mapping/dialects/deepseek.yaml:54: lossy → tool_choice{string}
+					allowedToolsFilter(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
+					c.warn("tool_choice", "DeepSeek has no allowed_tools; the tools are filtered to the allowed set and the mode kept")
+				case "custom":
+					// mapping/dialects/deepseek.yaml:50: → tool_choice{object}{function}
+					customChoiceAsFunction(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
+				case "web_search_preview":
+					// mapping/responses_chat.yaml:255: lossy → tool_choice{string}
+					forceHosted(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
+					c.warn("tool_choice", "forcing a hosted tool becomes required when it is the only tool offered")
+				case "web_search_preview_2025_03_11":
+					// mapping/responses_chat.yaml:259: lossy → tool_choice{string}
+					forceHosted(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
+					c.warn("tool_choice", "forcing a hosted tool becomes required when it is the only tool offered")
+				case "image_generation":
+					// mapping/responses_chat.yaml:263: lossy → tool_choice{string}
+					forceHosted(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
+					c.warn("tool_choice", "forcing a hosted tool becomes required when it is the only tool offered")
+				case "file_search":
+					// mapping/responses_chat.yaml:267: drop
+					c.drop(srcToolChoice, "tool_choice", "file search is dropped with its tool; forcing it is an error")
+				case "code_interpreter":
+					// mapping/responses_chat.yaml:269: drop
+					c.drop(srcToolChoice, "tool_choice", "the code interpreter is dropped with its tool; forcing it is an error")
+				case "computer":
+					// mapping/responses_chat.yaml:271: drop
+					c.drop(srcToolChoice, "tool_choice", "computer use is dropped with its tool; forcing it is an error")
+				case "computer_use":
+					// mapping/responses_chat.yaml:273: drop
+					c.drop(srcToolChoice, "tool_choice", "computer use is dropped with its tool; forcing it is an error")
+				case "computer_use_preview":
+					// mapping/responses_chat.yaml:275: drop
+					c.drop(srcToolChoice, "tool_choice", "computer use is dropped with its tool; forcing it is an error")
+				case "mcp":
+					// mapping/responses_chat.yaml:277: drop
+					c.drop(srcToolChoice, "tool_choice", "remote MCP is dropped with its tool; forcing it is an error")
+				case "apply_patch":
+					// mapping/responses_chat.yaml:279: → tool_choice{object}{function}
+					forceVirtual(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
+				case "shell":
+					// mapping/responses_chat.yaml:283: → tool_choice{object}{function}
+					forceVirtual(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
+				case "programmatic_tool_calling":
+					// mapping/responses_chat.yaml:287: drop
+					c.drop(srcToolChoice, "tool_choice", "programmatic tool calling runs on OpenAI's platform")
+				default:
+					c.unknownType(srcToolChoiceObjectNode, srcToolChoiceObjectKnown, "tool_choice")
+				}
+			}
+		case 26:
+			for i, e := range srcTools.Elems() {
+				srcToolsNode, srcToolsKnown, srcToolsType := c.tag(e)
+				switch srcToolsType {
+				case "function":
+					srcToolsFunctionOut := c.b.AppendObject(c.b.Array(codec.Top, "tools"))
+					var srcToolsFunctionType, srcToolsFunctionName, srcToolsFunctionDescription, srcToolsFunctionParameters, srcToolsFunctionStrict, srcToolsFunctionDeferLoading, srcToolsFunctionAllowedCallers, srcToolsFunctionOutputSchema codec.Value
+					var srcToolsFunctionSet uint64
+					for k, m := range e.Members() {
+						if !present(m) {
+							continue
+						}
+						switch string(k.Bytes()) {
+						case "type":
+							srcToolsFunctionType = m
+							srcToolsFunctionSet |= uint64(0x1)
+						case "name":
+							srcToolsFunctionName = m
+							srcToolsFunctionSet |= uint64(0x2)
+						case "description":
+							srcToolsFunctionDescription = m
+							srcToolsFunctionSet |= uint64(0x4)
+						case "parameters":
+							srcToolsFunctionParameters = m
+							srcToolsFunctionSet |= uint64(0x8)
+						case "strict":
+							srcToolsFunctionStrict = m
+							srcToolsFunctionSet |= uint64(0x10)
+						case "defer_loading":
+							srcToolsFunctionDeferLoading = m
+							srcToolsFunctionSet |= uint64(0x20)
+						case "allowed_callers":
+							srcToolsFunctionAllowedCallers = m
+							srcToolsFunctionSet |= uint64(0x40)
+						case "output_schema":
+							srcToolsFunctionOutputSchema = m
+							srcToolsFunctionSet |= uint64(0x80)
+						}
+					}
+					for ; srcToolsFunctionSet != 0; srcToolsFunctionSet &= srcToolsFunctionSet - 1 {
+						switch bits.TrailingZeros64(srcToolsFunctionSet) {
+						case 0:
+							// mapping/responses_chat.yaml:291: → tools[]{function}.type
+							c.put(srcToolsFunctionOut, "type", srcToolsFunctionType.Raw())
+						case 1:
+							// mapping/responses_chat.yaml:293: → tools[]{function}.function.name
+							c.put(c.b.Object(srcToolsFunctionOut, "function"), "name", srcToolsFunctionName.Raw())
+						case 2:
+							// mapping/responses_chat.yaml:295: → tools[]{function}.function.description
+							c.put(c.b.Object(srcToolsFunctionOut, "function"), "description", srcToolsFunctionDescription.Raw())
+						case 3:
+							// mapping/responses_chat.yaml:297: → tools[]{function}.function.parameters
+							c.put(c.b.Object(srcToolsFunctionOut, "function"), "parameters", srcToolsFunctionParameters.Raw())
+						case 4:
+							// mapping/responses_chat.yaml:300: → tools[]{function}.function.strict
+							c.put(c.b.Object(srcToolsFunctionOut, "function"), "strict", srcToolsFunctionStrict.Raw())
+						case 5:
+							// mapping/responses_chat.yaml:302: drop
+							c.drop(srcToolsFunctionDeferLoading, atElem("tools", i, "defer_loading", "tools[0].defer_loading"), "chat loads every tool")
+						case 6:
+							// mapping/responses_chat.yaml:304: drop
+							c.drop(srcToolsFunctionAllowedCallers, atElem("tools", i, "allowed_callers", "tools[0].allowed_callers"), "chat has no restriction on who may call a tool")
+						case 7:
+							// mapping/responses_chat.yaml:306: drop
+							c.drop(srcToolsFunctionOutputSchema, atElem("tools", i, "output_schema", "tools[0].output_schema"), "chat tools declare no output schema")
+						}
+					}
+				case "custom":
+					// mapping/dialects/deepseek.yaml:46: → tools[]{function}
+					virtualTool(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
+				case "local_shell":
+					// mapping/responses_chat.yaml:313: → tools[]{function}
+					virtualTool(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
+				case "shell":
+					// mapping/responses_chat.yaml:317: → tools[]{function}
+					virtualTool(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
+				case "apply_patch":
+					// mapping/responses_chat.yaml:321: → tools[]{function}
+					virtualTool(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
+				case "namespace":
+					// mapping/responses_chat.yaml:325: → tools[]{function}
+					namespaceTools(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
+				case "tool_search":
+					// mapping/responses_chat.yaml:329: → tools[]{function}
+					virtualTool(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
+				case "web_search":
+					// mapping/dialects/deepseek.yaml:74: drop
+					c.drop(e, atElem("tools", i, "", "tools[0]"), "DeepSeek's API searches no web (OpenAI's web_search_options are not its)")
+				case "web_search_2025_08_26":
+					// mapping/dialects/deepseek.yaml:74: drop
+					c.drop(e, atElem("tools", i, "", "tools[0]"), "DeepSeek's API searches no web (OpenAI's web_search_options are not its)")
+				case "web_search_preview":
+					// mapping/dialects/deepseek.yaml:74: drop
+					c.drop(e, atElem("tools", i, "", "tools[0]"), "DeepSeek's API searches no web (OpenAI's web_search_options are not its)")
+				case "web_search_preview_2025_03_11":
+					// mapping/dialects/deepseek.yaml:74: drop
+					c.drop(e, atElem("tools", i, "", "tools[0]"), "DeepSeek's API searches no web (OpenAI's web_search_options are not its)")
+				case "image_generation":
+					// mapping/dialects/deepseek.yaml:76: drop
+					c.drop(e, atElem("tools", i, "", "tools[0]"), "DeepSeek's API generates no images as a tool")
+				case "file_search":
+					// mapping/responses_chat.yaml:354: drop
+					c.drop(e, atElem("tools", i, "", "tools[0]"), "no chat upstream searches OpenAI vector stores")
+				case "code_interpreter":
+					// mapping/responses_chat.yaml:356: drop
+					c.drop(e, atElem("tools", i, "", "tools[0]"), "no chat upstream runs OpenAI's code interpreter")
+				case "computer":
+					// mapping/responses_chat.yaml:358: drop
+					c.drop(e, atElem("tools", i, "", "tools[0]"), "no chat upstream drives a computer")
+				case "computer_use_preview":
+					// mapping/responses_chat.yaml:360: drop
+					c.drop(e, atElem("tools", i, "", "tools[0]"), "no chat upstream drives a computer")
+				case "mcp":
+					// mapping/responses_chat.yaml:362: drop
+					c.drop(e, atElem("tools", i, "", "tools[0]"), "no chat upstream calls remote MCP servers")
+				case "programmatic_tool_calling":
+					// mapping/responses_chat.yaml:364: drop
+					c.drop(e, atElem("tools", i, "", "tools[0]"), "programmatic tool calling runs on OpenAI's platform")
+				default:
+					c.unknownType(srcToolsNode, srcToolsKnown, atElem("tools", i, "", "tools[0]"))
+				}
+			}
+		case 27:
+			// mapping/responses_chat.yaml:368: drop
+			c.drop(srcClientMetadata, "client_metadata", "Codex's telemetry; nothing upstream reads it")
 		}
-	}
-	if present(srcClientMetadata) {
-		// mapping/responses_chat.yaml:368: drop
-		c.drop(srcClientMetadata, "client_metadata", "Codex's telemetry; nothing upstream reads it")
 	}
 }
 
 // responsesChatKimi converts a payload, as mapping/responses_chat.yaml says for kimi.
 func (c *conv) responsesChatKimi(v codec.Value) {
 	var srcModel, srcInstructions, srcInput, srcMaxOutputTokens, srcTemperature, srcTopP, srcTopLogprobs, srcParallelToolCalls, srcMetadata, srcServiceTier, srcStream, srcStreamOptions, srcPromptCacheKey, srcPromptCacheOptions, srcPromptCacheRetention, srcUser, srcSafetyIdentifier, srcText, srcModeration, srcReasoning, srcInclude, srcTruncation, srcMaxToolCalls, srcPrompt, srcContextManagement, srcToolChoice, srcTools, srcClientMetadata codec.Value
+	var srcSet uint64
 	for k, m := range v.Members() {
+		if !present(m) {
+			continue
+		}
 		switch string(k.Bytes()) {
 		case "model":
 			srcModel = m
+			srcSet |= uint64(0x1)
 		case "instructions":
 			srcInstructions = m
+			srcSet |= uint64(0x2)
 		case "input":
 			srcInput = m
+			srcSet |= uint64(0x4)
 		case "max_output_tokens":
 			srcMaxOutputTokens = m
+			srcSet |= uint64(0x8)
 		case "temperature":
 			srcTemperature = m
+			srcSet |= uint64(0x10)
 		case "top_p":
 			srcTopP = m
+			srcSet |= uint64(0x20)
 		case "top_logprobs":
 			srcTopLogprobs = m
+			srcSet |= uint64(0x40)
 		case "parallel_tool_calls":
 			srcParallelToolCalls = m
+			srcSet |= uint64(0x80)
 		case "metadata":
 			srcMetadata = m
+			srcSet |= uint64(0x100)
 		case "service_tier":
 			srcServiceTier = m
+			srcSet |= uint64(0x200)
 		case "stream":
 			srcStream = m
+			srcSet |= uint64(0x400)
 		case "stream_options":
 			srcStreamOptions = m
+			srcSet |= uint64(0x800)
 		case "prompt_cache_key":
 			srcPromptCacheKey = m
+			srcSet |= uint64(0x1000)
 		case "prompt_cache_options":
 			srcPromptCacheOptions = m
+			srcSet |= uint64(0x2000)
 		case "prompt_cache_retention":
 			srcPromptCacheRetention = m
+			srcSet |= uint64(0x4000)
 		case "user":
 			srcUser = m
+			srcSet |= uint64(0x8000)
 		case "safety_identifier":
 			srcSafetyIdentifier = m
+			srcSet |= uint64(0x10000)
 		case "text":
 			srcText = m
+			srcSet |= uint64(0x20000)
 		case "moderation":
 			srcModeration = m
+			srcSet |= uint64(0x40000)
 		case "reasoning":
 			srcReasoning = m
+			srcSet |= uint64(0x80000)
 		case "store": // mapping/responses_chat.yaml:215: gateway: default true: the gateway stores the Response, its input and output items (SQLite or PostgreSQL, per tenant, with a TTL) for previous_response_id, conversations, item_reference and GET/DELETE /v1/responses/{id} and input_items; false writes nothing; the Response says what was done
 		case "previous_response_id": // mapping/responses_chat.yaml:217: gateway: the gateway prepends the stored chain (each turn's input then output items, oldest first; not its instructions); an unknown, deleted, expired or other tenant's id (or one deleted inside the chain) is 400 previous_response_not_found
 		case "conversation": // mapping/responses_chat.yaml:219: gateway: the gateway prepends the conversation's items (the Conversations API) and appends the response's input and output items to it with the stored response; with previous_response_id it is a 400
 		case "background": // mapping/responses_chat.yaml:221: gateway: unsupported_parameter until the gateway runs responses in the background
 		case "include":
 			srcInclude = m
+			srcSet |= uint64(0x100000)
 		case "truncation":
 			srcTruncation = m
+			srcSet |= uint64(0x200000)
 		case "max_tool_calls":
 			srcMaxToolCalls = m
+			srcSet |= uint64(0x400000)
 		case "prompt":
 			srcPrompt = m
+			srcSet |= uint64(0x800000)
 		case "context_management":
 			srcContextManagement = m
+			srcSet |= uint64(0x1000000)
 		case "tool_choice":
 			srcToolChoice = m
+			srcSet |= uint64(0x2000000)
 		case "tools":
 			srcTools = m
+			srcSet |= uint64(0x4000000)
 		case "client_metadata":
 			srcClientMetadata = m
+			srcSet |= uint64(0x8000000)
 		}
 	}
-	if present(srcModel) {
-		// mapping/responses_chat.yaml:12: → model
-		model(c, srcModel, "model", codec.Top, "model")
-	}
-	if present(srcInstructions) {
-		// mapping/responses_chat.yaml:18: → messages
-		instructions(c, srcInstructions, "instructions", codec.Top, "messages")
-	}
-	if present(srcInput) {
-		switch srcInput.Kind() {
-		case codec.String:
-			// mapping/responses_chat.yaml:29: → messages[]{user}
-			userInput(c, srcInput, "input", c.b.Array(codec.Top, "messages"), "")
-		case codec.Array:
-			for i, e := range srcInput.Elems() {
-				srcInputArrayNode, srcInputArrayKnown, srcInputArrayType := c.tag(e)
-				switch srcInputArrayType {
-				case "message":
-					// mapping/responses_chat.yaml:33: → messages[]{user}
-					message(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
-				case "reasoning":
-					// mapping/dialects/kimi.yaml:17: → messages[]{assistant}
-					reasoningCarrier(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
-				case "function_call":
-					// mapping/responses_chat.yaml:52: → messages[]{assistant}
-					functionCall(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
-				case "function_call_output":
-					// mapping/responses_chat.yaml:56: → messages[]{tool}
-					callOutput(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
-				case "custom_tool_call":
-					// mapping/responses_chat.yaml:60: → messages[]{assistant}
-					customToolCall(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
-				case "custom_tool_call_output":
-					// mapping/responses_chat.yaml:64: → messages[]{tool}
-					callOutput(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
-				case "local_shell_call":
-					// mapping/responses_chat.yaml:68: → messages[]{assistant}
-					localShellCall(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
-				case "local_shell_call_output":
-					// mapping/responses_chat.yaml:72: → messages[]{tool}
-					callOutput(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
-				case "shell_call":
-					// mapping/responses_chat.yaml:76: → messages[]{assistant}
-					shellCall(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
-				case "shell_call_output":
-					// mapping/responses_chat.yaml:80: → messages[]{tool}
-					callOutput(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
-				case "apply_patch_call":
-					// mapping/responses_chat.yaml:84: → messages[]{assistant}
-					applyPatchCall(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
-				case "apply_patch_call_output":
-					// mapping/responses_chat.yaml:88: → messages[]{tool}
-					callOutput(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
-				case "tool_search_call":
-					// mapping/responses_chat.yaml:92: → messages[]{assistant}
-					toolSearchCall(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
-				case "tool_search_output":
-					// mapping/responses_chat.yaml:96: → messages[]{tool}
-					toolSearchOutput(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
-				case "additional_tools":
-					// mapping/responses_chat.yaml:100: → tools[]{function}
-					additionalTools(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "tools"), "")
-				case "item_reference":
-				// mapping/responses_chat.yaml:104: gateway: the gateway resolves it from its store (any input or output item the tenant has stored) before conversion, and stores the item it names as this response's input; an unknown id is 400 naming input[i].id (a converter alone resolves it through Options.Items)
-				case "web_search_call":
-					// mapping/responses_chat.yaml:106: drop
-					c.drop(e, atElem("input", i, "", "input[0]"), "OpenAI ran the search; chat has no record of a server tool's call (the answer that used it stays)")
-				case "file_search_call":
-					// mapping/responses_chat.yaml:108: drop
-					c.drop(e, atElem("input", i, "", "input[0]"), "OpenAI ran the file search; chat has no record of a server tool's call")
-				case "code_interpreter_call":
-					// mapping/responses_chat.yaml:110: drop
-					c.drop(e, atElem("input", i, "", "input[0]"), "OpenAI ran the code; chat has no record of a server tool's call")
-				case "image_generation_call":
-					// mapping/responses_chat.yaml:112: drop
-					c.drop(e, atElem("input", i, "", "input[0]"), "OpenAI generated the image; chat has no record of a server tool's call")
-				case "computer_call":
-					// mapping/responses_chat.yaml:114: drop
-					c.drop(e, atElem("input", i, "", "input[0]"), "no chat upstream drives a computer; the call is left out (with its output)")
-				case "computer_call_output":
-					// mapping/responses_chat.yaml:116: drop
-					c.drop(e, atElem("input", i, "", "input[0]"), "no chat upstream drives a computer; the output is left out (with its call)")
-				case "mcp_call":
-					// mapping/responses_chat.yaml:118: drop
-					c.drop(e, atElem("input", i, "", "input[0]"), "OpenAI called the remote MCP server; chat has no record of a server tool's call")
-				case "mcp_list_tools":
-					// mapping/responses_chat.yaml:120: drop
-					c.drop(e, atElem("input", i, "", "input[0]"), "no chat upstream calls remote MCP servers")
-				case "mcp_approval_request":
-					// mapping/responses_chat.yaml:122: drop
-					c.drop(e, atElem("input", i, "", "input[0]"), "no chat upstream calls remote MCP servers")
-				case "mcp_approval_response":
-					// mapping/responses_chat.yaml:124: drop
-					c.drop(e, atElem("input", i, "", "input[0]"), "no chat upstream calls remote MCP servers")
-				case "compaction":
-					// mapping/responses_chat.yaml:126: drop
-					c.drop(e, atElem("input", i, "", "input[0]"), "OpenAI's compacted context is encrypted for OpenAI; no chat upstream can read it")
-				case "compaction_trigger":
-					// mapping/responses_chat.yaml:128: drop
-					c.drop(e, atElem("input", i, "", "input[0]"), "chat has no server-side context compaction")
-				case "program":
-					// mapping/responses_chat.yaml:130: drop
-					c.drop(e, atElem("input", i, "", "input[0]"), "programmatic tool calling runs on OpenAI's platform")
-				case "program_output":
-					// mapping/responses_chat.yaml:132: drop
-					c.drop(e, atElem("input", i, "", "input[0]"), "programmatic tool calling runs on OpenAI's platform")
+	for ; srcSet != 0; srcSet &= srcSet - 1 {
+		switch bits.TrailingZeros64(srcSet) {
+		case 0:
+			// mapping/responses_chat.yaml:12: → model
+			model(c, srcModel, "model", codec.Top, "model")
+		case 1:
+			// mapping/responses_chat.yaml:18: → messages
+			instructions(c, srcInstructions, "instructions", codec.Top, "messages")
+		case 2:
+			switch srcInput.Kind() {
+			case codec.String:
+				// mapping/responses_chat.yaml:29: → messages[]{user}
+				userInput(c, srcInput, "input", c.b.Array(codec.Top, "messages"), "")
+			case codec.Array:
+				for i, e := range srcInput.Elems() {
+					srcInputArrayNode, srcInputArrayKnown, srcInputArrayType := c.tag(e)
+					switch srcInputArrayType {
+					case "message":
+						// mapping/responses_chat.yaml:33: → messages[]{user}
+						message(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+					case "reasoning":
+						// mapping/dialects/kimi.yaml:17: → messages[]{assistant}
+						reasoningCarrier(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+					case "function_call":
+						// mapping/responses_chat.yaml:52: → messages[]{assistant}
+						functionCall(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+					case "function_call_output":
+						// mapping/responses_chat.yaml:56: → messages[]{tool}
+						callOutput(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+					case "custom_tool_call":
+						// mapping/responses_chat.yaml:60: → messages[]{assistant}
+						customToolCall(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+					case "custom_tool_call_output":
+						// mapping/responses_chat.yaml:64: → messages[]{tool}
+						callOutput(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+					case "local_shell_call":
+						// mapping/responses_chat.yaml:68: → messages[]{assistant}
+						localShellCall(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+					case "local_shell_call_output":
+						// mapping/responses_chat.yaml:72: → messages[]{tool}
+						callOutput(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+					case "shell_call":
+						// mapping/responses_chat.yaml:76: → messages[]{assistant}
+						shellCall(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+					case "shell_call_output":
+						// mapping/responses_chat.yaml:80: → messages[]{tool}
+						callOutput(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+					case "apply_patch_call":
+						// mapping/responses_chat.yaml:84: → messages[]{assistant}
+						applyPatchCall(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+					case "apply_patch_call_output":
+						// mapping/responses_chat.yaml:88: → messages[]{tool}
+						callOutput(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+					case "tool_search_call":
+						// mapping/responses_chat.yaml:92: → messages[]{assistant}
+						toolSearchCall(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+					case "tool_search_output":
+						// mapping/responses_chat.yaml:96: → messages[]{tool}
+						toolSearchOutput(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+					case "additional_tools":
+						// mapping/responses_chat.yaml:100: → tools[]{function}
+						additionalTools(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "tools"), "")
+					case "item_reference":
+					// mapping/responses_chat.yaml:104: gateway: the gateway resolves it from its store (any input or output item the tenant has stored) before conversion, and stores the item it names as this response's input; an unknown id is 400 naming input[i].id (a converter alone resolves it through Options.Items)
+					case "web_search_call":
+						// mapping/responses_chat.yaml:106: drop
+						c.drop(e, atElem("input", i, "", "input[0]"), "OpenAI ran the search; chat has no record of a server tool's call (the answer that used it stays)")
+					case "file_search_call":
+						// mapping/responses_chat.yaml:108: drop
+						c.drop(e, atElem("input", i, "", "input[0]"), "OpenAI ran the file search; chat has no record of a server tool's call")
+					case "code_interpreter_call":
+						// mapping/responses_chat.yaml:110: drop
+						c.drop(e, atElem("input", i, "", "input[0]"), "OpenAI ran the code; chat has no record of a server tool's call")
+					case "image_generation_call":
+						// mapping/responses_chat.yaml:112: drop
+						c.drop(e, atElem("input", i, "", "input[0]"), "OpenAI generated the image; chat has no record of a server tool's call")
+					case "computer_call":
+						// mapping/responses_chat.yaml:114: drop
+						c.drop(e, atElem("input", i, "", "input[0]"), "no chat upstream drives a computer; the call is left out (with its output)")
+					case "computer_call_output":
+						// mapping/responses_chat.yaml:116: drop
+						c.drop(e, atElem("input", i, "", "input[0]"), "no chat upstream drives a computer; the output is left out (with its call)")
+					case "mcp_call":
+						// mapping/responses_chat.yaml:118: drop
+						c.drop(e, atElem("input", i, "", "input[0]"), "OpenAI called the remote MCP server; chat has no record of a server tool's call")
+					case "mcp_list_tools":
+						// mapping/responses_chat.yaml:120: drop
+						c.drop(e, atElem("input", i, "", "input[0]"), "no chat upstream calls remote MCP servers")
+					case "mcp_approval_request":
+						// mapping/responses_chat.yaml:122: drop
+						c.drop(e, atElem("input", i, "", "input[0]"), "no chat upstream calls remote MCP servers")
+					case "mcp_approval_response":
+						// mapping/responses_chat.yaml:124: drop
+						c.drop(e, atElem("input", i, "", "input[0]"), "no chat upstream calls remote MCP servers")
+					case "compaction":
+						// mapping/responses_chat.yaml:126: drop
+						c.drop(e, atElem("input", i, "", "input[0]"), "OpenAI's compacted context is encrypted for OpenAI; no chat upstream can read it")
+					case "compaction_trigger":
+						// mapping/responses_chat.yaml:128: drop
+						c.drop(e, atElem("input", i, "", "input[0]"), "chat has no server-side context compaction")
+					case "program":
+						// mapping/responses_chat.yaml:130: drop
+						c.drop(e, atElem("input", i, "", "input[0]"), "programmatic tool calling runs on OpenAI's platform")
+					case "program_output":
+						// mapping/responses_chat.yaml:132: drop
+						c.drop(e, atElem("input", i, "", "input[0]"), "programmatic tool calling runs on OpenAI's platform")
+					default:
+						c.unknownType(srcInputArrayNode, srcInputArrayKnown, atElem("input", i, "", "input[0]"))
+					}
+				}
+			}
+		case 3:
+			// mapping/responses_chat.yaml:136: → max_completion_tokens
+			c.put(codec.Top, "max_completion_tokens", srcMaxOutputTokens.Raw())
+		case 4:
+			// mapping/dialects/kimi.yaml:28: drop
+			c.drop(srcTemperature, "temperature", "Kimi's thinking models fix the temperature (kimi-k2.5 and k2.6 refuse another; k2-thinking runs at 1.0)")
+		case 5:
+			// mapping/dialects/kimi.yaml:30: drop
+			c.drop(srcTopP, "top_p", "Kimi's thinking models fix top_p (0.95)")
+		case 6:
+			// mapping/dialects/kimi.yaml:32: drop
+			c.drop(srcTopLogprobs, "top_logprobs", "Kimi's API returns no log probabilities")
+		case 7:
+			// mapping/responses_chat.yaml:146: → parallel_tool_calls
+			c.put(codec.Top, "parallel_tool_calls", srcParallelToolCalls.Raw())
+		case 8:
+			// mapping/dialects/kimi.yaml:54: drop
+			c.drop(srcMetadata, "metadata", "Kimi's API stores no completions and takes no metadata")
+		case 9:
+			// mapping/dialects/kimi.yaml:52: drop
+			c.drop(srcServiceTier, "service_tier", "Kimi's API has no service tiers")
+		case 10:
+			// mapping/responses_chat.yaml:152: → stream
+			c.put(codec.Top, "stream", srcStream.Raw())
+			if string(srcStream.Raw()) == "true" {
+				c.b.SetJSON(c.b.Object(codec.Top, "stream_options"), "include_usage", "true")
+			}
+		case 11:
+			var srcStreamOptionsIncludeObfuscation codec.Value
+			var srcStreamOptionsSet uint64
+			for k, m := range srcStreamOptions.Members() {
+				if !present(m) {
+					continue
+				}
+				switch string(k.Bytes()) {
+				case "include_obfuscation":
+					srcStreamOptionsIncludeObfuscation = m
+					srcStreamOptionsSet |= uint64(0x1)
+				}
+			}
+			for ; srcStreamOptionsSet != 0; srcStreamOptionsSet &= srcStreamOptionsSet - 1 {
+				switch bits.TrailingZeros64(srcStreamOptionsSet) {
+				case 0:
+					// mapping/dialects/kimi.yaml:66: drop
+					c.drop(srcStreamOptionsIncludeObfuscation, "stream_options.include_obfuscation", "Kimi's streams have no obfuscation option")
+				}
+			}
+		case 12:
+			// mapping/dialects/kimi.yaml:48: drop
+			c.drop(srcPromptCacheKey, "prompt_cache_key", "Kimi caches prompt prefixes on its own; it takes no key")
+		case 13:
+			var srcPromptCacheOptionsMode, srcPromptCacheOptionsTtl codec.Value
+			var srcPromptCacheOptionsSet uint64
+			for k, m := range srcPromptCacheOptions.Members() {
+				if !present(m) {
+					continue
+				}
+				switch string(k.Bytes()) {
+				case "mode":
+					srcPromptCacheOptionsMode = m
+					srcPromptCacheOptionsSet |= uint64(0x1)
+				case "ttl":
+					srcPromptCacheOptionsTtl = m
+					srcPromptCacheOptionsSet |= uint64(0x2)
+				}
+			}
+			for ; srcPromptCacheOptionsSet != 0; srcPromptCacheOptionsSet &= srcPromptCacheOptionsSet - 1 {
+				switch bits.TrailingZeros64(srcPromptCacheOptionsSet) {
+				case 0:
+					// mapping/responses_chat.yaml:163: → prompt_cache_options.mode
+					c.put(c.b.Object(codec.Top, "prompt_cache_options"), "mode", srcPromptCacheOptionsMode.Raw())
+				case 1:
+					// mapping/responses_chat.yaml:163: → prompt_cache_options.ttl
+					c.put(c.b.Object(codec.Top, "prompt_cache_options"), "ttl", srcPromptCacheOptionsTtl.Raw())
+				}
+			}
+		case 14:
+			// mapping/dialects/kimi.yaml:50: drop
+			c.drop(srcPromptCacheRetention, "prompt_cache_retention", "Kimi's API has no prompt_cache_retention")
+		case 15:
+			// mapping/responses_chat.yaml:168: → user
+			c.put(codec.Top, "user", srcUser.Raw())
+		case 16:
+			// mapping/dialects/kimi.yaml:46: drop
+			c.drop(srcSafetyIdentifier, "safety_identifier", "Kimi's API has no safety_identifier")
+		case 17:
+			var srcTextVerbosity, srcTextFormat codec.Value
+			var srcTextSet uint64
+			for k, m := range srcText.Members() {
+				if !present(m) {
+					continue
+				}
+				switch string(k.Bytes()) {
+				case "verbosity":
+					srcTextVerbosity = m
+					srcTextSet |= uint64(0x1)
+				case "format":
+					srcTextFormat = m
+					srcTextSet |= uint64(0x2)
+				}
+			}
+			for ; srcTextSet != 0; srcTextSet &= srcTextSet - 1 {
+				switch bits.TrailingZeros64(srcTextSet) {
+				case 0:
+					// mapping/dialects/kimi.yaml:58: drop
+					c.drop(srcTextVerbosity, "text.verbosity", "Kimi's API has no verbosity")
+				case 1:
+					srcTextFormatNode, srcTextFormatKnown, srcTextFormatType := c.tag(srcTextFormat)
+					switch srcTextFormatType {
+					case "text":
+					// mapping/responses_chat.yaml:181: omit → response_format{text}: the target's default, left out
+					case "json_object":
+						var srcTextFormatJsonObjectType codec.Value
+						var srcTextFormatJsonObjectSet uint64
+						for k, m := range srcTextFormat.Members() {
+							if !present(m) {
+								continue
+							}
+							switch string(k.Bytes()) {
+							case "type":
+								srcTextFormatJsonObjectType = m
+								srcTextFormatJsonObjectSet |= uint64(0x1)
+							}
+						}
+						for ; srcTextFormatJsonObjectSet != 0; srcTextFormatJsonObjectSet &= srcTextFormatJsonObjectSet - 1 {
+							switch bits.TrailingZeros64(srcTextFormatJsonObjectSet) {
+							case 0:
+								// mapping/responses_chat.yaml:184: → response_format{json_object}.type
+								c.put(c.b.Object(codec.Top, "response_format"), "type", srcTextFormatJsonObjectType.Raw())
+							}
+						}
+					case "json_schema":
+						var srcTextFormatJsonSchemaType, srcTextFormatJsonSchemaName, srcTextFormatJsonSchemaDescription, srcTextFormatJsonSchemaSchema, srcTextFormatJsonSchemaStrict codec.Value
+						var srcTextFormatJsonSchemaSet uint64
+						for k, m := range srcTextFormat.Members() {
+							if !present(m) {
+								continue
+							}
+							switch string(k.Bytes()) {
+							case "type":
+								srcTextFormatJsonSchemaType = m
+								srcTextFormatJsonSchemaSet |= uint64(0x1)
+							case "name":
+								srcTextFormatJsonSchemaName = m
+								srcTextFormatJsonSchemaSet |= uint64(0x2)
+							case "description":
+								srcTextFormatJsonSchemaDescription = m
+								srcTextFormatJsonSchemaSet |= uint64(0x4)
+							case "schema":
+								srcTextFormatJsonSchemaSchema = m
+								srcTextFormatJsonSchemaSet |= uint64(0x8)
+							case "strict":
+								srcTextFormatJsonSchemaStrict = m
+								srcTextFormatJsonSchemaSet |= uint64(0x10)
+							}
+						}
+						for ; srcTextFormatJsonSchemaSet != 0; srcTextFormatJsonSchemaSet &= srcTextFormatJsonSchemaSet - 1 {
+							switch bits.TrailingZeros64(srcTextFormatJsonSchemaSet) {
+							case 0:
+								// mapping/responses_chat.yaml:186: → response_format{json_schema}.type
+								c.put(c.b.Object(codec.Top, "response_format"), "type", srcTextFormatJsonSchemaType.Raw())
+							case 1:
+								// mapping/responses_chat.yaml:188: → response_format{json_schema}.json_schema.name
+								c.put(c.b.Object(c.b.Object(codec.Top, "response_format"), "json_schema"), "name", srcTextFormatJsonSchemaName.Raw())
+							case 2:
+								// mapping/responses_chat.yaml:190: → response_format{json_schema}.json_schema.description
+								c.put(c.b.Object(c.b.Object(codec.Top, "response_format"), "json_schema"), "description", srcTextFormatJsonSchemaDescription.Raw())
+							case 3:
+								// mapping/responses_chat.yaml:192: → response_format{json_schema}.json_schema.schema
+								c.put(c.b.Object(c.b.Object(codec.Top, "response_format"), "json_schema"), "schema", srcTextFormatJsonSchemaSchema.Raw())
+							case 4:
+								// mapping/responses_chat.yaml:195: → response_format{json_schema}.json_schema.strict
+								c.put(c.b.Object(c.b.Object(codec.Top, "response_format"), "json_schema"), "strict", srcTextFormatJsonSchemaStrict.Raw())
+							}
+						}
+					default:
+						c.unknownType(srcTextFormatNode, srcTextFormatKnown, "text.format")
+					}
+				}
+			}
+		case 18:
+			// mapping/dialects/kimi.yaml:56: drop
+			c.drop(srcModeration, "moderation", "Kimi's API has no moderation option")
+		case 19:
+			var srcReasoningEffort, srcReasoningSummary, srcReasoningGenerateSummary, srcReasoningContext, srcReasoningMode codec.Value
+			var srcReasoningSet uint64
+			for k, m := range srcReasoning.Members() {
+				if !present(m) {
+					continue
+				}
+				switch string(k.Bytes()) {
+				case "effort":
+					srcReasoningEffort = m
+					srcReasoningSet |= uint64(0x1)
+				case "summary":
+					srcReasoningSummary = m
+					srcReasoningSet |= uint64(0x2)
+				case "generate_summary":
+					srcReasoningGenerateSummary = m
+					srcReasoningSet |= uint64(0x4)
+				case "context":
+					srcReasoningContext = m
+					srcReasoningSet |= uint64(0x8)
+				case "mode":
+					srcReasoningMode = m
+					srcReasoningSet |= uint64(0x10)
+				}
+			}
+			for ; srcReasoningSet != 0; srcReasoningSet &= srcReasoningSet - 1 {
+				switch bits.TrailingZeros64(srcReasoningSet) {
+				case 0:
+					// mapping/dialects/kimi.yaml:24: lossy → thinking.type
+					switch string(srcReasoningEffort.Raw()) {
+					case "\"none\"":
+						c.b.SetJSON(c.b.Object(codec.Top, "thinking"), "type", "\"disabled\"")
+					case "\"minimal\"":
+						c.b.SetJSON(c.b.Object(codec.Top, "thinking"), "type", "\"enabled\"")
+					case "\"low\"":
+						c.b.SetJSON(c.b.Object(codec.Top, "thinking"), "type", "\"enabled\"")
+					case "\"medium\"":
+						c.b.SetJSON(c.b.Object(codec.Top, "thinking"), "type", "\"enabled\"")
+					case "\"high\"":
+						c.b.SetJSON(c.b.Object(codec.Top, "thinking"), "type", "\"enabled\"")
+					case "\"xhigh\"":
+						c.b.SetJSON(c.b.Object(codec.Top, "thinking"), "type", "\"enabled\"")
+					default:
+						c.warn("reasoning.effort", string(srcReasoningEffort.Raw())+" is not a value the mapping carries to thinking.type; left out")
+					}
+					c.warn("reasoning.effort", "Kimi has a thinking switch, no effort levels; none turns thinking off, any other effort on")
+				case 1:
+					// mapping/dialects/kimi.yaml:60: drop
+					c.drop(srcReasoningSummary, "reasoning.summary", "Kimi returns its reasoning whole (reasoning_content), not summarized")
+				case 2:
+					// mapping/dialects/kimi.yaml:60: drop
+					c.drop(srcReasoningGenerateSummary, "reasoning.generate_summary", "Kimi returns its reasoning whole (reasoning_content), not summarized")
+				case 3:
+					// mapping/responses_chat.yaml:209: drop
+					c.drop(srcReasoningContext, "reasoning.context", "chat has no reasoning context setting")
+				case 4:
+					// mapping/responses_chat.yaml:211: drop
+					c.drop(srcReasoningMode, "reasoning.mode", "chat has no reasoning mode setting")
+				}
+			}
+		case 20:
+			// mapping/responses_chat.yaml:223: → logprobs
+			include(c, srcInclude, "include", codec.Top, "logprobs")
+		case 21:
+			// mapping/responses_chat.yaml:231: drop
+			c.drop(srcTruncation, "truncation", "chat has no truncation; an upstream refuses a context that is too long")
+		case 22:
+			// mapping/responses_chat.yaml:233: drop
+			c.drop(srcMaxToolCalls, "max_tool_calls", "chat has no limit on tool calls")
+		case 23:
+			// mapping/responses_chat.yaml:235: drop
+			c.drop(srcPrompt, "prompt", "stored prompt templates live on OpenAI's platform")
+		case 24:
+			// mapping/responses_chat.yaml:237: drop
+			c.drop(srcContextManagement, "context_management", "chat has no server-side context compaction")
+		case 25:
+			switch srcToolChoice.Kind() {
+			case codec.String:
+				// mapping/responses_chat.yaml:241: → tool_choice{string}
+				c.put(codec.Top, "tool_choice", srcToolChoice.Raw())
+			case codec.Object:
+				srcToolChoiceObjectNode, srcToolChoiceObjectKnown, srcToolChoiceObjectType := c.tag(srcToolChoice)
+				switch srcToolChoiceObjectType {
+				case "function":
+					var srcToolChoiceObjectFunctionType, srcToolChoiceObjectFunctionName codec.Value
+					var srcToolChoiceObjectFunctionSet uint64
+					for k, m := range srcToolChoice.Members() {
+						if !present(m) {
+							continue
+						}
+						switch string(k.Bytes()) {
+						case "type":
+							srcToolChoiceObjectFunctionType = m
+							srcToolChoiceObjectFunctionSet |= uint64(0x1)
+						case "name":
+							srcToolChoiceObjectFunctionName = m
+							srcToolChoiceObjectFunctionSet |= uint64(0x2)
+						}
+					}
+					for ; srcToolChoiceObjectFunctionSet != 0; srcToolChoiceObjectFunctionSet &= srcToolChoiceObjectFunctionSet - 1 {
+						switch bits.TrailingZeros64(srcToolChoiceObjectFunctionSet) {
+						case 0:
+							// mapping/responses_chat.yaml:243: → tool_choice{object}{function}.type
+							c.put(c.b.Object(codec.Top, "tool_choice"), "type", srcToolChoiceObjectFunctionType.Raw())
+						case 1:
+							// mapping/responses_chat.yaml:245: → tool_choice{object}{function}.function.name
+							c.put(c.b.Object(c.b.Object(codec.Top, "tool_choice"), "function"), "name", srcToolChoiceObjectFunctionName.Raw())
+						}
+					}
+				case "allowed_tools":
+					// mapping/dialects/kimi.yaml:42: lossy → tool_choice{string}
+					allowedToolsFilter(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
+					c.warn("tool_choice", "Kimi has no allowed_tools; the tools are filtered to the allowed set and the mode kept")
+				case "custom":
+					// mapping/dialects/kimi.yaml:38: → tool_choice{object}{function}
+					customChoiceAsFunction(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
+				case "web_search_preview":
+					// mapping/responses_chat.yaml:255: lossy → tool_choice{string}
+					forceHosted(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
+					c.warn("tool_choice", "forcing a hosted tool becomes required when it is the only tool offered")
+				case "web_search_preview_2025_03_11":
+					// mapping/responses_chat.yaml:259: lossy → tool_choice{string}
+					forceHosted(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
+					c.warn("tool_choice", "forcing a hosted tool becomes required when it is the only tool offered")
+				case "image_generation":
+					// mapping/responses_chat.yaml:263: lossy → tool_choice{string}
+					forceHosted(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
+					c.warn("tool_choice", "forcing a hosted tool becomes required when it is the only tool offered")
+				case "file_search":
+					// mapping/responses_chat.yaml:267: drop
+					c.drop(srcToolChoice, "tool_choice", "file search is dropped with its tool; forcing it is an error")
+				case "code_interpreter":
+					// mapping/responses_chat.yaml:269: drop
+					c.drop(srcToolChoice, "tool_choice", "the code interpreter is dropped with its tool; forcing it is an error")
+				case "computer":
+					// mapping/responses_chat.yaml:271: drop
+					c.drop(srcToolChoice, "tool_choice", "computer use is dropped with its tool; forcing it is an error")
+				case "computer_use":
+					// mapping/responses_chat.yaml:273: drop
+					c.drop(srcToolChoice, "tool_choice", "computer use is dropped with its tool; forcing it is an error")
+				case "computer_use_preview":
+					// mapping/responses_chat.yaml:275: drop
+					c.drop(srcToolChoice, "tool_choice", "computer use is dropped with its tool; forcing it is an error")
+				case "mcp":
+					// mapping/responses_chat.yaml:277: drop
+					c.drop(srcToolChoice, "tool_choice", "remote MCP is dropped with its tool; forcing it is an error")
+				case "apply_patch":
+					// mapping/responses_chat.yaml:279: → tool_choice{object}{function}
+					forceVirtual(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
+				case "shell":
+					// mapping/responses_chat.yaml:283: → tool_choice{object}{function}
+					forceVirtual(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
+				case "programmatic_tool_calling":
+					// mapping/responses_chat.yaml:287: drop
+					c.drop(srcToolChoice, "tool_choice", "programmatic tool calling runs on OpenAI's platform")
 				default:
-					c.unknownType(srcInputArrayNode, srcInputArrayKnown, atElem("input", i, "", "input[0]"))
+					c.unknownType(srcToolChoiceObjectNode, srcToolChoiceObjectKnown, "tool_choice")
 				}
 			}
-		}
-	}
-	if present(srcMaxOutputTokens) {
-		// mapping/responses_chat.yaml:136: → max_completion_tokens
-		c.put(codec.Top, "max_completion_tokens", srcMaxOutputTokens.Raw())
-	}
-	if present(srcTemperature) {
-		// mapping/dialects/kimi.yaml:28: drop
-		c.drop(srcTemperature, "temperature", "Kimi's thinking models fix the temperature (kimi-k2.5 and k2.6 refuse another; k2-thinking runs at 1.0)")
-	}
-	if present(srcTopP) {
-		// mapping/dialects/kimi.yaml:30: drop
-		c.drop(srcTopP, "top_p", "Kimi's thinking models fix top_p (0.95)")
-	}
-	if present(srcTopLogprobs) {
-		// mapping/dialects/kimi.yaml:32: drop
-		c.drop(srcTopLogprobs, "top_logprobs", "Kimi's API returns no log probabilities")
-	}
-	if present(srcParallelToolCalls) {
-		// mapping/responses_chat.yaml:146: → parallel_tool_calls
-		c.put(codec.Top, "parallel_tool_calls", srcParallelToolCalls.Raw())
-	}
-	if present(srcMetadata) {
-		// mapping/dialects/kimi.yaml:54: drop
-		c.drop(srcMetadata, "metadata", "Kimi's API stores no completions and takes no metadata")
-	}
-	if present(srcServiceTier) {
-		// mapping/dialects/kimi.yaml:52: drop
-		c.drop(srcServiceTier, "service_tier", "Kimi's API has no service tiers")
-	}
-	if present(srcStream) {
-		// mapping/responses_chat.yaml:152: → stream
-		c.put(codec.Top, "stream", srcStream.Raw())
-		if string(srcStream.Raw()) == "true" {
-			c.b.SetJSON(c.b.Object(codec.Top, "stream_options"), "include_usage", "true")
-		}
-	}
-	if present(srcStreamOptions) {
-		var srcStreamOptionsIncludeObfuscation codec.Value
-		for k, m := range srcStreamOptions.Members() {
-			switch string(k.Bytes()) {
-			case "include_obfuscation":
-				srcStreamOptionsIncludeObfuscation = m
-			}
-		}
-		if present(srcStreamOptionsIncludeObfuscation) {
-			// mapping/dialects/kimi.yaml:66: drop
-			c.drop(srcStreamOptionsIncludeObfuscation, "stream_options.include_obfuscation", "Kimi's streams have no obfuscation option")
-		}
-	}
-	if present(srcPromptCacheKey) {
-		// mapping/dialects/kimi.yaml:48: drop
-		c.drop(srcPromptCacheKey, "prompt_cache_key", "Kimi caches prompt prefixes on its own; it takes no key")
-	}
-	if present(srcPromptCacheOptions) {
-		var srcPromptCacheOptionsMode, srcPromptCacheOptionsTtl codec.Value
-		for k, m := range srcPromptCacheOptions.Members() {
-			switch string(k.Bytes()) {
-			case "mode":
-				srcPromptCacheOptionsMode = m
-			case "ttl":
-				srcPromptCacheOptionsTtl = m
-			}
-		}
-		if present(srcPromptCacheOptionsMode) {
-			// mapping/responses_chat.yaml:163: → prompt_cache_options.mode
-			c.put(c.b.Object(codec.Top, "prompt_cache_options"), "mode", srcPromptCacheOptionsMode.Raw())
-		}
-		if present(srcPromptCacheOptionsTtl) {
-			// mapping/responses_chat.yaml:163: → prompt_cache_options.ttl
-			c.put(c.b.Object(codec.Top, "prompt_cache_options"), "ttl", srcPromptCacheOptionsTtl.Raw())
-		}
-	}
-	if present(srcPromptCacheRetention) {
-		// mapping/dialects/kimi.yaml:50: drop
-		c.drop(srcPromptCacheRetention, "prompt_cache_retention", "Kimi's API has no prompt_cache_retention")
-	}
-	if present(srcUser) {
-		// mapping/responses_chat.yaml:168: → user
-		c.put(codec.Top, "user", srcUser.Raw())
-	}
-	if present(srcSafetyIdentifier) {
-		// mapping/dialects/kimi.yaml:46: drop
-		c.drop(srcSafetyIdentifier, "safety_identifier", "Kimi's API has no safety_identifier")
-	}
-	if present(srcText) {
-		var srcTextVerbosity, srcTextFormat codec.Value
-		for k, m := range srcText.Members() {
-			switch string(k.Bytes()) {
-			case "verbosity":
-				srcTextVerbosity = m
-			case "format":
-				srcTextFormat = m
-			}
-		}
-		if present(srcTextVerbosity) {
-			// mapping/dialects/kimi.yaml:58: drop
-			c.drop(srcTextVerbosity, "text.verbosity", "Kimi's API has no verbosity")
-		}
-		if present(srcTextFormat) {
-			srcTextFormatNode, srcTextFormatKnown, srcTextFormatType := c.tag(srcTextFormat)
-			switch srcTextFormatType {
-			case "text":
-			// mapping/responses_chat.yaml:181: omit → response_format{text}: the target's default, left out
-			case "json_object":
-				var srcTextFormatJsonObjectType codec.Value
-				for k, m := range srcTextFormat.Members() {
-					switch string(k.Bytes()) {
-					case "type":
-						srcTextFormatJsonObjectType = m
+		case 26:
+			for i, e := range srcTools.Elems() {
+				srcToolsNode, srcToolsKnown, srcToolsType := c.tag(e)
+				switch srcToolsType {
+				case "function":
+					srcToolsFunctionOut := c.b.AppendObject(c.b.Array(codec.Top, "tools"))
+					var srcToolsFunctionType, srcToolsFunctionName, srcToolsFunctionDescription, srcToolsFunctionParameters, srcToolsFunctionStrict, srcToolsFunctionDeferLoading, srcToolsFunctionAllowedCallers, srcToolsFunctionOutputSchema codec.Value
+					var srcToolsFunctionSet uint64
+					for k, m := range e.Members() {
+						if !present(m) {
+							continue
+						}
+						switch string(k.Bytes()) {
+						case "type":
+							srcToolsFunctionType = m
+							srcToolsFunctionSet |= uint64(0x1)
+						case "name":
+							srcToolsFunctionName = m
+							srcToolsFunctionSet |= uint64(0x2)
+						case "description":
+							srcToolsFunctionDescription = m
+							srcToolsFunctionSet |= uint64(0x4)
+						case "parameters":
+							srcToolsFunctionParameters = m
+							srcToolsFunctionSet |= uint64(0x8)
+						case "strict":
+							srcToolsFunctionStrict = m
+							srcToolsFunctionSet |= uint64(0x10)
+						case "defer_loading":
+							srcToolsFunctionDeferLoading = m
+							srcToolsFunctionSet |= uint64(0x20)
+						case "allowed_callers":
+							srcToolsFunctionAllowedCallers = m
+							srcToolsFunctionSet |= uint64(0x40)
+						case "output_schema":
+							srcToolsFunctionOutputSchema = m
+							srcToolsFunctionSet |= uint64(0x80)
+						}
 					}
-				}
-				if present(srcTextFormatJsonObjectType) {
-					// mapping/responses_chat.yaml:184: → response_format{json_object}.type
-					c.put(c.b.Object(codec.Top, "response_format"), "type", srcTextFormatJsonObjectType.Raw())
-				}
-			case "json_schema":
-				var srcTextFormatJsonSchemaType, srcTextFormatJsonSchemaName, srcTextFormatJsonSchemaDescription, srcTextFormatJsonSchemaSchema, srcTextFormatJsonSchemaStrict codec.Value
-				for k, m := range srcTextFormat.Members() {
-					switch string(k.Bytes()) {
-					case "type":
-						srcTextFormatJsonSchemaType = m
-					case "name":
-						srcTextFormatJsonSchemaName = m
-					case "description":
-						srcTextFormatJsonSchemaDescription = m
-					case "schema":
-						srcTextFormatJsonSchemaSchema = m
-					case "strict":
-						srcTextFormatJsonSchemaStrict = m
+					for ; srcToolsFunctionSet != 0; srcToolsFunctionSet &= srcToolsFunctionSet - 1 {
+						switch bits.TrailingZeros64(srcToolsFunctionSet) {
+						case 0:
+							// mapping/responses_chat.yaml:291: → tools[]{function}.type
+							c.put(srcToolsFunctionOut, "type", srcToolsFunctionType.Raw())
+						case 1:
+							// mapping/responses_chat.yaml:293: → tools[]{function}.function.name
+							c.put(c.b.Object(srcToolsFunctionOut, "function"), "name", srcToolsFunctionName.Raw())
+						case 2:
+							// mapping/responses_chat.yaml:295: → tools[]{function}.function.description
+							c.put(c.b.Object(srcToolsFunctionOut, "function"), "description", srcToolsFunctionDescription.Raw())
+						case 3:
+							// mapping/responses_chat.yaml:297: → tools[]{function}.function.parameters
+							c.put(c.b.Object(srcToolsFunctionOut, "function"), "parameters", srcToolsFunctionParameters.Raw())
+						case 4:
+							// mapping/responses_chat.yaml:300: → tools[]{function}.function.strict
+							c.put(c.b.Object(srcToolsFunctionOut, "function"), "strict", srcToolsFunctionStrict.Raw())
+						case 5:
+							// mapping/responses_chat.yaml:302: drop
+							c.drop(srcToolsFunctionDeferLoading, atElem("tools", i, "defer_loading", "tools[0].defer_loading"), "chat loads every tool")
+						case 6:
+							// mapping/responses_chat.yaml:304: drop
+							c.drop(srcToolsFunctionAllowedCallers, atElem("tools", i, "allowed_callers", "tools[0].allowed_callers"), "chat has no restriction on who may call a tool")
+						case 7:
+							// mapping/responses_chat.yaml:306: drop
+							c.drop(srcToolsFunctionOutputSchema, atElem("tools", i, "output_schema", "tools[0].output_schema"), "chat tools declare no output schema")
+						}
 					}
+				case "custom":
+					// mapping/dialects/kimi.yaml:34: → tools[]{function}
+					virtualTool(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
+				case "local_shell":
+					// mapping/responses_chat.yaml:313: → tools[]{function}
+					virtualTool(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
+				case "shell":
+					// mapping/responses_chat.yaml:317: → tools[]{function}
+					virtualTool(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
+				case "apply_patch":
+					// mapping/responses_chat.yaml:321: → tools[]{function}
+					virtualTool(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
+				case "namespace":
+					// mapping/responses_chat.yaml:325: → tools[]{function}
+					namespaceTools(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
+				case "tool_search":
+					// mapping/responses_chat.yaml:329: → tools[]{function}
+					virtualTool(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
+				case "web_search":
+					// mapping/dialects/kimi.yaml:62: drop
+					c.drop(e, atElem("tools", i, "", "tools[0]"), "Kimi's API searches no web (OpenAI's web_search_options are not its)")
+				case "web_search_2025_08_26":
+					// mapping/dialects/kimi.yaml:62: drop
+					c.drop(e, atElem("tools", i, "", "tools[0]"), "Kimi's API searches no web (OpenAI's web_search_options are not its)")
+				case "web_search_preview":
+					// mapping/dialects/kimi.yaml:62: drop
+					c.drop(e, atElem("tools", i, "", "tools[0]"), "Kimi's API searches no web (OpenAI's web_search_options are not its)")
+				case "web_search_preview_2025_03_11":
+					// mapping/dialects/kimi.yaml:62: drop
+					c.drop(e, atElem("tools", i, "", "tools[0]"), "Kimi's API searches no web (OpenAI's web_search_options are not its)")
+				case "image_generation":
+					// mapping/dialects/kimi.yaml:64: drop
+					c.drop(e, atElem("tools", i, "", "tools[0]"), "Kimi's API generates no images as a tool")
+				case "file_search":
+					// mapping/responses_chat.yaml:354: drop
+					c.drop(e, atElem("tools", i, "", "tools[0]"), "no chat upstream searches OpenAI vector stores")
+				case "code_interpreter":
+					// mapping/responses_chat.yaml:356: drop
+					c.drop(e, atElem("tools", i, "", "tools[0]"), "no chat upstream runs OpenAI's code interpreter")
+				case "computer":
+					// mapping/responses_chat.yaml:358: drop
+					c.drop(e, atElem("tools", i, "", "tools[0]"), "no chat upstream drives a computer")
+				case "computer_use_preview":
+					// mapping/responses_chat.yaml:360: drop
+					c.drop(e, atElem("tools", i, "", "tools[0]"), "no chat upstream drives a computer")
+				case "mcp":
+					// mapping/responses_chat.yaml:362: drop
+					c.drop(e, atElem("tools", i, "", "tools[0]"), "no chat upstream calls remote MCP servers")
+				case "programmatic_tool_calling":
+					// mapping/responses_chat.yaml:364: drop
+					c.drop(e, atElem("tools", i, "", "tools[0]"), "programmatic tool calling runs on OpenAI's platform")
+				default:
+					c.unknownType(srcToolsNode, srcToolsKnown, atElem("tools", i, "", "tools[0]"))
 				}
-				if present(srcTextFormatJsonSchemaType) {
-					// mapping/responses_chat.yaml:186: → response_format{json_schema}.type
-					c.put(c.b.Object(codec.Top, "response_format"), "type", srcTextFormatJsonSchemaType.Raw())
-				}
-				if present(srcTextFormatJsonSchemaName) {
-					// mapping/responses_chat.yaml:188: → response_format{json_schema}.json_schema.name
-					c.put(c.b.Object(c.b.Object(codec.Top, "response_format"), "json_schema"), "name", srcTextFormatJsonSchemaName.Raw())
-				}
-				if present(srcTextFormatJsonSchemaDescription) {
-					// mapping/responses_chat.yaml:190: → response_format{json_schema}.json_schema.description
-					c.put(c.b.Object(c.b.Object(codec.Top, "response_format"), "json_schema"), "description", srcTextFormatJsonSchemaDescription.Raw())
-				}
-				if present(srcTextFormatJsonSchemaSchema) {
-					// mapping/responses_chat.yaml:192: → response_format{json_schema}.json_schema.schema
-					c.put(c.b.Object(c.b.Object(codec.Top, "response_format"), "json_schema"), "schema", srcTextFormatJsonSchemaSchema.Raw())
-				}
-				if present(srcTextFormatJsonSchemaStrict) {
-					// mapping/responses_chat.yaml:195: → response_format{json_schema}.json_schema.strict
-					c.put(c.b.Object(c.b.Object(codec.Top, "response_format"), "json_schema"), "strict", srcTextFormatJsonSchemaStrict.Raw())
-				}
-			default:
-				c.unknownType(srcTextFormatNode, srcTextFormatKnown, "text.format")
 			}
+		case 27:
+			// mapping/responses_chat.yaml:368: drop
+			c.drop(srcClientMetadata, "client_metadata", "Codex's telemetry; nothing upstream reads it")
 		}
-	}
-	if present(srcModeration) {
-		// mapping/dialects/kimi.yaml:56: drop
-		c.drop(srcModeration, "moderation", "Kimi's API has no moderation option")
-	}
-	if present(srcReasoning) {
-		var srcReasoningEffort, srcReasoningSummary, srcReasoningGenerateSummary, srcReasoningContext, srcReasoningMode codec.Value
-		for k, m := range srcReasoning.Members() {
-			switch string(k.Bytes()) {
-			case "effort":
-				srcReasoningEffort = m
-			case "summary":
-				srcReasoningSummary = m
-			case "generate_summary":
-				srcReasoningGenerateSummary = m
-			case "context":
-				srcReasoningContext = m
-			case "mode":
-				srcReasoningMode = m
-			}
-		}
-		if present(srcReasoningEffort) {
-			// mapping/dialects/kimi.yaml:24: lossy → thinking.type
-			switch string(srcReasoningEffort.Raw()) {
-			case "\"none\"":
-				c.b.SetJSON(c.b.Object(codec.Top, "thinking"), "type", "\"disabled\"")
-			case "\"minimal\"":
-				c.b.SetJSON(c.b.Object(codec.Top, "thinking"), "type", "\"enabled\"")
-			case "\"low\"":
-				c.b.SetJSON(c.b.Object(codec.Top, "thinking"), "type", "\"enabled\"")
-			case "\"medium\"":
-				c.b.SetJSON(c.b.Object(codec.Top, "thinking"), "type", "\"enabled\"")
-			case "\"high\"":
-				c.b.SetJSON(c.b.Object(codec.Top, "thinking"), "type", "\"enabled\"")
-			case "\"xhigh\"":
-				c.b.SetJSON(c.b.Object(codec.Top, "thinking"), "type", "\"enabled\"")
-			default:
-				c.warn("reasoning.effort", string(srcReasoningEffort.Raw())+" is not a value the mapping carries to thinking.type; left out")
-			}
-			c.warn("reasoning.effort", "Kimi has a thinking switch, no effort levels; none turns thinking off, any other effort on")
-		}
-		if present(srcReasoningSummary) {
-			// mapping/dialects/kimi.yaml:60: drop
-			c.drop(srcReasoningSummary, "reasoning.summary", "Kimi returns its reasoning whole (reasoning_content), not summarized")
-		}
-		if present(srcReasoningGenerateSummary) {
-			// mapping/dialects/kimi.yaml:60: drop
-			c.drop(srcReasoningGenerateSummary, "reasoning.generate_summary", "Kimi returns its reasoning whole (reasoning_content), not summarized")
-		}
-		if present(srcReasoningContext) {
-			// mapping/responses_chat.yaml:209: drop
-			c.drop(srcReasoningContext, "reasoning.context", "chat has no reasoning context setting")
-		}
-		if present(srcReasoningMode) {
-			// mapping/responses_chat.yaml:211: drop
-			c.drop(srcReasoningMode, "reasoning.mode", "chat has no reasoning mode setting")
-		}
-	}
-	if present(srcInclude) {
-		// mapping/responses_chat.yaml:223: → logprobs
-		include(c, srcInclude, "include", codec.Top, "logprobs")
-	}
-	if present(srcTruncation) {
-		// mapping/responses_chat.yaml:231: drop
-		c.drop(srcTruncation, "truncation", "chat has no truncation; an upstream refuses a context that is too long")
-	}
-	if present(srcMaxToolCalls) {
-		// mapping/responses_chat.yaml:233: drop
-		c.drop(srcMaxToolCalls, "max_tool_calls", "chat has no limit on tool calls")
-	}
-	if present(srcPrompt) {
-		// mapping/responses_chat.yaml:235: drop
-		c.drop(srcPrompt, "prompt", "stored prompt templates live on OpenAI's platform")
-	}
-	if present(srcContextManagement) {
-		// mapping/responses_chat.yaml:237: drop
-		c.drop(srcContextManagement, "context_management", "chat has no server-side context compaction")
-	}
-	if present(srcToolChoice) {
-		switch srcToolChoice.Kind() {
-		case codec.String:
-			// mapping/responses_chat.yaml:241: → tool_choice{string}
-			c.put(codec.Top, "tool_choice", srcToolChoice.Raw())
-		case codec.Object:
-			srcToolChoiceObjectNode, srcToolChoiceObjectKnown, srcToolChoiceObjectType := c.tag(srcToolChoice)
-			switch srcToolChoiceObjectType {
-			case "function":
-				var srcToolChoiceObjectFunctionType, srcToolChoiceObjectFunctionName codec.Value
-				for k, m := range srcToolChoice.Members() {
-					switch string(k.Bytes()) {
-					case "type":
-						srcToolChoiceObjectFunctionType = m
-					case "name":
-						srcToolChoiceObjectFunctionName = m
-					}
-				}
-				if present(srcToolChoiceObjectFunctionType) {
-					// mapping/responses_chat.yaml:243: → tool_choice{object}{function}.type
-					c.put(c.b.Object(codec.Top, "tool_choice"), "type", srcToolChoiceObjectFunctionType.Raw())
-				}
-				if present(srcToolChoiceObjectFunctionName) {
-					// mapping/responses_chat.yaml:245: → tool_choice{object}{function}.function.name
-					c.put(c.b.Object(c.b.Object(codec.Top, "tool_choice"), "function"), "name", srcToolChoiceObjectFunctionName.Raw())
-				}
-			case "allowed_tools":
-				// mapping/dialects/kimi.yaml:42: lossy → tool_choice{string}
-				allowedToolsFilter(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
-				c.warn("tool_choice", "Kimi has no allowed_tools; the tools are filtered to the allowed set and the mode kept")
-			case "custom":
-				// mapping/dialects/kimi.yaml:38: → tool_choice{object}{function}
-				customChoiceAsFunction(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
-			case "web_search_preview":
-				// mapping/responses_chat.yaml:255: lossy → tool_choice{string}
-				forceHosted(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
-				c.warn("tool_choice", "forcing a hosted tool becomes required when it is the only tool offered")
-			case "web_search_preview_2025_03_11":
-				// mapping/responses_chat.yaml:259: lossy → tool_choice{string}
-				forceHosted(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
-				c.warn("tool_choice", "forcing a hosted tool becomes required when it is the only tool offered")
-			case "image_generation":
-				// mapping/responses_chat.yaml:263: lossy → tool_choice{string}
-				forceHosted(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
-				c.warn("tool_choice", "forcing a hosted tool becomes required when it is the only tool offered")
-			case "file_search":
-				// mapping/responses_chat.yaml:267: drop
-				c.drop(srcToolChoice, "tool_choice", "file search is dropped with its tool; forcing it is an error")
-			case "code_interpreter":
-				// mapping/responses_chat.yaml:269: drop
-				c.drop(srcToolChoice, "tool_choice", "the code interpreter is dropped with its tool; forcing it is an error")
-			case "computer":
-				// mapping/responses_chat.yaml:271: drop
-				c.drop(srcToolChoice, "tool_choice", "computer use is dropped with its tool; forcing it is an error")
-			case "computer_use":
-				// mapping/responses_chat.yaml:273: drop
-				c.drop(srcToolChoice, "tool_choice", "computer use is dropped with its tool; forcing it is an error")
-			case "computer_use_preview":
-				// mapping/responses_chat.yaml:275: drop
-				c.drop(srcToolChoice, "tool_choice", "computer use is dropped with its tool; forcing it is an error")
-			case "mcp":
-				// mapping/responses_chat.yaml:277: drop
-				c.drop(srcToolChoice, "tool_choice", "remote MCP is dropped with its tool; forcing it is an error")
-			case "apply_patch":
-				// mapping/responses_chat.yaml:279: → tool_choice{object}{function}
-				forceVirtual(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
-			case "shell":
-				// mapping/responses_chat.yaml:283: → tool_choice{object}{function}
-				forceVirtual(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
-			case "programmatic_tool_calling":
-				// mapping/responses_chat.yaml:287: drop
-				c.drop(srcToolChoice, "tool_choice", "programmatic tool calling runs on OpenAI's platform")
-			default:
-				c.unknownType(srcToolChoiceObjectNode, srcToolChoiceObjectKnown, "tool_choice")
-			}
-		}
-	}
-	if present(srcTools) {
-		for i, e := range srcTools.Elems() {
-			srcToolsNode, srcToolsKnown, srcToolsType := c.tag(e)
-			switch srcToolsType {
-			case "function":
-				srcToolsFunctionOut := c.b.AppendObject(c.b.Array(codec.Top, "tools"))
-				var srcToolsFunctionType, srcToolsFunctionName, srcToolsFunctionDescription, srcToolsFunctionParameters, srcToolsFunctionStrict, srcToolsFunctionDeferLoading, srcToolsFunctionAllowedCallers, srcToolsFunctionOutputSchema codec.Value
-				for k, m := range e.Members() {
-					switch string(k.Bytes()) {
-					case "type":
-						srcToolsFunctionType = m
-					case "name":
-						srcToolsFunctionName = m
-					case "description":
-						srcToolsFunctionDescription = m
-					case "parameters":
-						srcToolsFunctionParameters = m
-					case "strict":
-						srcToolsFunctionStrict = m
-					case "defer_loading":
-						srcToolsFunctionDeferLoading = m
-					case "allowed_callers":
-						srcToolsFunctionAllowedCallers = m
-					case "output_schema":
-						srcToolsFunctionOutputSchema = m
-					}
-				}
-				if present(srcToolsFunctionType) {
-					// mapping/responses_chat.yaml:291: → tools[]{function}.type
-					c.put(srcToolsFunctionOut, "type", srcToolsFunctionType.Raw())
-				}
-				if present(srcToolsFunctionName) {
-					// mapping/responses_chat.yaml:293: → tools[]{function}.function.name
-					c.put(c.b.Object(srcToolsFunctionOut, "function"), "name", srcToolsFunctionName.Raw())
-				}
-				if present(srcToolsFunctionDescription) {
-					// mapping/responses_chat.yaml:295: → tools[]{function}.function.description
-					c.put(c.b.Object(srcToolsFunctionOut, "function"), "description", srcToolsFunctionDescription.Raw())
-				}
-				if present(srcToolsFunctionParameters) {
-					// mapping/responses_chat.yaml:297: → tools[]{function}.function.parameters
-					c.put(c.b.Object(srcToolsFunctionOut, "function"), "parameters", srcToolsFunctionParameters.Raw())
-				}
-				if present(srcToolsFunctionStrict) {
-					// mapping/responses_chat.yaml:300: → tools[]{function}.function.strict
-					c.put(c.b.Object(srcToolsFunctionOut, "function"), "strict", srcToolsFunctionStrict.Raw())
-				}
-				if present(srcToolsFunctionDeferLoading) {
-					// mapping/responses_chat.yaml:302: drop
-					c.drop(srcToolsFunctionDeferLoading, atElem("tools", i, "defer_loading", "tools[0].defer_loading"), "chat loads every tool")
-				}
-				if present(srcToolsFunctionAllowedCallers) {
-					// mapping/responses_chat.yaml:304: drop
-					c.drop(srcToolsFunctionAllowedCallers, atElem("tools", i, "allowed_callers", "tools[0].allowed_callers"), "chat has no restriction on who may call a tool")
-				}
-				if present(srcToolsFunctionOutputSchema) {
-					// mapping/responses_chat.yaml:306: drop
-					c.drop(srcToolsFunctionOutputSchema, atElem("tools", i, "output_schema", "tools[0].output_schema"), "chat tools declare no output schema")
-				}
-			case "custom":
-				// mapping/dialects/kimi.yaml:34: → tools[]{function}
-				virtualTool(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
-			case "local_shell":
-				// mapping/responses_chat.yaml:313: → tools[]{function}
-				virtualTool(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
-			case "shell":
-				// mapping/responses_chat.yaml:317: → tools[]{function}
-				virtualTool(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
-			case "apply_patch":
-				// mapping/responses_chat.yaml:321: → tools[]{function}
-				virtualTool(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
-			case "namespace":
-				// mapping/responses_chat.yaml:325: → tools[]{function}
-				namespaceTools(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
-			case "tool_search":
-				// mapping/responses_chat.yaml:329: → tools[]{function}
-				virtualTool(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
-			case "web_search":
-				// mapping/dialects/kimi.yaml:62: drop
-				c.drop(e, atElem("tools", i, "", "tools[0]"), "Kimi's API searches no web (OpenAI's web_search_options are not its)")
-			case "web_search_2025_08_26":
-				// mapping/dialects/kimi.yaml:62: drop
-				c.drop(e, atElem("tools", i, "", "tools[0]"), "Kimi's API searches no web (OpenAI's web_search_options are not its)")
-			case "web_search_preview":
-				// mapping/dialects/kimi.yaml:62: drop
-				c.drop(e, atElem("tools", i, "", "tools[0]"), "Kimi's API searches no web (OpenAI's web_search_options are not its)")
-			case "web_search_preview_2025_03_11":
-				// mapping/dialects/kimi.yaml:62: drop
-				c.drop(e, atElem("tools", i, "", "tools[0]"), "Kimi's API searches no web (OpenAI's web_search_options are not its)")
-			case "image_generation":
-				// mapping/dialects/kimi.yaml:64: drop
-				c.drop(e, atElem("tools", i, "", "tools[0]"), "Kimi's API generates no images as a tool")
-			case "file_search":
-				// mapping/responses_chat.yaml:354: drop
-				c.drop(e, atElem("tools", i, "", "tools[0]"), "no chat upstream searches OpenAI vector stores")
-			case "code_interpreter":
-				// mapping/responses_chat.yaml:356: drop
-				c.drop(e, atElem("tools", i, "", "tools[0]"), "no chat upstream runs OpenAI's code interpreter")
-			case "computer":
-				// mapping/responses_chat.yaml:358: drop
-				c.drop(e, atElem("tools", i, "", "tools[0]"), "no chat upstream drives a computer")
-			case "computer_use_preview":
-				// mapping/responses_chat.yaml:360: drop
-				c.drop(e, atElem("tools", i, "", "tools[0]"), "no chat upstream drives a computer")
-			case "mcp":
-				// mapping/responses_chat.yaml:362: drop
-				c.drop(e, atElem("tools", i, "", "tools[0]"), "no chat upstream calls remote MCP servers")
-			case "programmatic_tool_calling":
-				// mapping/responses_chat.yaml:364: drop
-				c.drop(e, atElem("tools", i, "", "tools[0]"), "programmatic tool calling runs on OpenAI's platform")
-			default:
-				c.unknownType(srcToolsNode, srcToolsKnown, atElem("tools", i, "", "tools[0]"))
-			}
-		}
-	}
-	if present(srcClientMetadata) {
-		// mapping/responses_chat.yaml:368: drop
-		c.drop(srcClientMetadata, "client_metadata", "Codex's telemetry; nothing upstream reads it")
 	}
 }
 
 // responsesChatMistral converts a payload, as mapping/responses_chat.yaml says for mistral.
 func (c *conv) responsesChatMistral(v codec.Value) {
 	var srcModel, srcInstructions, srcInput, srcMaxOutputTokens, srcTemperature, srcTopP, srcTopLogprobs, srcParallelToolCalls, srcMetadata, srcServiceTier, srcStream, srcStreamOptions, srcPromptCacheKey, srcPromptCacheOptions, srcPromptCacheRetention, srcUser, srcSafetyIdentifier, srcText, srcModeration, srcReasoning, srcInclude, srcTruncation, srcMaxToolCalls, srcPrompt, srcContextManagement, srcToolChoice, srcTools, srcClientMetadata codec.Value
+	var srcSet uint64
 	for k, m := range v.Members() {
+		if !present(m) {
+			continue
+		}
 		switch string(k.Bytes()) {
 		case "model":
 			srcModel = m
+			srcSet |= uint64(0x1)
 		case "instructions":
 			srcInstructions = m
+			srcSet |= uint64(0x2)
 		case "input":
 			srcInput = m
+			srcSet |= uint64(0x4)
 		case "max_output_tokens":
 			srcMaxOutputTokens = m
+			srcSet |= uint64(0x8)
 		case "temperature":
 			srcTemperature = m
+			srcSet |= uint64(0x10)
 		case "top_p":
 			srcTopP = m
+			srcSet |= uint64(0x20)
 		case "top_logprobs":
 			srcTopLogprobs = m
+			srcSet |= uint64(0x40)
 		case "parallel_tool_calls":
 			srcParallelToolCalls = m
+			srcSet |= uint64(0x80)
 		case "metadata":
 			srcMetadata = m
+			srcSet |= uint64(0x100)
 		case "service_tier":
 			srcServiceTier = m
+			srcSet |= uint64(0x200)
 		case "stream":
 			srcStream = m
+			srcSet |= uint64(0x400)
 		case "stream_options":
 			srcStreamOptions = m
+			srcSet |= uint64(0x800)
 		case "prompt_cache_key":
 			srcPromptCacheKey = m
+			srcSet |= uint64(0x1000)
 		case "prompt_cache_options":
 			srcPromptCacheOptions = m
+			srcSet |= uint64(0x2000)
 		case "prompt_cache_retention":
 			srcPromptCacheRetention = m
+			srcSet |= uint64(0x4000)
 		case "user":
 			srcUser = m
+			srcSet |= uint64(0x8000)
 		case "safety_identifier":
 			srcSafetyIdentifier = m
+			srcSet |= uint64(0x10000)
 		case "text":
 			srcText = m
+			srcSet |= uint64(0x20000)
 		case "moderation":
 			srcModeration = m
+			srcSet |= uint64(0x40000)
 		case "reasoning":
 			srcReasoning = m
+			srcSet |= uint64(0x80000)
 		case "store": // mapping/responses_chat.yaml:215: gateway: default true: the gateway stores the Response, its input and output items (SQLite or PostgreSQL, per tenant, with a TTL) for previous_response_id, conversations, item_reference and GET/DELETE /v1/responses/{id} and input_items; false writes nothing; the Response says what was done
 		case "previous_response_id": // mapping/responses_chat.yaml:217: gateway: the gateway prepends the stored chain (each turn's input then output items, oldest first; not its instructions); an unknown, deleted, expired or other tenant's id (or one deleted inside the chain) is 400 previous_response_not_found
 		case "conversation": // mapping/responses_chat.yaml:219: gateway: the gateway prepends the conversation's items (the Conversations API) and appends the response's input and output items to it with the stored response; with previous_response_id it is a 400
 		case "background": // mapping/responses_chat.yaml:221: gateway: unsupported_parameter until the gateway runs responses in the background
 		case "include":
 			srcInclude = m
+			srcSet |= uint64(0x100000)
 		case "truncation":
 			srcTruncation = m
+			srcSet |= uint64(0x200000)
 		case "max_tool_calls":
 			srcMaxToolCalls = m
+			srcSet |= uint64(0x400000)
 		case "prompt":
 			srcPrompt = m
+			srcSet |= uint64(0x800000)
 		case "context_management":
 			srcContextManagement = m
+			srcSet |= uint64(0x1000000)
 		case "tool_choice":
 			srcToolChoice = m
+			srcSet |= uint64(0x2000000)
 		case "tools":
 			srcTools = m
+			srcSet |= uint64(0x4000000)
 		case "client_metadata":
 			srcClientMetadata = m
+			srcSet |= uint64(0x8000000)
 		}
 	}
-	if present(srcModel) {
-		// mapping/responses_chat.yaml:12: → model
-		model(c, srcModel, "model", codec.Top, "model")
-	}
-	if present(srcInstructions) {
-		// mapping/responses_chat.yaml:18: → messages
-		instructions(c, srcInstructions, "instructions", codec.Top, "messages")
-	}
-	if present(srcInput) {
-		switch srcInput.Kind() {
-		case codec.String:
-			// mapping/responses_chat.yaml:29: → messages[]{user}
-			userInput(c, srcInput, "input", c.b.Array(codec.Top, "messages"), "")
-		case codec.Array:
-			for i, e := range srcInput.Elems() {
-				srcInputArrayNode, srcInputArrayKnown, srcInputArrayType := c.tag(e)
-				switch srcInputArrayType {
-				case "message":
-					// mapping/responses_chat.yaml:33: → messages[]{user}
-					message(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
-				case "reasoning":
-					// mapping/dialects/mistral.yaml:26: drop
-					c.drop(e, atElem("input", i, "", "input[0]"), "Mistral refuses reasoning fields on assistant messages (its models' thinking comes back as content chunks, which chat replays do not carry); replayed reasoning is left out")
-				case "function_call":
-					// mapping/responses_chat.yaml:52: → messages[]{assistant}
-					functionCall(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
-				case "function_call_output":
-					// mapping/responses_chat.yaml:56: → messages[]{tool}
-					callOutput(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
-				case "custom_tool_call":
-					// mapping/responses_chat.yaml:60: → messages[]{assistant}
-					customToolCall(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
-				case "custom_tool_call_output":
-					// mapping/responses_chat.yaml:64: → messages[]{tool}
-					callOutput(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
-				case "local_shell_call":
-					// mapping/responses_chat.yaml:68: → messages[]{assistant}
-					localShellCall(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
-				case "local_shell_call_output":
-					// mapping/responses_chat.yaml:72: → messages[]{tool}
-					callOutput(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
-				case "shell_call":
-					// mapping/responses_chat.yaml:76: → messages[]{assistant}
-					shellCall(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
-				case "shell_call_output":
-					// mapping/responses_chat.yaml:80: → messages[]{tool}
-					callOutput(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
-				case "apply_patch_call":
-					// mapping/responses_chat.yaml:84: → messages[]{assistant}
-					applyPatchCall(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
-				case "apply_patch_call_output":
-					// mapping/responses_chat.yaml:88: → messages[]{tool}
-					callOutput(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
-				case "tool_search_call":
-					// mapping/responses_chat.yaml:92: → messages[]{assistant}
-					toolSearchCall(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
-				case "tool_search_output":
-					// mapping/responses_chat.yaml:96: → messages[]{tool}
-					toolSearchOutput(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
-				case "additional_tools":
-					// mapping/responses_chat.yaml:100: → tools[]{function}
-					additionalTools(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "tools"), "")
-				case "item_reference":
-				// mapping/responses_chat.yaml:104: gateway: the gateway resolves it from its store (any input or output item the tenant has stored) before conversion, and stores the item it names as this response's input; an unknown id is 400 naming input[i].id (a converter alone resolves it through Options.Items)
-				case "web_search_call":
-					// mapping/responses_chat.yaml:106: drop
-					c.drop(e, atElem("input", i, "", "input[0]"), "OpenAI ran the search; chat has no record of a server tool's call (the answer that used it stays)")
-				case "file_search_call":
-					// mapping/responses_chat.yaml:108: drop
-					c.drop(e, atElem("input", i, "", "input[0]"), "OpenAI ran the file search; chat has no record of a server tool's call")
-				case "code_interpreter_call":
-					// mapping/responses_chat.yaml:110: drop
-					c.drop(e, atElem("input", i, "", "input[0]"), "OpenAI ran the code; chat has no record of a server tool's call")
-				case "image_generation_call":
-					// mapping/responses_chat.yaml:112: drop
-					c.drop(e, atElem("input", i, "", "input[0]"), "OpenAI generated the image; chat has no record of a server tool's call")
-				case "computer_call":
-					// mapping/responses_chat.yaml:114: drop
-					c.drop(e, atElem("input", i, "", "input[0]"), "no chat upstream drives a computer; the call is left out (with its output)")
-				case "computer_call_output":
-					// mapping/responses_chat.yaml:116: drop
-					c.drop(e, atElem("input", i, "", "input[0]"), "no chat upstream drives a computer; the output is left out (with its call)")
-				case "mcp_call":
-					// mapping/responses_chat.yaml:118: drop
-					c.drop(e, atElem("input", i, "", "input[0]"), "OpenAI called the remote MCP server; chat has no record of a server tool's call")
-				case "mcp_list_tools":
-					// mapping/responses_chat.yaml:120: drop
-					c.drop(e, atElem("input", i, "", "input[0]"), "no chat upstream calls remote MCP servers")
-				case "mcp_approval_request":
-					// mapping/responses_chat.yaml:122: drop
-					c.drop(e, atElem("input", i, "", "input[0]"), "no chat upstream calls remote MCP servers")
-				case "mcp_approval_response":
-					// mapping/responses_chat.yaml:124: drop
-					c.drop(e, atElem("input", i, "", "input[0]"), "no chat upstream calls remote MCP servers")
-				case "compaction":
-					// mapping/responses_chat.yaml:126: drop
-					c.drop(e, atElem("input", i, "", "input[0]"), "OpenAI's compacted context is encrypted for OpenAI; no chat upstream can read it")
-				case "compaction_trigger":
-					// mapping/responses_chat.yaml:128: drop
-					c.drop(e, atElem("input", i, "", "input[0]"), "chat has no server-side context compaction")
-				case "program":
-					// mapping/responses_chat.yaml:130: drop
-					c.drop(e, atElem("input", i, "", "input[0]"), "programmatic tool calling runs on OpenAI's platform")
-				case "program_output":
-					// mapping/responses_chat.yaml:132: drop
-					c.drop(e, atElem("input", i, "", "input[0]"), "programmatic tool calling runs on OpenAI's platform")
+	for ; srcSet != 0; srcSet &= srcSet - 1 {
+		switch bits.TrailingZeros64(srcSet) {
+		case 0:
+			// mapping/responses_chat.yaml:12: → model
+			model(c, srcModel, "model", codec.Top, "model")
+		case 1:
+			// mapping/responses_chat.yaml:18: → messages
+			instructions(c, srcInstructions, "instructions", codec.Top, "messages")
+		case 2:
+			switch srcInput.Kind() {
+			case codec.String:
+				// mapping/responses_chat.yaml:29: → messages[]{user}
+				userInput(c, srcInput, "input", c.b.Array(codec.Top, "messages"), "")
+			case codec.Array:
+				for i, e := range srcInput.Elems() {
+					srcInputArrayNode, srcInputArrayKnown, srcInputArrayType := c.tag(e)
+					switch srcInputArrayType {
+					case "message":
+						// mapping/responses_chat.yaml:33: → messages[]{user}
+						message(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+					case "reasoning":
+						// mapping/dialects/mistral.yaml:26: drop
+						c.drop(e, atElem("input", i, "", "input[0]"), "Mistral refuses reasoning fields on assistant messages (its models' thinking comes back as content chunks, which chat replays do not carry); replayed reasoning is left out")
+					case "function_call":
+						// mapping/responses_chat.yaml:52: → messages[]{assistant}
+						functionCall(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+					case "function_call_output":
+						// mapping/responses_chat.yaml:56: → messages[]{tool}
+						callOutput(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+					case "custom_tool_call":
+						// mapping/responses_chat.yaml:60: → messages[]{assistant}
+						customToolCall(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+					case "custom_tool_call_output":
+						// mapping/responses_chat.yaml:64: → messages[]{tool}
+						callOutput(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+					case "local_shell_call":
+						// mapping/responses_chat.yaml:68: → messages[]{assistant}
+						localShellCall(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+					case "local_shell_call_output":
+						// mapping/responses_chat.yaml:72: → messages[]{tool}
+						callOutput(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+					case "shell_call":
+						// mapping/responses_chat.yaml:76: → messages[]{assistant}
+						shellCall(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+					case "shell_call_output":
+						// mapping/responses_chat.yaml:80: → messages[]{tool}
+						callOutput(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+					case "apply_patch_call":
+						// mapping/responses_chat.yaml:84: → messages[]{assistant}
+						applyPatchCall(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+					case "apply_patch_call_output":
+						// mapping/responses_chat.yaml:88: → messages[]{tool}
+						callOutput(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+					case "tool_search_call":
+						// mapping/responses_chat.yaml:92: → messages[]{assistant}
+						toolSearchCall(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+					case "tool_search_output":
+						// mapping/responses_chat.yaml:96: → messages[]{tool}
+						toolSearchOutput(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+					case "additional_tools":
+						// mapping/responses_chat.yaml:100: → tools[]{function}
+						additionalTools(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "tools"), "")
+					case "item_reference":
+					// mapping/responses_chat.yaml:104: gateway: the gateway resolves it from its store (any input or output item the tenant has stored) before conversion, and stores the item it names as this response's input; an unknown id is 400 naming input[i].id (a converter alone resolves it through Options.Items)
+					case "web_search_call":
+						// mapping/responses_chat.yaml:106: drop
+						c.drop(e, atElem("input", i, "", "input[0]"), "OpenAI ran the search; chat has no record of a server tool's call (the answer that used it stays)")
+					case "file_search_call":
+						// mapping/responses_chat.yaml:108: drop
+						c.drop(e, atElem("input", i, "", "input[0]"), "OpenAI ran the file search; chat has no record of a server tool's call")
+					case "code_interpreter_call":
+						// mapping/responses_chat.yaml:110: drop
+						c.drop(e, atElem("input", i, "", "input[0]"), "OpenAI ran the code; chat has no record of a server tool's call")
+					case "image_generation_call":
+						// mapping/responses_chat.yaml:112: drop
+						c.drop(e, atElem("input", i, "", "input[0]"), "OpenAI generated the image; chat has no record of a server tool's call")
+					case "computer_call":
+						// mapping/responses_chat.yaml:114: drop
+						c.drop(e, atElem("input", i, "", "input[0]"), "no chat upstream drives a computer; the call is left out (with its output)")
+					case "computer_call_output":
+						// mapping/responses_chat.yaml:116: drop
+						c.drop(e, atElem("input", i, "", "input[0]"), "no chat upstream drives a computer; the output is left out (with its call)")
+					case "mcp_call":
+						// mapping/responses_chat.yaml:118: drop
+						c.drop(e, atElem("input", i, "", "input[0]"), "OpenAI called the remote MCP server; chat has no record of a server tool's call")
+					case "mcp_list_tools":
+						// mapping/responses_chat.yaml:120: drop
+						c.drop(e, atElem("input", i, "", "input[0]"), "no chat upstream calls remote MCP servers")
+					case "mcp_approval_request":
+						// mapping/responses_chat.yaml:122: drop
+						c.drop(e, atElem("input", i, "", "input[0]"), "no chat upstream calls remote MCP servers")
+					case "mcp_approval_response":
+						// mapping/responses_chat.yaml:124: drop
+						c.drop(e, atElem("input", i, "", "input[0]"), "no chat upstream calls remote MCP servers")
+					case "compaction":
+						// mapping/responses_chat.yaml:126: drop
+						c.drop(e, atElem("input", i, "", "input[0]"), "OpenAI's compacted context is encrypted for OpenAI; no chat upstream can read it")
+					case "compaction_trigger":
+						// mapping/responses_chat.yaml:128: drop
+						c.drop(e, atElem("input", i, "", "input[0]"), "chat has no server-side context compaction")
+					case "program":
+						// mapping/responses_chat.yaml:130: drop
+						c.drop(e, atElem("input", i, "", "input[0]"), "programmatic tool calling runs on OpenAI's platform")
+					case "program_output":
+						// mapping/responses_chat.yaml:132: drop
+						c.drop(e, atElem("input", i, "", "input[0]"), "programmatic tool calling runs on OpenAI's platform")
+					default:
+						c.unknownType(srcInputArrayNode, srcInputArrayKnown, atElem("input", i, "", "input[0]"))
+					}
+				}
+			}
+		case 3:
+			// mapping/dialects/mistral.yaml:30: → max_tokens
+			c.put(codec.Top, "max_tokens", srcMaxOutputTokens.Raw())
+		case 4:
+			// mapping/responses_chat.yaml:138: → temperature
+			c.put(codec.Top, "temperature", srcTemperature.Raw())
+		case 5:
+			// mapping/responses_chat.yaml:140: → top_p
+			c.put(codec.Top, "top_p", srcTopP.Raw())
+		case 6:
+			// mapping/dialects/mistral.yaml:44: drop
+			c.drop(srcTopLogprobs, "top_logprobs", "Mistral's API returns no log probabilities")
+		case 7:
+			// mapping/responses_chat.yaml:146: → parallel_tool_calls
+			c.put(codec.Top, "parallel_tool_calls", srcParallelToolCalls.Raw())
+		case 8:
+			// mapping/dialects/mistral.yaml:70: drop
+			c.drop(srcMetadata, "metadata", "Mistral's API takes no metadata")
+		case 9:
+			// mapping/dialects/mistral.yaml:68: drop
+			c.drop(srcServiceTier, "service_tier", "Mistral's API has no service tiers")
+		case 10:
+			// mapping/dialects/mistral.yaml:33: → stream
+			c.put(codec.Top, "stream", srcStream.Raw())
+		case 11:
+			var srcStreamOptionsIncludeObfuscation codec.Value
+			var srcStreamOptionsSet uint64
+			for k, m := range srcStreamOptions.Members() {
+				if !present(m) {
+					continue
+				}
+				switch string(k.Bytes()) {
+				case "include_obfuscation":
+					srcStreamOptionsIncludeObfuscation = m
+					srcStreamOptionsSet |= uint64(0x1)
+				}
+			}
+			for ; srcStreamOptionsSet != 0; srcStreamOptionsSet &= srcStreamOptionsSet - 1 {
+				switch bits.TrailingZeros64(srcStreamOptionsSet) {
+				case 0:
+					// mapping/dialects/mistral.yaml:36: drop
+					c.drop(srcStreamOptionsIncludeObfuscation, "stream_options.include_obfuscation", "Mistral's streams have no obfuscation option")
+				}
+			}
+		case 12:
+			// mapping/dialects/mistral.yaml:62: drop
+			c.drop(srcPromptCacheKey, "prompt_cache_key", "Mistral's API has no prompt cache key")
+		case 13:
+			// mapping/dialects/mistral.yaml:64: drop
+			c.drop(srcPromptCacheOptions, "prompt_cache_options", "Mistral's API has no prompt cache options")
+		case 14:
+			// mapping/dialects/mistral.yaml:66: drop
+			c.drop(srcPromptCacheRetention, "prompt_cache_retention", "Mistral's API has no prompt_cache_retention")
+		case 15:
+			// mapping/dialects/mistral.yaml:60: drop
+			c.drop(srcUser, "user", "Mistral's API has no user field")
+		case 16:
+			// mapping/dialects/mistral.yaml:58: drop
+			c.drop(srcSafetyIdentifier, "safety_identifier", "Mistral's API has no safety_identifier")
+		case 17:
+			var srcTextVerbosity, srcTextFormat codec.Value
+			var srcTextSet uint64
+			for k, m := range srcText.Members() {
+				if !present(m) {
+					continue
+				}
+				switch string(k.Bytes()) {
+				case "verbosity":
+					srcTextVerbosity = m
+					srcTextSet |= uint64(0x1)
+				case "format":
+					srcTextFormat = m
+					srcTextSet |= uint64(0x2)
+				}
+			}
+			for ; srcTextSet != 0; srcTextSet &= srcTextSet - 1 {
+				switch bits.TrailingZeros64(srcTextSet) {
+				case 0:
+					// mapping/dialects/mistral.yaml:74: drop
+					c.drop(srcTextVerbosity, "text.verbosity", "Mistral's API has no verbosity")
+				case 1:
+					srcTextFormatNode, srcTextFormatKnown, srcTextFormatType := c.tag(srcTextFormat)
+					switch srcTextFormatType {
+					case "text":
+					// mapping/responses_chat.yaml:181: omit → response_format{text}: the target's default, left out
+					case "json_object":
+						var srcTextFormatJsonObjectType codec.Value
+						var srcTextFormatJsonObjectSet uint64
+						for k, m := range srcTextFormat.Members() {
+							if !present(m) {
+								continue
+							}
+							switch string(k.Bytes()) {
+							case "type":
+								srcTextFormatJsonObjectType = m
+								srcTextFormatJsonObjectSet |= uint64(0x1)
+							}
+						}
+						for ; srcTextFormatJsonObjectSet != 0; srcTextFormatJsonObjectSet &= srcTextFormatJsonObjectSet - 1 {
+							switch bits.TrailingZeros64(srcTextFormatJsonObjectSet) {
+							case 0:
+								// mapping/responses_chat.yaml:184: → response_format{json_object}.type
+								c.put(c.b.Object(codec.Top, "response_format"), "type", srcTextFormatJsonObjectType.Raw())
+							}
+						}
+					case "json_schema":
+						var srcTextFormatJsonSchemaType, srcTextFormatJsonSchemaName, srcTextFormatJsonSchemaDescription, srcTextFormatJsonSchemaSchema, srcTextFormatJsonSchemaStrict codec.Value
+						var srcTextFormatJsonSchemaSet uint64
+						for k, m := range srcTextFormat.Members() {
+							if !present(m) {
+								continue
+							}
+							switch string(k.Bytes()) {
+							case "type":
+								srcTextFormatJsonSchemaType = m
+								srcTextFormatJsonSchemaSet |= uint64(0x1)
+							case "name":
+								srcTextFormatJsonSchemaName = m
+								srcTextFormatJsonSchemaSet |= uint64(0x2)
+							case "description":
+								srcTextFormatJsonSchemaDescription = m
+								srcTextFormatJsonSchemaSet |= uint64(0x4)
+							case "schema":
+								srcTextFormatJsonSchemaSchema = m
+								srcTextFormatJsonSchemaSet |= uint64(0x8)
+							case "strict":
+								srcTextFormatJsonSchemaStrict = m
+								srcTextFormatJsonSchemaSet |= uint64(0x10)
+							}
+						}
+						for ; srcTextFormatJsonSchemaSet != 0; srcTextFormatJsonSchemaSet &= srcTextFormatJsonSchemaSet - 1 {
+							switch bits.TrailingZeros64(srcTextFormatJsonSchemaSet) {
+							case 0:
+								// mapping/responses_chat.yaml:186: → response_format{json_schema}.type
+								c.put(c.b.Object(codec.Top, "response_format"), "type", srcTextFormatJsonSchemaType.Raw())
+							case 1:
+								// mapping/responses_chat.yaml:188: → response_format{json_schema}.json_schema.name
+								c.put(c.b.Object(c.b.Object(codec.Top, "response_format"), "json_schema"), "name", srcTextFormatJsonSchemaName.Raw())
+							case 2:
+								// mapping/responses_chat.yaml:190: → response_format{json_schema}.json_schema.description
+								c.put(c.b.Object(c.b.Object(codec.Top, "response_format"), "json_schema"), "description", srcTextFormatJsonSchemaDescription.Raw())
+							case 3:
+								// mapping/responses_chat.yaml:192: → response_format{json_schema}.json_schema.schema
+								c.put(c.b.Object(c.b.Object(codec.Top, "response_format"), "json_schema"), "schema", srcTextFormatJsonSchemaSchema.Raw())
+							case 4:
+								// mapping/responses_chat.yaml:195: → response_format{json_schema}.json_schema.strict
+								c.put(c.b.Object(c.b.Object(codec.Top, "response_format"), "json_schema"), "strict", srcTextFormatJsonSchemaStrict.Raw())
+							}
+						}
+					default:
+						c.unknownType(srcTextFormatNode, srcTextFormatKnown, "text.format")
+					}
+				}
+			}
+		case 18:
+			// mapping/dialects/mistral.yaml:72: drop
+			c.drop(srcModeration, "moderation", "Mistral moderates with safe_prompt, not this field")
+		case 19:
+			var srcReasoningEffort, srcReasoningSummary, srcReasoningGenerateSummary, srcReasoningContext, srcReasoningMode codec.Value
+			var srcReasoningSet uint64
+			for k, m := range srcReasoning.Members() {
+				if !present(m) {
+					continue
+				}
+				switch string(k.Bytes()) {
+				case "effort":
+					srcReasoningEffort = m
+					srcReasoningSet |= uint64(0x1)
+				case "summary":
+					srcReasoningSummary = m
+					srcReasoningSet |= uint64(0x2)
+				case "generate_summary":
+					srcReasoningGenerateSummary = m
+					srcReasoningSet |= uint64(0x4)
+				case "context":
+					srcReasoningContext = m
+					srcReasoningSet |= uint64(0x8)
+				case "mode":
+					srcReasoningMode = m
+					srcReasoningSet |= uint64(0x10)
+				}
+			}
+			for ; srcReasoningSet != 0; srcReasoningSet &= srcReasoningSet - 1 {
+				switch bits.TrailingZeros64(srcReasoningSet) {
+				case 0:
+					// mapping/dialects/mistral.yaml:38: → reasoning_effort
+					switch string(srcReasoningEffort.Raw()) {
+					case "\"none\"", "\"high\"":
+						c.put(codec.Top, "reasoning_effort", srcReasoningEffort.Raw())
+					case "\"xhigh\"":
+						c.b.SetJSON(codec.Top, "reasoning_effort", "\"high\"")
+					default:
+						c.warn("reasoning.effort", string(srcReasoningEffort.Raw())+" is not a value the mapping carries to reasoning_effort; left out")
+					}
+				case 1:
+					// mapping/dialects/mistral.yaml:76: drop
+					c.drop(srcReasoningSummary, "reasoning.summary", "Mistral's API returns no reasoning summary")
+				case 2:
+					// mapping/dialects/mistral.yaml:76: drop
+					c.drop(srcReasoningGenerateSummary, "reasoning.generate_summary", "Mistral's API returns no reasoning summary")
+				case 3:
+					// mapping/responses_chat.yaml:209: drop
+					c.drop(srcReasoningContext, "reasoning.context", "chat has no reasoning context setting")
+				case 4:
+					// mapping/responses_chat.yaml:211: drop
+					c.drop(srcReasoningMode, "reasoning.mode", "chat has no reasoning mode setting")
+				}
+			}
+		case 20:
+			// mapping/responses_chat.yaml:223: → logprobs
+			include(c, srcInclude, "include", codec.Top, "logprobs")
+		case 21:
+			// mapping/responses_chat.yaml:231: drop
+			c.drop(srcTruncation, "truncation", "chat has no truncation; an upstream refuses a context that is too long")
+		case 22:
+			// mapping/responses_chat.yaml:233: drop
+			c.drop(srcMaxToolCalls, "max_tool_calls", "chat has no limit on tool calls")
+		case 23:
+			// mapping/responses_chat.yaml:235: drop
+			c.drop(srcPrompt, "prompt", "stored prompt templates live on OpenAI's platform")
+		case 24:
+			// mapping/responses_chat.yaml:237: drop
+			c.drop(srcContextManagement, "context_management", "chat has no server-side context compaction")
+		case 25:
+			switch srcToolChoice.Kind() {
+			case codec.String:
+				// mapping/responses_chat.yaml:241: → tool_choice{string}
+				c.put(codec.Top, "tool_choice", srcToolChoice.Raw())
+			case codec.Object:
+				srcToolChoiceObjectNode, srcToolChoiceObjectKnown, srcToolChoiceObjectType := c.tag(srcToolChoice)
+				switch srcToolChoiceObjectType {
+				case "function":
+					var srcToolChoiceObjectFunctionType, srcToolChoiceObjectFunctionName codec.Value
+					var srcToolChoiceObjectFunctionSet uint64
+					for k, m := range srcToolChoice.Members() {
+						if !present(m) {
+							continue
+						}
+						switch string(k.Bytes()) {
+						case "type":
+							srcToolChoiceObjectFunctionType = m
+							srcToolChoiceObjectFunctionSet |= uint64(0x1)
+						case "name":
+							srcToolChoiceObjectFunctionName = m
+							srcToolChoiceObjectFunctionSet |= uint64(0x2)
+						}
+					}
+					for ; srcToolChoiceObjectFunctionSet != 0; srcToolChoiceObjectFunctionSet &= srcToolChoiceObjectFunctionSet - 1 {
+						switch bits.TrailingZeros64(srcToolChoiceObjectFunctionSet) {
+						case 0:
+							// mapping/responses_chat.yaml:243: → tool_choice{object}{function}.type
+							c.put(c.b.Object(codec.Top, "tool_choice"), "type", srcToolChoiceObjectFunctionType.Raw())
+						case 1:
+							// mapping/responses_chat.yaml:245: → tool_choice{object}{function}.function.name
+							c.put(c.b.Object(c.b.Object(codec.Top, "tool_choice"), "function"), "name", srcToolChoiceObjectFunctionName.Raw())
+						}
+					}
+				case "allowed_tools":
+					// mapping/dialects/mistral.yaml:54: lossy → tool_choice{string}
+					allowedToolsFilter(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
+					c.warn("tool_choice", "Mistral has no allowed_tools; the tools are filtered to the allowed set and the mode kept")
+				case "custom":
+					// mapping/dialects/mistral.yaml:50: → tool_choice{object}{function}
+					customChoiceAsFunction(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
+				case "web_search_preview":
+					// mapping/responses_chat.yaml:255: lossy → tool_choice{string}
+					forceHosted(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
+					c.warn("tool_choice", "forcing a hosted tool becomes required when it is the only tool offered")
+				case "web_search_preview_2025_03_11":
+					// mapping/responses_chat.yaml:259: lossy → tool_choice{string}
+					forceHosted(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
+					c.warn("tool_choice", "forcing a hosted tool becomes required when it is the only tool offered")
+				case "image_generation":
+					// mapping/responses_chat.yaml:263: lossy → tool_choice{string}
+					forceHosted(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
+					c.warn("tool_choice", "forcing a hosted tool becomes required when it is the only tool offered")
+				case "file_search":
+					// mapping/responses_chat.yaml:267: drop
+					c.drop(srcToolChoice, "tool_choice", "file search is dropped with its tool; forcing it is an error")
+				case "code_interpreter":
+					// mapping/responses_chat.yaml:269: drop
+					c.drop(srcToolChoice, "tool_choice", "the code interpreter is dropped with its tool; forcing it is an error")
+				case "computer":
+					// mapping/responses_chat.yaml:271: drop
+					c.drop(srcToolChoice, "tool_choice", "computer use is dropped with its tool; forcing it is an error")
+				case "computer_use":
+					// mapping/responses_chat.yaml:273: drop
+					c.drop(srcToolChoice, "tool_choice", "computer use is dropped with its tool; forcing it is an error")
+				case "computer_use_preview":
+					// mapping/responses_chat.yaml:275: drop
+					c.drop(srcToolChoice, "tool_choice", "computer use is dropped with its tool; forcing it is an error")
+				case "mcp":
+					// mapping/responses_chat.yaml:277: drop
+					c.drop(srcToolChoice, "tool_choice", "remote MCP is dropped with its tool; forcing it is an error")
+				case "apply_patch":
+					// mapping/responses_chat.yaml:279: → tool_choice{object}{function}
+					forceVirtual(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
+				case "shell":
+					// mapping/responses_chat.yaml:283: → tool_choice{object}{function}
+					forceVirtual(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
+				case "programmatic_tool_calling":
+					// mapping/responses_chat.yaml:287: drop
+					c.drop(srcToolChoice, "tool_choice", "programmatic tool calling runs on OpenAI's platform")
 				default:
-					c.unknownType(srcInputArrayNode, srcInputArrayKnown, atElem("input", i, "", "input[0]"))
+					c.unknownType(srcToolChoiceObjectNode, srcToolChoiceObjectKnown, "tool_choice")
 				}
 			}
-		}
-	}
-	if present(srcMaxOutputTokens) {
-		// mapping/dialects/mistral.yaml:30: → max_tokens
-		c.put(codec.Top, "max_tokens", srcMaxOutputTokens.Raw())
-	}
-	if present(srcTemperature) {
-		// mapping/responses_chat.yaml:138: → temperature
-		c.put(codec.Top, "temperature", srcTemperature.Raw())
-	}
-	if present(srcTopP) {
-		// mapping/responses_chat.yaml:140: → top_p
-		c.put(codec.Top, "top_p", srcTopP.Raw())
-	}
-	if present(srcTopLogprobs) {
-		// mapping/dialects/mistral.yaml:44: drop
-		c.drop(srcTopLogprobs, "top_logprobs", "Mistral's API returns no log probabilities")
-	}
-	if present(srcParallelToolCalls) {
-		// mapping/responses_chat.yaml:146: → parallel_tool_calls
-		c.put(codec.Top, "parallel_tool_calls", srcParallelToolCalls.Raw())
-	}
-	if present(srcMetadata) {
-		// mapping/dialects/mistral.yaml:70: drop
-		c.drop(srcMetadata, "metadata", "Mistral's API takes no metadata")
-	}
-	if present(srcServiceTier) {
-		// mapping/dialects/mistral.yaml:68: drop
-		c.drop(srcServiceTier, "service_tier", "Mistral's API has no service tiers")
-	}
-	if present(srcStream) {
-		// mapping/dialects/mistral.yaml:33: → stream
-		c.put(codec.Top, "stream", srcStream.Raw())
-	}
-	if present(srcStreamOptions) {
-		var srcStreamOptionsIncludeObfuscation codec.Value
-		for k, m := range srcStreamOptions.Members() {
-			switch string(k.Bytes()) {
-			case "include_obfuscation":
-				srcStreamOptionsIncludeObfuscation = m
-			}
-		}
-		if present(srcStreamOptionsIncludeObfuscation) {
-			// mapping/dialects/mistral.yaml:36: drop
-			c.drop(srcStreamOptionsIncludeObfuscation, "stream_options.include_obfuscation", "Mistral's streams have no obfuscation option")
-		}
-	}
-	if present(srcPromptCacheKey) {
-		// mapping/dialects/mistral.yaml:62: drop
-		c.drop(srcPromptCacheKey, "prompt_cache_key", "Mistral's API has no prompt cache key")
-	}
-	if present(srcPromptCacheOptions) {
-		// mapping/dialects/mistral.yaml:64: drop
-		c.drop(srcPromptCacheOptions, "prompt_cache_options", "Mistral's API has no prompt cache options")
-	}
-	if present(srcPromptCacheRetention) {
-		// mapping/dialects/mistral.yaml:66: drop
-		c.drop(srcPromptCacheRetention, "prompt_cache_retention", "Mistral's API has no prompt_cache_retention")
-	}
-	if present(srcUser) {
-		// mapping/dialects/mistral.yaml:60: drop
-		c.drop(srcUser, "user", "Mistral's API has no user field")
-	}
-	if present(srcSafetyIdentifier) {
-		// mapping/dialects/mistral.yaml:58: drop
-		c.drop(srcSafetyIdentifier, "safety_identifier", "Mistral's API has no safety_identifier")
-	}
-	if present(srcText) {
-		var srcTextVerbosity, srcTextFormat codec.Value
-		for k, m := range srcText.Members() {
-			switch string(k.Bytes()) {
-			case "verbosity":
-				srcTextVerbosity = m
-			case "format":
-				srcTextFormat = m
-			}
-		}
-		if present(srcTextVerbosity) {
-			// mapping/dialects/mistral.yaml:74: drop
-			c.drop(srcTextVerbosity, "text.verbosity", "Mistral's API has no verbosity")
-		}
-		if present(srcTextFormat) {
-			srcTextFormatNode, srcTextFormatKnown, srcTextFormatType := c.tag(srcTextFormat)
-			switch srcTextFormatType {
-			case "text":
-			// mapping/responses_chat.yaml:181: omit → response_format{text}: the target's default, left out
-			case "json_object":
-				var srcTextFormatJsonObjectType codec.Value
-				for k, m := range srcTextFormat.Members() {
-					switch string(k.Bytes()) {
-					case "type":
-						srcTextFormatJsonObjectType = m
+		case 26:
+			for i, e := range srcTools.Elems() {
+				srcToolsNode, srcToolsKnown, srcToolsType := c.tag(e)
+				switch srcToolsType {
+				case "function":
+					srcToolsFunctionOut := c.b.AppendObject(c.b.Array(codec.Top, "tools"))
+					var srcToolsFunctionType, srcToolsFunctionName, srcToolsFunctionDescription, srcToolsFunctionParameters, srcToolsFunctionStrict, srcToolsFunctionDeferLoading, srcToolsFunctionAllowedCallers, srcToolsFunctionOutputSchema codec.Value
+					var srcToolsFunctionSet uint64
+					for k, m := range e.Members() {
+						if !present(m) {
+							continue
+						}
+						switch string(k.Bytes()) {
+						case "type":
+							srcToolsFunctionType = m
+							srcToolsFunctionSet |= uint64(0x1)
+						case "name":
+							srcToolsFunctionName = m
+							srcToolsFunctionSet |= uint64(0x2)
+						case "description":
+							srcToolsFunctionDescription = m
+							srcToolsFunctionSet |= uint64(0x4)
+						case "parameters":
+							srcToolsFunctionParameters = m
+							srcToolsFunctionSet |= uint64(0x8)
+						case "strict":
+							srcToolsFunctionStrict = m
+							srcToolsFunctionSet |= uint64(0x10)
+						case "defer_loading":
+							srcToolsFunctionDeferLoading = m
+							srcToolsFunctionSet |= uint64(0x20)
+						case "allowed_callers":
+							srcToolsFunctionAllowedCallers = m
+							srcToolsFunctionSet |= uint64(0x40)
+						case "output_schema":
+							srcToolsFunctionOutputSchema = m
+							srcToolsFunctionSet |= uint64(0x80)
+						}
 					}
-				}
-				if present(srcTextFormatJsonObjectType) {
-					// mapping/responses_chat.yaml:184: → response_format{json_object}.type
-					c.put(c.b.Object(codec.Top, "response_format"), "type", srcTextFormatJsonObjectType.Raw())
-				}
-			case "json_schema":
-				var srcTextFormatJsonSchemaType, srcTextFormatJsonSchemaName, srcTextFormatJsonSchemaDescription, srcTextFormatJsonSchemaSchema, srcTextFormatJsonSchemaStrict codec.Value
-				for k, m := range srcTextFormat.Members() {
-					switch string(k.Bytes()) {
-					case "type":
-						srcTextFormatJsonSchemaType = m
-					case "name":
-						srcTextFormatJsonSchemaName = m
-					case "description":
-						srcTextFormatJsonSchemaDescription = m
-					case "schema":
-						srcTextFormatJsonSchemaSchema = m
-					case "strict":
-						srcTextFormatJsonSchemaStrict = m
+					for ; srcToolsFunctionSet != 0; srcToolsFunctionSet &= srcToolsFunctionSet - 1 {
+						switch bits.TrailingZeros64(srcToolsFunctionSet) {
+						case 0:
+							// mapping/responses_chat.yaml:291: → tools[]{function}.type
+							c.put(srcToolsFunctionOut, "type", srcToolsFunctionType.Raw())
+						case 1:
+							// mapping/responses_chat.yaml:293: → tools[]{function}.function.name
+							c.put(c.b.Object(srcToolsFunctionOut, "function"), "name", srcToolsFunctionName.Raw())
+						case 2:
+							// mapping/responses_chat.yaml:295: → tools[]{function}.function.description
+							c.put(c.b.Object(srcToolsFunctionOut, "function"), "description", srcToolsFunctionDescription.Raw())
+						case 3:
+							// mapping/responses_chat.yaml:297: → tools[]{function}.function.parameters
+							c.put(c.b.Object(srcToolsFunctionOut, "function"), "parameters", srcToolsFunctionParameters.Raw())
+						case 4:
+							// mapping/responses_chat.yaml:300: → tools[]{function}.function.strict
+							c.put(c.b.Object(srcToolsFunctionOut, "function"), "strict", srcToolsFunctionStrict.Raw())
+						case 5:
+							// mapping/responses_chat.yaml:302: drop
+							c.drop(srcToolsFunctionDeferLoading, atElem("tools", i, "defer_loading", "tools[0].defer_loading"), "chat loads every tool")
+						case 6:
+							// mapping/responses_chat.yaml:304: drop
+							c.drop(srcToolsFunctionAllowedCallers, atElem("tools", i, "allowed_callers", "tools[0].allowed_callers"), "chat has no restriction on who may call a tool")
+						case 7:
+							// mapping/responses_chat.yaml:306: drop
+							c.drop(srcToolsFunctionOutputSchema, atElem("tools", i, "output_schema", "tools[0].output_schema"), "chat tools declare no output schema")
+						}
 					}
+				case "custom":
+					// mapping/dialects/mistral.yaml:46: → tools[]{function}
+					virtualTool(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
+				case "local_shell":
+					// mapping/responses_chat.yaml:313: → tools[]{function}
+					virtualTool(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
+				case "shell":
+					// mapping/responses_chat.yaml:317: → tools[]{function}
+					virtualTool(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
+				case "apply_patch":
+					// mapping/responses_chat.yaml:321: → tools[]{function}
+					virtualTool(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
+				case "namespace":
+					// mapping/responses_chat.yaml:325: → tools[]{function}
+					namespaceTools(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
+				case "tool_search":
+					// mapping/responses_chat.yaml:329: → tools[]{function}
+					virtualTool(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
+				case "web_search":
+					// mapping/dialects/mistral.yaml:78: drop
+					c.drop(e, atElem("tools", i, "", "tools[0]"), "Mistral's chat API has no web search (its web search is a tool of its Agents API)")
+				case "web_search_2025_08_26":
+					// mapping/dialects/mistral.yaml:78: drop
+					c.drop(e, atElem("tools", i, "", "tools[0]"), "Mistral's chat API has no web search (its web search is a tool of its Agents API)")
+				case "web_search_preview":
+					// mapping/dialects/mistral.yaml:78: drop
+					c.drop(e, atElem("tools", i, "", "tools[0]"), "Mistral's chat API has no web search (its web search is a tool of its Agents API)")
+				case "web_search_preview_2025_03_11":
+					// mapping/dialects/mistral.yaml:78: drop
+					c.drop(e, atElem("tools", i, "", "tools[0]"), "Mistral's chat API has no web search (its web search is a tool of its Agents API)")
+				case "image_generation":
+					// mapping/dialects/mistral.yaml:80: drop
+					c.drop(e, atElem("tools", i, "", "tools[0]"), "Mistral's API generates no images as a tool")
+				case "file_search":
+					// mapping/responses_chat.yaml:354: drop
+					c.drop(e, atElem("tools", i, "", "tools[0]"), "no chat upstream searches OpenAI vector stores")
+				case "code_interpreter":
+					// mapping/responses_chat.yaml:356: drop
+					c.drop(e, atElem("tools", i, "", "tools[0]"), "no chat upstream runs OpenAI's code interpreter")
+				case "computer":
+					// mapping/responses_chat.yaml:358: drop
+					c.drop(e, atElem("tools", i, "", "tools[0]"), "no chat upstream drives a computer")
+				case "computer_use_preview":
+					// mapping/responses_chat.yaml:360: drop
+					c.drop(e, atElem("tools", i, "", "tools[0]"), "no chat upstream drives a computer")
+				case "mcp":
+					// mapping/responses_chat.yaml:362: drop
+					c.drop(e, atElem("tools", i, "", "tools[0]"), "no chat upstream calls remote MCP servers")
+				case "programmatic_tool_calling":
+					// mapping/responses_chat.yaml:364: drop
+					c.drop(e, atElem("tools", i, "", "tools[0]"), "programmatic tool calling runs on OpenAI's platform")
+				default:
+					c.unknownType(srcToolsNode, srcToolsKnown, atElem("tools", i, "", "tools[0]"))
 				}
-				if present(srcTextFormatJsonSchemaType) {
-					// mapping/responses_chat.yaml:186: → response_format{json_schema}.type
-					c.put(c.b.Object(codec.Top, "response_format"), "type", srcTextFormatJsonSchemaType.Raw())
-				}
-				if present(srcTextFormatJsonSchemaName) {
-					// mapping/responses_chat.yaml:188: → response_format{json_schema}.json_schema.name
-					c.put(c.b.Object(c.b.Object(codec.Top, "response_format"), "json_schema"), "name", srcTextFormatJsonSchemaName.Raw())
-				}
-				if present(srcTextFormatJsonSchemaDescription) {
-					// mapping/responses_chat.yaml:190: → response_format{json_schema}.json_schema.description
-					c.put(c.b.Object(c.b.Object(codec.Top, "response_format"), "json_schema"), "description", srcTextFormatJsonSchemaDescription.Raw())
-				}
-				if present(srcTextFormatJsonSchemaSchema) {
-					// mapping/responses_chat.yaml:192: → response_format{json_schema}.json_schema.schema
-					c.put(c.b.Object(c.b.Object(codec.Top, "response_format"), "json_schema"), "schema", srcTextFormatJsonSchemaSchema.Raw())
-				}
-				if present(srcTextFormatJsonSchemaStrict) {
-					// mapping/responses_chat.yaml:195: → response_format{json_schema}.json_schema.strict
-					c.put(c.b.Object(c.b.Object(codec.Top, "response_format"), "json_schema"), "strict", srcTextFormatJsonSchemaStrict.Raw())
-				}
-			default:
-				c.unknownType(srcTextFormatNode, srcTextFormatKnown, "text.format")
 			}
+		case 27:
+			// mapping/responses_chat.yaml:368: drop
+			c.drop(srcClientMetadata, "client_metadata", "Codex's telemetry; nothing upstream reads it")
 		}
-	}
-	if present(srcModeration) {
-		// mapping/dialects/mistral.yaml:72: drop
-		c.drop(srcModeration, "moderation", "Mistral moderates with safe_prompt, not this field")
-	}
-	if present(srcReasoning) {
-		var srcReasoningEffort, srcReasoningSummary, srcReasoningGenerateSummary, srcReasoningContext, srcReasoningMode codec.Value
-		for k, m := range srcReasoning.Members() {
-			switch string(k.Bytes()) {
-			case "effort":
-				srcReasoningEffort = m
-			case "summary":
-				srcReasoningSummary = m
-			case "generate_summary":
-				srcReasoningGenerateSummary = m
-			case "context":
-				srcReasoningContext = m
-			case "mode":
-				srcReasoningMode = m
-			}
-		}
-		if present(srcReasoningEffort) {
-			// mapping/dialects/mistral.yaml:38: → reasoning_effort
-			switch string(srcReasoningEffort.Raw()) {
-			case "\"none\"", "\"high\"":
-				c.put(codec.Top, "reasoning_effort", srcReasoningEffort.Raw())
-			case "\"xhigh\"":
-				c.b.SetJSON(codec.Top, "reasoning_effort", "\"high\"")
-			default:
-				c.warn("reasoning.effort", string(srcReasoningEffort.Raw())+" is not a value the mapping carries to reasoning_effort; left out")
-			}
-		}
-		if present(srcReasoningSummary) {
-			// mapping/dialects/mistral.yaml:76: drop
-			c.drop(srcReasoningSummary, "reasoning.summary", "Mistral's API returns no reasoning summary")
-		}
-		if present(srcReasoningGenerateSummary) {
-			// mapping/dialects/mistral.yaml:76: drop
-			c.drop(srcReasoningGenerateSummary, "reasoning.generate_summary", "Mistral's API returns no reasoning summary")
-		}
-		if present(srcReasoningContext) {
-			// mapping/responses_chat.yaml:209: drop
-			c.drop(srcReasoningContext, "reasoning.context", "chat has no reasoning context setting")
-		}
-		if present(srcReasoningMode) {
-			// mapping/responses_chat.yaml:211: drop
-			c.drop(srcReasoningMode, "reasoning.mode", "chat has no reasoning mode setting")
-		}
-	}
-	if present(srcInclude) {
-		// mapping/responses_chat.yaml:223: → logprobs
-		include(c, srcInclude, "include", codec.Top, "logprobs")
-	}
-	if present(srcTruncation) {
-		// mapping/responses_chat.yaml:231: drop
-		c.drop(srcTruncation, "truncation", "chat has no truncation; an upstream refuses a context that is too long")
-	}
-	if present(srcMaxToolCalls) {
-		// mapping/responses_chat.yaml:233: drop
-		c.drop(srcMaxToolCalls, "max_tool_calls", "chat has no limit on tool calls")
-	}
-	if present(srcPrompt) {
-		// mapping/responses_chat.yaml:235: drop
-		c.drop(srcPrompt, "prompt", "stored prompt templates live on OpenAI's platform")
-	}
-	if present(srcContextManagement) {
-		// mapping/responses_chat.yaml:237: drop
-		c.drop(srcContextManagement, "context_management", "chat has no server-side context compaction")
-	}
-	if present(srcToolChoice) {
-		switch srcToolChoice.Kind() {
-		case codec.String:
-			// mapping/responses_chat.yaml:241: → tool_choice{string}
-			c.put(codec.Top, "tool_choice", srcToolChoice.Raw())
-		case codec.Object:
-			srcToolChoiceObjectNode, srcToolChoiceObjectKnown, srcToolChoiceObjectType := c.tag(srcToolChoice)
-			switch srcToolChoiceObjectType {
-			case "function":
-				var srcToolChoiceObjectFunctionType, srcToolChoiceObjectFunctionName codec.Value
-				for k, m := range srcToolChoice.Members() {
-					switch string(k.Bytes()) {
-					case "type":
-						srcToolChoiceObjectFunctionType = m
-					case "name":
-						srcToolChoiceObjectFunctionName = m
-					}
-				}
-				if present(srcToolChoiceObjectFunctionType) {
-					// mapping/responses_chat.yaml:243: → tool_choice{object}{function}.type
-					c.put(c.b.Object(codec.Top, "tool_choice"), "type", srcToolChoiceObjectFunctionType.Raw())
-				}
-				if present(srcToolChoiceObjectFunctionName) {
-					// mapping/responses_chat.yaml:245: → tool_choice{object}{function}.function.name
-					c.put(c.b.Object(c.b.Object(codec.Top, "tool_choice"), "function"), "name", srcToolChoiceObjectFunctionName.Raw())
-				}
-			case "allowed_tools":
-				// mapping/dialects/mistral.yaml:54: lossy → tool_choice{string}
-				allowedToolsFilter(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
-				c.warn("tool_choice", "Mistral has no allowed_tools; the tools are filtered to the allowed set and the mode kept")
-			case "custom":
-				// mapping/dialects/mistral.yaml:50: → tool_choice{object}{function}
-				customChoiceAsFunction(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
-			case "web_search_preview":
-				// mapping/responses_chat.yaml:255: lossy → tool_choice{string}
-				forceHosted(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
-				c.warn("tool_choice", "forcing a hosted tool becomes required when it is the only tool offered")
-			case "web_search_preview_2025_03_11":
-				// mapping/responses_chat.yaml:259: lossy → tool_choice{string}
-				forceHosted(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
-				c.warn("tool_choice", "forcing a hosted tool becomes required when it is the only tool offered")
-			case "image_generation":
-				// mapping/responses_chat.yaml:263: lossy → tool_choice{string}
-				forceHosted(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
-				c.warn("tool_choice", "forcing a hosted tool becomes required when it is the only tool offered")
-			case "file_search":
-				// mapping/responses_chat.yaml:267: drop
-				c.drop(srcToolChoice, "tool_choice", "file search is dropped with its tool; forcing it is an error")
-			case "code_interpreter":
-				// mapping/responses_chat.yaml:269: drop
-				c.drop(srcToolChoice, "tool_choice", "the code interpreter is dropped with its tool; forcing it is an error")
-			case "computer":
-				// mapping/responses_chat.yaml:271: drop
-				c.drop(srcToolChoice, "tool_choice", "computer use is dropped with its tool; forcing it is an error")
-			case "computer_use":
-				// mapping/responses_chat.yaml:273: drop
-				c.drop(srcToolChoice, "tool_choice", "computer use is dropped with its tool; forcing it is an error")
-			case "computer_use_preview":
-				// mapping/responses_chat.yaml:275: drop
-				c.drop(srcToolChoice, "tool_choice", "computer use is dropped with its tool; forcing it is an error")
-			case "mcp":
-				// mapping/responses_chat.yaml:277: drop
-				c.drop(srcToolChoice, "tool_choice", "remote MCP is dropped with its tool; forcing it is an error")
-			case "apply_patch":
-				// mapping/responses_chat.yaml:279: → tool_choice{object}{function}
-				forceVirtual(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
-			case "shell":
-				// mapping/responses_chat.yaml:283: → tool_choice{object}{function}
-				forceVirtual(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
-			case "programmatic_tool_calling":
-				// mapping/responses_chat.yaml:287: drop
-				c.drop(srcToolChoice, "tool_choice", "programmatic tool calling runs on OpenAI's platform")
-			default:
-				c.unknownType(srcToolChoiceObjectNode, srcToolChoiceObjectKnown, "tool_choice")
-			}
-		}
-	}
-	if present(srcTools) {
-		for i, e := range srcTools.Elems() {
-			srcToolsNode, srcToolsKnown, srcToolsType := c.tag(e)
-			switch srcToolsType {
-			case "function":
-				srcToolsFunctionOut := c.b.AppendObject(c.b.Array(codec.Top, "tools"))
-				var srcToolsFunctionType, srcToolsFunctionName, srcToolsFunctionDescription, srcToolsFunctionParameters, srcToolsFunctionStrict, srcToolsFunctionDeferLoading, srcToolsFunctionAllowedCallers, srcToolsFunctionOutputSchema codec.Value
-				for k, m := range e.Members() {
-					switch string(k.Bytes()) {
-					case "type":
-						srcToolsFunctionType = m
-					case "name":
-						srcToolsFunctionName = m
-					case "description":
-						srcToolsFunctionDescription = m
-					case "parameters":
-						srcToolsFunctionParameters = m
-					case "strict":
-						srcToolsFunctionStrict = m
-					case "defer_loading":
-						srcToolsFunctionDeferLoading = m
-					case "allowed_callers":
-						srcToolsFunctionAllowedCallers = m
-					case "output_schema":
-						srcToolsFunctionOutputSchema = m
-					}
-				}
-				if present(srcToolsFunctionType) {
-					// mapping/responses_chat.yaml:291: → tools[]{function}.type
-					c.put(srcToolsFunctionOut, "type", srcToolsFunctionType.Raw())
-				}
-				if present(srcToolsFunctionName) {
-					// mapping/responses_chat.yaml:293: → tools[]{function}.function.name
-					c.put(c.b.Object(srcToolsFunctionOut, "function"), "name", srcToolsFunctionName.Raw())
-				}
-				if present(srcToolsFunctionDescription) {
-					// mapping/responses_chat.yaml:295: → tools[]{function}.function.description
-					c.put(c.b.Object(srcToolsFunctionOut, "function"), "description", srcToolsFunctionDescription.Raw())
-				}
-				if present(srcToolsFunctionParameters) {
-					// mapping/responses_chat.yaml:297: → tools[]{function}.function.parameters
-					c.put(c.b.Object(srcToolsFunctionOut, "function"), "parameters", srcToolsFunctionParameters.Raw())
-				}
-				if present(srcToolsFunctionStrict) {
-					// mapping/responses_chat.yaml:300: → tools[]{function}.function.strict
-					c.put(c.b.Object(srcToolsFunctionOut, "function"), "strict", srcToolsFunctionStrict.Raw())
-				}
-				if present(srcToolsFunctionDeferLoading) {
-					// mapping/responses_chat.yaml:302: drop
-					c.drop(srcToolsFunctionDeferLoading, atElem("tools", i, "defer_loading", "tools[0].defer_loading"), "chat loads every tool")
-				}
-				if present(srcToolsFunctionAllowedCallers) {
-					// mapping/responses_chat.yaml:304: drop
-					c.drop(srcToolsFunctionAllowedCallers, atElem("tools", i, "allowed_callers", "tools[0].allowed_callers"), "chat has no restriction on who may call a tool")
-				}
-				if present(srcToolsFunctionOutputSchema) {
-					// mapping/responses_chat.yaml:306: drop
-					c.drop(srcToolsFunctionOutputSchema, atElem("tools", i, "output_schema", "tools[0].output_schema"), "chat tools declare no output schema")
-				}
-			case "custom":
-				// mapping/dialects/mistral.yaml:46: → tools[]{function}
-				virtualTool(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
-			case "local_shell":
-				// mapping/responses_chat.yaml:313: → tools[]{function}
-				virtualTool(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
-			case "shell":
-				// mapping/responses_chat.yaml:317: → tools[]{function}
-				virtualTool(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
-			case "apply_patch":
-				// mapping/responses_chat.yaml:321: → tools[]{function}
-				virtualTool(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
-			case "namespace":
-				// mapping/responses_chat.yaml:325: → tools[]{function}
-				namespaceTools(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
-			case "tool_search":
-				// mapping/responses_chat.yaml:329: → tools[]{function}
-				virtualTool(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
-			case "web_search":
-				// mapping/dialects/mistral.yaml:78: drop
-				c.drop(e, atElem("tools", i, "", "tools[0]"), "Mistral's chat API has no web search (its web search is a tool of its Agents API)")
-			case "web_search_2025_08_26":
-				// mapping/dialects/mistral.yaml:78: drop
-				c.drop(e, atElem("tools", i, "", "tools[0]"), "Mistral's chat API has no web search (its web search is a tool of its Agents API)")
-			case "web_search_preview":
-				// mapping/dialects/mistral.yaml:78: drop
-				c.drop(e, atElem("tools", i, "", "tools[0]"), "Mistral's chat API has no web search (its web search is a tool of its Agents API)")
-			case "web_search_preview_2025_03_11":
-				// mapping/dialects/mistral.yaml:78: drop
-				c.drop(e, atElem("tools", i, "", "tools[0]"), "Mistral's chat API has no web search (its web search is a tool of its Agents API)")
-			case "image_generation":
-				// mapping/dialects/mistral.yaml:80: drop
-				c.drop(e, atElem("tools", i, "", "tools[0]"), "Mistral's API generates no images as a tool")
-			case "file_search":
-				// mapping/responses_chat.yaml:354: drop
-				c.drop(e, atElem("tools", i, "", "tools[0]"), "no chat upstream searches OpenAI vector stores")
-			case "code_interpreter":
-				// mapping/responses_chat.yaml:356: drop
-				c.drop(e, atElem("tools", i, "", "tools[0]"), "no chat upstream runs OpenAI's code interpreter")
-			case "computer":
-				// mapping/responses_chat.yaml:358: drop
-				c.drop(e, atElem("tools", i, "", "tools[0]"), "no chat upstream drives a computer")
-			case "computer_use_preview":
-				// mapping/responses_chat.yaml:360: drop
-				c.drop(e, atElem("tools", i, "", "tools[0]"), "no chat upstream drives a computer")
-			case "mcp":
-				// mapping/responses_chat.yaml:362: drop
-				c.drop(e, atElem("tools", i, "", "tools[0]"), "no chat upstream calls remote MCP servers")
-			case "programmatic_tool_calling":
-				// mapping/responses_chat.yaml:364: drop
-				c.drop(e, atElem("tools", i, "", "tools[0]"), "programmatic tool calling runs on OpenAI's platform")
-			default:
-				c.unknownType(srcToolsNode, srcToolsKnown, atElem("tools", i, "", "tools[0]"))
-			}
-		}
-	}
-	if present(srcClientMetadata) {
-		// mapping/responses_chat.yaml:368: drop
-		c.drop(srcClientMetadata, "client_metadata", "Codex's telemetry; nothing upstream reads it")
 	}
 }
 
 // responsesChatQwen converts a payload, as mapping/responses_chat.yaml says for qwen.
 func (c *conv) responsesChatQwen(v codec.Value) {
 	var srcModel, srcInstructions, srcInput, srcMaxOutputTokens, srcTemperature, srcTopP, srcTopLogprobs, srcParallelToolCalls, srcMetadata, srcServiceTier, srcStream, srcStreamOptions, srcPromptCacheKey, srcPromptCacheOptions, srcPromptCacheRetention, srcUser, srcSafetyIdentifier, srcText, srcModeration, srcReasoning, srcInclude, srcTruncation, srcMaxToolCalls, srcPrompt, srcContextManagement, srcToolChoice, srcTools, srcClientMetadata codec.Value
+	var srcSet uint64
 	for k, m := range v.Members() {
+		if !present(m) {
+			continue
+		}
 		switch string(k.Bytes()) {
 		case "model":
 			srcModel = m
+			srcSet |= uint64(0x1)
 		case "instructions":
 			srcInstructions = m
+			srcSet |= uint64(0x2)
 		case "input":
 			srcInput = m
+			srcSet |= uint64(0x4)
 		case "max_output_tokens":
 			srcMaxOutputTokens = m
+			srcSet |= uint64(0x8)
 		case "temperature":
 			srcTemperature = m
+			srcSet |= uint64(0x10)
 		case "top_p":
 			srcTopP = m
+			srcSet |= uint64(0x20)
 		case "top_logprobs":
 			srcTopLogprobs = m
+			srcSet |= uint64(0x40)
 		case "parallel_tool_calls":
 			srcParallelToolCalls = m
+			srcSet |= uint64(0x80)
 		case "metadata":
 			srcMetadata = m
+			srcSet |= uint64(0x100)
 		case "service_tier":
 			srcServiceTier = m
+			srcSet |= uint64(0x200)
 		case "stream":
 			srcStream = m
+			srcSet |= uint64(0x400)
 		case "stream_options":
 			srcStreamOptions = m
+			srcSet |= uint64(0x800)
 		case "prompt_cache_key":
 			srcPromptCacheKey = m
+			srcSet |= uint64(0x1000)
 		case "prompt_cache_options":
 			srcPromptCacheOptions = m
+			srcSet |= uint64(0x2000)
 		case "prompt_cache_retention":
 			srcPromptCacheRetention = m
+			srcSet |= uint64(0x4000)
 		case "user":
 			srcUser = m
+			srcSet |= uint64(0x8000)
 		case "safety_identifier":
 			srcSafetyIdentifier = m
+			srcSet |= uint64(0x10000)
 		case "text":
 			srcText = m
+			srcSet |= uint64(0x20000)
 		case "moderation":
 			srcModeration = m
+			srcSet |= uint64(0x40000)
 		case "reasoning":
 			srcReasoning = m
+			srcSet |= uint64(0x80000)
 		case "store": // mapping/responses_chat.yaml:215: gateway: default true: the gateway stores the Response, its input and output items (SQLite or PostgreSQL, per tenant, with a TTL) for previous_response_id, conversations, item_reference and GET/DELETE /v1/responses/{id} and input_items; false writes nothing; the Response says what was done
 		case "previous_response_id": // mapping/responses_chat.yaml:217: gateway: the gateway prepends the stored chain (each turn's input then output items, oldest first; not its instructions); an unknown, deleted, expired or other tenant's id (or one deleted inside the chain) is 400 previous_response_not_found
 		case "conversation": // mapping/responses_chat.yaml:219: gateway: the gateway prepends the conversation's items (the Conversations API) and appends the response's input and output items to it with the stored response; with previous_response_id it is a 400
 		case "background": // mapping/responses_chat.yaml:221: gateway: unsupported_parameter until the gateway runs responses in the background
 		case "include":
 			srcInclude = m
+			srcSet |= uint64(0x100000)
 		case "truncation":
 			srcTruncation = m
+			srcSet |= uint64(0x200000)
 		case "max_tool_calls":
 			srcMaxToolCalls = m
+			srcSet |= uint64(0x400000)
 		case "prompt":
 			srcPrompt = m
+			srcSet |= uint64(0x800000)
 		case "context_management":
 			srcContextManagement = m
+			srcSet |= uint64(0x1000000)
 		case "tool_choice":
 			srcToolChoice = m
+			srcSet |= uint64(0x2000000)
 		case "tools":
 			srcTools = m
+			srcSet |= uint64(0x4000000)
 		case "client_metadata":
 			srcClientMetadata = m
+			srcSet |= uint64(0x8000000)
 		}
 	}
-	if present(srcModel) {
-		// mapping/responses_chat.yaml:12: → model
-		model(c, srcModel, "model", codec.Top, "model")
-	}
-	if present(srcInstructions) {
-		// mapping/responses_chat.yaml:18: → messages
-		instructions(c, srcInstructions, "instructions", codec.Top, "messages")
-	}
-	if present(srcInput) {
-		switch srcInput.Kind() {
-		case codec.String:
-			// mapping/responses_chat.yaml:29: → messages[]{user}
-			userInput(c, srcInput, "input", c.b.Array(codec.Top, "messages"), "")
-		case codec.Array:
-			for i, e := range srcInput.Elems() {
-				srcInputArrayNode, srcInputArrayKnown, srcInputArrayType := c.tag(e)
-				switch srcInputArrayType {
-				case "message":
-					// mapping/responses_chat.yaml:33: → messages[]{user}
-					message(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
-				case "reasoning":
-					// mapping/dialects/qwen.yaml:16: drop
-					c.drop(e, atElem("input", i, "", "input[0]"), "Qwen's chat templates leave earlier turns' reasoning out of the prompt and DashScope asks for none back; replayed reasoning is left out")
-				case "function_call":
-					// mapping/responses_chat.yaml:52: → messages[]{assistant}
-					functionCall(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
-				case "function_call_output":
-					// mapping/responses_chat.yaml:56: → messages[]{tool}
-					callOutput(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
-				case "custom_tool_call":
-					// mapping/responses_chat.yaml:60: → messages[]{assistant}
-					customToolCall(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
-				case "custom_tool_call_output":
-					// mapping/responses_chat.yaml:64: → messages[]{tool}
-					callOutput(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
-				case "local_shell_call":
-					// mapping/responses_chat.yaml:68: → messages[]{assistant}
-					localShellCall(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
-				case "local_shell_call_output":
-					// mapping/responses_chat.yaml:72: → messages[]{tool}
-					callOutput(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
-				case "shell_call":
-					// mapping/responses_chat.yaml:76: → messages[]{assistant}
-					shellCall(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
-				case "shell_call_output":
-					// mapping/responses_chat.yaml:80: → messages[]{tool}
-					callOutput(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
-				case "apply_patch_call":
-					// mapping/responses_chat.yaml:84: → messages[]{assistant}
-					applyPatchCall(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
-				case "apply_patch_call_output":
-					// mapping/responses_chat.yaml:88: → messages[]{tool}
-					callOutput(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
-				case "tool_search_call":
-					// mapping/responses_chat.yaml:92: → messages[]{assistant}
-					toolSearchCall(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
-				case "tool_search_output":
-					// mapping/responses_chat.yaml:96: → messages[]{tool}
-					toolSearchOutput(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
-				case "additional_tools":
-					// mapping/responses_chat.yaml:100: → tools[]{function}
-					additionalTools(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "tools"), "")
-				case "item_reference":
-				// mapping/responses_chat.yaml:104: gateway: the gateway resolves it from its store (any input or output item the tenant has stored) before conversion, and stores the item it names as this response's input; an unknown id is 400 naming input[i].id (a converter alone resolves it through Options.Items)
-				case "web_search_call":
-					// mapping/responses_chat.yaml:106: drop
-					c.drop(e, atElem("input", i, "", "input[0]"), "OpenAI ran the search; chat has no record of a server tool's call (the answer that used it stays)")
-				case "file_search_call":
-					// mapping/responses_chat.yaml:108: drop
-					c.drop(e, atElem("input", i, "", "input[0]"), "OpenAI ran the file search; chat has no record of a server tool's call")
-				case "code_interpreter_call":
-					// mapping/responses_chat.yaml:110: drop
-					c.drop(e, atElem("input", i, "", "input[0]"), "OpenAI ran the code; chat has no record of a server tool's call")
-				case "image_generation_call":
-					// mapping/responses_chat.yaml:112: drop
-					c.drop(e, atElem("input", i, "", "input[0]"), "OpenAI generated the image; chat has no record of a server tool's call")
-				case "computer_call":
-					// mapping/responses_chat.yaml:114: drop
-					c.drop(e, atElem("input", i, "", "input[0]"), "no chat upstream drives a computer; the call is left out (with its output)")
-				case "computer_call_output":
-					// mapping/responses_chat.yaml:116: drop
-					c.drop(e, atElem("input", i, "", "input[0]"), "no chat upstream drives a computer; the output is left out (with its call)")
-				case "mcp_call":
-					// mapping/responses_chat.yaml:118: drop
-					c.drop(e, atElem("input", i, "", "input[0]"), "OpenAI called the remote MCP server; chat has no record of a server tool's call")
-				case "mcp_list_tools":
-					// mapping/responses_chat.yaml:120: drop
-					c.drop(e, atElem("input", i, "", "input[0]"), "no chat upstream calls remote MCP servers")
-				case "mcp_approval_request":
-					// mapping/responses_chat.yaml:122: drop
-					c.drop(e, atElem("input", i, "", "input[0]"), "no chat upstream calls remote MCP servers")
-				case "mcp_approval_response":
-					// mapping/responses_chat.yaml:124: drop
-					c.drop(e, atElem("input", i, "", "input[0]"), "no chat upstream calls remote MCP servers")
-				case "compaction":
-					// mapping/responses_chat.yaml:126: drop
-					c.drop(e, atElem("input", i, "", "input[0]"), "OpenAI's compacted context is encrypted for OpenAI; no chat upstream can read it")
-				case "compaction_trigger":
-					// mapping/responses_chat.yaml:128: drop
-					c.drop(e, atElem("input", i, "", "input[0]"), "chat has no server-side context compaction")
-				case "program":
-					// mapping/responses_chat.yaml:130: drop
-					c.drop(e, atElem("input", i, "", "input[0]"), "programmatic tool calling runs on OpenAI's platform")
-				case "program_output":
-					// mapping/responses_chat.yaml:132: drop
-					c.drop(e, atElem("input", i, "", "input[0]"), "programmatic tool calling runs on OpenAI's platform")
+	for ; srcSet != 0; srcSet &= srcSet - 1 {
+		switch bits.TrailingZeros64(srcSet) {
+		case 0:
+			// mapping/responses_chat.yaml:12: → model
+			model(c, srcModel, "model", codec.Top, "model")
+		case 1:
+			// mapping/responses_chat.yaml:18: → messages
+			instructions(c, srcInstructions, "instructions", codec.Top, "messages")
+		case 2:
+			switch srcInput.Kind() {
+			case codec.String:
+				// mapping/responses_chat.yaml:29: → messages[]{user}
+				userInput(c, srcInput, "input", c.b.Array(codec.Top, "messages"), "")
+			case codec.Array:
+				for i, e := range srcInput.Elems() {
+					srcInputArrayNode, srcInputArrayKnown, srcInputArrayType := c.tag(e)
+					switch srcInputArrayType {
+					case "message":
+						// mapping/responses_chat.yaml:33: → messages[]{user}
+						message(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+					case "reasoning":
+						// mapping/dialects/qwen.yaml:16: drop
+						c.drop(e, atElem("input", i, "", "input[0]"), "Qwen's chat templates leave earlier turns' reasoning out of the prompt and DashScope asks for none back; replayed reasoning is left out")
+					case "function_call":
+						// mapping/responses_chat.yaml:52: → messages[]{assistant}
+						functionCall(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+					case "function_call_output":
+						// mapping/responses_chat.yaml:56: → messages[]{tool}
+						callOutput(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+					case "custom_tool_call":
+						// mapping/responses_chat.yaml:60: → messages[]{assistant}
+						customToolCall(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+					case "custom_tool_call_output":
+						// mapping/responses_chat.yaml:64: → messages[]{tool}
+						callOutput(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+					case "local_shell_call":
+						// mapping/responses_chat.yaml:68: → messages[]{assistant}
+						localShellCall(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+					case "local_shell_call_output":
+						// mapping/responses_chat.yaml:72: → messages[]{tool}
+						callOutput(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+					case "shell_call":
+						// mapping/responses_chat.yaml:76: → messages[]{assistant}
+						shellCall(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+					case "shell_call_output":
+						// mapping/responses_chat.yaml:80: → messages[]{tool}
+						callOutput(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+					case "apply_patch_call":
+						// mapping/responses_chat.yaml:84: → messages[]{assistant}
+						applyPatchCall(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+					case "apply_patch_call_output":
+						// mapping/responses_chat.yaml:88: → messages[]{tool}
+						callOutput(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+					case "tool_search_call":
+						// mapping/responses_chat.yaml:92: → messages[]{assistant}
+						toolSearchCall(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+					case "tool_search_output":
+						// mapping/responses_chat.yaml:96: → messages[]{tool}
+						toolSearchOutput(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+					case "additional_tools":
+						// mapping/responses_chat.yaml:100: → tools[]{function}
+						additionalTools(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "tools"), "")
+					case "item_reference":
+					// mapping/responses_chat.yaml:104: gateway: the gateway resolves it from its store (any input or output item the tenant has stored) before conversion, and stores the item it names as this response's input; an unknown id is 400 naming input[i].id (a converter alone resolves it through Options.Items)
+					case "web_search_call":
+						// mapping/responses_chat.yaml:106: drop
+						c.drop(e, atElem("input", i, "", "input[0]"), "OpenAI ran the search; chat has no record of a server tool's call (the answer that used it stays)")
+					case "file_search_call":
+						// mapping/responses_chat.yaml:108: drop
+						c.drop(e, atElem("input", i, "", "input[0]"), "OpenAI ran the file search; chat has no record of a server tool's call")
+					case "code_interpreter_call":
+						// mapping/responses_chat.yaml:110: drop
+						c.drop(e, atElem("input", i, "", "input[0]"), "OpenAI ran the code; chat has no record of a server tool's call")
+					case "image_generation_call":
+						// mapping/responses_chat.yaml:112: drop
+						c.drop(e, atElem("input", i, "", "input[0]"), "OpenAI generated the image; chat has no record of a server tool's call")
+					case "computer_call":
+						// mapping/responses_chat.yaml:114: drop
+						c.drop(e, atElem("input", i, "", "input[0]"), "no chat upstream drives a computer; the call is left out (with its output)")
+					case "computer_call_output":
+						// mapping/responses_chat.yaml:116: drop
+						c.drop(e, atElem("input", i, "", "input[0]"), "no chat upstream drives a computer; the output is left out (with its call)")
+					case "mcp_call":
+						// mapping/responses_chat.yaml:118: drop
+						c.drop(e, atElem("input", i, "", "input[0]"), "OpenAI called the remote MCP server; chat has no record of a server tool's call")
+					case "mcp_list_tools":
+						// mapping/responses_chat.yaml:120: drop
+						c.drop(e, atElem("input", i, "", "input[0]"), "no chat upstream calls remote MCP servers")
+					case "mcp_approval_request":
+						// mapping/responses_chat.yaml:122: drop
+						c.drop(e, atElem("input", i, "", "input[0]"), "no chat upstream calls remote MCP servers")
+					case "mcp_approval_response":
+						// mapping/responses_chat.yaml:124: drop
+						c.drop(e, atElem("input", i, "", "input[0]"), "no chat upstream calls remote MCP servers")
+					case "compaction":
+						// mapping/responses_chat.yaml:126: drop
+						c.drop(e, atElem("input", i, "", "input[0]"), "OpenAI's compacted context is encrypted for OpenAI; no chat upstream can read it")
+					case "compaction_trigger":
+						// mapping/responses_chat.yaml:128: drop
+						c.drop(e, atElem("input", i, "", "input[0]"), "chat has no server-side context compaction")
+					case "program":
+						// mapping/responses_chat.yaml:130: drop
+						c.drop(e, atElem("input", i, "", "input[0]"), "programmatic tool calling runs on OpenAI's platform")
+					case "program_output":
+						// mapping/responses_chat.yaml:132: drop
+						c.drop(e, atElem("input", i, "", "input[0]"), "programmatic tool calling runs on OpenAI's platform")
+					default:
+						c.unknownType(srcInputArrayNode, srcInputArrayKnown, atElem("input", i, "", "input[0]"))
+					}
+				}
+			}
+		case 3:
+			// mapping/dialects/qwen.yaml:20: → max_tokens
+			c.put(codec.Top, "max_tokens", srcMaxOutputTokens.Raw())
+		case 4:
+			// mapping/responses_chat.yaml:138: → temperature
+			c.put(codec.Top, "temperature", srcTemperature.Raw())
+		case 5:
+			// mapping/responses_chat.yaml:140: → top_p
+			c.put(codec.Top, "top_p", srcTopP.Raw())
+		case 6:
+			// mapping/dialects/qwen.yaml:30: drop
+			c.drop(srcTopLogprobs, "top_logprobs", "DashScope's compatible mode returns no log probabilities for Qwen's thinking models")
+		case 7:
+			// mapping/responses_chat.yaml:146: → parallel_tool_calls
+			c.put(codec.Top, "parallel_tool_calls", srcParallelToolCalls.Raw())
+		case 8:
+			// mapping/dialects/qwen.yaml:52: drop
+			c.drop(srcMetadata, "metadata", "DashScope stores no completions and takes no metadata")
+		case 9:
+			// mapping/dialects/qwen.yaml:50: drop
+			c.drop(srcServiceTier, "service_tier", "DashScope has no service tiers")
+		case 10:
+			// mapping/responses_chat.yaml:152: → stream
+			c.put(codec.Top, "stream", srcStream.Raw())
+			if string(srcStream.Raw()) == "true" {
+				c.b.SetJSON(c.b.Object(codec.Top, "stream_options"), "include_usage", "true")
+			}
+		case 11:
+			var srcStreamOptionsIncludeObfuscation codec.Value
+			var srcStreamOptionsSet uint64
+			for k, m := range srcStreamOptions.Members() {
+				if !present(m) {
+					continue
+				}
+				switch string(k.Bytes()) {
+				case "include_obfuscation":
+					srcStreamOptionsIncludeObfuscation = m
+					srcStreamOptionsSet |= uint64(0x1)
+				}
+			}
+			for ; srcStreamOptionsSet != 0; srcStreamOptionsSet &= srcStreamOptionsSet - 1 {
+				switch bits.TrailingZeros64(srcStreamOptionsSet) {
+				case 0:
+					// mapping/dialects/qwen.yaml:64: drop
+					c.drop(srcStreamOptionsIncludeObfuscation, "stream_options.include_obfuscation", "DashScope's streams have no obfuscation option")
+				}
+			}
+		case 12:
+			// mapping/dialects/qwen.yaml:46: drop
+			c.drop(srcPromptCacheKey, "prompt_cache_key", "DashScope caches prompt prefixes on its own; it takes no key")
+		case 13:
+			var srcPromptCacheOptionsMode, srcPromptCacheOptionsTtl codec.Value
+			var srcPromptCacheOptionsSet uint64
+			for k, m := range srcPromptCacheOptions.Members() {
+				if !present(m) {
+					continue
+				}
+				switch string(k.Bytes()) {
+				case "mode":
+					srcPromptCacheOptionsMode = m
+					srcPromptCacheOptionsSet |= uint64(0x1)
+				case "ttl":
+					srcPromptCacheOptionsTtl = m
+					srcPromptCacheOptionsSet |= uint64(0x2)
+				}
+			}
+			for ; srcPromptCacheOptionsSet != 0; srcPromptCacheOptionsSet &= srcPromptCacheOptionsSet - 1 {
+				switch bits.TrailingZeros64(srcPromptCacheOptionsSet) {
+				case 0:
+					// mapping/responses_chat.yaml:163: → prompt_cache_options.mode
+					c.put(c.b.Object(codec.Top, "prompt_cache_options"), "mode", srcPromptCacheOptionsMode.Raw())
+				case 1:
+					// mapping/responses_chat.yaml:163: → prompt_cache_options.ttl
+					c.put(c.b.Object(codec.Top, "prompt_cache_options"), "ttl", srcPromptCacheOptionsTtl.Raw())
+				}
+			}
+		case 14:
+			// mapping/dialects/qwen.yaml:48: drop
+			c.drop(srcPromptCacheRetention, "prompt_cache_retention", "DashScope has no prompt_cache_retention")
+		case 15:
+			// mapping/responses_chat.yaml:168: → user
+			c.put(codec.Top, "user", srcUser.Raw())
+		case 16:
+			// mapping/dialects/qwen.yaml:44: drop
+			c.drop(srcSafetyIdentifier, "safety_identifier", "DashScope has no safety_identifier")
+		case 17:
+			var srcTextVerbosity, srcTextFormat codec.Value
+			var srcTextSet uint64
+			for k, m := range srcText.Members() {
+				if !present(m) {
+					continue
+				}
+				switch string(k.Bytes()) {
+				case "verbosity":
+					srcTextVerbosity = m
+					srcTextSet |= uint64(0x1)
+				case "format":
+					srcTextFormat = m
+					srcTextSet |= uint64(0x2)
+				}
+			}
+			for ; srcTextSet != 0; srcTextSet &= srcTextSet - 1 {
+				switch bits.TrailingZeros64(srcTextSet) {
+				case 0:
+					// mapping/dialects/qwen.yaml:56: drop
+					c.drop(srcTextVerbosity, "text.verbosity", "DashScope has no verbosity")
+				case 1:
+					srcTextFormatNode, srcTextFormatKnown, srcTextFormatType := c.tag(srcTextFormat)
+					switch srcTextFormatType {
+					case "text":
+					// mapping/responses_chat.yaml:181: omit → response_format{text}: the target's default, left out
+					case "json_object":
+						var srcTextFormatJsonObjectType codec.Value
+						var srcTextFormatJsonObjectSet uint64
+						for k, m := range srcTextFormat.Members() {
+							if !present(m) {
+								continue
+							}
+							switch string(k.Bytes()) {
+							case "type":
+								srcTextFormatJsonObjectType = m
+								srcTextFormatJsonObjectSet |= uint64(0x1)
+							}
+						}
+						for ; srcTextFormatJsonObjectSet != 0; srcTextFormatJsonObjectSet &= srcTextFormatJsonObjectSet - 1 {
+							switch bits.TrailingZeros64(srcTextFormatJsonObjectSet) {
+							case 0:
+								// mapping/responses_chat.yaml:184: → response_format{json_object}.type
+								c.put(c.b.Object(codec.Top, "response_format"), "type", srcTextFormatJsonObjectType.Raw())
+							}
+						}
+					case "json_schema":
+						var srcTextFormatJsonSchemaType, srcTextFormatJsonSchemaName, srcTextFormatJsonSchemaDescription, srcTextFormatJsonSchemaSchema, srcTextFormatJsonSchemaStrict codec.Value
+						var srcTextFormatJsonSchemaSet uint64
+						for k, m := range srcTextFormat.Members() {
+							if !present(m) {
+								continue
+							}
+							switch string(k.Bytes()) {
+							case "type":
+								srcTextFormatJsonSchemaType = m
+								srcTextFormatJsonSchemaSet |= uint64(0x1)
+							case "name":
+								srcTextFormatJsonSchemaName = m
+								srcTextFormatJsonSchemaSet |= uint64(0x2)
+							case "description":
+								srcTextFormatJsonSchemaDescription = m
+								srcTextFormatJsonSchemaSet |= uint64(0x4)
+							case "schema":
+								srcTextFormatJsonSchemaSchema = m
+								srcTextFormatJsonSchemaSet |= uint64(0x8)
+							case "strict":
+								srcTextFormatJsonSchemaStrict = m
+								srcTextFormatJsonSchemaSet |= uint64(0x10)
+							}
+						}
+						for ; srcTextFormatJsonSchemaSet != 0; srcTextFormatJsonSchemaSet &= srcTextFormatJsonSchemaSet - 1 {
+							switch bits.TrailingZeros64(srcTextFormatJsonSchemaSet) {
+							case 0:
+								// mapping/responses_chat.yaml:186: → response_format{json_schema}.type
+								c.put(c.b.Object(codec.Top, "response_format"), "type", srcTextFormatJsonSchemaType.Raw())
+							case 1:
+								// mapping/responses_chat.yaml:188: → response_format{json_schema}.json_schema.name
+								c.put(c.b.Object(c.b.Object(codec.Top, "response_format"), "json_schema"), "name", srcTextFormatJsonSchemaName.Raw())
+							case 2:
+								// mapping/responses_chat.yaml:190: → response_format{json_schema}.json_schema.description
+								c.put(c.b.Object(c.b.Object(codec.Top, "response_format"), "json_schema"), "description", srcTextFormatJsonSchemaDescription.Raw())
+							case 3:
+								// mapping/responses_chat.yaml:192: → response_format{json_schema}.json_schema.schema
+								c.put(c.b.Object(c.b.Object(codec.Top, "response_format"), "json_schema"), "schema", srcTextFormatJsonSchemaSchema.Raw())
+							case 4:
+								// mapping/responses_chat.yaml:195: → response_format{json_schema}.json_schema.strict
+								c.put(c.b.Object(c.b.Object(codec.Top, "response_format"), "json_schema"), "strict", srcTextFormatJsonSchemaStrict.Raw())
+							}
+						}
+					default:
+						c.unknownType(srcTextFormatNode, srcTextFormatKnown, "text.format")
+					}
+				}
+			}
+		case 18:
+			// mapping/dialects/qwen.yaml:54: drop
+			c.drop(srcModeration, "moderation", "DashScope has no moderation option")
+		case 19:
+			var srcReasoningEffort, srcReasoningSummary, srcReasoningGenerateSummary, srcReasoningContext, srcReasoningMode codec.Value
+			var srcReasoningSet uint64
+			for k, m := range srcReasoning.Members() {
+				if !present(m) {
+					continue
+				}
+				switch string(k.Bytes()) {
+				case "effort":
+					srcReasoningEffort = m
+					srcReasoningSet |= uint64(0x1)
+				case "summary":
+					srcReasoningSummary = m
+					srcReasoningSet |= uint64(0x2)
+				case "generate_summary":
+					srcReasoningGenerateSummary = m
+					srcReasoningSet |= uint64(0x4)
+				case "context":
+					srcReasoningContext = m
+					srcReasoningSet |= uint64(0x8)
+				case "mode":
+					srcReasoningMode = m
+					srcReasoningSet |= uint64(0x10)
+				}
+			}
+			for ; srcReasoningSet != 0; srcReasoningSet &= srcReasoningSet - 1 {
+				switch bits.TrailingZeros64(srcReasoningSet) {
+				case 0:
+					// mapping/dialects/qwen.yaml:23: lossy → enable_thinking
+					switch string(srcReasoningEffort.Raw()) {
+					case "\"none\"":
+						c.b.SetJSON(codec.Top, "enable_thinking", "false")
+					case "\"minimal\"":
+						c.b.SetJSON(codec.Top, "enable_thinking", "true")
+					case "\"low\"":
+						c.b.SetJSON(codec.Top, "enable_thinking", "true")
+					case "\"medium\"":
+						c.b.SetJSON(codec.Top, "enable_thinking", "true")
+					case "\"high\"":
+						c.b.SetJSON(codec.Top, "enable_thinking", "true")
+					case "\"xhigh\"":
+						c.b.SetJSON(codec.Top, "enable_thinking", "true")
+					default:
+						c.warn("reasoning.effort", string(srcReasoningEffort.Raw())+" is not a value the mapping carries to enable_thinking; left out")
+					}
+					c.warn("reasoning.effort", "Qwen has a thinking switch (and a token budget), no effort levels: none turns thinking off, any other effort on; without reasoning.effort the model's default holds (on for Qwen3.5, off for Qwen3)")
+				case 1:
+					// mapping/dialects/qwen.yaml:58: drop
+					c.drop(srcReasoningSummary, "reasoning.summary", "Qwen returns its reasoning whole (reasoning_content), not summarized")
+				case 2:
+					// mapping/dialects/qwen.yaml:58: drop
+					c.drop(srcReasoningGenerateSummary, "reasoning.generate_summary", "Qwen returns its reasoning whole (reasoning_content), not summarized")
+				case 3:
+					// mapping/responses_chat.yaml:209: drop
+					c.drop(srcReasoningContext, "reasoning.context", "chat has no reasoning context setting")
+				case 4:
+					// mapping/responses_chat.yaml:211: drop
+					c.drop(srcReasoningMode, "reasoning.mode", "chat has no reasoning mode setting")
+				}
+			}
+		case 20:
+			// mapping/responses_chat.yaml:223: → logprobs
+			include(c, srcInclude, "include", codec.Top, "logprobs")
+		case 21:
+			// mapping/responses_chat.yaml:231: drop
+			c.drop(srcTruncation, "truncation", "chat has no truncation; an upstream refuses a context that is too long")
+		case 22:
+			// mapping/responses_chat.yaml:233: drop
+			c.drop(srcMaxToolCalls, "max_tool_calls", "chat has no limit on tool calls")
+		case 23:
+			// mapping/responses_chat.yaml:235: drop
+			c.drop(srcPrompt, "prompt", "stored prompt templates live on OpenAI's platform")
+		case 24:
+			// mapping/responses_chat.yaml:237: drop
+			c.drop(srcContextManagement, "context_management", "chat has no server-side context compaction")
+		case 25:
+			switch srcToolChoice.Kind() {
+			case codec.String:
+				// mapping/responses_chat.yaml:241: → tool_choice{string}
+				c.put(codec.Top, "tool_choice", srcToolChoice.Raw())
+			case codec.Object:
+				srcToolChoiceObjectNode, srcToolChoiceObjectKnown, srcToolChoiceObjectType := c.tag(srcToolChoice)
+				switch srcToolChoiceObjectType {
+				case "function":
+					var srcToolChoiceObjectFunctionType, srcToolChoiceObjectFunctionName codec.Value
+					var srcToolChoiceObjectFunctionSet uint64
+					for k, m := range srcToolChoice.Members() {
+						if !present(m) {
+							continue
+						}
+						switch string(k.Bytes()) {
+						case "type":
+							srcToolChoiceObjectFunctionType = m
+							srcToolChoiceObjectFunctionSet |= uint64(0x1)
+						case "name":
+							srcToolChoiceObjectFunctionName = m
+							srcToolChoiceObjectFunctionSet |= uint64(0x2)
+						}
+					}
+					for ; srcToolChoiceObjectFunctionSet != 0; srcToolChoiceObjectFunctionSet &= srcToolChoiceObjectFunctionSet - 1 {
+						switch bits.TrailingZeros64(srcToolChoiceObjectFunctionSet) {
+						case 0:
+							// mapping/responses_chat.yaml:243: → tool_choice{object}{function}.type
+							c.put(c.b.Object(codec.Top, "tool_choice"), "type", srcToolChoiceObjectFunctionType.Raw())
+						case 1:
+							// mapping/responses_chat.yaml:245: → tool_choice{object}{function}.function.name
+							c.put(c.b.Object(c.b.Object(codec.Top, "tool_choice"), "function"), "name", srcToolChoiceObjectFunctionName.Raw())
+						}
+					}
+				case "allowed_tools":
+					// mapping/dialects/qwen.yaml:40: lossy → tool_choice{string}
+					allowedToolsFilter(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
+					c.warn("tool_choice", "DashScope has no allowed_tools; the tools are filtered to the allowed set and the mode kept")
+				case "custom":
+					// mapping/dialects/qwen.yaml:36: → tool_choice{object}{function}
+					customChoiceAsFunction(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
+				case "web_search_preview":
+					// mapping/responses_chat.yaml:255: lossy → tool_choice{string}
+					forceHosted(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
+					c.warn("tool_choice", "forcing a hosted tool becomes required when it is the only tool offered")
+				case "web_search_preview_2025_03_11":
+					// mapping/responses_chat.yaml:259: lossy → tool_choice{string}
+					forceHosted(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
+					c.warn("tool_choice", "forcing a hosted tool becomes required when it is the only tool offered")
+				case "image_generation":
+					// mapping/responses_chat.yaml:263: lossy → tool_choice{string}
+					forceHosted(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
+					c.warn("tool_choice", "forcing a hosted tool becomes required when it is the only tool offered")
+				case "file_search":
+					// mapping/responses_chat.yaml:267: drop
+					c.drop(srcToolChoice, "tool_choice", "file search is dropped with its tool; forcing it is an error")
+				case "code_interpreter":
+					// mapping/responses_chat.yaml:269: drop
+					c.drop(srcToolChoice, "tool_choice", "the code interpreter is dropped with its tool; forcing it is an error")
+				case "computer":
+					// mapping/responses_chat.yaml:271: drop
+					c.drop(srcToolChoice, "tool_choice", "computer use is dropped with its tool; forcing it is an error")
+				case "computer_use":
+					// mapping/responses_chat.yaml:273: drop
+					c.drop(srcToolChoice, "tool_choice", "computer use is dropped with its tool; forcing it is an error")
+				case "computer_use_preview":
+					// mapping/responses_chat.yaml:275: drop
+					c.drop(srcToolChoice, "tool_choice", "computer use is dropped with its tool; forcing it is an error")
+				case "mcp":
+					// mapping/responses_chat.yaml:277: drop
+					c.drop(srcToolChoice, "tool_choice", "remote MCP is dropped with its tool; forcing it is an error")
+				case "apply_patch":
+					// mapping/responses_chat.yaml:279: → tool_choice{object}{function}
+					forceVirtual(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
+				case "shell":
+					// mapping/responses_chat.yaml:283: → tool_choice{object}{function}
+					forceVirtual(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
+				case "programmatic_tool_calling":
+					// mapping/responses_chat.yaml:287: drop
+					c.drop(srcToolChoice, "tool_choice", "programmatic tool calling runs on OpenAI's platform")
 				default:
-					c.unknownType(srcInputArrayNode, srcInputArrayKnown, atElem("input", i, "", "input[0]"))
+					c.unknownType(srcToolChoiceObjectNode, srcToolChoiceObjectKnown, "tool_choice")
 				}
 			}
-		}
-	}
-	if present(srcMaxOutputTokens) {
-		// mapping/dialects/qwen.yaml:20: → max_tokens
-		c.put(codec.Top, "max_tokens", srcMaxOutputTokens.Raw())
-	}
-	if present(srcTemperature) {
-		// mapping/responses_chat.yaml:138: → temperature
-		c.put(codec.Top, "temperature", srcTemperature.Raw())
-	}
-	if present(srcTopP) {
-		// mapping/responses_chat.yaml:140: → top_p
-		c.put(codec.Top, "top_p", srcTopP.Raw())
-	}
-	if present(srcTopLogprobs) {
-		// mapping/dialects/qwen.yaml:30: drop
-		c.drop(srcTopLogprobs, "top_logprobs", "DashScope's compatible mode returns no log probabilities for Qwen's thinking models")
-	}
-	if present(srcParallelToolCalls) {
-		// mapping/responses_chat.yaml:146: → parallel_tool_calls
-		c.put(codec.Top, "parallel_tool_calls", srcParallelToolCalls.Raw())
-	}
-	if present(srcMetadata) {
-		// mapping/dialects/qwen.yaml:52: drop
-		c.drop(srcMetadata, "metadata", "DashScope stores no completions and takes no metadata")
-	}
-	if present(srcServiceTier) {
-		// mapping/dialects/qwen.yaml:50: drop
-		c.drop(srcServiceTier, "service_tier", "DashScope has no service tiers")
-	}
-	if present(srcStream) {
-		// mapping/responses_chat.yaml:152: → stream
-		c.put(codec.Top, "stream", srcStream.Raw())
-		if string(srcStream.Raw()) == "true" {
-			c.b.SetJSON(c.b.Object(codec.Top, "stream_options"), "include_usage", "true")
-		}
-	}
-	if present(srcStreamOptions) {
-		var srcStreamOptionsIncludeObfuscation codec.Value
-		for k, m := range srcStreamOptions.Members() {
-			switch string(k.Bytes()) {
-			case "include_obfuscation":
-				srcStreamOptionsIncludeObfuscation = m
-			}
-		}
-		if present(srcStreamOptionsIncludeObfuscation) {
-			// mapping/dialects/qwen.yaml:64: drop
-			c.drop(srcStreamOptionsIncludeObfuscation, "stream_options.include_obfuscation", "DashScope's streams have no obfuscation option")
-		}
-	}
-	if present(srcPromptCacheKey) {
-		// mapping/dialects/qwen.yaml:46: drop
-		c.drop(srcPromptCacheKey, "prompt_cache_key", "DashScope caches prompt prefixes on its own; it takes no key")
-	}
-	if present(srcPromptCacheOptions) {
-		var srcPromptCacheOptionsMode, srcPromptCacheOptionsTtl codec.Value
-		for k, m := range srcPromptCacheOptions.Members() {
-			switch string(k.Bytes()) {
-			case "mode":
-				srcPromptCacheOptionsMode = m
-			case "ttl":
-				srcPromptCacheOptionsTtl = m
-			}
-		}
-		if present(srcPromptCacheOptionsMode) {
-			// mapping/responses_chat.yaml:163: → prompt_cache_options.mode
-			c.put(c.b.Object(codec.Top, "prompt_cache_options"), "mode", srcPromptCacheOptionsMode.Raw())
-		}
-		if present(srcPromptCacheOptionsTtl) {
-			// mapping/responses_chat.yaml:163: → prompt_cache_options.ttl
-			c.put(c.b.Object(codec.Top, "prompt_cache_options"), "ttl", srcPromptCacheOptionsTtl.Raw())
-		}
-	}
-	if present(srcPromptCacheRetention) {
-		// mapping/dialects/qwen.yaml:48: drop
-		c.drop(srcPromptCacheRetention, "prompt_cache_retention", "DashScope has no prompt_cache_retention")
-	}
-	if present(srcUser) {
-		// mapping/responses_chat.yaml:168: → user
-		c.put(codec.Top, "user", srcUser.Raw())
-	}
-	if present(srcSafetyIdentifier) {
-		// mapping/dialects/qwen.yaml:44: drop
-		c.drop(srcSafetyIdentifier, "safety_identifier", "DashScope has no safety_identifier")
-	}
-	if present(srcText) {
-		var srcTextVerbosity, srcTextFormat codec.Value
-		for k, m := range srcText.Members() {
-			switch string(k.Bytes()) {
-			case "verbosity":
-				srcTextVerbosity = m
-			case "format":
-				srcTextFormat = m
-			}
-		}
-		if present(srcTextVerbosity) {
-			// mapping/dialects/qwen.yaml:56: drop
-			c.drop(srcTextVerbosity, "text.verbosity", "DashScope has no verbosity")
-		}
-		if present(srcTextFormat) {
-			srcTextFormatNode, srcTextFormatKnown, srcTextFormatType := c.tag(srcTextFormat)
-			switch srcTextFormatType {
-			case "text":
-			// mapping/responses_chat.yaml:181: omit → response_format{text}: the target's default, left out
-			case "json_object":
-				var srcTextFormatJsonObjectType codec.Value
-				for k, m := range srcTextFormat.Members() {
-					switch string(k.Bytes()) {
-					case "type":
-						srcTextFormatJsonObjectType = m
+		case 26:
+			for i, e := range srcTools.Elems() {
+				srcToolsNode, srcToolsKnown, srcToolsType := c.tag(e)
+				switch srcToolsType {
+				case "function":
+					srcToolsFunctionOut := c.b.AppendObject(c.b.Array(codec.Top, "tools"))
+					var srcToolsFunctionType, srcToolsFunctionName, srcToolsFunctionDescription, srcToolsFunctionParameters, srcToolsFunctionStrict, srcToolsFunctionDeferLoading, srcToolsFunctionAllowedCallers, srcToolsFunctionOutputSchema codec.Value
+					var srcToolsFunctionSet uint64
+					for k, m := range e.Members() {
+						if !present(m) {
+							continue
+						}
+						switch string(k.Bytes()) {
+						case "type":
+							srcToolsFunctionType = m
+							srcToolsFunctionSet |= uint64(0x1)
+						case "name":
+							srcToolsFunctionName = m
+							srcToolsFunctionSet |= uint64(0x2)
+						case "description":
+							srcToolsFunctionDescription = m
+							srcToolsFunctionSet |= uint64(0x4)
+						case "parameters":
+							srcToolsFunctionParameters = m
+							srcToolsFunctionSet |= uint64(0x8)
+						case "strict":
+							srcToolsFunctionStrict = m
+							srcToolsFunctionSet |= uint64(0x10)
+						case "defer_loading":
+							srcToolsFunctionDeferLoading = m
+							srcToolsFunctionSet |= uint64(0x20)
+						case "allowed_callers":
+							srcToolsFunctionAllowedCallers = m
+							srcToolsFunctionSet |= uint64(0x40)
+						case "output_schema":
+							srcToolsFunctionOutputSchema = m
+							srcToolsFunctionSet |= uint64(0x80)
+						}
 					}
-				}
-				if present(srcTextFormatJsonObjectType) {
-					// mapping/responses_chat.yaml:184: → response_format{json_object}.type
-					c.put(c.b.Object(codec.Top, "response_format"), "type", srcTextFormatJsonObjectType.Raw())
-				}
-			case "json_schema":
-				var srcTextFormatJsonSchemaType, srcTextFormatJsonSchemaName, srcTextFormatJsonSchemaDescription, srcTextFormatJsonSchemaSchema, srcTextFormatJsonSchemaStrict codec.Value
-				for k, m := range srcTextFormat.Members() {
-					switch string(k.Bytes()) {
-					case "type":
-						srcTextFormatJsonSchemaType = m
-					case "name":
-						srcTextFormatJsonSchemaName = m
-					case "description":
-						srcTextFormatJsonSchemaDescription = m
-					case "schema":
-						srcTextFormatJsonSchemaSchema = m
-					case "strict":
-						srcTextFormatJsonSchemaStrict = m
+					for ; srcToolsFunctionSet != 0; srcToolsFunctionSet &= srcToolsFunctionSet - 1 {
+						switch bits.TrailingZeros64(srcToolsFunctionSet) {
+						case 0:
+							// mapping/responses_chat.yaml:291: → tools[]{function}.type
+							c.put(srcToolsFunctionOut, "type", srcToolsFunctionType.Raw())
+						case 1:
+							// mapping/responses_chat.yaml:293: → tools[]{function}.function.name
+							c.put(c.b.Object(srcToolsFunctionOut, "function"), "name", srcToolsFunctionName.Raw())
+						case 2:
+							// mapping/responses_chat.yaml:295: → tools[]{function}.function.description
+							c.put(c.b.Object(srcToolsFunctionOut, "function"), "description", srcToolsFunctionDescription.Raw())
+						case 3:
+							// mapping/responses_chat.yaml:297: → tools[]{function}.function.parameters
+							c.put(c.b.Object(srcToolsFunctionOut, "function"), "parameters", srcToolsFunctionParameters.Raw())
+						case 4:
+							// mapping/responses_chat.yaml:300: → tools[]{function}.function.strict
+							c.put(c.b.Object(srcToolsFunctionOut, "function"), "strict", srcToolsFunctionStrict.Raw())
+						case 5:
+							// mapping/responses_chat.yaml:302: drop
+							c.drop(srcToolsFunctionDeferLoading, atElem("tools", i, "defer_loading", "tools[0].defer_loading"), "chat loads every tool")
+						case 6:
+							// mapping/responses_chat.yaml:304: drop
+							c.drop(srcToolsFunctionAllowedCallers, atElem("tools", i, "allowed_callers", "tools[0].allowed_callers"), "chat has no restriction on who may call a tool")
+						case 7:
+							// mapping/responses_chat.yaml:306: drop
+							c.drop(srcToolsFunctionOutputSchema, atElem("tools", i, "output_schema", "tools[0].output_schema"), "chat tools declare no output schema")
+						}
 					}
+				case "custom":
+					// mapping/dialects/qwen.yaml:32: → tools[]{function}
+					virtualTool(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
+				case "local_shell":
+					// mapping/responses_chat.yaml:313: → tools[]{function}
+					virtualTool(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
+				case "shell":
+					// mapping/responses_chat.yaml:317: → tools[]{function}
+					virtualTool(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
+				case "apply_patch":
+					// mapping/responses_chat.yaml:321: → tools[]{function}
+					virtualTool(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
+				case "namespace":
+					// mapping/responses_chat.yaml:325: → tools[]{function}
+					namespaceTools(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
+				case "tool_search":
+					// mapping/responses_chat.yaml:329: → tools[]{function}
+					virtualTool(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
+				case "web_search":
+					// mapping/dialects/qwen.yaml:60: drop
+					c.drop(e, atElem("tools", i, "", "tools[0]"), "DashScope searches no web (OpenAI's web_search_options are not its)")
+				case "web_search_2025_08_26":
+					// mapping/dialects/qwen.yaml:60: drop
+					c.drop(e, atElem("tools", i, "", "tools[0]"), "DashScope searches no web (OpenAI's web_search_options are not its)")
+				case "web_search_preview":
+					// mapping/dialects/qwen.yaml:60: drop
+					c.drop(e, atElem("tools", i, "", "tools[0]"), "DashScope searches no web (OpenAI's web_search_options are not its)")
+				case "web_search_preview_2025_03_11":
+					// mapping/dialects/qwen.yaml:60: drop
+					c.drop(e, atElem("tools", i, "", "tools[0]"), "DashScope searches no web (OpenAI's web_search_options are not its)")
+				case "image_generation":
+					// mapping/dialects/qwen.yaml:62: drop
+					c.drop(e, atElem("tools", i, "", "tools[0]"), "DashScope generates no images as a tool")
+				case "file_search":
+					// mapping/responses_chat.yaml:354: drop
+					c.drop(e, atElem("tools", i, "", "tools[0]"), "no chat upstream searches OpenAI vector stores")
+				case "code_interpreter":
+					// mapping/responses_chat.yaml:356: drop
+					c.drop(e, atElem("tools", i, "", "tools[0]"), "no chat upstream runs OpenAI's code interpreter")
+				case "computer":
+					// mapping/responses_chat.yaml:358: drop
+					c.drop(e, atElem("tools", i, "", "tools[0]"), "no chat upstream drives a computer")
+				case "computer_use_preview":
+					// mapping/responses_chat.yaml:360: drop
+					c.drop(e, atElem("tools", i, "", "tools[0]"), "no chat upstream drives a computer")
+				case "mcp":
+					// mapping/responses_chat.yaml:362: drop
+					c.drop(e, atElem("tools", i, "", "tools[0]"), "no chat upstream calls remote MCP servers")
+				case "programmatic_tool_calling":
+					// mapping/responses_chat.yaml:364: drop
+					c.drop(e, atElem("tools", i, "", "tools[0]"), "programmatic tool calling runs on OpenAI's platform")
+				default:
+					c.unknownType(srcToolsNode, srcToolsKnown, atElem("tools", i, "", "tools[0]"))
 				}
-				if present(srcTextFormatJsonSchemaType) {
-					// mapping/responses_chat.yaml:186: → response_format{json_schema}.type
-					c.put(c.b.Object(codec.Top, "response_format"), "type", srcTextFormatJsonSchemaType.Raw())
-				}
-				if present(srcTextFormatJsonSchemaName) {
-					// mapping/responses_chat.yaml:188: → response_format{json_schema}.json_schema.name
-					c.put(c.b.Object(c.b.Object(codec.Top, "response_format"), "json_schema"), "name", srcTextFormatJsonSchemaName.Raw())
-				}
-				if present(srcTextFormatJsonSchemaDescription) {
-					// mapping/responses_chat.yaml:190: → response_format{json_schema}.json_schema.description
-					c.put(c.b.Object(c.b.Object(codec.Top, "response_format"), "json_schema"), "description", srcTextFormatJsonSchemaDescription.Raw())
-				}
-				if present(srcTextFormatJsonSchemaSchema) {
-					// mapping/responses_chat.yaml:192: → response_format{json_schema}.json_schema.schema
-					c.put(c.b.Object(c.b.Object(codec.Top, "response_format"), "json_schema"), "schema", srcTextFormatJsonSchemaSchema.Raw())
-				}
-				if present(srcTextFormatJsonSchemaStrict) {
-					// mapping/responses_chat.yaml:195: → response_format{json_schema}.json_schema.strict
-					c.put(c.b.Object(c.b.Object(codec.Top, "response_format"), "json_schema"), "strict", srcTextFormatJsonSchemaStrict.Raw())
-				}
-			default:
-				c.unknownType(srcTextFormatNode, srcTextFormatKnown, "text.format")
 			}
+		case 27:
+			// mapping/responses_chat.yaml:368: drop
+			c.drop(srcClientMetadata, "client_metadata", "Codex's telemetry; nothing upstream reads it")
 		}
-	}
-	if present(srcModeration) {
-		// mapping/dialects/qwen.yaml:54: drop
-		c.drop(srcModeration, "moderation", "DashScope has no moderation option")
-	}
-	if present(srcReasoning) {
-		var srcReasoningEffort, srcReasoningSummary, srcReasoningGenerateSummary, srcReasoningContext, srcReasoningMode codec.Value
-		for k, m := range srcReasoning.Members() {
-			switch string(k.Bytes()) {
-			case "effort":
-				srcReasoningEffort = m
-			case "summary":
-				srcReasoningSummary = m
-			case "generate_summary":
-				srcReasoningGenerateSummary = m
-			case "context":
-				srcReasoningContext = m
-			case "mode":
-				srcReasoningMode = m
-			}
-		}
-		if present(srcReasoningEffort) {
-			// mapping/dialects/qwen.yaml:23: lossy → enable_thinking
-			switch string(srcReasoningEffort.Raw()) {
-			case "\"none\"":
-				c.b.SetJSON(codec.Top, "enable_thinking", "false")
-			case "\"minimal\"":
-				c.b.SetJSON(codec.Top, "enable_thinking", "true")
-			case "\"low\"":
-				c.b.SetJSON(codec.Top, "enable_thinking", "true")
-			case "\"medium\"":
-				c.b.SetJSON(codec.Top, "enable_thinking", "true")
-			case "\"high\"":
-				c.b.SetJSON(codec.Top, "enable_thinking", "true")
-			case "\"xhigh\"":
-				c.b.SetJSON(codec.Top, "enable_thinking", "true")
-			default:
-				c.warn("reasoning.effort", string(srcReasoningEffort.Raw())+" is not a value the mapping carries to enable_thinking; left out")
-			}
-			c.warn("reasoning.effort", "Qwen has a thinking switch (and a token budget), no effort levels: none turns thinking off, any other effort on; without reasoning.effort the model's default holds (on for Qwen3.5, off for Qwen3)")
-		}
-		if present(srcReasoningSummary) {
-			// mapping/dialects/qwen.yaml:58: drop
-			c.drop(srcReasoningSummary, "reasoning.summary", "Qwen returns its reasoning whole (reasoning_content), not summarized")
-		}
-		if present(srcReasoningGenerateSummary) {
-			// mapping/dialects/qwen.yaml:58: drop
-			c.drop(srcReasoningGenerateSummary, "reasoning.generate_summary", "Qwen returns its reasoning whole (reasoning_content), not summarized")
-		}
-		if present(srcReasoningContext) {
-			// mapping/responses_chat.yaml:209: drop
-			c.drop(srcReasoningContext, "reasoning.context", "chat has no reasoning context setting")
-		}
-		if present(srcReasoningMode) {
-			// mapping/responses_chat.yaml:211: drop
-			c.drop(srcReasoningMode, "reasoning.mode", "chat has no reasoning mode setting")
-		}
-	}
-	if present(srcInclude) {
-		// mapping/responses_chat.yaml:223: → logprobs
-		include(c, srcInclude, "include", codec.Top, "logprobs")
-	}
-	if present(srcTruncation) {
-		// mapping/responses_chat.yaml:231: drop
-		c.drop(srcTruncation, "truncation", "chat has no truncation; an upstream refuses a context that is too long")
-	}
-	if present(srcMaxToolCalls) {
-		// mapping/responses_chat.yaml:233: drop
-		c.drop(srcMaxToolCalls, "max_tool_calls", "chat has no limit on tool calls")
-	}
-	if present(srcPrompt) {
-		// mapping/responses_chat.yaml:235: drop
-		c.drop(srcPrompt, "prompt", "stored prompt templates live on OpenAI's platform")
-	}
-	if present(srcContextManagement) {
-		// mapping/responses_chat.yaml:237: drop
-		c.drop(srcContextManagement, "context_management", "chat has no server-side context compaction")
-	}
-	if present(srcToolChoice) {
-		switch srcToolChoice.Kind() {
-		case codec.String:
-			// mapping/responses_chat.yaml:241: → tool_choice{string}
-			c.put(codec.Top, "tool_choice", srcToolChoice.Raw())
-		case codec.Object:
-			srcToolChoiceObjectNode, srcToolChoiceObjectKnown, srcToolChoiceObjectType := c.tag(srcToolChoice)
-			switch srcToolChoiceObjectType {
-			case "function":
-				var srcToolChoiceObjectFunctionType, srcToolChoiceObjectFunctionName codec.Value
-				for k, m := range srcToolChoice.Members() {
-					switch string(k.Bytes()) {
-					case "type":
-						srcToolChoiceObjectFunctionType = m
-					case "name":
-						srcToolChoiceObjectFunctionName = m
-					}
-				}
-				if present(srcToolChoiceObjectFunctionType) {
-					// mapping/responses_chat.yaml:243: → tool_choice{object}{function}.type
-					c.put(c.b.Object(codec.Top, "tool_choice"), "type", srcToolChoiceObjectFunctionType.Raw())
-				}
-				if present(srcToolChoiceObjectFunctionName) {
-					// mapping/responses_chat.yaml:245: → tool_choice{object}{function}.function.name
-					c.put(c.b.Object(c.b.Object(codec.Top, "tool_choice"), "function"), "name", srcToolChoiceObjectFunctionName.Raw())
-				}
-			case "allowed_tools":
-				// mapping/dialects/qwen.yaml:40: lossy → tool_choice{string}
-				allowedToolsFilter(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
-				c.warn("tool_choice", "DashScope has no allowed_tools; the tools are filtered to the allowed set and the mode kept")
-			case "custom":
-				// mapping/dialects/qwen.yaml:36: → tool_choice{object}{function}
-				customChoiceAsFunction(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
-			case "web_search_preview":
-				// mapping/responses_chat.yaml:255: lossy → tool_choice{string}
-				forceHosted(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
-				c.warn("tool_choice", "forcing a hosted tool becomes required when it is the only tool offered")
-			case "web_search_preview_2025_03_11":
-				// mapping/responses_chat.yaml:259: lossy → tool_choice{string}
-				forceHosted(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
-				c.warn("tool_choice", "forcing a hosted tool becomes required when it is the only tool offered")
-			case "image_generation":
-				// mapping/responses_chat.yaml:263: lossy → tool_choice{string}
-				forceHosted(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
-				c.warn("tool_choice", "forcing a hosted tool becomes required when it is the only tool offered")
-			case "file_search":
-				// mapping/responses_chat.yaml:267: drop
-				c.drop(srcToolChoice, "tool_choice", "file search is dropped with its tool; forcing it is an error")
-			case "code_interpreter":
-				// mapping/responses_chat.yaml:269: drop
-				c.drop(srcToolChoice, "tool_choice", "the code interpreter is dropped with its tool; forcing it is an error")
-			case "computer":
-				// mapping/responses_chat.yaml:271: drop
-				c.drop(srcToolChoice, "tool_choice", "computer use is dropped with its tool; forcing it is an error")
-			case "computer_use":
-				// mapping/responses_chat.yaml:273: drop
-				c.drop(srcToolChoice, "tool_choice", "computer use is dropped with its tool; forcing it is an error")
-			case "computer_use_preview":
-				// mapping/responses_chat.yaml:275: drop
-				c.drop(srcToolChoice, "tool_choice", "computer use is dropped with its tool; forcing it is an error")
-			case "mcp":
-				// mapping/responses_chat.yaml:277: drop
-				c.drop(srcToolChoice, "tool_choice", "remote MCP is dropped with its tool; forcing it is an error")
-			case "apply_patch":
-				// mapping/responses_chat.yaml:279: → tool_choice{object}{function}
-				forceVirtual(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
-			case "shell":
-				// mapping/responses_chat.yaml:283: → tool_choice{object}{function}
-				forceVirtual(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
-			case "programmatic_tool_calling":
-				// mapping/responses_chat.yaml:287: drop
-				c.drop(srcToolChoice, "tool_choice", "programmatic tool calling runs on OpenAI's platform")
-			default:
-				c.unknownType(srcToolChoiceObjectNode, srcToolChoiceObjectKnown, "tool_choice")
-			}
-		}
-	}
-	if present(srcTools) {
-		for i, e := range srcTools.Elems() {
-			srcToolsNode, srcToolsKnown, srcToolsType := c.tag(e)
-			switch srcToolsType {
-			case "function":
-				srcToolsFunctionOut := c.b.AppendObject(c.b.Array(codec.Top, "tools"))
-				var srcToolsFunctionType, srcToolsFunctionName, srcToolsFunctionDescription, srcToolsFunctionParameters, srcToolsFunctionStrict, srcToolsFunctionDeferLoading, srcToolsFunctionAllowedCallers, srcToolsFunctionOutputSchema codec.Value
-				for k, m := range e.Members() {
-					switch string(k.Bytes()) {
-					case "type":
-						srcToolsFunctionType = m
-					case "name":
-						srcToolsFunctionName = m
-					case "description":
-						srcToolsFunctionDescription = m
-					case "parameters":
-						srcToolsFunctionParameters = m
-					case "strict":
-						srcToolsFunctionStrict = m
-					case "defer_loading":
-						srcToolsFunctionDeferLoading = m
-					case "allowed_callers":
-						srcToolsFunctionAllowedCallers = m
-					case "output_schema":
-						srcToolsFunctionOutputSchema = m
-					}
-				}
-				if present(srcToolsFunctionType) {
-					// mapping/responses_chat.yaml:291: → tools[]{function}.type
-					c.put(srcToolsFunctionOut, "type", srcToolsFunctionType.Raw())
-				}
-				if present(srcToolsFunctionName) {
-					// mapping/responses_chat.yaml:293: → tools[]{function}.function.name
-					c.put(c.b.Object(srcToolsFunctionOut, "function"), "name", srcToolsFunctionName.Raw())
-				}
-				if present(srcToolsFunctionDescription) {
-					// mapping/responses_chat.yaml:295: → tools[]{function}.function.description
-					c.put(c.b.Object(srcToolsFunctionOut, "function"), "description", srcToolsFunctionDescription.Raw())
-				}
-				if present(srcToolsFunctionParameters) {
-					// mapping/responses_chat.yaml:297: → tools[]{function}.function.parameters
-					c.put(c.b.Object(srcToolsFunctionOut, "function"), "parameters", srcToolsFunctionParameters.Raw())
-				}
-				if present(srcToolsFunctionStrict) {
-					// mapping/responses_chat.yaml:300: → tools[]{function}.function.strict
-					c.put(c.b.Object(srcToolsFunctionOut, "function"), "strict", srcToolsFunctionStrict.Raw())
-				}
-				if present(srcToolsFunctionDeferLoading) {
-					// mapping/responses_chat.yaml:302: drop
-					c.drop(srcToolsFunctionDeferLoading, atElem("tools", i, "defer_loading", "tools[0].defer_loading"), "chat loads every tool")
-				}
-				if present(srcToolsFunctionAllowedCallers) {
-					// mapping/responses_chat.yaml:304: drop
-					c.drop(srcToolsFunctionAllowedCallers, atElem("tools", i, "allowed_callers", "tools[0].allowed_callers"), "chat has no restriction on who may call a tool")
-				}
-				if present(srcToolsFunctionOutputSchema) {
-					// mapping/responses_chat.yaml:306: drop
-					c.drop(srcToolsFunctionOutputSchema, atElem("tools", i, "output_schema", "tools[0].output_schema"), "chat tools declare no output schema")
-				}
-			case "custom":
-				// mapping/dialects/qwen.yaml:32: → tools[]{function}
-				virtualTool(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
-			case "local_shell":
-				// mapping/responses_chat.yaml:313: → tools[]{function}
-				virtualTool(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
-			case "shell":
-				// mapping/responses_chat.yaml:317: → tools[]{function}
-				virtualTool(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
-			case "apply_patch":
-				// mapping/responses_chat.yaml:321: → tools[]{function}
-				virtualTool(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
-			case "namespace":
-				// mapping/responses_chat.yaml:325: → tools[]{function}
-				namespaceTools(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
-			case "tool_search":
-				// mapping/responses_chat.yaml:329: → tools[]{function}
-				virtualTool(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
-			case "web_search":
-				// mapping/dialects/qwen.yaml:60: drop
-				c.drop(e, atElem("tools", i, "", "tools[0]"), "DashScope searches no web (OpenAI's web_search_options are not its)")
-			case "web_search_2025_08_26":
-				// mapping/dialects/qwen.yaml:60: drop
-				c.drop(e, atElem("tools", i, "", "tools[0]"), "DashScope searches no web (OpenAI's web_search_options are not its)")
-			case "web_search_preview":
-				// mapping/dialects/qwen.yaml:60: drop
-				c.drop(e, atElem("tools", i, "", "tools[0]"), "DashScope searches no web (OpenAI's web_search_options are not its)")
-			case "web_search_preview_2025_03_11":
-				// mapping/dialects/qwen.yaml:60: drop
-				c.drop(e, atElem("tools", i, "", "tools[0]"), "DashScope searches no web (OpenAI's web_search_options are not its)")
-			case "image_generation":
-				// mapping/dialects/qwen.yaml:62: drop
-				c.drop(e, atElem("tools", i, "", "tools[0]"), "DashScope generates no images as a tool")
-			case "file_search":
-				// mapping/responses_chat.yaml:354: drop
-				c.drop(e, atElem("tools", i, "", "tools[0]"), "no chat upstream searches OpenAI vector stores")
-			case "code_interpreter":
-				// mapping/responses_chat.yaml:356: drop
-				c.drop(e, atElem("tools", i, "", "tools[0]"), "no chat upstream runs OpenAI's code interpreter")
-			case "computer":
-				// mapping/responses_chat.yaml:358: drop
-				c.drop(e, atElem("tools", i, "", "tools[0]"), "no chat upstream drives a computer")
-			case "computer_use_preview":
-				// mapping/responses_chat.yaml:360: drop
-				c.drop(e, atElem("tools", i, "", "tools[0]"), "no chat upstream drives a computer")
-			case "mcp":
-				// mapping/responses_chat.yaml:362: drop
-				c.drop(e, atElem("tools", i, "", "tools[0]"), "no chat upstream calls remote MCP servers")
-			case "programmatic_tool_calling":
-				// mapping/responses_chat.yaml:364: drop
-				c.drop(e, atElem("tools", i, "", "tools[0]"), "programmatic tool calling runs on OpenAI's platform")
-			default:
-				c.unknownType(srcToolsNode, srcToolsKnown, atElem("tools", i, "", "tools[0]"))
-			}
-		}
-	}
-	if present(srcClientMetadata) {
-		// mapping/responses_chat.yaml:368: drop
-		c.drop(srcClientMetadata, "client_metadata", "Codex's telemetry; nothing upstream reads it")
 	}
 }
 
