@@ -138,14 +138,18 @@ func (e *emitter) object(n *Node, val string, el *elem) []jen.Code {
 			e.root[f.Key] = names[i]
 		}
 	}
-	// The rules, then the switch that reads what they use: a rule that
-	// does not read its value (refuse) has no variable, only its bit.
+	// The rules, then the switch that reads what they use: a field no rule
+	// reads (its own refuses; no other's unless names it) has no variable,
+	// only its bit.
 	bodies := make([][]jen.Code, len(fields))
+	var all []jen.Code
 	for i, f := range fields {
 		if names[i] != "" {
 			bodies[i] = e.node(f, names[i], el)
+			all = append(all, bodies[i]...)
 		}
 	}
+	rendered := fmt.Sprintf("%#v", jen.Block(all...))
 	var rules, wide []jen.Code
 	nbits := 0
 	for i, f := range fields {
@@ -154,7 +158,7 @@ func (e *emitter) object(n *Node, val string, el *elem) []jen.Code {
 			continue
 		}
 		var read []jen.Code
-		if uses(bodies[i], names[i]) {
+		if uses(rendered, names[i]) {
 			decl = append(decl, jen.Id(names[i]))
 			read = append(read, jen.Id(names[i]).Op("=").Id("m"))
 		}
@@ -190,9 +194,8 @@ func (e *emitter) object(n *Node, val string, el *elem) []jen.Code {
 	return append(out, wide...)
 }
 
-// uses reports whether the code reads the variable name.
-func uses(code []jen.Code, name string) bool {
-	src := fmt.Sprintf("%#v", jen.Block(code...))
+// uses reports whether the code src reads the variable name.
+func uses(src, name string) bool {
 	for i := strings.Index(src, name); i >= 0; i = strings.Index(src, name) {
 		end := i + len(name)
 		if (i == 0 || !isIdent(src[i-1])) && (end == len(src) || !isIdent(src[end])) {

@@ -266,6 +266,11 @@ entries:
     refuse: no function messages
   - path: response_format{text}
     omit: text.format{text}
+  - path: audio
+    refuse: no audio
+  - path: user
+    map: safety_identifier
+    unless: audio
 `
 	f, errs := Load("m.yaml", []byte(src))
 	if errs != nil {
@@ -303,6 +308,10 @@ entries:
 		"if string(srcN.Raw()) != \"1\" {\n\t\t\t\tc.refuse(\"n\", \"n \"+string(srcN.Raw())+\": one choice\")",
 		"c.refuse(atElem(\"messages\", i, \"role\", \"messages[0].role\"), \"no function messages\")",
 		"// m.yaml:25: omit → text.format{text}: the target's default, left out",
+		// audio's rule reads nothing of it, but user's unless does: it is
+		// read into its variable, not only marked
+		"case \"audio\":\n\t\t\tsrcAudio = m",
+		"if !present(srcAudio) {\n\t\t\t\tc.put(codec.Top, \"safety_identifier\", srcUser.Raw())",
 	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("emitted code lacks\n%s\n---\n%s", want, got)
