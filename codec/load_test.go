@@ -217,3 +217,41 @@ func TestManyProperties(t *testing.T) {
 		}
 	}
 }
+
+// A key the schema does not declare is remembered at its place too (an
+// upstream's extra, in each chunk): every key one byte off it, a byte more
+// or less, at the payload's end, or repeated is found as a fresh Doc finds
+// it, for keys up to a word long and past it.
+func TestHintsUndeclared(t *testing.T) {
+	d, err := codec.LoadDialect([]byte(`{"name":"u","spec":"s.yaml","payloads":[0` + strings.Repeat(",-1", 12) +
+		`],"components":[["U",0]],"schemas":[{"name":"U","kind":"kindObject","mask":["mObject"],"props":[["a",1,false]]},{"name":"N","kind":"kindScalar","mask":["mInteger"]}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	root, _ := d.Payload(codec.ResponsesRequest)
+	var reused codec.Doc
+	for _, k := range []string{"b", "provider", "provide", "providers", "pro\u00e9"} {
+		variants := []string{k, k + "x", k[:len(k)-1], "x" + k, "a"}
+		for i := range k {
+			variants = append(variants, k[:i]+"z"+k[i+1:])
+		}
+		for _, v := range variants {
+			for _, data := range []string{`{"` + v + `":1}`, `{"` + v + `":1,"` + k + `":2}`, `{"` + v + `":1,"` + v + `":2}`, `{"` + v + `" :1}`, `{"` + v + `"`, `{"` + v + `":1,"a":2}`} {
+				if err := reused.Decode(root, []byte(`{"`+k+`":1,"a":1}`)); err != nil { // the hint: k first
+					t.Fatal(err)
+				}
+				errReused := reused.Decode(root, []byte(data))
+				fresh, errFresh := codec.Decode(root, []byte(data))
+				if fmt.Sprint(errReused) != fmt.Sprint(errFresh) {
+					t.Fatalf("%s after %s: reused Doc: %v; fresh Doc: %v", data, k, errReused, errFresh)
+				}
+				if errFresh != nil {
+					continue
+				}
+				if got, want := summary(&reused), summary(fresh); !slices.Equal(got, want) {
+					t.Fatalf("%s after %s: the reused Doc reports\n%s\nwant\n%s", data, k, strings.Join(got, "\n"), strings.Join(want, "\n"))
+				}
+			}
+		}
+	}
+}

@@ -57,6 +57,8 @@ func (x *decoder) object(si int32) error {
 				if ks, ke, i, key, ok, err = x.findKey(si, depth, n); err != nil {
 					return err
 				}
+			} else if i < 0 { // the undeclared key the hint remembers
+				key, ok = x.data[ks+1:ke], false
 			}
 			vs, esc := x.pos, x.esc
 			// Stepped without push's check: object checked the depth on entry.

@@ -1,5 +1,7 @@
 package codec
 
+import "encoding/binary"
+
 // Finding an object's property by its key: where the same position's
 // key was last time, else among the schema's properties.
 
@@ -11,10 +13,27 @@ type hint [16]guess // by the key's position in the object
 
 // guess is the property found at a position: of schema (an index in the
 // decoder's table; the hints are cleared when the table changes), prop
-// its index + 1 (0: none).
+// its index + 1 (0: none), or -1 for a key the schema does not declare (an
+// upstream's extra, in each of its chunks) of klen ≤ 8 bytes, kw (little-
+// endian, zeros after).
 type guess struct {
 	schema int32
 	prop   int16
+	klen   uint8
+	kw     uint64
+}
+
+// undeclaredGuess is the guess for key, undeclared in schema si: none if
+// it is longer than a word.
+func undeclaredGuess(si int32, key []byte) guess {
+	if len(key) == 0 || len(key) > 8 {
+		return guess{}
+	}
+	var w uint64
+	for i, c := range key {
+		w |= uint64(c) << (8 * i)
+	}
+	return guess{schema: si, prop: -1, klen: uint8(len(key)), kw: w}
 }
 
 // hintAt makes sure there is a hint for depth d.
@@ -34,13 +53,36 @@ func (x *decoder) guessed(si int32, d, n int) (*guess, int, bool) {
 	return g, int(g.prop) - 1, g.prop > 0 && g.schema == si
 }
 
+// expectedUndeclared is expected for the guess g of an undeclared key: the
+// key's span if the key at pos is g's (pos left at its value), i < 0.
+func (x *decoder) expectedUndeclared(g *guess) (ks, ke, i int, ok bool) {
+	ks, ke = x.pos, x.pos+1+int(g.klen)
+	if ks+9 > len(x.data) || ke+1 >= len(x.data) || x.data[ks] != '"' || x.data[ke] != '"' ||
+		binary.LittleEndian.Uint64(x.data[ks+1:])&(1<<(8*uint(g.klen))-1) != g.kw {
+		return 0, 0, 0, false
+	}
+	x.pos = ke + 1
+	if x.ws(); x.pos >= len(x.data) || x.data[x.pos] != ':' {
+		x.pos = ks
+		return 0, 0, 0, false
+	}
+	x.pos++
+	x.ws()
+	x.esc = false
+	return ks, ke, -1, true
+}
+
 // expected reads the key at pos if it is the one the hint at depth d
 // says was at position n before, written without escapes, and the colon
 // after it: the key's bytes are compared, not scanned. It returns the
-// key's span and property (ok), or leaves pos where it was.
+// key's span and property (ok; i < 0 for an undeclared key), or leaves pos
+// where it was.
 func (x *decoder) expected(si int32, d, n int) (ks, ke, i int, ok bool) {
-	_, i, ok = x.guessed(si, d, n)
+	g, i, ok := x.guessed(si, d, n)
 	if !ok {
+		if g != nil && g.prop < 0 && g.schema == si {
+			return x.expectedUndeclared(g)
+		}
 		return 0, 0, 0, false
 	}
 	// A guess is only kept for a key of this schema found written without
@@ -93,9 +135,13 @@ func (x *decoder) prop(si int32, d, n int, key []byte, esc bool) (int, bool) {
 	}
 	i, ok = findProp(props, key)
 	if g != nil {
-		*g = guess{}
-		if ok && !esc {
+		switch {
+		case esc:
+			*g = guess{}
+		case ok:
 			*g = guess{schema: si, prop: int16(i + 1)}
+		default:
+			*g = undeclaredGuess(si, key)
 		}
 	}
 	return i, ok
