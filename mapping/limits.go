@@ -71,47 +71,34 @@ func checkLimits(v codec.Value, chat bool) *Error {
 			}
 		}
 	}
-	// Raw control characters are not JSON: a model name has one only
-	// escaped (the string is decoded only then).
+	// What fails is reported by the functions apart (limitError and the
+	// like): a request that passes runs only the checks, whose code is then
+	// all the instruction cache holds of this.
 	if model.Kind() == codec.String && bytes.IndexByte(model.Raw(), '\\') >= 0 {
-		if s, _ := model.Str(); strings.ContainsFunc(s, isControl) {
-			return &Error{Message: "Invalid 'model': a model name has no control characters.", Param: "model", Code: "invalid_value"}
+		if e := checkModel(model); e != nil {
+			return e
 		}
 	}
 	if e := CheckMetadata(metadata); e != nil {
 		return e
 	}
-	for i, k := range limitedInts {
-		f := ints[i]
+	for i, f := range ints {
 		if f.Kind() != codec.Number {
 			continue
 		}
-		n, ok := f.Int()
-		if !ok {
-			raw := string(f.Raw())
-			switch {
-			case strings.ContainsAny(raw, ".eE"):
-				continue // not an integer: the shape tables' invalid_type
-			case strings.HasPrefix(raw, "-"):
-				return &Error{Message: fmt.Sprintf("Invalid '%s': integer below minimum value. Expected a value >= 1, but got %s instead.", k, clipNum(f.Raw())), Param: k, Code: "integer_below_min_value"}
+		if n, ok := f.Int(); !ok || n < 1 {
+			if e := intError(limitedInts[i], f); e != nil {
+				return e
 			}
-			return &Error{Message: fmt.Sprintf("Invalid '%s': integer above maximum value. Expected a value <= %d, but got %s instead.", k, int64(math.MaxInt64), clipNum(f.Raw())), Param: k, Code: "integer_above_max_value"}
-		}
-		if n < 1 {
-			return &Error{Message: fmt.Sprintf("Invalid '%s': integer below minimum value. Expected a value >= 1, but got %d instead.", k, n), Param: k, Code: "integer_below_min_value"}
 		}
 	}
-	for i, b := range bounds {
-		f := nums[i]
+	for i, f := range nums {
 		if f.Kind() != codec.Number {
 			continue
 		}
-		x, _ := f.Float() // ±Inf for a number beyond float64
-		switch {
-		case x < b.min:
-			return &Error{Message: fmt.Sprintf("Invalid '%s': decimal below minimum value. Expected a value >= %g, but got %s instead.", b.key, b.min, clipNum(f.Raw())), Param: b.key, Code: "decimal_below_min_value"}
-		case x > b.max:
-			return &Error{Message: fmt.Sprintf("Invalid '%s': decimal above maximum value. Expected a value <= %g, but got %s instead.", b.key, b.max, clipNum(f.Raw())), Param: b.key, Code: "decimal_above_max_value"}
+		// ±Inf for a number beyond float64
+		if x, _ := f.Float(); x < bounds[i].min || x > bounds[i].max {
+			return boundError(i, f, x)
 		}
 	}
 	for i, t := range tools.Elems() {
@@ -138,16 +125,55 @@ func checkLimits(v codec.Value, chat bool) *Error {
 		default:
 			continue
 		}
-		// The paths are made only for an error: a request has many tools.
-		path := func(f string) string { return at("tools", i, "") + "." + nested + f }
 		if code, msg := checkToolName(name); code != "" {
-			return &Error{Message: fmt.Sprintf(msg, path("name")), Param: path("name"), Code: code}
+			return toolError(i, nested+"name", code, msg)
 		}
 		if code, msg := checkParameters(params); code != "" {
-			return &Error{Message: fmt.Sprintf(msg, path("parameters")), Param: path("parameters"), Code: code}
+			return toolError(i, nested+"parameters", code, msg)
 		}
 	}
 	return nil
+}
+
+// checkModel refuses a model name with a control character (escaped: raw
+// ones are not JSON).
+func checkModel(model codec.Value) *Error {
+	if s, _ := model.Str(); strings.ContainsFunc(s, isControl) {
+		return &Error{Message: "Invalid 'model': a model name has no control characters.", Param: "model", Code: "invalid_value"}
+	}
+	return nil
+}
+
+// intError is the error of f, the integer field k that Int could not read
+// or that is below 1; nil for a number that is not an integer (the shape
+// tables' invalid_type).
+func intError(k string, f codec.Value) *Error {
+	if n, ok := f.Int(); ok {
+		return &Error{Message: fmt.Sprintf("Invalid '%s': integer below minimum value. Expected a value >= 1, but got %d instead.", k, n), Param: k, Code: "integer_below_min_value"}
+	}
+	switch raw := string(f.Raw()); {
+	case strings.ContainsAny(raw, ".eE"):
+		return nil
+	case strings.HasPrefix(raw, "-"):
+		return &Error{Message: fmt.Sprintf("Invalid '%s': integer below minimum value. Expected a value >= 1, but got %s instead.", k, clipNum(f.Raw())), Param: k, Code: "integer_below_min_value"}
+	}
+	return &Error{Message: fmt.Sprintf("Invalid '%s': integer above maximum value. Expected a value <= %d, but got %s instead.", k, int64(math.MaxInt64), clipNum(f.Raw())), Param: k, Code: "integer_above_max_value"}
+}
+
+// boundError is the error of f (x), out of bounds[i].
+func boundError(i int, f codec.Value, x float64) *Error {
+	b := bounds[i]
+	if x < b.min {
+		return &Error{Message: fmt.Sprintf("Invalid '%s': decimal below minimum value. Expected a value >= %g, but got %s instead.", b.key, b.min, clipNum(f.Raw())), Param: b.key, Code: "decimal_below_min_value"}
+	}
+	return &Error{Message: fmt.Sprintf("Invalid '%s': decimal above maximum value. Expected a value <= %g, but got %s instead.", b.key, b.max, clipNum(f.Raw())), Param: b.key, Code: "decimal_above_max_value"}
+}
+
+// toolError is the error code with message msg (a format of the path) of
+// field of tools[i].
+func toolError(i int, field, code, msg string) *Error {
+	path := at("tools", i, "") + "." + field
+	return &Error{Message: fmt.Sprintf(msg, path), Param: path, Code: code}
 }
 
 // CheckMetadata checks a metadata value against OpenAI's limits (an object
