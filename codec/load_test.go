@@ -186,6 +186,10 @@ func TestManyProperties(t *testing.T) {
 		{`{` + all + `,"p100":1,"p000":{` + all + `,"p100":1}}`, ""},
 		{`{` + all + `,"p000":{` + all + `,"p100":1,"p100":2}}`, `duplicate "p100"`},
 		{`{"p000":{` + all + `},` + all + `,"p000":{}}`, `duplicate "p000"`},
+		// a property past 64 is not taken for the one 64 (or 128) before it
+		{`{"p065":1,"p001":1,"p070":1,"p129":1}`, ""},
+		{`{"p065":1,"p070":1,"p129":1}`, "p001: missing p001"},
+		{`{"p128":1,"p000":{` + all + `},` + all + `}`, ""},
 	} {
 		var reused codec.Doc
 		for _, doc := range []func() (*codec.Doc, error){
@@ -253,5 +257,28 @@ func TestHintsUndeclared(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// Doc.Quiet takes the top-level keys of a payload whose schema declares
+// none too (an object of no properties), not those of the objects in it.
+func TestQuietWithoutProperties(t *testing.T) {
+	d, err := codec.LoadDialect([]byte(`{"name":"q","spec":"s.yaml","payloads":[0` + strings.Repeat(",-1", 12) +
+		`],"components":[["Q",0]],"schemas":[{"name":"Q","kind":"kindObject","mask":["mObject"],"open":true}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	root, _ := d.Payload(codec.ResponsesRequest)
+	var doc codec.Doc
+	doc.Quiet(func(key []byte) bool { return string(key) == "x" })
+	if err := doc.Decode(root, []byte(`{"x":{"x":1},"y":2}`)); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, f := range doc.Findings() {
+		got = append(got, f.Path())
+	}
+	if want := []string{"y"}; !slices.Equal(got, want) {
+		t.Errorf("findings %q, want %q", got, want)
 	}
 }

@@ -4,19 +4,19 @@ package codec
 // small payload (a stream's chunk, a short request), in one allocation
 // rather than one for each list, and again for each time it grows.
 type firstMemory struct {
-	ents  [32]ent
-	conts [8]cont
-	segs  [8]pathSeg
-	nodes [4]nodeRec
-	path  [12]seg
-	steps [12]int32
-	seen  [8]uint64
-	hints [8]hint
+	ents       [32]ent
+	conts      [8]cont
+	segs       [8]pathSeg
+	nodes      [4]nodeRec
+	path       [12]seg
+	steps      [12]int32
+	undeclared [8]seg
+	hints      [8]hint
 }
 
 func (d *Doc) firstMemory() {
 	m := new(firstMemory)
 	d.ents, d.conts, d.segs, d.nodes = m.ents[:0], m.conts[:0], m.segs[:0], m.nodes[:0]
 	x := &d.scratch
-	x.path, x.steps, x.seen, x.hints = m.path[:0], m.steps[:0], m.seen[:0], m.hints[:0]
+	x.path, x.steps, x.undeclared, x.hints = m.path[:0], m.steps[:0], m.undeclared[:0], m.hints[:0]
 }

@@ -36,7 +36,7 @@ func (x *decoder) object(si int32) error {
 	}
 	// The keys the object has that its schema does not declare (from
 	// ubase in x.undeclared, then in set).
-	u := undeclared{base: len(x.undeclared), top: depth == 0}
+	u := undeclared{base: len(x.undeclared), top: len(x.path) == 0}
 	x.ws()
 	if x.pos < len(x.data) && x.data[x.pos] == '}' {
 		x.pos++
@@ -72,8 +72,9 @@ func (x *decoder) object(si int32) error {
 					}
 				} else if seen0&bit != 0 {
 					return x.duplicate(ks)
+				} else {
+					seen0 |= bit
 				}
-				seen0 |= bit
 				p := &s.props[i]
 				if !p.required {
 					err = x.value(p.schema)
