@@ -136,22 +136,29 @@ func TestHintsKeyLengths(t *testing.T) {
 		}
 		for _, v := range variants {
 			for _, data := range []string{`{"` + v + `":1}`, `{"` + v + `":1,"` + k + `":2}`, `{"` + v + `" :1}`, `{"` + v + `"`} {
-				if err := reused.Decode(root, []byte(`{"`+k+`":1}`)); err != nil { // the hint: k first
-					t.Fatal(err)
-				}
-				errReused := reused.Decode(root, []byte(data))
-				fresh, errFresh := codec.Decode(root, []byte(data))
-				if fmt.Sprint(errReused) != fmt.Sprint(errFresh) {
-					t.Fatalf("%s after %s: reused Doc: %v; fresh Doc: %v", data, k, errReused, errFresh)
-				}
-				if errFresh != nil {
-					continue
-				}
-				if got, want := summary(&reused), summary(fresh); !slices.Equal(got, want) {
-					t.Fatalf("%s after %s: the reused Doc reports\n%s\nwant\n%s", data, k, strings.Join(got, "\n"), strings.Join(want, "\n"))
-				}
+				decodesAsFresh(t, &reused, root, `{"`+k+`":1}`, data) // the hint: k first
 			}
 		}
+	}
+}
+
+// decodesAsFresh decodes data with reused after hint (what the hints
+// learn) and checks that it reports what a fresh Doc does.
+func decodesAsFresh(t *testing.T, reused *codec.Doc, root codec.Root, hint, data string) {
+	t.Helper()
+	if err := reused.Decode(root, []byte(hint)); err != nil {
+		t.Fatal(err)
+	}
+	errReused := reused.Decode(root, []byte(data))
+	fresh, errFresh := codec.Decode(root, []byte(data))
+	if fmt.Sprint(errReused) != fmt.Sprint(errFresh) {
+		t.Fatalf("%s after %s: reused Doc: %v; fresh Doc: %v", data, hint, errReused, errFresh)
+	}
+	if errFresh != nil {
+		return
+	}
+	if got, want := summary(reused), summary(fresh); !slices.Equal(got, want) {
+		t.Fatalf("%s after %s: the reused Doc reports\n%s\nwant\n%s", data, hint, strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
 
@@ -241,20 +248,7 @@ func TestHintsUndeclared(t *testing.T) {
 		}
 		for _, v := range variants {
 			for _, data := range []string{`{"` + v + `":1}`, `{"` + v + `":1,"` + k + `":2}`, `{"` + v + `":1,"` + v + `":2}`, `{"` + v + `" :1}`, `{"` + v + `"`, `{"` + v + `":1,"a":2}`} {
-				if err := reused.Decode(root, []byte(`{"`+k+`":1,"a":1}`)); err != nil { // the hint: k first
-					t.Fatal(err)
-				}
-				errReused := reused.Decode(root, []byte(data))
-				fresh, errFresh := codec.Decode(root, []byte(data))
-				if fmt.Sprint(errReused) != fmt.Sprint(errFresh) {
-					t.Fatalf("%s after %s: reused Doc: %v; fresh Doc: %v", data, k, errReused, errFresh)
-				}
-				if errFresh != nil {
-					continue
-				}
-				if got, want := summary(&reused), summary(fresh); !slices.Equal(got, want) {
-					t.Fatalf("%s after %s: the reused Doc reports\n%s\nwant\n%s", data, k, strings.Join(got, "\n"), strings.Join(want, "\n"))
-				}
+				decodesAsFresh(t, &reused, root, `{"`+k+`":1,"a":1}`, data) // the hint: k first
 			}
 		}
 	}

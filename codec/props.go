@@ -53,25 +53,6 @@ func (x *decoder) guessed(si int32, d, n int) (*guess, int, bool) {
 	return g, int(g.prop) - 1, g.prop > 0 && g.schema == si
 }
 
-// expectedUndeclared is expected for the guess g of an undeclared key: the
-// key's span if the key at pos is g's (pos left at its value), i < 0.
-func (x *decoder) expectedUndeclared(g *guess) (ks, ke, i int, ok bool) {
-	ks, ke = x.pos, x.pos+1+int(g.klen)
-	if ks+9 > len(x.data) || ke+1 >= len(x.data) || x.data[ks] != '"' || x.data[ke] != '"' ||
-		binary.LittleEndian.Uint64(x.data[ks+1:])&(1<<(8*uint(g.klen))-1) != g.kw {
-		return 0, 0, 0, false
-	}
-	x.pos = ke + 1
-	if x.ws(); x.pos >= len(x.data) || x.data[x.pos] != ':' {
-		x.pos = ks
-		return 0, 0, 0, false
-	}
-	x.pos++
-	x.ws()
-	x.esc = false
-	return ks, ke, -1, true
-}
-
 // expected reads the key at pos if it is the one the hint at depth d
 // says was at position n before, written without escapes, and the colon
 // after it: the key's bytes are compared, not scanned. It returns the
@@ -79,18 +60,23 @@ func (x *decoder) expectedUndeclared(g *guess) (ks, ke, i int, ok bool) {
 // where it was.
 func (x *decoder) expected(si int32, d, n int) (ks, ke, i int, ok bool) {
 	g, i, ok := x.guessed(si, d, n)
-	if !ok {
-		if g != nil && g.prop < 0 && g.schema == si {
-			return x.expectedUndeclared(g)
+	ks = x.pos
+	switch {
+	case ok:
+		// A guess is only kept for a key of this schema found written
+		// without escapes (keyAt's condition). keyAt's body, written out:
+		// it is not inlined, and a call per key costs 2% of a stream's
+		// chunk.
+		k := x.t[si].props[i].key
+		ke = ks + 1 + len(k)
+		if ke+1 >= len(x.data) || x.data[ks] != '"' || x.data[ke] != '"' || string(x.data[ks+1:ke]) != k {
+			return 0, 0, 0, false
 		}
-		return 0, 0, 0, false
-	}
-	// A guess is only kept for a key of this schema found written without
-	// escapes (keyAt's condition). keyAt's body, written out: it is not
-	// inlined, and a call per key costs 2% of a stream's chunk.
-	k := x.t[si].props[i].key
-	ks, ke = x.pos, x.pos+1+len(k)
-	if ke+1 >= len(x.data) || x.data[ks] != '"' || x.data[ke] != '"' || string(x.data[ks+1:ke]) != k {
+	case g != nil && g.prop < 0 && g.schema == si:
+		if ke, i = x.undeclaredAt(g), -1; ke < 0 {
+			return 0, 0, 0, false
+		}
+	default:
 		return 0, 0, 0, false
 	}
 	x.pos = ke + 1
@@ -102,6 +88,17 @@ func (x *decoder) expected(si int32, d, n int) (ks, ke, i int, ok bool) {
 	x.ws()
 	x.esc = false
 	return ks, ke, i, true
+}
+
+// undeclaredAt returns where the key at pos ends (its closing quote) if
+// it is the undeclared key of guess g, else -1.
+func (x *decoder) undeclaredAt(g *guess) int {
+	ks, ke := x.pos, x.pos+1+int(g.klen)
+	if ks+9 > len(x.data) || ke+1 >= len(x.data) || x.data[ks] != '"' || x.data[ke] != '"' ||
+		binary.LittleEndian.Uint64(x.data[ks+1:])&(1<<(8*uint(g.klen))-1) != g.kw {
+		return -1
+	}
+	return ke
 }
 
 // keyAt reads the key at pos if it is name, written as it is (name has
