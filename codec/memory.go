@@ -11,7 +11,7 @@ type firstMemory struct {
 	path       [12]seg
 	steps      [12]int32
 	undeclared [8]seg
-	hints      [8]hint
+	hints      [5]hint
 }
 
 func (d *Doc) firstMemory() {
