@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -539,5 +540,32 @@ func TestDocQuiet(t *testing.T) {
 	}
 	if got, want := names(&d), []string{"provider", "choices[0].provider", "mystery"}; !slices.Equal(got, want) {
 		t.Errorf("no longer quiet: findings %q, want %q", got, want)
+	}
+}
+
+// Finding.At matches a finding's path against a pattern with [] for each
+// index, as Path would write it, at every depth and for each kind.
+func TestFindingAt(t *testing.T) {
+	doc, err := codec.Decode(oaRequest, []byte(`{"zz":1,"input":[{"role":"user","content":"a"},{"role":"user","content":[{"type":"input_text","text":"a","yy":2}],"xx":3}],"tools":[{"type":"function","parameters":{}}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	wildcard := regexp.MustCompile(`\[[0-9]+\]`)
+	var paths []string
+	for _, f := range doc.Findings() {
+		p := f.Path()
+		paths = append(paths, p)
+		pattern := wildcard.ReplaceAllString(p, "[]")
+		if !f.At(pattern) {
+			t.Errorf("%s (%v): not At(%q)", p, f.Kind, pattern)
+		}
+		for _, bad := range []string{pattern + "x", pattern[1:], "x" + pattern, strings.Replace(pattern, "[]", ".x", 1), strings.Replace(pattern, ".", "[].", 1), ""} {
+			if bad != pattern && f.At(bad) {
+				t.Errorf("%s (%v): At(%q)", p, f.Kind, bad)
+			}
+		}
+	}
+	if want := []string{"zz", "input[1].content[0].yy", "input[1].xx", "tools[0].name", "tools[0].strict"}; !slices.Equal(paths, want) {
+		t.Errorf("findings at %q, want %q", paths, want)
 	}
 }

@@ -36,6 +36,7 @@ import (
 	"fmt"
 	"iter"
 	"strconv"
+	"strings"
 )
 
 // Doc is a decoded payload. The zero Doc is ready for Decode; a Doc may be
@@ -352,6 +353,50 @@ func (f Finding) Path() string {
 		p = appendKeyTo(p, []byte(f.name))
 	}
 	return string(p)
+}
+
+// At reports whether the finding's path is pattern, written as Path
+// writes it but with each array index as [] ("choices[].message.tool_calls[].index"),
+// without making the path: the keys are compared from the last one up.
+// The pattern's keys are identifiers (letters, digits, _), as Path writes
+// them after a dot.
+func (f Finding) At(pattern string) bool {
+	p := pattern
+	if f.Kind == MissingField { // its path ends at the missing key
+		if !strings.HasSuffix(p, f.name) {
+			return false
+		}
+		if p = p[:len(p)-len(f.name)]; f.path >= 0 {
+			if !strings.HasSuffix(p, ".") {
+				return false
+			}
+			p = p[:len(p)-1]
+		}
+	}
+	for j := f.path; j >= 0; j = f.d.segs[j].parent {
+		s := f.d.segs[j]
+		if s.start < 0 {
+			if !strings.HasSuffix(p, "[]") {
+				return false
+			}
+			p = p[:len(p)-2]
+			continue
+		}
+		key := f.d.data[s.start:s.end]
+		if hasEscape(key) {
+			key = unquote(key)
+		}
+		if !strings.HasSuffix(p, string(key)) {
+			return false
+		}
+		if p = p[:len(p)-len(key)]; s.parent >= 0 {
+			if !strings.HasSuffix(p, ".") {
+				return false
+			}
+			p = p[:len(p)-1]
+		}
+	}
+	return p == ""
 }
 
 // TopLevel reports whether the finding is of a key or value of the
