@@ -1,6 +1,7 @@
 package mapping
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/transponder-dev/transponder/codec"
@@ -54,6 +55,39 @@ func TestServiceTierValues(t *testing.T) {
 			if warned != c.warn {
 				t.Errorf("%s: warning %q, want %q", c.tier, warned, c.warn)
 			}
+		}
+	}
+}
+
+// OpenRouter's non-streamed tool calls carry their index, which the pinned
+// chat body lacks: toolCalls reads it, so it is no unknown field "not
+// carried"; a field of a call that nothing reads still is.
+func TestToolCallIndexRead(t *testing.T) {
+	body, _ := codec.OpenRouter.Payload(codec.ChatBody)
+	call := func(i int, extra string) string {
+		return `{"index":` + string(rune('0'+i)) + `,"id":"c` + string(rune('0'+i)) + `","type":"function","function":{"name":"f","arguments":"{}"}` + extra + `}`
+	}
+	for _, c := range []struct {
+		calls string
+		warn  []string
+	}{
+		{call(0, "") + "," + call(1, "") + "," + call(2, ""), nil},
+		{call(0, "") + "," + call(1, `,"mystery":7`), []string{"choices[0].message.tool_calls[1].mystery"}},
+	} {
+		var doc codec.Doc
+		if err := doc.Decode(body, []byte(`{"id":"x","object":"chat.completion","created":1,"model":"m","choices":[{"index":0,"finish_reason":"tool_calls","message":{"role":"assistant","content":null,"tool_calls":[`+c.calls+`]}}]}`)); err != nil {
+			t.Fatal(err)
+		}
+		var r Reply
+		r.Body(&doc, nopOutput{})
+		var got []string
+		for _, w := range r.Warnings() {
+			if w.Unknown {
+				got = append(got, w.Path)
+			}
+		}
+		if fmt.Sprint(got) != fmt.Sprint(c.warn) {
+			t.Errorf("%s: unknown fields %q, want %q", c.calls, got, c.warn)
 		}
 	}
 }
