@@ -4,7 +4,7 @@ SPECS_DIR ?= $(if $(wildcard .specs/*.yaml),.specs,../shared/specs)
 override SPECS_DIR := $(abspath $(SPECS_DIR))
 export SPECS_DIR
 
-.PHONY: run pipeline test generate check-generated specs vet lint bench instructions build-gen fuzz node-deps e2e update-pinned soak
+.PHONY: run pipeline test generate check-generated specs vet lint bench instructions hotcode build-gen fuzz node-deps e2e update-pinned soak
 
 # The main job: the gateway, the Responses API on http://127.0.0.1:8080/v1.
 # With OPENROUTER_API_KEY set it talks to OpenRouter; without, to the
@@ -103,6 +103,19 @@ instructions:
 			sed -n 's/.*I *refs: *\([0-9,]*\).*/\1/p; s/.*I1  *misses: *\([0-9,]*\).*/\1/p' | tr -d , | tr '\n' ' '; echo; \
 	done | { read a am; read b bm; rm -f $$bin; \
 		echo "$(BENCH): $$(( (b - a) / (2 * $(INSTR_N)) )) instructions/op, $$(( (bm - am) / (2 * $(INSTR_N)) )) L1i misses/op"; }
+
+# The code one benchmark runs on every iteration (PKG, BENCH as above): the
+# 64-byte lines of instructions run at least 0.9 times an op, in all and by
+# function (internal/cmd/hotcode, over callgrind's output). Beyond the 32 KB
+# instruction cache, or near it, a hot path misses on every op.
+#   make hotcode PKG=./runtime/translate BENCH='Response/impl=reused$$'
+hotcode:
+	@test -n "$(PKG)" -a -n "$(BENCH)" || { echo "set PKG and BENCH"; exit 2; }
+	@bin=$$(mktemp) && out=$$(mktemp) && go test -c -o $$bin $(PKG) && (cd $(PKG) && \
+		GODEBUG=asyncpreemptoff=1 GOMAXPROCS=1 GOGC=off valgrind --tool=callgrind --dump-instr=yes \
+			--compress-pos=no --compress-strings=no --callgrind-out-file=$$out \
+			$$bin -test.run '^$$' -test.bench '$(BENCH)' -test.benchtime $(INSTR_N)x >/dev/null 2>&1) && \
+	go run ./internal/cmd/hotcode -n $(INSTR_N) $$out; rm -f $$bin $$out
 
 # The load and soak test: the real `transponder serve` over a fast local
 # upstream, SOAK_STREAMS streams at once for SOAK_DURATION on each store
