@@ -18,7 +18,15 @@ type Converter struct {
 	Dialect string
 	Root    *Node
 	File    *File // where its rules are (File.At)
+	// Below are the extras under the top level (their paths, [] for an
+	// index, in the file's order): fields the spec lacks that the
+	// transform of a field above them reads, which are no unknown field.
+	Below []string
 }
+
+// below reports whether an extra's key is a path under the top level
+// ("choices[].message.tool_calls[].index"), not a top-level key.
+func below(key string) bool { return strings.ContainsAny(key, ".[") }
 
 // NodeKind is how the converter reads a source value.
 type NodeKind uint8
@@ -101,8 +109,13 @@ func Build(c *Checked, dialect string) (*Converter, []error) {
 		}
 		b.add(root, e, b.rule(e))
 	}
+	var under []string
 	for _, e := range c.Extras {
 		if c.stale.entries[e.Line] {
+			continue
+		}
+		if below(e.Path) { // read by a transform above it: nothing to emit for it
+			under = append(under, e.Path)
 			continue
 		}
 		r := b.rule(e)
@@ -113,7 +126,7 @@ func Build(c *Checked, dialect string) (*Converter, []error) {
 	if len(b.errs) > 0 {
 		return nil, b.errs
 	}
-	return &Converter{Dialect: dialect, Root: root, File: c.File}, nil
+	return &Converter{Dialect: dialect, Root: root, File: c.File, Below: under}, nil
 }
 
 type builder struct {

@@ -421,3 +421,52 @@ func TestGenerateDeclared(t *testing.T) {
 		t.Errorf("an entry the spec lacks: stale %v", stale)
 	}
 }
+
+// An extra under the top level is a field the spec lacks that the
+// transform of the field above it reads: a gateway rule under a parent the
+// spec has, emitted as the function that recognises its findings (no
+// code reads it), a row of the matrix like any extra, and stale once the
+// spec has it.
+func TestExtrasBelow(t *testing.T) {
+	for _, c := range []struct{ extras, want string }{
+		{"  - key: reasoning.zz\n    gateway: the transform of reasoning reads it\n", ""},
+		{"  - key: reasoninx.zz\n    gateway: x\n", "m.yaml:7: reasoninx.zz: an extra under reasoninx, which the spec lacks"},
+		{"  - key: reasoning.zz\n    drop: x\n", "reasoning.zz: an extra under the top level is read by the transform above it: a gateway rule says which"},
+		{"  - key: reasoning.zz[]\n    gateway: x\n", "m.yaml:7: reasoning.zz[]: an extra under the top level is a member's key: parent.key"},
+	} {
+		f, errs := Load("m.yaml", []byte(header+"entries: []\nextras:\n"+c.extras))
+		if errs != nil {
+			t.Fatal(errs)
+		}
+		cv, errs := Validate(f, nil, false)
+		var msgs []string
+		for _, e := range errs {
+			msgs = append(msgs, e.Error())
+		}
+		if got := strings.Join(msgs, "\n"); c.want == "" && got != "" || !strings.Contains(got, c.want) {
+			t.Errorf("%s: errors %q, want %q", c.extras, got, c.want)
+		}
+		if c.want != "" {
+			continue
+		}
+		b, errs := Build(cv, "openai")
+		if errs != nil {
+			t.Fatal(errs)
+		}
+		if len(b.Root.Extras) != 0 || !slices.Equal(b.Below, []string{"reasoning.zz"}) {
+			t.Errorf("extras %v, below %q", b.Root.Extras, b.Below)
+		}
+		out, err := Emit("mapping", "m", "m.yaml", "conv", []*Converter{b})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := "func isMExtraBelow(f codec.Finding) bool {\n\treturn f.At(\"reasoning.zz\")\n}"; !strings.Contains(string(out), want) {
+			t.Errorf("emitted code lacks\n%s\n---\n%s", want, out)
+		}
+	}
+	// once the spec has it, it is stale, as a top-level extra is
+	f, _ := Load("m.yaml", []byte(header+"entries: []\nextras:\n  - key: reasoning.effort\n    gateway: x\n"))
+	if c, errs := Validate(f, nil, false); len(errs) != 0 || len(c.Stale) != 1 || !strings.Contains(c.Stale[0].String(), "stale: extra reasoning.effort") {
+		t.Errorf("%v %v", errs, c.Stale)
+	}
+}

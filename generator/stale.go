@@ -135,7 +135,7 @@ func FindStale(f *File, ds map[string]*codec.Dialect) []Stale {
 		rules(e, s)
 	}
 	for _, e := range f.Extras {
-		if _, ok := src.Property(e.Path); ok {
+		if known(src, e.Path) {
 			add(Stale{Line: e.Line, Kind: StaleOfExtra, Path: e.Path, Reason: staleExtraReason})
 			continue
 		}
@@ -247,4 +247,15 @@ func newStaleSet(list []Stale) staleSet {
 func (s staleSet) rule(dialect, path string) (Stale, bool) {
 	st, ok := s.rules[[2]string{dialect, path}]
 	return st, ok
+}
+
+// known reports whether the spec src has the extra key: a top-level
+// property, or a path below it.
+func known(src codec.Schema, key string) bool {
+	if below(key) {
+		_, err := src.Lookup(key)
+		return err == nil
+	}
+	_, ok := src.Property(key)
+	return ok
 }

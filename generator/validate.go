@@ -277,6 +277,25 @@ func ValidateWith(f *File, transforms []Transform, complete bool, ds map[string]
 	}
 	for _, e := range f.Extras {
 		check(e, codec.Schema{}, c.stale.entries[e.Line])
+		if !below(e.Path) || c.stale.entries[e.Line] {
+			continue
+		}
+		// An extra under the top level is read by the transform of the
+		// field it is in: its parent is the spec's, its rule a gateway
+		// rule saying which (nothing else is emitted for it).
+		dot := strings.LastIndex(e.Path, ".")
+		if dot < 0 || strings.ContainsAny(e.Path[dot+1:], "[{") {
+			errf(e.Line, "%s: an extra under the top level is a member's key: parent.key", e.Path)
+			continue
+		}
+		if _, err := c.From.Lookup(e.Path[:dot]); err != nil {
+			errf(e.Line, "%s: an extra under %s, which the spec lacks: %v", e.Path, e.Path[:dot], err)
+		}
+		for _, t := range f.To {
+			if r, ok := e.RuleFor(t.Dialect); ok && r.Kind != Gateway {
+				errf(r.Line, "%s: an extra under the top level is read by the transform above it: a gateway rule says which", e.Path)
+			}
+		}
 	}
 	for _, t := range mine {
 		if !used[t.Name] && !f.UsedElsewhere[t.Name] {

@@ -327,3 +327,8 @@ func isChatResponsesExtra(key []byte) bool {
 	}
 	return false
 }
+
+// isChatResponsesExtraBelow reports whether the finding is of one of the extras of mapping/chat_responses.yaml under the top level: a field the spec does not know that a transform reads.
+func isChatResponsesExtraBelow(f codec.Finding) bool {
+	return f.At("choices[].message.tool_calls[].index")
+}

@@ -110,7 +110,7 @@ func (r *Reply) Reset() {
 func (r *Reply) Body(doc *codec.Doc, out Output) {
 	r.r.out, r.r.reasoned = out, nil
 	r.r.chatResponsesOpenAI(doc.Value())
-	r.r.unknown(doc, isChatResponsesExtra)
+	r.r.unknown(doc, isChatResponsesExtra, isChatResponsesExtraBelow)
 }
 
 // Chunk converts one chunk of a chat stream (doc decoded against the
@@ -118,7 +118,7 @@ func (r *Reply) Body(doc *codec.Doc, out Output) {
 func (r *Reply) Chunk(doc *codec.Doc, out Output) {
 	r.r.out, r.r.reasoned = out, nil
 	r.r.chatChunkResponsesOpenAI(doc.Value())
-	r.r.unknown(doc, isChatChunkResponsesExtra)
+	r.r.unknown(doc, isChatChunkResponsesExtra, nil)
 }
 
 // SetLogprobs says whether the request's include asks for
@@ -186,34 +186,16 @@ func count(raw []byte) int64 {
 
 // unknown warns of the fields the spec does not know that carry
 // something (the mapping's extras aside: it says what happens to them;
-// and the fields the transforms read all the same, readUnknown).
-func (c *reply) unknown(doc *codec.Doc, extra func([]byte) bool) {
+// extra for the top-level ones, below, if not nil, for those under it).
+func (c *reply) unknown(doc *codec.Doc, extra func([]byte) bool, below func(codec.Finding) bool) {
 	for _, f := range doc.Findings() {
 		if f.Kind != codec.UnknownField && f.Kind != codec.ExtraField || f.TopLevel() && extra(f.NameBytes()) {
 			continue
 		}
-		if !empty(f.Value()) && !readAnyway(f) { // the path is built only for a warning
+		if !empty(f.Value()) && (below == nil || !below(f)) { // the path is built only for a warning
 			c.warnUnknown(f.Path(), "a field the pinned spec does not know; not carried")
 		}
 	}
-}
-
-// readUnknown are the fields the pinned spec lacks that a transform reads
-// all the same, by path (an array's index as []): OpenRouter's non-streamed
-// tool calls keep the index their chunks had, and toolCalls hands each
-// call over by it (a chunk's calls have it in the spec). Warning "not
-// carried" of it would be wrong, and would come with every answer of two
-// calls or more.
-var readUnknown = [...]string{"choices[].message.tool_calls[].index"}
-
-// readAnyway reports whether f is the finding of a field of readUnknown.
-func readAnyway(f codec.Finding) bool {
-	for _, p := range readUnknown {
-		if f.At(p) {
-			return true
-		}
-	}
-	return false
 }
 
 // put sets a member the mapping maps a field to (a later chunk's value
