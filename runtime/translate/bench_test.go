@@ -126,8 +126,9 @@ func BenchmarkStream(b *testing.B) {
 // answering ../shared/bench/b_large_request.json (193 KB), the request's
 // conversion included, per request. impl=convert is the conversion alone
 // (a reused Converter), impl=stream the stream alone (its Request made
-// before; its translator from a StreamPool, as the gateway's), impl=whole both with the Request read from the conversion
-// (RequestOf: one parse); impl=reparsed makes it with NewRequest instead
+// before; its translator from a StreamPool, as the gateway's), impl=whole
+// both with the Request read from the conversion (RequestOf: one parse);
+// impl=reparsed makes it with NewRequest instead
 // (the body parsed a second time). impl=baseline is the tight baseline on
 // the request and the chunks. One pass: whole ≈ convert + stream.
 func BenchmarkAnswer(b *testing.B) {
