@@ -1,6 +1,7 @@
 package generator
 
 import (
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -301,22 +302,35 @@ entries:
 	}
 	tiers := strings.Join(quoted, ", ")
 	for _, want := range []string{
-		"switch string(srcServiceTier.Raw()) {\n\t\t\tcase " + tiers + ":\n\t\t\t\tc.put(codec.Top, \"service_tier\", srcServiceTier.Raw())\n\t\t\tdefault:\n\t\t\t\tc.warn(\"service_tier\", string(srcServiceTier.Raw())+\" is not a value the mapping carries to service_tier; left out\")",
-		"case \"\\\"high\\\"\":\n\t\t\t\tc.put(c.b.Object(codec.Top, \"text\"), \"verbosity\", srcVerbosity.Raw())\n\t\t\tcase \"\\\"low\\\"\":\n\t\t\t\tc.b.SetJSON(c.b.Object(codec.Top, \"text\"), \"verbosity\", \"\\\"medium\\\"\")\n\t\t\tdefault:\n\t\t\t\tc.b.SetJSON(c.b.Object(codec.Top, \"text\"), \"verbosity\", \"\\\"medium\\\"\")",
-		"c.put(codec.Top, \"stream\", srcStream.Raw())\n\t\t\tif string(srcStream.Raw()) == \"true\" {\n\t\t\t\tc.b.AppendConst(c.b.Array(codec.Top, \"include\"), \"\\\"message.output_text.logprobs\\\"\")",
-		"if !present(srcStream) {\n\t\t\t\tc.b.SetJSON(codec.Top, \"top_logprobs\", \"0\")\n\t\t\t\tc.put(codec.Top, \"parallel_tool_calls\", srcLogprobs.Raw())",
-		"if string(srcN.Raw()) != \"1\" {\n\t\t\t\tc.refuse(\"n\", \"n \"+string(srcN.Raw())+\": one choice\")",
+		// each field that has a rule has a slot, in the mapping's order
+		`src [9]codec.Value`,
+		`for srcSet := v.Fields(fieldsM0, src[:]); srcSet != 0; srcSet &= srcSet - 1 {`,
+		`fieldsM0 = codec.NewFields("service_tier", "verbosity", "stream", "logprobs", "n", "messages", "response_format", "audio", "user")`,
+		"switch string(src[0].Raw()) {\n\t\t\tcase " + tiers + ":\n\t\t\t\tc.put(codec.Top, \"service_tier\", src[0].Raw())\n\t\t\tdefault:\n\t\t\t\tc.warn(\"service_tier\", string(src[0].Raw())+\" is not a value the mapping carries to service_tier; left out\")",
+		"case \"\\\"high\\\"\":\n\t\t\t\tc.put(c.b.Object(codec.Top, \"text\"), \"verbosity\", src[1].Raw())\n\t\t\tcase \"\\\"low\\\"\":\n\t\t\t\tc.b.SetJSON(c.b.Object(codec.Top, \"text\"), \"verbosity\", \"\\\"medium\\\"\")\n\t\t\tdefault:\n\t\t\t\tc.b.SetJSON(c.b.Object(codec.Top, \"text\"), \"verbosity\", \"\\\"medium\\\"\")",
+		"c.put(codec.Top, \"stream\", src[2].Raw())\n\t\t\tif string(src[2].Raw()) == \"true\" {\n\t\t\t\tc.b.AppendConst(c.b.Array(codec.Top, \"include\"), \"\\\"message.output_text.logprobs\\\"\")",
+		// logprobs' unless reads stream's slot
+		"if !present(src[2]) {\n\t\t\t\tc.b.SetJSON(codec.Top, \"top_logprobs\", \"0\")\n\t\t\t\tc.put(codec.Top, \"parallel_tool_calls\", src[3].Raw())",
+		"if string(src[4].Raw()) != \"1\" {\n\t\t\t\tc.refuse(\"n\", \"n \"+string(src[4].Raw())+\": one choice\")",
 		"c.refuse(atElem(\"messages\", i, \"role\", \"messages[0].role\"), \"no function messages\")",
 		"// m.yaml:25: omit → text.format{text}: the target's default, left out",
-		// audio's rule reads nothing of it, but user's unless does: it is
-		// read into its variable, not only marked
-		"case \"audio\":\n\t\t\tsrcAudio = m",
-		"if !present(srcAudio) {\n\t\t\t\tc.put(codec.Top, \"safety_identifier\", srcUser.Raw())",
+		// audio's rule reads nothing of it, but user's unless reads its slot
+		"if !present(src[7]) {\n\t\t\t\tc.put(codec.Top, \"safety_identifier\", src[8].Raw())",
 	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("emitted code lacks\n%s\n---\n%s", want, got)
 		}
 	}
+}
+
+// hasSlotted reports whether code has want, in which "[#]" stands for
+// any slot's index.
+func hasSlotted(code, want string) bool {
+	parts := strings.Split(want, "[#]")
+	for i := range parts {
+		parts[i] = regexp.QuoteMeta(parts[i])
+	}
+	return regexp.MustCompile(strings.Join(parts, `\[\d+\]`)).MatchString(code)
 }
 
 // containsInOrder reports whether s has the parts of want split at "…"
