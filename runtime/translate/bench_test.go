@@ -68,14 +68,22 @@ func BenchmarkStream(b *testing.B) {
 	}
 	// The steady state of each kind of chunk, beside the baseline on the
 	// same chunk (ns/op and allocs/op per chunk): a text delta, a
-	// reasoning delta (OpenRouter's reasoning and reasoning_details), a
-	// tool call's argument delta (the call opened before the loop).
-	for _, k := range []struct{ name, open, chunk string }{
-		{"text", "", `{"id":"gen-1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"content":"Some words of text, \"quoted\"."},"finish_reason":null,"native_finish_reason":null,"logprobs":null}]}`},
-		{"reasoning", "", `{"id":"gen-1","provider":"Google","model":"anthropic/claude-sonnet-4.5","object":"chat.completion.chunk","created":1,"choices":[{"index":0,"delta":{"role":"assistant","content":"","reasoning":"Some thought, \"quoted\".","reasoning_details":[{"type":"reasoning.text","text":"Some thought, \"quoted\".","format":"anthropic-claude-v1","index":0}]},"finish_reason":null,"native_finish_reason":null,"logprobs":null}]}`},
+	// reasoning delta (OpenRouter's reasoning and reasoning_details), the
+	// same when the request includes reasoning.encrypted_content (as
+	// Codex's do: the details are kept, to replay), a tool call's argument
+	// delta (the call opened before the loop).
+	encReq := request(b, `{"model":"m","input":"hi","include":["reasoning.encrypted_content"]}`)
+	const reasoningChunk = `{"id":"gen-1","provider":"Google","model":"anthropic/claude-sonnet-4.5","object":"chat.completion.chunk","created":1,"choices":[{"index":0,"delta":{"role":"assistant","content":"","reasoning":"Some thought, \"quoted\".","reasoning_details":[{"type":"reasoning.text","text":"Some thought, \"quoted\".","format":"anthropic-claude-v1","index":0}]},"finish_reason":null,"native_finish_reason":null,"logprobs":null}]}`
+	for _, k := range []struct {
+		name, open, chunk string
+		req               *Request
+	}{
+		{"text", "", `{"id":"gen-1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"content":"Some words of text, \"quoted\"."},"finish_reason":null,"native_finish_reason":null,"logprobs":null}]}`, req},
+		{"reasoning", "", reasoningChunk, req},
+		{"reasoning-encrypted", "", reasoningChunk, encReq},
 		{"args",
 			`{"id":"gen-1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"role":"assistant","content":null,"tool_calls":[{"index":0,"id":"call_1","type":"function","function":{"name":"get_weather","arguments":""}}]},"finish_reason":null}]}`,
-			`{"id":"gen-1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"role":"assistant","content":null,"tool_calls":[{"index":0,"type":"function","function":{"arguments":"{\"location\": \"Par"}}]},"finish_reason":null,"native_finish_reason":null,"logprobs":null}],"system_fingerprint":"fp_6d7dcc9a98"}`},
+			`{"id":"gen-1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"role":"assistant","content":null,"tool_calls":[{"index":0,"type":"function","function":{"arguments":"{\"location\": \"Par"}}]},"finish_reason":null,"native_finish_reason":null,"logprobs":null}],"system_fingerprint":"fp_6d7dcc9a98"}`, req},
 	} {
 		chunk := []byte(k.chunk)
 		b.Run("chunk="+k.name+"/impl=baseline", func(b *testing.B) {
@@ -95,9 +103,9 @@ func BenchmarkStream(b *testing.B) {
 			// not without end. Each next one is the translator reset (as
 			// the gateway's StreamPool does), off the clock.
 			const streamLen = 500
-			t := NewChatToResponses(req, opts)
+			t := NewChatToResponses(k.req, opts)
 			open := func() {
-				t.Reset(req, opts)
+				t.Reset(k.req, opts)
 				t.Start()
 				if k.open != "" {
 					t.Next([]byte(k.open))

@@ -19,6 +19,10 @@ func (t *translator) ReasoningText(s codec.Value) {
 	t.delta(it, t.partOf(it, "reasoning_text", -1), s.Raw())
 }
 
+// detailFields are the members of a reasoning detail ReasoningDetail
+// reads, by slot: index, type, text, summary.
+var detailFields = codec.NewFields("index", "type", "text", "summary")
+
 // ReasoningDetail is a reasoning detail, or a piece of one.
 func (t *translator) ReasoningDetail(d codec.Value) {
 	if d.Kind() != codec.Object {
@@ -26,22 +30,10 @@ func (t *translator) ReasoningDetail(d codec.Value) {
 		return
 	}
 	it := t.current(kReasoning)
-	// What is read of it, in one pass (a repeated key: its first value).
-	var idx, typ, text, summary codec.Value
-	for k, m := range d.Members() {
-		switch {
-		case k.Is("index") && !idx.Exists():
-			idx = m
-		case k.Is("type") && !typ.Exists():
-			typ = m
-		case k.Is("text") && !text.Exists():
-			text = m
-		case k.Is("summary") && !summary.Exists():
-			summary = m
-		}
-	}
+	var m [4]codec.Value // index, type, text, summary
+	d.Fields(detailFields, m[:])
 	index := int64(-1)
-	if n, ok := idx.Int(); ok {
+	if n, ok := m[0].Int(); ok {
 		index = n
 	}
 	var det *detail
@@ -53,21 +45,25 @@ func (t *translator) ReasoningDetail(d codec.Value) {
 		}
 	}
 	if det == nil {
-		det = it.newDetail(index, d.Raw())
+		det = it.newDetail(index)
 	}
-	det.merge(d)
+	// The details merged are what encrypted_content replays (reasoningItem):
+	// only a request that includes it reads them.
+	if t.req.Encrypted {
+		det.merge(d)
+	}
 	key := -2 - int64(len(it.details)-1) // a detail without index: apart from indexes and -1 (the strings)
 	if index >= 0 {
 		key = index
 	}
-	switch {
+	switch typ := m[1]; {
 	case typ.IsStr("reasoning.text"):
-		if text.Kind() == codec.String && len(text.Raw()) > 2 {
+		if text := m[2]; text.Kind() == codec.String && len(text.Raw()) > 2 {
 			t.sawDet = true
 			t.delta(it, t.partOf(it, "reasoning_text", key), text.Raw())
 		}
 	case typ.IsStr("reasoning.summary"):
-		if summary.Kind() == codec.String && len(summary.Raw()) > 2 {
+		if summary := m[3]; summary.Kind() == codec.String && len(summary.Raw()) > 2 {
 			t.sawDet = true
 			t.delta(it, t.partOf(it, "summary_text", key), summary.Raw())
 		}
@@ -76,7 +72,7 @@ func (t *translator) ReasoningDetail(d codec.Value) {
 
 // newDetail adds a detail to a reasoning item (one of a previous
 // stream's, reused with its memory, if the item has one).
-func (it *item) newDetail(index int64, raw []byte) *detail {
+func (it *item) newDetail(index int64) *detail {
 	var det *detail
 	if n := len(it.details); n < cap(it.details) {
 		det = it.details[:n+1][n]
@@ -84,7 +80,7 @@ func (it *item) newDetail(index int64, raw []byte) *detail {
 	if det == nil {
 		det = new(detail)
 	}
-	*det = detail{index: index, raw: append(det.raw[:0], raw...), members: det.members[:0]}
+	*det = detail{index: index, raw: det.raw[:0], members: det.members[:0]}
 	it.details = append(it.details, det)
 	return det
 }
@@ -101,7 +97,9 @@ func (d *detail) retained() int {
 // merge adds a piece of a detail: strings of text, summary and data join;
 // other members take the last value that is not empty.
 func (d *detail) merge(v codec.Value) {
-	d.pieces++
+	if d.pieces++; d.pieces == 1 {
+		d.raw = append(d.raw, v.Raw()...)
+	}
 	j := 0 // the member's place: pieces usually have their keys in one order
 	for k, m := range v.Members() {
 		var x *member

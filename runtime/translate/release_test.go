@@ -50,13 +50,15 @@ func TestRelease(t *testing.T) {
 // A translator given back to a StreamPool keeps nothing of its stream but
 // memory (not its last chunk, request, options or warnings), and one that
 // grew past maxPooledStream, a reasoning detail's data included, is not
-// kept.
+// kept. A request that does not include reasoning.encrypted_content has
+// no use for the details' data (encrypted_content replays them): its
+// stream keeps none.
 func TestStreamPoolKeeps(t *testing.T) {
-	req := request(t, `{"model":"m","input":"hi"}`)
+	req := request(t, `{"model":"m","input":"hi","include":["reasoning.encrypted_content"]}`)
 	detail := func(data string) string {
 		return `{"id":"gen-1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"reasoning_details":[{"type":"reasoning.encrypted","data":"` + data + `","index":0}]},"finish_reason":null}]}`
 	}
-	run := func(data string) *translator {
+	runReq := func(req *Request, data string) *translator {
 		tr := NewChatToResponses(req, Options{IDs: &SeqIDs{}, Clock: clock, Commit: func([]byte) error { return nil }})
 		tr.Start()
 		for range 4 {
@@ -66,6 +68,7 @@ func TestStreamPoolKeeps(t *testing.T) {
 		tr.Finish()
 		return tr.(*translator)
 	}
+	run := func(data string) *translator { return runReq(req, data) }
 	small := run("c21hbGw=")
 	if n := small.retained(); n > maxPooledStream {
 		t.Fatalf("a small stream retains %d bytes", n)
@@ -78,5 +81,9 @@ func TestStreamPoolKeeps(t *testing.T) {
 	big := run(string(bytes.Repeat([]byte("QUJD"), maxPooledStream/4/4+1))) // four pieces of a detail's data, joined
 	if n := big.retained(); n <= maxPooledStream {
 		t.Errorf("a stream with %d bytes of reasoning details retains %d", maxPooledStream+16, n)
+	}
+	plain := runReq(request(t, `{"model":"m","input":"hi"}`), string(bytes.Repeat([]byte("QUJD"), maxPooledStream/4/4+1)))
+	if n := plain.retained(); n > maxPooledStream/16 {
+		t.Errorf("a stream of a request without encrypted_content retains %d bytes of reasoning details", n)
 	}
 }
