@@ -2,6 +2,8 @@ package codec_test
 
 import (
 	"encoding/json"
+	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/transponder-dev/transponder/codec"
@@ -24,6 +26,22 @@ func TestAppendUnquoted(t *testing.T) {
 	for _, s := range []string{`\`, `a\x`, `\u12`, `\u12g4`, `\ud83d\u12`} {
 		if got, ok := codec.AppendUnquoted(nil, []byte(s)); ok {
 			t.Errorf("%s: %q, ok; want not ok", s, got)
+		}
+	}
+	// Runs of plain bytes between escapes of every kind, at every place.
+	pieces := []string{"a", "xyz", "0123456789abcdef", "é", "😀", `\"`, `\\`, `\/`, `\b`, `\n`, `\t`, `\u0041`, `\u00e9`, `\ud83d\ude00`, `\ud83d`, `\ude00`, `\ud83dz`}
+	r := rand.New(rand.NewPCG(1, 2))
+	for range 20000 {
+		var b strings.Builder
+		for range r.IntN(8) {
+			b.WriteString(pieces[r.IntN(len(pieces))])
+		}
+		var want string
+		if err := json.Unmarshal([]byte(`"`+b.String()+`"`), &want); err != nil {
+			t.Fatal(err)
+		}
+		if got, ok := codec.AppendUnquoted(nil, []byte(b.String())); !ok || string(got) != want {
+			t.Fatalf("%s: %q %v, want %q", b.String(), got, ok, want)
 		}
 	}
 }
