@@ -4,7 +4,7 @@ SPECS_DIR ?= $(if $(wildcard .specs/*.yaml),.specs,../shared/specs)
 override SPECS_DIR := $(abspath $(SPECS_DIR))
 export SPECS_DIR
 
-.PHONY: run pipeline test generate check-generated specs vet lint bench instructions hotcode build-gen fuzz node-deps e2e update-pinned soak
+.PHONY: run pipeline test generate check-generated specs vet lint bench abbench instructions hotcode build-gen fuzz node-deps e2e update-pinned soak
 
 # The main job: the gateway, the Responses API on http://127.0.0.1:8080/v1.
 # With OPENROUTER_API_KEY set it talks to OpenRouter; without, to the
@@ -81,6 +81,18 @@ build-gen:
 bench:
 	go test -run '^$$' -bench . -benchmem -count 6 ./codec/... ./mapping/... ./runtime/... | tee bench.txt
 	go tool benchstat -col /impl bench.txt
+
+# Two revisions' benchmarks as ratios to their same-run baselines: BASE
+# (a git revision) against the working tree, test binaries built at two
+# function alignments (two layouts of the same code: a single build's
+# ratio carries ±8% of layout), run interleaved and pinned to one CPU
+# (internal/cmd/abbench). The raw lines go to abbench.txt (benchstat).
+#   make abbench BASE=HEAD~1 PKG=./runtime/translate BENCH='Stream/chunk=|Response/impl=(reused|baseline)$$'
+BASE ?= HEAD
+ROUNDS ?= 6
+abbench:
+	@test -n "$(PKG)" -a -n "$(BENCH)" || { echo "set PKG and BENCH (and BASE)"; exit 2; }
+	go run ./internal/cmd/abbench -base '$(BASE)' -pkg $(PKG) -bench '$(BENCH)' -rounds $(ROUNDS)
 
 # Instructions per op of one benchmark (BENCH selects one; PKG its
 # package), counted by valgrind (apt-get install valgrind): the same from

@@ -1,0 +1,36 @@
+package main
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+)
+
+// benchLines reads a test binary's result lines (names without the
+// -GOMAXPROCS suffix, ns/op) and nothing else; report gives each
+// benchmark's ratio to its impl=baseline sibling, round by round.
+func TestBenchLinesReport(t *testing.T) {
+	out := []byte(`goos: linux
+BenchmarkStream/chunk=text/impl=baseline-2   	 100	       500.0 ns/op	 440 MB/s	 0 B/op	 0 allocs/op
+BenchmarkStream/chunk=text/impl=translate-2  	 100	       600 ns/op	 360 MB/s	 0 B/op	 0 allocs/op
+BenchmarkOther 	 100	       7 ns/op
+PASS
+`)
+	ls := benchLines(out)
+	if len(ls) != 3 || ls[0].name != "BenchmarkStream/chunk=text/impl=baseline" || ls[1].ns != 600 || !strings.HasPrefix(ls[1].rest, "100") {
+		t.Fatalf("%+v", ls)
+	}
+	res := results{}
+	for round, scale := range []float64{1, 2, 1.5} {
+		for _, l := range ls {
+			res.add("new-a32", l.name, round, l.ns*scale)
+		}
+	}
+	res.add("new-a32", "BenchmarkStream/chunk=text/impl=translate", 2, 825) // 1.1× in round 2
+	var got bytes.Buffer
+	res.report(&got, []build{{rev: "new", align: "32"}})
+	want := "BenchmarkStream/chunk=text/impl=translate\n  new-a32    1.20x [1.10–1.20]  825 ns/op\n"
+	if got.String() != want {
+		t.Errorf("report:\n%s\nwant\n%s", got.String(), want)
+	}
+}
