@@ -1,6 +1,7 @@
 package generator
 
 import (
+	"fmt"
 	"regexp"
 	"slices"
 	"strconv"
@@ -482,5 +483,38 @@ func TestExtrasBelow(t *testing.T) {
 	f, _ := Load("m.yaml", []byte(header+"entries: []\nextras:\n  - key: reasoning.effort\n    gateway: x\n"))
 	if c, errs := Validate(f, nil, false); len(errs) != 0 || len(c.Stale) != 1 || !strings.Contains(c.Stale[0].String(), "stale: extra reasoning.effort") {
 		t.Errorf("%v %v", errs, c.Stale)
+	}
+}
+
+// An object of more than 64 fields: the first 64 run from the bits
+// Fields returns, each one past them on its own check of its slot.
+func TestEmitWide(t *testing.T) {
+	root := &Node{Kind: Object}
+	var keys []string
+	for i := range 66 {
+		k := fmt.Sprintf("k%d", i)
+		keys = append(keys, strconv.Quote(k))
+		root.Fields = append(root.Fields, &Node{Kind: Leaf, Key: k, Path: k, Rel: k, Leaf: &Target{Rule: Rule{Kind: Drop, Reason: "no " + k}}})
+	}
+	root.Fields = append(root.Fields, &Node{Kind: Leaf, Key: "id", Path: "id", Rel: "id", Leaf: &Target{Rule: Rule{Kind: Gateway, Reason: "the gateway's"}}})
+	out, err := Emit("mapping", "w", "w.yaml", "conv", []*Converter{{Dialect: "openai", Root: root}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := string(out)
+	for _, want := range []string{
+		"var src [66]codec.Value\n",
+		"for srcSet := v.Fields(fieldsW0, src[:]); srcSet != 0; srcSet &= srcSet - 1 {",
+		"case 63:\n\t\t\t// w.yaml:0: drop\n\t\t\tc.drop(src[63], \"k63\", \"no k63\")\n\t\t}",
+		"if src[64].Exists() {\n\t\t// w.yaml:0: drop\n\t\tc.drop(src[64], \"k64\", \"no k64\")\n\t}\n\tif src[65].Exists() {",
+		"// w.yaml:0: id: gateway: the gateway's\n",
+		"fieldsW0 = codec.NewFields(" + strings.Join(keys, ", ") + ")",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("emitted code lacks\n%s\n---\n%s", want, got)
+		}
+	}
+	if strings.Contains(got, "case 64:") {
+		t.Error("a case past the 64th bit")
 	}
 }
