@@ -76,8 +76,10 @@ func (f *Fields) Slot(key []byte) int {
 	if n+1 >= len(f.byLen) {
 		return -1
 	}
+	// The first byte tells most keys of a length apart before the call
+	// that compares the bytes.
 	for j := int(f.byLen[n]); j < int(f.byLen[n+1]); j++ {
-		if f.keys[j] == string(key) {
+		if k := f.keys[j]; (n == 0 || k[0] == key[0]) && k == string(key) {
 			return int(f.slots[j])
 		}
 	}
