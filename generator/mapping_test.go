@@ -2,7 +2,6 @@ package generator
 
 import (
 	"fmt"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -303,35 +302,22 @@ entries:
 	}
 	tiers := strings.Join(quoted, ", ")
 	for _, want := range []string{
-		// each field that has a rule has a slot, in the mapping's order
-		`src [9]codec.Value`,
-		`for srcSet := v.Fields(fieldsM0, src[:]); srcSet != 0; srcSet &= srcSet - 1 {`,
-		`fieldsM0 = codec.NewFields("service_tier", "verbosity", "stream", "logprobs", "n", "messages", "response_format", "audio", "user")`,
-		"switch string(src[0].Raw()) {\n\t\t\tcase " + tiers + ":\n\t\t\t\tc.put(codec.Top, \"service_tier\", src[0].Raw())\n\t\t\tdefault:\n\t\t\t\tc.warn(\"service_tier\", string(src[0].Raw())+\" is not a value the mapping carries to service_tier; left out\")",
-		"case \"\\\"high\\\"\":\n\t\t\t\tc.put(c.b.Object(codec.Top, \"text\"), \"verbosity\", src[1].Raw())\n\t\t\tcase \"\\\"low\\\"\":\n\t\t\t\tc.b.SetJSON(c.b.Object(codec.Top, \"text\"), \"verbosity\", \"\\\"medium\\\"\")\n\t\t\tdefault:\n\t\t\t\tc.b.SetJSON(c.b.Object(codec.Top, \"text\"), \"verbosity\", \"\\\"medium\\\"\")",
-		"c.put(codec.Top, \"stream\", src[2].Raw())\n\t\t\tif string(src[2].Raw()) == \"true\" {\n\t\t\t\tc.b.AppendConst(c.b.Array(codec.Top, \"include\"), \"\\\"message.output_text.logprobs\\\"\")",
-		// logprobs' unless reads stream's slot
-		"if !present(src[2]) {\n\t\t\t\tc.b.SetJSON(codec.Top, \"top_logprobs\", \"0\")\n\t\t\t\tc.put(codec.Top, \"parallel_tool_calls\", src[3].Raw())",
-		"if string(src[4].Raw()) != \"1\" {\n\t\t\t\tc.refuse(\"n\", \"n \"+string(src[4].Raw())+\": one choice\")",
+		"switch string(srcServiceTier.Raw()) {\n\t\t\tcase " + tiers + ":\n\t\t\t\tc.put(codec.Top, \"service_tier\", srcServiceTier.Raw())\n\t\t\tdefault:\n\t\t\t\tc.warn(\"service_tier\", string(srcServiceTier.Raw())+\" is not a value the mapping carries to service_tier; left out\")",
+		"case \"\\\"high\\\"\":\n\t\t\t\tc.put(c.b.Object(codec.Top, \"text\"), \"verbosity\", srcVerbosity.Raw())\n\t\t\tcase \"\\\"low\\\"\":\n\t\t\t\tc.b.SetJSON(c.b.Object(codec.Top, \"text\"), \"verbosity\", \"\\\"medium\\\"\")\n\t\t\tdefault:\n\t\t\t\tc.b.SetJSON(c.b.Object(codec.Top, \"text\"), \"verbosity\", \"\\\"medium\\\"\")",
+		"c.put(codec.Top, \"stream\", srcStream.Raw())\n\t\t\tif string(srcStream.Raw()) == \"true\" {\n\t\t\t\tc.b.AppendConst(c.b.Array(codec.Top, \"include\"), \"\\\"message.output_text.logprobs\\\"\")",
+		"if !present(srcStream) {\n\t\t\t\tc.b.SetJSON(codec.Top, \"top_logprobs\", \"0\")\n\t\t\t\tc.put(codec.Top, \"parallel_tool_calls\", srcLogprobs.Raw())",
+		"if string(srcN.Raw()) != \"1\" {\n\t\t\t\tc.refuse(\"n\", \"n \"+string(srcN.Raw())+\": one choice\")",
 		"c.refuse(atElem(\"messages\", i, \"role\", \"messages[0].role\"), \"no function messages\")",
 		"// m.yaml:25: omit → text.format{text}: the target's default, left out",
-		// audio's rule reads nothing of it, but user's unless reads its slot
-		"if !present(src[7]) {\n\t\t\t\tc.put(codec.Top, \"safety_identifier\", src[8].Raw())",
+		// audio's rule reads nothing of it, but user's unless does: it is
+		// read into its variable, not only marked
+		"case \"audio\":\n\t\t\tsrcAudio = m",
+		"if !present(srcAudio) {\n\t\t\t\tc.put(codec.Top, \"safety_identifier\", srcUser.Raw())",
 	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("emitted code lacks\n%s\n---\n%s", want, got)
 		}
 	}
-}
-
-// hasSlotted reports whether code has want, in which "[#]" stands for
-// any slot's index.
-func hasSlotted(code, want string) bool {
-	parts := strings.Split(want, "[#]")
-	for i := range parts {
-		parts[i] = regexp.QuoteMeta(parts[i])
-	}
-	return regexp.MustCompile(strings.Join(parts, `\[\d+\]`)).MatchString(code)
 }
 
 // containsInOrder reports whether s has the parts of want split at "…"
@@ -486,14 +472,12 @@ func TestExtrasBelow(t *testing.T) {
 	}
 }
 
-// An object of more than 64 fields: the first 64 run from the bits
-// Fields returns, each one past them on its own check of its slot.
+// An object of more than 64 fields: the first 64 are marked in the word
+// whose bits run their rules, each one past them runs on its own check.
 func TestEmitWide(t *testing.T) {
 	root := &Node{Kind: Object}
-	var keys []string
 	for i := range 66 {
 		k := fmt.Sprintf("k%d", i)
-		keys = append(keys, strconv.Quote(k))
 		root.Fields = append(root.Fields, &Node{Kind: Leaf, Key: k, Path: k, Rel: k, Leaf: &Target{Rule: Rule{Kind: Drop, Reason: "no " + k}}})
 	}
 	root.Fields = append(root.Fields, &Node{Kind: Leaf, Key: "id", Path: "id", Rel: "id", Leaf: &Target{Rule: Rule{Kind: Gateway, Reason: "the gateway's"}}})
@@ -503,12 +487,10 @@ func TestEmitWide(t *testing.T) {
 	}
 	got := string(out)
 	for _, want := range []string{
-		"var src [66]codec.Value\n",
-		"for srcSet := v.Fields(fieldsW0, src[:]); srcSet != 0; srcSet &= srcSet - 1 {",
-		"case 63:\n\t\t\t// w.yaml:0: drop\n\t\t\tc.drop(src[63], \"k63\", \"no k63\")\n\t\t}",
-		"if src[64].Exists() {\n\t\t// w.yaml:0: drop\n\t\tc.drop(src[64], \"k64\", \"no k64\")\n\t}\n\tif src[65].Exists() {",
-		"// w.yaml:0: id: gateway: the gateway's\n",
-		"fieldsW0 = codec.NewFields(" + strings.Join(keys, ", ") + ")",
+		"case \"k63\":\n\t\t\tsrcK63 = m\n\t\t\tsrcSet |= uint64(0x8000000000000000)\n\t\tcase \"k64\":\n\t\t\tsrcK64 = m\n\t\tcase \"k65\":\n\t\t\tsrcK65 = m\n",
+		"case \"id\": // w.yaml:0: gateway: the gateway's\n",
+		"case 63:\n\t\t\t// w.yaml:0: drop\n\t\t\tc.drop(srcK63, \"k63\", \"no k63\")\n\t\t}",
+		"if srcK64.Exists() {\n\t\t// w.yaml:0: drop\n\t\tc.drop(srcK64, \"k64\", \"no k64\")\n\t}\n\tif srcK65.Exists() {",
 	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("emitted code lacks\n%s\n---\n%s", want, got)

@@ -102,11 +102,11 @@ events:
 		}
 	}
 	for _, want := range []string{
-		`c.drop(src[#], "max_output_tokens", "not carried: the pinned openrouter spec has no max_tokens_total")`,
-		`c.put(codec.Top, "max_completion_tokens", src[#].Raw())`,
-		`"client_metadata")`, // an extra: the last of the top level's keys
+		`c.drop(srcMaxOutputTokens, "max_output_tokens", "not carried: the pinned openrouter spec has no max_tokens_total")`,
+		`c.put(codec.Top, "max_completion_tokens", srcMaxOutputTokens.Raw())`,
+		`case "client_metadata":`,
 	} {
-		if !hasSlotted(code, want) {
+		if !strings.Contains(code, want) {
 			t.Errorf("the converter lacks %s", want)
 		}
 	}

@@ -9,77 +9,163 @@ import (
 
 // chatChunkResponsesOpenAI converts a payload, as mapping/chat_chunk_responses.yaml says for openai.
 func (c *reply) chatChunkResponsesOpenAI(v codec.Value) {
-	// mapping/chat_chunk_responses.yaml:17: id: gateway: the Response gets the gateway's resp_ id (from its ID source); the upstream's id is logged
-	// mapping/chat_chunk_responses.yaml:19: object: gateway: the Response's object is "response"
-	// mapping/chat_chunk_responses.yaml:21: created: gateway: created_at is the gateway's clock when the request arrived
-	// mapping/chat_chunk_responses.yaml:23: model: gateway: the Response names the model the client asked for; the routed upstream model is logged
-	// mapping/chat_chunk_responses.yaml:25: system_fingerprint: gateway: logged by the gateway; the Response has no place for it
-	// mapping/chat_chunk_responses.yaml:140: provider: gateway: the provider that served the request is logged by the gateway
-	var src [5]codec.Value
-	for srcSet := v.Fields(fieldsChatChunkResponses6, src[:]); srcSet != 0; srcSet &= srcSet - 1 {
+	var srcServiceTier, srcOpenrouterMetadata, srcChoices, srcError, srcUsage codec.Value
+	var srcSet uint64
+	for k, m := range v.Members() {
+		if !present(m) {
+			continue
+		}
+		switch string(k.Bytes()) {
+		case "id": // mapping/chat_chunk_responses.yaml:17: gateway: the Response gets the gateway's resp_ id (from its ID source); the upstream's id is logged
+		case "object": // mapping/chat_chunk_responses.yaml:19: gateway: the Response's object is "response"
+		case "created": // mapping/chat_chunk_responses.yaml:21: gateway: created_at is the gateway's clock when the request arrived
+		case "model": // mapping/chat_chunk_responses.yaml:23: gateway: the Response names the model the client asked for; the routed upstream model is logged
+		case "system_fingerprint": // mapping/chat_chunk_responses.yaml:25: gateway: logged by the gateway; the Response has no place for it
+		case "service_tier":
+			srcServiceTier = m
+			srcSet |= uint64(0x1)
+		case "openrouter_metadata":
+			srcOpenrouterMetadata = m
+			srcSet |= uint64(0x2)
+		case "choices":
+			srcChoices = m
+			srcSet |= uint64(0x4)
+		case "error":
+			srcError = m
+			srcSet |= uint64(0x8)
+		case "usage":
+			srcUsage = m
+			srcSet |= uint64(0x10)
+		case "provider": // mapping/chat_chunk_responses.yaml:140: gateway: the provider that served the request is logged by the gateway
+		}
+	}
+	for ; srcSet != 0; srcSet &= srcSet - 1 {
 		switch bits.TrailingZeros64(srcSet) {
 		case 0:
 			// mapping/chat_chunk_responses.yaml:27: → service_tier
-			switch string(src[0].Raw()) {
+			switch string(srcServiceTier.Raw()) {
 			case "\"auto\"", "\"default\"", "\"fast\"", "\"flex\"", "\"priority\"", "\"scale\"", "\"ultrafast\"":
-				c.put(codec.Top, "service_tier", src[0].Raw())
+				c.put(codec.Top, "service_tier", srcServiceTier.Raw())
 			default:
-				c.warn("service_tier", string(src[0].Raw())+" is not a value the mapping carries to service_tier; left out")
+				c.warn("service_tier", string(srcServiceTier.Raw())+" is not a value the mapping carries to service_tier; left out")
 			}
 		case 1:
 			// mapping/chat_chunk_responses.yaml:31: drop
-			c.drop(src[1], "openrouter_metadata", "OpenRouter's routing report (attempts, endpoints, pipeline); the Response has no place for it")
+			c.drop(srcOpenrouterMetadata, "openrouter_metadata", "OpenRouter's routing report (attempts, endpoints, pipeline); the Response has no place for it")
 		case 2:
-			for i, e := range src[2].Elems() {
-				// mapping/chat_chunk_responses.yaml:33: index: gateway: the gateway asks for one choice (n is never sent); others are ignored
-				// mapping/chat_chunk_responses.yaml:41: native_finish_reason: gateway: the provider's own reason is logged; finish_reason says what the Response needs
-				var srcChoices [3]codec.Value
-				for srcChoicesSet := e.Fields(fieldsChatChunkResponses2, srcChoices[:]); srcChoicesSet != 0; srcChoicesSet &= srcChoicesSet - 1 {
+			for i, e := range srcChoices.Elems() {
+				var srcChoicesFinishReason, srcChoicesLogprobs, srcChoicesDelta codec.Value
+				var srcChoicesSet uint64
+				for k, m := range e.Members() {
+					if !present(m) {
+						continue
+					}
+					switch string(k.Bytes()) {
+					case "index": // mapping/chat_chunk_responses.yaml:33: gateway: the gateway asks for one choice (n is never sent); others are ignored
+					case "finish_reason":
+						srcChoicesFinishReason = m
+						srcChoicesSet |= uint64(0x1)
+					case "native_finish_reason": // mapping/chat_chunk_responses.yaml:41: gateway: the provider's own reason is logged; finish_reason says what the Response needs
+					case "logprobs":
+						srcChoicesLogprobs = m
+						srcChoicesSet |= uint64(0x2)
+					case "delta":
+						srcChoicesDelta = m
+						srcChoicesSet |= uint64(0x4)
+					}
+				}
+				for ; srcChoicesSet != 0; srcChoicesSet &= srcChoicesSet - 1 {
 					switch bits.TrailingZeros64(srcChoicesSet) {
 					case 0:
 						// mapping/chat_chunk_responses.yaml:35: → status
-						finishReason(c, srcChoices[0], atElem("choices", i, "finish_reason", "choices[0].finish_reason"), codec.Top, "")
+						finishReason(c, srcChoicesFinishReason, atElem("choices", i, "finish_reason", "choices[0].finish_reason"), codec.Top, "")
 					case 1:
-						var srcChoicesLogprobs [2]codec.Value
-						for srcChoicesLogprobsSet := srcChoices[1].Fields(fieldsChatChunkResponses0, srcChoicesLogprobs[:]); srcChoicesLogprobsSet != 0; srcChoicesLogprobsSet &= srcChoicesLogprobsSet - 1 {
+						var srcChoicesLogprobsContent, srcChoicesLogprobsRefusal codec.Value
+						var srcChoicesLogprobsSet uint64
+						for k, m := range srcChoicesLogprobs.Members() {
+							if !present(m) {
+								continue
+							}
+							switch string(k.Bytes()) {
+							case "content":
+								srcChoicesLogprobsContent = m
+								srcChoicesLogprobsSet |= uint64(0x1)
+							case "refusal":
+								srcChoicesLogprobsRefusal = m
+								srcChoicesLogprobsSet |= uint64(0x2)
+							}
+						}
+						for ; srcChoicesLogprobsSet != 0; srcChoicesLogprobsSet &= srcChoicesLogprobsSet - 1 {
 							switch bits.TrailingZeros64(srcChoicesLogprobsSet) {
 							case 0:
 								// mapping/chat_chunk_responses.yaml:43: → output[]{message}.content[]{output_text}.logprobs
-								logprobs(c, srcChoicesLogprobs[0], atElem("choices", i, "logprobs.content", "choices[0].logprobs.content"), codec.Top, "")
+								logprobs(c, srcChoicesLogprobsContent, atElem("choices", i, "logprobs.content", "choices[0].logprobs.content"), codec.Top, "")
 							case 1:
 								// mapping/chat_chunk_responses.yaml:53: drop
-								c.drop(srcChoicesLogprobs[1], atElem("choices", i, "logprobs.refusal", "choices[0].logprobs.refusal"), "the Response's refusal part has no log probabilities")
+								c.drop(srcChoicesLogprobsRefusal, atElem("choices", i, "logprobs.refusal", "choices[0].logprobs.refusal"), "the Response's refusal part has no log probabilities")
 							}
 						}
 					case 2:
-						// mapping/chat_chunk_responses.yaml:55: role: gateway: always assistant
-						var srcChoicesDelta [8]codec.Value
-						for srcChoicesDeltaSet := srcChoices[2].Fields(fieldsChatChunkResponses1, srcChoicesDelta[:]); srcChoicesDeltaSet != 0; srcChoicesDeltaSet &= srcChoicesDeltaSet - 1 {
+						var srcChoicesDeltaReasoningDetails, srcChoicesDeltaReasoning, srcChoicesDeltaReasoningContent, srcChoicesDeltaContent, srcChoicesDeltaRefusal, srcChoicesDeltaAnnotations, srcChoicesDeltaAudio, srcChoicesDeltaToolCalls codec.Value
+						var srcChoicesDeltaSet uint64
+						for k, m := range srcChoicesDelta.Members() {
+							if !present(m) {
+								continue
+							}
+							switch string(k.Bytes()) {
+							case "role": // mapping/chat_chunk_responses.yaml:55: gateway: always assistant
+							case "reasoning_details":
+								srcChoicesDeltaReasoningDetails = m
+								srcChoicesDeltaSet |= uint64(0x1)
+							case "reasoning":
+								srcChoicesDeltaReasoning = m
+								srcChoicesDeltaSet |= uint64(0x2)
+							case "reasoning_content":
+								srcChoicesDeltaReasoningContent = m
+								srcChoicesDeltaSet |= uint64(0x4)
+							case "content":
+								srcChoicesDeltaContent = m
+								srcChoicesDeltaSet |= uint64(0x8)
+							case "refusal":
+								srcChoicesDeltaRefusal = m
+								srcChoicesDeltaSet |= uint64(0x10)
+							case "annotations":
+								srcChoicesDeltaAnnotations = m
+								srcChoicesDeltaSet |= uint64(0x20)
+							case "audio":
+								srcChoicesDeltaAudio = m
+								srcChoicesDeltaSet |= uint64(0x40)
+							case "tool_calls":
+								srcChoicesDeltaToolCalls = m
+								srcChoicesDeltaSet |= uint64(0x80)
+							}
+						}
+						for ; srcChoicesDeltaSet != 0; srcChoicesDeltaSet &= srcChoicesDeltaSet - 1 {
 							switch bits.TrailingZeros64(srcChoicesDeltaSet) {
 							case 0:
 								// mapping/chat_chunk_responses.yaml:57: → output[]{reasoning}
-								reasoningDetails(c, srcChoicesDelta[0], atElem("choices", i, "delta.reasoning_details", "choices[0].delta.reasoning_details"), codec.Top, "")
+								reasoningDetails(c, srcChoicesDeltaReasoningDetails, atElem("choices", i, "delta.reasoning_details", "choices[0].delta.reasoning_details"), codec.Top, "")
 							case 1:
 								// mapping/chat_chunk_responses.yaml:64: → output[]{reasoning}.content[].text
-								reasoningText(c, srcChoicesDelta[1], atElem("choices", i, "delta.reasoning", "choices[0].delta.reasoning"), codec.Top, "")
+								reasoningText(c, srcChoicesDeltaReasoning, atElem("choices", i, "delta.reasoning", "choices[0].delta.reasoning"), codec.Top, "")
 							case 2:
 								// mapping/chat_chunk_responses.yaml:68: → output[]{reasoning}.content[].text
-								reasoningText(c, srcChoicesDelta[2], atElem("choices", i, "delta.reasoning_content", "choices[0].delta.reasoning_content"), codec.Top, "")
+								reasoningText(c, srcChoicesDeltaReasoningContent, atElem("choices", i, "delta.reasoning_content", "choices[0].delta.reasoning_content"), codec.Top, "")
 							case 3:
 								// mapping/chat_chunk_responses.yaml:72: → output[]{message}.content[]{output_text}.text
-								text(c, srcChoicesDelta[3], atElem("choices", i, "delta.content", "choices[0].delta.content"), codec.Top, "")
+								text(c, srcChoicesDeltaContent, atElem("choices", i, "delta.content", "choices[0].delta.content"), codec.Top, "")
 							case 4:
 								// mapping/chat_chunk_responses.yaml:76: → output[]{message}.content[]{refusal}.refusal
-								refusal(c, srcChoicesDelta[4], atElem("choices", i, "delta.refusal", "choices[0].delta.refusal"), codec.Top, "")
+								refusal(c, srcChoicesDeltaRefusal, atElem("choices", i, "delta.refusal", "choices[0].delta.refusal"), codec.Top, "")
 							case 5:
 								// mapping/chat_chunk_responses.yaml:80: → output[]{message}.content[]{output_text}.annotations[]{url_citation}
-								annotations(c, srcChoicesDelta[5], atElem("choices", i, "delta.annotations", "choices[0].delta.annotations"), codec.Top, "")
+								annotations(c, srcChoicesDeltaAnnotations, atElem("choices", i, "delta.annotations", "choices[0].delta.annotations"), codec.Top, "")
 							case 6:
 								// mapping/chat_chunk_responses.yaml:86: drop
-								c.drop(srcChoicesDelta[6], atElem("choices", i, "delta.audio", "choices[0].delta.audio"), "the Response's message has no audio")
+								c.drop(srcChoicesDeltaAudio, atElem("choices", i, "delta.audio", "choices[0].delta.audio"), "the Response's message has no audio")
 							case 7:
 								// mapping/chat_chunk_responses.yaml:88: → output[]{function_call}
-								toolCalls(c, srcChoicesDelta[7], atElem("choices", i, "delta.tool_calls", "choices[0].delta.tool_calls"), codec.Top, "")
+								toolCalls(c, srcChoicesDeltaToolCalls, atElem("choices", i, "delta.tool_calls", "choices[0].delta.tool_calls"), codec.Top, "")
 							}
 						}
 					}
@@ -87,64 +173,133 @@ func (c *reply) chatChunkResponsesOpenAI(v codec.Value) {
 			}
 		case 3:
 			// mapping/chat_chunk_responses.yaml:100: → error
-			streamError(c, src[3], "error", codec.Top, "")
+			streamError(c, srcError, "error", codec.Top, "")
 		case 4:
-			// mapping/chat_chunk_responses.yaml:132: cost_details: gateway: logged by the gateway
-			// mapping/chat_chunk_responses.yaml:134: is_byok: gateway: logged by the gateway
-			var srcUsage [7]codec.Value
-			for srcUsageSet := src[4].Fields(fieldsChatChunkResponses5, srcUsage[:]); srcUsageSet != 0; srcUsageSet &= srcUsageSet - 1 {
+			var srcUsagePromptTokens, srcUsagePromptTokensDetails, srcUsageCompletionTokens, srcUsageCompletionTokensDetails, srcUsageTotalTokens, srcUsageCost, srcUsageServerToolUseDetails codec.Value
+			var srcUsageSet uint64
+			for k, m := range srcUsage.Members() {
+				if !present(m) {
+					continue
+				}
+				switch string(k.Bytes()) {
+				case "prompt_tokens":
+					srcUsagePromptTokens = m
+					srcUsageSet |= uint64(0x1)
+				case "prompt_tokens_details":
+					srcUsagePromptTokensDetails = m
+					srcUsageSet |= uint64(0x2)
+				case "completion_tokens":
+					srcUsageCompletionTokens = m
+					srcUsageSet |= uint64(0x4)
+				case "completion_tokens_details":
+					srcUsageCompletionTokensDetails = m
+					srcUsageSet |= uint64(0x8)
+				case "total_tokens":
+					srcUsageTotalTokens = m
+					srcUsageSet |= uint64(0x10)
+				case "cost":
+					srcUsageCost = m
+					srcUsageSet |= uint64(0x20)
+				case "cost_details": // mapping/chat_chunk_responses.yaml:132: gateway: logged by the gateway
+				case "is_byok": // mapping/chat_chunk_responses.yaml:134: gateway: logged by the gateway
+				case "server_tool_use_details":
+					srcUsageServerToolUseDetails = m
+					srcUsageSet |= uint64(0x40)
+				}
+			}
+			for ; srcUsageSet != 0; srcUsageSet &= srcUsageSet - 1 {
 				switch bits.TrailingZeros64(srcUsageSet) {
 				case 0:
 					// mapping/chat_chunk_responses.yaml:106: → usage.input_tokens
-					c.put(c.b.Object(codec.Top, "usage"), "input_tokens", srcUsage[0].Raw())
+					c.put(c.b.Object(codec.Top, "usage"), "input_tokens", srcUsagePromptTokens.Raw())
 				case 1:
-					var srcUsagePromptTokensDetails [4]codec.Value
-					for srcUsagePromptTokensDetailsSet := srcUsage[1].Fields(fieldsChatChunkResponses3, srcUsagePromptTokensDetails[:]); srcUsagePromptTokensDetailsSet != 0; srcUsagePromptTokensDetailsSet &= srcUsagePromptTokensDetailsSet - 1 {
+					var srcUsagePromptTokensDetailsCachedTokens, srcUsagePromptTokensDetailsCacheWriteTokens, srcUsagePromptTokensDetailsAudioTokens, srcUsagePromptTokensDetailsVideoTokens codec.Value
+					var srcUsagePromptTokensDetailsSet uint64
+					for k, m := range srcUsagePromptTokensDetails.Members() {
+						if !present(m) {
+							continue
+						}
+						switch string(k.Bytes()) {
+						case "cached_tokens":
+							srcUsagePromptTokensDetailsCachedTokens = m
+							srcUsagePromptTokensDetailsSet |= uint64(0x1)
+						case "cache_write_tokens":
+							srcUsagePromptTokensDetailsCacheWriteTokens = m
+							srcUsagePromptTokensDetailsSet |= uint64(0x2)
+						case "audio_tokens":
+							srcUsagePromptTokensDetailsAudioTokens = m
+							srcUsagePromptTokensDetailsSet |= uint64(0x4)
+						case "video_tokens":
+							srcUsagePromptTokensDetailsVideoTokens = m
+							srcUsagePromptTokensDetailsSet |= uint64(0x8)
+						}
+					}
+					for ; srcUsagePromptTokensDetailsSet != 0; srcUsagePromptTokensDetailsSet &= srcUsagePromptTokensDetailsSet - 1 {
 						switch bits.TrailingZeros64(srcUsagePromptTokensDetailsSet) {
 						case 0:
 							// mapping/chat_chunk_responses.yaml:108: → usage.input_tokens_details.cached_tokens
-							c.put(c.b.Object(c.b.Object(codec.Top, "usage"), "input_tokens_details"), "cached_tokens", srcUsagePromptTokensDetails[0].Raw())
+							c.put(c.b.Object(c.b.Object(codec.Top, "usage"), "input_tokens_details"), "cached_tokens", srcUsagePromptTokensDetailsCachedTokens.Raw())
 						case 1:
 							// mapping/chat_chunk_responses.yaml:110: → usage.input_tokens_details.cache_write_tokens
-							c.put(c.b.Object(c.b.Object(codec.Top, "usage"), "input_tokens_details"), "cache_write_tokens", srcUsagePromptTokensDetails[1].Raw())
+							c.put(c.b.Object(c.b.Object(codec.Top, "usage"), "input_tokens_details"), "cache_write_tokens", srcUsagePromptTokensDetailsCacheWriteTokens.Raw())
 						case 2:
 							// mapping/chat_chunk_responses.yaml:112: drop
-							c.drop(srcUsagePromptTokensDetails[2], "usage.prompt_tokens_details.audio_tokens", "the Response's usage has no audio tokens")
+							c.drop(srcUsagePromptTokensDetailsAudioTokens, "usage.prompt_tokens_details.audio_tokens", "the Response's usage has no audio tokens")
 						case 3:
 							// mapping/chat_chunk_responses.yaml:114: drop
-							c.drop(srcUsagePromptTokensDetails[3], "usage.prompt_tokens_details.video_tokens", "the Response's usage has no video tokens")
+							c.drop(srcUsagePromptTokensDetailsVideoTokens, "usage.prompt_tokens_details.video_tokens", "the Response's usage has no video tokens")
 						}
 					}
 				case 2:
 					// mapping/chat_chunk_responses.yaml:116: → usage.output_tokens
-					c.put(c.b.Object(codec.Top, "usage"), "output_tokens", srcUsage[2].Raw())
+					c.put(c.b.Object(codec.Top, "usage"), "output_tokens", srcUsageCompletionTokens.Raw())
 				case 3:
-					var srcUsageCompletionTokensDetails [4]codec.Value
-					for srcUsageCompletionTokensDetailsSet := srcUsage[3].Fields(fieldsChatChunkResponses4, srcUsageCompletionTokensDetails[:]); srcUsageCompletionTokensDetailsSet != 0; srcUsageCompletionTokensDetailsSet &= srcUsageCompletionTokensDetailsSet - 1 {
+					var srcUsageCompletionTokensDetailsReasoningTokens, srcUsageCompletionTokensDetailsAcceptedPredictionTokens, srcUsageCompletionTokensDetailsRejectedPredictionTokens, srcUsageCompletionTokensDetailsAudioTokens codec.Value
+					var srcUsageCompletionTokensDetailsSet uint64
+					for k, m := range srcUsageCompletionTokensDetails.Members() {
+						if !present(m) {
+							continue
+						}
+						switch string(k.Bytes()) {
+						case "reasoning_tokens":
+							srcUsageCompletionTokensDetailsReasoningTokens = m
+							srcUsageCompletionTokensDetailsSet |= uint64(0x1)
+						case "accepted_prediction_tokens":
+							srcUsageCompletionTokensDetailsAcceptedPredictionTokens = m
+							srcUsageCompletionTokensDetailsSet |= uint64(0x2)
+						case "rejected_prediction_tokens":
+							srcUsageCompletionTokensDetailsRejectedPredictionTokens = m
+							srcUsageCompletionTokensDetailsSet |= uint64(0x4)
+						case "audio_tokens":
+							srcUsageCompletionTokensDetailsAudioTokens = m
+							srcUsageCompletionTokensDetailsSet |= uint64(0x8)
+						}
+					}
+					for ; srcUsageCompletionTokensDetailsSet != 0; srcUsageCompletionTokensDetailsSet &= srcUsageCompletionTokensDetailsSet - 1 {
 						switch bits.TrailingZeros64(srcUsageCompletionTokensDetailsSet) {
 						case 0:
 							// mapping/chat_chunk_responses.yaml:118: → usage.output_tokens_details.reasoning_tokens
-							c.put(c.b.Object(c.b.Object(codec.Top, "usage"), "output_tokens_details"), "reasoning_tokens", srcUsageCompletionTokensDetails[0].Raw())
+							c.put(c.b.Object(c.b.Object(codec.Top, "usage"), "output_tokens_details"), "reasoning_tokens", srcUsageCompletionTokensDetailsReasoningTokens.Raw())
 						case 1:
 							// mapping/chat_chunk_responses.yaml:120: drop
-							c.drop(srcUsageCompletionTokensDetails[1], "usage.completion_tokens_details.accepted_prediction_tokens", "the Responses API has no predicted outputs")
+							c.drop(srcUsageCompletionTokensDetailsAcceptedPredictionTokens, "usage.completion_tokens_details.accepted_prediction_tokens", "the Responses API has no predicted outputs")
 						case 2:
 							// mapping/chat_chunk_responses.yaml:122: drop
-							c.drop(srcUsageCompletionTokensDetails[2], "usage.completion_tokens_details.rejected_prediction_tokens", "the Responses API has no predicted outputs")
+							c.drop(srcUsageCompletionTokensDetailsRejectedPredictionTokens, "usage.completion_tokens_details.rejected_prediction_tokens", "the Responses API has no predicted outputs")
 						case 3:
 							// mapping/chat_chunk_responses.yaml:124: drop
-							c.drop(srcUsageCompletionTokensDetails[3], "usage.completion_tokens_details.audio_tokens", "the Response's usage has no audio tokens")
+							c.drop(srcUsageCompletionTokensDetailsAudioTokens, "usage.completion_tokens_details.audio_tokens", "the Response's usage has no audio tokens")
 						}
 					}
 				case 4:
 					// mapping/chat_chunk_responses.yaml:126: → usage.total_tokens
-					c.put(c.b.Object(codec.Top, "usage"), "total_tokens", srcUsage[4].Raw())
+					c.put(c.b.Object(codec.Top, "usage"), "total_tokens", srcUsageTotalTokens.Raw())
 				case 5:
 					// mapping/chat_chunk_responses.yaml:128: → usage
-					cost(c, srcUsage[5], "usage.cost", codec.Top, "usage")
+					cost(c, srcUsageCost, "usage.cost", codec.Top, "usage")
 				case 6:
 					// mapping/chat_chunk_responses.yaml:136: drop
-					c.drop(srcUsage[6], "usage.server_tool_use_details", "the Response's usage has no server tool counts (its web_search_call items show the searches)")
+					c.drop(srcUsageServerToolUseDetails, "usage.server_tool_use_details", "the Response's usage has no server tool counts (its web_search_call items show the searches)")
 				}
 			}
 		}
@@ -159,14 +314,3 @@ func isChatChunkResponsesExtra(key []byte) bool {
 	}
 	return false
 }
-
-// The keys of the objects the converters read, each at its slot (codec.Value.Fields).
-var (
-	fieldsChatChunkResponses0 = codec.NewFields("content", "refusal")
-	fieldsChatChunkResponses1 = codec.NewFields("reasoning_details", "reasoning", "reasoning_content", "content", "refusal", "annotations", "audio", "tool_calls")
-	fieldsChatChunkResponses2 = codec.NewFields("finish_reason", "logprobs", "delta")
-	fieldsChatChunkResponses3 = codec.NewFields("cached_tokens", "cache_write_tokens", "audio_tokens", "video_tokens")
-	fieldsChatChunkResponses4 = codec.NewFields("reasoning_tokens", "accepted_prediction_tokens", "rejected_prediction_tokens", "audio_tokens")
-	fieldsChatChunkResponses5 = codec.NewFields("prompt_tokens", "prompt_tokens_details", "completion_tokens", "completion_tokens_details", "total_tokens", "cost", "server_tool_use_details")
-	fieldsChatChunkResponses6 = codec.NewFields("service_tier", "openrouter_metadata", "choices", "error", "usage")
-)

@@ -9,152 +9,310 @@ import (
 
 // chatResponsesOpenAI converts a payload, as mapping/chat_responses.yaml says for openai.
 func (c *reply) chatResponsesOpenAI(v codec.Value) {
-	// mapping/chat_responses.yaml:15: id: gateway: the Response gets the gateway's resp_ id (from its ID source); the upstream's id is logged
-	// mapping/chat_responses.yaml:17: object: gateway: the Response's object is "response"
-	// mapping/chat_responses.yaml:19: created: gateway: created_at is the gateway's clock when the request arrived
-	// mapping/chat_responses.yaml:21: model: gateway: the Response names the model the client asked for; the routed upstream model is logged
-	// mapping/chat_responses.yaml:23: system_fingerprint: gateway: logged by the gateway; the Response has no place for it
-	// mapping/chat_responses.yaml:144: provider: gateway: the provider that served the request is logged by the gateway
-	var src [4]codec.Value
-	for srcSet := v.Fields(fieldsChatResponses6, src[:]); srcSet != 0; srcSet &= srcSet - 1 {
+	var srcServiceTier, srcOpenrouterMetadata, srcChoices, srcUsage codec.Value
+	var srcSet uint64
+	for k, m := range v.Members() {
+		if !present(m) {
+			continue
+		}
+		switch string(k.Bytes()) {
+		case "id": // mapping/chat_responses.yaml:15: gateway: the Response gets the gateway's resp_ id (from its ID source); the upstream's id is logged
+		case "object": // mapping/chat_responses.yaml:17: gateway: the Response's object is "response"
+		case "created": // mapping/chat_responses.yaml:19: gateway: created_at is the gateway's clock when the request arrived
+		case "model": // mapping/chat_responses.yaml:21: gateway: the Response names the model the client asked for; the routed upstream model is logged
+		case "system_fingerprint": // mapping/chat_responses.yaml:23: gateway: logged by the gateway; the Response has no place for it
+		case "service_tier":
+			srcServiceTier = m
+			srcSet |= uint64(0x1)
+		case "openrouter_metadata":
+			srcOpenrouterMetadata = m
+			srcSet |= uint64(0x2)
+		case "choices":
+			srcChoices = m
+			srcSet |= uint64(0x4)
+		case "usage":
+			srcUsage = m
+			srcSet |= uint64(0x8)
+		case "provider": // mapping/chat_responses.yaml:144: gateway: the provider that served the request is logged by the gateway
+		}
+	}
+	for ; srcSet != 0; srcSet &= srcSet - 1 {
 		switch bits.TrailingZeros64(srcSet) {
 		case 0:
 			// mapping/chat_responses.yaml:25: → service_tier
-			switch string(src[0].Raw()) {
+			switch string(srcServiceTier.Raw()) {
 			case "\"auto\"", "\"default\"", "\"fast\"", "\"flex\"", "\"priority\"", "\"scale\"", "\"ultrafast\"":
-				c.put(codec.Top, "service_tier", src[0].Raw())
+				c.put(codec.Top, "service_tier", srcServiceTier.Raw())
 			default:
-				c.warn("service_tier", string(src[0].Raw())+" is not a value the mapping carries to service_tier; left out")
+				c.warn("service_tier", string(srcServiceTier.Raw())+" is not a value the mapping carries to service_tier; left out")
 			}
 		case 1:
 			// mapping/chat_responses.yaml:29: drop
-			c.drop(src[1], "openrouter_metadata", "OpenRouter's routing report (attempts, endpoints, pipeline); the Response has no place for it")
+			c.drop(srcOpenrouterMetadata, "openrouter_metadata", "OpenRouter's routing report (attempts, endpoints, pipeline); the Response has no place for it")
 		case 2:
-			for i, e := range src[2].Elems() {
-				// mapping/chat_responses.yaml:31: index: gateway: the gateway asks for one choice (n is never sent); others are ignored
-				// mapping/chat_responses.yaml:39: native_finish_reason: gateway: the provider's own reason is logged; finish_reason says what the Response needs
-				var srcChoices [3]codec.Value
-				for srcChoicesSet := e.Fields(fieldsChatResponses2, srcChoices[:]); srcChoicesSet != 0; srcChoicesSet &= srcChoicesSet - 1 {
+			for i, e := range srcChoices.Elems() {
+				var srcChoicesFinishReason, srcChoicesLogprobs, srcChoicesMessage codec.Value
+				var srcChoicesSet uint64
+				for k, m := range e.Members() {
+					if !present(m) {
+						continue
+					}
+					switch string(k.Bytes()) {
+					case "index": // mapping/chat_responses.yaml:31: gateway: the gateway asks for one choice (n is never sent); others are ignored
+					case "finish_reason":
+						srcChoicesFinishReason = m
+						srcChoicesSet |= uint64(0x1)
+					case "native_finish_reason": // mapping/chat_responses.yaml:39: gateway: the provider's own reason is logged; finish_reason says what the Response needs
+					case "logprobs":
+						srcChoicesLogprobs = m
+						srcChoicesSet |= uint64(0x2)
+					case "message":
+						srcChoicesMessage = m
+						srcChoicesSet |= uint64(0x4)
+					}
+				}
+				for ; srcChoicesSet != 0; srcChoicesSet &= srcChoicesSet - 1 {
 					switch bits.TrailingZeros64(srcChoicesSet) {
 					case 0:
 						// mapping/chat_responses.yaml:33: → status
-						finishReason(c, srcChoices[0], atElem("choices", i, "finish_reason", "choices[0].finish_reason"), codec.Top, "")
+						finishReason(c, srcChoicesFinishReason, atElem("choices", i, "finish_reason", "choices[0].finish_reason"), codec.Top, "")
 					case 1:
-						var srcChoicesLogprobs [2]codec.Value
-						for srcChoicesLogprobsSet := srcChoices[1].Fields(fieldsChatResponses0, srcChoicesLogprobs[:]); srcChoicesLogprobsSet != 0; srcChoicesLogprobsSet &= srcChoicesLogprobsSet - 1 {
+						var srcChoicesLogprobsContent, srcChoicesLogprobsRefusal codec.Value
+						var srcChoicesLogprobsSet uint64
+						for k, m := range srcChoicesLogprobs.Members() {
+							if !present(m) {
+								continue
+							}
+							switch string(k.Bytes()) {
+							case "content":
+								srcChoicesLogprobsContent = m
+								srcChoicesLogprobsSet |= uint64(0x1)
+							case "refusal":
+								srcChoicesLogprobsRefusal = m
+								srcChoicesLogprobsSet |= uint64(0x2)
+							}
+						}
+						for ; srcChoicesLogprobsSet != 0; srcChoicesLogprobsSet &= srcChoicesLogprobsSet - 1 {
 							switch bits.TrailingZeros64(srcChoicesLogprobsSet) {
 							case 0:
 								// mapping/chat_responses.yaml:41: → output[]{message}.content[]{output_text}.logprobs
-								logprobs(c, srcChoicesLogprobs[0], atElem("choices", i, "logprobs.content", "choices[0].logprobs.content"), codec.Top, "")
+								logprobs(c, srcChoicesLogprobsContent, atElem("choices", i, "logprobs.content", "choices[0].logprobs.content"), codec.Top, "")
 							case 1:
 								// mapping/chat_responses.yaml:51: drop
-								c.drop(srcChoicesLogprobs[1], atElem("choices", i, "logprobs.refusal", "choices[0].logprobs.refusal"), "the Response's refusal part has no log probabilities")
+								c.drop(srcChoicesLogprobsRefusal, atElem("choices", i, "logprobs.refusal", "choices[0].logprobs.refusal"), "the Response's refusal part has no log probabilities")
 							}
 						}
 					case 2:
-						// mapping/chat_responses.yaml:53: role: gateway: always assistant
-						// mapping/chat_responses.yaml:57: model: gateway: logged by the gateway
-						var srcChoicesMessage [10]codec.Value
-						for srcChoicesMessageSet := srcChoices[2].Fields(fieldsChatResponses1, srcChoicesMessage[:]); srcChoicesMessageSet != 0; srcChoicesMessageSet &= srcChoicesMessageSet - 1 {
+						var srcChoicesMessageName, srcChoicesMessageReasoningDetails, srcChoicesMessageReasoning, srcChoicesMessageReasoningContent, srcChoicesMessageContent, srcChoicesMessageRefusal, srcChoicesMessageAnnotations, srcChoicesMessageAudio, srcChoicesMessageImages, srcChoicesMessageToolCalls codec.Value
+						var srcChoicesMessageSet uint64
+						for k, m := range srcChoicesMessage.Members() {
+							if !present(m) {
+								continue
+							}
+							switch string(k.Bytes()) {
+							case "role": // mapping/chat_responses.yaml:53: gateway: always assistant
+							case "name":
+								srcChoicesMessageName = m
+								srcChoicesMessageSet |= uint64(0x1)
+							case "model": // mapping/chat_responses.yaml:57: gateway: logged by the gateway
+							case "reasoning_details":
+								srcChoicesMessageReasoningDetails = m
+								srcChoicesMessageSet |= uint64(0x2)
+							case "reasoning":
+								srcChoicesMessageReasoning = m
+								srcChoicesMessageSet |= uint64(0x4)
+							case "reasoning_content":
+								srcChoicesMessageReasoningContent = m
+								srcChoicesMessageSet |= uint64(0x8)
+							case "content":
+								srcChoicesMessageContent = m
+								srcChoicesMessageSet |= uint64(0x10)
+							case "refusal":
+								srcChoicesMessageRefusal = m
+								srcChoicesMessageSet |= uint64(0x20)
+							case "annotations":
+								srcChoicesMessageAnnotations = m
+								srcChoicesMessageSet |= uint64(0x40)
+							case "audio":
+								srcChoicesMessageAudio = m
+								srcChoicesMessageSet |= uint64(0x80)
+							case "images":
+								srcChoicesMessageImages = m
+								srcChoicesMessageSet |= uint64(0x100)
+							case "tool_calls":
+								srcChoicesMessageToolCalls = m
+								srcChoicesMessageSet |= uint64(0x200)
+							}
+						}
+						for ; srcChoicesMessageSet != 0; srcChoicesMessageSet &= srcChoicesMessageSet - 1 {
 							switch bits.TrailingZeros64(srcChoicesMessageSet) {
 							case 0:
 								// mapping/chat_responses.yaml:55: drop
-								c.drop(srcChoicesMessage[0], atElem("choices", i, "message.name", "choices[0].message.name"), "the Response's message has no name")
+								c.drop(srcChoicesMessageName, atElem("choices", i, "message.name", "choices[0].message.name"), "the Response's message has no name")
 							case 1:
 								// mapping/chat_responses.yaml:59: → output[]{reasoning}
-								reasoningDetails(c, srcChoicesMessage[1], atElem("choices", i, "message.reasoning_details", "choices[0].message.reasoning_details"), codec.Top, "")
+								reasoningDetails(c, srcChoicesMessageReasoningDetails, atElem("choices", i, "message.reasoning_details", "choices[0].message.reasoning_details"), codec.Top, "")
 							case 2:
 								// mapping/chat_responses.yaml:66: → output[]{reasoning}.content[].text
-								reasoningText(c, srcChoicesMessage[2], atElem("choices", i, "message.reasoning", "choices[0].message.reasoning"), codec.Top, "")
+								reasoningText(c, srcChoicesMessageReasoning, atElem("choices", i, "message.reasoning", "choices[0].message.reasoning"), codec.Top, "")
 							case 3:
 								// mapping/chat_responses.yaml:70: → output[]{reasoning}.content[].text
-								reasoningText(c, srcChoicesMessage[3], atElem("choices", i, "message.reasoning_content", "choices[0].message.reasoning_content"), codec.Top, "")
+								reasoningText(c, srcChoicesMessageReasoningContent, atElem("choices", i, "message.reasoning_content", "choices[0].message.reasoning_content"), codec.Top, "")
 							case 4:
-								switch srcChoicesMessage[4].Kind() {
+								switch srcChoicesMessageContent.Kind() {
 								case codec.String:
 									// mapping/chat_responses.yaml:74: → output[]{message}.content[]{output_text}.text
-									text(c, srcChoicesMessage[4], atElem("choices", i, "message.content", "choices[0].message.content"), codec.Top, "")
+									text(c, srcChoicesMessageContent, atElem("choices", i, "message.content", "choices[0].message.content"), codec.Top, "")
 								case codec.Array:
 									// mapping/chat_responses.yaml:78: → output[]{message}.content[]{output_text}.text
-									contentParts(c, srcChoicesMessage[4], atElem("choices", i, "message.content", "choices[0].message.content"), codec.Top, "")
+									contentParts(c, srcChoicesMessageContent, atElem("choices", i, "message.content", "choices[0].message.content"), codec.Top, "")
 								}
 							case 5:
 								// mapping/chat_responses.yaml:84: → output[]{message}.content[]{refusal}.refusal
-								refusal(c, srcChoicesMessage[5], atElem("choices", i, "message.refusal", "choices[0].message.refusal"), codec.Top, "")
+								refusal(c, srcChoicesMessageRefusal, atElem("choices", i, "message.refusal", "choices[0].message.refusal"), codec.Top, "")
 							case 6:
 								// mapping/chat_responses.yaml:88: → output[]{message}.content[]{output_text}.annotations[]{url_citation}
-								annotations(c, srcChoicesMessage[6], atElem("choices", i, "message.annotations", "choices[0].message.annotations"), codec.Top, "")
+								annotations(c, srcChoicesMessageAnnotations, atElem("choices", i, "message.annotations", "choices[0].message.annotations"), codec.Top, "")
 							case 7:
 								// mapping/chat_responses.yaml:94: drop
-								c.drop(srcChoicesMessage[7], atElem("choices", i, "message.audio", "choices[0].message.audio"), "the Response's message has no audio")
+								c.drop(srcChoicesMessageAudio, atElem("choices", i, "message.audio", "choices[0].message.audio"), "the Response's message has no audio")
 							case 8:
 								// mapping/chat_responses.yaml:96: drop
-								c.drop(srcChoicesMessage[8], atElem("choices", i, "message.images", "choices[0].message.images"), "generated images are not carried as image_generation_call items yet")
+								c.drop(srcChoicesMessageImages, atElem("choices", i, "message.images", "choices[0].message.images"), "generated images are not carried as image_generation_call items yet")
 							case 9:
 								// mapping/chat_responses.yaml:98: → output[]{function_call}
-								toolCalls(c, srcChoicesMessage[9], atElem("choices", i, "message.tool_calls", "choices[0].message.tool_calls"), codec.Top, "")
+								toolCalls(c, srcChoicesMessageToolCalls, atElem("choices", i, "message.tool_calls", "choices[0].message.tool_calls"), codec.Top, "")
 							}
 						}
 					}
 				}
 			}
 		case 3:
-			// mapping/chat_responses.yaml:136: cost_details: gateway: logged by the gateway
-			// mapping/chat_responses.yaml:138: is_byok: gateway: logged by the gateway
-			var srcUsage [7]codec.Value
-			for srcUsageSet := src[3].Fields(fieldsChatResponses5, srcUsage[:]); srcUsageSet != 0; srcUsageSet &= srcUsageSet - 1 {
+			var srcUsagePromptTokens, srcUsagePromptTokensDetails, srcUsageCompletionTokens, srcUsageCompletionTokensDetails, srcUsageTotalTokens, srcUsageCost, srcUsageServerToolUseDetails codec.Value
+			var srcUsageSet uint64
+			for k, m := range srcUsage.Members() {
+				if !present(m) {
+					continue
+				}
+				switch string(k.Bytes()) {
+				case "prompt_tokens":
+					srcUsagePromptTokens = m
+					srcUsageSet |= uint64(0x1)
+				case "prompt_tokens_details":
+					srcUsagePromptTokensDetails = m
+					srcUsageSet |= uint64(0x2)
+				case "completion_tokens":
+					srcUsageCompletionTokens = m
+					srcUsageSet |= uint64(0x4)
+				case "completion_tokens_details":
+					srcUsageCompletionTokensDetails = m
+					srcUsageSet |= uint64(0x8)
+				case "total_tokens":
+					srcUsageTotalTokens = m
+					srcUsageSet |= uint64(0x10)
+				case "cost":
+					srcUsageCost = m
+					srcUsageSet |= uint64(0x20)
+				case "cost_details": // mapping/chat_responses.yaml:136: gateway: logged by the gateway
+				case "is_byok": // mapping/chat_responses.yaml:138: gateway: logged by the gateway
+				case "server_tool_use_details":
+					srcUsageServerToolUseDetails = m
+					srcUsageSet |= uint64(0x40)
+				}
+			}
+			for ; srcUsageSet != 0; srcUsageSet &= srcUsageSet - 1 {
 				switch bits.TrailingZeros64(srcUsageSet) {
 				case 0:
 					// mapping/chat_responses.yaml:110: → usage.input_tokens
-					c.put(c.b.Object(codec.Top, "usage"), "input_tokens", srcUsage[0].Raw())
+					c.put(c.b.Object(codec.Top, "usage"), "input_tokens", srcUsagePromptTokens.Raw())
 				case 1:
-					var srcUsagePromptTokensDetails [4]codec.Value
-					for srcUsagePromptTokensDetailsSet := srcUsage[1].Fields(fieldsChatResponses3, srcUsagePromptTokensDetails[:]); srcUsagePromptTokensDetailsSet != 0; srcUsagePromptTokensDetailsSet &= srcUsagePromptTokensDetailsSet - 1 {
+					var srcUsagePromptTokensDetailsCachedTokens, srcUsagePromptTokensDetailsCacheWriteTokens, srcUsagePromptTokensDetailsAudioTokens, srcUsagePromptTokensDetailsVideoTokens codec.Value
+					var srcUsagePromptTokensDetailsSet uint64
+					for k, m := range srcUsagePromptTokensDetails.Members() {
+						if !present(m) {
+							continue
+						}
+						switch string(k.Bytes()) {
+						case "cached_tokens":
+							srcUsagePromptTokensDetailsCachedTokens = m
+							srcUsagePromptTokensDetailsSet |= uint64(0x1)
+						case "cache_write_tokens":
+							srcUsagePromptTokensDetailsCacheWriteTokens = m
+							srcUsagePromptTokensDetailsSet |= uint64(0x2)
+						case "audio_tokens":
+							srcUsagePromptTokensDetailsAudioTokens = m
+							srcUsagePromptTokensDetailsSet |= uint64(0x4)
+						case "video_tokens":
+							srcUsagePromptTokensDetailsVideoTokens = m
+							srcUsagePromptTokensDetailsSet |= uint64(0x8)
+						}
+					}
+					for ; srcUsagePromptTokensDetailsSet != 0; srcUsagePromptTokensDetailsSet &= srcUsagePromptTokensDetailsSet - 1 {
 						switch bits.TrailingZeros64(srcUsagePromptTokensDetailsSet) {
 						case 0:
 							// mapping/chat_responses.yaml:112: → usage.input_tokens_details.cached_tokens
-							c.put(c.b.Object(c.b.Object(codec.Top, "usage"), "input_tokens_details"), "cached_tokens", srcUsagePromptTokensDetails[0].Raw())
+							c.put(c.b.Object(c.b.Object(codec.Top, "usage"), "input_tokens_details"), "cached_tokens", srcUsagePromptTokensDetailsCachedTokens.Raw())
 						case 1:
 							// mapping/chat_responses.yaml:114: → usage.input_tokens_details.cache_write_tokens
-							c.put(c.b.Object(c.b.Object(codec.Top, "usage"), "input_tokens_details"), "cache_write_tokens", srcUsagePromptTokensDetails[1].Raw())
+							c.put(c.b.Object(c.b.Object(codec.Top, "usage"), "input_tokens_details"), "cache_write_tokens", srcUsagePromptTokensDetailsCacheWriteTokens.Raw())
 						case 2:
 							// mapping/chat_responses.yaml:116: drop
-							c.drop(srcUsagePromptTokensDetails[2], "usage.prompt_tokens_details.audio_tokens", "the Response's usage has no audio tokens")
+							c.drop(srcUsagePromptTokensDetailsAudioTokens, "usage.prompt_tokens_details.audio_tokens", "the Response's usage has no audio tokens")
 						case 3:
 							// mapping/chat_responses.yaml:118: drop
-							c.drop(srcUsagePromptTokensDetails[3], "usage.prompt_tokens_details.video_tokens", "the Response's usage has no video tokens")
+							c.drop(srcUsagePromptTokensDetailsVideoTokens, "usage.prompt_tokens_details.video_tokens", "the Response's usage has no video tokens")
 						}
 					}
 				case 2:
 					// mapping/chat_responses.yaml:120: → usage.output_tokens
-					c.put(c.b.Object(codec.Top, "usage"), "output_tokens", srcUsage[2].Raw())
+					c.put(c.b.Object(codec.Top, "usage"), "output_tokens", srcUsageCompletionTokens.Raw())
 				case 3:
-					var srcUsageCompletionTokensDetails [4]codec.Value
-					for srcUsageCompletionTokensDetailsSet := srcUsage[3].Fields(fieldsChatResponses4, srcUsageCompletionTokensDetails[:]); srcUsageCompletionTokensDetailsSet != 0; srcUsageCompletionTokensDetailsSet &= srcUsageCompletionTokensDetailsSet - 1 {
+					var srcUsageCompletionTokensDetailsReasoningTokens, srcUsageCompletionTokensDetailsAcceptedPredictionTokens, srcUsageCompletionTokensDetailsRejectedPredictionTokens, srcUsageCompletionTokensDetailsAudioTokens codec.Value
+					var srcUsageCompletionTokensDetailsSet uint64
+					for k, m := range srcUsageCompletionTokensDetails.Members() {
+						if !present(m) {
+							continue
+						}
+						switch string(k.Bytes()) {
+						case "reasoning_tokens":
+							srcUsageCompletionTokensDetailsReasoningTokens = m
+							srcUsageCompletionTokensDetailsSet |= uint64(0x1)
+						case "accepted_prediction_tokens":
+							srcUsageCompletionTokensDetailsAcceptedPredictionTokens = m
+							srcUsageCompletionTokensDetailsSet |= uint64(0x2)
+						case "rejected_prediction_tokens":
+							srcUsageCompletionTokensDetailsRejectedPredictionTokens = m
+							srcUsageCompletionTokensDetailsSet |= uint64(0x4)
+						case "audio_tokens":
+							srcUsageCompletionTokensDetailsAudioTokens = m
+							srcUsageCompletionTokensDetailsSet |= uint64(0x8)
+						}
+					}
+					for ; srcUsageCompletionTokensDetailsSet != 0; srcUsageCompletionTokensDetailsSet &= srcUsageCompletionTokensDetailsSet - 1 {
 						switch bits.TrailingZeros64(srcUsageCompletionTokensDetailsSet) {
 						case 0:
 							// mapping/chat_responses.yaml:122: → usage.output_tokens_details.reasoning_tokens
-							c.put(c.b.Object(c.b.Object(codec.Top, "usage"), "output_tokens_details"), "reasoning_tokens", srcUsageCompletionTokensDetails[0].Raw())
+							c.put(c.b.Object(c.b.Object(codec.Top, "usage"), "output_tokens_details"), "reasoning_tokens", srcUsageCompletionTokensDetailsReasoningTokens.Raw())
 						case 1:
 							// mapping/chat_responses.yaml:124: drop
-							c.drop(srcUsageCompletionTokensDetails[1], "usage.completion_tokens_details.accepted_prediction_tokens", "the Responses API has no predicted outputs")
+							c.drop(srcUsageCompletionTokensDetailsAcceptedPredictionTokens, "usage.completion_tokens_details.accepted_prediction_tokens", "the Responses API has no predicted outputs")
 						case 2:
 							// mapping/chat_responses.yaml:126: drop
-							c.drop(srcUsageCompletionTokensDetails[2], "usage.completion_tokens_details.rejected_prediction_tokens", "the Responses API has no predicted outputs")
+							c.drop(srcUsageCompletionTokensDetailsRejectedPredictionTokens, "usage.completion_tokens_details.rejected_prediction_tokens", "the Responses API has no predicted outputs")
 						case 3:
 							// mapping/chat_responses.yaml:128: drop
-							c.drop(srcUsageCompletionTokensDetails[3], "usage.completion_tokens_details.audio_tokens", "the Response's usage has no audio tokens")
+							c.drop(srcUsageCompletionTokensDetailsAudioTokens, "usage.completion_tokens_details.audio_tokens", "the Response's usage has no audio tokens")
 						}
 					}
 				case 4:
 					// mapping/chat_responses.yaml:130: → usage.total_tokens
-					c.put(c.b.Object(codec.Top, "usage"), "total_tokens", srcUsage[4].Raw())
+					c.put(c.b.Object(codec.Top, "usage"), "total_tokens", srcUsageTotalTokens.Raw())
 				case 5:
 					// mapping/chat_responses.yaml:132: → usage
-					cost(c, srcUsage[5], "usage.cost", codec.Top, "usage")
+					cost(c, srcUsageCost, "usage.cost", codec.Top, "usage")
 				case 6:
 					// mapping/chat_responses.yaml:140: drop
-					c.drop(srcUsage[6], "usage.server_tool_use_details", "the Response's usage has no server tool counts (its web_search_call items show the searches)")
+					c.drop(srcUsageServerToolUseDetails, "usage.server_tool_use_details", "the Response's usage has no server tool counts (its web_search_call items show the searches)")
 				}
 			}
 		}
@@ -174,14 +332,3 @@ func isChatResponsesExtra(key []byte) bool {
 func isChatResponsesExtraBelow(f codec.Finding) bool {
 	return f.At("choices[].message.tool_calls[].index")
 }
-
-// The keys of the objects the converters read, each at its slot (codec.Value.Fields).
-var (
-	fieldsChatResponses0 = codec.NewFields("content", "refusal")
-	fieldsChatResponses1 = codec.NewFields("name", "reasoning_details", "reasoning", "reasoning_content", "content", "refusal", "annotations", "audio", "images", "tool_calls")
-	fieldsChatResponses2 = codec.NewFields("finish_reason", "logprobs", "message")
-	fieldsChatResponses3 = codec.NewFields("cached_tokens", "cache_write_tokens", "audio_tokens", "video_tokens")
-	fieldsChatResponses4 = codec.NewFields("reasoning_tokens", "accepted_prediction_tokens", "rejected_prediction_tokens", "audio_tokens")
-	fieldsChatResponses5 = codec.NewFields("prompt_tokens", "prompt_tokens_details", "completion_tokens", "completion_tokens_details", "total_tokens", "cost", "server_tool_use_details")
-	fieldsChatResponses6 = codec.NewFields("service_tier", "openrouter_metadata", "choices", "usage")
-)

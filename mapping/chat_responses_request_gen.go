@@ -9,14 +9,177 @@ import (
 
 // chatResponsesRequestOpenAI converts a payload, as mapping/chat_responses_request.yaml says for openai.
 func (c *rev) chatResponsesRequestOpenAI(v codec.Value) {
-	var src [52]codec.Value
-	for srcSet := v.Fields(fieldsChatResponsesRequest15, src[:]); srcSet != 0; srcSet &= srcSet - 1 {
+	var srcModel, srcMessages, srcMaxCompletionTokens, srcMaxTokens, srcTemperature, srcTopP, srcTopLogprobs, srcLogprobs, srcParallelToolCalls, srcMetadata, srcServiceTier, srcStream, srcStreamOptions, srcPromptCacheKey, srcPromptCacheOptions, srcPromptCacheRetention, srcUser, srcSafetyIdentifier, srcModeration, srcVerbosity, srcReasoningEffort, srcStore, srcN, srcModalities, srcFrequencyPenalty, srcPresencePenalty, srcLogitBias, srcSeed, srcStop, srcPrediction, srcResponseFormat, srcToolChoice, srcFunctionCall, srcTools, srcFunctions, srcWebSearchOptions, srcReasoning, srcProvider, srcModels, srcPlugins, srcSessionId, srcTrace, srcDebug, srcRoute, srcCacheControl, srcImageConfig, srcStopServerToolsWhen, srcTopK, srcMinP, srcTopA, srcRepetitionPenalty codec.Value
+	var srcSet uint64
+	for k, m := range v.Members() {
+		if !present(m) {
+			continue
+		}
+		switch string(k.Bytes()) {
+		case "model":
+			srcModel = m
+			srcSet |= uint64(0x1)
+		case "messages":
+			srcMessages = m
+			srcSet |= uint64(0x2)
+		case "max_completion_tokens":
+			srcMaxCompletionTokens = m
+			srcSet |= uint64(0x4)
+		case "max_tokens":
+			srcMaxTokens = m
+			srcSet |= uint64(0x8)
+		case "temperature":
+			srcTemperature = m
+			srcSet |= uint64(0x10)
+		case "top_p":
+			srcTopP = m
+			srcSet |= uint64(0x20)
+		case "top_logprobs":
+			srcTopLogprobs = m
+			srcSet |= uint64(0x40)
+		case "logprobs":
+			srcLogprobs = m
+			srcSet |= uint64(0x80)
+		case "parallel_tool_calls":
+			srcParallelToolCalls = m
+			srcSet |= uint64(0x100)
+		case "metadata":
+			srcMetadata = m
+			srcSet |= uint64(0x200)
+		case "service_tier":
+			srcServiceTier = m
+			srcSet |= uint64(0x400)
+		case "stream":
+			srcStream = m
+			srcSet |= uint64(0x800)
+		case "stream_options":
+			srcStreamOptions = m
+			srcSet |= uint64(0x1000)
+		case "prompt_cache_key":
+			srcPromptCacheKey = m
+			srcSet |= uint64(0x2000)
+		case "prompt_cache_options":
+			srcPromptCacheOptions = m
+			srcSet |= uint64(0x4000)
+		case "prompt_cache_retention":
+			srcPromptCacheRetention = m
+			srcSet |= uint64(0x8000)
+		case "user":
+			srcUser = m
+			srcSet |= uint64(0x10000)
+		case "safety_identifier":
+			srcSafetyIdentifier = m
+			srcSet |= uint64(0x20000)
+		case "moderation":
+			srcModeration = m
+			srcSet |= uint64(0x40000)
+		case "verbosity":
+			srcVerbosity = m
+			srcSet |= uint64(0x80000)
+		case "reasoning_effort":
+			srcReasoningEffort = m
+			srcSet |= uint64(0x100000)
+		case "store":
+			srcStore = m
+			srcSet |= uint64(0x200000)
+		case "n":
+			srcN = m
+			srcSet |= uint64(0x400000)
+		case "audio":
+			srcSet |= uint64(0x800000)
+		case "modalities":
+			srcModalities = m
+			srcSet |= uint64(0x1000000)
+		case "frequency_penalty":
+			srcFrequencyPenalty = m
+			srcSet |= uint64(0x2000000)
+		case "presence_penalty":
+			srcPresencePenalty = m
+			srcSet |= uint64(0x4000000)
+		case "logit_bias":
+			srcLogitBias = m
+			srcSet |= uint64(0x8000000)
+		case "seed":
+			srcSeed = m
+			srcSet |= uint64(0x10000000)
+		case "stop":
+			srcStop = m
+			srcSet |= uint64(0x20000000)
+		case "prediction":
+			srcPrediction = m
+			srcSet |= uint64(0x40000000)
+		case "response_format":
+			srcResponseFormat = m
+			srcSet |= uint64(0x80000000)
+		case "tool_choice":
+			srcToolChoice = m
+			srcSet |= uint64(0x100000000)
+		case "function_call":
+			srcFunctionCall = m
+			srcSet |= uint64(0x200000000)
+		case "tools":
+			srcTools = m
+			srcSet |= uint64(0x400000000)
+		case "functions":
+			srcFunctions = m
+			srcSet |= uint64(0x800000000)
+		case "web_search_options":
+			srcWebSearchOptions = m
+			srcSet |= uint64(0x1000000000)
+		case "reasoning":
+			srcReasoning = m
+			srcSet |= uint64(0x2000000000)
+		case "provider":
+			srcProvider = m
+			srcSet |= uint64(0x4000000000)
+		case "models":
+			srcModels = m
+			srcSet |= uint64(0x8000000000)
+		case "plugins":
+			srcPlugins = m
+			srcSet |= uint64(0x10000000000)
+		case "session_id":
+			srcSessionId = m
+			srcSet |= uint64(0x20000000000)
+		case "trace":
+			srcTrace = m
+			srcSet |= uint64(0x40000000000)
+		case "debug":
+			srcDebug = m
+			srcSet |= uint64(0x80000000000)
+		case "route":
+			srcRoute = m
+			srcSet |= uint64(0x100000000000)
+		case "cache_control":
+			srcCacheControl = m
+			srcSet |= uint64(0x200000000000)
+		case "image_config":
+			srcImageConfig = m
+			srcSet |= uint64(0x400000000000)
+		case "stop_server_tools_when":
+			srcStopServerToolsWhen = m
+			srcSet |= uint64(0x800000000000)
+		case "top_k":
+			srcTopK = m
+			srcSet |= uint64(0x1000000000000)
+		case "min_p":
+			srcMinP = m
+			srcSet |= uint64(0x2000000000000)
+		case "top_a":
+			srcTopA = m
+			srcSet |= uint64(0x4000000000000)
+		case "repetition_penalty":
+			srcRepetitionPenalty = m
+			srcSet |= uint64(0x8000000000000)
+		}
+	}
+	for ; srcSet != 0; srcSet &= srcSet - 1 {
 		switch bits.TrailingZeros64(srcSet) {
 		case 0:
 			// mapping/chat_responses_request.yaml:18: → model
-			c.put(codec.Top, "model", src[0].Raw())
+			c.put(codec.Top, "model", srcModel.Raw())
 		case 1:
-			for i, e := range src[1].Elems() {
+			for i, e := range srcMessages.Elems() {
 				srcMessagesNode, srcMessagesKnown, srcMessagesType := c.tag(e)
 				switch srcMessagesType {
 				case "system":
@@ -43,101 +206,140 @@ func (c *rev) chatResponsesRequestOpenAI(v codec.Value) {
 			}
 		case 2:
 			// mapping/chat_responses_request.yaml:70: → max_output_tokens
-			c.put(codec.Top, "max_output_tokens", src[2].Raw())
+			c.put(codec.Top, "max_output_tokens", srcMaxCompletionTokens.Raw())
 		case 3:
 			// mapping/chat_responses_request.yaml:72: → max_output_tokens
-			c.put(codec.Top, "max_output_tokens", src[3].Raw())
+			c.put(codec.Top, "max_output_tokens", srcMaxTokens.Raw())
 		case 4:
 			// mapping/chat_responses_request.yaml:75: → temperature
-			c.put(codec.Top, "temperature", src[4].Raw())
+			c.put(codec.Top, "temperature", srcTemperature.Raw())
 		case 5:
 			// mapping/chat_responses_request.yaml:78: → top_p
-			c.put(codec.Top, "top_p", src[5].Raw())
+			c.put(codec.Top, "top_p", srcTopP.Raw())
 		case 6:
 			// mapping/chat_responses_request.yaml:81: → top_logprobs
-			c.put(codec.Top, "top_logprobs", src[6].Raw())
+			c.put(codec.Top, "top_logprobs", srcTopLogprobs.Raw())
 		case 7:
 			// mapping/chat_responses_request.yaml:84: set
-			if string(src[7].Raw()) == "true" {
+			if string(srcLogprobs.Raw()) == "true" {
 				c.b.AppendConst(c.b.Array(codec.Top, "include"), "\"message.output_text.logprobs\"")
 			}
 		case 8:
 			// mapping/chat_responses_request.yaml:88: → parallel_tool_calls
-			c.put(codec.Top, "parallel_tool_calls", src[8].Raw())
+			c.put(codec.Top, "parallel_tool_calls", srcParallelToolCalls.Raw())
 		case 9:
 			// mapping/chat_responses_request.yaml:90: → metadata
-			c.put(codec.Top, "metadata", src[9].Raw())
+			c.put(codec.Top, "metadata", srcMetadata.Raw())
 		case 10:
 			// mapping/chat_responses_request.yaml:92: → service_tier
-			c.put(codec.Top, "service_tier", src[10].Raw())
+			c.put(codec.Top, "service_tier", srcServiceTier.Raw())
 		case 11:
 			// mapping/chat_responses_request.yaml:95: → stream
-			c.put(codec.Top, "stream", src[11].Raw())
+			c.put(codec.Top, "stream", srcStream.Raw())
 		case 12:
-			// mapping/chat_responses_request.yaml:100: include_usage: gateway: a Responses stream always ends with its usage (response.completed); the chat stream converter sends the usage chunk when include_usage asks for it
-			var srcStreamOptions [1]codec.Value
-			for srcStreamOptionsSet := src[12].Fields(fieldsChatResponsesRequest0, srcStreamOptions[:]); srcStreamOptionsSet != 0; srcStreamOptionsSet &= srcStreamOptionsSet - 1 {
+			var srcStreamOptionsIncludeObfuscation codec.Value
+			var srcStreamOptionsSet uint64
+			for k, m := range srcStreamOptions.Members() {
+				if !present(m) {
+					continue
+				}
+				switch string(k.Bytes()) {
+				case "include_obfuscation":
+					srcStreamOptionsIncludeObfuscation = m
+					srcStreamOptionsSet |= uint64(0x1)
+				case "include_usage": // mapping/chat_responses_request.yaml:100: gateway: a Responses stream always ends with its usage (response.completed); the chat stream converter sends the usage chunk when include_usage asks for it
+				}
+			}
+			for ; srcStreamOptionsSet != 0; srcStreamOptionsSet &= srcStreamOptionsSet - 1 {
 				switch bits.TrailingZeros64(srcStreamOptionsSet) {
 				case 0:
 					// mapping/chat_responses_request.yaml:97: → stream_options.include_obfuscation
-					c.put(c.b.Object(codec.Top, "stream_options"), "include_obfuscation", srcStreamOptions[0].Raw())
+					c.put(c.b.Object(codec.Top, "stream_options"), "include_obfuscation", srcStreamOptionsIncludeObfuscation.Raw())
 				}
 			}
 		case 13:
 			// mapping/chat_responses_request.yaml:102: → prompt_cache_key
-			c.put(codec.Top, "prompt_cache_key", src[13].Raw())
+			c.put(codec.Top, "prompt_cache_key", srcPromptCacheKey.Raw())
 		case 14:
-			var srcPromptCacheOptions [2]codec.Value
-			for srcPromptCacheOptionsSet := src[14].Fields(fieldsChatResponsesRequest1, srcPromptCacheOptions[:]); srcPromptCacheOptionsSet != 0; srcPromptCacheOptionsSet &= srcPromptCacheOptionsSet - 1 {
+			var srcPromptCacheOptionsMode, srcPromptCacheOptionsTtl codec.Value
+			var srcPromptCacheOptionsSet uint64
+			for k, m := range srcPromptCacheOptions.Members() {
+				if !present(m) {
+					continue
+				}
+				switch string(k.Bytes()) {
+				case "mode":
+					srcPromptCacheOptionsMode = m
+					srcPromptCacheOptionsSet |= uint64(0x1)
+				case "ttl":
+					srcPromptCacheOptionsTtl = m
+					srcPromptCacheOptionsSet |= uint64(0x2)
+				}
+			}
+			for ; srcPromptCacheOptionsSet != 0; srcPromptCacheOptionsSet &= srcPromptCacheOptionsSet - 1 {
 				switch bits.TrailingZeros64(srcPromptCacheOptionsSet) {
 				case 0:
 					// mapping/chat_responses_request.yaml:104: → prompt_cache_options.mode
-					c.put(c.b.Object(codec.Top, "prompt_cache_options"), "mode", srcPromptCacheOptions[0].Raw())
+					c.put(c.b.Object(codec.Top, "prompt_cache_options"), "mode", srcPromptCacheOptionsMode.Raw())
 				case 1:
 					// mapping/chat_responses_request.yaml:104: → prompt_cache_options.ttl
-					c.put(c.b.Object(codec.Top, "prompt_cache_options"), "ttl", srcPromptCacheOptions[1].Raw())
+					c.put(c.b.Object(codec.Top, "prompt_cache_options"), "ttl", srcPromptCacheOptionsTtl.Raw())
 				}
 			}
 		case 15:
 			// mapping/chat_responses_request.yaml:106: → prompt_cache_retention
-			c.put(codec.Top, "prompt_cache_retention", src[15].Raw())
+			c.put(codec.Top, "prompt_cache_retention", srcPromptCacheRetention.Raw())
 		case 16:
 			// mapping/chat_responses_request.yaml:109: → user
-			c.put(codec.Top, "user", src[16].Raw())
+			c.put(codec.Top, "user", srcUser.Raw())
 		case 17:
 			// mapping/chat_responses_request.yaml:111: → safety_identifier
-			c.put(codec.Top, "safety_identifier", src[17].Raw())
+			c.put(codec.Top, "safety_identifier", srcSafetyIdentifier.Raw())
 		case 18:
-			var srcModeration [2]codec.Value
-			for srcModerationSet := src[18].Fields(fieldsChatResponsesRequest2, srcModeration[:]); srcModerationSet != 0; srcModerationSet &= srcModerationSet - 1 {
+			var srcModerationModel, srcModerationPolicy codec.Value
+			var srcModerationSet uint64
+			for k, m := range srcModeration.Members() {
+				if !present(m) {
+					continue
+				}
+				switch string(k.Bytes()) {
+				case "model":
+					srcModerationModel = m
+					srcModerationSet |= uint64(0x1)
+				case "policy":
+					srcModerationPolicy = m
+					srcModerationSet |= uint64(0x2)
+				}
+			}
+			for ; srcModerationSet != 0; srcModerationSet &= srcModerationSet - 1 {
 				switch bits.TrailingZeros64(srcModerationSet) {
 				case 0:
 					// mapping/chat_responses_request.yaml:113: → moderation.model
-					c.put(c.b.Object(codec.Top, "moderation"), "model", srcModeration[0].Raw())
+					c.put(c.b.Object(codec.Top, "moderation"), "model", srcModerationModel.Raw())
 				case 1:
 					// mapping/chat_responses_request.yaml:113: → moderation.policy
-					c.put(c.b.Object(codec.Top, "moderation"), "policy", srcModeration[1].Raw())
+					c.put(c.b.Object(codec.Top, "moderation"), "policy", srcModerationPolicy.Raw())
 				}
 			}
 		case 19:
 			// mapping/chat_responses_request.yaml:116: → text.verbosity
-			c.put(c.b.Object(codec.Top, "text"), "verbosity", src[19].Raw())
+			c.put(c.b.Object(codec.Top, "text"), "verbosity", srcVerbosity.Raw())
 		case 20:
 			// mapping/chat_responses_request.yaml:118: → reasoning.effort
-			c.put(c.b.Object(codec.Top, "reasoning"), "effort", src[20].Raw())
+			c.put(c.b.Object(codec.Top, "reasoning"), "effort", srcReasoningEffort.Raw())
 		case 21:
 			// mapping/chat_responses_request.yaml:121: → store
-			revStore(c, src[21], "store", codec.Top, "store")
+			revStore(c, srcStore, "store", codec.Top, "store")
 		case 22:
 			// mapping/chat_responses_request.yaml:127: refuse unless 1
-			if string(src[22].Raw()) != "1" {
+			if string(srcN.Raw()) != "1" {
 				c.refuse("n", "a Responses upstream gives one choice; n must be 1")
 			}
 		case 23:
 			// mapping/chat_responses_request.yaml:130: refuse
 			c.refuse("audio", "a Responses upstream gives no audio output")
 		case 24:
-			for i, e := range src[24].Elems() {
+			for i, e := range srcModalities.Elems() {
 				// mapping/chat_responses_request.yaml:132: refuse unless "text"
 				if string(e.Raw()) != "\"text\"" {
 					c.refuse(atElem("modalities", i, "", "modalities[0]"), "a Responses upstream answers in text; modality "+string(e.Raw())+" is not available")
@@ -145,66 +347,122 @@ func (c *rev) chatResponsesRequestOpenAI(v codec.Value) {
 			}
 		case 25:
 			// mapping/chat_responses_request.yaml:135: drop
-			c.drop(src[25], "frequency_penalty", "the Responses API has no frequency penalty")
+			c.drop(srcFrequencyPenalty, "frequency_penalty", "the Responses API has no frequency penalty")
 		case 26:
 			// mapping/chat_responses_request.yaml:137: drop
-			c.drop(src[26], "presence_penalty", "the Responses API has no presence penalty")
+			c.drop(srcPresencePenalty, "presence_penalty", "the Responses API has no presence penalty")
 		case 27:
 			// mapping/chat_responses_request.yaml:139: drop
-			c.drop(src[27], "logit_bias", "the Responses API has no logit bias")
+			c.drop(srcLogitBias, "logit_bias", "the Responses API has no logit bias")
 		case 28:
 			// mapping/chat_responses_request.yaml:141: drop
-			c.drop(src[28], "seed", "the Responses API has no seed")
+			c.drop(srcSeed, "seed", "the Responses API has no seed")
 		case 29:
 			// mapping/chat_responses_request.yaml:143: drop
-			c.drop(src[29], "stop", "the Responses API has no stop sequences")
+			c.drop(srcStop, "stop", "the Responses API has no stop sequences")
 		case 30:
 			// mapping/chat_responses_request.yaml:145: drop
-			c.drop(src[30], "prediction", "the Responses API has no predicted outputs")
+			c.drop(srcPrediction, "prediction", "the Responses API has no predicted outputs")
 		case 31:
-			srcResponseFormatNode, srcResponseFormatKnown, srcResponseFormatType := c.tag(src[31])
+			srcResponseFormatNode, srcResponseFormatKnown, srcResponseFormatType := c.tag(srcResponseFormat)
 			switch srcResponseFormatType {
 			case "text":
-				var srcResponseFormatText [1]codec.Value
-				for srcResponseFormatTextSet := src[31].Fields(fieldsChatResponsesRequest3, srcResponseFormatText[:]); srcResponseFormatTextSet != 0; srcResponseFormatTextSet &= srcResponseFormatTextSet - 1 {
+				var srcResponseFormatTextType codec.Value
+				var srcResponseFormatTextSet uint64
+				for k, m := range srcResponseFormat.Members() {
+					if !present(m) {
+						continue
+					}
+					switch string(k.Bytes()) {
+					case "type":
+						srcResponseFormatTextType = m
+						srcResponseFormatTextSet |= uint64(0x1)
+					}
+				}
+				for ; srcResponseFormatTextSet != 0; srcResponseFormatTextSet &= srcResponseFormatTextSet - 1 {
 					switch bits.TrailingZeros64(srcResponseFormatTextSet) {
 					case 0:
 						// mapping/chat_responses_request.yaml:149: → text.format{text}.type
-						c.put(c.b.Object(c.b.Object(codec.Top, "text"), "format"), "type", srcResponseFormatText[0].Raw())
+						c.put(c.b.Object(c.b.Object(codec.Top, "text"), "format"), "type", srcResponseFormatTextType.Raw())
 					}
 				}
 			case "json_object":
-				var srcResponseFormatJsonObject [1]codec.Value
-				for srcResponseFormatJsonObjectSet := src[31].Fields(fieldsChatResponsesRequest3, srcResponseFormatJsonObject[:]); srcResponseFormatJsonObjectSet != 0; srcResponseFormatJsonObjectSet &= srcResponseFormatJsonObjectSet - 1 {
+				var srcResponseFormatJsonObjectType codec.Value
+				var srcResponseFormatJsonObjectSet uint64
+				for k, m := range srcResponseFormat.Members() {
+					if !present(m) {
+						continue
+					}
+					switch string(k.Bytes()) {
+					case "type":
+						srcResponseFormatJsonObjectType = m
+						srcResponseFormatJsonObjectSet |= uint64(0x1)
+					}
+				}
+				for ; srcResponseFormatJsonObjectSet != 0; srcResponseFormatJsonObjectSet &= srcResponseFormatJsonObjectSet - 1 {
 					switch bits.TrailingZeros64(srcResponseFormatJsonObjectSet) {
 					case 0:
 						// mapping/chat_responses_request.yaml:151: → text.format{json_object}.type
-						c.put(c.b.Object(c.b.Object(codec.Top, "text"), "format"), "type", srcResponseFormatJsonObject[0].Raw())
+						c.put(c.b.Object(c.b.Object(codec.Top, "text"), "format"), "type", srcResponseFormatJsonObjectType.Raw())
 					}
 				}
 			case "json_schema":
-				var srcResponseFormatJsonSchema [2]codec.Value
-				for srcResponseFormatJsonSchemaSet := src[31].Fields(fieldsChatResponsesRequest5, srcResponseFormatJsonSchema[:]); srcResponseFormatJsonSchemaSet != 0; srcResponseFormatJsonSchemaSet &= srcResponseFormatJsonSchemaSet - 1 {
+				var srcResponseFormatJsonSchemaType, srcResponseFormatJsonSchemaJsonSchema codec.Value
+				var srcResponseFormatJsonSchemaSet uint64
+				for k, m := range srcResponseFormat.Members() {
+					if !present(m) {
+						continue
+					}
+					switch string(k.Bytes()) {
+					case "type":
+						srcResponseFormatJsonSchemaType = m
+						srcResponseFormatJsonSchemaSet |= uint64(0x1)
+					case "json_schema":
+						srcResponseFormatJsonSchemaJsonSchema = m
+						srcResponseFormatJsonSchemaSet |= uint64(0x2)
+					}
+				}
+				for ; srcResponseFormatJsonSchemaSet != 0; srcResponseFormatJsonSchemaSet &= srcResponseFormatJsonSchemaSet - 1 {
 					switch bits.TrailingZeros64(srcResponseFormatJsonSchemaSet) {
 					case 0:
 						// mapping/chat_responses_request.yaml:153: → text.format{json_schema}.type
-						c.put(c.b.Object(c.b.Object(codec.Top, "text"), "format"), "type", srcResponseFormatJsonSchema[0].Raw())
+						c.put(c.b.Object(c.b.Object(codec.Top, "text"), "format"), "type", srcResponseFormatJsonSchemaType.Raw())
 					case 1:
-						var srcResponseFormatJsonSchemaJsonSchema [4]codec.Value
-						for srcResponseFormatJsonSchemaJsonSchemaSet := srcResponseFormatJsonSchema[1].Fields(fieldsChatResponsesRequest4, srcResponseFormatJsonSchemaJsonSchema[:]); srcResponseFormatJsonSchemaJsonSchemaSet != 0; srcResponseFormatJsonSchemaJsonSchemaSet &= srcResponseFormatJsonSchemaJsonSchemaSet - 1 {
+						var srcResponseFormatJsonSchemaJsonSchemaName, srcResponseFormatJsonSchemaJsonSchemaDescription, srcResponseFormatJsonSchemaJsonSchemaSchema, srcResponseFormatJsonSchemaJsonSchemaStrict codec.Value
+						var srcResponseFormatJsonSchemaJsonSchemaSet uint64
+						for k, m := range srcResponseFormatJsonSchemaJsonSchema.Members() {
+							if !present(m) {
+								continue
+							}
+							switch string(k.Bytes()) {
+							case "name":
+								srcResponseFormatJsonSchemaJsonSchemaName = m
+								srcResponseFormatJsonSchemaJsonSchemaSet |= uint64(0x1)
+							case "description":
+								srcResponseFormatJsonSchemaJsonSchemaDescription = m
+								srcResponseFormatJsonSchemaJsonSchemaSet |= uint64(0x2)
+							case "schema":
+								srcResponseFormatJsonSchemaJsonSchemaSchema = m
+								srcResponseFormatJsonSchemaJsonSchemaSet |= uint64(0x4)
+							case "strict":
+								srcResponseFormatJsonSchemaJsonSchemaStrict = m
+								srcResponseFormatJsonSchemaJsonSchemaSet |= uint64(0x8)
+							}
+						}
+						for ; srcResponseFormatJsonSchemaJsonSchemaSet != 0; srcResponseFormatJsonSchemaJsonSchemaSet &= srcResponseFormatJsonSchemaJsonSchemaSet - 1 {
 							switch bits.TrailingZeros64(srcResponseFormatJsonSchemaJsonSchemaSet) {
 							case 0:
 								// mapping/chat_responses_request.yaml:155: → text.format{json_schema}.name
-								c.put(c.b.Object(c.b.Object(codec.Top, "text"), "format"), "name", srcResponseFormatJsonSchemaJsonSchema[0].Raw())
+								c.put(c.b.Object(c.b.Object(codec.Top, "text"), "format"), "name", srcResponseFormatJsonSchemaJsonSchemaName.Raw())
 							case 1:
 								// mapping/chat_responses_request.yaml:157: → text.format{json_schema}.description
-								c.put(c.b.Object(c.b.Object(codec.Top, "text"), "format"), "description", srcResponseFormatJsonSchemaJsonSchema[1].Raw())
+								c.put(c.b.Object(c.b.Object(codec.Top, "text"), "format"), "description", srcResponseFormatJsonSchemaJsonSchemaDescription.Raw())
 							case 2:
 								// mapping/chat_responses_request.yaml:159: → text.format{json_schema}.schema
-								c.put(c.b.Object(c.b.Object(codec.Top, "text"), "format"), "schema", srcResponseFormatJsonSchemaJsonSchema[2].Raw())
+								c.put(c.b.Object(c.b.Object(codec.Top, "text"), "format"), "schema", srcResponseFormatJsonSchemaJsonSchemaSchema.Raw())
 							case 3:
 								// mapping/chat_responses_request.yaml:162: → text.format{json_schema}.strict
-								c.put(c.b.Object(c.b.Object(codec.Top, "text"), "format"), "strict", srcResponseFormatJsonSchemaJsonSchema[3].Raw())
+								c.put(c.b.Object(c.b.Object(codec.Top, "text"), "format"), "strict", srcResponseFormatJsonSchemaJsonSchemaStrict.Raw())
 							}
 						}
 					}
@@ -213,66 +471,144 @@ func (c *rev) chatResponsesRequestOpenAI(v codec.Value) {
 				c.unknownType(srcResponseFormatNode, srcResponseFormatKnown, "response_format")
 			}
 		case 32:
-			switch src[32].Kind() {
+			switch srcToolChoice.Kind() {
 			case codec.String:
 				// mapping/chat_responses_request.yaml:166: → tool_choice{string}
-				c.put(codec.Top, "tool_choice", src[32].Raw())
+				c.put(codec.Top, "tool_choice", srcToolChoice.Raw())
 			case codec.Object:
-				srcToolChoiceObjectNode, srcToolChoiceObjectKnown, srcToolChoiceObjectType := c.tag(src[32])
+				srcToolChoiceObjectNode, srcToolChoiceObjectKnown, srcToolChoiceObjectType := c.tag(srcToolChoice)
 				switch srcToolChoiceObjectType {
 				case "function":
-					var srcToolChoiceObjectFunction [2]codec.Value
-					for srcToolChoiceObjectFunctionSet := src[32].Fields(fieldsChatResponsesRequest7, srcToolChoiceObjectFunction[:]); srcToolChoiceObjectFunctionSet != 0; srcToolChoiceObjectFunctionSet &= srcToolChoiceObjectFunctionSet - 1 {
+					var srcToolChoiceObjectFunctionType, srcToolChoiceObjectFunctionFunction codec.Value
+					var srcToolChoiceObjectFunctionSet uint64
+					for k, m := range srcToolChoice.Members() {
+						if !present(m) {
+							continue
+						}
+						switch string(k.Bytes()) {
+						case "type":
+							srcToolChoiceObjectFunctionType = m
+							srcToolChoiceObjectFunctionSet |= uint64(0x1)
+						case "function":
+							srcToolChoiceObjectFunctionFunction = m
+							srcToolChoiceObjectFunctionSet |= uint64(0x2)
+						}
+					}
+					for ; srcToolChoiceObjectFunctionSet != 0; srcToolChoiceObjectFunctionSet &= srcToolChoiceObjectFunctionSet - 1 {
 						switch bits.TrailingZeros64(srcToolChoiceObjectFunctionSet) {
 						case 0:
 							// mapping/chat_responses_request.yaml:168: → tool_choice{object}{function}.type
-							c.put(c.b.Object(codec.Top, "tool_choice"), "type", srcToolChoiceObjectFunction[0].Raw())
+							c.put(c.b.Object(codec.Top, "tool_choice"), "type", srcToolChoiceObjectFunctionType.Raw())
 						case 1:
-							var srcToolChoiceObjectFunctionFunction [1]codec.Value
-							for srcToolChoiceObjectFunctionFunctionSet := srcToolChoiceObjectFunction[1].Fields(fieldsChatResponsesRequest6, srcToolChoiceObjectFunctionFunction[:]); srcToolChoiceObjectFunctionFunctionSet != 0; srcToolChoiceObjectFunctionFunctionSet &= srcToolChoiceObjectFunctionFunctionSet - 1 {
+							var srcToolChoiceObjectFunctionFunctionName codec.Value
+							var srcToolChoiceObjectFunctionFunctionSet uint64
+							for k, m := range srcToolChoiceObjectFunctionFunction.Members() {
+								if !present(m) {
+									continue
+								}
+								switch string(k.Bytes()) {
+								case "name":
+									srcToolChoiceObjectFunctionFunctionName = m
+									srcToolChoiceObjectFunctionFunctionSet |= uint64(0x1)
+								}
+							}
+							for ; srcToolChoiceObjectFunctionFunctionSet != 0; srcToolChoiceObjectFunctionFunctionSet &= srcToolChoiceObjectFunctionFunctionSet - 1 {
 								switch bits.TrailingZeros64(srcToolChoiceObjectFunctionFunctionSet) {
 								case 0:
 									// mapping/chat_responses_request.yaml:170: → tool_choice{object}{function}.name
-									c.put(c.b.Object(codec.Top, "tool_choice"), "name", srcToolChoiceObjectFunctionFunction[0].Raw())
+									c.put(c.b.Object(codec.Top, "tool_choice"), "name", srcToolChoiceObjectFunctionFunctionName.Raw())
 								}
 							}
 						}
 					}
 				case "custom":
-					var srcToolChoiceObjectCustom [2]codec.Value
-					for srcToolChoiceObjectCustomSet := src[32].Fields(fieldsChatResponsesRequest8, srcToolChoiceObjectCustom[:]); srcToolChoiceObjectCustomSet != 0; srcToolChoiceObjectCustomSet &= srcToolChoiceObjectCustomSet - 1 {
+					var srcToolChoiceObjectCustomType, srcToolChoiceObjectCustomCustom codec.Value
+					var srcToolChoiceObjectCustomSet uint64
+					for k, m := range srcToolChoice.Members() {
+						if !present(m) {
+							continue
+						}
+						switch string(k.Bytes()) {
+						case "type":
+							srcToolChoiceObjectCustomType = m
+							srcToolChoiceObjectCustomSet |= uint64(0x1)
+						case "custom":
+							srcToolChoiceObjectCustomCustom = m
+							srcToolChoiceObjectCustomSet |= uint64(0x2)
+						}
+					}
+					for ; srcToolChoiceObjectCustomSet != 0; srcToolChoiceObjectCustomSet &= srcToolChoiceObjectCustomSet - 1 {
 						switch bits.TrailingZeros64(srcToolChoiceObjectCustomSet) {
 						case 0:
 							// mapping/chat_responses_request.yaml:172: → tool_choice{object}{custom}.type
-							c.put(c.b.Object(codec.Top, "tool_choice"), "type", srcToolChoiceObjectCustom[0].Raw())
+							c.put(c.b.Object(codec.Top, "tool_choice"), "type", srcToolChoiceObjectCustomType.Raw())
 						case 1:
-							var srcToolChoiceObjectCustomCustom [1]codec.Value
-							for srcToolChoiceObjectCustomCustomSet := srcToolChoiceObjectCustom[1].Fields(fieldsChatResponsesRequest6, srcToolChoiceObjectCustomCustom[:]); srcToolChoiceObjectCustomCustomSet != 0; srcToolChoiceObjectCustomCustomSet &= srcToolChoiceObjectCustomCustomSet - 1 {
+							var srcToolChoiceObjectCustomCustomName codec.Value
+							var srcToolChoiceObjectCustomCustomSet uint64
+							for k, m := range srcToolChoiceObjectCustomCustom.Members() {
+								if !present(m) {
+									continue
+								}
+								switch string(k.Bytes()) {
+								case "name":
+									srcToolChoiceObjectCustomCustomName = m
+									srcToolChoiceObjectCustomCustomSet |= uint64(0x1)
+								}
+							}
+							for ; srcToolChoiceObjectCustomCustomSet != 0; srcToolChoiceObjectCustomCustomSet &= srcToolChoiceObjectCustomCustomSet - 1 {
 								switch bits.TrailingZeros64(srcToolChoiceObjectCustomCustomSet) {
 								case 0:
 									// mapping/chat_responses_request.yaml:175: → tool_choice{object}{custom}.name
-									c.put(c.b.Object(codec.Top, "tool_choice"), "name", srcToolChoiceObjectCustomCustom[0].Raw())
+									c.put(c.b.Object(codec.Top, "tool_choice"), "name", srcToolChoiceObjectCustomCustomName.Raw())
 								}
 							}
 						}
 					}
 				case "allowed_tools":
-					var srcToolChoiceObjectAllowedTools [2]codec.Value
-					for srcToolChoiceObjectAllowedToolsSet := src[32].Fields(fieldsChatResponsesRequest10, srcToolChoiceObjectAllowedTools[:]); srcToolChoiceObjectAllowedToolsSet != 0; srcToolChoiceObjectAllowedToolsSet &= srcToolChoiceObjectAllowedToolsSet - 1 {
+					var srcToolChoiceObjectAllowedToolsType, srcToolChoiceObjectAllowedToolsAllowedTools codec.Value
+					var srcToolChoiceObjectAllowedToolsSet uint64
+					for k, m := range srcToolChoice.Members() {
+						if !present(m) {
+							continue
+						}
+						switch string(k.Bytes()) {
+						case "type":
+							srcToolChoiceObjectAllowedToolsType = m
+							srcToolChoiceObjectAllowedToolsSet |= uint64(0x1)
+						case "allowed_tools":
+							srcToolChoiceObjectAllowedToolsAllowedTools = m
+							srcToolChoiceObjectAllowedToolsSet |= uint64(0x2)
+						}
+					}
+					for ; srcToolChoiceObjectAllowedToolsSet != 0; srcToolChoiceObjectAllowedToolsSet &= srcToolChoiceObjectAllowedToolsSet - 1 {
 						switch bits.TrailingZeros64(srcToolChoiceObjectAllowedToolsSet) {
 						case 0:
 							// mapping/chat_responses_request.yaml:178: → tool_choice{object}{allowed_tools}.type
-							c.put(c.b.Object(codec.Top, "tool_choice"), "type", srcToolChoiceObjectAllowedTools[0].Raw())
+							c.put(c.b.Object(codec.Top, "tool_choice"), "type", srcToolChoiceObjectAllowedToolsType.Raw())
 						case 1:
-							var srcToolChoiceObjectAllowedToolsAllowedTools [2]codec.Value
-							for srcToolChoiceObjectAllowedToolsAllowedToolsSet := srcToolChoiceObjectAllowedTools[1].Fields(fieldsChatResponsesRequest9, srcToolChoiceObjectAllowedToolsAllowedTools[:]); srcToolChoiceObjectAllowedToolsAllowedToolsSet != 0; srcToolChoiceObjectAllowedToolsAllowedToolsSet &= srcToolChoiceObjectAllowedToolsAllowedToolsSet - 1 {
+							var srcToolChoiceObjectAllowedToolsAllowedToolsMode, srcToolChoiceObjectAllowedToolsAllowedToolsTools codec.Value
+							var srcToolChoiceObjectAllowedToolsAllowedToolsSet uint64
+							for k, m := range srcToolChoiceObjectAllowedToolsAllowedTools.Members() {
+								if !present(m) {
+									continue
+								}
+								switch string(k.Bytes()) {
+								case "mode":
+									srcToolChoiceObjectAllowedToolsAllowedToolsMode = m
+									srcToolChoiceObjectAllowedToolsAllowedToolsSet |= uint64(0x1)
+								case "tools":
+									srcToolChoiceObjectAllowedToolsAllowedToolsTools = m
+									srcToolChoiceObjectAllowedToolsAllowedToolsSet |= uint64(0x2)
+								}
+							}
+							for ; srcToolChoiceObjectAllowedToolsAllowedToolsSet != 0; srcToolChoiceObjectAllowedToolsAllowedToolsSet &= srcToolChoiceObjectAllowedToolsAllowedToolsSet - 1 {
 								switch bits.TrailingZeros64(srcToolChoiceObjectAllowedToolsAllowedToolsSet) {
 								case 0:
 									// mapping/chat_responses_request.yaml:180: → tool_choice{object}{allowed_tools}.mode
-									c.put(c.b.Object(codec.Top, "tool_choice"), "mode", srcToolChoiceObjectAllowedToolsAllowedTools[0].Raw())
+									c.put(c.b.Object(codec.Top, "tool_choice"), "mode", srcToolChoiceObjectAllowedToolsAllowedToolsMode.Raw())
 								case 1:
 									// mapping/chat_responses_request.yaml:182: → tool_choice{object}{allowed_tools}.tools
-									revAllowedTools(c, srcToolChoiceObjectAllowedToolsAllowedTools[1], "tool_choice.allowed_tools.tools", c.b.Object(codec.Top, "tool_choice"), "tools")
+									revAllowedTools(c, srcToolChoiceObjectAllowedToolsAllowedToolsTools, "tool_choice.allowed_tools.tools", c.b.Object(codec.Top, "tool_choice"), "tools")
 								}
 							}
 						}
@@ -282,102 +618,217 @@ func (c *rev) chatResponsesRequestOpenAI(v codec.Value) {
 				}
 			}
 		case 33:
-			switch src[33].Kind() {
+			switch srcFunctionCall.Kind() {
 			case codec.String:
 				// mapping/chat_responses_request.yaml:186: → tool_choice{string}
-				c.put(codec.Top, "tool_choice", src[33].Raw())
+				c.put(codec.Top, "tool_choice", srcFunctionCall.Raw())
 			case codec.Object:
-				var srcFunctionCallObject [1]codec.Value
-				for srcFunctionCallObjectSet := src[33].Fields(fieldsChatResponsesRequest6, srcFunctionCallObject[:]); srcFunctionCallObjectSet != 0; srcFunctionCallObjectSet &= srcFunctionCallObjectSet - 1 {
+				var srcFunctionCallObjectName codec.Value
+				var srcFunctionCallObjectSet uint64
+				for k, m := range srcFunctionCall.Members() {
+					if !present(m) {
+						continue
+					}
+					switch string(k.Bytes()) {
+					case "name":
+						srcFunctionCallObjectName = m
+						srcFunctionCallObjectSet |= uint64(0x1)
+					}
+				}
+				for ; srcFunctionCallObjectSet != 0; srcFunctionCallObjectSet &= srcFunctionCallObjectSet - 1 {
 					switch bits.TrailingZeros64(srcFunctionCallObjectSet) {
 					case 0:
 						// mapping/chat_responses_request.yaml:189: → tool_choice{object}{function}.name
-						if !present(src[32]) {
+						if !present(srcToolChoice) {
 							c.b.SetJSON(c.b.Object(codec.Top, "tool_choice"), "type", "\"function\"")
-							c.put(c.b.Object(codec.Top, "tool_choice"), "name", srcFunctionCallObject[0].Raw())
+							c.put(c.b.Object(codec.Top, "tool_choice"), "name", srcFunctionCallObjectName.Raw())
 						}
 					}
 				}
 			}
 		case 34:
-			for i, e := range src[34].Elems() {
+			for i, e := range srcTools.Elems() {
 				srcToolsNode, srcToolsKnown, srcToolsType := c.tag(e)
 				switch srcToolsType {
 				case "function":
 					srcToolsFunctionOut := c.b.AppendObject(c.b.Array(codec.Top, "tools"))
-					var srcToolsFunction [2]codec.Value
-					for srcToolsFunctionSet := e.Fields(fieldsChatResponsesRequest7, srcToolsFunction[:]); srcToolsFunctionSet != 0; srcToolsFunctionSet &= srcToolsFunctionSet - 1 {
+					var srcToolsFunctionType, srcToolsFunctionFunction codec.Value
+					var srcToolsFunctionSet uint64
+					for k, m := range e.Members() {
+						if !present(m) {
+							continue
+						}
+						switch string(k.Bytes()) {
+						case "type":
+							srcToolsFunctionType = m
+							srcToolsFunctionSet |= uint64(0x1)
+						case "function":
+							srcToolsFunctionFunction = m
+							srcToolsFunctionSet |= uint64(0x2)
+						}
+					}
+					for ; srcToolsFunctionSet != 0; srcToolsFunctionSet &= srcToolsFunctionSet - 1 {
 						switch bits.TrailingZeros64(srcToolsFunctionSet) {
 						case 0:
 							// mapping/chat_responses_request.yaml:196: → tools[]{function}.type
-							c.put(srcToolsFunctionOut, "type", srcToolsFunction[0].Raw())
+							c.put(srcToolsFunctionOut, "type", srcToolsFunctionType.Raw())
 						case 1:
-							var srcToolsFunctionFunction [4]codec.Value
-							for srcToolsFunctionFunctionSet := srcToolsFunction[1].Fields(fieldsChatResponsesRequest11, srcToolsFunctionFunction[:]); srcToolsFunctionFunctionSet != 0; srcToolsFunctionFunctionSet &= srcToolsFunctionFunctionSet - 1 {
+							var srcToolsFunctionFunctionName, srcToolsFunctionFunctionDescription, srcToolsFunctionFunctionParameters, srcToolsFunctionFunctionStrict codec.Value
+							var srcToolsFunctionFunctionSet uint64
+							for k, m := range srcToolsFunctionFunction.Members() {
+								if !present(m) {
+									continue
+								}
+								switch string(k.Bytes()) {
+								case "name":
+									srcToolsFunctionFunctionName = m
+									srcToolsFunctionFunctionSet |= uint64(0x1)
+								case "description":
+									srcToolsFunctionFunctionDescription = m
+									srcToolsFunctionFunctionSet |= uint64(0x2)
+								case "parameters":
+									srcToolsFunctionFunctionParameters = m
+									srcToolsFunctionFunctionSet |= uint64(0x4)
+								case "strict":
+									srcToolsFunctionFunctionStrict = m
+									srcToolsFunctionFunctionSet |= uint64(0x8)
+								}
+							}
+							for ; srcToolsFunctionFunctionSet != 0; srcToolsFunctionFunctionSet &= srcToolsFunctionFunctionSet - 1 {
 								switch bits.TrailingZeros64(srcToolsFunctionFunctionSet) {
 								case 0:
 									// mapping/chat_responses_request.yaml:198: → tools[]{function}.name
-									c.put(srcToolsFunctionOut, "name", srcToolsFunctionFunction[0].Raw())
+									c.put(srcToolsFunctionOut, "name", srcToolsFunctionFunctionName.Raw())
 								case 1:
 									// mapping/chat_responses_request.yaml:200: → tools[]{function}.description
-									c.put(srcToolsFunctionOut, "description", srcToolsFunctionFunction[1].Raw())
+									c.put(srcToolsFunctionOut, "description", srcToolsFunctionFunctionDescription.Raw())
 								case 2:
 									// mapping/chat_responses_request.yaml:202: → tools[]{function}.parameters
-									c.put(srcToolsFunctionOut, "parameters", srcToolsFunctionFunction[2].Raw())
+									c.put(srcToolsFunctionOut, "parameters", srcToolsFunctionFunctionParameters.Raw())
 								case 3:
 									// mapping/chat_responses_request.yaml:205: → tools[]{function}.strict
-									c.put(srcToolsFunctionOut, "strict", srcToolsFunctionFunction[3].Raw())
+									c.put(srcToolsFunctionOut, "strict", srcToolsFunctionFunctionStrict.Raw())
 								}
 							}
 						}
 					}
 				case "custom":
 					srcToolsCustomOut := c.b.AppendObject(c.b.Array(codec.Top, "tools"))
-					var srcToolsCustom [2]codec.Value
-					for srcToolsCustomSet := e.Fields(fieldsChatResponsesRequest8, srcToolsCustom[:]); srcToolsCustomSet != 0; srcToolsCustomSet &= srcToolsCustomSet - 1 {
+					var srcToolsCustomType, srcToolsCustomCustom codec.Value
+					var srcToolsCustomSet uint64
+					for k, m := range e.Members() {
+						if !present(m) {
+							continue
+						}
+						switch string(k.Bytes()) {
+						case "type":
+							srcToolsCustomType = m
+							srcToolsCustomSet |= uint64(0x1)
+						case "custom":
+							srcToolsCustomCustom = m
+							srcToolsCustomSet |= uint64(0x2)
+						}
+					}
+					for ; srcToolsCustomSet != 0; srcToolsCustomSet &= srcToolsCustomSet - 1 {
 						switch bits.TrailingZeros64(srcToolsCustomSet) {
 						case 0:
 							// mapping/chat_responses_request.yaml:208: → tools[]{custom}.type
-							c.put(srcToolsCustomOut, "type", srcToolsCustom[0].Raw())
+							c.put(srcToolsCustomOut, "type", srcToolsCustomType.Raw())
 						case 1:
-							var srcToolsCustomCustom [3]codec.Value
-							for srcToolsCustomCustomSet := srcToolsCustom[1].Fields(fieldsChatResponsesRequest14, srcToolsCustomCustom[:]); srcToolsCustomCustomSet != 0; srcToolsCustomCustomSet &= srcToolsCustomCustomSet - 1 {
+							var srcToolsCustomCustomName, srcToolsCustomCustomDescription, srcToolsCustomCustomFormat codec.Value
+							var srcToolsCustomCustomSet uint64
+							for k, m := range srcToolsCustomCustom.Members() {
+								if !present(m) {
+									continue
+								}
+								switch string(k.Bytes()) {
+								case "name":
+									srcToolsCustomCustomName = m
+									srcToolsCustomCustomSet |= uint64(0x1)
+								case "description":
+									srcToolsCustomCustomDescription = m
+									srcToolsCustomCustomSet |= uint64(0x2)
+								case "format":
+									srcToolsCustomCustomFormat = m
+									srcToolsCustomCustomSet |= uint64(0x4)
+								}
+							}
+							for ; srcToolsCustomCustomSet != 0; srcToolsCustomCustomSet &= srcToolsCustomCustomSet - 1 {
 								switch bits.TrailingZeros64(srcToolsCustomCustomSet) {
 								case 0:
 									// mapping/chat_responses_request.yaml:210: → tools[]{custom}.name
-									c.put(srcToolsCustomOut, "name", srcToolsCustomCustom[0].Raw())
+									c.put(srcToolsCustomOut, "name", srcToolsCustomCustomName.Raw())
 								case 1:
 									// mapping/chat_responses_request.yaml:212: → tools[]{custom}.description
-									c.put(srcToolsCustomOut, "description", srcToolsCustomCustom[1].Raw())
+									c.put(srcToolsCustomOut, "description", srcToolsCustomCustomDescription.Raw())
 								case 2:
-									srcToolsCustomCustomFormatNode, srcToolsCustomCustomFormatKnown, srcToolsCustomCustomFormatType := c.tag(srcToolsCustomCustom[2])
+									srcToolsCustomCustomFormatNode, srcToolsCustomCustomFormatKnown, srcToolsCustomCustomFormatType := c.tag(srcToolsCustomCustomFormat)
 									switch srcToolsCustomCustomFormatType {
 									case "text":
-										var srcToolsCustomCustomFormatText [1]codec.Value
-										for srcToolsCustomCustomFormatTextSet := srcToolsCustomCustom[2].Fields(fieldsChatResponsesRequest3, srcToolsCustomCustomFormatText[:]); srcToolsCustomCustomFormatTextSet != 0; srcToolsCustomCustomFormatTextSet &= srcToolsCustomCustomFormatTextSet - 1 {
+										var srcToolsCustomCustomFormatTextType codec.Value
+										var srcToolsCustomCustomFormatTextSet uint64
+										for k, m := range srcToolsCustomCustomFormat.Members() {
+											if !present(m) {
+												continue
+											}
+											switch string(k.Bytes()) {
+											case "type":
+												srcToolsCustomCustomFormatTextType = m
+												srcToolsCustomCustomFormatTextSet |= uint64(0x1)
+											}
+										}
+										for ; srcToolsCustomCustomFormatTextSet != 0; srcToolsCustomCustomFormatTextSet &= srcToolsCustomCustomFormatTextSet - 1 {
 											switch bits.TrailingZeros64(srcToolsCustomCustomFormatTextSet) {
 											case 0:
 												// mapping/chat_responses_request.yaml:214: → tools[]{custom}.format{text}.type
-												c.put(c.b.Object(srcToolsCustomOut, "format"), "type", srcToolsCustomCustomFormatText[0].Raw())
+												c.put(c.b.Object(srcToolsCustomOut, "format"), "type", srcToolsCustomCustomFormatTextType.Raw())
 											}
 										}
 									case "grammar":
-										var srcToolsCustomCustomFormatGrammar [2]codec.Value
-										for srcToolsCustomCustomFormatGrammarSet := srcToolsCustomCustom[2].Fields(fieldsChatResponsesRequest13, srcToolsCustomCustomFormatGrammar[:]); srcToolsCustomCustomFormatGrammarSet != 0; srcToolsCustomCustomFormatGrammarSet &= srcToolsCustomCustomFormatGrammarSet - 1 {
+										var srcToolsCustomCustomFormatGrammarType, srcToolsCustomCustomFormatGrammarGrammar codec.Value
+										var srcToolsCustomCustomFormatGrammarSet uint64
+										for k, m := range srcToolsCustomCustomFormat.Members() {
+											if !present(m) {
+												continue
+											}
+											switch string(k.Bytes()) {
+											case "type":
+												srcToolsCustomCustomFormatGrammarType = m
+												srcToolsCustomCustomFormatGrammarSet |= uint64(0x1)
+											case "grammar":
+												srcToolsCustomCustomFormatGrammarGrammar = m
+												srcToolsCustomCustomFormatGrammarSet |= uint64(0x2)
+											}
+										}
+										for ; srcToolsCustomCustomFormatGrammarSet != 0; srcToolsCustomCustomFormatGrammarSet &= srcToolsCustomCustomFormatGrammarSet - 1 {
 											switch bits.TrailingZeros64(srcToolsCustomCustomFormatGrammarSet) {
 											case 0:
 												// mapping/chat_responses_request.yaml:216: → tools[]{custom}.format{grammar}.type
-												c.put(c.b.Object(srcToolsCustomOut, "format"), "type", srcToolsCustomCustomFormatGrammar[0].Raw())
+												c.put(c.b.Object(srcToolsCustomOut, "format"), "type", srcToolsCustomCustomFormatGrammarType.Raw())
 											case 1:
-												var srcToolsCustomCustomFormatGrammarGrammar [2]codec.Value
-												for srcToolsCustomCustomFormatGrammarGrammarSet := srcToolsCustomCustomFormatGrammar[1].Fields(fieldsChatResponsesRequest12, srcToolsCustomCustomFormatGrammarGrammar[:]); srcToolsCustomCustomFormatGrammarGrammarSet != 0; srcToolsCustomCustomFormatGrammarGrammarSet &= srcToolsCustomCustomFormatGrammarGrammarSet - 1 {
+												var srcToolsCustomCustomFormatGrammarGrammarDefinition, srcToolsCustomCustomFormatGrammarGrammarSyntax codec.Value
+												var srcToolsCustomCustomFormatGrammarGrammarSet uint64
+												for k, m := range srcToolsCustomCustomFormatGrammarGrammar.Members() {
+													if !present(m) {
+														continue
+													}
+													switch string(k.Bytes()) {
+													case "definition":
+														srcToolsCustomCustomFormatGrammarGrammarDefinition = m
+														srcToolsCustomCustomFormatGrammarGrammarSet |= uint64(0x1)
+													case "syntax":
+														srcToolsCustomCustomFormatGrammarGrammarSyntax = m
+														srcToolsCustomCustomFormatGrammarGrammarSet |= uint64(0x2)
+													}
+												}
+												for ; srcToolsCustomCustomFormatGrammarGrammarSet != 0; srcToolsCustomCustomFormatGrammarGrammarSet &= srcToolsCustomCustomFormatGrammarGrammarSet - 1 {
 													switch bits.TrailingZeros64(srcToolsCustomCustomFormatGrammarGrammarSet) {
 													case 0:
 														// mapping/chat_responses_request.yaml:218: → tools[]{custom}.format{grammar}.definition
-														c.put(c.b.Object(srcToolsCustomOut, "format"), "definition", srcToolsCustomCustomFormatGrammarGrammar[0].Raw())
+														c.put(c.b.Object(srcToolsCustomOut, "format"), "definition", srcToolsCustomCustomFormatGrammarGrammarDefinition.Raw())
 													case 1:
 														// mapping/chat_responses_request.yaml:220: → tools[]{custom}.format{grammar}.syntax
-														c.put(c.b.Object(srcToolsCustomOut, "format"), "syntax", srcToolsCustomCustomFormatGrammarGrammar[1].Raw())
+														c.put(c.b.Object(srcToolsCustomOut, "format"), "syntax", srcToolsCustomCustomFormatGrammarGrammarSyntax.Raw())
 													}
 												}
 											}
@@ -395,69 +846,232 @@ func (c *rev) chatResponsesRequestOpenAI(v codec.Value) {
 			}
 		case 35:
 			// mapping/chat_responses_request.yaml:222: → tools[]{function}
-			revFunctions(c, src[35], "functions", c.b.Array(codec.Top, "tools"), "")
+			revFunctions(c, srcFunctions, "functions", c.b.Array(codec.Top, "tools"), "")
 		case 36:
 			// mapping/chat_responses_request.yaml:226: → tools[]{web_search}
-			revWebSearch(c, src[36], "web_search_options", c.b.Array(codec.Top, "tools"), "")
+			revWebSearch(c, srcWebSearchOptions, "web_search_options", c.b.Array(codec.Top, "tools"), "")
 		case 37:
 			// mapping/chat_responses_request.yaml:232: → reasoning
-			revReasoning(c, src[37], "reasoning", codec.Top, "reasoning")
+			revReasoning(c, srcReasoning, "reasoning", codec.Top, "reasoning")
 		case 38:
 			// mapping/chat_responses_request.yaml:242: drop
-			c.drop(src[38], "provider", "OpenRouter's provider routing preferences; OpenAI's Responses API has no providers to choose")
+			c.drop(srcProvider, "provider", "OpenRouter's provider routing preferences; OpenAI's Responses API has no providers to choose")
 		case 39:
 			// mapping/chat_responses_request.yaml:245: drop
-			c.drop(src[39], "models", "OpenRouter's fallback models; OpenAI's Responses API takes one model")
+			c.drop(srcModels, "models", "OpenRouter's fallback models; OpenAI's Responses API takes one model")
 		case 40:
 			// mapping/chat_responses_request.yaml:248: drop
-			c.drop(src[40], "plugins", "OpenRouter's plugins (web, file parser, response healing…); OpenAI's Responses API has none")
+			c.drop(srcPlugins, "plugins", "OpenRouter's plugins (web, file parser, response healing…); OpenAI's Responses API has none")
 		case 41:
 			// mapping/chat_responses_request.yaml:251: drop
-			c.drop(src[41], "session_id", "OpenRouter's sticky-routing session; OpenAI's Responses API has none (prompt_cache_key is carried)")
+			c.drop(srcSessionId, "session_id", "OpenRouter's sticky-routing session; OpenAI's Responses API has none (prompt_cache_key is carried)")
 		case 42:
 			// mapping/chat_responses_request.yaml:254: drop
-			c.drop(src[42], "trace", "OpenRouter's observability metadata; OpenAI's Responses API has none (metadata is carried)")
+			c.drop(srcTrace, "trace", "OpenRouter's observability metadata; OpenAI's Responses API has none (metadata is carried)")
 		case 43:
 			// mapping/chat_responses_request.yaml:257: drop
-			c.drop(src[43], "debug", "OpenRouter's debug echo of the upstream body; OpenAI's Responses API has none")
+			c.drop(srcDebug, "debug", "OpenRouter's debug echo of the upstream body; OpenAI's Responses API has none")
 		case 44:
 			// mapping/chat_responses_request.yaml:260: drop
-			c.drop(src[44], "route", "OpenRouter's deprecated routing alias; OpenAI's Responses API has none")
+			c.drop(srcRoute, "route", "OpenRouter's deprecated routing alias; OpenAI's Responses API has none")
 		case 45:
 			// mapping/chat_responses_request.yaml:263: drop
-			c.drop(src[45], "cache_control", "OpenRouter's automatic prompt caching directive; OpenAI caches prompts by itself")
+			c.drop(srcCacheControl, "cache_control", "OpenRouter's automatic prompt caching directive; OpenAI caches prompts by itself")
 		case 46:
 			// mapping/chat_responses_request.yaml:266: drop
-			c.drop(src[46], "image_config", "OpenRouter's image generation options; OpenAI's Responses request has none at the top")
+			c.drop(srcImageConfig, "image_config", "OpenRouter's image generation options; OpenAI's Responses request has none at the top")
 		case 47:
 			// mapping/chat_responses_request.yaml:269: drop
-			c.drop(src[47], "stop_server_tools_when", "OpenRouter's server-tool loop limits; OpenAI's Responses API has none (max_tool_calls is not set from it)")
+			c.drop(srcStopServerToolsWhen, "stop_server_tools_when", "OpenRouter's server-tool loop limits; OpenAI's Responses API has none (max_tool_calls is not set from it)")
 		case 48:
 			// mapping/chat_responses_request.yaml:272: drop
-			c.drop(src[48], "top_k", "OpenAI's Responses API has no top_k")
+			c.drop(srcTopK, "top_k", "OpenAI's Responses API has no top_k")
 		case 49:
 			// mapping/chat_responses_request.yaml:275: drop
-			c.drop(src[49], "min_p", "the Responses request has no min_p (OpenRouter's nor OpenAI's)")
+			c.drop(srcMinP, "min_p", "the Responses request has no min_p (OpenRouter's nor OpenAI's)")
 		case 50:
 			// mapping/chat_responses_request.yaml:277: drop
-			c.drop(src[50], "top_a", "the Responses request has no top_a (OpenRouter's nor OpenAI's)")
+			c.drop(srcTopA, "top_a", "the Responses request has no top_a (OpenRouter's nor OpenAI's)")
 		case 51:
 			// mapping/chat_responses_request.yaml:279: drop
-			c.drop(src[51], "repetition_penalty", "the Responses request has no repetition_penalty (OpenRouter's nor OpenAI's); frequency_penalty is the nearest")
+			c.drop(srcRepetitionPenalty, "repetition_penalty", "the Responses request has no repetition_penalty (OpenRouter's nor OpenAI's); frequency_penalty is the nearest")
 		}
 	}
 }
 
 // chatResponsesRequestOpenRouter converts a payload, as mapping/chat_responses_request.yaml says for openrouter.
 func (c *rev) chatResponsesRequestOpenRouter(v codec.Value) {
-	var src [52]codec.Value
-	for srcSet := v.Fields(fieldsChatResponsesRequest15, src[:]); srcSet != 0; srcSet &= srcSet - 1 {
+	var srcModel, srcMessages, srcMaxCompletionTokens, srcMaxTokens, srcTemperature, srcTopP, srcTopLogprobs, srcLogprobs, srcParallelToolCalls, srcMetadata, srcServiceTier, srcStream, srcStreamOptions, srcPromptCacheKey, srcPromptCacheOptions, srcPromptCacheRetention, srcUser, srcSafetyIdentifier, srcModeration, srcVerbosity, srcReasoningEffort, srcStore, srcN, srcModalities, srcFrequencyPenalty, srcPresencePenalty, srcLogitBias, srcSeed, srcStop, srcPrediction, srcResponseFormat, srcToolChoice, srcFunctionCall, srcTools, srcFunctions, srcWebSearchOptions, srcReasoning, srcProvider, srcModels, srcPlugins, srcSessionId, srcTrace, srcDebug, srcRoute, srcCacheControl, srcImageConfig, srcStopServerToolsWhen, srcTopK, srcMinP, srcTopA, srcRepetitionPenalty codec.Value
+	var srcSet uint64
+	for k, m := range v.Members() {
+		if !present(m) {
+			continue
+		}
+		switch string(k.Bytes()) {
+		case "model":
+			srcModel = m
+			srcSet |= uint64(0x1)
+		case "messages":
+			srcMessages = m
+			srcSet |= uint64(0x2)
+		case "max_completion_tokens":
+			srcMaxCompletionTokens = m
+			srcSet |= uint64(0x4)
+		case "max_tokens":
+			srcMaxTokens = m
+			srcSet |= uint64(0x8)
+		case "temperature":
+			srcTemperature = m
+			srcSet |= uint64(0x10)
+		case "top_p":
+			srcTopP = m
+			srcSet |= uint64(0x20)
+		case "top_logprobs":
+			srcTopLogprobs = m
+			srcSet |= uint64(0x40)
+		case "logprobs":
+			srcLogprobs = m
+			srcSet |= uint64(0x80)
+		case "parallel_tool_calls":
+			srcParallelToolCalls = m
+			srcSet |= uint64(0x100)
+		case "metadata":
+			srcMetadata = m
+			srcSet |= uint64(0x200)
+		case "service_tier":
+			srcServiceTier = m
+			srcSet |= uint64(0x400)
+		case "stream":
+			srcStream = m
+			srcSet |= uint64(0x800)
+		case "stream_options":
+			srcStreamOptions = m
+			srcSet |= uint64(0x1000)
+		case "prompt_cache_key":
+			srcPromptCacheKey = m
+			srcSet |= uint64(0x2000)
+		case "prompt_cache_options":
+			srcPromptCacheOptions = m
+			srcSet |= uint64(0x4000)
+		case "prompt_cache_retention":
+			srcPromptCacheRetention = m
+			srcSet |= uint64(0x8000)
+		case "user":
+			srcUser = m
+			srcSet |= uint64(0x10000)
+		case "safety_identifier":
+			srcSafetyIdentifier = m
+			srcSet |= uint64(0x20000)
+		case "moderation":
+			srcModeration = m
+			srcSet |= uint64(0x40000)
+		case "verbosity":
+			srcVerbosity = m
+			srcSet |= uint64(0x80000)
+		case "reasoning_effort":
+			srcReasoningEffort = m
+			srcSet |= uint64(0x100000)
+		case "store":
+			srcStore = m
+			srcSet |= uint64(0x200000)
+		case "n":
+			srcN = m
+			srcSet |= uint64(0x400000)
+		case "audio":
+			srcSet |= uint64(0x800000)
+		case "modalities":
+			srcModalities = m
+			srcSet |= uint64(0x1000000)
+		case "frequency_penalty":
+			srcFrequencyPenalty = m
+			srcSet |= uint64(0x2000000)
+		case "presence_penalty":
+			srcPresencePenalty = m
+			srcSet |= uint64(0x4000000)
+		case "logit_bias":
+			srcLogitBias = m
+			srcSet |= uint64(0x8000000)
+		case "seed":
+			srcSeed = m
+			srcSet |= uint64(0x10000000)
+		case "stop":
+			srcStop = m
+			srcSet |= uint64(0x20000000)
+		case "prediction":
+			srcPrediction = m
+			srcSet |= uint64(0x40000000)
+		case "response_format":
+			srcResponseFormat = m
+			srcSet |= uint64(0x80000000)
+		case "tool_choice":
+			srcToolChoice = m
+			srcSet |= uint64(0x100000000)
+		case "function_call":
+			srcFunctionCall = m
+			srcSet |= uint64(0x200000000)
+		case "tools":
+			srcTools = m
+			srcSet |= uint64(0x400000000)
+		case "functions":
+			srcFunctions = m
+			srcSet |= uint64(0x800000000)
+		case "web_search_options":
+			srcWebSearchOptions = m
+			srcSet |= uint64(0x1000000000)
+		case "reasoning":
+			srcReasoning = m
+			srcSet |= uint64(0x2000000000)
+		case "provider":
+			srcProvider = m
+			srcSet |= uint64(0x4000000000)
+		case "models":
+			srcModels = m
+			srcSet |= uint64(0x8000000000)
+		case "plugins":
+			srcPlugins = m
+			srcSet |= uint64(0x10000000000)
+		case "session_id":
+			srcSessionId = m
+			srcSet |= uint64(0x20000000000)
+		case "trace":
+			srcTrace = m
+			srcSet |= uint64(0x40000000000)
+		case "debug":
+			srcDebug = m
+			srcSet |= uint64(0x80000000000)
+		case "route":
+			srcRoute = m
+			srcSet |= uint64(0x100000000000)
+		case "cache_control":
+			srcCacheControl = m
+			srcSet |= uint64(0x200000000000)
+		case "image_config":
+			srcImageConfig = m
+			srcSet |= uint64(0x400000000000)
+		case "stop_server_tools_when":
+			srcStopServerToolsWhen = m
+			srcSet |= uint64(0x800000000000)
+		case "top_k":
+			srcTopK = m
+			srcSet |= uint64(0x1000000000000)
+		case "min_p":
+			srcMinP = m
+			srcSet |= uint64(0x2000000000000)
+		case "top_a":
+			srcTopA = m
+			srcSet |= uint64(0x4000000000000)
+		case "repetition_penalty":
+			srcRepetitionPenalty = m
+			srcSet |= uint64(0x8000000000000)
+		}
+	}
+	for ; srcSet != 0; srcSet &= srcSet - 1 {
 		switch bits.TrailingZeros64(srcSet) {
 		case 0:
 			// mapping/chat_responses_request.yaml:18: → model
-			c.put(codec.Top, "model", src[0].Raw())
+			c.put(codec.Top, "model", srcModel.Raw())
 		case 1:
-			for i, e := range src[1].Elems() {
+			for i, e := range srcMessages.Elems() {
 				srcMessagesNode, srcMessagesKnown, srcMessagesType := c.tag(e)
 				switch srcMessagesType {
 				case "system":
@@ -484,90 +1098,115 @@ func (c *rev) chatResponsesRequestOpenRouter(v codec.Value) {
 			}
 		case 2:
 			// mapping/chat_responses_request.yaml:70: → max_output_tokens
-			c.put(codec.Top, "max_output_tokens", src[2].Raw())
+			c.put(codec.Top, "max_output_tokens", srcMaxCompletionTokens.Raw())
 		case 3:
 			// mapping/chat_responses_request.yaml:72: → max_output_tokens
-			c.put(codec.Top, "max_output_tokens", src[3].Raw())
+			c.put(codec.Top, "max_output_tokens", srcMaxTokens.Raw())
 		case 4:
 			// mapping/chat_responses_request.yaml:75: → temperature
-			c.put(codec.Top, "temperature", src[4].Raw())
+			c.put(codec.Top, "temperature", srcTemperature.Raw())
 		case 5:
 			// mapping/chat_responses_request.yaml:78: → top_p
-			c.put(codec.Top, "top_p", src[5].Raw())
+			c.put(codec.Top, "top_p", srcTopP.Raw())
 		case 6:
 			// mapping/chat_responses_request.yaml:81: → top_logprobs
-			c.put(codec.Top, "top_logprobs", src[6].Raw())
+			c.put(codec.Top, "top_logprobs", srcTopLogprobs.Raw())
 		case 7:
 			// mapping/chat_responses_request.yaml:84: drop
-			c.drop(src[7], "logprobs", "OpenRouter's Responses include lists no message.output_text.logprobs; top_logprobs is carried")
+			c.drop(srcLogprobs, "logprobs", "OpenRouter's Responses include lists no message.output_text.logprobs; top_logprobs is carried")
 		case 8:
 			// mapping/chat_responses_request.yaml:88: → parallel_tool_calls
-			c.put(codec.Top, "parallel_tool_calls", src[8].Raw())
+			c.put(codec.Top, "parallel_tool_calls", srcParallelToolCalls.Raw())
 		case 9:
 			// mapping/chat_responses_request.yaml:90: → metadata
-			c.put(codec.Top, "metadata", src[9].Raw())
+			c.put(codec.Top, "metadata", srcMetadata.Raw())
 		case 10:
 			// mapping/chat_responses_request.yaml:92: → service_tier
-			c.put(codec.Top, "service_tier", src[10].Raw())
+			c.put(codec.Top, "service_tier", srcServiceTier.Raw())
 		case 11:
 			// mapping/chat_responses_request.yaml:95: → stream
-			c.put(codec.Top, "stream", src[11].Raw())
+			c.put(codec.Top, "stream", srcStream.Raw())
 		case 12:
-			// mapping/chat_responses_request.yaml:100: include_usage: gateway: a Responses stream always ends with its usage (response.completed); the chat stream converter sends the usage chunk when include_usage asks for it
-			var srcStreamOptions [1]codec.Value
-			for srcStreamOptionsSet := src[12].Fields(fieldsChatResponsesRequest0, srcStreamOptions[:]); srcStreamOptionsSet != 0; srcStreamOptionsSet &= srcStreamOptionsSet - 1 {
+			var srcStreamOptionsIncludeObfuscation codec.Value
+			var srcStreamOptionsSet uint64
+			for k, m := range srcStreamOptions.Members() {
+				if !present(m) {
+					continue
+				}
+				switch string(k.Bytes()) {
+				case "include_obfuscation":
+					srcStreamOptionsIncludeObfuscation = m
+					srcStreamOptionsSet |= uint64(0x1)
+				case "include_usage": // mapping/chat_responses_request.yaml:100: gateway: a Responses stream always ends with its usage (response.completed); the chat stream converter sends the usage chunk when include_usage asks for it
+				}
+			}
+			for ; srcStreamOptionsSet != 0; srcStreamOptionsSet &= srcStreamOptionsSet - 1 {
 				switch bits.TrailingZeros64(srcStreamOptionsSet) {
 				case 0:
 					// mapping/chat_responses_request.yaml:97: drop
-					c.drop(srcStreamOptions[0], "stream_options.include_obfuscation", "OpenRouter's Responses request has no stream_options")
+					c.drop(srcStreamOptionsIncludeObfuscation, "stream_options.include_obfuscation", "OpenRouter's Responses request has no stream_options")
 				}
 			}
 		case 13:
 			// mapping/chat_responses_request.yaml:102: → prompt_cache_key
-			c.put(codec.Top, "prompt_cache_key", src[13].Raw())
+			c.put(codec.Top, "prompt_cache_key", srcPromptCacheKey.Raw())
 		case 14:
-			var srcPromptCacheOptions [2]codec.Value
-			for srcPromptCacheOptionsSet := src[14].Fields(fieldsChatResponsesRequest1, srcPromptCacheOptions[:]); srcPromptCacheOptionsSet != 0; srcPromptCacheOptionsSet &= srcPromptCacheOptionsSet - 1 {
+			var srcPromptCacheOptionsMode, srcPromptCacheOptionsTtl codec.Value
+			var srcPromptCacheOptionsSet uint64
+			for k, m := range srcPromptCacheOptions.Members() {
+				if !present(m) {
+					continue
+				}
+				switch string(k.Bytes()) {
+				case "mode":
+					srcPromptCacheOptionsMode = m
+					srcPromptCacheOptionsSet |= uint64(0x1)
+				case "ttl":
+					srcPromptCacheOptionsTtl = m
+					srcPromptCacheOptionsSet |= uint64(0x2)
+				}
+			}
+			for ; srcPromptCacheOptionsSet != 0; srcPromptCacheOptionsSet &= srcPromptCacheOptionsSet - 1 {
 				switch bits.TrailingZeros64(srcPromptCacheOptionsSet) {
 				case 0:
 					// mapping/chat_responses_request.yaml:104: → prompt_cache_options.mode
-					c.put(c.b.Object(codec.Top, "prompt_cache_options"), "mode", srcPromptCacheOptions[0].Raw())
+					c.put(c.b.Object(codec.Top, "prompt_cache_options"), "mode", srcPromptCacheOptionsMode.Raw())
 				case 1:
 					// mapping/chat_responses_request.yaml:104: → prompt_cache_options.ttl
-					c.put(c.b.Object(codec.Top, "prompt_cache_options"), "ttl", srcPromptCacheOptions[1].Raw())
+					c.put(c.b.Object(codec.Top, "prompt_cache_options"), "ttl", srcPromptCacheOptionsTtl.Raw())
 				}
 			}
 		case 15:
 			// mapping/chat_responses_request.yaml:106: drop
-			c.drop(src[15], "prompt_cache_retention", "OpenRouter's Responses request has no prompt_cache_retention")
+			c.drop(srcPromptCacheRetention, "prompt_cache_retention", "OpenRouter's Responses request has no prompt_cache_retention")
 		case 16:
 			// mapping/chat_responses_request.yaml:109: → user
-			c.put(codec.Top, "user", src[16].Raw())
+			c.put(codec.Top, "user", srcUser.Raw())
 		case 17:
 			// mapping/chat_responses_request.yaml:111: → safety_identifier
-			c.put(codec.Top, "safety_identifier", src[17].Raw())
+			c.put(codec.Top, "safety_identifier", srcSafetyIdentifier.Raw())
 		case 18:
 			// mapping/chat_responses_request.yaml:113: drop
-			c.drop(src[18], "moderation", "OpenRouter moderates with its moderation plugin, not this field")
+			c.drop(srcModeration, "moderation", "OpenRouter moderates with its moderation plugin, not this field")
 		case 19:
 			// mapping/chat_responses_request.yaml:116: → text.verbosity
-			c.put(c.b.Object(codec.Top, "text"), "verbosity", src[19].Raw())
+			c.put(c.b.Object(codec.Top, "text"), "verbosity", srcVerbosity.Raw())
 		case 20:
 			// mapping/chat_responses_request.yaml:118: → reasoning.effort
-			c.put(c.b.Object(codec.Top, "reasoning"), "effort", src[20].Raw())
+			c.put(c.b.Object(codec.Top, "reasoning"), "effort", srcReasoningEffort.Raw())
 		case 21:
 			// mapping/chat_responses_request.yaml:121: → store
-			revStore(c, src[21], "store", codec.Top, "store")
+			revStore(c, srcStore, "store", codec.Top, "store")
 		case 22:
 			// mapping/chat_responses_request.yaml:127: refuse unless 1
-			if string(src[22].Raw()) != "1" {
+			if string(srcN.Raw()) != "1" {
 				c.refuse("n", "a Responses upstream gives one choice; n must be 1")
 			}
 		case 23:
 			// mapping/chat_responses_request.yaml:130: refuse
 			c.refuse("audio", "a Responses upstream gives no audio output")
 		case 24:
-			for i, e := range src[24].Elems() {
+			for i, e := range srcModalities.Elems() {
 				// mapping/chat_responses_request.yaml:132: refuse unless "text"
 				if string(e.Raw()) != "\"text\"" {
 					c.refuse(atElem("modalities", i, "", "modalities[0]"), "a Responses upstream answers in text; modality "+string(e.Raw())+" is not available")
@@ -575,66 +1214,122 @@ func (c *rev) chatResponsesRequestOpenRouter(v codec.Value) {
 			}
 		case 25:
 			// mapping/chat_responses_request.yaml:135: drop
-			c.drop(src[25], "frequency_penalty", "the Responses API has no frequency penalty")
+			c.drop(srcFrequencyPenalty, "frequency_penalty", "the Responses API has no frequency penalty")
 		case 26:
 			// mapping/chat_responses_request.yaml:137: drop
-			c.drop(src[26], "presence_penalty", "the Responses API has no presence penalty")
+			c.drop(srcPresencePenalty, "presence_penalty", "the Responses API has no presence penalty")
 		case 27:
 			// mapping/chat_responses_request.yaml:139: drop
-			c.drop(src[27], "logit_bias", "the Responses API has no logit bias")
+			c.drop(srcLogitBias, "logit_bias", "the Responses API has no logit bias")
 		case 28:
 			// mapping/chat_responses_request.yaml:141: drop
-			c.drop(src[28], "seed", "the Responses API has no seed")
+			c.drop(srcSeed, "seed", "the Responses API has no seed")
 		case 29:
 			// mapping/chat_responses_request.yaml:143: drop
-			c.drop(src[29], "stop", "the Responses API has no stop sequences")
+			c.drop(srcStop, "stop", "the Responses API has no stop sequences")
 		case 30:
 			// mapping/chat_responses_request.yaml:145: drop
-			c.drop(src[30], "prediction", "the Responses API has no predicted outputs")
+			c.drop(srcPrediction, "prediction", "the Responses API has no predicted outputs")
 		case 31:
-			srcResponseFormatNode, srcResponseFormatKnown, srcResponseFormatType := c.tag(src[31])
+			srcResponseFormatNode, srcResponseFormatKnown, srcResponseFormatType := c.tag(srcResponseFormat)
 			switch srcResponseFormatType {
 			case "text":
-				var srcResponseFormatText [1]codec.Value
-				for srcResponseFormatTextSet := src[31].Fields(fieldsChatResponsesRequest3, srcResponseFormatText[:]); srcResponseFormatTextSet != 0; srcResponseFormatTextSet &= srcResponseFormatTextSet - 1 {
+				var srcResponseFormatTextType codec.Value
+				var srcResponseFormatTextSet uint64
+				for k, m := range srcResponseFormat.Members() {
+					if !present(m) {
+						continue
+					}
+					switch string(k.Bytes()) {
+					case "type":
+						srcResponseFormatTextType = m
+						srcResponseFormatTextSet |= uint64(0x1)
+					}
+				}
+				for ; srcResponseFormatTextSet != 0; srcResponseFormatTextSet &= srcResponseFormatTextSet - 1 {
 					switch bits.TrailingZeros64(srcResponseFormatTextSet) {
 					case 0:
 						// mapping/chat_responses_request.yaml:149: → text.format{text}.type
-						c.put(c.b.Object(c.b.Object(codec.Top, "text"), "format"), "type", srcResponseFormatText[0].Raw())
+						c.put(c.b.Object(c.b.Object(codec.Top, "text"), "format"), "type", srcResponseFormatTextType.Raw())
 					}
 				}
 			case "json_object":
-				var srcResponseFormatJsonObject [1]codec.Value
-				for srcResponseFormatJsonObjectSet := src[31].Fields(fieldsChatResponsesRequest3, srcResponseFormatJsonObject[:]); srcResponseFormatJsonObjectSet != 0; srcResponseFormatJsonObjectSet &= srcResponseFormatJsonObjectSet - 1 {
+				var srcResponseFormatJsonObjectType codec.Value
+				var srcResponseFormatJsonObjectSet uint64
+				for k, m := range srcResponseFormat.Members() {
+					if !present(m) {
+						continue
+					}
+					switch string(k.Bytes()) {
+					case "type":
+						srcResponseFormatJsonObjectType = m
+						srcResponseFormatJsonObjectSet |= uint64(0x1)
+					}
+				}
+				for ; srcResponseFormatJsonObjectSet != 0; srcResponseFormatJsonObjectSet &= srcResponseFormatJsonObjectSet - 1 {
 					switch bits.TrailingZeros64(srcResponseFormatJsonObjectSet) {
 					case 0:
 						// mapping/chat_responses_request.yaml:151: → text.format{json_object}.type
-						c.put(c.b.Object(c.b.Object(codec.Top, "text"), "format"), "type", srcResponseFormatJsonObject[0].Raw())
+						c.put(c.b.Object(c.b.Object(codec.Top, "text"), "format"), "type", srcResponseFormatJsonObjectType.Raw())
 					}
 				}
 			case "json_schema":
-				var srcResponseFormatJsonSchema [2]codec.Value
-				for srcResponseFormatJsonSchemaSet := src[31].Fields(fieldsChatResponsesRequest5, srcResponseFormatJsonSchema[:]); srcResponseFormatJsonSchemaSet != 0; srcResponseFormatJsonSchemaSet &= srcResponseFormatJsonSchemaSet - 1 {
+				var srcResponseFormatJsonSchemaType, srcResponseFormatJsonSchemaJsonSchema codec.Value
+				var srcResponseFormatJsonSchemaSet uint64
+				for k, m := range srcResponseFormat.Members() {
+					if !present(m) {
+						continue
+					}
+					switch string(k.Bytes()) {
+					case "type":
+						srcResponseFormatJsonSchemaType = m
+						srcResponseFormatJsonSchemaSet |= uint64(0x1)
+					case "json_schema":
+						srcResponseFormatJsonSchemaJsonSchema = m
+						srcResponseFormatJsonSchemaSet |= uint64(0x2)
+					}
+				}
+				for ; srcResponseFormatJsonSchemaSet != 0; srcResponseFormatJsonSchemaSet &= srcResponseFormatJsonSchemaSet - 1 {
 					switch bits.TrailingZeros64(srcResponseFormatJsonSchemaSet) {
 					case 0:
 						// mapping/chat_responses_request.yaml:153: → text.format{json_schema}.type
-						c.put(c.b.Object(c.b.Object(codec.Top, "text"), "format"), "type", srcResponseFormatJsonSchema[0].Raw())
+						c.put(c.b.Object(c.b.Object(codec.Top, "text"), "format"), "type", srcResponseFormatJsonSchemaType.Raw())
 					case 1:
-						var srcResponseFormatJsonSchemaJsonSchema [4]codec.Value
-						for srcResponseFormatJsonSchemaJsonSchemaSet := srcResponseFormatJsonSchema[1].Fields(fieldsChatResponsesRequest4, srcResponseFormatJsonSchemaJsonSchema[:]); srcResponseFormatJsonSchemaJsonSchemaSet != 0; srcResponseFormatJsonSchemaJsonSchemaSet &= srcResponseFormatJsonSchemaJsonSchemaSet - 1 {
+						var srcResponseFormatJsonSchemaJsonSchemaName, srcResponseFormatJsonSchemaJsonSchemaDescription, srcResponseFormatJsonSchemaJsonSchemaSchema, srcResponseFormatJsonSchemaJsonSchemaStrict codec.Value
+						var srcResponseFormatJsonSchemaJsonSchemaSet uint64
+						for k, m := range srcResponseFormatJsonSchemaJsonSchema.Members() {
+							if !present(m) {
+								continue
+							}
+							switch string(k.Bytes()) {
+							case "name":
+								srcResponseFormatJsonSchemaJsonSchemaName = m
+								srcResponseFormatJsonSchemaJsonSchemaSet |= uint64(0x1)
+							case "description":
+								srcResponseFormatJsonSchemaJsonSchemaDescription = m
+								srcResponseFormatJsonSchemaJsonSchemaSet |= uint64(0x2)
+							case "schema":
+								srcResponseFormatJsonSchemaJsonSchemaSchema = m
+								srcResponseFormatJsonSchemaJsonSchemaSet |= uint64(0x4)
+							case "strict":
+								srcResponseFormatJsonSchemaJsonSchemaStrict = m
+								srcResponseFormatJsonSchemaJsonSchemaSet |= uint64(0x8)
+							}
+						}
+						for ; srcResponseFormatJsonSchemaJsonSchemaSet != 0; srcResponseFormatJsonSchemaJsonSchemaSet &= srcResponseFormatJsonSchemaJsonSchemaSet - 1 {
 							switch bits.TrailingZeros64(srcResponseFormatJsonSchemaJsonSchemaSet) {
 							case 0:
 								// mapping/chat_responses_request.yaml:155: → text.format{json_schema}.name
-								c.put(c.b.Object(c.b.Object(codec.Top, "text"), "format"), "name", srcResponseFormatJsonSchemaJsonSchema[0].Raw())
+								c.put(c.b.Object(c.b.Object(codec.Top, "text"), "format"), "name", srcResponseFormatJsonSchemaJsonSchemaName.Raw())
 							case 1:
 								// mapping/chat_responses_request.yaml:157: → text.format{json_schema}.description
-								c.put(c.b.Object(c.b.Object(codec.Top, "text"), "format"), "description", srcResponseFormatJsonSchemaJsonSchema[1].Raw())
+								c.put(c.b.Object(c.b.Object(codec.Top, "text"), "format"), "description", srcResponseFormatJsonSchemaJsonSchemaDescription.Raw())
 							case 2:
 								// mapping/chat_responses_request.yaml:159: → text.format{json_schema}.schema
-								c.put(c.b.Object(c.b.Object(codec.Top, "text"), "format"), "schema", srcResponseFormatJsonSchemaJsonSchema[2].Raw())
+								c.put(c.b.Object(c.b.Object(codec.Top, "text"), "format"), "schema", srcResponseFormatJsonSchemaJsonSchemaSchema.Raw())
 							case 3:
 								// mapping/chat_responses_request.yaml:162: → text.format{json_schema}.strict
-								c.put(c.b.Object(c.b.Object(codec.Top, "text"), "format"), "strict", srcResponseFormatJsonSchemaJsonSchema[3].Raw())
+								c.put(c.b.Object(c.b.Object(codec.Top, "text"), "format"), "strict", srcResponseFormatJsonSchemaJsonSchemaStrict.Raw())
 							}
 						}
 					}
@@ -643,66 +1338,144 @@ func (c *rev) chatResponsesRequestOpenRouter(v codec.Value) {
 				c.unknownType(srcResponseFormatNode, srcResponseFormatKnown, "response_format")
 			}
 		case 32:
-			switch src[32].Kind() {
+			switch srcToolChoice.Kind() {
 			case codec.String:
 				// mapping/chat_responses_request.yaml:166: → tool_choice{string}
-				c.put(codec.Top, "tool_choice", src[32].Raw())
+				c.put(codec.Top, "tool_choice", srcToolChoice.Raw())
 			case codec.Object:
-				srcToolChoiceObjectNode, srcToolChoiceObjectKnown, srcToolChoiceObjectType := c.tag(src[32])
+				srcToolChoiceObjectNode, srcToolChoiceObjectKnown, srcToolChoiceObjectType := c.tag(srcToolChoice)
 				switch srcToolChoiceObjectType {
 				case "function":
-					var srcToolChoiceObjectFunction [2]codec.Value
-					for srcToolChoiceObjectFunctionSet := src[32].Fields(fieldsChatResponsesRequest7, srcToolChoiceObjectFunction[:]); srcToolChoiceObjectFunctionSet != 0; srcToolChoiceObjectFunctionSet &= srcToolChoiceObjectFunctionSet - 1 {
+					var srcToolChoiceObjectFunctionType, srcToolChoiceObjectFunctionFunction codec.Value
+					var srcToolChoiceObjectFunctionSet uint64
+					for k, m := range srcToolChoice.Members() {
+						if !present(m) {
+							continue
+						}
+						switch string(k.Bytes()) {
+						case "type":
+							srcToolChoiceObjectFunctionType = m
+							srcToolChoiceObjectFunctionSet |= uint64(0x1)
+						case "function":
+							srcToolChoiceObjectFunctionFunction = m
+							srcToolChoiceObjectFunctionSet |= uint64(0x2)
+						}
+					}
+					for ; srcToolChoiceObjectFunctionSet != 0; srcToolChoiceObjectFunctionSet &= srcToolChoiceObjectFunctionSet - 1 {
 						switch bits.TrailingZeros64(srcToolChoiceObjectFunctionSet) {
 						case 0:
 							// mapping/chat_responses_request.yaml:168: → tool_choice{object}{function}.type
-							c.put(c.b.Object(codec.Top, "tool_choice"), "type", srcToolChoiceObjectFunction[0].Raw())
+							c.put(c.b.Object(codec.Top, "tool_choice"), "type", srcToolChoiceObjectFunctionType.Raw())
 						case 1:
-							var srcToolChoiceObjectFunctionFunction [1]codec.Value
-							for srcToolChoiceObjectFunctionFunctionSet := srcToolChoiceObjectFunction[1].Fields(fieldsChatResponsesRequest6, srcToolChoiceObjectFunctionFunction[:]); srcToolChoiceObjectFunctionFunctionSet != 0; srcToolChoiceObjectFunctionFunctionSet &= srcToolChoiceObjectFunctionFunctionSet - 1 {
+							var srcToolChoiceObjectFunctionFunctionName codec.Value
+							var srcToolChoiceObjectFunctionFunctionSet uint64
+							for k, m := range srcToolChoiceObjectFunctionFunction.Members() {
+								if !present(m) {
+									continue
+								}
+								switch string(k.Bytes()) {
+								case "name":
+									srcToolChoiceObjectFunctionFunctionName = m
+									srcToolChoiceObjectFunctionFunctionSet |= uint64(0x1)
+								}
+							}
+							for ; srcToolChoiceObjectFunctionFunctionSet != 0; srcToolChoiceObjectFunctionFunctionSet &= srcToolChoiceObjectFunctionFunctionSet - 1 {
 								switch bits.TrailingZeros64(srcToolChoiceObjectFunctionFunctionSet) {
 								case 0:
 									// mapping/chat_responses_request.yaml:170: → tool_choice{object}{function}.name
-									c.put(c.b.Object(codec.Top, "tool_choice"), "name", srcToolChoiceObjectFunctionFunction[0].Raw())
+									c.put(c.b.Object(codec.Top, "tool_choice"), "name", srcToolChoiceObjectFunctionFunctionName.Raw())
 								}
 							}
 						}
 					}
 				case "custom":
-					var srcToolChoiceObjectCustom [2]codec.Value
-					for srcToolChoiceObjectCustomSet := src[32].Fields(fieldsChatResponsesRequest8, srcToolChoiceObjectCustom[:]); srcToolChoiceObjectCustomSet != 0; srcToolChoiceObjectCustomSet &= srcToolChoiceObjectCustomSet - 1 {
+					var srcToolChoiceObjectCustomType, srcToolChoiceObjectCustomCustom codec.Value
+					var srcToolChoiceObjectCustomSet uint64
+					for k, m := range srcToolChoice.Members() {
+						if !present(m) {
+							continue
+						}
+						switch string(k.Bytes()) {
+						case "type":
+							srcToolChoiceObjectCustomType = m
+							srcToolChoiceObjectCustomSet |= uint64(0x1)
+						case "custom":
+							srcToolChoiceObjectCustomCustom = m
+							srcToolChoiceObjectCustomSet |= uint64(0x2)
+						}
+					}
+					for ; srcToolChoiceObjectCustomSet != 0; srcToolChoiceObjectCustomSet &= srcToolChoiceObjectCustomSet - 1 {
 						switch bits.TrailingZeros64(srcToolChoiceObjectCustomSet) {
 						case 0:
 							// mapping/chat_responses_request.yaml:172: drop
-							c.drop(srcToolChoiceObjectCustom[0], "tool_choice.type", "OpenRouter's Responses tool_choice has no custom variant; the choice is left to the model")
+							c.drop(srcToolChoiceObjectCustomType, "tool_choice.type", "OpenRouter's Responses tool_choice has no custom variant; the choice is left to the model")
 						case 1:
-							var srcToolChoiceObjectCustomCustom [1]codec.Value
-							for srcToolChoiceObjectCustomCustomSet := srcToolChoiceObjectCustom[1].Fields(fieldsChatResponsesRequest6, srcToolChoiceObjectCustomCustom[:]); srcToolChoiceObjectCustomCustomSet != 0; srcToolChoiceObjectCustomCustomSet &= srcToolChoiceObjectCustomCustomSet - 1 {
+							var srcToolChoiceObjectCustomCustomName codec.Value
+							var srcToolChoiceObjectCustomCustomSet uint64
+							for k, m := range srcToolChoiceObjectCustomCustom.Members() {
+								if !present(m) {
+									continue
+								}
+								switch string(k.Bytes()) {
+								case "name":
+									srcToolChoiceObjectCustomCustomName = m
+									srcToolChoiceObjectCustomCustomSet |= uint64(0x1)
+								}
+							}
+							for ; srcToolChoiceObjectCustomCustomSet != 0; srcToolChoiceObjectCustomCustomSet &= srcToolChoiceObjectCustomCustomSet - 1 {
 								switch bits.TrailingZeros64(srcToolChoiceObjectCustomCustomSet) {
 								case 0:
 									// mapping/chat_responses_request.yaml:175: drop
-									c.drop(srcToolChoiceObjectCustomCustom[0], "tool_choice.custom.name", "OpenRouter's Responses tool_choice has no custom variant; the choice is left to the model")
+									c.drop(srcToolChoiceObjectCustomCustomName, "tool_choice.custom.name", "OpenRouter's Responses tool_choice has no custom variant; the choice is left to the model")
 								}
 							}
 						}
 					}
 				case "allowed_tools":
-					var srcToolChoiceObjectAllowedTools [2]codec.Value
-					for srcToolChoiceObjectAllowedToolsSet := src[32].Fields(fieldsChatResponsesRequest10, srcToolChoiceObjectAllowedTools[:]); srcToolChoiceObjectAllowedToolsSet != 0; srcToolChoiceObjectAllowedToolsSet &= srcToolChoiceObjectAllowedToolsSet - 1 {
+					var srcToolChoiceObjectAllowedToolsType, srcToolChoiceObjectAllowedToolsAllowedTools codec.Value
+					var srcToolChoiceObjectAllowedToolsSet uint64
+					for k, m := range srcToolChoice.Members() {
+						if !present(m) {
+							continue
+						}
+						switch string(k.Bytes()) {
+						case "type":
+							srcToolChoiceObjectAllowedToolsType = m
+							srcToolChoiceObjectAllowedToolsSet |= uint64(0x1)
+						case "allowed_tools":
+							srcToolChoiceObjectAllowedToolsAllowedTools = m
+							srcToolChoiceObjectAllowedToolsSet |= uint64(0x2)
+						}
+					}
+					for ; srcToolChoiceObjectAllowedToolsSet != 0; srcToolChoiceObjectAllowedToolsSet &= srcToolChoiceObjectAllowedToolsSet - 1 {
 						switch bits.TrailingZeros64(srcToolChoiceObjectAllowedToolsSet) {
 						case 0:
 							// mapping/chat_responses_request.yaml:178: → tool_choice{object}{allowed_tools}.type
-							c.put(c.b.Object(codec.Top, "tool_choice"), "type", srcToolChoiceObjectAllowedTools[0].Raw())
+							c.put(c.b.Object(codec.Top, "tool_choice"), "type", srcToolChoiceObjectAllowedToolsType.Raw())
 						case 1:
-							var srcToolChoiceObjectAllowedToolsAllowedTools [2]codec.Value
-							for srcToolChoiceObjectAllowedToolsAllowedToolsSet := srcToolChoiceObjectAllowedTools[1].Fields(fieldsChatResponsesRequest9, srcToolChoiceObjectAllowedToolsAllowedTools[:]); srcToolChoiceObjectAllowedToolsAllowedToolsSet != 0; srcToolChoiceObjectAllowedToolsAllowedToolsSet &= srcToolChoiceObjectAllowedToolsAllowedToolsSet - 1 {
+							var srcToolChoiceObjectAllowedToolsAllowedToolsMode, srcToolChoiceObjectAllowedToolsAllowedToolsTools codec.Value
+							var srcToolChoiceObjectAllowedToolsAllowedToolsSet uint64
+							for k, m := range srcToolChoiceObjectAllowedToolsAllowedTools.Members() {
+								if !present(m) {
+									continue
+								}
+								switch string(k.Bytes()) {
+								case "mode":
+									srcToolChoiceObjectAllowedToolsAllowedToolsMode = m
+									srcToolChoiceObjectAllowedToolsAllowedToolsSet |= uint64(0x1)
+								case "tools":
+									srcToolChoiceObjectAllowedToolsAllowedToolsTools = m
+									srcToolChoiceObjectAllowedToolsAllowedToolsSet |= uint64(0x2)
+								}
+							}
+							for ; srcToolChoiceObjectAllowedToolsAllowedToolsSet != 0; srcToolChoiceObjectAllowedToolsAllowedToolsSet &= srcToolChoiceObjectAllowedToolsAllowedToolsSet - 1 {
 								switch bits.TrailingZeros64(srcToolChoiceObjectAllowedToolsAllowedToolsSet) {
 								case 0:
 									// mapping/chat_responses_request.yaml:180: → tool_choice{object}{allowed_tools}.mode
-									c.put(c.b.Object(codec.Top, "tool_choice"), "mode", srcToolChoiceObjectAllowedToolsAllowedTools[0].Raw())
+									c.put(c.b.Object(codec.Top, "tool_choice"), "mode", srcToolChoiceObjectAllowedToolsAllowedToolsMode.Raw())
 								case 1:
 									// mapping/chat_responses_request.yaml:182: → tool_choice{object}{allowed_tools}.tools
-									revAllowedTools(c, srcToolChoiceObjectAllowedToolsAllowedTools[1], "tool_choice.allowed_tools.tools", c.b.Object(codec.Top, "tool_choice"), "tools")
+									revAllowedTools(c, srcToolChoiceObjectAllowedToolsAllowedToolsTools, "tool_choice.allowed_tools.tools", c.b.Object(codec.Top, "tool_choice"), "tools")
 								}
 							}
 						}
@@ -712,102 +1485,217 @@ func (c *rev) chatResponsesRequestOpenRouter(v codec.Value) {
 				}
 			}
 		case 33:
-			switch src[33].Kind() {
+			switch srcFunctionCall.Kind() {
 			case codec.String:
 				// mapping/chat_responses_request.yaml:186: → tool_choice{string}
-				c.put(codec.Top, "tool_choice", src[33].Raw())
+				c.put(codec.Top, "tool_choice", srcFunctionCall.Raw())
 			case codec.Object:
-				var srcFunctionCallObject [1]codec.Value
-				for srcFunctionCallObjectSet := src[33].Fields(fieldsChatResponsesRequest6, srcFunctionCallObject[:]); srcFunctionCallObjectSet != 0; srcFunctionCallObjectSet &= srcFunctionCallObjectSet - 1 {
+				var srcFunctionCallObjectName codec.Value
+				var srcFunctionCallObjectSet uint64
+				for k, m := range srcFunctionCall.Members() {
+					if !present(m) {
+						continue
+					}
+					switch string(k.Bytes()) {
+					case "name":
+						srcFunctionCallObjectName = m
+						srcFunctionCallObjectSet |= uint64(0x1)
+					}
+				}
+				for ; srcFunctionCallObjectSet != 0; srcFunctionCallObjectSet &= srcFunctionCallObjectSet - 1 {
 					switch bits.TrailingZeros64(srcFunctionCallObjectSet) {
 					case 0:
 						// mapping/chat_responses_request.yaml:189: → tool_choice{object}{function}.name
-						if !present(src[32]) {
+						if !present(srcToolChoice) {
 							c.b.SetJSON(c.b.Object(codec.Top, "tool_choice"), "type", "\"function\"")
-							c.put(c.b.Object(codec.Top, "tool_choice"), "name", srcFunctionCallObject[0].Raw())
+							c.put(c.b.Object(codec.Top, "tool_choice"), "name", srcFunctionCallObjectName.Raw())
 						}
 					}
 				}
 			}
 		case 34:
-			for i, e := range src[34].Elems() {
+			for i, e := range srcTools.Elems() {
 				srcToolsNode, srcToolsKnown, srcToolsType := c.tag(e)
 				switch srcToolsType {
 				case "function":
 					srcToolsFunctionOut := c.b.AppendObject(c.b.Array(codec.Top, "tools"))
-					var srcToolsFunction [2]codec.Value
-					for srcToolsFunctionSet := e.Fields(fieldsChatResponsesRequest7, srcToolsFunction[:]); srcToolsFunctionSet != 0; srcToolsFunctionSet &= srcToolsFunctionSet - 1 {
+					var srcToolsFunctionType, srcToolsFunctionFunction codec.Value
+					var srcToolsFunctionSet uint64
+					for k, m := range e.Members() {
+						if !present(m) {
+							continue
+						}
+						switch string(k.Bytes()) {
+						case "type":
+							srcToolsFunctionType = m
+							srcToolsFunctionSet |= uint64(0x1)
+						case "function":
+							srcToolsFunctionFunction = m
+							srcToolsFunctionSet |= uint64(0x2)
+						}
+					}
+					for ; srcToolsFunctionSet != 0; srcToolsFunctionSet &= srcToolsFunctionSet - 1 {
 						switch bits.TrailingZeros64(srcToolsFunctionSet) {
 						case 0:
 							// mapping/chat_responses_request.yaml:196: → tools[]{function}.type
-							c.put(srcToolsFunctionOut, "type", srcToolsFunction[0].Raw())
+							c.put(srcToolsFunctionOut, "type", srcToolsFunctionType.Raw())
 						case 1:
-							var srcToolsFunctionFunction [4]codec.Value
-							for srcToolsFunctionFunctionSet := srcToolsFunction[1].Fields(fieldsChatResponsesRequest11, srcToolsFunctionFunction[:]); srcToolsFunctionFunctionSet != 0; srcToolsFunctionFunctionSet &= srcToolsFunctionFunctionSet - 1 {
+							var srcToolsFunctionFunctionName, srcToolsFunctionFunctionDescription, srcToolsFunctionFunctionParameters, srcToolsFunctionFunctionStrict codec.Value
+							var srcToolsFunctionFunctionSet uint64
+							for k, m := range srcToolsFunctionFunction.Members() {
+								if !present(m) {
+									continue
+								}
+								switch string(k.Bytes()) {
+								case "name":
+									srcToolsFunctionFunctionName = m
+									srcToolsFunctionFunctionSet |= uint64(0x1)
+								case "description":
+									srcToolsFunctionFunctionDescription = m
+									srcToolsFunctionFunctionSet |= uint64(0x2)
+								case "parameters":
+									srcToolsFunctionFunctionParameters = m
+									srcToolsFunctionFunctionSet |= uint64(0x4)
+								case "strict":
+									srcToolsFunctionFunctionStrict = m
+									srcToolsFunctionFunctionSet |= uint64(0x8)
+								}
+							}
+							for ; srcToolsFunctionFunctionSet != 0; srcToolsFunctionFunctionSet &= srcToolsFunctionFunctionSet - 1 {
 								switch bits.TrailingZeros64(srcToolsFunctionFunctionSet) {
 								case 0:
 									// mapping/chat_responses_request.yaml:198: → tools[]{function}.name
-									c.put(srcToolsFunctionOut, "name", srcToolsFunctionFunction[0].Raw())
+									c.put(srcToolsFunctionOut, "name", srcToolsFunctionFunctionName.Raw())
 								case 1:
 									// mapping/chat_responses_request.yaml:200: → tools[]{function}.description
-									c.put(srcToolsFunctionOut, "description", srcToolsFunctionFunction[1].Raw())
+									c.put(srcToolsFunctionOut, "description", srcToolsFunctionFunctionDescription.Raw())
 								case 2:
 									// mapping/chat_responses_request.yaml:202: → tools[]{function}.parameters
-									c.put(srcToolsFunctionOut, "parameters", srcToolsFunctionFunction[2].Raw())
+									c.put(srcToolsFunctionOut, "parameters", srcToolsFunctionFunctionParameters.Raw())
 								case 3:
 									// mapping/chat_responses_request.yaml:205: → tools[]{function}.strict
-									c.put(srcToolsFunctionOut, "strict", srcToolsFunctionFunction[3].Raw())
+									c.put(srcToolsFunctionOut, "strict", srcToolsFunctionFunctionStrict.Raw())
 								}
 							}
 						}
 					}
 				case "custom":
 					srcToolsCustomOut := c.b.AppendObject(c.b.Array(codec.Top, "tools"))
-					var srcToolsCustom [2]codec.Value
-					for srcToolsCustomSet := e.Fields(fieldsChatResponsesRequest8, srcToolsCustom[:]); srcToolsCustomSet != 0; srcToolsCustomSet &= srcToolsCustomSet - 1 {
+					var srcToolsCustomType, srcToolsCustomCustom codec.Value
+					var srcToolsCustomSet uint64
+					for k, m := range e.Members() {
+						if !present(m) {
+							continue
+						}
+						switch string(k.Bytes()) {
+						case "type":
+							srcToolsCustomType = m
+							srcToolsCustomSet |= uint64(0x1)
+						case "custom":
+							srcToolsCustomCustom = m
+							srcToolsCustomSet |= uint64(0x2)
+						}
+					}
+					for ; srcToolsCustomSet != 0; srcToolsCustomSet &= srcToolsCustomSet - 1 {
 						switch bits.TrailingZeros64(srcToolsCustomSet) {
 						case 0:
 							// mapping/chat_responses_request.yaml:208: → tools[]{custom}.type
-							c.put(srcToolsCustomOut, "type", srcToolsCustom[0].Raw())
+							c.put(srcToolsCustomOut, "type", srcToolsCustomType.Raw())
 						case 1:
-							var srcToolsCustomCustom [3]codec.Value
-							for srcToolsCustomCustomSet := srcToolsCustom[1].Fields(fieldsChatResponsesRequest14, srcToolsCustomCustom[:]); srcToolsCustomCustomSet != 0; srcToolsCustomCustomSet &= srcToolsCustomCustomSet - 1 {
+							var srcToolsCustomCustomName, srcToolsCustomCustomDescription, srcToolsCustomCustomFormat codec.Value
+							var srcToolsCustomCustomSet uint64
+							for k, m := range srcToolsCustomCustom.Members() {
+								if !present(m) {
+									continue
+								}
+								switch string(k.Bytes()) {
+								case "name":
+									srcToolsCustomCustomName = m
+									srcToolsCustomCustomSet |= uint64(0x1)
+								case "description":
+									srcToolsCustomCustomDescription = m
+									srcToolsCustomCustomSet |= uint64(0x2)
+								case "format":
+									srcToolsCustomCustomFormat = m
+									srcToolsCustomCustomSet |= uint64(0x4)
+								}
+							}
+							for ; srcToolsCustomCustomSet != 0; srcToolsCustomCustomSet &= srcToolsCustomCustomSet - 1 {
 								switch bits.TrailingZeros64(srcToolsCustomCustomSet) {
 								case 0:
 									// mapping/chat_responses_request.yaml:210: → tools[]{custom}.name
-									c.put(srcToolsCustomOut, "name", srcToolsCustomCustom[0].Raw())
+									c.put(srcToolsCustomOut, "name", srcToolsCustomCustomName.Raw())
 								case 1:
 									// mapping/chat_responses_request.yaml:212: → tools[]{custom}.description
-									c.put(srcToolsCustomOut, "description", srcToolsCustomCustom[1].Raw())
+									c.put(srcToolsCustomOut, "description", srcToolsCustomCustomDescription.Raw())
 								case 2:
-									srcToolsCustomCustomFormatNode, srcToolsCustomCustomFormatKnown, srcToolsCustomCustomFormatType := c.tag(srcToolsCustomCustom[2])
+									srcToolsCustomCustomFormatNode, srcToolsCustomCustomFormatKnown, srcToolsCustomCustomFormatType := c.tag(srcToolsCustomCustomFormat)
 									switch srcToolsCustomCustomFormatType {
 									case "text":
-										var srcToolsCustomCustomFormatText [1]codec.Value
-										for srcToolsCustomCustomFormatTextSet := srcToolsCustomCustom[2].Fields(fieldsChatResponsesRequest3, srcToolsCustomCustomFormatText[:]); srcToolsCustomCustomFormatTextSet != 0; srcToolsCustomCustomFormatTextSet &= srcToolsCustomCustomFormatTextSet - 1 {
+										var srcToolsCustomCustomFormatTextType codec.Value
+										var srcToolsCustomCustomFormatTextSet uint64
+										for k, m := range srcToolsCustomCustomFormat.Members() {
+											if !present(m) {
+												continue
+											}
+											switch string(k.Bytes()) {
+											case "type":
+												srcToolsCustomCustomFormatTextType = m
+												srcToolsCustomCustomFormatTextSet |= uint64(0x1)
+											}
+										}
+										for ; srcToolsCustomCustomFormatTextSet != 0; srcToolsCustomCustomFormatTextSet &= srcToolsCustomCustomFormatTextSet - 1 {
 											switch bits.TrailingZeros64(srcToolsCustomCustomFormatTextSet) {
 											case 0:
 												// mapping/chat_responses_request.yaml:214: → tools[]{custom}.format{text}.type
-												c.put(c.b.Object(srcToolsCustomOut, "format"), "type", srcToolsCustomCustomFormatText[0].Raw())
+												c.put(c.b.Object(srcToolsCustomOut, "format"), "type", srcToolsCustomCustomFormatTextType.Raw())
 											}
 										}
 									case "grammar":
-										var srcToolsCustomCustomFormatGrammar [2]codec.Value
-										for srcToolsCustomCustomFormatGrammarSet := srcToolsCustomCustom[2].Fields(fieldsChatResponsesRequest13, srcToolsCustomCustomFormatGrammar[:]); srcToolsCustomCustomFormatGrammarSet != 0; srcToolsCustomCustomFormatGrammarSet &= srcToolsCustomCustomFormatGrammarSet - 1 {
+										var srcToolsCustomCustomFormatGrammarType, srcToolsCustomCustomFormatGrammarGrammar codec.Value
+										var srcToolsCustomCustomFormatGrammarSet uint64
+										for k, m := range srcToolsCustomCustomFormat.Members() {
+											if !present(m) {
+												continue
+											}
+											switch string(k.Bytes()) {
+											case "type":
+												srcToolsCustomCustomFormatGrammarType = m
+												srcToolsCustomCustomFormatGrammarSet |= uint64(0x1)
+											case "grammar":
+												srcToolsCustomCustomFormatGrammarGrammar = m
+												srcToolsCustomCustomFormatGrammarSet |= uint64(0x2)
+											}
+										}
+										for ; srcToolsCustomCustomFormatGrammarSet != 0; srcToolsCustomCustomFormatGrammarSet &= srcToolsCustomCustomFormatGrammarSet - 1 {
 											switch bits.TrailingZeros64(srcToolsCustomCustomFormatGrammarSet) {
 											case 0:
 												// mapping/chat_responses_request.yaml:216: → tools[]{custom}.format{grammar}.type
-												c.put(c.b.Object(srcToolsCustomOut, "format"), "type", srcToolsCustomCustomFormatGrammar[0].Raw())
+												c.put(c.b.Object(srcToolsCustomOut, "format"), "type", srcToolsCustomCustomFormatGrammarType.Raw())
 											case 1:
-												var srcToolsCustomCustomFormatGrammarGrammar [2]codec.Value
-												for srcToolsCustomCustomFormatGrammarGrammarSet := srcToolsCustomCustomFormatGrammar[1].Fields(fieldsChatResponsesRequest12, srcToolsCustomCustomFormatGrammarGrammar[:]); srcToolsCustomCustomFormatGrammarGrammarSet != 0; srcToolsCustomCustomFormatGrammarGrammarSet &= srcToolsCustomCustomFormatGrammarGrammarSet - 1 {
+												var srcToolsCustomCustomFormatGrammarGrammarDefinition, srcToolsCustomCustomFormatGrammarGrammarSyntax codec.Value
+												var srcToolsCustomCustomFormatGrammarGrammarSet uint64
+												for k, m := range srcToolsCustomCustomFormatGrammarGrammar.Members() {
+													if !present(m) {
+														continue
+													}
+													switch string(k.Bytes()) {
+													case "definition":
+														srcToolsCustomCustomFormatGrammarGrammarDefinition = m
+														srcToolsCustomCustomFormatGrammarGrammarSet |= uint64(0x1)
+													case "syntax":
+														srcToolsCustomCustomFormatGrammarGrammarSyntax = m
+														srcToolsCustomCustomFormatGrammarGrammarSet |= uint64(0x2)
+													}
+												}
+												for ; srcToolsCustomCustomFormatGrammarGrammarSet != 0; srcToolsCustomCustomFormatGrammarGrammarSet &= srcToolsCustomCustomFormatGrammarGrammarSet - 1 {
 													switch bits.TrailingZeros64(srcToolsCustomCustomFormatGrammarGrammarSet) {
 													case 0:
 														// mapping/chat_responses_request.yaml:218: → tools[]{custom}.format{grammar}.definition
-														c.put(c.b.Object(srcToolsCustomOut, "format"), "definition", srcToolsCustomCustomFormatGrammarGrammar[0].Raw())
+														c.put(c.b.Object(srcToolsCustomOut, "format"), "definition", srcToolsCustomCustomFormatGrammarGrammarDefinition.Raw())
 													case 1:
 														// mapping/chat_responses_request.yaml:220: → tools[]{custom}.format{grammar}.syntax
-														c.put(c.b.Object(srcToolsCustomOut, "format"), "syntax", srcToolsCustomCustomFormatGrammarGrammar[1].Raw())
+														c.put(c.b.Object(srcToolsCustomOut, "format"), "syntax", srcToolsCustomCustomFormatGrammarGrammarSyntax.Raw())
 													}
 												}
 											}
@@ -825,55 +1713,55 @@ func (c *rev) chatResponsesRequestOpenRouter(v codec.Value) {
 			}
 		case 35:
 			// mapping/chat_responses_request.yaml:222: → tools[]{function}
-			revFunctions(c, src[35], "functions", c.b.Array(codec.Top, "tools"), "")
+			revFunctions(c, srcFunctions, "functions", c.b.Array(codec.Top, "tools"), "")
 		case 36:
 			// mapping/chat_responses_request.yaml:226: → tools[]{web_search}
-			revWebSearch(c, src[36], "web_search_options", c.b.Array(codec.Top, "tools"), "")
+			revWebSearch(c, srcWebSearchOptions, "web_search_options", c.b.Array(codec.Top, "tools"), "")
 		case 37:
 			// mapping/chat_responses_request.yaml:232: → reasoning
-			revReasoning(c, src[37], "reasoning", codec.Top, "reasoning")
+			revReasoning(c, srcReasoning, "reasoning", codec.Top, "reasoning")
 		case 38:
 			// mapping/chat_responses_request.yaml:242: → provider
-			c.put(codec.Top, "provider", src[38].Raw())
+			c.put(codec.Top, "provider", srcProvider.Raw())
 		case 39:
 			// mapping/chat_responses_request.yaml:245: → models
-			c.put(codec.Top, "models", src[39].Raw())
+			c.put(codec.Top, "models", srcModels.Raw())
 		case 40:
 			// mapping/chat_responses_request.yaml:248: → plugins
-			c.put(codec.Top, "plugins", src[40].Raw())
+			c.put(codec.Top, "plugins", srcPlugins.Raw())
 		case 41:
 			// mapping/chat_responses_request.yaml:251: → session_id
-			c.put(codec.Top, "session_id", src[41].Raw())
+			c.put(codec.Top, "session_id", srcSessionId.Raw())
 		case 42:
 			// mapping/chat_responses_request.yaml:254: → trace
-			c.put(codec.Top, "trace", src[42].Raw())
+			c.put(codec.Top, "trace", srcTrace.Raw())
 		case 43:
 			// mapping/chat_responses_request.yaml:257: → debug
-			c.put(codec.Top, "debug", src[43].Raw())
+			c.put(codec.Top, "debug", srcDebug.Raw())
 		case 44:
 			// mapping/chat_responses_request.yaml:260: → route
-			c.put(codec.Top, "route", src[44].Raw())
+			c.put(codec.Top, "route", srcRoute.Raw())
 		case 45:
 			// mapping/chat_responses_request.yaml:263: → cache_control
-			c.put(codec.Top, "cache_control", src[45].Raw())
+			c.put(codec.Top, "cache_control", srcCacheControl.Raw())
 		case 46:
 			// mapping/chat_responses_request.yaml:266: → image_config
-			c.put(codec.Top, "image_config", src[46].Raw())
+			c.put(codec.Top, "image_config", srcImageConfig.Raw())
 		case 47:
 			// mapping/chat_responses_request.yaml:269: → stop_server_tools_when
-			c.put(codec.Top, "stop_server_tools_when", src[47].Raw())
+			c.put(codec.Top, "stop_server_tools_when", srcStopServerToolsWhen.Raw())
 		case 48:
 			// mapping/chat_responses_request.yaml:272: → top_k
-			c.put(codec.Top, "top_k", src[48].Raw())
+			c.put(codec.Top, "top_k", srcTopK.Raw())
 		case 49:
 			// mapping/chat_responses_request.yaml:275: drop
-			c.drop(src[49], "min_p", "the Responses request has no min_p (OpenRouter's nor OpenAI's)")
+			c.drop(srcMinP, "min_p", "the Responses request has no min_p (OpenRouter's nor OpenAI's)")
 		case 50:
 			// mapping/chat_responses_request.yaml:277: drop
-			c.drop(src[50], "top_a", "the Responses request has no top_a (OpenRouter's nor OpenAI's)")
+			c.drop(srcTopA, "top_a", "the Responses request has no top_a (OpenRouter's nor OpenAI's)")
 		case 51:
 			// mapping/chat_responses_request.yaml:279: drop
-			c.drop(src[51], "repetition_penalty", "the Responses request has no repetition_penalty (OpenRouter's nor OpenAI's); frequency_penalty is the nearest")
+			c.drop(srcRepetitionPenalty, "repetition_penalty", "the Responses request has no repetition_penalty (OpenRouter's nor OpenAI's); frequency_penalty is the nearest")
 		}
 	}
 }
@@ -886,23 +1774,3 @@ func isChatResponsesRequestExtra(key []byte) bool {
 	}
 	return false
 }
-
-// The keys of the objects the converters read, each at its slot (codec.Value.Fields).
-var (
-	fieldsChatResponsesRequest0  = codec.NewFields("include_obfuscation")
-	fieldsChatResponsesRequest1  = codec.NewFields("mode", "ttl")
-	fieldsChatResponsesRequest2  = codec.NewFields("model", "policy")
-	fieldsChatResponsesRequest3  = codec.NewFields("type")
-	fieldsChatResponsesRequest4  = codec.NewFields("name", "description", "schema", "strict")
-	fieldsChatResponsesRequest5  = codec.NewFields("type", "json_schema")
-	fieldsChatResponsesRequest6  = codec.NewFields("name")
-	fieldsChatResponsesRequest7  = codec.NewFields("type", "function")
-	fieldsChatResponsesRequest8  = codec.NewFields("type", "custom")
-	fieldsChatResponsesRequest9  = codec.NewFields("mode", "tools")
-	fieldsChatResponsesRequest10 = codec.NewFields("type", "allowed_tools")
-	fieldsChatResponsesRequest11 = codec.NewFields("name", "description", "parameters", "strict")
-	fieldsChatResponsesRequest12 = codec.NewFields("definition", "syntax")
-	fieldsChatResponsesRequest13 = codec.NewFields("type", "grammar")
-	fieldsChatResponsesRequest14 = codec.NewFields("name", "description", "format")
-	fieldsChatResponsesRequest15 = codec.NewFields("model", "messages", "max_completion_tokens", "max_tokens", "temperature", "top_p", "top_logprobs", "logprobs", "parallel_tool_calls", "metadata", "service_tier", "stream", "stream_options", "prompt_cache_key", "prompt_cache_options", "prompt_cache_retention", "user", "safety_identifier", "moderation", "verbosity", "reasoning_effort", "store", "n", "audio", "modalities", "frequency_penalty", "presence_penalty", "logit_bias", "seed", "stop", "prediction", "response_format", "tool_choice", "function_call", "tools", "functions", "web_search_options", "reasoning", "provider", "models", "plugins", "session_id", "trace", "debug", "route", "cache_control", "image_config", "stop_server_tools_when", "top_k", "min_p", "top_a", "repetition_penalty")
-)

@@ -9,26 +9,118 @@ import (
 
 // responsesChatOpenRouter converts a payload, as mapping/responses_chat.yaml says for openrouter.
 func (c *conv) responsesChatOpenRouter(v codec.Value) {
-	// mapping/responses_chat.yaml:215: store: gateway: default true: the gateway stores the Response, its input and output items (SQLite or PostgreSQL, per tenant, with a TTL) for previous_response_id, conversations, item_reference and GET/DELETE /v1/responses/{id} and input_items; false writes nothing; the Response says what was done
-	// mapping/responses_chat.yaml:217: previous_response_id: gateway: the gateway prepends the stored chain (each turn's input then output items, oldest first; not its instructions); an unknown, deleted, expired or other tenant's id (or one deleted inside the chain) is 400 previous_response_not_found
-	// mapping/responses_chat.yaml:219: conversation: gateway: the gateway prepends the conversation's items (the Conversations API) and appends the response's input and output items to it with the stored response; with previous_response_id it is a 400
-	// mapping/responses_chat.yaml:221: background: gateway: unsupported_parameter until the gateway runs responses in the background
-	var src [28]codec.Value
-	for srcSet := v.Fields(fieldsResponsesChat8, src[:]); srcSet != 0; srcSet &= srcSet - 1 {
+	var srcModel, srcInstructions, srcInput, srcMaxOutputTokens, srcTemperature, srcTopP, srcTopLogprobs, srcParallelToolCalls, srcMetadata, srcServiceTier, srcStream, srcStreamOptions, srcPromptCacheKey, srcPromptCacheOptions, srcPromptCacheRetention, srcUser, srcSafetyIdentifier, srcText, srcModeration, srcReasoning, srcInclude, srcTruncation, srcMaxToolCalls, srcPrompt, srcContextManagement, srcToolChoice, srcTools, srcClientMetadata codec.Value
+	var srcSet uint64
+	for k, m := range v.Members() {
+		if !present(m) {
+			continue
+		}
+		switch string(k.Bytes()) {
+		case "model":
+			srcModel = m
+			srcSet |= uint64(0x1)
+		case "instructions":
+			srcInstructions = m
+			srcSet |= uint64(0x2)
+		case "input":
+			srcInput = m
+			srcSet |= uint64(0x4)
+		case "max_output_tokens":
+			srcMaxOutputTokens = m
+			srcSet |= uint64(0x8)
+		case "temperature":
+			srcTemperature = m
+			srcSet |= uint64(0x10)
+		case "top_p":
+			srcTopP = m
+			srcSet |= uint64(0x20)
+		case "top_logprobs":
+			srcTopLogprobs = m
+			srcSet |= uint64(0x40)
+		case "parallel_tool_calls":
+			srcParallelToolCalls = m
+			srcSet |= uint64(0x80)
+		case "metadata":
+			srcMetadata = m
+			srcSet |= uint64(0x100)
+		case "service_tier":
+			srcServiceTier = m
+			srcSet |= uint64(0x200)
+		case "stream":
+			srcStream = m
+			srcSet |= uint64(0x400)
+		case "stream_options":
+			srcStreamOptions = m
+			srcSet |= uint64(0x800)
+		case "prompt_cache_key":
+			srcPromptCacheKey = m
+			srcSet |= uint64(0x1000)
+		case "prompt_cache_options":
+			srcPromptCacheOptions = m
+			srcSet |= uint64(0x2000)
+		case "prompt_cache_retention":
+			srcPromptCacheRetention = m
+			srcSet |= uint64(0x4000)
+		case "user":
+			srcUser = m
+			srcSet |= uint64(0x8000)
+		case "safety_identifier":
+			srcSafetyIdentifier = m
+			srcSet |= uint64(0x10000)
+		case "text":
+			srcText = m
+			srcSet |= uint64(0x20000)
+		case "moderation":
+			srcModeration = m
+			srcSet |= uint64(0x40000)
+		case "reasoning":
+			srcReasoning = m
+			srcSet |= uint64(0x80000)
+		case "store": // mapping/responses_chat.yaml:215: gateway: default true: the gateway stores the Response, its input and output items (SQLite or PostgreSQL, per tenant, with a TTL) for previous_response_id, conversations, item_reference and GET/DELETE /v1/responses/{id} and input_items; false writes nothing; the Response says what was done
+		case "previous_response_id": // mapping/responses_chat.yaml:217: gateway: the gateway prepends the stored chain (each turn's input then output items, oldest first; not its instructions); an unknown, deleted, expired or other tenant's id (or one deleted inside the chain) is 400 previous_response_not_found
+		case "conversation": // mapping/responses_chat.yaml:219: gateway: the gateway prepends the conversation's items (the Conversations API) and appends the response's input and output items to it with the stored response; with previous_response_id it is a 400
+		case "background": // mapping/responses_chat.yaml:221: gateway: unsupported_parameter until the gateway runs responses in the background
+		case "include":
+			srcInclude = m
+			srcSet |= uint64(0x100000)
+		case "truncation":
+			srcTruncation = m
+			srcSet |= uint64(0x200000)
+		case "max_tool_calls":
+			srcMaxToolCalls = m
+			srcSet |= uint64(0x400000)
+		case "prompt":
+			srcPrompt = m
+			srcSet |= uint64(0x800000)
+		case "context_management":
+			srcContextManagement = m
+			srcSet |= uint64(0x1000000)
+		case "tool_choice":
+			srcToolChoice = m
+			srcSet |= uint64(0x2000000)
+		case "tools":
+			srcTools = m
+			srcSet |= uint64(0x4000000)
+		case "client_metadata":
+			srcClientMetadata = m
+			srcSet |= uint64(0x8000000)
+		}
+	}
+	for ; srcSet != 0; srcSet &= srcSet - 1 {
 		switch bits.TrailingZeros64(srcSet) {
 		case 0:
 			// mapping/responses_chat.yaml:12: → model
-			model(c, src[0], "model", codec.Top, "model")
+			model(c, srcModel, "model", codec.Top, "model")
 		case 1:
 			// mapping/responses_chat.yaml:18: → messages
-			instructions(c, src[1], "instructions", codec.Top, "messages")
+			instructions(c, srcInstructions, "instructions", codec.Top, "messages")
 		case 2:
-			switch src[2].Kind() {
+			switch srcInput.Kind() {
 			case codec.String:
 				// mapping/responses_chat.yaml:29: → messages[]{user}
-				userInput(c, src[2], "input", c.b.Array(codec.Top, "messages"), "")
+				userInput(c, srcInput, "input", c.b.Array(codec.Top, "messages"), "")
 			case codec.Array:
-				for i, e := range src[2].Elems() {
+				for i, e := range srcInput.Elems() {
 					srcInputArrayNode, srcInputArrayKnown, srcInputArrayType := c.tag(e)
 					switch srcInputArrayType {
 					case "message":
@@ -127,102 +219,175 @@ func (c *conv) responsesChatOpenRouter(v codec.Value) {
 			}
 		case 3:
 			// mapping/responses_chat.yaml:136: → max_completion_tokens
-			c.put(codec.Top, "max_completion_tokens", src[3].Raw())
+			c.put(codec.Top, "max_completion_tokens", srcMaxOutputTokens.Raw())
 		case 4:
 			// mapping/responses_chat.yaml:138: → temperature
-			c.put(codec.Top, "temperature", src[4].Raw())
+			c.put(codec.Top, "temperature", srcTemperature.Raw())
 		case 5:
 			// mapping/responses_chat.yaml:140: → top_p
-			c.put(codec.Top, "top_p", src[5].Raw())
+			c.put(codec.Top, "top_p", srcTopP.Raw())
 		case 6:
 			// mapping/responses_chat.yaml:142: → top_logprobs
 			c.b.SetJSON(codec.Top, "logprobs", "true")
-			c.put(codec.Top, "top_logprobs", src[6].Raw())
+			c.put(codec.Top, "top_logprobs", srcTopLogprobs.Raw())
 		case 7:
 			// mapping/responses_chat.yaml:146: → parallel_tool_calls
-			c.put(codec.Top, "parallel_tool_calls", src[7].Raw())
+			c.put(codec.Top, "parallel_tool_calls", srcParallelToolCalls.Raw())
 		case 8:
 			// mapping/responses_chat.yaml:148: → metadata
-			c.put(codec.Top, "metadata", src[8].Raw())
+			c.put(codec.Top, "metadata", srcMetadata.Raw())
 		case 9:
 			// mapping/responses_chat.yaml:150: → service_tier
-			c.put(codec.Top, "service_tier", src[9].Raw())
+			c.put(codec.Top, "service_tier", srcServiceTier.Raw())
 		case 10:
 			// mapping/responses_chat.yaml:152: → stream
-			c.put(codec.Top, "stream", src[10].Raw())
+			c.put(codec.Top, "stream", srcStream.Raw())
 		case 11:
-			var srcStreamOptions [1]codec.Value
-			for srcStreamOptionsSet := src[11].Fields(fieldsResponsesChat0, srcStreamOptions[:]); srcStreamOptionsSet != 0; srcStreamOptionsSet &= srcStreamOptionsSet - 1 {
+			var srcStreamOptionsIncludeObfuscation codec.Value
+			var srcStreamOptionsSet uint64
+			for k, m := range srcStreamOptions.Members() {
+				if !present(m) {
+					continue
+				}
+				switch string(k.Bytes()) {
+				case "include_obfuscation":
+					srcStreamOptionsIncludeObfuscation = m
+					srcStreamOptionsSet |= uint64(0x1)
+				}
+			}
+			for ; srcStreamOptionsSet != 0; srcStreamOptionsSet &= srcStreamOptionsSet - 1 {
 				switch bits.TrailingZeros64(srcStreamOptionsSet) {
 				case 0:
 					// mapping/responses_chat.yaml:156: drop
-					c.drop(srcStreamOptions[0], "stream_options.include_obfuscation", "OpenRouter's chat streams have no obfuscation option")
+					c.drop(srcStreamOptionsIncludeObfuscation, "stream_options.include_obfuscation", "OpenRouter's chat streams have no obfuscation option")
 				}
 			}
 		case 12:
 			// mapping/responses_chat.yaml:159: → prompt_cache_key
-			promptCacheKey(c, src[12], "prompt_cache_key", codec.Top, "prompt_cache_key")
+			promptCacheKey(c, srcPromptCacheKey, "prompt_cache_key", codec.Top, "prompt_cache_key")
 		case 13:
-			var srcPromptCacheOptions [2]codec.Value
-			for srcPromptCacheOptionsSet := src[13].Fields(fieldsResponsesChat1, srcPromptCacheOptions[:]); srcPromptCacheOptionsSet != 0; srcPromptCacheOptionsSet &= srcPromptCacheOptionsSet - 1 {
+			var srcPromptCacheOptionsMode, srcPromptCacheOptionsTtl codec.Value
+			var srcPromptCacheOptionsSet uint64
+			for k, m := range srcPromptCacheOptions.Members() {
+				if !present(m) {
+					continue
+				}
+				switch string(k.Bytes()) {
+				case "mode":
+					srcPromptCacheOptionsMode = m
+					srcPromptCacheOptionsSet |= uint64(0x1)
+				case "ttl":
+					srcPromptCacheOptionsTtl = m
+					srcPromptCacheOptionsSet |= uint64(0x2)
+				}
+			}
+			for ; srcPromptCacheOptionsSet != 0; srcPromptCacheOptionsSet &= srcPromptCacheOptionsSet - 1 {
 				switch bits.TrailingZeros64(srcPromptCacheOptionsSet) {
 				case 0:
 					// mapping/responses_chat.yaml:163: → prompt_cache_options.mode
-					c.put(c.b.Object(codec.Top, "prompt_cache_options"), "mode", srcPromptCacheOptions[0].Raw())
+					c.put(c.b.Object(codec.Top, "prompt_cache_options"), "mode", srcPromptCacheOptionsMode.Raw())
 				case 1:
 					// mapping/responses_chat.yaml:163: → prompt_cache_options.ttl
-					c.put(c.b.Object(codec.Top, "prompt_cache_options"), "ttl", srcPromptCacheOptions[1].Raw())
+					c.put(c.b.Object(codec.Top, "prompt_cache_options"), "ttl", srcPromptCacheOptionsTtl.Raw())
 				}
 			}
 		case 14:
 			// mapping/responses_chat.yaml:165: drop
-			c.drop(src[14], "prompt_cache_retention", "OpenRouter's ChatRequest has no prompt_cache_retention")
+			c.drop(srcPromptCacheRetention, "prompt_cache_retention", "OpenRouter's ChatRequest has no prompt_cache_retention")
 		case 15:
 			// mapping/responses_chat.yaml:168: → user
-			c.put(codec.Top, "user", src[15].Raw())
+			c.put(codec.Top, "user", srcUser.Raw())
 		case 16:
 			// mapping/responses_chat.yaml:170: drop
-			c.drop(src[16], "safety_identifier", "OpenRouter's ChatRequest has no safety_identifier")
+			c.drop(srcSafetyIdentifier, "safety_identifier", "OpenRouter's ChatRequest has no safety_identifier")
 		case 17:
-			var srcText [2]codec.Value
-			for srcTextSet := src[17].Fields(fieldsResponsesChat4, srcText[:]); srcTextSet != 0; srcTextSet &= srcTextSet - 1 {
+			var srcTextVerbosity, srcTextFormat codec.Value
+			var srcTextSet uint64
+			for k, m := range srcText.Members() {
+				if !present(m) {
+					continue
+				}
+				switch string(k.Bytes()) {
+				case "verbosity":
+					srcTextVerbosity = m
+					srcTextSet |= uint64(0x1)
+				case "format":
+					srcTextFormat = m
+					srcTextSet |= uint64(0x2)
+				}
+			}
+			for ; srcTextSet != 0; srcTextSet &= srcTextSet - 1 {
 				switch bits.TrailingZeros64(srcTextSet) {
 				case 0:
 					// mapping/responses_chat.yaml:173: → verbosity
-					c.put(codec.Top, "verbosity", srcText[0].Raw())
+					c.put(codec.Top, "verbosity", srcTextVerbosity.Raw())
 				case 1:
-					srcTextFormatNode, srcTextFormatKnown, srcTextFormatType := c.tag(srcText[1])
+					srcTextFormatNode, srcTextFormatKnown, srcTextFormatType := c.tag(srcTextFormat)
 					switch srcTextFormatType {
 					case "text":
 					// mapping/responses_chat.yaml:181: omit → response_format{text}: the target's default, left out
 					case "json_object":
-						var srcTextFormatJsonObject [1]codec.Value
-						for srcTextFormatJsonObjectSet := srcText[1].Fields(fieldsResponsesChat2, srcTextFormatJsonObject[:]); srcTextFormatJsonObjectSet != 0; srcTextFormatJsonObjectSet &= srcTextFormatJsonObjectSet - 1 {
+						var srcTextFormatJsonObjectType codec.Value
+						var srcTextFormatJsonObjectSet uint64
+						for k, m := range srcTextFormat.Members() {
+							if !present(m) {
+								continue
+							}
+							switch string(k.Bytes()) {
+							case "type":
+								srcTextFormatJsonObjectType = m
+								srcTextFormatJsonObjectSet |= uint64(0x1)
+							}
+						}
+						for ; srcTextFormatJsonObjectSet != 0; srcTextFormatJsonObjectSet &= srcTextFormatJsonObjectSet - 1 {
 							switch bits.TrailingZeros64(srcTextFormatJsonObjectSet) {
 							case 0:
 								// mapping/responses_chat.yaml:184: → response_format{json_object}.type
-								c.put(c.b.Object(codec.Top, "response_format"), "type", srcTextFormatJsonObject[0].Raw())
+								c.put(c.b.Object(codec.Top, "response_format"), "type", srcTextFormatJsonObjectType.Raw())
 							}
 						}
 					case "json_schema":
-						var srcTextFormatJsonSchema [5]codec.Value
-						for srcTextFormatJsonSchemaSet := srcText[1].Fields(fieldsResponsesChat3, srcTextFormatJsonSchema[:]); srcTextFormatJsonSchemaSet != 0; srcTextFormatJsonSchemaSet &= srcTextFormatJsonSchemaSet - 1 {
+						var srcTextFormatJsonSchemaType, srcTextFormatJsonSchemaName, srcTextFormatJsonSchemaDescription, srcTextFormatJsonSchemaSchema, srcTextFormatJsonSchemaStrict codec.Value
+						var srcTextFormatJsonSchemaSet uint64
+						for k, m := range srcTextFormat.Members() {
+							if !present(m) {
+								continue
+							}
+							switch string(k.Bytes()) {
+							case "type":
+								srcTextFormatJsonSchemaType = m
+								srcTextFormatJsonSchemaSet |= uint64(0x1)
+							case "name":
+								srcTextFormatJsonSchemaName = m
+								srcTextFormatJsonSchemaSet |= uint64(0x2)
+							case "description":
+								srcTextFormatJsonSchemaDescription = m
+								srcTextFormatJsonSchemaSet |= uint64(0x4)
+							case "schema":
+								srcTextFormatJsonSchemaSchema = m
+								srcTextFormatJsonSchemaSet |= uint64(0x8)
+							case "strict":
+								srcTextFormatJsonSchemaStrict = m
+								srcTextFormatJsonSchemaSet |= uint64(0x10)
+							}
+						}
+						for ; srcTextFormatJsonSchemaSet != 0; srcTextFormatJsonSchemaSet &= srcTextFormatJsonSchemaSet - 1 {
 							switch bits.TrailingZeros64(srcTextFormatJsonSchemaSet) {
 							case 0:
 								// mapping/responses_chat.yaml:186: → response_format{json_schema}.type
-								c.put(c.b.Object(codec.Top, "response_format"), "type", srcTextFormatJsonSchema[0].Raw())
+								c.put(c.b.Object(codec.Top, "response_format"), "type", srcTextFormatJsonSchemaType.Raw())
 							case 1:
 								// mapping/responses_chat.yaml:188: → response_format{json_schema}.json_schema.name
-								c.put(c.b.Object(c.b.Object(codec.Top, "response_format"), "json_schema"), "name", srcTextFormatJsonSchema[1].Raw())
+								c.put(c.b.Object(c.b.Object(codec.Top, "response_format"), "json_schema"), "name", srcTextFormatJsonSchemaName.Raw())
 							case 2:
 								// mapping/responses_chat.yaml:190: → response_format{json_schema}.json_schema.description
-								c.put(c.b.Object(c.b.Object(codec.Top, "response_format"), "json_schema"), "description", srcTextFormatJsonSchema[2].Raw())
+								c.put(c.b.Object(c.b.Object(codec.Top, "response_format"), "json_schema"), "description", srcTextFormatJsonSchemaDescription.Raw())
 							case 3:
 								// mapping/responses_chat.yaml:192: → response_format{json_schema}.json_schema.schema
-								c.put(c.b.Object(c.b.Object(codec.Top, "response_format"), "json_schema"), "schema", srcTextFormatJsonSchema[3].Raw())
+								c.put(c.b.Object(c.b.Object(codec.Top, "response_format"), "json_schema"), "schema", srcTextFormatJsonSchemaSchema.Raw())
 							case 4:
 								// mapping/responses_chat.yaml:195: → response_format{json_schema}.json_schema.strict
-								c.put(c.b.Object(c.b.Object(codec.Top, "response_format"), "json_schema"), "strict", srcTextFormatJsonSchema[4].Raw())
+								c.put(c.b.Object(c.b.Object(codec.Top, "response_format"), "json_schema"), "strict", srcTextFormatJsonSchemaStrict.Raw())
 							}
 						}
 					default:
@@ -232,147 +397,216 @@ func (c *conv) responsesChatOpenRouter(v codec.Value) {
 			}
 		case 18:
 			// mapping/responses_chat.yaml:176: drop
-			c.drop(src[18], "moderation", "OpenRouter moderates with its moderation plugin, not this field")
+			c.drop(srcModeration, "moderation", "OpenRouter moderates with its moderation plugin, not this field")
 		case 19:
-			var srcReasoning [5]codec.Value
-			for srcReasoningSet := src[19].Fields(fieldsResponsesChat5, srcReasoning[:]); srcReasoningSet != 0; srcReasoningSet &= srcReasoningSet - 1 {
+			var srcReasoningEffort, srcReasoningSummary, srcReasoningGenerateSummary, srcReasoningContext, srcReasoningMode codec.Value
+			var srcReasoningSet uint64
+			for k, m := range srcReasoning.Members() {
+				if !present(m) {
+					continue
+				}
+				switch string(k.Bytes()) {
+				case "effort":
+					srcReasoningEffort = m
+					srcReasoningSet |= uint64(0x1)
+				case "summary":
+					srcReasoningSummary = m
+					srcReasoningSet |= uint64(0x2)
+				case "generate_summary":
+					srcReasoningGenerateSummary = m
+					srcReasoningSet |= uint64(0x4)
+				case "context":
+					srcReasoningContext = m
+					srcReasoningSet |= uint64(0x8)
+				case "mode":
+					srcReasoningMode = m
+					srcReasoningSet |= uint64(0x10)
+				}
+			}
+			for ; srcReasoningSet != 0; srcReasoningSet &= srcReasoningSet - 1 {
 				switch bits.TrailingZeros64(srcReasoningSet) {
 				case 0:
 					// mapping/responses_chat.yaml:199: → reasoning.effort
-					c.put(c.b.Object(codec.Top, "reasoning"), "effort", srcReasoning[0].Raw())
+					c.put(c.b.Object(codec.Top, "reasoning"), "effort", srcReasoningEffort.Raw())
 				case 1:
 					// mapping/responses_chat.yaml:202: → reasoning.summary
-					c.put(c.b.Object(codec.Top, "reasoning"), "summary", srcReasoning[1].Raw())
+					c.put(c.b.Object(codec.Top, "reasoning"), "summary", srcReasoningSummary.Raw())
 				case 2:
 					// mapping/responses_chat.yaml:205: lossy → reasoning.summary
-					c.put(c.b.Object(codec.Top, "reasoning"), "summary", srcReasoning[2].Raw())
+					c.put(c.b.Object(codec.Top, "reasoning"), "summary", srcReasoningGenerateSummary.Raw())
 					c.warn("reasoning.generate_summary", "deprecated; read as summary when summary is absent")
 				case 3:
 					// mapping/responses_chat.yaml:209: drop
-					c.drop(srcReasoning[3], "reasoning.context", "chat has no reasoning context setting")
+					c.drop(srcReasoningContext, "reasoning.context", "chat has no reasoning context setting")
 				case 4:
 					// mapping/responses_chat.yaml:211: drop
-					c.drop(srcReasoning[4], "reasoning.mode", "chat has no reasoning mode setting")
+					c.drop(srcReasoningMode, "reasoning.mode", "chat has no reasoning mode setting")
 				}
 			}
 		case 20:
 			// mapping/responses_chat.yaml:223: → logprobs
-			include(c, src[20], "include", codec.Top, "logprobs")
+			include(c, srcInclude, "include", codec.Top, "logprobs")
 		case 21:
 			// mapping/responses_chat.yaml:231: drop
-			c.drop(src[21], "truncation", "chat has no truncation; an upstream refuses a context that is too long")
+			c.drop(srcTruncation, "truncation", "chat has no truncation; an upstream refuses a context that is too long")
 		case 22:
 			// mapping/responses_chat.yaml:233: drop
-			c.drop(src[22], "max_tool_calls", "chat has no limit on tool calls")
+			c.drop(srcMaxToolCalls, "max_tool_calls", "chat has no limit on tool calls")
 		case 23:
 			// mapping/responses_chat.yaml:235: drop
-			c.drop(src[23], "prompt", "stored prompt templates live on OpenAI's platform")
+			c.drop(srcPrompt, "prompt", "stored prompt templates live on OpenAI's platform")
 		case 24:
 			// mapping/responses_chat.yaml:237: drop
-			c.drop(src[24], "context_management", "chat has no server-side context compaction")
+			c.drop(srcContextManagement, "context_management", "chat has no server-side context compaction")
 		case 25:
-			switch src[25].Kind() {
+			switch srcToolChoice.Kind() {
 			case codec.String:
 				// mapping/responses_chat.yaml:241: → tool_choice{string}
-				c.put(codec.Top, "tool_choice", src[25].Raw())
+				c.put(codec.Top, "tool_choice", srcToolChoice.Raw())
 			case codec.Object:
-				srcToolChoiceObjectNode, srcToolChoiceObjectKnown, srcToolChoiceObjectType := c.tag(src[25])
+				srcToolChoiceObjectNode, srcToolChoiceObjectKnown, srcToolChoiceObjectType := c.tag(srcToolChoice)
 				switch srcToolChoiceObjectType {
 				case "function":
-					var srcToolChoiceObjectFunction [2]codec.Value
-					for srcToolChoiceObjectFunctionSet := src[25].Fields(fieldsResponsesChat6, srcToolChoiceObjectFunction[:]); srcToolChoiceObjectFunctionSet != 0; srcToolChoiceObjectFunctionSet &= srcToolChoiceObjectFunctionSet - 1 {
+					var srcToolChoiceObjectFunctionType, srcToolChoiceObjectFunctionName codec.Value
+					var srcToolChoiceObjectFunctionSet uint64
+					for k, m := range srcToolChoice.Members() {
+						if !present(m) {
+							continue
+						}
+						switch string(k.Bytes()) {
+						case "type":
+							srcToolChoiceObjectFunctionType = m
+							srcToolChoiceObjectFunctionSet |= uint64(0x1)
+						case "name":
+							srcToolChoiceObjectFunctionName = m
+							srcToolChoiceObjectFunctionSet |= uint64(0x2)
+						}
+					}
+					for ; srcToolChoiceObjectFunctionSet != 0; srcToolChoiceObjectFunctionSet &= srcToolChoiceObjectFunctionSet - 1 {
 						switch bits.TrailingZeros64(srcToolChoiceObjectFunctionSet) {
 						case 0:
 							// mapping/responses_chat.yaml:243: → tool_choice{object}{function}.type
-							c.put(c.b.Object(codec.Top, "tool_choice"), "type", srcToolChoiceObjectFunction[0].Raw())
+							c.put(c.b.Object(codec.Top, "tool_choice"), "type", srcToolChoiceObjectFunctionType.Raw())
 						case 1:
 							// mapping/responses_chat.yaml:245: → tool_choice{object}{function}.function.name
-							c.put(c.b.Object(c.b.Object(codec.Top, "tool_choice"), "function"), "name", srcToolChoiceObjectFunction[1].Raw())
+							c.put(c.b.Object(c.b.Object(codec.Top, "tool_choice"), "function"), "name", srcToolChoiceObjectFunctionName.Raw())
 						}
 					}
 				case "allowed_tools":
 					// mapping/responses_chat.yaml:247: lossy → tool_choice{string}
-					allowedToolsFilter(c, src[25], "tool_choice", codec.Top, "tool_choice")
+					allowedToolsFilter(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
 					c.warn("tool_choice", "OpenRouter has no allowed_tools; the tools are filtered to the allowed set and the mode kept")
 				case "custom":
 					// mapping/responses_chat.yaml:251: → tool_choice{object}{function}
-					customChoiceAsFunction(c, src[25], "tool_choice", codec.Top, "tool_choice")
+					customChoiceAsFunction(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
 				case "web_search_preview":
 					// mapping/responses_chat.yaml:255: lossy → tool_choice{string}
-					forceHosted(c, src[25], "tool_choice", codec.Top, "tool_choice")
+					forceHosted(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
 					c.warn("tool_choice", "forcing a hosted tool becomes required when it is the only tool offered")
 				case "web_search_preview_2025_03_11":
 					// mapping/responses_chat.yaml:259: lossy → tool_choice{string}
-					forceHosted(c, src[25], "tool_choice", codec.Top, "tool_choice")
+					forceHosted(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
 					c.warn("tool_choice", "forcing a hosted tool becomes required when it is the only tool offered")
 				case "image_generation":
 					// mapping/responses_chat.yaml:263: lossy → tool_choice{string}
-					forceHosted(c, src[25], "tool_choice", codec.Top, "tool_choice")
+					forceHosted(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
 					c.warn("tool_choice", "forcing a hosted tool becomes required when it is the only tool offered")
 				case "file_search":
 					// mapping/responses_chat.yaml:267: drop
-					c.drop(src[25], "tool_choice", "file search is dropped with its tool; forcing it is an error")
+					c.drop(srcToolChoice, "tool_choice", "file search is dropped with its tool; forcing it is an error")
 				case "code_interpreter":
 					// mapping/responses_chat.yaml:269: drop
-					c.drop(src[25], "tool_choice", "the code interpreter is dropped with its tool; forcing it is an error")
+					c.drop(srcToolChoice, "tool_choice", "the code interpreter is dropped with its tool; forcing it is an error")
 				case "computer":
 					// mapping/responses_chat.yaml:271: drop
-					c.drop(src[25], "tool_choice", "computer use is dropped with its tool; forcing it is an error")
+					c.drop(srcToolChoice, "tool_choice", "computer use is dropped with its tool; forcing it is an error")
 				case "computer_use":
 					// mapping/responses_chat.yaml:273: drop
-					c.drop(src[25], "tool_choice", "computer use is dropped with its tool; forcing it is an error")
+					c.drop(srcToolChoice, "tool_choice", "computer use is dropped with its tool; forcing it is an error")
 				case "computer_use_preview":
 					// mapping/responses_chat.yaml:275: drop
-					c.drop(src[25], "tool_choice", "computer use is dropped with its tool; forcing it is an error")
+					c.drop(srcToolChoice, "tool_choice", "computer use is dropped with its tool; forcing it is an error")
 				case "mcp":
 					// mapping/responses_chat.yaml:277: drop
-					c.drop(src[25], "tool_choice", "remote MCP is dropped with its tool; forcing it is an error")
+					c.drop(srcToolChoice, "tool_choice", "remote MCP is dropped with its tool; forcing it is an error")
 				case "apply_patch":
 					// mapping/responses_chat.yaml:279: → tool_choice{object}{function}
-					forceVirtual(c, src[25], "tool_choice", codec.Top, "tool_choice")
+					forceVirtual(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
 				case "shell":
 					// mapping/responses_chat.yaml:283: → tool_choice{object}{function}
-					forceVirtual(c, src[25], "tool_choice", codec.Top, "tool_choice")
+					forceVirtual(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
 				case "programmatic_tool_calling":
 					// mapping/responses_chat.yaml:287: drop
-					c.drop(src[25], "tool_choice", "programmatic tool calling runs on OpenAI's platform")
+					c.drop(srcToolChoice, "tool_choice", "programmatic tool calling runs on OpenAI's platform")
 				default:
 					c.unknownType(srcToolChoiceObjectNode, srcToolChoiceObjectKnown, "tool_choice")
 				}
 			}
 		case 26:
-			for i, e := range src[26].Elems() {
+			for i, e := range srcTools.Elems() {
 				srcToolsNode, srcToolsKnown, srcToolsType := c.tag(e)
 				switch srcToolsType {
 				case "function":
 					srcToolsFunctionOut := c.b.AppendObject(c.b.Array(codec.Top, "tools"))
-					var srcToolsFunction [8]codec.Value
-					for srcToolsFunctionSet := e.Fields(fieldsResponsesChat7, srcToolsFunction[:]); srcToolsFunctionSet != 0; srcToolsFunctionSet &= srcToolsFunctionSet - 1 {
+					var srcToolsFunctionType, srcToolsFunctionName, srcToolsFunctionDescription, srcToolsFunctionParameters, srcToolsFunctionStrict, srcToolsFunctionDeferLoading, srcToolsFunctionAllowedCallers, srcToolsFunctionOutputSchema codec.Value
+					var srcToolsFunctionSet uint64
+					for k, m := range e.Members() {
+						if !present(m) {
+							continue
+						}
+						switch string(k.Bytes()) {
+						case "type":
+							srcToolsFunctionType = m
+							srcToolsFunctionSet |= uint64(0x1)
+						case "name":
+							srcToolsFunctionName = m
+							srcToolsFunctionSet |= uint64(0x2)
+						case "description":
+							srcToolsFunctionDescription = m
+							srcToolsFunctionSet |= uint64(0x4)
+						case "parameters":
+							srcToolsFunctionParameters = m
+							srcToolsFunctionSet |= uint64(0x8)
+						case "strict":
+							srcToolsFunctionStrict = m
+							srcToolsFunctionSet |= uint64(0x10)
+						case "defer_loading":
+							srcToolsFunctionDeferLoading = m
+							srcToolsFunctionSet |= uint64(0x20)
+						case "allowed_callers":
+							srcToolsFunctionAllowedCallers = m
+							srcToolsFunctionSet |= uint64(0x40)
+						case "output_schema":
+							srcToolsFunctionOutputSchema = m
+							srcToolsFunctionSet |= uint64(0x80)
+						}
+					}
+					for ; srcToolsFunctionSet != 0; srcToolsFunctionSet &= srcToolsFunctionSet - 1 {
 						switch bits.TrailingZeros64(srcToolsFunctionSet) {
 						case 0:
 							// mapping/responses_chat.yaml:291: → tools[]{function}.type
-							c.put(srcToolsFunctionOut, "type", srcToolsFunction[0].Raw())
+							c.put(srcToolsFunctionOut, "type", srcToolsFunctionType.Raw())
 						case 1:
 							// mapping/responses_chat.yaml:293: → tools[]{function}.function.name
-							c.put(c.b.Object(srcToolsFunctionOut, "function"), "name", srcToolsFunction[1].Raw())
+							c.put(c.b.Object(srcToolsFunctionOut, "function"), "name", srcToolsFunctionName.Raw())
 						case 2:
 							// mapping/responses_chat.yaml:295: → tools[]{function}.function.description
-							c.put(c.b.Object(srcToolsFunctionOut, "function"), "description", srcToolsFunction[2].Raw())
+							c.put(c.b.Object(srcToolsFunctionOut, "function"), "description", srcToolsFunctionDescription.Raw())
 						case 3:
 							// mapping/responses_chat.yaml:297: → tools[]{function}.function.parameters
-							c.put(c.b.Object(srcToolsFunctionOut, "function"), "parameters", srcToolsFunction[3].Raw())
+							c.put(c.b.Object(srcToolsFunctionOut, "function"), "parameters", srcToolsFunctionParameters.Raw())
 						case 4:
 							// mapping/responses_chat.yaml:300: → tools[]{function}.function.strict
-							c.put(c.b.Object(srcToolsFunctionOut, "function"), "strict", srcToolsFunction[4].Raw())
+							c.put(c.b.Object(srcToolsFunctionOut, "function"), "strict", srcToolsFunctionStrict.Raw())
 						case 5:
 							// mapping/responses_chat.yaml:302: drop
-							c.drop(srcToolsFunction[5], atElem("tools", i, "defer_loading", "tools[0].defer_loading"), "chat loads every tool")
+							c.drop(srcToolsFunctionDeferLoading, atElem("tools", i, "defer_loading", "tools[0].defer_loading"), "chat loads every tool")
 						case 6:
 							// mapping/responses_chat.yaml:304: drop
-							c.drop(srcToolsFunction[6], atElem("tools", i, "allowed_callers", "tools[0].allowed_callers"), "chat has no restriction on who may call a tool")
+							c.drop(srcToolsFunctionAllowedCallers, atElem("tools", i, "allowed_callers", "tools[0].allowed_callers"), "chat has no restriction on who may call a tool")
 						case 7:
 							// mapping/responses_chat.yaml:306: drop
-							c.drop(srcToolsFunction[7], atElem("tools", i, "output_schema", "tools[0].output_schema"), "chat tools declare no output schema")
+							c.drop(srcToolsFunctionOutputSchema, atElem("tools", i, "output_schema", "tools[0].output_schema"), "chat tools declare no output schema")
 						}
 					}
 				case "custom":
@@ -433,33 +667,125 @@ func (c *conv) responsesChatOpenRouter(v codec.Value) {
 			}
 		case 27:
 			// mapping/responses_chat.yaml:368: drop
-			c.drop(src[27], "client_metadata", "Codex's telemetry; nothing upstream reads it")
+			c.drop(srcClientMetadata, "client_metadata", "Codex's telemetry; nothing upstream reads it")
 		}
 	}
 }
 
 // responsesChatOpenAI converts a payload, as mapping/responses_chat.yaml says for openai.
 func (c *conv) responsesChatOpenAI(v codec.Value) {
-	// mapping/responses_chat.yaml:215: store: gateway: default true: the gateway stores the Response, its input and output items (SQLite or PostgreSQL, per tenant, with a TTL) for previous_response_id, conversations, item_reference and GET/DELETE /v1/responses/{id} and input_items; false writes nothing; the Response says what was done
-	// mapping/responses_chat.yaml:217: previous_response_id: gateway: the gateway prepends the stored chain (each turn's input then output items, oldest first; not its instructions); an unknown, deleted, expired or other tenant's id (or one deleted inside the chain) is 400 previous_response_not_found
-	// mapping/responses_chat.yaml:219: conversation: gateway: the gateway prepends the conversation's items (the Conversations API) and appends the response's input and output items to it with the stored response; with previous_response_id it is a 400
-	// mapping/responses_chat.yaml:221: background: gateway: unsupported_parameter until the gateway runs responses in the background
-	var src [28]codec.Value
-	for srcSet := v.Fields(fieldsResponsesChat8, src[:]); srcSet != 0; srcSet &= srcSet - 1 {
+	var srcModel, srcInstructions, srcInput, srcMaxOutputTokens, srcTemperature, srcTopP, srcTopLogprobs, srcParallelToolCalls, srcMetadata, srcServiceTier, srcStream, srcStreamOptions, srcPromptCacheKey, srcPromptCacheOptions, srcPromptCacheRetention, srcUser, srcSafetyIdentifier, srcText, srcModeration, srcReasoning, srcInclude, srcTruncation, srcMaxToolCalls, srcPrompt, srcContextManagement, srcToolChoice, srcTools, srcClientMetadata codec.Value
+	var srcSet uint64
+	for k, m := range v.Members() {
+		if !present(m) {
+			continue
+		}
+		switch string(k.Bytes()) {
+		case "model":
+			srcModel = m
+			srcSet |= uint64(0x1)
+		case "instructions":
+			srcInstructions = m
+			srcSet |= uint64(0x2)
+		case "input":
+			srcInput = m
+			srcSet |= uint64(0x4)
+		case "max_output_tokens":
+			srcMaxOutputTokens = m
+			srcSet |= uint64(0x8)
+		case "temperature":
+			srcTemperature = m
+			srcSet |= uint64(0x10)
+		case "top_p":
+			srcTopP = m
+			srcSet |= uint64(0x20)
+		case "top_logprobs":
+			srcTopLogprobs = m
+			srcSet |= uint64(0x40)
+		case "parallel_tool_calls":
+			srcParallelToolCalls = m
+			srcSet |= uint64(0x80)
+		case "metadata":
+			srcMetadata = m
+			srcSet |= uint64(0x100)
+		case "service_tier":
+			srcServiceTier = m
+			srcSet |= uint64(0x200)
+		case "stream":
+			srcStream = m
+			srcSet |= uint64(0x400)
+		case "stream_options":
+			srcStreamOptions = m
+			srcSet |= uint64(0x800)
+		case "prompt_cache_key":
+			srcPromptCacheKey = m
+			srcSet |= uint64(0x1000)
+		case "prompt_cache_options":
+			srcPromptCacheOptions = m
+			srcSet |= uint64(0x2000)
+		case "prompt_cache_retention":
+			srcPromptCacheRetention = m
+			srcSet |= uint64(0x4000)
+		case "user":
+			srcUser = m
+			srcSet |= uint64(0x8000)
+		case "safety_identifier":
+			srcSafetyIdentifier = m
+			srcSet |= uint64(0x10000)
+		case "text":
+			srcText = m
+			srcSet |= uint64(0x20000)
+		case "moderation":
+			srcModeration = m
+			srcSet |= uint64(0x40000)
+		case "reasoning":
+			srcReasoning = m
+			srcSet |= uint64(0x80000)
+		case "store": // mapping/responses_chat.yaml:215: gateway: default true: the gateway stores the Response, its input and output items (SQLite or PostgreSQL, per tenant, with a TTL) for previous_response_id, conversations, item_reference and GET/DELETE /v1/responses/{id} and input_items; false writes nothing; the Response says what was done
+		case "previous_response_id": // mapping/responses_chat.yaml:217: gateway: the gateway prepends the stored chain (each turn's input then output items, oldest first; not its instructions); an unknown, deleted, expired or other tenant's id (or one deleted inside the chain) is 400 previous_response_not_found
+		case "conversation": // mapping/responses_chat.yaml:219: gateway: the gateway prepends the conversation's items (the Conversations API) and appends the response's input and output items to it with the stored response; with previous_response_id it is a 400
+		case "background": // mapping/responses_chat.yaml:221: gateway: unsupported_parameter until the gateway runs responses in the background
+		case "include":
+			srcInclude = m
+			srcSet |= uint64(0x100000)
+		case "truncation":
+			srcTruncation = m
+			srcSet |= uint64(0x200000)
+		case "max_tool_calls":
+			srcMaxToolCalls = m
+			srcSet |= uint64(0x400000)
+		case "prompt":
+			srcPrompt = m
+			srcSet |= uint64(0x800000)
+		case "context_management":
+			srcContextManagement = m
+			srcSet |= uint64(0x1000000)
+		case "tool_choice":
+			srcToolChoice = m
+			srcSet |= uint64(0x2000000)
+		case "tools":
+			srcTools = m
+			srcSet |= uint64(0x4000000)
+		case "client_metadata":
+			srcClientMetadata = m
+			srcSet |= uint64(0x8000000)
+		}
+	}
+	for ; srcSet != 0; srcSet &= srcSet - 1 {
 		switch bits.TrailingZeros64(srcSet) {
 		case 0:
 			// mapping/responses_chat.yaml:12: → model
-			model(c, src[0], "model", codec.Top, "model")
+			model(c, srcModel, "model", codec.Top, "model")
 		case 1:
 			// mapping/responses_chat.yaml:18: → messages
-			instructions(c, src[1], "instructions", codec.Top, "messages")
+			instructions(c, srcInstructions, "instructions", codec.Top, "messages")
 		case 2:
-			switch src[2].Kind() {
+			switch srcInput.Kind() {
 			case codec.String:
 				// mapping/responses_chat.yaml:29: → messages[]{user}
-				userInput(c, src[2], "input", c.b.Array(codec.Top, "messages"), "")
+				userInput(c, srcInput, "input", c.b.Array(codec.Top, "messages"), "")
 			case codec.Array:
-				for i, e := range src[2].Elems() {
+				for i, e := range srcInput.Elems() {
 					srcInputArrayNode, srcInputArrayKnown, srcInputArrayType := c.tag(e)
 					switch srcInputArrayType {
 					case "message":
@@ -558,105 +884,178 @@ func (c *conv) responsesChatOpenAI(v codec.Value) {
 			}
 		case 3:
 			// mapping/responses_chat.yaml:136: → max_completion_tokens
-			c.put(codec.Top, "max_completion_tokens", src[3].Raw())
+			c.put(codec.Top, "max_completion_tokens", srcMaxOutputTokens.Raw())
 		case 4:
 			// mapping/responses_chat.yaml:138: → temperature
-			c.put(codec.Top, "temperature", src[4].Raw())
+			c.put(codec.Top, "temperature", srcTemperature.Raw())
 		case 5:
 			// mapping/responses_chat.yaml:140: → top_p
-			c.put(codec.Top, "top_p", src[5].Raw())
+			c.put(codec.Top, "top_p", srcTopP.Raw())
 		case 6:
 			// mapping/responses_chat.yaml:142: → top_logprobs
 			c.b.SetJSON(codec.Top, "logprobs", "true")
-			c.put(codec.Top, "top_logprobs", src[6].Raw())
+			c.put(codec.Top, "top_logprobs", srcTopLogprobs.Raw())
 		case 7:
 			// mapping/responses_chat.yaml:146: → parallel_tool_calls
-			c.put(codec.Top, "parallel_tool_calls", src[7].Raw())
+			c.put(codec.Top, "parallel_tool_calls", srcParallelToolCalls.Raw())
 		case 8:
 			// mapping/responses_chat.yaml:148: → metadata
-			c.put(codec.Top, "metadata", src[8].Raw())
+			c.put(codec.Top, "metadata", srcMetadata.Raw())
 		case 9:
 			// mapping/responses_chat.yaml:150: → service_tier
-			c.put(codec.Top, "service_tier", src[9].Raw())
+			c.put(codec.Top, "service_tier", srcServiceTier.Raw())
 		case 10:
 			// mapping/responses_chat.yaml:152: → stream
-			c.put(codec.Top, "stream", src[10].Raw())
-			if string(src[10].Raw()) == "true" {
+			c.put(codec.Top, "stream", srcStream.Raw())
+			if string(srcStream.Raw()) == "true" {
 				c.b.SetJSON(c.b.Object(codec.Top, "stream_options"), "include_usage", "true")
 			}
 		case 11:
-			var srcStreamOptions [1]codec.Value
-			for srcStreamOptionsSet := src[11].Fields(fieldsResponsesChat0, srcStreamOptions[:]); srcStreamOptionsSet != 0; srcStreamOptionsSet &= srcStreamOptionsSet - 1 {
+			var srcStreamOptionsIncludeObfuscation codec.Value
+			var srcStreamOptionsSet uint64
+			for k, m := range srcStreamOptions.Members() {
+				if !present(m) {
+					continue
+				}
+				switch string(k.Bytes()) {
+				case "include_obfuscation":
+					srcStreamOptionsIncludeObfuscation = m
+					srcStreamOptionsSet |= uint64(0x1)
+				}
+			}
+			for ; srcStreamOptionsSet != 0; srcStreamOptionsSet &= srcStreamOptionsSet - 1 {
 				switch bits.TrailingZeros64(srcStreamOptionsSet) {
 				case 0:
 					// mapping/responses_chat.yaml:156: → stream_options.include_obfuscation
-					c.put(c.b.Object(codec.Top, "stream_options"), "include_obfuscation", srcStreamOptions[0].Raw())
+					c.put(c.b.Object(codec.Top, "stream_options"), "include_obfuscation", srcStreamOptionsIncludeObfuscation.Raw())
 				}
 			}
 		case 12:
 			// mapping/responses_chat.yaml:159: → prompt_cache_key
-			c.put(codec.Top, "prompt_cache_key", src[12].Raw())
+			c.put(codec.Top, "prompt_cache_key", srcPromptCacheKey.Raw())
 		case 13:
-			var srcPromptCacheOptions [2]codec.Value
-			for srcPromptCacheOptionsSet := src[13].Fields(fieldsResponsesChat1, srcPromptCacheOptions[:]); srcPromptCacheOptionsSet != 0; srcPromptCacheOptionsSet &= srcPromptCacheOptionsSet - 1 {
+			var srcPromptCacheOptionsMode, srcPromptCacheOptionsTtl codec.Value
+			var srcPromptCacheOptionsSet uint64
+			for k, m := range srcPromptCacheOptions.Members() {
+				if !present(m) {
+					continue
+				}
+				switch string(k.Bytes()) {
+				case "mode":
+					srcPromptCacheOptionsMode = m
+					srcPromptCacheOptionsSet |= uint64(0x1)
+				case "ttl":
+					srcPromptCacheOptionsTtl = m
+					srcPromptCacheOptionsSet |= uint64(0x2)
+				}
+			}
+			for ; srcPromptCacheOptionsSet != 0; srcPromptCacheOptionsSet &= srcPromptCacheOptionsSet - 1 {
 				switch bits.TrailingZeros64(srcPromptCacheOptionsSet) {
 				case 0:
 					// mapping/responses_chat.yaml:163: → prompt_cache_options.mode
-					c.put(c.b.Object(codec.Top, "prompt_cache_options"), "mode", srcPromptCacheOptions[0].Raw())
+					c.put(c.b.Object(codec.Top, "prompt_cache_options"), "mode", srcPromptCacheOptionsMode.Raw())
 				case 1:
 					// mapping/responses_chat.yaml:163: → prompt_cache_options.ttl
-					c.put(c.b.Object(codec.Top, "prompt_cache_options"), "ttl", srcPromptCacheOptions[1].Raw())
+					c.put(c.b.Object(codec.Top, "prompt_cache_options"), "ttl", srcPromptCacheOptionsTtl.Raw())
 				}
 			}
 		case 14:
 			// mapping/responses_chat.yaml:165: → prompt_cache_retention
-			c.put(codec.Top, "prompt_cache_retention", src[14].Raw())
+			c.put(codec.Top, "prompt_cache_retention", srcPromptCacheRetention.Raw())
 		case 15:
 			// mapping/responses_chat.yaml:168: → user
-			c.put(codec.Top, "user", src[15].Raw())
+			c.put(codec.Top, "user", srcUser.Raw())
 		case 16:
 			// mapping/responses_chat.yaml:170: → safety_identifier
-			c.put(codec.Top, "safety_identifier", src[16].Raw())
+			c.put(codec.Top, "safety_identifier", srcSafetyIdentifier.Raw())
 		case 17:
-			var srcText [2]codec.Value
-			for srcTextSet := src[17].Fields(fieldsResponsesChat4, srcText[:]); srcTextSet != 0; srcTextSet &= srcTextSet - 1 {
+			var srcTextVerbosity, srcTextFormat codec.Value
+			var srcTextSet uint64
+			for k, m := range srcText.Members() {
+				if !present(m) {
+					continue
+				}
+				switch string(k.Bytes()) {
+				case "verbosity":
+					srcTextVerbosity = m
+					srcTextSet |= uint64(0x1)
+				case "format":
+					srcTextFormat = m
+					srcTextSet |= uint64(0x2)
+				}
+			}
+			for ; srcTextSet != 0; srcTextSet &= srcTextSet - 1 {
 				switch bits.TrailingZeros64(srcTextSet) {
 				case 0:
 					// mapping/responses_chat.yaml:173: → verbosity
-					c.put(codec.Top, "verbosity", srcText[0].Raw())
+					c.put(codec.Top, "verbosity", srcTextVerbosity.Raw())
 				case 1:
-					srcTextFormatNode, srcTextFormatKnown, srcTextFormatType := c.tag(srcText[1])
+					srcTextFormatNode, srcTextFormatKnown, srcTextFormatType := c.tag(srcTextFormat)
 					switch srcTextFormatType {
 					case "text":
 					// mapping/responses_chat.yaml:181: omit → response_format{text}: the target's default, left out
 					case "json_object":
-						var srcTextFormatJsonObject [1]codec.Value
-						for srcTextFormatJsonObjectSet := srcText[1].Fields(fieldsResponsesChat2, srcTextFormatJsonObject[:]); srcTextFormatJsonObjectSet != 0; srcTextFormatJsonObjectSet &= srcTextFormatJsonObjectSet - 1 {
+						var srcTextFormatJsonObjectType codec.Value
+						var srcTextFormatJsonObjectSet uint64
+						for k, m := range srcTextFormat.Members() {
+							if !present(m) {
+								continue
+							}
+							switch string(k.Bytes()) {
+							case "type":
+								srcTextFormatJsonObjectType = m
+								srcTextFormatJsonObjectSet |= uint64(0x1)
+							}
+						}
+						for ; srcTextFormatJsonObjectSet != 0; srcTextFormatJsonObjectSet &= srcTextFormatJsonObjectSet - 1 {
 							switch bits.TrailingZeros64(srcTextFormatJsonObjectSet) {
 							case 0:
 								// mapping/responses_chat.yaml:184: → response_format{json_object}.type
-								c.put(c.b.Object(codec.Top, "response_format"), "type", srcTextFormatJsonObject[0].Raw())
+								c.put(c.b.Object(codec.Top, "response_format"), "type", srcTextFormatJsonObjectType.Raw())
 							}
 						}
 					case "json_schema":
-						var srcTextFormatJsonSchema [5]codec.Value
-						for srcTextFormatJsonSchemaSet := srcText[1].Fields(fieldsResponsesChat3, srcTextFormatJsonSchema[:]); srcTextFormatJsonSchemaSet != 0; srcTextFormatJsonSchemaSet &= srcTextFormatJsonSchemaSet - 1 {
+						var srcTextFormatJsonSchemaType, srcTextFormatJsonSchemaName, srcTextFormatJsonSchemaDescription, srcTextFormatJsonSchemaSchema, srcTextFormatJsonSchemaStrict codec.Value
+						var srcTextFormatJsonSchemaSet uint64
+						for k, m := range srcTextFormat.Members() {
+							if !present(m) {
+								continue
+							}
+							switch string(k.Bytes()) {
+							case "type":
+								srcTextFormatJsonSchemaType = m
+								srcTextFormatJsonSchemaSet |= uint64(0x1)
+							case "name":
+								srcTextFormatJsonSchemaName = m
+								srcTextFormatJsonSchemaSet |= uint64(0x2)
+							case "description":
+								srcTextFormatJsonSchemaDescription = m
+								srcTextFormatJsonSchemaSet |= uint64(0x4)
+							case "schema":
+								srcTextFormatJsonSchemaSchema = m
+								srcTextFormatJsonSchemaSet |= uint64(0x8)
+							case "strict":
+								srcTextFormatJsonSchemaStrict = m
+								srcTextFormatJsonSchemaSet |= uint64(0x10)
+							}
+						}
+						for ; srcTextFormatJsonSchemaSet != 0; srcTextFormatJsonSchemaSet &= srcTextFormatJsonSchemaSet - 1 {
 							switch bits.TrailingZeros64(srcTextFormatJsonSchemaSet) {
 							case 0:
 								// mapping/responses_chat.yaml:186: → response_format{json_schema}.type
-								c.put(c.b.Object(codec.Top, "response_format"), "type", srcTextFormatJsonSchema[0].Raw())
+								c.put(c.b.Object(codec.Top, "response_format"), "type", srcTextFormatJsonSchemaType.Raw())
 							case 1:
 								// mapping/responses_chat.yaml:188: → response_format{json_schema}.json_schema.name
-								c.put(c.b.Object(c.b.Object(codec.Top, "response_format"), "json_schema"), "name", srcTextFormatJsonSchema[1].Raw())
+								c.put(c.b.Object(c.b.Object(codec.Top, "response_format"), "json_schema"), "name", srcTextFormatJsonSchemaName.Raw())
 							case 2:
 								// mapping/responses_chat.yaml:190: → response_format{json_schema}.json_schema.description
-								c.put(c.b.Object(c.b.Object(codec.Top, "response_format"), "json_schema"), "description", srcTextFormatJsonSchema[2].Raw())
+								c.put(c.b.Object(c.b.Object(codec.Top, "response_format"), "json_schema"), "description", srcTextFormatJsonSchemaDescription.Raw())
 							case 3:
 								// mapping/responses_chat.yaml:192: → response_format{json_schema}.json_schema.schema
-								c.put(c.b.Object(c.b.Object(codec.Top, "response_format"), "json_schema"), "schema", srcTextFormatJsonSchema[3].Raw())
+								c.put(c.b.Object(c.b.Object(codec.Top, "response_format"), "json_schema"), "schema", srcTextFormatJsonSchemaSchema.Raw())
 							case 4:
 								// mapping/responses_chat.yaml:195: → response_format{json_schema}.json_schema.strict
-								c.put(c.b.Object(c.b.Object(codec.Top, "response_format"), "json_schema"), "strict", srcTextFormatJsonSchema[4].Raw())
+								c.put(c.b.Object(c.b.Object(codec.Top, "response_format"), "json_schema"), "strict", srcTextFormatJsonSchemaStrict.Raw())
 							}
 						}
 					default:
@@ -665,155 +1064,238 @@ func (c *conv) responsesChatOpenAI(v codec.Value) {
 				}
 			}
 		case 18:
-			var srcModeration [2]codec.Value
-			for srcModerationSet := src[18].Fields(fieldsResponsesChat9, srcModeration[:]); srcModerationSet != 0; srcModerationSet &= srcModerationSet - 1 {
+			var srcModerationModel, srcModerationPolicy codec.Value
+			var srcModerationSet uint64
+			for k, m := range srcModeration.Members() {
+				if !present(m) {
+					continue
+				}
+				switch string(k.Bytes()) {
+				case "model":
+					srcModerationModel = m
+					srcModerationSet |= uint64(0x1)
+				case "policy":
+					srcModerationPolicy = m
+					srcModerationSet |= uint64(0x2)
+				}
+			}
+			for ; srcModerationSet != 0; srcModerationSet &= srcModerationSet - 1 {
 				switch bits.TrailingZeros64(srcModerationSet) {
 				case 0:
 					// mapping/responses_chat.yaml:176: → moderation.model
-					c.put(c.b.Object(codec.Top, "moderation"), "model", srcModeration[0].Raw())
+					c.put(c.b.Object(codec.Top, "moderation"), "model", srcModerationModel.Raw())
 				case 1:
 					// mapping/responses_chat.yaml:176: → moderation.policy
-					c.put(c.b.Object(codec.Top, "moderation"), "policy", srcModeration[1].Raw())
+					c.put(c.b.Object(codec.Top, "moderation"), "policy", srcModerationPolicy.Raw())
 				}
 			}
 		case 19:
-			var srcReasoning [5]codec.Value
-			for srcReasoningSet := src[19].Fields(fieldsResponsesChat5, srcReasoning[:]); srcReasoningSet != 0; srcReasoningSet &= srcReasoningSet - 1 {
+			var srcReasoningEffort, srcReasoningSummary, srcReasoningGenerateSummary, srcReasoningContext, srcReasoningMode codec.Value
+			var srcReasoningSet uint64
+			for k, m := range srcReasoning.Members() {
+				if !present(m) {
+					continue
+				}
+				switch string(k.Bytes()) {
+				case "effort":
+					srcReasoningEffort = m
+					srcReasoningSet |= uint64(0x1)
+				case "summary":
+					srcReasoningSummary = m
+					srcReasoningSet |= uint64(0x2)
+				case "generate_summary":
+					srcReasoningGenerateSummary = m
+					srcReasoningSet |= uint64(0x4)
+				case "context":
+					srcReasoningContext = m
+					srcReasoningSet |= uint64(0x8)
+				case "mode":
+					srcReasoningMode = m
+					srcReasoningSet |= uint64(0x10)
+				}
+			}
+			for ; srcReasoningSet != 0; srcReasoningSet &= srcReasoningSet - 1 {
 				switch bits.TrailingZeros64(srcReasoningSet) {
 				case 0:
 					// mapping/responses_chat.yaml:199: → reasoning_effort
-					c.put(codec.Top, "reasoning_effort", srcReasoning[0].Raw())
+					c.put(codec.Top, "reasoning_effort", srcReasoningEffort.Raw())
 				case 1:
 					// mapping/responses_chat.yaml:202: drop
-					c.drop(srcReasoning[1], "reasoning.summary", "OpenAI's chat completions return no reasoning summary")
+					c.drop(srcReasoningSummary, "reasoning.summary", "OpenAI's chat completions return no reasoning summary")
 				case 2:
 					// mapping/responses_chat.yaml:205: drop
-					c.drop(srcReasoning[2], "reasoning.generate_summary", "OpenAI's chat completions return no reasoning summary")
+					c.drop(srcReasoningGenerateSummary, "reasoning.generate_summary", "OpenAI's chat completions return no reasoning summary")
 				case 3:
 					// mapping/responses_chat.yaml:209: drop
-					c.drop(srcReasoning[3], "reasoning.context", "chat has no reasoning context setting")
+					c.drop(srcReasoningContext, "reasoning.context", "chat has no reasoning context setting")
 				case 4:
 					// mapping/responses_chat.yaml:211: drop
-					c.drop(srcReasoning[4], "reasoning.mode", "chat has no reasoning mode setting")
+					c.drop(srcReasoningMode, "reasoning.mode", "chat has no reasoning mode setting")
 				}
 			}
 		case 20:
 			// mapping/responses_chat.yaml:223: → logprobs
-			include(c, src[20], "include", codec.Top, "logprobs")
+			include(c, srcInclude, "include", codec.Top, "logprobs")
 		case 21:
 			// mapping/responses_chat.yaml:231: drop
-			c.drop(src[21], "truncation", "chat has no truncation; an upstream refuses a context that is too long")
+			c.drop(srcTruncation, "truncation", "chat has no truncation; an upstream refuses a context that is too long")
 		case 22:
 			// mapping/responses_chat.yaml:233: drop
-			c.drop(src[22], "max_tool_calls", "chat has no limit on tool calls")
+			c.drop(srcMaxToolCalls, "max_tool_calls", "chat has no limit on tool calls")
 		case 23:
 			// mapping/responses_chat.yaml:235: drop
-			c.drop(src[23], "prompt", "stored prompt templates live on OpenAI's platform")
+			c.drop(srcPrompt, "prompt", "stored prompt templates live on OpenAI's platform")
 		case 24:
 			// mapping/responses_chat.yaml:237: drop
-			c.drop(src[24], "context_management", "chat has no server-side context compaction")
+			c.drop(srcContextManagement, "context_management", "chat has no server-side context compaction")
 		case 25:
-			switch src[25].Kind() {
+			switch srcToolChoice.Kind() {
 			case codec.String:
 				// mapping/responses_chat.yaml:241: → tool_choice{string}
-				c.put(codec.Top, "tool_choice", src[25].Raw())
+				c.put(codec.Top, "tool_choice", srcToolChoice.Raw())
 			case codec.Object:
-				srcToolChoiceObjectNode, srcToolChoiceObjectKnown, srcToolChoiceObjectType := c.tag(src[25])
+				srcToolChoiceObjectNode, srcToolChoiceObjectKnown, srcToolChoiceObjectType := c.tag(srcToolChoice)
 				switch srcToolChoiceObjectType {
 				case "function":
-					var srcToolChoiceObjectFunction [2]codec.Value
-					for srcToolChoiceObjectFunctionSet := src[25].Fields(fieldsResponsesChat6, srcToolChoiceObjectFunction[:]); srcToolChoiceObjectFunctionSet != 0; srcToolChoiceObjectFunctionSet &= srcToolChoiceObjectFunctionSet - 1 {
+					var srcToolChoiceObjectFunctionType, srcToolChoiceObjectFunctionName codec.Value
+					var srcToolChoiceObjectFunctionSet uint64
+					for k, m := range srcToolChoice.Members() {
+						if !present(m) {
+							continue
+						}
+						switch string(k.Bytes()) {
+						case "type":
+							srcToolChoiceObjectFunctionType = m
+							srcToolChoiceObjectFunctionSet |= uint64(0x1)
+						case "name":
+							srcToolChoiceObjectFunctionName = m
+							srcToolChoiceObjectFunctionSet |= uint64(0x2)
+						}
+					}
+					for ; srcToolChoiceObjectFunctionSet != 0; srcToolChoiceObjectFunctionSet &= srcToolChoiceObjectFunctionSet - 1 {
 						switch bits.TrailingZeros64(srcToolChoiceObjectFunctionSet) {
 						case 0:
 							// mapping/responses_chat.yaml:243: → tool_choice{object}{function}.type
-							c.put(c.b.Object(codec.Top, "tool_choice"), "type", srcToolChoiceObjectFunction[0].Raw())
+							c.put(c.b.Object(codec.Top, "tool_choice"), "type", srcToolChoiceObjectFunctionType.Raw())
 						case 1:
 							// mapping/responses_chat.yaml:245: → tool_choice{object}{function}.function.name
-							c.put(c.b.Object(c.b.Object(codec.Top, "tool_choice"), "function"), "name", srcToolChoiceObjectFunction[1].Raw())
+							c.put(c.b.Object(c.b.Object(codec.Top, "tool_choice"), "function"), "name", srcToolChoiceObjectFunctionName.Raw())
 						}
 					}
 				case "allowed_tools":
 					// mapping/responses_chat.yaml:247: → tool_choice{object}{allowed_tools}
-					allowedTools(c, src[25], "tool_choice", codec.Top, "tool_choice")
+					allowedTools(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
 				case "custom":
 					// mapping/responses_chat.yaml:251: → tool_choice{object}{custom}
-					customChoice(c, src[25], "tool_choice", codec.Top, "tool_choice")
+					customChoice(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
 				case "web_search_preview":
 					// mapping/responses_chat.yaml:255: lossy → tool_choice{string}
-					forceHosted(c, src[25], "tool_choice", codec.Top, "tool_choice")
+					forceHosted(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
 					c.warn("tool_choice", "forcing a hosted tool becomes required when it is the only tool offered")
 				case "web_search_preview_2025_03_11":
 					// mapping/responses_chat.yaml:259: lossy → tool_choice{string}
-					forceHosted(c, src[25], "tool_choice", codec.Top, "tool_choice")
+					forceHosted(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
 					c.warn("tool_choice", "forcing a hosted tool becomes required when it is the only tool offered")
 				case "image_generation":
 					// mapping/responses_chat.yaml:263: lossy → tool_choice{string}
-					forceHosted(c, src[25], "tool_choice", codec.Top, "tool_choice")
+					forceHosted(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
 					c.warn("tool_choice", "forcing a hosted tool becomes required when it is the only tool offered")
 				case "file_search":
 					// mapping/responses_chat.yaml:267: drop
-					c.drop(src[25], "tool_choice", "file search is dropped with its tool; forcing it is an error")
+					c.drop(srcToolChoice, "tool_choice", "file search is dropped with its tool; forcing it is an error")
 				case "code_interpreter":
 					// mapping/responses_chat.yaml:269: drop
-					c.drop(src[25], "tool_choice", "the code interpreter is dropped with its tool; forcing it is an error")
+					c.drop(srcToolChoice, "tool_choice", "the code interpreter is dropped with its tool; forcing it is an error")
 				case "computer":
 					// mapping/responses_chat.yaml:271: drop
-					c.drop(src[25], "tool_choice", "computer use is dropped with its tool; forcing it is an error")
+					c.drop(srcToolChoice, "tool_choice", "computer use is dropped with its tool; forcing it is an error")
 				case "computer_use":
 					// mapping/responses_chat.yaml:273: drop
-					c.drop(src[25], "tool_choice", "computer use is dropped with its tool; forcing it is an error")
+					c.drop(srcToolChoice, "tool_choice", "computer use is dropped with its tool; forcing it is an error")
 				case "computer_use_preview":
 					// mapping/responses_chat.yaml:275: drop
-					c.drop(src[25], "tool_choice", "computer use is dropped with its tool; forcing it is an error")
+					c.drop(srcToolChoice, "tool_choice", "computer use is dropped with its tool; forcing it is an error")
 				case "mcp":
 					// mapping/responses_chat.yaml:277: drop
-					c.drop(src[25], "tool_choice", "remote MCP is dropped with its tool; forcing it is an error")
+					c.drop(srcToolChoice, "tool_choice", "remote MCP is dropped with its tool; forcing it is an error")
 				case "apply_patch":
 					// mapping/responses_chat.yaml:279: → tool_choice{object}{function}
-					forceVirtual(c, src[25], "tool_choice", codec.Top, "tool_choice")
+					forceVirtual(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
 				case "shell":
 					// mapping/responses_chat.yaml:283: → tool_choice{object}{function}
-					forceVirtual(c, src[25], "tool_choice", codec.Top, "tool_choice")
+					forceVirtual(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
 				case "programmatic_tool_calling":
 					// mapping/responses_chat.yaml:287: drop
-					c.drop(src[25], "tool_choice", "programmatic tool calling runs on OpenAI's platform")
+					c.drop(srcToolChoice, "tool_choice", "programmatic tool calling runs on OpenAI's platform")
 				default:
 					c.unknownType(srcToolChoiceObjectNode, srcToolChoiceObjectKnown, "tool_choice")
 				}
 			}
 		case 26:
-			for i, e := range src[26].Elems() {
+			for i, e := range srcTools.Elems() {
 				srcToolsNode, srcToolsKnown, srcToolsType := c.tag(e)
 				switch srcToolsType {
 				case "function":
 					srcToolsFunctionOut := c.b.AppendObject(c.b.Array(codec.Top, "tools"))
-					var srcToolsFunction [8]codec.Value
-					for srcToolsFunctionSet := e.Fields(fieldsResponsesChat7, srcToolsFunction[:]); srcToolsFunctionSet != 0; srcToolsFunctionSet &= srcToolsFunctionSet - 1 {
+					var srcToolsFunctionType, srcToolsFunctionName, srcToolsFunctionDescription, srcToolsFunctionParameters, srcToolsFunctionStrict, srcToolsFunctionDeferLoading, srcToolsFunctionAllowedCallers, srcToolsFunctionOutputSchema codec.Value
+					var srcToolsFunctionSet uint64
+					for k, m := range e.Members() {
+						if !present(m) {
+							continue
+						}
+						switch string(k.Bytes()) {
+						case "type":
+							srcToolsFunctionType = m
+							srcToolsFunctionSet |= uint64(0x1)
+						case "name":
+							srcToolsFunctionName = m
+							srcToolsFunctionSet |= uint64(0x2)
+						case "description":
+							srcToolsFunctionDescription = m
+							srcToolsFunctionSet |= uint64(0x4)
+						case "parameters":
+							srcToolsFunctionParameters = m
+							srcToolsFunctionSet |= uint64(0x8)
+						case "strict":
+							srcToolsFunctionStrict = m
+							srcToolsFunctionSet |= uint64(0x10)
+						case "defer_loading":
+							srcToolsFunctionDeferLoading = m
+							srcToolsFunctionSet |= uint64(0x20)
+						case "allowed_callers":
+							srcToolsFunctionAllowedCallers = m
+							srcToolsFunctionSet |= uint64(0x40)
+						case "output_schema":
+							srcToolsFunctionOutputSchema = m
+							srcToolsFunctionSet |= uint64(0x80)
+						}
+					}
+					for ; srcToolsFunctionSet != 0; srcToolsFunctionSet &= srcToolsFunctionSet - 1 {
 						switch bits.TrailingZeros64(srcToolsFunctionSet) {
 						case 0:
 							// mapping/responses_chat.yaml:291: → tools[]{function}.type
-							c.put(srcToolsFunctionOut, "type", srcToolsFunction[0].Raw())
+							c.put(srcToolsFunctionOut, "type", srcToolsFunctionType.Raw())
 						case 1:
 							// mapping/responses_chat.yaml:293: → tools[]{function}.function.name
-							c.put(c.b.Object(srcToolsFunctionOut, "function"), "name", srcToolsFunction[1].Raw())
+							c.put(c.b.Object(srcToolsFunctionOut, "function"), "name", srcToolsFunctionName.Raw())
 						case 2:
 							// mapping/responses_chat.yaml:295: → tools[]{function}.function.description
-							c.put(c.b.Object(srcToolsFunctionOut, "function"), "description", srcToolsFunction[2].Raw())
+							c.put(c.b.Object(srcToolsFunctionOut, "function"), "description", srcToolsFunctionDescription.Raw())
 						case 3:
 							// mapping/responses_chat.yaml:297: → tools[]{function}.function.parameters
-							c.put(c.b.Object(srcToolsFunctionOut, "function"), "parameters", srcToolsFunction[3].Raw())
+							c.put(c.b.Object(srcToolsFunctionOut, "function"), "parameters", srcToolsFunctionParameters.Raw())
 						case 4:
 							// mapping/responses_chat.yaml:300: → tools[]{function}.function.strict
-							c.put(c.b.Object(srcToolsFunctionOut, "function"), "strict", srcToolsFunction[4].Raw())
+							c.put(c.b.Object(srcToolsFunctionOut, "function"), "strict", srcToolsFunctionStrict.Raw())
 						case 5:
 							// mapping/responses_chat.yaml:302: drop
-							c.drop(srcToolsFunction[5], atElem("tools", i, "defer_loading", "tools[0].defer_loading"), "chat loads every tool")
+							c.drop(srcToolsFunctionDeferLoading, atElem("tools", i, "defer_loading", "tools[0].defer_loading"), "chat loads every tool")
 						case 6:
 							// mapping/responses_chat.yaml:304: drop
-							c.drop(srcToolsFunction[6], atElem("tools", i, "allowed_callers", "tools[0].allowed_callers"), "chat has no restriction on who may call a tool")
+							c.drop(srcToolsFunctionAllowedCallers, atElem("tools", i, "allowed_callers", "tools[0].allowed_callers"), "chat has no restriction on who may call a tool")
 						case 7:
 							// mapping/responses_chat.yaml:306: drop
-							c.drop(srcToolsFunction[7], atElem("tools", i, "output_schema", "tools[0].output_schema"), "chat tools declare no output schema")
+							c.drop(srcToolsFunctionOutputSchema, atElem("tools", i, "output_schema", "tools[0].output_schema"), "chat tools declare no output schema")
 						}
 					}
 				case "custom":
@@ -877,33 +1359,125 @@ func (c *conv) responsesChatOpenAI(v codec.Value) {
 			}
 		case 27:
 			// mapping/responses_chat.yaml:368: drop
-			c.drop(src[27], "client_metadata", "Codex's telemetry; nothing upstream reads it")
+			c.drop(srcClientMetadata, "client_metadata", "Codex's telemetry; nothing upstream reads it")
 		}
 	}
 }
 
 // responsesChatCompatibleReasoning converts a payload, as mapping/responses_chat.yaml says for compatible-reasoning.
 func (c *conv) responsesChatCompatibleReasoning(v codec.Value) {
-	// mapping/responses_chat.yaml:215: store: gateway: default true: the gateway stores the Response, its input and output items (SQLite or PostgreSQL, per tenant, with a TTL) for previous_response_id, conversations, item_reference and GET/DELETE /v1/responses/{id} and input_items; false writes nothing; the Response says what was done
-	// mapping/responses_chat.yaml:217: previous_response_id: gateway: the gateway prepends the stored chain (each turn's input then output items, oldest first; not its instructions); an unknown, deleted, expired or other tenant's id (or one deleted inside the chain) is 400 previous_response_not_found
-	// mapping/responses_chat.yaml:219: conversation: gateway: the gateway prepends the conversation's items (the Conversations API) and appends the response's input and output items to it with the stored response; with previous_response_id it is a 400
-	// mapping/responses_chat.yaml:221: background: gateway: unsupported_parameter until the gateway runs responses in the background
-	var src [28]codec.Value
-	for srcSet := v.Fields(fieldsResponsesChat8, src[:]); srcSet != 0; srcSet &= srcSet - 1 {
+	var srcModel, srcInstructions, srcInput, srcMaxOutputTokens, srcTemperature, srcTopP, srcTopLogprobs, srcParallelToolCalls, srcMetadata, srcServiceTier, srcStream, srcStreamOptions, srcPromptCacheKey, srcPromptCacheOptions, srcPromptCacheRetention, srcUser, srcSafetyIdentifier, srcText, srcModeration, srcReasoning, srcInclude, srcTruncation, srcMaxToolCalls, srcPrompt, srcContextManagement, srcToolChoice, srcTools, srcClientMetadata codec.Value
+	var srcSet uint64
+	for k, m := range v.Members() {
+		if !present(m) {
+			continue
+		}
+		switch string(k.Bytes()) {
+		case "model":
+			srcModel = m
+			srcSet |= uint64(0x1)
+		case "instructions":
+			srcInstructions = m
+			srcSet |= uint64(0x2)
+		case "input":
+			srcInput = m
+			srcSet |= uint64(0x4)
+		case "max_output_tokens":
+			srcMaxOutputTokens = m
+			srcSet |= uint64(0x8)
+		case "temperature":
+			srcTemperature = m
+			srcSet |= uint64(0x10)
+		case "top_p":
+			srcTopP = m
+			srcSet |= uint64(0x20)
+		case "top_logprobs":
+			srcTopLogprobs = m
+			srcSet |= uint64(0x40)
+		case "parallel_tool_calls":
+			srcParallelToolCalls = m
+			srcSet |= uint64(0x80)
+		case "metadata":
+			srcMetadata = m
+			srcSet |= uint64(0x100)
+		case "service_tier":
+			srcServiceTier = m
+			srcSet |= uint64(0x200)
+		case "stream":
+			srcStream = m
+			srcSet |= uint64(0x400)
+		case "stream_options":
+			srcStreamOptions = m
+			srcSet |= uint64(0x800)
+		case "prompt_cache_key":
+			srcPromptCacheKey = m
+			srcSet |= uint64(0x1000)
+		case "prompt_cache_options":
+			srcPromptCacheOptions = m
+			srcSet |= uint64(0x2000)
+		case "prompt_cache_retention":
+			srcPromptCacheRetention = m
+			srcSet |= uint64(0x4000)
+		case "user":
+			srcUser = m
+			srcSet |= uint64(0x8000)
+		case "safety_identifier":
+			srcSafetyIdentifier = m
+			srcSet |= uint64(0x10000)
+		case "text":
+			srcText = m
+			srcSet |= uint64(0x20000)
+		case "moderation":
+			srcModeration = m
+			srcSet |= uint64(0x40000)
+		case "reasoning":
+			srcReasoning = m
+			srcSet |= uint64(0x80000)
+		case "store": // mapping/responses_chat.yaml:215: gateway: default true: the gateway stores the Response, its input and output items (SQLite or PostgreSQL, per tenant, with a TTL) for previous_response_id, conversations, item_reference and GET/DELETE /v1/responses/{id} and input_items; false writes nothing; the Response says what was done
+		case "previous_response_id": // mapping/responses_chat.yaml:217: gateway: the gateway prepends the stored chain (each turn's input then output items, oldest first; not its instructions); an unknown, deleted, expired or other tenant's id (or one deleted inside the chain) is 400 previous_response_not_found
+		case "conversation": // mapping/responses_chat.yaml:219: gateway: the gateway prepends the conversation's items (the Conversations API) and appends the response's input and output items to it with the stored response; with previous_response_id it is a 400
+		case "background": // mapping/responses_chat.yaml:221: gateway: unsupported_parameter until the gateway runs responses in the background
+		case "include":
+			srcInclude = m
+			srcSet |= uint64(0x100000)
+		case "truncation":
+			srcTruncation = m
+			srcSet |= uint64(0x200000)
+		case "max_tool_calls":
+			srcMaxToolCalls = m
+			srcSet |= uint64(0x400000)
+		case "prompt":
+			srcPrompt = m
+			srcSet |= uint64(0x800000)
+		case "context_management":
+			srcContextManagement = m
+			srcSet |= uint64(0x1000000)
+		case "tool_choice":
+			srcToolChoice = m
+			srcSet |= uint64(0x2000000)
+		case "tools":
+			srcTools = m
+			srcSet |= uint64(0x4000000)
+		case "client_metadata":
+			srcClientMetadata = m
+			srcSet |= uint64(0x8000000)
+		}
+	}
+	for ; srcSet != 0; srcSet &= srcSet - 1 {
 		switch bits.TrailingZeros64(srcSet) {
 		case 0:
 			// mapping/responses_chat.yaml:12: → model
-			model(c, src[0], "model", codec.Top, "model")
+			model(c, srcModel, "model", codec.Top, "model")
 		case 1:
 			// mapping/responses_chat.yaml:18: → messages
-			instructions(c, src[1], "instructions", codec.Top, "messages")
+			instructions(c, srcInstructions, "instructions", codec.Top, "messages")
 		case 2:
-			switch src[2].Kind() {
+			switch srcInput.Kind() {
 			case codec.String:
 				// mapping/responses_chat.yaml:29: → messages[]{user}
-				userInput(c, src[2], "input", c.b.Array(codec.Top, "messages"), "")
+				userInput(c, srcInput, "input", c.b.Array(codec.Top, "messages"), "")
 			case codec.Array:
-				for i, e := range src[2].Elems() {
+				for i, e := range srcInput.Elems() {
 					srcInputArrayNode, srcInputArrayKnown, srcInputArrayType := c.tag(e)
 					switch srcInputArrayType {
 					case "message":
@@ -1002,105 +1576,178 @@ func (c *conv) responsesChatCompatibleReasoning(v codec.Value) {
 			}
 		case 3:
 			// mapping/responses_chat.yaml:136: → max_completion_tokens
-			c.put(codec.Top, "max_completion_tokens", src[3].Raw())
+			c.put(codec.Top, "max_completion_tokens", srcMaxOutputTokens.Raw())
 		case 4:
 			// mapping/responses_chat.yaml:138: → temperature
-			c.put(codec.Top, "temperature", src[4].Raw())
+			c.put(codec.Top, "temperature", srcTemperature.Raw())
 		case 5:
 			// mapping/responses_chat.yaml:140: → top_p
-			c.put(codec.Top, "top_p", src[5].Raw())
+			c.put(codec.Top, "top_p", srcTopP.Raw())
 		case 6:
 			// mapping/responses_chat.yaml:142: → top_logprobs
 			c.b.SetJSON(codec.Top, "logprobs", "true")
-			c.put(codec.Top, "top_logprobs", src[6].Raw())
+			c.put(codec.Top, "top_logprobs", srcTopLogprobs.Raw())
 		case 7:
 			// mapping/responses_chat.yaml:146: → parallel_tool_calls
-			c.put(codec.Top, "parallel_tool_calls", src[7].Raw())
+			c.put(codec.Top, "parallel_tool_calls", srcParallelToolCalls.Raw())
 		case 8:
 			// mapping/responses_chat.yaml:148: → metadata
-			c.put(codec.Top, "metadata", src[8].Raw())
+			c.put(codec.Top, "metadata", srcMetadata.Raw())
 		case 9:
 			// mapping/responses_chat.yaml:150: → service_tier
-			c.put(codec.Top, "service_tier", src[9].Raw())
+			c.put(codec.Top, "service_tier", srcServiceTier.Raw())
 		case 10:
 			// mapping/responses_chat.yaml:152: → stream
-			c.put(codec.Top, "stream", src[10].Raw())
-			if string(src[10].Raw()) == "true" {
+			c.put(codec.Top, "stream", srcStream.Raw())
+			if string(srcStream.Raw()) == "true" {
 				c.b.SetJSON(c.b.Object(codec.Top, "stream_options"), "include_usage", "true")
 			}
 		case 11:
-			var srcStreamOptions [1]codec.Value
-			for srcStreamOptionsSet := src[11].Fields(fieldsResponsesChat0, srcStreamOptions[:]); srcStreamOptionsSet != 0; srcStreamOptionsSet &= srcStreamOptionsSet - 1 {
+			var srcStreamOptionsIncludeObfuscation codec.Value
+			var srcStreamOptionsSet uint64
+			for k, m := range srcStreamOptions.Members() {
+				if !present(m) {
+					continue
+				}
+				switch string(k.Bytes()) {
+				case "include_obfuscation":
+					srcStreamOptionsIncludeObfuscation = m
+					srcStreamOptionsSet |= uint64(0x1)
+				}
+			}
+			for ; srcStreamOptionsSet != 0; srcStreamOptionsSet &= srcStreamOptionsSet - 1 {
 				switch bits.TrailingZeros64(srcStreamOptionsSet) {
 				case 0:
 					// mapping/dialects/compatible-reasoning.yaml:41: drop
-					c.drop(srcStreamOptions[0], "stream_options.include_obfuscation", "their streams have no obfuscation option")
+					c.drop(srcStreamOptionsIncludeObfuscation, "stream_options.include_obfuscation", "their streams have no obfuscation option")
 				}
 			}
 		case 12:
 			// mapping/responses_chat.yaml:159: → prompt_cache_key
-			c.put(codec.Top, "prompt_cache_key", src[12].Raw())
+			c.put(codec.Top, "prompt_cache_key", srcPromptCacheKey.Raw())
 		case 13:
-			var srcPromptCacheOptions [2]codec.Value
-			for srcPromptCacheOptionsSet := src[13].Fields(fieldsResponsesChat1, srcPromptCacheOptions[:]); srcPromptCacheOptionsSet != 0; srcPromptCacheOptionsSet &= srcPromptCacheOptionsSet - 1 {
+			var srcPromptCacheOptionsMode, srcPromptCacheOptionsTtl codec.Value
+			var srcPromptCacheOptionsSet uint64
+			for k, m := range srcPromptCacheOptions.Members() {
+				if !present(m) {
+					continue
+				}
+				switch string(k.Bytes()) {
+				case "mode":
+					srcPromptCacheOptionsMode = m
+					srcPromptCacheOptionsSet |= uint64(0x1)
+				case "ttl":
+					srcPromptCacheOptionsTtl = m
+					srcPromptCacheOptionsSet |= uint64(0x2)
+				}
+			}
+			for ; srcPromptCacheOptionsSet != 0; srcPromptCacheOptionsSet &= srcPromptCacheOptionsSet - 1 {
 				switch bits.TrailingZeros64(srcPromptCacheOptionsSet) {
 				case 0:
 					// mapping/responses_chat.yaml:163: → prompt_cache_options.mode
-					c.put(c.b.Object(codec.Top, "prompt_cache_options"), "mode", srcPromptCacheOptions[0].Raw())
+					c.put(c.b.Object(codec.Top, "prompt_cache_options"), "mode", srcPromptCacheOptionsMode.Raw())
 				case 1:
 					// mapping/responses_chat.yaml:163: → prompt_cache_options.ttl
-					c.put(c.b.Object(codec.Top, "prompt_cache_options"), "ttl", srcPromptCacheOptions[1].Raw())
+					c.put(c.b.Object(codec.Top, "prompt_cache_options"), "ttl", srcPromptCacheOptionsTtl.Raw())
 				}
 			}
 		case 14:
 			// mapping/responses_chat.yaml:165: → prompt_cache_retention
-			c.put(codec.Top, "prompt_cache_retention", src[14].Raw())
+			c.put(codec.Top, "prompt_cache_retention", srcPromptCacheRetention.Raw())
 		case 15:
 			// mapping/responses_chat.yaml:168: → user
-			c.put(codec.Top, "user", src[15].Raw())
+			c.put(codec.Top, "user", srcUser.Raw())
 		case 16:
 			// mapping/responses_chat.yaml:170: → safety_identifier
-			c.put(codec.Top, "safety_identifier", src[16].Raw())
+			c.put(codec.Top, "safety_identifier", srcSafetyIdentifier.Raw())
 		case 17:
-			var srcText [2]codec.Value
-			for srcTextSet := src[17].Fields(fieldsResponsesChat4, srcText[:]); srcTextSet != 0; srcTextSet &= srcTextSet - 1 {
+			var srcTextVerbosity, srcTextFormat codec.Value
+			var srcTextSet uint64
+			for k, m := range srcText.Members() {
+				if !present(m) {
+					continue
+				}
+				switch string(k.Bytes()) {
+				case "verbosity":
+					srcTextVerbosity = m
+					srcTextSet |= uint64(0x1)
+				case "format":
+					srcTextFormat = m
+					srcTextSet |= uint64(0x2)
+				}
+			}
+			for ; srcTextSet != 0; srcTextSet &= srcTextSet - 1 {
 				switch bits.TrailingZeros64(srcTextSet) {
 				case 0:
 					// mapping/responses_chat.yaml:173: → verbosity
-					c.put(codec.Top, "verbosity", srcText[0].Raw())
+					c.put(codec.Top, "verbosity", srcTextVerbosity.Raw())
 				case 1:
-					srcTextFormatNode, srcTextFormatKnown, srcTextFormatType := c.tag(srcText[1])
+					srcTextFormatNode, srcTextFormatKnown, srcTextFormatType := c.tag(srcTextFormat)
 					switch srcTextFormatType {
 					case "text":
 					// mapping/responses_chat.yaml:181: omit → response_format{text}: the target's default, left out
 					case "json_object":
-						var srcTextFormatJsonObject [1]codec.Value
-						for srcTextFormatJsonObjectSet := srcText[1].Fields(fieldsResponsesChat2, srcTextFormatJsonObject[:]); srcTextFormatJsonObjectSet != 0; srcTextFormatJsonObjectSet &= srcTextFormatJsonObjectSet - 1 {
+						var srcTextFormatJsonObjectType codec.Value
+						var srcTextFormatJsonObjectSet uint64
+						for k, m := range srcTextFormat.Members() {
+							if !present(m) {
+								continue
+							}
+							switch string(k.Bytes()) {
+							case "type":
+								srcTextFormatJsonObjectType = m
+								srcTextFormatJsonObjectSet |= uint64(0x1)
+							}
+						}
+						for ; srcTextFormatJsonObjectSet != 0; srcTextFormatJsonObjectSet &= srcTextFormatJsonObjectSet - 1 {
 							switch bits.TrailingZeros64(srcTextFormatJsonObjectSet) {
 							case 0:
 								// mapping/responses_chat.yaml:184: → response_format{json_object}.type
-								c.put(c.b.Object(codec.Top, "response_format"), "type", srcTextFormatJsonObject[0].Raw())
+								c.put(c.b.Object(codec.Top, "response_format"), "type", srcTextFormatJsonObjectType.Raw())
 							}
 						}
 					case "json_schema":
-						var srcTextFormatJsonSchema [5]codec.Value
-						for srcTextFormatJsonSchemaSet := srcText[1].Fields(fieldsResponsesChat3, srcTextFormatJsonSchema[:]); srcTextFormatJsonSchemaSet != 0; srcTextFormatJsonSchemaSet &= srcTextFormatJsonSchemaSet - 1 {
+						var srcTextFormatJsonSchemaType, srcTextFormatJsonSchemaName, srcTextFormatJsonSchemaDescription, srcTextFormatJsonSchemaSchema, srcTextFormatJsonSchemaStrict codec.Value
+						var srcTextFormatJsonSchemaSet uint64
+						for k, m := range srcTextFormat.Members() {
+							if !present(m) {
+								continue
+							}
+							switch string(k.Bytes()) {
+							case "type":
+								srcTextFormatJsonSchemaType = m
+								srcTextFormatJsonSchemaSet |= uint64(0x1)
+							case "name":
+								srcTextFormatJsonSchemaName = m
+								srcTextFormatJsonSchemaSet |= uint64(0x2)
+							case "description":
+								srcTextFormatJsonSchemaDescription = m
+								srcTextFormatJsonSchemaSet |= uint64(0x4)
+							case "schema":
+								srcTextFormatJsonSchemaSchema = m
+								srcTextFormatJsonSchemaSet |= uint64(0x8)
+							case "strict":
+								srcTextFormatJsonSchemaStrict = m
+								srcTextFormatJsonSchemaSet |= uint64(0x10)
+							}
+						}
+						for ; srcTextFormatJsonSchemaSet != 0; srcTextFormatJsonSchemaSet &= srcTextFormatJsonSchemaSet - 1 {
 							switch bits.TrailingZeros64(srcTextFormatJsonSchemaSet) {
 							case 0:
 								// mapping/responses_chat.yaml:186: → response_format{json_schema}.type
-								c.put(c.b.Object(codec.Top, "response_format"), "type", srcTextFormatJsonSchema[0].Raw())
+								c.put(c.b.Object(codec.Top, "response_format"), "type", srcTextFormatJsonSchemaType.Raw())
 							case 1:
 								// mapping/responses_chat.yaml:188: → response_format{json_schema}.json_schema.name
-								c.put(c.b.Object(c.b.Object(codec.Top, "response_format"), "json_schema"), "name", srcTextFormatJsonSchema[1].Raw())
+								c.put(c.b.Object(c.b.Object(codec.Top, "response_format"), "json_schema"), "name", srcTextFormatJsonSchemaName.Raw())
 							case 2:
 								// mapping/responses_chat.yaml:190: → response_format{json_schema}.json_schema.description
-								c.put(c.b.Object(c.b.Object(codec.Top, "response_format"), "json_schema"), "description", srcTextFormatJsonSchema[2].Raw())
+								c.put(c.b.Object(c.b.Object(codec.Top, "response_format"), "json_schema"), "description", srcTextFormatJsonSchemaDescription.Raw())
 							case 3:
 								// mapping/responses_chat.yaml:192: → response_format{json_schema}.json_schema.schema
-								c.put(c.b.Object(c.b.Object(codec.Top, "response_format"), "json_schema"), "schema", srcTextFormatJsonSchema[3].Raw())
+								c.put(c.b.Object(c.b.Object(codec.Top, "response_format"), "json_schema"), "schema", srcTextFormatJsonSchemaSchema.Raw())
 							case 4:
 								// mapping/responses_chat.yaml:195: → response_format{json_schema}.json_schema.strict
-								c.put(c.b.Object(c.b.Object(codec.Top, "response_format"), "json_schema"), "strict", srcTextFormatJsonSchema[4].Raw())
+								c.put(c.b.Object(c.b.Object(codec.Top, "response_format"), "json_schema"), "strict", srcTextFormatJsonSchemaStrict.Raw())
 							}
 						}
 					default:
@@ -1109,156 +1756,239 @@ func (c *conv) responsesChatCompatibleReasoning(v codec.Value) {
 				}
 			}
 		case 18:
-			var srcModeration [2]codec.Value
-			for srcModerationSet := src[18].Fields(fieldsResponsesChat9, srcModeration[:]); srcModerationSet != 0; srcModerationSet &= srcModerationSet - 1 {
+			var srcModerationModel, srcModerationPolicy codec.Value
+			var srcModerationSet uint64
+			for k, m := range srcModeration.Members() {
+				if !present(m) {
+					continue
+				}
+				switch string(k.Bytes()) {
+				case "model":
+					srcModerationModel = m
+					srcModerationSet |= uint64(0x1)
+				case "policy":
+					srcModerationPolicy = m
+					srcModerationSet |= uint64(0x2)
+				}
+			}
+			for ; srcModerationSet != 0; srcModerationSet &= srcModerationSet - 1 {
 				switch bits.TrailingZeros64(srcModerationSet) {
 				case 0:
 					// mapping/responses_chat.yaml:176: → moderation.model
-					c.put(c.b.Object(codec.Top, "moderation"), "model", srcModeration[0].Raw())
+					c.put(c.b.Object(codec.Top, "moderation"), "model", srcModerationModel.Raw())
 				case 1:
 					// mapping/responses_chat.yaml:176: → moderation.policy
-					c.put(c.b.Object(codec.Top, "moderation"), "policy", srcModeration[1].Raw())
+					c.put(c.b.Object(codec.Top, "moderation"), "policy", srcModerationPolicy.Raw())
 				}
 			}
 		case 19:
-			var srcReasoning [5]codec.Value
-			for srcReasoningSet := src[19].Fields(fieldsResponsesChat5, srcReasoning[:]); srcReasoningSet != 0; srcReasoningSet &= srcReasoningSet - 1 {
+			var srcReasoningEffort, srcReasoningSummary, srcReasoningGenerateSummary, srcReasoningContext, srcReasoningMode codec.Value
+			var srcReasoningSet uint64
+			for k, m := range srcReasoning.Members() {
+				if !present(m) {
+					continue
+				}
+				switch string(k.Bytes()) {
+				case "effort":
+					srcReasoningEffort = m
+					srcReasoningSet |= uint64(0x1)
+				case "summary":
+					srcReasoningSummary = m
+					srcReasoningSet |= uint64(0x2)
+				case "generate_summary":
+					srcReasoningGenerateSummary = m
+					srcReasoningSet |= uint64(0x4)
+				case "context":
+					srcReasoningContext = m
+					srcReasoningSet |= uint64(0x8)
+				case "mode":
+					srcReasoningMode = m
+					srcReasoningSet |= uint64(0x10)
+				}
+			}
+			for ; srcReasoningSet != 0; srcReasoningSet &= srcReasoningSet - 1 {
 				switch bits.TrailingZeros64(srcReasoningSet) {
 				case 0:
 					// mapping/responses_chat.yaml:199: → reasoning_effort
-					c.put(codec.Top, "reasoning_effort", srcReasoning[0].Raw())
+					c.put(codec.Top, "reasoning_effort", srcReasoningEffort.Raw())
 				case 1:
 					// mapping/dialects/compatible-reasoning.yaml:35: drop
-					c.drop(srcReasoning[1], "reasoning.summary", "these servers return the reasoning whole (reasoning), not summarized")
+					c.drop(srcReasoningSummary, "reasoning.summary", "these servers return the reasoning whole (reasoning), not summarized")
 				case 2:
 					// mapping/dialects/compatible-reasoning.yaml:35: drop
-					c.drop(srcReasoning[2], "reasoning.generate_summary", "these servers return the reasoning whole (reasoning), not summarized")
+					c.drop(srcReasoningGenerateSummary, "reasoning.generate_summary", "these servers return the reasoning whole (reasoning), not summarized")
 				case 3:
 					// mapping/responses_chat.yaml:209: drop
-					c.drop(srcReasoning[3], "reasoning.context", "chat has no reasoning context setting")
+					c.drop(srcReasoningContext, "reasoning.context", "chat has no reasoning context setting")
 				case 4:
 					// mapping/responses_chat.yaml:211: drop
-					c.drop(srcReasoning[4], "reasoning.mode", "chat has no reasoning mode setting")
+					c.drop(srcReasoningMode, "reasoning.mode", "chat has no reasoning mode setting")
 				}
 			}
 		case 20:
 			// mapping/responses_chat.yaml:223: → logprobs
-			include(c, src[20], "include", codec.Top, "logprobs")
+			include(c, srcInclude, "include", codec.Top, "logprobs")
 		case 21:
 			// mapping/responses_chat.yaml:231: drop
-			c.drop(src[21], "truncation", "chat has no truncation; an upstream refuses a context that is too long")
+			c.drop(srcTruncation, "truncation", "chat has no truncation; an upstream refuses a context that is too long")
 		case 22:
 			// mapping/responses_chat.yaml:233: drop
-			c.drop(src[22], "max_tool_calls", "chat has no limit on tool calls")
+			c.drop(srcMaxToolCalls, "max_tool_calls", "chat has no limit on tool calls")
 		case 23:
 			// mapping/responses_chat.yaml:235: drop
-			c.drop(src[23], "prompt", "stored prompt templates live on OpenAI's platform")
+			c.drop(srcPrompt, "prompt", "stored prompt templates live on OpenAI's platform")
 		case 24:
 			// mapping/responses_chat.yaml:237: drop
-			c.drop(src[24], "context_management", "chat has no server-side context compaction")
+			c.drop(srcContextManagement, "context_management", "chat has no server-side context compaction")
 		case 25:
-			switch src[25].Kind() {
+			switch srcToolChoice.Kind() {
 			case codec.String:
 				// mapping/responses_chat.yaml:241: → tool_choice{string}
-				c.put(codec.Top, "tool_choice", src[25].Raw())
+				c.put(codec.Top, "tool_choice", srcToolChoice.Raw())
 			case codec.Object:
-				srcToolChoiceObjectNode, srcToolChoiceObjectKnown, srcToolChoiceObjectType := c.tag(src[25])
+				srcToolChoiceObjectNode, srcToolChoiceObjectKnown, srcToolChoiceObjectType := c.tag(srcToolChoice)
 				switch srcToolChoiceObjectType {
 				case "function":
-					var srcToolChoiceObjectFunction [2]codec.Value
-					for srcToolChoiceObjectFunctionSet := src[25].Fields(fieldsResponsesChat6, srcToolChoiceObjectFunction[:]); srcToolChoiceObjectFunctionSet != 0; srcToolChoiceObjectFunctionSet &= srcToolChoiceObjectFunctionSet - 1 {
+					var srcToolChoiceObjectFunctionType, srcToolChoiceObjectFunctionName codec.Value
+					var srcToolChoiceObjectFunctionSet uint64
+					for k, m := range srcToolChoice.Members() {
+						if !present(m) {
+							continue
+						}
+						switch string(k.Bytes()) {
+						case "type":
+							srcToolChoiceObjectFunctionType = m
+							srcToolChoiceObjectFunctionSet |= uint64(0x1)
+						case "name":
+							srcToolChoiceObjectFunctionName = m
+							srcToolChoiceObjectFunctionSet |= uint64(0x2)
+						}
+					}
+					for ; srcToolChoiceObjectFunctionSet != 0; srcToolChoiceObjectFunctionSet &= srcToolChoiceObjectFunctionSet - 1 {
 						switch bits.TrailingZeros64(srcToolChoiceObjectFunctionSet) {
 						case 0:
 							// mapping/responses_chat.yaml:243: → tool_choice{object}{function}.type
-							c.put(c.b.Object(codec.Top, "tool_choice"), "type", srcToolChoiceObjectFunction[0].Raw())
+							c.put(c.b.Object(codec.Top, "tool_choice"), "type", srcToolChoiceObjectFunctionType.Raw())
 						case 1:
 							// mapping/responses_chat.yaml:245: → tool_choice{object}{function}.function.name
-							c.put(c.b.Object(c.b.Object(codec.Top, "tool_choice"), "function"), "name", srcToolChoiceObjectFunction[1].Raw())
+							c.put(c.b.Object(c.b.Object(codec.Top, "tool_choice"), "function"), "name", srcToolChoiceObjectFunctionName.Raw())
 						}
 					}
 				case "allowed_tools":
 					// mapping/dialects/compatible-reasoning.yaml:31: lossy → tool_choice{string}
-					allowedToolsFilter(c, src[25], "tool_choice", codec.Top, "tool_choice")
+					allowedToolsFilter(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
 					c.warn("tool_choice", "these servers have no allowed_tools; the tools are filtered to the allowed set and the mode kept")
 				case "custom":
 					// mapping/dialects/compatible-reasoning.yaml:27: → tool_choice{object}{function}
-					customChoiceAsFunction(c, src[25], "tool_choice", codec.Top, "tool_choice")
+					customChoiceAsFunction(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
 				case "web_search_preview":
 					// mapping/responses_chat.yaml:255: lossy → tool_choice{string}
-					forceHosted(c, src[25], "tool_choice", codec.Top, "tool_choice")
+					forceHosted(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
 					c.warn("tool_choice", "forcing a hosted tool becomes required when it is the only tool offered")
 				case "web_search_preview_2025_03_11":
 					// mapping/responses_chat.yaml:259: lossy → tool_choice{string}
-					forceHosted(c, src[25], "tool_choice", codec.Top, "tool_choice")
+					forceHosted(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
 					c.warn("tool_choice", "forcing a hosted tool becomes required when it is the only tool offered")
 				case "image_generation":
 					// mapping/responses_chat.yaml:263: lossy → tool_choice{string}
-					forceHosted(c, src[25], "tool_choice", codec.Top, "tool_choice")
+					forceHosted(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
 					c.warn("tool_choice", "forcing a hosted tool becomes required when it is the only tool offered")
 				case "file_search":
 					// mapping/responses_chat.yaml:267: drop
-					c.drop(src[25], "tool_choice", "file search is dropped with its tool; forcing it is an error")
+					c.drop(srcToolChoice, "tool_choice", "file search is dropped with its tool; forcing it is an error")
 				case "code_interpreter":
 					// mapping/responses_chat.yaml:269: drop
-					c.drop(src[25], "tool_choice", "the code interpreter is dropped with its tool; forcing it is an error")
+					c.drop(srcToolChoice, "tool_choice", "the code interpreter is dropped with its tool; forcing it is an error")
 				case "computer":
 					// mapping/responses_chat.yaml:271: drop
-					c.drop(src[25], "tool_choice", "computer use is dropped with its tool; forcing it is an error")
+					c.drop(srcToolChoice, "tool_choice", "computer use is dropped with its tool; forcing it is an error")
 				case "computer_use":
 					// mapping/responses_chat.yaml:273: drop
-					c.drop(src[25], "tool_choice", "computer use is dropped with its tool; forcing it is an error")
+					c.drop(srcToolChoice, "tool_choice", "computer use is dropped with its tool; forcing it is an error")
 				case "computer_use_preview":
 					// mapping/responses_chat.yaml:275: drop
-					c.drop(src[25], "tool_choice", "computer use is dropped with its tool; forcing it is an error")
+					c.drop(srcToolChoice, "tool_choice", "computer use is dropped with its tool; forcing it is an error")
 				case "mcp":
 					// mapping/responses_chat.yaml:277: drop
-					c.drop(src[25], "tool_choice", "remote MCP is dropped with its tool; forcing it is an error")
+					c.drop(srcToolChoice, "tool_choice", "remote MCP is dropped with its tool; forcing it is an error")
 				case "apply_patch":
 					// mapping/responses_chat.yaml:279: → tool_choice{object}{function}
-					forceVirtual(c, src[25], "tool_choice", codec.Top, "tool_choice")
+					forceVirtual(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
 				case "shell":
 					// mapping/responses_chat.yaml:283: → tool_choice{object}{function}
-					forceVirtual(c, src[25], "tool_choice", codec.Top, "tool_choice")
+					forceVirtual(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
 				case "programmatic_tool_calling":
 					// mapping/responses_chat.yaml:287: drop
-					c.drop(src[25], "tool_choice", "programmatic tool calling runs on OpenAI's platform")
+					c.drop(srcToolChoice, "tool_choice", "programmatic tool calling runs on OpenAI's platform")
 				default:
 					c.unknownType(srcToolChoiceObjectNode, srcToolChoiceObjectKnown, "tool_choice")
 				}
 			}
 		case 26:
-			for i, e := range src[26].Elems() {
+			for i, e := range srcTools.Elems() {
 				srcToolsNode, srcToolsKnown, srcToolsType := c.tag(e)
 				switch srcToolsType {
 				case "function":
 					srcToolsFunctionOut := c.b.AppendObject(c.b.Array(codec.Top, "tools"))
-					var srcToolsFunction [8]codec.Value
-					for srcToolsFunctionSet := e.Fields(fieldsResponsesChat7, srcToolsFunction[:]); srcToolsFunctionSet != 0; srcToolsFunctionSet &= srcToolsFunctionSet - 1 {
+					var srcToolsFunctionType, srcToolsFunctionName, srcToolsFunctionDescription, srcToolsFunctionParameters, srcToolsFunctionStrict, srcToolsFunctionDeferLoading, srcToolsFunctionAllowedCallers, srcToolsFunctionOutputSchema codec.Value
+					var srcToolsFunctionSet uint64
+					for k, m := range e.Members() {
+						if !present(m) {
+							continue
+						}
+						switch string(k.Bytes()) {
+						case "type":
+							srcToolsFunctionType = m
+							srcToolsFunctionSet |= uint64(0x1)
+						case "name":
+							srcToolsFunctionName = m
+							srcToolsFunctionSet |= uint64(0x2)
+						case "description":
+							srcToolsFunctionDescription = m
+							srcToolsFunctionSet |= uint64(0x4)
+						case "parameters":
+							srcToolsFunctionParameters = m
+							srcToolsFunctionSet |= uint64(0x8)
+						case "strict":
+							srcToolsFunctionStrict = m
+							srcToolsFunctionSet |= uint64(0x10)
+						case "defer_loading":
+							srcToolsFunctionDeferLoading = m
+							srcToolsFunctionSet |= uint64(0x20)
+						case "allowed_callers":
+							srcToolsFunctionAllowedCallers = m
+							srcToolsFunctionSet |= uint64(0x40)
+						case "output_schema":
+							srcToolsFunctionOutputSchema = m
+							srcToolsFunctionSet |= uint64(0x80)
+						}
+					}
+					for ; srcToolsFunctionSet != 0; srcToolsFunctionSet &= srcToolsFunctionSet - 1 {
 						switch bits.TrailingZeros64(srcToolsFunctionSet) {
 						case 0:
 							// mapping/responses_chat.yaml:291: → tools[]{function}.type
-							c.put(srcToolsFunctionOut, "type", srcToolsFunction[0].Raw())
+							c.put(srcToolsFunctionOut, "type", srcToolsFunctionType.Raw())
 						case 1:
 							// mapping/responses_chat.yaml:293: → tools[]{function}.function.name
-							c.put(c.b.Object(srcToolsFunctionOut, "function"), "name", srcToolsFunction[1].Raw())
+							c.put(c.b.Object(srcToolsFunctionOut, "function"), "name", srcToolsFunctionName.Raw())
 						case 2:
 							// mapping/responses_chat.yaml:295: → tools[]{function}.function.description
-							c.put(c.b.Object(srcToolsFunctionOut, "function"), "description", srcToolsFunction[2].Raw())
+							c.put(c.b.Object(srcToolsFunctionOut, "function"), "description", srcToolsFunctionDescription.Raw())
 						case 3:
 							// mapping/responses_chat.yaml:297: → tools[]{function}.function.parameters
-							c.put(c.b.Object(srcToolsFunctionOut, "function"), "parameters", srcToolsFunction[3].Raw())
+							c.put(c.b.Object(srcToolsFunctionOut, "function"), "parameters", srcToolsFunctionParameters.Raw())
 						case 4:
 							// mapping/responses_chat.yaml:300: → tools[]{function}.function.strict
-							c.put(c.b.Object(srcToolsFunctionOut, "function"), "strict", srcToolsFunction[4].Raw())
+							c.put(c.b.Object(srcToolsFunctionOut, "function"), "strict", srcToolsFunctionStrict.Raw())
 						case 5:
 							// mapping/responses_chat.yaml:302: drop
-							c.drop(srcToolsFunction[5], atElem("tools", i, "defer_loading", "tools[0].defer_loading"), "chat loads every tool")
+							c.drop(srcToolsFunctionDeferLoading, atElem("tools", i, "defer_loading", "tools[0].defer_loading"), "chat loads every tool")
 						case 6:
 							// mapping/responses_chat.yaml:304: drop
-							c.drop(srcToolsFunction[6], atElem("tools", i, "allowed_callers", "tools[0].allowed_callers"), "chat has no restriction on who may call a tool")
+							c.drop(srcToolsFunctionAllowedCallers, atElem("tools", i, "allowed_callers", "tools[0].allowed_callers"), "chat has no restriction on who may call a tool")
 						case 7:
 							// mapping/responses_chat.yaml:306: drop
-							c.drop(srcToolsFunction[7], atElem("tools", i, "output_schema", "tools[0].output_schema"), "chat tools declare no output schema")
+							c.drop(srcToolsFunctionOutputSchema, atElem("tools", i, "output_schema", "tools[0].output_schema"), "chat tools declare no output schema")
 						}
 					}
 				case "custom":
@@ -1318,33 +2048,125 @@ func (c *conv) responsesChatCompatibleReasoning(v codec.Value) {
 			}
 		case 27:
 			// mapping/responses_chat.yaml:368: drop
-			c.drop(src[27], "client_metadata", "Codex's telemetry; nothing upstream reads it")
+			c.drop(srcClientMetadata, "client_metadata", "Codex's telemetry; nothing upstream reads it")
 		}
 	}
 }
 
 // responsesChatDeepseek converts a payload, as mapping/responses_chat.yaml says for deepseek.
 func (c *conv) responsesChatDeepseek(v codec.Value) {
-	// mapping/responses_chat.yaml:215: store: gateway: default true: the gateway stores the Response, its input and output items (SQLite or PostgreSQL, per tenant, with a TTL) for previous_response_id, conversations, item_reference and GET/DELETE /v1/responses/{id} and input_items; false writes nothing; the Response says what was done
-	// mapping/responses_chat.yaml:217: previous_response_id: gateway: the gateway prepends the stored chain (each turn's input then output items, oldest first; not its instructions); an unknown, deleted, expired or other tenant's id (or one deleted inside the chain) is 400 previous_response_not_found
-	// mapping/responses_chat.yaml:219: conversation: gateway: the gateway prepends the conversation's items (the Conversations API) and appends the response's input and output items to it with the stored response; with previous_response_id it is a 400
-	// mapping/responses_chat.yaml:221: background: gateway: unsupported_parameter until the gateway runs responses in the background
-	var src [28]codec.Value
-	for srcSet := v.Fields(fieldsResponsesChat8, src[:]); srcSet != 0; srcSet &= srcSet - 1 {
+	var srcModel, srcInstructions, srcInput, srcMaxOutputTokens, srcTemperature, srcTopP, srcTopLogprobs, srcParallelToolCalls, srcMetadata, srcServiceTier, srcStream, srcStreamOptions, srcPromptCacheKey, srcPromptCacheOptions, srcPromptCacheRetention, srcUser, srcSafetyIdentifier, srcText, srcModeration, srcReasoning, srcInclude, srcTruncation, srcMaxToolCalls, srcPrompt, srcContextManagement, srcToolChoice, srcTools, srcClientMetadata codec.Value
+	var srcSet uint64
+	for k, m := range v.Members() {
+		if !present(m) {
+			continue
+		}
+		switch string(k.Bytes()) {
+		case "model":
+			srcModel = m
+			srcSet |= uint64(0x1)
+		case "instructions":
+			srcInstructions = m
+			srcSet |= uint64(0x2)
+		case "input":
+			srcInput = m
+			srcSet |= uint64(0x4)
+		case "max_output_tokens":
+			srcMaxOutputTokens = m
+			srcSet |= uint64(0x8)
+		case "temperature":
+			srcTemperature = m
+			srcSet |= uint64(0x10)
+		case "top_p":
+			srcTopP = m
+			srcSet |= uint64(0x20)
+		case "top_logprobs":
+			srcTopLogprobs = m
+			srcSet |= uint64(0x40)
+		case "parallel_tool_calls":
+			srcParallelToolCalls = m
+			srcSet |= uint64(0x80)
+		case "metadata":
+			srcMetadata = m
+			srcSet |= uint64(0x100)
+		case "service_tier":
+			srcServiceTier = m
+			srcSet |= uint64(0x200)
+		case "stream":
+			srcStream = m
+			srcSet |= uint64(0x400)
+		case "stream_options":
+			srcStreamOptions = m
+			srcSet |= uint64(0x800)
+		case "prompt_cache_key":
+			srcPromptCacheKey = m
+			srcSet |= uint64(0x1000)
+		case "prompt_cache_options":
+			srcPromptCacheOptions = m
+			srcSet |= uint64(0x2000)
+		case "prompt_cache_retention":
+			srcPromptCacheRetention = m
+			srcSet |= uint64(0x4000)
+		case "user":
+			srcUser = m
+			srcSet |= uint64(0x8000)
+		case "safety_identifier":
+			srcSafetyIdentifier = m
+			srcSet |= uint64(0x10000)
+		case "text":
+			srcText = m
+			srcSet |= uint64(0x20000)
+		case "moderation":
+			srcModeration = m
+			srcSet |= uint64(0x40000)
+		case "reasoning":
+			srcReasoning = m
+			srcSet |= uint64(0x80000)
+		case "store": // mapping/responses_chat.yaml:215: gateway: default true: the gateway stores the Response, its input and output items (SQLite or PostgreSQL, per tenant, with a TTL) for previous_response_id, conversations, item_reference and GET/DELETE /v1/responses/{id} and input_items; false writes nothing; the Response says what was done
+		case "previous_response_id": // mapping/responses_chat.yaml:217: gateway: the gateway prepends the stored chain (each turn's input then output items, oldest first; not its instructions); an unknown, deleted, expired or other tenant's id (or one deleted inside the chain) is 400 previous_response_not_found
+		case "conversation": // mapping/responses_chat.yaml:219: gateway: the gateway prepends the conversation's items (the Conversations API) and appends the response's input and output items to it with the stored response; with previous_response_id it is a 400
+		case "background": // mapping/responses_chat.yaml:221: gateway: unsupported_parameter until the gateway runs responses in the background
+		case "include":
+			srcInclude = m
+			srcSet |= uint64(0x100000)
+		case "truncation":
+			srcTruncation = m
+			srcSet |= uint64(0x200000)
+		case "max_tool_calls":
+			srcMaxToolCalls = m
+			srcSet |= uint64(0x400000)
+		case "prompt":
+			srcPrompt = m
+			srcSet |= uint64(0x800000)
+		case "context_management":
+			srcContextManagement = m
+			srcSet |= uint64(0x1000000)
+		case "tool_choice":
+			srcToolChoice = m
+			srcSet |= uint64(0x2000000)
+		case "tools":
+			srcTools = m
+			srcSet |= uint64(0x4000000)
+		case "client_metadata":
+			srcClientMetadata = m
+			srcSet |= uint64(0x8000000)
+		}
+	}
+	for ; srcSet != 0; srcSet &= srcSet - 1 {
 		switch bits.TrailingZeros64(srcSet) {
 		case 0:
 			// mapping/responses_chat.yaml:12: → model
-			model(c, src[0], "model", codec.Top, "model")
+			model(c, srcModel, "model", codec.Top, "model")
 		case 1:
 			// mapping/responses_chat.yaml:18: → messages
-			instructions(c, src[1], "instructions", codec.Top, "messages")
+			instructions(c, srcInstructions, "instructions", codec.Top, "messages")
 		case 2:
-			switch src[2].Kind() {
+			switch srcInput.Kind() {
 			case codec.String:
 				// mapping/responses_chat.yaml:29: → messages[]{user}
-				userInput(c, src[2], "input", c.b.Array(codec.Top, "messages"), "")
+				userInput(c, srcInput, "input", c.b.Array(codec.Top, "messages"), "")
 			case codec.Array:
-				for i, e := range src[2].Elems() {
+				for i, e := range srcInput.Elems() {
 					srcInputArrayNode, srcInputArrayKnown, srcInputArrayType := c.tag(e)
 					switch srcInputArrayType {
 					case "message":
@@ -1443,112 +2265,185 @@ func (c *conv) responsesChatDeepseek(v codec.Value) {
 			}
 		case 3:
 			// mapping/dialects/deepseek.yaml:23: → max_tokens
-			c.put(codec.Top, "max_tokens", src[3].Raw())
+			c.put(codec.Top, "max_tokens", srcMaxOutputTokens.Raw())
 		case 4:
 			// mapping/dialects/deepseek.yaml:38: lossy → temperature
-			c.put(codec.Top, "temperature", src[4].Raw())
+			c.put(codec.Top, "temperature", srcTemperature.Raw())
 			c.warn("temperature", "DeepSeek ignores temperature in thinking mode (its default; reasoning.effort none turns it off)")
 		case 5:
 			// mapping/dialects/deepseek.yaml:41: lossy → top_p
-			c.put(codec.Top, "top_p", src[5].Raw())
+			c.put(codec.Top, "top_p", srcTopP.Raw())
 			c.warn("top_p", "DeepSeek ignores top_p in thinking mode (its default; reasoning.effort none turns it off)")
 		case 6:
 			// mapping/dialects/deepseek.yaml:44: drop
-			c.drop(src[6], "top_logprobs", "DeepSeek refuses logprobs in thinking mode")
+			c.drop(srcTopLogprobs, "top_logprobs", "DeepSeek refuses logprobs in thinking mode")
 		case 7:
 			// mapping/responses_chat.yaml:146: → parallel_tool_calls
-			c.put(codec.Top, "parallel_tool_calls", src[7].Raw())
+			c.put(codec.Top, "parallel_tool_calls", srcParallelToolCalls.Raw())
 		case 8:
 			// mapping/dialects/deepseek.yaml:66: drop
-			c.drop(src[8], "metadata", "DeepSeek's API stores no completions and takes no metadata")
+			c.drop(srcMetadata, "metadata", "DeepSeek's API stores no completions and takes no metadata")
 		case 9:
 			// mapping/dialects/deepseek.yaml:64: drop
-			c.drop(src[9], "service_tier", "DeepSeek's API has no service tiers")
+			c.drop(srcServiceTier, "service_tier", "DeepSeek's API has no service tiers")
 		case 10:
 			// mapping/responses_chat.yaml:152: → stream
-			c.put(codec.Top, "stream", src[10].Raw())
-			if string(src[10].Raw()) == "true" {
+			c.put(codec.Top, "stream", srcStream.Raw())
+			if string(srcStream.Raw()) == "true" {
 				c.b.SetJSON(c.b.Object(codec.Top, "stream_options"), "include_usage", "true")
 			}
 		case 11:
-			var srcStreamOptions [1]codec.Value
-			for srcStreamOptionsSet := src[11].Fields(fieldsResponsesChat0, srcStreamOptions[:]); srcStreamOptionsSet != 0; srcStreamOptionsSet &= srcStreamOptionsSet - 1 {
+			var srcStreamOptionsIncludeObfuscation codec.Value
+			var srcStreamOptionsSet uint64
+			for k, m := range srcStreamOptions.Members() {
+				if !present(m) {
+					continue
+				}
+				switch string(k.Bytes()) {
+				case "include_obfuscation":
+					srcStreamOptionsIncludeObfuscation = m
+					srcStreamOptionsSet |= uint64(0x1)
+				}
+			}
+			for ; srcStreamOptionsSet != 0; srcStreamOptionsSet &= srcStreamOptionsSet - 1 {
 				switch bits.TrailingZeros64(srcStreamOptionsSet) {
 				case 0:
 					// mapping/dialects/deepseek.yaml:78: drop
-					c.drop(srcStreamOptions[0], "stream_options.include_obfuscation", "DeepSeek's streams have no obfuscation option")
+					c.drop(srcStreamOptionsIncludeObfuscation, "stream_options.include_obfuscation", "DeepSeek's streams have no obfuscation option")
 				}
 			}
 		case 12:
 			// mapping/dialects/deepseek.yaml:60: drop
-			c.drop(src[12], "prompt_cache_key", "DeepSeek caches prompt prefixes on its own; it takes no key")
+			c.drop(srcPromptCacheKey, "prompt_cache_key", "DeepSeek caches prompt prefixes on its own; it takes no key")
 		case 13:
-			var srcPromptCacheOptions [2]codec.Value
-			for srcPromptCacheOptionsSet := src[13].Fields(fieldsResponsesChat1, srcPromptCacheOptions[:]); srcPromptCacheOptionsSet != 0; srcPromptCacheOptionsSet &= srcPromptCacheOptionsSet - 1 {
+			var srcPromptCacheOptionsMode, srcPromptCacheOptionsTtl codec.Value
+			var srcPromptCacheOptionsSet uint64
+			for k, m := range srcPromptCacheOptions.Members() {
+				if !present(m) {
+					continue
+				}
+				switch string(k.Bytes()) {
+				case "mode":
+					srcPromptCacheOptionsMode = m
+					srcPromptCacheOptionsSet |= uint64(0x1)
+				case "ttl":
+					srcPromptCacheOptionsTtl = m
+					srcPromptCacheOptionsSet |= uint64(0x2)
+				}
+			}
+			for ; srcPromptCacheOptionsSet != 0; srcPromptCacheOptionsSet &= srcPromptCacheOptionsSet - 1 {
 				switch bits.TrailingZeros64(srcPromptCacheOptionsSet) {
 				case 0:
 					// mapping/responses_chat.yaml:163: → prompt_cache_options.mode
-					c.put(c.b.Object(codec.Top, "prompt_cache_options"), "mode", srcPromptCacheOptions[0].Raw())
+					c.put(c.b.Object(codec.Top, "prompt_cache_options"), "mode", srcPromptCacheOptionsMode.Raw())
 				case 1:
 					// mapping/responses_chat.yaml:163: → prompt_cache_options.ttl
-					c.put(c.b.Object(codec.Top, "prompt_cache_options"), "ttl", srcPromptCacheOptions[1].Raw())
+					c.put(c.b.Object(codec.Top, "prompt_cache_options"), "ttl", srcPromptCacheOptionsTtl.Raw())
 				}
 			}
 		case 14:
 			// mapping/dialects/deepseek.yaml:62: drop
-			c.drop(src[14], "prompt_cache_retention", "DeepSeek's API has no prompt_cache_retention")
+			c.drop(srcPromptCacheRetention, "prompt_cache_retention", "DeepSeek's API has no prompt_cache_retention")
 		case 15:
 			// mapping/responses_chat.yaml:168: → user
-			c.put(codec.Top, "user", src[15].Raw())
+			c.put(codec.Top, "user", srcUser.Raw())
 		case 16:
 			// mapping/dialects/deepseek.yaml:58: drop
-			c.drop(src[16], "safety_identifier", "DeepSeek's API has no safety_identifier")
+			c.drop(srcSafetyIdentifier, "safety_identifier", "DeepSeek's API has no safety_identifier")
 		case 17:
-			var srcText [2]codec.Value
-			for srcTextSet := src[17].Fields(fieldsResponsesChat4, srcText[:]); srcTextSet != 0; srcTextSet &= srcTextSet - 1 {
+			var srcTextVerbosity, srcTextFormat codec.Value
+			var srcTextSet uint64
+			for k, m := range srcText.Members() {
+				if !present(m) {
+					continue
+				}
+				switch string(k.Bytes()) {
+				case "verbosity":
+					srcTextVerbosity = m
+					srcTextSet |= uint64(0x1)
+				case "format":
+					srcTextFormat = m
+					srcTextSet |= uint64(0x2)
+				}
+			}
+			for ; srcTextSet != 0; srcTextSet &= srcTextSet - 1 {
 				switch bits.TrailingZeros64(srcTextSet) {
 				case 0:
 					// mapping/dialects/deepseek.yaml:70: drop
-					c.drop(srcText[0], "text.verbosity", "DeepSeek's API has no verbosity")
+					c.drop(srcTextVerbosity, "text.verbosity", "DeepSeek's API has no verbosity")
 				case 1:
-					srcTextFormatNode, srcTextFormatKnown, srcTextFormatType := c.tag(srcText[1])
+					srcTextFormatNode, srcTextFormatKnown, srcTextFormatType := c.tag(srcTextFormat)
 					switch srcTextFormatType {
 					case "text":
 					// mapping/responses_chat.yaml:181: omit → response_format{text}: the target's default, left out
 					case "json_object":
-						var srcTextFormatJsonObject [1]codec.Value
-						for srcTextFormatJsonObjectSet := srcText[1].Fields(fieldsResponsesChat2, srcTextFormatJsonObject[:]); srcTextFormatJsonObjectSet != 0; srcTextFormatJsonObjectSet &= srcTextFormatJsonObjectSet - 1 {
+						var srcTextFormatJsonObjectType codec.Value
+						var srcTextFormatJsonObjectSet uint64
+						for k, m := range srcTextFormat.Members() {
+							if !present(m) {
+								continue
+							}
+							switch string(k.Bytes()) {
+							case "type":
+								srcTextFormatJsonObjectType = m
+								srcTextFormatJsonObjectSet |= uint64(0x1)
+							}
+						}
+						for ; srcTextFormatJsonObjectSet != 0; srcTextFormatJsonObjectSet &= srcTextFormatJsonObjectSet - 1 {
 							switch bits.TrailingZeros64(srcTextFormatJsonObjectSet) {
 							case 0:
 								// mapping/responses_chat.yaml:184: → response_format{json_object}.type
-								c.put(c.b.Object(codec.Top, "response_format"), "type", srcTextFormatJsonObject[0].Raw())
+								c.put(c.b.Object(codec.Top, "response_format"), "type", srcTextFormatJsonObjectType.Raw())
 							}
 						}
 					case "json_schema":
-						var srcTextFormatJsonSchema [5]codec.Value
-						for srcTextFormatJsonSchemaSet := srcText[1].Fields(fieldsResponsesChat3, srcTextFormatJsonSchema[:]); srcTextFormatJsonSchemaSet != 0; srcTextFormatJsonSchemaSet &= srcTextFormatJsonSchemaSet - 1 {
+						var srcTextFormatJsonSchemaType, srcTextFormatJsonSchemaName, srcTextFormatJsonSchemaDescription, srcTextFormatJsonSchemaSchema, srcTextFormatJsonSchemaStrict codec.Value
+						var srcTextFormatJsonSchemaSet uint64
+						for k, m := range srcTextFormat.Members() {
+							if !present(m) {
+								continue
+							}
+							switch string(k.Bytes()) {
+							case "type":
+								srcTextFormatJsonSchemaType = m
+								srcTextFormatJsonSchemaSet |= uint64(0x1)
+							case "name":
+								srcTextFormatJsonSchemaName = m
+								srcTextFormatJsonSchemaSet |= uint64(0x2)
+							case "description":
+								srcTextFormatJsonSchemaDescription = m
+								srcTextFormatJsonSchemaSet |= uint64(0x4)
+							case "schema":
+								srcTextFormatJsonSchemaSchema = m
+								srcTextFormatJsonSchemaSet |= uint64(0x8)
+							case "strict":
+								srcTextFormatJsonSchemaStrict = m
+								srcTextFormatJsonSchemaSet |= uint64(0x10)
+							}
+						}
+						for ; srcTextFormatJsonSchemaSet != 0; srcTextFormatJsonSchemaSet &= srcTextFormatJsonSchemaSet - 1 {
 							switch bits.TrailingZeros64(srcTextFormatJsonSchemaSet) {
 							case 0:
 								// mapping/dialects/deepseek.yaml:80: lossy → response_format{json_object}.type
-								switch string(srcTextFormatJsonSchema[0].Raw()) {
+								switch string(srcTextFormatJsonSchemaType.Raw()) {
 								case "\"json_schema\"":
 									c.b.SetJSON(c.b.Object(codec.Top, "response_format"), "type", "\"json_object\"")
 								default:
-									c.warn("text.format.type", string(srcTextFormatJsonSchema[0].Raw())+" is not a value the mapping carries to response_format{json_object}.type; left out")
+									c.warn("text.format.type", string(srcTextFormatJsonSchemaType.Raw())+" is not a value the mapping carries to response_format{json_object}.type; left out")
 								}
 								c.warn("text.format.type", "DeepSeek's response_format is text or json_object: a JSON schema asks for a JSON object, the schema itself not enforced (the prompt must say \"json\")")
 							case 1:
 								// mapping/dialects/deepseek.yaml:86: drop
-								c.drop(srcTextFormatJsonSchema[1], "text.format.name", "DeepSeek's json_object takes no schema; the answer is a JSON object, its shape not enforced")
+								c.drop(srcTextFormatJsonSchemaName, "text.format.name", "DeepSeek's json_object takes no schema; the answer is a JSON object, its shape not enforced")
 							case 2:
 								// mapping/dialects/deepseek.yaml:86: drop
-								c.drop(srcTextFormatJsonSchema[2], "text.format.description", "DeepSeek's json_object takes no schema; the answer is a JSON object, its shape not enforced")
+								c.drop(srcTextFormatJsonSchemaDescription, "text.format.description", "DeepSeek's json_object takes no schema; the answer is a JSON object, its shape not enforced")
 							case 3:
 								// mapping/dialects/deepseek.yaml:86: drop
-								c.drop(srcTextFormatJsonSchema[3], "text.format.schema", "DeepSeek's json_object takes no schema; the answer is a JSON object, its shape not enforced")
+								c.drop(srcTextFormatJsonSchemaSchema, "text.format.schema", "DeepSeek's json_object takes no schema; the answer is a JSON object, its shape not enforced")
 							case 4:
 								// mapping/dialects/deepseek.yaml:86: drop
-								c.drop(srcTextFormatJsonSchema[4], "text.format.strict", "DeepSeek's json_object takes no schema; the answer is a JSON object, its shape not enforced")
+								c.drop(srcTextFormatJsonSchemaStrict, "text.format.strict", "DeepSeek's json_object takes no schema; the answer is a JSON object, its shape not enforced")
 							}
 						}
 					default:
@@ -1558,166 +2453,235 @@ func (c *conv) responsesChatDeepseek(v codec.Value) {
 			}
 		case 18:
 			// mapping/dialects/deepseek.yaml:68: drop
-			c.drop(src[18], "moderation", "DeepSeek's API has no moderation option")
+			c.drop(srcModeration, "moderation", "DeepSeek's API has no moderation option")
 		case 19:
-			var srcReasoning [5]codec.Value
-			for srcReasoningSet := src[19].Fields(fieldsResponsesChat5, srcReasoning[:]); srcReasoningSet != 0; srcReasoningSet &= srcReasoningSet - 1 {
+			var srcReasoningEffort, srcReasoningSummary, srcReasoningGenerateSummary, srcReasoningContext, srcReasoningMode codec.Value
+			var srcReasoningSet uint64
+			for k, m := range srcReasoning.Members() {
+				if !present(m) {
+					continue
+				}
+				switch string(k.Bytes()) {
+				case "effort":
+					srcReasoningEffort = m
+					srcReasoningSet |= uint64(0x1)
+				case "summary":
+					srcReasoningSummary = m
+					srcReasoningSet |= uint64(0x2)
+				case "generate_summary":
+					srcReasoningGenerateSummary = m
+					srcReasoningSet |= uint64(0x4)
+				case "context":
+					srcReasoningContext = m
+					srcReasoningSet |= uint64(0x8)
+				case "mode":
+					srcReasoningMode = m
+					srcReasoningSet |= uint64(0x10)
+				}
+			}
+			for ; srcReasoningSet != 0; srcReasoningSet &= srcReasoningSet - 1 {
 				switch bits.TrailingZeros64(srcReasoningSet) {
 				case 0:
 					// mapping/dialects/deepseek.yaml:26: → reasoning_effort
-					switch string(srcReasoning[0].Raw()) {
+					switch string(srcReasoningEffort.Raw()) {
 					case "\"none\"":
 						c.b.SetJSON(c.b.Object(codec.Top, "thinking"), "type", "\"disabled\"")
 					case "\"minimal\"":
 						c.b.SetJSON(codec.Top, "reasoning_effort", "\"low\"")
 						c.b.SetJSON(c.b.Object(codec.Top, "thinking"), "type", "\"enabled\"")
 					case "\"low\"":
-						c.put(codec.Top, "reasoning_effort", srcReasoning[0].Raw())
+						c.put(codec.Top, "reasoning_effort", srcReasoningEffort.Raw())
 						c.b.SetJSON(c.b.Object(codec.Top, "thinking"), "type", "\"enabled\"")
 					case "\"medium\"":
 						c.b.SetJSON(codec.Top, "reasoning_effort", "\"high\"")
 						c.b.SetJSON(c.b.Object(codec.Top, "thinking"), "type", "\"enabled\"")
 					case "\"high\"":
-						c.put(codec.Top, "reasoning_effort", srcReasoning[0].Raw())
+						c.put(codec.Top, "reasoning_effort", srcReasoningEffort.Raw())
 						c.b.SetJSON(c.b.Object(codec.Top, "thinking"), "type", "\"enabled\"")
 					case "\"xhigh\"":
 						c.b.SetJSON(codec.Top, "reasoning_effort", "\"high\"")
 						c.b.SetJSON(c.b.Object(codec.Top, "thinking"), "type", "\"enabled\"")
 					default:
-						c.warn("reasoning.effort", string(srcReasoning[0].Raw())+" is not a value the mapping carries to reasoning_effort; left out")
+						c.warn("reasoning.effort", string(srcReasoningEffort.Raw())+" is not a value the mapping carries to reasoning_effort; left out")
 					}
 				case 1:
 					// mapping/dialects/deepseek.yaml:72: drop
-					c.drop(srcReasoning[1], "reasoning.summary", "DeepSeek returns its reasoning whole (reasoning_content), not summarized")
+					c.drop(srcReasoningSummary, "reasoning.summary", "DeepSeek returns its reasoning whole (reasoning_content), not summarized")
 				case 2:
 					// mapping/dialects/deepseek.yaml:72: drop
-					c.drop(srcReasoning[2], "reasoning.generate_summary", "DeepSeek returns its reasoning whole (reasoning_content), not summarized")
+					c.drop(srcReasoningGenerateSummary, "reasoning.generate_summary", "DeepSeek returns its reasoning whole (reasoning_content), not summarized")
 				case 3:
 					// mapping/responses_chat.yaml:209: drop
-					c.drop(srcReasoning[3], "reasoning.context", "chat has no reasoning context setting")
+					c.drop(srcReasoningContext, "reasoning.context", "chat has no reasoning context setting")
 				case 4:
 					// mapping/responses_chat.yaml:211: drop
-					c.drop(srcReasoning[4], "reasoning.mode", "chat has no reasoning mode setting")
+					c.drop(srcReasoningMode, "reasoning.mode", "chat has no reasoning mode setting")
 				}
 			}
 		case 20:
 			// mapping/responses_chat.yaml:223: → logprobs
-			include(c, src[20], "include", codec.Top, "logprobs")
+			include(c, srcInclude, "include", codec.Top, "logprobs")
 		case 21:
 			// mapping/responses_chat.yaml:231: drop
-			c.drop(src[21], "truncation", "chat has no truncation; an upstream refuses a context that is too long")
+			c.drop(srcTruncation, "truncation", "chat has no truncation; an upstream refuses a context that is too long")
 		case 22:
 			// mapping/responses_chat.yaml:233: drop
-			c.drop(src[22], "max_tool_calls", "chat has no limit on tool calls")
+			c.drop(srcMaxToolCalls, "max_tool_calls", "chat has no limit on tool calls")
 		case 23:
 			// mapping/responses_chat.yaml:235: drop
-			c.drop(src[23], "prompt", "stored prompt templates live on OpenAI's platform")
+			c.drop(srcPrompt, "prompt", "stored prompt templates live on OpenAI's platform")
 		case 24:
 			// mapping/responses_chat.yaml:237: drop
-			c.drop(src[24], "context_management", "chat has no server-side context compaction")
+			c.drop(srcContextManagement, "context_management", "chat has no server-side context compaction")
 		case 25:
-			switch src[25].Kind() {
+			switch srcToolChoice.Kind() {
 			case codec.String:
 				// mapping/responses_chat.yaml:241: → tool_choice{string}
-				c.put(codec.Top, "tool_choice", src[25].Raw())
+				c.put(codec.Top, "tool_choice", srcToolChoice.Raw())
 			case codec.Object:
-				srcToolChoiceObjectNode, srcToolChoiceObjectKnown, srcToolChoiceObjectType := c.tag(src[25])
+				srcToolChoiceObjectNode, srcToolChoiceObjectKnown, srcToolChoiceObjectType := c.tag(srcToolChoice)
 				switch srcToolChoiceObjectType {
 				case "function":
-					var srcToolChoiceObjectFunction [2]codec.Value
-					for srcToolChoiceObjectFunctionSet := src[25].Fields(fieldsResponsesChat6, srcToolChoiceObjectFunction[:]); srcToolChoiceObjectFunctionSet != 0; srcToolChoiceObjectFunctionSet &= srcToolChoiceObjectFunctionSet - 1 {
+					var srcToolChoiceObjectFunctionType, srcToolChoiceObjectFunctionName codec.Value
+					var srcToolChoiceObjectFunctionSet uint64
+					for k, m := range srcToolChoice.Members() {
+						if !present(m) {
+							continue
+						}
+						switch string(k.Bytes()) {
+						case "type":
+							srcToolChoiceObjectFunctionType = m
+							srcToolChoiceObjectFunctionSet |= uint64(0x1)
+						case "name":
+							srcToolChoiceObjectFunctionName = m
+							srcToolChoiceObjectFunctionSet |= uint64(0x2)
+						}
+					}
+					for ; srcToolChoiceObjectFunctionSet != 0; srcToolChoiceObjectFunctionSet &= srcToolChoiceObjectFunctionSet - 1 {
 						switch bits.TrailingZeros64(srcToolChoiceObjectFunctionSet) {
 						case 0:
 							// mapping/responses_chat.yaml:243: → tool_choice{object}{function}.type
-							c.put(c.b.Object(codec.Top, "tool_choice"), "type", srcToolChoiceObjectFunction[0].Raw())
+							c.put(c.b.Object(codec.Top, "tool_choice"), "type", srcToolChoiceObjectFunctionType.Raw())
 						case 1:
 							// mapping/responses_chat.yaml:245: → tool_choice{object}{function}.function.name
-							c.put(c.b.Object(c.b.Object(codec.Top, "tool_choice"), "function"), "name", srcToolChoiceObjectFunction[1].Raw())
+							c.put(c.b.Object(c.b.Object(codec.Top, "tool_choice"), "function"), "name", srcToolChoiceObjectFunctionName.Raw())
 						}
 					}
 				case "allowed_tools":
 					// mapping/dialects/deepseek.yaml:54: lossy → tool_choice{string}
-					allowedToolsFilter(c, src[25], "tool_choice", codec.Top, "tool_choice")
+					allowedToolsFilter(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
 					c.warn("tool_choice", "DeepSeek has no allowed_tools; the tools are filtered to the allowed set and the mode kept")
 				case "custom":
 					// mapping/dialects/deepseek.yaml:50: → tool_choice{object}{function}
-					customChoiceAsFunction(c, src[25], "tool_choice", codec.Top, "tool_choice")
+					customChoiceAsFunction(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
 				case "web_search_preview":
 					// mapping/responses_chat.yaml:255: lossy → tool_choice{string}
-					forceHosted(c, src[25], "tool_choice", codec.Top, "tool_choice")
+					forceHosted(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
 					c.warn("tool_choice", "forcing a hosted tool becomes required when it is the only tool offered")
 				case "web_search_preview_2025_03_11":
 					// mapping/responses_chat.yaml:259: lossy → tool_choice{string}
-					forceHosted(c, src[25], "tool_choice", codec.Top, "tool_choice")
+					forceHosted(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
 					c.warn("tool_choice", "forcing a hosted tool becomes required when it is the only tool offered")
 				case "image_generation":
 					// mapping/responses_chat.yaml:263: lossy → tool_choice{string}
-					forceHosted(c, src[25], "tool_choice", codec.Top, "tool_choice")
+					forceHosted(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
 					c.warn("tool_choice", "forcing a hosted tool becomes required when it is the only tool offered")
 				case "file_search":
 					// mapping/responses_chat.yaml:267: drop
-					c.drop(src[25], "tool_choice", "file search is dropped with its tool; forcing it is an error")
+					c.drop(srcToolChoice, "tool_choice", "file search is dropped with its tool; forcing it is an error")
 				case "code_interpreter":
 					// mapping/responses_chat.yaml:269: drop
-					c.drop(src[25], "tool_choice", "the code interpreter is dropped with its tool; forcing it is an error")
+					c.drop(srcToolChoice, "tool_choice", "the code interpreter is dropped with its tool; forcing it is an error")
 				case "computer":
 					// mapping/responses_chat.yaml:271: drop
-					c.drop(src[25], "tool_choice", "computer use is dropped with its tool; forcing it is an error")
+					c.drop(srcToolChoice, "tool_choice", "computer use is dropped with its tool; forcing it is an error")
 				case "computer_use":
 					// mapping/responses_chat.yaml:273: drop
-					c.drop(src[25], "tool_choice", "computer use is dropped with its tool; forcing it is an error")
+					c.drop(srcToolChoice, "tool_choice", "computer use is dropped with its tool; forcing it is an error")
 				case "computer_use_preview":
 					// mapping/responses_chat.yaml:275: drop
-					c.drop(src[25], "tool_choice", "computer use is dropped with its tool; forcing it is an error")
+					c.drop(srcToolChoice, "tool_choice", "computer use is dropped with its tool; forcing it is an error")
 				case "mcp":
 					// mapping/responses_chat.yaml:277: drop
-					c.drop(src[25], "tool_choice", "remote MCP is dropped with its tool; forcing it is an error")
+					c.drop(srcToolChoice, "tool_choice", "remote MCP is dropped with its tool; forcing it is an error")
 				case "apply_patch":
 					// mapping/responses_chat.yaml:279: → tool_choice{object}{function}
-					forceVirtual(c, src[25], "tool_choice", codec.Top, "tool_choice")
+					forceVirtual(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
 				case "shell":
 					// mapping/responses_chat.yaml:283: → tool_choice{object}{function}
-					forceVirtual(c, src[25], "tool_choice", codec.Top, "tool_choice")
+					forceVirtual(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
 				case "programmatic_tool_calling":
 					// mapping/responses_chat.yaml:287: drop
-					c.drop(src[25], "tool_choice", "programmatic tool calling runs on OpenAI's platform")
+					c.drop(srcToolChoice, "tool_choice", "programmatic tool calling runs on OpenAI's platform")
 				default:
 					c.unknownType(srcToolChoiceObjectNode, srcToolChoiceObjectKnown, "tool_choice")
 				}
 			}
 		case 26:
-			for i, e := range src[26].Elems() {
+			for i, e := range srcTools.Elems() {
 				srcToolsNode, srcToolsKnown, srcToolsType := c.tag(e)
 				switch srcToolsType {
 				case "function":
 					srcToolsFunctionOut := c.b.AppendObject(c.b.Array(codec.Top, "tools"))
-					var srcToolsFunction [8]codec.Value
-					for srcToolsFunctionSet := e.Fields(fieldsResponsesChat7, srcToolsFunction[:]); srcToolsFunctionSet != 0; srcToolsFunctionSet &= srcToolsFunctionSet - 1 {
+					var srcToolsFunctionType, srcToolsFunctionName, srcToolsFunctionDescription, srcToolsFunctionParameters, srcToolsFunctionStrict, srcToolsFunctionDeferLoading, srcToolsFunctionAllowedCallers, srcToolsFunctionOutputSchema codec.Value
+					var srcToolsFunctionSet uint64
+					for k, m := range e.Members() {
+						if !present(m) {
+							continue
+						}
+						switch string(k.Bytes()) {
+						case "type":
+							srcToolsFunctionType = m
+							srcToolsFunctionSet |= uint64(0x1)
+						case "name":
+							srcToolsFunctionName = m
+							srcToolsFunctionSet |= uint64(0x2)
+						case "description":
+							srcToolsFunctionDescription = m
+							srcToolsFunctionSet |= uint64(0x4)
+						case "parameters":
+							srcToolsFunctionParameters = m
+							srcToolsFunctionSet |= uint64(0x8)
+						case "strict":
+							srcToolsFunctionStrict = m
+							srcToolsFunctionSet |= uint64(0x10)
+						case "defer_loading":
+							srcToolsFunctionDeferLoading = m
+							srcToolsFunctionSet |= uint64(0x20)
+						case "allowed_callers":
+							srcToolsFunctionAllowedCallers = m
+							srcToolsFunctionSet |= uint64(0x40)
+						case "output_schema":
+							srcToolsFunctionOutputSchema = m
+							srcToolsFunctionSet |= uint64(0x80)
+						}
+					}
+					for ; srcToolsFunctionSet != 0; srcToolsFunctionSet &= srcToolsFunctionSet - 1 {
 						switch bits.TrailingZeros64(srcToolsFunctionSet) {
 						case 0:
 							// mapping/responses_chat.yaml:291: → tools[]{function}.type
-							c.put(srcToolsFunctionOut, "type", srcToolsFunction[0].Raw())
+							c.put(srcToolsFunctionOut, "type", srcToolsFunctionType.Raw())
 						case 1:
 							// mapping/responses_chat.yaml:293: → tools[]{function}.function.name
-							c.put(c.b.Object(srcToolsFunctionOut, "function"), "name", srcToolsFunction[1].Raw())
+							c.put(c.b.Object(srcToolsFunctionOut, "function"), "name", srcToolsFunctionName.Raw())
 						case 2:
 							// mapping/responses_chat.yaml:295: → tools[]{function}.function.description
-							c.put(c.b.Object(srcToolsFunctionOut, "function"), "description", srcToolsFunction[2].Raw())
+							c.put(c.b.Object(srcToolsFunctionOut, "function"), "description", srcToolsFunctionDescription.Raw())
 						case 3:
 							// mapping/responses_chat.yaml:297: → tools[]{function}.function.parameters
-							c.put(c.b.Object(srcToolsFunctionOut, "function"), "parameters", srcToolsFunction[3].Raw())
+							c.put(c.b.Object(srcToolsFunctionOut, "function"), "parameters", srcToolsFunctionParameters.Raw())
 						case 4:
 							// mapping/responses_chat.yaml:300: → tools[]{function}.function.strict
-							c.put(c.b.Object(srcToolsFunctionOut, "function"), "strict", srcToolsFunction[4].Raw())
+							c.put(c.b.Object(srcToolsFunctionOut, "function"), "strict", srcToolsFunctionStrict.Raw())
 						case 5:
 							// mapping/responses_chat.yaml:302: drop
-							c.drop(srcToolsFunction[5], atElem("tools", i, "defer_loading", "tools[0].defer_loading"), "chat loads every tool")
+							c.drop(srcToolsFunctionDeferLoading, atElem("tools", i, "defer_loading", "tools[0].defer_loading"), "chat loads every tool")
 						case 6:
 							// mapping/responses_chat.yaml:304: drop
-							c.drop(srcToolsFunction[6], atElem("tools", i, "allowed_callers", "tools[0].allowed_callers"), "chat has no restriction on who may call a tool")
+							c.drop(srcToolsFunctionAllowedCallers, atElem("tools", i, "allowed_callers", "tools[0].allowed_callers"), "chat has no restriction on who may call a tool")
 						case 7:
 							// mapping/responses_chat.yaml:306: drop
-							c.drop(srcToolsFunction[7], atElem("tools", i, "output_schema", "tools[0].output_schema"), "chat tools declare no output schema")
+							c.drop(srcToolsFunctionOutputSchema, atElem("tools", i, "output_schema", "tools[0].output_schema"), "chat tools declare no output schema")
 						}
 					}
 				case "custom":
@@ -1777,33 +2741,125 @@ func (c *conv) responsesChatDeepseek(v codec.Value) {
 			}
 		case 27:
 			// mapping/responses_chat.yaml:368: drop
-			c.drop(src[27], "client_metadata", "Codex's telemetry; nothing upstream reads it")
+			c.drop(srcClientMetadata, "client_metadata", "Codex's telemetry; nothing upstream reads it")
 		}
 	}
 }
 
 // responsesChatKimi converts a payload, as mapping/responses_chat.yaml says for kimi.
 func (c *conv) responsesChatKimi(v codec.Value) {
-	// mapping/responses_chat.yaml:215: store: gateway: default true: the gateway stores the Response, its input and output items (SQLite or PostgreSQL, per tenant, with a TTL) for previous_response_id, conversations, item_reference and GET/DELETE /v1/responses/{id} and input_items; false writes nothing; the Response says what was done
-	// mapping/responses_chat.yaml:217: previous_response_id: gateway: the gateway prepends the stored chain (each turn's input then output items, oldest first; not its instructions); an unknown, deleted, expired or other tenant's id (or one deleted inside the chain) is 400 previous_response_not_found
-	// mapping/responses_chat.yaml:219: conversation: gateway: the gateway prepends the conversation's items (the Conversations API) and appends the response's input and output items to it with the stored response; with previous_response_id it is a 400
-	// mapping/responses_chat.yaml:221: background: gateway: unsupported_parameter until the gateway runs responses in the background
-	var src [28]codec.Value
-	for srcSet := v.Fields(fieldsResponsesChat8, src[:]); srcSet != 0; srcSet &= srcSet - 1 {
+	var srcModel, srcInstructions, srcInput, srcMaxOutputTokens, srcTemperature, srcTopP, srcTopLogprobs, srcParallelToolCalls, srcMetadata, srcServiceTier, srcStream, srcStreamOptions, srcPromptCacheKey, srcPromptCacheOptions, srcPromptCacheRetention, srcUser, srcSafetyIdentifier, srcText, srcModeration, srcReasoning, srcInclude, srcTruncation, srcMaxToolCalls, srcPrompt, srcContextManagement, srcToolChoice, srcTools, srcClientMetadata codec.Value
+	var srcSet uint64
+	for k, m := range v.Members() {
+		if !present(m) {
+			continue
+		}
+		switch string(k.Bytes()) {
+		case "model":
+			srcModel = m
+			srcSet |= uint64(0x1)
+		case "instructions":
+			srcInstructions = m
+			srcSet |= uint64(0x2)
+		case "input":
+			srcInput = m
+			srcSet |= uint64(0x4)
+		case "max_output_tokens":
+			srcMaxOutputTokens = m
+			srcSet |= uint64(0x8)
+		case "temperature":
+			srcTemperature = m
+			srcSet |= uint64(0x10)
+		case "top_p":
+			srcTopP = m
+			srcSet |= uint64(0x20)
+		case "top_logprobs":
+			srcTopLogprobs = m
+			srcSet |= uint64(0x40)
+		case "parallel_tool_calls":
+			srcParallelToolCalls = m
+			srcSet |= uint64(0x80)
+		case "metadata":
+			srcMetadata = m
+			srcSet |= uint64(0x100)
+		case "service_tier":
+			srcServiceTier = m
+			srcSet |= uint64(0x200)
+		case "stream":
+			srcStream = m
+			srcSet |= uint64(0x400)
+		case "stream_options":
+			srcStreamOptions = m
+			srcSet |= uint64(0x800)
+		case "prompt_cache_key":
+			srcPromptCacheKey = m
+			srcSet |= uint64(0x1000)
+		case "prompt_cache_options":
+			srcPromptCacheOptions = m
+			srcSet |= uint64(0x2000)
+		case "prompt_cache_retention":
+			srcPromptCacheRetention = m
+			srcSet |= uint64(0x4000)
+		case "user":
+			srcUser = m
+			srcSet |= uint64(0x8000)
+		case "safety_identifier":
+			srcSafetyIdentifier = m
+			srcSet |= uint64(0x10000)
+		case "text":
+			srcText = m
+			srcSet |= uint64(0x20000)
+		case "moderation":
+			srcModeration = m
+			srcSet |= uint64(0x40000)
+		case "reasoning":
+			srcReasoning = m
+			srcSet |= uint64(0x80000)
+		case "store": // mapping/responses_chat.yaml:215: gateway: default true: the gateway stores the Response, its input and output items (SQLite or PostgreSQL, per tenant, with a TTL) for previous_response_id, conversations, item_reference and GET/DELETE /v1/responses/{id} and input_items; false writes nothing; the Response says what was done
+		case "previous_response_id": // mapping/responses_chat.yaml:217: gateway: the gateway prepends the stored chain (each turn's input then output items, oldest first; not its instructions); an unknown, deleted, expired or other tenant's id (or one deleted inside the chain) is 400 previous_response_not_found
+		case "conversation": // mapping/responses_chat.yaml:219: gateway: the gateway prepends the conversation's items (the Conversations API) and appends the response's input and output items to it with the stored response; with previous_response_id it is a 400
+		case "background": // mapping/responses_chat.yaml:221: gateway: unsupported_parameter until the gateway runs responses in the background
+		case "include":
+			srcInclude = m
+			srcSet |= uint64(0x100000)
+		case "truncation":
+			srcTruncation = m
+			srcSet |= uint64(0x200000)
+		case "max_tool_calls":
+			srcMaxToolCalls = m
+			srcSet |= uint64(0x400000)
+		case "prompt":
+			srcPrompt = m
+			srcSet |= uint64(0x800000)
+		case "context_management":
+			srcContextManagement = m
+			srcSet |= uint64(0x1000000)
+		case "tool_choice":
+			srcToolChoice = m
+			srcSet |= uint64(0x2000000)
+		case "tools":
+			srcTools = m
+			srcSet |= uint64(0x4000000)
+		case "client_metadata":
+			srcClientMetadata = m
+			srcSet |= uint64(0x8000000)
+		}
+	}
+	for ; srcSet != 0; srcSet &= srcSet - 1 {
 		switch bits.TrailingZeros64(srcSet) {
 		case 0:
 			// mapping/responses_chat.yaml:12: → model
-			model(c, src[0], "model", codec.Top, "model")
+			model(c, srcModel, "model", codec.Top, "model")
 		case 1:
 			// mapping/responses_chat.yaml:18: → messages
-			instructions(c, src[1], "instructions", codec.Top, "messages")
+			instructions(c, srcInstructions, "instructions", codec.Top, "messages")
 		case 2:
-			switch src[2].Kind() {
+			switch srcInput.Kind() {
 			case codec.String:
 				// mapping/responses_chat.yaml:29: → messages[]{user}
-				userInput(c, src[2], "input", c.b.Array(codec.Top, "messages"), "")
+				userInput(c, srcInput, "input", c.b.Array(codec.Top, "messages"), "")
 			case codec.Array:
-				for i, e := range src[2].Elems() {
+				for i, e := range srcInput.Elems() {
 					srcInputArrayNode, srcInputArrayKnown, srcInputArrayType := c.tag(e)
 					switch srcInputArrayType {
 					case "message":
@@ -1902,104 +2958,177 @@ func (c *conv) responsesChatKimi(v codec.Value) {
 			}
 		case 3:
 			// mapping/responses_chat.yaml:136: → max_completion_tokens
-			c.put(codec.Top, "max_completion_tokens", src[3].Raw())
+			c.put(codec.Top, "max_completion_tokens", srcMaxOutputTokens.Raw())
 		case 4:
 			// mapping/dialects/kimi.yaml:28: drop
-			c.drop(src[4], "temperature", "Kimi's thinking models fix the temperature (kimi-k2.5 and k2.6 refuse another; k2-thinking runs at 1.0)")
+			c.drop(srcTemperature, "temperature", "Kimi's thinking models fix the temperature (kimi-k2.5 and k2.6 refuse another; k2-thinking runs at 1.0)")
 		case 5:
 			// mapping/dialects/kimi.yaml:30: drop
-			c.drop(src[5], "top_p", "Kimi's thinking models fix top_p (0.95)")
+			c.drop(srcTopP, "top_p", "Kimi's thinking models fix top_p (0.95)")
 		case 6:
 			// mapping/dialects/kimi.yaml:32: drop
-			c.drop(src[6], "top_logprobs", "Kimi's API returns no log probabilities")
+			c.drop(srcTopLogprobs, "top_logprobs", "Kimi's API returns no log probabilities")
 		case 7:
 			// mapping/responses_chat.yaml:146: → parallel_tool_calls
-			c.put(codec.Top, "parallel_tool_calls", src[7].Raw())
+			c.put(codec.Top, "parallel_tool_calls", srcParallelToolCalls.Raw())
 		case 8:
 			// mapping/dialects/kimi.yaml:54: drop
-			c.drop(src[8], "metadata", "Kimi's API stores no completions and takes no metadata")
+			c.drop(srcMetadata, "metadata", "Kimi's API stores no completions and takes no metadata")
 		case 9:
 			// mapping/dialects/kimi.yaml:52: drop
-			c.drop(src[9], "service_tier", "Kimi's API has no service tiers")
+			c.drop(srcServiceTier, "service_tier", "Kimi's API has no service tiers")
 		case 10:
 			// mapping/responses_chat.yaml:152: → stream
-			c.put(codec.Top, "stream", src[10].Raw())
-			if string(src[10].Raw()) == "true" {
+			c.put(codec.Top, "stream", srcStream.Raw())
+			if string(srcStream.Raw()) == "true" {
 				c.b.SetJSON(c.b.Object(codec.Top, "stream_options"), "include_usage", "true")
 			}
 		case 11:
-			var srcStreamOptions [1]codec.Value
-			for srcStreamOptionsSet := src[11].Fields(fieldsResponsesChat0, srcStreamOptions[:]); srcStreamOptionsSet != 0; srcStreamOptionsSet &= srcStreamOptionsSet - 1 {
+			var srcStreamOptionsIncludeObfuscation codec.Value
+			var srcStreamOptionsSet uint64
+			for k, m := range srcStreamOptions.Members() {
+				if !present(m) {
+					continue
+				}
+				switch string(k.Bytes()) {
+				case "include_obfuscation":
+					srcStreamOptionsIncludeObfuscation = m
+					srcStreamOptionsSet |= uint64(0x1)
+				}
+			}
+			for ; srcStreamOptionsSet != 0; srcStreamOptionsSet &= srcStreamOptionsSet - 1 {
 				switch bits.TrailingZeros64(srcStreamOptionsSet) {
 				case 0:
 					// mapping/dialects/kimi.yaml:66: drop
-					c.drop(srcStreamOptions[0], "stream_options.include_obfuscation", "Kimi's streams have no obfuscation option")
+					c.drop(srcStreamOptionsIncludeObfuscation, "stream_options.include_obfuscation", "Kimi's streams have no obfuscation option")
 				}
 			}
 		case 12:
 			// mapping/dialects/kimi.yaml:48: drop
-			c.drop(src[12], "prompt_cache_key", "Kimi caches prompt prefixes on its own; it takes no key")
+			c.drop(srcPromptCacheKey, "prompt_cache_key", "Kimi caches prompt prefixes on its own; it takes no key")
 		case 13:
-			var srcPromptCacheOptions [2]codec.Value
-			for srcPromptCacheOptionsSet := src[13].Fields(fieldsResponsesChat1, srcPromptCacheOptions[:]); srcPromptCacheOptionsSet != 0; srcPromptCacheOptionsSet &= srcPromptCacheOptionsSet - 1 {
+			var srcPromptCacheOptionsMode, srcPromptCacheOptionsTtl codec.Value
+			var srcPromptCacheOptionsSet uint64
+			for k, m := range srcPromptCacheOptions.Members() {
+				if !present(m) {
+					continue
+				}
+				switch string(k.Bytes()) {
+				case "mode":
+					srcPromptCacheOptionsMode = m
+					srcPromptCacheOptionsSet |= uint64(0x1)
+				case "ttl":
+					srcPromptCacheOptionsTtl = m
+					srcPromptCacheOptionsSet |= uint64(0x2)
+				}
+			}
+			for ; srcPromptCacheOptionsSet != 0; srcPromptCacheOptionsSet &= srcPromptCacheOptionsSet - 1 {
 				switch bits.TrailingZeros64(srcPromptCacheOptionsSet) {
 				case 0:
 					// mapping/responses_chat.yaml:163: → prompt_cache_options.mode
-					c.put(c.b.Object(codec.Top, "prompt_cache_options"), "mode", srcPromptCacheOptions[0].Raw())
+					c.put(c.b.Object(codec.Top, "prompt_cache_options"), "mode", srcPromptCacheOptionsMode.Raw())
 				case 1:
 					// mapping/responses_chat.yaml:163: → prompt_cache_options.ttl
-					c.put(c.b.Object(codec.Top, "prompt_cache_options"), "ttl", srcPromptCacheOptions[1].Raw())
+					c.put(c.b.Object(codec.Top, "prompt_cache_options"), "ttl", srcPromptCacheOptionsTtl.Raw())
 				}
 			}
 		case 14:
 			// mapping/dialects/kimi.yaml:50: drop
-			c.drop(src[14], "prompt_cache_retention", "Kimi's API has no prompt_cache_retention")
+			c.drop(srcPromptCacheRetention, "prompt_cache_retention", "Kimi's API has no prompt_cache_retention")
 		case 15:
 			// mapping/responses_chat.yaml:168: → user
-			c.put(codec.Top, "user", src[15].Raw())
+			c.put(codec.Top, "user", srcUser.Raw())
 		case 16:
 			// mapping/dialects/kimi.yaml:46: drop
-			c.drop(src[16], "safety_identifier", "Kimi's API has no safety_identifier")
+			c.drop(srcSafetyIdentifier, "safety_identifier", "Kimi's API has no safety_identifier")
 		case 17:
-			var srcText [2]codec.Value
-			for srcTextSet := src[17].Fields(fieldsResponsesChat4, srcText[:]); srcTextSet != 0; srcTextSet &= srcTextSet - 1 {
+			var srcTextVerbosity, srcTextFormat codec.Value
+			var srcTextSet uint64
+			for k, m := range srcText.Members() {
+				if !present(m) {
+					continue
+				}
+				switch string(k.Bytes()) {
+				case "verbosity":
+					srcTextVerbosity = m
+					srcTextSet |= uint64(0x1)
+				case "format":
+					srcTextFormat = m
+					srcTextSet |= uint64(0x2)
+				}
+			}
+			for ; srcTextSet != 0; srcTextSet &= srcTextSet - 1 {
 				switch bits.TrailingZeros64(srcTextSet) {
 				case 0:
 					// mapping/dialects/kimi.yaml:58: drop
-					c.drop(srcText[0], "text.verbosity", "Kimi's API has no verbosity")
+					c.drop(srcTextVerbosity, "text.verbosity", "Kimi's API has no verbosity")
 				case 1:
-					srcTextFormatNode, srcTextFormatKnown, srcTextFormatType := c.tag(srcText[1])
+					srcTextFormatNode, srcTextFormatKnown, srcTextFormatType := c.tag(srcTextFormat)
 					switch srcTextFormatType {
 					case "text":
 					// mapping/responses_chat.yaml:181: omit → response_format{text}: the target's default, left out
 					case "json_object":
-						var srcTextFormatJsonObject [1]codec.Value
-						for srcTextFormatJsonObjectSet := srcText[1].Fields(fieldsResponsesChat2, srcTextFormatJsonObject[:]); srcTextFormatJsonObjectSet != 0; srcTextFormatJsonObjectSet &= srcTextFormatJsonObjectSet - 1 {
+						var srcTextFormatJsonObjectType codec.Value
+						var srcTextFormatJsonObjectSet uint64
+						for k, m := range srcTextFormat.Members() {
+							if !present(m) {
+								continue
+							}
+							switch string(k.Bytes()) {
+							case "type":
+								srcTextFormatJsonObjectType = m
+								srcTextFormatJsonObjectSet |= uint64(0x1)
+							}
+						}
+						for ; srcTextFormatJsonObjectSet != 0; srcTextFormatJsonObjectSet &= srcTextFormatJsonObjectSet - 1 {
 							switch bits.TrailingZeros64(srcTextFormatJsonObjectSet) {
 							case 0:
 								// mapping/responses_chat.yaml:184: → response_format{json_object}.type
-								c.put(c.b.Object(codec.Top, "response_format"), "type", srcTextFormatJsonObject[0].Raw())
+								c.put(c.b.Object(codec.Top, "response_format"), "type", srcTextFormatJsonObjectType.Raw())
 							}
 						}
 					case "json_schema":
-						var srcTextFormatJsonSchema [5]codec.Value
-						for srcTextFormatJsonSchemaSet := srcText[1].Fields(fieldsResponsesChat3, srcTextFormatJsonSchema[:]); srcTextFormatJsonSchemaSet != 0; srcTextFormatJsonSchemaSet &= srcTextFormatJsonSchemaSet - 1 {
+						var srcTextFormatJsonSchemaType, srcTextFormatJsonSchemaName, srcTextFormatJsonSchemaDescription, srcTextFormatJsonSchemaSchema, srcTextFormatJsonSchemaStrict codec.Value
+						var srcTextFormatJsonSchemaSet uint64
+						for k, m := range srcTextFormat.Members() {
+							if !present(m) {
+								continue
+							}
+							switch string(k.Bytes()) {
+							case "type":
+								srcTextFormatJsonSchemaType = m
+								srcTextFormatJsonSchemaSet |= uint64(0x1)
+							case "name":
+								srcTextFormatJsonSchemaName = m
+								srcTextFormatJsonSchemaSet |= uint64(0x2)
+							case "description":
+								srcTextFormatJsonSchemaDescription = m
+								srcTextFormatJsonSchemaSet |= uint64(0x4)
+							case "schema":
+								srcTextFormatJsonSchemaSchema = m
+								srcTextFormatJsonSchemaSet |= uint64(0x8)
+							case "strict":
+								srcTextFormatJsonSchemaStrict = m
+								srcTextFormatJsonSchemaSet |= uint64(0x10)
+							}
+						}
+						for ; srcTextFormatJsonSchemaSet != 0; srcTextFormatJsonSchemaSet &= srcTextFormatJsonSchemaSet - 1 {
 							switch bits.TrailingZeros64(srcTextFormatJsonSchemaSet) {
 							case 0:
 								// mapping/responses_chat.yaml:186: → response_format{json_schema}.type
-								c.put(c.b.Object(codec.Top, "response_format"), "type", srcTextFormatJsonSchema[0].Raw())
+								c.put(c.b.Object(codec.Top, "response_format"), "type", srcTextFormatJsonSchemaType.Raw())
 							case 1:
 								// mapping/responses_chat.yaml:188: → response_format{json_schema}.json_schema.name
-								c.put(c.b.Object(c.b.Object(codec.Top, "response_format"), "json_schema"), "name", srcTextFormatJsonSchema[1].Raw())
+								c.put(c.b.Object(c.b.Object(codec.Top, "response_format"), "json_schema"), "name", srcTextFormatJsonSchemaName.Raw())
 							case 2:
 								// mapping/responses_chat.yaml:190: → response_format{json_schema}.json_schema.description
-								c.put(c.b.Object(c.b.Object(codec.Top, "response_format"), "json_schema"), "description", srcTextFormatJsonSchema[2].Raw())
+								c.put(c.b.Object(c.b.Object(codec.Top, "response_format"), "json_schema"), "description", srcTextFormatJsonSchemaDescription.Raw())
 							case 3:
 								// mapping/responses_chat.yaml:192: → response_format{json_schema}.json_schema.schema
-								c.put(c.b.Object(c.b.Object(codec.Top, "response_format"), "json_schema"), "schema", srcTextFormatJsonSchema[3].Raw())
+								c.put(c.b.Object(c.b.Object(codec.Top, "response_format"), "json_schema"), "schema", srcTextFormatJsonSchemaSchema.Raw())
 							case 4:
 								// mapping/responses_chat.yaml:195: → response_format{json_schema}.json_schema.strict
-								c.put(c.b.Object(c.b.Object(codec.Top, "response_format"), "json_schema"), "strict", srcTextFormatJsonSchema[4].Raw())
+								c.put(c.b.Object(c.b.Object(codec.Top, "response_format"), "json_schema"), "strict", srcTextFormatJsonSchemaStrict.Raw())
 							}
 						}
 					default:
@@ -2009,14 +3138,37 @@ func (c *conv) responsesChatKimi(v codec.Value) {
 			}
 		case 18:
 			// mapping/dialects/kimi.yaml:56: drop
-			c.drop(src[18], "moderation", "Kimi's API has no moderation option")
+			c.drop(srcModeration, "moderation", "Kimi's API has no moderation option")
 		case 19:
-			var srcReasoning [5]codec.Value
-			for srcReasoningSet := src[19].Fields(fieldsResponsesChat5, srcReasoning[:]); srcReasoningSet != 0; srcReasoningSet &= srcReasoningSet - 1 {
+			var srcReasoningEffort, srcReasoningSummary, srcReasoningGenerateSummary, srcReasoningContext, srcReasoningMode codec.Value
+			var srcReasoningSet uint64
+			for k, m := range srcReasoning.Members() {
+				if !present(m) {
+					continue
+				}
+				switch string(k.Bytes()) {
+				case "effort":
+					srcReasoningEffort = m
+					srcReasoningSet |= uint64(0x1)
+				case "summary":
+					srcReasoningSummary = m
+					srcReasoningSet |= uint64(0x2)
+				case "generate_summary":
+					srcReasoningGenerateSummary = m
+					srcReasoningSet |= uint64(0x4)
+				case "context":
+					srcReasoningContext = m
+					srcReasoningSet |= uint64(0x8)
+				case "mode":
+					srcReasoningMode = m
+					srcReasoningSet |= uint64(0x10)
+				}
+			}
+			for ; srcReasoningSet != 0; srcReasoningSet &= srcReasoningSet - 1 {
 				switch bits.TrailingZeros64(srcReasoningSet) {
 				case 0:
 					// mapping/dialects/kimi.yaml:24: lossy → thinking.type
-					switch string(srcReasoning[0].Raw()) {
+					switch string(srcReasoningEffort.Raw()) {
 					case "\"none\"":
 						c.b.SetJSON(c.b.Object(codec.Top, "thinking"), "type", "\"disabled\"")
 					case "\"minimal\"":
@@ -2030,141 +3182,187 @@ func (c *conv) responsesChatKimi(v codec.Value) {
 					case "\"xhigh\"":
 						c.b.SetJSON(c.b.Object(codec.Top, "thinking"), "type", "\"enabled\"")
 					default:
-						c.warn("reasoning.effort", string(srcReasoning[0].Raw())+" is not a value the mapping carries to thinking.type; left out")
+						c.warn("reasoning.effort", string(srcReasoningEffort.Raw())+" is not a value the mapping carries to thinking.type; left out")
 					}
 					c.warn("reasoning.effort", "Kimi has a thinking switch, no effort levels; none turns thinking off, any other effort on")
 				case 1:
 					// mapping/dialects/kimi.yaml:60: drop
-					c.drop(srcReasoning[1], "reasoning.summary", "Kimi returns its reasoning whole (reasoning_content), not summarized")
+					c.drop(srcReasoningSummary, "reasoning.summary", "Kimi returns its reasoning whole (reasoning_content), not summarized")
 				case 2:
 					// mapping/dialects/kimi.yaml:60: drop
-					c.drop(srcReasoning[2], "reasoning.generate_summary", "Kimi returns its reasoning whole (reasoning_content), not summarized")
+					c.drop(srcReasoningGenerateSummary, "reasoning.generate_summary", "Kimi returns its reasoning whole (reasoning_content), not summarized")
 				case 3:
 					// mapping/responses_chat.yaml:209: drop
-					c.drop(srcReasoning[3], "reasoning.context", "chat has no reasoning context setting")
+					c.drop(srcReasoningContext, "reasoning.context", "chat has no reasoning context setting")
 				case 4:
 					// mapping/responses_chat.yaml:211: drop
-					c.drop(srcReasoning[4], "reasoning.mode", "chat has no reasoning mode setting")
+					c.drop(srcReasoningMode, "reasoning.mode", "chat has no reasoning mode setting")
 				}
 			}
 		case 20:
 			// mapping/responses_chat.yaml:223: → logprobs
-			include(c, src[20], "include", codec.Top, "logprobs")
+			include(c, srcInclude, "include", codec.Top, "logprobs")
 		case 21:
 			// mapping/responses_chat.yaml:231: drop
-			c.drop(src[21], "truncation", "chat has no truncation; an upstream refuses a context that is too long")
+			c.drop(srcTruncation, "truncation", "chat has no truncation; an upstream refuses a context that is too long")
 		case 22:
 			// mapping/responses_chat.yaml:233: drop
-			c.drop(src[22], "max_tool_calls", "chat has no limit on tool calls")
+			c.drop(srcMaxToolCalls, "max_tool_calls", "chat has no limit on tool calls")
 		case 23:
 			// mapping/responses_chat.yaml:235: drop
-			c.drop(src[23], "prompt", "stored prompt templates live on OpenAI's platform")
+			c.drop(srcPrompt, "prompt", "stored prompt templates live on OpenAI's platform")
 		case 24:
 			// mapping/responses_chat.yaml:237: drop
-			c.drop(src[24], "context_management", "chat has no server-side context compaction")
+			c.drop(srcContextManagement, "context_management", "chat has no server-side context compaction")
 		case 25:
-			switch src[25].Kind() {
+			switch srcToolChoice.Kind() {
 			case codec.String:
 				// mapping/responses_chat.yaml:241: → tool_choice{string}
-				c.put(codec.Top, "tool_choice", src[25].Raw())
+				c.put(codec.Top, "tool_choice", srcToolChoice.Raw())
 			case codec.Object:
-				srcToolChoiceObjectNode, srcToolChoiceObjectKnown, srcToolChoiceObjectType := c.tag(src[25])
+				srcToolChoiceObjectNode, srcToolChoiceObjectKnown, srcToolChoiceObjectType := c.tag(srcToolChoice)
 				switch srcToolChoiceObjectType {
 				case "function":
-					var srcToolChoiceObjectFunction [2]codec.Value
-					for srcToolChoiceObjectFunctionSet := src[25].Fields(fieldsResponsesChat6, srcToolChoiceObjectFunction[:]); srcToolChoiceObjectFunctionSet != 0; srcToolChoiceObjectFunctionSet &= srcToolChoiceObjectFunctionSet - 1 {
+					var srcToolChoiceObjectFunctionType, srcToolChoiceObjectFunctionName codec.Value
+					var srcToolChoiceObjectFunctionSet uint64
+					for k, m := range srcToolChoice.Members() {
+						if !present(m) {
+							continue
+						}
+						switch string(k.Bytes()) {
+						case "type":
+							srcToolChoiceObjectFunctionType = m
+							srcToolChoiceObjectFunctionSet |= uint64(0x1)
+						case "name":
+							srcToolChoiceObjectFunctionName = m
+							srcToolChoiceObjectFunctionSet |= uint64(0x2)
+						}
+					}
+					for ; srcToolChoiceObjectFunctionSet != 0; srcToolChoiceObjectFunctionSet &= srcToolChoiceObjectFunctionSet - 1 {
 						switch bits.TrailingZeros64(srcToolChoiceObjectFunctionSet) {
 						case 0:
 							// mapping/responses_chat.yaml:243: → tool_choice{object}{function}.type
-							c.put(c.b.Object(codec.Top, "tool_choice"), "type", srcToolChoiceObjectFunction[0].Raw())
+							c.put(c.b.Object(codec.Top, "tool_choice"), "type", srcToolChoiceObjectFunctionType.Raw())
 						case 1:
 							// mapping/responses_chat.yaml:245: → tool_choice{object}{function}.function.name
-							c.put(c.b.Object(c.b.Object(codec.Top, "tool_choice"), "function"), "name", srcToolChoiceObjectFunction[1].Raw())
+							c.put(c.b.Object(c.b.Object(codec.Top, "tool_choice"), "function"), "name", srcToolChoiceObjectFunctionName.Raw())
 						}
 					}
 				case "allowed_tools":
 					// mapping/dialects/kimi.yaml:42: lossy → tool_choice{string}
-					allowedToolsFilter(c, src[25], "tool_choice", codec.Top, "tool_choice")
+					allowedToolsFilter(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
 					c.warn("tool_choice", "Kimi has no allowed_tools; the tools are filtered to the allowed set and the mode kept")
 				case "custom":
 					// mapping/dialects/kimi.yaml:38: → tool_choice{object}{function}
-					customChoiceAsFunction(c, src[25], "tool_choice", codec.Top, "tool_choice")
+					customChoiceAsFunction(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
 				case "web_search_preview":
 					// mapping/responses_chat.yaml:255: lossy → tool_choice{string}
-					forceHosted(c, src[25], "tool_choice", codec.Top, "tool_choice")
+					forceHosted(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
 					c.warn("tool_choice", "forcing a hosted tool becomes required when it is the only tool offered")
 				case "web_search_preview_2025_03_11":
 					// mapping/responses_chat.yaml:259: lossy → tool_choice{string}
-					forceHosted(c, src[25], "tool_choice", codec.Top, "tool_choice")
+					forceHosted(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
 					c.warn("tool_choice", "forcing a hosted tool becomes required when it is the only tool offered")
 				case "image_generation":
 					// mapping/responses_chat.yaml:263: lossy → tool_choice{string}
-					forceHosted(c, src[25], "tool_choice", codec.Top, "tool_choice")
+					forceHosted(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
 					c.warn("tool_choice", "forcing a hosted tool becomes required when it is the only tool offered")
 				case "file_search":
 					// mapping/responses_chat.yaml:267: drop
-					c.drop(src[25], "tool_choice", "file search is dropped with its tool; forcing it is an error")
+					c.drop(srcToolChoice, "tool_choice", "file search is dropped with its tool; forcing it is an error")
 				case "code_interpreter":
 					// mapping/responses_chat.yaml:269: drop
-					c.drop(src[25], "tool_choice", "the code interpreter is dropped with its tool; forcing it is an error")
+					c.drop(srcToolChoice, "tool_choice", "the code interpreter is dropped with its tool; forcing it is an error")
 				case "computer":
 					// mapping/responses_chat.yaml:271: drop
-					c.drop(src[25], "tool_choice", "computer use is dropped with its tool; forcing it is an error")
+					c.drop(srcToolChoice, "tool_choice", "computer use is dropped with its tool; forcing it is an error")
 				case "computer_use":
 					// mapping/responses_chat.yaml:273: drop
-					c.drop(src[25], "tool_choice", "computer use is dropped with its tool; forcing it is an error")
+					c.drop(srcToolChoice, "tool_choice", "computer use is dropped with its tool; forcing it is an error")
 				case "computer_use_preview":
 					// mapping/responses_chat.yaml:275: drop
-					c.drop(src[25], "tool_choice", "computer use is dropped with its tool; forcing it is an error")
+					c.drop(srcToolChoice, "tool_choice", "computer use is dropped with its tool; forcing it is an error")
 				case "mcp":
 					// mapping/responses_chat.yaml:277: drop
-					c.drop(src[25], "tool_choice", "remote MCP is dropped with its tool; forcing it is an error")
+					c.drop(srcToolChoice, "tool_choice", "remote MCP is dropped with its tool; forcing it is an error")
 				case "apply_patch":
 					// mapping/responses_chat.yaml:279: → tool_choice{object}{function}
-					forceVirtual(c, src[25], "tool_choice", codec.Top, "tool_choice")
+					forceVirtual(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
 				case "shell":
 					// mapping/responses_chat.yaml:283: → tool_choice{object}{function}
-					forceVirtual(c, src[25], "tool_choice", codec.Top, "tool_choice")
+					forceVirtual(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
 				case "programmatic_tool_calling":
 					// mapping/responses_chat.yaml:287: drop
-					c.drop(src[25], "tool_choice", "programmatic tool calling runs on OpenAI's platform")
+					c.drop(srcToolChoice, "tool_choice", "programmatic tool calling runs on OpenAI's platform")
 				default:
 					c.unknownType(srcToolChoiceObjectNode, srcToolChoiceObjectKnown, "tool_choice")
 				}
 			}
 		case 26:
-			for i, e := range src[26].Elems() {
+			for i, e := range srcTools.Elems() {
 				srcToolsNode, srcToolsKnown, srcToolsType := c.tag(e)
 				switch srcToolsType {
 				case "function":
 					srcToolsFunctionOut := c.b.AppendObject(c.b.Array(codec.Top, "tools"))
-					var srcToolsFunction [8]codec.Value
-					for srcToolsFunctionSet := e.Fields(fieldsResponsesChat7, srcToolsFunction[:]); srcToolsFunctionSet != 0; srcToolsFunctionSet &= srcToolsFunctionSet - 1 {
+					var srcToolsFunctionType, srcToolsFunctionName, srcToolsFunctionDescription, srcToolsFunctionParameters, srcToolsFunctionStrict, srcToolsFunctionDeferLoading, srcToolsFunctionAllowedCallers, srcToolsFunctionOutputSchema codec.Value
+					var srcToolsFunctionSet uint64
+					for k, m := range e.Members() {
+						if !present(m) {
+							continue
+						}
+						switch string(k.Bytes()) {
+						case "type":
+							srcToolsFunctionType = m
+							srcToolsFunctionSet |= uint64(0x1)
+						case "name":
+							srcToolsFunctionName = m
+							srcToolsFunctionSet |= uint64(0x2)
+						case "description":
+							srcToolsFunctionDescription = m
+							srcToolsFunctionSet |= uint64(0x4)
+						case "parameters":
+							srcToolsFunctionParameters = m
+							srcToolsFunctionSet |= uint64(0x8)
+						case "strict":
+							srcToolsFunctionStrict = m
+							srcToolsFunctionSet |= uint64(0x10)
+						case "defer_loading":
+							srcToolsFunctionDeferLoading = m
+							srcToolsFunctionSet |= uint64(0x20)
+						case "allowed_callers":
+							srcToolsFunctionAllowedCallers = m
+							srcToolsFunctionSet |= uint64(0x40)
+						case "output_schema":
+							srcToolsFunctionOutputSchema = m
+							srcToolsFunctionSet |= uint64(0x80)
+						}
+					}
+					for ; srcToolsFunctionSet != 0; srcToolsFunctionSet &= srcToolsFunctionSet - 1 {
 						switch bits.TrailingZeros64(srcToolsFunctionSet) {
 						case 0:
 							// mapping/responses_chat.yaml:291: → tools[]{function}.type
-							c.put(srcToolsFunctionOut, "type", srcToolsFunction[0].Raw())
+							c.put(srcToolsFunctionOut, "type", srcToolsFunctionType.Raw())
 						case 1:
 							// mapping/responses_chat.yaml:293: → tools[]{function}.function.name
-							c.put(c.b.Object(srcToolsFunctionOut, "function"), "name", srcToolsFunction[1].Raw())
+							c.put(c.b.Object(srcToolsFunctionOut, "function"), "name", srcToolsFunctionName.Raw())
 						case 2:
 							// mapping/responses_chat.yaml:295: → tools[]{function}.function.description
-							c.put(c.b.Object(srcToolsFunctionOut, "function"), "description", srcToolsFunction[2].Raw())
+							c.put(c.b.Object(srcToolsFunctionOut, "function"), "description", srcToolsFunctionDescription.Raw())
 						case 3:
 							// mapping/responses_chat.yaml:297: → tools[]{function}.function.parameters
-							c.put(c.b.Object(srcToolsFunctionOut, "function"), "parameters", srcToolsFunction[3].Raw())
+							c.put(c.b.Object(srcToolsFunctionOut, "function"), "parameters", srcToolsFunctionParameters.Raw())
 						case 4:
 							// mapping/responses_chat.yaml:300: → tools[]{function}.function.strict
-							c.put(c.b.Object(srcToolsFunctionOut, "function"), "strict", srcToolsFunction[4].Raw())
+							c.put(c.b.Object(srcToolsFunctionOut, "function"), "strict", srcToolsFunctionStrict.Raw())
 						case 5:
 							// mapping/responses_chat.yaml:302: drop
-							c.drop(srcToolsFunction[5], atElem("tools", i, "defer_loading", "tools[0].defer_loading"), "chat loads every tool")
+							c.drop(srcToolsFunctionDeferLoading, atElem("tools", i, "defer_loading", "tools[0].defer_loading"), "chat loads every tool")
 						case 6:
 							// mapping/responses_chat.yaml:304: drop
-							c.drop(srcToolsFunction[6], atElem("tools", i, "allowed_callers", "tools[0].allowed_callers"), "chat has no restriction on who may call a tool")
+							c.drop(srcToolsFunctionAllowedCallers, atElem("tools", i, "allowed_callers", "tools[0].allowed_callers"), "chat has no restriction on who may call a tool")
 						case 7:
 							// mapping/responses_chat.yaml:306: drop
-							c.drop(srcToolsFunction[7], atElem("tools", i, "output_schema", "tools[0].output_schema"), "chat tools declare no output schema")
+							c.drop(srcToolsFunctionOutputSchema, atElem("tools", i, "output_schema", "tools[0].output_schema"), "chat tools declare no output schema")
 						}
 					}
 				case "custom":
@@ -2224,33 +3422,125 @@ func (c *conv) responsesChatKimi(v codec.Value) {
 			}
 		case 27:
 			// mapping/responses_chat.yaml:368: drop
-			c.drop(src[27], "client_metadata", "Codex's telemetry; nothing upstream reads it")
+			c.drop(srcClientMetadata, "client_metadata", "Codex's telemetry; nothing upstream reads it")
 		}
 	}
 }
 
 // responsesChatMistral converts a payload, as mapping/responses_chat.yaml says for mistral.
 func (c *conv) responsesChatMistral(v codec.Value) {
-	// mapping/responses_chat.yaml:215: store: gateway: default true: the gateway stores the Response, its input and output items (SQLite or PostgreSQL, per tenant, with a TTL) for previous_response_id, conversations, item_reference and GET/DELETE /v1/responses/{id} and input_items; false writes nothing; the Response says what was done
-	// mapping/responses_chat.yaml:217: previous_response_id: gateway: the gateway prepends the stored chain (each turn's input then output items, oldest first; not its instructions); an unknown, deleted, expired or other tenant's id (or one deleted inside the chain) is 400 previous_response_not_found
-	// mapping/responses_chat.yaml:219: conversation: gateway: the gateway prepends the conversation's items (the Conversations API) and appends the response's input and output items to it with the stored response; with previous_response_id it is a 400
-	// mapping/responses_chat.yaml:221: background: gateway: unsupported_parameter until the gateway runs responses in the background
-	var src [28]codec.Value
-	for srcSet := v.Fields(fieldsResponsesChat8, src[:]); srcSet != 0; srcSet &= srcSet - 1 {
+	var srcModel, srcInstructions, srcInput, srcMaxOutputTokens, srcTemperature, srcTopP, srcTopLogprobs, srcParallelToolCalls, srcMetadata, srcServiceTier, srcStream, srcStreamOptions, srcPromptCacheKey, srcPromptCacheOptions, srcPromptCacheRetention, srcUser, srcSafetyIdentifier, srcText, srcModeration, srcReasoning, srcInclude, srcTruncation, srcMaxToolCalls, srcPrompt, srcContextManagement, srcToolChoice, srcTools, srcClientMetadata codec.Value
+	var srcSet uint64
+	for k, m := range v.Members() {
+		if !present(m) {
+			continue
+		}
+		switch string(k.Bytes()) {
+		case "model":
+			srcModel = m
+			srcSet |= uint64(0x1)
+		case "instructions":
+			srcInstructions = m
+			srcSet |= uint64(0x2)
+		case "input":
+			srcInput = m
+			srcSet |= uint64(0x4)
+		case "max_output_tokens":
+			srcMaxOutputTokens = m
+			srcSet |= uint64(0x8)
+		case "temperature":
+			srcTemperature = m
+			srcSet |= uint64(0x10)
+		case "top_p":
+			srcTopP = m
+			srcSet |= uint64(0x20)
+		case "top_logprobs":
+			srcTopLogprobs = m
+			srcSet |= uint64(0x40)
+		case "parallel_tool_calls":
+			srcParallelToolCalls = m
+			srcSet |= uint64(0x80)
+		case "metadata":
+			srcMetadata = m
+			srcSet |= uint64(0x100)
+		case "service_tier":
+			srcServiceTier = m
+			srcSet |= uint64(0x200)
+		case "stream":
+			srcStream = m
+			srcSet |= uint64(0x400)
+		case "stream_options":
+			srcStreamOptions = m
+			srcSet |= uint64(0x800)
+		case "prompt_cache_key":
+			srcPromptCacheKey = m
+			srcSet |= uint64(0x1000)
+		case "prompt_cache_options":
+			srcPromptCacheOptions = m
+			srcSet |= uint64(0x2000)
+		case "prompt_cache_retention":
+			srcPromptCacheRetention = m
+			srcSet |= uint64(0x4000)
+		case "user":
+			srcUser = m
+			srcSet |= uint64(0x8000)
+		case "safety_identifier":
+			srcSafetyIdentifier = m
+			srcSet |= uint64(0x10000)
+		case "text":
+			srcText = m
+			srcSet |= uint64(0x20000)
+		case "moderation":
+			srcModeration = m
+			srcSet |= uint64(0x40000)
+		case "reasoning":
+			srcReasoning = m
+			srcSet |= uint64(0x80000)
+		case "store": // mapping/responses_chat.yaml:215: gateway: default true: the gateway stores the Response, its input and output items (SQLite or PostgreSQL, per tenant, with a TTL) for previous_response_id, conversations, item_reference and GET/DELETE /v1/responses/{id} and input_items; false writes nothing; the Response says what was done
+		case "previous_response_id": // mapping/responses_chat.yaml:217: gateway: the gateway prepends the stored chain (each turn's input then output items, oldest first; not its instructions); an unknown, deleted, expired or other tenant's id (or one deleted inside the chain) is 400 previous_response_not_found
+		case "conversation": // mapping/responses_chat.yaml:219: gateway: the gateway prepends the conversation's items (the Conversations API) and appends the response's input and output items to it with the stored response; with previous_response_id it is a 400
+		case "background": // mapping/responses_chat.yaml:221: gateway: unsupported_parameter until the gateway runs responses in the background
+		case "include":
+			srcInclude = m
+			srcSet |= uint64(0x100000)
+		case "truncation":
+			srcTruncation = m
+			srcSet |= uint64(0x200000)
+		case "max_tool_calls":
+			srcMaxToolCalls = m
+			srcSet |= uint64(0x400000)
+		case "prompt":
+			srcPrompt = m
+			srcSet |= uint64(0x800000)
+		case "context_management":
+			srcContextManagement = m
+			srcSet |= uint64(0x1000000)
+		case "tool_choice":
+			srcToolChoice = m
+			srcSet |= uint64(0x2000000)
+		case "tools":
+			srcTools = m
+			srcSet |= uint64(0x4000000)
+		case "client_metadata":
+			srcClientMetadata = m
+			srcSet |= uint64(0x8000000)
+		}
+	}
+	for ; srcSet != 0; srcSet &= srcSet - 1 {
 		switch bits.TrailingZeros64(srcSet) {
 		case 0:
 			// mapping/responses_chat.yaml:12: → model
-			model(c, src[0], "model", codec.Top, "model")
+			model(c, srcModel, "model", codec.Top, "model")
 		case 1:
 			// mapping/responses_chat.yaml:18: → messages
-			instructions(c, src[1], "instructions", codec.Top, "messages")
+			instructions(c, srcInstructions, "instructions", codec.Top, "messages")
 		case 2:
-			switch src[2].Kind() {
+			switch srcInput.Kind() {
 			case codec.String:
 				// mapping/responses_chat.yaml:29: → messages[]{user}
-				userInput(c, src[2], "input", c.b.Array(codec.Top, "messages"), "")
+				userInput(c, srcInput, "input", c.b.Array(codec.Top, "messages"), "")
 			case codec.Array:
-				for i, e := range src[2].Elems() {
+				for i, e := range srcInput.Elems() {
 					srcInputArrayNode, srcInputArrayKnown, srcInputArrayType := c.tag(e)
 					switch srcInputArrayType {
 					case "message":
@@ -2349,92 +3639,151 @@ func (c *conv) responsesChatMistral(v codec.Value) {
 			}
 		case 3:
 			// mapping/dialects/mistral.yaml:30: → max_tokens
-			c.put(codec.Top, "max_tokens", src[3].Raw())
+			c.put(codec.Top, "max_tokens", srcMaxOutputTokens.Raw())
 		case 4:
 			// mapping/responses_chat.yaml:138: → temperature
-			c.put(codec.Top, "temperature", src[4].Raw())
+			c.put(codec.Top, "temperature", srcTemperature.Raw())
 		case 5:
 			// mapping/responses_chat.yaml:140: → top_p
-			c.put(codec.Top, "top_p", src[5].Raw())
+			c.put(codec.Top, "top_p", srcTopP.Raw())
 		case 6:
 			// mapping/dialects/mistral.yaml:44: drop
-			c.drop(src[6], "top_logprobs", "Mistral's API returns no log probabilities")
+			c.drop(srcTopLogprobs, "top_logprobs", "Mistral's API returns no log probabilities")
 		case 7:
 			// mapping/responses_chat.yaml:146: → parallel_tool_calls
-			c.put(codec.Top, "parallel_tool_calls", src[7].Raw())
+			c.put(codec.Top, "parallel_tool_calls", srcParallelToolCalls.Raw())
 		case 8:
 			// mapping/dialects/mistral.yaml:70: drop
-			c.drop(src[8], "metadata", "Mistral's API takes no metadata")
+			c.drop(srcMetadata, "metadata", "Mistral's API takes no metadata")
 		case 9:
 			// mapping/dialects/mistral.yaml:68: drop
-			c.drop(src[9], "service_tier", "Mistral's API has no service tiers")
+			c.drop(srcServiceTier, "service_tier", "Mistral's API has no service tiers")
 		case 10:
 			// mapping/dialects/mistral.yaml:33: → stream
-			c.put(codec.Top, "stream", src[10].Raw())
+			c.put(codec.Top, "stream", srcStream.Raw())
 		case 11:
-			var srcStreamOptions [1]codec.Value
-			for srcStreamOptionsSet := src[11].Fields(fieldsResponsesChat0, srcStreamOptions[:]); srcStreamOptionsSet != 0; srcStreamOptionsSet &= srcStreamOptionsSet - 1 {
+			var srcStreamOptionsIncludeObfuscation codec.Value
+			var srcStreamOptionsSet uint64
+			for k, m := range srcStreamOptions.Members() {
+				if !present(m) {
+					continue
+				}
+				switch string(k.Bytes()) {
+				case "include_obfuscation":
+					srcStreamOptionsIncludeObfuscation = m
+					srcStreamOptionsSet |= uint64(0x1)
+				}
+			}
+			for ; srcStreamOptionsSet != 0; srcStreamOptionsSet &= srcStreamOptionsSet - 1 {
 				switch bits.TrailingZeros64(srcStreamOptionsSet) {
 				case 0:
 					// mapping/dialects/mistral.yaml:36: drop
-					c.drop(srcStreamOptions[0], "stream_options.include_obfuscation", "Mistral's streams have no obfuscation option")
+					c.drop(srcStreamOptionsIncludeObfuscation, "stream_options.include_obfuscation", "Mistral's streams have no obfuscation option")
 				}
 			}
 		case 12:
 			// mapping/dialects/mistral.yaml:62: drop
-			c.drop(src[12], "prompt_cache_key", "Mistral's API has no prompt cache key")
+			c.drop(srcPromptCacheKey, "prompt_cache_key", "Mistral's API has no prompt cache key")
 		case 13:
 			// mapping/dialects/mistral.yaml:64: drop
-			c.drop(src[13], "prompt_cache_options", "Mistral's API has no prompt cache options")
+			c.drop(srcPromptCacheOptions, "prompt_cache_options", "Mistral's API has no prompt cache options")
 		case 14:
 			// mapping/dialects/mistral.yaml:66: drop
-			c.drop(src[14], "prompt_cache_retention", "Mistral's API has no prompt_cache_retention")
+			c.drop(srcPromptCacheRetention, "prompt_cache_retention", "Mistral's API has no prompt_cache_retention")
 		case 15:
 			// mapping/dialects/mistral.yaml:60: drop
-			c.drop(src[15], "user", "Mistral's API has no user field")
+			c.drop(srcUser, "user", "Mistral's API has no user field")
 		case 16:
 			// mapping/dialects/mistral.yaml:58: drop
-			c.drop(src[16], "safety_identifier", "Mistral's API has no safety_identifier")
+			c.drop(srcSafetyIdentifier, "safety_identifier", "Mistral's API has no safety_identifier")
 		case 17:
-			var srcText [2]codec.Value
-			for srcTextSet := src[17].Fields(fieldsResponsesChat4, srcText[:]); srcTextSet != 0; srcTextSet &= srcTextSet - 1 {
+			var srcTextVerbosity, srcTextFormat codec.Value
+			var srcTextSet uint64
+			for k, m := range srcText.Members() {
+				if !present(m) {
+					continue
+				}
+				switch string(k.Bytes()) {
+				case "verbosity":
+					srcTextVerbosity = m
+					srcTextSet |= uint64(0x1)
+				case "format":
+					srcTextFormat = m
+					srcTextSet |= uint64(0x2)
+				}
+			}
+			for ; srcTextSet != 0; srcTextSet &= srcTextSet - 1 {
 				switch bits.TrailingZeros64(srcTextSet) {
 				case 0:
 					// mapping/dialects/mistral.yaml:74: drop
-					c.drop(srcText[0], "text.verbosity", "Mistral's API has no verbosity")
+					c.drop(srcTextVerbosity, "text.verbosity", "Mistral's API has no verbosity")
 				case 1:
-					srcTextFormatNode, srcTextFormatKnown, srcTextFormatType := c.tag(srcText[1])
+					srcTextFormatNode, srcTextFormatKnown, srcTextFormatType := c.tag(srcTextFormat)
 					switch srcTextFormatType {
 					case "text":
 					// mapping/responses_chat.yaml:181: omit → response_format{text}: the target's default, left out
 					case "json_object":
-						var srcTextFormatJsonObject [1]codec.Value
-						for srcTextFormatJsonObjectSet := srcText[1].Fields(fieldsResponsesChat2, srcTextFormatJsonObject[:]); srcTextFormatJsonObjectSet != 0; srcTextFormatJsonObjectSet &= srcTextFormatJsonObjectSet - 1 {
+						var srcTextFormatJsonObjectType codec.Value
+						var srcTextFormatJsonObjectSet uint64
+						for k, m := range srcTextFormat.Members() {
+							if !present(m) {
+								continue
+							}
+							switch string(k.Bytes()) {
+							case "type":
+								srcTextFormatJsonObjectType = m
+								srcTextFormatJsonObjectSet |= uint64(0x1)
+							}
+						}
+						for ; srcTextFormatJsonObjectSet != 0; srcTextFormatJsonObjectSet &= srcTextFormatJsonObjectSet - 1 {
 							switch bits.TrailingZeros64(srcTextFormatJsonObjectSet) {
 							case 0:
 								// mapping/responses_chat.yaml:184: → response_format{json_object}.type
-								c.put(c.b.Object(codec.Top, "response_format"), "type", srcTextFormatJsonObject[0].Raw())
+								c.put(c.b.Object(codec.Top, "response_format"), "type", srcTextFormatJsonObjectType.Raw())
 							}
 						}
 					case "json_schema":
-						var srcTextFormatJsonSchema [5]codec.Value
-						for srcTextFormatJsonSchemaSet := srcText[1].Fields(fieldsResponsesChat3, srcTextFormatJsonSchema[:]); srcTextFormatJsonSchemaSet != 0; srcTextFormatJsonSchemaSet &= srcTextFormatJsonSchemaSet - 1 {
+						var srcTextFormatJsonSchemaType, srcTextFormatJsonSchemaName, srcTextFormatJsonSchemaDescription, srcTextFormatJsonSchemaSchema, srcTextFormatJsonSchemaStrict codec.Value
+						var srcTextFormatJsonSchemaSet uint64
+						for k, m := range srcTextFormat.Members() {
+							if !present(m) {
+								continue
+							}
+							switch string(k.Bytes()) {
+							case "type":
+								srcTextFormatJsonSchemaType = m
+								srcTextFormatJsonSchemaSet |= uint64(0x1)
+							case "name":
+								srcTextFormatJsonSchemaName = m
+								srcTextFormatJsonSchemaSet |= uint64(0x2)
+							case "description":
+								srcTextFormatJsonSchemaDescription = m
+								srcTextFormatJsonSchemaSet |= uint64(0x4)
+							case "schema":
+								srcTextFormatJsonSchemaSchema = m
+								srcTextFormatJsonSchemaSet |= uint64(0x8)
+							case "strict":
+								srcTextFormatJsonSchemaStrict = m
+								srcTextFormatJsonSchemaSet |= uint64(0x10)
+							}
+						}
+						for ; srcTextFormatJsonSchemaSet != 0; srcTextFormatJsonSchemaSet &= srcTextFormatJsonSchemaSet - 1 {
 							switch bits.TrailingZeros64(srcTextFormatJsonSchemaSet) {
 							case 0:
 								// mapping/responses_chat.yaml:186: → response_format{json_schema}.type
-								c.put(c.b.Object(codec.Top, "response_format"), "type", srcTextFormatJsonSchema[0].Raw())
+								c.put(c.b.Object(codec.Top, "response_format"), "type", srcTextFormatJsonSchemaType.Raw())
 							case 1:
 								// mapping/responses_chat.yaml:188: → response_format{json_schema}.json_schema.name
-								c.put(c.b.Object(c.b.Object(codec.Top, "response_format"), "json_schema"), "name", srcTextFormatJsonSchema[1].Raw())
+								c.put(c.b.Object(c.b.Object(codec.Top, "response_format"), "json_schema"), "name", srcTextFormatJsonSchemaName.Raw())
 							case 2:
 								// mapping/responses_chat.yaml:190: → response_format{json_schema}.json_schema.description
-								c.put(c.b.Object(c.b.Object(codec.Top, "response_format"), "json_schema"), "description", srcTextFormatJsonSchema[2].Raw())
+								c.put(c.b.Object(c.b.Object(codec.Top, "response_format"), "json_schema"), "description", srcTextFormatJsonSchemaDescription.Raw())
 							case 3:
 								// mapping/responses_chat.yaml:192: → response_format{json_schema}.json_schema.schema
-								c.put(c.b.Object(c.b.Object(codec.Top, "response_format"), "json_schema"), "schema", srcTextFormatJsonSchema[3].Raw())
+								c.put(c.b.Object(c.b.Object(codec.Top, "response_format"), "json_schema"), "schema", srcTextFormatJsonSchemaSchema.Raw())
 							case 4:
 								// mapping/responses_chat.yaml:195: → response_format{json_schema}.json_schema.strict
-								c.put(c.b.Object(c.b.Object(codec.Top, "response_format"), "json_schema"), "strict", srcTextFormatJsonSchema[4].Raw())
+								c.put(c.b.Object(c.b.Object(codec.Top, "response_format"), "json_schema"), "strict", srcTextFormatJsonSchemaStrict.Raw())
 							}
 						}
 					default:
@@ -2444,153 +3793,222 @@ func (c *conv) responsesChatMistral(v codec.Value) {
 			}
 		case 18:
 			// mapping/dialects/mistral.yaml:72: drop
-			c.drop(src[18], "moderation", "Mistral moderates with safe_prompt, not this field")
+			c.drop(srcModeration, "moderation", "Mistral moderates with safe_prompt, not this field")
 		case 19:
-			var srcReasoning [5]codec.Value
-			for srcReasoningSet := src[19].Fields(fieldsResponsesChat5, srcReasoning[:]); srcReasoningSet != 0; srcReasoningSet &= srcReasoningSet - 1 {
+			var srcReasoningEffort, srcReasoningSummary, srcReasoningGenerateSummary, srcReasoningContext, srcReasoningMode codec.Value
+			var srcReasoningSet uint64
+			for k, m := range srcReasoning.Members() {
+				if !present(m) {
+					continue
+				}
+				switch string(k.Bytes()) {
+				case "effort":
+					srcReasoningEffort = m
+					srcReasoningSet |= uint64(0x1)
+				case "summary":
+					srcReasoningSummary = m
+					srcReasoningSet |= uint64(0x2)
+				case "generate_summary":
+					srcReasoningGenerateSummary = m
+					srcReasoningSet |= uint64(0x4)
+				case "context":
+					srcReasoningContext = m
+					srcReasoningSet |= uint64(0x8)
+				case "mode":
+					srcReasoningMode = m
+					srcReasoningSet |= uint64(0x10)
+				}
+			}
+			for ; srcReasoningSet != 0; srcReasoningSet &= srcReasoningSet - 1 {
 				switch bits.TrailingZeros64(srcReasoningSet) {
 				case 0:
 					// mapping/dialects/mistral.yaml:38: → reasoning_effort
-					switch string(srcReasoning[0].Raw()) {
+					switch string(srcReasoningEffort.Raw()) {
 					case "\"none\"", "\"high\"":
-						c.put(codec.Top, "reasoning_effort", srcReasoning[0].Raw())
+						c.put(codec.Top, "reasoning_effort", srcReasoningEffort.Raw())
 					case "\"xhigh\"":
 						c.b.SetJSON(codec.Top, "reasoning_effort", "\"high\"")
 					default:
-						c.warn("reasoning.effort", string(srcReasoning[0].Raw())+" is not a value the mapping carries to reasoning_effort; left out")
+						c.warn("reasoning.effort", string(srcReasoningEffort.Raw())+" is not a value the mapping carries to reasoning_effort; left out")
 					}
 				case 1:
 					// mapping/dialects/mistral.yaml:76: drop
-					c.drop(srcReasoning[1], "reasoning.summary", "Mistral's API returns no reasoning summary")
+					c.drop(srcReasoningSummary, "reasoning.summary", "Mistral's API returns no reasoning summary")
 				case 2:
 					// mapping/dialects/mistral.yaml:76: drop
-					c.drop(srcReasoning[2], "reasoning.generate_summary", "Mistral's API returns no reasoning summary")
+					c.drop(srcReasoningGenerateSummary, "reasoning.generate_summary", "Mistral's API returns no reasoning summary")
 				case 3:
 					// mapping/responses_chat.yaml:209: drop
-					c.drop(srcReasoning[3], "reasoning.context", "chat has no reasoning context setting")
+					c.drop(srcReasoningContext, "reasoning.context", "chat has no reasoning context setting")
 				case 4:
 					// mapping/responses_chat.yaml:211: drop
-					c.drop(srcReasoning[4], "reasoning.mode", "chat has no reasoning mode setting")
+					c.drop(srcReasoningMode, "reasoning.mode", "chat has no reasoning mode setting")
 				}
 			}
 		case 20:
 			// mapping/responses_chat.yaml:223: → logprobs
-			include(c, src[20], "include", codec.Top, "logprobs")
+			include(c, srcInclude, "include", codec.Top, "logprobs")
 		case 21:
 			// mapping/responses_chat.yaml:231: drop
-			c.drop(src[21], "truncation", "chat has no truncation; an upstream refuses a context that is too long")
+			c.drop(srcTruncation, "truncation", "chat has no truncation; an upstream refuses a context that is too long")
 		case 22:
 			// mapping/responses_chat.yaml:233: drop
-			c.drop(src[22], "max_tool_calls", "chat has no limit on tool calls")
+			c.drop(srcMaxToolCalls, "max_tool_calls", "chat has no limit on tool calls")
 		case 23:
 			// mapping/responses_chat.yaml:235: drop
-			c.drop(src[23], "prompt", "stored prompt templates live on OpenAI's platform")
+			c.drop(srcPrompt, "prompt", "stored prompt templates live on OpenAI's platform")
 		case 24:
 			// mapping/responses_chat.yaml:237: drop
-			c.drop(src[24], "context_management", "chat has no server-side context compaction")
+			c.drop(srcContextManagement, "context_management", "chat has no server-side context compaction")
 		case 25:
-			switch src[25].Kind() {
+			switch srcToolChoice.Kind() {
 			case codec.String:
 				// mapping/responses_chat.yaml:241: → tool_choice{string}
-				c.put(codec.Top, "tool_choice", src[25].Raw())
+				c.put(codec.Top, "tool_choice", srcToolChoice.Raw())
 			case codec.Object:
-				srcToolChoiceObjectNode, srcToolChoiceObjectKnown, srcToolChoiceObjectType := c.tag(src[25])
+				srcToolChoiceObjectNode, srcToolChoiceObjectKnown, srcToolChoiceObjectType := c.tag(srcToolChoice)
 				switch srcToolChoiceObjectType {
 				case "function":
-					var srcToolChoiceObjectFunction [2]codec.Value
-					for srcToolChoiceObjectFunctionSet := src[25].Fields(fieldsResponsesChat6, srcToolChoiceObjectFunction[:]); srcToolChoiceObjectFunctionSet != 0; srcToolChoiceObjectFunctionSet &= srcToolChoiceObjectFunctionSet - 1 {
+					var srcToolChoiceObjectFunctionType, srcToolChoiceObjectFunctionName codec.Value
+					var srcToolChoiceObjectFunctionSet uint64
+					for k, m := range srcToolChoice.Members() {
+						if !present(m) {
+							continue
+						}
+						switch string(k.Bytes()) {
+						case "type":
+							srcToolChoiceObjectFunctionType = m
+							srcToolChoiceObjectFunctionSet |= uint64(0x1)
+						case "name":
+							srcToolChoiceObjectFunctionName = m
+							srcToolChoiceObjectFunctionSet |= uint64(0x2)
+						}
+					}
+					for ; srcToolChoiceObjectFunctionSet != 0; srcToolChoiceObjectFunctionSet &= srcToolChoiceObjectFunctionSet - 1 {
 						switch bits.TrailingZeros64(srcToolChoiceObjectFunctionSet) {
 						case 0:
 							// mapping/responses_chat.yaml:243: → tool_choice{object}{function}.type
-							c.put(c.b.Object(codec.Top, "tool_choice"), "type", srcToolChoiceObjectFunction[0].Raw())
+							c.put(c.b.Object(codec.Top, "tool_choice"), "type", srcToolChoiceObjectFunctionType.Raw())
 						case 1:
 							// mapping/responses_chat.yaml:245: → tool_choice{object}{function}.function.name
-							c.put(c.b.Object(c.b.Object(codec.Top, "tool_choice"), "function"), "name", srcToolChoiceObjectFunction[1].Raw())
+							c.put(c.b.Object(c.b.Object(codec.Top, "tool_choice"), "function"), "name", srcToolChoiceObjectFunctionName.Raw())
 						}
 					}
 				case "allowed_tools":
 					// mapping/dialects/mistral.yaml:54: lossy → tool_choice{string}
-					allowedToolsFilter(c, src[25], "tool_choice", codec.Top, "tool_choice")
+					allowedToolsFilter(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
 					c.warn("tool_choice", "Mistral has no allowed_tools; the tools are filtered to the allowed set and the mode kept")
 				case "custom":
 					// mapping/dialects/mistral.yaml:50: → tool_choice{object}{function}
-					customChoiceAsFunction(c, src[25], "tool_choice", codec.Top, "tool_choice")
+					customChoiceAsFunction(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
 				case "web_search_preview":
 					// mapping/responses_chat.yaml:255: lossy → tool_choice{string}
-					forceHosted(c, src[25], "tool_choice", codec.Top, "tool_choice")
+					forceHosted(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
 					c.warn("tool_choice", "forcing a hosted tool becomes required when it is the only tool offered")
 				case "web_search_preview_2025_03_11":
 					// mapping/responses_chat.yaml:259: lossy → tool_choice{string}
-					forceHosted(c, src[25], "tool_choice", codec.Top, "tool_choice")
+					forceHosted(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
 					c.warn("tool_choice", "forcing a hosted tool becomes required when it is the only tool offered")
 				case "image_generation":
 					// mapping/responses_chat.yaml:263: lossy → tool_choice{string}
-					forceHosted(c, src[25], "tool_choice", codec.Top, "tool_choice")
+					forceHosted(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
 					c.warn("tool_choice", "forcing a hosted tool becomes required when it is the only tool offered")
 				case "file_search":
 					// mapping/responses_chat.yaml:267: drop
-					c.drop(src[25], "tool_choice", "file search is dropped with its tool; forcing it is an error")
+					c.drop(srcToolChoice, "tool_choice", "file search is dropped with its tool; forcing it is an error")
 				case "code_interpreter":
 					// mapping/responses_chat.yaml:269: drop
-					c.drop(src[25], "tool_choice", "the code interpreter is dropped with its tool; forcing it is an error")
+					c.drop(srcToolChoice, "tool_choice", "the code interpreter is dropped with its tool; forcing it is an error")
 				case "computer":
 					// mapping/responses_chat.yaml:271: drop
-					c.drop(src[25], "tool_choice", "computer use is dropped with its tool; forcing it is an error")
+					c.drop(srcToolChoice, "tool_choice", "computer use is dropped with its tool; forcing it is an error")
 				case "computer_use":
 					// mapping/responses_chat.yaml:273: drop
-					c.drop(src[25], "tool_choice", "computer use is dropped with its tool; forcing it is an error")
+					c.drop(srcToolChoice, "tool_choice", "computer use is dropped with its tool; forcing it is an error")
 				case "computer_use_preview":
 					// mapping/responses_chat.yaml:275: drop
-					c.drop(src[25], "tool_choice", "computer use is dropped with its tool; forcing it is an error")
+					c.drop(srcToolChoice, "tool_choice", "computer use is dropped with its tool; forcing it is an error")
 				case "mcp":
 					// mapping/responses_chat.yaml:277: drop
-					c.drop(src[25], "tool_choice", "remote MCP is dropped with its tool; forcing it is an error")
+					c.drop(srcToolChoice, "tool_choice", "remote MCP is dropped with its tool; forcing it is an error")
 				case "apply_patch":
 					// mapping/responses_chat.yaml:279: → tool_choice{object}{function}
-					forceVirtual(c, src[25], "tool_choice", codec.Top, "tool_choice")
+					forceVirtual(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
 				case "shell":
 					// mapping/responses_chat.yaml:283: → tool_choice{object}{function}
-					forceVirtual(c, src[25], "tool_choice", codec.Top, "tool_choice")
+					forceVirtual(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
 				case "programmatic_tool_calling":
 					// mapping/responses_chat.yaml:287: drop
-					c.drop(src[25], "tool_choice", "programmatic tool calling runs on OpenAI's platform")
+					c.drop(srcToolChoice, "tool_choice", "programmatic tool calling runs on OpenAI's platform")
 				default:
 					c.unknownType(srcToolChoiceObjectNode, srcToolChoiceObjectKnown, "tool_choice")
 				}
 			}
 		case 26:
-			for i, e := range src[26].Elems() {
+			for i, e := range srcTools.Elems() {
 				srcToolsNode, srcToolsKnown, srcToolsType := c.tag(e)
 				switch srcToolsType {
 				case "function":
 					srcToolsFunctionOut := c.b.AppendObject(c.b.Array(codec.Top, "tools"))
-					var srcToolsFunction [8]codec.Value
-					for srcToolsFunctionSet := e.Fields(fieldsResponsesChat7, srcToolsFunction[:]); srcToolsFunctionSet != 0; srcToolsFunctionSet &= srcToolsFunctionSet - 1 {
+					var srcToolsFunctionType, srcToolsFunctionName, srcToolsFunctionDescription, srcToolsFunctionParameters, srcToolsFunctionStrict, srcToolsFunctionDeferLoading, srcToolsFunctionAllowedCallers, srcToolsFunctionOutputSchema codec.Value
+					var srcToolsFunctionSet uint64
+					for k, m := range e.Members() {
+						if !present(m) {
+							continue
+						}
+						switch string(k.Bytes()) {
+						case "type":
+							srcToolsFunctionType = m
+							srcToolsFunctionSet |= uint64(0x1)
+						case "name":
+							srcToolsFunctionName = m
+							srcToolsFunctionSet |= uint64(0x2)
+						case "description":
+							srcToolsFunctionDescription = m
+							srcToolsFunctionSet |= uint64(0x4)
+						case "parameters":
+							srcToolsFunctionParameters = m
+							srcToolsFunctionSet |= uint64(0x8)
+						case "strict":
+							srcToolsFunctionStrict = m
+							srcToolsFunctionSet |= uint64(0x10)
+						case "defer_loading":
+							srcToolsFunctionDeferLoading = m
+							srcToolsFunctionSet |= uint64(0x20)
+						case "allowed_callers":
+							srcToolsFunctionAllowedCallers = m
+							srcToolsFunctionSet |= uint64(0x40)
+						case "output_schema":
+							srcToolsFunctionOutputSchema = m
+							srcToolsFunctionSet |= uint64(0x80)
+						}
+					}
+					for ; srcToolsFunctionSet != 0; srcToolsFunctionSet &= srcToolsFunctionSet - 1 {
 						switch bits.TrailingZeros64(srcToolsFunctionSet) {
 						case 0:
 							// mapping/responses_chat.yaml:291: → tools[]{function}.type
-							c.put(srcToolsFunctionOut, "type", srcToolsFunction[0].Raw())
+							c.put(srcToolsFunctionOut, "type", srcToolsFunctionType.Raw())
 						case 1:
 							// mapping/responses_chat.yaml:293: → tools[]{function}.function.name
-							c.put(c.b.Object(srcToolsFunctionOut, "function"), "name", srcToolsFunction[1].Raw())
+							c.put(c.b.Object(srcToolsFunctionOut, "function"), "name", srcToolsFunctionName.Raw())
 						case 2:
 							// mapping/responses_chat.yaml:295: → tools[]{function}.function.description
-							c.put(c.b.Object(srcToolsFunctionOut, "function"), "description", srcToolsFunction[2].Raw())
+							c.put(c.b.Object(srcToolsFunctionOut, "function"), "description", srcToolsFunctionDescription.Raw())
 						case 3:
 							// mapping/responses_chat.yaml:297: → tools[]{function}.function.parameters
-							c.put(c.b.Object(srcToolsFunctionOut, "function"), "parameters", srcToolsFunction[3].Raw())
+							c.put(c.b.Object(srcToolsFunctionOut, "function"), "parameters", srcToolsFunctionParameters.Raw())
 						case 4:
 							// mapping/responses_chat.yaml:300: → tools[]{function}.function.strict
-							c.put(c.b.Object(srcToolsFunctionOut, "function"), "strict", srcToolsFunction[4].Raw())
+							c.put(c.b.Object(srcToolsFunctionOut, "function"), "strict", srcToolsFunctionStrict.Raw())
 						case 5:
 							// mapping/responses_chat.yaml:302: drop
-							c.drop(srcToolsFunction[5], atElem("tools", i, "defer_loading", "tools[0].defer_loading"), "chat loads every tool")
+							c.drop(srcToolsFunctionDeferLoading, atElem("tools", i, "defer_loading", "tools[0].defer_loading"), "chat loads every tool")
 						case 6:
 							// mapping/responses_chat.yaml:304: drop
-							c.drop(srcToolsFunction[6], atElem("tools", i, "allowed_callers", "tools[0].allowed_callers"), "chat has no restriction on who may call a tool")
+							c.drop(srcToolsFunctionAllowedCallers, atElem("tools", i, "allowed_callers", "tools[0].allowed_callers"), "chat has no restriction on who may call a tool")
 						case 7:
 							// mapping/responses_chat.yaml:306: drop
-							c.drop(srcToolsFunction[7], atElem("tools", i, "output_schema", "tools[0].output_schema"), "chat tools declare no output schema")
+							c.drop(srcToolsFunctionOutputSchema, atElem("tools", i, "output_schema", "tools[0].output_schema"), "chat tools declare no output schema")
 						}
 					}
 				case "custom":
@@ -2650,33 +4068,125 @@ func (c *conv) responsesChatMistral(v codec.Value) {
 			}
 		case 27:
 			// mapping/responses_chat.yaml:368: drop
-			c.drop(src[27], "client_metadata", "Codex's telemetry; nothing upstream reads it")
+			c.drop(srcClientMetadata, "client_metadata", "Codex's telemetry; nothing upstream reads it")
 		}
 	}
 }
 
 // responsesChatQwen converts a payload, as mapping/responses_chat.yaml says for qwen.
 func (c *conv) responsesChatQwen(v codec.Value) {
-	// mapping/responses_chat.yaml:215: store: gateway: default true: the gateway stores the Response, its input and output items (SQLite or PostgreSQL, per tenant, with a TTL) for previous_response_id, conversations, item_reference and GET/DELETE /v1/responses/{id} and input_items; false writes nothing; the Response says what was done
-	// mapping/responses_chat.yaml:217: previous_response_id: gateway: the gateway prepends the stored chain (each turn's input then output items, oldest first; not its instructions); an unknown, deleted, expired or other tenant's id (or one deleted inside the chain) is 400 previous_response_not_found
-	// mapping/responses_chat.yaml:219: conversation: gateway: the gateway prepends the conversation's items (the Conversations API) and appends the response's input and output items to it with the stored response; with previous_response_id it is a 400
-	// mapping/responses_chat.yaml:221: background: gateway: unsupported_parameter until the gateway runs responses in the background
-	var src [28]codec.Value
-	for srcSet := v.Fields(fieldsResponsesChat8, src[:]); srcSet != 0; srcSet &= srcSet - 1 {
+	var srcModel, srcInstructions, srcInput, srcMaxOutputTokens, srcTemperature, srcTopP, srcTopLogprobs, srcParallelToolCalls, srcMetadata, srcServiceTier, srcStream, srcStreamOptions, srcPromptCacheKey, srcPromptCacheOptions, srcPromptCacheRetention, srcUser, srcSafetyIdentifier, srcText, srcModeration, srcReasoning, srcInclude, srcTruncation, srcMaxToolCalls, srcPrompt, srcContextManagement, srcToolChoice, srcTools, srcClientMetadata codec.Value
+	var srcSet uint64
+	for k, m := range v.Members() {
+		if !present(m) {
+			continue
+		}
+		switch string(k.Bytes()) {
+		case "model":
+			srcModel = m
+			srcSet |= uint64(0x1)
+		case "instructions":
+			srcInstructions = m
+			srcSet |= uint64(0x2)
+		case "input":
+			srcInput = m
+			srcSet |= uint64(0x4)
+		case "max_output_tokens":
+			srcMaxOutputTokens = m
+			srcSet |= uint64(0x8)
+		case "temperature":
+			srcTemperature = m
+			srcSet |= uint64(0x10)
+		case "top_p":
+			srcTopP = m
+			srcSet |= uint64(0x20)
+		case "top_logprobs":
+			srcTopLogprobs = m
+			srcSet |= uint64(0x40)
+		case "parallel_tool_calls":
+			srcParallelToolCalls = m
+			srcSet |= uint64(0x80)
+		case "metadata":
+			srcMetadata = m
+			srcSet |= uint64(0x100)
+		case "service_tier":
+			srcServiceTier = m
+			srcSet |= uint64(0x200)
+		case "stream":
+			srcStream = m
+			srcSet |= uint64(0x400)
+		case "stream_options":
+			srcStreamOptions = m
+			srcSet |= uint64(0x800)
+		case "prompt_cache_key":
+			srcPromptCacheKey = m
+			srcSet |= uint64(0x1000)
+		case "prompt_cache_options":
+			srcPromptCacheOptions = m
+			srcSet |= uint64(0x2000)
+		case "prompt_cache_retention":
+			srcPromptCacheRetention = m
+			srcSet |= uint64(0x4000)
+		case "user":
+			srcUser = m
+			srcSet |= uint64(0x8000)
+		case "safety_identifier":
+			srcSafetyIdentifier = m
+			srcSet |= uint64(0x10000)
+		case "text":
+			srcText = m
+			srcSet |= uint64(0x20000)
+		case "moderation":
+			srcModeration = m
+			srcSet |= uint64(0x40000)
+		case "reasoning":
+			srcReasoning = m
+			srcSet |= uint64(0x80000)
+		case "store": // mapping/responses_chat.yaml:215: gateway: default true: the gateway stores the Response, its input and output items (SQLite or PostgreSQL, per tenant, with a TTL) for previous_response_id, conversations, item_reference and GET/DELETE /v1/responses/{id} and input_items; false writes nothing; the Response says what was done
+		case "previous_response_id": // mapping/responses_chat.yaml:217: gateway: the gateway prepends the stored chain (each turn's input then output items, oldest first; not its instructions); an unknown, deleted, expired or other tenant's id (or one deleted inside the chain) is 400 previous_response_not_found
+		case "conversation": // mapping/responses_chat.yaml:219: gateway: the gateway prepends the conversation's items (the Conversations API) and appends the response's input and output items to it with the stored response; with previous_response_id it is a 400
+		case "background": // mapping/responses_chat.yaml:221: gateway: unsupported_parameter until the gateway runs responses in the background
+		case "include":
+			srcInclude = m
+			srcSet |= uint64(0x100000)
+		case "truncation":
+			srcTruncation = m
+			srcSet |= uint64(0x200000)
+		case "max_tool_calls":
+			srcMaxToolCalls = m
+			srcSet |= uint64(0x400000)
+		case "prompt":
+			srcPrompt = m
+			srcSet |= uint64(0x800000)
+		case "context_management":
+			srcContextManagement = m
+			srcSet |= uint64(0x1000000)
+		case "tool_choice":
+			srcToolChoice = m
+			srcSet |= uint64(0x2000000)
+		case "tools":
+			srcTools = m
+			srcSet |= uint64(0x4000000)
+		case "client_metadata":
+			srcClientMetadata = m
+			srcSet |= uint64(0x8000000)
+		}
+	}
+	for ; srcSet != 0; srcSet &= srcSet - 1 {
 		switch bits.TrailingZeros64(srcSet) {
 		case 0:
 			// mapping/responses_chat.yaml:12: → model
-			model(c, src[0], "model", codec.Top, "model")
+			model(c, srcModel, "model", codec.Top, "model")
 		case 1:
 			// mapping/responses_chat.yaml:18: → messages
-			instructions(c, src[1], "instructions", codec.Top, "messages")
+			instructions(c, srcInstructions, "instructions", codec.Top, "messages")
 		case 2:
-			switch src[2].Kind() {
+			switch srcInput.Kind() {
 			case codec.String:
 				// mapping/responses_chat.yaml:29: → messages[]{user}
-				userInput(c, src[2], "input", c.b.Array(codec.Top, "messages"), "")
+				userInput(c, srcInput, "input", c.b.Array(codec.Top, "messages"), "")
 			case codec.Array:
-				for i, e := range src[2].Elems() {
+				for i, e := range srcInput.Elems() {
 					srcInputArrayNode, srcInputArrayKnown, srcInputArrayType := c.tag(e)
 					switch srcInputArrayType {
 					case "message":
@@ -2775,104 +4285,177 @@ func (c *conv) responsesChatQwen(v codec.Value) {
 			}
 		case 3:
 			// mapping/dialects/qwen.yaml:20: → max_tokens
-			c.put(codec.Top, "max_tokens", src[3].Raw())
+			c.put(codec.Top, "max_tokens", srcMaxOutputTokens.Raw())
 		case 4:
 			// mapping/responses_chat.yaml:138: → temperature
-			c.put(codec.Top, "temperature", src[4].Raw())
+			c.put(codec.Top, "temperature", srcTemperature.Raw())
 		case 5:
 			// mapping/responses_chat.yaml:140: → top_p
-			c.put(codec.Top, "top_p", src[5].Raw())
+			c.put(codec.Top, "top_p", srcTopP.Raw())
 		case 6:
 			// mapping/dialects/qwen.yaml:30: drop
-			c.drop(src[6], "top_logprobs", "DashScope's compatible mode returns no log probabilities for Qwen's thinking models")
+			c.drop(srcTopLogprobs, "top_logprobs", "DashScope's compatible mode returns no log probabilities for Qwen's thinking models")
 		case 7:
 			// mapping/responses_chat.yaml:146: → parallel_tool_calls
-			c.put(codec.Top, "parallel_tool_calls", src[7].Raw())
+			c.put(codec.Top, "parallel_tool_calls", srcParallelToolCalls.Raw())
 		case 8:
 			// mapping/dialects/qwen.yaml:52: drop
-			c.drop(src[8], "metadata", "DashScope stores no completions and takes no metadata")
+			c.drop(srcMetadata, "metadata", "DashScope stores no completions and takes no metadata")
 		case 9:
 			// mapping/dialects/qwen.yaml:50: drop
-			c.drop(src[9], "service_tier", "DashScope has no service tiers")
+			c.drop(srcServiceTier, "service_tier", "DashScope has no service tiers")
 		case 10:
 			// mapping/responses_chat.yaml:152: → stream
-			c.put(codec.Top, "stream", src[10].Raw())
-			if string(src[10].Raw()) == "true" {
+			c.put(codec.Top, "stream", srcStream.Raw())
+			if string(srcStream.Raw()) == "true" {
 				c.b.SetJSON(c.b.Object(codec.Top, "stream_options"), "include_usage", "true")
 			}
 		case 11:
-			var srcStreamOptions [1]codec.Value
-			for srcStreamOptionsSet := src[11].Fields(fieldsResponsesChat0, srcStreamOptions[:]); srcStreamOptionsSet != 0; srcStreamOptionsSet &= srcStreamOptionsSet - 1 {
+			var srcStreamOptionsIncludeObfuscation codec.Value
+			var srcStreamOptionsSet uint64
+			for k, m := range srcStreamOptions.Members() {
+				if !present(m) {
+					continue
+				}
+				switch string(k.Bytes()) {
+				case "include_obfuscation":
+					srcStreamOptionsIncludeObfuscation = m
+					srcStreamOptionsSet |= uint64(0x1)
+				}
+			}
+			for ; srcStreamOptionsSet != 0; srcStreamOptionsSet &= srcStreamOptionsSet - 1 {
 				switch bits.TrailingZeros64(srcStreamOptionsSet) {
 				case 0:
 					// mapping/dialects/qwen.yaml:64: drop
-					c.drop(srcStreamOptions[0], "stream_options.include_obfuscation", "DashScope's streams have no obfuscation option")
+					c.drop(srcStreamOptionsIncludeObfuscation, "stream_options.include_obfuscation", "DashScope's streams have no obfuscation option")
 				}
 			}
 		case 12:
 			// mapping/dialects/qwen.yaml:46: drop
-			c.drop(src[12], "prompt_cache_key", "DashScope caches prompt prefixes on its own; it takes no key")
+			c.drop(srcPromptCacheKey, "prompt_cache_key", "DashScope caches prompt prefixes on its own; it takes no key")
 		case 13:
-			var srcPromptCacheOptions [2]codec.Value
-			for srcPromptCacheOptionsSet := src[13].Fields(fieldsResponsesChat1, srcPromptCacheOptions[:]); srcPromptCacheOptionsSet != 0; srcPromptCacheOptionsSet &= srcPromptCacheOptionsSet - 1 {
+			var srcPromptCacheOptionsMode, srcPromptCacheOptionsTtl codec.Value
+			var srcPromptCacheOptionsSet uint64
+			for k, m := range srcPromptCacheOptions.Members() {
+				if !present(m) {
+					continue
+				}
+				switch string(k.Bytes()) {
+				case "mode":
+					srcPromptCacheOptionsMode = m
+					srcPromptCacheOptionsSet |= uint64(0x1)
+				case "ttl":
+					srcPromptCacheOptionsTtl = m
+					srcPromptCacheOptionsSet |= uint64(0x2)
+				}
+			}
+			for ; srcPromptCacheOptionsSet != 0; srcPromptCacheOptionsSet &= srcPromptCacheOptionsSet - 1 {
 				switch bits.TrailingZeros64(srcPromptCacheOptionsSet) {
 				case 0:
 					// mapping/responses_chat.yaml:163: → prompt_cache_options.mode
-					c.put(c.b.Object(codec.Top, "prompt_cache_options"), "mode", srcPromptCacheOptions[0].Raw())
+					c.put(c.b.Object(codec.Top, "prompt_cache_options"), "mode", srcPromptCacheOptionsMode.Raw())
 				case 1:
 					// mapping/responses_chat.yaml:163: → prompt_cache_options.ttl
-					c.put(c.b.Object(codec.Top, "prompt_cache_options"), "ttl", srcPromptCacheOptions[1].Raw())
+					c.put(c.b.Object(codec.Top, "prompt_cache_options"), "ttl", srcPromptCacheOptionsTtl.Raw())
 				}
 			}
 		case 14:
 			// mapping/dialects/qwen.yaml:48: drop
-			c.drop(src[14], "prompt_cache_retention", "DashScope has no prompt_cache_retention")
+			c.drop(srcPromptCacheRetention, "prompt_cache_retention", "DashScope has no prompt_cache_retention")
 		case 15:
 			// mapping/responses_chat.yaml:168: → user
-			c.put(codec.Top, "user", src[15].Raw())
+			c.put(codec.Top, "user", srcUser.Raw())
 		case 16:
 			// mapping/dialects/qwen.yaml:44: drop
-			c.drop(src[16], "safety_identifier", "DashScope has no safety_identifier")
+			c.drop(srcSafetyIdentifier, "safety_identifier", "DashScope has no safety_identifier")
 		case 17:
-			var srcText [2]codec.Value
-			for srcTextSet := src[17].Fields(fieldsResponsesChat4, srcText[:]); srcTextSet != 0; srcTextSet &= srcTextSet - 1 {
+			var srcTextVerbosity, srcTextFormat codec.Value
+			var srcTextSet uint64
+			for k, m := range srcText.Members() {
+				if !present(m) {
+					continue
+				}
+				switch string(k.Bytes()) {
+				case "verbosity":
+					srcTextVerbosity = m
+					srcTextSet |= uint64(0x1)
+				case "format":
+					srcTextFormat = m
+					srcTextSet |= uint64(0x2)
+				}
+			}
+			for ; srcTextSet != 0; srcTextSet &= srcTextSet - 1 {
 				switch bits.TrailingZeros64(srcTextSet) {
 				case 0:
 					// mapping/dialects/qwen.yaml:56: drop
-					c.drop(srcText[0], "text.verbosity", "DashScope has no verbosity")
+					c.drop(srcTextVerbosity, "text.verbosity", "DashScope has no verbosity")
 				case 1:
-					srcTextFormatNode, srcTextFormatKnown, srcTextFormatType := c.tag(srcText[1])
+					srcTextFormatNode, srcTextFormatKnown, srcTextFormatType := c.tag(srcTextFormat)
 					switch srcTextFormatType {
 					case "text":
 					// mapping/responses_chat.yaml:181: omit → response_format{text}: the target's default, left out
 					case "json_object":
-						var srcTextFormatJsonObject [1]codec.Value
-						for srcTextFormatJsonObjectSet := srcText[1].Fields(fieldsResponsesChat2, srcTextFormatJsonObject[:]); srcTextFormatJsonObjectSet != 0; srcTextFormatJsonObjectSet &= srcTextFormatJsonObjectSet - 1 {
+						var srcTextFormatJsonObjectType codec.Value
+						var srcTextFormatJsonObjectSet uint64
+						for k, m := range srcTextFormat.Members() {
+							if !present(m) {
+								continue
+							}
+							switch string(k.Bytes()) {
+							case "type":
+								srcTextFormatJsonObjectType = m
+								srcTextFormatJsonObjectSet |= uint64(0x1)
+							}
+						}
+						for ; srcTextFormatJsonObjectSet != 0; srcTextFormatJsonObjectSet &= srcTextFormatJsonObjectSet - 1 {
 							switch bits.TrailingZeros64(srcTextFormatJsonObjectSet) {
 							case 0:
 								// mapping/responses_chat.yaml:184: → response_format{json_object}.type
-								c.put(c.b.Object(codec.Top, "response_format"), "type", srcTextFormatJsonObject[0].Raw())
+								c.put(c.b.Object(codec.Top, "response_format"), "type", srcTextFormatJsonObjectType.Raw())
 							}
 						}
 					case "json_schema":
-						var srcTextFormatJsonSchema [5]codec.Value
-						for srcTextFormatJsonSchemaSet := srcText[1].Fields(fieldsResponsesChat3, srcTextFormatJsonSchema[:]); srcTextFormatJsonSchemaSet != 0; srcTextFormatJsonSchemaSet &= srcTextFormatJsonSchemaSet - 1 {
+						var srcTextFormatJsonSchemaType, srcTextFormatJsonSchemaName, srcTextFormatJsonSchemaDescription, srcTextFormatJsonSchemaSchema, srcTextFormatJsonSchemaStrict codec.Value
+						var srcTextFormatJsonSchemaSet uint64
+						for k, m := range srcTextFormat.Members() {
+							if !present(m) {
+								continue
+							}
+							switch string(k.Bytes()) {
+							case "type":
+								srcTextFormatJsonSchemaType = m
+								srcTextFormatJsonSchemaSet |= uint64(0x1)
+							case "name":
+								srcTextFormatJsonSchemaName = m
+								srcTextFormatJsonSchemaSet |= uint64(0x2)
+							case "description":
+								srcTextFormatJsonSchemaDescription = m
+								srcTextFormatJsonSchemaSet |= uint64(0x4)
+							case "schema":
+								srcTextFormatJsonSchemaSchema = m
+								srcTextFormatJsonSchemaSet |= uint64(0x8)
+							case "strict":
+								srcTextFormatJsonSchemaStrict = m
+								srcTextFormatJsonSchemaSet |= uint64(0x10)
+							}
+						}
+						for ; srcTextFormatJsonSchemaSet != 0; srcTextFormatJsonSchemaSet &= srcTextFormatJsonSchemaSet - 1 {
 							switch bits.TrailingZeros64(srcTextFormatJsonSchemaSet) {
 							case 0:
 								// mapping/responses_chat.yaml:186: → response_format{json_schema}.type
-								c.put(c.b.Object(codec.Top, "response_format"), "type", srcTextFormatJsonSchema[0].Raw())
+								c.put(c.b.Object(codec.Top, "response_format"), "type", srcTextFormatJsonSchemaType.Raw())
 							case 1:
 								// mapping/responses_chat.yaml:188: → response_format{json_schema}.json_schema.name
-								c.put(c.b.Object(c.b.Object(codec.Top, "response_format"), "json_schema"), "name", srcTextFormatJsonSchema[1].Raw())
+								c.put(c.b.Object(c.b.Object(codec.Top, "response_format"), "json_schema"), "name", srcTextFormatJsonSchemaName.Raw())
 							case 2:
 								// mapping/responses_chat.yaml:190: → response_format{json_schema}.json_schema.description
-								c.put(c.b.Object(c.b.Object(codec.Top, "response_format"), "json_schema"), "description", srcTextFormatJsonSchema[2].Raw())
+								c.put(c.b.Object(c.b.Object(codec.Top, "response_format"), "json_schema"), "description", srcTextFormatJsonSchemaDescription.Raw())
 							case 3:
 								// mapping/responses_chat.yaml:192: → response_format{json_schema}.json_schema.schema
-								c.put(c.b.Object(c.b.Object(codec.Top, "response_format"), "json_schema"), "schema", srcTextFormatJsonSchema[3].Raw())
+								c.put(c.b.Object(c.b.Object(codec.Top, "response_format"), "json_schema"), "schema", srcTextFormatJsonSchemaSchema.Raw())
 							case 4:
 								// mapping/responses_chat.yaml:195: → response_format{json_schema}.json_schema.strict
-								c.put(c.b.Object(c.b.Object(codec.Top, "response_format"), "json_schema"), "strict", srcTextFormatJsonSchema[4].Raw())
+								c.put(c.b.Object(c.b.Object(codec.Top, "response_format"), "json_schema"), "strict", srcTextFormatJsonSchemaStrict.Raw())
 							}
 						}
 					default:
@@ -2882,14 +4465,37 @@ func (c *conv) responsesChatQwen(v codec.Value) {
 			}
 		case 18:
 			// mapping/dialects/qwen.yaml:54: drop
-			c.drop(src[18], "moderation", "DashScope has no moderation option")
+			c.drop(srcModeration, "moderation", "DashScope has no moderation option")
 		case 19:
-			var srcReasoning [5]codec.Value
-			for srcReasoningSet := src[19].Fields(fieldsResponsesChat5, srcReasoning[:]); srcReasoningSet != 0; srcReasoningSet &= srcReasoningSet - 1 {
+			var srcReasoningEffort, srcReasoningSummary, srcReasoningGenerateSummary, srcReasoningContext, srcReasoningMode codec.Value
+			var srcReasoningSet uint64
+			for k, m := range srcReasoning.Members() {
+				if !present(m) {
+					continue
+				}
+				switch string(k.Bytes()) {
+				case "effort":
+					srcReasoningEffort = m
+					srcReasoningSet |= uint64(0x1)
+				case "summary":
+					srcReasoningSummary = m
+					srcReasoningSet |= uint64(0x2)
+				case "generate_summary":
+					srcReasoningGenerateSummary = m
+					srcReasoningSet |= uint64(0x4)
+				case "context":
+					srcReasoningContext = m
+					srcReasoningSet |= uint64(0x8)
+				case "mode":
+					srcReasoningMode = m
+					srcReasoningSet |= uint64(0x10)
+				}
+			}
+			for ; srcReasoningSet != 0; srcReasoningSet &= srcReasoningSet - 1 {
 				switch bits.TrailingZeros64(srcReasoningSet) {
 				case 0:
 					// mapping/dialects/qwen.yaml:23: lossy → enable_thinking
-					switch string(srcReasoning[0].Raw()) {
+					switch string(srcReasoningEffort.Raw()) {
 					case "\"none\"":
 						c.b.SetJSON(codec.Top, "enable_thinking", "false")
 					case "\"minimal\"":
@@ -2903,141 +4509,187 @@ func (c *conv) responsesChatQwen(v codec.Value) {
 					case "\"xhigh\"":
 						c.b.SetJSON(codec.Top, "enable_thinking", "true")
 					default:
-						c.warn("reasoning.effort", string(srcReasoning[0].Raw())+" is not a value the mapping carries to enable_thinking; left out")
+						c.warn("reasoning.effort", string(srcReasoningEffort.Raw())+" is not a value the mapping carries to enable_thinking; left out")
 					}
 					c.warn("reasoning.effort", "Qwen has a thinking switch (and a token budget), no effort levels: none turns thinking off, any other effort on; without reasoning.effort the model's default holds (on for Qwen3.5, off for Qwen3)")
 				case 1:
 					// mapping/dialects/qwen.yaml:58: drop
-					c.drop(srcReasoning[1], "reasoning.summary", "Qwen returns its reasoning whole (reasoning_content), not summarized")
+					c.drop(srcReasoningSummary, "reasoning.summary", "Qwen returns its reasoning whole (reasoning_content), not summarized")
 				case 2:
 					// mapping/dialects/qwen.yaml:58: drop
-					c.drop(srcReasoning[2], "reasoning.generate_summary", "Qwen returns its reasoning whole (reasoning_content), not summarized")
+					c.drop(srcReasoningGenerateSummary, "reasoning.generate_summary", "Qwen returns its reasoning whole (reasoning_content), not summarized")
 				case 3:
 					// mapping/responses_chat.yaml:209: drop
-					c.drop(srcReasoning[3], "reasoning.context", "chat has no reasoning context setting")
+					c.drop(srcReasoningContext, "reasoning.context", "chat has no reasoning context setting")
 				case 4:
 					// mapping/responses_chat.yaml:211: drop
-					c.drop(srcReasoning[4], "reasoning.mode", "chat has no reasoning mode setting")
+					c.drop(srcReasoningMode, "reasoning.mode", "chat has no reasoning mode setting")
 				}
 			}
 		case 20:
 			// mapping/responses_chat.yaml:223: → logprobs
-			include(c, src[20], "include", codec.Top, "logprobs")
+			include(c, srcInclude, "include", codec.Top, "logprobs")
 		case 21:
 			// mapping/responses_chat.yaml:231: drop
-			c.drop(src[21], "truncation", "chat has no truncation; an upstream refuses a context that is too long")
+			c.drop(srcTruncation, "truncation", "chat has no truncation; an upstream refuses a context that is too long")
 		case 22:
 			// mapping/responses_chat.yaml:233: drop
-			c.drop(src[22], "max_tool_calls", "chat has no limit on tool calls")
+			c.drop(srcMaxToolCalls, "max_tool_calls", "chat has no limit on tool calls")
 		case 23:
 			// mapping/responses_chat.yaml:235: drop
-			c.drop(src[23], "prompt", "stored prompt templates live on OpenAI's platform")
+			c.drop(srcPrompt, "prompt", "stored prompt templates live on OpenAI's platform")
 		case 24:
 			// mapping/responses_chat.yaml:237: drop
-			c.drop(src[24], "context_management", "chat has no server-side context compaction")
+			c.drop(srcContextManagement, "context_management", "chat has no server-side context compaction")
 		case 25:
-			switch src[25].Kind() {
+			switch srcToolChoice.Kind() {
 			case codec.String:
 				// mapping/responses_chat.yaml:241: → tool_choice{string}
-				c.put(codec.Top, "tool_choice", src[25].Raw())
+				c.put(codec.Top, "tool_choice", srcToolChoice.Raw())
 			case codec.Object:
-				srcToolChoiceObjectNode, srcToolChoiceObjectKnown, srcToolChoiceObjectType := c.tag(src[25])
+				srcToolChoiceObjectNode, srcToolChoiceObjectKnown, srcToolChoiceObjectType := c.tag(srcToolChoice)
 				switch srcToolChoiceObjectType {
 				case "function":
-					var srcToolChoiceObjectFunction [2]codec.Value
-					for srcToolChoiceObjectFunctionSet := src[25].Fields(fieldsResponsesChat6, srcToolChoiceObjectFunction[:]); srcToolChoiceObjectFunctionSet != 0; srcToolChoiceObjectFunctionSet &= srcToolChoiceObjectFunctionSet - 1 {
+					var srcToolChoiceObjectFunctionType, srcToolChoiceObjectFunctionName codec.Value
+					var srcToolChoiceObjectFunctionSet uint64
+					for k, m := range srcToolChoice.Members() {
+						if !present(m) {
+							continue
+						}
+						switch string(k.Bytes()) {
+						case "type":
+							srcToolChoiceObjectFunctionType = m
+							srcToolChoiceObjectFunctionSet |= uint64(0x1)
+						case "name":
+							srcToolChoiceObjectFunctionName = m
+							srcToolChoiceObjectFunctionSet |= uint64(0x2)
+						}
+					}
+					for ; srcToolChoiceObjectFunctionSet != 0; srcToolChoiceObjectFunctionSet &= srcToolChoiceObjectFunctionSet - 1 {
 						switch bits.TrailingZeros64(srcToolChoiceObjectFunctionSet) {
 						case 0:
 							// mapping/responses_chat.yaml:243: → tool_choice{object}{function}.type
-							c.put(c.b.Object(codec.Top, "tool_choice"), "type", srcToolChoiceObjectFunction[0].Raw())
+							c.put(c.b.Object(codec.Top, "tool_choice"), "type", srcToolChoiceObjectFunctionType.Raw())
 						case 1:
 							// mapping/responses_chat.yaml:245: → tool_choice{object}{function}.function.name
-							c.put(c.b.Object(c.b.Object(codec.Top, "tool_choice"), "function"), "name", srcToolChoiceObjectFunction[1].Raw())
+							c.put(c.b.Object(c.b.Object(codec.Top, "tool_choice"), "function"), "name", srcToolChoiceObjectFunctionName.Raw())
 						}
 					}
 				case "allowed_tools":
 					// mapping/dialects/qwen.yaml:40: lossy → tool_choice{string}
-					allowedToolsFilter(c, src[25], "tool_choice", codec.Top, "tool_choice")
+					allowedToolsFilter(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
 					c.warn("tool_choice", "DashScope has no allowed_tools; the tools are filtered to the allowed set and the mode kept")
 				case "custom":
 					// mapping/dialects/qwen.yaml:36: → tool_choice{object}{function}
-					customChoiceAsFunction(c, src[25], "tool_choice", codec.Top, "tool_choice")
+					customChoiceAsFunction(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
 				case "web_search_preview":
 					// mapping/responses_chat.yaml:255: lossy → tool_choice{string}
-					forceHosted(c, src[25], "tool_choice", codec.Top, "tool_choice")
+					forceHosted(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
 					c.warn("tool_choice", "forcing a hosted tool becomes required when it is the only tool offered")
 				case "web_search_preview_2025_03_11":
 					// mapping/responses_chat.yaml:259: lossy → tool_choice{string}
-					forceHosted(c, src[25], "tool_choice", codec.Top, "tool_choice")
+					forceHosted(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
 					c.warn("tool_choice", "forcing a hosted tool becomes required when it is the only tool offered")
 				case "image_generation":
 					// mapping/responses_chat.yaml:263: lossy → tool_choice{string}
-					forceHosted(c, src[25], "tool_choice", codec.Top, "tool_choice")
+					forceHosted(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
 					c.warn("tool_choice", "forcing a hosted tool becomes required when it is the only tool offered")
 				case "file_search":
 					// mapping/responses_chat.yaml:267: drop
-					c.drop(src[25], "tool_choice", "file search is dropped with its tool; forcing it is an error")
+					c.drop(srcToolChoice, "tool_choice", "file search is dropped with its tool; forcing it is an error")
 				case "code_interpreter":
 					// mapping/responses_chat.yaml:269: drop
-					c.drop(src[25], "tool_choice", "the code interpreter is dropped with its tool; forcing it is an error")
+					c.drop(srcToolChoice, "tool_choice", "the code interpreter is dropped with its tool; forcing it is an error")
 				case "computer":
 					// mapping/responses_chat.yaml:271: drop
-					c.drop(src[25], "tool_choice", "computer use is dropped with its tool; forcing it is an error")
+					c.drop(srcToolChoice, "tool_choice", "computer use is dropped with its tool; forcing it is an error")
 				case "computer_use":
 					// mapping/responses_chat.yaml:273: drop
-					c.drop(src[25], "tool_choice", "computer use is dropped with its tool; forcing it is an error")
+					c.drop(srcToolChoice, "tool_choice", "computer use is dropped with its tool; forcing it is an error")
 				case "computer_use_preview":
 					// mapping/responses_chat.yaml:275: drop
-					c.drop(src[25], "tool_choice", "computer use is dropped with its tool; forcing it is an error")
+					c.drop(srcToolChoice, "tool_choice", "computer use is dropped with its tool; forcing it is an error")
 				case "mcp":
 					// mapping/responses_chat.yaml:277: drop
-					c.drop(src[25], "tool_choice", "remote MCP is dropped with its tool; forcing it is an error")
+					c.drop(srcToolChoice, "tool_choice", "remote MCP is dropped with its tool; forcing it is an error")
 				case "apply_patch":
 					// mapping/responses_chat.yaml:279: → tool_choice{object}{function}
-					forceVirtual(c, src[25], "tool_choice", codec.Top, "tool_choice")
+					forceVirtual(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
 				case "shell":
 					// mapping/responses_chat.yaml:283: → tool_choice{object}{function}
-					forceVirtual(c, src[25], "tool_choice", codec.Top, "tool_choice")
+					forceVirtual(c, srcToolChoice, "tool_choice", codec.Top, "tool_choice")
 				case "programmatic_tool_calling":
 					// mapping/responses_chat.yaml:287: drop
-					c.drop(src[25], "tool_choice", "programmatic tool calling runs on OpenAI's platform")
+					c.drop(srcToolChoice, "tool_choice", "programmatic tool calling runs on OpenAI's platform")
 				default:
 					c.unknownType(srcToolChoiceObjectNode, srcToolChoiceObjectKnown, "tool_choice")
 				}
 			}
 		case 26:
-			for i, e := range src[26].Elems() {
+			for i, e := range srcTools.Elems() {
 				srcToolsNode, srcToolsKnown, srcToolsType := c.tag(e)
 				switch srcToolsType {
 				case "function":
 					srcToolsFunctionOut := c.b.AppendObject(c.b.Array(codec.Top, "tools"))
-					var srcToolsFunction [8]codec.Value
-					for srcToolsFunctionSet := e.Fields(fieldsResponsesChat7, srcToolsFunction[:]); srcToolsFunctionSet != 0; srcToolsFunctionSet &= srcToolsFunctionSet - 1 {
+					var srcToolsFunctionType, srcToolsFunctionName, srcToolsFunctionDescription, srcToolsFunctionParameters, srcToolsFunctionStrict, srcToolsFunctionDeferLoading, srcToolsFunctionAllowedCallers, srcToolsFunctionOutputSchema codec.Value
+					var srcToolsFunctionSet uint64
+					for k, m := range e.Members() {
+						if !present(m) {
+							continue
+						}
+						switch string(k.Bytes()) {
+						case "type":
+							srcToolsFunctionType = m
+							srcToolsFunctionSet |= uint64(0x1)
+						case "name":
+							srcToolsFunctionName = m
+							srcToolsFunctionSet |= uint64(0x2)
+						case "description":
+							srcToolsFunctionDescription = m
+							srcToolsFunctionSet |= uint64(0x4)
+						case "parameters":
+							srcToolsFunctionParameters = m
+							srcToolsFunctionSet |= uint64(0x8)
+						case "strict":
+							srcToolsFunctionStrict = m
+							srcToolsFunctionSet |= uint64(0x10)
+						case "defer_loading":
+							srcToolsFunctionDeferLoading = m
+							srcToolsFunctionSet |= uint64(0x20)
+						case "allowed_callers":
+							srcToolsFunctionAllowedCallers = m
+							srcToolsFunctionSet |= uint64(0x40)
+						case "output_schema":
+							srcToolsFunctionOutputSchema = m
+							srcToolsFunctionSet |= uint64(0x80)
+						}
+					}
+					for ; srcToolsFunctionSet != 0; srcToolsFunctionSet &= srcToolsFunctionSet - 1 {
 						switch bits.TrailingZeros64(srcToolsFunctionSet) {
 						case 0:
 							// mapping/responses_chat.yaml:291: → tools[]{function}.type
-							c.put(srcToolsFunctionOut, "type", srcToolsFunction[0].Raw())
+							c.put(srcToolsFunctionOut, "type", srcToolsFunctionType.Raw())
 						case 1:
 							// mapping/responses_chat.yaml:293: → tools[]{function}.function.name
-							c.put(c.b.Object(srcToolsFunctionOut, "function"), "name", srcToolsFunction[1].Raw())
+							c.put(c.b.Object(srcToolsFunctionOut, "function"), "name", srcToolsFunctionName.Raw())
 						case 2:
 							// mapping/responses_chat.yaml:295: → tools[]{function}.function.description
-							c.put(c.b.Object(srcToolsFunctionOut, "function"), "description", srcToolsFunction[2].Raw())
+							c.put(c.b.Object(srcToolsFunctionOut, "function"), "description", srcToolsFunctionDescription.Raw())
 						case 3:
 							// mapping/responses_chat.yaml:297: → tools[]{function}.function.parameters
-							c.put(c.b.Object(srcToolsFunctionOut, "function"), "parameters", srcToolsFunction[3].Raw())
+							c.put(c.b.Object(srcToolsFunctionOut, "function"), "parameters", srcToolsFunctionParameters.Raw())
 						case 4:
 							// mapping/responses_chat.yaml:300: → tools[]{function}.function.strict
-							c.put(c.b.Object(srcToolsFunctionOut, "function"), "strict", srcToolsFunction[4].Raw())
+							c.put(c.b.Object(srcToolsFunctionOut, "function"), "strict", srcToolsFunctionStrict.Raw())
 						case 5:
 							// mapping/responses_chat.yaml:302: drop
-							c.drop(srcToolsFunction[5], atElem("tools", i, "defer_loading", "tools[0].defer_loading"), "chat loads every tool")
+							c.drop(srcToolsFunctionDeferLoading, atElem("tools", i, "defer_loading", "tools[0].defer_loading"), "chat loads every tool")
 						case 6:
 							// mapping/responses_chat.yaml:304: drop
-							c.drop(srcToolsFunction[6], atElem("tools", i, "allowed_callers", "tools[0].allowed_callers"), "chat has no restriction on who may call a tool")
+							c.drop(srcToolsFunctionAllowedCallers, atElem("tools", i, "allowed_callers", "tools[0].allowed_callers"), "chat has no restriction on who may call a tool")
 						case 7:
 							// mapping/responses_chat.yaml:306: drop
-							c.drop(srcToolsFunction[7], atElem("tools", i, "output_schema", "tools[0].output_schema"), "chat tools declare no output schema")
+							c.drop(srcToolsFunctionOutputSchema, atElem("tools", i, "output_schema", "tools[0].output_schema"), "chat tools declare no output schema")
 						}
 					}
 				case "custom":
@@ -3097,7 +4749,7 @@ func (c *conv) responsesChatQwen(v codec.Value) {
 			}
 		case 27:
 			// mapping/responses_chat.yaml:368: drop
-			c.drop(src[27], "client_metadata", "Codex's telemetry; nothing upstream reads it")
+			c.drop(srcClientMetadata, "client_metadata", "Codex's telemetry; nothing upstream reads it")
 		}
 	}
 }
@@ -3110,17 +4762,3 @@ func isResponsesChatExtra(key []byte) bool {
 	}
 	return false
 }
-
-// The keys of the objects the converters read, each at its slot (codec.Value.Fields).
-var (
-	fieldsResponsesChat0 = codec.NewFields("include_obfuscation")
-	fieldsResponsesChat1 = codec.NewFields("mode", "ttl")
-	fieldsResponsesChat2 = codec.NewFields("type")
-	fieldsResponsesChat3 = codec.NewFields("type", "name", "description", "schema", "strict")
-	fieldsResponsesChat4 = codec.NewFields("verbosity", "format")
-	fieldsResponsesChat5 = codec.NewFields("effort", "summary", "generate_summary", "context", "mode")
-	fieldsResponsesChat6 = codec.NewFields("type", "name")
-	fieldsResponsesChat7 = codec.NewFields("type", "name", "description", "parameters", "strict", "defer_loading", "allowed_callers", "output_schema")
-	fieldsResponsesChat8 = codec.NewFields("model", "instructions", "input", "max_output_tokens", "temperature", "top_p", "top_logprobs", "parallel_tool_calls", "metadata", "service_tier", "stream", "stream_options", "prompt_cache_key", "prompt_cache_options", "prompt_cache_retention", "user", "safety_identifier", "text", "moderation", "reasoning", "include", "truncation", "max_tool_calls", "prompt", "context_management", "tool_choice", "tools", "client_metadata")
-	fieldsResponsesChat9 = codec.NewFields("model", "policy")
-)

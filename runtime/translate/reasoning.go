@@ -19,10 +19,6 @@ func (t *translator) ReasoningText(s codec.Value) {
 	t.delta(it, t.partOf(it, "reasoning_text", -1), s.Raw())
 }
 
-// detailFields are the members of a reasoning detail ReasoningDetail
-// reads, by slot: index, type, text, summary.
-var detailFields = codec.NewFields("index", "type", "text", "summary")
-
 // ReasoningDetail is a reasoning detail, or a piece of one.
 func (t *translator) ReasoningDetail(d codec.Value) {
 	if d.Kind() != codec.Object {
@@ -30,10 +26,30 @@ func (t *translator) ReasoningDetail(d codec.Value) {
 		return
 	}
 	it := t.current(kReasoning)
-	var m [4]codec.Value // index, type, text, summary
-	d.Fields(detailFields, m[:])
+	// What is read of it, in one pass (a repeated key: its first value).
+	var idx, typ, text, summary codec.Value
+	for k, m := range d.Members() {
+		switch string(k.Bytes()) {
+		case "index":
+			if !idx.Exists() {
+				idx = m
+			}
+		case "type":
+			if !typ.Exists() {
+				typ = m
+			}
+		case "text":
+			if !text.Exists() {
+				text = m
+			}
+		case "summary":
+			if !summary.Exists() {
+				summary = m
+			}
+		}
+	}
 	index := int64(-1)
-	if n, ok := m[0].Int(); ok {
+	if n, ok := idx.Int(); ok {
 		index = n
 	}
 	var det *detail
@@ -56,14 +72,14 @@ func (t *translator) ReasoningDetail(d codec.Value) {
 	if index >= 0 {
 		key = index
 	}
-	switch typ := m[1]; {
+	switch {
 	case typ.IsStr("reasoning.text"):
-		if text := m[2]; text.Kind() == codec.String && len(text.Raw()) > 2 {
+		if text.Kind() == codec.String && len(text.Raw()) > 2 {
 			t.sawDet = true
 			t.delta(it, t.partOf(it, "reasoning_text", key), text.Raw())
 		}
 	case typ.IsStr("reasoning.summary"):
-		if summary := m[3]; summary.Kind() == codec.String && len(summary.Raw()) > 2 {
+		if summary.Kind() == codec.String && len(summary.Raw()) > 2 {
 			t.sawDet = true
 			t.delta(it, t.partOf(it, "summary_text", key), summary.Raw())
 		}
