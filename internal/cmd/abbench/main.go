@@ -10,8 +10,8 @@
 //   - builds the test binary of each revision (base from a git worktree,
 //     new from the working tree) once per function alignment (-align: the
 //     linker's -funcalign, a different layout of the same code each);
-//   - runs them interleaved, round after round, pinned to one CPU (-cpu,
-//     with taskset where there is one);
+//   - runs them interleaved, round after round, on one thread (-test.cpu 1)
+//     pinned to one CPU (-cpu, with taskset where there is one);
 //   - reports, for every benchmark with an impl=baseline sibling (the same
 //     name with impl=baseline), the median and range of its per-round ratio
 //     to that sibling, and its median ns/op, for each revision and layout.
@@ -25,13 +25,16 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"flag"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -44,27 +47,36 @@ func main() {
 	rounds := flag.Int("rounds", 6, "rounds (each runs every binary once)")
 	benchtime := flag.String("benchtime", "150ms", "-test.benchtime of each run")
 	align := flag.String("align", "32,64", "function alignments, one layout each (-ldflags=-funcalign)")
-	cpu := flag.Int("cpu", 1, "the CPU to pin the runs to (taskset -c), -1 for none")
+	cpu := flag.Int("cpu", 1, "the CPU to pin the runs to (taskset -c; none if the machine has no such CPU), -1 for none")
 	out := flag.String("out", "abbench.txt", "the raw benchmark lines")
 	flag.Parse()
 	if *pkg == "" || *bench == "" {
 		fmt.Fprintln(os.Stderr, "usage: abbench -pkg ./runtime/translate -bench REGEX [-base REV] [-rounds N] [-align 32,64]")
 		os.Exit(2)
 	}
-	if err := run(*base, *pkg, *bench, *rounds, *benchtime, *align, *cpu, *out); err != nil {
+	// Interrupted, the runs stop and the worktree and binaries are removed.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	if *cpu >= runtime.NumCPU() {
+		fmt.Fprintf(os.Stderr, "abbench: no CPU %d here: the runs are not pinned\n", *cpu)
+		*cpu = -1
+	}
+	if err := run(ctx, *base, *pkg, *bench, *rounds, *benchtime, *align, *cpu, *out); err != nil {
 		fmt.Fprintln(os.Stderr, "abbench:", err)
 		os.Exit(1)
 	}
 }
 
-// build is a test binary: a revision at a layout.
+// build is a test binary: a revision at a layout, run in dir (its
+// package's directory in the revision's tree: the tests read their files
+// from there).
 type build struct {
-	rev, align, bin string
+	rev, align, bin, dir string
 }
 
 func (b build) name() string { return b.rev + "-a" + b.align }
 
-func run(base, pkg, bench string, rounds int, benchtime, aligns string, cpu int, out string) error {
+func run(ctx context.Context, base, pkg, bench string, rounds int, benchtime, aligns string, cpu int, out string) error {
 	root, err := git("", "rev-parse", "--show-toplevel")
 	if err != nil {
 		return err
@@ -81,9 +93,14 @@ func run(base, pkg, bench string, rounds int, benchtime, aligns string, cpu int,
 	defer git(root, "worktree", "remove", "--force", wt) //nolint:errcheck // best effort
 	var builds []build
 	for _, a := range strings.Split(aligns, ",") {
+		if a = strings.TrimSpace(a); a == "" {
+			continue
+		}
 		for _, v := range []struct{ rev, dir string }{{"base", wt}, {"new", root}} {
-			b := build{rev: v.rev, align: strings.TrimSpace(a), bin: filepath.Join(tmp, v.rev+"-"+strings.TrimSpace(a)+".test")}
-			cmd := exec.Command("go", "test", "-c", "-ldflags=-funcalign="+b.align, "-o", b.bin, pkg)
+			b := build{rev: v.rev, align: a, bin: filepath.Join(tmp, v.rev+"-"+a+".test"), dir: filepath.Join(v.dir, pkg)}
+			// -trimpath: the same code in both trees builds the same binary
+			// (the trees' paths would otherwise move its layout).
+			cmd := exec.CommandContext(ctx, "go", "test", "-c", "-trimpath", "-ldflags=-funcalign="+b.align, "-o", b.bin, pkg)
 			cmd.Dir, cmd.Stderr = v.dir, os.Stderr
 			if err := cmd.Run(); err != nil {
 				return fmt.Errorf("building %s: %w", b.name(), err)
@@ -91,18 +108,22 @@ func run(base, pkg, bench string, rounds int, benchtime, aligns string, cpu int,
 			builds = append(builds, b)
 		}
 	}
-	dir := filepath.Join(root, pkg) // the tests read their files from the package's directory
+	if len(builds) == 0 {
+		return fmt.Errorf("no alignment in %q", aligns)
+	}
 	var raw bytes.Buffer
 	res := results{}
 	for r := range rounds {
 		fmt.Fprintf(os.Stderr, "round %d/%d\n", r+1, rounds)
 		for _, b := range builds {
-			args := []string{b.bin, "-test.run", "^$", "-test.bench", bench, "-test.benchtime", benchtime, "-test.benchmem"}
+			// -test.cpu 1: one thread, as pinned, and names without a
+			// -GOMAXPROCS suffix.
+			args := []string{b.bin, "-test.run", "^$", "-test.bench", bench, "-test.benchtime", benchtime, "-test.benchmem", "-test.cpu", "1"}
 			if _, err := exec.LookPath("taskset"); err == nil && cpu >= 0 {
 				args = append([]string{"taskset", "-c", strconv.Itoa(cpu)}, args...)
 			}
-			cmd := exec.Command(args[0], args[1:]...)
-			cmd.Dir, cmd.Stderr = dir, os.Stderr
+			cmd := exec.CommandContext(ctx, args[0], args[1:]...)
+			cmd.Dir, cmd.Stderr = b.dir, os.Stderr
 			o, err := cmd.Output()
 			if err != nil {
 				return fmt.Errorf("running %s: %w", b.name(), err)
@@ -129,12 +150,10 @@ func git(dir string, args ...string) (string, error) {
 }
 
 type line struct {
-	name string  // without the -GOMAXPROCS suffix
+	name string
 	ns   float64 // ns/op
 	rest string  // the line after the name
 }
-
-var procs = regexp.MustCompile(`-\d+$`)
 
 // benchLines are the result lines of a test binary's output.
 func benchLines(o []byte) []line {
@@ -150,7 +169,7 @@ func benchLines(o []byte) []line {
 			continue
 		}
 		_, rest, _ := strings.Cut(sc.Text(), f[0])
-		ls = append(ls, line{procs.ReplaceAllString(f[0], ""), ns, strings.TrimSpace(rest)})
+		ls = append(ls, line{f[0], ns, strings.TrimSpace(rest)})
 	}
 	return ls
 }
