@@ -34,7 +34,7 @@ func (c *conv) check(v codec.Value) *Error {
 	if !present(c.top.model) {
 		return &Error{Message: "Missing required parameter: 'model'.", Param: "model", Code: "missing_required_parameter"}
 	}
-	if s, _ := c.top.model.Str(); s == "" {
+	if m := c.top.model; m.Kind() != codec.String || m.IsStr("") {
 		return &Error{Message: "Missing required parameter: 'model' (an empty string names no model).", Param: "model", Code: "missing_required_parameter"}
 	}
 	if in := v.Get("input"); in.Kind() == codec.Array && isEmpty(in) {

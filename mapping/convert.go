@@ -84,13 +84,15 @@ func (c *conv) reset() {
 
 // conv is one conversion.
 type conv struct {
-	opts    *Options
-	doc     codec.Doc
-	decoded bool // doc holds the request as the mapping reads it
-	pending bool // decoded, not converted yet
-	b       codec.Builder
-	warns   []Warning
-	err     *Error
+	opts      *Options // &optsV during a conversion
+	optsV     Options  // the conversion's options, copied (a pointer to the caller's escapes)
+	doc       codec.Doc
+	decoded   bool // doc holds the request as the mapping reads it
+	pending   bool // decoded, not converted yet
+	b         codec.Builder
+	warns     []Warning
+	err       *Error
+	toolNames [][]byte // uniqueTools' scratch: the chat tools' names
 
 	warnedPaths map[string]bool // the paths of warns[:warnedN]
 	warnedN     int
@@ -153,7 +155,8 @@ func (c *conv) run(opts *Options) error {
 	if !opts.Dialect.valid() {
 		return fmt.Errorf("mapping: no dialect %d (Dialects lists them)", opts.Dialect)
 	}
-	c.opts = opts
+	c.optsV = *opts
+	c.opts = &c.optsV
 	root, _ := codec.OpenAI.Payload(codec.ResponsesRequest)
 	v := c.doc.Value()
 	c.capture(v)

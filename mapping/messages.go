@@ -31,7 +31,7 @@ func instructions(c *conv, v codec.Value, path string, dst codec.Ref, key string
 		role = `"developer"`
 	}
 	m := c.b.AppendObject(msgs)
-	c.b.Set(m, "role", []byte(role))
+	c.b.SetJSON(m, "role", role)
 	c.b.Set(m, "content", v.Raw())
 }
 

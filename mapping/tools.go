@@ -6,6 +6,7 @@ package mapping
 // upstream. (Chat-shaped tools and tool choices: chat_shape.go.)
 
 import (
+	"bytes"
 	"slices"
 	"strconv"
 	"strings"
@@ -126,7 +127,13 @@ func (c *conv) uniqueTools() {
 	if !ok {
 		return
 	}
-	names := map[string]bool{}
+	// The names as the chat request has them (JSON strings), each
+	// compared with those before it: a request's tools are few, and no
+	// string is made for a name unless it has escapes. Past maxPairwise
+	// names, a set.
+	names := c.toolNames[:0]
+	defer func() { c.toolNames = names[:0] }()
+	var set map[string]bool
 	for el := range c.b.Objects(tools) {
 		fn, ok := c.b.Child(el, "function")
 		if !ok {
@@ -134,13 +141,45 @@ func (c *conv) uniqueTools() {
 				continue
 			}
 		}
-		name := rawString(c.b.Raw(fn, "name"))
-		if names[name] {
-			c.fail(&Error{Message: "two tools are named " + strconv.Quote(name) + " upstream", Param: "tools", Code: "invalid_value"})
+		name := c.b.Raw(fn, "name")
+		dup := false
+		switch {
+		case set != nil:
+			s := rawString(name)
+			dup, set[s] = set[s], true
+		case len(names) == maxPairwise:
+			set = make(map[string]bool, 2*maxPairwise)
+			for _, o := range names {
+				set[rawString(o)] = true
+			}
+			s := rawString(name)
+			dup, set[s] = set[s], true
+		default:
+			for _, o := range names {
+				dup = dup || sameString(o, name)
+			}
+			names = append(names, name)
+		}
+		if dup {
+			c.fail(&Error{Message: "two tools are named " + strconv.Quote(rawString(name)) + " upstream", Param: "tools", Code: "invalid_value"})
 			return
 		}
-		names[name] = true
 	}
+}
+
+// maxPairwise is how many tool names uniqueTools compares pairwise.
+const maxPairwise = 32
+
+// sameString reports whether the JSON strings a and b hold the same
+// string.
+func sameString(a, b []byte) bool {
+	if bytes.Equal(a, b) {
+		return true
+	}
+	if bytes.IndexByte(a, '\\') < 0 && bytes.IndexByte(b, '\\') < 0 {
+		return false
+	}
+	return rawString(a) == rawString(b)
 }
 
 // offerTools makes the tool map of the request's tools: plain names first
@@ -152,7 +191,7 @@ func (c *conv) offerTools() {
 	for _, t := range c.top.tools.Elems() {
 		if vt, ok := plainTool(t, custom); ok {
 			c.tools.add(vt) // a name taken twice: uniqueTools refuses it
-		} else if typ, _ := t.Get("type").Str(); typ == "namespace" {
+		} else if t.Get("type").IsStr("namespace") {
 			spaces = append(spaces, t)
 		}
 	}
@@ -163,7 +202,7 @@ func (c *conv) offerTools() {
 
 // plainTool is the entry of a tool offered under its own name.
 func plainTool(t codec.Value, custom bool) (VirtualTool, bool) {
-	typ, _ := t.Get("type").Str()
+	typ := toolType(t.Get("type"))
 	switch typ {
 	case "function", "custom":
 		name, _ := t.Get("name").Str()
@@ -176,6 +215,27 @@ func plainTool(t codec.Value, custom bool) (VirtualTool, bool) {
 		}
 	}
 	return VirtualTool{}, false
+}
+
+// toolType is a tool's type (v: its type member): one plainTool knows
+// without a string made for it (Str allocates one each call).
+func toolType(v codec.Value) string {
+	switch string(v.Raw()) {
+	case `"function"`:
+		return "function"
+	case `"custom"`:
+		return "custom"
+	case `"local_shell"`:
+		return "local_shell"
+	case `"shell"`:
+		return "shell"
+	case `"apply_patch"`:
+		return "apply_patch"
+	case `"tool_search"`:
+		return "tool_search"
+	}
+	s, _ := v.Str() // another type, or one written with escapes
+	return s
 }
 
 // offerNamespace names a namespace's functions and custom tools.
