@@ -98,7 +98,9 @@ func (t *translator) newItem(kind itemKind) *item {
 		// reused: another stream's text grows in them, not in new memory.
 		*it = item{kind: kind, parts: it.parts[:0], args: it.args[:0], details: it.details[:0], head: it.head[:0]}
 	} else {
-		*it = item{kind: kind} // a completion's pieces may be its body's
+		// A completion's pieces may be its body's: only the list of its
+		// parts (pointers to the translator's) is kept.
+		*it = item{kind: kind, parts: it.parts[:0]}
 	}
 	return it
 }
