@@ -257,10 +257,10 @@ func (c *conv) finish(v codec.Value) {
 // models, plugins, session_id, …) and the mapping did not set it; the
 // mapping's extras were handled already.
 func (c *conv) unknownTopLevel(f codec.Finding, target codec.Schema) {
-	key := f.Name()
 	if isResponsesChatExtra(f.NameBytes()) {
 		return
 	}
+	key := f.Name()
 	if _, ok := target.Property(key); !ok {
 		c.warnUnknown(f.Path(), "a field neither the Responses spec nor the "+c.opts.Dialect.String()+" chat request has; not carried")
 		return

@@ -236,7 +236,7 @@ func userInput(c *conv, v codec.Value, path string, dst codec.Ref, key string) {
 func message(c *conv, v codec.Value, path string, dst codec.Ref, key string) {
 	leading := c.h.leading
 	c.item(dst, v, path)
-	role, _ := v.Get("role").Str()
+	role := roleOf(v.Get("role"))
 	content := v.Get("content")
 	if role == "assistant" {
 		if c.h.text {

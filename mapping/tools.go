@@ -217,7 +217,7 @@ func plainTool(t codec.Value, custom bool) (VirtualTool, bool) {
 	return VirtualTool{}, false
 }
 
-// toolType is a tool's type (v: its type member): one plainTool knows
+// toolType is a tool's type (v: its type member): one the tool map knows
 // without a string made for it (Str allocates one each call).
 func toolType(v codec.Value) string {
 	switch string(v.Raw()) {
@@ -233,8 +233,28 @@ func toolType(v codec.Value) string {
 		return "apply_patch"
 	case `"tool_search"`:
 		return "tool_search"
+	case `"namespace"`:
+		return "namespace"
+	case `"web_search"`:
+		return "web_search"
 	}
 	s, _ := v.Str() // another type, or one written with escapes
+	return s
+}
+
+// roleOf is a message's role (v: its role member), as toolType.
+func roleOf(v codec.Value) string {
+	switch string(v.Raw()) {
+	case `"user"`:
+		return "user"
+	case `"assistant"`:
+		return "assistant"
+	case `"system"`:
+		return "system"
+	case `"developer"`:
+		return "developer"
+	}
+	s, _ := v.Str()
 	return s
 }
 
@@ -254,7 +274,7 @@ func (c *conv) namespaceMembers(t codec.Value, path string, warn bool, f func(to
 		c.warn(path+".description", "chat has no namespaces; the namespace's description is not carried")
 	}
 	for i, tool := range t.Get("tools").Elems() {
-		typ, _ := tool.Get("type").Str()
+		typ := toolType(tool.Get("type"))
 		p := ""
 		if warn {
 			p = at(path+".tools", i, "")

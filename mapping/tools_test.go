@@ -14,7 +14,9 @@ import (
 // offered beside it, and the same among many tools (past the names
 // compared pairwise); as many tools of distinct names pass.
 func TestUniqueToolNames(t *testing.T) {
-	fn := func(name string) string { return `{"type":"function","name":"` + name + `","parameters":{"type":"object"}}` }
+	fn := func(name string) string {
+		return `{"type":"function","name":"` + name + `","parameters":{"type":"object"}}`
+	}
 	many := func(n int, last string) string {
 		var ts []string
 		for i := range n {

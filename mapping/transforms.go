@@ -334,7 +334,8 @@ func namespaceTools(c *conv, v codec.Value, path string, dst codec.Ref, key stri
 // namespaceTool appends a namespace's function or custom tool under its
 // upstream name.
 func (c *conv) namespaceTool(dst codec.Ref, t codec.Value, typ, ns, toolName, p string) {
-	name := c.b.Bytes(codec.AppendString(c.scratch[:0], c.upstreamName(typ, ns, toolName)))
+	c.scratch = codec.AppendString(c.scratch[:0], c.upstreamName(typ, ns, toolName))
+	name := c.b.Bytes(c.scratch)
 	el := c.b.AppendObject(dst)
 	switch {
 	case typ == "custom" && c.custom():
