@@ -318,7 +318,7 @@ func (c *rev) unknownType(n codec.Node, ok bool, path string) {
 // item appends an input item of the given type to the input array.
 func (c *rev) item(dst codec.Ref, typ string) codec.Ref {
 	it := c.b.AppendObject(dst)
-	c.b.SetJSON(it, "type", strconv.Quote(typ))
+	c.b.SetString(it, "type", typ) // (quoted into the Builder's memory: no string made)
 	return it
 }
 
@@ -326,7 +326,7 @@ func (c *rev) item(dst codec.Ref, typ string) codec.Ref {
 func (c *rev) textParts(dst codec.Ref, content codec.Value, typ string) {
 	for _, p := range content.Elems() {
 		out := c.b.AppendObject(dst)
-		c.b.SetJSON(out, "type", strconv.Quote(typ))
+		c.b.SetString(out, "type", typ)
 		c.b.Set(out, "text", p.Get("text").Raw())
 		if bp := p.Get("prompt_cache_breakpoint"); present(bp) {
 			c.b.Set(out, "prompt_cache_breakpoint", bp.Raw())

@@ -159,7 +159,7 @@ func revAssistant(c *rev, v codec.Value, path string, dst codec.Ref, key string)
 		}
 		for _, p := range content.Elems() {
 			out := c.b.AppendObject(parts)
-			if t, _ := p.Get("type").Str(); t == "refusal" {
+			if p.Get("type").IsStr("refusal") {
 				c.b.SetJSON(out, "type", `"refusal"`)
 				c.b.Set(out, "refusal", p.Get("refusal").Raw())
 				continue
@@ -186,9 +186,8 @@ func revAssistant(c *rev, v codec.Value, path string, dst codec.Ref, key string)
 			c.fail(&Error{Message: "duplicate tool call id " + strconv.Quote(id), Param: cp + ".id", Code: "invalid_value"})
 			return
 		}
-		typ, _ := tc.Get("type").Str()
 		fn, itemType, outType, argKey, nameAt := tc.Get("function"), "function_call", "function_call_output", "arguments", ".function.name"
-		if typ == "custom" {
+		if tc.Get("type").IsStr("custom") {
 			fn, itemType, outType, argKey, nameAt = tc.Get("custom"), "custom_tool_call", "custom_tool_call_output", "input", ".custom.name"
 		}
 		name, _ := fn.Get("name").Str()
