@@ -217,42 +217,26 @@ func plainTool(t codec.Value, custom bool) (VirtualTool, bool) {
 	return VirtualTool{}, false
 }
 
-// toolType is a tool's type (v: its type member): one the tool map knows
-// without a string made for it (Str allocates one each call).
-func toolType(v codec.Value) string {
-	switch string(v.Raw()) {
-	case `"function"`:
-		return "function"
-	case `"custom"`:
-		return "custom"
-	case `"local_shell"`:
-		return "local_shell"
-	case `"shell"`:
-		return "shell"
-	case `"apply_patch"`:
-		return "apply_patch"
-	case `"tool_search"`:
-		return "tool_search"
-	case `"namespace"`:
-		return "namespace"
-	case `"web_search"`:
-		return "web_search"
-	}
-	s, _ := v.Str() // another type, or one written with escapes
-	return s
-}
+// toolType is a tool's type (v: its type member), without a string made
+// for one of the types the tool map knows (Str makes one each call).
+func toolType(v codec.Value) string { return oneOf(v, toolTypes[:]) }
+
+var toolTypes = [...]string{"function", "custom", "local_shell", "shell", "apply_patch", "tool_search", "namespace", "web_search"}
 
 // roleOf is a message's role (v: its role member), as toolType.
-func roleOf(v codec.Value) string {
-	switch string(v.Raw()) {
-	case `"user"`:
-		return "user"
-	case `"assistant"`:
-		return "assistant"
-	case `"system"`:
-		return "system"
-	case `"developer"`:
-		return "developer"
+func roleOf(v codec.Value) string { return oneOf(v, roles[:]) }
+
+var roles = [...]string{"user", "assistant", "system", "developer"}
+
+// oneOf is the string v holds: the one of names it is written as, else
+// (another, or one written with escapes) a string made by Str.
+func oneOf(v codec.Value, names []string) string {
+	if raw := v.Raw(); len(raw) >= 2 && raw[0] == '"' {
+		for _, n := range names {
+			if len(raw) == len(n)+2 && string(raw[1:len(raw)-1]) == n {
+				return n
+			}
+		}
 	}
 	s, _ := v.Str()
 	return s
