@@ -85,6 +85,24 @@ func (s Schema) Properties() iter.Seq[Property] {
 	}
 }
 
+// Required iterates over the properties of an object schema the spec
+// requires, by key (it stops at the last: a converter asks on every
+// conversion, and an object has few of them among many).
+func (s Schema) Required() iter.Seq[Property] {
+	return func(yield func(Property) bool) {
+		sc := s.sc()
+		left := sc.nreq
+		for i := 0; left > 0 && i < len(sc.props); i++ {
+			if p := &sc.props[i]; p.required {
+				left--
+				if !yield(Property{p.key, Schema{s.d, p.schema}, true}) {
+					return
+				}
+			}
+		}
+	}
+}
+
 // Property returns an object schema's property.
 func (s Schema) Property(key string) (Property, bool) {
 	sc := s.sc()

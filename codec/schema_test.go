@@ -2,6 +2,7 @@ package codec_test
 
 import (
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 
@@ -64,5 +65,57 @@ func TestLookup(t *testing.T) {
 	p, ok := req.Schema().Property("model")
 	if !ok || p.Required {
 		t.Errorf("model %+v", p)
+	}
+}
+
+// Required is Properties' required ones, in the same order, for every
+// schema reachable from every payload of every dialect.
+func TestRequired(t *testing.T) {
+	seen := map[codec.Schema]bool{}
+	var walk func(s codec.Schema)
+	walk = func(s codec.Schema) {
+		if !s.Valid() || seen[s] {
+			return
+		}
+		seen[s] = true
+		var want, got []string
+		for p := range s.Properties() {
+			if p.Required {
+				want = append(want, p.Key)
+			}
+			walk(p.Schema)
+		}
+		for p := range s.Required() {
+			got = append(got, p.Key)
+			if !p.Required {
+				t.Errorf("%s: %s not marked required", s.Name(), p.Key)
+			}
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("%s: Required %v, want %v", s.Name(), got, want)
+		}
+		walk(s.Items())
+		for v := range s.Variants() {
+			walk(v.Schema)
+		}
+		for a := range s.Alternatives() {
+			walk(a)
+		}
+	}
+	n := 0
+	for _, d := range codec.Dialects {
+		for p := codec.Payload(0); p.String() != "payload(?)"; p++ {
+			if r, ok := d.Payload(p); ok {
+				walk(r.Schema())
+			}
+		}
+	}
+	for s := range seen {
+		for range s.Required() {
+			n++
+		}
+	}
+	if n == 0 {
+		t.Fatal("no required property anywhere")
 	}
 }

@@ -50,10 +50,7 @@ func (cv *Converter) ResponsesToChat(dst, body []byte, opts Options) ([]byte, []
 // needed.)
 func (c *conv) required() {
 	root, _ := c.opts.Dialect.codec().Payload(codec.ChatRequest)
-	for p := range root.Schema().Properties() {
-		if !p.Required {
-			continue
-		}
+	for p := range root.Schema().Required() {
 		ref, isContainer := c.b.Child(codec.Top, p.Key)
 		if isContainer && c.b.Len(ref) == 0 || !isContainer && c.b.Raw(codec.Top, p.Key) == nil {
 			e := &Error{Message: "the converted " + c.opts.Dialect.String() + " chat request would have no " + p.Key, Code: "missing_required_parameter"}
