@@ -84,8 +84,9 @@ bench:
 
 # Two revisions' benchmarks as ratios to their same-run baselines: BASE
 # (a git revision) against the working tree, test binaries built at two
-# function alignments (two layouts of the same code: a single build's
-# ratio carries ±8% of layout), run interleaved and pinned to one CPU
+# function alignments (two layouts of the same code: the layout moves
+# the baseline's own time, and a ratio, by up to 15%), run interleaved
+# and pinned to one CPU
 # (internal/cmd/abbench). The raw lines go to abbench.txt (benchstat).
 #   make abbench BASE=HEAD~1 PKG=./runtime/translate BENCH='Stream/chunk=|Response/impl=(reused|baseline)$$'
 BASE ?= HEAD

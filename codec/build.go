@@ -383,7 +383,10 @@ func AppendString(dst []byte, s string) []byte {
 }
 
 // plainPrefix is how many of the first bytes of s a JSON string holds as
-// they are (printable ASCII but the quote and the backslash).
+// they are (printable ASCII but the quote and the backslash). The
+// scanner's str has the same loop written out: called there, once per
+// run between escapes, it cost 21% more instructions on the 193 KB
+// request (an escape every 8 bytes).
 func plainPrefix(s string) int {
 	b := unsafe.Slice(unsafe.StringData(s), len(s))
 	i := 0

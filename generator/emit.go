@@ -8,7 +8,10 @@ import (
 	"github.com/dave/jennifer/jen"
 )
 
-const codecPkg = "github.com/transponder-dev/transponder/codec"
+const (
+	codecPkg = "github.com/transponder-dev/transponder/codec"
+	genPkg   = "github.com/transponder-dev/transponder/gen/"
+)
 
 // dialectSuffix names a dialect in Go identifiers: OpenAI, OpenRouter,
 // and a derived one's words capitalized (compatible-reasoning:

@@ -142,5 +142,3 @@ func (e *emitter) values(n *Node, t *Target, val string, el *elem) jen.Code {
 	}
 	return jen.Switch(jen.String().Parens(jen.Id(val).Dot("Raw").Call())).Block(cases...)
 }
-
-const genPkg = "github.com/transponder-dev/transponder/gen/"

@@ -81,8 +81,7 @@ func (c *conv) reset() {
 
 // conv is one conversion.
 type conv struct {
-	opts      *Options // &optsV during a conversion
-	optsV     Options  // the conversion's options, copied (a pointer to the caller's escapes)
+	opts      Options // the conversion's (a copy: a pointer to the caller's would escape)
 	doc       codec.Doc
 	decoded   bool // doc holds the request as the mapping reads it
 	pending   bool // decoded, not converted yet
@@ -152,8 +151,7 @@ func (c *conv) run(opts *Options) error {
 	if !opts.Dialect.valid() {
 		return fmt.Errorf("mapping: no dialect %d (Dialects lists them)", opts.Dialect)
 	}
-	c.optsV = *opts
-	c.opts = &c.optsV
+	c.opts = *opts
 	root, _ := codec.OpenAI.Payload(codec.ResponsesRequest)
 	v := c.doc.Value()
 	c.capture(v)

@@ -12,7 +12,7 @@ import (
 // depth, past parts left out as empty) with a warning naming their chat
 // path; one inside a value copied as sent is left in and said so.
 func TestPruneUnknown(t *testing.T) {
-	c := &conv{opts: &Options{Dialect: Mistral}}
+	c := &conv{opts: Options{Dialect: Mistral}}
 	c.b.Reset()
 	c.b.SetJSON(codec.Top, "model", `"m"`)
 	c.b.SetJSON(codec.Top, "seed", `7`)

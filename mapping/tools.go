@@ -142,19 +142,17 @@ func (c *conv) uniqueTools() {
 			}
 		}
 		name := c.b.Raw(fn, "name")
-		dup := false
-		switch {
-		case set != nil:
-			s := rawString(name)
-			dup, set[s] = set[s], true
-		case len(names) == maxPairwise:
+		if set == nil && len(names) == maxPairwise {
 			set = make(map[string]bool, 2*maxPairwise)
 			for _, o := range names {
 				set[rawString(o)] = true
 			}
+		}
+		dup := false
+		if set != nil {
 			s := rawString(name)
 			dup, set[s] = set[s], true
-		default:
+		} else {
 			for _, o := range names {
 				dup = dup || sameString(o, name)
 			}
