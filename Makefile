@@ -145,6 +145,7 @@ FUZZTIME ?= 2m
 fuzz:
 	go test -run '^$$' -fuzz FuzzDecode -fuzztime $(FUZZTIME) -fuzzminimizetime 2s ./codec
 	go test -run '^$$' -fuzz FuzzValid -fuzztime $(FUZZTIME) -fuzzminimizetime 2s ./codec
+	go test -run '^$$' -fuzz FuzzStr -fuzztime $(FUZZTIME) -fuzzminimizetime 2s ./codec
 	go test -run '^$$' -fuzz FuzzReader -fuzztime $(FUZZTIME) -fuzzminimizetime 2s ./codec/sse
 	go test -run '^$$' -fuzz FuzzChecker -fuzztime $(FUZZTIME) -fuzzminimizetime 2s ./runtime/conformance
 	go test -run '^$$' -fuzz FuzzCheckStream -fuzztime $(FUZZTIME) -fuzzminimizetime 2s ./runtime/conformance

@@ -266,6 +266,17 @@ func (x *decoder) str() (end int, err error) {
 			return i, nil
 		case c == '\\':
 			x.esc = true
+			if i-x.pos > minEscapedRun && i+64 <= len(d) {
+				next, ok := escaped(d, i)
+				if ok {
+					x.pos = next + 1
+					return next, nil
+				}
+				if next > i {
+					i = next
+					continue
+				}
+			}
 			if i+1 >= len(d) {
 				x.pos = i
 				return 0, x.syntax("unterminated string")
