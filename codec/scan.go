@@ -241,6 +241,8 @@ func (x *decoder) str() (end int, err error) {
 	d := x.data
 	i := x.pos + 1
 	x.esc = false
+	before := -minEscapedRun // the escape before the last one (for escaped)
+	last := before
 	for {
 		// Eight bytes at a time while none is a quote, a backslash, a
 		// control character or non-ASCII; then byte by byte.
@@ -266,7 +268,9 @@ func (x *decoder) str() (end int, err error) {
 			return i, nil
 		case c == '\\':
 			x.esc = true
-			if i-x.pos > minEscapedRun && i+64 <= len(d) {
+			// Dense escapes (three in 32 bytes) past the string's first
+			// 64 bytes: the rest to escaped.
+			if i-before <= 32 && i-x.pos > minEscapedRun && i+64 <= len(d) {
 				next, ok := escaped(d, i)
 				if ok {
 					x.pos = next + 1
@@ -277,6 +281,7 @@ func (x *decoder) str() (end int, err error) {
 					continue
 				}
 			}
+			before, last = last, i
 			if i+1 >= len(d) {
 				x.pos = i
 				return 0, x.syntax("unterminated string")
