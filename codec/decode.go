@@ -127,6 +127,7 @@ type decoder struct {
 	undeclared []seg
 	parent     int32   // the innermost node being walked, or -1
 	esc        bool    // the last string str read has escapes
+	escapes    [2]int  // where str met the escapes before the last one and the last one
 	hints      []hint  // by the depth of an object: where its keys were last
 	hintsOf    *schema // the table the hints' schemas are of (its first)
 }

@@ -241,8 +241,6 @@ func (x *decoder) str() (end int, err error) {
 	d := x.data
 	i := x.pos + 1
 	x.esc = false
-	before := -minEscapedRun // the escape before the last one (for escaped)
-	last := before
 	for {
 		// Eight bytes at a time while none is a quote, a backslash, a
 		// control character or non-ASCII; then byte by byte.
@@ -268,20 +266,26 @@ func (x *decoder) str() (end int, err error) {
 			return i, nil
 		case c == '\\':
 			x.esc = true
-			// Dense escapes (three in 32 bytes) past the string's first
-			// 64 bytes: the rest to escaped.
-			if i-before <= 32 && i-x.pos > minEscapedRun && i+64 <= len(d) {
-				next, ok := escaped(d, i)
-				if ok {
-					x.pos = next + 1
-					return next, nil
+			// Dense escapes (three in 32 bytes: escapes[0], of this
+			// string if after its start and before i, a union's object
+			// being read twice) past the string's first 64 bytes: the rest
+			// to escaped. The escapes are kept in x, not in locals, which
+			// would be spilled in the loop above; and only past 32 bytes,
+			// where they can count.
+			if i-x.pos > minEscapedRun/2 {
+				if i-x.pos > minEscapedRun && x.escapes[0] > x.pos && uint(i-x.escapes[0]) <= 32 && i+64 <= len(d) {
+					next, ok := escaped(d, i)
+					if ok {
+						x.pos = next + 1
+						return next, nil
+					}
+					if next > i {
+						i = next
+						continue
+					}
 				}
-				if next > i {
-					i = next
-					continue
-				}
+				x.escapes = [2]int{x.escapes[1], i}
 			}
-			before, last = last, i
 			if i+1 >= len(d) {
 				x.pos = i
 				return 0, x.syntax("unterminated string")
