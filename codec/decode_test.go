@@ -406,6 +406,18 @@ func TestDocReuseOnStreams(t *testing.T) {
 		[]byte(`{"object":"chat.completion.chunk","object":"chat.completion.chunk"}`),
 		[]byte(`{"object":"chat.completion.chunk","id":"c","created":1,"model":"m","choices":[{"index":0,"delta":{"content":"a"}}]}`),
 		[]byte(`{"object":"chat.completion.chunk","id":"c","created":1,"model":"m","choices":[{"delta":{"content":"a"},"index":0}]}`),
+		// Keys matched as their pattern `"key":` of up to 16 bytes:
+		// undeclared ones (short, long, of 13 bytes), repeated; a key that
+		// differs from the hint's past its first 8 bytes or in its 16th;
+		// the same keys within the data's last 16 bytes.
+		chunk(`"delta":{"content":"a"},"finish_reason":null,"x_short":1,"x_thirteen_13":2,"x_longer_than_sixteen":3`),
+		chunk(`"delta":{"content":"a"},"finish_reason":null,"x_short":1,"x_thirteen_13":2,"x_longer_than_sixteen":3`),
+		chunk(`"delta":{"content":"a"},"finish_reasons":null,"x_shorts":1,"x_thirteen_1x":2,"x_longer_than_sixteen":3`),
+		chunk(`"delta":{"content":"a"},"finish_reason":null,"x_short":1,"x_short":2`),
+		chunk(`"delta":{"content":"a"},"finish_reason":null,"x_short":1,"x_thirteen_13":2,"x_thirteen_13":2`),
+		chunk(`"delta":{"content":"a"},"finish_reason":null,"x_short":1,"x_thirteen_13":2,"x_longer_than_sixteen":3`),
+		[]byte(`{"choices":[{"finish_reason":null,"index":0}],"id":"c"}`),
+		[]byte(`{"choices":[{"finish_reason":null,"index":0}],"id":"c"}`),
 	}})
 	decoded := 0
 	for _, s := range seqs {

@@ -14,27 +14,43 @@ type hint [16]guess // by the key's position in the object
 // guess is the property found at a position: of schema (an index in the
 // decoder's table; the hints are cleared when the table changes), prop
 // its index + 1 (0: none), or -1 for a key the schema does not declare (an
-// upstream's extra, in each of its chunks) of klen ≤ 8 bytes, kw (little-
-// endian, zeros after).
+// upstream's extra, in each of its chunks). pat is the key as compact
+// JSON writes it with its colon, `"key":`, little-endian in two words
+// (zeros after), plen its length; 0 if longer than 16 bytes (a declared
+// key is then compared as it is; an undeclared one has no guess).
 type guess struct {
+	pat    [2]uint64
 	schema int32
 	prop   int16
-	klen   uint8
-	kw     uint64
+	plen   uint8
 }
 
-// undeclaredGuess is the guess for key, undeclared in schema si: none if
-// it is longer than a word.
-func undeclaredGuess(si int32, key []byte) guess {
-	if len(key) == 0 || len(key) > 8 {
+// newGuess is the guess of key (written without escapes) at a position
+// in an object of schema si: property prop (as guess.prop).
+func newGuess(si int32, prop int16, key []byte) guess {
+	g := guess{schema: si, prop: prop}
+	if n := len(key) + 3; n <= 16 {
+		var b [16]byte
+		b[0] = '"'
+		copy(b[1:], key)
+		b[n-2], b[n-1] = '"', ':'
+		g.pat = [2]uint64{binary.LittleEndian.Uint64(b[:8]), binary.LittleEndian.Uint64(b[8:])}
+		g.plen = uint8(n)
+	} else if prop < 0 {
 		return guess{}
 	}
-	var w uint64
-	for i, c := range key {
-		w |= uint64(c) << (8 * i)
-	}
-	return guess{schema: si, prop: -1, klen: uint8(len(key)), kw: w}
+	return g
 }
+
+// patMask is, for a pattern of n bytes, the masks of its two words.
+var patMask = func() (m [17][2]uint64) {
+	for n := range m {
+		for i := range n {
+			m[n][i/8] |= 0xff << (8 * (i % 8))
+		}
+	}
+	return m
+}()
 
 // hintAt makes sure there is a hint for depth d.
 func (x *decoder) hintAt(d int) {
@@ -59,46 +75,45 @@ func (x *decoder) guessed(si int32, d, n int) (*guess, int, bool) {
 // key's span and property (ok; i < 0 for an undeclared key), or leaves pos
 // where it was.
 func (x *decoder) expected(si int32, d, n int) (ks, ke, i int, ok bool) {
-	g, i, ok := x.guessed(si, d, n)
-	ks = x.pos
-	switch {
-	case ok:
-		// A guess is only kept for a key of this schema found written
-		// without escapes (keyAt's condition). keyAt's body, written out:
-		// it is not inlined, and a call per key costs 2% of a stream's
-		// chunk.
+	if n >= len(hint{}) {
+		return 0, 0, 0, false
+	}
+	g := &x.hints[d][n]
+	if g.prop == 0 || g.schema != si {
+		return 0, 0, 0, false
+	}
+	ks, i = x.pos, int(g.prop)-1
+	if g.prop < 0 {
+		i = -1
+	}
+	// The key, its quotes and its colon as two words, as compact JSON
+	// writes them.
+	if m := &patMask[g.plen]; g.plen != 0 && ks+16 <= len(x.data) &&
+		binary.LittleEndian.Uint64(x.data[ks:])&m[0] == g.pat[0] &&
+		binary.LittleEndian.Uint64(x.data[ks+8:])&m[1] == g.pat[1] {
+		x.pos = ks + int(g.plen)
+		ke = x.pos - 2
+	} else {
+		if g.prop < 0 {
+			return 0, 0, 0, false
+		}
+		// keyAt's body, written out: it is not inlined, and a call per
+		// key costs 2% of a stream's chunk.
 		k := x.t[si].props[i].key
 		ke = ks + 1 + len(k)
 		if ke+1 >= len(x.data) || x.data[ks] != '"' || x.data[ke] != '"' || string(x.data[ks+1:ke]) != k {
 			return 0, 0, 0, false
 		}
-	case g != nil && g.prop < 0 && g.schema == si:
-		if ke, i = x.undeclaredAt(g), -1; ke < 0 {
+		x.pos = ke + 1
+		if x.ws(); x.pos >= len(x.data) || x.data[x.pos] != ':' {
+			x.pos = ks
 			return 0, 0, 0, false
 		}
-	default:
-		return 0, 0, 0, false
+		x.pos++
 	}
-	x.pos = ke + 1
-	if x.ws(); x.pos >= len(x.data) || x.data[x.pos] != ':' {
-		x.pos = ks
-		return 0, 0, 0, false
-	}
-	x.pos++
 	x.ws()
 	x.esc = false
 	return ks, ke, i, true
-}
-
-// undeclaredAt returns where the key at pos ends (its closing quote) if
-// it is the undeclared key of guess g, else -1.
-func (x *decoder) undeclaredAt(g *guess) int {
-	ks, ke := x.pos, x.pos+1+int(g.klen)
-	if ks+9 > len(x.data) || ke+1 >= len(x.data) || x.data[ks] != '"' || x.data[ke] != '"' ||
-		binary.LittleEndian.Uint64(x.data[ks+1:])&(1<<(8*uint(g.klen))-1) != g.kw {
-		return -1
-	}
-	return ke
 }
 
 // keyAt reads the key at pos if it is name, written as it is (name has
@@ -136,9 +151,9 @@ func (x *decoder) prop(si int32, d, n int, key []byte, esc bool) (int, bool) {
 		case esc:
 			*g = guess{}
 		case ok:
-			*g = guess{schema: si, prop: int16(i + 1)}
+			*g = newGuess(si, int16(i+1), key)
 		default:
-			*g = undeclaredGuess(si, key)
+			*g = newGuess(si, -1, key)
 		}
 	}
 	return i, ok
