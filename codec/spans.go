@@ -39,8 +39,8 @@ func (d *Doc) skip(i int) int {
 // value walks the value at pos (whitespace skipped) against schema si,
 // recording its span if it is a long string (objects and arrays are on
 // the tape). A scalar the schema takes as it is (a string of an open set,
-// a number, null, a boolean of its kinds) is stepped over here: walk
-// would find no more.
+// a number, null, a boolean of its kinds) is stepped over here, and an
+// object or array of its kind walked: walk would find no more.
 func (x *decoder) value(si int32) error {
 	start := x.pos
 	if start >= len(x.data) {
@@ -59,6 +59,10 @@ func (x *decoder) value(si int32) error {
 			x.doc.spans = append(x.doc.spans, span{int32(start), int32(x.pos)})
 		}
 		return err
+	case c == '{' && s.kind == kindObject && s.mask&mObject != 0:
+		return x.object(si) // walk's way, without its kindAt and switch
+	case c == '[' && s.kind == kindArray && s.mask&mArray != 0:
+		return x.array(s.items)
 	case c == 'n':
 		if s.mask&mNull != 0 || s.kind == kindAny {
 			return x.literal("null")
