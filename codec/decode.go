@@ -125,11 +125,12 @@ type decoder struct {
 	// refuse a repeated one: the first maxUndeclared by their spans (then
 	// in a set of the object's walk).
 	undeclared []seg
-	parent     int32   // the innermost node being walked, or -1
-	esc        bool    // the last string str read has escapes
-	escapes    [2]int  // where str met the escapes before the last one and the last one
-	hints      []hint  // by the depth of an object: where its keys were last
-	hintsOf    *schema // the table the hints' schemas are of (its first)
+	parent     int32     // the innermost node being walked, or -1
+	esc        bool      // the last string str read has escapes
+	escapes    [2]int    // where str met the escapes before the last one and the last one
+	hints      []hintSet // by the depth of an object: where its keys were last
+	spare      []hint    // firstMemory's hints, for newHint
+	hintsOf    *schema   // the table the hints' schemas are of (its first)
 }
 
 // reset readies x for a Decode into d, every field but its memory (and
@@ -139,7 +140,8 @@ func (x *decoder) reset(d *Doc, t []schema) {
 	x.path, x.steps, x.seen, x.keys, x.undeclared = x.path[:0], x.steps[:0], x.seen[:0], x.keys[:0], x.undeclared[:0]
 	x.depth, x.hops, x.parent, x.esc = 0, 0, -1, false
 	if len(t) > 0 && x.hintsOf != &t[0] { // guesses name schemas of a table
-		x.hints, x.hintsOf = x.hints[:0], &t[0]
+		x.forget()
+		x.hintsOf = &t[0]
 	}
 }
 

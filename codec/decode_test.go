@@ -419,6 +419,25 @@ func TestDocReuseOnStreams(t *testing.T) {
 		[]byte(`{"choices":[{"finish_reason":null,"index":0}],"id":"c"}`),
 		[]byte(`{"choices":[{"finish_reason":null,"index":0}],"id":"c"}`),
 	}})
+	// Objects of more schemas at one depth than it keeps hints for
+	// (props.go): input items of five types, in turn and in another order.
+	items := []string{
+		`{"type":"message","role":"user","content":"hi"}`,
+		`{"type":"function_call","call_id":"c","name":"f","arguments":"{}"}`,
+		`{"type":"function_call_output","call_id":"c","output":"ok"}`,
+		`{"type":"reasoning","id":"r","summary":[]}`,
+		`{"type":"item_reference","id":"i"}`,
+	}
+	request := func(order ...int) []byte {
+		var in []string
+		for _, i := range order {
+			in = append(in, items[i])
+		}
+		return []byte(`{"model":"m","input":[` + strings.Join(in, ",") + `]}`)
+	}
+	seqs = append(seqs, seq{root(codec.OpenAI, codec.ResponsesRequest), [][]byte{
+		request(0, 1, 2, 3, 4, 0, 1, 2, 3, 4), request(0, 1, 2, 3, 4), request(4, 3, 2, 1, 0, 0, 0), request(2, 2, 1, 1, 0),
+	}})
 	decoded := 0
 	for _, s := range seqs {
 		var reused codec.Doc

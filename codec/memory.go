@@ -11,6 +11,7 @@ type firstMemory struct {
 	path       [12]seg
 	steps      [12]int32
 	undeclared [8]seg
+	hintSets   [5]hintSet
 	hints      [5]hint
 }
 
@@ -18,5 +19,5 @@ func (d *Doc) firstMemory() {
 	m := new(firstMemory)
 	d.ents, d.conts, d.segs, d.nodes = m.ents[:0], m.conts[:0], m.segs[:0], m.nodes[:0]
 	x := &d.scratch
-	x.path, x.steps, x.undeclared, x.hints = m.path[:0], m.steps[:0], m.undeclared[:0], m.hints[:0]
+	x.path, x.steps, x.undeclared, x.hints, x.spare = m.path[:0], m.steps[:0], m.undeclared[:0], m.hintSets[:0], m.hints[:0]
 }

@@ -20,12 +20,11 @@ func (x *decoder) object(si int32) error {
 	}
 	defer x.leave(x.enter())
 	t := x.open()
-	depth, n, nreq := len(x.path), 0, 0
+	var h *hint // nil: no property to find
 	if len(s.props) > 0 {
-		x.hintAt(depth)
-	} else {
-		depth = -1 // no property to find
+		h = x.hintFor(si, len(x.path))
 	}
+	n, nreq := 0, 0
 	x.pos++ // {
 	// The properties seen: the first 64 in a word of the stack, those of
 	// a larger object after them in x.seen.
@@ -49,12 +48,12 @@ func (x *decoder) object(si int32) error {
 			var ks, ke, i int
 			var ok bool
 			var err error
-			if depth >= 0 {
-				ks, ke, i, ok = x.expected(si, depth, n)
+			if h != nil {
+				ks, ke, i, ok = x.expected(si, h, n)
 			}
 			var key []byte // read unless the hint found the property
 			if !ok {
-				if ks, ke, i, key, ok, err = x.findKey(si, depth, n); err != nil {
+				if ks, ke, i, key, ok, err = x.findKey(si, h, n); err != nil {
 					return err
 				}
 			} else if i < 0 { // the undeclared key the hint remembers
@@ -107,17 +106,17 @@ func (x *decoder) object(si int32) error {
 }
 
 // findKey reads the key at pos (the hint did not name it) and finds it
-// among the properties of schema si (depth < 0: without hints): its span,
+// among the properties of schema si (h nil: without hints): its span,
 // its contents unquoted and its property i, if ok.
-func (x *decoder) findKey(si int32, depth, n int) (ks, ke, i int, key []byte, ok bool, err error) {
+func (x *decoder) findKey(si int32, h *hint, n int) (ks, ke, i int, key []byte, ok bool, err error) {
 	if ks, ke, err = x.key(); err != nil {
 		return 0, 0, 0, nil, false, err
 	}
 	if key = x.data[ks+1 : ke]; x.esc {
 		key = unquote(key)
 	}
-	if depth >= 0 {
-		i, ok = x.prop(si, depth, n, key, x.esc)
+	if h != nil {
+		i, ok = x.prop(si, h, n, key, x.esc)
 	} else {
 		i, ok = findProp(x.t[si].props, key)
 	}

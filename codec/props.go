@@ -5,11 +5,24 @@ import "encoding/binary"
 // Finding an object's property by its key: where the same position's
 // key was last time, else among the schema's properties.
 
-// hint is what the decoder learnt of the objects last walked at a depth:
-// payloads of one kind repeat their keys in one order (a stream's chunks
-// above all), so the key at a position is first tried as the property
-// found at that position before in an object of the same schema.
+// hint is what the decoder learnt of the objects of a schema last walked
+// at a depth: payloads of one kind repeat their keys in one order (a
+// stream's chunks above all), so the key at a position is first tried as
+// the property found at that position before in such an object.
 type hint [16]guess // by the key's position in the object
+
+// hintWays is how many schemas' hints a depth keeps: a chat completion
+// has a choice and the usage's two details at one depth, a request its
+// input items of three types and its tools.
+const hintWays = 4
+
+// hintSet is a depth's hints: of schema[w] in way[w] (nil: none yet),
+// next the way a new schema takes.
+type hintSet struct {
+	schema [hintWays]int32
+	way    [hintWays]*hint
+	next   uint8
+}
 
 // guess is the property found at a position: of schema (an index in the
 // decoder's table; the hints are cleared when the table changes), prop
@@ -52,33 +65,74 @@ var patMask = func() (m [17][2]uint64) {
 	return m
 }()
 
-// hintAt makes sure there is a hint for depth d.
-func (x *decoder) hintAt(d int) {
+// hintFor returns the hint for an object of schema si at depth d: the
+// one the depth keeps for si, else the way a new schema takes.
+func (x *decoder) hintFor(si int32, d int) *hint {
 	for len(x.hints) <= d {
-		x.hints = append(x.hints, hint{})
+		x.hints = append(x.hints, hintSet{})
+	}
+	s := &x.hints[d]
+	if s.way[0] != nil && s.schema[0] == si { // the usual: one schema a depth
+		return s.way[0]
+	}
+	for w := 1; w < hintWays; w++ {
+		if s.way[w] != nil && s.schema[w] == si {
+			return s.way[w]
+		}
+	}
+	// A new schema: the next way, its guesses left as they are (each
+	// names its schema, and is checked against the key).
+	w := s.next
+	s.next = (w + 1) % hintWays
+	if s.way[w] == nil {
+		s.way[w] = x.newHint()
+	}
+	s.schema[w] = si
+	return s.way[w]
+}
+
+// newHint returns a new hint, from firstMemory's while it has some.
+func (x *decoder) newHint() *hint {
+	if n := len(x.spare); n < cap(x.spare) {
+		x.spare = x.spare[:n+1]
+		return &x.spare[n]
+	}
+	return new(hint)
+}
+
+// forget clears every hint (their schemas are of another table).
+func (x *decoder) forget() {
+	for i := range x.hints {
+		s := &x.hints[i]
+		for _, h := range s.way {
+			if h != nil {
+				*h = hint{}
+			}
+		}
+		s.schema = [hintWays]int32{-1, -1, -1, -1}
 	}
 }
 
-// guessed returns the guess at depth d for position n, and the property
+// guessed returns the guess of hint h for position n, and the property
 // of schema si it names, if any.
-func (x *decoder) guessed(si int32, d, n int) (*guess, int, bool) {
+func (x *decoder) guessed(si int32, h *hint, n int) (*guess, int, bool) {
 	if n >= len(hint{}) {
 		return nil, 0, false
 	}
-	g := &x.hints[d][n]
+	g := &h[n]
 	return g, int(g.prop) - 1, g.prop > 0 && g.schema == si
 }
 
-// expected reads the key at pos if it is the one the hint at depth d
-// says was at position n before, written without escapes, and the colon
+// expected reads the key at pos if it is the one hint h says was at
+// position n before, written without escapes, and the colon
 // after it: the key's bytes are compared, not scanned. It returns the
 // key's span and property (ok; i < 0 for an undeclared key), or leaves pos
 // where it was.
-func (x *decoder) expected(si int32, d, n int) (ks, ke, i int, ok bool) {
+func (x *decoder) expected(si int32, h *hint, n int) (ks, ke, i int, ok bool) {
 	if n >= len(hint{}) {
 		return 0, 0, 0, false
 	}
-	g := &x.hints[d][n]
+	g := &h[n]
 	if g.prop == 0 || g.schema != si {
 		return 0, 0, 0, false
 	}
@@ -136,12 +190,12 @@ func (x *decoder) keyAt(name string) (ks, ke int, ok bool) {
 	return ks, ke, true
 }
 
-// prop finds key among the properties of schema si, trying first the
-// hint at depth d for position n; a key found is the guess for the next
-// object at d, unless it was written with escapes (esc).
-func (x *decoder) prop(si int32, d, n int, key []byte, esc bool) (int, bool) {
+// prop finds key among the properties of schema si, trying first hint h
+// for position n; a key found is the guess for the next object of si at
+// its depth, unless it was written with escapes (esc).
+func (x *decoder) prop(si int32, h *hint, n int, key []byte, esc bool) (int, bool) {
 	props := x.t[si].props
-	g, i, ok := x.guessed(si, d, n)
+	g, i, ok := x.guessed(si, h, n)
 	if ok && props[i].key == string(key) {
 		return i, true
 	}
