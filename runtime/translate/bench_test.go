@@ -137,8 +137,9 @@ func BenchmarkStream(b *testing.B) {
 // before; its translator from a StreamPool, as the gateway's), impl=whole
 // both with the Request read from the conversion (RequestOf: one parse);
 // impl=reparsed makes it with NewRequest instead
-// (the body parsed a second time). impl=baseline is the tight baseline on
-// the request and the chunks. One pass: whole ≈ convert + stream.
+// (the body parsed a second time), impl=request is RequestOf alone.
+// impl=baseline is the tight baseline on the request and the chunks. One
+// pass: whole ≈ convert + stream (+ request).
 func BenchmarkAnswer(b *testing.B) {
 	_, chunks := benchStream(b)
 	body, err := os.ReadFile(filepath.Join(fixtures.SharedDir(filepath.Join("..", "..")), "bench", "b_large_request.json"))
@@ -186,6 +187,7 @@ func BenchmarkAnswer(b *testing.B) {
 		}},
 		{"convert", convert},
 		{"stream", func() { stream(req) }},
+		{"request", func() { _ = RequestOf(&cv) }},
 		{"whole", func() { convert(); stream(RequestOf(&cv)) }},
 		{"reparsed", func() {
 			convert()

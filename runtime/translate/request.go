@@ -174,6 +174,8 @@ func NewRequest(body []byte, tools mapping.ToolMap) (*Request, error) {
 // top-level object as the mapping reads it.
 func requestOf(v codec.Value, tools mapping.ToolMap) *Request {
 	r := &Request{Tools: tools}
+	var vals [nEcho]codec.Value
+	size := 0
 	for k, m := range v.Members() {
 		if k.Is("include") {
 			for _, e := range m.Elems() {
@@ -190,44 +192,54 @@ func requestOf(v codec.Value, tools mapping.ToolMap) *Request {
 			continue // store and conversation: what was done, not what was asked (Stored, Conversation)
 		}
 		for i := range echoes {
-			if !k.Is(echoes[i].key) {
-				continue
+			if k.Is(echoes[i].key) {
+				vals[i], size = m, size+len(m.Raw())
+				break
 			}
-			if i == eTools {
-				r.echo[i] = compact(echoTools(m), true)
-			} else {
-				r.echo[i] = compact(m.Raw(), false)
-			}
-			break
 		}
+	}
+	// The values copied into one buffer: compacting shrinks them, and the
+	// members the tools are filled with (toolFill) have room to spare. (A
+	// buffer they outgrew would leave the values before in the old one,
+	// which those keep.)
+	buf := make([]byte, 0, size+512)
+	for i, m := range vals {
+		if !m.Exists() {
+			continue
+		}
+		start := len(buf)
+		if i == eTools {
+			buf = appendEchoTools(buf, m)
+		} else {
+			buf = append(buf, m.Raw()...)
+		}
+		buf = compactFrom(buf, start)
+		r.echo[i] = buf[start:len(buf):len(buf)]
 	}
 	return r
 }
 
-// compact copies a value of the request (or returns it, if owned). One
-// with line breaks between its tokens (pretty-printed) is compacted: what
-// a Response echoes goes in SSE data lines, which a line break would end.
-// (Inside JSON strings a line break is always escaped, so the bytes of
-// the values are unchanged.)
-func compact(raw []byte, owned bool) []byte {
-	if bytes.IndexByte(raw, '\n') < 0 && bytes.IndexByte(raw, '\r') < 0 {
-		if owned {
-			return raw
-		}
-		return append([]byte(nil), raw...)
+// compactFrom compacts the value buf[start:] if it has line breaks
+// between its tokens (pretty-printed): what a Response echoes goes in SSE
+// data lines, which a line break would end. (Inside JSON strings a line
+// break is always escaped, so the bytes of the values are unchanged.)
+func compactFrom(buf []byte, start int) []byte {
+	v := buf[start:]
+	if bytes.IndexByte(v, '\n') < 0 && bytes.IndexByte(v, '\r') < 0 {
+		return buf
 	}
 	var b bytes.Buffer
-	if err := json.Compact(&b, raw); err != nil {
-		return append([]byte(nil), raw...) // unreachable: the value was read as JSON
+	if err := json.Compact(&b, v); err != nil {
+		return buf // unreachable: the value was read as JSON
 	}
-	return b.Bytes()
+	return append(buf[:start], b.Bytes()...)
 }
 
-// echoTools copies the request's tools, each as sent, with what the
-// spec's tool of its type requires and a request may leave out, as
+// appendEchoTools appends the request's tools, each as sent, with what
+// the spec's tool of its type requires and a request may leave out, as
 // OpenAI echoes it (toolFill).
-func echoTools(v codec.Value) []byte {
-	out := []byte{'['}
+func appendEchoTools(out []byte, v codec.Value) []byte {
+	out = append(out, '[')
 	for i, t := range v.Elems() {
 		if i > 0 {
 			out = append(out, ',')
