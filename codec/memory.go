@@ -11,13 +11,24 @@ type firstMemory struct {
 	path       [12]seg
 	steps      [12]int32
 	undeclared [8]seg
-	hintSets   [5]hintSet
-	hints      [5]hint
 }
 
 func (d *Doc) firstMemory() {
 	m := new(firstMemory)
 	d.ents, d.conts, d.segs, d.nodes = m.ents[:0], m.conts[:0], m.segs[:0], m.nodes[:0]
 	x := &d.scratch
-	x.path, x.steps, x.undeclared, x.hints, x.spare = m.path[:0], m.steps[:0], m.undeclared[:0], m.hintSets[:0], m.hints[:0]
+	x.path, x.steps, x.undeclared = m.path[:0], m.steps[:0], m.undeclared[:0]
+}
+
+// hintMemory is what a Doc's second Decode starts its hints with (the
+// first learns none: a Doc decoding once, as a fresh conversion's, has
+// no use for them): five depths, a schema each.
+type hintMemory struct {
+	sets  [5]hintSet
+	hints [5]hint
+}
+
+func (x *decoder) hintMemory() {
+	m := new(hintMemory)
+	x.hints, x.spare = m.sets[:0], m.hints[:0]
 }
