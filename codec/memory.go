@@ -22,10 +22,11 @@ func (d *Doc) firstMemory() {
 
 // hintMemory is what a Doc's second Decode starts its hints with (the
 // first learns none: a Doc decoding once, as a fresh conversion's, has
-// no use for them): five depths, a schema each.
+// no use for them): enough for a chat stream's chunks (seven depths, a
+// schema each, and the usage's details beside the choice).
 type hintMemory struct {
-	sets  [5]hintSet
-	hints [5]hint
+	sets  [8]hintSet
+	hints [10]hint
 }
 
 func (x *decoder) hintMemory() {
