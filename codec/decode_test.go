@@ -418,6 +418,9 @@ func TestDocReuseOnStreams(t *testing.T) {
 		chunk(`"delta":{"content":"a"},"finish_reason":null,"x_short":1,"x_thirteen_13":2,"x_longer_than_sixteen":3`),
 		[]byte(`{"choices":[{"finish_reason":null,"index":0}],"id":"c"}`),
 		[]byte(`{"choices":[{"finish_reason":null,"index":0}],"id":"c"}`),
+		[]byte(`{"choices":[],"id":"c","x_short":1}`), // undeclared, within the last 16 bytes
+		[]byte(`{"choices":[],"id":"c","x_short":1}`),
+		[]byte(`{"choices":[],"id":"c","x_short":1,"x_short":2}`),
 	}})
 	// Objects of more schemas at one depth than it keeps hints for
 	// (props.go): input items of five types, in turn and in another order.
@@ -435,8 +438,9 @@ func TestDocReuseOnStreams(t *testing.T) {
 		}
 		return []byte(`{"model":"m","input":[` + strings.Join(in, ",") + `]}`)
 	}
+	// (A Doc learns hints from its second Decode: the first is request(0).)
 	seqs = append(seqs, seq{root(codec.OpenAI, codec.ResponsesRequest), [][]byte{
-		request(0, 1, 2, 3, 4, 0, 1, 2, 3, 4), request(0, 1, 2, 3, 4), request(4, 3, 2, 1, 0, 0, 0), request(2, 2, 1, 1, 0),
+		request(0), request(0, 1, 2, 3, 4, 0, 1, 2, 3, 4), request(0, 1, 2, 3, 4), request(4, 3, 2, 1, 0, 0, 0), request(2, 2, 1, 1, 0),
 	}})
 	decoded := 0
 	for _, s := range seqs {

@@ -6,7 +6,7 @@ package codec
 // other special bytes, the escaped bytes worked out from the backslashes
 // with arithmetic (simdjson's way, on words), so that an escape costs no
 // branch of its own. str hands a string over past its first 64 bytes, at
-// the third escape in 32 bytes; escaped hands it back after 64 bytes
+// the third escape within 33 bytes; escaped hands it back after 64 bytes
 // without one. A short string, or prose with an escape now and then (a
 // model's answer: \n every 100 bytes), stays with str's loop, for which a
 // block is more work than its bytes.
@@ -63,12 +63,15 @@ func masks(blk *[64]byte, c *maskConsts) (bs, qs, xs uint64) {
 	return ^bs &^ xs, ^qs &^ xs, xs
 }
 
-// bits8 returns the backslashes and quotes of w as 8 bits each (byte i's
-// as bit i), and a word whose high bits are those of its other special
-// bytes (its other bits are noise, which masks drops). A
-// byte of t is zero exactly if its high bit is clear in t&low7 + low7 | t;
-// gather packs them. The constants are read from c: as constants, each
-// use would load one anew, with a 10-byte instruction.
+// bits8 returns the bytes of w that are not backslashes and not quotes,
+// 8 bits each (byte i's as bit i), and a word whose high bits are those
+// of its other special bytes (its other bits are noise, which masks
+// drops). An ASCII byte of t is zero exactly if the high bit of
+// t&low7 + low7 is clear; a non-ASCII byte whose low 7 bits are a
+// backslash's or a quote's (0xdc, 0xa2) passes for one too, and masks
+// takes those out with the exact mask of the other bytes. gather packs
+// them. The constants are read from c: as constants, each use would load
+// one anew, with a 10-byte instruction.
 func bits8(w uint64, c *maskConsts) (bs, qs, xs uint64) {
 	t, u := w^c.bs, w^c.qs
 	bs = (t&c.low7 + c.low7) & c.hi >> 7 * c.gather >> 56
@@ -88,9 +91,11 @@ var simpleEscape = [256]bool{'"': true, '\\': true, '/': true, 'b': true, 'f': t
 // escaped reads the string that str has read up to i, a backslash: it
 // returns the index of the closing quote (ok) if the rest of the string is
 // valid, else a place from which str's loop goes on (next ≥ i: not inside
-// an escape or a UTF-8 sequence, and before anything invalid, which str
-// reports). It stops short of the data's last 64 bytes, which str reads,
-// and after 64 bytes without an escape.
+// a UTF-8 sequence nor right after an escaping backslash, though maybe in
+// the hex digits of a \u escape, which str reads as the plain bytes they
+// are; and before anything invalid, which str reports). It reads whole
+// blocks of 64 bytes, leaving str the data's last bytes short of one, and
+// hands back after a block without an escape.
 func escaped(d []byte, i int) (next int, ok bool) {
 	var carry uint64 // 1: the block's first byte is escaped
 	var cont uint    // the block's first bytes end a UTF-8 sequence begun before it
@@ -138,13 +143,15 @@ func escaped(d []byte, i int) (next int, ok bool) {
 		if qs != 0 {
 			return base + bits.TrailingZeros64(qs), true
 		}
+		// (A block ending in a UTF-8 sequence carries no escape: its last
+		// byte is not a backslash.)
+		carry = (codes & bs) >> 63
 		if cont == 0 {
 			if bs == 0 {
 				// No escape in 64 bytes: no longer dense; str's loop
 				// reads on.
 				return base + 64, false
 			}
-			carry = (codes & bs) >> 63
 			next = base + 64 - int(carry)
 		}
 	}

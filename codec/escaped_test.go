@@ -114,14 +114,43 @@ func checkStr(t *testing.T, data []byte) {
 }
 
 // FuzzStr: str agrees with refStr on a string of 70 plain bytes and then
-// the input (so that escaped reads what follows its first escape).
+// the input (so that escaped reads what follows its third escape; the
+// seeds are dense with escaped quotes).
 func FuzzStr(f *testing.F) {
 	for _, s := range []string{`a\\"b"`, `\\\\\\"x"`, "\\u00e9\\n\xc3\xa9\"", `\u12"`, "\xe2\x82\xac\\t\"", `\`} {
-		f.Add([]byte(strings.Repeat(`\\"`, 30) + s))
+		f.Add([]byte(strings.Repeat(`\"x`, 30) + s))
 	}
 	f.Fuzz(func(t *testing.T, in []byte) {
 		checkStr(t, append([]byte(`"`+strings.Repeat("p", 70)), in...))
 	})
+}
+
+// escaped reads a valid string dense with escapes to its end, whatever
+// its blocks cut (escapes, runs of backslashes, UTF-8 sequences, \u
+// escapes), and hands it back only at a block without an escape.
+func TestEscapedReadsToTheEnd(t *testing.T) {
+	pieces := []string{`\"`, `\\`, `\\\"`, `\\\\`, `\n`, `\u00e9`, "é", "€", "😀", "¢", "ܜ", "a", "bc"}
+	rng := rand.New(rand.NewPCG(5, 6))
+	var b strings.Builder
+	for range 20000 {
+		b.Reset()
+		b.WriteString(`\"`)
+		for b.Len() < 64+rng.IntN(300) {
+			b.WriteString(pieces[rng.IntN(len(pieces))])
+		}
+		end := b.Len()
+		b.WriteString(`"` + strings.Repeat(" ", 64)) // a whole block after the string
+		data := []byte(b.String())
+		got, ok := escaped(data, 0)
+		if !ok || got != end {
+			t.Fatalf("escaped(%q) = %d, %v; want %d, true", data, got, ok, end)
+		}
+	}
+	// A block without an escape (the second): handed back after it.
+	data := []byte(`\"` + strings.Repeat("plain ", 30) + `"` + strings.Repeat(" ", 64))
+	if got, ok := escaped(data, 0); ok || got != 128 {
+		t.Errorf("escaped on prose = %d, %v; want 128, false", got, ok)
+	}
 }
 
 // Every pattern of backslashes in a block, with a run carried in or not,

@@ -91,7 +91,7 @@ func (x *decoder) hintFor(si int32, d int) *hint {
 	return s.way[w]
 }
 
-// newHint returns a new hint, from firstMemory's while it has some.
+// newHint returns a new hint, from hintMemory's while it has some.
 func (x *decoder) newHint() *hint {
 	if n := len(x.spare); n < cap(x.spare) {
 		x.spare = x.spare[:n+1]

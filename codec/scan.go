@@ -266,7 +266,7 @@ func (x *decoder) str() (end int, err error) {
 			return i, nil
 		case c == '\\':
 			x.esc = true
-			// Dense escapes (three in 32 bytes: escapes[0], of this
+			// Dense escapes (three within 33 bytes: escapes[0], of this
 			// string if after its start and before i, a union's object
 			// being read twice) past the string's first 64 bytes: the rest
 			// to escaped. The escapes are kept in x, not in locals, which
