@@ -130,8 +130,7 @@ type decoder struct {
 	escapes    [2]int    // where str met the escapes before the last one and the last one
 	hints      []hintSet // by the depth of an object: where its keys were last
 	spare      []hint    // hintMemory's hints, for newHint
-	learn      bool      // the hints are kept and read (not on a Doc's first Decode)
-	decoded    bool      // the Doc has decoded before
+	decoded    bool      // the Doc has decoded before (hints are kept from its second Decode)
 	hintsOf    *schema   // the table the hints' schemas are of (its first)
 }
 
@@ -141,9 +140,10 @@ func (x *decoder) reset(d *Doc, t []schema) {
 	x.doc, x.data, x.t, x.pos = d, d.data, t, 0
 	x.path, x.steps, x.seen, x.keys, x.undeclared = x.path[:0], x.steps[:0], x.seen[:0], x.keys[:0], x.undeclared[:0]
 	x.depth, x.hops, x.parent, x.esc = 0, 0, -1, false
-	if x.learn, x.decoded = x.decoded, true; x.learn && cap(x.hints) == 0 {
+	if x.decoded && cap(x.hints) == 0 {
 		x.hintMemory()
 	}
+	x.decoded = true
 	if len(t) > 0 && x.hintsOf != &t[0] { // guesses name schemas of a table
 		x.forget()
 		x.hintsOf = &t[0]

@@ -26,7 +26,8 @@ const (
 )
 
 // other has the high bit set of exactly the bytes of w that are control
-// characters or non-ASCII.
+// characters or non-ASCII (bits8's third value, masked; apart, for the
+// blocks that have such bytes, which need no backslashes and quotes).
 func other(w uint64) uint64 { return (w | ^(w&low7 + lo*0x60)) & hi }
 
 // gather packs the high bits of w's bytes into 8 bits, byte i's as bit i.
@@ -84,10 +85,6 @@ type maskConsts struct{ bs, qs, low7, hi, ctl, gather uint64 }
 
 var escapeConsts = maskConsts{lo * '\\', lo * '"', low7, hi, lo * 0x60, 0x0102040810204080}
 
-// simpleEscape marks the bytes that follow a backslash in an escape of
-// two bytes.
-var simpleEscape = [256]bool{'"': true, '\\': true, '/': true, 'b': true, 'f': true, 'n': true, 'r': true, 't': true}
-
 // escaped reads the string that str has read up to i, a backslash: it
 // returns the index of the closing quote (ok) if the rest of the string is
 // valid, else a place from which str's loop goes on (next ≥ i: not inside
@@ -117,9 +114,10 @@ func escaped(d []byte, i int) (next int, ok bool) {
 		// The escaped quotes and backslashes are valid; the rest looked at.
 		for e := esc & in &^ (bs | raw); e != 0; e &= e - 1 {
 			p := base + bits.TrailingZeros64(e)
-			if c := d[p]; !simpleEscape[c] &&
-				(c != 'u' || p+5 > len(d) || !isHex(d[p+1]) || !isHex(d[p+2]) || !isHex(d[p+3]) || !isHex(d[p+4])) {
-				return next, false
+			if c := d[p]; unescaped[c] == 0 {
+				if _, ok := hex4(d[p+1:]); c != 'u' || !ok {
+					return next, false
+				}
 			}
 		}
 		// What is left of xs is unescaped (an escaped one is an invalid

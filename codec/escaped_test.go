@@ -21,7 +21,7 @@ func refStr(d []byte, pos int) (end int, esc bool, errAt int, reason string) {
 			switch {
 			case i+1 >= len(d):
 				return 0, esc, i, "unterminated string"
-			case simpleEscape[d[i+1]]:
+			case unescaped[d[i+1]] != 0:
 				i += 2
 			case d[i+1] == 'u':
 				if i+6 > len(d) || !isHex(d[i+2]) || !isHex(d[i+3]) || !isHex(d[i+4]) || !isHex(d[i+5]) {

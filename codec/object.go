@@ -20,8 +20,8 @@ func (x *decoder) object(si int32) error {
 	}
 	defer x.leave(x.enter())
 	t := x.open()
-	var h *hint // nil: no property to find, or no hints kept
-	if len(s.props) > 0 && x.learn {
+	var h *hint                               // nil: no property to find, or no hints kept
+	if len(s.props) > 0 && cap(x.hints) > 0 { // (none on a Doc's first Decode)
 		h = x.hintFor(si, len(x.path))
 	}
 	n, nreq := 0, 0
