@@ -57,6 +57,8 @@ func (d *Doc) Decode(r Root, data []byte) error {
 	d.truncate()
 	if cap(d.ents) == 0 {
 		d.firstMemory()
+	} else {
+		d.contIndex(len(data))
 	}
 	dec := &d.scratch
 	dec.reset(d, r.d.schemas)

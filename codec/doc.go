@@ -50,6 +50,7 @@ type Doc struct {
 	spans   []span    // where large values end, by start (Value skips them in one step)
 	conts   []cont    // the objects and arrays Decode walked, by start (see tape.go)
 	ents    []ent     // their members and elements
+	contAt  []uint16  // a reused Doc's, for a payload up to maxContAt: by offset, the cont there (see cont)
 	scratch decoder
 	quiet   func(key []byte) bool // top-level keys that are no finding (Quiet)
 }

@@ -34,6 +34,9 @@ type taping struct {
 // open records the container at pos, about to be walked.
 func (x *decoder) open() taping {
 	d := x.doc
+	if x.pos < len(d.contAt) {
+		d.contAt[x.pos] = uint16(len(d.conts))
+	}
 	d.conts = append(d.conts, cont{start: int32(x.pos), end: -1, first: -1})
 	return taping{cont: int32(len(d.conts) - 1), last: -1}
 }
@@ -77,9 +80,18 @@ func (d *Doc) end(i int32) (end int32, ok bool) {
 	return 0, false
 }
 
-// cont returns the closed container that starts at i, or nil.
+// cont returns the closed container that starts at i, or nil: from
+// contAt where the Doc keeps it, else by halves.
 func (d *Doc) cont(i int32) *cont {
 	c := d.conts
+	if uint(i) < uint(len(d.contAt)) {
+		// The entry is the cont's if one starts at i (each is written as
+		// it opens); another offset's entry is stale, or 0: checked.
+		if j := int(d.contAt[i]); j < len(c) && c[j].start == i && c[j].end >= 0 {
+			return &c[j]
+		}
+		return nil
+	}
 	lo, hi := 0, len(c)
 	for lo < hi {
 		m := int(uint(lo+hi) >> 1)
@@ -93,4 +105,24 @@ func (d *Doc) cont(i int32) *cont {
 		return &c[lo]
 	}
 	return nil
+}
+
+// maxContAt is the largest payload whose containers a Doc finds by offset
+// (contAt): a stream's chunks, a chat completion, most requests; larger
+// ones by halves, which then cost little beside the rest of their reading.
+// (Its entries are uint16: a payload this size has fewer containers.)
+const maxContAt = 1 << 16
+
+// contIndex readies contAt for a payload of n bytes: on a Doc's second
+// and later Decodes (a Doc decoding once has no use for it). Not cleared:
+// what a stale entry names is checked.
+func (d *Doc) contIndex(n int) {
+	switch {
+	case n > maxContAt:
+		d.contAt = d.contAt[:0]
+	case n <= cap(d.contAt):
+		d.contAt = d.contAt[:n]
+	default:
+		d.contAt = make([]uint16, n, min(max(n, 2*cap(d.contAt)), maxContAt))
+	}
 }
