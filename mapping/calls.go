@@ -26,7 +26,7 @@ func (c *conv) call(dst codec.Ref, v codec.Value, path string) codec.Ref {
 	if c.h.calls < 0 {
 		c.h.calls = c.b.Array(m, "tool_calls")
 	}
-	c.h.state[id] = callPending
+	c.h.setState(id, callPending)
 	c.h.group = append(c.h.group, pendingCall{id, path})
 	tc := c.b.AppendObject(c.h.calls)
 	if up := c.callID(id); up != id {
@@ -228,7 +228,7 @@ func (c *conv) output(dst codec.Ref, v codec.Value, path, typ string) {
 		c.fail(&Error{Message: "call " + id + " has an output already", Param: path, Code: "invalid_value"})
 		return
 	}
-	c.h.state[id] = callAnswered
+	c.h.setState(id, callAnswered)
 	// The turn is over: a call after this output is another assistant
 	// message.
 	c.closeAssistant()

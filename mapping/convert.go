@@ -109,9 +109,11 @@ type conv struct {
 	joined              []byte // texts joined into one (textOnly, texts)
 
 	// strict: the converted request, read back against the dialect's
-	// shape (pruneUnknown), kept from one conversion to the next
+	// shape (pruneUnknown), kept from one conversion to the next (the Doc
+	// made by the first: most dialects have no use for it, and a fresh
+	// conversion's Converter is smaller without it)
 	strictOut []byte
-	strictDoc codec.Doc
+	strictDoc *codec.Doc
 
 	// top holds the top-level fields the checks read (read in one pass:
 	// each Get would step over the whole input again).

@@ -351,3 +351,31 @@ func TestProviderOption(t *testing.T) {
 		t.Errorf("openai: %s %v", out, err)
 	}
 }
+
+// A conversion's allocations, counted (not timed): the small request of
+// ../shared/bench converted once (what a library user calling
+// ResponsesToChat gets: the Converter, its first memory, the output, the
+// tool map at its size, the tools' names) and by a reused Converter (only
+// the tool map's two names, strings the map hands out).
+func TestConvertAllocations(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join(fixtures.SharedDir(".."), "bench", "a_small_request.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := testing.AllocsPerRun(20, func() {
+		if _, _, err := mapping.ResponsesToChat(data, mapping.Options{}); err != nil {
+			t.Fatal(err)
+		}
+	}); n > 9 {
+		t.Errorf("a fresh conversion makes %v allocations, want at most 9", n)
+	}
+	var cv mapping.Converter
+	out := make([]byte, 0, 4096)
+	if n := testing.AllocsPerRun(20, func() {
+		if out, _, err = cv.ResponsesToChat(out[:0], data, mapping.Options{}); err != nil {
+			t.Fatal(err)
+		}
+	}); n > 2 {
+		t.Errorf("a reused Converter makes %v allocations, want at most 2", n)
+	}
+}

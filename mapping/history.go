@@ -80,13 +80,19 @@ type aheadOutput struct {
 	path string
 }
 
+// setState records call id's state (the map made by the first: a
+// request without calls makes none).
+func (h *history) setState(id string, s callState) {
+	if h.state == nil {
+		h.state = map[string]callState{}
+	}
+	h.state[id] = s
+}
+
 func (h *history) reset() {
 	h.msgs, h.asst, h.calls, h.details = -1, -1, -1, -1
 	h.text = false
 	h.group = h.group[:0]
-	if h.state == nil {
-		h.state = map[string]callState{}
-	}
 	clear(h.state)
 	h.pos = 0
 	h.leading = true
@@ -128,7 +134,7 @@ func (c *conv) endTurn() {
 			c.h.moved = map[int]bool{}
 		}
 		c.h.moved[out.v.Offset()] = true
-		c.h.state[p.id] = callAnswered
+		c.h.setState(p.id, callAnswered)
 		c.toolMessage(c.h.msgs, out.v, out.path, out.typ, p.id)
 	}
 	c.h.group = c.h.group[:0]

@@ -19,6 +19,9 @@ import (
 func (c *conv) pruneUnknown() {
 	root, _ := c.opts.Dialect.codec().Payload(codec.ChatRequest)
 	c.strictOut = c.b.AppendJSON(c.strictOut[:0])
+	if c.strictDoc == nil {
+		c.strictDoc = new(codec.Doc)
+	}
 	if err := c.strictDoc.Decode(root, c.strictOut); err != nil {
 		return // the Builder writes JSON; nothing to read otherwise
 	}

@@ -132,6 +132,9 @@ func (c *conv) uniqueTools() {
 	// string is made for a name unless it has escapes. Past maxPairwise
 	// names, a set.
 	names := c.toolNames[:0]
+	if cap(names) == 0 { // (as offerTools' map)
+		names = make([][]byte, 0, min(len(c.tools.tools), maxPairwise))
+	}
 	defer func() { c.toolNames = names[:0] }()
 	var set map[string]bool
 	for el := range c.b.Objects(tools) {
@@ -186,6 +189,13 @@ func sameString(a, b []byte) bool {
 func (c *conv) offerTools() {
 	custom := c.custom()
 	var spaces []codec.Value
+	if cap(c.tools.tools) == 0 { // a Converter's first request: the map at its size, at once
+		n := 0
+		for range c.top.tools.Elems() {
+			n++
+		}
+		c.tools.tools = make([]VirtualTool, 0, n)
+	}
 	for _, t := range c.top.tools.Elems() {
 		if vt, ok := plainTool(t, custom); ok {
 			c.tools.add(vt) // a name taken twice: uniqueTools refuses it
